@@ -1,0 +1,9 @@
+# System libraries lucid links against, found through pkg-config as imported targets.
+# lucidConfig.cmake includes this file too, so installed consumers resolve the same targets.
+find_package(PkgConfig REQUIRED QUIET)
+pkg_check_modules(LUCID_LUA REQUIRED IMPORTED_TARGET GLOBAL lua5.4)
+pkg_check_modules(LUCID_LAPACKE REQUIRED IMPORTED_TARGET GLOBAL lapacke)
+pkg_check_modules(LUCID_OPENBLAS REQUIRED IMPORTED_TARGET GLOBAL openblas)
+pkg_check_modules(LUCID_QHULL REQUIRED IMPORTED_TARGET GLOBAL qhull_r)
+set(LUCID_DEPENDENCY_TARGETS PkgConfig::LUCID_LUA PkgConfig::LUCID_LAPACKE
+                             PkgConfig::LUCID_OPENBLAS PkgConfig::LUCID_QHULL)

@@ -1,0 +1,29 @@
+/* Argument checking and error raising for the Lua bindings. Every error message starts
+ * with the public function name, e.g. "lucid.mat:solve: matrix is singular". */
+#ifndef LUCID_CHECK_H
+#define LUCID_CHECK_H
+
+#include <lua.h>
+
+#include "runtime/core/status.h"
+
+/* Raises "FNAME: <formatted message>" as a Lua error (never returns). */
+int lucid_lua_fail(lua_State *L, const char *fname, const char *fmt, ...);
+
+/* Raises "FNAME: <status description>" (never returns). */
+int lucid_lua_fail_status(lua_State *L, const char *fname, lucid_status status);
+
+/* A finite number at idx; WHAT names the argument in the message ("radius", "argument 2"). */
+double lucid_lua_checkfinite(lua_State *L, int idx, const char *fname, const char *what);
+
+/* A finite number > 0 at idx. */
+double lucid_lua_checkpositive(lua_State *L, int idx, const char *fname, const char *what);
+
+/* An integer in [lo, hi] at idx. */
+lua_Integer lucid_lua_checkinteger_range(lua_State *L, int idx, lua_Integer lo, lua_Integer hi,
+                                         const char *fname, const char *what);
+
+/* 1 if every entry of x[0..n) is finite. */
+int lucid_all_finite(const double *x, long n);
+
+#endif

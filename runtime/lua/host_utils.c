@@ -1,0 +1,32 @@
+/* Small host services for the Lua side: terminal detection (progress bars draw only on a
+ * terminal), the version string and a monotonic clock for timing. */
+#include <lauxlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtime/lua/modules.h"
+
+#define LUCID_VERSION_STRING "0.1.0"
+
+/* lucid.isatty(fd): fd is 0 (stdin), 1 (stdout) or 2 (stderr). */
+static int l_isatty(lua_State *L) {
+    lua_Integer fd = luaL_checkinteger(L, 1);
+    luaL_argcheck(L, fd >= 0 && fd <= 2, 1, "lucid.isatty: fd must be 0, 1 or 2");
+    lua_pushboolean(L, isatty((int)fd));
+    return 1;
+}
+
+/* lucid.clock(): seconds from an arbitrary origin, monotonic, nanosecond resolution. */
+static int l_clock(lua_State *L) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    lua_pushnumber(L, (lua_Number)ts.tv_sec + 1e-9 * (lua_Number)ts.tv_nsec);
+    return 1;
+}
+
+void lucid_open_host_utils(lua_State *L) {
+    static const luaL_Reg functions[] = {{"isatty", l_isatty}, {"clock", l_clock}, {NULL, NULL}};
+    luaL_setfuncs(L, functions, 0);
+    lua_pushliteral(L, LUCID_VERSION_STRING);
+    lua_setfield(L, -2, "version");
+}

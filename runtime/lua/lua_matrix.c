@@ -1,0 +1,112 @@
+/* Construction, checking and conversion of the "lucid.mat" userdata. The arithmetic,
+ * methods and LAPACK-backed decompositions are registered by lua_linalg.c. */
+#include "runtime/lua/lua_matrix.h"
+
+#include <lauxlib.h>
+#include <string.h>
+
+#include "runtime/lua/check.h"
+
+static lucid_lua_matrix *new_matrix(lua_State *L, int rows, int cols, int is_vector) {
+    if (rows < 0 || cols < 0 || (long)rows * (long)cols > LUCID_MATRIX_MAX_ENTRIES)
+        luaL_error(L, "lucid.mat: invalid size %d x %d", rows, cols);
+    size_t n = (size_t)rows * (size_t)cols;
+    lucid_lua_matrix *m = lua_newuserdatauv(L, sizeof(lucid_lua_matrix) + n * sizeof(double), 0);
+    m->rows = rows;
+    m->cols = cols;
+    m->is_vector = is_vector;
+    if (n) memset(m->data, 0, n * sizeof(double));
+    luaL_setmetatable(L, LUCID_MATRIX_METATABLE);
+    return m;
+}
+
+lucid_lua_matrix *lucid_lua_newmatrix(lua_State *L, int rows, int cols) {
+    return new_matrix(L, rows, cols, 0);
+}
+
+lucid_lua_matrix *lucid_lua_newvector(lua_State *L, int n) { return new_matrix(L, n, 1, 1); }
+
+lucid_lua_matrix *lucid_lua_tomatrix(lua_State *L, int idx) {
+    return luaL_testudata(L, idx, LUCID_MATRIX_METATABLE);
+}
+
+lucid_lua_matrix *lucid_lua_checkmatrix(lua_State *L, int idx, const char *fname,
+                                        const char *what) {
+    lucid_lua_matrix *m = lucid_lua_tomatrix(L, idx);
+    if (!m) lucid_lua_fail(L, fname, "%s must be a lucid matrix (got %s)", what, luaL_typename(L, idx));
+    return m;
+}
+
+void lucid_lua_checkvalues(lua_State *L, int idx, int n, double *out, const char *fname,
+                           const char *what) {
+    lucid_lua_matrix *m = lucid_lua_tomatrix(L, idx);
+    if (m) {
+        if (m->rows * m->cols != n || (m->rows != 1 && m->cols != 1))
+            lucid_lua_fail(L, fname, "%s must have %d entries (got a %d x %d matrix)", what, n,
+                           m->rows, m->cols);
+        memcpy(out, m->data, (size_t)n * sizeof(double));
+    } else if (lua_type(L, idx) == LUA_TTABLE) {
+        lua_Integer len = luaL_len(L, idx);
+        if (len != n) lucid_lua_fail(L, fname, "%s must have %d entries (got %I)", what, n, len);
+        for (int i = 0; i < n; ++i) {
+            lua_geti(L, idx, i + 1);
+            int isnum = 0;
+            out[i] = lua_tonumberx(L, -1, &isnum);
+            lua_pop(L, 1);
+            if (!isnum) lucid_lua_fail(L, fname, "%s[%d] must be a number", what, i + 1);
+        }
+    } else {
+        lucid_lua_fail(L, fname, "%s must be a lucid.vec or a table of %d numbers (got %s)", what,
+                       n, luaL_typename(L, idx));
+    }
+    if (!lucid_all_finite(out, n)) lucid_lua_fail(L, fname, "%s must be finite (has NaN or Inf)", what);
+}
+
+lucid_vec3 lucid_lua_checkvec3(lua_State *L, int idx, const char *fname, const char *what) {
+    double v[3];
+    lucid_lua_checkvalues(L, idx, 3, v, fname, what);
+    return lucid_vec3_load(v);
+}
+
+lucid_mat3 lucid_lua_checkmat3(lua_State *L, int idx, const char *fname, const char *what) {
+    lucid_mat3 out;
+    lucid_lua_matrix *m = lucid_lua_tomatrix(L, idx);
+    if (m) {
+        if (m->rows != 3 || m->cols != 3)
+            lucid_lua_fail(L, fname, "%s must be 3 x 3 (got %d x %d)", what, m->rows, m->cols);
+        memcpy(out.m, m->data, sizeof out.m);
+    } else if (lua_type(L, idx) == LUA_TTABLE && luaL_len(L, idx) == 3) {
+        for (int i = 0; i < 3; ++i) {
+            double row[3];
+            lua_geti(L, idx, i + 1);
+            lucid_lua_checkvalues(L, -1, 3, row, fname, what);
+            lua_pop(L, 1);
+            for (int j = 0; j < 3; ++j) out.m[i + 3 * j] = row[j];
+        }
+    } else {
+        lucid_lua_fail(L, fname, "%s must be a 3 x 3 lucid.mat or a table of 3 rows (got %s)",
+                       what, luaL_typename(L, idx));
+    }
+    if (!lucid_mat3_isfinite(&out)) lucid_lua_fail(L, fname, "%s must be finite (has NaN or Inf)", what);
+    return out;
+}
+
+void lucid_lua_pushvec3(lua_State *L, lucid_vec3 v) {
+    lucid_lua_matrix *m = lucid_lua_newvector(L, 3);
+    lucid_vec3_store(v, m->data);
+}
+
+void lucid_lua_pushmat3(lua_State *L, const lucid_mat3 *a) {
+    lucid_lua_matrix *m = lucid_lua_newmatrix(L, 3, 3);
+    memcpy(m->data, a->m, sizeof a->m);
+}
+
+void lucid_lua_pushvalues(lua_State *L, const double *data, int n) {
+    lucid_lua_matrix *m = lucid_lua_newvector(L, n);
+    if (n) memcpy(m->data, data, (size_t)n * sizeof(double));
+}
+
+void lucid_lua_pushmatrix_data(lua_State *L, const double *data, int rows, int cols) {
+    lucid_lua_matrix *m = lucid_lua_newmatrix(L, rows, cols);
+    if (rows && cols) memcpy(m->data, data, (size_t)rows * (size_t)cols * sizeof(double));
+}

@@ -1,0 +1,18 @@
+/* The Lua pose userdata (metatable "lucid.se3"), shared by every binding that takes poses. */
+#ifndef LUCID_LUA_SE3_H
+#define LUCID_LUA_SE3_H
+
+#include <lua.h>
+
+#include "runtime/math/se3.h"
+
+#define LUCID_SE3_METATABLE "lucid.se3"
+
+/* The pose at idx, or a Lua error "FNAME: WHAT must be a lucid.se3 pose (got ...)". */
+const lucid_se3 *lucid_lua_checkse3(lua_State *L, int idx, const char *fname, const char *what);
+/* The pose at idx or NULL. */
+const lucid_se3 *lucid_lua_tose3(lua_State *L, int idx);
+/* Pushes a new pose userdata holding a copy of T. */
+void lucid_lua_pushse3(lua_State *L, const lucid_se3 *T);
+
+#endif

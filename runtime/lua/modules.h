@@ -1,0 +1,13 @@
+/* The C binding modules. Each one receives the `lucid` table on top of the stack, adds its
+ * functions and types to it, and leaves the stack as it found it. */
+#ifndef LUCID_MODULES_H
+#define LUCID_MODULES_H
+
+#include <lua.h>
+
+void lucid_open_host_utils(lua_State *L); /* lucid.isatty, lucid.version, ... */
+void lucid_open_linalg(lua_State *L);     /* lucid.vec, lucid.mat, lucid.zeros, lucid.eye */
+void lucid_open_se3(lua_State *L);        /* lucid.se3, lucid.so3 */
+void lucid_open_rng(lua_State *L);        /* lucid.rng */
+
+#endif

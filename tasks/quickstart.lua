@@ -1,0 +1,3 @@
+-- PLACEHOLDER quickstart (replaced by the task-conventions work).
+local lucid = require "lucid"
+print(lucid.version)

@@ -1,0 +1,28 @@
+local t = require "testing"
+local lucid = require "lucid"
+
+t.case("require returns the preloaded global", function()
+  t.eq(lucid, _G.lucid)
+  t.eq(type(lucid.version), "string")
+end)
+
+t.case("arg is set like the standalone interpreter", function()
+  t.truthy(arg[0]:find("run.lua", 1, true), "arg[0] is the script")
+  t.truthy(arg[1]:find("test_host.lua", 1, true), "arg[1] is the first script argument")
+  t.eq(type(arg[-1]), "string", "arg[-1] is the interpreter")
+end)
+
+t.case("embedded scripts are reachable with require", function()
+  t.eq(require "lucid.init", lucid)
+end)
+
+t.case("isatty validates its argument", function()
+  t.eq(type(lucid.isatty(1)), "boolean")
+  t.raises("fd must be 0, 1 or 2", lucid.isatty, 7)
+end)
+
+t.case("clock is monotonic", function()
+  local a = lucid.clock()
+  local b = lucid.clock()
+  t.truthy(b >= a)
+end)
