@@ -1,4 +1,7 @@
 -- The Lua side of `lucid`, run once when the module loads: attaches the Lua-written
 -- sub-libraries to the table built by the C bindings.
 local lucid = require "lucid"
+lucid.json = require "lucid.json"
+lucid.task = require "lucid.task"
+lucid.plot = require "lucid.plot"
 return lucid

@@ -1,10 +1,16 @@
 -- A small test framework for the Lua suites: cases, numeric closeness, expected errors.
 local testing = {}
 local cases = {}
+local teardowns = {}
 
 -- Registers a test case.
 function testing.case(name, fn)
   cases[#cases + 1] = {name = name, fn = fn}
+end
+
+-- Registers a function run after every case (e.g. removing temporary files).
+function testing.teardown(fn)
+  teardowns[#teardowns + 1] = fn
 end
 
 local function fail(msg, level)
@@ -79,6 +85,7 @@ function testing.run(file)
       print("FAIL " .. c.name .. "\n     " .. tostring(err):gsub("\n", "\n     "))
     end
   end
+  for _, fn in ipairs(teardowns) do fn() end
   print(string.format("%s: %d passed, %d failed", file:match("[^/]*$"), passed, failed))
   return failed == 0
 end

@@ -1,0 +1,204 @@
+-- Conventions shared by every runnable task in tasks/: `--help`, `--seed N`, `--json`,
+-- task-specific options, a progress bar that draws only on a terminal (never with --json),
+-- readable tables and JSON output.
+--
+--   local task = require "lucid.task"
+--   local t = task.new{name = "demo", summary = "One line.", options = {
+--     {name = "problems", kind = "integer", default = 10, help = "number of problems"},
+--     {name = "meshes", kind = "flag", help = "use the mesh data set"}}}
+--   local opts = t:parse(arg)            -- exits 0 after --help, 2 on a bad option
+--   local bar = t:progress(opts.problems, "solving")
+--   for i = 1, opts.problems do ...; bar:step() end
+--   bar:done()
+--   t:report(figures, function() print(...) end)  -- JSON with --json, else the summary
+local lucid = require "lucid"
+local json = require "lucid.json"
+
+local task = {}
+local Task = {}
+Task.__index = Task
+
+local builtin_options = {
+  {name = "seed", kind = "integer", default = 0, help = "seed of the random generator"},
+  {name = "json", kind = "flag", help = "print one JSON object with the task's figures"},
+  {name = "help", kind = "flag", help = "show this help and exit"},
+}
+
+-- Creates a task description. spec.name, spec.summary and spec.options (see above).
+-- Option kinds: "integer", "number", "string", "flag".
+function task.new(spec)
+  assert(type(spec) == "table" and type(spec.name) == "string",
+    "lucid.task.new: spec.name must be a string")
+  local t = setmetatable({name = spec.name, summary = spec.summary or "", options = {}}, Task)
+  for _, list in ipairs({spec.options or {}, builtin_options}) do
+    for _, o in ipairs(list) do
+      assert(({integer = 1, number = 1, string = 1, flag = 1})[o.kind],
+        "lucid.task.new: option '" .. tostring(o.name) .. "' has an unknown kind")
+      t.options[#t.options + 1] = o
+    end
+  end
+  return t
+end
+
+function Task:usage()
+  local lines = {string.format("usage: lucid tasks/%s.lua [options]", self.name), "",
+                 self.summary, "", "options:"}
+  for _, o in ipairs(self.options) do
+    local flag = "--" .. o.name .. (o.kind == "flag" and "" or " " .. o.kind:upper())
+    local default = (o.kind ~= "flag" and o.default ~= nil)
+        and string.format(" (default %s)", tostring(o.default)) or ""
+    lines[#lines + 1] = string.format("  %-22s %s%s", flag, o.help or "", default)
+  end
+  return table.concat(lines, "\n")
+end
+
+local function fail_usage(t, message)
+  io.stderr:write(string.format("%s: %s\n\n%s\n", t.name, message, t:usage()))
+  os.exit(2)
+end
+
+local function convert(t, o, text)
+  if o.kind == "string" then return text end
+  local value = tonumber(text)
+  if o.kind == "integer" then value = value and math.tointeger(value) end
+  if value == nil or value ~= value or value == math.huge or value == -math.huge then
+    fail_usage(t, string.format("--%s expects %s %s (got '%s')", o.name,
+      o.kind == "integer" and "an" or "a", o.kind, text))
+  end
+  if o.min and value < o.min then
+    fail_usage(t, string.format("--%s must be at least %s (got %s)", o.name, o.min, text))
+  end
+  return value
+end
+
+-- Parses the script's `arg` table. Accepts "--name value" and "--name=value".
+-- Returns a table of option values; sets self.json, self.seed and self.rng.
+function Task:parse(args)
+  local values, by_name = {}, {}
+  for _, o in ipairs(self.options) do
+    by_name[o.name] = o
+    if o.kind == "flag" then values[o.name] = false else values[o.name] = o.default end
+  end
+  local i = 1
+  while args and args[i] do
+    local word = args[i]
+    local name, inline = word:match("^%-%-([%w_%-]+)=(.*)$")
+    name = name or word:match("^%-%-([%w_%-]+)$")
+    local o = name and by_name[name]
+    if not o then fail_usage(self, "unknown argument '" .. word .. "'") end
+    if o.kind == "flag" then
+      if inline then fail_usage(self, "--" .. name .. " takes no value") end
+      values[name] = true
+    else
+      local text = inline
+      if not text then
+        i = i + 1
+        text = args[i]
+        if text == nil then fail_usage(self, "--" .. name .. " expects a value") end
+      end
+      values[name] = convert(self, o, text)
+    end
+    i = i + 1
+  end
+  if values.help then
+    print(self:usage())
+    os.exit(0)
+  end
+  if values.seed < 0 then fail_usage(self, "--seed must be non-negative") end
+  self.json, self.seed = values.json, values.seed
+  if lucid.rng then self.rng = lucid.rng(values.seed) end
+  return values
+end
+
+-- Progress -----------------------------------------------------------------------------
+
+local Progress = {}
+Progress.__index = Progress
+
+local function format_seconds(s)
+  if s >= 3600 then return string.format("%dh%02dm", s // 3600, (s % 3600) // 60) end
+  if s >= 60 then return string.format("%dm%02ds", s // 60, math.floor(s % 60)) end
+  return string.format("%.1fs", s)
+end
+
+-- A progress bar on stderr for `total` steps. It draws only when stderr is a terminal and
+-- the task is not in --json mode, and at most ten times a second.
+function Task:progress(total, label)
+  local visible = not self.json and lucid.isatty(2)
+  return setmetatable({total = math.max(total, 1), label = label or self.name, count = 0,
+                       start = lucid.clock(), last_draw = -math.huge, visible = visible},
+                      Progress)
+end
+
+function Progress:draw()
+  local elapsed = lucid.clock() - self.start
+  local fraction = math.min(self.count / self.total, 1)
+  local width = 30
+  local filled = math.floor(fraction * width + 0.5)
+  local eta = fraction > 0 and elapsed * (1 - fraction) / fraction or 0
+  io.stderr:write(string.format("\r%s [%s%s] %d/%d %s, ETA %s\027[K", self.label,
+    string.rep("#", filled), string.rep(".", width - filled), self.count, self.total,
+    format_seconds(elapsed), format_seconds(eta)))
+  io.stderr:flush()
+  self.last_draw = lucid.clock()
+end
+
+-- Advances by n steps (default 1).
+function Progress:step(n)
+  self.count = self.count + (n or 1)
+  if self.visible and lucid.clock() - self.last_draw >= 0.1 then self:draw() end
+end
+
+-- Draws the final state and ends the line.
+function Progress:done()
+  if not self.visible then return end
+  self:draw()
+  io.stderr:write("\n")
+end
+
+-- Output -------------------------------------------------------------------------------
+
+-- With --json, prints `figures` as one JSON object on stdout; otherwise calls summary().
+function Task:report(figures, summary)
+  if self.json then
+    io.stdout:write(json.encode(figures), "\n")
+  elseif summary then
+    summary()
+  end
+end
+
+-- Formats rows (lists of cells) under headers as an aligned text table. Numbers are
+-- printed with `number_format` (default "%.3g").
+function task.format_table(headers, rows, number_format)
+  local cells, widths = {}, {}
+  local function text(v)
+    if type(v) == "number" and math.type(v) ~= "integer" then
+      return string.format(number_format or "%.3g", v)
+    end
+    return tostring(v)
+  end
+  for r, row in ipairs({headers, table.unpack(rows)}) do
+    cells[r] = {}
+    for c = 1, #headers do
+      cells[r][c] = text(row[c] == nil and "" or row[c])
+      widths[c] = math.max(widths[c] or 0, utf8.len(cells[r][c]) or #cells[r][c])
+    end
+  end
+  local lines = {}
+  for r, row in ipairs(cells) do
+    local padded = {}
+    for c, cell in ipairs(row) do
+      local pad = string.rep(" ", widths[c] - (utf8.len(cell) or #cell))
+      padded[c] = c == 1 and cell .. pad or pad .. cell
+    end
+    lines[#lines + 1] = table.concat(padded, "  ")
+    if r == 1 then
+      local rule = {}
+      for c = 1, #widths do rule[c] = string.rep("-", widths[c]) end
+      lines[#lines + 1] = table.concat(rule, "  ")
+    end
+  end
+  return table.concat(lines, "\n")
+end
+
+return task
