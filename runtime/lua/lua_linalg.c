@@ -39,16 +39,25 @@ static int check_size(lua_State *L, int idx, const char *fname, const char *what
 
 /* ---- constructors ---------------------------------------------------------------- */
 
-/* Reads entry k (1-based) of the table at idx as a finite number. */
-static double table_number(lua_State *L, int idx, lua_Integer k, const char *fname,
-                           const char *what) {
+/* Raises "FNAME: entry ... PROBLEM" naming entry `row` of a vector (col == 0) or (row, col). */
+static void fail_entry(lua_State *L, const char *fname, int row, int col, const char *problem) {
+    if (col == 0) lucid_lua_fail(L, fname, "entry %d %s", row, problem);
+    lucid_lua_fail(L, fname, "entry (%d, %d) %s", row, col, problem);
+}
+
+/* Entry k (1-based) of the table at idx as a finite number; row/col name it in errors
+ * (the message is only formatted on failure: constructors may read millions of entries). */
+static double table_number(lua_State *L, int idx, lua_Integer k, const char *fname, int row,
+                           int col) {
     lua_geti(L, idx, k);
     int isnum = 0;
     double x = lua_tonumberx(L, -1, &isnum);
-    if (!isnum)
-        lucid_lua_fail(L, fname, "%s must be a number (got %s)", what, luaL_typename(L, -1));
+    if (!isnum) {
+        lua_pushfstring(L, "must be a number (got %s)", luaL_typename(L, -1));
+        fail_entry(L, fname, row, col, lua_tostring(L, -1));
+    }
     lua_pop(L, 1);
-    if (!isfinite(x)) lucid_lua_fail(L, fname, "%s must be finite (got %f)", what, x);
+    if (!isfinite(x)) fail_entry(L, fname, row, col, "must be finite (has NaN or Inf)");
     return x;
 }
 
@@ -75,11 +84,7 @@ static int l_vec(lua_State *L) {
                        luaL_typename(L, 1));
     int n = (int)table_length(L, 1, fname);
     lucid_lua_matrix *v = lucid_lua_newvector(L, n);
-    for (int i = 0; i < n; ++i) {
-        char what[32];
-        snprintf(what, sizeof what, "entry %d", i + 1);
-        v->data[i] = table_number(L, 1, i + 1, fname, what);
-    }
+    for (int i = 0; i < n; ++i) v->data[i] = table_number(L, 1, i + 1, fname, i + 1, 0);
     return 1;
 }
 
@@ -112,11 +117,8 @@ static int l_mat(lua_State *L) {
         lua_Integer len = luaL_len(L, -1);
         if (len != cols)
             lucid_lua_fail(L, fname, "row %d has %I entries, row 1 has %d", i + 1, len, cols);
-        for (int j = 0; j < cols; ++j) {
-            char what[48];
-            snprintf(what, sizeof what, "entry (%d, %d)", i + 1, j + 1);
-            m->data[i + (long)rows * j] = table_number(L, -1, j + 1, fname, what);
-        }
+        for (int j = 0; j < cols; ++j)
+            m->data[i + (long)rows * j] = table_number(L, -1, j + 1, fname, i + 1, j + 1);
         lua_pop(L, 1);
     }
     return 1;
@@ -299,7 +301,10 @@ static int l_norm(lua_State *L) {
 static int l_tostring(lua_State *L) {
     lucid_lua_matrix *m = lucid_lua_checkmatrix(L, 1, "lucid.mat.__tostring", "self");
     if (entry_count(m) > TOSTRING_MAX_ENTRIES) {
-        lua_pushfstring(L, "lucid.%s(%d x %d)", m->is_vector ? "vec" : "mat", m->rows, m->cols);
+        if (m->is_vector)
+            lua_pushfstring(L, "lucid.vec(%d entries)", m->rows);
+        else
+            lua_pushfstring(L, "lucid.mat(%d x %d)", m->rows, m->cols);
         return 1;
     }
     luaL_Buffer b;

@@ -438,3 +438,18 @@ t.case("division by a scalar, and metamethods called directly on other values", 
   t.raises("lucid.mat.__add (+): cannot combine a number with a number", mt.__add, 1, 2)
   t.eq(mt.__eq(1, 2), false)
 end)
+
+t.case("conversions between vectors and matrices, long tostring", function()
+  local v = lucid.vec{1, 2, 3}
+  local m = lucid.mat(v)
+  t.eq(m:rows(), 3); t.eq(m:cols(), 1)
+  t.raises("lucid.mat[i]: a matrix is indexed", function() return m[1] end)
+  t.truthy(m ~= v, "an n x 1 matrix is not a vector")
+  t.allnear(lucid.vec(m), v, 0)
+  t.allnear(lucid.vec(v:T()), v, 0)
+  t.allnear(m + v, 2 * m, 0)
+  t.raises("lucid.vec: argument must be a vector or a 1 x n / n x 1 matrix (got 2 x 2)",
+    lucid.vec, lucid.eye(2))
+  t.eq(tostring(lucid.zeros(30, 30)), "lucid.mat(30 x 30)")
+  t.eq(tostring(lucid.zeros(401)), "lucid.vec(401 entries)")
+end)
