@@ -79,8 +79,8 @@ static lucid_se3 reference_exp(const double xi[6]) {
     return T;
 }
 
-static const double EDGE_ANGLES[] = {0.0, 1e-12, 1e-8, 0.4, 0.999999, 1.000001, 2.0,
-                                     3.0, PI - 1e-6, PI - 1e-9};
+static const double EDGE_ANGLES[] = {0.0,      1e-12, 1e-8, 0.4,       0.999999,
+                                     1.000001, 2.0,   3.0,  PI - 1e-6, PI - 1e-9};
 enum { N_EDGE = sizeof EDGE_ANGLES / sizeof EDGE_ANGLES[0] };
 
 static void exp_matches_the_matrix_exponential(void **state) {
@@ -133,7 +133,9 @@ static void log_inverts_exp(void **state) {
 enum { RIGHT_JACOBIAN, LEFT_JACOBIAN, RIGHT_INVERSE, LEFT_INVERSE };
 typedef void (*jacobian_fn)(const double *, double *);
 
-static void log_of(const lucid_se3 *T, double out[6]) { lucid_se3_log(T, out); }
+static void log_of(const lucid_se3 *T, double out[6]) {
+    lucid_se3_log(T, out);
+}
 
 /* The 6-vector whose derivative in h at 0 is column k of the Jacobian. */
 static void defining_map(int kind, const double xi[6], int k, double h, double out[6]) {
@@ -166,7 +168,8 @@ static void check_jacobian(int kind, jacobian_fn fn, const double xi[6]) {
         double plus[6], minus[6];
         defining_map(kind, xi, k, h, plus);
         defining_map(kind, xi, k, -h, minus);
-        for (int i = 0; i < 6; ++i) assert_close((plus[i] - minus[i]) / (2 * h), J[i + 6 * k], 5e-8);
+        for (int i = 0; i < 6; ++i)
+            assert_close((plus[i] - minus[i]) / (2 * h), J[i + 6 * k], 5e-8);
     }
 }
 
@@ -234,7 +237,9 @@ static void jacobian_identities_hold(void **state) {
     }
 }
 
-static lucid_se3 random_pose(lucid_rng *rng) { return lucid_se3_random(rng, 2.0); }
+static lucid_se3 random_pose(lucid_rng *rng) {
+    return lucid_se3_random(rng, 2.0);
+}
 
 static void adjoint_transports_twists(void **state) {
     (void)state;
@@ -268,8 +273,8 @@ static void group_operations_are_consistent(void **state) {
     lucid_se3 I = lucid_se3_identity();
     for (int n = 0; n < 100; ++n) {
         lucid_se3 A = random_pose(&rng), B = random_pose(&rng);
-        lucid_vec3 p = lucid_vec3_make(lucid_rng_normal(&rng), lucid_rng_normal(&rng),
-                                       lucid_rng_normal(&rng));
+        lucid_vec3 p =
+            lucid_vec3_make(lucid_rng_normal(&rng), lucid_rng_normal(&rng), lucid_rng_normal(&rng));
         lucid_se3 Ai = lucid_se3_inverse(&A);
         lucid_se3 AAi = lucid_se3_compose(&A, &Ai), AiA = lucid_se3_compose(&Ai, &A);
         assert_pose_close(&AAi, &I, 1e-14);
@@ -332,7 +337,8 @@ static void bad_quaternions_and_rotations_are_rejected(void **state) {
     lucid_se3 T = lucid_se3_identity();
     lucid_vec3 t = lucid_vec3_zero();
     assert_int_equal(lucid_se3_from_quat(lucid_quat_make(0, 0, 0, 0), t, &T), LUCID_ERR_ARGUMENT);
-    assert_int_equal(lucid_se3_from_quat(lucid_quat_make(NAN, 0, 0, 1), t, &T), LUCID_ERR_NONFINITE);
+    assert_int_equal(lucid_se3_from_quat(lucid_quat_make(NAN, 0, 0, 1), t, &T),
+                     LUCID_ERR_NONFINITE);
     assert_int_equal(lucid_se3_from_quat(lucid_quat_make(1, INFINITY, 0, 0), t, &T),
                      LUCID_ERR_NONFINITE);
     assert_int_equal(lucid_se3_from_quat(lucid_quat_identity(), lucid_vec3_make(0, NAN, 0), &T),

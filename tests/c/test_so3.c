@@ -32,15 +32,16 @@ static void assert_vec3_close(lucid_vec3 a, lucid_vec3 b, double tol) {
 }
 
 static lucid_vec3 random_unit(lucid_rng *rng) {
-    lucid_vec3 v = lucid_vec3_make(lucid_rng_normal(rng), lucid_rng_normal(rng),
-                                   lucid_rng_normal(rng));
+    lucid_vec3 v =
+        lucid_vec3_make(lucid_rng_normal(rng), lucid_rng_normal(rng), lucid_rng_normal(rng));
     return lucid_vec3_normalized(v);
 }
 
 /* Rotation by `angle` about unit `axis` through the quaternion: an independent path. */
 static lucid_mat3 reference_rotation(lucid_vec3 axis, double angle) {
     double s = sin(0.5 * angle);
-    return lucid_quat_to_mat3(lucid_quat_make(cos(0.5 * angle), s * axis.x, s * axis.y, s * axis.z));
+    return lucid_quat_to_mat3(
+        lucid_quat_make(cos(0.5 * angle), s * axis.x, s * axis.y, s * axis.z));
 }
 
 static void assert_is_rotation(const lucid_mat3 *R, double tol) {
@@ -64,8 +65,9 @@ static void exp_matches_the_quaternion_rotation(void **state) {
     (void)state;
     lucid_rng rng;
     lucid_rng_seed(&rng, 2);
-    const double angles[] = {0.0, 1e-12, 1e-8, 1e-4, 0.3, 0.999999, 1.0, 1.000001, 2.5, PI,
-                             4.0, 2.0 * PI - 1e-3, 2.0 * PI + 0.3, 11.0};
+    const double angles[] = {
+        0.0, 1e-12,           1e-8,           1e-4, 0.3, 0.999999, 1.0, 1.000001, 2.5, PI,
+        4.0, 2.0 * PI - 1e-3, 2.0 * PI + 0.3, 11.0};
     for (size_t i = 0; i < sizeof angles / sizeof angles[0]; ++i)
         for (int n = 0; n < 5; ++n) {
             lucid_vec3 a = random_unit(&rng);
@@ -80,9 +82,8 @@ static void log_inverts_exp_to_machine_precision(void **state) {
     (void)state;
     lucid_rng rng;
     lucid_rng_seed(&rng, 3);
-    const double angles[] = {0.0,  1e-300, 1e-12, 1e-8,     1e-4,      0.1,
-                             0.99, 1.01,   2.0,   2.6,      2.7,       3.0,
-                             3.1,  PI - 1e-6, PI - 1e-9, PI - 1e-12};
+    const double angles[] = {0.0, 1e-300, 1e-12, 1e-8, 1e-4, 0.1,       0.99,      1.01,
+                             2.0, 2.6,    2.7,   3.0,  3.1,  PI - 1e-6, PI - 1e-9, PI - 1e-12};
     for (size_t i = 0; i < sizeof angles / sizeof angles[0]; ++i)
         for (int n = 0; n < 20; ++n) {
             lucid_vec3 w = lucid_vec3_scale(random_unit(&rng), angles[i]);
@@ -260,7 +261,8 @@ static void projection_finds_the_nearest_rotation(void **state) {
     lucid_rng rng;
     lucid_rng_seed(&rng, 8);
     for (int n = 0; n < 100; ++n) {
-        lucid_mat3 R = lucid_so3_exp(lucid_vec3_scale(random_unit(&rng), 3.0 * lucid_rng_uniform(&rng)));
+        lucid_mat3 R =
+            lucid_so3_exp(lucid_vec3_scale(random_unit(&rng), 3.0 * lucid_rng_uniform(&rng)));
         lucid_mat3 out;
         assert_int_equal(lucid_so3_project(&R, &out), LUCID_OK);
         assert_mat3_close(&out, &R, 1e-15);
