@@ -201,7 +201,7 @@ t.case("convex rejects degenerate and malformed point sets", function()
   t.raises("lucid.convex: points must be", lucid.convex, 42)
   t.raises("lucid.convex: points must be", lucid.convex)
   t.raises("lucid.convex: points must be a 3xN matrix", lucid.convex, lucid.zeros(4, 2))
-  t.raises("lucid.convex: points are coplanar", lucid.convex, lucid.zeros(3, 6))
+  t.raises("lucid.convex: all points coincide", lucid.convex, lucid.zeros(3, 6))
 end)
 
 t.case("methods check self and their arguments", function()
