@@ -15,8 +15,8 @@ local t = task.new{
 local opts = t:parse(arg)
 local rng = t.rng
 
--- 1. Poses: a camera 2 m in front of the origin, looking back at it.
-local T = lucid.se3.exp(lucid.vec{0, 0, 2, 0, math.pi, 0})
+-- 1. Poses: half a turn about y (quaternion w, x, y, z), then 2 m along z.
+local T = lucid.se3.new({0, 0, 1, 0}, {0, 0, 2})
 local p = T:act(lucid.vec{0.1, 0.2, 0.3})
 
 -- 2. exp(log(T)) == T on random poses.
@@ -66,13 +66,13 @@ local figures = {
 
 t:report(figures, function()
   print(string.format("lucid %s quickstart (seed %d)", lucid.version, t.seed))
-  print(string.format("  T = exp(0,0,2, 0,pi,0) maps (0.1, 0.2, 0.3) to (%.3f, %.3f, %.3f)",
+  print(string.format("  T = (half turn about y, t = (0, 0, 2)) maps (0.1, 0.2, 0.3) to (%.3f, %.3f, %.3f)",
     p[1], p[2], p[3]))
   print(string.format("  exp(log(T)) = T on %d random poses: worst error %.2e", opts.poses,
     worst_roundtrip))
   print(string.format("  SPD system, n = %d, condition number %.3g:", n, condition))
   print(task.format_table({"method", "relative error", "time (ms)"}, {
     {"Cholesky (dpotrf/dpotrs)", err_chol, chol_seconds * 1e3},
-    {"LU (dgesv)", err_lu, lu_seconds * 1e3},
+    {"LU (dgetrf/dgetrs)", err_lu, lu_seconds * 1e3},
   }))
 end)
