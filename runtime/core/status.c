@@ -2,18 +2,30 @@
 
 const char *lucid_status_string(lucid_status status) {
     switch (status) {
-        case LUCID_OK: return "ok";
-        case LUCID_ERR_ARGUMENT: return "invalid argument";
-        case LUCID_ERR_NONFINITE: return "non-finite number (NaN or Inf)";
-        case LUCID_ERR_NO_MEMORY: return "out of memory";
-        case LUCID_ERR_NOT_SPD: return "matrix is not symmetric positive definite";
-        case LUCID_ERR_SINGULAR: return "matrix is singular";
-        case LUCID_ERR_RANK_DEFICIENT: return "matrix is rank-deficient";
-        case LUCID_ERR_NO_CONVERGENCE: return "iteration did not converge";
-        case LUCID_ERR_DEGENERATE: return "degenerate geometry";
-        case LUCID_ERR_IO: return "file not found or unreadable";
-        case LUCID_ERR_PARSE: return "file could not be parsed";
-        case LUCID_ERR_INTERNAL: return "internal library error";
+        case LUCID_OK:
+            return "ok";
+        case LUCID_ERR_ARGUMENT:
+            return "invalid argument";
+        case LUCID_ERR_NONFINITE:
+            return "non-finite number (NaN or Inf)";
+        case LUCID_ERR_NO_MEMORY:
+            return "out of memory";
+        case LUCID_ERR_NOT_SPD:
+            return "matrix is not symmetric positive definite";
+        case LUCID_ERR_SINGULAR:
+            return "matrix is singular";
+        case LUCID_ERR_RANK_DEFICIENT:
+            return "matrix is rank-deficient";
+        case LUCID_ERR_NO_CONVERGENCE:
+            return "iteration did not converge";
+        case LUCID_ERR_DEGENERATE:
+            return "degenerate geometry";
+        case LUCID_ERR_IO:
+            return "file not found or unreadable";
+        case LUCID_ERR_PARSE:
+            return "file could not be parsed";
+        case LUCID_ERR_INTERNAL:
+            return "internal library error";
     }
     return "unknown status";
 }

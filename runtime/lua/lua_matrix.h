@@ -8,7 +8,7 @@
 
 #include "runtime/math/mat3.h"
 
-#define LUCID_MATRIX_METATABLE "lucid.mat"
+#define LUCID_MATRIX_METATABLE   "lucid.mat"
 #define LUCID_MATRIX_MAX_ENTRIES (1L << 28)
 
 typedef struct lucid_lua_matrix {

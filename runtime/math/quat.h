@@ -12,12 +12,18 @@ static inline lucid_quat lucid_quat_make(double w, double x, double y, double z)
     lucid_quat q = {w, x, y, z};
     return q;
 }
-static inline lucid_quat lucid_quat_identity(void) { return lucid_quat_make(1.0, 0.0, 0.0, 0.0); }
-static inline lucid_vec3 lucid_quat_vec(lucid_quat q) { return lucid_vec3_make(q.x, q.y, q.z); }
+static inline lucid_quat lucid_quat_identity(void) {
+    return lucid_quat_make(1.0, 0.0, 0.0, 0.0);
+}
+static inline lucid_vec3 lucid_quat_vec(lucid_quat q) {
+    return lucid_vec3_make(q.x, q.y, q.z);
+}
 static inline double lucid_quat_norm(lucid_quat q) {
     return sqrt(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z);
 }
-static inline lucid_quat lucid_quat_conj(lucid_quat q) { return lucid_quat_make(q.w, -q.x, -q.y, -q.z); }
+static inline lucid_quat lucid_quat_conj(lucid_quat q) {
+    return lucid_quat_make(q.w, -q.x, -q.y, -q.z);
+}
 static inline lucid_quat lucid_quat_mul(lucid_quat a, lucid_quat b) {
     return lucid_quat_make(a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
                            a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
