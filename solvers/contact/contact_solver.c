@@ -15,7 +15,7 @@ lucid_contact_options lucid_contact_default_options(void) {
     o.max_iter = 1000;
     o.stall_tol = 1e-12;
     o.warm_start = 0;
-    o.relaxation = 1.0;
+    o.relaxation = 0.8;
     o.admm_alpha = 1.5;
     o.rho = 0.0;
     o.rho_ratio = 10.0;

@@ -23,7 +23,8 @@ typedef struct lucid_contact_options {
     int max_iter;       /* outer iterations (default 1000) */
     double stall_tol;   /* relative change of lambda under which the solver has stalled (1e-12) */
     int warm_start;     /* 1: start from the lambda (and dual, rho) passed in; 0: from zero */
-    double relaxation;  /* PGS: lambda <- w lambda_new + (1 - w) lambda_old, w in (0, 2) (1) */
+    double relaxation;  /* PGS: lambda <- w lambda_new + (1 - w) lambda_old, w in (0, 2); 0.8 by
+                         * default, the value the paper reports to help PGS (Sec. III-E) */
     double admm_alpha;  /* ADMM over-relaxation in (0, 2) (default 1.5) */
     double rho;         /* ADMM initial rho; <= 0 picks sqrt(eig_min eig_max) of G + R */
     double rho_ratio;   /* ADMM: adapt rho when one residual exceeds ratio x the other (10) */
