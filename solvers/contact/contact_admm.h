@@ -6,7 +6,8 @@
  *   gamma <- gamma + rho (xh - z)
  * The Cholesky factor of A + R + rho I is reused until rho changes. rho follows the spectral
  * rule: multiplied (divided) by kappa^power when the primal residual ||x - z|| exceeds
- * (falls below 1/ratio of) the dual residual rho ||z - z_prev||. */
+ * (falls below 1/ratio of) the dual residual rho ||z - z_prev||, each relative to the size
+ * of its own quantity (forces x, z; velocities gamma, b). */
 #ifndef LUCID_CONTACT_ADMM_H
 #define LUCID_CONTACT_ADMM_H
 
@@ -20,8 +21,9 @@ typedef struct lucid_contact_admm {
     double *chol;                         /* m x m factor buffer */
     double *x, *z, *z_prev, *gamma, *rhs; /* m-vectors */
     double rho, factored_rho, alpha;
-    double eig_min, eig_max; /* of A + R, for the initial rho and kappa */
-    double primal_residual, dual_residual;
+    double eig_min, eig_max;               /* of A + R, for the initial rho and kappa */
+    double primal_residual, dual_residual; /* ||x - z||_inf, rho ||z - z_prev||_inf */
+    double force_scale, velocity_scale;    /* max(|x|, |z|), max(|gamma|, |b|) */
     int factorizations;
 } lucid_contact_admm;
 

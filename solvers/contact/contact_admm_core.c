@@ -34,24 +34,31 @@ lucid_status lucid_contact_admm_iterate(lucid_contact_admm *s, const double *b,
         s->z[k] = s->rhs[k] + s->gamma[k] / rho;
     }
     project(ctx, s->z, s->z);
-    double primal = 0.0, dual = 0.0;
+    double primal = 0.0, dual = 0.0, force = 0.0, velocity = 0.0;
     for (int k = 0; k < m; ++k) {
         s->gamma[k] += rho * (s->rhs[k] - s->z[k]);
         primal = fmax(primal, fabs(s->x[k] - s->z[k]));
         dual = fmax(dual, rho * fabs(s->z[k] - s->z_prev[k]));
+        force = fmax(force, fmax(fabs(s->x[k]), fabs(s->z[k])));
+        velocity = fmax(velocity, fmax(fabs(s->gamma[k]), fabs(b[k])));
     }
     s->primal_residual = primal, s->dual_residual = dual;
+    s->force_scale = force, s->velocity_scale = velocity;
     return LUCID_OK;
 }
 
 int lucid_contact_admm_adapt(lucid_contact_admm *s, double ratio, double power) {
     double factor = pow(lucid_contact_admm_kappa(s), power);
     if (!(factor > 1.0)) return 0;
-    if (s->primal_residual > ratio * s->dual_residual) {
+    /* Residuals relative to their own units (forces, velocities), as OSQP does, so the
+     * balance does not depend on the problem's scaling; 0/0 cannot occur (products). */
+    double primal = s->primal_residual * s->velocity_scale;
+    double dual = s->dual_residual * s->force_scale;
+    if (primal > ratio * dual) {
         s->rho *= factor;
         return 1;
     }
-    if (s->dual_residual > ratio * s->primal_residual) {
+    if (dual > ratio * primal) {
         s->rho /= factor;
         return 1;
     }

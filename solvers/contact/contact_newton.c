@@ -135,7 +135,9 @@ lucid_status lucid_contact_solve_newton(lucid_contact_run *run, double *lambda) 
         for (int step = 0; step < ARMIJO_STEPS; ++step, alpha *= ARMIJO_FACTOR) {
             for (int i = 0; i < m; ++i) w_try[i] = w[i] + alpha * dw[i];
             trial = evaluate(&nt, w_try, c_try, gamma_try, NULL);
-            if (trial <= cost + ARMIJO_C * alpha * slope) break;
+            /* Armijo, with a round-off allowance: near the solution the decrease falls below
+             * the precision of the cost and exact Newton steps would be rejected. */
+            if (trial <= cost + ARMIJO_C * alpha * slope + 1e-14 * fabs(cost)) break;
         }
         double change = lucid_contact_max_abs_diff(w_try, w, m);
         double size = fmax(lucid_contact_max_abs(w, m), lucid_contact_max_abs(w_try, m));

@@ -21,7 +21,7 @@ lucid_contact_options lucid_contact_default_options(void) {
     o.rho_ratio = 10.0;
     o.rho_power = 0.05;
     o.inner_max_iter = 200;
-    o.newton_compliance = 1e-6;
+    o.newton_compliance = 1e-8;
     o.check_psd = 1;
     return o;
 }

@@ -30,7 +30,7 @@ typedef struct lucid_contact_options {
     double rho_ratio;   /* ADMM: adapt rho when one residual exceeds ratio x the other (10) */
     double rho_power;   /* ADMM: spectral update factor kappa^rho_power (0.05) */
     int inner_max_iter; /* staggered projections: ADMM iterations per inner QP (200) */
-    double newton_compliance; /* ccp:newton: R_k = this x G_kk where R_k = 0 (default 1e-6) */
+    double newton_compliance; /* ccp:newton: R_k = this x trace(G_ii)/3 where R_k = 0 (1e-8) */
     int check_psd;            /* 1: per-contact solvers also check G + R is PSD by Cholesky (1) */
 } lucid_contact_options;
 
