@@ -102,6 +102,10 @@ lucid_status lucid_contact_solve_staggered(lucid_contact_run *run, double *lambd
     const lucid_contact_options *o = run->o;
     lucid_contact_workspace *ws = run->ws;
     int n = p->n, m = 3 * n;
+    if (o->check_psd) { /* the sub-blocks can be definite while G + R is not */
+        lucid_status status = lucid_contact_check_psd(run);
+        if (status != LUCID_OK) return status;
+    }
     double *AN = ws->mat[1], *AT = ws->mat[1] + (long)n * n;
     double *cholN = ws->mat[0], *cholT = ws->mat[0] + (long)n * n;
     extract(p, n, normal_row, n, normal_row, AN);
