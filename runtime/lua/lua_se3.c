@@ -1,4 +1,6 @@
 /* PLACEHOLDER: replaced by the SE(3) bindings. */
 #include "runtime/lua/modules.h"
 
-void lucid_open_se3(lua_State *L) { (void)L; }
+void lucid_open_se3(lua_State *L) {
+    (void)L;
+}
