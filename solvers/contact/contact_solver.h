@@ -31,7 +31,8 @@ typedef struct lucid_contact_options {
     double rho_power;   /* ADMM: spectral update factor kappa^rho_power (0.05) */
     int inner_max_iter; /* staggered projections: ADMM iterations per inner QP (200) */
     double newton_compliance; /* ccp:newton: R_k = this x trace(G_ii)/3 where R_k = 0 (1e-8) */
-    int check_psd;            /* 1: per-contact solvers also check G + R is PSD by Cholesky (1) */
+    int check_psd; /* 1: PGS, bisection and staggered check G + R is PSD by a Cholesky factorisation
+                    * (default); ADMM and Newton always check (they factorise G anyway) */
 } lucid_contact_options;
 
 typedef struct lucid_contact_result {
