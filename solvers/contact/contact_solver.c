@@ -123,7 +123,7 @@ lucid_status lucid_contact_solve(const lucid_contact_problem *p, const lucid_con
     long m = 3L * p->n;
     if (o->warm_start && !all_finite(lambda, m)) return LUCID_ERR_NONFINITE;
     if (o->warm_start && dual && !all_finite(dual, m)) return LUCID_ERR_NONFINITE;
-    if (!o->warm_start) memset(lambda, 0, sizeof(double) * (size_t)m);
+    if (!o->warm_start && m > 0) memset(lambda, 0, sizeof(double) * (size_t)m);
     lucid_contact_run run = {p, o, ws, result, lucid_contact_model_criterion(o->model)};
     if (p->n == 0) {
         result->converged = 1;
