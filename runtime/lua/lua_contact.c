@@ -1,0 +1,331 @@
+/* lucid.contact: the Delassus contact problem from Lua.
+ *   sol = lucid.contact.solve{G=, g=, mu=, R=, model=, solver=, tol=, max_iter=, warm_start=,
+ *                             relaxation=, alpha=, rho=, stall_tol=, inner_max_iter=,
+ *                             compliance=}
+ *   lucid.contact.residual(G, g, mu, lambda [, {R=, model=}])
+ * Memory discipline: every buffer (inputs copied out of Lua, the solver workspace, the
+ * outputs) is a Lua userdata created before anything can fail, the workspace with a __gc,
+ * so an error raised at any point leaves nothing the garbage collector does not own. */
+#include <lauxlib.h>
+#include <string.h>
+
+#include "runtime/lua/check.h"
+#include "runtime/lua/lua_matrix.h"
+#include "runtime/lua/modules.h"
+#include "solvers/contact/contact_solver.h"
+
+#define WORKSPACE_METATABLE "lucid.contact.workspace"
+#define SOLVE               "lucid.contact.solve"
+#define RESIDUAL            "lucid.contact.residual"
+
+typedef struct workspace_box {
+    lucid_contact_workspace *ws;
+} workspace_box;
+
+static int workspace_gc(lua_State *L) {
+    workspace_box *box = luaL_checkudata(L, 1, WORKSPACE_METATABLE);
+    lucid_contact_workspace_destroy(box->ws);
+    box->ws = NULL;
+    return 0;
+}
+
+/* A scratch array owned by a userdata left on the stack. */
+static double *new_buffer(lua_State *L, int count) {
+    return lua_newuserdatauv(L, sizeof(double) * (size_t)(count > 0 ? count : 1), 0);
+}
+
+/* The Delassus matrix at idx: a square lucid.mat of size 3n, finite. Returns n. */
+static int check_delassus(lua_State *L, int idx, const char *fname, const double **G) {
+    lucid_lua_matrix *m = lucid_lua_tomatrix(L, idx);
+    if (!m) lucid_lua_fail(L, fname, "G must be a lucid.mat (got %s)", luaL_typename(L, idx));
+    if (m->rows != m->cols || m->rows % 3 != 0)
+        lucid_lua_fail(L, fname, "G must be square with 3 rows per contact (got %d x %d)", m->rows,
+                       m->cols);
+    if (!lucid_all_finite(m->data, (long)m->rows * m->cols))
+        lucid_lua_fail(L, fname, "G must be finite (has NaN or Inf)");
+    *G = m->data;
+    return m->rows / 3;
+}
+
+/* Raises the error for a failed validation or solve. */
+static int fail_problem(lua_State *L, const char *fname, const lucid_contact_problem *p,
+                        lucid_status status) {
+    const char *why = NULL;
+    if (lucid_contact_problem_validate(p, &why) != LUCID_OK)
+        return lucid_lua_fail(L, fname, "%s", why);
+    if (status == LUCID_ERR_NOT_SPD)
+        return lucid_lua_fail(L, fname, "G + R is not positive semi-definite");
+    return lucid_lua_fail_status(L, fname, status);
+}
+
+static void push_criteria(lua_State *L, const lucid_contact_criteria *c) {
+    lua_createtable(L, 0, 8);
+    const struct {
+        const char *name;
+        double value;
+    } fields[] = {{"primal", c->primal},
+                  {"dual", c->dual},
+                  {"complementarity", c->complementarity},
+                  {"abs", c->abs},
+                  {"primal_scaled", c->primal_scaled},
+                  {"dual_scaled", c->dual_scaled},
+                  {"complementarity_scaled", c->complementarity_scaled},
+                  {"scaled", c->scaled}};
+    for (size_t k = 0; k < sizeof fields / sizeof fields[0]; ++k) {
+        lua_pushnumber(L, fields[k].value);
+        lua_setfield(L, -2, fields[k].name);
+    }
+}
+
+/* Field `key` of the table at idx pushed; returns 1 when it is not nil (else pops it). */
+static int get_field(lua_State *L, int idx, const char *key) {
+    if (lua_getfield(L, idx, key) != LUA_TNIL) return 1;
+    lua_pop(L, 1);
+    return 0;
+}
+
+static double number_field(lua_State *L, int idx, const char *key, double fallback) {
+    if (!get_field(L, idx, key)) return fallback;
+    double x = lucid_lua_checkfinite(L, -1, SOLVE, key);
+    lua_pop(L, 1);
+    return x;
+}
+
+static int integer_field(lua_State *L, int idx, const char *key, int fallback, int lo) {
+    if (!get_field(L, idx, key)) return fallback;
+    int k = (int)lucid_lua_checkinteger_range(L, -1, lo, 1000000000, SOLVE, key);
+    lua_pop(L, 1);
+    return k;
+}
+
+static const char *const solve_keys[] = {
+    "G",          "g",          "mu",         "R",     "model", "solver",    "tol",
+    "max_iter",   "warm_start", "relaxation", "alpha", "rho",   "stall_tol", "inner_max_iter",
+    "compliance", NULL};
+
+/* Unknown keys are errors so that a misspelt option does not pass silently. */
+static void check_keys(lua_State *L, int idx) {
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        int known = 0;
+        if (lua_type(L, -1) == LUA_TSTRING)
+            for (int k = 0; solve_keys[k]; ++k)
+                known |= strcmp(lua_tostring(L, -1), solve_keys[k]) == 0;
+        if (!known) {
+            const char *key =
+                lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1);
+            lucid_lua_fail(L, SOLVE, "unknown option '%s'", key);
+        }
+    }
+}
+
+static lucid_contact_solver default_solver(lucid_contact_model model) {
+    switch (model) {
+        case LUCID_CONTACT_LCP:
+            return LUCID_CONTACT_PGS;
+        case LUCID_CONTACT_RAISIM:
+            return LUCID_CONTACT_BISECTION;
+        case LUCID_CONTACT_CCP:
+        case LUCID_CONTACT_NCP:
+            break;
+    }
+    return LUCID_CONTACT_ADMM;
+}
+
+static void read_model_and_solver(lua_State *L, int idx, lucid_contact_options *o) {
+    o->model = LUCID_CONTACT_NCP;
+    if (get_field(L, idx, "model")) {
+        const char *name = lua_tostring(L, -1);
+        if (lua_type(L, -1) != LUA_TSTRING ||
+            lucid_contact_model_parse(name, &o->model) != LUCID_OK)
+            lucid_lua_fail(L, SOLVE, "unknown model '%s' (expected lcp, ccp, raisim or ncp)",
+                           luaL_tolstring(L, -1, NULL));
+        lua_pop(L, 1);
+    }
+    o->solver = default_solver(o->model);
+    if (get_field(L, idx, "solver")) {
+        const char *name = lua_tostring(L, -1);
+        if (lua_type(L, -1) != LUA_TSTRING ||
+            lucid_contact_solver_parse(name, &o->solver) != LUCID_OK)
+            lucid_lua_fail(
+                L, SOLVE,
+                "unknown solver '%s' (expected pgs, admm, newton, staggered or bisection)",
+                luaL_tolstring(L, -1, NULL));
+        lua_pop(L, 1);
+    }
+    if (lucid_contact_pair_check(o->model, o->solver) != LUCID_OK)
+        lucid_lua_fail(L, SOLVE,
+                       "invalid model/solver pair %s:%s (valid: lcp:pgs, ccp:pgs, ccp:admm, "
+                       "ccp:newton, raisim:bisection, ncp:pgs, ncp:staggered, ncp:admm)",
+                       lucid_contact_model_name(o->model), lucid_contact_solver_name(o->solver));
+}
+
+static void read_options(lua_State *L, int idx, lucid_contact_options *o) {
+    o->tol = number_field(L, idx, "tol", o->tol);
+    if (o->tol < 0.0) lucid_lua_fail(L, SOLVE, "tol must be >= 0 (got %f)", o->tol);
+    o->max_iter = integer_field(L, idx, "max_iter", o->max_iter, 0);
+    o->inner_max_iter = integer_field(L, idx, "inner_max_iter", o->inner_max_iter, 1);
+    o->stall_tol = number_field(L, idx, "stall_tol", o->stall_tol);
+    o->relaxation = number_field(L, idx, "relaxation", o->relaxation);
+    o->admm_alpha = number_field(L, idx, "alpha", o->admm_alpha);
+    o->rho = number_field(L, idx, "rho", o->rho);
+    o->newton_compliance = number_field(L, idx, "compliance", o->newton_compliance);
+    if (o->stall_tol < 0.0) lucid_lua_fail(L, SOLVE, "stall_tol must be >= 0");
+    if (!(o->relaxation > 0.0 && o->relaxation < 2.0))
+        lucid_lua_fail(L, SOLVE, "relaxation must be in (0, 2) (got %f)", o->relaxation);
+    if (!(o->admm_alpha > 0.0 && o->admm_alpha < 2.0))
+        lucid_lua_fail(L, SOLVE, "alpha must be in (0, 2) (got %f)", o->admm_alpha);
+    if (!(o->newton_compliance > 0.0)) lucid_lua_fail(L, SOLVE, "compliance must be positive");
+}
+
+/* warm_start = an initial lambda (vec or table), or a previous solution (its lambda, dual
+ * and rho). Fills lambda (and dual, returning 1 when one was given). */
+static int read_warm_start(lua_State *L, int idx, int m, double *lambda, double *dual,
+                           lucid_contact_options *o) {
+    if (!get_field(L, idx, "warm_start")) return 0;
+    int top = lua_gettop(L), has_dual = 0;
+    o->warm_start = 1;
+    if (lua_type(L, top) == LUA_TTABLE && lua_getfield(L, top, "lambda") != LUA_TNIL) {
+        lucid_lua_checkvalues(L, -1, m, lambda, SOLVE, "warm_start.lambda");
+        if (lua_getfield(L, top, "dual") != LUA_TNIL) {
+            lucid_lua_checkvalues(L, -1, m, dual, SOLVE, "warm_start.dual");
+            has_dual = 1;
+        }
+        if (lua_getfield(L, top, "rho") != LUA_TNIL && o->rho <= 0.0)
+            o->rho = lucid_lua_checkpositive(L, -1, SOLVE, "warm_start.rho");
+    } else {
+        lucid_lua_checkvalues(L, top, m, lambda, SOLVE, "warm_start");
+    }
+    lua_settop(L, top - 1);
+    return has_dual;
+}
+
+static int contact_solve(lua_State *L) {
+    if (lua_type(L, 1) != LUA_TTABLE)
+        lucid_lua_fail(L, SOLVE, "expects a table of options (got %s)", luaL_typename(L, 1));
+    lua_settop(L, 1);
+    check_keys(L, 1);
+    const double *G = NULL;
+    if (lua_getfield(L, 1, "G") == LUA_TNIL) lucid_lua_fail(L, SOLVE, "G is required");
+    int n = check_delassus(L, lua_gettop(L), SOLVE, &G); /* G stays on the stack */
+    int m = 3 * n;
+    lucid_contact_options o = lucid_contact_default_options();
+    read_model_and_solver(L, 1, &o);
+    read_options(L, 1, &o);
+    double *g = new_buffer(L, m), *mu = new_buffer(L, n), *dual = new_buffer(L, m);
+    double *R = NULL;
+    if (lua_getfield(L, 1, "g") == LUA_TNIL) lucid_lua_fail(L, SOLVE, "g is required");
+    lucid_lua_checkvalues(L, -1, m, g, SOLVE, "g");
+    if (lua_getfield(L, 1, "mu") == LUA_TNIL) lucid_lua_fail(L, SOLVE, "mu is required");
+    lucid_lua_checkvalues(L, -1, n, mu, SOLVE, "mu");
+    if (get_field(L, 1, "R")) {
+        R = new_buffer(L, m);
+        lucid_lua_checkvalues(L, -2, m, R, SOLVE, "R");
+    }
+    lucid_lua_matrix *lambda = lucid_lua_newvector(L, m > 0 ? m : 0);
+    int lambda_idx = lua_gettop(L);
+    int has_dual = read_warm_start(L, 1, m, lambda->data, dual, &o);
+    workspace_box *box = lua_newuserdatauv(L, sizeof *box, 0);
+    box->ws = NULL;
+    luaL_setmetatable(L, WORKSPACE_METATABLE);
+    box->ws = lucid_contact_workspace_create(n);
+    if (!box->ws) lucid_lua_fail(L, SOLVE, "cannot allocate a workspace for %d contacts", n);
+    lucid_contact_problem p = {n, G, g, mu, R};
+    lucid_contact_result res;
+    lucid_status status =
+        lucid_contact_solve(&p, &o, box->ws, lambda->data,
+                            has_dual || o.solver == LUCID_CONTACT_ADMM ? dual : NULL, &res);
+    lucid_contact_workspace_destroy(box->ws);
+    box->ws = NULL;
+    if (status == LUCID_ERR_ARGUMENT && o.solver == LUCID_CONTACT_NEWTON &&
+        lucid_contact_problem_validate(&p, NULL) == LUCID_OK)
+        lucid_lua_fail(L, SOLVE, "ccp:newton needs equal tangential compliance R per contact");
+    if (status != LUCID_OK) fail_problem(L, SOLVE, &p, status);
+
+    lua_createtable(L, 0, 12);
+    lua_pushvalue(L, lambda_idx);
+    lua_setfield(L, -2, "lambda");
+    lucid_lua_pushvalues(L, dual, m);
+    lua_setfield(L, -2, "dual");
+    lua_pushinteger(L, res.iterations);
+    lua_setfield(L, -2, "iterations");
+    lua_pushinteger(L, res.inner_iterations);
+    lua_setfield(L, -2, "inner_iterations");
+    lua_pushboolean(L, res.converged);
+    lua_setfield(L, -2, "converged");
+    lua_pushboolean(L, res.stalled);
+    lua_setfield(L, -2, "stalled");
+    lua_pushnumber(L, res.rho);
+    lua_setfield(L, -2, "rho");
+    push_criteria(L, &res.ncp);
+    lua_setfield(L, -2, "residual");
+    push_criteria(L, &res.model);
+    lua_setfield(L, -2, "model_residual");
+    lua_pushstring(L, lucid_contact_model_name(o.model));
+    lua_setfield(L, -2, "model");
+    lua_pushstring(L, lucid_contact_solver_name(o.solver));
+    lua_setfield(L, -2, "solver");
+    return 1;
+}
+
+static int contact_residual(lua_State *L) {
+    lua_settop(L, 5); /* fixed argument slots before any scratch buffer is pushed */
+    const double *G = NULL;
+    int n = check_delassus(L, 1, RESIDUAL, &G), m = 3 * n;
+    double *g = new_buffer(L, m), *mu = new_buffer(L, n), *lambda = new_buffer(L, m);
+    double *sigma = new_buffer(L, m), *per_contact = new_buffer(L, m), *R = NULL;
+    lucid_lua_checkvalues(L, 2, m, g, RESIDUAL, "g");
+    lucid_lua_checkvalues(L, 3, n, mu, RESIDUAL, "mu");
+    lucid_lua_checkvalues(L, 4, m, lambda, RESIDUAL, "lambda");
+    lucid_contact_criterion kind = LUCID_CRITERION_NCP;
+    if (!lua_isnoneornil(L, 5)) {
+        if (lua_type(L, 5) != LUA_TTABLE)
+            lucid_lua_fail(L, RESIDUAL, "options must be a table (got %s)", luaL_typename(L, 5));
+        if (lua_getfield(L, 5, "R") != LUA_TNIL) {
+            R = new_buffer(L, m);
+            lucid_lua_checkvalues(L, -2, m, R, RESIDUAL, "R");
+        }
+        if (lua_getfield(L, 5, "model") != LUA_TNIL) {
+            lucid_contact_model model;
+            if (lua_type(L, -1) != LUA_TSTRING ||
+                lucid_contact_model_parse(lua_tostring(L, -1), &model) != LUCID_OK)
+                lucid_lua_fail(L, RESIDUAL, "unknown model '%s'", luaL_tolstring(L, -1, NULL));
+            kind = lucid_contact_model_criterion(model);
+        }
+    }
+    lucid_contact_problem p = {n, G, g, mu, R};
+    lucid_status status = lucid_contact_problem_validate(&p, NULL);
+    if (status != LUCID_OK) fail_problem(L, RESIDUAL, &p, status);
+    lucid_contact_velocity(&p, lambda, sigma);
+    lucid_contact_criteria c;
+    lucid_contact_criteria_eval(&p, kind, lambda, sigma, per_contact, &c);
+    push_criteria(L, &c);
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; ++i) {
+        lua_createtable(L, 0, 3);
+        lua_pushnumber(L, per_contact[3 * i]);
+        lua_setfield(L, -2, "primal");
+        lua_pushnumber(L, per_contact[3 * i + 1]);
+        lua_setfield(L, -2, "dual");
+        lua_pushnumber(L, per_contact[3 * i + 2]);
+        lua_setfield(L, -2, "complementarity");
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "contacts");
+    lucid_lua_pushvalues(L, sigma, m);
+    lua_setfield(L, -2, "velocity");
+    return 1;
+}
+
+void lucid_open_contact(lua_State *L) {
+    if (luaL_newmetatable(L, WORKSPACE_METATABLE)) {
+        lua_pushcfunction(L, workspace_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_pop(L, 1);
+    static const luaL_Reg functions[] = {
+        {"solve", contact_solve}, {"residual", contact_residual}, {NULL, NULL}};
+    luaL_newlib(L, functions);
+    lua_setfield(L, -2, "contact");
+}

@@ -1,0 +1,93 @@
+/* ADMM on the dual CCP (Alg. 3) and on the NCP through the De Saxce shift.
+ * ccp:admm solves min_{lambda in K_mu} 1/2 lambda^T (G + R) lambda + g^T lambda.
+ * ncp:admm solves the same QCQP with g replaced by g + s, s_i = (0, 0, mu_i ||sigma_T,i||)
+ * evaluated at the current iterate before every ADMM step: a fixed point of this shifted
+ * CCP is exactly a solution of the NCP (15), as in Inria's later simulator.
+ * The returned lambda is the projected variable z (always inside the cone). */
+#include <math.h>
+#include <string.h>
+
+#include "solvers/contact/contact_admm.h"
+#include "solvers/contact/contact_cone.h"
+#include "solvers/contact/contact_internal.h"
+
+static void project_cones(const void *ctx, const double *x, double *out) {
+    const lucid_contact_problem *p = ctx;
+    for (int i = 0; i < p->n; ++i) lucid_cone_project(p->mu[i], x + 3 * i, out + 3 * i);
+}
+
+/* b = g (+ the De Saxce shift of the velocity sigma for the NCP). */
+static void linear_term(const lucid_contact_problem *p, int ncp, const double *sigma, double *b) {
+    memcpy(b, p->g, sizeof(double) * 3 * (size_t)p->n);
+    if (!ncp) return;
+    for (int i = 0; i < p->n; ++i) b[3 * i + 2] += p->mu[i] * hypot(sigma[3 * i], sigma[3 * i + 1]);
+}
+
+/* Sets up the ADMM state from the workspace; rho from the options or the spectrum. */
+static lucid_status admm_setup(lucid_contact_run *run, lucid_contact_admm *s) {
+    const lucid_contact_problem *p = run->p;
+    lucid_contact_workspace *ws = run->ws;
+    int m = 3 * p->n;
+    *s = (lucid_contact_admm){.m = m,
+                              .A = p->G,
+                              .R = p->R,
+                              .chol = ws->mat[0],
+                              .x = ws->vec[1],
+                              .z = ws->vec[2],
+                              .z_prev = ws->vec[3],
+                              .gamma = ws->vec[4],
+                              .rhs = ws->vec[5],
+                              .alpha = run->o->admm_alpha};
+    lucid_status status = lucid_contact_eigen(ws, p->G, p->R, m, ws->eig, NULL, ws->mat[1]);
+    if (status != LUCID_OK) return status;
+    s->eig_min = ws->eig[0], s->eig_max = ws->eig[m - 1];
+    if (s->eig_min < -1e-9 * fabs(s->eig_max) || !(s->eig_max > 0.0)) return LUCID_ERR_NOT_SPD;
+    s->rho = run->o->rho > 0.0 ? run->o->rho : lucid_contact_admm_spectral_rho(s);
+    s->factored_rho = NAN;
+    return LUCID_OK;
+}
+
+lucid_status lucid_contact_solve_admm(lucid_contact_run *run, double *lambda, double *dual) {
+    const lucid_contact_problem *p = run->p;
+    const lucid_contact_options *o = run->o;
+    int m = 3 * p->n, ncp = o->model == LUCID_CONTACT_NCP;
+    lucid_contact_admm s;
+    lucid_status status = admm_setup(run, &s);
+    if (status != LUCID_OK) return status;
+    double *sigma = run->ws->vec[0], *b = run->ws->vec[6];
+    /* Start: z = P_K(lambda); gamma from the caller, else -(velocity) which is its value at
+     * the solution (stationarity of the x-step: (G + R) x + b + gamma = 0). */
+    project_cones(p, lambda, s.z);
+    lucid_contact_velocity(p, s.z, sigma);
+    linear_term(p, ncp, sigma, b);
+    for (int k = 0; k < m; ++k) {
+        double from_velocity = -(sigma[k] + b[k] - p->g[k]);
+        s.gamma[k] = !o->warm_start ? 0.0 : (dual ? dual[k] : from_velocity);
+    }
+    int done = lucid_contact_check(run, s.z, sigma);
+    for (int k = 1; !done && k <= o->max_iter; ++k) {
+        if ((status = lucid_contact_admm_iterate(&s, b, project_cones, p)) != LUCID_OK)
+            return status;
+        run->result->iterations = k;
+        lucid_contact_velocity(p, s.z, sigma);
+        if (lucid_contact_check(run, s.z, sigma)) {
+            run->result->converged = 1;
+            break;
+        }
+        double size = fmax(lucid_contact_max_abs(s.z, m), lucid_contact_max_abs(s.z_prev, m));
+        if (lucid_contact_stalled(lucid_contact_max_abs_diff(s.z, s.z_prev, m), size,
+                                  o->stall_tol) &&
+            lucid_contact_stalled(s.primal_residual, size, o->stall_tol)) {
+            run->result->stalled = 1;
+            break;
+        }
+        linear_term(p, ncp, sigma, b);
+        lucid_contact_admm_adapt(&s, o->rho_ratio, o->rho_power);
+    }
+    if (done) run->result->converged = 1;
+    memcpy(lambda, s.z, sizeof(double) * (size_t)m);
+    if (dual) memcpy(dual, s.gamma, sizeof(double) * (size_t)m);
+    run->result->rho = s.rho;
+    run->result->factorizations = s.factorizations;
+    return LUCID_OK;
+}

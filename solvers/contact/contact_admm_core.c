@@ -1,0 +1,66 @@
+#include <math.h>
+
+#include "solvers/contact/contact_admm.h"
+#include "solvers/contact/contact_internal.h"
+
+static double floored_min(const lucid_contact_admm *s) {
+    return fmax(s->eig_min, 1e-10 * s->eig_max);
+}
+
+double lucid_contact_admm_spectral_rho(const lucid_contact_admm *s) {
+    return sqrt(floored_min(s) * s->eig_max);
+}
+
+double lucid_contact_admm_kappa(const lucid_contact_admm *s) {
+    return s->eig_max / floored_min(s);
+}
+
+lucid_status lucid_contact_admm_iterate(lucid_contact_admm *s, const double *b,
+                                        lucid_contact_projection project, const void *ctx) {
+    int m = s->m;
+    if (s->rho != s->factored_rho) {
+        lucid_status status = lucid_contact_cholesky(s->A, s->R, s->rho, m, s->chol);
+        if (status != LUCID_OK) return status;
+        s->factored_rho = s->rho;
+        ++s->factorizations;
+    }
+    double rho = s->rho, alpha = s->alpha;
+    for (int k = 0; k < m; ++k) s->rhs[k] = rho * s->z[k] - s->gamma[k] - b[k];
+    lucid_contact_cholesky_solve(s->chol, m, s->rhs);
+    for (int k = 0; k < m; ++k) {
+        s->x[k] = s->rhs[k];
+        s->z_prev[k] = s->z[k];
+        s->rhs[k] = alpha * s->x[k] + (1.0 - alpha) * s->z[k]; /* relaxed x, kept in rhs */
+        s->z[k] = s->rhs[k] + s->gamma[k] / rho;
+    }
+    project(ctx, s->z, s->z);
+    double primal = 0.0, dual = 0.0, force = 0.0, velocity = 0.0;
+    for (int k = 0; k < m; ++k) {
+        s->gamma[k] += rho * (s->rhs[k] - s->z[k]);
+        primal = fmax(primal, fabs(s->x[k] - s->z[k]));
+        dual = fmax(dual, rho * fabs(s->z[k] - s->z_prev[k]));
+        force = fmax(force, fmax(fabs(s->x[k]), fabs(s->z[k])));
+        velocity = fmax(velocity, fmax(fabs(s->gamma[k]), fabs(b[k])));
+    }
+    s->primal_residual = primal, s->dual_residual = dual;
+    s->force_scale = force, s->velocity_scale = velocity;
+    return LUCID_OK;
+}
+
+int lucid_contact_admm_adapt(lucid_contact_admm *s, double ratio, double power) {
+    double factor = pow(lucid_contact_admm_kappa(s), power);
+    if (!(factor > 1.0)) return 0;
+    /* Residuals relative to their own units (forces, velocities), as OSQP does, so the
+     * balance does not depend on the problem's scaling; 0/0 cannot occur (products). */
+    double primal = s->primal_residual * s->velocity_scale;
+    double dual = s->dual_residual * s->force_scale;
+    if (primal > ratio * dual) {
+        s->rho *= factor;
+        return 1;
+    }
+    if (dual > ratio * primal) {
+        s->rho /= factor;
+        return 1;
+    }
+    return 0;
+}

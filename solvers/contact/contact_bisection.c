@@ -1,0 +1,186 @@
+/* RaiSim's per-contact solver (Alg. 5; Hwangbo et al. 2018). For each contact, with the
+ * other contacts frozen, the velocity it would have without its own impulse is
+ * gt = sigma_i - A_ii lambda_i (A = G + R). Three modes are guessed from the disjunctive law:
+ *   take-off  gt_N > 0                   -> lambda_i = 0
+ *   stiction  l0 = -A_ii^{-1} gt in K_mu -> lambda_i = l0 (zero velocity)
+ *   sliding   otherwise                  -> minimise 1/2 l^T A_ii l + gt^T l on the ellipse
+ *             K_mu boundary intersected with the plane of zero normal velocity (23).
+ * On that ellipse lambda_T = r(theta) (cos theta, sin theta), lambda_N = r / mu with
+ * r(theta) = -mu gt_N / (A_NN + mu A_NT . u(theta)); the 1-D problem in theta is solved by
+ * bisection on its derivative. We bracket the minimiser with a coarse scan of the angle
+ * (RaiSim starts from the direction of l0; the scan makes the bracket robust).
+ * RaiSim's model has no complementarity form of its own (it relaxes the MDP, Eq. 24), so its
+ * criterion is the fixed point of the per-contact map T, as the paper allows:
+ *   primal = max_i dist(lambda_i, K), dual = max_i ||T_i(lambda) - lambda_i||_inf (an impulse),
+ *   complementarity = max_i |lambda_N,i sigma_N,i| (Signorini, which the model keeps);
+ * the NCP criterion is reported beside it like for every model. */
+#include <math.h>
+#include <stddef.h>
+
+#include "runtime/math/mat3.h"
+#include "solvers/contact/contact_cone.h"
+#include "solvers/contact/contact_internal.h"
+
+#define SCAN_ANGLES     16
+#define BISECTION_STEPS 60
+
+typedef struct ellipse {
+    lucid_mat3 A; /* diagonal block of G + R */
+    lucid_vec3 gt;
+    double mu;
+} ellipse;
+
+/* The point of the ellipse at angle theta, and d(point)/d(theta); 0 if the ray misses it. */
+static int ellipse_point(const ellipse *e, double theta, lucid_vec3 *l, lucid_vec3 *dl) {
+    double c = cos(theta), s = sin(theta);
+    double aNT = lucid_mat3_at(&e->A, 2, 0) * c + lucid_mat3_at(&e->A, 2, 1) * s;
+    double aNTp = -lucid_mat3_at(&e->A, 2, 0) * s + lucid_mat3_at(&e->A, 2, 1) * c;
+    double den = lucid_mat3_at(&e->A, 2, 2) + e->mu * aNT;
+    if (!(den > 0.0)) return 0;
+    double r = -e->mu * lucid_vec3_get(e->gt, 2) / den;
+    double dr = -r * e->mu * aNTp / den;
+    *l = lucid_vec3_make(r * c, r * s, r / e->mu);
+    *dl = lucid_vec3_make(dr * c - r * s, dr * s + r * c, dr / e->mu);
+    return 1;
+}
+
+static double objective(const ellipse *e, lucid_vec3 l) {
+    lucid_vec3 Al = lucid_mat3_mul_vec(&e->A, l);
+    return 0.5 * lucid_vec3_dot(l, Al) + lucid_vec3_dot(e->gt, l);
+}
+
+static double slope(const ellipse *e, double theta) {
+    lucid_vec3 l, dl;
+    if (!ellipse_point(e, theta, &l, &dl)) return NAN;
+    lucid_vec3 grad = lucid_vec3_add(lucid_mat3_mul_vec(&e->A, l), e->gt);
+    return lucid_vec3_dot(grad, dl);
+}
+
+/* Minimiser of the objective over the ellipse; falls back to the cone projection of l0 when
+ * the plane does not cut the cone in a bounded ellipse. */
+static lucid_vec3 solve_sliding(const ellipse *e, lucid_vec3 l0) {
+    double best = INFINITY, best_theta = 0.0;
+    const double step = 2.0 * 3.14159265358979323846 / SCAN_ANGLES;
+    for (int k = 0; k < SCAN_ANGLES; ++k) {
+        lucid_vec3 l, dl;
+        if (!ellipse_point(e, k * step, &l, &dl)) continue;
+        double f = objective(e, l);
+        if (f < best) best = f, best_theta = k * step;
+    }
+    if (!isfinite(best)) {
+        double x[3] = {l0.x, l0.y, l0.z};
+        lucid_cone_project(e->mu, x, x);
+        return lucid_vec3_load(x);
+    }
+    double lo = best_theta - step, hi = best_theta + step;
+    double slo = slope(e, lo), shi = slope(e, hi);
+    if (slo < 0.0 && shi > 0.0) {
+        for (int k = 0; k < BISECTION_STEPS; ++k) {
+            double mid = 0.5 * (lo + hi), s = slope(e, mid);
+            if (!(s == s)) break;
+            if (s < 0.0)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        best_theta = 0.5 * (lo + hi);
+    }
+    lucid_vec3 l, dl;
+    ellipse_point(e, best_theta, &l, &dl);
+    return l;
+}
+
+static lucid_mat3 diagonal_block(const lucid_contact_problem *p, int i) {
+    long m = 3L * p->n;
+    lucid_mat3 A;
+    for (int b = 0; b < 3; ++b)
+        for (int a = 0; a < 3; ++a)
+            A.m[a + 3 * b] =
+                p->G[(3 * i + a) + m * (3 * i + b)] + (a == b && p->R ? p->R[3 * i + a] : 0.0);
+    return A;
+}
+
+static lucid_vec3 update_contact(const lucid_contact_problem *p, int i, const double *sigma,
+                                 const double *lambda) {
+    ellipse e = {diagonal_block(p, i), lucid_vec3_zero(), p->mu[i]};
+    lucid_vec3 li = lucid_vec3_load(lambda + 3 * i);
+    e.gt = lucid_vec3_sub(lucid_vec3_load(sigma + 3 * i), lucid_mat3_mul_vec(&e.A, li));
+    if (e.gt.z > 0.0) return lucid_vec3_zero(); /* take-off */
+    lucid_mat3 inverse;
+    if (!lucid_mat3_inverse(&e.A, &inverse)) return li;
+    lucid_vec3 l0 = lucid_vec3_neg(lucid_mat3_mul_vec(&inverse, e.gt));
+    if (hypot(l0.x, l0.y) <= e.mu * l0.z) return l0; /* stiction */
+    if (e.mu == 0.0) return lucid_vec3_make(0.0, 0.0, fmax(0.0, -e.gt.z / e.A.m[8]));
+    return solve_sliding(&e, l0);
+}
+
+static double scaled(double value, double scale) {
+    return scale > 0.0 ? value / scale : value;
+}
+
+/* The RaiSim fixed-point criterion (above) and the NCP criterion; 1 when converged. */
+static int check(lucid_contact_run *run, const double *lambda, const double *sigma) {
+    const lucid_contact_problem *p = run->p;
+    double ep = 0.0, fixed = 0.0, ec = 0.0, force = 0.0, velocity = 0.0;
+    for (int i = 0; i < p->n; ++i) {
+        const double *l = lambda + 3 * i;
+        lucid_vec3 t = update_contact(p, i, sigma, lambda);
+        fixed = fmax(fixed, lucid_vec3_max_abs(lucid_vec3_sub(t, lucid_vec3_load(l))));
+        ep = fmax(ep, lucid_cone_distance(p->mu[i], l));
+        ec = fmax(ec, fabs(l[2] * sigma[3 * i + 2]));
+        for (int a = 0; a < 3; ++a)
+            force = fmax(force, fabs(l[a])), velocity = fmax(velocity, fabs(sigma[3 * i + a]));
+    }
+    lucid_contact_criteria *c = &run->result->model;
+    c->primal = ep, c->dual = fixed, c->complementarity = ec;
+    c->abs = fmax(ep, fmax(fixed, ec));
+    c->primal_scaled = scaled(ep, force), c->dual_scaled = scaled(fixed, force);
+    c->complementarity_scaled = scaled(ec, force * velocity);
+    c->scaled = fmax(c->primal_scaled, fmax(c->dual_scaled, c->complementarity_scaled));
+    lucid_contact_criteria_eval(p, LUCID_CRITERION_NCP, lambda, sigma, NULL, &run->result->ncp);
+    return c->abs <= run->o->tol;
+}
+
+lucid_status lucid_contact_solve_bisection(lucid_contact_run *run, double *lambda) {
+    const lucid_contact_problem *p = run->p;
+    const lucid_contact_options *o = run->o;
+    if (o->check_psd) {
+        lucid_status status = lucid_contact_check_psd(run);
+        if (status != LUCID_OK) return status;
+    }
+    long m = 3L * p->n;
+    double *sigma = run->ws->vec[0];
+    lucid_contact_velocity(p, lambda, sigma);
+    if (check(run, lambda, sigma)) {
+        run->result->converged = 1;
+        return LUCID_OK;
+    }
+    for (int k = 1; k <= o->max_iter; ++k) {
+        double change = 0.0;
+        for (int i = 0; i < p->n; ++i) {
+            lucid_vec3 l = update_contact(p, i, sigma, lambda);
+            double delta[3] = {l.x - lambda[3 * i], l.y - lambda[3 * i + 1],
+                               l.z - lambda[3 * i + 2]};
+            for (int a = 0; a < 3; ++a) {
+                lambda[3 * i + a] += delta[a];
+                change = fmax(change, fabs(delta[a]));
+                if (delta[a] == 0.0) continue;
+                const double *column = p->G + m * (3 * i + a);
+                for (long r = 0; r < m; ++r) sigma[r] += column[r] * delta[a];
+                if (p->R) sigma[3 * i + a] += p->R[3 * i + a] * delta[a];
+            }
+        }
+        run->result->iterations = k;
+        if (check(run, lambda, sigma)) {
+            run->result->converged = 1;
+            break;
+        }
+        if (lucid_contact_stalled(change, lucid_contact_max_abs(lambda, m), o->stall_tol)) {
+            run->result->stalled = 1;
+            break;
+        }
+    }
+    lucid_contact_velocity(p, lambda, sigma);
+    run->result->converged = check(run, lambda, sigma);
+    return LUCID_OK;
+}

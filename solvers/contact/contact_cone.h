@@ -1,0 +1,26 @@
+/* Friction cones of one contact, in its frame (t1, t2, n): tangents first, normal last.
+ *   K_mu   = {x : ||x_T||_2 <= mu x_N}            (Coulomb cone of forces)
+ *   K_mu*  = {x : mu ||x_T||_2 <= x_N}            (its dual, K_{1/mu}, velocities)
+ *   P_mu   = {x : ||x_T||_inf <= mu x_N}          (4-facet "box" pyramid of the LCP model)
+ *   P_mu*  = {x : mu ||x_T||_1 <= x_N}            (its dual)
+ * Euclidean projections and distances; mu >= 0 (mu = 0 makes K a ray, K* a half-space). */
+#ifndef LUCID_CONTACT_CONE_H
+#define LUCID_CONTACT_CONE_H
+
+/* out = projection of x onto K_mu (out may alias x). */
+void lucid_cone_project(double mu, const double x[3], double out[3]);
+/* out = projection of x onto the dual cone K_mu*. */
+void lucid_cone_project_dual(double mu, const double x[3], double out[3]);
+/* J (3x3, column-major) = derivative of lucid_cone_project at x (symmetric; any element of
+ * the generalised Jacobian on the measure-zero kinks). */
+void lucid_cone_project_jacobian(double mu, const double x[3], double J[9]);
+/* Projects the tangential part of x onto the disk ||x_T|| <= mu x_N (x_N >= 0 kept as is):
+ * the "horizontal" projection of the NCP Gauss-Seidel. */
+void lucid_cone_project_horizontal(double mu, double x[3]);
+
+double lucid_cone_distance(double mu, const double x[3]);
+double lucid_cone_distance_dual(double mu, const double x[3]);
+double lucid_pyramid_distance(double mu, const double x[3]);
+double lucid_pyramid_distance_dual(double mu, const double x[3]);
+
+#endif

@@ -1,0 +1,63 @@
+#include "solvers/contact/contact_criteria.h"
+
+#include <math.h>
+
+#include "solvers/contact/contact_cone.h"
+
+lucid_contact_criterion lucid_contact_model_criterion(lucid_contact_model model) {
+    switch (model) {
+        case LUCID_CONTACT_LCP:
+            return LUCID_CRITERION_LCP;
+        case LUCID_CONTACT_CCP:
+            return LUCID_CRITERION_CCP;
+        case LUCID_CONTACT_RAISIM:
+        case LUCID_CONTACT_NCP:
+            break;
+    }
+    return LUCID_CRITERION_NCP;
+}
+
+/* The corrected velocity sigma + Gamma(sigma) of one contact. */
+static void corrected_velocity(lucid_contact_criterion kind, double mu, const double s[3],
+                               double d[3]) {
+    d[0] = s[0], d[1] = s[1], d[2] = s[2];
+    if (kind == LUCID_CRITERION_NCP) d[2] += mu * hypot(s[0], s[1]);
+    if (kind == LUCID_CRITERION_LCP) d[2] += mu * (fabs(s[0]) + fabs(s[1]));
+}
+
+static double max_abs(const double *x, long count) {
+    double m = 0.0;
+    for (long k = 0; k < count; ++k) m = fmax(m, fabs(x[k]));
+    return m;
+}
+
+static double scaled(double value, double scale) {
+    return scale > 0.0 ? value / scale : value;
+}
+
+void lucid_contact_criteria_eval(const lucid_contact_problem *p, lucid_contact_criterion kind,
+                                 const double *lambda, const double *sigma, double *per_contact,
+                                 lucid_contact_criteria *out) {
+    double ep = 0.0, ed = 0.0, ec = 0.0;
+    for (int i = 0; i < p->n; ++i) {
+        const double *l = lambda + 3 * i, *s = sigma + 3 * i;
+        double mu = p->mu[i], d[3];
+        corrected_velocity(kind, mu, s, d);
+        int pyramid = kind == LUCID_CRITERION_LCP;
+        double pi = pyramid ? lucid_pyramid_distance(mu, l) : lucid_cone_distance(mu, l);
+        double di = pyramid ? lucid_pyramid_distance_dual(mu, d) : lucid_cone_distance_dual(mu, d);
+        double ci = fabs(l[0] * d[0] + l[1] * d[1] + l[2] * d[2]);
+        if (per_contact)
+            per_contact[3 * i] = pi, per_contact[3 * i + 1] = di, per_contact[3 * i + 2] = ci;
+        ep = fmax(ep, pi), ed = fmax(ed, di), ec = fmax(ec, ci);
+    }
+    long m = 3L * p->n;
+    double force = max_abs(lambda, m), velocity = max_abs(p->g, m);
+    for (long k = 0; k < m; ++k) velocity = fmax(velocity, fabs(sigma[k] - p->g[k]));
+    out->primal = ep, out->dual = ed, out->complementarity = ec;
+    out->abs = fmax(ep, fmax(ed, ec));
+    out->primal_scaled = scaled(ep, force);
+    out->dual_scaled = scaled(ed, velocity);
+    out->complementarity_scaled = scaled(ec, force * velocity);
+    out->scaled = fmax(out->primal_scaled, fmax(out->dual_scaled, out->complementarity_scaled));
+}

@@ -1,0 +1,32 @@
+/* The few dense LAPACK kernels the contact solvers need, on caller-owned buffers. */
+#include <lapacke.h>
+#include <string.h>
+
+#include "solvers/contact/contact_internal.h"
+
+static void copy_shifted(const double *A, const double *R, double shift, int m, double *out) {
+    memcpy(out, A, sizeof(double) * (size_t)m * (size_t)m);
+    for (int k = 0; k < m; ++k) out[k + (size_t)m * k] += shift + (R ? R[k] : 0.0);
+}
+
+lucid_status lucid_contact_cholesky(const double *A, const double *R, double shift, int m,
+                                    double *chol) {
+    copy_shifted(A, R, shift, m, chol);
+    lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', m, chol, m);
+    if (info > 0) return LUCID_ERR_NOT_SPD;
+    return info == 0 ? LUCID_OK : LUCID_ERR_INTERNAL;
+}
+
+void lucid_contact_cholesky_solve(const double *chol, int m, double *x) {
+    LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', m, 1, chol, m, x, m);
+}
+
+lucid_status lucid_contact_eigen(lucid_contact_workspace *ws, const double *A, const double *R,
+                                 int m, double *values, double *vectors, double *scratch) {
+    double *a = vectors ? vectors : scratch;
+    copy_shifted(A, R, 0.0, m, a);
+    lapack_int info =
+        LAPACKE_dsyevd_work(LAPACK_COL_MAJOR, vectors ? 'V' : 'N', 'L', m, a, m, values, ws->lwork,
+                            ws->lwork_size, ws->iwork, ws->iwork_size);
+    return info == 0 ? LUCID_OK : LUCID_ERR_INTERNAL;
+}

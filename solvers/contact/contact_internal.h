@@ -1,0 +1,58 @@
+/* Shared internals of the contact solvers (not part of the public API). */
+#ifndef LUCID_CONTACT_INTERNAL_H
+#define LUCID_CONTACT_INTERNAL_H
+
+#include "solvers/contact/contact_solver.h"
+
+/* Caller-owned scratch memory, sized once for up to `capacity` contacts. */
+struct lucid_contact_workspace {
+    int capacity;
+    double *mat[4];  /* 4 dense (3N)^2 buffers */
+    double *vec[16]; /* 16 vectors of 3N */
+    double *eig;     /* 3N eigenvalues */
+    double *lwork;   /* dsyevd real workspace */
+    int *iwork;      /* dsyevd integer workspace */
+    int lwork_size, iwork_size;
+};
+
+/* One solve's bookkeeping shared by the solver loops. */
+typedef struct lucid_contact_run {
+    const lucid_contact_problem *p;
+    const lucid_contact_options *o;
+    lucid_contact_workspace *ws;
+    lucid_contact_result *result;
+    lucid_contact_criterion criterion;
+} lucid_contact_run;
+
+/* --- dense kernels (LAPACK) -------------------------------------------------------------- */
+/* chol = lower Cholesky factor of A + diag(R) + shift I (m x m, column-major).
+ * LUCID_ERR_NOT_SPD when it does not exist. R may be NULL. */
+lucid_status lucid_contact_cholesky(const double *A, const double *R, double shift, int m,
+                                    double *chol);
+/* x <- (L L^T)^{-1} x */
+void lucid_contact_cholesky_solve(const double *chol, int m, double *x);
+/* Eigenvalues (ascending) of A + diag(R), and eigenvectors into `vectors` when not NULL
+ * (otherwise `scratch` (m x m) is used). */
+lucid_status lucid_contact_eigen(lucid_contact_workspace *ws, const double *A, const double *R,
+                                 int m, double *values, double *vectors, double *scratch);
+
+/* --- helpers ------------------------------------------------------------------------------ */
+double lucid_contact_max_abs(const double *x, long count);
+double lucid_contact_max_abs_diff(const double *x, const double *y, long count);
+/* 1 when the iterate moved by at most stall_tol relative to its size (0/0 safe). */
+int lucid_contact_stalled(double change, double size, double stall_tol);
+/* Evaluates the run's model criterion and the NCP criterion of lambda (sigma is its
+ * velocity); returns 1 when the model criterion is below tol. */
+int lucid_contact_check(lucid_contact_run *run, const double *lambda, const double *sigma);
+/* Checks G + R is PSD with a Cholesky factorisation of G + R + tiny I (for the solvers that
+ * factor nothing otherwise). */
+lucid_status lucid_contact_check_psd(lucid_contact_run *run);
+
+/* --- the solvers -------------------------------------------------------------------------- */
+lucid_status lucid_contact_solve_pgs(lucid_contact_run *run, double *lambda);
+lucid_status lucid_contact_solve_bisection(lucid_contact_run *run, double *lambda);
+lucid_status lucid_contact_solve_admm(lucid_contact_run *run, double *lambda, double *dual);
+lucid_status lucid_contact_solve_staggered(lucid_contact_run *run, double *lambda);
+lucid_status lucid_contact_solve_newton(lucid_contact_run *run, double *lambda);
+
+#endif

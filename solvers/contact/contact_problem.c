@@ -1,0 +1,108 @@
+#include "solvers/contact/contact_problem.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const model_names[] = {"lcp", "ccp", "raisim", "ncp"};
+static const char *const solver_names[] = {"pgs", "admm", "newton", "staggered", "bisection"};
+
+const char *lucid_contact_model_name(lucid_contact_model model) {
+    return (unsigned)model < 4 ? model_names[model] : "unknown";
+}
+
+const char *lucid_contact_solver_name(lucid_contact_solver solver) {
+    return (unsigned)solver < 5 ? solver_names[solver] : "unknown";
+}
+
+lucid_status lucid_contact_model_parse(const char *name, lucid_contact_model *model) {
+    for (int k = 0; name && k < 4; ++k)
+        if (strcmp(name, model_names[k]) == 0) {
+            *model = (lucid_contact_model)k;
+            return LUCID_OK;
+        }
+    return LUCID_ERR_ARGUMENT;
+}
+
+lucid_status lucid_contact_solver_parse(const char *name, lucid_contact_solver *solver) {
+    for (int k = 0; name && k < 5; ++k)
+        if (strcmp(name, solver_names[k]) == 0) {
+            *solver = (lucid_contact_solver)k;
+            return LUCID_OK;
+        }
+    return LUCID_ERR_ARGUMENT;
+}
+
+lucid_status lucid_contact_pair_check(lucid_contact_model model, lucid_contact_solver solver) {
+    switch (model) {
+        case LUCID_CONTACT_LCP:
+            return solver == LUCID_CONTACT_PGS ? LUCID_OK : LUCID_ERR_ARGUMENT;
+        case LUCID_CONTACT_CCP:
+            return solver == LUCID_CONTACT_PGS || solver == LUCID_CONTACT_ADMM ||
+                           solver == LUCID_CONTACT_NEWTON
+                       ? LUCID_OK
+                       : LUCID_ERR_ARGUMENT;
+        case LUCID_CONTACT_RAISIM:
+            return solver == LUCID_CONTACT_BISECTION ? LUCID_OK : LUCID_ERR_ARGUMENT;
+        case LUCID_CONTACT_NCP:
+            return solver == LUCID_CONTACT_PGS || solver == LUCID_CONTACT_STAGGERED ||
+                           solver == LUCID_CONTACT_ADMM
+                       ? LUCID_OK
+                       : LUCID_ERR_ARGUMENT;
+    }
+    return LUCID_ERR_ARGUMENT;
+}
+
+static lucid_status fail(const char **why, const char *message, lucid_status status) {
+    if (why) *why = message;
+    return status;
+}
+
+static int all_finite(const double *x, long count) {
+    for (long k = 0; k < count; ++k)
+        if (!isfinite(x[k])) return 0;
+    return 1;
+}
+
+double lucid_contact_diag(const lucid_contact_problem *p, int k) {
+    long m = 3L * p->n;
+    return p->G[k + m * k] + (p->R ? p->R[k] : 0.0);
+}
+
+lucid_status lucid_contact_problem_validate(const lucid_contact_problem *p, const char **why) {
+    if (why) *why = "";
+    if (!p || p->n < 0) return fail(why, "negative number of contacts", LUCID_ERR_ARGUMENT);
+    if (p->n > 0x7fffffff / 3 / 3) return fail(why, "too many contacts", LUCID_ERR_ARGUMENT);
+    if (p->n == 0) return LUCID_OK;
+    if (!p->G || !p->g || !p->mu) return fail(why, "missing G, g or mu", LUCID_ERR_ARGUMENT);
+    long m = 3L * p->n;
+    if (!all_finite(p->G, m * m)) return fail(why, "G holds NaN or Inf", LUCID_ERR_NONFINITE);
+    if (!all_finite(p->g, m)) return fail(why, "g holds NaN or Inf", LUCID_ERR_NONFINITE);
+    if (!all_finite(p->mu, p->n)) return fail(why, "mu holds NaN or Inf", LUCID_ERR_NONFINITE);
+    if (p->R && !all_finite(p->R, m)) return fail(why, "R holds NaN or Inf", LUCID_ERR_NONFINITE);
+    for (int i = 0; i < p->n; ++i)
+        if (p->mu[i] < 0.0)
+            return fail(why, "friction coefficient mu is negative", LUCID_ERR_ARGUMENT);
+    for (long k = 0; p->R && k < m; ++k)
+        if (p->R[k] < 0.0) return fail(why, "compliance R is negative", LUCID_ERR_ARGUMENT);
+    double scale = 0.0;
+    for (long k = 0; k < m * m; ++k) scale = fmax(scale, fabs(p->G[k]));
+    for (long j = 0; j < m; ++j)
+        for (long i = j + 1; i < m; ++i)
+            if (fabs(p->G[i + m * j] - p->G[j + m * i]) > 1e-10 * scale)
+                return fail(why, "G is not symmetric", LUCID_ERR_NOT_SPD);
+    for (int k = 0; k < m; ++k)
+        if (!(lucid_contact_diag(p, k) > 0.0))
+            return fail(why, "G + R has a non-positive diagonal entry", LUCID_ERR_NOT_SPD);
+    return LUCID_OK;
+}
+
+void lucid_contact_velocity(const lucid_contact_problem *p, const double *lambda, double *sigma) {
+    long m = 3L * p->n;
+    for (long i = 0; i < m; ++i) sigma[i] = p->g[i] + (p->R ? p->R[i] * lambda[i] : 0.0);
+    for (long j = 0; j < m; ++j) {
+        double lj = lambda[j];
+        if (lj == 0.0) continue;
+        const double *column = p->G + m * j;
+        for (long i = 0; i < m; ++i) sigma[i] += column[i] * lj;
+    }
+}

@@ -1,0 +1,55 @@
+/* The Delassus contact problem shared by every contact model and solver.
+ * n contacts; contact i owns entries 3i..3i+2 of lambda, g and the rows/columns of G, in its
+ * frame (t1, t2, n): tangents first, normal last. The contact velocity of a candidate impulse
+ * lambda is sigma = G lambda + g + R lambda (R an optional diagonal compliance). */
+#ifndef LUCID_CONTACT_PROBLEM_H
+#define LUCID_CONTACT_PROBLEM_H
+
+#include "runtime/core/status.h"
+
+typedef struct lucid_contact_problem {
+    int n;            /* number of contacts (>= 0) */
+    const double *G;  /* 3n x 3n Delassus matrix, column-major, symmetric positive semi-definite */
+    const double *g;  /* 3n free velocity */
+    const double *mu; /* n friction coefficients, >= 0 */
+    const double *R;  /* 3n diagonal compliance (>= 0), or NULL for rigid contacts */
+} lucid_contact_problem;
+
+typedef enum lucid_contact_model {
+    LUCID_CONTACT_LCP,    /* linearised (4-facet pyramid) cone, Signorini + box friction */
+    LUCID_CONTACT_CCP,    /* cone complementarity: convex relaxation, loses Signorini */
+    LUCID_CONTACT_RAISIM, /* RaiSim's per-contact model: Signorini, relaxes MDP */
+    LUCID_CONTACT_NCP     /* the full Signorini-Coulomb-MDP problem (De Saxce form) */
+} lucid_contact_model;
+
+typedef enum lucid_contact_solver {
+    LUCID_CONTACT_PGS,
+    LUCID_CONTACT_ADMM,
+    LUCID_CONTACT_NEWTON,
+    LUCID_CONTACT_STAGGERED,
+    LUCID_CONTACT_BISECTION
+} lucid_contact_solver;
+
+/* Names as in the Lua API ("lcp", "ccp", "raisim", "ncp"; "pgs", "admm", "newton",
+ * "staggered", "bisection"). Parsing returns LUCID_ERR_ARGUMENT for unknown names. */
+const char *lucid_contact_model_name(lucid_contact_model model);
+const char *lucid_contact_solver_name(lucid_contact_solver solver);
+lucid_status lucid_contact_model_parse(const char *name, lucid_contact_model *model);
+lucid_status lucid_contact_solver_parse(const char *name, lucid_contact_solver *solver);
+/* LUCID_OK for the pairs lcp:pgs, ccp:{pgs,admm,newton}, raisim:bisection,
+ * ncp:{pgs,staggered,admm}; LUCID_ERR_ARGUMENT otherwise. */
+lucid_status lucid_contact_pair_check(lucid_contact_model model, lucid_contact_solver solver);
+
+/* Checks sizes and pointers, finiteness (LUCID_ERR_NONFINITE), mu >= 0 and R >= 0
+ * (LUCID_ERR_ARGUMENT), symmetry of G and positive diagonal of G + R (LUCID_ERR_NOT_SPD).
+ * Positive semi-definiteness needs a factorisation and is checked by the solvers. When
+ * `why` is not NULL it receives a static description of the first problem found. */
+lucid_status lucid_contact_problem_validate(const lucid_contact_problem *p, const char **why);
+
+/* sigma = G lambda + g + R lambda (3n entries; sigma must not alias lambda). */
+void lucid_contact_velocity(const lucid_contact_problem *p, const double *lambda, double *sigma);
+
+/* Diagonal entry k of G + R. */
+double lucid_contact_diag(const lucid_contact_problem *p, int k);
+
+#endif

@@ -1,0 +1,145 @@
+#include "solvers/contact/contact_solver.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solvers/contact/contact_internal.h"
+
+lucid_contact_options lucid_contact_default_options(void) {
+    lucid_contact_options o;
+    memset(&o, 0, sizeof o);
+    o.model = LUCID_CONTACT_NCP;
+    o.solver = LUCID_CONTACT_PGS;
+    o.tol = 1e-6;
+    o.max_iter = 1000;
+    o.stall_tol = 1e-12;
+    o.warm_start = 0;
+    o.relaxation = 0.8;
+    o.admm_alpha = 1.5;
+    o.rho = 0.0;
+    o.rho_ratio = 10.0;
+    o.rho_power = 0.05;
+    o.inner_max_iter = 200;
+    o.newton_compliance = 1e-8;
+    o.check_psd = 1;
+    return o;
+}
+
+lucid_contact_workspace *lucid_contact_workspace_create(int max_contacts) {
+    if (max_contacts < 0 || max_contacts > 20000) return NULL;
+    lucid_contact_workspace *ws = calloc(1, sizeof *ws);
+    if (!ws) return NULL;
+    ws->capacity = max_contacts;
+    size_t m = 3 * (size_t)(max_contacts > 0 ? max_contacts : 1);
+    ws->lwork_size = (int)(1 + 6 * m + 2 * m * m);
+    ws->iwork_size = (int)(3 + 5 * m);
+    int ok = 1;
+    for (int k = 0; k < 4; ++k) ok = ok && (ws->mat[k] = malloc(sizeof(double) * m * m));
+    for (int k = 0; k < 16; ++k) ok = ok && (ws->vec[k] = malloc(sizeof(double) * m));
+    ok = ok && (ws->eig = malloc(sizeof(double) * m));
+    ok = ok && (ws->lwork = malloc(sizeof(double) * (size_t)ws->lwork_size));
+    ok = ok && (ws->iwork = malloc(sizeof(int) * (size_t)ws->iwork_size));
+    if (!ok) {
+        lucid_contact_workspace_destroy(ws);
+        return NULL;
+    }
+    return ws;
+}
+
+void lucid_contact_workspace_destroy(lucid_contact_workspace *ws) {
+    if (!ws) return;
+    for (int k = 0; k < 4; ++k) free(ws->mat[k]);
+    for (int k = 0; k < 16; ++k) free(ws->vec[k]);
+    free(ws->eig);
+    free(ws->lwork);
+    free(ws->iwork);
+    free(ws);
+}
+
+int lucid_contact_workspace_capacity(const lucid_contact_workspace *ws) {
+    return ws ? ws->capacity : 0;
+}
+
+double lucid_contact_max_abs(const double *x, long count) {
+    double m = 0.0;
+    for (long k = 0; k < count; ++k) m = fmax(m, fabs(x[k]));
+    return m;
+}
+
+double lucid_contact_max_abs_diff(const double *x, const double *y, long count) {
+    double m = 0.0;
+    for (long k = 0; k < count; ++k) m = fmax(m, fabs(x[k] - y[k]));
+    return m;
+}
+
+int lucid_contact_stalled(double change, double size, double stall_tol) {
+    return change <= stall_tol * size; /* a product, not a ratio: 0/0 cannot happen */
+}
+
+int lucid_contact_check(lucid_contact_run *run, const double *lambda, const double *sigma) {
+    lucid_contact_criteria_eval(run->p, run->criterion, lambda, sigma, NULL, &run->result->model);
+    if (run->criterion == LUCID_CRITERION_NCP)
+        run->result->ncp = run->result->model;
+    else
+        lucid_contact_criteria_eval(run->p, LUCID_CRITERION_NCP, lambda, sigma, NULL,
+                                    &run->result->ncp);
+    return run->result->model.abs <= run->o->tol;
+}
+
+lucid_status lucid_contact_check_psd(lucid_contact_run *run) {
+    const lucid_contact_problem *p = run->p;
+    int m = 3 * p->n;
+    double scale = 0.0;
+    for (int k = 0; k < m; ++k) scale = fmax(scale, lucid_contact_diag(p, k));
+    return lucid_contact_cholesky(p->G, p->R, 1e-9 * scale, m, run->ws->mat[0]);
+}
+
+static int all_finite(const double *x, long count) {
+    for (long k = 0; k < count; ++k)
+        if (!isfinite(x[k])) return 0;
+    return 1;
+}
+
+static lucid_status check_options(const lucid_contact_options *o) {
+    if (lucid_contact_pair_check(o->model, o->solver) != LUCID_OK) return LUCID_ERR_ARGUMENT;
+    int ok = o->tol >= 0.0 && o->max_iter >= 0 && o->stall_tol >= 0.0 && o->relaxation > 0.0 &&
+             o->relaxation < 2.0 && o->admm_alpha > 0.0 && o->admm_alpha < 2.0 &&
+             isfinite(o->rho) && o->rho_ratio > 1.0 && o->rho_power > 0.0 &&
+             o->inner_max_iter > 0 && o->newton_compliance > 0.0 && isfinite(o->tol) &&
+             isfinite(o->rho_ratio) && isfinite(o->rho_power) && isfinite(o->newton_compliance);
+    return ok ? LUCID_OK : LUCID_ERR_ARGUMENT;
+}
+
+lucid_status lucid_contact_solve(const lucid_contact_problem *p, const lucid_contact_options *o,
+                                 lucid_contact_workspace *ws, double *lambda, double *dual,
+                                 lucid_contact_result *result) {
+    if (!o || !result) return LUCID_ERR_ARGUMENT;
+    memset(result, 0, sizeof *result);
+    lucid_status status = lucid_contact_problem_validate(p, NULL);
+    if (status != LUCID_OK) return status;
+    if ((status = check_options(o)) != LUCID_OK) return status;
+    if (!ws || ws->capacity < p->n || (p->n > 0 && !lambda)) return LUCID_ERR_ARGUMENT;
+    long m = 3L * p->n;
+    if (o->warm_start && !all_finite(lambda, m)) return LUCID_ERR_NONFINITE;
+    if (o->warm_start && dual && !all_finite(dual, m)) return LUCID_ERR_NONFINITE;
+    if (!o->warm_start && m > 0) memset(lambda, 0, sizeof(double) * (size_t)m);
+    lucid_contact_run run = {p, o, ws, result, lucid_contact_model_criterion(o->model)};
+    if (p->n == 0) {
+        result->converged = 1;
+        return LUCID_OK;
+    }
+    switch (o->solver) {
+        case LUCID_CONTACT_PGS:
+            return lucid_contact_solve_pgs(&run, lambda);
+        case LUCID_CONTACT_BISECTION:
+            return lucid_contact_solve_bisection(&run, lambda);
+        case LUCID_CONTACT_ADMM:
+            return lucid_contact_solve_admm(&run, lambda, dual);
+        case LUCID_CONTACT_STAGGERED:
+            return lucid_contact_solve_staggered(&run, lambda);
+        case LUCID_CONTACT_NEWTON:
+            return lucid_contact_solve_newton(&run, lambda);
+    }
+    return LUCID_ERR_ARGUMENT;
+}

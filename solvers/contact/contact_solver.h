@@ -1,0 +1,68 @@
+/* Solving the contact problem: every model x solver pair of Table III of Le Lidec et al.
+ *   lcp:pgs          projected Gauss-Seidel on the 4-facet box pyramid (Alg. 1)
+ *   ccp:pgs          projected Gauss-Seidel with a cone projection per contact (Alg. 2)
+ *   ccp:admm         ADMM on the dual QCQP (Alg. 3): spectral rho, Cholesky reuse, relaxation
+ *   ccp:newton       primal Newton with Armijo backtracking (Alg. 4, MuJoCo/Drake style)
+ *   raisim:bisection per-contact bisection on the Signorini ellipse (Alg. 5)
+ *   ncp:pgs          Gauss-Seidel with horizontal projection (Alg. 6)
+ *   ncp:staggered    staggered projections, inner QPs by ADMM (Alg. 7)
+ *   ncp:admm         ADMM on the CCP with the De Saxce shift updated as a fixed point
+ * Each solver stops when its model's criterion (lucid_contact_criteria.h) drops below tol, when
+ * the iterate stops moving (relative change below stall_tol: a stall test, never a
+ * convergence test) or at max_iter; the NCP criterion is reported for every model. */
+#ifndef LUCID_CONTACT_SOLVER_H
+#define LUCID_CONTACT_SOLVER_H
+
+#include "solvers/contact/contact_criteria.h"
+#include "solvers/contact/contact_problem.h"
+
+typedef struct lucid_contact_options {
+    lucid_contact_model model;
+    lucid_contact_solver solver;
+    double tol;         /* on the model criterion's abs value (default 1e-6) */
+    int max_iter;       /* outer iterations (default 1000) */
+    double stall_tol;   /* relative change of lambda under which the solver has stalled (1e-12) */
+    int warm_start;     /* 1: start from the lambda (and dual, rho) passed in; 0: from zero */
+    double relaxation;  /* PGS: lambda <- w lambda_new + (1 - w) lambda_old, w in (0, 2); 0.8 by
+                         * default, the value the paper reports to help PGS (Sec. III-E) */
+    double admm_alpha;  /* ADMM over-relaxation in (0, 2) (default 1.5) */
+    double rho;         /* ADMM initial rho; <= 0 picks sqrt(eig_min eig_max) of G + R */
+    double rho_ratio;   /* ADMM: adapt rho when one residual exceeds ratio x the other (10) */
+    double rho_power;   /* ADMM: spectral update factor kappa^rho_power (0.05) */
+    int inner_max_iter; /* staggered projections: ADMM iterations per inner QP (200) */
+    double newton_compliance; /* ccp:newton: R_k = this x trace(G_ii)/3 where R_k = 0 (1e-8) */
+    int check_psd; /* 1: PGS, bisection and staggered check G + R is PSD by a Cholesky factorisation
+                    * (default); ADMM and Newton always check (they factorise G anyway) */
+} lucid_contact_options;
+
+typedef struct lucid_contact_result {
+    int iterations;               /* outer iterations performed */
+    int inner_iterations;         /* staggered projections: total inner ADMM iterations */
+    int converged;                /* the model criterion reached tol */
+    int stalled;                  /* stopped because the iterate no longer moved */
+    int factorizations;           /* Cholesky factorisations performed (ADMM, Newton) */
+    double rho;                   /* ADMM: final rho, to warm start the next solve */
+    lucid_contact_criteria model; /* the model's own criterion (what tol applies to) */
+    lucid_contact_criteria ncp;   /* the NCP criterion of the returned lambda */
+} lucid_contact_result;
+
+typedef struct lucid_contact_workspace lucid_contact_workspace;
+
+lucid_contact_options lucid_contact_default_options(void);
+
+/* A workspace for problems of up to max_contacts contacts (NULL on bad size / no memory). */
+lucid_contact_workspace *lucid_contact_workspace_create(int max_contacts);
+void lucid_contact_workspace_destroy(lucid_contact_workspace *ws);
+int lucid_contact_workspace_capacity(const lucid_contact_workspace *ws);
+
+/* Solves p with the options' model and solver. lambda (3n) holds the warm start on entry
+ * when o->warm_start and the solution on exit. dual (3n, may be NULL) is the ADMM multiplier
+ * (a velocity): read on entry when warm starting (otherwise derived from lambda), written on
+ * exit. Statuses: invalid problem (see lucid_contact_problem_validate), invalid pair or
+ * options or too small a workspace (LUCID_ERR_ARGUMENT), G + R not PSD (LUCID_ERR_NOT_SPD).
+ * Hitting max_iter is not an error: result->converged is 0 and lambda the last iterate. */
+lucid_status lucid_contact_solve(const lucid_contact_problem *p, const lucid_contact_options *o,
+                                 lucid_contact_workspace *ws, double *lambda, double *dual,
+                                 lucid_contact_result *result);
+
+#endif

@@ -1,0 +1,157 @@
+/* Staggered projections for the NCP (Alg. 7; Kaufman et al. 2008). Alternates two convex QPs:
+ *   normal:     lambda_N = argmin_{x >= 0} 1/2 x^T A_NN x + (g_N + A_NT lambda_T)^T x
+ *   tangential: lambda_T = argmin_{||x_i|| <= mu_i lambda_N,i} 1/2 x^T A_TT x
+ *                                                           + (g_T + A_TN lambda_N)^T x
+ * (A = G + R; the paper's line 2 reads g_T for g_N, a typo). Each QP is solved by ADMM
+ * (lucid_contact_admm.h), warm started from the previous outer iteration with its factorisation
+ * kept. A fixed point satisfies Signorini on the normals and the maximum dissipation on the
+ * tangents, i.e. the NCP. The outer loop stops on the NCP criterion. */
+#include <math.h>
+#include <string.h>
+
+#include "solvers/contact/contact_admm.h"
+#include "solvers/contact/contact_internal.h"
+
+typedef struct disks {
+    int n;
+    const double *mu, *normal; /* radius of disk i: mu_i normal_i */
+} disks;
+
+static void project_orthant(const void *ctx, const double *x, double *out) {
+    int n = *(const int *)ctx;
+    for (int k = 0; k < n; ++k) out[k] = fmax(0.0, x[k]);
+}
+
+static void project_disks(const void *ctx, const double *x, double *out) {
+    const disks *d = ctx;
+    for (int i = 0; i < d->n; ++i) {
+        double radius = d->mu[i] * fmax(0.0, d->normal[i]), r = hypot(x[2 * i], x[2 * i + 1]);
+        double scale = r > radius ? (r > 0.0 ? radius / r : 0.0) : 1.0;
+        out[2 * i] = x[2 * i] * scale, out[2 * i + 1] = x[2 * i + 1] * scale;
+    }
+}
+
+/* Row index in the full problem of entry k of the normal (tangent) sub-vector. */
+static int normal_row(int k) {
+    return 3 * k + 2;
+}
+static int tangent_row(int k) {
+    return 3 * (k / 2) + k % 2;
+}
+
+/* out (rows x cols) = (G + R)[row(i), col(j)]. */
+static void extract(const lucid_contact_problem *p, int rows, int (*row)(int), int cols,
+                    int (*col)(int), double *out) {
+    long m = 3L * p->n;
+    for (int j = 0; j < cols; ++j)
+        for (int i = 0; i < rows; ++i) {
+            int r = row(i), c = col(j);
+            out[i + (long)rows * j] = p->G[r + m * c] + (r == c && p->R ? p->R[r] : 0.0);
+        }
+}
+
+/* b = g[row] + G[row, other] x_other */
+static void coupled_term(const lucid_contact_problem *p, int rows, int (*row)(int), int others,
+                         int (*other)(int), const double *x, double *b) {
+    long m = 3L * p->n;
+    for (int i = 0; i < rows; ++i) {
+        double sum = p->g[row(i)];
+        for (int j = 0; j < others; ++j) sum += p->G[row(i) + m * other(j)] * x[j];
+        b[i] = sum;
+    }
+}
+
+static lucid_status setup(lucid_contact_run *run, lucid_contact_admm *s, int size, const double *A,
+                          double *chol, double **vec) {
+    *s = (lucid_contact_admm){.m = size,
+                              .A = A,
+                              .R = NULL,
+                              .chol = chol,
+                              .x = vec[0],
+                              .z = vec[1],
+                              .z_prev = vec[2],
+                              .gamma = vec[3],
+                              .rhs = vec[4],
+                              .alpha = run->o->admm_alpha};
+    double *values = run->ws->eig;
+    lucid_status status =
+        lucid_contact_eigen(run->ws, A, NULL, size, values, NULL, run->ws->mat[2]);
+    if (status != LUCID_OK) return status;
+    s->eig_min = values[0], s->eig_max = values[size - 1];
+    if (s->eig_min < -1e-9 * fabs(s->eig_max) || !(s->eig_max > 0.0)) return LUCID_ERR_NOT_SPD;
+    s->rho = lucid_contact_admm_spectral_rho(s);
+    s->factored_rho = NAN;
+    return LUCID_OK;
+}
+
+/* Runs ADMM on one sub-problem until both ADMM residuals are below tol or the cap. */
+static lucid_status inner_solve(lucid_contact_run *run, lucid_contact_admm *s, const double *b,
+                                lucid_contact_projection project, const void *ctx, double tol) {
+    for (int k = 0; k < run->o->inner_max_iter; ++k) {
+        lucid_status status = lucid_contact_admm_iterate(s, b, project, ctx);
+        if (status != LUCID_OK) return status;
+        ++run->result->inner_iterations;
+        if (s->primal_residual <= tol && s->dual_residual <= tol) break;
+        lucid_contact_admm_adapt(s, run->o->rho_ratio, run->o->rho_power);
+    }
+    return LUCID_OK;
+}
+
+lucid_status lucid_contact_solve_staggered(lucid_contact_run *run, double *lambda) {
+    const lucid_contact_problem *p = run->p;
+    const lucid_contact_options *o = run->o;
+    lucid_contact_workspace *ws = run->ws;
+    int n = p->n, m = 3 * n;
+    if (o->check_psd) { /* the sub-blocks can be definite while G + R is not */
+        lucid_status status = lucid_contact_check_psd(run);
+        if (status != LUCID_OK) return status;
+    }
+    double *AN = ws->mat[1], *AT = ws->mat[1] + (long)n * n;
+    double *cholN = ws->mat[0], *cholT = ws->mat[0] + (long)n * n;
+    extract(p, n, normal_row, n, normal_row, AN);
+    extract(p, 2 * n, tangent_row, 2 * n, tangent_row, AT);
+    lucid_contact_admm sN, sT;
+    lucid_status status = setup(run, &sN, n, AN, cholN, ws->vec + 1);
+    if (status == LUCID_OK) status = setup(run, &sT, 2 * n, AT, cholT, ws->vec + 6);
+    if (status != LUCID_OK) return status;
+    double *sigma = ws->vec[0], *bN = ws->vec[11], *bT = ws->vec[12], *previous = ws->vec[13];
+    lucid_contact_velocity(p, lambda, sigma);
+    for (int i = 0; i < n; ++i) { /* warm start: gamma = -velocity (its value at a solution) */
+        sN.z[i] = fmax(0.0, lambda[3 * i + 2]);
+        sN.gamma[i] = o->warm_start ? -sigma[3 * i + 2] : 0.0;
+        for (int a = 0; a < 2; ++a) {
+            sT.z[2 * i + a] = lambda[3 * i + a];
+            sT.gamma[2 * i + a] = o->warm_start ? -sigma[3 * i + a] : 0.0;
+        }
+    }
+    disks tangent_set = {n, p->mu, sN.z};
+    project_disks(&tangent_set, sT.z, sT.z);
+    int done = lucid_contact_check(run, lambda, sigma);
+    double inner_tol = 0.1 * o->tol;
+    for (int k = 1; !done && k <= o->max_iter; ++k) {
+        memcpy(previous, lambda, sizeof(double) * (size_t)m);
+        coupled_term(p, n, normal_row, 2 * n, tangent_row, sT.z, bN);
+        if ((status = inner_solve(run, &sN, bN, project_orthant, &n, inner_tol)) != LUCID_OK)
+            return status;
+        coupled_term(p, 2 * n, tangent_row, n, normal_row, sN.z, bT);
+        if ((status = inner_solve(run, &sT, bT, project_disks, &tangent_set, inner_tol)) !=
+            LUCID_OK)
+            return status;
+        for (int i = 0; i < n; ++i)
+            lambda[3 * i] = sT.z[2 * i], lambda[3 * i + 1] = sT.z[2 * i + 1],
+                       lambda[3 * i + 2] = sN.z[i];
+        run->result->iterations = k;
+        lucid_contact_velocity(p, lambda, sigma);
+        if ((done = lucid_contact_check(run, lambda, sigma))) break;
+        double size = fmax(lucid_contact_max_abs(lambda, m), lucid_contact_max_abs(previous, m));
+        if (lucid_contact_stalled(lucid_contact_max_abs_diff(lambda, previous, m), size,
+                                  o->stall_tol)) {
+            run->result->stalled = 1;
+            break;
+        }
+    }
+    run->result->converged = done;
+    run->result->rho = sT.rho;
+    run->result->factorizations = sN.factorizations + sT.factorizations;
+    return LUCID_OK;
+}

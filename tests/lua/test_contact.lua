@@ -1,0 +1,179 @@
+-- lucid.contact: solve and residual from Lua, every model/solver pair, misuse.
+local t = require "testing"
+local lucid = require "lucid"
+
+local pairs_table = {
+  {"lcp", "pgs"}, {"ccp", "pgs"}, {"ccp", "admm"}, {"ccp", "newton"},
+  {"raisim", "bisection"}, {"ncp", "pgs"}, {"ncp", "staggered"}, {"ncp", "admm"},
+}
+
+-- One contact on a body with effective masses 1/a (tangents), 1/b (normal): G diagonal.
+local function box_problem(vx, vy, vn)
+  return lucid.mat{{2, 0, 0}, {0, 2, 0}, {0, 0, 0.5}}, lucid.vec{vx, vy, vn}
+end
+
+-- G = J J^T / k + 0.5 I for a deterministic J (3n x k): symmetric positive definite.
+-- A small deterministic generator (Park-Miller) so the test depends on nothing else.
+local function generator(seed)
+  local state = seed
+  local self = {}
+  function self:uniform()
+    state = (state * 48271) % 2147483647
+    return state / 2147483647
+  end
+  function self:normal()
+    return math.sqrt(-2 * math.log(self:uniform())) * math.cos(2 * math.pi * self:uniform())
+  end
+  return self
+end
+
+local function random_problem(n, seed)
+  local rng = generator(seed)
+  local m, k = 3 * n, 12 * n
+  local J = {}
+  for i = 1, m do
+    J[i] = {}
+    for j = 1, k do J[i][j] = rng:normal() end
+  end
+  local rows = {}
+  for i = 1, m do
+    rows[i] = {}
+    for j = 1, m do
+      local s = 0
+      for l = 1, k do s = s + J[i][l] * J[j][l] end
+      rows[i][j] = s / k + (i == j and 0.5 or 0)
+    end
+  end
+  local g, mu = {}, {}
+  for i = 1, n do
+    g[3 * i - 2], g[3 * i - 1], g[3 * i] = rng:normal(), rng:normal(), -1 + 1.5 * rng:uniform()
+    mu[i] = 0.1 + 0.9 * rng:uniform()
+  end
+  return lucid.mat(rows), g, mu
+end
+
+t.case("sticking and sliding box match the closed form for every NCP solver", function()
+  for _, case in ipairs{{0.3, -0.2, -1.0}, {2.0, 1.5, -1.0}} do
+    local G, g = box_problem(case[1], case[2], case[3])
+    local lN = 2.0 -- -vn / b
+    local vt = math.sqrt(case[1] ^ 2 + case[2] ^ 2)
+    local expected
+    if vt / 2 <= 0.4 * lN then
+      expected = {-case[1] / 2, -case[2] / 2, lN}
+    else
+      expected = {-0.4 * lN * case[1] / vt, -0.4 * lN * case[2] / vt, lN}
+    end
+    for _, pr in ipairs{{"ncp", "pgs"}, {"ncp", "staggered"}, {"ncp", "admm"}, {"raisim", "bisection"}} do
+      local sol = lucid.contact.solve{G = G, g = g, mu = {0.4}, model = pr[1], solver = pr[2],
+                                      tol = 1e-10, max_iter = 5000}
+      t.truthy(sol.converged, pr[1] .. ":" .. pr[2])
+      t.allnear(sol.lambda, expected, 1e-8, pr[1] .. ":" .. pr[2])
+      t.truthy(sol.residual.abs <= 1e-10)
+    end
+  end
+end)
+
+t.case("every pair solves a random problem and reports consistent residuals", function()
+  local G, g, mu = random_problem(3, 5)
+  for _, pr in ipairs(pairs_table) do
+    local tol = pr[2] == "newton" and 1e-6 or 1e-8
+    local sol = lucid.contact.solve{G = G, g = g, mu = mu, model = pr[1], solver = pr[2],
+                                    tol = tol, max_iter = 20000}
+    local name = pr[1] .. ":" .. pr[2]
+    t.truthy(sol.converged, name)
+    t.truthy(sol.model_residual.abs <= tol, name)
+    t.eq(#sol.lambda, 9)
+    t.eq(sol.model, pr[1])
+    t.eq(sol.solver, pr[2])
+    t.truthy(sol.iterations >= 1)
+    local r = lucid.contact.residual(G, g, mu, sol.lambda)
+    t.near(r.abs, sol.residual.abs, 1e-12, name)
+    t.near(r.primal, sol.residual.primal, 1e-12)
+    t.near(r.dual, sol.residual.dual, 1e-12)
+    t.near(r.complementarity, sol.residual.complementarity, 1e-12)
+    t.eq(#r.contacts, 3)
+  end
+end)
+
+t.case("residual of hand-built candidates", function()
+  local G = lucid.mat{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
+  -- strictly inside the cone with zero velocity: g = -G lambda
+  local r = lucid.contact.residual(G, {-0.1, 0.2, -1}, {0.5}, lucid.vec{0.1, -0.2, 1})
+  t.eq(r.abs, 0)
+  -- outside the cone: primal = distance (|l_T| - mu l_N) / sqrt(1 + mu^2)
+  r = lucid.contact.residual(G, {-3, -4, -1}, {0.5}, {3, 4, 1})
+  t.near(r.primal, 4.5 / math.sqrt(1.25), 1e-12)
+  t.near(r.contacts[1].primal, r.primal, 0)
+  -- sliding against the force: zero NCP residual, nonzero CCP dual residual
+  local lam, v = {0.8, 0, 2}, {-1.5, 0, 0}
+  local gv = {v[1] - lam[1], v[2] - lam[2], v[3] - lam[3]}
+  t.truthy(lucid.contact.residual(G, gv, {0.4}, lam).abs < 1e-14)
+  local ccp = lucid.contact.residual(G, gv, {0.4}, lam, {model = "ccp"})
+  t.near(ccp.dual, 0.4 * 1.5 / math.sqrt(1.16), 1e-12)
+  t.allnear(lucid.contact.residual(G, gv, {0.4}, lam).velocity, v, 1e-15)
+end)
+
+t.case("warm start from a previous solution reduces iterations", function()
+  local G, g, mu = random_problem(4, 9)
+  local first = lucid.contact.solve{G = G, g = g, mu = mu, model = "ncp", solver = "admm", tol = 1e-9}
+  t.truthy(first.converged)
+  local g2 = {}
+  for i = 1, #g do g2[i] = g[i] + 1e-4 * math.cos(i) end
+  local cold = lucid.contact.solve{G = G, g = g2, mu = mu, model = "ncp", solver = "admm", tol = 1e-9}
+  local warm = lucid.contact.solve{G = G, g = g2, mu = mu, model = "ncp", solver = "admm", tol = 1e-9,
+                                   warm_start = first}
+  t.truthy(cold.converged and warm.converged)
+  t.truthy(warm.iterations < cold.iterations)
+  local warm_pgs = lucid.contact.solve{G = G, g = g2, mu = mu, model = "ncp", solver = "pgs",
+                                       tol = 1e-9, warm_start = first.lambda}
+  local cold_pgs = lucid.contact.solve{G = G, g = g2, mu = mu, model = "ncp", solver = "pgs", tol = 1e-9}
+  t.truthy(warm_pgs.iterations < cold_pgs.iterations)
+end)
+
+t.case("the iteration cap gives converged = false", function()
+  local G, g, mu = random_problem(3, 2)
+  local sol = lucid.contact.solve{G = G, g = g, mu = mu, model = "ccp", solver = "pgs",
+                                  tol = 1e-15, max_iter = 2, stall_tol = 0}
+  t.eq(sol.converged, false)
+  t.eq(sol.iterations, 2)
+end)
+
+t.case("misuse raises errors naming lucid.contact.solve", function()
+  local G, g = box_problem(0.1, 0, -1)
+  local S = lucid.contact.solve
+  t.raises("lucid.contact.solve: invalid model/solver pair lcp:admm", S,
+           {G = G, g = g, mu = {0.5}, model = "lcp", solver = "admm"})
+  t.raises("lucid.contact.solve: unknown model 'soft'", S, {G = G, g = g, mu = {0.5}, model = "soft"})
+  t.raises("lucid.contact.solve: unknown solver 'lemke'", S, {G = G, g = g, mu = {0.5}, solver = "lemke"})
+  t.raises("lucid.contact.solve: friction coefficient mu is negative", S, {G = G, g = g, mu = {-0.1}})
+  t.raises("lucid.contact.solve: compliance R is negative", S, {G = G, g = g, mu = {0.5}, R = {0, 0, -1}})
+  t.raises("lucid.contact.solve: g must be finite", S, {G = G, g = {0, 0 / 0, -1}, mu = {0.5}})
+  t.raises("lucid.contact.solve: mu must be finite", S, {G = G, g = g, mu = {math.huge}})
+  t.raises("lucid.contact.solve: g must have 3 entries", S, {G = G, g = {1, 2}, mu = {0.5}})
+  t.raises("lucid.contact.solve: mu must have 1 entries", S, {G = G, g = g, mu = {0.5, 0.5}})
+  t.raises("lucid.contact.solve: G must be square with 3 rows per contact", S,
+           {G = lucid.mat{{1, 0}, {0, 1}}, g = {1, 2}, mu = {0.5}})
+  t.raises("lucid.contact.solve: G must be a lucid.mat", S, {G = {{1}}, g = g, mu = {0.5}})
+  t.raises("lucid.contact.solve: G is required", S, {g = g, mu = {0.5}})
+  t.raises("lucid.contact.solve: unknown option 'tolerance'", S, {G = G, g = g, mu = {0.5}, tolerance = 1})
+  t.raises("lucid.contact.solve: G is not symmetric", S,
+           {G = lucid.mat{{1, 0.5, 0}, {0, 1, 0}, {0, 0, 1}}, g = g, mu = {0.5}})
+  local indefinite = lucid.mat{{1, 0, 2}, {0, 1, 0}, {2, 0, 1}}
+  for _, pr in ipairs(pairs_table) do
+    t.raises("lucid.contact.solve: G + R is not positive semi-definite", S,
+             {G = indefinite, g = g, mu = {0.5}, model = pr[1], solver = pr[2]})
+  end
+  local huge = lucid.zeros(3, 3) + lucid.eye(3) * 1e308
+  t.raises("lucid.contact.solve: G must be finite", S, {G = huge * 10, g = g, mu = {0.5}})
+  t.raises("lucid.contact.solve: max_iter", S, {G = G, g = g, mu = {0.5}, max_iter = -1})
+  t.raises("lucid.contact.solve: relaxation must be in (0, 2)", S,
+           {G = G, g = g, mu = {0.5}, relaxation = 3})
+  t.raises("lucid.contact.solve: warm_start must have 3 entries", S,
+           {G = G, g = g, mu = {0.5}, warm_start = {1}})
+  t.raises("lucid.contact.solve: ccp:newton needs equal tangential compliance", S,
+           {G = G, g = g, mu = {0.5}, model = "ccp", solver = "newton", R = {1e-3, 2e-3, 1e-3}})
+  t.raises("lucid.contact.residual: lambda must have 3 entries", lucid.contact.residual, G, g, {0.5}, {1})
+  t.raises("lucid.contact.residual: friction coefficient mu is negative", lucid.contact.residual,
+           G, g, {-1}, {0, 0, 1})
+end)
+
