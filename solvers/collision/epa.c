@@ -307,9 +307,9 @@ static void face_result(const epa_polytope *P, const epa_face *f, lucid_epa_resu
     lucid_vec3 nrm = lucid_vec3_cross(lucid_vec3_sub(b->w, a->w), lucid_vec3_sub(c->w, a->w));
     double nn = lucid_vec3_norm2(nrm);
     double lb =
-        lucid_vec3_dot(nrm, lucid_vec3_cross(lucid_vec3_sub(a->w, p), lucid_vec3_sub(c->w, p)));
+        lucid_vec3_dot(nrm, lucid_vec3_cross(lucid_vec3_sub(c->w, p), lucid_vec3_sub(a->w, p)));
     double lc =
-        lucid_vec3_dot(nrm, lucid_vec3_cross(lucid_vec3_sub(b->w, p), lucid_vec3_sub(a->w, p)));
+        lucid_vec3_dot(nrm, lucid_vec3_cross(lucid_vec3_sub(a->w, p), lucid_vec3_sub(b->w, p)));
     lb /= nn;
     lc /= nn;
     double la = 1.0 - lb - lc;

@@ -47,6 +47,15 @@ static int plane_separates(lucid_vec3 d, lucid_vec3 s, double margin, double *bo
     return 1;
 }
 
+/* The gap alone bounds ||x - x*|| by sqrt(tol), which cannot tell a contact closer than that
+ * from a shallow overlap. Distance mode therefore stops only once <x, s> > 0 also certifies
+ * that the plane normal to x separates the cores (so the sign of the distance is exact);
+ * otherwise GJK continues until the simplex encloses the origin or stops making progress.
+ * Boolean mode decides by its own plane and overlap tests, never by the gap. */
+static int certified_apart(int boolean, lucid_vec3 x, lucid_vec3 s) {
+    return !boolean && lucid_vec3_dot(x, s) > 0.0;
+}
+
 static void finish(lucid_gjk_result *res, lucid_gjk_outcome outcome, lucid_vec3 x, int converged) {
     res->outcome = outcome;
     res->x = x;
@@ -78,11 +87,7 @@ void lucid_gjk_solve(lucid_minkowski *m, const lucid_gjk_options *opt, lucid_vec
         if (W->rank > 0) { /* x0 is not a point of D: no gap before the first projection */
             double g = 2.0 * lucid_vec3_dot(x, lucid_vec3_sub(x, sp.w));
             res->gap = g;
-            if (g <= gap_threshold(opt, x)) {
-                if (!momentum) {
-                    finish(res, LUCID_GJK_SEPARATED, x, 1);
-                    return;
-                }
+            if (g <= gap_threshold(opt, x) && momentum) {
                 /* Eq. 31-32: a fixed point of the momentum, not necessarily the optimum. Switch
                  * to vanilla GJK and take the support in the gradient direction. */
                 momentum = 0;
@@ -95,10 +100,10 @@ void lucid_gjk_solve(lucid_minkowski *m, const lucid_gjk_options *opt, lucid_vec
                 }
                 g = 2.0 * lucid_vec3_dot(x, lucid_vec3_sub(x, sp.w));
                 res->gap = g;
-                if (g <= gap_threshold(opt, x)) {
-                    finish(res, LUCID_GJK_SEPARATED, x, 1);
-                    return;
-                }
+            }
+            if (g <= gap_threshold(opt, x) && certified_apart(boolean, x, sp.w)) {
+                finish(res, LUCID_GJK_SEPARATED, x, 1);
+                return;
             }
         }
         s_prev = sp.w;
@@ -113,13 +118,14 @@ void lucid_gjk_solve(lucid_minkowski *m, const lucid_gjk_options *opt, lucid_vec
             return;
         }
         if (had_vertices && !(lucid_vec3_norm2(x_new) < lucid_vec3_norm2(x))) {
-            /* No progress in floating point: the previous iterate is the best we have. */
+            /* No progress in floating point: the previous iterate is the best we have; it meets
+             * the tolerance if its gap does (its sign is then not certified: a contact). */
             *W = before;
             if (momentum) {
                 momentum = 0;
                 continue;
             }
-            finish(res, LUCID_GJK_SEPARATED, x, 0);
+            finish(res, LUCID_GJK_SEPARATED, x, res->gap <= gap_threshold(opt, x));
             return;
         }
         x = x_new;
