@@ -76,6 +76,10 @@ void lucid_gjk_solve(lucid_minkowski *m, const lucid_gjk_options *opt, lucid_vec
     res->iterations = 0;
     finish(res, LUCID_GJK_SEPARATED, x, 0);
     for (int k = 0; k < opt->max_iter; ++k) {
+        /* Safeguard beyond the paper: on deep overlaps the momentum can crawl for hundreds of
+         * iterations without meeting the fixed-point test (Eq. 31); vanilla GJK, guaranteed
+         * to converge, takes over for the second half of the iteration budget. */
+        if (momentum && 2 * k >= opt->max_iter) momentum = 0;
         lucid_vec3 d = momentum ? momentum_direction(opt, k, x, s_prev, d_prev) : x;
         lucid_support_point sp = lucid_minkowski_support(m, lucid_vec3_neg(d));
         res->iterations = k + 1;
