@@ -60,8 +60,9 @@ static inline lucid_gjk_options options_for(lucid_gjk_algorithm a, int normalize
 static inline int variant_options(int i, lucid_gjk_options *o) {
     static const lucid_gjk_algorithm alg[4] = {LUCID_GJK_VANILLA, LUCID_GJK_POLYAK,
                                                LUCID_GJK_NESTEROV, LUCID_GJK_NESTEROV};
+    if (i < 0 || i >= 4) return 0;
     *o = options_for(alg[i], i == 3);
-    return i < 4;
+    return 1;
 }
 
 /* --- brute-force polytope distance ---------------------------------------------------- */
