@@ -58,6 +58,40 @@ static int candidate_masks(int rank, int *masks) {
     return count;
 }
 
+/* Rank 4: the origin is on the new vertex's side of the old face (GJK's progress condition),
+ * so only the three faces through the new vertex d can hold the projection, and only those
+ * with the origin strictly outside them (or degenerate). Their edges and d follow; if the
+ * origin is inside all three, only the interior remains. The exact region tests still decide;
+ * this just skips candidates that cannot pass. */
+static int tetra_masks(const lucid_simplex *s, int *masks) {
+    static const int face[3] = {11, 13, 14}, opposite[3] = {2, 1, 0};
+    static const int edge[3] = {9, 10, 12}, edge_faces[3] = {1 | 2, 1 | 4, 2 | 4};
+    lucid_vec3 d = s->v[3].w;
+    int outside = 0, count = 0;
+    for (int f = 0; f < 3; ++f) {
+        int i = -1, j = -1;
+        for (int k = 0; k < 3; ++k)
+            if ((face[f] & (1 << k)) && i < 0)
+                i = k;
+            else if (face[f] & (1 << k))
+                j = k;
+        lucid_vec3 n = lucid_vec3_cross(lucid_vec3_sub(s->v[i].w, d), lucid_vec3_sub(s->v[j].w, d));
+        double origin_side = -lucid_vec3_dot(n, d);
+        double inner_side = lucid_vec3_dot(n, lucid_vec3_sub(s->v[opposite[f]].w, d));
+        if (!(origin_side * inner_side > 0.0)) outside |= 1 << f;
+    }
+    if (!outside) {
+        masks[0] = 15;
+        return 1;
+    }
+    masks[count++] = 8;
+    for (int e = 0; e < 3; ++e)
+        if (outside & edge_faces[e]) masks[count++] = edge[e];
+    for (int f = 0; f < 3; ++f)
+        if (outside & (1 << f)) masks[count++] = face[f];
+    return count;
+}
+
 /* The face `mask` is optimal over the whole simplex iff <p, v - p> >= 0 for the others. */
 static int others_on_far_side(const lucid_simplex *s, int mask, lucid_vec3 p) {
     double pp = lucid_vec3_norm2(p);
@@ -97,20 +131,26 @@ int lucid_simplex_project_origin(lucid_simplex *s, lucid_vec3 *x) {
     lucid_vec3 pts[4], p, best_p = s->v[s->rank - 1].w;
     double best_norm = lucid_vec3_norm2(best_p);
     best_idx[0] = s->rank - 1;
-    int count = candidate_masks(s->rank, masks);
+    int count = s->rank == 4 ? tetra_masks(s, masks) : candidate_masks(s->rank, masks);
     int found = 0;
-    for (int c = 0; c < count && !found; ++c) {
-        int m = gather(s, masks[c], pts, idx);
-        if (!face_projection(pts, m, lam, &p)) continue;
-        found = others_on_far_side(s, masks[c], p);
-        if (found || lucid_vec3_norm2(p) < best_norm) {
-            best_norm = lucid_vec3_norm2(p);
-            best_mask = masks[c];
-            best_p = p;
-            best_m = m;
-            for (int j = 0; j < m; ++j) {
-                best_lam[j] = lam[j];
-                best_idx[j] = idx[j];
+    for (int pass = 0; pass < 2 && !found; ++pass) {
+        if (pass == 1) { /* round-off defeated the pruned search: try every face */
+            if (s->rank < 4) break;
+            count = candidate_masks(s->rank, masks);
+        }
+        for (int c = 0; c < count && !found; ++c) {
+            int m = gather(s, masks[c], pts, idx);
+            if (!face_projection(pts, m, lam, &p)) continue;
+            found = others_on_far_side(s, masks[c], p);
+            if (found || lucid_vec3_norm2(p) < best_norm) {
+                best_norm = lucid_vec3_norm2(p);
+                best_mask = masks[c];
+                best_p = p;
+                best_m = m;
+                for (int j = 0; j < m; ++j) {
+                    best_lam[j] = lam[j];
+                    best_idx[j] = idx[j];
+                }
             }
         }
     }
