@@ -60,11 +60,8 @@ int luaopen_lucid(lua_State *L) {
     lucid_open_se3(L);
     lucid_open_rng(L);
     lucid_open_shapes(L);
-<<<<<<< HEAD
     lucid_open_contact(L);
-=======
     lucid_open_patch(L);
->>>>>>> patches
 
     /* Register before running the Lua side so its modules can `require "lucid"`. */
     luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);

@@ -24,10 +24,18 @@ void lucid_broad_phase_destroy(lucid_broad_phase *bp) {
     free(bp);
 }
 
-int lucid_broad_phase_pair_count(const lucid_broad_phase *bp) { return bp->num_pairs; }
-const lucid_broad_pair *lucid_broad_phase_pairs(const lucid_broad_phase *bp) { return bp->pairs; }
-int lucid_broad_phase_axis(const lucid_broad_phase *bp) { return bp->axis; }
-long lucid_broad_phase_sort_moves(const lucid_broad_phase *bp) { return bp->sort_moves; }
+int lucid_broad_phase_pair_count(const lucid_broad_phase *bp) {
+    return bp->num_pairs;
+}
+const lucid_broad_pair *lucid_broad_phase_pairs(const lucid_broad_phase *bp) {
+    return bp->pairs;
+}
+int lucid_broad_phase_axis(const lucid_broad_phase *bp) {
+    return bp->axis;
+}
+long lucid_broad_phase_sort_moves(const lucid_broad_phase *bp) {
+    return bp->sort_moves;
+}
 
 /* The axis of largest centre variance; the current axis is kept unless another one is clearly
  * better (20%), so that the order is not re-sorted from scratch back and forth. */

@@ -31,7 +31,8 @@ static lucid_mat3 inertia_from_covariance(const lucid_mat3 *C) {
 
 /* Fans every face from its first vertex and every triangle to the vertex mean, which is
  * inside the hull, so all tetrahedra have positive volume. */
-static void mesh_properties(const lucid_convex_mesh *m, double density, lucid_mass_properties *out) {
+static void mesh_properties(const lucid_convex_mesh *m, double density,
+                            lucid_mass_properties *out) {
     lucid_vec3 ref = lucid_vec3_zero();
     for (int i = 0; i < m->num_vertices; ++i) ref = lucid_vec3_add(ref, m->vertices[i]);
     ref = lucid_vec3_scale(ref, 1.0 / m->num_vertices);
@@ -47,8 +48,8 @@ static void mesh_properties(const lucid_convex_mesh *m, double density, lucid_ma
             lucid_vec3 c = lucid_vec3_sub(m->vertices[cycle[k + 1]], ref);
             double det = lucid_vec3_dot(a, lucid_vec3_cross(b, c)); /* 6 x signed volume */
             volume += det / 6.0;
-            first = lucid_vec3_add(first, lucid_vec3_scale(lucid_vec3_add(lucid_vec3_add(a, b), c),
-                                                           det / 24.0));
+            first = lucid_vec3_add(
+                first, lucid_vec3_scale(lucid_vec3_add(lucid_vec3_add(a, b), c), det / 24.0));
             lucid_mat3 T = tetra_covariance(a, b, c, det);
             C = lucid_mat3_add(&C, &T);
         }
@@ -87,18 +88,18 @@ lucid_status lucid_shape_mass_properties(const lucid_shape *s, double density,
             lucid_vec3 r = s->u.radii;
             double m = density * 4.0 / 3.0 * pi * r.x * r.y * r.z;
             out->mass = m;
-            out->inertia = diagonal(0.2 * m * (r.y * r.y + r.z * r.z),
-                                    0.2 * m * (r.x * r.x + r.z * r.z),
-                                    0.2 * m * (r.x * r.x + r.y * r.y));
+            out->inertia =
+                diagonal(0.2 * m * (r.y * r.y + r.z * r.z), 0.2 * m * (r.x * r.x + r.z * r.z),
+                         0.2 * m * (r.x * r.x + r.y * r.y));
             return LUCID_OK;
         }
         case LUCID_SHAPE_BOX: {
             lucid_vec3 h = s->u.half_extents;
             double m = density * 8.0 * h.x * h.y * h.z;
             out->mass = m;
-            out->inertia = diagonal(m * (h.y * h.y + h.z * h.z) / 3.0,
-                                    m * (h.x * h.x + h.z * h.z) / 3.0,
-                                    m * (h.x * h.x + h.y * h.y) / 3.0);
+            out->inertia =
+                diagonal(m * (h.y * h.y + h.z * h.z) / 3.0, m * (h.x * h.x + h.z * h.z) / 3.0,
+                         m * (h.x * h.x + h.y * h.y) / 3.0);
             return LUCID_OK;
         }
         case LUCID_SHAPE_CAPSULE: {
@@ -106,7 +107,8 @@ lucid_status lucid_shape_mass_properties(const lucid_shape *s, double density,
              * diameter of its base is 2/5 M r^2, its centroid 3r/8 from the base */
             double r = s->radius, h = s->u.half_length;
             double mc = density * pi * r * r * 2.0 * h, ms = density * 4.0 / 3.0 * pi * r * r * r;
-            double ix = mc * (r * r / 4.0 + h * h / 3.0) + ms * (0.4 * r * r + h * h + 0.75 * h * r);
+            double ix =
+                mc * (r * r / 4.0 + h * h / 3.0) + ms * (0.4 * r * r + h * h + 0.75 * h * r);
             double iz = mc * r * r / 2.0 + ms * 0.4 * r * r;
             out->mass = mc + ms;
             out->inertia = diagonal(ix, ix, iz);
