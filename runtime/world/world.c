@@ -1,0 +1,264 @@
+/* The world's life cycle, options, accessors, state and energy. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/math/so3.h"
+#include "runtime/world/world_internal.h"
+
+void lucid_world_default_options(lucid_world_options *o) {
+    memset(o, 0, sizeof *o);
+    o->gravity = lucid_vec3_make(0.0, 0.0, -9.81);
+    o->dt = 1e-3;
+    o->contact = lucid_contact_default_options();
+    o->contact.model = LUCID_CONTACT_NCP;
+    o->contact.solver = LUCID_CONTACT_ADMM;
+    o->contact.tol = 1e-8;
+    o->contact.max_iter = 200;
+    o->contact.warm_start = 1;
+    o->baumgarte = 0.2;
+    o->slop = 1e-4;
+    o->margin = 5e-3;
+    o->restitution_threshold = 0.5;
+    o->compliance = 0.0;
+    o->warm_start_radius = 1e-2;
+    o->density = 1000.0;
+}
+
+static lucid_status bad(const char **why, const char *msg, lucid_status s) {
+    if (why) *why = msg;
+    return s;
+}
+
+lucid_status lucid_world_options_check(const lucid_world_options *o, const char **why) {
+    if (!o) return bad(why, "options missing", LUCID_ERR_ARGUMENT);
+    double scalars[] = {
+        o->dt,         o->baumgarte,         o->slop,    o->margin,     o->restitution_threshold,
+        o->compliance, o->warm_start_radius, o->density, o->contact.tol};
+    for (size_t k = 0; k < sizeof scalars / sizeof scalars[0]; ++k)
+        if (!isfinite(scalars[k])) return bad(why, "options must be finite", LUCID_ERR_NONFINITE);
+    if (!lucid_vec3_isfinite(o->gravity))
+        return bad(why, "gravity must be finite", LUCID_ERR_NONFINITE);
+    if (!(o->dt > 0.0)) return bad(why, "dt must be > 0", LUCID_ERR_ARGUMENT);
+    if (!(o->baumgarte >= 0.0 && o->baumgarte <= 1.0))
+        return bad(why, "baumgarte must be in [0, 1]", LUCID_ERR_ARGUMENT);
+    if (o->slop < 0.0) return bad(why, "slop must be >= 0", LUCID_ERR_ARGUMENT);
+    if (o->margin < 0.0) return bad(why, "margin must be >= 0", LUCID_ERR_ARGUMENT);
+    if (o->restitution_threshold < 0.0)
+        return bad(why, "restitution_threshold must be >= 0", LUCID_ERR_ARGUMENT);
+    if (o->compliance < 0.0) return bad(why, "compliance must be >= 0", LUCID_ERR_ARGUMENT);
+    if (o->warm_start_radius < 0.0)
+        return bad(why, "warm_start_radius must be >= 0", LUCID_ERR_ARGUMENT);
+    if (!(o->density > 0.0)) return bad(why, "density must be > 0", LUCID_ERR_ARGUMENT);
+    if (lucid_contact_pair_check(o->contact.model, o->contact.solver) != LUCID_OK)
+        return bad(why, "invalid contact model/solver pair", LUCID_ERR_ARGUMENT);
+    if (o->contact.tol < 0.0) return bad(why, "contact tol must be >= 0", LUCID_ERR_ARGUMENT);
+    if (o->contact.max_iter < 1)
+        return bad(why, "contact max_iter must be >= 1", LUCID_ERR_ARGUMENT);
+    return LUCID_OK;
+}
+
+lucid_status lucid_world_reserve(void **buf, int *cap, int n, size_t size) {
+    if (n <= *cap) return LUCID_OK;
+    int c = *cap > 0 ? *cap : 16;
+    while (c < n) c *= 2;
+    void *p = realloc(*buf, size * (size_t)c);
+    if (!p) return LUCID_ERR_NO_MEMORY;
+    *buf = p, *cap = c;
+    return LUCID_OK;
+}
+
+lucid_status lucid_world_create(const lucid_world_options *o, lucid_world **out) {
+    if (!out) return LUCID_ERR_ARGUMENT;
+    lucid_world_options def;
+    if (!o) lucid_world_default_options(&def), o = &def;
+    lucid_status s = lucid_world_options_check(o, NULL);
+    if (s != LUCID_OK) return s;
+    lucid_world *w = calloc(1, sizeof *w);
+    if (!w) return LUCID_ERR_NO_MEMORY;
+    w->opt = *o;
+    w->broad = lucid_broad_phase_create();
+    if (!w->broad) {
+        free(w);
+        return LUCID_ERR_NO_MEMORY;
+    }
+    *out = w;
+    return LUCID_OK;
+}
+
+void lucid_world_destroy(lucid_world *w) {
+    if (!w) return;
+    lucid_broad_phase_destroy(w->broad);
+    lucid_contact_workspace_destroy(w->workspace);
+    void *buffers[] = {w->bodies,
+                       w->parts,
+                       w->aabb_lo,
+                       w->aabb_hi,
+                       w->is_static,
+                       w->v_free,
+                       w->v_start,
+                       w->w_start,
+                       w->w_free,
+                       w->contacts,
+                       w->sides,
+                       w->cache,
+                       w->cache_next,
+                       w->parent,
+                       w->label,
+                       w->contact_island,
+                       w->island_start,
+                       w->island_contacts,
+                       w->G,
+                       w->g,
+                       w->mu,
+                       w->R,
+                       w->lambda};
+    for (size_t k = 0; k < sizeof buffers / sizeof buffers[0]; ++k) free(buffers[k]);
+    free(w);
+}
+
+const lucid_world_options *lucid_world_get_options(const lucid_world *w) {
+    return &w->opt;
+}
+int lucid_world_body_count(const lucid_world *w) {
+    return w->num_bodies;
+}
+
+static int valid_id(const lucid_world *w, int id) {
+    return w && id >= 0 && id < w->num_bodies;
+}
+
+int lucid_world_is_static(const lucid_world *w, int id) {
+    return valid_id(w, id) ? w->bodies[id].is_static : -1;
+}
+
+double lucid_world_body_mass(const lucid_world *w, int id) {
+    return valid_id(w, id) ? w->bodies[id].mass : 0.0;
+}
+
+lucid_status lucid_world_body_inertia(const lucid_world *w, int id, lucid_mat3 *inertia,
+                                      lucid_vec3 *com) {
+    if (!valid_id(w, id)) return LUCID_ERR_ARGUMENT;
+    if (inertia) *inertia = w->bodies[id].inertia;
+    if (com) *com = w->bodies[id].com;
+    return LUCID_OK;
+}
+
+lucid_status lucid_world_pose(const lucid_world *w, int id, lucid_se3 *pose) {
+    if (!valid_id(w, id) || !pose) return LUCID_ERR_ARGUMENT;
+    *pose = w->bodies[id].pose;
+    return LUCID_OK;
+}
+
+lucid_status lucid_world_velocity(const lucid_world *w, int id, double twist[6]) {
+    if (!valid_id(w, id) || !twist) return LUCID_ERR_ARGUMENT;
+    lucid_vec3_store(w->bodies[id].v, twist);
+    lucid_vec3_store(w->bodies[id].w, twist + 3);
+    return LUCID_OK;
+}
+
+lucid_status lucid_world_set_velocity(lucid_world *w, int id, const double twist[6]) {
+    if (!valid_id(w, id) || !twist || w->bodies[id].is_static) return LUCID_ERR_ARGUMENT;
+    if (!lucid_vec3_isfinite(lucid_vec3_load(twist)) ||
+        !lucid_vec3_isfinite(lucid_vec3_load(twist + 3)))
+        return LUCID_ERR_NONFINITE;
+    w->bodies[id].v = lucid_vec3_load(twist);
+    w->bodies[id].w = lucid_vec3_load(twist + 3);
+    return LUCID_OK;
+}
+
+lucid_status lucid_world_apply_force(lucid_world *w, int id, lucid_vec3 f, lucid_vec3 tau) {
+    if (!valid_id(w, id) || w->bodies[id].is_static) return LUCID_ERR_ARGUMENT;
+    if (!lucid_vec3_isfinite(f) || !lucid_vec3_isfinite(tau)) return LUCID_ERR_NONFINITE;
+    lucid_body *b = &w->bodies[id];
+    b->force = lucid_vec3_add(b->force, f);
+    b->torque = lucid_vec3_add(b->torque, tau);
+    return LUCID_OK;
+}
+
+lucid_vec3 lucid_body_com_world(const lucid_body *b) {
+    return lucid_se3_act(&b->pose, b->com);
+}
+
+lucid_mat3 lucid_body_inv_inertia_world(const lucid_body *b) {
+    lucid_mat3 RI = lucid_mat3_mul(&b->pose.R, &b->inv_inertia);
+    lucid_mat3 Rt = lucid_mat3_transpose(&b->pose.R);
+    return lucid_mat3_mul(&RI, &Rt);
+}
+
+/* ---- state ----------------------------------------------------------------------------- */
+
+#define STATE_STRIDE 18
+
+int lucid_world_state_size(const lucid_world *w) {
+    return STATE_STRIDE * w->num_bodies;
+}
+
+void lucid_world_get_state(const lucid_world *w, double *x) {
+    for (int i = 0; i < w->num_bodies; ++i, x += STATE_STRIDE) {
+        const lucid_body *b = &w->bodies[i];
+        lucid_vec3_store(b->pose.t, x);
+        for (int j = 0; j < 3; ++j) lucid_vec3_store(lucid_mat3_col(&b->pose.R, j), x + 3 + 3 * j);
+        lucid_vec3_store(b->v, x + 12);
+        lucid_vec3_store(b->w, x + 15);
+    }
+}
+
+lucid_status lucid_world_set_state(lucid_world *w, const double *x, const char **why) {
+    if (!w || (!x && w->num_bodies > 0)) return bad(why, "state missing", LUCID_ERR_ARGUMENT);
+    for (int i = 0; i < w->num_bodies; ++i) {
+        const double *xi = x + STATE_STRIDE * i;
+        for (int k = 0; k < STATE_STRIDE; ++k)
+            if (!isfinite(xi[k])) return bad(why, "state must be finite", LUCID_ERR_NONFINITE);
+        lucid_mat3 R = lucid_mat3_from_cols(lucid_vec3_load(xi + 3), lucid_vec3_load(xi + 6),
+                                            lucid_vec3_load(xi + 9));
+        if (lucid_so3_orthogonality_error(&R) > 1e-9 || lucid_mat3_det(&R) <= 0.0)
+            return bad(why, "state rotation is not a rotation matrix", LUCID_ERR_ARGUMENT);
+        const lucid_body *b = &w->bodies[i];
+        if (b->is_static) {
+            int moved = memcmp(&R, &b->pose.R, sizeof R) != 0 ||
+                        lucid_vec3_dist(lucid_vec3_load(xi), b->pose.t) != 0.0;
+            for (int k = 12; k < 18; ++k) moved |= xi[k] != 0.0;
+            if (moved) return bad(why, "static bodies cannot move", LUCID_ERR_ARGUMENT);
+        }
+    }
+    for (int i = 0; i < w->num_bodies; ++i) {
+        const double *xi = x + STATE_STRIDE * i;
+        lucid_body *b = &w->bodies[i];
+        b->pose.t = lucid_vec3_load(xi);
+        b->pose.R = lucid_mat3_from_cols(lucid_vec3_load(xi + 3), lucid_vec3_load(xi + 6),
+                                         lucid_vec3_load(xi + 9));
+        b->v = lucid_vec3_load(xi + 12);
+        b->w = lucid_vec3_load(xi + 15);
+    }
+    w->num_cache = 0;
+    w->num_contacts = 0;
+    return LUCID_OK;
+}
+
+/* ---- energy, contacts, stats ----------------------------------------------------------- */
+
+lucid_world_energy lucid_world_energy_of(const lucid_world *w) {
+    lucid_world_energy e = {0.0, 0.0};
+    for (int i = 0; i < w->num_bodies; ++i) {
+        const lucid_body *b = &w->bodies[i];
+        if (b->is_static) continue;
+        lucid_vec3 rc = lucid_mat3_mul_vec(&b->pose.R, b->com);
+        lucid_vec3 vc = lucid_vec3_add(b->v, lucid_vec3_cross(b->w, rc));
+        lucid_vec3 wb = lucid_mat3_tmul_vec(&b->pose.R, b->w);
+        e.kinetic += 0.5 * b->mass * lucid_vec3_norm2(vc) +
+                     0.5 * lucid_vec3_dot(wb, lucid_mat3_mul_vec(&b->inertia, wb));
+        e.potential -= b->mass * lucid_vec3_dot(w->opt.gravity, lucid_body_com_world(b));
+    }
+    return e;
+}
+
+int lucid_world_contact_count(const lucid_world *w) {
+    return w->num_contacts;
+}
+const lucid_world_contact *lucid_world_contacts(const lucid_world *w) {
+    return w->contacts;
+}
+lucid_world_stats lucid_world_last_stats(const lucid_world *w) {
+    return w->stats;
+}

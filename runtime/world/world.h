@@ -1,0 +1,161 @@
+/* The rigid-body world: free bodies made of convex shapes, static shapes, gravity, external
+ * wrenches, frictional contacts solved as the Delassus problem of Le Lidec et al. (Sec. II).
+ *
+ * Time stepping (semi-implicit Euler at the velocity level, the paper's Eq. 2 and 5):
+ *   v_free = v + dt M^-1 (f_ext + m g)          (linear; angular: the gyroscopic term
+ *                                                 w x I w is integrated implicitly, one
+ *                                                 Newton step in the body frame, which keeps
+ *                                                 torque-free rotation stable)
+ *   v+     = v_free + dt M^-1 J^T lambda,       lambda = contact FORCES (N), per contact
+ *                                                 (t1, t2, n), normal last
+ *   pose+  = (exp(dt w+) R, x_com + dt v_com+)   rotation on SO(3), world-frame w
+ * so the contact problem is solved in forces, as the paper recommends (end of Sec. II): with
+ * c = J v+ the contact velocity, c = J v_free + dt G lambda, and the solver receives
+ *   G = J M^-1 J^T,   g = (J v_free - c*) / dt,   R = compliance on the normal entries,
+ * whose complementarity is that of c - c* (the problem is homogeneous in lambda). The
+ * reference velocity c* is zero on the tangents and on the normal
+ *   c*_N = -d / dt                            when the gap d > 0 (speculative contact within
+ *                                              the margin: the bodies may close the gap),
+ *   c*_N = baumgarte max(0, -d - slop) / dt  when penetrating (Baumgarte correction),
+ *   c*_N = max(c*_N, -e v_N)                  when the approach speed -v_N exceeds the
+ *                                              restitution threshold (impacts; e the larger of
+ *                                              the two bodies' restitution).
+ * Contacts are independent between islands (bodies connected through contacts, static bodies
+ * not joining them): each island is assembled and solved on its own.
+ *
+ * Bodies and static bodies share one id space (0-based here). A body's pose is the frame its
+ * shapes are given in; its velocity is a twist (v, w), linear first, in the world frame: v is
+ * the velocity of the body frame's origin, w the angular velocity. External forces act at the
+ * centre of mass; they and the torques are cleared after every step (apply them before each
+ * step). Friction of a contact: the smaller of the two bodies' coefficients.
+ *
+ * Memory: the world owns grow-only buffers; once they have reached the sizes a scene needs,
+ * lucid_world_step allocates nothing. */
+#ifndef LUCID_WORLD_H
+#define LUCID_WORLD_H
+
+#include "runtime/shapes/shape.h"
+#include "solvers/contact/contact_solver.h"
+
+typedef struct lucid_world lucid_world;
+
+typedef struct lucid_world_options {
+    lucid_vec3 gravity;            /* m/s^2, default (0, 0, -9.81) */
+    double dt;                     /* s, > 0, default 1e-3 */
+    lucid_contact_options contact; /* model, solver, tol, max_iter...: default ncp:admm, 1e-8,
+                                    * 200 iterations, warm started across steps */
+    double baumgarte;              /* fraction of the penetration beyond slop removed per step, in
+                                    * [0, 1] (default 0.2) */
+    double slop;                   /* m, penetration left uncorrected (default 1e-4) */
+    double margin;                 /* m, contacts are generated for gaps below it (default 5e-3) */
+    double restitution_threshold;  /* m/s, approach speed above which restitution acts (0.5) */
+    double compliance;             /* >= 0, R on the normal entries (default 0: rigid) */
+    double warm_start_radius;      /* m, a new contact inherits the force of the nearest previous
+                                    * contact of the same shape pair within it (default 1e-2) */
+    double density;                /* kg/m^3, for bodies whose mass is not given (default 1000) */
+} lucid_world_options;
+
+void lucid_world_default_options(lucid_world_options *o);
+/* LUCID_OK, or LUCID_ERR_ARGUMENT / LUCID_ERR_NONFINITE with *why naming the bad option. */
+lucid_status lucid_world_options_check(const lucid_world_options *o, const char **why);
+
+lucid_status lucid_world_create(const lucid_world_options *o, lucid_world **out);
+void lucid_world_destroy(lucid_world *w);
+const lucid_world_options *lucid_world_get_options(const lucid_world *w);
+
+/* A convex shape at a pose in the body frame. The world copies the lucid_shape struct; a
+ * convex mesh it points to must outlive the world. */
+typedef struct lucid_body_part {
+    lucid_shape shape;
+    lucid_se3 pose;
+} lucid_body_part;
+
+typedef struct lucid_body_desc {
+    const lucid_body_part *parts; /* may be NULL with num_parts 0 (then mass and inertia
+                                   * must be given) */
+    int num_parts;
+    int has_mass;       /* mass given; otherwise density x volume of the parts */
+    double mass;        /* kg, > 0 */
+    int has_inertia;    /* inertia given (about the centre of mass, body axes); otherwise
+                         * that of the parts at uniform density, scaled to the mass */
+    lucid_mat3 inertia; /* symmetric positive definite */
+    lucid_se3 pose;     /* world pose of the body frame */
+    double velocity[6]; /* world-frame twist, linear first */
+    double friction;    /* >= 0 */
+    double restitution; /* in [0, 1] */
+} lucid_body_desc;
+
+/* Fills the defaults: no parts, mass from density, identity pose, zero velocity, friction 0.5,
+ * restitution 0. */
+void lucid_body_desc_default(lucid_body_desc *d);
+
+/* Adds a free body (its centre of mass is that of its parts, or the body origin when it has
+ * none). Errors: LUCID_ERR_ARGUMENT (halfspace part, mass <= 0, inertia not symmetric positive
+ * definite, friction < 0, restitution outside [0, 1]) with *why set; LUCID_ERR_NONFINITE;
+ * LUCID_ERR_NO_MEMORY. why may be NULL. */
+lucid_status lucid_world_add_body(lucid_world *w, const lucid_body_desc *d, int *id,
+                                  const char **why);
+/* Adds a static body (any shapes, halfspaces included) at pose. */
+lucid_status lucid_world_add_static(lucid_world *w, const lucid_body_part *parts, int num_parts,
+                                    const lucid_se3 *pose, double friction, int *id,
+                                    const char **why);
+
+int lucid_world_body_count(const lucid_world *w);
+int lucid_world_is_static(const lucid_world *w, int id);    /* -1 for an unknown id */
+double lucid_world_body_mass(const lucid_world *w, int id); /* 0 for static bodies */
+/* Inertia about the centre of mass in body axes, and the centre of mass in the body frame. */
+lucid_status lucid_world_body_inertia(const lucid_world *w, int id, lucid_mat3 *inertia,
+                                      lucid_vec3 *com);
+
+lucid_status lucid_world_pose(const lucid_world *w, int id, lucid_se3 *pose);
+lucid_status lucid_world_velocity(const lucid_world *w, int id, double twist[6]);
+lucid_status lucid_world_set_velocity(lucid_world *w, int id, const double twist[6]);
+
+/* Adds f (N, at the centre of mass) and tau (N m), world frame, to the body's accumulators,
+ * which the next step consumes and clears. Static ids: LUCID_ERR_ARGUMENT. */
+lucid_status lucid_world_apply_force(lucid_world *w, int id, lucid_vec3 f, lucid_vec3 tau);
+
+/* Advances one time step. Errors: LUCID_ERR_NO_MEMORY (growing a buffer), the contact
+ * solver's errors (LUCID_ERR_NOT_SPD...), LUCID_ERR_NONFINITE if the state became NaN. */
+lucid_status lucid_world_step(lucid_world *w);
+
+/* The state: for every body in id order, 18 numbers: translation (3), rotation matrix
+ * column-major (9), twist (6). Static bodies are included (their twist is zero). */
+int lucid_world_state_size(const lucid_world *w);
+void lucid_world_get_state(const lucid_world *w, double *x);
+/* Sets the state (size lucid_world_state_size). Rotations must be orthonormal to 1e-9 (they
+ * are re-orthonormalised); static bodies must keep their pose and a zero twist. It also
+ * forgets the warm-start memory, so stepping from a given state is a pure function of it:
+ * set_state(x) then n steps reproduces the same trajectory bit for bit. */
+lucid_status lucid_world_set_state(lucid_world *w, const double *x, const char **why);
+
+typedef struct lucid_world_energy {
+    double kinetic, potential; /* J; potential of gravity, -m g.x_com */
+} lucid_world_energy;
+lucid_world_energy lucid_world_energy_of(const lucid_world *w);
+
+typedef struct lucid_world_contact {
+    int body1, body2;  /* ids; the normal points from body1 into body2 */
+    int part1, part2;  /* shape indices within the bodies */
+    lucid_vec3 point;  /* world, midway between the witness points */
+    lucid_mat3 frame;  /* columns t1, t2, n */
+    double separation; /* m, < 0 penetrating */
+    double force[3];   /* lambda (N) in (t1, t2, n) */
+    double friction;
+} lucid_world_contact;
+
+int lucid_world_contact_count(const lucid_world *w);
+const lucid_world_contact *lucid_world_contacts(const lucid_world *w);
+
+typedef struct lucid_world_stats {
+    int candidate_pairs; /* broad-phase body pairs */
+    int narrow_tests;    /* shape-pair distance queries */
+    int contacts;
+    int islands;
+    int solver_iterations; /* summed over islands */
+    int converged;         /* every island's solver met tol */
+    double residual;       /* largest NCP criterion (abs) over islands */
+} lucid_world_stats;
+lucid_world_stats lucid_world_last_stats(const lucid_world *w);
+
+#endif

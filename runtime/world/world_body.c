@@ -1,0 +1,172 @@
+/* Adding bodies: validation, mass and inertia from the shapes or given, static bodies. */
+#include <math.h>
+#include <string.h>
+
+#include "runtime/world/mass_properties.h"
+#include "runtime/world/world_internal.h"
+
+void lucid_body_desc_default(lucid_body_desc *d) {
+    memset(d, 0, sizeof *d);
+    d->inertia = lucid_mat3_identity();
+    d->pose = lucid_se3_identity();
+    d->friction = 0.5;
+    d->restitution = 0.0;
+}
+
+static lucid_status fail(const char **why, const char *msg, lucid_status s) {
+    if (why) *why = msg;
+    return s;
+}
+
+/* Symmetric (to 1e-12 relative) with a successful 3x3 Cholesky factorisation. */
+static int is_spd(const lucid_mat3 *I) {
+    double scale = 0.0;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) scale = fmax(scale, fabs(lucid_mat3_at(I, i, j)));
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < i; ++j)
+            if (fabs(lucid_mat3_at(I, i, j) - lucid_mat3_at(I, j, i)) > 1e-12 * scale) return 0;
+    double a = lucid_mat3_at(I, 0, 0);
+    if (!(a > 0.0)) return 0;
+    double l10 = lucid_mat3_at(I, 1, 0) / sqrt(a), l20 = lucid_mat3_at(I, 2, 0) / sqrt(a);
+    double d1 = lucid_mat3_at(I, 1, 1) - l10 * l10;
+    if (!(d1 > 0.0)) return 0;
+    double l21 = (lucid_mat3_at(I, 2, 1) - l20 * l10) / sqrt(d1);
+    return lucid_mat3_at(I, 2, 2) - l20 * l20 - l21 * l21 > 0.0;
+}
+
+static int pose_ok(const lucid_se3 *T) {
+    return lucid_mat3_isfinite(&T->R) && lucid_vec3_isfinite(T->t);
+}
+
+static lucid_status check_parts(const lucid_body_part *parts, int n, int allow_halfspace,
+                                const char **why) {
+    if (n < 0 || (n > 0 && !parts)) return fail(why, "bad shape list", LUCID_ERR_ARGUMENT);
+    for (int i = 0; i < n; ++i) {
+        if ((unsigned)parts[i].shape.kind > (unsigned)LUCID_SHAPE_HALFSPACE)
+            return fail(why, "unknown shape kind", LUCID_ERR_ARGUMENT);
+        if (!allow_halfspace && parts[i].shape.kind == LUCID_SHAPE_HALFSPACE)
+            return fail(why, "a halfspace can only be static (it has no finite mass)",
+                        LUCID_ERR_ARGUMENT);
+        if (!pose_ok(&parts[i].pose))
+            return fail(why, "shape pose must be finite", LUCID_ERR_NONFINITE);
+    }
+    return LUCID_OK;
+}
+
+/* Appends the parts and a zeroed body; returns its index. */
+static lucid_status push_body(lucid_world *w, const lucid_body_part *parts, int n, int *index) {
+    lucid_status s = lucid_world_reserve((void **)&w->bodies, &w->body_cap, w->num_bodies + 1,
+                                         sizeof *w->bodies);
+    if (s == LUCID_OK)
+        s = lucid_world_reserve((void **)&w->parts, &w->part_cap, w->num_parts + n,
+                                sizeof *w->parts);
+    if (s != LUCID_OK) return s;
+    lucid_body *b = &w->bodies[w->num_bodies];
+    memset(b, 0, sizeof *b);
+    b->part_begin = w->num_parts, b->num_parts = n;
+    if (n > 0) memcpy(w->parts + w->num_parts, parts, sizeof *parts * (size_t)n);
+    w->num_parts += n;
+    *index = w->num_bodies++;
+    return LUCID_OK;
+}
+
+/* Mass properties of the parts at the world's density, in the body frame. */
+static lucid_status parts_mass(const lucid_world *w, const lucid_body_part *parts, int n,
+                               lucid_mass_properties *out) {
+    lucid_mass_properties total = {0}, one;
+    for (int i = 0; i < n; ++i) {
+        lucid_status s = lucid_shape_mass_properties(&parts[i].shape, w->opt.density, &one);
+        if (s != LUCID_OK) return s;
+        one = lucid_mass_properties_transform(&one, &parts[i].pose);
+        if (i == 0) {
+            total = one;
+        } else {
+            lucid_mass_properties pair[2] = {total, one};
+            s = lucid_mass_properties_combine(pair, 2, &total);
+            if (s != LUCID_OK) return s;
+        }
+    }
+    *out = total;
+    return LUCID_OK;
+}
+
+static lucid_status body_mass(const lucid_world *w, const lucid_body_desc *d,
+                              lucid_mass_properties *mp, const char **why) {
+    if (d->has_mass && !isfinite(d->mass))
+        return fail(why, "mass must be finite", LUCID_ERR_NONFINITE);
+    if (d->has_mass && !(d->mass > 0.0)) return fail(why, "mass must be > 0", LUCID_ERR_ARGUMENT);
+    if (d->has_inertia && !lucid_mat3_isfinite(&d->inertia))
+        return fail(why, "inertia must be finite", LUCID_ERR_NONFINITE);
+    if (d->has_inertia && !is_spd(&d->inertia))
+        return fail(why, "inertia must be symmetric positive definite", LUCID_ERR_ARGUMENT);
+    if (d->num_parts == 0) {
+        if (!d->has_mass || !d->has_inertia)
+            return fail(why, "a body without shapes needs mass and inertia", LUCID_ERR_ARGUMENT);
+        mp->mass = d->mass, mp->com = lucid_vec3_zero(), mp->inertia = d->inertia;
+        return LUCID_OK;
+    }
+    lucid_status s = parts_mass(w, d->parts, d->num_parts, mp);
+    if (s != LUCID_OK) return fail(why, "cannot compute the mass of the shapes", s);
+    if (d->has_mass) {
+        mp->inertia = lucid_mat3_scale(&mp->inertia, d->mass / mp->mass);
+        mp->mass = d->mass;
+    }
+    if (d->has_inertia) mp->inertia = d->inertia;
+    if (!is_spd(&mp->inertia))
+        return fail(why, "the shapes' inertia is not positive definite", LUCID_ERR_ARGUMENT);
+    return LUCID_OK;
+}
+
+lucid_status lucid_world_add_body(lucid_world *w, const lucid_body_desc *d, int *id,
+                                  const char **why) {
+    if (!w || !d || !id) return fail(why, "missing argument", LUCID_ERR_ARGUMENT);
+    lucid_status s = check_parts(d->parts, d->num_parts, 0, why);
+    if (s != LUCID_OK) return s;
+    if (!pose_ok(&d->pose)) return fail(why, "pose must be finite", LUCID_ERR_NONFINITE);
+    for (int k = 0; k < 6; ++k)
+        if (!isfinite(d->velocity[k]))
+            return fail(why, "velocity must be finite", LUCID_ERR_NONFINITE);
+    if (!isfinite(d->friction) || !isfinite(d->restitution))
+        return fail(why, "friction and restitution must be finite", LUCID_ERR_NONFINITE);
+    if (d->friction < 0.0) return fail(why, "friction must be >= 0", LUCID_ERR_ARGUMENT);
+    if (!(d->restitution >= 0.0 && d->restitution <= 1.0))
+        return fail(why, "restitution must be in [0, 1]", LUCID_ERR_ARGUMENT);
+    lucid_mass_properties mp;
+    s = body_mass(w, d, &mp, why);
+    if (s != LUCID_OK) return s;
+    lucid_mat3 inv;
+    if (!lucid_mat3_inverse(&mp.inertia, &inv))
+        return fail(why, "inertia is singular", LUCID_ERR_ARGUMENT);
+    int index;
+    s = push_body(w, d->parts, d->num_parts, &index);
+    if (s != LUCID_OK) return fail(why, "out of memory", s);
+    lucid_body *b = &w->bodies[index];
+    b->mass = mp.mass, b->inv_mass = 1.0 / mp.mass;
+    b->inertia = mp.inertia, b->inv_inertia = inv, b->com = mp.com;
+    b->pose = d->pose;
+    b->v = lucid_vec3_load(d->velocity), b->w = lucid_vec3_load(d->velocity + 3);
+    b->friction = d->friction, b->restitution = d->restitution;
+    *id = index;
+    return LUCID_OK;
+}
+
+lucid_status lucid_world_add_static(lucid_world *w, const lucid_body_part *parts, int num_parts,
+                                    const lucid_se3 *pose, double friction, int *id,
+                                    const char **why) {
+    if (!w || !pose || !id) return fail(why, "missing argument", LUCID_ERR_ARGUMENT);
+    lucid_status s = check_parts(parts, num_parts, 1, why);
+    if (s != LUCID_OK) return s;
+    if (!pose_ok(pose)) return fail(why, "pose must be finite", LUCID_ERR_NONFINITE);
+    if (!isfinite(friction)) return fail(why, "friction must be finite", LUCID_ERR_NONFINITE);
+    if (friction < 0.0) return fail(why, "friction must be >= 0", LUCID_ERR_ARGUMENT);
+    int index;
+    s = push_body(w, parts, num_parts, &index);
+    if (s != LUCID_OK) return fail(why, "out of memory", s);
+    lucid_body *b = &w->bodies[index];
+    b->is_static = 1;
+    b->pose = *pose;
+    b->friction = friction;
+    *id = index;
+    return LUCID_OK;
+}

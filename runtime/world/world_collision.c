@@ -1,0 +1,148 @@
+/* Contact generation: body boxes, the broad phase, then per shape pair the signed distance
+ * (GJK/EPA, closed form for halfspaces) and the contact patch, so that resting faces get
+ * several points. Contacts are generated for gaps below the margin (speculative contacts). */
+#include <math.h>
+#include <stddef.h>
+
+#include "solvers/collision/contact_patch.h"
+#include "runtime/world/world_internal.h"
+
+/* Angular tolerance for calling two faces parallel (rad): the patch keeps every point of a
+ * nearly flat face within the margin, so resting boxes keep 4 points while they settle. */
+#define PATCH_ANGULAR_TOLERANCE 1e-2
+
+static lucid_se3 part_pose(const lucid_body *b, const lucid_body_part *p) {
+    return lucid_se3_compose(&b->pose, &p->pose);
+}
+
+static void part_box(const lucid_body *b, const lucid_body_part *p, double pad, lucid_vec3 *lo,
+                     lucid_vec3 *hi) {
+    lucid_se3 T = part_pose(b, p);
+    lucid_shape_aabb(&p->shape, &T, lo, hi);
+    lucid_vec3 d = lucid_vec3_make(pad, pad, pad);
+    *lo = lucid_vec3_sub(*lo, d), *hi = lucid_vec3_add(*hi, d);
+}
+
+static lucid_status body_boxes(lucid_world *w) {
+    int n = w->num_bodies;
+    lucid_status s = lucid_world_reserve((void **)&w->aabb_lo, &w->lo_cap, n, sizeof *w->aabb_lo);
+    if (s == LUCID_OK)
+        s = lucid_world_reserve((void **)&w->aabb_hi, &w->hi_cap, n, sizeof *w->aabb_hi);
+    if (s == LUCID_OK)
+        s = lucid_world_reserve((void **)&w->is_static, &w->static_cap, n, sizeof *w->is_static);
+    if (s != LUCID_OK) return s;
+    double pad = 0.5 * w->opt.margin;
+    for (int i = 0; i < n; ++i) {
+        const lucid_body *b = &w->bodies[i];
+        lucid_vec3 lo = lucid_vec3_make(INFINITY, INFINITY, INFINITY);
+        lucid_vec3 hi = lucid_vec3_neg(lo);
+        for (int k = 0; k < b->num_parts; ++k) {
+            lucid_vec3 plo, phi;
+            part_box(b, &w->parts[b->part_begin + k], pad, &plo, &phi);
+            lo = lucid_vec3_make(fmin(lo.x, plo.x), fmin(lo.y, plo.y), fmin(lo.z, plo.z));
+            hi = lucid_vec3_make(fmax(hi.x, phi.x), fmax(hi.y, phi.y), fmax(hi.z, phi.z));
+        }
+        w->aabb_lo[i] = lo, w->aabb_hi[i] = hi;
+        w->is_static[i] = (unsigned char)b->is_static;
+    }
+    return LUCID_OK;
+}
+
+static int boxes_overlap(lucid_vec3 alo, lucid_vec3 ahi, lucid_vec3 blo, lucid_vec3 bhi) {
+    return alo.x <= bhi.x && blo.x <= ahi.x && alo.y <= bhi.y && blo.y <= ahi.y && alo.z <= bhi.z &&
+           blo.z <= ahi.z;
+}
+
+static lucid_mat3 contact_frame(lucid_vec3 n) {
+    lucid_vec3 t1 = lucid_vec3_any_orthogonal(n);
+    lucid_vec3 t2 = lucid_vec3_cross(n, t1);
+    return lucid_mat3_from_cols(t1, t2, n);
+}
+
+static lucid_status push_contact(lucid_world *w, const lucid_world_contact *c) {
+    lucid_status s = lucid_world_reserve((void **)&w->contacts, &w->contact_cap,
+                                         w->num_contacts + 1, sizeof *w->contacts);
+    if (s != LUCID_OK) return s;
+    w->contacts[w->num_contacts++] = *c;
+    return LUCID_OK;
+}
+
+/* The contact points of one shape pair (the swap point between a single witness pair and a
+ * patch): fills patch, returns 0 when the shapes are farther apart than the margin. */
+static lucid_status shape_pair_points(const lucid_shape *s1, const lucid_se3 *T1,
+                                      const lucid_shape *s2, const lucid_se3 *T2, double margin,
+                                      lucid_contact_patch_result *patch, int *found) {
+    lucid_distance_result d;
+    *found = 0;
+    lucid_status s = lucid_distance(s1, T1, s2, T2, NULL, &d);
+    if (s != LUCID_OK) return s;
+    if (!(d.distance < margin)) return LUCID_OK;
+    lucid_patch_options po;
+    lucid_patch_options_default(&po);
+    po.margin = margin;
+    po.angular_tolerance = PATCH_ANGULAR_TOLERANCE;
+    s = lucid_contact_patch(s1, T1, s2, T2, &d, &po, patch);
+    if (s != LUCID_OK) {
+        /* a degenerate normal: keep the witness pair when it is usable */
+        if (!(fabs(lucid_vec3_norm(d.normal) - 1.0) < 1e-6)) return LUCID_OK;
+        patch->normal = d.normal, patch->count = 1;
+        patch->points[0].p1 = d.p1, patch->points[0].p2 = d.p2;
+        patch->points[0].separation = d.distance;
+    }
+    *found = 1;
+    return LUCID_OK;
+}
+
+static lucid_status collide_parts(lucid_world *w, int a, int ia, int b, int ib) {
+    const lucid_body *ba = &w->bodies[a], *bb = &w->bodies[b];
+    const lucid_body_part *pa = &w->parts[ba->part_begin + ia];
+    const lucid_body_part *pb = &w->parts[bb->part_begin + ib];
+    if (pa->shape.kind == LUCID_SHAPE_HALFSPACE && pb->shape.kind == LUCID_SHAPE_HALFSPACE)
+        return LUCID_OK;
+    double pad = 0.5 * w->opt.margin;
+    lucid_vec3 alo, ahi, blo, bhi;
+    part_box(ba, pa, pad, &alo, &ahi);
+    part_box(bb, pb, pad, &blo, &bhi);
+    if ((ba->num_parts > 1 || bb->num_parts > 1) && !boxes_overlap(alo, ahi, blo, bhi))
+        return LUCID_OK;
+    lucid_se3 Ta = part_pose(ba, pa), Tb = part_pose(bb, pb);
+    lucid_contact_patch_result patch;
+    int found;
+    ++w->stats.narrow_tests;
+    lucid_status s =
+        shape_pair_points(&pa->shape, &Ta, &pb->shape, &Tb, w->opt.margin, &patch, &found);
+    if (s != LUCID_OK || !found) return s;
+    lucid_world_contact c = {0};
+    c.body1 = a, c.body2 = b, c.part1 = ia, c.part2 = ib;
+    c.frame = contact_frame(patch.normal);
+    c.friction = fmin(ba->friction, bb->friction);
+    for (int k = 0; k < patch.count; ++k) {
+        const lucid_contact_point *p = &patch.points[k];
+        if (!(p->separation < w->opt.margin)) continue;
+        c.point = lucid_vec3_scale(lucid_vec3_add(p->p1, p->p2), 0.5);
+        c.separation = p->separation;
+        s = push_contact(w, &c);
+        if (s != LUCID_OK) return s;
+    }
+    return LUCID_OK;
+}
+
+lucid_status lucid_world_collide(lucid_world *w) {
+    w->num_contacts = 0;
+    lucid_status s = body_boxes(w);
+    if (s == LUCID_OK)
+        s = lucid_broad_phase_update(w->broad, w->num_bodies, w->aabb_lo, w->aabb_hi, w->is_static);
+    if (s != LUCID_OK) return s;
+    int np = lucid_broad_phase_pair_count(w->broad);
+    const lucid_broad_pair *pairs = lucid_broad_phase_pairs(w->broad);
+    w->stats.candidate_pairs = np;
+    for (int k = 0; k < np; ++k) {
+        int a = pairs[k].a, b = pairs[k].b;
+        for (int ia = 0; ia < w->bodies[a].num_parts; ++ia)
+            for (int ib = 0; ib < w->bodies[b].num_parts; ++ib) {
+                s = collide_parts(w, a, ia, b, ib);
+                if (s != LUCID_OK) return s;
+            }
+    }
+    return LUCID_OK;
+}

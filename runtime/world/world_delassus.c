@@ -1,0 +1,236 @@
+/* Islands, the dense Delassus problem of each island, its solution and the contact impulses.
+ *
+ * J maps the bodies' twists (v_com, w) to the contact velocities c = vel_2(p) - vel_1(p) in
+ * the frame (t1, t2, n); the block of one body along frame direction d is sign (d, r x d)
+ * with r = p - x_com, so M^-1 J^T is sign (d / m, I^-1 (r x d)) and
+ *   G_(ik)(jl) = sum over bodies b shared by contacts i and j of
+ *                s_ib s_jb (d_ik . d_jl / m_b + (r_ib x d_ik) . I_b^-1 (r_jb x d_jl)).
+ * M is block diagonal (m Id, I_world), so its "Cholesky" is the inverse of the 3x3 inertia,
+ * precomputed once per body. */
+#include <math.h>
+#include <string.h>
+
+#include "runtime/world/world_internal.h"
+
+/* ---- islands --------------------------------------------------------------------------- */
+
+static int find_root(int *parent, int i) {
+    while (parent[i] != i) {
+        parent[i] = parent[parent[i]];
+        i = parent[i];
+    }
+    return i;
+}
+
+static int dynamic_body(const lucid_world *w, const lucid_world_contact *c) {
+    return w->bodies[c->body1].is_static ? c->body2 : c->body1;
+}
+
+/* Groups the contacts by island (counting sort, contacts keep their order within one). */
+static lucid_status build_islands(lucid_world *w) {
+    int n = w->num_bodies, m = w->num_contacts;
+    lucid_status s = lucid_world_reserve((void **)&w->parent, &w->parent_cap, n, sizeof(int));
+    if (s == LUCID_OK) s = lucid_world_reserve((void **)&w->label, &w->label_cap, n, sizeof(int));
+    if (s == LUCID_OK)
+        s = lucid_world_reserve((void **)&w->contact_island, &w->contact_island_cap, m,
+                                sizeof(int));
+    if (s == LUCID_OK)
+        s = lucid_world_reserve((void **)&w->island_contacts, &w->island_contact_cap, m,
+                                sizeof(int));
+    if (s == LUCID_OK)
+        s = lucid_world_reserve((void **)&w->island_start, &w->island_start_cap, m + 1,
+                                sizeof(int));
+    if (s != LUCID_OK) return s;
+    for (int i = 0; i < n; ++i) w->parent[i] = i, w->label[i] = -1;
+    for (int k = 0; k < m; ++k) {
+        const lucid_world_contact *c = &w->contacts[k];
+        if (w->bodies[c->body1].is_static || w->bodies[c->body2].is_static) continue;
+        int a = find_root(w->parent, c->body1), b = find_root(w->parent, c->body2);
+        if (a != b) w->parent[a < b ? b : a] = a < b ? a : b;
+    }
+    int count = 0;
+    for (int k = 0; k < m; ++k) {
+        int r = find_root(w->parent, dynamic_body(w, &w->contacts[k]));
+        if (w->label[r] < 0) w->label[r] = count++;
+        w->contact_island[k] = w->label[r];
+    }
+    memset(w->island_start, 0, sizeof(int) * (size_t)(count + 1));
+    for (int k = 0; k < m; ++k) ++w->island_start[w->contact_island[k] + 1];
+    for (int i = 0; i < count; ++i) w->island_start[i + 1] += w->island_start[i];
+    for (int k = 0; k < m; ++k) w->island_contacts[w->island_start[w->contact_island[k]]++] = k;
+    for (int i = count; i > 0; --i) w->island_start[i] = w->island_start[i - 1];
+    w->island_start[0] = 0;
+    w->num_islands = count;
+    return LUCID_OK;
+}
+
+/* ---- Jacobian and Delassus -------------------------------------------------------------- */
+
+static void fill_side(const lucid_world *w, int body, double sign, const lucid_world_contact *c,
+                      lucid_contact_side *side) {
+    const lucid_body *b = &w->bodies[body];
+    memset(side, 0, sizeof *side);
+    side->body = b->is_static ? -1 : body;
+    side->sign = sign;
+    if (b->is_static) return;
+    lucid_vec3 r = lucid_vec3_sub(c->point, lucid_body_com_world(b));
+    lucid_mat3 inv = lucid_body_inv_inertia_world(b);
+    for (int k = 0; k < 3; ++k) {
+        side->ang[k] = lucid_vec3_cross(r, lucid_mat3_col(&c->frame, k));
+        side->inv_ang[k] = lucid_mat3_mul_vec(&inv, side->ang[k]);
+    }
+}
+
+static lucid_status fill_sides(lucid_world *w) {
+    lucid_status s = lucid_world_reserve((void **)&w->sides, &w->side_cap, 2 * w->num_contacts,
+                                         sizeof *w->sides);
+    if (s != LUCID_OK) return s;
+    for (int k = 0; k < w->num_contacts; ++k) {
+        const lucid_world_contact *c = &w->contacts[k];
+        fill_side(w, c->body1, -1.0, c, &w->sides[2 * k]);
+        fill_side(w, c->body2, +1.0, c, &w->sides[2 * k + 1]);
+    }
+    return LUCID_OK;
+}
+
+/* Adds the 3x3 block of contacts i (rows) and j (columns) through one shared body. */
+static void add_block(const lucid_world *w, const lucid_world_contact *ci,
+                      const lucid_contact_side *si, const lucid_world_contact *cj,
+                      const lucid_contact_side *sj, double *G, int ld, int row, int col) {
+    double inv_m = w->bodies[si->body].inv_mass, s = si->sign * sj->sign;
+    for (int l = 0; l < 3; ++l) {
+        lucid_vec3 dj = lucid_mat3_col(&cj->frame, l);
+        for (int k = 0; k < 3; ++k) {
+            lucid_vec3 dk = lucid_mat3_col(&ci->frame, k);
+            double v = lucid_vec3_dot(dk, dj) * inv_m + lucid_vec3_dot(si->ang[k], sj->inv_ang[l]);
+            G[(row + k) + (size_t)ld * (col + l)] += s * v;
+        }
+    }
+}
+
+static void assemble_delassus(const lucid_world *w, const int *list, int m, double *G) {
+    int ld = 3 * m;
+    memset(G, 0, sizeof(double) * (size_t)ld * ld);
+    for (int i = 0; i < m; ++i)
+        for (int j = 0; j < m; ++j) {
+            const lucid_contact_side *a = &w->sides[2 * list[i]], *b = &w->sides[2 * list[j]];
+            for (int p = 0; p < 2; ++p)
+                for (int q = 0; q < 2; ++q)
+                    if (a[p].body >= 0 && a[p].body == b[q].body)
+                        add_block(w, &w->contacts[list[i]], &a[p], &w->contacts[list[j]], &b[q], G,
+                                  ld, 3 * i, 3 * j);
+        }
+}
+
+/* Velocity of contact k's frame directions from the given body velocities. */
+static lucid_vec3 contact_velocity(const lucid_world *w, int k, const lucid_vec3 *v,
+                                   const lucid_vec3 *om) {
+    const lucid_world_contact *c = &w->contacts[k];
+    double out[3] = {0, 0, 0};
+    for (int p = 0; p < 2; ++p) {
+        const lucid_contact_side *s = &w->sides[2 * k + p];
+        if (s->body < 0) continue;
+        for (int d = 0; d < 3; ++d)
+            out[d] += s->sign * (lucid_vec3_dot(lucid_mat3_col(&c->frame, d), v[s->body]) +
+                                 lucid_vec3_dot(s->ang[d], om[s->body]));
+    }
+    return lucid_vec3_load(out);
+}
+
+/* The reference normal velocity c*_N (see world.h). v_n_before: normal velocity at the start
+ * of the step, for restitution. */
+static double reference_normal_velocity(const lucid_world *w, const lucid_world_contact *c,
+                                        double v_n_before) {
+    const lucid_world_options *o = &w->opt;
+    double d = c->separation, ref;
+    if (d > 0.0)
+        ref = -d / o->dt;
+    else
+        ref = o->baumgarte * fmax(0.0, -d - o->slop) / o->dt;
+    double e = fmax(w->bodies[c->body1].restitution, w->bodies[c->body2].restitution);
+    if (e > 0.0 && -v_n_before > o->restitution_threshold) ref = fmax(ref, -e * v_n_before);
+    return ref;
+}
+
+/* ---- solving ---------------------------------------------------------------------------- */
+
+static lucid_status reserve_problem(lucid_world *w, int m) {
+    int n3 = 3 * m;
+    lucid_status s = lucid_world_reserve((void **)&w->G, &w->G_cap, n3 * n3, sizeof(double));
+    if (s == LUCID_OK) s = lucid_world_reserve((void **)&w->g, &w->g_cap, n3, sizeof(double));
+    if (s == LUCID_OK) s = lucid_world_reserve((void **)&w->mu, &w->mu_cap, m, sizeof(double));
+    if (s == LUCID_OK) s = lucid_world_reserve((void **)&w->R, &w->R_cap, n3, sizeof(double));
+    if (s == LUCID_OK)
+        s = lucid_world_reserve((void **)&w->lambda, &w->lambda_cap, n3, sizeof(double));
+    if (s != LUCID_OK) return s;
+    if (!w->workspace || lucid_contact_workspace_capacity(w->workspace) < m) {
+        int cap = w->workspace ? 2 * lucid_contact_workspace_capacity(w->workspace) : 16;
+        while (cap < m) cap *= 2;
+        lucid_contact_workspace_destroy(w->workspace);
+        w->workspace = lucid_contact_workspace_create(cap);
+        if (!w->workspace) return LUCID_ERR_NO_MEMORY;
+    }
+    return LUCID_OK;
+}
+
+/* v_start / w_start: the velocities at the start of the step (centre of mass, world). */
+static lucid_status solve_island(lucid_world *w, const int *list, int m, const lucid_vec3 *v0,
+                                 const lucid_vec3 *w0) {
+    lucid_status s = reserve_problem(w, m);
+    if (s != LUCID_OK) return s;
+    const double dt = w->opt.dt;
+    assemble_delassus(w, list, m, w->G);
+    for (int i = 0; i < m; ++i) {
+        const lucid_world_contact *c = &w->contacts[list[i]];
+        lucid_vec3 vf = contact_velocity(w, list[i], w->v_free, w->w_free);
+        double before = contact_velocity(w, list[i], v0, w0).z;
+        vf.z -= reference_normal_velocity(w, c, before);
+        lucid_vec3_store(lucid_vec3_scale(vf, 1.0 / dt), w->g + 3 * i);
+        w->mu[i] = c->friction;
+        w->R[3 * i] = w->R[3 * i + 1] = 0.0;
+        w->R[3 * i + 2] = w->opt.compliance;
+        memcpy(w->lambda + 3 * i, c->force, sizeof c->force);
+    }
+    lucid_contact_problem p = {m, w->G, w->g, w->mu, w->opt.compliance > 0.0 ? w->R : NULL};
+    lucid_contact_result res;
+    s = lucid_contact_solve(&p, &w->opt.contact, w->workspace, w->lambda, NULL, &res);
+    if (s != LUCID_OK) return s;
+    w->stats.solver_iterations += res.iterations;
+    w->stats.converged &= res.converged;
+    w->stats.residual = fmax(w->stats.residual, res.ncp.abs);
+    for (int i = 0; i < m; ++i) {
+        lucid_world_contact *c = &w->contacts[list[i]];
+        memcpy(c->force, w->lambda + 3 * i, sizeof c->force);
+        for (int p2 = 0; p2 < 2; ++p2) {
+            const lucid_contact_side *sd = &w->sides[2 * list[i] + p2];
+            if (sd->body < 0) continue;
+            const lucid_body *b = &w->bodies[sd->body];
+            lucid_vec3 lin = lucid_vec3_zero(), ang = lucid_vec3_zero();
+            for (int k = 0; k < 3; ++k) {
+                double impulse = sd->sign * dt * c->force[k];
+                lin = lucid_vec3_axpy(lin, impulse, lucid_mat3_col(&c->frame, k));
+                ang = lucid_vec3_axpy(ang, impulse, sd->inv_ang[k]);
+            }
+            w->v_free[sd->body] = lucid_vec3_axpy(w->v_free[sd->body], b->inv_mass, lin);
+            w->w_free[sd->body] = lucid_vec3_add(w->w_free[sd->body], ang);
+        }
+    }
+    return LUCID_OK;
+}
+
+lucid_status lucid_world_solve_contacts(lucid_world *w, const lucid_vec3 *v0,
+                                        const lucid_vec3 *w0) {
+    w->stats.contacts = w->num_contacts;
+    w->stats.converged = 1;
+    if (w->num_contacts == 0) return LUCID_OK;
+    lucid_status s = fill_sides(w);
+    if (s == LUCID_OK) s = build_islands(w);
+    if (s != LUCID_OK) return s;
+    w->stats.islands = w->num_islands;
+    for (int i = 0; i < w->num_islands; ++i) {
+        int begin = w->island_start[i], end = w->island_start[i + 1];
+        s = solve_island(w, w->island_contacts + begin, end - begin, v0, w0);
+        if (s != LUCID_OK) return s;
+    }
+    return LUCID_OK;
+}

@@ -1,0 +1,107 @@
+/* One time step: free velocities, contacts, the contact problem, integration on SE(3). */
+#include <math.h>
+#include <string.h>
+
+#include "runtime/math/so3.h"
+#include "runtime/world/world_internal.h"
+
+/* Implicit gyroscopic term (one Newton step in the body frame): solves
+ * I (w+ - w) + dt w+ x I w+ = 0 linearised at w. Unlike the explicit w x I w, this does not
+ * pump energy into a tumbling body. */
+static lucid_vec3 gyroscopic_step(const lucid_body *b, lucid_vec3 w_world, double dt) {
+    lucid_vec3 wb = lucid_mat3_tmul_vec(&b->pose.R, w_world);
+    lucid_vec3 Iw = lucid_mat3_mul_vec(&b->inertia, wb);
+    lucid_vec3 f = lucid_vec3_scale(lucid_vec3_cross(wb, Iw), dt);
+    lucid_mat3 A = lucid_mat3_hat(wb), B = lucid_mat3_hat(Iw);
+    A = lucid_mat3_mul(&A, &b->inertia);
+    A = lucid_mat3_sub(&A, &B);
+    A = lucid_mat3_scale(&A, dt);
+    A = lucid_mat3_add(&A, &b->inertia);
+    lucid_mat3 Ainv;
+    if (!lucid_mat3_inverse(&A, &Ainv)) return w_world;
+    wb = lucid_vec3_sub(wb, lucid_mat3_mul_vec(&Ainv, f));
+    return lucid_mat3_mul_vec(&b->pose.R, wb);
+}
+
+static lucid_status reserve_velocities(lucid_world *w) {
+    int n = w->num_bodies;
+    lucid_status s = lucid_world_reserve((void **)&w->v_free, &w->v_cap, n, sizeof(lucid_vec3));
+    if (s == LUCID_OK)
+        s = lucid_world_reserve((void **)&w->w_free, &w->w_cap, n, sizeof(lucid_vec3));
+    if (s == LUCID_OK)
+        s = lucid_world_reserve((void **)&w->v_start, &w->v_start_cap, n, sizeof(lucid_vec3));
+    if (s == LUCID_OK)
+        s = lucid_world_reserve((void **)&w->w_start, &w->w_start_cap, n, sizeof(lucid_vec3));
+    return s;
+}
+
+/* v_free = v + dt (g + f / m), w_free = gyroscopic step + dt I^-1 tau (centre of mass). */
+static void free_velocities(lucid_world *w) {
+    const double dt = w->opt.dt;
+    for (int i = 0; i < w->num_bodies; ++i) {
+        const lucid_body *b = &w->bodies[i];
+        w->v_start[i] = w->w_start[i] = w->v_free[i] = w->w_free[i] = lucid_vec3_zero();
+        if (b->is_static) continue;
+        lucid_vec3 rc = lucid_mat3_mul_vec(&b->pose.R, b->com);
+        lucid_vec3 vc = lucid_vec3_add(b->v, lucid_vec3_cross(b->w, rc));
+        w->v_start[i] = vc, w->w_start[i] = b->w;
+        lucid_vec3 acc = lucid_vec3_axpy(w->opt.gravity, b->inv_mass, b->force);
+        w->v_free[i] = lucid_vec3_axpy(vc, dt, acc);
+        lucid_mat3 inv = lucid_body_inv_inertia_world(b);
+        w->w_free[i] =
+            lucid_vec3_axpy(gyroscopic_step(b, b->w, dt), dt, lucid_mat3_mul_vec(&inv, b->torque));
+    }
+}
+
+/* Gram-Schmidt on the columns: keeps R a rotation to rounding despite repeated products. */
+static lucid_mat3 orthonormalize(const lucid_mat3 *R) {
+    lucid_vec3 c0 = lucid_vec3_normalized(lucid_mat3_col(R, 0));
+    lucid_vec3 c1 = lucid_mat3_col(R, 1);
+    c1 = lucid_vec3_normalized(lucid_vec3_axpy(c1, -lucid_vec3_dot(c0, c1), c0));
+    return lucid_mat3_from_cols(c0, c1, lucid_vec3_cross(c0, c1));
+}
+
+/* x_com+ = x_com + dt v+, R+ = exp(dt w+) R, then back to the body origin. */
+static void integrate(lucid_world *w) {
+    const double dt = w->opt.dt;
+    for (int i = 0; i < w->num_bodies; ++i) {
+        lucid_body *b = &w->bodies[i];
+        b->force = b->torque = lucid_vec3_zero();
+        if (b->is_static) continue;
+        lucid_vec3 x = lucid_vec3_axpy(lucid_body_com_world(b), dt, w->v_free[i]);
+        lucid_mat3 dR = lucid_so3_exp(lucid_vec3_scale(w->w_free[i], dt));
+        lucid_mat3 R = lucid_mat3_mul(&dR, &b->pose.R);
+        b->pose.R = orthonormalize(&R);
+        lucid_vec3 rc = lucid_mat3_mul_vec(&b->pose.R, b->com);
+        b->pose.t = lucid_vec3_sub(x, rc);
+        b->w = w->w_free[i];
+        b->v = lucid_vec3_sub(w->v_free[i], lucid_vec3_cross(b->w, rc));
+    }
+}
+
+static int state_finite(const lucid_world *w) {
+    for (int i = 0; i < w->num_bodies; ++i) {
+        const lucid_body *b = &w->bodies[i];
+        if (!lucid_vec3_isfinite(b->pose.t) || !lucid_vec3_isfinite(b->v) ||
+            !lucid_vec3_isfinite(b->w) || !lucid_mat3_isfinite(&b->pose.R))
+            return 0;
+    }
+    return 1;
+}
+
+lucid_status lucid_world_step(lucid_world *w) {
+    if (!w) return LUCID_ERR_ARGUMENT;
+    memset(&w->stats, 0, sizeof w->stats);
+    w->stats.converged = 1;
+    lucid_status s = reserve_velocities(w);
+    if (s != LUCID_OK) return s;
+    free_velocities(w);
+    s = lucid_world_collide(w);
+    if (s != LUCID_OK) return s;
+    lucid_world_warm_start(w);
+    s = lucid_world_solve_contacts(w, w->v_start, w->w_start);
+    if (s == LUCID_OK) s = lucid_world_remember_forces(w);
+    if (s != LUCID_OK) return s;
+    integrate(w);
+    return state_finite(w) ? LUCID_OK : LUCID_ERR_NONFINITE;
+}

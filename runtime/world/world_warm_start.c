@@ -1,0 +1,67 @@
+/* Warm start of contact forces across steps. A new contact inherits the force of the nearest
+ * previous contact between the same two shapes (same bodies, same parts) within the warm
+ * start radius; the force is kept as a world vector and projected on the new frame, which is
+ * how it is "rotated" into it. Contacts are generated in (body1, body2, part1, part2) order,
+ * so the memory is sorted by that key and searched by bisection. */
+#include <string.h>
+
+#include "runtime/world/world_internal.h"
+
+static int compare_key(const lucid_cached_force *c, const lucid_world_contact *k) {
+    int a[4] = {c->body1, c->body2, c->part1, c->part2};
+    int b[4] = {k->body1, k->body2, k->part1, k->part2};
+    for (int i = 0; i < 4; ++i)
+        if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
+    return 0;
+}
+
+/* Index of the first cached force whose key is not below the contact's. */
+static int lower_bound(const lucid_world *w, const lucid_world_contact *c) {
+    int lo = 0, hi = w->num_cache;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (compare_key(&w->cache[mid], c) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+void lucid_world_warm_start(lucid_world *w) {
+    double r2 = w->opt.warm_start_radius * w->opt.warm_start_radius;
+    for (int i = 0; i < w->num_contacts; ++i) {
+        lucid_world_contact *c = &w->contacts[i];
+        memset(c->force, 0, sizeof c->force);
+        if (!w->opt.contact.warm_start) continue;
+        int best = -1;
+        double best_d2 = r2;
+        for (int k = lower_bound(w, c); k < w->num_cache && compare_key(&w->cache[k], c) == 0;
+             ++k) {
+            double d2 = lucid_vec3_norm2(lucid_vec3_sub(w->cache[k].point, c->point));
+            if (d2 <= best_d2) best_d2 = d2, best = k;
+        }
+        if (best < 0) continue;
+        lucid_vec3 f = lucid_mat3_tmul_vec(&c->frame, w->cache[best].force);
+        lucid_vec3_store(f, c->force);
+    }
+}
+
+lucid_status lucid_world_remember_forces(lucid_world *w) {
+    lucid_status s = lucid_world_reserve((void **)&w->cache_next, &w->cache_next_cap,
+                                         w->num_contacts, sizeof *w->cache_next);
+    if (s != LUCID_OK) return s;
+    for (int i = 0; i < w->num_contacts; ++i) {
+        const lucid_world_contact *c = &w->contacts[i];
+        lucid_cached_force *m = &w->cache_next[i];
+        m->body1 = c->body1, m->body2 = c->body2, m->part1 = c->part1, m->part2 = c->part2;
+        m->point = c->point;
+        m->force = lucid_mat3_mul_vec(&c->frame, lucid_vec3_load(c->force));
+    }
+    lucid_cached_force *tmp = w->cache;
+    int tmp_cap = w->cache_cap;
+    w->cache = w->cache_next, w->cache_cap = w->cache_next_cap;
+    w->cache_next = tmp, w->cache_next_cap = tmp_cap;
+    w->num_cache = w->num_contacts;
+    return LUCID_OK;
+}
