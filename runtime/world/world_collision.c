@@ -10,6 +10,9 @@
 /* Angular tolerance for calling two faces parallel (rad): the patch keeps every point of a
  * nearly flat face within the margin, so resting boxes keep 4 points while they settle. */
 #define PATCH_ANGULAR_TOLERANCE 1e-2
+/* GJK duality gap (m^2): the default 1e-8 only bounds the witness error by 1e-4 m, which
+ * leaves the normal of a millimetre gap undetermined; polytopes terminate exactly anyway. */
+#define GJK_TOLERANCE 1e-16
 
 static lucid_se3 part_pose(const lucid_body *b, const lucid_body_part *p) {
     return lucid_se3_compose(&b->pose, &p->pose);
@@ -73,8 +76,11 @@ static lucid_status shape_pair_points(const lucid_shape *s1, const lucid_se3 *T1
                                       const lucid_shape *s2, const lucid_se3 *T2, double margin,
                                       lucid_contact_patch_result *patch, int *found) {
     lucid_distance_result d;
+    lucid_gjk_options go;
+    lucid_gjk_options_default(&go);
+    go.tol = GJK_TOLERANCE;
     *found = 0;
-    lucid_status s = lucid_distance(s1, T1, s2, T2, NULL, &d);
+    lucid_status s = lucid_distance(s1, T1, s2, T2, &go, &d);
     if (s != LUCID_OK) return s;
     if (!(d.distance < margin)) return LUCID_OK;
     lucid_patch_options po;

@@ -138,15 +138,17 @@ static lucid_vec3 contact_velocity(const lucid_world *w, int k, const lucid_vec3
 }
 
 /* The reference normal velocity c*_N (see world.h). v_n_before: normal velocity at the start
- * of the step, for restitution. */
+ * of the step, for restitution. Bodies are brought to a rest depth of slop / 2 rather than to
+ * an exact touch: at zero distance the collision normal is the direction of a vector of
+ * rounding size (meaningless), while a small overlap gives EPA a well-defined normal. */
 static double reference_normal_velocity(const lucid_world *w, const lucid_world_contact *c,
                                         double v_n_before) {
     const lucid_world_options *o = &w->opt;
-    double d = c->separation, ref;
-    if (d > 0.0)
-        ref = -d / o->dt;
-    else
-        ref = o->baumgarte * fmax(0.0, -d - o->slop) / o->dt;
+    double d = c->separation, rest = 0.5 * o->slop, ref = 0.0;
+    if (d > -rest)
+        ref = -(d + rest) / o->dt;
+    else if (d < -o->slop)
+        ref = o->baumgarte * (-d - o->slop) / o->dt;
     double e = fmax(w->bodies[c->body1].restitution, w->bodies[c->body2].restitution);
     if (e > 0.0 && -v_n_before > o->restitution_threshold) ref = fmax(ref, -e * v_n_before);
     return ref;

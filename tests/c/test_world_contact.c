@@ -1,0 +1,218 @@
+/* The world with contacts: resting sphere, a box dropped flat (4 contact points, no drift or
+ * jitter), a stack of 3 boxes, the sliding box of Le Lidec et al. (Fig. 10) against
+ * v0^2 / (2 mu g), contact frames and normals, warm start. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <cmocka.h>
+
+#include "runtime/world/world.h"
+
+#define G 9.81
+
+static lucid_world *make_world(double dt, lucid_contact_model model, lucid_contact_solver solver) {
+    lucid_world_options o;
+    lucid_world_default_options(&o);
+    o.dt = dt;
+    o.contact.model = model, o.contact.solver = solver;
+    lucid_world *w = NULL;
+    assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
+    return w;
+}
+
+static int add_ground(lucid_world *w, double friction) {
+    lucid_body_part part;
+    assert_int_equal(lucid_shape_halfspace(lucid_vec3_make(0, 0, 1), 0.0, &part.shape), LUCID_OK);
+    part.pose = lucid_se3_identity();
+    lucid_se3 T = lucid_se3_identity();
+    int id;
+    assert_int_equal(lucid_world_add_static(w, &part, 1, &T, friction, &id, NULL), LUCID_OK);
+    return id;
+}
+
+static int add_box(lucid_world *w, double half, double mass, lucid_vec3 at, double friction) {
+    lucid_body_part part;
+    assert_int_equal(lucid_shape_box(half, half, half, &part.shape), LUCID_OK);
+    part.pose = lucid_se3_identity();
+    lucid_body_desc d;
+    lucid_body_desc_default(&d);
+    d.parts = &part, d.num_parts = 1;
+    d.has_mass = 1, d.mass = mass;
+    d.pose.t = at;
+    d.friction = friction;
+    int id;
+    assert_int_equal(lucid_world_add_body(w, &d, &id, NULL), LUCID_OK);
+    return id;
+}
+
+static void step_n(lucid_world *w, int n) {
+    for (int i = 0; i < n; ++i) assert_int_equal(lucid_world_step(w), LUCID_OK);
+}
+
+static lucid_vec3 position(const lucid_world *w, int id) {
+    lucid_se3 T;
+    assert_int_equal(lucid_world_pose(w, id, &T), LUCID_OK);
+    return T.t;
+}
+
+static double speed(const lucid_world *w, int id) {
+    double v[6];
+    assert_int_equal(lucid_world_velocity(w, id, v), LUCID_OK);
+    return fmax(lucid_vec3_norm(lucid_vec3_load(v)), lucid_vec3_norm(lucid_vec3_load(v + 3)));
+}
+
+/* A sphere resting on the ground for 2 s: penetration within slop + tolerance, no motion. */
+static void test_sphere_rests(void **state) {
+    (void)state;
+    lucid_world *w = make_world(1e-3, LUCID_CONTACT_NCP, LUCID_CONTACT_ADMM);
+    add_ground(w, 0.5);
+    lucid_body_part part;
+    assert_int_equal(lucid_shape_sphere(0.1, &part.shape), LUCID_OK);
+    part.pose = lucid_se3_identity();
+    lucid_body_desc d;
+    lucid_body_desc_default(&d);
+    d.parts = &part, d.num_parts = 1;
+    d.pose.t = lucid_vec3_make(0.3, -0.2, 0.1);
+    int id;
+    assert_int_equal(lucid_world_add_body(w, &d, &id, NULL), LUCID_OK);
+    double slop = lucid_world_get_options(w)->slop, worst_pen = 0.0, worst_v = 0.0;
+    for (int i = 0; i < 2000; ++i) {
+        assert_int_equal(lucid_world_step(w), LUCID_OK);
+        lucid_vec3 x = position(w, id);
+        worst_pen = fmax(worst_pen, 0.1 - x.z);
+        worst_v = fmax(worst_v, speed(w, id));
+        assert_true(fabs(x.x - 0.3) < 1e-9 && fabs(x.y + 0.2) < 1e-9);
+    }
+    printf("sphere: max penetration %.3g m, max speed %.3g m/s\n", worst_pen, worst_v);
+    assert_true(worst_pen <= slop + 1e-6);
+    assert_true(worst_v < 1e-5);
+    assert_int_equal(lucid_world_contact_count(w), 1);
+    const lucid_world_contact *c = lucid_world_contacts(w);
+    /* the static ground is body 0, so the normal points up into the sphere, and the normal
+     * force holds its weight */
+    assert_true(lucid_mat3_col(&c->frame, 2).z > 1 - 1e-12);
+    double m = lucid_world_body_mass(w, id);
+    assert_true(fabs(c->force[2] - m * G) < 1e-6 * m * G);
+    lucid_world_destroy(w);
+}
+
+/* A box dropped flat from 5 cm: 4 contact points, then at rest without drift or jitter. */
+static void test_box_dropped_flat(void **state) {
+    (void)state;
+    lucid_world *w = make_world(1e-3, LUCID_CONTACT_NCP, LUCID_CONTACT_ADMM);
+    add_ground(w, 0.5);
+    int id = add_box(w, 0.1, 1.0, lucid_vec3_make(0, 0, 0.15), 0.5);
+    step_n(w, 500); /* lands after ~0.1 s, settles */
+    assert_int_equal(lucid_world_contact_count(w), 4);
+    lucid_vec3 x0 = position(w, id);
+    double worst_drift = 0.0, worst_v = 0.0, worst_tilt = 0.0;
+    for (int i = 0; i < 1500; ++i) {
+        assert_int_equal(lucid_world_step(w), LUCID_OK);
+        assert_int_equal(lucid_world_contact_count(w), 4);
+        lucid_se3 T;
+        lucid_world_pose(w, id, &T);
+        worst_drift = fmax(worst_drift, lucid_vec3_dist(T.t, x0));
+        worst_v = fmax(worst_v, speed(w, id));
+        worst_tilt = fmax(worst_tilt, 1.0 - T.R.m[8]);
+    }
+    printf("box: drift %.3g m, speed %.3g, tilt %.3g, height %.6f\n", worst_drift, worst_v,
+           worst_tilt, x0.z);
+    assert_true(worst_drift < 1e-6);
+    assert_true(worst_v < 1e-4);
+    assert_true(worst_tilt < 1e-9);
+    assert_true(fabs(x0.z - 0.1) <= lucid_world_get_options(w)->slop + 1e-6);
+    lucid_world_destroy(w);
+}
+
+/* Three boxes stacked (1 mm gaps) stay stable for 2 s: they settle, then nothing moves. */
+static void test_stack_of_three(void **state) {
+    (void)state;
+    lucid_world *w = make_world(1e-3, LUCID_CONTACT_NCP, LUCID_CONTACT_ADMM);
+    add_ground(w, 0.5);
+    int ids[3];
+    for (int k = 0; k < 3; ++k)
+        ids[k] = add_box(w, 0.1, 1.0, lucid_vec3_make(0, 0, 0.101 + 0.201 * k), 0.5);
+    step_n(w, 300);
+    lucid_vec3 x0[3];
+    for (int k = 0; k < 3; ++k) x0[k] = position(w, ids[k]);
+    double worst_drift = 0.0, worst_v = 0.0;
+    for (int i = 0; i < 1700; ++i) {
+        assert_int_equal(lucid_world_step(w), LUCID_OK);
+        for (int k = 0; k < 3; ++k) {
+            worst_drift = fmax(worst_drift, lucid_vec3_dist(position(w, ids[k]), x0[k]));
+            worst_v = fmax(worst_v, speed(w, ids[k]));
+        }
+    }
+    lucid_world_stats st = lucid_world_last_stats(w);
+    printf("stack: drift %.3g m, speed %.3g m/s, %d contacts, %d islands, %d iterations, "
+           "residual %.3g\n",
+           worst_drift, worst_v, st.contacts, st.islands, st.solver_iterations, st.residual);
+    assert_int_equal(st.contacts, 12);
+    assert_int_equal(st.islands, 1);
+    assert_true(worst_drift < 1e-5);
+    assert_true(worst_v < 1e-4);
+    for (int k = 0; k < 3; ++k)
+        assert_true(fabs(x0[k].z - (0.1 + 0.2 * k)) <= 3 * lucid_world_get_options(w)->slop + 1e-6);
+    lucid_world_destroy(w);
+}
+
+/* Le Lidec et al. Fig. 10: a 1 kg, 0.2 m cube launched at v0 = 1 m/s on a plane with mu 0.4,
+ * dt 1 ms, stops after v0^2 / (2 mu g) on a straight line with an NCP solver. The discrete
+ * stopping distance differs from the continuous one by O(v0 dt), hence the tolerance v0 dt.
+ * The direction (30 degrees off the frame's tangents) must be kept exactly. */
+static void sliding_box(lucid_contact_solver solver) {
+    lucid_world *w = make_world(1e-3, LUCID_CONTACT_NCP, solver);
+    add_ground(w, 0.4);
+    int id = add_box(w, 0.1, 1.0, lucid_vec3_make(0, 0, 0.1), 0.4);
+    const double v0 = 1.0, angle = 3.14159265358979323846 / 6, mu = 0.4;
+    lucid_vec3 dir = lucid_vec3_make(cos(angle), sin(angle), 0.0);
+    double twist[6] = {v0 * dir.x, v0 * dir.y, 0, 0, 0, 0};
+    assert_int_equal(lucid_world_set_velocity(w, id, twist), LUCID_OK);
+    double worst_side = 0.0;
+    int stopped_at = -1;
+    for (int i = 0; i < 400; ++i) {
+        assert_int_equal(lucid_world_step(w), LUCID_OK);
+        lucid_vec3 x = position(w, id);
+        worst_side = fmax(worst_side, fabs(x.x * dir.y - x.y * dir.x));
+        if (stopped_at < 0 && speed(w, id) < 1e-6) stopped_at = i;
+    }
+    lucid_vec3 x = position(w, id);
+    double travelled = lucid_vec3_dot(x, dir), expected = v0 * v0 / (2 * mu * G);
+    printf("sliding (%s): %.6f m (expected %.6f), sideways %.3g m, stopped at step %d\n",
+           lucid_contact_solver_name(solver), travelled, expected, worst_side, stopped_at);
+    assert_true(fabs(travelled - expected) <= v0 * 1e-3);
+    assert_true(worst_side < 1e-7);
+    assert_true(stopped_at > 0 && fabs(stopped_at * 1e-3 - v0 / (mu * G)) < 3e-3);
+    assert_true(fabs(x.z - 0.1) < 1e-4);
+    lucid_world_destroy(w);
+}
+
+static void test_sliding_box_ncp_admm(void **state) {
+    (void)state;
+    sliding_box(LUCID_CONTACT_ADMM);
+}
+
+static void test_sliding_box_ncp_pgs(void **state) {
+    (void)state;
+    sliding_box(LUCID_CONTACT_PGS);
+}
+
+static void test_sliding_box_ncp_staggered(void **state) {
+    (void)state;
+    sliding_box(LUCID_CONTACT_STAGGERED);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sphere_rests),
+        cmocka_unit_test(test_box_dropped_flat),
+        cmocka_unit_test(test_stack_of_three),
+        cmocka_unit_test(test_sliding_box_ncp_admm),
+        cmocka_unit_test(test_sliding_box_ncp_pgs),
+        cmocka_unit_test(test_sliding_box_ncp_staggered),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
