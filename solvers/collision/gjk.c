@@ -138,5 +138,9 @@ void lucid_gjk_solve(lucid_minkowski *m, const lucid_gjk_options *opt, lucid_vec
             return;
         }
     }
+    /* Iteration cap: report the true Frank-Wolfe gap of the last iterate. */
+    if (W->rank > 0)
+        res->gap = 2.0 * lucid_vec3_dot(
+                             x, lucid_vec3_sub(x, lucid_minkowski_support(m, lucid_vec3_neg(x)).w));
     finish(res, LUCID_GJK_SEPARATED, x, 0);
 }

@@ -426,6 +426,7 @@ static void tolerance_modes_and_caps(void **state) {
     assert_false(r.converged);
     assert_int_equal(r.iterations, 1);
     assert_true(isfinite(r.distance) && lucid_vec3_isfinite(r.p1) && lucid_vec3_isfinite(r.normal));
+    assert_true(isfinite(r.gap) && r.gap > o.tol); /* the true gap of the unfinished iterate */
 }
 
 static void tiny_and_huge_shapes(void **state) {
