@@ -71,9 +71,10 @@ static void box_feature(lucid_vec3 h, lucid_vec3 d, tolerances tol, feature *f) 
     for (int k = 1; k < 3; ++k)
         if (a[k] < a[e]) e = k;
     if (a[e] <= tol.sin_tol) {
-        double lo[3] = {c[0], c[1], c[2]};
+        double lo[3] = {c[0], c[1], c[2]}, hi[3] = {c[0], c[1], c[2]};
         lo[e] = -he[e];
-        set_segment(f, lucid_vec3_load(lo), lucid_vec3_load(c));
+        hi[e] = he[e];
+        set_segment(f, lucid_vec3_load(lo), lucid_vec3_load(hi));
         return;
     }
     set_point(f, lucid_vec3_load(c));
