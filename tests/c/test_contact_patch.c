@@ -3,9 +3,11 @@
  * (face, edge, corner), cylinder caps, capsules, spheres, meshes against primitives, swap
  * invariance, equivariance under a common rigid motion, margins, reduction, errors, and no
  * heap allocation on the query path. */
+#define _GNU_SOURCE /* RTLD_NEXT for the counting allocator */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -13,6 +15,36 @@
 #include "runtime/shapes/convex_mesh.h"
 #include "solvers/collision/contact_patch.h"
 #include "test_collision_util.h"
+
+/* A counting allocator: malloc, calloc and realloc of the whole test process are counted and
+ * forwarded to the C library (free needs no counting). AddressSanitizer replaces the
+ * allocator itself, so the sanitizer build runs the queries without counting. */
+#if !defined(__SANITIZE_ADDRESS__) && defined(__GLIBC__)
+#include <dlfcn.h>
+#define COUNTING_ALLOCATOR 1
+static long allocations; /* test-only state */
+
+void *malloc(size_t n) {
+    static void *(*real)(size_t);
+    if (!real) *(void **)&real = dlsym(RTLD_NEXT, "malloc");
+    ++allocations;
+    return real(n);
+}
+
+void *calloc(size_t n, size_t size) {
+    static void *(*real)(size_t, size_t);
+    if (!real) *(void **)&real = dlsym(RTLD_NEXT, "calloc");
+    ++allocations;
+    return real(n, size);
+}
+
+void *realloc(void *p, size_t n) {
+    static void *(*real)(void *, size_t);
+    if (!real) *(void **)&real = dlsym(RTLD_NEXT, "realloc");
+    ++allocations;
+    return real(p, n);
+}
+#endif
 
 static void assert_near(double a, double b, double tol) {
     if (!(fabs(a - b) <= tol)) fail_msg("%.15g != %.15g (tol %g)", a, b, tol);
@@ -371,6 +403,38 @@ static void capsule_on_plane(void **state) {
     }
 }
 
+/* A cone on its base (the base polygon) and lying on a side ruling (apex and rim point). */
+static void cone_on_plane(void **state) {
+    (void)state;
+    const double r = 0.2, h = 0.3;
+    lucid_shape ground, cone;
+    lucid_shape_halfspace(ez, 0.0, &ground);
+    lucid_shape_cone(r, h, &cone);
+    for (int g = 0; g < 3; ++g) {
+        lucid_se3 T = pose(lucid_mat3_identity(), 0.1, 0.0, h + gaps[g]);
+        lucid_contact_patch_result p = patch_of(&ground, lucid_se3_identity(), &cone, T, 0.0);
+        lucid_vec3 base[LUCID_PATCH_DISC_SIDES];
+        for (int k = 0; k < LUCID_PATCH_DISC_SIDES; ++k) base[k] = cap_vertex(r, h, k, -1, &T);
+        assert_same_points(&p, base, LUCID_PATCH_DISC_SIDES, 1, 1e-12);
+        assert_separations(&p, gaps[g], 1e-12);
+    }
+    /* the side normal (2h, 0, r)/L of the ruling on +x turned to -z */
+    double L = hypot(2 * h, r);
+    lucid_mat3 R = axis_angle(lucid_vec3_make(0, 1, 0), atan2(2 * h / L, -r / L));
+    lucid_vec3 apex = lucid_mat3_mul_vec(&R, lucid_vec3_make(0, 0, h));
+    lucid_vec3 rim = lucid_mat3_mul_vec(&R, lucid_vec3_make(r, 0, -h));
+    assert_near(apex.z, rim.z, 1e-15);
+    for (int g = 0; g < 3; ++g) {
+        lucid_se3 T = pose(R, 0.0, 0.1, gaps[g] - apex.z);
+        lucid_contact_patch_result p = patch_of(&ground, lucid_se3_identity(), &cone, T, 0.0);
+        lucid_vec3 ends[2] = {lucid_se3_act(&T, lucid_vec3_make(0, 0, h)),
+                              lucid_se3_act(&T, lucid_vec3_make(r, 0, -h))};
+        assert_same_points(&p, ends, 2, 1, 1e-12);
+        assert_separations(&p, gaps[g], 1e-12);
+        assert_int_equal(p.feature2, LUCID_FEATURE_SEGMENT);
+    }
+}
+
 static void point_features_give_the_witness(void **state) {
     (void)state;
     lucid_shape box, ball, ell, ground;
@@ -634,6 +698,43 @@ static void many_random_queries(void **state) {
     lucid_convex_mesh_destroy(m);
 }
 
+/* The query path allocates nothing: 1000 patches of every kind of pair, with the counting
+ * allocator checking the number of allocation calls (the loop also runs under the sanitizers). */
+static void patches_allocate_nothing(void **state) {
+    (void)state;
+    lucid_convex_mesh *m = box_mesh(lucid_vec3_make(0.3, 0.2, 0.25));
+    lucid_shape s[4];
+    lucid_shape_box(0.3, 0.2, 0.25, &s[0]);
+    lucid_shape_cylinder(0.2, 0.3, &s[1]);
+    lucid_shape_convex(m, &s[2]);
+    lucid_shape_halfspace(ez, 0.0, &s[3]);
+    lucid_distance_result d[4];
+    lucid_se3 I = lucid_se3_identity(), T[4];
+    for (int k = 0; k < 4; ++k) {
+        T[k] = config_pose(k);
+        assert_int_equal(lucid_distance(&s[k], &I, &s[k == 3 ? 0 : k], &T[k], NULL, &d[k]),
+                         LUCID_OK);
+    }
+    int total = 0;
+#ifdef COUNTING_ALLOCATOR
+    long before = allocations;
+#endif
+    for (int q = 0; q < 1000; ++q) {
+        int k = q % 4;
+        lucid_contact_patch_result p;
+        if (lucid_contact_patch(&s[k], &I, &s[k == 3 ? 0 : k], &T[k], &d[k], NULL, &p) == LUCID_OK)
+            total += p.count;
+    }
+#ifdef COUNTING_ALLOCATOR
+    assert_int_equal(allocations, before);
+    void *volatile probe = malloc(8); /* the counter does see allocations */
+    assert_int_equal(allocations, before + 1);
+    free(probe);
+#endif
+    assert_true(total > 1000);
+    lucid_convex_mesh_destroy(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(box_on_box_aligned),
@@ -643,6 +744,7 @@ int main(void) {
         cmocka_unit_test(cylinder_on_box),
         cmocka_unit_test(reduction_drops_smallest_triangle),
         cmocka_unit_test(capsule_on_plane),
+        cmocka_unit_test(cone_on_plane),
         cmocka_unit_test(point_features_give_the_witness),
         cmocka_unit_test(mesh_box_matches_primitive),
         cmocka_unit_test(mesh_cubes_random_rotations),
@@ -650,6 +752,7 @@ int main(void) {
         cmocka_unit_test(equivariant_under_rigid_motion),
         cmocka_unit_test(invalid_input_is_an_error),
         cmocka_unit_test(many_random_queries),
+        cmocka_unit_test(patches_allocate_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
