@@ -60,7 +60,8 @@ typedef struct lucid_gjk_result {
     lucid_simplex simplex; /* final active set with weights */
     lucid_vec3 x;          /* final iterate, a point of D (zero on overlap) */
     lucid_vec3 direction;  /* last support direction (the separating plane's normal for PLANE) */
-    double gap;            /* last duality gap g = 2 <x, x - s> */
+    double gap;            /* last duality gap g = 2 <x, x - s> (+inf if none was evaluated:
+                              a Boolean exit at the very first support) */
     double plane_bound;    /* PLANE: lower bound on the core distance certified by the plane */
     int iterations;
     int converged;

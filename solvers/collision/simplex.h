@@ -24,6 +24,9 @@ typedef struct lucid_simplex {
  * If round-off makes every region test fail, the candidate face of smallest norm is kept. */
 int lucid_simplex_project_origin(lucid_simplex *s, lucid_vec3 *x);
 
+/* Same, leaving s untouched and writing the reduced simplex to out (out may equal s). */
+int lucid_simplex_project_origin_into(const lucid_simplex *s, lucid_simplex *out, lucid_vec3 *x);
+
 /* World witness points sum(lambda_i p1_i), sum(lambda_i p2_i) of the current weights. */
 void lucid_simplex_witnesses(const lucid_simplex *s, lucid_vec3 *p1, lucid_vec3 *p2);
 
