@@ -565,6 +565,41 @@ static void mesh_cubes_random_rotations(void **state) {
     lucid_convex_mesh_destroy(m);
 }
 
+/* A mesh face with more than LUCID_PATCH_MAX_FACE vertices (the cap of a 100-gon prism) on a
+ * plane: every point is a cap vertex at the analytic gap, reduced to the capacity. */
+static void large_mesh_face(void **state) {
+    (void)state;
+    enum { SIDES = 100 };
+    double pts[2 * SIDES * 3];
+    for (int k = 0; k < 2 * SIDES; ++k) {
+        double a = 2 * PI * (k % SIDES) / SIDES;
+        pts[3 * k] = 0.2 * cos(a);
+        pts[3 * k + 1] = 0.2 * sin(a);
+        pts[3 * k + 2] = k < SIDES ? -0.1 : 0.1;
+    }
+    lucid_convex_mesh *m = NULL;
+    assert_int_equal(lucid_convex_mesh_create(pts, 2 * SIDES, &m), LUCID_OK);
+    lucid_shape prism, ground;
+    lucid_shape_convex(m, &prism);
+    lucid_shape_halfspace(ez, 0.0, &ground);
+    for (int g = 0; g < 3; ++g) {
+        lucid_contact_patch_result p =
+            patch_of(&ground, lucid_se3_identity(), &prism,
+                     pose(lucid_mat3_identity(), 0.3, 0.1, 0.1 + gaps[g]), 0.0);
+        assert_int_equal(p.count, LUCID_PATCH_MAX_POINTS);
+        assert_separations(&p, gaps[g], 1e-12);
+        double cx = 0, cy = 0;
+        for (int i = 0; i < p.count; ++i) {
+            lucid_vec3 q = p.points[i].p2;
+            assert_near(hypot(q.x - 0.3, q.y - 0.1), 0.2, 1e-12);
+            assert_near(q.z, gaps[g], 1e-12);
+            cx += q.x / p.count, cy += q.y / p.count;
+        }
+        assert_near(hypot(cx - 0.3, cy - 0.1), 0.0, 0.02); /* spread around the cap */
+    }
+    lucid_convex_mesh_destroy(m);
+}
+
 /* ---- invariances ------------------------------------------------------------------------- */
 
 static void swapping_flips_normal_keeps_points(void **state) {
@@ -748,6 +783,7 @@ int main(void) {
         cmocka_unit_test(point_features_give_the_witness),
         cmocka_unit_test(mesh_box_matches_primitive),
         cmocka_unit_test(mesh_cubes_random_rotations),
+        cmocka_unit_test(large_mesh_face),
         cmocka_unit_test(swapping_flips_normal_keeps_points),
         cmocka_unit_test(equivariant_under_rigid_motion),
         cmocka_unit_test(invalid_input_is_an_error),
