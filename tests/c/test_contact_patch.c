@@ -435,6 +435,27 @@ static void cone_on_plane(void **state) {
     }
 }
 
+/* Parallel capsules: the overlap of their segments (2 points); crossed capsules: 1 point. */
+static void capsule_on_capsule(void **state) {
+    (void)state;
+    lucid_shape cap;
+    lucid_shape_capsule(0.1, 0.4, &cap);
+    lucid_mat3 Ry = axis_angle(lucid_vec3_make(0, 1, 0), PI / 2); /* axis along x */
+    for (int g = 0; g < 3; ++g) {
+        lucid_se3 T2 = pose(Ry, 0.2, 0.0, 0.2 + gaps[g]);
+        lucid_contact_patch_result p = patch_of(&cap, pose(Ry, 0, 0, 0), &cap, T2, 0.0);
+        lucid_vec3 lower[2] = {{-0.2, 0, 0.1 + gaps[g]}, {0.4, 0, 0.1 + gaps[g]}};
+        lucid_vec3 upper[2] = {{-0.2, 0, 0.1}, {0.4, 0, 0.1}};
+        assert_same_points(&p, lower, 2, 1, 1e-12);
+        assert_same_points(&p, upper, 2, 0, 1e-12);
+        assert_separations(&p, gaps[g], 1e-12);
+        lucid_mat3 Rz = axis_angle(ez, 0.5), R = lucid_mat3_mul(&Rz, &Ry);
+        p = patch_of(&cap, pose(Ry, 0, 0, 0), &cap, pose(R, 0.1, 0, 0.2 + gaps[g]), 0.0);
+        assert_int_equal(p.count, 1);
+        assert_near(p.points[0].separation, gaps[g], 1e-9);
+    }
+}
+
 static void point_features_give_the_witness(void **state) {
     (void)state;
     lucid_shape box, ball, ell, ground;
@@ -780,6 +801,7 @@ int main(void) {
         cmocka_unit_test(reduction_drops_smallest_triangle),
         cmocka_unit_test(capsule_on_plane),
         cmocka_unit_test(cone_on_plane),
+        cmocka_unit_test(capsule_on_capsule),
         cmocka_unit_test(point_features_give_the_witness),
         cmocka_unit_test(mesh_box_matches_primitive),
         cmocka_unit_test(mesh_cubes_random_rotations),
