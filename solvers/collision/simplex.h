@@ -27,7 +27,8 @@ int lucid_simplex_project_origin(lucid_simplex *s, lucid_vec3 *x);
 /* Same, leaving s untouched and writing the reduced simplex to out (out may equal s). */
 int lucid_simplex_project_origin_into(const lucid_simplex *s, lucid_simplex *out, lucid_vec3 *x);
 
-/* World witness points sum(lambda_i p1_i), sum(lambda_i p2_i) of the current weights. */
+/* Witness points sum(lambda_i p1_i), sum(lambda_i p2_i) of the current weights (in the
+ * frame of the simplex points). */
 void lucid_simplex_witnesses(const lucid_simplex *s, lucid_vec3 *p1, lucid_vec3 *p2);
 
 #endif
