@@ -41,6 +41,16 @@ static void set_segment(feature *f, lucid_vec3 a, lucid_vec3 b) {
 static double sign_or_plus(double x) {
     return x < 0.0 ? -1.0 : 1.0;
 }
+/* fmax/fmin/fabs-max are library calls without -ffast-math; the inputs here are finite. */
+static double max2(double a, double b) {
+    return a > b ? a : b;
+}
+static double min2(double a, double b) {
+    return a < b ? a : b;
+}
+static double abs_max3(lucid_vec3 a) {
+    return max2(max2(fabs(a.x), fabs(a.y)), fabs(a.z));
+}
 
 /* A box face (axis i, side s) as a cycle, or an edge along the least-aligned axis, or a corner. */
 static void box_feature(lucid_vec3 h, lucid_vec3 d, tolerances tol, feature *f) {
@@ -71,9 +81,10 @@ static void box_feature(lucid_vec3 h, lucid_vec3 d, tolerances tol, feature *f) 
     for (int k = 1; k < 3; ++k)
         if (a[k] < a[e]) e = k;
     if (a[e] <= tol.sin_tol) {
-        double lo[3] = {c[0], c[1], c[2]};
+        double lo[3] = {c[0], c[1], c[2]}, hi[3] = {c[0], c[1], c[2]};
         lo[e] = -he[e];
-        set_segment(f, lucid_vec3_load(lo), lucid_vec3_load(c));
+        hi[e] = he[e];
+        set_segment(f, lucid_vec3_load(lo), lucid_vec3_load(hi));
         return;
     }
     set_point(f, lucid_vec3_load(c));
@@ -83,10 +94,16 @@ static void box_feature(lucid_vec3 h, lucid_vec3 d, tolerances tol, feature *f) 
 static void disc_feature(double r, double z, double normal_z, feature *f) {
     f->kind = LUCID_FEATURE_POLYGON;
     f->count = LUCID_PATCH_DISC_SIDES;
-    for (int q = 0; q < LUCID_PATCH_DISC_SIDES; ++q) {
-        double angle = 2.0 * PATCH_PI * q / LUCID_PATCH_DISC_SIDES;
-        f->v[q] = lucid_vec3_make(r * cos(angle), r * sin(angle), z);
-    }
+    /* cos(2 pi q / 16), q = 0..19; sin(a) = cos(a - pi / 2) is the table 4 entries on */
+    static const double c[LUCID_PATCH_DISC_SIDES + 4] = {
+        1.0,  0.92387953251128674,  0.70710678118654757,  0.38268343236508978,
+        0.0,  -0.38268343236508978, -0.70710678118654757, -0.92387953251128674,
+        -1.0, -0.92387953251128674, -0.70710678118654757, -0.38268343236508978,
+        0.0,  0.38268343236508978,  0.70710678118654757,  0.92387953251128674,
+        1.0,  0.92387953251128674,  0.70710678118654757,  0.38268343236508978};
+    for (int q = 0; q < LUCID_PATCH_DISC_SIDES; ++q)
+        f->v[q] = lucid_vec3_make(
+            r * c[q], r * c[(q + LUCID_PATCH_DISC_SIDES - 4) % LUCID_PATCH_DISC_SIDES], z);
     f->normal = lucid_vec3_make(0, 0, normal_z);
 }
 
@@ -272,8 +289,8 @@ static int clip_segment(lucid_vec3 a, lucid_vec3 b, const reference *ref, lucid_
     for (int q = 0; q < ref->num_sides; ++q) {
         double da = side_distance(ref->sides[q], a), db = side_distance(ref->sides[q], b);
         if (da > 0.0 && db > 0.0) return 0;
-        if (da > 0.0) t0 = fmax(t0, da / (da - db));
-        if (db > 0.0) t1 = fmin(t1, da / (da - db));
+        if (da > 0.0) t0 = max2(t0, da / (da - db));
+        if (db > 0.0) t1 = min2(t1, da / (da - db));
     }
     if (t0 > t1) return 0;
     out[0] = lucid_vec3_lerp(a, b, t0);
@@ -285,12 +302,15 @@ static int clip_segment(lucid_vec3 a, lucid_vec3 b, const reference *ref, lucid_
 static int clip_incident(const feature *inc, const reference *ref, lucid_vec3 *buf) {
     if (inc->kind == LUCID_FEATURE_SEGMENT) return clip_segment(inc->v[0], inc->v[1], ref, buf);
     lucid_vec3 tmp[CLIP_CAPACITY];
+    const lucid_vec3 *src = inc->v;
     int n = inc->count;
-    for (int q = 0; q < n; ++q) buf[q] = inc->v[q];
-    for (int q = 0; q < ref->num_sides && n > 0; ++q) {
-        n = clip_polygon(buf, n, ref->sides[q], tmp);
-        for (int k = 0; k < n; ++k) buf[k] = tmp[k];
+    for (int q = 0; q < ref->num_sides && n > 0; ++q) { /* ping-pong, the last pass into buf */
+        lucid_vec3 *dst = (ref->num_sides - q) % 2 == 1 ? buf : tmp;
+        n = clip_polygon(src, n, ref->sides[q], dst);
+        src = dst;
     }
+    if (src != buf)
+        for (int q = 0; q < n; ++q) buf[q] = src[q];
     return n;
 }
 
@@ -303,10 +323,11 @@ typedef struct patch_point {
 
 /* Drops points within tol of their cyclic predecessor (clipping at a vertex duplicates it). */
 static int merge_duplicates(lucid_vec3 *x, int n, double tol) {
+    double tol2 = tol * tol;
     int m = 0;
     for (int q = 0; q < n; ++q)
-        if (m == 0 || lucid_vec3_dist(x[q], x[m - 1]) > tol) x[m++] = x[q];
-    while (m > 1 && lucid_vec3_dist(x[m - 1], x[0]) <= tol) --m;
+        if (m == 0 || lucid_vec3_norm2(lucid_vec3_sub(x[q], x[m - 1])) > tol2) x[m++] = x[q];
+    while (m > 1 && lucid_vec3_norm2(lucid_vec3_sub(x[m - 1], x[0])) <= tol2) --m;
     return m;
 }
 
@@ -341,7 +362,7 @@ static int reduce_points(patch_point *p, int n, int capacity) {
 
 /* Keeps points with separation <= max(margin, deepest) + slack, preserving their order. */
 static int filter_points(patch_point *p, int n, double margin, double slack) {
-    double limit = fmax(margin, p[deepest_index(p, n)].separation) + slack;
+    double limit = max2(margin, p[deepest_index(p, n)].separation) + slack;
     int m = 0;
     for (int q = 0; q < n; ++q)
         if (p[q].separation <= limit) p[m++] = p[q];
@@ -349,14 +370,14 @@ static int filter_points(patch_point *p, int n, double margin, double slack) {
 }
 
 static double max_abs_coordinate(const lucid_vec3 *x, int n, lucid_vec3 extra) {
-    double s = lucid_vec3_max_abs(extra);
-    for (int q = 0; q < n; ++q) s = fmax(s, lucid_vec3_max_abs(x[q]));
+    double s = abs_max3(extra);
+    for (int q = 0; q < n; ++q) s = max2(s, abs_max3(x[q]));
     return s;
 }
 
 static double extent(const feature *f) {
     double e = 0.0;
-    for (int q = 1; q < f->count; ++q) e = fmax(e, lucid_vec3_dist(f->v[q], f->v[0]));
+    for (int q = 1; q < f->count; ++q) e = max2(e, lucid_vec3_dist(f->v[q], f->v[0]));
     return e;
 }
 
@@ -389,7 +410,7 @@ static int choose_reference(const feature *f1, const feature *f2, lucid_vec3 n, 
 static int clipped_points(const feature *inc, const reference *ref, patch_point *pts) {
     lucid_vec3 x[CLIP_CAPACITY];
     int n = clip_incident(inc, ref, x);
-    double size = fmax(extent(inc), 1e-300);
+    double size = max2(extent(inc), 1e-300);
     n = merge_duplicates(x, n,
                          1e-10 * size + 8.0 * DBL_EPSILON * max_abs_coordinate(x, n, ref->origin));
     for (int q = 0; q < n; ++q) {
@@ -484,8 +505,8 @@ lucid_status lucid_contact_patch(const lucid_shape *s1, const lucid_se3 *T1, con
         witness_patch(dist, n, out);
         return LUCID_OK;
     }
-    double scale = lucid_vec3_max_abs(ref.origin);
-    for (int q = 0; q < count; ++q) scale = fmax(scale, lucid_vec3_max_abs(pts[q].on_inc));
+    double scale = abs_max3(ref.origin);
+    for (int q = 0; q < count; ++q) scale = max2(scale, abs_max3(pts[q].on_inc));
     count = filter_points(pts, count, opt->margin, 16.0 * DBL_EPSILON * scale);
     count = reduce_points(pts, count, LUCID_PATCH_MAX_POINTS);
     out->normal = which == 1 ? ref.normal : lucid_vec3_neg(ref.normal);
