@@ -1,0 +1,492 @@
+/* lucid.world: the rigid-body world from Lua.
+ *   w = lucid.world{gravity=, dt=, contact={model=, solver=, tol=, max_iter=, warm_start=},
+ *                   baumgarte=, slop=, margin=, restitution_threshold=, compliance=,
+ *                   warm_start_radius=, density=}
+ *   id = w:add_body{shape=, mass=, inertia=, pose=, velocity=, friction=, restitution=}
+ *   id = w:add_static{shape=, pose=, friction=}
+ *   w:apply_force(id, f [, tau]); w:step([n]); w:pose(id); w:velocity(id); w:contacts();
+ *   w:state(); w:set_state(x); w:energy(); w:stats()
+ * `shape` is a lucid shape or a list of {shape=, pose=}. Ids are 1-based and shared by
+ * bodies and static bodies. The world keeps a reference to every shape it was given (in its
+ * uservalue), so meshes outlive it. Memory discipline: the world userdata exists (with a
+ * __gc) before the C world is created, and temporary arrays are userdata, so an error raised
+ * at any point leaks nothing. */
+#include <lauxlib.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime/lua/check.h"
+#include "runtime/lua/lua_matrix.h"
+#include "runtime/lua/lua_se3.h"
+#include "runtime/lua/lua_shape.h"
+#include "runtime/lua/modules.h"
+#include "runtime/world/world.h"
+
+#define WORLD_METATABLE "lucid.world"
+#define NEW             "lucid.world"
+
+typedef struct world_box {
+    lucid_world *w;
+} world_box;
+
+static int world_gc(lua_State *L) {
+    world_box *box = luaL_checkudata(L, 1, WORLD_METATABLE);
+    lucid_world_destroy(box->w);
+    box->w = NULL;
+    return 0;
+}
+
+static lucid_world *check_world(lua_State *L, const char *fname) {
+    world_box *box = luaL_testudata(L, 1, WORLD_METATABLE);
+    if (!box) lucid_lua_fail(L, fname, "expected a lucid.world as self (use w:method())");
+    if (!box->w) lucid_lua_fail(L, fname, "the world has been finalized");
+    return box->w;
+}
+
+/* Field `key` of the table at idx pushed; returns 1 when it is not nil (else pops it). */
+static int get_field(lua_State *L, int idx, const char *key) {
+    if (lua_getfield(L, idx, key) != LUA_TNIL) return 1;
+    lua_pop(L, 1);
+    return 0;
+}
+
+static double number_field(lua_State *L, int idx, const char *key, double fallback,
+                           const char *fname) {
+    if (!get_field(L, idx, key)) return fallback;
+    double x = lucid_lua_checkfinite(L, -1, fname, key);
+    lua_pop(L, 1);
+    return x;
+}
+
+/* Unknown keys are errors so that a misspelt option does not pass silently. */
+static void check_keys(lua_State *L, int idx, const char *const *keys, const char *fname) {
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        int known = 0;
+        if (lua_type(L, -1) == LUA_TSTRING)
+            for (int k = 0; keys[k]; ++k) known |= strcmp(lua_tostring(L, -1), keys[k]) == 0;
+        if (!known) {
+            const char *key =
+                lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1);
+            lucid_lua_fail(L, fname, "unknown option '%s'", key);
+        }
+    }
+}
+
+static void check_table_arg(lua_State *L, int idx, const char *fname) {
+    if (lua_type(L, idx) != LUA_TTABLE)
+        lucid_lua_fail(L, fname, "expected a table of options (got %s)", luaL_typename(L, idx));
+}
+
+/* ---- lucid.world{...} ------------------------------------------------------------------ */
+
+static void read_contact_options(lua_State *L, int idx, lucid_contact_options *o) {
+    static const char *const keys[] = {"model", "solver", "tol", "max_iter", "warm_start", NULL};
+    check_table_arg(L, idx, NEW);
+    check_keys(L, idx, keys, NEW);
+    int has_solver = 0;
+    if (get_field(L, idx, "model")) {
+        if (lua_type(L, -1) != LUA_TSTRING ||
+            lucid_contact_model_parse(lua_tostring(L, -1), &o->model) != LUCID_OK)
+            lucid_lua_fail(L, NEW, "unknown contact model '%s' (expected lcp, ccp, raisim or ncp)",
+                           luaL_tolstring(L, -1, NULL));
+        lua_pop(L, 1);
+    }
+    if (get_field(L, idx, "solver")) {
+        if (lua_type(L, -1) != LUA_TSTRING ||
+            lucid_contact_solver_parse(lua_tostring(L, -1), &o->solver) != LUCID_OK)
+            lucid_lua_fail(L, NEW,
+                           "unknown contact solver '%s' (expected pgs, admm, newton, staggered or "
+                           "bisection)",
+                           luaL_tolstring(L, -1, NULL));
+        lua_pop(L, 1);
+        has_solver = 1;
+    }
+    if (!has_solver) /* the model's robust default */
+        o->solver = o->model == LUCID_CONTACT_LCP      ? LUCID_CONTACT_PGS
+                    : o->model == LUCID_CONTACT_RAISIM ? LUCID_CONTACT_BISECTION
+                                                       : LUCID_CONTACT_ADMM;
+    if (lucid_contact_pair_check(o->model, o->solver) != LUCID_OK)
+        lucid_lua_fail(L, NEW,
+                       "invalid contact model/solver pair %s:%s (valid: lcp:pgs, ccp:pgs, "
+                       "ccp:admm, ccp:newton, raisim:bisection, ncp:pgs, ncp:staggered, ncp:admm)",
+                       lucid_contact_model_name(o->model), lucid_contact_solver_name(o->solver));
+    o->tol = number_field(L, idx, "tol", o->tol, NEW);
+    if (get_field(L, idx, "max_iter")) {
+        o->max_iter = (int)lucid_lua_checkinteger_range(L, -1, 1, 1000000000, NEW, "max_iter");
+        lua_pop(L, 1);
+    }
+    if (get_field(L, idx, "warm_start")) {
+        o->warm_start = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+    }
+}
+
+static void read_world_options(lua_State *L, int idx, lucid_world_options *o) {
+    static const char *const keys[] = {"gravity",
+                                       "dt",
+                                       "contact",
+                                       "baumgarte",
+                                       "slop",
+                                       "margin",
+                                       "restitution_threshold",
+                                       "compliance",
+                                       "warm_start_radius",
+                                       "density",
+                                       NULL};
+    lucid_world_default_options(o);
+    if (lua_isnoneornil(L, idx)) return;
+    check_table_arg(L, idx, NEW);
+    check_keys(L, idx, keys, NEW);
+    if (get_field(L, idx, "gravity")) {
+        o->gravity = lucid_lua_checkvec3(L, -1, NEW, "gravity");
+        lua_pop(L, 1);
+    }
+    o->dt = number_field(L, idx, "dt", o->dt, NEW);
+    o->baumgarte = number_field(L, idx, "baumgarte", o->baumgarte, NEW);
+    o->slop = number_field(L, idx, "slop", o->slop, NEW);
+    o->margin = number_field(L, idx, "margin", o->margin, NEW);
+    o->restitution_threshold =
+        number_field(L, idx, "restitution_threshold", o->restitution_threshold, NEW);
+    o->compliance = number_field(L, idx, "compliance", o->compliance, NEW);
+    o->warm_start_radius = number_field(L, idx, "warm_start_radius", o->warm_start_radius, NEW);
+    o->density = number_field(L, idx, "density", o->density, NEW);
+    if (get_field(L, idx, "contact")) {
+        read_contact_options(L, lua_gettop(L), &o->contact);
+        lua_pop(L, 1);
+    }
+    const char *why = NULL;
+    if (lucid_world_options_check(o, &why) != LUCID_OK) lucid_lua_fail(L, NEW, "%s", why);
+}
+
+static int l_world(lua_State *L) {
+    lucid_world_options o;
+    read_world_options(L, 1, &o);
+    world_box *box = lua_newuserdatauv(L, sizeof *box, 1);
+    box->w = NULL;
+    luaL_setmetatable(L, WORLD_METATABLE);
+    lua_newtable(L); /* the shapes the world refers to */
+    lua_setiuservalue(L, -2, 1);
+    lucid_status s = lucid_world_create(&o, &box->w);
+    if (s != LUCID_OK) lucid_lua_fail_status(L, NEW, s);
+    return 1;
+}
+
+/* ---- bodies ---------------------------------------------------------------------------- */
+
+/* Keeps the shape at idx alive as long as the world (self at 1). */
+static void retain_shape(lua_State *L, int idx) {
+    idx = lua_absindex(L, idx);
+    lua_getiuservalue(L, 1, 1);
+    lua_pushvalue(L, idx);
+    lua_rawseti(L, -2, (lua_Integer)luaL_len(L, -2) + 1);
+    lua_pop(L, 1);
+}
+
+/* Reads `shape` of the options table at idx: a shape or a list of {shape=, pose=}. The parts
+ * live in a userdata left on the stack. Returns the count. */
+static int read_parts(lua_State *L, int idx, const char *fname, lucid_body_part **parts,
+                      int required) {
+    if (!get_field(L, idx, "shape")) {
+        if (required) lucid_lua_fail(L, fname, "shape is required");
+        *parts = lua_newuserdatauv(L, sizeof **parts, 0);
+        return 0;
+    }
+    int list = lua_gettop(L);
+    if (lucid_lua_toshape(L, list)) {
+        *parts = lua_newuserdatauv(L, sizeof **parts, 0);
+        (*parts)[0].shape = *lucid_lua_toshape(L, list);
+        (*parts)[0].pose = lucid_se3_identity();
+        retain_shape(L, list);
+        lua_remove(L, list);
+        return 1;
+    }
+    if (lua_type(L, list) != LUA_TTABLE)
+        lucid_lua_fail(L, fname,
+                       "shape must be a lucid shape or a list of {shape=, pose=} (got %s)",
+                       luaL_typename(L, list));
+    lua_Integer n = luaL_len(L, list);
+    if (n < 1 || n > 1000000) lucid_lua_fail(L, fname, "shape list must not be empty");
+    *parts = lua_newuserdatauv(L, sizeof **parts * (size_t)n, 0);
+    for (lua_Integer i = 1; i <= n; ++i) {
+        if (lua_geti(L, list, i) != LUA_TTABLE)
+            lucid_lua_fail(L, fname, "shape[%d] must be a table {shape=, pose=}", (int)i);
+        int item = lua_gettop(L);
+        lua_getfield(L, item, "shape");
+        char what[32];
+        snprintf(what, sizeof what, "shape[%d].shape", (int)i);
+        (*parts)[i - 1].shape = *lucid_lua_checkshape(L, -1, fname, what);
+        retain_shape(L, -1);
+        lua_pop(L, 1);
+        (*parts)[i - 1].pose = lucid_se3_identity();
+        if (lua_getfield(L, item, "pose") != LUA_TNIL) {
+            snprintf(what, sizeof what, "shape[%d].pose", (int)i);
+            (*parts)[i - 1].pose = *lucid_lua_checkse3(L, -1, fname, what);
+        }
+        lua_pop(L, 2);
+    }
+    lua_remove(L, list);
+    return (int)n;
+}
+
+static lucid_se3 pose_field(lua_State *L, int idx, const char *fname) {
+    lucid_se3 T = lucid_se3_identity();
+    if (get_field(L, idx, "pose")) {
+        T = *lucid_lua_checkse3(L, -1, fname, "pose");
+        lua_pop(L, 1);
+    }
+    return T;
+}
+
+/* inertia: a 3x3 lucid.mat / table of rows, or 3 diagonal numbers (table or vec). */
+static lucid_mat3 read_inertia(lua_State *L, int idx, const char *fname) {
+    lucid_lua_matrix *m = lucid_lua_tomatrix(L, idx);
+    int three = (m && m->rows * m->cols == 3 && (m->rows == 1 || m->cols == 1)) ||
+                (!m && lua_type(L, idx) == LUA_TTABLE && luaL_len(L, idx) == 3 &&
+                 lua_geti(L, idx, 1) == LUA_TNUMBER);
+    if (!m && lua_type(L, idx) == LUA_TTABLE && luaL_len(L, idx) == 3) lua_pop(L, 1);
+    if (three) return lucid_mat3_diag(lucid_lua_checkvec3(L, idx, fname, "inertia"));
+    return lucid_lua_checkmat3(L, idx, fname, "inertia");
+}
+
+static int push_id_result(lua_State *L, lucid_status s, const char *why, int id,
+                          const char *fname) {
+    if (s != LUCID_OK) {
+        if (why) return lucid_lua_fail(L, fname, "%s", why);
+        return lucid_lua_fail_status(L, fname, s);
+    }
+    lua_pushinteger(L, (lua_Integer)id + 1);
+    return 1;
+}
+
+static int l_add_body(lua_State *L) {
+    static const char *const fname = "lucid.world:add_body";
+    static const char *const keys[] = {"shape",    "mass",     "inertia",     "pose",
+                                       "velocity", "friction", "restitution", NULL};
+    lucid_world *w = check_world(L, fname);
+    check_table_arg(L, 2, fname);
+    check_keys(L, 2, keys, fname);
+    lucid_body_desc d;
+    lucid_body_desc_default(&d);
+    lucid_body_part *parts;
+    d.num_parts = read_parts(L, 2, fname, &parts, 0);
+    d.parts = parts;
+    if (get_field(L, 2, "mass")) {
+        d.has_mass = 1, d.mass = lucid_lua_checkfinite(L, -1, fname, "mass");
+        lua_pop(L, 1);
+    }
+    if (get_field(L, 2, "inertia")) {
+        d.has_inertia = 1, d.inertia = read_inertia(L, lua_gettop(L), fname);
+        lua_pop(L, 1);
+    }
+    d.pose = pose_field(L, 2, fname);
+    if (get_field(L, 2, "velocity")) {
+        lucid_lua_checkvalues(L, -1, 6, d.velocity, fname, "velocity");
+        lua_pop(L, 1);
+    }
+    d.friction = number_field(L, 2, "friction", d.friction, fname);
+    d.restitution = number_field(L, 2, "restitution", d.restitution, fname);
+    const char *why = NULL;
+    int id = -1;
+    lucid_status s = lucid_world_add_body(w, &d, &id, &why);
+    return push_id_result(L, s, why, id, fname);
+}
+
+static int l_add_static(lua_State *L) {
+    static const char *const fname = "lucid.world:add_static";
+    static const char *const keys[] = {"shape", "pose", "friction", NULL};
+    lucid_world *w = check_world(L, fname);
+    check_table_arg(L, 2, fname);
+    check_keys(L, 2, keys, fname);
+    lucid_body_part *parts;
+    int n = read_parts(L, 2, fname, &parts, 1);
+    lucid_se3 T = pose_field(L, 2, fname);
+    double friction = number_field(L, 2, "friction", 0.5, fname);
+    const char *why = NULL;
+    int id = -1;
+    lucid_status s = lucid_world_add_static(w, parts, n, &T, friction, &id, &why);
+    return push_id_result(L, s, why, id, fname);
+}
+
+/* A body id (1-based) at idx, returned 0-based. */
+static int check_id(lua_State *L, lucid_world *w, int idx, const char *fname) {
+    int count = lucid_world_body_count(w);
+    if (!lua_isinteger(L, idx))
+        lucid_lua_fail(L, fname, "body id must be an integer (got %s)", luaL_typename(L, idx));
+    lua_Integer id = lua_tointeger(L, idx);
+    if (id < 1 || id > count)
+        lucid_lua_fail(L, fname, "unknown body id %I (the world has %d bodies)", id, count);
+    return (int)id - 1;
+}
+
+/* ---- stepping and forces --------------------------------------------------------------- */
+
+static int l_apply_force(lua_State *L) {
+    static const char *const fname = "lucid.world:apply_force";
+    lucid_world *w = check_world(L, fname);
+    int id = check_id(L, w, 2, fname);
+    if (lucid_world_is_static(w, id)) lucid_lua_fail(L, fname, "body %d is static", id + 1);
+    lucid_vec3 f = lucid_lua_checkvec3(L, 3, fname, "force");
+    lucid_vec3 tau =
+        lua_isnoneornil(L, 4) ? lucid_vec3_zero() : lucid_lua_checkvec3(L, 4, fname, "torque");
+    lucid_status s = lucid_world_apply_force(w, id, f, tau);
+    if (s != LUCID_OK) lucid_lua_fail_status(L, fname, s);
+    return 0;
+}
+
+static int l_step(lua_State *L) {
+    static const char *const fname = "lucid.world:step";
+    lucid_world *w = check_world(L, fname);
+    lua_Integer n =
+        lua_isnoneornil(L, 2) ? 1 : lucid_lua_checkinteger_range(L, 2, 1, 1000000000, fname, "n");
+    for (lua_Integer i = 0; i < n; ++i) {
+        lucid_status s = lucid_world_step(w);
+        if (s == LUCID_ERR_NOT_SPD)
+            lucid_lua_fail(L, fname, "the contact problem is not positive semi-definite");
+        if (s == LUCID_ERR_NONFINITE) lucid_lua_fail(L, fname, "the state became NaN or Inf");
+        if (s != LUCID_OK) lucid_lua_fail_status(L, fname, s);
+    }
+    lua_settop(L, 1);
+    return 1;
+}
+
+/* ---- queries --------------------------------------------------------------------------- */
+
+static int l_pose(lua_State *L) {
+    static const char *const fname = "lucid.world:pose";
+    lucid_world *w = check_world(L, fname);
+    lucid_se3 T;
+    lucid_world_pose(w, check_id(L, w, 2, fname), &T);
+    lucid_lua_pushse3(L, &T);
+    return 1;
+}
+
+static int l_velocity(lua_State *L) {
+    static const char *const fname = "lucid.world:velocity";
+    lucid_world *w = check_world(L, fname);
+    double v[6];
+    lucid_world_velocity(w, check_id(L, w, 2, fname), v);
+    lucid_lua_pushvalues(L, v, 6);
+    return 1;
+}
+
+static void set_number(lua_State *L, const char *key, double x) {
+    lua_pushnumber(L, x);
+    lua_setfield(L, -2, key);
+}
+
+static void set_integer(lua_State *L, const char *key, lua_Integer x) {
+    lua_pushinteger(L, x);
+    lua_setfield(L, -2, key);
+}
+
+static int l_contacts(lua_State *L) {
+    lucid_world *w = check_world(L, "lucid.world:contacts");
+    int n = lucid_world_contact_count(w);
+    const lucid_world_contact *c = lucid_world_contacts(w);
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; ++i) {
+        lua_createtable(L, 0, 10);
+        set_integer(L, "body1", c[i].body1 + 1);
+        set_integer(L, "body2", c[i].body2 + 1);
+        set_integer(L, "part1", c[i].part1 + 1);
+        set_integer(L, "part2", c[i].part2 + 1);
+        lucid_lua_pushvec3(L, c[i].point);
+        lua_setfield(L, -2, "point");
+        lucid_lua_pushvec3(L, lucid_mat3_col(&c[i].frame, 2));
+        lua_setfield(L, -2, "normal");
+        lucid_lua_pushmat3(L, &c[i].frame);
+        lua_setfield(L, -2, "frame");
+        lucid_lua_pushvalues(L, c[i].force, 3);
+        lua_setfield(L, -2, "lambda");
+        lucid_lua_pushvec3(L, lucid_mat3_mul_vec(&c[i].frame, lucid_vec3_load(c[i].force)));
+        lua_setfield(L, -2, "force");
+        set_number(L, "separation", c[i].separation);
+        set_number(L, "friction", c[i].friction);
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
+static int l_state(lua_State *L) {
+    lucid_world *w = check_world(L, "lucid.world:state");
+    int n = lucid_world_state_size(w);
+    lucid_lua_matrix *x = lucid_lua_newvector(L, n);
+    lucid_world_get_state(w, x->data);
+    return 1;
+}
+
+static int l_set_state(lua_State *L) {
+    static const char *const fname = "lucid.world:set_state";
+    lucid_world *w = check_world(L, fname);
+    int n = lucid_world_state_size(w);
+    double *x = lua_newuserdatauv(L, sizeof(double) * (size_t)(n > 0 ? n : 1), 0);
+    lucid_lua_checkvalues(L, 2, n, x, fname, "state");
+    const char *why = NULL;
+    lucid_status s = lucid_world_set_state(w, x, &why);
+    if (s != LUCID_OK) lucid_lua_fail(L, fname, "%s", why ? why : lucid_status_string(s));
+    return 0;
+}
+
+static int l_energy(lua_State *L) {
+    lucid_world *w = check_world(L, "lucid.world:energy");
+    lucid_world_energy e = lucid_world_energy_of(w);
+    lua_createtable(L, 0, 3);
+    set_number(L, "kinetic", e.kinetic);
+    set_number(L, "potential", e.potential);
+    set_number(L, "total", e.kinetic + e.potential);
+    return 1;
+}
+
+static int l_stats(lua_State *L) {
+    lucid_world *w = check_world(L, "lucid.world:stats");
+    lucid_world_stats st = lucid_world_last_stats(w);
+    lua_createtable(L, 0, 7);
+    set_integer(L, "candidate_pairs", st.candidate_pairs);
+    set_integer(L, "narrow_tests", st.narrow_tests);
+    set_integer(L, "contacts", st.contacts);
+    set_integer(L, "islands", st.islands);
+    set_integer(L, "iterations", st.solver_iterations);
+    lua_pushboolean(L, st.converged);
+    lua_setfield(L, -2, "converged");
+    set_number(L, "residual", st.residual);
+    return 1;
+}
+
+static int l_tostring(lua_State *L) {
+    world_box *box = luaL_checkudata(L, 1, WORLD_METATABLE);
+    if (!box->w) {
+        lua_pushliteral(L, "lucid.world (finalized)");
+    } else {
+        lua_pushfstring(L, "lucid.world (%d bodies, dt %f)", lucid_world_body_count(box->w),
+                        lucid_world_get_options(box->w)->dt);
+    }
+    return 1;
+}
+
+void lucid_open_world(lua_State *L) {
+    static const luaL_Reg methods[] = {{"add_body", l_add_body},
+                                       {"add_static", l_add_static},
+                                       {"apply_force", l_apply_force},
+                                       {"step", l_step},
+                                       {"pose", l_pose},
+                                       {"velocity", l_velocity},
+                                       {"contacts", l_contacts},
+                                       {"state", l_state},
+                                       {"set_state", l_set_state},
+                                       {"energy", l_energy},
+                                       {"stats", l_stats},
+                                       {NULL, NULL}};
+    luaL_newmetatable(L, WORLD_METATABLE);
+    luaL_newlib(L, methods);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, world_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, l_tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_pop(L, 1);
+    lua_pushcfunction(L, l_world);
+    lua_setfield(L, -2, "world");
+}
