@@ -1,0 +1,160 @@
+-- lucid.world: scenes from Lua against closed forms, composite bodies, state, misuse.
+local t = require "testing"
+local lucid = require "lucid"
+
+local function at(x, y, z) return lucid.se3.new({1, 0, 0, 0}, {x, y, z}) end
+
+local function ground_world(opts)
+  local w = lucid.world(opts or {dt = 1e-3})
+  local g = w:add_static{shape = lucid.halfspace({0, 0, 1}, 0), friction = 0.5}
+  return w, g
+end
+
+t.case("free fall follows the semi-implicit Euler closed form", function()
+  local dt, g = 2e-3, -9.81
+  local w = lucid.world{gravity = {0, 0, g}, dt = dt}
+  local id = w:add_body{shape = lucid.sphere(0.1), pose = at(0, 0, 5),
+                        velocity = {1, 0, 2, 0, 0, 0}}
+  w:step(100)
+  local n = 100
+  local p = w:pose(id):translation()
+  t.near(p[1], n * dt * 1, 1e-12)
+  t.near(p[3], 5 + n * dt * 2 + dt * dt * g * n * (n + 1) / 2, 1e-12)
+  t.near(w:velocity(id)[3], 2 + n * dt * g, 1e-12)
+end)
+
+t.case("a box dropped flat gets 4 contacts holding its weight and rests", function()
+  local w = ground_world()
+  local id = w:add_body{shape = lucid.box(0.1, 0.1, 0.1), mass = 2.0, pose = at(0, 0, 0.12)}
+  w:step(400)
+  local cs = w:contacts()
+  t.eq(#cs, 4)
+  local total = 0
+  for _, c in ipairs(cs) do
+    t.eq(c.body1, 1)
+    t.eq(c.body2, id)
+    t.near(c.normal[3], 1, 1e-12)
+    t.truthy(c.separation < 0 and c.separation > -1e-4, "penetration within the slop")
+    total = total + c.lambda[3]
+  end
+  t.near(total, 2.0 * 9.81, 1e-6)
+  local s = w:stats()
+  t.eq(s.contacts, 4)
+  t.eq(s.candidate_pairs, 1)
+  t.truthy(s.converged)
+  t.truthy(s.residual < 1e-6)
+  local v = w:velocity(id)
+  for i = 1, 6 do t.truthy(math.abs(v[i]) < 1e-6, "at rest") end
+end)
+
+t.case("a sliding box stops after v0^2 / (2 mu g)", function()
+  local w = ground_world{dt = 1e-3, contact = {model = "ncp", solver = "pgs"}}
+  local id = w:add_body{shape = lucid.box(0.1, 0.1, 0.1), mass = 1, friction = 0.4,
+                        pose = at(0, 0, 0.1), velocity = {1, 0, 0, 0, 0, 0}}
+  w:step(350)
+  local x = w:pose(id):translation()
+  t.near(x[1], 1 / (2 * 0.4 * 9.81), 1e-3)
+  t.truthy(math.abs(x[2]) < 1e-9)
+end)
+
+t.case("composite bodies: mass, centre of mass and inertia from the parts", function()
+  local w = lucid.world{gravity = {0, 0, 0}, density = 1000}
+  local cube = lucid.box(0.5, 0.5, 0.5)
+  local id = w:add_body{shape = {{shape = cube, pose = at(-0.5, 0, 0)},
+                                 {shape = cube, pose = at(0.5, 0, 0)}},
+                        velocity = {0, 0, 0, 0, 0, 2}}
+  -- the bar 2 x 1 x 1 spins about z through its centre: energy 1/2 I w^2, I = m (4 + 1) / 12
+  local m = 2000
+  t.near(w:energy().kinetic, 0.5 * m * 5 / 12 * 4, 1e-12)
+  local e0 = w:energy().kinetic
+  w:step(10)
+  t.near(w:energy().kinetic, e0, 1e-12)
+  -- given mass and diagonal inertia
+  local b = w:add_body{shape = cube, mass = 3, inertia = {1, 2, 3}, velocity = {0, 0, 0, 1, 0, 0}}
+  t.near(w:energy().kinetic - e0, 0.5 * 1 * 1, 1e-9)
+  t.truthy(b == id + 1)
+end)
+
+t.case("state and set_state reproduce a trajectory bit for bit", function()
+  local w = ground_world{dt = 2e-3}
+  for k = 0, 2 do
+    w:add_body{shape = lucid.box(0.1, 0.15, 0.05), pose = lucid.se3.exp{0.1 * k, 0, 0.1 + 0.3 * k, 0.3, 0.1, 0},
+               velocity = {0.2, 0, 0, 1, -2, 0.5}}
+  end
+  w:step(50)
+  local x = w:state()
+  t.eq(#x, 4 * 18)
+  w:set_state(x)
+  w:step(80)
+  local a = w:state():totable()
+  w:set_state(x)
+  w:step(80)
+  local b = w:state():totable()
+  for i = 1, #a do t.truthy(a[i] == b[i], "entry " .. i .. " differs") end
+end)
+
+t.case("apply_force acts for one step only", function()
+  local w = lucid.world{gravity = {0, 0, 0}, dt = 0.01}
+  local id = w:add_body{shape = lucid.sphere(0.1), mass = 2}
+  w:apply_force(id, {4, 0, 0})
+  w:step(3)
+  t.near(w:velocity(id)[1], 4 / 2 * 0.01, 1e-14)
+end)
+
+t.case("misuse raises errors naming the function", function()
+  t.raises("lucid.world: dt must be > 0", lucid.world, {dt = 0})
+  t.raises("lucid.world: dt must be > 0", lucid.world, {dt = -1})
+  t.raises("lucid.world: unknown option 'gravty'", lucid.world, {gravty = {0, 0, 0}})
+  t.raises("lucid.world: invalid contact model/solver pair lcp:admm", lucid.world,
+           {contact = {model = "lcp", solver = "admm"}})
+  t.raises("lucid.world: unknown contact model 'foo'", lucid.world, {contact = {model = "foo"}})
+  t.raises("lucid.world: gravity must be finite", lucid.world, {gravity = {0, 0, 0 / 0}})
+  local w = lucid.world{}
+  local box = lucid.box(0.1, 0.1, 0.1)
+  t.raises("lucid.world:add_body: mass must be > 0", w.add_body, w, {shape = box, mass = -1})
+  t.raises("lucid.world:add_body: inertia must be symmetric positive definite", w.add_body, w,
+           {shape = box, mass = 1, inertia = {1, -2, 1}})
+  t.raises("lucid.world:add_body: inertia must be symmetric positive definite", w.add_body, w,
+           {shape = box, mass = 1, inertia = lucid.mat{{1, 0.5, 0}, {0, 1, 0}, {0, 0, 1}}})
+  t.raises("lucid.world:add_body: a halfspace can only be static", w.add_body, w,
+           {shape = lucid.halfspace({0, 0, 1}, 0)})
+  t.raises("lucid.world:add_body: shape must be a lucid shape", w.add_body, w, {shape = 3})
+  t.raises("lucid.world:add_body: shape[1].shape must be a lucid shape", w.add_body, w,
+           {shape = {{pose = at(0, 0, 0)}}})
+  t.raises("lucid.world:add_body: velocity must have 6 entries", w.add_body, w,
+           {shape = box, velocity = {1, 2, 3}})
+  t.raises("lucid.world:add_body: friction must be >= 0", w.add_body, w,
+           {shape = box, friction = -0.1})
+  t.raises("lucid.world:add_body: unknown option 'mas'", w.add_body, w, {shape = box, mas = 1})
+  t.raises("lucid.world:add_body: a body without shapes needs mass and inertia", w.add_body, w, {})
+  t.raises("lucid.world:add_static: shape is required", w.add_static, w, {})
+  local id = w:add_body{shape = box}
+  local ground = w:add_static{shape = lucid.halfspace({0, 0, 1}, -1)}
+  t.raises("lucid.world:apply_force: unknown body id 7", w.apply_force, w, 7, {0, 0, 0})
+  t.raises("lucid.world:apply_force: force must be finite", w.apply_force, w, id, {0 / 0, 0, 0})
+  t.raises("lucid.world:apply_force: body 2 is static", w.apply_force, w, ground, {0, 0, 1})
+  t.raises("lucid.world:pose: unknown body id 0", w.pose, w, 0)
+  t.raises("lucid.world:velocity: body id must be an integer", w.velocity, w, "a")
+  t.raises("lucid.world:step: n = 0 is out of range", w.step, w, 0)
+  t.raises("lucid.world:set_state: state must have 36 entries", w.set_state, w, {1, 2})
+  local x = w:state():totable()
+  x[4] = 3
+  t.raises("lucid.world:set_state: state rotation is not a rotation matrix", w.set_state, w, x)
+  t.raises("lucid.world:pose: expected a lucid.world as self", w.pose, {}, 1)
+end)
+
+t.case("shapes given to the world outlive their Lua variables", function()
+  local w = ground_world()
+  local pts = {}
+  for i = 0, 7 do
+    pts[#pts + 1] = {(i & 1 == 0) and -0.1 or 0.1, (i & 2 == 0) and -0.1 or 0.1,
+                     (i & 4 == 0) and -0.1 or 0.1}
+  end
+  local id = w:add_body{shape = lucid.convex(pts), pose = at(0, 0, 0.15)}
+  collectgarbage()
+  collectgarbage()
+  w:step(300)
+  t.near(w:pose(id):translation()[3], 0.1, 1e-4)
+  t.eq(#w:contacts(), 4)
+end)
+
