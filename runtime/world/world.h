@@ -14,12 +14,17 @@
  *   G = J M^-1 J^T,   g = (J v_free - c*) / dt,   R = compliance on the normal entries,
  * whose complementarity is that of c - c* (the problem is homogeneous in lambda). The
  * reference velocity c* is zero on the tangents and on the normal
- *   c*_N = -d / dt                            when the gap d > 0 (speculative contact within
- *                                              the margin: the bodies may close the gap),
- *   c*_N = baumgarte max(0, -d - slop) / dt  when penetrating (Baumgarte correction),
+ *   c*_N = -(d + slop/2) / dt                 when d > -slop/2 (speculative contact within
+ *                                              the margin: the bodies may close the gap down
+ *                                              to a rest depth of slop/2, where the collision
+ *                                              normal is well defined, unlike at d = 0),
+ *   c*_N = 0                                  for -slop <= d <= -slop/2,
+ *   c*_N = baumgarte (-d - slop) / dt         when d < -slop (Baumgarte correction),
  *   c*_N = max(c*_N, -e v_N)                  when the approach speed -v_N exceeds the
- *                                              restitution threshold (impacts; e the larger of
- *                                              the two bodies' restitution).
+ *                                              restitution threshold and would close the gap
+ *                                              within the step, d + v_N dt < 0 (impacts; v_N
+ *                                              at the start of the step, e the larger of the
+ *                                              two bodies' restitution).
  * Contacts are independent between islands (bodies connected through contacts, static bodies
  * not joining them): each island is assembled and solved on its own.
  *
@@ -141,6 +146,7 @@ typedef struct lucid_world_contact {
     lucid_mat3 frame;  /* columns t1, t2, n */
     double separation; /* m, < 0 penetrating */
     double force[3];   /* lambda (N) in (t1, t2, n) */
+    double dual[3];    /* the solver's dual variable (ADMM multiplier), kept for warm start */
     double friction;
 } lucid_world_contact;
 

@@ -149,8 +149,10 @@ static double reference_normal_velocity(const lucid_world *w, const lucid_world_
         ref = -(d + rest) / o->dt;
     else if (d < -o->slop)
         ref = o->baumgarte * (-d - o->slop) / o->dt;
+    /* an impact: fast approach that closes the gap within this step */
     double e = fmax(w->bodies[c->body1].restitution, w->bodies[c->body2].restitution);
-    if (e > 0.0 && -v_n_before > o->restitution_threshold) ref = fmax(ref, -e * v_n_before);
+    if (e > 0.0 && -v_n_before > o->restitution_threshold && d + v_n_before * o->dt < 0.0)
+        ref = fmax(ref, -e * v_n_before);
     return ref;
 }
 
@@ -164,6 +166,7 @@ static lucid_status reserve_problem(lucid_world *w, int m) {
     if (s == LUCID_OK) s = lucid_world_reserve((void **)&w->R, &w->R_cap, n3, sizeof(double));
     if (s == LUCID_OK)
         s = lucid_world_reserve((void **)&w->lambda, &w->lambda_cap, n3, sizeof(double));
+    if (s == LUCID_OK) s = lucid_world_reserve((void **)&w->dual, &w->dual_cap, n3, sizeof(double));
     if (s != LUCID_OK) return s;
     if (!w->workspace || lucid_contact_workspace_capacity(w->workspace) < m) {
         int cap = w->workspace ? 2 * lucid_contact_workspace_capacity(w->workspace) : 16;
@@ -192,10 +195,11 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
         w->R[3 * i] = w->R[3 * i + 1] = 0.0;
         w->R[3 * i + 2] = w->opt.compliance;
         memcpy(w->lambda + 3 * i, c->force, sizeof c->force);
+        memcpy(w->dual + 3 * i, c->dual, sizeof c->dual);
     }
     lucid_contact_problem p = {m, w->G, w->g, w->mu, w->opt.compliance > 0.0 ? w->R : NULL};
     lucid_contact_result res;
-    s = lucid_contact_solve(&p, &w->opt.contact, w->workspace, w->lambda, NULL, &res);
+    s = lucid_contact_solve(&p, &w->opt.contact, w->workspace, w->lambda, w->dual, &res);
     if (s != LUCID_OK) return s;
     w->stats.solver_iterations += res.iterations;
     w->stats.converged &= res.converged;
@@ -203,6 +207,7 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
     for (int i = 0; i < m; ++i) {
         lucid_world_contact *c = &w->contacts[list[i]];
         memcpy(c->force, w->lambda + 3 * i, sizeof c->force);
+        memcpy(c->dual, w->dual + 3 * i, sizeof c->dual);
         for (int p2 = 0; p2 < 2; ++p2) {
             const lucid_contact_side *sd = &w->sides[2 * list[i] + p2];
             if (sd->body < 0) continue;

@@ -31,7 +31,7 @@ typedef struct lucid_contact_side {
 /* The warm-start memory: last step's contacts' forces as world vectors. */
 typedef struct lucid_cached_force {
     int body1, body2, part1, part2;
-    lucid_vec3 point, force;
+    lucid_vec3 point, force, dual; /* world vectors */
 } lucid_cached_force;
 
 /* Grow-only array helper: *buf holds *cap elements of size bytes; makes room for n. */
@@ -69,8 +69,8 @@ struct lucid_world {
     int num_islands;
 
     /* one island's problem */
-    double *G, *g, *mu, *R, *lambda;
-    int g_cap, mu_cap, R_cap, lambda_cap, G_cap;
+    double *G, *g, *mu, *R, *lambda, *dual;
+    int g_cap, mu_cap, R_cap, lambda_cap, dual_cap, G_cap;
     lucid_contact_workspace *workspace;
     lucid_world_stats stats;
 };

@@ -1,8 +1,10 @@
 /* Warm start of contact forces across steps. A new contact inherits the force of the nearest
  * previous contact between the same two shapes (same bodies, same parts) within the warm
  * start radius; the force is kept as a world vector and projected on the new frame, which is
- * how it is "rotated" into it. Contacts are generated in (body1, body2, part1, part2) order,
- * so the memory is sorted by that key and searched by bisection. */
+ * how it is "rotated" into it. The solver's dual variable (a contact velocity for ADMM) is
+ * carried the same way; a new contact starts from zero force and zero dual (a cold start). Contacts
+ * are generated in (body1, body2, part1, part2) order, so the memory is sorted by that key and
+ * searched by bisection. */
 #include <string.h>
 
 #include "runtime/world/world_internal.h"
@@ -33,6 +35,7 @@ void lucid_world_warm_start(lucid_world *w) {
     for (int i = 0; i < w->num_contacts; ++i) {
         lucid_world_contact *c = &w->contacts[i];
         memset(c->force, 0, sizeof c->force);
+        memset(c->dual, 0, sizeof c->dual);
         if (!w->opt.contact.warm_start) continue;
         int best = -1;
         double best_d2 = r2;
@@ -42,8 +45,8 @@ void lucid_world_warm_start(lucid_world *w) {
             if (d2 <= best_d2) best_d2 = d2, best = k;
         }
         if (best < 0) continue;
-        lucid_vec3 f = lucid_mat3_tmul_vec(&c->frame, w->cache[best].force);
-        lucid_vec3_store(f, c->force);
+        lucid_vec3_store(lucid_mat3_tmul_vec(&c->frame, w->cache[best].force), c->force);
+        lucid_vec3_store(lucid_mat3_tmul_vec(&c->frame, w->cache[best].dual), c->dual);
     }
 }
 
@@ -57,6 +60,7 @@ lucid_status lucid_world_remember_forces(lucid_world *w) {
         m->body1 = c->body1, m->body2 = c->body2, m->part1 = c->part1, m->part2 = c->part2;
         m->point = c->point;
         m->force = lucid_mat3_mul_vec(&c->frame, lucid_vec3_load(c->force));
+        m->dual = lucid_mat3_mul_vec(&c->frame, lucid_vec3_load(c->dual));
     }
     lucid_cached_force *tmp = w->cache;
     int tmp_cap = w->cache_cap;

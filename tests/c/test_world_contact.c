@@ -215,11 +215,78 @@ static void test_sliding_box_ncp_staggered(void **state) {
     sliding_box(LUCID_CONTACT_STAGGERED);
 }
 
+/* A ball dropped on the ground with restitution e rebounds at e times its impact speed
+ * (up to the one step of gravity, g dt, on either side of the impact), and then rises to
+ * e^2 times the drop height (within the margin and a few steps of motion). */
+static void test_restitution(void **state) {
+    (void)state;
+    const double dt = 1e-3, e = 0.6, h = 0.5;
+    lucid_world *w = make_world(dt, LUCID_CONTACT_NCP, LUCID_CONTACT_ADMM);
+    add_ground(w, 0.5);
+    lucid_body_part part = {{0}, lucid_se3_identity()};
+    assert_int_equal(lucid_shape_sphere(0.1, &part.shape), LUCID_OK);
+    lucid_body_desc d;
+    lucid_body_desc_default(&d);
+    d.parts = &part, d.num_parts = 1, d.restitution = e;
+    d.pose.t = lucid_vec3_make(0, 0, 0.1 + h);
+    int id;
+    assert_int_equal(lucid_world_add_body(w, &d, &id, NULL), LUCID_OK);
+    double v_in = 0.0, v_out = 0.0, apex = 0.0, prev = 0.0;
+    for (int i = 0; i < 1000; ++i) {
+        assert_int_equal(lucid_world_step(w), LUCID_OK);
+        double v[6];
+        lucid_world_velocity(w, id, v);
+        if (prev < 0.0 && v[2] > 0.0 && v_out == 0.0) v_in = -prev, v_out = v[2];
+        if (v_out > 0.0) apex = fmax(apex, position(w, id).z - 0.1);
+        prev = v[2];
+    }
+    double v_impact = sqrt(2 * G * h);
+    printf("restitution: impact %.4f m/s (free fall %.4f), rebound %.4f (e v = %.4f), apex %.4f "
+           "(e^2 h = %.4f)\n",
+           v_in, v_impact, v_out, e * v_in, apex, e * e * h);
+    assert_true(fabs(v_in - v_impact) < 2 * G * dt);
+    assert_true(fabs(v_out - e * v_in) < 2 * G * dt);
+    assert_true(fabs(apex - e * e * h) < 0.01 * h);
+    lucid_world_destroy(w);
+}
+
+/* Warm starting the contact forces and the ADMM dual from the previous step (matched per
+ * shape pair and point) makes the solver of a resting stack converge in far fewer
+ * iterations. */
+static void test_warm_start_saves_iterations(void **state) {
+    (void)state;
+    long total[2] = {0, 0};
+    int cold_unconverged = 0;
+    for (int warm = 0; warm < 2; ++warm) {
+        lucid_world_options o;
+        lucid_world_default_options(&o);
+        o.contact.warm_start = warm;
+        lucid_world *w = NULL;
+        assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
+        add_ground(w, 0.5);
+        for (int k = 0; k < 3; ++k) add_box(w, 0.1, 1.0, lucid_vec3_make(0, 0, 0.1 + 0.2 * k), 0.5);
+        step_n(w, 100);
+        for (int i = 0; i < 100; ++i) {
+            assert_int_equal(lucid_world_step(w), LUCID_OK);
+            lucid_world_stats st = lucid_world_last_stats(w);
+            if (warm) assert_true(st.converged);
+            cold_unconverged += !warm && !st.converged;
+            total[warm] += st.solver_iterations;
+        }
+        lucid_world_destroy(w);
+    }
+    printf("stack, 100 steps: %ld iterations cold (%d not converged), %ld warm\n", total[0],
+           cold_unconverged, total[1]);
+    assert_true(total[1] < total[0] / 2);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sphere_rests),
         cmocka_unit_test(test_box_dropped_flat),
         cmocka_unit_test(test_stack_of_three),
+        cmocka_unit_test(test_restitution),
+        cmocka_unit_test(test_warm_start_saves_iterations),
         cmocka_unit_test(test_sliding_box_ncp_admm),
         cmocka_unit_test(test_sliding_box_ncp_pgs),
         cmocka_unit_test(test_sliding_box_ncp_staggered),
