@@ -144,7 +144,8 @@ static lucid_status sweep(lucid_broad_phase *bp, const lucid_vec3 *lo, const luc
             if (s != LUCID_OK) return s;
         }
     }
-    qsort(bp->pairs, (size_t)bp->num_pairs, sizeof *bp->pairs, compare_pairs);
+    if (bp->num_pairs > 1)
+        qsort(bp->pairs, (size_t)bp->num_pairs, sizeof *bp->pairs, compare_pairs);
     return LUCID_OK;
 }
 

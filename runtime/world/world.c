@@ -112,7 +112,8 @@ void lucid_world_destroy(lucid_world *w) {
                        w->g,
                        w->mu,
                        w->R,
-                       w->lambda};
+                       w->lambda,
+                       w->dual};
     for (size_t k = 0; k < sizeof buffers / sizeof buffers[0]; ++k) free(buffers[k]);
     free(w);
 }
