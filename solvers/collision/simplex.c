@@ -28,11 +28,12 @@ static int face_projection(const lucid_vec3 *const *pts, int m, double *lam, luc
         if (!(nn > 0.0)) return 0;
         *p = lucid_vec3_scale(nrm, lucid_vec3_dot(n, nrm) / nn);
         lucid_vec3 pn = lucid_vec3_sub(*p, n);
-        lam[1] = lucid_vec3_dot(nrm, lucid_vec3_cross(pn, e2)) / nn;
-        lam[2] = lucid_vec3_dot(nrm, lucid_vec3_cross(e1, pn)) / nn;
+        double inv = 1.0 / nn;
+        lam[1] = lucid_vec3_dot(nrm, lucid_vec3_cross(pn, e2)) * inv;
+        lam[2] = lucid_vec3_dot(nrm, lucid_vec3_cross(e1, pn)) * inv;
         lam[0] = lucid_vec3_dot(nrm, lucid_vec3_cross(lucid_vec3_sub(*pts[1], *p),
-                                                      lucid_vec3_sub(*pts[2], *p))) /
-                 nn;
+                                                      lucid_vec3_sub(*pts[2], *p))) *
+                 inv;
         return lam[0] > 0.0 && lam[1] > 0.0 && lam[2] > 0.0;
     }
     lucid_vec3 e3 = lucid_vec3_sub(*pts[3], n), mn = lucid_vec3_neg(n);
@@ -46,11 +47,13 @@ static int face_projection(const lucid_vec3 *const *pts, int m, double *lam, luc
     return lam[0] > 0.0 && lam[1] > 0.0 && lam[2] > 0.0 && lam[3] > 0.0;
 }
 
-/* Candidate faces containing the newest vertex (bit rank-1), smallest first. */
+/* Candidate faces containing the newest vertex (bit rank-1), largest first: the whole simplex
+ * is the most frequent answer near convergence and needs no test against other vertices.
+ * The optimal face is unique (up to exact ties), so the order does not change the result. */
 static int candidate_masks(int rank, int *masks) {
-    static const int r2[] = {2, 3};
-    static const int r3[] = {4, 5, 6, 7};
-    static const int r4[] = {8, 9, 10, 12, 11, 13, 14, 15};
+    static const int r2[] = {3, 2};
+    static const int r3[] = {7, 5, 6, 4};
+    static const int r4[] = {15, 11, 13, 14, 9, 10, 12, 8};
     static const int r1[] = {1};
     const int *src = rank == 1 ? r1 : rank == 2 ? r2 : rank == 3 ? r3 : r4;
     int count = 1 << (rank - 1);
@@ -84,11 +87,11 @@ static int tetra_masks(const lucid_simplex *s, int *masks) {
         masks[0] = 15;
         return 1;
     }
-    masks[count++] = 8;
-    for (int e = 0; e < 3; ++e)
-        if (outside & edge_faces[e]) masks[count++] = edge[e];
     for (int f = 0; f < 3; ++f)
         if (outside & (1 << f)) masks[count++] = face[f];
+    for (int e = 0; e < 3; ++e)
+        if (outside & edge_faces[e]) masks[count++] = edge[e];
+    masks[count++] = 8;
     return count;
 }
 
