@@ -13,6 +13,8 @@
  *   cone: base disc (same polygon) / a side ruling from the apex, likewise;
  *   capsule: its core segment (swept by the radius) when perpendicular, else a point;
  *   sphere, ellipsoid: a point; halfspace: its plane (an infinite face).
+ * The mesh face is found by a scan of the face normals (O(faces): the mesh has no
+ * vertex-to-face adjacency to start from the support vertex), the edge from the support vertex.
  * Faces of meshes with more than LUCID_PATCH_MAX_FACE vertices are represented by
  * LUCID_PATCH_MAX_FACE of their vertices, evenly spaced along the cycle (an inscribed polygon).
  *
