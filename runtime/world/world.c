@@ -13,7 +13,7 @@ void lucid_world_default_options(lucid_world_options *o) {
     o->contact = lucid_contact_default_options();
     o->contact.model = LUCID_CONTACT_NCP;
     o->contact.solver = LUCID_CONTACT_ADMM;
-    o->contact.tol = 1e-8;
+    o->contact.tol = 1e-6;
     o->contact.max_iter = 200;
     o->contact.warm_start = 1;
     o->baumgarte = 0.2;
@@ -113,7 +113,8 @@ void lucid_world_destroy(lucid_world *w) {
                        w->mu,
                        w->R,
                        w->lambda,
-                       w->dual};
+                       w->dual,
+                       w->spare};
     for (size_t k = 0; k < sizeof buffers / sizeof buffers[0]; ++k) free(buffers[k]);
     free(w);
 }

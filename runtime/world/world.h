@@ -47,8 +47,10 @@ typedef struct lucid_world lucid_world;
 typedef struct lucid_world_options {
     lucid_vec3 gravity;            /* m/s^2, default (0, 0, -9.81) */
     double dt;                     /* s, > 0, default 1e-3 */
-    lucid_contact_options contact; /* model, solver, tol, max_iter...: default ncp:admm, 1e-8,
-                                    * 200 iterations, warm started across steps */
+    lucid_contact_options contact; /* model, solver, tol, max_iter...: default ncp:admm, 1e-6
+                                    * (the paper's eps_abs, on forces in N), 200 iterations,
+                                    * warm started across steps; see world_delassus.c for the
+                                    * retries when a solve fails */
     double baumgarte;              /* fraction of the penetration beyond slop removed per step, in
                                     * [0, 1] (default 0.2) */
     double slop;                   /* m, penetration left uncorrected (default 1e-4) */

@@ -167,6 +167,8 @@ static lucid_status reserve_problem(lucid_world *w, int m) {
     if (s == LUCID_OK)
         s = lucid_world_reserve((void **)&w->lambda, &w->lambda_cap, n3, sizeof(double));
     if (s == LUCID_OK) s = lucid_world_reserve((void **)&w->dual, &w->dual_cap, n3, sizeof(double));
+    if (s == LUCID_OK)
+        s = lucid_world_reserve((void **)&w->spare, &w->spare_cap, 2 * n3, sizeof(double));
     if (s != LUCID_OK) return s;
     if (!w->workspace || lucid_contact_workspace_capacity(w->workspace) < m) {
         int cap = w->workspace ? 2 * lucid_contact_workspace_capacity(w->workspace) : 16;
@@ -176,6 +178,77 @@ static lucid_status reserve_problem(lucid_world *w, int m) {
         if (!w->workspace) return LUCID_ERR_NO_MEMORY;
     }
     return LUCID_OK;
+}
+
+static int all_finite(const double *x, size_t n) {
+    for (size_t k = 0; k < n; ++k)
+        if (!isfinite(x[k])) return 0;
+    return 1;
+}
+
+/* The mean diagonal of G + R: ADMM's penalty for the retry. The solver's own choice,
+ * sqrt(eig_min eig_max), vanishes for the singular G of hyperstatic contacts (a row of
+ * touching bodies), where ncp:admm can diverge or return NaN. */
+static double mean_diagonal(const lucid_contact_problem *p) {
+    double sum = 0.0;
+    for (int k = 0; k < 3 * p->n; ++k) sum += lucid_contact_diag(p, k);
+    return sum / (3 * p->n);
+}
+
+/* One solve of attempt `a` from the warm start saved in spare: 0 warm (lambda and dual) with
+ * the options as given, 1 cold with ADMM's penalty set to the mean diagonal, 2 the model's
+ * projected Gauss-Seidel (robust on degenerate problems) from lambda. */
+static lucid_status attempt(lucid_world *w, const lucid_contact_problem *p, int a,
+                            lucid_contact_result *res) {
+    size_t n3 = (size_t)(3 * p->n);
+    lucid_contact_options o = w->opt.contact;
+    if (a > 0 && o.solver == LUCID_CONTACT_ADMM && o.rho <= 0.0) o.rho = mean_diagonal(p);
+    memcpy(w->lambda, w->spare, sizeof(double) * n3);
+    memcpy(w->dual, w->spare + n3, sizeof(double) * n3);
+    if (a == 1) {
+        memset(w->lambda, 0, sizeof(double) * n3);
+        memset(w->dual, 0, sizeof(double) * n3);
+        o.warm_start = 0;
+    }
+    if (a == 2) o.solver = LUCID_CONTACT_PGS;
+    return lucid_contact_solve(p, &o, w->workspace, w->lambda, a == 2 ? NULL : w->dual, res);
+}
+
+/* The attempts worth making after attempt a failed (-1: none left). */
+static int next_attempt(const lucid_world *w, int a) {
+    const lucid_contact_options *o = &w->opt.contact;
+    if (a == 0) return 1;
+    int has_pgs = lucid_contact_pair_check(o->model, LUCID_CONTACT_PGS) == LUCID_OK;
+    if (a == 1 && has_pgs && o->solver != LUCID_CONTACT_PGS) return 2;
+    return -1;
+}
+
+/* Solves p warm started from w->lambda / w->dual. A warm start must never make things worse,
+ * and a solver may fail on a degenerate problem: when a solve does not converge to finite
+ * forces, it is repeated cold, then with the model's PGS, and the finite result with the
+ * smallest NCP criterion is kept. */
+static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_problem *p,
+                                        lucid_contact_result *res) {
+    size_t n3 = (size_t)(3 * p->n);
+    int best = -1, iterations = 0;
+    double best_criterion = INFINITY;
+    memcpy(w->spare, w->lambda, sizeof(double) * n3);
+    memcpy(w->spare + n3, w->dual, sizeof(double) * n3);
+    for (int a = w->opt.contact.warm_start ? 0 : 1; a >= 0; a = next_attempt(w, a)) {
+        lucid_status s = attempt(w, p, a, res);
+        if (s != LUCID_OK) return s;
+        iterations += res->iterations;
+        int finite = all_finite(w->lambda, n3) && isfinite(res->ncp.abs);
+        if (finite && res->converged) {
+            res->iterations = iterations;
+            return LUCID_OK;
+        }
+        if (finite && res->ncp.abs < best_criterion) best = a, best_criterion = res->ncp.abs;
+    }
+    if (best < 0) return LUCID_ERR_NO_CONVERGENCE;
+    lucid_status s = attempt(w, p, best, res); /* deterministic: reproduces the kept result */
+    res->iterations += iterations;
+    return s;
 }
 
 /* v_start / w_start: the velocities at the start of the step (centre of mass, world). */
@@ -199,7 +272,7 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
     }
     lucid_contact_problem p = {m, w->G, w->g, w->mu, w->opt.compliance > 0.0 ? w->R : NULL};
     lucid_contact_result res;
-    s = lucid_contact_solve(&p, &w->opt.contact, w->workspace, w->lambda, w->dual, &res);
+    s = solve_with_fallback(w, &p, &res);
     if (s != LUCID_OK) return s;
     w->stats.solver_iterations += res.iterations;
     w->stats.converged &= res.converged;

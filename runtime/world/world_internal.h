@@ -70,7 +70,8 @@ struct lucid_world {
 
     /* one island's problem */
     double *G, *g, *mu, *R, *lambda, *dual;
-    int g_cap, mu_cap, R_cap, lambda_cap, dual_cap, G_cap;
+    double *spare; /* the warm-started result, kept while a cold restart is tried (6n) */
+    int g_cap, mu_cap, R_cap, lambda_cap, dual_cap, spare_cap, G_cap;
     lucid_contact_workspace *workspace;
     lucid_world_stats stats;
 };

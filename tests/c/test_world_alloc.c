@@ -1,0 +1,102 @@
+/* Once its buffers have grown to a scene's needs, lucid_world_step allocates nothing. The C
+ * allocator is interposed in this executable (glibc's __libc_* entry points do the work), so
+ * every allocation made by the library is counted. Skipped under AddressSanitizer, which owns
+ * the allocator. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "runtime/shapes/convex_mesh.h"
+#include "runtime/world/world.h"
+
+#if !defined(__SANITIZE_ADDRESS__)
+void *__libc_malloc(size_t n);
+void *__libc_calloc(size_t n, size_t m);
+void *__libc_realloc(void *p, size_t n);
+
+/* Test-only instrumentation state: the allocator has no other way to report. */
+static int counting;
+static long allocations;
+
+void *malloc(size_t n) {
+    allocations += counting;
+    return __libc_malloc(n);
+}
+void *calloc(size_t n, size_t m) {
+    allocations += counting;
+    return __libc_calloc(n, m);
+}
+void *realloc(void *p, size_t n) {
+    allocations += counting;
+    return __libc_realloc(p, n);
+}
+
+static void add_body(lucid_world *w, const lucid_body_part *parts, int n, lucid_vec3 at) {
+    lucid_body_desc d;
+    lucid_body_desc_default(&d);
+    d.parts = parts, d.num_parts = n;
+    d.pose.t = at;
+    int id;
+    assert_int_equal(lucid_world_add_body(w, &d, &id, NULL), LUCID_OK);
+}
+
+/* A mixed scene (boxes, spheres, a composite, a mesh, stacks) settles; then 300 more steps
+ * of it make no allocation, while the interposer does see the library's allocations. */
+static void test_step_allocates_nothing(void **state) {
+    (void)state;
+    counting = 1, allocations = 0;
+    lucid_world *w = NULL;
+    assert_int_equal(lucid_world_create(NULL, &w), LUCID_OK);
+    assert_true(allocations > 0); /* the interposer is active */
+    double pts[24];
+    for (int i = 0; i < 8; ++i)
+        for (int k = 0; k < 3; ++k) pts[3 * i + k] = (i >> k & 1) ? 0.08 : -0.08;
+    lucid_convex_mesh *mesh = NULL;
+    assert_int_equal(lucid_convex_mesh_create(pts, 8, &mesh), LUCID_OK);
+    lucid_body_part ground = {{0}, lucid_se3_identity()}, box = {{0}, lucid_se3_identity()};
+    lucid_body_part ball = {{0}, lucid_se3_identity()}, hull = {{0}, lucid_se3_identity()};
+    lucid_shape_halfspace(lucid_vec3_make(0, 0, 1), 0, &ground.shape);
+    lucid_shape_box(0.1, 0.1, 0.1, &box.shape);
+    lucid_shape_sphere(0.1, &ball.shape);
+    lucid_shape_convex(mesh, &hull.shape);
+    lucid_body_part dumbbell[2] = {ball, ball};
+    dumbbell[0].pose.t = lucid_vec3_make(-0.15, 0, 0),
+    dumbbell[1].pose.t = lucid_vec3_make(0.15, 0, 0);
+    lucid_se3 I = lucid_se3_identity();
+    int id;
+    assert_int_equal(lucid_world_add_static(w, &ground, 1, &I, 0.5, &id, NULL), LUCID_OK);
+    for (int k = 0; k < 4; ++k) {
+        double x = 0.5 * k;
+        add_body(w, &box, 1, lucid_vec3_make(x, 0, 0.1));
+        add_body(w, &box, 1, lucid_vec3_make(x, 0, 0.31));
+        add_body(w, &ball, 1, lucid_vec3_make(x, 0.5, 0.1));
+        add_body(w, dumbbell, 2, lucid_vec3_make(x, 1.0, 0.1));
+        add_body(w, &hull, 1, lucid_vec3_make(x, 1.5, 0.08));
+    }
+    for (int i = 0; i < 300; ++i) assert_int_equal(lucid_world_step(w), LUCID_OK);
+    int contacts = lucid_world_contact_count(w);
+    allocations = 0;
+    for (int i = 0; i < 300; ++i) assert_int_equal(lucid_world_step(w), LUCID_OK);
+    long during = allocations;
+    counting = 0;
+    printf("%d contacts, %ld allocations in 300 steps\n", contacts, during);
+    assert_true(contacts >= 4 * (4 + 4 + 1 + 2 + 4));
+    assert_int_equal(during, 0);
+    lucid_world_destroy(w);
+    lucid_convex_mesh_destroy(mesh);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_step_allocates_nothing)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
+#else
+int main(void) {
+    puts("skipped: AddressSanitizer owns the allocator");
+    return 0;
+}
+#endif
