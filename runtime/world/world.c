@@ -114,7 +114,8 @@ void lucid_world_destroy(lucid_world *w) {
                        w->R,
                        w->lambda,
                        w->dual,
-                       w->spare};
+                       w->spare,
+                       w->sigma};
     for (size_t k = 0; k < sizeof buffers / sizeof buffers[0]; ++k) free(buffers[k]);
     free(w);
 }

@@ -169,6 +169,8 @@ static lucid_status reserve_problem(lucid_world *w, int m) {
     if (s == LUCID_OK) s = lucid_world_reserve((void **)&w->dual, &w->dual_cap, n3, sizeof(double));
     if (s == LUCID_OK)
         s = lucid_world_reserve((void **)&w->spare, &w->spare_cap, 2 * n3, sizeof(double));
+    if (s == LUCID_OK)
+        s = lucid_world_reserve((void **)&w->sigma, &w->sigma_cap, n3, sizeof(double));
     if (s != LUCID_OK) return s;
     if (!w->workspace || lucid_contact_workspace_capacity(w->workspace) < m) {
         int cap = w->workspace ? 2 * lucid_contact_workspace_capacity(w->workspace) : 16;
@@ -178,6 +180,12 @@ static lucid_status reserve_problem(lucid_world *w, int m) {
         if (!w->workspace) return LUCID_ERR_NO_MEMORY;
     }
     return LUCID_OK;
+}
+
+static double max_abs(const double *x, size_t n) {
+    double m = 0.0;
+    for (size_t k = 0; k < n; ++k) m = fmax(m, fabs(x[k]));
+    return m;
 }
 
 static int all_finite(const double *x, size_t n) {
@@ -223,10 +231,27 @@ static int next_attempt(const lucid_world *w, int a) {
     return -1;
 }
 
+/* Checks a solver's answer independently of its own report: finite forces and velocities,
+ * and the model's criterion recomputed here. Sets res->converged to whether it meets tol and
+ * res->model / res->ncp to the recomputed criteria (NaN-safe: a NaN fails every test). */
+static int verify(lucid_world *w, const lucid_contact_problem *p, lucid_contact_result *res) {
+    size_t n3 = (size_t)(3 * p->n);
+    lucid_contact_velocity(p, w->lambda, w->sigma);
+    if (!all_finite(w->lambda, n3) || !all_finite(w->sigma, n3)) return 0;
+    /* the criteria multiply forces by velocities: refuse what would overflow (it reads 0) */
+    if (!(max_abs(w->lambda, n3) * max_abs(w->sigma, n3) < 1e300)) return 0;
+    lucid_contact_criterion kind = lucid_contact_model_criterion(w->opt.contact.model);
+    lucid_contact_criteria_eval(p, kind, w->lambda, w->sigma, NULL, &res->model);
+    lucid_contact_criteria_eval(p, LUCID_CRITERION_NCP, w->lambda, w->sigma, NULL, &res->ncp);
+    if (!isfinite(res->model.abs) || !isfinite(res->ncp.abs)) return 0;
+    res->converged = res->converged && res->model.abs <= w->opt.contact.tol;
+    return 1;
+}
+
 /* Solves p warm started from w->lambda / w->dual. A warm start must never make things worse,
- * and a solver may fail on a degenerate problem: when a solve does not converge to finite
- * forces, it is repeated cold, then with the model's PGS, and the finite result with the
- * smallest NCP criterion is kept. */
+ * and a solver may fail on a degenerate problem (it may even report convergence with NaN
+ * forces): when a solve does not give finite forces meeting tol, it is repeated cold, then
+ * with the model's PGS, and the finite result with the smallest criterion is kept. */
 static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_problem *p,
                                         lucid_contact_result *res) {
     size_t n3 = (size_t)(3 * p->n);
@@ -238,15 +263,16 @@ static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_prob
         lucid_status s = attempt(w, p, a, res);
         if (s != LUCID_OK) return s;
         iterations += res->iterations;
-        int finite = all_finite(w->lambda, n3) && isfinite(res->ncp.abs);
+        int finite = verify(w, p, res);
         if (finite && res->converged) {
             res->iterations = iterations;
             return LUCID_OK;
         }
-        if (finite && res->ncp.abs < best_criterion) best = a, best_criterion = res->ncp.abs;
+        if (finite && res->model.abs < best_criterion) best = a, best_criterion = res->model.abs;
     }
     if (best < 0) return LUCID_ERR_NO_CONVERGENCE;
     lucid_status s = attempt(w, p, best, res); /* deterministic: reproduces the kept result */
+    verify(w, p, res);
     res->iterations += iterations;
     return s;
 }

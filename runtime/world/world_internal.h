@@ -70,8 +70,9 @@ struct lucid_world {
 
     /* one island's problem */
     double *G, *g, *mu, *R, *lambda, *dual;
-    double *spare; /* the warm-started result, kept while a cold restart is tried (6n) */
-    int g_cap, mu_cap, R_cap, lambda_cap, dual_cap, spare_cap, G_cap;
+    double *spare; /* the warm start, kept while the solve is retried (6n) */
+    double *sigma; /* contact velocity of a solution, to verify it (3n) */
+    int g_cap, mu_cap, R_cap, lambda_cap, dual_cap, spare_cap, sigma_cap, G_cap;
     lucid_contact_workspace *workspace;
     lucid_world_stats stats;
 };
