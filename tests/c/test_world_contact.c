@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include "runtime/math/rng.h"
 #include "runtime/world/world.h"
 
 #define G 9.81
@@ -280,6 +281,58 @@ static void test_warm_start_saves_iterations(void **state) {
     assert_true(total[1] < total[0] / 2);
 }
 
+/* Twelve boxes in random orientations dropped on the ground (vertex, edge and face contacts
+ * with the ground and with each other): the total energy never grows (beyond the Baumgarte
+ * work on the rest depth, bounded by m g slop per body), impacts penetrate less than the
+ * contact margin (speculative contacts), and the heap comes to rest within the slop. */
+static void test_random_heap_settles(void **state) {
+    (void)state;
+    lucid_world_options o;
+    lucid_world_default_options(&o);
+    o.dt = 2e-3;
+    lucid_world *w = NULL;
+    assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
+    add_ground(w, 0.5);
+    lucid_rng rng;
+    lucid_rng_seed(&rng, 7);
+    int n = 12;
+    for (int k = 0; k < n; ++k) {
+        lucid_body_part part = {{0}, lucid_se3_identity()};
+        assert_int_equal(lucid_shape_box(0.1, 0.1, 0.1, &part.shape), LUCID_OK);
+        lucid_body_desc d;
+        lucid_body_desc_default(&d);
+        d.parts = &part, d.num_parts = 1;
+        d.pose = lucid_se3_random(&rng, 0.3);
+        d.pose.t = lucid_vec3_make(0.36 * (k % 3) - 0.36, 0.36 * ((k / 3) % 3) - 0.36,
+                                   0.2 + 0.36 * (k / 9));
+        int id;
+        assert_int_equal(lucid_world_add_body(w, &d, &id, NULL), LUCID_OK);
+    }
+    lucid_world_energy e = lucid_world_energy_of(w);
+    double e0 = e.kinetic + e.potential, worst_gain = -INFINITY, deepest = 0.0;
+    double allowance = n * 8.0 * G * o.slop; /* 8 kg boxes */
+    for (int i = 0; i < 750; ++i) {
+        assert_int_equal(lucid_world_step(w), LUCID_OK);
+        e = lucid_world_energy_of(w);
+        worst_gain = fmax(worst_gain, e.kinetic + e.potential - e0);
+        const lucid_world_contact *c = lucid_world_contacts(w);
+        for (int k = 0; k < lucid_world_contact_count(w); ++k)
+            deepest = fmin(deepest, c[k].separation);
+    }
+    double top = 0.0;
+    for (int id = 1; id <= n; ++id) top = fmax(top, speed(w, id));
+    printf("heap: energy gain at most %.3g J (allowance %.3g), deepest %.3g m, final speed %.3g, "
+           "kinetic %.3g J\n",
+           worst_gain, allowance, deepest, top, e.kinetic);
+    assert_true(worst_gain <= allowance);
+    assert_true(deepest > -o.margin);
+    assert_true(top < 1e-3);
+    const lucid_world_contact *c = lucid_world_contacts(w);
+    for (int k = 0; k < lucid_world_contact_count(w); ++k)
+        assert_true(c[k].separation >= -o.slop - 1e-6);
+    lucid_world_destroy(w);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sphere_rests),
@@ -287,6 +340,7 @@ int main(void) {
         cmocka_unit_test(test_stack_of_three),
         cmocka_unit_test(test_restitution),
         cmocka_unit_test(test_warm_start_saves_iterations),
+        cmocka_unit_test(test_random_heap_settles),
         cmocka_unit_test(test_sliding_box_ncp_admm),
         cmocka_unit_test(test_sliding_box_ncp_pgs),
         cmocka_unit_test(test_sliding_box_ncp_staggered),
