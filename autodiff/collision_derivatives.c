@@ -103,16 +103,9 @@ static lucid_status first_order(const lucid_shape *s1, const lucid_se3 *T1, cons
     return lucid_derivatives_implicit_solve(T2, K1, K2, res);
 }
 
-lucid_status lucid_distance_derivatives(const lucid_shape *s1, const lucid_se3 *T1,
-                                        const lucid_shape *s2, const lucid_se3 *T2,
-                                        const lucid_derivative_options *opt,
-                                        lucid_derivative_workspace *ws,
-                                        lucid_distance_derivatives_result *res) {
-    lucid_derivative_options defaults;
-    if (opt == NULL) {
-        lucid_derivative_options_default(&defaults);
-        opt = &defaults;
-    }
+static lucid_status check_request(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
+                                  const lucid_se3 *T2, const lucid_derivative_options *opt,
+                                  const lucid_derivative_workspace *ws, const void *res) {
     if (s1 == NULL || T1 == NULL || s2 == NULL || T2 == NULL || res == NULL)
         return LUCID_ERR_ARGUMENT;
     lucid_status st = check_options(opt);
@@ -120,9 +113,14 @@ lucid_status lucid_distance_derivatives(const lucid_shape *s1, const lucid_se3 *
     if (st == LUCID_OK) st = check_shape(s2, opt->method);
     if (st == LUCID_OK && opt->method == LUCID_DERIV_FIRST_ORDER_GUMBEL && ws == NULL)
         st = LUCID_ERR_ARGUMENT;
-    if (st != LUCID_OK) return st;
-    st = lucid_distance(s1, T1, s2, T2, opt->gjk, &res->query);
-    if (st != LUCID_OK) return st;
+    return st;
+}
+
+static lucid_status derivatives_of_query(const lucid_shape *s1, const lucid_se3 *T1,
+                                         const lucid_shape *s2, const lucid_se3 *T2,
+                                         const lucid_derivative_options *opt,
+                                         lucid_derivative_workspace *ws,
+                                         lucid_distance_derivatives_result *res) {
     if (opt->method == LUCID_DERIV_FINITE_DIFFERENCES || opt->method == LUCID_DERIV_ZEROTH_ORDER) {
         lucid_pose_query q;
         lucid_pose_query_init(&q, s1, T1, s2, T2, opt->gjk, &res->query);
@@ -131,4 +129,39 @@ lucid_status lucid_distance_derivatives(const lucid_shape *s1, const lucid_se3 *
         return lucid_derivatives_zeroth_order(&q, opt->samples, opt->noise, opt->seed, res);
     }
     return first_order(s1, T1, s2, T2, opt, ws, res);
+}
+
+static const lucid_derivative_options *or_defaults(const lucid_derivative_options *opt,
+                                                   lucid_derivative_options *defaults) {
+    if (opt != NULL) return opt;
+    lucid_derivative_options_default(defaults);
+    return defaults;
+}
+
+lucid_status lucid_distance_derivatives(const lucid_shape *s1, const lucid_se3 *T1,
+                                        const lucid_shape *s2, const lucid_se3 *T2,
+                                        const lucid_derivative_options *opt,
+                                        lucid_derivative_workspace *ws,
+                                        lucid_distance_derivatives_result *res) {
+    lucid_derivative_options defaults;
+    opt = or_defaults(opt, &defaults);
+    lucid_status st = check_request(s1, T1, s2, T2, opt, ws, res);
+    if (st == LUCID_OK) st = lucid_distance(s1, T1, s2, T2, opt->gjk, &res->query);
+    if (st != LUCID_OK) return st;
+    return derivatives_of_query(s1, T1, s2, T2, opt, ws, res);
+}
+
+lucid_status lucid_distance_derivatives_from_query(const lucid_shape *s1, const lucid_se3 *T1,
+                                                   const lucid_shape *s2, const lucid_se3 *T2,
+                                                   const lucid_derivative_options *opt,
+                                                   lucid_derivative_workspace *ws,
+                                                   const lucid_distance_result *query,
+                                                   lucid_distance_derivatives_result *res) {
+    lucid_derivative_options defaults;
+    opt = or_defaults(opt, &defaults);
+    lucid_status st = check_request(s1, T1, s2, T2, opt, ws, res);
+    if (st == LUCID_OK && query == NULL) st = LUCID_ERR_ARGUMENT;
+    if (st != LUCID_OK) return st;
+    res->query = *query;
+    return derivatives_of_query(s1, T1, s2, T2, opt, ws, res);
 }

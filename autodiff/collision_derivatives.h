@@ -86,4 +86,14 @@ lucid_status lucid_distance_derivatives(const lucid_shape *s1, const lucid_se3 *
                                         lucid_derivative_workspace *ws,
                                         lucid_distance_derivatives_result *res);
 
+/* The same derivatives for a distance query the caller has already run on these shapes and
+ * poses (e.g. by lucid_distance with its own options): *query is copied to res->query and
+ * only the derivative work is done. Same errors, except that no nominal query runs. */
+lucid_status lucid_distance_derivatives_from_query(const lucid_shape *s1, const lucid_se3 *T1,
+                                                   const lucid_shape *s2, const lucid_se3 *T2,
+                                                   const lucid_derivative_options *opt,
+                                                   lucid_derivative_workspace *ws,
+                                                   const lucid_distance_result *query,
+                                                   lucid_distance_derivatives_result *res);
+
 #endif

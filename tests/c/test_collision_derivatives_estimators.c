@@ -253,6 +253,28 @@ static void bad_requests_are_rejected(void **state) {
     lucid_derivative_workspace_destroy(ws);
 }
 
+/* Derivatives of a query run by the caller equal those of the all-in-one call, bit for bit. */
+static void derivatives_from_a_query_match_the_full_call(void **state) {
+    (void)state;
+    scene s = ellipsoids(1);
+    lucid_derivative_method methods[3] = {LUCID_DERIV_ANALYTIC, LUCID_DERIV_FIRST_ORDER_GAUSSIAN,
+                                          LUCID_DERIV_FINITE_DIFFERENCES};
+    for (int i = 0; i < 3; ++i) {
+        lucid_derivative_options o = options(&s, methods[i]);
+        lucid_distance_derivatives_result full, split;
+        derivatives(&s, &o, NULL, &full);
+        lucid_distance_result q;
+        assert_int_equal(lucid_distance(&s.s1, &s.T1, &s.s2, &s.T2, &s.gjk, &q), LUCID_OK);
+        assert_int_equal(
+            lucid_distance_derivatives_from_query(&s.s1, &s.T1, &s.s2, &s.T2, &o, NULL, &q, &split),
+            LUCID_OK);
+        assert_true(same_bits(&full, &split));
+        assert_int_equal(lucid_distance_derivatives_from_query(&s.s1, &s.T1, &s.s2, &s.T2, &o, NULL,
+                                                               NULL, &split),
+                         LUCID_ERR_ARGUMENT);
+    }
+}
+
 static void method_names_round_trip(void **state) {
     (void)state;
     for (int i = 0; i <= (int)LUCID_DERIV_ANALYTIC; ++i) {
@@ -273,6 +295,7 @@ int main(void) {
         cmocka_unit_test(zeroth_order_error_shrinks_with_samples),
         cmocka_unit_test(random_estimators_are_deterministic_given_the_seed),
         cmocka_unit_test(bad_requests_are_rejected),
+        cmocka_unit_test(derivatives_from_a_query_match_the_full_call),
         cmocka_unit_test(method_names_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
