@@ -3,6 +3,7 @@
  * Works for any shape with a support function; costs M support queries, warm-started for
  * meshes by carrying the hill-climbing hint from one sample to the next. */
 #include "autodiff/collision_derivatives_hessians.h"
+#include "autodiff/collision_derivatives_hint.h"
 
 static lucid_vec3 normal_vec3(lucid_rng *rng) {
     double x = lucid_rng_normal(rng), y = lucid_rng_normal(rng);
@@ -11,7 +12,7 @@ static lucid_vec3 normal_vec3(lucid_rng *rng) {
 
 lucid_mat3 lucid_support_hessian_gaussian(const lucid_shape *s, lucid_vec3 l, int samples,
                                           double noise, lucid_rng *rng) {
-    int hint = -1;
+    int hint = lucid_derivatives_start_hint(s, l);
     lucid_vec3 base = lucid_shape_support(s, l, &hint);
     lucid_mat3 sum = lucid_mat3_zero();
     for (int j = 0; j < samples; ++j) {
