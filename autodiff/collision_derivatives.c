@@ -71,9 +71,10 @@ static lucid_status check_shape(const lucid_shape *s, lucid_derivative_method me
     return LUCID_OK;
 }
 
-/* The local support Hessian of s at the world direction u, rotated to the world frame. */
+/* The support Hessian of s for the world direction u (unit), rotated to the world frame:
+ * exact at u (analytic), else smoothed at the paper's argument |d| u. */
 static lucid_status world_hessian(const lucid_shape *s, const lucid_se3 *T, lucid_vec3 u,
-                                  const lucid_derivative_options *opt, lucid_rng *rng,
+                                  double scale, const lucid_derivative_options *opt, lucid_rng *rng,
                                   lucid_derivative_workspace *ws, lucid_mat3 *K) {
     lucid_vec3 l = lucid_mat3_tmul_vec(&T->R, u);
     lucid_mat3 local;
@@ -81,9 +82,10 @@ static lucid_status world_hessian(const lucid_shape *s, const lucid_se3 *T, luci
     if (opt->method == LUCID_DERIV_ANALYTIC)
         st = lucid_support_hessian_analytic(s, l, &local);
     else if (opt->method == LUCID_DERIV_FIRST_ORDER_GAUSSIAN)
-        local = lucid_support_hessian_gaussian(s, l, opt->samples, opt->noise, rng);
+        local = lucid_support_hessian_gaussian(s, lucid_vec3_scale(l, scale), l, opt->samples,
+                                               opt->noise, rng);
     else
-        st = lucid_support_hessian_gumbel(s, l, opt->levels, opt->noise, ws, &local);
+        st = lucid_support_hessian_gumbel(s, l, scale, opt->levels, opt->noise, ws, &local);
     if (st == LUCID_OK) *K = lucid_derivatives_hessian_to_world(&T->R, &local);
     return st;
 }
@@ -95,12 +97,15 @@ static lucid_status first_order(const lucid_shape *s1, const lucid_se3 *T1, cons
     lucid_rng rng;
     lucid_rng_seed(&rng, opt->seed);
     lucid_vec3 n = res->query.normal;
-    lucid_mat3 K1, K2;
-    lucid_status st = world_hessian(s1, T1, n, opt, &rng, ws, &K1);
+    double scale = fabs(res->query.distance);
+    lucid_mat3 H1, H2;
+    lucid_status st = world_hessian(s1, T1, n, scale, opt, &rng, ws, &H1);
     if (st != LUCID_OK) return st;
-    st = world_hessian(s2, T2, lucid_vec3_neg(n), opt, &rng, ws, &K2);
+    st = world_hessian(s2, T2, lucid_vec3_neg(n), scale, opt, &rng, ws, &H2);
     if (st != LUCID_OK) return st;
-    return lucid_derivatives_implicit_solve(T2, K1, K2, res);
+    if (opt->method == LUCID_DERIV_ANALYTIC)
+        return lucid_derivatives_implicit_solve_unit(T2, H1, H2, res);
+    return lucid_derivatives_implicit_solve_smoothed(T2, H1, H2, res);
 }
 
 static lucid_status check_request(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,

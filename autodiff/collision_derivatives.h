@@ -15,11 +15,12 @@
  *   ANALYTIC              the same implicit solve with exact support Hessians (sphere,
  *                         ellipsoid, capsule caps, cylinder rims, plus the swept radius).
  *
- * Conventions of the first-order methods (see collision_derivatives_implicit.h): the support
- * Hessians are taken at the UNIT directions n (shape 1) and -n (shape 2), so eps is an angle
- * for the Gaussian estimator and a support-value temperature in length units for Gumbel,
- * independent of the distance. The paper smooths at x* = p1 - p2 itself; its eps at distance
- * |d| is our eps / |d|. Unit directions keep the system well posed at contact (d = 0).
+ * As in the paper, the smoothed first-order estimators evaluate the support Hessians at the
+ * support arguments +-x* (x* = p1 - p2, |x*| = |d|; see collision_derivatives_implicit.h):
+ * eps is a length (the noise on x* for Gaussian, the temperature of the scores <v, x*> for
+ * Gumbel), so relative to the direction the smoothing is eps / |d| and grows near contact.
+ * They give finite dp1, dp2, dd at contact, but dn is unbounded there: d = 0 exactly is
+ * LUCID_ERR_DEGENERATE for them.
  *
  * Every random draw comes from lucid_rng seeded with `seed`: the same inputs give the same
  * bits. Nothing is allocated per query beyond the caller's grow-only workspace. */
@@ -42,8 +43,8 @@ typedef struct lucid_derivative_options {
     lucid_derivative_method method;
     double step;   /* finite differences: central step on each twist coordinate, default 1e-6 */
     int samples;   /* M (zeroth order, first-order Gaussian), default 20 */
-    double noise;  /* eps: noise std (zeroth order: twist units; Gaussian: direction angle) or
-                      Gumbel temperature (length), default 1e-3 */
+    double noise;  /* eps, default 1e-3: zeroth order: noise std on the twist; first-order
+                      Gaussian: noise std on x* (m); Gumbel: temperature of <v, x*> (m^2) */
     int levels;    /* n_l: adjacency levels around the support vertex (Gumbel), default 1 */
     uint64_t seed; /* random stream, default 0 */
     const lucid_gjk_options *gjk; /* distance-query options (NULL: lucid defaults) */
@@ -76,7 +77,8 @@ void lucid_derivative_workspace_destroy(lucid_derivative_workspace *ws);
  *                        Gumbel on a shape that is not a convex mesh, Gumbel without ws,
  *                        analytic on a shape without exact curvature (box, cone, mesh, ...);
  *   LUCID_ERR_DEGENERATE analytic where the support is not smooth at the witness point
- *                        (a capsule's or cylinder's flat side, a cylinder cap);
+ *                        (a capsule's or cylinder's flat side, a cylinder cap); a smoothed
+ *                        first-order method at d = 0 exactly;
  *   LUCID_ERR_SINGULAR   the implicit system is singular (e.g. two flat contacts);
  *   LUCID_ERR_NO_MEMORY  the workspace could not grow;
  *   and every error of lucid_distance. */

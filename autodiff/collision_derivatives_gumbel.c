@@ -37,9 +37,9 @@ static int neighbourhood(const lucid_convex_mesh *mesh, int root, int levels,
     return count;
 }
 
-lucid_status lucid_support_hessian_gumbel(const lucid_shape *s, lucid_vec3 l, int levels,
-                                          double temperature, lucid_derivative_workspace *ws,
-                                          lucid_mat3 *K) {
+lucid_status lucid_support_hessian_gumbel(const lucid_shape *s, lucid_vec3 l, double scale,
+                                          int levels, double temperature,
+                                          lucid_derivative_workspace *ws, lucid_mat3 *K) {
     const lucid_convex_mesh *mesh = s->u.mesh;
     lucid_status st = lucid_derivative_workspace_reserve(ws, mesh->num_vertices);
     if (st != LUCID_OK) return st;
@@ -54,7 +54,7 @@ lucid_status lucid_support_hessian_gumbel(const lucid_shape *s, lucid_vec3 l, in
     lucid_mat3 second = lucid_mat3_zero();
     for (int q = 0; q < count; ++q) {
         lucid_vec3 v = mesh->vertices[ws->queue[q]];
-        double w = exp((lucid_vec3_dot(v, l) - top) / temperature);
+        double w = exp(scale * (lucid_vec3_dot(v, l) - top) / temperature);
         lucid_vec3 e = lucid_vec3_sub(v, mesh->vertices[root]);
         lucid_mat3 ee = lucid_mat3_outer(e, e);
         ee = lucid_mat3_scale(&ee, w);
@@ -66,11 +66,6 @@ lucid_status lucid_support_hessian_gumbel(const lucid_shape *s, lucid_vec3 l, in
     second = lucid_mat3_scale(&second, 1.0 / total);
     lucid_mat3 mm = lucid_mat3_outer(mean, mean);
     lucid_mat3 cov = lucid_mat3_sub(&second, &mm);
-    lucid_mat3 core = lucid_mat3_scale(&cov, 1.0 / temperature);
-    lucid_mat3 swept = lucid_mat3_outer(l, l);
-    lucid_mat3 I = lucid_mat3_identity();
-    swept = lucid_mat3_sub(&I, &swept);
-    swept = lucid_mat3_scale(&swept, s->radius);
-    *K = lucid_mat3_add(&core, &swept);
+    *K = lucid_mat3_scale(&cov, 1.0 / temperature);
     return LUCID_OK;
 }

@@ -1,9 +1,9 @@
 /* lucid.distance_derivatives: smoothed collision derivatives from Lua.
  *   d = lucid.distance_derivatives(s1, T1, s2, T2 [, opts])
  * opts: method ("finite_differences" (default), "zeroth_order", "first_order_gaussian",
- * "first_order_gumbel", "analytic"), step (1e-6), samples (M, 20), noise (eps, 1e-3),
- * levels (n_l, 1), seed (0), and the distance-query tolerances tol (GJK duality gap, m^2,
- * 1e-8), max_iter (128) and epa_tol (1e-9).
+ * "first_order_gumbel", "analytic"), step (1e-6), samples (M, 20), noise (eps, 1e-3; units
+ * in autodiff/collision_derivatives.h), levels (n_l, 1), seed (0), and the distance-query
+ * tolerances tol (GJK duality gap, m^2, 1e-8), max_iter (128) and epa_tol (1e-9).
  * d.dp1, d.dp2, d.dnormal (3x6) and d.ddistance (1x6) are lucid.mat derivatives w.r.t. xi in
  * T2 * exp(xi) (linear part first); d.distance, d.p1, d.p2, d.normal describe
  * the nominal query. The Gumbel neighbourhood workspace is a userdata upvalue of the
@@ -158,6 +158,11 @@ static int fail_derivatives(lua_State *L, lucid_derivative_method m, lucid_statu
         return lucid_lua_fail(L, FNAME,
                               "analytic: a support is not smooth at the witness point (flat "
                               "side or cap of a capsule or cylinder)");
+    if (st == LUCID_ERR_DEGENERATE)
+        return lucid_lua_fail(L, FNAME,
+                              "%s: the normal's derivative is unbounded at contact (distance "
+                              "exactly 0; the smoothing is evaluated at x* = p1 - p2 = 0)",
+                              lucid_derivative_method_name(m));
     if (st == LUCID_ERR_SINGULAR)
         return lucid_lua_fail(L, FNAME,
                               "%s: the implicit system is singular (no curvature at the contact)",

@@ -149,6 +149,9 @@ t.case("bad input raises errors naming lucid.distance_derivatives", function()
            lucid.capsule(0.1, 0.3), I, s, T2, {method = "analytic"})
   t.raises(F .. "first_order_gaussian needs support functions; shape 1 is a halfspace", D,
            lucid.halfspace({0, 0, 1}, 0), I, s, T2, {method = "first_order_gaussian"})
+  local touching = se3.exp({0.2, 0, 0, 0, 0, 0}) -- spheres of radius 0.1: distance exactly 0
+  t.raises(F .. "first_order_gaussian: the normal's derivative is unbounded at contact", D, s, I,
+           s, touching, {method = "first_order_gaussian"})
   t.raises(F .. "unknown option 'sample'", D, s, I, s, T2, {sample = 3})
   t.raises(F .. "opts must be a table", D, s, I, s, T2, "analytic")
 end)
