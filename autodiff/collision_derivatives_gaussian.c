@@ -1,7 +1,8 @@
 /* Support Hessian by Gaussian smoothing of the support argument (paper Eq. 26): integration
  * by parts turns E[grad sigma(a + eps Z)] into the gradient estimate E[S(a + eps Z) Z^T] / eps.
  * Works for any shape with a support function; costs M support queries, warm-started for
- * meshes by carrying the hill-climbing hint from one sample to the next. */
+ * meshes: every sample climbs from the unperturbed support vertex, which is nearer to a
+ * sample's answer than the previous (independent) sample's answer is. */
 #include "autodiff/collision_derivatives_hessians.h"
 #include "autodiff/collision_derivatives_hint.h"
 
@@ -17,7 +18,8 @@ lucid_mat3 lucid_support_hessian_gaussian(const lucid_shape *s, lucid_vec3 a, lu
     lucid_mat3 sum = lucid_mat3_zero();
     for (int j = 0; j < samples; ++j) {
         lucid_vec3 z = normal_vec3(rng);
-        lucid_vec3 p = lucid_shape_support(s, lucid_vec3_axpy(a, noise, z), &hint);
+        int start = hint;
+        lucid_vec3 p = lucid_shape_support(s, lucid_vec3_axpy(a, noise, z), &start);
         lucid_mat3 outer = lucid_mat3_outer(lucid_vec3_sub(p, base), z);
         sum = lucid_mat3_add(&sum, &outer);
     }
