@@ -2,7 +2,10 @@
  * the paper's Table II ("Differentiable Collision Detection: a Randomized Smoothing
  * Approach").
  *
- *   build/tests/bench/bench_derivatives [MESH_DIR] [PAIRS]
+ *   build/tests/bench/bench_derivatives [MESH_DIR] [PAIRS] [ONLY]
+ *
+ * ONLY (a method label, e.g. "1st-order Gaussian  M = 10") restricts the run to that row
+ * plus finite differences, for profiling one estimator (perf record).
  *
  * MESH_DIR defaults to $LUCID_MESHES_DIR, else <repo>/../shared/data/meshes (manifest.tsv
  * lists the files). Every hull is scaled so its largest bounding-box side is uniform in
@@ -181,47 +184,54 @@ static timing summarise(double *t, int n, int failures) {
     return r;
 }
 
-static timing time_row(const mesh_set *set, const pair_config *pairs, int count,
-                       const method_row *row, lucid_derivative_workspace *ws, double *scratch) {
+/* The fastest of REPS derivative computations (seeds 0..REPS-1) on one pair, in us. */
+static double time_pair(const mesh_set *set, const pair_config *p, const method_row *row,
+                        lucid_derivative_workspace *ws, int *failures) {
     lucid_derivative_options o;
     lucid_derivative_options_default(&o);
     o.method = row->method;
     if (row->samples > 0) o.samples = row->samples;
     if (row->noise > 0) o.noise = row->noise;
     o.levels = row->levels;
-    int failures = 0;
-    for (int i = 0; i < count; ++i) {
-        const pair_config *p = &pairs[i];
-        const lucid_shape *s1 = &set->shapes[p->a], *s2 = &set->shapes[p->b];
-        lucid_distance_result q;
-        lucid_distance(s1, &p->T1, s2, &p->T2, NULL, &q);
-        lucid_distance_derivatives_result r;
-        scratch[i] = INFINITY;
-        for (int k = 0; k < REPS; ++k) {
-            o.seed = (uint64_t)k;
-            double t0 = now_seconds();
-            if (lucid_distance_derivatives_from_query(s1, &p->T1, s2, &p->T2, &o, ws, &q, &r) !=
-                LUCID_OK)
-                failures++;
-            scratch[i] = fmin(scratch[i], 1e6 * (now_seconds() - t0));
-        }
+    const lucid_shape *s1 = &set->shapes[p->a], *s2 = &set->shapes[p->b];
+    lucid_distance_result q;
+    lucid_distance(s1, &p->T1, s2, &p->T2, NULL, &q);
+    lucid_distance_derivatives_result r;
+    double best = INFINITY;
+    for (int k = 0; k < REPS; ++k) {
+        o.seed = (uint64_t)k;
+        double t0 = now_seconds();
+        if (lucid_distance_derivatives_from_query(s1, &p->T1, s2, &p->T2, &o, ws, &q, &r) !=
+            LUCID_OK)
+            (*failures)++;
+        best = fmin(best, 1e6 * (now_seconds() - t0));
     }
-    return summarise(scratch, count, failures);
+    return best;
 }
 
-static timing time_queries(const mesh_set *set, const pair_config *pairs, int count,
-                           double *scratch) {
-    for (int i = 0; i < count; ++i) {
-        const pair_config *p = &pairs[i];
-        lucid_distance_result q;
-        scratch[i] = INFINITY;
-        for (int k = 0; k < REPS; ++k) {
-            double t0 = now_seconds();
-            lucid_distance(&set->shapes[p->a], &p->T1, &set->shapes[p->b], &p->T2, NULL, &q);
-            scratch[i] = fmin(scratch[i], 1e6 * (now_seconds() - t0));
-        }
+/* The fastest of REPS nominal distance queries on one pair, in us. */
+static double time_pair_query(const mesh_set *set, const pair_config *p) {
+    lucid_distance_result q;
+    double best = INFINITY;
+    for (int k = 0; k < REPS; ++k) {
+        double t0 = now_seconds();
+        lucid_distance(&set->shapes[p->a], &p->T1, &set->shapes[p->b], &p->T2, NULL, &q);
+        best = fmin(best, 1e6 * (now_seconds() - t0));
     }
-    return summarise(scratch, count, 0);
+    return best;
+}
+
+/* Time of the standard normals one first-order Gaussian estimate draws: 2 shapes x M samples
+ * x 3 coordinates (lucid_rng_normal: polar method with the platform-independent logarithm). */
+static double normals_time_us(int samples) {
+    lucid_rng rng;
+    lucid_rng_seed(&rng, 1);
+    const int rounds = 200000;
+    double sink = 0.0, t0 = now_seconds();
+    for (int r = 0; r < rounds; ++r)
+        for (int k = 0; k < 6 * samples; ++k) sink += lucid_rng_normal(&rng);
+    double t = 1e6 * (now_seconds() - t0) / rounds;
+    return sink == 12345.0 ? 0.0 : t; /* keeps the loop */
 }
 
 int main(int argc, char **argv) {
@@ -246,17 +256,31 @@ int main(int argc, char **argv) {
            set.count, vmin, vmax, count, REPS);
     pair_config *pairs[2] = {malloc((size_t)count * sizeof(pair_config)),
                              malloc((size_t)count * sizeof(pair_config))};
-    double *scratch = malloc((size_t)count * sizeof(double));
+    /* times[r * count + i]: row r (ROWS = the nominal query) on pair i */
+    double *times = malloc((size_t)(ROWS + 1) * (size_t)count * sizeof(double));
     lucid_derivative_workspace *ws = NULL;
-    if (!pairs[0] || !pairs[1] || !scratch || lucid_derivative_workspace_create(&ws) != LUCID_OK)
+    if (!pairs[0] || !pairs[1] || !times || lucid_derivative_workspace_create(&ws) != LUCID_OK)
         return 1;
     make_pairs(&set, 1, count, &rng, pairs[0]);
     make_pairs(&set, 0, count, &rng, pairs[1]);
+    int selected[ROWS];
+    for (int r = 0; r < ROWS; ++r)
+        selected[r] = r == 0 || argc <= 3 || strcmp(rows[r].label, argv[3]) == 0;
     timing t[ROWS][2], query[2];
     for (int c = 0; c < 2; ++c) {
-        query[c] = time_queries(&set, pairs[c], count, scratch);
+        /* Methods interleaved pair by pair, so that a slow spell of the machine hits every
+         * method alike and the ratios stay meaningful. */
+        int failures[ROWS] = {0};
+        for (int i = 0; i < count; ++i) {
+            times[ROWS * count + i] = time_pair_query(&set, &pairs[c][i]);
+            for (int r = 0; r < ROWS; ++r)
+                if (selected[r])
+                    times[r * count + i] =
+                        time_pair(&set, &pairs[c][i], &rows[r], ws, &failures[r]);
+        }
+        query[c] = summarise(times + ROWS * count, count, 0);
         for (int r = 0; r < ROWS; ++r)
-            t[r][c] = time_row(&set, pairs[c], count, &rows[r], ws, scratch);
+            if (selected[r]) t[r][c] = summarise(times + r * count, count, failures[r]);
     }
     printf("\ntimes in microseconds per query: mean +- std [median] (FD mean / mean)\n");
     printf("%-28s | %-37s | %-37s\n", "method", "collision", "no collision");
@@ -265,6 +289,7 @@ int main(int argc, char **argv) {
         printf(" %7.2f +- %-7.2f [%7.2f]         |", query[c].mean, query[c].std, query[c].median);
     printf("\n");
     for (int r = 0; r < ROWS; ++r) {
+        if (!selected[r]) continue;
         printf("%-28s |", rows[r].label);
         for (int c = 0; c < 2; ++c)
             printf(" %7.2f +- %-7.2f [%7.2f] (%5.1fx) |", t[r][c].mean, t[r][c].std, t[r][c].median,
@@ -273,10 +298,15 @@ int main(int argc, char **argv) {
             printf(" %d failed", t[r][0].failures + t[r][1].failures);
         printf("\n");
     }
+    if (!selected[4] || !selected[8]) return 0;
     double gumbel = t[0][0].mean / t[8][0].mean, gaussian = t[0][0].mean / t[4][0].mean;
     printf("\ncollision: Gumbel n_l=1 is %.1fx cheaper than finite differences (target >= 40x): "
            "%s\n",
            gumbel, gumbel >= 40 ? "met" : "NOT met");
+    double normals = normals_time_us(10);
+    printf("profile: the 60 standard normals of one 1st-order Gaussian M=10 estimate take %.2f us "
+           "(%.0f%% of its collision time)\n",
+           normals, 100.0 * normals / t[4][0].mean);
     printf("collision: Gaussian M=10 is %.1fx cheaper than finite differences (target >= 15x): "
            "%s\n",
            gaussian, gaussian >= 15 ? "met" : "NOT met");
@@ -284,6 +314,6 @@ int main(int argc, char **argv) {
     for (int i = 0; i < set.count; ++i) lucid_convex_mesh_destroy(set.hulls[i]);
     free(pairs[0]);
     free(pairs[1]);
-    free(scratch);
+    free(times);
     return 0;
 }
