@@ -8,7 +8,7 @@
  *   ZEROTH_ORDER          Gaussian smoothing of the pose (Eq. 6), M samples, noise eps;
  *   FIRST_ORDER_GAUSSIAN  implicit differentiation of the optimality conditions (Eq. 12-19)
  *                         with support Hessians from Gaussian smoothing of the support
- *                         direction (Eq. 26), M samples, noise eps;
+ *                         argument (Eq. 26), M samples, noise eps;
  *   FIRST_ORDER_GUMBEL    the same implicit solve with the closed-form soft-max Hessian over
  *                         the mesh vertices within n_l adjacency levels of the support vertex
  *                         (Eq. 27-28), temperature eps (both shapes must be convex meshes);
@@ -17,8 +17,9 @@
  *
  * As in the paper, the smoothed first-order estimators evaluate the support Hessians at the
  * support arguments +-x* (x* = p1 - p2, |x*| = |d|; see collision_derivatives_implicit.h):
- * eps is a length (the noise on x* for Gaussian, the temperature of the scores <v, x*> for
- * Gumbel), so relative to the direction the smoothing is eps / |d| and grows near contact.
+ * eps is in the units of x* (the noise on x* for Gaussian, in m; the temperature of the
+ * scores <v, x*> for Gumbel, in m^2), so relative to the direction the smoothing is
+ * eps / |d| and grows as the shapes approach contact.
  * They give finite dp1, dp2, dd at contact, but dn is unbounded there: d = 0 exactly is
  * LUCID_ERR_DEGENERATE for them.
  *

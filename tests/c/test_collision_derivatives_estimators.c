@@ -123,10 +123,11 @@ static lucid_convex_mesh *ellipsoid_mesh(lucid_vec3 r, int n) {
     return m;
 }
 
-/* Meshes of n = 250 ... 16000 points; the temperature follows the mesh spacing h: the
- * soft-max weights exp(-|t|^2 / (2 rho eps)) of a surface with curvature radius rho are a
- * Gaussian of width sqrt(rho eps) in the tangent offset t, which must span a few vertices
- * (eps = h^2 / rho with rho ~ 0.2) and fit inside the n_l = 6 rings kept. */
+/* Meshes of n = 250 ... 16000 points; the temperature follows the mesh spacing h. The scores
+ * are taken at x* (|x*| = |d|), so on unit directions the temperature is e = eps / |d|; the
+ * soft-max weights exp(-|t|^2 / (2 rho e)) of a surface with curvature radius rho are then a
+ * Gaussian of width sqrt(rho e) in the tangent offset t, which must span a few vertices
+ * (e = h^2 / rho with rho ~ 0.2) and fit inside the n_l = 6 rings kept. */
 static void gumbel_on_refined_meshes_approaches_the_smooth_ellipsoid(void **state) {
     (void)state;
     lucid_derivative_workspace *ws;
