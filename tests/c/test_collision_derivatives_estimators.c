@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "autodiff/collision_derivatives_hessians.h"
 #include "runtime/shapes/convex_mesh.h"
 #include "test_collision_derivatives_util.h"
 
@@ -161,6 +162,64 @@ static void gumbel_on_refined_meshes_approaches_the_smooth_ellipsoid(void **stat
         assert_true(err[NS - 1] < 2e-2);
     }
     lucid_derivative_workspace_destroy(ws);
+}
+
+/* Brute-force Eq. 28: the soft-max covariance over the vertices in `keep` (a 0/1 mask). */
+static lucid_mat3 softmax_covariance(const lucid_convex_mesh *m, const int *keep, lucid_vec3 a,
+                                     double eps) {
+    double top = -INFINITY, total = 0.0;
+    for (int i = 0; i < m->num_vertices; ++i)
+        if (keep[i]) top = fmax(top, lucid_vec3_dot(m->vertices[i], a));
+    lucid_vec3 mean = lucid_vec3_zero();
+    lucid_mat3 second = lucid_mat3_zero();
+    for (int i = 0; i < m->num_vertices; ++i) {
+        if (!keep[i]) continue;
+        double w = exp((lucid_vec3_dot(m->vertices[i], a) - top) / eps);
+        lucid_mat3 vv = lucid_mat3_outer(m->vertices[i], m->vertices[i]);
+        vv = lucid_mat3_scale(&vv, w);
+        second = lucid_mat3_add(&second, &vv);
+        mean = lucid_vec3_axpy(mean, w, m->vertices[i]);
+        total += w;
+    }
+    mean = lucid_vec3_scale(mean, 1.0 / total);
+    second = lucid_mat3_scale(&second, 1.0 / total);
+    lucid_mat3 mm = lucid_mat3_outer(mean, mean);
+    lucid_mat3 cov = lucid_mat3_sub(&second, &mm);
+    return lucid_mat3_scale(&cov, 1.0 / eps);
+}
+
+/* The Gumbel Hessian against Eq. 28 evaluated directly: on the support vertex and its ring
+ * (n_l = 1, the mask built from the adjacency here) and on the whole mesh (n_l large). */
+static void gumbel_hessian_matches_the_softmax_formula(void **state) {
+    (void)state;
+    lucid_convex_mesh *m = ellipsoid_mesh(lucid_vec3_make(0.3, 0.2, 0.15), 200);
+    lucid_shape s;
+    lucid_shape_convex(m, &s);
+    lucid_derivative_workspace *ws;
+    assert_int_equal(lucid_derivative_workspace_create(&ws), LUCID_OK);
+    int *keep = calloc((size_t)m->num_vertices, sizeof *keep);
+    assert_non_null(keep);
+    lucid_vec3 l = lucid_vec3_normalized(lucid_vec3_make(0.3, -0.5, 0.8));
+    double scale = 0.07, eps = 2e-4;
+    lucid_vec3 a = lucid_vec3_scale(l, scale);
+    int root = lucid_convex_mesh_support_scan(m, l);
+    keep[root] = 1;
+    for (int k = m->neighbor_offsets[root]; k < m->neighbor_offsets[root + 1]; ++k)
+        keep[m->neighbors[k]] = 1;
+    lucid_mat3 K, ref = softmax_covariance(m, keep, a, eps);
+    assert_true(lucid_mat3_trace(&ref) > 1e-3); /* the weights are genuinely soft here */
+    assert_int_equal(lucid_support_hessian_gumbel(&s, l, scale, 1, eps, ws, &K), LUCID_OK);
+    for (int k = 0; k < 9; ++k) assert_true(fabs(K.m[k] - ref.m[k]) <= 1e-9 * (1 + fabs(ref.m[k])));
+    for (int i = 0; i < m->num_vertices; ++i) keep[i] = 1;
+    ref = softmax_covariance(m, keep, a, eps);
+    assert_int_equal(lucid_support_hessian_gumbel(&s, l, scale, 1000, eps, ws, &K), LUCID_OK);
+    for (int k = 0; k < 9; ++k) assert_true(fabs(K.m[k] - ref.m[k]) <= 1e-9 * (1 + fabs(ref.m[k])));
+    /* n_l = 0 keeps the support vertex alone: no curvature. */
+    assert_int_equal(lucid_support_hessian_gumbel(&s, l, scale, 0, eps, ws, &K), LUCID_OK);
+    for (int k = 0; k < 9; ++k) assert_true(K.m[k] == 0.0);
+    free(keep);
+    lucid_derivative_workspace_destroy(ws);
+    lucid_convex_mesh_destroy(m);
 }
 
 /* Eq. 6 on a smooth pair: the error against the exact Jacobian shrinks like 1/sqrt(M). */
@@ -314,6 +373,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(first_order_gaussian_converges_to_analytic),
         cmocka_unit_test(gumbel_on_refined_meshes_approaches_the_smooth_ellipsoid),
+        cmocka_unit_test(gumbel_hessian_matches_the_softmax_formula),
         cmocka_unit_test(zeroth_order_error_shrinks_with_samples),
         cmocka_unit_test(random_estimators_are_deterministic_given_the_seed),
         cmocka_unit_test(bad_requests_are_rejected),
