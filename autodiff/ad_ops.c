@@ -62,10 +62,14 @@ lucid_status lucid_ad_constant(lucid_ad_tape *tape, const double *x, int n, luci
 
 static double binary_value(lucid_ad_op op, double a, double b) {
     switch (op) {
-        case LUCID_AD_ADD: return a + b;
-        case LUCID_AD_SUB: return a - b;
-        case LUCID_AD_MUL: return a * b;
-        default: return a / b;
+        case LUCID_AD_ADD:
+            return a + b;
+        case LUCID_AD_SUB:
+            return a - b;
+        case LUCID_AD_MUL:
+            return a * b;
+        default:
+            return a / b;
     }
 }
 
@@ -73,8 +77,7 @@ lucid_status lucid_ad_binary(lucid_ad_tape *tape, lucid_ad_op op, lucid_ad_var a
                              lucid_ad_var *out) {
     if (op != LUCID_AD_ADD && op != LUCID_AD_SUB && op != LUCID_AD_MUL && op != LUCID_AD_DIV)
         return LUCID_ERR_ARGUMENT;
-    if (!lucid_ad_var_is_live(tape, a) || !lucid_ad_var_is_live(tape, b))
-        return LUCID_ERR_ARGUMENT;
+    if (!lucid_ad_var_is_live(tape, a) || !lucid_ad_var_is_live(tape, b)) return LUCID_ERR_ARGUMENT;
     int ka = tape->nodes[a.index].size, kb = tape->nodes[b.index].size;
     if (ka != kb && ka != 1 && kb != 1) return LUCID_ERR_ARGUMENT;
     int k = ka > kb ? ka : kb;
@@ -115,10 +118,8 @@ lucid_status lucid_ad_unary(lucid_ad_tape *tape, lucid_ad_op op, lucid_ad_var a,
     return finish(tape, y, k);
 }
 
-lucid_status lucid_ad_dot(lucid_ad_tape *tape, lucid_ad_var a, lucid_ad_var b,
-                          lucid_ad_var *out) {
-    if (!lucid_ad_var_is_live(tape, a) || !lucid_ad_var_is_live(tape, b))
-        return LUCID_ERR_ARGUMENT;
+lucid_status lucid_ad_dot(lucid_ad_tape *tape, lucid_ad_var a, lucid_ad_var b, lucid_ad_var *out) {
+    if (!lucid_ad_var_is_live(tape, a) || !lucid_ad_var_is_live(tape, b)) return LUCID_ERR_ARGUMENT;
     int k = tape->nodes[a.index].size;
     if (tape->nodes[b.index].size != k) return LUCID_ERR_ARGUMENT;
     double *y;
@@ -203,9 +204,8 @@ lucid_status lucid_ad_concat(lucid_ad_tape *tape, const lucid_ad_var *parts, int
     return LUCID_OK;
 }
 
-lucid_status lucid_ad_apply_primitive(lucid_ad_tape *tape, const lucid_ad_primitive *prim,
-                                      long id, lucid_ad_var x, const double *y, int m,
-                                      lucid_ad_var *out) {
+lucid_status lucid_ad_apply_primitive(lucid_ad_tape *tape, const lucid_ad_primitive *prim, long id,
+                                      lucid_ad_var x, const double *y, int m, lucid_ad_var *out) {
     if (!prim || !prim->jvp || !prim->vjp || !lucid_ad_var_is_live(tape, x) || m < 1 || !y)
         return LUCID_ERR_ARGUMENT;
     if (!all_finite(y, m)) return LUCID_ERR_NONFINITE;

@@ -23,8 +23,7 @@ lucid_status lucid_ad_binary(lucid_ad_tape *tape, lucid_ad_op op, lucid_ad_var a
                              lucid_ad_var *out);
 
 /* op in {NEG, EXP, LOG, SQRT, SIN, COS, TANH} elementwise, or NORM (scalar result). */
-lucid_status lucid_ad_unary(lucid_ad_tape *tape, lucid_ad_op op, lucid_ad_var a,
-                            lucid_ad_var *out);
+lucid_status lucid_ad_unary(lucid_ad_tape *tape, lucid_ad_op op, lucid_ad_var a, lucid_ad_var *out);
 
 /* a . b for equal sizes (scalar result). */
 lucid_status lucid_ad_dot(lucid_ad_tape *tape, lucid_ad_var a, lucid_ad_var b, lucid_ad_var *out);
@@ -44,8 +43,7 @@ lucid_status lucid_ad_concat(lucid_ad_tape *tape, const lucid_ad_var *parts, int
 /* A custom primitive y = f(x): the caller computed y[0..m) = f(value of x); the tape stores
  * it and calls prim->jvp / prim->vjp (with the sweep's context and this id) when
  * differentiating. Both callbacks must be non-NULL. */
-lucid_status lucid_ad_apply_primitive(lucid_ad_tape *tape, const lucid_ad_primitive *prim,
-                                      long id, lucid_ad_var x, const double *y, int m,
-                                      lucid_ad_var *out);
+lucid_status lucid_ad_apply_primitive(lucid_ad_tape *tape, const lucid_ad_primitive *prim, long id,
+                                      lucid_ad_var x, const double *y, int m, lucid_ad_var *out);
 
 #endif

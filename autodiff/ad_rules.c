@@ -29,10 +29,18 @@ static double entry(const rule_args *r, const lucid_ad_node *n, int i) {
 static void binary_partials(const rule_args *r, int i, double *pa, double *pb) {
     double a = entry(r, r->a, i), b = entry(r, r->b, i);
     switch (r->node->op) {
-        case LUCID_AD_ADD: *pa = 1.0, *pb = 1.0; break;
-        case LUCID_AD_SUB: *pa = 1.0, *pb = -1.0; break;
-        case LUCID_AD_MUL: *pa = b, *pb = a; break;
-        default: *pa = 1.0 / b, *pb = -a / (b * b); break;
+        case LUCID_AD_ADD:
+            *pa = 1.0, *pb = 1.0;
+            break;
+        case LUCID_AD_SUB:
+            *pa = 1.0, *pb = -1.0;
+            break;
+        case LUCID_AD_MUL:
+            *pa = b, *pb = a;
+            break;
+        default:
+            *pa = 1.0 / b, *pb = -a / (b * b);
+            break;
     }
 }
 
@@ -118,8 +126,8 @@ static void matvec_jvp(const rule_args *r, int reverse) {
 
 /* Copies (forward) or accumulates (reverse) between the node's rows [at, at+count) and the
  * first count rows of operand src starting at src_row. */
-static void move_rows(const rule_args *r, const lucid_ad_node *src, int src_row, int at,
-                      int count, int reverse) {
+static void move_rows(const rule_args *r, const lucid_ad_node *src, int src_row, int at, int count,
+                      int reverse) {
     size_t n = (size_t)count * (size_t)r->w;
     double *y = block(r, r->node) + (size_t)at * (size_t)r->w;
     double *x = block(r, src) + (size_t)src_row * (size_t)r->w;
@@ -149,8 +157,8 @@ static lucid_status primitive_jvp(const rule_args *r, void *ctx) {
 static lucid_status primitive_vjp(const rule_args *r, void *ctx) {
     const lucid_ad_node *n = r->node;
     double *scratch = r->tape->scratch;
-    lucid_status s = n->prim->vjp(ctx, n->prim_id, value(r, r->a), r->a->size, value(r, n),
-                                  n->size, block(r, n), scratch, r->w);
+    lucid_status s = n->prim->vjp(ctx, n->prim_id, value(r, r->a), r->a->size, value(r, n), n->size,
+                                  block(r, n), scratch, r->w);
     if (s != LUCID_OK) return s;
     double *g = block(r, r->a);
     for (size_t e = 0; e < (size_t)r->a->size * (size_t)r->w; ++e) g[e] += scratch[e];
@@ -168,17 +176,29 @@ lucid_status lucid_ad_node_jvp(lucid_ad_tape *tape, unsigned index, int width, v
     rule_args r = make_args(tape, index, width);
     switch (r.node->op) {
         case LUCID_AD_INPUT:
-        case LUCID_AD_CONST: return LUCID_OK; /* seeded by the sweep */
+        case LUCID_AD_CONST:
+            return LUCID_OK; /* seeded by the sweep */
         case LUCID_AD_ADD:
         case LUCID_AD_SUB:
         case LUCID_AD_MUL:
-        case LUCID_AD_DIV: binary_jvp(&r); return LUCID_OK;
+        case LUCID_AD_DIV:
+            binary_jvp(&r);
+            return LUCID_OK;
         case LUCID_AD_DOT:
-        case LUCID_AD_NORM: reduction_jvp(&r); return LUCID_OK;
-        case LUCID_AD_MATVEC: matvec_jvp(&r, 0); return LUCID_OK;
-        case LUCID_AD_SLICE: move_rows(&r, r.a, r.node->aux_count, 0, r.node->size, 0); return LUCID_OK;
-        case LUCID_AD_CONCAT: concat_rule(&r, 0); return LUCID_OK;
-        case LUCID_AD_PRIMITIVE: return primitive_jvp(&r, ctx);
+        case LUCID_AD_NORM:
+            reduction_jvp(&r);
+            return LUCID_OK;
+        case LUCID_AD_MATVEC:
+            matvec_jvp(&r, 0);
+            return LUCID_OK;
+        case LUCID_AD_SLICE:
+            move_rows(&r, r.a, r.node->aux_count, 0, r.node->size, 0);
+            return LUCID_OK;
+        case LUCID_AD_CONCAT:
+            concat_rule(&r, 0);
+            return LUCID_OK;
+        case LUCID_AD_PRIMITIVE:
+            return primitive_jvp(&r, ctx);
         default:
             if (!lucid_ad_is_elementwise(r.node->op)) return LUCID_ERR_INTERNAL;
             elementwise_rule(&r, 0);
@@ -190,17 +210,29 @@ lucid_status lucid_ad_node_vjp(lucid_ad_tape *tape, unsigned index, int width, v
     rule_args r = make_args(tape, index, width);
     switch (r.node->op) {
         case LUCID_AD_INPUT:
-        case LUCID_AD_CONST: return LUCID_OK;
+        case LUCID_AD_CONST:
+            return LUCID_OK;
         case LUCID_AD_ADD:
         case LUCID_AD_SUB:
         case LUCID_AD_MUL:
-        case LUCID_AD_DIV: binary_vjp(&r); return LUCID_OK;
+        case LUCID_AD_DIV:
+            binary_vjp(&r);
+            return LUCID_OK;
         case LUCID_AD_DOT:
-        case LUCID_AD_NORM: reduction_vjp(&r); return LUCID_OK;
-        case LUCID_AD_MATVEC: matvec_jvp(&r, 1); return LUCID_OK;
-        case LUCID_AD_SLICE: move_rows(&r, r.a, r.node->aux_count, 0, r.node->size, 1); return LUCID_OK;
-        case LUCID_AD_CONCAT: concat_rule(&r, 1); return LUCID_OK;
-        case LUCID_AD_PRIMITIVE: return primitive_vjp(&r, ctx);
+        case LUCID_AD_NORM:
+            reduction_vjp(&r);
+            return LUCID_OK;
+        case LUCID_AD_MATVEC:
+            matvec_jvp(&r, 1);
+            return LUCID_OK;
+        case LUCID_AD_SLICE:
+            move_rows(&r, r.a, r.node->aux_count, 0, r.node->size, 1);
+            return LUCID_OK;
+        case LUCID_AD_CONCAT:
+            concat_rule(&r, 1);
+            return LUCID_OK;
+        case LUCID_AD_PRIMITIVE:
+            return primitive_vjp(&r, ctx);
         default:
             if (!lucid_ad_is_elementwise(r.node->op)) return LUCID_ERR_INTERNAL;
             elementwise_rule(&r, 1);

@@ -61,8 +61,8 @@ static lucid_status grow(void **array, size_t *capacity, size_t need, size_t ele
 }
 
 lucid_status lucid_ad_tape_reserve_values(lucid_ad_tape *tape, size_t n, size_t *offset) {
-    lucid_status s = grow((void **)&tape->values, &tape->value_capacity, tape->value_count + n,
-                          sizeof(double));
+    lucid_status s =
+        grow((void **)&tape->values, &tape->value_capacity, tape->value_count + n, sizeof(double));
     if (s != LUCID_OK) return s;
     *offset = tape->value_count;
     tape->value_count += n;

@@ -14,19 +14,19 @@
 #include "runtime/core/status.h"
 
 typedef enum lucid_ad_op {
-    LUCID_AD_INPUT,    /* independent variable */
-    LUCID_AD_CONST,    /* constant: zero derivative */
-    LUCID_AD_ADD,      /* a + b, a size-1 operand broadcasts */
-    LUCID_AD_SUB,      /* a - b */
-    LUCID_AD_MUL,      /* a * b elementwise */
-    LUCID_AD_DIV,      /* a / b elementwise */
-    LUCID_AD_NEG,      /* -a */
-    LUCID_AD_DOT,      /* a . b (scalar) */
-    LUCID_AD_NORM,     /* |a| (scalar) */
-    LUCID_AD_MATVEC,   /* A a with a constant matrix A */
-    LUCID_AD_SLICE,    /* a[start .. start+size) (also x[i] as a size-1 slice) */
-    LUCID_AD_CONCAT,   /* (a1, a2, ...) */
-    LUCID_AD_EXP,      /* elementwise functions */
+    LUCID_AD_INPUT,  /* independent variable */
+    LUCID_AD_CONST,  /* constant: zero derivative */
+    LUCID_AD_ADD,    /* a + b, a size-1 operand broadcasts */
+    LUCID_AD_SUB,    /* a - b */
+    LUCID_AD_MUL,    /* a * b elementwise */
+    LUCID_AD_DIV,    /* a / b elementwise */
+    LUCID_AD_NEG,    /* -a */
+    LUCID_AD_DOT,    /* a . b (scalar) */
+    LUCID_AD_NORM,   /* |a| (scalar) */
+    LUCID_AD_MATVEC, /* A a with a constant matrix A */
+    LUCID_AD_SLICE,  /* a[start .. start+size) (also x[i] as a size-1 slice) */
+    LUCID_AD_CONCAT, /* (a1, a2, ...) */
+    LUCID_AD_EXP,    /* elementwise functions */
     LUCID_AD_LOG,
     LUCID_AD_SQRT,
     LUCID_AD_SIN,
@@ -43,14 +43,14 @@ typedef struct lucid_ad_var {
 
 typedef struct lucid_ad_node {
     lucid_ad_op op;
-    int size;         /* k: length of the value vector */
-    int a, b;         /* operand node indices, -1 when unused */
-    size_t value;     /* offset of the k values in tape->values */
-    size_t aux;       /* MATVEC: offset of the matrix in values; CONCAT: offset in links */
-    int aux_count;    /* SLICE: start; CONCAT: operand count; MATVEC: matrix columns */
-    long prim_id;     /* PRIMITIVE: id passed back to the callbacks */
+    int size;      /* k: length of the value vector */
+    int a, b;      /* operand node indices, -1 when unused */
+    size_t value;  /* offset of the k values in tape->values */
+    size_t aux;    /* MATVEC: offset of the matrix in values; CONCAT: offset in links */
+    int aux_count; /* SLICE: start; CONCAT: operand count; MATVEC: matrix columns */
+    long prim_id;  /* PRIMITIVE: id passed back to the callbacks */
     const lucid_ad_primitive *prim;
-    size_t deriv;     /* offset of this node's derivative block during a sweep */
+    size_t deriv; /* offset of this node's derivative block during a sweep */
 } lucid_ad_node;
 
 typedef struct lucid_ad_tape {

@@ -14,8 +14,8 @@ typedef lucid_status (*ad_test_fn)(lucid_ad_tape *tape, lucid_ad_var x, const vo
                                    lucid_ad_var *y);
 
 /* Records f at x; returns the status and the output size / values (copied to y_out). */
-static lucid_status ad_record(lucid_ad_tape *tape, ad_test_fn f, const void *param,
-                              const double *x, int n, lucid_ad_var *xv, lucid_ad_var *yv) {
+static lucid_status ad_record(lucid_ad_tape *tape, ad_test_fn f, const void *param, const double *x,
+                              int n, lucid_ad_var *xv, lucid_ad_var *yv) {
     lucid_ad_tape_reset(tape);
     lucid_status s = lucid_ad_input(tape, x, n, xv);
     if (s != LUCID_OK) return s;

@@ -58,7 +58,7 @@ static lucid_status unary_fn(lucid_ad_tape *t, lucid_ad_var x, const void *p, lu
 
 static void unary_ops_match_finite_differences(void **state) {
     (void)state;
-    const lucid_ad_op ops[] = {LUCID_AD_NEG, LUCID_AD_EXP, LUCID_AD_LOG, LUCID_AD_SQRT,
+    const lucid_ad_op ops[] = {LUCID_AD_NEG, LUCID_AD_EXP, LUCID_AD_LOG,  LUCID_AD_SQRT,
                                LUCID_AD_SIN, LUCID_AD_COS, LUCID_AD_TANH, LUCID_AD_NORM};
     const double x[] = {0.4, 1.2, 2.5, 0.3}; /* positive: inside log's and sqrt's domain */
     for (int o = 0; o < 8; ++o) {
@@ -78,8 +78,7 @@ static lucid_status dot_fn(lucid_ad_tape *t, lucid_ad_var x, const void *p, luci
     return s;
 }
 
-static lucid_status self_dot_fn(lucid_ad_tape *t, lucid_ad_var x, const void *p,
-                                lucid_ad_var *y) {
+static lucid_status self_dot_fn(lucid_ad_tape *t, lucid_ad_var x, const void *p, lucid_ad_var *y) {
     (void)p;
     return lucid_ad_dot(t, x, x, y);
 }
@@ -139,8 +138,7 @@ static lucid_status prim_vjp(void *ctx, long id, const double *x, int n, const d
 
 static const lucid_ad_primitive test_primitive = {prim_jvp, prim_vjp};
 
-static lucid_status primitive_fn(lucid_ad_tape *t, lucid_ad_var x, const void *p,
-                                 lucid_ad_var *y) {
+static lucid_status primitive_fn(lucid_ad_tape *t, lucid_ad_var x, const void *p, lucid_ad_var *y) {
     (void)p;
     const double *v = lucid_ad_var_values(t, x);
     double out[2] = {v[0] * v[1], sin(v[2])};
