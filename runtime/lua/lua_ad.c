@@ -304,9 +304,9 @@ static int l_tostring(lua_State *L) {
     return 1;
 }
 
+/* x[i] or a method (methods check staleness themselves, naming themselves). */
 static int l_index(lua_State *L) {
-    lucid_lua_ad_var *x = check_var(L, 1, "lucid.ad.var[i]");
-    if (lua_type(L, 2) == LUA_TNUMBER) return index_entry(L, x);
+    if (lua_type(L, 2) == LUA_TNUMBER) return index_entry(L, check_var(L, 1, "lucid.ad.var[i]"));
     lua_pushvalue(L, 2);
     lua_rawget(L, lua_upvalueindex(1));
     return 1;

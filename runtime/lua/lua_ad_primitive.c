@@ -18,6 +18,7 @@
  * slot and reported as a failed status: the C sweep unwinds normally and the evaluation's
  * cleanup resets the tape. Every buffer used here is a Lua userdata. */
 #include <lauxlib.h>
+#include <math.h>
 #include <string.h>
 
 #include "autodiff/ad_ops.h"
@@ -104,6 +105,8 @@ static void push_joined_values(lua_State *L, int nargs, const char *label) {
         lucid_lua_ad_var *v = lucid_lua_ad_tovar(L, i, label);
         if (v)
             memcpy(at, lucid_ad_var_values(v->owner->tape, v->var), (size_t)n * sizeof(double));
+        else if (lua_type(L, i) == LUA_TNUMBER)
+            *at = lucid_lua_checkfinite(L, i, label, "argument");
         else
             lucid_lua_checkvalues(L, i, n, at, label, "argument");
         at += n;
@@ -131,7 +134,12 @@ static int apply(lua_State *L) {
         lucid_lua_fail(L, label, "forward must return a number or a non-empty lucid.vec (got %s)",
                        luaL_typename(L, result_idx));
     double *y = lua_newuserdatauv(L, (size_t)m * sizeof(double), 0);
-    lucid_lua_checkvalues(L, result_idx, m, y, label, "forward result");
+    if (lua_type(L, result_idx) == LUA_TNUMBER) {
+        y[0] = lua_tonumber(L, result_idx);
+        if (!isfinite(y[0])) lucid_lua_fail(L, label, "forward result must be finite");
+    } else {
+        lucid_lua_checkvalues(L, result_idx, m, y, label, "forward result");
+    }
     lucid_lua_ad_var *owner = lua_touserdata(L, owner_idx);
     lucid_ad_var x = owner->var;
     if (nargs > 1) {
