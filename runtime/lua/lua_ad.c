@@ -539,6 +539,7 @@ void lucid_open_ad(lua_State *L) {
     lua_pop(L, 1);
 
     wrap_matrix_operators(L);
+    lucid_lua_ad_open_se3(L);
 
     lua_newtable(L);
     luaL_setfuncs(L, functions, 0);

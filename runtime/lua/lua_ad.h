@@ -40,6 +40,9 @@ lucid_ad_var lucid_lua_ad_node(lua_State *L, int idx, lucid_lua_ad_tape *owner, 
 /* Raises the error for a failed op status (never returns). */
 int lucid_lua_ad_fail(lua_State *L, const char *fname, lucid_status status);
 
+/* Differentiable lucid.se3 operations (lua_ad_se3.c); the lucid table is on top. */
+void lucid_lua_ad_open_se3(lua_State *L);
+
 /* lucid.ad.primitive (lua_ad_primitive.c) and its sweep callbacks. */
 int lucid_lua_ad_primitive(lua_State *L);
 extern const lucid_ad_primitive lucid_lua_ad_primitive_ops;

@@ -96,6 +96,25 @@ t.case("a retraction onto the unit sphere with damping", function()
   t.eq(undamped.reason, "singular")
 end)
 
+t.case("pose variables: a right-multiplicative retraction on SE(3)", function()
+  local se3 = lucid.se3
+  local truth = se3.exp{0.4, -0.3, 0.8, 0.9, -0.6, 1.4}
+  local points = {lucid.vec{1, 0, 0}, lucid.vec{0, 2, 0}, lucid.vec{0, 0, -1},
+                  lucid.vec{1, 1, 1}}
+  local residual = function(T)
+    local parts = {}
+    for i, p in ipairs(points) do parts[i] = T:act(p) - truth:act(p) end
+    return ad.concat(parts)
+  end
+  local T, info = gn(residual, se3.identity(), {
+    retract = function(T, d) return T * se3.exp(d) end, dim = 6})
+  t.truthy(info.converged, info.message)
+  t.truthy(info.cost < 1e-20, "cost " .. info.cost)
+  t.allnear(T:log(), truth:log(), 1e-10)
+  t.raises("lucid.optim.gauss_newton: opts.dim is required", gn, residual, se3.identity(),
+    {retract = function(T, d) return T * se3.exp(d) end})
+end)
+
 t.case("failures are reported with a reason", function()
   -- a singular system (rank-1 Jacobian, no damping)
   local x, info = gn(function(x) return ad.concat{x[1] + x[2] - 1, 2 * (x[1] + x[2]) - 1} end,
