@@ -15,6 +15,7 @@ lucid_status lucid_ad_prepare_blocks(lucid_ad_tape *tape, unsigned last, int wid
             if (in > scratch) scratch = in;
         }
     }
+    if (total > LUCID_AD_MAX_BLOCK_ENTRIES) return LUCID_ERR_NO_MEMORY;
     lucid_status s = lucid_ad_tape_reserve_derivs(tape, total, scratch);
     if (s != LUCID_OK) return s;
     if (total) memset(tape->derivs, 0, total * sizeof(double));

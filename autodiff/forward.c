@@ -2,8 +2,8 @@
 #include "autodiff/ad_rules.h"
 #include "autodiff/sweep.h"
 
-lucid_status lucid_ad_forward(lucid_ad_tape *tape, lucid_ad_var input, lucid_ad_var output,
-                              void *ctx, double *J) {
+static lucid_status sweep(lucid_ad_tape *tape, lucid_ad_var input, lucid_ad_var output, void *ctx,
+                          double *J) {
     if (!lucid_ad_var_is_live(tape, input) || !lucid_ad_var_is_live(tape, output) || !J)
         return LUCID_ERR_ARGUMENT;
     int n = tape->nodes[input.index].size, m = tape->nodes[output.index].size;
@@ -23,4 +23,12 @@ lucid_status lucid_ad_forward(lucid_ad_tape *tape, lucid_ad_var input, lucid_ad_
     for (int r = 0; r < m; ++r)
         for (int c = 0; c < n; ++c) J[r + (size_t)m * c] = out[(size_t)r * (size_t)n + c];
     return LUCID_OK;
+}
+
+lucid_status lucid_ad_forward(lucid_ad_tape *tape, lucid_ad_var input, lucid_ad_var output,
+                              void *ctx, double *J) {
+    tape->sweeping = 1; /* primitive callbacks run inside: they must not grow the arena */
+    lucid_status s = sweep(tape, input, output, ctx, J);
+    tape->sweeping = 0;
+    return s;
 }

@@ -2,8 +2,8 @@
 #include "autodiff/ad_rules.h"
 #include "autodiff/sweep.h"
 
-lucid_status lucid_ad_reverse(lucid_ad_tape *tape, lucid_ad_var input, lucid_ad_var output,
-                              void *ctx, double *J) {
+static lucid_status sweep(lucid_ad_tape *tape, lucid_ad_var input, lucid_ad_var output, void *ctx,
+                          double *J) {
     if (!lucid_ad_var_is_live(tape, input) || !lucid_ad_var_is_live(tape, output) || !J)
         return LUCID_ERR_ARGUMENT;
     int n = tape->nodes[input.index].size, m = tape->nodes[output.index].size;
@@ -23,4 +23,12 @@ lucid_status lucid_ad_reverse(lucid_ad_tape *tape, lucid_ad_var input, lucid_ad_
         for (int c = 0; c < n; ++c)
             J[r + (size_t)m * c] = reached ? in[(size_t)c * (size_t)m + r] : 0.0;
     return LUCID_OK;
+}
+
+lucid_status lucid_ad_reverse(lucid_ad_tape *tape, lucid_ad_var input, lucid_ad_var output,
+                              void *ctx, double *J) {
+    tape->sweeping = 1; /* primitive callbacks run inside: they must not grow the arena */
+    lucid_status s = sweep(tape, input, output, ctx, J);
+    tape->sweeping = 0;
+    return s;
 }

@@ -15,6 +15,10 @@ lucid_status lucid_ad_forward(lucid_ad_tape *tape, lucid_ad_var input, lucid_ad_
 lucid_status lucid_ad_reverse(lucid_ad_tape *tape, lucid_ad_var input, lucid_ad_var output,
                               void *ctx, double *J);
 
+/* Largest derivative arena of one sweep (doubles; 8 GiB): wider requests fail with
+ * LUCID_ERR_NO_MEMORY instead of exhausting the machine. */
+#define LUCID_AD_MAX_BLOCK_ENTRIES ((size_t)1 << 30)
+
 /* Gives nodes 0..last a zeroed width-w block each (and the primitive scratch space). */
 lucid_status lucid_ad_prepare_blocks(lucid_ad_tape *tape, unsigned last, int width);
 

@@ -20,6 +20,7 @@ void lucid_ad_tape_destroy(lucid_ad_tape *tape) {
 }
 
 void lucid_ad_tape_reset(lucid_ad_tape *tape) {
+    tape->sweeping = 0;
     tape->node_count = 0;
     tape->value_count = 0;
     tape->link_count = 0;
@@ -61,6 +62,7 @@ static lucid_status grow(void **array, size_t *capacity, size_t need, size_t ele
 }
 
 lucid_status lucid_ad_tape_reserve_values(lucid_ad_tape *tape, size_t n, size_t *offset) {
+    if (tape->sweeping) return LUCID_ERR_ARGUMENT;
     lucid_status s =
         grow((void **)&tape->values, &tape->value_capacity, tape->value_count + n, sizeof(double));
     if (s != LUCID_OK) return s;
@@ -70,6 +72,7 @@ lucid_status lucid_ad_tape_reserve_values(lucid_ad_tape *tape, size_t n, size_t 
 }
 
 lucid_status lucid_ad_tape_reserve_links(lucid_ad_tape *tape, size_t n, size_t *offset) {
+    if (tape->sweeping) return LUCID_ERR_ARGUMENT;
     lucid_status s =
         grow((void **)&tape->links, &tape->link_capacity, tape->link_count + n, sizeof(int));
     if (s != LUCID_OK) return s;
@@ -86,7 +89,7 @@ lucid_status lucid_ad_tape_reserve_derivs(lucid_ad_tape *tape, size_t n, size_t 
 
 lucid_status lucid_ad_tape_push(lucid_ad_tape *tape, lucid_ad_op op, int size, int a, int b,
                                 unsigned *index) {
-    if (size < 0 || tape->node_count >= 0x7fffffffu) return LUCID_ERR_ARGUMENT;
+    if (size < 0 || tape->node_count >= 0x7fffffffu || tape->sweeping) return LUCID_ERR_ARGUMENT;
     lucid_status s = grow((void **)&tape->nodes, &tape->node_capacity, tape->node_count + 1,
                           sizeof(lucid_ad_node));
     if (s != LUCID_OK) return s;

@@ -65,6 +65,7 @@ typedef struct lucid_ad_tape {
     double *scratch; /* primitive VJP output */
     size_t scratch_capacity;
     unsigned generation;
+    int sweeping; /* inside a sweep: recording is refused (it would move the arena) */
 } lucid_ad_tape;
 
 /* create/destroy pair; create returns NULL when out of memory. */
@@ -85,6 +86,7 @@ int lucid_ad_var_size(const lucid_ad_tape *tape, lucid_ad_var v);
 const double *lucid_ad_var_values(const lucid_ad_tape *tape, lucid_ad_var v);
 
 /* Appends a node with room for its values; the operands must already be validated.
+ * Refused (LUCID_ERR_ARGUMENT) during a sweep: a primitive callback must not record.
  * On success *index is the new node's index. Used by the op constructors. */
 lucid_status lucid_ad_tape_push(lucid_ad_tape *tape, lucid_ad_op op, int size, int a, int b,
                                 unsigned *index);

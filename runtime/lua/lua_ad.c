@@ -72,6 +72,10 @@ lucid_lua_ad_var *lucid_lua_ad_tovar(lua_State *L, int idx, const char *fname) {
     if (v && (!v->owner->busy || !lucid_ad_var_is_live(v->owner->tape, v->var)))
         lucid_lua_fail(L, fname,
                        "stale differentiable value (its lucid.ad evaluation has finished)");
+    if (v && v->owner->tape->sweeping)
+        lucid_lua_fail(L, fname,
+                       "differentiable values cannot be used while derivatives are computed "
+                       "(inside a primitive's jvp, vjp or jacobian)");
     return v;
 }
 

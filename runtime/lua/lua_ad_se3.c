@@ -21,6 +21,9 @@ static lucid_lua_ad_var *topose(lua_State *L, int idx, const char *fname) {
     if (v && (!v->owner->busy || !lucid_ad_var_is_live(v->owner->tape, v->var)))
         lucid_lua_fail(L, fname,
                        "stale differentiable pose (its lucid.ad evaluation has finished)");
+    if (v && v->owner->tape->sweeping)
+        lucid_lua_fail(L, fname,
+                       "differentiable poses cannot be used while derivatives are computed");
     return v;
 }
 

@@ -191,6 +191,41 @@ static lucid_status failing_vjp(void *ctx, long id, const double *x, int n, cons
 }
 static const lucid_ad_primitive failing = {failing_jvp, failing_vjp};
 
+/* A callback that tries to record on the tape being swept: refused, the arena stays put. */
+static lucid_status recording_jvp(void *ctx, long id, const double *x, int n, const double *y,
+                                  int m, const double *dx, double *dy, int w) {
+    (void)id, (void)y, (void)m;
+    lucid_ad_tape *tape = ctx;
+    lucid_ad_var v;
+    lucid_status s = lucid_ad_constant(tape, x, n, &v);
+    if (s == LUCID_OK) return LUCID_ERR_INTERNAL; /* would have moved the arena mid-sweep */
+    memcpy(dy, dx, (size_t)n * (size_t)w * sizeof(double));
+    return LUCID_OK;
+}
+static lucid_status recording_vjp(void *ctx, long id, const double *x, int n, const double *y,
+                                  int m, const double *wy, double *wx, int w) {
+    return recording_jvp(ctx, id, x, n, y, m, wy, wx, w);
+}
+static const lucid_ad_primitive recording = {recording_jvp, recording_vjp};
+
+static void recording_during_a_sweep_is_refused(void **state) {
+    (void)state;
+    lucid_ad_tape *t = lucid_ad_tape_create();
+    const double x[2] = {1.0, 2.0};
+    lucid_ad_var v, y;
+    double J[4];
+    assert_int_equal(lucid_ad_input(t, x, 2, &v), LUCID_OK);
+    assert_int_equal(lucid_ad_apply_primitive(t, &recording, 0, v, x, 2, &y), LUCID_OK);
+    size_t nodes = t->node_count;
+    for (int mode = LUCID_AD_MODE_FORWARD; mode <= LUCID_AD_MODE_REVERSE; ++mode) {
+        assert_int_equal(lucid_ad_jacobian(t, v, y, (lucid_ad_mode)mode, t, J), LUCID_OK);
+        assert_true(J[0] == 1.0 && J[1] == 0.0 && J[2] == 0.0 && J[3] == 1.0);
+    }
+    assert_int_equal(t->node_count, nodes);
+    assert_int_equal(lucid_ad_constant(t, x, 2, &y), LUCID_OK); /* allowed again afterwards */
+    lucid_ad_tape_destroy(t);
+}
+
 static void primitive_errors_stop_the_sweep_cleanly(void **state) {
     (void)state;
     lucid_ad_tape *t = lucid_ad_tape_create();
@@ -225,6 +260,7 @@ int main(void) {
         cmocka_unit_test(stale_handles_are_rejected),
         cmocka_unit_test(bad_operations_leave_the_tape_unchanged),
         cmocka_unit_test(primitive_errors_stop_the_sweep_cleanly),
+        cmocka_unit_test(recording_during_a_sweep_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -262,6 +262,13 @@ t.case("failing primitives report the primitive and leave lucid.ad usable", func
     function(x) return ad.primitive{forward = prim_forward,
                                     jacobian = function() return lucid.eye(3) end}(x) end,
     {1, 2, 3})
+  -- a callback must not record on the tape being differentiated
+  t.raises("differentiable values cannot be used while derivatives are computed", ad.jacobian,
+    function(x)
+      local sneaky = ad.primitive{forward = prim_forward,
+                                  jvp = function(xv, d) return (x * 2):value():slice(1, 2) end}
+      return sneaky(x)
+    end, {1, 2, 3}, {mode = "forward"})
   -- after all these failures an evaluation still works and gives the right answer
   local v, g = ad.grad(function(x) return x:dot(x) end, {1, 2, 3})
   t.eq(v, 14)
