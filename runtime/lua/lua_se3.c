@@ -76,7 +76,7 @@ static int is_quaternion_like(lua_State *L, int idx) {
     lua_geti(L, idx, 1);
     int first_is_number = lua_type(L, -1) == LUA_TNUMBER;
     lua_pop(L, 1);
-    return first_is_number && luaL_len(L, idx) == 4;
+    return first_is_number && lua_rawlen(L, idx) == 4;
 }
 
 static lucid_vec3 opt_translation(lua_State *L, int idx, const char *fname) {

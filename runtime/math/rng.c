@@ -81,8 +81,8 @@ int64_t lucid_rng_integer(lucid_rng *rng, int64_t lo, int64_t hi) {
 
 /* ---- deterministic logarithm ---------------------------------------------------------- */
 
-/* ln 2 split so that k * LN2_HI is exact for every binary exponent k (LN2_HI has its low
- * 32 significand bits zero). */
+/* ln 2 split in two so that k * LN2_HI is exact for every binary exponent k (LN2_HI has only
+ * 33 significant bits, |k| < 2^11). */
 static const double LN2_HI = 0x1.62e42feep-1;
 static const double LN2_LO = 0x1.a39ef35793c76p-33;
 
