@@ -502,14 +502,17 @@ static int mat_dispatch(lua_State *L) {
 
 static void wrap_matrix_operators(lua_State *L) {
     static const luaL_Reg ops[] = {
-        {"__add", l_add}, {"__sub", l_sub}, {"__mul", l_mul}, {NULL, NULL}};
+        {"__add", l_add}, {"__sub", l_sub}, {"__mul", l_mul}, {"__div", l_div}, {NULL, NULL}};
     luaL_getmetatable(L, LUCID_MATRIX_METATABLE);
     if (lua_type(L, -1) != LUA_TTABLE) {
         lua_pop(L, 1);
         return;
     }
     for (const luaL_Reg *op = ops; op->name; ++op) {
-        lua_getfield(L, -1, op->name);
+        if (lua_getfield(L, -1, op->name) == LUA_TNIL) { /* Lua falls back to ours anyway */
+            lua_pop(L, 1);
+            continue;
+        }
         lua_pushcfunction(L, op->func);
         lua_pushcclosure(L, mat_dispatch, 2);
         lua_setfield(L, -2, op->name);
