@@ -62,6 +62,7 @@ int luaopen_lucid(lua_State *L) {
     lucid_open_shapes(L);
     lucid_open_contact(L);
     lucid_open_ad(L);
+    lucid_open_patch(L);
 
     /* Register before running the Lua side so its modules can `require "lucid"`. */
     luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
