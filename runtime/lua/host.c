@@ -61,6 +61,8 @@ int luaopen_lucid(lua_State *L) {
     lucid_open_rng(L);
     lucid_open_shapes(L);
     lucid_open_contact(L);
+    lucid_open_ad(L);
+    lucid_open_patch(L);
     lucid_open_distance_derivatives(L);
 
     /* Register before running the Lua side so its modules can `require "lucid"`. */

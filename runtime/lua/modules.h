@@ -11,6 +11,8 @@ void lucid_open_se3(lua_State *L);        /* lucid.se3, lucid.so3 */
 void lucid_open_rng(lua_State *L);        /* lucid.rng */
 void lucid_open_shapes(lua_State *L);     /* lucid.sphere, ..., lucid.convex, lucid.load_mesh */
 void lucid_open_contact(lua_State *L);    /* lucid.contact */
+void lucid_open_ad(lua_State *L);         /* lucid.ad (after linalg: wraps lucid.mat operators) */
+void lucid_open_patch(lua_State *L);      /* lucid.contact_patch */
 void lucid_open_distance_derivatives(lua_State *L); /* lucid.distance_derivatives */
 
 #endif

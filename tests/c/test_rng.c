@@ -12,14 +12,7 @@
 
 #include "runtime/math/rng.h"
 
-#define assert_close(a, b, tol) assert_close_impl((a), (b), (tol), #a, __FILE__, __LINE__)
-static void assert_close_impl(double a, double b, double tol, const char *what, const char *file,
-                              int line) {
-    if (!(fabs(a - b) <= tol)) {
-        print_error("%s:%d: %s = %.17g, expected %.17g (tol %g)\n", file, line, what, a, b, tol);
-        fail();
-    }
-}
+#include "test_assert.h"
 
 static void splitmix64_matches_the_reference_implementation(void **state) {
     (void)state;

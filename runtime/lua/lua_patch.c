@@ -1,0 +1,77 @@
+/* Lua binding of contact patches: lucid.contact_patch(s1, T1, s2, T2 [, opts]) (an addition
+ * to API.md's Collision section; see solvers/collision/contact_patch.h). Runs lucid.distance
+ * with default options, then clips the supporting features. */
+#include <lauxlib.h>
+
+#include "runtime/lua/check.h"
+#include "runtime/lua/lua_matrix.h"
+#include "runtime/lua/lua_se3.h"
+#include "runtime/lua/lua_shape.h"
+#include "runtime/lua/modules.h"
+#include "solvers/collision/contact_patch.h"
+
+/* opts.margin (>= 0) and opts.angular_tolerance (radians in [0, pi/2)), defaults elsewhere. */
+static void read_options(lua_State *L, int idx, const char *fname, lucid_patch_options *opt) {
+    lucid_patch_options_default(opt);
+    if (lua_isnoneornil(L, idx)) return;
+    if (!lua_istable(L, idx))
+        lucid_lua_fail(L, fname, "options must be a table (got %s)", luaL_typename(L, idx));
+    lua_getfield(L, idx, "margin");
+    if (!lua_isnil(L, -1)) {
+        opt->margin = lucid_lua_checkfinite(L, -1, fname, "margin");
+        if (opt->margin < 0.0) lucid_lua_fail(L, fname, "margin must be >= 0");
+    }
+    lua_getfield(L, idx, "angular_tolerance");
+    if (!lua_isnil(L, -1)) {
+        double a = lucid_lua_checkfinite(L, -1, fname, "angular_tolerance");
+        if (a < 0.0 || a >= 0.5 * 3.14159265358979323846)
+            lucid_lua_fail(L, fname, "angular_tolerance must be in [0, pi/2)");
+        opt->angular_tolerance = a;
+    }
+    lua_pop(L, 2);
+}
+
+static void push_point(lua_State *L, const lucid_contact_point *p) {
+    lua_createtable(L, 0, 3);
+    lucid_lua_pushvec3(L, p->p1);
+    lua_setfield(L, -2, "p1");
+    lucid_lua_pushvec3(L, p->p2);
+    lua_setfield(L, -2, "p2");
+    lua_pushnumber(L, p->separation);
+    lua_setfield(L, -2, "separation");
+}
+
+static int l_contact_patch(lua_State *L) {
+    const char *fname = "lucid.contact_patch";
+    const lucid_shape *s1 = lucid_lua_checkshape(L, 1, fname, "shape 1");
+    const lucid_se3 *T1 = lucid_lua_checkse3(L, 2, fname, "pose 1");
+    const lucid_shape *s2 = lucid_lua_checkshape(L, 3, fname, "shape 2");
+    const lucid_se3 *T2 = lucid_lua_checkse3(L, 4, fname, "pose 2");
+    lucid_patch_options opt;
+    read_options(L, 5, fname, &opt);
+    if (s1->kind == LUCID_SHAPE_HALFSPACE && s2->kind == LUCID_SHAPE_HALFSPACE)
+        return lucid_lua_fail(L, fname, "both shapes are halfspaces");
+
+    lucid_distance_result dist;
+    lucid_status st = lucid_distance(s1, T1, s2, T2, NULL, &dist);
+    if (st != LUCID_OK) return lucid_lua_fail_status(L, fname, st);
+    lucid_contact_patch_result patch;
+    st = lucid_contact_patch(s1, T1, s2, T2, &dist, &opt, &patch);
+    if (st != LUCID_OK) return lucid_lua_fail_status(L, fname, st);
+
+    lua_createtable(L, 0, 2);
+    lucid_lua_pushvec3(L, patch.normal);
+    lua_setfield(L, -2, "normal");
+    lua_createtable(L, patch.count, 0);
+    for (int i = 0; i < patch.count; ++i) {
+        push_point(L, &patch.points[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "points");
+    return 1;
+}
+
+void lucid_open_patch(lua_State *L) {
+    lua_pushcfunction(L, l_contact_patch);
+    lua_setfield(L, -2, "contact_patch");
+}
