@@ -60,6 +60,7 @@ int luaopen_lucid(lua_State *L) {
     lucid_open_se3(L);
     lucid_open_rng(L);
     lucid_open_shapes(L);
+    lucid_open_collision(L);
     lucid_open_contact(L);
     lucid_open_ad(L);
     lucid_open_patch(L);

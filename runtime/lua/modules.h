@@ -10,6 +10,7 @@ void lucid_open_linalg(lua_State *L);     /* lucid.vec, lucid.mat, lucid.zeros, 
 void lucid_open_se3(lua_State *L);        /* lucid.se3, lucid.so3 */
 void lucid_open_rng(lua_State *L);        /* lucid.rng */
 void lucid_open_shapes(lua_State *L);     /* lucid.sphere, ..., lucid.convex, lucid.load_mesh */
+void lucid_open_collision(lua_State *L);  /* lucid.distance, lucid.collide, lucid.distance_batch */
 void lucid_open_contact(lua_State *L);    /* lucid.contact */
 void lucid_open_ad(lua_State *L);         /* lucid.ad (after linalg: wraps lucid.mat operators) */
 void lucid_open_patch(lua_State *L);      /* lucid.contact_patch */
