@@ -273,10 +273,9 @@ const uint64_t lucid_rng_ziggurat_k[256] = {
 };
 /* clang-format on */
 
-/* Marsaglia's tail method: x = r + a with a exponential of rate r, accepted with probability
- * exp(-a^2/2) (as b > a^2/2 with b standard exponential). */
-static double ziggurat_tail(lucid_rng *rng) {
-    const double r = lucid_rng_ziggurat_x[1];
+double lucid_rng_normal_tail(lucid_rng *rng, double r) {
+    /* Marsaglia's method: x = r + a with a exponential of rate r, accepted with probability
+     * exp(-a^2/2), i.e. when b > a^2/2 for b standard exponential. */
     double a, b;
     do {
         a = -lucid_rng_log(lucid_rng_uniform_open(rng)) / r;
@@ -301,7 +300,7 @@ double lucid_rng_normal(lucid_rng *rng) {
         double x = (double)j * 0x1p-53 * lucid_rng_ziggurat_x[layer]; /* one rounding */
         if (j >= lucid_rng_ziggurat_k[layer]) { /* outside the inner rectangle: ~1% of draws */
             if (layer == 0)
-                x = ziggurat_tail(rng);
+                x = lucid_rng_normal_tail(rng, lucid_rng_ziggurat_x[1]);
             else if (!under_the_curve(rng, layer, x))
                 continue;
         }

@@ -333,6 +333,44 @@ static void consecutive_normals_are_uncorrelated(void **state) {
     assert_close(s.lag1_sq / n, 0.0, 5 * 2.0 / sqrt(n));
 }
 
+/* The tail sampler against the conditional law P(x > t | x > r) = Q(t) / Q(r), Q the upper
+ * normal tail: a chi-square on 40 bins of width 0.05 / r (plus the rest) and the conditional mean
+ * phi(r) / Q(r). At the ziggurat's r (2.6e-4 of the draws) and at r = 1, where any error would be
+ * larger. */
+static void normal_tail_follows_the_conditional_law(void **state) {
+    (void)state;
+    const double radii[] = {lucid_rng_ziggurat_x[1], 1.0};
+    enum { M = 200000, TAIL_BINS = 40 };
+    lucid_rng rng;
+    lucid_rng_seed(&rng, 46);
+    for (int t = 0; t < 2; ++t) {
+        const double r = radii[t], width = 0.05 / r; /* the tail decays like exp(-r (x - r)) */
+        const double q_r = 0.5 * erfc(r / sqrt(2.0));
+        double counts[TAIL_BINS + 1] = {0}, sum = 0.0;
+        for (int n = 0; n < M; ++n) {
+            double x = lucid_rng_normal_tail(&rng, r);
+            assert_true(x > r && isfinite(x));
+            sum += x;
+            counts[(int)fmin(TAIL_BINS, floor((x - r) / width))] += 1.0;
+        }
+        double chi2 = 0.0;
+        for (int b = 0; b <= TAIL_BINS; ++b) {
+            double lo = r + b * width, hi = b == TAIL_BINS ? INFINITY : lo + width;
+            double p = 0.5 * (erfc(lo / sqrt(2.0)) - erfc(hi / sqrt(2.0))) / q_r;
+            assert_true(M * p > 5.0);
+            chi2 += (counts[b] - M * p) * (counts[b] - M * p) / (M * p);
+        }
+        if (!(chi2 < chi_square_bound(TAIL_BINS))) {
+            print_error("r = %g: chi2 = %g with %d dof\n", r, chi2, TAIL_BINS);
+            fail();
+        }
+        /* E[x | x > r] = phi(r) / Q(r), E[x^2 | x > r] = 1 + r E[x | x > r]. */
+        double mean = 0.3989422804014327 * exp(-0.5 * r * r) / q_r;
+        double var = 1.0 + r * mean - mean * mean;
+        assert_close(sum / M, mean, 5 * sqrt(var / M));
+    }
+}
+
 /* The fast path recomputed from the raw stream: layer = bits 0-7, sign = bit 8, abscissa
  * j 2^-53 x[layer] with j = bits 11-63, accepted with no further draw iff j < k[layer]. */
 static void normal_fast_path_is_one_raw_draw(void **state) {
@@ -495,6 +533,7 @@ int main(void) {
         cmocka_unit_test(normal_has_the_right_tails),
         cmocka_unit_test(normal_passes_chi_square_on_a_fine_grid),
         cmocka_unit_test(consecutive_normals_are_uncorrelated),
+        cmocka_unit_test(normal_tail_follows_the_conditional_law),
         cmocka_unit_test(normal_fast_path_is_one_raw_draw),
         cmocka_unit_test(normal_stream_is_frozen),
         cmocka_unit_test(gumbel_has_the_right_moments),
