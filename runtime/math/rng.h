@@ -50,9 +50,9 @@ double lucid_rng_normal_tail(lucid_rng *rng, double r);
  * f[i] = exp(-x[i]^2/2) for i >= 1, f[0] = 0 (layer 0 is the base strip plus the tail,
  * x[0] = v / f(r)). A draw j 2^-53 x[i] is inside the curve without a test iff j < k[i]. */
 #define LUCID_RNG_ZIGGURAT_LAYERS 256
-extern const double lucid_rng_ziggurat_x[LUCID_RNG_ZIGGURAT_LAYERS + 1];
-extern const double lucid_rng_ziggurat_f[LUCID_RNG_ZIGGURAT_LAYERS + 1];
-extern const uint64_t lucid_rng_ziggurat_k[LUCID_RNG_ZIGGURAT_LAYERS];
+extern const double *const lucid_rng_ziggurat_x;   /* LUCID_RNG_ZIGGURAT_LAYERS + 1 entries */
+extern const double *const lucid_rng_ziggurat_f;   /* LUCID_RNG_ZIGGURAT_LAYERS + 1 entries */
+extern const uint64_t *const lucid_rng_ziggurat_k; /* LUCID_RNG_ZIGGURAT_LAYERS entries */
 
 /* Standard Gumbel: -log(-log u) with u uniform in (0, 1) (mean = Euler's gamma,
  * variance = pi^2 / 6). Used for the Gumbel-max trick. */

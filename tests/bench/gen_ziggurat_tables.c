@@ -66,12 +66,12 @@ int main(void) {
            "layers): r = %.21Lg,\n"
            " * v = %.21Lg, top-layer closure residual %.3Lg. */\n",
            N, r, v, closure);
-    printf("const double lucid_rng_ziggurat_x[%d] = {", N + 1);
+    printf("static const double ZIGGURAT_X[%d] = {", N + 1);
     for (int i = 0; i <= N; ++i) printf("%s%a,", i % 4 ? " " : "\n    ", (double)x[i]);
-    printf("\n};\nconst double lucid_rng_ziggurat_f[%d] = {", N + 1);
+    printf("\n};\nstatic const double ZIGGURAT_F[%d] = {", N + 1);
     for (int i = 0; i <= N; ++i)
         printf("%s%a,", i % 4 ? " " : "\n    ", i == 0 ? 0.0 : (double)density((double)x[i]));
-    printf("\n};\nconst uint64_t lucid_rng_ziggurat_k[%d] = {", N);
+    printf("\n};\nstatic const uint64_t ZIGGURAT_K[%d] = {", N);
     for (int i = 0; i < N; ++i) {
         /* From the double-rounded x actually stored, so the integer test matches the table. */
         long double ratio = (long double)(double)x[i + 1] / (long double)(double)x[i];
