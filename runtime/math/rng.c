@@ -317,7 +317,7 @@ static double with_sign(uint64_t bits, double x) {
     return (bits & 0x100) ? -x : x;
 }
 
-/* The ~1.3% of draws outside their inner rectangle: the tail (layer 0), or a wedge point kept
+/* The 1.5% of draws outside their inner rectangle: the tail (layer 0), or a wedge point kept
  * if under the curve; fresh draws after each rejection. Separate from the fast path so that
  * path stays a short leaf. */
 #if defined(__GNUC__)

@@ -3,8 +3,8 @@
  *
  * Streams are bit-identical across runs, compilers and platforms: the integer core is exact,
  * and every floating-point transform uses only + - * / and sqrt (IEEE-exact operations; this
- * file is compiled with -ffp-contract=off) together with lucid_rng_log, a private logarithm
- * that does not depend on the platform's libm.
+ * file is compiled with -ffp-contract=off), compile-time constant tables, and lucid_rng_log,
+ * a private logarithm that does not depend on the platform's libm.
  *
  * lucid_rng is a plain value: the caller owns it (on the stack, inside another struct, ...);
  * copying it forks an identical stream. Not thread-safe: use one generator per thread. */
@@ -35,7 +35,7 @@ double lucid_rng_uniform_open(lucid_rng *rng);
 
 /* Standard normal N(0, 1) by a 256-layer ziggurat (Marsaglia & Tsang 2000) drawing the layer,
  * the sign and the abscissa from disjoint bits of one 64-bit output (bits 0-7, bit 8 and bits
- * 11-63), so they are independent (Doornik 2005). ~99% of draws take the fast path: one
+ * 11-63), so they are independent (Doornik 2005). 98.5% of draws take the fast path: one
  * output, an integer compare and a multiply. The rest (wedges, and the tail beyond
  * r = 3.654, lucid_rng_normal_tail) use lucid_rng_log. */
 double lucid_rng_normal(lucid_rng *rng);

@@ -393,7 +393,7 @@ static void normal_fast_path_is_one_raw_draw(void **state) {
             assert_true(memcmp(a.s, b.s, sizeof a.s) != 0); /* the slow path draws more */
         }
     }
-    /* The inner rectangles hold sum_i k_i 2^-53 / N of the mass, ~98.8%. */
+    /* The inner rectangles hold sum_i k_i 2^-53 / N of the draws, 98.5%. */
     double inner = 0.0;
     for (int i = 0; i < ZIG_N; ++i) inner += (double)lucid_rng_ziggurat_k[i] * 0x1p-53 / ZIG_N;
     assert_close(fast / 100000.0, inner, 5 * sqrt(inner * (1 - inner) / 100000.0));
