@@ -222,7 +222,7 @@ static double time_pair_query(const mesh_set *set, const pair_config *p) {
 }
 
 /* Time of the standard normals one first-order Gaussian estimate draws: 2 shapes x M samples
- * x 3 coordinates (lucid_rng_normal: polar method with the platform-independent logarithm). */
+ * x 3 coordinates (lucid_rng_normal: ziggurat, platform-independent). */
 static double normals_time_us(int samples) {
     lucid_rng rng;
     lucid_rng_seed(&rng, 1);
