@@ -63,6 +63,11 @@ int luaopen_lucid(lua_State *L) {
     lucid_open_contact(L);
     lucid_open_patch(L);
     lucid_open_world(L);
+    lucid_open_collision(L);
+    lucid_open_contact(L);
+    lucid_open_ad(L);
+    lucid_open_patch(L);
+    lucid_open_distance_derivatives(L);
 
     /* Register before running the Lua side so its modules can `require "lucid"`. */
     luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);

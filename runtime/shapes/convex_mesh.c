@@ -265,6 +265,17 @@ static lucid_status build_adjacency(lucid_convex_mesh *m) {
     return LUCID_OK;
 }
 
+/* Centre of the vertices' axis-aligned box, stored so the warm start costs nothing per query. */
+static lucid_vec3 vertex_box_center(const lucid_convex_mesh *m) {
+    lucid_vec3 lo = m->vertices[0], hi = m->vertices[0];
+    for (int i = 1; i < m->num_vertices; ++i) {
+        lucid_vec3 v = m->vertices[i];
+        lo = lucid_vec3_make(fmin(lo.x, v.x), fmin(lo.y, v.y), fmin(lo.z, v.z));
+        hi = lucid_vec3_make(fmax(hi.x, v.x), fmax(hi.y, v.y), fmax(hi.z, v.z));
+    }
+    return lucid_vec3_scale(lucid_vec3_add(lo, hi), 0.5);
+}
+
 static lucid_status copy_hull(qhT *qh, const double *points, int n, lucid_convex_mesh *m) {
     int *index_of = malloc(sizeof(int) * (size_t)n);
     if (index_of == NULL) return LUCID_ERR_NO_MEMORY;
@@ -275,6 +286,7 @@ static lucid_status copy_hull(qhT *qh, const double *points, int n, lucid_convex
         if (index_of[i] >= 0) m->vertices[index_of[i]] = point_at(points, i);
     if (st == LUCID_OK) st = copy_faces(qh, m, index_of);
     if (st == LUCID_OK) st = build_adjacency(m);
+    if (st == LUCID_OK) m->box_center = vertex_box_center(m);
     free(index_of);
     return st;
 }

@@ -27,6 +27,8 @@ typedef struct lucid_convex_mesh {
     int *face_vertices;       /* vertex cycle of face f, counter-clockwise seen from outside */
     lucid_vec3 *face_normals; /* unit, outward */
     double *face_offsets_d;   /* face f is the plane normals[f].x = face_offsets_d[f] */
+    lucid_vec3 box_center;    /* centre of the local axis-aligned bounding box of the vertices
+                                 (GJK's default warm start; computed once at creation) */
 } lucid_convex_mesh;
 
 /* Hull of points (n xyz triples, interleaved). Errors: NaN/Inf -> LUCID_ERR_NONFINITE;

@@ -4,4 +4,5 @@ local lucid = require "lucid"
 lucid.json = require "lucid.json"
 lucid.task = require "lucid.task"
 lucid.plot = require "lucid.plot"
+lucid.optim = require "lucid.optim"
 return lucid

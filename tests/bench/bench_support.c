@@ -28,22 +28,7 @@
 
 #define QUERIES 4096
 
-static double uniform(uint64_t *state) {
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    return (double)(z >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static lucid_vec3 random_direction(uint64_t *state) {
-    for (;;) {
-        lucid_vec3 v =
-            lucid_vec3_make(2 * uniform(state) - 1, 2 * uniform(state) - 1, 2 * uniform(state) - 1);
-        double n = lucid_vec3_norm(v);
-        if (n > 0.1 && n <= 1.0) return lucid_vec3_scale(v, 1.0 / n);
-    }
-}
+#include "../c/test_random.h"
 
 static double now_seconds(void) {
     struct timespec ts;

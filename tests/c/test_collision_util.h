@@ -11,31 +11,7 @@
 #include "runtime/shapes/shape.h"
 #include "solvers/collision/collision.h"
 
-#define PI 3.14159265358979323846
-
-static inline double uniform(uint64_t *state) {
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    return (double)(z >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static inline lucid_vec3 random_direction(uint64_t *state) {
-    for (;;) {
-        lucid_vec3 v =
-            lucid_vec3_make(2 * uniform(state) - 1, 2 * uniform(state) - 1, 2 * uniform(state) - 1);
-        double n = lucid_vec3_norm(v);
-        if (n > 0.1 && n <= 1.0) return lucid_vec3_scale(v, 1.0 / n);
-    }
-}
-
-static inline lucid_mat3 random_rotation(uint64_t *state) {
-    lucid_quat q = lucid_quat_make(uniform(state) - 0.5, uniform(state) - 0.5, uniform(state) - 0.5,
-                                   uniform(state) - 0.5);
-    lucid_quat_normalize(&q);
-    return lucid_quat_to_mat3(q);
-}
+#include "test_random.h"
 
 static inline lucid_mat3 axis_angle(lucid_vec3 axis, double angle) {
     axis = lucid_vec3_normalized(axis);

@@ -15,22 +15,7 @@
 #include "runtime/shapes/mesh_file.h"
 #include "runtime/shapes/shape.h"
 
-static double uniform(uint64_t *state) {
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    return (double)(z >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static lucid_vec3 random_direction(uint64_t *state) {
-    for (;;) {
-        lucid_vec3 v =
-            lucid_vec3_make(2 * uniform(state) - 1, 2 * uniform(state) - 1, 2 * uniform(state) - 1);
-        double n = lucid_vec3_norm(v);
-        if (n > 0.1 && n <= 1.0) return lucid_vec3_scale(v, 1.0 / n);
-    }
-}
+#include "test_random.h"
 
 /* n points uniform in a box of the given half-extents (or on a sphere when on_sphere). */
 static double *random_points(uint64_t *state, int n, int on_sphere, double scale) {

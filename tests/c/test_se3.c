@@ -15,14 +15,7 @@
 
 static const double PI = 3.14159265358979323846;
 
-#define assert_close(a, b, tol) assert_close_impl((a), (b), (tol), #a, __FILE__, __LINE__)
-static void assert_close_impl(double a, double b, double tol, const char *what, const char *file,
-                              int line) {
-    if (!(fabs(a - b) <= tol)) {
-        print_error("%s:%d: %s = %.17g, expected %.17g (tol %g)\n", file, line, what, a, b, tol);
-        fail();
-    }
-}
+#include "test_assert.h"
 static void assert_array_close(const double *a, const double *b, int n, double tol) {
     for (int k = 0; k < n; ++k) assert_close(a[k], b[k], tol);
 }

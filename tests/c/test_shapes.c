@@ -10,25 +10,7 @@
 
 #include "runtime/shapes/shape.h"
 
-#define PI 3.14159265358979323846
-
-/* A small deterministic generator local to each test (splitmix64). */
-static double uniform(uint64_t *state) {
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    return (double)(z >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static lucid_vec3 random_direction(uint64_t *state) {
-    for (;;) {
-        lucid_vec3 v =
-            lucid_vec3_make(2 * uniform(state) - 1, 2 * uniform(state) - 1, 2 * uniform(state) - 1);
-        double n = lucid_vec3_norm(v);
-        if (n > 0.1 && n <= 1.0) return lucid_vec3_scale(v, 1.0 / n);
-    }
-}
+#include "test_random.h"
 
 static lucid_se3 random_pose(uint64_t *state) {
     lucid_quat q = lucid_quat_make(uniform(state) - 0.5, uniform(state) - 0.5, uniform(state) - 0.5,

@@ -13,14 +13,7 @@
 
 static const double PI = 3.14159265358979323846;
 
-#define assert_close(a, b, tol) assert_close_impl((a), (b), (tol), #a, __FILE__, __LINE__)
-static void assert_close_impl(double a, double b, double tol, const char *what, const char *file,
-                              int line) {
-    if (!(fabs(a - b) <= tol)) {
-        print_error("%s:%d: %s = %.17g, expected %.17g (tol %g)\n", file, line, what, a, b, tol);
-        fail();
-    }
-}
+#include "test_assert.h"
 
 static void assert_mat3_close(const lucid_mat3 *a, const lucid_mat3 *b, double tol) {
     for (int k = 0; k < 9; ++k) assert_close(a->m[k], b->m[k], tol);

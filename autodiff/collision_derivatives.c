@@ -1,0 +1,172 @@
+/* lucid_distance_derivatives: validates the request, runs the nominal distance query and
+ * hands it to the chosen estimator. */
+#include "autodiff/collision_derivatives.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "autodiff/collision_derivatives_hessians.h"
+#include "autodiff/collision_derivatives_implicit.h"
+#include "autodiff/collision_derivatives_sampling.h"
+
+static const char *const method_names[] = {
+    "finite_differences", "zeroth_order", "first_order_gaussian", "first_order_gumbel", "analytic"};
+#define METHOD_COUNT ((int)(sizeof method_names / sizeof method_names[0]))
+
+void lucid_derivative_options_default(lucid_derivative_options *opt) {
+    opt->method = LUCID_DERIV_FINITE_DIFFERENCES;
+    opt->step = 1e-6;
+    opt->samples = 20;
+    opt->noise = 1e-3;
+    opt->levels = 1;
+    opt->seed = 0;
+    opt->gjk = NULL;
+}
+
+int lucid_derivative_method_from_name(const char *name, lucid_derivative_method *method) {
+    if (name == NULL) return 0;
+    for (int i = 0; i < METHOD_COUNT; ++i)
+        if (strcmp(name, method_names[i]) == 0) {
+            *method = (lucid_derivative_method)i;
+            return 1;
+        }
+    return 0;
+}
+
+const char *lucid_derivative_method_name(lucid_derivative_method method) {
+    if ((int)method < 0 || (int)method >= METHOD_COUNT) return "unknown";
+    return method_names[method];
+}
+
+static int positive(double x) {
+    return isfinite(x) && x > 0.0;
+}
+
+static lucid_status check_options(const lucid_derivative_options *opt) {
+    switch (opt->method) {
+        case LUCID_DERIV_FINITE_DIFFERENCES:
+            return positive(opt->step) ? LUCID_OK : LUCID_ERR_ARGUMENT;
+        case LUCID_DERIV_ZEROTH_ORDER:
+        case LUCID_DERIV_FIRST_ORDER_GAUSSIAN:
+            return opt->samples >= 1 && positive(opt->noise) ? LUCID_OK : LUCID_ERR_ARGUMENT;
+        case LUCID_DERIV_FIRST_ORDER_GUMBEL:
+            return opt->levels >= 0 && positive(opt->noise) ? LUCID_OK : LUCID_ERR_ARGUMENT;
+        case LUCID_DERIV_ANALYTIC:
+            return LUCID_OK;
+    }
+    return LUCID_ERR_ARGUMENT;
+}
+
+/* Whether the first-order method can build a Hessian for s (before any query runs). */
+static lucid_status check_shape(const lucid_shape *s, lucid_derivative_method method) {
+    if (method == LUCID_DERIV_FINITE_DIFFERENCES || method == LUCID_DERIV_ZEROTH_ORDER)
+        return LUCID_OK;
+    if (s->kind == LUCID_SHAPE_HALFSPACE) return LUCID_ERR_ARGUMENT; /* no support function */
+    if (method == LUCID_DERIV_FIRST_ORDER_GUMBEL && s->kind != LUCID_SHAPE_CONVEX)
+        return LUCID_ERR_ARGUMENT;
+    if (method == LUCID_DERIV_ANALYTIC && s->kind != LUCID_SHAPE_SPHERE &&
+        s->kind != LUCID_SHAPE_ELLIPSOID && s->kind != LUCID_SHAPE_CAPSULE &&
+        s->kind != LUCID_SHAPE_CYLINDER)
+        return LUCID_ERR_ARGUMENT;
+    return LUCID_OK;
+}
+
+/* The support Hessian of s for the world direction u (unit), rotated to the world frame:
+ * exact at u (analytic), else smoothed at the paper's argument |d| u. */
+static lucid_status world_hessian(const lucid_shape *s, const lucid_se3 *T, lucid_vec3 u,
+                                  double scale, const lucid_derivative_options *opt, lucid_rng *rng,
+                                  lucid_derivative_workspace *ws, lucid_mat3 *K) {
+    lucid_vec3 l = lucid_mat3_tmul_vec(&T->R, u);
+    lucid_mat3 local;
+    lucid_status st = LUCID_OK;
+    if (opt->method == LUCID_DERIV_ANALYTIC)
+        st = lucid_support_hessian_analytic(s, l, &local);
+    else if (opt->method == LUCID_DERIV_FIRST_ORDER_GAUSSIAN)
+        local = lucid_support_hessian_gaussian(s, lucid_vec3_scale(l, scale), l, opt->samples,
+                                               opt->noise, rng);
+    else
+        st = lucid_support_hessian_gumbel(s, l, scale, opt->levels, opt->noise, ws, &local);
+    if (st == LUCID_OK) *K = lucid_derivatives_hessian_to_world(&T->R, &local);
+    return st;
+}
+
+static lucid_status first_order(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
+                                const lucid_se3 *T2, const lucid_derivative_options *opt,
+                                lucid_derivative_workspace *ws,
+                                lucid_distance_derivatives_result *res) {
+    lucid_rng rng;
+    lucid_rng_seed(&rng, opt->seed);
+    lucid_vec3 n = res->query.normal;
+    double scale = fabs(res->query.distance);
+    lucid_mat3 H1, H2;
+    lucid_status st = world_hessian(s1, T1, n, scale, opt, &rng, ws, &H1);
+    if (st != LUCID_OK) return st;
+    st = world_hessian(s2, T2, lucid_vec3_neg(n), scale, opt, &rng, ws, &H2);
+    if (st != LUCID_OK) return st;
+    if (opt->method == LUCID_DERIV_ANALYTIC)
+        return lucid_derivatives_implicit_solve_unit(T2, H1, H2, res);
+    return lucid_derivatives_implicit_solve_smoothed(T2, H1, H2, res);
+}
+
+static lucid_status check_request(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
+                                  const lucid_se3 *T2, const lucid_derivative_options *opt,
+                                  const lucid_derivative_workspace *ws, const void *res) {
+    if (s1 == NULL || T1 == NULL || s2 == NULL || T2 == NULL || res == NULL)
+        return LUCID_ERR_ARGUMENT;
+    lucid_status st = check_options(opt);
+    if (st == LUCID_OK) st = check_shape(s1, opt->method);
+    if (st == LUCID_OK) st = check_shape(s2, opt->method);
+    if (st == LUCID_OK && opt->method == LUCID_DERIV_FIRST_ORDER_GUMBEL && ws == NULL)
+        st = LUCID_ERR_ARGUMENT;
+    return st;
+}
+
+static lucid_status derivatives_of_query(const lucid_shape *s1, const lucid_se3 *T1,
+                                         const lucid_shape *s2, const lucid_se3 *T2,
+                                         const lucid_derivative_options *opt,
+                                         lucid_derivative_workspace *ws,
+                                         lucid_distance_derivatives_result *res) {
+    if (opt->method == LUCID_DERIV_FINITE_DIFFERENCES || opt->method == LUCID_DERIV_ZEROTH_ORDER) {
+        lucid_pose_query q;
+        lucid_pose_query_init(&q, s1, T1, s2, T2, opt->gjk, &res->query);
+        if (opt->method == LUCID_DERIV_FINITE_DIFFERENCES)
+            return lucid_derivatives_finite_differences(&q, opt->step, res);
+        return lucid_derivatives_zeroth_order(&q, opt->samples, opt->noise, opt->seed, res);
+    }
+    return first_order(s1, T1, s2, T2, opt, ws, res);
+}
+
+static const lucid_derivative_options *or_defaults(const lucid_derivative_options *opt,
+                                                   lucid_derivative_options *defaults) {
+    if (opt != NULL) return opt;
+    lucid_derivative_options_default(defaults);
+    return defaults;
+}
+
+lucid_status lucid_distance_derivatives(const lucid_shape *s1, const lucid_se3 *T1,
+                                        const lucid_shape *s2, const lucid_se3 *T2,
+                                        const lucid_derivative_options *opt,
+                                        lucid_derivative_workspace *ws,
+                                        lucid_distance_derivatives_result *res) {
+    lucid_derivative_options defaults;
+    opt = or_defaults(opt, &defaults);
+    lucid_status st = check_request(s1, T1, s2, T2, opt, ws, res);
+    if (st == LUCID_OK) st = lucid_distance(s1, T1, s2, T2, opt->gjk, &res->query);
+    if (st != LUCID_OK) return st;
+    return derivatives_of_query(s1, T1, s2, T2, opt, ws, res);
+}
+
+lucid_status lucid_distance_derivatives_from_query(const lucid_shape *s1, const lucid_se3 *T1,
+                                                   const lucid_shape *s2, const lucid_se3 *T2,
+                                                   const lucid_derivative_options *opt,
+                                                   lucid_derivative_workspace *ws,
+                                                   const lucid_distance_result *query,
+                                                   lucid_distance_derivatives_result *res) {
+    lucid_derivative_options defaults;
+    opt = or_defaults(opt, &defaults);
+    lucid_status st = check_request(s1, T1, s2, T2, opt, ws, res);
+    if (st == LUCID_OK && query == NULL) st = LUCID_ERR_ARGUMENT;
+    if (st != LUCID_OK) return st;
+    res->query = *query;
+    return derivatives_of_query(s1, T1, s2, T2, opt, ws, res);
+}

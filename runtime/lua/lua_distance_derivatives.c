@@ -1,0 +1,202 @@
+/* lucid.distance_derivatives: smoothed collision derivatives from Lua.
+ *   d = lucid.distance_derivatives(s1, T1, s2, T2 [, opts])
+ * opts: method ("finite_differences" (default), "zeroth_order", "first_order_gaussian",
+ * "first_order_gumbel", "analytic"), step (1e-6), samples (M, 20), noise (eps, 1e-3; units
+ * in autodiff/collision_derivatives.h), levels (n_l, 1), seed (0), and the distance-query
+ * tolerances tol (GJK duality gap, m^2, 1e-8), max_iter (128) and epa_tol (1e-9).
+ * d.dp1, d.dp2, d.dnormal (3x6) and d.ddistance (1x6) are lucid.mat derivatives w.r.t. xi in
+ * T2 * exp(xi) (linear part first); d.distance, d.p1, d.p2, d.normal describe
+ * the nominal query. The Gumbel neighbourhood workspace is a userdata upvalue of the
+ * function (grow-only, freed by __gc), so nothing is allocated that an error could leak. */
+#include <lauxlib.h>
+#include <string.h>
+
+#include "autodiff/collision_derivatives.h"
+#include "runtime/lua/check.h"
+#include "runtime/lua/lua_matrix.h"
+#include "runtime/lua/lua_se3.h"
+#include "runtime/lua/lua_shape.h"
+#include "runtime/lua/modules.h"
+
+#define FNAME               "lucid.distance_derivatives"
+#define WORKSPACE_METATABLE "lucid.distance_derivatives.workspace"
+
+typedef struct workspace_box {
+    lucid_derivative_workspace *ws;
+} workspace_box;
+
+static int workspace_gc(lua_State *L) {
+    workspace_box *box = luaL_checkudata(L, 1, WORKSPACE_METATABLE);
+    lucid_derivative_workspace_destroy(box->ws);
+    box->ws = NULL;
+    return 0;
+}
+
+static const char *const option_keys[] = {"method", "step", "samples",  "noise",   "levels",
+                                          "seed",   "tol",  "max_iter", "epa_tol", NULL};
+
+/* Unknown keys are errors so that a misspelt option does not pass silently. */
+static void check_keys(lua_State *L, int idx) {
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        int known = 0;
+        if (lua_type(L, -1) == LUA_TSTRING)
+            for (int k = 0; option_keys[k]; ++k)
+                known |= strcmp(lua_tostring(L, -1), option_keys[k]) == 0;
+        if (!known) {
+            const char *key =
+                lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1);
+            lucid_lua_fail(L, FNAME, "unknown option '%s'", key);
+        }
+    }
+}
+
+/* Field `key` of the table at idx pushed; returns 1 when it is not nil (else pops it). */
+static int get_field(lua_State *L, int idx, const char *key) {
+    if (lua_getfield(L, idx, key) != LUA_TNIL) return 1;
+    lua_pop(L, 1);
+    return 0;
+}
+
+static double positive_field(lua_State *L, int idx, const char *key, double fallback) {
+    if (!get_field(L, idx, key)) return fallback;
+    double x = lucid_lua_checkpositive(L, -1, FNAME, key);
+    lua_pop(L, 1);
+    return x;
+}
+
+static lua_Integer integer_field(lua_State *L, int idx, const char *key, lua_Integer fallback,
+                                 lua_Integer lo, lua_Integer hi) {
+    if (!get_field(L, idx, key)) return fallback;
+    lua_Integer k = lucid_lua_checkinteger_range(L, -1, lo, hi, FNAME, key);
+    lua_pop(L, 1);
+    return k;
+}
+
+static lucid_derivative_method method_field(lua_State *L, int idx) {
+    lucid_derivative_method m = LUCID_DERIV_FINITE_DIFFERENCES;
+    if (!get_field(L, idx, "method")) return m;
+    if (lua_type(L, -1) != LUA_TSTRING)
+        lucid_lua_fail(L, FNAME, "method must be a string (got %s)", luaL_typename(L, -1));
+    if (!lucid_derivative_method_from_name(lua_tostring(L, -1), &m))
+        lucid_lua_fail(L, FNAME,
+                       "unknown method '%s' (expected finite_differences, zeroth_order, "
+                       "first_order_gaussian, first_order_gumbel or analytic)",
+                       lua_tostring(L, -1));
+    lua_pop(L, 1);
+    return m;
+}
+
+static void read_options(lua_State *L, int idx, lucid_derivative_options *o,
+                         lucid_gjk_options *gjk) {
+    lucid_derivative_options_default(o);
+    lucid_gjk_options_default(gjk);
+    o->gjk = gjk;
+    if (lua_isnoneornil(L, idx)) return;
+    if (!lua_istable(L, idx))
+        lucid_lua_fail(L, FNAME, "opts must be a table (got %s)", luaL_typename(L, idx));
+    check_keys(L, idx);
+    o->method = method_field(L, idx);
+    o->step = positive_field(L, idx, "step", o->step);
+    o->samples = (int)integer_field(L, idx, "samples", o->samples, 1, 100000000);
+    o->noise = positive_field(L, idx, "noise", o->noise);
+    o->levels = (int)integer_field(L, idx, "levels", o->levels, 0, 1000000000);
+    o->seed = (uint64_t)integer_field(L, idx, "seed", 0, LUA_MININTEGER, LUA_MAXINTEGER);
+    gjk->tol = positive_field(L, idx, "tol", gjk->tol);
+    gjk->max_iter = (int)integer_field(L, idx, "max_iter", gjk->max_iter, 1, 1000000000);
+    gjk->epa_tol = positive_field(L, idx, "epa_tol", gjk->epa_tol);
+}
+
+/* Clear messages for the shapes a method cannot handle (the C core only says ARGUMENT). */
+static void check_shape_for_method(lua_State *L, const lucid_shape *s, int which,
+                                   lucid_derivative_method m) {
+    const char *kind = lucid_shape_kind_name(s->kind);
+    if (m == LUCID_DERIV_FINITE_DIFFERENCES || m == LUCID_DERIV_ZEROTH_ORDER) return;
+    if (s->kind == LUCID_SHAPE_HALFSPACE)
+        lucid_lua_fail(L, FNAME, "%s needs support functions; shape %d is a halfspace",
+                       lucid_derivative_method_name(m), which);
+    if (m == LUCID_DERIV_FIRST_ORDER_GUMBEL && s->kind != LUCID_SHAPE_CONVEX)
+        lucid_lua_fail(L, FNAME,
+                       "first_order_gumbel needs meshes with vertex adjacency (lucid.convex); "
+                       "shape %d is a %s",
+                       which, kind);
+    if (m == LUCID_DERIV_ANALYTIC &&
+        !(s->kind == LUCID_SHAPE_SPHERE || s->kind == LUCID_SHAPE_ELLIPSOID ||
+          s->kind == LUCID_SHAPE_CAPSULE || s->kind == LUCID_SHAPE_CYLINDER))
+        lucid_lua_fail(L, FNAME,
+                       "analytic needs smooth curved shapes (sphere, ellipsoid, capsule, "
+                       "cylinder); shape %d is a %s",
+                       which, kind);
+}
+
+static void set_matrix(lua_State *L, const char *key, const double *data, int rows) {
+    lucid_lua_pushmatrix_data(L, data, rows, 6);
+    lua_setfield(L, -2, key);
+}
+
+static void set_vec3(lua_State *L, const char *key, lucid_vec3 v) {
+    lucid_lua_pushvec3(L, v);
+    lua_setfield(L, -2, key);
+}
+
+static void push_result(lua_State *L, const lucid_distance_derivatives_result *r) {
+    lua_createtable(L, 0, 8);
+    set_matrix(L, "dp1", r->dp1, 3);
+    set_matrix(L, "dp2", r->dp2, 3);
+    set_matrix(L, "dnormal", r->dnormal, 3);
+    set_matrix(L, "ddistance", r->ddistance, 1);
+    lua_pushnumber(L, r->query.distance);
+    lua_setfield(L, -2, "distance");
+    set_vec3(L, "p1", r->query.p1);
+    set_vec3(L, "p2", r->query.p2);
+    set_vec3(L, "normal", r->query.normal);
+}
+
+static int fail_derivatives(lua_State *L, lucid_derivative_method m, lucid_status st) {
+    if (st == LUCID_ERR_DEGENERATE && m == LUCID_DERIV_ANALYTIC)
+        return lucid_lua_fail(L, FNAME,
+                              "analytic: a support is not smooth at the witness point (flat "
+                              "side or cap of a capsule or cylinder)");
+    if (st == LUCID_ERR_DEGENERATE)
+        return lucid_lua_fail(L, FNAME,
+                              "%s: the normal's derivative is unbounded at contact (distance "
+                              "exactly 0; the smoothing is evaluated at x* = p1 - p2 = 0)",
+                              lucid_derivative_method_name(m));
+    if (st == LUCID_ERR_SINGULAR)
+        return lucid_lua_fail(L, FNAME,
+                              "%s: the implicit system is singular (no curvature at the contact)",
+                              lucid_derivative_method_name(m));
+    return lucid_lua_fail_status(L, FNAME, st);
+}
+
+static int l_distance_derivatives(lua_State *L) {
+    const lucid_shape *s1 = lucid_lua_checkshape(L, 1, FNAME, "argument 1 (s1)");
+    const lucid_se3 *T1 = lucid_lua_checkse3(L, 2, FNAME, "argument 2 (T1)");
+    const lucid_shape *s2 = lucid_lua_checkshape(L, 3, FNAME, "argument 3 (s2)");
+    const lucid_se3 *T2 = lucid_lua_checkse3(L, 4, FNAME, "argument 4 (T2)");
+    lucid_derivative_options o;
+    lucid_gjk_options gjk;
+    read_options(L, 5, &o, &gjk);
+    check_shape_for_method(L, s1, 1, o.method);
+    check_shape_for_method(L, s2, 2, o.method);
+    workspace_box *box = lua_touserdata(L, lua_upvalueindex(1));
+    lucid_distance_derivatives_result r;
+    lucid_status st = lucid_distance_derivatives(s1, T1, s2, T2, &o, box->ws, &r);
+    if (st != LUCID_OK) return fail_derivatives(L, o.method, st);
+    push_result(L, &r);
+    return 1;
+}
+
+void lucid_open_distance_derivatives(lua_State *L) {
+    workspace_box *box = lua_newuserdatauv(L, sizeof *box, 0);
+    box->ws = NULL;
+    luaL_newmetatable(L, WORKSPACE_METATABLE);
+    lua_pushcfunction(L, workspace_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_setmetatable(L, -2);
+    if (lucid_derivative_workspace_create(&box->ws) != LUCID_OK)
+        luaL_error(L, "lucid: cannot allocate the distance-derivatives workspace");
+    lua_pushcclosure(L, l_distance_derivatives, 1);
+    lua_setfield(L, -2, "distance_derivatives");
+}
