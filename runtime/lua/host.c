@@ -64,9 +64,7 @@ int luaopen_lucid(lua_State *L) {
     lucid_open_patch(L);
     lucid_open_world(L);
     lucid_open_collision(L);
-    lucid_open_contact(L);
     lucid_open_ad(L);
-    lucid_open_patch(L);
     lucid_open_distance_derivatives(L);
 
     /* Register before running the Lua side so its modules can `require "lucid"`. */
