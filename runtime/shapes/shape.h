@@ -40,11 +40,44 @@ typedef struct lucid_shape {
     } u;
 } lucid_shape;
 
+/* Constructors: sizes must be finite (else LUCID_ERR_NONFINITE) and > 0 (else
+ * LUCID_ERR_ARGUMENT); *out is written only on success. Half-lengths are along local z. */
+lucid_status lucid_shape_sphere(double radius, lucid_shape *out);
+lucid_status lucid_shape_ellipsoid(double rx, double ry, double rz, lucid_shape *out);
+lucid_status lucid_shape_box(double hx, double hy, double hz, lucid_shape *out);
+lucid_status lucid_shape_capsule(double radius, double half_length, lucid_shape *out);
+lucid_status lucid_shape_cylinder(double radius, double half_length, lucid_shape *out);
+/* Apex at (0, 0, +h), base disc of radius r at z = -h. */
+lucid_status lucid_shape_cone(double radius, double half_length, lucid_shape *out);
+/* The set n.x <= offset; normal is normalised here, a zero normal is LUCID_ERR_ARGUMENT. */
+lucid_status lucid_shape_halfspace(lucid_vec3 normal, double offset, lucid_shape *out);
+/* A shape referring to (not owning) mesh; mesh must outlive the shape. */
+lucid_status lucid_shape_convex(const lucid_convex_mesh *mesh, lucid_shape *out);
+
+/* "sphere", "ellipsoid", "box", "capsule", "cylinder", "cone", "convex", "halfspace". */
+const char *lucid_shape_kind_name(lucid_shape_kind kind);
+
+/* World-frame axis-aligned bounding box of the shape posed by T (exact: the support in the
+ * six world axis directions, closed form for primitives, a vertex scan for meshes). A
+ * halfspace is unbounded: its box is +-INFINITY except along a world axis its normal is
+ * exactly aligned with. */
+void lucid_shape_aabb(const lucid_shape *s, const lucid_se3 *T, lucid_vec3 *lo, lucid_vec3 *hi);
+
 /* Support of the core (the shape without its swept radius) in local frame:
  * argmax_{x in core} <dir, x>. dir need not be unit; a zero dir returns a valid core point.
  * hint is the caller's per-query warm-start vertex for meshes (may be NULL; start at -1 or 0).
  * Ties on flat faces are broken deterministically. */
 lucid_vec3 lucid_shape_support_core(const lucid_shape *s, lucid_vec3 dir, int *hint);
+
+/* Tie-breaking rules (all deterministic, no hidden state):
+ *  - a zero component of dir picks the + side (box corners, capsule/cylinder end, cone apex);
+ *  - a direction with no radial part picks the disc centre (cylinder) / the apex or base
+ *    centre (cone); a zero (or non-finite) dir gives the core point those rules select, which
+ *    is a point of the shape (for sphere/ellipsoid: the centre);
+ *  - meshes: hill climbing from *hint, so on a tie it returns a maximiser near the hint.
+ * The halfspace is unbounded and has no support: collision answers halfspace queries in
+ * closed form from the other shape's support. Here it returns the boundary point closest to
+ * the origin, offset * normal, for every dir (defined, finite, never a crash). */
 
 /* Support of the full shape (core + radius along dir). */
 lucid_vec3 lucid_shape_support(const lucid_shape *s, lucid_vec3 dir, int *hint);

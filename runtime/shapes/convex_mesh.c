@@ -1,0 +1,369 @@
+/* Convex hulls through libqhull_r, converted into compact arrays we own; support by linear
+ * scan or hill climbing on the vertex adjacency. */
+#include "runtime/shapes/convex_mesh.h"
+
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libqhull_r/qhull_ra.h>
+
+/* ---- support ---------------------------------------------------------------------------- */
+
+int lucid_convex_mesh_support_scan(const lucid_convex_mesh *mesh, lucid_vec3 dir) {
+    int best = 0;
+    double best_value = lucid_vec3_dot(mesh->vertices[0], dir);
+    for (int i = 1; i < mesh->num_vertices; ++i) {
+        double value = lucid_vec3_dot(mesh->vertices[i], dir);
+        if (value > best_value) { /* strict: the lowest index wins ties */
+            best_value = value;
+            best = i;
+        }
+    }
+    return best;
+}
+
+/* Steepest ascent along hull edges. Each move strictly increases <dir, v>, so it terminates;
+ * on a convex polytope a vertex with no strictly better neighbour is a global maximiser (its
+ * normal cone contains dir), so no plateau handling is needed. */
+int lucid_convex_mesh_support_climb(const lucid_convex_mesh *mesh, lucid_vec3 dir, int start) {
+    int current = start;
+    double best_value = lucid_vec3_dot(mesh->vertices[current], dir);
+    for (;;) {
+        int next = current;
+        for (int k = mesh->neighbor_offsets[current]; k < mesh->neighbor_offsets[current + 1];
+             ++k) {
+            int j = mesh->neighbors[k];
+            double value = lucid_vec3_dot(mesh->vertices[j], dir);
+            if (value > best_value) {
+                best_value = value;
+                next = j;
+            }
+        }
+        if (next == current) return current;
+        current = next;
+    }
+}
+
+int lucid_convex_mesh_support_index(const lucid_convex_mesh *mesh, lucid_vec3 dir, int *hint) {
+    int found;
+    if (mesh->num_vertices < LUCID_CONVEX_MESH_SCAN_THRESHOLD) {
+        found = lucid_convex_mesh_support_scan(mesh, dir);
+    } else {
+        int start = hint != NULL && *hint >= 0 && *hint < mesh->num_vertices ? *hint : 0;
+        found = lucid_convex_mesh_support_climb(mesh, dir, start);
+    }
+    if (hint != NULL) *hint = found;
+    return found;
+}
+
+lucid_vec3 lucid_convex_mesh_support(const lucid_convex_mesh *mesh, lucid_vec3 dir, int *hint) {
+    return mesh->vertices[lucid_convex_mesh_support_index(mesh, dir, hint)];
+}
+
+/* ---- creation: input checks ----------------------------------------------------------- */
+
+static void set_message(char *err, int err_size, const char *msg) {
+    if (err != NULL && err_size > 0) snprintf(err, (size_t)err_size, "%s", msg);
+}
+
+static lucid_vec3 point_at(const double *points, int i) {
+    return lucid_vec3_load(points + 3 * i);
+}
+
+static int all_finite(const double *points, int n) {
+    for (long i = 0; i < 3L * n; ++i)
+        if (!isfinite(points[i])) return 0;
+    return 1;
+}
+
+/* The point of largest |p - p0| (dims 3), distance to the line p0 + t axis (dims 2) or
+ * distance to the plane through p0 with unit normal axis (dims 1); *dist receives it. */
+static int farthest(const double *points, int n, lucid_vec3 p0, lucid_vec3 axis, int dims,
+                    double *dist) {
+    int best = 0;
+    *dist = -1.0;
+    for (int i = 0; i < n; ++i) {
+        lucid_vec3 d = lucid_vec3_sub(point_at(points, i), p0);
+        double m = dims == 3   ? lucid_vec3_norm(d)
+                   : dims == 2 ? lucid_vec3_norm(lucid_vec3_cross(axis, d))
+                               : fabs(lucid_vec3_dot(axis, d));
+        if (m > *dist) {
+            *dist = m;
+            best = i;
+        }
+    }
+    return best;
+}
+
+/* Rejects point sets with no volume before qhull sees them, so every degenerate case gets a
+ * precise message. The tolerance is relative to the point set's size. */
+static lucid_status check_volume(const double *points, int n, char *err, int err_size) {
+    lucid_vec3 p0 = point_at(points, 0);
+    double size, line_dist, plane_dist;
+    int a = farthest(points, n, p0, lucid_vec3_zero(), 3, &size);
+    if (size == 0.0) {
+        set_message(err, err_size, "all points coincide");
+        return LUCID_ERR_DEGENERATE;
+    }
+    double tol = 1e-10 * size;
+    lucid_vec3 axis = lucid_vec3_normalized(lucid_vec3_sub(point_at(points, a), p0));
+    int b = farthest(points, n, p0, axis, 2, &line_dist);
+    if (line_dist <= tol) {
+        set_message(err, err_size, "points are collinear");
+        return LUCID_ERR_DEGENERATE;
+    }
+    lucid_vec3 normal =
+        lucid_vec3_normalized(lucid_vec3_cross(axis, lucid_vec3_sub(point_at(points, b), p0)));
+    farthest(points, n, p0, normal, 1, &plane_dist);
+    if (plane_dist <= tol) {
+        set_message(err, err_size, "points are coplanar");
+        return LUCID_ERR_DEGENERATE;
+    }
+    return LUCID_OK;
+}
+
+static lucid_status check_input(const double *points, int n, char *err, int err_size) {
+    if (n == 0) {
+        set_message(err, err_size, "no points");
+        return LUCID_ERR_DEGENERATE;
+    }
+    if (!all_finite(points, n)) {
+        set_message(err, err_size, "points contain NaN or Inf");
+        return LUCID_ERR_NONFINITE;
+    }
+    if (n < 4) {
+        set_message(err, err_size, "a convex hull needs at least 4 points");
+        return LUCID_ERR_DEGENERATE;
+    }
+    return check_volume(points, n, err, err_size);
+}
+
+/* ---- creation: from qhull's facets to our arrays -------------------------------------- */
+
+void lucid_convex_mesh_destroy(lucid_convex_mesh *mesh) {
+    if (mesh == NULL) return;
+    free(mesh->vertices);
+    free(mesh->neighbor_offsets);
+    free(mesh->neighbors);
+    free(mesh->face_offsets);
+    free(mesh->face_vertices);
+    free(mesh->face_normals);
+    free(mesh->face_offsets_d);
+    free(mesh);
+}
+
+/* Hull vertices numbered in increasing input order (independent of qhull's internal ids);
+ * index_of[point id] is the vertex number or -1. */
+static int number_vertices(qhT *qh, int n, int *index_of) {
+    vertexT *vertex;
+    for (int i = 0; i < n; ++i) index_of[i] = -1;
+    FORALLvertices index_of[qh_pointid(qh, vertex->point)] = 0;
+    int count = 0;
+    for (int i = 0; i < n; ++i)
+        if (index_of[i] == 0) index_of[i] = count++;
+    return count;
+}
+
+/* Reverses face f's cycle if its Newell normal disagrees with the outward facet normal. */
+static void orient_face(lucid_convex_mesh *m, int f) {
+    int *cycle = m->face_vertices + m->face_offsets[f];
+    int k = m->face_offsets[f + 1] - m->face_offsets[f];
+    lucid_vec3 newell = lucid_vec3_zero();
+    for (int i = 0; i < k; ++i)
+        newell = lucid_vec3_add(
+            newell, lucid_vec3_cross(m->vertices[cycle[i]], m->vertices[cycle[(i + 1) % k]]));
+    if (lucid_vec3_dot(newell, m->face_normals[f]) >= 0.0) return;
+    for (int i = 0, j = k - 1; i < j; ++i, --j) {
+        int t = cycle[i];
+        cycle[i] = cycle[j];
+        cycle[j] = t;
+    }
+}
+
+static lucid_status copy_faces(qhT *qh, lucid_convex_mesh *m, const int *index_of) {
+    facetT *facet;
+    vertexT *vertex, **vertexp;
+    int faces = 0, corners = 0;
+    FORALLfacets {
+        faces++;
+        corners += qh_setsize(qh, facet->vertices);
+    }
+    m->num_faces = faces;
+    m->face_offsets = malloc(sizeof(int) * (size_t)(faces + 1));
+    m->face_vertices = malloc(sizeof(int) * (size_t)corners);
+    m->face_normals = malloc(sizeof(lucid_vec3) * (size_t)faces);
+    m->face_offsets_d = malloc(sizeof(double) * (size_t)faces);
+    if (!m->face_offsets || !m->face_vertices || !m->face_normals || !m->face_offsets_d)
+        return LUCID_ERR_NO_MEMORY;
+    int f = 0, c = 0;
+    FORALLfacets {
+        m->face_offsets[f] = c;
+        /* qh_facet3vertex lists a 3-d facet's vertices in cyclic order. */
+        setT *cycle = qh_facet3vertex(qh, facet);
+        FOREACHvertex_(cycle) m->face_vertices[c++] = index_of[qh_pointid(qh, vertex->point)];
+        qh_settempfree(qh, &cycle);
+        m->face_normals[f] = lucid_vec3_load(facet->normal);
+        m->face_offsets_d[f] = -facet->offset; /* qhull's plane is n.x + offset = 0 */
+        f++;
+    }
+    m->face_offsets[f] = c;
+    for (int g = 0; g < faces; ++g) orient_face(m, g);
+    return LUCID_OK;
+}
+
+static int compare_edges(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Undirected hull edges are the consecutive pairs of the face cycles, each seen twice; sort
+ * and deduplicate them, then lay out both directions in CSR form (neighbours ascending). */
+static lucid_status build_adjacency(lucid_convex_mesh *m) {
+    int corners = m->face_offsets[m->num_faces], nv = m->num_vertices;
+    int64_t *edges = malloc(sizeof(int64_t) * (size_t)corners);
+    m->neighbor_offsets = calloc((size_t)nv + 1, sizeof(int));
+    if (!edges || !m->neighbor_offsets) {
+        free(edges);
+        return LUCID_ERR_NO_MEMORY;
+    }
+    int count = 0;
+    for (int f = 0; f < m->num_faces; ++f) {
+        int begin = m->face_offsets[f], k = m->face_offsets[f + 1] - begin;
+        for (int i = 0; i < k; ++i) {
+            int a = m->face_vertices[begin + i], b = m->face_vertices[begin + (i + 1) % k];
+            int lo = a < b ? a : b, hi = a < b ? b : a;
+            edges[count++] = (int64_t)lo * nv + hi;
+        }
+    }
+    qsort(edges, (size_t)count, sizeof(int64_t), compare_edges);
+    int unique = 0;
+    for (int i = 0; i < count; ++i)
+        if (unique == 0 || edges[i] != edges[unique - 1]) edges[unique++] = edges[i];
+    for (int i = 0; i < unique; ++i) {
+        m->neighbor_offsets[edges[i] / nv + 1]++;
+        m->neighbor_offsets[edges[i] % nv + 1]++;
+    }
+    for (int v = 0; v < nv; ++v) m->neighbor_offsets[v + 1] += m->neighbor_offsets[v];
+    m->neighbors = malloc(sizeof(int) * (size_t)(2 * unique > 0 ? 2 * unique : 1));
+    int *fill = malloc(sizeof(int) * (size_t)nv);
+    if (!m->neighbors || !fill) {
+        free(edges);
+        free(fill);
+        return LUCID_ERR_NO_MEMORY;
+    }
+    memcpy(fill, m->neighbor_offsets, sizeof(int) * (size_t)nv);
+    for (int i = 0; i < unique; ++i) {
+        int a = (int)(edges[i] / nv), b = (int)(edges[i] % nv);
+        m->neighbors[fill[a]++] = b;
+        m->neighbors[fill[b]++] = a;
+    }
+    free(fill);
+    free(edges);
+    return LUCID_OK;
+}
+
+static lucid_status copy_hull(qhT *qh, const double *points, int n, lucid_convex_mesh *m) {
+    int *index_of = malloc(sizeof(int) * (size_t)n);
+    if (index_of == NULL) return LUCID_ERR_NO_MEMORY;
+    m->num_vertices = number_vertices(qh, n, index_of);
+    m->vertices = malloc(sizeof(lucid_vec3) * (size_t)m->num_vertices);
+    lucid_status st = m->vertices ? LUCID_OK : LUCID_ERR_NO_MEMORY;
+    for (int i = 0; st == LUCID_OK && i < n; ++i)
+        if (index_of[i] >= 0) m->vertices[index_of[i]] = point_at(points, i);
+    if (st == LUCID_OK) st = copy_faces(qh, m, index_of);
+    if (st == LUCID_OK) st = build_adjacency(m);
+    free(index_of);
+    return st;
+}
+
+static lucid_status qhull_status(int exitcode) {
+    switch (exitcode) {
+        case qh_ERRnone:
+            return LUCID_OK;
+        case qh_ERRinput:
+        case qh_ERRsingular:
+        case qh_ERRprec:
+        case qh_ERRtopology:
+        case qh_ERRwide:
+            return LUCID_ERR_DEGENERATE;
+        case qh_ERRmem:
+            return LUCID_ERR_NO_MEMORY;
+        default:
+            return LUCID_ERR_INTERNAL;
+    }
+}
+
+/* Runs qhull (default options: facets of coplanar triangles are merged into polygons) with
+ * its messages captured in qhull_err, and converts the hull into m. */
+static lucid_status run_qhull(double *coords, int n, lucid_convex_mesh *m, char *qhull_err,
+                              size_t qhull_err_size) {
+    FILE *errfile = fmemopen(qhull_err, qhull_err_size, "w");
+    if (errfile == NULL) return LUCID_ERR_INTERNAL;
+    qhT qh_storage;
+    qhT *qh = &qh_storage;
+    qh_zero(qh, errfile);
+    char options[] = "qhull";
+    int exitcode = qh_new_qhull(qh, 3, n, coords, False, options, NULL, errfile);
+    volatile lucid_status st = qhull_status(exitcode);
+    if (st == LUCID_OK) {
+        /* qhull reports errors inside its own calls by longjmp to qh->errexit. */
+        if (setjmp(qh->errexit) == 0) {
+            qh->NOerrexit = False;
+            st = copy_hull(qh, coords, n, m);
+        } else {
+            st = LUCID_ERR_INTERNAL;
+        }
+        qh->NOerrexit = True;
+    }
+    int curlong, totlong;
+    qh_freeqhull(qh, !qh_ALL);
+    qh_memfreeshort(qh, &curlong, &totlong);
+    fclose(errfile);
+    return st;
+}
+
+/* The first line of qhull's message, for the error text. */
+static void qhull_message(const char *qhull_err, char *err, int err_size) {
+    if (err == NULL || err_size <= 0) return;
+    size_t len = strcspn(qhull_err, "\n");
+    snprintf(err, (size_t)err_size, "qhull failed: %.*s", (int)len,
+             len > 0 ? qhull_err : "(no message)");
+}
+
+lucid_status lucid_convex_mesh_create_msg(const double *points, int n, lucid_convex_mesh **out,
+                                          char *err, int err_size) {
+    set_message(err, err_size, "");
+    if (out == NULL || n < 0 || (points == NULL && n > 0)) {
+        set_message(err, err_size, "invalid arguments");
+        return LUCID_ERR_ARGUMENT;
+    }
+    *out = NULL;
+    lucid_status st = check_input(points, n, err, err_size);
+    if (st != LUCID_OK) return st;
+    lucid_convex_mesh *m = calloc(1, sizeof(*m));
+    double *coords = malloc(sizeof(double) * 3 * (size_t)n); /* qhull may write its input */
+    if (m == NULL || coords == NULL) {
+        free(m);
+        free(coords);
+        set_message(err, err_size, "out of memory");
+        return LUCID_ERR_NO_MEMORY;
+    }
+    memcpy(coords, points, sizeof(double) * 3 * (size_t)n);
+    char qhull_err[512] = {0};
+    st = run_qhull(coords, n, m, qhull_err, sizeof(qhull_err) - 1);
+    free(coords);
+    if (st != LUCID_OK) {
+        lucid_convex_mesh_destroy(m);
+        qhull_message(qhull_err, err, err_size);
+        return st;
+    }
+    *out = m;
+    return LUCID_OK;
+}
+
+lucid_status lucid_convex_mesh_create(const double *points, int n, lucid_convex_mesh **out) {
+    return lucid_convex_mesh_create_msg(points, n, out, NULL, 0);
+}

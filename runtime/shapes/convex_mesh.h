@@ -1,0 +1,48 @@
+/* Convex polytopes: the convex hull of a point set (computed with libqhull_r), its vertex
+ * adjacency as compact CSR arrays (no cap on the degree) and its faces as outward-oriented
+ * vertex cycles with unit outward normals. Immutable after creation, so one mesh can be shared
+ * by any number of shapes and threads; per-query state (the hill-climbing hint) is the
+ * caller's. */
+#ifndef LUCID_CONVEX_MESH_H
+#define LUCID_CONVEX_MESH_H
+
+#include "runtime/core/status.h"
+#include "runtime/math/vec3.h"
+
+/* Below this many vertices the support is a linear scan, above it hill climbing on the
+ * adjacency. Measured with tests/bench/bench_support.c (see the note there): the scan wins
+ * up to a few dozen vertices, hill climbing from a cold (-1) hint wins from ~32 on. */
+#define LUCID_CONVEX_MESH_SCAN_THRESHOLD 32
+
+typedef struct lucid_convex_mesh {
+    int num_vertices;
+    lucid_vec3 *vertices;  /* hull vertices, in increasing order of their input index */
+    int *neighbor_offsets; /* num_vertices + 1 entries */
+    int *neighbors;        /* neighbours of vertex i: neighbors[offsets[i] .. offsets[i+1]) */
+    int num_faces;
+    int *face_offsets;        /* num_faces + 1 entries */
+    int *face_vertices;       /* vertex cycle of face f, counter-clockwise seen from outside */
+    lucid_vec3 *face_normals; /* unit, outward */
+    double *face_offsets_d;   /* face f is the plane normals[f].x = face_offsets_d[f] */
+} lucid_convex_mesh;
+
+/* Hull of points (n xyz triples, interleaved). Errors: NaN/Inf -> LUCID_ERR_NONFINITE;
+ * empty, fewer than 4 distinct points, collinear, coplanar -> LUCID_ERR_DEGENERATE;
+ * n < 0 or NULL pointers -> LUCID_ERR_ARGUMENT. If err/err_size are given, a short
+ * human-readable reason is written there (always NUL-terminated). */
+lucid_status lucid_convex_mesh_create(const double *points, int n, lucid_convex_mesh **out);
+lucid_status lucid_convex_mesh_create_msg(const double *points, int n, lucid_convex_mesh **out,
+                                          char *err, int err_size);
+void lucid_convex_mesh_destroy(lucid_convex_mesh *mesh);
+
+/* Index of a vertex maximising <dir, v>. Linear scan (lowest index wins ties) below
+ * LUCID_CONVEX_MESH_SCAN_THRESHOLD vertices, hill climbing from *hint otherwise. hint may be
+ * NULL; an out-of-range hint (e.g. -1) starts at vertex 0. *hint is updated to the result. */
+int lucid_convex_mesh_support_index(const lucid_convex_mesh *mesh, lucid_vec3 dir, int *hint);
+lucid_vec3 lucid_convex_mesh_support(const lucid_convex_mesh *mesh, lucid_vec3 dir, int *hint);
+
+/* The two strategies on their own (for tests and the benchmark). */
+int lucid_convex_mesh_support_scan(const lucid_convex_mesh *mesh, lucid_vec3 dir);
+int lucid_convex_mesh_support_climb(const lucid_convex_mesh *mesh, lucid_vec3 dir, int start);
+
+#endif
