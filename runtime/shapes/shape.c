@@ -158,8 +158,9 @@ static lucid_vec3 support_box(lucid_vec3 h, lucid_vec3 dir) {
 /* Unit radial direction (dx, dy)/rho in *ux, *uy; 0 when the radial part is zero or NaN. */
 static int radial_direction(lucid_vec3 dir, double *ux, double *uy) {
     *ux = *uy = 0.0;
+    if (!isfinite(dir.x) || !isfinite(dir.y)) return 0;
     double scale = fmax(fabs(dir.x), fabs(dir.y));
-    if (!(scale > 0.0) || !isfinite(scale)) return 0;
+    if (scale == 0.0) return 0;
     double x = dir.x / scale, y = dir.y / scale;
     double rho = sqrt(x * x + y * y);
     *ux = x / rho;

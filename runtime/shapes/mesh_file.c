@@ -1,0 +1,270 @@
+/* OBJ and STL (ASCII, binary) readers producing vertex positions, and their convex hull. */
+#include "runtime/shapes/mesh_file.h"
+
+#include <ctype.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+typedef struct reader {
+    const char *path;
+    char *err;
+    int err_size;
+    double scale;
+    double *points; /* growing xyz array */
+    int count, capacity;
+} reader;
+
+/* Records "PATH: message" or "PATH:LINE: message" (line > 0) and returns status. */
+static lucid_status fail(reader *r, lucid_status status, long line, const char *fmt, ...) {
+    if (r->err == NULL || r->err_size <= 0) return status;
+    char msg[256];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(msg, sizeof msg, fmt, args);
+    va_end(args);
+    if (line > 0)
+        snprintf(r->err, (size_t)r->err_size, "%s:%ld: %s", r->path, line, msg);
+    else
+        snprintf(r->err, (size_t)r->err_size, "%s: %s", r->path, msg);
+    return status;
+}
+
+static lucid_status push_point(reader *r, const double xyz[3], long line) {
+    double p[3];
+    for (int i = 0; i < 3; ++i) {
+        p[i] = xyz[i] * r->scale;
+        if (!isfinite(p[i]))
+            return fail(r, LUCID_ERR_NONFINITE, line, "vertex coordinate is not finite");
+    }
+    if (r->count == r->capacity) {
+        if (r->capacity > INT_MAX / 6) return fail(r, LUCID_ERR_NO_MEMORY, 0, "too many vertices");
+        int capacity = r->capacity ? 2 * r->capacity : 256;
+        double *grown = realloc(r->points, sizeof(double) * 3 * (size_t)capacity);
+        if (grown == NULL) return fail(r, LUCID_ERR_NO_MEMORY, 0, "out of memory");
+        r->points = grown;
+        r->capacity = capacity;
+    }
+    memcpy(r->points + 3 * (size_t)r->count++, p, sizeof p);
+    return LUCID_OK;
+}
+
+/* The whole file, NUL-terminated (the text parsers rely on it). */
+static lucid_status read_whole_file(reader *r, char **data, size_t *size) {
+    FILE *f = fopen(r->path, "rb");
+    if (f == NULL) return fail(r, LUCID_ERR_IO, 0, "cannot open file");
+    size_t capacity = 1 << 16, used = 0;
+    char *buf = malloc(capacity);
+    while (buf != NULL) {
+        used += fread(buf + used, 1, capacity - used - 1, f);
+        if (used < capacity - 1) break;
+        char *grown = capacity < SIZE_MAX / 2 ? realloc(buf, capacity * 2) : NULL;
+        if (grown == NULL) free(buf);
+        buf = grown;
+        capacity *= 2;
+    }
+    int read_error = ferror(f);
+    fclose(f);
+    if (buf == NULL) return fail(r, LUCID_ERR_NO_MEMORY, 0, "out of memory");
+    if (read_error) {
+        free(buf);
+        return fail(r, LUCID_ERR_IO, 0, "read error");
+    }
+    buf[used] = '\0';
+    *data = buf;
+    *size = used;
+    return LUCID_OK;
+}
+
+/* ---- text formats ------------------------------------------------------------------------ */
+
+/* Parses up to max numbers from s; returns how many, or -1 if a non-number token follows. */
+static int parse_numbers(const char *s, double *out, int max) {
+    int count = 0;
+    for (;;) {
+        while (isspace((unsigned char)*s)) s++;
+        if (*s == '\0') return count;
+        if (count == max) return -1;
+        char *end;
+        out[count] = strtod(s, &end);
+        if (end == s || (*end != '\0' && !isspace((unsigned char)*end))) return -1;
+        count++;
+        s = end;
+    }
+}
+
+/* Splits the buffer into NUL-terminated lines (LF or CRLF); returns the next line start. */
+static char *next_line(char *s, char **line) {
+    *line = s;
+    char *nl = strchr(s, '\n');
+    char *end = nl ? nl : s + strlen(s);
+    if (end > s && end[-1] == '\r') end[-1] = '\0';
+    if (nl == NULL) return NULL;
+    *nl = '\0';
+    return nl + 1;
+}
+
+static const char *skip_space(const char *s) {
+    while (isspace((unsigned char)*s)) s++;
+    return s;
+}
+
+/* The first whitespace-delimited token of s equals word. */
+static int starts_with_word(const char *s, const char *word) {
+    size_t n = strlen(word);
+    return strncmp(s, word, n) == 0 && (s[n] == '\0' || isspace((unsigned char)s[n]));
+}
+
+static lucid_status parse_obj(reader *r, char *text) {
+    long line_number = 0;
+    for (char *rest = text; rest != NULL;) {
+        char *line;
+        rest = next_line(rest, &line);
+        line_number++;
+        char *comment = strchr(line, '#');
+        if (comment) *comment = '\0';
+        const char *s = skip_space(line);
+        if (!starts_with_word(s, "v")) continue; /* vn, vt, f, o, g, usemtl, ... */
+        double v[7];
+        int k = parse_numbers(s + 1, v, 7);
+        if (k < 3 || (k > 4 && k != 6 && k != 7))
+            return fail(r, LUCID_ERR_PARSE, line_number,
+                        "expected 'v x y z [w]' (or 'v x y z r g b')");
+        lucid_status st = push_point(r, v, line_number);
+        if (st != LUCID_OK) return st;
+    }
+    return LUCID_OK;
+}
+
+static int looks_like_ascii_stl(const char *text) {
+    return starts_with_word(skip_space(text), "solid");
+}
+
+static lucid_status parse_ascii_stl(reader *r, char *text) {
+    static const char *const ignored[] = {"solid",   "facet",    "outer",
+                                          "endloop", "endfacet", "endsolid"};
+    long line_number = 0;
+    for (char *rest = text; rest != NULL;) {
+        char *line;
+        rest = next_line(rest, &line);
+        line_number++;
+        const char *s = skip_space(line);
+        if (*s == '\0') continue;
+        if (starts_with_word(s, "vertex")) {
+            double v[3];
+            if (parse_numbers(s + 6, v, 3) != 3)
+                return fail(r, LUCID_ERR_PARSE, line_number, "expected 'vertex x y z'");
+            lucid_status st = push_point(r, v, line_number);
+            if (st != LUCID_OK) return st;
+            continue;
+        }
+        int known = 0;
+        for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; ++i)
+            known |= starts_with_word(s, ignored[i]);
+        if (!known) {
+            int len = 0;
+            while (s[len] && !isspace((unsigned char)s[len]) && len < 32) len++;
+            return fail(r, LUCID_ERR_PARSE, line_number, "unexpected '%.*s' in ASCII STL", len, s);
+        }
+    }
+    return LUCID_OK;
+}
+
+/* ---- binary STL ------------------------------------------------------------------------- */
+
+static uint32_t read_le32(const unsigned char *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static double read_le_float(const unsigned char *p) {
+    uint32_t bits = read_le32(p);
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+static int is_binary_stl(const unsigned char *data, size_t size) {
+    return size >= 84 && (uint64_t)size == 84 + 50 * (uint64_t)read_le32(data + 80);
+}
+
+static lucid_status parse_binary_stl(reader *r, const unsigned char *data) {
+    uint32_t triangles = read_le32(data + 80);
+    for (uint32_t t = 0; t < triangles; ++t) {
+        const unsigned char *tri = data + 84 + 50 * (size_t)t + 12; /* skip the normal */
+        for (int k = 0; k < 3; ++k) {
+            double v[3] = {read_le_float(tri + 12 * k), read_le_float(tri + 12 * k + 4),
+                           read_le_float(tri + 12 * k + 8)};
+            lucid_status st = push_point(r, v, 0);
+            if (st != LUCID_OK) return st;
+        }
+    }
+    return LUCID_OK;
+}
+
+/* ---- dispatch --------------------------------------------------------------------------- */
+
+static int has_extension(const char *path, const char *ext) {
+    const char *dot = strrchr(path, '.');
+    return dot != NULL && strcasecmp(dot + 1, ext) == 0;
+}
+
+static lucid_status parse_contents(reader *r, char *data, size_t size) {
+    const unsigned char *bytes = (const unsigned char *)data;
+    if (has_extension(r->path, "obj")) return parse_obj(r, data);
+    if (is_binary_stl(bytes, size)) return parse_binary_stl(r, bytes);
+    if (looks_like_ascii_stl(data)) {
+        if (strlen(data) != size) return fail(r, LUCID_ERR_PARSE, 0, "NUL byte in ASCII STL");
+        return parse_ascii_stl(r, data);
+    }
+    if (has_extension(r->path, "stl"))
+        return fail(r, LUCID_ERR_PARSE, 0,
+                    "neither a binary STL (size %zu is not 84 + 50 * triangles) nor an ASCII "
+                    "STL (no 'solid' header)",
+                    size);
+    return parse_obj(r, data);
+}
+
+lucid_status lucid_mesh_file_read_points(const char *path, double scale, double **points, int *n,
+                                         char *err, int err_size) {
+    reader r = {path ? path : "(null)", err, err_size, scale, NULL, 0, 0};
+    if (err != NULL && err_size > 0) err[0] = '\0';
+    if (path == NULL || points == NULL || n == NULL)
+        return fail(&r, LUCID_ERR_ARGUMENT, 0, "invalid arguments");
+    *points = NULL;
+    *n = 0;
+    if (!isfinite(scale) || !(scale > 0.0))
+        return fail(&r, LUCID_ERR_ARGUMENT, 0, "scale must be finite and positive");
+    char *data = NULL;
+    size_t size = 0;
+    lucid_status st = read_whole_file(&r, &data, &size);
+    if (st != LUCID_OK) return st;
+    st = parse_contents(&r, data, size);
+    free(data);
+    if (st == LUCID_OK && r.count == 0) st = fail(&r, LUCID_ERR_DEGENERATE, 0, "no vertices");
+    if (st != LUCID_OK) {
+        free(r.points);
+        return st;
+    }
+    *points = r.points;
+    *n = r.count;
+    return LUCID_OK;
+}
+
+lucid_status lucid_mesh_file_load_hull(const char *path, double scale, lucid_convex_mesh **out,
+                                       char *err, int err_size) {
+    double *points;
+    int n;
+    lucid_status st = lucid_mesh_file_read_points(path, scale, &points, &n, err, err_size);
+    if (st != LUCID_OK) return st;
+    char reason[200];
+    st = lucid_convex_mesh_create_msg(points, n, out, reason, sizeof reason);
+    free(points);
+    if (st != LUCID_OK && err != NULL && err_size > 0)
+        snprintf(err, (size_t)err_size, "%s: %s", path, reason);
+    return st;
+}

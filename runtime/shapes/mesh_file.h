@@ -1,0 +1,27 @@
+/* Reading mesh files (Wavefront OBJ, STL ASCII and binary) into point sets and convex hulls.
+ * Only vertex positions matter for a hull: OBJ `v x y z [w]` records are read (w, the
+ * rational-curve weight of the OBJ spec, is ignored; trailing vertex colours too), every other
+ * record is skipped; STL triangles contribute their three vertices. The format comes from the
+ * extension (.obj / .stl, any case), else from the contents. A binary STL is recognised by its
+ * size (84 + 50 n bytes for the n triangles its header announces), not by a "solid" prefix,
+ * which binary files often carry too.
+ *
+ * Errors: missing/unreadable file LUCID_ERR_IO; malformed contents LUCID_ERR_PARSE (message
+ * with the line number); NaN/Inf coordinates LUCID_ERR_NONFINITE; no vertices or a flat point
+ * set LUCID_ERR_DEGENERATE; scale not finite and > 0 LUCID_ERR_ARGUMENT. The message buffer
+ * err (may be NULL) receives "PATH: reason" or "PATH:LINE: reason". */
+#ifndef LUCID_MESH_FILE_H
+#define LUCID_MESH_FILE_H
+
+#include "runtime/core/status.h"
+#include "runtime/shapes/convex_mesh.h"
+
+/* Vertex positions times scale as *n xyz triples in *points (malloc'd: release with free()). */
+lucid_status lucid_mesh_file_read_points(const char *path, double scale, double **points, int *n,
+                                         char *err, int err_size);
+
+/* Convex hull of the file's vertices times scale (release with lucid_convex_mesh_destroy). */
+lucid_status lucid_mesh_file_load_hull(const char *path, double scale, lucid_convex_mesh **out,
+                                       char *err, int err_size);
+
+#endif

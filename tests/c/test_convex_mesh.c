@@ -1,0 +1,481 @@
+/* Convex hulls: containment, face convexity, topology, hill climbing against a linear scan,
+ * degenerate inputs, mesh files (OBJ, STL ASCII and binary) and the real meshes. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "runtime/shapes/convex_mesh.h"
+#include "runtime/shapes/mesh_file.h"
+#include "runtime/shapes/shape.h"
+
+static double uniform(uint64_t *state) {
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return (double)(z >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static lucid_vec3 random_direction(uint64_t *state) {
+    for (;;) {
+        lucid_vec3 v =
+            lucid_vec3_make(2 * uniform(state) - 1, 2 * uniform(state) - 1, 2 * uniform(state) - 1);
+        double n = lucid_vec3_norm(v);
+        if (n > 0.1 && n <= 1.0) return lucid_vec3_scale(v, 1.0 / n);
+    }
+}
+
+/* n points uniform in a box of the given half-extents (or on a sphere when on_sphere). */
+static double *random_points(uint64_t *state, int n, int on_sphere, double scale) {
+    double *p = malloc(sizeof(double) * 3 * (size_t)n);
+    assert_non_null(p);
+    for (int i = 0; i < n; ++i) {
+        lucid_vec3 v = on_sphere ? random_direction(state)
+                                 : lucid_vec3_make(2 * uniform(state) - 1, 2 * uniform(state) - 1,
+                                                   2 * uniform(state) - 1);
+        lucid_vec3_store(lucid_vec3_scale(v, scale), p + 3 * i);
+    }
+    return p;
+}
+
+/* Every input point and every hull vertex lies inside every face plane; each face's own
+ * vertices lie on it; normals are unit; faces are wound counter-clockwise from outside. */
+static void check_hull_geometry(const lucid_convex_mesh *m, const double *points, int n,
+                                double tol) {
+    for (int f = 0; f < m->num_faces; ++f) {
+        lucid_vec3 nrm = m->face_normals[f];
+        double d = m->face_offsets_d[f];
+        assert_true(fabs(lucid_vec3_norm(nrm) - 1.0) < 1e-12);
+        for (int i = 0; i < n; ++i)
+            assert_true(lucid_vec3_dot(nrm, lucid_vec3_load(points + 3 * i)) <= d + tol);
+        for (int v = 0; v < m->num_vertices; ++v)
+            assert_true(lucid_vec3_dot(nrm, m->vertices[v]) <= d + tol);
+        int begin = m->face_offsets[f], k = m->face_offsets[f + 1] - begin;
+        assert_true(k >= 3);
+        lucid_vec3 newell = lucid_vec3_zero();
+        for (int i = 0; i < k; ++i) {
+            lucid_vec3 a = m->vertices[m->face_vertices[begin + i]];
+            lucid_vec3 b = m->vertices[m->face_vertices[begin + (i + 1) % k]];
+            assert_true(fabs(lucid_vec3_dot(nrm, a) - d) <= tol);
+            newell = lucid_vec3_add(newell, lucid_vec3_cross(a, b));
+        }
+        assert_true(lucid_vec3_dot(newell, nrm) > 0.0);
+    }
+}
+
+/* Adjacency is symmetric, has no self loops or repeats, every vertex has degree >= 3, and
+ * V - E + F = 2 (a closed convex polytope). */
+static void check_hull_topology(const lucid_convex_mesh *m) {
+    int nv = m->num_vertices, twice_edges = m->neighbor_offsets[nv];
+    assert_int_equal(m->neighbor_offsets[0], 0);
+    for (int v = 0; v < nv; ++v) {
+        int begin = m->neighbor_offsets[v], end = m->neighbor_offsets[v + 1];
+        assert_true(end - begin >= 3);
+        for (int k = begin; k < end; ++k) {
+            int w = m->neighbors[k];
+            assert_true(w >= 0 && w < nv && w != v);
+            if (k > begin) assert_true(m->neighbors[k - 1] < w);
+            int found = 0;
+            for (int j = m->neighbor_offsets[w]; j < m->neighbor_offsets[w + 1]; ++j)
+                found += m->neighbors[j] == v;
+            assert_int_equal(found, 1);
+        }
+    }
+    assert_int_equal(nv - twice_edges / 2 + m->num_faces, 2);
+}
+
+static void hull_of_random_points_contains_them_and_is_convex(void **state) {
+    (void)state;
+    uint64_t rng = 11;
+    int sizes[] = {4, 5, 10, 100, 1000};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s)
+        for (int on_sphere = 0; on_sphere < 2; ++on_sphere) {
+            int n = sizes[s];
+            double *p = random_points(&rng, n, on_sphere, 2.0);
+            lucid_convex_mesh *m = NULL;
+            assert_int_equal(lucid_convex_mesh_create(p, n, &m), LUCID_OK);
+            assert_true(m->num_vertices >= 4 && m->num_vertices <= n);
+            if (on_sphere) assert_int_equal(m->num_vertices, n); /* all points are extreme */
+            check_hull_geometry(m, p, n, 1e-12);
+            check_hull_topology(m);
+            /* Every hull vertex is one of the input points. */
+            for (int v = 0; v < m->num_vertices; ++v) {
+                int found = 0;
+                for (int i = 0; i < n && !found; ++i)
+                    found = memcmp(p + 3 * i, &m->vertices[v], sizeof(lucid_vec3)) == 0;
+                assert_true(found);
+            }
+            lucid_convex_mesh_destroy(m);
+            free(p);
+        }
+}
+
+static void cube_with_interior_points_has_eight_vertices_and_six_faces(void **state) {
+    (void)state;
+    uint64_t rng = 12;
+    int n = 8 + 50;
+    double *p = random_points(&rng, n, 0, 0.999);
+    for (int i = 0; i < 8; ++i)
+        for (int j = 0; j < 3; ++j) p[3 * i + j] = (i >> j) & 1 ? 1.0 : -1.0;
+    lucid_convex_mesh *m = NULL;
+    assert_int_equal(lucid_convex_mesh_create(p, n, &m), LUCID_OK);
+    assert_int_equal(m->num_vertices, 8);
+    assert_int_equal(m->num_faces, 6); /* coplanar triangles merged into quads */
+    assert_int_equal(m->neighbor_offsets[8], 24);
+    for (int v = 0; v < 8; ++v) {
+        /* Vertices keep input order, and the neighbours of a corner differ in one coordinate. */
+        assert_memory_equal(&m->vertices[v], p + 3 * v, sizeof(lucid_vec3));
+        for (int k = m->neighbor_offsets[v]; k < m->neighbor_offsets[v + 1]; ++k) {
+            int w = m->neighbors[k], bits = v ^ w;
+            assert_true(bits == 1 || bits == 2 || bits == 4);
+        }
+    }
+    check_hull_geometry(m, p, n, 1e-12);
+    lucid_convex_mesh_destroy(m);
+    free(p);
+}
+
+static void hill_climbing_matches_linear_scan(void **state) {
+    (void)state;
+    uint64_t rng = 13;
+    int sizes[] = {20, 200, 2000};
+    for (size_t s = 0; s < 3; ++s) {
+        int n = sizes[s];
+        double *p = random_points(&rng, n, (int)(s % 2), 1.0);
+        lucid_convex_mesh *m = NULL;
+        assert_int_equal(lucid_convex_mesh_create(p, n, &m), LUCID_OK);
+        lucid_shape shape;
+        assert_int_equal(lucid_shape_convex(m, &shape), LUCID_OK);
+        int hint = -1;
+        for (int trial = 0; trial < 2000; ++trial) {
+            lucid_vec3 d = random_direction(&rng);
+            int start = (int)(uniform(&rng) * m->num_vertices);
+            int scan = lucid_convex_mesh_support_scan(m, d);
+            int climb = lucid_convex_mesh_support_climb(m, d, start);
+            assert_true(lucid_vec3_dot(m->vertices[climb], d) ==
+                        lucid_vec3_dot(m->vertices[scan], d));
+            /* The dispatching entry point with a carried warm-start hint. */
+            lucid_vec3 sp = lucid_shape_support(&shape, d, &hint);
+            assert_true(hint >= 0 && hint < m->num_vertices);
+            assert_memory_equal(&sp, &m->vertices[hint], sizeof sp);
+            assert_true(lucid_vec3_dot(sp, d) == lucid_vec3_dot(m->vertices[scan], d));
+        }
+        /* Out-of-range hints are safe. */
+        int bad_hints[] = {-5, m->num_vertices, 1 << 30};
+        for (int i = 0; i < 3; ++i) {
+            int h = bad_hints[i];
+            int found = lucid_convex_mesh_support_index(m, lucid_vec3_make(1, 2, 3), &h);
+            assert_int_equal(h, found);
+        }
+        lucid_convex_mesh_destroy(m);
+        free(p);
+    }
+}
+
+static void degenerate_inputs_are_rejected(void **state) {
+    (void)state;
+    lucid_convex_mesh *m = (lucid_convex_mesh *)&m; /* must be reset to NULL on failure */
+    double pts[3 * 8] = {0};
+    char err[128];
+    assert_int_equal(lucid_convex_mesh_create_msg(pts, 0, &m, err, sizeof err),
+                     LUCID_ERR_DEGENERATE);
+    assert_null(m);
+    assert_string_equal(err, "no points");
+    for (int n = 1; n <= 3; ++n) {
+        for (int i = 0; i < 3 * n; ++i) pts[i] = i * 1.5 + (i % 3 == 2 ? i * i : 0);
+        assert_int_equal(lucid_convex_mesh_create(pts, n, &m), LUCID_ERR_DEGENERATE);
+    }
+    /* Eight copies of one point. */
+    for (int i = 0; i < 24; ++i) pts[i] = (i % 3) + 0.5;
+    assert_int_equal(lucid_convex_mesh_create_msg(pts, 8, &m, err, sizeof err),
+                     LUCID_ERR_DEGENERATE);
+    assert_string_equal(err, "all points coincide");
+    /* Collinear: p_i = a + i b. */
+    for (int i = 0; i < 8; ++i)
+        for (int j = 0; j < 3; ++j) pts[3 * i + j] = 1.0 + j + i * (0.5 - j);
+    assert_int_equal(lucid_convex_mesh_create_msg(pts, 8, &m, err, sizeof err),
+                     LUCID_ERR_DEGENERATE);
+    assert_string_equal(err, "points are collinear");
+    /* Coplanar: on the plane x + 2y - z = 3. */
+    for (int i = 0; i < 8; ++i) {
+        double x = cos(i), y = sin(2.0 * i);
+        pts[3 * i] = x;
+        pts[3 * i + 1] = y;
+        pts[3 * i + 2] = x + 2 * y - 3;
+    }
+    assert_int_equal(lucid_convex_mesh_create_msg(pts, 8, &m, err, sizeof err),
+                     LUCID_ERR_DEGENERATE);
+    assert_string_equal(err, "points are coplanar");
+    /* A tetrahedron with duplicates is fine; a NaN or Inf anywhere is not. */
+    double tet[3 * 6] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0};
+    assert_int_equal(lucid_convex_mesh_create(tet, 6, &m), LUCID_OK);
+    assert_int_equal(m->num_vertices, 4);
+    assert_int_equal(m->num_faces, 4);
+    lucid_convex_mesh_destroy(m);
+    tet[7] = NAN;
+    assert_int_equal(lucid_convex_mesh_create(tet, 6, &m), LUCID_ERR_NONFINITE);
+    tet[7] = -INFINITY;
+    assert_int_equal(lucid_convex_mesh_create(tet, 6, &m), LUCID_ERR_NONFINITE);
+    assert_int_equal(lucid_convex_mesh_create(NULL, 4, &m), LUCID_ERR_ARGUMENT);
+    assert_int_equal(lucid_convex_mesh_create(tet, -1, &m), LUCID_ERR_ARGUMENT);
+    lucid_convex_mesh_destroy(NULL);
+}
+
+/* ---- mesh files ---------------------------------------------------------------------- */
+
+typedef struct temp_dir {
+    char path[64];
+} temp_dir;
+
+static void make_temp_dir(temp_dir *t) {
+    snprintf(t->path, sizeof t->path, "/tmp/lucid_mesh_XXXXXX");
+    assert_non_null(mkdtemp(t->path));
+}
+
+static void file_path(const temp_dir *t, const char *name, char *out, size_t size) {
+    snprintf(out, size, "%s/%s", t->path, name);
+}
+
+static void write_text(const char *path, const char *text) {
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Points exactly representable as floats, so binary STL keeps them bit for bit. */
+static double *float_points(uint64_t *state, int n) {
+    double *p = random_points(state, n, 0, 1.5);
+    for (int i = 0; i < 3 * n; ++i) p[i] = (double)(float)p[i];
+    return p;
+}
+
+static void write_obj(const char *path, const double *p, int n) {
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fprintf(f, "# test mesh\r\nmtllib x.mtl\r\no thing\r\n");
+    for (int i = 0; i < n; ++i) {
+        if (i % 3 == 0) /* with the optional weight */
+            fprintf(f, "v %.17g %.17g %.17g 1.0\r\n", p[3 * i], p[3 * i + 1], p[3 * i + 2]);
+        else
+            fprintf(f, "  v\t%.17g %.17g %.17g # comment\n", p[3 * i], p[3 * i + 1], p[3 * i + 2]);
+        fprintf(f, "vn 0 0 1\nvt 0.5 0.5\n");
+    }
+    fprintf(f, "f 1 2 3\ns off\n");
+    fclose(f);
+}
+
+/* Triangles (p[3t], p[3t+1], p[3t+2]); the last one is padded with point 0. */
+static int triangle_vertex(int t, int k, int n) {
+    return 3 * t + k < n ? 3 * t + k : 0;
+}
+
+static void write_ascii_stl(const char *path, const double *p, int n) {
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fprintf(f, "solid test\n");
+    for (int t = 0; t < (n + 2) / 3; ++t) {
+        fprintf(f, "  facet normal 0 0 1\r\n    outer loop\n");
+        for (int k = 0; k < 3; ++k) {
+            const double *v = p + 3 * triangle_vertex(t, k, n);
+            fprintf(f, "      vertex %.17g %.17g %.17g\n", v[0], v[1], v[2]);
+        }
+        fprintf(f, "    endloop\n  endfacet\n");
+    }
+    fprintf(f, "endsolid test\n");
+    fclose(f);
+}
+
+static void put_le32(unsigned char *b, uint32_t x) {
+    for (int i = 0; i < 4; ++i) b[i] = (unsigned char)(x >> (8 * i));
+}
+
+static void write_binary_stl(const char *path, const double *p, int n) {
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    unsigned char header[84] = {0};
+    memcpy(header, "solid but actually binary", 25); /* detection must go by size */
+    int triangles = (n + 2) / 3;
+    put_le32(header + 80, (uint32_t)triangles);
+    fwrite(header, 1, 84, f);
+    for (int t = 0; t < triangles; ++t) {
+        unsigned char rec[50] = {0};
+        for (int k = 0; k < 3; ++k)
+            for (int c = 0; c < 3; ++c) {
+                float x = (float)p[3 * triangle_vertex(t, k, n) + c];
+                uint32_t bits;
+                memcpy(&bits, &x, 4);
+                put_le32(rec + 12 + 12 * k + 4 * c, bits);
+            }
+        fwrite(rec, 1, 50, f);
+    }
+    fclose(f);
+}
+
+/* Same vertex set (order may differ when duplicates are present). */
+static void assert_same_vertex_set(const lucid_convex_mesh *a, const lucid_convex_mesh *b,
+                                   double scale) {
+    assert_int_equal(a->num_vertices, b->num_vertices);
+    assert_int_equal(a->num_faces, b->num_faces);
+    for (int i = 0; i < a->num_vertices; ++i) {
+        int found = 0;
+        for (int j = 0; j < b->num_vertices && !found; ++j)
+            found = lucid_vec3_dist(lucid_vec3_scale(a->vertices[i], scale), b->vertices[j]) == 0;
+        assert_true(found);
+    }
+}
+
+static void mesh_files_parse_to_the_same_hull(void **state) {
+    (void)state;
+    uint64_t rng = 21;
+    int n = 200;
+    double *p = float_points(&rng, n);
+    lucid_convex_mesh *reference = NULL, *m = NULL;
+    assert_int_equal(lucid_convex_mesh_create(p, n, &reference), LUCID_OK);
+    temp_dir dir;
+    make_temp_dir(&dir);
+    char obj[128], ascii[128], binary[128], noext[128];
+    file_path(&dir, "a.OBJ", obj, sizeof obj);
+    file_path(&dir, "b.stl", ascii, sizeof ascii);
+    file_path(&dir, "c.stl", binary, sizeof binary);
+    file_path(&dir, "d.mesh", noext, sizeof noext);
+    write_obj(obj, p, n);
+    write_ascii_stl(ascii, p, n);
+    write_binary_stl(binary, p, n);
+    write_binary_stl(noext, p, n);
+    const char *paths[] = {obj, ascii, binary, noext};
+    char err[256];
+    for (int i = 0; i < 4; ++i) {
+        assert_int_equal(lucid_mesh_file_load_hull(paths[i], 1.0, &m, err, sizeof err), LUCID_OK);
+        assert_same_vertex_set(reference, m, 1.0);
+        lucid_convex_mesh_destroy(m);
+        assert_int_equal(lucid_mesh_file_load_hull(paths[i], 2.0, &m, err, sizeof err), LUCID_OK);
+        assert_same_vertex_set(reference, m, 2.0); /* x2 is exact */
+        lucid_convex_mesh_destroy(m);
+    }
+    double *read;
+    int count;
+    assert_int_equal(lucid_mesh_file_read_points(binary, 1.0, &read, &count, err, sizeof err),
+                     LUCID_OK);
+    assert_int_equal(count, 3 * ((n + 2) / 3));
+    assert_memory_equal(read, p, sizeof(double) * 3 * (size_t)n);
+    free(read);
+    for (int i = 0; i < 4; ++i) remove(paths[i]);
+    remove(dir.path);
+    lucid_convex_mesh_destroy(reference);
+    free(p);
+}
+
+/* Writes text to NAME in the temp dir and expects STATUS with MESSAGE inside err. */
+static void expect_failure(const temp_dir *dir, const char *name, const char *text,
+                           lucid_status status, const char *message) {
+    char path[128], err[256];
+    file_path(dir, name, path, sizeof path);
+    write_text(path, text);
+    lucid_convex_mesh *m = NULL;
+    assert_int_equal(lucid_mesh_file_load_hull(path, 1.0, &m, err, sizeof err), status);
+    assert_null(m);
+    if (strstr(err, message) == NULL) fail_msg("'%s' not in '%s'", message, err);
+    remove(path);
+}
+
+static void malformed_mesh_files_give_clear_errors(void **state) {
+    (void)state;
+    temp_dir dir;
+    make_temp_dir(&dir);
+    const char *tet = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\n";
+    char text[256];
+    snprintf(text, sizeof text, "%s# fine so far\nv 1 2\n", tet);
+    expect_failure(&dir, "short.obj", text, LUCID_ERR_PARSE, "short.obj:6: expected");
+    snprintf(text, sizeof text, "%sv 1 2 x\n", tet);
+    expect_failure(&dir, "word.obj", text, LUCID_ERR_PARSE, "word.obj:5:");
+    snprintf(text, sizeof text, "%sv 1 nan 2\n", tet);
+    expect_failure(&dir, "nan.obj", text, LUCID_ERR_NONFINITE, "nan.obj:5:");
+    expect_failure(&dir, "empty.obj", "", LUCID_ERR_DEGENERATE, "no vertices");
+    expect_failure(&dir, "faces.obj", "# only faces\nf 1 2 3\n", LUCID_ERR_DEGENERATE,
+                   "no vertices");
+    expect_failure(&dir, "flat.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\n", LUCID_ERR_DEGENERATE,
+                   "coplanar");
+    expect_failure(&dir, "bad.stl", "solid x\n facet normal 0 0 1\n  outer loop\n   vertex 1 2\n",
+                   LUCID_ERR_PARSE, "bad.stl:4: expected 'vertex x y z'");
+    expect_failure(&dir, "junk.stl", "solid x\nbanana 1 2 3\n", LUCID_ERR_PARSE,
+                   "junk.stl:2: unexpected 'banana'");
+    expect_failure(&dir, "random.stl", "this is not a mesh at all", LUCID_ERR_PARSE,
+                   "neither a binary STL");
+    expect_failure(&dir, "empty.stl", "", LUCID_ERR_PARSE, "neither a binary STL");
+    remove(dir.path);
+    /* A missing file, and an invalid scale. */
+    lucid_convex_mesh *m = NULL;
+    char err[256];
+    assert_int_equal(lucid_mesh_file_load_hull("/nonexistent/x.obj", 1.0, &m, err, sizeof err),
+                     LUCID_ERR_IO);
+    assert_non_null(strstr(err, "/nonexistent/x.obj: cannot open file"));
+    double scales[] = {0.0, -1.0, NAN, INFINITY};
+    for (int i = 0; i < 4; ++i)
+        assert_int_equal(
+            lucid_mesh_file_load_hull("/nonexistent/x.obj", scales[i], &m, err, sizeof err),
+            LUCID_ERR_ARGUMENT);
+}
+
+/* Hull vertex counts of the shared real meshes against the manifest's hull_verts column. */
+static void real_meshes_load_with_the_manifest_hull_sizes(void **state) {
+    (void)state;
+    /* LUCID_MESHES_DIR overrides the CI layout (shared/ beside the repository). */
+    const char *root = getenv("LUCID_MESHES_DIR");
+    if (root == NULL) root = LUCID_SOURCE_DIR "/../shared/data/meshes";
+    char path[512], line[2048];
+    snprintf(path, sizeof path, "%s/manifest.tsv", root);
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        print_message("skipped: %s not found\n", path);
+        skip();
+    }
+    int rows = 0, mismatches = 0;
+    assert_non_null(fgets(line, sizeof line, f)); /* header */
+    while (fgets(line, sizeof line, f)) {
+        char file[256];
+        int verts, tris, hull_verts;
+        if (sscanf(line, "%255[^\t]\t%d\t%d\t%d", file, &verts, &tris, &hull_verts) != 4) continue;
+        snprintf(path, sizeof path, "%s/%s", root, file);
+        lucid_convex_mesh *m = NULL;
+        double *p;
+        int n;
+        char err[512];
+        assert_int_equal(lucid_mesh_file_read_points(path, 1.0, &p, &n, err, sizeof err), LUCID_OK);
+        assert_int_equal(n, verts);
+        assert_int_equal(lucid_convex_mesh_create(p, n, &m), LUCID_OK);
+        check_hull_geometry(m, p, n, 1e-9);
+        check_hull_topology(m);
+        if (m->num_vertices != hull_verts) {
+            print_message("%s: %d hull vertices, manifest says %d\n", file, m->num_vertices,
+                          hull_verts);
+            mismatches++;
+        }
+        lucid_convex_mesh_destroy(m);
+        free(p);
+        rows++;
+    }
+    fclose(f);
+    assert_true(rows > 0);
+    assert_int_equal(mismatches, 0);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(hull_of_random_points_contains_them_and_is_convex),
+        cmocka_unit_test(cube_with_interior_points_has_eight_vertices_and_six_faces),
+        cmocka_unit_test(hill_climbing_matches_linear_scan),
+        cmocka_unit_test(degenerate_inputs_are_rejected),
+        cmocka_unit_test(mesh_files_parse_to_the_same_hull),
+        cmocka_unit_test(malformed_mesh_files_give_clear_errors),
+        cmocka_unit_test(real_meshes_load_with_the_manifest_hull_sizes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,489 @@
+/* Dense LAPACK kernels: known solutions, reconstructions, error statuses, workspace reuse. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <float.h>
+#include <lapacke.h>
+#include <math.h>
+
+#include "solvers/dense/dense_cholesky.h"
+#include "solvers/dense/dense_eigen.h"
+#include "solvers/dense/dense_input.h"
+#include "solvers/dense/dense_least_squares.h"
+#include "solvers/dense/dense_lu.h"
+#include "solvers/dense/dense_product.h"
+#include "solvers/dense/dense_status.h"
+#include "solvers/dense/dense_svd.h"
+#include "solvers/dense/dense_threads.h"
+#include "solvers/dense/dense_workspace.h"
+
+#define MAXN            8
+#define AT(a, ld, i, j) ((a)[(i) + (ld) * (j)])
+
+/* ---- helpers ---- */
+
+/* |a - b| <= tol for doubles (cmocka's float assertion rounds to single precision). */
+#define assert_near(a, b, tol) assert_near_at((a), (b), (tol), __FILE__, __LINE__)
+static void assert_near_at(double a, double b, double tol, const char *file, int line) {
+    if (fabs(a - b) <= tol) return;
+    print_error("%.17g != %.17g (tolerance %g)\n", a, b, tol);
+    _fail(file, line);
+}
+
+/* C = op(A) op(B) by plain loops, the reference for every product check. */
+static void naive_matmul(int m, int n, int k, const double *a, int ta, const double *b, int tb,
+                         double *c) {
+    for (int i = 0; i < m; ++i)
+        for (int j = 0; j < n; ++j) {
+            double s = 0.0;
+            for (int p = 0; p < k; ++p)
+                s += (ta ? a[p + k * i] : a[i + m * p]) * (tb ? b[j + n * p] : b[p + k * j]);
+            c[i + m * j] = s;
+        }
+}
+
+/* Deterministic, well-spread entries in [-1, 1]. */
+static void fill(double *a, int count, double seed) {
+    for (int k = 0; k < count; ++k) a[k] = sin(seed * (k + 1) + 0.37 * k * k);
+}
+
+/* The Householder reflection I - 2 v v^T / (v^T v): orthogonal and symmetric. */
+static void householder(int n, double seed, double *q) {
+    double v[MAXN], vv = 0.0;
+    fill(v, n, seed);
+    for (int i = 0; i < n; ++i) vv += v[i] * v[i];
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) q[i + n * j] = (i == j) - 2.0 * v[i] * v[j] / vv;
+}
+
+static void assert_all_near(const double *a, const double *b, int count, double tol) {
+    for (int k = 0; k < count; ++k) assert_near(a[k], b[k], tol);
+}
+
+/* Max |Q^T Q - I| over the k x k Gram matrix of the m x k matrix Q. */
+static void assert_orthonormal_columns(int m, int k, const double *q, double tol) {
+    double g[MAXN * MAXN];
+    naive_matmul(k, k, m, q, 1, q, 0, g);
+    for (int j = 0; j < k; ++j)
+        for (int i = 0; i < k; ++i) assert_near(g[i + k * j], i == j ? 1.0 : 0.0, tol);
+}
+
+static lucid_dense_workspace *ws_new(void) {
+    lucid_dense_workspace *ws = lucid_dense_workspace_create();
+    assert_non_null(ws);
+    return ws;
+}
+
+/* ---- Cholesky ---- */
+
+static void cholesky_recovers_the_factor_and_solves(void **state) {
+    (void)state;
+    enum { n = 4 };
+    const double l0[n * n] = {2, 1, -1, 0.5, 0, 3, 2, -1, 0, 0, 1.5, 0.25, 0, 0, 0, 0.8};
+    double a[n * n], x[n] = {1, -2, 3, 0.5}, b[n];
+    naive_matmul(n, n, n, l0, 0, l0, 1, a); /* A = L0 L0^T, SPD */
+    naive_matmul(n, 1, n, a, 0, x, 0, b);
+    double l[n * n];
+    memcpy(l, a, sizeof a);
+    assert_int_equal(lucid_dense_cholesky(n, l, n), LUCID_OK);
+    assert_all_near(l, l0, n * n, 1e-13); /* the factor with positive diagonal is unique */
+    assert_int_equal(lucid_dense_cholesky_solve(n, 1, l, n, b, n), LUCID_OK);
+    assert_all_near(b, x, n, 1e-12);
+}
+
+static void cholesky_rejects_bad_input(void **state) {
+    (void)state;
+    double indefinite[4] = {1, 2, 2, 1}; /* eigenvalues 3 and -1 */
+    assert_int_equal(lucid_dense_cholesky(2, indefinite, 2), LUCID_ERR_NOT_SPD);
+    double nan_a[4] = {1, NAN, NAN, 1};
+    assert_int_equal(lucid_dense_cholesky(2, nan_a, 2), LUCID_ERR_NONFINITE);
+    double ok[4] = {4, 0, 0, 9}, b[2] = {INFINITY, 1};
+    assert_int_equal(lucid_dense_cholesky(2, ok, 2), LUCID_OK);
+    assert_int_equal(lucid_dense_cholesky_solve(2, 1, ok, 2, b, 2), LUCID_ERR_NONFINITE);
+    assert_int_equal(lucid_dense_cholesky(0, ok, 1), LUCID_ERR_ARGUMENT);
+    assert_int_equal(lucid_dense_cholesky(2, ok, 1), LUCID_ERR_ARGUMENT);
+    assert_int_equal(lucid_dense_cholesky(2, NULL, 2), LUCID_ERR_ARGUMENT);
+    assert_int_equal(lucid_dense_cholesky_solve(2, 0, ok, 2, b, 2), LUCID_ERR_ARGUMENT);
+}
+
+/* ---- LU ---- */
+
+static void lu_solves_a_system_that_needs_pivoting(void **state) {
+    (void)state;
+    lucid_dense_workspace *ws = ws_new();
+    enum { n = 3, nrhs = 2 };
+    /* a zero leading entry: elimination without row exchanges would divide by zero */
+    const double a0[n * n] = {0, 2, 1, 1, -1, 3, 4, 0, -2};
+    const double x[n * nrhs] = {1, 2, 3, -0.5, 0.25, 7};
+    double a[n * n], b[n * nrhs];
+    memcpy(a, a0, sizeof a);
+    naive_matmul(n, nrhs, n, a0, 0, x, 0, b);
+    assert_int_equal(lucid_dense_lu_solve(ws, n, nrhs, a, n, b, n), LUCID_OK);
+    assert_all_near(b, x, n * nrhs, 1e-13);
+    lucid_dense_workspace_destroy(ws);
+}
+
+static void inverse_of_orthogonal_is_transpose(void **state) {
+    (void)state;
+    lucid_dense_workspace *ws = ws_new();
+    enum { n = 5 };
+    double h1[n * n], h2[n * n], q[n * n], inv[n * n];
+    householder(n, 0.7, h1);
+    householder(n, 1.9, h2);
+    naive_matmul(n, n, n, h1, 0, h2, 0, q); /* a non-symmetric orthogonal matrix */
+    memcpy(inv, q, sizeof q);
+    assert_int_equal(lucid_dense_inverse(ws, n, inv, n), LUCID_OK);
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) assert_near(AT(inv, n, i, j), AT(q, n, j, i), 1e-14);
+    lucid_dense_workspace_destroy(ws);
+}
+
+static void inverse_times_matrix_is_identity(void **state) {
+    (void)state;
+    lucid_dense_workspace *ws = ws_new();
+    enum { n = 6 };
+    double a[n * n], inv[n * n], prod[n * n];
+    fill(a, n * n, 2.3);
+    for (int i = 0; i < n; ++i) AT(a, n, i, i) += 3.0; /* comfortably invertible */
+    memcpy(inv, a, sizeof a);
+    assert_int_equal(lucid_dense_inverse(ws, n, inv, n), LUCID_OK);
+    naive_matmul(n, n, n, a, 0, inv, 0, prod);
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) assert_near(AT(prod, n, i, j), i == j, 1e-13);
+    lucid_dense_workspace_destroy(ws);
+}
+
+static void lu_reports_exactly_and_numerically_singular(void **state) {
+    (void)state;
+    lucid_dense_workspace *ws = ws_new();
+    double b[3] = {1, 2, 3};
+    double zero_col[9] = {1, 2, 3, 0, 0, 0, 4, 5, 6};
+    assert_int_equal(lucid_dense_lu_solve(ws, 3, 1, zero_col, 3, b, 3), LUCID_ERR_SINGULAR);
+    double zero_col2[9] = {1, 2, 3, 0, 0, 0, 4, 5, 6};
+    assert_int_equal(lucid_dense_inverse(ws, 3, zero_col2, 3), LUCID_ERR_SINGULAR);
+
+    /* last column = 0.1 * column 1 + 0.7 * column 2: singular in exact arithmetic, but
+     * rounding leaves a last pivot of about 1e-16 instead of 0, which dgetrf alone accepts
+     * (that premise is asserted first) */
+    enum { n = 4 };
+    double near[n * n], probe[n * n], b4[n] = {1, 2, 3, 4};
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i)
+            near[i + n * j] = sin(1.3 * (i + 1) + 0.7 * j * j + 0.1 * i * j);
+    for (int i = 0; i < n; ++i) near[i + n * (n - 1)] = 0.1 * near[i] + 0.7 * near[i + n];
+    int ipiv[n];
+    memcpy(probe, near, sizeof near);
+    assert_int_equal(LAPACKE_dgetrf(LAPACK_COL_MAJOR, n, n, probe, n, ipiv), 0);
+    memcpy(probe, near, sizeof near);
+    assert_int_equal(lucid_dense_lu_solve(ws, n, 1, probe, n, b4, n), LUCID_ERR_SINGULAR);
+    assert_near(b4[0], 1.0, 0.0); /* b is left untouched when the check fails */
+    memcpy(probe, near, sizeof near);
+    assert_int_equal(lucid_dense_inverse(ws, n, probe, n), LUCID_ERR_SINGULAR);
+    lucid_dense_workspace_destroy(ws);
+}
+
+static void lu_rejects_bad_input(void **state) {
+    (void)state;
+    lucid_dense_workspace *ws = ws_new();
+    double a[4] = {1, 0, 0, 1}, b[2] = {1, NAN};
+    assert_int_equal(lucid_dense_lu_solve(ws, 2, 1, a, 2, b, 2), LUCID_ERR_NONFINITE);
+    double a_inf[4] = {1, 0, INFINITY, 1};
+    assert_int_equal(lucid_dense_inverse(ws, 2, a_inf, 2), LUCID_ERR_NONFINITE);
+    assert_int_equal(lucid_dense_lu_solve(ws, 0, 1, a, 1, b, 1), LUCID_ERR_ARGUMENT);
+    assert_int_equal(lucid_dense_inverse(ws, 0, a, 1), LUCID_ERR_ARGUMENT);
+    assert_int_equal(lucid_dense_inverse(NULL, 2, a, 2), LUCID_ERR_ARGUMENT);
+    lucid_dense_workspace_destroy(ws);
+}
+
+/* ---- least squares ---- */
+
+static void qr_least_squares_satisfies_normal_equations(void **state) {
+    (void)state;
+    lucid_dense_workspace *ws = ws_new();
+    enum { m = 6, n = 3 };
+    double a0[m * n], a[m * n], b0[m], b[m], r[m], atr[n];
+    fill(a0, m * n, 0.9);
+    fill(b0, m, 3.1); /* generic b: not in the range of A */
+    memcpy(a, a0, sizeof a);
+    memcpy(b, b0, sizeof b);
+    assert_int_equal(lucid_dense_least_squares_qr(ws, m, n, 1, a, m, b, m), LUCID_OK);
+    naive_matmul(m, 1, n, a0, 0, b, 0, r);
+    for (int i = 0; i < m; ++i) r[i] -= b0[i];
+    naive_matmul(n, 1, m, a0, 1, r, 0, atr); /* A^T (A x - b) = 0 at the minimiser */
+    for (int j = 0; j < n; ++j) assert_near(atr[j], 0.0, 1e-13);
+    lucid_dense_workspace_destroy(ws);
+}
+
+static void qr_underdetermined_gives_minimum_norm(void **state) {
+    (void)state;
+    lucid_dense_workspace *ws = ws_new();
+    /* x1 + x2 + x3 = 3: the minimum-norm solution is (1, 1, 1) */
+    double a[3] = {1, 1, 1}, b[3] = {3, 0, 0};
+    assert_int_equal(lucid_dense_least_squares_qr(ws, 1, 3, 1, a, 1, b, 3), LUCID_OK);
+    const double expect[3] = {1, 1, 1};
+    assert_all_near(b, expect, 3, 1e-14);
+    lucid_dense_workspace_destroy(ws);
+}
+
+static void qr_rejects_rank_deficient(void **state) {
+    (void)state;
+    lucid_dense_workspace *ws = ws_new();
+    /* column 2 = 0.3 * column 1 (inexact in binary), and an exactly zero column */
+    double a[8] = {1.1, 2.3, -0.7, 0.9, 0.33, 0.69, -0.21, 0.27}, b[4] = {1, 2, 3, 4};
+    for (int i = 0; i < 4; ++i) a[4 + i] = 0.3 * a[i];
+    assert_int_equal(lucid_dense_least_squares_qr(ws, 4, 2, 1, a, 4, b, 4),
+                     LUCID_ERR_RANK_DEFICIENT);
+    double z[8] = {1, 2, 3, 4, 0, 0, 0, 0}, b2[4] = {1, 2, 3, 4};
+    assert_int_equal(lucid_dense_least_squares_qr(ws, 4, 2, 1, z, 4, b2, 4),
+                     LUCID_ERR_RANK_DEFICIENT);
+    double nan_a[2] = {NAN, 1}, b3[2] = {1, 1};
+    assert_int_equal(lucid_dense_least_squares_qr(ws, 2, 1, 1, nan_a, 2, b3, 2),
+                     LUCID_ERR_NONFINITE);
+    assert_int_equal(lucid_dense_least_squares_qr(ws, 0, 1, 1, nan_a, 1, b3, 1),
+                     LUCID_ERR_ARGUMENT);
+    double ok[2] = {1, 2}, short_b[2] = {1, 1};
+    assert_int_equal(lucid_dense_least_squares_qr(ws, 1, 2, 1, ok, 1, short_b, 1),
+                     LUCID_ERR_ARGUMENT); /* ldb < max(m, n) */
+    lucid_dense_workspace_destroy(ws);
+}
+
+static void min_norm_matches_pseudo_inverse_on_rank_one(void **state) {
+    (void)state;
+    lucid_dense_workspace *ws = ws_new();
+    /* A = u c^T (rank 1), so A^+ = c u^T / (|u|^2 |c|^2) and x = c (u . b) / (|u|^2 |c|^2) */
+    const double u[3] = {1, 2, 3}, c[2] = {2, -1}, b0[3] = {0.5, -1, 4};
+    double a[6], b[3];
+    for (int j = 0; j < 2; ++j)
+        for (int i = 0; i < 3; ++i) a[i + 3 * j] = u[i] * c[j];
+    memcpy(b, b0, sizeof b);
+    double ub = 0, uu = 0, cc = 0;
+    for (int i = 0; i < 3; ++i) ub += u[i] * b0[i], uu += u[i] * u[i];
+    for (int j = 0; j < 2; ++j) cc += c[j] * c[j];
+    int rank = -1;
+    assert_int_equal(lucid_dense_least_squares_min_norm(ws, 3, 2, 1, a, 3, b, 3, -1.0, &rank),
+                     LUCID_OK);
+    assert_int_equal(rank, 1);
+    for (int j = 0; j < 2; ++j) assert_near(b[j], c[j] * ub / (uu * cc), 1e-14);
+    lucid_dense_workspace_destroy(ws);
+}
+
+static void min_norm_full_rank_matches_qr_and_rejects_bad_input(void **state) {
+    (void)state;
+    lucid_dense_workspace *ws = ws_new();
+    enum { m = 5, n = 3 };
+    double a0[m * n], a1[m * n], a2[m * n], b1[m], b2[m];
+    fill(a0, m * n, 1.3);
+    fill(b1, m, 0.4);
+    memcpy(b2, b1, sizeof b1);
+    memcpy(a1, a0, sizeof a0);
+    memcpy(a2, a0, sizeof a0);
+    int rank = 0;
+    assert_int_equal(lucid_dense_least_squares_min_norm(ws, m, n, 1, a1, m, b1, m, -1, &rank),
+                     LUCID_OK);
+    assert_int_equal(rank, n);
+    assert_int_equal(lucid_dense_least_squares_qr(ws, m, n, 1, a2, m, b2, m), LUCID_OK);
+    assert_all_near(b1, b2, n, 1e-13);
+    double nan_b[2] = {NAN, 0}, one[2] = {1, 1};
+    assert_int_equal(lucid_dense_least_squares_min_norm(ws, 2, 1, 1, one, 2, nan_b, 2, -1, &rank),
+                     LUCID_ERR_NONFINITE);
+    assert_int_equal(lucid_dense_least_squares_min_norm(ws, 2, 0, 1, one, 2, one, 2, -1, &rank),
+                     LUCID_ERR_ARGUMENT);
+    assert_int_equal(lucid_dense_least_squares_min_norm(ws, 2, 1, 1, one, 2, one, 2, -1, NULL),
+                     LUCID_ERR_ARGUMENT);
+    lucid_dense_workspace_destroy(ws);
+}
+
+/* ---- eigen ---- */
+
+static void symmetric_eigen_recovers_spectrum_and_reconstructs(void **state) {
+    (void)state;
+    lucid_dense_workspace *ws = ws_new();
+    enum { n = 4 };
+    const double d[n] = {5, -1, 2, 0.5}, ascending[n] = {-1, 0.5, 2, 5};
+    double q[n * n], qd[n * n], a[n * n], v[n * n], w[n], vd[n * n], back[n * n];
+    householder(n, 1.1, q);
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) qd[i + n * j] = q[i + n * j] * d[j];
+    naive_matmul(n, n, n, qd, 0, q, 1, a); /* A = Q diag(d) Q^T */
+    assert_true(lucid_dense_is_symmetric(n, a, n, 1e-12));
+    memcpy(v, a, sizeof a);
+    assert_int_equal(lucid_dense_symmetric_eigen(ws, n, v, n, w), LUCID_OK);
+    assert_all_near(w, ascending, n, 1e-13);
+    assert_orthonormal_columns(n, n, v, 1e-13);
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) vd[i + n * j] = v[i + n * j] * w[j];
+    naive_matmul(n, n, n, vd, 0, v, 1, back);
+    assert_all_near(back, a, n * n, 1e-13);
+    lucid_dense_workspace_destroy(ws);
+}
+
+static void symmetry_check_and_eigen_bad_input(void **state) {
+    (void)state;
+    lucid_dense_workspace *ws = ws_new();
+    double a[4] = {1, 2, 2 + 1e-9, 1}, w[2];
+    assert_false(lucid_dense_is_symmetric(2, a, 2, 1e-10));
+    assert_true(lucid_dense_is_symmetric(2, a, 2, 1e-8));
+    double nan_a[4] = {1, NAN, NAN, 1};
+    assert_false(lucid_dense_is_symmetric(2, nan_a, 2, 1e-10));
+    assert_int_equal(lucid_dense_symmetric_eigen(ws, 2, nan_a, 2, w), LUCID_ERR_NONFINITE);
+    assert_int_equal(lucid_dense_symmetric_eigen(ws, 0, a, 1, w), LUCID_ERR_ARGUMENT);
+    assert_int_equal(lucid_dense_symmetric_eigen(ws, 2, a, 2, NULL), LUCID_ERR_ARGUMENT);
+    lucid_dense_workspace_destroy(ws);
+}
+
+/* ---- SVD ---- */
+
+/* A = Q1[:, :k] diag(s0) Q2[:k, :]: known singular values; checks s, U, V, reconstruction. */
+static void check_svd_shape(lucid_dense_workspace *ws, int m, int n) {
+    const int k = m < n ? m : n;
+    const double s0[4] = {4, 2.5, 1, 0.125};
+    double q1[MAXN * MAXN], q2[MAXN * MAXN], a[MAXN * MAXN] = {0}, work[MAXN * MAXN];
+    householder(m, 0.6, q1);
+    householder(n, 1.7, q2);
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < m; ++i)
+            for (int p = 0; p < k; ++p) a[i + m * j] += q1[i + m * p] * s0[p] * q2[p + n * j];
+    double s[MAXN], u[MAXN * MAXN], vt[MAXN * MAXN], v[MAXN * MAXN], us[MAXN * MAXN],
+        back[MAXN * MAXN];
+    memcpy(work, a, sizeof work);
+    assert_int_equal(lucid_dense_svd(ws, m, n, work, m, s, u, m, vt, k), LUCID_OK);
+    assert_all_near(s, s0, k, 1e-13);
+    assert_orthonormal_columns(m, k, u, 1e-13);
+    for (int j = 0; j < n; ++j)
+        for (int p = 0; p < k; ++p) v[j + n * p] = vt[p + k * j];
+    assert_orthonormal_columns(n, k, v, 1e-13);
+    for (int p = 0; p < k; ++p)
+        for (int i = 0; i < m; ++i) us[i + m * p] = u[i + m * p] * s[p];
+    naive_matmul(m, n, k, us, 0, vt, 0, back);
+    assert_all_near(back, a, m * n, 1e-13);
+}
+
+static void svd_recovers_singular_values_and_reconstructs(void **state) {
+    (void)state;
+    lucid_dense_workspace *ws = ws_new();
+    check_svd_shape(ws, 5, 3); /* tall */
+    check_svd_shape(ws, 3, 5); /* wide */
+    check_svd_shape(ws, 4, 4);
+    double nan_a[4] = {1, 2, INFINITY, 4}, s[2], u[4], vt[4];
+    assert_int_equal(lucid_dense_svd(ws, 2, 2, nan_a, 2, s, u, 2, vt, 2), LUCID_ERR_NONFINITE);
+    assert_int_equal(lucid_dense_svd(ws, 0, 2, nan_a, 1, s, u, 1, vt, 1), LUCID_ERR_ARGUMENT);
+    assert_int_equal(lucid_dense_svd(ws, 2, 2, nan_a, 2, s, u, 1, vt, 2), LUCID_ERR_ARGUMENT);
+    lucid_dense_workspace_destroy(ws);
+}
+
+/* ---- status mapping, workspace, threads, products ---- */
+
+static void info_maps_to_the_routine_failure(void **state) {
+    (void)state;
+    const struct {
+        lucid_dense_routine routine;
+        lucid_status failure;
+    } table[] = {{LUCID_DENSE_POTRF, LUCID_ERR_NOT_SPD},
+                 {LUCID_DENSE_GETRF, LUCID_ERR_SINGULAR},
+                 {LUCID_DENSE_GETRI, LUCID_ERR_SINGULAR},
+                 {LUCID_DENSE_GELS, LUCID_ERR_RANK_DEFICIENT},
+                 {LUCID_DENSE_GELSD, LUCID_ERR_NO_CONVERGENCE},
+                 {LUCID_DENSE_SYEVD, LUCID_ERR_NO_CONVERGENCE},
+                 {LUCID_DENSE_GESVD, LUCID_ERR_NO_CONVERGENCE},
+                 {LUCID_DENSE_POTRS, LUCID_ERR_INTERNAL},
+                 {LUCID_DENSE_GETRS, LUCID_ERR_INTERNAL},
+                 {LUCID_DENSE_GECON, LUCID_ERR_INTERNAL},
+                 {LUCID_DENSE_TRCON, LUCID_ERR_INTERNAL}};
+    for (size_t k = 0; k < sizeof table / sizeof table[0]; ++k) {
+        assert_int_equal(lucid_dense_status_from_info(table[k].routine, 0), LUCID_OK);
+        assert_int_equal(lucid_dense_status_from_info(table[k].routine, 2), table[k].failure);
+        assert_int_equal(lucid_dense_status_from_info(table[k].routine, -3), LUCID_ERR_INTERNAL);
+        assert_int_equal(lucid_dense_status_from_info(table[k].routine, LAPACK_WORK_MEMORY_ERROR),
+                         LUCID_ERR_NO_MEMORY);
+    }
+}
+
+static void workspace_is_queried_once_per_shape_and_reused(void **state) {
+    (void)state;
+    lucid_dense_workspace *ws = ws_new();
+    lucid_dense_workspace_stats s0 = lucid_dense_workspace_get_stats(ws);
+    assert_int_equal(s0.doubles, 0);
+    assert_int_equal(s0.queries, 0);
+    check_svd_shape(ws, 5, 3);
+    lucid_dense_workspace_stats s1 = lucid_dense_workspace_get_stats(ws);
+    assert_int_equal(s1.queries, 1);
+    assert_true(s1.doubles > 0);
+    check_svd_shape(ws, 5, 3); /* same shape: no query, no growth */
+    lucid_dense_workspace_stats s2 = lucid_dense_workspace_get_stats(ws);
+    assert_int_equal(s2.queries, s1.queries);
+    assert_int_equal(s2.grows, s1.grows);
+    assert_int_equal(s2.doubles, s1.doubles);
+
+    enum { n = 8 };
+    double a[n * n], w[n], v[n * n];
+    fill(a, n * n, 0.2);
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < j; ++i) a[i + n * j] = a[j + n * i];
+    memcpy(v, a, sizeof a);
+    assert_int_equal(lucid_dense_symmetric_eigen(ws, n, v, n, w), LUCID_OK);
+    lucid_dense_workspace_stats s3 = lucid_dense_workspace_get_stats(ws);
+    assert_int_equal(s3.queries, s2.queries + 1); /* a new shape is queried ... */
+    assert_true(s3.grows > s2.grows);             /* ... and dsyevd needs more room */
+    memcpy(v, a, sizeof a);
+    assert_int_equal(lucid_dense_symmetric_eigen(ws, n, v, n, w), LUCID_OK);
+    lucid_dense_workspace_stats s4 = lucid_dense_workspace_get_stats(ws);
+    assert_int_equal(s4.queries, s3.queries);
+    assert_int_equal(s4.grows, s3.grows);
+    lucid_dense_workspace_destroy(ws);
+    lucid_dense_workspace_destroy(NULL);
+}
+
+static void thread_count_is_settable(void **state) {
+    (void)state;
+    assert_int_equal(lucid_dense_set_threads(1), LUCID_OK);
+    assert_int_equal(lucid_dense_get_threads(), 1);
+    assert_int_equal(lucid_dense_set_threads(0), LUCID_ERR_ARGUMENT);
+    assert_int_equal(lucid_dense_get_threads(), 1);
+}
+
+static void products_match_reference_loops(void **state) {
+    (void)state;
+    static double a[40 * 40], b[40 * 40], c[40 * 40], ref[40 * 40];
+    const int shapes[][3] = {{2, 3, 4}, {40, 40, 40}, {40, 1, 37}, {7, 5, 0}, {0, 3, 2}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
+        const int m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
+        fill(a, m * k, 0.5 + s);
+        fill(b, k * n, 1.5 + s);
+        for (int i = 0; i < m * n; ++i) c[i] = NAN; /* every entry must be written */
+        lucid_dense_matmul(m, n, k, a, b, c);
+        naive_matmul(m, n, k, a, 0, b, 0, ref);
+        assert_all_near(c, ref, m * n, 1e-12);
+    }
+    const double v[2] = {3e200, -4e200};
+    assert_near(lucid_dense_norm2(2, v), 5e200, 1e186);
+    assert_near(lucid_dense_norm2(0, v), 0.0, 0.0);
+    assert_near(lucid_dense_norm1(2, 1, v, 2), 7e200, 1e186);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(cholesky_recovers_the_factor_and_solves),
+        cmocka_unit_test(cholesky_rejects_bad_input),
+        cmocka_unit_test(lu_solves_a_system_that_needs_pivoting),
+        cmocka_unit_test(inverse_of_orthogonal_is_transpose),
+        cmocka_unit_test(inverse_times_matrix_is_identity),
+        cmocka_unit_test(lu_reports_exactly_and_numerically_singular),
+        cmocka_unit_test(lu_rejects_bad_input),
+        cmocka_unit_test(qr_least_squares_satisfies_normal_equations),
+        cmocka_unit_test(qr_underdetermined_gives_minimum_norm),
+        cmocka_unit_test(qr_rejects_rank_deficient),
+        cmocka_unit_test(min_norm_matches_pseudo_inverse_on_rank_one),
+        cmocka_unit_test(min_norm_full_rank_matches_qr_and_rejects_bad_input),
+        cmocka_unit_test(symmetric_eigen_recovers_spectrum_and_reconstructs),
+        cmocka_unit_test(symmetry_check_and_eigen_bad_input),
+        cmocka_unit_test(svd_recovers_singular_values_and_reconstructs),
+        cmocka_unit_test(info_maps_to_the_routine_failure),
+        cmocka_unit_test(workspace_is_queried_once_per_shape_and_reused),
+        cmocka_unit_test(thread_count_is_settable),
+        cmocka_unit_test(products_match_reference_loops),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
