@@ -2,8 +2,8 @@
  * queries, compiled as C11 like the rest of lucid, so the C++ benchmark driver (which needs
  * C++ for FCL and Bullet) never includes lucid's headers. Poses are 12 doubles: a rotation
  * matrix stored column-major, then the translation (the memory layout of lucid_se3). */
-#ifndef BENCH_LUCID_H
-#define BENCH_LUCID_H
+#ifndef LUCID_FACADE_H
+#define LUCID_FACADE_H
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,5 +1,5 @@
-/* The lucid side of bench_collision (see bench_lucid.h). */
-#include "bench_lucid.h"
+/* The lucid side of bench_collision (see lucid_facade.h). */
+#include "lucid_facade.h"
 
 #include <stdlib.h>
 #include <string.h>
