@@ -59,6 +59,7 @@ int luaopen_lucid(lua_State *L) {
     lucid_open_linalg(L);
     lucid_open_se3(L);
     lucid_open_rng(L);
+    lucid_open_shapes(L);
 
     /* Register before running the Lua side so its modules can `require "lucid"`. */
     luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);

@@ -9,5 +9,6 @@ void lucid_open_host_utils(lua_State *L); /* lucid.isatty, lucid.version, ... */
 void lucid_open_linalg(lua_State *L);     /* lucid.vec, lucid.mat, lucid.zeros, lucid.eye */
 void lucid_open_se3(lua_State *L);        /* lucid.se3, lucid.so3 */
 void lucid_open_rng(lua_State *L);        /* lucid.rng */
+void lucid_open_shapes(lua_State *L);     /* lucid.sphere, ..., lucid.convex, lucid.load_mesh */
 
 #endif

@@ -453,6 +453,16 @@ static void real_meshes_load_with_the_manifest_hull_sizes(void **state) {
         assert_int_equal(lucid_convex_mesh_create(p, n, &m), LUCID_OK);
         check_hull_geometry(m, p, n, 1e-9);
         check_hull_topology(m);
+        /* Hill climbing on qhull's merged facets still finds the global maximum. */
+        uint64_t rng = 31;
+        for (int trial = 0; trial < 300; ++trial) {
+            lucid_vec3 d = random_direction(&rng);
+            int start = (int)(uniform(&rng) * m->num_vertices);
+            int scan = lucid_convex_mesh_support_scan(m, d);
+            int climb = lucid_convex_mesh_support_climb(m, d, start);
+            assert_true(lucid_vec3_dot(m->vertices[climb], d) ==
+                        lucid_vec3_dot(m->vertices[scan], d));
+        }
         if (m->num_vertices != hull_verts) {
             print_message("%s: %d hull vertices, manifest says %d\n", file, m->num_vertices,
                           hull_verts);

@@ -1,0 +1,335 @@
+/* Lua bindings of shapes: lucid.sphere, ..., lucid.convex, lucid.load_mesh and the
+ * "lucid.shape" methods (support, aabb, kind, vertices, neighbors). */
+#include "runtime/lua/lua_shape.h"
+
+#include <lauxlib.h>
+#include <stdio.h>
+
+#include "runtime/lua/check.h"
+#include "runtime/lua/lua_matrix.h"
+#include "runtime/lua/lua_se3.h"
+#include "runtime/lua/modules.h"
+#include "runtime/shapes/convex_mesh.h"
+#include "runtime/shapes/mesh_file.h"
+
+typedef struct shape_userdata {
+    lucid_shape shape;
+    lucid_convex_mesh *mesh; /* owned; NULL for primitives */
+} shape_userdata;
+
+/* A new shape userdata on the stack, owning nothing yet (safe to collect at any point). */
+static shape_userdata *push_shape(lua_State *L) {
+    shape_userdata *u = lua_newuserdatauv(L, sizeof *u, 0);
+    u->shape.kind = LUCID_SHAPE_SPHERE;
+    u->shape.radius = 1.0;
+    u->mesh = NULL;
+    luaL_setmetatable(L, LUCID_SHAPE_METATABLE);
+    return u;
+}
+
+static shape_userdata *check_userdata(lua_State *L, int idx, const char *fname, const char *what) {
+    shape_userdata *u = luaL_testudata(L, idx, LUCID_SHAPE_METATABLE);
+    if (u == NULL)
+        lucid_lua_fail(L, fname, "%s must be a lucid shape (got %s)", what, luaL_typename(L, idx));
+    if (u->shape.kind == LUCID_SHAPE_CONVEX && u->mesh == NULL) /* resurrected after __gc */
+        lucid_lua_fail(L, fname, "%s is a finalized shape", what);
+    return u;
+}
+
+const lucid_shape *lucid_lua_toshape(lua_State *L, int idx) {
+    shape_userdata *u = luaL_testudata(L, idx, LUCID_SHAPE_METATABLE);
+    return u && !(u->shape.kind == LUCID_SHAPE_CONVEX && u->mesh == NULL) ? &u->shape : NULL;
+}
+
+const lucid_shape *lucid_lua_checkshape(lua_State *L, int idx, const char *fname,
+                                        const char *what) {
+    return &check_userdata(L, idx, fname, what)->shape;
+}
+
+/* Pushes a primitive built by a C constructor, raising FNAME's error on failure. */
+static int finish_primitive(lua_State *L, const char *fname, lucid_status st,
+                            const lucid_shape *s) {
+    if (st != LUCID_OK) return lucid_lua_fail_status(L, fname, st);
+    push_shape(L)->shape = *s;
+    return 1;
+}
+
+static int l_sphere(lua_State *L) {
+    const char *fname = "lucid.sphere";
+    lucid_shape s;
+    double r = lucid_lua_checkpositive(L, 1, fname, "radius");
+    return finish_primitive(L, fname, lucid_shape_sphere(r, &s), &s);
+}
+
+static int l_ellipsoid(lua_State *L) {
+    const char *fname = "lucid.ellipsoid";
+    lucid_shape s;
+    double rx = lucid_lua_checkpositive(L, 1, fname, "rx");
+    double ry = lucid_lua_checkpositive(L, 2, fname, "ry");
+    double rz = lucid_lua_checkpositive(L, 3, fname, "rz");
+    return finish_primitive(L, fname, lucid_shape_ellipsoid(rx, ry, rz, &s), &s);
+}
+
+static int l_box(lua_State *L) {
+    const char *fname = "lucid.box";
+    lucid_shape s;
+    double hx = lucid_lua_checkpositive(L, 1, fname, "hx");
+    double hy = lucid_lua_checkpositive(L, 2, fname, "hy");
+    double hz = lucid_lua_checkpositive(L, 3, fname, "hz");
+    return finish_primitive(L, fname, lucid_shape_box(hx, hy, hz, &s), &s);
+}
+
+static int l_capsule(lua_State *L) {
+    const char *fname = "lucid.capsule";
+    lucid_shape s;
+    double r = lucid_lua_checkpositive(L, 1, fname, "radius");
+    double h = lucid_lua_checkpositive(L, 2, fname, "half-length");
+    return finish_primitive(L, fname, lucid_shape_capsule(r, h, &s), &s);
+}
+
+static int l_cylinder(lua_State *L) {
+    const char *fname = "lucid.cylinder";
+    lucid_shape s;
+    double r = lucid_lua_checkpositive(L, 1, fname, "radius");
+    double h = lucid_lua_checkpositive(L, 2, fname, "half-length");
+    return finish_primitive(L, fname, lucid_shape_cylinder(r, h, &s), &s);
+}
+
+static int l_cone(lua_State *L) {
+    const char *fname = "lucid.cone";
+    lucid_shape s;
+    double r = lucid_lua_checkpositive(L, 1, fname, "radius");
+    double h = lucid_lua_checkpositive(L, 2, fname, "half-length");
+    return finish_primitive(L, fname, lucid_shape_cone(r, h, &s), &s);
+}
+
+static int l_halfspace(lua_State *L) {
+    const char *fname = "lucid.halfspace";
+    lucid_shape s;
+    lucid_vec3 n = lucid_lua_checkvec3(L, 1, fname, "normal");
+    double offset = lucid_lua_checkfinite(L, 2, fname, "offset");
+    lucid_status st = lucid_shape_halfspace(n, offset, &s);
+    if (st == LUCID_ERR_ARGUMENT) return lucid_lua_fail(L, fname, "normal must be nonzero");
+    return finish_primitive(L, fname, st, &s);
+}
+
+/* ---- convex meshes ---------------------------------------------------------------------- */
+
+/* Points from a 3xN lucid.mat (used in place) or a list of 3-vectors / {x, y, z} tables
+ * (copied into a buffer owned by a userdata pushed on the stack). */
+static const double *check_points(lua_State *L, int idx, const char *fname, int *n) {
+    lucid_lua_matrix *m = lucid_lua_tomatrix(L, idx);
+    if (m != NULL) {
+        if (m->rows != 3 || m->is_vector)
+            lucid_lua_fail(L, fname, "points must be a 3xN matrix (got %dx%d)", m->rows, m->cols);
+        *n = m->cols;
+        return m->data;
+    }
+    if (!lua_istable(L, idx))
+        lucid_lua_fail(L, fname, "points must be a 3xN lucid.mat or a list of {x, y, z} (got %s)",
+                       luaL_typename(L, idx));
+    lua_Integer count = luaL_len(L, idx);
+    if (count > (1 << 26)) lucid_lua_fail(L, fname, "too many points (%I)", count);
+    *n = (int)count;
+    double *buf = lua_newuserdatauv(L, sizeof(double) * 3 * (size_t)(count > 0 ? count : 1), 0);
+    for (int i = 0; i < *n; ++i) {
+        char what[32];
+        snprintf(what, sizeof what, "point %d", i + 1);
+        lua_geti(L, idx, i + 1);
+        lucid_lua_checkvalues(L, -1, 3, buf + 3 * i, fname, what);
+        lua_pop(L, 1);
+    }
+    return buf;
+}
+
+static void fail_mesh(lua_State *L, const char *fname, lucid_status st, const char *err) {
+    if (err[0] != '\0') lucid_lua_fail(L, fname, "%s", err);
+    lucid_lua_fail_status(L, fname, st);
+}
+
+/* The shape userdata is pushed first and the mesh is created straight into it, so an error
+ * raised afterwards cannot leak the mesh. */
+static void attach_mesh(lua_State *L, shape_userdata *u, const char *fname) {
+    lucid_status st = lucid_shape_convex(u->mesh, &u->shape);
+    if (st != LUCID_OK) lucid_lua_fail_status(L, fname, st);
+}
+
+static int l_convex(lua_State *L) {
+    const char *fname = "lucid.convex";
+    lua_settop(L, 1);
+    shape_userdata *u = push_shape(L);
+    int n;
+    const double *points = check_points(L, 1, fname, &n);
+    char err[256];
+    lucid_status st = lucid_convex_mesh_create_msg(points, n, &u->mesh, err, sizeof err);
+    if (st != LUCID_OK) fail_mesh(L, fname, st, err);
+    attach_mesh(L, u, fname);
+    lua_settop(L, 2); /* the shape */
+    return 1;
+}
+
+static double option_scale(lua_State *L, int idx, const char *fname) {
+    if (lua_isnoneornil(L, idx)) return 1.0;
+    if (!lua_istable(L, idx))
+        lucid_lua_fail(L, fname, "options must be a table (got %s)", luaL_typename(L, idx));
+    lua_getfield(L, idx, "scale");
+    double scale = lua_isnil(L, -1) ? 1.0 : lucid_lua_checkpositive(L, -1, fname, "scale");
+    lua_pop(L, 1);
+    return scale;
+}
+
+static int l_load_mesh(lua_State *L) {
+    const char *fname = "lucid.load_mesh";
+    lua_settop(L, 2);
+    if (lua_type(L, 1) != LUA_TSTRING)
+        lucid_lua_fail(L, fname, "path must be a string (got %s)", luaL_typename(L, 1));
+    const char *path = lua_tostring(L, 1);
+    double scale = option_scale(L, 2, fname);
+    shape_userdata *u = push_shape(L);
+    char err[512];
+    lucid_status st = lucid_mesh_file_load_hull(path, scale, &u->mesh, err, sizeof err);
+    if (st != LUCID_OK) fail_mesh(L, fname, st, err);
+    attach_mesh(L, u, fname);
+    return 1;
+}
+
+/* ---- methods ------------------------------------------------------------------------------ */
+
+static int l_gc(lua_State *L) {
+    shape_userdata *u = luaL_testudata(L, 1, LUCID_SHAPE_METATABLE);
+    if (u != NULL) {
+        lucid_convex_mesh_destroy(u->mesh);
+        u->mesh = NULL;
+        u->shape.u.mesh = NULL;
+    }
+    return 0;
+}
+
+static int l_support(lua_State *L) {
+    const char *fname = "lucid.shape:support";
+    const lucid_shape *s = lucid_lua_checkshape(L, 1, fname, "self");
+    lucid_vec3 d = lucid_lua_checkvec3(L, 2, fname, "dir");
+    if (s->kind == LUCID_SHAPE_HALFSPACE)
+        return lucid_lua_fail(L, fname, "a halfspace is unbounded and has no support");
+    int hint = -1;
+    lucid_lua_pushvec3(L, lucid_shape_support(s, d, &hint));
+    return 1;
+}
+
+static int l_aabb(lua_State *L) {
+    const char *fname = "lucid.shape:aabb";
+    const lucid_shape *s = lucid_lua_checkshape(L, 1, fname, "self");
+    lucid_se3 identity = lucid_se3_identity();
+    const lucid_se3 *T = lua_isnoneornil(L, 2) ? &identity : lucid_lua_checkse3(L, 2, fname, "T");
+    lucid_vec3 lo, hi;
+    lucid_shape_aabb(s, T, &lo, &hi);
+    lucid_lua_pushvec3(L, lo);
+    lucid_lua_pushvec3(L, hi);
+    return 2;
+}
+
+static int l_kind(lua_State *L) {
+    const lucid_shape *s = lucid_lua_checkshape(L, 1, "lucid.shape:kind", "self");
+    lua_pushstring(L, lucid_shape_kind_name(s->kind));
+    return 1;
+}
+
+static int l_vertices(lua_State *L) {
+    const char *fname = "lucid.shape:vertices";
+    const lucid_shape *s = lucid_lua_checkshape(L, 1, fname, "self");
+    if (s->kind == LUCID_SHAPE_CONVEX) {
+        const lucid_convex_mesh *m = s->u.mesh;
+        lucid_lua_pushmatrix_data(L, (const double *)m->vertices, 3, m->num_vertices);
+        return 1;
+    }
+    if (s->kind != LUCID_SHAPE_BOX)
+        return lucid_lua_fail(L, fname, "a %s has no vertices (only convex meshes and boxes)",
+                              lucid_shape_kind_name(s->kind));
+    /* Corner k has the sign of bit j of k on axis j (bit set: +). */
+    lucid_lua_matrix *out = lucid_lua_newmatrix(L, 3, 8);
+    for (int k = 0; k < 8; ++k)
+        for (int j = 0; j < 3; ++j) {
+            double h = lucid_vec3_get(s->u.half_extents, j);
+            out->data[3 * k + j] = (k >> j) & 1 ? h : -h;
+        }
+    return 1;
+}
+
+static const lucid_convex_mesh *check_mesh(lua_State *L, const char *fname) {
+    const lucid_shape *s = lucid_lua_checkshape(L, 1, fname, "self");
+    if (s->kind != LUCID_SHAPE_CONVEX)
+        lucid_lua_fail(L, fname, "only convex meshes have an adjacency (got a %s)",
+                       lucid_shape_kind_name(s->kind));
+    return s->u.mesh;
+}
+
+/* s:neighbors(i): the 1-based indices of the hull vertices sharing an edge with vertex i. */
+static int l_neighbors(lua_State *L) {
+    const char *fname = "lucid.shape:neighbors";
+    const lucid_convex_mesh *m = check_mesh(L, fname);
+    int i = (int)lucid_lua_checkinteger_range(L, 2, 1, m->num_vertices, fname, "i") - 1;
+    int begin = m->neighbor_offsets[i], end = m->neighbor_offsets[i + 1];
+    lua_createtable(L, end - begin, 0);
+    for (int k = begin; k < end; ++k) {
+        lua_pushinteger(L, m->neighbors[k] + 1);
+        lua_rawseti(L, -2, k - begin + 1);
+    }
+    return 1;
+}
+
+/* s:faces(): a list of faces {vertices = {i1, i2, ...} (1-based, counter-clockwise from
+ * outside), normal = vec (unit, outward), offset = d} with the face on normal . x = d. */
+static int l_faces(lua_State *L) {
+    const lucid_convex_mesh *m = check_mesh(L, "lucid.shape:faces");
+    lua_createtable(L, m->num_faces, 0);
+    for (int f = 0; f < m->num_faces; ++f) {
+        lua_createtable(L, 0, 3);
+        int begin = m->face_offsets[f], end = m->face_offsets[f + 1];
+        lua_createtable(L, end - begin, 0);
+        for (int k = begin; k < end; ++k) {
+            lua_pushinteger(L, m->face_vertices[k] + 1);
+            lua_rawseti(L, -2, k - begin + 1);
+        }
+        lua_setfield(L, -2, "vertices");
+        lucid_lua_pushvec3(L, m->face_normals[f]);
+        lua_setfield(L, -2, "normal");
+        lua_pushnumber(L, m->face_offsets_d[f]);
+        lua_setfield(L, -2, "offset");
+        lua_rawseti(L, -2, f + 1);
+    }
+    return 1;
+}
+
+static int l_tostring(lua_State *L) {
+    const lucid_shape *s = lucid_lua_checkshape(L, 1, "lucid.shape:__tostring", "self");
+    if (s->kind == LUCID_SHAPE_CONVEX)
+        lua_pushfstring(L, "lucid.shape(convex, %d vertices)", s->u.mesh->num_vertices);
+    else
+        lua_pushfstring(L, "lucid.shape(%s)", lucid_shape_kind_name(s->kind));
+    return 1;
+}
+
+void lucid_open_shapes(lua_State *L) {
+    static const luaL_Reg methods[] = {
+        {"support", l_support},     {"aabb", l_aabb},   {"kind", l_kind}, {"vertices", l_vertices},
+        {"neighbors", l_neighbors}, {"faces", l_faces}, {NULL, NULL}};
+    static const luaL_Reg functions[] = {{"sphere", l_sphere},
+                                         {"ellipsoid", l_ellipsoid},
+                                         {"box", l_box},
+                                         {"capsule", l_capsule},
+                                         {"cylinder", l_cylinder},
+                                         {"cone", l_cone},
+                                         {"halfspace", l_halfspace},
+                                         {"convex", l_convex},
+                                         {"load_mesh", l_load_mesh},
+                                         {NULL, NULL}};
+    luaL_newmetatable(L, LUCID_SHAPE_METATABLE);
+    luaL_newlib(L, methods);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, l_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, l_tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_pop(L, 1);
+    luaL_setfuncs(L, functions, 0);
+}

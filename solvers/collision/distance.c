@@ -1,0 +1,128 @@
+/* The user-facing queries: signed distance (GJK + EPA) and Boolean collision (GJK, Alg. 2). */
+#include "solvers/collision/collision.h"
+
+#include "solvers/collision/halfspace.h"
+#include "solvers/collision/warm_start.h"
+
+static int pose_is_finite(const lucid_se3 *T) {
+    for (int i = 0; i < 9; ++i)
+        if (!isfinite(T->R.m[i])) return 0;
+    return lucid_vec3_isfinite(T->t);
+}
+
+static lucid_status check_query(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
+                                const lucid_se3 *T2, const lucid_gjk_options *opt,
+                                const lucid_distance_result *res) {
+    if (!s1 || !T1 || !s2 || !T2 || !opt || !res) return LUCID_ERR_ARGUMENT;
+    if (!(opt->tol > 0.0) || !isfinite(opt->tol) || opt->max_iter < 1 || opt->epa_max_iter < 0 ||
+        !(opt->epa_tol >= 0.0) || !isfinite(opt->epa_tol))
+        return LUCID_ERR_ARGUMENT;
+    if (s1->kind == LUCID_SHAPE_HALFSPACE && s2->kind == LUCID_SHAPE_HALFSPACE)
+        return LUCID_ERR_ARGUMENT;
+    if (!pose_is_finite(T1) || !pose_is_finite(T2)) return LUCID_ERR_NONFINITE;
+    return LUCID_OK;
+}
+
+static const lucid_gjk_options *options_or_default(const lucid_gjk_options *opt,
+                                                   lucid_gjk_options *storage) {
+    if (opt) return opt;
+    lucid_gjk_options_default(storage);
+    return storage;
+}
+
+/* Moves the core witnesses out by the radii along the normal (p2 - p1 = distance * normal). */
+static void inflate(lucid_distance_result *res, double core_distance, lucid_vec3 p1c,
+                    lucid_vec3 p2c, double r1, double r2) {
+    res->distance = core_distance - r1 - r2;
+    res->p1 = lucid_vec3_axpy(p1c, r1, res->normal);
+    res->p2 = lucid_vec3_axpy(p2c, -r2, res->normal);
+}
+
+static void copy_gjk(lucid_distance_result *res, const lucid_gjk_result *g) {
+    res->iterations = g->iterations;
+    res->epa_iterations = 0;
+    res->converged = g->converged;
+    res->penetrating = 0;
+    res->gap = g->gap;
+    res->separation = g->x;
+    res->simplex = g->simplex;
+}
+
+/* A unit normal when there is no better information: from the box centre of 1 to that of 2. */
+static lucid_vec3 centre_direction(const lucid_shape *s1, const lucid_se3 *T1,
+                                   const lucid_shape *s2, const lucid_se3 *T2) {
+    lucid_vec3 d = lucid_vec3_sub(lucid_se3_act(T2, lucid_shape_box_center(s2)),
+                                  lucid_se3_act(T1, lucid_shape_box_center(s1)));
+    d = lucid_vec3_normalized(d);
+    return lucid_vec3_norm2(d) > 0.0 ? d : lucid_vec3_make(0, 0, 1);
+}
+
+lucid_status lucid_distance(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
+                            const lucid_se3 *T2, const lucid_gjk_options *opt_in,
+                            lucid_distance_result *res) {
+    lucid_gjk_options storage;
+    const lucid_gjk_options *opt = options_or_default(opt_in, &storage);
+    lucid_status st = check_query(s1, T1, s2, T2, opt, res);
+    if (st != LUCID_OK) return st;
+    if (s1->kind == LUCID_SHAPE_HALFSPACE || s2->kind == LUCID_SHAPE_HALFSPACE) {
+        lucid_halfspace_distance(s1, T1, s2, T2, res);
+        return LUCID_OK;
+    }
+    lucid_minkowski m = lucid_minkowski_make(s1, T1, s2, T2);
+    lucid_gjk_result g;
+    lucid_gjk_solve(&m, opt, lucid_gjk_start_vector(s1, T1, s2, T2, opt), -1.0, &g);
+    copy_gjk(res, &g);
+    if (g.outcome != LUCID_GJK_OVERLAP) {
+        lucid_vec3 p1c, p2c;
+        lucid_simplex_witnesses(&g.simplex, &p1c, &p2c);
+        double core = lucid_vec3_norm(g.x);
+        res->normal =
+            core > 0.0 ? lucid_vec3_scale(g.x, -1.0 / core) : centre_direction(s1, T1, s2, T2);
+        inflate(res, core, p1c, p2c, s1->radius, s2->radius);
+        return LUCID_OK;
+    }
+    lucid_epa_result e;
+    lucid_epa_solve(&m, &g.simplex, opt->epa_tol, opt->epa_max_iter,
+                    centre_direction(s1, T1, s2, T2), &e);
+    res->normal = e.normal;
+    res->epa_iterations = e.iterations;
+    res->converged = g.converged && e.converged;
+    res->penetrating = 1;
+    res->separation = lucid_vec3_sub(e.p1, e.p2);
+    inflate(res, -e.depth, e.p1, e.p2, s1->radius, s2->radius);
+    return LUCID_OK;
+}
+
+lucid_status lucid_collide(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
+                           const lucid_se3 *T2, const lucid_gjk_options *opt_in, int *hit,
+                           lucid_distance_result *res) {
+    lucid_gjk_options storage;
+    const lucid_gjk_options *opt = options_or_default(opt_in, &storage);
+    lucid_status st = check_query(s1, T1, s2, T2, opt, res);
+    if (st != LUCID_OK || !hit) return st != LUCID_OK ? st : LUCID_ERR_ARGUMENT;
+    if (s1->kind == LUCID_SHAPE_HALFSPACE || s2->kind == LUCID_SHAPE_HALFSPACE) {
+        lucid_halfspace_distance(s1, T1, s2, T2, res);
+        *hit = res->distance <= 0.0;
+        return LUCID_OK;
+    }
+    lucid_minkowski m = lucid_minkowski_make(s1, T1, s2, T2);
+    lucid_gjk_result g;
+    double margin = s1->radius + s2->radius;
+    lucid_gjk_solve(&m, opt, lucid_gjk_start_vector(s1, T1, s2, T2, opt), margin, &g);
+    copy_gjk(res, &g);
+    lucid_vec3 p1c, p2c;
+    lucid_simplex_witnesses(&g.simplex, &p1c, &p2c);
+    double core = lucid_vec3_norm(g.x);
+    if (g.outcome == LUCID_GJK_PLANE) {
+        *hit = 0;
+        res->normal = lucid_vec3_neg(lucid_vec3_normalized(g.direction));
+        core = g.plane_bound;
+    } else {
+        *hit = g.outcome != LUCID_GJK_SEPARATED || core <= margin;
+        res->normal =
+            core > 0.0 ? lucid_vec3_scale(g.x, -1.0 / core) : centre_direction(s1, T1, s2, T2);
+    }
+    if (g.simplex.rank == 0) p1c = p2c = lucid_vec3_zero();
+    inflate(res, core, p1c, p2c, s1->radius, s2->radius);
+    return LUCID_OK;
+}

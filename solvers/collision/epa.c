@@ -1,0 +1,352 @@
+/* EPA on fixed-size storage: start polytope from any GJK simplex, horizon expansion. */
+#include "solvers/collision/epa.h"
+
+/* Relative size below which a blow-up direction is considered to add no volume. */
+#define EPA_FLAT_EPS 1e-10
+
+typedef struct epa_face {
+    int v[3];     /* counter-clockwise seen from outside */
+    int adj[3];   /* face across edge (v[i], v[i+1]) */
+    lucid_vec3 n; /* unit outward normal */
+    double dist;  /* <n, v0>: distance of the plane to the origin */
+    int alive;
+} epa_face;
+
+typedef struct epa_horizon_edge {
+    int a, b;    /* edge of a visible face, in that face's winding */
+    int outside; /* the non-visible face across it */
+} epa_horizon_edge;
+
+typedef struct epa_polytope {
+    lucid_support_point v[LUCID_EPA_MAX_VERTICES];
+    epa_face f[LUCID_EPA_MAX_FACES];
+    int free_faces[LUCID_EPA_MAX_FACES]; /* dead slots to reuse */
+    int stack[LUCID_EPA_MAX_FACES];
+    unsigned char mark[LUCID_EPA_MAX_FACES]; /* 1 visible, 2 seen and not visible */
+    epa_horizon_edge horizon[LUCID_EPA_MAX_FACES];
+    int nv, nf, nfree, nh;
+} epa_polytope;
+
+static int link_faces(epa_polytope *P);
+
+static int face_plane(const epa_polytope *P, int a, int b, int c, epa_face *f) {
+    lucid_vec3 n = lucid_vec3_cross(lucid_vec3_sub(P->v[b].w, P->v[a].w),
+                                    lucid_vec3_sub(P->v[c].w, P->v[a].w));
+    double len = lucid_vec3_norm(n);
+    if (!(len > 0.0) || !isfinite(len)) return 0;
+    f->v[0] = a;
+    f->v[1] = b;
+    f->v[2] = c;
+    f->n = lucid_vec3_scale(n, 1.0 / len);
+    f->dist = lucid_vec3_dot(f->n, P->v[a].w);
+    return 1;
+}
+
+/* Adds a face of the start polytope, wound so that `inside` is behind it. */
+static int add_oriented_face(epa_polytope *P, int a, int b, int c, lucid_vec3 inside) {
+    epa_face f;
+    if (!face_plane(P, a, b, c, &f)) return 0;
+    if (lucid_vec3_dot(f.n, lucid_vec3_sub(inside, P->v[a].w)) > 0.0 && !face_plane(P, a, c, b, &f))
+        return 0;
+    f.alive = 1;
+    P->f[P->nf++] = f;
+    return 1;
+}
+
+static double triangle_area2(lucid_vec3 a, lucid_vec3 b, lucid_vec3 c) {
+    return lucid_vec3_norm2(lucid_vec3_cross(lucid_vec3_sub(b, a), lucid_vec3_sub(c, a)));
+}
+
+/* The outcome when D has no interior: depth 0 along `normal`, witnesses from GJK's weights. */
+static void flat_result(const lucid_simplex *start, lucid_vec3 normal, lucid_epa_result *res) {
+    res->depth = 0.0;
+    res->normal = normal;
+    lucid_simplex_witnesses(start, &res->p1, &res->p2);
+    res->converged = 1;
+}
+
+/* Unit vector orthogonal to the unit u, as close as possible to `prefer`. */
+static lucid_vec3 orthogonal_towards(lucid_vec3 u, lucid_vec3 prefer) {
+    lucid_vec3 t = lucid_vec3_axpy(prefer, -lucid_vec3_dot(prefer, u), u);
+    return lucid_vec3_norm2(t) > 1e-12 ? lucid_vec3_normalized(t) : lucid_vec3_any_orthogonal(u);
+}
+
+static double scale_of(const epa_polytope *P) {
+    double s = 0.0;
+    for (int i = 0; i < P->nv; ++i) s = fmax(s, lucid_vec3_max_abs(P->v[i].w));
+    return s;
+}
+
+/* Rank 1 -> 2: the support among the six axis directions farthest from the point. */
+static int grow_point(lucid_minkowski *m, epa_polytope *P) {
+    static const double axes[6][3] = {{1, 0, 0},  {-1, 0, 0}, {0, 1, 0},
+                                      {0, -1, 0}, {0, 0, 1},  {0, 0, -1}};
+    lucid_support_point best = P->v[0];
+    double best_d = 0.0;
+    for (int i = 0; i < 6; ++i) {
+        lucid_support_point sp = lucid_minkowski_support(m, lucid_vec3_load(axes[i]));
+        double dd = lucid_vec3_dist(sp.w, P->v[0].w);
+        if (dd > best_d) {
+            best_d = dd;
+            best = sp;
+        }
+    }
+    if (!(best_d > EPA_FLAT_EPS * fmax(lucid_vec3_max_abs(best.w), lucid_vec3_max_abs(P->v[0].w))))
+        return 0;
+    P->v[P->nv++] = best;
+    return 1;
+}
+
+/* Rank 2 -> 3: the support, among six directions around the segment, farthest from its line. */
+static int grow_segment(lucid_minkowski *m, epa_polytope *P, lucid_vec3 *flat_normal) {
+    lucid_vec3 a = P->v[0].w, e = lucid_vec3_normalized(lucid_vec3_sub(P->v[1].w, a));
+    lucid_vec3 u = orthogonal_towards(e, *flat_normal), v = lucid_vec3_cross(e, u);
+    lucid_support_point best = P->v[0];
+    double best_d = 0.0;
+    /* cos and sin of k * 60 degrees */
+    static const double cs[6][2] = {
+        {1.0, 0.0},  {0.5, 0.8660254037844386},   {-0.5, 0.8660254037844386},
+        {-1.0, 0.0}, {-0.5, -0.8660254037844386}, {0.5, -0.8660254037844386}};
+    for (int i = 0; i < 6; ++i) {
+        lucid_vec3 dir =
+            lucid_vec3_add(lucid_vec3_scale(u, cs[i][0]), lucid_vec3_scale(v, cs[i][1]));
+        lucid_support_point sp = lucid_minkowski_support(m, dir);
+        double dd = lucid_vec3_norm(lucid_vec3_cross(lucid_vec3_sub(sp.w, a), e));
+        if (dd > best_d) {
+            best_d = dd;
+            best = sp;
+        }
+    }
+    *flat_normal = u;
+    if (!(best_d > EPA_FLAT_EPS * fmax(scale_of(P), lucid_vec3_max_abs(best.w)))) return 0;
+    P->v[P->nv++] = best;
+    return 1;
+}
+
+/* Rank 3 -> polytope: apexes on both sides of the triangle (a bipyramid when both exist). */
+static int grow_triangle(lucid_minkowski *m, epa_polytope *P, lucid_vec3 *flat_normal) {
+    lucid_vec3 a = P->v[0].w;
+    lucid_vec3 n = lucid_vec3_normalized(
+        lucid_vec3_cross(lucid_vec3_sub(P->v[1].w, a), lucid_vec3_sub(P->v[2].w, a)));
+    if (lucid_vec3_dot(n, *flat_normal) < 0.0) n = lucid_vec3_neg(n);
+    *flat_normal = n;
+    lucid_support_point up = lucid_minkowski_support(m, n);
+    lucid_support_point down = lucid_minkowski_support(m, lucid_vec3_neg(n));
+    double scale = fmax(scale_of(P), fmax(lucid_vec3_max_abs(up.w), lucid_vec3_max_abs(down.w)));
+    double h_up = lucid_vec3_dot(n, lucid_vec3_sub(up.w, a));
+    double h_down = -lucid_vec3_dot(n, lucid_vec3_sub(down.w, a));
+    int before = P->nv;
+    if (h_up > EPA_FLAT_EPS * scale) P->v[P->nv++] = up;
+    if (h_down > EPA_FLAT_EPS * scale) P->v[P->nv++] = down;
+    return P->nv > before;
+}
+
+static int build_faces(epa_polytope *P) {
+    lucid_vec3 c = lucid_vec3_zero();
+    for (int i = 0; i < P->nv; ++i) c = lucid_vec3_add(c, P->v[i].w);
+    c = lucid_vec3_scale(c, 1.0 / P->nv);
+    P->nf = 0;
+    P->nfree = 0;
+    if (P->nv == 4)
+        return add_oriented_face(P, 0, 1, 2, c) && add_oriented_face(P, 0, 1, 3, c) &&
+               add_oriented_face(P, 0, 2, 3, c) && add_oriented_face(P, 1, 2, 3, c) &&
+               link_faces(P);
+    /* bipyramid: triangle 0,1,2 with apexes 3 and 4 */
+    for (int apex = 3; apex <= 4; ++apex)
+        if (!add_oriented_face(P, 0, 1, apex, c) || !add_oriented_face(P, 1, 2, apex, c) ||
+            !add_oriented_face(P, 2, 0, apex, c))
+            return 0;
+    return link_faces(P);
+}
+
+/* Keeps the triangle of largest area of a degenerate (flat) tetrahedron. */
+static void drop_to_triangle(epa_polytope *P) {
+    int skip = 0;
+    double best = -1.0;
+    for (int s = 0; s < 4; ++s) {
+        lucid_vec3 t[3];
+        for (int i = 0, j = 0; i < 4; ++i)
+            if (i != s) t[j++] = P->v[i].w;
+        double a2 = triangle_area2(t[0], t[1], t[2]);
+        if (a2 > best) {
+            best = a2;
+            skip = s;
+        }
+    }
+    for (int i = skip; i < 3; ++i) P->v[i] = P->v[i + 1];
+    P->nv = 3;
+}
+
+static int tetra_is_flat(const epa_polytope *P) {
+    lucid_vec3 a = P->v[0].w;
+    lucid_vec3 e1 = lucid_vec3_sub(P->v[1].w, a), e2 = lucid_vec3_sub(P->v[2].w, a),
+               e3 = lucid_vec3_sub(P->v[3].w, a);
+    double vol = fabs(lucid_vec3_dot(lucid_vec3_cross(e1, e2), e3));
+    double s = fmax(lucid_vec3_norm(e1), fmax(lucid_vec3_norm(e2), lucid_vec3_norm(e3)));
+    return !(vol > EPA_FLAT_EPS * s * s * s);
+}
+
+/* Builds the start polytope; returns 0 (with *flat_normal set) when D has no interior. */
+static int start_polytope(lucid_minkowski *m, const lucid_simplex *start, epa_polytope *P,
+                          lucid_vec3 *flat_normal) {
+    P->nv = start->rank;
+    for (int i = 0; i < start->rank; ++i) P->v[i] = start->v[i];
+    if (P->nv == 4 && tetra_is_flat(P)) drop_to_triangle(P);
+    if (P->nv == 1 && !grow_point(m, P)) return 0;
+    if (P->nv == 2 && !grow_segment(m, P, flat_normal)) return 0;
+    if (P->nv == 3 && !grow_triangle(m, P, flat_normal)) return 0;
+    return build_faces(P);
+}
+
+static int closest_face(const epa_polytope *P) {
+    int best = -1;
+    for (int i = 0; i < P->nf; ++i)
+        if (P->f[i].alive && (best < 0 || P->f[i].dist < P->f[best].dist)) best = i;
+    return best;
+}
+
+/* Edge index of face f that goes from b to a (the twin of a -> b), or -1. */
+static int twin_edge(const epa_face *f, int a, int b) {
+    for (int i = 0; i < 3; ++i)
+        if (f->v[i] == b && f->v[(i + 1) % 3] == a) return i;
+    return -1;
+}
+
+/* Face adjacency of the start polytope by matching twin edges. */
+static int link_faces(epa_polytope *P) {
+    for (int i = 0; i < P->nf; ++i)
+        for (int e = 0; e < 3; ++e) {
+            P->f[i].adj[e] = -1;
+            for (int j = 0; j < P->nf && P->f[i].adj[e] < 0; ++j)
+                if (j != i && twin_edge(&P->f[j], P->f[i].v[e], P->f[i].v[(e + 1) % 3]) >= 0)
+                    P->f[i].adj[e] = j;
+            if (P->f[i].adj[e] < 0) return 0;
+        }
+    return 1;
+}
+
+static int sees(const epa_polytope *P, int f, lucid_vec3 w) {
+    return lucid_vec3_dot(P->f[f].n, lucid_vec3_sub(w, P->v[P->f[f].v[0]].w)) > 0.0;
+}
+
+/* Flood fill of the faces visible from w, starting at the closest face (visible by
+ * construction): the visible region stays connected, so its boundary is one horizon loop. */
+static int find_horizon(epa_polytope *P, int start, lucid_vec3 w) {
+    for (int i = 0; i < P->nf; ++i) P->mark[i] = 0;
+    int top = 0;
+    P->nh = 0;
+    P->mark[start] = 1;
+    P->stack[top++] = start;
+    while (top > 0) {
+        const epa_face *f = &P->f[P->stack[--top]];
+        for (int e = 0; e < 3; ++e) {
+            int g = f->adj[e];
+            if (P->mark[g] == 1) continue;
+            if (P->mark[g] == 0 && sees(P, g, w)) {
+                P->mark[g] = 1;
+                P->stack[top++] = g;
+                continue;
+            }
+            P->mark[g] = 2;
+            if (P->nh >= LUCID_EPA_MAX_FACES) return 0;
+            epa_horizon_edge h = {f->v[e], f->v[(e + 1) % 3], g};
+            P->horizon[P->nh++] = h;
+        }
+    }
+    return P->nh >= 3;
+}
+
+static int take_face_slot(epa_polytope *P) {
+    if (P->nfree > 0) return P->free_faces[--P->nfree];
+    return P->nf < LUCID_EPA_MAX_FACES ? P->nf++ : -1;
+}
+
+/* Replaces the faces visible from w by the cone from w to their horizon. Nothing is modified
+ * when the expansion would overflow, create a degenerate face, or move a face closer to the
+ * origin than min_dist (impossible for an exact convex expansion: a sign of round-off). */
+static int expand(epa_polytope *P, int best, lucid_support_point w, double min_dist) {
+    if (P->nv >= LUCID_EPA_MAX_VERTICES || !find_horizon(P, best, w.w)) return 0;
+    int iw = P->nv;
+    P->v[iw] = w;
+    epa_face fresh[LUCID_EPA_MAX_FACES];
+    int visible = 0;
+    for (int i = 0; i < P->nf; ++i) visible += P->f[i].alive && P->mark[i] == 1;
+    if (P->nh - visible > P->nfree + (LUCID_EPA_MAX_FACES - P->nf)) return 0;
+    for (int h = 0; h < P->nh; ++h)
+        if (!face_plane(P, P->horizon[h].a, P->horizon[h].b, iw, &fresh[h]) ||
+            fresh[h].dist < min_dist)
+            return 0;
+    P->nv++;
+    for (int i = 0; i < P->nf; ++i)
+        if (P->f[i].alive && P->mark[i] == 1) {
+            P->f[i].alive = 0;
+            P->free_faces[P->nfree++] = i;
+        }
+    int slot[LUCID_EPA_MAX_FACES];
+    for (int h = 0; h < P->nh; ++h) {
+        slot[h] = take_face_slot(P);
+        P->f[slot[h]] = fresh[h];
+        P->f[slot[h]].alive = 1;
+    }
+    for (int h = 0; h < P->nh; ++h) {
+        epa_face *f = &P->f[slot[h]];
+        epa_face *out = &P->f[P->horizon[h].outside];
+        f->adj[0] = P->horizon[h].outside;
+        out->adj[twin_edge(out, P->horizon[h].a, P->horizon[h].b)] = slot[h];
+        for (int k = 0; k < P->nh; ++k) {
+            if (P->horizon[k].a == P->horizon[h].b) f->adj[1] = slot[k]; /* edge (b, w) */
+            if (P->horizon[k].b == P->horizon[h].a) f->adj[2] = slot[k]; /* edge (w, a) */
+        }
+    }
+    return 1;
+}
+
+static void face_result(const epa_polytope *P, const epa_face *f, lucid_epa_result *res) {
+    const lucid_support_point *a = &P->v[f->v[0]], *b = &P->v[f->v[1]], *c = &P->v[f->v[2]];
+    lucid_vec3 p = lucid_vec3_scale(f->n, f->dist);
+    lucid_vec3 nrm = lucid_vec3_cross(lucid_vec3_sub(b->w, a->w), lucid_vec3_sub(c->w, a->w));
+    double nn = lucid_vec3_norm2(nrm);
+    double lb =
+        lucid_vec3_dot(nrm, lucid_vec3_cross(lucid_vec3_sub(c->w, p), lucid_vec3_sub(a->w, p)));
+    double lc =
+        lucid_vec3_dot(nrm, lucid_vec3_cross(lucid_vec3_sub(a->w, p), lucid_vec3_sub(b->w, p)));
+    lb /= nn;
+    lc /= nn;
+    double la = 1.0 - lb - lc;
+    res->depth = f->dist;
+    res->normal = f->n;
+    res->p1 =
+        lucid_vec3_add(lucid_vec3_add(lucid_vec3_scale(a->p1, la), lucid_vec3_scale(b->p1, lb)),
+                       lucid_vec3_scale(c->p1, lc));
+    res->p2 =
+        lucid_vec3_add(lucid_vec3_add(lucid_vec3_scale(a->p2, la), lucid_vec3_scale(b->p2, lb)),
+                       lucid_vec3_scale(c->p2, lc));
+}
+
+void lucid_epa_solve(lucid_minkowski *m, const lucid_simplex *start, double tol, int max_iter,
+                     lucid_vec3 fallback_normal, lucid_epa_result *res) {
+    epa_polytope P;
+    lucid_vec3 flat_normal = lucid_vec3_normalized(fallback_normal);
+    if (lucid_vec3_norm2(flat_normal) == 0.0) flat_normal = lucid_vec3_make(0, 0, 1);
+    res->iterations = 0;
+    res->converged = 0;
+    if (start->rank < 1 || !start_polytope(m, start, &P, &flat_normal)) {
+        flat_result(start, flat_normal, res);
+        return;
+    }
+    if (max_iter > LUCID_EPA_MAX_ITER) max_iter = LUCID_EPA_MAX_ITER;
+    int best = closest_face(&P);
+    for (int it = 0; it < max_iter; ++it) {
+        res->iterations = it + 1;
+        lucid_support_point w = lucid_minkowski_support(m, P.f[best].n);
+        double gap = lucid_vec3_dot(P.f[best].n, w.w) - P.f[best].dist;
+        if (!(gap > tol)) {
+            res->converged = isfinite(gap);
+            break;
+        }
+        double slack = 1e-9 * fmax(1.0, lucid_vec3_max_abs(w.w));
+        if (!expand(&P, best, w, P.f[best].dist - slack)) break;
+        best = closest_face(&P);
+    }
+    face_result(&P, &P.f[best], res);
+}

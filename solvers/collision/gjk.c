@@ -1,0 +1,142 @@
+/* GJK / Polyak-GJK / Nesterov-GJK (Alg. 4, 6, 7 of GJK++). */
+#include "solvers/collision/gjk.h"
+
+#include <stddef.h>
+
+#include "solvers/collision/epa.h"
+
+void lucid_gjk_options_default(lucid_gjk_options *opt) {
+    opt->algorithm = LUCID_GJK_VANILLA;
+    opt->normalize = 0;
+    opt->tol = 1e-8;
+    opt->tol_mode = LUCID_GJK_TOL_ABSOLUTE;
+    opt->max_iter = 128;
+    opt->warm_start = LUCID_WARM_BOX_CENTERS;
+    opt->warm_vector = lucid_vec3_zero();
+    opt->previous = NULL;
+    opt->epa_tol = 1e-9;
+    opt->epa_max_iter = LUCID_EPA_MAX_ITER;
+}
+
+static double gap_threshold(const lucid_gjk_options *opt, lucid_vec3 x) {
+    return opt->tol_mode == LUCID_GJK_TOL_RELATIVE ? opt->tol * lucid_vec3_norm2(x) : opt->tol;
+}
+
+/* Support direction of Eq. 28b (or Eq. 33 when normalising); the gradient of ||y||^2 is 2y. */
+static lucid_vec3 momentum_direction(const lucid_gjk_options *opt, int k, lucid_vec3 x,
+                                     lucid_vec3 s_prev, lucid_vec3 d_prev) {
+    double delta = (k + 1.0) / (k + 3.0);
+    lucid_vec3 y =
+        opt->algorithm == LUCID_GJK_NESTEROV
+            ? lucid_vec3_add(lucid_vec3_scale(x, delta), lucid_vec3_scale(s_prev, 1.0 - delta))
+            : x;
+    lucid_vec3 d = opt->normalize
+                       ? lucid_vec3_add(lucid_vec3_scale(lucid_vec3_normalized(d_prev), delta),
+                                        lucid_vec3_scale(lucid_vec3_normalized(y), 1.0 - delta))
+                       : lucid_vec3_add(lucid_vec3_scale(d_prev, delta),
+                                        lucid_vec3_scale(y, 2.0 * (1.0 - delta)));
+    return lucid_vec3_norm2(d) > 0.0 ? d : x;
+}
+
+/* Alg. 2 with radii: <d, s> > margin |d| proves dist(core1, core2) > margin (s = argmin <d, .>). */
+static int plane_separates(lucid_vec3 d, lucid_vec3 s, double margin, double *bound) {
+    double nd = lucid_vec3_norm(d);
+    double ds = lucid_vec3_dot(d, s);
+    if (!(nd > 0.0) || !(ds > margin * nd)) return 0;
+    *bound = ds / nd;
+    return 1;
+}
+
+/* The gap alone bounds ||x - x*|| by sqrt(tol), which cannot tell a contact closer than that
+ * from a shallow overlap. Distance mode therefore stops only once <x, s> > 0 also certifies
+ * that the plane normal to x separates the cores (so the sign of the distance is exact);
+ * otherwise GJK continues until the simplex encloses the origin or stops making progress.
+ * Boolean mode decides by its own plane and overlap tests, never by the gap. */
+static int certified_apart(int boolean, lucid_vec3 x, lucid_vec3 s) {
+    return !boolean && lucid_vec3_dot(x, s) > 0.0;
+}
+
+static void finish(lucid_gjk_result *res, lucid_gjk_outcome outcome, lucid_vec3 x, int converged) {
+    res->outcome = outcome;
+    res->x = x;
+    res->converged = converged;
+}
+
+void lucid_gjk_solve(lucid_minkowski *m, const lucid_gjk_options *opt, lucid_vec3 x0, double margin,
+                     lucid_gjk_result *res) {
+    const int boolean = margin >= 0.0;
+    lucid_vec3 x =
+        lucid_vec3_norm2(x0) > 0.0 && lucid_vec3_isfinite(x0) ? x0 : lucid_vec3_make(1, 0, 0);
+    lucid_vec3 d_prev = x, s_prev = x;
+    int momentum = opt->algorithm != LUCID_GJK_VANILLA;
+    lucid_simplex *W = &res->simplex;
+    W->rank = 0;
+    res->gap = INFINITY;
+    res->plane_bound = 0.0;
+    res->iterations = 0;
+    finish(res, LUCID_GJK_SEPARATED, x, 0);
+    for (int k = 0; k < opt->max_iter; ++k) {
+        /* Safeguard beyond the paper: on deep overlaps the momentum can crawl for hundreds of
+         * iterations without meeting the fixed-point test (Eq. 31); vanilla GJK, guaranteed
+         * to converge, takes over for the second half of the iteration budget. */
+        if (momentum && 2 * k >= opt->max_iter) momentum = 0;
+        lucid_vec3 d = momentum ? momentum_direction(opt, k, x, s_prev, d_prev) : x;
+        lucid_support_point sp = lucid_minkowski_support(m, lucid_vec3_neg(d));
+        res->iterations = k + 1;
+        res->direction = d;
+        if (boolean && plane_separates(d, sp.w, margin, &res->plane_bound)) {
+            finish(res, LUCID_GJK_PLANE, x, 1);
+            return;
+        }
+        if (W->rank > 0) { /* x0 is not a point of D: no gap before the first projection */
+            double g = 2.0 * lucid_vec3_dot(x, lucid_vec3_sub(x, sp.w));
+            res->gap = g;
+            if (g <= gap_threshold(opt, x) && momentum) {
+                /* Eq. 31-32: a fixed point of the momentum, not necessarily the optimum. Switch
+                 * to vanilla GJK and take the support in the gradient direction. */
+                momentum = 0;
+                d = x;
+                sp = lucid_minkowski_support(m, lucid_vec3_neg(d));
+                res->direction = d;
+                if (boolean && plane_separates(d, sp.w, margin, &res->plane_bound)) {
+                    finish(res, LUCID_GJK_PLANE, x, 1);
+                    return;
+                }
+                g = 2.0 * lucid_vec3_dot(x, lucid_vec3_sub(x, sp.w));
+                res->gap = g;
+            }
+            if (g <= gap_threshold(opt, x) && certified_apart(boolean, x, sp.w)) {
+                finish(res, LUCID_GJK_SEPARATED, x, 1);
+                return;
+            }
+        }
+        s_prev = sp.w;
+        d_prev = d;
+        int had_vertices = W->rank > 0;
+        lucid_simplex before = *W;
+        W->v[W->rank++] = sp;
+        lucid_vec3 x_new;
+        if (lucid_simplex_project_origin(W, &x_new)) {
+            res->gap = 0.0;
+            finish(res, LUCID_GJK_OVERLAP, lucid_vec3_zero(), 1);
+            return;
+        }
+        if (had_vertices && !(lucid_vec3_norm2(x_new) < lucid_vec3_norm2(x))) {
+            /* No progress in floating point: the previous iterate is the best we have; it meets
+             * the tolerance if its gap does (its sign is then not certified: a contact). */
+            *W = before;
+            if (momentum) {
+                momentum = 0;
+                continue;
+            }
+            finish(res, LUCID_GJK_SEPARATED, x, res->gap <= gap_threshold(opt, x));
+            return;
+        }
+        x = x_new;
+        if (boolean && lucid_vec3_norm(x) <= margin) {
+            finish(res, LUCID_GJK_WITHIN, x, 1);
+            return;
+        }
+    }
+    finish(res, LUCID_GJK_SEPARATED, x, 0);
+}

@@ -1,0 +1,170 @@
+/* Origin projection onto a GJK simplex by the Voronoi regions of its newest vertex. */
+#include "solvers/collision/simplex.h"
+
+/* Affine projection of the origin onto the hull of pts[0..m-1] (pts[0] is the newest vertex).
+ * Fills the barycentric weights and the point; returns 1 when every weight is positive, i.e.
+ * the projection lies in the relative interior of that face. Degenerate faces return 0. */
+static int face_projection(const lucid_vec3 *pts, int m, double *lam, lucid_vec3 *p) {
+    const lucid_vec3 n = pts[0];
+    if (m == 1) {
+        lam[0] = 1.0;
+        *p = n;
+        return 1;
+    }
+    if (m == 2) {
+        lucid_vec3 e = lucid_vec3_sub(pts[1], n);
+        double ee = lucid_vec3_norm2(e);
+        if (!(ee > 0.0)) return 0;
+        double t = -lucid_vec3_dot(n, e) / ee;
+        lam[0] = 1.0 - t;
+        lam[1] = t;
+        *p = lucid_vec3_axpy(n, t, e);
+        return t > 0.0 && t < 1.0;
+    }
+    lucid_vec3 e1 = lucid_vec3_sub(pts[1], n), e2 = lucid_vec3_sub(pts[2], n);
+    lucid_vec3 nrm = lucid_vec3_cross(e1, e2);
+    if (m == 3) {
+        double nn = lucid_vec3_norm2(nrm);
+        if (!(nn > 0.0)) return 0;
+        *p = lucid_vec3_scale(nrm, lucid_vec3_dot(n, nrm) / nn);
+        lucid_vec3 pn = lucid_vec3_sub(*p, n);
+        lam[1] = lucid_vec3_dot(nrm, lucid_vec3_cross(pn, e2)) / nn;
+        lam[2] = lucid_vec3_dot(nrm, lucid_vec3_cross(e1, pn)) / nn;
+        lam[0] = lucid_vec3_dot(nrm, lucid_vec3_cross(lucid_vec3_sub(pts[1], *p),
+                                                      lucid_vec3_sub(pts[2], *p))) /
+                 nn;
+        return lam[0] > 0.0 && lam[1] > 0.0 && lam[2] > 0.0;
+    }
+    lucid_vec3 e3 = lucid_vec3_sub(pts[3], n), mn = lucid_vec3_neg(n);
+    double vol = lucid_vec3_dot(nrm, e3);
+    if (vol == 0.0 || !isfinite(vol)) return 0;
+    lam[1] = lucid_vec3_dot(lucid_vec3_cross(mn, e2), e3) / vol;
+    lam[2] = lucid_vec3_dot(lucid_vec3_cross(e1, mn), e3) / vol;
+    lam[3] = lucid_vec3_dot(nrm, mn) / vol;
+    lam[0] = 1.0 - lam[1] - lam[2] - lam[3];
+    *p = lucid_vec3_zero();
+    return lam[0] > 0.0 && lam[1] > 0.0 && lam[2] > 0.0 && lam[3] > 0.0;
+}
+
+/* Candidate faces containing the newest vertex (bit rank-1), smallest first. */
+static int candidate_masks(int rank, int *masks) {
+    static const int r2[] = {2, 3};
+    static const int r3[] = {4, 5, 6, 7};
+    static const int r4[] = {8, 9, 10, 12, 11, 13, 14, 15};
+    static const int r1[] = {1};
+    const int *src = rank == 1 ? r1 : rank == 2 ? r2 : rank == 3 ? r3 : r4;
+    int count = 1 << (rank - 1);
+    for (int i = 0; i < count; ++i) masks[i] = src[i];
+    return count;
+}
+
+/* Rank 4: the origin is on the new vertex's side of the old face (GJK's progress condition),
+ * so only the three faces through the new vertex d can hold the projection, and only those
+ * with the origin strictly outside them (or degenerate). Their edges and d follow; if the
+ * origin is inside all three, only the interior remains. The exact region tests still decide;
+ * this just skips candidates that cannot pass. */
+static int tetra_masks(const lucid_simplex *s, int *masks) {
+    static const int face[3] = {11, 13, 14}, opposite[3] = {2, 1, 0};
+    static const int edge[3] = {9, 10, 12}, edge_faces[3] = {1 | 2, 1 | 4, 2 | 4};
+    lucid_vec3 d = s->v[3].w;
+    int outside = 0, count = 0;
+    for (int f = 0; f < 3; ++f) {
+        int i = -1, j = -1;
+        for (int k = 0; k < 3; ++k)
+            if ((face[f] & (1 << k)) && i < 0)
+                i = k;
+            else if (face[f] & (1 << k))
+                j = k;
+        lucid_vec3 n = lucid_vec3_cross(lucid_vec3_sub(s->v[i].w, d), lucid_vec3_sub(s->v[j].w, d));
+        double origin_side = -lucid_vec3_dot(n, d);
+        double inner_side = lucid_vec3_dot(n, lucid_vec3_sub(s->v[opposite[f]].w, d));
+        if (!(origin_side * inner_side > 0.0)) outside |= 1 << f;
+    }
+    if (!outside) {
+        masks[0] = 15;
+        return 1;
+    }
+    masks[count++] = 8;
+    for (int e = 0; e < 3; ++e)
+        if (outside & edge_faces[e]) masks[count++] = edge[e];
+    for (int f = 0; f < 3; ++f)
+        if (outside & (1 << f)) masks[count++] = face[f];
+    return count;
+}
+
+/* The face `mask` is optimal over the whole simplex iff <p, v - p> >= 0 for the others. */
+static int others_on_far_side(const lucid_simplex *s, int mask, lucid_vec3 p) {
+    double pp = lucid_vec3_norm2(p);
+    for (int i = 0; i < s->rank; ++i)
+        if (!(mask & (1 << i)) && lucid_vec3_dot(p, s->v[i].w) < pp) return 0;
+    return 1;
+}
+
+/* Gathers the face's points with the newest vertex first. */
+static int gather(const lucid_simplex *s, int mask, lucid_vec3 *pts, int *idx) {
+    int m = 0, newest = s->rank - 1;
+    idx[m] = newest;
+    pts[m++] = s->v[newest].w;
+    for (int i = 0; i < newest; ++i)
+        if (mask & (1 << i)) {
+            idx[m] = i;
+            pts[m++] = s->v[i].w;
+        }
+    return m;
+}
+
+static void keep_face(lucid_simplex *s, int mask, const double *lam_face, const int *idx, int m) {
+    double lam_of[4] = {0, 0, 0, 0};
+    for (int j = 0; j < m; ++j) lam_of[idx[j]] = lam_face[j];
+    int r = 0;
+    for (int i = 0; i < s->rank; ++i)
+        if (mask & (1 << i)) {
+            s->v[r] = s->v[i];
+            s->lambda[r++] = lam_of[i];
+        }
+    s->rank = r;
+}
+
+int lucid_simplex_project_origin(lucid_simplex *s, lucid_vec3 *x) {
+    int masks[8], idx[4], best_idx[4], best_mask = 1 << (s->rank - 1), best_m = 1;
+    double lam[4], best_lam[4] = {1.0, 0, 0, 0};
+    lucid_vec3 pts[4], p, best_p = s->v[s->rank - 1].w;
+    double best_norm = lucid_vec3_norm2(best_p);
+    best_idx[0] = s->rank - 1;
+    int count = s->rank == 4 ? tetra_masks(s, masks) : candidate_masks(s->rank, masks);
+    int found = 0;
+    for (int pass = 0; pass < 2 && !found; ++pass) {
+        if (pass == 1) { /* round-off defeated the pruned search: try every face */
+            if (s->rank < 4) break;
+            count = candidate_masks(s->rank, masks);
+        }
+        for (int c = 0; c < count && !found; ++c) {
+            int m = gather(s, masks[c], pts, idx);
+            if (!face_projection(pts, m, lam, &p)) continue;
+            found = others_on_far_side(s, masks[c], p);
+            if (found || lucid_vec3_norm2(p) < best_norm) {
+                best_norm = lucid_vec3_norm2(p);
+                best_mask = masks[c];
+                best_p = p;
+                best_m = m;
+                for (int j = 0; j < m; ++j) {
+                    best_lam[j] = lam[j];
+                    best_idx[j] = idx[j];
+                }
+            }
+        }
+    }
+    keep_face(s, best_mask, best_lam, best_idx, best_m);
+    *x = best_p;
+    return s->rank == 4 || (best_p.x == 0.0 && best_p.y == 0.0 && best_p.z == 0.0);
+}
+
+void lucid_simplex_witnesses(const lucid_simplex *s, lucid_vec3 *p1, lucid_vec3 *p2) {
+    lucid_vec3 a = lucid_vec3_zero(), b = lucid_vec3_zero();
+    for (int i = 0; i < s->rank; ++i) {
+        a = lucid_vec3_axpy(a, s->lambda[i], s->v[i].p1);
+        b = lucid_vec3_axpy(b, s->lambda[i], s->v[i].p2);
+    }
+    *p1 = a;
+    *p2 = b;
+}

@@ -1,0 +1,268 @@
+/* Penetrating pairs: EPA depth against analytic and separating-axis depths, continuity of the
+ * signed distance through contact, coincident and touching shapes, caps and extreme sizes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "test_collision_util.h"
+
+static void assert_near(double a, double b, double tol) {
+    if (!(fabs(a - b) <= tol)) fail_msg("%.15g != %.15g (tol %g)", a, b, tol);
+}
+
+static void assert_vec_near(lucid_vec3 a, lucid_vec3 b, double tol) {
+    if (lucid_vec3_dist(a, b) > tol)
+        fail_msg("(%.12g %.12g %.12g) != (%.12g %.12g %.12g) (tol %g)", a.x, a.y, a.z, b.x, b.y,
+                 b.z, tol);
+}
+
+static lucid_distance_result query(const lucid_shape *s1, lucid_se3 T1, const lucid_shape *s2,
+                                   lucid_se3 T2, const lucid_gjk_options *o) {
+    lucid_distance_result r;
+    assert_int_equal(lucid_distance(s1, &T1, s2, &T2, o, &r), LUCID_OK);
+    assert_true(isfinite(r.distance) && lucid_vec3_isfinite(r.p1) && lucid_vec3_isfinite(r.p2));
+    assert_near(lucid_vec3_norm(r.normal), 1.0, 1e-9);
+    assert_vec_near(lucid_vec3_sub(r.p2, r.p1), lucid_vec3_scale(r.normal, r.distance), 1e-9);
+    return r;
+}
+
+static void sphere_sphere_depth(void **state) {
+    (void)state;
+    lucid_shape a, b;
+    lucid_shape_sphere(0.3, &a);
+    lucid_shape_sphere(0.5, &b);
+    lucid_vec3 u = lucid_vec3_normalized(lucid_vec3_make(1, -1, 2));
+    for (double depth = 0.05; depth < 0.8; depth += 0.1) {
+        lucid_se3 T2 = lucid_se3_make(lucid_mat3_identity(), lucid_vec3_scale(u, 0.8 - depth));
+        lucid_distance_result r = query(&a, lucid_se3_identity(), &b, T2, NULL);
+        assert_near(r.distance, -depth, 1e-12);
+        assert_vec_near(r.normal, u, 1e-12);
+        assert_vec_near(r.p1, lucid_vec3_scale(u, 0.3), 1e-12);
+    }
+    /* concentric: the cores coincide, depth is the radius sum along some unit normal */
+    lucid_distance_result r = query(&a, pose_t(1, 2, 3), &b, pose_t(1, 2, 3), NULL);
+    assert_near(r.distance, -0.8, 1e-12);
+    assert_true(r.converged);
+}
+
+static void box_box_depth(void **state) {
+    (void)state;
+    lucid_shape b1, b2;
+    lucid_shape_box(0.5, 0.5, 0.5, &b1);
+    lucid_shape_box(0.3, 0.3, 0.3, &b2);
+    lucid_gjk_options o;
+    for (int v = 0; variant_options(v, &o); ++v)
+        for (double depth = 0.01; depth < 0.3; depth += 0.07) {
+            lucid_distance_result r =
+                query(&b1, lucid_se3_identity(), &b2, pose_t(0.8 - depth, 0.1, 0.05), &o);
+            assert_true(r.converged && r.penetrating);
+            assert_near(r.distance, -depth, 1e-10);
+            assert_vec_near(r.normal, lucid_vec3_make(1, 0, 0), 1e-9);
+            assert_near(r.p1.x, 0.5, 1e-10);
+            assert_near(r.p2.x, 0.5 - depth, 1e-10);
+        }
+}
+
+static void random_boxes_match_separating_axes(void **state) {
+    (void)state;
+    uint64_t rng = 31;
+    int checked = 0;
+    for (int k = 0; k < 400; ++k) {
+        lucid_vec3 h1 =
+            lucid_vec3_make(0.1 + uniform(&rng), 0.1 + uniform(&rng), 0.1 + uniform(&rng));
+        lucid_vec3 h2 =
+            lucid_vec3_make(0.1 + uniform(&rng), 0.1 + uniform(&rng), 0.1 + uniform(&rng));
+        lucid_shape b1, b2;
+        lucid_shape_box(h1.x, h1.y, h1.z, &b1);
+        lucid_shape_box(h2.x, h2.y, h2.z, &b2);
+        lucid_se3 T1 = lucid_se3_make(random_rotation(&rng), lucid_vec3_zero());
+        lucid_se3 T2 = lucid_se3_make(
+            random_rotation(&rng), lucid_vec3_scale(random_direction(&rng), 1.2 * uniform(&rng)));
+        double depth = sat_box_box_depth(h1, &T1, h2, &T2);
+        if (depth <= 1e-4) continue;
+        lucid_gjk_options o;
+        variant_options(k % 4, &o);
+        lucid_distance_result r = query(&b1, T1, &b2, T2, &o);
+        assert_true(r.converged);
+        assert_near(r.distance, -depth, 1e-8);
+        /* translating box 2 by the depth along the normal brings it to contact */
+        lucid_se3 moved = lucid_se3_make(T2.R, lucid_vec3_axpy(T2.t, depth + 1e-9, r.normal));
+        assert_true(sat_box_box_depth(h1, &T1, h2, &moved) <= 1e-8);
+        checked++;
+    }
+    assert_true(checked > 150);
+}
+
+static void sphere_in_box_and_halfspace(void **state) {
+    (void)state;
+    lucid_shape box, ball, hs;
+    lucid_shape_box(0.5, 0.5, 0.5, &box);
+    lucid_shape_sphere(0.1, &ball);
+    lucid_shape_halfspace(lucid_vec3_make(0, 0, 1), 0.2, &hs);
+    /* the sphere's centre inside the box: depth = radius + distance to the nearest face */
+    lucid_distance_result r = query(&box, lucid_se3_identity(), &ball, pose_t(0.4, 0.1, 0.0), NULL);
+    assert_near(r.distance, -0.2, 1e-10);
+    assert_vec_near(r.normal, lucid_vec3_make(1, 0, 0), 1e-9);
+    assert_vec_near(r.p1, lucid_vec3_make(0.5, 0.1, 0.0), 1e-9);
+    assert_vec_near(r.p2, lucid_vec3_make(0.3, 0.1, 0.0), 1e-9);
+    /* sphere sunk into the halfspace z <= 0.2 (posed at z = 0.1: plane z = 0.3) */
+    r = query(&ball, pose_t(1, 1, 0.25), &hs, pose_t(0, 0, 0.1), NULL);
+    assert_near(r.distance, 0.15 - 0.3, 1e-12);
+    assert_vec_near(r.normal, lucid_vec3_make(0, 0, -1), 1e-12);
+    assert_vec_near(r.p1, lucid_vec3_make(1, 1, 0.15), 1e-12);
+    assert_vec_near(r.p2, lucid_vec3_make(1, 1, 0.3), 1e-12);
+}
+
+/* Sweeps shape 2 along dir through contact in tiny steps: the signed distance must follow the
+ * analytic line d(s) = d0 + s * rate, with no jump where GJK hands over to EPA. */
+static void sweep(const lucid_shape *s1, lucid_se3 T1, const lucid_shape *s2, lucid_se3 T2,
+                  lucid_vec3 dir, double d0, double rate, double tol) {
+    lucid_gjk_options o;
+    for (int v = 0; variant_options(v, &o); ++v) {
+        double prev = 0.0;
+        for (int i = -100; i <= 100; ++i) {
+            double s = i * 1e-7;
+            lucid_se3 T = lucid_se3_make(T2.R, lucid_vec3_axpy(T2.t, s, dir));
+            lucid_distance_result r = query(s1, T1, s2, T, &o);
+            assert_near(r.distance, d0 + s * rate, tol);
+            if (i > -100) assert_near(r.distance - prev, 1e-7 * rate, 2 * tol);
+            prev = r.distance;
+        }
+    }
+}
+
+static void continuous_through_contact(void **state) {
+    (void)state;
+    lucid_shape b1, b2, ball, cap;
+    lucid_shape_box(0.5, 0.5, 0.5, &b1);
+    lucid_shape_box(0.3, 0.2, 0.4, &b2);
+    lucid_shape_sphere(0.1, &ball);
+    lucid_shape_capsule(0.1, 0.3, &cap);
+    lucid_se3 I = lucid_se3_identity();
+    /* face contact at x = 0.8 */
+    sweep(&b1, I, &b2, pose_t(0.8, 0.1, 0.0), lucid_vec3_make(1, 0, 0), 0.0, 1.0, 1e-11);
+    /* vertex-face contact of a tilted box, approached obliquely: rate = cos of the angle */
+    lucid_mat3 R = axis_angle(lucid_vec3_make(1, 1, 0), 0.7);
+    lucid_vec3 corners[8];
+    lucid_se3 T2 = lucid_se3_make(R, lucid_vec3_zero());
+    box_corners(lucid_vec3_make(0.3, 0.2, 0.4), &T2, corners);
+    double lowest = INFINITY;
+    for (int i = 0; i < 8; ++i) lowest = fmin(lowest, corners[i].z);
+    T2.t = lucid_vec3_make(0.05, -0.1, 0.5 - lowest);
+    lucid_vec3 dir = lucid_vec3_normalized(lucid_vec3_make(0.2, 0.1, 1.0));
+    sweep(&b1, I, &b2, T2, dir, 0.0, dir.z, 1e-11);
+    /* the sphere's core (its centre) crossing the box face: GJK on the cores hands over to
+     * EPA at d = -radius */
+    sweep(&b1, I, &ball, pose_t(0.5, 0.2, 0.1), lucid_vec3_make(1, 0, 0), -0.1, 1.0, 1e-11);
+    /* a capsule lying on the box top, its core segment crossing the face */
+    lucid_se3 Tc =
+        lucid_se3_make(axis_angle(lucid_vec3_make(1, 0, 0), PI / 2), lucid_vec3_make(0.1, 0, 0.5));
+    sweep(&b1, I, &cap, Tc, lucid_vec3_make(0, 0, 1), -0.1, 1.0, 1e-11);
+}
+
+static void coincident_shapes(void **state) {
+    (void)state;
+    lucid_shape box, cap, cyl, ell;
+    lucid_shape_box(0.3, 0.2, 0.4, &box);
+    lucid_shape_capsule(0.15, 0.5, &cap);
+    lucid_shape_cylinder(0.5, 0.2, &cyl);
+    lucid_shape_ellipsoid(0.3, 0.2, 0.4, &ell);
+    uint64_t rng = 2;
+    lucid_se3 T = lucid_se3_make(random_rotation(&rng), lucid_vec3_make(0.3, -1, 2));
+    lucid_distance_result r = query(&box, T, &box, T, NULL);
+    assert_near(r.distance, -0.4, 1e-10); /* separate along the thinnest axis */
+    assert_true(r.converged);
+    r = query(&cap, T, &cap, T, NULL); /* cores coincide as segments: depth = 2 r */
+    assert_near(r.distance, -0.3, 1e-10);
+    assert_true(r.converged);
+    r = query(&cyl, T, &cyl, T, NULL); /* axial separation 2h is the smallest */
+    assert_near(r.distance, -0.4, 1e-9);
+    r = query(&ell, T, &ell, T, NULL); /* curved: EPA within its caps, defined and close */
+    assert_true(r.distance < -0.39 && r.distance > -0.4 - 1e-9);
+}
+
+static void touching_and_parallel_faces(void **state) {
+    (void)state;
+    lucid_shape b1, b2;
+    lucid_shape_box(0.5, 0.5, 0.5, &b1);
+    lucid_shape_box(0.5, 0.5, 0.5, &b2);
+    lucid_gjk_options o;
+    for (int v = 0; variant_options(v, &o); ++v) {
+        /* exactly touching faces, fully aligned (parallel faces, every point a witness) */
+        lucid_distance_result r = query(&b1, lucid_se3_identity(), &b2, pose_t(1.0, 0, 0), &o);
+        assert_near(r.distance, 0.0, 1e-12);
+        assert_near(fabs(r.normal.x), 1.0, 1e-9);
+        assert_near(r.p1.x, 0.5, 1e-12);
+        /* stacked with an offset: touching along a face patch */
+        r = query(&b1, lucid_se3_identity(), &b2, pose_t(0.3, -0.2, 1.0), &o);
+        assert_near(r.distance, 0.0, 1e-12);
+        assert_near(fabs(r.normal.z), 1.0, 1e-9);
+        /* shallow parallel overlap */
+        r = query(&b1, lucid_se3_identity(), &b2, pose_t(0.3, -0.2, 1.0 - 1e-9), &o);
+        assert_near(r.distance, -1e-9, 1e-13);
+        assert_vec_near(r.normal, lucid_vec3_make(0, 0, 1), 1e-9);
+    }
+}
+
+static void caps_give_defined_results(void **state) {
+    (void)state;
+    lucid_shape e1, e2;
+    lucid_shape_ellipsoid(0.3, 0.2, 0.4, &e1);
+    lucid_shape_ellipsoid(0.2, 0.5, 0.1, &e2);
+    lucid_gjk_options o;
+    lucid_gjk_options_default(&o);
+    for (int cap = 0; cap <= 3; ++cap) {
+        o.epa_max_iter = cap;
+        lucid_distance_result r = query(&e1, lucid_se3_identity(), &e2, pose_t(0.1, 0.05, 0.1), &o);
+        assert_false(r.converged);
+        assert_true(r.penetrating && r.distance < 0.0);
+        assert_true(r.epa_iterations <= cap);
+    }
+    /* with the full budget the depth only grows towards the true one */
+    lucid_gjk_options_default(&o);
+    o.epa_max_iter = 5;
+    double shallow = query(&e1, lucid_se3_identity(), &e2, pose_t(0.1, 0.05, 0.1), &o).distance;
+    o.epa_max_iter = LUCID_EPA_MAX_ITER;
+    double deep = query(&e1, lucid_se3_identity(), &e2, pose_t(0.1, 0.05, 0.1), &o).distance;
+    assert_true(deep <= shallow + 1e-12);
+}
+
+static void tiny_and_huge_boxes(void **state) {
+    (void)state;
+    uint64_t rng = 41;
+    for (int s = 0; s < 2; ++s) {
+        double L = s == 0 ? 1e-6 : 1e3;
+        lucid_vec3 h1 = lucid_vec3_make(0.5 * L, 0.4 * L, 0.3 * L),
+                   h2 = lucid_vec3_make(0.2 * L, 0.3 * L, 0.4 * L);
+        lucid_shape b1, b2;
+        lucid_shape_box(h1.x, h1.y, h1.z, &b1);
+        lucid_shape_box(h2.x, h2.y, h2.z, &b2);
+        lucid_se3 T1 = lucid_se3_make(random_rotation(&rng), lucid_vec3_make(L, -L, 0.5 * L));
+        lucid_se3 T2 =
+            lucid_se3_make(random_rotation(&rng), lucid_vec3_make(1.3 * L, -0.8 * L, 0.6 * L));
+        double depth = sat_box_box_depth(h1, &T1, h2, &T2);
+        assert_true(depth > 0.0);
+        lucid_gjk_options o;
+        lucid_gjk_options_default(&o);
+        o.epa_tol = 1e-12 * L;
+        lucid_distance_result r = query(&b1, T1, &b2, T2, &o);
+        assert_near(r.distance / L, -depth / L, 1e-9);
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(sphere_sphere_depth),
+        cmocka_unit_test(box_box_depth),
+        cmocka_unit_test(random_boxes_match_separating_axes),
+        cmocka_unit_test(sphere_in_box_and_halfspace),
+        cmocka_unit_test(continuous_through_contact),
+        cmocka_unit_test(coincident_shapes),
+        cmocka_unit_test(touching_and_parallel_faces),
+        cmocka_unit_test(caps_give_defined_results),
+        cmocka_unit_test(tiny_and_huge_boxes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
