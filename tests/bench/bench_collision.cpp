@@ -55,6 +55,7 @@ struct Options {
     unsigned long seed = 1;
     std::string category = "all"; // ellipsoid, box, mesh, subdiv, warmstart, all
     std::string meshes;           // directory holding manifest.tsv
+    std::vector<double> distances; // the controlled signed distances, cycled over the poses
     bool json = false;
 };
 
@@ -63,7 +64,7 @@ void usage() {
         "usage: bench_collision [--pairs N] [--mesh-pairs N] [--subdiv-pairs N] [--poses N]\n"
         "                       [--repeats N] [--seed S] [--category "
         "all|ellipsoid|box|mesh|subdiv|warmstart]\n"
-        "                       [--meshes DIR] [--json]\n"
+        "                       [--meshes DIR] [--distances d1,d2,...] [--json]\n"
         "  --pairs caps every pair count (a quick run: --pairs 20 --poses 24).\n");
 }
 
@@ -87,6 +88,12 @@ bool parse_options(int argc, char **argv, Options *o) {
         else if (a == "--category") o->category = next("--category");
         else if (a == "--meshes") o->meshes = next("--meshes");
         else if (a == "--json") o->json = true;
+        else if (a == "--distances") {
+            o->distances.clear();
+            std::stringstream ss(next("--distances"));
+            std::string item;
+            while (std::getline(ss, item, ',')) o->distances.push_back(std::atof(item.c_str()));
+        }
         else if (a == "--help" || a == "-h") { usage(); std::exit(0); }
         else {
             std::fprintf(stderr, "bench_collision: unknown option %s\n", a.c_str());
@@ -337,17 +344,18 @@ bench_lucid_config reference_config() {
 
 // Poses per the paper: random rotations, a random direction, then a translation along the
 // witness axis of a first accurate query so that the signed distance takes a controlled value.
-const double kDistances[] = {-0.1, -0.05, -0.01, -0.005, -0.001, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0};
-const int kNumDistances = int(sizeof kDistances / sizeof kDistances[0]);
+const std::vector<double> kDistances = {-0.1, -0.05, -0.01, -0.005, -0.001, 0.001,
+                                        0.005, 0.01,  0.05,  0.1,    0.5,    1.0};
 
 // Bookkeeping of the placed queries of one category.
 struct QueryStats {
     bool json = false; // notes go to stderr when stdout carries JSON
-    int skipped = 0, mismatched = 0, witness = 0;
+    std::vector<double> distances;
+    int skipped = 0, mismatched = 0, witness = 0, passed = 0;
 };
 
 // Outcome of placing one query.
-enum class Placed { Ok, NoStart, RefMismatch, WitnessMismatch };
+enum class Placed { Ok, NoStart, RefMismatch, WitnessMismatch, PassedThrough };
 
 // The reference must be self-consistent before anything is compared with it:
 //  - separated: translating along the witness axis keeps the same closest points, so the
@@ -356,7 +364,10 @@ enum class Placed { Ok, NoStart, RefMismatch, WitnessMismatch };
 //    by the depth (+1e-6) along the reported normal must separate the shapes by ~1e-6.
 Placed reference_consistent(const Geom &a, const Geom &b, const Query &q, const double p1[3], const double p2[3]) {
     if (q.nominal > 0) return std::fabs(q.ref - q.nominal) <= 1e-7 + 1e-7 * q.nominal ? Placed::Ok : Placed::RefMismatch;
-    if (!(q.ref <= 0 && q.ref >= q.nominal - 1e-7)) return Placed::RefMismatch;
+    // A thin shape translated past contact by more than its thickness comes out separated
+    // on the other side: a valid query, but not at its nominal distance.
+    if (q.ref > 0) return Placed::PassedThrough;
+    if (!(q.ref >= q.nominal - 1e-7)) return Placed::RefMismatch;
     if (q.ref > -1e-9) return Placed::Ok; // touching: no normal to test
     bench_lucid_config cfg = reference_config();
     Pose T2 = q.T2;
@@ -392,7 +403,9 @@ Placed place_query(const std::vector<std::unique_ptr<Geom>> &geoms, int i1, int 
         q->ref = bench_lucid_distance(a.lucid, q->T1.m, b.lucid, q->T2.m, &ref, nullptr, 0, p1, p2, &it);
         q->band = band_of(target);
         prepare_peer_poses(*q);
-        return reference_consistent(a, b, *q, p1, p2);
+        Placed outcome = reference_consistent(a, b, *q, p1, p2);
+        if (outcome == Placed::PassedThrough) q->band = band_of(q->ref);
+        return outcome;
     }
     return Placed::NoStart;
 }
@@ -406,7 +419,7 @@ struct Method {
     std::string library; // "lucid" or the peer's name
     Mode mode;
     std::string tolerance; // how its tolerance is set
-    int subset = 0; // 0: every query, 1: overlapping (nominal d <= 0) only, 2: separated only
+    int subset = 0; // 0: every query, 1: overlapping (reference d <= 0) only, 2: separated only
     // returns the answer: signed distance (Distance/Penetration) or 1/0 (Boolean)
     std::function<double(const Query &, int *iters)> run;
 };
@@ -706,7 +719,7 @@ const char *mode_name(Mode m) {
 }
 
 bool applies(const Method &m, const Query &q) {
-    return m.subset == 0 || (m.subset == 1 ? q.nominal <= 0 : q.nominal > 0);
+    return m.subset == 0 || (m.subset == 1 ? q.ref <= 0 : q.ref > 0);
 }
 
 // Agreement tolerance against the reference: 1e-5 m absolute plus 1e-5 relative, i.e. ten
@@ -739,7 +752,7 @@ Measured measure(const Method &m, const std::vector<Query> &qs, int repeats) {
         if (m.mode != Mode::Boolean) {
             double e = std::isfinite(v) ? std::fabs(v - qs[i].ref) : INFINITY;
             r.max_err = std::max(r.max_err, e);
-            double &side = qs[i].nominal <= 0 ? r.max_err_ovl : r.max_err_sep;
+            double &side = qs[i].ref <= 0 ? r.max_err_ovl : r.max_err_sep;
             side = std::max(side, e);
         }
         if (!agrees(m, qs[i], v)) {
@@ -836,7 +849,8 @@ void report_category(const std::string &cat, const QueryStats &st, const std::ve
     std::string jcat = "{\"category\":" + jstr(cat) + ",\"queries\":" + std::to_string(n) +
                        ",\"dropped_no_start\":" + std::to_string(st.skipped) + ",\"dropped_reference_mismatch\":" +
                        std::to_string(st.mismatched) + ",\"lucid_epa_witness_mismatch\":" +
-                       std::to_string(st.witness) + ",\"lucid_paper_tol\":[";
+                       std::to_string(st.witness) + ",\"passed_through\":" + std::to_string(st.passed) +
+                       ",\"lucid_paper_tol\":[";
     bool firstj = true;
     for (const Measured &r : paper) {
         double it[4] = {mean_iters(r, qs, 0), mean_iters(r, qs, 1), mean_iters(r, qs, 2), mean_iters(r, qs, -1)};
@@ -955,12 +969,13 @@ std::vector<Query> make_queries(const std::vector<std::unique_ptr<Geom>> &geoms,
                                 QueryStats *st) {
     std::vector<Query> qs;
     qs.reserve(pairs.size() * poses);
-    int skipped = 0, mismatched = 0, witness = 0;
+    int skipped = 0, mismatched = 0, witness = 0, passed = 0;
     for (auto [i1, i2] : pairs)
         for (int j = 0; j < poses; ++j) {
             Query q;
-            Placed p = place_query(geoms, i1, i2, kDistances[j % kNumDistances], rng, &q);
-            if (p == Placed::Ok || p == Placed::WitnessMismatch) qs.push_back(q);
+            Placed p = place_query(geoms, i1, i2, st->distances[j % st->distances.size()], rng, &q);
+            if (p == Placed::Ok || p == Placed::WitnessMismatch || p == Placed::PassedThrough) qs.push_back(q);
+            if (p == Placed::PassedThrough) ++passed;
             if (p == Placed::WitnessMismatch) ++witness;
             if (p == Placed::NoStart) ++skipped;
             if (p == Placed::RefMismatch) {
@@ -974,10 +989,14 @@ std::vector<Query> make_queries(const std::vector<std::unique_ptr<Geom>> &geoms,
     st->skipped += skipped;
     st->mismatched += mismatched;
     st->witness += witness;
+    st->passed += passed;
     FILE *out = st->json ? stderr : stdout;
     if (skipped || mismatched)
         std::fprintf(out, "NOTE: %d poses could not start separated, %d failed the reference distance self-check "
                     "(lucid inconsistent); both dropped\n", skipped, mismatched);
+    if (passed)
+        std::fprintf(out, "NOTE: %d poses translated past contact came out separated on the other side (shape "
+                          "thinner than the translation); kept, banded by their actual distance\n", passed);
     if (witness)
         std::fprintf(out, "NOTE: on %d overlapping queries lucid's EPA witness points / normal fail the translation "
                     "test (moving shape 2 by depth + 1e-6 along the normal does not leave a 1e-6 gap); kept\n",
@@ -1002,7 +1021,7 @@ void primitive_category(Kind kind, const std::string &cat, const Options &opt, J
         }
         pairs.emplace_back(2 * p, 2 * p + 1);
     }
-    QueryStats st{opt.json};
+    QueryStats st{opt.json, opt.distances};
     std::vector<Query> qs = make_queries(geoms, pairs, opt.poses, rng, &st);
     run_category(cat, st, geoms, qs, opt.repeats ? opt.repeats : 5, opt, json);
 }
@@ -1123,7 +1142,7 @@ void mesh_category(bool subdivided, const Options &opt, Json *json) {
                     geoms.size(), vmin, vmax);
     int reps = opt.repeats ? opt.repeats : 3;
     if (subdivided) {
-        QueryStats st{opt.json};
+        QueryStats st{opt.json, opt.distances};
         std::vector<Query> qs = make_queries(geoms, small.empty() ? large : small, opt.poses, rng, &st);
         if (!small.empty()) {
             auto more = make_queries(geoms, large, opt.poses, rng, &st);
@@ -1133,12 +1152,12 @@ void mesh_category(bool subdivided, const Options &opt, Json *json) {
         return;
     }
     if (!small.empty()) {
-        QueryStats st{opt.json};
+        QueryStats st{opt.json, opt.distances};
         auto qs = make_queries(geoms, small, opt.poses, rng, &st);
         run_category("mesh hulls, smaller hull < 200 vertices", st, geoms, qs, reps, opt, json);
     }
     if (!large.empty()) {
-        QueryStats st{opt.json};
+        QueryStats st{opt.json, opt.distances};
         auto qs = make_queries(geoms, large, opt.poses, rng, &st);
         run_category("mesh hulls, both >= 200 vertices", st, geoms, qs, reps, opt, json);
     }
@@ -1345,6 +1364,7 @@ void warmstart_category(const Options &opt, Json *json) {
 int main(int argc, char **argv) {
     Options opt;
     if (!parse_options(argc, argv, &opt)) return 2;
+    if (opt.distances.empty()) opt.distances = kDistances;
     Json json;
     double t0 = now_ns();
     if (!opt.json) {
@@ -1353,7 +1373,7 @@ int main(int argc, char **argv) {
         std::printf("pairs %d (ellipsoid, box), mesh pairs %d, subdivided pairs %d, poses %d, seed %lu\n", opt.pairs,
                     opt.mesh_pairs, opt.subdiv_pairs, opt.poses, opt.seed);
         std::printf("signed distances cycled per pose over {");
-        for (int k = 0; k < kNumDistances; ++k) std::printf("%s%g", k ? ", " : "", kDistances[k]);
+        for (size_t k = 0; k < opt.distances.size(); ++k) std::printf("%s%g", k ? ", " : "", opt.distances[k]);
         std::printf("} m\n");
     }
     const std::string &c = opt.category;
