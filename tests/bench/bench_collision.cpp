@@ -422,6 +422,7 @@ struct Method {
     int subset = 0; // 0: every query, 1: overlapping (reference d <= 0) only, 2: separated only
     // returns the answer: signed distance (Distance/Penetration) or 1/0 (Boolean)
     std::function<double(const Query &, int *iters)> run;
+    double gap_tol = 0; // absolute duality-gap tolerance, when the method stops on one
 };
 
 struct CcdObj {
@@ -466,6 +467,7 @@ std::vector<Method> lucid_methods(bool matched, const std::vector<std::unique_pt
             m.library = "lucid";
             m.mode = mode;
             m.tolerance = matched ? "relative gap 2e-6" : "absolute gap 1e-8";
+            m.gap_tol = matched ? 0.0 : kPaperTol;
             if (mode == Mode::Distance)
                 m.run = [cfg, geoms](const Query &q, int *it) {
                     return bench_lucid_distance((*geoms)[q.g1]->lucid, q.T1.m, (*geoms)[q.g2]->lucid, q.T2.m,
@@ -722,9 +724,17 @@ bool applies(const Method &m, const Query &q) {
     return m.subset == 0 || (m.subset == 1 ? q.ref <= 0 : q.ref > 0);
 }
 
-// Agreement tolerance against the reference: 1e-5 m absolute plus 1e-5 relative, i.e. ten
-// times the 1e-6 accuracy every library is configured for (or compiled with).
+// Agreement with the reference: 1e-5 m absolute plus 1e-5 relative, i.e. ten times the 1e-6
+// accuracy every library is configured for (or compiled with). A method stopping on an
+// absolute duality gap g <= eps only guarantees ||x|| - d* <= eps / (||x|| + d*) (from
+// ||x||^2 - d*^2 <= g), which near contact exceeds 1e-5 (eps = 1e-8, d = 1e-4: 5e-5), so
+// that bound is accepted too for separated pairs.
+bool within_gap_bound(double eps, double ref, double v) {
+    return eps > 0 && ref > 0 && v >= ref - 1e-9 && v - ref <= eps / (v + ref) + 1e-9;
+}
+
 bool agrees(const Method &m, const Query &q, double v) {
+    if (m.mode != Mode::Boolean && within_gap_bound(m.gap_tol, q.ref, v)) return true;
     // Boolean: touching within 1e-6 m may legitimately go either way.
     if (m.mode == Mode::Boolean) return std::fabs(q.ref) <= 1e-6 || (v != 0.0) == (q.ref <= 0.0);
     return std::isfinite(v) && std::fabs(v - q.ref) <= 1e-5 + 1e-5 * std::fabs(q.ref);
@@ -808,6 +818,7 @@ double mean_iters(const Measured &r, const std::vector<Query> &qs, int band) {
 struct Json {
     std::ostringstream s;
     bool first = true;
+    std::vector<std::string> summary; // the headline figures, printed last
 };
 
 std::string jnum(double x) {
@@ -874,6 +885,41 @@ void report_category(const std::string &cat, const QueryStats &st, const std::ve
                     jnum(it[1] / mean_iters(*v, qs, 1)) + "," + jnum(it[2] / mean_iters(*v, qs, 2)) + "]";
         jcat += "}";
         firstj = false;
+    }
+    // Shallow contact, -0.01 <= d <= 0.01 m as in GJK++ Table I: median time per variant.
+    std::vector<char> shallow(n, 0);
+    for (size_t i = 0; i < n; ++i) shallow[i] = std::fabs(qs[i].nominal) <= 0.01;
+    jcat += "],\"shallow_median_ns\":[";
+    if (!opt.json) std::printf("-- shallow contact (|d| <= 0.01 m), paper tolerance: median ns, and vanilla / variant\n");
+    firstj = true;
+    for (const Measured &r : paper) {
+        const Measured *v = vanilla[r.m->mode == Mode::Boolean];
+        double med = median_ns(r, shallow), base = v ? median_ns(*v, shallow) : NAN;
+        if (!opt.json)
+            std::printf("%-28s %10.0f  speedup over gjk %.2f   [%s]\n", r.m->name.c_str(), med, base / med,
+                        mode_name(r.m->mode));
+        jcat += std::string(firstj ? "" : ",") + "{\"name\":" + jstr(r.m->name) + ",\"mode\":" +
+                jstr(mode_name(r.m->mode)) + ",\"median_ns\":" + jnum(med) + ",\"speedup_over_gjk\":" +
+                jnum(base / med) + "}";
+        firstj = false;
+    }
+    if (json) {
+        const Measured *gd = vanilla[0];
+        for (const Measured &r : paper)
+            if (r.m->mode == Mode::Distance && r.m->name.rfind("lucid nesterov (", 0) == 0 && gd) {
+                char line[256];
+                std::snprintf(line, sizeof line, "%s: nesterov / gjk mean iterations at 0<d<=0.1: %.2f / %.2f = %.2f",
+                              cat.c_str(), mean_iters(r, qs, 1), mean_iters(*gd, qs, 1),
+                              mean_iters(r, qs, 1) / mean_iters(*gd, qs, 1));
+                json->summary.push_back(line);
+            }
+        for (const Measured &r : paper)
+            if (r.m->mode == Mode::Distance && &r != gd && gd) {
+                char line[256];
+                std::snprintf(line, sizeof line, "%s: shallow |d|<=0.01 distance, %s speedup over gjk %.2f",
+                              cat.c_str(), r.m->name.c_str(), median_ns(*gd, shallow) / median_ns(r, shallow));
+                json->summary.push_back(line);
+            }
     }
     jcat += "],\"lucid_matched_tol\":[";
     if (!opt.json) {
@@ -945,6 +991,30 @@ void report_category(const std::string &cat, const QueryStats &st, const std::ve
     }
     jcat += "]}";
     if (json) {
+        // The toughest peer per mode: the smallest speedup of lucid-best over a timed peer.
+        for (Mode mode : {Mode::Distance, Mode::Boolean}) {
+            double worst = INFINITY, worst_ok = INFINITY;
+            std::string who, who_ok;
+            for (const Measured &p : peers) {
+                bool same = mode == Mode::Boolean ? p.m->mode == Mode::Boolean : p.m->mode != Mode::Boolean;
+                if (!same || p.crashed) continue;
+                std::vector<char> mask(n, 0);
+                for (size_t i = 0; i < n; ++i) mask[i] = !std::isnan(p.ns[i]);
+                double best_med = INFINITY;
+                for (const Measured &r : matched)
+                    if (r.m->mode == (mode == Mode::Boolean ? Mode::Boolean : Mode::Distance))
+                        best_med = std::min(best_med, median_ns(r, mask));
+                double speedup = median_ns(p, mask) / best_med;
+                if (speedup < worst) { worst = speedup; who = p.m->name + " " + mode_name(p.m->mode); }
+                if (p.wrong == 0 && speedup < worst_ok) { worst_ok = speedup; who_ok = p.m->name + " " + mode_name(p.m->mode); }
+            }
+            char line[320];
+            std::snprintf(line, sizeof line,
+                          "%s [%s]: lucid-best speedup over the toughest peer %.2fx (%s); over the toughest "
+                          "peer that agrees with the reference %.2fx (%s)",
+                          cat.c_str(), mode_name(mode), worst, who.c_str(), worst_ok, who_ok.c_str());
+            json->summary.push_back(line);
+        }
         json->s << (json->first ? "" : ",") << jcat;
         json->first = false;
     }
@@ -1338,7 +1408,11 @@ void warmstart_category(const Options &opt, Json *json) {
                     else val = bench_lucid_distance(a, q.T1.m, b, q.T2.m, &cfg, m, 1, nullptr, nullptr, &it);
                     it_sum += it;
                     bool ok = boolean ? (std::fabs(q.ref) <= 1e-6 || (val != 0) == (q.ref <= 0))
-                                      : std::fabs(val - q.ref) <= 1e-5 + 1e-5 * std::fabs(q.ref);
+                                      : (std::fabs(val - q.ref) <= 1e-5 + 1e-5 * std::fabs(q.ref) ||
+                                         within_gap_bound(kPaperTol, q.ref, val));
+                    if (!ok && std::getenv("BENCH_DEBUG") && wrong < 5)
+                        std::fprintf(stderr, "warm start %s %s %s: query %zu (shapes %d, %d) ref %.9g got %.9g\n",
+                                     boolean ? "boolean" : "distance", v.name, s.name, i, q.g1, q.g2, q.ref, val);
                     wrong += !ok;
                 }
                 (void)sink;
@@ -1386,7 +1460,10 @@ int main(int argc, char **argv) {
     if (opt.json)
         std::printf("{\"seed\":%lu,\"pairs\":%d,\"poses\":%d,\"seconds\":%.1f,\"categories\":[%s]}\n", opt.seed,
                     opt.pairs, opt.poses, secs, json.s.str().c_str());
-    else
+    else {
+        std::printf("\n=== summary ===\n");
+        for (const std::string &line : json.summary) std::printf("%s\n", line.c_str());
         std::printf("\ntotal %.1f s\n", secs);
+    }
     return 0;
 }
