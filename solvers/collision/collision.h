@@ -32,7 +32,8 @@ lucid_status lucid_distance(const lucid_shape *s1, const lucid_se3 *T1, const lu
                             const lucid_se3 *T2, const lucid_gjk_options *opt,
                             lucid_distance_result *res);
 
-/* Boolean check with early exit (Alg. 2): *hit = 1 when the shapes intersect (touching counts).
+/* Boolean check with early exit (Alg. 2): *hit = 1 when the shapes intersect (an exact contact
+ * may go either way at round-off level).
  * GJK stops at the first plane separating the inflated shapes or once overlap is proven, so
  * res->distance is only a bound: a positive lower bound when separated (from the plane, whose
  * normal is res->normal), an upper bound <= 0 when overlapping. Same errors as lucid_distance. */

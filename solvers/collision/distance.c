@@ -48,13 +48,33 @@ static void copy_gjk(lucid_distance_result *res, const lucid_gjk_result *g) {
     res->simplex = g->simplex;
 }
 
-/* A unit normal when there is no better information: from the box centre of 1 to that of 2. */
-static lucid_vec3 centre_direction(const lucid_shape *s1, const lucid_se3 *T1,
-                                   const lucid_shape *s2, const lucid_se3 *T2) {
-    lucid_vec3 d = lucid_vec3_sub(lucid_se3_act(T2, lucid_shape_box_center(s2)),
-                                  lucid_se3_act(T1, lucid_shape_box_center(s1)));
+/* A unit normal when there is no better information: from the box centre of 1 to that of 2
+ * (frame 1). */
+static lucid_vec3 centre_direction(const lucid_minkowski *m) {
+    lucid_vec3 d = lucid_vec3_sub(lucid_se3_act(&m->T12, lucid_shape_box_center(m->s2)),
+                                  lucid_shape_box_center(m->s1));
     d = lucid_vec3_normalized(d);
     return lucid_vec3_norm2(d) > 0.0 ? d : lucid_vec3_make(0, 0, 1);
+}
+
+/* GJK and EPA work in the frame of shape 1; the result is reported in world frame. */
+static void result_to_world(const lucid_minkowski *m, lucid_distance_result *res) {
+    res->p1 = lucid_minkowski_point_to_world(m, res->p1);
+    res->p2 = lucid_minkowski_point_to_world(m, res->p2);
+    res->normal = lucid_minkowski_dir_to_world(m, res->normal);
+    res->separation = lucid_minkowski_dir_to_world(m, res->separation);
+    for (int i = 0; i < res->simplex.rank; ++i) {
+        lucid_support_point *v = &res->simplex.v[i];
+        v->w = lucid_minkowski_dir_to_world(m, v->w);
+        v->p1 = lucid_minkowski_point_to_world(m, v->p1);
+        v->p2 = lucid_minkowski_point_to_world(m, v->p2);
+    }
+}
+
+static lucid_vec3 start_vector(const lucid_minkowski *m, const lucid_shape *s1, const lucid_se3 *T1,
+                               const lucid_shape *s2, const lucid_se3 *T2,
+                               const lucid_gjk_options *opt) {
+    return lucid_minkowski_dir_from_world(m, lucid_gjk_start_vector(s1, T1, s2, T2, opt));
 }
 
 lucid_status lucid_distance(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
@@ -70,26 +90,26 @@ lucid_status lucid_distance(const lucid_shape *s1, const lucid_se3 *T1, const lu
     }
     lucid_minkowski m = lucid_minkowski_make(s1, T1, s2, T2);
     lucid_gjk_result g;
-    lucid_gjk_solve(&m, opt, lucid_gjk_start_vector(s1, T1, s2, T2, opt), -1.0, &g);
+    lucid_gjk_solve(&m, opt, start_vector(&m, s1, T1, s2, T2, opt), -1.0, &g);
     copy_gjk(res, &g);
     if (g.outcome != LUCID_GJK_OVERLAP) {
         lucid_vec3 p1c, p2c;
         lucid_simplex_witnesses(&g.simplex, &p1c, &p2c);
         double core = lucid_vec3_norm(g.x);
-        res->normal =
-            core > 0.0 ? lucid_vec3_scale(g.x, -1.0 / core) : centre_direction(s1, T1, s2, T2);
+        res->normal = core > 0.0 ? lucid_vec3_scale(g.x, -1.0 / core) : centre_direction(&m);
         inflate(res, core, p1c, p2c, s1->radius, s2->radius);
+        result_to_world(&m, res);
         return LUCID_OK;
     }
     lucid_epa_result e;
-    lucid_epa_solve(&m, &g.simplex, opt->epa_tol, opt->epa_max_iter,
-                    centre_direction(s1, T1, s2, T2), &e);
+    lucid_epa_solve(&m, &g.simplex, opt->epa_tol, opt->epa_max_iter, centre_direction(&m), &e);
     res->normal = e.normal;
     res->epa_iterations = e.iterations;
     res->converged = g.converged && e.converged;
     res->penetrating = 1;
     res->separation = lucid_vec3_sub(e.p1, e.p2);
     inflate(res, -e.depth, e.p1, e.p2, s1->radius, s2->radius);
+    result_to_world(&m, res);
     return LUCID_OK;
 }
 
@@ -108,7 +128,7 @@ lucid_status lucid_collide(const lucid_shape *s1, const lucid_se3 *T1, const luc
     lucid_minkowski m = lucid_minkowski_make(s1, T1, s2, T2);
     lucid_gjk_result g;
     double margin = s1->radius + s2->radius;
-    lucid_gjk_solve(&m, opt, lucid_gjk_start_vector(s1, T1, s2, T2, opt), margin, &g);
+    lucid_gjk_solve(&m, opt, start_vector(&m, s1, T1, s2, T2, opt), margin, &g);
     copy_gjk(res, &g);
     lucid_vec3 p1c, p2c;
     lucid_simplex_witnesses(&g.simplex, &p1c, &p2c);
@@ -119,10 +139,10 @@ lucid_status lucid_collide(const lucid_shape *s1, const lucid_se3 *T1, const luc
         core = g.plane_bound;
     } else {
         *hit = g.outcome != LUCID_GJK_SEPARATED || core <= margin;
-        res->normal =
-            core > 0.0 ? lucid_vec3_scale(g.x, -1.0 / core) : centre_direction(s1, T1, s2, T2);
+        res->normal = core > 0.0 ? lucid_vec3_scale(g.x, -1.0 / core) : centre_direction(&m);
     }
     if (g.simplex.rank == 0) p1c = p2c = lucid_vec3_zero();
     inflate(res, core, p1c, p2c, s1->radius, s2->radius);
+    result_to_world(&m, res);
     return LUCID_OK;
 }

@@ -42,17 +42,6 @@ static int face_plane(const epa_polytope *P, int a, int b, int c, epa_face *f) {
     return 1;
 }
 
-/* Adds a face of the start polytope, wound so that `inside` is behind it. */
-static int add_oriented_face(epa_polytope *P, int a, int b, int c, lucid_vec3 inside) {
-    epa_face f;
-    if (!face_plane(P, a, b, c, &f)) return 0;
-    if (lucid_vec3_dot(f.n, lucid_vec3_sub(inside, P->v[a].w)) > 0.0 && !face_plane(P, a, c, b, &f))
-        return 0;
-    f.alive = 1;
-    P->f[P->nf++] = f;
-    return 1;
-}
-
 static double triangle_area2(lucid_vec3 a, lucid_vec3 b, lucid_vec3 c) {
     return lucid_vec3_norm2(lucid_vec3_cross(lucid_vec3_sub(b, a), lucid_vec3_sub(c, a)));
 }
@@ -123,7 +112,9 @@ static int grow_segment(lucid_minkowski *m, epa_polytope *P, lucid_vec3 *flat_no
     return 1;
 }
 
-/* Rank 3 -> polytope: apexes on both sides of the triangle (a bipyramid when both exist). */
+/* Rank 3 -> tetrahedron: the triangle plus the support farther from its plane on either side.
+ * (A bipyramid with both apexes need not be convex; the origin lies on or near the triangle,
+ * so a tetrahedron with the origin on its boundary is a valid start: EPA expands through it.) */
 static int grow_triangle(lucid_minkowski *m, epa_polytope *P, lucid_vec3 *flat_normal) {
     lucid_vec3 a = P->v[0].w;
     lucid_vec3 n = lucid_vec3_normalized(
@@ -135,27 +126,27 @@ static int grow_triangle(lucid_minkowski *m, epa_polytope *P, lucid_vec3 *flat_n
     double scale = fmax(scale_of(P), fmax(lucid_vec3_max_abs(up.w), lucid_vec3_max_abs(down.w)));
     double h_up = lucid_vec3_dot(n, lucid_vec3_sub(up.w, a));
     double h_down = -lucid_vec3_dot(n, lucid_vec3_sub(down.w, a));
-    int before = P->nv;
-    if (h_up > EPA_FLAT_EPS * scale) P->v[P->nv++] = up;
-    if (h_down > EPA_FLAT_EPS * scale) P->v[P->nv++] = down;
-    return P->nv > before;
+    if (!(fmax(h_up, h_down) > EPA_FLAT_EPS * scale)) return 0;
+    P->v[P->nv++] = h_up >= h_down ? up : down;
+    return 1;
 }
 
+/* Faces of the tetrahedron 0-3, wound outward from the side vertex 3 lies on. */
 static int build_faces(epa_polytope *P) {
-    lucid_vec3 c = lucid_vec3_zero();
-    for (int i = 0; i < P->nv; ++i) c = lucid_vec3_add(c, P->v[i].w);
-    c = lucid_vec3_scale(c, 1.0 / P->nv);
+    lucid_vec3 v0 = P->v[0].w;
+    lucid_vec3 nb = lucid_vec3_cross(lucid_vec3_sub(P->v[1].w, v0), lucid_vec3_sub(P->v[2].w, v0));
+    int up = lucid_vec3_dot(nb, lucid_vec3_sub(P->v[3].w, v0)) > 0.0;
+    static const int faces_up[4][3] = {{0, 2, 1}, {0, 1, 3}, {1, 2, 3}, {2, 0, 3}};
+    static const int faces_down[4][3] = {{0, 1, 2}, {1, 0, 3}, {2, 1, 3}, {0, 2, 3}};
+    const int(*f)[3] = up ? faces_up : faces_down;
     P->nf = 0;
     P->nfree = 0;
-    if (P->nv == 4)
-        return add_oriented_face(P, 0, 1, 2, c) && add_oriented_face(P, 0, 1, 3, c) &&
-               add_oriented_face(P, 0, 2, 3, c) && add_oriented_face(P, 1, 2, 3, c) &&
-               link_faces(P);
-    /* bipyramid: triangle 0,1,2 with apexes 3 and 4 */
-    for (int apex = 3; apex <= 4; ++apex)
-        if (!add_oriented_face(P, 0, 1, apex, c) || !add_oriented_face(P, 1, 2, apex, c) ||
-            !add_oriented_face(P, 2, 0, apex, c))
-            return 0;
+    for (int i = 0; i < 4; ++i) {
+        epa_face face;
+        if (!face_plane(P, f[i][0], f[i][1], f[i][2], &face)) return 0;
+        face.alive = 1;
+        P->f[P->nf++] = face;
+    }
     return link_faces(P);
 }
 
@@ -186,12 +177,41 @@ static int tetra_is_flat(const epa_polytope *P) {
     return !(vol > EPA_FLAT_EPS * s * s * s);
 }
 
+/* A triangle whose area is negligible against its longest edge squared (collinear). */
+static int triangle_is_thin(const epa_polytope *P) {
+    lucid_vec3 a = P->v[0].w, b = P->v[1].w, c = P->v[2].w;
+    double l2 =
+        fmax(lucid_vec3_norm2(lucid_vec3_sub(b, a)),
+             fmax(lucid_vec3_norm2(lucid_vec3_sub(c, a)), lucid_vec3_norm2(lucid_vec3_sub(c, b))));
+    return !(sqrt(triangle_area2(a, b, c)) > EPA_FLAT_EPS * l2);
+}
+
+/* Keeps the longest edge of a degenerate triangle. */
+static void drop_to_segment(epa_polytope *P) {
+    int skip = 0;
+    double best = -1.0;
+    for (int s = 0; s < 3; ++s) {
+        double l2 = lucid_vec3_norm2(lucid_vec3_sub(P->v[(s + 1) % 3].w, P->v[(s + 2) % 3].w));
+        if (l2 > best) {
+            best = l2;
+            skip = s;
+        }
+    }
+    lucid_support_point a = P->v[(skip + 1) % 3], b = P->v[(skip + 2) % 3];
+    P->v[0] = a;
+    P->v[1] = b;
+    P->nv = 2;
+}
+
 /* Builds the start polytope; returns 0 (with *flat_normal set) when D has no interior. */
 static int start_polytope(lucid_minkowski *m, const lucid_simplex *start, epa_polytope *P,
                           lucid_vec3 *flat_normal) {
     P->nv = start->rank;
     for (int i = 0; i < start->rank; ++i) P->v[i] = start->v[i];
     if (P->nv == 4 && tetra_is_flat(P)) drop_to_triangle(P);
+    if (P->nv == 3 && triangle_is_thin(P)) drop_to_segment(P);
+    if (P->nv == 2 && !(lucid_vec3_dist(P->v[0].w, P->v[1].w) > EPA_FLAT_EPS * scale_of(P)))
+        P->nv = 1;
     if (P->nv == 1 && !grow_point(m, P)) return 0;
     if (P->nv == 2 && !grow_segment(m, P, flat_normal)) return 0;
     if (P->nv == 3 && !grow_triangle(m, P, flat_normal)) return 0;
@@ -272,10 +292,18 @@ static int expand(epa_polytope *P, int best, lucid_support_point w, double min_d
     int visible = 0;
     for (int i = 0; i < P->nf; ++i) visible += P->f[i].alive && P->mark[i] == 1;
     if (P->nh - visible > P->nfree + (LUCID_EPA_MAX_FACES - P->nf)) return 0;
-    for (int h = 0; h < P->nh; ++h)
+    for (int h = 0; h < P->nh; ++h) {
         if (!face_plane(P, P->horizon[h].a, P->horizon[h].b, iw, &fresh[h]) ||
             fresh[h].dist < min_dist)
             return 0;
+        /* the horizon must be one simple loop: every edge has exactly one successor, and
+         * its outside face holds the twin edge */
+        int successors = 0;
+        for (int k = 0; k < P->nh; ++k) successors += P->horizon[k].a == P->horizon[h].b;
+        if (successors != 1 ||
+            twin_edge(&P->f[P->horizon[h].outside], P->horizon[h].a, P->horizon[h].b) < 0)
+            return 0;
+    }
     P->nv++;
     for (int i = 0; i < P->nf; ++i)
         if (P->f[i].alive && P->mark[i] == 1) {

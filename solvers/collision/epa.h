@@ -14,10 +14,11 @@
 #define LUCID_EPA_MAX_VERTICES (LUCID_EPA_MAX_ITER + 8)
 #define LUCID_EPA_MAX_FACES    (2 * LUCID_EPA_MAX_VERTICES)
 
+/* Vectors are in the Minkowski difference's frame (shape 1's, see minkowski.h). */
 typedef struct lucid_epa_result {
     double depth;      /* penetration depth of the cores (>= 0 up to round-off) */
     lucid_vec3 normal; /* unit: translating shape 2 by depth * normal separates the cores */
-    lucid_vec3 p1, p2; /* world witness points on the cores, p1 - p2 = depth * normal */
+    lucid_vec3 p1, p2; /* witness points on the cores, p1 - p2 = depth * normal */
     int iterations;
     int converged; /* the support gap on the closest face fell below tol */
 } lucid_epa_result;

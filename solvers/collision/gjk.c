@@ -62,20 +62,17 @@ static void finish(lucid_gjk_result *res, lucid_gjk_outcome outcome, lucid_vec3 
     res->converged = converged;
 }
 
-void lucid_gjk_solve(lucid_minkowski *m, const lucid_gjk_options *opt, lucid_vec3 x0, double margin,
-                     lucid_gjk_result *res) {
+/* One GJK run; returns 1 when it stopped on a decision (then `finish` was called), 0 on the cap.
+ * The active set alternates between two buffers so a step without progress can be undone
+ * without copying; *W points at the final one. */
+static int gjk_iterate(lucid_minkowski *m, const lucid_gjk_options *opt, double margin,
+                       lucid_gjk_result *res, lucid_simplex **W_io, lucid_simplex *spare,
+                       lucid_vec3 *x_io) {
     const int boolean = margin >= 0.0;
-    lucid_vec3 x =
-        lucid_vec3_norm2(x0) > 0.0 && lucid_vec3_isfinite(x0) ? x0 : lucid_vec3_make(1, 0, 0);
-    lucid_vec3 d_prev = x, s_prev = x;
-    int momentum = opt->algorithm != LUCID_GJK_VANILLA;
-    lucid_simplex *W = &res->simplex;
-    W->rank = 0;
-    res->gap = INFINITY;
-    res->plane_bound = 0.0;
-    res->iterations = 0;
-    finish(res, LUCID_GJK_SEPARATED, x, 0);
-    for (int k = 0; k < opt->max_iter; ++k) {
+    lucid_simplex *W = *W_io;
+    lucid_vec3 x = *x_io, d_prev = x, s_prev = x;
+    int momentum = opt->algorithm != LUCID_GJK_VANILLA, decided = 0;
+    for (int k = 0; k < opt->max_iter && !decided; ++k) {
         /* Safeguard beyond the paper: on deep overlaps the momentum can crawl for hundreds of
          * iterations without meeting the fixed-point test (Eq. 31); vanilla GJK, guaranteed
          * to converge, takes over for the second half of the iteration budget. */
@@ -86,7 +83,8 @@ void lucid_gjk_solve(lucid_minkowski *m, const lucid_gjk_options *opt, lucid_vec
         res->direction = d;
         if (boolean && plane_separates(d, sp.w, margin, &res->plane_bound)) {
             finish(res, LUCID_GJK_PLANE, x, 1);
-            return;
+            decided = 1;
+            break;
         }
         if (W->rank > 0) { /* x0 is not a point of D: no gap before the first projection */
             double g = 2.0 * lucid_vec3_dot(x, lucid_vec3_sub(x, sp.w));
@@ -100,43 +98,73 @@ void lucid_gjk_solve(lucid_minkowski *m, const lucid_gjk_options *opt, lucid_vec
                 res->direction = d;
                 if (boolean && plane_separates(d, sp.w, margin, &res->plane_bound)) {
                     finish(res, LUCID_GJK_PLANE, x, 1);
-                    return;
+                    decided = 1;
+                    break;
                 }
                 g = 2.0 * lucid_vec3_dot(x, lucid_vec3_sub(x, sp.w));
                 res->gap = g;
             }
             if (g <= gap_threshold(opt, x) && certified_apart(boolean, x, sp.w)) {
                 finish(res, LUCID_GJK_SEPARATED, x, 1);
-                return;
+                decided = 1;
+                break;
             }
         }
         s_prev = sp.w;
         d_prev = d;
         int had_vertices = W->rank > 0;
-        lucid_simplex before = *W;
         W->v[W->rank++] = sp;
+        lucid_simplex *next = W == *W_io ? spare : *W_io;
         lucid_vec3 x_new;
-        if (lucid_simplex_project_origin(W, &x_new)) {
+        if (lucid_simplex_project_origin_into(W, next, &x_new)) {
+            W = next;
+            x = lucid_vec3_zero();
             res->gap = 0.0;
-            finish(res, LUCID_GJK_OVERLAP, lucid_vec3_zero(), 1);
-            return;
+            finish(res, LUCID_GJK_OVERLAP, x, 1);
+            decided = 1;
+            break;
         }
         if (had_vertices && !(lucid_vec3_norm2(x_new) < lucid_vec3_norm2(x))) {
             /* No progress in floating point: the previous iterate is the best we have; it meets
              * the tolerance if its gap does (its sign is then not certified: a contact). */
-            *W = before;
+            W->rank--;
             if (momentum) {
                 momentum = 0;
                 continue;
             }
             finish(res, LUCID_GJK_SEPARATED, x, res->gap <= gap_threshold(opt, x));
-            return;
+            decided = 1;
+            break;
         }
+        W = next;
         x = x_new;
         if (boolean && lucid_vec3_norm(x) <= margin) {
             finish(res, LUCID_GJK_WITHIN, x, 1);
-            return;
+            decided = 1;
         }
     }
+    *W_io = W;
+    *x_io = x;
+    return decided;
+}
+
+void lucid_gjk_solve(lucid_minkowski *m, const lucid_gjk_options *opt, lucid_vec3 x0, double margin,
+                     lucid_gjk_result *res) {
+    lucid_vec3 x =
+        lucid_vec3_norm2(x0) > 0.0 && lucid_vec3_isfinite(x0) ? x0 : lucid_vec3_make(1, 0, 0);
+    lucid_simplex spare, *W = &res->simplex;
+    W->rank = 0;
+    res->gap = INFINITY;
+    res->plane_bound = 0.0;
+    res->iterations = 0;
+    res->direction = x;
+    finish(res, LUCID_GJK_SEPARATED, x, 0);
+    int decided = gjk_iterate(m, opt, margin, res, &W, &spare, &x);
+    if (W != &res->simplex) res->simplex = *W;
+    if (decided) return;
+    /* Iteration cap: report the true Frank-Wolfe gap of the last iterate. */
+    if (W->rank > 0)
+        res->gap = 2.0 * lucid_vec3_dot(
+                             x, lucid_vec3_sub(x, lucid_minkowski_support(m, lucid_vec3_neg(x)).w));
     finish(res, LUCID_GJK_SEPARATED, x, 0);
 }

@@ -57,18 +57,20 @@ typedef enum lucid_gjk_outcome {
 
 typedef struct lucid_gjk_result {
     lucid_gjk_outcome outcome;
+    /* vectors in the Minkowski difference's frame (shape 1's, see minkowski.h) */
     lucid_simplex simplex; /* final active set with weights */
     lucid_vec3 x;          /* final iterate, a point of D (zero on overlap) */
     lucid_vec3 direction;  /* last support direction (the separating plane's normal for PLANE) */
-    double gap;            /* last duality gap g = 2 <x, x - s> */
+    double gap;            /* last duality gap g = 2 <x, x - s> (+inf if none was evaluated:
+                              a Boolean exit at the very first support) */
     double plane_bound;    /* PLANE: lower bound on the core distance certified by the plane */
     int iterations;
     int converged;
 } lucid_gjk_result;
 
-/* Runs GJK on the cores. margin < 0 selects distance mode; margin >= 0 selects Boolean mode,
- * which stops as soon as a plane separates D from the ball of radius margin around the
- * origin (the inflated shapes are disjoint) or as soon as ||x|| <= margin. */
+/* Runs GJK on the cores; x0 is in shape 1's frame. margin < 0 selects distance mode; margin >= 0
+ * selects Boolean mode, which stops as soon as a plane separates D from the ball of radius margin
+ * around the origin (the inflated shapes are disjoint) or as soon as ||x|| <= margin. */
 void lucid_gjk_solve(lucid_minkowski *m, const lucid_gjk_options *opt, lucid_vec3 x0, double margin,
                      lucid_gjk_result *res);
 

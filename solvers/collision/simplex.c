@@ -4,15 +4,15 @@
 /* Affine projection of the origin onto the hull of pts[0..m-1] (pts[0] is the newest vertex).
  * Fills the barycentric weights and the point; returns 1 when every weight is positive, i.e.
  * the projection lies in the relative interior of that face. Degenerate faces return 0. */
-static int face_projection(const lucid_vec3 *pts, int m, double *lam, lucid_vec3 *p) {
-    const lucid_vec3 n = pts[0];
+static int face_projection(const lucid_vec3 *const *pts, int m, double *lam, lucid_vec3 *p) {
+    const lucid_vec3 n = *pts[0];
     if (m == 1) {
         lam[0] = 1.0;
         *p = n;
         return 1;
     }
     if (m == 2) {
-        lucid_vec3 e = lucid_vec3_sub(pts[1], n);
+        lucid_vec3 e = lucid_vec3_sub(*pts[1], n);
         double ee = lucid_vec3_norm2(e);
         if (!(ee > 0.0)) return 0;
         double t = -lucid_vec3_dot(n, e) / ee;
@@ -21,21 +21,22 @@ static int face_projection(const lucid_vec3 *pts, int m, double *lam, lucid_vec3
         *p = lucid_vec3_axpy(n, t, e);
         return t > 0.0 && t < 1.0;
     }
-    lucid_vec3 e1 = lucid_vec3_sub(pts[1], n), e2 = lucid_vec3_sub(pts[2], n);
+    lucid_vec3 e1 = lucid_vec3_sub(*pts[1], n), e2 = lucid_vec3_sub(*pts[2], n);
     lucid_vec3 nrm = lucid_vec3_cross(e1, e2);
     if (m == 3) {
         double nn = lucid_vec3_norm2(nrm);
         if (!(nn > 0.0)) return 0;
         *p = lucid_vec3_scale(nrm, lucid_vec3_dot(n, nrm) / nn);
         lucid_vec3 pn = lucid_vec3_sub(*p, n);
-        lam[1] = lucid_vec3_dot(nrm, lucid_vec3_cross(pn, e2)) / nn;
-        lam[2] = lucid_vec3_dot(nrm, lucid_vec3_cross(e1, pn)) / nn;
-        lam[0] = lucid_vec3_dot(nrm, lucid_vec3_cross(lucid_vec3_sub(pts[1], *p),
-                                                      lucid_vec3_sub(pts[2], *p))) /
-                 nn;
+        double inv = 1.0 / nn;
+        lam[1] = lucid_vec3_dot(nrm, lucid_vec3_cross(pn, e2)) * inv;
+        lam[2] = lucid_vec3_dot(nrm, lucid_vec3_cross(e1, pn)) * inv;
+        lam[0] = lucid_vec3_dot(nrm, lucid_vec3_cross(lucid_vec3_sub(*pts[1], *p),
+                                                      lucid_vec3_sub(*pts[2], *p))) *
+                 inv;
         return lam[0] > 0.0 && lam[1] > 0.0 && lam[2] > 0.0;
     }
-    lucid_vec3 e3 = lucid_vec3_sub(pts[3], n), mn = lucid_vec3_neg(n);
+    lucid_vec3 e3 = lucid_vec3_sub(*pts[3], n), mn = lucid_vec3_neg(n);
     double vol = lucid_vec3_dot(nrm, e3);
     if (vol == 0.0 || !isfinite(vol)) return 0;
     lam[1] = lucid_vec3_dot(lucid_vec3_cross(mn, e2), e3) / vol;
@@ -46,11 +47,13 @@ static int face_projection(const lucid_vec3 *pts, int m, double *lam, lucid_vec3
     return lam[0] > 0.0 && lam[1] > 0.0 && lam[2] > 0.0 && lam[3] > 0.0;
 }
 
-/* Candidate faces containing the newest vertex (bit rank-1), smallest first. */
+/* Candidate faces containing the newest vertex (bit rank-1), largest first: the whole simplex
+ * is the most frequent answer near convergence and needs no test against other vertices.
+ * The optimal face is unique (up to exact ties), so the order does not change the result. */
 static int candidate_masks(int rank, int *masks) {
-    static const int r2[] = {2, 3};
-    static const int r3[] = {4, 5, 6, 7};
-    static const int r4[] = {8, 9, 10, 12, 11, 13, 14, 15};
+    static const int r2[] = {3, 2};
+    static const int r3[] = {7, 5, 6, 4};
+    static const int r4[] = {15, 11, 13, 14, 9, 10, 12, 8};
     static const int r1[] = {1};
     const int *src = rank == 1 ? r1 : rank == 2 ? r2 : rank == 3 ? r3 : r4;
     int count = 1 << (rank - 1);
@@ -84,11 +87,11 @@ static int tetra_masks(const lucid_simplex *s, int *masks) {
         masks[0] = 15;
         return 1;
     }
-    masks[count++] = 8;
-    for (int e = 0; e < 3; ++e)
-        if (outside & edge_faces[e]) masks[count++] = edge[e];
     for (int f = 0; f < 3; ++f)
         if (outside & (1 << f)) masks[count++] = face[f];
+    for (int e = 0; e < 3; ++e)
+        if (outside & edge_faces[e]) masks[count++] = edge[e];
+    masks[count++] = 8;
     return count;
 }
 
@@ -101,34 +104,36 @@ static int others_on_far_side(const lucid_simplex *s, int mask, lucid_vec3 p) {
 }
 
 /* Gathers the face's points with the newest vertex first. */
-static int gather(const lucid_simplex *s, int mask, lucid_vec3 *pts, int *idx) {
+static int gather(const lucid_simplex *s, int mask, const lucid_vec3 **pts, int *idx) {
     int m = 0, newest = s->rank - 1;
     idx[m] = newest;
-    pts[m++] = s->v[newest].w;
+    pts[m++] = &s->v[newest].w;
     for (int i = 0; i < newest; ++i)
         if (mask & (1 << i)) {
             idx[m] = i;
-            pts[m++] = s->v[i].w;
+            pts[m++] = &s->v[i].w;
         }
     return m;
 }
 
-static void keep_face(lucid_simplex *s, int mask, const double *lam_face, const int *idx, int m) {
+static void keep_face(const lucid_simplex *s, lucid_simplex *out, int mask, const double *lam_face,
+                      const int *idx, int m) {
     double lam_of[4] = {0, 0, 0, 0};
     for (int j = 0; j < m; ++j) lam_of[idx[j]] = lam_face[j];
     int r = 0;
-    for (int i = 0; i < s->rank; ++i)
+    for (int i = 0; i < s->rank; ++i) /* r <= i: safe when out == s */
         if (mask & (1 << i)) {
-            s->v[r] = s->v[i];
-            s->lambda[r++] = lam_of[i];
+            out->v[r] = s->v[i];
+            out->lambda[r++] = lam_of[i];
         }
-    s->rank = r;
+    out->rank = r;
 }
 
-int lucid_simplex_project_origin(lucid_simplex *s, lucid_vec3 *x) {
+int lucid_simplex_project_origin_into(const lucid_simplex *s, lucid_simplex *out, lucid_vec3 *x) {
     int masks[8], idx[4], best_idx[4], best_mask = 1 << (s->rank - 1), best_m = 1;
     double lam[4], best_lam[4] = {1.0, 0, 0, 0};
-    lucid_vec3 pts[4], p, best_p = s->v[s->rank - 1].w;
+    const lucid_vec3 *pts[4];
+    lucid_vec3 p, best_p = s->v[s->rank - 1].w;
     double best_norm = lucid_vec3_norm2(best_p);
     best_idx[0] = s->rank - 1;
     int count = s->rank == 4 ? tetra_masks(s, masks) : candidate_masks(s->rank, masks);
@@ -154,9 +159,13 @@ int lucid_simplex_project_origin(lucid_simplex *s, lucid_vec3 *x) {
             }
         }
     }
-    keep_face(s, best_mask, best_lam, best_idx, best_m);
+    keep_face(s, out, best_mask, best_lam, best_idx, best_m);
     *x = best_p;
-    return s->rank == 4 || (best_p.x == 0.0 && best_p.y == 0.0 && best_p.z == 0.0);
+    return out->rank == 4 || (best_p.x == 0.0 && best_p.y == 0.0 && best_p.z == 0.0);
+}
+
+int lucid_simplex_project_origin(lucid_simplex *s, lucid_vec3 *x) {
+    return lucid_simplex_project_origin_into(s, s, x);
 }
 
 void lucid_simplex_witnesses(const lucid_simplex *s, lucid_vec3 *p1, lucid_vec3 *p2) {

@@ -24,7 +24,11 @@ typedef struct lucid_simplex {
  * If round-off makes every region test fail, the candidate face of smallest norm is kept. */
 int lucid_simplex_project_origin(lucid_simplex *s, lucid_vec3 *x);
 
-/* World witness points sum(lambda_i p1_i), sum(lambda_i p2_i) of the current weights. */
+/* Same, leaving s untouched and writing the reduced simplex to out (out may equal s). */
+int lucid_simplex_project_origin_into(const lucid_simplex *s, lucid_simplex *out, lucid_vec3 *x);
+
+/* Witness points sum(lambda_i p1_i), sum(lambda_i p2_i) of the current weights (in the
+ * frame of the simplex points). */
 void lucid_simplex_witnesses(const lucid_simplex *s, lucid_vec3 *p1, lucid_vec3 *p2);
 
 #endif

@@ -95,7 +95,7 @@ static inline double segment_segment_dist2(lucid_vec3 a0, lucid_vec3 a1, lucid_v
     double lo = 0.0, hi = 1.0;
     const double g = 0.6180339887498949;
     lucid_vec3 ea = lucid_vec3_sub(a1, a0);
-    for (int it = 0; it < 200; ++it) {
+    for (int it = 0; it < 80; ++it) {
         double t1 = hi - g * (hi - lo), t2 = lo + g * (hi - lo);
         double f1 = point_segment_dist2(lucid_vec3_axpy(a0, t1, ea), b0, b1);
         double f2 = point_segment_dist2(lucid_vec3_axpy(a0, t2, ea), b0, b1);

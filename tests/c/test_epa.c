@@ -252,6 +252,49 @@ static void tiny_and_huge_boxes(void **state) {
     }
 }
 
+/* EPA started directly from simplices of every rank (and a flat tetrahedron) built from
+ * points of the two boxes' intersection, each enclosing or touching the origin: all give the
+ * separating-axis depth. */
+static void start_from_any_rank(void **state) {
+    (void)state;
+    lucid_vec3 h1 = lucid_vec3_make(0.5, 0.5, 0.5), h2 = lucid_vec3_make(0.4, 0.3, 0.35);
+    lucid_shape b1, b2;
+    lucid_shape_box(h1.x, h1.y, h1.z, &b1);
+    lucid_shape_box(h2.x, h2.y, h2.z, &b2);
+    lucid_se3 T1 = lucid_se3_identity();
+    lucid_se3 T2 =
+        lucid_se3_make(axis_angle(lucid_vec3_make(1, 2, 3), 0.3), lucid_vec3_make(0.7, 0.1, 0.05));
+    double depth = sat_box_box_depth(h1, &T1, h2, &T2);
+    lucid_vec3 q = lucid_vec3_make(0.4, 0.1, 0.05); /* inside both boxes */
+    const double e = 0.03, c = 0.8660254037844386;
+    lucid_vec3 offsets[6][4] = {
+        {{0, 0, 0}},
+        {{e, 0, 0}, {-e, 0, 0}},
+        {{e, 0, 0}, {-e / 2, c * e, 0}, {-e / 2, -c * e, 0}},
+        {{e, e, e}, {e, -e, -e}, {-e, e, -e}, {-e, -e, e}},
+        {{e, 0, 0}, {0, e, 0}, {-e, 0, 0}, {0, -e, 0}},    /* flat */
+        {{0, 0, e}, {0, 0, -e}, {0, 0, 0}, {0, 0, 2 * e}}, /* collinear */
+    };
+    const int ranks[6] = {1, 2, 3, 4, 4, 4};
+    for (int t = 0; t < 6; ++t) {
+        lucid_simplex start;
+        start.rank = ranks[t];
+        for (int i = 0; i < start.rank; ++i) {
+            start.v[i].p1 = lucid_vec3_add(q, offsets[t][i]);
+            start.v[i].p2 = q;
+            start.v[i].w = offsets[t][i];
+            start.lambda[i] = 1.0 / start.rank;
+        }
+        lucid_minkowski m = lucid_minkowski_make(&b1, &T1, &b2, &T2);
+        lucid_epa_result r;
+        lucid_epa_solve(&m, &start, 1e-12, LUCID_EPA_MAX_ITER, lucid_vec3_make(0, 0, 1), &r);
+        assert_true(r.converged);
+        assert_near(r.depth, depth, 1e-9);
+        assert_near(lucid_vec3_norm(r.normal), 1.0, 1e-12);
+        assert_vec_near(lucid_vec3_sub(r.p1, r.p2), lucid_vec3_scale(r.normal, r.depth), 1e-9);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sphere_sphere_depth),
@@ -263,6 +306,7 @@ int main(void) {
         cmocka_unit_test(touching_and_parallel_faces),
         cmocka_unit_test(caps_give_defined_results),
         cmocka_unit_test(tiny_and_huge_boxes),
+        cmocka_unit_test(start_from_any_rank),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

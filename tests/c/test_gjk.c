@@ -317,7 +317,10 @@ static void boolean_agrees_with_distance_sign(void **state) {
         if (fabs(d.distance) < 1e-6) continue;
         int hit = -1;
         assert_int_equal(lucid_collide(&s1, &T1, &s2, &T2, &o, &hit, &c), LUCID_OK);
-        if (hit != (d.distance < 0.0)) fail_msg("k=%d kinds %d %d hit %d d %.12g c %.12g it %d pen %d conv %d", k, s1.kind, s2.kind, hit, d.distance, c.distance, d.iterations, d.penetrating, d.converged);
+        if (hit != (d.distance < 0.0))
+            fail_msg("k=%d kinds %d %d hit %d d %.12g c %.12g it %d pen %d conv %d", k, s1.kind,
+                     s2.kind, hit, d.distance, c.distance, d.iterations, d.penetrating,
+                     d.converged);
         /* the Boolean result's distance is a certified bound on the true one */
         if (hit)
             assert_true(c.distance <= 1e-9);
@@ -355,6 +358,12 @@ static void variants_agree_on_random_pairs(void **state) {
         for (int v = 1; variant_options(v, &o); ++v) {
             lucid_distance_result q = query(&s1, T1, &s2, T2, &o);
             assert_true(q.converged);
+            /* termination used the true Frank-Wolfe gap (support along x, Eq. 17), not the
+             * momentum direction's: recompute it independently at the returned iterate */
+            lucid_minkowski m = lucid_minkowski_make(&s1, &T1, &s2, &T2);
+            lucid_vec3 x = lucid_mat3_tmul_vec(&T1.R, q.separation); /* to shape 1's frame */
+            lucid_support_point sp = lucid_minkowski_support(&m, lucid_vec3_neg(x));
+            assert_true(2.0 * lucid_vec3_dot(x, lucid_vec3_sub(x, sp.w)) <= o.tol);
             /* both are within tol / (2 d*) above the true distance */
             assert_near(q.distance, ref.distance, o.tol / ref.distance);
         }
@@ -420,6 +429,7 @@ static void tolerance_modes_and_caps(void **state) {
     assert_false(r.converged);
     assert_int_equal(r.iterations, 1);
     assert_true(isfinite(r.distance) && lucid_vec3_isfinite(r.p1) && lucid_vec3_isfinite(r.normal));
+    assert_true(isfinite(r.gap) && r.gap > o.tol); /* the true gap of the unfinished iterate */
 }
 
 static void tiny_and_huge_shapes(void **state) {
