@@ -73,9 +73,15 @@ int bench_lucid_hull_faces(const bench_lucid_shape *s, const int **offsets, cons
     return s->mesh->num_faces;
 }
 
-bench_lucid_memory *bench_lucid_memory_create(void) { return calloc(1, sizeof(bench_lucid_memory)); }
-void bench_lucid_memory_destroy(bench_lucid_memory *m) { free(m); }
-void bench_lucid_memory_clear(bench_lucid_memory *m) { m->valid = 0; }
+bench_lucid_memory *bench_lucid_memory_create(void) {
+    return calloc(1, sizeof(bench_lucid_memory));
+}
+void bench_lucid_memory_destroy(bench_lucid_memory *m) {
+    free(m);
+}
+void bench_lucid_memory_clear(bench_lucid_memory *m) {
+    m->valid = 0;
+}
 
 static lucid_se3 load_pose(const double *T) {
     lucid_se3 p;
@@ -94,21 +100,21 @@ static void make_options(const bench_lucid_config *cfg, const bench_lucid_memory
     opt->tol = cfg->tol;
     opt->tol_mode = cfg->relative ? LUCID_GJK_TOL_RELATIVE : LUCID_GJK_TOL_ABSOLUTE;
     switch (cfg->warm) {
-    case BENCH_WARM_NONE: /* the paper's "No WS": a fixed x0 = (1, 0, 0) */
-        opt->warm_start = LUCID_WARM_VECTOR;
-        opt->warm_vector = lucid_vec3_make(1.0, 0.0, 0.0);
-        break;
-    case BENCH_WARM_PREVIOUS:
-        if (mem && mem->valid) {
-            opt->warm_start = LUCID_WARM_PREVIOUS;
-            opt->previous = &mem->last;
-        } else {
-            opt->warm_start = LUCID_WARM_BOX_CENTERS; /* the paper's fallback */
-        }
-        break;
-    default:
-        opt->warm_start = LUCID_WARM_BOX_CENTERS;
-        break;
+        case BENCH_WARM_NONE: /* the paper's "No WS": a fixed x0 = (1, 0, 0) */
+            opt->warm_start = LUCID_WARM_VECTOR;
+            opt->warm_vector = lucid_vec3_make(1.0, 0.0, 0.0);
+            break;
+        case BENCH_WARM_PREVIOUS:
+            if (mem && mem->valid) {
+                opt->warm_start = LUCID_WARM_PREVIOUS;
+                opt->previous = &mem->last;
+            } else {
+                opt->warm_start = LUCID_WARM_BOX_CENTERS; /* the paper's fallback */
+            }
+            break;
+        default:
+            opt->warm_start = LUCID_WARM_BOX_CENTERS;
+            break;
     }
 }
 
@@ -134,10 +140,9 @@ double bench_lucid_distance(const bench_lucid_shape *s1, const double *T1,
     return res.distance;
 }
 
-int bench_lucid_collide(const bench_lucid_shape *s1, const double *T1,
-                        const bench_lucid_shape *s2, const double *T2,
-                        const bench_lucid_config *cfg, bench_lucid_memory *mem, int store,
-                        int *iterations) {
+int bench_lucid_collide(const bench_lucid_shape *s1, const double *T1, const bench_lucid_shape *s2,
+                        const double *T2, const bench_lucid_config *cfg, bench_lucid_memory *mem,
+                        int store, int *iterations) {
     lucid_se3 A = load_pose(T1), B = load_pose(T2);
     lucid_gjk_options opt;
     make_options(cfg, mem, &opt);

@@ -47,10 +47,9 @@ double bench_lucid_distance(const bench_lucid_shape *s1, const double *T1,
                             double *p1, double *p2, int *iterations);
 
 /* Boolean check with early exit: 1 if the shapes overlap. */
-int bench_lucid_collide(const bench_lucid_shape *s1, const double *T1,
-                        const bench_lucid_shape *s2, const double *T2,
-                        const bench_lucid_config *cfg, bench_lucid_memory *mem, int store,
-                        int *iterations);
+int bench_lucid_collide(const bench_lucid_shape *s1, const double *T1, const bench_lucid_shape *s2,
+                        const double *T2, const bench_lucid_config *cfg, bench_lucid_memory *mem,
+                        int store, int *iterations);
 
 #ifdef __cplusplus
 }
