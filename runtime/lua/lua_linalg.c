@@ -165,7 +165,7 @@ static int check_index(lua_State *L, int idx, int n, const char *fname, const ch
 
 /* __index: v[i] for vectors, otherwise the method table (upvalue 1). */
 static int l_index(lua_State *L) {
-    lucid_lua_matrix *m = lucid_lua_tomatrix(L, 1);
+    lucid_lua_matrix *m = lucid_lua_checkmatrix(L, 1, "lucid.vec[i]", "self");
     if (lua_type(L, 2) == LUA_TNUMBER) {
         if (!m->is_vector)
             lucid_lua_fail(L, "lucid.mat[i]", "a matrix is indexed with m:get(i, j), not m[i]");
@@ -179,7 +179,7 @@ static int l_index(lua_State *L) {
 
 /* __newindex: v[i] = x for vectors (finite x only); nothing else may be assigned. */
 static int l_newindex(lua_State *L) {
-    lucid_lua_matrix *m = lucid_lua_tomatrix(L, 1);
+    lucid_lua_matrix *m = lucid_lua_checkmatrix(L, 1, "lucid.vec[i]", "self");
     if (lua_type(L, 2) != LUA_TNUMBER)
         lucid_lua_fail(L, "lucid.mat", "cannot assign field '%s' (a %s key)",
                        lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : "?",
@@ -193,7 +193,7 @@ static int l_newindex(lua_State *L) {
 
 /* #v: the length of a vector; the number of rows of a matrix. */
 static int l_len(lua_State *L) {
-    lua_pushinteger(L, lucid_lua_tomatrix(L, 1)->rows);
+    lua_pushinteger(L, lucid_lua_checkmatrix(L, 1, "lucid.mat.__len (#)", "self")->rows);
     return 1;
 }
 
@@ -297,7 +297,7 @@ static int l_norm(lua_State *L) {
 }
 
 static int l_tostring(lua_State *L) {
-    lucid_lua_matrix *m = lucid_lua_tomatrix(L, 1);
+    lucid_lua_matrix *m = lucid_lua_checkmatrix(L, 1, "lucid.mat.__tostring", "self");
     if (entry_count(m) > TOSTRING_MAX_ENTRIES) {
         lua_pushfstring(L, "lucid.%s(%d x %d)", m->is_vector ? "vec" : "mat", m->rows, m->cols);
         return 1;
@@ -351,7 +351,7 @@ static void push_scaled(lua_State *L, const lucid_lua_matrix *a, double s) {
 }
 
 static int l_unm(lua_State *L) {
-    push_scaled(L, lucid_lua_tomatrix(L, 1), -1.0);
+    push_scaled(L, lucid_lua_checkmatrix(L, 1, "lucid.mat.__unm (-)", "self"), -1.0);
     return 1;
 }
 
@@ -360,6 +360,7 @@ static int l_mul(lua_State *L) {
     const char *fname = "lucid.mat.__mul (*)";
     lucid_lua_matrix *a = lucid_lua_tomatrix(L, 1);
     lucid_lua_matrix *b = lucid_lua_tomatrix(L, 2);
+    if (!a && !b) lucid_lua_fail(L, fname, "one operand must be a lucid matrix");
     if (!a || !b) {
         int scalar_idx = a ? 2 : 1;
         lucid_lua_matrix *x = a ? a : b;
@@ -375,6 +376,17 @@ static int l_mul(lua_State *L) {
     lucid_lua_matrix *c =
         b->is_vector ? lucid_lua_newvector(L, a->rows) : lucid_lua_newmatrix(L, a->rows, b->cols);
     lucid_dense_matmul(a->rows, b->cols, a->cols, a->data, b->data, c->data);
+    return 1;
+}
+
+/* X / scalar */
+static int l_div(lua_State *L) {
+    const char *fname = "lucid.mat.__div (/)";
+    lucid_lua_matrix *a = lucid_lua_tomatrix(L, 1);
+    if (!a || lua_type(L, 2) != LUA_TNUMBER)
+        lucid_lua_fail(L, fname, "only a lucid matrix divided by a number is defined (got %s / %s)",
+                       luaL_typename(L, 1), luaL_typename(L, 2));
+    push_scaled(L, a, 1.0 / lua_tonumber(L, 2));
     return 1;
 }
 
@@ -395,10 +407,16 @@ void lucid_open_linalg(lua_State *L) {
                                        {"get", l_get},   {"set", l_set},     {"totable", l_totable},
                                        {"copy", l_copy}, {"T", l_transpose}, {"dot", l_dot},
                                        {"norm", l_norm}, {NULL, NULL}};
-    static const luaL_Reg metamethods[] = {
-        {"__newindex", l_newindex}, {"__len", l_len}, {"__tostring", l_tostring},
-        {"__add", l_add},           {"__sub", l_sub}, {"__unm", l_unm},
-        {"__mul", l_mul},           {"__eq", l_eq},   {NULL, NULL}};
+    static const luaL_Reg metamethods[] = {{"__newindex", l_newindex},
+                                           {"__len", l_len},
+                                           {"__tostring", l_tostring},
+                                           {"__add", l_add},
+                                           {"__sub", l_sub},
+                                           {"__unm", l_unm},
+                                           {"__mul", l_mul},
+                                           {"__div", l_div},
+                                           {"__eq", l_eq},
+                                           {NULL, NULL}};
     static const luaL_Reg functions[] = {
         {"vec", l_vec}, {"mat", l_mat}, {"zeros", l_zeros}, {"eye", l_eye}, {NULL, NULL}};
 

@@ -24,7 +24,9 @@ lucid_lua_matrix *lucid_lua_newmatrix(lua_State *L, int rows, int cols) {
     return new_matrix(L, rows, cols, 0);
 }
 
-lucid_lua_matrix *lucid_lua_newvector(lua_State *L, int n) { return new_matrix(L, n, 1, 1); }
+lucid_lua_matrix *lucid_lua_newvector(lua_State *L, int n) {
+    return new_matrix(L, n, 1, 1);
+}
 
 lucid_lua_matrix *lucid_lua_tomatrix(lua_State *L, int idx) {
     return luaL_testudata(L, idx, LUCID_MATRIX_METATABLE);
@@ -33,7 +35,8 @@ lucid_lua_matrix *lucid_lua_tomatrix(lua_State *L, int idx) {
 lucid_lua_matrix *lucid_lua_checkmatrix(lua_State *L, int idx, const char *fname,
                                         const char *what) {
     lucid_lua_matrix *m = lucid_lua_tomatrix(L, idx);
-    if (!m) lucid_lua_fail(L, fname, "%s must be a lucid matrix (got %s)", what, luaL_typename(L, idx));
+    if (!m)
+        lucid_lua_fail(L, fname, "%s must be a lucid matrix (got %s)", what, luaL_typename(L, idx));
     return m;
 }
 
@@ -59,7 +62,8 @@ void lucid_lua_checkvalues(lua_State *L, int idx, int n, double *out, const char
         lucid_lua_fail(L, fname, "%s must be a lucid.vec or a table of %d numbers (got %s)", what,
                        n, luaL_typename(L, idx));
     }
-    if (!lucid_all_finite(out, n)) lucid_lua_fail(L, fname, "%s must be finite (has NaN or Inf)", what);
+    if (!lucid_all_finite(out, n))
+        lucid_lua_fail(L, fname, "%s must be finite (has NaN or Inf)", what);
 }
 
 lucid_vec3 lucid_lua_checkvec3(lua_State *L, int idx, const char *fname, const char *what) {
@@ -84,10 +88,11 @@ lucid_mat3 lucid_lua_checkmat3(lua_State *L, int idx, const char *fname, const c
             for (int j = 0; j < 3; ++j) out.m[i + 3 * j] = row[j];
         }
     } else {
-        lucid_lua_fail(L, fname, "%s must be a 3 x 3 lucid.mat or a table of 3 rows (got %s)",
-                       what, luaL_typename(L, idx));
+        lucid_lua_fail(L, fname, "%s must be a 3 x 3 lucid.mat or a table of 3 rows (got %s)", what,
+                       luaL_typename(L, idx));
     }
-    if (!lucid_mat3_isfinite(&out)) lucid_lua_fail(L, fname, "%s must be finite (has NaN or Inf)", what);
+    if (!lucid_mat3_isfinite(&out))
+        lucid_lua_fail(L, fname, "%s must be finite (has NaN or Inf)", what);
     return out;
 }
 

@@ -42,8 +42,10 @@ int lucid_host_repl(lua_State *L) {
         fputs(lua_rawlen(L, pending) ? ">> " : "> ", stdout);
         fflush(stdout);
         if (!fgets(line, sizeof line, stdin)) break;
-        if (lua_rawlen(L, pending)) lua_pushfstring(L, "%s\n%s", lua_tostring(L, pending), line);
-        else lua_pushstring(L, line);
+        if (lua_rawlen(L, pending))
+            lua_pushfstring(L, "%s\n%s", lua_tostring(L, pending), line);
+        else
+            lua_pushstring(L, line);
         lua_replace(L, pending);
 
         size_t length;

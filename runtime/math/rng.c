@@ -81,8 +81,8 @@ int64_t lucid_rng_integer(lucid_rng *rng, int64_t lo, int64_t hi) {
 
 /* ---- deterministic logarithm ---------------------------------------------------------- */
 
-/* ln 2 split so that k * LN2_HI is exact for every binary exponent k (LN2_HI has its low
- * 32 significand bits zero). */
+/* ln 2 split in two so that k * LN2_HI is exact for every binary exponent k (LN2_HI has only
+ * 33 significant bits, |k| < 2^11). */
 static const double LN2_HI = 0x1.62e42feep-1;
 static const double LN2_LO = 0x1.a39ef35793c76p-33;
 
@@ -104,7 +104,7 @@ static double reduce(double x, int *k) {
 
 double lucid_rng_log(double x) {
     if (x != x) return x;
-    if (x < 0.0) return (x - x) / (x - x); /* NaN, raised as an IEEE invalid operation */
+    if (x < 0.0) return NAN;
     if (x == 0.0) return -INFINITY;
     if (x == INFINITY) return x;
     int scale = 0;
@@ -125,4 +125,56 @@ double lucid_rng_log(double x) {
     double hfsq = 0.5 * f * f;
     double dk = (double)k;
     return dk * LN2_HI - ((hfsq - (s * (hfsq + r) + dk * LN2_LO)) - f);
+}
+
+/* ---- deterministic sin/cos and uniform rotations ------------------------------------------ */
+
+/* pi/2 split so that r * PI2_HI + r * PI2_LO carries ~70 bits of pi/2. */
+static const double PI2_HI = 0x1.921fb54442d18p0;
+static const double PI2_LO = 0x1.1a62633145c07p-54;
+
+void lucid_rng_sincos_turn(double u, double *s, double *c) {
+    /* u turns = 4u quarter turns = k + r with integer k and r in [-1/2, 1/2] (exact). */
+    double v = 4.0 * (u - floor(u)); /* u - floor(u) in [0, 1), exact */
+    double k = floor(v), r = v - k;
+    if (r > 0.5) {
+        r -= 1.0;
+        k += 1.0;
+    }
+    double x = r * PI2_HI + r * PI2_LO; /* |x| <= pi/4 */
+    double z = x * x;
+    /* Taylor series to x^21 / x^20: the first omitted terms are below 1e-19 on [-pi/4, pi/4]. */
+    double sp = 0.0, cp = 0.0;
+    for (int n = 10; n >= 1; --n) {
+        sp = (1.0 - sp) * z / ((2 * n) * (2 * n + 1));
+        cp = (1.0 - cp) * z / ((2 * n - 1) * (2 * n));
+    }
+    double sx = x - x * sp, cx = 1.0 - cp;
+    switch ((int)k & 3) {
+        case 0:
+            *s = sx, *c = cx;
+            break;
+        case 1:
+            *s = cx, *c = -sx;
+            break;
+        case 2:
+            *s = -sx, *c = -cx;
+            break;
+        default:
+            *s = -cx, *c = sx;
+            break;
+    }
+}
+
+void lucid_rng_unit_quaternion(lucid_rng *rng, double q[4]) {
+    double u1 = lucid_rng_uniform(rng), u2 = lucid_rng_uniform(rng), u3 = lucid_rng_uniform(rng);
+    double r1 = sqrt(1.0 - u1), r2 = sqrt(u1);
+    double sa, ca, sb, cb;
+    lucid_rng_sincos_turn(u2, &sa, &ca);
+    lucid_rng_sincos_turn(u3, &sb, &cb);
+    double sign = cb < 0.0 ? -1.0 : 1.0; /* q and -q are the same rotation: pick w >= 0 */
+    q[0] = sign * r2 * cb;
+    q[1] = sign * r1 * sa;
+    q[2] = sign * r1 * ca;
+    q[3] = sign * r2 * sb;
 }

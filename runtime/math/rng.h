@@ -47,6 +47,15 @@ double lucid_rng_gumbel(lucid_rng *rng);
  * modulo bias: outputs below 2^64 mod n are rejected. */
 int64_t lucid_rng_integer(lucid_rng *rng, int64_t lo, int64_t hi);
 
+/* A uniformly distributed unit quaternion q = (w, x, y, z), w >= 0 (a uniform rotation), by
+ * Shoemake's method from three uniforms: two angles on two circles whose radii sqrt(1 - u1),
+ * sqrt(u1) split the unit 3-sphere uniformly. Bit-reproducible (uses lucid_rng_sincos_turn). */
+void lucid_rng_unit_quaternion(lucid_rng *rng, double q[4]);
+
+/* sin and cos of the angle 2 pi u (u in turns, any finite u), computed with + - * / only:
+ * exact reduction to a quadrant, then Taylor polynomials on [-pi/4, pi/4]. Within 2 ulp. */
+void lucid_rng_sincos_turn(double u, double *s, double *c);
+
 /* Natural logarithm computed with + - * / only (frexp-style range reduction to
  * [sqrt(1/2), sqrt(2)) and the atanh series), so it gives the same bits on every platform.
  * Accurate to within 1 ulp. log(0) = -inf, log(x < 0) = NaN, log(+inf) = +inf, NaN -> NaN. */

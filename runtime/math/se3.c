@@ -117,14 +117,9 @@ lucid_status lucid_se3_from_rotation(const lucid_mat3 *R, lucid_vec3 t, double t
 }
 
 lucid_quat lucid_se3_random_quat(lucid_rng *rng) {
-    /* Shoemake (1992): two independent uniform angles on two circles whose radii
-     * sqrt(1 - u1), sqrt(u1) split the unit 3-sphere uniformly. */
-    static const double two_pi = 6.283185307179586476925286766559;
-    double u1 = lucid_rng_uniform(rng), u2 = lucid_rng_uniform(rng), u3 = lucid_rng_uniform(rng);
-    double r1 = sqrt(1.0 - u1), r2 = sqrt(u1);
-    double a = two_pi * u2, b = two_pi * u3;
-    lucid_quat q = lucid_quat_make(r2 * cos(b), r1 * sin(a), r1 * cos(a), r2 * sin(b));
-    if (q.w < 0.0) q = lucid_quat_make(-q.w, -q.x, -q.y, -q.z);
+    double v[4];
+    lucid_rng_unit_quaternion(rng, v);
+    lucid_quat q = lucid_quat_make(v[0], v[1], v[2], v[3]);
     lucid_quat_normalize(&q); /* removes the rounding of the square roots */
     return q;
 }

@@ -75,11 +75,12 @@ lucid_quat lucid_se3_to_quat(const lucid_se3 *T);
  * LUCID_ERR_NONFINITE for NaN/Inf in R or t. */
 lucid_status lucid_se3_from_rotation(const lucid_mat3 *R, lucid_vec3 t, double tol, lucid_se3 *T);
 
-/* A uniformly distributed rotation (Shoemake's method from three uniforms), as a unit
- * quaternion with w >= 0. */
+/* A uniformly distributed rotation (Shoemake's method from three uniforms, see
+ * lucid_rng_unit_quaternion), as a unit quaternion with w >= 0. */
 lucid_quat lucid_se3_random_quat(lucid_rng *rng);
 /* A random pose: uniform rotation, translation uniform in the box [-scale, scale]^3.
- * Draws exactly 6 uniforms (3 for the rotation, then x, y, z). */
+ * Draws exactly 6 uniforms (3 for the rotation, then x, y, z); the same seed gives the same
+ * pose (the rotation's quaternion is bit-identical on every platform). */
 lucid_se3 lucid_se3_random(lucid_rng *rng, double scale);
 
 #endif

@@ -272,6 +272,56 @@ static void integers_are_in_range_and_unbiased(void **state) {
     assert_close((double)below / M, 1.0 / 3.0, 5 * sqrt(2.0 / 9.0 / M));
 }
 
+static void sincos_turn_matches_libm(void **state) {
+    (void)state;
+    const long double pi_l = 3.141592653589793238462643383279502884L;
+    /* Quarter turns are exact. */
+    const double quarters[][3] = {{0.0, 0.0, 1.0},   {0.25, 1.0, 0.0}, {0.5, 0.0, -1.0},
+                                  {0.75, -1.0, 0.0}, {1.0, 0.0, 1.0},  {-0.25, -1.0, 0.0}};
+    for (int i = 0; i < 6; ++i) {
+        double s, c;
+        lucid_rng_sincos_turn(quarters[i][0], &s, &c);
+        assert_true(s == quarters[i][1] && c == quarters[i][2]);
+    }
+    lucid_rng rng;
+    lucid_rng_seed(&rng, 10);
+    for (int n = 0; n < 200000; ++n) {
+        double u =
+            n < 1000 ? n / 1000.0 : (n < 2000 ? (n - 1000) / 8.0 + 1e-9 : lucid_rng_uniform(&rng));
+        double s, c;
+        lucid_rng_sincos_turn(u, &s, &c);
+        /* Reference in long double, so that rounding 2 pi u does not dominate. */
+        long double angle = 2.0L * pi_l * (long double)u;
+        assert_close(s, (double)sinl(angle), 3.5e-16);
+        assert_close(c, (double)cosl(angle), 3.5e-16);
+    }
+}
+
+static void unit_quaternions_are_uniform_on_the_sphere(void **state) {
+    (void)state;
+    lucid_rng rng;
+    lucid_rng_seed(&rng, 11);
+    enum { N = 40000 };
+    double abs_w = 0.0, sq[4] = {0}, mean[4] = {0};
+    for (int n = 0; n < N; ++n) {
+        double q[4];
+        lucid_rng_unit_quaternion(&rng, q);
+        assert_close(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3], 1.0, 1e-15);
+        assert_true(q[0] >= 0.0);
+        abs_w += q[0] / N;
+        for (int k = 0; k < 4; ++k) {
+            sq[k] += q[k] * q[k] / N;
+            mean[k] += q[k] / N;
+        }
+    }
+    /* On the uniform 3-sphere: E[q_k^2] = 1/4 (E[q_k^4] = 1/8, so sd = sqrt((1/8 - 1/16)/N));
+     * E|w| = 4 / (3 pi) (sd sqrt((1/4 - E|w|^2)/N)); x, y, z have mean 0 (sd sqrt(1/(4N))). */
+    for (int k = 0; k < 4; ++k) assert_close(sq[k], 0.25, 5 * sqrt(1.0 / 16.0 / N));
+    double ew = 4.0 / (3.0 * 3.14159265358979323846);
+    assert_close(abs_w, ew, 5 * sqrt((0.25 - ew * ew) / N));
+    for (int k = 1; k < 4; ++k) assert_close(mean[k], 0.0, 5 * sqrt(0.25 / N));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(splitmix64_matches_the_reference_implementation),
@@ -283,6 +333,8 @@ int main(void) {
         cmocka_unit_test(normal_is_the_polar_method_on_the_raw_stream),
         cmocka_unit_test(gumbel_has_the_right_moments),
         cmocka_unit_test(integers_are_in_range_and_unbiased),
+        cmocka_unit_test(sincos_turn_matches_libm),
+        cmocka_unit_test(unit_quaternions_are_uniform_on_the_sphere),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
