@@ -99,6 +99,7 @@ static void make_options(const bench_lucid_config *cfg, const bench_lucid_memory
     opt->normalize = cfg->normalize;
     opt->tol = cfg->tol;
     opt->tol_mode = cfg->relative ? LUCID_GJK_TOL_RELATIVE : LUCID_GJK_TOL_ABSOLUTE;
+    if (cfg->epa_tol > 0.0) opt->epa_tol = cfg->epa_tol;
     switch (cfg->warm) {
         case BENCH_WARM_NONE: /* the paper's "No WS": a fixed x0 = (1, 0, 0) */
             opt->warm_start = LUCID_WARM_VECTOR;

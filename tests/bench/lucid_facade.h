@@ -26,11 +26,12 @@ enum { BENCH_GJK = 0, BENCH_POLYAK = 1, BENCH_NESTEROV = 2 };
 enum { BENCH_WARM_BOX = 0, BENCH_WARM_NONE = 1, BENCH_WARM_PREVIOUS = 2 };
 
 typedef struct bench_lucid_config {
-    int algorithm; /* BENCH_GJK / BENCH_POLYAK / BENCH_NESTEROV */
-    int normalize; /* Alg. 7 direction normalisation */
-    double tol;    /* duality-gap tolerance */
-    int relative;  /* 0: g <= tol (m^2); 1: g <= tol * ||x||^2 */
-    int warm;      /* BENCH_WARM_* */
+    int algorithm;  /* BENCH_GJK / BENCH_POLYAK / BENCH_NESTEROV */
+    int normalize;  /* Alg. 7 direction normalisation */
+    double tol;     /* duality-gap tolerance */
+    int relative;   /* 0: g <= tol (m^2); 1: g <= tol * ||x||^2 */
+    int warm;       /* BENCH_WARM_* */
+    double epa_tol; /* EPA support-gap tolerance (m); 0 keeps lucid's default */
 } bench_lucid_config;
 
 /* Opaque per-pair memory for the "previous solution" warm start (one lucid result). */
