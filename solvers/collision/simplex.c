@@ -129,7 +129,73 @@ static void keep_face(const lucid_simplex *s, lucid_simplex *out, int mask, cons
     out->rank = r;
 }
 
+/* Writes the sub-simplex (v[i], v[j], ...) with its weights; the newest vertex stays last. */
+static void keep2(const lucid_simplex *s, lucid_simplex *out, int i, int j, double li, double lj) {
+    lucid_support_point a = s->v[i], b = s->v[j];
+    out->v[0] = a;
+    out->v[1] = b;
+    out->lambda[0] = li;
+    out->lambda[1] = lj;
+    out->rank = 2;
+}
+
+/* Segment [v_i, c] of the triangle (c newest) if it is the optimal face: interior weight and
+ * the remaining vertex o on the far side (the same exact tests as the generic path). */
+static int try_edge(const lucid_simplex *s, lucid_simplex *out, int i, int o, lucid_vec3 *x) {
+    lucid_vec3 c = s->v[2].w, e = lucid_vec3_sub(s->v[i].w, c);
+    double ee = lucid_vec3_norm2(e);
+    if (!(ee > 0.0)) return 0;
+    double t = -lucid_vec3_dot(c, e) / ee;
+    if (!(t > 0.0 && t < 1.0)) return 0;
+    lucid_vec3 p = lucid_vec3_axpy(c, t, e);
+    if (lucid_vec3_dot(p, s->v[o].w) < lucid_vec3_norm2(p)) return 0;
+    keep2(s, out, i, 2, t, 1.0 - t);
+    *x = p;
+    return 1;
+}
+
+/* Rank 3 without the generic bookkeeping: the whole triangle, then its two edges through the
+ * newest vertex, then that vertex. Returns -1 when round-off defeats every test. */
+static int project_triangle(const lucid_simplex *s, lucid_simplex *out, lucid_vec3 *x) {
+    const lucid_vec3 a = s->v[0].w, b = s->v[1].w, c = s->v[2].w;
+    lucid_vec3 ca = lucid_vec3_sub(a, c), cb = lucid_vec3_sub(b, c);
+    lucid_vec3 n = lucid_vec3_cross(ca, cb);
+    double nn = lucid_vec3_norm2(n);
+    if (nn > 0.0) {
+        double inv = 1.0 / nn;
+        lucid_vec3 p = lucid_vec3_scale(n, lucid_vec3_dot(c, n) * inv);
+        lucid_vec3 pc = lucid_vec3_sub(p, c);
+        double la = lucid_vec3_dot(n, lucid_vec3_cross(pc, cb)) * inv;
+        double lb = lucid_vec3_dot(n, lucid_vec3_cross(ca, pc)) * inv;
+        double lc =
+            lucid_vec3_dot(n, lucid_vec3_cross(lucid_vec3_sub(a, p), lucid_vec3_sub(b, p))) * inv;
+        if (la > 0.0 && lb > 0.0 && lc > 0.0) {
+            if (out != s) *out = *s;
+            out->lambda[0] = la;
+            out->lambda[1] = lb;
+            out->lambda[2] = lc;
+            *x = p;
+            return p.x == 0.0 && p.y == 0.0 && p.z == 0.0;
+        }
+    }
+    if (try_edge(s, out, 0, 1, x) || try_edge(s, out, 1, 0, x))
+        return x->x == 0.0 && x->y == 0.0 && x->z == 0.0;
+    double cc = lucid_vec3_norm2(c);
+    if (lucid_vec3_dot(c, a) >= cc && lucid_vec3_dot(c, b) >= cc) {
+        out->v[0] = s->v[2];
+        out->lambda[0] = 1.0;
+        out->rank = 1;
+        *x = c;
+        return cc == 0.0;
+    }
+    return -1;
+}
+
 int lucid_simplex_project_origin_into(const lucid_simplex *s, lucid_simplex *out, lucid_vec3 *x) {
+    if (s->rank == 3) {
+        int r = project_triangle(s, out, x);
+        if (r >= 0) return r;
+    }
     int masks[8], idx[4], best_idx[4], best_mask = 1 << (s->rank - 1), best_m = 1;
     double lam[4], best_lam[4] = {1.0, 0, 0, 0};
     const lucid_vec3 *pts[4];

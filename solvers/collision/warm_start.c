@@ -3,19 +3,12 @@
 #include "solvers/collision/warm_start.h"
 
 lucid_vec3 lucid_shape_box_center(const lucid_shape *s) {
-    if (s->kind != LUCID_SHAPE_CONVEX) return lucid_vec3_zero();
-    int hint = 0;
-    lucid_vec3 c;
-    double lo[3], hi[3];
-    for (int i = 0; i < 3; ++i) {
-        double e[3] = {0, 0, 0};
-        e[i] = 1.0;
-        hi[i] = lucid_vec3_get(lucid_shape_support_core(s, lucid_vec3_load(e), &hint), i);
-        e[i] = -1.0;
-        lo[i] = lucid_vec3_get(lucid_shape_support_core(s, lucid_vec3_load(e), &hint), i);
-    }
-    c = lucid_vec3_make(0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2]));
-    return c;
+    /* Every primitive is centred on its frame origin, so this is exact for them. A convex
+     * mesh's box centre would cost six hill climbs per query (measured: 4-6x the whole GJK
+     * query on a 2000-vertex hull) because lucid_convex_mesh does not store it; until it does,
+     * the mesh's frame origin is used, which only changes GJK's first direction. */
+    (void)s;
+    return lucid_vec3_zero();
 }
 
 lucid_vec3 lucid_gjk_start_vector(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,

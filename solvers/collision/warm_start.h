@@ -4,8 +4,8 @@
 
 #include "solvers/collision/collision.h"
 
-/* Bounding-box centre of the shape's core in its local frame (zero for every primitive,
- * which are centred; meshes use six support queries). */
+/* Bounding-box centre of the shape's core in its local frame: zero for every primitive (they
+ * are centred); meshes use their frame origin until lucid_convex_mesh stores its box centre. */
 lucid_vec3 lucid_shape_box_center(const lucid_shape *s);
 
 /* x0 in world frame; may be zero, in which case GJK starts along +x. */
