@@ -129,73 +129,185 @@ static void keep_face(const lucid_simplex *s, lucid_simplex *out, int mask, cons
     out->rank = r;
 }
 
-/* Writes the sub-simplex (v[i], v[j], ...) with its weights; the newest vertex stays last. */
-static void keep2(const lucid_simplex *s, lucid_simplex *out, int i, int j, double li, double lj) {
-    lucid_support_point a = s->v[i], b = s->v[j];
-    out->v[0] = a;
-    out->v[1] = b;
-    out->lambda[0] = li;
-    out->lambda[1] = lj;
-    out->rank = 2;
+static int is_zero(lucid_vec3 p) {
+    return p.x == 0.0 && p.y == 0.0 && p.z == 0.0;
 }
 
-/* Segment [v_i, c] of the triangle (c newest) if it is the optimal face: interior weight and
- * the remaining vertex o on the far side (the same exact tests as the generic path). */
-static int try_edge(const lucid_simplex *s, lucid_simplex *out, int i, int o, lucid_vec3 *x) {
-    lucid_vec3 c = s->v[2].w, e = lucid_vec3_sub(s->v[i].w, c);
+static void keep1(lucid_simplex *out, const lucid_support_point *a, lucid_vec3 *x) {
+    out->v[0] = *a;
+    out->lambda[0] = 1.0;
+    out->rank = 1;
+    *x = a->w;
+}
+
+/* Segment [a, c] (c newest) if it is the optimal face of the triangle (a, b, c): interior
+ * weight and b on the far side, the same exact tests as the generic path. */
+static int try_edge(const lucid_support_point *a, const lucid_support_point *b,
+                    const lucid_support_point *c, lucid_simplex *out, lucid_vec3 *x) {
+    lucid_vec3 e = lucid_vec3_sub(a->w, c->w);
     double ee = lucid_vec3_norm2(e);
     if (!(ee > 0.0)) return 0;
-    double t = -lucid_vec3_dot(c, e) / ee;
+    double t = -lucid_vec3_dot(c->w, e) / ee;
     if (!(t > 0.0 && t < 1.0)) return 0;
-    lucid_vec3 p = lucid_vec3_axpy(c, t, e);
-    if (lucid_vec3_dot(p, s->v[o].w) < lucid_vec3_norm2(p)) return 0;
-    keep2(s, out, i, 2, t, 1.0 - t);
+    lucid_vec3 p = lucid_vec3_axpy(c->w, t, e);
+    if (lucid_vec3_dot(p, b->w) < lucid_vec3_norm2(p)) return 0;
+    out->v[0] = *a;
+    out->v[1] = *c;
+    out->lambda[0] = t;
+    out->lambda[1] = 1.0 - t;
+    out->rank = 2;
     *x = p;
     return 1;
 }
 
-/* Rank 3 without the generic bookkeeping: the whole triangle, then its two edges through the
- * newest vertex, then that vertex. Returns -1 when round-off defeats every test. */
-static int project_triangle(const lucid_simplex *s, lucid_simplex *out, lucid_vec3 *x) {
-    const lucid_vec3 a = s->v[0].w, b = s->v[1].w, c = s->v[2].w;
-    lucid_vec3 ca = lucid_vec3_sub(a, c), cb = lucid_vec3_sub(b, c);
+/* Triangle (a, b, c) with c the newest vertex, whose weight is positive whenever GJK made
+ * progress: the whole triangle, then its two edges through c, then c alone. Weights come from
+ * coordinates relative to c (well conditioned for small triangles far from the origin); the
+ * projection is along the normal, so it is exactly orthogonal to the plane. out must not alias
+ * the inputs. Returns 1 if the origin is in the triangle, 0 if not, -1 when round-off defeats
+ * every test (the caller then falls back to the exhaustive search). */
+static int project_triangle(const lucid_support_point *a, const lucid_support_point *b,
+                            const lucid_support_point *c, lucid_simplex *out, lucid_vec3 *x) {
+    lucid_vec3 ca = lucid_vec3_sub(a->w, c->w), cb = lucid_vec3_sub(b->w, c->w);
     lucid_vec3 n = lucid_vec3_cross(ca, cb);
     double nn = lucid_vec3_norm2(n);
     if (nn > 0.0) {
         double inv = 1.0 / nn;
-        lucid_vec3 p = lucid_vec3_scale(n, lucid_vec3_dot(c, n) * inv);
-        lucid_vec3 pc = lucid_vec3_sub(p, c);
+        lucid_vec3 p = lucid_vec3_scale(n, lucid_vec3_dot(c->w, n) * inv);
+        lucid_vec3 pc = lucid_vec3_sub(p, c->w);
         double la = lucid_vec3_dot(n, lucid_vec3_cross(pc, cb)) * inv;
         double lb = lucid_vec3_dot(n, lucid_vec3_cross(ca, pc)) * inv;
         double lc =
-            lucid_vec3_dot(n, lucid_vec3_cross(lucid_vec3_sub(a, p), lucid_vec3_sub(b, p))) * inv;
+            lucid_vec3_dot(n, lucid_vec3_cross(lucid_vec3_sub(a->w, p), lucid_vec3_sub(b->w, p))) *
+            inv;
         if (la > 0.0 && lb > 0.0 && lc > 0.0) {
-            if (out != s) *out = *s;
+            out->v[0] = *a;
+            out->v[1] = *b;
+            out->v[2] = *c;
             out->lambda[0] = la;
             out->lambda[1] = lb;
             out->lambda[2] = lc;
+            out->rank = 3;
             *x = p;
-            return p.x == 0.0 && p.y == 0.0 && p.z == 0.0;
+            return is_zero(p);
         }
     }
-    if (try_edge(s, out, 0, 1, x) || try_edge(s, out, 1, 0, x))
-        return x->x == 0.0 && x->y == 0.0 && x->z == 0.0;
-    double cc = lucid_vec3_norm2(c);
-    if (lucid_vec3_dot(c, a) >= cc && lucid_vec3_dot(c, b) >= cc) {
-        out->v[0] = s->v[2];
-        out->lambda[0] = 1.0;
-        out->rank = 1;
-        *x = c;
+    if (try_edge(a, b, c, out, x) || try_edge(b, a, c, out, x)) return is_zero(*x);
+    double cc = lucid_vec3_norm2(c->w);
+    if (lucid_vec3_dot(c->w, a->w) >= cc && lucid_vec3_dot(c->w, b->w) >= cc) {
+        keep1(out, c, x);
         return cc == 0.0;
     }
     return -1;
 }
 
-int lucid_simplex_project_origin_into(const lucid_simplex *s, lucid_simplex *out, lucid_vec3 *x) {
-    if (s->rank == 3) {
-        int r = project_triangle(s, out, x);
-        if (r >= 0) return r;
+/* Segment (a, c), c newest: the interior or c (a alone cannot be optimal after progress).
+ * Returns -1 when the weights do not come out strictly positive (generic search then). */
+static int project_segment(const lucid_support_point *a, const lucid_support_point *c,
+                           lucid_simplex *out, lucid_vec3 *x) {
+    lucid_vec3 e = lucid_vec3_sub(a->w, c->w);
+    double t = -lucid_vec3_dot(c->w, e); /* times |e|^2 */
+    if (!(t > 0.0)) {                    /* <c, a - c> >= 0: c is the optimal face (exact test) */
+        keep1(out, c, x);
+        return is_zero(*x);
     }
+    double ee = lucid_vec3_norm2(e);
+    if (!(t < ee)) return -1;
+    t /= ee;
+    if (!(t < 1.0)) return -1;
+    out->v[0] = *a;
+    out->v[1] = *c;
+    out->lambda[0] = t;
+    out->lambda[1] = 1.0 - t;
+    out->rank = 2;
+    *x = lucid_vec3_axpy(c->w, t, e);
+    return is_zero(*x);
+}
+
+/* Whether the origin and vertex o lie strictly on the same side of the plane (p, q, d). */
+static int origin_inside(lucid_vec3 p, lucid_vec3 q, lucid_vec3 d, lucid_vec3 o) {
+    lucid_vec3 n = lucid_vec3_cross(lucid_vec3_sub(p, d), lucid_vec3_sub(q, d));
+    return -lucid_vec3_dot(n, d) * lucid_vec3_dot(n, lucid_vec3_sub(o, d)) > 0.0;
+}
+
+/* Tetrahedron (v0, v1, v2, d), d newest. The origin is on d's side of the old face (GJK's
+ * progress condition), so the projection is in the interior or on a face through d. If the
+ * origin is outside exactly the faces F (seen from the opposite vertex), the closest point
+ * lies on one of them: the segment from the origin to it stays inside every other face's
+ * halfspace, so it can only leave the tetrahedron through a face of F. Each such face is a
+ * triangle problem with d newest; the shortest result wins. No epsilon: degenerate faces
+ * count as "outside" and are simply searched. Returns -1 to request the generic search. */
+static int project_tetra(const lucid_simplex *s, lucid_simplex *out, lucid_vec3 *x) {
+    const lucid_support_point *v = s->v;
+    lucid_vec3 a = v[0].w, b = v[1].w, c = v[2].w, d = v[3].w;
+    /* faces through d and their opposite vertices: (0,1 | 2), (0,2 | 1), (1,2 | 0) */
+    int out01 = !origin_inside(a, b, d, c), out02 = !origin_inside(a, c, d, b),
+        out12 = !origin_inside(b, c, d, a);
+    if (!out01 && !out02 && !out12) {
+        lucid_vec3 e1 = lucid_vec3_sub(a, d), e2 = lucid_vec3_sub(b, d), e3 = lucid_vec3_sub(c, d);
+        lucid_vec3 n12 = lucid_vec3_cross(e1, e2), md = lucid_vec3_neg(d);
+        double vol = lucid_vec3_dot(n12, e3);
+        if (vol == 0.0 || !isfinite(vol)) return -1;
+        double inv = 1.0 / vol;
+        double l0 = lucid_vec3_dot(lucid_vec3_cross(md, e2), e3) * inv;
+        double l1 = lucid_vec3_dot(lucid_vec3_cross(e1, md), e3) * inv;
+        double l2 = lucid_vec3_dot(n12, md) * inv;
+        double l3 = 1.0 - l0 - l1 - l2;
+        if (!(l0 > 0.0 && l1 > 0.0 && l2 > 0.0 && l3 > 0.0)) return -1;
+        if (out != s) *out = *s;
+        out->lambda[0] = l0;
+        out->lambda[1] = l1;
+        out->lambda[2] = l2;
+        out->lambda[3] = l3;
+        *x = lucid_vec3_zero();
+        return 1;
+    }
+    static const int pair[3][2] = {{0, 1}, {0, 2}, {1, 2}};
+    const int outside[3] = {out01, out02, out12};
+    lucid_simplex cand[2], *best = &cand[0];
+    lucid_vec3 best_x = d, cx;
+    double best_n = INFINITY;
+    int k = 0;
+    for (int f = 0; f < 3; ++f) {
+        if (!outside[f]) continue;
+        lucid_simplex *t = &cand[k];
+        if (project_triangle(&v[pair[f][0]], &v[pair[f][1]], &v[3], t, &cx) < 0) return -1;
+        double cn = lucid_vec3_norm2(cx);
+        if (cn < best_n) {
+            best_n = cn;
+            best = t;
+            best_x = cx;
+            k ^= 1; /* keep the best, write the next candidate into the other buffer */
+        }
+    }
+    *out = *best;
+    *x = best_x;
+    return best_n == 0.0;
+}
+
+/* The direct path of each rank; -1 when it could not decide. out may alias s only for rank
+ * 1 (the callers below copy otherwise). */
+static int project_direct(const lucid_simplex *s, lucid_simplex *out, lucid_vec3 *x) {
+    switch (s->rank) {
+        case 1:
+            out->v[0] = s->v[0];
+            out->lambda[0] = 1.0;
+            out->rank = 1;
+            *x = s->v[0].w;
+            return is_zero(*x);
+        case 2:
+            return project_segment(&s->v[0], &s->v[1], out, x);
+        case 3:
+            return project_triangle(&s->v[0], &s->v[1], &s->v[2], out, x);
+        case 4:
+            return project_tetra(s, out, x);
+    }
+    return -1;
+}
+
+/* Exhaustive search over the candidate faces with the exact optimality tests: the fallback
+ * when round-off defeats the direct path. */
+static int project_generic(const lucid_simplex *s, lucid_simplex *out, lucid_vec3 *x) {
     int masks[8], idx[4], best_idx[4], best_mask = 1 << (s->rank - 1), best_m = 1;
     double lam[4], best_lam[4] = {1.0, 0, 0, 0};
     const lucid_vec3 *pts[4];
@@ -228,6 +340,15 @@ int lucid_simplex_project_origin_into(const lucid_simplex *s, lucid_simplex *out
     keep_face(s, out, best_mask, best_lam, best_idx, best_m);
     *x = best_p;
     return out->rank == 4 || (best_p.x == 0.0 && best_p.y == 0.0 && best_p.z == 0.0);
+}
+
+int lucid_simplex_project_origin_into(const lucid_simplex *s, lucid_simplex *out, lucid_vec3 *x) {
+    if (out == s) {
+        lucid_simplex copy = *s;
+        return lucid_simplex_project_origin_into(&copy, out, x);
+    }
+    int r = project_direct(s, out, x);
+    return r >= 0 ? r : project_generic(s, out, x);
 }
 
 int lucid_simplex_project_origin(lucid_simplex *s, lucid_vec3 *x) {

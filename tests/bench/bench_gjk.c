@@ -1,7 +1,12 @@
 /* GJK hot path: time per distance query and mean iterations in close proximity, and a
  * robustness sweep of overlapping pairs.
  *
- *   build/tests/bench/bench_gjk [POSES]
+ *   build/tests/bench/bench_gjk [POSES [timing [CATEGORY VARIANT]]]
+ *
+ * "timing" skips the sweep; CATEGORY (ellipsoid, box, hull2000) and VARIANT (0-3) restrict
+ * the timing to one line, e.g. for exact instruction counts per query:
+ *   valgrind --tool=callgrind --toggle-collect=run_queries bench_gjk 500 timing box 0
+ * (the count covers 3 repetitions: divide by 3 * POSES, or 3 * POSES / 4 for the hull).
  *
  * Timing (POSES queries per category, default 20000): ellipsoid pairs (semi-axes uniform in
  * [0.05, 0.15] m) and box pairs (half-extents in [0.05, 0.15] m), random rotations, translated
@@ -17,6 +22,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "runtime/shapes/convex_mesh.h"
@@ -58,6 +64,12 @@ static pose_pair place_at(const lucid_shape *s1, const lucid_shape *s2, double t
     return p;
 }
 
+/* Optional restriction to one category and variant (command line), NULL / -1 for all. */
+typedef struct selection {
+    const char *category;
+    int variant;
+} selection;
+
 static const char *const VARIANT_NAMES[4] = {"gjk", "polyak", "nesterov", "nesterov+norm"};
 
 static void variant(int i, lucid_gjk_options *o) {
@@ -66,26 +78,39 @@ static void variant(int i, lucid_gjk_options *o) {
     o->normalize = i == 3;
 }
 
-static void time_category(const char *name, const lucid_shape *s1, const lucid_shape *s2,
-                          const pose_pair *poses, int n) {
+/* The timed loop, kept out of line so a profiler can count it alone (valgrind
+ * --tool=callgrind --toggle-collect=run_queries gives instructions per query). Pairs change
+ * every 100 poses (as in the paper's protocol); shapes2 = NULL means one pair for all. */
+__attribute__((noinline)) static long run_queries(const lucid_shape *shapes, int pair_stride,
+                                                  const pose_pair *poses, int n,
+                                                  const lucid_gjk_options *o, double *checksum) {
+    long it = 0;
+    for (int i = 0; i < n; ++i) {
+        const lucid_shape *s = &shapes[pair_stride * 2 * (i / 100)];
+        lucid_distance_result r;
+        lucid_distance(&s[0], &poses[i].T1, &s[1], &poses[i].T2, o, &r);
+        it += r.iterations;
+        *checksum += r.distance;
+    }
+    return it;
+}
+
+static void time_queries(const char *name, const lucid_shape *shapes, int pair_stride,
+                         const pose_pair *poses, int n, const selection *only) {
+    if (only->category && strcmp(only->category, name) != 0) return;
     for (int v = 0; v < 4; ++v) {
+        if (only->variant >= 0 && v != only->variant) continue;
         lucid_gjk_options o;
         variant(v, &o);
         double best = INFINITY, iters = 0.0, checksum = 0.0;
         for (int rep = 0; rep < 3; ++rep) {
-            long it = 0;
             double t0 = now_seconds();
-            for (int i = 0; i < n; ++i) {
-                lucid_distance_result r;
-                lucid_distance(s1, &poses[i].T1, s2, &poses[i].T2, &o, &r);
-                it += r.iterations;
-                checksum += r.distance;
-            }
+            long it = run_queries(shapes, pair_stride, poses, n, &o, &checksum);
             best = fmin(best, now_seconds() - t0);
             iters = (double)it / n;
         }
-        printf("%-10s %-14s %8.1f ns/query  %6.2f iterations  (sum of distances %.6f)\n", name,
-               VARIANT_NAMES[v], 1e9 * best / n, iters, checksum / 3.0);
+        printf("%-10s %-14s %8.1f ns/query  %6.2f iterations  (mean distance %.9f)\n", name,
+               VARIANT_NAMES[v], 1e9 * best / n, iters, checksum / (3.0 * n));
     }
 }
 
@@ -101,7 +126,7 @@ static void random_box(uint64_t *rng, lucid_shape *s) {
 
 /* Pairs change every 100 poses (as in the paper's protocol). */
 static void bench_primitives(const char *name, void (*make)(uint64_t *, lucid_shape *), int n,
-                             pose_pair *poses, lucid_shape *shapes) {
+                             pose_pair *poses, lucid_shape *shapes, const selection *only) {
     uint64_t rng = 17;
     for (int i = 0; i < n; ++i) {
         if (i % 100 == 0) {
@@ -111,29 +136,10 @@ static void bench_primitives(const char *name, void (*make)(uint64_t *, lucid_sh
         poses[i] = place_at(&shapes[2 * (i / 100)], &shapes[2 * (i / 100) + 1],
                             in_range(&rng, 1e-6, 0.1), &rng);
     }
-    /* one timing loop over all pairs: group by pair */
-    for (int v = 0; v < 4; ++v) {
-        lucid_gjk_options o;
-        variant(v, &o);
-        double best = INFINITY, iters = 0.0;
-        for (int rep = 0; rep < 3; ++rep) {
-            long it = 0;
-            double t0 = now_seconds();
-            for (int i = 0; i < n; ++i) {
-                lucid_distance_result r;
-                lucid_distance(&shapes[2 * (i / 100)], &poses[i].T1, &shapes[2 * (i / 100) + 1],
-                               &poses[i].T2, &o, &r);
-                it += r.iterations;
-            }
-            best = fmin(best, now_seconds() - t0);
-            iters = (double)it / n;
-        }
-        printf("%-10s %-14s %8.1f ns/query  %6.2f iterations\n", name, VARIANT_NAMES[v],
-               1e9 * best / n, iters);
-    }
+    time_queries(name, shapes, 1, poses, n, only);
 }
 
-static int bench_hull(int n, pose_pair *poses) {
+static int bench_hull(int n, pose_pair *poses, const selection *only) {
     uint64_t rng = 5;
     double *pts = malloc(3 * HULL_POINTS * sizeof *pts);
     if (!pts) return 1;
@@ -150,7 +156,8 @@ static int bench_hull(int n, pose_pair *poses) {
     lucid_shape hull;
     lucid_shape_convex(mesh, &hull);
     for (int i = 0; i < n; ++i) poses[i] = place_at(&hull, &hull, in_range(&rng, 1e-6, 0.1), &rng);
-    time_category("hull2000", &hull, &hull, poses, n);
+    lucid_shape pair[2] = {hull, hull};
+    time_queries("hull2000", pair, 0, poses, n, only);
     lucid_convex_mesh_destroy(mesh);
     return 0;
 }
@@ -199,11 +206,12 @@ int main(int argc, char **argv) {
     pose_pair *poses = malloc((size_t)n * sizeof *poses);
     lucid_shape *shapes = malloc((size_t)(n / 50) * sizeof *shapes);
     if (!poses || !shapes) return 1;
+    selection only = {argc > 4 ? argv[3] : NULL, argc > 4 ? atoi(argv[4]) : -1};
     printf("distance queries at signed distance in (0, 0.1] m, %d poses per category\n", n);
-    bench_primitives("ellipsoid", random_ellipsoid, n, poses, shapes);
-    bench_primitives("box", random_box, n, poses, shapes);
-    int status = bench_hull(n / 4, poses);
-    sweep_overlaps();
+    bench_primitives("ellipsoid", random_ellipsoid, n, poses, shapes, &only);
+    bench_primitives("box", random_box, n, poses, shapes, &only);
+    int status = bench_hull(n / 4, poses, &only);
+    if (argc <= 2) sweep_overlaps(); /* "timing" as second argument skips it (profiling) */
     free(poses);
     free(shapes);
     return status;
