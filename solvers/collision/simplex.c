@@ -133,101 +133,106 @@ static int is_zero(lucid_vec3 p) {
     return p.x == 0.0 && p.y == 0.0 && p.z == 0.0;
 }
 
-static void keep1(lucid_simplex *out, const lucid_support_point *a, lucid_vec3 *x) {
-    out->v[0] = *a;
-    out->lambda[0] = 1.0;
-    out->rank = 1;
-    *x = a->w;
+/* A face chosen by the direct path: vertex indices into the input simplex (order preserved,
+ * newest last), weights and the projection. Support points are copied once, at the end. */
+typedef struct face_pick {
+    int m, idx[4];
+    double lam[4];
+    lucid_vec3 x;
+} face_pick;
+
+static void pick1(face_pick *f, int c, lucid_vec3 w) {
+    f->m = 1;
+    f->idx[0] = c;
+    f->lam[0] = 1.0;
+    f->x = w;
+}
+
+static void pick2(face_pick *f, int a, int c, double t, lucid_vec3 x) {
+    f->m = 2;
+    f->idx[0] = a;
+    f->idx[1] = c;
+    f->lam[0] = t;
+    f->lam[1] = 1.0 - t;
+    f->x = x;
 }
 
 /* Segment [a, c] (c newest) if it is the optimal face of the triangle (a, b, c): interior
  * weight and b on the far side, the same exact tests as the generic path. */
-static int try_edge(const lucid_support_point *a, const lucid_support_point *b,
-                    const lucid_support_point *c, lucid_simplex *out, lucid_vec3 *x) {
-    lucid_vec3 e = lucid_vec3_sub(a->w, c->w);
+static int try_edge(lucid_vec3 a, lucid_vec3 b, lucid_vec3 c, int ia, int ic, face_pick *f) {
+    lucid_vec3 e = lucid_vec3_sub(a, c);
     double ee = lucid_vec3_norm2(e);
     if (!(ee > 0.0)) return 0;
-    double t = -lucid_vec3_dot(c->w, e) / ee;
+    double t = -lucid_vec3_dot(c, e) / ee;
     if (!(t > 0.0 && t < 1.0)) return 0;
-    lucid_vec3 p = lucid_vec3_axpy(c->w, t, e);
-    if (lucid_vec3_dot(p, b->w) < lucid_vec3_norm2(p)) return 0;
-    out->v[0] = *a;
-    out->v[1] = *c;
-    out->lambda[0] = t;
-    out->lambda[1] = 1.0 - t;
-    out->rank = 2;
-    *x = p;
+    lucid_vec3 p = lucid_vec3_axpy(c, t, e);
+    if (lucid_vec3_dot(p, b) < lucid_vec3_norm2(p)) return 0;
+    pick2(f, ia, ic, t, p);
     return 1;
 }
 
-/* Triangle (a, b, c) with c the newest vertex, whose weight is positive whenever GJK made
- * progress: the whole triangle, then its two edges through c, then c alone. Weights come from
- * coordinates relative to c (well conditioned for small triangles far from the origin); the
- * projection is along the normal, so it is exactly orthogonal to the plane. out must not alias
- * the inputs. Returns 1 if the origin is in the triangle, 0 if not, -1 when round-off defeats
- * every test (the caller then falls back to the exhaustive search). */
-static int project_triangle(const lucid_support_point *a, const lucid_support_point *b,
-                            const lucid_support_point *c, lucid_simplex *out, lucid_vec3 *x) {
-    lucid_vec3 ca = lucid_vec3_sub(a->w, c->w), cb = lucid_vec3_sub(b->w, c->w);
-    lucid_vec3 n = lucid_vec3_cross(ca, cb);
+/* Triangle (a, b, c) = input vertices (ia < ib < ic), c the newest, whose weight is positive
+ * whenever GJK made progress: the whole triangle, then its two edges through c, then c alone.
+ * n = (a - c) x (b - c). Weights come from coordinates relative to c (well conditioned for
+ * small triangles far from the origin); the projection is along the normal, so it is exactly
+ * orthogonal to the plane. Returns 0 when round-off defeats every test (the caller then falls
+ * back to the exhaustive search). */
+static int triangle_pick(const lucid_simplex *s, int ia, int ib, int ic, lucid_vec3 n,
+                         face_pick *f) {
+    lucid_vec3 a = s->v[ia].w, b = s->v[ib].w, c = s->v[ic].w;
     double nn = lucid_vec3_norm2(n);
     if (nn > 0.0) {
+        lucid_vec3 ca = lucid_vec3_sub(a, c), cb = lucid_vec3_sub(b, c);
         double inv = 1.0 / nn;
-        lucid_vec3 p = lucid_vec3_scale(n, lucid_vec3_dot(c->w, n) * inv);
-        lucid_vec3 pc = lucid_vec3_sub(p, c->w);
-        double la = lucid_vec3_dot(n, lucid_vec3_cross(pc, cb)) * inv;
-        double lb = lucid_vec3_dot(n, lucid_vec3_cross(ca, pc)) * inv;
-        double lc =
-            lucid_vec3_dot(n, lucid_vec3_cross(lucid_vec3_sub(a->w, p), lucid_vec3_sub(b->w, p))) *
-            inv;
-        if (la > 0.0 && lb > 0.0 && lc > 0.0) {
-            out->v[0] = *a;
-            out->v[1] = *b;
-            out->v[2] = *c;
-            out->lambda[0] = la;
-            out->lambda[1] = lb;
-            out->lambda[2] = lc;
-            out->rank = 3;
-            *x = p;
-            return is_zero(p);
+        lucid_vec3 p = lucid_vec3_scale(n, lucid_vec3_dot(c, n) * inv);
+        lucid_vec3 pc = lucid_vec3_sub(p, c);
+        /* each weight is tested as soon as it is known: the edges are tried otherwise */
+        double la = lucid_vec3_dot(n, lucid_vec3_cross(pc, cb)) * inv, lb, lc;
+        if (la > 0.0 && (lb = lucid_vec3_dot(n, lucid_vec3_cross(ca, pc)) * inv) > 0.0 &&
+            (lc = lucid_vec3_dot(n, lucid_vec3_cross(lucid_vec3_sub(a, p), lucid_vec3_sub(b, p))) *
+                  inv) > 0.0) {
+            f->m = 3;
+            f->idx[0] = ia;
+            f->idx[1] = ib;
+            f->idx[2] = ic;
+            f->lam[0] = la;
+            f->lam[1] = lb;
+            f->lam[2] = lc;
+            f->x = p;
+            return 1;
         }
     }
-    if (try_edge(a, b, c, out, x) || try_edge(b, a, c, out, x)) return is_zero(*x);
-    double cc = lucid_vec3_norm2(c->w);
-    if (lucid_vec3_dot(c->w, a->w) >= cc && lucid_vec3_dot(c->w, b->w) >= cc) {
-        keep1(out, c, x);
-        return cc == 0.0;
+    if (try_edge(a, b, c, ia, ic, f) || try_edge(b, a, c, ib, ic, f)) return 1;
+    double cc = lucid_vec3_norm2(c);
+    if (lucid_vec3_dot(c, a) >= cc && lucid_vec3_dot(c, b) >= cc) {
+        pick1(f, ic, c);
+        return 1;
     }
-    return -1;
+    return 0;
 }
 
-/* Segment (a, c), c newest: the interior or c (a alone cannot be optimal after progress).
- * Returns -1 when the weights do not come out strictly positive (generic search then). */
-static int project_segment(const lucid_support_point *a, const lucid_support_point *c,
-                           lucid_simplex *out, lucid_vec3 *x) {
-    lucid_vec3 e = lucid_vec3_sub(a->w, c->w);
-    double t = -lucid_vec3_dot(c->w, e); /* times |e|^2 */
-    if (!(t > 0.0)) {                    /* <c, a - c> >= 0: c is the optimal face (exact test) */
-        keep1(out, c, x);
-        return is_zero(*x);
+/* Segment (a, c) = (v0, v1), c newest: the interior or c (a alone cannot be optimal after
+ * progress). Returns 0 when the weights do not come out strictly positive. */
+static int segment_pick(const lucid_simplex *s, face_pick *f) {
+    lucid_vec3 a = s->v[0].w, c = s->v[1].w, e = lucid_vec3_sub(a, c);
+    double t = -lucid_vec3_dot(c, e); /* times |e|^2 */
+    if (!(t > 0.0)) {                 /* <c, a - c> >= 0: c is the optimal face (exact test) */
+        pick1(f, 1, c);
+        return 1;
     }
     double ee = lucid_vec3_norm2(e);
-    if (!(t < ee)) return -1;
+    if (!(t < ee)) return 0;
     t /= ee;
-    if (!(t < 1.0)) return -1;
-    out->v[0] = *a;
-    out->v[1] = *c;
-    out->lambda[0] = t;
-    out->lambda[1] = 1.0 - t;
-    out->rank = 2;
-    *x = lucid_vec3_axpy(c->w, t, e);
-    return is_zero(*x);
+    if (!(t < 1.0)) return 0;
+    pick2(f, 0, 1, t, lucid_vec3_axpy(c, t, e));
+    return 1;
 }
 
-/* Whether the origin and vertex o lie strictly on the same side of the plane (p, q, d). */
-static int origin_inside(lucid_vec3 p, lucid_vec3 q, lucid_vec3 d, lucid_vec3 o) {
-    lucid_vec3 n = lucid_vec3_cross(lucid_vec3_sub(p, d), lucid_vec3_sub(q, d));
-    return -lucid_vec3_dot(n, d) * lucid_vec3_dot(n, lucid_vec3_sub(o, d)) > 0.0;
+/* Whether the origin and vertex o lie strictly on the same side of the plane (p, q, d); *n
+ * receives (p - d) x (q - d), the normal triangle_pick expects for (p, q, d). */
+static int origin_inside(lucid_vec3 p, lucid_vec3 q, lucid_vec3 d, lucid_vec3 o, lucid_vec3 *n) {
+    *n = lucid_vec3_cross(lucid_vec3_sub(p, d), lucid_vec3_sub(q, d));
+    return -lucid_vec3_dot(*n, d) * lucid_vec3_dot(*n, lucid_vec3_sub(o, d)) > 0.0;
 }
 
 /* Tetrahedron (v0, v1, v2, d), d newest. The origin is on d's side of the old face (GJK's
@@ -236,73 +241,65 @@ static int origin_inside(lucid_vec3 p, lucid_vec3 q, lucid_vec3 d, lucid_vec3 o)
  * lies on one of them: the segment from the origin to it stays inside every other face's
  * halfspace, so it can only leave the tetrahedron through a face of F. Each such face is a
  * triangle problem with d newest; the shortest result wins. No epsilon: degenerate faces
- * count as "outside" and are simply searched. Returns -1 to request the generic search. */
-static int project_tetra(const lucid_simplex *s, lucid_simplex *out, lucid_vec3 *x) {
-    const lucid_support_point *v = s->v;
-    lucid_vec3 a = v[0].w, b = v[1].w, c = v[2].w, d = v[3].w;
-    /* faces through d and their opposite vertices: (0,1 | 2), (0,2 | 1), (1,2 | 0) */
-    int out01 = !origin_inside(a, b, d, c), out02 = !origin_inside(a, c, d, b),
-        out12 = !origin_inside(b, c, d, a);
-    if (!out01 && !out02 && !out12) {
+ * count as "outside" and are simply searched. Returns 0 to request the generic search. */
+static int tetra_pick(const lucid_simplex *s, face_pick *f) {
+    lucid_vec3 a = s->v[0].w, b = s->v[1].w, c = s->v[2].w, d = s->v[3].w;
+    lucid_vec3 n[3]; /* faces through d: (0,1 | opposite 2), (0,2 | 1), (1,2 | 0) */
+    int outside[3] = {!origin_inside(a, b, d, c, &n[0]), !origin_inside(a, c, d, b, &n[1]),
+                      !origin_inside(b, c, d, a, &n[2])};
+    if (!outside[0] && !outside[1] && !outside[2]) {
         lucid_vec3 e1 = lucid_vec3_sub(a, d), e2 = lucid_vec3_sub(b, d), e3 = lucid_vec3_sub(c, d);
-        lucid_vec3 n12 = lucid_vec3_cross(e1, e2), md = lucid_vec3_neg(d);
-        double vol = lucid_vec3_dot(n12, e3);
-        if (vol == 0.0 || !isfinite(vol)) return -1;
+        lucid_vec3 md = lucid_vec3_neg(d);
+        double vol = lucid_vec3_dot(n[0], e3);
+        if (vol == 0.0 || !isfinite(vol)) return 0;
         double inv = 1.0 / vol;
         double l0 = lucid_vec3_dot(lucid_vec3_cross(md, e2), e3) * inv;
         double l1 = lucid_vec3_dot(lucid_vec3_cross(e1, md), e3) * inv;
-        double l2 = lucid_vec3_dot(n12, md) * inv;
+        double l2 = lucid_vec3_dot(n[0], md) * inv;
         double l3 = 1.0 - l0 - l1 - l2;
-        if (!(l0 > 0.0 && l1 > 0.0 && l2 > 0.0 && l3 > 0.0)) return -1;
-        if (out != s) *out = *s;
-        out->lambda[0] = l0;
-        out->lambda[1] = l1;
-        out->lambda[2] = l2;
-        out->lambda[3] = l3;
-        *x = lucid_vec3_zero();
+        if (!(l0 > 0.0 && l1 > 0.0 && l2 > 0.0 && l3 > 0.0)) return 0;
+        f->m = 4;
+        for (int i = 0; i < 4; ++i) f->idx[i] = i;
+        f->lam[0] = l0;
+        f->lam[1] = l1;
+        f->lam[2] = l2;
+        f->lam[3] = l3;
+        f->x = lucid_vec3_zero();
         return 1;
     }
     static const int pair[3][2] = {{0, 1}, {0, 2}, {1, 2}};
-    const int outside[3] = {out01, out02, out12};
-    lucid_simplex cand[2], *best = &cand[0];
-    lucid_vec3 best_x = d, cx;
-    double best_n = INFINITY;
-    int k = 0;
-    for (int f = 0; f < 3; ++f) {
-        if (!outside[f]) continue;
-        lucid_simplex *t = &cand[k];
-        if (project_triangle(&v[pair[f][0]], &v[pair[f][1]], &v[3], t, &cx) < 0) return -1;
-        double cn = lucid_vec3_norm2(cx);
-        if (cn < best_n) {
-            best_n = cn;
-            best = t;
-            best_x = cx;
-            k ^= 1; /* keep the best, write the next candidate into the other buffer */
+    double best = INFINITY;
+    for (int k = 0; k < 3; ++k) {
+        face_pick cand;
+        if (!outside[k]) continue;
+        if (!triangle_pick(s, pair[k][0], pair[k][1], 3, n[k], &cand)) return 0;
+        double cn = lucid_vec3_norm2(cand.x);
+        if (cn < best) {
+            best = cn;
+            *f = cand;
         }
     }
-    *out = *best;
-    *x = best_x;
-    return best_n == 0.0;
+    return 1;
 }
 
-/* The direct path of each rank; -1 when it could not decide. out may alias s only for rank
- * 1 (the callers below copy otherwise). */
-static int project_direct(const lucid_simplex *s, lucid_simplex *out, lucid_vec3 *x) {
+/* The direct path of each rank; 0 when it could not decide. */
+static int direct_pick(const lucid_simplex *s, face_pick *f) {
     switch (s->rank) {
         case 1:
-            out->v[0] = s->v[0];
-            out->lambda[0] = 1.0;
-            out->rank = 1;
-            *x = s->v[0].w;
-            return is_zero(*x);
+            pick1(f, 0, s->v[0].w);
+            return 1;
         case 2:
-            return project_segment(&s->v[0], &s->v[1], out, x);
-        case 3:
-            return project_triangle(&s->v[0], &s->v[1], &s->v[2], out, x);
+            return segment_pick(s, f);
+        case 3: {
+            lucid_vec3 c = s->v[2].w;
+            lucid_vec3 n =
+                lucid_vec3_cross(lucid_vec3_sub(s->v[0].w, c), lucid_vec3_sub(s->v[1].w, c));
+            return triangle_pick(s, 0, 1, 2, n, f);
+        }
         case 4:
-            return project_tetra(s, out, x);
+            return tetra_pick(s, f);
     }
-    return -1;
+    return 0;
 }
 
 /* Exhaustive search over the candidate faces with the exact optimality tests: the fallback
@@ -343,12 +340,16 @@ static int project_generic(const lucid_simplex *s, lucid_simplex *out, lucid_vec
 }
 
 int lucid_simplex_project_origin_into(const lucid_simplex *s, lucid_simplex *out, lucid_vec3 *x) {
-    if (out == s) {
-        lucid_simplex copy = *s;
-        return lucid_simplex_project_origin_into(&copy, out, x);
+    face_pick f;
+    if (!direct_pick(s, &f)) return project_generic(s, out, x);
+    /* idx is increasing, so writing out->v[j] from s->v[idx[j]], j <= idx[j], is safe in place */
+    for (int j = 0; j < f.m; ++j) {
+        if (out != s || f.idx[j] != j) out->v[j] = s->v[f.idx[j]];
+        out->lambda[j] = f.lam[j];
     }
-    int r = project_direct(s, out, x);
-    return r >= 0 ? r : project_generic(s, out, x);
+    out->rank = f.m;
+    *x = f.x;
+    return f.m == 4 || is_zero(f.x);
 }
 
 int lucid_simplex_project_origin(lucid_simplex *s, lucid_vec3 *x) {
