@@ -157,58 +157,61 @@ static void pick2(face_pick *f, int a, int c, double t, lucid_vec3 x) {
     f->x = x;
 }
 
-/* Segment [a, c] (c newest) if it is the optimal face of the triangle (a, b, c): interior
- * weight and b on the far side, the same exact tests as the generic path. */
-static int try_edge(lucid_vec3 a, lucid_vec3 b, lucid_vec3 c, int ia, int ic, face_pick *f) {
-    lucid_vec3 e = lucid_vec3_sub(a, c);
-    double ee = lucid_vec3_norm2(e);
-    if (!(ee > 0.0)) return 0;
-    double t = -lucid_vec3_dot(c, e) / ee;
-    if (!(t > 0.0 && t < 1.0)) return 0;
-    lucid_vec3 p = lucid_vec3_axpy(c, t, e);
-    if (lucid_vec3_dot(p, b) < lucid_vec3_norm2(p)) return 0;
-    pick2(f, ia, ic, t, p);
-    return 1;
-}
-
-/* Triangle (a, b, c) = input vertices (ia < ib < ic), c the newest, whose weight is positive
- * whenever GJK made progress: the whole triangle, then its two edges through c, then c alone.
- * n = (a - c) x (b - c). Weights come from coordinates relative to c (well conditioned for
- * small triangles far from the origin); the projection is along the normal, so it is exactly
- * orthogonal to the plane. Returns 0 when round-off defeats every test (the caller then falls
- * back to the exhaustive search). */
-static int triangle_pick(const lucid_simplex *s, int ia, int ib, int ic, lucid_vec3 n,
-                         face_pick *f) {
-    lucid_vec3 a = s->v[ia].w, b = s->v[ib].w, c = s->v[ic].w;
-    double nn = lucid_vec3_norm2(n);
-    if (nn > 0.0) {
-        lucid_vec3 ca = lucid_vec3_sub(a, c), cb = lucid_vec3_sub(b, c);
-        double inv = 1.0 / nn;
-        lucid_vec3 p = lucid_vec3_scale(n, lucid_vec3_dot(c, n) * inv);
-        lucid_vec3 pc = lucid_vec3_sub(p, c);
-        /* each weight is tested as soon as it is known: the edges are tried otherwise */
-        double la = lucid_vec3_dot(n, lucid_vec3_cross(pc, cb)) * inv, lb, lc;
-        if (la > 0.0 && (lb = lucid_vec3_dot(n, lucid_vec3_cross(ca, pc)) * inv) > 0.0 &&
-            (lc = lucid_vec3_dot(n, lucid_vec3_cross(lucid_vec3_sub(a, p), lucid_vec3_sub(b, p))) *
-                  inv) > 0.0) {
-            f->m = 3;
-            f->idx[0] = ia;
-            f->idx[1] = ib;
-            f->idx[2] = ic;
-            f->lam[0] = la;
-            f->lam[1] = lb;
-            f->lam[2] = lc;
-            f->x = p;
-            return 1;
-        }
-    }
-    if (try_edge(a, b, c, ia, ic, f) || try_edge(b, a, c, ib, ic, f)) return 1;
-    double cc = lucid_vec3_norm2(c);
-    if (lucid_vec3_dot(c, a) >= cc && lucid_vec3_dot(c, b) >= cc) {
-        pick1(f, ic, c);
+/* Triangle (B, C, A) = input vertices (ib < ic < ia), A the newest, whose weight is
+ * positive whenever GJK made progress: only the regions of A, of the edges AB and AC and of
+ * the face remain. Region tests on the six dot products of the edges with the vertices (the
+ * classic Voronoi-region decomposition, exact sign tests without epsilon): d1, d2 place the
+ * origin against A's corner, d3, d4 against B's, d5, d6 against C's, and the 2x2
+ * determinants va, vb, vc are the face's barycentric weights times its Gram determinant,
+ * used for their signs only. Returns 0 when
+ * the decision lands in a region that progress excludes (round-off), for the exhaustive
+ * search to settle. */
+static int triangle_pick(const lucid_simplex *s, int ib, int ic, int ia, face_pick *f) {
+    lucid_vec3 A = s->v[ia].w, B = s->v[ib].w, C = s->v[ic].w;
+    lucid_vec3 ab = lucid_vec3_sub(B, A), ac = lucid_vec3_sub(C, A);
+    double d1 = -lucid_vec3_dot(ab, A), d2 = -lucid_vec3_dot(ac, A);
+    if (!(d1 > 0.0) && !(d2 > 0.0)) { /* <A, B - A> >= 0 and <A, C - A> >= 0 */
+        pick1(f, ia, A);
         return 1;
     }
-    return 0;
+    double d3 = -lucid_vec3_dot(ab, B), d4 = -lucid_vec3_dot(ac, B);
+    double d5 = -lucid_vec3_dot(ab, C), d6 = -lucid_vec3_dot(ac, C);
+    double vc = d1 * d4 - d3 * d2;             /* weight of C (times the face's Gram determinant) */
+    if (!(vc > 0.0) && d1 > 0.0 && d3 < 0.0) { /* edge AB */
+        double t = d1 / lucid_vec3_norm2(ab);
+        if (!(t > 0.0 && t < 1.0)) return 0;
+        pick2(f, ib, ia, t, lucid_vec3_axpy(A, t, ab));
+        return 1;
+    }
+    double vb = d5 * d2 - d1 * d6;             /* weight of B */
+    if (!(vb > 0.0) && d2 > 0.0 && d6 < 0.0) { /* edge AC */
+        double t = d2 / lucid_vec3_norm2(ac);
+        if (!(t > 0.0 && t < 1.0)) return 0;
+        pick2(f, ic, ia, t, lucid_vec3_axpy(A, t, ac));
+        return 1;
+    }
+    double va = d3 * d6 - d5 * d4; /* weight of A */
+    if (!(va > 0.0 && vb > 0.0 && vc > 0.0)) return 0;
+    /* The face: the projection along the normal is exactly orthogonal to it (flat contacts
+     * get exact normals), and weights relative to A stay accurate for small faces far from
+     * the origin, where the Gram determinants above lose digits. */
+    lucid_vec3 n = lucid_vec3_cross(ab, ac);
+    double inv = 1.0 / lucid_vec3_norm2(n);
+    lucid_vec3 p = lucid_vec3_scale(n, lucid_vec3_dot(A, n) * inv), pa = lucid_vec3_sub(p, A);
+    double lb = lucid_vec3_dot(n, lucid_vec3_cross(pa, ac)) * inv;
+    double lc = lucid_vec3_dot(n, lucid_vec3_cross(ab, pa)) * inv;
+    double la =
+        lucid_vec3_dot(n, lucid_vec3_cross(lucid_vec3_sub(B, p), lucid_vec3_sub(C, p))) * inv;
+    if (!(la > 0.0 && lb > 0.0 && lc > 0.0)) return 0;
+    f->m = 3;
+    f->idx[0] = ib;
+    f->idx[1] = ic;
+    f->idx[2] = ia;
+    f->lam[0] = lb;
+    f->lam[1] = lc;
+    f->lam[2] = la;
+    f->x = p;
+    return 1;
 }
 
 /* Segment (a, c) = (v0, v1), c newest: the interior or c (a alone cannot be optimal after
@@ -229,7 +232,7 @@ static int segment_pick(const lucid_simplex *s, face_pick *f) {
 }
 
 /* Whether the origin and vertex o lie strictly on the same side of the plane (p, q, d); *n
- * receives (p - d) x (q - d), the normal triangle_pick expects for (p, q, d). */
+ * receives (p - d) x (q - d). */
 static int origin_inside(lucid_vec3 p, lucid_vec3 q, lucid_vec3 d, lucid_vec3 o, lucid_vec3 *n) {
     *n = lucid_vec3_cross(lucid_vec3_sub(p, d), lucid_vec3_sub(q, d));
     return -lucid_vec3_dot(*n, d) * lucid_vec3_dot(*n, lucid_vec3_sub(o, d)) > 0.0;
@@ -272,7 +275,7 @@ static int tetra_pick(const lucid_simplex *s, face_pick *f) {
     for (int k = 0; k < 3; ++k) {
         face_pick cand;
         if (!outside[k]) continue;
-        if (!triangle_pick(s, pair[k][0], pair[k][1], 3, n[k], &cand)) return 0;
+        if (!triangle_pick(s, pair[k][0], pair[k][1], 3, &cand)) return 0;
         double cn = lucid_vec3_norm2(cand.x);
         if (cn < best) {
             best = cn;
@@ -290,12 +293,8 @@ static int direct_pick(const lucid_simplex *s, face_pick *f) {
             return 1;
         case 2:
             return segment_pick(s, f);
-        case 3: {
-            lucid_vec3 c = s->v[2].w;
-            lucid_vec3 n =
-                lucid_vec3_cross(lucid_vec3_sub(s->v[0].w, c), lucid_vec3_sub(s->v[1].w, c));
-            return triangle_pick(s, 0, 1, 2, n, f);
-        }
+        case 3:
+            return triangle_pick(s, 0, 1, 2, f);
         case 4:
             return tetra_pick(s, f);
     }
