@@ -270,13 +270,21 @@ static int tetra_pick(const lucid_simplex *s, face_pick *f) {
         f->x = lucid_vec3_zero();
         return 1;
     }
-    static const int pair[3][2] = {{0, 1}, {0, 2}, {1, 2}};
+    /* A face's own projection p is optimal over the tetrahedron iff the opposite vertex o
+     * satisfies <p, o - p> >= 0 (the face's vertices already do): the first face passing that
+     * exact test is the answer, the others need not be solved; if round-off fails them all,
+     * the shortest candidate is kept. */
+    static const int pair[3][2] = {{0, 1}, {0, 2}, {1, 2}}, opposite[3] = {2, 1, 0};
     double best = INFINITY;
     for (int k = 0; k < 3; ++k) {
         face_pick cand;
         if (!outside[k]) continue;
         if (!triangle_pick(s, pair[k][0], pair[k][1], 3, &cand)) return 0;
         double cn = lucid_vec3_norm2(cand.x);
+        if (lucid_vec3_dot(cand.x, s->v[opposite[k]].w) >= cn) {
+            *f = cand;
+            return 1;
+        }
         if (cn < best) {
             best = cn;
             *f = cand;
