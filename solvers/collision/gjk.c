@@ -138,7 +138,8 @@ static int gjk_iterate(lucid_minkowski *m, const lucid_gjk_options *opt, double 
                 momentum = 0;
                 continue;
             }
-            if (!(lucid_vec3_dot(x, sp.w) > 0.0)) {
+            lucid_vec3 s_new = W->v[W->rank - 1].w; /* sp.w, stored: sp need not stay live */
+            if (!(lucid_vec3_dot(x, s_new) > 0.0)) {
                 /* s = argmin <x, .> yet x is already optimal over conv(W + s): exactly, that
                  * means <x, s> >= ||x||^2 > 0. Failing it, x is round-off away from the origin
                  * (the origin lies on a face of W up to round-off), which no gap test can
@@ -153,7 +154,7 @@ static int gjk_iterate(lucid_minkowski *m, const lucid_gjk_options *opt, double 
                 break;
             }
             W->rank--;
-            finish(res, LUCID_GJK_SEPARATED, x, res->gap <= gap_threshold(opt, x, sp.w));
+            finish(res, LUCID_GJK_SEPARATED, x, res->gap <= gap_threshold(opt, x, s_new));
             decided = 1;
             break;
         }
