@@ -23,6 +23,11 @@ typedef struct lucid_distance_result {
     double gap;            /* final GJK duality gap 2 <x, x - s> (0 when the cores overlap) */
     lucid_vec3 separation; /* core separation vector p1c - p2c; LUCID_WARM_PREVIOUS starts here */
     lucid_simplex simplex; /* GJK's final simplex on the cores (world frame) */
+    /* Final mesh-vertex hints of shape 1 and shape 2: the vertex index of each shape's last
+     * support answer (convex meshes; 0 for other shapes). A later query with
+     * LUCID_WARM_PREVIOUS starts its hill climbing there, and the derivative estimators can
+     * pass them to lucid_shape_support_core to warm-start their own support searches. */
+    int hint1, hint2;
 } lucid_distance_result;
 
 /* Signed distance with witness points. opt may be NULL (defaults).

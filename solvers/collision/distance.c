@@ -59,6 +59,8 @@ static lucid_vec3 centre_direction(const lucid_minkowski *m) {
 
 /* GJK and EPA work in the frame of shape 1; the result is reported in world frame. */
 static void result_to_world(const lucid_minkowski *m, lucid_distance_result *res) {
+    res->hint1 = m->hint1;
+    res->hint2 = m->hint2;
     res->p1 = lucid_minkowski_point_to_world(m, res->p1);
     res->p2 = lucid_minkowski_point_to_world(m, res->p2);
     res->normal = lucid_minkowski_dir_to_world(m, res->normal);
@@ -69,6 +71,19 @@ static void result_to_world(const lucid_minkowski *m, lucid_distance_result *res
         v->p1 = lucid_minkowski_point_to_world(m, v->p1);
         v->p2 = lucid_minkowski_point_to_world(m, v->p2);
     }
+}
+
+/* Mesh hill climbing starts from the previous query's final vertices when warm-starting from
+ * it (out-of-range hints, e.g. from another mesh, are ignored by the mesh support). */
+static lucid_minkowski make_minkowski(const lucid_shape *s1, const lucid_se3 *T1,
+                                      const lucid_shape *s2, const lucid_se3 *T2,
+                                      const lucid_gjk_options *opt) {
+    lucid_minkowski m = lucid_minkowski_make(s1, T1, s2, T2);
+    if (opt->warm_start == LUCID_WARM_PREVIOUS && opt->previous) {
+        m.hint1 = opt->previous->hint1;
+        m.hint2 = opt->previous->hint2;
+    }
+    return m;
 }
 
 static lucid_vec3 start_vector(const lucid_minkowski *m, const lucid_shape *s1, const lucid_se3 *T1,
@@ -88,7 +103,7 @@ lucid_status lucid_distance(const lucid_shape *s1, const lucid_se3 *T1, const lu
         lucid_halfspace_distance(s1, T1, s2, T2, res);
         return LUCID_OK;
     }
-    lucid_minkowski m = lucid_minkowski_make(s1, T1, s2, T2);
+    lucid_minkowski m = make_minkowski(s1, T1, s2, T2, opt);
     lucid_gjk_result g;
     lucid_gjk_solve(&m, opt, start_vector(&m, s1, T1, s2, T2, opt), -1.0, &g);
     copy_gjk(res, &g);
@@ -125,7 +140,7 @@ lucid_status lucid_collide(const lucid_shape *s1, const lucid_se3 *T1, const luc
         *hit = res->distance <= 0.0;
         return LUCID_OK;
     }
-    lucid_minkowski m = lucid_minkowski_make(s1, T1, s2, T2);
+    lucid_minkowski m = make_minkowski(s1, T1, s2, T2, opt);
     lucid_gjk_result g;
     double margin = s1->radius + s2->radius;
     lucid_gjk_solve(&m, opt, start_vector(&m, s1, T1, s2, T2, opt), margin, &g);

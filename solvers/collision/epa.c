@@ -23,7 +23,7 @@ typedef struct epa_polytope {
     int free_faces[LUCID_EPA_MAX_FACES]; /* dead slots to reuse */
     int stack[LUCID_EPA_MAX_FACES];
     unsigned char mark[LUCID_EPA_MAX_FACES]; /* 1 visible, 2 seen and not visible */
-    epa_horizon_edge horizon[LUCID_EPA_MAX_FACES];
+    epa_horizon_edge horizon[LUCID_EPA_MAX_HORIZON];
     int nv, nf, nfree, nh;
 } epa_polytope;
 
@@ -268,7 +268,7 @@ static int find_horizon(epa_polytope *P, int start, lucid_vec3 w) {
                 continue;
             }
             P->mark[g] = 2;
-            if (P->nh >= LUCID_EPA_MAX_FACES) return 0;
+            if (P->nh >= LUCID_EPA_MAX_HORIZON) return 0;
             epa_horizon_edge h = {f->v[e], f->v[(e + 1) % 3], g};
             P->horizon[P->nh++] = h;
         }
@@ -288,7 +288,7 @@ static int expand(epa_polytope *P, int best, lucid_support_point w, double min_d
     if (P->nv >= LUCID_EPA_MAX_VERTICES || !find_horizon(P, best, w.w)) return 0;
     int iw = P->nv;
     P->v[iw] = w;
-    epa_face fresh[LUCID_EPA_MAX_FACES];
+    epa_face fresh[LUCID_EPA_MAX_HORIZON];
     int visible = 0;
     for (int i = 0; i < P->nf; ++i) visible += P->f[i].alive && P->mark[i] == 1;
     if (P->nh - visible > P->nfree + (LUCID_EPA_MAX_FACES - P->nf)) return 0;
@@ -310,7 +310,7 @@ static int expand(epa_polytope *P, int best, lucid_support_point w, double min_d
             P->f[i].alive = 0;
             P->free_faces[P->nfree++] = i;
         }
-    int slot[LUCID_EPA_MAX_FACES];
+    int slot[LUCID_EPA_MAX_HORIZON];
     for (int h = 0; h < P->nh; ++h) {
         slot[h] = take_face_slot(P);
         P->f[slot[h]] = fresh[h];
@@ -363,11 +363,18 @@ void lucid_epa_solve(lucid_minkowski *m, const lucid_simplex *start, double tol,
         return;
     }
     if (max_iter > LUCID_EPA_MAX_ITER) max_iter = LUCID_EPA_MAX_ITER;
+    /* Bounds on the depth (van den Bergen): the closest face's distance is a lower bound (the
+     * polytope lies in D), and every support value <n, w> along a unit n is an upper bound
+     * (translating by it along n separates). Stopping on the best upper bound minus the lower
+     * bound certifies |depth error| <= tol and stops earlier than the gap of the current face
+     * alone when the closest face wanders over a flat region of D. */
+    double upper = INFINITY;
     int best = closest_face(&P);
     for (int it = 0; it < max_iter; ++it) {
         res->iterations = it + 1;
         lucid_support_point w = lucid_minkowski_support(m, P.f[best].n);
-        double gap = lucid_vec3_dot(P.f[best].n, w.w) - P.f[best].dist;
+        upper = fmin(upper, lucid_vec3_dot(P.f[best].n, w.w));
+        double gap = upper - P.f[best].dist;
         if (!(gap > tol)) {
             res->converged = isfinite(gap);
             break;

@@ -1,6 +1,7 @@
 /* GJK / Polyak-GJK / Nesterov-GJK (Alg. 4, 6, 7 of GJK++). */
 #include "solvers/collision/gjk.h"
 
+#include <float.h>
 #include <stddef.h>
 
 #include "solvers/collision/epa.h"
@@ -18,8 +19,13 @@ void lucid_gjk_options_default(lucid_gjk_options *opt) {
     opt->epa_max_iter = LUCID_EPA_MAX_ITER;
 }
 
-static double gap_threshold(const lucid_gjk_options *opt, lucid_vec3 x) {
-    return opt->tol_mode == LUCID_GJK_TOL_RELATIVE ? opt->tol * lucid_vec3_norm2(x) : opt->tol;
+/* Relative mode: g <= tol ||x||^2, floored by the round-off of g itself (about
+ * eps ||x|| ||s|| per term): below that floor no floating-point gap can decide, so a contact
+ * closer than ~eps |s| / tol would otherwise never count as converged. */
+static double gap_threshold(const lucid_gjk_options *opt, lucid_vec3 x, lucid_vec3 s) {
+    if (opt->tol_mode != LUCID_GJK_TOL_RELATIVE) return opt->tol;
+    double nx = lucid_vec3_norm(x);
+    return fmax(opt->tol * nx * nx, 8.0 * DBL_EPSILON * nx * lucid_vec3_norm(s));
 }
 
 /* Support direction of Eq. 28b (or Eq. 33 when normalising); the gradient of ||y||^2 is 2y. */
@@ -89,7 +95,7 @@ static int gjk_iterate(lucid_minkowski *m, const lucid_gjk_options *opt, double 
         if (W->rank > 0) { /* x0 is not a point of D: no gap before the first projection */
             double g = 2.0 * lucid_vec3_dot(x, lucid_vec3_sub(x, sp.w));
             res->gap = g;
-            if (g <= gap_threshold(opt, x) && momentum) {
+            if (g <= gap_threshold(opt, x, sp.w) && momentum) {
                 /* Eq. 31-32: a fixed point of the momentum, not necessarily the optimum. Switch
                  * to vanilla GJK and take the support in the gradient direction. */
                 momentum = 0;
@@ -104,7 +110,7 @@ static int gjk_iterate(lucid_minkowski *m, const lucid_gjk_options *opt, double 
                 g = 2.0 * lucid_vec3_dot(x, lucid_vec3_sub(x, sp.w));
                 res->gap = g;
             }
-            if (g <= gap_threshold(opt, x) && certified_apart(boolean, x, sp.w)) {
+            if (g <= gap_threshold(opt, x, sp.w) && certified_apart(boolean, x, sp.w)) {
                 finish(res, LUCID_GJK_SEPARATED, x, 1);
                 decided = 1;
                 break;
@@ -127,12 +133,28 @@ static int gjk_iterate(lucid_minkowski *m, const lucid_gjk_options *opt, double 
         if (had_vertices && !(lucid_vec3_norm2(x_new) < lucid_vec3_norm2(x))) {
             /* No progress in floating point: the previous iterate is the best we have; it meets
              * the tolerance if its gap does (its sign is then not certified: a contact). */
-            W->rank--;
-            if (momentum) {
+            if (momentum) { /* the momentum direction may simply be poor: retry along x */
+                W->rank--;
                 momentum = 0;
                 continue;
             }
-            finish(res, LUCID_GJK_SEPARATED, x, res->gap <= gap_threshold(opt, x));
+            lucid_vec3 s_new = W->v[W->rank - 1].w; /* sp.w, stored: sp need not stay live */
+            if (!(lucid_vec3_dot(x, s_new) > 0.0)) {
+                /* s = argmin <x, .> yet x is already optimal over conv(W + s): exactly, that
+                 * means <x, s> >= ||x||^2 > 0. Failing it, x is round-off away from the origin
+                 * (the origin lies on a face of W up to round-off), which no gap test can
+                 * resolve (a relative one never passes, an absolute one would report a
+                 * contact at a deep overlap): the origin is in D, EPA decides the depth from
+                 * the simplex W + s, which encloses it up to round-off. */
+                W->lambda[W->rank - 1] = 0.0;
+                x = lucid_vec3_zero();
+                res->gap = 0.0;
+                finish(res, LUCID_GJK_OVERLAP, x, 1);
+                decided = 1;
+                break;
+            }
+            W->rank--;
+            finish(res, LUCID_GJK_SEPARATED, x, res->gap <= gap_threshold(opt, x, s_new));
             decided = 1;
             break;
         }

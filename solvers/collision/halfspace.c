@@ -24,4 +24,6 @@ void lucid_halfspace_distance(const lucid_shape *s1, const lucid_se3 *T1, const 
     res->gap = 0.0;
     res->separation = lucid_vec3_sub(res->p1, res->p2);
     res->simplex.rank = 0;
+    res->hint1 = first ? 0 : hint;
+    res->hint2 = first ? hint : 0;
 }

@@ -129,73 +129,189 @@ static void keep_face(const lucid_simplex *s, lucid_simplex *out, int mask, cons
     out->rank = r;
 }
 
-/* Writes the sub-simplex (v[i], v[j], ...) with its weights; the newest vertex stays last. */
-static void keep2(const lucid_simplex *s, lucid_simplex *out, int i, int j, double li, double lj) {
-    lucid_support_point a = s->v[i], b = s->v[j];
-    out->v[0] = a;
-    out->v[1] = b;
-    out->lambda[0] = li;
-    out->lambda[1] = lj;
-    out->rank = 2;
+static int is_zero(lucid_vec3 p) {
+    return p.x == 0.0 && p.y == 0.0 && p.z == 0.0;
 }
 
-/* Segment [v_i, c] of the triangle (c newest) if it is the optimal face: interior weight and
- * the remaining vertex o on the far side (the same exact tests as the generic path). */
-static int try_edge(const lucid_simplex *s, lucid_simplex *out, int i, int o, lucid_vec3 *x) {
-    lucid_vec3 c = s->v[2].w, e = lucid_vec3_sub(s->v[i].w, c);
-    double ee = lucid_vec3_norm2(e);
-    if (!(ee > 0.0)) return 0;
-    double t = -lucid_vec3_dot(c, e) / ee;
-    if (!(t > 0.0 && t < 1.0)) return 0;
-    lucid_vec3 p = lucid_vec3_axpy(c, t, e);
-    if (lucid_vec3_dot(p, s->v[o].w) < lucid_vec3_norm2(p)) return 0;
-    keep2(s, out, i, 2, t, 1.0 - t);
-    *x = p;
+/* A face chosen by the direct path: vertex indices into the input simplex (order preserved,
+ * newest last), weights and the projection. Support points are copied once, at the end. */
+typedef struct face_pick {
+    int m, idx[4];
+    double lam[4];
+    lucid_vec3 x;
+} face_pick;
+
+static void pick1(face_pick *f, int c, lucid_vec3 w) {
+    f->m = 1;
+    f->idx[0] = c;
+    f->lam[0] = 1.0;
+    f->x = w;
+}
+
+static void pick2(face_pick *f, int a, int c, double t, lucid_vec3 x) {
+    f->m = 2;
+    f->idx[0] = a;
+    f->idx[1] = c;
+    f->lam[0] = t;
+    f->lam[1] = 1.0 - t;
+    f->x = x;
+}
+
+/* Triangle (B, C, A) = input vertices (ib < ic < ia), A the newest, whose weight is
+ * positive whenever GJK made progress: only the regions of A, of the edges AB and AC and of
+ * the face remain. Region tests on the six dot products of the edges with the vertices (the
+ * classic Voronoi-region decomposition, exact sign tests without epsilon): d1, d2 place the
+ * origin against A's corner, d3, d4 against B's, d5, d6 against C's, and the 2x2
+ * determinants va, vb, vc are the face's barycentric weights times its Gram determinant,
+ * used for their signs only. Returns 0 when
+ * the decision lands in a region that progress excludes (round-off), for the exhaustive
+ * search to settle. */
+static int triangle_pick(const lucid_simplex *s, int ib, int ic, int ia, face_pick *f) {
+    lucid_vec3 A = s->v[ia].w, B = s->v[ib].w, C = s->v[ic].w;
+    lucid_vec3 ab = lucid_vec3_sub(B, A), ac = lucid_vec3_sub(C, A);
+    double d1 = -lucid_vec3_dot(ab, A), d2 = -lucid_vec3_dot(ac, A);
+    if (!(d1 > 0.0) && !(d2 > 0.0)) { /* <A, B - A> >= 0 and <A, C - A> >= 0 */
+        pick1(f, ia, A);
+        return 1;
+    }
+    double d3 = -lucid_vec3_dot(ab, B), d4 = -lucid_vec3_dot(ac, B);
+    double d5 = -lucid_vec3_dot(ab, C), d6 = -lucid_vec3_dot(ac, C);
+    double vc = d1 * d4 - d3 * d2;             /* weight of C (times the face's Gram determinant) */
+    if (!(vc > 0.0) && d1 > 0.0 && d3 < 0.0) { /* edge AB */
+        double t = d1 / lucid_vec3_norm2(ab);
+        if (!(t > 0.0 && t < 1.0)) return 0;
+        pick2(f, ib, ia, t, lucid_vec3_axpy(A, t, ab));
+        return 1;
+    }
+    double vb = d5 * d2 - d1 * d6;             /* weight of B */
+    if (!(vb > 0.0) && d2 > 0.0 && d6 < 0.0) { /* edge AC */
+        double t = d2 / lucid_vec3_norm2(ac);
+        if (!(t > 0.0 && t < 1.0)) return 0;
+        pick2(f, ic, ia, t, lucid_vec3_axpy(A, t, ac));
+        return 1;
+    }
+    double va = d3 * d6 - d5 * d4; /* weight of A */
+    if (!(va > 0.0 && vb > 0.0 && vc > 0.0)) return 0;
+    /* The face: the projection along the normal is exactly orthogonal to it (flat contacts
+     * get exact normals), and weights relative to A stay accurate for small faces far from
+     * the origin, where the Gram determinants above lose digits. */
+    lucid_vec3 n = lucid_vec3_cross(ab, ac);
+    double inv = 1.0 / lucid_vec3_norm2(n);
+    lucid_vec3 p = lucid_vec3_scale(n, lucid_vec3_dot(A, n) * inv), pa = lucid_vec3_sub(p, A);
+    double lb = lucid_vec3_dot(n, lucid_vec3_cross(pa, ac)) * inv;
+    double lc = lucid_vec3_dot(n, lucid_vec3_cross(ab, pa)) * inv;
+    double la =
+        lucid_vec3_dot(n, lucid_vec3_cross(lucid_vec3_sub(B, p), lucid_vec3_sub(C, p))) * inv;
+    if (!(la > 0.0 && lb > 0.0 && lc > 0.0)) return 0;
+    f->m = 3;
+    f->idx[0] = ib;
+    f->idx[1] = ic;
+    f->idx[2] = ia;
+    f->lam[0] = lb;
+    f->lam[1] = lc;
+    f->lam[2] = la;
+    f->x = p;
     return 1;
 }
 
-/* Rank 3 without the generic bookkeeping: the whole triangle, then its two edges through the
- * newest vertex, then that vertex. Returns -1 when round-off defeats every test. */
-static int project_triangle(const lucid_simplex *s, lucid_simplex *out, lucid_vec3 *x) {
-    const lucid_vec3 a = s->v[0].w, b = s->v[1].w, c = s->v[2].w;
-    lucid_vec3 ca = lucid_vec3_sub(a, c), cb = lucid_vec3_sub(b, c);
-    lucid_vec3 n = lucid_vec3_cross(ca, cb);
-    double nn = lucid_vec3_norm2(n);
-    if (nn > 0.0) {
-        double inv = 1.0 / nn;
-        lucid_vec3 p = lucid_vec3_scale(n, lucid_vec3_dot(c, n) * inv);
-        lucid_vec3 pc = lucid_vec3_sub(p, c);
-        double la = lucid_vec3_dot(n, lucid_vec3_cross(pc, cb)) * inv;
-        double lb = lucid_vec3_dot(n, lucid_vec3_cross(ca, pc)) * inv;
-        double lc =
-            lucid_vec3_dot(n, lucid_vec3_cross(lucid_vec3_sub(a, p), lucid_vec3_sub(b, p))) * inv;
-        if (la > 0.0 && lb > 0.0 && lc > 0.0) {
-            if (out != s) *out = *s;
-            out->lambda[0] = la;
-            out->lambda[1] = lb;
-            out->lambda[2] = lc;
-            *x = p;
-            return p.x == 0.0 && p.y == 0.0 && p.z == 0.0;
-        }
+/* Segment (a, c) = (v0, v1), c newest: the interior or c (a alone cannot be optimal after
+ * progress). Returns 0 when the weights do not come out strictly positive. */
+static int segment_pick(const lucid_simplex *s, face_pick *f) {
+    lucid_vec3 a = s->v[0].w, c = s->v[1].w, e = lucid_vec3_sub(a, c);
+    double t = -lucid_vec3_dot(c, e); /* times |e|^2 */
+    if (!(t > 0.0)) {                 /* <c, a - c> >= 0: c is the optimal face (exact test) */
+        pick1(f, 1, c);
+        return 1;
     }
-    if (try_edge(s, out, 0, 1, x) || try_edge(s, out, 1, 0, x))
-        return x->x == 0.0 && x->y == 0.0 && x->z == 0.0;
-    double cc = lucid_vec3_norm2(c);
-    if (lucid_vec3_dot(c, a) >= cc && lucid_vec3_dot(c, b) >= cc) {
-        out->v[0] = s->v[2];
-        out->lambda[0] = 1.0;
-        out->rank = 1;
-        *x = c;
-        return cc == 0.0;
-    }
-    return -1;
+    double ee = lucid_vec3_norm2(e);
+    if (!(t < ee)) return 0;
+    t /= ee;
+    if (!(t < 1.0)) return 0;
+    pick2(f, 0, 1, t, lucid_vec3_axpy(c, t, e));
+    return 1;
 }
 
-int lucid_simplex_project_origin_into(const lucid_simplex *s, lucid_simplex *out, lucid_vec3 *x) {
-    if (s->rank == 3) {
-        int r = project_triangle(s, out, x);
-        if (r >= 0) return r;
+/* Whether the origin and vertex o lie strictly on the same side of the plane (p, q, d); *n
+ * receives (p - d) x (q - d). */
+static int origin_inside(lucid_vec3 p, lucid_vec3 q, lucid_vec3 d, lucid_vec3 o, lucid_vec3 *n) {
+    *n = lucid_vec3_cross(lucid_vec3_sub(p, d), lucid_vec3_sub(q, d));
+    return -lucid_vec3_dot(*n, d) * lucid_vec3_dot(*n, lucid_vec3_sub(o, d)) > 0.0;
+}
+
+/* Tetrahedron (v0, v1, v2, d), d newest. The origin is on d's side of the old face (GJK's
+ * progress condition), so the projection is in the interior or on a face through d. If the
+ * origin is outside exactly the faces F (seen from the opposite vertex), the closest point
+ * lies on one of them: the segment from the origin to it stays inside every other face's
+ * halfspace, so it can only leave the tetrahedron through a face of F. Each such face is a
+ * triangle problem with d newest; the shortest result wins. No epsilon: degenerate faces
+ * count as "outside" and are simply searched. Returns 0 to request the generic search. */
+static int tetra_pick(const lucid_simplex *s, face_pick *f) {
+    lucid_vec3 a = s->v[0].w, b = s->v[1].w, c = s->v[2].w, d = s->v[3].w;
+    lucid_vec3 n[3]; /* faces through d: (0,1 | opposite 2), (0,2 | 1), (1,2 | 0) */
+    int outside[3] = {!origin_inside(a, b, d, c, &n[0]), !origin_inside(a, c, d, b, &n[1]),
+                      !origin_inside(b, c, d, a, &n[2])};
+    if (!outside[0] && !outside[1] && !outside[2]) {
+        lucid_vec3 e1 = lucid_vec3_sub(a, d), e2 = lucid_vec3_sub(b, d), e3 = lucid_vec3_sub(c, d);
+        lucid_vec3 md = lucid_vec3_neg(d);
+        double vol = lucid_vec3_dot(n[0], e3);
+        if (vol == 0.0 || !isfinite(vol)) return 0;
+        double inv = 1.0 / vol;
+        double l0 = lucid_vec3_dot(lucid_vec3_cross(md, e2), e3) * inv;
+        double l1 = lucid_vec3_dot(lucid_vec3_cross(e1, md), e3) * inv;
+        double l2 = lucid_vec3_dot(n[0], md) * inv;
+        double l3 = 1.0 - l0 - l1 - l2;
+        if (!(l0 > 0.0 && l1 > 0.0 && l2 > 0.0 && l3 > 0.0)) return 0;
+        f->m = 4;
+        for (int i = 0; i < 4; ++i) f->idx[i] = i;
+        f->lam[0] = l0;
+        f->lam[1] = l1;
+        f->lam[2] = l2;
+        f->lam[3] = l3;
+        f->x = lucid_vec3_zero();
+        return 1;
     }
+    /* A face's own projection p is optimal over the tetrahedron iff the opposite vertex o
+     * satisfies <p, o - p> >= 0 (the face's vertices already do): the first face passing that
+     * exact test is the answer, the others need not be solved; if round-off fails them all,
+     * the shortest candidate is kept. */
+    static const int pair[3][2] = {{0, 1}, {0, 2}, {1, 2}}, opposite[3] = {2, 1, 0};
+    double best = INFINITY;
+    for (int k = 0; k < 3; ++k) {
+        face_pick cand;
+        if (!outside[k]) continue;
+        if (!triangle_pick(s, pair[k][0], pair[k][1], 3, &cand)) return 0;
+        double cn = lucid_vec3_norm2(cand.x);
+        if (lucid_vec3_dot(cand.x, s->v[opposite[k]].w) >= cn) {
+            *f = cand;
+            return 1;
+        }
+        if (cn < best) {
+            best = cn;
+            *f = cand;
+        }
+    }
+    return 1;
+}
+
+/* The direct path of each rank; 0 when it could not decide. */
+static int direct_pick(const lucid_simplex *s, face_pick *f) {
+    switch (s->rank) {
+        case 1:
+            pick1(f, 0, s->v[0].w);
+            return 1;
+        case 2:
+            return segment_pick(s, f);
+        case 3:
+            return triangle_pick(s, 0, 1, 2, f);
+        case 4:
+            return tetra_pick(s, f);
+    }
+    return 0;
+}
+
+/* Exhaustive search over the candidate faces with the exact optimality tests: the fallback
+ * when round-off defeats the direct path. */
+static int project_generic(const lucid_simplex *s, lucid_simplex *out, lucid_vec3 *x) {
     int masks[8], idx[4], best_idx[4], best_mask = 1 << (s->rank - 1), best_m = 1;
     double lam[4], best_lam[4] = {1.0, 0, 0, 0};
     const lucid_vec3 *pts[4];
@@ -228,6 +344,19 @@ int lucid_simplex_project_origin_into(const lucid_simplex *s, lucid_simplex *out
     keep_face(s, out, best_mask, best_lam, best_idx, best_m);
     *x = best_p;
     return out->rank == 4 || (best_p.x == 0.0 && best_p.y == 0.0 && best_p.z == 0.0);
+}
+
+int lucid_simplex_project_origin_into(const lucid_simplex *s, lucid_simplex *out, lucid_vec3 *x) {
+    face_pick f;
+    if (!direct_pick(s, &f)) return project_generic(s, out, x);
+    /* idx is increasing, so writing out->v[j] from s->v[idx[j]], j <= idx[j], is safe in place */
+    for (int j = 0; j < f.m; ++j) {
+        if (out != s || f.idx[j] != j) out->v[j] = s->v[f.idx[j]];
+        out->lambda[j] = f.lam[j];
+    }
+    out->rank = f.m;
+    *x = f.x;
+    return f.m == 4 || is_zero(f.x);
 }
 
 int lucid_simplex_project_origin(lucid_simplex *s, lucid_vec3 *x) {

@@ -135,7 +135,62 @@ static void random_hulls_match_brute_force(void **state) {
     assert_true(separated >= 4 && penetrating >= 4);
 }
 
+/* Largest <n, v> over the posed vertices of m. */
+static double max_along(const lucid_convex_mesh *m, const lucid_se3 *T, lucid_vec3 n) {
+    double best = -INFINITY;
+    for (int i = 0; i < m->num_vertices; ++i)
+        best = fmax(best, lucid_vec3_dot(n, lucid_se3_act(T, m->vertices[i])));
+    return best;
+}
+
+/* The final mesh-vertex hints of a separated query are the supports of the two hulls along
+ * the separating normal (up to the GJK tolerance), and a query warm-started from the result
+ * (LUCID_WARM_PREVIOUS, hints included) at the same poses gives the same distance. Returns 0
+ * for a pair that is not clearly separated (skipped). */
+static int check_hints(const lucid_convex_mesh *A, const lucid_se3 *TA, const lucid_convex_mesh *B,
+                       const lucid_se3 *TB) {
+    lucid_shape sa, sb;
+    lucid_shape_convex(A, &sa);
+    lucid_shape_convex(B, &sb);
+    lucid_gjk_options o;
+    lucid_gjk_options_default(&o);
+    lucid_distance_result r;
+    assert_int_equal(lucid_distance(&sa, TA, &sb, TB, &o, &r), LUCID_OK);
+    if (!(r.distance > 1e-3)) return 0;
+    assert_true(r.hint1 >= 0 && r.hint1 < A->num_vertices);
+    assert_true(r.hint2 >= 0 && r.hint2 < B->num_vertices);
+    /* within sqrt(tol) of the extreme vertex along the normal (a random vertex is not) */
+    lucid_vec3 v1 = lucid_se3_act(TA, A->vertices[r.hint1]);
+    lucid_vec3 v2 = lucid_se3_act(TB, B->vertices[r.hint2]);
+    assert_true(lucid_vec3_dot(r.normal, v1) >= max_along(A, TA, r.normal) - 1e-4);
+    assert_true(-lucid_vec3_dot(r.normal, v2) >= max_along(B, TB, lucid_vec3_neg(r.normal)) - 1e-4);
+    o.warm_start = LUCID_WARM_PREVIOUS;
+    o.previous = &r;
+    lucid_distance_result w;
+    assert_int_equal(lucid_distance(&sa, TA, &sb, TB, &o, &w), LUCID_OK);
+    assert_true(w.converged);
+    assert_true(fabs(w.distance - r.distance) <= o.tol / r.distance);
+    return 1;
+}
+
+static void final_vertex_hints(void **state) {
+    (void)state;
+    uint64_t rng = 77;
+    int checked = 0;
+    for (int k = 0; k < 12; ++k) {
+        lucid_convex_mesh *A = random_hull(&rng), *B = random_hull(&rng);
+        lucid_se3 TA = lucid_se3_make(random_rotation(&rng), lucid_vec3_zero());
+        lucid_se3 TB =
+            lucid_se3_make(random_rotation(&rng), lucid_vec3_scale(random_direction(&rng), 1.0));
+        checked += check_hints(A, &TA, B, &TB);
+        lucid_convex_mesh_destroy(A);
+        lucid_convex_mesh_destroy(B);
+    }
+    assert_true(checked >= 6);
+}
+
 int main(void) {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(random_hulls_match_brute_force)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(random_hulls_match_brute_force),
+                                       cmocka_unit_test(final_vertex_hints)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -295,6 +295,72 @@ static void start_from_any_rank(void **state) {
     }
 }
 
+/* Distance from a point c strictly inside the ellipsoid sum x_i^2 / a_i^2 <= 1 to its boundary,
+ * independently of GJK/EPA: the closest boundary point is x_i = a_i^2 c_i / (a_i^2 + t) with t
+ * the unique root in (-min a_i^2, 0) of F(t) = sum (a_i c_i / (a_i^2 + t))^2 - 1, which is
+ * decreasing there (Eberly, "Distance from a point to an ellipsoid"); bisection to round-off. */
+static double inside_distance_to_ellipsoid(lucid_vec3 a, lucid_vec3 c) {
+    double ax[3] = {a.x, a.y, a.z}, cx[3] = {c.x, c.y, c.z};
+    double amin2 = fmin(a.x * a.x, fmin(a.y * a.y, a.z * a.z));
+    double lo = -amin2, hi = 0.0;
+    for (int it = 0; it < 200 && lo < hi; ++it) {
+        double t = 0.5 * (lo + hi), f = -1.0;
+        if (t == lo || t == hi) break;
+        for (int i = 0; i < 3; ++i) {
+            double q = ax[i] * cx[i] / (ax[i] * ax[i] + t);
+            f += q * q;
+        }
+        if (f > 0.0)
+            lo = t;
+        else
+            hi = t;
+    }
+    double t = 0.5 * (lo + hi), d2 = 0.0;
+    for (int i = 0; i < 3; ++i) {
+        double x = ax[i] * ax[i] * cx[i] / (ax[i] * ax[i] + t);
+        d2 += (x - cx[i]) * (x - cx[i]);
+    }
+    return sqrt(d2);
+}
+
+/* Deep overlaps of curved shapes: a sphere whose centre lies inside a random ellipsoid (semi-
+ * axes in [0.05, 0.15] m), anywhere from the surface to the centre, where D's boundary can hug
+ * the sphere of radius depth and EPA needs hundreds of vertices. At the default epa_tol = 1e-9
+ * m, EPA must certify convergence on >= 99.99% of the pairs (here: all of them) and then be
+ * within epa_tol of the independent depth. */
+static void deep_sphere_in_ellipsoid_depths(void **state) {
+    (void)state;
+    uint64_t rng = 2024;
+    const int pairs = 10000;
+    int unconverged = 0;
+    double worst = 0.0;
+    for (int k = 0; k < pairs; ++k) {
+        lucid_vec3 a = lucid_vec3_make(0.05 + 0.1 * uniform(&rng), 0.05 + 0.1 * uniform(&rng),
+                                       0.05 + 0.1 * uniform(&rng));
+        double radius = 0.01 + 0.05 * uniform(&rng);
+        lucid_vec3 dir = random_direction(&rng);
+        double reach = 1.0 / sqrt(dir.x * dir.x / (a.x * a.x) + dir.y * dir.y / (a.y * a.y) +
+                                  dir.z * dir.z / (a.z * a.z));
+        lucid_vec3 c = lucid_vec3_scale(dir, reach * (0.001 + 0.998 * uniform(&rng)));
+        lucid_mat3 R = random_rotation(&rng);
+        lucid_se3 T1 = lucid_se3_make(R, lucid_vec3_make(0.3, -0.2, 0.1));
+        lucid_se3 T2 = lucid_se3_make(lucid_mat3_identity(), lucid_se3_act(&T1, c));
+        lucid_shape e, s;
+        lucid_shape_ellipsoid(a.x, a.y, a.z, &e);
+        lucid_shape_sphere(radius, &s);
+        lucid_distance_result r = query(&e, T1, &s, T2, NULL);
+        double expected = -(inside_distance_to_ellipsoid(a, c) + radius);
+        if (!r.converged) {
+            ++unconverged;
+            continue;
+        }
+        assert_true(r.penetrating);
+        worst = fmax(worst, fabs(r.distance - expected));
+    }
+    if (unconverged * 10000 > pairs) fail_msg("%d of %d not converged", unconverged, pairs);
+    if (!(worst <= 1e-9 + 1e-12)) fail_msg("depth error %g > epa_tol", worst);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sphere_sphere_depth),
@@ -307,6 +373,7 @@ int main(void) {
         cmocka_unit_test(caps_give_defined_results),
         cmocka_unit_test(tiny_and_huge_boxes),
         cmocka_unit_test(start_from_any_rank),
+        cmocka_unit_test(deep_sphere_in_ellipsoid_depths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -370,6 +370,48 @@ static void variants_agree_on_random_pairs(void **state) {
     }
 }
 
+/* Regression: Polyak with the relative tolerance used to stall on overlapping pairs with the
+ * origin on a face of the simplex up to round-off (||x|| ~ 1e-17) and return distance ~ 0,
+ * converged = false, instead of running EPA (pair 164 of this stream: Polyak, relative). Every
+ * variant in both tolerance modes must detect the overlap and give the EPA depth. */
+static void overlaps_found_in_every_mode(void **state) {
+    (void)state;
+    uint64_t rng = 99; /* the stream of bench_gjk's overlap sweep */
+    int checked = 0;
+    for (int k = 0; k < 1000; ++k) {
+        lucid_shape e1, e2;
+        double r[6];
+        for (int i = 0; i < 6; ++i) r[i] = 0.05 + 0.1 * uniform(&rng);
+        lucid_shape_ellipsoid(r[0], r[1], r[2], &e1);
+        lucid_shape_ellipsoid(r[3], r[4], r[5], &e2);
+        lucid_mat3 R1 = random_rotation(&rng), R2 = random_rotation(&rng);
+        lucid_vec3 t2 = lucid_vec3_scale(random_direction(&rng), 0.6);
+        lucid_se3 T1 = lucid_se3_make(R1, lucid_vec3_zero()), T2 = lucid_se3_make(R2, t2);
+        lucid_gjk_options o = options_for(LUCID_GJK_VANILLA, 0);
+        o.tol = 1e-14;
+        double target = -(1e-6 + (0.1 - 1e-6) * uniform(&rng));
+        for (int pass = 0; pass < 3; ++pass) { /* move along the witness axis to the target */
+            lucid_distance_result p = query(&e1, T1, &e2, T2, &o);
+            T2.t = lucid_vec3_axpy(T2.t, target - p.distance, p.normal);
+        }
+        if (k % 3 != 0 && k != 164) continue; /* keep the suite fast; 164 failed before */
+        lucid_distance_result ref = query(&e1, T1, &e2, T2, NULL);
+        assert_true(ref.converged && ref.penetrating && ref.distance < 0.0);
+        for (int v = 0; variant_options(v, &o); ++v)
+            for (int mode = 0; mode < 2; ++mode) {
+                o.tol_mode = mode ? LUCID_GJK_TOL_RELATIVE : LUCID_GJK_TOL_ABSOLUTE;
+                lucid_distance_result q = query(&e1, T1, &e2, T2, &o);
+                if (!q.converged || !q.penetrating)
+                    fail_msg("pair %d variant %d mode %d: distance %g converged %d", k, v, mode,
+                             q.distance, q.converged);
+                /* both EPA runs certify their depth within epa_tol = 1e-9 */
+                assert_near(q.distance, ref.distance, 2.0 * o.epa_tol + 1e-12);
+            }
+        ++checked;
+    }
+    assert_true(checked >= 300);
+}
+
 static void warm_starts(void **state) {
     (void)state;
     lucid_shape e1, e2;
@@ -531,6 +573,7 @@ int main(void) {
         cmocka_unit_test(random_boxes_match_brute_force),
         cmocka_unit_test(boolean_agrees_with_distance_sign),
         cmocka_unit_test(variants_agree_on_random_pairs),
+        cmocka_unit_test(overlaps_found_in_every_mode),
         cmocka_unit_test(warm_starts),
         cmocka_unit_test(tolerance_modes_and_caps),
         cmocka_unit_test(tiny_and_huge_shapes),

@@ -132,16 +132,18 @@ t.case("all variants and tolerance modes agree on random ellipsoid pairs", funct
       local absolute = lucid.distance(e1, T1, e2, T2, {algorithm = alg, tol_mode = "absolute"})
       local default = lucid.distance(e1, T1, e2, T2, {algorithm = alg})
       t.eq(absolute.distance, default.distance, "absolute is the default mode")
-      -- The relative test g <= tol ||x||^2 is meant for separated shapes (||x|| > 0). On
-      -- overlapping pairs Polyak + relative mode can stop without EPA (docs/collision.md,
-      -- "Known issues"), so overlapping pairs are checked in absolute mode only.
+      -- Relative mode on every pair: separated ones meet g <= tol ||x||^2, overlapping ones
+      -- must be detected as such (EPA depth, converged) like in absolute mode.
+      local rel = lucid.distance(e1, T1, e2, T2,
+        {algorithm = alg, tol_mode = "relative", tol = 1e-10})
+      t.truthy(rel.converged)
       if ref.distance > 0 then
-        local rel = lucid.distance(e1, T1, e2, T2,
-          {algorithm = alg, tol_mode = "relative", tol = 1e-10})
-        t.truthy(rel.converged)
         t.near(rel.distance, ref.distance, 1e-5 * ref.distance, "relative mode")
         t.truthy(rel.gap <= 1e-10 * rel.distance ^ 2, "relative gap test")
         separated = separated + 1
+      else
+        t.truthy(rel.penetrating, "relative mode finds the overlap")
+        t.near(rel.distance, ref.distance, 1e-8, "relative mode: EPA depth")
       end
     end
   end
