@@ -144,10 +144,13 @@ static double side(double d, double h) {
 }
 
 static lucid_vec3 support_ellipsoid(lucid_vec3 radii, lucid_vec3 dir) {
-    lucid_vec3 d;
-    if (!unit_direction(dir, &d)) return lucid_vec3_zero();
-    /* argmax over {A u : |u| = 1} of <d, A u> is A (A d / |A d|). */
-    lucid_vec3 ad = lucid_vec3_mul(radii, d);
+    if (!lucid_vec3_isfinite(dir)) return lucid_vec3_zero();
+    double scale = lucid_vec3_max_abs(dir);
+    if (scale == 0.0) return lucid_vec3_zero();
+    /* argmax over {A u : |u| = 1} of <d, A u> is A (A d / |A d|). Only d's direction matters,
+     * so dividing by its largest entry (against overflow and underflow) replaces a unit
+     * normalisation: one square root per support call, not two. */
+    lucid_vec3 ad = lucid_vec3_mul(radii, divide(dir, scale));
     return lucid_vec3_scale(lucid_vec3_mul(radii, ad), 1.0 / lucid_vec3_norm(ad));
 }
 
