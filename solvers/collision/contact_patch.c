@@ -9,6 +9,10 @@
 #define PATCH_PI 3.14159265358979323846
 /* A convex polygon of k vertices clipped by m half-planes has at most k + m vertices. */
 #define CLIP_CAPACITY (2 * LUCID_PATCH_MAX_FACE + 2)
+/* Lengths below this fraction of the features' size are treated as round-off: far above the
+ * rounding of the clipping (1e-16) and the rotation noise of resting poses (1e-12), far below
+ * any geometry that matters for contact. */
+#define PATCH_RELATIVE_TOLERANCE 1e-9
 
 /* A supporting feature in world coordinates. */
 typedef struct feature {
@@ -331,6 +335,33 @@ static int merge_duplicates(lucid_vec3 *x, int n, double tol) {
     return m;
 }
 
+/* Distance of b from the line through a and c (from a when a and c coincide). */
+static double chord_distance(lucid_vec3 a, lucid_vec3 b, lucid_vec3 c) {
+    lucid_vec3 ac = lucid_vec3_sub(c, a), ab = lucid_vec3_sub(b, a);
+    double len = lucid_vec3_norm(ac);
+    return len > 0.0 ? lucid_vec3_norm(lucid_vec3_cross(ab, ac)) / len : lucid_vec3_norm(ab);
+}
+
+/* Drops the vertices of the cycle x[0..n) that lie within tol of the line through their two
+ * neighbours. An incident edge that coincides with a side plane up to round-off crosses it at
+ * an arbitrary point of the edge; that crossing is a vertex of the exact clipped polygon, but
+ * a redundant one: it bends the edge by less than the round-off. The scan stops after a full
+ * turn without a drop; after a drop the predecessor, whose neighbour changed, is looked at
+ * again. */
+static int drop_collinear(lucid_vec3 *x, int n, double tol) {
+    int q = 0, checked = 0;
+    while (n > 2 && checked < n) {
+        if (chord_distance(x[(q + n - 1) % n], x[q], x[(q + 1) % n]) > tol) {
+            q = (q + 1) % n, ++checked;
+            continue;
+        }
+        for (int k = q; k + 1 < n; ++k) x[k] = x[k + 1];
+        --n;
+        q = (q + n - 1) % n, checked = 0;
+    }
+    return n;
+}
+
 static double triangle_area2(lucid_vec3 a, lucid_vec3 b, lucid_vec3 c) {
     return lucid_vec3_norm(lucid_vec3_cross(lucid_vec3_sub(b, a), lucid_vec3_sub(c, a)));
 }
@@ -406,13 +437,23 @@ static int choose_reference(const feature *f1, const feature *f2, lucid_vec3 n, 
     return fabs(lucid_vec3_dot(e1, e2)) >= tol.cos_tol ? 1 : 0;
 }
 
-/* Clips inc against ref into points (CLIP_CAPACITY); returns their number. */
-static int clipped_points(const feature *inc, const reference *ref, patch_point *pts) {
+/* The patch's length tolerance: lengths below PATCH_RELATIVE_TOLERANCE times the size of the
+ * two features (plus the rounding of coordinates of magnitude `scale`) are round-off. */
+static double length_tolerance(const feature *inc, const feature *ref, double scale) {
+    double size = max2(extent(inc), extent(ref));
+    return PATCH_RELATIVE_TOLERANCE * size + 16.0 * DBL_EPSILON * scale;
+}
+
+/* Clips inc against ref (built from the feature ref_f) into points (CLIP_CAPACITY), without the
+ * duplicate and collinear points of coinciding edges; returns their number and sets *tol to
+ * the length tolerance used. */
+static int clipped_points(const feature *inc, const feature *ref_f, const reference *ref,
+                          patch_point *pts, double *tol) {
     lucid_vec3 x[CLIP_CAPACITY];
     int n = clip_incident(inc, ref, x);
-    double size = max2(extent(inc), 1e-300);
-    n = merge_duplicates(x, n,
-                         1e-10 * size + 8.0 * DBL_EPSILON * max_abs_coordinate(x, n, ref->origin));
+    double scale = max_abs_coordinate(x, n, ref->origin) + inc->radius + ref->radius;
+    *tol = length_tolerance(inc, ref_f, scale);
+    n = drop_collinear(x, merge_duplicates(x, n, *tol), *tol);
     for (int q = 0; q < n; ++q) {
         double core = lucid_vec3_dot(ref->normal, lucid_vec3_sub(x[q], ref->origin));
         pts[q].separation = core - inc->radius - ref->radius;
@@ -500,14 +541,15 @@ lucid_status lucid_contact_patch(const lucid_shape *s1, const lucid_se3 *T1, con
     }
 
     patch_point pts[CLIP_CAPACITY];
-    int count = clipped_points(inc_f, &ref, pts);
+    double length_tol;
+    int count = clipped_points(inc_f, ref_f, &ref, pts, &length_tol);
     if (count == 0) {
         witness_patch(dist, n, out);
         return LUCID_OK;
     }
-    double scale = abs_max3(ref.origin);
-    for (int q = 0; q < count; ++q) scale = max2(scale, abs_max3(pts[q].on_inc));
-    count = filter_points(pts, count, opt->margin, 16.0 * DBL_EPSILON * scale);
+    /* separations differing by less than the length tolerance are equal: faces parallel up to
+     * round-off give all their points at any gap */
+    count = filter_points(pts, count, opt->margin, length_tol);
     count = reduce_points(pts, count, LUCID_PATCH_MAX_POINTS);
     out->normal = which == 1 ? ref.normal : lucid_vec3_neg(ref.normal);
     write_points(pts, count, which == 1, out);

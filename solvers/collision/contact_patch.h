@@ -32,10 +32,15 @@
  * when penetrating, with p2 - p1 = separation * normal: the incident point stays on its
  * feature and its partner is its projection on the reference plane (for swept shapes moved
  * out by the radius along the normal).
- * Kept points: separation <= max(margin, deepest separation) + rounding slack
- * (16 eps times the coordinates' magnitude), so a patch of parallel faces is complete at any
- * gap while a slightly tilted face only contributes the points within the margin. Points
- * closer than 1e-10 times the feature size to their predecessor are merged.
+ * Round-off: lengths below tol = 1e-9 times the larger feature's size + 16 eps times the
+ * coordinates' magnitude are round-off. Clipped points within tol of their predecessor are
+ * merged, and points within tol of the line through their two neighbours are dropped (an
+ * incident edge that coincides with a reference side up to round-off crosses it at an
+ * arbitrary point of the edge, a redundant vertex), so faces that coincide up to round-off
+ * give exactly their corners and no point of the patch is a duplicate or inside an edge.
+ * Kept points: separation <= max(margin, deepest separation) + tol, so a patch of faces
+ * parallel up to round-off is complete at any gap while a slightly tilted face only
+ * contributes the points within the margin.
  * Reduction: while more than LUCID_PATCH_MAX_POINTS remain, the point (never the deepest)
  * whose removal loses the least polygon area - the triangle it spans with its two neighbours
  * along the convex cycle - is dropped, the lowest index first on ties.

@@ -621,6 +621,274 @@ static void large_mesh_face(void **state) {
     lucid_convex_mesh_destroy(m);
 }
 
+/* ---- faces that coincide up to round-off ------------------------------------------------- */
+
+/* Cubes of 0.2 m resting on each other turned by round-off (1e-13 about the normal makes the
+ * upper side edges cross the lower ones at their middles; about a horizontal axis the corners'
+ * separations differ by round-off): the patch is exactly the four corners of the upper face at
+ * every gap, margin and shape representation. Also the world's reported pose pair. */
+static void equal_cubes_give_their_four_corners(void **state) {
+    (void)state;
+    const double h = 0.1;
+    lucid_convex_mesh *m = box_mesh(lucid_vec3_make(h, h, h));
+    lucid_shape cube, hull, ground;
+    lucid_shape_box(h, h, h, &cube);
+    lucid_shape_convex(m, &hull);
+    lucid_shape_halfspace(ez, h, &ground);
+    const lucid_shape *lower[3] = {&cube, &hull, &ground}, *upper[3] = {&cube, &cube, &hull};
+    const lucid_mat3 turns[4] = {lucid_mat3_identity(), axis_angle(ez, 1e-13),
+                                 axis_angle(lucid_vec3_make(1, 0, 0), 1e-13),
+                                 axis_angle(lucid_vec3_make(1, 2, 3), 3e-12)};
+    const double margins[2] = {0.0, 5e-3}, overlap = 5e-5;
+    for (int r = 0; r < 4; ++r)
+        for (int g = -1; g <= 1; ++g)
+            for (int s = 0; s < 3; ++s)
+                for (int k = 0; k < 2; ++k) {
+                    lucid_se3 T = pose(turns[r], 0, 0, 2 * h + g * overlap);
+                    lucid_distance_result d = {.normal = ez, .distance = g * overlap};
+                    lucid_patch_options opt = {margins[k], 1e-2};
+                    lucid_contact_patch_result p;
+                    lucid_se3 I = lucid_se3_identity();
+                    assert_int_equal(lucid_contact_patch(lower[s], &I, upper[s], &T, &d, &opt, &p),
+                                     LUCID_OK);
+                    lucid_vec3 c[8];
+                    box_corners(lucid_vec3_make(h, h, h), &T, c); /* 0..3: the lower face */
+                    assert_same_points(&p, c, 4, 1, 1e-12);
+                    for (int i = 0; i < 4; ++i)
+                        assert_near(p.points[i].separation, p.points[i].p2.z - h, 1e-12);
+                }
+    /* the world's pose pair: two cubes 5e-5 m deep, turned by about 1e-12 */
+    const double ra[9] = {
+        0x1p+0, 0x1.b6b2f375cd924p-45,  -0x1.72478532731e4p-42, -0x1.b6b2f375e44b1p-45,
+        0x1p+0, -0x1.f6b1dd2d19952p-40, 0x1.7247853272b29p-42,  0x1.f6b1dd2d199a1p-40,
+        0x1p+0};
+    const double rb[9] = {
+        0x1p+0, -0x1.f08e53435265ep-46, -0x1.ee55e1ff449d2p-42, 0x1.f08e534330406p-46,
+        0x1p+0, -0x1.1aef2f4b01092p-40, 0x1.ee55e1ff44bf7p-42,  0x1.1aef2f4b01056p-40,
+        0x1p+0};
+    lucid_se3 A = lucid_se3_identity(), B = lucid_se3_identity();
+    for (int k = 0; k < 9; ++k) A.R.m[k] = ra[k], B.R.m[k] = rb[k];
+    A.t = lucid_vec3_make(0x1.9942c9a32b237p-60, 0x1.a1d7d3d7ec996p-61, 0x1.99652bd3c312bp-4);
+    B.t = lucid_vec3_make(0x1.81bef8c81dcd4p-61, 0x1.335b92dba4cfep-62, 0x1.3318fc504804cp-2);
+    lucid_contact_patch_result p = patch_of(&cube, A, &cube, B, 5e-3);
+    lucid_vec3 c[8];
+    box_corners(lucid_vec3_make(h, h, h), &B, c);
+    assert_same_points(&p, c, 4, 1, 1e-12);
+    assert_separations(&p, -5e-5, 1e-12);
+    lucid_convex_mesh_destroy(m);
+}
+
+/* A rotation by an angle of magnitude 10^U(lo, hi) about a random axis. */
+static lucid_mat3 tiny_rotation(uint64_t *rng, double lo, double hi) {
+    return axis_angle(random_direction(rng), pow(10.0, lo + (hi - lo) * uniform(rng)));
+}
+
+static double signed_tiny(uint64_t *rng, double lo, double hi) {
+    return (uniform(rng) < 0.5 ? -1.0 : 1.0) * pow(10.0, lo + (hi - lo) * uniform(rng));
+}
+
+/* An upper box (half-extents ht, pose Tt) resting with its -z face on the +z face of a lower
+ * box (hb, Tb), or on the halfspace of that face when `ground`. */
+typedef struct resting {
+    lucid_vec3 hb, ht;
+    lucid_se3 Tb, Tt;
+    int ground;
+} resting;
+
+/* A plane frame: origin and two orthonormal axes. */
+typedef struct frame2 {
+    lucid_vec3 o, t1, t2;
+} frame2;
+
+static void in_frame(const frame2 *f, lucid_vec3 p, double *u) {
+    lucid_vec3 d = lucid_vec3_sub(p, f->o);
+    u[0] = lucid_vec3_dot(d, f->t1);
+    u[1] = lucid_vec3_dot(d, f->t2);
+}
+
+/* (b - a) x (c - a) */
+static double cross2(const double *a, const double *b, const double *c) {
+    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+}
+
+/* Signed distance of x to the left of the line from a to b. */
+static double left_of(const double *a, const double *b, const double *x) {
+    return cross2(a, b, x) / hypot(b[0] - a[0], b[1] - a[1]);
+}
+
+/* The least distance of x inside the counter-clockwise polygon q (negative outside). */
+static double depth_in(const double (*q)[2], int n, const double *x) {
+    double d = INFINITY;
+    for (int k = 0; k < n; ++k) d = fmin(d, left_of(q[k], q[(k + 1) % n], x));
+    return d;
+}
+
+/* The z-side s face of box h posed by T in the frame, counter-clockwise. */
+static void face_in_frame(lucid_vec3 h, const lucid_se3 *T, double s, const frame2 *f,
+                          double q[4][2]) {
+    static const double sx[4] = {1, -1, -1, 1}, sy[4] = {1, 1, -1, -1};
+    for (int k = 0; k < 4; ++k)
+        in_frame(f, lucid_se3_act(T, lucid_vec3_make(sx[k] * h.x, sy[k] * h.y, s * h.z)), q[k]);
+    if (cross2(q[0], q[1], q[2]) < 0.0)
+        for (int i = 0; i < 2; ++i) {
+            double t = q[1][i];
+            q[1][i] = q[3][i];
+            q[3][i] = t;
+        }
+}
+
+/* Vertices of the intersection of the convex polygons a (na >= 3) and b, or of b alone when
+ * na == 0: corners of each inside the other and crossings of their edge lines inside both. */
+static int intersection_vertices(const double (*a)[2], int na, const double (*b)[2], int nb,
+                                 double slack, double (*out)[2]) {
+    int n = 0;
+    for (int k = 0; k < nb; ++k)
+        if (na == 0 || depth_in(a, na, b[k]) >= -slack) out[n][0] = b[k][0], out[n++][1] = b[k][1];
+    for (int k = 0; k < na; ++k)
+        if (depth_in(b, nb, a[k]) >= -slack) out[n][0] = a[k][0], out[n++][1] = a[k][1];
+    for (int i = 0; i < na; ++i)
+        for (int j = 0; j < nb; ++j) {
+            const double *p = a[i], *q = a[(i + 1) % na], *r = b[j], *s = b[(j + 1) % nb];
+            double ex = q[0] - p[0], ey = q[1] - p[1], fx = s[0] - r[0], fy = s[1] - r[1];
+            double det = ex * fy - ey * fx;
+            if (det == 0.0) continue;
+            double t = ((r[0] - p[0]) * fy - (r[1] - p[1]) * fx) / det;
+            double x[2] = {p[0] + t * ex, p[1] + t * ey};
+            if (depth_in(a, na, x) >= -slack && depth_in(b, nb, x) >= -slack)
+                out[n][0] = x[0], out[n++][1] = x[1];
+        }
+    return n;
+}
+
+/* The patch of a resting configuration is the true intersection polygon of the two faces
+ * (projected along the patch normal) with no redundant point:
+ *  - every point lies on its shape's face plane and on the polygon's boundary (round-off),
+ *  - no two points closer, and no point closer to the line through its neighbours, than half
+ *    the documented length tolerance (1e-9 times the larger face's size), in convex order,
+ *  - every vertex of the true polygon lies within a few tolerances of the patch polygon. */
+static void check_true_polygon(const resting *c, int upper_is_2,
+                               const lucid_contact_patch_result *p) {
+    const double round_off = 1e-12;
+    double size = 2.0 * fmax(c->ground ? 0.0 : hypot(c->hb.x, c->hb.y), hypot(c->ht.x, c->ht.y));
+    double tol = 1e-9 * size;
+    lucid_vec3 nb = lucid_mat3_mul_vec(&c->Tb.R, ez), nt = lucid_mat3_mul_vec(&c->Tt.R, ez);
+    lucid_vec3 ob = lucid_se3_act(&c->Tb, lucid_vec3_make(0, 0, c->hb.z));
+    lucid_vec3 ot = lucid_se3_act(&c->Tt, lucid_vec3_make(0, 0, -c->ht.z));
+    lucid_vec3 n = upper_is_2 ? p->normal : lucid_vec3_neg(p->normal); /* lower to upper */
+    if (!(lucid_vec3_dot(n, nb) > 1.0 - 1e-10)) fail_msg("normal off the face normal");
+    frame2 f = {ob, lucid_vec3_normalized(lucid_vec3_any_orthogonal(n)), {0, 0, 0}};
+    f.t2 = lucid_vec3_cross(n, f.t1);
+    double A[4][2], B[4][2], x[LUCID_PATCH_MAX_POINTS][2], truth[40][2];
+    face_in_frame(c->hb, &c->Tb, 1.0, &f, A);
+    face_in_frame(c->ht, &c->Tt, -1.0, &f, B);
+    int m = p->count;
+    if (m < 3) fail_msg("a patch of %d points", m);
+    for (int i = 0; i < m; ++i) {
+        lucid_vec3 on_lower = upper_is_2 ? p->points[i].p1 : p->points[i].p2;
+        lucid_vec3 on_upper = upper_is_2 ? p->points[i].p2 : p->points[i].p1;
+        assert_near(lucid_vec3_dot(lucid_vec3_sub(on_lower, ob), nb), 0.0, round_off);
+        assert_near(lucid_vec3_dot(lucid_vec3_sub(on_upper, ot), nt), 0.0, round_off);
+        assert_vec_near(lucid_vec3_sub(p->points[i].p2, p->points[i].p1),
+                        lucid_vec3_scale(p->normal, p->points[i].separation), round_off);
+        in_frame(&f, on_upper, x[i]);
+        double in_a = c->ground ? INFINITY : depth_in(A, 4, x[i]), in_b = depth_in(B, 4, x[i]);
+        if (!(fmin(in_a, in_b) >= -round_off && fmin(in_a, in_b) <= round_off))
+            fail_msg("point %d at depths %.3g %.3g, not on the polygon's boundary", i, in_a, in_b);
+    }
+    double orient = 0.0;
+    for (int i = 0; i < m; ++i) orient += cross2(x[0], x[i], x[(i + 1) % m]);
+    for (int i = 0; i < m; ++i) {
+        for (int j = i + 1; j < m; ++j)
+            if (!(hypot(x[i][0] - x[j][0], x[i][1] - x[j][1]) > 0.5 * tol))
+                fail_msg("points %d and %d of %d coincide", i, j, m);
+        const double *a = x[(i + m - 1) % m], *b = x[(i + 1) % m];
+        double bend = cross2(a, x[i], b) * (orient > 0 ? 1.0 : -1.0);
+        if (!(bend / hypot(b[0] - a[0], b[1] - a[1]) > 0.5 * tol))
+            fail_msg("point %d of %d is on the line of its neighbours (%.3g)", i, m,
+                     bend / hypot(b[0] - a[0], b[1] - a[1]));
+    }
+    int num_true = intersection_vertices(A, c->ground ? 0 : 4, B, 4, round_off, truth);
+    for (int k = 0; k < num_true; ++k) {
+        double d = INFINITY;
+        for (int i = 0; i < m; ++i)
+            d = fmin(d, left_of(x[i], x[(i + 1) % m], truth[k]) * (orient > 0 ? 1.0 : -1.0));
+        if (!(d >= -4.0 * tol)) fail_msg("true vertex %d is %.3g outside the patch", k, -d);
+    }
+}
+
+/* Random resting configurations of equal and unequal boxes (lower: box, hull or halfspace;
+ * upper: box or hull; either order) turned by 1e-17..1e-6 rad about random axes, centred,
+ * offset by 1e-17..1e-6 m, with side faces aligned, or overhanging by a hair; 1e-8..1e-4 m
+ * deep or apart, or touching; the normal off the face normal by up to 1e-6. Every patch is the
+ * true polygon (check_true_polygon); when the turns are round-off (<= 1e-12) it is exactly
+ * four points, also with zero margin at a gap. */
+static void near_coinciding_faces_give_the_true_polygon(void **state) {
+    (void)state;
+    const lucid_vec3 h[3] = {{0.1, 0.1, 0.1}, {0.05, 0.08, 0.1}, {0.3, 0.2, 0.15}};
+    lucid_convex_mesh *mesh[3];
+    lucid_shape box[3], hull[3];
+    for (int k = 0; k < 3; ++k) {
+        mesh[k] = box_mesh(h[k]);
+        lucid_shape_box(h[k].x, h[k].y, h[k].z, &box[k]);
+        lucid_shape_convex(mesh[k], &hull[k]);
+    }
+    uint64_t rng = 17;
+    int four = 0;
+    for (int trial = 0; trial < 4000; ++trial) {
+        /* kind: box on box, box on hull, box on ground, hull on box */
+        int kind = trial % 4, aligned = (trial / 4) % 2;
+        int lo = (int)(3 * uniform(&rng)), up = uniform(&rng) < 0.5 ? lo : (int)(3 * uniform(&rng));
+        resting c = {h[lo], h[up], lucid_se3_identity(), lucid_se3_identity(), kind == 2};
+        double worst = aligned ? -12.0 : -6.0, zb = 0.2 * (int)(4 * uniform(&rng));
+        c.Tb = lucid_se3_make(tiny_rotation(&rng, -17, worst), lucid_vec3_make(0, 0, zb));
+        double sx = uniform(&rng) < 0.5 ? -1 : 1, sy = uniform(&rng) < 0.5 ? -1 : 1, dx, dy;
+        switch ((int)(4 * uniform(&rng))) {
+            case 0:
+                dx = dy = 0.0;
+                break;
+            case 1:
+                dx = signed_tiny(&rng, -17, worst - 1), dy = signed_tiny(&rng, -17, worst - 1);
+                break;
+            case 2: /* side faces aligned */
+                dx = sx * (c.hb.x - c.ht.x), dy = sy * (c.hb.y - c.ht.y);
+                break;
+            default: /* overhanging by a hair along x */
+                dx = sx * (c.hb.x - c.ht.x + pow(10.0, -17 + 11 * uniform(&rng)));
+                dy = 0.3 * c.hb.y * (2 * uniform(&rng) - 1);
+                break;
+        }
+        double gap = uniform(&rng) < 0.1 ? 0.0 : signed_tiny(&rng, -8, -4);
+        c.Tt = lucid_se3_make(tiny_rotation(&rng, -17, worst),
+                              lucid_vec3_make(dx, dy, zb + c.hb.z + c.ht.z + gap));
+        lucid_vec3 nb = lucid_mat3_mul_vec(&c.Tb.R, ez);
+        lucid_vec3 top = lucid_se3_act(&c.Tb, lucid_vec3_make(0, 0, c.hb.z));
+        lucid_shape ground; /* the lower box's +z face, posed by Tb like the box */
+        lucid_shape_halfspace(ez, c.hb.z, &ground);
+        const lucid_shape *lower = kind == 2 ? &ground : (kind == 1 ? &hull[lo] : &box[lo]);
+        const lucid_shape *upper = kind == 3 ? &hull[up] : &box[up];
+        lucid_vec3 n = lucid_vec3_normalized(
+            lucid_vec3_axpy(nb, 1e-6 * uniform(&rng), random_direction(&rng)));
+        double margin = aligned && uniform(&rng) < 0.5 ? 0.0 : 5e-3;
+        int swap = uniform(&rng) < 0.5;
+        lucid_distance_result d = {.p1 = top,
+                                   .p2 = lucid_vec3_axpy(top, gap, n),
+                                   .normal = swap ? lucid_vec3_neg(n) : n,
+                                   .distance = gap};
+        lucid_patch_options opt = {margin, 1e-2};
+        lucid_contact_patch_result p;
+        lucid_status s = swap ? lucid_contact_patch(upper, &c.Tt, lower, &c.Tb, &d, &opt, &p)
+                              : lucid_contact_patch(lower, &c.Tb, upper, &c.Tt, &d, &opt, &p);
+        assert_int_equal(s, LUCID_OK);
+        check_true_polygon(&c, !swap, &p);
+        if (aligned || kind == 2) {
+            if (p.count != 4) fail_msg("trial %d: %d points, expected 4", trial, p.count);
+            ++four;
+        }
+    }
+    assert_true(four > 2000);
+    for (int k = 0; k < 3; ++k) lucid_convex_mesh_destroy(mesh[k]);
+}
+
 /* ---- invariances ------------------------------------------------------------------------- */
 
 static void swapping_flips_normal_keeps_points(void **state) {
@@ -806,6 +1074,8 @@ int main(void) {
         cmocka_unit_test(mesh_box_matches_primitive),
         cmocka_unit_test(mesh_cubes_random_rotations),
         cmocka_unit_test(large_mesh_face),
+        cmocka_unit_test(equal_cubes_give_their_four_corners),
+        cmocka_unit_test(near_coinciding_faces_give_the_true_polygon),
         cmocka_unit_test(swapping_flips_normal_keeps_points),
         cmocka_unit_test(equivariant_under_rigid_motion),
         cmocka_unit_test(invalid_input_is_an_error),
