@@ -39,7 +39,7 @@ local t = task.new{
   summary = "Contact-pose generation (Eq. 30 of the randomized-smoothing paper): Gauss-Newton "
     .. "on witness points with each collision-derivative estimator; terminal-cost quantiles.",
   options = {
-    {name = "problems", kind = "integer", default = 60, min = 1,
+    {name = "problems", kind = "integer", default = 400, min = 1,
      help = "number of problems (pairs x targets, targets per pair min(100, ceil(sqrt N)))"},
     {name = "full", kind = "flag", help = "the paper's size: 100 pairs x 100 targets"},
     {name = "meshes", kind = "flag",
@@ -310,7 +310,10 @@ bar:done()
 if opts.plot ~= "" then
   local series = {}
   for _, m in ipairs(METHODS) do
-    series[#series + 1] = {name = m.label .. " " .. m.params, y = first_histories[m.key]}
+    local y = first_histories[m.key]
+    local x = {}
+    for k = 1, #y do x[k] = k - 1 end -- history[1] is the start (iteration 0)
+    series[#series + 1] = {name = m.label .. " " .. m.params, x = x, y = y}
   end
   plot.lines{file = opts.plot, title = "Contact-pose generation: problem 1",
              xlabel = "Gauss-Newton iteration", ylabel = "cost", logy = true, series = series}
