@@ -66,4 +66,23 @@ t.case("the table names every estimator; bad options exit 2", function()
   t.eq(bad, 2, "--start far")
 end)
 
+t.case("lucid.stats quantiles (the report's D1 ... D9) follow the type-7 definition", function()
+  local stats = require "lucid.stats"
+  -- sorted 1, 2, 3, 4, 10: h = 4 p + 1, linear between order statistics
+  local xs = {10, 3, 1, 4, 2}
+  t.near(stats.quantile(xs, 0.5), 3, 0)
+  t.near(stats.quantile(xs, 0.1), 1.4, 1e-15)   -- h = 1.4
+  t.near(stats.quantile(xs, 0.9), 7.6, 1e-15)   -- h = 4.6: 4 + 0.6 * 6
+  t.near(stats.quantile(xs, 0), 1, 0)
+  t.near(stats.quantile(xs, 1), 10, 0)
+  t.eq(xs[1], 10, "input left unsorted")
+  local s = stats.summary(xs)
+  t.near(s.Q1, 2, 0)
+  t.near(s.Q3, 4, 0)
+  t.eq(s.count, 5)
+  t.raises("lucid.stats.quantile: p must be in", stats.quantile, xs, 1.5)
+  t.raises("lucid.stats.summary: entry 2 is not a number", stats.summary, {1, 0 / 0})
+  t.raises("lucid.stats.summary: expected a non-empty list", stats.summary, {})
+end)
+
 return t
