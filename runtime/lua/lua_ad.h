@@ -43,6 +43,14 @@ int lucid_lua_ad_fail(lua_State *L, const char *fname, lucid_status status);
 /* Differentiable lucid.se3 operations (lua_ad_se3.c); the lucid table is on top. */
 void lucid_lua_ad_open_se3(lua_State *L);
 
+/* The live differentiable pose at idx or NULL (stale ones raise, naming FNAME). */
+lucid_lua_ad_var *lucid_lua_ad_topose(lua_State *L, int idx, const char *fname);
+
+/* The pose at idx (differentiable, of tape `owner`, or a constant lucid.se3) as a 12-vector
+ * node of that tape. */
+lucid_ad_var lucid_lua_ad_pose_node(lua_State *L, int idx, lucid_lua_ad_tape *owner,
+                                    const char *fname);
+
 /* lucid.ad.primitive (lua_ad_primitive.c) and its sweep callbacks. */
 int lucid_lua_ad_primitive(lua_State *L);
 extern const lucid_ad_primitive lucid_lua_ad_primitive_ops;

@@ -15,8 +15,7 @@
 
 #define POSE_METATABLE "lucid.ad.se3"
 
-/* The live differentiable pose at idx or NULL (stale ones raise, naming FNAME). */
-static lucid_lua_ad_var *topose(lua_State *L, int idx, const char *fname) {
+lucid_lua_ad_var *lucid_lua_ad_topose(lua_State *L, int idx, const char *fname) {
     lucid_lua_ad_var *v = luaL_testudata(L, idx, POSE_METATABLE);
     if (v && (!v->owner->busy || !lucid_ad_var_is_live(v->owner->tape, v->var)))
         lucid_lua_fail(L, fname,
@@ -37,9 +36,9 @@ static void push_pose(lua_State *L, int tape_idx, lucid_ad_var v) {
     lua_setiuservalue(L, -2, 1);
 }
 
-/* The pose at idx (differentiable or a constant lucid.se3) as a 12-vector node. */
-static lucid_ad_var pose_node(lua_State *L, int idx, lucid_lua_ad_tape *owner, const char *fname) {
-    lucid_lua_ad_var *v = topose(L, idx, fname);
+lucid_ad_var lucid_lua_ad_pose_node(lua_State *L, int idx, lucid_lua_ad_tape *owner,
+                                    const char *fname) {
+    lucid_lua_ad_var *v = lucid_lua_ad_topose(L, idx, fname);
     if (v) {
         if (v->owner != owner)
             lucid_lua_fail(L, fname,
@@ -90,10 +89,11 @@ static int l_exp(lua_State *L) {
 /* A * B with at least one differentiable pose. */
 static int compose(lua_State *L) {
     const char *fname = "lucid.se3.__mul (*)";
-    lucid_lua_ad_var *a = topose(L, 1, fname), *b = topose(L, 2, fname);
+    lucid_lua_ad_var *a = lucid_lua_ad_topose(L, 1, fname), *b = lucid_lua_ad_topose(L, 2, fname);
     if (!a && !b) lucid_lua_fail(L, fname, "no differentiable pose");
     lucid_lua_ad_tape *owner = (a ? a : b)->owner;
-    lucid_ad_var va = pose_node(L, 1, owner, fname), vb = pose_node(L, 2, owner, fname);
+    lucid_ad_var va = lucid_lua_ad_pose_node(L, 1, owner, fname),
+                 vb = lucid_lua_ad_pose_node(L, 2, owner, fname);
     lucid_ad_var out;
     return push_result(L, a ? 1 : 2, lucid_ad_se3_compose(owner->tape, va, vb, &out), out, 1,
                        fname);
@@ -103,7 +103,7 @@ static int compose(lua_State *L) {
 static int act(lua_State *L, lucid_lua_ad_var *T, lucid_lua_ad_var *p) {
     const char *fname = "lucid.se3:act";
     lucid_lua_ad_tape *owner = (T ? T : p)->owner;
-    lucid_ad_var vT = pose_node(L, 1, owner, fname);
+    lucid_ad_var vT = lucid_lua_ad_pose_node(L, 1, owner, fname);
     lucid_ad_var vp = lucid_lua_ad_node(L, 2, owner, fname);
     int k = lucid_ad_var_size(owner->tape, vp);
     if (k != 3) lucid_lua_fail(L, fname, "point must have 3 entries (got %d)", k);
@@ -112,7 +112,7 @@ static int act(lua_State *L, lucid_lua_ad_var *T, lucid_lua_ad_var *p) {
 }
 
 static int m_act(lua_State *L) {
-    lucid_lua_ad_var *T = topose(L, 1, "lucid.se3:act");
+    lucid_lua_ad_var *T = lucid_lua_ad_topose(L, 1, "lucid.se3:act");
     if (!T) lucid_lua_fail(L, "lucid.se3:act", "self must be a pose");
     return act(L, T, lucid_lua_ad_tovar(L, 2, "lucid.se3:act"));
 }
@@ -139,14 +139,14 @@ static int constant_mul(lua_State *L) {
 
 static int m_log(lua_State *L) {
     const char *fname = "lucid.se3:log";
-    lucid_lua_ad_var *T = topose(L, 1, fname);
+    lucid_lua_ad_var *T = lucid_lua_ad_topose(L, 1, fname);
     if (!T) lucid_lua_fail(L, fname, "self must be a pose");
     lucid_ad_var out;
     return push_result(L, 1, lucid_ad_se3_log(T->owner->tape, T->var, &out), out, 0, fname);
 }
 
 static int m_value(lua_State *L) {
-    lucid_lua_ad_var *T = topose(L, 1, "lucid.ad.se3:value");
+    lucid_lua_ad_var *T = lucid_lua_ad_topose(L, 1, "lucid.ad.se3:value");
     if (!T) lucid_lua_fail(L, "lucid.ad.se3:value", "self must be a pose");
     lucid_se3 v = lucid_ad_se3_unpack(lucid_ad_var_values(T->owner->tape, T->var));
     lucid_lua_pushse3(L, &v);

@@ -10,21 +10,42 @@
  * distance_batch also takes chain (warm-start each query from the previous one). Unknown
  * option names are errors, so a typo never silently falls back to a default.
  * Result: distance, p1, p2, normal, iterations, converged, penetrating, epa_iterations, gap and
- * separation (the core separation vector a later warm_start = r reads). */
+ * separation (the core separation vector a later warm_start = r reads).
+ *
+ * Differentiable queries: when T1 or T2 of lucid.distance is a differentiable lucid.ad pose,
+ * opts.derivatives (a table: method, step, samples, noise, levels, seed, with the names and
+ * meaning of lucid.distance_derivatives) chooses the derivative method, and distance, p1, p2
+ * and normal of the result are differentiable values. The query runs once; its derivatives
+ * w.r.t. the local twist of T2 come from lucid_distance_derivatives_from_query, those w.r.t.
+ * T1 by invariance (autodiff/ad_distance.h). The random stream is opts.derivatives.seed: a
+ * caller that wants one consistent linearisation per outer iteration passes the same seed
+ * throughout it (tasks/contact_pose.lua changes it once per Gauss-Newton iteration). */
 #include <lauxlib.h>
 #include <limits.h>
 #include <string.h>
 
+#include "autodiff/ad_distance.h"
+#include "autodiff/ad_ops.h"
+#include "autodiff/ad_se3.h"
+#include "autodiff/collision_derivatives.h"
 #include "runtime/lua/check.h"
+#include "runtime/lua/lua_ad.h"
 #include "runtime/lua/lua_matrix.h"
 #include "runtime/lua/lua_se3.h"
 #include "runtime/lua/lua_shape.h"
 #include "runtime/lua/modules.h"
 #include "solvers/collision/distance_batch.h"
 
+#define WORKSPACE_METATABLE "lucid.distance.workspace"
+
 static const char *const SINGLE_OPTIONS[] = {"algorithm", "normalize",    "tol",
                                              "tol_mode",  "max_iter",     "warm_start",
                                              "epa_tol",   "epa_max_iter", NULL};
+static const char *const DISTANCE_OPTIONS[] = {
+    "algorithm",  "normalize", "tol",          "tol_mode",    "max_iter",
+    "warm_start", "epa_tol",   "epa_max_iter", "derivatives", NULL};
+static const char *const DERIVATIVE_OPTIONS[] = {"method", "step", "samples", "noise",
+                                                 "levels", "seed", NULL};
 static const char *const BATCH_OPTIONS[] = {"algorithm", "normalize",  "tol",     "tol_mode",
                                             "max_iter",  "warm_start", "epa_tol", "epa_max_iter",
                                             "chain",     NULL};
@@ -36,15 +57,16 @@ static int in_list(const char *name, const char *const *list) {
 }
 
 /* Every key of the options table must be a known option name. */
-static void check_option_names(lua_State *L, int idx, const char *fname,
-                               const char *const *allowed) {
+static void check_option_names(lua_State *L, int idx, const char *fname, const char *const *allowed,
+                               const char *prefix) {
     lua_pushnil(L);
     while (lua_next(L, idx) != 0) {
         lua_pop(L, 1);
         if (lua_type(L, -1) != LUA_TSTRING)
             lucid_lua_fail(L, fname, "option names must be strings (got %s)", luaL_typename(L, -1));
         const char *name = lua_tostring(L, -1);
-        if (!in_list(name, allowed)) lucid_lua_fail(L, fname, "unknown option '%s'", name);
+        if (!in_list(name, allowed))
+            lucid_lua_fail(L, fname, "unknown option '%s%s'", prefix, name);
     }
 }
 
@@ -132,7 +154,7 @@ static void read_options(lua_State *L, int idx, const char *fname, const char *c
     if (lua_isnoneornil(L, idx)) return;
     if (!lua_istable(L, idx))
         lucid_lua_fail(L, fname, "opts must be a table (got %s)", luaL_typename(L, idx));
-    check_option_names(L, idx, fname, allowed);
+    check_option_names(L, idx, fname, allowed, "");
     if (push_option(L, idx, "algorithm")) {
         opt->algorithm = check_algorithm(L, fname);
         lua_pop(L, 1);
@@ -194,19 +216,197 @@ typedef struct pair_query {
 } pair_query;
 
 /* Arguments (s1, T1, s2, T2 [, opts]) of lucid.distance and lucid.collide. */
-static void check_pair_query(lua_State *L, const char *fname, pair_query *q) {
+static void check_pair_query(lua_State *L, const char *fname, const char *const *allowed,
+                             pair_query *q) {
     q->s1 = lucid_lua_checkshape(L, 1, fname, "s1");
     q->T1 = lucid_lua_checkse3(L, 2, fname, "T1");
     q->s2 = lucid_lua_checkshape(L, 3, fname, "s2");
     q->T2 = lucid_lua_checkse3(L, 4, fname, "T2");
-    read_options(L, 5, fname, SINGLE_OPTIONS, &q->opt, NULL);
+    read_options(L, 5, fname, allowed, &q->opt, NULL);
     check_not_two_halfspaces(L, fname, q->s1, q->s2);
+}
+
+/* ---- differentiable lucid.distance ------------------------------------------------- */
+
+typedef struct workspace_box {
+    lucid_derivative_workspace *ws;
+} workspace_box;
+
+static int workspace_gc(lua_State *L) {
+    workspace_box *box = luaL_checkudata(L, 1, WORKSPACE_METATABLE);
+    lucid_derivative_workspace_destroy(box->ws);
+    box->ws = NULL;
+    return 0;
+}
+
+static lucid_derivative_method check_method(lua_State *L, const char *fname) {
+    lucid_derivative_method m = LUCID_DERIV_FINITE_DIFFERENCES;
+    if (lua_type(L, -1) != LUA_TSTRING)
+        lucid_lua_fail(L, fname, "derivatives.method must be a string (got %s)",
+                       luaL_typename(L, -1));
+    if (!lucid_derivative_method_from_name(lua_tostring(L, -1), &m))
+        lucid_lua_fail(L, fname,
+                       "unknown derivatives.method '%s' (expected finite_differences, "
+                       "zeroth_order, first_order_gaussian, first_order_gumbel or analytic)",
+                       lua_tostring(L, -1));
+    return m;
+}
+
+/* opts.derivatives (opts at opts_idx) into *d; returns 0 when it is absent. */
+static int read_derivatives(lua_State *L, int opts_idx, const char *fname,
+                            lucid_derivative_options *d) {
+    lucid_derivative_options_default(d);
+    if (!lua_istable(L, opts_idx) || !push_option(L, opts_idx, "derivatives")) return 0;
+    int idx = lua_gettop(L);
+    if (!lua_istable(L, idx))
+        lucid_lua_fail(L, fname, "opts.derivatives must be a table (got %s)",
+                       luaL_typename(L, idx));
+    check_option_names(L, idx, fname, DERIVATIVE_OPTIONS, "derivatives.");
+    if (push_option(L, idx, "method")) d->method = check_method(L, fname), lua_pop(L, 1);
+    if (push_option(L, idx, "step"))
+        d->step = lucid_lua_checkpositive(L, -1, fname, "derivatives.step"), lua_pop(L, 1);
+    if (push_option(L, idx, "noise"))
+        d->noise = lucid_lua_checkpositive(L, -1, fname, "derivatives.noise"), lua_pop(L, 1);
+    if (push_option(L, idx, "samples")) {
+        d->samples =
+            (int)lucid_lua_checkinteger_range(L, -1, 1, 100000000, fname, "derivatives.samples");
+        lua_pop(L, 1);
+    }
+    if (push_option(L, idx, "levels")) {
+        d->levels =
+            (int)lucid_lua_checkinteger_range(L, -1, 0, 1000000000, fname, "derivatives.levels");
+        lua_pop(L, 1);
+    }
+    if (push_option(L, idx, "seed")) {
+        d->seed = (uint64_t)lucid_lua_checkinteger_range(L, -1, LUA_MININTEGER, LUA_MAXINTEGER,
+                                                         fname, "derivatives.seed");
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return 1;
+}
+
+/* Clear messages for the shapes a method cannot handle (the C core only says ARGUMENT). */
+static void check_shape_for_method(lua_State *L, const char *fname, const lucid_shape *s, int which,
+                                   lucid_derivative_method m) {
+    const char *name = lucid_derivative_method_name(m);
+    if (m == LUCID_DERIV_FINITE_DIFFERENCES || m == LUCID_DERIV_ZEROTH_ORDER) return;
+    if (s->kind == LUCID_SHAPE_HALFSPACE)
+        lucid_lua_fail(L, fname, "%s needs support functions; s%d is a halfspace", name, which);
+    if (m == LUCID_DERIV_FIRST_ORDER_GUMBEL && s->kind != LUCID_SHAPE_CONVEX)
+        lucid_lua_fail(L, fname, "%s needs meshes with vertex adjacency; s%d is a %s", name, which,
+                       lucid_shape_kind_name(s->kind));
+    if (m == LUCID_DERIV_ANALYTIC &&
+        !(s->kind == LUCID_SHAPE_SPHERE || s->kind == LUCID_SHAPE_ELLIPSOID ||
+          s->kind == LUCID_SHAPE_CAPSULE || s->kind == LUCID_SHAPE_CYLINDER))
+        lucid_lua_fail(L, fname, "%s needs smooth curved shapes; s%d is a %s", name, which,
+                       lucid_shape_kind_name(s->kind));
+}
+
+static int fail_derivatives(lua_State *L, const char *fname, lucid_derivative_method m,
+                            lucid_status st) {
+    const char *name = lucid_derivative_method_name(m);
+    if (st == LUCID_ERR_DEGENERATE)
+        return lucid_lua_fail(L, fname,
+                              m == LUCID_DERIV_ANALYTIC
+                                  ? "%s: a support is not smooth at the witness point"
+                                  : "%s: the normal's derivative is unbounded at distance 0",
+                              name);
+    if (st == LUCID_ERR_SINGULAR)
+        return lucid_lua_fail(L, fname, "%s: the implicit system is singular", name);
+    return lucid_lua_fail_status(L, fname, st);
+}
+
+/* The numeric pose at idx: a differentiable pose's current value or a lucid.se3. */
+static lucid_se3 pose_value(lua_State *L, int idx, const lucid_lua_ad_var *v, const char *what) {
+    if (v) return lucid_ad_se3_unpack(lucid_ad_var_values(v->owner->tape, v->var));
+    return *lucid_lua_checkse3(L, idx, "lucid.distance", what);
+}
+
+/* y = (distance, p1, p2, normal) and J2 (10 x 6, column-major) from the C derivatives. */
+static void pack_derivatives(const lucid_distance_derivatives_result *d, double y[10],
+                             double J2[60]) {
+    y[0] = d->query.distance;
+    lucid_vec3_store(d->query.p1, y + 1);
+    lucid_vec3_store(d->query.p2, y + 4);
+    lucid_vec3_store(d->query.normal, y + 7);
+    for (int c = 0; c < 6; ++c) {
+        J2[10 * c] = d->ddistance[c];
+        for (int i = 0; i < 3; ++i) {
+            J2[1 + i + 10 * c] = d->dp1[i + 3 * c];
+            J2[4 + i + 10 * c] = d->dp2[i + 3 * c];
+            J2[7 + i + 10 * c] = d->dnormal[i + 3 * c];
+        }
+    }
+}
+
+/* Replaces result fields distance, p1, p2, normal (table on top) by slices of node out. */
+static void set_differentiable_fields(lua_State *L, int owner_idx, lucid_lua_ad_tape *owner,
+                                      lucid_ad_var out, const char *fname) {
+    static const struct {
+        const char *name;
+        int start, count;
+    } fields[] = {{"distance", 0, 1}, {"p1", 1, 3}, {"p2", 4, 3}, {"normal", 7, 3}};
+    int result_idx = lua_gettop(L);
+    lucid_lua_ad_pushtape(L, owner_idx);
+    for (int k = 0; k < 4; ++k) {
+        lucid_ad_var v;
+        lucid_status st = lucid_ad_slice(owner->tape, out, fields[k].start, fields[k].count, &v);
+        if (st != LUCID_OK) lucid_lua_ad_fail(L, fname, st);
+        lucid_lua_ad_pushvar(L, result_idx + 1, v);
+        lua_setfield(L, result_idx, fields[k].name);
+    }
+    lua_pop(L, 1);
+}
+
+static int differentiable_distance(lua_State *L, lucid_lua_ad_var *a1, lucid_lua_ad_var *a2) {
+    const char *fname = "lucid.distance";
+    int owner_idx = a1 ? 2 : 4;
+    lucid_lua_ad_tape *owner = (a1 ? a1 : a2)->owner;
+    const lucid_shape *s1 = lucid_lua_checkshape(L, 1, fname, "s1");
+    const lucid_shape *s2 = lucid_lua_checkshape(L, 3, fname, "s2");
+    lucid_se3 T1 = pose_value(L, 2, a1, "T1"), T2 = pose_value(L, 4, a2, "T2");
+    lucid_gjk_options gjk;
+    read_options(L, 5, fname, DISTANCE_OPTIONS, &gjk, NULL);
+    check_not_two_halfspaces(L, fname, s1, s2);
+    lucid_derivative_options d;
+    if (!read_derivatives(L, 5, fname, &d))
+        lucid_lua_fail(L, fname,
+                       "a differentiable pose needs opts.derivatives (e.g. {method = "
+                       "\"first_order_gaussian\", samples = 20, noise = 1e-3, seed = 0})");
+    d.gjk = &gjk;
+    check_shape_for_method(L, fname, s1, 1, d.method);
+    check_shape_for_method(L, fname, s2, 2, d.method);
+    lucid_ad_var v1 = lucid_lua_ad_pose_node(L, 2, owner, fname);
+    lucid_ad_var v2 = lucid_lua_ad_pose_node(L, 4, owner, fname);
+
+    lucid_distance_result r;
+    lucid_status st = lucid_distance(s1, &T1, s2, &T2, &gjk, &r);
+    if (st != LUCID_OK) return lucid_lua_fail_status(L, fname, st);
+    workspace_box *box = lua_touserdata(L, lua_upvalueindex(1));
+    lucid_distance_derivatives_result dr;
+    st = lucid_distance_derivatives_from_query(s1, &T1, s2, &T2, &d, box->ws, &r, &dr);
+    if (st != LUCID_OK) return fail_derivatives(L, fname, d.method, st);
+    double y[10], J1[60], J2[60];
+    pack_derivatives(&dr, y, J2);
+    lucid_ad_distance_t1_jacobian(&T1, &T2, y, J2, J1);
+    lucid_ad_var out;
+    st = lucid_ad_distance(owner->tape, v1, v2, y, J1, J2, &out);
+    if (st != LUCID_OK) return lucid_lua_ad_fail(L, fname, st);
+    push_result(L, &r);
+    set_differentiable_fields(L, owner_idx, owner, out, fname);
+    return 1;
 }
 
 static int l_distance(lua_State *L) {
     const char *fname = "lucid.distance";
+    lucid_lua_ad_var *a1 = lucid_lua_ad_topose(L, 2, fname);
+    lucid_lua_ad_var *a2 = lucid_lua_ad_topose(L, 4, fname);
+    if (a1 || a2) return differentiable_distance(L, a1, a2);
     pair_query q;
-    check_pair_query(L, fname, &q);
+    check_pair_query(L, fname, DISTANCE_OPTIONS, &q);
+    lucid_derivative_options unused;
+    read_derivatives(L, 5, fname, &unused); /* validated even when nothing is differentiable */
     lucid_distance_result r;
     lucid_status st = lucid_distance(q.s1, q.T1, q.s2, q.T2, &q.opt, &r);
     if (st != LUCID_OK) return lucid_lua_fail_status(L, fname, st);
@@ -217,7 +417,7 @@ static int l_distance(lua_State *L) {
 static int l_collide(lua_State *L) {
     const char *fname = "lucid.collide";
     pair_query q;
-    check_pair_query(L, fname, &q);
+    check_pair_query(L, fname, SINGLE_OPTIONS, &q);
     lucid_distance_result r;
     int hit = 0;
     lucid_status st = lucid_collide(q.s1, q.T1, q.s2, q.T2, &q.opt, &hit, &r);
@@ -275,9 +475,18 @@ static int l_distance_batch(lua_State *L) {
 }
 
 void lucid_open_collision(lua_State *L) {
-    static const luaL_Reg functions[] = {{"distance", l_distance},
-                                         {"collide", l_collide},
-                                         {"distance_batch", l_distance_batch},
-                                         {NULL, NULL}};
+    static const luaL_Reg functions[] = {
+        {"collide", l_collide}, {"distance_batch", l_distance_batch}, {NULL, NULL}};
     luaL_setfuncs(L, functions, 0);
+    /* lucid.distance keeps the Gumbel neighbourhood workspace (grow-only) as an upvalue */
+    workspace_box *box = lua_newuserdatauv(L, sizeof *box, 0);
+    box->ws = NULL;
+    luaL_newmetatable(L, WORKSPACE_METATABLE);
+    lua_pushcfunction(L, workspace_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_setmetatable(L, -2);
+    if (lucid_derivative_workspace_create(&box->ws) != LUCID_OK)
+        luaL_error(L, "lucid: cannot allocate the distance-derivatives workspace");
+    lua_pushcclosure(L, l_distance, 1);
+    lua_setfield(L, -2, "distance");
 }

@@ -1,0 +1,49 @@
+-- lucid.stats: summary statistics of samples (benchmark reports).
+--
+--   local stats = require "lucid.stats"
+--   stats.quantile(xs, 0.9)         -- linear interpolation between order statistics
+--   stats.summary(xs)               -- {D1, Q1, median, Q3, D9, min, max, count}
+--
+-- quantile(p) uses the "type 7" rule (R's default, numpy's "linear"): with the sorted
+-- sample x_1 <= ... <= x_n, h = (n - 1) p + 1 and q = x_floor(h) + (h - floor(h)) (x_ceil(h)
+-- - x_floor(h)). NaN entries are errors; the input is not modified.
+local stats = {}
+
+local function sorted_copy(xs, fname)
+  if type(xs) ~= "table" or #xs == 0 then
+    error(fname .. ": expected a non-empty list of numbers", 3)
+  end
+  local s = {}
+  for i = 1, #xs do
+    local v = xs[i]
+    if type(v) ~= "number" or v ~= v then
+      error(string.format("%s: entry %d is not a number (%s)", fname, i, tostring(v)), 3)
+    end
+    s[i] = v
+  end
+  table.sort(s)
+  return s
+end
+
+local function quantile_sorted(s, p)
+  local h = (#s - 1) * p + 1
+  local lo = math.floor(h)
+  local hi = math.min(lo + 1, #s)
+  return s[lo] + (h - lo) * (s[hi] - s[lo])
+end
+
+function stats.quantile(xs, p)
+  if type(p) ~= "number" or not (p >= 0 and p <= 1) then
+    error("lucid.stats.quantile: p must be in [0, 1] (got " .. tostring(p) .. ")", 2)
+  end
+  return quantile_sorted(sorted_copy(xs, "lucid.stats.quantile"), p)
+end
+
+function stats.summary(xs)
+  local s = sorted_copy(xs, "lucid.stats.summary")
+  return {D1 = quantile_sorted(s, 0.1), Q1 = quantile_sorted(s, 0.25),
+          median = quantile_sorted(s, 0.5), Q3 = quantile_sorted(s, 0.75),
+          D9 = quantile_sorted(s, 0.9), min = s[1], max = s[#s], count = #s}
+end
+
+return stats
