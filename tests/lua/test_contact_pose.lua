@@ -21,20 +21,20 @@ local METHODS = {"finite_differences_1e-6", "finite_differences_1e-3", "zeroth_o
 
 t.case("--json reports the quantiles of every method on near starts; 1st order solves them",
        function()
-  local out, code = run("--problems 8 --start near --seed 3 --json")
+  local out, code = run("--problems 24 --start near --seed 3 --json")
   t.eq(code, 0, "exit code")
   local r = json.decode(out)
-  t.eq(r.problems, 8)
+  t.eq(r.problems, 24)
   t.eq(r.start, "near")
   t.eq(r.targets, "reachable")
-  t.eq(r.pairs * r.targets_per_pair >= 8, true, "pairs x targets covers the problems")
+  t.eq(r.pairs * r.targets_per_pair >= 24, true, "pairs x targets covers the problems")
   for _, key in ipairs(METHODS) do
     local m = r.methods[key]
     t.truthy(m, "method " .. key)
     local q = {m.min, m.D1, m.Q1, m.median, m.Q3, m.D9, m.max}
     for i = 1, #q do t.truthy(type(q[i]) == "number" and q[i] >= 0, key .. " quantile") end
     for i = 2, #q do t.truthy(q[i - 1] <= q[i], key .. ": quantiles are ordered") end
-    t.eq(m.count, 8)
+    t.eq(m.count, 24)
     t.truthy(m.seconds > 0 and m.ms_per_problem > 0, key .. " timings")
     t.truthy(m.mean_iterations >= 1 and m.mean_iterations <= 50, key .. " iterations")
   end
