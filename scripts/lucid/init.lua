@@ -5,4 +5,5 @@ lucid.json = require "lucid.json"
 lucid.task = require "lucid.task"
 lucid.plot = require "lucid.plot"
 lucid.optim = require "lucid.optim"
+lucid.stats = require "lucid.stats"
 return lucid
