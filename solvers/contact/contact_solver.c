@@ -140,7 +140,7 @@ static void guard_divergence(lucid_contact_run *run, double *lambda, double *dua
     int finite = all_finite(lambda, m) && (!has_dual || all_finite(dual, m));
     if (finite) {
         lucid_contact_velocity(p, lambda, sigma);
-        finite = all_finite(sigma, m) && isfinite(r->ncp.abs) && isfinite(r->model.abs);
+        finite = all_finite(sigma, m) && isfinite(r->ncp.abs);
     }
     if (finite) return;
     memset(lambda, 0, sizeof(double) * (size_t)m);
