@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "solvers/contact/contact_admm.h"
 #include "tests/c/test_contact_problems.h"
 
 typedef struct pair {
@@ -435,8 +436,39 @@ static void diverging_solves_return_a_defined_result(void **state) {
     test_problem_free(&t);
 }
 
+/* The spectral rule on PSD spectra: round-off zeros are the null space, eig_min the smallest
+ * eigenvalue above it, rho0 = eig_min when singular, sqrt(eig_min eig_max) when definite;
+ * kappa finite; adaptation keeps rho within [eig_min, eig_max]; indefinite is refused. */
+static void spectral_rho_on_singular_spectra(void **state) {
+    (void)state;
+    lucid_contact_admm s;
+    memset(&s, 0, sizeof s);
+    const double singular[5] = {-3e-15, 0.0, 2e-14, 0.25, 4.0};
+    assert_int_equal(lucid_contact_admm_set_spectrum(&s, singular, 5), LUCID_OK);
+    assert_true(s.singular && s.eig_min == 0.25 && s.eig_max == 4.0);
+    assert_true(lucid_contact_admm_spectral_rho(&s) == 0.25);
+    assert_true(lucid_contact_admm_kappa(&s) == 16.0);
+    const double definite[3] = {0.25, 1.0, 4.0};
+    assert_int_equal(lucid_contact_admm_set_spectrum(&s, definite, 3), LUCID_OK);
+    assert_false(s.singular);
+    assert_true(fabs(lucid_contact_admm_spectral_rho(&s) - 1.0) < 1e-15);
+    const double indefinite[3] = {-0.1, 1.0, 4.0}, zero[2] = {0.0, 0.0};
+    assert_int_equal(lucid_contact_admm_set_spectrum(&s, indefinite, 3), LUCID_ERR_NOT_SPD);
+    assert_int_equal(lucid_contact_admm_set_spectrum(&s, zero, 2), LUCID_ERR_NOT_SPD);
+    /* the dual residual dominating forever: rho decreases to eig_min and stays there */
+    assert_int_equal(lucid_contact_admm_set_spectrum(&s, singular, 5), LUCID_OK);
+    s.rho = 1.0, s.primal_residual = 0.0, s.dual_residual = 1.0;
+    s.force_scale = s.velocity_scale = 1.0;
+    for (int k = 0; k < 100; ++k) lucid_contact_admm_adapt(&s, 10.0, 0.5);
+    assert_true(s.rho == 0.25);
+    s.primal_residual = 1.0, s.dual_residual = 0.0; /* and up to eig_max */
+    for (int k = 0; k < 100; ++k) lucid_contact_admm_adapt(&s, 10.0, 0.5);
+    assert_true(s.rho == 4.0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(spectral_rho_on_singular_spectra),
         cmocka_unit_test(dumped_problems_have_singular_delassus),
         cmocka_unit_test(dumped_world_problems_are_solved_by_every_pair),
         cmocka_unit_test(random_hyperstatic_problems_are_solved_by_every_pair),
