@@ -3,6 +3,8 @@
 
 /* Relative size below which a blow-up direction is considered to add no volume. */
 #define EPA_FLAT_EPS 1e-10
+/* Relative distance below which a point counts as lying on a face's plane (round-off). */
+#define EPA_COPLANAR_EPS 1e-12
 
 typedef struct epa_face {
     int v[3];     /* counter-clockwise seen from outside */
@@ -245,8 +247,14 @@ static int link_faces(epa_polytope *P) {
     return 1;
 }
 
+/* Faces whose plane holds w up to round-off count as visible: keeping one would join it to w
+ * by a new face of zero area (w collinear with one of its edges, or w a repeat of one of its
+ * vertices, as near-coincident vertex clusters of D produce for nearly aligned boxes).
+ * Replacing it instead leaves the polytope convex up to the same round-off. */
 static int sees(const epa_polytope *P, int f, lucid_vec3 w) {
-    return lucid_vec3_dot(P->f[f].n, lucid_vec3_sub(w, P->v[P->f[f].v[0]].w)) > 0.0;
+    lucid_vec3 v0 = P->v[P->f[f].v[0]].w;
+    double eps = EPA_COPLANAR_EPS * fmax(lucid_vec3_max_abs(w), lucid_vec3_max_abs(v0));
+    return lucid_vec3_dot(P->f[f].n, lucid_vec3_sub(w, v0)) > -eps;
 }
 
 /* Flood fill of the faces visible from w, starting at the closest face (visible by
