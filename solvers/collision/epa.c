@@ -5,6 +5,8 @@
 #define EPA_FLAT_EPS 1e-10
 /* Relative distance below which a point counts as lying on a face's plane (round-off). */
 #define EPA_COPLANAR_EPS 1e-12
+/* Faces one expansion may absorb to avoid degenerate cone faces (a handful in practice). */
+#define EPA_MAX_ABSORB 32
 
 typedef struct epa_face {
     int v[3];     /* counter-clockwise seen from outside */
@@ -24,7 +26,8 @@ typedef struct epa_polytope {
     epa_face f[LUCID_EPA_MAX_FACES];
     int free_faces[LUCID_EPA_MAX_FACES]; /* dead slots to reuse */
     int stack[LUCID_EPA_MAX_FACES];
-    unsigned char mark[LUCID_EPA_MAX_FACES]; /* 1 visible, 2 seen and not visible */
+    unsigned char mark[LUCID_EPA_MAX_FACES];   /* 1 visible, 2 seen and not visible */
+    unsigned char absorb[LUCID_EPA_MAX_FACES]; /* replaced although w is (barely) behind it */
     epa_horizon_edge horizon[LUCID_EPA_MAX_HORIZON];
     int nv, nf, nfree, nh;
 } epa_polytope;
@@ -270,7 +273,7 @@ static int find_horizon(epa_polytope *P, int start, lucid_vec3 w) {
         for (int e = 0; e < 3; ++e) {
             int g = f->adj[e];
             if (P->mark[g] == 1) continue;
-            if (P->mark[g] == 0 && sees(P, g, w)) {
+            if (P->mark[g] == 0 && (P->absorb[g] || sees(P, g, w))) {
                 P->mark[g] = 1;
                 P->stack[top++] = g;
                 continue;
@@ -292,26 +295,55 @@ static int take_face_slot(epa_polytope *P) {
 /* Replaces the faces visible from w by the cone from w to their horizon. Nothing is modified
  * when the expansion would overflow, create a degenerate face, or move a face closer to the
  * origin than min_dist (impossible for an exact convex expansion: a sign of round-off). */
-static int expand(epa_polytope *P, int best, lucid_support_point w, double min_dist) {
-    if (P->nv >= LUCID_EPA_MAX_VERTICES || !find_horizon(P, best, w.w)) return 0;
-    int iw = P->nv;
-    P->v[iw] = w;
-    epa_face fresh[LUCID_EPA_MAX_HORIZON];
-    int visible = 0;
-    for (int i = 0; i < P->nf; ++i) visible += P->f[i].alive && P->mark[i] == 1;
-    if (P->nh - visible > P->nfree + (LUCID_EPA_MAX_FACES - P->nf)) return 0;
+/* The cone faces from w (vertex iw) to the horizon; returns the index of the first horizon
+ * edge whose face is degenerate or closer than min_dist, -1 when all are fine, or -2 when
+ * the horizon is not one simple loop (every edge has exactly one successor, and its outside
+ * face holds the twin edge). */
+static int cone_faces(const epa_polytope *P, int iw, double min_dist, epa_face *fresh) {
     for (int h = 0; h < P->nh; ++h) {
-        if (!face_plane(P, P->horizon[h].a, P->horizon[h].b, iw, &fresh[h]) ||
-            fresh[h].dist < min_dist)
-            return 0;
-        /* the horizon must be one simple loop: every edge has exactly one successor, and
-         * its outside face holds the twin edge */
         int successors = 0;
         for (int k = 0; k < P->nh; ++k) successors += P->horizon[k].a == P->horizon[h].b;
         if (successors != 1 ||
             twin_edge(&P->f[P->horizon[h].outside], P->horizon[h].a, P->horizon[h].b) < 0)
-            return 0;
+            return -2;
     }
+    for (int h = 0; h < P->nh; ++h)
+        if (!face_plane(P, P->horizon[h].a, P->horizon[h].b, iw, &fresh[h]) ||
+            fresh[h].dist < min_dist)
+            return h;
+    return -1;
+}
+
+/* Finds a horizon whose cone from w has only sound faces. A bad cone face (a, b, w) means w
+ * lies on or barely behind the plane of the face g across (a, b), up to round-off or a tilt
+ * below the tolerance: its vertices are then near-coincident or nearly collinear (clusters of
+ * D's vertices for nearly aligned boxes). Replacing g as well (absorbing it) removes that
+ * face, leaving a dent of at most `slack` which keeps every face within the depth bounds. */
+static int sound_horizon(epa_polytope *P, int best, int iw, double min_dist, double slack,
+                         epa_face *fresh) {
+    for (int i = 0; i < P->nf; ++i) P->absorb[i] = 0;
+    for (int tries = 0; tries < EPA_MAX_ABSORB; ++tries) {
+        if (!find_horizon(P, best, P->v[iw].w)) return 0;
+        int h = cone_faces(P, iw, min_dist, fresh);
+        if (h == -1) return 1;
+        if (h < 0) return 0;
+        int g = P->horizon[h].outside;
+        lucid_vec3 a = P->v[P->f[g].v[0]].w;
+        if (!(lucid_vec3_dot(P->f[g].n, lucid_vec3_sub(P->v[iw].w, a)) > -slack)) return 0;
+        P->absorb[g] = 1;
+    }
+    return 0;
+}
+
+static int expand(epa_polytope *P, int best, lucid_support_point w, double min_dist, double slack) {
+    if (P->nv >= LUCID_EPA_MAX_VERTICES) return 0;
+    int iw = P->nv;
+    P->v[iw] = w;
+    epa_face fresh[LUCID_EPA_MAX_HORIZON];
+    if (!sound_horizon(P, best, iw, min_dist, slack, fresh)) return 0;
+    int visible = 0;
+    for (int i = 0; i < P->nf; ++i) visible += P->f[i].alive && P->mark[i] == 1;
+    if (P->nh - visible > P->nfree + (LUCID_EPA_MAX_FACES - P->nf)) return 0;
     P->nv++;
     for (int i = 0; i < P->nf; ++i)
         if (P->f[i].alive && P->mark[i] == 1) {
@@ -388,7 +420,7 @@ void lucid_epa_solve(lucid_minkowski *m, const lucid_simplex *start, double tol,
             break;
         }
         double slack = 1e-9 * fmax(1.0, lucid_vec3_max_abs(w.w));
-        if (!expand(&P, best, w, P.f[best].dist - slack)) break;
+        if (!expand(&P, best, w, P.f[best].dist - slack, slack)) break;
         best = closest_face(&P);
     }
     face_result(&P, &P.f[best], res);
