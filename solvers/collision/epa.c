@@ -3,8 +3,6 @@
 
 /* Relative size below which a blow-up direction is considered to add no volume. */
 #define EPA_FLAT_EPS 1e-10
-/* Relative distance below which a point counts as lying on a face's plane (round-off). */
-#define EPA_COPLANAR_EPS 1e-12
 /* Faces one expansion may absorb to avoid degenerate cone faces (a handful in practice). */
 #define EPA_MAX_ABSORB 32
 
@@ -250,14 +248,8 @@ static int link_faces(epa_polytope *P) {
     return 1;
 }
 
-/* Faces whose plane holds w up to round-off count as visible: keeping one would join it to w
- * by a new face of zero area (w collinear with one of its edges, or w a repeat of one of its
- * vertices, as near-coincident vertex clusters of D produce for nearly aligned boxes).
- * Replacing it instead leaves the polytope convex up to the same round-off. */
 static int sees(const epa_polytope *P, int f, lucid_vec3 w) {
-    lucid_vec3 v0 = P->v[P->f[f].v[0]].w;
-    double eps = EPA_COPLANAR_EPS * fmax(lucid_vec3_max_abs(w), lucid_vec3_max_abs(v0));
-    return lucid_vec3_dot(P->f[f].n, lucid_vec3_sub(w, v0)) > -eps;
+    return lucid_vec3_dot(P->f[f].n, lucid_vec3_sub(w, P->v[P->f[f].v[0]].w)) > 0.0;
 }
 
 /* Flood fill of the faces visible from w, starting at the closest face (visible by
@@ -292,11 +284,9 @@ static int take_face_slot(epa_polytope *P) {
     return P->nf < LUCID_EPA_MAX_FACES ? P->nf++ : -1;
 }
 
-/* Replaces the faces visible from w by the cone from w to their horizon. Nothing is modified
- * when the expansion would overflow, create a degenerate face, or move a face closer to the
- * origin than min_dist (impossible for an exact convex expansion: a sign of round-off). */
 /* The cone faces from w (vertex iw) to the horizon; returns the index of the first horizon
- * edge whose face is degenerate or closer than min_dist, -1 when all are fine, or -2 when
+ * edge whose face is degenerate or closer to the origin than min_dist (impossible for an exact
+ * convex expansion: a sign of round-off), -1 when all are fine, or -2 when
  * the horizon is not one simple loop (every edge has exactly one successor, and its outside
  * face holds the twin edge). */
 static int cone_faces(const epa_polytope *P, int iw, double min_dist, epa_face *fresh) {
@@ -335,6 +325,8 @@ static int sound_horizon(epa_polytope *P, int best, int iw, double min_dist, dou
     return 0;
 }
 
+/* Replaces the faces visible from w by the cone from w to their horizon. Nothing is modified
+ * when the expansion would overflow or no sound horizon exists (see sound_horizon). */
 static int expand(epa_polytope *P, int best, lucid_support_point w, double min_dist, double slack) {
     if (P->nv >= LUCID_EPA_MAX_VERTICES) return 0;
     int iw = P->nv;
