@@ -24,8 +24,7 @@ typedef struct epa_polytope {
     epa_face f[LUCID_EPA_MAX_FACES];
     int free_faces[LUCID_EPA_MAX_FACES]; /* dead slots to reuse */
     int stack[LUCID_EPA_MAX_FACES];
-    unsigned char mark[LUCID_EPA_MAX_FACES];   /* 1 visible, 2 seen and not visible */
-    unsigned char absorb[LUCID_EPA_MAX_FACES]; /* replaced although w is (barely) behind it */
+    unsigned char mark[LUCID_EPA_MAX_FACES]; /* 1 visible, 2 seen and not visible */
     epa_horizon_edge horizon[LUCID_EPA_MAX_HORIZON];
     int nv, nf, nfree, nh;
 } epa_polytope;
@@ -252,9 +251,17 @@ static int sees(const epa_polytope *P, int f, lucid_vec3 w) {
     return lucid_vec3_dot(P->f[f].n, lucid_vec3_sub(w, P->v[P->f[f].v[0]].w)) > 0.0;
 }
 
+static int is_listed(const int *list, int n, int x) {
+    for (int i = 0; i < n; ++i)
+        if (list[i] == x) return 1;
+    return 0;
+}
+
 /* Flood fill of the faces visible from w, starting at the closest face (visible by
- * construction): the visible region stays connected, so its boundary is one horizon loop. */
-static int find_horizon(epa_polytope *P, int start, lucid_vec3 w) {
+ * construction): the visible region stays connected, so its boundary is one horizon loop.
+ * The `nabsorbed` faces in `absorbed` count as visible (see sound_horizon). */
+static int find_horizon(epa_polytope *P, int start, lucid_vec3 w, const int *absorbed,
+                        int nabsorbed) {
     for (int i = 0; i < P->nf; ++i) P->mark[i] = 0;
     int top = 0;
     P->nh = 0;
@@ -265,7 +272,7 @@ static int find_horizon(epa_polytope *P, int start, lucid_vec3 w) {
         for (int e = 0; e < 3; ++e) {
             int g = f->adj[e];
             if (P->mark[g] == 1) continue;
-            if (P->mark[g] == 0 && (P->absorb[g] || sees(P, g, w))) {
+            if (P->mark[g] == 0 && (sees(P, g, w) || is_listed(absorbed, nabsorbed, g))) {
                 P->mark[g] = 1;
                 P->stack[top++] = g;
                 continue;
@@ -305,24 +312,26 @@ static int cone_faces(const epa_polytope *P, int iw, double min_dist, epa_face *
 }
 
 /* Finds a horizon whose cone from w has only sound faces. A bad cone face (a, b, w) means w
- * lies on or barely behind the plane of the face g across (a, b), up to round-off or a tilt
- * below the tolerance: its vertices are then near-coincident or nearly collinear (clusters of
- * D's vertices for nearly aligned boxes). Replacing g as well (absorbing it) removes that
- * face, leaving a dent of at most `slack` which keeps every face within the depth bounds. */
+ * lies on or barely behind the plane of the face g across (a, b) (w repeats a vertex or lines
+ * up with an edge: D's vertices come in clusters below the ulp for nearly aligned boxes).
+ * Replacing g as well (absorbing it) avoids that face; w lies at most `slack` behind g, so
+ * the polytope gets a dent of at most slack but stays inside D around the origin, and its
+ * closest face is still a lower bound on the depth. */
 static int sound_horizon(epa_polytope *P, int best, int iw, double min_dist, double slack,
                          epa_face *fresh) {
-    for (int i = 0; i < P->nf; ++i) P->absorb[i] = 0;
-    for (int tries = 0; tries < EPA_MAX_ABSORB; ++tries) {
-        if (!find_horizon(P, best, P->v[iw].w)) return 0;
+    int absorbed[EPA_MAX_ABSORB], n = 0;
+    for (;;) {
+        if (!find_horizon(P, best, P->v[iw].w, absorbed, n)) return 0;
         int h = cone_faces(P, iw, min_dist, fresh);
         if (h == -1) return 1;
         if (h < 0) return 0;
         int g = P->horizon[h].outside;
         lucid_vec3 a = P->v[P->f[g].v[0]].w;
-        if (!(lucid_vec3_dot(P->f[g].n, lucid_vec3_sub(P->v[iw].w, a)) > -slack)) return 0;
-        P->absorb[g] = 1;
+        if (n == EPA_MAX_ABSORB ||
+            !(lucid_vec3_dot(P->f[g].n, lucid_vec3_sub(P->v[iw].w, a)) > -slack))
+            return 0;
+        absorbed[n++] = g;
     }
-    return 0;
 }
 
 /* Replaces the faces visible from w by the cone from w to their horizon. Nothing is modified
