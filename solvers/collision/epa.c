@@ -3,6 +3,8 @@
 
 /* Relative size below which a blow-up direction is considered to add no volume. */
 #define EPA_FLAT_EPS 1e-10
+/* Faces one expansion may absorb to avoid degenerate cone faces (a handful in practice). */
+#define EPA_MAX_ABSORB 32
 
 typedef struct epa_face {
     int v[3];     /* counter-clockwise seen from outside */
@@ -249,9 +251,17 @@ static int sees(const epa_polytope *P, int f, lucid_vec3 w) {
     return lucid_vec3_dot(P->f[f].n, lucid_vec3_sub(w, P->v[P->f[f].v[0]].w)) > 0.0;
 }
 
+static int is_listed(const int *list, int n, int x) {
+    for (int i = 0; i < n; ++i)
+        if (list[i] == x) return 1;
+    return 0;
+}
+
 /* Flood fill of the faces visible from w, starting at the closest face (visible by
- * construction): the visible region stays connected, so its boundary is one horizon loop. */
-static int find_horizon(epa_polytope *P, int start, lucid_vec3 w) {
+ * construction): the visible region stays connected, so its boundary is one horizon loop.
+ * The `nabsorbed` faces in `absorbed` count as visible (see sound_horizon). */
+static int find_horizon(epa_polytope *P, int start, lucid_vec3 w, const int *absorbed,
+                        int nabsorbed) {
     for (int i = 0; i < P->nf; ++i) P->mark[i] = 0;
     int top = 0;
     P->nh = 0;
@@ -262,7 +272,7 @@ static int find_horizon(epa_polytope *P, int start, lucid_vec3 w) {
         for (int e = 0; e < 3; ++e) {
             int g = f->adj[e];
             if (P->mark[g] == 1) continue;
-            if (P->mark[g] == 0 && sees(P, g, w)) {
+            if (P->mark[g] == 0 && (sees(P, g, w) || is_listed(absorbed, nabsorbed, g))) {
                 P->mark[g] = 1;
                 P->stack[top++] = g;
                 continue;
@@ -281,29 +291,60 @@ static int take_face_slot(epa_polytope *P) {
     return P->nf < LUCID_EPA_MAX_FACES ? P->nf++ : -1;
 }
 
-/* Replaces the faces visible from w by the cone from w to their horizon. Nothing is modified
- * when the expansion would overflow, create a degenerate face, or move a face closer to the
- * origin than min_dist (impossible for an exact convex expansion: a sign of round-off). */
-static int expand(epa_polytope *P, int best, lucid_support_point w, double min_dist) {
-    if (P->nv >= LUCID_EPA_MAX_VERTICES || !find_horizon(P, best, w.w)) return 0;
-    int iw = P->nv;
-    P->v[iw] = w;
-    epa_face fresh[LUCID_EPA_MAX_HORIZON];
-    int visible = 0;
-    for (int i = 0; i < P->nf; ++i) visible += P->f[i].alive && P->mark[i] == 1;
-    if (P->nh - visible > P->nfree + (LUCID_EPA_MAX_FACES - P->nf)) return 0;
+/* The cone faces from w (vertex iw) to the horizon; returns the index of the first horizon
+ * edge whose face is degenerate or closer to the origin than min_dist (impossible for an exact
+ * convex expansion: a sign of round-off), -1 when all are fine, or -2 when
+ * the horizon is not one simple loop (every edge has exactly one successor, and its outside
+ * face holds the twin edge). */
+static int cone_faces(const epa_polytope *P, int iw, double min_dist, epa_face *fresh) {
     for (int h = 0; h < P->nh; ++h) {
-        if (!face_plane(P, P->horizon[h].a, P->horizon[h].b, iw, &fresh[h]) ||
-            fresh[h].dist < min_dist)
-            return 0;
-        /* the horizon must be one simple loop: every edge has exactly one successor, and
-         * its outside face holds the twin edge */
         int successors = 0;
         for (int k = 0; k < P->nh; ++k) successors += P->horizon[k].a == P->horizon[h].b;
         if (successors != 1 ||
             twin_edge(&P->f[P->horizon[h].outside], P->horizon[h].a, P->horizon[h].b) < 0)
-            return 0;
+            return -2;
     }
+    for (int h = 0; h < P->nh; ++h)
+        if (!face_plane(P, P->horizon[h].a, P->horizon[h].b, iw, &fresh[h]) ||
+            fresh[h].dist < min_dist)
+            return h;
+    return -1;
+}
+
+/* Finds a horizon whose cone from w has only sound faces. A bad cone face (a, b, w) means w
+ * lies on or barely behind the plane of the face g across (a, b) (w repeats a vertex or lines
+ * up with an edge: D's vertices come in clusters below the ulp for nearly aligned boxes).
+ * Replacing g as well (absorbing it) avoids that face; w lies at most `slack` behind g, so
+ * the polytope gets a dent of at most slack but stays inside D around the origin, and its
+ * closest face is still a lower bound on the depth. */
+static int sound_horizon(epa_polytope *P, int best, int iw, double min_dist, double slack,
+                         epa_face *fresh) {
+    int absorbed[EPA_MAX_ABSORB], n = 0;
+    for (;;) {
+        if (!find_horizon(P, best, P->v[iw].w, absorbed, n)) return 0;
+        int h = cone_faces(P, iw, min_dist, fresh);
+        if (h == -1) return 1;
+        if (h < 0) return 0;
+        int g = P->horizon[h].outside;
+        lucid_vec3 a = P->v[P->f[g].v[0]].w;
+        if (n == EPA_MAX_ABSORB ||
+            !(lucid_vec3_dot(P->f[g].n, lucid_vec3_sub(P->v[iw].w, a)) > -slack))
+            return 0;
+        absorbed[n++] = g;
+    }
+}
+
+/* Replaces the faces visible from w by the cone from w to their horizon. Nothing is modified
+ * when the expansion would overflow or no sound horizon exists (see sound_horizon). */
+static int expand(epa_polytope *P, int best, lucid_support_point w, double min_dist, double slack) {
+    if (P->nv >= LUCID_EPA_MAX_VERTICES) return 0;
+    int iw = P->nv;
+    P->v[iw] = w;
+    epa_face fresh[LUCID_EPA_MAX_HORIZON];
+    if (!sound_horizon(P, best, iw, min_dist, slack, fresh)) return 0;
+    int visible = 0;
+    for (int i = 0; i < P->nf; ++i) visible += P->f[i].alive && P->mark[i] == 1;
+    if (P->nh - visible > P->nfree + (LUCID_EPA_MAX_FACES - P->nf)) return 0;
     P->nv++;
     for (int i = 0; i < P->nf; ++i)
         if (P->f[i].alive && P->mark[i] == 1) {
@@ -380,7 +421,7 @@ void lucid_epa_solve(lucid_minkowski *m, const lucid_simplex *start, double tol,
             break;
         }
         double slack = 1e-9 * fmax(1.0, lucid_vec3_max_abs(w.w));
-        if (!expand(&P, best, w, P.f[best].dist - slack)) break;
+        if (!expand(&P, best, w, P.f[best].dist - slack, slack)) break;
         best = closest_face(&P);
     }
     face_result(&P, &P.f[best], res);

@@ -361,6 +361,80 @@ static void deep_sphere_in_ellipsoid_depths(void **state) {
     if (!(worst <= 1e-9 + 1e-12)) fail_msg("depth error %g > epa_tol", worst);
 }
 
+/* A box as a convex mesh of its 8 corners (same geometry, other support code path). */
+static lucid_convex_mesh *box_as_mesh(lucid_vec3 h) {
+    double pts[24];
+    for (int i = 0; i < 8; ++i) {
+        pts[3 * i] = i & 1 ? h.x : -h.x;
+        pts[3 * i + 1] = i & 2 ? h.y : -h.y;
+        pts[3 * i + 2] = i & 4 ? h.z : -h.z;
+    }
+    lucid_convex_mesh *m = NULL;
+    assert_int_equal(lucid_convex_mesh_create(pts, 8, &m), LUCID_OK);
+    return m;
+}
+
+/* Stacked boxes turned by 1e-17..1e-9 rad about random axes with a tiny face-face overlap:
+ * D's vertices come in clusters closer than the coordinates' ulp, so support points repeat
+ * or line up with polytope edges. Every query must certify convergence, give the separating-
+ * axis depth and a normal along +z (from the bottom box to the top one; -z swapped) up to the
+ * tilt. Lateral offsets include aligned edges (0 for equal boxes, h1 - h2 for unequal). */
+static void nearly_aligned_boxes(void **state) {
+    (void)state;
+    const lucid_vec3 h1 = lucid_vec3_make(0.3, 0.2, 0.1);
+    const lucid_vec3 hs[2] = {h1, lucid_vec3_make(0.2, 0.15, 0.07)};
+    const double angles[5] = {1e-17, 2e-17, 1e-16, 1e-13, 1e-9};
+    const double overlaps[4] = {1e-7, 2.93e-6, 1e-5, 1e-3};
+    lucid_convex_mesh *m1 = box_as_mesh(h1);
+    uint64_t rng = 7;
+    double worst_depth = 0.0;
+    for (int shape = 0; shape < 4; ++shape) {
+        lucid_vec3 h2 = hs[shape & 1];
+        lucid_convex_mesh *m2 = box_as_mesh(h2);
+        lucid_shape b1, b2;
+        if (shape & 2) {
+            lucid_shape_convex(m1, &b1);
+            lucid_shape_convex(m2, &b2);
+        } else {
+            lucid_shape_box(h1.x, h1.y, h1.z, &b1);
+            lucid_shape_box(h2.x, h2.y, h2.z, &b2);
+        }
+        const lucid_vec3 offsets[3] = {lucid_vec3_zero(), lucid_vec3_sub(h1, h2),
+                                       lucid_vec3_make(0.03, -0.02, 0.0)};
+        for (int a = 0; a < 5; ++a)
+            for (int o = 0; o < 4; ++o)
+                for (int l = 0; l < 3; ++l)
+                    for (int k = 0; k < 3; ++k) {
+                        double angle = k == 2 ? -angles[a] : angles[a];
+                        lucid_mat3 R = axis_angle(random_direction(&rng), angle);
+                        lucid_vec3 t =
+                            lucid_vec3_make(offsets[l].x, offsets[l].y, h1.z + h2.z - overlaps[o]);
+                        lucid_se3 bottom = lucid_se3_identity(), top = lucid_se3_make(R, t);
+                        double depth = sat_box_box_depth(h1, &bottom, h2, &top);
+                        for (int swapped = 0; swapped < 2; ++swapped) {
+                            lucid_distance_result r = swapped ? query(&b2, top, &b1, bottom, NULL)
+                                                              : query(&b1, bottom, &b2, top, NULL);
+                            if (!r.converged)
+                                fail_msg("shape %d angle %g overlap %g offset %d swapped %d: not "
+                                         "converged (distance %.17g)",
+                                         shape, angle, overlaps[o], l, swapped, r.distance);
+                            assert_true(r.penetrating);
+                            /* D's top is tilted by the angle over its half-extent: EPA
+                             * may stop (certified, within epa_tol) on any face there */
+                            double tilt = fabs(angle) * (h1.x + h2.x + h1.y + h2.y);
+                            worst_depth =
+                                fmax(worst_depth, fabs(r.distance + depth) / (1e-15 + tilt));
+                            lucid_vec3 up = lucid_vec3_make(0, 0, swapped ? -1.0 : 1.0);
+                            assert_vec_near(r.normal, up, 1e-9 + fabs(angle));
+                        }
+                    }
+        lucid_convex_mesh_destroy(m2);
+    }
+    lucid_convex_mesh_destroy(m1);
+    /* the depth error is round-off (1e-15 m) plus at most the tilt of D's top face */
+    if (!(worst_depth <= 1.0)) fail_msg("depth error %g x (round-off + tilt)", worst_depth);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sphere_sphere_depth),
@@ -374,6 +448,7 @@ int main(void) {
         cmocka_unit_test(tiny_and_huge_boxes),
         cmocka_unit_test(start_from_any_rank),
         cmocka_unit_test(deep_sphere_in_ellipsoid_depths),
+        cmocka_unit_test(nearly_aligned_boxes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
