@@ -3,6 +3,7 @@
 #include <lauxlib.h>
 #include <math.h>
 #include <stdarg.h>
+#include <string.h>
 
 int lucid_lua_fail(lua_State *L, const char *fname, const char *fmt, ...) {
     va_list args;
@@ -42,6 +43,23 @@ lua_Integer lucid_lua_checkinteger_range(lua_State *L, int idx, lua_Integer lo, 
     if (k < lo || k > hi)
         lucid_lua_fail(L, fname, "%s = %I is out of range [%I, %I]", what, k, lo, hi);
     return k;
+}
+
+void lucid_lua_check_option_names(lua_State *L, int idx, const char *const *keys,
+                                  const char *fname) {
+    idx = lua_absindex(L, idx);
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        int known = 0;
+        if (lua_type(L, -1) == LUA_TSTRING)
+            for (int k = 0; keys[k]; ++k) known |= strcmp(lua_tostring(L, -1), keys[k]) == 0;
+        if (!known) {
+            const char *key =
+                lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1);
+            lucid_lua_fail(L, fname, "unknown option '%s'", key);
+        }
+    }
 }
 
 int lucid_all_finite(const double *x, long n) {

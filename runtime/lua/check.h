@@ -23,6 +23,11 @@ double lucid_lua_checkpositive(lua_State *L, int idx, const char *fname, const c
 lua_Integer lucid_lua_checkinteger_range(lua_State *L, int idx, lua_Integer lo, lua_Integer hi,
                                          const char *fname, const char *what);
 
+/* Raises "FNAME: unknown option 'k'" for any key of the table at idx that is not in the
+ * NULL-terminated list `keys`, so that a misspelt option does not pass silently. */
+void lucid_lua_check_option_names(lua_State *L, int idx, const char *const *keys,
+                                  const char *fname);
+
 /* 1 if every entry of x[0..n) is finite. */
 int lucid_all_finite(const double *x, long n);
 

@@ -103,23 +103,6 @@ static const char *const solve_keys[] = {
     "max_iter",   "warm_start", "relaxation", "alpha", "rho",   "stall_tol", "inner_max_iter",
     "compliance", NULL};
 
-/* Unknown keys are errors so that a misspelt option does not pass silently. */
-static void check_keys(lua_State *L, int idx) {
-    lua_pushnil(L);
-    while (lua_next(L, idx)) {
-        lua_pop(L, 1);
-        int known = 0;
-        if (lua_type(L, -1) == LUA_TSTRING)
-            for (int k = 0; solve_keys[k]; ++k)
-                known |= strcmp(lua_tostring(L, -1), solve_keys[k]) == 0;
-        if (!known) {
-            const char *key =
-                lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1);
-            lucid_lua_fail(L, SOLVE, "unknown option '%s'", key);
-        }
-    }
-}
-
 static lucid_contact_solver default_solver(lucid_contact_model model) {
     switch (model) {
         case LUCID_CONTACT_LCP:
@@ -205,7 +188,7 @@ static int contact_solve(lua_State *L) {
     if (lua_type(L, 1) != LUA_TTABLE)
         lucid_lua_fail(L, SOLVE, "expects a table of options (got %s)", luaL_typename(L, 1));
     lua_settop(L, 1);
-    check_keys(L, 1);
+    lucid_lua_check_option_names(L, 1, solve_keys, SOLVE);
     const double *G = NULL;
     if (lua_getfield(L, 1, "G") == LUA_TNIL) lucid_lua_fail(L, SOLVE, "G is required");
     int n = check_delassus(L, lua_gettop(L), SOLVE, &G); /* G stays on the stack */

@@ -35,23 +35,6 @@ static int workspace_gc(lua_State *L) {
 static const char *const option_keys[] = {"method", "step", "samples",  "noise",   "levels",
                                           "seed",   "tol",  "max_iter", "epa_tol", NULL};
 
-/* Unknown keys are errors so that a misspelt option does not pass silently. */
-static void check_keys(lua_State *L, int idx) {
-    lua_pushnil(L);
-    while (lua_next(L, idx)) {
-        lua_pop(L, 1);
-        int known = 0;
-        if (lua_type(L, -1) == LUA_TSTRING)
-            for (int k = 0; option_keys[k]; ++k)
-                known |= strcmp(lua_tostring(L, -1), option_keys[k]) == 0;
-        if (!known) {
-            const char *key =
-                lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1);
-            lucid_lua_fail(L, FNAME, "unknown option '%s'", key);
-        }
-    }
-}
-
 /* Field `key` of the table at idx pushed; returns 1 when it is not nil (else pops it). */
 static int get_field(lua_State *L, int idx, const char *key) {
     if (lua_getfield(L, idx, key) != LUA_TNIL) return 1;
@@ -96,7 +79,7 @@ static void read_options(lua_State *L, int idx, lucid_derivative_options *o,
     if (lua_isnoneornil(L, idx)) return;
     if (!lua_istable(L, idx))
         lucid_lua_fail(L, FNAME, "opts must be a table (got %s)", luaL_typename(L, idx));
-    check_keys(L, idx);
+    lucid_lua_check_option_names(L, idx, option_keys, FNAME);
     o->method = method_field(L, idx);
     o->step = positive_field(L, idx, "step", o->step);
     o->samples = (int)integer_field(L, idx, "samples", o->samples, 1, 100000000);

@@ -59,22 +59,6 @@ static double number_field(lua_State *L, int idx, const char *key, double fallba
     return x;
 }
 
-/* Unknown keys are errors so that a misspelt option does not pass silently. */
-static void check_keys(lua_State *L, int idx, const char *const *keys, const char *fname) {
-    lua_pushnil(L);
-    while (lua_next(L, idx)) {
-        lua_pop(L, 1);
-        int known = 0;
-        if (lua_type(L, -1) == LUA_TSTRING)
-            for (int k = 0; keys[k]; ++k) known |= strcmp(lua_tostring(L, -1), keys[k]) == 0;
-        if (!known) {
-            const char *key =
-                lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1);
-            lucid_lua_fail(L, fname, "unknown option '%s'", key);
-        }
-    }
-}
-
 static void check_table_arg(lua_State *L, int idx, const char *fname) {
     if (lua_type(L, idx) != LUA_TTABLE)
         lucid_lua_fail(L, fname, "expected a table of options (got %s)", luaL_typename(L, idx));
@@ -85,7 +69,7 @@ static void check_table_arg(lua_State *L, int idx, const char *fname) {
 static void read_contact_options(lua_State *L, int idx, lucid_contact_options *o) {
     static const char *const keys[] = {"model", "solver", "tol", "max_iter", "warm_start", NULL};
     check_table_arg(L, idx, NEW);
-    check_keys(L, idx, keys, NEW);
+    lucid_lua_check_option_names(L, idx, keys, NEW);
     int has_solver = 0;
     if (get_field(L, idx, "model")) {
         if (lua_type(L, -1) != LUA_TSTRING ||
@@ -139,7 +123,7 @@ static void read_world_options(lua_State *L, int idx, lucid_world_options *o) {
     lucid_world_default_options(o);
     if (lua_isnoneornil(L, idx)) return;
     check_table_arg(L, idx, NEW);
-    check_keys(L, idx, keys, NEW);
+    lucid_lua_check_option_names(L, idx, keys, NEW);
     if (get_field(L, idx, "gravity")) {
         o->gravity = lucid_lua_checkvec3(L, -1, NEW, "gravity");
         lua_pop(L, 1);
@@ -267,7 +251,7 @@ static int l_add_body(lua_State *L) {
                                        "velocity", "friction", "restitution", NULL};
     lucid_world *w = check_world(L, fname);
     check_table_arg(L, 2, fname);
-    check_keys(L, 2, keys, fname);
+    lucid_lua_check_option_names(L, 2, keys, fname);
     lucid_body_desc d;
     lucid_body_desc_default(&d);
     lucid_body_part *parts;
@@ -299,7 +283,7 @@ static int l_add_static(lua_State *L) {
     static const char *const keys[] = {"shape", "pose", "friction", NULL};
     lucid_world *w = check_world(L, fname);
     check_table_arg(L, 2, fname);
-    check_keys(L, 2, keys, fname);
+    lucid_lua_check_option_names(L, 2, keys, fname);
     lucid_body_part *parts;
     int n = read_parts(L, 2, fname, &parts, 1);
     lucid_se3 T = pose_field(L, 2, fname);
