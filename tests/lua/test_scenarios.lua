@@ -194,9 +194,10 @@ local function face_to_face(count, seconds)
   w:add_static{shape = lucid.halfspace({0, 0, 1}, 0), friction = 0.5}
   local ids = {}
   for k = 1, count do
-    -- blocks 0.4 x 0.3 x 0.1 m, dropped from 1 cm above their resting place
+    -- blocks 0.4 x 0.3 x 0.1 m, each shifted 2 cm and turned 0.1 rad about z from the one
+    -- below (so the faces overlap partly), dropped from 1 cm above their resting place
     ids[k] = w:add_body{shape = lucid.box(0.2, 0.15, 0.05), mass = 1 + k, friction = 0.5,
-                        pose = at(0, 0, 0.05 + 0.1 * (k - 1) + 0.01 * k)}
+                        pose = lucid.se3.exp{0.02 * (k - 1), 0, 0.05 + 0.1 * (k - 1) + 0.01 * k, 0, 0, 0.1 * (k - 1)}}
   end
   w:step(300) -- land and settle
   local start = {}
