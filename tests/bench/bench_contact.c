@@ -1,7 +1,9 @@
 /* Contact solvers on the paper's scenes and on a heap of boxes, and MuJoCo on the same heap.
  *
  *   build/tests/bench/bench_contact [--heap N] [--seconds S] [--quick] [--compare-only]
- * (--quick leaves the heap out of part 1, --compare-only runs part 2 only)
+ * (--quick leaves the heap out of part 1, --compare-only runs part 2 only). Run it with
+ * OPENBLAS_NUM_THREADS=1: the problems are small, and OpenBLAS's threads otherwise spend a
+ * third of the time yielding on a loaded machine (perf).
  *
  * Part 1 (lucid): every model:solver pair steps each scene at eps_abs = 1e-6 (max 1000
  * iterations a solve), warm started across steps and cold; per pair: time per step,
@@ -11,7 +13,7 @@
  * Part 2 (MuJoCo 2.2.2, loaded with dlopen when <mujoco/mujoco.h> was found at build time and
  * libmujoco.so.2.2.2 loads; skipped with a message otherwise): the same heap (same sizes,
  * masses, poses, friction, dt, gravity; elliptic cones, Newton solver, Euler) against lucid's
- * ncp:admm, ncp:staggered and ccp:newton. For both: time per step, largest penetration,
+ * ncp:admm, ccp:newton and ncp:pgs, warm and cold. For both: time per step, largest penetration,
  * energy drift once settled (E(end) - E(middle)), and the NCP criterion (Eq. 15) of the
  * contact forces against the contact velocities after the step, computed the same way for
  * both (lucid_contact_criteria_eval on forces in N and velocities in m/s, no reference
@@ -459,7 +461,7 @@ static int run_mujoco(const heap_box *heap, int n_heap, int steps, double dt, ru
 #endif
 
 static void print_comparison(const char *name, const run_result *r, double mujoco_ms) {
-    printf("%-20s %9.3f %9.2f %8.1f %10.2e %11.2e %12.2e %6d\n", name, r->ms_per_step,
+    printf("%-26s %9.3f %9.2f %8.1f %10.2e %11.2e %12.2e %6d\n", name, r->ms_per_step,
            mujoco_ms > 0 ? r->ms_per_step / mujoco_ms : NAN, r->iterations_per_step, r->penetration,
            r->drift, r->post_ncp, r->max_contacts);
 }
@@ -491,7 +493,7 @@ int main(int argc, char **argv) {
     make_heap(heap, n_heap, 1);
     const double dt = 1e-3;
     /* the stack is short: its solves hit the iteration cap (3 attempts of 1000) every step */
-    const int scene_steps[] = {500, 500, 20, 1000, (int)(heap_seconds / dt + 0.5)};
+    const int scene_steps[] = {500, 500, 20, 300, (int)(heap_seconds / dt + 0.5)};
 
     if (!compare_only)
         printf("Part 1: lucid, eps_abs = 1e-6, at most 1000 iterations a solve, dt = 1 ms\n");
@@ -517,18 +519,22 @@ int main(int argc, char **argv) {
     printf("MuJoCo: <mujoco/mujoco.h> not found at build time (apt-get install libmujoco-dev): "
            "skipped\n");
 #endif
-    printf("%-20s %9s %9s %8s %10s %11s %12s %6s\n", "simulator", "ms/step", "/MuJoCo", "iter",
+    printf("%-26s %9s %9s %8s %10s %11s %12s %6s\n", "simulator", "ms/step", "/MuJoCo", "iter",
            "max pen", "drift (J)", "post NCP eps", "max nc");
     if (mujoco_ms > 0) print_comparison("mujoco newton", &mj, mujoco_ms);
-    const int compared[] = {0, 1, 4, 2};
-    for (int c = 0; c < 4; ++c) {
-        int p = compared[c];
-        run_result r = run_lucid(HEAP, pairs[p].model, pairs[p].solver, 1, steps, heap, n_heap);
-        char name[40];
-        snprintf(name, sizeof name, "lucid %s:%s", lucid_contact_model_name(pairs[p].model),
-                 lucid_contact_solver_name(pairs[p].solver));
-        print_comparison(name, &r, mujoco_ms);
-    }
+    /* ncp:admm, ccp:newton, ncp:pgs (staggered projections are left out: inner ADMM solves
+     * make them the slowest on the heap by far), warm then cold */
+    const int compared[] = {0, 4, 2};
+    for (int c = 0; c < 3; ++c)
+        for (int warm = 1; warm >= 0; --warm) {
+            int p = compared[c];
+            run_result r =
+                run_lucid(HEAP, pairs[p].model, pairs[p].solver, warm, steps, heap, n_heap);
+            char name[48];
+            snprintf(name, sizeof name, "lucid %s:%s %s", lucid_contact_model_name(pairs[p].model),
+                     lucid_contact_solver_name(pairs[p].solver), warm ? "warm" : "cold");
+            print_comparison(name, &r, mujoco_ms);
+        }
     free(heap);
     return 0;
 }
