@@ -1,8 +1,15 @@
 /* ADMM on the dual CCP (Alg. 3) and on the NCP through the De Saxce shift.
  * ccp:admm solves min_{lambda in K_mu} 1/2 lambda^T (G + R) lambda + g^T lambda.
- * ncp:admm solves the same QCQP with g replaced by g + s, s_i = (0, 0, mu_i ||sigma_T,i||)
- * evaluated at the current iterate before every ADMM step: a fixed point of this shifted
- * CCP is exactly a solution of the NCP (15), as in Inria's later simulator.
+ * ncp:admm solves the same QCQP with g replaced by g + s, s_i = (0, 0, mu_i ||v_T,i||) with v
+ * the ADMM's own estimate of the contact velocity, -gamma (stationarity of the x-step gives
+ * gamma = -(sigma + s) at a fixed point; s has no tangential part), updated before every
+ * ADMM step: a fixed point of this shifted CCP is exactly a solution of the NCP (15), as in
+ * Inria's later simulator.
+ * Why -gamma and not sigma(z) = (G + R) z + g: the x-step maps a change of b to a change of
+ * x of up to |db| / rho along the null space of a singular G (hyperstatic contacts), so a
+ * shift read from sigma(z) closes a loop of gain ~ mu eig_max / rho, which diverged (to NaN
+ * or 1e150) whenever rho was small. gamma moves by rho (x - z) per step, and the loop gain is
+ * about mu: the fixed-point iteration stays bounded whatever rho.
  * The returned lambda is the projected variable z (always inside the cone). */
 #include <math.h>
 #include <string.h>
@@ -16,11 +23,14 @@ static void project_cones(const void *ctx, const double *x, double *out) {
     for (int i = 0; i < p->n; ++i) lucid_cone_project(p->mu[i], x + 3 * i, out + 3 * i);
 }
 
-/* b = g (+ the De Saxce shift of the velocity sigma for the NCP). */
-static void linear_term(const lucid_contact_problem *p, int ncp, const double *sigma, double *b) {
+/* b = g (+ the De Saxce shift mu_i ||v_T,i|| for the NCP, v the given velocity estimate;
+ * only norms of its tangential parts are read, so gamma can stand for -gamma). */
+static void linear_term(const lucid_contact_problem *p, int ncp, const double *velocity,
+                        double *b) {
     memcpy(b, p->g, sizeof(double) * 3 * (size_t)p->n);
     if (!ncp) return;
-    for (int i = 0; i < p->n; ++i) b[3 * i + 2] += p->mu[i] * hypot(sigma[3 * i], sigma[3 * i + 1]);
+    for (int i = 0; i < p->n; ++i)
+        b[3 * i + 2] += p->mu[i] * hypot(velocity[3 * i], velocity[3 * i + 1]);
 }
 
 /* Sets up the ADMM state from the workspace; rho from the options or the spectrum. */
@@ -40,8 +50,7 @@ static lucid_status admm_setup(lucid_contact_run *run, lucid_contact_admm *s) {
                               .alpha = run->o->admm_alpha};
     lucid_status status = lucid_contact_eigen(ws, p->G, p->R, m, ws->eig, NULL, ws->mat[1]);
     if (status != LUCID_OK) return status;
-    s->eig_min = ws->eig[0], s->eig_max = ws->eig[m - 1];
-    if (s->eig_min < -1e-9 * fabs(s->eig_max) || !(s->eig_max > 0.0)) return LUCID_ERR_NOT_SPD;
+    if ((status = lucid_contact_admm_set_spectrum(s, ws->eig, m)) != LUCID_OK) return status;
     s->rho = run->o->rho > 0.0 ? run->o->rho : lucid_contact_admm_spectral_rho(s);
     s->factored_rho = NAN;
     return LUCID_OK;
@@ -74,6 +83,7 @@ lucid_status lucid_contact_solve_admm(lucid_contact_run *run, double *lambda, do
             run->result->converged = 1;
             break;
         }
+        if (!isfinite(s.force_scale) || !isfinite(s.velocity_scale)) break; /* diverged */
         double size = fmax(lucid_contact_max_abs(s.z, m), lucid_contact_max_abs(s.z_prev, m));
         if (lucid_contact_stalled(lucid_contact_max_abs_diff(s.z, s.z_prev, m), size,
                                   o->stall_tol) &&
@@ -81,7 +91,7 @@ lucid_status lucid_contact_solve_admm(lucid_contact_run *run, double *lambda, do
             run->result->stalled = 1;
             break;
         }
-        linear_term(p, ncp, sigma, b);
+        linear_term(p, ncp, s.gamma, b); /* ||-gamma_T|| = ||gamma_T|| */
         lucid_contact_admm_adapt(&s, o->rho_ratio, o->rho_power);
     }
     if (done) run->result->converged = 1;

@@ -3,16 +3,22 @@
 #include "solvers/contact/contact_admm.h"
 #include "solvers/contact/contact_internal.h"
 
-static double floored_min(const lucid_contact_admm *s) {
-    return fmax(s->eig_min, 1e-10 * s->eig_max);
+lucid_status lucid_contact_admm_set_spectrum(lucid_contact_admm *s, const double *values, int m) {
+    double top = values[m - 1];
+    if (!(top > 0.0) || !isfinite(top) || values[0] < -1e-9 * top) return LUCID_ERR_NOT_SPD;
+    double zero = LUCID_CONTACT_ADMM_NULL_EIGENVALUE * top;
+    int k = 0;
+    while (values[k] <= zero) ++k; /* stops at m - 1: top > zero */
+    s->eig_min = values[k], s->eig_max = top, s->singular = k > 0;
+    return LUCID_OK;
 }
 
 double lucid_contact_admm_spectral_rho(const lucid_contact_admm *s) {
-    return sqrt(floored_min(s) * s->eig_max);
+    return s->singular ? s->eig_min : sqrt(s->eig_min * s->eig_max);
 }
 
 double lucid_contact_admm_kappa(const lucid_contact_admm *s) {
-    return s->eig_max / floored_min(s);
+    return s->eig_max / s->eig_min;
 }
 
 lucid_status lucid_contact_admm_iterate(lucid_contact_admm *s, const double *b,
@@ -54,13 +60,11 @@ int lucid_contact_admm_adapt(lucid_contact_admm *s, double ratio, double power) 
      * balance does not depend on the problem's scaling; 0/0 cannot occur (products). */
     double primal = s->primal_residual * s->velocity_scale;
     double dual = s->dual_residual * s->force_scale;
-    if (primal > ratio * dual) {
-        s->rho *= factor;
-        return 1;
-    }
-    if (dual > ratio * primal) {
-        s->rho /= factor;
-        return 1;
-    }
-    return 0;
+    /* rho stays within the spectrum [eig_min, eig_max] around its sqrt(eig_min eig_max)
+     * start: beyond it the x-step is either unregularised or ignores A, and unbounded
+     * decreases (a warm start where z no longer moves) drove rho to 1e-8 and stalled. */
+    double old = s->rho;
+    if (primal > ratio * dual) s->rho = fmin(s->rho * factor, fmax(old, s->eig_max));
+    if (dual > ratio * primal) s->rho = fmax(s->rho / factor, fmin(old, s->eig_min));
+    return s->rho != old;
 }

@@ -100,14 +100,30 @@ static lucid_mat3 diagonal_block(const lucid_contact_problem *p, int i) {
     return A;
 }
 
+/* Inverse of the diagonal block scaled by its trace first: lucid_mat3_inverse's absolute
+ * determinant floor would reject a well-conditioned block of tiny entries (1e-300 I). */
+static int block_inverse(const lucid_mat3 *A, lucid_mat3 *inverse) {
+    double trace = lucid_mat3_at(A, 0, 0) + lucid_mat3_at(A, 1, 1) + lucid_mat3_at(A, 2, 2);
+    if (!(trace > 0.0)) return 0;
+    lucid_mat3 scaled = lucid_mat3_scale(A, 1.0 / trace);
+    if (!lucid_mat3_inverse(&scaled, inverse)) return 0;
+    *inverse = lucid_mat3_scale(inverse, 1.0 / trace);
+    return 1;
+}
+
+/* T_i(lambda); *ok = 0 when the block is singular and T_i is undefined (lambda_i is kept). */
 static lucid_vec3 update_contact(const lucid_contact_problem *p, int i, const double *sigma,
-                                 const double *lambda) {
+                                 const double *lambda, int *ok) {
     ellipse e = {diagonal_block(p, i), lucid_vec3_zero(), p->mu[i]};
     lucid_vec3 li = lucid_vec3_load(lambda + 3 * i);
     e.gt = lucid_vec3_sub(lucid_vec3_load(sigma + 3 * i), lucid_mat3_mul_vec(&e.A, li));
     if (e.gt.z > 0.0) return lucid_vec3_zero(); /* take-off */
     lucid_mat3 inverse;
-    if (!lucid_mat3_inverse(&e.A, &inverse)) return li;
+    *ok = 1;
+    if (!block_inverse(&e.A, &inverse)) {
+        *ok = 0;
+        return li;
+    }
     lucid_vec3 l0 = lucid_vec3_neg(lucid_mat3_mul_vec(&inverse, e.gt));
     if (hypot(l0.x, l0.y) <= e.mu * l0.z) return l0; /* stiction */
     if (e.mu == 0.0) return lucid_vec3_make(0.0, 0.0, fmax(0.0, -e.gt.z / e.A.m[8]));
@@ -124,8 +140,11 @@ static int check(lucid_contact_run *run, const double *lambda, const double *sig
     double ep = 0.0, fixed = 0.0, ec = 0.0, force = 0.0, velocity = 0.0;
     for (int i = 0; i < p->n; ++i) {
         const double *l = lambda + 3 * i;
-        lucid_vec3 t = update_contact(p, i, sigma, lambda);
-        fixed = fmax(fixed, lucid_vec3_max_abs(lucid_vec3_sub(t, lucid_vec3_load(l))));
+        int ok = 1;
+        lucid_vec3 t = update_contact(p, i, sigma, lambda, &ok);
+        /* no map, no fixed point: a singular block must not read as converged */
+        double moved = ok ? lucid_vec3_max_abs(lucid_vec3_sub(t, lucid_vec3_load(l))) : INFINITY;
+        fixed = isnan(moved) ? INFINITY : fmax(fixed, moved);
         ep = fmax(ep, lucid_cone_distance(p->mu[i], l));
         ec = fmax(ec, fabs(l[2] * sigma[3 * i + 2]));
         for (int a = 0; a < 3; ++a)
@@ -158,7 +177,8 @@ lucid_status lucid_contact_solve_bisection(lucid_contact_run *run, double *lambd
     for (int k = 1; k <= o->max_iter; ++k) {
         double change = 0.0;
         for (int i = 0; i < p->n; ++i) {
-            lucid_vec3 l = update_contact(p, i, sigma, lambda);
+            int ok = 1;
+            lucid_vec3 l = update_contact(p, i, sigma, lambda, &ok);
             double delta[3] = {l.x - lambda[3 * i], l.y - lambda[3 * i + 1],
                                l.z - lambda[3 * i + 2]};
             for (int a = 0; a < 3; ++a) {

@@ -25,14 +25,30 @@ static void corrected_velocity(lucid_contact_criterion kind, double mu, const do
     if (kind == LUCID_CRITERION_LCP) d[2] += mu * (fabs(s[0]) + fabs(s[1]));
 }
 
+/* fmax drops NaN; every maximum here must instead make a NaN (or Inf) the worst value. */
+static double worst(double a, double b) {
+    if (isnan(a) || isnan(b)) return INFINITY;
+    return fmax(a, b);
+}
+
 static double max_abs(const double *x, long count) {
     double m = 0.0;
-    for (long k = 0; k < count; ++k) m = fmax(m, fabs(x[k]));
+    for (long k = 0; k < count; ++k) m = worst(m, fabs(x[k]));
     return m;
 }
 
 static double scaled(double value, double scale) {
+    if (!isfinite(value)) return INFINITY;
     return scale > 0.0 ? value / scale : value;
+}
+
+static int finite3(const double x[3]) {
+    return isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]);
+}
+
+/* A residual that overflowed or is NaN (e.g. Inf - Inf in a product) is infinite. */
+static double residual(double value) {
+    return isfinite(value) ? value : INFINITY;
 }
 
 void lucid_contact_criteria_eval(const lucid_contact_problem *p, lucid_contact_criterion kind,
@@ -47,17 +63,19 @@ void lucid_contact_criteria_eval(const lucid_contact_problem *p, lucid_contact_c
         double pi = pyramid ? lucid_pyramid_distance(mu, l) : lucid_cone_distance(mu, l);
         double di = pyramid ? lucid_pyramid_distance_dual(mu, d) : lucid_cone_distance_dual(mu, d);
         double ci = fabs(l[0] * d[0] + l[1] * d[1] + l[2] * d[2]);
+        if (!finite3(l) || !finite3(d)) pi = di = ci = INFINITY;
+        pi = residual(pi), di = residual(di), ci = residual(ci);
         if (per_contact)
             per_contact[3 * i] = pi, per_contact[3 * i + 1] = di, per_contact[3 * i + 2] = ci;
-        ep = fmax(ep, pi), ed = fmax(ed, di), ec = fmax(ec, ci);
+        ep = worst(ep, pi), ed = worst(ed, di), ec = worst(ec, ci);
     }
     long m = 3L * p->n;
     double force = max_abs(lambda, m), velocity = max_abs(p->g, m);
-    for (long k = 0; k < m; ++k) velocity = fmax(velocity, fabs(sigma[k] - p->g[k]));
+    for (long k = 0; k < m; ++k) velocity = worst(velocity, fabs(sigma[k] - p->g[k]));
     out->primal = ep, out->dual = ed, out->complementarity = ec;
-    out->abs = fmax(ep, fmax(ed, ec));
+    out->abs = worst(ep, worst(ed, ec));
     out->primal_scaled = scaled(ep, force);
     out->dual_scaled = scaled(ed, velocity);
     out->complementarity_scaled = scaled(ec, force * velocity);
-    out->scaled = fmax(out->primal_scaled, fmax(out->dual_scaled, out->complementarity_scaled));
+    out->scaled = worst(out->primal_scaled, worst(out->dual_scaled, out->complementarity_scaled));
 }

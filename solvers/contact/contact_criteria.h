@@ -9,7 +9,10 @@
  *   CCP: second-order cone, Gamma = 0                                 (Eq. 16)
  *   LCP: 4-facet pyramid ||.||_inf, Gamma = (0, 0, mu ||sigma_T||_1)  (its exact analogue)
  * The scaled criteria divide forces by ||lambda||_inf and velocities by
- * max(||g||_inf, ||(G + R) lambda||_inf) (each scale skipped when it is zero: no 0/0). */
+ * max(||g||_inf, ||(G + R) lambda||_inf) (each scale skipped when it is zero: no 0/0).
+ * Non-finite candidates are never "converged": a contact whose lambda_i or sigma_i holds NaN or
+ * Inf, or whose residual overflows or is NaN (Inf - Inf in the product), gets infinite
+ * residuals, and every maximum propagates them (fmax would silently drop a NaN). */
 #ifndef LUCID_CONTACT_CRITERIA_H
 #define LUCID_CONTACT_CRITERIA_H
 

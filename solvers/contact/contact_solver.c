@@ -111,6 +111,45 @@ static lucid_status check_options(const lucid_contact_options *o) {
     return ok ? LUCID_OK : LUCID_ERR_ARGUMENT;
 }
 
+static lucid_status dispatch(lucid_contact_run *run, double *lambda, double *dual) {
+    switch (run->o->solver) {
+        case LUCID_CONTACT_PGS:
+            return lucid_contact_solve_pgs(run, lambda);
+        case LUCID_CONTACT_BISECTION:
+            return lucid_contact_solve_bisection(run, lambda);
+        case LUCID_CONTACT_ADMM:
+            return lucid_contact_solve_admm(run, lambda, dual);
+        case LUCID_CONTACT_STAGGERED:
+            return lucid_contact_solve_staggered(run, lambda);
+        case LUCID_CONTACT_NEWTON:
+            return lucid_contact_solve_newton(run, lambda);
+    }
+    return LUCID_ERR_ARGUMENT;
+}
+
+/* Whatever a solver did, a non-finite answer is never reported: when lambda, its velocity,
+ * its NCP criterion or the dual is not finite, the result becomes diverged (lambda = 0,
+ * dual = 0, converged = stalled = 0, criteria of that lambda; the model criterion is then the
+ * generic one of lucid_contact_model_criterion). */
+static void guard_divergence(lucid_contact_run *run, double *lambda, double *dual) {
+    const lucid_contact_problem *p = run->p;
+    long m = 3L * p->n;
+    double *sigma = run->ws->vec[0];
+    lucid_contact_result *r = run->result;
+    int has_dual = dual && run->o->solver == LUCID_CONTACT_ADMM; /* others leave it alone */
+    int finite = all_finite(lambda, m) && (!has_dual || all_finite(dual, m));
+    if (finite) {
+        lucid_contact_velocity(p, lambda, sigma);
+        finite = all_finite(sigma, m) && isfinite(r->ncp.abs);
+    }
+    if (finite) return;
+    memset(lambda, 0, sizeof(double) * (size_t)m);
+    if (has_dual) memset(dual, 0, sizeof(double) * (size_t)m);
+    r->diverged = 1, r->converged = 0, r->stalled = 0;
+    lucid_contact_velocity(p, lambda, sigma);
+    lucid_contact_check(run, lambda, sigma);
+}
+
 lucid_status lucid_contact_solve(const lucid_contact_problem *p, const lucid_contact_options *o,
                                  lucid_contact_workspace *ws, double *lambda, double *dual,
                                  lucid_contact_result *result) {
@@ -129,17 +168,7 @@ lucid_status lucid_contact_solve(const lucid_contact_problem *p, const lucid_con
         result->converged = 1;
         return LUCID_OK;
     }
-    switch (o->solver) {
-        case LUCID_CONTACT_PGS:
-            return lucid_contact_solve_pgs(&run, lambda);
-        case LUCID_CONTACT_BISECTION:
-            return lucid_contact_solve_bisection(&run, lambda);
-        case LUCID_CONTACT_ADMM:
-            return lucid_contact_solve_admm(&run, lambda, dual);
-        case LUCID_CONTACT_STAGGERED:
-            return lucid_contact_solve_staggered(&run, lambda);
-        case LUCID_CONTACT_NEWTON:
-            return lucid_contact_solve_newton(&run, lambda);
-    }
-    return LUCID_ERR_ARGUMENT;
+    status = dispatch(&run, lambda, dual);
+    if (status == LUCID_OK) guard_divergence(&run, lambda, dual);
+    return status;
 }

@@ -38,7 +38,8 @@ typedef struct lucid_contact_options {
 typedef struct lucid_contact_result {
     int iterations;               /* outer iterations performed */
     int inner_iterations;         /* staggered projections: total inner ADMM iterations */
-    int converged;                /* the model criterion reached tol */
+    int converged;                /* the model criterion reached tol (never with diverged) */
+    int diverged;                 /* the iterate became non-finite: lambda = dual = 0 returned */
     int stalled;                  /* stopped because the iterate no longer moved */
     int factorizations;           /* Cholesky factorisations performed (ADMM, Newton) */
     double rho;                   /* ADMM: final rho, to warm start the next solve */
@@ -60,7 +61,11 @@ int lucid_contact_workspace_capacity(const lucid_contact_workspace *ws);
  * (a velocity): read on entry when warm starting (otherwise derived from lambda), written on
  * exit. Statuses: invalid problem (see lucid_contact_problem_validate), invalid pair or
  * options or too small a workspace (LUCID_ERR_ARGUMENT), G + R not PSD (LUCID_ERR_NOT_SPD).
- * Hitting max_iter is not an error: result->converged is 0 and lambda the last iterate. */
+ * Hitting max_iter is not an error: result->converged is 0 and lambda the last iterate.
+ * Divergence is not an error either, and never returns garbage: when the iterate (lambda, its
+ * velocity, its NCP criterion or the dual) is not finite, the solve returns LUCID_OK with
+ * result->diverged = 1, converged = 0, lambda (and dual) set to zero and the criteria of that
+ * zero lambda, so a caller tests `converged` (or `diverged`) and retries or falls back. */
 lucid_status lucid_contact_solve(const lucid_contact_problem *p, const lucid_contact_options *o,
                                  lucid_contact_workspace *ws, double *lambda, double *dual,
                                  lucid_contact_result *result);

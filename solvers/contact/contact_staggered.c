@@ -77,8 +77,7 @@ static lucid_status setup(lucid_contact_run *run, lucid_contact_admm *s, int siz
     lucid_status status =
         lucid_contact_eigen(run->ws, A, NULL, size, values, NULL, run->ws->mat[2]);
     if (status != LUCID_OK) return status;
-    s->eig_min = values[0], s->eig_max = values[size - 1];
-    if (s->eig_min < -1e-9 * fabs(s->eig_max) || !(s->eig_max > 0.0)) return LUCID_ERR_NOT_SPD;
+    if ((status = lucid_contact_admm_set_spectrum(s, values, size)) != LUCID_OK) return status;
     s->rho = lucid_contact_admm_spectral_rho(s);
     s->factored_rho = NAN;
     return LUCID_OK;
