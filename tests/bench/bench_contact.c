@@ -509,8 +509,7 @@ int main(int argc, char **argv) {
     }
 
     int steps = scene_steps[HEAP];
-    printf("\nPart 2: heap of %d boxes, %d steps of 1 ms, lucid (warm started) vs MuJoCo\n", n_heap,
-           steps);
+    printf("\nPart 2: heap of %d boxes, %d steps of 1 ms, lucid vs MuJoCo\n", n_heap, steps);
     double mujoco_ms = -1.0;
     run_result mj = {0};
 #ifdef HAVE_MUJOCO_HEADER
