@@ -6,6 +6,10 @@
  *   id = w:add_static{shape=, pose=, friction=}
  *   w:apply_force(id, f [, tau]); w:step([n]); w:pose(id); w:velocity(id); w:contacts();
  *   w:state(); w:set_state(x); w:energy(); w:stats()
+ *   w:contact_problem() -> {G=, g=, mu=, R= (with compliance), lambda=, contacts=}: the last
+ *     step's last island (the whole scene when it is one island), ready for
+ *     lucid.contact.solve; lambda holds the world's forces, contacts the 1-based indices
+ *     into w:contacts()
  * `shape` is a lucid shape or a list of {shape=, pose=}. Ids are 1-based and shared by
  * bodies and static bodies. The world keeps a reference to every shape it was given (in its
  * uservalue), so meshes outlive it. Memory discipline: the world userdata exists (with a
@@ -394,6 +398,37 @@ static int l_contacts(lua_State *L) {
     return 1;
 }
 
+static int l_contact_problem(lua_State *L) {
+    lucid_world *w = check_world(L, "lucid.world:contact_problem");
+    lucid_contact_problem p;
+    const int *list = NULL;
+    lucid_world_last_problem(w, &p, &list);
+    const lucid_world_contact *c = lucid_world_contacts(w);
+    int n3 = 3 * p.n;
+    lua_createtable(L, 0, 6);
+    lucid_lua_matrix *G = lucid_lua_newmatrix(L, n3, n3);
+    if (n3 > 0) memcpy(G->data, p.G, sizeof(double) * (size_t)n3 * (size_t)n3);
+    lua_setfield(L, -2, "G");
+    lucid_lua_pushvalues(L, p.g, n3);
+    lua_setfield(L, -2, "g");
+    lucid_lua_pushvalues(L, p.mu, p.n);
+    lua_setfield(L, -2, "mu");
+    if (p.R) {
+        lucid_lua_pushvalues(L, p.R, n3);
+        lua_setfield(L, -2, "R");
+    }
+    lucid_lua_matrix *lambda = lucid_lua_newvector(L, n3);
+    lua_setfield(L, -2, "lambda");
+    lua_createtable(L, p.n, 0);
+    for (int i = 0; i < p.n; ++i) {
+        memcpy(lambda->data + 3 * i, c[list[i]].force, sizeof c[list[i]].force);
+        lua_pushinteger(L, list[i] + 1);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "contacts");
+    return 1;
+}
+
 static int l_state(lua_State *L) {
     lucid_world *w = check_world(L, "lucid.world:state");
     int n = lucid_world_state_size(w);
@@ -462,6 +497,7 @@ void lucid_open_world(lua_State *L) {
                                        {"set_state", l_set_state},
                                        {"energy", l_energy},
                                        {"stats", l_stats},
+                                       {"contact_problem", l_contact_problem},
                                        {NULL, NULL}};
     luaL_newmetatable(L, WORLD_METATABLE);
     luaL_newlib(L, methods);

@@ -265,3 +265,11 @@ const lucid_world_contact *lucid_world_contacts(const lucid_world *w) {
 lucid_world_stats lucid_world_last_stats(const lucid_world *w) {
     return w->stats;
 }
+
+void lucid_world_last_problem(const lucid_world *w, lucid_contact_problem *p,
+                              const int **contacts) {
+    int k = w->num_islands - 1;
+    int n = w->num_contacts > 0 && k >= 0 ? w->island_start[k + 1] - w->island_start[k] : 0;
+    *p = (lucid_contact_problem){n, w->G, w->g, w->mu, w->opt.compliance > 0.0 ? w->R : NULL};
+    if (contacts) *contacts = n > 0 ? w->island_contacts + w->island_start[k] : NULL;
+}

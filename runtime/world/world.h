@@ -155,6 +155,12 @@ typedef struct lucid_world_contact {
 int lucid_world_contact_count(const lucid_world *w);
 const lucid_world_contact *lucid_world_contacts(const lucid_world *w);
 
+/* The contact problem of the last island the last step solved, as the solver received it
+ * (G, g, mu, R: pointers into the world's buffers, valid until the next step or set_state),
+ * and the indices into lucid_world_contacts of its contacts (*contacts may be NULL). With a
+ * single island it is the whole scene's problem. n = 0 when the last step had no contacts. */
+void lucid_world_last_problem(const lucid_world *w, lucid_contact_problem *p, const int **contacts);
+
 typedef struct lucid_world_stats {
     int candidate_pairs; /* broad-phase body pairs */
     int narrow_tests;    /* shape-pair distance queries */
