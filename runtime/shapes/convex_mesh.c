@@ -47,13 +47,73 @@ int lucid_convex_mesh_support_climb(const lucid_convex_mesh *mesh, lucid_vec3 di
     }
 }
 
+/* Cell index in [0, 6 G) of the grid coordinate t in [-1, 1] (comparisons before the cast:
+ * t may be NaN when dir has infinite entries). */
+static int grid_index(double t) {
+    double g = (t + 1.0) * (0.5 * LUCID_CONVEX_MESH_START_GRID);
+    if (!(g >= 1.0)) return 0;
+    if (!(g < LUCID_CONVEX_MESH_START_GRID - 1.0)) return LUCID_CONVEX_MESH_START_GRID - 1;
+    return (int)g;
+}
+
+/* Cube-map cell of dir: the face of its largest |component|, then the grid cell of the other
+ * two components divided by it. -1 for a zero or NaN direction. */
+static int start_cell(lucid_vec3 dir) {
+    double ax = fabs(dir.x), ay = fabs(dir.y), az = fabs(dir.z), major, u, v;
+    int face;
+    if (ax >= ay && ax >= az) {
+        face = dir.x >= 0.0 ? 0 : 1;
+        major = ax, u = dir.y, v = dir.z;
+    } else if (ay >= az) {
+        face = dir.y >= 0.0 ? 2 : 3;
+        major = ay, u = dir.z, v = dir.x;
+    } else {
+        face = dir.z >= 0.0 ? 4 : 5;
+        major = az, u = dir.x, v = dir.y;
+    }
+    if (!(major > 0.0)) return -1;
+    return (face * LUCID_CONVEX_MESH_START_GRID + grid_index(u / major)) *
+               LUCID_CONVEX_MESH_START_GRID +
+           grid_index(v / major);
+}
+
+/* Central direction of a cell (inverse of start_cell). */
+static lucid_vec3 cell_direction(int cell) {
+    const int G = LUCID_CONVEX_MESH_START_GRID;
+    int face = cell / (G * G), i = cell / G % G, j = cell % G;
+    double major = face % 2 == 0 ? 1.0 : -1.0;
+    double u = -1.0 + (2.0 * i + 1.0) / G, v = -1.0 + (2.0 * j + 1.0) / G;
+    if (face < 2) return lucid_vec3_make(major, u, v);
+    if (face < 4) return lucid_vec3_make(v, major, u);
+    return lucid_vec3_make(u, v, major);
+}
+
+/* Each cell's support vertex, climbing from the previous cell's (neighbouring cells have
+ * nearby answers, so this costs a few steps per cell even on large hulls). */
+static void fill_start_vertices(lucid_convex_mesh *m) {
+    int v = 0;
+    for (int c = 0; c < LUCID_CONVEX_MESH_START_CELLS; ++c)
+        m->start_vertex[c] = v = lucid_convex_mesh_support_climb(m, cell_direction(c), v);
+}
+
+/* The hint or the cell's precomputed vertex, whichever is higher along dir (the hint on ties):
+ * GJK's first directions turn a lot, and from the table entry the climb is a few steps. */
+static int climb_start(const lucid_convex_mesh *mesh, lucid_vec3 dir, const int *hint) {
+    int cell = start_cell(dir);
+    int table = cell >= 0 ? mesh->start_vertex[cell] : 0;
+    if (hint == NULL || *hint < 0 || *hint >= mesh->num_vertices) return table;
+    int h = *hint;
+    return lucid_vec3_dot(mesh->vertices[table], dir) > lucid_vec3_dot(mesh->vertices[h], dir)
+               ? table
+               : h;
+}
+
 int lucid_convex_mesh_support_index(const lucid_convex_mesh *mesh, lucid_vec3 dir, int *hint) {
     int found;
     if (mesh->num_vertices < LUCID_CONVEX_MESH_SCAN_THRESHOLD) {
         found = lucid_convex_mesh_support_scan(mesh, dir);
     } else {
-        int start = hint != NULL && *hint >= 0 && *hint < mesh->num_vertices ? *hint : 0;
-        found = lucid_convex_mesh_support_climb(mesh, dir, start);
+        found = lucid_convex_mesh_support_climb(mesh, dir, climb_start(mesh, dir, hint));
     }
     if (hint != NULL) *hint = found;
     return found;
@@ -287,6 +347,7 @@ static lucid_status copy_hull(qhT *qh, const double *points, int n, lucid_convex
     if (st == LUCID_OK) st = copy_faces(qh, m, index_of);
     if (st == LUCID_OK) st = build_adjacency(m);
     if (st == LUCID_OK) m->box_center = vertex_box_center(m);
+    if (st == LUCID_OK) fill_start_vertices(m);
     free(index_of);
     return st;
 }

@@ -17,6 +17,14 @@
  * any size. The dispatcher is used with a carried hint, so the GJK-like crossover is used. */
 #define LUCID_CONVEX_MESH_SCAN_THRESHOLD 20
 
+/* Cold starts of hill climbing: the sphere of directions is cut into the cells of a cube map
+ * (6 faces of LUCID_CONVEX_MESH_START_GRID^2 cells) and each cell keeps the support vertex of
+ * its central direction, so a query without a hint starts next to its answer instead of
+ * walking the hull from vertex 0. */
+#define LUCID_CONVEX_MESH_START_GRID 8
+#define LUCID_CONVEX_MESH_START_CELLS                                                              \
+    (6 * LUCID_CONVEX_MESH_START_GRID * LUCID_CONVEX_MESH_START_GRID)
+
 typedef struct lucid_convex_mesh {
     int num_vertices;
     lucid_vec3 *vertices;  /* hull vertices, in increasing order of their input index */
@@ -29,6 +37,7 @@ typedef struct lucid_convex_mesh {
     double *face_offsets_d;   /* face f is the plane normals[f].x = face_offsets_d[f] */
     lucid_vec3 box_center;    /* centre of the local axis-aligned bounding box of the vertices
                                  (GJK's default warm start; computed once at creation) */
+    int start_vertex[LUCID_CONVEX_MESH_START_CELLS]; /* cube-map cell -> support vertex */
 } lucid_convex_mesh;
 
 /* Hull of points (n xyz triples, interleaved). Errors: NaN/Inf -> LUCID_ERR_NONFINITE;
@@ -42,7 +51,8 @@ void lucid_convex_mesh_destroy(lucid_convex_mesh *mesh);
 
 /* Index of a vertex maximising <dir, v>. Linear scan (lowest index wins ties) below
  * LUCID_CONVEX_MESH_SCAN_THRESHOLD vertices, hill climbing from *hint otherwise. hint may be
- * NULL; an out-of-range hint (e.g. -1) starts at vertex 0. *hint is updated to the result. */
+ * NULL; without a hint or with an out-of-range one (e.g. -1) the climb starts from the
+ * precomputed vertex of dir's cube-map cell. *hint is updated to the result. */
 int lucid_convex_mesh_support_index(const lucid_convex_mesh *mesh, lucid_vec3 dir, int *hint);
 lucid_vec3 lucid_convex_mesh_support(const lucid_convex_mesh *mesh, lucid_vec3 dir, int *hint);
 

@@ -125,13 +125,21 @@ const char *lucid_shape_kind_name(lucid_shape_kind kind) {
 
 /* ---- support functions ------------------------------------------------------------------ */
 
+/* Largest |entry| of a finite vector: the same as lucid_vec3_max_abs there, without the libm
+ * calls fmax compiles to (fmax's NaN rules need them; they cost ~15% of an ellipsoid support). */
+static double max_abs_finite(lucid_vec3 a) {
+    double x = fabs(a.x), y = fabs(a.y), z = fabs(a.z);
+    double m = x > y ? x : y;
+    return m > z ? m : z;
+}
+
 /* dir / |dir|, computed after scaling by the largest component so neither tiny nor huge
  * directions underflow or overflow. Returns 0 (and leaves *unit zero) for a zero or
  * non-finite dir. */
 static int unit_direction(lucid_vec3 dir, lucid_vec3 *unit) {
     *unit = lucid_vec3_zero();
     if (!lucid_vec3_isfinite(dir)) return 0;
-    double scale = lucid_vec3_max_abs(dir);
+    double scale = max_abs_finite(dir);
     if (scale == 0.0) return 0;
     lucid_vec3 d = divide(dir, scale);
     *unit = lucid_vec3_scale(d, 1.0 / lucid_vec3_norm(d));
@@ -145,7 +153,7 @@ static double side(double d, double h) {
 
 static lucid_vec3 support_ellipsoid(lucid_vec3 radii, lucid_vec3 dir) {
     if (!lucid_vec3_isfinite(dir)) return lucid_vec3_zero();
-    double scale = lucid_vec3_max_abs(dir);
+    double scale = max_abs_finite(dir);
     if (scale == 0.0) return lucid_vec3_zero();
     /* argmax over {A u : |u| = 1} of <d, A u> is A (A d / |A d|). Only d's direction matters,
      * so dividing by its largest entry (against overflow and underflow) replaces a unit
@@ -162,7 +170,7 @@ static lucid_vec3 support_box(lucid_vec3 h, lucid_vec3 dir) {
 static int radial_direction(lucid_vec3 dir, double *ux, double *uy) {
     *ux = *uy = 0.0;
     if (!isfinite(dir.x) || !isfinite(dir.y)) return 0;
-    double scale = fmax(fabs(dir.x), fabs(dir.y));
+    double scale = fabs(dir.x) > fabs(dir.y) ? fabs(dir.x) : fabs(dir.y);
     if (scale == 0.0) return 0;
     double x = dir.x / scale, y = dir.y / scale;
     double rho = sqrt(x * x + y * y);

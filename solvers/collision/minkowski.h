@@ -27,7 +27,14 @@ typedef struct lucid_minkowski {
 
 static inline lucid_minkowski lucid_minkowski_make(const lucid_shape *s1, const lucid_se3 *T1,
                                                    const lucid_shape *s2, const lucid_se3 *T2) {
-    lucid_minkowski m = {s1, s2, T1, lucid_se3_between(T1, T2), 0, 0};
+    /* Meshes start without a hint (-1): their first climb starts from the precomputed vertex
+     * of the direction's cube-map cell. Other shapes report 0. */
+    lucid_minkowski m = {s1,
+                         s2,
+                         T1,
+                         lucid_se3_between(T1, T2),
+                         s1->kind == LUCID_SHAPE_CONVEX ? -1 : 0,
+                         s2->kind == LUCID_SHAPE_CONVEX ? -1 : 0};
     return m;
 }
 
