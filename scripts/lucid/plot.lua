@@ -59,7 +59,13 @@ function plot.lines(spec)
     "lucid.plot.lines: spec.file must be a string")
   assert(type(spec.series) == "table" and #spec.series > 0,
     "lucid.plot.lines: spec.series must be a non-empty list")
-  local W, H, left, right, top, bottom = 720, 440, 80, 170, 40, 60
+  -- the legend column is as wide as the longest series name (about 7 px a character)
+  local longest = 0
+  for k, ser in ipairs(spec.series) do
+    longest = math.max(longest, utf8.len(tostring(ser.name or ("series " .. k))) or 0)
+  end
+  local right = math.max(120, 50 + 7 * longest)
+  local W, H, left, top, bottom = 560 + right, 440, 80, 40, 60
   local pw, ph = W - left - right, H - top - bottom
   local ty = spec.logy and function(v) return v > 0 and math.log(v, 10) or nil end
       or function(v) return v end
@@ -79,7 +85,9 @@ function plot.lines(spec)
   end
   local yticks = spec.logy and {} or linear_ticks(y0, y1, 6)
   if spec.logy then
-    for e = math.ceil(y0), math.floor(y1) do yticks[#yticks + 1] = e end
+    -- one labelled decade every `step`, so that at most about eight labels are drawn
+    local step = math.max(1, math.ceil((math.floor(y1) - math.ceil(y0) + 1) / 8))
+    for e = math.ceil(y0), math.floor(y1), step do yticks[#yticks + 1] = e end
     if #yticks == 0 then yticks = linear_ticks(y0, y1, 4) end
   end
   for _, v in ipairs(yticks) do
@@ -119,7 +127,7 @@ function plot.lines(spec)
   end
   out[#out + 1] = "</svg>\n"
   local dir = spec.file:match("^(.*)/[^/]*$")
-  if dir then os.execute("mkdir -p '" .. dir:gsub("'", "'\\''") .. "'") end
+  if dir then os.execute("mkdir -p '" .. dir:gsub("'", "'\\''") .. "' 2>/dev/null") end
   local f, err = io.open(spec.file, "w")
   if not f then error("lucid.plot.lines: cannot write " .. spec.file .. ": " .. tostring(err), 2) end
   f:write(table.concat(out, "\n"))
