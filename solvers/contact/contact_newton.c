@@ -42,13 +42,12 @@ static lucid_status effective_compliance(const lucid_contact_problem *p, double 
     return LUCID_OK;
 }
 
-/* c = g + L w; gamma = P^R_K(-R^{-1} c) per contact; D (3 columns, 3 entries per contact)
- * when not NULL. Returns the cost l(w). */
-static double evaluate(const newton *nt, const double *w, double *c, double *gamma, double *D[3]) {
+/* gamma = P^R_K(-R^{-1} c) per contact for c = g + L w (given); D (3 columns, 3 entries per
+ * contact) when not NULL. Returns the cost l(w). */
+static double evaluate(const newton *nt, const double *w, const double *c, double *gamma,
+                       double *D[3]) {
     const lucid_contact_problem *p = nt->p;
     int m = nt->m;
-    memcpy(c, p->g, sizeof(double) * (size_t)m);
-    cblas_dgemv(CblasColMajor, CblasNoTrans, m, m, 1.0, nt->L, m, w, 1, 1.0, c, 1);
     double cost = 0.0;
     for (int k = 0; k < m; ++k) cost += 0.5 * w[k] * w[k];
     for (int i = 0; i < p->n; ++i) {
@@ -103,7 +102,7 @@ lucid_status lucid_contact_solve_newton(lucid_contact_run *run, double *lambda) 
     double **v = ws->vec;
     double *sigma = v[0], *w = v[1], *c = v[2], *gamma = v[3], *grad = v[4], *dw = v[5];
     double *w_try = v[6], *c_try = v[7], *gamma_try = v[8], *R = v[9];
-    double *D[3] = {v[10], v[11], v[12]};
+    double *D[3] = {v[10], v[11], v[12]}, *Ldw = v[13];
     double *L = ws->mat[1], *H = ws->mat[2], *DL = ws->mat[3], *chol = ws->mat[0];
     lucid_status status = effective_compliance(p, o->newton_compliance, R);
     if (status != LUCID_OK) return status;
@@ -120,6 +119,8 @@ lucid_status lucid_contact_solve_newton(lucid_contact_run *run, double *lambda) 
     memset(w, 0, sizeof(double) * (size_t)m);
     if (o->warm_start)
         cblas_dgemv(CblasColMajor, CblasTrans, m, m, 1.0, L, m, lambda, 1, 0.0, w, 1);
+    memcpy(c, p->g, sizeof(double) * (size_t)m);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, m, m, 1.0, L, m, w, 1, 1.0, c, 1);
     double cost = evaluate(&nt, w, c, gamma, D);
     int done = check(run, R, gamma, sigma);
     for (int k = 1; !done && k <= o->max_iter; ++k) {
@@ -132,16 +133,24 @@ lucid_status lucid_contact_solve_newton(lucid_contact_run *run, double *lambda) 
         lucid_contact_cholesky_solve(chol, m, dw);
         double slope = 0.0, alpha = 1.0, trial = cost;
         for (int i = 0; i < m; ++i) slope += grad[i] * dw[i];
+        /* c is updated by L dw instead of recomputed as g + L w: the terms of g + L w reach
+         * |g| (~1e7 on the ill-conditioned stack), and their round-off, amplified by 1/R in
+         * gamma, was a noise floor the iteration could not go below. */
+        cblas_dgemv(CblasColMajor, CblasNoTrans, m, m, 1.0, L, m, dw, 1, 0.0, Ldw, 1);
         for (int step = 0; step < ARMIJO_STEPS; ++step, alpha *= ARMIJO_FACTOR) {
             for (int i = 0; i < m; ++i) w_try[i] = w[i] + alpha * dw[i];
+            for (int i = 0; i < m; ++i) c_try[i] = c[i] + alpha * Ldw[i];
             trial = evaluate(&nt, w_try, c_try, gamma_try, NULL);
             /* Armijo, with a round-off allowance: near the solution the decrease falls below
              * the precision of the cost and exact Newton steps would be rejected. */
             if (trial <= cost + ARMIJO_C * alpha * slope + 1e-14 * fabs(cost)) break;
         }
-        double change = lucid_contact_max_abs_diff(w_try, w, m);
-        double size = fmax(lucid_contact_max_abs(w, m), lucid_contact_max_abs(w_try, m));
+        /* Stall on lambda = gamma (as the other solvers): w is ~|L^T lambda| and its relative
+         * change stops long before gamma's does when 1/R is large. */
+        double change = lucid_contact_max_abs_diff(gamma_try, gamma, m);
+        double size = fmax(lucid_contact_max_abs(gamma, m), lucid_contact_max_abs(gamma_try, m));
         memcpy(w, w_try, sizeof(double) * (size_t)m);
+        memcpy(c, c_try, sizeof(double) * (size_t)m);
         cost = evaluate(&nt, w, c, gamma, D);
         run->result->iterations = k;
         if ((done = check(run, R, gamma, sigma))) break;
