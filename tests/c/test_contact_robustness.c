@@ -39,14 +39,11 @@ static const char *pair_name(pair pr, char *buffer, size_t size) {
     return buffer;
 }
 
-/* The primal Newton solves the compliant problem, R = newton_compliance x diag(G): its
- * precision floor is about eps |lambda| / newton_compliance (round-off of c = g + L w is
- * amplified by 1 / R), ~1e-6 at the default 1e-8 for the O(10) impulses here. 1e-6 puts the
- * floor at 1e-8 so tol 1e-6 tests the solver, not the conditioning of its model. */
+/* Every pair with its default options, including the primal Newton's default compliance (its
+ * velocity is updated incrementally, so its precision floor no longer scales with 1 / R). */
 static lucid_contact_options options_for(pair pr) {
     lucid_contact_options o = lucid_contact_default_options();
     o.model = pr.model, o.solver = pr.solver, o.tol = TOL, o.max_iter = 20000;
-    if (pr.solver == LUCID_CONTACT_NEWTON) o.newton_compliance = 1e-6;
     return o;
 }
 
