@@ -4,10 +4,16 @@
 #include "solvers/collision/halfspace.h"
 #include "solvers/collision/warm_start.h"
 
-static int pose_is_finite(const lucid_se3 *T) {
-    for (int i = 0; i < 9; ++i)
-        if (!isfinite(T->R.m[i])) return 0;
-    return lucid_vec3_isfinite(T->t);
+/* x - x is +-0 for a finite x and NaN for NaN or Inf, so one comparison of the sum checks all
+ * 24 entries of both poses without a branch per entry. */
+static int poses_are_finite(const lucid_se3 *T1, const lucid_se3 *T2) {
+    const lucid_se3 *T[2] = {T1, T2};
+    double zero = 0.0;
+    for (int k = 0; k < 2; ++k) {
+        for (int i = 0; i < 9; ++i) zero += T[k]->R.m[i] - T[k]->R.m[i];
+        zero += (T[k]->t.x - T[k]->t.x) + (T[k]->t.y - T[k]->t.y) + (T[k]->t.z - T[k]->t.z);
+    }
+    return zero == 0.0;
 }
 
 static lucid_status check_query(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
@@ -19,7 +25,7 @@ static lucid_status check_query(const lucid_shape *s1, const lucid_se3 *T1, cons
         return LUCID_ERR_ARGUMENT;
     if (s1->kind == LUCID_SHAPE_HALFSPACE && s2->kind == LUCID_SHAPE_HALFSPACE)
         return LUCID_ERR_ARGUMENT;
-    if (!pose_is_finite(T1) || !pose_is_finite(T2)) return LUCID_ERR_NONFINITE;
+    if (!poses_are_finite(T1, T2)) return LUCID_ERR_NONFINITE;
     return LUCID_OK;
 }
 
@@ -45,7 +51,6 @@ static void copy_gjk(lucid_distance_result *res, const lucid_gjk_result *g) {
     res->penetrating = 0;
     res->gap = g->gap;
     res->separation = g->x;
-    res->simplex = g->simplex;
 }
 
 /* A unit normal when there is no better information: from the box centre of 1 to that of 2
@@ -57,19 +62,25 @@ static lucid_vec3 centre_direction(const lucid_minkowski *m) {
     return lucid_vec3_norm2(d) > 0.0 ? d : lucid_vec3_make(0, 0, 1);
 }
 
-/* GJK and EPA work in the frame of shape 1; the result is reported in world frame. */
-static void result_to_world(const lucid_minkowski *m, lucid_distance_result *res) {
+/* GJK and EPA work in the frame of shape 1; the result is reported in world frame. GJK's
+ * final simplex (frame 1) is converted straight into res->simplex: its live vertices and
+ * weights only, one pass instead of a copy and then a conversion in place. */
+static void result_to_world(const lucid_minkowski *m, const lucid_simplex *W,
+                            lucid_distance_result *res) {
     res->hint1 = m->hint1;
     res->hint2 = m->hint2;
     res->p1 = lucid_minkowski_point_to_world(m, res->p1);
     res->p2 = lucid_minkowski_point_to_world(m, res->p2);
     res->normal = lucid_minkowski_dir_to_world(m, res->normal);
     res->separation = lucid_minkowski_dir_to_world(m, res->separation);
-    for (int i = 0; i < res->simplex.rank; ++i) {
-        lucid_support_point *v = &res->simplex.v[i];
-        v->w = lucid_minkowski_dir_to_world(m, v->w);
-        v->p1 = lucid_minkowski_point_to_world(m, v->p1);
-        v->p2 = lucid_minkowski_point_to_world(m, v->p2);
+    res->simplex.rank = W->rank;
+    for (int i = 0; i < W->rank; ++i) {
+        const lucid_support_point *v = &W->v[i];
+        lucid_support_point *out = &res->simplex.v[i];
+        out->w = lucid_minkowski_dir_to_world(m, v->w);
+        out->p1 = lucid_minkowski_point_to_world(m, v->p1);
+        out->p2 = lucid_minkowski_point_to_world(m, v->p2);
+        res->simplex.lambda[i] = W->lambda[i];
     }
 }
 
@@ -113,7 +124,7 @@ lucid_status lucid_distance(const lucid_shape *s1, const lucid_se3 *T1, const lu
         double core = lucid_vec3_norm(g.x);
         res->normal = core > 0.0 ? lucid_vec3_scale(g.x, -1.0 / core) : centre_direction(&m);
         inflate(res, core, p1c, p2c, s1->radius, s2->radius);
-        result_to_world(&m, res);
+        result_to_world(&m, &g.simplex, res);
         return LUCID_OK;
     }
     lucid_epa_result e;
@@ -124,7 +135,7 @@ lucid_status lucid_distance(const lucid_shape *s1, const lucid_se3 *T1, const lu
     res->penetrating = 1;
     res->separation = lucid_vec3_sub(e.p1, e.p2);
     inflate(res, -e.depth, e.p1, e.p2, s1->radius, s2->radius);
-    result_to_world(&m, res);
+    result_to_world(&m, &g.simplex, res);
     return LUCID_OK;
 }
 
@@ -158,6 +169,6 @@ lucid_status lucid_collide(const lucid_shape *s1, const lucid_se3 *T1, const luc
     }
     if (g.simplex.rank == 0) p1c = p2c = lucid_vec3_zero();
     inflate(res, core, p1c, p2c, s1->radius, s2->radius);
-    result_to_world(&m, res);
+    result_to_world(&m, &g.simplex, res);
     return LUCID_OK;
 }

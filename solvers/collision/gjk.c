@@ -170,6 +170,15 @@ static int gjk_iterate(lucid_minkowski *m, const lucid_gjk_options *opt, double 
     return decided;
 }
 
+/* Only the rank live vertices and weights carry information: no full-struct copy. */
+static void copy_live(const lucid_simplex *from, lucid_simplex *to) {
+    to->rank = from->rank;
+    for (int i = 0; i < from->rank; ++i) {
+        to->v[i] = from->v[i];
+        to->lambda[i] = from->lambda[i];
+    }
+}
+
 void lucid_gjk_solve(lucid_minkowski *m, const lucid_gjk_options *opt, lucid_vec3 x0, double margin,
                      lucid_gjk_result *res) {
     lucid_vec3 x =
@@ -182,7 +191,7 @@ void lucid_gjk_solve(lucid_minkowski *m, const lucid_gjk_options *opt, lucid_vec
     res->direction = x;
     finish(res, LUCID_GJK_SEPARATED, x, 0);
     int decided = gjk_iterate(m, opt, margin, res, &W, &spare, &x);
-    if (W != &res->simplex) res->simplex = *W;
+    if (W != &res->simplex) copy_live(W, &res->simplex);
     if (decided) return;
     /* Iteration cap: report the true Frank-Wolfe gap of the last iterate. */
     if (W->rank > 0)
