@@ -29,14 +29,13 @@
 #include "autodiff/ad_se3.h"
 #include "autodiff/collision_derivatives.h"
 #include "runtime/lua/check.h"
+#include "runtime/lua/lua_derivative_workspace.h"
 #include "runtime/lua/lua_ad.h"
 #include "runtime/lua/lua_matrix.h"
 #include "runtime/lua/lua_se3.h"
 #include "runtime/lua/lua_shape.h"
 #include "runtime/lua/modules.h"
 #include "solvers/collision/distance_batch.h"
-
-#define WORKSPACE_METATABLE "lucid.distance.workspace"
 
 static const char *const SINGLE_OPTIONS[] = {"algorithm", "normalize",    "tol",
                                              "tol_mode",  "max_iter",     "warm_start",
@@ -228,17 +227,6 @@ static void check_pair_query(lua_State *L, const char *fname, const char *const 
 
 /* ---- differentiable lucid.distance ------------------------------------------------- */
 
-typedef struct workspace_box {
-    lucid_derivative_workspace *ws;
-} workspace_box;
-
-static int workspace_gc(lua_State *L) {
-    workspace_box *box = luaL_checkudata(L, 1, WORKSPACE_METATABLE);
-    lucid_derivative_workspace_destroy(box->ws);
-    box->ws = NULL;
-    return 0;
-}
-
 static lucid_derivative_method check_method(lua_State *L, const char *fname) {
     lucid_derivative_method m = LUCID_DERIV_FINITE_DIFFERENCES;
     if (lua_type(L, -1) != LUA_TSTRING)
@@ -383,9 +371,9 @@ static int differentiable_distance(lua_State *L, lucid_lua_ad_var *a1, lucid_lua
     lucid_distance_result r;
     lucid_status st = lucid_distance(s1, &T1, s2, &T2, &gjk, &r);
     if (st != LUCID_OK) return lucid_lua_fail_status(L, fname, st);
-    workspace_box *box = lua_touserdata(L, lua_upvalueindex(1));
+    lucid_derivative_workspace *ws = lucid_lua_derivative_workspace(L, lua_upvalueindex(1));
     lucid_distance_derivatives_result dr;
-    st = lucid_distance_derivatives_from_query(s1, &T1, s2, &T2, &d, box->ws, &r, &dr);
+    st = lucid_distance_derivatives_from_query(s1, &T1, s2, &T2, &d, ws, &r, &dr);
     if (st != LUCID_OK) return fail_derivatives(L, fname, d.method, st);
     double y[10], J1[60], J2[60];
     pack_derivatives(&dr, y, J2);
@@ -479,14 +467,7 @@ void lucid_open_collision(lua_State *L) {
         {"collide", l_collide}, {"distance_batch", l_distance_batch}, {NULL, NULL}};
     luaL_setfuncs(L, functions, 0);
     /* lucid.distance keeps the Gumbel neighbourhood workspace (grow-only) as an upvalue */
-    workspace_box *box = lua_newuserdatauv(L, sizeof *box, 0);
-    box->ws = NULL;
-    luaL_newmetatable(L, WORKSPACE_METATABLE);
-    lua_pushcfunction(L, workspace_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_setmetatable(L, -2);
-    if (lucid_derivative_workspace_create(&box->ws) != LUCID_OK)
-        luaL_error(L, "lucid: cannot allocate the distance-derivatives workspace");
+    lucid_lua_push_derivative_workspace(L);
     lua_pushcclosure(L, l_distance, 1);
     lua_setfield(L, -2, "distance");
 }

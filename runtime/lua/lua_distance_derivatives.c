@@ -13,24 +13,13 @@
 
 #include "autodiff/collision_derivatives.h"
 #include "runtime/lua/check.h"
+#include "runtime/lua/lua_derivative_workspace.h"
 #include "runtime/lua/lua_matrix.h"
 #include "runtime/lua/lua_se3.h"
 #include "runtime/lua/lua_shape.h"
 #include "runtime/lua/modules.h"
 
-#define FNAME               "lucid.distance_derivatives"
-#define WORKSPACE_METATABLE "lucid.distance_derivatives.workspace"
-
-typedef struct workspace_box {
-    lucid_derivative_workspace *ws;
-} workspace_box;
-
-static int workspace_gc(lua_State *L) {
-    workspace_box *box = luaL_checkudata(L, 1, WORKSPACE_METATABLE);
-    lucid_derivative_workspace_destroy(box->ws);
-    box->ws = NULL;
-    return 0;
-}
+#define FNAME "lucid.distance_derivatives"
 
 static const char *const option_keys[] = {"method", "step", "samples",  "noise",   "levels",
                                           "seed",   "tol",  "max_iter", "epa_tol", NULL};
@@ -163,23 +152,16 @@ static int l_distance_derivatives(lua_State *L) {
     read_options(L, 5, &o, &gjk);
     check_shape_for_method(L, s1, 1, o.method);
     check_shape_for_method(L, s2, 2, o.method);
-    workspace_box *box = lua_touserdata(L, lua_upvalueindex(1));
+    lucid_derivative_workspace *ws = lucid_lua_derivative_workspace(L, lua_upvalueindex(1));
     lucid_distance_derivatives_result r;
-    lucid_status st = lucid_distance_derivatives(s1, T1, s2, T2, &o, box->ws, &r);
+    lucid_status st = lucid_distance_derivatives(s1, T1, s2, T2, &o, ws, &r);
     if (st != LUCID_OK) return fail_derivatives(L, o.method, st);
     push_result(L, &r);
     return 1;
 }
 
 void lucid_open_distance_derivatives(lua_State *L) {
-    workspace_box *box = lua_newuserdatauv(L, sizeof *box, 0);
-    box->ws = NULL;
-    luaL_newmetatable(L, WORKSPACE_METATABLE);
-    lua_pushcfunction(L, workspace_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_setmetatable(L, -2);
-    if (lucid_derivative_workspace_create(&box->ws) != LUCID_OK)
-        luaL_error(L, "lucid: cannot allocate the distance-derivatives workspace");
+    lucid_lua_push_derivative_workspace(L);
     lua_pushcclosure(L, l_distance_derivatives, 1);
     lua_setfield(L, -2, "distance_derivatives");
 }

@@ -106,4 +106,18 @@ static inline test_problem test_stack_problem(double m_light, double m_heavy, do
     return t;
 }
 
+/* Every valid model x solver pair of Table III. */
+typedef struct pair {
+    lucid_contact_model model;
+    lucid_contact_solver solver;
+} pair;
+
+static const pair all_pairs[] = {
+    {LUCID_CONTACT_LCP, LUCID_CONTACT_PGS},          {LUCID_CONTACT_CCP, LUCID_CONTACT_PGS},
+    {LUCID_CONTACT_CCP, LUCID_CONTACT_ADMM},         {LUCID_CONTACT_CCP, LUCID_CONTACT_NEWTON},
+    {LUCID_CONTACT_RAISIM, LUCID_CONTACT_BISECTION}, {LUCID_CONTACT_NCP, LUCID_CONTACT_PGS},
+    {LUCID_CONTACT_NCP, LUCID_CONTACT_STAGGERED},    {LUCID_CONTACT_NCP, LUCID_CONTACT_ADMM},
+};
+#define PAIRS (int)(sizeof all_pairs / sizeof all_pairs[0])
+
 #endif

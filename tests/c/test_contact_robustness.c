@@ -13,19 +13,7 @@
 #include "solvers/contact/contact_admm.h"
 #include "tests/c/test_contact_problems.h"
 
-typedef struct pair {
-    lucid_contact_model model;
-    lucid_contact_solver solver;
-} pair;
-
-static const pair all_pairs[] = {
-    {LUCID_CONTACT_LCP, LUCID_CONTACT_PGS},          {LUCID_CONTACT_CCP, LUCID_CONTACT_PGS},
-    {LUCID_CONTACT_CCP, LUCID_CONTACT_ADMM},         {LUCID_CONTACT_CCP, LUCID_CONTACT_NEWTON},
-    {LUCID_CONTACT_RAISIM, LUCID_CONTACT_BISECTION}, {LUCID_CONTACT_NCP, LUCID_CONTACT_PGS},
-    {LUCID_CONTACT_NCP, LUCID_CONTACT_STAGGERED},    {LUCID_CONTACT_NCP, LUCID_CONTACT_ADMM},
-};
-#define PAIRS (int)(sizeof all_pairs / sizeof all_pairs[0])
-#define TOL   1e-6
+#define TOL 1e-6
 
 static int all_finite(const double *x, int count) {
     for (int k = 0; k < count; ++k)

@@ -9,19 +9,6 @@
 
 #include "tests/c/test_contact_problems.h"
 
-typedef struct pair {
-    lucid_contact_model model;
-    lucid_contact_solver solver;
-} pair;
-
-static const pair all_pairs[] = {
-    {LUCID_CONTACT_LCP, LUCID_CONTACT_PGS},          {LUCID_CONTACT_CCP, LUCID_CONTACT_PGS},
-    {LUCID_CONTACT_CCP, LUCID_CONTACT_ADMM},         {LUCID_CONTACT_CCP, LUCID_CONTACT_NEWTON},
-    {LUCID_CONTACT_RAISIM, LUCID_CONTACT_BISECTION}, {LUCID_CONTACT_NCP, LUCID_CONTACT_PGS},
-    {LUCID_CONTACT_NCP, LUCID_CONTACT_STAGGERED},    {LUCID_CONTACT_NCP, LUCID_CONTACT_ADMM},
-};
-#define PAIRS (int)(sizeof all_pairs / sizeof all_pairs[0])
-
 static const pair ncp_pairs[] = {
     {LUCID_CONTACT_RAISIM, LUCID_CONTACT_BISECTION},
     {LUCID_CONTACT_NCP, LUCID_CONTACT_PGS},

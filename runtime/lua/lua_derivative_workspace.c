@@ -1,0 +1,33 @@
+#include "runtime/lua/lua_derivative_workspace.h"
+
+#include <lauxlib.h>
+
+#define WORKSPACE_METATABLE "lucid.derivative_workspace"
+
+typedef struct workspace_box {
+    lucid_derivative_workspace *ws;
+} workspace_box;
+
+static int workspace_gc(lua_State *L) {
+    workspace_box *box = luaL_checkudata(L, 1, WORKSPACE_METATABLE);
+    lucid_derivative_workspace_destroy(box->ws);
+    box->ws = NULL;
+    return 0;
+}
+
+void lucid_lua_push_derivative_workspace(lua_State *L) {
+    workspace_box *box = lua_newuserdatauv(L, sizeof *box, 0);
+    box->ws = NULL; /* the __gc is attached before the allocation, so nothing can leak */
+    if (luaL_newmetatable(L, WORKSPACE_METATABLE)) {
+        lua_pushcfunction(L, workspace_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    if (lucid_derivative_workspace_create(&box->ws) != LUCID_OK)
+        luaL_error(L, "lucid: cannot allocate the collision-derivatives workspace");
+}
+
+lucid_derivative_workspace *lucid_lua_derivative_workspace(lua_State *L, int idx) {
+    workspace_box *box = luaL_checkudata(L, idx, WORKSPACE_METATABLE);
+    return box->ws;
+}
