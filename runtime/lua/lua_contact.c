@@ -3,6 +3,8 @@
  *                             relaxation=, alpha=, rho=, stall_tol=, inner_max_iter=,
  *                             compliance=}
  *   lucid.contact.residual(G, g, mu, lambda [, {R=, model=}])
+ * Both results carry `round_off`: how much of eps_abs rounding lambda to doubles can cause
+ * (solvers/contact/contact_round_off.h).
  * Memory discipline: every buffer (inputs copied out of Lua, the solver workspace, the
  * outputs) is a Lua userdata created before anything can fail, the workspace with a __gc,
  * so an error raised at any point leaves nothing the garbage collector does not own. */
@@ -12,6 +14,7 @@
 #include "runtime/lua/check.h"
 #include "runtime/lua/lua_matrix.h"
 #include "runtime/lua/modules.h"
+#include "solvers/contact/contact_round_off.h"
 #include "solvers/contact/contact_solver.h"
 
 #define WORKSPACE_METATABLE "lucid.contact.workspace"
@@ -245,6 +248,8 @@ static int contact_solve(lua_State *L) {
     lua_setfield(L, -2, "residual");
     push_criteria(L, &res.model);
     lua_setfield(L, -2, "model_residual");
+    lua_pushnumber(L, lucid_contact_round_off(&p, lambda->data));
+    lua_setfield(L, -2, "round_off");
     lua_pushstring(L, lucid_contact_model_name(o.model));
     lua_setfield(L, -2, "model");
     lua_pushstring(L, lucid_contact_solver_name(o.solver));
@@ -284,6 +289,8 @@ static int contact_residual(lua_State *L) {
     lucid_contact_criteria c;
     lucid_contact_criteria_eval(&p, kind, lambda, sigma, per_contact, &c);
     push_criteria(L, &c);
+    lua_pushnumber(L, lucid_contact_round_off(&p, lambda));
+    lua_setfield(L, -2, "round_off");
     lua_createtable(L, n, 0);
     for (int i = 0; i < n; ++i) {
         lua_createtable(L, 0, 3);

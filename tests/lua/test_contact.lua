@@ -91,6 +91,8 @@ t.case("every pair solves a random problem and reports consistent residuals", fu
     t.near(r.primal, sol.residual.primal, 1e-12)
     t.near(r.dual, sol.residual.dual, 1e-12)
     t.near(r.complementarity, sol.residual.complementarity, 1e-12)
+    t.eq(r.round_off, sol.round_off, name .. ": same round-off bound from solve and residual")
+    t.truthy(sol.round_off > 0 and sol.round_off < 1e-13, name .. ": round-off of O(1) forces")
     t.eq(#r.contacts, 3)
   end
 end)
@@ -100,6 +102,10 @@ t.case("residual of hand-built candidates", function()
   -- strictly inside the cone with zero velocity: g = -G lambda
   local r = lucid.contact.residual(G, {-0.1, 0.2, -1}, {0.5}, lucid.vec{0.1, -0.2, 1})
   t.eq(r.abs, 0)
+  -- round-off: lambda_j moves by half an ulp, here (2^-57, 2^-56, 2^-53) through G = I
+  local d = {2 ^ -57, 2 ^ -56, 2 ^ -53}
+  local dt = math.sqrt(d[1] ^ 2 + d[2] ^ 2)
+  t.near(r.round_off, math.sqrt(1.05) * (math.sqrt(dt ^ 2 + d[3] ^ 2) + 0.5 * dt), 1e-30)
   -- outside the cone: primal = distance (|l_T| - mu l_N) / sqrt(1 + mu^2)
   r = lucid.contact.residual(G, {-3, -4, -1}, {0.5}, {3, 4, 1})
   t.near(r.primal, 4.5 / math.sqrt(1.25), 1e-12)

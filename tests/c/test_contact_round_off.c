@@ -1,0 +1,117 @@
+/* The round-off bound of a contact criterion (solvers/contact/contact_round_off.h): exact on
+ * a hand-built case, never exceeded and attained by the worst half-ulp perturbation of lambda
+ * (velocities evaluated in long double), and large exactly where heavy bodies rest on light
+ * ones. */
+#include <float.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "solvers/contact/contact_round_off.h"
+#include "tests/c/test_contact_problems.h"
+
+/* Half the spacing of the doubles at x, independently of the library: nextafter. */
+static double half_spacing(double x) {
+    double a = fabs(x);
+    return a == 0.0 ? 0.0 : 0.5 * (nextafter(a, INFINITY) - a);
+}
+
+/* One contact, G = diag(2, 2, 8), lambda = (0, 0, 1): only the normal moves, by 8 ulp(1)/2. */
+static void diagonal_case_is_exact(void **state) {
+    (void)state;
+    test_problem t = test_problem_alloc(1);
+    t.G[0] = t.G[4] = 2.0, t.G[8] = 8.0, t.mu[0] = 0.5;
+    double lambda[3] = {0.0, 0.0, 1.0};
+    assert_true(lucid_contact_round_off(&t.p, lambda) == 8.0 * DBL_EPSILON / 2.0);
+    lambda[0] = 3.0; /* now the tangent moves by 2 ulp(3)/2 = 2 eps, ||lambda|| = sqrt(10) */
+    double d_t = 2.0 * DBL_EPSILON, d_n = 8.0 * DBL_EPSILON / 2.0;
+    double expected = sqrt(10.0) * (hypot(d_t, d_n) + 0.5 * d_t);
+    assert_true(fabs(lucid_contact_round_off(&t.p, lambda) - expected) <= 1e-15 * expected);
+    lambda[0] = lambda[2] = 0.0; /* lambda = 0: nothing to round */
+    assert_true(lucid_contact_round_off(&t.p, lambda) == 0.0);
+    test_problem_free(&t);
+}
+
+/* sigma change of lambda + s * spacing / 2 (signs s), in long double. */
+static void velocity_change(const test_problem *t, const double *lambda, const int *s,
+                            long double *dsigma) {
+    int m = 3 * t->p.n;
+    for (int i = 0; i < m; ++i) {
+        long double sum = 0.0L;
+        for (int j = 0; j < m; ++j)
+            sum += (long double)t->G[i + m * j] * s[j] * (long double)half_spacing(lambda[j]);
+        dsigma[i] = sum;
+    }
+}
+
+static double contact_bound(const test_problem *t, const double *lambda, int i,
+                            const long double *dsigma) {
+    double dt = (double)hypotl(dsigma[3 * i], dsigma[3 * i + 1]);
+    double dn = (double)fabsl(dsigma[3 * i + 2]);
+    const double *l = lambda + 3 * i;
+    return hypot(hypot(l[0], l[1]), l[2]) * (hypot(dt, dn) + t->mu[i] * dt);
+}
+
+/* Random problems and forces: random sign patterns never exceed the bound; the pattern
+ * s_j = sign(G_rj) of each normal row r makes that row's change equal to its term. */
+static void bound_holds_and_is_attained(void **state) {
+    (void)state;
+    test_rng r = {99};
+    for (int trial = 0; trial < 20; ++trial) {
+        int n = 1 + trial % 5, m = 3 * n;
+        test_problem t = test_random_problem(n, 40 + (uint64_t)trial);
+        double lambda[15];
+        int s[15];
+        long double dsigma[15];
+        for (int k = 0; k < m; ++k)
+            lambda[k] = ldexp(test_normal(&r), (int)(20 * test_uniform(&r)) - 10);
+        double bound = lucid_contact_round_off(&t.p, lambda);
+        for (int pattern = 0; pattern < 50; ++pattern) {
+            for (int k = 0; k < m; ++k) s[k] = test_uniform(&r) < 0.5 ? -1 : 1;
+            velocity_change(&t, lambda, s, dsigma);
+            for (int i = 0; i < n; ++i)
+                assert_true(contact_bound(&t, lambda, i, dsigma) <= bound * (1 + 1e-12));
+        }
+        for (int i = 0; i < n; ++i) { /* the normal row of contact i at its worst signs */
+            int row = 3 * i + 2;
+            long double term = 0.0L;
+            for (int j = 0; j < m; ++j) {
+                s[j] = t.G[row + m * j] < 0 ? -1 : 1;
+                term += fabsl((long double)t.G[row + m * j]) * (long double)half_spacing(lambda[j]);
+            }
+            velocity_change(&t, lambda, s, dsigma);
+            assert_true(fabsl(dsigma[row] - term) <= 1e-15L * term);
+        }
+        test_problem_free(&t);
+    }
+}
+
+/* Two point masses stacked on the ground (forces in N, g / dt): the bound grows with the
+ * heavy body's weight squared over the light body's mass, ~ (m_heavy g)^2 eps / m_light. */
+static void grows_with_the_mass_ratio(void **state) {
+    (void)state;
+    double previous = 0.0;
+    for (int e = 0; e <= 6; ++e) {
+        double heavy = pow(10.0, e / 2.0), light = 1.0 / heavy;
+        test_problem t = test_stack_problem(light, heavy, 1.0);
+        double w = 9.81 * heavy; /* the light body carries the heavy one's weight */
+        double lambda[6] = {0, 0, w + 9.81 * light, 0, 0, w};
+        double bound = lucid_contact_round_off(&t.p, lambda);
+        double scale = w * w / light * DBL_EPSILON;
+        assert_true(bound > 0.25 * scale && bound < 4.0 * scale);
+        assert_true(bound > previous);
+        previous = bound;
+        test_problem_free(&t);
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(diagonal_case_is_exact),
+        cmocka_unit_test(bound_holds_and_is_attained),
+        cmocka_unit_test(grows_with_the_mass_ratio),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
