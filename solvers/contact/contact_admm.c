@@ -17,6 +17,7 @@
 #include "solvers/contact/contact_admm.h"
 #include "solvers/contact/contact_cone.h"
 #include "solvers/contact/contact_internal.h"
+#include "solvers/contact/contact_math.h"
 
 static void project_cones(const void *ctx, const double *x, double *out) {
     const lucid_contact_problem *p = ctx;
@@ -30,7 +31,7 @@ static void linear_term(const lucid_contact_problem *p, int ncp, const double *v
     memcpy(b, p->g, sizeof(double) * 3 * (size_t)p->n);
     if (!ncp) return;
     for (int i = 0; i < p->n; ++i)
-        b[3 * i + 2] += p->mu[i] * hypot(velocity[3 * i], velocity[3 * i + 1]);
+        b[3 * i + 2] += p->mu[i] * lucid_contact_hypot(velocity[3 * i], velocity[3 * i + 1]);
 }
 
 /* Sets up the ADMM state from the workspace; rho from the options or the spectrum. */
@@ -84,7 +85,8 @@ lucid_status lucid_contact_solve_admm(lucid_contact_run *run, double *lambda, do
             break;
         }
         if (!isfinite(s.force_scale) || !isfinite(s.velocity_scale)) break; /* diverged */
-        double size = fmax(lucid_contact_max_abs(s.z, m), lucid_contact_max_abs(s.z_prev, m));
+        double size =
+            lucid_contact_fmax(lucid_contact_max_abs(s.z, m), lucid_contact_max_abs(s.z_prev, m));
         if (lucid_contact_stalled(lucid_contact_max_abs_diff(s.z, s.z_prev, m), size,
                                   o->stall_tol) &&
             lucid_contact_stalled(s.primal_residual, size, o->stall_tol)) {
