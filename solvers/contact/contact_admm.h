@@ -33,6 +33,11 @@ typedef struct lucid_contact_admm {
  * physical effective masses (the paper's 1e6 mass ratios give ~1e-7). */
 #define LUCID_CONTACT_ADMM_NULL_EIGENVALUE 1e-10
 
+/* The full criterion is evaluated every iteration within this factor of tol, and every
+ * PERIOD-th iteration further away (contact_admm.c). */
+#define LUCID_CONTACT_ADMM_CHECK_NEAR   10.0
+#define LUCID_CONTACT_ADMM_CHECK_PERIOD 4
+
 /* Sets eig_min, eig_max from the ascending spectrum of A + R (m values). A + R is PSD, not PD,
  * whenever there are more contact rows than degrees of freedom (hyperstatic contacts), and
  * its zero eigenvalues say nothing about the conditioning: the x-step is a regularised
