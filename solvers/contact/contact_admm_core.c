@@ -26,16 +26,15 @@ lucid_status lucid_contact_admm_iterate(lucid_contact_admm *s, const double *b,
                                         lucid_contact_projection project, const void *ctx) {
     int m = s->m;
     if (s->rho != s->factored_rho) {
-        lucid_status status = lucid_contact_cholesky(s->A, s->R, s->rho, m, s->chol);
+        lucid_status status = lucid_contact_inverse(s->A, s->R, s->rho, m, s->inv);
         if (status != LUCID_OK) return status;
         s->factored_rho = s->rho;
         ++s->factorizations;
     }
     double rho = s->rho, alpha = s->alpha;
     for (int k = 0; k < m; ++k) s->rhs[k] = rho * s->z[k] - s->gamma[k] - b[k];
-    lucid_contact_cholesky_solve(s->chol, m, s->rhs);
+    lucid_contact_inverse_apply(s->inv, m, s->rhs, s->x);
     for (int k = 0; k < m; ++k) {
-        s->x[k] = s->rhs[k];
         s->z_prev[k] = s->z[k];
         s->rhs[k] = alpha * s->x[k] + (1.0 - alpha) * s->z[k]; /* relaxed x, kept in rhs */
         s->z[k] = s->rhs[k] + s->gamma[k] / rho;

@@ -34,3 +34,16 @@ lucid_status lucid_contact_eigen(lucid_contact_workspace *ws, const double *A, c
                             ws->lwork_size, ws->iwork, ws->iwork_size);
     return info == 0 ? LUCID_OK : LUCID_ERR_INTERNAL;
 }
+
+lucid_status lucid_contact_inverse(const double *A, const double *R, double shift, int m,
+                                   double *inv) {
+    lucid_status status = lucid_contact_cholesky(A, R, shift, m, inv);
+    if (status != LUCID_OK) return status;
+    lapack_int info = LAPACKE_dpotri_work(LAPACK_COL_MAJOR, 'L', m, inv, m);
+    if (info > 0) return LUCID_ERR_NOT_SPD;
+    return info == 0 ? LUCID_OK : LUCID_ERR_INTERNAL;
+}
+
+void lucid_contact_inverse_apply(const double *inv, int m, const double *x, double *out) {
+    cblas_dsymv(CblasColMajor, CblasLower, m, 1.0, inv, m, x, 1, 0.0, out, 1);
+}

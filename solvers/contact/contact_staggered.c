@@ -64,11 +64,11 @@ static void coupled_term(const lucid_contact_problem *p, int rows, int (*row)(in
 }
 
 static lucid_status setup(lucid_contact_run *run, lucid_contact_admm *s, int size, const double *A,
-                          double *chol, double **vec) {
+                          double *inv, double **vec) {
     *s = (lucid_contact_admm){.m = size,
                               .A = A,
                               .R = NULL,
-                              .chol = chol,
+                              .inv = inv,
                               .x = vec[0],
                               .z = vec[1],
                               .z_prev = vec[2],
@@ -108,12 +108,12 @@ lucid_status lucid_contact_solve_staggered(lucid_contact_run *run, double *lambd
         if (status != LUCID_OK) return status;
     }
     double *AN = ws->mat[1], *AT = ws->mat[1] + (long)n * n;
-    double *cholN = ws->mat[0], *cholT = ws->mat[0] + (long)n * n;
+    double *invN = ws->mat[0], *invT = ws->mat[0] + (long)n * n;
     extract(p, n, normal_row, n, normal_row, AN);
     extract(p, 2 * n, tangent_row, 2 * n, tangent_row, AT);
     lucid_contact_admm sN, sT;
-    lucid_status status = setup(run, &sN, n, AN, cholN, ws->vec + 1);
-    if (status == LUCID_OK) status = setup(run, &sT, 2 * n, AT, cholT, ws->vec + 6);
+    lucid_status status = setup(run, &sN, n, AN, invN, ws->vec + 1);
+    if (status == LUCID_OK) status = setup(run, &sT, 2 * n, AT, invT, ws->vec + 6);
     if (status != LUCID_OK) return status;
     double *sigma = ws->vec[0], *bN = ws->vec[11], *bT = ws->vec[12], *previous = ws->vec[13];
     lucid_contact_velocity(p, lambda, sigma);
