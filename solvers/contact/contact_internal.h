@@ -31,7 +31,8 @@ lucid_status lucid_contact_cholesky(const double *A, const double *R, double shi
                                     double *chol);
 /* x <- (L L^T)^{-1} x */
 void lucid_contact_cholesky_solve(const double *chol, int m, double *x);
-/* inv = (A + diag(R) + shift I)^{-1}, lower triangle only (from its Cholesky factor);
+/* inv = (A + diag(R) + shift I)^{-1}, lower triangle only (from its Cholesky factor, by
+ * recursive blocked triangular inversion);
  * LUCID_ERR_NOT_SPD when the factor does not exist. */
 lucid_status lucid_contact_inverse(const double *A, const double *R, double shift, int m,
                                    double *inv);
