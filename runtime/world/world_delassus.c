@@ -9,6 +9,7 @@
  * precomputed once per body. */
 #include <math.h>
 #include <string.h>
+#include <stdio.h>
 
 #include "runtime/world/world_internal.h"
 
@@ -253,9 +254,11 @@ static int next_attempt(lucid_world *w, const lucid_contact_problem *p, int a, i
     const lucid_contact_options *o = &w->opt.contact;
     int has_pgs = lucid_contact_pair_check(o->model, LUCID_CONTACT_PGS) == LUCID_OK;
     int pgs = has_pgs && o->solver != LUCID_CONTACT_PGS ? 2 : -1;
-    if (a == 0 && (!finite || res->diverged || !(res->model.abs <= criterion_at_zero(w, p))))
-        return 1;
-    return a < 2 ? pgs : -1;
+    if (a == 0) {
+        int failed = !finite || res->diverged || !(res->model.abs <= criterion_at_zero(w, p));
+        return failed || pgs < 0 ? 1 : pgs;
+    }
+    return a == 1 ? pgs : -1;
 }
 
 /* Checks a solver's answer independently of its own report: finite forces and velocities,
@@ -277,16 +280,19 @@ static int verify(lucid_world *w, const lucid_contact_problem *p, lucid_contact_
 
 /* Solves p warm started from w->lambda / w->dual; a solver may fail on a degenerate problem
  * (it may even report convergence with NaN forces), so every answer is verified and the
- * finite one with the smallest criterion is kept (copied aside, never recomputed). When the
- * warm solve does not meet tol, a retry is made only where it can help:
+ * finite one with the smallest criterion is kept (copied aside, never recomputed), or the
+ * first that meets tol. When the warm solve does not meet tol, a retry is made only where
+ * it can help:
  * - cold, when the warm answer is not finite, diverged, or worse than the cold start
- *   lambda = 0 itself: then the warm start made things worse, and a cold solve is the
- *   answer warm starting must not lose to. On the heap of boxes a cold ADMM beat an
- *   unconverged warm one in 1 island in 4 and met tol in 1 in 20 (it costs a full solve);
- *   a warm answer that improved on lambda = 0 is kept instead;
- * - the model's PGS (when the solver is not PGS already), from the best answer so far:
- *   PGS polishes an ADMM answer that stalled near the solution (on the heap it met tol
- *   from there in 2 islands in 5 and improved on ADMM in 5 in 6).
+ *   lambda = 0 itself (then the warm start made things worse: a cold solve is what it must
+ *   not lose to), or when the model has no PGS to continue with (raisim; or the solver is
+ *   PGS), the cold solve being the only other attempt;
+ * - else the model's PGS, from the best answer so far: it polishes an ADMM or Newton answer
+ *   that ran out of iterations near the solution. On the heap of 50 boxes, where ADMM
+ *   rarely meets 1e-6 within 1000 iterations, a cold ADMM beat the unconverged warm one in
+ *   1 island in 4 and met tol in 1 in 20, for the price of a full solve, while PGS from the
+ *   warm answer met tol in 2 islands in 5 and improved on both in 5 in 6;
+ * - after a cold attempt, the model's PGS from the best answer (when there is one).
  * Without warm start the cold solve is the first attempt. */
 static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_problem *p,
                                         lucid_contact_result *res) {
@@ -300,14 +306,18 @@ static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_prob
         if (s != LUCID_OK) return s;
         iterations += res->iterations;
         int finite = verify(w, p, res);
-        int better = finite && (!have_best || res->model.abs < best_res.model.abs);
+        fprintf(stderr, "DBG n=%d a=%d it=%d fin=%d conv=%d crit=%.3e div=%d st=%d zero=%.3e\n",
+                p->n, a, res->iterations, finite, res->converged, res->model.abs, res->diverged,
+                res->stalled, criterion_at_zero(w, p));
+        int met = finite && res->converged; /* kept even when no smaller than the best */
+        int better = met || (finite && (!have_best || res->model.abs < best_res.model.abs));
         if (better) {
             memcpy(best_copy(w, n3), w->lambda, sizeof(double) * n3);
             memcpy(best_copy(w, n3) + n3, a == 2 ? warm_copy(w) + n3 : w->dual,
                    sizeof(double) * n3); /* PGS has no dual: the warm one stays */
             best_res = *res, have_best = 1;
         }
-        if (finite && res->converged) break;
+        if (met) break;
         a = next_attempt(w, p, a, finite, res);
     }
     if (!have_best) return LUCID_ERR_NO_CONVERGENCE;
