@@ -9,7 +9,6 @@
  * precomputed once per body. */
 #include <math.h>
 #include <string.h>
-#include <stdio.h>
 
 #include "runtime/world/world_internal.h"
 
@@ -306,9 +305,6 @@ static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_prob
         if (s != LUCID_OK) return s;
         iterations += res->iterations;
         int finite = verify(w, p, res);
-        fprintf(stderr, "DBG n=%d a=%d it=%d fin=%d conv=%d crit=%.3e div=%d st=%d zero=%.3e\n",
-                p->n, a, res->iterations, finite, res->converged, res->model.abs, res->diverged,
-                res->stalled, criterion_at_zero(w, p));
         int met = finite && res->converged; /* kept even when no smaller than the best */
         int better = met || (finite && (!have_best || res->model.abs < best_res.model.abs));
         if (better) {
