@@ -309,8 +309,8 @@ static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_prob
         int better = met || (finite && (!have_best || res->model.abs < best_res.model.abs));
         if (better) {
             memcpy(best_copy(w, n3), w->lambda, sizeof(double) * n3);
-            memcpy(best_copy(w, n3) + n3, a == 2 ? warm_copy(w) + n3 : w->dual,
-                   sizeof(double) * n3); /* PGS has no dual: the warm one stays */
+            /* PGS has no dual: that of the answer it continued from stays in w->dual */
+            memcpy(best_copy(w, n3) + n3, w->dual, sizeof(double) * n3);
             best_res = *res, have_best = 1;
         }
         if (met) break;
