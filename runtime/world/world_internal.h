@@ -70,7 +70,7 @@ struct lucid_world {
 
     /* one island's problem */
     double *G, *g, *mu, *R, *lambda, *dual;
-    double *spare; /* the warm start, kept while the solve is retried (6n) */
+    double *spare; /* the warm start and the best attempt, kept while retrying (12n) */
     double *sigma; /* contact velocity of a solution, to verify it (3n) */
     int g_cap, mu_cap, R_cap, lambda_cap, dual_cap, spare_cap, sigma_cap, G_cap;
     lucid_contact_workspace *workspace;

@@ -2,6 +2,7 @@
 
 #include "solvers/contact/contact_admm.h"
 #include "solvers/contact/contact_internal.h"
+#include "solvers/contact/contact_math.h"
 
 lucid_status lucid_contact_admm_set_spectrum(lucid_contact_admm *s, const double *values, int m) {
     double top = values[m - 1];
@@ -25,16 +26,15 @@ lucid_status lucid_contact_admm_iterate(lucid_contact_admm *s, const double *b,
                                         lucid_contact_projection project, const void *ctx) {
     int m = s->m;
     if (s->rho != s->factored_rho) {
-        lucid_status status = lucid_contact_cholesky(s->A, s->R, s->rho, m, s->chol);
+        lucid_status status = lucid_contact_inverse(s->A, s->R, s->rho, m, s->inv);
         if (status != LUCID_OK) return status;
         s->factored_rho = s->rho;
         ++s->factorizations;
     }
     double rho = s->rho, alpha = s->alpha;
     for (int k = 0; k < m; ++k) s->rhs[k] = rho * s->z[k] - s->gamma[k] - b[k];
-    lucid_contact_cholesky_solve(s->chol, m, s->rhs);
+    lucid_contact_inverse_apply(s->inv, m, s->rhs, s->x);
     for (int k = 0; k < m; ++k) {
-        s->x[k] = s->rhs[k];
         s->z_prev[k] = s->z[k];
         s->rhs[k] = alpha * s->x[k] + (1.0 - alpha) * s->z[k]; /* relaxed x, kept in rhs */
         s->z[k] = s->rhs[k] + s->gamma[k] / rho;
@@ -43,10 +43,10 @@ lucid_status lucid_contact_admm_iterate(lucid_contact_admm *s, const double *b,
     double primal = 0.0, dual = 0.0, force = 0.0, velocity = 0.0;
     for (int k = 0; k < m; ++k) {
         s->gamma[k] += rho * (s->rhs[k] - s->z[k]);
-        primal = fmax(primal, fabs(s->x[k] - s->z[k]));
-        dual = fmax(dual, rho * fabs(s->z[k] - s->z_prev[k]));
-        force = fmax(force, fmax(fabs(s->x[k]), fabs(s->z[k])));
-        velocity = fmax(velocity, fmax(fabs(s->gamma[k]), fabs(b[k])));
+        primal = lucid_contact_fmax(primal, fabs(s->x[k] - s->z[k]));
+        dual = lucid_contact_fmax(dual, rho * fabs(s->z[k] - s->z_prev[k]));
+        force = lucid_contact_fmax(force, lucid_contact_fmax(fabs(s->x[k]), fabs(s->z[k])));
+        velocity = lucid_contact_fmax(velocity, lucid_contact_fmax(fabs(s->gamma[k]), fabs(b[k])));
     }
     s->primal_residual = primal, s->dual_residual = dual;
     s->force_scale = force, s->velocity_scale = velocity;
@@ -64,7 +64,7 @@ int lucid_contact_admm_adapt(lucid_contact_admm *s, double ratio, double power) 
      * start: beyond it the x-step is either unregularised or ignores A, and unbounded
      * decreases (a warm start where z no longer moves) drove rho to 1e-8 and stalled. */
     double old = s->rho;
-    if (primal > ratio * dual) s->rho = fmin(s->rho * factor, fmax(old, s->eig_max));
-    if (dual > ratio * primal) s->rho = fmax(s->rho / factor, fmin(old, s->eig_min));
+    if (primal > ratio * dual) s->rho = fmin(s->rho * factor, lucid_contact_fmax(old, s->eig_max));
+    if (dual > ratio * primal) s->rho = lucid_contact_fmax(s->rho / factor, fmin(old, s->eig_min));
     return s->rho != old;
 }

@@ -1,4 +1,5 @@
 #include "solvers/contact/contact_cone.h"
+#include "solvers/contact/contact_math.h"
 
 #include <math.h>
 
@@ -8,7 +9,7 @@
  * (r = ||t||, n) the cone is a wedge bounded by the ray (b, a); the polar cone is bounded by
  * the ray (a, -b). Points between both rays land on the boundary ray. */
 static void project_wedge(double a, double b, const double x[3], double out[3]) {
-    double r = hypot(x[0], x[1]), n = x[2];
+    double r = lucid_contact_hypot(x[0], x[1]), n = x[2];
     if (a * r <= b * n && n >= 0.0) {
         out[0] = x[0], out[1] = x[1], out[2] = x[2];
         return;
@@ -32,7 +33,7 @@ void lucid_cone_project_dual(double mu, const double x[3], double out[3]) {
 
 void lucid_cone_project_jacobian(double mu, const double x[3], double J[9]) {
     for (int k = 0; k < 9; ++k) J[k] = 0.0;
-    double r = hypot(x[0], x[1]), n = x[2];
+    double r = lucid_contact_hypot(x[0], x[1]), n = x[2];
     if (r <= mu * n && n >= 0.0) {
         J[0] = J[4] = J[8] = 1.0;
         return;
@@ -51,7 +52,7 @@ void lucid_cone_project_jacobian(double mu, const double x[3], double J[9]) {
 }
 
 void lucid_cone_project_horizontal(double mu, double x[3]) {
-    double radius = mu * fmax(x[2], 0.0), r = hypot(x[0], x[1]);
+    double radius = mu * lucid_contact_fmax(x[2], 0.0), r = lucid_contact_hypot(x[0], x[1]);
     if (r > radius) {
         double scale = r > 0.0 ? radius / r : 0.0;
         x[0] *= scale, x[1] *= scale;
@@ -59,7 +60,7 @@ void lucid_cone_project_horizontal(double mu, double x[3]) {
 }
 
 static double distance_to(const double x[3], const double p[3]) {
-    return hypot(hypot(x[0] - p[0], x[1] - p[1]), x[2] - p[2]);
+    return lucid_contact_hypot(lucid_contact_hypot(x[0] - p[0], x[1] - p[1]), x[2] - p[2]);
 }
 
 double lucid_cone_distance(double mu, const double x[3]) {

@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "solvers/contact/contact_cone.h"
+#include "solvers/contact/contact_math.h"
 
 lucid_contact_criterion lucid_contact_model_criterion(lucid_contact_model model) {
     switch (model) {
@@ -21,14 +22,14 @@ lucid_contact_criterion lucid_contact_model_criterion(lucid_contact_model model)
 static void corrected_velocity(lucid_contact_criterion kind, double mu, const double s[3],
                                double d[3]) {
     d[0] = s[0], d[1] = s[1], d[2] = s[2];
-    if (kind == LUCID_CRITERION_NCP) d[2] += mu * hypot(s[0], s[1]);
+    if (kind == LUCID_CRITERION_NCP) d[2] += mu * lucid_contact_hypot(s[0], s[1]);
     if (kind == LUCID_CRITERION_LCP) d[2] += mu * (fabs(s[0]) + fabs(s[1]));
 }
 
 /* fmax drops NaN; every maximum here must instead make a NaN (or Inf) the worst value. */
 static double worst(double a, double b) {
     if (isnan(a) || isnan(b)) return INFINITY;
-    return fmax(a, b);
+    return lucid_contact_fmax(a, b);
 }
 
 static double max_abs(const double *x, long count) {

@@ -31,6 +31,13 @@ lucid_status lucid_contact_cholesky(const double *A, const double *R, double shi
                                     double *chol);
 /* x <- (L L^T)^{-1} x */
 void lucid_contact_cholesky_solve(const double *chol, int m, double *x);
+/* inv = (A + diag(R) + shift I)^{-1}, lower triangle only (from its Cholesky factor, by
+ * recursive blocked triangular inversion);
+ * LUCID_ERR_NOT_SPD when the factor does not exist. */
+lucid_status lucid_contact_inverse(const double *A, const double *R, double shift, int m,
+                                   double *inv);
+/* out <- inv x (inv as lucid_contact_inverse leaves it; out and x distinct) */
+void lucid_contact_inverse_apply(const double *inv, int m, const double *x, double *out);
 /* Eigenvalues (ascending) of A + diag(R), and eigenvectors into `vectors` when not NULL
  * (otherwise `scratch` (m x m) is used). */
 lucid_status lucid_contact_eigen(lucid_contact_workspace *ws, const double *A, const double *R,

@@ -7,6 +7,7 @@
 
 #include "solvers/contact/contact_cone.h"
 #include "solvers/contact/contact_internal.h"
+#include "solvers/contact/contact_math.h"
 
 /* sigma += (G + R)[:, 3i..3i+2] delta */
 static void apply_column_block(const lucid_contact_problem *p, int i, const double delta[3],
@@ -32,7 +33,7 @@ static double block(const lucid_contact_problem *p, int i, int a, int b) {
  * normal to t1 and t2), the NCP projects the tangential vector on the disk of radius mu lN. */
 static void update_split(const lucid_contact_problem *p, lucid_contact_model model, int i,
                          const double s[3], double l[3]) {
-    double lN = fmax(0.0, l[2] - s[2] / block(p, i, 2, 2));
+    double lN = lucid_contact_fmax(0.0, l[2] - s[2] / block(p, i, 2, 2));
     double dN = lN - l[2];
     double tangent_step = 1.0 / fmin(block(p, i, 0, 0), block(p, i, 1, 1));
     double sT[2] = {s[0] + block(p, i, 0, 2) * dN, s[1] + block(p, i, 1, 2) * dN};
@@ -42,8 +43,8 @@ static void update_split(const lucid_contact_problem *p, lucid_contact_model mod
     double mu = p->mu[i];
     if (model == LUCID_CONTACT_LCP) {
         double bound = mu * lN;
-        l[0] = fmin(bound, fmax(-bound, l[0]));
-        l[1] = fmin(bound, fmax(-bound, l[1]));
+        l[0] = fmin(bound, lucid_contact_fmax(-bound, l[0]));
+        l[1] = fmin(bound, lucid_contact_fmax(-bound, l[1]));
     } else {
         lucid_cone_project_horizontal(mu, l);
     }
@@ -83,7 +84,7 @@ lucid_status lucid_contact_solve_pgs(lucid_contact_run *run, double *lambda) {
             for (int a = 0; a < 3; ++a) {
                 delta[a] = w * (l[a] - li[a]);
                 li[a] += delta[a];
-                change = fmax(change, fabs(delta[a]));
+                change = lucid_contact_fmax(change, fabs(delta[a]));
             }
             apply_column_block(p, i, delta, sigma);
         }

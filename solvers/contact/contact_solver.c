@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "solvers/contact/contact_internal.h"
+#include "solvers/contact/contact_math.h"
 
 lucid_contact_options lucid_contact_default_options(void) {
     lucid_contact_options o;
@@ -63,13 +64,13 @@ int lucid_contact_workspace_capacity(const lucid_contact_workspace *ws) {
 
 double lucid_contact_max_abs(const double *x, long count) {
     double m = 0.0;
-    for (long k = 0; k < count; ++k) m = fmax(m, fabs(x[k]));
+    for (long k = 0; k < count; ++k) m = lucid_contact_fmax(m, fabs(x[k]));
     return m;
 }
 
 double lucid_contact_max_abs_diff(const double *x, const double *y, long count) {
     double m = 0.0;
-    for (long k = 0; k < count; ++k) m = fmax(m, fabs(x[k] - y[k]));
+    for (long k = 0; k < count; ++k) m = lucid_contact_fmax(m, fabs(x[k] - y[k]));
     return m;
 }
 
@@ -91,7 +92,7 @@ lucid_status lucid_contact_check_psd(lucid_contact_run *run) {
     const lucid_contact_problem *p = run->p;
     int m = 3 * p->n;
     double scale = 0.0;
-    for (int k = 0; k < m; ++k) scale = fmax(scale, lucid_contact_diag(p, k));
+    for (int k = 0; k < m; ++k) scale = lucid_contact_fmax(scale, lucid_contact_diag(p, k));
     return lucid_contact_cholesky(p->G, p->R, 1e-9 * scale, m, run->ws->mat[0]);
 }
 

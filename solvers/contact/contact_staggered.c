@@ -11,6 +11,7 @@
 
 #include "solvers/contact/contact_admm.h"
 #include "solvers/contact/contact_internal.h"
+#include "solvers/contact/contact_math.h"
 
 typedef struct disks {
     int n;
@@ -19,13 +20,14 @@ typedef struct disks {
 
 static void project_orthant(const void *ctx, const double *x, double *out) {
     int n = *(const int *)ctx;
-    for (int k = 0; k < n; ++k) out[k] = fmax(0.0, x[k]);
+    for (int k = 0; k < n; ++k) out[k] = lucid_contact_fmax(0.0, x[k]);
 }
 
 static void project_disks(const void *ctx, const double *x, double *out) {
     const disks *d = ctx;
     for (int i = 0; i < d->n; ++i) {
-        double radius = d->mu[i] * fmax(0.0, d->normal[i]), r = hypot(x[2 * i], x[2 * i + 1]);
+        double radius = d->mu[i] * lucid_contact_fmax(0.0, d->normal[i]),
+               r = lucid_contact_hypot(x[2 * i], x[2 * i + 1]);
         double scale = r > radius ? (r > 0.0 ? radius / r : 0.0) : 1.0;
         out[2 * i] = x[2 * i] * scale, out[2 * i + 1] = x[2 * i + 1] * scale;
     }
@@ -62,11 +64,11 @@ static void coupled_term(const lucid_contact_problem *p, int rows, int (*row)(in
 }
 
 static lucid_status setup(lucid_contact_run *run, lucid_contact_admm *s, int size, const double *A,
-                          double *chol, double **vec) {
+                          double *inv, double **vec) {
     *s = (lucid_contact_admm){.m = size,
                               .A = A,
                               .R = NULL,
-                              .chol = chol,
+                              .inv = inv,
                               .x = vec[0],
                               .z = vec[1],
                               .z_prev = vec[2],
@@ -106,17 +108,17 @@ lucid_status lucid_contact_solve_staggered(lucid_contact_run *run, double *lambd
         if (status != LUCID_OK) return status;
     }
     double *AN = ws->mat[1], *AT = ws->mat[1] + (long)n * n;
-    double *cholN = ws->mat[0], *cholT = ws->mat[0] + (long)n * n;
+    double *invN = ws->mat[0], *invT = ws->mat[0] + (long)n * n;
     extract(p, n, normal_row, n, normal_row, AN);
     extract(p, 2 * n, tangent_row, 2 * n, tangent_row, AT);
     lucid_contact_admm sN, sT;
-    lucid_status status = setup(run, &sN, n, AN, cholN, ws->vec + 1);
-    if (status == LUCID_OK) status = setup(run, &sT, 2 * n, AT, cholT, ws->vec + 6);
+    lucid_status status = setup(run, &sN, n, AN, invN, ws->vec + 1);
+    if (status == LUCID_OK) status = setup(run, &sT, 2 * n, AT, invT, ws->vec + 6);
     if (status != LUCID_OK) return status;
     double *sigma = ws->vec[0], *bN = ws->vec[11], *bT = ws->vec[12], *previous = ws->vec[13];
     lucid_contact_velocity(p, lambda, sigma);
     for (int i = 0; i < n; ++i) { /* warm start: gamma = -velocity (its value at a solution) */
-        sN.z[i] = fmax(0.0, lambda[3 * i + 2]);
+        sN.z[i] = lucid_contact_fmax(0.0, lambda[3 * i + 2]);
         sN.gamma[i] = o->warm_start ? -sigma[3 * i + 2] : 0.0;
         for (int a = 0; a < 2; ++a) {
             sT.z[2 * i + a] = lambda[3 * i + a];
@@ -142,7 +144,8 @@ lucid_status lucid_contact_solve_staggered(lucid_contact_run *run, double *lambd
         run->result->iterations = k;
         lucid_contact_velocity(p, lambda, sigma);
         if ((done = lucid_contact_check(run, lambda, sigma))) break;
-        double size = fmax(lucid_contact_max_abs(lambda, m), lucid_contact_max_abs(previous, m));
+        double size = lucid_contact_fmax(lucid_contact_max_abs(lambda, m),
+                                         lucid_contact_max_abs(previous, m));
         if (lucid_contact_stalled(lucid_contact_max_abs_diff(lambda, previous, m), size,
                                   o->stall_tol)) {
             run->result->stalled = 1;

@@ -204,7 +204,9 @@ static void warm_start_reduces_iterations(void **state) {
     test_problem_free(&t);
 }
 
-/* At the cap: converged = 0, iterations = max_iter, lambda the last (finite) iterate. */
+/* At the cap: converged = 0, iterations = max_iter, lambda the last (finite) iterate. The
+ * one other exit before the cap is an iterate that repeats itself bit for bit (stall_tol 0),
+ * which ncp:staggered's outer loop reaches here at its second iteration: it must say so. */
 static void hitting_the_cap_reports_not_converged(void **state) {
     (void)state;
     test_problem t = test_stack_problem(1e-3, 1e3, 1e-3);
@@ -215,7 +217,10 @@ static void hitting_the_cap_reports_not_converged(void **state) {
         lucid_contact_result res;
         assert_int_equal(solve(&t.p, &o, l, &res), LUCID_OK);
         assert_false(res.converged);
-        assert_int_equal(res.iterations, 3);
+        if (res.stalled)
+            assert_true(res.iterations < 3);
+        else
+            assert_int_equal(res.iterations, 3);
         for (int c = 0; c < 6; ++c) assert_true(isfinite(l[c]));
         assert_true(res.model.abs > 1e-14);
     }

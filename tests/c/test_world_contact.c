@@ -11,6 +11,7 @@
 
 #include "runtime/math/rng.h"
 #include "runtime/world/world.h"
+#include "solvers/contact/contact_criteria.h"
 
 #define G 9.81
 
@@ -281,6 +282,50 @@ static void test_warm_start_saves_iterations(void **state) {
     assert_true(total[1] < total[0] / 2);
 }
 
+/* A solve that cannot meet tol (tol 1e-14, 4 iterations): the world makes at most three
+ * attempts (warm, cold only when the warm answer is not finite or worse than lambda = 0,
+ * then PGS) and never re-runs one to reproduce it, and the forces it keeps are the attempt
+ * whose criterion it reports: stats.residual is the NCP criterion of the returned forces,
+ * recomputed here from the island's problem. */
+static void test_failed_solve_keeps_its_best_attempt(void **state) {
+    (void)state;
+    lucid_world_options o;
+    lucid_world_default_options(&o);
+    o.contact.warm_start = 1;
+    o.contact.tol = 1e-14;
+    o.contact.max_iter = 4;
+    lucid_world *w = NULL;
+    assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
+    add_ground(w, 0.5);
+    for (int k = 0; k < 3; ++k) add_box(w, 0.1, 1.0, lucid_vec3_make(0, 0, 0.1 + 0.2 * k), 0.5);
+    double lambda[3 * 64], sigma[3 * 64];
+    int failed = 0;
+    for (int i = 0; i < 60; ++i) {
+        assert_int_equal(lucid_world_step(w), LUCID_OK);
+        lucid_world_stats st = lucid_world_last_stats(w);
+        lucid_contact_problem p;
+        const int *ids = NULL;
+        lucid_world_last_problem(w, &p, &ids);
+        if (p.n == 0) continue;
+        assert_int_equal(st.islands, 1); /* one stack: p is the whole scene */
+        assert_true(p.n <= 64);
+        assert_true(st.solver_iterations <= 3 * o.contact.max_iter);
+        if (st.converged) continue; /* e.g. the contacts still separating, lambda = 0 */
+        ++failed;
+        const lucid_world_contact *c = lucid_world_contacts(w);
+        for (int k = 0; k < p.n; ++k)
+            for (int d = 0; d < 3; ++d) lambda[3 * k + d] = c[ids[k]].force[d];
+        lucid_contact_velocity(&p, lambda, sigma);
+        lucid_contact_criteria crit;
+        lucid_contact_criteria_eval(&p, LUCID_CRITERION_NCP, lambda, sigma, NULL, &crit);
+        assert_true(isfinite(crit.abs) && crit.abs > o.contact.tol);
+        assert_true(fabs(crit.abs - st.residual) <= 1e-9 * crit.abs);
+    }
+    printf("failed solves kept: %d of 60 steps\n", failed);
+    assert_true(failed >= 30);
+    lucid_world_destroy(w);
+}
+
 /* Twelve boxes in random orientations dropped on the ground (vertex, edge and face contacts
  * with the ground and with each other): the total energy never grows (beyond the Baumgarte
  * work on the rest depth, bounded by m g slop per body), impacts penetrate less than the
@@ -340,6 +385,7 @@ int main(void) {
         cmocka_unit_test(test_stack_of_three),
         cmocka_unit_test(test_restitution),
         cmocka_unit_test(test_warm_start_saves_iterations),
+        cmocka_unit_test(test_failed_solve_keeps_its_best_attempt),
         cmocka_unit_test(test_random_heap_settles),
         cmocka_unit_test(test_sliding_box_ncp_admm),
         cmocka_unit_test(test_sliding_box_ncp_pgs),
