@@ -42,7 +42,7 @@ static lucid_status admm_setup(lucid_contact_run *run, lucid_contact_admm *s) {
     *s = (lucid_contact_admm){.m = m,
                               .A = p->G,
                               .R = p->R,
-                              .inv = ws->mat[0],
+                              .factor = ws->mat[0],
                               .x = ws->vec[1],
                               .z = ws->vec[2],
                               .z_prev = ws->vec[3],

@@ -7,7 +7,12 @@
  * The inverse of A + R + rho I (from its Cholesky factor) is reused until rho changes: one
  * symmetric matrix-vector product per x-step instead of two triangular solves (reading half
  * the memory, and a product vectorises where a substitution cannot: 20% of ncp:admm on a
- * heap of boxes; rho changes every ~50 iterations there). rho follows the spectral
+ * heap of boxes; rho changes every ~50 iterations there). Multiplying by an inverse is not
+ * backward stable, though: its residual grows with the condition number kappa_x of
+ * A + R + rho I, where the triangular solves' does not. Above
+ * LUCID_CONTACT_ADMM_INVERSE_CONDITION the factor is kept and solved with instead (the
+ * 1e3 kg on 1e-3 kg stack ended at 2.7x its round-off floor with the inverse, 1.3x without:
+ * docs/scenarios.md). rho follows the spectral
  * rule: multiplied (divided) by kappa^power when the primal residual ||x - z|| exceeds
  * (falls below 1/ratio of) the dual residual rho ||z - z_prev||, each relative to the size
  * of its own quantity (forces x, z; velocities gamma, b). */
@@ -20,8 +25,10 @@ typedef void (*lucid_contact_projection)(const void *ctx, const double *x, doubl
 
 typedef struct lucid_contact_admm {
     int m;
-    const double *A, *R;                  /* m x m column-major, optional diagonal R */
-    double *inv;                          /* m x m: (A + R + rho I)^{-1}, lower triangle */
+    const double *A, *R; /* m x m column-major, optional diagonal R */
+    double *factor;      /* m x m, lower triangle: (A + R + rho I)^{-1} when `inverted`, else the
+                          * Cholesky factor of A + R + rho I */
+    int inverted;
     double *x, *z, *z_prev, *gamma, *rhs; /* m-vectors */
     double rho, factored_rho, alpha;
     double eig_min, eig_max; /* smallest non-zero and largest eigenvalue of A + R (rho, kappa) */
@@ -41,6 +48,11 @@ typedef struct lucid_contact_admm {
 #define LUCID_CONTACT_ADMM_CHECK_NEAR   10.0
 #define LUCID_CONTACT_ADMM_CHECK_PERIOD 4
 
+/* The largest condition number of A + R + rho I for which the x-step multiplies by the
+ * inverse: its residual is then within ~1e4 eps relative, well below every tolerance a
+ * caller can ask for on problems whose round-off floor is not itself that close. */
+#define LUCID_CONTACT_ADMM_INVERSE_CONDITION 1e4
+
 /* Sets eig_min, eig_max from the ascending spectrum of A + R (m values). A + R is PSD, not PD,
  * whenever there are more contact rows than degrees of freedom (hyperstatic contacts), and
  * its zero eigenvalues say nothing about the conditioning: the x-step is a regularised
@@ -59,7 +71,8 @@ lucid_status lucid_contact_admm_set_spectrum(lucid_contact_admm *s, const double
  * kappa = eig_max / eig_min drives the spectral update factor kappa^power. */
 double lucid_contact_admm_spectral_rho(const lucid_contact_admm *s);
 double lucid_contact_admm_kappa(const lucid_contact_admm *s);
-/* One iteration; inverts A + R + rho I first when rho changed. */
+/* One iteration; factorises (and inverts, when well conditioned) A + R + rho I first when rho
+ * changed. */
 lucid_status lucid_contact_admm_iterate(lucid_contact_admm *s, const double *b,
                                         lucid_contact_projection project, const void *ctx);
 /* Applies the spectral rule to rho after an iteration; returns 1 when rho changed. */

@@ -1,4 +1,5 @@
 #include <math.h>
+#include <string.h>
 
 #include "solvers/contact/contact_admm.h"
 #include "solvers/contact/contact_internal.h"
@@ -22,18 +23,32 @@ double lucid_contact_admm_kappa(const lucid_contact_admm *s) {
     return s->eig_max / s->eig_min;
 }
 
+/* kappa of A + R + rho I from the spectrum of A + R (its null space shifts to rho). */
+static double shifted_condition(const lucid_contact_admm *s) {
+    double lowest = s->singular ? 0.0 : s->eig_min;
+    return (s->eig_max + s->rho) / (lowest + s->rho);
+}
+
 lucid_status lucid_contact_admm_iterate(lucid_contact_admm *s, const double *b,
                                         lucid_contact_projection project, const void *ctx) {
     int m = s->m;
     if (s->rho != s->factored_rho) {
-        lucid_status status = lucid_contact_inverse(s->A, s->R, s->rho, m, s->inv);
+        s->inverted = shifted_condition(s) <= LUCID_CONTACT_ADMM_INVERSE_CONDITION;
+        lucid_status status = s->inverted
+                                  ? lucid_contact_inverse(s->A, s->R, s->rho, m, s->factor)
+                                  : lucid_contact_cholesky(s->A, s->R, s->rho, m, s->factor);
         if (status != LUCID_OK) return status;
         s->factored_rho = s->rho;
         ++s->factorizations;
     }
     double rho = s->rho, alpha = s->alpha;
     for (int k = 0; k < m; ++k) s->rhs[k] = rho * s->z[k] - s->gamma[k] - b[k];
-    lucid_contact_inverse_apply(s->inv, m, s->rhs, s->x);
+    if (s->inverted) {
+        lucid_contact_inverse_apply(s->factor, m, s->rhs, s->x);
+    } else {
+        memcpy(s->x, s->rhs, sizeof(double) * (size_t)m);
+        lucid_contact_cholesky_solve(s->factor, m, s->x);
+    }
     for (int k = 0; k < m; ++k) {
         s->z_prev[k] = s->z[k];
         s->rhs[k] = alpha * s->x[k] + (1.0 - alpha) * s->z[k]; /* relaxed x, kept in rhs */

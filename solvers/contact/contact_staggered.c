@@ -68,7 +68,7 @@ static lucid_status setup(lucid_contact_run *run, lucid_contact_admm *s, int siz
     *s = (lucid_contact_admm){.m = size,
                               .A = A,
                               .R = NULL,
-                              .inv = inv,
+                              .factor = inv,
                               .x = vec[0],
                               .z = vec[1],
                               .z_prev = vec[2],
