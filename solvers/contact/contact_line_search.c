@@ -39,7 +39,7 @@ lucid_line_search_result lucid_line_search_exact(lucid_line_function f, void *ct
             return r;
         }
         alpha = next;
-        if (!(hi - lo > 1e-15 * hi)) break; /* bracket at round-off: lo is the answer */
+        if (isfinite(hi) && !(hi - lo > 1e-15 * hi)) break; /* bracket at round-off: lo */
     }
     r.alpha = lo, r.slope = lo_slope;
     return r;

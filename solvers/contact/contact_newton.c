@@ -29,8 +29,10 @@
 #include "solvers/contact/contact_internal.h"
 #include "solvers/contact/contact_line_search.h"
 
-#define LINE_SEARCH_TOL   1e-8
-#define LINE_SEARCH_EVALS 60
+#define LINE_SEARCH_TOL     1e-8
+#define LINE_SEARCH_EVALS   60
+#define CONTINUATION_START  1e-2 /* relative compliance of the first stage of a cold solve */
+#define CONTINUATION_FACTOR 1e2
 
 typedef struct newton {
     const lucid_contact_problem *p;
@@ -161,8 +163,14 @@ static lucid_status direction(const newton *nt, const double *e, const double *G
     return LUCID_OK;
 }
 
-/* Model (compliant CCP) and NCP criteria of lambda; returns 1 when converged. */
-static int check(lucid_contact_run *run, const double *R, const double *lambda, double *sigma) {
+/* Buffers of one solve (workspace vectors and matrices). */
+typedef struct buffers {
+    double *sigma, *e, *Ge, *gamma_try, *c_try, *projected, *answer, *Scol, *K, *GS, *chol;
+    int *cols;
+} buffers;
+
+/* Model (compliant CCP) and NCP criteria of lambda into run->result. */
+static void check(lucid_contact_run *run, const double *R, const double *lambda, double *sigma) {
     lucid_contact_problem compliant = *run->p;
     compliant.R = R;
     lucid_contact_velocity(&compliant, lambda, sigma);
@@ -171,7 +179,6 @@ static int check(lucid_contact_run *run, const double *R, const double *lambda, 
     lucid_contact_velocity(run->p, lambda, sigma);
     lucid_contact_criteria_eval(run->p, LUCID_CRITERION_NCP, lambda, sigma, NULL,
                                 &run->result->ncp);
-    return run->result->model.abs <= run->o->tol;
 }
 
 /* The answer of the iterate: gamma or P_K(mu), whichever has the smaller model criterion
@@ -180,18 +187,19 @@ static int check(lucid_contact_run *run, const double *R, const double *lambda, 
  * (R ~ 1e-8 diag G: ~1e-4 on a heap of boxes, above tol), while mu, the impulse that produces
  * the iterate's velocity, is moved by Newton steps of size R G^-1 e along stiff directions
  * and stays at the precision of lambda. The projection keeps it in the cone. */
-static int best_candidate(lucid_contact_run *run, const double *R, const double *gamma,
-                          const double *mu, double *projected, double *sigma, double *answer) {
+static int best_candidate(lucid_contact_run *run, const double *R, double tol, const double *gamma,
+                          const double *mu, const buffers *b) {
     const lucid_contact_problem *p = run->p;
     int m = 3 * p->n;
-    int done = check(run, R, gamma, sigma);
-    memcpy(answer, gamma, sizeof(double) * (size_t)m);
-    if (done) return 1;
+    check(run, R, gamma, b->sigma);
+    memcpy(b->answer, gamma, sizeof(double) * (size_t)m);
+    if (run->result->model.abs <= tol) return 1;
     lucid_contact_criteria model = run->result->model, ncp = run->result->ncp;
-    for (int i = 0; i < p->n; ++i) lucid_cone_project(p->mu[i], mu + 3 * i, projected + 3 * i);
-    if ((done = check(run, R, projected, sigma)) || run->result->model.abs < model.abs) {
-        memcpy(answer, projected, sizeof(double) * (size_t)m);
-        return done;
+    for (int i = 0; i < p->n; ++i) lucid_cone_project(p->mu[i], mu + 3 * i, b->projected + 3 * i);
+    check(run, R, b->projected, b->sigma);
+    if (run->result->model.abs < model.abs) {
+        memcpy(b->answer, b->projected, sizeof(double) * (size_t)m);
+        return run->result->model.abs <= tol;
     }
     run->result->model = model, run->result->ncp = ncp;
     return 0;
@@ -203,62 +211,92 @@ static double dot(const double *x, const double *y, int m) {
     return s;
 }
 
+/* One Newton iteration from (mu, c, gamma) on the compliance nt->R; 1 when gamma stalled. */
+static lucid_status iterate(lucid_contact_run *run, const newton *nt, double *mu, double *c,
+                            double *gamma, double *dmu, double *dc, const buffers *b,
+                            int *stalled) {
+    const lucid_contact_problem *p = run->p;
+    int m = nt->m;
+    for (int i = 0; i < m; ++i) b->e[i] = mu[i] - gamma[i];
+    cblas_dsymv(CblasColMajor, CblasLower, m, 1.0, p->G, m, b->e, 1, 0.0, b->Ge, 1);
+    lucid_status status = direction(nt, b->e, b->Ge, dmu, b->cols, b->Scol, b->GS, b->K, b->chol);
+    if (status != LUCID_OK) return status;
+    ++run->result->factorizations;
+    cblas_dsymv(CblasColMajor, CblasLower, m, 1.0, p->G, m, dmu, 1, 0.0, dc, 1);
+    line_ctx line = {nt, b->c_try, b->gamma_try, dot(dc, mu, m), dot(dc, dmu, m)};
+    /* phi'(0) = dc . e; dc = 0 means the step only moves mu along the null space of G
+     * (v does not change) and the full step is exact there. */
+    double slope0 = dot(dc, b->e, m), alpha = 1.0;
+    if (lucid_contact_max_abs(dc, m) > 0.0)
+        alpha = lucid_line_search_exact(line_function, &line, slope0, LINE_SEARCH_TOL,
+                                        LINE_SEARCH_EVALS)
+                    .alpha;
+    for (int i = 0; i < m; ++i) mu[i] += alpha * dmu[i];
+    /* c is updated by a G dmu rather than recomputed as g + G mu: near the solution only
+     * the small increments are rounded (the terms of g + G mu reach |g|). */
+    for (int i = 0; i < m; ++i) c[i] += alpha * dc[i];
+    project(nt, c, b->gamma_try);
+    /* Stall on lambda = gamma (as the other solvers). */
+    double change = lucid_contact_max_abs_diff(b->gamma_try, gamma, m);
+    double size = fmax(lucid_contact_max_abs(gamma, m), lucid_contact_max_abs(b->gamma_try, m));
+    memcpy(gamma, b->gamma_try, sizeof(double) * (size_t)m);
+    *stalled = lucid_contact_stalled(change, size, run->o->stall_tol);
+    return LUCID_OK;
+}
+
 lucid_status lucid_contact_solve_newton(lucid_contact_run *run, double *lambda) {
     const lucid_contact_problem *p = run->p;
     const lucid_contact_options *o = run->o;
     lucid_contact_workspace *ws = run->ws;
     int m = 3 * p->n;
     double **v = ws->vec;
-    double *sigma = v[0], *mu = v[1], *c = v[2], *gamma = v[3], *e = v[4], *dmu = v[5];
-    double *Ge = v[6], *dc = v[7], *gamma_try = v[8], *R = v[9], *c_try = v[10];
-    double *projected = v[11], *answer = v[12];
-    double *Scol = ws->lwork; /* 3 entries per column, at most m columns: 3m doubles */
-    double *K = ws->mat[1], *GS = ws->mat[2], *chol = ws->mat[0];
+    double *mu = v[1], *c = v[2], *gamma = v[3], *dmu = v[5], *dc = v[7], *R = v[9];
+    double *R_stage = v[13];
+    buffers b = {v[0],  v[4],      v[6],       v[8],       v[10],      v[11],
+                 v[12], ws->lwork, ws->mat[1], ws->mat[2], ws->mat[0], ws->iwork};
     lucid_status status = effective_compliance(p, o->newton_compliance, R);
     if (status != LUCID_OK) return status;
     /* Nothing factorises G any more: check it is PSD as the other solvers do. */
     if ((status = lucid_contact_check_psd(run)) != LUCID_OK) return status;
-    newton nt = {p, R, m, mu, dmu, c, dc};
     if (o->warm_start)
         memcpy(mu, lambda, sizeof(double) * (size_t)m);
     else
         memset(mu, 0, sizeof(double) * (size_t)m);
     memcpy(c, p->g, sizeof(double) * (size_t)m);
     if (o->warm_start) cblas_dsymv(CblasColMajor, CblasLower, m, 1.0, p->G, m, mu, 1, 1.0, c, 1);
-    project(&nt, c, gamma);
-    int done = best_candidate(run, R, gamma, mu, projected, sigma, answer);
-    for (int k = 1; !done && k <= o->max_iter; ++k) {
-        for (int i = 0; i < m; ++i) e[i] = mu[i] - gamma[i];
-        cblas_dsymv(CblasColMajor, CblasLower, m, 1.0, p->G, m, e, 1, 0.0, Ge, 1);
-        status = direction(&nt, e, Ge, dmu, ws->iwork, Scol, GS, K, chol);
-        if (status != LUCID_OK) return status;
-        ++run->result->factorizations;
-        cblas_dsymv(CblasColMajor, CblasLower, m, 1.0, p->G, m, dmu, 1, 0.0, dc, 1);
-        line_ctx line = {&nt, c_try, gamma_try, dot(dc, mu, m), dot(dc, dmu, m)};
-        /* phi'(0) = dc . e; dc = 0 means the step only moves mu along the null space of G
-         * (v does not change) and the full step is exact there. */
-        double slope0 = dot(dc, e, m), alpha = 1.0;
-        if (lucid_contact_max_abs(dc, m) > 0.0)
-            alpha = lucid_line_search_exact(line_function, &line, slope0, LINE_SEARCH_TOL,
-                                            LINE_SEARCH_EVALS)
-                        .alpha;
-        for (int i = 0; i < m; ++i) mu[i] += alpha * dmu[i];
-        /* c is updated by a G dmu rather than recomputed as g + G mu: near the solution only
-         * the small increments are rounded (the terms of g + G mu reach |g|). */
-        for (int i = 0; i < m; ++i) c[i] += alpha * dc[i];
-        project(&nt, c, gamma_try);
-        /* Stall on lambda = gamma (as the other solvers). */
-        double change = lucid_contact_max_abs_diff(gamma_try, gamma, m);
-        double size = fmax(lucid_contact_max_abs(gamma, m), lucid_contact_max_abs(gamma_try, m));
-        memcpy(gamma, gamma_try, sizeof(double) * (size_t)m);
-        run->result->iterations = k;
-        if ((done = best_candidate(run, R, gamma, mu, projected, sigma, answer))) break;
-        if (lucid_contact_stalled(change, size, o->stall_tol)) {
-            run->result->stalled = 1;
+    /* Continuation (cold starts): the iterations Newton needs grow as R shrinks (on a heap of
+     * 50 boxes: 8 at 1e-1 diag G, 42 at 1e-5, 357 at 1e-8), as the cost's pieces get thin. A
+     * cold solve therefore first solves the problem with R scaled by 1e6, 1e4, 1e2, ... (to
+     * tol x scale, each stage warm starting the next) and ends on R itself (21 iterations in
+     * all there). A warm start is assumed close already and starts on R. */
+    double scale = o->warm_start ? 1.0 : fmax(1.0, CONTINUATION_START / o->newton_compliance);
+    int done = 0, k = 0;
+    for (;; scale = fmax(1.0, scale / CONTINUATION_FACTOR)) {
+        for (int i = 0; i < m; ++i) R_stage[i] = scale * R[i];
+        newton nt = {p, R_stage, m, mu, dmu, c, dc};
+        double stage_tol = scale * o->tol;
+        project(&nt, c, gamma);
+        int stage_done = best_candidate(run, R_stage, stage_tol, gamma, mu, &b);
+        int stalled = 0;
+        while (!stage_done && !stalled && k < o->max_iter) {
+            if ((status = iterate(run, &nt, mu, c, gamma, dmu, dc, &b, &stalled)) != LUCID_OK)
+                return status;
+            run->result->iterations = ++k;
+            stage_done = best_candidate(run, R_stage, stage_tol, gamma, mu, &b);
+        }
+        if (scale == 1.0) {
+            done = stage_done;
+            run->result->stalled = stalled && !done;
+            break;
+        }
+        if (k >= o->max_iter) { /* out of iterations before the last stage */
+            newton last = {p, R, m, mu, dmu, c, dc};
+            project(&last, c, gamma);
+            done = best_candidate(run, R, o->tol, gamma, mu, &b);
             break;
         }
     }
-    memcpy(lambda, answer, sizeof(double) * (size_t)m);
+    memcpy(lambda, b.answer, sizeof(double) * (size_t)m);
     run->result->converged = done;
     return LUCID_OK;
 }
