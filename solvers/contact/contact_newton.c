@@ -36,11 +36,23 @@
 
 typedef struct newton {
     const lucid_contact_problem *p;
-    const double *R; /* effective compliance (> 0) */
+    double *R;         /* the compliance of this stage (> 0) */
+    double *R_root;    /* its square root */
+    double *mu_scaled; /* per contact: the friction of the cone of P^R_K, mu sqrt(R_T / R_N) */
     int m;
     /* the line: mu + a dmu, c + a dc (dc = G dmu) */
     const double *mu, *dmu, *c, *dc;
 } newton;
+
+/* The stage's compliance: scale x R_target, and the quantities derived from it. */
+static void set_compliance(newton *nt, const double *R_target, double scale) {
+    for (int k = 0; k < nt->m; ++k) {
+        nt->R[k] = scale * R_target[k];
+        nt->R_root[k] = sqrt(nt->R[k]);
+    }
+    for (int i = 0; i < nt->p->n; ++i)
+        nt->mu_scaled[i] = nt->p->mu[i] * sqrt(nt->R[3 * i] / nt->R[3 * i + 2]);
+}
 
 static lucid_status effective_compliance(const lucid_contact_problem *p, double eps, double *R) {
     long m = 3L * p->n;
@@ -56,49 +68,63 @@ static lucid_status effective_compliance(const lucid_contact_problem *p, double 
     return LUCID_OK;
 }
 
-/* Contact i in the scaled variables: y = -R^{-1/2} c_i and the cone K_{mu'} of P^R_K. */
-static double scaled_point(const newton *nt, int i, const double *c, double y[3]) {
-    const double *r = nt->R + 3 * i;
-    for (int a = 0; a < 3; ++a) y[a] = -c[3 * i + a] / sqrt(r[a]);
-    return nt->p->mu[i] * sqrt(r[0] / r[2]);
+/* |(a, b)| without hypot's cost (a fifth of the solve's time); hypot where squares could
+ * overflow or underflow. */
+static double norm2(double a, double b) {
+    double s = a * a + b * b;
+    return s > 1e-290 && s < 1e290 ? sqrt(s) : hypot(a, b);
+}
+
+/* Contact i at velocity ci: the projection pg = P_{K_mu'}(y) of y = -R^{-1/2} c_i (gamma_i =
+ * R^{-1/2} pg) and, when S is not NULL, the columns of S_i with D_i = S_i S_i^T
+ * (D_i = R^-1/2 J R^-1/2, J the projection's Jacobian at y): J = I inside the cone, 0 in the
+ * polar cone, and on the sliding part J = a a^T + beta t t^T with a = (mu' u, 1) / sqrt(1 +
+ * mu'^2), t = (-u_2, u_1, 0), u the tangent direction, beta = mu' s / |y_T| (the projection
+ * is s (mu' u, 1); contact_cone.c). Returns the column count (3 sticking, 1-2 sliding, 0
+ * separating). */
+static int piece(const newton *nt, int i, const double ci[3], double pg[3], double S[3][3]) {
+    const double *root = nt->R_root + 3 * i;
+    double mu = nt->mu_scaled[i], y[3];
+    for (int a = 0; a < 3; ++a) y[a] = -ci[a] / root[a];
+    double r = norm2(y[0], y[1]);
+    int count = 0;
+    if (S) memset(S, 0, sizeof(double) * 9);
+    if (r <= mu * y[2] && y[2] >= 0.0) {
+        for (int a = 0; a < 3; ++a) pg[a] = y[a];
+        if (S)
+            for (int k = 0; k < 3; ++k) S[k][k] = 1.0;
+        count = 3;
+    } else if (mu * r > -y[2]) { /* sliding: r > 0 here */
+        double d = 1.0 + mu * mu, s = (mu * r + y[2]) / d, u[2] = {y[0] / r, y[1] / r};
+        pg[0] = s * mu * u[0], pg[1] = s * mu * u[1], pg[2] = s;
+        double beta = sqrt(fmax(mu * s / r, 0.0));
+        count = beta > 0.0 ? 2 : 1;
+        if (S) {
+            double root_d = sqrt(d);
+            S[0][0] = mu * u[0] / root_d, S[0][1] = mu * u[1] / root_d, S[0][2] = 1.0 / root_d;
+            S[1][0] = -u[1] * beta, S[1][1] = u[0] * beta;
+        }
+    } else {
+        pg[0] = pg[1] = pg[2] = 0.0;
+    }
+    if (S)
+        for (int k = 0; k < count; ++k)
+            for (int a = 0; a < 3; ++a) S[k][a] /= root[a];
+    return count;
 }
 
 /* gamma = P^R_K(-R^{-1} c), contact by contact. */
 static void project(const newton *nt, const double *c, double *gamma) {
     for (int i = 0; i < nt->p->n; ++i) {
-        double y[3], pg[3], mu = scaled_point(nt, i, c, y);
-        lucid_cone_project(mu, y, pg);
-        for (int a = 0; a < 3; ++a) gamma[3 * i + a] = pg[a] / sqrt(nt->R[3 * i + a]);
+        double pg[3];
+        piece(nt, i, c + 3 * i, pg, NULL);
+        for (int a = 0; a < 3; ++a) gamma[3 * i + a] = pg[a] / nt->R_root[3 * i + a];
     }
-}
-
-/* Columns of S_i with D_i = S_i S_i^T (D_i = R^-1/2 J R^-1/2, J the projection's Jacobian at
- * y): J = I inside the cone, 0 in the polar cone, and on the sliding part
- * J = a a^T + beta t t^T with a = (mu' u, 1) / sqrt(1 + mu'^2), t = (-u_2, u_1, 0), u the
- * tangent direction, beta = mu' s / |y_T| (contact_cone.c). Returns the column count. */
-static int factor_columns(const newton *nt, int i, const double *c, double S[3][3]) {
-    double y[3], mu = scaled_point(nt, i, c, y), r = hypot(y[0], y[1]);
-    int count = 0;
-    memset(S, 0, sizeof(double) * 9);
-    if (r <= mu * y[2] && y[2] >= 0.0) {
-        for (int k = 0; k < 3; ++k) S[k][k] = 1.0;
-        count = 3;
-    } else if (mu * r > -y[2]) { /* sliding: r > 0 here */
-        double d = 1.0 + mu * mu, s = (mu * r + y[2]) / d, u[2] = {y[0] / r, y[1] / r};
-        double root = sqrt(d), beta = sqrt(fmax(mu * s / r, 0.0));
-        S[0][0] = mu * u[0] / root, S[0][1] = mu * u[1] / root, S[0][2] = 1.0 / root;
-        S[1][0] = -u[1] * beta, S[1][1] = u[0] * beta;
-        count = beta > 0.0 ? 2 : 1;
-    }
-    for (int k = 0; k < count; ++k)
-        for (int a = 0; a < 3; ++a) S[k][a] /= sqrt(nt->R[3 * i + a]);
-    return count;
 }
 
 /* The line function phi'(a), phi''(a) (contact_line_search.h); gamma is scratch. */
 typedef struct line_ctx {
     const newton *nt;
-    double *c_trial, *gamma;
     double quad_mu, quad_dmu; /* dc . mu and dc . dmu */
 } line_ctx;
 
@@ -106,12 +132,11 @@ static void line_function(void *ctx, double alpha, double *slope, double *curvat
     line_ctx *l = ctx;
     const newton *nt = l->nt;
     double s = l->quad_mu + alpha * l->quad_dmu, h = l->quad_dmu;
-    for (int k = 0; k < nt->m; ++k) l->c_trial[k] = nt->c[k] + alpha * nt->dc[k];
-    project(nt, l->c_trial, l->gamma);
-    for (int k = 0; k < nt->m; ++k) s -= nt->dc[k] * l->gamma[k];
     for (int i = 0; i < nt->p->n; ++i) {
-        double S[3][3];
-        int count = factor_columns(nt, i, l->c_trial, S);
+        double c[3], pg[3], S[3][3];
+        for (int a = 0; a < 3; ++a) c[a] = nt->c[3 * i + a] + alpha * nt->dc[3 * i + a];
+        int count = piece(nt, i, c, pg, S);
+        for (int a = 0; a < 3; ++a) s -= nt->dc[3 * i + a] * pg[a] / nt->R_root[3 * i + a];
         for (int col = 0; col < count; ++col) {
             double dot = 0.0;
             for (int a = 0; a < 3; ++a) dot += S[col][a] * nt->dc[3 * i + a];
@@ -129,7 +154,8 @@ static lucid_status direction(const newton *nt, const double *e, const double *G
     int m = nt->m, q = 0;
     for (int i = 0; i < p->n; ++i) {
         double S[3][3];
-        int count = factor_columns(nt, i, nt->c, S);
+        double pg[3];
+        int count = piece(nt, i, nt->c + 3 * i, pg, S);
         for (int col = 0; col < count; ++col, ++q) {
             cols[q] = i;
             memcpy(Scol + 3 * q, S[col], sizeof S[col]);
@@ -165,20 +191,21 @@ static lucid_status direction(const newton *nt, const double *e, const double *G
 
 /* Buffers of one solve (workspace vectors and matrices). */
 typedef struct buffers {
-    double *sigma, *e, *Ge, *gamma_try, *c_try, *projected, *answer, *Scol, *K, *GS, *chol;
+    double *sigma, *e, *Ge, *gamma_try, *projected, *answer, *Scol, *K, *GS, *chol;
     int *cols;
 } buffers;
 
 /* Model (compliant CCP) and NCP criteria of lambda into run->result. */
 static void check(lucid_contact_run *run, const double *R, const double *lambda, double *sigma) {
-    lucid_contact_problem compliant = *run->p;
+    const lucid_contact_problem *p = run->p;
+    lucid_contact_problem compliant = *p;
     compliant.R = R;
     lucid_contact_velocity(&compliant, lambda, sigma);
     lucid_contact_criteria_eval(&compliant, LUCID_CRITERION_CCP, lambda, sigma, NULL,
                                 &run->result->model);
-    lucid_contact_velocity(run->p, lambda, sigma);
-    lucid_contact_criteria_eval(run->p, LUCID_CRITERION_NCP, lambda, sigma, NULL,
-                                &run->result->ncp);
+    /* the problem's own velocity differs by the added compliance only (no second G product) */
+    for (int k = 0; k < 3 * p->n; ++k) sigma[k] -= (R[k] - (p->R ? p->R[k] : 0.0)) * lambda[k];
+    lucid_contact_criteria_eval(p, LUCID_CRITERION_NCP, lambda, sigma, NULL, &run->result->ncp);
 }
 
 /* The answer of the iterate: gamma or P_K(mu), whichever has the smaller model criterion
@@ -223,7 +250,7 @@ static lucid_status iterate(lucid_contact_run *run, const newton *nt, double *mu
     if (status != LUCID_OK) return status;
     ++run->result->factorizations;
     cblas_dsymv(CblasColMajor, CblasLower, m, 1.0, p->G, m, dmu, 1, 0.0, dc, 1);
-    line_ctx line = {nt, b->c_try, b->gamma_try, dot(dc, mu, m), dot(dc, dmu, m)};
+    line_ctx line = {nt, dot(dc, mu, m), dot(dc, dmu, m)};
     /* phi'(0) = dc . e; dc = 0 means the step only moves mu along the null space of G
      * (v does not change) and the full step is exact there. */
     double slope0 = dot(dc, b->e, m), alpha = 1.0;
@@ -251,9 +278,18 @@ lucid_status lucid_contact_solve_newton(lucid_contact_run *run, double *lambda) 
     int m = 3 * p->n;
     double **v = ws->vec;
     double *mu = v[1], *c = v[2], *gamma = v[3], *dmu = v[5], *dc = v[7], *R = v[9];
-    double *R_stage = v[13];
-    buffers b = {v[0],  v[4],      v[6],       v[8],       v[10],      v[11],
-                 v[12], ws->lwork, ws->mat[1], ws->mat[2], ws->mat[0], ws->iwork};
+    newton nt = {p, v[13], v[14], v[15], m, mu, dmu, c, dc};
+    buffers b = {.sigma = v[0],
+                 .e = v[4],
+                 .Ge = v[6],
+                 .gamma_try = v[8],
+                 .projected = v[11],
+                 .answer = v[12],
+                 .Scol = ws->lwork, /* 3 entries per column, at most m columns */
+                 .K = ws->mat[1],
+                 .GS = ws->mat[2],
+                 .chol = ws->mat[0],
+                 .cols = ws->iwork};
     lucid_status status = effective_compliance(p, o->newton_compliance, R);
     if (status != LUCID_OK) return status;
     /* Nothing factorises G any more: check it is PSD as the other solvers do. */
@@ -274,17 +310,16 @@ lucid_status lucid_contact_solve_newton(lucid_contact_run *run, double *lambda) 
     double scale = fmax(1.0, CONTINUATION_START / o->newton_compliance);
     int done = 0, k = 0;
     for (;; scale = fmax(1.0, scale / CONTINUATION_FACTOR)) {
-        for (int i = 0; i < m; ++i) R_stage[i] = scale * R[i];
-        newton nt = {p, R_stage, m, mu, dmu, c, dc};
+        set_compliance(&nt, R, scale);
         double stage_tol = scale * o->tol;
         project(&nt, c, gamma);
-        int stage_done = best_candidate(run, R_stage, stage_tol, gamma, mu, &b);
+        int stage_done = best_candidate(run, nt.R, stage_tol, gamma, mu, &b);
         int stalled = 0;
         while (!stage_done && !stalled && k < o->max_iter) {
             if ((status = iterate(run, &nt, mu, c, gamma, dmu, dc, &b, &stalled)) != LUCID_OK)
                 return status;
             run->result->iterations = ++k;
-            stage_done = best_candidate(run, R_stage, stage_tol, gamma, mu, &b);
+            stage_done = best_candidate(run, nt.R, stage_tol, gamma, mu, &b);
         }
         if (scale == 1.0) {
             done = stage_done;
@@ -292,8 +327,8 @@ lucid_status lucid_contact_solve_newton(lucid_contact_run *run, double *lambda) 
             break;
         }
         if (k >= o->max_iter) { /* out of iterations before the last stage */
-            newton last = {p, R, m, mu, dmu, c, dc};
-            project(&last, c, gamma);
+            set_compliance(&nt, R, 1.0);
+            project(&nt, c, gamma);
             done = best_candidate(run, R, o->tol, gamma, mu, &b);
             break;
         }
