@@ -195,21 +195,26 @@ typedef struct buffers {
     int *cols;
 } buffers;
 
-/* Model (compliant CCP) and NCP criteria of lambda into run->result. */
+/* Model criterion (CCP of the compliant problem with compliance R) of lambda. */
 static void check(lucid_contact_run *run, const double *R, const double *lambda, double *sigma) {
-    const lucid_contact_problem *p = run->p;
-    lucid_contact_problem compliant = *p;
+    lucid_contact_problem compliant = *run->p;
     compliant.R = R;
     lucid_contact_velocity(&compliant, lambda, sigma);
     lucid_contact_criteria_eval(&compliant, LUCID_CRITERION_CCP, lambda, sigma, NULL,
                                 &run->result->model);
-    /* the problem's own velocity differs by the added compliance only (no second G product) */
+}
+
+/* NCP criterion of the answer (once, at the end). sigma holds its compliant velocity with
+ * compliance R: the problem's own velocity differs by the added compliance only. */
+static void check_ncp(lucid_contact_run *run, const double *R, const double *lambda,
+                      double *sigma) {
+    const lucid_contact_problem *p = run->p;
     for (int k = 0; k < 3 * p->n; ++k) sigma[k] -= (R[k] - (p->R ? p->R[k] : 0.0)) * lambda[k];
     lucid_contact_criteria_eval(p, LUCID_CRITERION_NCP, lambda, sigma, NULL, &run->result->ncp);
 }
 
 /* The answer of the iterate: gamma or P_K(mu), whichever has the smaller model criterion
- * (copied into answer, its criteria in run->result; returns 1 when it meets tol). The two
+ * (copied into answer, its model criterion in run->result; returns 1 when it meets tol). The two
  * agree at the solution, but gamma = P(-R^-1 c) carries the round-off of c amplified by 1/R
  * (R ~ 1e-8 diag G: ~1e-4 on a heap of boxes, above tol), while mu, the impulse that produces
  * the iterate's velocity, is moved by Newton steps of size R G^-1 e along stiff directions
@@ -221,14 +226,14 @@ static int best_candidate(lucid_contact_run *run, const double *R, double tol, c
     check(run, R, gamma, b->sigma);
     memcpy(b->answer, gamma, sizeof(double) * (size_t)m);
     if (run->result->model.abs <= tol) return 1;
-    lucid_contact_criteria model = run->result->model, ncp = run->result->ncp;
+    lucid_contact_criteria model = run->result->model;
     for (int i = 0; i < p->n; ++i) lucid_cone_project(p->mu[i], mu + 3 * i, b->projected + 3 * i);
     check(run, R, b->projected, b->sigma);
     if (run->result->model.abs < model.abs) {
         memcpy(b->answer, b->projected, sizeof(double) * (size_t)m);
         return run->result->model.abs <= tol;
     }
-    run->result->model = model, run->result->ncp = ncp;
+    run->result->model = model;
     return 0;
 }
 
@@ -334,6 +339,8 @@ lucid_status lucid_contact_solve_newton(lucid_contact_run *run, double *lambda) 
         }
     }
     memcpy(lambda, b.answer, sizeof(double) * (size_t)m);
+    check(run, R, lambda, b.sigma);
+    check_ncp(run, R, lambda, b.sigma);
     run->result->converged = done;
     return LUCID_OK;
 }
