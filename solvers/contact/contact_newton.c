@@ -20,7 +20,10 @@
  * amplified by 1/R. The problem is only defined for R > 0 (the paper: "viable only when R is
  * non-null"): entries of R that are zero get newton_compliance x trace(G_ii) / 3, and the two
  * tangential entries of a contact must be equal (the R-metric projection is then closed-form). The
- * model criterion is the CCP criterion of the compliant problem actually solved. */
+ * model criterion is the CCP criterion of the compliant problem actually solved.
+ * Continuation: Newton's iterations grow as R shrinks (the cost's pieces get thin), so a solve
+ * runs stages with R scaled by 1e6, 1e4, 1e2 (for the default compliance), each to tol x scale
+ * and warm starting the next, and ends on R itself (docs/contact.md, "Newton (Alg. 4)"). */
 #include <cblas.h>
 #include <math.h>
 #include <string.h>
@@ -31,7 +34,7 @@
 
 #define LINE_SEARCH_TOL     1e-8
 #define LINE_SEARCH_EVALS   60
-#define CONTINUATION_START  1e-2 /* relative compliance of the first stage of a cold solve */
+#define CONTINUATION_START  1e-2 /* newton_compliance of the first stage (MuJoCo-like) */
 #define CONTINUATION_FACTOR 1e2
 
 typedef struct newton {
@@ -122,7 +125,7 @@ static void project(const newton *nt, const double *c, double *gamma) {
     }
 }
 
-/* The line function phi'(a), phi''(a) (contact_line_search.h); gamma is scratch. */
+/* The line function phi'(a), phi''(a) (contact_line_search.h). */
 typedef struct line_ctx {
     const newton *nt;
     double quad_mu, quad_dmu; /* dc . mu and dc . dmu */
