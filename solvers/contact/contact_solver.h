@@ -2,7 +2,7 @@
  *   lcp:pgs          projected Gauss-Seidel on the 4-facet box pyramid (Alg. 1)
  *   ccp:pgs          projected Gauss-Seidel with a cone projection per contact (Alg. 2)
  *   ccp:admm         ADMM on the dual QCQP (Alg. 3): spectral rho, Cholesky reuse, relaxation
- *   ccp:newton       primal Newton with Armijo backtracking (Alg. 4, MuJoCo/Drake style)
+ *   ccp:newton       primal Newton with exact line search (Alg. 4, MuJoCo/Drake style)
  *   raisim:bisection per-contact bisection on the Signorini ellipse (Alg. 5)
  *   ncp:pgs          Gauss-Seidel with horizontal projection (Alg. 6)
  *   ncp:staggered    staggered projections, inner QPs by ADMM (Alg. 7)

@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "solvers/contact/contact_admm.h"
-#include "tests/c/test_contact_problems.h"
+#include "tests/c/test_contact_dump.h"
 
 #define TOL 1e-6
 
@@ -78,44 +78,10 @@ static void solve_and_check(const lucid_contact_problem *p, pair pr, const doubl
 
 /* --- problems dumped from the world ------------------------------------------------------- */
 
-typedef struct dumped {
-    test_problem t;
-    double *lambda0, *dual0;
-} dumped;
-
-/* Reads "key=v1,v2,..." (hex floats) into out (capacity values); returns the count. */
-static int read_values(FILE *f, const char *key, double *out, int capacity) {
-    char name[32];
-    int count = 0, c;
-    if (fscanf(f, " %31[^=]=", name) != 1 || strcmp(name, key) != 0) return -1;
-    while ((c = fgetc(f)) != EOF && c != '\n') {
-        ungetc(c, f);
-        double v;
-        if (fscanf(f, "%la", &v) != 1 || count >= capacity) return -1;
-        out[count++] = v;
-        if ((c = fgetc(f)) == '\n' || c == EOF) break;
-        if (c != ',') return -1;
-    }
-    return count;
-}
-
-static dumped load_dump(const char *file) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/tests/data/contact/%s", LUCID_SOURCE_DIR, file);
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    int n = 0;
-    assert_int_equal(fscanf(f, "n=%d", &n), 1);
-    assert_true(n > 0 && n < 100);
-    dumped d = {test_problem_alloc(n), NULL, NULL};
-    int m = 3 * n;
-    d.lambda0 = calloc((size_t)m, sizeof(double)), d.dual0 = calloc((size_t)m, sizeof(double));
-    assert_int_equal(read_values(f, "G", d.t.G, m * m), m * m);
-    assert_int_equal(read_values(f, "g", d.t.g, m), m);
-    assert_int_equal(read_values(f, "mu", d.t.mu, n), n);
-    assert_int_equal(read_values(f, "lambda0", d.lambda0, m), m);
-    assert_int_equal(read_values(f, "dual0", d.dual0, m), m);
-    fclose(f);
+/* Loads a dump or fails the test. */
+static dumped load(const char *file) {
+    dumped d;
+    assert_true(load_dump(file, 99, &d));
     return d;
 }
 
@@ -128,7 +94,7 @@ static const char *const dumps[] = {"world_n5.txt", "world_n8.txt", "world_n10.t
 static void dumped_world_problems_are_solved_by_every_pair(void **state) {
     (void)state;
     for (size_t k = 0; k < sizeof dumps / sizeof dumps[0]; ++k) {
-        dumped d = load_dump(dumps[k]);
+        dumped d = load(dumps[k]);
         for (int q = 0; q < PAIRS; ++q) {
             solve_and_check(&d.t.p, all_pairs[q], d.lambda0, d.dual0, dumps[k]);
             solve_and_check(&d.t.p, all_pairs[q], d.lambda0, NULL, dumps[k]);
@@ -142,7 +108,7 @@ static void dumped_world_problems_are_solved_by_every_pair(void **state) {
 /* The dumped G really is singular (what the fixes are about): rank <= 6 x bodies < 3n. */
 static void dumped_problems_have_singular_delassus(void **state) {
     (void)state;
-    dumped d = load_dump("world_n8.txt"); /* one box on the ground: 24 rows, 6 DOFs */
+    dumped d = load("world_n8.txt"); /* one box on the ground: 24 rows, 6 DOFs */
     int m = 3 * d.t.p.n;
     /* Cholesky of G + tiny I has a pivot of the size of tiny: G is singular. */
     double *A = calloc((size_t)m * m, sizeof(double));
