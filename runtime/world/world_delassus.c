@@ -260,17 +260,31 @@ static int next_attempt(lucid_world *w, const lucid_contact_problem *p, int a, i
     return a == 1 ? pgs : -1;
 }
 
-/* Checks a solver's answer independently of its own report: finite forces and velocities,
- * and the model's criterion recomputed here. Sets res->converged to whether it meets tol and
- * res->model / res->ncp to the recomputed criteria (NaN-safe: a NaN fails every test). */
-static int verify(lucid_world *w, const lucid_contact_problem *p, lucid_contact_result *res) {
+/* 1 when the solver stops on a criterion of p itself, which verify can recompute. Two do
+ * not: ccp:newton solves a compliant CCP (R = newton_compliance x diag where p has none) and
+ * stops on that problem's criterion, and raisim:bisection stops on the fixed point of its
+ * per-contact map (its model has no complementarity form). Judged on p's CCP or NCP
+ * criterion instead, every answer failed (Newton's compliant answers read ~5e-3 on the heap
+ * of boxes, RaiSim's any sliding contact) and each step paid the retries. */
+static int criterion_of_p(const lucid_contact_options *o) {
+    return o->solver != LUCID_CONTACT_NEWTON && o->model != LUCID_CONTACT_RAISIM;
+}
+
+/* Checks a solver's answer (attempt a) independently of its own report: finite forces and
+ * velocities, and the model's criterion recomputed here (kept from the solver where it is
+ * not a criterion of p, see criterion_of_p). Sets res->converged to whether it meets tol,
+ * res->model / res->ncp to the criteria (NaN-safe: a NaN fails every test). */
+static int verify(lucid_world *w, const lucid_contact_problem *p, int a,
+                  lucid_contact_result *res) {
     size_t n3 = (size_t)(3 * p->n);
     lucid_contact_velocity(p, w->lambda, w->sigma);
     if (!all_finite(w->lambda, n3) || !all_finite(w->sigma, n3)) return 0;
     /* the criteria multiply forces by velocities: refuse what would overflow (it reads 0) */
     if (!(max_abs(w->lambda, n3) * max_abs(w->sigma, n3) < 1e300)) return 0;
+    lucid_contact_criteria own = res->model;
     lucid_contact_criterion kind = lucid_contact_model_criterion(w->opt.contact.model);
     lucid_contact_criteria_eval(p, kind, w->lambda, w->sigma, NULL, &res->model);
+    if (a != 2 && !criterion_of_p(&w->opt.contact)) res->model = own;
     lucid_contact_criteria_eval(p, LUCID_CRITERION_NCP, w->lambda, w->sigma, NULL, &res->ncp);
     if (!isfinite(res->model.abs) || !isfinite(res->ncp.abs)) return 0;
     res->converged = res->converged && res->model.abs <= w->opt.contact.tol;
@@ -304,7 +318,7 @@ static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_prob
         lucid_status s = attempt(w, p, a, have_best, res);
         if (s != LUCID_OK) return s;
         iterations += res->iterations;
-        int finite = verify(w, p, res);
+        int finite = verify(w, p, a, res);
         int met = finite && res->converged; /* kept even when no smaller than the best */
         int better = met || (finite && (!have_best || res->model.abs < best_res.model.abs));
         if (better) {

@@ -326,6 +326,34 @@ static void test_failed_solve_keeps_its_best_attempt(void **state) {
     lucid_world_destroy(w);
 }
 
+/* ccp:newton (compliant CCP) and raisim:bisection (fixed point of its per-contact map) stop
+ * on criteria that are not criteria of the world's rigid problem: the world keeps their own
+ * report instead of judging them on p's CCP / NCP criterion, which every Newton answer failed
+ * (then cold and PGS retries every step). On a resting stack of three boxes both converge
+ * on every step with a handful of iterations, never a retry's cap. */
+static void test_own_criterion_solvers_are_not_retried(void **state) {
+    (void)state;
+    const lucid_contact_model models[] = {LUCID_CONTACT_CCP, LUCID_CONTACT_RAISIM};
+    const lucid_contact_solver solvers[] = {LUCID_CONTACT_NEWTON, LUCID_CONTACT_BISECTION};
+    for (int k = 0; k < 2; ++k) {
+        lucid_world *w = make_world(1e-3, models[k], solvers[k]);
+        add_ground(w, 0.5);
+        for (int b = 0; b < 3; ++b) add_box(w, 0.1, 1.0, lucid_vec3_make(0, 0, 0.1 + 0.2 * b), 0.5);
+        step_n(w, 300);
+        int worst = 0;
+        for (int i = 0; i < 100; ++i) {
+            assert_int_equal(lucid_world_step(w), LUCID_OK);
+            lucid_world_stats st = lucid_world_last_stats(w);
+            assert_true(st.contacts >= 12);
+            assert_true(st.converged);
+            if (st.solver_iterations > worst) worst = st.solver_iterations;
+        }
+        printf("%s: at most %d iterations a step\n", lucid_contact_solver_name(solvers[k]), worst);
+        assert_true(worst < lucid_world_get_options(w)->contact.max_iter);
+        lucid_world_destroy(w);
+    }
+}
+
 /* Twelve boxes in random orientations dropped on the ground (vertex, edge and face contacts
  * with the ground and with each other): the total energy never grows (beyond the Baumgarte
  * work on the rest depth, bounded by m g slop per body), impacts penetrate less than the
@@ -386,6 +414,7 @@ int main(void) {
         cmocka_unit_test(test_restitution),
         cmocka_unit_test(test_warm_start_saves_iterations),
         cmocka_unit_test(test_failed_solve_keeps_its_best_attempt),
+        cmocka_unit_test(test_own_criterion_solvers_are_not_retried),
         cmocka_unit_test(test_random_heap_settles),
         cmocka_unit_test(test_sliding_box_ncp_admm),
         cmocka_unit_test(test_sliding_box_ncp_pgs),
