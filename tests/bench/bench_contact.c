@@ -847,65 +847,78 @@ static void print_mujoco_at_lucid(const part2_row *rows, int n) {
         printf("no MuJoCo setting reaches it\n");
 }
 
+/* MuJoCo's rows (none when it is unavailable); returns how many were written. */
+static int mujoco_rows(const bench_options *o, const heap_box *heap, int steps, part2_row *rows) {
+    int n = 0;
+#ifdef HAVE_MUJOCO_HEADER
+    mujoco_heap mh;
+    if (!open_mujoco(&mh, heap, o->n_heap, o->settle)) return 0;
+    print_part2_header();
+    for (; n < NUM_MUJOCO; ++n) {
+        snprintf(rows[n].name, sizeof rows[n].name, "mujoco %s", mujoco_settings[n].name);
+        rows[n].pair = -1;
+        rows[n].r = run_mujoco(&mh, &mujoco_settings[n], steps);
+        print_part2_row(&rows[n], rows[0].r.ms_per_step);
+    }
+    close_mujoco(&mh);
+#else
+    (void)o, (void)heap, (void)steps, (void)rows, (void)mujoco_settings;
+    printf("MuJoCo: <mujoco/mujoco.h> not found at build time (apt-get install libmujoco-dev): "
+           "skipped\n");
+#endif
+    return n;
+}
+
+/* One row of lucid pair p at (tol, cap). */
+static void lucid_row(const bench_options *o, const heap_box *heap, const double *settled,
+                      int steps, int p, double tol, int cap, part2_row *row) {
+    lucid_setting set = {pairs[p].model, pairs[p].solver, 1, cap, tol};
+    char pname[32], tol_text[16];
+    pair_name(p, pname, sizeof pname);
+    if (tol > 0)
+        snprintf(tol_text, sizeof tol_text, "%.0e", tol);
+    else
+        snprintf(tol_text, sizeof tol_text, "0 (cap)");
+    snprintf(row->name, sizeof row->name, "lucid %s %s/%d", pname, tol_text, cap);
+    row->pair = p;
+    row->r = run_lucid(HEAP, &set, steps, heap, o->n_heap, settled);
+}
+
+/* The same-residual comparison against MuJoCo's default (rows[0]) and its most accurate. */
+static void print_summary(const part2_row *rows, int n) {
+    const part2_row *best = &rows[0];
+    for (int k = 1; k < NUM_MUJOCO; ++k)
+        if (rows[k].r.ncp_median < best->r.ncp_median) best = &rows[k];
+    printf("\nSame residual (NCP of touching contacts): per lucid solver, the cheapest setting "
+           "whose\np50 and p90 are at most the reference's; x = its time / the reference's\n");
+    print_same_residual(rows, n, &rows[0]);
+    if (best != &rows[0]) {
+        printf("  MuJoCo's smallest p50 over its settings, at %.2f x its default's time:\n",
+               best->r.ms_per_step / rows[0].r.ms_per_step);
+        print_same_residual(rows, n, best);
+    } else {
+        printf("  MuJoCo's default has the smallest p50 of its settings\n");
+    }
+    print_mujoco_at_lucid(rows, n);
+}
+
 static void run_part2(const bench_options *o, const heap_box *heap, const double *settled) {
     int steps = (int)(o->seconds / DT + 0.5);
     printf("Part 2: heap of %d boxes, %d steps of 1 ms after %.3g s settling (untimed), "
            "lucid (warm started) vs MuJoCo\n",
            o->n_heap, steps, o->settle);
-    int cap = NUM_MUJOCO + NUM_ROBUST * o->num_tols * o->num_caps, n = 0;
-    part2_row *rows = checked_malloc(sizeof *rows * (size_t)cap);
-    double mujoco_ms = -1.0;
-#ifdef HAVE_MUJOCO_HEADER
-    mujoco_heap mh;
-    if (open_mujoco(&mh, heap, o->n_heap, o->settle)) {
-        print_part2_header();
-        for (int k = 0; k < NUM_MUJOCO; ++k, ++n) {
-            snprintf(rows[n].name, sizeof rows[n].name, "mujoco %s", mujoco_settings[k].name);
-            rows[n].pair = -1;
-            rows[n].r = run_mujoco(&mh, &mujoco_settings[k], steps);
-            if (k == 0) mujoco_ms = rows[0].r.ms_per_step;
-            print_part2_row(&rows[n], mujoco_ms);
-        }
-        close_mujoco(&mh);
-    }
-#else
-    printf("MuJoCo: <mujoco/mujoco.h> not found at build time (apt-get install libmujoco-dev): "
-           "skipped\n");
-#endif
-    if (n == 0) print_part2_header();
+    part2_row *rows = checked_malloc(sizeof *rows *
+                                     (size_t)(NUM_MUJOCO + NUM_ROBUST * o->num_tols * o->num_caps));
+    int num_mujoco = mujoco_rows(o, heap, steps, rows), n = num_mujoco;
+    double mujoco_ms = num_mujoco ? rows[0].r.ms_per_step : -1.0;
+    if (!num_mujoco) print_part2_header();
     for (int c = 0; c < NUM_ROBUST; ++c)
         for (int ci = 0; ci < o->num_caps; ++ci)
             for (int ti = 0; ti < o->num_tols; ++ti, ++n) {
-                int p = robust[c];
-                lucid_setting set = {pairs[p].model, pairs[p].solver, 1, o->caps[ci], o->tols[ti]};
-                char pname[32], tol[16];
-                pair_name(p, pname, sizeof pname);
-                if (set.tol > 0)
-                    snprintf(tol, sizeof tol, "%.0e", set.tol);
-                else
-                    snprintf(tol, sizeof tol, "0 (cap)");
-                snprintf(rows[n].name, sizeof rows[n].name, "lucid %s %s/%d", pname, tol,
-                         set.max_iter);
-                rows[n].pair = p;
-                rows[n].r = run_lucid(HEAP, &set, steps, heap, o->n_heap, settled);
+                lucid_row(o, heap, settled, steps, robust[c], o->tols[ti], o->caps[ci], &rows[n]);
                 print_part2_row(&rows[n], mujoco_ms);
             }
-    if (mujoco_ms > 0) {
-        const part2_row *best = &rows[0];
-        for (int k = 1; k < NUM_MUJOCO; ++k)
-            if (rows[k].r.ncp_median < best->r.ncp_median) best = &rows[k];
-        printf("\nSame residual (NCP of touching contacts): per lucid solver, the cheapest setting "
-               "whose\np50 and p90 are at most the reference's; x = its time / the reference's\n");
-        print_same_residual(rows, n, &rows[0]);
-        if (best != &rows[0]) {
-            printf("  MuJoCo's smallest p50 over its settings, at %.2f x its default's time:\n",
-                   best->r.ms_per_step / rows[0].r.ms_per_step);
-            print_same_residual(rows, n, best);
-        } else {
-            printf("  MuJoCo's default has the smallest p50 of its settings\n");
-        }
-        print_mujoco_at_lucid(rows, n);
-    }
+    if (num_mujoco) print_summary(rows, n);
     free(rows);
 }
 
