@@ -279,7 +279,7 @@ static void centres_of_mass(const lucid_world *w, lucid_vec3 *x) {
 /* Velocity after the step of the point p of a body, with the lever arm p - x_com taken at the
  * start of the step (x_start): J(q_t) v+, the contact velocity of the problem the step solved
  * (and what MuJoCo's samples measure). The pose after the step would move the lever arm by
- * dt v: on the heap, tumbling boxes made that 1e-2 m/s on some contacts. */
+ * dt v, the velocity by dt w x v: up to 1e-2 m/s on the heap's tumbling boxes. */
 static lucid_vec3 point_velocity(const lucid_world *w, int id, const lucid_vec3 *x_start,
                                  lucid_vec3 p) {
     double tw[6];
