@@ -25,12 +25,14 @@
  * default to its stiffest. Per row: time per step and its ratio to MuJoCo's default, iterations,
  * largest penetration, energy drift (E(end) - E(middle)), and the NCP criterion (Eq. 15) of the
  * contact forces against the contact velocities after the step, computed the same way for both
- * (lucid_contact_criteria_eval on forces in N and velocities in m/s, no reference velocity):
- * its median and 90th percentile over steps for the touching contacts (gap <= 0), and its
- * median for every contact (lucid's also include the margin's not yet touching contacts, whose
- * approach with zero force the criterion, blind to the gap, counts as a violation). Then the
- * "same residual" comparison: per lucid solver, its cheapest setting whose touching median is
- * at most MuJoCo's default's (and at most MuJoCo's smallest), with the time ratio. */
+ * (lucid_contact_criteria_eval on forces in N and velocities in m/s, no reference velocity;
+ * the velocities are J(q_t) v+, the bodies' velocities after the step at the contact points
+ * and frames found at its start, with the lever arms of the start-of-step poses): its median and
+ * 90th percentile over steps for the touching contacts (gap <= 0), and its median for every contact
+ * (lucid's also include the margin's not yet touching contacts, whose approach with zero force the
+ * criterion, blind to the gap, counts as a violation). Then the "same residual" comparison: per
+ * lucid solver, its cheapest setting whose touching median is at most MuJoCo's default's (and at
+ * most MuJoCo's smallest), with the time ratio. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -261,23 +263,50 @@ static void finish_tally(tally *t, run_result *r) {
 
 /* ---- lucid runs ------------------------------------------------------------------------ */
 
-static lucid_vec3 point_velocity(const lucid_world *w, int id, lucid_vec3 p) {
-    double tw[6];
-    lucid_se3 pose;
-    if (lucid_world_velocity(w, id, tw) != LUCID_OK || lucid_world_pose(w, id, &pose) != LUCID_OK)
-        return lucid_vec3_zero();
-    lucid_vec3 v = lucid_vec3_load(tw), om = lucid_vec3_load(tw + 3);
-    return lucid_vec3_add(v, lucid_vec3_cross(om, lucid_vec3_sub(p, pose.t)));
+/* The centre of mass of every body in the world frame (static bodies: their pose's origin);
+ * x holds lucid_world_body_count(w) entries. */
+static void centres_of_mass(const lucid_world *w, lucid_vec3 *x) {
+    for (int id = 0; id < lucid_world_body_count(w); ++id) {
+        lucid_se3 pose;
+        lucid_mat3 inertia;
+        lucid_vec3 com = lucid_vec3_zero();
+        if (lucid_world_pose(w, id, &pose) != LUCID_OK) die("pose", LUCID_ERR_ARGUMENT);
+        if (!lucid_world_is_static(w, id)) lucid_world_body_inertia(w, id, &inertia, &com);
+        x[id] = lucid_vec3_add(pose.t, lucid_mat3_mul_vec(&pose.R, com));
+    }
 }
 
-/* Fills samples from the world's contacts (forces of the last step, velocities after it). */
-static int lucid_samples(const lucid_world *w, contact_sample *out, int cap, double *penetration) {
+/* Velocity after the step of the point p of a body, with the lever arm p - x_com taken at the
+ * start of the step (x_start): J(q_t) v+, the contact velocity of the problem the step solved
+ * (and what MuJoCo's samples measure). The pose after the step would move the lever arm by
+ * dt v, the velocity by dt w x v: up to 1e-2 m/s on the heap's tumbling boxes. */
+static lucid_vec3 point_velocity(const lucid_world *w, int id, const lucid_vec3 *x_start,
+                                 lucid_vec3 p) {
+    double tw[6];
+    lucid_se3 pose;
+    lucid_mat3 inertia;
+    lucid_vec3 com = lucid_vec3_zero();
+    if (lucid_world_is_static(w, id)) return lucid_vec3_zero();
+    if (lucid_world_velocity(w, id, tw) != LUCID_OK || lucid_world_pose(w, id, &pose) != LUCID_OK ||
+        lucid_world_body_inertia(w, id, &inertia, &com) != LUCID_OK)
+        die("body", LUCID_ERR_ARGUMENT);
+    lucid_vec3 om = lucid_vec3_load(tw + 3);
+    /* the twist's v is the body origin's: the centre of mass moves at v + w x (R com) */
+    lucid_vec3 v_com =
+        lucid_vec3_add(lucid_vec3_load(tw), lucid_vec3_cross(om, lucid_mat3_mul_vec(&pose.R, com)));
+    return lucid_vec3_add(v_com, lucid_vec3_cross(om, lucid_vec3_sub(p, x_start[id])));
+}
+
+/* Fills samples from the world's contacts (forces of the last step, velocities after it at
+ * the contacts' points and frames, lever arms from x_start: the centres of mass before it). */
+static int lucid_samples(const lucid_world *w, const lucid_vec3 *x_start, contact_sample *out,
+                         int cap, double *penetration) {
     int n = lucid_world_contact_count(w);
     const lucid_world_contact *c = lucid_world_contacts(w);
     if (n > cap) n = cap;
     for (int i = 0; i < n; ++i) {
-        lucid_vec3 rel = lucid_vec3_sub(point_velocity(w, c[i].body2, c[i].point),
-                                        point_velocity(w, c[i].body1, c[i].point));
+        lucid_vec3 rel = lucid_vec3_sub(point_velocity(w, c[i].body2, x_start, c[i].point),
+                                        point_velocity(w, c[i].body1, x_start, c[i].point));
         lucid_vec3 local = lucid_mat3_tmul_vec(&c[i].frame, rel);
         lucid_vec3_store(local, out[i].sigma);
         memcpy(out[i].lambda, c[i].force, sizeof c[i].force);
@@ -323,10 +352,12 @@ static run_result run_lucid(scene_kind kind, const lucid_setting *set, int steps
     tally t;
     start_tally(&t, steps);
     int converged = 0;
+    lucid_vec3 *x_start = checked_malloc(sizeof *x_start * (size_t)lucid_world_body_count(w));
     for (int k = 0; k < steps; ++k) {
         if (driven >= 0)
             lucid_world_apply_force(w, driven, lucid_vec3_make(20.0 * k * DT, 0, 0),
                                     lucid_vec3_zero());
+        centres_of_mass(w, x_start); /* untimed, like the sampling */
         double t0 = now_seconds();
         lucid_status s = lucid_world_step(w);
         t.seconds += now_seconds() - t0;
@@ -335,11 +366,12 @@ static run_result run_lucid(scene_kind kind, const lucid_setting *set, int steps
         r.iterations_per_step += st.solver_iterations;
         converged += st.converged;
         r.worst_residual = fmax(r.worst_residual, st.residual);
-        int n = lucid_samples(w, t.samples, SAMPLE_CAP, &r.penetration);
+        int n = lucid_samples(w, x_start, t.samples, SAMPLE_CAP, &r.penetration);
         lucid_world_energy e = lucid_world_energy_of(w);
         tally_step(&t, &r, k, n, e.kinetic + e.potential);
     }
     finish_tally(&t, &r);
+    free(x_start);
     r.converged_share = (double)converged / steps;
     lucid_world_destroy(w);
     return r;
@@ -528,8 +560,8 @@ static lucid_vec3 mj_point_velocity(const mjModel *m, const mjData *d, int body,
 }
 
 /* Samples MuJoCo's contacts of the step just taken: forces from mj_contactForce (normal first
- * in MuJoCo's frame), velocities after the step (xpos/xmat refreshed by mj_forward on a copy
- * would cost a step: the positions are those the contacts were found at, as in lucid). */
+ * in MuJoCo's frame), velocities after the step at the positions the contacts were found at
+ * (mj_step leaves xpos/xmat at the start of the step): J(q_t) v+, as lucid_samples. */
 static int mujoco_samples(const mujoco_api *api, const mjModel *m, const mjData *d,
                           contact_sample *out, int cap, double *penetration) {
     int n = 0;

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -444,6 +445,152 @@ static void test_random_heap_settles(void **state) {
     lucid_world_destroy(w);
 }
 
+/* ---- the step's velocity update against its contact problem ------------------------------ */
+
+/* A body's state at the start of a step: centre of mass and its velocity (world). */
+typedef struct body_start {
+    lucid_vec3 x_com, v_com, w;
+} body_start;
+
+static void record_start(const lucid_world *w, body_start *out) {
+    for (int id = 0; id < lucid_world_body_count(w); ++id) {
+        memset(&out[id], 0, sizeof out[id]);
+        if (lucid_world_is_static(w, id)) continue;
+        lucid_se3 T;
+        lucid_mat3 inertia;
+        lucid_vec3 com;
+        double tw[6];
+        assert_int_equal(lucid_world_pose(w, id, &T), LUCID_OK);
+        assert_int_equal(lucid_world_velocity(w, id, tw), LUCID_OK);
+        assert_int_equal(lucid_world_body_inertia(w, id, &inertia, &com), LUCID_OK);
+        lucid_vec3 rc = lucid_mat3_mul_vec(&T.R, com);
+        out[id].x_com = lucid_vec3_add(T.t, rc);
+        out[id].w = lucid_vec3_load(tw + 3);
+        out[id].v_com = lucid_vec3_add(lucid_vec3_load(tw), lucid_vec3_cross(out[id].w, rc));
+    }
+}
+
+/* Velocity of the world point p moving with body id: the centre of mass at x_com moves at
+ * v_com, the body turns at w. */
+static lucid_vec3 material_velocity(const body_start *b, lucid_vec3 p) {
+    return lucid_vec3_add(b->v_com, lucid_vec3_cross(b->w, lucid_vec3_sub(p, b->x_com)));
+}
+
+/* Contact velocity (t1, t2, n), body2's point minus body1's, of bodies b (static: zero). */
+static lucid_vec3 contact_velocity_of(const lucid_world *w, const lucid_world_contact *c,
+                                      const body_start *b) {
+    lucid_vec3 v2 = lucid_world_is_static(w, c->body2) ? lucid_vec3_zero()
+                                                       : material_velocity(&b[c->body2], c->point);
+    lucid_vec3 v1 = lucid_world_is_static(w, c->body1) ? lucid_vec3_zero()
+                                                       : material_velocity(&b[c->body1], c->point);
+    return lucid_mat3_tmul_vec(&c->frame, lucid_vec3_sub(v2, v1));
+}
+
+/* The reference normal velocity c*_N of world.h, from the options, the contact's separation
+ * and its normal velocity at the start of the step. */
+static double reference_velocity(const lucid_world_options *o, double d, double v_n_before,
+                                 double e) {
+    double ref = 0.0;
+    if (d > -0.5 * o->slop)
+        ref = -(d + 0.5 * o->slop) / o->dt;
+    else if (d < -o->slop)
+        ref = o->baumgarte * (-d - o->slop) / o->dt;
+    if (e > 0.0 && -v_n_before > o->restitution_threshold && d + v_n_before * o->dt < 0.0)
+        ref = fmax(ref, -e * v_n_before);
+    return ref;
+}
+
+/* After a step, the bodies' velocities at the contact points, with the lever arms of the
+ * poses the contacts were found at (J(q_t) v+), equal dt (sigma - R lambda) + c*: sigma =
+ * G lambda + g (+ R lambda) is the velocity of the solved problem (in m/s^2, the problem
+ * being in forces), c* the reference velocity on the normal. This ties the world's velocity
+ * update (v_free + dt M^-1 J^T lambda) to the problem it solved, and pins down how a
+ * post-step contact velocity is measured (tests/bench/bench_contact.c): the same point with
+ * the lever arm of the pose after the step differs by dt w x v_com, which this tumbling scene
+ * makes far larger than the tolerance (checked). Two boxes with off-centre masses, tumbling
+ * onto the ground and onto each other, with restitution; rigid and compliant contacts. */
+static void test_velocity_update_matches_problem(void **state) {
+    (void)state;
+    const double compliances[] = {0.0, 1e-4};
+    for (int run = 0; run < 2; ++run) {
+        lucid_world_options o;
+        lucid_world_default_options(&o);
+        o.compliance = compliances[run];
+        lucid_world *w = NULL;
+        assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
+        add_ground(w, 0.5);
+        lucid_rng rng;
+        lucid_rng_seed(&rng, 11);
+        const double e = 0.4;
+        for (int b = 0; b < 2; ++b) {
+            lucid_body_part part;
+            assert_int_equal(lucid_shape_box(0.1, 0.06, 0.04, &part.shape), LUCID_OK);
+            part.pose = lucid_se3_make(lucid_mat3_identity(), lucid_vec3_make(0.03, -0.02, 0.01));
+            lucid_body_desc d;
+            lucid_body_desc_default(&d);
+            d.parts = &part, d.num_parts = 1, d.restitution = e;
+            d.pose = lucid_se3_random(&rng, 0.0);
+            d.pose.t = lucid_vec3_make(0.0, 0.0, 0.15 + 0.2 * b);
+            const double twist[6] = {0.8, 0.3, -0.5, 3.0, -5.0, 8.0};
+            for (int k = 0; k < 6; ++k) d.velocity[k] = (b ? -0.2 : 1.0) * twist[k];
+            int id;
+            assert_int_equal(lucid_world_add_body(w, &d, &id, NULL), LUCID_OK);
+        }
+        body_start start[3], after[3];
+        double sigma[3 * 64], lambda[3 * 64], worst = 0.0, worst_stale = 0.0;
+        int checked = 0, with_reference = 0, box_box = 0, impacts = 0;
+        for (int i = 0; i < 400; ++i) {
+            record_start(w, start);
+            assert_int_equal(lucid_world_step(w), LUCID_OK);
+            record_start(w, after);
+            lucid_contact_problem p;
+            const int *ids = NULL;
+            lucid_world_last_problem(w, &p, &ids);
+            assert_true(p.n <= 64);
+            if (p.n == 0) continue;
+            const lucid_world_contact *c = lucid_world_contacts(w);
+            for (int k = 0; k < p.n; ++k)
+                memcpy(lambda + 3 * k, c[ids[k]].force, sizeof lambda[0] * 3);
+            lucid_contact_velocity(&p, lambda, sigma);
+            for (int k = 0; k < p.n; ++k) {
+                const lucid_world_contact *ck = &c[ids[k]];
+                /* the step's velocities at the start-of-step lever arms */
+                body_start moved[3];
+                for (int id = 0; id < 3; ++id)
+                    moved[id] = (body_start){start[id].x_com, after[id].v_com, after[id].w};
+                lucid_vec3 measured = contact_velocity_of(w, ck, moved);
+                lucid_vec3 stale = contact_velocity_of(w, ck, after);
+                double v_n_before = contact_velocity_of(w, ck, start).z;
+                double ref = reference_velocity(&o, ck->separation, v_n_before, e);
+                double predicted[3], got[3] = {measured.x, measured.y, measured.z};
+                double stale_v[3] = {stale.x, stale.y, stale.z}, scale = 1.0;
+                for (int d = 0; d < 3; ++d) {
+                    double r = p.R ? p.R[3 * k + d] * lambda[3 * k + d] : 0.0;
+                    predicted[d] = o.dt * (sigma[3 * k + d] - r) + (d == 2 ? ref : 0.0);
+                    scale = fmax(scale, fabs(predicted[d]));
+                }
+                for (int d = 0; d < 3; ++d) {
+                    worst = fmax(worst, fabs(got[d] - predicted[d]) / scale);
+                    worst_stale = fmax(worst_stale, fabs(stale_v[d] - predicted[d]) / scale);
+                }
+                with_reference += ref != 0.0;
+                impacts += ref > 0.0 && ref == -e * v_n_before;
+                box_box += !lucid_world_is_static(w, ck->body1);
+                ++checked;
+            }
+        }
+        printf("compliance %g: %d contacts checked (%d with c* != 0, %d by restitution, %d "
+               "box-box): largest "
+               "|J(q_t) v+ - dt (sigma - R lambda) - c*| %.2e (relative); with the "
+               "post-step lever arms %.2e\n",
+               o.compliance, checked, with_reference, impacts, box_box, worst, worst_stale);
+        assert_true(checked >= 200 && with_reference >= 50 && impacts >= 1 && box_box >= 20);
+        assert_true(worst <= 1e-9);
+        assert_true(worst_stale > 1e-6);
+        lucid_world_destroy(w);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sphere_rests),
@@ -455,6 +602,7 @@ int main(void) {
         cmocka_unit_test(test_own_criterion_solvers_are_not_retried),
         cmocka_unit_test(test_answer_at_round_off_is_not_retried),
         cmocka_unit_test(test_random_heap_settles),
+        cmocka_unit_test(test_velocity_update_matches_problem),
         cmocka_unit_test(test_sliding_box_ncp_admm),
         cmocka_unit_test(test_sliding_box_ncp_pgs),
         cmocka_unit_test(test_sliding_box_ncp_staggered),
