@@ -284,6 +284,22 @@ static void test_warm_start_saves_iterations(void **state) {
     assert_true(total[1] < total[0] / 2);
 }
 
+/* The last island's problem (at most `capacity` contacts), the world's forces on it into
+ * lambda, their velocity into sigma and their NCP criterion. */
+static lucid_contact_problem last_island(const lucid_world *w, int capacity, double *lambda,
+                                         double *sigma, lucid_contact_criteria *crit) {
+    lucid_contact_problem p;
+    const int *ids = NULL;
+    lucid_world_last_problem(w, &p, &ids);
+    assert_true(p.n <= capacity);
+    const lucid_world_contact *c = lucid_world_contacts(w);
+    for (int k = 0; k < p.n; ++k)
+        for (int d = 0; d < 3; ++d) lambda[3 * k + d] = c[ids[k]].force[d];
+    lucid_contact_velocity(&p, lambda, sigma);
+    lucid_contact_criteria_eval(&p, LUCID_CRITERION_NCP, lambda, sigma, NULL, crit);
+    return p;
+}
+
 /* A solve that cannot meet tol (tol 1e-14, 4 iterations): the world makes at most three
  * attempts (warm, cold only when the warm answer is not finite or worse than lambda = 0,
  * then PGS) and never re-runs one to reproduce it, and the forces it keeps are the attempt
@@ -305,21 +321,13 @@ static void test_failed_solve_keeps_its_best_attempt(void **state) {
     for (int i = 0; i < 60; ++i) {
         assert_int_equal(lucid_world_step(w), LUCID_OK);
         lucid_world_stats st = lucid_world_last_stats(w);
-        lucid_contact_problem p;
-        const int *ids = NULL;
-        lucid_world_last_problem(w, &p, &ids);
+        lucid_contact_criteria crit;
+        lucid_contact_problem p = last_island(w, 64, lambda, sigma, &crit);
         if (p.n == 0) continue;
         assert_int_equal(st.islands, 1); /* one stack: p is the whole scene */
-        assert_true(p.n <= 64);
         assert_true(st.solver_iterations <= 3 * o.contact.max_iter);
         if (st.converged) continue; /* e.g. the contacts still separating, lambda = 0 */
         ++failed;
-        const lucid_world_contact *c = lucid_world_contacts(w);
-        for (int k = 0; k < p.n; ++k)
-            for (int d = 0; d < 3; ++d) lambda[3 * k + d] = c[ids[k]].force[d];
-        lucid_contact_velocity(&p, lambda, sigma);
-        lucid_contact_criteria crit;
-        lucid_contact_criteria_eval(&p, LUCID_CRITERION_NCP, lambda, sigma, NULL, &crit);
         assert_true(isfinite(crit.abs) && crit.abs > o.contact.tol);
         assert_true(fabs(crit.abs - st.residual) <= 1e-9 * crit.abs);
     }
@@ -375,16 +383,9 @@ static void test_answer_at_round_off_is_not_retried(void **state) {
     for (int i = 0; i < 20; ++i) {
         assert_int_equal(lucid_world_step(w), LUCID_OK);
         lucid_world_stats st = lucid_world_last_stats(w);
-        lucid_contact_problem p;
-        const int *ids = NULL;
-        lucid_world_last_problem(w, &p, &ids);
-        assert_int_equal(p.n, 8);
-        const lucid_world_contact *c = lucid_world_contacts(w);
-        for (int k = 0; k < p.n; ++k)
-            for (int d = 0; d < 3; ++d) lambda[3 * k + d] = c[ids[k]].force[d];
-        lucid_contact_velocity(&p, lambda, sigma);
         lucid_contact_criteria crit;
-        lucid_contact_criteria_eval(&p, LUCID_CRITERION_NCP, lambda, sigma, NULL, &crit);
+        lucid_contact_problem p = last_island(w, 16, lambda, sigma, &crit);
+        assert_int_equal(p.n, 8);
         double round_off = lucid_contact_round_off(&p, lambda);
         assert_false(st.converged);
         assert_true(crit.abs > o.contact.tol && crit.abs <= 2.0 * round_off);
