@@ -77,6 +77,7 @@ static void record(lucid_anderson *a, const double *u, const double *g) {
 }
 
 void lucid_anderson_step(lucid_anderson *a, const double *u, double *g) {
+    if (a->memory == 0) return;
     int n = a->dim;
     double norm = 0.0;
     for (int i = 0; i < n; ++i) norm += (g[i] - u[i]) * (g[i] - u[i]);
