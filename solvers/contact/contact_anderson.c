@@ -106,6 +106,13 @@ void lucid_anderson_step(lucid_anderson *a, const double *u, double *g) {
      * regularisation keeps theta bounded without changing a well-posed least squares. */
     for (int j = 0; j < k; ++j) H[j + j * k] += 1e-10 * trace + 1e-300;
     if (!solve_small(H, theta, k)) return;
+    double step = 0.0;
+    for (int i = 0; i < n; ++i) {
+        double d = 0.0;
+        for (int j = 0; j < k; ++j) d += theta[j] * a->dG[(size_t)j * n + i];
+        step += d * d;
+    }
+    if (!(sqrt(step) <= LUCID_ANDERSON_STEP_LIMIT * norm)) return;
     memcpy(a->fallback, g, sizeof(double) * (size_t)n);
     a->accelerated = 1;
     for (int j = 0; j < k; ++j) {

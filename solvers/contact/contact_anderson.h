@@ -10,6 +10,12 @@
 /* The largest memory: the least-squares system is solved on the stack. */
 #define LUCID_ANDERSON_MAX_MEMORY 8
 
+/* Extrapolations longer than this multiple of the residual ||T(u) - u|| are not taken (the
+ * plain output is): a fit to nearly collinear differences can jump arbitrarily far, and on
+ * wedged piles of boxes ncp:admm's iterate reached 1e9 between two rejections. A linear
+ * contraction by c needs steps up to ~1 / (1 - c) residuals: 1e3 leaves c = 0.999. */
+#define LUCID_ANDERSON_STEP_LIMIT 1e3
+
 typedef struct lucid_anderson {
     int dim, memory; /* vector length, number of differences kept */
     int count, head; /* differences stored, slot of the next one */
@@ -30,10 +36,11 @@ void lucid_anderson_init(lucid_anderson *a, int dim, int memory, double *storage
 void lucid_anderson_reset(lucid_anderson *a);
 /* Given the input u of the map and its output g = T(u), overwrites g with the accelerated
  * next input (g unchanged until two steps are known, or when the least-squares system is
- * degenerate). Safeguard: when u was an extrapolation and its residual ||T(u) - u|| exceeds
- * the residual at the input before it, g becomes the plain output that the extrapolation
- * replaced and the history is forgotten: a rejected step costs one map evaluation, and the
- * iteration can never be driven further from the fixed point than the plain one. */
+ * degenerate, or the extrapolation longer than LUCID_ANDERSON_STEP_LIMIT residuals). Safeguard:
+ * when u was an extrapolation and its residual ||T(u) - u|| exceeds the residual at the input
+ * before it, g becomes the plain output that the extrapolation replaced and the history is
+ * forgotten: a rejected step costs one map evaluation, and the iteration can never be driven
+ * further from the fixed point than the plain one. */
 void lucid_anderson_step(lucid_anderson *a, const double *u, double *g);
 
 #endif
