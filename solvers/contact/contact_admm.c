@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "solvers/contact/contact_admm.h"
+#include "solvers/contact/contact_anderson.h"
 #include "solvers/contact/contact_cone.h"
 #include "solvers/contact/contact_internal.h"
 #include "solvers/contact/contact_math.h"
@@ -69,6 +70,35 @@ static int check_period(const lucid_contact_run *run) {
     return run->result->model.abs <= near ? 1 : LUCID_CONTACT_ADMM_CHECK_PERIOD;
 }
 
+/* Anderson acceleration of the (z, gamma / rho) map in ws->mat[1] (free after the spectrum):
+ * its memory shrinks on problems too small for the buffer, where ADMM is fast anyway. */
+typedef struct admm_accel {
+    lucid_anderson a;
+    double *u, *g; /* packed input and output of one ADMM step (2m each) */
+} admm_accel;
+
+static void accel_init(admm_accel *acc, lucid_contact_workspace *ws, int m) {
+    int memory = LUCID_CONTACT_ADMM_ANDERSON_MEMORY;
+    while (memory > 0 && lucid_anderson_storage(2 * m, memory) + 4 * m > m * m) --memory;
+    double *storage = ws->mat[1];
+    lucid_anderson_init(&acc->a, 2 * m, memory, storage);
+    acc->u = memory ? storage + lucid_anderson_storage(2 * m, memory) : NULL;
+    acc->g = memory ? acc->u + 2 * m : NULL;
+}
+
+static void pack(const double *z, const double *gamma, double rho, int m, double *out) {
+    for (int k = 0; k < m; ++k) out[k] = z[k], out[m + k] = gamma[k] / rho;
+}
+
+/* Replaces the step's output (s->z, s->gamma) by the accelerated next input. */
+static void accelerate(admm_accel *acc, lucid_contact_admm *s) {
+    int m = s->m;
+    if (acc->a.memory == 0) return;
+    pack(s->z, s->gamma, s->rho, m, acc->g);
+    lucid_anderson_step(&acc->a, acc->u, acc->g);
+    for (int k = 0; k < m; ++k) s->z[k] = acc->g[k], s->gamma[k] = s->rho * acc->g[m + k];
+}
+
 lucid_status lucid_contact_solve_admm(lucid_contact_run *run, double *lambda, double *dual) {
     const lucid_contact_problem *p = run->p;
     const lucid_contact_options *o = run->o;
@@ -87,7 +117,10 @@ lucid_status lucid_contact_solve_admm(lucid_contact_run *run, double *lambda, do
         s.gamma[k] = !o->warm_start ? 0.0 : (dual ? dual[k] : from_velocity);
     }
     int done = lucid_contact_check(run, s.z, sigma), checked = 1, next_check = 1;
+    admm_accel acc;
+    accel_init(&acc, run->ws, m);
     for (int k = 1; !done && k <= o->max_iter; ++k) {
+        if (acc.u) pack(s.z, s.gamma, s.rho, m, acc.u);
         if ((status = lucid_contact_admm_iterate(&s, b, project_cones, p)) != LUCID_OK)
             return status;
         run->result->iterations = k;
@@ -106,8 +139,16 @@ lucid_status lucid_contact_solve_admm(lucid_contact_run *run, double *lambda, do
             run->result->stalled = 1;
             break;
         }
+        /* Anderson acceleration while rho is constant (the map changes with it), and only
+         * with the well-conditioned inverse x-step: on the 1e3 kg / 1e-3 kg stack, where the
+         * factor is used, the extrapolations fit round-off and ended 4.5x above the
+         * round-off floor that plain ADMM reaches within 2x. Never on the last iteration:
+         * the returned z is a projected one. */
+        if (lucid_contact_admm_adapt(&s, o->rho_ratio, o->rho_power))
+            lucid_anderson_reset(&acc.a);
+        else if (k < o->max_iter && s.inverted)
+            accelerate(&acc, &s);
         linear_term(p, ncp, s.gamma, b); /* ||-gamma_T|| = ||gamma_T|| */
-        lucid_contact_admm_adapt(&s, o->rho_ratio, o->rho_power);
     }
     if (!checked) { /* the criteria of the returned iterate */
         lucid_contact_velocity(p, s.z, sigma);

@@ -48,6 +48,9 @@ typedef struct lucid_contact_admm {
 #define LUCID_CONTACT_ADMM_CHECK_NEAR   10.0
 #define LUCID_CONTACT_ADMM_CHECK_PERIOD 4
 
+/* Differences kept by the Anderson acceleration of ncp:admm / ccp:admm (contact_anderson.h). */
+#define LUCID_CONTACT_ADMM_ANDERSON_MEMORY 5
+
 /* The largest condition number of A + R + rho I for which the x-step multiplies by the
  * inverse: its residual is then within ~1e4 eps relative, well below every tolerance a
  * caller can ask for on problems whose round-off floor is not itself that close. */

@@ -1,0 +1,122 @@
+#include <math.h>
+#include <string.h>
+
+#include "solvers/contact/contact_anderson.h"
+
+int lucid_anderson_storage(int dim, int memory) {
+    return (2 * memory + 3) * dim;
+}
+
+void lucid_anderson_init(lucid_anderson *a, int dim, int memory, double *storage) {
+    memory = memory < 0                           ? 0
+             : memory > LUCID_ANDERSON_MAX_MEMORY ? LUCID_ANDERSON_MAX_MEMORY
+                                                  : memory;
+    *a = (lucid_anderson){.dim = dim, .memory = memory};
+    if (memory == 0) return; /* no storage read or written */
+    a->dF = storage;
+    a->dG = storage + (size_t)memory * dim;
+    a->f_previous = storage + 2 * (size_t)memory * dim;
+    a->g_previous = a->f_previous + dim;
+    a->fallback = a->g_previous + dim;
+}
+
+void lucid_anderson_reset(lucid_anderson *a) {
+    a->count = a->head = a->has_previous = a->accelerated = 0;
+}
+
+static double dot(const double *x, const double *y, int n) {
+    double sum = 0.0;
+    for (int k = 0; k < n; ++k) sum += x[k] * y[k];
+    return sum;
+}
+
+/* Solves the k x k SPD system H theta = r in place (Cholesky, H column-major); 0 when it is
+ * not numerically positive definite. */
+static int solve_small(double *H, double *r, int k) {
+    for (int j = 0; j < k; ++j) {
+        double d = H[j + j * k];
+        for (int i = 0; i < j; ++i) d -= H[j + i * k] * H[j + i * k];
+        if (!(d > 0.0)) return 0;
+        d = sqrt(d);
+        H[j + j * k] = d;
+        for (int i = j + 1; i < k; ++i) {
+            double v = H[i + j * k];
+            for (int l = 0; l < j; ++l) v -= H[i + l * k] * H[j + l * k];
+            H[i + j * k] = v / d;
+        }
+    }
+    for (int i = 0; i < k; ++i) {
+        for (int l = 0; l < i; ++l) r[i] -= H[i + l * k] * r[l];
+        r[i] /= H[i + i * k];
+    }
+    for (int i = k - 1; i >= 0; --i) {
+        for (int l = i + 1; l < k; ++l) r[i] -= H[l + i * k] * r[l];
+        r[i] /= H[i + i * k];
+    }
+    return 1;
+}
+
+/* Records the step's differences; returns the residual f = g - u into f_previous. */
+static void record(lucid_anderson *a, const double *u, const double *g) {
+    int n = a->dim;
+    double *dF = a->dF + (size_t)a->head * n, *dG = a->dG + (size_t)a->head * n;
+    for (int k = 0; k < n; ++k) {
+        double f = g[k] - u[k];
+        if (a->has_previous && a->memory > 0) {
+            dF[k] = f - a->f_previous[k];
+            dG[k] = g[k] - a->g_previous[k];
+        }
+        a->f_previous[k] = f;
+        a->g_previous[k] = g[k];
+    }
+    if (a->has_previous && a->memory > 0) {
+        a->head = (a->head + 1) % a->memory;
+        if (a->count < a->memory) ++a->count;
+    }
+    a->has_previous = 1;
+}
+
+void lucid_anderson_step(lucid_anderson *a, const double *u, double *g) {
+    if (a->memory == 0) return;
+    int n = a->dim;
+    double norm = 0.0;
+    for (int i = 0; i < n; ++i) norm += (g[i] - u[i]) * (g[i] - u[i]);
+    norm = sqrt(norm);
+    if (a->accelerated && !(norm <= a->previous_norm)) {
+        memcpy(g, a->fallback, sizeof(double) * (size_t)n);
+        lucid_anderson_reset(a);
+        ++a->rejections;
+        return;
+    }
+    a->previous_norm = norm;
+    a->accelerated = 0;
+    record(a, u, g);
+    int k = a->count;
+    if (k == 0) return;
+    double H[LUCID_ANDERSON_MAX_MEMORY * LUCID_ANDERSON_MAX_MEMORY],
+        theta[LUCID_ANDERSON_MAX_MEMORY];
+    double trace = 0.0;
+    for (int j = 0; j < k; ++j) {
+        const double *dj = a->dF + (size_t)j * n;
+        for (int i = j; i < k; ++i) H[i + j * k] = dot(a->dF + (size_t)i * n, dj, n);
+        theta[j] = dot(dj, a->f_previous, n);
+        trace += H[j + j * k];
+    }
+    /* Tikhonov term: the differences become nearly collinear near convergence, and a tiny
+     * regularisation keeps theta bounded without changing a well-posed least squares. */
+    for (int j = 0; j < k; ++j) H[j + j * k] += 1e-10 * trace + 1e-300;
+    if (!solve_small(H, theta, k)) return;
+    double step = 0.0;
+    for (int i = 0; i < n; ++i) {
+        double d = 0.0;
+        for (int j = 0; j < k; ++j) d += theta[j] * a->dG[(size_t)j * n + i];
+        step += d * d;
+    }
+    if (!(sqrt(step) <= LUCID_ANDERSON_STEP_LIMIT * norm)) return;
+    memcpy(a->fallback, g, sizeof(double) * (size_t)n);
+    a->accelerated = 1;
+    for (int j = 0; j < k; ++j) {
+        const double *dj = a->dG + (size_t)j * n;
+        for (int i = 0; i < n; ++i) g[i] -= theta[j] * dj[i];
+    }
+}
