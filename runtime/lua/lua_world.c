@@ -334,7 +334,7 @@ static int l_step(lua_State *L) {
         if (s == LUCID_ERR_NOT_SPD)
             lucid_lua_fail(L, fname, "the contact problem is not positive semi-definite");
         if (s == LUCID_ERR_NONFINITE) lucid_lua_fail(L, fname, "the state became NaN or Inf");
-        if (s != LUCID_OK) lucid_lua_fail_status(L, fname, s);
+        if (s != LUCID_OK) lucid_lua_fail(L, fname, "%s", lucid_world_last_error(w));
     }
     lua_settop(L, 1);
     return 1;

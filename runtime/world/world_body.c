@@ -1,4 +1,5 @@
 /* Adding bodies: validation, mass and inertia from the shapes or given, static bodies. */
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -56,10 +57,11 @@ static lucid_status check_parts(const lucid_body_part *parts, int n, int allow_h
 
 /* Appends the parts and a zeroed body; returns its index. */
 static lucid_status push_body(lucid_world *w, const lucid_body_part *parts, int n, int *index) {
-    lucid_status s = lucid_world_reserve((void **)&w->bodies, &w->body_cap, w->num_bodies + 1,
-                                         sizeof *w->bodies);
+    if (w->num_bodies == INT_MAX || n > INT_MAX - w->num_parts) return LUCID_ERR_NO_MEMORY;
+    lucid_status s = lucid_world_reserve((void **)&w->bodies, &w->body_cap,
+                                         (size_t)w->num_bodies + 1, sizeof *w->bodies);
     if (s == LUCID_OK)
-        s = lucid_world_reserve((void **)&w->parts, &w->part_cap, w->num_parts + n,
+        s = lucid_world_reserve((void **)&w->parts, &w->part_cap, (size_t)w->num_parts + (size_t)n,
                                 sizeof *w->parts);
     if (s != LUCID_OK) return s;
     lucid_body *b = &w->bodies[w->num_bodies];

@@ -158,3 +158,15 @@ t.case("shapes given to the world outlive their Lua variables", function()
   t.eq(#w:contacts(), 4)
 end)
 
+
+t.case("170 spheres at one point: the step fails fast with an error naming the island", function()
+  -- 14,365 contacts in one island: the int sizing of the contact buffers used to hang here
+  local w = ground_world()
+  for _ = 1, 170 do w:add_body{shape = lucid.sphere(0.1), pose = at(0, 0, 1)} end
+  local before = w:state():totable()
+  local t0 = lucid.clock()
+  t.raises("lucid.world:step: an island of 14365 contacts exceeds the 2048 contacts", w.step, w)
+  t.truthy(lucid.clock() - t0 < 10, "fails within seconds")
+  local after = w:state():totable()
+  for i = 1, #before do t.eq(after[i], before[i]) end
+end)
