@@ -88,7 +88,7 @@ typedef struct lucid_body_desc {
     lucid_mat3 inertia; /* symmetric positive definite */
     lucid_se3 pose;     /* world pose of the body frame */
     double velocity[6]; /* world-frame twist, linear first */
-    double friction;    /* >= 0 */
+    double friction;    /* in [0, LUCID_CONTACT_MAX_FRICTION = 100] */
     double restitution; /* in [0, 1] */
 } lucid_body_desc;
 
@@ -98,8 +98,8 @@ void lucid_body_desc_default(lucid_body_desc *d);
 
 /* Adds a free body (its centre of mass is that of its parts, or the body origin when it has
  * none). Errors: LUCID_ERR_ARGUMENT (halfspace part, mass <= 0, inertia not symmetric positive
- * definite, friction < 0, restitution outside [0, 1]) with *why set; LUCID_ERR_NONFINITE;
- * LUCID_ERR_NO_MEMORY. why may be NULL. */
+ * definite, friction outside [0, 100], restitution outside [0, 1]) with *why set;
+ * LUCID_ERR_NONFINITE; LUCID_ERR_NO_MEMORY. why may be NULL. */
 lucid_status lucid_world_add_body(lucid_world *w, const lucid_body_desc *d, int *id,
                                   const char **why);
 /* Adds a static body (any shapes, halfspaces included) at pose. */

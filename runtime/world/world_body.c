@@ -132,6 +132,9 @@ lucid_status lucid_world_add_body(lucid_world *w, const lucid_body_desc *d, int 
     if (!isfinite(d->friction) || !isfinite(d->restitution))
         return fail(why, "friction and restitution must be finite", LUCID_ERR_NONFINITE);
     if (d->friction < 0.0) return fail(why, "friction must be >= 0", LUCID_ERR_ARGUMENT);
+    if (d->friction > LUCID_CONTACT_MAX_FRICTION)
+        return fail(why, "friction must be <= 100 (LUCID_CONTACT_MAX_FRICTION)",
+                    LUCID_ERR_ARGUMENT);
     if (!(d->restitution >= 0.0 && d->restitution <= 1.0))
         return fail(why, "restitution must be in [0, 1]", LUCID_ERR_ARGUMENT);
     lucid_mass_properties mp;
@@ -162,6 +165,9 @@ lucid_status lucid_world_add_static(lucid_world *w, const lucid_body_part *parts
     if (!pose_ok(pose)) return fail(why, "pose must be finite", LUCID_ERR_NONFINITE);
     if (!isfinite(friction)) return fail(why, "friction must be finite", LUCID_ERR_NONFINITE);
     if (friction < 0.0) return fail(why, "friction must be >= 0", LUCID_ERR_ARGUMENT);
+    if (friction > LUCID_CONTACT_MAX_FRICTION)
+        return fail(why, "friction must be <= 100 (LUCID_CONTACT_MAX_FRICTION)",
+                    LUCID_ERR_ARGUMENT);
     int index;
     s = push_body(w, parts, num_parts, &index);
     if (s != LUCID_OK) return fail(why, "out of memory", s);

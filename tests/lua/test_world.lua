@@ -170,3 +170,30 @@ t.case("170 spheres at one point: the step fails fast with an error naming the i
   local after = w:state():totable()
   for i = 1, #before do t.eq(after[i], before[i]) end
 end)
+
+t.case("friction beyond 100 is refused; at 100 a pushed box sticks for every pair", function()
+  -- a world with mu = 1e12 sent a box to x = 1.2e9 m
+  local w = lucid.world{}
+  t.raises("lucid.world:add_static: friction must be <= 100", w.add_static, w,
+           {shape = lucid.halfspace({0, 0, 1}, 0), friction = 1e12})
+  t.raises("lucid.world:add_body: friction must be <= 100", w.add_body, w,
+           {shape = lucid.box(0.1, 0.1, 0.1), friction = 100.01})
+  local pairs_ = {{"lcp", "pgs"}, {"ccp", "pgs"}, {"ccp", "admm"}, {"ccp", "newton"},
+                  {"raisim", "bisection"}, {"ncp", "pgs"}, {"ncp", "staggered"}, {"ncp", "admm"}}
+  for _, pr in ipairs(pairs_) do
+    local name = pr[1] .. ":" .. pr[2]
+    w = lucid.world{contact = {model = pr[1], solver = pr[2]}}
+    w:add_static{shape = lucid.halfspace({0, 0, 1}, 0), friction = 100}
+    local id = w:add_body{shape = lucid.box(0.1, 0.1, 0.1), mass = 1, friction = 100,
+                          pose = at(0, 0, 0.1 - 5e-5)}
+    -- 20 m g sideways at the middle of the bottom face (no tipping moment): |f_T| = 0.2 mu f_N
+    local fx, fy = 0.9 * 20 * 9.81, 0.3 * 20 * 9.81
+    for _ = 1, 300 do
+      w:apply_force(id, {fx, fy, 0}, {0.1 * fy, -0.1 * fx, 0})
+      w:step()
+    end
+    local x = w:pose(id):translation()
+    t.truthy(math.abs(x[1]) < 1e-6 and math.abs(x[2]) < 1e-6 and math.abs(x[3] - 0.09995) < 1e-6,
+             string.format("%s: the box moved to (%g, %g, %g)", name, x[1], x[2], x[3]))
+  end
+end)
