@@ -62,7 +62,8 @@ static void check_option_names(lua_State *L, int idx, const char *fname, const c
     while (lua_next(L, idx) != 0) {
         lua_pop(L, 1);
         if (lua_type(L, -1) != LUA_TSTRING)
-            lucid_lua_fail(L, fname, "option names must be strings (got %s)", luaL_typename(L, -1));
+            lucid_lua_fail(L, fname, "option names must be strings (got %s)",
+                           lucid_lua_typename(L, -1));
         const char *name = lua_tostring(L, -1);
         if (!in_list(name, allowed))
             lucid_lua_fail(L, fname, "unknown option '%s%s'", prefix, name);
@@ -78,7 +79,7 @@ static int push_option(lua_State *L, int idx, const char *name) {
 
 static lucid_gjk_algorithm check_algorithm(lua_State *L, const char *fname) {
     if (lua_type(L, -1) != LUA_TSTRING)
-        lucid_lua_fail(L, fname, "algorithm must be a string (got %s)", luaL_typename(L, -1));
+        lucid_lua_fail(L, fname, "algorithm must be a string (got %s)", lucid_lua_typename(L, -1));
     const char *name = lua_tostring(L, -1);
     if (strcmp(name, "gjk") == 0) return LUCID_GJK_VANILLA;
     if (strcmp(name, "polyak") == 0) return LUCID_GJK_POLYAK;
@@ -98,7 +99,7 @@ static lucid_gjk_tolerance check_tol_mode(lua_State *L, const char *fname) {
 
 static int check_boolean(lua_State *L, const char *fname, const char *what) {
     if (!lua_isboolean(L, -1))
-        lucid_lua_fail(L, fname, "%s must be a boolean (got %s)", what, luaL_typename(L, -1));
+        lucid_lua_fail(L, fname, "%s must be a boolean (got %s)", what, lucid_lua_typename(L, -1));
     return lua_toboolean(L, -1);
 }
 
@@ -115,7 +116,7 @@ static void check_warm_start(lua_State *L, const char *fname, lucid_gjk_options 
         lua_pop(L, 1);
     } else if (!lucid_lua_tomatrix(L, -1)) {
         lucid_lua_fail(L, fname, "warm_start must be a 3-vector or a previous result (got %s)",
-                       luaL_typename(L, -1));
+                       lucid_lua_typename(L, -1));
     }
     opt->warm_start = LUCID_WARM_VECTOR;
     opt->warm_vector = lucid_lua_checkvec3(L, -1, fname, "warm_start");
@@ -152,7 +153,7 @@ static void read_options(lua_State *L, int idx, const char *fname, const char *c
     if (chain) *chain = 0;
     if (lua_isnoneornil(L, idx)) return;
     if (!lua_istable(L, idx))
-        lucid_lua_fail(L, fname, "opts must be a table (got %s)", luaL_typename(L, idx));
+        lucid_lua_fail(L, fname, "opts must be a table (got %s)", lucid_lua_typename(L, idx));
     check_option_names(L, idx, fname, allowed, "");
     if (push_option(L, idx, "algorithm")) {
         opt->algorithm = check_algorithm(L, fname);
@@ -231,7 +232,7 @@ static lucid_derivative_method check_method(lua_State *L, const char *fname) {
     lucid_derivative_method m = LUCID_DERIV_FINITE_DIFFERENCES;
     if (lua_type(L, -1) != LUA_TSTRING)
         lucid_lua_fail(L, fname, "derivatives.method must be a string (got %s)",
-                       luaL_typename(L, -1));
+                       lucid_lua_typename(L, -1));
     if (!lucid_derivative_method_from_name(lua_tostring(L, -1), &m))
         lucid_lua_fail(L, fname,
                        "unknown derivatives.method '%s' (expected finite_differences, "
@@ -248,7 +249,7 @@ static int read_derivatives(lua_State *L, int opts_idx, const char *fname,
     int idx = lua_gettop(L);
     if (!lua_istable(L, idx))
         lucid_lua_fail(L, fname, "opts.derivatives must be a table (got %s)",
-                       luaL_typename(L, idx));
+                       lucid_lua_typename(L, idx));
     check_option_names(L, idx, fname, DERIVATIVE_OPTIONS, "derivatives.");
     if (push_option(L, idx, "method")) d->method = check_method(L, fname), lua_pop(L, 1);
     if (push_option(L, idx, "step"))
@@ -371,7 +372,7 @@ static int differentiable_distance(lua_State *L, lucid_lua_ad_var *a1, lucid_lua
     lucid_distance_result r;
     lucid_status st = lucid_distance(s1, &T1, s2, &T2, &gjk, &r);
     if (st != LUCID_OK) return lucid_lua_fail_status(L, fname, st);
-    lucid_derivative_workspace *ws = lucid_lua_derivative_workspace(L, lua_upvalueindex(1));
+    lucid_derivative_workspace *ws = lucid_lua_derivative_workspace(L, lua_upvalueindex(1), fname);
     lucid_distance_derivatives_result dr;
     st = lucid_distance_derivatives_from_query(s1, &T1, s2, &T2, &d, ws, &r, &dr);
     if (st != LUCID_OK) return fail_derivatives(L, fname, d.method, st);

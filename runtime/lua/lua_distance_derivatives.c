@@ -50,7 +50,7 @@ static lucid_derivative_method method_field(lua_State *L, int idx) {
     lucid_derivative_method m = LUCID_DERIV_FINITE_DIFFERENCES;
     if (!get_field(L, idx, "method")) return m;
     if (lua_type(L, -1) != LUA_TSTRING)
-        lucid_lua_fail(L, FNAME, "method must be a string (got %s)", luaL_typename(L, -1));
+        lucid_lua_fail(L, FNAME, "method must be a string (got %s)", lucid_lua_typename(L, -1));
     if (!lucid_derivative_method_from_name(lua_tostring(L, -1), &m))
         lucid_lua_fail(L, FNAME,
                        "unknown method '%s' (expected finite_differences, zeroth_order, "
@@ -67,7 +67,7 @@ static void read_options(lua_State *L, int idx, lucid_derivative_options *o,
     o->gjk = gjk;
     if (lua_isnoneornil(L, idx)) return;
     if (!lua_istable(L, idx))
-        lucid_lua_fail(L, FNAME, "opts must be a table (got %s)", luaL_typename(L, idx));
+        lucid_lua_fail(L, FNAME, "opts must be a table (got %s)", lucid_lua_typename(L, idx));
     lucid_lua_check_option_names(L, idx, option_keys, FNAME);
     o->method = method_field(L, idx);
     o->step = positive_field(L, idx, "step", o->step);
@@ -152,7 +152,7 @@ static int l_distance_derivatives(lua_State *L) {
     read_options(L, 5, &o, &gjk);
     check_shape_for_method(L, s1, 1, o.method);
     check_shape_for_method(L, s2, 2, o.method);
-    lucid_derivative_workspace *ws = lucid_lua_derivative_workspace(L, lua_upvalueindex(1));
+    lucid_derivative_workspace *ws = lucid_lua_derivative_workspace(L, lua_upvalueindex(1), FNAME);
     lucid_distance_derivatives_result r;
     lucid_status st = lucid_distance_derivatives(s1, T1, s2, T2, &o, ws, &r);
     if (st != LUCID_OK) return fail_derivatives(L, o.method, st);
