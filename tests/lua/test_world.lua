@@ -197,3 +197,19 @@ t.case("friction beyond 100 is refused; at 100 a pushed box sticks for every pai
              string.format("%s: the box moved to (%g, %g, %g)", name, x[1], x[2], x[3]))
   end
 end)
+
+-- Regression (issue 16): an angular velocity of 1e160 turned the pose into an all-zero
+-- "rotation" (exp of the huge step overflowed); now it is the exact rotation by the angle
+-- reduced modulo 2 pi.
+t.case("huge angular velocities still give exact rotations", function()
+  local w = lucid.world{dt = 1e-3, gravity = {0, 0, 0}}
+  local id = w:add_body{shape = lucid.sphere(0.1), pose = at(0, 0, 0),
+                        velocity = {0, 0, 0, 1e160, 0, 0}}
+  local step = lucid.so3.exp({1e160 * 1e-3, 0, 0})
+  w:step(1)
+  t.allnear(w:pose(id):rotation(), step, 1e-12)
+  w:step(1)
+  local R = w:pose(id):rotation()
+  t.allnear(R, step * step, 1e-12)
+  t.allnear(R:T() * R, {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, 1e-12)
+end)
