@@ -6,6 +6,7 @@
 
 #include "runtime/math/so3.h"
 #include "runtime/world/world_internal.h"
+#include "solvers/collision/contact_patch.h"
 
 void lucid_world_default_options(lucid_world_options *o) {
     memset(o, 0, sizeof *o);
@@ -24,6 +25,7 @@ void lucid_world_default_options(lucid_world_options *o) {
     o->compliance = 0.0;
     o->warm_start_radius = 1e-2;
     o->density = 1000.0;
+    o->patch_points = 4;
 }
 
 static lucid_status bad(const char **why, const char *msg, lucid_status s) {
@@ -51,6 +53,8 @@ lucid_status lucid_world_options_check(const lucid_world_options *o, const char 
     if (o->warm_start_radius < 0.0)
         return bad(why, "warm_start_radius must be >= 0", LUCID_ERR_ARGUMENT);
     if (!(o->density > 0.0)) return bad(why, "density must be > 0", LUCID_ERR_ARGUMENT);
+    if (o->patch_points < 1 || o->patch_points > LUCID_PATCH_MAX_POINTS)
+        return bad(why, "patch_points must be in [1, 16]", LUCID_ERR_ARGUMENT);
     if (lucid_contact_pair_check(o->contact.model, o->contact.solver) != LUCID_OK)
         return bad(why, "invalid contact model/solver pair", LUCID_ERR_ARGUMENT);
     if (o->contact.tol < 0.0) return bad(why, "contact tol must be >= 0", LUCID_ERR_ARGUMENT);

@@ -60,6 +60,8 @@ typedef struct lucid_world_options {
     double warm_start_radius;      /* m, a new contact inherits the force of the nearest previous
                                     * contact of the same shape pair within it (default 1e-2) */
     double density;                /* kg/m^3, for bodies whose mass is not given (default 1000) */
+    int patch_points;              /* contact points kept per shape pair, in [1, 16] (default 4:
+                                    * the area-maximising 4 of a face-face patch) */
 } lucid_world_options;
 
 void lucid_world_default_options(lucid_world_options *o);

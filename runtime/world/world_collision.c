@@ -130,7 +130,8 @@ static lucid_status checked_distance(const lucid_shape *s1, const lucid_se3 *T1,
  * patch): fills patch, sets *found to 0 when the shapes are farther apart than the margin. */
 static lucid_status shape_pair_points(const lucid_shape *s1, const lucid_se3 *T1,
                                       const lucid_shape *s2, const lucid_se3 *T2, double margin,
-                                      lucid_contact_patch_result *patch, int *found) {
+                                      int max_points, lucid_contact_patch_result *patch,
+                                      int *found) {
     lucid_distance_result d;
     *found = 0;
     lucid_status s = checked_distance(s1, T1, s2, T2, 2.0 * margin + 1e-3, &d);
@@ -140,6 +141,7 @@ static lucid_status shape_pair_points(const lucid_shape *s1, const lucid_se3 *T1
     lucid_patch_options_default(&po);
     po.margin = margin;
     po.angular_tolerance = PATCH_ANGULAR_TOLERANCE;
+    po.max_points = max_points;
     s = lucid_contact_patch(s1, T1, s2, T2, &d, &po, patch);
     if (s != LUCID_OK) {
         /* a degenerate normal: keep the witness pair when it is usable */
@@ -168,8 +170,8 @@ static lucid_status collide_parts(lucid_world *w, int a, int ia, int b, int ib) 
     lucid_contact_patch_result patch;
     int found;
     ++w->stats.narrow_tests;
-    lucid_status s =
-        shape_pair_points(&pa->shape, &Ta, &pb->shape, &Tb, w->opt.margin, &patch, &found);
+    lucid_status s = shape_pair_points(&pa->shape, &Ta, &pb->shape, &Tb, w->opt.margin,
+                                       w->opt.patch_points, &patch, &found);
     if (s != LUCID_OK || !found) return s;
     lucid_world_contact c = {0};
     c.body1 = a, c.body2 = b, c.part1 = ia, c.part2 = ib;

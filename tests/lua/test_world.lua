@@ -101,10 +101,35 @@ t.case("apply_force acts for one step only", function()
   t.near(w:velocity(id)[1], 4 / 2 * 0.01, 1e-14)
 end)
 
+-- A cube turned 45 degrees on an equal cube touches along an octagon: 8 contacts with
+-- patch_points = 16, the 4 area-maximising ones by default; both hold it at rest.
+t.case("patch_points: an octagonal face-face patch keeps 4 points by default", function()
+  for _, k in ipairs{16, 4} do
+    local w = lucid.world{dt = 1e-3, patch_points = k ~= 4 and k or nil}
+    w:add_static{shape = lucid.box(0.1, 0.1, 0.1), pose = lucid.se3.exp{0, 0, 0.1, 0, 0, 0}}
+    local top = w:add_body{shape = lucid.box(0.1, 0.1, 0.1), mass = 1,
+                           pose = lucid.se3.exp{0, 0, 0.3 - 5e-5, 0, 0, math.pi / 4}}
+    w:step(200)
+    local cs = w:contacts()
+    t.eq(#cs, k == 16 and 8 or 4, "contacts with patch_points " .. k)
+    local total = 0
+    for _, c in ipairs(cs) do total = total + c.lambda[3] end
+    t.near(total, 9.81, 1e-6, "the weight is carried")
+    local p = w:pose(top):translation()
+    t.near(p[1], 0, 1e-6, "no drift")
+    t.near(p[2], 0, 1e-6, "no drift")
+    local v = w:velocity(top)
+    for i = 1, 6 do t.truthy(math.abs(v[i]) < 1e-6, "at rest") end
+  end
+end)
+
 t.case("misuse raises errors naming the function", function()
   t.raises("lucid.world: dt must be > 0", lucid.world, {dt = 0})
   t.raises("lucid.world: dt must be > 0", lucid.world, {dt = -1})
   t.raises("lucid.world: unknown option 'gravty'", lucid.world, {gravty = {0, 0, 0}})
+  t.raises("lucid.world: patch_points must be in [1, 16]", lucid.world, {patch_points = 0})
+  t.raises("lucid.world: patch_points must be in [1, 16]", lucid.world, {patch_points = 17})
+  t.raises("lucid.world: patch_points must be an integer", lucid.world, {patch_points = 2.5})
   t.raises("lucid.world: invalid contact model/solver pair lcp:admm", lucid.world,
            {contact = {model = "lcp", solver = "admm"}})
   t.raises("lucid.world: unknown contact model 'foo'", lucid.world, {contact = {model = "foo"}})
