@@ -486,7 +486,7 @@ static int l_energy(lua_State *L) {
 static int l_stats(lua_State *L) {
     lucid_world *w = check_world(L, "lucid.world:stats");
     lucid_world_stats st = lucid_world_last_stats(w);
-    lua_createtable(L, 0, 7);
+    lua_createtable(L, 0, 8);
     set_integer(L, "candidate_pairs", st.candidate_pairs);
     set_integer(L, "narrow_tests", st.narrow_tests);
     set_integer(L, "contacts", st.contacts);
@@ -495,6 +495,7 @@ static int l_stats(lua_State *L) {
     lua_pushboolean(L, st.converged);
     lua_setfield(L, -2, "converged");
     set_number(L, "residual", st.residual);
+    set_number(L, "scaled_residual", st.scaled_residual);
     return 1;
 }
 

@@ -47,10 +47,14 @@ typedef struct lucid_world lucid_world;
 typedef struct lucid_world_options {
     lucid_vec3 gravity;            /* m/s^2, default (0, 0, -9.81) */
     double dt;                     /* s, > 0, default 1e-3 */
-    lucid_contact_options contact; /* model, solver, tol, max_iter...: default ncp:admm, 1e-6
-                                    * (the paper's eps_abs, on forces in N), 200 iterations,
-                                    * warm started across steps; see world_delassus.c for the
-                                    * retries when a solve fails */
+    lucid_contact_options contact; /* model, solver, tol, max_iter...: default ncp:admm, 1e-6,
+                                    * 200 iterations, warm started across steps. Each island is
+                                    * solved in its own units (world_delassus.c, problem_scales:
+                                    * forces ~ the weight of its lightest body, velocities ~ its
+                                    * free velocity, each capped at 1), so tol is the paper's
+                                    * eps_abs in N and m/s^2 for bodies of a kilogram and more
+                                    * and a relative tolerance for lighter ones; see
+                                    * world_delassus.c for the retries when a solve fails */
     double baumgarte;              /* fraction of the penetration beyond slop removed per step, in
                                     * [0, 1] (default 0.2) */
     double slop;                   /* m, penetration left uncorrected (default 1e-4) */
@@ -173,9 +177,11 @@ typedef struct lucid_world_stats {
     int narrow_tests;    /* shape-pair distance queries */
     int contacts;
     int islands;
-    int solver_iterations; /* summed over islands */
-    int converged;         /* every island's solver met tol */
-    double residual;       /* largest NCP criterion (abs) over islands */
+    int solver_iterations;  /* summed over islands */
+    int converged;          /* every island's answer met tol, on the scaled criterion */
+    double residual;        /* largest NCP criterion (abs, in N and m/s^2) over islands */
+    double scaled_residual; /* largest model criterion in the island's units (what tol bounds,
+                             * see world_delassus.c: problem_scales) */
 } lucid_world_stats;
 lucid_world_stats lucid_world_last_stats(const lucid_world *w);
 
