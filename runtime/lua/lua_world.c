@@ -457,6 +457,7 @@ static int l_state(lua_State *L) {
 static int l_set_state(lua_State *L) {
     static const char *const fname = "lucid.world:set_state";
     lucid_world *w = check_world(L, fname);
+    lua_settop(L, 2); /* the buffer below must not take the place of a missing argument */
     int n = lucid_world_state_size(w);
     double *x = lua_newuserdatauv(L, sizeof(double) * (size_t)(n > 0 ? n : 1), 0);
     lucid_lua_checkvalues(L, 2, n, x, fname, "state");
