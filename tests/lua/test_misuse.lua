@@ -123,7 +123,7 @@ end
 
 local stats = {calls = 0, errors = 0, functions = 0}
 local failures = {}
-local real_exit, real_stderr = os.exit, io.stderr
+local real_exit, real_stderr, real_open, real_execute = os.exit, io.stderr, io.open, os.execute
 local sink = {write = function(self) return self end, flush = function() end}
 
 local function pick() return junk_list[math.random(junk_n)] end
@@ -185,9 +185,11 @@ local function fuzz(fn_name, fn, prefixes, method, self_sample)
         args[1] = lucid.world{} -- keep the shared sample world small and at rest
       end
     end
+    -- no exits, no files written (plot.lines), no commands run, no noise on stderr
     os.exit, io.stderr = function() error("os.exit called", 0) end, sink
+    io.open, os.execute = function() return nil, "no files while fuzzing" end, function() end
     local ok, err = pcall(fn, table.unpack(args, 1, n))
-    os.exit, io.stderr = real_exit, real_stderr
+    os.exit, io.stderr, io.open, os.execute = real_exit, real_stderr, real_open, real_execute
     stats.calls = stats.calls + 1
     if not ok then
       stats.errors = stats.errors + 1
