@@ -9,8 +9,10 @@
 --   local opts = t:parse(arg)            -- exits 0 after --help, 2 on a bad option
 --
 -- An option may bound its value: min / max (inclusive), positive = true (> 0), or
--- check = function(value) return nil or "why it is wrong" end; a value out of bounds is a
--- bad option (a message and exit code 2, never a stack trace).
+-- check = function(value) return nil or "why it is wrong" end (task.check_pairs checks a
+-- comma-separated list of contact model:solver pairs); a value out of bounds is a bad
+-- option: a message and exit code 2, never a stack trace. `--check` validates the options
+-- and exits 0 without running the task.
 --   local bar = t:progress(opts.problems, "solving")
 --   for i = 1, opts.problems do ...; bar:step() end
 --   bar:done()
@@ -26,6 +28,7 @@ Task.__index = Task
 local builtin_options = {
   {name = "seed", kind = "integer", default = 0, help = "seed of the random generator"},
   {name = "json", kind = "flag", help = "print one JSON object with the task's figures"},
+  {name = "check", kind = "flag", help = "check the options and exit (0 when they are valid)"},
   {name = "help", kind = "flag", help = "show this help and exit"},
 }
 
@@ -99,8 +102,16 @@ local function fail_usage(t, message)
   os.exit(2)
 end
 
+local function check_value(t, o, value, text)
+  if o.check then
+    local why = o.check(value)
+    if why then fail_usage(t, string.format("--%s: %s (got '%s')", o.name, tostring(why), text)) end
+  end
+  return value
+end
+
 local function convert(t, o, text)
-  if o.kind == "string" then return text end
+  if o.kind == "string" then return check_value(t, o, text, text) end
   local value = tonumber(text)
   if o.kind == "integer" then value = value and math.tointeger(value) end
   if value == nil or value ~= value or value == math.huge or value == -math.huge then
@@ -116,11 +127,7 @@ local function convert(t, o, text)
   if o.positive and not (value > 0) then
     fail_usage(t, string.format("--%s must be positive (got %s)", o.name, text))
   end
-  if o.check then
-    local why = o.check(value)
-    if why then fail_usage(t, string.format("--%s: %s (got '%s')", o.name, tostring(why), text)) end
-  end
-  return value
+  return check_value(t, o, value, text)
 end
 
 -- Parses the script's `arg` table. Accepts "--name value" and "--name=value".
@@ -162,9 +169,26 @@ function Task:parse(args)
     os.exit(0)
   end
   if values.seed < 0 then fail_usage(self, "--seed must be non-negative") end
+  if values.check then os.exit(0) end
   self.json, self.seed = values.json, values.seed
   if lucid.rng then self.rng = lucid.rng(values.seed) end
   return values
+end
+
+-- A check function for options listing contact model:solver pairs ("ncp:admm,lcp:pgs"):
+-- nil when every pair is one lucid.world accepts, else why not.
+function task.check_pairs(text)
+  if type(text) ~= "string" then return "expected a string" end
+  local count = 0
+  for pair in text:gmatch("[^,]+") do
+    local model, solver = pair:match("^(%w+):(%w+)$")
+    if not model then return string.format("'%s' is not a model:solver pair", pair) end
+    local ok, err = pcall(lucid.world, {contact = {model = model, solver = solver}})
+    if not ok then return (tostring(err):gsub("^lucid%.world: ", "")) end
+    count = count + 1
+  end
+  if count == 0 then return "no model:solver pair given" end
+  return nil
 end
 
 -- Progress -----------------------------------------------------------------------------
