@@ -304,3 +304,39 @@ t.case("misuse fuzzer: every function names itself and nothing crashes", functio
       table.concat(shown, "\n  ")))
   end
 end)
+
+-- The examples of issue 16 that named no function (or the wrong one), each a regression test.
+t.case("issue 16 examples: every message names the function called", function()
+  -- __tostring metamethods called with a wrong self ("bad argument #1 to '?'" before)
+  for _, obj in ipairs({lucid.vec{1}, lucid.sphere(1), lucid.world{}, lucid.rng(1), lucid.se3.identity()}) do
+    local mt = debug.getmetatable(obj)
+    local ok, err = pcall(mt.__tostring, 42)
+    t.truthy(not ok and err:find("^" .. mt.__name:gsub("%.", "%%.") .. "[:.]__tostring: "), err)
+  end
+  lucid.ad.jacobian(function(x)
+    for _, v in ipairs({x, lucid.se3.exp(x)}) do
+      local mt = debug.getmetatable(v)
+      local ok, err = pcall(mt.__tostring, 42)
+      t.truthy(not ok and err:find("^lucid%.ad%.[%w.]*:__tostring: "), err)
+    end
+    -- a differentiable value where a number list is expected: its type is named
+    t.raises("lucid.contact.solve: g must be a lucid.vec or a table of 3 numbers (got lucid.ad.var)",
+      lucid.contact.solve, {G = lucid.eye(3), g = x:slice(1, 3), mu = {0.5}})
+    return x
+  end, {0, 0, 0, 0, 0, 0})
+  t.raises("lucid.task.format_table: headers must be a table (got number)", lucid.task.format_table, 1)
+  -- 100,000 nested brackets: a depth error, not a stack overflow
+  local deep = string.rep("[", 100000) .. string.rep("]", 100000)
+  t.raises("lucid.json.decode: nesting deeper than 1000 levels", lucid.json.decode, deep)
+  local nested = {}
+  for _ = 1, 100000 do nested = {nested} end
+  t.raises("lucid.json.encode: nesting deeper than 1000 levels", lucid.json.encode, nested)
+  local ok_depth = "[" .. string.rep("[", 999) .. string.rep("]", 999) .. "]"
+  t.truthy(type(lucid.json.decode(ok_depth)) == "table", "1000 levels decode")
+  -- errors raised by the Lua library carry the caller's position, not scripts/lucid/...
+  local ok, err = pcall(function()
+    local r = lucid.stats.quantile({1, 2}, 2)
+    return r
+  end)
+  t.truthy(not ok and err:find("^[^:]*test_misuse%.lua:%d+: lucid%.stats%.quantile: "), err)
+end)
