@@ -32,6 +32,7 @@
 #include "runtime/lua/lua_derivative_workspace.h"
 #include "runtime/lua/lua_ad.h"
 #include "runtime/lua/lua_matrix.h"
+#include "runtime/lua/lua_query_options.h"
 #include "runtime/lua/lua_se3.h"
 #include "runtime/lua/lua_shape.h"
 #include "runtime/lua/modules.h"
@@ -131,15 +132,8 @@ static void read_numeric_options(lua_State *L, int idx, const char *fname, lucid
     }
 }
 
-/* GJK options from the table at idx (absent or nil: defaults); *chain receives opts.chain. */
-static void read_options(lua_State *L, int idx, const char *fname, const char *const *allowed,
-                         lucid_gjk_options *opt, int *chain) {
-    lucid_gjk_options_default(opt);
-    if (chain) *chain = 0;
-    if (lua_isnoneornil(L, idx)) return;
-    if (!lua_istable(L, idx))
-        lucid_lua_fail(L, fname, "opts must be a table (got %s)", lucid_lua_typename(L, idx));
-    check_option_names(L, idx, fname, allowed, "");
+/* The query options present in the table at idx, over *opt (names not checked). */
+static void read_query_values(lua_State *L, int idx, const char *fname, lucid_gjk_options *opt) {
     if (push_option(L, idx, "algorithm")) {
         opt->algorithm = check_algorithm(L, fname);
         lua_pop(L, 1);
@@ -156,11 +150,48 @@ static void read_options(lua_State *L, int idx, const char *fname, const char *c
         check_warm_start(L, fname, opt);
         lua_pop(L, 1);
     }
+    read_numeric_options(L, idx, fname, opt);
+}
+
+void lucid_lua_read_derivative_query_options(lua_State *L, int idx, const char *fname,
+                                             lucid_gjk_options *opt) {
+    lucid_derivative_query_options_default(opt);
+    if (!lua_istable(L, idx)) return;
+    int tol_mode_given = push_option(L, idx, "tol_mode");
+    if (tol_mode_given) lua_pop(L, 1);
+    if (push_option(L, idx, "tol")) {
+        lua_pop(L, 1);
+        if (!tol_mode_given) opt->tol_mode = LUCID_GJK_TOL_ABSOLUTE; /* as in lucid.distance */
+    }
+    read_query_values(L, idx, fname, opt);
+}
+
+/* GJK options from the table at idx (absent or nil: defaults); *chain receives opts.chain.
+ * With derivatives, the tolerances not given are the derivative-grade ones. */
+static void read_options_for(lua_State *L, int idx, const char *fname, const char *const *allowed,
+                             lucid_gjk_options *opt, int *chain, int derivatives) {
+    lucid_gjk_options_default(opt);
+    if (chain) *chain = 0;
+    if (lua_isnoneornil(L, idx)) {
+        if (derivatives) lucid_derivative_query_options_default(opt);
+        return;
+    }
+    if (!lua_istable(L, idx))
+        lucid_lua_fail(L, fname, "opts must be a table (got %s)", lucid_lua_typename(L, idx));
+    check_option_names(L, idx, fname, allowed, "");
+    if (derivatives)
+        lucid_lua_read_derivative_query_options(L, idx, fname, opt);
+    else
+        read_query_values(L, idx, fname, opt);
     if (chain && push_option(L, idx, "chain")) {
         *chain = check_boolean(L, fname, "chain");
         lua_pop(L, 1);
     }
-    read_numeric_options(L, idx, fname, opt);
+}
+
+static void read_options(lua_State *L, int idx, const char *fname, const char *const *allowed,
+                         lucid_gjk_options *opt, int *chain) {
+    read_options_for(L, idx, fname, allowed, opt, chain, 0);
 }
 
 static void check_not_two_halfspaces(lua_State *L, const char *fname, const lucid_shape *s1,
@@ -340,8 +371,8 @@ static int differentiable_distance(lua_State *L, lucid_lua_ad_var *a1, lucid_lua
     const lucid_shape *s1 = lucid_lua_checkshape(L, 1, fname, "s1");
     const lucid_shape *s2 = lucid_lua_checkshape(L, 3, fname, "s2");
     lucid_se3 T1 = pose_value(L, 2, a1, "T1"), T2 = pose_value(L, 4, a2, "T2");
-    lucid_gjk_options gjk;
-    read_options(L, 5, fname, DISTANCE_OPTIONS, &gjk, NULL);
+    lucid_gjk_options gjk; /* tolerances not given: derivative-grade */
+    read_options_for(L, 5, fname, DISTANCE_OPTIONS, &gjk, NULL, 1);
     check_not_two_halfspaces(L, fname, s1, s2);
     lucid_derivative_options d;
     if (!read_derivatives(L, 5, fname, &d))

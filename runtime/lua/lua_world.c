@@ -143,6 +143,7 @@ static void read_world_options(lua_State *L, int idx, lucid_world_options *o) {
                                        "compliance",
                                        "warm_start_radius",
                                        "density",
+                                       "patch_points",
                                        NULL};
     lucid_world_default_options(o);
     if (lua_isnoneornil(L, idx)) return;
@@ -161,6 +162,12 @@ static void read_world_options(lua_State *L, int idx, lucid_world_options *o) {
     o->compliance = number_field(L, idx, "compliance", o->compliance, NEW);
     o->warm_start_radius = number_field(L, idx, "warm_start_radius", o->warm_start_radius, NEW);
     o->density = number_field(L, idx, "density", o->density, NEW);
+    if (get_field(L, idx, "patch_points")) {
+        if (!lua_isinteger(L, -1)) lucid_lua_fail(L, NEW, "patch_points must be an integer");
+        lua_Integer k = lua_tointeger(L, -1);
+        o->patch_points = k >= 1 && k <= 16 ? (int)k : 0; /* checked below */
+        lua_pop(L, 1);
+    }
     if (get_field(L, idx, "contact")) {
         read_contact_options(L, lua_gettop(L), &o->contact);
         lua_pop(L, 1);
@@ -356,7 +363,7 @@ static int l_step(lua_State *L) {
         if (s == LUCID_ERR_NOT_SPD)
             lucid_lua_fail(L, fname, "the contact problem is not positive semi-definite");
         if (s == LUCID_ERR_NONFINITE) lucid_lua_fail(L, fname, "the state became NaN or Inf");
-        if (s != LUCID_OK) lucid_lua_fail_status(L, fname, s);
+        if (s != LUCID_OK) lucid_lua_fail(L, fname, "%s", lucid_world_last_error(w));
     }
     lua_settop(L, 1);
     return 1;
