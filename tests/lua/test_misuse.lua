@@ -5,7 +5,7 @@
 -- function called (its first token, up to ": "). Deterministic (fixed seed) and bounded.
 local t = require "testing"
 
-local SEED = 20261124
+local SEED = tonumber(os.getenv("LUCID_MISUSE_SEED") or "") or 20261124
 local CALLS_PER_FUNCTION = tonumber(os.getenv("LUCID_MISUSE_CALLS") or "") or 400
 
 -- Sample objects ------------------------------------------------------------------------
