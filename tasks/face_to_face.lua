@@ -11,8 +11,9 @@ local t = task.new{
   name = "face_to_face",
   summary = "Boxes dropped flat and stacks of 2-4 blocks: drift and jitter at rest (Silico Figs. 6-10).",
   options = {
-    {name = "seconds", kind = "number", default = 2.0, help = "time watched after landing (s)"},
+    {name = "seconds", kind = "number", default = 2.0, positive = true, max = 1000, help = "time watched after landing (s)"},
     {name = "pairs", kind = "string", default = "ncp:admm,ncp:staggered,ncp:pgs,ccp:newton,raisim:bisection",
+     check = task.check_pairs,
      help = "comma-separated model:solver pairs"},
     {name = "out", kind = "string", default = "out/face_to_face", help = "directory of the SVG plots"},
     {name = "patch_points", kind = "number", default = 4, help = "contact points kept per shape pair (1-16)"},

@@ -391,9 +391,11 @@ static int l_concat(lua_State *L) {
 /* ---- jacobian / grad --------------------------------------------------------------- */
 
 static lucid_ad_mode check_mode(lua_State *L, int idx, const char *fname) {
+    static const char *const keys[] = {"mode", NULL};
     if (lua_isnoneornil(L, idx)) return LUCID_AD_MODE_AUTO;
     if (lua_type(L, idx) != LUA_TTABLE)
         lucid_lua_fail(L, fname, "opts must be a table (got %s)", lucid_lua_typename(L, idx));
+    lucid_lua_check_option_names(L, idx, keys, fname);
     lua_getfield(L, idx, "mode");
     const char *mode = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
     lucid_ad_mode out = LUCID_AD_MODE_AUTO;

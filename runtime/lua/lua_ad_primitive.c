@@ -34,6 +34,8 @@ static const char *const spec_fields[] = {"forward", "jvp", "vjp", "jacobian", N
 static void push_checked_spec(lua_State *L) {
     if (lua_type(L, 1) != LUA_TTABLE)
         lucid_lua_fail(L, FNAME, "spec must be a table (got %s)", lucid_lua_typename(L, 1));
+    static const char *const all_fields[] = {"forward", "jvp", "vjp", "jacobian", "name", NULL};
+    lucid_lua_check_option_names_prefixed(L, 1, all_fields, FNAME, "spec."); /* misspellings */
     lua_newtable(L);
     int products = 0;
     for (int i = 0; spec_fields[i]; ++i) {
@@ -50,17 +52,6 @@ static void push_checked_spec(lua_State *L) {
     if (type != LUA_TNIL && type != LUA_TSTRING)
         lucid_lua_fail(L, FNAME, "spec.name must be a string (got %s)", lucid_lua_typename(L, -1));
     lua_setfield(L, -2, "name");
-    lua_pushnil(L);
-    while (lua_next(L, 1)) { /* catch misspelt fields */
-        lua_pop(L, 1);
-        int known = lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), "name") == 0;
-        for (int i = 0; spec_fields[i] && !known; ++i)
-            known =
-                lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), spec_fields[i]) == 0;
-        if (!known)
-            lucid_lua_fail(L, FNAME, "unknown spec field '%s'",
-                           lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?");
-    }
 }
 
 /* "lucid.ad.primitive 'name'" for messages about one primitive (pushed on the stack). */

@@ -50,25 +50,10 @@ static const char *const BATCH_OPTIONS[] = {"algorithm", "normalize",  "tol",   
                                             "max_iter",  "warm_start", "epa_tol", "epa_max_iter",
                                             "chain",     NULL};
 
-static int in_list(const char *name, const char *const *list) {
-    for (int i = 0; list[i]; ++i)
-        if (strcmp(name, list[i]) == 0) return 1;
-    return 0;
-}
-
 /* Every key of the options table must be a known option name. */
 static void check_option_names(lua_State *L, int idx, const char *fname, const char *const *allowed,
                                const char *prefix) {
-    lua_pushnil(L);
-    while (lua_next(L, idx) != 0) {
-        lua_pop(L, 1);
-        if (lua_type(L, -1) != LUA_TSTRING)
-            lucid_lua_fail(L, fname, "option names must be strings (got %s)",
-                           lucid_lua_typename(L, -1));
-        const char *name = lua_tostring(L, -1);
-        if (!in_list(name, allowed))
-            lucid_lua_fail(L, fname, "unknown option '%s%s'", prefix, name);
-    }
+    lucid_lua_check_option_names_prefixed(L, idx, allowed, fname, prefix);
 }
 
 /* Pushes opts[name]; returns 0 (and pops it) when it is nil. */

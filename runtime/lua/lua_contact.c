@@ -269,9 +269,11 @@ static int contact_residual(lua_State *L) {
     lucid_lua_checkvalues(L, 4, m, lambda, RESIDUAL, "lambda");
     lucid_contact_criterion kind = LUCID_CRITERION_NCP;
     if (!lua_isnoneornil(L, 5)) {
+        static const char *const keys[] = {"R", "model", NULL};
         if (lua_type(L, 5) != LUA_TTABLE)
             lucid_lua_fail(L, RESIDUAL, "options must be a table (got %s)",
                            lucid_lua_typename(L, 5));
+        lucid_lua_check_option_names(L, 5, keys, RESIDUAL);
         if (lua_getfield(L, 5, "R") != LUA_TNIL) {
             R = new_buffer(L, m);
             lucid_lua_checkvalues(L, -2, m, R, RESIDUAL, "R");

@@ -185,7 +185,7 @@ static int l_index(lua_State *L) {
 static int l_newindex(lua_State *L) {
     lucid_lua_matrix *m = lucid_lua_checkmatrix(L, 1, "lucid.vec[i]", "self");
     if (lua_type(L, 2) != LUA_TNUMBER)
-        lucid_lua_fail(L, "lucid.mat", "cannot assign field '%s' (a %s key)",
+        lucid_lua_fail(L, "lucid.vec[i]", "cannot assign field '%s' (a %s key)",
                        lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : "?",
                        lucid_lua_typename(L, 2));
     if (!m->is_vector)

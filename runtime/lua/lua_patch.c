@@ -13,10 +13,12 @@
 /* opts.margin (>= 0), opts.angular_tolerance (radians in [0, pi/2)) and opts.max_points
  * (integer in [1, 16]), defaults elsewhere. */
 static void read_options(lua_State *L, int idx, const char *fname, lucid_patch_options *opt) {
+    static const char *const keys[] = {"margin", "angular_tolerance", NULL};
     lucid_patch_options_default(opt);
     if (lua_isnoneornil(L, idx)) return;
     if (!lua_istable(L, idx))
         lucid_lua_fail(L, fname, "options must be a table (got %s)", lucid_lua_typename(L, idx));
+    lucid_lua_check_option_names(L, idx, keys, fname);
     lua_getfield(L, idx, "margin");
     if (!lua_isnil(L, -1)) {
         opt->margin = lucid_lua_checkfinite(L, -1, fname, "margin");

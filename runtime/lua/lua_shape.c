@@ -197,9 +197,11 @@ static int l_convex(lua_State *L) {
 }
 
 static double option_scale(lua_State *L, int idx, const char *fname) {
+    static const char *const keys[] = {"scale", NULL};
     if (lua_isnoneornil(L, idx)) return 1.0;
     if (!lua_istable(L, idx))
         lucid_lua_fail(L, fname, "options must be a table (got %s)", lucid_lua_typename(L, idx));
+    lucid_lua_check_option_names(L, idx, keys, fname);
     lua_getfield(L, idx, "scale");
     double scale = lua_isnil(L, -1) ? 1.0 : lucid_lua_checkpositive(L, -1, fname, "scale");
     lua_pop(L, 1);

@@ -87,8 +87,10 @@ static void check_table_arg(lua_State *L, int idx, const char *fname) {
 
 static void read_contact_options(lua_State *L, int idx, lucid_contact_options *o) {
     static const char *const keys[] = {"model", "solver", "tol", "max_iter", "warm_start", NULL};
-    check_table_arg(L, idx, NEW);
-    lucid_lua_check_option_names(L, idx, keys, NEW);
+    if (lua_type(L, idx) != LUA_TTABLE)
+        lucid_lua_fail(L, NEW, "contact must be a table of options (got %s)",
+                       lucid_lua_typename(L, idx));
+    lucid_lua_check_option_names_prefixed(L, idx, keys, NEW, "contact.");
     int has_solver = 0;
     if (get_field(L, idx, "model")) {
         if (lua_type(L, -1) != LUA_TSTRING ||
@@ -122,6 +124,9 @@ static void read_contact_options(lua_State *L, int idx, lucid_contact_options *o
         lua_pop(L, 1);
     }
     if (get_field(L, idx, "warm_start")) {
+        if (!lua_isboolean(L, -1))
+            lucid_lua_fail(L, NEW, "contact.warm_start must be a boolean (got %s)",
+                           lucid_lua_typename(L, -1));
         o->warm_start = lua_toboolean(L, -1);
         lua_pop(L, 1);
     }
@@ -464,6 +469,7 @@ static int l_state(lua_State *L) {
 static int l_set_state(lua_State *L) {
     static const char *const fname = "lucid.world:set_state";
     lucid_world *w = check_world(L, fname);
+    lua_settop(L, 2); /* the buffer below must not take the place of a missing argument */
     int n = lucid_world_state_size(w);
     double *x = lua_newuserdatauv(L, sizeof(double) * (size_t)(n > 0 ? n : 1), 0);
     lucid_lua_checkvalues(L, 2, n, x, fname, "state");

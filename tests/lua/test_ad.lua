@@ -230,7 +230,7 @@ t.case("bad primitive specs are rejected", function()
     {forward = prim_forward, jvp = 1})
   t.raises("lucid.ad.primitive: spec needs jvp, vjp or jacobian", ad.primitive,
     {forward = prim_forward})
-  t.raises("lucid.ad.primitive: unknown spec field 'jvpp'", ad.primitive,
+  t.raises("lucid.ad.primitive: unknown option 'spec.jvpp'", ad.primitive,
     {forward = prim_forward, jvpp = function() end, vjp = function() end})
   t.raises("lucid.ad.primitive: spec.name must be a string", ad.primitive,
     {forward = prim_forward, jacobian = prim_jac, name = 5})

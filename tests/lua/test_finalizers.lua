@@ -129,3 +129,19 @@ t.case("a tape finalised by hand during its own evaluation is left alone", funct
   t.allnear(r, {2, 4})
   t.allnear(J, {{2, 0}, {0, 2}})
 end)
+
+t.case("every registered lucid metatable's __gc takes junk quietly", function()
+  local count = 0
+  for name, mt in pairs(debug.getregistry()) do
+    if type(name) == "string" and name:find("^lucid") and type(mt) == "table" and mt.__gc then
+      for _, junk in ipairs({1, "x", {}, lucid.vec{1}, lucid.sphere(1), lucid.world{}}) do
+        mt.__gc(junk)
+      end
+      mt.__gc()
+      t.eq(mt.__metatable, name, name .. " is protected")
+      count = count + 1
+    end
+  end
+  -- shape, world, ad tape, contact / dense / derivative workspaces
+  t.truthy(count >= 6, count .. " finalisers")
+end)
