@@ -144,6 +144,7 @@ static void read_world_options(lua_State *L, int idx, lucid_world_options *o) {
                                        "warm_start_radius",
                                        "density",
                                        "patch_points",
+                                       "sparse_threshold",
                                        NULL};
     lucid_world_default_options(o);
     if (lua_isnoneornil(L, idx)) return;
@@ -166,6 +167,12 @@ static void read_world_options(lua_State *L, int idx, lucid_world_options *o) {
         if (!lua_isinteger(L, -1)) lucid_lua_fail(L, NEW, "patch_points must be an integer");
         lua_Integer k = lua_tointeger(L, -1);
         o->patch_points = k >= 1 && k <= 16 ? (int)k : 0; /* checked below */
+        lua_pop(L, 1);
+    }
+    if (get_field(L, idx, "sparse_threshold")) {
+        if (!lua_isinteger(L, -1)) lucid_lua_fail(L, NEW, "sparse_threshold must be an integer");
+        lua_Integer k = lua_tointeger(L, -1);
+        o->sparse_threshold = k >= 0 ? (k < 1000000000 ? (int)k : 1000000000) : -1;
         lua_pop(L, 1);
     }
     if (get_field(L, idx, "contact")) {

@@ -66,6 +66,11 @@ typedef struct lucid_world_options {
     double density;                /* kg/m^3, for bodies whose mass is not given (default 1000) */
     int patch_points;              /* contact points kept per shape pair, in [1, 16] (default 4:
                                     * the area-maximising 4 of a face-face patch) */
+    int sparse_threshold;          /* islands of more contacts are solved in body space, without
+                                    * a Delassus matrix, when the solver is PGS (>= 0; default
+                                    * 16: below it both paths cost the same, and small scenes
+                                    * keep their G for lucid_world_last_problem;
+                                    * docs/benchmarks/bin.md) */
 } lucid_world_options;
 
 void lucid_world_default_options(lucid_world_options *o);
@@ -169,7 +174,8 @@ const lucid_world_contact *lucid_world_contacts(const lucid_world *w);
 /* The contact problem of the last island the last step solved, as the solver received it
  * (G, g, mu, R: pointers into the world's buffers, valid until the next step or set_state),
  * and the indices into lucid_world_contacts of its contacts (*contacts may be NULL). With a
- * single island it is the whole scene's problem. n = 0 when the last step had no contacts. */
+ * single island it is the whole scene's problem. n = 0 when the last step had no contacts, and
+ * when that island was solved in body space (opt.sparse_threshold): it has no G. */
 void lucid_world_last_problem(const lucid_world *w, lucid_contact_problem *p, const int **contacts);
 
 typedef struct lucid_world_stats {

@@ -489,6 +489,16 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
     return LUCID_OK;
 }
 
+lucid_vec3 lucid_world_contact_velocity(const lucid_world *w, int k, const lucid_vec3 *v,
+                                        const lucid_vec3 *om) {
+    return contact_velocity(w, k, v, om);
+}
+
+double lucid_world_reference_velocity(const lucid_world *w, const lucid_world_contact *c,
+                                      double v_n_before) {
+    return reference_normal_velocity(w, c, v_n_before);
+}
+
 lucid_status lucid_world_solve_contacts(lucid_world *w, const lucid_vec3 *v0,
                                         const lucid_vec3 *w0) {
     w->stats.contacts = w->num_contacts;
@@ -500,7 +510,10 @@ lucid_status lucid_world_solve_contacts(lucid_world *w, const lucid_vec3 *v0,
     w->stats.islands = w->num_islands;
     for (int i = 0; i < w->num_islands; ++i) {
         int begin = w->island_start[i], end = w->island_start[i + 1];
-        s = solve_island(w, w->island_contacts + begin, end - begin, v0, w0);
+        w->last_sparse = lucid_world_sparse_applies(w, end - begin);
+        s = w->last_sparse ? lucid_world_solve_island_sparse(w, w->island_contacts + begin,
+                                                             end - begin, v0, w0)
+                           : solve_island(w, w->island_contacts + begin, end - begin, v0, w0);
         if (s != LUCID_OK) return s;
     }
     return LUCID_OK;
