@@ -125,6 +125,45 @@ static void primal_residual_is_the_distance_to_the_cone(void **state) {
     assert_true(fabs(criteria_of(LUCID_CRITERION_NCP, mu, below, zero).primal - 2.0) < 1e-12);
 }
 
+/* Every field of the NCP criteria against values computed by hand from the definitions
+ * (Eq. 15 of Le Lidec et al. for eps_p, eps_d, eps_c; contact_criteria.h for the scales:
+ * forces by ||lambda||_inf, velocities by max(||g||_inf, ||sigma - g||_inf)). Two cases: the
+ * velocity scale comes from ||g|| in the first, from ||sigma - g|| = ||G lambda|| in the
+ * second, and ||sigma||_inf differs from both, so scaling by |sigma| or dropping the velocity
+ * factor of the complementarity is caught. With G = I, g = sigma - lambda. */
+static void scaled_criteria_match_hand_computed_values(void **state) {
+    (void)state;
+    const double mu = 0.5, s5 = sqrt(1.25); /* sqrt(1 + mu^2) */
+    /* A: lambda = (3, 4, 1), sigma = (0.5, 0, -6): g = (-2.5, -4, -7), ||g|| = 7,
+     * ||sigma - g|| = 4, ||sigma|| = 6. d = sigma + (0, 0, mu |sigma_T|) = (0.5, 0, -5.75)
+     * lies in the polar cone -K (|d_T| = 0.5 <= -mu d_N = 2.875): eps_d = |d|. */
+    const double la[3] = {3, 4, 1}, sa[3] = {0.5, 0, -6};
+    lucid_contact_criteria a = criteria_of(LUCID_CRITERION_NCP, mu, la, sa);
+    double pa = (5.0 - mu) / s5, da = sqrt(0.25 + 5.75 * 5.75), ca = fabs(1.5 - 5.75);
+    assert_true(fabs(a.primal - pa) < 1e-12);
+    assert_true(fabs(a.dual - da) < 1e-12);
+    assert_true(fabs(a.complementarity - ca) < 1e-12);
+    assert_true(fabs(a.abs - da) < 1e-12); /* max(4.02, 5.77, 4.25) */
+    assert_true(fabs(a.scaled - pa / 4.0) < 1e-12);
+    assert_true(fabs(a.primal_scaled - pa / 4.0) < 1e-12);
+    assert_true(fabs(a.dual_scaled - da / 7.0) < 1e-12);
+    assert_true(fabs(a.complementarity_scaled - ca / (4.0 * 7.0)) < 1e-12);
+    /* B: lambda = (10, 0, 1), sigma = (0.5, 0, -1): g = (-9.5, 0, -2), ||g|| = 9.5,
+     * ||sigma - g|| = 10, ||sigma|| = 1. d = (0.5, 0, -0.75): neither in K* nor in -K
+     * (0.5 > -mu d_N = 0.375), so eps_d = (mu |d_T| - d_N) / sqrt(1 + mu^2). */
+    const double lb[3] = {10, 0, 1}, sb[3] = {0.5, 0, -1};
+    lucid_contact_criteria b = criteria_of(LUCID_CRITERION_NCP, mu, lb, sb);
+    double pb = (10.0 - mu) / s5, db = (0.25 + 0.75) / s5, cb = fabs(5.0 - 0.75);
+    assert_true(fabs(b.primal - pb) < 1e-12);
+    assert_true(fabs(b.dual - db) < 1e-12);
+    assert_true(fabs(b.complementarity - cb) < 1e-12);
+    assert_true(fabs(b.abs - pb) < 1e-12);
+    assert_true(fabs(b.primal_scaled - pb / 10.0) < 1e-12);
+    assert_true(fabs(b.dual_scaled - db / 10.0) < 1e-12);
+    assert_true(fabs(b.complementarity_scaled - cb / (10.0 * 10.0)) < 1e-12);
+    assert_true(fabs(b.scaled - pb / 10.0) < 1e-12);
+}
+
 /* Sliding: force on the cone boundary, tangential velocity v. The De Saxce-corrected dual
  * and complementarity residuals vanish exactly when v opposes the tangential force. */
 static void de_saxce_dual_residual_vanishes_only_for_opposed_sliding(void **state) {
@@ -306,6 +345,7 @@ int main(void) {
         cmocka_unit_test(primal_residual_is_the_distance_to_the_cone),
         cmocka_unit_test(de_saxce_dual_residual_vanishes_only_for_opposed_sliding),
         cmocka_unit_test(take_off_has_zero_residuals),
+        cmocka_unit_test(scaled_criteria_match_hand_computed_values),
         cmocka_unit_test(pair_table_and_names),
         cmocka_unit_test(invalid_inputs_have_clear_statuses),
         cmocka_unit_test(solver_rejects_bad_options_and_workspaces),
