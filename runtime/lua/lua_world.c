@@ -141,6 +141,7 @@ static void read_world_options(lua_State *L, int idx, lucid_world_options *o) {
                                        "warm_start_radius",
                                        "density",
                                        "patch_points",
+                                       "sparse_threshold",
                                        NULL};
     lucid_world_default_options(o);
     if (lua_isnoneornil(L, idx)) return;
@@ -163,6 +164,12 @@ static void read_world_options(lua_State *L, int idx, lucid_world_options *o) {
         if (!lua_isinteger(L, -1)) lucid_lua_fail(L, NEW, "patch_points must be an integer");
         lua_Integer k = lua_tointeger(L, -1);
         o->patch_points = k >= 1 && k <= 16 ? (int)k : 0; /* checked below */
+        lua_pop(L, 1);
+    }
+    if (get_field(L, idx, "sparse_threshold")) {
+        if (!lua_isinteger(L, -1)) lucid_lua_fail(L, NEW, "sparse_threshold must be an integer");
+        lua_Integer k = lua_tointeger(L, -1);
+        o->sparse_threshold = k >= 0 ? (k < 1000000000 ? (int)k : 1000000000) : -1;
         lua_pop(L, 1);
     }
     if (get_field(L, idx, "contact")) {
@@ -504,7 +511,7 @@ static int l_energy(lua_State *L) {
 static int l_stats(lua_State *L) {
     lucid_world *w = check_world(L, "lucid.world:stats");
     lucid_world_stats st = lucid_world_last_stats(w);
-    lua_createtable(L, 0, 7);
+    lua_createtable(L, 0, 8);
     set_integer(L, "candidate_pairs", st.candidate_pairs);
     set_integer(L, "narrow_tests", st.narrow_tests);
     set_integer(L, "contacts", st.contacts);
@@ -513,6 +520,7 @@ static int l_stats(lua_State *L) {
     lua_pushboolean(L, st.converged);
     lua_setfield(L, -2, "converged");
     set_number(L, "residual", st.residual);
+    set_number(L, "scaled_residual", st.scaled_residual);
     return 1;
 }
 

@@ -2,6 +2,7 @@
  * scan or hill climbing on the vertex adjacency. */
 #include "runtime/shapes/convex_mesh.h"
 
+#include <limits.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,7 +26,8 @@ int lucid_convex_mesh_support_scan(const lucid_convex_mesh *mesh, lucid_vec3 dir
     return best;
 }
 
-/* Steepest ascent along hull edges. Each move strictly increases <dir, v>, so it terminates;
+/* Steepest ascent along hull edges (and the diagonals of polygonal faces, see
+ * build_adjacency). Each move strictly increases <dir, v>, so it terminates;
  * on a convex polytope a vertex with no strictly better neighbour is a global maximiser (its
  * normal cone contains dir), so no plateau handling is needed. */
 int lucid_convex_mesh_support_climb(const lucid_convex_mesh *mesh, lucid_vec3 dir, int start) {
@@ -33,9 +35,8 @@ int lucid_convex_mesh_support_climb(const lucid_convex_mesh *mesh, lucid_vec3 di
     double best_value = lucid_vec3_dot(mesh->vertices[current], dir);
     for (;;) {
         int next = current;
-        for (int k = mesh->neighbor_offsets[current]; k < mesh->neighbor_offsets[current + 1];
-             ++k) {
-            int j = mesh->neighbors[k];
+        for (int k = mesh->climb_offsets[current]; k < mesh->climb_offsets[current + 1]; ++k) {
+            int j = mesh->climb_neighbors[k];
             double value = lucid_vec3_dot(mesh->vertices[j], dir);
             if (value > best_value) {
                 best_value = value;
@@ -208,6 +209,8 @@ void lucid_convex_mesh_destroy(lucid_convex_mesh *mesh) {
     free(mesh->vertices);
     free(mesh->neighbor_offsets);
     free(mesh->neighbors);
+    free(mesh->climb_offsets);
+    free(mesh->climb_neighbors);
     free(mesh->face_offsets);
     free(mesh->face_vertices);
     free(mesh->face_normals);
@@ -284,50 +287,75 @@ static int compare_edges(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* Undirected hull edges are the consecutive pairs of the face cycles, each seen twice; sort
- * and deduplicate them, then lay out both directions in CSR form (neighbours ascending). */
-static lucid_status build_adjacency(lucid_convex_mesh *m) {
-    int corners = m->face_offsets[m->num_faces], nv = m->num_vertices;
-    int64_t *edges = malloc(sizeof(int64_t) * (size_t)corners);
-    m->neighbor_offsets = calloc((size_t)nv + 1, sizeof(int));
-    if (!edges || !m->neighbor_offsets) {
+/* The vertex graph in CSR form (neighbours ascending): the consecutive pairs of the face
+ * cycles (the hull's edges, each seen twice), and with `diagonals` also every other pair of
+ * vertices of a polygonal face. Collected, sorted and deduplicated. */
+static lucid_status build_graph(const lucid_convex_mesh *m, int diagonals, int **offsets_out,
+                                int **list_out) {
+    int nv = m->num_vertices;
+    size_t pairs = 0;
+    for (int f = 0; f < m->num_faces; ++f) {
+        size_t k = (size_t)(m->face_offsets[f + 1] - m->face_offsets[f]);
+        pairs += diagonals ? k * (k - 1) / 2 : k;
+    }
+    if (pairs > (size_t)INT_MAX / 2) return LUCID_ERR_NO_MEMORY;
+    int64_t *edges = malloc(sizeof(int64_t) * (pairs > 0 ? pairs : 1));
+    int *offsets = calloc((size_t)nv + 1, sizeof(int));
+    *offsets_out = offsets;
+    if (!edges || !offsets) {
         free(edges);
         return LUCID_ERR_NO_MEMORY;
     }
     int count = 0;
     for (int f = 0; f < m->num_faces; ++f) {
         int begin = m->face_offsets[f], k = m->face_offsets[f + 1] - begin;
-        for (int i = 0; i < k; ++i) {
-            int a = m->face_vertices[begin + i], b = m->face_vertices[begin + (i + 1) % k];
-            int lo = a < b ? a : b, hi = a < b ? b : a;
-            edges[count++] = (int64_t)lo * nv + hi;
-        }
+        for (int i = 0; i < k; ++i)
+            for (int j = i + 1; j < (diagonals ? k : i + 2); ++j) {
+                int a = m->face_vertices[begin + i], b = m->face_vertices[begin + j % k];
+                int lo = a < b ? a : b, hi = a < b ? b : a;
+                edges[count++] = (int64_t)lo * nv + hi;
+            }
     }
     qsort(edges, (size_t)count, sizeof(int64_t), compare_edges);
     int unique = 0;
     for (int i = 0; i < count; ++i)
         if (unique == 0 || edges[i] != edges[unique - 1]) edges[unique++] = edges[i];
     for (int i = 0; i < unique; ++i) {
-        m->neighbor_offsets[edges[i] / nv + 1]++;
-        m->neighbor_offsets[edges[i] % nv + 1]++;
+        offsets[edges[i] / nv + 1]++;
+        offsets[edges[i] % nv + 1]++;
     }
-    for (int v = 0; v < nv; ++v) m->neighbor_offsets[v + 1] += m->neighbor_offsets[v];
-    m->neighbors = malloc(sizeof(int) * (size_t)(2 * unique > 0 ? 2 * unique : 1));
+    for (int v = 0; v < nv; ++v) offsets[v + 1] += offsets[v];
+    int *list = malloc(sizeof(int) * (size_t)(2 * unique > 0 ? 2 * unique : 1));
     int *fill = malloc(sizeof(int) * (size_t)nv);
-    if (!m->neighbors || !fill) {
+    *list_out = list;
+    if (!list || !fill) {
         free(edges);
         free(fill);
         return LUCID_ERR_NO_MEMORY;
     }
-    memcpy(fill, m->neighbor_offsets, sizeof(int) * (size_t)nv);
+    memcpy(fill, offsets, sizeof(int) * (size_t)nv);
     for (int i = 0; i < unique; ++i) {
         int a = (int)(edges[i] / nv), b = (int)(edges[i] % nv);
-        m->neighbors[fill[a]++] = b;
-        m->neighbors[fill[b]++] = a;
+        list[fill[a]++] = b;
+        list[fill[b]++] = a;
     }
     free(fill);
     free(edges);
     return LUCID_OK;
+}
+
+/* The hull's edges (neighbors), and the graph hill climbing walks (climb_neighbors): the
+ * edges plus every pair of vertices of a polygonal face. qhull merges facets that are
+ * coplanar within its roundoff (relative to the largest coordinate) into one polygon; such a
+ * polygon may be bent by less than that roundoff, and then an edge of the true hull is a
+ * diagonal of the polygon (issue 16: on a 5-vertex hull with a 1e9 aspect ratio the climb
+ * stopped one edge short of the support). Climbing on a supergraph of the true edge graph
+ * stays exact (a vertex that no neighbour improves on is a local, hence global, maximiser
+ * of a linear function on a convex polytope), and polygons are few and small on real hulls. */
+static lucid_status build_adjacency(lucid_convex_mesh *m) {
+    lucid_status st = build_graph(m, 0, &m->neighbor_offsets, &m->neighbors);
+    if (st == LUCID_OK) st = build_graph(m, 1, &m->climb_offsets, &m->climb_neighbors);
+    return st;
 }
 
 /* Centre of the vertices' axis-aligned box, stored so the warm start costs nothing per query. */

@@ -34,6 +34,9 @@ typedef struct lucid_cached_force {
     lucid_vec3 point, force, dual; /* world vectors */
 } lucid_cached_force;
 
+/* Body-space islands (world_sparse.c). */
+typedef struct lucid_world_sparse lucid_world_sparse;
+
 /* Grow-only array helper: *buf holds *cap elements of size bytes; makes room for n (the
  * capacity doubles, saturating at n). LUCID_ERR_NO_MEMORY when n x size bytes overflow size_t
  * or the allocation fails; *buf and *cap are then unchanged. */
@@ -85,6 +88,8 @@ struct lucid_world {
     double *sigma; /* contact velocity of a solution, to verify it (3n) */
     size_t g_cap, mu_cap, R_cap, lambda_cap, dual_cap, spare_cap, sigma_cap, G_cap;
     lucid_contact_workspace *workspace;
+    lucid_world_sparse *sparse; /* body-space islands' buffers (NULL until one is solved) */
+    int last_sparse;            /* the last island solved was on the body-space path */
     lucid_world_stats stats;
     char error[160]; /* why the last step failed ("" when it did not) */
 };
@@ -95,6 +100,19 @@ void lucid_world_warm_start(lucid_world *w);              /* world_warm_start.c 
 lucid_status lucid_world_remember_forces(lucid_world *w); /* world_warm_start.c */
 lucid_status lucid_world_solve_contacts(lucid_world *w, const lucid_vec3 *v_start,
                                         const lucid_vec3 *w_start); /* world_delassus.c */
+
+/* world_delassus.c, shared with world_sparse.c: contact k's frame velocity from the given
+ * bodies' velocities, and the reference normal velocity c*_N (see world.h). */
+lucid_vec3 lucid_world_contact_velocity(const lucid_world *w, int k, const lucid_vec3 *v,
+                                        const lucid_vec3 *om);
+double lucid_world_reference_velocity(const lucid_world *w, const lucid_world_contact *c,
+                                      double v_n_before);
+/* world_sparse.c: whether an island of m contacts is solved in body space, the solve (forces
+ * into the contacts, velocities into v_free / w_free) and the buffers' release. */
+int lucid_world_sparse_applies(const lucid_world *w, int m);
+lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, int m,
+                                             const lucid_vec3 *v_start, const lucid_vec3 *w_start);
+void lucid_world_sparse_destroy(lucid_world_sparse *sp);
 
 /* Centre of mass in the world and world-frame inverse inertia. */
 lucid_vec3 lucid_body_com_world(const lucid_body *b);

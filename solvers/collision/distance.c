@@ -1,6 +1,7 @@
 /* The user-facing queries: signed distance (GJK + EPA) and Boolean collision (GJK, Alg. 2). */
 #include "solvers/collision/collision.h"
 
+#include "solvers/collision/box_box.h"
 #include "solvers/collision/halfspace.h"
 #include "solvers/collision/warm_start.h"
 
@@ -149,6 +150,10 @@ lucid_status lucid_collide(const lucid_shape *s1, const lucid_se3 *T1, const luc
     if (s1->kind == LUCID_SHAPE_HALFSPACE || s2->kind == LUCID_SHAPE_HALFSPACE) {
         lucid_halfspace_distance(s1, T1, s2, T2, res);
         *hit = res->distance <= 0.0;
+        return LUCID_OK;
+    }
+    if (s1->kind == LUCID_SHAPE_BOX && s2->kind == LUCID_SHAPE_BOX) {
+        lucid_box_box_collide(s1, T1, s2, T2, hit, res); /* closed form: no GJK options apply */
         return LUCID_OK;
     }
     lucid_minkowski m = make_minkowski(s1, T1, s2, T2, opt);

@@ -4,7 +4,10 @@
  * closest to the origin through its horizon. All storage is a fixed-size struct on the stack:
  * caps on vertices, faces and iterations, no heap allocation.
  * When D has no interior (flat, a segment or a point: e.g. coincident sphere centres or
- * coplanar capsule cores) the origin lies on its boundary and the core depth is 0. */
+ * coplanar capsule cores) the origin lies on its boundary and the core depth is 0.
+ * Coaxial solids of revolution (cylinders, cones, capsules, spheroids, spheres on the axis) are
+ * solved on D's meridian section instead (see epa.c): their depth is often attained on a whole
+ * circle of normals, which the 3D polytope could only approach by chords. */
 #ifndef LUCID_EPA_H
 #define LUCID_EPA_H
 

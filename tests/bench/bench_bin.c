@@ -1,33 +1,35 @@
 /* Scaling of a step: boxes dropped in layers into a bin, and a pile of mixed shapes, in lucid
  * and in MuJoCo 2.2.2 on scenes generated identically for both.
  *
- *   build/tests/bench/bench_bin [--n LIST] [--pile N] [--settle S] [--seconds S]
- *       [--budget S] [--lucid MODEL:SOLVER] [--patch-points K] [--no-mujoco]
+ *   build/tests/bench/bench_bin [--n LIST] [--pile N] [--settle S] [--seconds S] [--budget S]
+ *       [--memory MIB] [--lucid LIST] [--patch-points K] [--sparse-threshold K] [--no-mujoco]
  *       [--no-lucid]
  * Run it with OPENBLAS_NUM_THREADS=1. --help lists the options.
  *
  * Scenes (dt = 5 ms, friction 0.5, density 1000 kg/m^3 on both sides, masses and inertias from
  * the shapes): a bin (ground plane and four static walls) of inner width (k + 1/2) 6.6 cm,
  * k = ceil(sqrt(N / 4)), filled with N objects in layers of k x k, every other layer shifted
- * by half a cell so that each object lands on several below (one island), each object tilted
- * by up to 0.3 rad about a random axis and dropped from 1 cm above the layer below. Bin
- * scenes: boxes of 6 cm. Pile: boxes (4-7 cm), capsules, ellipsoids and convex hulls of 12
- * random points, in turn, in cells of 9 cm. MuJoCo 2.2.2 collides every pair of these (its
- * ellipsoids and meshes through libccd's MPR, one point per pair; boxes against boxes and the
- * plane by its own box code), so both simulate the same shapes.
+ * by half a cell so that each object lands on several below, each object tilted by up to
+ * 0.3 rad about a random axis and dropped from 1 cm above the layer below. Bin scenes: boxes
+ * of 6 cm. Pile: boxes (4-7 cm), capsules, ellipsoids and convex hulls of 12 random points,
+ * in turn, in cells of 9 cm. MuJoCo 2.2.2 collides every pair of these (ellipsoids and meshes
+ * through libccd's MPR, one point per pair; boxes by its own box code), so both simulate the
+ * same shapes.
  *
- * Each (scene, simulator) run is a child process: it steps --settle seconds untimed, then
- * --seconds timed, and publishes its figures after every step in shared memory; the parent
- * kills it when it passes --budget seconds of wall time and reports what it had (the step
- * count says how far it got), with the child's peak resident memory (wait4). Per run: ms per
- * step of CPU time (the process's: a shared, loaded machine inflates wall time several-fold
- * while CPU time stays that of the step) over the timed window (or over the steps done when
- * killed), contacts per step, the post-step NCP criterion of the touching contacts (forces against
- * the velocities after the step at the contacts' points and frames, lever arms at the start of the
- * step: the same computation as bench_contact.c, lucid_contact_criteria_eval on N and m/s), its
- * median and 90th percentile over the timed steps, the largest penetration, and the islands
- * (lucid). Then the least-squares slope of log(ms/step) against log(contacts) over the bin scenes
- * that completed, per simulator. lucid runs with its default options except dt (and --lucid). */
+ * Each (scene, simulator) run is a child process, all started at once: it steps --settle
+ * seconds untimed, then --seconds timed, and publishes its figures after every step in shared
+ * memory; it is limited to --budget CPU seconds (RLIMIT_CPU: killed) and --memory MiB of
+ * address space (RLIMIT_AS: allocations fail), and the parent reports what it had (the step
+ * count says how far it got) with its peak resident memory (wait4). Per run: CPU ms per step
+ * (a shared, loaded machine inflates wall time several-fold, CPU time much less) over the
+ * timed window (or over the steps done when cut short: then mostly free fall, a lower bound),
+ * contacts per step, the post-step NCP criterion of the touching contacts (forces against the
+ * velocities after the step at the contacts' points and frames, lever arms at the start of
+ * the step: the same computation as bench_contact.c, lucid_contact_criteria_eval on N and
+ * m/s), its median and 90th percentile over the timed steps, the largest penetration, and the
+ * islands (lucid). Then the least-squares slope of log(ms/step) against log(contacts) over the
+ * bin scenes that completed, per simulator. lucid runs with its default options except dt,
+ * and --lucid's model:solver settings. */
 #define _DEFAULT_SOURCE
 #include <errno.h>
 #include <math.h>
@@ -59,11 +61,12 @@ static double now_seconds(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* CPU time of the process: what a step costs, unaffected by other processes sharing the cores
- * (the runs are single-threaded: OPENBLAS_NUM_THREADS=1). */
+/* CPU time of the calling thread (the runs are single-threaded: OPENBLAS_NUM_THREADS=1): what
+ * a step costs, much less affected than wall time by other processes sharing the cores. (The
+ * process clock read 0 in concurrently forked children here.) */
 static double cpu_seconds(void) {
     struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
@@ -610,11 +613,13 @@ static void run_mujoco(const scene *sc, int settle_steps, int timed_steps, run_r
 
 /* ---- runs in child processes ------------------------------------------------------------- */
 
+#define MAX_SETTINGS 3
+
 typedef struct bench_options {
-    int n[MAX_LIST], num_n, pile, mujoco, lucid;
-    double settle, seconds, budget;
-    lucid_world_options world;
-    char lucid_name[64];
+    int n[MAX_LIST], num_n, pile, mujoco, num_settings;
+    double settle, seconds, budget, memory_mib;
+    lucid_world_options world[MAX_SETTINGS]; /* lucid's settings */
+    char name[MAX_SETTINGS][32];
 } bench_options;
 
 typedef struct run_result {
@@ -634,46 +639,58 @@ static double percentile(double *x, int n, double q) {
     return x[(int)(q * (n - 1) + 0.5)];
 }
 
-/* Runs one simulator (0 lucid, 1 MuJoCo) on sc in a child, killed after o->budget s. */
-static run_result run_child(const bench_options *o, const scene *sc, int simulator) {
-    run_result res;
-    memset(&res, 0, sizeof res);
-    run_report *shared =
-        mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (shared == MAP_FAILED) {
+/* A run in a child process: its pid and the report it publishes. */
+typedef struct child {
+    pid_t pid;
+    run_report *shared;
+    double t0;
+} child;
+
+/* Starts simulator `sim` (-1 MuJoCo, else lucid's setting sim) on sc in a child, limited to
+ * o->budget CPU seconds and o->memory_mib of address space. */
+static child start_child(const bench_options *o, const scene *sc, int sim) {
+    child c = {0, NULL, now_seconds()};
+    c.shared =
+        mmap(NULL, sizeof *c.shared, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (c.shared == MAP_FAILED) {
         fprintf(stderr, "bench_bin: mmap failed\n");
         exit(1);
     }
-    memset(shared, 0, sizeof *shared);
+    memset(c.shared, 0, sizeof *c.shared);
     int settle = (int)(o->settle / DT + 0.5), timed = (int)(o->seconds / DT + 0.5);
     fflush(stdout);
-    double t0 = now_seconds();
-    pid_t pid = fork();
-    if (pid == 0) {
-        if (simulator == 0) run_lucid(sc, &o->world, settle, timed, shared);
+    c.pid = fork();
+    if (c.pid == 0) {
+        struct rlimit cpu = {(rlim_t)ceil(o->budget), (rlim_t)ceil(o->budget) + 1};
+        setrlimit(RLIMIT_CPU, &cpu); /* SIGXCPU ends the run at the budget */
+        rlim_t bytes = (rlim_t)(o->memory_mib * 1048576.0);
+        struct rlimit mem = {bytes, bytes};
+        setrlimit(RLIMIT_AS, &mem); /* a run that needs more fails to allocate */
+        if (sim >= 0) run_lucid(sc, &o->world[sim], settle, timed, c.shared);
 #ifdef HAVE_MUJOCO_HEADER
-        if (simulator == 1) run_mujoco(sc, settle, timed, shared);
+        if (sim < 0) run_mujoco(sc, settle, timed, c.shared);
 #endif
         _exit(0);
     }
+    if (c.pid < 0) {
+        fprintf(stderr, "bench_bin: fork failed\n");
+        exit(1);
+    }
+    return c;
+}
+
+static run_result finish_child(child *c) {
+    run_result res;
+    memset(&res, 0, sizeof res);
     int status = 0;
     struct rusage ru;
     memset(&ru, 0, sizeof ru);
-    for (;;) {
-        pid_t done = wait4(pid, &status, WNOHANG, &ru);
-        if (done == pid) break;
-        if (now_seconds() - t0 > o->budget) {
-            kill(pid, SIGKILL);
-            wait4(pid, &status, 0, &ru);
-            res.killed = 1;
-            break;
-        }
-        usleep(20000);
-    }
-    res.wall = now_seconds() - t0;
-    res.rep = *shared;
+    wait4(c->pid, &status, 0, &ru);
+    res.killed = WIFSIGNALED(status);
+    res.wall = now_seconds() - c->t0;
+    res.rep = *c->shared;
     res.peak_mib = (double)ru.ru_maxrss / 1024.0;
-    munmap(shared, sizeof *shared);
+    munmap(c->shared, sizeof *c->shared);
     return res;
 }
 
@@ -689,7 +706,7 @@ static double contacts_per_step(const run_result *r) {
 
 static void print_row(const scene *sc, const char *sim, run_result *r, double ref_ms) {
     double ms = ms_per_step(r);
-    int complete = r->rep.ok && !r->killed;
+    int complete = r->rep.ok && !r->killed && r->rep.timed_steps > 0;
     printf("%-10s %5d %-8s %10.3f %8.2f %9.1f %9.2e %9.2e %9.2e %7d %8.0f  %s", sc->name, sc->n,
            sim, ms, ref_ms > 0 ? ms / ref_ms : NAN, contacts_per_step(r),
            percentile(r->rep.residual, r->rep.num_residuals, 0.5),
@@ -723,9 +740,12 @@ static const char usage[] =
     "  --pile N            objects of the mixed pile, 0 for none (default 200)\n"
     "  --settle S          untimed seconds before the timed window (default 0.5)\n"
     "  --seconds S         timed window (default 0.1: 20 steps of 5 ms)\n"
-    "  --budget S          wall seconds a run may take before it is killed (default 300)\n"
-    "  --lucid MODEL:SOLVER  lucid's contact pair (default: the world's default)\n"
+    "  --budget S          CPU seconds a run may take before it is killed (default 300)\n"
+    "  --memory MIB        address space a run may use (default 4096)\n"
+    "  --lucid LIST        lucid's settings, comma-separated MODEL:SOLVER or default, at most 3\n"
+    "                      (default: default, the world's default options)\n"
     "  --patch-points K    lucid's contact points per shape pair, 1..16 (default: the world's)\n"
+    "  --sparse-threshold K  lucid's islands of more contacts solved in body space (PGS only)\n"
     "  --no-mujoco, --no-lucid  leave a simulator out\n";
 
 static int parse_double(const char *text, double *out) {
@@ -749,24 +769,52 @@ static int parse_n_list(const char *text, bench_options *o) {
     return o->num_n > 0;
 }
 
-static int parse_pair(const char *text, bench_options *o) {
+/* "MODEL:SOLVER" or "default", into setting k; K is patch_points/sparse_threshold's owner. */
+static int parse_setting(const char *text, lucid_world_options *w, char *name, size_t size) {
     char buf[64];
-    const char *colon = strchr(text, ':');
-    if (!colon || strlen(text) >= sizeof buf) return 0;
-    memcpy(buf, text, (size_t)(colon - text));
-    buf[colon - text] = '\0';
-    if (lucid_contact_model_parse(buf, &o->world.contact.model) != LUCID_OK) return 0;
-    if (lucid_contact_solver_parse(colon + 1, &o->world.contact.solver) != LUCID_OK) return 0;
-    return lucid_contact_pair_check(o->world.contact.model, o->world.contact.solver) == LUCID_OK;
+    if (strlen(text) >= sizeof buf) return 0;
+    strcpy(buf, text);
+    char *colon = strchr(buf, ':');
+    if (colon) {
+        *colon = '\0';
+        if (lucid_contact_model_parse(buf, &w->contact.model) != LUCID_OK) return 0;
+        if (lucid_contact_solver_parse(colon + 1, &w->contact.solver) != LUCID_OK) return 0;
+        if (lucid_contact_pair_check(w->contact.model, w->contact.solver) != LUCID_OK) return 0;
+    } else if (strcmp(buf, "default")) {
+        return 0;
+    }
+    snprintf(name, size, "%s:%s", lucid_contact_model_name(w->contact.model),
+             lucid_contact_solver_name(w->contact.solver));
+    return 1;
+}
+
+/* --lucid LIST: comma-separated settings. */
+static int parse_settings(const char *text, bench_options *o) {
+    char buf[256];
+    if (strlen(text) >= sizeof buf) return 0;
+    strcpy(buf, text);
+    lucid_world_options base = o->world[0];
+    o->num_settings = 0;
+    for (char *item = strtok(buf, ","); item; item = strtok(NULL, ",")) {
+        if (o->num_settings == MAX_SETTINGS) return 0;
+        int k = o->num_settings++;
+        o->world[k] = base;
+        if (!parse_setting(item, &o->world[k], o->name[k], sizeof o->name[k])) return 0;
+    }
+    return o->num_settings > 0;
 }
 
 static int parse_options(int argc, char **argv, bench_options *o) {
     memset(o, 0, sizeof *o);
     o->n[0] = 16, o->n[1] = 64, o->n[2] = 256, o->n[3] = 1024, o->num_n = 4;
-    o->pile = 200, o->mujoco = 1, o->lucid = 1;
-    o->settle = 0.5, o->seconds = 0.1, o->budget = 300;
-    lucid_world_default_options(&o->world);
-    o->world.dt = DT;
+    o->pile = 200, o->mujoco = 1;
+    o->settle = 0.5, o->seconds = 0.1, o->budget = 300, o->memory_mib = 4096;
+    lucid_world_default_options(&o->world[0]);
+    o->world[0].dt = DT;
+    o->num_settings = 1;
+    parse_setting("default", &o->world[0], o->name[0], sizeof o->name[0]);
+    int patch_points = o->world[0].patch_points, threshold = o->world[0].sparse_threshold;
+    int lucid = 1;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         double x = 0;
@@ -777,7 +825,7 @@ static int parse_options(int argc, char **argv, bench_options *o) {
             o->mujoco = 0;
             continue;
         } else if (!strcmp(a, "--no-lucid")) {
-            o->lucid = 0;
+            lucid = 0;
             continue;
         } else if (!strcmp(a, "--n")) {
             if (!v || !parse_n_list(v, o)) return 0;
@@ -792,16 +840,24 @@ static int parse_options(int argc, char **argv, bench_options *o) {
                 return 0;
         } else if (!strcmp(a, "--budget")) {
             if (!v || !parse_double(v, &o->budget) || o->budget <= 0) return 0;
+        } else if (!strcmp(a, "--memory")) {
+            if (!v || !parse_double(v, &o->memory_mib) || o->memory_mib < 64) return 0;
         } else if (!strcmp(a, "--patch-points")) {
             if (!v || !parse_double(v, &x) || x < 1 || x > 16 || x != floor(x)) return 0;
-            o->world.patch_points = (int)x;
+            patch_points = (int)x;
+        } else if (!strcmp(a, "--sparse-threshold")) {
+            if (!v || !parse_double(v, &x) || x < 0 || x > 1e9 || x != floor(x)) return 0;
+            threshold = (int)x;
         } else if (!strcmp(a, "--lucid")) {
-            if (!v || !parse_pair(v, o)) return 0;
+            if (!v || !parse_settings(v, o)) return 0;
         } else {
             return 0;
         }
         ++i;
     }
+    for (int k = 0; k < o->num_settings; ++k)
+        o->world[k].patch_points = patch_points, o->world[k].sparse_threshold = threshold;
+    if (!lucid) o->num_settings = 0;
     return 1;
 }
 
@@ -817,42 +873,47 @@ int main(int argc, char **argv) {
     if (o.mujoco) printf("MuJoCo: <mujoco/mujoco.h> not found at build time: skipped\n");
     o.mujoco = 0;
 #endif
-    snprintf(o.lucid_name, sizeof o.lucid_name, "%s:%s",
-             lucid_contact_model_name(o.world.contact.model),
-             lucid_contact_solver_name(o.world.contact.solver));
-    printf("bench_bin: dt %g s, settle %g s, timed %g s, budget %g s a run; lucid %s (tol %g, "
-           "max_iter %d, patch_points %d), MuJoCo 2.2.2 Newton (elliptic cone, default "
-           "solref/solimp); CPU ms per step\n",
-           DT, o.settle, o.seconds, o.budget, o.lucid_name, o.world.contact.tol,
-           o.world.contact.max_iter, o.world.patch_points);
-    printf("%-10s %5s %-8s %10s %8s %9s %9s %9s %9s %7s %8s\n", "scene", "N", "sim", "ms/step",
+    printf("bench_bin: dt %g s, settle %g s, timed %g s; a run is limited to %g CPU s and %g MiB; "
+           "MuJoCo 2.2.2 Newton (elliptic cone, default solref/solimp); CPU ms per step\n",
+           DT, o.settle, o.seconds, o.budget, o.memory_mib);
+    for (int k = 0; k < o.num_settings; ++k)
+        printf("lucid%d: %s, tol %g, max_iter %d, patch_points %d, sparse_threshold %d\n", k + 1,
+               o.name[k], o.world[k].contact.tol, o.world[k].contact.max_iter,
+               o.world[k].patch_points, o.world[k].sparse_threshold);
+    printf("%-6s %5s %-7s %10s %8s %9s %9s %9s %9s %7s %8s\n", "scene", "N", "sim", "ms/step",
            "/MuJoCo", "contacts", "NCP p50", "NCP p90", "max pen", "islands", "peak MiB");
-    double lx[2][MAX_LIST], ly[2][MAX_LIST];
-    int ln[2] = {0, 0};
-    for (int s = 0; s <= o.num_n; ++s) {
-        int pile = s == o.num_n;
-        if (pile && o.pile == 0) continue;
-        scene sc = pile ? make_scene("pile", o.pile, 1, 7) : make_scene("bin", o.n[s], 0, 5);
-        run_result rm, rl;
-        double ref = 0.0;
-        if (o.mujoco) {
-            rm = run_child(&o, &sc, 1);
-            ref = ms_per_step(&rm);
-            print_row(&sc, "MuJoCo", &rm, ref);
-            if (!pile && rm.rep.ok && !rm.killed)
-                lx[1][ln[1]] = contacts_per_step(&rm), ly[1][ln[1]++] = ref;
-        }
-        if (o.lucid) {
-            rl = run_child(&o, &sc, 0);
-            print_row(&sc, "lucid", &rl, ref);
-            if (!pile && rl.rep.ok && !rl.killed)
-                lx[0][ln[0]] = contacts_per_step(&rl), ly[0][ln[0]++] = ms_per_step(&rl);
-        }
-        free(sc.objects);
+    /* every run at once (the machine may be shared: CPU time is what is measured) */
+    int num_scenes = o.num_n + (o.pile > 0), num_sims = o.num_settings + o.mujoco;
+    scene scenes[MAX_LIST + 1];
+    child children[(MAX_LIST + 1) * (MAX_SETTINGS + 1)];
+    for (int s = 0; s < num_scenes; ++s) {
+        scenes[s] =
+            s == o.num_n ? make_scene("pile", o.pile, 1, 7) : make_scene("bin", o.n[s], 0, 5);
+        for (int k = 0; k < num_sims; ++k)
+            children[s * num_sims + k] = start_child(&o, &scenes[s], k - o.mujoco);
     }
-    for (int k = 0; k < 2; ++k)
+    double lx[MAX_SETTINGS + 1][MAX_LIST], ly[MAX_SETTINGS + 1][MAX_LIST];
+    int ln[MAX_SETTINGS + 1] = {0};
+    for (int s = 0; s < num_scenes; ++s) {
+        double ref = 0.0;
+        for (int k = 0; k < num_sims; ++k) {
+            run_result r = finish_child(&children[s * num_sims + k]);
+            char sim[16];
+            if (k < o.mujoco)
+                snprintf(sim, sizeof sim, "MuJoCo");
+            else
+                snprintf(sim, sizeof sim, "lucid%d", k - o.mujoco + 1);
+            if (k < o.mujoco) ref = r.rep.ok && !r.killed ? ms_per_step(&r) : 0.0;
+            print_row(&scenes[s], sim, &r, ref);
+            if (s < o.num_n && r.rep.ok && !r.killed && r.rep.timed_steps > 0)
+                lx[k][ln[k]] = contacts_per_step(&r), ly[k][ln[k]++] = ms_per_step(&r);
+        }
+        free(scenes[s].objects);
+    }
+    for (int k = 0; k < num_sims; ++k)
         if (ln[k] >= 2)
-            printf("log-log slope of ms/step against contacts, %s, %d bin scenes: %.2f\n",
-                   k ? "MuJoCo" : "lucid", ln[k], loglog_slope(lx[k], ly[k], ln[k]));
+            printf("log-log slope of ms/step against contacts, %s%s, %d bin scenes: %.2f\n",
+                   k < o.mujoco ? "MuJoCo" : "lucid", k < o.mujoco ? "" : o.name[k - o.mujoco],
+                   ln[k], loglog_slope(lx[k], ly[k], ln[k]));
     return 0;
 }

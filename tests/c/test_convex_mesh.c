@@ -543,6 +543,49 @@ static void hulls_are_scale_invariant(void **state) {
  * report as Passed; main exits 77 instead (SKIP_RETURN_CODE), so it shows as skipped. */
 static int real_meshes_missing;
 
+/* Regression (issue 16, item 11): a 5-vertex hull 1e9 long whose vertex D lies 1e-7 above
+ * the plane of A, B, C. qhull merges ABCD into one (bent) polygon, which dropped the true edge
+ * B-D, so a climb from B in a direction near the polygon's normal stopped at B while D is
+ * higher. Climbing walks the polygons' diagonals too now: it equals the scan everywhere. */
+static void climbing_is_exact_on_an_extreme_aspect_hull(void **state) {
+    (void)state;
+    temp_dir dir;
+    make_temp_dir(&dir);
+    char path[128], err[256];
+    file_path(&dir, "needle.obj", path, sizeof path);
+    write_text(path, "# 1e9 : 1 aspect; D is 1e-7 above the plane of A, B, C\n"
+                     "v 0 0 0\nv 1e9 0 0\nv 1e9 1 0\nv 0 1 1e-7\nv 5e8 0.5 -1\n");
+    lucid_convex_mesh *m = NULL;
+    assert_int_equal(lucid_mesh_file_load_hull(path, 1.0, &m, err, sizeof err), LUCID_OK);
+    remove(path);
+    remove(dir.path);
+    assert_int_equal(m->num_vertices, 5);
+    assert_int_equal(m->num_faces, 5); /* the premise: qhull merged ABCD into a polygon */
+    uint64_t rng = 11;
+    int checked = 0;
+    for (int trial = 0; trial < 20000; ++trial) {
+        lucid_vec3 d;
+        if (trial % 4 == 0) {
+            d = random_direction(&rng);
+        } else if (trial % 4 == 1) { /* the failing family: up the bent polygon */
+            d = lucid_vec3_make(1e-9, -1, pow(10.0, 12 * uniform(&rng)));
+        } else { /* near a face normal, at angles from 1e-12 to 1 */
+            lucid_vec3 n = m->face_normals[(int)(uniform(&rng) * m->num_faces)];
+            d = lucid_vec3_axpy(n, pow(10.0, -12 * uniform(&rng)), random_direction(&rng));
+        }
+        double best = lucid_vec3_dot(m->vertices[lucid_convex_mesh_support_scan(m, d)], d);
+        for (int start = 0; start < 5; ++start) {
+            int got = lucid_convex_mesh_support_climb(m, d, start);
+            if (lucid_vec3_dot(m->vertices[got], d) != best)
+                fail_msg("direction (%g, %g, %g) from %d: climb %d, value %.17g < %.17g", d.x, d.y,
+                         d.z, start, got, lucid_vec3_dot(m->vertices[got], d), best);
+            checked++;
+        }
+    }
+    assert_int_equal(checked, 100000);
+    lucid_convex_mesh_destroy(m);
+}
+
 /* Hull vertex counts of the shared real meshes against the manifest's hull_verts column. */
 static void real_meshes_load_with_the_manifest_hull_sizes(void **state) {
     (void)state;
@@ -617,6 +660,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(malformed_mesh_files_give_clear_errors),
         cmocka_unit_test(nul_bytes_and_unsupported_formats_are_named),
         cmocka_unit_test(hulls_are_scale_invariant),
+        cmocka_unit_test(climbing_is_exact_on_an_extreme_aspect_hull),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -238,3 +238,42 @@ t.case("huge angular velocities still give exact rotations", function()
   t.allnear(R, step * step, 1e-12)
   t.allnear(R:T() * R, {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, 1e-12)
 end)
+
+t.case("light bodies resting on the ground stay at rest for every pair", function()
+  -- The absolute tolerance (1e-6 N) accepted a stale warm-start force as converged on a
+  -- 1 um sphere (4e-15 kg) and on a 1 cm box of 1e-9 kg, which jumped by up to metres. The
+  -- world now solves each island in units of its own forces (docs/world.md), so the solver's
+  -- tol bounds the force error relative to m g: an acceleration error of at most tol g, a
+  -- displacement over T seconds of at most tol g T^2 / 2 (4.9e-6 m for 1 s).
+  local pairs_ = {{"lcp", "pgs"}, {"ccp", "pgs"}, {"ccp", "admm"}, {"ccp", "newton"},
+                  {"raisim", "bisection"}, {"ncp", "pgs"}, {"ncp", "staggered"}, {"ncp", "admm"}}
+  local T, tol = 1.0, 1e-6
+  local bound = tol * 9.81 * T * T / 2
+  for _, body in ipairs{"sphere", "box"} do
+    for _, pr in ipairs(pairs_) do
+      -- the sphere in a world scaled to it (rest depth 5e-9 m; with the default slop it would
+      -- sit 50 radii deep), the box in the default world
+      local slop = body == "sphere" and 1e-8 or 1e-4
+      local w = lucid.world{slop = slop, margin = 10 * slop,
+                            contact = {model = pr[1], solver = pr[2], tol = tol}}
+      w:add_static{shape = lucid.halfspace({0, 0, 1}, 0)}
+      local id, z0
+      if body == "sphere" then
+        z0 = 1e-6 - slop / 2
+        id = w:add_body{shape = lucid.sphere(1e-6), pose = at(0, 0, z0)}
+      else
+        z0 = 0.005 - slop / 2
+        id = w:add_body{shape = lucid.box(0.005, 0.005, 0.005), mass = 1e-9, pose = at(0, 0, z0)}
+      end
+      local worst = 0
+      for _ = 1, math.floor(T / 1e-3) do
+        w:step()
+        local x = w:pose(id):translation()
+        worst = math.max(worst, math.abs(x[1]), math.abs(x[2]), math.abs(x[3] - z0))
+      end
+      t.truthy(worst <= bound, string.format("%s %s:%s moved by %.3g m (bound %.3g)", body,
+                                             pr[1], pr[2], worst, bound))
+      t.truthy(w:stats().converged, body .. " " .. pr[1] .. ":" .. pr[2] .. " converged")
+    end
+  end
+end)

@@ -74,16 +74,15 @@ MUTATIONS = [
     M("simplex-far-side", "collision", "solvers/collision/simplex.c",
       "lucid_vec3_dot(p, s->v[i].w) < pp) return 0;", "lucid_vec3_dot(p, s->v[i].w) > pp) return 0;",
       "optimal-face test with the inequality reversed", T_COLLISION),
-    M("simplex-tetra-weight-sign", "collision", "solvers/collision/simplex.c",
-      "lam[3] = lucid_vec3_dot(nrm, mn) / vol;", "lam[3] = -lucid_vec3_dot(nrm, mn) / vol;",
-      "tetrahedron barycentric weight with the wrong sign", T_COLLISION),
+    M("simplex-triangle-weights-swapped", "collision", "solvers/collision/simplex.c",
+      "    f->lam[0] = lb;\n    f->lam[1] = lc;\n", "    f->lam[0] = lc;\n    f->lam[1] = lb;\n",
+      "triangle face weights of B and C swapped (wrong witness points)", T_COLLISION),
     M("epa-farthest-face", "collision", "solvers/collision/epa.c",
       "P->f[i].dist < P->f[best].dist", "P->f[i].dist > P->f[best].dist",
       "EPA expands the farthest face instead of the closest", T_COLLISION),
-    M("epa-flat-normal-sign", "collision", "solvers/collision/epa.c",
-      "if (lucid_vec3_dot(n, *flat_normal) < 0.0) n = lucid_vec3_neg(n);",
-      "if (lucid_vec3_dot(n, *flat_normal) > 0.0) n = lucid_vec3_neg(n);",
-      "EPA start on a flat simplex orients the normal the wrong way", T_COLLISION),
+    M("epa-witness-weight", "collision", "solvers/collision/epa.c",
+      "    double la = 1.0 - lb - lc;\n", "    double la = 1.0 - lb;\n",
+      "EPA witness points from barycentric weights that do not sum to 1", T_COLLISION),
     M("epa-gap-upper-bound", "collision", "solvers/collision/epa.c",
       "upper = fmin(upper, lucid_vec3_dot(P.f[best].n, w.w));",
       "upper = fmax(upper, lucid_vec3_dot(P.f[best].n, w.w));",
@@ -122,8 +121,9 @@ MUTATIONS = [
       "lucid_vec3_add(G, lucid_mat3_mul_vec(&K2, dn))",
       "dp2 of the implicit solve with the curvature term's sign flipped", T_DERIV),
     M("gumbel-covariance-mean", "derivatives", "autodiff/collision_derivatives_gumbel.c",
-      "lucid_mat3 cov = lucid_mat3_sub(&second, &mm);", "lucid_mat3 cov = second;",
-      "Gumbel covariance without subtracting the mean's outer product", T_DERIV),
+      "lucid_mat3 cov = lucid_mat3_sub(&second, &mm);",
+      "lucid_mat3 cov = lucid_mat3_add(&second, &mm);",
+      "Gumbel covariance adds the mean's outer product instead of subtracting it", T_DERIV),
     # ---- automatic differentiation
     M("ad-mul-partials", "autodiff", "autodiff/ad_rules.c",
       "*pa = b, *pb = a;", "*pa = a, *pb = b;",
@@ -312,7 +312,7 @@ def markdown(results, args, commit, started, elapsed):
     return "\n".join(lines), summary, rate
 
 
-def write_doc(path, table, summary, commit, started, elapsed, argv):
+def write_doc(path, table, summary, commit, started, elapsed, argv, notes=""):
     survivors = "see the table's **survived** rows"
     text = f"""# Mutation testing
 
@@ -332,7 +332,7 @@ Last run: `{" ".join(argv)}` at commit `{commit}`, {started} UTC, {elapsed:.0f} 
 
 Survivors ({survivors}) are the tests still to write; the ones marked *issue 16* were
 reported there and are covered by tests written in the same wave.
-"""
+{notes}"""
     with open(path, "w") as f:
         f.write(text)
 
@@ -349,6 +349,7 @@ def main():
     ap.add_argument("--no-baseline", action="store_true",
                     help="skip the unmutated run (which must pass for the results to mean much)")
     ap.add_argument("--write-doc", metavar="PATH", help="also write the markdown report to PATH")
+    ap.add_argument("--notes", metavar="FILE", help="markdown appended to the --write-doc report")
     args = ap.parse_args()
 
     selected = [m for m in MUTATIONS if not args.k or any(k in m["id"] for k in args.k)]
@@ -435,7 +436,8 @@ def main():
     print(summary)
     if args.write_doc:
         argv = ["python3", "tests/mutation/mutate.py"] + sys.argv[1:]
-        write_doc(args.write_doc, table, summary, commit, started, elapsed, argv)
+        notes = "\n" + open(args.notes).read() if args.notes else ""
+        write_doc(args.write_doc, table, summary, commit, started, elapsed, argv, notes)
     return 0
 
 
