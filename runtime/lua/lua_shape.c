@@ -4,6 +4,7 @@
 
 #include <lauxlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "runtime/lua/check.h"
 #include "runtime/lua/lua_matrix.h"
@@ -12,10 +13,14 @@
 #include "runtime/shapes/convex_mesh.h"
 #include "runtime/shapes/mesh_file.h"
 
+struct lucid_lua_mesh_ref {
+    size_t count;            /* the shape's reference (until its __gc) + the holders' */
+    lucid_convex_mesh *mesh; /* owned */
+};
+
 typedef struct shape_userdata {
     lucid_shape shape;
-    lucid_convex_mesh *mesh; /* owned; NULL for primitives */
-    size_t pins;             /* holders (worlds) that use a copy of `shape` */
+    lucid_lua_mesh_ref *ref; /* the shape's reference to its mesh; NULL for primitives */
     int finalized;           /* __gc has run: the shape is unusable from Lua */
 } shape_userdata;
 
@@ -24,8 +29,7 @@ static shape_userdata *push_shape(lua_State *L) {
     shape_userdata *u = lua_newuserdatauv(L, sizeof *u, 0);
     u->shape.kind = LUCID_SHAPE_SPHERE;
     u->shape.radius = 1.0;
-    u->mesh = NULL;
-    u->pins = 0;
+    u->ref = NULL;
     u->finalized = 0;
     luaL_setmetatable(L, LUCID_SHAPE_METATABLE);
     return u;
@@ -36,37 +40,29 @@ static shape_userdata *check_userdata(lua_State *L, int idx, const char *fname, 
     if (u == NULL)
         lucid_lua_fail(L, fname, "%s must be a lucid shape (got %s)", what,
                        lucid_lua_typename(L, idx));
-    if (u->finalized || (u->shape.kind == LUCID_SHAPE_CONVEX && u->mesh == NULL))
+    if (u->finalized || (u->shape.kind == LUCID_SHAPE_CONVEX && !(u->ref && u->ref->mesh)))
         lucid_lua_fail(L, fname, "%s is a finalized shape", what);
     return u;
 }
 
 const lucid_shape *lucid_lua_toshape(lua_State *L, int idx) {
     shape_userdata *u = luaL_testudata(L, idx, LUCID_SHAPE_METATABLE);
-    return u && !u->finalized && !(u->shape.kind == LUCID_SHAPE_CONVEX && u->mesh == NULL)
+    return u && !u->finalized && !(u->shape.kind == LUCID_SHAPE_CONVEX && !(u->ref && u->ref->mesh))
                ? &u->shape
                : NULL;
 }
 
-/* Frees the mesh once the shape is finalized and unpinned. */
-static void release_if_unused(shape_userdata *u) {
-    if (!u->finalized || u->pins > 0) return;
-    lucid_convex_mesh_destroy(u->mesh);
-    u->mesh = NULL;
-    u->shape.u.mesh = NULL;
+void lucid_lua_mesh_release(lucid_lua_mesh_ref *ref) {
+    if (ref == NULL || --ref->count > 0) return;
+    lucid_convex_mesh_destroy(ref->mesh);
+    free(ref);
 }
 
-void lucid_lua_shape_pin(lua_State *L, int idx) {
+lucid_lua_mesh_ref *lucid_lua_shape_retain(lua_State *L, int idx) {
     shape_userdata *u = luaL_testudata(L, idx, LUCID_SHAPE_METATABLE);
-    if (u) ++u->pins;
-}
-
-void lucid_lua_shape_unpin(lua_State *L, int idx) {
-    shape_userdata *u = luaL_testudata(L, idx, LUCID_SHAPE_METATABLE);
-    if (u && u->pins > 0) {
-        --u->pins;
-        release_if_unused(u);
-    }
+    if (u == NULL || u->finalized || u->ref == NULL) return NULL;
+    ++u->ref->count;
+    return u->ref;
 }
 
 const lucid_shape *lucid_lua_checkshape(lua_State *L, int idx, const char *fname,
@@ -175,10 +171,17 @@ static void fail_mesh(lua_State *L, const char *fname, lucid_status st, const ch
     lucid_lua_fail_status(L, fname, st);
 }
 
-/* The shape userdata is pushed first and the mesh is created straight into it, so an error
- * raised afterwards cannot leak the mesh. */
+/* The shape userdata is pushed first, then its (empty) mesh reference, and the mesh is
+ * created straight into it, so an error raised afterwards cannot leak the mesh. */
+static void new_mesh_ref(lua_State *L, shape_userdata *u, const char *fname) {
+    u->ref = malloc(sizeof *u->ref);
+    if (u->ref == NULL) lucid_lua_fail_status(L, fname, LUCID_ERR_NO_MEMORY);
+    u->ref->count = 1;
+    u->ref->mesh = NULL;
+}
+
 static void attach_mesh(lua_State *L, shape_userdata *u, const char *fname) {
-    lucid_status st = lucid_shape_convex(u->mesh, &u->shape);
+    lucid_status st = lucid_shape_convex(u->ref->mesh, &u->shape);
     if (st != LUCID_OK) lucid_lua_fail_status(L, fname, st);
 }
 
@@ -186,10 +189,11 @@ static int l_convex(lua_State *L) {
     const char *fname = "lucid.convex";
     lua_settop(L, 1);
     shape_userdata *u = push_shape(L);
+    new_mesh_ref(L, u, fname);
     int n;
     const double *points = check_points(L, 1, fname, &n);
     char err[256];
-    lucid_status st = lucid_convex_mesh_create_msg(points, n, &u->mesh, err, sizeof err);
+    lucid_status st = lucid_convex_mesh_create_msg(points, n, &u->ref->mesh, err, sizeof err);
     if (st != LUCID_OK) fail_mesh(L, fname, st, err);
     attach_mesh(L, u, fname);
     lua_settop(L, 2); /* the shape */
@@ -216,8 +220,9 @@ static int l_load_mesh(lua_State *L) {
     const char *path = lua_tostring(L, 1);
     double scale = option_scale(L, 2, fname);
     shape_userdata *u = push_shape(L);
+    new_mesh_ref(L, u, fname);
     char err[512];
-    lucid_status st = lucid_mesh_file_load_hull(path, scale, &u->mesh, err, sizeof err);
+    lucid_status st = lucid_mesh_file_load_hull(path, scale, &u->ref->mesh, err, sizeof err);
     if (st != LUCID_OK) fail_mesh(L, fname, st, err);
     attach_mesh(L, u, fname);
     return 1;
@@ -225,12 +230,13 @@ static int l_load_mesh(lua_State *L) {
 
 /* ---- methods ------------------------------------------------------------------------------ */
 
-/* Safe to call twice, and on a shape a world still uses (the mesh outlives the pins). */
+/* Safe to call twice, and on a shape a world still uses (the world holds a reference). */
 static int l_gc(lua_State *L) {
     shape_userdata *u = luaL_testudata(L, 1, LUCID_SHAPE_METATABLE);
-    if (u != NULL) {
+    if (u != NULL && !u->finalized) {
         u->finalized = 1;
-        release_if_unused(u);
+        lucid_lua_mesh_release(u->ref);
+        u->ref = NULL;
     }
     return 0;
 }

@@ -16,11 +16,19 @@ const lucid_shape *lucid_lua_checkshape(lua_State *L, int idx, const char *fname
 /* The shape at idx or NULL. */
 const lucid_shape *lucid_lua_toshape(lua_State *L, int idx);
 
-/* A holder that keeps a copy of the shape at idx beyond the call (a world) pins it, and
- * unpins it when it lets go (its own finaliser). The mesh of a convex shape is freed when
- * the shape has been finalised and no pin is left, whatever the order of the finalisers, so
- * __gc called by hand on a shape a world still uses frees nothing under the world. */
-void lucid_lua_shape_pin(lua_State *L, int idx);
-void lucid_lua_shape_unpin(lua_State *L, int idx);
+/* The mesh of a convex shape is reference-counted in C: the shape holds one reference
+ * (released by its __gc) and a holder that keeps a copy of the shape beyond the call (a
+ * world) takes one with lucid_lua_shape_retain and releases it in its own finaliser. The
+ * mesh is freed with the last reference, whatever the order of the finalisers and whatever
+ * Lua code does to the holder's references (debug.setuservalue), so __gc called by hand on
+ * a shape a world still uses frees nothing under the world. */
+typedef struct lucid_lua_mesh_ref lucid_lua_mesh_ref;
+
+/* A new reference to the mesh of the shape at idx, or NULL for a primitive (or not a
+ * shape). */
+lucid_lua_mesh_ref *lucid_lua_shape_retain(lua_State *L, int idx);
+
+/* Drops a reference (NULL is ignored); the last one frees the mesh. */
+void lucid_lua_mesh_release(lucid_lua_mesh_ref *ref);
 
 #endif

@@ -12,12 +12,15 @@
  *     into w:contacts()
  * `shape` is a lucid shape or a list of {shape=, pose=}. Ids are 1-based and shared by
  * bodies and static bodies. The world keeps a reference to every shape it was given (in its
- * uservalue), so meshes outlive it. Memory discipline: the world userdata exists (with a
+ * uservalue) and a counted C reference to every mesh (lucid_lua_shape_retain, released by
+ * its __gc), so meshes outlive it whatever Lua code does to the shapes. Memory discipline: the
+ * world userdata exists (with a
  * __gc) before the C world is created, and temporary arrays are userdata, so an error raised
  * at any point leaks nothing. */
 #include <lauxlib.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "runtime/lua/check.h"
@@ -32,26 +35,20 @@
 
 typedef struct world_box {
     lucid_world *w;
+    lucid_lua_mesh_ref **meshes; /* the mesh references the world holds (owned) */
+    size_t mesh_count, mesh_capacity;
 } world_box;
 
-/* Safe to call twice: destroys the world, then unpins the shapes it held (they may be
- * finalized already: their memory lives until the end of this collection cycle). */
+/* Safe to call twice: destroys the world, then drops its references to the meshes. */
 static int world_gc(lua_State *L) {
     world_box *box = luaL_testudata(L, 1, WORLD_METATABLE);
     if (!box) return 0;
     lucid_world_destroy(box->w);
     box->w = NULL;
-    if (lua_getiuservalue(L, 1, 1) == LUA_TTABLE) {
-        lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
-        for (lua_Integer i = 1; i <= n; ++i) {
-            lua_rawgeti(L, -1, i);
-            lucid_lua_shape_unpin(L, -1);
-            lua_pop(L, 1);
-        }
-    }
-    lua_pop(L, 1);
-    lua_newtable(L); /* the shapes are let go: a second call unpins nothing */
-    lua_setiuservalue(L, 1, 1);
+    for (size_t i = 0; i < box->mesh_count; ++i) lucid_lua_mesh_release(box->meshes[i]);
+    free(box->meshes);
+    box->meshes = NULL;
+    box->mesh_count = box->mesh_capacity = 0;
     return 0;
 }
 
@@ -188,6 +185,8 @@ static int l_world(lua_State *L) {
     read_world_options(L, 1, &o);
     world_box *box = lua_newuserdatauv(L, sizeof *box, 1);
     box->w = NULL;
+    box->meshes = NULL;
+    box->mesh_count = box->mesh_capacity = 0;
     luaL_setmetatable(L, WORLD_METATABLE);
     lua_newtable(L); /* the shapes the world refers to */
     lua_setiuservalue(L, -2, 1);
@@ -198,14 +197,27 @@ static int l_world(lua_State *L) {
 
 /* ---- bodies ---------------------------------------------------------------------------- */
 
-/* Keeps the shape at idx alive and its mesh allocated as long as the world (self at 1). */
-static void retain_shape(lua_State *L, int idx) {
+/* Keeps the shape at idx alive (uservalue) and its mesh allocated (a C reference) as long
+ * as the world (self at 1). */
+static void retain_shape(lua_State *L, int idx, const char *fname) {
     idx = lua_absindex(L, idx);
-    if (lua_getiuservalue(L, 1, 1) != LUA_TTABLE) lucid_lua_fail(L, NEW, "corrupted world");
-    lua_pushvalue(L, idx);
-    lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+    world_box *box = lua_touserdata(L, 1);
+    if (box->mesh_count == box->mesh_capacity) {
+        size_t capacity = box->mesh_capacity ? 2 * box->mesh_capacity : 8;
+        void *grown = capacity < ((size_t)-1) / sizeof *box->meshes
+                          ? realloc(box->meshes, capacity * sizeof *box->meshes)
+                          : NULL;
+        if (!grown) lucid_lua_fail_status(L, fname, LUCID_ERR_NO_MEMORY);
+        box->meshes = grown;
+        box->mesh_capacity = capacity;
+    }
+    lucid_lua_mesh_ref *ref = lucid_lua_shape_retain(L, idx);
+    if (ref) box->meshes[box->mesh_count++] = ref;
+    if (lua_getiuservalue(L, 1, 1) == LUA_TTABLE) {
+        lua_pushvalue(L, idx);
+        lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+    }
     lua_pop(L, 1);
-    lucid_lua_shape_pin(L, idx);
 }
 
 /* Reads `shape` of the options table at idx: a shape or a list of {shape=, pose=}. The parts
@@ -223,7 +235,7 @@ static int read_parts(lua_State *L, int idx, const char *fname, lucid_body_part 
         *parts = lua_newuserdatauv(L, sizeof **parts, 0);
         (*parts)[0].shape = *shape;
         (*parts)[0].pose = lucid_se3_identity();
-        retain_shape(L, list);
+        retain_shape(L, list, fname);
         lua_remove(L, list);
         return 1;
     }
@@ -242,7 +254,7 @@ static int read_parts(lua_State *L, int idx, const char *fname, lucid_body_part 
         char what[32];
         snprintf(what, sizeof what, "shape[%d].shape", (int)i);
         (*parts)[i - 1].shape = *lucid_lua_checkshape(L, -1, fname, what);
-        retain_shape(L, -1);
+        retain_shape(L, -1, fname);
         lua_pop(L, 1);
         (*parts)[i - 1].pose = lucid_se3_identity();
         if (lua_getfield(L, item, "pose") != LUA_TNIL) {

@@ -86,6 +86,17 @@ t.case("a shape shared by two worlds outlives the first world's finaliser", func
   t.truthy(w2:pose(1):translation()[3] < 0, "the body in the second world fell")
 end)
 
+t.case("a world whose shape references are cut by debug.setuservalue keeps its meshes", function()
+  local w = lucid.world{}
+  w:add_body{shape = tetra(), mass = 1, pose = lucid.se3.new({1, 0, 0, 0}, {0, 0, 0.5})}
+  w:add_static{shape = lucid.halfspace({0, 0, 1}, 0)}
+  debug.setuservalue(w, {}, 1) -- the shapes are now garbage for Lua
+  collectgarbage()
+  collectgarbage()
+  w:step(20) -- the world's own reference keeps the mesh
+  t.truthy(w:pose(1):translation()[3] < 0.5, "the body fell")
+end)
+
 t.case("finalisers ignore wrong arguments and are idempotent for every type", function()
   local s = samples()
   for name, v in pairs(s) do
