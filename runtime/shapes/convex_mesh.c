@@ -230,17 +230,22 @@ static int number_vertices(qhT *qh, int n, int *index_of) {
     return count;
 }
 
-/* Reverses face f's cycle if its Newell normal disagrees with the outward facet normal (the
- * vertices times the power of two `scale`, so the cross products neither overflow nor
- * underflow whatever the mesh's size). */
-static void orient_face(lucid_convex_mesh *m, int f, double scale) {
+/* v times 2^e, exactly (ldexp per component: 2^e alone may overflow for subnormal clouds). */
+static lucid_vec3 scale_exp(lucid_vec3 v, int e) {
+    return lucid_vec3_make(ldexp(v.x, e), ldexp(v.y, e), ldexp(v.z, e));
+}
+
+/* Reverses face f's cycle if its Newell normal disagrees with the outward facet normal (on
+ * the vertices times 2^-exponent, so the cross products neither overflow nor underflow
+ * whatever the mesh's size). */
+static void orient_face(lucid_convex_mesh *m, int f, int exponent) {
     int *cycle = m->face_vertices + m->face_offsets[f];
     int k = m->face_offsets[f + 1] - m->face_offsets[f];
     lucid_vec3 newell = lucid_vec3_zero();
     for (int i = 0; i < k; ++i)
         newell = lucid_vec3_add(
-            newell, lucid_vec3_cross(lucid_vec3_scale(m->vertices[cycle[i]], scale),
-                                     lucid_vec3_scale(m->vertices[cycle[(i + 1) % k]], scale)));
+            newell, lucid_vec3_cross(scale_exp(m->vertices[cycle[i]], -exponent),
+                                     scale_exp(m->vertices[cycle[(i + 1) % k]], -exponent)));
     if (lucid_vec3_dot(newell, m->face_normals[f]) >= 0.0) return;
     for (int i = 0, j = k - 1; i < j; ++i, --j) {
         int t = cycle[i];
@@ -278,7 +283,7 @@ static lucid_status copy_faces(qhT *qh, lucid_convex_mesh *m, const int *index_o
         f++;
     }
     m->face_offsets[f] = c;
-    for (int g = 0; g < faces; ++g) orient_face(m, g, ldexp(1.0, -exponent));
+    for (int g = 0; g < faces; ++g) orient_face(m, g, exponent);
     return LUCID_OK;
 }
 

@@ -38,7 +38,7 @@ static void check_hull_geometry(const lucid_convex_mesh *m, const double *points
     for (int v = 0; v < m->num_vertices; ++v)
         largest = fmax(largest, fmax(fabs(m->vertices[v].x),
                                      fmax(fabs(m->vertices[v].y), fabs(m->vertices[v].z))));
-    double unit = ldexp(1.0, -ilogb(largest));
+    int e = ilogb(largest); /* ldexp per component: 2^-e overflows for subnormal sizes */
     for (int f = 0; f < m->num_faces; ++f) {
         lucid_vec3 nrm = m->face_normals[f];
         double d = m->face_offsets_d[f];
@@ -55,7 +55,9 @@ static void check_hull_geometry(const lucid_convex_mesh *m, const double *points
             lucid_vec3 b = m->vertices[m->face_vertices[begin + (i + 1) % k]];
             assert_true(fabs(lucid_vec3_dot(nrm, a) - d) <= tol);
             newell = lucid_vec3_add(
-                newell, lucid_vec3_cross(lucid_vec3_scale(a, unit), lucid_vec3_scale(b, unit)));
+                newell,
+                lucid_vec3_cross(lucid_vec3_make(ldexp(a.x, -e), ldexp(a.y, -e), ldexp(a.z, -e)),
+                                 lucid_vec3_make(ldexp(b.x, -e), ldexp(b.y, -e), ldexp(b.z, -e))));
         }
         assert_true(lucid_vec3_dot(newell, nrm) > 0.0);
     }
@@ -499,6 +501,13 @@ static void hulls_are_scale_invariant(void **state) {
     (void)state;
     const double tet[12] = {0.25, -0.5, 0.125, 1.5, 0.25, -0.75, -0.5, 1.25, 0.5, 0.3, 0.2, 1.1};
     uint64_t rng = 77;
+    /* Subnormal coordinates: the faces are still wound counter-clockwise from outside. */
+    double tiny[12];
+    for (int i = 0; i < 12; ++i) tiny[i] = ldexp(round(tet[i] * 64), -1070);
+    lucid_convex_mesh *sub = NULL;
+    assert_int_equal(lucid_convex_mesh_create(tiny, 4, &sub), LUCID_OK);
+    check_hull_geometry(sub, tiny, 4, 1e-322); /* a few subnormal ulps */
+    lucid_convex_mesh_destroy(sub);
     for (int k = -300; k <= 300; k += 20) {
         double scale = pow(10.0, k);
         double p[12];
