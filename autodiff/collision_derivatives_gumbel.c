@@ -8,7 +8,6 @@
 #include <stddef.h>
 
 #include "autodiff/collision_derivatives_hessians.h"
-#include "autodiff/collision_derivatives_hint.h"
 #include "autodiff/collision_derivatives_workspace.h"
 #include "runtime/shapes/convex_mesh.h"
 
@@ -43,8 +42,7 @@ lucid_status lucid_support_hessian_gumbel(const lucid_shape *s, lucid_vec3 l, do
     const lucid_convex_mesh *mesh = s->u.mesh;
     lucid_status st = lucid_derivative_workspace_reserve(ws, mesh->num_vertices);
     if (st != LUCID_OK) return st;
-    int root = lucid_derivatives_start_hint(s, l);
-    root = lucid_convex_mesh_support_index(mesh, l, &root);
+    int root = lucid_convex_mesh_support_index(mesh, l, NULL); /* from the cube-map table */
     int count = neighbourhood(mesh, root, levels, ws);
     double top = lucid_vec3_dot(mesh->vertices[root], l);
     /* Weighted moments about the support vertex (shift-invariant covariance, better

@@ -47,6 +47,7 @@ local t = task.new{
     {name = "surface-targets", kind = "flag",
      help = "targets uniform on the hull surfaces (mostly unreachable: see the header)"},
     {name = "start", kind = "string", default = "random",
+     check = function(v) return (v ~= "random" and v ~= "near") and "must be 'random' or 'near'" or nil end,
      help = "start pose: 'random' (uniform rotation, just outside the bounding spheres) or "
        .. "'near' (the target pose moved by a twist with 0.2 rad / 2 cm std)"},
     {name = "iterations", kind = "integer", default = 50, min = 1, help = "Gauss-Newton iterations"},
@@ -56,10 +57,6 @@ local t = task.new{
 }
 local opts = t:parse(arg)
 local rng = t.rng
-if opts.start ~= "random" and opts.start ~= "near" then
-  io.stderr:write("contact_pose: --start must be 'random' or 'near'\n\n" .. t:usage() .. "\n")
-  os.exit(2)
-end
 
 -- The estimators and the paper's parameters (Table I). eps units: zeroth order, noise std on
 -- the twist; first-order Gaussian, noise std on x* = p1 - p2 (m); Gumbel, temperature of the

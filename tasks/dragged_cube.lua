@@ -11,7 +11,7 @@ local t = task.new{
   name = "dragged_cube",
   summary = "Cube dragged by a force growing 0 -> 20 N over 1 s: stick, slide, internal forces (Figs. 11-12).",
   options = {
-    {name = "dt", kind = "number", default = 1e-3, help = "time step (s)"},
+    {name = "dt", kind = "number", default = 1e-3, positive = true, max = 0.1, help = "time step (s)"},
     {name = "out", kind = "string", default = "out/dragged_cube", help = "directory of the SVG plots"},
   },
 }

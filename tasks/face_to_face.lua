@@ -11,10 +11,12 @@ local t = task.new{
   name = "face_to_face",
   summary = "Boxes dropped flat and stacks of 2-4 blocks: drift and jitter at rest (Silico Figs. 6-10).",
   options = {
-    {name = "seconds", kind = "number", default = 2.0, help = "time watched after landing (s)"},
+    {name = "seconds", kind = "number", default = 2.0, positive = true, max = 1000, help = "time watched after landing (s)"},
     {name = "pairs", kind = "string", default = "ncp:admm,ncp:staggered,ncp:pgs,ccp:newton,raisim:bisection",
+     check = task.check_pairs,
      help = "comma-separated model:solver pairs"},
     {name = "out", kind = "string", default = "out/face_to_face", help = "directory of the SVG plots"},
+    {name = "patch_points", kind = "number", default = 4, help = "contact points kept per shape pair (1-16)"},
   },
 }
 local opts = t:parse(arg)
@@ -24,7 +26,8 @@ for pair in opts.pairs:gmatch("[^,]+") do pairs_list[#pairs_list + 1] = pair end
 
 local function run(pair, count, bar)
   local model, solver = pair:match("(%w+):(%w+)")
-  local w = lucid.world{dt = DT, contact = {model = model, solver = solver, tol = 1e-6, max_iter = 1000}}
+  local w = lucid.world{dt = DT, patch_points = math.tointeger(opts.patch_points),
+                        contact = {model = model, solver = solver, tol = 1e-6, max_iter = 1000}}
   w:add_static{shape = lucid.halfspace({0, 0, 1}, 0), friction = 0.5}
   local ids = {}
   for k = 1, count do

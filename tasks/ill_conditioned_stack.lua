@@ -10,7 +10,7 @@ local t = task.new{
   name = "ill_conditioned_stack",
   summary = "Heavy cube on a light one: residual each contact solver reaches (Fig. 13).",
   options = {
-    {name = "max_iter", kind = "integer", default = 10000, min = 1, help = "iteration cap of a solve"},
+    {name = "max_iter", kind = "integer", default = 10000, min = 1, max = 1000000000, help = "iteration cap of a solve"},
     {name = "out", kind = "string", default = "out/ill_conditioned_stack", help = "directory of the SVG plots"},
   },
 }

@@ -8,7 +8,7 @@ local t = task.new{
   name = "quickstart",
   summary = "Poses, exp/log round trips and a dense linear solve: the lucid runtime end to end.",
   options = {
-    {name = "n", kind = "integer", default = 200, min = 1, help = "size of the linear system"},
+    {name = "n", kind = "integer", default = 200, min = 1, max = 4000, help = "size of the linear system"},
     {name = "poses", kind = "integer", default = 2000, min = 1, help = "random poses to round-trip"},
   },
 }

@@ -11,9 +11,9 @@ local t = task.new{
   name = "sliding_cube",
   summary = "Cube launched sliding on a plane, per contact model and solver (paper Figs. 9-10, Eq. 19).",
   options = {
-    {name = "v0", kind = "number", default = 1.5, help = "launch speed (m/s)"},
+    {name = "v0", kind = "number", default = 1.5, positive = true, max = 100, help = "launch speed (m/s)"},
     {name = "angle", kind = "number", default = 0.3, help = "launch heading from the x axis (rad)"},
-    {name = "dt", kind = "number", default = 1e-3, help = "time step (s)"},
+    {name = "dt", kind = "number", default = 1e-3, positive = true, max = 0.1, help = "time step (s)"},
     {name = "out", kind = "string", default = "out/sliding_cube", help = "directory of the SVG plots"},
   },
 }

@@ -11,9 +11,10 @@ local t = task.new{
   name = "timestep_consistency",
   summary = "Dragged cube at several time steps against a 1e-5 s reference (Fig. 15).",
   options = {
-    {name = "reference", kind = "number", default = 1e-5, help = "reference time step (s), dividing 1e-4"},
-    {name = "horizon", kind = "number", default = 1.0, help = "simulated time (s)"},
+    {name = "reference", kind = "number", default = 1e-5, positive = true, max = 1e-4, help = "reference time step (s), dividing 1e-4"},
+    {name = "horizon", kind = "number", default = 1.0, positive = true, max = 1000, help = "simulated time (s)"},
     {name = "pairs", kind = "string", default = "ncp:pgs,ncp:admm,ccp:pgs,ccp:admm,lcp:pgs",
+     check = task.check_pairs,
      help = "comma-separated model:solver pairs (raisim:bisection is slow at the reference step)"},
     {name = "out", kind = "string", default = "out/timestep_consistency", help = "directory of the SVG plots"},
   },

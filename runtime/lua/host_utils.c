@@ -4,14 +4,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "runtime/lua/check.h"
 #include "runtime/lua/modules.h"
 
 #define LUCID_VERSION_STRING "0.1.0"
 
 /* lucid.isatty(fd): fd is 0 (stdin), 1 (stdout) or 2 (stderr). */
 static int l_isatty(lua_State *L) {
-    lua_Integer fd = luaL_checkinteger(L, 1);
-    luaL_argcheck(L, fd >= 0 && fd <= 2, 1, "lucid.isatty: fd must be 0, 1 or 2");
+    lua_Integer fd = lucid_lua_checkinteger_range(L, 1, 0, 2, "lucid.isatty", "fd");
     lua_pushboolean(L, isatty((int)fd));
     return 1;
 }

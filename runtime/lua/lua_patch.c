@@ -10,12 +10,15 @@
 #include "runtime/lua/modules.h"
 #include "solvers/collision/contact_patch.h"
 
-/* opts.margin (>= 0) and opts.angular_tolerance (radians in [0, pi/2)), defaults elsewhere. */
+/* opts.margin (>= 0), opts.angular_tolerance (radians in [0, pi/2)) and opts.max_points
+ * (integer in [1, 16]), defaults elsewhere. */
 static void read_options(lua_State *L, int idx, const char *fname, lucid_patch_options *opt) {
+    static const char *const keys[] = {"margin", "angular_tolerance", NULL};
     lucid_patch_options_default(opt);
     if (lua_isnoneornil(L, idx)) return;
     if (!lua_istable(L, idx))
-        lucid_lua_fail(L, fname, "options must be a table (got %s)", luaL_typename(L, idx));
+        lucid_lua_fail(L, fname, "options must be a table (got %s)", lucid_lua_typename(L, idx));
+    lucid_lua_check_option_names(L, idx, keys, fname);
     lua_getfield(L, idx, "margin");
     if (!lua_isnil(L, -1)) {
         opt->margin = lucid_lua_checkfinite(L, -1, fname, "margin");
@@ -28,7 +31,15 @@ static void read_options(lua_State *L, int idx, const char *fname, lucid_patch_o
             lucid_lua_fail(L, fname, "angular_tolerance must be in [0, pi/2)");
         opt->angular_tolerance = a;
     }
-    lua_pop(L, 2);
+    lua_getfield(L, idx, "max_points");
+    if (!lua_isnil(L, -1)) {
+        if (!lua_isinteger(L, -1)) lucid_lua_fail(L, fname, "max_points must be an integer");
+        lua_Integer k = lua_tointeger(L, -1);
+        if (k < 1 || k > LUCID_PATCH_MAX_POINTS)
+            lucid_lua_fail(L, fname, "max_points must be in [1, %d]", LUCID_PATCH_MAX_POINTS);
+        opt->max_points = (int)k;
+    }
+    lua_pop(L, 3);
 }
 
 static void push_point(lua_State *L, const lucid_contact_point *p) {

@@ -2,6 +2,7 @@
  * scan or hill climbing on the vertex adjacency. */
 #include "runtime/shapes/convex_mesh.h"
 
+#include <limits.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,7 +26,8 @@ int lucid_convex_mesh_support_scan(const lucid_convex_mesh *mesh, lucid_vec3 dir
     return best;
 }
 
-/* Steepest ascent along hull edges. Each move strictly increases <dir, v>, so it terminates;
+/* Steepest ascent along hull edges (and the diagonals of polygonal faces, see
+ * build_adjacency). Each move strictly increases <dir, v>, so it terminates;
  * on a convex polytope a vertex with no strictly better neighbour is a global maximiser (its
  * normal cone contains dir), so no plateau handling is needed. */
 int lucid_convex_mesh_support_climb(const lucid_convex_mesh *mesh, lucid_vec3 dir, int start) {
@@ -33,9 +35,8 @@ int lucid_convex_mesh_support_climb(const lucid_convex_mesh *mesh, lucid_vec3 di
     double best_value = lucid_vec3_dot(mesh->vertices[current], dir);
     for (;;) {
         int next = current;
-        for (int k = mesh->neighbor_offsets[current]; k < mesh->neighbor_offsets[current + 1];
-             ++k) {
-            int j = mesh->neighbors[k];
+        for (int k = mesh->climb_offsets[current]; k < mesh->climb_offsets[current + 1]; ++k) {
+            int j = mesh->climb_neighbors[k];
             double value = lucid_vec3_dot(mesh->vertices[j], dir);
             if (value > best_value) {
                 best_value = value;
@@ -185,7 +186,7 @@ static lucid_status check_volume(const double *points, int n, char *err, int err
     return LUCID_OK;
 }
 
-static lucid_status check_input(const double *points, int n, char *err, int err_size) {
+static lucid_status check_finite_count(const double *points, int n, char *err, int err_size) {
     if (n == 0) {
         set_message(err, err_size, "no points");
         return LUCID_ERR_DEGENERATE;
@@ -198,7 +199,7 @@ static lucid_status check_input(const double *points, int n, char *err, int err_
         set_message(err, err_size, "a convex hull needs at least 4 points");
         return LUCID_ERR_DEGENERATE;
     }
-    return check_volume(points, n, err, err_size);
+    return LUCID_OK;
 }
 
 /* ---- creation: from qhull's facets to our arrays -------------------------------------- */
@@ -208,6 +209,8 @@ void lucid_convex_mesh_destroy(lucid_convex_mesh *mesh) {
     free(mesh->vertices);
     free(mesh->neighbor_offsets);
     free(mesh->neighbors);
+    free(mesh->climb_offsets);
+    free(mesh->climb_neighbors);
     free(mesh->face_offsets);
     free(mesh->face_vertices);
     free(mesh->face_normals);
@@ -227,14 +230,17 @@ static int number_vertices(qhT *qh, int n, int *index_of) {
     return count;
 }
 
-/* Reverses face f's cycle if its Newell normal disagrees with the outward facet normal. */
-static void orient_face(lucid_convex_mesh *m, int f) {
+/* Reverses face f's cycle if its Newell normal disagrees with the outward facet normal (the
+ * vertices times the power of two `scale`, so the cross products neither overflow nor
+ * underflow whatever the mesh's size). */
+static void orient_face(lucid_convex_mesh *m, int f, double scale) {
     int *cycle = m->face_vertices + m->face_offsets[f];
     int k = m->face_offsets[f + 1] - m->face_offsets[f];
     lucid_vec3 newell = lucid_vec3_zero();
     for (int i = 0; i < k; ++i)
         newell = lucid_vec3_add(
-            newell, lucid_vec3_cross(m->vertices[cycle[i]], m->vertices[cycle[(i + 1) % k]]));
+            newell, lucid_vec3_cross(lucid_vec3_scale(m->vertices[cycle[i]], scale),
+                                     lucid_vec3_scale(m->vertices[cycle[(i + 1) % k]], scale)));
     if (lucid_vec3_dot(newell, m->face_normals[f]) >= 0.0) return;
     for (int i = 0, j = k - 1; i < j; ++i, --j) {
         int t = cycle[i];
@@ -243,7 +249,9 @@ static void orient_face(lucid_convex_mesh *m, int f) {
     }
 }
 
-static lucid_status copy_faces(qhT *qh, lucid_convex_mesh *m, const int *index_of) {
+/* qhull ran on the points times 2^-exponent: its unit normals hold as they are, its offsets
+ * are scaled back by 2^exponent (exactly). */
+static lucid_status copy_faces(qhT *qh, lucid_convex_mesh *m, const int *index_of, int exponent) {
     facetT *facet;
     vertexT *vertex, **vertexp;
     int faces = 0, corners = 0;
@@ -266,11 +274,11 @@ static lucid_status copy_faces(qhT *qh, lucid_convex_mesh *m, const int *index_o
         FOREACHvertex_(cycle) m->face_vertices[c++] = index_of[qh_pointid(qh, vertex->point)];
         qh_settempfree(qh, &cycle);
         m->face_normals[f] = lucid_vec3_load(facet->normal);
-        m->face_offsets_d[f] = -facet->offset; /* qhull's plane is n.x + offset = 0 */
+        m->face_offsets_d[f] = ldexp(-facet->offset, exponent); /* qhull: n.x + offset = 0 */
         f++;
     }
     m->face_offsets[f] = c;
-    for (int g = 0; g < faces; ++g) orient_face(m, g);
+    for (int g = 0; g < faces; ++g) orient_face(m, g, ldexp(1.0, -exponent));
     return LUCID_OK;
 }
 
@@ -279,50 +287,75 @@ static int compare_edges(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* Undirected hull edges are the consecutive pairs of the face cycles, each seen twice; sort
- * and deduplicate them, then lay out both directions in CSR form (neighbours ascending). */
-static lucid_status build_adjacency(lucid_convex_mesh *m) {
-    int corners = m->face_offsets[m->num_faces], nv = m->num_vertices;
-    int64_t *edges = malloc(sizeof(int64_t) * (size_t)corners);
-    m->neighbor_offsets = calloc((size_t)nv + 1, sizeof(int));
-    if (!edges || !m->neighbor_offsets) {
+/* The vertex graph in CSR form (neighbours ascending): the consecutive pairs of the face
+ * cycles (the hull's edges, each seen twice), and with `diagonals` also every other pair of
+ * vertices of a polygonal face. Collected, sorted and deduplicated. */
+static lucid_status build_graph(const lucid_convex_mesh *m, int diagonals, int **offsets_out,
+                                int **list_out) {
+    int nv = m->num_vertices;
+    size_t pairs = 0;
+    for (int f = 0; f < m->num_faces; ++f) {
+        size_t k = (size_t)(m->face_offsets[f + 1] - m->face_offsets[f]);
+        pairs += diagonals ? k * (k - 1) / 2 : k;
+    }
+    if (pairs > (size_t)INT_MAX / 2) return LUCID_ERR_NO_MEMORY;
+    int64_t *edges = malloc(sizeof(int64_t) * (pairs > 0 ? pairs : 1));
+    int *offsets = calloc((size_t)nv + 1, sizeof(int));
+    *offsets_out = offsets;
+    if (!edges || !offsets) {
         free(edges);
         return LUCID_ERR_NO_MEMORY;
     }
     int count = 0;
     for (int f = 0; f < m->num_faces; ++f) {
         int begin = m->face_offsets[f], k = m->face_offsets[f + 1] - begin;
-        for (int i = 0; i < k; ++i) {
-            int a = m->face_vertices[begin + i], b = m->face_vertices[begin + (i + 1) % k];
-            int lo = a < b ? a : b, hi = a < b ? b : a;
-            edges[count++] = (int64_t)lo * nv + hi;
-        }
+        for (int i = 0; i < k; ++i)
+            for (int j = i + 1; j < (diagonals ? k : i + 2); ++j) {
+                int a = m->face_vertices[begin + i], b = m->face_vertices[begin + j % k];
+                int lo = a < b ? a : b, hi = a < b ? b : a;
+                edges[count++] = (int64_t)lo * nv + hi;
+            }
     }
     qsort(edges, (size_t)count, sizeof(int64_t), compare_edges);
     int unique = 0;
     for (int i = 0; i < count; ++i)
         if (unique == 0 || edges[i] != edges[unique - 1]) edges[unique++] = edges[i];
     for (int i = 0; i < unique; ++i) {
-        m->neighbor_offsets[edges[i] / nv + 1]++;
-        m->neighbor_offsets[edges[i] % nv + 1]++;
+        offsets[edges[i] / nv + 1]++;
+        offsets[edges[i] % nv + 1]++;
     }
-    for (int v = 0; v < nv; ++v) m->neighbor_offsets[v + 1] += m->neighbor_offsets[v];
-    m->neighbors = malloc(sizeof(int) * (size_t)(2 * unique > 0 ? 2 * unique : 1));
+    for (int v = 0; v < nv; ++v) offsets[v + 1] += offsets[v];
+    int *list = malloc(sizeof(int) * (size_t)(2 * unique > 0 ? 2 * unique : 1));
     int *fill = malloc(sizeof(int) * (size_t)nv);
-    if (!m->neighbors || !fill) {
+    *list_out = list;
+    if (!list || !fill) {
         free(edges);
         free(fill);
         return LUCID_ERR_NO_MEMORY;
     }
-    memcpy(fill, m->neighbor_offsets, sizeof(int) * (size_t)nv);
+    memcpy(fill, offsets, sizeof(int) * (size_t)nv);
     for (int i = 0; i < unique; ++i) {
         int a = (int)(edges[i] / nv), b = (int)(edges[i] % nv);
-        m->neighbors[fill[a]++] = b;
-        m->neighbors[fill[b]++] = a;
+        list[fill[a]++] = b;
+        list[fill[b]++] = a;
     }
     free(fill);
     free(edges);
     return LUCID_OK;
+}
+
+/* The hull's edges (neighbors), and the graph hill climbing walks (climb_neighbors): the
+ * edges plus every pair of vertices of a polygonal face. qhull merges facets that are
+ * coplanar within its roundoff (relative to the largest coordinate) into one polygon; such a
+ * polygon may be bent by less than that roundoff, and then an edge of the true hull is a
+ * diagonal of the polygon (issue 16: on a 5-vertex hull with a 1e9 aspect ratio the climb
+ * stopped one edge short of the support). Climbing on a supergraph of the true edge graph
+ * stays exact (a vertex that no neighbour improves on is a local, hence global, maximiser
+ * of a linear function on a convex polytope), and polygons are few and small on real hulls. */
+static lucid_status build_adjacency(lucid_convex_mesh *m) {
+    lucid_status st = build_graph(m, 0, &m->neighbor_offsets, &m->neighbors);
+    if (st == LUCID_OK) st = build_graph(m, 1, &m->climb_offsets, &m->climb_neighbors);
+    return st;
 }
 
 /* Centre of the vertices' axis-aligned box, stored so the warm start costs nothing per query. */
@@ -333,10 +366,11 @@ static lucid_vec3 vertex_box_center(const lucid_convex_mesh *m) {
         lo = lucid_vec3_make(fmin(lo.x, v.x), fmin(lo.y, v.y), fmin(lo.z, v.z));
         hi = lucid_vec3_make(fmax(hi.x, v.x), fmax(hi.y, v.y), fmax(hi.z, v.z));
     }
-    return lucid_vec3_scale(lucid_vec3_add(lo, hi), 0.5);
+    return lucid_vec3_add(lucid_vec3_scale(lo, 0.5), lucid_vec3_scale(hi, 0.5)); /* no overflow */
 }
 
-static lucid_status copy_hull(qhT *qh, const double *points, int n, lucid_convex_mesh *m) {
+static lucid_status copy_hull(qhT *qh, const double *points, int n, int exponent,
+                              lucid_convex_mesh *m) {
     int *index_of = malloc(sizeof(int) * (size_t)n);
     if (index_of == NULL) return LUCID_ERR_NO_MEMORY;
     m->num_vertices = number_vertices(qh, n, index_of);
@@ -344,7 +378,7 @@ static lucid_status copy_hull(qhT *qh, const double *points, int n, lucid_convex
     lucid_status st = m->vertices ? LUCID_OK : LUCID_ERR_NO_MEMORY;
     for (int i = 0; st == LUCID_OK && i < n; ++i)
         if (index_of[i] >= 0) m->vertices[index_of[i]] = point_at(points, i);
-    if (st == LUCID_OK) st = copy_faces(qh, m, index_of);
+    if (st == LUCID_OK) st = copy_faces(qh, m, index_of, exponent);
     if (st == LUCID_OK) st = build_adjacency(m);
     if (st == LUCID_OK) m->box_center = vertex_box_center(m);
     if (st == LUCID_OK) fill_start_vertices(m);
@@ -371,8 +405,8 @@ static lucid_status qhull_status(int exitcode) {
 
 /* Runs qhull (default options: facets of coplanar triangles are merged into polygons) with
  * its messages captured in qhull_err, and converts the hull into m. */
-static lucid_status run_qhull(double *coords, int n, lucid_convex_mesh *m, char *qhull_err,
-                              size_t qhull_err_size) {
+static lucid_status run_qhull(const double *points, double *coords, int n, int exponent,
+                              lucid_convex_mesh *m, char *qhull_err, size_t qhull_err_size) {
     FILE *errfile = fmemopen(qhull_err, qhull_err_size, "w");
     if (errfile == NULL) return LUCID_ERR_INTERNAL;
     qhT qh_storage;
@@ -385,7 +419,7 @@ static lucid_status run_qhull(double *coords, int n, lucid_convex_mesh *m, char 
         /* qhull reports errors inside its own calls by longjmp to qh->errexit. */
         if (setjmp(qh->errexit) == 0) {
             qh->NOerrexit = False;
-            st = copy_hull(qh, coords, n, m);
+            st = copy_hull(qh, points, n, exponent, m);
         } else {
             st = LUCID_ERR_INTERNAL;
         }
@@ -406,6 +440,18 @@ static void qhull_message(const char *qhull_err, char *err, int err_size) {
              len > 0 ? qhull_err : "(no message)");
 }
 
+/* The exponent e with max |coordinate| < 2^e (0 for an all-zero set): the points times 2^-e
+ * lie in (-1, 1), exactly (a power-of-two scaling rounds nothing while the results are normal
+ * numbers), so the degeneracy checks and qhull see the same well-scaled problem at every
+ * size: nothing overflows at 1e300 nor underflows at 1e-300. */
+static int scale_exponent(const double *points, int n) {
+    double largest = 0.0;
+    for (long i = 0; i < 3L * n; ++i) largest = fmax(largest, fabs(points[i]));
+    int e = 0;
+    if (largest > 0.0) frexp(largest, &e);
+    return e;
+}
+
 lucid_status lucid_convex_mesh_create_msg(const double *points, int n, lucid_convex_mesh **out,
                                           char *err, int err_size) {
     set_message(err, err_size, "");
@@ -414,8 +460,9 @@ lucid_status lucid_convex_mesh_create_msg(const double *points, int n, lucid_con
         return LUCID_ERR_ARGUMENT;
     }
     *out = NULL;
-    lucid_status st = check_input(points, n, err, err_size);
+    lucid_status st = check_finite_count(points, n, err, err_size);
     if (st != LUCID_OK) return st;
+    int exponent = scale_exponent(points, n);
     lucid_convex_mesh *m = calloc(1, sizeof(*m));
     double *coords = malloc(sizeof(double) * 3 * (size_t)n); /* qhull may write its input */
     if (m == NULL || coords == NULL) {
@@ -424,13 +471,16 @@ lucid_status lucid_convex_mesh_create_msg(const double *points, int n, lucid_con
         set_message(err, err_size, "out of memory");
         return LUCID_ERR_NO_MEMORY;
     }
-    memcpy(coords, points, sizeof(double) * 3 * (size_t)n);
+    for (long i = 0; i < 3L * n; ++i) coords[i] = ldexp(points[i], -exponent);
+    st = check_volume(coords, n, err, err_size);
     char qhull_err[512] = {0};
-    st = run_qhull(coords, n, m, qhull_err, sizeof(qhull_err) - 1);
+    if (st == LUCID_OK)
+        st = run_qhull(points, coords, n, exponent, m, qhull_err, sizeof(qhull_err) - 1);
     free(coords);
     if (st != LUCID_OK) {
         lucid_convex_mesh_destroy(m);
-        qhull_message(qhull_err, err, err_size);
+        if (qhull_err[0] != '\0' || (err != NULL && err_size > 0 && err[0] == '\0'))
+            qhull_message(qhull_err, err, err_size);
         return st;
     }
     *out = m;

@@ -30,6 +30,8 @@ typedef struct lucid_convex_mesh {
     lucid_vec3 *vertices;  /* hull vertices, in increasing order of their input index */
     int *neighbor_offsets; /* num_vertices + 1 entries */
     int *neighbors;        /* neighbours of vertex i: neighbors[offsets[i] .. offsets[i+1]) */
+    int *climb_offsets;    /* the graph hill climbing walks: the edges plus every pair of */
+    int *climb_neighbors;  /* vertices of a polygonal (merged) face, same CSR layout */
     int num_faces;
     int *face_offsets;        /* num_faces + 1 entries */
     int *face_vertices;       /* vertex cycle of face f, counter-clockwise seen from outside */

@@ -1,10 +1,12 @@
 /* The world's life cycle, options, accessors, state and energy. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "runtime/math/so3.h"
 #include "runtime/world/world_internal.h"
+#include "solvers/collision/contact_patch.h"
 
 void lucid_world_default_options(lucid_world_options *o) {
     memset(o, 0, sizeof *o);
@@ -23,6 +25,8 @@ void lucid_world_default_options(lucid_world_options *o) {
     o->compliance = 0.0;
     o->warm_start_radius = 1e-2;
     o->density = 1000.0;
+    o->patch_points = 4;
+    o->sparse_threshold = 16;
 }
 
 static lucid_status bad(const char **why, const char *msg, lucid_status s) {
@@ -50,6 +54,10 @@ lucid_status lucid_world_options_check(const lucid_world_options *o, const char 
     if (o->warm_start_radius < 0.0)
         return bad(why, "warm_start_radius must be >= 0", LUCID_ERR_ARGUMENT);
     if (!(o->density > 0.0)) return bad(why, "density must be > 0", LUCID_ERR_ARGUMENT);
+    if (o->patch_points < 1 || o->patch_points > LUCID_PATCH_MAX_POINTS)
+        return bad(why, "patch_points must be in [1, 16]", LUCID_ERR_ARGUMENT);
+    if (o->sparse_threshold < 0)
+        return bad(why, "sparse_threshold must be >= 0", LUCID_ERR_ARGUMENT);
     if (lucid_contact_pair_check(o->contact.model, o->contact.solver) != LUCID_OK)
         return bad(why, "invalid contact model/solver pair", LUCID_ERR_ARGUMENT);
     if (o->contact.tol < 0.0) return bad(why, "contact tol must be >= 0", LUCID_ERR_ARGUMENT);
@@ -58,14 +66,20 @@ lucid_status lucid_world_options_check(const lucid_world_options *o, const char 
     return LUCID_OK;
 }
 
-lucid_status lucid_world_reserve(void **buf, int *cap, int n, size_t size) {
+lucid_status lucid_world_reserve(void **buf, size_t *cap, size_t n, size_t size) {
     if (n <= *cap) return LUCID_OK;
-    int c = *cap > 0 ? *cap : 16;
-    while (c < n) c *= 2;
-    void *p = realloc(*buf, size * (size_t)c);
+    size_t limit = SIZE_MAX / (size ? size : 1); /* elements whose bytes fit in size_t */
+    if (n > limit) return LUCID_ERR_NO_MEMORY;
+    size_t c = *cap > 0 ? *cap : 16;
+    while (c < n) c = c > limit / 2 ? n : 2 * c;
+    void *p = realloc(*buf, size * c);
     if (!p) return LUCID_ERR_NO_MEMORY;
     *buf = p, *cap = c;
     return LUCID_OK;
+}
+
+const char *lucid_world_last_error(const lucid_world *w) {
+    return w ? w->error : "";
 }
 
 lucid_status lucid_world_create(const lucid_world_options *o, lucid_world **out) {
@@ -90,6 +104,7 @@ void lucid_world_destroy(lucid_world *w) {
     if (!w) return;
     lucid_broad_phase_destroy(w->broad);
     lucid_contact_workspace_destroy(w->workspace);
+    lucid_world_sparse_destroy(w->sparse);
     void *buffers[] = {w->bodies,
                        w->parts,
                        w->aabb_lo,
@@ -269,7 +284,9 @@ lucid_world_stats lucid_world_last_stats(const lucid_world *w) {
 void lucid_world_last_problem(const lucid_world *w, lucid_contact_problem *p,
                               const int **contacts) {
     int k = w->num_islands - 1;
-    int n = w->num_contacts > 0 && k >= 0 ? w->island_start[k + 1] - w->island_start[k] : 0;
+    int n = w->num_contacts > 0 && k >= 0 && !w->last_sparse
+                ? w->island_start[k + 1] - w->island_start[k]
+                : 0;
     *p = (lucid_contact_problem){n, w->G, w->g, w->mu, w->opt.compliance > 0.0 ? w->R : NULL};
     if (contacts) *contacts = n > 0 ? w->island_contacts + w->island_start[k] : NULL;
 }

@@ -47,10 +47,14 @@ typedef struct lucid_world lucid_world;
 typedef struct lucid_world_options {
     lucid_vec3 gravity;            /* m/s^2, default (0, 0, -9.81) */
     double dt;                     /* s, > 0, default 1e-3 */
-    lucid_contact_options contact; /* model, solver, tol, max_iter...: default ncp:admm, 1e-6
-                                    * (the paper's eps_abs, on forces in N), 200 iterations,
-                                    * warm started across steps; see world_delassus.c for the
-                                    * retries when a solve fails */
+    lucid_contact_options contact; /* model, solver, tol, max_iter...: default ncp:admm, 1e-6,
+                                    * 200 iterations, warm started across steps. Each island is
+                                    * solved in its own units (world_delassus.c, problem_scales:
+                                    * forces ~ the weight of its lightest body, velocities ~ its
+                                    * free velocity, each capped at 1), so tol is the paper's
+                                    * eps_abs in N and m/s^2 for bodies of a kilogram and more
+                                    * and a relative tolerance for lighter ones; see
+                                    * world_delassus.c for the retries when a solve fails */
     double baumgarte;              /* fraction of the penetration beyond slop removed per step, in
                                     * [0, 1] (default 0.2) */
     double slop;                   /* m, penetration left uncorrected (default 1e-4) */
@@ -60,6 +64,13 @@ typedef struct lucid_world_options {
     double warm_start_radius;      /* m, a new contact inherits the force of the nearest previous
                                     * contact of the same shape pair within it (default 1e-2) */
     double density;                /* kg/m^3, for bodies whose mass is not given (default 1000) */
+    int patch_points;              /* contact points kept per shape pair, in [1, 16] (default 4:
+                                    * the area-maximising 4 of a face-face patch) */
+    int sparse_threshold;          /* islands of more contacts are solved in body space, without
+                                    * a Delassus matrix, when the solver is PGS (>= 0; default
+                                    * 16: below it both paths cost the same, and small scenes
+                                    * keep their G for lucid_world_last_problem;
+                                    * docs/benchmarks/bin.md) */
 } lucid_world_options;
 
 void lucid_world_default_options(lucid_world_options *o);
@@ -88,7 +99,7 @@ typedef struct lucid_body_desc {
     lucid_mat3 inertia; /* symmetric positive definite */
     lucid_se3 pose;     /* world pose of the body frame */
     double velocity[6]; /* world-frame twist, linear first */
-    double friction;    /* >= 0 */
+    double friction;    /* in [0, LUCID_CONTACT_MAX_FRICTION = 100] */
     double restitution; /* in [0, 1] */
 } lucid_body_desc;
 
@@ -98,8 +109,8 @@ void lucid_body_desc_default(lucid_body_desc *d);
 
 /* Adds a free body (its centre of mass is that of its parts, or the body origin when it has
  * none). Errors: LUCID_ERR_ARGUMENT (halfspace part, mass <= 0, inertia not symmetric positive
- * definite, friction < 0, restitution outside [0, 1]) with *why set; LUCID_ERR_NONFINITE;
- * LUCID_ERR_NO_MEMORY. why may be NULL. */
+ * definite, friction outside [0, 100], restitution outside [0, 1]) with *why set;
+ * LUCID_ERR_NONFINITE; LUCID_ERR_NO_MEMORY. why may be NULL. */
 lucid_status lucid_world_add_body(lucid_world *w, const lucid_body_desc *d, int *id,
                                   const char **why);
 /* Adds a static body (any shapes, halfspaces included) at pose. */
@@ -122,9 +133,14 @@ lucid_status lucid_world_set_velocity(lucid_world *w, int id, const double twist
  * which the next step consumes and clears. Static ids: LUCID_ERR_ARGUMENT. */
 lucid_status lucid_world_apply_force(lucid_world *w, int id, lucid_vec3 f, lucid_vec3 tau);
 
-/* Advances one time step. Errors: LUCID_ERR_NO_MEMORY (growing a buffer), the contact
- * solver's errors (LUCID_ERR_NOT_SPD...), LUCID_ERR_NONFINITE if the state became NaN. */
+/* Advances one time step. Errors: LUCID_ERR_NO_MEMORY (growing a buffer, a buffer size that
+ * overflows size_t, or an island of more contacts than the dense solver takes:
+ * LUCID_WORLD_MAX_ISLAND_CONTACTS = 2048), the contact solver's errors (LUCID_ERR_NOT_SPD...),
+ * LUCID_ERR_NONFINITE if the state became NaN. lucid_world_last_error says what failed; the
+ * bodies have not moved unless the status is LUCID_ERR_NONFINITE. */
 lucid_status lucid_world_step(lucid_world *w);
+/* Why the last lucid_world_step failed, "" after a successful one (valid until the next). */
+const char *lucid_world_last_error(const lucid_world *w);
 
 /* The state: for every body in id order, 18 numbers: translation (3), rotation matrix
  * column-major (9), twist (6). Static bodies are included (their twist is zero). */
@@ -158,7 +174,8 @@ const lucid_world_contact *lucid_world_contacts(const lucid_world *w);
 /* The contact problem of the last island the last step solved, as the solver received it
  * (G, g, mu, R: pointers into the world's buffers, valid until the next step or set_state),
  * and the indices into lucid_world_contacts of its contacts (*contacts may be NULL). With a
- * single island it is the whole scene's problem. n = 0 when the last step had no contacts. */
+ * single island it is the whole scene's problem. n = 0 when the last step had no contacts, and
+ * when that island was solved in body space (opt.sparse_threshold): it has no G. */
 void lucid_world_last_problem(const lucid_world *w, lucid_contact_problem *p, const int **contacts);
 
 typedef struct lucid_world_stats {
@@ -166,9 +183,11 @@ typedef struct lucid_world_stats {
     int narrow_tests;    /* shape-pair distance queries */
     int contacts;
     int islands;
-    int solver_iterations; /* summed over islands */
-    int converged;         /* every island's solver met tol */
-    double residual;       /* largest NCP criterion (abs) over islands */
+    int solver_iterations;  /* summed over islands */
+    int converged;          /* every island's answer met tol, on the scaled criterion */
+    double residual;        /* largest NCP criterion (abs, in N and m/s^2) over islands */
+    double scaled_residual; /* largest model criterion in the island's units (what tol bounds,
+                             * see world_delassus.c: problem_scales) */
 } lucid_world_stats;
 lucid_world_stats lucid_world_last_stats(const lucid_world *w);
 

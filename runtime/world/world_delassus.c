@@ -8,6 +8,7 @@
  * M is block diagonal (m Id, I_world), so its "Cholesky" is the inverse of the 3x3 inertia,
  * precomputed once per body. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "runtime/world/world_internal.h"
@@ -30,16 +31,17 @@ static int dynamic_body(const lucid_world *w, const lucid_world_contact *c) {
 /* Groups the contacts by island (counting sort, contacts keep their order within one). */
 static lucid_status build_islands(lucid_world *w) {
     int n = w->num_bodies, m = w->num_contacts;
-    lucid_status s = lucid_world_reserve((void **)&w->parent, &w->parent_cap, n, sizeof(int));
-    if (s == LUCID_OK) s = lucid_world_reserve((void **)&w->label, &w->label_cap, n, sizeof(int));
+    size_t nz = (size_t)n, mz = (size_t)m;
+    lucid_status s = lucid_world_reserve((void **)&w->parent, &w->parent_cap, nz, sizeof(int));
+    if (s == LUCID_OK) s = lucid_world_reserve((void **)&w->label, &w->label_cap, nz, sizeof(int));
     if (s == LUCID_OK)
-        s = lucid_world_reserve((void **)&w->contact_island, &w->contact_island_cap, m,
+        s = lucid_world_reserve((void **)&w->contact_island, &w->contact_island_cap, mz,
                                 sizeof(int));
     if (s == LUCID_OK)
-        s = lucid_world_reserve((void **)&w->island_contacts, &w->island_contact_cap, m,
+        s = lucid_world_reserve((void **)&w->island_contacts, &w->island_contact_cap, mz,
                                 sizeof(int));
     if (s == LUCID_OK)
-        s = lucid_world_reserve((void **)&w->island_start, &w->island_start_cap, m + 1,
+        s = lucid_world_reserve((void **)&w->island_start, &w->island_start_cap, mz + 1,
                                 sizeof(int));
     if (s != LUCID_OK) return s;
     for (int i = 0; i < n; ++i) w->parent[i] = i, w->label[i] = -1;
@@ -83,8 +85,8 @@ static void fill_side(const lucid_world *w, int body, double sign, const lucid_w
 }
 
 static lucid_status fill_sides(lucid_world *w) {
-    lucid_status s = lucid_world_reserve((void **)&w->sides, &w->side_cap, 2 * w->num_contacts,
-                                         sizeof *w->sides);
+    lucid_status s = lucid_world_reserve((void **)&w->sides, &w->side_cap,
+                                         2 * (size_t)w->num_contacts, sizeof *w->sides);
     if (s != LUCID_OK) return s;
     for (int k = 0; k < w->num_contacts; ++k) {
         const lucid_world_contact *c = &w->contacts[k];
@@ -110,8 +112,8 @@ static void add_block(const lucid_world *w, const lucid_world_contact *ci,
 }
 
 static void assemble_delassus(const lucid_world *w, const int *list, int m, double *G) {
-    int ld = 3 * m;
-    memset(G, 0, sizeof(double) * (size_t)ld * ld);
+    int ld = 3 * m; /* m <= LUCID_WORLD_MAX_ISLAND_CONTACTS */
+    memset(G, 0, sizeof(double) * (size_t)ld * (size_t)ld);
     for (int i = 0; i < m; ++i)
         for (int j = 0; j < m; ++j) {
             const lucid_contact_side *a = &w->sides[2 * list[i]], *b = &w->sides[2 * list[j]];
@@ -159,11 +161,20 @@ static double reference_normal_velocity(const lucid_world *w, const lucid_world_
 
 /* ---- solving ---------------------------------------------------------------------------- */
 
+/* Buffers for an island of m contacts; the island bound keeps every size below in int range
+ * (3 x 2048 rows) and the memory at ~2 GB. */
 static lucid_status reserve_problem(lucid_world *w, int m) {
-    int n3 = 3 * m;
+    if (m > LUCID_WORLD_MAX_ISLAND_CONTACTS) {
+        snprintf(w->error, sizeof w->error,
+                 "an island of %d contacts exceeds the %d contacts the dense contact solver takes",
+                 m, LUCID_WORLD_MAX_ISLAND_CONTACTS);
+        return LUCID_ERR_NO_MEMORY;
+    }
+    size_t n3 = 3 * (size_t)m;
     lucid_status s = lucid_world_reserve((void **)&w->G, &w->G_cap, n3 * n3, sizeof(double));
     if (s == LUCID_OK) s = lucid_world_reserve((void **)&w->g, &w->g_cap, n3, sizeof(double));
-    if (s == LUCID_OK) s = lucid_world_reserve((void **)&w->mu, &w->mu_cap, m, sizeof(double));
+    if (s == LUCID_OK)
+        s = lucid_world_reserve((void **)&w->mu, &w->mu_cap, (size_t)m, sizeof(double));
     if (s == LUCID_OK) s = lucid_world_reserve((void **)&w->R, &w->R_cap, n3, sizeof(double));
     if (s == LUCID_OK)
         s = lucid_world_reserve((void **)&w->lambda, &w->lambda_cap, n3, sizeof(double));
@@ -247,6 +258,21 @@ static double criterion_at_zero(lucid_world *w, const lucid_contact_problem *p) 
     return c.abs;
 }
 
+/* The cold start lambda = 0 (and a zero dual) as the answer: it meets tol itself, so no
+ * warm start (a stale force from the last step) may replace it. */
+static lucid_status accept_zero(lucid_world *w, const lucid_contact_problem *p,
+                                lucid_contact_result *res) {
+    size_t n3 = (size_t)(3 * p->n);
+    memset(w->lambda, 0, sizeof(double) * n3);
+    memset(w->dual, 0, sizeof(double) * n3);
+    memset(res, 0, sizeof *res);
+    lucid_contact_criterion kind = lucid_contact_model_criterion(w->opt.contact.model);
+    lucid_contact_criteria_eval(p, kind, w->lambda, p->g, NULL, &res->model);
+    lucid_contact_criteria_eval(p, LUCID_CRITERION_NCP, w->lambda, p->g, NULL, &res->ncp);
+    res->converged = 1;
+    return LUCID_OK;
+}
+
 /* An answer whose criterion is within twice what rounding its forces to doubles can cause
  * (lucid_contact_round_off) is as good as double precision resolves: no retry can reliably
  * do better (the 1e3 kg on 1e-3 kg stack: ~1.7e-5 against tol 1e-6, docs/scenarios.md), so
@@ -257,15 +283,16 @@ static int at_round_off(const lucid_world *w, const lucid_contact_problem *p,
 }
 
 /* The attempt worth making after attempt a did not meet tol (-1: none left). finite: a's
- * answer passed verify (res holds its recomputed criteria; w->lambda its forces). */
+ * answer passed verify (res holds its recomputed criteria; w->lambda its forces); p_abs its
+ * model criterion of p, zero that of lambda = 0. */
 static int next_attempt(lucid_world *w, const lucid_contact_problem *p, int a, int finite,
-                        const lucid_contact_result *res) {
+                        double zero, double p_abs, const lucid_contact_result *res) {
     const lucid_contact_options *o = &w->opt.contact;
     if (finite && !res->diverged && at_round_off(w, p, res)) return -1;
     int has_pgs = lucid_contact_pair_check(o->model, LUCID_CONTACT_PGS) == LUCID_OK;
     int pgs = has_pgs && o->solver != LUCID_CONTACT_PGS ? 2 : -1;
     if (a == 0) {
-        int failed = !finite || res->diverged || !(res->model.abs <= criterion_at_zero(w, p));
+        int failed = !finite || res->diverged || !(p_abs <= zero);
         return failed || pgs < 0 ? 1 : pgs;
     }
     return a == 1 ? pgs : -1;
@@ -284,9 +311,10 @@ static int criterion_of_p(const lucid_contact_options *o) {
 /* Checks a solver's answer (attempt a) independently of its own report: finite forces and
  * velocities, and the model's criterion recomputed here (kept from the solver where it is
  * not a criterion of p, see criterion_of_p). Sets res->converged to whether it meets tol,
- * res->model / res->ncp to the criteria (NaN-safe: a NaN fails every test). */
-static int verify(lucid_world *w, const lucid_contact_problem *p, int a,
-                  lucid_contact_result *res) {
+ * res->model / res->ncp to the criteria (NaN-safe: a NaN fails every test), *p_abs to the
+ * model criterion of p (what the cold start lambda = 0 is compared on). */
+static int verify(lucid_world *w, const lucid_contact_problem *p, int a, lucid_contact_result *res,
+                  double *p_abs) {
     size_t n3 = (size_t)(3 * p->n);
     lucid_contact_velocity(p, w->lambda, w->sigma);
     if (!all_finite(w->lambda, n3) || !all_finite(w->sigma, n3)) return 0;
@@ -295,6 +323,7 @@ static int verify(lucid_world *w, const lucid_contact_problem *p, int a,
     lucid_contact_criteria own = res->model;
     lucid_contact_criterion kind = lucid_contact_model_criterion(w->opt.contact.model);
     lucid_contact_criteria_eval(p, kind, w->lambda, w->sigma, NULL, &res->model);
+    *p_abs = res->model.abs;
     if (a != 2 && !criterion_of_p(&w->opt.contact)) res->model = own;
     lucid_contact_criteria_eval(p, LUCID_CRITERION_NCP, w->lambda, w->sigma, NULL, &res->ncp);
     if (!isfinite(res->model.abs) || !isfinite(res->ncp.abs)) return 0;
@@ -322,31 +351,87 @@ static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_prob
                                         lucid_contact_result *res) {
     size_t n3 = (size_t)(3 * p->n);
     int have_best = 0, iterations = 0;
+    int best_cold = 0;
     lucid_contact_result best_res;
     memcpy(warm_copy(w), w->lambda, sizeof(double) * n3);
     memcpy(warm_copy(w) + n3, w->dual, sizeof(double) * n3);
+    double zero = criterion_at_zero(w, p);
+    if (zero <= w->opt.contact.tol) return accept_zero(w, p, res);
     for (int a = w->opt.contact.warm_start ? 0 : 1; a >= 0;) {
         lucid_status s = attempt(w, p, a, have_best, res);
         if (s != LUCID_OK) return s;
         iterations += res->iterations;
-        int finite = verify(w, p, a, res);
-        int met = finite && res->converged; /* kept even when no smaller than the best */
-        int better = met || (finite && (!have_best || res->model.abs < best_res.model.abs));
+        double p_abs = INFINITY;
+        int finite = verify(w, p, a, res, &p_abs);
+        /* an answer descending from the warm start is never kept when worse than lambda = 0
+         * (a stale force launched light bodies); cold answers are the solver's own */
+        int cold = a == 1 || (a == 2 && have_best && best_cold);
+        int eligible = finite && (cold || p_abs <= zero);
+        int met = eligible && res->converged; /* kept even when no smaller than the best */
+        res->converged = met;
+        int better = met || (eligible && (!have_best || res->model.abs < best_res.model.abs));
         if (better) {
             memcpy(best_copy(w, n3), w->lambda, sizeof(double) * n3);
             /* PGS has no dual: that of the answer it continued from stays in w->dual */
             memcpy(best_copy(w, n3) + n3, w->dual, sizeof(double) * n3);
-            best_res = *res, have_best = 1;
+            best_res = *res, have_best = 1, best_cold = cold;
         }
         if (met) break;
-        a = next_attempt(w, p, a, finite, res);
+        a = next_attempt(w, p, a, finite, zero, p_abs, res);
     }
-    if (!have_best) return LUCID_ERR_NO_CONVERGENCE;
+    if (!have_best) { /* no finite answer, or only warm ones worse than doing nothing */
+        accept_zero(w, p, res);
+        res->converged = 0;
+        res->iterations = iterations;
+        return LUCID_OK;
+    }
     memcpy(w->lambda, best_copy(w, n3), sizeof(double) * n3);
     memcpy(w->dual, best_copy(w, n3) + n3, sizeof(double) * n3);
     *res = best_res;
     res->iterations = iterations;
     return LUCID_OK;
+}
+
+/* The largest power of two not above x (x > 0 and finite). */
+static double power_of_two_below(double x) {
+    int e;
+    frexp(x, &e); /* x = f 2^e, f in [0.5, 1) */
+    return ldexp(1.0, e - 1);
+}
+
+/* The units the island's problem is solved in, powers of two at most 1: velocity_scale
+ * (units of g, m/s^2) ~ ||g||_inf, the free contact velocity the forces must cancel, and
+ * force_scale (N) ~ ||g||_inf / max_i (G + R)_(i,n)(i,n), the normal force that cancels it on
+ * the contact of the lightest body (m g on a body resting under gravity; the tangential
+ * diagonal holds rotational terms, 1440 times larger on a 1 um sphere sunk to the rest
+ * depth, which would make the scaled forces O(1e3)). The solver's tol then bounds
+ * errors relative to these scales: forces to tol x force_scale, velocities to
+ * tol x velocity_scale. Scales are capped at 1 (for islands of bodies of a kilogram and more
+ * tol stays the absolute one, already that fine relative to their forces), so a light body
+ * gets a tolerance as strict relative to its weight as a 1 kg body has: the absolute 1e-6 N
+ * accepted a stale warm-start force that launched a 1 µm sphere (4e-15 kg) by metres. */
+static void problem_scales(const lucid_contact_problem *p, double *force_scale,
+                           double *velocity_scale) {
+    double v = max_abs(p->g, (size_t)(3 * p->n)), d = 0.0;
+    for (int i = 0; i < p->n; ++i) d = fmax(d, lucid_contact_diag(p, 3 * i + 2));
+    *velocity_scale = v > 0.0 && v < 1.0 ? power_of_two_below(v) : 1.0;
+    double f = (v > 0.0 ? v : 1.0) / d;
+    *force_scale = f > 0.0 && f < 1.0 ? power_of_two_below(f) : 1.0;
+    if (!(*force_scale >= 0x1p-1000)) *force_scale = 0x1p-1000; /* no subnormal scales */
+}
+
+/* Expresses the island's problem in units of f for forces and v for velocities:
+ * lambda' = lambda / f, g' = g / v, dual' = dual / v, G' = G f / v, R' = R f / v (so that
+ * sigma' = sigma / v). With powers of two it is exact, and rescale(1 / f, 1 / v) undoes it. */
+static void rescale(lucid_world *w, int m, double f, double v) {
+    if (f == 1.0 && v == 1.0) return;
+    size_t n3 = 3 * (size_t)m;
+    double fv = f / v;
+    for (size_t k = 0; k < n3 * n3; ++k) w->G[k] *= fv;
+    for (size_t k = 0; k < n3; ++k) {
+        w->g[k] /= v, w->R[k] *= fv, w->dual[k] /= v;
+        w->lambda[k] /= f;
+    }
 }
 
 /* v_start / w_start: the velocities at the start of the step (centre of mass, world). */
@@ -370,11 +455,19 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
     }
     lucid_contact_problem p = {m, w->G, w->g, w->mu, w->opt.compliance > 0.0 ? w->R : NULL};
     lucid_contact_result res;
+    double force_scale, velocity_scale;
+    problem_scales(&p, &force_scale, &velocity_scale);
+    rescale(w, m, force_scale, velocity_scale);
     s = solve_with_fallback(w, &p, &res);
+    rescale(w, m, 1.0 / force_scale, 1.0 / velocity_scale); /* exact: powers of two */
     if (s != LUCID_OK) return s;
     w->stats.solver_iterations += res.iterations;
     w->stats.converged &= res.converged;
-    w->stats.residual = fmax(w->stats.residual, res.ncp.abs);
+    lucid_contact_velocity(&p, w->lambda, w->sigma);
+    lucid_contact_criteria ncp;
+    lucid_contact_criteria_eval(&p, LUCID_CRITERION_NCP, w->lambda, w->sigma, NULL, &ncp);
+    w->stats.residual = fmax(w->stats.residual, ncp.abs);
+    w->stats.scaled_residual = fmax(w->stats.scaled_residual, res.model.abs);
     for (int i = 0; i < m; ++i) {
         lucid_world_contact *c = &w->contacts[list[i]];
         memcpy(c->force, w->lambda + 3 * i, sizeof c->force);
@@ -396,6 +489,16 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
     return LUCID_OK;
 }
 
+lucid_vec3 lucid_world_contact_velocity(const lucid_world *w, int k, const lucid_vec3 *v,
+                                        const lucid_vec3 *om) {
+    return contact_velocity(w, k, v, om);
+}
+
+double lucid_world_reference_velocity(const lucid_world *w, const lucid_world_contact *c,
+                                      double v_n_before) {
+    return reference_normal_velocity(w, c, v_n_before);
+}
+
 lucid_status lucid_world_solve_contacts(lucid_world *w, const lucid_vec3 *v0,
                                         const lucid_vec3 *w0) {
     w->stats.contacts = w->num_contacts;
@@ -407,7 +510,10 @@ lucid_status lucid_world_solve_contacts(lucid_world *w, const lucid_vec3 *v0,
     w->stats.islands = w->num_islands;
     for (int i = 0; i < w->num_islands; ++i) {
         int begin = w->island_start[i], end = w->island_start[i + 1];
-        s = solve_island(w, w->island_contacts + begin, end - begin, v0, w0);
+        w->last_sparse = lucid_world_sparse_applies(w, end - begin);
+        s = w->last_sparse ? lucid_world_solve_island_sparse(w, w->island_contacts + begin,
+                                                             end - begin, v0, w0)
+                           : solve_island(w, w->island_contacts + begin, end - begin, v0, w0);
         if (s != LUCID_OK) return s;
     }
     return LUCID_OK;

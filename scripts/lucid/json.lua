@@ -1,7 +1,13 @@
 -- JSON encoding (for `--json` task output) and decoding (for tests and tools).
 -- Objects are written with sorted keys so output is reproducible; NaN and Inf, which JSON
 -- cannot represent, are written as null. lucid vectors and matrices become (nested) arrays.
+local check = require "lucid.check"
+
 local json = {}
+
+-- Nesting limit of arrays and objects, in both directions: deeper input is an error naming
+-- the function, not a Lua stack overflow.
+json.MAX_DEPTH = 1000
 
 local escapes = {
   ['"'] = '\\"', ["\\"] = "\\\\", ["\b"] = "\\b", ["\f"] = "\\f",
@@ -33,52 +39,53 @@ end
 
 local encode_value
 
-local function encode_table(t, seen)
-  if seen[t] then error("lucid.json.encode: cannot encode a cyclic table", 0) end
+local function encode_table(t, seen, depth)
+  if seen[t] then check.fail("lucid.json.encode", "cannot encode a cyclic table") end
+  if depth > json.MAX_DEPTH then
+    check.fail("lucid.json.encode", "nesting deeper than %d levels", json.MAX_DEPTH)
+  end
   seen[t] = true
   local parts = {}
   if is_array(t) then
-    for i = 1, #t do parts[i] = encode_value(t[i], seen) end
+    for i = 1, #t do parts[i] = encode_value(t[i], seen, depth) end
     seen[t] = nil
     return "[" .. table.concat(parts, ",") .. "]"
   end
   local keys = {}
   for k in pairs(t) do
     if type(k) ~= "string" and type(k) ~= "number" then
-      error("lucid.json.encode: object keys must be strings or numbers (got " .. type(k) .. ")", 0)
+      check.fail("lucid.json.encode", "object keys must be strings or numbers (got %s)", check.typename(k))
     end
     keys[#keys + 1] = k
   end
   table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
   for i, k in ipairs(keys) do
-    parts[i] = encode_string(tostring(k)) .. ":" .. encode_value(t[k], seen)
+    parts[i] = encode_string(tostring(k)) .. ":" .. encode_value(t[k], seen, depth)
   end
   seen[t] = nil
   return "{" .. table.concat(parts, ",") .. "}"
 end
 
-function encode_value(v, seen)
+function encode_value(v, seen, depth)
   local kind = type(v)
   if v == nil then return "null" end
   if kind == "boolean" then return tostring(v) end
   if kind == "number" then return encode_number(v) end
   if kind == "string" then return encode_string(v) end
-  if kind == "table" then return encode_table(v, seen) end
-  if kind == "userdata" and type(v.totable) == "function" then
-    return encode_table(v:totable(), seen)
-  end
-  error("lucid.json.encode: cannot encode a " .. kind .. " value", 0)
+  if kind == "table" then return encode_table(v, seen, depth + 1) end
+  if check.typename(v) == "lucid.mat" then return encode_table(v:totable(), seen, depth + 1) end
+  check.fail("lucid.json.encode", "cannot encode a %s value", check.typename(v))
 end
 
 -- Encodes a Lua value (tables, strings, numbers, booleans, nil, lucid vec/mat) as JSON text.
 function json.encode(value)
-  return encode_value(value, {})
+  return encode_value(value, {}, 0)
 end
 
 -- Decoder ----------------------------------------------------------------------------------
 
 local function decode_error(text, pos, what)
-  error(string.format("lucid.json.decode: %s at character %d", what, pos), 0)
+  check.fail("lucid.json.decode", "%s at character %d", what, pos)
 end
 
 local function skip_space(text, pos)
@@ -112,7 +119,10 @@ local function decode_string(text, pos)
   end
 end
 
-local function decode_list(text, pos, close, item)
+local function decode_list(text, pos, close, item, depth)
+  if depth > json.MAX_DEPTH then
+    decode_error(text, pos, string.format("nesting deeper than %d levels", json.MAX_DEPTH))
+  end
   local result, i = {}, skip_space(text, pos + 1)
   if text:sub(i, i) == close then return result, i + 1 end
   while true do
@@ -125,7 +135,7 @@ local function decode_list(text, pos, close, item)
   end
 end
 
-function decode_at(text, pos)
+function decode_at(text, pos, depth)
   pos = skip_space(text, pos)
   local c = text:sub(pos, pos)
   if c == "{" then
@@ -134,15 +144,15 @@ function decode_at(text, pos)
       local key, j = decode_string(text, i)
       j = skip_space(text, j)
       if text:sub(j, j) ~= ":" then decode_error(text, j, "expected ':'") end
-      obj[key], j = decode_at(text, j + 1)
+      obj[key], j = decode_at(text, j + 1, depth + 1)
       return j
-    end)
+    end, depth + 1)
   elseif c == "[" then
     return decode_list(text, pos, "]", function(arr, i)
-      local v, j = decode_at(text, i)
+      local v, j = decode_at(text, i, depth + 1)
       arr[#arr + 1] = v
       return j
-    end)
+    end, depth + 1)
   elseif c == '"' then
     return decode_string(text, pos)
   end
@@ -163,8 +173,10 @@ json.null = setmetatable({}, {__tostring = function() return "null" end})
 
 -- Decodes JSON text into Lua values.
 function json.decode(text)
-  if type(text) ~= "string" then error("lucid.json.decode: expected a string", 2) end
-  local value, pos = decode_at(text, 1)
+  if type(text) ~= "string" then
+    check.fail("lucid.json.decode", "text must be a string (got %s)", check.typename(text))
+  end
+  local value, pos = decode_at(text, 1, 0)
   pos = skip_space(text, pos)
   if pos <= #text then decode_error(text, pos, "trailing characters") end
   return value

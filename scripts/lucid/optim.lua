@@ -42,6 +42,7 @@
 -- could not be decreased along the step), "singular" (the system could not be solved; the
 -- message carries the solver's error) or "max_iter".
 local lucid = require "lucid"
+local check = require "lucid.check"
 
 local optim = {}
 
@@ -51,28 +52,18 @@ local FNAME = "lucid.optim.gauss_newton"
 local PRECISION = 1e-8
 
 local known_options = {
-  max_iter = "number", tol = "number", cost_tol = "number", step_tol = "number", min_cost = "number", c1 = "number",
-  shrink = "number", min_step = "number", damping = "any", lambda = "number",
-  max_lambda = "number", retract = "function", dim = "number", mode = "string",
-  callback = "function",
+  max_iter = "number", tol = "number", cost_tol = "number", step_tol = "number",
+  min_cost = "number", c1 = "number", shrink = "number", min_step = "number",
+  damping = "number|string", lambda = "number", max_lambda = "number", retract = "function",
+  dim = "number", mode = "string", callback = "function",
 }
 
 local function fail(fmt, ...)
-  error(FNAME .. ": " .. string.format(fmt, ...), 3)
+  check.fail(FNAME, fmt, ...)
 end
 
 local function check_options(opts)
-  opts = opts or {}
-  if type(opts) ~= "table" then fail("opts must be a table (got %s)", type(opts)) end
-  for k, v in pairs(opts) do
-    local want = known_options[k]
-    if not want then fail("unknown option '%s'", tostring(k)) end
-    if want ~= "any" and type(v) ~= want then
-      fail("opts.%s must be a %s (got %s)", k, want, type(v))
-    end
-  end
-  local o = {}
-  for k, v in pairs(opts) do o[k] = v end
+  local o = check.options(FNAME, opts, known_options, "opts")
   local function number(name, default, ok, what)
     local v = o[name] == nil and default or o[name]
     if v ~= v or not ok(v) then fail("opts.%s must be %s (got %s)", name, what, tostring(v)) end
@@ -103,6 +94,7 @@ end
 
 local function as_vector(x0)
   if type(x0) == "table" then
+    if #x0 == 0 then fail("x0 must not be empty") end
     for i = 1, #x0 do
       local v = x0[i]
       if type(v) ~= "number" or v ~= v or v == math.huge or v == -math.huge then
@@ -111,8 +103,18 @@ local function as_vector(x0)
     end
     return lucid.vec(x0)
   end
-  local ok, n = pcall(function() return x0:rows() end)
-  if ok and n then return x0:copy() end
+  if check.typename(x0) == "lucid.mat" then
+    if x0:cols() ~= 1 or x0:rows() == 0 then
+      fail("x0 must be a non-empty vector (got a %d x %d matrix)", x0:rows(), x0:cols())
+    end
+    for i = 1, #x0 do
+      local v = x0[i]
+      if v ~= v or v == math.huge or v == -math.huge then
+        fail("x0[%d] must be a finite number (got %s)", i, tostring(v))
+      end
+    end
+    return x0:copy()
+  end
   return x0 -- a manifold value (e.g. a pose): needs opts.retract and opts.dim
 end
 
@@ -123,14 +125,24 @@ local function inf_norm(v)
 end
 
 -- r, J at x (J with respect to the tangent step when a retraction is given).
+-- Errors of lucid.ad.jacobian itself (not of the user's functions) are renamed: the user
+-- called gauss_newton.
+local function jacobian(f, x, jopts)
+  local ok, r, J = pcall(lucid.ad.jacobian, f, x, jopts)
+  if ok then return r, J end
+  if type(r) == "string" and r:find("^lucid%.ad%.jacobian: ") then
+    fail("residual: %s", r:gsub("^lucid%.ad%.jacobian: ", ""):gsub("^f ", "it "))
+  end
+  error(r, 0)
+end
+
 local function linearise(residual, x, o)
   local jopts = {mode = o.mode}
   local r, J
   if o.retract then
-    r, J = lucid.ad.jacobian(function(d) return residual(o.retract(x, d)) end,
-      lucid.zeros(o.dim), jopts)
+    r, J = jacobian(function(d) return residual(o.retract(x, d)) end, lucid.zeros(o.dim), jopts)
   else
-    r, J = lucid.ad.jacobian(residual, x, jopts)
+    r, J = jacobian(residual, x, jopts)
   end
   return r, J, 0.5 * r:dot(r)
 end
@@ -189,7 +201,7 @@ end
 
 function optim.gauss_newton(residual, x0, opts)
   if type(residual) ~= "function" then
-    fail("residual must be a function (got %s)", type(residual))
+    fail("residual must be a function (got %s)", check.typename(residual))
   end
   local o = check_options(opts)
   local x = as_vector(x0)
@@ -197,8 +209,11 @@ function optim.gauss_newton(residual, x0, opts)
     local ok, n = pcall(function() return #x end)
     if not ok or type(n) ~= "number" then fail("opts.dim is required for non-vector x0") end
     o.dim = n
-  elseif not o.retract and type(x) ~= "userdata" then
-    fail("x0 must be a lucid.vec or a table of numbers (got %s)", type(x0))
+  elseif not o.retract and check.typename(x) ~= "lucid.mat" then
+    fail("x0 must be a lucid.vec or a table of numbers (got %s)", check.typename(x0))
+  end
+  if o.dim and not (math.type(o.dim) == "integer" and o.dim >= 1) then
+    fail("opts.dim must be a positive integer (got %s)", tostring(o.dim))
   end
   local adaptive = o.damping == "adaptive"
   local lambda = adaptive and o.lambda or o.damping

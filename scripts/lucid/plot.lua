@@ -4,7 +4,46 @@
 --   plot.lines{file = "out/costs.svg", title = "Gauss-Newton", xlabel = "iteration",
 --              ylabel = "cost", logy = true,
 --              series = {{name = "gumbel", y = history}, {name = "fd", x = xs, y = ys}}}
+local check = require "lucid.check"
+
 local plot = {}
+local LINES = "lucid.plot.lines"
+local spec_kinds = {file = "string", title = "string|number", xlabel = "string|number",
+                    ylabel = "string|number", logy = "boolean", series = "table"}
+local series_kinds = {name = "string|number", x = "table", y = "table", color = "string"}
+
+-- A list of numbers (NaN and infinities allowed: they are left out of the curve).
+local function check_numbers(list, what)
+  for i = 1, #list do
+    if type(list[i]) ~= "number" then
+      check.fail(LINES, "%s[%d] must be a number (got %s)", what, i, check.typename(list[i]))
+    end
+  end
+end
+
+local function check_spec(spec)
+  if type(spec) ~= "table" then check.fail(LINES, "spec must be a table (got %s)", check.typename(spec)) end
+  check.options(LINES, spec, spec_kinds, "spec")
+  if type(spec.file) ~= "string" or spec.file == "" or spec.file:find("\0", 1, true) then
+    check.fail(LINES, "spec.file must be a non-empty file name (got %s)", check.typename(spec.file))
+  end
+  if type(spec.series) ~= "table" or #spec.series == 0 then
+    check.fail(LINES, "spec.series must be a non-empty list")
+  end
+  for k, ser in ipairs(spec.series) do
+    local what = string.format("spec.series[%d]", k)
+    if type(ser) ~= "table" then check.fail(LINES, "%s must be a table (got %s)", what, check.typename(ser)) end
+    check.options(LINES, ser, series_kinds, what)
+    if type(ser.y) ~= "table" then check.fail(LINES, "%s.y must be a list of numbers", what) end
+    check_numbers(ser.y, what .. ".y")
+    if ser.x then
+      check_numbers(ser.x, what .. ".x")
+      if #ser.x < #ser.y then
+        check.fail(LINES, "%s.x has %d entries for %d values of y", what, #ser.x, #ser.y)
+      end
+    end
+  end
+end
 
 local palette = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
                  "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"}
@@ -55,10 +94,7 @@ end
 -- Writes a line plot. spec.series is a list of {name=, y=, x= (optional, default 1..n)};
 -- with spec.logy, non-positive values are left out of the curve. Returns the file name.
 function plot.lines(spec)
-  assert(type(spec) == "table" and type(spec.file) == "string",
-    "lucid.plot.lines: spec.file must be a string")
-  assert(type(spec.series) == "table" and #spec.series > 0,
-    "lucid.plot.lines: spec.series must be a non-empty list")
+  check_spec(spec)
   -- the legend column is as wide as the longest series name (about 7 px a character)
   local longest = 0
   for k, ser in ipairs(spec.series) do
@@ -129,7 +165,7 @@ function plot.lines(spec)
   local dir = spec.file:match("^(.*)/[^/]*$")
   if dir then os.execute("mkdir -p '" .. dir:gsub("'", "'\\''") .. "' 2>/dev/null") end
   local f, err = io.open(spec.file, "w")
-  if not f then error("lucid.plot.lines: cannot write " .. spec.file .. ": " .. tostring(err), 2) end
+  if not f then check.fail(LINES, "cannot write %s: %s", spec.file, tostring(err)) end
   f:write(table.concat(out, "\n"))
   f:close()
   return spec.file

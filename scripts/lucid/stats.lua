@@ -7,17 +7,19 @@
 -- quantile(p) uses the "type 7" rule (R's default, numpy's "linear"): with the sorted
 -- sample x_1 <= ... <= x_n, h = (n - 1) p + 1 and q = x_floor(h) + (h - floor(h)) (x_ceil(h)
 -- - x_floor(h)). NaN entries are errors; the input is not modified.
+local check = require "lucid.check"
+
 local stats = {}
 
 local function sorted_copy(xs, fname)
   if type(xs) ~= "table" or #xs == 0 then
-    error(fname .. ": expected a non-empty list of numbers", 3)
+    check.fail(fname, "expected a non-empty list of numbers (got %s)", check.typename(xs))
   end
   local s = {}
   for i = 1, #xs do
     local v = xs[i]
     if type(v) ~= "number" or v ~= v then
-      error(string.format("%s: entry %d is not a number (%s)", fname, i, tostring(v)), 3)
+      check.fail(fname, "entry %d is not a number (%s)", i, tostring(v))
     end
     s[i] = v
   end
@@ -34,7 +36,7 @@ end
 
 function stats.quantile(xs, p)
   if type(p) ~= "number" or not (p >= 0 and p <= 1) then
-    error("lucid.stats.quantile: p must be in [0, 1] (got " .. tostring(p) .. ")", 2)
+    check.fail("lucid.stats.quantile", "p must be in [0, 1] (got %s)", tostring(p))
   end
   return quantile_sorted(sorted_copy(xs, "lucid.stats.quantile"), p)
 end

@@ -7,12 +7,19 @@
 --     {name = "problems", kind = "integer", default = 10, help = "number of problems"},
 --     {name = "meshes", kind = "flag", help = "use the mesh data set"}}}
 --   local opts = t:parse(arg)            -- exits 0 after --help, 2 on a bad option
+--
+-- An option may bound its value: min / max (inclusive), positive = true (> 0), or
+-- check = function(value) return nil or "why it is wrong" end (task.check_pairs checks a
+-- comma-separated list of contact model:solver pairs); a value out of bounds is a bad
+-- option: a message and exit code 2, never a stack trace. `--check` validates the options
+-- and exits 0 without running the task.
 --   local bar = t:progress(opts.problems, "solving")
 --   for i = 1, opts.problems do ...; bar:step() end
 --   bar:done()
 --   t:report(figures, function() print(...) end)  -- JSON with --json, else the summary
 local lucid = require "lucid"
 local json = require "lucid.json"
+local check = require "lucid.check"
 
 local task = {}
 local Task = {}
@@ -21,19 +28,56 @@ Task.__index = Task
 local builtin_options = {
   {name = "seed", kind = "integer", default = 0, help = "seed of the random generator"},
   {name = "json", kind = "flag", help = "print one JSON object with the task's figures"},
+  {name = "check", kind = "flag", help = "check the options and exit (0 when they are valid)"},
   {name = "help", kind = "flag", help = "show this help and exit"},
 }
 
 -- Creates a task description. spec.name, spec.summary and spec.options (see above).
 -- Option kinds: "integer", "number", "string", "flag".
+local NEW = "lucid.task.new"
+local spec_kinds = {name = "string", summary = "string", options = "table"}
+local option_kinds = {name = "string", kind = "string", default = "any", help = "string",
+                      min = "number", max = "number", positive = "boolean", check = "function"}
+
+local function check_self(self, class, fname)
+  if getmetatable(self) ~= class then
+    check.fail(fname, "self must be a %s (got %s; use obj:method())",
+      class == Task and "task" or "progress bar", check.typename(self))
+  end
+end
+
+-- Validates one entry of spec.options.
+local function check_option(o, i)
+  local what = string.format("spec.options[%d]", i)
+  if type(o) ~= "table" then check.fail(NEW, "%s must be a table (got %s)", what, check.typename(o)) end
+  check.options(NEW, o, option_kinds, what)
+  if type(o.name) ~= "string" or not o.name:match("^[%w_%-]+$") then
+    check.fail(NEW, "%s.name must be a word of letters, digits, '_' or '-' (got %s)", what,
+      tostring(o.name))
+  end
+  if not ({integer = 1, number = 1, string = 1, flag = 1})[o.kind] then
+    check.fail(NEW, "option '%s' has an unknown kind %s (expected integer, number, string or flag)",
+      o.name, tostring(o.kind))
+  end
+  if o.default ~= nil and o.kind ~= "flag" then
+    local want = o.kind == "integer" and "integer" or o.kind
+    check.value(NEW, o.default, want, "the default of option '" .. o.name .. "'")
+  end
+end
+
+-- Creates a task description. spec.name, spec.summary and spec.options (see above).
+-- Option kinds: "integer", "number", "string", "flag".
 function task.new(spec)
-  assert(type(spec) == "table" and type(spec.name) == "string",
-    "lucid.task.new: spec.name must be a string")
+  if type(spec) ~= "table" then check.fail(NEW, "spec must be a table (got %s)", check.typename(spec)) end
+  check.options(NEW, spec, spec_kinds, "spec")
+  if type(spec.name) ~= "string" then check.fail(NEW, "spec.name must be a string") end
   local t = setmetatable({name = spec.name, summary = spec.summary or "", options = {}}, Task)
+  local seen = {}
   for _, list in ipairs({spec.options or {}, builtin_options}) do
-    for _, o in ipairs(list) do
-      assert(({integer = 1, number = 1, string = 1, flag = 1})[o.kind],
-        "lucid.task.new: option '" .. tostring(o.name) .. "' has an unknown kind")
+    for i, o in ipairs(list) do
+      check_option(o, i)
+      if seen[o.name] then check.fail(NEW, "option '%s' is declared twice", o.name) end
+      seen[o.name] = true
       t.options[#t.options + 1] = o
     end
   end
@@ -41,6 +85,7 @@ function task.new(spec)
 end
 
 function Task:usage()
+  check_self(self, Task, "lucid.task:usage")
   local lines = {string.format("usage: lucid tasks/%s.lua [options]", self.name), "",
                  self.summary, "", "options:"}
   for _, o in ipairs(self.options) do
@@ -57,8 +102,16 @@ local function fail_usage(t, message)
   os.exit(2)
 end
 
+local function check_value(t, o, value, text)
+  if o.check then
+    local why = o.check(value)
+    if why then fail_usage(t, string.format("--%s: %s (got '%s')", o.name, tostring(why), text)) end
+  end
+  return value
+end
+
 local function convert(t, o, text)
-  if o.kind == "string" then return text end
+  if o.kind == "string" then return check_value(t, o, text, text) end
   local value = tonumber(text)
   if o.kind == "integer" then value = value and math.tointeger(value) end
   if value == nil or value ~= value or value == math.huge or value == -math.huge then
@@ -68,12 +121,22 @@ local function convert(t, o, text)
   if o.min and value < o.min then
     fail_usage(t, string.format("--%s must be at least %s (got %s)", o.name, o.min, text))
   end
-  return value
+  if o.max and value > o.max then
+    fail_usage(t, string.format("--%s must be at most %s (got %s)", o.name, o.max, text))
+  end
+  if o.positive and not (value > 0) then
+    fail_usage(t, string.format("--%s must be positive (got %s)", o.name, text))
+  end
+  return check_value(t, o, value, text)
 end
 
 -- Parses the script's `arg` table. Accepts "--name value" and "--name=value".
 -- Returns a table of option values; sets self.json, self.seed and self.rng.
 function Task:parse(args)
+  check_self(self, Task, "lucid.task:parse")
+  if type(args) ~= "table" then
+    check.fail("lucid.task:parse", "args must be a table (got %s)", check.typename(args))
+  end
   local values, by_name = {}, {}
   for _, o in ipairs(self.options) do
     by_name[o.name] = o
@@ -82,6 +145,7 @@ function Task:parse(args)
   local i = 1
   while args and args[i] do
     local word = args[i]
+    if type(word) ~= "string" then fail_usage(self, "argument " .. i .. " is not a string") end
     local name, inline = word:match("^%-%-([%w_%-]+)=(.*)$")
     name = name or word:match("^%-%-([%w_%-]+)$")
     local o = name and by_name[name]
@@ -105,9 +169,26 @@ function Task:parse(args)
     os.exit(0)
   end
   if values.seed < 0 then fail_usage(self, "--seed must be non-negative") end
+  if values.check then os.exit(0) end
   self.json, self.seed = values.json, values.seed
   if lucid.rng then self.rng = lucid.rng(values.seed) end
   return values
+end
+
+-- A check function for options listing contact model:solver pairs ("ncp:admm,lcp:pgs"):
+-- nil when every pair is one lucid.world accepts, else why not.
+function task.check_pairs(text)
+  if type(text) ~= "string" then return "expected a string" end
+  local count = 0
+  for pair in text:gmatch("[^,]+") do
+    local model, solver = pair:match("^(%w+):(%w+)$")
+    if not model then return string.format("'%s' is not a model:solver pair", pair) end
+    local ok, err = pcall(lucid.world, {contact = {model = model, solver = solver}})
+    if not ok then return (tostring(err):gsub("^lucid%.world: ", "")) end
+    count = count + 1
+  end
+  if count == 0 then return "no model:solver pair given" end
+  return nil
 end
 
 -- Progress -----------------------------------------------------------------------------
@@ -124,6 +205,11 @@ end
 -- A progress bar on stderr for `total` steps. It draws only when stderr is a terminal and
 -- the task is not in --json mode, and at most ten times a second.
 function Task:progress(total, label)
+  check_self(self, Task, "lucid.task:progress")
+  if math.type(total) ~= "integer" or total < 0 then
+    check.fail("lucid.task:progress", "total must be a non-negative integer (got %s)", tostring(total))
+  end
+  if label ~= nil then check.value("lucid.task:progress", label, "string", "label") end
   local visible = not self.json and lucid.isatty(2)
   return setmetatable({total = math.max(total, 1), label = label or self.name, count = 0,
                        start = lucid.clock(), last_draw = -math.huge, visible = visible},
@@ -131,6 +217,7 @@ function Task:progress(total, label)
 end
 
 function Progress:draw()
+  check_self(self, Progress, "lucid.task.progress:draw")
   local elapsed = lucid.clock() - self.start
   local fraction = math.min(self.count / self.total, 1)
   local width = 30
@@ -145,12 +232,17 @@ end
 
 -- Advances by n steps (default 1).
 function Progress:step(n)
+  check_self(self, Progress, "lucid.task.progress:step")
+  if n ~= nil and math.type(n) ~= "integer" then
+    check.fail("lucid.task.progress:step", "n must be an integer (got %s)", check.typename(n))
+  end
   self.count = self.count + (n or 1)
   if self.visible and lucid.clock() - self.last_draw >= 0.1 then self:draw() end
 end
 
 -- Draws the final state and ends the line.
 function Progress:done()
+  check_self(self, Progress, "lucid.task.progress:done")
   if not self.visible then return end
   self:draw()
   io.stderr:write("\n")
@@ -160,6 +252,10 @@ end
 
 -- With --json, prints `figures` as one JSON object on stdout; otherwise calls summary().
 function Task:report(figures, summary)
+  check_self(self, Task, "lucid.task:report")
+  if summary ~= nil and type(summary) ~= "function" then
+    check.fail("lucid.task:report", "summary must be a function (got %s)", check.typename(summary))
+  end
   if self.json then
     io.stdout:write(json.encode(figures), "\n")
   elseif summary then
@@ -170,6 +266,20 @@ end
 -- Formats rows (lists of cells) under headers as an aligned text table. Numbers are
 -- printed with `number_format` (default "%.3g").
 function task.format_table(headers, rows, number_format)
+  local fname = "lucid.task.format_table"
+  check.value(fname, headers, "table", "headers")
+  check.value(fname, rows, "table", "rows")
+  if number_format ~= nil then
+    check.value(fname, number_format, "string", "number_format")
+    if not pcall(string.format, number_format, 1.5) then
+      check.fail(fname, "number_format '%s' is not a format for one number", number_format)
+    end
+  end
+  for r = 1, #rows do
+    if type(rows[r]) ~= "table" then
+      check.fail(fname, "rows[%d] must be a table (got %s)", r, check.typename(rows[r]))
+    end
+  end
   local cells, widths = {}, {}
   local function text(v)
     if type(v) == "number" and math.type(v) ~= "integer" then

@@ -391,6 +391,48 @@ static int reduce_points(patch_point *p, int n, int capacity) {
     return n;
 }
 
+/* Area of the convex hull of the 4 points a, b, c, d of a plane with unit normal n: the
+ * largest |shoelace| over the three cyclic orders (the convex one when the points are in
+ * convex position). */
+static double quad_area2(lucid_vec3 a, lucid_vec3 b, lucid_vec3 c, lucid_vec3 d, lucid_vec3 n) {
+    const lucid_vec3 *order[3][4] = {{&a, &b, &c, &d}, {&a, &b, &d, &c}, {&a, &c, &b, &d}};
+    double best = 0.0;
+    for (int o = 0; o < 3; ++o) {
+        lucid_vec3 sum = lucid_vec3_zero();
+        for (int q = 0; q < 4; ++q)
+            sum = lucid_vec3_add(sum, lucid_vec3_cross(*order[o][q], *order[o][(q + 1) % 4]));
+        best = max2(best, fabs(lucid_vec3_dot(sum, n)));
+    }
+    return best;
+}
+
+/* Keeps `capacity` (1 to 4) well-spread points, the area-maximising choice of Box2D and
+ * Bullet: the deepest point, the one farthest from it, the one spanning the largest triangle
+ * with them, then the one giving the largest quadrilateral (on the reference plane, normal
+ * n). The kept points keep their cyclic order; ties go to the lowest index. */
+static int spread_points(patch_point *p, int n, int capacity, lucid_vec3 normal) {
+    int pick[4] = {deepest_index(p, n), -1, -1, -1};
+    for (int k = 1; k < capacity; ++k) {
+        double best = -1.0;
+        for (int q = 0; q < n; ++q) {
+            int used = 0;
+            for (int j = 0; j < k; ++j) used |= pick[j] == q;
+            if (used) continue;
+            lucid_vec3 x = p[q].on_ref, a = p[pick[0]].on_ref;
+            double score = k == 1 ? lucid_vec3_dist(x, a)
+                           : k == 2
+                               ? triangle_area2(a, p[pick[1]].on_ref, x)
+                               : quad_area2(a, p[pick[1]].on_ref, p[pick[2]].on_ref, x, normal);
+            if (score > best) best = score, pick[k] = q;
+        }
+    }
+    int m = 0;
+    for (int q = 0; q < n; ++q)
+        for (int j = 0; j < capacity; ++j)
+            if (pick[j] == q) p[m++] = p[q];
+    return m;
+}
+
 /* Keeps points with separation <= max(margin, deepest) + slack, preserving their order. */
 static int filter_points(patch_point *p, int n, double margin, double slack) {
     double limit = max2(margin, p[deepest_index(p, n)].separation) + slack;
@@ -493,7 +535,8 @@ static lucid_status check_arguments(const lucid_shape *s1, const lucid_se3 *T1,
         !isfinite(opt->angular_tolerance))
         return LUCID_ERR_NONFINITE;
     if (!(lucid_vec3_norm2(dist->normal) > 0.0) || opt->margin < 0.0 ||
-        opt->angular_tolerance < 0.0 || opt->angular_tolerance >= 0.5 * PATCH_PI)
+        opt->angular_tolerance < 0.0 || opt->angular_tolerance >= 0.5 * PATCH_PI ||
+        opt->max_points < 1 || opt->max_points > LUCID_PATCH_MAX_POINTS)
         return LUCID_ERR_ARGUMENT;
     return LUCID_OK;
 }
@@ -501,6 +544,7 @@ static lucid_status check_arguments(const lucid_shape *s1, const lucid_se3 *T1,
 void lucid_patch_options_default(lucid_patch_options *opt) {
     opt->margin = 0.0;
     opt->angular_tolerance = 1e-2;
+    opt->max_points = LUCID_PATCH_MAX_POINTS;
 }
 
 lucid_status lucid_contact_patch(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
@@ -550,7 +594,9 @@ lucid_status lucid_contact_patch(const lucid_shape *s1, const lucid_se3 *T1, con
     /* separations differing by less than the length tolerance are equal: faces parallel up to
      * round-off give all their points at any gap */
     count = filter_points(pts, count, opt->margin, length_tol);
-    count = reduce_points(pts, count, LUCID_PATCH_MAX_POINTS);
+    if (count > opt->max_points)
+        count = opt->max_points <= 4 ? spread_points(pts, count, opt->max_points, ref.normal)
+                                     : reduce_points(pts, count, opt->max_points);
     out->normal = which == 1 ? ref.normal : lucid_vec3_neg(ref.normal);
     write_points(pts, count, which == 1, out);
     return LUCID_OK;

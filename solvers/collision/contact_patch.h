@@ -41,16 +41,22 @@
  * Kept points: separation <= max(margin, deepest separation) + tol, so a patch of faces
  * parallel up to round-off is complete at any gap while a slightly tilted face only
  * contributes the points within the margin.
- * Reduction: while more than LUCID_PATCH_MAX_POINTS remain, the point (never the deepest)
+ * Reduction to the options' max_points (LUCID_PATCH_MAX_POINTS by default): to at most 4,
+ * the area-maximising choice of Box2D and Bullet (the deepest point, the point farthest from
+ * it, the one spanning the largest triangle with them, the one giving the largest
+ * quadrilateral, on the reference plane), so the support polygon of a resting face is kept
+ * as far as 4 points can; to more, while too many remain, the point (never the deepest)
  * whose removal loses the least polygon area - the triangle it spans with its two neighbours
- * along the convex cycle - is dropped, the lowest index first on ties.
+ * along the convex cycle - is dropped. Lowest index first on ties; kept points keep their
+ * cyclic order.
  *
  * Everything runs on the caller's stack (no heap allocation) and is deterministic.
  *
  * Lua (an addition to API.md's Collision section):
  *   patch = lucid.contact_patch(s1, T1, s2, T2 [, opts])
  * runs lucid.distance with default options, then this function; opts: `margin` (m, >= 0,
- * default 0), `angular_tolerance` (radians in [0, pi/2), default 1e-2). Returns
+ * default 0), `angular_tolerance` (radians in [0, pi/2), default 1e-2), `max_points` (integer
+ * in [1, 16], default 16). Returns
  *   {normal = vec, points = {{p1 = vec, p2 = vec, separation = x}, ...}}. */
 #ifndef LUCID_CONTACT_PATCH_H
 #define LUCID_CONTACT_PATCH_H
@@ -71,9 +77,10 @@ typedef enum lucid_patch_feature {
 typedef struct lucid_patch_options {
     double margin;            /* m, >= 0: points with separation <= margin are kept */
     double angular_tolerance; /* radians in [0, pi/2): face / edge alignment tolerance */
+    int max_points;           /* 1 .. LUCID_PATCH_MAX_POINTS: points kept (see Reduction) */
 } lucid_patch_options;
 
-/* margin 0, angular_tolerance 1e-2 rad. */
+/* margin 0, angular_tolerance 1e-2 rad, max_points LUCID_PATCH_MAX_POINTS. */
 void lucid_patch_options_default(lucid_patch_options *opt);
 
 typedef struct lucid_contact_point {
@@ -91,7 +98,8 @@ typedef struct lucid_contact_patch_result {
 /* The contact patch of s1 posed by T1 and s2 posed by T2, whose distance query gave dist
  * (from lucid_distance on the same arguments). opt may be NULL (defaults).
  * Errors: LUCID_ERR_ARGUMENT (NULL pointers, two halfspaces, a zero normal, margin < 0,
- * angular_tolerance outside [0, pi/2)), LUCID_ERR_NONFINITE (NaN/Inf in a pose, the distance
+ * angular_tolerance outside [0, pi/2), max_points outside [1, LUCID_PATCH_MAX_POINTS]),
+ * LUCID_ERR_NONFINITE (NaN/Inf in a pose, the distance
  * result or the options). *out is written only on success. */
 lucid_status lucid_contact_patch(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
                                  const lucid_se3 *T2, const lucid_distance_result *dist,

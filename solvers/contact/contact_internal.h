@@ -55,6 +55,12 @@ int lucid_contact_check(lucid_contact_run *run, const double *lambda, const doub
  * factor nothing otherwise). */
 lucid_status lucid_contact_check_psd(lucid_contact_run *run);
 
+/* One projected Gauss-Seidel update of contact impulse l (3) from its velocity s (3) and the
+ * diagonal block D = (G + R)_ii (3 x 3, column-major): Alg. 1 (LCP), 2 (CCP), 6 (NCP). Shared
+ * by the dense and the sparse PGS (contact_pgs_sparse.c). */
+void lucid_contact_pgs_update(lucid_contact_model model, double mu, const double D[9],
+                              const double s[3], double l[3]);
+
 /* --- the solvers -------------------------------------------------------------------------- */
 lucid_status lucid_contact_solve_pgs(lucid_contact_run *run, double *lambda);
 lucid_status lucid_contact_solve_bisection(lucid_contact_run *run, double *lambda);

@@ -28,19 +28,21 @@ static double block(const lucid_contact_problem *p, int i, int a, int b) {
     return a == b && p->R ? v + p->R[3 * i + a] : v;
 }
 
+/* D[a + 3 b] = (G + R)_ii(a, b) */
+#define D_(a, b) D[(a) + 3 * (b)]
+
 /* Alg. 1 / Alg. 6: normal step, then a tangential step with the updated velocity; the LCP
  * clamps each tangential component to [-mu lN, mu lN] (the 4-facet box pyramid: facets
  * normal to t1 and t2), the NCP projects the tangential vector on the disk of radius mu lN. */
-static void update_split(const lucid_contact_problem *p, lucid_contact_model model, int i,
-                         const double s[3], double l[3]) {
-    double lN = lucid_contact_fmax(0.0, l[2] - s[2] / block(p, i, 2, 2));
+static void update_split(lucid_contact_model model, double mu, const double D[9], const double s[3],
+                         double l[3]) {
+    double lN = lucid_contact_fmax(0.0, l[2] - s[2] / D_(2, 2));
     double dN = lN - l[2];
-    double tangent_step = 1.0 / fmin(block(p, i, 0, 0), block(p, i, 1, 1));
-    double sT[2] = {s[0] + block(p, i, 0, 2) * dN, s[1] + block(p, i, 1, 2) * dN};
+    double tangent_step = 1.0 / fmin(D_(0, 0), D_(1, 1));
+    double sT[2] = {s[0] + D_(0, 2) * dN, s[1] + D_(1, 2) * dN};
     l[0] -= tangent_step * sT[0];
     l[1] -= tangent_step * sT[1];
     l[2] = lN;
-    double mu = p->mu[i];
     if (model == LUCID_CONTACT_LCP) {
         double bound = mu * lN;
         l[0] = fmin(bound, lucid_contact_fmax(-bound, l[0]));
@@ -51,10 +53,18 @@ static void update_split(const lucid_contact_problem *p, lucid_contact_model mod
 }
 
 /* Alg. 2: one step on the whole contact, scaled by 3 / trace, then a cone projection. */
-static void update_cone(const lucid_contact_problem *p, int i, const double s[3], double l[3]) {
-    double step = 3.0 / (block(p, i, 0, 0) + block(p, i, 1, 1) + block(p, i, 2, 2));
+static void update_cone(double mu, const double D[9], const double s[3], double l[3]) {
+    double step = 3.0 / (D_(0, 0) + D_(1, 1) + D_(2, 2));
     for (int a = 0; a < 3; ++a) l[a] -= step * s[a];
-    lucid_cone_project(p->mu[i], l, l);
+    lucid_cone_project(mu, l, l);
+}
+
+void lucid_contact_pgs_update(lucid_contact_model model, double mu, const double D[9],
+                              const double s[3], double l[3]) {
+    if (model == LUCID_CONTACT_CCP)
+        update_cone(mu, D, s, l);
+    else
+        update_split(model, mu, D, s, l);
 }
 
 lucid_status lucid_contact_solve_pgs(lucid_contact_run *run, double *lambda) {
@@ -75,11 +85,10 @@ lucid_status lucid_contact_solve_pgs(lucid_contact_run *run, double *lambda) {
     for (int k = 1; k <= o->max_iter; ++k) {
         double change = 0.0;
         for (int i = 0; i < p->n; ++i) {
-            double *li = lambda + 3 * i, l[3] = {li[0], li[1], li[2]};
-            if (o->model == LUCID_CONTACT_CCP)
-                update_cone(p, i, sigma + 3 * i, l);
-            else
-                update_split(p, o->model, i, sigma + 3 * i, l);
+            double *li = lambda + 3 * i, l[3] = {li[0], li[1], li[2]}, D[9];
+            for (int b = 0; b < 3; ++b)
+                for (int a = 0; a < 3; ++a) D_(a, b) = block(p, i, a, b);
+            lucid_contact_pgs_update(o->model, p->mu[i], D, sigma + 3 * i, l);
             double delta[3];
             for (int a = 0; a < 3; ++a) {
                 delta[a] = w * (l[a] - li[a]);

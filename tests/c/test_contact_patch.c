@@ -380,6 +380,107 @@ static void reduction_drops_smallest_triangle(void **state) {
     for (int i = 0; i < 16; ++i) assert_near(p.points[i].separation, p.points[i].p2.z - 0.5, 1e-12);
 }
 
+/* Area of the convex hull of 4 points projected on the xy plane (the largest |shoelace| of
+ * the three cyclic orders). */
+static double hull_area_xy(const lucid_vec3 *q[4]) {
+    static const int order[3][4] = {{0, 1, 2, 3}, {0, 1, 3, 2}, {0, 2, 1, 3}};
+    double best = 0.0;
+    for (int o = 0; o < 3; ++o) {
+        double a = 0.0;
+        for (int k = 0; k < 4; ++k) {
+            const lucid_vec3 *u = q[order[o][k]], *v = q[order[o][(k + 1) % 4]];
+            a += u->x * v->y - v->x * u->y;
+        }
+        best = fmax(best, 0.5 * fabs(a));
+    }
+    return best;
+}
+
+/* The largest area of 4 points of the patch (brute force). */
+static double best_quad_area(const lucid_contact_patch_result *p) {
+    double best = 0.0;
+    for (int a = 0; a < p->count; ++a)
+        for (int b = a + 1; b < p->count; ++b)
+            for (int c = b + 1; c < p->count; ++c)
+                for (int d = c + 1; d < p->count; ++d) {
+                    const lucid_vec3 *q[4] = {&p->points[a].p2, &p->points[b].p2, &p->points[c].p2,
+                                              &p->points[d].p2};
+                    best = fmax(best, hull_area_xy(q));
+                }
+    return best;
+}
+
+/* Reduction to 4 points (the world's default): the 4 kept points are points of the full
+ * patch (of the clipped polygon where the full patch was reduced too), the deepest among them, and
+ * span nearly the largest quadrilateral of the full patch (greedy: within 10% of the brute-force
+ * optimum here). Cases: a cube turned 45 degrees on an equal cube (an octagon, every point at the
+ * same depth), the 17-point tilted cylinder cap on a box (a unique deepest point), and a 100-gon
+ * prism face on the ground (16 points). */
+static void reduction_to_four_keeps_the_spread(void **state) {
+    (void)state;
+    lucid_shape cube, box, cyl, ground, prism;
+    lucid_shape_box(0.1, 0.1, 0.1, &cube);
+    lucid_shape_box(1.0, 1.0, 0.5, &box);
+    lucid_shape_cylinder(0.2, 0.3, &cyl);
+    lucid_shape_halfspace(ez, 0.0, &ground);
+    enum { SIDES = 100 };
+    double pts[2 * SIDES * 3];
+    for (int k = 0; k < 2 * SIDES; ++k) {
+        double a = 2 * PI * (k % SIDES) / SIDES;
+        pts[3 * k] = 0.2 * cos(a), pts[3 * k + 1] = 0.2 * sin(a);
+        pts[3 * k + 2] = k < SIDES ? -0.1 : 0.1;
+    }
+    lucid_convex_mesh *m = NULL;
+    assert_int_equal(lucid_convex_mesh_create(pts, 2 * SIDES, &m), LUCID_OK);
+    lucid_shape_convex(m, &prism);
+    lucid_mat3 Rz = axis_angle(ez, 0.05), Ry = axis_angle(lucid_vec3_make(0, 1, 0), -0.003);
+    const lucid_shape *lower[3] = {&cube, &box, &ground}, *upper[3] = {&cube, &cyl, &prism};
+    lucid_se3 T[3] = {pose(axis_angle(ez, PI / 4), 0, 0, 0.2 - 1e-5),
+                      pose(lucid_mat3_mul(&Ry, &Rz), 0.808, 0.0, 0.8), pose(Rz, 0.3, 0.1, 0.1)};
+    const int full_count[3] = {8, 16, 16};
+    for (int c = 0; c < 3; ++c) {
+        lucid_se3 I = lucid_se3_identity();
+        lucid_distance_result d;
+        assert_int_equal(lucid_distance(lower[c], &I, upper[c], &T[c], NULL, &d), LUCID_OK);
+        lucid_patch_options opt;
+        lucid_patch_options_default(&opt);
+        opt.margin = 0.1;
+        lucid_contact_patch_result full, four;
+        assert_int_equal(lucid_contact_patch(lower[c], &I, upper[c], &T[c], &d, &opt, &full),
+                         LUCID_OK);
+        assert_int_equal(full.count, full_count[c]);
+        opt.max_points = 4;
+        assert_int_equal(lucid_contact_patch(lower[c], &I, upper[c], &T[c], &d, &opt, &four),
+                         LUCID_OK);
+        assert_int_equal(four.count, 4);
+        double deepest = INFINITY, kept_deepest = INFINITY;
+        for (int i = 0; i < full.count; ++i) deepest = fmin(deepest, full.points[i].separation);
+        for (int i = 0; i < 4; ++i) {
+            int found = 0;
+            for (int j = 0; j < full.count; ++j)
+                found |= lucid_vec3_dist(four.points[i].p2, full.points[j].p2) == 0.0 &&
+                         four.points[i].separation == full.points[j].separation;
+            /* a full patch of 16 points was itself reduced from the clipped polygon, whose
+             * points the 4 are chosen from */
+            assert_true(found || full.count == LUCID_PATCH_MAX_POINTS);
+            kept_deepest = fmin(kept_deepest, four.points[i].separation);
+        }
+        assert_true(kept_deepest == deepest);
+        const lucid_vec3 *q[4] = {&four.points[0].p2, &four.points[1].p2, &four.points[2].p2,
+                                  &four.points[3].p2};
+        double best = best_quad_area(&full);
+        if (!(hull_area_xy(q) >= 0.9 * best))
+            fail_msg("case %d: kept area %g, best %g", c, hull_area_xy(q), best);
+        opt.max_points = 0;
+        assert_int_equal(lucid_contact_patch(lower[c], &I, upper[c], &T[c], &d, &opt, &four),
+                         LUCID_ERR_ARGUMENT);
+        opt.max_points = LUCID_PATCH_MAX_POINTS + 1;
+        assert_int_equal(lucid_contact_patch(lower[c], &I, upper[c], &T[c], &d, &opt, &four),
+                         LUCID_ERR_ARGUMENT);
+    }
+    lucid_convex_mesh_destroy(m);
+}
+
 static void capsule_on_plane(void **state) {
     (void)state;
     lucid_shape ground, cap;
@@ -646,7 +747,7 @@ static void equal_cubes_give_their_four_corners(void **state) {
                 for (int k = 0; k < 2; ++k) {
                     lucid_se3 T = pose(turns[r], 0, 0, 2 * h + g * overlap);
                     lucid_distance_result d = {.normal = ez, .distance = g * overlap};
-                    lucid_patch_options opt = {margins[k], 1e-2};
+                    lucid_patch_options opt = {margins[k], 1e-2, LUCID_PATCH_MAX_POINTS};
                     lucid_contact_patch_result p;
                     lucid_se3 I = lucid_se3_identity();
                     assert_int_equal(lucid_contact_patch(lower[s], &I, upper[s], &T, &d, &opt, &p),
@@ -874,7 +975,7 @@ static void near_coinciding_faces_give_the_true_polygon(void **state) {
                                    .p2 = lucid_vec3_axpy(top, gap, n),
                                    .normal = swap ? lucid_vec3_neg(n) : n,
                                    .distance = gap};
-        lucid_patch_options opt = {margin, 1e-2};
+        lucid_patch_options opt = {margin, 1e-2, LUCID_PATCH_MAX_POINTS};
         lucid_contact_patch_result p;
         lucid_status s = swap ? lucid_contact_patch(upper, &c.Tt, lower, &c.Tb, &d, &opt, &p)
                               : lucid_contact_patch(lower, &c.Tb, upper, &c.Tt, &d, &opt, &p);
@@ -1067,6 +1168,7 @@ int main(void) {
         cmocka_unit_test(margin_selects_points),
         cmocka_unit_test(cylinder_on_box),
         cmocka_unit_test(reduction_drops_smallest_triangle),
+        cmocka_unit_test(reduction_to_four_keeps_the_spread),
         cmocka_unit_test(capsule_on_plane),
         cmocka_unit_test(cone_on_plane),
         cmocka_unit_test(capsule_on_capsule),

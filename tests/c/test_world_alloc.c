@@ -46,11 +46,10 @@ static void add_body(lucid_world *w, const lucid_body_part *parts, int n, lucid_
 
 /* A mixed scene (boxes, spheres, a composite, a mesh, stacks) settles; then 300 more steps
  * of it make no allocation, while the interposer does see the library's allocations. */
-static void test_step_allocates_nothing(void **state) {
-    (void)state;
+static void steps_allocate_nothing(const lucid_world_options *o) {
     counting = 1, allocations = 0;
     lucid_world *w = NULL;
-    assert_int_equal(lucid_world_create(NULL, &w), LUCID_OK);
+    assert_int_equal(lucid_world_create(o, &w), LUCID_OK);
     assert_true(allocations > 0); /* the interposer is active */
     double pts[24];
     for (int i = 0; i < 8; ++i)
@@ -90,8 +89,24 @@ static void test_step_allocates_nothing(void **state) {
     lucid_convex_mesh_destroy(mesh);
 }
 
+static void test_step_allocates_nothing(void **state) {
+    (void)state;
+    steps_allocate_nothing(NULL);
+}
+
+/* The same with every island solved in body space (ncp:pgs, sparse_threshold 0). */
+static void test_body_space_step_allocates_nothing(void **state) {
+    (void)state;
+    lucid_world_options o;
+    lucid_world_default_options(&o);
+    o.contact.solver = LUCID_CONTACT_PGS;
+    o.sparse_threshold = 0;
+    steps_allocate_nothing(&o);
+}
+
 int main(void) {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_step_allocates_nothing)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_step_allocates_nothing),
+                                       cmocka_unit_test(test_body_space_step_allocates_nothing)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
 #else

@@ -18,7 +18,8 @@ end)
 
 t.case("isatty validates its argument", function()
   t.eq(type(lucid.isatty(1)), "boolean")
-  t.raises("fd must be 0, 1 or 2", lucid.isatty, 7)
+  t.raises("lucid.isatty: fd = 7 is out of range [0, 2]", lucid.isatty, 7)
+  t.raises("lucid.isatty: fd must be an integer (got string)", lucid.isatty, "1")
 end)
 
 t.case("clock is monotonic", function()

@@ -159,5 +159,24 @@ t.case("bad arguments raise errors naming the function", function()
     {retract = 3})
   t.raises("lucid.optim.gauss_newton: x0 must be a lucid.vec", gn, rosenbrock, "x")
   t.raises("lucid.optim.gauss_newton: x0[1] must be a finite number", gn, rosenbrock, {0 / 0, 1})
-  t.raises("lucid.ad.jacobian: x must be finite", gn, rosenbrock, lucid.zeros(2) * math.huge)
+  t.raises("lucid.optim.gauss_newton: x0[1] must be a finite number", gn, rosenbrock,
+    lucid.zeros(2) * math.huge)
+  -- issue 16: errors name gauss_newton, never lucid.ad.jacobian or an internal position
+  t.raises("lucid.optim.gauss_newton: x0 must not be empty", gn, rosenbrock, {})
+  t.raises("lucid.optim.gauss_newton: x0 must be a non-empty vector (got a 0 x 1 matrix)", gn,
+    rosenbrock, lucid.zeros(0))
+  t.raises("lucid.optim.gauss_newton: residual: it must return a differentiable value (got nil)",
+    gn, function() end, {1})
+  t.raises("lucid.optim.gauss_newton: unknown option 'tols' (expected one of: c1, callback,",
+    gn, rosenbrock, {0, 0}, {tols = 1})
+  t.raises("lucid.optim.gauss_newton: opts.tol must be a number (got string)", gn, rosenbrock,
+    {0, 0}, {tol = "1e-6"})
+  local ok, err = pcall(gn, rosenbrock, {0, 0}, "x")
+  t.truthy(not ok and err:find("^lucid%.optim%.gauss_newton: opts must be a table"), err)
+  ok, err = pcall(function()
+    local x = gn(rosenbrock, {0, 0}, {c1 = 5}) -- not a tail call: this frame is the caller
+    return x
+  end)
+  t.truthy(not ok and err:find("test_optim.lua:%d+: lucid.optim.gauss_newton: opts.c1") and
+    not err:find("scripts/lucid"), "the position is the caller's: " .. err)
 end)

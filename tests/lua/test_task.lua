@@ -74,6 +74,54 @@ t.case("bad options exit 2 with a message", function()
   end
 end)
 
+-- Runs `lucid FILE ARGS`; returns stdout and stderr together, and the exit code.
+local function run_all(file, args)
+  local cmd = string.format("'%s' %s %s 2>&1", interpreter, file, args)
+  local pipe = assert(io.popen(cmd))
+  local out = pipe:read("a")
+  local _, _, code = pipe:close()
+  return out, code
+end
+
+-- issue 16: `--dt -1` gave a raw stack trace and exit code 1.
+t.case("every task rejects bad option values with a message and exit code 2", function()
+  local tasks = {"contact_pose", "dragged_cube", "face_to_face", "ill_conditioned_stack",
+                 "quickstart", "sliding_cube", "timestep_consistency"}
+  local runs = 0
+  for _, name in ipairs(tasks) do
+    local file = "tasks/" .. name .. ".lua"
+    local help, code = run_all(file, "--help")
+    t.eq(code, 0, name .. " --help")
+    local out
+    out, code = run_all(file, "--check")
+    t.eq(code, 0, name .. " --check: " .. out)
+    out, code = run_all(file, "--check --no-such-option 1")
+    t.eq(code, 2, name .. " unknown option")
+    t.truthy(out:find(name .. ": unknown argument '--no-such-option'", 1, true), out)
+    for option, kind in help:gmatch("\n  %-%-([%w_%-]+) (%u+)") do
+      local values = kind == "STRING" and {"''", "x:y", "ncp:nope"} or {"-1", "0", "x", "1e400", "nan", "1e9"}
+      for _, v in ipairs(values) do
+        out, code = run_all(file, string.format("--check --%s %s", option, v))
+        runs = runs + 1
+        t.truthy(code == 0 or code == 2, string.format("%s --%s %s: exit %s", name, option, v, code))
+        t.truthy(not out:find("stack traceback", 1, true), string.format("%s --%s %s: %s", name, option, v, out))
+        if code == 2 then
+          t.truthy(out:find(name .. ": --" .. option, 1, true), out)
+        end
+      end
+    end
+  end
+  for _, c in ipairs({{"sliding_cube", "--dt -1"}, {"sliding_cube", "--v0 -1"},
+                      {"dragged_cube", "--dt 0"}, {"face_to_face", "--pairs ncp:nope"},
+                      {"timestep_consistency", "--horizon -1"}, {"quickstart", "--n 100000"},
+                      {"contact_pose", "--start far"}}) do
+    local out, code = run_all("tasks/" .. c[1] .. ".lua", c[2])
+    t.eq(code, 2, c[1] .. " " .. c[2] .. ": " .. out)
+    t.truthy(not out:find("stack traceback", 1, true), out)
+  end
+  t.truthy(runs > 50, runs .. " runs")
+end)
+
 t.case("format_table aligns columns", function()
   local text = task.format_table({"name", "value"}, {{"a", 1.23456}, {"longer", 10}})
   t.eq(text, "name    value\n------  -----\na        1.23\nlonger     10")

@@ -101,10 +101,35 @@ t.case("apply_force acts for one step only", function()
   t.near(w:velocity(id)[1], 4 / 2 * 0.01, 1e-14)
 end)
 
+-- A cube turned 45 degrees on an equal cube touches along an octagon: 8 contacts with
+-- patch_points = 16, the 4 area-maximising ones by default; both hold it at rest.
+t.case("patch_points: an octagonal face-face patch keeps 4 points by default", function()
+  for _, k in ipairs{16, 4} do
+    local w = lucid.world{dt = 1e-3, patch_points = k ~= 4 and k or nil}
+    w:add_static{shape = lucid.box(0.1, 0.1, 0.1), pose = lucid.se3.exp{0, 0, 0.1, 0, 0, 0}}
+    local top = w:add_body{shape = lucid.box(0.1, 0.1, 0.1), mass = 1,
+                           pose = lucid.se3.exp{0, 0, 0.3 - 5e-5, 0, 0, math.pi / 4}}
+    w:step(200)
+    local cs = w:contacts()
+    t.eq(#cs, k == 16 and 8 or 4, "contacts with patch_points " .. k)
+    local total = 0
+    for _, c in ipairs(cs) do total = total + c.lambda[3] end
+    t.near(total, 9.81, 1e-6, "the weight is carried")
+    local p = w:pose(top):translation()
+    t.near(p[1], 0, 1e-6, "no drift")
+    t.near(p[2], 0, 1e-6, "no drift")
+    local v = w:velocity(top)
+    for i = 1, 6 do t.truthy(math.abs(v[i]) < 1e-6, "at rest") end
+  end
+end)
+
 t.case("misuse raises errors naming the function", function()
   t.raises("lucid.world: dt must be > 0", lucid.world, {dt = 0})
   t.raises("lucid.world: dt must be > 0", lucid.world, {dt = -1})
   t.raises("lucid.world: unknown option 'gravty'", lucid.world, {gravty = {0, 0, 0}})
+  t.raises("lucid.world: patch_points must be in [1, 16]", lucid.world, {patch_points = 0})
+  t.raises("lucid.world: patch_points must be in [1, 16]", lucid.world, {patch_points = 17})
+  t.raises("lucid.world: patch_points must be an integer", lucid.world, {patch_points = 2.5})
   t.raises("lucid.world: invalid contact model/solver pair lcp:admm", lucid.world,
            {contact = {model = "lcp", solver = "admm"}})
   t.raises("lucid.world: unknown contact model 'foo'", lucid.world, {contact = {model = "foo"}})
@@ -158,3 +183,97 @@ t.case("shapes given to the world outlive their Lua variables", function()
   t.eq(#w:contacts(), 4)
 end)
 
+
+t.case("170 spheres at one point: the step fails fast with an error naming the island", function()
+  -- 14,365 contacts in one island: the int sizing of the contact buffers used to hang here
+  local w = ground_world()
+  for _ = 1, 170 do w:add_body{shape = lucid.sphere(0.1), pose = at(0, 0, 1)} end
+  local before = w:state():totable()
+  local t0 = lucid.clock()
+  t.raises("lucid.world:step: an island of 14365 contacts exceeds the 2048 contacts", w.step, w)
+  t.truthy(lucid.clock() - t0 < 10, "fails within seconds")
+  local after = w:state():totable()
+  for i = 1, #before do t.eq(after[i], before[i]) end
+end)
+
+t.case("friction beyond 100 is refused; at 100 a pushed box sticks for every pair", function()
+  -- a world with mu = 1e12 sent a box to x = 1.2e9 m
+  local w = lucid.world{}
+  t.raises("lucid.world:add_static: friction must be <= 100", w.add_static, w,
+           {shape = lucid.halfspace({0, 0, 1}, 0), friction = 1e12})
+  t.raises("lucid.world:add_body: friction must be <= 100", w.add_body, w,
+           {shape = lucid.box(0.1, 0.1, 0.1), friction = 100.01})
+  local pairs_ = {{"lcp", "pgs"}, {"ccp", "pgs"}, {"ccp", "admm"}, {"ccp", "newton"},
+                  {"raisim", "bisection"}, {"ncp", "pgs"}, {"ncp", "staggered"}, {"ncp", "admm"}}
+  for _, pr in ipairs(pairs_) do
+    local name = pr[1] .. ":" .. pr[2]
+    w = lucid.world{contact = {model = pr[1], solver = pr[2]}}
+    w:add_static{shape = lucid.halfspace({0, 0, 1}, 0), friction = 100}
+    local id = w:add_body{shape = lucid.box(0.1, 0.1, 0.1), mass = 1, friction = 100,
+                          pose = at(0, 0, 0.1 - 5e-5)}
+    -- 20 m g sideways at the middle of the bottom face (no tipping moment): |f_T| = 0.2 mu f_N
+    local fx, fy = 0.9 * 20 * 9.81, 0.3 * 20 * 9.81
+    for _ = 1, 300 do
+      w:apply_force(id, {fx, fy, 0}, {0.1 * fy, -0.1 * fx, 0})
+      w:step()
+    end
+    local x = w:pose(id):translation()
+    t.truthy(math.abs(x[1]) < 1e-6 and math.abs(x[2]) < 1e-6 and math.abs(x[3] - 0.09995) < 1e-6,
+             string.format("%s: the box moved to (%g, %g, %g)", name, x[1], x[2], x[3]))
+  end
+end)
+
+-- Regression (issue 16): an angular velocity of 1e160 turned the pose into an all-zero
+-- "rotation" (exp of the huge step overflowed); now it is the exact rotation by the angle
+-- reduced modulo 2 pi.
+t.case("huge angular velocities still give exact rotations", function()
+  local w = lucid.world{dt = 1e-3, gravity = {0, 0, 0}}
+  local id = w:add_body{shape = lucid.sphere(0.1), pose = at(0, 0, 0),
+                        velocity = {0, 0, 0, 1e160, 0, 0}}
+  local step = lucid.so3.exp({1e160 * 1e-3, 0, 0})
+  w:step(1)
+  t.allnear(w:pose(id):rotation(), step, 1e-12)
+  w:step(1)
+  local R = w:pose(id):rotation()
+  t.allnear(R, step * step, 1e-12)
+  t.allnear(R:T() * R, {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, 1e-12)
+end)
+
+t.case("light bodies resting on the ground stay at rest for every pair", function()
+  -- The absolute tolerance (1e-6 N) accepted a stale warm-start force as converged on a
+  -- 1 um sphere (4e-15 kg) and on a 1 cm box of 1e-9 kg, which jumped by up to metres. The
+  -- world now solves each island in units of its own forces (docs/world.md), so the solver's
+  -- tol bounds the force error relative to m g: an acceleration error of at most tol g, a
+  -- displacement over T seconds of at most tol g T^2 / 2 (4.9e-6 m for 1 s).
+  local pairs_ = {{"lcp", "pgs"}, {"ccp", "pgs"}, {"ccp", "admm"}, {"ccp", "newton"},
+                  {"raisim", "bisection"}, {"ncp", "pgs"}, {"ncp", "staggered"}, {"ncp", "admm"}}
+  local T, tol = 1.0, 1e-6
+  local bound = tol * 9.81 * T * T / 2
+  for _, body in ipairs{"sphere", "box"} do
+    for _, pr in ipairs(pairs_) do
+      -- the sphere in a world scaled to it (rest depth 5e-9 m; with the default slop it would
+      -- sit 50 radii deep), the box in the default world
+      local slop = body == "sphere" and 1e-8 or 1e-4
+      local w = lucid.world{slop = slop, margin = 10 * slop,
+                            contact = {model = pr[1], solver = pr[2], tol = tol}}
+      w:add_static{shape = lucid.halfspace({0, 0, 1}, 0)}
+      local id, z0
+      if body == "sphere" then
+        z0 = 1e-6 - slop / 2
+        id = w:add_body{shape = lucid.sphere(1e-6), pose = at(0, 0, z0)}
+      else
+        z0 = 0.005 - slop / 2
+        id = w:add_body{shape = lucid.box(0.005, 0.005, 0.005), mass = 1e-9, pose = at(0, 0, z0)}
+      end
+      local worst = 0
+      for _ = 1, math.floor(T / 1e-3) do
+        w:step()
+        local x = w:pose(id):translation()
+        worst = math.max(worst, math.abs(x[1]), math.abs(x[2]), math.abs(x[3] - z0))
+      end
+      t.truthy(worst <= bound, string.format("%s %s:%s moved by %.3g m (bound %.3g)", body,
+                                             pr[1], pr[2], worst, bound))
+      t.truthy(w:stats().converged, body .. " " .. pr[1] .. ":" .. pr[2] .. " converged")
+    end
+  end
+end)

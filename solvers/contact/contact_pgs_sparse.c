@@ -1,0 +1,147 @@
+/* Projected Gauss-Seidel on the body-space form of the contact problem (contact_sparse.h):
+ * the per-contact updates of contact_pgs.c, each reading its velocity from the bodies' u and
+ * writing its impulse change back into them, so a sweep costs O(n) instead of O(n^2) and
+ * nothing of size n^2 exists. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "solvers/contact/contact_internal.h"
+#include "solvers/contact/contact_math.h"
+#include "solvers/contact/contact_sparse.h"
+
+size_t lucid_contact_sparse_work_size(int n, int num_bodies) {
+    if (n < 0 || num_bodies < 0) return 0;
+    size_t a = (size_t)num_bodies, b = (size_t)n;
+    if (a > SIZE_MAX / 6 || b > SIZE_MAX / 12 || 6 * a > SIZE_MAX - 12 * b) return 0;
+    return 6 * a + 12 * b;
+}
+
+/* out (3) = J_s x (a 3 x 6 block times a 6-vector) */
+static void block_times(const double *B, const double *x, double out[3]) {
+    for (int d = 0; d < 3; ++d) {
+        const double *r = B + 6 * d;
+        out[d] = r[0] * x[0] + r[1] * x[1] + r[2] * x[2] + r[3] * x[3] + r[4] * x[4] + r[5] * x[5];
+    }
+}
+
+/* u_b += W_s^T delta */
+static void scatter(const double *W, const double delta[3], double *u) {
+    for (int d = 0; d < 3; ++d) {
+        if (delta[d] == 0.0) continue;
+        const double *r = W + 6 * d;
+        for (int k = 0; k < 6; ++k) u[k] += r[k] * delta[d];
+    }
+}
+
+/* The velocity of contact i: sum_s J_s u_body(s) + g_i + R_i lambda_i. */
+static void contact_velocity(const lucid_contact_sparse_problem *p, int i, const double *u,
+                             const double *lambda, double s[3]) {
+    for (int d = 0; d < 3; ++d)
+        s[d] = p->g[3 * i + d] + (p->R ? p->R[3 * i + d] * lambda[3 * i + d] : 0.0);
+    for (int side = 2 * i; side < 2 * i + 2; ++side) {
+        if (p->body[side] < 0) continue;
+        double v[3];
+        block_times(p->J + 18 * (size_t)side, u + 6 * (size_t)p->body[side], v);
+        for (int d = 0; d < 3; ++d) s[d] += v[d];
+    }
+}
+
+void lucid_contact_sparse_velocity(const lucid_contact_sparse_problem *p, const double *lambda,
+                                   double *u, double *sigma) {
+    memset(u, 0, sizeof(double) * 6 * (size_t)p->num_bodies);
+    for (int side = 0; side < 2 * p->n; ++side)
+        if (p->body[side] >= 0)
+            scatter(p->W + 18 * (size_t)side, lambda + 3 * (side / 2),
+                    u + 6 * (size_t)p->body[side]);
+    for (int i = 0; i < p->n; ++i) contact_velocity(p, i, u, lambda, sigma + 3 * i);
+}
+
+/* D (column-major 3 x 3) = sum_s J_s W_s^T + diag(R_i) */
+static void diagonal_block(const lucid_contact_sparse_problem *p, int i, double D[9]) {
+    memset(D, 0, sizeof(double) * 9);
+    for (int side = 2 * i; side < 2 * i + 2; ++side) {
+        if (p->body[side] < 0) continue;
+        const double *J = p->J + 18 * (size_t)side, *W = p->W + 18 * (size_t)side;
+        for (int a = 0; a < 3; ++a)
+            for (int b = 0; b < 3; ++b) {
+                double v = 0.0;
+                for (int k = 0; k < 6; ++k) v += J[6 * a + k] * W[6 * b + k];
+                D[a + 3 * b] += v;
+            }
+    }
+    if (p->R)
+        for (int a = 0; a < 3; ++a) D[4 * a] += p->R[3 * i + a];
+}
+
+static int valid(const lucid_contact_sparse_problem *p, const lucid_contact_options *o,
+                 const double *work, const double *lambda) {
+    if (!p || !o || !work || !lambda || p->n < 0 || p->num_bodies < 0) return 0;
+    if (p->n > 0 && (!p->body || !p->J || !p->W || !p->g || !p->mu)) return 0;
+    if (o->solver != LUCID_CONTACT_PGS || lucid_contact_pair_check(o->model, o->solver) != LUCID_OK)
+        return 0;
+    if (!(o->relaxation > 0.0 && o->relaxation < 2.0) || o->max_iter < 0 || !(o->tol >= 0.0))
+        return 0;
+    for (int s = 0; s < 2 * p->n; ++s)
+        if (p->body[s] >= p->num_bodies) return 0;
+    return lucid_contact_sparse_work_size(p->n, p->num_bodies) > 0;
+}
+
+lucid_status lucid_contact_solve_pgs_sparse(const lucid_contact_sparse_problem *p,
+                                            const lucid_contact_options *o, double *work,
+                                            double *lambda, lucid_contact_result *result) {
+    if (!result) return LUCID_ERR_ARGUMENT;
+    memset(result, 0, sizeof *result);
+    if (!valid(p, o, work, lambda)) return LUCID_ERR_ARGUMENT;
+    size_t m = 3 * (size_t)p->n;
+    if (!o->warm_start) memset(lambda, 0, sizeof(double) * m);
+    double *u = work, *sigma = work + 6 * (size_t)p->num_bodies, *diag = sigma + m;
+    /* the criteria read n, g, mu and R only: no G */
+    lucid_contact_problem dense = {p->n, NULL, p->g, p->mu, p->R};
+    lucid_contact_run run = {&dense, o, NULL, result, lucid_contact_model_criterion(o->model)};
+    for (int i = 0; i < p->n; ++i) diagonal_block(p, i, diag + 9 * (size_t)i);
+    lucid_contact_sparse_velocity(p, lambda, u, sigma);
+    if (lucid_contact_check(&run, lambda, sigma)) {
+        result->converged = 1;
+        return LUCID_OK;
+    }
+    double w = o->relaxation;
+    for (int k = 1; k <= o->max_iter; ++k) {
+        double change = 0.0;
+        for (int i = 0; i < p->n; ++i) {
+            double *li = lambda + 3 * i, l[3] = {li[0], li[1], li[2]}, s[3], delta[3];
+            contact_velocity(p, i, u, lambda, s);
+            lucid_contact_pgs_update(o->model, p->mu[i], diag + 9 * (size_t)i, s, l);
+            for (int a = 0; a < 3; ++a) {
+                delta[a] = w * (l[a] - li[a]);
+                li[a] += delta[a];
+                change = lucid_contact_fmax(change, fabs(delta[a]));
+            }
+            for (int side = 2 * i; side < 2 * i + 2; ++side)
+                if (p->body[side] >= 0)
+                    scatter(p->W + 18 * (size_t)side, delta, u + 6 * (size_t)p->body[side]);
+        }
+        result->iterations = k;
+        for (int i = 0; i < p->n; ++i) contact_velocity(p, i, u, lambda, sigma + 3 * i);
+        if (lucid_contact_check(&run, lambda, sigma)) {
+            result->converged = 1;
+            break;
+        }
+        if (lucid_contact_stalled(change, lucid_contact_max_abs(lambda, (long)m), o->stall_tol)) {
+            result->stalled = 1;
+            break;
+        }
+    }
+    /* u rebuilt from lambda: the report has no incremental drift */
+    lucid_contact_sparse_velocity(p, lambda, u, sigma);
+    result->converged = lucid_contact_check(&run, lambda, sigma);
+    for (size_t k = 0; k < m; ++k)
+        if (!isfinite(lambda[k]) || !isfinite(sigma[k])) {
+            memset(lambda, 0, sizeof(double) * m);
+            result->diverged = 1, result->converged = 0, result->stalled = 0;
+            lucid_contact_sparse_velocity(p, lambda, u, sigma);
+            lucid_contact_check(&run, lambda, sigma);
+            break;
+        }
+    return LUCID_OK;
+}

@@ -1,0 +1,136 @@
+/* Islands solved in body space (runtime/world/world_sparse.c) against the dense Delassus
+ * path: the same PGS updates in the same order, so from the same state the same forces up to
+ * rounding, for the LCP, CCP and NCP models; and the switch between the two paths. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "runtime/world/world.h"
+
+/* A pile in one island: 3 x 3 boxes side by side on the ground (touching: their side faces
+ * are within the margin) under a layer of 2 x 2 boxes resting across them, every box turned a
+ * little so that the patches differ. */
+static lucid_world *pile(lucid_contact_model model, int threshold) {
+    lucid_world_options o;
+    lucid_world_default_options(&o);
+    o.dt = 2e-3;
+    o.contact.model = model;
+    o.contact.solver = LUCID_CONTACT_PGS;
+    o.sparse_threshold = threshold;
+    lucid_world *w = NULL;
+    assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
+    lucid_body_part part = {{0}, lucid_se3_identity()};
+    lucid_shape_halfspace(lucid_vec3_make(0, 0, 1), 0, &part.shape);
+    int id;
+    lucid_se3 I = lucid_se3_identity();
+    assert_int_equal(lucid_world_add_static(w, &part, 1, &I, 0.5, &id, NULL), LUCID_OK);
+    lucid_shape_box(0.05, 0.05, 0.05, &part.shape);
+    for (int k = 0; k < 13; ++k) {
+        lucid_body_desc d;
+        lucid_body_desc_default(&d);
+        d.parts = &part, d.num_parts = 1;
+        int top = k >= 9, i = top ? (k - 9) % 2 : k % 3, j = top ? (k - 9) / 2 : k / 3;
+        double c = cos(0.02 * (k % 4)), s = sin(0.02 * (k % 4));
+        d.pose.R = lucid_mat3_from_cols(lucid_vec3_make(c, s, 0), lucid_vec3_make(-s, c, 0),
+                                        lucid_vec3_make(0, 0, 1));
+        d.pose.t = top ? lucid_vec3_make(0.1 * i - 0.05, 0.1 * j - 0.05, 0.1501)
+                       : lucid_vec3_make(0.1005 * (i - 1), 0.1005 * (j - 1), 0.05);
+        assert_int_equal(lucid_world_add_body(w, &d, &id, NULL), LUCID_OK);
+    }
+    return w;
+}
+
+static double max_abs_force(const lucid_world *w) {
+    double m = 0.0;
+    const lucid_world_contact *c = lucid_world_contacts(w);
+    for (int i = 0; i < lucid_world_contact_count(w); ++i)
+        for (int k = 0; k < 3; ++k) m = fmax(m, fabs(c[i].force[k]));
+    return m;
+}
+
+/* Per model: two worlds, dense (threshold above any island) and body space (threshold 0),
+ * stepped 20 times; each step both start from the same state (set from the dense world, which
+ * also clears both warm starts alike), have the same contacts and forces to 1e-9 of the
+ * largest, the same stats, and the body-space world reports no dense problem. */
+static void body_space_matches_dense(void **state) {
+    (void)state;
+    const lucid_contact_model models[3] = {LUCID_CONTACT_NCP, LUCID_CONTACT_CCP, LUCID_CONTACT_LCP};
+    for (int mi = 0; mi < 3; ++mi) {
+        lucid_world *dense = pile(models[mi], 1000000), *sparse = pile(models[mi], 0);
+        int size = lucid_world_state_size(dense), largest = 0;
+        double *x = malloc(sizeof(double) * (size_t)size);
+        assert_non_null(x);
+        for (int step = 0; step < 20; ++step) {
+            lucid_world_get_state(dense, x);
+            assert_int_equal(lucid_world_set_state(dense, x, NULL), LUCID_OK);
+            assert_int_equal(lucid_world_set_state(sparse, x, NULL), LUCID_OK);
+            assert_int_equal(lucid_world_step(dense), LUCID_OK);
+            assert_int_equal(lucid_world_step(sparse), LUCID_OK);
+            int n = lucid_world_contact_count(dense);
+            assert_int_equal(lucid_world_contact_count(sparse), n);
+            lucid_world_stats sd = lucid_world_last_stats(dense),
+                              ss = lucid_world_last_stats(sparse);
+            assert_int_equal(ss.islands, sd.islands);
+            assert_int_equal(ss.converged, sd.converged);
+            double scale = max_abs_force(dense), worst = 0.0;
+            const lucid_world_contact *cd = lucid_world_contacts(dense),
+                                      *cs = lucid_world_contacts(sparse);
+            for (int i = 0; i < n; ++i)
+                for (int k = 0; k < 3; ++k)
+                    worst = fmax(worst, fabs(cd[i].force[k] - cs[i].force[k]));
+            if (!(worst <= 1e-9 * scale))
+                fail_msg("model %d step %d: forces differ by %g (largest %g)", mi, step, worst,
+                         scale);
+            if (!(fabs(ss.residual - sd.residual) <= 1e-9 * fmax(1.0, scale)))
+                fail_msg("residual %g vs %g", ss.residual, sd.residual);
+            if (n > largest) largest = n;
+            lucid_contact_problem p;
+            lucid_world_last_problem(sparse, &p, NULL);
+            assert_int_equal(p.n, 0); /* no G in body space */
+            lucid_world_last_problem(dense, &p, NULL);
+            assert_int_equal(p.n, sd.islands == 1 ? n : p.n);
+        }
+        assert_true(largest > 48); /* the pile is large enough to matter */
+        free(x);
+        lucid_world_destroy(dense);
+        lucid_world_destroy(sparse);
+    }
+}
+
+/* The threshold picks the path: from the same state, a world whose threshold is just below
+ * the island's contact count solves it in body space (no dense problem), one at it densely. */
+static void threshold_switches_paths(void **state) {
+    (void)state;
+    lucid_world *w = pile(LUCID_CONTACT_NCP, 1000000);
+    for (int k = 0; k < 5; ++k) assert_int_equal(lucid_world_step(w), LUCID_OK);
+    lucid_world_stats st = lucid_world_last_stats(w);
+    assert_int_equal(st.islands, 1);
+    int n = st.contacts, size = lucid_world_state_size(w);
+    double *x = malloc(sizeof(double) * (size_t)size);
+    assert_non_null(x);
+    lucid_world_get_state(w, x);
+    lucid_world_destroy(w);
+    /* the same state, thresholds n - 1 (body space) and n (dense) */
+    for (int t = 0; t < 2; ++t) {
+        lucid_world *v = pile(LUCID_CONTACT_NCP, n - 1 + t);
+        assert_int_equal(lucid_world_set_state(v, x, NULL), LUCID_OK);
+        assert_int_equal(lucid_world_step(v), LUCID_OK);
+        lucid_contact_problem p;
+        lucid_world_last_problem(v, &p, NULL);
+        assert_int_equal(lucid_world_contact_count(v), n);
+        assert_int_equal(p.n, t ? n : 0);
+        lucid_world_destroy(v);
+    }
+    free(x);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {cmocka_unit_test(body_space_matches_dense),
+                                       cmocka_unit_test(threshold_switches_paths)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
