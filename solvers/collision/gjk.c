@@ -53,12 +53,16 @@ static lucid_vec3 momentum_direction(const lucid_gjk_options *opt, int k, lucid_
  *  - cos(d, x) <= MOMENTUM_MIN_COS: the support along d is no descent step for ||x||^2 at x;
  *  - cos(d, x) >= MOMENTUM_MAX_COS: d has become the gradient direction up to a lag that
  *    only costs iterations (a 2.6 degree cone);
- *  - a momentum step decreases ||x||^2 by less than the factor MOMENTUM_MIN_DECREASE (the
- *    crawl). This also bounds the momentum phase (every momentum step halves ||x||^2), which
- *    replaces the former fallback to vanilla GJK for the second half of max_iter. */
-#define MOMENTUM_MIN_COS      0.0
-#define MOMENTUM_MAX_COS      0.999
-#define MOMENTUM_MIN_DECREASE 0.5
+ *  - a momentum step decreases ||x||^2 by less than a factor (the crawl): 0.5 for Polyak,
+ *    whose direction stalls more (without it 1.3-1.7x vanilla's iterations on overlapping
+ *    pairs), 0.9 for Nesterov, which keeps more of its near-contact gain with it (ellipsoids at
+ *    0 < d <= 0.1 m: 0.63x vanilla's iterations against 0.72x with 0.5). This also bounds the
+ * momentum phase (every momentum step shrinks ||x||^2 geometrically), which replaces the
+ * former fallback to vanilla GJK for the second half of max_iter. */
+#define MOMENTUM_MIN_COS               0.0
+#define MOMENTUM_MAX_COS               0.999
+#define MOMENTUM_MIN_DECREASE_POLYAK   0.5
+#define MOMENTUM_MIN_DECREASE_NESTEROV 0.9
 
 static int momentum_helps(lucid_vec3 d, lucid_vec3 x) {
     double c = lucid_vec3_dot(d, x), nn = lucid_vec3_norm(d) * lucid_vec3_norm(x);
@@ -180,7 +184,10 @@ static int gjk_iterate(lucid_minkowski *m, const lucid_gjk_options *opt, double 
             break;
         }
         if (momentum && had_vertices &&
-            lucid_vec3_norm2(x_new) > MOMENTUM_MIN_DECREASE * lucid_vec3_norm2(x))
+            lucid_vec3_norm2(x_new) > (opt->algorithm == LUCID_GJK_POLYAK
+                                           ? MOMENTUM_MIN_DECREASE_POLYAK
+                                           : MOMENTUM_MIN_DECREASE_NESTEROV) *
+                                          lucid_vec3_norm2(x))
             momentum = 0;
         W = next;
         x = x_new;

@@ -954,6 +954,8 @@ void report_category(const std::string &cat, const QueryStats &st, const std::ve
                     "it >0.1", "it all", "median ns", "max|err|");
     }
     const Measured *vanilla[2] = {nullptr, nullptr};
+    double worst_accel = 0.0;
+    std::string worst_accel_what = "-";
     for (const Measured &r : paper)
         if (r.m->name.rfind("lucid gjk", 0) == 0) vanilla[r.m->mode == Mode::Boolean] = &r;
     std::string jcat = "{\"category\":" + jstr(cat) + ",\"queries\":" + std::to_string(n) +
@@ -979,6 +981,18 @@ void report_category(const std::string &cat, const QueryStats &st, const std::ve
             }
             std::printf("\n");
         }
+        // Issue 16's target: no accelerated variant above 1.1x vanilla's mean iterations on
+        // any band (bands where vanilla runs no iteration, e.g. the box-box separating-axis
+        // path of the Boolean mode, have no ratio).
+        if (v && v != &r)
+            for (int b = 0; b < 3; ++b) {
+                double vi = mean_iters(*v, qs, b);
+                if (vi > 0.0 && it[b] / vi > worst_accel) {
+                    worst_accel = it[b] / vi;
+                    worst_accel_what =
+                        r.m->name + " [" + mode_name(r.m->mode) + "] band " + std::to_string(b);
+                }
+            }
         jcat += std::string(firstj ? "" : ",") + "{\"name\":" + jstr(r.m->name) +
                 ",\"mode\":" + jstr(mode_name(r.m->mode)) + ",\"iters\":[" + jnum(it[0]) + "," +
                 jnum(it[1]) + "," + jnum(it[2]) + "],\"iters_all\":" + jnum(it[3]) +
@@ -1113,6 +1127,35 @@ void report_category(const std::string &cat, const QueryStats &st, const std::ve
         firstj = false;
     }
     jcat += "]}";
+    if (!opt.json) {
+        // Target summary: the largest accelerated / vanilla ratio, and lucid-best against the
+        // fastest peer that agrees with the reference (and against FCL's own GJK, fcl-indep).
+        std::printf("-- targets: worst mean-iteration ratio accelerated / vanilla over the bands "
+                    "%.3f (%s; target <= 1.1: %s)\n",
+                    worst_accel, worst_accel_what.c_str(), worst_accel <= 1.1 ? "met" : "MISSED");
+        for (Mode mode : {Mode::Distance, Mode::Boolean}) {
+            double fastest = INFINITY, fastest_speedup = 0.0, indep_speedup = 0.0;
+            std::string who = "-";
+            for (const Measured &p : peers) {
+                if (p.m->mode != mode || p.crashed) continue;
+                std::vector<char> mask(n, 0);
+                for (size_t i = 0; i < n; ++i) mask[i] = !std::isnan(p.ns[i]);
+                double best_med = INFINITY;
+                for (const Measured &r : matched)
+                    if (r.m->mode == mode) best_med = std::min(best_med, median_ns(r, mask));
+                double med = median_ns(p, mask);
+                if (p.m->name == "fcl-indep") indep_speedup = med / best_med;
+                if (p.wrong == 0 && med < fastest) {
+                    fastest = med;
+                    fastest_speedup = med / best_med;
+                    who = p.m->name;
+                }
+            }
+            std::printf("-- targets: %s: lucid best %.2fx the fastest accurate peer (%s), %.2fx "
+                        "fcl-indep (FCL's own GJK)\n",
+                        mode_name(mode), fastest_speedup, who.c_str(), indep_speedup);
+        }
+    }
     if (json) {
         // The toughest peer per mode: the smallest speedup of lucid-best over a timed peer.
         for (Mode mode : {Mode::Distance, Mode::Boolean}) {
