@@ -261,7 +261,7 @@ def sync_sources(src):
         if os.path.exists(b) and filecmp.cmp(a, b, shallow=False):
             continue
         os.makedirs(os.path.dirname(b), exist_ok=True)
-        shutil.copy2(a, b)
+        shutil.copy(a, b)  # a fresh mtime: make must rebuild what a mutation left behind
 
 
 def check_snippets(mutations):
