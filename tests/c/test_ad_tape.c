@@ -103,6 +103,30 @@ static void forward_and_reverse_agree_on_random_programs(void **state) {
     }
 }
 
+/* d x / d x = I in both modes (the output is the input node itself), and an input recorded
+ * after the output has a zero Jacobian. */
+static void the_jacobian_of_an_input_by_itself_is_the_identity(void **state) {
+    (void)state;
+    const double x[3] = {0.3, -2.0, 5.0};
+    lucid_ad_tape *t = lucid_ad_tape_create();
+    lucid_ad_var xv, later;
+    assert_int_equal(lucid_ad_input(t, x, 3, &xv), LUCID_OK);
+    const lucid_ad_mode modes[2] = {LUCID_AD_MODE_FORWARD, LUCID_AD_MODE_REVERSE};
+    for (int k = 0; k < 2; ++k) {
+        double J[9];
+        assert_int_equal(lucid_ad_jacobian(t, xv, xv, modes[k], NULL, J), LUCID_OK);
+        for (int j = 0; j < 3; ++j)
+            for (int i = 0; i < 3; ++i) assert_true(J[i + 3 * j] == (i == j ? 1.0 : 0.0));
+    }
+    assert_int_equal(lucid_ad_input(t, x, 3, &later), LUCID_OK);
+    for (int k = 0; k < 2; ++k) {
+        double J[9];
+        assert_int_equal(lucid_ad_jacobian(t, later, xv, modes[k], NULL, J), LUCID_OK);
+        for (int e = 0; e < 9; ++e) assert_true(J[e] == 0.0);
+    }
+    lucid_ad_tape_destroy(t);
+}
+
 static void auto_mode_picks_the_narrower_side(void **state) {
     (void)state;
     assert_int_equal(lucid_ad_choose_mode(2, 5), LUCID_AD_MODE_FORWARD);
@@ -255,6 +279,7 @@ static void primitive_errors_stop_the_sweep_cleanly(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(forward_and_reverse_agree_on_random_programs),
+        cmocka_unit_test(the_jacobian_of_an_input_by_itself_is_the_identity),
         cmocka_unit_test(auto_mode_picks_the_narrower_side),
         cmocka_unit_test(reset_reuses_the_arena),
         cmocka_unit_test(stale_handles_are_rejected),

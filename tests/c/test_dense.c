@@ -320,6 +320,19 @@ static void symmetric_eigen_recovers_spectrum_and_reconstructs(void **state) {
     lucid_dense_workspace_destroy(ws);
 }
 
+/* The symmetry test is relative to the matrix's largest entry: the same relative asymmetry
+ * (1e-9) gets the same verdict at every scale. */
+static void symmetry_check_is_relative_to_the_scale(void **state) {
+    (void)state;
+    const double scales[] = {1e-6, 1.0, 1e6};
+    for (int k = 0; k < 3; ++k) {
+        double s = scales[k];
+        double a[4] = {s, 2 * s, 2 * s * (1 + 1e-9), s};
+        assert_true(lucid_dense_is_symmetric(2, a, 2, 1e-8));
+        assert_false(lucid_dense_is_symmetric(2, a, 2, 1e-10));
+    }
+}
+
 static void symmetry_check_and_eigen_bad_input(void **state) {
     (void)state;
     lucid_dense_workspace *ws = ws_new();
@@ -478,6 +491,7 @@ int main(void) {
         cmocka_unit_test(min_norm_matches_pseudo_inverse_on_rank_one),
         cmocka_unit_test(min_norm_full_rank_matches_qr_and_rejects_bad_input),
         cmocka_unit_test(symmetric_eigen_recovers_spectrum_and_reconstructs),
+        cmocka_unit_test(symmetry_check_is_relative_to_the_scale),
         cmocka_unit_test(symmetry_check_and_eigen_bad_input),
         cmocka_unit_test(svd_recovers_singular_values_and_reconstructs),
         cmocka_unit_test(info_maps_to_the_routine_failure),
