@@ -8,14 +8,24 @@
 #include "autodiff/collision_derivatives_hessians.h"
 #include "autodiff/collision_derivatives_implicit.h"
 #include "autodiff/collision_derivatives_sampling.h"
+#include "solvers/collision/epa.h"
 
 static const char *const method_names[] = {
     "finite_differences", "zeroth_order", "first_order_gaussian", "first_order_gumbel", "analytic"};
 #define METHOD_COUNT ((int)(sizeof method_names / sizeof method_names[0]))
 
+void lucid_derivative_query_options_default(lucid_gjk_options *opt) {
+    lucid_gjk_options_default(opt);
+    opt->tol_mode = LUCID_GJK_TOL_RELATIVE;
+    opt->tol = 1e-30; /* below the round-off floor of the gap (see gjk.c) */
+    opt->max_iter = 512;
+    opt->epa_tol = 0.0;
+    opt->epa_max_iter = LUCID_EPA_MAX_ITER;
+}
+
 void lucid_derivative_options_default(lucid_derivative_options *opt) {
     opt->method = LUCID_DERIV_FINITE_DIFFERENCES;
-    opt->step = 1e-6;
+    opt->step = 0.0; /* automatic */
     opt->samples = 20;
     opt->noise = 1e-3;
     opt->levels = 1;
@@ -45,7 +55,7 @@ static int positive(double x) {
 static lucid_status check_options(const lucid_derivative_options *opt) {
     switch (opt->method) {
         case LUCID_DERIV_FINITE_DIFFERENCES:
-            return positive(opt->step) ? LUCID_OK : LUCID_ERR_ARGUMENT;
+            return isfinite(opt->step) && opt->step >= 0.0 ? LUCID_OK : LUCID_ERR_ARGUMENT;
         case LUCID_DERIV_ZEROTH_ORDER:
         case LUCID_DERIV_FIRST_ORDER_GAUSSIAN:
             return opt->samples >= 1 && positive(opt->noise) ? LUCID_OK : LUCID_ERR_ARGUMENT;
@@ -127,10 +137,15 @@ static lucid_status derivatives_of_query(const lucid_shape *s1, const lucid_se3 
                                          lucid_derivative_workspace *ws,
                                          lucid_distance_derivatives_result *res) {
     if (opt->method == LUCID_DERIV_FINITE_DIFFERENCES || opt->method == LUCID_DERIV_ZEROTH_ORDER) {
+        lucid_gjk_options tight;
+        if (opt->gjk == NULL) lucid_derivative_query_options_default(&tight);
         lucid_pose_query q;
-        lucid_pose_query_init(&q, s1, T1, s2, T2, opt->gjk, &res->query);
-        if (opt->method == LUCID_DERIV_FINITE_DIFFERENCES)
-            return lucid_derivatives_finite_differences(&q, opt->step, res);
+        lucid_pose_query_init(&q, s1, T1, s2, T2, opt->gjk ? opt->gjk : &tight, &res->query);
+        if (opt->method == LUCID_DERIV_FINITE_DIFFERENCES) {
+            double h = opt->step > 0.0 ? opt->step
+                                       : lucid_derivative_auto_step(&q.gjk, T1, T2, &res->query);
+            return lucid_derivatives_finite_differences(&q, h, res);
+        }
         return lucid_derivatives_zeroth_order(&q, opt->samples, opt->noise, opt->seed, res);
     }
     return first_order(s1, T1, s2, T2, opt, ws, res);
@@ -151,7 +166,10 @@ lucid_status lucid_distance_derivatives(const lucid_shape *s1, const lucid_se3 *
     lucid_derivative_options defaults;
     opt = or_defaults(opt, &defaults);
     lucid_status st = check_request(s1, T1, s2, T2, opt, ws, res);
-    if (st == LUCID_OK) st = lucid_distance(s1, T1, s2, T2, opt->gjk, &res->query);
+    lucid_gjk_options tight;
+    if (opt->gjk == NULL) lucid_derivative_query_options_default(&tight);
+    if (st == LUCID_OK)
+        st = lucid_distance(s1, T1, s2, T2, opt->gjk ? opt->gjk : &tight, &res->query);
     if (st != LUCID_OK) return st;
     return derivatives_of_query(s1, T1, s2, T2, opt, ws, res);
 }

@@ -42,16 +42,37 @@ typedef enum lucid_derivative_method {
 
 typedef struct lucid_derivative_options {
     lucid_derivative_method method;
-    double step;   /* finite differences: central step on each twist coordinate, default 1e-6 */
+    double step;   /* finite differences: central step on each twist coordinate; 0 (default):
+                      automatic, lucid_derivative_auto_step */
     int samples;   /* M (zeroth order, first-order Gaussian), default 20 */
     double noise;  /* eps, default 1e-3: zeroth order: noise std on the twist; first-order
                       Gaussian: noise std on x* (m); Gumbel: temperature of <v, x*> (m^2) */
     int levels;    /* n_l: adjacency levels around the support vertex (Gumbel), default 1 */
     uint64_t seed; /* random stream, default 0 */
-    const lucid_gjk_options *gjk; /* distance-query options (NULL: lucid defaults) */
+    const lucid_gjk_options *gjk; /* distance-query options (NULL: the derivative-grade
+                                     lucid_derivative_query_options_default) */
 } lucid_derivative_options;
 
 void lucid_derivative_options_default(lucid_derivative_options *opt);
+
+/* Distance-query options for derivatives: lucid's defaults with the tolerances tightened to
+ * rounding level (GJK: relative gap tolerance 1e-30, i.e. the round-off floor of the gap,
+ * max_iter 512; EPA: epa_tol 0, up to LUCID_EPA_MAX_ITER). Derivatives divide query errors
+ * by the step (finite differences) or evaluate curvature at the witness points, so the
+ * query defaults (gap 1e-8 m^2: witness points to ~1e-4 m on curved shapes) are too loose:
+ * with them and a 1e-6 step finite differences were wrong by 100% on ellipsoids. */
+void lucid_derivative_query_options_default(lucid_gjk_options *opt);
+
+/* The automatic finite-difference step h = cbrt(delta), delta (m) the accuracy of the
+ * witness points that the query options guarantee: the largest of sqrt(tol) (absolute gap
+ * tolerance; sqrt(max(tol, 8 eps)) |d| relative), sqrt(epa_tol L) when penetrating, and the
+ * rounding floor sqrt(eps) L, with L the larger distance of a witness point from its shape's
+ * origin (at least |d|). Central differences err by ~delta / h + h^2 (curvature terms), so
+ * h ~ cbrt(delta) balances the two for shapes of centimetres to metres: h ~ 1.4e-3 with
+ * lucid_derivative_query_options_default on 10 cm shapes (relative errors ~1e-5 on
+ * ellipsoids), h ~ 0.05 with lucid.distance's default tolerance. */
+double lucid_derivative_auto_step(const lucid_gjk_options *gjk, const lucid_se3 *T1,
+                                  const lucid_se3 *T2, const lucid_distance_result *query);
 
 /* "finite_differences", "zeroth_order", "first_order_gaussian", "first_order_gumbel",
  * "analytic"; *method is written only when the name is known (returns 1, else 0). */
@@ -71,9 +92,11 @@ typedef struct lucid_derivative_workspace lucid_derivative_workspace;
 lucid_status lucid_derivative_workspace_create(lucid_derivative_workspace **out);
 void lucid_derivative_workspace_destroy(lucid_derivative_workspace *ws);
 
-/* Derivatives by opt->method (opt may be NULL: defaults, i.e. finite differences). ws may be
+/* Derivatives by opt->method (opt may be NULL: defaults, i.e. finite differences with the
+ * automatic step and derivative-grade queries). ws may be
  * NULL except for FIRST_ORDER_GUMBEL. Errors:
- *   LUCID_ERR_ARGUMENT   NULL pointers, unknown method, step/noise not finite and > 0,
+ *   LUCID_ERR_ARGUMENT   NULL pointers, unknown method, step not finite and >= 0, noise
+ *                        not finite and > 0,
  *                        samples < 1, levels < 0, a halfspace with a first-order method,
  *                        Gumbel on a shape that is not a convex mesh, Gumbel without ws,
  *                        analytic on a shape without exact curvature (box, cone, mesh, ...);

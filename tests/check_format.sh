@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every C source and header we own must match .clang-format. Skipped (exit 77) when
-# clang-format is not installed.
+# clang-format is not installed; .ci/run installs it and fails on any skipped test.
 set -euo pipefail
 cd "$1"
 command -v clang-format >/dev/null 2>&1 || { echo "clang-format not installed: skipped"; exit 77; }

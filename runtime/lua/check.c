@@ -20,10 +20,9 @@ int lucid_lua_fail_status(lua_State *L, const char *fname, lucid_status status) 
 }
 
 double lucid_lua_checkfinite(lua_State *L, int idx, const char *fname, const char *what) {
-    int isnum = 0;
-    lua_Number x = lua_tonumberx(L, idx, &isnum);
-    if (!isnum)
-        lucid_lua_fail(L, fname, "%s must be a number (got %s)", what, luaL_typename(L, idx));
+    if (lua_type(L, idx) != LUA_TNUMBER)
+        lucid_lua_fail(L, fname, "%s must be a number (got %s)", what, lucid_lua_typename(L, idx));
+    lua_Number x = lua_tonumber(L, idx);
     if (!isfinite(x)) lucid_lua_fail(L, fname, "%s must be finite (got %f)", what, x);
     return x;
 }
@@ -37,29 +36,66 @@ double lucid_lua_checkpositive(lua_State *L, int idx, const char *fname, const c
 lua_Integer lucid_lua_checkinteger_range(lua_State *L, int idx, lua_Integer lo, lua_Integer hi,
                                          const char *fname, const char *what) {
     int isint = 0;
-    lua_Integer k = lua_tointegerx(L, idx, &isint);
+    lua_Integer k = lua_type(L, idx) == LUA_TNUMBER ? lua_tointegerx(L, idx, &isint) : 0;
+    if (!isint && lua_type(L, idx) == LUA_TNUMBER)
+        lucid_lua_fail(L, fname, "%s must be an integer (got %f)", what, lua_tonumber(L, idx));
     if (!isint)
-        lucid_lua_fail(L, fname, "%s must be an integer (got %s)", what, luaL_typename(L, idx));
+        lucid_lua_fail(L, fname, "%s must be an integer (got %s)", what,
+                       lucid_lua_typename(L, idx));
     if (k < lo || k > hi)
         lucid_lua_fail(L, fname, "%s = %I is out of range [%I, %I]", what, k, lo, hi);
     return k;
 }
 
-void lucid_lua_check_option_names(lua_State *L, int idx, const char *const *keys,
-                                  const char *fname) {
+/* Raises the unknown-option error for the key on top of the stack. */
+static void fail_unknown_option(lua_State *L, const char *const *keys, const char *fname,
+                                const char *prefix) {
+    if (lua_type(L, -1) != LUA_TSTRING)
+        lucid_lua_fail(L, fname, "option names must be strings (got %s %s)",
+                       lucid_lua_typename(L, -1), luaL_tolstring(L, -1, NULL));
+    luaL_Buffer b;
+    const char *key = lua_tostring(L, -1);
+    luaL_buffinit(L, &b);
+    for (int k = 0; keys[k]; ++k) {
+        if (k > 0) luaL_addstring(&b, ", ");
+        luaL_addstring(&b, keys[k]);
+    }
+    luaL_pushresult(&b);
+    lucid_lua_fail(L, fname, "unknown option '%s%s' (expected one of: %s)", prefix, key,
+                   lua_tostring(L, -1));
+}
+
+void lucid_lua_check_option_names_prefixed(lua_State *L, int idx, const char *const *keys,
+                                           const char *fname, const char *prefix) {
     idx = lua_absindex(L, idx);
     lua_pushnil(L);
     while (lua_next(L, idx)) {
         lua_pop(L, 1);
         int known = 0;
         if (lua_type(L, -1) == LUA_TSTRING)
-            for (int k = 0; keys[k]; ++k) known |= strcmp(lua_tostring(L, -1), keys[k]) == 0;
-        if (!known) {
-            const char *key =
-                lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1);
-            lucid_lua_fail(L, fname, "unknown option '%s'", key);
-        }
+            for (int k = 0; keys[k] && !known; ++k)
+                known = strcmp(lua_tostring(L, -1), keys[k]) == 0;
+        if (!known) fail_unknown_option(L, keys, fname, prefix);
     }
+}
+
+void lucid_lua_check_option_names(lua_State *L, int idx, const char *const *keys,
+                                  const char *fname) {
+    lucid_lua_check_option_names_prefixed(L, idx, keys, fname, "");
+}
+
+const char *lucid_lua_typename(lua_State *L, int idx) {
+    if (lua_type(L, idx) == LUA_TUSERDATA && luaL_getmetafield(L, idx, "__name") != LUA_TNIL) {
+        const char *name = lua_tostring(L, -1); /* kept alive by the registry's metatable */
+        lua_pop(L, 1);
+        if (name) return name;
+    }
+    return luaL_typename(L, idx);
+}
+
+void lucid_lua_protect_metatable(lua_State *L, const char *type_name) {
+    lua_pushstring(L, type_name);
+    lua_setfield(L, -2, "__metatable");
 }
 
 int lucid_all_finite(const double *x, long n) {

@@ -13,7 +13,8 @@ int lucid_lua_fail(lua_State *L, const char *fname, const char *fmt, ...);
 /* Raises "FNAME: <status description>" (never returns). */
 int lucid_lua_fail_status(lua_State *L, const char *fname, lucid_status status);
 
-/* A finite number at idx; WHAT names the argument in the message ("radius", "argument 2"). */
+/* A finite number (a Lua number: strings are not converted) at idx; WHAT names the argument in the
+ * message ("radius", "argument 2"). */
 double lucid_lua_checkfinite(lua_State *L, int idx, const char *fname, const char *what);
 
 /* A finite number > 0 at idx. */
@@ -23,10 +24,25 @@ double lucid_lua_checkpositive(lua_State *L, int idx, const char *fname, const c
 lua_Integer lucid_lua_checkinteger_range(lua_State *L, int idx, lua_Integer lo, lua_Integer hi,
                                          const char *fname, const char *what);
 
-/* Raises "FNAME: unknown option 'k'" for any key of the table at idx that is not in the
- * NULL-terminated list `keys`, so that a misspelt option does not pass silently. */
+/* Raises "FNAME: unknown option 'k' (expected one of: a, b, ...)" for any key of the table
+ * at idx that is not in the NULL-terminated list `keys`, so that a misspelt option does not
+ * pass silently; a key that is not a string is an error too. */
 void lucid_lua_check_option_names(lua_State *L, int idx, const char *const *keys,
                                   const char *fname);
+
+/* As lucid_lua_check_option_names, for a nested table: PREFIX ("derivatives.") is written
+ * before the key in the message. */
+void lucid_lua_check_option_names_prefixed(lua_State *L, int idx, const char *const *keys,
+                                           const char *fname, const char *prefix);
+
+/* The type of the value at idx for messages: the __name of a lucid userdata ("lucid.shape",
+ * "lucid.ad.var", ...), otherwise the Lua type name. */
+const char *lucid_lua_typename(lua_State *L, int idx);
+
+/* Finishes the metatable on top of the stack: `__metatable` is set to its type name, so
+ * getmetatable(x) returns that string (and the metamethods, __gc included, cannot be
+ * reached or replaced from plain Lua). */
+void lucid_lua_protect_metatable(lua_State *L, const char *type_name);
 
 /* 1 if every entry of x[0..n) is finite. */
 int lucid_all_finite(const double *x, long n);

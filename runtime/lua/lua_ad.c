@@ -19,8 +19,11 @@ static const char spare_tape_key = 0;
 
 /* ---- tapes ------------------------------------------------------------------------- */
 
+/* Safe to call twice; a tape in use by an evaluation (on the stack, so not garbage: only a
+ * call by hand can get here) is left alone. */
 static int tape_gc(lua_State *L) {
-    lucid_lua_ad_tape *t = luaL_checkudata(L, 1, LUCID_AD_TAPE_METATABLE);
+    lucid_lua_ad_tape *t = luaL_testudata(L, 1, LUCID_AD_TAPE_METATABLE);
+    if (!t || t->busy) return 0;
     lucid_ad_tape_destroy(t->tape);
     t->tape = NULL;
     return 0;
@@ -41,8 +44,8 @@ static lucid_lua_ad_tape *push_new_tape(lua_State *L, const char *fname) {
 static lucid_lua_ad_tape *acquire_tape(lua_State *L, const char *fname) {
     lua_rawgetp(L, LUA_REGISTRYINDEX, &spare_tape_key);
     lucid_lua_ad_tape *t = luaL_testudata(L, -1, LUCID_AD_TAPE_METATABLE);
-    if (!t || t->busy) {
-        int have_spare = t != NULL;
+    if (!t || t->busy || !t->tape) {
+        int have_spare = t != NULL && t->tape != NULL; /* a finalized spare is replaced */
         lua_pop(L, 1);
         t = push_new_tape(L, fname);
         if (!have_spare) {
@@ -141,7 +144,7 @@ lucid_ad_var lucid_lua_ad_node(lua_State *L, int idx, lucid_lua_ad_tape *owner, 
     } else {
         lucid_lua_fail(L, fname,
                        "operand must be a differentiable value, a number or a lucid.vec (got %s)",
-                       luaL_typename(L, idx));
+                       lucid_lua_typename(L, idx));
     }
     if (s != LUCID_OK) lucid_lua_ad_fail(L, fname, s);
     return out;
@@ -151,7 +154,8 @@ lucid_ad_var lucid_lua_ad_node(lua_State *L, int idx, lucid_lua_ad_tape *owner, 
 static lucid_lua_ad_var *check_var(lua_State *L, int idx, const char *fname) {
     lucid_lua_ad_var *v = lucid_lua_ad_tovar(L, idx, fname);
     if (!v)
-        lucid_lua_fail(L, fname, "expected a differentiable value (got %s)", luaL_typename(L, idx));
+        lucid_lua_fail(L, fname, "expected a differentiable value (got %s)",
+                       lucid_lua_typename(L, idx));
     return v;
 }
 
@@ -241,7 +245,7 @@ static int l_unary(lua_State *L) {
     lucid_lua_ad_var *a = lucid_lua_ad_tovar(L, 1, fn->fname);
     if (!a)
         lucid_lua_fail(L, fn->fname, "argument must be a differentiable value or a number (got %s)",
-                       luaL_typename(L, 1));
+                       lucid_lua_typename(L, 1));
     lucid_ad_var out;
     return push_result(L, 1, lucid_ad_unary(a->owner->tape, fn->op, a->var, &out), out, fn->fname);
 }
@@ -300,7 +304,10 @@ static int l_len(lua_State *L) {
 }
 
 static int l_tostring(lua_State *L) {
-    lucid_lua_ad_var *v = luaL_checkudata(L, 1, LUCID_AD_VAR_METATABLE);
+    lucid_lua_ad_var *v = luaL_testudata(L, 1, LUCID_AD_VAR_METATABLE);
+    if (!v)
+        lucid_lua_fail(L, "lucid.ad.var:__tostring", "self must be a differentiable value (got %s)",
+                       lucid_lua_typename(L, 1));
     if (!v->owner->busy || !lucid_ad_var_is_live(v->owner->tape, v->var))
         lua_pushstring(L, "lucid.ad value (stale)");
     else
@@ -332,7 +339,7 @@ static void push_constant_concat(lua_State *L, int count, const char *fname) {
             lucid_lua_fail(L, fname,
                            "entry %d must be a differentiable value, a number or a "
                            "lucid.vec (got %s)",
-                           i, luaL_typename(L, -1));
+                           i, lucid_lua_typename(L, -1));
         lua_pop(L, 1);
     }
     lucid_lua_matrix *out = lucid_lua_newvector(L, total);
@@ -354,7 +361,7 @@ static int l_concat(lua_State *L) {
     const char *fname = "lucid.ad.concat";
     if (lua_type(L, 1) != LUA_TTABLE)
         lucid_lua_fail(L, fname, "argument must be a table of values (got %s)",
-                       luaL_typename(L, 1));
+                       lucid_lua_typename(L, 1));
     int count = (int)luaL_len(L, 1);
     if (count < 1) lucid_lua_fail(L, fname, "nothing to join (empty table)");
     int owner_idx = 0;
@@ -386,7 +393,7 @@ static int l_concat(lua_State *L) {
 static lucid_ad_mode check_mode(lua_State *L, int idx, const char *fname) {
     if (lua_isnoneornil(L, idx)) return LUCID_AD_MODE_AUTO;
     if (lua_type(L, idx) != LUA_TTABLE)
-        lucid_lua_fail(L, fname, "opts must be a table (got %s)", luaL_typename(L, idx));
+        lucid_lua_fail(L, fname, "opts must be a table (got %s)", lucid_lua_typename(L, idx));
     lua_getfield(L, idx, "mode");
     const char *mode = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
     lucid_ad_mode out = LUCID_AD_MODE_AUTO;
@@ -414,7 +421,7 @@ static void push_point(lua_State *L, int idx, const char *fname) {
         lucid_lua_fail(L, fname,
                        "x must be a non-empty lucid.vec, table of numbers or number "
                        "(got %s)",
-                       luaL_typename(L, idx));
+                       lucid_lua_typename(L, idx));
     lucid_lua_matrix *x = lucid_lua_newvector(L, n);
     lucid_lua_checkvalues(L, idx, n, x->data, fname, "x");
 }
@@ -435,7 +442,7 @@ static int evaluate_protected(lua_State *L) {
     lucid_lua_ad_var *y = lucid_lua_ad_tovar(L, 7, fname);
     if (!y)
         lucid_lua_fail(L, fname, "f must return a differentiable value (got %s)",
-                       luaL_typename(L, 7));
+                       lucid_lua_typename(L, 7));
     if (y->owner != t) lucid_lua_fail(L, fname, "f returned a value of a different evaluation");
     int m = var_size(y), n = x->rows;
     if (grad && m != 1) lucid_lua_fail(L, fname, "f must return a scalar (got %d entries)", m);
@@ -461,7 +468,7 @@ static int evaluate_protected(lua_State *L) {
 
 static int evaluate(lua_State *L, const char *fname, int grad) {
     if (lua_type(L, 1) != LUA_TFUNCTION && !luaL_getmetafield(L, 1, "__call"))
-        lucid_lua_fail(L, fname, "f must be a function (got %s)", luaL_typename(L, 1));
+        lucid_lua_fail(L, fname, "f must be a function (got %s)", lucid_lua_typename(L, 1));
     lucid_ad_mode mode = check_mode(L, 3, fname);
     lua_settop(L, 2);
     push_point(L, 2, fname); /* 3 */
@@ -533,11 +540,15 @@ void lucid_open_ad(lua_State *L) {
                                          {NULL, NULL}};
 
     luaL_newmetatable(L, LUCID_AD_TAPE_METATABLE);
+
+    lucid_lua_protect_metatable(L, LUCID_AD_TAPE_METATABLE);
     lua_pushcfunction(L, tape_gc);
     lua_setfield(L, -2, "__gc");
     lua_pop(L, 1);
 
     luaL_newmetatable(L, LUCID_AD_VAR_METATABLE);
+
+    lucid_lua_protect_metatable(L, LUCID_AD_VAR_METATABLE);
     luaL_setfuncs(L, metamethods, 0);
     lua_newtable(L);
     luaL_setfuncs(L, methods, 0);

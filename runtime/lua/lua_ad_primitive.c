@@ -33,14 +33,14 @@ static const char *const spec_fields[] = {"forward", "jvp", "vjp", "jacobian", N
 /* Copies the validated spec (arg 1) into a new table on top of the stack. */
 static void push_checked_spec(lua_State *L) {
     if (lua_type(L, 1) != LUA_TTABLE)
-        lucid_lua_fail(L, FNAME, "spec must be a table (got %s)", luaL_typename(L, 1));
+        lucid_lua_fail(L, FNAME, "spec must be a table (got %s)", lucid_lua_typename(L, 1));
     lua_newtable(L);
     int products = 0;
     for (int i = 0; spec_fields[i]; ++i) {
         int type = lua_getfield(L, 1, spec_fields[i]);
         if (type != LUA_TNIL && type != LUA_TFUNCTION)
             lucid_lua_fail(L, FNAME, "spec.%s must be a function (got %s)", spec_fields[i],
-                           luaL_typename(L, -1));
+                           lucid_lua_typename(L, -1));
         if (i == 0 && type != LUA_TFUNCTION) lucid_lua_fail(L, FNAME, "spec.forward is required");
         products += i > 0 && type == LUA_TFUNCTION;
         lua_setfield(L, -2, spec_fields[i]);
@@ -48,7 +48,7 @@ static void push_checked_spec(lua_State *L) {
     if (!products) lucid_lua_fail(L, FNAME, "spec needs jvp, vjp or jacobian");
     int type = lua_getfield(L, 1, "name");
     if (type != LUA_TNIL && type != LUA_TSTRING)
-        lucid_lua_fail(L, FNAME, "spec.name must be a string (got %s)", luaL_typename(L, -1));
+        lucid_lua_fail(L, FNAME, "spec.name must be a string (got %s)", lucid_lua_typename(L, -1));
     lua_setfield(L, -2, "name");
     lua_pushnil(L);
     while (lua_next(L, 1)) { /* catch misspelt fields */
@@ -75,7 +75,8 @@ static const char *push_label(lua_State *L, int spec_idx) {
  * "LABEL: WHAT failed: message" so the report names the primitive. */
 static void call_user(lua_State *L, int nargs, const char *label, const char *what) {
     if (lua_pcall(L, nargs, 1, 0) == LUA_OK) return;
-    const char *msg = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1);
+    const char *msg =
+        lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : lucid_lua_typename(L, -1);
     lucid_lua_fail(L, label, "%s failed: %s", what, msg);
 }
 
@@ -90,7 +91,7 @@ static int argument_size(lua_State *L, int idx, const char *label) {
     return lucid_lua_fail(L, label,
                           "argument %d must be a differentiable value, a number or a "
                           "lucid.vec (got %s)",
-                          idx, luaL_typename(L, idx));
+                          idx, lucid_lua_typename(L, idx));
 }
 
 /* Pushes x = the joined values of arguments 1..nargs as a lucid.vec. */
@@ -132,7 +133,7 @@ static int apply(lua_State *L) {
                 : 0;
     if (m < 1)
         lucid_lua_fail(L, label, "forward must return a number or a non-empty lucid.vec (got %s)",
-                       luaL_typename(L, result_idx));
+                       lucid_lua_typename(L, result_idx));
     double *y = lua_newuserdatauv(L, (size_t)m * sizeof(double), 0);
     if (lua_type(L, result_idx) == LUA_TNUMBER) {
         y[0] = lua_tonumber(L, result_idx);

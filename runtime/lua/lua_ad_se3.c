@@ -48,7 +48,7 @@ lucid_ad_var lucid_lua_ad_pose_node(lua_State *L, int idx, lucid_lua_ad_tape *ow
     const lucid_se3 *T = lucid_lua_tose3(L, idx);
     if (!T)
         lucid_lua_fail(L, fname, "expected a pose (lucid.se3 or differentiable), got %s",
-                       luaL_typename(L, idx));
+                       lucid_lua_typename(L, idx));
     double packed[12];
     lucid_ad_se3_pack(T, packed);
     lucid_ad_var out;
@@ -154,7 +154,10 @@ static int m_value(lua_State *L) {
 }
 
 static int m_tostring(lua_State *L) {
-    lucid_lua_ad_var *v = luaL_checkudata(L, 1, POSE_METATABLE);
+    lucid_lua_ad_var *v = luaL_testudata(L, 1, POSE_METATABLE);
+    if (!v)
+        lucid_lua_fail(L, "lucid.ad.se3:__tostring", "self must be a differentiable pose (got %s)",
+                       lucid_lua_typename(L, 1));
     int live = v->owner->busy && lucid_ad_var_is_live(v->owner->tape, v->var);
     lua_pushstring(L, live ? "lucid.ad pose" : "lucid.ad pose (stale)");
     return 1;
@@ -171,6 +174,7 @@ void lucid_lua_ad_open_se3(lua_State *L) {
     static const luaL_Reg methods[] = {
         {"act", m_act}, {"log", m_log}, {"value", m_value}, {NULL, NULL}};
     luaL_newmetatable(L, POSE_METATABLE);
+    lucid_lua_protect_metatable(L, POSE_METATABLE);
     luaL_newlib(L, methods);
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, compose);

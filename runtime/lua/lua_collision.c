@@ -32,6 +32,7 @@
 #include "runtime/lua/lua_derivative_workspace.h"
 #include "runtime/lua/lua_ad.h"
 #include "runtime/lua/lua_matrix.h"
+#include "runtime/lua/lua_query_options.h"
 #include "runtime/lua/lua_se3.h"
 #include "runtime/lua/lua_shape.h"
 #include "runtime/lua/modules.h"
@@ -62,7 +63,8 @@ static void check_option_names(lua_State *L, int idx, const char *fname, const c
     while (lua_next(L, idx) != 0) {
         lua_pop(L, 1);
         if (lua_type(L, -1) != LUA_TSTRING)
-            lucid_lua_fail(L, fname, "option names must be strings (got %s)", luaL_typename(L, -1));
+            lucid_lua_fail(L, fname, "option names must be strings (got %s)",
+                           lucid_lua_typename(L, -1));
         const char *name = lua_tostring(L, -1);
         if (!in_list(name, allowed))
             lucid_lua_fail(L, fname, "unknown option '%s%s'", prefix, name);
@@ -78,7 +80,7 @@ static int push_option(lua_State *L, int idx, const char *name) {
 
 static lucid_gjk_algorithm check_algorithm(lua_State *L, const char *fname) {
     if (lua_type(L, -1) != LUA_TSTRING)
-        lucid_lua_fail(L, fname, "algorithm must be a string (got %s)", luaL_typename(L, -1));
+        lucid_lua_fail(L, fname, "algorithm must be a string (got %s)", lucid_lua_typename(L, -1));
     const char *name = lua_tostring(L, -1);
     if (strcmp(name, "gjk") == 0) return LUCID_GJK_VANILLA;
     if (strcmp(name, "polyak") == 0) return LUCID_GJK_POLYAK;
@@ -98,7 +100,7 @@ static lucid_gjk_tolerance check_tol_mode(lua_State *L, const char *fname) {
 
 static int check_boolean(lua_State *L, const char *fname, const char *what) {
     if (!lua_isboolean(L, -1))
-        lucid_lua_fail(L, fname, "%s must be a boolean (got %s)", what, luaL_typename(L, -1));
+        lucid_lua_fail(L, fname, "%s must be a boolean (got %s)", what, lucid_lua_typename(L, -1));
     return lua_toboolean(L, -1);
 }
 
@@ -115,7 +117,7 @@ static void check_warm_start(lua_State *L, const char *fname, lucid_gjk_options 
         lua_pop(L, 1);
     } else if (!lucid_lua_tomatrix(L, -1)) {
         lucid_lua_fail(L, fname, "warm_start must be a 3-vector or a previous result (got %s)",
-                       luaL_typename(L, -1));
+                       lucid_lua_typename(L, -1));
     }
     opt->warm_start = LUCID_WARM_VECTOR;
     opt->warm_vector = lucid_lua_checkvec3(L, -1, fname, "warm_start");
@@ -145,15 +147,8 @@ static void read_numeric_options(lua_State *L, int idx, const char *fname, lucid
     }
 }
 
-/* GJK options from the table at idx (absent or nil: defaults); *chain receives opts.chain. */
-static void read_options(lua_State *L, int idx, const char *fname, const char *const *allowed,
-                         lucid_gjk_options *opt, int *chain) {
-    lucid_gjk_options_default(opt);
-    if (chain) *chain = 0;
-    if (lua_isnoneornil(L, idx)) return;
-    if (!lua_istable(L, idx))
-        lucid_lua_fail(L, fname, "opts must be a table (got %s)", luaL_typename(L, idx));
-    check_option_names(L, idx, fname, allowed, "");
+/* The query options present in the table at idx, over *opt (names not checked). */
+static void read_query_values(lua_State *L, int idx, const char *fname, lucid_gjk_options *opt) {
     if (push_option(L, idx, "algorithm")) {
         opt->algorithm = check_algorithm(L, fname);
         lua_pop(L, 1);
@@ -170,11 +165,48 @@ static void read_options(lua_State *L, int idx, const char *fname, const char *c
         check_warm_start(L, fname, opt);
         lua_pop(L, 1);
     }
+    read_numeric_options(L, idx, fname, opt);
+}
+
+void lucid_lua_read_derivative_query_options(lua_State *L, int idx, const char *fname,
+                                             lucid_gjk_options *opt) {
+    lucid_derivative_query_options_default(opt);
+    if (!lua_istable(L, idx)) return;
+    int tol_mode_given = push_option(L, idx, "tol_mode");
+    if (tol_mode_given) lua_pop(L, 1);
+    if (push_option(L, idx, "tol")) {
+        lua_pop(L, 1);
+        if (!tol_mode_given) opt->tol_mode = LUCID_GJK_TOL_ABSOLUTE; /* as in lucid.distance */
+    }
+    read_query_values(L, idx, fname, opt);
+}
+
+/* GJK options from the table at idx (absent or nil: defaults); *chain receives opts.chain.
+ * With derivatives, the tolerances not given are the derivative-grade ones. */
+static void read_options_for(lua_State *L, int idx, const char *fname, const char *const *allowed,
+                             lucid_gjk_options *opt, int *chain, int derivatives) {
+    lucid_gjk_options_default(opt);
+    if (chain) *chain = 0;
+    if (lua_isnoneornil(L, idx)) {
+        if (derivatives) lucid_derivative_query_options_default(opt);
+        return;
+    }
+    if (!lua_istable(L, idx))
+        lucid_lua_fail(L, fname, "opts must be a table (got %s)", lucid_lua_typename(L, idx));
+    check_option_names(L, idx, fname, allowed, "");
+    if (derivatives)
+        lucid_lua_read_derivative_query_options(L, idx, fname, opt);
+    else
+        read_query_values(L, idx, fname, opt);
     if (chain && push_option(L, idx, "chain")) {
         *chain = check_boolean(L, fname, "chain");
         lua_pop(L, 1);
     }
-    read_numeric_options(L, idx, fname, opt);
+}
+
+static void read_options(lua_State *L, int idx, const char *fname, const char *const *allowed,
+                         lucid_gjk_options *opt, int *chain) {
+    read_options_for(L, idx, fname, allowed, opt, chain, 0);
 }
 
 static void check_not_two_halfspaces(lua_State *L, const char *fname, const lucid_shape *s1,
@@ -231,7 +263,7 @@ static lucid_derivative_method check_method(lua_State *L, const char *fname) {
     lucid_derivative_method m = LUCID_DERIV_FINITE_DIFFERENCES;
     if (lua_type(L, -1) != LUA_TSTRING)
         lucid_lua_fail(L, fname, "derivatives.method must be a string (got %s)",
-                       luaL_typename(L, -1));
+                       lucid_lua_typename(L, -1));
     if (!lucid_derivative_method_from_name(lua_tostring(L, -1), &m))
         lucid_lua_fail(L, fname,
                        "unknown derivatives.method '%s' (expected finite_differences, "
@@ -248,7 +280,7 @@ static int read_derivatives(lua_State *L, int opts_idx, const char *fname,
     int idx = lua_gettop(L);
     if (!lua_istable(L, idx))
         lucid_lua_fail(L, fname, "opts.derivatives must be a table (got %s)",
-                       luaL_typename(L, idx));
+                       lucid_lua_typename(L, idx));
     check_option_names(L, idx, fname, DERIVATIVE_OPTIONS, "derivatives.");
     if (push_option(L, idx, "method")) d->method = check_method(L, fname), lua_pop(L, 1);
     if (push_option(L, idx, "step"))
@@ -354,8 +386,8 @@ static int differentiable_distance(lua_State *L, lucid_lua_ad_var *a1, lucid_lua
     const lucid_shape *s1 = lucid_lua_checkshape(L, 1, fname, "s1");
     const lucid_shape *s2 = lucid_lua_checkshape(L, 3, fname, "s2");
     lucid_se3 T1 = pose_value(L, 2, a1, "T1"), T2 = pose_value(L, 4, a2, "T2");
-    lucid_gjk_options gjk;
-    read_options(L, 5, fname, DISTANCE_OPTIONS, &gjk, NULL);
+    lucid_gjk_options gjk; /* tolerances not given: derivative-grade */
+    read_options_for(L, 5, fname, DISTANCE_OPTIONS, &gjk, NULL, 1);
     check_not_two_halfspaces(L, fname, s1, s2);
     lucid_derivative_options d;
     if (!read_derivatives(L, 5, fname, &d))
@@ -371,7 +403,7 @@ static int differentiable_distance(lua_State *L, lucid_lua_ad_var *a1, lucid_lua
     lucid_distance_result r;
     lucid_status st = lucid_distance(s1, &T1, s2, &T2, &gjk, &r);
     if (st != LUCID_OK) return lucid_lua_fail_status(L, fname, st);
-    lucid_derivative_workspace *ws = lucid_lua_derivative_workspace(L, lua_upvalueindex(1));
+    lucid_derivative_workspace *ws = lucid_lua_derivative_workspace(L, lua_upvalueindex(1), fname);
     lucid_distance_derivatives_result dr;
     st = lucid_distance_derivatives_from_query(s1, &T1, s2, &T2, &d, ws, &r, &dr);
     if (st != LUCID_OK) return fail_derivatives(L, fname, d.method, st);

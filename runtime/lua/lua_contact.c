@@ -26,7 +26,8 @@ typedef struct workspace_box {
 } workspace_box;
 
 static int workspace_gc(lua_State *L) {
-    workspace_box *box = luaL_checkudata(L, 1, WORKSPACE_METATABLE);
+    workspace_box *box = luaL_testudata(L, 1, WORKSPACE_METATABLE);
+    if (!box) return 0;
     lucid_contact_workspace_destroy(box->ws);
     box->ws = NULL;
     return 0;
@@ -40,7 +41,7 @@ static double *new_buffer(lua_State *L, int count) {
 /* The Delassus matrix at idx: a square lucid.mat of size 3n, finite. Returns n. */
 static int check_delassus(lua_State *L, int idx, const char *fname, const double **G) {
     lucid_lua_matrix *m = lucid_lua_tomatrix(L, idx);
-    if (!m) lucid_lua_fail(L, fname, "G must be a lucid.mat (got %s)", luaL_typename(L, idx));
+    if (!m) lucid_lua_fail(L, fname, "G must be a lucid.mat (got %s)", lucid_lua_typename(L, idx));
     if (m->rows != m->cols || m->rows % 3 != 0)
         lucid_lua_fail(L, fname, "G must be square with 3 rows per contact (got %d x %d)", m->rows,
                        m->cols);
@@ -189,7 +190,7 @@ static int read_warm_start(lua_State *L, int idx, int m, double *lambda, double 
 
 static int contact_solve(lua_State *L) {
     if (lua_type(L, 1) != LUA_TTABLE)
-        lucid_lua_fail(L, SOLVE, "expects a table of options (got %s)", luaL_typename(L, 1));
+        lucid_lua_fail(L, SOLVE, "expects a table of options (got %s)", lucid_lua_typename(L, 1));
     lua_settop(L, 1);
     lucid_lua_check_option_names(L, 1, solve_keys, SOLVE);
     const double *G = NULL;
@@ -269,7 +270,8 @@ static int contact_residual(lua_State *L) {
     lucid_contact_criterion kind = LUCID_CRITERION_NCP;
     if (!lua_isnoneornil(L, 5)) {
         if (lua_type(L, 5) != LUA_TTABLE)
-            lucid_lua_fail(L, RESIDUAL, "options must be a table (got %s)", luaL_typename(L, 5));
+            lucid_lua_fail(L, RESIDUAL, "options must be a table (got %s)",
+                           lucid_lua_typename(L, 5));
         if (lua_getfield(L, 5, "R") != LUA_TNIL) {
             R = new_buffer(L, m);
             lucid_lua_checkvalues(L, -2, m, R, RESIDUAL, "R");
@@ -310,6 +312,7 @@ static int contact_residual(lua_State *L) {
 
 void lucid_open_contact(lua_State *L) {
     if (luaL_newmetatable(L, WORKSPACE_METATABLE)) {
+        lucid_lua_protect_metatable(L, WORKSPACE_METATABLE);
         lua_pushcfunction(L, workspace_gc);
         lua_setfield(L, -2, "__gc");
     }

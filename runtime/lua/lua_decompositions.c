@@ -33,7 +33,8 @@ typedef struct workspace_box {
 } workspace_box;
 
 static int workspace_gc(lua_State *L) {
-    workspace_box *box = luaL_checkudata(L, 1, WORKSPACE_METATABLE);
+    workspace_box *box = luaL_testudata(L, 1, WORKSPACE_METATABLE);
+    if (!box) return 0;
     lucid_dense_workspace_destroy(box->ws);
     box->ws = NULL;
     return 0;
@@ -45,6 +46,7 @@ static void create_workspace(lua_State *L) {
     workspace_box *box = lua_newuserdatauv(L, sizeof(workspace_box), 0);
     box->ws = NULL;
     if (luaL_newmetatable(L, WORKSPACE_METATABLE)) {
+        lucid_lua_protect_metatable(L, WORKSPACE_METATABLE);
         lua_pushcfunction(L, workspace_gc);
         lua_setfield(L, -2, "__gc");
     }
@@ -95,7 +97,7 @@ static lucid_lua_matrix *push_rhs_copy(lua_State *L, int idx, int rows, const ch
     if (!b) {
         if (lua_type(L, idx) != LUA_TTABLE)
             lucid_lua_fail(L, fname, "b must be a lucid.vec, lucid.mat or table (got %s)",
-                           luaL_typename(L, idx));
+                           lucid_lua_typename(L, idx));
         lucid_lua_matrix *x = lucid_lua_newvector(L, rows);
         lucid_lua_checkvalues(L, idx, rows, x->data, fname, "b");
         return x;

@@ -2,6 +2,8 @@
 
 #include <lauxlib.h>
 
+#include "runtime/lua/check.h"
+
 #define WORKSPACE_METATABLE "lucid.derivative_workspace"
 
 typedef struct workspace_box {
@@ -9,7 +11,8 @@ typedef struct workspace_box {
 } workspace_box;
 
 static int workspace_gc(lua_State *L) {
-    workspace_box *box = luaL_checkudata(L, 1, WORKSPACE_METATABLE);
+    workspace_box *box = luaL_testudata(L, 1, WORKSPACE_METATABLE);
+    if (!box) return 0;
     lucid_derivative_workspace_destroy(box->ws);
     box->ws = NULL;
     return 0;
@@ -19,6 +22,7 @@ void lucid_lua_push_derivative_workspace(lua_State *L) {
     workspace_box *box = lua_newuserdatauv(L, sizeof *box, 0);
     box->ws = NULL; /* the __gc is attached before the allocation, so nothing can leak */
     if (luaL_newmetatable(L, WORKSPACE_METATABLE)) {
+        lucid_lua_protect_metatable(L, WORKSPACE_METATABLE);
         lua_pushcfunction(L, workspace_gc);
         lua_setfield(L, -2, "__gc");
     }
@@ -27,7 +31,10 @@ void lucid_lua_push_derivative_workspace(lua_State *L) {
         luaL_error(L, "lucid: cannot allocate the collision-derivatives workspace");
 }
 
-lucid_derivative_workspace *lucid_lua_derivative_workspace(lua_State *L, int idx) {
-    workspace_box *box = luaL_checkudata(L, idx, WORKSPACE_METATABLE);
+lucid_derivative_workspace *lucid_lua_derivative_workspace(lua_State *L, int idx,
+                                                           const char *fname) {
+    workspace_box *box = luaL_testudata(L, idx, WORKSPACE_METATABLE);
+    if (!box || !box->ws) /* finalized by a call to its __gc by hand */
+        luaL_error(L, "%s: the collision-derivatives workspace has been finalized", fname);
     return box->ws;
 }

@@ -12,6 +12,7 @@
 void lucid_lua_push_derivative_workspace(lua_State *L);
 
 /* The workspace held by the userdata at idx (e.g. lua_upvalueindex(1)). */
-lucid_derivative_workspace *lucid_lua_derivative_workspace(lua_State *L, int idx);
+lucid_derivative_workspace *lucid_lua_derivative_workspace(lua_State *L, int idx,
+                                                           const char *fname);
 
 #endif

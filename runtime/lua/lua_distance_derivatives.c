@@ -1,9 +1,14 @@
 /* lucid.distance_derivatives: smoothed collision derivatives from Lua.
  *   d = lucid.distance_derivatives(s1, T1, s2, T2 [, opts])
  * opts: method ("finite_differences" (default), "zeroth_order", "first_order_gaussian",
- * "first_order_gumbel", "analytic"), step (1e-6), samples (M, 20), noise (eps, 1e-3; units
- * in autodiff/collision_derivatives.h), levels (n_l, 1), seed (0), and the distance-query
- * tolerances tol (GJK duality gap, m^2, 1e-8), max_iter (128) and epa_tol (1e-9).
+ * "first_order_gumbel", "analytic"), step (automatic: cbrt of the witness accuracy of the
+ * queries, lucid_derivative_auto_step), samples (M, 20), noise (eps, 1e-3; units in
+ * autodiff/collision_derivatives.h), levels (n_l, 1), seed (0), and the distance-query
+ * options of lucid.distance (algorithm, normalize, tol, tol_mode, max_iter, warm_start,
+ * epa_tol, epa_max_iter: runtime/lua/lua_query_options.h). The tolerances not given are
+ * derivative-grade (lucid_derivative_query_options_default: rounding level), not
+ * lucid.distance's defaults, whose witness points are only ~1e-4 m accurate on curved
+ * shapes.
  * d.dp1, d.dp2, d.dnormal (3x6) and d.ddistance (1x6) are lucid.mat derivatives w.r.t. xi in
  * T2 * exp(xi) (linear part first); d.distance, d.p1, d.p2, d.normal describe
  * the nominal query. The Gumbel neighbourhood workspace is a userdata upvalue of the
@@ -15,14 +20,17 @@
 #include "runtime/lua/check.h"
 #include "runtime/lua/lua_derivative_workspace.h"
 #include "runtime/lua/lua_matrix.h"
+#include "runtime/lua/lua_query_options.h"
 #include "runtime/lua/lua_se3.h"
 #include "runtime/lua/lua_shape.h"
 #include "runtime/lua/modules.h"
 
 #define FNAME "lucid.distance_derivatives"
 
-static const char *const option_keys[] = {"method", "step", "samples",  "noise",   "levels",
-                                          "seed",   "tol",  "max_iter", "epa_tol", NULL};
+static const char *const option_keys[] = {"method",  "step",         "samples",   "noise",
+                                          "levels",  "seed",         "algorithm", "normalize",
+                                          "tol",     "tol_mode",     "max_iter",  "warm_start",
+                                          "epa_tol", "epa_max_iter", NULL};
 
 /* Field `key` of the table at idx pushed; returns 1 when it is not nil (else pops it). */
 static int get_field(lua_State *L, int idx, const char *key) {
@@ -50,7 +58,7 @@ static lucid_derivative_method method_field(lua_State *L, int idx) {
     lucid_derivative_method m = LUCID_DERIV_FINITE_DIFFERENCES;
     if (!get_field(L, idx, "method")) return m;
     if (lua_type(L, -1) != LUA_TSTRING)
-        lucid_lua_fail(L, FNAME, "method must be a string (got %s)", luaL_typename(L, -1));
+        lucid_lua_fail(L, FNAME, "method must be a string (got %s)", lucid_lua_typename(L, -1));
     if (!lucid_derivative_method_from_name(lua_tostring(L, -1), &m))
         lucid_lua_fail(L, FNAME,
                        "unknown method '%s' (expected finite_differences, zeroth_order, "
@@ -63,11 +71,11 @@ static lucid_derivative_method method_field(lua_State *L, int idx) {
 static void read_options(lua_State *L, int idx, lucid_derivative_options *o,
                          lucid_gjk_options *gjk) {
     lucid_derivative_options_default(o);
-    lucid_gjk_options_default(gjk);
+    lucid_derivative_query_options_default(gjk);
     o->gjk = gjk;
     if (lua_isnoneornil(L, idx)) return;
     if (!lua_istable(L, idx))
-        lucid_lua_fail(L, FNAME, "opts must be a table (got %s)", luaL_typename(L, idx));
+        lucid_lua_fail(L, FNAME, "opts must be a table (got %s)", lucid_lua_typename(L, idx));
     lucid_lua_check_option_names(L, idx, option_keys, FNAME);
     o->method = method_field(L, idx);
     o->step = positive_field(L, idx, "step", o->step);
@@ -75,9 +83,7 @@ static void read_options(lua_State *L, int idx, lucid_derivative_options *o,
     o->noise = positive_field(L, idx, "noise", o->noise);
     o->levels = (int)integer_field(L, idx, "levels", o->levels, 0, 1000000000);
     o->seed = (uint64_t)integer_field(L, idx, "seed", 0, LUA_MININTEGER, LUA_MAXINTEGER);
-    gjk->tol = positive_field(L, idx, "tol", gjk->tol);
-    gjk->max_iter = (int)integer_field(L, idx, "max_iter", gjk->max_iter, 1, 1000000000);
-    gjk->epa_tol = positive_field(L, idx, "epa_tol", gjk->epa_tol);
+    lucid_lua_read_derivative_query_options(L, idx, FNAME, gjk);
 }
 
 /* Clear messages for the shapes a method cannot handle (the C core only says ARGUMENT). */
@@ -152,7 +158,7 @@ static int l_distance_derivatives(lua_State *L) {
     read_options(L, 5, &o, &gjk);
     check_shape_for_method(L, s1, 1, o.method);
     check_shape_for_method(L, s2, 2, o.method);
-    lucid_derivative_workspace *ws = lucid_lua_derivative_workspace(L, lua_upvalueindex(1));
+    lucid_derivative_workspace *ws = lucid_lua_derivative_workspace(L, lua_upvalueindex(1), FNAME);
     lucid_distance_derivatives_result r;
     lucid_status st = lucid_distance_derivatives(s1, T1, s2, T2, &o, ws, &r);
     if (st != LUCID_OK) return fail_derivatives(L, o.method, st);

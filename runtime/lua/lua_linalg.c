@@ -53,7 +53,7 @@ static double table_number(lua_State *L, int idx, lua_Integer k, const char *fna
     int isnum = 0;
     double x = lua_tonumberx(L, -1, &isnum);
     if (!isnum) {
-        lua_pushfstring(L, "must be a number (got %s)", luaL_typename(L, -1));
+        lua_pushfstring(L, "must be a number (got %s)", lucid_lua_typename(L, -1));
         fail_entry(L, fname, row, col, lua_tostring(L, -1));
     }
     lua_pop(L, 1);
@@ -81,7 +81,7 @@ static int l_vec(lua_State *L) {
     }
     if (lua_type(L, 1) != LUA_TTABLE)
         lucid_lua_fail(L, fname, "argument must be a table of numbers (got %s)",
-                       luaL_typename(L, 1));
+                       lucid_lua_typename(L, 1));
     int n = (int)table_length(L, 1, fname);
     lucid_lua_matrix *v = lucid_lua_newvector(L, n);
     for (int i = 0; i < n; ++i) v->data[i] = table_number(L, 1, i + 1, fname, i + 1, 0);
@@ -97,13 +97,14 @@ static int l_mat(lua_State *L) {
         return 1;
     }
     if (lua_type(L, 1) != LUA_TTABLE)
-        lucid_lua_fail(L, fname, "argument must be a table of rows (got %s)", luaL_typename(L, 1));
+        lucid_lua_fail(L, fname, "argument must be a table of rows (got %s)",
+                       lucid_lua_typename(L, 1));
     int rows = (int)table_length(L, 1, fname);
     int cols = 0;
     if (rows > 0) {
         if (lua_geti(L, 1, 1) != LUA_TTABLE)
             lucid_lua_fail(L, fname, "row 1 must be a table of numbers (got %s)",
-                           luaL_typename(L, -1));
+                           lucid_lua_typename(L, -1));
         cols = (int)table_length(L, -1, fname);
         lua_pop(L, 1);
         if ((long)rows * cols > LUCID_MATRIX_MAX_ENTRIES)
@@ -113,7 +114,7 @@ static int l_mat(lua_State *L) {
     for (int i = 0; i < rows; ++i) {
         if (lua_geti(L, 1, i + 1) != LUA_TTABLE)
             lucid_lua_fail(L, fname, "row %d must be a table of numbers (got %s)", i + 1,
-                           luaL_typename(L, -1));
+                           lucid_lua_typename(L, -1));
         lua_Integer len = luaL_len(L, -1);
         if (len != cols)
             lucid_lua_fail(L, fname, "row %d has %I entries, row 1 has %d", i + 1, len, cols);
@@ -159,7 +160,8 @@ static int check_index(lua_State *L, int idx, int n, const char *fname, const ch
     if (!isint) {
         if (lua_type(L, idx) == LUA_TNUMBER)
             lucid_lua_fail(L, fname, "%s must be an integer (got %f)", what, lua_tonumber(L, idx));
-        lucid_lua_fail(L, fname, "%s must be an integer (got %s)", what, luaL_typename(L, idx));
+        lucid_lua_fail(L, fname, "%s must be an integer (got %s)", what,
+                       lucid_lua_typename(L, idx));
     }
     if (k < 1 || k > n) lucid_lua_fail(L, fname, "%s %I is out of range [1, %d]", what, k, n);
     return (int)(k - 1);
@@ -185,7 +187,7 @@ static int l_newindex(lua_State *L) {
     if (lua_type(L, 2) != LUA_TNUMBER)
         lucid_lua_fail(L, "lucid.mat", "cannot assign field '%s' (a %s key)",
                        lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : "?",
-                       luaL_typename(L, 2));
+                       lucid_lua_typename(L, 2));
     if (!m->is_vector)
         lucid_lua_fail(L, "lucid.mat[i]", "a matrix is assigned with m:set(i, j, x), not m[i] = x");
     int i = check_index(L, 2, m->rows, "lucid.vec[i]", "index");
@@ -333,7 +335,7 @@ static int l_add_sub(lua_State *L, const char *fname, double sign) {
     lucid_lua_matrix *b = lucid_lua_tomatrix(L, 2);
     if (!a || !b)
         lucid_lua_fail(L, fname, "cannot combine a %s with a %s (both must be lucid.vec/mat)",
-                       luaL_typename(L, 1), luaL_typename(L, 2));
+                       lucid_lua_typename(L, 1), lucid_lua_typename(L, 2));
     if (a->rows != b->rows || a->cols != b->cols)
         lucid_lua_fail(L, fname, "shape mismatch (%d x %d and %d x %d)", a->rows, a->cols, b->rows,
                        b->cols);
@@ -371,7 +373,7 @@ static int l_mul(lua_State *L) {
         lucid_lua_matrix *x = a ? a : b;
         if (lua_type(L, scalar_idx) != LUA_TNUMBER)
             lucid_lua_fail(L, fname, "cannot multiply a lucid matrix by a %s",
-                           luaL_typename(L, scalar_idx));
+                           lucid_lua_typename(L, scalar_idx));
         push_scaled(L, x, lua_tonumber(L, scalar_idx));
         return 1;
     }
@@ -390,7 +392,7 @@ static int l_div(lua_State *L) {
     lucid_lua_matrix *a = lucid_lua_tomatrix(L, 1);
     if (!a || lua_type(L, 2) != LUA_TNUMBER)
         lucid_lua_fail(L, fname, "only a lucid matrix divided by a number is defined (got %s / %s)",
-                       luaL_typename(L, 1), luaL_typename(L, 2));
+                       lucid_lua_typename(L, 1), lucid_lua_typename(L, 2));
     push_scaled(L, a, 1.0 / lua_tonumber(L, 2));
     return 1;
 }
@@ -426,6 +428,8 @@ void lucid_open_linalg(lua_State *L) {
         {"vec", l_vec}, {"mat", l_mat}, {"zeros", l_zeros}, {"eye", l_eye}, {NULL, NULL}};
 
     luaL_newmetatable(L, LUCID_MATRIX_METATABLE);
+
+    lucid_lua_protect_metatable(L, LUCID_MATRIX_METATABLE);
     luaL_setfuncs(L, metamethods, 0);
     lua_newtable(L); /* the method table, shared by __index */
     luaL_setfuncs(L, methods, 0);

@@ -36,7 +36,8 @@ lucid_lua_matrix *lucid_lua_checkmatrix(lua_State *L, int idx, const char *fname
                                         const char *what) {
     lucid_lua_matrix *m = lucid_lua_tomatrix(L, idx);
     if (!m)
-        lucid_lua_fail(L, fname, "%s must be a lucid matrix (got %s)", what, luaL_typename(L, idx));
+        lucid_lua_fail(L, fname, "%s must be a lucid matrix (got %s)", what,
+                       lucid_lua_typename(L, idx));
     return m;
 }
 
@@ -60,7 +61,7 @@ void lucid_lua_checkvalues(lua_State *L, int idx, int n, double *out, const char
         }
     } else {
         lucid_lua_fail(L, fname, "%s must be a lucid.vec or a table of %d numbers (got %s)", what,
-                       n, luaL_typename(L, idx));
+                       n, lucid_lua_typename(L, idx));
     }
     if (!lucid_all_finite(out, n))
         lucid_lua_fail(L, fname, "%s must be finite (has NaN or Inf)", what);
@@ -89,7 +90,7 @@ lucid_mat3 lucid_lua_checkmat3(lua_State *L, int idx, const char *fname, const c
         }
     } else {
         lucid_lua_fail(L, fname, "%s must be a 3 x 3 lucid.mat or a table of 3 rows (got %s)", what,
-                       luaL_typename(L, idx));
+                       lucid_lua_typename(L, idx));
     }
     if (!lucid_mat3_isfinite(&out))
         lucid_lua_fail(L, fname, "%s must be finite (has NaN or Inf)", what);

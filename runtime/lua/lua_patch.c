@@ -16,7 +16,7 @@ static void read_options(lua_State *L, int idx, const char *fname, lucid_patch_o
     lucid_patch_options_default(opt);
     if (lua_isnoneornil(L, idx)) return;
     if (!lua_istable(L, idx))
-        lucid_lua_fail(L, fname, "options must be a table (got %s)", luaL_typename(L, idx));
+        lucid_lua_fail(L, fname, "options must be a table (got %s)", lucid_lua_typename(L, idx));
     lua_getfield(L, idx, "margin");
     if (!lua_isnil(L, -1)) {
         opt->margin = lucid_lua_checkfinite(L, -1, fname, "margin");

@@ -22,7 +22,7 @@ lucid_rng *lucid_lua_checkrng(lua_State *L, int idx, const char *fname) {
     lucid_rng *rng = lucid_lua_torng(L, idx);
     if (!rng)
         lucid_lua_fail(L, fname, "argument %d must be a lucid.rng generator (got %s)", idx,
-                       luaL_typename(L, idx));
+                       lucid_lua_typename(L, idx));
     return rng;
 }
 
@@ -39,7 +39,8 @@ static lua_Integer check_integer(lua_State *L, int idx, const char *fname, const
     if (!isint) {
         if (lua_type(L, idx) == LUA_TNUMBER)
             lucid_lua_fail(L, fname, "%s must be an integer (got %s)", what, lua_tostring(L, idx));
-        lucid_lua_fail(L, fname, "%s must be an integer (got %s)", what, luaL_typename(L, idx));
+        lucid_lua_fail(L, fname, "%s must be an integer (got %s)", what,
+                       lucid_lua_typename(L, idx));
     }
     return k;
 }
@@ -125,6 +126,7 @@ void lucid_open_rng(lua_State *L) {
                                        {"gumbel", l_gumbel},   {"integer", l_integer},
                                        {"clone", l_clone},     {NULL, NULL}};
     luaL_newmetatable(L, LUCID_RNG_METATABLE);
+    lucid_lua_protect_metatable(L, LUCID_RNG_METATABLE);
     luaL_newlib(L, methods);
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, l_tostring);

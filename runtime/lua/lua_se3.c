@@ -41,7 +41,7 @@ const lucid_se3 *lucid_lua_checkse3(lua_State *L, int idx, const char *fname, co
     const lucid_se3 *T = lucid_lua_tose3(L, idx);
     if (!T)
         lucid_lua_fail(L, fname, "%s must be a lucid.se3 pose (got %s)", what,
-                       luaL_typename(L, idx));
+                       lucid_lua_typename(L, idx));
     return T;
 }
 
@@ -106,7 +106,7 @@ static int l_new(lua_State *L) {
     if (lua_isnoneornil(L, 1))
         lucid_lua_fail(L, fname,
                        "rotation must be a 3x3 matrix or a quaternion {w, x, y, z} (got %s)",
-                       luaL_typename(L, 1));
+                       lucid_lua_typename(L, 1));
     if (is_quaternion_like(L, 1)) {
         double q[4];
         lucid_lua_checkvalues(L, 1, 4, q, fname, "quaternion");
@@ -320,6 +320,7 @@ void lucid_open_se3(lua_State *L) {
         {"jr_inv", l_so3_jr_inv}, {"jl", l_so3_jl},   {"jl_inv", l_so3_jl_inv},
         {"hat", l_so3_hat},       {"vee", l_so3_vee}, {NULL, NULL}};
     luaL_newmetatable(L, LUCID_SE3_METATABLE);
+    lucid_lua_protect_metatable(L, LUCID_SE3_METATABLE);
     luaL_newlib(L, methods);
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, m_mul);

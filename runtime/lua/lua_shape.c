@@ -15,6 +15,8 @@
 typedef struct shape_userdata {
     lucid_shape shape;
     lucid_convex_mesh *mesh; /* owned; NULL for primitives */
+    size_t pins;             /* holders (worlds) that use a copy of `shape` */
+    int finalized;           /* __gc has run: the shape is unusable from Lua */
 } shape_userdata;
 
 /* A new shape userdata on the stack, owning nothing yet (safe to collect at any point). */
@@ -23,6 +25,8 @@ static shape_userdata *push_shape(lua_State *L) {
     u->shape.kind = LUCID_SHAPE_SPHERE;
     u->shape.radius = 1.0;
     u->mesh = NULL;
+    u->pins = 0;
+    u->finalized = 0;
     luaL_setmetatable(L, LUCID_SHAPE_METATABLE);
     return u;
 }
@@ -30,15 +34,39 @@ static shape_userdata *push_shape(lua_State *L) {
 static shape_userdata *check_userdata(lua_State *L, int idx, const char *fname, const char *what) {
     shape_userdata *u = luaL_testudata(L, idx, LUCID_SHAPE_METATABLE);
     if (u == NULL)
-        lucid_lua_fail(L, fname, "%s must be a lucid shape (got %s)", what, luaL_typename(L, idx));
-    if (u->shape.kind == LUCID_SHAPE_CONVEX && u->mesh == NULL) /* resurrected after __gc */
+        lucid_lua_fail(L, fname, "%s must be a lucid shape (got %s)", what,
+                       lucid_lua_typename(L, idx));
+    if (u->finalized || (u->shape.kind == LUCID_SHAPE_CONVEX && u->mesh == NULL))
         lucid_lua_fail(L, fname, "%s is a finalized shape", what);
     return u;
 }
 
 const lucid_shape *lucid_lua_toshape(lua_State *L, int idx) {
     shape_userdata *u = luaL_testudata(L, idx, LUCID_SHAPE_METATABLE);
-    return u && !(u->shape.kind == LUCID_SHAPE_CONVEX && u->mesh == NULL) ? &u->shape : NULL;
+    return u && !u->finalized && !(u->shape.kind == LUCID_SHAPE_CONVEX && u->mesh == NULL)
+               ? &u->shape
+               : NULL;
+}
+
+/* Frees the mesh once the shape is finalized and unpinned. */
+static void release_if_unused(shape_userdata *u) {
+    if (!u->finalized || u->pins > 0) return;
+    lucid_convex_mesh_destroy(u->mesh);
+    u->mesh = NULL;
+    u->shape.u.mesh = NULL;
+}
+
+void lucid_lua_shape_pin(lua_State *L, int idx) {
+    shape_userdata *u = luaL_testudata(L, idx, LUCID_SHAPE_METATABLE);
+    if (u) ++u->pins;
+}
+
+void lucid_lua_shape_unpin(lua_State *L, int idx) {
+    shape_userdata *u = luaL_testudata(L, idx, LUCID_SHAPE_METATABLE);
+    if (u && u->pins > 0) {
+        --u->pins;
+        release_if_unused(u);
+    }
 }
 
 const lucid_shape *lucid_lua_checkshape(lua_State *L, int idx, const char *fname,
@@ -127,7 +155,7 @@ static const double *check_points(lua_State *L, int idx, const char *fname, int 
     }
     if (!lua_istable(L, idx))
         lucid_lua_fail(L, fname, "points must be a 3xN lucid.mat or a list of {x, y, z} (got %s)",
-                       luaL_typename(L, idx));
+                       lucid_lua_typename(L, idx));
     lua_Integer count = luaL_len(L, idx);
     if (count > (1 << 26)) lucid_lua_fail(L, fname, "too many points (%I)", count);
     *n = (int)count;
@@ -171,7 +199,7 @@ static int l_convex(lua_State *L) {
 static double option_scale(lua_State *L, int idx, const char *fname) {
     if (lua_isnoneornil(L, idx)) return 1.0;
     if (!lua_istable(L, idx))
-        lucid_lua_fail(L, fname, "options must be a table (got %s)", luaL_typename(L, idx));
+        lucid_lua_fail(L, fname, "options must be a table (got %s)", lucid_lua_typename(L, idx));
     lua_getfield(L, idx, "scale");
     double scale = lua_isnil(L, -1) ? 1.0 : lucid_lua_checkpositive(L, -1, fname, "scale");
     lua_pop(L, 1);
@@ -182,7 +210,7 @@ static int l_load_mesh(lua_State *L) {
     const char *fname = "lucid.load_mesh";
     lua_settop(L, 2);
     if (lua_type(L, 1) != LUA_TSTRING)
-        lucid_lua_fail(L, fname, "path must be a string (got %s)", luaL_typename(L, 1));
+        lucid_lua_fail(L, fname, "path must be a string (got %s)", lucid_lua_typename(L, 1));
     const char *path = lua_tostring(L, 1);
     double scale = option_scale(L, 2, fname);
     shape_userdata *u = push_shape(L);
@@ -195,12 +223,12 @@ static int l_load_mesh(lua_State *L) {
 
 /* ---- methods ------------------------------------------------------------------------------ */
 
+/* Safe to call twice, and on a shape a world still uses (the mesh outlives the pins). */
 static int l_gc(lua_State *L) {
     shape_userdata *u = luaL_testudata(L, 1, LUCID_SHAPE_METATABLE);
     if (u != NULL) {
-        lucid_convex_mesh_destroy(u->mesh);
-        u->mesh = NULL;
-        u->shape.u.mesh = NULL;
+        u->finalized = 1;
+        release_if_unused(u);
     }
     return 0;
 }
@@ -324,6 +352,7 @@ void lucid_open_shapes(lua_State *L) {
                                          {"load_mesh", l_load_mesh},
                                          {NULL, NULL}};
     luaL_newmetatable(L, LUCID_SHAPE_METATABLE);
+    lucid_lua_protect_metatable(L, LUCID_SHAPE_METATABLE);
     luaL_newlib(L, methods);
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, l_gc);

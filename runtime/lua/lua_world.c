@@ -34,10 +34,24 @@ typedef struct world_box {
     lucid_world *w;
 } world_box;
 
+/* Safe to call twice: destroys the world, then unpins the shapes it held (they may be
+ * finalized already: their memory lives until the end of this collection cycle). */
 static int world_gc(lua_State *L) {
-    world_box *box = luaL_checkudata(L, 1, WORLD_METATABLE);
+    world_box *box = luaL_testudata(L, 1, WORLD_METATABLE);
+    if (!box) return 0;
     lucid_world_destroy(box->w);
     box->w = NULL;
+    if (lua_getiuservalue(L, 1, 1) == LUA_TTABLE) {
+        lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+        for (lua_Integer i = 1; i <= n; ++i) {
+            lua_rawgeti(L, -1, i);
+            lucid_lua_shape_unpin(L, -1);
+            lua_pop(L, 1);
+        }
+    }
+    lua_pop(L, 1);
+    lua_newtable(L); /* the shapes are let go: a second call unpins nothing */
+    lua_setiuservalue(L, 1, 1);
     return 0;
 }
 
@@ -65,7 +79,8 @@ static double number_field(lua_State *L, int idx, const char *key, double fallba
 
 static void check_table_arg(lua_State *L, int idx, const char *fname) {
     if (lua_type(L, idx) != LUA_TTABLE)
-        lucid_lua_fail(L, fname, "expected a table of options (got %s)", luaL_typename(L, idx));
+        lucid_lua_fail(L, fname, "expected a table of options (got %s)",
+                       lucid_lua_typename(L, idx));
 }
 
 /* ---- lucid.world{...} ------------------------------------------------------------------ */
@@ -178,13 +193,14 @@ static int l_world(lua_State *L) {
 
 /* ---- bodies ---------------------------------------------------------------------------- */
 
-/* Keeps the shape at idx alive as long as the world (self at 1). */
+/* Keeps the shape at idx alive and its mesh allocated as long as the world (self at 1). */
 static void retain_shape(lua_State *L, int idx) {
     idx = lua_absindex(L, idx);
-    lua_getiuservalue(L, 1, 1);
+    if (lua_getiuservalue(L, 1, 1) != LUA_TTABLE) lucid_lua_fail(L, NEW, "corrupted world");
     lua_pushvalue(L, idx);
-    lua_rawseti(L, -2, (lua_Integer)luaL_len(L, -2) + 1);
+    lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
     lua_pop(L, 1);
+    lucid_lua_shape_pin(L, idx);
 }
 
 /* Reads `shape` of the options table at idx: a shape or a list of {shape=, pose=}. The parts
@@ -197,9 +213,10 @@ static int read_parts(lua_State *L, int idx, const char *fname, lucid_body_part 
         return 0;
     }
     int list = lua_gettop(L);
-    if (lucid_lua_toshape(L, list)) {
+    if (luaL_testudata(L, list, LUCID_SHAPE_METATABLE)) {
+        const lucid_shape *shape = lucid_lua_checkshape(L, list, fname, "shape");
         *parts = lua_newuserdatauv(L, sizeof **parts, 0);
-        (*parts)[0].shape = *lucid_lua_toshape(L, list);
+        (*parts)[0].shape = *shape;
         (*parts)[0].pose = lucid_se3_identity();
         retain_shape(L, list);
         lua_remove(L, list);
@@ -208,7 +225,7 @@ static int read_parts(lua_State *L, int idx, const char *fname, lucid_body_part 
     if (lua_type(L, list) != LUA_TTABLE)
         lucid_lua_fail(L, fname,
                        "shape must be a lucid shape or a list of {shape=, pose=} (got %s)",
-                       luaL_typename(L, list));
+                       lucid_lua_typename(L, list));
     lua_Integer n = luaL_len(L, list);
     if (n < 1 || n > 1000000) lucid_lua_fail(L, fname, "shape list must not be empty");
     *parts = lua_newuserdatauv(L, sizeof **parts * (size_t)n, 0);
@@ -316,7 +333,7 @@ static int l_add_static(lua_State *L) {
 static int check_id(lua_State *L, lucid_world *w, int idx, const char *fname) {
     int count = lucid_world_body_count(w);
     if (!lua_isinteger(L, idx))
-        lucid_lua_fail(L, fname, "body id must be an integer (got %s)", luaL_typename(L, idx));
+        lucid_lua_fail(L, fname, "body id must be an integer (got %s)", lucid_lua_typename(L, idx));
     lua_Integer id = lua_tointeger(L, idx);
     if (id < 1 || id > count)
         lucid_lua_fail(L, fname, "unknown body id %I (the world has %d bodies)", id, count);
@@ -348,7 +365,7 @@ static int l_step(lua_State *L) {
         if (s == LUCID_ERR_NOT_SPD)
             lucid_lua_fail(L, fname, "the contact problem is not positive semi-definite");
         if (s == LUCID_ERR_NONFINITE) lucid_lua_fail(L, fname, "the state became NaN or Inf");
-        if (s != LUCID_OK) lucid_lua_fail_status(L, fname, s);
+        if (s != LUCID_OK) lucid_lua_fail(L, fname, "%s", lucid_world_last_error(w));
     }
     lua_settop(L, 1);
     return 1;
@@ -489,7 +506,10 @@ static int l_stats(lua_State *L) {
 }
 
 static int l_tostring(lua_State *L) {
-    world_box *box = luaL_checkudata(L, 1, WORLD_METATABLE);
+    world_box *box = luaL_testudata(L, 1, WORLD_METATABLE);
+    if (!box)
+        lucid_lua_fail(L, "lucid.world:__tostring", "self must be a lucid.world (got %s)",
+                       lucid_lua_typename(L, 1));
     if (!box->w) {
         lua_pushliteral(L, "lucid.world (finalized)");
     } else {
@@ -514,6 +534,7 @@ void lucid_open_world(lua_State *L) {
                                        {"contact_problem", l_contact_problem},
                                        {NULL, NULL}};
     luaL_newmetatable(L, WORLD_METATABLE);
+    lucid_lua_protect_metatable(L, WORLD_METATABLE);
     luaL_newlib(L, methods);
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, world_gc);

@@ -70,17 +70,66 @@ static lucid_mat3 poly_hat(lucid_vec3 w, double a, double b) {
     return out;
 }
 
+/* Huge rotation vectors (largest |component| above this) take the unit-axis forms below:
+ * |w|^2 and hat(w)^2 overflow from ~1e154, while the axis forms hold for every finite w. */
+static const double HUGE_COMPONENT = 1e20;
+
+static int is_huge(lucid_vec3 w) {
+    double m = lucid_vec3_max_abs(w);
+    return m > HUGE_COMPONENT && isfinite(m); /* NaN and Inf keep the plain path (NaN out) */
+}
+
+/* w = t a with |a| = 1, without overflow: w times a power of two (exact) has its largest
+ * component in [0.5, 1). t is +INFINITY when |w| exceeds DBL_MAX (components near it). */
+static lucid_vec3 split_axis(lucid_vec3 w, double *t) {
+    int e;
+    frexp(lucid_vec3_max_abs(w), &e);
+    lucid_vec3 scaled = lucid_vec3_scale(w, ldexp(1.0, -e));
+    double n = lucid_vec3_norm(scaled);
+    *t = ldexp(n, e);
+    return lucid_vec3_scale(scaled, 1.0 / n);
+}
+
+/* exp for huge w: Rodrigues on the unit axis A = hat(a), I + sin t A + (1 - cos t) A^2. sin and cos
+ * reduce t modulo 2 pi exactly (glibc's argument reduction is exact for every double), so
+ * the result is the rotation by the exact angle |w| (rounded once to a double) about the
+ * axis: orthonormal to rounding at any size. When |w| itself overflows, exp(w) is
+ * exp(w / 2)^2 (an identity, w / 2 exact), whose norm is finite. */
+static lucid_mat3 exp_huge(lucid_vec3 w) {
+    double t;
+    lucid_vec3 axis = split_axis(w, &t);
+    if (isinf(t)) {
+        lucid_mat3 half = exp_huge(lucid_vec3_scale(w, 0.5));
+        return lucid_mat3_mul(&half, &half);
+    }
+    double h = sin(0.5 * t);
+    return poly_hat(axis, sin(t), 2.0 * h * h);
+}
+
+/* Jl (sign +1) or Jr (sign -1) for huge w: b hat(w) = (1 - cos t) / t A and
+ * c hat(w)^2 = (1 - sin t / t) A^2 on the unit axis (the quotients are 0 when t overflows). */
+static lucid_mat3 jacobian_huge(lucid_vec3 w, double sign) {
+    double t;
+    lucid_vec3 axis = split_axis(w, &t);
+    double h = sin(0.5 * t);
+    double b = isinf(t) ? 0.0 : 2.0 * h * h / t, sinc = isinf(t) ? 0.0 : sin(t) / t;
+    return poly_hat(axis, sign * b, 1.0 - sinc);
+}
+
 lucid_mat3 lucid_so3_exp(lucid_vec3 w) {
+    if (is_huge(w)) return exp_huge(w);
     double t2 = lucid_vec3_norm2(w), t = sqrt(t2);
     return poly_hat(w, coef_a(t, t2), coef_b(t, t2));
 }
 
 lucid_mat3 lucid_so3_jr(lucid_vec3 w) {
+    if (is_huge(w)) return jacobian_huge(w, -1.0);
     double t2 = lucid_vec3_norm2(w), t = sqrt(t2);
     return poly_hat(w, -coef_b(t, t2), coef_c(t, t2));
 }
 
 lucid_mat3 lucid_so3_jl(lucid_vec3 w) {
+    if (is_huge(w)) return jacobian_huge(w, 1.0);
     double t2 = lucid_vec3_norm2(w), t = sqrt(t2);
     return poly_hat(w, coef_b(t, t2), coef_c(t, t2));
 }

@@ -23,7 +23,11 @@ lucid_mat3 lucid_so3_hat(lucid_vec3 w);
 /* The inverse of hat on the skew part: vee(W) = ((W32 - W23)/2, (W13 - W31)/2, (W21 - W12)/2). */
 lucid_vec3 lucid_so3_vee(const lucid_mat3 *W);
 
-/* Rotation matrix exp(hat(w)) for any w (angles beyond pi wrap around as rotations do). */
+/* Rotation matrix exp(hat(w)) for any finite w (angles beyond pi wrap around as rotations
+ * do). Huge w (components above 1e20, up to DBL_MAX) are exact too: the angle |w| is
+ * computed without overflow and reduced modulo 2 pi exactly (by sin/cos), keeping the axis,
+ * so the result is always a rotation (orthonormal to rounding, det 1), never NaN. jl and jr
+ * likewise stay finite. Non-finite w give NaN. */
 lucid_mat3 lucid_so3_exp(lucid_vec3 w);
 
 /* Rotation vector of the rotation matrix R: angle |w| in [0, pi]. Robust near 0 (series) and

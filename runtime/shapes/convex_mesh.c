@@ -185,7 +185,7 @@ static lucid_status check_volume(const double *points, int n, char *err, int err
     return LUCID_OK;
 }
 
-static lucid_status check_input(const double *points, int n, char *err, int err_size) {
+static lucid_status check_finite_count(const double *points, int n, char *err, int err_size) {
     if (n == 0) {
         set_message(err, err_size, "no points");
         return LUCID_ERR_DEGENERATE;
@@ -198,7 +198,7 @@ static lucid_status check_input(const double *points, int n, char *err, int err_
         set_message(err, err_size, "a convex hull needs at least 4 points");
         return LUCID_ERR_DEGENERATE;
     }
-    return check_volume(points, n, err, err_size);
+    return LUCID_OK;
 }
 
 /* ---- creation: from qhull's facets to our arrays -------------------------------------- */
@@ -227,14 +227,17 @@ static int number_vertices(qhT *qh, int n, int *index_of) {
     return count;
 }
 
-/* Reverses face f's cycle if its Newell normal disagrees with the outward facet normal. */
-static void orient_face(lucid_convex_mesh *m, int f) {
+/* Reverses face f's cycle if its Newell normal disagrees with the outward facet normal (the
+ * vertices times the power of two `scale`, so the cross products neither overflow nor
+ * underflow whatever the mesh's size). */
+static void orient_face(lucid_convex_mesh *m, int f, double scale) {
     int *cycle = m->face_vertices + m->face_offsets[f];
     int k = m->face_offsets[f + 1] - m->face_offsets[f];
     lucid_vec3 newell = lucid_vec3_zero();
     for (int i = 0; i < k; ++i)
         newell = lucid_vec3_add(
-            newell, lucid_vec3_cross(m->vertices[cycle[i]], m->vertices[cycle[(i + 1) % k]]));
+            newell, lucid_vec3_cross(lucid_vec3_scale(m->vertices[cycle[i]], scale),
+                                     lucid_vec3_scale(m->vertices[cycle[(i + 1) % k]], scale)));
     if (lucid_vec3_dot(newell, m->face_normals[f]) >= 0.0) return;
     for (int i = 0, j = k - 1; i < j; ++i, --j) {
         int t = cycle[i];
@@ -243,7 +246,9 @@ static void orient_face(lucid_convex_mesh *m, int f) {
     }
 }
 
-static lucid_status copy_faces(qhT *qh, lucid_convex_mesh *m, const int *index_of) {
+/* qhull ran on the points times 2^-exponent: its unit normals hold as they are, its offsets
+ * are scaled back by 2^exponent (exactly). */
+static lucid_status copy_faces(qhT *qh, lucid_convex_mesh *m, const int *index_of, int exponent) {
     facetT *facet;
     vertexT *vertex, **vertexp;
     int faces = 0, corners = 0;
@@ -266,11 +271,11 @@ static lucid_status copy_faces(qhT *qh, lucid_convex_mesh *m, const int *index_o
         FOREACHvertex_(cycle) m->face_vertices[c++] = index_of[qh_pointid(qh, vertex->point)];
         qh_settempfree(qh, &cycle);
         m->face_normals[f] = lucid_vec3_load(facet->normal);
-        m->face_offsets_d[f] = -facet->offset; /* qhull's plane is n.x + offset = 0 */
+        m->face_offsets_d[f] = ldexp(-facet->offset, exponent); /* qhull: n.x + offset = 0 */
         f++;
     }
     m->face_offsets[f] = c;
-    for (int g = 0; g < faces; ++g) orient_face(m, g);
+    for (int g = 0; g < faces; ++g) orient_face(m, g, ldexp(1.0, -exponent));
     return LUCID_OK;
 }
 
@@ -333,10 +338,11 @@ static lucid_vec3 vertex_box_center(const lucid_convex_mesh *m) {
         lo = lucid_vec3_make(fmin(lo.x, v.x), fmin(lo.y, v.y), fmin(lo.z, v.z));
         hi = lucid_vec3_make(fmax(hi.x, v.x), fmax(hi.y, v.y), fmax(hi.z, v.z));
     }
-    return lucid_vec3_scale(lucid_vec3_add(lo, hi), 0.5);
+    return lucid_vec3_add(lucid_vec3_scale(lo, 0.5), lucid_vec3_scale(hi, 0.5)); /* no overflow */
 }
 
-static lucid_status copy_hull(qhT *qh, const double *points, int n, lucid_convex_mesh *m) {
+static lucid_status copy_hull(qhT *qh, const double *points, int n, int exponent,
+                              lucid_convex_mesh *m) {
     int *index_of = malloc(sizeof(int) * (size_t)n);
     if (index_of == NULL) return LUCID_ERR_NO_MEMORY;
     m->num_vertices = number_vertices(qh, n, index_of);
@@ -344,7 +350,7 @@ static lucid_status copy_hull(qhT *qh, const double *points, int n, lucid_convex
     lucid_status st = m->vertices ? LUCID_OK : LUCID_ERR_NO_MEMORY;
     for (int i = 0; st == LUCID_OK && i < n; ++i)
         if (index_of[i] >= 0) m->vertices[index_of[i]] = point_at(points, i);
-    if (st == LUCID_OK) st = copy_faces(qh, m, index_of);
+    if (st == LUCID_OK) st = copy_faces(qh, m, index_of, exponent);
     if (st == LUCID_OK) st = build_adjacency(m);
     if (st == LUCID_OK) m->box_center = vertex_box_center(m);
     if (st == LUCID_OK) fill_start_vertices(m);
@@ -371,8 +377,8 @@ static lucid_status qhull_status(int exitcode) {
 
 /* Runs qhull (default options: facets of coplanar triangles are merged into polygons) with
  * its messages captured in qhull_err, and converts the hull into m. */
-static lucid_status run_qhull(double *coords, int n, lucid_convex_mesh *m, char *qhull_err,
-                              size_t qhull_err_size) {
+static lucid_status run_qhull(const double *points, double *coords, int n, int exponent,
+                              lucid_convex_mesh *m, char *qhull_err, size_t qhull_err_size) {
     FILE *errfile = fmemopen(qhull_err, qhull_err_size, "w");
     if (errfile == NULL) return LUCID_ERR_INTERNAL;
     qhT qh_storage;
@@ -385,7 +391,7 @@ static lucid_status run_qhull(double *coords, int n, lucid_convex_mesh *m, char 
         /* qhull reports errors inside its own calls by longjmp to qh->errexit. */
         if (setjmp(qh->errexit) == 0) {
             qh->NOerrexit = False;
-            st = copy_hull(qh, coords, n, m);
+            st = copy_hull(qh, points, n, exponent, m);
         } else {
             st = LUCID_ERR_INTERNAL;
         }
@@ -406,6 +412,18 @@ static void qhull_message(const char *qhull_err, char *err, int err_size) {
              len > 0 ? qhull_err : "(no message)");
 }
 
+/* The exponent e with max |coordinate| < 2^e (0 for an all-zero set): the points times 2^-e
+ * lie in (-1, 1), exactly (a power-of-two scaling rounds nothing while the results are normal
+ * numbers), so the degeneracy checks and qhull see the same well-scaled problem at every
+ * size: nothing overflows at 1e300 nor underflows at 1e-300. */
+static int scale_exponent(const double *points, int n) {
+    double largest = 0.0;
+    for (long i = 0; i < 3L * n; ++i) largest = fmax(largest, fabs(points[i]));
+    int e = 0;
+    if (largest > 0.0) frexp(largest, &e);
+    return e;
+}
+
 lucid_status lucid_convex_mesh_create_msg(const double *points, int n, lucid_convex_mesh **out,
                                           char *err, int err_size) {
     set_message(err, err_size, "");
@@ -414,8 +432,9 @@ lucid_status lucid_convex_mesh_create_msg(const double *points, int n, lucid_con
         return LUCID_ERR_ARGUMENT;
     }
     *out = NULL;
-    lucid_status st = check_input(points, n, err, err_size);
+    lucid_status st = check_finite_count(points, n, err, err_size);
     if (st != LUCID_OK) return st;
+    int exponent = scale_exponent(points, n);
     lucid_convex_mesh *m = calloc(1, sizeof(*m));
     double *coords = malloc(sizeof(double) * 3 * (size_t)n); /* qhull may write its input */
     if (m == NULL || coords == NULL) {
@@ -424,13 +443,16 @@ lucid_status lucid_convex_mesh_create_msg(const double *points, int n, lucid_con
         set_message(err, err_size, "out of memory");
         return LUCID_ERR_NO_MEMORY;
     }
-    memcpy(coords, points, sizeof(double) * 3 * (size_t)n);
+    for (long i = 0; i < 3L * n; ++i) coords[i] = ldexp(points[i], -exponent);
+    st = check_volume(coords, n, err, err_size);
     char qhull_err[512] = {0};
-    st = run_qhull(coords, n, m, qhull_err, sizeof(qhull_err) - 1);
+    if (st == LUCID_OK)
+        st = run_qhull(points, coords, n, exponent, m, qhull_err, sizeof(qhull_err) - 1);
     free(coords);
     if (st != LUCID_OK) {
         lucid_convex_mesh_destroy(m);
-        qhull_message(qhull_err, err, err_size);
+        if (qhull_err[0] != '\0' || (err != NULL && err_size > 0 && err[0] == '\0'))
+            qhull_message(qhull_err, err, err_size);
         return st;
     }
     *out = m;

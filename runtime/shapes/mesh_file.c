@@ -208,51 +208,124 @@ static lucid_status parse_binary_stl(reader *r, const unsigned char *data) {
 
 /* ---- dispatch --------------------------------------------------------------------------- */
 
+/* The extension after the last '.' of the file name (not of a directory), or "". */
+static const char *extension(const char *path) {
+    const char *slash = strrchr(path, '/');
+    const char *dot = strrchr(slash ? slash + 1 : path, '.');
+    return dot ? dot + 1 : "";
+}
+
 static int has_extension(const char *path, const char *ext) {
-    const char *dot = strrchr(path, '.');
-    return dot != NULL && strcasecmp(dot + 1, ext) == 0;
+    return strcasecmp(extension(path), ext) == 0;
+}
+
+static int starts_with(const char *data, size_t size, const char *magic) {
+    size_t n = strlen(magic);
+    return size >= n && memcmp(data, magic, n) == 0;
+}
+
+/* Formats we recognise but do not read: by extension, else (when the extension is neither
+ * .obj nor .stl, whose contents may begin with anything) by their magic bytes. */
+static const char *unsupported_format(const char *path, const char *data, size_t size) {
+    static const char *const extensions[] = {"ply", "off", "dae",  "3ds",  "fbx",  "gltf",
+                                             "glb", "3mf", "step", "stp",  "iges", "igs",
+                                             "x3d", "wrl", "vtk",  "blend"};
+    for (size_t i = 0; i < sizeof extensions / sizeof extensions[0]; ++i)
+        if (has_extension(path, extensions[i])) return extensions[i];
+    if (has_extension(path, "obj") || has_extension(path, "stl")) return NULL; /* trusted */
+    if (starts_with(data, size, "ply\n") || starts_with(data, size, "ply\r\n")) return "ply";
+    if (starts_with(data, size, "glTF")) return "glb";
+    if (starts_with(data, size, "OFF\n") || starts_with(data, size, "OFF\r\n")) return "off";
+    if (starts_with(data, size, "PK\x03\x04")) return "zip (3mf?)";
+    if (starts_with(data, size, "# vtk DataFile")) return "vtk";
+    return NULL;
+}
+
+/* Text formats are line based: a NUL byte is an error at its line, never an end of file. */
+static lucid_status check_no_nul(reader *r, const char *data, size_t size, const char *format) {
+    const char *nul = memchr(data, '\0', size);
+    if (nul == NULL) return LUCID_OK;
+    long line = 1;
+    for (const char *p = data; p < nul; ++p) line += *p == '\n';
+    return fail(r, LUCID_ERR_PARSE, line, "NUL byte in %s text", format);
+}
+
+static lucid_status parse_text(reader *r, char *data, size_t size, int stl) {
+    lucid_status st = check_no_nul(r, data, size, stl ? "ASCII STL" : "OBJ");
+    if (st != LUCID_OK) return st;
+    return stl ? parse_ascii_stl(r, data) : parse_obj(r, data);
 }
 
 static lucid_status parse_contents(reader *r, char *data, size_t size) {
     const unsigned char *bytes = (const unsigned char *)data;
-    if (has_extension(r->path, "obj")) return parse_obj(r, data);
+    const char *unsupported = unsupported_format(r->path, data, size);
+    if (unsupported != NULL)
+        return fail(r, LUCID_ERR_PARSE, 0,
+                    "unsupported format '%s' (supported: OBJ, STL ASCII and binary)", unsupported);
+    if (has_extension(r->path, "obj")) return parse_text(r, data, size, 0);
     if (is_binary_stl(bytes, size)) return parse_binary_stl(r, bytes);
-    if (looks_like_ascii_stl(data)) {
-        if (strlen(data) != size) return fail(r, LUCID_ERR_PARSE, 0, "NUL byte in ASCII STL");
-        return parse_ascii_stl(r, data);
-    }
+    if (looks_like_ascii_stl(data)) return parse_text(r, data, size, 1);
     if (has_extension(r->path, "stl"))
         return fail(r, LUCID_ERR_PARSE, 0,
                     "neither a binary STL (size %zu is not 84 + 50 * triangles) nor an ASCII "
                     "STL (no 'solid' header)",
                     size);
-    return parse_obj(r, data);
+    return parse_text(r, data, size, 0);
+}
+
+static lucid_status check_arguments(reader *r, const void *data, double **points, int *n) {
+    if (r->err != NULL && r->err_size > 0) r->err[0] = '\0';
+    if (data == NULL || points == NULL || n == NULL)
+        return fail(r, LUCID_ERR_ARGUMENT, 0, "invalid arguments");
+    *points = NULL;
+    *n = 0;
+    if (!isfinite(r->scale) || !(r->scale > 0.0))
+        return fail(r, LUCID_ERR_ARGUMENT, 0, "scale must be finite and positive");
+    return LUCID_OK;
+}
+
+/* Parses data (NUL-terminated, modified in place) and hands over the points. */
+static lucid_status finish(reader *r, char *data, size_t size, double **points, int *n) {
+    lucid_status st = parse_contents(r, data, size);
+    if (st == LUCID_OK && r->count == 0)
+        st = fail(r, LUCID_ERR_DEGENERATE, 0,
+                  "no vertices (supported formats: OBJ, STL ASCII and binary)");
+    if (st != LUCID_OK) {
+        free(r->points);
+        return st;
+    }
+    *points = r->points;
+    *n = r->count;
+    return LUCID_OK;
 }
 
 lucid_status lucid_mesh_file_read_points(const char *path, double scale, double **points, int *n,
                                          char *err, int err_size) {
     reader r = {path ? path : "(null)", err, err_size, scale, NULL, 0, 0};
-    if (err != NULL && err_size > 0) err[0] = '\0';
-    if (path == NULL || points == NULL || n == NULL)
-        return fail(&r, LUCID_ERR_ARGUMENT, 0, "invalid arguments");
-    *points = NULL;
-    *n = 0;
-    if (!isfinite(scale) || !(scale > 0.0))
-        return fail(&r, LUCID_ERR_ARGUMENT, 0, "scale must be finite and positive");
+    lucid_status st = check_arguments(&r, path, points, n);
+    if (st != LUCID_OK) return st;
     char *data = NULL;
     size_t size = 0;
-    lucid_status st = read_whole_file(&r, &data, &size);
+    st = read_whole_file(&r, &data, &size);
     if (st != LUCID_OK) return st;
-    st = parse_contents(&r, data, size);
+    st = finish(&r, data, size, points, n);
     free(data);
-    if (st == LUCID_OK && r.count == 0) st = fail(&r, LUCID_ERR_DEGENERATE, 0, "no vertices");
-    if (st != LUCID_OK) {
-        free(r.points);
-        return st;
-    }
-    *points = r.points;
-    *n = r.count;
-    return LUCID_OK;
+    return st;
+}
+
+lucid_status lucid_mesh_file_parse_points(const char *name, const void *data, size_t size,
+                                          double scale, double **points, int *n, char *err,
+                                          int err_size) {
+    reader r = {name ? name : "(memory)", err, err_size, scale, NULL, 0, 0};
+    lucid_status st = check_arguments(&r, data, points, n);
+    if (st != LUCID_OK) return st;
+    char *copy = size < SIZE_MAX ? malloc(size + 1) : NULL;
+    if (copy == NULL) return fail(&r, LUCID_ERR_NO_MEMORY, 0, "out of memory");
+    memcpy(copy, data, size);
+    copy[size] = '\0';
+    st = finish(&r, copy, size, points, n);
+    free(copy);
+    return st;
 }
 
 lucid_status lucid_mesh_file_load_hull(const char *path, double scale, lucid_convex_mesh **out,

@@ -1,6 +1,8 @@
 #include "runtime/world/broad_phase.h"
 
+#include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 struct lucid_broad_phase {
@@ -63,10 +65,12 @@ static int sweep_axis(int n, const lucid_vec3 *lo, const lucid_vec3 *hi, int cur
     return var[best] > 1.2 * var[current] ? best : current;
 }
 
+/* Room for `needed` pairs (the capacity doubles, saturating at INT_MAX pairs: counts are int). */
 static lucid_status reserve_pairs(lucid_broad_phase *bp, int needed) {
     if (needed <= bp->pair_capacity) return LUCID_OK;
     int cap = bp->pair_capacity ? bp->pair_capacity : 64;
-    while (cap < needed) cap *= 2;
+    while (cap < needed) cap = cap > INT_MAX / 2 ? INT_MAX : 2 * cap;
+    if ((size_t)cap > SIZE_MAX / sizeof(lucid_broad_pair)) return LUCID_ERR_NO_MEMORY;
     lucid_broad_pair *p = realloc(bp->pairs, sizeof *p * (size_t)cap);
     if (!p) return LUCID_ERR_NO_MEMORY;
     bp->pairs = p, bp->pair_capacity = cap;
@@ -112,6 +116,7 @@ static int overlap_other_axes(lucid_vec3 alo, lucid_vec3 ahi, lucid_vec3 blo, lu
 }
 
 static lucid_status add_pair(lucid_broad_phase *bp, int a, int b) {
+    if (bp->num_pairs == INT_MAX) return LUCID_ERR_NO_MEMORY;
     lucid_status s = reserve_pairs(bp, bp->num_pairs + 1);
     if (s != LUCID_OK) return s;
     lucid_broad_pair p = {a < b ? a : b, a < b ? b : a};

@@ -1,5 +1,6 @@
 /* The world's life cycle, options, accessors, state and energy. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,14 +66,20 @@ lucid_status lucid_world_options_check(const lucid_world_options *o, const char 
     return LUCID_OK;
 }
 
-lucid_status lucid_world_reserve(void **buf, int *cap, int n, size_t size) {
+lucid_status lucid_world_reserve(void **buf, size_t *cap, size_t n, size_t size) {
     if (n <= *cap) return LUCID_OK;
-    int c = *cap > 0 ? *cap : 16;
-    while (c < n) c *= 2;
-    void *p = realloc(*buf, size * (size_t)c);
+    size_t limit = SIZE_MAX / (size ? size : 1); /* elements whose bytes fit in size_t */
+    if (n > limit) return LUCID_ERR_NO_MEMORY;
+    size_t c = *cap > 0 ? *cap : 16;
+    while (c < n) c = c > limit / 2 ? n : 2 * c;
+    void *p = realloc(*buf, size * c);
     if (!p) return LUCID_ERR_NO_MEMORY;
     *buf = p, *cap = c;
     return LUCID_OK;
+}
+
+const char *lucid_world_last_error(const lucid_world *w) {
+    return w ? w->error : "";
 }
 
 lucid_status lucid_world_create(const lucid_world_options *o, lucid_world **out) {

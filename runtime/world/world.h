@@ -95,7 +95,7 @@ typedef struct lucid_body_desc {
     lucid_mat3 inertia; /* symmetric positive definite */
     lucid_se3 pose;     /* world pose of the body frame */
     double velocity[6]; /* world-frame twist, linear first */
-    double friction;    /* >= 0 */
+    double friction;    /* in [0, LUCID_CONTACT_MAX_FRICTION = 100] */
     double restitution; /* in [0, 1] */
 } lucid_body_desc;
 
@@ -105,8 +105,8 @@ void lucid_body_desc_default(lucid_body_desc *d);
 
 /* Adds a free body (its centre of mass is that of its parts, or the body origin when it has
  * none). Errors: LUCID_ERR_ARGUMENT (halfspace part, mass <= 0, inertia not symmetric positive
- * definite, friction < 0, restitution outside [0, 1]) with *why set; LUCID_ERR_NONFINITE;
- * LUCID_ERR_NO_MEMORY. why may be NULL. */
+ * definite, friction outside [0, 100], restitution outside [0, 1]) with *why set;
+ * LUCID_ERR_NONFINITE; LUCID_ERR_NO_MEMORY. why may be NULL. */
 lucid_status lucid_world_add_body(lucid_world *w, const lucid_body_desc *d, int *id,
                                   const char **why);
 /* Adds a static body (any shapes, halfspaces included) at pose. */
@@ -129,9 +129,14 @@ lucid_status lucid_world_set_velocity(lucid_world *w, int id, const double twist
  * which the next step consumes and clears. Static ids: LUCID_ERR_ARGUMENT. */
 lucid_status lucid_world_apply_force(lucid_world *w, int id, lucid_vec3 f, lucid_vec3 tau);
 
-/* Advances one time step. Errors: LUCID_ERR_NO_MEMORY (growing a buffer), the contact
- * solver's errors (LUCID_ERR_NOT_SPD...), LUCID_ERR_NONFINITE if the state became NaN. */
+/* Advances one time step. Errors: LUCID_ERR_NO_MEMORY (growing a buffer, a buffer size that
+ * overflows size_t, or an island of more contacts than the dense solver takes:
+ * LUCID_WORLD_MAX_ISLAND_CONTACTS = 2048), the contact solver's errors (LUCID_ERR_NOT_SPD...),
+ * LUCID_ERR_NONFINITE if the state became NaN. lucid_world_last_error says what failed; the
+ * bodies have not moved unless the status is LUCID_ERR_NONFINITE. */
 lucid_status lucid_world_step(lucid_world *w);
+/* Why the last lucid_world_step failed, "" after a successful one (valid until the next). */
+const char *lucid_world_last_error(const lucid_world *w);
 
 /* The state: for every body in id order, 18 numbers: translation (3), rotation matrix
  * column-major (9), twist (6). Static bodies are included (their twist is zero). */

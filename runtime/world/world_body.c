@@ -1,4 +1,5 @@
 /* Adding bodies: validation, mass and inertia from the shapes or given, static bodies. */
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -56,10 +57,11 @@ static lucid_status check_parts(const lucid_body_part *parts, int n, int allow_h
 
 /* Appends the parts and a zeroed body; returns its index. */
 static lucid_status push_body(lucid_world *w, const lucid_body_part *parts, int n, int *index) {
-    lucid_status s = lucid_world_reserve((void **)&w->bodies, &w->body_cap, w->num_bodies + 1,
-                                         sizeof *w->bodies);
+    if (w->num_bodies == INT_MAX || n > INT_MAX - w->num_parts) return LUCID_ERR_NO_MEMORY;
+    lucid_status s = lucid_world_reserve((void **)&w->bodies, &w->body_cap,
+                                         (size_t)w->num_bodies + 1, sizeof *w->bodies);
     if (s == LUCID_OK)
-        s = lucid_world_reserve((void **)&w->parts, &w->part_cap, w->num_parts + n,
+        s = lucid_world_reserve((void **)&w->parts, &w->part_cap, (size_t)w->num_parts + (size_t)n,
                                 sizeof *w->parts);
     if (s != LUCID_OK) return s;
     lucid_body *b = &w->bodies[w->num_bodies];
@@ -130,6 +132,9 @@ lucid_status lucid_world_add_body(lucid_world *w, const lucid_body_desc *d, int 
     if (!isfinite(d->friction) || !isfinite(d->restitution))
         return fail(why, "friction and restitution must be finite", LUCID_ERR_NONFINITE);
     if (d->friction < 0.0) return fail(why, "friction must be >= 0", LUCID_ERR_ARGUMENT);
+    if (d->friction > LUCID_CONTACT_MAX_FRICTION)
+        return fail(why, "friction must be <= 100 (LUCID_CONTACT_MAX_FRICTION)",
+                    LUCID_ERR_ARGUMENT);
     if (!(d->restitution >= 0.0 && d->restitution <= 1.0))
         return fail(why, "restitution must be in [0, 1]", LUCID_ERR_ARGUMENT);
     lucid_mass_properties mp;
@@ -160,6 +165,9 @@ lucid_status lucid_world_add_static(lucid_world *w, const lucid_body_part *parts
     if (!pose_ok(pose)) return fail(why, "pose must be finite", LUCID_ERR_NONFINITE);
     if (!isfinite(friction)) return fail(why, "friction must be finite", LUCID_ERR_NONFINITE);
     if (friction < 0.0) return fail(why, "friction must be >= 0", LUCID_ERR_ARGUMENT);
+    if (friction > LUCID_CONTACT_MAX_FRICTION)
+        return fail(why, "friction must be <= 100 (LUCID_CONTACT_MAX_FRICTION)",
+                    LUCID_ERR_ARGUMENT);
     int index;
     s = push_body(w, parts, num_parts, &index);
     if (s != LUCID_OK) return fail(why, "out of memory", s);

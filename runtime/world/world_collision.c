@@ -1,6 +1,7 @@
 /* Contact generation: body boxes, the broad phase, then per shape pair the signed distance
  * (GJK/EPA, closed form for halfspaces) and the contact patch, so that resting faces get
  * several points. Contacts are generated for gaps below the margin (speculative contacts). */
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 
@@ -29,7 +30,7 @@ static void part_box(const lucid_body *b, const lucid_body_part *p, double pad, 
 }
 
 static lucid_status body_boxes(lucid_world *w) {
-    int n = w->num_bodies;
+    size_t n = (size_t)w->num_bodies;
     lucid_status s = lucid_world_reserve((void **)&w->aabb_lo, &w->lo_cap, n, sizeof *w->aabb_lo);
     if (s == LUCID_OK)
         s = lucid_world_reserve((void **)&w->aabb_hi, &w->hi_cap, n, sizeof *w->aabb_hi);
@@ -37,7 +38,7 @@ static lucid_status body_boxes(lucid_world *w) {
         s = lucid_world_reserve((void **)&w->is_static, &w->static_cap, n, sizeof *w->is_static);
     if (s != LUCID_OK) return s;
     double pad = 0.5 * w->opt.margin;
-    for (int i = 0; i < n; ++i) {
+    for (int i = 0; i < w->num_bodies; ++i) {
         const lucid_body *b = &w->bodies[i];
         lucid_vec3 lo = lucid_vec3_make(INFINITY, INFINITY, INFINITY);
         lucid_vec3 hi = lucid_vec3_neg(lo);
@@ -65,8 +66,9 @@ static lucid_mat3 contact_frame(lucid_vec3 n) {
 }
 
 static lucid_status push_contact(lucid_world *w, const lucid_world_contact *c) {
+    if (w->num_contacts == INT_MAX) return LUCID_ERR_NO_MEMORY;
     lucid_status s = lucid_world_reserve((void **)&w->contacts, &w->contact_cap,
-                                         w->num_contacts + 1, sizeof *w->contacts);
+                                         (size_t)w->num_contacts + 1, sizeof *w->contacts);
     if (s != LUCID_OK) return s;
     w->contacts[w->num_contacts++] = *c;
     return LUCID_OK;

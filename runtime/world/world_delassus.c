@@ -8,6 +8,7 @@
  * M is block diagonal (m Id, I_world), so its "Cholesky" is the inverse of the 3x3 inertia,
  * precomputed once per body. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "runtime/world/world_internal.h"
@@ -30,16 +31,17 @@ static int dynamic_body(const lucid_world *w, const lucid_world_contact *c) {
 /* Groups the contacts by island (counting sort, contacts keep their order within one). */
 static lucid_status build_islands(lucid_world *w) {
     int n = w->num_bodies, m = w->num_contacts;
-    lucid_status s = lucid_world_reserve((void **)&w->parent, &w->parent_cap, n, sizeof(int));
-    if (s == LUCID_OK) s = lucid_world_reserve((void **)&w->label, &w->label_cap, n, sizeof(int));
+    size_t nz = (size_t)n, mz = (size_t)m;
+    lucid_status s = lucid_world_reserve((void **)&w->parent, &w->parent_cap, nz, sizeof(int));
+    if (s == LUCID_OK) s = lucid_world_reserve((void **)&w->label, &w->label_cap, nz, sizeof(int));
     if (s == LUCID_OK)
-        s = lucid_world_reserve((void **)&w->contact_island, &w->contact_island_cap, m,
+        s = lucid_world_reserve((void **)&w->contact_island, &w->contact_island_cap, mz,
                                 sizeof(int));
     if (s == LUCID_OK)
-        s = lucid_world_reserve((void **)&w->island_contacts, &w->island_contact_cap, m,
+        s = lucid_world_reserve((void **)&w->island_contacts, &w->island_contact_cap, mz,
                                 sizeof(int));
     if (s == LUCID_OK)
-        s = lucid_world_reserve((void **)&w->island_start, &w->island_start_cap, m + 1,
+        s = lucid_world_reserve((void **)&w->island_start, &w->island_start_cap, mz + 1,
                                 sizeof(int));
     if (s != LUCID_OK) return s;
     for (int i = 0; i < n; ++i) w->parent[i] = i, w->label[i] = -1;
@@ -83,8 +85,8 @@ static void fill_side(const lucid_world *w, int body, double sign, const lucid_w
 }
 
 static lucid_status fill_sides(lucid_world *w) {
-    lucid_status s = lucid_world_reserve((void **)&w->sides, &w->side_cap, 2 * w->num_contacts,
-                                         sizeof *w->sides);
+    lucid_status s = lucid_world_reserve((void **)&w->sides, &w->side_cap,
+                                         2 * (size_t)w->num_contacts, sizeof *w->sides);
     if (s != LUCID_OK) return s;
     for (int k = 0; k < w->num_contacts; ++k) {
         const lucid_world_contact *c = &w->contacts[k];
@@ -110,8 +112,8 @@ static void add_block(const lucid_world *w, const lucid_world_contact *ci,
 }
 
 static void assemble_delassus(const lucid_world *w, const int *list, int m, double *G) {
-    int ld = 3 * m;
-    memset(G, 0, sizeof(double) * (size_t)ld * ld);
+    int ld = 3 * m; /* m <= LUCID_WORLD_MAX_ISLAND_CONTACTS */
+    memset(G, 0, sizeof(double) * (size_t)ld * (size_t)ld);
     for (int i = 0; i < m; ++i)
         for (int j = 0; j < m; ++j) {
             const lucid_contact_side *a = &w->sides[2 * list[i]], *b = &w->sides[2 * list[j]];
@@ -159,11 +161,20 @@ static double reference_normal_velocity(const lucid_world *w, const lucid_world_
 
 /* ---- solving ---------------------------------------------------------------------------- */
 
+/* Buffers for an island of m contacts; the island bound keeps every size below in int range
+ * (3 x 2048 rows) and the memory at ~2 GB. */
 static lucid_status reserve_problem(lucid_world *w, int m) {
-    int n3 = 3 * m;
+    if (m > LUCID_WORLD_MAX_ISLAND_CONTACTS) {
+        snprintf(w->error, sizeof w->error,
+                 "an island of %d contacts exceeds the %d contacts the dense contact solver takes",
+                 m, LUCID_WORLD_MAX_ISLAND_CONTACTS);
+        return LUCID_ERR_NO_MEMORY;
+    }
+    size_t n3 = 3 * (size_t)m;
     lucid_status s = lucid_world_reserve((void **)&w->G, &w->G_cap, n3 * n3, sizeof(double));
     if (s == LUCID_OK) s = lucid_world_reserve((void **)&w->g, &w->g_cap, n3, sizeof(double));
-    if (s == LUCID_OK) s = lucid_world_reserve((void **)&w->mu, &w->mu_cap, m, sizeof(double));
+    if (s == LUCID_OK)
+        s = lucid_world_reserve((void **)&w->mu, &w->mu_cap, (size_t)m, sizeof(double));
     if (s == LUCID_OK) s = lucid_world_reserve((void **)&w->R, &w->R_cap, n3, sizeof(double));
     if (s == LUCID_OK)
         s = lucid_world_reserve((void **)&w->lambda, &w->lambda_cap, n3, sizeof(double));

@@ -37,49 +37,61 @@ typedef struct lucid_cached_force {
 /* Body-space islands (world_sparse.c). */
 typedef struct lucid_world_sparse lucid_world_sparse;
 
-/* Grow-only array helper: *buf holds *cap elements of size bytes; makes room for n. */
-lucid_status lucid_world_reserve(void **buf, int *cap, int n, size_t size);
+/* Grow-only array helper: *buf holds *cap elements of size bytes; makes room for n (the
+ * capacity doubles, saturating at n). LUCID_ERR_NO_MEMORY when n x size bytes overflow size_t
+ * or the allocation fails; *buf and *cap are then unchanged. */
+lucid_status lucid_world_reserve(void **buf, size_t *cap, size_t n, size_t size);
+
+/* The largest island solved densely: G and the solver's workspace take ~500 m^2 bytes for m
+ * contacts (2 GB at this bound) and a factorisation O((3m)^3) flops. A larger island fails
+ * the step with LUCID_ERR_NO_MEMORY and lucid_world_last_error saying so. */
+#define LUCID_WORLD_MAX_ISLAND_CONTACTS 2048
 
 struct lucid_world {
     lucid_world_options opt;
     lucid_body *bodies;
-    int num_bodies, body_cap;
+    int num_bodies;
+    size_t body_cap;
     lucid_body_part *parts;
-    int num_parts, part_cap;
+    int num_parts;
+    size_t part_cap;
 
     /* per step */
     lucid_broad_phase *broad;
     lucid_vec3 *aabb_lo, *aabb_hi;
     unsigned char *is_static;
-    int lo_cap, hi_cap, static_cap;
+    size_t lo_cap, hi_cap, static_cap;
     lucid_vec3 *v_free, *w_free;   /* free, then final velocities (centre of mass, angular) */
     lucid_vec3 *v_start, *w_start; /* velocities at the start of the step */
-    int v_cap, w_cap, v_start_cap, w_start_cap;
+    size_t v_cap, w_cap, v_start_cap, w_start_cap;
 
     lucid_world_contact *contacts;
     lucid_contact_side *sides; /* 2 per contact */
-    int num_contacts, contact_cap, side_cap;
+    int num_contacts;
+    size_t contact_cap, side_cap;
 
     lucid_cached_force *cache, *cache_next;
-    int num_cache, cache_cap, cache_next_cap;
+    int num_cache;
+    size_t cache_cap, cache_next_cap;
 
     /* islands */
     int *parent, *label;  /* per body: union-find forest, island label of a root */
     int *contact_island;  /* per contact */
     int *island_start;    /* num_islands + 1 offsets into island_contacts */
     int *island_contacts; /* contact indices grouped by island */
-    int parent_cap, label_cap, contact_island_cap, island_start_cap, island_contact_cap;
+    size_t parent_cap, label_cap, contact_island_cap, island_start_cap, island_contact_cap;
     int num_islands;
 
     /* one island's problem */
     double *G, *g, *mu, *R, *lambda, *dual;
     double *spare; /* the warm start and the best attempt, kept while retrying (12n) */
     double *sigma; /* contact velocity of a solution, to verify it (3n) */
-    int g_cap, mu_cap, R_cap, lambda_cap, dual_cap, spare_cap, sigma_cap, G_cap;
+    size_t g_cap, mu_cap, R_cap, lambda_cap, dual_cap, spare_cap, sigma_cap, G_cap;
     lucid_contact_workspace *workspace;
     lucid_world_sparse *sparse; /* body-space islands' buffers (NULL until one is solved) */
     int last_sparse;            /* the last island solved was on the body-space path */
     lucid_world_stats stats;
+    char error[160]; /* why the last step failed ("" when it did not) */
 };
 
 /* Steps of lucid_world_step, one file each. */

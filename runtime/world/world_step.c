@@ -1,5 +1,6 @@
 /* One time step: free velocities, contacts, the contact problem, integration on SE(3). */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "runtime/math/so3.h"
@@ -24,7 +25,7 @@ static lucid_vec3 gyroscopic_step(const lucid_body *b, lucid_vec3 w_world, doubl
 }
 
 static lucid_status reserve_velocities(lucid_world *w) {
-    int n = w->num_bodies;
+    size_t n = (size_t)w->num_bodies;
     lucid_status s = lucid_world_reserve((void **)&w->v_free, &w->v_cap, n, sizeof(lucid_vec3));
     if (s == LUCID_OK)
         s = lucid_world_reserve((void **)&w->w_free, &w->w_cap, n, sizeof(lucid_vec3));
@@ -89,19 +90,28 @@ static int state_finite(const lucid_world *w) {
     return 1;
 }
 
+/* Records why the step failed (unless a more precise reason was recorded) and returns s. */
+static lucid_status failed(lucid_world *w, const char *stage, lucid_status s) {
+    if (s != LUCID_OK && w->error[0] == '\0')
+        snprintf(w->error, sizeof w->error, "%s: %s", stage, lucid_status_string(s));
+    return s;
+}
+
 lucid_status lucid_world_step(lucid_world *w) {
     if (!w) return LUCID_ERR_ARGUMENT;
     memset(&w->stats, 0, sizeof w->stats);
     w->stats.converged = 1;
+    w->error[0] = '\0';
     lucid_status s = reserve_velocities(w);
-    if (s != LUCID_OK) return s;
+    if (s != LUCID_OK) return failed(w, "velocity buffers", s);
     free_velocities(w);
     s = lucid_world_collide(w);
-    if (s != LUCID_OK) return s;
+    if (s != LUCID_OK) return failed(w, "collision detection", s);
     lucid_world_warm_start(w);
     s = lucid_world_solve_contacts(w, w->v_start, w->w_start);
-    if (s == LUCID_OK) s = lucid_world_remember_forces(w);
-    if (s != LUCID_OK) return s;
+    if (s != LUCID_OK) return failed(w, "contact solver", s);
+    s = lucid_world_remember_forces(w);
+    if (s != LUCID_OK) return failed(w, "warm-start memory", s);
     integrate(w);
-    return state_finite(w) ? LUCID_OK : LUCID_ERR_NONFINITE;
+    return state_finite(w) ? LUCID_OK : failed(w, "integration", LUCID_ERR_NONFINITE);
 }

@@ -52,7 +52,7 @@ void lucid_world_warm_start(lucid_world *w) {
 
 lucid_status lucid_world_remember_forces(lucid_world *w) {
     lucid_status s = lucid_world_reserve((void **)&w->cache_next, &w->cache_next_cap,
-                                         w->num_contacts, sizeof *w->cache_next);
+                                         (size_t)w->num_contacts, sizeof *w->cache_next);
     if (s != LUCID_OK) return s;
     for (int i = 0; i < w->num_contacts; ++i) {
         const lucid_world_contact *c = &w->contacts[i];
@@ -63,7 +63,7 @@ lucid_status lucid_world_remember_forces(lucid_world *w) {
         m->dual = lucid_mat3_mul_vec(&c->frame, lucid_vec3_load(c->dual));
     }
     lucid_cached_force *tmp = w->cache;
-    int tmp_cap = w->cache_cap;
+    size_t tmp_cap = w->cache_cap;
     w->cache = w->cache_next, w->cache_cap = w->cache_next_cap;
     w->cache_next = tmp, w->cache_next_cap = tmp_cap;
     w->num_cache = w->num_contacts;

@@ -82,6 +82,10 @@ lucid_status lucid_contact_problem_validate(const lucid_contact_problem *p, cons
     for (int i = 0; i < p->n; ++i)
         if (p->mu[i] < 0.0)
             return fail(why, "friction coefficient mu is negative", LUCID_ERR_ARGUMENT);
+    for (int i = 0; i < p->n; ++i)
+        if (p->mu[i] > LUCID_CONTACT_MAX_FRICTION)
+            return fail(why, "friction coefficient mu exceeds 100 (LUCID_CONTACT_MAX_FRICTION)",
+                        LUCID_ERR_ARGUMENT);
     for (long k = 0; p->R && k < m; ++k)
         if (p->R[k] < 0.0) return fail(why, "compliance R is negative", LUCID_ERR_ARGUMENT);
     double scale = 0.0;

@@ -11,9 +11,21 @@ typedef struct lucid_contact_problem {
     int n;            /* number of contacts (>= 0) */
     const double *G;  /* 3n x 3n Delassus matrix, column-major, symmetric positive semi-definite */
     const double *g;  /* 3n free velocity */
-    const double *mu; /* n friction coefficients, >= 0 */
+    const double *mu; /* n friction coefficients, in [0, LUCID_CONTACT_MAX_FRICTION] */
     const double *R;  /* 3n diagonal compliance (>= 0), or NULL for rigid contacts */
 } lucid_contact_problem;
+
+/* The largest friction coefficient accepted. The criteria of Eq. 15 lose sensitivity as mu
+ * grows: for the NCP, a contact velocity sigma with a penetrating normal part sigma_N < 0 has
+ * a dual residual dist(sigma + (0, 0, mu |sigma_T|), K*) ~ |sigma_N| / mu, so a wrong answer
+ * reads as converged once |sigma_N| < mu tol. Measured on G = I, g = (1, 0, -1) (the exact
+ * answer is sticking, lambda = (-1, 0, 1)) and 28 random 3x3 SPD problems with a sticking
+ * solution: every pair either solves correctly or reports converged = 0 up to mu = 100;
+ * ncp:admm misses from mu = 1e3 (lambda_N = 1e-3 instead of 1), ncp:staggered reports a
+ * wrong answer as converged at 1e4, and from 1e6 the NCP and LCP pairs report lambda = 0 as
+ * converged. 100 is sticking for every load a physical contact sees (no material pair has
+ * mu above ~10). */
+#define LUCID_CONTACT_MAX_FRICTION 100.0
 
 typedef enum lucid_contact_model {
     LUCID_CONTACT_LCP,    /* linearised (4-facet pyramid) cone, Signorini + box friction */
@@ -40,10 +52,11 @@ lucid_status lucid_contact_solver_parse(const char *name, lucid_contact_solver *
  * ncp:{pgs,staggered,admm}; LUCID_ERR_ARGUMENT otherwise. */
 lucid_status lucid_contact_pair_check(lucid_contact_model model, lucid_contact_solver solver);
 
-/* Checks sizes and pointers, finiteness (LUCID_ERR_NONFINITE), mu >= 0 and R >= 0
- * (LUCID_ERR_ARGUMENT), symmetry of G and positive diagonal of G + R (LUCID_ERR_NOT_SPD).
- * Positive semi-definiteness needs a factorisation and is checked by the solvers. When
- * `why` is not NULL it receives a static description of the first problem found. */
+/* Checks sizes and pointers, finiteness (LUCID_ERR_NONFINITE), 0 <= mu <=
+ * LUCID_CONTACT_MAX_FRICTION and R >= 0 (LUCID_ERR_ARGUMENT), symmetry of G and positive diagonal
+ * of G + R (LUCID_ERR_NOT_SPD). Positive semi-definiteness needs a factorisation and is checked by
+ * the solvers. When `why` is not NULL it receives a static description of the first problem found.
+ */
 lucid_status lucid_contact_problem_validate(const lucid_contact_problem *p, const char **why);
 
 /* sigma = G lambda + g + R lambda (3n entries; sigma must not alias lambda). */

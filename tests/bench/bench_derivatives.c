@@ -187,8 +187,16 @@ static timing summarise(double *t, int n, int failures) {
 /* The fastest of REPS derivative computations (seeds 0..REPS-1) on one pair, in us. */
 static double time_pair(const mesh_set *set, const pair_config *p, const method_row *row,
                         lucid_derivative_workspace *ws, int *failures) {
+    /* lucid_distance's default query options for the nominal query and the estimators'
+     * inner queries, and the paper's step 1e-6 for finite differences: the baseline is the
+     * paper's (on polytopes GJK ends exactly, so these tolerances are accurate there), not
+     * the slower derivative-grade defaults of lucid_distance_derivatives. */
+    lucid_gjk_options gjk;
+    lucid_gjk_options_default(&gjk);
     lucid_derivative_options o;
     lucid_derivative_options_default(&o);
+    o.gjk = &gjk;
+    o.step = 1e-6;
     o.method = row->method;
     if (row->samples > 0) o.samples = row->samples;
     if (row->noise > 0) o.noise = row->noise;

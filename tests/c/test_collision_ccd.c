@@ -1,6 +1,6 @@
 /* Agreement with libccd (optional: Debian libccd-dev) on random box / ellipsoid / capsule
  * pairs: the Boolean answer and, for overlapping pairs, the penetration depth and direction.
- * Skipped when libccd is not installed. */
+ * Skipped (exit code 77) when libccd is not installed. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -132,14 +132,15 @@ static void agrees_with_libccd(void **state) {
     assert_true(ccd_close[1] >= 0.95 * ccd_total[1]);
 }
 
-#else
-static void agrees_with_libccd(void **state) {
-    (void)state;
-    skip();
-}
 #endif
 
 int main(void) {
+#ifdef LUCID_HAVE_CCD
     const struct CMUnitTest tests[] = {cmocka_unit_test(agrees_with_libccd)};
     return cmocka_run_group_tests(tests, NULL, NULL);
+#else
+    /* 77: ctest's SKIP_RETURN_CODE, so a missing peer shows as skipped, never as passed. */
+    print_message("libccd not installed (Debian libccd-dev): skipped\n");
+    return 77;
+#endif
 }

@@ -34,6 +34,11 @@ static double *random_points(uint64_t *state, int n, int on_sphere, double scale
  * vertices lie on it; normals are unit; faces are wound counter-clockwise from outside. */
 static void check_hull_geometry(const lucid_convex_mesh *m, const double *points, int n,
                                 double tol) {
+    double largest = 0.0; /* the winding test runs on vertices scaled to ~1 (exactly) */
+    for (int v = 0; v < m->num_vertices; ++v)
+        largest = fmax(largest, fmax(fabs(m->vertices[v].x),
+                                     fmax(fabs(m->vertices[v].y), fabs(m->vertices[v].z))));
+    double unit = ldexp(1.0, -ilogb(largest));
     for (int f = 0; f < m->num_faces; ++f) {
         lucid_vec3 nrm = m->face_normals[f];
         double d = m->face_offsets_d[f];
@@ -49,7 +54,8 @@ static void check_hull_geometry(const lucid_convex_mesh *m, const double *points
             lucid_vec3 a = m->vertices[m->face_vertices[begin + i]];
             lucid_vec3 b = m->vertices[m->face_vertices[begin + (i + 1) % k]];
             assert_true(fabs(lucid_vec3_dot(nrm, a) - d) <= tol);
-            newell = lucid_vec3_add(newell, lucid_vec3_cross(a, b));
+            newell = lucid_vec3_add(
+                newell, lucid_vec3_cross(lucid_vec3_scale(a, unit), lucid_vec3_scale(b, unit)));
         }
         assert_true(lucid_vec3_dot(newell, nrm) > 0.0);
     }
@@ -409,6 +415,134 @@ static void malformed_mesh_files_give_clear_errors(void **state) {
             LUCID_ERR_ARGUMENT);
 }
 
+static void write_bytes(const char *path, const char *data, size_t size) {
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, size, f), size);
+    fclose(f);
+}
+
+/* Writes size bytes to NAME and expects STATUS with MESSAGE inside err (file and memory). */
+static void expect_bytes_failure(const temp_dir *dir, const char *name, const char *data,
+                                 size_t size, lucid_status status, const char *message) {
+    char path[128], err[256];
+    file_path(dir, name, path, sizeof path);
+    write_bytes(path, data, size);
+    lucid_convex_mesh *m = NULL;
+    assert_int_equal(lucid_mesh_file_load_hull(path, 1.0, &m, err, sizeof err), status);
+    assert_null(m);
+    if (strstr(err, message) == NULL) fail_msg("'%s' not in '%s'", message, err);
+    remove(path);
+    double *points = (double *)&points;
+    int n = -1;
+    assert_int_equal(
+        lucid_mesh_file_parse_points(name, data, size, 1.0, &points, &n, err, sizeof err), status);
+    assert_null(points);
+    assert_int_equal(n, 0);
+    if (strstr(err, message) == NULL) fail_msg("'%s' not in '%s' (memory)", message, err);
+}
+
+/* Regression (issue 16): a NUL byte used to end an OBJ silently (the vertices after it were
+ * dropped) and a PLY file was "no vertices"; now the NUL is an error at its line and other
+ * formats are named as unsupported, by extension or by magic bytes. */
+static void nul_bytes_and_unsupported_formats_are_named(void **state) {
+    (void)state;
+    temp_dir dir;
+    make_temp_dir(&dir);
+    static const char nul_obj[] = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\n# x\0y\nv 5 5 5\n";
+    expect_bytes_failure(&dir, "nul.obj", nul_obj, sizeof nul_obj - 1, LUCID_ERR_PARSE,
+                         "nul.obj:5: NUL byte in OBJ text");
+    static const char nul_first[] = "v 0 0 0\nv 1 0\0 0\nv 0 1 0\nv 0 0 1\n";
+    expect_bytes_failure(&dir, "nul2.obj", nul_first, sizeof nul_first - 1, LUCID_ERR_PARSE,
+                         "nul2.obj:2: NUL byte");
+    static const char nul_stl[] = "solid t\n vertex 0 0 0\n vertex 1 0 0\n\0 vertex 0 1 0\n";
+    expect_bytes_failure(&dir, "nul.stl", nul_stl, sizeof nul_stl - 1, LUCID_ERR_PARSE,
+                         "nul.stl:4: NUL byte in ASCII STL text");
+    static const char ply[] = "ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\n"
+                              "property float y\nproperty float z\nend_header\n0 0 0\n1 0 0\n"
+                              "0 1 0\n0 0 1\n";
+    const char *supported = "(supported: OBJ, STL ASCII and binary)";
+    expect_bytes_failure(&dir, "t.ply", ply, sizeof ply - 1, LUCID_ERR_PARSE,
+                         "t.ply: unsupported format 'ply'");
+    expect_bytes_failure(&dir, "t.PLY", ply, sizeof ply - 1, LUCID_ERR_PARSE, supported);
+    expect_bytes_failure(&dir, "t.mesh", ply, sizeof ply - 1, LUCID_ERR_PARSE,
+                         "t.mesh: unsupported format 'ply'");
+    static const char off[] = "OFF\n4 4 0\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n";
+    expect_bytes_failure(&dir, "t.off", off, sizeof off - 1, LUCID_ERR_PARSE,
+                         "unsupported format 'off'");
+    expect_bytes_failure(&dir, "t", off, sizeof off - 1, LUCID_ERR_PARSE,
+                         "unsupported format 'off'");
+    expect_bytes_failure(&dir, "t.glb", "glTF\2\0\0\0", 8, LUCID_ERR_PARSE,
+                         "unsupported format 'glb'");
+    /* Nothing readable at all names the supported formats too. */
+    expect_bytes_failure(&dir, "t.txt", "hello\n", 6, LUCID_ERR_DEGENERATE,
+                         "no vertices (supported formats: OBJ, STL ASCII and binary)");
+    remove(dir.path);
+    /* The in-memory reader agrees with the file reader on a valid OBJ (no NUL needed). */
+    static const char tet[] = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1";
+    double *points = NULL;
+    int n = 0;
+    char err[128];
+    assert_int_equal(
+        lucid_mesh_file_parse_points("m.obj", tet, sizeof tet - 1, 2.0, &points, &n, err, 128),
+        LUCID_OK);
+    assert_int_equal(n, 4);
+    assert_true(points[3] == 2.0 && points[7] == 2.0 && points[11] == 2.0);
+    free(points);
+}
+
+/* Regression (issue 16): the degeneracy checks squared coordinates, so a valid tetrahedron
+ * at scale 1e300 overflowed ("collinear") and at 1e-300 underflowed ("all points
+ * coincide"). The hull is built on the points times a power of two now, so every scale of
+ * the normal range gives the same hull, exactly scaled, and the same degeneracy verdicts. */
+static void hulls_are_scale_invariant(void **state) {
+    (void)state;
+    const double tet[12] = {0.25, -0.5, 0.125, 1.5, 0.25, -0.75, -0.5, 1.25, 0.5, 0.3, 0.2, 1.1};
+    uint64_t rng = 77;
+    for (int k = -300; k <= 300; k += 20) {
+        double scale = pow(10.0, k);
+        double p[12];
+        for (int i = 0; i < 12; ++i) p[i] = tet[i] * scale;
+        lucid_convex_mesh *m = NULL;
+        char err[128];
+        if (lucid_convex_mesh_create_msg(p, 4, &m, err, sizeof err) != LUCID_OK)
+            fail_msg("scale 1e%d: %s", k, err);
+        assert_int_equal(m->num_vertices, 4);
+        assert_int_equal(m->num_faces, 4);
+        check_hull_geometry(m, p, 4, 1e-12 * scale);
+        check_hull_topology(m);
+        for (int i = 0; i < 4; ++i) /* vertices are the input points, bit for bit */
+            assert_memory_equal(&m->vertices[i], p + 3 * i, sizeof(lucid_vec3));
+        for (int trial = 0; trial < 50; ++trial) {
+            lucid_vec3 d = random_direction(&rng);
+            int scan = lucid_convex_mesh_support_scan(m, d);
+            for (int start = 0; start < 4; ++start)
+                assert_int_equal(lucid_convex_mesh_support_climb(m, d, start), scan);
+        }
+        lucid_convex_mesh_destroy(m);
+        /* Degenerate sets keep their diagnosis at every scale. */
+        double flat[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0}, line[12], same[12];
+        for (int i = 0; i < 12; ++i) {
+            flat[i] = (flat[i] + 0.5) * scale;
+            line[i] = (0.5 + (i / 3) * (1.0 + i % 3)) * scale;
+            same[i] = (0.75 + i % 3) * scale;
+        }
+        assert_int_equal(lucid_convex_mesh_create_msg(flat, 4, &m, err, sizeof err),
+                         LUCID_ERR_DEGENERATE);
+        assert_string_equal(err, "points are coplanar");
+        assert_int_equal(lucid_convex_mesh_create_msg(line, 4, &m, err, sizeof err),
+                         LUCID_ERR_DEGENERATE);
+        assert_string_equal(err, "points are collinear");
+        assert_int_equal(lucid_convex_mesh_create_msg(same, 4, &m, err, sizeof err),
+                         LUCID_ERR_DEGENERATE);
+        assert_string_equal(err, "all points coincide");
+    }
+}
+
+/* Set when the shared meshes are absent: cmocka's skip() alone exits 0, which ctest would
+ * report as Passed; main exits 77 instead (SKIP_RETURN_CODE), so it shows as skipped. */
+static int real_meshes_missing;
+
 /* Hull vertex counts of the shared real meshes against the manifest's hull_verts column. */
 static void real_meshes_load_with_the_manifest_hull_sizes(void **state) {
     (void)state;
@@ -420,6 +554,7 @@ static void real_meshes_load_with_the_manifest_hull_sizes(void **state) {
     FILE *f = fopen(path, "r");
     if (f == NULL) {
         print_message("skipped: %s not found\n", path);
+        real_meshes_missing = 1;
         skip();
     }
     int rows = 0, mismatches = 0;
@@ -462,7 +597,17 @@ static void real_meshes_load_with_the_manifest_hull_sizes(void **state) {
     assert_int_equal(mismatches, 0);
 }
 
-int main(void) {
+/* `test_convex_mesh` runs the self-contained cases; `test_convex_mesh --real-meshes` only the
+ * case needing ../shared/data/meshes (its own ctest, c/test_convex_mesh_real_meshes), which
+ * exits 77 when the data is missing. */
+int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "--real-meshes") == 0) {
+        const struct CMUnitTest real[] = {
+            cmocka_unit_test(real_meshes_load_with_the_manifest_hull_sizes),
+        };
+        int failed = cmocka_run_group_tests(real, NULL, NULL);
+        return failed ? failed : real_meshes_missing ? 77 : 0;
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(hull_of_random_points_contains_them_and_is_convex),
         cmocka_unit_test(cube_with_interior_points_has_eight_vertices_and_six_faces),
@@ -470,7 +615,8 @@ int main(void) {
         cmocka_unit_test(degenerate_inputs_are_rejected),
         cmocka_unit_test(mesh_files_parse_to_the_same_hull),
         cmocka_unit_test(malformed_mesh_files_give_clear_errors),
-        cmocka_unit_test(real_meshes_load_with_the_manifest_hull_sizes),
+        cmocka_unit_test(nul_bytes_and_unsupported_formats_are_named),
+        cmocka_unit_test(hulls_are_scale_invariant),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

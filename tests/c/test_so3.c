@@ -249,6 +249,53 @@ static void coupling_coefficients_have_the_right_limits(void **state) {
     assert_close(c3, (2 * t - 3 * sin(t) + t * cos(t)) / (2 * pow(t, 5)), 1e-15);
 }
 
+/* Regression (issue 16): exp of a huge rotation vector overflowed (|w|^2 from 1e154, hat(w)^2)
+ * into NaN, or into an all-zero "rotation" in the world. Now: rotations at every size,
+ * about the right axis, by the angle |w| reduced modulo 2 pi exactly. */
+static void huge_rotation_vectors_give_exact_rotations(void **state) {
+    (void)state;
+    lucid_rng rng;
+    lucid_rng_seed(&rng, 16);
+    for (int k = 20; k <= 308; k += 4) {
+        double theta = pow(10.0, k) * (1.0 + 0.7 * lucid_rng_uniform(&rng));
+        /* Along x, |w| = theta exactly: the reference is the quaternion rotation with the
+         * angle reduced independently (x87 long double sinl/cosl of theta / 2, exact). */
+        lucid_mat3 R = lucid_so3_exp(lucid_vec3_make(theta, 0, 0));
+        assert_is_rotation(&R, 1e-12);
+        long double h = 0.5L * (long double)theta;
+        lucid_mat3 Q = lucid_quat_to_mat3(lucid_quat_make((double)cosl(h), (double)sinl(h), 0, 0));
+        assert_mat3_close(&R, &Q, 1e-12);
+        /* Any axis: a rotation fixing the axis, R(-w) = R(w)^T, R(2w) = R(w)^2 (2w is exact). */
+        lucid_vec3 axis = random_unit(&rng);
+        lucid_vec3 w = lucid_vec3_scale(axis, theta);
+        R = lucid_so3_exp(w);
+        assert_is_rotation(&R, 1e-12);
+        assert_vec3_close(lucid_mat3_mul_vec(&R, axis), axis, 1e-12);
+        lucid_mat3 Rneg = lucid_so3_exp(lucid_vec3_neg(w)), Rt = lucid_mat3_transpose(&R);
+        assert_mat3_close(&Rneg, &Rt, 1e-12);
+        if (k < 308) {
+            lucid_mat3 R2 = lucid_so3_exp(lucid_vec3_scale(w, 2.0)), RR = lucid_mat3_mul(&R, &R);
+            assert_mat3_close(&R2, &RR, 1e-12);
+        }
+        /* The Jacobians stay finite; Jl w = w (w is its own direction of no change). */
+        lucid_mat3 Jl = lucid_so3_jl(w), Jr = lucid_so3_jr(w);
+        assert_true(lucid_mat3_isfinite(&Jl) && lucid_mat3_isfinite(&Jr));
+        assert_vec3_close(lucid_mat3_mul_vec(&Jl, axis), axis, 1e-12);
+        assert_vec3_close(lucid_mat3_mul_vec(&Jr, axis), axis, 1e-12);
+    }
+    /* |w| beyond DBL_MAX: exp(w) = exp(w / 2)^2, still a rotation about the axis. */
+    lucid_vec3 w = lucid_vec3_make(1.7e308, 1.7e308, -1.7e308);
+    lucid_mat3 R = lucid_so3_exp(w), half = lucid_so3_exp(lucid_vec3_scale(w, 0.5));
+    lucid_mat3 hh = lucid_mat3_mul(&half, &half);
+    assert_is_rotation(&R, 1e-12);
+    assert_mat3_close(&R, &hh, 1e-12);
+    lucid_vec3 axis = lucid_vec3_normalized(lucid_vec3_make(1, 1, -1));
+    assert_vec3_close(lucid_mat3_mul_vec(&R, axis), axis, 1e-12);
+    /* Non-finite input stays non-finite (never a fake rotation). */
+    R = lucid_so3_exp(lucid_vec3_make(INFINITY, 0, 0));
+    assert_false(lucid_mat3_isfinite(&R));
+}
+
 static void projection_finds_the_nearest_rotation(void **state) {
     (void)state;
     lucid_rng rng;
@@ -302,6 +349,7 @@ int main(void) {
         cmocka_unit_test(jacobian_identities_hold),
         cmocka_unit_test(series_and_closed_forms_agree_at_the_switch),
         cmocka_unit_test(coupling_coefficients_have_the_right_limits),
+        cmocka_unit_test(huge_rotation_vectors_give_exact_rotations),
         cmocka_unit_test(projection_finds_the_nearest_rotation),
         cmocka_unit_test(projection_rejects_bad_input),
     };

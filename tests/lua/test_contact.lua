@@ -183,3 +183,24 @@ t.case("misuse raises errors naming lucid.contact.solve", function()
            G, g, {-1}, {0, 0, 1})
 end)
 
+
+t.case("friction beyond LUCID_CONTACT_MAX_FRICTION is refused; at the bound sticking is solved", function()
+  -- G = I, g = (1, 0, -1): the exact answer is sticking, lambda = (-1, 0, 1), for mu >= 1.
+  -- ncp:admm returned lambda = 0 with converged = true at mu = 1e7 (and from 1e6 a wrong
+  -- answer as converged): the criteria of Eq. 15 shrink like 1 / mu there.
+  local G, g = lucid.eye(3), {1, 0, -1}
+  for _, pr in ipairs(pairs_table) do
+    local name = pr[1] .. ":" .. pr[2]
+    local sol = lucid.contact.solve{G = G, g = g, mu = {100}, model = pr[1], solver = pr[2]}
+    t.truthy(sol.converged, name .. ": converged at mu = 100")
+    t.near(sol.lambda[1], -1, 1e-4, name .. ": lambda_t1")
+    t.near(sol.lambda[2], 0, 1e-4, name .. ": lambda_t2")
+    t.near(sol.lambda[3], 1, 1e-4, name .. ": lambda_n")
+    for _, mu in ipairs{100.5, 1e6, 1e7} do
+      t.raises("lucid.contact.solve: friction coefficient mu exceeds 100", lucid.contact.solve,
+               {G = G, g = g, mu = {mu}, model = pr[1], solver = pr[2]})
+    end
+  end
+  t.raises("lucid.contact.residual: friction coefficient mu exceeds 100", lucid.contact.residual,
+           G, g, {1e7}, {0, 0, 0})
+end)

@@ -109,6 +109,33 @@ t.case("exp and log are inverse, exp matches so3.exp on rotations", function()
   t.allnear(se3.exp{0, 0, 0, 0, 0, math.pi / 2}:rotation(), rz(math.pi / 2), 1e-15)
 end)
 
+-- Regression (issue 16): exp of huge rotation vectors was NaN (|w|^2 overflowed).
+t.case("exp of huge rotation vectors is an exact rotation, never NaN", function()
+  local function is_rotation(R)
+    local RtR = R:T() * R
+    t.allnear(RtR, {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, 1e-12)
+    local r = R:totable()
+    local c = cross(r[2], r[3])
+    t.near(r[1][1] * c[1] + r[1][2] * c[2] + r[1][3] * c[3], 1, 1e-12) -- det
+
+  end
+  -- About x by 1e160: the angle reduced modulo 2 pi (sin and cos of 1e160, exact in libm).
+  local R = so3.exp({1e160, 0, 0})
+  is_rotation(R)
+  local c, s = math.cos(1e160), math.sin(1e160)
+  t.allnear(R, {{1, 0, 0}, {0, c, -s}, {0, s, c}}, 1e-12)
+  t.allnear(R, so3.exp({math.atan(s, c), 0, 0}), 1e-12) -- exp of the reduced vector
+  local T = se3.exp{0, 0, 0, 1e155, 1e155, 1e155}
+  is_rotation(T:rotation())
+  t.allnear(T:rotation(), so3.exp({1e155, 1e155, 1e155}), 0)
+  t.allnear(T:translation(), {0, 0, 0}, 0)
+  local axis = {1 / math.sqrt(3), 1 / math.sqrt(3), 1 / math.sqrt(3)}
+  t.allnear(T:rotation() * lucid.vec(axis), axis, 1e-12)
+  -- Translation Jl(w) v tends to the projection of v on the axis as |w| grows.
+  t.allnear(se3.exp{1, 2, 3, 1e155, 1e155, 1e155}:translation(), {2, 2, 2}, 1e-12)
+  is_rotation(so3.exp({1.7e308, -1.7e308, 1.7e308}))
+end)
+
 t.case("se3 Jacobians match finite differences, inverses invert", function()
   local g = lucid.rng(4)
   local h = 1e-6

@@ -299,24 +299,4 @@ t.case("load_mesh errors name the function, file and line", function()
   end
 end)
 
-t.case("real meshes load (when shared/data/meshes is present)", function()
-  local dir = os.getenv("LUCID_MESHES_DIR") or "../shared/data/meshes"
-  local manifest = io.open(dir .. "/manifest.tsv")
-  if not manifest then
-    print("     skipped: " .. dir .. "/manifest.tsv not found")
-    return
-  end
-  local rows = 0
-  for line in manifest:lines() do
-    local file, hull = line:match("^([^\t]+)\t%d+\t%d+\t(%d+)")
-    if file then
-      local s = lucid.load_mesh(dir .. "/" .. file)
-      t.eq(s:vertices():cols(), tonumber(hull), file)
-      rows = rows + 1
-    end
-  end
-  manifest:close()
-  t.truthy(rows > 0)
-end)
-
 return t

@@ -183,3 +183,58 @@ t.case("shapes given to the world outlive their Lua variables", function()
   t.eq(#w:contacts(), 4)
 end)
 
+
+t.case("170 spheres at one point: the step fails fast with an error naming the island", function()
+  -- 14,365 contacts in one island: the int sizing of the contact buffers used to hang here
+  local w = ground_world()
+  for _ = 1, 170 do w:add_body{shape = lucid.sphere(0.1), pose = at(0, 0, 1)} end
+  local before = w:state():totable()
+  local t0 = lucid.clock()
+  t.raises("lucid.world:step: an island of 14365 contacts exceeds the 2048 contacts", w.step, w)
+  t.truthy(lucid.clock() - t0 < 10, "fails within seconds")
+  local after = w:state():totable()
+  for i = 1, #before do t.eq(after[i], before[i]) end
+end)
+
+t.case("friction beyond 100 is refused; at 100 a pushed box sticks for every pair", function()
+  -- a world with mu = 1e12 sent a box to x = 1.2e9 m
+  local w = lucid.world{}
+  t.raises("lucid.world:add_static: friction must be <= 100", w.add_static, w,
+           {shape = lucid.halfspace({0, 0, 1}, 0), friction = 1e12})
+  t.raises("lucid.world:add_body: friction must be <= 100", w.add_body, w,
+           {shape = lucid.box(0.1, 0.1, 0.1), friction = 100.01})
+  local pairs_ = {{"lcp", "pgs"}, {"ccp", "pgs"}, {"ccp", "admm"}, {"ccp", "newton"},
+                  {"raisim", "bisection"}, {"ncp", "pgs"}, {"ncp", "staggered"}, {"ncp", "admm"}}
+  for _, pr in ipairs(pairs_) do
+    local name = pr[1] .. ":" .. pr[2]
+    w = lucid.world{contact = {model = pr[1], solver = pr[2]}}
+    w:add_static{shape = lucid.halfspace({0, 0, 1}, 0), friction = 100}
+    local id = w:add_body{shape = lucid.box(0.1, 0.1, 0.1), mass = 1, friction = 100,
+                          pose = at(0, 0, 0.1 - 5e-5)}
+    -- 20 m g sideways at the middle of the bottom face (no tipping moment): |f_T| = 0.2 mu f_N
+    local fx, fy = 0.9 * 20 * 9.81, 0.3 * 20 * 9.81
+    for _ = 1, 300 do
+      w:apply_force(id, {fx, fy, 0}, {0.1 * fy, -0.1 * fx, 0})
+      w:step()
+    end
+    local x = w:pose(id):translation()
+    t.truthy(math.abs(x[1]) < 1e-6 and math.abs(x[2]) < 1e-6 and math.abs(x[3] - 0.09995) < 1e-6,
+             string.format("%s: the box moved to (%g, %g, %g)", name, x[1], x[2], x[3]))
+  end
+end)
+
+-- Regression (issue 16): an angular velocity of 1e160 turned the pose into an all-zero
+-- "rotation" (exp of the huge step overflowed); now it is the exact rotation by the angle
+-- reduced modulo 2 pi.
+t.case("huge angular velocities still give exact rotations", function()
+  local w = lucid.world{dt = 1e-3, gravity = {0, 0, 0}}
+  local id = w:add_body{shape = lucid.sphere(0.1), pose = at(0, 0, 0),
+                        velocity = {0, 0, 0, 1e160, 0, 0}}
+  local step = lucid.so3.exp({1e160 * 1e-3, 0, 0})
+  w:step(1)
+  t.allnear(w:pose(id):rotation(), step, 1e-12)
+  w:step(1)
+  local R = w:pose(id):rotation()
+  t.allnear(R, step * step, 1e-12)
+  t.allnear(R:T() * R, {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, 1e-12)
+end)

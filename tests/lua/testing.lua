@@ -13,6 +13,18 @@ function testing.teardown(fn)
   teardowns[#teardowns + 1] = fn
 end
 
+-- Ends the current case as skipped (a missing data set or optional dependency). A file with
+-- a skipped case and no failure exits 77, which ctest reports as skipped (SKIP_RETURN_CODE),
+-- never as passed.
+local SKIP = setmetatable({}, {__tostring = function() return "skipped" end})
+function testing.skip(reason)
+  error(setmetatable({reason = reason}, getmetatable(SKIP)), 0)
+end
+
+local function is_skip(err)
+  return type(err) == "table" and getmetatable(err) == getmetatable(SKIP)
+end
+
 local function fail(msg, level)
   error(msg, (level or 1) + 2)
 end
@@ -73,21 +85,26 @@ function testing.raises(pattern, fn, ...)
   end
 end
 
+-- Runs every case; returns "passed", "failed" or "skipped" (no failure, at least one skip).
 function testing.run(file)
-  local passed, failed = 0, 0
+  local passed, failed, skipped = 0, 0, 0
   for _, c in ipairs(cases) do
-    local ok, err = xpcall(c.fn, debug.traceback)
+    local ok, err = xpcall(c.fn, function(e) return is_skip(e) and e or debug.traceback(e) end)
     if ok then
       passed = passed + 1
       print("ok   " .. c.name)
+    elseif is_skip(err) then
+      skipped = skipped + 1
+      print("SKIP " .. c.name .. "\n     " .. tostring(err.reason))
     else
       failed = failed + 1
       print("FAIL " .. c.name .. "\n     " .. tostring(err):gsub("\n", "\n     "))
     end
   end
   for _, fn in ipairs(teardowns) do fn() end
-  print(string.format("%s: %d passed, %d failed", file:match("[^/]*$"), passed, failed))
-  return failed == 0
+  print(string.format("%s: %d passed, %d failed, %d skipped", file:match("[^/]*$"), passed,
+    failed, skipped))
+  return failed > 0 and "failed" or skipped > 0 and "skipped" or "passed"
 end
 
 return testing
