@@ -314,6 +314,7 @@ def markdown(results, args, commit, started, elapsed):
         m = r["m"]
         by = ", ".join(r["failed"][:3]) + (" ..." if len(r["failed"]) > 3 else "")
         what = m["what"] + (" *(%s)*" % m["known"] if m["known"] else "")
+        what = what.replace("|", "\\|")  # a pipe would split the table cell
         lines.append("| %d | `%s` | %s | %s | %s | %d | **%s** | %s |"
                      % (i, m["id"], m["area"], m["file"], what, r["ntests"], r["status"], by))
     summary = ("%d mutations: %d caught, %d survived, %d invalid (build error); caught %.1f%%"
