@@ -96,7 +96,7 @@ MUTATIONS = [
       "cylinder bounding box drops the square root (too small when tilted)",
       T_COLLISION + "|" + T_WORLD),
     M("mesh-climb-last-neighbour", "collision", "runtime/shapes/convex_mesh.c",
-      "k < mesh->neighbor_offsets[current + 1];", "k < mesh->neighbor_offsets[current + 1] - 1;",
+      "k < mesh->climb_offsets[current + 1];", "k < mesh->climb_offsets[current + 1] - 1;",
       "hill climbing skips each vertex's last neighbour", T_COLLISION),
     M("patch-clip-lerp", "contact", "solvers/collision/contact_patch.c",
       "lucid_vec3_lerp(s, e, ds / (ds - de))", "lucid_vec3_lerp(s, e, de / (ds - de))",
