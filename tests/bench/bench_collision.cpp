@@ -975,9 +975,11 @@ void report_category(const std::string &cat, const QueryStats &st, const std::ve
                         it[0], it[1], it[2], it[3], med,
                         r.m->mode == Mode::Boolean ? double(r.wrong) : r.max_err,
                         mode_name(r.m->mode));
-            if (v && v != &r) {
+            if (v && v != &r && mean_iters(*v, qs, -1) > 0.0) {
                 std::printf("  ratio to gjk: %.2f %.2f %.2f", it[0] / mean_iters(*v, qs, 0),
                             it[1] / mean_iters(*v, qs, 1), it[2] / mean_iters(*v, qs, 2));
+            } else if (v && v != &r) {
+                std::printf("  (no GJK iterations: closed form)");
             }
             std::printf("\n");
         }

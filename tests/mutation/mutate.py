@@ -28,7 +28,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # ctest regexes per area (install/ and format are never run).
-T_COLLISION = (r"^(c/test_(gjk|gjk_simplex|gjk_frank_wolfe|epa|shapes|convex_mesh|collision_mesh|collision_alloc"
+T_COLLISION = (r"^(c/test_(gjk|gjk_simplex|gjk_frank_wolfe|gjk_acceleration|box_box|epa|shapes|convex_mesh|collision_mesh|collision_alloc"
                r"|collision_peers_fcl|collision_peers_bullet|collision_ccd|contact_patch)"
                r"|lua/test_(collision|shapes|contact_patch))$")
 T_DERIV = (r"^(c/test_collision_derivatives_.*|lua/test_(distance_derivatives|distance_ad"
@@ -54,11 +54,12 @@ MUTATIONS = [
     M("gjk-momentum-factor2", "collision", "solvers/collision/gjk.c",
       "lucid_vec3_scale(y, 2.0 * (1.0 - delta))", "lucid_vec3_scale(y, (1.0 - delta))",
       "momentum direction without the gradient's factor 2", T_COLLISION,
-      known="issue 16 survivor"),
+      known="issue 16 survivor; caught by test_gjk_acceleration"),
     M("gjk-cap-gap-factor2", "collision", "solvers/collision/gjk.c",
       "        res->gap = 2.0 * lucid_vec3_dot(\n", "        res->gap = 1.0 * lucid_vec3_dot(\n",
       "Frank-Wolfe gap reported at the iteration cap halved", T_COLLISION,
-      known="issue 16: cap gap never checked against the true gap"),
+      known="issue 16: cap gap never checked against the true gap; caught by "
+      "test_gjk_acceleration"),
     M("gjk-nesterov-delta", "collision", "solvers/collision/gjk.c",
       "double delta = (k + 1.0) / (k + 3.0);", "double delta = (k + 1.0) / (k + 2.0);",
       "momentum schedule delta_k off by one", T_COLLISION),
