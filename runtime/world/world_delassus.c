@@ -363,10 +363,18 @@ static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_prob
         iterations += res->iterations;
         double p_abs = INFINITY;
         int finite = verify(w, p, a, res, &p_abs);
+        /* ccp:newton's own criterion (CCP of its compliant problem) equals p's at lambda = 0,
+         * so its answers are compared with lambda = 0 on it: on p's rigid criterion a
+         * compliant answer reads worse than nothing on the 1e9 stack, which then sank */
+        if (a != 2 && w->opt.contact.solver == LUCID_CONTACT_NEWTON) p_abs = res->model.abs;
         /* an answer descending from the warm start is never kept when worse than lambda = 0
-         * (a stale force launched light bodies); cold answers are the solver's own */
+         * (a stale force launched light bodies), unless its criterion is within what rounding
+         * its forces can cause (then it cannot be told from the solution: the 1e4 kg box on a
+         * 1e-5 kg one reads ~1e4 with a bound of ~5e3, and lambda = 0 drops both through the
+         * ground); cold answers are the solver's own */
         int cold = a == 1 || (a == 2 && have_best && best_cold);
-        int eligible = finite && (cold || p_abs <= zero);
+        int eligible = finite && (cold || p_abs <= zero ||
+                                  p_abs <= 2.0 * lucid_contact_round_off(p, w->lambda));
         int met = eligible && res->converged; /* kept even when no smaller than the best */
         res->converged = met;
         int better = met || (eligible && (!have_best || res->model.abs < best_res.model.abs));
