@@ -235,9 +235,9 @@ typedef struct pair_query {
 static void check_pair_query(lua_State *L, const char *fname, const char *const *allowed,
                              pair_query *q) {
     q->s1 = lucid_lua_checkshape(L, 1, fname, "s1");
-    q->T1 = lucid_lua_checkse3(L, 2, fname, "T1");
+    q->T1 = lucid_lua_checkpose(L, 2, fname, "T1");
     q->s2 = lucid_lua_checkshape(L, 3, fname, "s2");
-    q->T2 = lucid_lua_checkse3(L, 4, fname, "T2");
+    q->T2 = lucid_lua_checkpose(L, 4, fname, "T2");
     read_options(L, 5, fname, allowed, &q->opt, NULL);
     check_not_two_halfspaces(L, fname, q->s1, q->s2);
 }
@@ -325,7 +325,7 @@ static int fail_derivatives(lua_State *L, const char *fname, lucid_derivative_me
 /* The numeric pose at idx: a differentiable pose's current value or a lucid.se3. */
 static lucid_se3 pose_value(lua_State *L, int idx, const lucid_lua_ad_var *v, const char *what) {
     if (v) return lucid_ad_se3_unpack(lucid_ad_var_values(v->owner->tape, v->var));
-    return *lucid_lua_checkse3(L, idx, "lucid.distance", what);
+    return *lucid_lua_checkpose(L, idx, "lucid.distance", what);
 }
 
 /* y = (distance, p1, p2, normal) and J2 (10 x 6, column-major) from the C derivatives. */
@@ -444,9 +444,15 @@ static const lucid_lua_matrix *check_poses(lua_State *L, int idx, const char *fn
     return X;
 }
 
-static int fail_batch(lua_State *L, const char *fname, lucid_status st,
-                      const lucid_batch_error *e) {
+static int fail_batch(lua_State *L, const char *fname, lucid_status st, const lucid_batch_error *e,
+                      const double *X1, const double *X2) {
     if (e->which < 1) return lucid_lua_fail_status(L, fname, st);
+    const double *t = (e->which == 1 ? X1 : X2) + (long)LUCID_POSE_ROWS * e->column + 4;
+    if (st == LUCID_ERR_ARGUMENT && !(lucid_vec3_max_abs(lucid_vec3_load(t)) <= LUCID_GEOMETRY_MAX))
+        return lucid_lua_fail(L, fname,
+                              "X%d column %d: translation must be within +-%f (the "
+                              "representable range of geometry)",
+                              e->which, e->column + 1, LUCID_GEOMETRY_MAX);
     return lucid_lua_fail(L, fname, "X%d column %d is not a pose: %s", e->which, e->column + 1,
                           st == LUCID_ERR_NONFINITE ? "it contains NaN or Inf"
                                                     : "its quaternion is zero");
@@ -473,7 +479,7 @@ static int l_distance_batch(lua_State *L) {
     lucid_batch_error e;
     lucid_status st =
         lucid_distance_batch(s1, s2, X1->data, X2->data, n, &opt, chain, d->data, counts, &e);
-    if (st != LUCID_OK) return fail_batch(L, fname, st, &e);
+    if (st != LUCID_OK) return fail_batch(L, fname, st, &e, X1->data, X2->data);
     for (int i = 0; i < n; ++i) it->data[i] = counts[i];
     lua_pop(L, 1);
     return 2;

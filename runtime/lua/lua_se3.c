@@ -29,6 +29,7 @@
 #include "runtime/lua/lua_rng.h"
 #include "runtime/lua/modules.h"
 #include "runtime/math/so3.h"
+#include "runtime/shapes/shape.h"
 
 /* Largest ||R^T R - I||_F accepted for a user-supplied rotation matrix. */
 static const double ROTATION_TOLERANCE = 1e-6;
@@ -42,6 +43,17 @@ const lucid_se3 *lucid_lua_checkse3(lua_State *L, int idx, const char *fname, co
     if (!T)
         lucid_lua_fail(L, fname, "%s must be a lucid.se3 pose (got %s)", what,
                        lucid_lua_typename(L, idx));
+    return T;
+}
+
+const lucid_se3 *lucid_lua_checkpose(lua_State *L, int idx, const char *fname, const char *what) {
+    const lucid_se3 *T = lucid_lua_checkse3(L, idx, fname, what);
+    double t = lucid_vec3_max_abs(T->t);
+    if (!(t <= LUCID_GEOMETRY_MAX))
+        lucid_lua_fail(L, fname,
+                       "%s translation must be within +-%f (the representable range of geometry), "
+                       "got a component of magnitude %f",
+                       what, LUCID_GEOMETRY_MAX, t);
     return T;
 }
 

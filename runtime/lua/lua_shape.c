@@ -2,6 +2,7 @@
  * "lucid.shape" methods (support, aabb, kind, vertices, neighbors). */
 #include "runtime/lua/lua_shape.h"
 
+#include <float.h>
 #include <lauxlib.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +71,16 @@ const lucid_shape *lucid_lua_checkshape(lua_State *L, int idx, const char *fname
     return &check_userdata(L, idx, fname, what)->shape;
 }
 
+/* A size argument: finite, > 0 and within the representable range (LUCID_GEOMETRY_MAX). */
+static double check_size(lua_State *L, int idx, const char *fname, const char *what) {
+    double x = lucid_lua_checkpositive(L, idx, fname, what);
+    if (!(x <= LUCID_GEOMETRY_MAX))
+        lucid_lua_fail(L, fname,
+                       "%s must be at most %f (the representable range of geometry), got %f", what,
+                       LUCID_GEOMETRY_MAX, x);
+    return x;
+}
+
 /* Pushes a primitive built by a C constructor, raising FNAME's error on failure. */
 static int finish_primitive(lua_State *L, const char *fname, lucid_status st,
                             const lucid_shape *s) {
@@ -81,49 +92,49 @@ static int finish_primitive(lua_State *L, const char *fname, lucid_status st,
 static int l_sphere(lua_State *L) {
     const char *fname = "lucid.sphere";
     lucid_shape s;
-    double r = lucid_lua_checkpositive(L, 1, fname, "radius");
+    double r = check_size(L, 1, fname, "radius");
     return finish_primitive(L, fname, lucid_shape_sphere(r, &s), &s);
 }
 
 static int l_ellipsoid(lua_State *L) {
     const char *fname = "lucid.ellipsoid";
     lucid_shape s;
-    double rx = lucid_lua_checkpositive(L, 1, fname, "rx");
-    double ry = lucid_lua_checkpositive(L, 2, fname, "ry");
-    double rz = lucid_lua_checkpositive(L, 3, fname, "rz");
+    double rx = check_size(L, 1, fname, "rx");
+    double ry = check_size(L, 2, fname, "ry");
+    double rz = check_size(L, 3, fname, "rz");
     return finish_primitive(L, fname, lucid_shape_ellipsoid(rx, ry, rz, &s), &s);
 }
 
 static int l_box(lua_State *L) {
     const char *fname = "lucid.box";
     lucid_shape s;
-    double hx = lucid_lua_checkpositive(L, 1, fname, "hx");
-    double hy = lucid_lua_checkpositive(L, 2, fname, "hy");
-    double hz = lucid_lua_checkpositive(L, 3, fname, "hz");
+    double hx = check_size(L, 1, fname, "hx");
+    double hy = check_size(L, 2, fname, "hy");
+    double hz = check_size(L, 3, fname, "hz");
     return finish_primitive(L, fname, lucid_shape_box(hx, hy, hz, &s), &s);
 }
 
 static int l_capsule(lua_State *L) {
     const char *fname = "lucid.capsule";
     lucid_shape s;
-    double r = lucid_lua_checkpositive(L, 1, fname, "radius");
-    double h = lucid_lua_checkpositive(L, 2, fname, "half-length");
+    double r = check_size(L, 1, fname, "radius");
+    double h = check_size(L, 2, fname, "half-length");
     return finish_primitive(L, fname, lucid_shape_capsule(r, h, &s), &s);
 }
 
 static int l_cylinder(lua_State *L) {
     const char *fname = "lucid.cylinder";
     lucid_shape s;
-    double r = lucid_lua_checkpositive(L, 1, fname, "radius");
-    double h = lucid_lua_checkpositive(L, 2, fname, "half-length");
+    double r = check_size(L, 1, fname, "radius");
+    double h = check_size(L, 2, fname, "half-length");
     return finish_primitive(L, fname, lucid_shape_cylinder(r, h, &s), &s);
 }
 
 static int l_cone(lua_State *L) {
     const char *fname = "lucid.cone";
     lucid_shape s;
-    double r = lucid_lua_checkpositive(L, 1, fname, "radius");
-    double h = lucid_lua_checkpositive(L, 2, fname, "half-length");
+    double r = check_size(L, 1, fname, "radius");
+    double h = check_size(L, 2, fname, "half-length");
     return finish_primitive(L, fname, lucid_shape_cone(r, h, &s), &s);
 }
 
@@ -133,7 +144,16 @@ static int l_halfspace(lua_State *L) {
     lucid_vec3 n = lucid_lua_checkvec3(L, 1, fname, "normal");
     double offset = lucid_lua_checkfinite(L, 2, fname, "offset");
     lucid_status st = lucid_shape_halfspace(n, offset, &s);
-    if (st == LUCID_ERR_ARGUMENT) return lucid_lua_fail(L, fname, "normal must be nonzero");
+    if (st == LUCID_ERR_ARGUMENT && !(lucid_vec3_max_abs(n) >= DBL_MIN))
+        return lucid_lua_fail(L, fname,
+                              "normal must be nonzero and not subnormal (largest |component| "
+                              ">= %f), got {%f, %f, %f}",
+                              DBL_MIN, n.x, n.y, n.z);
+    if (st == LUCID_ERR_ARGUMENT)
+        return lucid_lua_fail(L, fname,
+                              "offset / |normal| must be within +-%f (the representable range "
+                              "of geometry)",
+                              LUCID_GEOMETRY_MAX);
     return finish_primitive(L, fname, st, &s);
 }
 
@@ -182,6 +202,11 @@ static void new_mesh_ref(lua_State *L, shape_userdata *u, const char *fname) {
 
 static void attach_mesh(lua_State *L, shape_userdata *u, const char *fname) {
     lucid_status st = lucid_shape_convex(u->ref->mesh, &u->shape);
+    if (st == LUCID_ERR_ARGUMENT)
+        lucid_lua_fail(L, fname,
+                       "vertex coordinates must be within +-%f (the representable range of "
+                       "geometry)",
+                       LUCID_GEOMETRY_MAX);
     if (st != LUCID_OK) lucid_lua_fail_status(L, fname, st);
 }
 
@@ -256,7 +281,7 @@ static int l_aabb(lua_State *L) {
     const char *fname = "lucid.shape:aabb";
     const lucid_shape *s = lucid_lua_checkshape(L, 1, fname, "self");
     lucid_se3 identity = lucid_se3_identity();
-    const lucid_se3 *T = lua_isnoneornil(L, 2) ? &identity : lucid_lua_checkse3(L, 2, fname, "T");
+    const lucid_se3 *T = lua_isnoneornil(L, 2) ? &identity : lucid_lua_checkpose(L, 2, fname, "T");
     lucid_vec3 lo, hi;
     lucid_shape_aabb(s, T, &lo, &hi);
     lucid_lua_pushvec3(L, lo);

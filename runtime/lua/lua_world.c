@@ -259,7 +259,7 @@ static int read_parts(lua_State *L, int idx, const char *fname, lucid_body_part 
         (*parts)[i - 1].pose = lucid_se3_identity();
         if (lua_getfield(L, item, "pose") != LUA_TNIL) {
             snprintf(what, sizeof what, "shape[%d].pose", (int)i);
-            (*parts)[i - 1].pose = *lucid_lua_checkse3(L, -1, fname, what);
+            (*parts)[i - 1].pose = *lucid_lua_checkpose(L, -1, fname, what);
         }
         lua_pop(L, 2);
     }
@@ -270,7 +270,7 @@ static int read_parts(lua_State *L, int idx, const char *fname, lucid_body_part 
 static lucid_se3 pose_field(lua_State *L, int idx, const char *fname) {
     lucid_se3 T = lucid_se3_identity();
     if (get_field(L, idx, "pose")) {
-        T = *lucid_lua_checkse3(L, -1, fname, "pose");
+        T = *lucid_lua_checkpose(L, -1, fname, "pose");
         lua_pop(L, 1);
     }
     return T;

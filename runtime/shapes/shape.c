@@ -1,6 +1,7 @@
 /* Shape constructors, support functions and bounding boxes. */
 #include "runtime/shapes/shape.h"
 
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 
@@ -8,7 +9,7 @@
 
 static lucid_status check_size(double x) {
     if (!isfinite(x)) return LUCID_ERR_NONFINITE;
-    return x > 0.0 ? LUCID_OK : LUCID_ERR_ARGUMENT;
+    return x > 0.0 && x <= LUCID_GEOMETRY_MAX ? LUCID_OK : LUCID_ERR_ARGUMENT;
 }
 
 static lucid_status check_sizes(double a, double b, double c) {
@@ -83,11 +84,12 @@ lucid_status lucid_shape_cone(double radius, double half_length, lucid_shape *ou
 lucid_status lucid_shape_halfspace(lucid_vec3 normal, double offset, lucid_shape *out) {
     if (!lucid_vec3_isfinite(normal) || !isfinite(offset)) return LUCID_ERR_NONFINITE;
     double scale = lucid_vec3_max_abs(normal);
-    if (scale == 0.0) return LUCID_ERR_ARGUMENT;
+    if (!(scale >= DBL_MIN)) return LUCID_ERR_ARGUMENT; /* zero or subnormal */
     /* Scale first so tiny or huge normals normalise without underflow or overflow; dividing
      * both sides of n.x <= offset by |n| keeps the same set. */
     lucid_vec3 scaled = divide(normal, scale);
     double length = lucid_vec3_norm(scaled);
+    if (!(fabs(offset / scale / length) <= LUCID_GEOMETRY_MAX)) return LUCID_ERR_ARGUMENT;
     *out = blank_shape(LUCID_SHAPE_HALFSPACE);
     out->u.halfspace.normal = lucid_vec3_scale(scaled, 1.0 / length);
     out->u.halfspace.offset = offset / scale / length;
@@ -96,6 +98,9 @@ lucid_status lucid_shape_halfspace(lucid_vec3 normal, double offset, lucid_shape
 
 lucid_status lucid_shape_convex(const lucid_convex_mesh *mesh, lucid_shape *out) {
     if (mesh == NULL || mesh->num_vertices < 4) return LUCID_ERR_ARGUMENT;
+    for (int i = 0; i < mesh->num_vertices; ++i)
+        if (!(lucid_vec3_max_abs(mesh->vertices[i]) <= LUCID_GEOMETRY_MAX))
+            return LUCID_ERR_ARGUMENT;
     *out = blank_shape(LUCID_SHAPE_CONVEX);
     out->u.mesh = mesh;
     return LUCID_OK;

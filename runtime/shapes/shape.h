@@ -9,6 +9,19 @@
 #include "runtime/core/status.h"
 #include "runtime/math/se3.h"
 
+/* The representable range of geometry: every size (radius, semi-axis, half-extent,
+ * half-length), every coordinate of a mesh vertex, a halfspace's offset and every component
+ * of a pose's translation given to collision queries or the world is at most this in
+ * absolute value. Why 1e40: the highest-degree product in the collision pipeline is the
+ * simplex sign test of GJK, the product of two triple products (degree 6) of
+ * Minkowski-difference coordinates; those are at most ~11x the largest coordinate or size,
+ * so (11e40)^6 ~ 2e246 stays finite with ~60 decades to spare for the sums and for the
+ * world's mass properties (a box's inertia grows as density * size^5: 1e200 * density).
+ * At 1e50 the sign test would already be at 2e306. Beyond the range, constructors and
+ * queries return LUCID_ERR_ARGUMENT (the Lua functions raise an error naming the argument).
+ * There is no lower bound on sizes other than > 0. */
+#define LUCID_GEOMETRY_MAX 1e40
+
 typedef enum lucid_shape_kind {
     LUCID_SHAPE_SPHERE,
     LUCID_SHAPE_ELLIPSOID,
@@ -40,8 +53,9 @@ typedef struct lucid_shape {
     } u;
 } lucid_shape;
 
-/* Constructors: sizes must be finite (else LUCID_ERR_NONFINITE) and > 0 (else
- * LUCID_ERR_ARGUMENT); *out is written only on success. Half-lengths are along local z. */
+/* Constructors: sizes must be finite (else LUCID_ERR_NONFINITE), > 0 and at most
+ * LUCID_GEOMETRY_MAX (else LUCID_ERR_ARGUMENT); *out is written only on success.
+ * Half-lengths are along local z. */
 lucid_status lucid_shape_sphere(double radius, lucid_shape *out);
 lucid_status lucid_shape_ellipsoid(double rx, double ry, double rz, lucid_shape *out);
 lucid_status lucid_shape_box(double hx, double hy, double hz, lucid_shape *out);
@@ -49,9 +63,12 @@ lucid_status lucid_shape_capsule(double radius, double half_length, lucid_shape 
 lucid_status lucid_shape_cylinder(double radius, double half_length, lucid_shape *out);
 /* Apex at (0, 0, +h), base disc of radius r at z = -h. */
 lucid_status lucid_shape_cone(double radius, double half_length, lucid_shape *out);
-/* The set n.x <= offset; normal is normalised here, a zero normal is LUCID_ERR_ARGUMENT. */
+/* The set n.x <= offset; normal is normalised here. LUCID_ERR_ARGUMENT: a normal whose
+ * largest |component| is zero or subnormal (below DBL_MIN: its direction has lost its
+ * digits), or a distance offset / |normal| from the origin beyond LUCID_GEOMETRY_MAX. */
 lucid_status lucid_shape_halfspace(lucid_vec3 normal, double offset, lucid_shape *out);
-/* A shape referring to (not owning) mesh; mesh must outlive the shape. */
+/* A shape referring to (not owning) mesh; mesh must outlive the shape. LUCID_ERR_ARGUMENT
+ * when a vertex coordinate exceeds LUCID_GEOMETRY_MAX in absolute value. */
 lucid_status lucid_shape_convex(const lucid_convex_mesh *mesh, lucid_shape *out);
 
 /* "sphere", "ellipsoid", "box", "capsule", "cylinder", "cone", "convex", "halfspace". */

@@ -120,6 +120,22 @@ static lucid_status body_mass(const lucid_world *w, const lucid_body_desc *d,
     return LUCID_OK;
 }
 
+/* Inverse of an inertia tensor at any scale: inertia grows as density * size^5 (1e203 for a
+ * sphere of radius 1e40, the largest size, shape.h), so its determinant overflows long before
+ * the tensor does. I^-1 = (I / s)^-1 / s with s the largest |entry| rounded to a power of two
+ * (exact scalings). Returns 0 when singular. */
+static int inverse_inertia(const lucid_mat3 *I, lucid_mat3 *inv) {
+    double largest = 0.0;
+    for (int k = 0; k < 9; ++k) largest = fmax(largest, fabs(I->m[k]));
+    if (!(largest > 0.0) || !isfinite(largest)) return 0;
+    int e = ilogb(largest);
+    lucid_mat3 scaled;
+    for (int k = 0; k < 9; ++k) scaled.m[k] = ldexp(I->m[k], -e);
+    if (!lucid_mat3_inverse(&scaled, inv)) return 0;
+    for (int k = 0; k < 9; ++k) inv->m[k] = ldexp(inv->m[k], -e);
+    return 1;
+}
+
 lucid_status lucid_world_add_body(lucid_world *w, const lucid_body_desc *d, int *id,
                                   const char **why) {
     if (!w || !d || !id) return fail(why, "missing argument", LUCID_ERR_ARGUMENT);
@@ -141,7 +157,7 @@ lucid_status lucid_world_add_body(lucid_world *w, const lucid_body_desc *d, int 
     s = body_mass(w, d, &mp, why);
     if (s != LUCID_OK) return s;
     lucid_mat3 inv;
-    if (!lucid_mat3_inverse(&mp.inertia, &inv))
+    if (!inverse_inertia(&mp.inertia, &inv))
         return fail(why, "inertia is singular", LUCID_ERR_ARGUMENT);
     int index;
     s = push_body(w, d->parts, d->num_parts, &index);

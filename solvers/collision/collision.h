@@ -31,8 +31,9 @@ typedef struct lucid_distance_result {
 } lucid_distance_result;
 
 /* Signed distance with witness points. opt may be NULL (defaults).
- * Errors: LUCID_ERR_ARGUMENT (NULL pointers, tol <= 0, max_iter < 1, two halfspaces),
- * LUCID_ERR_NONFINITE (a pose holds NaN or Inf). */
+ * Errors: LUCID_ERR_ARGUMENT (NULL pointers, tol <= 0, max_iter < 1, two halfspaces, a
+ * translation component beyond LUCID_GEOMETRY_MAX), LUCID_ERR_NONFINITE (a pose holds NaN or
+ * Inf). */
 lucid_status lucid_distance(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
                             const lucid_se3 *T2, const lucid_gjk_options *opt,
                             lucid_distance_result *res);

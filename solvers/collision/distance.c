@@ -27,6 +27,9 @@ static lucid_status check_query(const lucid_shape *s1, const lucid_se3 *T1, cons
     if (s1->kind == LUCID_SHAPE_HALFSPACE && s2->kind == LUCID_SHAPE_HALFSPACE)
         return LUCID_ERR_ARGUMENT;
     if (!poses_are_finite(T1, T2)) return LUCID_ERR_NONFINITE;
+    if (!(lucid_vec3_max_abs(T1->t) <= LUCID_GEOMETRY_MAX) ||
+        !(lucid_vec3_max_abs(T2->t) <= LUCID_GEOMETRY_MAX))
+        return LUCID_ERR_ARGUMENT; /* outside the representable range (shape.h) */
     return LUCID_OK;
 }
 

@@ -11,6 +11,8 @@ static lucid_status check_poses(const double *X, int n, int which, lucid_batch_e
     lucid_se3 T;
     for (int i = 0; i < n; ++i) {
         lucid_status st = lucid_pose_column(X, i, &T);
+        if (st == LUCID_OK && !(lucid_vec3_max_abs(T.t) <= LUCID_GEOMETRY_MAX))
+            st = LUCID_ERR_ARGUMENT; /* outside the representable range (shape.h) */
         if (st != LUCID_OK) {
             if (err) {
                 err->which = which;

@@ -27,7 +27,8 @@ lucid_status lucid_pose_column(const double *X, int column, lucid_se3 *T);
  *            are close; results then differ from single queries within the tolerance only.
  * Every pose is checked before any query runs; on error nothing is written to the outputs and,
  * if err is not NULL, it names the offending column. Errors: LUCID_ERR_ARGUMENT (NULL pointers,
- * n < 0, bad options, two halfspaces, a zero quaternion), LUCID_ERR_NONFINITE (NaN or Inf in
+ * n < 0, bad options, two halfspaces, a zero quaternion, a translation beyond
+ * LUCID_GEOMETRY_MAX), LUCID_ERR_NONFINITE (NaN or Inf in
  * a pose). No heap allocation. */
 lucid_status lucid_distance_batch(const lucid_shape *s1, const lucid_shape *s2, const double *X1,
                                   const double *X2, int n, const lucid_gjk_options *opt, int chain,

@@ -76,7 +76,8 @@ static inline void fuzz_check_hull(const lucid_convex_mesh *m, const double *poi
                            : lucid_vec3_sub(m->vertices[c - m->num_faces], m->box_center);
         double size = lucid_vec3_max_abs(d);
         if (!(size > 0.0) || !isfinite(size)) continue;
-        d = lucid_vec3_scale(d, ldexp(1.0, -ilogb(size)));
+        int k = ilogb(size); /* ldexp per component: 2^-k overflows for subnormal sizes */
+        d = lucid_vec3_make(ldexp(d.x, -k), ldexp(d.y, -k), ldexp(d.z, -k));
         double best = lucid_vec3_dot(m->vertices[lucid_convex_mesh_support_scan(m, d)], d);
         double slack = 64 * 2.220446049250313e-16 * extent * (fabs(d.x) + fabs(d.y) + fabs(d.z));
         int starts = m->num_vertices < 16 ? m->num_vertices : 16;

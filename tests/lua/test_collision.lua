@@ -396,4 +396,57 @@ t.case("misuse raises errors naming the function and the problem", function()
     X + big * 10)
 end)
 
+-- Regression (issue 16): unit spheres at +-1.7e308 gave distance -2 and a hit, at +-1e300 an
+-- infinite distance; sizes from 1e150 gave NaN; halfspace({1e-320, 0, 0}, 1) was accepted.
+-- The representable range (docs/collision.md): sizes and coordinates up to 1e40.
+t.case("geometry beyond the representable range is rejected by name, the bound is exact", function()
+  local MAX = 1e40
+  local beyond = MAX * (1 + 2 ^ -52) -- the next double
+  local range = "the representable range of geometry"
+  local s = lucid.sphere(1)
+  for _, x in ipairs{1.7e308, 1e300, beyond} do
+    t.raises("lucid.distance: T1 translation must be within", lucid.distance, s, at(x, 0, 0), s,
+      at(-x, 0, 0))
+    t.raises("lucid.collide: T2 translation", lucid.collide, s, I, s, at(0, 0, -x))
+    t.raises("lucid.world:add_body: pose translation", function()
+      lucid.world{}:add_body{shape = s, pose = at(0, x, 0)}
+    end)
+    t.raises("lucid.distance_batch: X2 column 1: translation must be within",
+      lucid.distance_batch, s, s, lucid.mat{{1}, {0}, {0}, {0}, {0}, {0}, {0}},
+      lucid.mat{{1}, {0}, {0}, {0}, {x}, {0}, {0}})
+  end
+  t.raises("lucid.sphere: radius must be at most", lucid.sphere, beyond)
+  t.raises("lucid.sphere: radius must be at most", lucid.sphere, 1e150)
+  t.raises("lucid.box: hz must be at most", lucid.box, 1, 1, beyond)
+  t.raises("lucid.cone: half-length must be at most", lucid.cone, 1, beyond)
+  t.raises(range, lucid.ellipsoid, beyond, 1, 1)
+  t.raises(range, lucid.capsule, beyond, 1)
+  t.raises(range, lucid.cylinder, 1, beyond)
+  t.raises("lucid.convex: vertex coordinates must be within", lucid.convex,
+    {{0, 0, 0}, {beyond, 0, 0}, {0, beyond, 0}, {0, 0, beyond}})
+  t.raises("lucid.halfspace: normal must be nonzero and not subnormal", lucid.halfspace,
+    {1e-320, 0, 0}, 1)
+  t.raises("lucid.halfspace: offset / |normal| must be within", lucid.halfspace, {1e-300, 0, 0}, 1)
+  -- At the bound: accepted, and the answers are exact.
+  local big = lucid.sphere(MAX)
+  local r = lucid.distance(s, at(MAX, 0, 0), s, at(-MAX, 0, 0))
+  t.near(r.distance / MAX, 2, 1e-15)
+  t.allnear(r.normal, {-1, 0, 0}, 0)
+  t.near(lucid.distance(big, at(MAX, 0, 0), big, at(-MAX, 0, 0)).distance / MAX, 0, 1e-15)
+  local hit = lucid.collide(s, at(0, MAX, 0), s, at(0, -MAX, 0))
+  t.eq(hit, false)
+  local tet = lucid.convex{{0, 0, 0}, {MAX, 0, 0}, {0, MAX, 0}, {0, 0, MAX}}
+  t.near(lucid.distance(tet, I, s, at(-MAX, 0, 0)).distance / MAX, 1, 1e-15)
+  local floor = lucid.halfspace({0, 0, 2}, 2 * MAX) -- offset / |normal| = MAX exactly
+  t.near(lucid.distance(floor, I, lucid.sphere(MAX / 2), at(0, 0, MAX)).distance / MAX, -0.5,
+    1e-15)
+  -- A world body of the largest size (inertia ~1e203: its determinant overflowed and the body
+  -- was "singular") moves as a free body.
+  local w = lucid.world{gravity = {0, 0, 0}, dt = 1e-3}
+  local id = w:add_body{shape = big, pose = at(MAX / 2, 0, 0), velocity = {MAX, 0, 0, 0, 0, 1}}
+  w:step(3)
+  t.near(w:pose(id):translation()[1] / MAX, 0.5 + 3e-3, 1e-12)
+  t.near(w:velocity(id)[6], 1, 1e-12)
+end)
+
 return t
