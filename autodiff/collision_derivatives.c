@@ -104,8 +104,8 @@ static lucid_status first_order(const lucid_shape *s1, const lucid_se3 *T1, cons
                                 const lucid_se3 *T2, const lucid_derivative_options *opt,
                                 lucid_derivative_workspace *ws,
                                 lucid_distance_derivatives_result *res) {
-    lucid_rng rng;
-    lucid_rng_seed(&rng, opt->seed);
+    lucid_rng rng; /* only the Gaussian estimator draws */
+    if (opt->method == LUCID_DERIV_FIRST_ORDER_GAUSSIAN) lucid_rng_seed(&rng, opt->seed);
     lucid_vec3 n = res->query.normal;
     double scale = fabs(res->query.distance);
     lucid_mat3 H1, H2;

@@ -12,16 +12,20 @@ lucid_mat3 lucid_derivatives_hessian_to_world(const lucid_mat3 *R, const lucid_m
     return lucid_mat3_mul(&RK, &Rt);
 }
 
-/* P sym(K) P with P = I - n n^T. */
+/* P sym(K) P with P = I - n n^T, expanded (|n| = 1): S - n u^T - u n^T + (n.u) n n^T with
+ * u = S n, a rank-2 update instead of two matrix products. */
 static lucid_mat3 tangent_part(const lucid_mat3 *K, lucid_vec3 n) {
-    lucid_mat3 Kt = lucid_mat3_transpose(K);
-    lucid_mat3 S = lucid_mat3_add(K, &Kt);
-    S = lucid_mat3_scale(&S, 0.5);
-    lucid_mat3 nn = lucid_mat3_outer(n, n);
-    lucid_mat3 P = lucid_mat3_identity();
-    P = lucid_mat3_sub(&P, &nn);
-    lucid_mat3 SP = lucid_mat3_mul(&S, &P);
-    return lucid_mat3_mul(&P, &SP);
+    double S[9];
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) S[i + 3 * j] = 0.5 * (K->m[i + 3 * j] + K->m[j + 3 * i]);
+    double nv[3] = {n.x, n.y, n.z}, u[3];
+    for (int i = 0; i < 3; ++i) u[i] = S[i] * nv[0] + S[i + 3] * nv[1] + S[i + 6] * nv[2];
+    double c = nv[0] * u[0] + nv[1] * u[1] + nv[2] * u[2];
+    lucid_mat3 T;
+    for (int j = 0; j < 3; ++j)
+        for (int i = 0; i < 3; ++i)
+            T.m[i + 3 * j] = S[i + 3 * j] - nv[i] * u[j] - u[i] * nv[j] + c * nv[i] * nv[j];
+    return T;
 }
 
 static void store_column(double *m, int j, lucid_vec3 c) {

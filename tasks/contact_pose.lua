@@ -6,8 +6,8 @@
 -- shapes touch:
 --   min_T 1/2 |p1(T) - x1|^2 + 1/2 |T^-1 p2(T) - x2|^2 + 1/2 |p1(T) - p2(T)|^2
 -- (p1, p2: world witness points of lucid.distance; |T^-1 p2 - x2| = |p2 - T x2| since T is
--- rigid, which is the form used below). Gauss-Newton with Armijo backtracking
--- (lucid.optim.gauss_newton, retraction T exp(dx)), 50 iterations, the witness Jacobians
+-- rigid, which is the form used below). Gauss-Newton with Armijo backtracking and adaptive
+-- damping (lucid.optim.gauss_newton, retraction T exp(dx)), 50 iterations, the witness Jacobians
 -- from lucid.distance as a lucid.ad primitive with each derivative method of the paper.
 --
 -- Problems: pairs of random rough polyhedral ellipsoids (the hull of 12 points on an
@@ -232,9 +232,13 @@ end
 -- ---- Gauss-Newton per problem and method ------------------------------------------------
 
 local IDENTITY = lucid.se3.identity()
--- A Tikhonov term far below the Jacobian's scale (entries ~1 and ~0.1 m): a witness point on
--- a vertex has no derivative in some directions, and J^T J is then singular.
-local DAMPING = 1e-10
+-- Adaptive Levenberg-Marquardt damping (lucid.optim's damping = "adaptive") starting far
+-- below the Jacobian's scale (entries ~1 and ~0.1 m): a witness point on a vertex has no
+-- derivative in some directions, so J^T J is often near-singular, and a fixed tiny Tikhonov
+-- term (1e-10) let Gauss-Newton take huge steps there that no line search could rescue
+-- (most unsolved first-order runs ended so). The damping grows x10 when the line search
+-- fails and shrinks x3 after each full step.
+local LAMBDA = 1e-6
 
 local touching_linearisation
 local function retract(T, dx) return T * lucid.se3.exp(dx) end
@@ -268,7 +272,7 @@ local function solve(problem, method)
   end
   local _, info = lucid.optim.gauss_newton(residual, problem.start, {
     retract = retract, dim = 6, max_iter = opts.iterations, tol = 0, step_tol = 0,
-    damping = DAMPING,
+    damping = "adaptive", lambda = LAMBDA,
     callback = function(iter)
       derivatives.seed = problem.seed + iter -- fresh draws for the next outer iteration
     end,

@@ -8,7 +8,11 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 pairs=${1:-300}
 runs=${2:-3}
-meshes=${LUCID_MESHES_DIR:-$root/../shared/data/meshes}
+meshes=${LUCID_MESHES_DIR:-}
+for candidate in "$root/../shared/data/meshes" "$root/../../shared/data/meshes"; do
+    [ -n "$meshes" ] || [ ! -f "$candidate/manifest.tsv" ] || meshes=$(cd "$candidate" && pwd)
+done
+[ -n "$meshes" ] || { echo "no meshes: set LUCID_MESHES_DIR" >&2; exit 1; }
 out=$root/docs/benchmarks/derivatives_latest.md
 cmake --build "$root/build" -j2 --target bench_derivatives >/dev/null
 commit=$(git -C "$root" describe --always --dirty)
