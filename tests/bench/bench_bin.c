@@ -898,7 +898,7 @@ int main(int argc, char **argv) {
         double ref = 0.0;
         for (int k = 0; k < num_sims; ++k) {
             run_result r = finish_child(&children[s * num_sims + k]);
-            char sim[16];
+            char sim[24];
             if (k < o.mujoco)
                 snprintf(sim, sizeof sim, "MuJoCo");
             else

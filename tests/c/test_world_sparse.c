@@ -54,7 +54,7 @@ static double max_abs_force(const lucid_world *w) {
 }
 
 /* Per model: two worlds, dense (threshold above any island) and body space (threshold 0),
- * stepped 20 times; each step both start from the same state (set from the dense world, which
+ * stepped 12 times; each step both start from the same state (set from the dense world, which
  * also clears both warm starts alike), have the same contacts and forces to 1e-9 of the
  * largest, the same stats, and the body-space world reports no dense problem. */
 static void body_space_matches_dense(void **state) {
@@ -65,7 +65,7 @@ static void body_space_matches_dense(void **state) {
         int size = lucid_world_state_size(dense), largest = 0;
         double *x = malloc(sizeof(double) * (size_t)size);
         assert_non_null(x);
-        for (int step = 0; step < 20; ++step) {
+        for (int step = 0; step < 12; ++step) {
             lucid_world_get_state(dense, x);
             assert_int_equal(lucid_world_set_state(dense, x, NULL), LUCID_OK);
             assert_int_equal(lucid_world_set_state(sparse, x, NULL), LUCID_OK);
