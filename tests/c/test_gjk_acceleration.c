@@ -169,9 +169,10 @@ static void accelerations_never_lose_on_any_band(void **state) {
     printf("worst ratio accelerated / vanilla: %.3f (target <= 1.1)\n", worst);
 }
 
-/* GJK++ Fig. 5: in close proximity the accelerations cut the iterations on ellipsoids (the
- * recorded run: Nesterov 7.37 against vanilla's 17.37). A broken momentum direction (e.g.
- * without the factor 2 of the gradient 2y) loses that gain. */
+/* GJK++ Fig. 5: in close proximity the accelerations cut the iterations on ellipsoids; the
+ * wave-1 target is Nesterov <= 0.5x vanilla's mean iterations (this run: 0.496; Polyak
+ * 0.638). A broken momentum direction (e.g. without the factor 2 of the gradient 2y) or a
+ * momentum exit that fires too early (0.626 with the former exits on ||x||^2 alone) fails. */
 static void accelerations_reduce_iterations_near_contact(void **state) {
     (void)state;
     band_means m;
@@ -179,8 +180,8 @@ static void accelerations_reduce_iterations_near_contact(void **state) {
     double polyak = m.it[1][1] / m.it[0][1], nesterov = m.it[3][1] / m.it[0][1];
     printf("0 < d <= 0.1: vanilla %.2f, polyak %.2f (%.3f), nesterov %.2f (%.3f)\n", m.it[0][1],
            m.it[1][1], polyak, m.it[3][1], nesterov);
-    assert_true(polyak <= 0.85);
-    assert_true(nesterov <= 0.85);
+    assert_true(polyak <= 0.7);
+    assert_true(nesterov <= 0.5);
 }
 
 /* Closed-form support of the ellipsoid with semi-axes a posed by T: argmax_p <d, p> =
@@ -236,7 +237,7 @@ static void momentum_direction_follows_eq_28(void **state) {
                          "%.15g %.15g), cos(d, x) %.6f",
                          NAMES[v], k, res.direction.x, res.direction.y, res.direction.z, d.x, d.y,
                          d.z, c);
-            assert_true(k == 0 || c < 0.999); /* a momentum step, not the gradient's */
+            assert_true(k == 0 || c > 0.0); /* a descent direction at x, else vanilla */
             x = res.x;
         }
         printf("%s: %d momentum steps as Eq. 28\n", NAMES[v], steps);
