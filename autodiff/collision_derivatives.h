@@ -57,7 +57,7 @@ void lucid_derivative_options_default(lucid_derivative_options *opt);
 
 /* Distance-query options for derivatives: lucid's defaults with the tolerances tightened to
  * rounding level (GJK: relative gap tolerance 1e-30, i.e. the round-off floor of the gap,
- * max_iter 512; EPA: epa_tol 0, up to LUCID_EPA_MAX_ITER). Derivatives divide query errors
+ * max_iter 512; EPA: epa_tol 1e-15 m, up to LUCID_EPA_MAX_ITER). Derivatives divide query errors
  * by the step (finite differences) or evaluate curvature at the witness points, so the
  * query defaults (gap 1e-8 m^2: witness points to ~1e-4 m on curved shapes) are too loose:
  * with them and a 1e-6 step finite differences were wrong by 100% on ellipsoids. */
