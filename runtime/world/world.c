@@ -1,5 +1,6 @@
 /* The world's life cycle, options, accessors, state and energy. */
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,7 +69,8 @@ lucid_status lucid_world_options_check(const lucid_world_options *o, const char 
 
 lucid_status lucid_world_reserve(void **buf, size_t *cap, size_t n, size_t size) {
     if (n <= *cap) return LUCID_OK;
-    size_t limit = SIZE_MAX / (size ? size : 1); /* elements whose bytes fit in size_t */
+    /* elements whose bytes fit in an object (PTRDIFF_MAX: no valid object is larger) */
+    size_t limit = (size_t)PTRDIFF_MAX / (size ? size : 1);
     if (n > limit) return LUCID_ERR_NO_MEMORY;
     size_t c = *cap > 0 ? *cap : 16;
     while (c < n) c = c > limit / 2 ? n : 2 * c;

@@ -38,7 +38,7 @@ typedef struct lucid_cached_force {
 typedef struct lucid_world_sparse lucid_world_sparse;
 
 /* Grow-only array helper: *buf holds *cap elements of size bytes; makes room for n (the
- * capacity doubles, saturating at n). LUCID_ERR_NO_MEMORY when n x size bytes overflow size_t
+ * capacity doubles, saturating at n). LUCID_ERR_NO_MEMORY when n x size bytes exceed PTRDIFF_MAX
  * or the allocation fails; *buf and *cap are then unchanged. */
 lucid_status lucid_world_reserve(void **buf, size_t *cap, size_t n, size_t size);
 

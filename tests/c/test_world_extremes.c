@@ -55,9 +55,9 @@ static int add_sphere(lucid_world *w, double radius, lucid_vec3 at) {
     return id;
 }
 
-/* The grow-only buffers: sizes whose bytes overflow size_t are refused (the int version
- * doubled its capacity into a negative number and looped forever), a capacity near the top
- * saturates at the request instead of doubling past it. */
+/* The grow-only buffers: sizes whose bytes overflow size_t (or exceed PTRDIFF_MAX) are refused (the
+ * int version doubled its capacity into a negative number and looped forever), a capacity near the
+ * top saturates at the request instead of doubling past it. */
 static void test_reserve_overflow(void **state) {
     (void)state;
     void *buf = NULL;
