@@ -426,40 +426,7 @@ static void run_lucid(const scene *sc, const lucid_world_options *o, int settle_
 #endif
 
 #ifdef HAVE_MUJOCO_HEADER
-#include <dlfcn.h>
-#include <mujoco/mujoco.h>
-
-typedef struct mujoco_api {
-    void *lib;
-    mjModel *(*load_xml)(const char *, const mjVFS *, char *, int);
-    mjData *(*make_data)(const mjModel *);
-    void (*step)(const mjModel *, mjData *);
-    void (*delete_data)(mjData *);
-    void (*delete_model)(mjModel *);
-    void (*contact_force)(const mjModel *, const mjData *, int, mjtNum *);
-    const char *(*version)(void);
-} mujoco_api;
-
-#define LOAD(field, name)                                                                          \
-    do {                                                                                           \
-        void *sym = dlsym(api->lib, name);                                                         \
-        if (!sym) return 0;                                                                        \
-        memcpy(&api->field, &sym, sizeof sym);                                                     \
-    } while (0)
-
-static int load_mujoco(mujoco_api *api) {
-    api->lib = dlopen("libmujoco.so.2.2.2", RTLD_NOW);
-    if (!api->lib) api->lib = dlopen("libmujoco.so", RTLD_NOW);
-    if (!api->lib) return 0;
-    LOAD(load_xml, "mj_loadXML");
-    LOAD(make_data, "mj_makeData");
-    LOAD(step, "mj_step");
-    LOAD(delete_data, "mj_deleteData");
-    LOAD(delete_model, "mj_deleteModel");
-    LOAD(contact_force, "mj_contactForce");
-    LOAD(version, "mj_versionString");
-    return 1;
-}
+#include "tests/bench/mujoco_api.h"
 
 /* The scene as MJCF: MuJoCo's defaults (Newton, solref/solimp, 100 iterations, tolerance
  * 1e-8) with lucid's integrator (Euler), dt, gravity, friction (condim 3) and its elliptic

@@ -458,48 +458,9 @@ enum { NUM_MUJOCO = sizeof mujoco_settings / sizeof mujoco_settings[0] };
 #endif
 
 #ifdef HAVE_MUJOCO_HEADER
-#include <dlfcn.h>
-#include <mujoco/mujoco.h>
 #include <unistd.h>
 
-typedef struct mujoco_api {
-    void *lib;
-    mjModel *(*load_xml)(const char *, const mjVFS *, char *, int);
-    mjData *(*make_data)(const mjModel *);
-    void (*step)(const mjModel *, mjData *);
-    void (*reset_data)(const mjModel *, mjData *);
-    void (*delete_data)(mjData *);
-    void (*delete_model)(mjModel *);
-    void (*contact_force)(const mjModel *, const mjData *, int, mjtNum *);
-    void (*energy_pos)(const mjModel *, mjData *);
-    void (*energy_vel)(const mjModel *, mjData *);
-    const char *(*version)(void);
-} mujoco_api;
-
-/* dlsym returns an object pointer; POSIX guarantees it converts to a function pointer. */
-#define LOAD(field, name)                                                                          \
-    do {                                                                                           \
-        void *sym = dlsym(api->lib, name);                                                         \
-        if (!sym) return 0;                                                                        \
-        memcpy(&api->field, &sym, sizeof sym);                                                     \
-    } while (0)
-
-static int load_mujoco(mujoco_api *api) {
-    api->lib = dlopen("libmujoco.so.2.2.2", RTLD_NOW);
-    if (!api->lib) api->lib = dlopen("libmujoco.so", RTLD_NOW);
-    if (!api->lib) return 0;
-    LOAD(load_xml, "mj_loadXML");
-    LOAD(make_data, "mj_makeData");
-    LOAD(step, "mj_step");
-    LOAD(reset_data, "mj_resetData");
-    LOAD(delete_data, "mj_deleteData");
-    LOAD(delete_model, "mj_deleteModel");
-    LOAD(contact_force, "mj_contactForce");
-    LOAD(energy_pos, "mj_energyPos");
-    LOAD(energy_vel, "mj_energyVel");
-    LOAD(version, "mj_versionString");
-    return 1;
-}
+#include "tests/bench/mujoco_api.h"
 
 /* The heap as MJCF: a free body per box (geom at the body origin, mass given, so the centre of
  * mass is the box centre as in lucid), the same ground, dt, gravity and friction. The buffers
