@@ -1,0 +1,250 @@
+/* Growing arrays of model elements with owned strings and meshes (see model_spec.h). */
+#include "runtime/model/model_spec.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/shapes/convex_mesh.h"
+
+/* A heap copy of s (NULL stays NULL); *ok cleared when the copy fails. */
+static char *copy_string(const char *s, int *ok) {
+    if (!s) return NULL;
+    size_t n = strlen(s) + 1;
+    char *c = malloc(n);
+    if (!c) {
+        *ok = 0;
+        return NULL;
+    }
+    memcpy(c, s, n);
+    return c;
+}
+
+/* Makes room for one more element of `size` bytes in *items (capacity *cap, count n). */
+static int reserve(void **items, size_t *cap, size_t n, size_t size) {
+    if (n < *cap) return 1;
+    size_t want = *cap ? *cap * 2 : 8;
+    if (want > PTRDIFF_MAX / size) return 0;
+    void *p = realloc(*items, want * size);
+    if (!p) return 0;
+    *items = p;
+    *cap = want;
+    return 1;
+}
+
+/* The parallel per-joint / per-geom arrays grow with their main array. */
+static int reserve_pair(void **a, void **b, size_t *cap, size_t n, size_t sa, size_t sb) {
+    if (n < *cap) return 1;
+    size_t want = *cap ? *cap * 2 : 8;
+    if (want > PTRDIFF_MAX / sa || want > PTRDIFF_MAX / sb) return 0;
+    void *pa = realloc(*a, want * sa);
+    if (!pa) return 0;
+    *a = pa;
+    void *pb = realloc(*b, want * sb);
+    if (!pb) return 0; /* *a grew but the capacity did not: the next call retries both */
+    *b = pb;
+    *cap = want;
+    return 1;
+}
+
+lucid_status lucid_model_spec_create(const char *source, lucid_model_spec **out) {
+    if (!out) return LUCID_ERR_ARGUMENT;
+    lucid_model_spec *s = calloc(1, sizeof *s);
+    if (!s) return LUCID_ERR_NO_MEMORY;
+    int ok = 1;
+    s->source = copy_string(source, &ok);
+    if (!ok) {
+        free(s);
+        return LUCID_ERR_NO_MEMORY;
+    }
+    s->gravity = (lucid_vec3){0.0, 0.0, -9.81};
+    s->timestep = 0.002;
+    *out = s;
+    return LUCID_OK;
+}
+
+void lucid_model_spec_destroy(lucid_model_spec *s) {
+    if (!s) return;
+    for (size_t i = 0; i < s->nbodies; i++) free((char *)s->bodies[i].name);
+    for (size_t i = 0; i < s->njoints; i++) {
+        free((char *)s->joints[i].name);
+        free((char *)s->joints[i].mimic);
+    }
+    for (size_t i = 0; i < s->ngeoms; i++) {
+        free((char *)s->geoms[i].name);
+        lucid_convex_mesh_destroy(s->geom_mesh[i]);
+    }
+    for (size_t i = 0; i < s->nframes; i++) free((char *)s->frames[i].name);
+    for (size_t i = 0; i < s->nactuators; i++) free((char *)s->actuators[i].name);
+    free(s->bodies);
+    free(s->joints);
+    free(s->joint_body);
+    free(s->geoms);
+    free(s->geom_mesh);
+    free(s->frames);
+    free(s->actuators);
+    free(s->excludes);
+    free(s->source);
+    free(s->name);
+    free(s);
+}
+
+static int valid_body(const lucid_model_spec *s, int body) {
+    return body == LUCID_MODEL_WORLD || (body >= 0 && (size_t)body < s->nbodies);
+}
+
+lucid_status lucid_model_spec_add_body(lucid_model_spec *s, const lucid_body_spec *body,
+                                       int *index) {
+    if (!s || !body || !valid_body(s, body->parent) || s->nbodies >= INT32_MAX)
+        return LUCID_ERR_ARGUMENT;
+    if (!reserve((void **)&s->bodies, &s->cap_bodies, s->nbodies, sizeof *s->bodies))
+        return LUCID_ERR_NO_MEMORY;
+    lucid_body_spec b = *body;
+    int ok = 1;
+    b.name = copy_string(body->name, &ok);
+    if (!ok) return LUCID_ERR_NO_MEMORY;
+    if (index) *index = (int)s->nbodies;
+    s->bodies[s->nbodies++] = b;
+    return LUCID_OK;
+}
+
+lucid_status lucid_model_spec_add_joint(lucid_model_spec *s, int body,
+                                        const lucid_joint_spec *joint, int *index) {
+    if (!s || !joint || body < 0 || (size_t)body >= s->nbodies || s->njoints >= INT32_MAX)
+        return LUCID_ERR_ARGUMENT;
+    if (!reserve_pair((void **)&s->joints, (void **)&s->joint_body, &s->cap_joints, s->njoints,
+                      sizeof *s->joints, sizeof *s->joint_body))
+        return LUCID_ERR_NO_MEMORY;
+    lucid_joint_spec j = *joint;
+    int ok = 1;
+    j.name = copy_string(joint->name, &ok);
+    j.mimic = copy_string(joint->mimic, &ok);
+    if (!ok) {
+        free((char *)j.name);
+        free((char *)j.mimic);
+        return LUCID_ERR_NO_MEMORY;
+    }
+    if (index) *index = (int)s->njoints;
+    s->joint_body[s->njoints] = body;
+    s->joints[s->njoints++] = j;
+    return LUCID_OK;
+}
+
+lucid_status lucid_model_spec_add_geom(lucid_model_spec *s, const lucid_geom_spec *geom,
+                                       lucid_convex_mesh *mesh, int *index) {
+    lucid_status st = LUCID_OK;
+    if (!s || !geom || !valid_body(s, geom->body) || s->ngeoms >= INT32_MAX ||
+        (geom->shape.kind == LUCID_SHAPE_CONVEX) != (mesh != NULL))
+        st = LUCID_ERR_ARGUMENT;
+    else if (!reserve_pair((void **)&s->geoms, (void **)&s->geom_mesh, &s->cap_geoms, s->ngeoms,
+                           sizeof *s->geoms, sizeof *s->geom_mesh))
+        st = LUCID_ERR_NO_MEMORY;
+    lucid_geom_spec g;
+    int ok = 1;
+    if (st == LUCID_OK) {
+        g = *geom;
+        g.name = copy_string(geom->name, &ok);
+        if (!ok) st = LUCID_ERR_NO_MEMORY;
+    }
+    if (st != LUCID_OK) {
+        lucid_convex_mesh_destroy(mesh);
+        return st;
+    }
+    if (mesh) g.shape.u.mesh = mesh;
+    if (index) *index = (int)s->ngeoms;
+    s->geom_mesh[s->ngeoms] = mesh;
+    s->geoms[s->ngeoms++] = g;
+    return LUCID_OK;
+}
+
+lucid_status lucid_model_spec_add_frame(lucid_model_spec *s, const lucid_frame_spec *frame,
+                                        int *index) {
+    if (!s || !frame || !valid_body(s, frame->body) || s->nframes >= INT32_MAX)
+        return LUCID_ERR_ARGUMENT;
+    if (!reserve((void **)&s->frames, &s->cap_frames, s->nframes, sizeof *s->frames))
+        return LUCID_ERR_NO_MEMORY;
+    lucid_frame_spec f = *frame;
+    int ok = 1;
+    f.name = copy_string(frame->name, &ok);
+    if (!ok) return LUCID_ERR_NO_MEMORY;
+    if (index) *index = (int)s->nframes;
+    s->frames[s->nframes++] = f;
+    return LUCID_OK;
+}
+
+lucid_status lucid_model_spec_add_actuator(lucid_model_spec *s, const lucid_actuator_spec *actuator,
+                                           int *index) {
+    if (!s || !actuator || actuator->joint < 0 || (size_t)actuator->joint >= s->njoints ||
+        s->nactuators >= INT32_MAX)
+        return LUCID_ERR_ARGUMENT;
+    if (!reserve((void **)&s->actuators, &s->cap_actuators, s->nactuators, sizeof *s->actuators))
+        return LUCID_ERR_NO_MEMORY;
+    lucid_actuator_spec a = *actuator;
+    int ok = 1;
+    a.name = copy_string(actuator->name, &ok);
+    if (!ok) return LUCID_ERR_NO_MEMORY;
+    if (index) *index = (int)s->nactuators;
+    s->actuators[s->nactuators++] = a;
+    return LUCID_OK;
+}
+
+lucid_status lucid_model_spec_add_exclude(lucid_model_spec *s, int body1, int body2) {
+    if (!s || !valid_body(s, body1) || !valid_body(s, body2)) return LUCID_ERR_ARGUMENT;
+    if (!reserve((void **)&s->excludes, &s->cap_excludes, s->nexcludes, sizeof *s->excludes))
+        return LUCID_ERR_NO_MEMORY;
+    s->excludes[s->nexcludes][0] = body1;
+    s->excludes[s->nexcludes][1] = body2;
+    s->nexcludes++;
+    return LUCID_OK;
+}
+
+int lucid_model_spec_find_body(const lucid_model_spec *s, const char *name) {
+    for (size_t i = 0; s && name && i < s->nbodies; i++)
+        if (s->bodies[i].name && strcmp(s->bodies[i].name, name) == 0) return (int)i;
+    return -1;
+}
+
+int lucid_model_spec_find_joint(const lucid_model_spec *s, const char *name) {
+    for (size_t i = 0; s && name && i < s->njoints; i++)
+        if (s->joints[i].name && strcmp(s->joints[i].name, name) == 0) return (int)i;
+    return -1;
+}
+
+lucid_body_spec lucid_body_spec_default(void) {
+    lucid_body_spec b;
+    memset(&b, 0, sizeof b);
+    b.parent = LUCID_MODEL_WORLD;
+    b.placement = lucid_se3_identity();
+    return b;
+}
+
+lucid_joint_spec lucid_joint_spec_default(lucid_joint_kind kind) {
+    lucid_joint_spec j;
+    memset(&j, 0, sizeof j);
+    j.kind = kind;
+    j.axis = (lucid_vec3){0.0, 0.0, 1.0};
+    j.velocity_limit = INFINITY;
+    j.effort_limit = INFINITY;
+    j.mimic_multiplier = 1.0;
+    return j;
+}
+
+lucid_geom_spec lucid_geom_spec_default(void) {
+    lucid_geom_spec g;
+    memset(&g, 0, sizeof g);
+    g.body = LUCID_MODEL_WORLD;
+    g.pose = lucid_se3_identity();
+    g.friction = 1.0;
+    g.contype = 1;
+    g.conaffinity = 1;
+    return g;
+}
+
+lucid_actuator_spec lucid_actuator_spec_default(void) {
+    lucid_actuator_spec a;
+    memset(&a, 0, sizeof a);
+    a.kind = LUCID_ACTUATOR_MOTOR;
+    a.gear = 1.0;
+    return a;
+}

@@ -1,0 +1,159 @@
+/* The description of an articulated model before it is compiled: what the MJCF and URDF
+ * loaders and lucid.model.build{} produce, and what lucid_model_compile (runtime/model/model.h)
+ * turns into the kinematic tree the dynamics algorithms run on. It is a plain list of bodies,
+ * the joints that move each body relative to its parent, collision geoms, frames, actuators and
+ * contact exclusions, in the loaders' terms; it checks nothing about the physics (positive
+ * inertia, valid axes, tree order, ...) — compilation does, and reports errors as
+ * `source:line: reason` from the `line` each element carries (or `body 'name': reason` when the
+ * spec has no source file).
+ *
+ * Kinematics of one body b with parent p and joints j1..jk (MJCF's convention; URDF has
+ * k <= 1 and anchor 0):
+ *   X_world_b = X_world_p * placement_b * M_j1(q_j1) * ... * M_jk(q_jk)
+ *   M_j(q) = Trans(anchor_j) * Motion_j(q) * Trans(-anchor_j)
+ * with Motion a rotation about / translation along `axis` (revolute, prismatic: by q - ref),
+ * a rotation by the unit quaternion q (spherical), the pose q itself (free), or a planar
+ * motion (x, y along two axes orthogonal to `axis`, rotation about `axis`). A body with no
+ * joint is welded to its parent (a fixed joint); compilation merges welded bodies into their
+ * parent and keeps them as frames. Strings are copied by the add functions; every element is
+ * owned by the spec (meshes included) until lucid_model_compile takes the meshes over. */
+#ifndef LUCID_MODEL_SPEC_H
+#define LUCID_MODEL_SPEC_H
+
+#include <stddef.h>
+
+#include "runtime/core/status.h"
+#include "runtime/math/se3.h"
+#include "runtime/shapes/shape.h"
+
+/* Parent index of root bodies, and the body of geoms fixed in the world (static geoms). */
+#define LUCID_MODEL_WORLD (-1)
+
+typedef enum lucid_joint_kind {
+    LUCID_JOINT_FIXED,     /* 0 dof */
+    LUCID_JOINT_REVOLUTE,  /* 1 dof, also URDF continuous (unlimited) and MJCF hinge */
+    LUCID_JOINT_PRISMATIC, /* 1 dof, MJCF slide */
+    LUCID_JOINT_SPHERICAL, /* q = (qw, qx, qy, qz), v = angular velocity in the child frame */
+    LUCID_JOINT_FREE,      /* q = (x, y, z, qw, qx, qy, qz), v = body twist (linear first) */
+    LUCID_JOINT_PLANAR     /* q = (x, y, cos th, sin th), v = (vx, vy, w) — Pinocchio's */
+} lucid_joint_kind;
+
+typedef struct lucid_body_spec {
+    const char *name;
+    int parent;          /* an earlier body's index, or LUCID_MODEL_WORLD */
+    lucid_se3 placement; /* body frame in the parent's frame at zero joint motion */
+    double mass;         /* kg */
+    lucid_vec3 com;      /* centre of mass, body frame */
+    lucid_mat3 inertia;  /* about com, body axes (kg m^2) */
+    int line;            /* source line, 0 if none */
+} lucid_body_spec;
+
+typedef struct lucid_joint_spec {
+    const char *name;
+    lucid_joint_kind kind;
+    lucid_vec3 axis;       /* body frame; need not be unit (compilation normalises) */
+    lucid_vec3 anchor;     /* a point of the axis / centre of the ball, body frame */
+    double ref;            /* revolute, prismatic: the q at which Motion is the identity */
+    int limited;           /* lower/upper apply (revolute, prismatic) */
+    double lower, upper;   /* rad or m */
+    double velocity_limit; /* INFINITY when none */
+    double effort_limit;   /* INFINITY when none */
+    double damping;        /* N m s/rad or N s/m, per dof */
+    double armature;       /* added to the diagonal of M, per dof */
+    double stiffness;      /* passive spring: tau = -stiffness (q - springref) */
+    double springref;
+    const char *mimic;                     /* name of the joint this one copies, NULL if none */
+    double mimic_multiplier, mimic_offset; /* q = multiplier * q_mimic + offset */
+    int line;
+} lucid_joint_spec;
+
+typedef struct lucid_geom_spec {
+    const char *name;              /* may be NULL */
+    int body;                      /* body index, or LUCID_MODEL_WORLD for a static geom */
+    lucid_shape shape;             /* a convex shape's mesh is given to add_geom, not set here */
+    lucid_se3 pose;                /* in the body frame */
+    double friction;               /* sliding friction coefficient */
+    unsigned contype, conaffinity; /* MJCF collision bitmasks; URDF: 1, 1 */
+    int line;
+} lucid_geom_spec;
+
+typedef struct lucid_frame_spec {
+    const char *name;
+    int body;            /* body index, or LUCID_MODEL_WORLD */
+    lucid_se3 placement; /* in the body frame */
+    int line;
+} lucid_frame_spec;
+
+typedef enum lucid_actuator_kind {
+    LUCID_ACTUATOR_MOTOR,   /* tau = gear * u */
+    LUCID_ACTUATOR_POSITION /* tau = gear * kp * (u - gear * q) (MJCF position servo) */
+} lucid_actuator_kind;
+
+typedef struct lucid_actuator_spec {
+    const char *name;
+    lucid_actuator_kind kind;
+    int joint; /* index into the spec's joints (1-dof joints only) */
+    double gear;
+    double kp; /* position servos */
+    int ctrl_limited;
+    double ctrl_lower, ctrl_upper;
+    int force_limited;
+    double force_lower, force_upper;
+    int line;
+} lucid_actuator_spec;
+
+typedef struct lucid_model_spec {
+    char *source; /* the file it came from (for messages), NULL if none */
+    char *name;
+    lucid_vec3 gravity; /* default (0, 0, -9.81) */
+    double timestep;    /* default 0.002 (MJCF's default); URDF has none */
+    lucid_body_spec *bodies;
+    size_t nbodies, cap_bodies;
+    lucid_joint_spec *joints;
+    int *joint_body; /* joints[i] moves body joint_body[i]; a body's joints in order */
+    size_t njoints, cap_joints;
+    lucid_geom_spec *geoms;
+    lucid_convex_mesh **geom_mesh; /* owned mesh of a convex geom, NULL otherwise */
+    size_t ngeoms, cap_geoms;
+    lucid_frame_spec *frames;
+    size_t nframes, cap_frames;
+    lucid_actuator_spec *actuators;
+    size_t nactuators, cap_actuators;
+    int (*excludes)[2]; /* body index pairs whose geoms never collide */
+    size_t nexcludes, cap_excludes;
+} lucid_model_spec;
+
+/* An empty spec (gravity (0, 0, -9.81), timestep 0.002); source may be NULL. */
+lucid_status lucid_model_spec_create(const char *source, lucid_model_spec **out);
+void lucid_model_spec_destroy(lucid_model_spec *spec);
+
+/* Each appends a copy (strings duplicated) and writes the new element's index to *index
+ * (may be NULL). LUCID_ERR_ARGUMENT for an index out of range (a parent must already exist),
+ * LUCID_ERR_NO_MEMORY when growing fails (the spec is unchanged then). */
+lucid_status lucid_model_spec_add_body(lucid_model_spec *spec, const lucid_body_spec *body,
+                                       int *index);
+lucid_status lucid_model_spec_add_joint(lucid_model_spec *spec, int body,
+                                        const lucid_joint_spec *joint, int *index);
+/* mesh: the convex mesh of a LUCID_SHAPE_CONVEX geom, whose ownership passes to the spec
+ * (also on failure: it is destroyed then); NULL for every other kind. */
+lucid_status lucid_model_spec_add_geom(lucid_model_spec *spec, const lucid_geom_spec *geom,
+                                       lucid_convex_mesh *mesh, int *index);
+lucid_status lucid_model_spec_add_frame(lucid_model_spec *spec, const lucid_frame_spec *frame,
+                                        int *index);
+lucid_status lucid_model_spec_add_actuator(lucid_model_spec *spec,
+                                           const lucid_actuator_spec *actuator, int *index);
+lucid_status lucid_model_spec_add_exclude(lucid_model_spec *spec, int body1, int body2);
+
+/* Index of the body / joint named `name`, or -1. */
+int lucid_model_spec_find_body(const lucid_model_spec *spec, const char *name);
+int lucid_model_spec_find_joint(const lucid_model_spec *spec, const char *name);
+
+/* Defaults a loader starts an element from: identity placement/pose, unit axis z, zero mass
+ * and inertia, no limits (velocity/effort INFINITY), gear 1, friction 1, contype 1,
+ * conaffinity 1, parent/body LUCID_MODEL_WORLD. */
+lucid_body_spec lucid_body_spec_default(void);
+lucid_joint_spec lucid_joint_spec_default(lucid_joint_kind kind);
+lucid_geom_spec lucid_geom_spec_default(void);
+lucid_actuator_spec lucid_actuator_spec_default(void);
+
+#endif
