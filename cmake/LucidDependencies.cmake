@@ -5,5 +5,8 @@ pkg_check_modules(LUCID_LUA REQUIRED IMPORTED_TARGET GLOBAL lua5.4)
 pkg_check_modules(LUCID_LAPACKE REQUIRED IMPORTED_TARGET GLOBAL lapacke)
 pkg_check_modules(LUCID_OPENBLAS REQUIRED IMPORTED_TARGET GLOBAL openblas)
 pkg_check_modules(LUCID_QHULL REQUIRED IMPORTED_TARGET GLOBAL qhull_r)
+# libxml2 reads MJCF and URDF model files; linked PRIVATE (no public header includes it), but a
+# static lucid still needs it at link time, hence found here for installed consumers too.
+pkg_check_modules(LUCID_LIBXML2 REQUIRED IMPORTED_TARGET GLOBAL libxml-2.0)
 set(LUCID_DEPENDENCY_TARGETS PkgConfig::LUCID_LUA PkgConfig::LUCID_LAPACKE
                              PkgConfig::LUCID_OPENBLAS PkgConfig::LUCID_QHULL)
