@@ -19,4 +19,7 @@ void lucid_open_ad(lua_State *L);         /* lucid.ad (after linalg: wraps lucid
 void lucid_open_patch(lua_State *L);      /* lucid.contact_patch */
 void lucid_open_distance_derivatives(lua_State *L); /* lucid.distance_derivatives */
 
+/* lucid.contact.derivatives: adds to the lucid.contact table on top of the stack. */
+void lucid_open_contact_derivatives(lua_State *L);
+
 #endif
