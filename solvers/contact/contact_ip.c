@@ -432,6 +432,8 @@ static lucid_status iterate(ip *s, double *alpha_out) {
         }
     }
     direction(s, rc, s->dx, s->dy);
+    for (int k = 0; k < m; ++k)
+        if (!isfinite(s->dx[k]) || !isfinite(s->dy[k])) return LUCID_ERR_NONFINITE;
     double alpha = fmin(1.0, STEP_FRACTION * step_to_boundary(s, s->dx, s->dy));
     for (int k = 0; k < m; ++k) s->x[k] += alpha * s->dx[k], s->y[k] += alpha * s->dy[k];
     for (int i = 0; i < s->n; ++i)
