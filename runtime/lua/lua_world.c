@@ -1,5 +1,6 @@
 /* lucid.world: the rigid-body world from Lua.
- *   w = lucid.world{gravity=, dt=, contact={model=, solver=, tol=, max_iter=, warm_start=},
+ *   w = lucid.world{gravity=, dt=, contact={model=, solver=, tol=, max_iter=, warm_start=,
+ *                                          kappa=},
  *                   baumgarte=, slop=, margin=, restitution_threshold=, compliance=,
  *                   warm_start_radius=, density=}
  *   id = w:add_body{shape=, mass=, inertia=, pose=, velocity=, friction=, restitution=}
@@ -83,7 +84,8 @@ static void check_table_arg(lua_State *L, int idx, const char *fname) {
 /* ---- lucid.world{...} ------------------------------------------------------------------ */
 
 static void read_contact_options(lua_State *L, int idx, lucid_contact_options *o) {
-    static const char *const keys[] = {"model", "solver", "tol", "max_iter", "warm_start", NULL};
+    static const char *const keys[] = {"model",      "solver", "tol", "max_iter",
+                                       "warm_start", "kappa",  NULL};
     if (lua_type(L, idx) != LUA_TTABLE)
         lucid_lua_fail(L, NEW, "contact must be a table of options (got %s)",
                        lucid_lua_typename(L, idx));
@@ -100,8 +102,8 @@ static void read_contact_options(lua_State *L, int idx, lucid_contact_options *o
         if (lua_type(L, -1) != LUA_TSTRING ||
             lucid_contact_solver_parse(lua_tostring(L, -1), &o->solver) != LUCID_OK)
             lucid_lua_fail(L, NEW,
-                           "unknown contact solver '%s' (expected pgs, admm, newton, staggered or "
-                           "bisection)",
+                           "unknown contact solver '%s' (expected pgs, admm, newton, staggered, "
+                           "bisection or ip)",
                            luaL_tolstring(L, -1, NULL));
         lua_pop(L, 1);
         has_solver = 1;
@@ -113,9 +115,12 @@ static void read_contact_options(lua_State *L, int idx, lucid_contact_options *o
     if (lucid_contact_pair_check(o->model, o->solver) != LUCID_OK)
         lucid_lua_fail(L, NEW,
                        "invalid contact model/solver pair %s:%s (valid: lcp:pgs, ccp:pgs, "
-                       "ccp:admm, ccp:newton, raisim:bisection, ncp:pgs, ncp:staggered, ncp:admm)",
+                       "ccp:admm, ccp:newton, ccp:ip, raisim:bisection, ncp:pgs, ncp:staggered, "
+                       "ncp:admm, ncp:ip)",
                        lucid_contact_model_name(o->model), lucid_contact_solver_name(o->solver));
     o->tol = number_field(L, idx, "tol", o->tol, NEW);
+    o->kappa = number_field(L, idx, "kappa", o->kappa, NEW);
+    if (!(o->kappa >= 0.0)) lucid_lua_fail(L, NEW, "contact.kappa must be >= 0 (got %g)", o->kappa);
     if (get_field(L, idx, "max_iter")) {
         o->max_iter = (int)lucid_lua_checkinteger_range(L, -1, 1, 1000000000, NEW, "max_iter");
         lua_pop(L, 1);
