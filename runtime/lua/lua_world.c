@@ -11,6 +11,8 @@
  *     step's last island (the whole scene when it is one island), ready for
  *     lucid.contact.solve; lambda holds the world's forces, contacts the 1-based indices
  *     into w:contacts()
+ *   rec = w:record{every=, max_frames=, max_bytes=}: frames of the following steps for
+ *     lucid.viewer (lua_record.c); one recording at a time per world
  * `shape` is a lucid shape or a list of {shape=, pose=}. Ids are 1-based and shared by
  * bodies and static bodies. The world keeps a reference to every shape it was given (in its
  * uservalue) and a counted C reference to every mesh (lucid_lua_shape_retain, released by
@@ -26,6 +28,7 @@
 
 #include "runtime/lua/check.h"
 #include "runtime/lua/lua_matrix.h"
+#include "runtime/lua/lua_record.h"
 #include "runtime/lua/lua_se3.h"
 #include "runtime/lua/lua_shape.h"
 #include "runtime/lua/modules.h"
@@ -38,12 +41,15 @@ typedef struct world_box {
     lucid_world *w;
     lucid_lua_mesh_ref **meshes; /* the mesh references the world holds (owned) */
     size_t mesh_count, mesh_capacity;
+    lucid_lua_record *rec; /* the recording in progress (uservalue 2 keeps it alive) or NULL */
 } world_box;
 
 /* Safe to call twice: destroys the world, then drops its references to the meshes. */
 static int world_gc(lua_State *L) {
     world_box *box = luaL_testudata(L, 1, WORLD_METATABLE);
     if (!box) return 0;
+    if (box->rec) lucid_lua_record_detach(box->rec);
+    box->rec = NULL;
     lucid_world_destroy(box->w);
     box->w = NULL;
     for (size_t i = 0; i < box->mesh_count; ++i) lucid_lua_mesh_release(box->meshes[i]);
@@ -188,8 +194,9 @@ static void read_world_options(lua_State *L, int idx, lucid_world_options *o) {
 static int l_world(lua_State *L) {
     lucid_world_options o;
     read_world_options(L, 1, &o);
-    world_box *box = lua_newuserdatauv(L, sizeof *box, 1);
+    world_box *box = lua_newuserdatauv(L, sizeof *box, 2);
     box->w = NULL;
+    box->rec = NULL;
     box->meshes = NULL;
     box->mesh_count = box->mesh_capacity = 0;
     luaL_setmetatable(L, WORLD_METATABLE);
@@ -380,6 +387,7 @@ static int l_apply_force(lua_State *L) {
 static int l_step(lua_State *L) {
     static const char *const fname = "lucid.world:step";
     lucid_world *w = check_world(L, fname);
+    world_box *box = lua_touserdata(L, 1);
     lua_Integer n =
         lua_isnoneornil(L, 2) ? 1 : lucid_lua_checkinteger_range(L, 2, 1, 1000000000, fname, "n");
     for (lua_Integer i = 0; i < n; ++i) {
@@ -388,6 +396,7 @@ static int l_step(lua_State *L) {
             lucid_lua_fail(L, fname, "the contact problem is not positive semi-definite");
         if (s == LUCID_ERR_NONFINITE) lucid_lua_fail(L, fname, "the state became NaN or Inf");
         if (s != LUCID_OK) lucid_lua_fail(L, fname, "%s", lucid_world_last_error(w));
+        if (box->rec) lucid_lua_record_after_step(box->rec, w);
     }
     lua_settop(L, 1);
     return 1;
@@ -529,6 +538,21 @@ static int l_stats(lua_State *L) {
     return 1;
 }
 
+/* ---- recording ------------------------------------------------------------------------- */
+
+static int l_record(lua_State *L) {
+    static const char *const fname = "lucid.world:record";
+    lucid_world *w = check_world(L, fname);
+    world_box *box = lua_touserdata(L, 1);
+    if (box->rec)
+        lucid_lua_fail(L, fname, "the world is already being recorded (call rec:stop() first)");
+    lua_settop(L, 2);
+    lucid_lua_record_new(L, 2, w, &box->rec, fname);
+    lua_pushvalue(L, -1);
+    lua_setiuservalue(L, 1, 2); /* the world keeps its recording alive while it records */
+    return 1;
+}
+
 static int l_tostring(lua_State *L) {
     world_box *box = luaL_testudata(L, 1, WORLD_METATABLE);
     if (!box)
@@ -556,6 +580,7 @@ void lucid_open_world(lua_State *L) {
                                        {"energy", l_energy},
                                        {"stats", l_stats},
                                        {"contact_problem", l_contact_problem},
+                                       {"record", l_record},
                                        {NULL, NULL}};
     luaL_newmetatable(L, WORLD_METATABLE);
     lucid_lua_protect_metatable(L, WORLD_METATABLE);
@@ -568,4 +593,5 @@ void lucid_open_world(lua_State *L) {
     lua_pop(L, 1);
     lua_pushcfunction(L, l_world);
     lua_setfield(L, -2, "world");
+    lucid_open_record(L);
 }
