@@ -7,3 +7,7 @@ pkg_check_modules(LUCID_OPENBLAS REQUIRED IMPORTED_TARGET GLOBAL openblas)
 pkg_check_modules(LUCID_QHULL REQUIRED IMPORTED_TARGET GLOBAL qhull_r)
 set(LUCID_DEPENDENCY_TARGETS PkgConfig::LUCID_LUA PkgConfig::LUCID_LAPACKE
                              PkgConfig::LUCID_OPENBLAS PkgConfig::LUCID_QHULL)
+# Batch rollouts run on pthreads (runtime/world/world_batch.c).
+set(THREADS_PREFER_PTHREAD_FLAG ON)
+find_package(Threads REQUIRED)
+list(APPEND LUCID_DEPENDENCY_TARGETS Threads::Threads)
