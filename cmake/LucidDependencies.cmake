@@ -10,3 +10,7 @@ pkg_check_modules(LUCID_QHULL REQUIRED IMPORTED_TARGET GLOBAL qhull_r)
 pkg_check_modules(LUCID_LIBXML2 REQUIRED IMPORTED_TARGET GLOBAL libxml-2.0)
 set(LUCID_DEPENDENCY_TARGETS PkgConfig::LUCID_LUA PkgConfig::LUCID_LAPACKE
                              PkgConfig::LUCID_OPENBLAS PkgConfig::LUCID_QHULL)
+# Batch rollouts run on pthreads (runtime/world/world_batch.c).
+set(THREADS_PREFER_PTHREAD_FLAG ON)
+find_package(Threads REQUIRED)
+list(APPEND LUCID_DEPENDENCY_TARGETS Threads::Threads)

@@ -7,6 +7,8 @@
  *   id = w:add_static{shape=, pose=, friction=}
  *   w:apply_force(id, f [, tau]); w:step([n]); w:pose(id); w:velocity(id); w:contacts();
  *   w:state(); w:set_state(x); w:energy(); w:stats()
+ *   w:controls() -> u; w:set_controls(u): every free body's pending wrench (force, torque), in
+ *     id order (lucid_world_get_controls); applied by the next step, then cleared
  *   w:contact_problem() -> {G=, g=, mu=, R= (with compliance), lambda=, contacts=}: the last
  *     step's last island (the whole scene when it is one island), ready for
  *     lucid.contact.solve; lambda holds the world's forces, contacts the 1-based indices
@@ -31,6 +33,7 @@
 #include "runtime/lua/lua_record.h"
 #include "runtime/lua/lua_se3.h"
 #include "runtime/lua/lua_shape.h"
+#include "runtime/lua/lua_world.h"
 #include "runtime/lua/modules.h"
 #include "runtime/world/world.h"
 
@@ -67,6 +70,14 @@ static lucid_world *check_world(lua_State *L, const char *fname) {
 }
 
 /* Field `key` of the table at idx pushed; returns 1 when it is not nil (else pops it). */
+lucid_world *lucid_lua_checkworld(lua_State *L, int idx, const char *fname) {
+    world_box *box = luaL_testudata(L, idx, WORLD_METATABLE);
+    if (!box)
+        lucid_lua_fail(L, fname, "expected a lucid.world (got %s)", lucid_lua_typename(L, idx));
+    if (!box->w) lucid_lua_fail(L, fname, "the world has been finalized");
+    return box->w;
+}
+
 static int get_field(lua_State *L, int idx, const char *key) {
     if (lua_getfield(L, idx, key) != LUA_TNIL) return 1;
     lua_pop(L, 1);
@@ -512,6 +523,24 @@ static int l_set_state(lua_State *L) {
     return 0;
 }
 
+static int l_controls(lua_State *L) {
+    lucid_world *w = check_world(L, "lucid.world:controls");
+    lucid_lua_matrix *u = lucid_lua_newvector(L, lucid_world_controls_size(w));
+    lucid_world_get_controls(w, u->data);
+    return 1;
+}
+
+static int l_set_controls(lua_State *L) {
+    static const char *const fname = "lucid.world:set_controls";
+    lucid_world *w = check_world(L, fname);
+    lua_settop(L, 2); /* the buffer below must not take the place of a missing argument */
+    int n = lucid_world_controls_size(w);
+    double *u = lua_newuserdatauv(L, sizeof(double) * (size_t)(n + 1), 0);
+    lucid_lua_checkvalues(L, 2, n, u, fname, "controls");
+    lucid_world_set_controls(w, u); /* finite: checked above */
+    return 0;
+}
+
 static int l_energy(lua_State *L) {
     lucid_world *w = check_world(L, "lucid.world:energy");
     lucid_world_energy e = lucid_world_energy_of(w);
@@ -577,6 +606,8 @@ void lucid_open_world(lua_State *L) {
                                        {"contacts", l_contacts},
                                        {"state", l_state},
                                        {"set_state", l_set_state},
+                                       {"controls", l_controls},
+                                       {"set_controls", l_set_controls},
                                        {"energy", l_energy},
                                        {"stats", l_stats},
                                        {"contact_problem", l_contact_problem},

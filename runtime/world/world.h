@@ -191,4 +191,21 @@ typedef struct lucid_world_stats {
 } lucid_world_stats;
 lucid_world_stats lucid_world_last_stats(const lucid_world *w);
 
+/* A copy of w: same options, bodies, static bodies, state and pending applied wrenches, with
+ * empty buffers and no warm-start memory (as after lucid_world_set_state). Shapes are copied;
+ * a convex mesh they point to is shared (meshes are immutable) and must outlive both worlds.
+ * The copy is independent: stepping one never touches the other, so copies may be stepped
+ * in different threads at once. LUCID_ERR_NO_MEMORY, LUCID_ERR_ARGUMENT (NULL). */
+lucid_status lucid_world_clone(const lucid_world *w, lucid_world **out);
+
+/* Controls: one vector holding every input a step consumes. Layout (docs/world.md): every
+ * model's actuator inputs (none yet), then for every free body in id order its applied
+ * wrench, 6 numbers: force (N, at the centre of mass) then torque (N m), world frame. Static
+ * bodies have none. The wrench entries are the accumulators of lucid_world_apply_force:
+ * get reads what the next step will apply, set replaces it; a step clears them. */
+int lucid_world_controls_size(const lucid_world *w);
+void lucid_world_get_controls(const lucid_world *w, double *u);
+/* LUCID_ERR_NONFINITE (nothing changed) when an entry is not finite. */
+lucid_status lucid_world_set_controls(lucid_world *w, const double *u);
+
 #endif
