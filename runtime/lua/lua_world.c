@@ -9,10 +9,12 @@
  *   w:state(); w:set_state(x); w:energy(); w:stats()
  *   w:controls() -> u; w:set_controls(u): every free body's pending wrench (force, torque), in
  *     id order (lucid_world_get_controls); applied by the next step, then cleared
- *   w:contact_problem() -> {G=, g=, mu=, R= (with compliance), lambda=, contacts=}: the last
- *     step's last island (the whole scene when it is one island), ready for
- *     lucid.contact.solve; lambda holds the world's forces, contacts the 1-based indices
- *     into w:contacts()
+ *   w:contact_problem([{G = true}]) -> {G=, g=, mu=, R= (with compliance), lambda=,
+ *     contacts=, sparse=}: the last step's last island (the whole scene when it is one
+ *     island), ready for lucid.contact.solve; lambda holds the world's forces, contacts the
+ *     1-based indices into w:contacts(). An island solved in body space has
+ *     sparse = {body=, J=, W=} (per contact side: world body id or 0, its 3 x 6 blocks of J
+ *     and M^-1 J^T as rows of 18) and G only when asked for ({G = true}, <= 2048 contacts)
  *   rec = w:record{every=, max_frames=, max_bytes=}: frames of the following steps for
  *     lucid.viewer (lua_record.c); one recording at a time per world
  * `shape` is a lucid shape or a list of {shape=, pose=}. Ids are 1-based and shared by
@@ -471,17 +473,51 @@ static int l_contacts(lua_State *L) {
     return 1;
 }
 
+/* J or W blocks (2n sides x 18, row s = the side's 3 x 6 block, row-major) as a matrix */
+static void push_blocks(lua_State *L, const double *B, int n) {
+    lucid_lua_matrix *m = lucid_lua_newmatrix(L, 2 * n, 18);
+    for (int s = 0; s < 2 * n; ++s)
+        for (int k = 0; k < 18; ++k) m->data[s + (size_t)(2 * n) * k] = B[18 * (size_t)s + k];
+}
+
+/* The largest body-space island whose G contact_problem{G = true} builds (9 n^2 doubles:
+ * 302 MB at the bound, the dense path's own limit). */
+#define LUA_WORLD_DENSE_G_MAX 2048
+
 static int l_contact_problem(lua_State *L) {
-    lucid_world *w = check_world(L, "lucid.world:contact_problem");
+    static const char *const fname = "lucid.world:contact_problem";
+    lucid_world *w = check_world(L, fname);
+    int want_G = 0;
+    if (!lua_isnoneornil(L, 2)) {
+        if (!lua_istable(L, 2)) lucid_lua_fail(L, fname, "options must be a table");
+        lua_getfield(L, 2, "G");
+        want_G = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+    }
     lucid_contact_problem p;
-    const int *list = NULL;
+    lucid_contact_sparse_problem sp;
+    const int *list = NULL, *sparse_list = NULL, *side_body = NULL;
     lucid_world_last_problem(w, &p, &list);
+    lucid_world_last_sparse_problem(w, &sp, &side_body, &sparse_list);
+    int sparse = sp.n > 0;
+    if (sparse) {
+        if (want_G && sp.n > LUA_WORLD_DENSE_G_MAX)
+            lucid_lua_fail(L, fname, "an island of %d contacts is too large for G (at most %d)",
+                           sp.n, LUA_WORLD_DENSE_G_MAX);
+        p = (lucid_contact_problem){sp.n, NULL, sp.g, sp.mu, sp.R};
+        list = sparse_list;
+    }
     const lucid_world_contact *c = lucid_world_contacts(w);
     int n3 = 3 * p.n;
-    lua_createtable(L, 0, 6);
-    lucid_lua_matrix *G = lucid_lua_newmatrix(L, n3, n3);
-    if (n3 > 0) memcpy(G->data, p.G, sizeof(double) * (size_t)n3 * (size_t)n3);
-    lua_setfield(L, -2, "G");
+    lua_createtable(L, 0, 8);
+    if (!sparse || want_G) {
+        lucid_lua_matrix *G = lucid_lua_newmatrix(L, n3, n3);
+        if (sparse)
+            lucid_contact_sparse_delassus(&sp, G->data);
+        else if (n3 > 0)
+            memcpy(G->data, p.G, sizeof(double) * (size_t)n3 * (size_t)n3);
+        lua_setfield(L, -2, "G");
+    }
     lucid_lua_pushvalues(L, p.g, n3);
     lua_setfield(L, -2, "g");
     lucid_lua_pushvalues(L, p.mu, p.n);
@@ -499,6 +535,20 @@ static int l_contact_problem(lua_State *L) {
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "contacts");
+    if (sparse) { /* {body = 2n world ids (0: static), J = 2n x 18, W = 2n x 18} */
+        lua_createtable(L, 0, 3);
+        lua_createtable(L, 2 * sp.n, 0);
+        for (int s = 0; s < 2 * sp.n; ++s) {
+            lua_pushinteger(L, side_body[s] + 1);
+            lua_rawseti(L, -2, s + 1);
+        }
+        lua_setfield(L, -2, "body");
+        push_blocks(L, sp.J, sp.n);
+        lua_setfield(L, -2, "J");
+        push_blocks(L, sp.W, sp.n);
+        lua_setfield(L, -2, "W");
+        lua_setfield(L, -2, "sparse");
+    }
     return 1;
 }
 

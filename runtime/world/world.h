@@ -41,6 +41,7 @@
 
 #include "runtime/shapes/shape.h"
 #include "solvers/contact/contact_solver.h"
+#include "solvers/contact/contact_sparse.h"
 
 typedef struct lucid_world lucid_world;
 
@@ -177,6 +178,13 @@ const lucid_world_contact *lucid_world_contacts(const lucid_world *w);
  * single island it is the whole scene's problem. n = 0 when the last step had no contacts, and
  * when that island was solved in body space (opt.sparse_threshold): it has no G. */
 void lucid_world_last_problem(const lucid_world *w, lucid_contact_problem *p, const int **contacts);
+/* The same island's problem when it was solved in body space (n = 0 otherwise): the sparse
+ * pieces of solvers/contact/contact_sparse.h (J and W = M^-1 J^T blocks per contact side, the
+ * 6 x 6 mass blocks when the solver is not PGS, g, mu, R; world units, pointers valid until the
+ * next step), the world body of each side (2n, -1 for a static one) in *side_bodies and the
+ * contacts as above. lucid_contact_sparse_delassus builds its G when wanted. */
+void lucid_world_last_sparse_problem(const lucid_world *w, lucid_contact_sparse_problem *p,
+                                     const int **side_bodies, const int **contacts);
 
 typedef struct lucid_world_stats {
     int candidate_pairs; /* broad-phase body pairs */
