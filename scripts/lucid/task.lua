@@ -197,6 +197,9 @@ end
 function Task:write_replay(rec, file, title)
   check_self(self, Task, "lucid.task:write_replay")
   if rec == nil then return nil end
+  if check.typename(rec) ~= "lucid.record" then
+    check.fail("lucid.task:write_replay", "rec must be a lucid.record (got %s)", check.typename(rec))
+  end
   if rec:info().recording then rec:stop() end
   return lucid.viewer.write(file, rec, {title = title})
 end
