@@ -6,7 +6,9 @@
  *   m:integrate(q, v [, dt]), m:difference(q0, q1), m:normalize(q), m:frame_pose(q, name),
  *   m:frame_jacobian(q, name [, ref])
  *   lucid.dynamics.rnea(m, q, v, a), .aba(m, q, v, tau), .crba(m, q), .nle(m, q, v),
- *   .energy(m, q, v) -> kinetic, potential, .com(m, q)
+ *   .energy(m, q, v) -> kinetic, potential, .com(m, q),
+ *   .rnea_derivatives(m, q, v, a) -> dtau_dq, dtau_dv,
+ *   .aba_derivatives(m, q, v, tau) -> da_dq, da_dv, da_dtau
  * lucid_open_model creates the lucid.model table; modules opened after it (the loaders) add
  * their functions to it. Memory discipline: the spec being built and every scratch array are
  * userdata with finalisers, so an error raised anywhere leaks nothing. */
@@ -857,6 +859,41 @@ static int l_com(lua_State *L) {
     return 1;
 }
 
+static int l_rnea_derivatives(lua_State *L) {
+    lua_settop(L, 4); /* scratch arrays go above the arguments */
+    const char *F = "lucid.dynamics.rnea_derivatives";
+    lucid_model_data *d;
+    lucid_model *m = lucid_lua_checkmodel(L, 1, F, "m", &d);
+    double *q = check_q(L, 2, m, F, "q"), *v = check_v(L, 3, m, F, "v");
+    double *a = check_v(L, 4, m, F, "a");
+    int nv = (int)lucid_model_nv(m);
+    lucid_lua_matrix *dq = lucid_lua_newmatrix(L, nv, nv);
+    lucid_lua_matrix *dv = lucid_lua_newmatrix(L, nv, nv);
+    lucid_model_rnea_derivatives(m, d, q, v, a, dq->data, dv->data);
+    if (!lucid_all_finite(dq->data, (long)nv * nv) || !lucid_all_finite(dv->data, (long)nv * nv))
+        lucid_lua_fail(L, F, "the derivatives are not finite");
+    return 2;
+}
+
+static int l_aba_derivatives(lua_State *L) {
+    lua_settop(L, 4); /* scratch arrays go above the arguments */
+    const char *F = "lucid.dynamics.aba_derivatives";
+    lucid_model_data *d;
+    lucid_model *m = lucid_lua_checkmodel(L, 1, F, "m", &d);
+    double *q = check_q(L, 2, m, F, "q"), *v = check_v(L, 3, m, F, "v");
+    double *tau = check_v(L, 4, m, F, "tau");
+    int nv = (int)lucid_model_nv(m);
+    double *a = scratch(L, (size_t)nv);
+    lucid_lua_matrix *dq = lucid_lua_newmatrix(L, nv, nv);
+    lucid_lua_matrix *dv = lucid_lua_newmatrix(L, nv, nv);
+    lucid_lua_matrix *dt = lucid_lua_newmatrix(L, nv, nv);
+    lucid_model_aba_derivatives(m, d, q, v, tau, a, dq->data, dv->data, dt->data);
+    if (!lucid_all_finite(dq->data, (long)nv * nv) || !lucid_all_finite(dv->data, (long)nv * nv) ||
+        !lucid_all_finite(dt->data, (long)nv * nv))
+        lucid_lua_fail(L, F, "the derivatives are not finite");
+    return 3;
+}
+
 void lucid_open_model(lua_State *L) {
     static const luaL_Reg methods[] = {{"names", l_names},
                                        {"joints", l_joints},
@@ -870,8 +907,14 @@ void lucid_open_model(lua_State *L) {
                                        {"frame_pose", l_frame_pose},
                                        {"frame_jacobian", l_frame_jacobian},
                                        {NULL, NULL}};
-    static const luaL_Reg dynamics[] = {{"rnea", l_rnea}, {"aba", l_aba},       {"crba", l_crba},
-                                        {"nle", l_nle},   {"energy", l_energy}, {"com", l_com},
+    static const luaL_Reg dynamics[] = {{"rnea", l_rnea},
+                                        {"aba", l_aba},
+                                        {"crba", l_crba},
+                                        {"nle", l_nle},
+                                        {"energy", l_energy},
+                                        {"com", l_com},
+                                        {"rnea_derivatives", l_rnea_derivatives},
+                                        {"aba_derivatives", l_aba_derivatives},
                                         {NULL, NULL}};
     luaL_newmetatable(L, LUCID_MODEL_METATABLE);
     lucid_lua_protect_metatable(L, LUCID_MODEL_METATABLE);

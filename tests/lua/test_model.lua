@@ -207,6 +207,36 @@ t.case("power balance: d/dt (T + V) = v . tau", function()
   t.near((Tp + Vp - Tm - Vm) / (2 * h), v:dot(tau), 1e-6 * (1 + math.abs(v:dot(tau))))
 end)
 
+t.case("rnea and aba derivatives against central differences along integrate", function()
+  local rng = lucid.rng(31)
+  local m = random_tree(rng, 8)
+  local q = m:random_configuration(rng)
+  local v, a, tau = random_vec(rng, m.nv, 1), random_vec(rng, m.nv, 2), random_vec(rng, m.nv, 5)
+  local dq, dv = lucid.dynamics.rnea_derivatives(m, q, v, a)
+  local Aq, Av, At = lucid.dynamics.aba_derivatives(m, q, v, tau)
+  local MAt = lucid.dynamics.crba(m, q) * At
+  for r = 1, m.nv do
+    for c = 1, m.nv do t.near(MAt:get(r, c), r == c and 1 or 0, 1e-10, "M da_dtau = I") end
+  end
+  local h = 1e-6
+  local e = lucid.zeros(m.nv)
+  for k = 1, m.nv do
+    e[k] = h
+    local qp, qm = m:integrate(q, e), m:integrate(q, e * -1)
+    local fq = (lucid.dynamics.rnea(m, qp, v, a) - lucid.dynamics.rnea(m, qm, v, a)) * (1 / (2 * h))
+    local ga = (lucid.dynamics.aba(m, qp, v, tau) - lucid.dynamics.aba(m, qm, v, tau)) * (1 / (2 * h))
+    local fv = (lucid.dynamics.rnea(m, q, v + e, a) - lucid.dynamics.rnea(m, q, v - e, a)) * (1 / (2 * h))
+    local gv = (lucid.dynamics.aba(m, q, v + e, tau) - lucid.dynamics.aba(m, q, v - e, tau)) * (1 / (2 * h))
+    e[k] = 0
+    for r = 1, m.nv do
+      t.near(dq:get(r, k), fq[r], 1e-5 * (1 + math.abs(fq[r])), "dtau_dq")
+      t.near(dv:get(r, k), fv[r], 1e-5 * (1 + math.abs(fv[r])), "dtau_dv")
+      t.near(Aq:get(r, k), ga[r], 1e-5 * (1 + math.abs(ga[r])), "da_dq")
+      t.near(Av:get(r, k), gv[r], 1e-5 * (1 + math.abs(gv[r])), "da_dv")
+    end
+  end
+end)
+
 t.case("welded bodies, static shapes and exclusions are accepted", function()
   local m = lucid.model.build{
     bodies = {
