@@ -1,7 +1,7 @@
 /* lucid.contact: the Delassus contact problem from Lua.
  *   sol = lucid.contact.solve{G=, g=, mu=, R=, model=, solver=, tol=, max_iter=, warm_start=,
  *                             relaxation=, alpha=, rho=, stall_tol=, inner_max_iter=,
- *                             compliance=}
+ *                             compliance=, kappa=}
  *   lucid.contact.residual(G, g, mu, lambda [, {R=, model=}])
  * Both results carry `round_off`: how much of eps_abs rounding lambda to doubles can cause
  * (solvers/contact/contact_round_off.h).
@@ -105,7 +105,7 @@ static int integer_field(lua_State *L, int idx, const char *key, int fallback, i
 static const char *const solve_keys[] = {
     "G",          "g",          "mu",         "R",     "model", "solver",    "tol",
     "max_iter",   "warm_start", "relaxation", "alpha", "rho",   "stall_tol", "inner_max_iter",
-    "compliance", NULL};
+    "compliance", "kappa",      NULL};
 
 static lucid_contact_solver default_solver(lucid_contact_model model) {
     switch (model) {
@@ -137,14 +137,15 @@ static void read_model_and_solver(lua_State *L, int idx, lucid_contact_options *
             lucid_contact_solver_parse(name, &o->solver) != LUCID_OK)
             lucid_lua_fail(
                 L, SOLVE,
-                "unknown solver '%s' (expected pgs, admm, newton, staggered or bisection)",
+                "unknown solver '%s' (expected pgs, admm, newton, staggered, bisection or ip)",
                 luaL_tolstring(L, -1, NULL));
         lua_pop(L, 1);
     }
     if (lucid_contact_pair_check(o->model, o->solver) != LUCID_OK)
         lucid_lua_fail(L, SOLVE,
                        "invalid model/solver pair %s:%s (valid: lcp:pgs, ccp:pgs, ccp:admm, "
-                       "ccp:newton, raisim:bisection, ncp:pgs, ncp:staggered, ncp:admm)",
+                       "ccp:newton, ccp:ip, raisim:bisection, ncp:pgs, ncp:staggered, ncp:admm, "
+                       "ncp:ip)",
                        lucid_contact_model_name(o->model), lucid_contact_solver_name(o->solver));
 }
 
@@ -158,6 +159,8 @@ static void read_options(lua_State *L, int idx, lucid_contact_options *o) {
     o->admm_alpha = number_field(L, idx, "alpha", o->admm_alpha);
     o->rho = number_field(L, idx, "rho", o->rho);
     o->newton_compliance = number_field(L, idx, "compliance", o->newton_compliance);
+    o->kappa = number_field(L, idx, "kappa", o->kappa);
+    if (o->kappa < 0.0) lucid_lua_fail(L, SOLVE, "kappa must be >= 0 (got %g)", o->kappa);
     if (o->stall_tol < 0.0) lucid_lua_fail(L, SOLVE, "stall_tol must be >= 0");
     if (!(o->relaxation > 0.0 && o->relaxation < 2.0))
         lucid_lua_fail(L, SOLVE, "relaxation must be in (0, 2) (got %f)", o->relaxation);
