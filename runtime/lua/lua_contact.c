@@ -343,5 +343,6 @@ void lucid_open_contact(lua_State *L) {
     static const luaL_Reg functions[] = {
         {"solve", contact_solve}, {"residual", contact_residual}, {NULL, NULL}};
     luaL_newlib(L, functions);
+    lucid_open_contact_derivatives(L);
     lua_setfield(L, -2, "contact");
 }

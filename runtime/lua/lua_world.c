@@ -7,10 +7,16 @@
  *   id = w:add_static{shape=, pose=, friction=}
  *   w:apply_force(id, f [, tau]); w:step([n]); w:pose(id); w:velocity(id); w:contacts();
  *   w:state(); w:set_state(x); w:energy(); w:stats()
- *   w:contact_problem() -> {G=, g=, mu=, R= (with compliance), lambda=, contacts=}: the last
- *     step's last island (the whole scene when it is one island), ready for
- *     lucid.contact.solve; lambda holds the world's forces, contacts the 1-based indices
- *     into w:contacts()
+ *   w:controls() -> u; w:set_controls(u): every free body's pending wrench (force, torque), in
+ *     id order (lucid_world_get_controls); applied by the next step, then cleared
+ *   w:contact_problem([{G = true}]) -> {G=, g=, mu=, R= (with compliance), lambda=,
+ *     contacts=, sparse=}: the last step's last island (the whole scene when it is one
+ *     island), ready for lucid.contact.solve; lambda holds the world's forces, contacts the
+ *     1-based indices into w:contacts(). An island solved in body space has
+ *     sparse = {body=, J=, W=} (per contact side: world body id or 0, its 3 x 6 blocks of J
+ *     and M^-1 J^T as rows of 18) and G only when asked for ({G = true}, <= 2048 contacts)
+ *   rec = w:record{every=, max_frames=, max_bytes=}: frames of the following steps for
+ *     lucid.viewer (lua_record.c); one recording at a time per world
  * `shape` is a lucid shape or a list of {shape=, pose=}. Ids are 1-based and shared by
  * bodies and static bodies. The world keeps a reference to every shape it was given (in its
  * uservalue) and a counted C reference to every mesh (lucid_lua_shape_retain, released by
@@ -26,8 +32,10 @@
 
 #include "runtime/lua/check.h"
 #include "runtime/lua/lua_matrix.h"
+#include "runtime/lua/lua_record.h"
 #include "runtime/lua/lua_se3.h"
 #include "runtime/lua/lua_shape.h"
+#include "runtime/lua/lua_world.h"
 #include "runtime/lua/modules.h"
 #include "runtime/world/world.h"
 
@@ -38,12 +46,15 @@ typedef struct world_box {
     lucid_world *w;
     lucid_lua_mesh_ref **meshes; /* the mesh references the world holds (owned) */
     size_t mesh_count, mesh_capacity;
+    lucid_lua_record *rec; /* the recording in progress (uservalue 2 keeps it alive) or NULL */
 } world_box;
 
 /* Safe to call twice: destroys the world, then drops its references to the meshes. */
 static int world_gc(lua_State *L) {
     world_box *box = luaL_testudata(L, 1, WORLD_METATABLE);
     if (!box) return 0;
+    if (box->rec) lucid_lua_record_detach(box->rec);
+    box->rec = NULL;
     lucid_world_destroy(box->w);
     box->w = NULL;
     for (size_t i = 0; i < box->mesh_count; ++i) lucid_lua_mesh_release(box->meshes[i]);
@@ -61,6 +72,14 @@ static lucid_world *check_world(lua_State *L, const char *fname) {
 }
 
 /* Field `key` of the table at idx pushed; returns 1 when it is not nil (else pops it). */
+lucid_world *lucid_lua_checkworld(lua_State *L, int idx, const char *fname) {
+    world_box *box = luaL_testudata(L, idx, WORLD_METATABLE);
+    if (!box)
+        lucid_lua_fail(L, fname, "expected a lucid.world (got %s)", lucid_lua_typename(L, idx));
+    if (!box->w) lucid_lua_fail(L, fname, "the world has been finalized");
+    return box->w;
+}
+
 static int get_field(lua_State *L, int idx, const char *key) {
     if (lua_getfield(L, idx, key) != LUA_TNIL) return 1;
     lua_pop(L, 1);
@@ -188,8 +207,9 @@ static void read_world_options(lua_State *L, int idx, lucid_world_options *o) {
 static int l_world(lua_State *L) {
     lucid_world_options o;
     read_world_options(L, 1, &o);
-    world_box *box = lua_newuserdatauv(L, sizeof *box, 1);
+    world_box *box = lua_newuserdatauv(L, sizeof *box, 2);
     box->w = NULL;
+    box->rec = NULL;
     box->meshes = NULL;
     box->mesh_count = box->mesh_capacity = 0;
     luaL_setmetatable(L, WORLD_METATABLE);
@@ -380,6 +400,7 @@ static int l_apply_force(lua_State *L) {
 static int l_step(lua_State *L) {
     static const char *const fname = "lucid.world:step";
     lucid_world *w = check_world(L, fname);
+    world_box *box = lua_touserdata(L, 1);
     lua_Integer n =
         lua_isnoneornil(L, 2) ? 1 : lucid_lua_checkinteger_range(L, 2, 1, 1000000000, fname, "n");
     for (lua_Integer i = 0; i < n; ++i) {
@@ -388,6 +409,7 @@ static int l_step(lua_State *L) {
             lucid_lua_fail(L, fname, "the contact problem is not positive semi-definite");
         if (s == LUCID_ERR_NONFINITE) lucid_lua_fail(L, fname, "the state became NaN or Inf");
         if (s != LUCID_OK) lucid_lua_fail(L, fname, "%s", lucid_world_last_error(w));
+        if (box->rec) lucid_lua_record_after_step(box->rec, w);
     }
     lua_settop(L, 1);
     return 1;
@@ -451,17 +473,51 @@ static int l_contacts(lua_State *L) {
     return 1;
 }
 
+/* J or W blocks (2n sides x 18, row s = the side's 3 x 6 block, row-major) as a matrix */
+static void push_blocks(lua_State *L, const double *B, int n) {
+    lucid_lua_matrix *m = lucid_lua_newmatrix(L, 2 * n, 18);
+    for (int s = 0; s < 2 * n; ++s)
+        for (int k = 0; k < 18; ++k) m->data[s + (size_t)(2 * n) * k] = B[18 * (size_t)s + k];
+}
+
+/* The largest body-space island whose G contact_problem{G = true} builds (9 n^2 doubles:
+ * 302 MB at the bound, the dense path's own limit). */
+#define LUA_WORLD_DENSE_G_MAX 2048
+
 static int l_contact_problem(lua_State *L) {
-    lucid_world *w = check_world(L, "lucid.world:contact_problem");
+    static const char *const fname = "lucid.world:contact_problem";
+    lucid_world *w = check_world(L, fname);
+    int want_G = 0;
+    if (!lua_isnoneornil(L, 2)) {
+        if (!lua_istable(L, 2)) lucid_lua_fail(L, fname, "options must be a table");
+        lua_getfield(L, 2, "G");
+        want_G = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+    }
     lucid_contact_problem p;
-    const int *list = NULL;
+    lucid_contact_sparse_problem sp;
+    const int *list = NULL, *sparse_list = NULL, *side_body = NULL;
     lucid_world_last_problem(w, &p, &list);
+    lucid_world_last_sparse_problem(w, &sp, &side_body, &sparse_list);
+    int sparse = sp.n > 0;
+    if (sparse) {
+        if (want_G && sp.n > LUA_WORLD_DENSE_G_MAX)
+            lucid_lua_fail(L, fname, "an island of %d contacts is too large for G (at most %d)",
+                           sp.n, LUA_WORLD_DENSE_G_MAX);
+        p = (lucid_contact_problem){sp.n, NULL, sp.g, sp.mu, sp.R};
+        list = sparse_list;
+    }
     const lucid_world_contact *c = lucid_world_contacts(w);
     int n3 = 3 * p.n;
-    lua_createtable(L, 0, 6);
-    lucid_lua_matrix *G = lucid_lua_newmatrix(L, n3, n3);
-    if (n3 > 0) memcpy(G->data, p.G, sizeof(double) * (size_t)n3 * (size_t)n3);
-    lua_setfield(L, -2, "G");
+    lua_createtable(L, 0, 8);
+    if (!sparse || want_G) {
+        lucid_lua_matrix *G = lucid_lua_newmatrix(L, n3, n3);
+        if (sparse)
+            lucid_contact_sparse_delassus(&sp, G->data);
+        else if (n3 > 0)
+            memcpy(G->data, p.G, sizeof(double) * (size_t)n3 * (size_t)n3);
+        lua_setfield(L, -2, "G");
+    }
     lucid_lua_pushvalues(L, p.g, n3);
     lua_setfield(L, -2, "g");
     lucid_lua_pushvalues(L, p.mu, p.n);
@@ -479,6 +535,20 @@ static int l_contact_problem(lua_State *L) {
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "contacts");
+    if (sparse) { /* {body = 2n world ids (0: static), J = 2n x 18, W = 2n x 18} */
+        lua_createtable(L, 0, 3);
+        lua_createtable(L, 2 * sp.n, 0);
+        for (int s = 0; s < 2 * sp.n; ++s) {
+            lua_pushinteger(L, side_body[s] + 1);
+            lua_rawseti(L, -2, s + 1);
+        }
+        lua_setfield(L, -2, "body");
+        push_blocks(L, sp.J, sp.n);
+        lua_setfield(L, -2, "J");
+        push_blocks(L, sp.W, sp.n);
+        lua_setfield(L, -2, "W");
+        lua_setfield(L, -2, "sparse");
+    }
     return 1;
 }
 
@@ -500,6 +570,24 @@ static int l_set_state(lua_State *L) {
     const char *why = NULL;
     lucid_status s = lucid_world_set_state(w, x, &why);
     if (s != LUCID_OK) lucid_lua_fail(L, fname, "%s", why ? why : lucid_status_string(s));
+    return 0;
+}
+
+static int l_controls(lua_State *L) {
+    lucid_world *w = check_world(L, "lucid.world:controls");
+    lucid_lua_matrix *u = lucid_lua_newvector(L, lucid_world_controls_size(w));
+    lucid_world_get_controls(w, u->data);
+    return 1;
+}
+
+static int l_set_controls(lua_State *L) {
+    static const char *const fname = "lucid.world:set_controls";
+    lucid_world *w = check_world(L, fname);
+    lua_settop(L, 2); /* the buffer below must not take the place of a missing argument */
+    int n = lucid_world_controls_size(w);
+    double *u = lua_newuserdatauv(L, sizeof(double) * (size_t)(n + 1), 0);
+    lucid_lua_checkvalues(L, 2, n, u, fname, "controls");
+    lucid_world_set_controls(w, u); /* finite: checked above */
     return 0;
 }
 
@@ -529,6 +617,21 @@ static int l_stats(lua_State *L) {
     return 1;
 }
 
+/* ---- recording ------------------------------------------------------------------------- */
+
+static int l_record(lua_State *L) {
+    static const char *const fname = "lucid.world:record";
+    lucid_world *w = check_world(L, fname);
+    world_box *box = lua_touserdata(L, 1);
+    if (box->rec)
+        lucid_lua_fail(L, fname, "the world is already being recorded (call rec:stop() first)");
+    lua_settop(L, 2);
+    lucid_lua_record_new(L, 2, w, &box->rec, fname);
+    lua_pushvalue(L, -1);
+    lua_setiuservalue(L, 1, 2); /* the world keeps its recording alive while it records */
+    return 1;
+}
+
 static int l_tostring(lua_State *L) {
     world_box *box = luaL_testudata(L, 1, WORLD_METATABLE);
     if (!box)
@@ -553,9 +656,12 @@ void lucid_open_world(lua_State *L) {
                                        {"contacts", l_contacts},
                                        {"state", l_state},
                                        {"set_state", l_set_state},
+                                       {"controls", l_controls},
+                                       {"set_controls", l_set_controls},
                                        {"energy", l_energy},
                                        {"stats", l_stats},
                                        {"contact_problem", l_contact_problem},
+                                       {"record", l_record},
                                        {NULL, NULL}};
     luaL_newmetatable(L, WORLD_METATABLE);
     lucid_lua_protect_metatable(L, WORLD_METATABLE);
@@ -568,4 +674,5 @@ void lucid_open_world(lua_State *L) {
     lua_pop(L, 1);
     lua_pushcfunction(L, l_world);
     lua_setfield(L, -2, "world");
+    lucid_open_record(L);
 }

@@ -6,4 +6,6 @@ lucid.task = require "lucid.task"
 lucid.plot = require "lucid.plot"
 lucid.optim = require "lucid.optim"
 lucid.stats = require "lucid.stats"
+lucid.contact.primitive = require "lucid.contact_ad"
+lucid.viewer = require "lucid.viewer"
 return lucid

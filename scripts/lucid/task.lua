@@ -175,6 +175,32 @@ function Task:parse(args)
   return values
 end
 
+-- Replays of simulation tasks (lucid.viewer): task.replay_option(what) declares
+-- `--replay FILE` ("write an HTML replay of WHAT to FILE"); rec = t:record(w, file, dt) starts
+-- recording world w (time step dt) when file is given (nil otherwise), keeping about 200 frames
+-- a simulated second; t:write_replay(rec, file, title) stops it and writes the page (nothing
+-- when rec is nil). Returns the file name.
+function task.replay_option(what)
+  check.value("lucid.task.replay_option", what, "string", "what")
+  return {name = "replay", kind = "string",
+          help = "write an HTML replay (lucid.viewer) of " .. what .. " to FILE"}
+end
+
+function Task:record(w, file, dt)
+  check_self(self, Task, "lucid.task:record")
+  if file == nil then return nil end
+  check.value("lucid.task:record", file, "string", "file")
+  check.value("lucid.task:record", dt, "number", "dt")
+  return w:record{every = math.max(1, math.floor(0.005 / dt + 0.5))}
+end
+
+function Task:write_replay(rec, file, title)
+  check_self(self, Task, "lucid.task:write_replay")
+  if rec == nil then return nil end
+  if rec:info().recording then rec:stop() end
+  return lucid.viewer.write(file, rec, {title = title})
+end
+
 -- A check function for options listing contact model:solver pairs ("ncp:admm,lcp:pgs"):
 -- nil when every pair is one lucid.world accepts, else why not.
 function task.check_pairs(text)
