@@ -273,7 +273,7 @@ static int contact_solve(lua_State *L) {
     if (relaxed) {
         lua_pushnumber(L, o.kappa);
         lua_setfield(L, -2, "kappa");
-        lucid_lua_push_relaxed_derivatives(L, state_idx);
+        lucid_lua_push_relaxed_derivatives(L, state_idx, o.model == LUCID_CONTACT_NCP, o.kappa);
         lua_setfield(L, -2, "derivatives");
     }
     return 1;

@@ -15,10 +15,18 @@ void lucid_lua_relaxed_state_new(lua_State *L, const char *fname, int n, const d
                                  const double *g, const double *mu, const double *R,
                                  lucid_contact_problem *p, lucid_contact_workspace **ws);
 
-/* Pushes the function sol:derivatives bound to the state at idx:
- *   d = sol:derivatives() -> {dlambda_dg = mat (3n x 3n), dlambda_dmu = mat (3n x n),
- *                             jvp = function(dg [, dG [, dmu]]) -> vec,
- *                             vjp = function(lambda_bar) -> {g = vec, G = mat, mu = vec}} */
-void lucid_lua_push_relaxed_derivatives(lua_State *L, int idx);
+/* Pushes the function sol:derivatives bound to the state at idx (a solve of model ncp (1) or
+ * ccp (0) at kappa):
+ *   D = sol:derivatives([{dense = true}]) -> the table of lucid.contact.derivatives (method
+ *   "relaxed"): dlambda_dg (3n x 3n), dlambda_dmu (3n x n), dlambda_dR (3n x 3n) unless
+ *   dense = false; dlambda_dG(dG) -> dlambda; jvp{G=, g=, mu=, R=} -> dlambda;
+ *   vjp(w) -> {G=, g=, mu=, R=}; method, model, kappa. */
+void lucid_lua_push_relaxed_derivatives(lua_State *L, int idx, int ncp, double kappa);
+
+/* lucid.contact.derivatives(problem, sol, {method = "relaxed"}): pushes that table for the
+ * relaxed solve sol (sol.derivatives of lucid.contact.solve with solver "ip", kappa > 0) after
+ * checking problem (stack index) holds the G, g, mu, R it solved; errors name fname. */
+int lucid_lua_relaxed_contact_derivatives(lua_State *L, int problem, int sol, int dense,
+                                          int allow_unconverged, const char *fname);
 
 #endif

@@ -76,16 +76,27 @@ t.case("sol:derivatives() matches central differences of the relaxed solve", fun
       end
       t.truthy(worst <= 1e-6, string.format("%s kappa %g: relative error %.3g", model, kappa, worst))
       -- jvp and vjp are the products with the same Jacobian
-      local v = d.jvp({1, 0, 0, 0, 0, 0})
+      local v = d.jvp{g = {1, 0, 0, 0, 0, 0}}
       for i = 1, 6 do t.near(v[i], d.dlambda_dg:get(i, 1), 1e-14) end
       local b = d.vjp({0, 0, 1, 0, 0, 0})
       for j = 1, 6 do t.near(b.g[j], d.dlambda_dg:get(3, j), 1e-14) end
+      for j = 1, 6 do t.near(b.R[j], d.dlambda_dR:get(3, j), 1e-14) end
       t.near(b.mu[2], d.dlambda_dmu:get(3, 2), 1e-14)
-      -- dG: the product with lambda^T, column by column
+      -- dG: the product with lambda^T; dR: the diagonal of dG
       local dG = lucid.zeros(6, 6)
       dG:set(1, 3, 1.0)
-      local w = d.jvp({0, 0, 0, 0, 0, 0}, dG)
-      for i = 1, 6 do t.near(w[i], d.dlambda_dg:get(i, 1) * s.lambda[3], 1e-12) end
+      local w, w2 = d.jvp{G = dG}, d.dlambda_dG(dG)
+      for i = 1, 6 do
+        t.near(w[i], d.dlambda_dg:get(i, 1) * s.lambda[3], 1e-12)
+        t.near(w2[i], w[i], 1e-15)
+        t.near(d.dlambda_dR:get(i, 2), d.dlambda_dg:get(i, 2) * s.lambda[2], 1e-12)
+      end
+      -- lucid.contact.derivatives with method "relaxed" is the same table
+      local D = lucid.contact.derivatives({G = G, g = g, mu = mu, model = model, solver = "ip",
+                                           kappa = kappa}, s, {method = "relaxed"})
+      t.eq(D.method, "relaxed")
+      t.eq(D.kappa, kappa)
+      for i = 1, 6 do t.near(D.dlambda_dg:get(i, 4), d.dlambda_dg:get(i, 4), 0) end
     end
   end
 end)
@@ -97,10 +108,25 @@ t.case("ip and kappa: bad input is an error naming the function", function()
   t.raises("lucid.contact.solve: invalid model/solver pair raisim:ip", solve, G, g, mu, {model = "raisim"})
   t.raises("lucid.world: invalid contact model/solver pair lcp:ip", lucid.world, {contact = {model = "lcp", solver = "ip"}})
   t.raises("lucid.world: contact.kappa must be >= 0", lucid.world, {contact = {solver = "ip", kappa = -1}})
-  local d = solve(G, g, mu, {kappa = 1e-3}):derivatives()
-  t.raises("sol:derivatives().jvp: dg", d.jvp, {1, 2})
-  t.raises("sol:derivatives().jvp: dG must be 6 x 6", d.jvp, {0, 0, 0, 0, 0, 0}, lucid.zeros(3, 3))
-  t.raises("sol:derivatives().vjp: lambda_bar", d.vjp, {0 / 0, 0, 0, 0, 0, 0})
+  local s = solve(G, g, mu, {kappa = 1e-3})
+  local d = s:derivatives()
+  t.raises("sol:derivatives().jvp: g", d.jvp, {g = {1, 2}})
+  t.raises("sol:derivatives().jvp: G must be 6 x 6", d.jvp, {G = lucid.zeros(3, 3)})
+  t.raises("sol:derivatives().jvp: expects a table", d.jvp, 1)
+  t.raises("sol:derivatives().vjp: w", d.vjp, {0 / 0, 0, 0, 0, 0, 0})
+  t.raises("sol:derivatives: opts must be a table", s.derivatives, s, 1)
+  -- the relaxed method needs a relaxed ip solution of that very problem
+  local exact = solve(G, g, mu)
+  t.raises("lucid.contact.derivatives: opts.method 'relaxed' needs a solution of lucid.contact.solve with solver 'ip' and kappa > 0",
+           lucid.contact.derivatives, {G = G, g = g, mu = mu}, exact, {method = "relaxed"})
+  t.raises("lucid.contact.derivatives: problem differs from the one sol solved",
+           lucid.contact.derivatives, {G = G, g = {0, 0, -1, 0, 0, -1}, mu = mu}, s, {method = "relaxed"})
+  local capped = solve(G, g, mu, {kappa = 1e-3, max_iter = 1})
+  t.truthy(not capped.converged)
+  t.raises("lucid.contact.derivatives: the solution did not converge",
+           lucid.contact.derivatives, {G = G, g = g, mu = mu}, capped, {method = "relaxed"})
+  t.truthy(lucid.contact.derivatives({G = G, g = g, mu = mu}, capped,
+                                     {method = "relaxed", allow_unconverged = true}).dlambda_dg)
 end)
 
 t.case("the world steps with ncp:ip, exact and relaxed", function()
@@ -115,5 +141,30 @@ t.case("the world steps with ncp:ip, exact and relaxed", function()
     for _, c in ipairs(w:contacts()) do total = total + c.force[3] end
     t.near(total, 9.81, 1e-3, "weight carried")
     t.truthy(math.abs(w:velocity(id)[3]) < 1e-4, "at rest")
+  end
+end)
+
+-- Away from switches the relaxed derivatives tend to the exact (active-set) ones as kappa -> 0.
+t.case("relaxed derivatives approach lucid.contact.derivatives' active-set ones as kappa -> 0", function()
+  local G, g, mu = problem()
+  for _, model in ipairs{"ncp", "ccp"} do
+    local exact_sol = lucid.contact.solve{G = G, g = g, mu = mu, model = model, solver = "admm",
+                                          tol = 1e-12, max_iter = 100000}
+    local exact = lucid.contact.derivatives({G = G, g = g, mu = mu, model = model}, exact_sol)
+    local previous, errors = math.huge, {}
+    for _, kappa in ipairs{1e-4, 1e-6, 1e-8} do
+      local d = solve(G, g, mu, {model = model, kappa = kappa, tol = 1e-3 * kappa}):derivatives()
+      local err, size = 0, 0
+      for i = 1, 6 do
+        for j = 1, 6 do
+          err = math.max(err, math.abs(d.dlambda_dg:get(i, j) - exact.dlambda_dg:get(i, j)))
+          size = math.max(size, math.abs(exact.dlambda_dg:get(i, j)))
+        end
+      end
+      errors[#errors + 1] = string.format("%.2g", err / size)
+      t.truthy(err / size < previous, model .. ": the error falls with kappa: " .. table.concat(errors, " "))
+      previous = err / size
+    end
+    t.truthy(previous <= 1e-5, model .. ": at kappa 1e-8: " .. table.concat(errors, " "))
   end
 end)
