@@ -85,9 +85,11 @@ static void bench_problem(const char *name, const lucid_contact_problem *p, cons
             }
             for (int q = 0; q < NPAIRS; ++q) {
                 const run *r = &runs[q];
-                printf("%-14s n=%-3d %-4s T=%-6.0e %-10s %10.1f us %6d it  ncp %8.2e %-9s", name,
-                       p->n, start ? "warm" : "cold", tols[k], pairs[q].name, 1e6 * r->seconds,
-                       r->iterations, r->ncp, r->ncp <= tols[k] ? "reaches" : "MISSES");
+                printf("%-14s n=%-3d %-4s T=%-6.0e %-10s %10.1f us %6d it  model %8.2e  ncp %8.2e "
+                       "%-7s",
+                       name, p->n, start ? "warm" : "cold", tols[k], pairs[q].name,
+                       1e6 * r->seconds, r->iterations, r->model, r->ncp,
+                       r->ncp <= tols[k] ? "reaches" : "MISSES");
                 if (q > 0) printf("  time / ncp:ip %6.2f", r->seconds / runs[0].seconds);
                 printf("\n");
             }
