@@ -6,8 +6,9 @@
  * = d lambda / d R_k) unless dense = false; dlambda_dG(dG) -> dlambda; jvp{G=, g=, mu=, R=} ->
  * dlambda; vjp(w) -> {G=, g=, mu=, R=}; modes, margins (per contact), margin, rank, size,
  * rank_deficient, method, model.
- * Methods: "active_set" (implicit function theorem on the active modes, every model). The
- * relaxed (interior-point) derivatives plug in as another method here.
+ * Methods: "active_set" (implicit function theorem on the active modes, every model) and
+ * "relaxed" (a solution of solver "ip" with kappa > 0: the central path's derivatives from the
+ * solve's own factorisation, lua_contact_relaxed.c).
  * ccp:newton solves a compliant problem: where R is 0 (or absent) it uses R = compliance x
  * trace(G_ii) / 3 (contact_newton.c); its answer is differentiated as a solution of that
  * problem, including that R's dependence on G. */
@@ -18,6 +19,7 @@
 
 #include "autodiff/contact_derivatives.h"
 #include "runtime/lua/check.h"
+#include "runtime/lua/lua_contact_relaxed.h"
 #include "runtime/lua/lua_matrix.h"
 #include "runtime/lua/modules.h"
 
@@ -255,14 +257,13 @@ static int contact_derivatives(lua_State *L) {
     }
     lucid_lua_check_option_names_prefixed(L, 3, option_keys, DERIVATIVES, "opts.");
     const char *method = string_field(L, 3, "method", "opts.method");
-    if (method && strcmp(method, "active_set") != 0) {
-        if (strcmp(method, "relaxed") == 0)
-            lucid_lua_fail(L, DERIVATIVES,
-                           "opts.method 'relaxed' (the central-path derivatives of an ip solution "
-                           "with kappa > 0) is not available from Lua yet");
+    if (method && strcmp(method, "relaxed") == 0) /* lua_contact_relaxed.c */
+        return lucid_lua_relaxed_contact_derivatives(L, 1, 2, boolean_option(L, 3, "dense", 1),
+                                                     boolean_option(L, 3, "allow_unconverged", 0),
+                                                     DERIVATIVES);
+    if (method && strcmp(method, "active_set") != 0)
         lucid_lua_fail(L, DERIVATIVES, "unknown opts.method '%s' (expected active_set or relaxed)",
                        method);
-    }
     lucid_contact_model model = read_model(L, 1, 2);
     const char *solver = string_field(L, 2, "solver", "sol.solver");
     if (solver && strcmp(solver, "ip") == 0 && get_field(L, 1, "kappa")) {

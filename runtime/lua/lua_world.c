@@ -139,7 +139,7 @@ static void read_contact_options(lua_State *L, int idx, lucid_contact_options *o
                        lucid_contact_model_name(o->model), lucid_contact_solver_name(o->solver));
     o->tol = number_field(L, idx, "tol", o->tol, NEW);
     o->kappa = number_field(L, idx, "kappa", o->kappa, NEW);
-    if (!(o->kappa >= 0.0)) lucid_lua_fail(L, NEW, "contact.kappa must be >= 0 (got %g)", o->kappa);
+    if (!(o->kappa >= 0.0)) lucid_lua_fail(L, NEW, "contact.kappa must be >= 0 (got %f)", o->kappa);
     if (get_field(L, idx, "max_iter")) {
         o->max_iter = (int)lucid_lua_checkinteger_range(L, -1, 1, 1000000000, NEW, "max_iter");
         lua_pop(L, 1);
