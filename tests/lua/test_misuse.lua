@@ -23,6 +23,7 @@ samples.world:add_static{shape = samples.plane}
 samples.world:add_body{shape = samples.convex, mass = 1, pose = lucid.se3.new({1, 0, 0, 0}, {0, 0, 2})}
 samples.task = lucid.task.new{name = "misuse", summary = "fuzz"}
 samples.progress = samples.task:progress(3)
+samples.record = lucid.world{}:record() -- lucid.record methods and lucid.viewer.write
 
 local thread = coroutine.create(function() end)
 local junk_list = table.pack(
@@ -252,6 +253,7 @@ local types = {
   {"lucid.se3", samples.pose, {"lucid.se3"}},
   {"lucid.task", samples.task, {"lucid.task"}},
   {"lucid.task.progress", samples.progress, {"lucid.task"}},
+  {"lucid.record", samples.record, {"lucid.record"}},
 }
 
 local function fuzz_type(prefix, obj, prefixes)
