@@ -31,6 +31,7 @@ samples.q = samples.model:neutral()
 samples.v = lucid.zeros(samples.model.nv)
 samples.task = lucid.task.new{name = "misuse", summary = "fuzz"}
 samples.progress = samples.task:progress(3)
+samples.record = lucid.world{}:record() -- lucid.record methods and lucid.viewer.write
 
 local thread = coroutine.create(function() end)
 local junk_list = table.pack(
@@ -278,6 +279,7 @@ local types = {
   {"lucid.model", samples.model, {"lucid.model"}},
   {"lucid.task", samples.task, {"lucid.task"}},
   {"lucid.task.progress", samples.progress, {"lucid.task"}},
+  {"lucid.record", samples.record, {"lucid.record"}},
 }
 
 local function fuzz_type(prefix, obj, prefixes)
