@@ -6,4 +6,5 @@ lucid.task = require "lucid.task"
 lucid.plot = require "lucid.plot"
 lucid.optim = require "lucid.optim"
 lucid.stats = require "lucid.stats"
+lucid.mpi = require "lucid.mpi"
 return lucid
