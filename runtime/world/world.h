@@ -185,6 +185,12 @@ void lucid_world_last_problem(const lucid_world *w, lucid_contact_problem *p, co
  * contacts as above. lucid_contact_sparse_delassus builds its G when wanted. */
 void lucid_world_last_sparse_problem(const lucid_world *w, lucid_contact_sparse_problem *p,
                                      const int **side_bodies, const int **contacts);
+/* lucid_world_last_problem for either path: for a body-space island its G is built (into the
+ * world's dense buffer, allocated here if need be: not part of a step) from the sparse pieces.
+ * LUCID_ERR_NO_MEMORY above LUCID_WORLD_MAX_ISLAND_CONTACTS (2048) contacts or when the
+ * allocation fails (then p->n = 0). */
+lucid_status lucid_world_last_problem_dense(lucid_world *w, lucid_contact_problem *p,
+                                            const int **contacts);
 
 typedef struct lucid_world_stats {
     int candidate_pairs; /* broad-phase body pairs */
