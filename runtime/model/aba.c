@@ -63,6 +63,27 @@ void lucid_model_aba(const lucid_model *m, lucid_model_data *d, const double *q,
         double *Ia = d->Ia + 36 * i, *pA = d->pA + 6 * i, *U = d->U + 6 * iv;
         double *Dinv = d->Dinv + 36 * i, D[36];
         const int *ax = m->dof_axis + iv;
+        if (n == 1) { /* the common 1-dof joint: D and U scalar-wise, no small loops */
+            memcpy(U, Ia + 6 * ax[0], 6 * sizeof *U);
+            double dinv = 1.0 / (U[ax[0]] + m->armature[iv]), u = tau[iv] - pA[ax[0]];
+            Dinv[0] = dinv;
+            d->u[iv] = u;
+            if (nd->parent < 0) continue;
+            double pa[6], t[6], Uc[6];
+            for (int r = 0; r < 6; ++r) Uc[r] = U[r] * dinv;
+            for (int c = 0; c < 6; ++c)
+                for (int r = 0; r < 6; ++r) Ia[r + 6 * c] -= Uc[r] * U[c];
+            const double *ci = d->c + 6 * i;
+            for (int r = 0; r < 6; ++r) {
+                double s = pA[r] + Uc[r] * u;
+                for (int c = 0; c < 6; ++c) s += Ia[r + 6 * c] * ci[c];
+                pa[r] = s;
+            }
+            lucid_sp_matrix_act_add(&d->liMi[i], Ia, d->Ia + 36 * nd->parent);
+            lucid_sp_force_act(&d->liMi[i], pa, t);
+            for (int r = 0; r < 6; ++r) d->pA[6 * nd->parent + r] += t[r];
+            continue;
+        }
         for (size_t k = 0; k < n; ++k) memcpy(U + 6 * k, Ia + 6 * ax[k], 6 * sizeof *U);
         for (size_t k = 0; k < n; ++k) {
             for (size_t r = 0; r < n; ++r) D[r + n * k] = U[6 * k + ax[r]];

@@ -25,6 +25,9 @@
  * v = angular velocity in the child frame, free q = (x, y, z, qw, qx, qy, qz) (the pose of
  * the joint frame in its parent's) and v = its twist in its own frame, linear first, planar
  * q = (x, y, cos th, sin th) and v = (vx, vy, w) in the child frame. See configuration.h.
+ * A free joint's q is relative to its body's placement (X = X_parent placement pose(q)): a
+ * loader that wants MuJoCo's convention (qpos = the world pose of a top-level body) gives such a
+ * body an identity placement and its MJCF pos/quat as the initial configuration.
  *
  * Choices made at compilation (errors, never silent):
  *  - mimic joints are refused: "joint 'name': mimic joints are not supported (copies 'x')";

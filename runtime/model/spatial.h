@@ -99,15 +99,37 @@ static inline void lucid_sp_inertia_matrix(const lucid_inertia *I, double *A) {
     }
 }
 /* out += M* A M^-1 for a symmetric motion-to-force matrix A in the child frame (out in the
- * parent frame): the force action applied to A's columns, then to the rows. */
+ * parent frame). With F = [[R, 0], [P R, R]] (P = hat(p)) and B = diag(R, R) A diag(R, R)^T:
+ * F A F^T = [[B11, B12 - B11 P], [., B22 + P B12 - (P B11 + B21) P]] (symmetric). */
 static inline void lucid_sp_matrix_act_add(const lucid_se3 *M, const double *A, double *out) {
-    double B[36], col[6], r[6];
-    for (int j = 0; j < 6; ++j) lucid_sp_force_act(M, A + 6 * j, B + 6 * j);
-    for (int i = 0; i < 6; ++i) {
-        for (int j = 0; j < 6; ++j) col[j] = B[i + 6 * j];
-        lucid_sp_force_act(M, col, r);
-        for (int j = 0; j < 6; ++j) out[i + 6 * j] += r[j];
-    }
+    lucid_mat3 A11, A12, A22;
+    for (int c = 0; c < 3; ++c)
+        for (int r = 0; r < 3; ++r) {
+            A11.m[r + 3 * c] = A[r + 6 * c];
+            A12.m[r + 3 * c] = A[r + 6 * (c + 3)];
+            A22.m[r + 3 * c] = A[(r + 3) + 6 * (c + 3)];
+        }
+    lucid_mat3 Rt = lucid_mat3_transpose(&M->R), T;
+    T = lucid_mat3_mul(&M->R, &A11);
+    lucid_mat3 B11 = lucid_mat3_mul(&T, &Rt);
+    T = lucid_mat3_mul(&M->R, &A12);
+    lucid_mat3 B12 = lucid_mat3_mul(&T, &Rt);
+    T = lucid_mat3_mul(&M->R, &A22);
+    lucid_mat3 B22 = lucid_mat3_mul(&T, &Rt);
+    lucid_mat3 P = lucid_mat3_hat(M->t), B21 = lucid_mat3_transpose(&B12);
+    lucid_mat3 B11P = lucid_mat3_mul(&B11, &P), PB11 = lucid_mat3_mul(&P, &B11);
+    lucid_mat3 PB12 = lucid_mat3_mul(&P, &B12);
+    lucid_mat3 S = lucid_mat3_add(&PB11, &B21);
+    lucid_mat3 SP = lucid_mat3_mul(&S, &P);
+    for (int c = 0; c < 3; ++c)
+        for (int r = 0; r < 3; ++r) {
+            int k = r + 3 * c;
+            double c12 = B12.m[k] - B11P.m[k];
+            out[r + 6 * c] += B11.m[k];
+            out[r + 6 * (c + 3)] += c12;
+            out[(c + 3) + 6 * r] += c12;
+            out[(r + 3) + 6 * (c + 3)] += B22.m[k] + PB12.m[k] - SP.m[k];
+        }
 }
 
 /* The joint motion X_J(q) of a node (its frame relative to its zero-motion frame). */

@@ -1,12 +1,13 @@
-/* Rigid-body dynamics timings: RNEA, CRBA, ABA, the LTDL factorisation and one M^-1 solve, on
+/* Rigid-body dynamics timings: RNEA, CRBA, ABA, the LTDL factorisation, one M^-1 solve and the
+ * analytic derivatives (d rnea: dtau/dq, dtau/dv; d aba: da/dq, da/dv, da/dtau), on
  * a 7-dof arm and a 30-body random tree with every joint kind (tests/c/test_model_util.h).
  *
  *   build/tests/bench/bench_dynamics [--seconds S]
  *
- * Per model one row of microseconds per call, and the in-run baselines: forward dynamics by
- * CRBA + LTDL + solve (the "dense-free" alternative to ABA) and by CRBA + LAPACK Cholesky
- * (dpotrf + dpotrs), printed as ratios to ABA. bench_model() times one compiled model, so a
- * peer (MuJoCo on the same model) is one more call with the same states. */
+ * Per model one row of microseconds (process CPU time) per call, and the in-run baselines: forward
+ * dynamics by CRBA + LTDL + solve (the "dense-free" alternative to ABA) and by CRBA + LAPACK
+ * Cholesky (dpotrf + dpotrs), printed as ratios to ABA. bench_model() times one compiled model, so
+ * a peer (MuJoCo on the same model) is one more call with the same states. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,15 +19,17 @@
 
 enum { NSTATES = 16 };
 
+/* CPU time of this process: on a shared, loaded machine wall time mostly measures the other
+ * jobs; a single-threaded loop's CPU time is its own. */
 static double now(void) {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 typedef struct bench_states {
     size_t nq, nv;
-    double *q, *v, *tau, *a, *out, *M;
+    double *q, *v, *tau, *a, *out, *M, *D1, *D2, *D3;
 } bench_states;
 
 /* Which routine a timing loop runs. */
@@ -37,7 +40,9 @@ typedef enum routine {
     CRBA_LTDL,
     LTDL_SOLVE,
     CRBA_LTDL_SOLVE,
-    CRBA_LAPACK
+    CRBA_LAPACK,
+    RNEA_DERIV,
+    ABA_DERIV
 } routine;
 
 static void run_once(const lucid_model *m, lucid_model_data *d, bench_states *s, int k, routine r) {
@@ -77,6 +82,12 @@ static void run_once(const lucid_model *m, lucid_model_data *d, bench_states *s,
             lucid_dense_cholesky((int)nv, s->M, (int)nv);
             lucid_dense_cholesky_solve((int)nv, 1, s->M, (int)nv, s->out, (int)nv);
             break;
+        case RNEA_DERIV:
+            lucid_model_rnea_derivatives(m, d, q, v, tau, s->D1, s->D2);
+            break;
+        case ABA_DERIV:
+            lucid_model_aba_derivatives(m, d, q, v, tau, s->a, s->D1, s->D2, s->D3);
+            break;
     }
 }
 
@@ -104,8 +115,11 @@ static double bench_model(const char *name, const lucid_model *m, double seconds
     s.a = calloc(s.nv, sizeof(double));
     s.out = calloc(s.nv, sizeof(double));
     s.M = calloc(s.nv * s.nv, sizeof(double));
+    s.D1 = calloc(s.nv * s.nv, sizeof(double));
+    s.D2 = calloc(s.nv * s.nv, sizeof(double));
+    s.D3 = calloc(s.nv * s.nv, sizeof(double));
     lucid_model_data *d = NULL;
-    if (!s.q || !s.v || !s.tau || !s.a || !s.out || !s.M ||
+    if (!s.q || !s.v || !s.tau || !s.a || !s.out || !s.M || !s.D1 || !s.D2 || !s.D3 ||
         lucid_model_data_create(m, &d) != LUCID_OK) {
         fprintf(stderr, "bench_dynamics: out of memory\n");
         exit(1);
@@ -118,14 +132,16 @@ static double bench_model(const char *name, const lucid_model *m, double seconds
         random_vector(&st, s.v + (size_t)k * s.nv, s.nv, 1.0);
         random_vector(&st, s.tau + (size_t)k * s.nv, s.nv, 5.0);
     }
-    double t[7];
-    for (int r = 0; r <= CRBA_LAPACK; ++r) t[r] = time_routine(m, d, &s, (routine)r, seconds);
-    printf("%-12s %4zu %4zu %8.3f %8.3f %8.3f %10.3f %8.3f %8.3f (%4.2fx) %8.3f (%4.2fx)\n", name,
-           lucid_model_njoints(m), s.nv, t[RNEA], t[CRBA], t[ABA], t[CRBA_LTDL], t[LTDL_SOLVE],
-           t[CRBA_LTDL_SOLVE], t[CRBA_LTDL_SOLVE] / t[ABA], t[CRBA_LAPACK],
-           t[CRBA_LAPACK] / t[ABA]);
+    double t[9];
+    for (int r = 0; r <= ABA_DERIV; ++r) t[r] = time_routine(m, d, &s, (routine)r, seconds);
+    printf("%-12s %4zu %4zu %8.3f %8.3f %8.3f %10.3f %8.3f %8.3f (%4.2fx) %8.3f (%4.2fx) %9.3f "
+           "%9.3f (%5.2fx)\n",
+           name, lucid_model_njoints(m), s.nv, t[RNEA], t[CRBA], t[ABA], t[CRBA_LTDL],
+           t[LTDL_SOLVE], t[CRBA_LTDL_SOLVE], t[CRBA_LTDL_SOLVE] / t[ABA], t[CRBA_LAPACK],
+           t[CRBA_LAPACK] / t[ABA], t[RNEA_DERIV], t[ABA_DERIV], t[ABA_DERIV] / t[ABA]);
     lucid_model_data_destroy(d);
     free(s.q), free(s.v), free(s.tau), free(s.a), free(s.out), free(s.M);
+    free(s.D1), free(s.D2), free(s.D3);
     return t[ABA];
 }
 
@@ -174,8 +190,9 @@ int main(int argc, char **argv) {
         }
     }
     printf("microseconds per call (ratios: forward dynamics by that route / ABA)\n");
-    printf("%-12s %4s %4s %8s %8s %8s %10s %8s %17s %17s\n", "model", "jnts", "nv", "rnea", "crba",
-           "aba", "crba+ltdl", "M^-1 x", "nle+crba+ltdl+sv", "nle+crba+dpotrf");
+    printf("%-12s %4s %4s %8s %8s %8s %10s %8s %17s %17s %9s %19s\n", "model", "jnts", "nv", "rnea",
+           "crba", "aba", "crba+ltdl", "M^-1 x", "nle+crba+ltdl+sv", "nle+crba+dpotrf", "d rnea",
+           "d aba (/aba)");
     lucid_model *models[3] = {arm7(), random_model(2026, 30), random_model(7, 60)};
     const char *names[3] = {"arm-7dof", "tree-30", "tree-60"};
     for (int k = 0; k < 3; ++k) {
