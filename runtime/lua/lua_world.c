@@ -1,15 +1,21 @@
 /* lucid.world: the rigid-body world from Lua.
- *   w = lucid.world{gravity=, dt=, contact={model=, solver=, tol=, max_iter=, warm_start=},
+ *   w = lucid.world{gravity=, dt=, contact={model=, solver=, tol=, max_iter=, warm_start=,
+ *                                          kappa=},
  *                   baumgarte=, slop=, margin=, restitution_threshold=, compliance=,
  *                   warm_start_radius=, density=}
  *   id = w:add_body{shape=, mass=, inertia=, pose=, velocity=, friction=, restitution=}
  *   id = w:add_static{shape=, pose=, friction=}
  *   w:apply_force(id, f [, tau]); w:step([n]); w:pose(id); w:velocity(id); w:contacts();
  *   w:state(); w:set_state(x); w:energy(); w:stats()
- *   w:contact_problem() -> {G=, g=, mu=, R= (with compliance), lambda=, contacts=}: the last
- *     step's last island (the whole scene when it is one island), ready for
- *     lucid.contact.solve; lambda holds the world's forces, contacts the 1-based indices
- *     into w:contacts()
+ *   w:controls() -> u; w:set_controls(u): every free body's pending wrench (force, torque), in
+ *     id order (lucid_world_get_controls); applied by the next step, then cleared
+ *   w:contact_problem([{G = true}]) -> {G=, g=, mu=, R= (with compliance), lambda=,
+ *     contacts=, sparse=}: the last step's last island (the whole scene when it is one
+ *     island), ready for lucid.contact.solve; lambda holds the world's forces, contacts the
+ *     1-based indices into w:contacts(). An island solved in body space also has
+ *     sparse = {body=, J=, W=} (per contact side: world body id or 0, its 3 x 6 blocks of J
+ *     and M^-1 J^T as rows of 18); its G is built from them up to 2048 contacts ({G = false}:
+ *     never; {G = true}: an error above the bound)
  *   rec = w:record{every=, max_frames=, max_bytes=}: frames of the following steps for
  *     lucid.viewer (lua_record.c); one recording at a time per world
  * `shape` is a lucid shape or a list of {shape=, pose=}. Ids are 1-based and shared by
@@ -30,6 +36,7 @@
 #include "runtime/lua/lua_record.h"
 #include "runtime/lua/lua_se3.h"
 #include "runtime/lua/lua_shape.h"
+#include "runtime/lua/lua_world.h"
 #include "runtime/lua/modules.h"
 #include "runtime/world/world.h"
 
@@ -66,6 +73,14 @@ static lucid_world *check_world(lua_State *L, const char *fname) {
 }
 
 /* Field `key` of the table at idx pushed; returns 1 when it is not nil (else pops it). */
+lucid_world *lucid_lua_checkworld(lua_State *L, int idx, const char *fname) {
+    world_box *box = luaL_testudata(L, idx, WORLD_METATABLE);
+    if (!box)
+        lucid_lua_fail(L, fname, "expected a lucid.world (got %s)", lucid_lua_typename(L, idx));
+    if (!box->w) lucid_lua_fail(L, fname, "the world has been finalized");
+    return box->w;
+}
+
 static int get_field(lua_State *L, int idx, const char *key) {
     if (lua_getfield(L, idx, key) != LUA_TNIL) return 1;
     lua_pop(L, 1);
@@ -89,7 +104,8 @@ static void check_table_arg(lua_State *L, int idx, const char *fname) {
 /* ---- lucid.world{...} ------------------------------------------------------------------ */
 
 static void read_contact_options(lua_State *L, int idx, lucid_contact_options *o) {
-    static const char *const keys[] = {"model", "solver", "tol", "max_iter", "warm_start", NULL};
+    static const char *const keys[] = {"model",      "solver", "tol", "max_iter",
+                                       "warm_start", "kappa",  NULL};
     if (lua_type(L, idx) != LUA_TTABLE)
         lucid_lua_fail(L, NEW, "contact must be a table of options (got %s)",
                        lucid_lua_typename(L, idx));
@@ -106,8 +122,8 @@ static void read_contact_options(lua_State *L, int idx, lucid_contact_options *o
         if (lua_type(L, -1) != LUA_TSTRING ||
             lucid_contact_solver_parse(lua_tostring(L, -1), &o->solver) != LUCID_OK)
             lucid_lua_fail(L, NEW,
-                           "unknown contact solver '%s' (expected pgs, admm, newton, staggered or "
-                           "bisection)",
+                           "unknown contact solver '%s' (expected pgs, admm, newton, staggered, "
+                           "bisection or ip)",
                            luaL_tolstring(L, -1, NULL));
         lua_pop(L, 1);
         has_solver = 1;
@@ -119,9 +135,12 @@ static void read_contact_options(lua_State *L, int idx, lucid_contact_options *o
     if (lucid_contact_pair_check(o->model, o->solver) != LUCID_OK)
         lucid_lua_fail(L, NEW,
                        "invalid contact model/solver pair %s:%s (valid: lcp:pgs, ccp:pgs, "
-                       "ccp:admm, ccp:newton, raisim:bisection, ncp:pgs, ncp:staggered, ncp:admm)",
+                       "ccp:admm, ccp:newton, ccp:ip, raisim:bisection, ncp:pgs, ncp:staggered, "
+                       "ncp:admm, ncp:ip)",
                        lucid_contact_model_name(o->model), lucid_contact_solver_name(o->solver));
     o->tol = number_field(L, idx, "tol", o->tol, NEW);
+    o->kappa = number_field(L, idx, "kappa", o->kappa, NEW);
+    if (!(o->kappa >= 0.0)) lucid_lua_fail(L, NEW, "contact.kappa must be >= 0 (got %f)", o->kappa);
     if (get_field(L, idx, "max_iter")) {
         o->max_iter = (int)lucid_lua_checkinteger_range(L, -1, 1, 1000000000, NEW, "max_iter");
         lua_pop(L, 1);
@@ -455,17 +474,51 @@ static int l_contacts(lua_State *L) {
     return 1;
 }
 
+/* J or W blocks (2n sides x 18, row s = the side's 3 x 6 block, row-major) as a matrix */
+static void push_blocks(lua_State *L, const double *B, int n) {
+    lucid_lua_matrix *m = lucid_lua_newmatrix(L, 2 * n, 18);
+    for (int s = 0; s < 2 * n; ++s)
+        for (int k = 0; k < 18; ++k) m->data[s + (size_t)(2 * n) * k] = B[18 * (size_t)s + k];
+}
+
+/* The largest body-space island whose G contact_problem builds (9 n^2 doubles: 302 MB at
+ * the bound, the dense path's own limit); by default it is built up to this size. */
+#define LUA_WORLD_DENSE_G_MAX 2048
+
 static int l_contact_problem(lua_State *L) {
-    lucid_world *w = check_world(L, "lucid.world:contact_problem");
+    static const char *const fname = "lucid.world:contact_problem";
+    lucid_world *w = check_world(L, fname);
+    int want_G = -1; /* -1: when the island is small enough */
+    if (!lua_isnoneornil(L, 2)) {
+        if (!lua_istable(L, 2)) lucid_lua_fail(L, fname, "options must be a table");
+        if (lua_getfield(L, 2, "G") != LUA_TNIL) want_G = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+    }
     lucid_contact_problem p;
-    const int *list = NULL;
+    lucid_contact_sparse_problem sp;
+    const int *list = NULL, *sparse_list = NULL, *side_body = NULL;
     lucid_world_last_problem(w, &p, &list);
+    lucid_world_last_sparse_problem(w, &sp, &side_body, &sparse_list);
+    int sparse = sp.n > 0;
+    if (sparse) {
+        if (want_G == 1 && sp.n > LUA_WORLD_DENSE_G_MAX)
+            lucid_lua_fail(L, fname, "an island of %d contacts is too large for G (at most %d)",
+                           sp.n, LUA_WORLD_DENSE_G_MAX);
+        if (want_G < 0) want_G = sp.n <= LUA_WORLD_DENSE_G_MAX;
+        p = (lucid_contact_problem){sp.n, NULL, sp.g, sp.mu, sp.R};
+        list = sparse_list;
+    }
     const lucid_world_contact *c = lucid_world_contacts(w);
     int n3 = 3 * p.n;
-    lua_createtable(L, 0, 6);
-    lucid_lua_matrix *G = lucid_lua_newmatrix(L, n3, n3);
-    if (n3 > 0) memcpy(G->data, p.G, sizeof(double) * (size_t)n3 * (size_t)n3);
-    lua_setfield(L, -2, "G");
+    lua_createtable(L, 0, 8);
+    if (!sparse || want_G) {
+        lucid_lua_matrix *G = lucid_lua_newmatrix(L, n3, n3);
+        if (sparse)
+            lucid_contact_sparse_delassus(&sp, G->data);
+        else if (n3 > 0)
+            memcpy(G->data, p.G, sizeof(double) * (size_t)n3 * (size_t)n3);
+        lua_setfield(L, -2, "G");
+    }
     lucid_lua_pushvalues(L, p.g, n3);
     lua_setfield(L, -2, "g");
     lucid_lua_pushvalues(L, p.mu, p.n);
@@ -483,6 +536,20 @@ static int l_contact_problem(lua_State *L) {
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "contacts");
+    if (sparse) { /* {body = 2n world ids (0: static), J = 2n x 18, W = 2n x 18} */
+        lua_createtable(L, 0, 3);
+        lua_createtable(L, 2 * sp.n, 0);
+        for (int s = 0; s < 2 * sp.n; ++s) {
+            lua_pushinteger(L, side_body[s] + 1);
+            lua_rawseti(L, -2, s + 1);
+        }
+        lua_setfield(L, -2, "body");
+        push_blocks(L, sp.J, sp.n);
+        lua_setfield(L, -2, "J");
+        push_blocks(L, sp.W, sp.n);
+        lua_setfield(L, -2, "W");
+        lua_setfield(L, -2, "sparse");
+    }
     return 1;
 }
 
@@ -504,6 +571,24 @@ static int l_set_state(lua_State *L) {
     const char *why = NULL;
     lucid_status s = lucid_world_set_state(w, x, &why);
     if (s != LUCID_OK) lucid_lua_fail(L, fname, "%s", why ? why : lucid_status_string(s));
+    return 0;
+}
+
+static int l_controls(lua_State *L) {
+    lucid_world *w = check_world(L, "lucid.world:controls");
+    lucid_lua_matrix *u = lucid_lua_newvector(L, lucid_world_controls_size(w));
+    lucid_world_get_controls(w, u->data);
+    return 1;
+}
+
+static int l_set_controls(lua_State *L) {
+    static const char *const fname = "lucid.world:set_controls";
+    lucid_world *w = check_world(L, fname);
+    lua_settop(L, 2); /* the buffer below must not take the place of a missing argument */
+    int n = lucid_world_controls_size(w);
+    double *u = lua_newuserdatauv(L, sizeof(double) * (size_t)(n + 1), 0);
+    lucid_lua_checkvalues(L, 2, n, u, fname, "controls");
+    lucid_world_set_controls(w, u); /* finite: checked above */
     return 0;
 }
 
@@ -572,6 +657,8 @@ void lucid_open_world(lua_State *L) {
                                        {"contacts", l_contacts},
                                        {"state", l_state},
                                        {"set_state", l_set_state},
+                                       {"controls", l_controls},
+                                       {"set_controls", l_set_controls},
                                        {"energy", l_energy},
                                        {"stats", l_stats},
                                        {"contact_problem", l_contact_problem},

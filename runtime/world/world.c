@@ -27,7 +27,7 @@ void lucid_world_default_options(lucid_world_options *o) {
     o->warm_start_radius = 1e-2;
     o->density = 1000.0;
     o->patch_points = 4;
-    o->sparse_threshold = 16;
+    o->sparse_threshold = -1;
 }
 
 static lucid_status bad(const char **why, const char *msg, lucid_status s) {
@@ -57,8 +57,8 @@ lucid_status lucid_world_options_check(const lucid_world_options *o, const char 
     if (!(o->density > 0.0)) return bad(why, "density must be > 0", LUCID_ERR_ARGUMENT);
     if (o->patch_points < 1 || o->patch_points > LUCID_PATCH_MAX_POINTS)
         return bad(why, "patch_points must be in [1, 16]", LUCID_ERR_ARGUMENT);
-    if (o->sparse_threshold < 0)
-        return bad(why, "sparse_threshold must be >= 0", LUCID_ERR_ARGUMENT);
+    if (o->sparse_threshold < -1)
+        return bad(why, "sparse_threshold must be >= 0 (or -1: automatic)", LUCID_ERR_ARGUMENT);
     if (lucid_contact_pair_check(o->contact.model, o->contact.solver) != LUCID_OK)
         return bad(why, "invalid contact model/solver pair", LUCID_ERR_ARGUMENT);
     if (o->contact.tol < 0.0) return bad(why, "contact tol must be >= 0", LUCID_ERR_ARGUMENT);

@@ -41,6 +41,7 @@
 
 #include "runtime/shapes/shape.h"
 #include "solvers/contact/contact_solver.h"
+#include "solvers/contact/contact_sparse.h"
 
 typedef struct lucid_world lucid_world;
 
@@ -67,10 +68,10 @@ typedef struct lucid_world_options {
     int patch_points;              /* contact points kept per shape pair, in [1, 16] (default 4:
                                     * the area-maximising 4 of a face-face patch) */
     int sparse_threshold;          /* islands of more contacts are solved in body space, without
-                                    * a Delassus matrix, when the solver is PGS (>= 0; default
-                                    * 16: below it both paths cost the same, and small scenes
-                                    * keep their G for lucid_world_last_problem;
-                                    * docs/benchmarks/bin.md) */
+                                    * a Delassus matrix, when the solver has a body-space form
+                                    * (PGS, ccp/ncp:admm, ccp:newton); -1 (default): automatic,
+                                    * the measured crossover, 0 for all three (body space was
+                                    * as fast or faster at every size: docs/world.md) */
 } lucid_world_options;
 
 void lucid_world_default_options(lucid_world_options *o);
@@ -175,8 +176,22 @@ const lucid_world_contact *lucid_world_contacts(const lucid_world *w);
  * (G, g, mu, R: pointers into the world's buffers, valid until the next step or set_state),
  * and the indices into lucid_world_contacts of its contacts (*contacts may be NULL). With a
  * single island it is the whole scene's problem. n = 0 when the last step had no contacts, and
- * when that island was solved in body space (opt.sparse_threshold): it has no G. */
+ * when that island was solved in body space (opt.sparse_threshold): it has no G (see
+ * lucid_world_last_sparse_problem and lucid_world_last_problem_dense). */
 void lucid_world_last_problem(const lucid_world *w, lucid_contact_problem *p, const int **contacts);
+/* The same island's problem when it was solved in body space (n = 0 otherwise): the sparse
+ * pieces of solvers/contact/contact_sparse.h (J and W = M^-1 J^T blocks per contact side, the
+ * 6 x 6 mass blocks when the solver is not PGS, g, mu, R; world units, pointers valid until the
+ * next step), the world body of each side (2n, -1 for a static one) in *side_bodies and the
+ * contacts as above. lucid_contact_sparse_delassus builds its G when wanted. */
+void lucid_world_last_sparse_problem(const lucid_world *w, lucid_contact_sparse_problem *p,
+                                     const int **side_bodies, const int **contacts);
+/* lucid_world_last_problem for either path: for a body-space island its G is built (into the
+ * world's dense buffer, allocated here if need be: not part of a step) from the sparse pieces.
+ * LUCID_ERR_NO_MEMORY above LUCID_WORLD_MAX_ISLAND_CONTACTS (2048) contacts or when the
+ * allocation fails (then p->n = 0). */
+lucid_status lucid_world_last_problem_dense(lucid_world *w, lucid_contact_problem *p,
+                                            const int **contacts);
 
 typedef struct lucid_world_stats {
     int candidate_pairs; /* broad-phase body pairs */
@@ -190,5 +205,22 @@ typedef struct lucid_world_stats {
                              * see world_delassus.c: problem_scales) */
 } lucid_world_stats;
 lucid_world_stats lucid_world_last_stats(const lucid_world *w);
+
+/* A copy of w: same options, bodies, static bodies, state and pending applied wrenches, with
+ * empty buffers and no warm-start memory (as after lucid_world_set_state). Shapes are copied;
+ * a convex mesh they point to is shared (meshes are immutable) and must outlive both worlds.
+ * The copy is independent: stepping one never touches the other, so copies may be stepped
+ * in different threads at once. LUCID_ERR_NO_MEMORY, LUCID_ERR_ARGUMENT (NULL). */
+lucid_status lucid_world_clone(const lucid_world *w, lucid_world **out);
+
+/* Controls: one vector holding every input a step consumes. Layout (docs/world.md): every
+ * model's actuator inputs (none yet), then for every free body in id order its applied
+ * wrench, 6 numbers: force (N, at the centre of mass) then torque (N m), world frame. Static
+ * bodies have none. The wrench entries are the accumulators of lucid_world_apply_force:
+ * get reads what the next step will apply, set replaces it; a step clears them. */
+int lucid_world_controls_size(const lucid_world *w);
+void lucid_world_get_controls(const lucid_world *w, double *u);
+/* LUCID_ERR_NONFINITE (nothing changed) when an entry is not finite. */
+lucid_status lucid_world_set_controls(lucid_world *w, const double *u);
 
 #endif

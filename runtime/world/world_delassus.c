@@ -301,11 +301,13 @@ static int next_attempt(lucid_world *w, const lucid_contact_problem *p, int a, i
 /* 1 when the solver stops on a criterion of p itself, which verify can recompute. Two do
  * not: ccp:newton solves a compliant CCP (R = newton_compliance x diag where p has none) and
  * stops on that problem's criterion, and raisim:bisection stops on the fixed point of its
- * per-contact map (its model has no complementarity form). Judged on p's CCP or NCP
+ * per-contact map (its model has no complementarity form), and ip with kappa > 0 stops on
+ * the relaxed system (contact_ip.h). Judged on p's CCP or NCP
  * criterion instead, every answer failed (Newton's compliant answers read ~5e-3 on the heap
  * of boxes, RaiSim's any sliding contact) and each step paid the retries. */
 static int criterion_of_p(const lucid_contact_options *o) {
-    return o->solver != LUCID_CONTACT_NEWTON && o->model != LUCID_CONTACT_RAISIM;
+    return o->solver != LUCID_CONTACT_NEWTON && o->model != LUCID_CONTACT_RAISIM &&
+           !(o->solver == LUCID_CONTACT_IP && o->kappa > 0.0); /* relaxed: its own system */
 }
 
 /* Checks a solver's answer (attempt a) independently of its own report: finite forces and

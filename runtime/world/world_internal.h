@@ -110,6 +110,12 @@ double lucid_world_reference_velocity(const lucid_world *w, const lucid_world_co
 /* world_sparse.c: whether an island of m contacts is solved in body space, the solve (forces
  * into the contacts, velocities into v_free / w_free) and the buffers' release. */
 int lucid_world_sparse_applies(const lucid_world *w, int m);
+/* The island size above which the body-space path is taken: opt.sparse_threshold when >= 0,
+ * else (automatic) the measured crossover of the solver (docs/world.md): */
+int lucid_world_sparse_threshold(const lucid_world_options *o);
+#define LUCID_WORLD_SPARSE_PGS_CROSSOVER    16
+#define LUCID_WORLD_SPARSE_ADMM_CROSSOVER   64
+#define LUCID_WORLD_SPARSE_NEWTON_CROSSOVER 64
 lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, int m,
                                              const lucid_vec3 *v_start, const lucid_vec3 *w_start);
 void lucid_world_sparse_destroy(lucid_world_sparse *sp);

@@ -1,18 +1,22 @@
 /* Islands solved in body space (solvers/contact/contact_sparse.h): no Delassus matrix, O(m)
- * memory and O(m) per PGS sweep. Used for islands of more than opt.sparse_threshold contacts
- * when the solver has a body-space implementation (PGS, for the LCP, CCP and NCP models).
- * It measured as fast as the dense path of world_delassus.c or faster at every island size
- * tried (4 to 770 contacts; 32 times faster at 770, docs/benchmarks/bin.md); islands of up to
- * 16 contacts stay dense by default, where both cost the same, so that small scenes keep their
- * Delassus matrix for lucid_world_last_problem.
+ * memory, O(m) per PGS sweep, and for ADMM one sparse LDL factorisation of the velocity-space
+ * H = M + J^T (R + rho I)^-1 J per rho (contact_sparse_hessian.h). Used for islands of more
+ * than the solver's threshold of contacts (lucid_world_sparse_threshold) when the solver has
+ * a body-space implementation (PGS for LCP, CCP, NCP; ADMM for CCP, NCP).
  *
  * For contact i and its side s on body b (sign -1 for body1, +1 for body2, frame directions
  * d_k, lever arm r = p - x_com, I the world inertia):
  *   J_s row k = sign (d_k, r x d_k),   W_s row k = sign (d_k / m, I^-1 (r x d_k)),
  * and after the solve v_free += dt u_lin, w_free += dt u_ang with u = M^-1 J^T lambda.
  * The attempts mirror the dense path's for a PGS solver: warm, then cold when the warm answer
- * misses tol; the finite answer with the smaller criterion is kept. Buffers grow only (sizes
- * in size_t with overflow checks), so a step allocates nothing once they are large enough. */
+ * misses tol; the finite answer with the smaller criterion is kept. For ADMM they mirror
+ * world_delassus.c's: lambda = 0 when it meets tol; warm; then the model's PGS from the best
+ * answer (or a cold ADMM first when the warm answer is not finite, diverged or worse than
+ * lambda = 0); every answer verified by its criterion recomputed here. The problem is solved
+ * in the island's units as the dense one (problem_scales: powers of two, exact). Buffers grow
+ * only (sizes in size_t with overflow checks), so a step allocates nothing once they are
+ * large enough. */
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -20,39 +24,49 @@
 
 #include "runtime/world/world_internal.h"
 #include "solvers/contact/contact_sparse.h"
+#include "solvers/contact/contact_sparse_hessian.h"
 
 struct lucid_world_sparse {
-    int *slot; /* per world body: its slot in the island, or -1 */
-    int *body; /* 2m side slots */
-    double *J, *W, *g, *mu, *R, *lambda, *best, *work;
-    size_t slot_cap, body_cap, J_cap, W_cap, g_cap, mu_cap, R_cap, lambda_cap, best_cap, work_cap;
+    int *slot;      /* per world body: its slot in the island, or -1 */
+    int *body;      /* 2m side slots */
+    int *side_body; /* 2m: the world body of each side (-1 static) */
+    double *J, *W, *M, *g, *mu, *R, *lambda, *dual, *best, *work;
+    size_t side_body_cap, slot_cap, body_cap, J_cap, W_cap, M_cap, g_cap, mu_cap, R_cap, lambda_cap,
+        dual_cap, best_cap, work_cap;
+    lucid_contact_sparse_workspace *ws;
+    lucid_contact_sparse_problem last; /* the last island's problem (world units) */
+    const int *last_list;              /* its contacts */
 };
 
 /* Makes room for n elements of `size` bytes in *buf (capacity *cap, in elements). */
 static lucid_status grow(void **buf, size_t *cap, size_t n, size_t size) {
-    if (n <= *cap) return LUCID_OK;
-    size_t c = *cap > 0 ? *cap : 16;
-    while (c < n) {
-        if (c > SIZE_MAX / 2) return LUCID_ERR_NO_MEMORY;
-        c *= 2;
-    }
-    if (size > 0 && c > SIZE_MAX / size) return LUCID_ERR_NO_MEMORY;
-    void *p = realloc(*buf, c * size);
-    if (!p) return LUCID_ERR_NO_MEMORY;
-    *buf = p, *cap = c;
-    return LUCID_OK;
+    return lucid_world_reserve(buf, cap, n > 0 ? n : 1, size);
 }
 
 void lucid_world_sparse_destroy(lucid_world_sparse *sp) {
     if (!sp) return;
-    void *buffers[] = {sp->slot, sp->body, sp->J,      sp->W,    sp->g,
-                       sp->mu,   sp->R,    sp->lambda, sp->best, sp->work};
+    void *buffers[] = {sp->side_body, sp->slot, sp->body,   sp->J,    sp->W,    sp->M,   sp->g,
+                       sp->mu,        sp->R,    sp->lambda, sp->dual, sp->best, sp->work};
     for (size_t k = 0; k < sizeof buffers / sizeof buffers[0]; ++k) free(buffers[k]);
+    lucid_contact_sparse_workspace_destroy(sp->ws);
     free(sp);
 }
 
+int lucid_world_sparse_threshold(const lucid_world_options *o) {
+    if (o->sparse_threshold >= 0) return o->sparse_threshold;
+    switch (o->contact.solver) {
+        case LUCID_CONTACT_ADMM:
+            return LUCID_WORLD_SPARSE_ADMM_CROSSOVER;
+        case LUCID_CONTACT_NEWTON:
+            return LUCID_WORLD_SPARSE_NEWTON_CROSSOVER;
+        default:
+            return LUCID_WORLD_SPARSE_PGS_CROSSOVER;
+    }
+}
+
 int lucid_world_sparse_applies(const lucid_world *w, int m) {
-    return w->opt.contact.solver == LUCID_CONTACT_PGS && m > w->opt.sparse_threshold;
+    return lucid_contact_sparse_has(w->opt.contact.model, w->opt.contact.solver) &&
+           m > lucid_world_sparse_threshold(&w->opt);
 }
 
 static lucid_status reserve(lucid_world *w, size_t m) {
@@ -61,19 +75,26 @@ static lucid_status reserve(lucid_world *w, size_t m) {
         if (!w->sparse) return LUCID_ERR_NO_MEMORY;
     }
     lucid_world_sparse *sp = w->sparse;
-    if (m > SIZE_MAX / 36) return LUCID_ERR_NO_MEMORY;
+    if (!sp->ws && !(sp->ws = lucid_contact_sparse_workspace_create())) return LUCID_ERR_NO_MEMORY;
+    if (m > SIZE_MAX / 64 || m > INT32_MAX / 64) return LUCID_ERR_NO_MEMORY;
     size_t work = lucid_contact_sparse_work_size((int)m, w->num_bodies);
     if (work == 0) return LUCID_ERR_NO_MEMORY;
-    lucid_status s = grow((void **)&sp->slot, &sp->slot_cap, (size_t)w->num_bodies, sizeof(int));
+    size_t nb = (size_t)w->num_bodies;
+    lucid_status s = grow((void **)&sp->slot, &sp->slot_cap, nb, sizeof(int));
     if (s == LUCID_OK) s = grow((void **)&sp->body, &sp->body_cap, 2 * m, sizeof(int));
+    if (s == LUCID_OK) s = grow((void **)&sp->side_body, &sp->side_body_cap, 2 * m, sizeof(int));
     if (s == LUCID_OK) s = grow((void **)&sp->J, &sp->J_cap, 36 * m, sizeof(double));
     if (s == LUCID_OK) s = grow((void **)&sp->W, &sp->W_cap, 36 * m, sizeof(double));
+    if (s == LUCID_OK) s = grow((void **)&sp->M, &sp->M_cap, 36 * nb, sizeof(double));
     if (s == LUCID_OK) s = grow((void **)&sp->g, &sp->g_cap, 3 * m, sizeof(double));
     if (s == LUCID_OK) s = grow((void **)&sp->mu, &sp->mu_cap, m, sizeof(double));
     if (s == LUCID_OK) s = grow((void **)&sp->R, &sp->R_cap, 3 * m, sizeof(double));
     if (s == LUCID_OK) s = grow((void **)&sp->lambda, &sp->lambda_cap, 3 * m, sizeof(double));
-    if (s == LUCID_OK) s = grow((void **)&sp->best, &sp->best_cap, 6 * m, sizeof(double));
+    if (s == LUCID_OK) s = grow((void **)&sp->dual, &sp->dual_cap, 3 * m, sizeof(double));
+    if (s == LUCID_OK) s = grow((void **)&sp->best, &sp->best_cap, 12 * m, sizeof(double));
     if (s == LUCID_OK) s = grow((void **)&sp->work, &sp->work_cap, work, sizeof(double));
+    if (s == LUCID_OK && w->opt.contact.solver != LUCID_CONTACT_PGS)
+        s = lucid_contact_sparse_reserve(sp->ws, (int)m, w->num_bodies);
     return s;
 }
 
@@ -95,12 +116,26 @@ static void fill_blocks(const lucid_world *w, int k, int side, double *J, double
     }
 }
 
+/* M (row-major 6 x 6) = diag(m I, R I_body R^T) of body b */
+static void mass_block(const lucid_body *b, double *M) {
+    memset(M, 0, sizeof(double) * 36);
+    for (int k = 0; k < 3; ++k) M[7 * k] = b->mass;
+    lucid_mat3 RI = lucid_mat3_mul(&b->pose.R, &b->inertia);
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) {
+            double v = 0.0;
+            for (int k = 0; k < 3; ++k)
+                v += lucid_mat3_at(&RI, r, k) * lucid_mat3_at(&b->pose.R, c, k);
+            M[6 * (3 + r) + 3 + c] = v;
+        }
+}
+
 /* The island's problem; returns the number of body slots. */
 static int assemble(lucid_world *w, const int *list, int m, const lucid_vec3 *v0,
                     const lucid_vec3 *w0) {
     lucid_world_sparse *sp = w->sparse;
     const double dt = w->opt.dt;
-    int slots = 0;
+    int slots = 0, need_mass = w->opt.contact.solver != LUCID_CONTACT_PGS;
     for (int i = 0; i < m; ++i)
         for (int side = 0; side < 2; ++side) {
             int b = w->sides[2 * list[i] + side].body;
@@ -110,8 +145,12 @@ static int assemble(lucid_world *w, const int *list, int m, const lucid_vec3 *v0
         const lucid_world_contact *c = &w->contacts[list[i]];
         for (int side = 0; side < 2; ++side) {
             int b = w->sides[2 * list[i] + side].body, s = 2 * i + side;
-            if (b >= 0 && sp->slot[b] < 0) sp->slot[b] = slots++;
+            if (b >= 0 && sp->slot[b] < 0) {
+                if (need_mass) mass_block(&w->bodies[b], sp->M + 36 * (size_t)slots);
+                sp->slot[b] = slots++;
+            }
             sp->body[s] = b >= 0 ? sp->slot[b] : -1;
+            sp->side_body[s] = b;
             fill_blocks(w, list[i], side, sp->J + 18 * (size_t)s, sp->W + 18 * (size_t)s);
         }
         lucid_vec3 vf = lucid_world_contact_velocity(w, list[i], w->v_free, w->w_free);
@@ -122,6 +161,7 @@ static int assemble(lucid_world *w, const int *list, int m, const lucid_vec3 *v0
         sp->R[3 * i] = sp->R[3 * i + 1] = 0.0;
         sp->R[3 * i + 2] = w->opt.compliance;
         memcpy(sp->lambda + 3 * (size_t)i, c->force, sizeof c->force);
+        memcpy(sp->dual + 3 * (size_t)i, c->dual, sizeof c->dual);
     }
     return slots;
 }
@@ -135,43 +175,229 @@ static int finite_answer(const double *x, size_t n) {
     return big < 1e150; /* the criteria multiply forces by velocities: no overflow */
 }
 
+/* The largest power of two not above x (x > 0 and finite). */
+static double power_of_two_below(double x) {
+    int e;
+    frexp(x, &e);
+    return ldexp(1.0, e - 1);
+}
+
+/* (G + R)_nn of contact i: sum over its sides of J_s row 2 . W_s row 2 */
+static double normal_diagonal(const lucid_contact_sparse_problem *p, int i) {
+    double d = p->R ? p->R[3 * i + 2] : 0.0;
+    for (int s = 2 * i; s < 2 * i + 2; ++s) {
+        if (p->body[s] < 0) continue;
+        const double *J = p->J + 18 * (size_t)s + 12, *W = p->W + 18 * (size_t)s + 12;
+        for (int k = 0; k < 6; ++k) d += J[k] * W[k];
+    }
+    return d;
+}
+
+/* The island's units, as problem_scales of world_delassus.c (powers of two at most 1). */
+static void problem_scales(const lucid_contact_sparse_problem *p, double *f, double *v) {
+    double gv = 0.0, d = 0.0;
+    for (size_t k = 0; k < 3 * (size_t)p->n; ++k) gv = fmax(gv, fabs(p->g[k]));
+    for (int i = 0; i < p->n; ++i) d = fmax(d, normal_diagonal(p, i));
+    *v = gv > 0.0 && gv < 1.0 ? power_of_two_below(gv) : 1.0;
+    double ff = (gv > 0.0 ? gv : 1.0) / d;
+    *f = ff > 0.0 && ff < 1.0 ? power_of_two_below(ff) : 1.0;
+    if (!(*f >= 0x1p-1000)) *f = 0x1p-1000;
+}
+
+/* lambda' = lambda / f, g' = g / v, dual' = dual / v, W' = W f / v (G' = G f / v),
+ * M' = M v / f, R' = R f / v: exact with powers of two; rescale(1 / f, 1 / v) undoes it. */
+static void rescale(lucid_world_sparse *sp, int m, int slots, double f, double v) {
+    if (f == 1.0 && v == 1.0) return;
+    size_t n3 = 3 * (size_t)m;
+    double fv = f / v;
+    for (size_t k = 0; k < 36 * (size_t)m; ++k) sp->W[k] *= fv;
+    for (size_t k = 0; k < 36 * (size_t)slots; ++k) sp->M[k] /= fv;
+    for (size_t k = 0; k < n3; ++k) {
+        sp->g[k] /= v, sp->R[k] *= fv, sp->dual[k] /= v;
+        sp->lambda[k] /= f;
+    }
+}
+
+/* The model criterion of lambda (sigma: scratch 3n, u: 6 per slot) and its NCP one. */
+static void criteria(const lucid_contact_sparse_problem *p, lucid_contact_model model,
+                     const double *lambda, double *u, double *sigma, lucid_contact_result *res) {
+    lucid_contact_sparse_velocity(p, lambda, u, sigma);
+    lucid_contact_problem dense = {p->n, NULL, p->g, p->mu, p->R};
+    lucid_contact_criteria_eval(&dense, lucid_contact_model_criterion(model), lambda, sigma, NULL,
+                                &res->model);
+    lucid_contact_criteria_eval(&dense, LUCID_CRITERION_NCP, lambda, sigma, NULL, &res->ncp);
+}
+
+static double half_ulp(double x) {
+    double a = fabs(x);
+    if (a == 0.0) return 0.0;
+    if (a < DBL_MIN) return 0.5 * DBL_TRUE_MIN;
+    int e;
+    frexp(a, &e);
+    return ldexp(0.5, e - DBL_MANT_DIG);
+}
+
+/* lucid_contact_round_off on the sparse form: |G + R| ulp(lambda) / 2 through |J| |W|^T. */
+static double round_off(const lucid_contact_sparse_problem *p, const double *lambda, double *u,
+                        double *d) {
+    size_t n3 = 3 * (size_t)p->n;
+    memset(u, 0, sizeof(double) * 6 * (size_t)p->num_bodies);
+    for (int s = 0; s < 2 * p->n; ++s) {
+        if (p->body[s] < 0) continue;
+        const double *W = p->W + 18 * (size_t)s, *l = lambda + 3 * (size_t)(s / 2);
+        double *ub = u + 6 * (size_t)p->body[s];
+        for (int r = 0; r < 3; ++r)
+            for (int k = 0; k < 6; ++k) ub[k] += fabs(W[6 * r + k]) * half_ulp(l[r]);
+    }
+    for (size_t k = 0; k < n3; ++k) d[k] = p->R ? p->R[k] * half_ulp(lambda[k]) : 0.0;
+    for (int s = 0; s < 2 * p->n; ++s) {
+        if (p->body[s] < 0) continue;
+        const double *J = p->J + 18 * (size_t)s, *ub = u + 6 * (size_t)p->body[s];
+        for (int r = 0; r < 3; ++r)
+            for (int k = 0; k < 6; ++k) d[3 * (size_t)(s / 2) + r] += fabs(J[6 * r + k]) * ub[k];
+    }
+    double worst = 0.0;
+    for (int i = 0; i < p->n; ++i) {
+        const double *l = lambda + 3 * i, *di = d + 3 * i;
+        double tangential = hypot(di[0], di[1]), total = hypot(tangential, di[2]);
+        worst = fmax(worst, hypot(hypot(l[0], l[1]), l[2]) * (total + p->mu[i] * tangential));
+    }
+    return worst;
+}
+
+/* One attempt: 0 warm with the world's solver, 1 cold (ADMM's rho the mean diagonal of
+ * G + R as in world_delassus.c), 2 the model's PGS from `start`. */
+static lucid_status attempt(lucid_world *w, const lucid_contact_sparse_problem *p, int a,
+                            const double *start, lucid_contact_result *res) {
+    lucid_world_sparse *sp = w->sparse;
+    size_t n3 = 3 * (size_t)p->n;
+    lucid_contact_options o = w->opt.contact;
+    memcpy(sp->lambda, start, sizeof(double) * n3);
+    memcpy(sp->dual, start + n3, sizeof(double) * n3);
+    if (a == 1) {
+        memset(sp->lambda, 0, sizeof(double) * n3), memset(sp->dual, 0, sizeof(double) * n3);
+        o.warm_start = 0;
+        if (o.solver == LUCID_CONTACT_ADMM && o.rho <= 0.0) {
+            double sum = 0.0; /* the trace of G + R */
+            for (int i = 0; i < p->n; ++i) {
+                for (int s = 2 * i; s < 2 * i + 2; ++s) {
+                    if (p->body[s] < 0) continue;
+                    const double *J = p->J + 18 * (size_t)s, *Wb = p->W + 18 * (size_t)s;
+                    for (int r = 0; r < 3; ++r)
+                        for (int k = 0; k < 6; ++k) sum += J[6 * r + k] * Wb[6 * r + k];
+                }
+                if (p->R) sum += p->R[3 * i] + p->R[3 * i + 1] + p->R[3 * i + 2];
+            }
+            o.rho = sum / (double)n3;
+        }
+    }
+    if (a == 2) o.solver = LUCID_CONTACT_PGS, o.warm_start = 1;
+    if (o.solver == LUCID_CONTACT_PGS)
+        return lucid_contact_solve_pgs_sparse(p, &o, sp->work, sp->lambda, res);
+    if (o.solver == LUCID_CONTACT_NEWTON)
+        return lucid_contact_solve_newton_sparse(p, &o, sp->ws, sp->lambda, res);
+    return lucid_contact_solve_admm_sparse(p, &o, sp->ws, sp->lambda, sp->dual, res);
+}
+
+/* The attempts of the dense path (world_delassus.c's solve_with_fallback) on the sparse form:
+ * lambda = 0 when it meets tol; warm; then the model's PGS from the best answer or, when the
+ * warm answer failed (not finite, diverged, worse than lambda = 0) or the solver is PGS, cold.
+ * Every answer is verified (criterion recomputed); the first meeting tol, else the best
+ * eligible one, is kept in sp->lambda / sp->dual. */
+static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_sparse_problem *p,
+                                        int slots, lucid_contact_result *out, int *iterations) {
+    lucid_world_sparse *sp = w->sparse;
+    size_t n3 = 3 * (size_t)p->n;
+    double *warm = sp->best, *best = sp->best + 2 * n3, *u = sp->work,
+           *sigma = sp->work + 6 * (size_t)slots, *scratch = sigma + n3;
+    const lucid_contact_options *o = &w->opt.contact;
+    memcpy(warm, sp->lambda, sizeof(double) * n3);
+    memcpy(warm + n3, sp->dual, sizeof(double) * n3);
+    lucid_contact_result res, best_res;
+    memset(sp->lambda, 0, sizeof(double) * n3);
+    criteria(p, o->model, sp->lambda, u, sigma, &res);
+    double zero = res.model.abs;
+    *iterations = 0;
+    if (zero <= o->tol) {
+        memset(sp->dual, 0, sizeof(double) * n3);
+        res.converged = 1, *out = res;
+        return LUCID_OK;
+    }
+    int have_best = 0, best_cold = 0, pgs = o->solver != LUCID_CONTACT_PGS ? 2 : -1;
+    for (int a = o->warm_start ? 0 : 1; a >= 0;) {
+        lucid_status s = attempt(w, p, a, a == 2 && have_best ? best : warm, &res);
+        if (s != LUCID_OK) return s;
+        *iterations += res.iterations;
+        int finite = !res.diverged && finite_answer(sp->lambda, n3);
+        lucid_contact_criteria own = res.model;
+        if (finite) {
+            criteria(p, o->model, sp->lambda, u, sigma, &res);
+            finite = finite_answer(sigma, n3) && isfinite(res.model.abs) && isfinite(res.ncp.abs);
+        }
+        /* ccp:newton stops on the CCP of its compliant problem (world_delassus.c's
+         * criterion_of_p): its own report is kept, and compared with lambda = 0 on it */
+        if (finite && a != 2 && o->solver == LUCID_CONTACT_NEWTON) res.model = own;
+        int cold = a == 1 || (a == 2 && have_best && best_cold);
+        int eligible = finite && (cold || res.model.abs <= zero ||
+                                  res.model.abs <= 2.0 * round_off(p, sp->lambda, u, scratch));
+        int met = eligible && res.model.abs <= o->tol;
+        res.converged = met;
+        if (met || (eligible && (!have_best || res.model.abs < best_res.model.abs))) {
+            memcpy(best, sp->lambda, sizeof(double) * n3);
+            memcpy(best + n3, sp->dual, sizeof(double) * n3);
+            best_res = res, have_best = 1, best_cold = cold;
+        }
+        if (met) break;
+        if (finite && res.model.abs <= 2.0 * round_off(p, sp->lambda, u, scratch)) break;
+        if (a == 0)
+            a = !finite || !(res.model.abs <= zero) || pgs < 0 ? 1 : pgs;
+        else
+            a = a == 1 ? pgs : -1;
+    }
+    if (!have_best) {
+        memset(sp->lambda, 0, sizeof(double) * n3), memset(sp->dual, 0, sizeof(double) * n3);
+        criteria(p, o->model, sp->lambda, u, sigma, out);
+        out->converged = 0;
+        return LUCID_OK;
+    }
+    memcpy(sp->lambda, best, sizeof(double) * n3);
+    memcpy(sp->dual, best + n3, sizeof(double) * n3);
+    *out = best_res;
+    return LUCID_OK;
+}
+
 lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, int m,
                                              const lucid_vec3 *v0, const lucid_vec3 *w0) {
     lucid_status s = reserve(w, (size_t)m);
     if (s != LUCID_OK) return s;
     lucid_world_sparse *sp = w->sparse;
-    size_t n3 = 3 * (size_t)m;
     int slots = assemble(w, list, m, v0, w0);
     lucid_contact_sparse_problem p = {
-        m, slots, sp->body, sp->J, sp->W, sp->g, sp->mu, w->opt.compliance > 0.0 ? sp->R : NULL};
-    double *warm = sp->best, *best = sp->best + n3;
-    memcpy(warm, sp->lambda, sizeof(double) * n3);
-    lucid_contact_result res, best_res;
-    int have_best = 0, iterations = 0;
-    for (int a = w->opt.contact.warm_start ? 0 : 1; a <= 1; ++a) {
-        lucid_contact_options o = w->opt.contact;
-        o.warm_start = a == 0;
-        memcpy(sp->lambda, warm, sizeof(double) * n3);
-        s = lucid_contact_solve_pgs_sparse(&p, &o, sp->work, sp->lambda, &res);
-        if (s != LUCID_OK) return s;
-        iterations += res.iterations;
-        int finite = !res.diverged && finite_answer(sp->lambda, n3) &&
-                     finite_answer(sp->work + 6 * (size_t)slots, n3) && isfinite(res.model.abs);
-        if (finite && (!have_best || res.converged || res.model.abs < best_res.model.abs)) {
-            memcpy(best, sp->lambda, sizeof(double) * n3);
-            best_res = res, have_best = 1;
-        }
-        if (finite && res.converged) break;
-    }
-    if (!have_best) return LUCID_ERR_NO_CONVERGENCE;
+        m,    slots, sp->body, sp->J, sp->W, sp->g, sp->mu, w->opt.compliance > 0.0 ? sp->R : NULL,
+        sp->M};
+    double f, v;
+    problem_scales(&p, &f, &v);
+    rescale(sp, m, slots, f, v);
+    lucid_contact_result res;
+    int iterations = 0;
+    s = solve_with_fallback(w, &p, slots, &res, &iterations);
+    rescale(sp, m, slots, 1.0 / f, 1.0 / v);
+    if (s != LUCID_OK) return s;
+    sp->last = p, sp->last_list = list;
     w->stats.solver_iterations += iterations;
-    w->stats.converged &= best_res.converged;
-    w->stats.residual = fmax(w->stats.residual, best_res.ncp.abs);
-    /* u = M^-1 J^T lambda of the kept answer; v+ = v_free + dt u */
-    double *u = sp->work;
-    lucid_contact_sparse_velocity(&p, best, u, sp->work + 6 * (size_t)slots);
+    w->stats.converged &= res.converged;
+    w->stats.scaled_residual = fmax(w->stats.scaled_residual, res.model.abs);
+    /* u = M^-1 J^T lambda of the kept answer (world units); v+ = v_free + dt u */
+    double *u = sp->work, *sigma = sp->work + 6 * (size_t)slots;
+    lucid_contact_sparse_velocity(&p, sp->lambda, u, sigma);
+    lucid_contact_result world_units;
+    criteria(&p, LUCID_CONTACT_NCP, sp->lambda, u, sigma, &world_units); /* leaves u */
+    w->stats.residual = fmax(w->stats.residual, world_units.ncp.abs);
     for (int i = 0; i < m; ++i) {
-        memcpy(w->contacts[list[i]].force, best + 3 * (size_t)i, sizeof(double) * 3);
+        memcpy(w->contacts[list[i]].force, sp->lambda + 3 * (size_t)i, sizeof(double) * 3);
+        memcpy(w->contacts[list[i]].dual, sp->dual + 3 * (size_t)i, sizeof(double) * 3);
+    }
+    for (int i = 0; i < m; ++i)
         for (int side = 0; side < 2; ++side) {
             int b = w->sides[2 * list[i] + side].body;
             if (b < 0 || sp->slot[b] < 0) continue;
@@ -180,6 +406,37 @@ lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, in
             w->w_free[b] = lucid_vec3_axpy(w->w_free[b], w->opt.dt, lucid_vec3_load(ub + 3));
             sp->slot[b] = -1; /* applied once */
         }
+    return LUCID_OK;
+}
+
+void lucid_world_last_sparse_problem(const lucid_world *w, lucid_contact_sparse_problem *p,
+                                     const int **side_bodies, const int **contacts) {
+    int ok = w->num_contacts > 0 && w->num_islands > 0 && w->last_sparse && w->sparse;
+    if (ok) {
+        *p = w->sparse->last;
+        if (p->M && w->opt.contact.solver == LUCID_CONTACT_PGS) p->M = NULL; /* not filled */
+    } else {
+        memset(p, 0, sizeof *p);
     }
+    /* the sides of the island's contacts, in order: w->sides is per world contact */
+    if (side_bodies) *side_bodies = ok ? w->sparse->side_body : NULL;
+    if (contacts) *contacts = ok ? w->sparse->last_list : NULL;
+}
+
+lucid_status lucid_world_last_problem_dense(lucid_world *w, lucid_contact_problem *p,
+                                            const int **contacts) {
+    lucid_world_last_problem(w, p, contacts);
+    lucid_contact_sparse_problem sp;
+    const int *list = NULL;
+    lucid_world_last_sparse_problem(w, &sp, NULL, &list);
+    if (sp.n == 0) return LUCID_OK;
+    size_t n3 = 3 * (size_t)sp.n;
+    lucid_status s = sp.n > LUCID_WORLD_MAX_ISLAND_CONTACTS
+                         ? LUCID_ERR_NO_MEMORY
+                         : lucid_world_reserve((void **)&w->G, &w->G_cap, n3 * n3, sizeof(double));
+    if (s != LUCID_OK) return s;
+    lucid_contact_sparse_delassus(&sp, w->G);
+    *p = (lucid_contact_problem){sp.n, w->G, sp.g, sp.mu, sp.R};
+    if (contacts) *contacts = list;
     return LUCID_OK;
 }

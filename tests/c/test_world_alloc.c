@@ -104,9 +104,20 @@ static void test_body_space_step_allocates_nothing(void **state) {
     steps_allocate_nothing(&o);
 }
 
+/* The same with ncp:admm in body space (the sparse LDL factorisation of H included). */
+static void test_body_space_admm_step_allocates_nothing(void **state) {
+    (void)state;
+    lucid_world_options o;
+    lucid_world_default_options(&o);
+    o.sparse_threshold = 0;
+    steps_allocate_nothing(&o);
+}
+
 int main(void) {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_step_allocates_nothing),
-                                       cmocka_unit_test(test_body_space_step_allocates_nothing)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_step_allocates_nothing),
+        cmocka_unit_test(test_body_space_step_allocates_nothing),
+        cmocka_unit_test(test_body_space_admm_step_allocates_nothing)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
 #else

@@ -1,0 +1,12 @@
+/* The lucid.world userdata for other bindings (lucid.batch). */
+#ifndef LUCID_LUA_WORLD_H
+#define LUCID_LUA_WORLD_H
+
+#include <lua.h>
+
+#include "runtime/world/world.h"
+
+/* The world at idx, or a Lua error "FNAME: expected a lucid.world (got ...)" / "... finalized". */
+lucid_world *lucid_lua_checkworld(lua_State *L, int idx, const char *fname);
+
+#endif

@@ -1,0 +1,324 @@
+/* ADMM of contact_admm.c on the body-space problem (contact_sparse.h): the same iteration,
+ * its x-step (G + R + rho I) x = r through the velocity-space matrix
+ * H = M + J^T (R + rho I)^-1 J (contact_sparse_hessian.h) instead of a dense factor of G:
+ *   x = (r - J u) / (R + rho),  H u = J^T (r / (R + rho)),
+ * then, when G + R + rho I is ill-conditioned (kappa > LUCID_CONTACT_ADMM_INVERSE_CONDITION),
+ * one step of iterative refinement (x += the same solve of r - (G + R + rho I) x, the
+ * residual from a product with G through W), which brings the Woodbury form's error, ~eps
+ * ||G|| / rho relative, back to the round-off of a backward stable solve. Memory O(n +
+ * bodies + fill of H), nothing allocated once lucid_contact_sparse_reserve has sized it. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solvers/contact/contact_admm.h"
+#include "solvers/contact/contact_anderson.h"
+#include "solvers/contact/contact_cone.h"
+#include "solvers/contact/contact_internal.h"
+#include "solvers/contact/contact_math.h"
+#include "solvers/contact/contact_sparse.h"
+#include "solvers/contact/contact_sparse_hessian.h"
+
+/* vectors of 3n: x z z_prev gamma rhs b sigma w t e, and 3 more for H's 3 x 3 blocks (9n:
+ * D); of 6 per body: u f; then Anderson's */
+enum { V_X, V_Z, V_ZP, V_GAMMA, V_RHS, V_B, V_SIGMA, V_W, V_T, V_E, V_D, V_COUNT = V_D + 3 };
+
+struct lucid_contact_sparse_workspace {
+    lucid_contact_hessian *h;
+    double *buf;
+    size_t cap;
+    int n, num_bodies, memory; /* reserved sizes; Anderson memory that fits an int */
+};
+
+lucid_contact_sparse_workspace *lucid_contact_sparse_workspace_create(void) {
+    lucid_contact_sparse_workspace *ws = calloc(1, sizeof *ws);
+    if (ws && !(ws->h = lucid_contact_hessian_create())) free(ws), ws = NULL;
+    return ws;
+}
+
+void lucid_contact_sparse_workspace_destroy(lucid_contact_sparse_workspace *ws) {
+    if (!ws) return;
+    lucid_contact_hessian_destroy(ws->h);
+    free(ws->buf);
+    free(ws);
+}
+
+double *lucid_contact_sparse_workspace_buffer(lucid_contact_sparse_workspace *ws) {
+    return ws->buf;
+}
+
+lucid_contact_hessian *lucid_contact_sparse_workspace_hessian(lucid_contact_sparse_workspace *ws) {
+    return ws->h;
+}
+
+size_t lucid_contact_sparse_workspace_bytes(const lucid_contact_sparse_workspace *ws) {
+    return sizeof *ws + ws->cap * sizeof(double) + lucid_contact_hessian_bytes(ws->h);
+}
+
+lucid_status lucid_contact_sparse_reserve(lucid_contact_sparse_workspace *ws, int n,
+                                          int num_bodies) {
+    if (!ws || n < 0 || num_bodies < 0) return LUCID_ERR_ARGUMENT;
+    size_t m = 3 * (size_t)n, nv = 6 * (size_t)num_bodies;
+    if ((size_t)n > SIZE_MAX / 64 || (size_t)num_bodies > SIZE_MAX / 64) return LUCID_ERR_NO_MEMORY;
+    int memory = LUCID_CONTACT_ADMM_ANDERSON_MEMORY;
+    if (2 * m > (size_t)INT32_MAX / (2 * (size_t)memory + 5)) memory = 0;
+    size_t accel = memory ? (size_t)lucid_anderson_storage((int)(2 * m), memory) + 4 * m : 0;
+    size_t want = V_COUNT * m + 2 * nv + accel;
+    if (want < 17 * m + 2 * nv) want = 17 * m + 2 * nv; /* contact_newton_sparse.c's */
+    if (want > ws->cap) {
+        size_t c = ws->cap > 0 ? ws->cap : 64;
+        while (c < want) {
+            if (c > SIZE_MAX / 2) return LUCID_ERR_NO_MEMORY;
+            c *= 2;
+        }
+        if (c > (size_t)PTRDIFF_MAX / sizeof(double)) return LUCID_ERR_NO_MEMORY;
+        double *b = realloc(ws->buf, c * sizeof(double));
+        if (!b) return LUCID_ERR_NO_MEMORY;
+        ws->buf = b, ws->cap = c;
+    }
+    ws->n = n, ws->num_bodies = num_bodies, ws->memory = memory;
+    return LUCID_OK;
+}
+
+typedef struct sparse_admm {
+    const lucid_contact_sparse_problem *p;
+    lucid_contact_sparse_workspace *ws;
+    lucid_contact_admm s; /* the dense solver's state: rho, residuals, spectrum */
+    double *v[V_COUNT], *u, *f;
+} sparse_admm;
+
+static void project_cones(const void *ctx, const double *x, double *out) {
+    const lucid_contact_sparse_problem *p = ctx;
+    for (int i = 0; i < p->n; ++i) lucid_cone_project(p->mu[i], x + 3 * i, out + 3 * i);
+}
+
+/* x (3n) <- (G + R + rho I)^-1 r through H (factorised for w = 1 / (R + rho)) */
+static void woodbury(sparse_admm *a, const double *r, double *x) {
+    const lucid_contact_sparse_problem *p = a->p;
+    size_t m = 3 * (size_t)p->n;
+    double *t = a->v[V_T], *w = a->v[V_W];
+    for (size_t k = 0; k < m; ++k) t[k] = r[k] * w[k];
+    lucid_contact_sparse_jt(p, t, a->f);
+    lucid_contact_hessian_solve(a->ws->h, a->f);
+    lucid_contact_sparse_j(p, a->f, t);
+    for (size_t k = 0; k < m; ++k) x[k] = (r[k] - t[k]) * w[k];
+}
+
+/* x <- (G + R + rho I)^-1 r, with one refinement step when G + R + rho I is worse
+ * conditioned than LUCID_CONTACT_ADMM_INVERSE_CONDITION (where the dense path stops
+ * multiplying by an inverse for the same reason: below it the error, ~eps kappa relative, is
+ * far under any tolerance) */
+static void x_step(sparse_admm *a, const double *r, double *x) {
+    const lucid_contact_sparse_problem *p = a->p;
+    size_t m = 3 * (size_t)p->n;
+    double *e = a->v[V_E], rho = a->s.rho;
+    woodbury(a, r, x);
+    if (a->s.inverted) return;
+    lucid_contact_sparse_apply(p, x, a->u, e);
+    for (size_t k = 0; k < m; ++k) e[k] = r[k] - e[k] - rho * x[k];
+    woodbury(a, e, e);
+    for (size_t k = 0; k < m; ++k) x[k] += e[k];
+}
+
+/* The factor of H for the current rho. */
+static lucid_status refactor(sparse_admm *a) {
+    const lucid_contact_sparse_problem *p = a->p;
+    double *w = a->v[V_W], *D = a->v[V_D], rho = a->s.rho;
+    for (size_t k = 0; k < 3 * (size_t)p->n; ++k) w[k] = 1.0 / ((p->R ? p->R[k] : 0.0) + rho);
+    memset(D, 0, sizeof(double) * 9 * (size_t)p->n);
+    for (size_t i = 0; i < (size_t)p->n; ++i)
+        for (int a3 = 0; a3 < 3; ++a3) D[9 * i + 4 * a3] = w[3 * i + a3];
+    lucid_status st = lucid_contact_hessian_factor(a->ws->h, p, D);
+    if (st != LUCID_OK) return st;
+    a->s.factored_rho = rho;
+    ++a->s.factorizations;
+    return LUCID_OK;
+}
+
+/* kappa of G + R + rho I from the (estimated) spectrum of G + R, as contact_admm_core.c */
+static double shifted_condition(const lucid_contact_admm *s) {
+    double lowest = s->singular ? 0.0 : s->eig_min;
+    return (s->eig_max + s->rho) / (lowest + s->rho);
+}
+
+/* One ADMM iteration (lucid_contact_admm_iterate with the sparse x-step). */
+static lucid_status iterate(sparse_admm *a, const double *b) {
+    lucid_contact_admm *s = &a->s;
+    int m = s->m;
+    if (s->rho != s->factored_rho) {
+        lucid_status st = refactor(a);
+        if (st != LUCID_OK) return st;
+        s->inverted = shifted_condition(s) <= LUCID_CONTACT_ADMM_INVERSE_CONDITION;
+    }
+    double rho = s->rho, alpha = s->alpha;
+    for (int k = 0; k < m; ++k) s->rhs[k] = rho * s->z[k] - s->gamma[k] - b[k];
+    x_step(a, s->rhs, s->x);
+    for (int k = 0; k < m; ++k) {
+        s->z_prev[k] = s->z[k];
+        s->rhs[k] = alpha * s->x[k] + (1.0 - alpha) * s->z[k];
+        s->z[k] = s->rhs[k] + s->gamma[k] / rho;
+    }
+    project_cones(a->p, s->z, s->z);
+    double primal = 0.0, dual = 0.0, force = 0.0, velocity = 0.0;
+    for (int k = 0; k < m; ++k) {
+        s->gamma[k] += rho * (s->rhs[k] - s->z[k]);
+        primal = lucid_contact_fmax(primal, fabs(s->x[k] - s->z[k]));
+        dual = lucid_contact_fmax(dual, rho * fabs(s->z[k] - s->z_prev[k]));
+        force = lucid_contact_fmax(force, lucid_contact_fmax(fabs(s->x[k]), fabs(s->z[k])));
+        velocity = lucid_contact_fmax(velocity, lucid_contact_fmax(fabs(s->gamma[k]), fabs(b[k])));
+    }
+    s->primal_residual = primal, s->dual_residual = dual;
+    s->force_scale = force, s->velocity_scale = velocity;
+    return LUCID_OK;
+}
+
+/* Largest eigenvalue of G + R by power iteration (30 products, O(n) each; the Rayleigh
+ * quotient of the last iterate, from below, raised by 5% as a bound); the smallest non-zero
+ * one as LUCID_CONTACT_SPARSE_EIG_RATIO times it; singular when 3n > 6 bodies (rank). */
+static lucid_status spectrum(sparse_admm *a) {
+    const lucid_contact_sparse_problem *p = a->p;
+    size_t m = 3 * (size_t)p->n;
+    double *v = a->v[V_T], *y = a->v[V_E], top = 0.0;
+    for (size_t k = 0; k < m; ++k) v[k] = 1.0 + 0.1 * (double)(k % 7);
+    for (int it = 0; it < 30; ++it) {
+        double norm = 0.0;
+        for (size_t k = 0; k < m; ++k) norm += v[k] * v[k];
+        norm = sqrt(norm);
+        if (!(norm > 0.0) || !isfinite(norm)) break;
+        for (size_t k = 0; k < m; ++k) v[k] /= norm;
+        lucid_contact_sparse_apply(p, v, a->u, y);
+        top = 0.0;
+        for (size_t k = 0; k < m; ++k) top += v[k] * y[k];
+        memcpy(v, y, sizeof(double) * m);
+    }
+    if (!(top > 0.0) || !isfinite(top)) return LUCID_ERR_NOT_SPD;
+    a->s.eig_max = 1.05 * top;
+    a->s.eig_min = LUCID_CONTACT_SPARSE_EIG_RATIO * a->s.eig_max;
+    a->s.singular = m > 6 * (size_t)p->num_bodies;
+    return LUCID_OK;
+}
+
+/* b = g (+ the De Saxce shift for the NCP from the velocity estimate), as contact_admm.c */
+static void linear_term(const lucid_contact_sparse_problem *p, int ncp, const double *velocity,
+                        double *b) {
+    memcpy(b, p->g, sizeof(double) * 3 * (size_t)p->n);
+    if (!ncp) return;
+    for (int i = 0; i < p->n; ++i)
+        b[3 * i + 2] += p->mu[i] * lucid_contact_hypot(velocity[3 * i], velocity[3 * i + 1]);
+}
+
+/* sigma = (G + R) z + g */
+static void velocity(sparse_admm *a, const double *z, double *sigma) {
+    lucid_contact_sparse_apply(a->p, z, a->u, sigma);
+    for (size_t k = 0; k < 3 * (size_t)a->p->n; ++k) sigma[k] += a->p->g[k];
+}
+
+static void pack(const double *z, const double *gamma, double rho, int m, double *out) {
+    for (int k = 0; k < m; ++k) out[k] = z[k], out[m + k] = gamma[k] / rho;
+}
+
+lucid_status lucid_contact_solve_admm_sparse(const lucid_contact_sparse_problem *p,
+                                             const lucid_contact_options *o,
+                                             lucid_contact_sparse_workspace *ws, double *lambda,
+                                             double *dual, lucid_contact_result *result) {
+    if (!result) return LUCID_ERR_ARGUMENT;
+    memset(result, 0, sizeof *result);
+    if (!p || !o || !ws || !lambda || p->n < 0 || ws->n < p->n || ws->num_bodies < p->num_bodies ||
+        o->solver != LUCID_CONTACT_ADMM ||
+        (o->model != LUCID_CONTACT_CCP && o->model != LUCID_CONTACT_NCP) || !(o->tol >= 0.0) ||
+        o->max_iter < 0 || !(o->admm_alpha > 0.0 && o->admm_alpha < 2.0) ||
+        (p->n > 0 && (!p->body || !p->J || !p->W || !p->M || !p->g || !p->mu)))
+        return LUCID_ERR_ARGUMENT;
+    int m = 3 * p->n, ncp = o->model == LUCID_CONTACT_NCP;
+    if (!o->warm_start) memset(lambda, 0, sizeof(double) * (size_t)m);
+    lucid_contact_problem dense = {p->n, NULL, p->g, p->mu, p->R};
+    lucid_contact_run run = {&dense, o, NULL, result, lucid_contact_model_criterion(o->model)};
+    if (p->n == 0) {
+        result->converged = 1;
+        return LUCID_OK;
+    }
+    sparse_admm a = {.p = p, .ws = ws};
+    for (int k = 0; k < V_COUNT; ++k) a.v[k] = ws->buf + (size_t)k * (size_t)m;
+    a.u = ws->buf + (size_t)V_COUNT * (size_t)m;
+    a.f = a.u + 6 * (size_t)p->num_bodies;
+    double *accel_storage = a.f + 6 * (size_t)p->num_bodies;
+    a.s = (lucid_contact_admm){.m = m,
+                               .x = a.v[V_X],
+                               .z = a.v[V_Z],
+                               .z_prev = a.v[V_ZP],
+                               .gamma = a.v[V_GAMMA],
+                               .rhs = a.v[V_RHS],
+                               .alpha = o->admm_alpha,
+                               .factored_rho = NAN};
+    lucid_status status = lucid_contact_hessian_analyze(ws->h, p);
+    if (status == LUCID_OK) status = spectrum(&a);
+    if (status != LUCID_OK) return status;
+    a.s.rho = o->rho > 0.0 ? o->rho : lucid_contact_admm_spectral_rho(&a.s);
+    lucid_contact_admm *s = &a.s;
+    double *sigma = a.v[V_SIGMA], *b = a.v[V_B];
+    project_cones(p, lambda, s->z);
+    velocity(&a, s->z, sigma);
+    linear_term(p, ncp, sigma, b);
+    for (int k = 0; k < m; ++k) {
+        double from_velocity = -(sigma[k] + b[k] - p->g[k]);
+        s->gamma[k] = !o->warm_start ? 0.0 : (dual ? dual[k] : from_velocity);
+    }
+    int done = lucid_contact_check(&run, s->z, sigma), checked = 1, next_check = 1;
+    lucid_anderson acc;
+    lucid_anderson_init(&acc, 2 * m, ws->memory, accel_storage);
+    double *acc_u = NULL, *acc_g = NULL;
+    if (ws->memory) {
+        acc_u = accel_storage + lucid_anderson_storage(2 * m, ws->memory);
+        acc_g = acc_u + 2 * m;
+    }
+    for (int k = 1; !done && k <= o->max_iter; ++k) {
+        if (acc_u) pack(s->z, s->gamma, s->rho, m, acc_u);
+        if ((status = iterate(&a, b)) != LUCID_OK) return status;
+        result->iterations = k;
+        checked = k >= next_check;
+        if (checked) {
+            velocity(&a, s->z, sigma);
+            if ((done = lucid_contact_check(&run, s->z, sigma))) break;
+            next_check = k + (result->model.abs <= LUCID_CONTACT_ADMM_CHECK_NEAR * o->tol
+                                  ? 1
+                                  : LUCID_CONTACT_ADMM_CHECK_PERIOD);
+        }
+        if (!isfinite(s->force_scale) || !isfinite(s->velocity_scale)) break; /* diverged */
+        double size =
+            lucid_contact_fmax(lucid_contact_max_abs(s->z, m), lucid_contact_max_abs(s->z_prev, m));
+        if (lucid_contact_stalled(lucid_contact_max_abs_diff(s->z, s->z_prev, m), size,
+                                  o->stall_tol) &&
+            lucid_contact_stalled(s->primal_residual, size, o->stall_tol)) {
+            result->stalled = 1;
+            break;
+        }
+        if (lucid_contact_admm_adapt(s, o->rho_ratio, o->rho_power))
+            lucid_anderson_reset(&acc);
+        else if (k < o->max_iter && s->inverted && acc_u) {
+            pack(s->z, s->gamma, s->rho, m, acc_g);
+            lucid_anderson_step(&acc, acc_u, acc_g);
+            for (int j = 0; j < m; ++j) s->z[j] = acc_g[j], s->gamma[j] = s->rho * acc_g[m + j];
+        }
+        linear_term(p, ncp, s->gamma, b);
+    }
+    if (!checked) {
+        velocity(&a, s->z, sigma);
+        done = lucid_contact_check(&run, s->z, sigma);
+    }
+    if (done) result->converged = 1;
+    memcpy(lambda, s->z, sizeof(double) * (size_t)m);
+    if (dual) memcpy(dual, s->gamma, sizeof(double) * (size_t)m);
+    result->rho = s->rho;
+    result->factorizations = s->factorizations;
+    for (int k = 0; k < m; ++k)
+        if (!isfinite(lambda[k]) || !isfinite(sigma[k]) || (dual && !isfinite(dual[k]))) {
+            memset(lambda, 0, sizeof(double) * (size_t)m);
+            if (dual) memset(dual, 0, sizeof(double) * (size_t)m);
+            result->diverged = 1, result->converged = 0, result->stalled = 0;
+            velocity(&a, lambda, sigma);
+            lucid_contact_check(&run, lambda, sigma);
+            break;
+        }
+    return LUCID_OK;
+}

@@ -1,0 +1,306 @@
+/* Primal Newton (contact_newton.c) on the body-space problem (contact_sparse.h).
+ * The iterate is the same impulse mu (v = v_f + M^-1 J^T mu), with c = J v = g + G mu and
+ * gamma = P^R_K(-R^-1 c); the direction of contact_newton.c, (I + D G) dmu = -(mu - gamma),
+ * is taken in velocity space instead of through K = I + S^T G S (whose size is that of the
+ * active directions, dense):
+ *   H dv = -J^T e,  H = M + J^T D J,  e = mu - gamma,  dmu = -e - D J dv,  G dmu = J dv
+ * (multiply the first by M^-1 J^T: the two are the same equation), H factorised by sparse
+ * LDL once per iteration (contact_sparse_hessian.h): MuJoCo's Newton Hessian. D = S S^T per
+ * contact from the projection's geometry, as in contact_newton.c, whose per-contact pieces
+ * (the projection, its Jacobian's square root, the line function) are repeated here on the
+ * same formulas. Continuation, line search and the choice of the answer are those of
+ * contact_newton.c; nothing is allocated (ws sized by lucid_contact_sparse_reserve). */
+#include <math.h>
+#include <string.h>
+
+#include "solvers/contact/contact_cone.h"
+#include "solvers/contact/contact_internal.h"
+#include "solvers/contact/contact_line_search.h"
+#include "solvers/contact/contact_sparse.h"
+#include "solvers/contact/contact_sparse_hessian.h"
+
+#define LINE_SEARCH_TOL     1e-8
+#define LINE_SEARCH_EVALS   60
+#define CONTINUATION_START  1e-2
+#define CONTINUATION_FACTOR 1e2
+
+typedef struct newton {
+    const lucid_contact_sparse_problem *p;
+    double *R, *R_root, *mu_scaled;
+    int m;
+    const double *mu, *dmu, *c, *dc;
+} newton;
+
+static void set_compliance(newton *nt, const double *R_target, double scale) {
+    for (int k = 0; k < nt->m; ++k) {
+        nt->R[k] = scale * R_target[k];
+        nt->R_root[k] = sqrt(nt->R[k]);
+    }
+    for (int i = 0; i < nt->p->n; ++i)
+        nt->mu_scaled[i] = nt->p->mu[i] * sqrt(nt->R[3 * i] / nt->R[3 * i + 2]);
+}
+
+/* R_k = eps trace(G_ii) / 3 where p has none; trace from the J and W blocks */
+static lucid_status effective_compliance(const lucid_contact_sparse_problem *p, double eps,
+                                         double *R) {
+    for (int i = 0; i < p->n; ++i) {
+        double trace = 0.0;
+        for (int s = 2 * i; s < 2 * i + 2; ++s) {
+            if (p->body[s] < 0) continue;
+            const double *J = p->J + 18 * (size_t)s, *W = p->W + 18 * (size_t)s;
+            for (int k = 0; k < 18; ++k) trace += J[k] * W[k];
+        }
+        if (p->R) trace += p->R[3 * i] + p->R[3 * i + 1] + p->R[3 * i + 2];
+        for (int a = 0; a < 3; ++a) {
+            double given = p->R ? p->R[3 * i + a] : 0.0;
+            R[3 * i + a] = given > 0.0 ? given : eps * trace / 3.0;
+        }
+        if (R[3 * i] != R[3 * i + 1] || !(R[3 * i + 2] > 0.0)) return LUCID_ERR_ARGUMENT;
+    }
+    return LUCID_OK;
+}
+
+static double norm2(double a, double b) {
+    double s = a * a + b * b;
+    return s > 1e-290 && s < 1e290 ? sqrt(s) : hypot(a, b);
+}
+
+/* contact_newton.c's piece: the projection of y = -R^-1/2 c_i and the columns of S_i. */
+static int piece(const newton *nt, int i, const double ci[3], double pg[3], double S[3][3]) {
+    const double *root = nt->R_root + 3 * i;
+    double mu = nt->mu_scaled[i], y[3];
+    for (int a = 0; a < 3; ++a) y[a] = -ci[a] / root[a];
+    double r = norm2(y[0], y[1]);
+    int count = 0;
+    if (S) memset(S, 0, sizeof(double) * 9);
+    if (r <= mu * y[2] && y[2] >= 0.0) {
+        for (int a = 0; a < 3; ++a) pg[a] = y[a];
+        if (S)
+            for (int k = 0; k < 3; ++k) S[k][k] = 1.0;
+        count = 3;
+    } else if (mu * r > -y[2]) {
+        double d = 1.0 + mu * mu, s = (mu * r + y[2]) / d, u[2] = {y[0] / r, y[1] / r};
+        pg[0] = s * mu * u[0], pg[1] = s * mu * u[1], pg[2] = s;
+        double beta = sqrt(fmax(mu * s / r, 0.0));
+        count = beta > 0.0 ? 2 : 1;
+        if (S) {
+            double root_d = sqrt(d);
+            S[0][0] = mu * u[0] / root_d, S[0][1] = mu * u[1] / root_d, S[0][2] = 1.0 / root_d;
+            S[1][0] = -u[1] * beta, S[1][1] = u[0] * beta;
+        }
+    } else {
+        pg[0] = pg[1] = pg[2] = 0.0;
+    }
+    if (S)
+        for (int k = 0; k < count; ++k)
+            for (int a = 0; a < 3; ++a) S[k][a] /= root[a];
+    return count;
+}
+
+static void project(const newton *nt, const double *c, double *gamma) {
+    for (int i = 0; i < nt->p->n; ++i) {
+        double pg[3];
+        piece(nt, i, c + 3 * i, pg, NULL);
+        for (int a = 0; a < 3; ++a) gamma[3 * i + a] = pg[a] / nt->R_root[3 * i + a];
+    }
+}
+
+typedef struct line_ctx {
+    const newton *nt;
+    double quad_mu, quad_dmu;
+} line_ctx;
+
+static void line_function(void *ctx, double alpha, double *slope, double *curvature) {
+    line_ctx *l = ctx;
+    const newton *nt = l->nt;
+    double s = l->quad_mu + alpha * l->quad_dmu, h = l->quad_dmu;
+    for (int i = 0; i < nt->p->n; ++i) {
+        double c[3], pg[3], S[3][3];
+        for (int a = 0; a < 3; ++a) c[a] = nt->c[3 * i + a] + alpha * nt->dc[3 * i + a];
+        int count = piece(nt, i, c, pg, S);
+        for (int a = 0; a < 3; ++a) s -= nt->dc[3 * i + a] * pg[a] / nt->R_root[3 * i + a];
+        for (int col = 0; col < count; ++col) {
+            double dot = 0.0;
+            for (int a = 0; a < 3; ++a) dot += S[col][a] * nt->dc[3 * i + a];
+            h += dot * dot;
+        }
+    }
+    *slope = s, *curvature = h;
+}
+
+typedef struct buffers {
+    double *sigma, *e, *gamma_try, *projected, *answer, *D, *dv, *f;
+    lucid_contact_hessian *h;
+} buffers;
+
+/* sigma = (G + R) lambda + g with the given R (the compliant problem) */
+static void velocity(const lucid_contact_sparse_problem *p, const double *R, const double *lambda,
+                     double *u, double *sigma) {
+    lucid_contact_sparse_problem q = *p;
+    q.R = R;
+    lucid_contact_sparse_apply(&q, lambda, u, sigma);
+    for (size_t k = 0; k < 3 * (size_t)p->n; ++k) sigma[k] += p->g[k];
+}
+
+static void check(lucid_contact_run *run, const lucid_contact_sparse_problem *p, const double *R,
+                  const double *lambda, const buffers *b) {
+    velocity(p, R, lambda, b->f, b->sigma);
+    lucid_contact_problem compliant = *run->p;
+    compliant.R = R;
+    lucid_contact_criteria_eval(&compliant, LUCID_CRITERION_CCP, lambda, b->sigma, NULL,
+                                &run->result->model);
+}
+
+static int best_candidate(lucid_contact_run *run, const lucid_contact_sparse_problem *p,
+                          const double *R, double tol, const double *gamma, const double *mu,
+                          const buffers *b) {
+    int m = 3 * p->n;
+    check(run, p, R, gamma, b);
+    memcpy(b->answer, gamma, sizeof(double) * (size_t)m);
+    if (run->result->model.abs <= tol) return 1;
+    lucid_contact_criteria model = run->result->model;
+    for (int i = 0; i < p->n; ++i) lucid_cone_project(p->mu[i], mu + 3 * i, b->projected + 3 * i);
+    check(run, p, R, b->projected, b);
+    if (run->result->model.abs < model.abs) {
+        memcpy(b->answer, b->projected, sizeof(double) * (size_t)m);
+        return run->result->model.abs <= tol;
+    }
+    run->result->model = model;
+    return 0;
+}
+
+static double dot(const double *x, const double *y, int m) {
+    double s = 0.0;
+    for (int k = 0; k < m; ++k) s += x[k] * y[k];
+    return s;
+}
+
+/* The direction: D = S S^T per contact, H factorised, dv, dmu = -e - D J dv, dc = J dv. */
+static lucid_status direction(const newton *nt, const buffers *b, double *dmu, double *dc) {
+    const lucid_contact_sparse_problem *p = nt->p;
+    int m = nt->m;
+    for (int i = 0; i < p->n; ++i) {
+        double S[3][3], pg[3], *D = b->D + 9 * i;
+        int count = piece(nt, i, nt->c + 3 * i, pg, S);
+        for (int a = 0; a < 3; ++a)
+            for (int c = 0; c < 3; ++c) {
+                double v = 0.0;
+                for (int k = 0; k < count; ++k) v += S[k][a] * S[k][c];
+                D[3 * a + c] = v;
+            }
+    }
+    lucid_status st = lucid_contact_hessian_factor(b->h, p, b->D);
+    if (st != LUCID_OK) return st;
+    lucid_contact_sparse_jt(p, b->e, b->dv);
+    for (size_t k = 0; k < 6 * (size_t)p->num_bodies; ++k) b->dv[k] = -b->dv[k];
+    lucid_contact_hessian_solve(b->h, b->dv);
+    lucid_contact_sparse_j(p, b->dv, dc);
+    for (int i = 0; i < p->n; ++i) {
+        const double *D = b->D + 9 * i, *y = dc + 3 * i;
+        for (int a = 0; a < 3; ++a)
+            dmu[3 * i + a] =
+                -b->e[3 * i + a] - (D[3 * a] * y[0] + D[3 * a + 1] * y[1] + D[3 * a + 2] * y[2]);
+    }
+    (void)m;
+    return LUCID_OK;
+}
+
+static lucid_status iterate(lucid_contact_run *run, const newton *nt, double *mu, double *c,
+                            double *gamma, double *dmu, double *dc, const buffers *b,
+                            int *stalled) {
+    int m = nt->m;
+    for (int i = 0; i < m; ++i) b->e[i] = mu[i] - gamma[i];
+    lucid_status status = direction(nt, b, dmu, dc);
+    if (status != LUCID_OK) return status;
+    ++run->result->factorizations;
+    line_ctx line = {nt, dot(dc, mu, m), dot(dc, dmu, m)};
+    double slope0 = dot(dc, b->e, m), alpha = 1.0;
+    if (lucid_contact_max_abs(dc, m) > 0.0)
+        alpha = lucid_line_search_exact(line_function, &line, slope0, LINE_SEARCH_TOL,
+                                        LINE_SEARCH_EVALS)
+                    .alpha;
+    for (int i = 0; i < m; ++i) mu[i] += alpha * dmu[i];
+    for (int i = 0; i < m; ++i) c[i] += alpha * dc[i];
+    project(nt, c, b->gamma_try);
+    double change = lucid_contact_max_abs_diff(b->gamma_try, gamma, m);
+    double size = fmax(lucid_contact_max_abs(gamma, m), lucid_contact_max_abs(b->gamma_try, m));
+    memcpy(gamma, b->gamma_try, sizeof(double) * (size_t)m);
+    *stalled = lucid_contact_stalled(change, size, run->o->stall_tol);
+    return LUCID_OK;
+}
+
+lucid_status lucid_contact_solve_newton_sparse(const lucid_contact_sparse_problem *p,
+                                               const lucid_contact_options *o,
+                                               lucid_contact_sparse_workspace *ws, double *lambda,
+                                               lucid_contact_result *result) {
+    if (!result) return LUCID_ERR_ARGUMENT;
+    memset(result, 0, sizeof *result);
+    if (!p || !o || !ws || !lambda || p->n < 0 || o->solver != LUCID_CONTACT_NEWTON ||
+        o->model != LUCID_CONTACT_CCP || !(o->tol >= 0.0) || o->max_iter < 0 ||
+        !(o->newton_compliance > 0.0) ||
+        (p->n > 0 && (!p->body || !p->J || !p->W || !p->M || !p->g || !p->mu)))
+        return LUCID_ERR_ARGUMENT;
+    int m = 3 * p->n;
+    lucid_contact_problem dense = {p->n, NULL, p->g, p->mu, p->R};
+    lucid_contact_run run = {&dense, o, NULL, result, LUCID_CRITERION_CCP};
+    if (!o->warm_start) memset(lambda, 0, sizeof(double) * (size_t)m);
+    if (p->n == 0) {
+        result->converged = 1;
+        return LUCID_OK;
+    }
+    double *v = lucid_contact_sparse_workspace_buffer(ws);
+    double *vec[16];
+    for (int k = 0; k < 13; ++k) vec[k] = v + (size_t)k * (size_t)m;
+    double *mu = vec[0], *c = vec[1], *gamma = vec[2], *dmu = vec[3], *dc = vec[4], *R = vec[5];
+    buffers b = {.sigma = vec[6],
+                 .e = vec[7],
+                 .gamma_try = vec[8],
+                 .projected = vec[9],
+                 .answer = vec[10],
+                 .D = v + 14 * (size_t)m, /* 9n = 3m */
+                 .dv = v + 17 * (size_t)m,
+                 .h = lucid_contact_sparse_workspace_hessian(ws)};
+    b.f = b.dv + 6 * (size_t)p->num_bodies;
+    newton nt = {p, vec[11], vec[12], v + 13 * (size_t)m, m, mu, dmu, c, dc};
+    lucid_status status = effective_compliance(p, o->newton_compliance, R);
+    if (status == LUCID_OK) status = lucid_contact_hessian_analyze(b.h, p);
+    if (status != LUCID_OK) return status;
+    if (o->warm_start)
+        memcpy(mu, lambda, sizeof(double) * (size_t)m);
+    else
+        memset(mu, 0, sizeof(double) * (size_t)m);
+    velocity(p, NULL, mu, b.f, c); /* c = g + G mu */
+    double scale = fmax(1.0, CONTINUATION_START / o->newton_compliance);
+    int done = 0, k = 0;
+    for (;; scale = fmax(1.0, scale / CONTINUATION_FACTOR)) {
+        set_compliance(&nt, R, scale);
+        double stage_tol = scale * o->tol;
+        project(&nt, c, gamma);
+        int stage_done = best_candidate(&run, p, nt.R, stage_tol, gamma, mu, &b);
+        int stalled = 0;
+        while (!stage_done && !stalled && k < o->max_iter) {
+            if ((status = iterate(&run, &nt, mu, c, gamma, dmu, dc, &b, &stalled)) != LUCID_OK)
+                return status;
+            result->iterations = ++k;
+            stage_done = best_candidate(&run, p, nt.R, stage_tol, gamma, mu, &b);
+        }
+        if (scale == 1.0) {
+            done = stage_done;
+            result->stalled = stalled && !done;
+            break;
+        }
+        if (k >= o->max_iter) {
+            set_compliance(&nt, R, 1.0);
+            project(&nt, c, gamma);
+            done = best_candidate(&run, p, R, o->tol, gamma, mu, &b);
+            break;
+        }
+    }
+    memcpy(lambda, b.answer, sizeof(double) * (size_t)m);
+    check(&run, p, R, lambda, &b);
+    /* the NCP criterion on p's own velocity (its R, not the added compliance) */
+    velocity(p, p->R, lambda, b.f, b.sigma);
+    lucid_contact_criteria_eval(&dense, LUCID_CRITERION_NCP, lambda, b.sigma, NULL, &result->ncp);
+    result->converged = done;
+    return LUCID_OK;
+}

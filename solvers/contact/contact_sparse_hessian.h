@@ -1,0 +1,47 @@
+/* The velocity-space matrix H = M + J^T diag(w) J of a body-space contact problem
+ * (contact_sparse.h), factorised as P H P^T = L D L^T by SuiteSparse's LDL with an AMD
+ * ordering of the bodies' contact graph (internal to the contact solvers).
+ *
+ * Both the ADMM x-step and the primal Newton step of the sparse solvers go through it:
+ *   (J M^-1 J^T + diag(d)) x = r  <=>  x = (r - J u) / d,  H u = J^T (r / d),  w = 1 / d
+ * (Woodbury; H is SPD for every w >= 0 since M is), and Newton's Hessian is H with w its
+ * active-set weights. H has one 6 x 6 block per body and one per pair of bodies sharing a
+ * contact: O(bodies + contacts) entries where G = J M^-1 J^T has O(contacts^2), and the
+ * factor's fill is that of the body graph (a bin of boxes is nearly planar).
+ * The pattern (analyse) is built once per problem, the values (factor) once per change of w;
+ * all memory is owned by the struct and only grows, so after warm-up nothing is allocated.
+ * Indices are SuiteSparse_long (64-bit) and every size is checked in size_t. */
+#ifndef LUCID_CONTACT_SPARSE_HESSIAN_H
+#define LUCID_CONTACT_SPARSE_HESSIAN_H
+
+#include <stddef.h>
+
+#include "runtime/core/status.h"
+#include "solvers/contact/contact_sparse.h"
+
+typedef struct lucid_contact_hessian lucid_contact_hessian;
+
+lucid_contact_hessian *lucid_contact_hessian_create(void);
+void lucid_contact_hessian_destroy(lucid_contact_hessian *h);
+
+/* The pattern of H for p (needs p->M), its ordering and symbolic factor.
+ * LUCID_ERR_NO_MEMORY when a size overflows or an allocation fails. */
+lucid_status lucid_contact_hessian_analyze(lucid_contact_hessian *h,
+                                           const lucid_contact_sparse_problem *p);
+/* H = M + sum over contacts i of J_i^T D_i J_i (D: n symmetric PSD 3 x 3 blocks, 9 numbers
+ * each, row-major), factorised. LUCID_ERR_NOT_SPD when a pivot is not positive and finite. */
+lucid_status lucid_contact_hessian_factor(lucid_contact_hessian *h,
+                                          const lucid_contact_sparse_problem *p, const double *D);
+/* x (6 per body slot) <- H^-1 x */
+void lucid_contact_hessian_solve(lucid_contact_hessian *h, double *x);
+/* Non-zeros of the last factor L (a measure of the fill). */
+size_t lucid_contact_hessian_factor_size(const lucid_contact_hessian *h);
+/* Bytes the struct holds. */
+size_t lucid_contact_hessian_bytes(const lucid_contact_hessian *h);
+
+/* The sparse solvers' workspace (contact_sparse.h) as they share it: 17 (3n) + 12 bodies
+ * doubles at least, and its H. */
+double *lucid_contact_sparse_workspace_buffer(lucid_contact_sparse_workspace *ws);
+lucid_contact_hessian *lucid_contact_sparse_workspace_hessian(lucid_contact_sparse_workspace *ws);
+
+#endif
