@@ -21,6 +21,11 @@ mpi.enabled = false
 
 -- Called by the executable under mpirun (private).
 function mpi._set_backend(b)
+  for _, name in ipairs{"rank", "size", "barrier", "allgather", "allreduce"} do
+    if type(b) ~= "table" or type(b[name]) ~= "function" then
+      error("lucid.mpi._set_backend: expected a backend table with function " .. name, 2)
+    end
+  end
   backend = b
   mpi.enabled = true
 end
@@ -140,7 +145,7 @@ local function numbers(v, fname)
     return out, true
   end
   if type(v) ~= "table" then
-    error(fname .. ": expected a lucid.vec or a table of numbers (got " .. type(v) .. ")", 0)
+    error(fname .. ": expected a lucid.vec or a table of numbers (got " .. require("lucid.check").typename(v) .. ")", 0)
   end
   for i = 1, #v do
     if type(v[i]) ~= "number" then error(fname .. ": entry " .. i .. " is not a number", 0) end
