@@ -123,6 +123,17 @@ local function axis(series, key, log)
     -- one labelled decade every `step`, so that at most about eight labels are drawn
     local step = math.max(1, math.ceil((math.floor(hi) - math.ceil(lo) + 1) / 8))
     for e = math.ceil(lo), math.floor(hi), step do ticks[#ticks + 1] = {e, string.format("1e%d", e)} end
+    if #ticks < 3 then -- a short span: 2 and 5 times each decade too
+      ticks = {}
+      for e = math.floor(lo), math.ceil(hi) do
+        for _, m in ipairs{1, 2, 5} do
+          local v = e + math.log(m, 10)
+          if v >= lo and v <= hi then
+            ticks[#ticks + 1] = {v, m == 1 and string.format("1e%d", e) or string.format("%de%d", m, e)}
+          end
+        end
+      end
+    end
     if #ticks < 2 then
       ticks = {}
       for _, v in ipairs(linear_ticks(lo, hi, 4)) do ticks[#ticks + 1] = {v, tick_label(10 ^ v)} end
@@ -139,7 +150,7 @@ end
 local function marker_svg(shape, x, y, color)
   local r = 3.6
   local filled = string.format('fill="%s" stroke="%s"', color, color)
-  local hollow = string.format('fill="white" stroke="%s" stroke-width="1.4"', color)
+  local hollow = string.format('fill="none" stroke="%s" stroke-width="1.4"', color) -- shows what is under it
   if shape == "circle" then
     return string.format('<circle cx="%.1f" cy="%.1f" r="%.1f" %s/>', x, y, r, filled)
   elseif shape == "square" then

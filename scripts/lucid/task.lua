@@ -201,6 +201,9 @@ end
 function Task:write_replay(rec, file, title)
   check_self(self, Task, "lucid.task:write_replay")
   if rec == nil then return nil end
+  if check.typename(rec) ~= "lucid.record" then
+    check.fail("lucid.task:write_replay", "rec must be a lucid.record (got %s)", check.typename(rec))
+  end
   check.value("lucid.task:write_replay", file, "string", "file")
   if title ~= nil then check.value("lucid.task:write_replay", title, "string", "title") end
   if check.typename(rec) ~= "lucid.record" then

@@ -97,3 +97,12 @@ t.case("dash and marker options are checked", function()
   t.truthy(svg:find('stroke-dasharray="3,1"', 1, true), "an SVG dash array is kept")
   t.truthy(not svg:find("<path", 1, true), "markers = false draws none")
 end)
+
+t.case("a log axis spanning under three decades labels 2 and 5 times each decade", function()
+  local file = os.tmpname() .. ".svg"
+  plot.lines{file = file, logx = true, series = {{x = {2e-4, 1e-2}, y = {1, 2}}}}
+  local svg = read(file)
+  for _, label in ipairs{">5e-4<", ">1e-3<", ">2e-3<", ">5e-3<", ">1e-2<"} do
+    t.truthy(svg:find(label, 1, true), "label " .. label)
+  end
+end)

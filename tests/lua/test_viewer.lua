@@ -250,3 +250,21 @@ t.case("viewer.write checks its arguments and options", function()
   t.raises("lucid.viewer.write: rec: lucid.record:info: the recording has been finalized", write,
            file, rec)
 end)
+
+t.case("task replay helpers: --replay records a run and refuses misuse", function()
+  local task = require "lucid.task"
+  local tk = task.new{name = "replay_test", options = {task.replay_option("a run")}}
+  local opts = tk:parse{"--replay", tmpfile(".html")}
+  local w = scene()
+  t.eq(tk:record(w, nil, 1e-3), nil, "no file: no recording")
+  local rec = tk:record(w, opts.replay, 1e-3)
+  t.eq(rec:info().every, 5, "about 200 frames a simulated second")
+  w:step(12)
+  t.eq(tk:write_replay(rec, opts.replay, "t"), opts.replay)
+  t.eq(#rec, 4, "frames at steps 0, 5, 10 and the last, 12")
+  os.remove(opts.replay)
+  t.raises("lucid.task:write_replay: rec must be a lucid.record (got lucid.world)",
+           tk.write_replay, tk, w, "x.html")
+  t.raises("lucid.task:record: w must be a lucid.world (got table)", tk.record, tk, {}, "x", 1e-3)
+  t.raises("lucid.task:record: dt must be positive", tk.record, tk, w, "x", 0)
+end)
