@@ -265,13 +265,23 @@ static int contact_derivatives(lua_State *L) {
         lucid_lua_fail(L, DERIVATIVES, "unknown opts.method '%s' (expected active_set or relaxed)",
                        method);
     lucid_contact_model model = read_model(L, 1, 2);
+    const char *solver = string_field(L, 2, "solver", "sol.solver");
+    if (solver && strcmp(solver, "ip") == 0 && get_field(L, 1, "kappa")) {
+        double kappa = lucid_lua_checkfinite(L, -1, DERIVATIVES, "problem.kappa");
+        lua_pop(L, 1);
+        if (kappa > 0.0) /* a point of the central path, not a solution of the model */
+            lucid_lua_fail(L, DERIVATIVES,
+                           "sol is a relaxed ip solution (kappa = %f > 0): the active-set "
+                           "derivatives are those of exact solutions (kappa = 0)",
+                           kappa);
+    }
     lucid_contact_derivative_options o = lucid_contact_derivative_default_options(model);
     o.threshold = number_option(L, 3, "threshold", o.threshold);
     o.rcond = number_option(L, 3, "rcond", o.rcond);
     if (!(o.threshold >= 0.0 && o.threshold < 1.0))
-        lucid_lua_fail(L, DERIVATIVES, "opts.threshold must be in [0, 1) (got %g)", o.threshold);
+        lucid_lua_fail(L, DERIVATIVES, "opts.threshold must be in [0, 1) (got %f)", o.threshold);
     if (!(o.rcond >= 0.0 && o.rcond < 1.0))
-        lucid_lua_fail(L, DERIVATIVES, "opts.rcond must be in [0, 1) (got %g)", o.rcond);
+        lucid_lua_fail(L, DERIVATIVES, "opts.rcond must be in [0, 1) (got %f)", o.rcond);
     int dense = boolean_option(L, 3, "dense", 1);
     int allow = boolean_option(L, 3, "allow_unconverged", 0);
 
@@ -293,7 +303,6 @@ static int contact_derivatives(lua_State *L) {
     lucid_lua_checkvalues(L, -1, m, g, DERIVATIVES, "problem.g");
     if (!get_field(L, 1, "mu")) lucid_lua_fail(L, DERIVATIVES, "problem.mu is required");
     lucid_lua_checkvalues(L, -1, n, mu, DERIVATIVES, "problem.mu");
-    const char *solver = string_field(L, 2, "solver", "sol.solver");
     int newton = model == LUCID_CONTACT_CCP && solver && strcmp(solver, "newton") == 0;
     int has_R = lua_getfield(L, 1, "R") != LUA_TNIL, R_idx = lua_gettop(L);
     if (has_R || newton) {
