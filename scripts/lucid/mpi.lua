@@ -10,24 +10,27 @@ local lucid = require "lucid"
 local mpi = {}
 
 -- The serial backend: one rank.
-local backend = {
+local serial = {
   rank = function() return 0 end,
   size = function() return 1 end,
   barrier = function() end,
   allgather = function(s) return {s} end,
   allreduce = function(s) return s end,
 }
+-- Under mpirun the executable stores its MPI backend in package.loaded["lucid.mpi.backend"]
+-- and sets mpi.enabled (runtime/mpi_host.c); nothing in the `lucid` table can replace it.
+local function backend() return package.loaded["lucid.mpi.backend"] or serial end
 mpi.enabled = false
 
--- Called by the executable under mpirun (private).
-function mpi._set_backend(b)
-  backend = b
-  mpi.enabled = true
-end
+function mpi.rank() return backend().rank() end
+function mpi.size() return backend().size() end
+function mpi.barrier() backend().barrier() end
 
-function mpi.rank() return backend.rank() end
-function mpi.size() return backend.size() end
-function mpi.barrier() backend.barrier() end
+-- The type of a value for messages: a lucid userdata's type name ("lucid.shape").
+local function typename(v)
+  local mt = getmetatable(v)
+  return type(mt) == "string" and mt or type(v)
+end
 
 -- ---- exact serialisation of results ------------------------------------------------------
 -- Numbers keep their bits (integers as integers, floats as IEEE doubles), tables nest,
@@ -62,7 +65,7 @@ local function encode(v, out, fname, depth)
       encode(v[k], out, fname, depth + 1)
     end
   else
-    error(fname .. ": cannot send a " .. ty .. " value (numbers, strings, booleans, tables and "
+    error(fname .. ": cannot send a " .. typename(v) .. " value (numbers, strings, booleans, tables and "
           .. "lucid.vec / lucid.mat only)", 0)
   end
 end
@@ -140,7 +143,7 @@ local function numbers(v, fname)
     return out, true
   end
   if type(v) ~= "table" then
-    error(fname .. ": expected a lucid.vec or a table of numbers (got " .. type(v) .. ")", 0)
+    error(fname .. ": expected a lucid.vec or a table of numbers (got " .. typename(v) .. ")", 0)
   end
   for i = 1, #v do
     if type(v[i]) ~= "number" then error(fname .. ": entry " .. i .. " is not a number", 0) end
@@ -157,7 +160,7 @@ function mpi.gather(v, root)
     error(fname .. ": root must be a rank in [0, " .. (mpi.size() - 1) .. "]", 0)
   end
   local xs, as_vec = numbers(v, fname)
-  local parts = backend.allgather(string.pack("<j", #xs) .. pack_doubles(xs))
+  local parts = backend().allgather(string.pack("<j", #xs) .. pack_doubles(xs))
   if mpi.rank() ~= root then return nil end
   local all = {}
   for r, s in ipairs(parts) do
@@ -185,9 +188,9 @@ function mpi.allreduce(v, op)
     end
   end
   -- every rank must learn whether the lengths agree before reducing
-  local bad = backend.allgather(lengths and lengths.bad and "x" or "")[1] == "x"
+  local bad = backend().allgather(lengths and lengths.bad and "x" or "")[1] == "x"
   if bad then error(fname .. ": the vectors have different lengths on different ranks", 0) end
-  local out = unpack_doubles(backend.allreduce(pack_doubles(xs), op), #xs)
+  local out = unpack_doubles(backend().allreduce(pack_doubles(xs), op), #xs)
   return as_vec and lucid.vec(out) or out
 end
 
@@ -207,7 +210,7 @@ function mpi.sweep(items, fn)
     return pack({ok = true, results = mine}, fname)
   end)
   if not ok then msg = pack({ok = false, err = tostring(msg)}, fname) end
-  local parts = backend.allgather(msg)
+  local parts = backend().allgather(msg)
   local results = {}
   for r, s in ipairs(parts) do
     local part = unpack_value(s)
