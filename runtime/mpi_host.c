@@ -1,5 +1,5 @@
 /* The MPI backend of lucid.mpi for the `lucid` executable (runtime/mpi_host.h). The backend is
- * a table of C functions handed to scripts/lucid/mpi.lua through lucid.mpi._set_backend:
+ * a table of C functions that scripts/lucid/mpi.lua finds in package.loaded["lucid.mpi.backend"]:
  *   rank(), size(), barrier(),
  *   allgather(s) -> {s_0, ..., s_{size-1}}   (byte strings of any lengths, in rank order)
  *   allreduce(s, op) -> s'                   (s: doubles packed "<d"; op "sum" | "min" | "max")
@@ -132,18 +132,18 @@ int lucid_mpi_attach(lua_State *L) {
     static const luaL_Reg fns[] = {{"rank", l_rank},           {"size", l_size},
                                    {"barrier", l_barrier},     {"allgather", l_allgather},
                                    {"allreduce", l_allreduce}, {NULL, NULL}};
-    lua_getglobal(L, "require");
-    lua_pushliteral(L, "lucid.mpi");
-    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
-        fprintf(stderr, "lucid: %s\n", lua_tostring(L, -1));
-        lua_pop(L, 1);
-        return 1;
-    }
-    lua_getfield(L, -1, "_set_backend");
+    /* package.loaded["lucid.mpi.backend"] = the functions; lucid.mpi.enabled = true */
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
     luaL_newlib(L, fns);
-    int ok = lua_pcall(L, 1, 0, 0) == LUA_OK;
-    if (!ok) fprintf(stderr, "lucid: %s\n", lua_tostring(L, -1));
-    lua_pop(L, ok ? 1 : 2);
+    lua_setfield(L, -2, "lucid.mpi.backend");
+    int ok = lua_getfield(L, -1, "lucid.mpi") == LUA_TTABLE;
+    if (ok) {
+        lua_pushboolean(L, 1);
+        lua_setfield(L, -2, "enabled");
+    } else {
+        fputs("lucid: lucid.mpi is not loaded\n", stderr);
+    }
+    lua_pop(L, 2);
     return ok ? 0 : 1;
 }
 

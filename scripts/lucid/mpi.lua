@@ -11,32 +11,27 @@ local check = require "lucid.check"
 local mpi = {}
 
 -- The serial backend: one rank.
-local backend = {
+local serial = {
   rank = function() return 0 end,
   size = function() return 1 end,
   barrier = function() end,
   allgather = function(s) return {s} end,
   allreduce = function(s) return s end,
 }
+-- Under mpirun the executable stores its MPI backend in package.loaded["lucid.mpi.backend"]
+-- and sets mpi.enabled (runtime/mpi_host.c); nothing in the `lucid` table can replace it.
+local function backend() return package.loaded["lucid.mpi.backend"] or serial end
 mpi.enabled = false
 
--- Called by the executable under mpirun (private).
-function mpi._set_backend(b)
-  if type(b) ~= "table" then
-    error("lucid.mpi._set_backend: expected a table of functions (got " .. check.typename(b) .. ")", 2)
-  end
-  for _, k in ipairs{"rank", "size", "barrier", "allgather", "allreduce"} do
-    if type(b[k]) ~= "function" then
-      error("lucid.mpi._set_backend: backend." .. k .. " must be a function", 2)
-    end
-  end
-  backend = b
-  mpi.enabled = true
-end
+function mpi.rank() return backend().rank() end
+function mpi.size() return backend().size() end
+function mpi.barrier() backend().barrier() end
 
-function mpi.rank() return backend.rank() end
-function mpi.size() return backend.size() end
-function mpi.barrier() backend.barrier() end
+-- The type of a value for messages: a lucid userdata's type name ("lucid.shape").
+local function typename(v)
+  local mt = getmetatable(v)
+  return type(mt) == "string" and mt or type(v)
+end
 
 -- ---- exact serialisation of results ------------------------------------------------------
 -- Numbers keep their bits (integers as integers, floats as IEEE doubles), tables nest,
@@ -71,7 +66,7 @@ local function encode(v, out, fname, depth)
       encode(v[k], out, fname, depth + 1)
     end
   else
-    error(fname .. ": cannot send a " .. ty .. " value (numbers, strings, booleans, tables and "
+    error(fname .. ": cannot send a " .. typename(v) .. " value (numbers, strings, booleans, tables and "
           .. "lucid.vec / lucid.mat only)", 0)
   end
 end
@@ -149,7 +144,7 @@ local function numbers(v, fname)
     return out, true
   end
   if type(v) ~= "table" then
-    error(fname .. ": expected a lucid.vec or a table of numbers (got " .. check.typename(v) .. ")", 0)
+    error(fname .. ": expected a lucid.vec or a table of numbers (got " .. typename(v) .. ")", 0)
   end
   for i = 1, #v do
     if type(v[i]) ~= "number" then error(fname .. ": entry " .. i .. " is not a number", 0) end
@@ -166,7 +161,7 @@ function mpi.gather(v, root)
     error(fname .. ": root must be a rank in [0, " .. (mpi.size() - 1) .. "]", 0)
   end
   local xs, as_vec = numbers(v, fname)
-  local parts = backend.allgather(string.pack("<j", #xs) .. pack_doubles(xs))
+  local parts = backend().allgather(string.pack("<j", #xs) .. pack_doubles(xs))
   if mpi.rank() ~= root then return nil end
   local all = {}
   for r, s in ipairs(parts) do
@@ -194,9 +189,9 @@ function mpi.allreduce(v, op)
     end
   end
   -- every rank must learn whether the lengths agree before reducing
-  local bad = backend.allgather(lengths and lengths.bad and "x" or "")[1] == "x"
+  local bad = backend().allgather(lengths and lengths.bad and "x" or "")[1] == "x"
   if bad then error(fname .. ": the vectors have different lengths on different ranks", 0) end
-  local out = unpack_doubles(backend.allreduce(pack_doubles(xs), op), #xs)
+  local out = unpack_doubles(backend().allreduce(pack_doubles(xs), op), #xs)
   return as_vec and lucid.vec(out) or out
 end
 
@@ -216,7 +211,7 @@ function mpi.sweep(items, fn)
     return pack({ok = true, results = mine}, fname)
   end)
   if not ok then msg = pack({ok = false, err = tostring(msg)}, fname) end
-  local parts = backend.allgather(msg)
+  local parts = backend().allgather(msg)
   local results = {}
   for r, s in ipairs(parts) do
     local part = unpack_value(s)
