@@ -63,15 +63,15 @@ os.execute("mkdir -p '" .. opts.out .. "'")
 local series = {}
 for _, pair in ipairs(PAIRS) do
   local x, y = {}, {}
-  for i, s in ipairs(sweep) do x[i], y[i] = math.log(s.ratio, 10), s.solvers[pair].residual end
+  for i, s in ipairs(sweep) do x[i], y[i] = s.ratio, s.solvers[pair].residual end
   series[#series + 1] = {name = pair, x = x, y = y}
 end
 local floor_x, floor_y = {}, {}
-for i, s in ipairs(sweep) do floor_x[i], floor_y[i] = math.log(s.ratio, 10), s.solvers["ncp:admm"].round_off end
+for i, s in ipairs(sweep) do floor_x[i], floor_y[i] = s.ratio, s.solvers["ncp:admm"].round_off end
 series[#series + 1] = {name = "round-off of ncp:admm's forces", x = floor_x, y = floor_y}
-local files = {plot.lines{file = opts.out .. "/residual_vs_ratio.svg", logy = true,
+local files = {plot.lines{file = opts.out .. "/residual_vs_ratio.svg", logx = true, logy = true,
                           title = "Stack: residual reached in " .. opts.max_iter .. " iterations (Fig. 13 right)",
-                          xlabel = "log10 mass ratio", ylabel = "eps_abs (model criterion)", series = series}}
+                          xlabel = "mass ratio", ylabel = "eps_abs (model criterion)", series = series}}
 
 local figures = {seed = t.seed, max_iter = opts.max_iter, tol = 1e-6, sweep = sweep, plots = files}
 t:report(figures, function()

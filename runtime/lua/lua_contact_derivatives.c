@@ -6,8 +6,9 @@
  * = d lambda / d R_k) unless dense = false; dlambda_dG(dG) -> dlambda; jvp{G=, g=, mu=, R=} ->
  * dlambda; vjp(w) -> {G=, g=, mu=, R=}; modes, margins (per contact), margin, rank, size,
  * rank_deficient, method, model.
- * Methods: "active_set" (implicit function theorem on the active modes, every model). The
- * relaxed (interior-point) derivatives plug in as another method here.
+ * Methods: "active_set" (implicit function theorem on the active modes, every model) and
+ * "relaxed" (a solution of solver "ip" with kappa > 0: the central path's derivatives from the
+ * solve's own factorisation, lua_contact_relaxed.c).
  * ccp:newton solves a compliant problem: where R is 0 (or absent) it uses R = compliance x
  * trace(G_ii) / 3 (contact_newton.c); its answer is differentiated as a solution of that
  * problem, including that R's dependence on G. */
@@ -18,6 +19,7 @@
 
 #include "autodiff/contact_derivatives.h"
 #include "runtime/lua/check.h"
+#include "runtime/lua/lua_contact_relaxed.h"
 #include "runtime/lua/lua_matrix.h"
 #include "runtime/lua/modules.h"
 
@@ -234,7 +236,7 @@ static void push_closure(lua_State *L, int state_idx, lua_CFunction f, const cha
 static const char *const problem_keys[] = {
     "G",          "g",          "mu",         "R",     "model", "solver",    "tol",
     "max_iter",   "warm_start", "relaxation", "alpha", "rho",   "stall_tol", "inner_max_iter",
-    "compliance", NULL};
+    "compliance", "kappa",      NULL};
 static const char *const option_keys[] = {"method", "threshold",         "rcond",
                                           "dense",  "allow_unconverged", NULL};
 
@@ -255,22 +257,31 @@ static int contact_derivatives(lua_State *L) {
     }
     lucid_lua_check_option_names_prefixed(L, 3, option_keys, DERIVATIVES, "opts.");
     const char *method = string_field(L, 3, "method", "opts.method");
-    if (method && strcmp(method, "active_set") != 0) {
-        if (strcmp(method, "relaxed") == 0)
-            lucid_lua_fail(L, DERIVATIVES,
-                           "opts.method 'relaxed' needs a solution of the interior-point solver "
-                           "(solver 'ip'), which this build does not have");
+    if (method && strcmp(method, "relaxed") == 0) /* lua_contact_relaxed.c */
+        return lucid_lua_relaxed_contact_derivatives(L, 1, 2, boolean_option(L, 3, "dense", 1),
+                                                     boolean_option(L, 3, "allow_unconverged", 0),
+                                                     DERIVATIVES);
+    if (method && strcmp(method, "active_set") != 0)
         lucid_lua_fail(L, DERIVATIVES, "unknown opts.method '%s' (expected active_set or relaxed)",
                        method);
-    }
     lucid_contact_model model = read_model(L, 1, 2);
+    const char *solver = string_field(L, 2, "solver", "sol.solver");
+    if (solver && strcmp(solver, "ip") == 0 && get_field(L, 1, "kappa")) {
+        double kappa = lucid_lua_checkfinite(L, -1, DERIVATIVES, "problem.kappa");
+        lua_pop(L, 1);
+        if (kappa > 0.0) /* a point of the central path, not a solution of the model */
+            lucid_lua_fail(L, DERIVATIVES,
+                           "sol is a relaxed ip solution (kappa = %f > 0): the active-set "
+                           "derivatives are those of exact solutions (kappa = 0)",
+                           kappa);
+    }
     lucid_contact_derivative_options o = lucid_contact_derivative_default_options(model);
     o.threshold = number_option(L, 3, "threshold", o.threshold);
     o.rcond = number_option(L, 3, "rcond", o.rcond);
     if (!(o.threshold >= 0.0 && o.threshold < 1.0))
-        lucid_lua_fail(L, DERIVATIVES, "opts.threshold must be in [0, 1) (got %g)", o.threshold);
+        lucid_lua_fail(L, DERIVATIVES, "opts.threshold must be in [0, 1) (got %f)", o.threshold);
     if (!(o.rcond >= 0.0 && o.rcond < 1.0))
-        lucid_lua_fail(L, DERIVATIVES, "opts.rcond must be in [0, 1) (got %g)", o.rcond);
+        lucid_lua_fail(L, DERIVATIVES, "opts.rcond must be in [0, 1) (got %f)", o.rcond);
     int dense = boolean_option(L, 3, "dense", 1);
     int allow = boolean_option(L, 3, "allow_unconverged", 0);
 
@@ -292,7 +303,6 @@ static int contact_derivatives(lua_State *L) {
     lucid_lua_checkvalues(L, -1, m, g, DERIVATIVES, "problem.g");
     if (!get_field(L, 1, "mu")) lucid_lua_fail(L, DERIVATIVES, "problem.mu is required");
     lucid_lua_checkvalues(L, -1, n, mu, DERIVATIVES, "problem.mu");
-    const char *solver = string_field(L, 2, "solver", "sol.solver");
     int newton = model == LUCID_CONTACT_CCP && solver && strcmp(solver, "newton") == 0;
     int has_R = lua_getfield(L, 1, "R") != LUA_TNIL, R_idx = lua_gettop(L);
     if (has_R || newton) {

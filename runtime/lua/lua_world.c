@@ -12,9 +12,10 @@
  *   w:contact_problem([{G = true}]) -> {G=, g=, mu=, R= (with compliance), lambda=,
  *     contacts=, sparse=}: the last step's last island (the whole scene when it is one
  *     island), ready for lucid.contact.solve; lambda holds the world's forces, contacts the
- *     1-based indices into w:contacts(). An island solved in body space has
+ *     1-based indices into w:contacts(). An island solved in body space also has
  *     sparse = {body=, J=, W=} (per contact side: world body id or 0, its 3 x 6 blocks of J
- *     and M^-1 J^T as rows of 18) and G only when asked for ({G = true}, <= 2048 contacts)
+ *     and M^-1 J^T as rows of 18); its G is built from them up to 2048 contacts ({G = false}:
+ *     never; {G = true}: an error above the bound)
  *   rec = w:record{every=, max_frames=, max_bytes=}: frames of the following steps for
  *     lucid.viewer (lua_record.c); one recording at a time per world
  * `shape` is a lucid shape or a list of {shape=, pose=}. Ids are 1-based and shared by
@@ -139,7 +140,7 @@ static void read_contact_options(lua_State *L, int idx, lucid_contact_options *o
                        lucid_contact_model_name(o->model), lucid_contact_solver_name(o->solver));
     o->tol = number_field(L, idx, "tol", o->tol, NEW);
     o->kappa = number_field(L, idx, "kappa", o->kappa, NEW);
-    if (!(o->kappa >= 0.0)) lucid_lua_fail(L, NEW, "contact.kappa must be >= 0 (got %g)", o->kappa);
+    if (!(o->kappa >= 0.0)) lucid_lua_fail(L, NEW, "contact.kappa must be >= 0 (got %f)", o->kappa);
     if (get_field(L, idx, "max_iter")) {
         o->max_iter = (int)lucid_lua_checkinteger_range(L, -1, 1, 1000000000, NEW, "max_iter");
         lua_pop(L, 1);
@@ -480,18 +481,17 @@ static void push_blocks(lua_State *L, const double *B, int n) {
         for (int k = 0; k < 18; ++k) m->data[s + (size_t)(2 * n) * k] = B[18 * (size_t)s + k];
 }
 
-/* The largest body-space island whose G contact_problem{G = true} builds (9 n^2 doubles:
- * 302 MB at the bound, the dense path's own limit). */
+/* The largest body-space island whose G contact_problem builds (9 n^2 doubles: 302 MB at
+ * the bound, the dense path's own limit); by default it is built up to this size. */
 #define LUA_WORLD_DENSE_G_MAX 2048
 
 static int l_contact_problem(lua_State *L) {
     static const char *const fname = "lucid.world:contact_problem";
     lucid_world *w = check_world(L, fname);
-    int want_G = 0;
+    int want_G = -1; /* -1: when the island is small enough */
     if (!lua_isnoneornil(L, 2)) {
         if (!lua_istable(L, 2)) lucid_lua_fail(L, fname, "options must be a table");
-        lua_getfield(L, 2, "G");
-        want_G = lua_toboolean(L, -1);
+        if (lua_getfield(L, 2, "G") != LUA_TNIL) want_G = lua_toboolean(L, -1);
         lua_pop(L, 1);
     }
     lucid_contact_problem p;
@@ -501,9 +501,10 @@ static int l_contact_problem(lua_State *L) {
     lucid_world_last_sparse_problem(w, &sp, &side_body, &sparse_list);
     int sparse = sp.n > 0;
     if (sparse) {
-        if (want_G && sp.n > LUA_WORLD_DENSE_G_MAX)
+        if (want_G == 1 && sp.n > LUA_WORLD_DENSE_G_MAX)
             lucid_lua_fail(L, fname, "an island of %d contacts is too large for G (at most %d)",
                            sp.n, LUA_WORLD_DENSE_G_MAX);
+        if (want_G < 0) want_G = sp.n <= LUA_WORLD_DENSE_G_MAX;
         p = (lucid_contact_problem){sp.n, NULL, sp.g, sp.mu, sp.R};
         list = sparse_list;
     }

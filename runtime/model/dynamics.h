@@ -56,6 +56,22 @@ void lucid_model_energy(const lucid_model *m, lucid_model_data *d, const double 
 /* Centre of mass of the moving bodies in the world frame (the origin if massless). */
 lucid_vec3 lucid_model_com(const lucid_model *m, lucid_model_data *d, const double *q);
 
+/* ---- analytic derivatives (tangent space of q: column k is the derivative along q (+) t e_k) --
+ * dtau_dq, dtau_dv: nv x nv, column-major, of rnea(q, v, a) (M = dtau/da is lucid_model_crba's).
+ * Exact (no finite differences): the directional derivative of the world-frame Newton-Euler
+ * recursion along each dof k, which moves the subtree of k's joint rigidly by exp(t J_k); a dof
+ * touches only its subtree and its ancestors, so the cost is O(sum of dof depths) spatial
+ * operations, like CRBA. */
+void lucid_model_rnea_derivatives(const lucid_model *m, lucid_model_data *d, const double *q,
+                                  const double *v, const double *a, double *dtau_dq,
+                                  double *dtau_dv);
+/* a = aba(q, v, tau) into a (nv), and its derivatives da_dq = -M^-1 dtau_dq, da_dv =
+ * -M^-1 dtau_dv at that a, da_dtau = M^-1 (each nv x nv; da_dtau may be NULL). Leaves d->M
+ * and its LTDL factors at q. */
+void lucid_model_aba_derivatives(const lucid_model *m, lucid_model_data *d, const double *q,
+                                 const double *v, const double *tau, double *a, double *da_dq,
+                                 double *da_dv, double *da_dtau);
+
 /* ---- the LTDL factorisation M = L^T D L (Featherstone, RBDA Sec. 6.3) ----------------------
  * L is unit lower triangular with the branch-induced sparsity of the tree: L(k, i) != 0 only
  * when dof i is an ancestor of dof k, so there is no fill-in. Factorising costs

@@ -233,6 +233,14 @@ void lucid_model_data_destroy(lucid_model_data *d) {
     free(d->L);
     free(d->D);
     free(d->tmp);
+    free(d->oJ);
+    free(d->ov);
+    free(d->oa);
+    free(d->of);
+    free(d->oF);
+    free(d->dF);
+    free(d->oI);
+    free(d->mark);
     free(d);
 }
 
@@ -267,6 +275,18 @@ lucid_status lucid_model_data_create(const lucid_model *m, lucid_model_data **ou
     d->L = zalloc(m->ltdl_nnz, sizeof(double));
     d->D = zalloc(nv, sizeof(double));
     d->tmp = zalloc(7 * nv, sizeof(double));
+    d->oJ = zalloc(6 * nv, sizeof(double));
+    d->ov = zalloc(6 * n, sizeof(double));
+    d->oa = zalloc(6 * n, sizeof(double));
+    d->of = zalloc(6 * n, sizeof(double));
+    d->oF = zalloc(6 * n, sizeof(double));
+    d->dF = zalloc(6 * n, sizeof(double));
+    d->oI = zalloc(n, sizeof *d->oI);
+    d->mark = zalloc(n, sizeof *d->mark);
+    if (!d->oJ || !d->ov || !d->oa || !d->of || !d->oF || !d->dF || !d->oI || !d->mark) {
+        lucid_model_data_destroy(d);
+        return LUCID_ERR_NO_MEMORY;
+    }
     if (!d->liMi || !d->oMi || !d->v || !d->a || !d->f || !d->c || !d->Ic || !d->Ia || !d->pA ||
         !d->U || !d->Dinv || !d->u || !d->M || !d->L || !d->D || !d->tmp) {
         lucid_model_data_destroy(d);

@@ -47,11 +47,11 @@ static char *dup_string(const char *s) {
     return c;
 }
 
-/* A heap name: s, or "<prefix><index>" for an unnamed element. */
+/* A heap name: s, or "<prefix><index + 1>" for an unnamed element (1-based, as in Lua). */
 static char *make_name(const char *s, const char *prefix, size_t index) {
     if (s) return dup_string(s);
     char buf[64];
-    snprintf(buf, sizeof buf, "%s%zu", prefix, index);
+    snprintf(buf, sizeof buf, "%s%zu", prefix, index + 1);
     return dup_string(buf);
 }
 

@@ -81,7 +81,14 @@ struct lucid_model_data {
     double *M;         /* nv x nv, column-major (CRBA) */
     double *L;         /* ltdl_nnz: the strictly lower entries of the LTDL factor */
     double *D;         /* nv: its diagonal */
-    double *tmp;       /* 6 * nv + nv scratch */
+    double *tmp;       /* 7 * nv scratch */
+    /* world-frame quantities of the derivative algorithms (rnea_derivatives.c) */
+    double *oJ;        /* 6 x nv: the motion subspace columns in the world frame */
+    double *ov, *oa;   /* 6 per node: twist and acceleration (world, at the origin) */
+    double *of, *oF;   /* 6 per node: the node's wrench, and its subtree's sum */
+    double *dF;        /* 6 per node: a directional derivative of oF */
+    lucid_inertia *oI; /* inertias in the world frame */
+    int *mark;         /* per node: in the subtree of the dof being differentiated */
 };
 
 #endif

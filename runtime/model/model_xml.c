@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "runtime/shapes/mesh_file.h"
 
@@ -138,6 +139,14 @@ xmlDoc *lucid_model_xml_parse(lucid_model_xml *x, const char *name, const void *
     return doc;
 }
 
+/* Why path is not a regular file (NULL when it is): a model's <include> or mesh must not make
+ * the loader read a device (/dev/zero never ends, /dev/stdin blocks) or a folder. */
+static const char *not_regular(const char *path) {
+    struct stat st;
+    if (stat(path, &st) != 0) return strerror(errno);
+    return S_ISREG(st.st_mode) ? NULL : "not a regular file";
+}
+
 /* The whole file in a heap buffer; 0 with errno kept when it cannot be read. */
 static int read_file(const char *path, char **data, size_t *size) {
     FILE *f = fopen(path, "rb");
@@ -178,8 +187,9 @@ static int read_file(const char *path, char **data, size_t *size) {
 xmlDoc *lucid_model_xml_read(lucid_model_xml *x, const char *path, const xmlNode *from) {
     char *data = NULL;
     size_t size = 0;
-    if (!read_file(path, &data, &size)) {
-        const char *why = strerror(errno);
+    const char *bad = not_regular(path);
+    if (bad || !read_file(path, &data, &size)) {
+        const char *why = bad ? bad : strerror(errno);
         if (from)
             lucid_model_xml_fail(x, from, LUCID_ERR_IO, "cannot read '%s': %s", path, why);
         else
@@ -380,7 +390,14 @@ lucid_status lucid_model_xml_load_mesh(lucid_model_xml *x, const xmlNode *node, 
     double *points = NULL;
     int n = 0;
     char why[512] = "";
-    lucid_status st = lucid_mesh_file_read_points(path, 1.0, &points, &n, why, (int)sizeof why);
+    lucid_status st = LUCID_OK;
+    const char *bad = not_regular(path);
+    if (bad) {
+        snprintf(why, sizeof why, "%s: %s", path, bad);
+        st = LUCID_ERR_IO;
+    } else {
+        st = lucid_mesh_file_read_points(path, 1.0, &points, &n, why, (int)sizeof why);
+    }
     if (st == LUCID_OK) {
         for (int i = 0; i < n; i++)
             for (int k = 0; k < 3; k++) points[3 * i + k] *= scale[k];

@@ -68,10 +68,10 @@ typedef struct lucid_world_options {
     int patch_points;              /* contact points kept per shape pair, in [1, 16] (default 4:
                                     * the area-maximising 4 of a face-face patch) */
     int sparse_threshold;          /* islands of more contacts are solved in body space, without
-                                    * a Delassus matrix, when the solver is PGS (>= 0; default
-                                    * 16: below it both paths cost the same, and small scenes
-                                    * keep their G for lucid_world_last_problem;
-                                    * docs/benchmarks/bin.md) */
+                                    * a Delassus matrix, when the solver has a body-space form
+                                    * (PGS, ccp/ncp:admm, ccp:newton); -1 (default): automatic,
+                                    * the measured crossover, 0 for all three (body space was
+                                    * as fast or faster at every size: docs/world.md) */
 } lucid_world_options;
 
 void lucid_world_default_options(lucid_world_options *o);
@@ -181,7 +181,8 @@ const lucid_world_contact *lucid_world_contacts(const lucid_world *w);
  * (G, g, mu, R: pointers into the world's buffers, valid until the next step or set_state),
  * and the indices into lucid_world_contacts of its contacts (*contacts may be NULL). With a
  * single island it is the whole scene's problem. n = 0 when the last step had no contacts, and
- * when that island was solved in body space (opt.sparse_threshold): it has no G. */
+ * when that island was solved in body space (opt.sparse_threshold): it has no G (see
+ * lucid_world_last_sparse_problem and lucid_world_last_problem_dense). */
 void lucid_world_last_problem(const lucid_world *w, lucid_contact_problem *p, const int **contacts);
 /* The same island's problem when it was solved in body space (n = 0 otherwise): the sparse
  * pieces of solvers/contact/contact_sparse.h (J and W = M^-1 J^T blocks per contact side, the
@@ -190,6 +191,12 @@ void lucid_world_last_problem(const lucid_world *w, lucid_contact_problem *p, co
  * contacts as above. lucid_contact_sparse_delassus builds its G when wanted. */
 void lucid_world_last_sparse_problem(const lucid_world *w, lucid_contact_sparse_problem *p,
                                      const int **side_bodies, const int **contacts);
+/* lucid_world_last_problem for either path: for a body-space island its G is built (into the
+ * world's dense buffer, allocated here if need be: not part of a step) from the sparse pieces.
+ * LUCID_ERR_NO_MEMORY above LUCID_WORLD_MAX_ISLAND_CONTACTS (2048) contacts or when the
+ * allocation fails (then p->n = 0). */
+lucid_status lucid_world_last_problem_dense(lucid_world *w, lucid_contact_problem *p,
+                                            const int **contacts);
 
 /* ---- articulated models (runtime/model/model.h) -----------------------------------------
  * A model's links are world bodies (ids after those that existed when it was added; one per

@@ -12,7 +12,7 @@
  *
  * Memory: the data take (lucid_record_bytes)
  *   bytes = frames x 32 + (sum over frames of count_k) x 56 + contacts x 56
- *           + objects x ~64 + parts x ~184 + meshes (24 per vertex, 4 per face corner and
+ *           + objects x 64 + parts x 152 + meshes (24 per vertex, 4 per face corner and
  *             4 per face)
  * A frame that would take bytes beyond options.max_bytes, or the frame count beyond
  * options.max_frames, is dropped and counted (lucid_record_dropped); the recording is then

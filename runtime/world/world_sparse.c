@@ -422,3 +422,21 @@ void lucid_world_last_sparse_problem(const lucid_world *w, lucid_contact_sparse_
     if (side_bodies) *side_bodies = ok ? w->sparse->side_body : NULL;
     if (contacts) *contacts = ok ? w->sparse->last_list : NULL;
 }
+
+lucid_status lucid_world_last_problem_dense(lucid_world *w, lucid_contact_problem *p,
+                                            const int **contacts) {
+    lucid_world_last_problem(w, p, contacts);
+    lucid_contact_sparse_problem sp;
+    const int *list = NULL;
+    lucid_world_last_sparse_problem(w, &sp, NULL, &list);
+    if (sp.n == 0) return LUCID_OK;
+    size_t n3 = 3 * (size_t)sp.n;
+    lucid_status s = sp.n > LUCID_WORLD_MAX_ISLAND_CONTACTS
+                         ? LUCID_ERR_NO_MEMORY
+                         : lucid_world_reserve((void **)&w->G, &w->G_cap, n3 * n3, sizeof(double));
+    if (s != LUCID_OK) return s;
+    lucid_contact_sparse_delassus(&sp, w->G);
+    *p = (lucid_contact_problem){sp.n, w->G, sp.g, sp.mu, sp.R};
+    if (contacts) *contacts = list;
+    return LUCID_OK;
+}

@@ -8,4 +8,5 @@ lucid.optim = require "lucid.optim"
 lucid.stats = require "lucid.stats"
 lucid.contact.primitive = require "lucid.contact_ad"
 lucid.viewer = require "lucid.viewer"
+lucid.mpi = require "lucid.mpi"
 return lucid

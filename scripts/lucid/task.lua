@@ -191,13 +191,21 @@ function Task:record(w, file, dt)
   if file == nil then return nil end
   check.value("lucid.task:record", file, "string", "file")
   check.value("lucid.task:record", dt, "number", "dt")
-  return w:record{every = math.max(1, math.floor(0.005 / dt + 0.5))}
+  if check.typename(w) ~= "lucid.world" then
+    check.fail("lucid.task:record", "w must be a lucid.world (got %s)", check.typename(w))
+  end
+  if not (dt > 0) then check.fail("lucid.task:record", "dt must be positive (got %s)", dt) end
+  return w:record{every = math.max(1, math.min(1000000000, math.floor(0.005 / dt + 0.5)))}
 end
 
 function Task:write_replay(rec, file, title)
   check_self(self, Task, "lucid.task:write_replay")
   if rec == nil then return nil end
-  if rec:info().recording then rec:stop() end
+  check.value("lucid.task:write_replay", file, "string", "file")
+  if title ~= nil then check.value("lucid.task:write_replay", title, "string", "title") end
+  local ok, info = pcall(rec.info, rec)
+  if not ok then check.fail("lucid.task:write_replay", "rec: %s", tostring(info)) end
+  if info.recording then rec:stop() end
   return lucid.viewer.write(file, rec, {title = title})
 end
 

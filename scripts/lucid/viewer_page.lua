@@ -146,6 +146,7 @@ renderer.setSize(viewSize()[0], viewSize()[1]);
 renderer.setClearColor(new THREE.Color(BACKGROUND), 1);
 view.appendChild(renderer.domElement);
 var scene = new THREE.Scene();
+scene.fog = new THREE.Fog(new THREE.Color(BACKGROUND), 1, 2);  // set by placeCamera
 var camera = new THREE.PerspectiveCamera(40, viewSize()[0] / viewSize()[1],
                                          radius * 1e-3, radius * 1e3);
 camera.up.set(0, 0, 1);
@@ -252,11 +253,11 @@ D.objects.forEach(function (o, i) {
     var p0 = part.localToWorld(n.clone().multiplyScalar(p.offset));
     var nw = part.localToWorld(n.clone()).sub(part.localToWorld(new THREE.Vector3())).normalize();
     var c = center.clone().sub(nw.clone().multiplyScalar(center.clone().sub(p0).dot(nw)));
-    var size = 8 * radius;
+    var size = 40 * radius;  // faded into the background by the fog far away
     var plane = new THREE.Mesh(new THREE.PlaneBufferGeometry(size, size),
       new THREE.MeshPhongMaterial({color: new THREE.Color(GROUND_COLOR), side: THREE.DoubleSide,
         shininess: 5, polygonOffset: true, polygonOffsetFactor: 1, polygonOffsetUnits: 1}));
-    var grid = new THREE.GridHelper(size, 32, 0x8a929c, 0xa2a9b2);
+    var grid = new THREE.GridHelper(size, 80, 0x8a929c, 0xa2a9b2);
     grid.rotation.x = Math.PI / 2;  // the grid's y normal onto z
     plane.add(grid);
     plane.quaternion.setFromUnitVectors(new THREE.Vector3(0, 0, 1), nw);
@@ -315,7 +316,9 @@ function placeCamera() {
                       orbit.target.z + orbit.distance * Math.sin(orbit.elevation));
   camera.lookAt(orbit.target);
   camera.near = orbit.distance * 1e-3;
-  camera.far = orbit.distance + 20 * radius;
+  camera.far = orbit.distance + 40 * radius;
+  scene.fog.near = 1.5 * orbit.distance + 2 * radius;
+  scene.fog.far = 4 * orbit.distance + 8 * radius;
   camera.updateProjectionMatrix();
   dirty = true;
 }

@@ -2,7 +2,8 @@
  * its x-step (G + R + rho I) x = r through the velocity-space matrix
  * H = M + J^T (R + rho I)^-1 J (contact_sparse_hessian.h) instead of a dense factor of G:
  *   x = (r - J u) / (R + rho),  H u = J^T (r / (R + rho)),
- * then one step of iterative refinement (x += the same solve of r - (G + R + rho I) x, the
+ * then, when G + R + rho I is ill-conditioned (kappa > LUCID_CONTACT_ADMM_INVERSE_CONDITION),
+ * one step of iterative refinement (x += the same solve of r - (G + R + rho I) x, the
  * residual from a product with G through W), which brings the Woodbury form's error, ~eps
  * ||G|| / rho relative, back to the round-off of a backward stable solve. Memory O(n +
  * bodies + fill of H), nothing allocated once lucid_contact_sparse_reserve has sized it. */
@@ -104,12 +105,16 @@ static void woodbury(sparse_admm *a, const double *r, double *x) {
     for (size_t k = 0; k < m; ++k) x[k] = (r[k] - t[k]) * w[k];
 }
 
-/* x <- (G + R + rho I)^-1 r with one refinement step */
+/* x <- (G + R + rho I)^-1 r, with one refinement step when G + R + rho I is worse
+ * conditioned than LUCID_CONTACT_ADMM_INVERSE_CONDITION (where the dense path stops
+ * multiplying by an inverse for the same reason: below it the error, ~eps kappa relative, is
+ * far under any tolerance) */
 static void x_step(sparse_admm *a, const double *r, double *x) {
     const lucid_contact_sparse_problem *p = a->p;
     size_t m = 3 * (size_t)p->n;
     double *e = a->v[V_E], rho = a->s.rho;
     woodbury(a, r, x);
+    if (a->s.inverted) return;
     lucid_contact_sparse_apply(p, x, a->u, e);
     for (size_t k = 0; k < m; ++k) e[k] = r[k] - e[k] - rho * x[k];
     woodbury(a, e, e);

@@ -517,17 +517,19 @@ static lucid_status derivative_state(const lucid_contact_problem *p, lucid_conta
 
 lucid_status lucid_contact_ip_jvp(const lucid_contact_problem *p, lucid_contact_workspace *ws,
                                   const double *dg, const double *dG, const double *dmu,
-                                  double *dlambda) {
+                                  const double *dR, double *dlambda) {
     ip s;
     lucid_status status = derivative_state(p, ws, &s);
     if (status != LUCID_OK) return status;
     if (!dg || !dlambda) return LUCID_ERR_ARGUMENT;
     int m = s.m;
-    double *b = s.dx; /* b = D^-1 (dg + dG lambda) + sum_i dmu_i d(P x + c)/dmu_i */
+    double *b = s.dx; /* b = D^-1 (dg + (dG + dR) lambda) + sum_i dmu_i d(P x + c)/dmu_i */
     for (int k = 0; k < m; ++k) b[k] = dg[k];
     if (dG)
         for (int j = 0; j < m; ++j)
             for (int i = 0; i < m; ++i) b[i] += dG[i + (size_t)m * j] * s.lambda[j];
+    if (dR)
+        for (int k = 0; k < m; ++k) b[k] += dR[k] * s.lambda[k];
     /* d(Px + c)/dmu_i = -sigma_Ni / mu_i^2 e_Ni - (lambda_Ni / mu_i) D^-1 H e_Ni: the second
      * term is accumulated unscaled in t1 = H (sum_i lambda_Ni dmu_i / mu_i e_Ni) */
     memset(s.t1, 0, sizeof(double) * (size_t)m);
@@ -563,7 +565,7 @@ lucid_status lucid_contact_ip_jvp(const lucid_contact_problem *p, lucid_contact_
 
 lucid_status lucid_contact_ip_vjp(const lucid_contact_problem *p, lucid_contact_workspace *ws,
                                   const double *lambda_bar, double *g_bar, double *G_bar,
-                                  double *mu_bar) {
+                                  double *mu_bar, double *R_bar) {
     ip s;
     lucid_status status = derivative_state(p, ws, &s);
     if (status != LUCID_OK) return status;
@@ -581,6 +583,8 @@ lucid_status lucid_contact_ip_vjp(const lucid_contact_problem *p, lucid_contact_
     if (G_bar)
         for (int j = 0; j < m; ++j)
             for (int i = 0; i < m; ++i) G_bar[i + (size_t)m * j] = g_bar[i] * s.lambda[j];
+    if (R_bar)
+        for (int k = 0; k < m; ++k) R_bar[k] = g_bar[k] * s.lambda[k];
     if (mu_bar) {
         /* mu_bar_i = q . d(Px + c)/dmu_i - lambda_bar_Ni lambda_Ni / mu_i
          *          = -q_Ni sigma_Ni / mu_i^2 - (lambda_Ni / mu_i) (H g_bar)_Ni - ... */

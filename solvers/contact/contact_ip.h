@@ -25,14 +25,15 @@
  * (a perturbation dG need not be symmetric; the VJP's G_bar is the full outer product).
  * Contacts with mu = 0 have no derivative in mu (their cone is a ray): dmu_i is ignored
  * there and mu_bar_i = 0.
- * JVP: dlambda = dl/dg dg + dl/dG [dG] + dl/dmu dmu (dG and dmu may be NULL). */
+ * JVP: dlambda = dl/dg dg + dl/dG [dG] + dl/dmu dmu + dl/dR dR (dG, dmu, dR may be NULL;
+ * R's derivative exists whether p has an R or not). */
 lucid_status lucid_contact_ip_jvp(const lucid_contact_problem *p, lucid_contact_workspace *ws,
                                   const double *dg, const double *dG, const double *dmu,
-                                  double *dlambda);
-/* VJP: g_bar = (dl/dg)^T lambda_bar (3n), G_bar (3n x 3n column-major, may be NULL),
- * mu_bar (n, may be NULL). */
+                                  const double *dR, double *dlambda);
+/* VJP: g_bar = (dl/dg)^T lambda_bar (3n), G_bar (3n x 3n column-major), mu_bar (n) and R_bar
+ * (3n), each but g_bar may be NULL. */
 lucid_status lucid_contact_ip_vjp(const lucid_contact_problem *p, lucid_contact_workspace *ws,
                                   const double *lambda_bar, double *g_bar, double *G_bar,
-                                  double *mu_bar);
+                                  double *mu_bar, double *R_bar);
 
 #endif

@@ -89,9 +89,10 @@ size_t lucid_contact_sparse_workspace_bytes(const lucid_contact_sparse_workspace
 /* ADMM of lucid_contact_solve (ccp:admm, ncp:admm) on the sparse form: the same iteration
  * (spectral rho, over-relaxation, De Saxce shift, Anderson acceleration, checks), its x-step
  * (G + R + rho I) x = r solved through H = M + J^T (R + rho I)^-1 J (Woodbury, one LDL
- * factorisation per rho, one step of iterative refinement). The spectrum is estimated: the
- * largest eigenvalue of G + R by power iteration, the smallest non-zero one as
- * LUCID_CONTACT_SPARSE_EIG_RATIO times it (G is singular whenever 3n > 6 bodies).
+ * factorisation per rho, one step of iterative refinement when ill-conditioned). The
+ * spectrum is estimated: the largest eigenvalue of G + R by power iteration, the smallest
+ * non-zero one as LUCID_CONTACT_SPARSE_EIG_RATIO times it (G is singular whenever
+ * 3n > 6 bodies).
  * dual: the ADMM multiplier as in lucid_contact_solve (may be NULL). ws reserved for p. */
 #define LUCID_CONTACT_SPARSE_EIG_RATIO 1e-3
 lucid_status lucid_contact_solve_admm_sparse(const lucid_contact_sparse_problem *p,

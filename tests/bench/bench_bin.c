@@ -712,7 +712,7 @@ static const char usage[] =
     "  --lucid LIST        lucid's settings, comma-separated MODEL:SOLVER or default, at most 3\n"
     "                      (default: default, the world's default options)\n"
     "  --patch-points K    lucid's contact points per shape pair, 1..16 (default: the world's)\n"
-    "  --sparse-threshold K  lucid's islands of more contacts solved in body space (PGS only)\n"
+    "  --sparse-threshold K  lucid's islands of more contacts solved in body space (-1: auto)\n"
     "  --no-mujoco, --no-lucid  leave a simulator out\n";
 
 static int parse_double(const char *text, double *out) {
@@ -813,7 +813,7 @@ static int parse_options(int argc, char **argv, bench_options *o) {
             if (!v || !parse_double(v, &x) || x < 1 || x > 16 || x != floor(x)) return 0;
             patch_points = (int)x;
         } else if (!strcmp(a, "--sparse-threshold")) {
-            if (!v || !parse_double(v, &x) || x < 0 || x > 1e9 || x != floor(x)) return 0;
+            if (!v || !parse_double(v, &x) || x < -1 || x > 1e9 || x != floor(x)) return 0;
             threshold = (int)x;
         } else if (!strcmp(a, "--lucid")) {
             if (!v || !parse_settings(v, o)) return 0;

@@ -219,7 +219,7 @@ static void relaxed_derivatives_match_finite_differences(void **state) {
         double *zero = calloc(m, sizeof(double));
         for (int d = 0; d < 3; ++d) {
             const double *a = dirs[d][0] ? dirs[d][0] : zero;
-            assert_int_equal(lucid_contact_ip_jvp(&t.p, ws, a, dirs[d][1], dirs[d][2], jvp),
+            assert_int_equal(lucid_contact_ip_jvp(&t.p, ws, a, dirs[d][1], dirs[d][2], NULL, jvp),
                              LUCID_OK);
             central_difference(&t, &o, a, dirs[d][1], dirs[d][2], 1e-6, fd);
             double err = max_abs_diff(jvp, fd, m) / fmax(max_abs(fd, m), 1e-12);
@@ -231,8 +231,8 @@ static void relaxed_derivatives_match_finite_differences(void **state) {
             ++checked;
         }
         /* VJP: <lbar, J d> = <g_bar, dg> + <G_bar, dG> + <mu_bar, dmu> */
-        assert_int_equal(lucid_contact_ip_vjp(&t.p, ws, lbar, gbar, Gbar, mubar), LUCID_OK);
-        assert_int_equal(lucid_contact_ip_jvp(&t.p, ws, dg, dG, dmu, jvp), LUCID_OK);
+        assert_int_equal(lucid_contact_ip_vjp(&t.p, ws, lbar, gbar, Gbar, mubar, NULL), LUCID_OK);
+        assert_int_equal(lucid_contact_ip_jvp(&t.p, ws, dg, dG, dmu, NULL, jvp), LUCID_OK);
         double lhs = 0.0, rhs = 0.0, scale = 0.0;
         for (int k = 0; k < m; ++k) lhs += lbar[k] * jvp[k], rhs += gbar[k] * dg[k];
         for (int k = 0; k < m * m; ++k) rhs += Gbar[k] * dG[k];
@@ -283,7 +283,7 @@ static void relaxed_derivatives_approach_the_exact_ones(void **state) {
                 assert_true(r.converged);
                 for (int j = 0; j < 3; ++j) {
                     e[j] = 1.0;
-                    assert_int_equal(lucid_contact_ip_jvp(&t.p, ws, e, NULL, NULL, J + 3 * j),
+                    assert_int_equal(lucid_contact_ip_jvp(&t.p, ws, e, NULL, NULL, NULL, J + 3 * j),
                                      LUCID_OK);
                     e[j] = 0.0;
                 }
@@ -306,16 +306,18 @@ static void derivatives_refuse_what_they_cannot_answer(void **state) {
     double l[6], d[6] = {1, 0, 0, 0, 0, 1}, out[6];
     lucid_contact_options o = ip_options(LUCID_CONTACT_NCP, 0.0, 1e-8);
     solve(&t.p, &o, ws, l); /* kappa = 0: no relaxed system */
-    assert_int_equal(lucid_contact_ip_jvp(&t.p, ws, d, NULL, NULL, out), LUCID_ERR_ARGUMENT);
+    assert_int_equal(lucid_contact_ip_jvp(&t.p, ws, d, NULL, NULL, NULL, out), LUCID_ERR_ARGUMENT);
     o.kappa = 1e-3;
     solve(&t.p, &o, ws, l);
-    assert_int_equal(lucid_contact_ip_jvp(&t.p, ws, d, NULL, NULL, out), LUCID_OK);
-    assert_int_equal(lucid_contact_ip_jvp(&other.p, ws, d, NULL, NULL, out), LUCID_ERR_ARGUMENT);
-    assert_int_equal(lucid_contact_ip_vjp(&t.p, ws, NULL, out, NULL, NULL), LUCID_ERR_ARGUMENT);
+    assert_int_equal(lucid_contact_ip_jvp(&t.p, ws, d, NULL, NULL, NULL, out), LUCID_OK);
+    assert_int_equal(lucid_contact_ip_jvp(&other.p, ws, d, NULL, NULL, NULL, out),
+                     LUCID_ERR_ARGUMENT);
+    assert_int_equal(lucid_contact_ip_vjp(&t.p, ws, NULL, out, NULL, NULL, NULL),
+                     LUCID_ERR_ARGUMENT);
     lucid_contact_options a = lucid_contact_default_options();
     a.solver = LUCID_CONTACT_ADMM;
     solve(&t.p, &a, ws, l); /* another solver ran since */
-    assert_int_equal(lucid_contact_ip_vjp(&t.p, ws, d, out, NULL, NULL), LUCID_ERR_ARGUMENT);
+    assert_int_equal(lucid_contact_ip_vjp(&t.p, ws, d, out, NULL, NULL, NULL), LUCID_ERR_ARGUMENT);
     o.kappa = -1.0;
     lucid_contact_result r;
     assert_int_equal(lucid_contact_solve(&t.p, &o, ws, l, NULL, &r), LUCID_ERR_ARGUMENT);
@@ -330,7 +332,7 @@ static void no_allocation_per_solve(void **state) {
     (void)state;
     test_problem t = test_random_problem(5, 77);
     lucid_contact_workspace *ws = lucid_contact_workspace_create(5);
-    double l[15], dual[15], d[15] = {1}, out[15], G_bar[225], mu_bar[5];
+    double l[15], dual[15], d[15] = {1}, out[15], out2[15], G_bar[225], mu_bar[5];
     lucid_contact_options o = ip_options(LUCID_CONTACT_NCP, 1e-3, 1e-10);
     solve(&t.p, &o, ws, l); /* BLAS / LAPACK set themselves up on first use */
     counting = 1, allocations = 0;
@@ -341,8 +343,8 @@ static void no_allocation_per_solve(void **state) {
         assert_int_equal(lucid_contact_solve(&t.p, &o, ws, l, dual, &r), LUCID_OK);
         o.warm_start = 1, o.kappa = 1e-3;
         assert_int_equal(lucid_contact_solve(&t.p, &o, ws, l, dual, &r), LUCID_OK);
-        assert_int_equal(lucid_contact_ip_jvp(&t.p, ws, d, NULL, d, out), LUCID_OK);
-        assert_int_equal(lucid_contact_ip_vjp(&t.p, ws, d, out, G_bar, mu_bar), LUCID_OK);
+        assert_int_equal(lucid_contact_ip_jvp(&t.p, ws, d, NULL, d, NULL, out), LUCID_OK);
+        assert_int_equal(lucid_contact_ip_vjp(&t.p, ws, d, out, G_bar, mu_bar, out2), LUCID_OK);
     }
     counting = 0;
     assert_int_equal(allocations, 0);

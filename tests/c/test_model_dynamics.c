@@ -395,6 +395,87 @@ static void pendulum_chain_energy_drift_order(void **state) {
     lucid_model_destroy(m);
 }
 
+/* Central differences of f(q (+) t e_k, v + s e_k) for the derivative tests: which = 0 rnea,
+ * 1 aba; column k of the q (dir 0) or v (dir 1) derivative into col. */
+static void fd_column(fixture *f, int which, int dir, size_t k, double h, double *col) {
+    size_t nv = f->nv;
+    double *qp = calloc(f->nq, sizeof(double)), *vp = calloc(nv, sizeof(double)),
+           *e = calloc(nv, sizeof(double)), *out[2];
+    out[0] = calloc(nv, sizeof(double)), out[1] = calloc(nv, sizeof(double));
+    for (int side = 0; side < 2; ++side) {
+        double t = side ? h : -h;
+        memcpy(vp, f->v, nv * sizeof(double));
+        memcpy(qp, f->q, f->nq * sizeof(double));
+        if (dir == 0) {
+            e[k] = t;
+            lucid_model_integrate(f->m, f->q, e, 1.0, qp);
+            e[k] = 0.0;
+        } else {
+            vp[k] += t;
+        }
+        if (which == 0)
+            lucid_model_rnea(f->m, f->d, qp, vp, f->a, out[side]);
+        else
+            lucid_model_aba(f->m, f->d, qp, vp, f->tau, out[side]);
+    }
+    for (size_t r = 0; r < nv; ++r) col[r] = (out[1][r] - out[0][r]) / (2 * h);
+    free(qp), free(vp), free(e), free(out[0]), free(out[1]);
+}
+
+/* d rnea / dq, dv and d aba / dq, dv, dtau against central differences in the tangent space
+ * of q (Richardson-extrapolated from steps 2h and h: fourth order; h = 1e-4 for q, 0.1 for v,
+ * where both functions are quadratic so that only rounding is left), to 1e-8 of the largest
+ * entry (issue 11's threshold); da_dtau against M^-1. */
+static void derivatives_match_finite_differences(void **state) {
+    (void)state;
+    double worst[2] = {0.0, 0.0};
+    for (int s = 0; s < 4; ++s) {
+        fixture f;
+        fixture_make(&f, random_model(1100 + (uint64_t)s, NBODIES));
+        lucid_rng rng;
+        lucid_rng_seed(&rng, 61 + (uint64_t)s);
+        uint64_t st = 67 + (uint64_t)s;
+        size_t nv = f.nv;
+        double *dq = calloc(nv * nv, sizeof(double)), *dv = calloc(nv * nv, sizeof(double)),
+               *dtau = calloc(nv * nv, sizeof(double)), *col = calloc(nv, sizeof(double)),
+               *col2 = calloc(nv, sizeof(double));
+        random_state(&f, &rng, &st);
+        random_vector(&st, f.a, nv, 3.0);
+        for (int which = 0; which < 2; ++which) {
+            if (which == 0)
+                lucid_model_rnea_derivatives(f.m, f.d, f.q, f.v, f.a, dq, dv);
+            else
+                lucid_model_aba_derivatives(f.m, f.d, f.q, f.v, f.tau, f.tau2, dq, dv, dtau);
+            for (int dir = 0; dir < 2; ++dir) {
+                const double *D = dir ? dv : dq;
+                double scale = norm_inf(D, nv * nv), err = 0.0;
+                for (size_t k = 0; k < nv; ++k) { /* Richardson: (4 D(h/2) - D(h)) / 3 */
+                    double h = dir ? 0.1 : 1e-4;  /* rnea, aba are quadratic in v: no truncation */
+                    fd_column(&f, which, dir, k, 2 * h, col);
+                    fd_column(&f, which, dir, k, h, col2);
+                    for (size_t r = 0; r < nv; ++r) col[r] = (4 * col2[r] - col[r]) / 3;
+                    err = fmax(err, diff_inf(col, D + k * nv, nv));
+                }
+                worst[which] = fmax(worst[which], err / scale);
+                assert_true(err <= 1e-8 * scale);
+            }
+        }
+        /* da_dtau = M^-1: M da_dtau = I */
+        lucid_model_crba(f.m, f.d, f.q);
+        const double *M = lucid_model_data_mass_matrix(f.d);
+        for (size_t c = 0; c < nv; ++c)
+            for (size_t r = 0; r < nv; ++r) {
+                double t = 0.0;
+                for (size_t k = 0; k < nv; ++k) t += M[r + nv * k] * dtau[k + nv * c];
+                assert_true(fabs(t - (r == c)) <= 1e-9);
+            }
+        free(dq), free(dv), free(dtau), free(col), free(col2);
+        fixture_free(&f);
+    }
+    print_message("derivatives vs central differences: rnea %.3g, aba %.3g (relative)\n", worst[0],
+                  worst[1]);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(random_models_have_every_kind),
@@ -407,6 +488,7 @@ int main(void) {
         cmocka_unit_test(free_body_newton_euler),
         cmocka_unit_test(pendulum_textbook),
         cmocka_unit_test(pendulum_chain_energy_drift_order),
+        cmocka_unit_test(derivatives_match_finite_differences),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

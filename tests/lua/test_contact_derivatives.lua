@@ -195,11 +195,23 @@ t.case("misuse and options", function()
   t.raises(F .. ": opts.dense must be a boolean", lucid.contact.derivatives, p, sol, {dense = 1})
   t.raises(F .. ": opts.threshold must be finite", lucid.contact.derivatives, p, sol,
     {threshold = 0 / 0})
+  t.raises(F .. ": opts.threshold must be in [0, 1) (got 2.0)", lucid.contact.derivatives, p, sol,
+    {threshold = 2})
+  t.raises(F .. ": opts.rcond must be in [0, 1) (got -1.0)", lucid.contact.derivatives, p, sol,
+    {rcond = -1})
   t.raises(F .. ": opts.method must be a string", lucid.contact.derivatives, p, sol, {method = 1})
   t.raises(F .. ": unknown opts.method 'exact'", lucid.contact.derivatives, p, sol,
     {method = "exact"})
-  t.raises(F .. ": opts.method 'relaxed' needs", lucid.contact.derivatives, p, sol,
+  t.raises(F .. ": opts.method 'relaxed' (the central-path", lucid.contact.derivatives, p, sol,
     {method = "relaxed"})
+  -- an ip solution: exact (kappa = 0) is differentiated like any other, relaxed is refused
+  local pk = {G = G1, g = g1, mu = {mu}, solver = "ip", kappa = 1e-3}
+  local rk = lucid.contact.solve(pk)
+  t.raises(F .. ": sol is a relaxed ip solution (kappa = 0.001 > 0)", lucid.contact.derivatives,
+    pk, rk)
+  pk.kappa, pk.tol = 0, 1e-12
+  local exact = lucid.contact.derivatives(pk, lucid.contact.solve(pk))
+  t.allnear(exact.dlambda_dg, lucid.contact.derivatives(p, sol).dlambda_dg, 1e-6, "ip exact")
   t.raises(F .. ": sol.lambda is required", lucid.contact.derivatives, p, {converged = true})
   t.raises(F .. ": sol.lambda", lucid.contact.derivatives, p,
     {converged = true, lambda = {0, 0 / 0, 1}})

@@ -104,10 +104,24 @@ def browse(chromium, page, fragment, png, profile):
            "--hide-scrollbars", "--no-first-run", "--user-data-dir=" + profile,
            "--window-size=%d,%d" % (W, H), "--virtual-time-budget=15000",
            "--screenshot=" + png, "--dump-dom", "file://" + page + "#" + fragment]
-    run = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=TIMEOUT)
-    dom = run.stdout.decode("utf-8", "replace")
-    if run.returncode != 0 or not os.path.exists(png):
-        fail("chromium failed (%d): %s" % (run.returncode, run.stderr.decode()[-2000:]))
+    # a browser that does not answer in time or exits without a page (a loaded machine) is
+    # retried; a page that answers is judged at once
+    for attempt in range(3):
+        if os.path.exists(png):
+            os.remove(png)
+        try:
+            run = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            print("chromium did not finish in %d s (attempt %d)" % (TIMEOUT, attempt + 1))
+            continue
+        dom = run.stdout.decode("utf-8", "replace")
+        if run.returncode == 0 and os.path.exists(png) and "<body" in dom:
+            break
+        print("chromium exited %d without a page (attempt %d): %s" %
+              (run.returncode, attempt + 1, run.stderr.decode()[-500:]))
+    else:
+        fail("chromium gave no page in 3 attempts")
     title = re.search(r"<title>([^<]*)</title>", dom)
     if not title or title.group(1).startswith("lucid-viewer-error"):
         fail("the page reported a JavaScript error: " + (title.group(1) if title else "no title"))
