@@ -23,5 +23,6 @@ void lucid_open_batch(lua_State *L);                /* lucid.batch (after world)
 /* lucid.contact.derivatives: adds to the lucid.contact table on top of the stack. */
 void lucid_open_contact_derivatives(lua_State *L);
 void lucid_open_model(lua_State *L); /* lucid.model, lucid.dynamics (runtime/lua/lua_model.c) */
+void lucid_open_model_load(lua_State *L); /* lucid.model.load (after model) */
 
 #endif

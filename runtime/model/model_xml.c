@@ -393,7 +393,7 @@ lucid_status lucid_model_xml_load_mesh(lucid_model_xml *x, const xmlNode *node, 
     lucid_status st = LUCID_OK;
     const char *bad = not_regular(path);
     if (bad) {
-        snprintf(why, sizeof why, "%s: %s", path, bad);
+        snprintf(why, sizeof why, "%.400s: %.100s", path, bad);
         st = LUCID_ERR_IO;
     } else {
         st = lucid_mesh_file_read_points(path, 1.0, &points, &n, why, (int)sizeof why);
@@ -401,12 +401,9 @@ lucid_status lucid_model_xml_load_mesh(lucid_model_xml *x, const xmlNode *node, 
     if (st == LUCID_OK) {
         for (int i = 0; i < n; i++)
             for (int k = 0; k < 3; k++) points[3 * i + k] *= scale[k];
-        st = lucid_convex_mesh_create_msg(points, n, mesh, why, (int)sizeof why);
-        if (st != LUCID_OK) {
-            char tmp[512];
-            snprintf(tmp, sizeof tmp, "%s: convex hull: %s", path, why);
-            snprintf(why, sizeof why, "%s", tmp);
-        }
+        char reason[256] = "";
+        st = lucid_convex_mesh_create_msg(points, n, mesh, reason, (int)sizeof reason);
+        if (st != LUCID_OK) snprintf(why, sizeof why, "%.200s: convex hull: %.250s", path, reason);
     }
     free(points);
     if (st == LUCID_OK) return LUCID_OK;
