@@ -213,7 +213,7 @@ lucid_status lucid_world_last_problem_dense(lucid_world *w, lucid_contact_proble
  * holds, after the bodies', each model's q then v. */
 typedef struct lucid_model lucid_model;
 typedef struct lucid_world_model_desc {
-    const double *q;    /* nq entries, NULL: the neutral configuration */
+    const double *q; /* copied */    /* nq entries, NULL: the neutral configuration */
     const double *v;    /* nv entries, NULL: zero */
     lucid_se3 pose;     /* placement of the model's world frame (a fixed base's placement) */
     int has_friction;   /* friction given for every link, else each link's first geom's */
@@ -221,7 +221,8 @@ typedef struct lucid_world_model_desc {
     double restitution; /* in [0, 1] */
 } lucid_world_model_desc;
 void lucid_world_model_desc_default(lucid_world_model_desc *d);
-/* Adds a model (which must outlive the world); *id receives its index among the models. */
+/* Adds a model (the world holds a reference: lucid_model_retain); *id receives its index
+ * among the models. */
 lucid_status lucid_world_add_model(lucid_world *w, const lucid_model *m,
                                    const lucid_world_model_desc *d, int *id, const char **why);
 int lucid_world_model_count(const lucid_world *w);

@@ -43,7 +43,7 @@ typedef struct lucid_cached_force {
 /* An articulated model in the world (world_model.c). */
 typedef struct lucid_model_data lucid_model_data;
 typedef struct lucid_world_model {
-    const lucid_model *model; /* the caller's; it must outlive the world */
+    const lucid_model *model; /* a reference the world holds (lucid_model_retain) */
     lucid_model_data *data;   /* kinematics and the factorised M~ of the current step */
     lucid_se3 base;           /* the model's world frame in the world */
     double *q, *u, *v;        /* configuration, actuator inputs (held), velocity */

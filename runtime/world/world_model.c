@@ -44,10 +44,14 @@ static int all_finite(const double *x, size_t n) {
 static void free_model(lucid_world_model *wm) {
     lucid_model_data_destroy(wm->data);
     free(wm->q);
+    wm->data = NULL, wm->q = NULL;
 }
 
 void lucid_world_models_destroy(lucid_world *w) {
-    for (int i = 0; i < w->num_models; ++i) free_model(&w->models[i]);
+    for (int i = 0; i < w->num_models; ++i) {
+        free_model(&w->models[i]);
+        lucid_model_destroy((lucid_model *)w->models[i].model); /* the world's reference */
+    }
     free(w->models);
     free(w->link_J);
     free(w->link_Y);
@@ -82,6 +86,7 @@ lucid_status lucid_world_models_clone(lucid_world *dst, const lucid_world *src) 
         const lucid_model *m = wm.model;
         size_t nq = lucid_model_nq(m), nv = lucid_model_nv(m), nu = lucid_model_nu(m);
         memcpy(wm.q, from->q, (nq + 6 * nv + nu) * sizeof(double));
+        lucid_model_retain(wm.model);
         dst->models[dst->num_models++] = wm;
         pose_links(dst, &dst->models[i]);
     }
@@ -97,7 +102,8 @@ static lucid_status add_link_bodies(lucid_world *w, lucid_world_model *wm, int i
     wm->first_body = w->num_bodies;
     wm->num_bodies = (int)lucid_model_nbodies(m);
     wm->static_body = -1;
-    for (int b = -1; b < wm->num_bodies; ++b) {
+    for (int k = 0; k <= wm->num_bodies; ++k) {
+        int b = k < wm->num_bodies ? k : -1; /* the links first, then the static geoms */
         size_t first, count;
         lucid_model_body_geoms(m, b, &first, &count);
         if (b < 0 && count == 0) continue;
@@ -109,8 +115,8 @@ static lucid_status add_link_bodies(lucid_world *w, lucid_world_model *wm, int i
         }
         double friction = d->has_friction ? d->friction : (count ? geoms[first].friction : 0.5);
         size_t used = 0;
-        for (size_t k = 0; k < count; ++k) {
-            const lucid_model_geom *g = &geoms[first + k];
+        for (size_t i = 0; i < count; ++i) {
+            const lucid_model_geom *g = &geoms[first + i];
             if (g->contype == 0 && g->conaffinity == 0) continue; /* visual only */
             list[used].shape = g->shape;
             list[used].pose = b < 0 ? lucid_se3_compose(&d->pose, &g->pose) : g->pose;
@@ -180,6 +186,7 @@ lucid_status lucid_world_add_model(lucid_world *w, const lucid_model *m,
         free_model(&wm);
         return bad(why, "out of memory", s);
     }
+    lucid_model_retain(m);
     w->models[w->num_models++] = wm;
     pose_links(w, &w->models[index]);
     if (id) *id = index;
