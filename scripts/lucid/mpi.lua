@@ -6,6 +6,7 @@
 -- function below does the same thing with one rank (sweep still serialises its results, so
 -- serial and MPI runs go through the same code and give the same bits).
 local lucid = require "lucid"
+local check = require "lucid.check"
 
 local mpi = {}
 
@@ -21,6 +22,14 @@ mpi.enabled = false
 
 -- Called by the executable under mpirun (private).
 function mpi._set_backend(b)
+  if type(b) ~= "table" then
+    error("lucid.mpi._set_backend: expected a table of functions (got " .. check.typename(b) .. ")", 2)
+  end
+  for _, k in ipairs{"rank", "size", "barrier", "allgather", "allreduce"} do
+    if type(b[k]) ~= "function" then
+      error("lucid.mpi._set_backend: backend." .. k .. " must be a function", 2)
+    end
+  end
   backend = b
   mpi.enabled = true
 end
@@ -140,7 +149,7 @@ local function numbers(v, fname)
     return out, true
   end
   if type(v) ~= "table" then
-    error(fname .. ": expected a lucid.vec or a table of numbers (got " .. type(v) .. ")", 0)
+    error(fname .. ": expected a lucid.vec or a table of numbers (got " .. check.typename(v) .. ")", 0)
   end
   for i = 1, #v do
     if type(v[i]) ~= "number" then error(fname .. ": entry " .. i .. " is not a number", 0) end

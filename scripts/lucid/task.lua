@@ -203,6 +203,9 @@ function Task:write_replay(rec, file, title)
   if rec == nil then return nil end
   check.value("lucid.task:write_replay", file, "string", "file")
   if title ~= nil then check.value("lucid.task:write_replay", title, "string", "title") end
+  if check.typename(rec) ~= "lucid.record" then
+    check.fail("lucid.task:write_replay", "rec must be a lucid.record (got %s)", check.typename(rec))
+  end
   local ok, info = pcall(rec.info, rec)
   if not ok then check.fail("lucid.task:write_replay", "rec: %s", tostring(info)) end
   if info.recording then rec:stop() end

@@ -202,7 +202,8 @@ t.case("misuse and options", function()
   t.raises(F .. ": opts.method must be a string", lucid.contact.derivatives, p, sol, {method = 1})
   t.raises(F .. ": unknown opts.method 'exact'", lucid.contact.derivatives, p, sol,
     {method = "exact"})
-  t.raises(F .. ": opts.method 'relaxed' (the central-path", lucid.contact.derivatives, p, sol,
+  t.raises(F .. ": opts.method 'relaxed' needs a solution of lucid.contact.solve with solver 'ip'",
+    lucid.contact.derivatives, p, sol,
     {method = "relaxed"})
   -- an ip solution: exact (kappa = 0) is differentiated like any other, relaxed is refused
   local pk = {G = G1, g = g1, mu = {mu}, solver = "ip", kappa = 1e-3}
