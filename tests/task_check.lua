@@ -181,6 +181,21 @@ end
 
 -- Contact-pose problems: per method, order statistics of the final costs, consistent counts,
 -- and optimisation that does not end above where it started.
+-- The default robot (tasks/models/arm3.xml: 3 hinges and a free box) sweeps its servos on the
+-- floor: sizes, converged contact solves, the box on the floor, no blow-up.
+function checks.robot_tour(f)
+  near(f, "nq", 10, 0)
+  near(f, "nv", 9, 0)
+  near(f, "nu", 3, 0)
+  num(f, "steps", 1, nil)
+  num(f, "max_contacts", 1, 100)
+  num(f, "worst_ncp_residual", 0, 1e-5)
+  num(f, "ms_per_step", 0, 1e3)
+  num(f, "energy_end", -100, 100)
+  num(f, "free_body_motion_last_2s.box", 0, 1)
+  if type(f.final_q) ~= "table" or #f.final_q ~= 10 then bad("final_q: expected 10 numbers") end
+end
+
 local function ordered_summary(s, where, count)
   if type(s) ~= "table" then
     bad("%s: missing", where)

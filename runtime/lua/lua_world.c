@@ -390,6 +390,9 @@ static int l_apply_force(lua_State *L) {
     lucid_world *w = check_world(L, fname);
     int id = check_id(L, w, 2, fname);
     if (lucid_world_is_static(w, id)) lucid_lua_fail(L, fname, "body %d is static", id + 1);
+    if (lucid_world_body_model(w, id, NULL) >= 0)
+        lucid_lua_fail(L, fname, "body %d is a link of model %d: drive it with w:set_control",
+                       id + 1, lucid_world_body_model(w, id, NULL) + 1);
     lucid_vec3 f = lucid_lua_checkvec3(L, 3, fname, "force");
     lucid_vec3 tau =
         lua_isnoneornil(L, 4) ? lucid_vec3_zero() : lucid_lua_checkvec3(L, 4, fname, "torque");
@@ -469,6 +472,12 @@ static int l_contacts(lua_State *L) {
         lua_setfield(L, -2, "force");
         set_number(L, "separation", c[i].separation);
         set_number(L, "friction", c[i].friction);
+        if (c[i].limit_sign != 0) { /* a joint limit of a model */
+            set_integer(L, "model", c[i].limit_model + 1);
+            set_integer(L, "dof", c[i].limit_dof + 1);
+            lua_pushstring(L, c[i].limit_sign > 0 ? "lower" : "upper");
+            lua_setfield(L, -2, "limit");
+        }
         lua_rawseti(L, -2, i + 1);
     }
     return 1;
@@ -667,6 +676,7 @@ void lucid_open_world(lua_State *L) {
     luaL_newmetatable(L, WORLD_METATABLE);
     lucid_lua_protect_metatable(L, WORLD_METATABLE);
     luaL_newlib(L, methods);
+    lucid_lua_world_model_methods(L);
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, world_gc);
     lua_setfield(L, -2, "__gc");

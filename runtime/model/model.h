@@ -59,6 +59,11 @@ typedef struct lucid_model_data lucid_model_data;
  * positive definite, LUCID_ERR_SINGULAR for a singular mass matrix, LUCID_ERR_NO_MEMORY. */
 lucid_status lucid_model_compile(lucid_model_spec *spec, lucid_model **out, char *err,
                                  size_t errlen);
+/* Models are reference counted (atomically: holders may live in different threads): compile
+ * returns one reference, lucid_model_retain adds one (and returns m), lucid_model_destroy
+ * drops one and frees the model with the last. A world holds a reference to each model it
+ * was given, so the caller may destroy its own at any time. */
+lucid_model *lucid_model_retain(const lucid_model *m);
 void lucid_model_destroy(lucid_model *m);
 
 /* ---- sizes and model-wide values ------------------------------------------------------- */

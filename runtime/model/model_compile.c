@@ -182,8 +182,15 @@ static void inertia_add(lucid_inertia *a, const lucid_inertia *b) {
     a->I = lucid_mat3_add(&a->I, &b->I);
 }
 
+lucid_model *lucid_model_retain(const lucid_model *m) {
+    lucid_model *w = (lucid_model *)m; /* the count is the one mutable field of a model */
+    if (w) atomic_fetch_add(&w->refs, 1);
+    return w;
+}
+
 void lucid_model_destroy(lucid_model *m) {
     if (!m) return;
+    if (atomic_fetch_sub(&m->refs, 1) > 1) return; /* another holder remains */
     for (size_t i = 0; i < m->nnodes; ++i) free(m->nodes[i].name);
     for (size_t i = 0; i < m->nbodies; ++i) free(m->bodies[i].name);
     for (size_t i = 0; i < m->nframes; ++i) free(m->frames[i].name);
@@ -807,6 +814,7 @@ lucid_status lucid_model_compile(lucid_model_spec *spec, lucid_model **out, char
     if (!spec) return LUCID_ERR_ARGUMENT;
     compile_ctx c = {spec, err, errlen};
     lucid_model *m = calloc(1, sizeof *m);
+    if (m) atomic_init(&m->refs, 1);
     lucid_body_spec *bodies = alloc_array(spec->nbodies, sizeof *bodies);
     lucid_joint_spec *joints = alloc_array(spec->njoints, sizeof *joints);
     body_loc *loc = alloc_array(spec->nbodies, sizeof *loc);

@@ -3,6 +3,8 @@
 #ifndef LUCID_MODEL_INTERNAL_H
 #define LUCID_MODEL_INTERNAL_H
 
+#include <stdatomic.h>
+
 #include "runtime/model/model.h"
 
 /* A rigid-body inertia in some frame: mass, first moment h = mass * com, and the rotational
@@ -40,6 +42,7 @@ typedef struct lucid_model_frame {
 } lucid_model_frame;
 
 struct lucid_model {
+    atomic_int refs; /* lucid_model_retain / lucid_model_destroy (0 counts as 1) */
     char *name;
     lucid_vec3 gravity;
     double timestep;

@@ -21,6 +21,11 @@ lucid_status lucid_world_clone(const lucid_world *w, lucid_world **out) {
     if (np) memcpy(c->parts, w->parts, np * sizeof *c->parts);
     c->num_bodies = w->num_bodies;
     c->num_parts = w->num_parts;
+    s = lucid_world_models_clone(c, w);
+    if (s != LUCID_OK) {
+        lucid_world_destroy(c);
+        return s;
+    }
     *out = c;
     return LUCID_OK;
 }
