@@ -47,8 +47,7 @@ static int l_add_model(lua_State *L) {
         lua_replace(L, 3);
     }
     if (lua_type(L, 3) != LUA_TTABLE)
-        lucid_lua_fail(L, fname, "expected a table of options (got %s)",
-                       lucid_lua_typename(L, 3));
+        lucid_lua_fail(L, fname, "expected a table of options (got %s)", lucid_lua_typename(L, 3));
     lucid_lua_check_option_names(L, 3, keys, fname);
     lucid_world_model_desc d;
     lucid_world_model_desc_default(&d);

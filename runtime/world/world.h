@@ -213,8 +213,8 @@ lucid_status lucid_world_last_problem_dense(lucid_world *w, lucid_contact_proble
  * holds, after the bodies', each model's q then v. */
 typedef struct lucid_model lucid_model;
 typedef struct lucid_world_model_desc {
-    const double *q; /* copied */    /* nq entries, NULL: the neutral configuration */
-    const double *v;    /* nv entries, NULL: zero */
+    const double *q; /* copied */ /* nq entries, NULL: the neutral configuration */
+    const double *v;              /* nv entries, NULL: zero */
     lucid_se3 pose;     /* placement of the model's world frame (a fixed base's placement) */
     int has_friction;   /* friction given for every link, else each link's first geom's */
     double friction;    /* in [0, 100] */
@@ -236,8 +236,7 @@ lucid_status lucid_world_model_set_v(lucid_world *w, int id, const double *v, co
 lucid_status lucid_world_model_set_control(lucid_world *w, int id, const double *u,
                                            const char **why);
 /* World placement of the model's frame `frame` (lucid_model_find_frame) at its q. */
-lucid_status lucid_world_model_frame_pose(const lucid_world *w, int id, size_t frame,
-                                          lucid_se3 *T);
+lucid_status lucid_world_model_frame_pose(const lucid_world *w, int id, size_t frame, lucid_se3 *T);
 /* The model a world body belongs to (-1 for a free or static body) and, in *link, the
  * model's body index (-1: the model's static geoms). */
 int lucid_world_body_model(const lucid_world *w, int body, int *link);

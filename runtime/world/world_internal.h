@@ -147,14 +147,14 @@ void lucid_world_sparse_destroy(lucid_world_sparse *sp);
 
 /* Appends a body with copies of the parts (zeroed, model -1) and a contact. */
 lucid_status lucid_world_push_body(lucid_world *w, const lucid_body_part *parts, int n,
-                                   int *index);                                   /* world_body.c */
+                                   int *index); /* world_body.c */
 lucid_status lucid_world_push_contact(lucid_world *w, const lucid_world_contact *c); /* collision */
 
 /* world_model.c: the models' part of a step. */
 void lucid_world_models_destroy(lucid_world *w);
 /* Copies src's models into dst (whose bodies are already src's): q, v, u, base, fresh data. */
 lucid_status lucid_world_models_clone(lucid_world *dst, const lucid_world *src);
-void lucid_world_models_begin_step(lucid_world *w); /* free velocities, M~, link poses */
+void lucid_world_models_begin_step(lucid_world *w);     /* free velocities, M~, link poses */
 lucid_status lucid_world_models_limits(lucid_world *w); /* joint-limit contacts */
 lucid_status lucid_world_models_reserve_rows(lucid_world *w);
 void lucid_world_models_fill_side(lucid_world *w, int body, double sign,
@@ -162,8 +162,7 @@ void lucid_world_models_fill_side(lucid_world *w, int body, double sign,
 lucid_vec3 lucid_world_models_side_velocity(const lucid_world *w, const lucid_contact_side *side,
                                             int free);
 void lucid_world_models_add_block(const lucid_world *w, const lucid_contact_side *a,
-                                  const lucid_contact_side *b, double *G, int ld, int row,
-                                  int col);
+                                  const lucid_contact_side *b, double *G, int ld, int row, int col);
 void lucid_world_models_apply_impulse(lucid_world *w, const lucid_contact_side *side,
                                       const double force[3]);
 void lucid_world_models_integrate(lucid_world *w);

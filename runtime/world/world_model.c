@@ -308,8 +308,8 @@ static void add_point_force(const lucid_world_model *wm, int node, lucid_vec3 p,
 
 /* 3 x nv rows (row d at out + d nv): the world velocity of point p fixed to `node`, projected
  * on the columns of frame and scaled by sign. */
-static void point_rows(const lucid_world_model *wm, int node, lucid_vec3 p,
-                       const lucid_mat3 *frame, double sign, double *out) {
+static void point_rows(const lucid_world_model *wm, int node, lucid_vec3 p, const lucid_mat3 *frame,
+                       double sign, double *out) {
     const lucid_model *m = wm->model;
     size_t nv = m->nv;
     memset(out, 0, 3 * nv * sizeof(double));
@@ -383,8 +383,7 @@ static void model_free_velocity(const lucid_world *w, lucid_world_model *wm) {
     for (size_t i = 0; i < nv; ++i)
         tau[i] = dt * (tau[i] - b[i] - m->damping[i] * wm->v[i] - dt * K[i] * wm->v[i]);
     lucid_model_crba(m, wm->data, wm->q);
-    for (size_t i = 0; i < nv; ++i)
-        wm->data->M[i + nv * i] += dt * m->damping[i] + dt * dt * K[i];
+    for (size_t i = 0; i < nv; ++i) wm->data->M[i + nv * i] += dt * m->damping[i] + dt * dt * K[i];
     lucid_model_ltdl(m, wm->data);
     lucid_model_mass_solve(m, wm->data, tau, nv, 1);
     for (size_t i = 0; i < nv; ++i) {
@@ -473,7 +472,8 @@ lucid_status lucid_world_models_reserve_rows(lucid_world *w) {
             total += 3 * nv;
         }
     }
-    lucid_status s = lucid_world_reserve((void **)&w->link_J, &w->link_J_cap, total, sizeof(double));
+    lucid_status s =
+        lucid_world_reserve((void **)&w->link_J, &w->link_J_cap, total, sizeof(double));
     if (s == LUCID_OK)
         s = lucid_world_reserve((void **)&w->link_Y, &w->link_Y_cap, total, sizeof(double));
     w->link_rows = 0;
@@ -536,7 +536,8 @@ void lucid_world_models_apply_impulse(lucid_world *w, const lucid_contact_side *
     size_t nv = lucid_model_nv(wm->model);
     const double *Y = w->link_Y + side->row;
     for (int d = 0; d < 3; ++d)
-        for (size_t i = 0; i < nv; ++i) wm->v_free[i] += w->opt.dt * Y[(size_t)d * nv + i] * force[d];
+        for (size_t i = 0; i < nv; ++i)
+            wm->v_free[i] += w->opt.dt * Y[(size_t)d * nv + i] * force[d];
 }
 
 /* ---- state, energy ---------------------------------------------------------------------- */

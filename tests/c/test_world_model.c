@@ -114,8 +114,8 @@ static void test_free_joint_model_matches_free_body(void **state) {
 }
 
 /* A pendulum: a point-like mass on a massless rod, hinged about world y at height H. */
-static lucid_model *pendulum(double length, double mass, int limited, double lower,
-                             double damping, int servo, double kp) {
+static lucid_model *pendulum(double length, double mass, int limited, double lower, double damping,
+                             int servo, double kp) {
     lucid_model_spec *spec;
     assert_int_equal(lucid_model_spec_create(NULL, &spec), LUCID_OK);
     lucid_body_spec b = lucid_body_spec_default();
@@ -179,8 +179,7 @@ static void test_pendulum_follows_aba(void **state) {
         lucid_world_energy e0 = lucid_world_energy_of(w);
         double worst = 0.0;
         for (int k = 0; k < (int)(2.0 / dt); ++k) {
-            double q = lucid_world_model_q(w, id)[0], v = lucid_world_model_v(w, id)[0], tau = 0,
-                   a;
+            double q = lucid_world_model_q(w, id)[0], v = lucid_world_model_v(w, id)[0], tau = 0, a;
             lucid_model_aba(m, d, &q, &v, &tau, &a);
             assert_int_equal(lucid_world_step(w), LUCID_OK);
             double v1 = lucid_world_model_v(w, id)[0];
