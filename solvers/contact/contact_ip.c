@@ -351,7 +351,7 @@ static void into_interior(const ip *s, double *z, double shift) {
  * sx = sy / mean diag P (so that P x and y are of one size). A warm start replaces x by
  * D lambda, shifted into the interior by WARM_SHIFT x its size (Silico uses x + 1e-2 e), and
  * keeps the cold y. Measured on the dragged cube (180 steps of the world, 4 hyperstatic
- * contacts sticking): cold 1049 iterations; warm x and y (y from the previous corrected
+ * contacts sticking): cold 1050 iterations; warm x and y (y from the previous corrected
  * velocity, shifted alike) 4883 iterations, and the previous step's internal forces kept
  * (2.5 N: a start on the optimal face's boundary never re-centres along G's null space);
  * warm x only 725 iterations and no internal force (1e-8 N). The shift: 1e-4 to 1e-2 give
