@@ -5,6 +5,9 @@ pkg_check_modules(LUCID_LUA REQUIRED IMPORTED_TARGET GLOBAL lua5.4)
 pkg_check_modules(LUCID_LAPACKE REQUIRED IMPORTED_TARGET GLOBAL lapacke)
 pkg_check_modules(LUCID_OPENBLAS REQUIRED IMPORTED_TARGET GLOBAL openblas)
 pkg_check_modules(LUCID_QHULL REQUIRED IMPORTED_TARGET GLOBAL qhull_r)
+# libxml2 reads MJCF and URDF model files; linked PRIVATE (no public header includes it), but a
+# static lucid still needs it at link time, hence found here for installed consumers too.
+pkg_check_modules(LUCID_LIBXML2 REQUIRED IMPORTED_TARGET GLOBAL libxml-2.0)
 # SuiteSparse's LDL and AMD (the sparse contact solvers): Debian ships no pkg-config file
 # for them, so an imported target from the headers and libraries.
 find_path(LUCID_SUITESPARSE_INCLUDE suitesparse/ldl.h REQUIRED)
@@ -19,3 +22,7 @@ if(NOT TARGET lucid_suitesparse)
 endif()
 set(LUCID_DEPENDENCY_TARGETS PkgConfig::LUCID_LUA PkgConfig::LUCID_LAPACKE
                              PkgConfig::LUCID_OPENBLAS PkgConfig::LUCID_QHULL)
+# Batch rollouts run on pthreads (runtime/world/world_batch.c).
+set(THREADS_PREFER_PTHREAD_FLAG ON)
+find_package(Threads REQUIRED)
+list(APPEND LUCID_DEPENDENCY_TARGETS Threads::Threads)

@@ -1,8 +1,16 @@
-# `cmake --install`: library, executable, headers (include/lucid/...), a CMake package
-# (find_package(lucid) -> lucid::lucid) and a pkg-config file (lucid.pc).
+# `cmake --install`: the static and shared libraries, executable, headers (include/lucid/...),
+# a CMake package (find_package(lucid) -> lucid::lucid static, lucid::shared shared),
+# pkg-config files (lucid.pc: shared; lucid-static.pc: static) and the Lua module lucid.so,
+# installed where lua5.4 looks for C modules (docs/ecosystem.md).
 include(CMakePackageConfigHelpers)
 
-install(TARGETS lucid_lib EXPORT lucidTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(TARGETS lucid_lib lucid_shared EXPORT lucidTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# Debian's lua5.4 searches <prefix>/lib/lua/5.4 for /usr/local and
+# /usr/lib/<multiarch>/lua/5.4 for /usr: both are ${CMAKE_INSTALL_LIBDIR}/lua/5.4.
+set(LUCID_LUA_CMOD_DIR ${CMAKE_INSTALL_LIBDIR}/lua/5.4
+    CACHE STRING "Where the Lua C module lucid.so is installed (relative to the prefix)")
+install(TARGETS lucid_module LIBRARY DESTINATION ${LUCID_LUA_CMOD_DIR})
 install(TARGETS lucid RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES runtime/lucid.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/lucid)
 foreach(dir runtime solvers autodiff)
@@ -25,4 +33,6 @@ install(FILES ${PROJECT_BINARY_DIR}/lucidConfig.cmake
 # The .pc file locates its prefix relative to itself, so `cmake --install --prefix X` works.
 file(RELATIVE_PATH LUCID_PC_TO_PREFIX /root/${CMAKE_INSTALL_LIBDIR}/pkgconfig /root)
 configure_file(cmake/lucid.pc.in ${PROJECT_BINARY_DIR}/lucid.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/lucid.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+configure_file(cmake/lucid-static.pc.in ${PROJECT_BINARY_DIR}/lucid-static.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/lucid.pc ${PROJECT_BINARY_DIR}/lucid-static.pc
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

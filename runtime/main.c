@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "runtime/lua/host.h"
+#include "runtime/mpi_host.h"
 #include <lua.h>
 
 static void print_usage(FILE *out) {
@@ -27,6 +28,10 @@ int main(int argc, char **argv) {
         fputs("lucid: cannot create a Lua state (out of memory)\n", stderr);
         return 1;
     }
+    if (lucid_mpi_attach(L) != 0) { /* under mpirun only; see runtime/mpi_host.h */
+        lua_close(L);
+        return 1;
+    }
     int code;
     if (argc > 1 && strcmp(argv[1], "--version") == 0) {
         lua_getglobal(L, "lucid");
@@ -40,5 +45,6 @@ int main(int argc, char **argv) {
         code = lucid_host_repl(L);
     }
     lua_close(L);
+    if (code != 0) lucid_mpi_fail(code); /* the other ranks must not wait for this one */
     return code;
 }

@@ -287,24 +287,38 @@ end
 local first_histories = {}
 local initial_costs = {}
 
+-- Problems are independent: under `mpirun -np N build/lucid tasks/contact_pose.lua --full`
+-- the ranks share them (lucid.mpi.sweep, docs/mpi.md) and rank 0 prints the same figures;
+-- run serially this is the plain loop. `seconds` add up every rank's solve time.
 local bar = t:progress(#problems, "contact poses")
-for i, problem in ipairs(problems) do
+local indices = {}
+for i = 1, #problems do indices[i] = i end
+local solved = lucid.mpi.sweep(indices, function(i)
+  local out = {}
   for _, m in ipairs(METHODS) do
-    local res = results[m.key]
     local start = lucid.clock()
     local before = touching_count
-    local cost, history, iterations, reason = solve(problem, m)
-    res.touching = res.touching + (touching_count - before)
-    res.seconds = res.seconds + (lucid.clock() - start)
-    res.costs[#res.costs + 1] = cost
-    res.iterations = res.iterations + iterations
-    res.reasons[reason] = (res.reasons[reason] or 0) + 1
-    if i == 1 then first_histories[m.key] = history end
-    initial_costs[i] = history[1]
+    local cost, history, iterations, reason = solve(problems[i], m)
+    out[m.key] = {cost = cost, history = i == 1 and history or nil, initial = history[1],
+                  iterations = iterations, reason = reason, touching = touching_count - before,
+                  seconds = lucid.clock() - start}
   end
   bar:step()
-end
+  return out
+end)
 bar:done()
+for i = 1, #problems do
+  for _, m in ipairs(METHODS) do
+    local r, res = solved[i][m.key], results[m.key]
+    res.touching = res.touching + r.touching
+    res.seconds = res.seconds + r.seconds
+    res.costs[#res.costs + 1] = r.cost
+    res.iterations = res.iterations + r.iterations
+    res.reasons[r.reason] = (res.reasons[r.reason] or 0) + 1
+    if i == 1 then first_histories[m.key] = r.history end
+    initial_costs[i] = r.initial
+  end
+end
 
 -- ---- report ------------------------------------------------------------------------------
 

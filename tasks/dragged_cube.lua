@@ -13,6 +13,7 @@ local t = task.new{
   options = {
     {name = "dt", kind = "number", default = 1e-3, positive = true, max = 0.1, help = "time step (s)"},
     {name = "out", kind = "string", default = "out/dragged_cube", help = "directory of the SVG plots"},
+    task.replay_option("the ncp:pgs run"),
   },
 }
 local opts = t:parse(arg)
@@ -27,6 +28,7 @@ local function run(pair, dt)
   w:add_static{shape = lucid.halfspace({0, 0, 1}, 0), friction = MU}
   local id = w:add_body{shape = lucid.box(0.1, 0.1, 0.1), mass = M, friction = MU,
                         pose = lucid.se3.new({1, 0, 0, 0}, {0, 0, REST})}
+  local rec = pair == "ncp:pgs" and t:record(w, opts.replay, dt) or nil
   local r = {time = {}, v = {}, fy = {{}, {}, {}, {}}, internal = 0}
   for k = 1, math.floor(1 / dt + 0.5) do
     w:apply_force(id, {20 * (k - 1) * dt, 0, 0})
@@ -47,6 +49,7 @@ local function run(pair, dt)
     if not r.onset then r.internal = math.max(r.internal, s) end
   end
   r.v_end = r.v[#r.v]
+  t:write_replay(rec, opts.replay, "dragged cube, " .. pair)
   return r
 end
 

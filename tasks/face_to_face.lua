@@ -16,6 +16,7 @@ local t = task.new{
      check = task.check_pairs,
      help = "comma-separated model:solver pairs"},
     {name = "out", kind = "string", default = "out/face_to_face", help = "directory of the SVG plots"},
+    task.replay_option("the 4-block stack of the first pair"),
     {name = "patch_points", kind = "number", default = 4, help = "contact points kept per shape pair (1-16)"},
   },
 }
@@ -34,6 +35,7 @@ local function run(pair, count, bar)
     ids[k] = w:add_body{shape = lucid.box(0.2, 0.15, 0.05), mass = 1 + k, friction = 0.5,
                         pose = lucid.se3.exp{0.02 * (k - 1), 0, 0.05 + 0.1 * (k - 1) + 0.01 * k, 0, 0, 0.1 * (k - 1)}}
   end
+  local rec = pair == pairs_list[1] and count == 4 and t:record(w, opts.replay, DT) or nil
   w:step(300)
   local start = {}
   for k, id in ipairs(ids) do start[k] = w:pose(id):translation() end
@@ -56,6 +58,7 @@ local function run(pair, count, bar)
     if i % 100 == 0 then bar:step() end
   end
   r.converged = r.converged / n
+  t:write_replay(rec, opts.replay, string.format("face to face, %d blocks, %s", count, pair))
   return r
 end
 

@@ -12,6 +12,7 @@ local t = task.new{
   options = {
     {name = "max_iter", kind = "integer", default = 10000, min = 1, max = 1000000000, help = "iteration cap of a solve"},
     {name = "out", kind = "string", default = "out/ill_conditioned_stack", help = "directory of the SVG plots"},
+    task.replay_option("the five steps that build the stack of mass ratio 1e6"),
   },
 }
 local opts = t:parse(arg)
@@ -28,7 +29,9 @@ local function stack_problem(ratio)
   local cube = lucid.box(0.1, 0.1, 0.1)
   w:add_body{shape = cube, mass = 1 / math.sqrt(ratio), friction = MU, pose = lucid.se3.new({1, 0, 0, 0}, {0, 0, REST})}
   w:add_body{shape = cube, mass = math.sqrt(ratio), friction = MU, pose = lucid.se3.new({1, 0, 0, 0}, {0, 0, 3 * REST})}
+  local rec = ratio == RATIOS[#RATIOS] and t:record(w, opts.replay, 1e-3) or nil
   w:step(5)
+  t:write_replay(rec, opts.replay, string.format("stack of mass ratio %g", ratio))
   local p = w:contact_problem()
   local e = p.G:eigh()
   return p, e[#e] / math.max(e[1], e[#e] * 1e-16)
@@ -60,15 +63,15 @@ os.execute("mkdir -p '" .. opts.out .. "'")
 local series = {}
 for _, pair in ipairs(PAIRS) do
   local x, y = {}, {}
-  for i, s in ipairs(sweep) do x[i], y[i] = math.log(s.ratio, 10), s.solvers[pair].residual end
+  for i, s in ipairs(sweep) do x[i], y[i] = s.ratio, s.solvers[pair].residual end
   series[#series + 1] = {name = pair, x = x, y = y}
 end
 local floor_x, floor_y = {}, {}
-for i, s in ipairs(sweep) do floor_x[i], floor_y[i] = math.log(s.ratio, 10), s.solvers["ncp:admm"].round_off end
+for i, s in ipairs(sweep) do floor_x[i], floor_y[i] = s.ratio, s.solvers["ncp:admm"].round_off end
 series[#series + 1] = {name = "round-off of ncp:admm's forces", x = floor_x, y = floor_y}
-local files = {plot.lines{file = opts.out .. "/residual_vs_ratio.svg", logy = true,
+local files = {plot.lines{file = opts.out .. "/residual_vs_ratio.svg", logx = true, logy = true,
                           title = "Stack: residual reached in " .. opts.max_iter .. " iterations (Fig. 13 right)",
-                          xlabel = "log10 mass ratio", ylabel = "eps_abs (model criterion)", series = series}}
+                          xlabel = "mass ratio", ylabel = "eps_abs (model criterion)", series = series}}
 
 local figures = {seed = t.seed, max_iter = opts.max_iter, tol = 1e-6, sweep = sweep, plots = files}
 t:report(figures, function()

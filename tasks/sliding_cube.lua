@@ -15,12 +15,15 @@ local t = task.new{
     {name = "angle", kind = "number", default = 0.3, help = "launch heading from the x axis (rad)"},
     {name = "dt", kind = "number", default = 1e-3, positive = true, max = 0.1, help = "time step (s)"},
     {name = "out", kind = "string", default = "out/sliding_cube", help = "directory of the SVG plots"},
+    task.replay_option("the first run (ncp:pgs)"),
   },
 }
 local opts = t:parse(arg)
 local MU, G, M, REST = 0.4, 9.81, 1.0, 0.1 - 0.5e-4
 local PAIRS = {"ncp:pgs", "ncp:admm", "ncp:staggered", "lcp:pgs", "ccp:pgs", "ccp:admm",
                "ccp:newton", "raisim:bisection"}
+
+local replay = opts.replay -- the first run is recorded
 
 local function run(pair, dt, v0, angle, seconds)
   local model, solver = pair:match("(%w+):(%w+)")
@@ -29,6 +32,7 @@ local function run(pair, dt, v0, angle, seconds)
   local id = w:add_body{shape = lucid.box(0.1, 0.1, 0.1), mass = M, friction = MU,
                         pose = lucid.se3.new({1, 0, 0, 0}, {0, 0, REST}),
                         velocity = {v0 * math.cos(angle), v0 * math.sin(angle), 0, 0, 0, 0}}
+  local rec = t:record(w, replay, dt)
   local r = {time = {}, x = {}, y = {}, lift = {}, energy = {}, glide_error = 0}
   for k = 1, math.floor(seconds / dt + 0.5) do
     w:step()
@@ -40,6 +44,8 @@ local function run(pair, dt, v0, angle, seconds)
       r.glide_error = math.max(r.glide_error, math.abs(r.lift[k] - dt * MU * speed) / (dt * MU * speed))
     end
   end
+  t:write_replay(rec, replay, "sliding cube, " .. pair)
+  replay = nil
   local n = #r.x
   r.distance = math.sqrt(r.x[n] ^ 2 + r.y[n] ^ 2)
   r.heading = math.atan(r.y[n], r.x[n])
@@ -116,4 +122,5 @@ t:report(figures, function()
       100 * g.worst_relative_error, g.max_lift))
   end
   print("plots: " .. table.concat(files, ", "))
+  if opts.replay then print("replay: " .. opts.replay) end
 end)

@@ -98,6 +98,35 @@ function checks.quickstart(f)
   end
 end
 
+-- One contact swept through separation, sticking and sliding (tasks/contact_smoothing.lua):
+-- at each kappa the relaxed solution is biased by about sqrt(2 kappa) (measured 1.41 sqrt(kappa)
+-- at 801 samples) and its derivative is smooth: the bias falls and the largest second
+-- derivative grows as kappa falls, and their product stays of order one (measured 0.93).
+function checks.contact_smoothing(f)
+  if type(f.kappas) ~= "table" or #f.kappas ~= 4 then bad("kappas: expected 4 entries") return end
+  local previous
+  for i, k in ipairs(f.kappas) do
+    local where = "kappas." .. i
+    local kappa = num(k, "kappa", 0, 1, where)
+    local bias = num(k, "max_bias", 0, nil, where)
+    local curvature = num(k, "max_second_derivative", 0, nil, where)
+    num(k, "max_derivative", 1.9, 2.1, where) -- d lambda_N / ds = 1 / b = 2 in contact
+    num(k, "width_10pct", 0, 1, where)
+    if kappa and bias then
+      if bias > 2 * math.sqrt(2 * kappa) or bias < 0.5 * math.sqrt(2 * kappa) then
+        bad("%s: bias %.3g is not about sqrt(2 kappa) = %.3g", where, bias, math.sqrt(2 * kappa))
+      end
+    end
+    if previous and bias and curvature then
+      if not (bias < previous.bias and curvature > previous.curvature) then
+        bad("%s: bias and smoothness do not trade as kappa falls", where)
+      end
+    end
+    previous = {bias = bias, curvature = curvature}
+  end
+  num(f, "exact_max_derivative_jump", 0.1, 10)
+end
+
 -- A cube launched at v0 stops after v0^2 / (2 mu g) (mu = 0.4, g = 9.81 in the task) along its
 -- launch heading. Every solver must slide about that far; the NCP solvers (exact Coulomb
 -- friction, no lift) within 1% and on the heading, with energy conserved to the model.
@@ -152,6 +181,21 @@ end
 
 -- Contact-pose problems: per method, order statistics of the final costs, consistent counts,
 -- and optimisation that does not end above where it started.
+-- The default robot (tasks/models/arm3.xml: 3 hinges and a free box) sweeps its servos on the
+-- floor: sizes, converged contact solves, the box on the floor, no blow-up.
+function checks.robot_tour(f)
+  near(f, "nq", 10, 0)
+  near(f, "nv", 9, 0)
+  near(f, "nu", 3, 0)
+  num(f, "steps", 1, nil)
+  num(f, "max_contacts", 1, 100)
+  num(f, "worst_ncp_residual", 0, 1e-5)
+  num(f, "ms_per_step", 0, 1e3)
+  num(f, "energy_end", -100, 100)
+  num(f, "free_body_motion_last_2s.box", 0, 1)
+  if type(f.final_q) ~= "table" or #f.final_q ~= 10 then bad("final_q: expected 10 numbers") end
+end
+
 local function ordered_summary(s, where, count)
   if type(s) ~= "table" then
     bad("%s: missing", where)

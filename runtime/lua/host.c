@@ -66,6 +66,9 @@ int luaopen_lucid(lua_State *L) {
     lucid_open_collision(L);
     lucid_open_ad(L);
     lucid_open_distance_derivatives(L);
+    lucid_open_batch(L);
+    lucid_open_model(L);
+    lucid_open_model_load(L);
 
     /* Register before running the Lua side so its modules can `require "lucid"`. */
     luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);

@@ -1,8 +1,10 @@
 /* lucid.contact: the Delassus contact problem from Lua.
  *   sol = lucid.contact.solve{G=, g=, mu=, R=, model=, solver=, tol=, max_iter=, warm_start=,
  *                             relaxation=, alpha=, rho=, stall_tol=, inner_max_iter=,
- *                             compliance=}
+ *                             compliance=, kappa=}
  *   lucid.contact.residual(G, g, mu, lambda [, {R=, model=}])
+ * A relaxed interior-point solve (solver = "ip", kappa > 0) also returns sol.kappa and
+ * sol:derivatives() (lua_contact_relaxed.h).
  * Both results carry `round_off`: how much of eps_abs rounding lambda to doubles can cause
  * (solvers/contact/contact_round_off.h).
  * Memory discipline: every buffer (inputs copied out of Lua, the solver workspace, the
@@ -12,6 +14,7 @@
 #include <string.h>
 
 #include "runtime/lua/check.h"
+#include "runtime/lua/lua_contact_relaxed.h"
 #include "runtime/lua/lua_matrix.h"
 #include "runtime/lua/modules.h"
 #include "solvers/contact/contact_round_off.h"
@@ -105,7 +108,7 @@ static int integer_field(lua_State *L, int idx, const char *key, int fallback, i
 static const char *const solve_keys[] = {
     "G",          "g",          "mu",         "R",     "model", "solver",    "tol",
     "max_iter",   "warm_start", "relaxation", "alpha", "rho",   "stall_tol", "inner_max_iter",
-    "compliance", NULL};
+    "compliance", "kappa",      NULL};
 
 static lucid_contact_solver default_solver(lucid_contact_model model) {
     switch (model) {
@@ -137,14 +140,15 @@ static void read_model_and_solver(lua_State *L, int idx, lucid_contact_options *
             lucid_contact_solver_parse(name, &o->solver) != LUCID_OK)
             lucid_lua_fail(
                 L, SOLVE,
-                "unknown solver '%s' (expected pgs, admm, newton, staggered or bisection)",
+                "unknown solver '%s' (expected pgs, admm, newton, staggered, bisection or ip)",
                 luaL_tolstring(L, -1, NULL));
         lua_pop(L, 1);
     }
     if (lucid_contact_pair_check(o->model, o->solver) != LUCID_OK)
         lucid_lua_fail(L, SOLVE,
                        "invalid model/solver pair %s:%s (valid: lcp:pgs, ccp:pgs, ccp:admm, "
-                       "ccp:newton, raisim:bisection, ncp:pgs, ncp:staggered, ncp:admm)",
+                       "ccp:newton, ccp:ip, raisim:bisection, ncp:pgs, ncp:staggered, ncp:admm, "
+                       "ncp:ip)",
                        lucid_contact_model_name(o->model), lucid_contact_solver_name(o->solver));
 }
 
@@ -158,6 +162,8 @@ static void read_options(lua_State *L, int idx, lucid_contact_options *o) {
     o->admm_alpha = number_field(L, idx, "alpha", o->admm_alpha);
     o->rho = number_field(L, idx, "rho", o->rho);
     o->newton_compliance = number_field(L, idx, "compliance", o->newton_compliance);
+    o->kappa = number_field(L, idx, "kappa", o->kappa);
+    if (o->kappa < 0.0) lucid_lua_fail(L, SOLVE, "kappa must be >= 0 (got %f)", o->kappa);
     if (o->stall_tol < 0.0) lucid_lua_fail(L, SOLVE, "stall_tol must be >= 0");
     if (!(o->relaxation > 0.0 && o->relaxation < 2.0))
         lucid_lua_fail(L, SOLVE, "relaxation must be in (0, 2) (got %f)", o->relaxation);
@@ -213,16 +219,25 @@ static int contact_solve(lua_State *L) {
     lucid_lua_matrix *lambda = lucid_lua_newvector(L, m > 0 ? m : 0);
     int lambda_idx = lua_gettop(L);
     int has_dual = read_warm_start(L, 1, m, lambda->data, dual, &o);
+    lucid_contact_problem p = {n, G, g, mu, R};
+    lucid_contact_workspace *ws = NULL;
     workspace_box *box = lua_newuserdatauv(L, sizeof *box, 0);
     box->ws = NULL;
     luaL_setmetatable(L, WORKSPACE_METATABLE);
-    box->ws = lucid_contact_workspace_create(n);
-    if (!box->ws) lucid_lua_fail(L, SOLVE, "cannot allocate a workspace for %d contacts", n);
-    lucid_contact_problem p = {n, G, g, mu, R};
+    /* a relaxed ip solve keeps its problem and workspace for sol:derivatives() */
+    int relaxed = o.solver == LUCID_CONTACT_IP && o.kappa > 0.0, state_idx = 0;
+    if (relaxed) {
+        lucid_lua_relaxed_state_new(L, SOLVE, n, G, g, mu, R, &p, &ws);
+        state_idx = lua_gettop(L);
+    } else {
+        ws = box->ws = lucid_contact_workspace_create(n);
+        if (!ws) lucid_lua_fail(L, SOLVE, "cannot allocate a workspace for %d contacts", n);
+    }
     lucid_contact_result res;
-    lucid_status status =
-        lucid_contact_solve(&p, &o, box->ws, lambda->data,
-                            has_dual || o.solver == LUCID_CONTACT_ADMM ? dual : NULL, &res);
+    lucid_status status = lucid_contact_solve(
+        &p, &o, ws, lambda->data,
+        has_dual || o.solver == LUCID_CONTACT_ADMM || o.solver == LUCID_CONTACT_IP ? dual : NULL,
+        &res);
     lucid_contact_workspace_destroy(box->ws);
     box->ws = NULL;
     if (status == LUCID_ERR_ARGUMENT && o.solver == LUCID_CONTACT_NEWTON &&
@@ -255,6 +270,12 @@ static int contact_solve(lua_State *L) {
     lua_setfield(L, -2, "model");
     lua_pushstring(L, lucid_contact_solver_name(o.solver));
     lua_setfield(L, -2, "solver");
+    if (relaxed) {
+        lua_pushnumber(L, o.kappa);
+        lua_setfield(L, -2, "kappa");
+        lucid_lua_push_relaxed_derivatives(L, state_idx, o.model == LUCID_CONTACT_NCP, o.kappa);
+        lua_setfield(L, -2, "derivatives");
+    }
     return 1;
 }
 
@@ -322,5 +343,6 @@ void lucid_open_contact(lua_State *L) {
     static const luaL_Reg functions[] = {
         {"solve", contact_solve}, {"residual", contact_residual}, {NULL, NULL}};
     luaL_newlib(L, functions);
+    lucid_open_contact_derivatives(L);
     lua_setfield(L, -2, "contact");
 }

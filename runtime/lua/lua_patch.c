@@ -13,7 +13,7 @@
 /* opts.margin (>= 0), opts.angular_tolerance (radians in [0, pi/2)) and opts.max_points
  * (integer in [1, 16]), defaults elsewhere. */
 static void read_options(lua_State *L, int idx, const char *fname, lucid_patch_options *opt) {
-    static const char *const keys[] = {"margin", "angular_tolerance", NULL};
+    static const char *const keys[] = {"margin", "angular_tolerance", "max_points", NULL};
     lucid_patch_options_default(opt);
     if (lua_isnoneornil(L, idx)) return;
     if (!lua_istable(L, idx))

@@ -1,11 +1,14 @@
 /* lucid.world: the rigid-body world from Lua.
- *   w = lucid.world{gravity=, dt=, contact={model=, solver=, tol=, max_iter=, warm_start=},
+ *   w = lucid.world{gravity=, dt=, contact={model=, solver=, tol=, max_iter=, warm_start=,
+ *                                          kappa=},
  *                   baumgarte=, slop=, margin=, restitution_threshold=, compliance=,
  *                   warm_start_radius=, density=}
  *   id = w:add_body{shape=, mass=, inertia=, pose=, velocity=, friction=, restitution=}
  *   id = w:add_static{shape=, pose=, friction=}
  *   w:apply_force(id, f [, tau]); w:step([n]); w:pose(id); w:velocity(id); w:contacts();
  *   w:state(); w:set_state(x); w:energy(); w:stats()
+ *   w:controls() -> u; w:set_controls(u): every free body's pending wrench (force, torque), in
+ *     id order (lucid_world_get_controls); applied by the next step, then cleared
  *   w:contact_problem([{G = true}]) -> {G=, g=, mu=, R= (with compliance), lambda=,
  *     contacts=, sparse=}: the last step's last island (the whole scene when it is one
  *     island), ready for lucid.contact.solve; lambda holds the world's forces, contacts the
@@ -13,6 +16,8 @@
  *     sparse = {body=, J=, W=} (per contact side: world body id or 0, its 3 x 6 blocks of J
  *     and M^-1 J^T as rows of 18); its G is built from them up to 2048 contacts ({G = false}:
  *     never; {G = true}: an error above the bound)
+ *   rec = w:record{every=, max_frames=, max_bytes=}: frames of the following steps for
+ *     lucid.viewer (lua_record.c); one recording at a time per world
  * `shape` is a lucid shape or a list of {shape=, pose=}. Ids are 1-based and shared by
  * bodies and static bodies. The world keeps a reference to every shape it was given (in its
  * uservalue) and a counted C reference to every mesh (lucid_lua_shape_retain, released by
@@ -28,8 +33,10 @@
 
 #include "runtime/lua/check.h"
 #include "runtime/lua/lua_matrix.h"
+#include "runtime/lua/lua_record.h"
 #include "runtime/lua/lua_se3.h"
 #include "runtime/lua/lua_shape.h"
+#include "runtime/lua/lua_world.h"
 #include "runtime/lua/modules.h"
 #include "runtime/world/world.h"
 
@@ -40,12 +47,15 @@ typedef struct world_box {
     lucid_world *w;
     lucid_lua_mesh_ref **meshes; /* the mesh references the world holds (owned) */
     size_t mesh_count, mesh_capacity;
+    lucid_lua_record *rec; /* the recording in progress (uservalue 2 keeps it alive) or NULL */
 } world_box;
 
 /* Safe to call twice: destroys the world, then drops its references to the meshes. */
 static int world_gc(lua_State *L) {
     world_box *box = luaL_testudata(L, 1, WORLD_METATABLE);
     if (!box) return 0;
+    if (box->rec) lucid_lua_record_detach(box->rec);
+    box->rec = NULL;
     lucid_world_destroy(box->w);
     box->w = NULL;
     for (size_t i = 0; i < box->mesh_count; ++i) lucid_lua_mesh_release(box->meshes[i]);
@@ -63,6 +73,14 @@ static lucid_world *check_world(lua_State *L, const char *fname) {
 }
 
 /* Field `key` of the table at idx pushed; returns 1 when it is not nil (else pops it). */
+lucid_world *lucid_lua_checkworld(lua_State *L, int idx, const char *fname) {
+    world_box *box = luaL_testudata(L, idx, WORLD_METATABLE);
+    if (!box)
+        lucid_lua_fail(L, fname, "expected a lucid.world (got %s)", lucid_lua_typename(L, idx));
+    if (!box->w) lucid_lua_fail(L, fname, "the world has been finalized");
+    return box->w;
+}
+
 static int get_field(lua_State *L, int idx, const char *key) {
     if (lua_getfield(L, idx, key) != LUA_TNIL) return 1;
     lua_pop(L, 1);
@@ -86,7 +104,8 @@ static void check_table_arg(lua_State *L, int idx, const char *fname) {
 /* ---- lucid.world{...} ------------------------------------------------------------------ */
 
 static void read_contact_options(lua_State *L, int idx, lucid_contact_options *o) {
-    static const char *const keys[] = {"model", "solver", "tol", "max_iter", "warm_start", NULL};
+    static const char *const keys[] = {"model",      "solver", "tol", "max_iter",
+                                       "warm_start", "kappa",  NULL};
     if (lua_type(L, idx) != LUA_TTABLE)
         lucid_lua_fail(L, NEW, "contact must be a table of options (got %s)",
                        lucid_lua_typename(L, idx));
@@ -103,8 +122,8 @@ static void read_contact_options(lua_State *L, int idx, lucid_contact_options *o
         if (lua_type(L, -1) != LUA_TSTRING ||
             lucid_contact_solver_parse(lua_tostring(L, -1), &o->solver) != LUCID_OK)
             lucid_lua_fail(L, NEW,
-                           "unknown contact solver '%s' (expected pgs, admm, newton, staggered or "
-                           "bisection)",
+                           "unknown contact solver '%s' (expected pgs, admm, newton, staggered, "
+                           "bisection or ip)",
                            luaL_tolstring(L, -1, NULL));
         lua_pop(L, 1);
         has_solver = 1;
@@ -116,9 +135,12 @@ static void read_contact_options(lua_State *L, int idx, lucid_contact_options *o
     if (lucid_contact_pair_check(o->model, o->solver) != LUCID_OK)
         lucid_lua_fail(L, NEW,
                        "invalid contact model/solver pair %s:%s (valid: lcp:pgs, ccp:pgs, "
-                       "ccp:admm, ccp:newton, raisim:bisection, ncp:pgs, ncp:staggered, ncp:admm)",
+                       "ccp:admm, ccp:newton, ccp:ip, raisim:bisection, ncp:pgs, ncp:staggered, "
+                       "ncp:admm, ncp:ip)",
                        lucid_contact_model_name(o->model), lucid_contact_solver_name(o->solver));
     o->tol = number_field(L, idx, "tol", o->tol, NEW);
+    o->kappa = number_field(L, idx, "kappa", o->kappa, NEW);
+    if (!(o->kappa >= 0.0)) lucid_lua_fail(L, NEW, "contact.kappa must be >= 0 (got %f)", o->kappa);
     if (get_field(L, idx, "max_iter")) {
         o->max_iter = (int)lucid_lua_checkinteger_range(L, -1, 1, 1000000000, NEW, "max_iter");
         lua_pop(L, 1);
@@ -186,8 +208,9 @@ static void read_world_options(lua_State *L, int idx, lucid_world_options *o) {
 static int l_world(lua_State *L) {
     lucid_world_options o;
     read_world_options(L, 1, &o);
-    world_box *box = lua_newuserdatauv(L, sizeof *box, 1);
+    world_box *box = lua_newuserdatauv(L, sizeof *box, 2);
     box->w = NULL;
+    box->rec = NULL;
     box->meshes = NULL;
     box->mesh_count = box->mesh_capacity = 0;
     luaL_setmetatable(L, WORLD_METATABLE);
@@ -367,6 +390,9 @@ static int l_apply_force(lua_State *L) {
     lucid_world *w = check_world(L, fname);
     int id = check_id(L, w, 2, fname);
     if (lucid_world_is_static(w, id)) lucid_lua_fail(L, fname, "body %d is static", id + 1);
+    if (lucid_world_body_model(w, id, NULL) >= 0)
+        lucid_lua_fail(L, fname, "body %d is a link of model %d: drive it with w:set_control",
+                       id + 1, lucid_world_body_model(w, id, NULL) + 1);
     lucid_vec3 f = lucid_lua_checkvec3(L, 3, fname, "force");
     lucid_vec3 tau =
         lua_isnoneornil(L, 4) ? lucid_vec3_zero() : lucid_lua_checkvec3(L, 4, fname, "torque");
@@ -378,6 +404,7 @@ static int l_apply_force(lua_State *L) {
 static int l_step(lua_State *L) {
     static const char *const fname = "lucid.world:step";
     lucid_world *w = check_world(L, fname);
+    world_box *box = lua_touserdata(L, 1);
     lua_Integer n =
         lua_isnoneornil(L, 2) ? 1 : lucid_lua_checkinteger_range(L, 2, 1, 1000000000, fname, "n");
     for (lua_Integer i = 0; i < n; ++i) {
@@ -386,6 +413,7 @@ static int l_step(lua_State *L) {
             lucid_lua_fail(L, fname, "the contact problem is not positive semi-definite");
         if (s == LUCID_ERR_NONFINITE) lucid_lua_fail(L, fname, "the state became NaN or Inf");
         if (s != LUCID_OK) lucid_lua_fail(L, fname, "%s", lucid_world_last_error(w));
+        if (box->rec) lucid_lua_record_after_step(box->rec, w);
     }
     lua_settop(L, 1);
     return 1;
@@ -444,6 +472,12 @@ static int l_contacts(lua_State *L) {
         lua_setfield(L, -2, "force");
         set_number(L, "separation", c[i].separation);
         set_number(L, "friction", c[i].friction);
+        if (c[i].limit_sign != 0) { /* a joint limit of a model */
+            set_integer(L, "model", c[i].limit_model + 1);
+            set_integer(L, "dof", c[i].limit_dof + 1);
+            lua_pushstring(L, c[i].limit_sign > 0 ? "lower" : "upper");
+            lua_setfield(L, -2, "limit");
+        }
         lua_rawseti(L, -2, i + 1);
     }
     return 1;
@@ -549,6 +583,24 @@ static int l_set_state(lua_State *L) {
     return 0;
 }
 
+static int l_controls(lua_State *L) {
+    lucid_world *w = check_world(L, "lucid.world:controls");
+    lucid_lua_matrix *u = lucid_lua_newvector(L, lucid_world_controls_size(w));
+    lucid_world_get_controls(w, u->data);
+    return 1;
+}
+
+static int l_set_controls(lua_State *L) {
+    static const char *const fname = "lucid.world:set_controls";
+    lucid_world *w = check_world(L, fname);
+    lua_settop(L, 2); /* the buffer below must not take the place of a missing argument */
+    int n = lucid_world_controls_size(w);
+    double *u = lua_newuserdatauv(L, sizeof(double) * (size_t)(n + 1), 0);
+    lucid_lua_checkvalues(L, 2, n, u, fname, "controls");
+    lucid_world_set_controls(w, u); /* finite: checked above */
+    return 0;
+}
+
 static int l_energy(lua_State *L) {
     lucid_world *w = check_world(L, "lucid.world:energy");
     lucid_world_energy e = lucid_world_energy_of(w);
@@ -572,6 +624,21 @@ static int l_stats(lua_State *L) {
     lua_setfield(L, -2, "converged");
     set_number(L, "residual", st.residual);
     set_number(L, "scaled_residual", st.scaled_residual);
+    return 1;
+}
+
+/* ---- recording ------------------------------------------------------------------------- */
+
+static int l_record(lua_State *L) {
+    static const char *const fname = "lucid.world:record";
+    lucid_world *w = check_world(L, fname);
+    world_box *box = lua_touserdata(L, 1);
+    if (box->rec)
+        lucid_lua_fail(L, fname, "the world is already being recorded (call rec:stop() first)");
+    lua_settop(L, 2);
+    lucid_lua_record_new(L, 2, w, &box->rec, fname);
+    lua_pushvalue(L, -1);
+    lua_setiuservalue(L, 1, 2); /* the world keeps its recording alive while it records */
     return 1;
 }
 
@@ -599,13 +666,17 @@ void lucid_open_world(lua_State *L) {
                                        {"contacts", l_contacts},
                                        {"state", l_state},
                                        {"set_state", l_set_state},
+                                       {"controls", l_controls},
+                                       {"set_controls", l_set_controls},
                                        {"energy", l_energy},
                                        {"stats", l_stats},
                                        {"contact_problem", l_contact_problem},
+                                       {"record", l_record},
                                        {NULL, NULL}};
     luaL_newmetatable(L, WORLD_METATABLE);
     lucid_lua_protect_metatable(L, WORLD_METATABLE);
     luaL_newlib(L, methods);
+    lucid_lua_world_model_methods(L);
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, world_gc);
     lua_setfield(L, -2, "__gc");
@@ -614,4 +685,5 @@ void lucid_open_world(lua_State *L) {
     lua_pop(L, 1);
     lua_pushcfunction(L, l_world);
     lua_setfield(L, -2, "world");
+    lucid_open_record(L);
 }

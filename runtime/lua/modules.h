@@ -18,5 +18,11 @@ void lucid_open_contact(lua_State *L);    /* lucid.contact */
 void lucid_open_ad(lua_State *L);         /* lucid.ad (after linalg: wraps lucid.mat operators) */
 void lucid_open_patch(lua_State *L);      /* lucid.contact_patch */
 void lucid_open_distance_derivatives(lua_State *L); /* lucid.distance_derivatives */
+void lucid_open_batch(lua_State *L);                /* lucid.batch (after world) */
+
+/* lucid.contact.derivatives: adds to the lucid.contact table on top of the stack. */
+void lucid_open_contact_derivatives(lua_State *L);
+void lucid_open_model(lua_State *L); /* lucid.model, lucid.dynamics (runtime/lua/lua_model.c) */
+void lucid_open_model_load(lua_State *L); /* lucid.model.load (after model) */
 
 #endif

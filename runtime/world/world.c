@@ -107,6 +107,7 @@ void lucid_world_destroy(lucid_world *w) {
     lucid_broad_phase_destroy(w->broad);
     lucid_contact_workspace_destroy(w->workspace);
     lucid_world_sparse_destroy(w->sparse);
+    lucid_world_models_destroy(w);
     void *buffers[] = {w->bodies,
                        w->parts,
                        w->aabb_lo,
@@ -148,6 +149,11 @@ static int valid_id(const lucid_world *w, int id) {
     return w && id >= 0 && id < w->num_bodies;
 }
 
+/* A body the caller moves directly: a free body (not static, not a model's link). */
+static int free_id(const lucid_world *w, int id) {
+    return valid_id(w, id) && !w->bodies[id].is_static && w->bodies[id].model < 0;
+}
+
 int lucid_world_is_static(const lucid_world *w, int id) {
     return valid_id(w, id) ? w->bodies[id].is_static : -1;
 }
@@ -178,7 +184,7 @@ lucid_status lucid_world_velocity(const lucid_world *w, int id, double twist[6])
 }
 
 lucid_status lucid_world_set_velocity(lucid_world *w, int id, const double twist[6]) {
-    if (!valid_id(w, id) || !twist || w->bodies[id].is_static) return LUCID_ERR_ARGUMENT;
+    if (!free_id(w, id) || !twist) return LUCID_ERR_ARGUMENT;
     if (!lucid_vec3_isfinite(lucid_vec3_load(twist)) ||
         !lucid_vec3_isfinite(lucid_vec3_load(twist + 3)))
         return LUCID_ERR_NONFINITE;
@@ -188,7 +194,7 @@ lucid_status lucid_world_set_velocity(lucid_world *w, int id, const double twist
 }
 
 lucid_status lucid_world_apply_force(lucid_world *w, int id, lucid_vec3 f, lucid_vec3 tau) {
-    if (!valid_id(w, id) || w->bodies[id].is_static) return LUCID_ERR_ARGUMENT;
+    if (!free_id(w, id)) return LUCID_ERR_ARGUMENT;
     if (!lucid_vec3_isfinite(f) || !lucid_vec3_isfinite(tau)) return LUCID_ERR_NONFINITE;
     lucid_body *b = &w->bodies[id];
     b->force = lucid_vec3_add(b->force, f);
@@ -210,47 +216,69 @@ lucid_mat3 lucid_body_inv_inertia_world(const lucid_body *b) {
 
 #define STATE_STRIDE 18
 
+/* Bodies in the state: every body except the models' (their links are in q, v). */
+static int in_state(const lucid_body *b) {
+    return b->model < 0;
+}
+
+static int own_bodies(const lucid_world *w) {
+    int n = 0;
+    for (int i = 0; i < w->num_bodies; ++i) n += in_state(&w->bodies[i]);
+    return n;
+}
+
 int lucid_world_state_size(const lucid_world *w) {
-    return STATE_STRIDE * w->num_bodies;
+    return STATE_STRIDE * own_bodies(w) + (int)lucid_world_models_state_size(w);
 }
 
 void lucid_world_get_state(const lucid_world *w, double *x) {
-    for (int i = 0; i < w->num_bodies; ++i, x += STATE_STRIDE) {
+    for (int i = 0; i < w->num_bodies; ++i) {
         const lucid_body *b = &w->bodies[i];
+        if (!in_state(b)) continue;
         lucid_vec3_store(b->pose.t, x);
         for (int j = 0; j < 3; ++j) lucid_vec3_store(lucid_mat3_col(&b->pose.R, j), x + 3 + 3 * j);
         lucid_vec3_store(b->v, x + 12);
         lucid_vec3_store(b->w, x + 15);
+        x += STATE_STRIDE;
     }
+    lucid_world_models_get_state(w, x);
 }
 
 lucid_status lucid_world_set_state(lucid_world *w, const double *x, const char **why) {
-    if (!w || (!x && w->num_bodies > 0)) return bad(why, "state missing", LUCID_ERR_ARGUMENT);
+    if (!w || (!x && lucid_world_state_size(w) > 0))
+        return bad(why, "state missing", LUCID_ERR_ARGUMENT);
+    const double *xi = x;
     for (int i = 0; i < w->num_bodies; ++i) {
-        const double *xi = x + STATE_STRIDE * i;
+        const lucid_body *b = &w->bodies[i];
+        if (!in_state(b)) continue;
         for (int k = 0; k < STATE_STRIDE; ++k)
             if (!isfinite(xi[k])) return bad(why, "state must be finite", LUCID_ERR_NONFINITE);
         lucid_mat3 R = lucid_mat3_from_cols(lucid_vec3_load(xi + 3), lucid_vec3_load(xi + 6),
                                             lucid_vec3_load(xi + 9));
         if (lucid_so3_orthogonality_error(&R) > 1e-9 || lucid_mat3_det(&R) <= 0.0)
             return bad(why, "state rotation is not a rotation matrix", LUCID_ERR_ARGUMENT);
-        const lucid_body *b = &w->bodies[i];
         if (b->is_static) {
             int moved = memcmp(&R, &b->pose.R, sizeof R) != 0 ||
                         lucid_vec3_dist(lucid_vec3_load(xi), b->pose.t) != 0.0;
             for (int k = 12; k < 18; ++k) moved |= xi[k] != 0.0;
             if (moved) return bad(why, "static bodies cannot move", LUCID_ERR_ARGUMENT);
         }
+        xi += STATE_STRIDE;
     }
+    lucid_status s = lucid_world_models_check_state(w, xi, why);
+    if (s != LUCID_OK) return s;
+    xi = x;
     for (int i = 0; i < w->num_bodies; ++i) {
-        const double *xi = x + STATE_STRIDE * i;
         lucid_body *b = &w->bodies[i];
+        if (!in_state(b)) continue;
         b->pose.t = lucid_vec3_load(xi);
         b->pose.R = lucid_mat3_from_cols(lucid_vec3_load(xi + 3), lucid_vec3_load(xi + 6),
                                          lucid_vec3_load(xi + 9));
         b->v = lucid_vec3_load(xi + 12);
         b->w = lucid_vec3_load(xi + 15);
+        xi += STATE_STRIDE;
     }
+    lucid_world_models_set_state(w, xi);
     w->num_cache = 0;
     w->num_contacts = 0;
     return LUCID_OK;
@@ -270,6 +298,7 @@ lucid_world_energy lucid_world_energy_of(const lucid_world *w) {
                      0.5 * lucid_vec3_dot(wb, lucid_mat3_mul_vec(&b->inertia, wb));
         e.potential -= b->mass * lucid_vec3_dot(w->opt.gravity, lucid_body_com_world(b));
     }
+    lucid_world_models_energy(w, &e.kinetic, &e.potential);
     return e;
 }
 

@@ -167,6 +167,11 @@ typedef struct lucid_world_contact {
     double force[3];   /* lambda (N) in (t1, t2, n) */
     double dual[3];    /* the solver's dual variable (ADMM multiplier), kept for warm start */
     double friction;
+    /* A joint limit rather than a shape contact when limit_sign != 0: dof limit_dof of model
+     * limit_model at its lower (+1: the normal velocity is +v_dof) or upper (-1) bound;
+     * body1 = body2 = the link it moves, frame the identity, separation the distance to the
+     * bound (rad or m), no friction. */
+    int limit_model, limit_dof, limit_sign;
 } lucid_world_contact;
 
 int lucid_world_contact_count(const lucid_world *w);
@@ -193,6 +198,49 @@ void lucid_world_last_sparse_problem(const lucid_world *w, lucid_contact_sparse_
 lucid_status lucid_world_last_problem_dense(lucid_world *w, lucid_contact_problem *p,
                                             const int **contacts);
 
+/* ---- articulated models (runtime/model/model.h) -----------------------------------------
+ * A model's links are world bodies (ids after those that existed when it was added; one per
+ * moving model body, plus one static body for the geoms fixed in the model's world frame when
+ * it has any), posed by forward kinematics: lucid_world_pose works on them, velocities and
+ * forces are set through the model (lucid_world_set_velocity / apply_force refuse them). Its
+ * links collide with every body, static shape and other model, and with its own links except
+ * a parent and its child (a root link that is not on a free joint and the model's static geoms
+ * count as parent and child) and the model's exclusion pairs. Geoms with contype and
+ * conaffinity both 0 are visual and do not collide; other bitmasks are not consulted. A link's
+ * friction is the model's `friction` when has_friction, else that of its first geom. Joint
+ * limits act as unilateral contacts (lucid_world_contact.limit_sign). Damping, joint springs
+ * and position servos are implicit in the step (world_model.c). The state (lucid_world_get_state)
+ * holds, after the bodies', each model's q then v. */
+typedef struct lucid_model lucid_model;
+typedef struct lucid_world_model_desc {
+    const double *q; /* copied */ /* nq entries, NULL: the neutral configuration */
+    const double *v;              /* nv entries, NULL: zero */
+    lucid_se3 pose;     /* placement of the model's world frame (a fixed base's placement) */
+    int has_friction;   /* friction given for every link, else each link's first geom's */
+    double friction;    /* in [0, 100] */
+    double restitution; /* in [0, 1] */
+} lucid_world_model_desc;
+void lucid_world_model_desc_default(lucid_world_model_desc *d);
+/* Adds a model (the world holds a reference: lucid_model_retain); *id receives its index
+ * among the models. */
+lucid_status lucid_world_add_model(lucid_world *w, const lucid_model *m,
+                                   const lucid_world_model_desc *d, int *id, const char **why);
+int lucid_world_model_count(const lucid_world *w);
+const lucid_model *lucid_world_model_of(const lucid_world *w, int id); /* NULL if unknown */
+const double *lucid_world_model_q(const lucid_world *w, int id);       /* nq */
+const double *lucid_world_model_v(const lucid_world *w, int id);       /* nv */
+const double *lucid_world_model_control(const lucid_world *w, int id); /* nu */
+lucid_status lucid_world_model_set_q(lucid_world *w, int id, const double *q, const char **why);
+lucid_status lucid_world_model_set_v(lucid_world *w, int id, const double *v, const char **why);
+/* Actuator inputs, held until changed (ctrlrange applied when the actuator is limited). */
+lucid_status lucid_world_model_set_control(lucid_world *w, int id, const double *u,
+                                           const char **why);
+/* World placement of the model's frame `frame` (lucid_model_find_frame) at its q. */
+lucid_status lucid_world_model_frame_pose(const lucid_world *w, int id, size_t frame, lucid_se3 *T);
+/* The model a world body belongs to (-1 for a free or static body) and, in *link, the
+ * model's body index (-1: the model's static geoms). */
+int lucid_world_body_model(const lucid_world *w, int body, int *link);
+
 typedef struct lucid_world_stats {
     int candidate_pairs; /* broad-phase body pairs */
     int narrow_tests;    /* shape-pair distance queries */
@@ -205,5 +253,22 @@ typedef struct lucid_world_stats {
                              * see world_delassus.c: problem_scales) */
 } lucid_world_stats;
 lucid_world_stats lucid_world_last_stats(const lucid_world *w);
+
+/* A copy of w: same options, bodies, static bodies, state and pending applied wrenches, with
+ * empty buffers and no warm-start memory (as after lucid_world_set_state). Shapes are copied;
+ * a convex mesh they point to is shared (meshes are immutable) and must outlive both worlds.
+ * The copy is independent: stepping one never touches the other, so copies may be stepped
+ * in different threads at once. LUCID_ERR_NO_MEMORY, LUCID_ERR_ARGUMENT (NULL). */
+lucid_status lucid_world_clone(const lucid_world *w, lucid_world **out);
+
+/* Controls: one vector holding every input a step consumes. Layout (docs/world.md): every
+ * model's actuator inputs (none yet), then for every free body in id order its applied
+ * wrench, 6 numbers: force (N, at the centre of mass) then torque (N m), world frame. Static
+ * bodies have none. The wrench entries are the accumulators of lucid_world_apply_force:
+ * get reads what the next step will apply, set replaces it; a step clears them. */
+int lucid_world_controls_size(const lucid_world *w);
+void lucid_world_get_controls(const lucid_world *w, double *u);
+/* LUCID_ERR_NONFINITE (nothing changed) when an entry is not finite. */
+lucid_status lucid_world_set_controls(lucid_world *w, const double *u);
 
 #endif

@@ -65,7 +65,7 @@ static lucid_mat3 contact_frame(lucid_vec3 n) {
     return lucid_mat3_from_cols(t1, t2, n);
 }
 
-static lucid_status push_contact(lucid_world *w, const lucid_world_contact *c) {
+lucid_status lucid_world_push_contact(lucid_world *w, const lucid_world_contact *c) {
     if (w->num_contacts == INT_MAX) return LUCID_ERR_NO_MEMORY;
     lucid_status s = lucid_world_reserve((void **)&w->contacts, &w->contact_cap,
                                          (size_t)w->num_contacts + 1, sizeof *w->contacts);
@@ -182,7 +182,7 @@ static lucid_status collide_parts(lucid_world *w, int a, int ia, int b, int ib) 
         if (!(p->separation < w->opt.margin)) continue;
         c.point = lucid_vec3_scale(lucid_vec3_add(p->p1, p->p2), 0.5);
         c.separation = p->separation;
-        s = push_contact(w, &c);
+        s = lucid_world_push_contact(w, &c);
         if (s != LUCID_OK) return s;
     }
     return LUCID_OK;
@@ -199,6 +199,7 @@ lucid_status lucid_world_collide(lucid_world *w) {
     w->stats.candidate_pairs = np;
     for (int k = 0; k < np; ++k) {
         int a = pairs[k].a, b = pairs[k].b;
+        if (!lucid_world_models_pair_allowed(w, a, b)) continue;
         for (int ia = 0; ia < w->bodies[a].num_parts; ++ia)
             for (int ib = 0; ib < w->bodies[b].num_parts; ++ib) {
                 s = collide_parts(w, a, ia, b, ib);

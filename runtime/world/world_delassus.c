@@ -45,6 +45,10 @@ static lucid_status build_islands(lucid_world *w) {
                                 sizeof(int));
     if (s != LUCID_OK) return s;
     for (int i = 0; i < n; ++i) w->parent[i] = i, w->label[i] = -1;
+    /* a model's links move together: one island */
+    for (int i = 0; i < w->num_models; ++i)
+        for (int b = 1; b < w->models[i].num_bodies; ++b)
+            w->parent[w->models[i].first_body + b] = w->models[i].first_body;
     for (int k = 0; k < m; ++k) {
         const lucid_world_contact *c = &w->contacts[k];
         if (w->bodies[c->body1].is_static || w->bodies[c->body2].is_static) continue;
@@ -69,13 +73,19 @@ static lucid_status build_islands(lucid_world *w) {
 
 /* ---- Jacobian and Delassus -------------------------------------------------------------- */
 
-static void fill_side(const lucid_world *w, int body, double sign, const lucid_world_contact *c,
+static void fill_side(lucid_world *w, int body, double sign, const lucid_world_contact *c,
                       lucid_contact_side *side) {
     const lucid_body *b = &w->bodies[body];
     memset(side, 0, sizeof *side);
     side->body = b->is_static ? -1 : body;
     side->sign = sign;
+    side->model = -1;
     if (b->is_static) return;
+    if (b->model >= 0) { /* a link: rows over the model's dofs */
+        side->body = -1;
+        lucid_world_models_fill_side(w, body, sign, c, side);
+        return;
+    }
     lucid_vec3 r = lucid_vec3_sub(c->point, lucid_body_com_world(b));
     lucid_mat3 inv = lucid_body_inv_inertia_world(b);
     for (int k = 0; k < 3; ++k) {
@@ -87,9 +97,16 @@ static void fill_side(const lucid_world *w, int body, double sign, const lucid_w
 static lucid_status fill_sides(lucid_world *w) {
     lucid_status s = lucid_world_reserve((void **)&w->sides, &w->side_cap,
                                          2 * (size_t)w->num_contacts, sizeof *w->sides);
+    if (s == LUCID_OK) s = lucid_world_models_reserve_rows(w);
     if (s != LUCID_OK) return s;
     for (int k = 0; k < w->num_contacts; ++k) {
         const lucid_world_contact *c = &w->contacts[k];
+        if (c->limit_sign != 0) { /* one side: the link, with the sign in its row */
+            memset(&w->sides[2 * k], 0, sizeof w->sides[2 * k]);
+            w->sides[2 * k].body = w->sides[2 * k].model = -1;
+            fill_side(w, c->body2, +1.0, c, &w->sides[2 * k + 1]);
+            continue;
+        }
         fill_side(w, c->body1, -1.0, c, &w->sides[2 * k]);
         fill_side(w, c->body2, +1.0, c, &w->sides[2 * k + 1]);
     }
@@ -111,18 +128,26 @@ static void add_block(const lucid_world *w, const lucid_world_contact *ci,
     }
 }
 
-static void assemble_delassus(const lucid_world *w, const int *list, int m, double *G) {
+static void assemble_delassus(lucid_world *w, const int *list, int m, double *G) {
     int ld = 3 * m; /* m <= LUCID_WORLD_MAX_ISLAND_CONTACTS */
     memset(G, 0, sizeof(double) * (size_t)ld * (size_t)ld);
     for (int i = 0; i < m; ++i)
         for (int j = 0; j < m; ++j) {
             const lucid_contact_side *a = &w->sides[2 * list[i]], *b = &w->sides[2 * list[j]];
             for (int p = 0; p < 2; ++p)
-                for (int q = 0; q < 2; ++q)
+                for (int q = 0; q < 2; ++q) {
                     if (a[p].body >= 0 && a[p].body == b[q].body)
                         add_block(w, &w->contacts[list[i]], &a[p], &w->contacts[list[j]], &b[q], G,
                                   ld, 3 * i, 3 * j);
+                    if (a[p].model >= 0 && a[p].model == b[q].model)
+                        lucid_world_models_add_block(w, &a[p], &b[q], G, ld, 3 * i, 3 * j);
+                }
         }
+    /* a joint limit has no tangential rows: unit decoupled ones keep G + R regular, and its
+     * zero friction holds their forces at zero */
+    for (int i = 0; i < m; ++i)
+        if (w->contacts[list[i]].limit_sign != 0)
+            for (int k = 0; k < 2; ++k) G[(3 * i + k) * ((size_t)ld + 1)] = 1.0;
 }
 
 /* Velocity of contact k's frame directions from the given body velocities. */
@@ -132,6 +157,11 @@ static lucid_vec3 contact_velocity(const lucid_world *w, int k, const lucid_vec3
     double out[3] = {0, 0, 0};
     for (int p = 0; p < 2; ++p) {
         const lucid_contact_side *s = &w->sides[2 * k + p];
+        if (s->model >= 0) { /* the model's velocity that goes with v: free or at the start */
+            lucid_vec3 u = lucid_world_models_side_velocity(w, s, v == w->v_free);
+            out[0] += u.x, out[1] += u.y, out[2] += u.z;
+            continue;
+        }
         if (s->body < 0) continue;
         for (int d = 0; d < 3; ++d)
             out[d] += s->sign * (lucid_vec3_dot(lucid_mat3_col(&c->frame, d), v[s->body]) +
@@ -301,11 +331,13 @@ static int next_attempt(lucid_world *w, const lucid_contact_problem *p, int a, i
 /* 1 when the solver stops on a criterion of p itself, which verify can recompute. Two do
  * not: ccp:newton solves a compliant CCP (R = newton_compliance x diag where p has none) and
  * stops on that problem's criterion, and raisim:bisection stops on the fixed point of its
- * per-contact map (its model has no complementarity form). Judged on p's CCP or NCP
+ * per-contact map (its model has no complementarity form), and ip with kappa > 0 stops on
+ * the relaxed system (contact_ip.h). Judged on p's CCP or NCP
  * criterion instead, every answer failed (Newton's compliant answers read ~5e-3 on the heap
  * of boxes, RaiSim's any sliding contact) and each step paid the retries. */
 static int criterion_of_p(const lucid_contact_options *o) {
-    return o->solver != LUCID_CONTACT_NEWTON && o->model != LUCID_CONTACT_RAISIM;
+    return o->solver != LUCID_CONTACT_NEWTON && o->model != LUCID_CONTACT_RAISIM &&
+           !(o->solver == LUCID_CONTACT_IP && o->kappa > 0.0); /* relaxed: its own system */
 }
 
 /* Checks a solver's answer (attempt a) independently of its own report: finite forces and
@@ -482,6 +514,7 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
         memcpy(c->dual, w->dual + 3 * i, sizeof c->dual);
         for (int p2 = 0; p2 < 2; ++p2) {
             const lucid_contact_side *sd = &w->sides[2 * list[i] + p2];
+            if (sd->model >= 0) lucid_world_models_apply_impulse(w, sd, c->force);
             if (sd->body < 0) continue;
             const lucid_body *b = &w->bodies[sd->body];
             lucid_vec3 lin = lucid_vec3_zero(), ang = lucid_vec3_zero();
@@ -507,6 +540,14 @@ double lucid_world_reference_velocity(const lucid_world *w, const lucid_world_co
     return reference_normal_velocity(w, c, v_n_before);
 }
 
+/* Islands touching a model's links are solved on the dense path (its rows are dense in the
+ * model's dofs); the body-space path knows 6-dof bodies only. */
+static int island_has_links(const lucid_world *w, const int *list, int m) {
+    for (int i = 0; i < m; ++i)
+        if (w->sides[2 * list[i]].model >= 0 || w->sides[2 * list[i] + 1].model >= 0) return 1;
+    return 0;
+}
+
 lucid_status lucid_world_solve_contacts(lucid_world *w, const lucid_vec3 *v0,
                                         const lucid_vec3 *w0) {
     w->stats.contacts = w->num_contacts;
@@ -518,7 +559,8 @@ lucid_status lucid_world_solve_contacts(lucid_world *w, const lucid_vec3 *v0,
     w->stats.islands = w->num_islands;
     for (int i = 0; i < w->num_islands; ++i) {
         int begin = w->island_start[i], end = w->island_start[i + 1];
-        w->last_sparse = lucid_world_sparse_applies(w, end - begin);
+        w->last_sparse = lucid_world_sparse_applies(w, end - begin) &&
+                         !island_has_links(w, w->island_contacts + begin, end - begin);
         s = w->last_sparse ? lucid_world_solve_island_sparse(w, w->island_contacts + begin,
                                                              end - begin, v0, w0)
                            : solve_island(w, w->island_contacts + begin, end - begin, v0, w0);

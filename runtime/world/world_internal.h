@@ -17,6 +17,9 @@ typedef struct lucid_body {
     lucid_vec3 v, w;          /* world twist: velocity of the body origin, angular velocity */
     lucid_vec3 force, torque; /* accumulators, cleared by each step */
     double friction, restitution;
+    int model; /* the model whose link (or static geoms) this body is, -1 for a free body */
+    int link;  /* the model's public body it is (-1: the model's static geoms) */
+    int node;  /* the model's tree node carrying the link */
 } lucid_body;
 
 /* One row block of the contact Jacobian: the velocity of the contact point on one body along
@@ -26,13 +29,30 @@ typedef struct lucid_contact_side {
     double sign;           /* -1 for body1, +1 for body2 */
     lucid_vec3 ang[3];     /* r x dir_k, r = point - x_com */
     lucid_vec3 inv_ang[3]; /* I_world^-1 ang_k */
+    int model;             /* a model's link side: the model (body is then -1), else -1 */
+    size_t row;            /* a link side's rows J and Y = M~^-1 J^T in link_J / link_Y */
 } lucid_contact_side;
 
 /* The warm-start memory: last step's contacts' forces as world vectors. */
 typedef struct lucid_cached_force {
+    int limit; /* 1 for a joint limit, keyed (limit_model, limit_dof, limit_sign) */
     int body1, body2, part1, part2;
     lucid_vec3 point, force, dual; /* world vectors */
 } lucid_cached_force;
+
+/* An articulated model in the world (world_model.c). */
+typedef struct lucid_model_data lucid_model_data;
+typedef struct lucid_world_model {
+    const lucid_model *model; /* a reference the world holds (lucid_model_retain) */
+    lucid_model_data *data;   /* kinematics and the factorised M~ of the current step */
+    lucid_se3 base;           /* the model's world frame in the world */
+    double *q, *u, *v;        /* configuration, actuator inputs (held), velocity */
+    double *v_free, *v_start; /* free (then final) velocity of the step, and its start */
+    double *work;             /* 3 nv */
+    double restitution;
+    int first_body, num_bodies; /* the world bodies of its links, contiguous */
+    int static_body;            /* the world body of its static geoms, -1 when none */
+} lucid_world_model;
 
 /* Body-space islands (world_sparse.c). */
 typedef struct lucid_world_sparse lucid_world_sparse;
@@ -90,6 +110,11 @@ struct lucid_world {
     lucid_contact_workspace *workspace;
     lucid_world_sparse *sparse; /* body-space islands' buffers (NULL until one is solved) */
     int last_sparse;            /* the last island solved was on the body-space path */
+    lucid_world_model *models;
+    int num_models;
+    size_t model_cap;
+    double *link_J, *link_Y; /* rows of the link sides of this step's contacts */
+    size_t link_J_cap, link_Y_cap, link_rows;
     lucid_world_stats stats;
     char error[160]; /* why the last step failed ("" when it did not) */
 };
@@ -119,6 +144,38 @@ int lucid_world_sparse_threshold(const lucid_world_options *o);
 lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, int m,
                                              const lucid_vec3 *v_start, const lucid_vec3 *w_start);
 void lucid_world_sparse_destroy(lucid_world_sparse *sp);
+
+/* Appends a body with copies of the parts (zeroed, model -1) and a contact. */
+lucid_status lucid_world_push_body(lucid_world *w, const lucid_body_part *parts, int n,
+                                   int *index); /* world_body.c */
+lucid_status lucid_world_push_contact(lucid_world *w, const lucid_world_contact *c); /* collision */
+
+/* world_model.c: the models' part of a step. */
+void lucid_world_models_destroy(lucid_world *w);
+/* Copies src's models into dst (whose bodies are already src's): q, v, u, base, fresh data. */
+lucid_status lucid_world_models_clone(lucid_world *dst, const lucid_world *src);
+void lucid_world_models_begin_step(lucid_world *w);     /* free velocities, M~, link poses */
+lucid_status lucid_world_models_limits(lucid_world *w); /* joint-limit contacts */
+lucid_status lucid_world_models_reserve_rows(lucid_world *w);
+void lucid_world_models_fill_side(lucid_world *w, int body, double sign,
+                                  const lucid_world_contact *c, lucid_contact_side *side);
+lucid_vec3 lucid_world_models_side_velocity(const lucid_world *w, const lucid_contact_side *side,
+                                            int free);
+void lucid_world_models_add_block(const lucid_world *w, const lucid_contact_side *a,
+                                  const lucid_contact_side *b, double *G, int ld, int row, int col);
+void lucid_world_models_apply_impulse(lucid_world *w, const lucid_contact_side *side,
+                                      const double force[3]);
+void lucid_world_models_integrate(lucid_world *w);
+int lucid_world_models_finite(const lucid_world *w);
+size_t lucid_world_models_state_size(const lucid_world *w);
+void lucid_world_models_get_state(const lucid_world *w, double *x);
+lucid_status lucid_world_models_check_state(const lucid_world *w, const double *x,
+                                            const char **why);
+void lucid_world_models_set_state(lucid_world *w, const double *x);
+void lucid_world_models_energy(const lucid_world *w, double *kinetic, double *potential);
+/* Whether the geoms of bodies a and b may touch (same model: not parent and child, not an
+ * excluded pair). */
+int lucid_world_models_pair_allowed(const lucid_world *w, int a, int b);
 
 /* Centre of mass in the world and world-frame inverse inertia. */
 lucid_vec3 lucid_body_com_world(const lucid_body *b);

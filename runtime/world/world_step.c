@@ -42,7 +42,7 @@ static void free_velocities(lucid_world *w) {
     for (int i = 0; i < w->num_bodies; ++i) {
         const lucid_body *b = &w->bodies[i];
         w->v_start[i] = w->w_start[i] = w->v_free[i] = w->w_free[i] = lucid_vec3_zero();
-        if (b->is_static) continue;
+        if (b->is_static || b->model >= 0) continue; /* links move with their model */
         lucid_vec3 rc = lucid_mat3_mul_vec(&b->pose.R, b->com);
         lucid_vec3 vc = lucid_vec3_add(b->v, lucid_vec3_cross(b->w, rc));
         w->v_start[i] = vc, w->w_start[i] = b->w;
@@ -68,7 +68,7 @@ static void integrate(lucid_world *w) {
     for (int i = 0; i < w->num_bodies; ++i) {
         lucid_body *b = &w->bodies[i];
         b->force = b->torque = lucid_vec3_zero();
-        if (b->is_static) continue;
+        if (b->is_static || b->model >= 0) continue;
         lucid_vec3 x = lucid_vec3_axpy(lucid_body_com_world(b), dt, w->v_free[i]);
         lucid_mat3 dR = lucid_so3_exp(lucid_vec3_scale(w->w_free[i], dt));
         lucid_mat3 R = lucid_mat3_mul(&dR, &b->pose.R);
@@ -87,7 +87,7 @@ static int state_finite(const lucid_world *w) {
             !lucid_vec3_isfinite(b->w) || !lucid_mat3_isfinite(&b->pose.R))
             return 0;
     }
-    return 1;
+    return lucid_world_models_finite(w);
 }
 
 /* Records why the step failed (unless a more precise reason was recorded) and returns s. */
@@ -105,7 +105,9 @@ lucid_status lucid_world_step(lucid_world *w) {
     lucid_status s = reserve_velocities(w);
     if (s != LUCID_OK) return failed(w, "velocity buffers", s);
     free_velocities(w);
+    lucid_world_models_begin_step(w);
     s = lucid_world_collide(w);
+    if (s == LUCID_OK) s = lucid_world_models_limits(w);
     if (s != LUCID_OK) return failed(w, "collision detection", s);
     lucid_world_warm_start(w);
     s = lucid_world_solve_contacts(w, w->v_start, w->w_start);
@@ -113,5 +115,6 @@ lucid_status lucid_world_step(lucid_world *w) {
     s = lucid_world_remember_forces(w);
     if (s != LUCID_OK) return failed(w, "warm-start memory", s);
     integrate(w);
+    lucid_world_models_integrate(w);
     return state_finite(w) ? LUCID_OK : failed(w, "integration", LUCID_ERR_NONFINITE);
 }

@@ -6,4 +6,7 @@ lucid.task = require "lucid.task"
 lucid.plot = require "lucid.plot"
 lucid.optim = require "lucid.optim"
 lucid.stats = require "lucid.stats"
+lucid.contact.primitive = require "lucid.contact_ad"
+lucid.viewer = require "lucid.viewer"
+lucid.mpi = require "lucid.mpi"
 return lucid

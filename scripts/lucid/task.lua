@@ -175,6 +175,46 @@ function Task:parse(args)
   return values
 end
 
+-- Replays of simulation tasks (lucid.viewer): task.replay_option(what) declares
+-- `--replay FILE` ("write an HTML replay of WHAT to FILE"); rec = t:record(w, file, dt) starts
+-- recording world w (time step dt) when file is given (nil otherwise), keeping about 200 frames
+-- a simulated second; t:write_replay(rec, file, title) stops it and writes the page (nothing
+-- when rec is nil). Returns the file name.
+function task.replay_option(what)
+  check.value("lucid.task.replay_option", what, "string", "what")
+  return {name = "replay", kind = "string",
+          help = "write an HTML replay (lucid.viewer) of " .. what .. " to FILE"}
+end
+
+function Task:record(w, file, dt)
+  check_self(self, Task, "lucid.task:record")
+  if file == nil then return nil end
+  check.value("lucid.task:record", file, "string", "file")
+  check.value("lucid.task:record", dt, "number", "dt")
+  if check.typename(w) ~= "lucid.world" then
+    check.fail("lucid.task:record", "w must be a lucid.world (got %s)", check.typename(w))
+  end
+  if not (dt > 0) then check.fail("lucid.task:record", "dt must be positive (got %s)", dt) end
+  return w:record{every = math.max(1, math.min(1000000000, math.floor(0.005 / dt + 0.5)))}
+end
+
+function Task:write_replay(rec, file, title)
+  check_self(self, Task, "lucid.task:write_replay")
+  if rec == nil then return nil end
+  if check.typename(rec) ~= "lucid.record" then
+    check.fail("lucid.task:write_replay", "rec must be a lucid.record (got %s)", check.typename(rec))
+  end
+  check.value("lucid.task:write_replay", file, "string", "file")
+  if title ~= nil then check.value("lucid.task:write_replay", title, "string", "title") end
+  if check.typename(rec) ~= "lucid.record" then
+    check.fail("lucid.task:write_replay", "rec must be a lucid.record (got %s)", check.typename(rec))
+  end
+  local ok, info = pcall(rec.info, rec)
+  if not ok then check.fail("lucid.task:write_replay", "rec: %s", tostring(info)) end
+  if info.recording then rec:stop() end
+  return lucid.viewer.write(file, rec, {title = title})
+end
+
 -- A check function for options listing contact model:solver pairs ("ncp:admm,lcp:pgs"):
 -- nil when every pair is one lucid.world accepts, else why not.
 function task.check_pairs(text)

@@ -13,7 +13,18 @@ struct lucid_contact_workspace {
     double *lwork;   /* dsyevd real workspace */
     int *iwork;      /* dsyevd integer workspace */
     int lwork_size, iwork_size;
+    double *ip; /* interior point: LUCID_CONTACT_IP_VECTORS vectors of 3N (contact_ip.c) */
+    int *ipiv;  /* 3N pivots of its LU factorisation */
+    /* What the last solve left for lucid_contact_ip_jvp / _vjp: mat[0] holds the factor of the
+     * relaxed system at the returned point when `valid` (reset by every solve). */
+    struct {
+        int valid, lu, n;
+        const double *G, *g, *mu, *R;
+    } ip_state;
 };
+
+/* Vectors of 3N in the interior-point buffer. */
+#define LUCID_CONTACT_IP_VECTORS 26
 
 /* One solve's bookkeeping shared by the solver loops. */
 typedef struct lucid_contact_run {
@@ -67,5 +78,6 @@ lucid_status lucid_contact_solve_bisection(lucid_contact_run *run, double *lambd
 lucid_status lucid_contact_solve_admm(lucid_contact_run *run, double *lambda, double *dual);
 lucid_status lucid_contact_solve_staggered(lucid_contact_run *run, double *lambda);
 lucid_status lucid_contact_solve_newton(lucid_contact_run *run, double *lambda);
+lucid_status lucid_contact_solve_ip(lucid_contact_run *run, double *lambda, double *dual);
 
 #endif

@@ -4,14 +4,14 @@
 #include <string.h>
 
 static const char *const model_names[] = {"lcp", "ccp", "raisim", "ncp"};
-static const char *const solver_names[] = {"pgs", "admm", "newton", "staggered", "bisection"};
+static const char *const solver_names[] = {"pgs", "admm", "newton", "staggered", "bisection", "ip"};
 
 const char *lucid_contact_model_name(lucid_contact_model model) {
     return (unsigned)model < 4 ? model_names[model] : "unknown";
 }
 
 const char *lucid_contact_solver_name(lucid_contact_solver solver) {
-    return (unsigned)solver < 5 ? solver_names[solver] : "unknown";
+    return (unsigned)solver < 6 ? solver_names[solver] : "unknown";
 }
 
 lucid_status lucid_contact_model_parse(const char *name, lucid_contact_model *model) {
@@ -24,7 +24,7 @@ lucid_status lucid_contact_model_parse(const char *name, lucid_contact_model *mo
 }
 
 lucid_status lucid_contact_solver_parse(const char *name, lucid_contact_solver *solver) {
-    for (int k = 0; name && k < 5; ++k)
+    for (int k = 0; name && k < 6; ++k)
         if (strcmp(name, solver_names[k]) == 0) {
             *solver = (lucid_contact_solver)k;
             return LUCID_OK;
@@ -38,14 +38,14 @@ lucid_status lucid_contact_pair_check(lucid_contact_model model, lucid_contact_s
             return solver == LUCID_CONTACT_PGS ? LUCID_OK : LUCID_ERR_ARGUMENT;
         case LUCID_CONTACT_CCP:
             return solver == LUCID_CONTACT_PGS || solver == LUCID_CONTACT_ADMM ||
-                           solver == LUCID_CONTACT_NEWTON
+                           solver == LUCID_CONTACT_NEWTON || solver == LUCID_CONTACT_IP
                        ? LUCID_OK
                        : LUCID_ERR_ARGUMENT;
         case LUCID_CONTACT_RAISIM:
             return solver == LUCID_CONTACT_BISECTION ? LUCID_OK : LUCID_ERR_ARGUMENT;
         case LUCID_CONTACT_NCP:
             return solver == LUCID_CONTACT_PGS || solver == LUCID_CONTACT_STAGGERED ||
-                           solver == LUCID_CONTACT_ADMM
+                           solver == LUCID_CONTACT_ADMM || solver == LUCID_CONTACT_IP
                        ? LUCID_OK
                        : LUCID_ERR_ARGUMENT;
     }

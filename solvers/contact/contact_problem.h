@@ -39,17 +39,18 @@ typedef enum lucid_contact_solver {
     LUCID_CONTACT_ADMM,
     LUCID_CONTACT_NEWTON,
     LUCID_CONTACT_STAGGERED,
-    LUCID_CONTACT_BISECTION
+    LUCID_CONTACT_BISECTION,
+    LUCID_CONTACT_IP
 } lucid_contact_solver;
 
 /* Names as in the Lua API ("lcp", "ccp", "raisim", "ncp"; "pgs", "admm", "newton",
- * "staggered", "bisection"). Parsing returns LUCID_ERR_ARGUMENT for unknown names. */
+ * "staggered", "bisection", "ip"). Parsing returns LUCID_ERR_ARGUMENT for unknown names. */
 const char *lucid_contact_model_name(lucid_contact_model model);
 const char *lucid_contact_solver_name(lucid_contact_solver solver);
 lucid_status lucid_contact_model_parse(const char *name, lucid_contact_model *model);
 lucid_status lucid_contact_solver_parse(const char *name, lucid_contact_solver *solver);
-/* LUCID_OK for the pairs lcp:pgs, ccp:{pgs,admm,newton}, raisim:bisection,
- * ncp:{pgs,staggered,admm}; LUCID_ERR_ARGUMENT otherwise. */
+/* LUCID_OK for the pairs lcp:pgs, ccp:{pgs,admm,newton,ip}, raisim:bisection,
+ * ncp:{pgs,staggered,admm,ip}; LUCID_ERR_ARGUMENT otherwise. */
 lucid_status lucid_contact_pair_check(lucid_contact_model model, lucid_contact_solver solver);
 
 /* Checks sizes and pointers, finiteness (LUCID_ERR_NONFINITE), 0 <= mu <=

@@ -24,6 +24,7 @@ lucid_contact_options lucid_contact_default_options(void) {
     o.inner_max_iter = 200;
     o.newton_compliance = 1e-8;
     o.check_psd = 1;
+    o.kappa = 0.0;
     return o;
 }
 
@@ -41,6 +42,8 @@ lucid_contact_workspace *lucid_contact_workspace_create(int max_contacts) {
     ok = ok && (ws->eig = malloc(sizeof(double) * m));
     ok = ok && (ws->lwork = malloc(sizeof(double) * (size_t)ws->lwork_size));
     ok = ok && (ws->iwork = malloc(sizeof(int) * (size_t)ws->iwork_size));
+    ok = ok && (ws->ip = malloc(sizeof(double) * LUCID_CONTACT_IP_VECTORS * m));
+    ok = ok && (ws->ipiv = malloc(sizeof(int) * m));
     if (!ok) {
         lucid_contact_workspace_destroy(ws);
         return NULL;
@@ -55,6 +58,8 @@ void lucid_contact_workspace_destroy(lucid_contact_workspace *ws) {
     free(ws->eig);
     free(ws->lwork);
     free(ws->iwork);
+    free(ws->ip);
+    free(ws->ipiv);
     free(ws);
 }
 
@@ -108,7 +113,8 @@ static lucid_status check_options(const lucid_contact_options *o) {
              o->relaxation < 2.0 && o->admm_alpha > 0.0 && o->admm_alpha < 2.0 &&
              isfinite(o->rho) && o->rho_ratio > 1.0 && o->rho_power > 0.0 &&
              o->inner_max_iter > 0 && o->newton_compliance > 0.0 && isfinite(o->tol) &&
-             isfinite(o->rho_ratio) && isfinite(o->rho_power) && isfinite(o->newton_compliance);
+             isfinite(o->rho_ratio) && isfinite(o->rho_power) && isfinite(o->newton_compliance) &&
+             o->kappa >= 0.0 && isfinite(o->kappa);
     return ok ? LUCID_OK : LUCID_ERR_ARGUMENT;
 }
 
@@ -124,6 +130,8 @@ static lucid_status dispatch(lucid_contact_run *run, double *lambda, double *dua
             return lucid_contact_solve_staggered(run, lambda);
         case LUCID_CONTACT_NEWTON:
             return lucid_contact_solve_newton(run, lambda);
+        case LUCID_CONTACT_IP:
+            return lucid_contact_solve_ip(run, lambda, dual);
     }
     return LUCID_ERR_ARGUMENT;
 }
@@ -137,13 +145,15 @@ static void guard_divergence(lucid_contact_run *run, double *lambda, double *dua
     long m = 3L * p->n;
     double *sigma = run->ws->vec[0];
     lucid_contact_result *r = run->result;
-    int has_dual = dual && run->o->solver == LUCID_CONTACT_ADMM; /* others leave it alone */
+    int has_dual = dual && (run->o->solver == LUCID_CONTACT_ADMM ||
+                            run->o->solver == LUCID_CONTACT_IP); /* others leave it alone */
     int finite = all_finite(lambda, m) && (!has_dual || all_finite(dual, m));
     if (finite) {
         lucid_contact_velocity(p, lambda, sigma);
         finite = all_finite(sigma, m) && isfinite(r->ncp.abs);
     }
     if (finite) return;
+    run->ws->ip_state.valid = 0;
     memset(lambda, 0, sizeof(double) * (size_t)m);
     if (has_dual) memset(dual, 0, sizeof(double) * (size_t)m);
     r->diverged = 1, r->converged = 0, r->stalled = 0;
@@ -160,6 +170,7 @@ lucid_status lucid_contact_solve(const lucid_contact_problem *p, const lucid_con
     if (status != LUCID_OK) return status;
     if ((status = check_options(o)) != LUCID_OK) return status;
     if (!ws || ws->capacity < p->n || (p->n > 0 && !lambda)) return LUCID_ERR_ARGUMENT;
+    ws->ip_state.valid = 0;
     long m = 3L * p->n;
     if (o->warm_start && !all_finite(lambda, m)) return LUCID_ERR_NONFINITE;
     if (o->warm_start && dual && !all_finite(dual, m)) return LUCID_ERR_NONFINITE;
@@ -171,5 +182,6 @@ lucid_status lucid_contact_solve(const lucid_contact_problem *p, const lucid_con
     }
     status = dispatch(&run, lambda, dual);
     if (status == LUCID_OK) guard_divergence(&run, lambda, dual);
+    if (status != LUCID_OK) ws->ip_state.valid = 0;
     return status;
 }

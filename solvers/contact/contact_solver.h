@@ -7,6 +7,8 @@
  *   ncp:pgs          Gauss-Seidel with horizontal projection (Alg. 6)
  *   ncp:staggered    staggered projections, inner QPs by ADMM (Alg. 7)
  *   ncp:admm         ADMM on the CCP with the De Saxce shift updated as a fixed point
+ *   ccp:ip, ncp:ip   primal-dual interior point, NT scaling, Mehrotra (contact_ip.h); stops on
+ *                    the central path x o y = kappa e when kappa > 0
  * Each solver stops when its model's criterion (lucid_contact_criteria.h) drops below tol, when
  * the iterate stops moving (relative change below stall_tol: a stall test, never a
  * convergence test) or at max_iter; the NCP criterion is reported for every model. */
@@ -33,6 +35,9 @@ typedef struct lucid_contact_options {
     double newton_compliance; /* ccp:newton: R_k = this x trace(G_ii)/3 where R_k = 0 (1e-8) */
     int check_psd; /* 1: PGS, bisection and staggered check G + R is PSD by a Cholesky factorisation
                     * (default); ADMM and Newton always check (they factorise G anyway) */
+    double kappa;  /* ip: the central-path relaxation lambda_i . (sigma_i + Gamma_i) = kappa it
+                    * stops at (>= 0; 0 by default: the exact problem). With kappa > 0 the model
+                    * criterion is the residual of the relaxed system (contact_ip.c) */
 } lucid_contact_options;
 
 typedef struct lucid_contact_result {

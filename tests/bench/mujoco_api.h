@@ -1,6 +1,7 @@
-/* MuJoCo 2.2.2 loaded at run time for the benchmarks that compare against it (bench_contact,
- * bench_bin): the library is dlopen'ed so the benchmarks build and run without it, and lucid
- * itself never links it. Include only where <mujoco/mujoco.h> and <dlfcn.h> exist. */
+/* MuJoCo 2.2.2 loaded at run time for the benchmarks and tests that compare against it
+ * (bench_contact, bench_bin, test_mjcf_load): the library is dlopen'ed so the benchmarks build and
+ * run without it, and lucid itself never links it. Include only where <mujoco/mujoco.h> and
+ * <dlfcn.h> exist. */
 #ifndef LUCID_BENCH_MUJOCO_API_H
 #define LUCID_BENCH_MUJOCO_API_H
 
@@ -20,6 +21,18 @@ typedef struct mujoco_api {
     void (*energy_pos)(const mjModel *, mjData *);
     void (*energy_vel)(const mjModel *, mjData *);
     const char *(*version)(void);
+    /* model tests and the dynamics benchmark */
+    void (*forward)(const mjModel *, mjData *);
+    void (*full_m)(const mjModel *, mjtNum *, const mjtNum *);
+    void (*rne)(const mjModel *, mjData *, int, mjtNum *);
+    void (*crb)(const mjModel *, mjData *);
+    void (*factor_m)(const mjModel *, mjData *);
+    void (*fwd_position)(const mjModel *, mjData *);
+    void (*fwd_velocity)(const mjModel *, mjData *);
+    void (*kinematics)(const mjModel *, mjData *);
+    void (*com_pos)(const mjModel *, mjData *);
+    void (*com_vel)(const mjModel *, mjData *);
+    int (*eig3)(mjtNum *, mjtNum *, mjtNum *, const mjtNum *);
 } mujoco_api;
 
 /* dlsym returns an object pointer; POSIX guarantees it converts to a function pointer. */
@@ -45,6 +58,17 @@ static inline int load_mujoco(mujoco_api *api) {
     LUCID_MUJOCO_LOAD(energy_pos, "mj_energyPos");
     LUCID_MUJOCO_LOAD(energy_vel, "mj_energyVel");
     LUCID_MUJOCO_LOAD(version, "mj_versionString");
+    LUCID_MUJOCO_LOAD(forward, "mj_forward");
+    LUCID_MUJOCO_LOAD(full_m, "mj_fullM");
+    LUCID_MUJOCO_LOAD(rne, "mj_rne");
+    LUCID_MUJOCO_LOAD(crb, "mj_crb");
+    LUCID_MUJOCO_LOAD(factor_m, "mj_factorM");
+    LUCID_MUJOCO_LOAD(fwd_position, "mj_fwdPosition");
+    LUCID_MUJOCO_LOAD(fwd_velocity, "mj_fwdVelocity");
+    LUCID_MUJOCO_LOAD(kinematics, "mj_kinematics");
+    LUCID_MUJOCO_LOAD(com_pos, "mj_comPos");
+    LUCID_MUJOCO_LOAD(com_vel, "mj_comVel");
+    LUCID_MUJOCO_LOAD(eig3, "mju_eig3");
     return 1;
 }
 #undef LUCID_MUJOCO_LOAD

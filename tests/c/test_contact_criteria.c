@@ -201,7 +201,7 @@ static void pair_table_and_names(void **state) {
     (void)state;
     int valid = 0;
     for (int m = 0; m < 4; ++m)
-        for (int s = 0; s < 5; ++s) {
+        for (int s = 0; s < 6; ++s) {
             lucid_contact_model model;
             lucid_contact_solver solver;
             assert_int_equal(lucid_contact_model_parse(lucid_contact_model_name(m), &model), 0);
@@ -210,7 +210,7 @@ static void pair_table_and_names(void **state) {
             assert_int_equal(solver, s);
             valid += lucid_contact_pair_check(model, solver) == LUCID_OK;
         }
-    assert_int_equal(valid, 8);
+    assert_int_equal(valid, 10);
     assert_int_equal(lucid_contact_pair_check(LUCID_CONTACT_LCP, LUCID_CONTACT_ADMM),
                      LUCID_ERR_ARGUMENT);
     assert_int_equal(lucid_contact_pair_check(LUCID_CONTACT_NCP, LUCID_CONTACT_NEWTON),
@@ -263,7 +263,7 @@ static void invalid_inputs_have_clear_statuses(void **state) {
     assert_int_equal(lucid_contact_problem_validate(&p, &why), LUCID_ERR_NOT_SPD);
     assert_string_equal(why, "G is not symmetric");
     for (int m = 0; m < 4; ++m)
-        for (int s = 0; s < 5; ++s)
+        for (int s = 0; s < 6; ++s)
             if (lucid_contact_pair_check(m, s) == LUCID_OK)
                 assert_int_equal(solve_status(&p, m, s), LUCID_ERR_NOT_SPD);
     t.G[1] = saved;
@@ -281,7 +281,7 @@ static void invalid_inputs_have_clear_statuses(void **state) {
     bad.g[2] = -1.0, bad.mu[0] = 0.5;
     assert_int_equal(lucid_contact_problem_validate(&bad.p, NULL), LUCID_OK);
     for (int m = 0; m < 4; ++m)
-        for (int s = 0; s < 5; ++s) {
+        for (int s = 0; s < 6; ++s) {
             lucid_status expected =
                 lucid_contact_pair_check(m, s) == LUCID_OK ? LUCID_ERR_NOT_SPD : LUCID_ERR_ARGUMENT;
             assert_int_equal(solve_status(&bad.p, m, s), expected);

@@ -164,3 +164,15 @@ t.case("bad arguments raise errors naming lucid.contact_patch", function()
   local h = lucid.halfspace({0, 0, 1}, 0)
   t.raises("lucid.contact_patch: both shapes are halfspaces", lucid.contact_patch, h, I, h, T)
 end)
+
+-- Regression: max_points was documented (contact_patch.h) but rejected as an unknown option.
+t.case("max_points reduces a face-face patch and is range-checked", function()
+  local box, I = lucid.box(0.1, 0.1, 0.1), lucid.se3.identity()
+  local T = pose(0, 0, 0, 0.199)
+  t.eq(#lucid.contact_patch(box, I, box, T).points, 4)
+  for k = 1, 4 do t.eq(#lucid.contact_patch(box, I, box, T, {max_points = k}).points, k) end
+  t.raises("lucid.contact_patch: max_points must be in [1, 16]", lucid.contact_patch, box, I, box,
+    T, {max_points = 0})
+  t.raises("lucid.contact_patch: max_points must be an integer", lucid.contact_patch, box, I, box,
+    T, {max_points = 1.5})
+end)

@@ -11,6 +11,8 @@ local function samples()
   local s = {
     ["lucid.mat"] = lucid.vec{1, 2, 3}, ["lucid.shape"] = tetra(), ["lucid.world"] = lucid.world{},
     ["lucid.rng"] = lucid.rng(3), ["lucid.se3"] = lucid.se3.identity(),
+    ["lucid.model"] = lucid.model.build{bodies = {{name = "a", mass = 1, inertia = {1, 1, 1},
+      joints = {{kind = "revolute"}}, shapes = {{shape = tetra()}}}}},
   }
   lucid.eye(2):chol() -- creates the dense workspace
   lucid.ad.grad(function(x) return x:dot(x) end, {1}) -- creates the spare tape
@@ -30,7 +32,7 @@ end
 
 t.case("getmetatable returns the type name for every lucid userdata", function()
   local s = samples()
-  for _, name in ipairs({"lucid.mat", "lucid.shape", "lucid.world", "lucid.rng", "lucid.se3",
+  for _, name in ipairs({"lucid.mat", "lucid.shape", "lucid.world", "lucid.rng", "lucid.se3", "lucid.model",
                          "lucid.dense_workspace", "lucid.ad.tape", "lucid.derivative_workspace"}) do
     t.truthy(s[name] ~= nil, "sample of " .. name)
     t.eq(getmetatable(s[name]), name, name .. " metatable")

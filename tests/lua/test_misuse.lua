@@ -21,8 +21,17 @@ local samples = {
 }
 samples.world:add_static{shape = samples.plane}
 samples.world:add_body{shape = samples.convex, mass = 1, pose = lucid.se3.new({1, 0, 0, 0}, {0, 0, 2})}
+samples.model = lucid.model.build{bodies = {
+  {name = "a", mass = 1, inertia = {1, 1, 1}, joints = {{name = "free", kind = "free"}}},
+  {name = "b", parent = "a", mass = 1, inertia = {1, 1, 1}, joints = {{name = "ball", kind = "spherical"}},
+   shapes = {{shape = samples.convex}}},
+  {name = "c", parent = "b", mass = 1, inertia = {1, 1, 1}, joints = {{name = "hinge", kind = "revolute", range = {-1, 1}}}}},
+  frames = {{name = "tip", body = "c"}}, actuators = {{name = "m", joint = "hinge"}}}
+samples.q = samples.model:neutral()
+samples.v = lucid.zeros(samples.model.nv)
 samples.task = lucid.task.new{name = "misuse", summary = "fuzz"}
 samples.progress = samples.task:progress(3)
+samples.record = lucid.world{}:record() -- lucid.record methods and lucid.viewer.write
 
 local thread = coroutine.create(function() end)
 local junk_list = table.pack(
@@ -88,6 +97,23 @@ local valid = {
   ["lucid.mat:get"] = {{samples.mat3, 1, 1}}, ["lucid.mat:set"] = {{lucid.eye(2), 1, 1, 2}},
   ["lucid.mat:solve"] = {{samples.mat3, samples.vec3}}, ["lucid.mat:lstsq"] = {{samples.mat23, {1, 2}}},
   ["lucid.mat:cholsolve"] = {{samples.mat3, samples.vec3}},
+  ["lucid.model.build"] = {{{bodies = {{name = "a", mass = 1, inertia = {1, 1, 1}, joints = {{kind = "planar", axis = {0, 0, 1}}},
+    shapes = {{shape = samples.sphere, friction = 0.5}}}}, gravity = {0, 0, -1}, timestep = 0.01}}},
+  ["lucid.dynamics.rnea"] = {{samples.model, samples.q, samples.v, samples.v}},
+  ["lucid.dynamics.aba"] = {{samples.model, samples.q, samples.v, samples.v}},
+  ["lucid.dynamics.crba"] = {{samples.model, samples.q}},
+  ["lucid.dynamics.nle"] = {{samples.model, samples.q, samples.v}},
+  ["lucid.dynamics.energy"] = {{samples.model, samples.q, samples.v}},
+  ["lucid.dynamics.com"] = {{samples.model, samples.q}},
+  ["lucid.dynamics.rnea_derivatives"] = {{samples.model, samples.q, samples.v, samples.v}},
+  ["lucid.dynamics.aba_derivatives"] = {{samples.model, samples.q, samples.v, samples.v}},
+  ["lucid.model:integrate"] = {{samples.model, samples.q, samples.v, 0.1}},
+  ["lucid.model:difference"] = {{samples.model, samples.q, samples.q}},
+  ["lucid.model:frame_pose"] = {{samples.model, samples.q, "tip"}},
+  ["lucid.model:frame_jacobian"] = {{samples.model, samples.q, "tip", "world"}},
+  ["lucid.model:names"] = {{samples.model, "frame"}},
+  ["lucid.model:random_configuration"] = {{samples.model, samples.rng}},
+  ["lucid.model:normalize"] = {{samples.model, samples.q}},
 }
 
 -- The name an error must start with: the function's path, or for methods the type's
@@ -250,8 +276,10 @@ local types = {
   {"lucid.world", samples.world, {"lucid.world"}},
   {"lucid.rng", samples.rng, {"lucid.rng"}},
   {"lucid.se3", samples.pose, {"lucid.se3"}},
+  {"lucid.model", samples.model, {"lucid.model"}},
   {"lucid.task", samples.task, {"lucid.task"}},
   {"lucid.task.progress", samples.progress, {"lucid.task"}},
+  {"lucid.record", samples.record, {"lucid.record"}},
 }
 
 local function fuzz_type(prefix, obj, prefixes)

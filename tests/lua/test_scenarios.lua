@@ -33,7 +33,7 @@ end
 t.case("sliding cube: NCP solvers stop it after v0^2/(2 mu g) in a straight line, on the analytic energy curve", function()
   local v0, angle, dt = 1.5, 0.3, 1e-3
   local stop_time = v0 / (MU * G)
-  for _, solver in ipairs{"pgs", "admm", "staggered"} do
+  for _, solver in ipairs{"pgs", "admm", "staggered", "ip"} do
     local w, id = cube_world("ncp", solver, dt, {v0 * math.cos(angle), v0 * math.sin(angle), 0, 0, 0, 0})
     local worst_energy = 0
     for k = 1, math.floor(stop_time / dt) + 50 do
@@ -120,7 +120,7 @@ end
 t.case("dragged cube: sticks, then slides when 20 t exceeds mu m g", function()
   local dt, onset_exact = 1e-3, MU * M * G / 20
   for _, ms in ipairs{{"ncp", "pgs"}, {"ncp", "admm"}, {"ncp", "staggered"}, {"lcp", "pgs"},
-                      {"ccp", "newton"}} do
+                      {"ccp", "newton"}, {"ncp", "ip"}, {"ccp", "ip"}} do
     local onset, _, v = drag(ms[1], ms[2], dt, 0.3)
     t.truthy(onset and math.abs(onset - onset_exact) < 5 * dt,
              string.format("%s:%s slides at %s s, expected %.4f", ms[1], ms[2], tostring(onset), onset_exact))
@@ -136,11 +136,13 @@ t.case("dragged cube: PGS injects internal tangential forces at stiction, ADMM d
   local _, ccp_pgs = drag("ccp", "pgs", 1e-3, 0.18)
   local _, admm = drag("ncp", "admm", 1e-3, 0.18)
   local _, staggered = drag("ncp", "staggered", 1e-3, 0.18)
+  local _, ip = drag("ncp", "ip", 1e-3, 0.18)
   -- the external force is at most 3.6 N here: internal forces of a newton are a real artifact
   t.truthy(pgs > 1.0, string.format("ncp:pgs internal force %.3g N", pgs))
   t.truthy(ccp_pgs > 1.0, string.format("ccp:pgs internal force %.3g N", ccp_pgs))
   t.truthy(admm < 1e-3, string.format("ncp:admm internal force %.3g N", admm))
   t.truthy(staggered < 1e-3, string.format("ncp:staggered internal force %.3g N", staggered))
+  t.truthy(ip < 1e-3, string.format("ncp:ip internal force %.3g N", ip))
 end)
 
 t.case("dragged cube: the trajectory converges as dt decreases (self-consistency)", function()
@@ -181,7 +183,8 @@ local PER_CONTACT = {{"ncp", "pgs"}, {"ccp", "pgs"}, {"lcp", "pgs"}, {"raisim", 
 -- At a mass ratio of 1e5 the global solvers reach eps_abs = 1e-6, the per-contact ones do not.
 t.case("ill-conditioned stack (ratio 1e5): ADMM and staggered converge, per-contact solvers do not", function()
   local solve = stack_problem(1e5)
-  for _, ms in ipairs{{"ncp", "admm"}, {"ncp", "staggered"}, {"ccp", "admm"}} do
+  for _, ms in ipairs{{"ncp", "admm"}, {"ncp", "staggered"}, {"ccp", "admm"}, {"ncp", "ip"},
+                      {"ccp", "ip"}} do
     local s = solve(ms[1], ms[2])
     t.truthy(s.converged and s.model_residual.abs <= 1e-6,
              string.format("%s:%s reaches %.3g", ms[1], ms[2], s.model_residual.abs))
@@ -209,7 +212,7 @@ t.case("ill-conditioned stack (1e3 kg on 1e-3 kg): ADMM 1e4 times closer than pe
     t.truthy(not s.converged, ms[1] .. ":" .. ms[2] .. " converged")
     best_per_contact = math.min(best_per_contact, s.model_residual.abs)
   end
-  for _, ms in ipairs{{"ncp", "admm"}, {"ccp", "admm"}} do
+  for _, ms in ipairs{{"ncp", "admm"}, {"ccp", "admm"}, {"ncp", "ip"}, {"ccp", "ip"}} do
     local s = solve(ms[1], ms[2])
     t.truthy(s.model_residual.abs < 1e-4 * best_per_contact,
              string.format("%s:%s reaches %.3g, per-contact solvers %.3g", ms[1], ms[2],

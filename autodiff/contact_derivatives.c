@@ -1,0 +1,362 @@
+/* The reduced system K dlambda_A = rhs of the active contacts (contact_derivatives.h): assembly,
+ * row equilibration, complete orthogonal decomposition K P = Q [T 0; 0 0] Z, and the products.
+ * Minimum-norm solve:  x = P Z^T [T^-1 (Q^T b)_1..r; 0];
+ * transposed:          z = Q [T^-T (Z P^T w)_1..r; 0]   (the transpose of the same map). */
+#include <cblas.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "autodiff/contact_derivatives_internal.h"
+
+#define DEFAULT_THRESHOLD 1e-6
+#define DEFAULT_RCOND     1e-10
+
+struct lucid_contact_derivatives {
+    int capacity, n, q, rank;
+    lucid_contact_model model;
+    double *lambda;                    /* m */
+    lucid_contact_linearization *lins; /* n */
+    lucid_contact_mode *modes;         /* n */
+    double *margins;                   /* n */
+    int *active;                       /* q / 3 contact indices */
+    double *K;                         /* q x q: its COD after factor */
+    lapack_int *jpvt;                  /* q */
+    double *tau, *tauz, *v0, *v1;      /* q, q, m, m */
+    double *scratch;                   /* m x m */
+    double *work;
+    lapack_int lwork;
+};
+
+lucid_contact_derivative_options
+lucid_contact_derivative_default_options(lucid_contact_model model) {
+    lucid_contact_derivative_options o = {model, DEFAULT_THRESHOLD, DEFAULT_RCOND};
+    return o;
+}
+
+lucid_contact_derivatives *lucid_contact_derivatives_create(int max_contacts) {
+    if (max_contacts < 0 || max_contacts > 20000) return NULL;
+    lucid_contact_derivatives *d = calloc(1, sizeof *d);
+    if (!d) return NULL;
+    d->capacity = max_contacts;
+    size_t n = (size_t)(max_contacts > 0 ? max_contacts : 1), m = 3 * n;
+    d->lwork = (lapack_int)(8192 + 66 * (m + 1));
+    d->lambda = malloc(sizeof(double) * m);
+    d->lins = malloc(sizeof *d->lins * n);
+    d->modes = malloc(sizeof *d->modes * n);
+    d->margins = malloc(sizeof(double) * n);
+    d->active = malloc(sizeof(int) * n);
+    d->K = malloc(sizeof(double) * m * m);
+    d->jpvt = malloc(sizeof(lapack_int) * m);
+    d->tau = malloc(sizeof(double) * m);
+    d->tauz = malloc(sizeof(double) * m);
+    d->v0 = malloc(sizeof(double) * m);
+    d->v1 = malloc(sizeof(double) * m);
+    d->scratch = malloc(sizeof(double) * m * m);
+    d->work = malloc(sizeof(double) * (size_t)d->lwork);
+    if (!d->lambda || !d->lins || !d->modes || !d->margins || !d->active || !d->K || !d->jpvt ||
+        !d->tau || !d->tauz || !d->v0 || !d->v1 || !d->scratch || !d->work) {
+        lucid_contact_derivatives_destroy(d);
+        return NULL;
+    }
+    return d;
+}
+
+void lucid_contact_derivatives_destroy(lucid_contact_derivatives *d) {
+    if (!d) return;
+    free(d->lambda), free(d->lins), free(d->modes), free(d->margins), free(d->active);
+    free(d->K), free(d->jpvt), free(d->tau), free(d->tauz), free(d->v0), free(d->v1);
+    free(d->scratch), free(d->work);
+    free(d);
+}
+
+static double entry(const lucid_contact_problem *p, int r, int c) {
+    long m = 3L * p->n;
+    double v = p->G[r + m * c];
+    return r == c && p->R ? v + p->R[r] : v;
+}
+
+/* K = Fl + Fs (G + R)_AA, then each row (and its linearisation) scaled to unit max-norm. */
+static void assemble(lucid_contact_derivatives *d, const lucid_contact_problem *p) {
+    int q = d->q, na = q / 3;
+    for (int kj = 0; kj < na; ++kj) {
+        int j = d->active[kj];
+        for (int b = 0; b < 3; ++b) {
+            double *col = d->K + (size_t)q * (3 * kj + b);
+            for (int ki = 0; ki < na; ++ki) {
+                int i = d->active[ki];
+                const lucid_contact_linearization *lin = d->lins + i;
+                double A[3] = {entry(p, 3 * i, 3 * j + b), entry(p, 3 * i + 1, 3 * j + b),
+                               entry(p, 3 * i + 2, 3 * j + b)};
+                for (int a = 0; a < 3; ++a) {
+                    const double *Fs = lin->Fs + 3 * a;
+                    double v = Fs[0] * A[0] + Fs[1] * A[1] + Fs[2] * A[2];
+                    if (i == j) v += lin->Fl[3 * a + b];
+                    col[3 * ki + a] = v;
+                }
+            }
+        }
+    }
+    for (int ki = 0; ki < na; ++ki) {
+        lucid_contact_linearization *lin = d->lins + d->active[ki];
+        for (int a = 0; a < 3; ++a) {
+            int r = 3 * ki + a;
+            double big = 0.0;
+            for (int c = 0; c < q; ++c) big = fmax(big, fabs(d->K[r + (size_t)q * c]));
+            if (!(big > 0.0)) continue;
+            double s = 1.0 / big;
+            for (int c = 0; c < q; ++c) d->K[r + (size_t)q * c] *= s;
+            for (int c = 0; c < 3; ++c) lin->Fl[3 * a + c] *= s, lin->Fs[3 * a + c] *= s;
+            lin->Fmu[a] *= s;
+            if (lin->fa_row == a)
+                for (int c = 0; c < 3; ++c) lin->Fa[c] *= s;
+        }
+    }
+}
+
+lucid_status lucid_contact_derivatives_factor(lucid_contact_derivatives *d,
+                                              const lucid_contact_problem *p, const double *lambda,
+                                              const lucid_contact_derivative_options *o) {
+    if (!d || !p || !o || (p->n > 0 && !lambda)) return LUCID_ERR_ARGUMENT;
+    lucid_status status = lucid_contact_problem_validate(p, NULL);
+    if (status != LUCID_OK) return status;
+    if (p->n > d->capacity || !(o->threshold >= 0.0) || !(o->rcond >= 0.0) ||
+        !isfinite(o->threshold) || !(o->rcond < 1.0))
+        return LUCID_ERR_ARGUMENT;
+    int n = p->n, m = 3 * n;
+    for (int k = 0; k < m; ++k)
+        if (!isfinite(lambda[k])) return LUCID_ERR_NONFINITE;
+    d->n = n, d->model = o->model, d->q = 0, d->rank = 0;
+    memcpy(d->lambda, lambda, sizeof(double) * (size_t)m);
+    double *sigma = d->v0;
+    lucid_contact_velocity(p, lambda, sigma);
+    lucid_contact_scales sc = {0.0, 0.0};
+    for (int k = 0; k < m; ++k) {
+        sc.force = fmax(sc.force, fabs(lambda[k]));
+        sc.velocity = fmax(sc.velocity, fmax(fabs(p->g[k]), fabs(sigma[k] - p->g[k])));
+    }
+    if (!isfinite(sc.velocity)) return LUCID_ERR_NONFINITE;
+    int na = 0;
+    for (int i = 0; i < n; ++i) {
+        double A_N[3] = {entry(p, 3 * i + 2, 3 * i), entry(p, 3 * i + 2, 3 * i + 1),
+                         entry(p, 3 * i + 2, 3 * i + 2)};
+        d->modes[i] = lucid_contact_linearize(o->model, p->mu[i], lambda + 3 * i, sigma + 3 * i,
+                                              A_N, &sc, o->threshold, d->lins + i, d->margins + i);
+        if (d->modes[i] != LUCID_CONTACT_BREAKING) d->active[na++] = i;
+    }
+    int q = d->q = 3 * na;
+    if (q == 0) return LUCID_OK;
+    assemble(d, p);
+    for (int k = 0; k < q; ++k) d->jpvt[k] = 0;
+    lapack_int info =
+        LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, q, q, d->K, q, d->jpvt, d->tau, d->work, d->lwork);
+    if (info != 0) return LUCID_ERR_INTERNAL;
+    double first = fabs(d->K[0]);
+    int rank = 0;
+    while (rank < q && fabs(d->K[rank + (size_t)q * rank]) > o->rcond * first) ++rank;
+    d->rank = rank;
+    if (rank > 0 && rank < q) {
+        info = LAPACKE_dtzrzf_work(LAPACK_COL_MAJOR, rank, q, d->K, q, d->tauz, d->work, d->lwork);
+        if (info != 0) return LUCID_ERR_INTERNAL;
+    }
+    return LUCID_OK;
+}
+
+void lucid_contact_derivatives_get_info(const lucid_contact_derivatives *d,
+                                        lucid_contact_derivative_info *info) {
+    info->contacts = d->n, info->active = d->q / 3, info->size = d->q, info->rank = d->rank;
+    info->rank_deficient = d->rank < d->q;
+    info->margin = INFINITY;
+    for (int i = 0; i < d->n; ++i) info->margin = fmin(info->margin, d->margins[i]);
+}
+
+lucid_contact_mode lucid_contact_derivatives_mode(const lucid_contact_derivatives *d, int i) {
+    return d->modes[i];
+}
+
+double lucid_contact_derivatives_margin(const lucid_contact_derivatives *d, int i) {
+    return d->margins[i];
+}
+
+/* B (q x nrhs, ld q) <- K^+ B, the minimum-norm solution; uses v1 / scratch for the pivoting. */
+static lucid_status solve(lucid_contact_derivatives *d, double *B, int nrhs, double *perm) {
+    int q = d->q, r = d->rank;
+    lapack_int info = LAPACKE_dormqr_work(LAPACK_COL_MAJOR, 'L', 'T', q, nrhs, q, d->K, q, d->tau,
+                                          B, q, d->work, d->lwork);
+    if (info != 0) return LUCID_ERR_INTERNAL;
+    if (r > 0)
+        cblas_dtrsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, r, nrhs, 1.0,
+                    d->K, q, B, q);
+    for (int c = 0; c < nrhs; ++c)
+        for (int k = r; k < q; ++k) B[k + (size_t)q * c] = 0.0;
+    if (r > 0 && r < q) {
+        info = LAPACKE_dormrz_work(LAPACK_COL_MAJOR, 'L', 'T', q, nrhs, r, q - r, d->K, q, d->tauz,
+                                   B, q, d->work, d->lwork);
+        if (info != 0) return LUCID_ERR_INTERNAL;
+    }
+    for (int c = 0; c < nrhs; ++c) {
+        double *col = B + (size_t)q * c;
+        for (int k = 0; k < q; ++k) perm[d->jpvt[k] - 1] = col[k];
+        memcpy(col, perm, sizeof(double) * (size_t)q);
+    }
+    return LUCID_OK;
+}
+
+/* z (q) <- (K^T)^+ z. */
+static lucid_status solve_transposed(lucid_contact_derivatives *d, double *z, double *perm) {
+    int q = d->q, r = d->rank;
+    for (int k = 0; k < q; ++k) perm[k] = z[d->jpvt[k] - 1];
+    memcpy(z, perm, sizeof(double) * (size_t)q);
+    lapack_int info;
+    if (r > 0 && r < q) {
+        info = LAPACKE_dormrz_work(LAPACK_COL_MAJOR, 'L', 'N', q, 1, r, q - r, d->K, q, d->tauz, z,
+                                   q, d->work, d->lwork);
+        if (info != 0) return LUCID_ERR_INTERNAL;
+    }
+    if (r > 0) cblas_dtrsv(CblasColMajor, CblasUpper, CblasTrans, CblasNonUnit, r, d->K, q, z, 1);
+    for (int k = r; k < q; ++k) z[k] = 0.0;
+    info = LAPACKE_dormqr_work(LAPACK_COL_MAJOR, 'L', 'N', q, 1, q, d->K, q, d->tau, z, q, d->work,
+                               d->lwork);
+    return info == 0 ? LUCID_OK : LUCID_ERR_INTERNAL;
+}
+
+static int finite_or_null(const double *x, long count) {
+    if (!x) return 1;
+    for (long k = 0; k < count; ++k)
+        if (!isfinite(x[k])) return 0;
+    return 1;
+}
+
+lucid_status lucid_contact_derivatives_jvp(lucid_contact_derivatives *d, const double *dG,
+                                           const double *dg, const double *dmu, const double *dR,
+                                           double *dlambda) {
+    if (!d || !dlambda) return LUCID_ERR_ARGUMENT;
+    int n = d->n, m = 3 * n, q = d->q;
+    if (!finite_or_null(dG, (long)m * m) || !finite_or_null(dg, m) || !finite_or_null(dmu, n) ||
+        !finite_or_null(dR, m))
+        return LUCID_ERR_NONFINITE;
+    memset(dlambda, 0, sizeof(double) * (size_t)m);
+    if (q == 0) return LUCID_OK;
+    double *b = d->v0;
+    for (int k = 0; k < q / 3; ++k) {
+        int i = d->active[k];
+        const lucid_contact_linearization *lin = d->lins + i;
+        double ds[3] = {0.0, 0.0, 0.0}, dA[3] = {0.0, 0.0, 0.0};
+        for (int a = 0; a < 3; ++a) {
+            int r = 3 * i + a;
+            if (dg) ds[a] += dg[r];
+            if (dR) ds[a] += dR[r] * d->lambda[r];
+            if (dG)
+                for (int c = 0; c < m; ++c) ds[a] += dG[r + (size_t)m * c] * d->lambda[c];
+        }
+        if (lin->fa_row >= 0) {
+            for (int c = 0; c < 3; ++c)
+                dA[c] = dG ? dG[(3 * i + 2) + (size_t)m * (3 * i + c)] : 0.0;
+            if (dR) dA[2] += dR[3 * i + 2];
+        }
+        for (int a = 0; a < 3; ++a) {
+            const double *Fs = lin->Fs + 3 * a;
+            double v = Fs[0] * ds[0] + Fs[1] * ds[1] + Fs[2] * ds[2];
+            if (dmu) v += lin->Fmu[a] * dmu[i];
+            if (lin->fa_row == a) v += lin->Fa[0] * dA[0] + lin->Fa[1] * dA[1] + lin->Fa[2] * dA[2];
+            b[3 * k + a] = -v;
+        }
+    }
+    lucid_status status = solve(d, b, 1, d->v1);
+    if (status != LUCID_OK) return status;
+    for (int k = 0; k < q / 3; ++k)
+        for (int a = 0; a < 3; ++a) dlambda[3 * d->active[k] + a] = b[3 * k + a];
+    return LUCID_OK;
+}
+
+lucid_status lucid_contact_derivatives_vjp(lucid_contact_derivatives *d, const double *w,
+                                           double *gG, double *gg, double *gmu, double *gR) {
+    if (!d || !w) return LUCID_ERR_ARGUMENT;
+    int n = d->n, m = 3 * n, q = d->q;
+    if (!finite_or_null(w, m)) return LUCID_ERR_NONFINITE;
+    /* y = -Fs^T z per active contact (0 elsewhere), z = (K^T)^+ w_A */
+    double *z = d->v0, *y = d->scratch;
+    memset(y, 0, sizeof(double) * (size_t)m);
+    for (int k = 0; k < q / 3; ++k)
+        for (int a = 0; a < 3; ++a) z[3 * k + a] = w[3 * d->active[k] + a];
+    if (q > 0) {
+        lucid_status status = solve_transposed(d, z, d->v1);
+        if (status != LUCID_OK) return status;
+    }
+    for (int k = 0; k < q / 3; ++k) {
+        const lucid_contact_linearization *lin = d->lins + d->active[k];
+        for (int c = 0; c < 3; ++c) {
+            double v = 0.0;
+            for (int a = 0; a < 3; ++a) v += lin->Fs[3 * a + c] * z[3 * k + a];
+            y[3 * d->active[k] + c] = -v;
+        }
+    }
+    if (gg) memcpy(gg, y, sizeof(double) * (size_t)m);
+    if (gR)
+        for (int r = 0; r < m; ++r) gR[r] = y[r] * d->lambda[r];
+    if (gG)
+        for (int c = 0; c < m; ++c)
+            for (int r = 0; r < m; ++r) gG[r + (size_t)m * c] = y[r] * d->lambda[c];
+    if (gmu) memset(gmu, 0, sizeof(double) * (size_t)n);
+    for (int k = 0; k < q / 3; ++k) {
+        int i = d->active[k];
+        const lucid_contact_linearization *lin = d->lins + i;
+        if (gmu)
+            for (int a = 0; a < 3; ++a) gmu[i] -= lin->Fmu[a] * z[3 * k + a];
+        if (lin->fa_row < 0) continue;
+        double zr = z[3 * k + lin->fa_row];
+        if (gG)
+            for (int c = 0; c < 3; ++c)
+                gG[(3 * i + 2) + (size_t)m * (3 * i + c)] -= zr * lin->Fa[c];
+        if (gR) gR[3 * i + 2] -= zr * lin->Fa[2];
+    }
+    return LUCID_OK;
+}
+
+/* Solves for the columns in B (q x cols), scatters the rows of the active contacts into out
+ * (3n x cols), zero elsewhere. */
+static lucid_status solve_scatter(lucid_contact_derivatives *d, double *B, int cols, double *out) {
+    int m = 3 * d->n, q = d->q;
+    memset(out, 0, sizeof(double) * (size_t)m * (size_t)cols);
+    if (q == 0 || cols == 0) return LUCID_OK;
+    lucid_status status = solve(d, B, cols, d->v1);
+    if (status != LUCID_OK) return status;
+    for (int c = 0; c < cols; ++c)
+        for (int k = 0; k < q / 3; ++k)
+            for (int a = 0; a < 3; ++a)
+                out[3 * d->active[k] + a + (size_t)m * c] = B[3 * k + a + (size_t)q * c];
+    return LUCID_OK;
+}
+
+lucid_status lucid_contact_derivatives_jacobian(lucid_contact_derivatives *d, double *dg,
+                                                double *dmu, double *dR) {
+    if (!d) return LUCID_ERR_ARGUMENT;
+    int n = d->n, m = 3 * n, q = d->q;
+    double *B = d->scratch;
+    lucid_status status = LUCID_OK;
+    for (int pass = 0; pass < 3 && status == LUCID_OK; ++pass) {
+        double *out = pass == 0 ? dg : pass == 1 ? dmu : dR;
+        if (!out) continue;
+        int cols = pass == 1 ? n : m;
+        memset(B, 0, sizeof(double) * (size_t)q * (size_t)cols);
+        for (int k = 0; k < q / 3; ++k) {
+            int i = d->active[k];
+            const lucid_contact_linearization *lin = d->lins + i;
+            for (int a = 0; a < 3; ++a) {
+                double *row = B + 3 * k + a;
+                if (pass == 1) {
+                    row[(size_t)q * i] = -lin->Fmu[a];
+                    continue;
+                }
+                for (int c = 0; c < 3; ++c) {
+                    double scale = pass == 0 ? 1.0 : d->lambda[3 * i + c];
+                    row[(size_t)q * (3 * i + c)] = -lin->Fs[3 * a + c] * scale;
+                }
+                if (pass == 2 && lin->fa_row == a) row[(size_t)q * (3 * i + 2)] -= lin->Fa[2];
+            }
+        }
+        status = solve_scatter(d, B, cols, out);
+    }
+    return status;
+}

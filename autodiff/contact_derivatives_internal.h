@@ -1,0 +1,31 @@
+/* Shared between the mode classification (contact_derivatives_modes.c) and the reduced-system
+ * factorisation (contact_derivatives.c). */
+#ifndef LUCID_CONTACT_DERIVATIVES_INTERNAL_H
+#define LUCID_CONTACT_DERIVATIVES_INTERNAL_H
+
+#include "autodiff/contact_derivatives.h"
+
+/* The linearised conditions of one contact: rows r = 0..2 of
+ *   Fl dlambda_i + Fs dsigma_i + Fmu dmu_i + [r == fa_row] Fa . dA_i = 0
+ * with Fl, Fs row-major (F[3 r + c]) and dA_i the perturbation of row N of the diagonal block
+ * (G + R)_ii (RaiSim's sliding plane only; fa_row = -1 elsewhere). */
+typedef struct lucid_contact_linearization {
+    double Fl[9], Fs[9], Fmu[3], Fa[3];
+    int fa_row;
+} lucid_contact_linearization;
+
+/* Scales of the normalised criteria. */
+typedef struct lucid_contact_scales {
+    double force;    /* ||lambda||_inf */
+    double velocity; /* max(||g||_inf, ||sigma - g||_inf) */
+} lucid_contact_scales;
+
+/* Classifies contact i of the solution (lambda_i, sigma_i = its velocity, A_N = row N of its
+ * diagonal block of G + R) under `model`, fills its linearisation and returns its mode;
+ * *margin receives its normalised distance to the nearest mode switch. */
+lucid_contact_mode lucid_contact_linearize(lucid_contact_model model, double mu, const double l[3],
+                                           const double s[3], const double A_N[3],
+                                           const lucid_contact_scales *scales, double tau,
+                                           lucid_contact_linearization *lin, double *margin);
+
+#endif

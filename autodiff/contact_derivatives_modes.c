@@ -1,0 +1,158 @@
+/* Mode classification and linearised optimality conditions of one contact, per model
+ * (docs/contact_derivatives.md). Rows are the conditions F_i = 0 of the mode, differentiated:
+ *   breaking  F = lambda_i                                     (every model)
+ *   sticking  F = sigma_i                                      (every model)
+ *   sliding, NCP / CCP, u = sigma_T / |sigma_T|, w = u rotated by 90 degrees:
+ *     F0 = u . lambda_T + mu lambda_N            (force along -u on the cone: one direction)
+ *     F1 = w . (lambda_T + mu lambda_N u(sigma_T)), whose derivative, scaled by
+ *          c = |sigma_T| / (mu lambda_N), is c w . dlambda_T + w . dsigma_T (the rotation of u)
+ *     F2 = sigma_N (NCP: the De Saxce corrected velocity sigma_N + mu |sigma_T| lies on the dual
+ *          cone's boundary) or sigma_N - mu |sigma_T| (CCP: sigma itself on that boundary)
+ *   LCP (box pyramid), per tangential component k: sigma_k (sticking) or
+ *     lambda_k + sign(sigma_k) mu lambda_N (sliding); F2 = sigma_N
+ *   RaiSim sliding, uh = lambda_T / |lambda_T|, n1 = (uh, -mu), n2 = row N of (G + R)_ii:
+ *     F0 = mu lambda_N - |lambda_T|, F1 = sigma . (n1 x n2) (stationarity on the ellipse
+ *     {|lambda_T| = mu lambda_N} x {sigma_N = 0}), F2 = sigma_N. */
+#include <math.h>
+#include <string.h>
+
+#include "autodiff/contact_derivatives_internal.h"
+
+const char *lucid_contact_mode_name(lucid_contact_mode mode) {
+    switch (mode) {
+        case LUCID_CONTACT_STICKING:
+            return "sticking";
+        case LUCID_CONTACT_SLIDING:
+            return "sliding";
+        case LUCID_CONTACT_BREAKING:
+            break;
+    }
+    return "breaking";
+}
+
+static double ratio(double value, double scale) {
+    return scale > 0.0 ? value / scale : (value > 0.0 ? INFINITY : 0.0);
+}
+
+/* a x b */
+static void cross(const double a[3], const double b[3], double out[3]) {
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* The normal slack of a breaking contact: how far sigma (or its corrected form) is inside the
+ * dual cone. NCP, LCP and RaiSim: sigma_N > 0; CCP: sigma_N - mu |sigma_T| > 0. */
+static double breaking_slack(lucid_contact_model model, double mu, const double s[3]) {
+    if (model == LUCID_CONTACT_CCP) return s[2] - mu * hypot(s[0], s[1]);
+    return s[2];
+}
+
+/* Sliding rows of the NCP and the CCP (header); u from sigma_T, or -lambda_T when sigma_T = 0
+ * (then the margin is 0 anyway). */
+static void sliding_cone(lucid_contact_model model, double mu, const double l[3], const double s[3],
+                         lucid_contact_linearization *lin) {
+    double sT = hypot(s[0], s[1]), lT = hypot(l[0], l[1]);
+    double u[2] = {1.0, 0.0};
+    if (sT > 0.0)
+        u[0] = s[0] / sT, u[1] = s[1] / sT;
+    else if (lT > 0.0)
+        u[0] = -l[0] / lT, u[1] = -l[1] / lT;
+    double w[2] = {-u[1], u[0]};
+    double *Fl = lin->Fl, *Fs = lin->Fs;
+    Fl[0] = u[0], Fl[1] = u[1], Fl[2] = mu;
+    lin->Fmu[0] = sT > 0.0 || mu > 0.0 ? l[2] : 0.0; /* mu = 0 without slip: no direction */
+    double force = mu * l[2];
+    if (sT <= force) { /* c = sT / force <= 1 */
+        double c = force > 0.0 ? sT / force : 0.0;
+        Fl[3] = c * w[0], Fl[4] = c * w[1];
+        Fs[3] = w[0], Fs[4] = w[1];
+    } else { /* 1 / c = force / sT < 1 */
+        double ic = force / sT;
+        Fl[3] = w[0], Fl[4] = w[1];
+        Fs[3] = ic * w[0], Fs[4] = ic * w[1];
+    }
+    Fs[8] = 1.0;
+    if (model == LUCID_CONTACT_CCP) {
+        Fs[6] = -mu * u[0], Fs[7] = -mu * u[1];
+        lin->Fmu[2] = -sT;
+    }
+}
+
+/* LCP rows; returns the number of sliding components and lowers *margin. */
+static int sliding_box(double mu, const double l[3], const double s[3],
+                       const lucid_contact_scales *sc, double tau, lucid_contact_linearization *lin,
+                       double *margin) {
+    int sliding = 0;
+    for (int k = 0; k < 2; ++k) {
+        double slip = ratio(fabs(s[k]), sc->velocity);
+        if (slip > tau || mu == 0.0) {
+            double sign = s[k] > 0.0 ? 1.0 : (s[k] < 0.0 ? -1.0 : (l[k] > 0.0 ? -1.0 : 1.0));
+            lin->Fl[4 * k] = 1.0;
+            lin->Fl[3 * k + 2] = sign * mu;
+            lin->Fmu[k] = sign * l[2];
+            *margin = fmin(*margin, slip);
+            ++sliding;
+        } else {
+            lin->Fs[4 * k] = 1.0;
+            *margin = fmin(*margin, ratio(mu * l[2] - fabs(l[k]), sc->force));
+        }
+    }
+    lin->Fs[8] = 1.0;
+    return sliding;
+}
+
+/* RaiSim's sliding rows (header). */
+static void sliding_raisim(double mu, const double l[3], const double s[3], const double A_N[3],
+                           lucid_contact_linearization *lin) {
+    double lT = hypot(l[0], l[1]);
+    if (mu == 0.0 || lT == 0.0) { /* frictionless: lambda_T = 0, sigma_N = 0 */
+        lin->Fl[0] = lin->Fl[4] = 1.0;
+        lin->Fs[8] = 1.0;
+        return;
+    }
+    double uh[2] = {l[0] / lT, l[1] / lT};
+    double n1[3] = {uh[0], uh[1], -mu}, t[3], v[3], a[3];
+    cross(n1, A_N, t);
+    cross(A_N, s, v);
+    cross(s, n1, a);
+    lin->Fl[0] = -uh[0], lin->Fl[1] = -uh[1], lin->Fl[2] = mu;
+    lin->Fmu[0] = l[2];
+    /* row 1: dF1 = t . dsigma + v . dn1 + a . dn2, dn1 = ((I - uh uh^T) dlambda_T / lT, -dmu) */
+    double vu = v[0] * uh[0] + v[1] * uh[1];
+    lin->Fl[3] = (v[0] - vu * uh[0]) / lT, lin->Fl[4] = (v[1] - vu * uh[1]) / lT;
+    for (int c = 0; c < 3; ++c) lin->Fs[3 + c] = t[c], lin->Fa[c] = a[c];
+    lin->Fmu[1] = -v[2];
+    lin->fa_row = 1;
+    lin->Fs[8] = 1.0;
+}
+
+lucid_contact_mode lucid_contact_linearize(lucid_contact_model model, double mu, const double l[3],
+                                           const double s[3], const double A_N[3],
+                                           const lucid_contact_scales *sc, double tau,
+                                           lucid_contact_linearization *lin, double *margin) {
+    memset(lin, 0, sizeof *lin);
+    lin->fa_row = -1;
+    double normal = ratio(l[2], sc->force);
+    if (!(normal > tau)) {
+        lin->Fl[0] = lin->Fl[4] = lin->Fl[8] = 1.0;
+        *margin = ratio(breaking_slack(model, mu, s), sc->velocity);
+        return LUCID_CONTACT_BREAKING;
+    }
+    *margin = normal;
+    if (model == LUCID_CONTACT_LCP)
+        return sliding_box(mu, l, s, sc, tau, lin, margin) ? LUCID_CONTACT_SLIDING
+                                                           : LUCID_CONTACT_STICKING;
+    double slip = ratio(hypot(s[0], s[1]), sc->velocity);
+    if (slip <= tau && mu > 0.0) {
+        lin->Fs[0] = lin->Fs[4] = lin->Fs[8] = 1.0;
+        *margin = fmin(*margin, ratio(mu * l[2] - hypot(l[0], l[1]), sc->force));
+        return LUCID_CONTACT_STICKING;
+    }
+    *margin = fmin(*margin, slip);
+    if (model == LUCID_CONTACT_RAISIM)
+        sliding_raisim(mu, l, s, A_N, lin);
+    else
+        sliding_cone(model, mu, l, s, lin);
+    return LUCID_CONTACT_SLIDING;
+}

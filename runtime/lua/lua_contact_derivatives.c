@@ -1,0 +1,408 @@
+/* lucid.contact.derivatives: sensitivities of a contact solution (docs/contact_derivatives.md).
+ *   D = lucid.contact.derivatives(problem, sol [, {method=, threshold=, rcond=, dense=,
+ *                                                  allow_unconverged=}])
+ * problem: the table given to lucid.contact.solve; sol: what it returned (lambda, converged,
+ * model, solver). D: dlambda_dg (3n x 3n), dlambda_dmu (3n x n), dlambda_dR (3n x 3n, column k
+ * = d lambda / d R_k) unless dense = false; dlambda_dG(dG) -> dlambda; jvp{G=, g=, mu=, R=} ->
+ * dlambda; vjp(w) -> {G=, g=, mu=, R=}; modes, margins (per contact), margin, rank, size,
+ * rank_deficient, method, model.
+ * Methods: "active_set" (implicit function theorem on the active modes, every model) and
+ * "relaxed" (a solution of solver "ip" with kappa > 0: the central path's derivatives from the
+ * solve's own factorisation, lua_contact_relaxed.c).
+ * ccp:newton solves a compliant problem: where R is 0 (or absent) it uses R = compliance x
+ * trace(G_ii) / 3 (contact_newton.c); its answer is differentiated as a solution of that
+ * problem, including that R's dependence on G. */
+#include <lauxlib.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "autodiff/contact_derivatives.h"
+#include "runtime/lua/check.h"
+#include "runtime/lua/lua_contact_relaxed.h"
+#include "runtime/lua/lua_matrix.h"
+#include "runtime/lua/modules.h"
+
+#define DERIVATIVES "lucid.contact.derivatives"
+#define METATABLE   "lucid.contact.derivatives.state"
+
+typedef struct state {
+    lucid_contact_derivatives *d;
+    int n;
+    double compliance;      /* ccp:newton: R_k = compliance x trace(G_ii) / 3 where given R_k = 0 */
+    unsigned char *derived; /* 3n flags: R_k is derived from G (NULL: none) */
+} state;
+
+static int state_gc(lua_State *L) {
+    state *s = luaL_testudata(L, 1, METATABLE);
+    if (!s) return 0;
+    lucid_contact_derivatives_destroy(s->d);
+    free(s->derived);
+    s->d = NULL, s->derived = NULL;
+    return 0;
+}
+
+static double *new_buffer(lua_State *L, size_t count) {
+    double *b = lua_newuserdatauv(L, sizeof(double) * (count > 0 ? count : 1), 0);
+    memset(b, 0, sizeof(double) * (count > 0 ? count : 1));
+    return b;
+}
+
+/* Field key of the table at idx pushed; 1 when it is not nil (else popped). */
+static int get_field(lua_State *L, int idx, const char *key) {
+    if (lua_getfield(L, idx, key) != LUA_TNIL) return 1;
+    lua_pop(L, 1);
+    return 0;
+}
+
+static const char *string_field(lua_State *L, int idx, const char *key, const char *what) {
+    if (!get_field(L, idx, key)) return NULL;
+    if (lua_type(L, -1) != LUA_TSTRING)
+        lucid_lua_fail(L, DERIVATIVES, "%s must be a string (got %s)", what,
+                       lucid_lua_typename(L, -1));
+    const char *v = lua_tostring(L, -1);
+    lua_pop(L, 1); /* the string stays alive in the table */
+    return v;
+}
+
+static int boolean_option(lua_State *L, int idx, const char *key, int fallback) {
+    if (!get_field(L, idx, key)) return fallback;
+    if (lua_type(L, -1) != LUA_TBOOLEAN)
+        lucid_lua_fail(L, DERIVATIVES, "opts.%s must be a boolean (got %s)", key,
+                       lucid_lua_typename(L, -1));
+    int v = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return v;
+}
+
+static double number_option(lua_State *L, int idx, const char *key, double fallback) {
+    if (!get_field(L, idx, key)) return fallback;
+    char what[64];
+    snprintf(what, sizeof what, "opts.%s", key);
+    double v = lucid_lua_checkfinite(L, -1, DERIVATIVES, what);
+    lua_pop(L, 1);
+    return v;
+}
+
+static lucid_status fail_status(lua_State *L, const char *fname, lucid_status status) {
+    return (lucid_status)lucid_lua_fail_status(L, fname, status);
+}
+
+/* The model of the solution: sol.model, else problem.model, else "ncp"; both given must agree. */
+static lucid_contact_model read_model(lua_State *L, int problem, int sol) {
+    const char *a = string_field(L, sol, "model", "sol.model");
+    const char *b = string_field(L, problem, "model", "problem.model");
+    if (a && b && strcmp(a, b) != 0)
+        lucid_lua_fail(L, DERIVATIVES, "sol.model '%s' differs from problem.model '%s'", a, b);
+    const char *name = a ? a : b ? b : "ncp";
+    lucid_contact_model model;
+    if (lucid_contact_model_parse(name, &model) != LUCID_OK)
+        lucid_lua_fail(L, DERIVATIVES, "unknown model '%s' (expected lcp, ccp, raisim or ncp)",
+                       name);
+    return model;
+}
+
+/* dR (3n) += the change of the derived compliance under dG. */
+static void derived_compliance_jvp(const state *s, const double *dG, double *dR) {
+    if (!s->derived || !dG) return;
+    int m = 3 * s->n;
+    for (int i = 0; i < s->n; ++i) {
+        double trace = 0.0;
+        for (int a = 0; a < 3; ++a) trace += dG[(3 * i + a) * (size_t)(m + 1)];
+        for (int a = 0; a < 3; ++a)
+            if (s->derived[3 * i + a]) dR[3 * i + a] += s->compliance * trace / 3.0;
+    }
+}
+
+/* gG += the cotangent reaching G through the derived compliance (gR: R's cotangent). */
+static void derived_compliance_vjp(const state *s, const double *gR, double *gG) {
+    if (!s->derived) return;
+    int m = 3 * s->n;
+    for (int i = 0; i < s->n; ++i) {
+        double sum = 0.0;
+        for (int a = 0; a < 3; ++a)
+            if (s->derived[3 * i + a]) sum += gR[3 * i + a];
+        for (int a = 0; a < 3; ++a) gG[(3 * i + a) * (size_t)(m + 1)] += s->compliance * sum / 3.0;
+    }
+}
+
+static state *upvalue_state(lua_State *L, const char *fname) {
+    state *s = luaL_testudata(L, lua_upvalueindex(1), METATABLE);
+    if (!s || !s->d) lucid_lua_fail(L, fname, "the derivatives have been finalized");
+    return s;
+}
+
+/* Reads an optional square matrix 3n x 3n (a lucid.mat) at idx into out. */
+static void read_dG(lua_State *L, int idx, int m, double *out, const char *fname,
+                    const char *what) {
+    lucid_lua_matrix *M = lucid_lua_tomatrix(L, idx);
+    if (!M)
+        lucid_lua_fail(L, fname, "%s must be a lucid.mat (got %s)", what,
+                       lucid_lua_typename(L, idx));
+    if (M->rows != m || M->cols != m)
+        lucid_lua_fail(L, fname, "%s must be %d x %d (got %d x %d)", what, m, m, M->rows, M->cols);
+    if (!lucid_all_finite(M->data, (long)m * m))
+        lucid_lua_fail(L, fname, "%s must be finite (has NaN or Inf)", what);
+    memcpy(out, M->data, sizeof(double) * (size_t)m * (size_t)m);
+}
+
+/* The directional derivative: jvp{G=, g=, mu=, R=} (each optional). */
+static int jvp(lua_State *L) {
+    const char *fname = DERIVATIVES ".jvp";
+    state *s = upvalue_state(L, fname);
+    int m = 3 * s->n;
+    if (lua_type(L, 1) != LUA_TTABLE)
+        lucid_lua_fail(L, fname, "expects a table {G=, g=, mu=, R=} (got %s)",
+                       lucid_lua_typename(L, 1));
+    lua_settop(L, 1);
+    static const char *const keys[] = {"G", "g", "mu", "R", NULL};
+    lucid_lua_check_option_names(L, 1, keys, fname);
+    double *dG = NULL, *dg = NULL, *dmu = NULL, *dR = new_buffer(L, (size_t)m);
+    int has_R = 0;
+    if (get_field(L, 1, "G")) {
+        dG = new_buffer(L, (size_t)m * (size_t)m);
+        read_dG(L, -2, m, dG, fname, "G");
+    }
+    if (get_field(L, 1, "g")) {
+        dg = new_buffer(L, m);
+        lucid_lua_checkvalues(L, -2, m, dg, fname, "g");
+    }
+    if (get_field(L, 1, "mu")) {
+        dmu = new_buffer(L, s->n);
+        lucid_lua_checkvalues(L, -2, s->n, dmu, fname, "mu");
+    }
+    if (get_field(L, 1, "R")) lucid_lua_checkvalues(L, -1, m, dR, fname, "R"), has_R = 1;
+    derived_compliance_jvp(s, dG, dR);
+    lucid_lua_matrix *out = lucid_lua_newvector(L, m);
+    lucid_status status = lucid_contact_derivatives_jvp(
+        s->d, dG, dg, dmu, has_R || (s->derived && dG) ? dR : NULL, out->data);
+    if (status != LUCID_OK) fail_status(L, fname, status);
+    return 1;
+}
+
+static int dlambda_dG(lua_State *L) {
+    const char *fname = DERIVATIVES ".dlambda_dG";
+    state *s = upvalue_state(L, fname);
+    int m = 3 * s->n;
+    lua_settop(L, 1);
+    double *dG = new_buffer(L, (size_t)m * (size_t)m), *dR = new_buffer(L, m);
+    read_dG(L, 1, m, dG, fname, "dG");
+    derived_compliance_jvp(s, dG, dR);
+    lucid_lua_matrix *out = lucid_lua_newvector(L, m);
+    lucid_status status =
+        lucid_contact_derivatives_jvp(s->d, dG, NULL, NULL, s->derived ? dR : NULL, out->data);
+    if (status != LUCID_OK) fail_status(L, fname, status);
+    return 1;
+}
+
+/* vjp(w) -> {G=, g=, mu=, R=}: the cotangents of w . lambda. */
+static int vjp(lua_State *L) {
+    const char *fname = DERIVATIVES ".vjp";
+    state *s = upvalue_state(L, fname);
+    int n = s->n, m = 3 * n;
+    lua_settop(L, 1);
+    double *w = new_buffer(L, m);
+    lucid_lua_checkvalues(L, 1, m, w, fname, "w");
+    lucid_lua_matrix *gG = lucid_lua_newmatrix(L, m > 0 ? m : 1, m > 0 ? m : 1);
+    int gG_idx = lua_gettop(L);
+    lucid_lua_matrix *gg = lucid_lua_newvector(L, m);
+    int gg_idx = lua_gettop(L);
+    lucid_lua_matrix *gmu = lucid_lua_newvector(L, n);
+    int gmu_idx = lua_gettop(L);
+    lucid_lua_matrix *gR = lucid_lua_newvector(L, m);
+    int gR_idx = lua_gettop(L);
+    lucid_status status =
+        lucid_contact_derivatives_vjp(s->d, w, gG->data, gg->data, gmu->data, gR->data);
+    if (status != LUCID_OK) fail_status(L, fname, status);
+    derived_compliance_vjp(s, gR->data, gG->data);
+    lua_createtable(L, 0, 4);
+    lua_pushvalue(L, gG_idx);
+    lua_setfield(L, -2, "G");
+    lua_pushvalue(L, gg_idx);
+    lua_setfield(L, -2, "g");
+    lua_pushvalue(L, gmu_idx);
+    lua_setfield(L, -2, "mu");
+    lua_pushvalue(L, gR_idx);
+    lua_setfield(L, -2, "R");
+    return 1;
+}
+
+static void push_closure(lua_State *L, int state_idx, lua_CFunction f, const char *name) {
+    lua_pushvalue(L, state_idx);
+    lua_pushcclosure(L, f, 1);
+    lua_setfield(L, -2, name);
+}
+
+static const char *const problem_keys[] = {
+    "G",          "g",          "mu",         "R",     "model", "solver",    "tol",
+    "max_iter",   "warm_start", "relaxation", "alpha", "rho",   "stall_tol", "inner_max_iter",
+    "compliance", "kappa",      NULL};
+static const char *const option_keys[] = {"method", "threshold",         "rcond",
+                                          "dense",  "allow_unconverged", NULL};
+
+static int contact_derivatives(lua_State *L) {
+    lua_settop(L, 3);
+    luaL_checkstack(L, 40, DERIVATIVES);
+    if (lua_type(L, 1) != LUA_TTABLE)
+        lucid_lua_fail(L, DERIVATIVES, "problem must be a table (got %s)",
+                       lucid_lua_typename(L, 1));
+    if (lua_type(L, 2) != LUA_TTABLE)
+        lucid_lua_fail(L, DERIVATIVES, "sol must be a table (got %s)", lucid_lua_typename(L, 2));
+    if (!lua_isnil(L, 3) && lua_type(L, 3) != LUA_TTABLE)
+        lucid_lua_fail(L, DERIVATIVES, "opts must be a table (got %s)", lucid_lua_typename(L, 3));
+    lucid_lua_check_option_names_prefixed(L, 1, problem_keys, DERIVATIVES, "problem.");
+    if (lua_isnil(L, 3)) {
+        lua_newtable(L);
+        lua_replace(L, 3);
+    }
+    lucid_lua_check_option_names_prefixed(L, 3, option_keys, DERIVATIVES, "opts.");
+    const char *method = string_field(L, 3, "method", "opts.method");
+    if (method && strcmp(method, "relaxed") == 0) /* lua_contact_relaxed.c */
+        return lucid_lua_relaxed_contact_derivatives(L, 1, 2, boolean_option(L, 3, "dense", 1),
+                                                     boolean_option(L, 3, "allow_unconverged", 0),
+                                                     DERIVATIVES);
+    if (method && strcmp(method, "active_set") != 0)
+        lucid_lua_fail(L, DERIVATIVES, "unknown opts.method '%s' (expected active_set or relaxed)",
+                       method);
+    lucid_contact_model model = read_model(L, 1, 2);
+    const char *solver = string_field(L, 2, "solver", "sol.solver");
+    if (solver && strcmp(solver, "ip") == 0 && get_field(L, 1, "kappa")) {
+        double kappa = lucid_lua_checkfinite(L, -1, DERIVATIVES, "problem.kappa");
+        lua_pop(L, 1);
+        if (kappa > 0.0) /* a point of the central path, not a solution of the model */
+            lucid_lua_fail(L, DERIVATIVES,
+                           "sol is a relaxed ip solution (kappa = %f > 0): the active-set "
+                           "derivatives are those of exact solutions (kappa = 0)",
+                           kappa);
+    }
+    lucid_contact_derivative_options o = lucid_contact_derivative_default_options(model);
+    o.threshold = number_option(L, 3, "threshold", o.threshold);
+    o.rcond = number_option(L, 3, "rcond", o.rcond);
+    if (!(o.threshold >= 0.0 && o.threshold < 1.0))
+        lucid_lua_fail(L, DERIVATIVES, "opts.threshold must be in [0, 1) (got %f)", o.threshold);
+    if (!(o.rcond >= 0.0 && o.rcond < 1.0))
+        lucid_lua_fail(L, DERIVATIVES, "opts.rcond must be in [0, 1) (got %f)", o.rcond);
+    int dense = boolean_option(L, 3, "dense", 1);
+    int allow = boolean_option(L, 3, "allow_unconverged", 0);
+
+    /* the problem */
+    if (!get_field(L, 1, "G")) lucid_lua_fail(L, DERIVATIVES, "problem.G is required");
+    lucid_lua_matrix *Gm = lucid_lua_tomatrix(L, -1);
+    if (!Gm)
+        lucid_lua_fail(L, DERIVATIVES, "problem.G must be a lucid.mat (got %s)",
+                       lucid_lua_typename(L, -1));
+    if (Gm->rows != Gm->cols || Gm->rows % 3 != 0)
+        lucid_lua_fail(L, DERIVATIVES,
+                       "problem.G must be square with 3 rows per contact (got %d x %d)", Gm->rows,
+                       Gm->cols);
+    if (!lucid_all_finite(Gm->data, (long)Gm->rows * Gm->cols))
+        lucid_lua_fail(L, DERIVATIVES, "problem.G must be finite (has NaN or Inf)");
+    int n = Gm->rows / 3, m = 3 * n;
+    double *g = new_buffer(L, m), *mu = new_buffer(L, n), *R = NULL, *lambda = new_buffer(L, m);
+    if (!get_field(L, 1, "g")) lucid_lua_fail(L, DERIVATIVES, "problem.g is required");
+    lucid_lua_checkvalues(L, -1, m, g, DERIVATIVES, "problem.g");
+    if (!get_field(L, 1, "mu")) lucid_lua_fail(L, DERIVATIVES, "problem.mu is required");
+    lucid_lua_checkvalues(L, -1, n, mu, DERIVATIVES, "problem.mu");
+    int newton = model == LUCID_CONTACT_CCP && solver && strcmp(solver, "newton") == 0;
+    int has_R = lua_getfield(L, 1, "R") != LUA_TNIL, R_idx = lua_gettop(L);
+    if (has_R || newton) {
+        R = new_buffer(L, m);
+        if (has_R) lucid_lua_checkvalues(L, R_idx, m, R, DERIVATIVES, "problem.R");
+    }
+
+    /* the solution */
+    if (!get_field(L, 2, "lambda")) lucid_lua_fail(L, DERIVATIVES, "sol.lambda is required");
+    lucid_lua_checkvalues(L, -1, m, lambda, DERIVATIVES, "sol.lambda");
+    lua_getfield(L, 2, "converged");
+    if (!allow && !lua_toboolean(L, -1))
+        lucid_lua_fail(L, DERIVATIVES,
+                       "the solution did not converge (sol.converged is not true; pass "
+                       "opts.allow_unconverged = true to differentiate it anyway)");
+
+    state *s = lua_newuserdatauv(L, sizeof *s, 0);
+    memset(s, 0, sizeof *s);
+    luaL_setmetatable(L, METATABLE);
+    int state_idx = lua_gettop(L);
+    s->n = n;
+    s->d = lucid_contact_derivatives_create(n);
+    if (!s->d) lucid_lua_fail(L, DERIVATIVES, "cannot allocate storage for %d contacts", n);
+    if (newton) {             /* the compliance ccp:newton solved with (contact_newton.c) */
+        s->compliance = 1e-8; /* lucid_contact_default_options().newton_compliance */
+        if (get_field(L, 1, "compliance")) {
+            s->compliance = lucid_lua_checkfinite(L, -1, DERIVATIVES, "problem.compliance");
+            lua_pop(L, 1);
+        }
+        if (!(s->compliance > 0.0))
+            lucid_lua_fail(L, DERIVATIVES, "problem.compliance must be positive");
+        s->derived = calloc((size_t)(m > 0 ? m : 1), 1);
+        if (!s->derived) lucid_lua_fail(L, DERIVATIVES, "out of memory");
+        for (int i = 0; i < n; ++i) {
+            double trace = 0.0;
+            for (int a = 0; a < 3; ++a) trace += Gm->data[(3 * i + a) * (size_t)(m + 1)];
+            for (int a = 0; a < 3; ++a)
+                if (!(R[3 * i + a] > 0.0))
+                    R[3 * i + a] = s->compliance * trace / 3.0, s->derived[3 * i + a] = 1;
+        }
+    }
+    lucid_contact_problem p = {n, Gm->data, g, mu, R};
+    const char *why = NULL;
+    lucid_status status = lucid_contact_problem_validate(&p, &why);
+    if (status != LUCID_OK) lucid_lua_fail(L, DERIVATIVES, "%s", why ? why : "invalid problem");
+    status = lucid_contact_derivatives_factor(s->d, &p, lambda, &o);
+    if (status != LUCID_OK) fail_status(L, DERIVATIVES, status);
+    lucid_contact_derivative_info info;
+    lucid_contact_derivatives_get_info(s->d, &info);
+
+    lua_createtable(L, 0, 16);
+    if (dense) {
+        lucid_lua_matrix *Jg = lucid_lua_newmatrix(L, m > 0 ? m : 1, m > 0 ? m : 1);
+        lucid_lua_matrix *Jmu = lucid_lua_newmatrix(L, m > 0 ? m : 1, n > 0 ? n : 1);
+        lucid_lua_matrix *JR = lucid_lua_newmatrix(L, m > 0 ? m : 1, m > 0 ? m : 1);
+        if (m > 0) {
+            status = lucid_contact_derivatives_jacobian(s->d, Jg->data, Jmu->data, JR->data);
+            if (status != LUCID_OK) fail_status(L, DERIVATIVES, status);
+        }
+        lua_setfield(L, -4, "dlambda_dR");
+        lua_setfield(L, -3, "dlambda_dmu");
+        lua_setfield(L, -2, "dlambda_dg");
+    }
+    push_closure(L, state_idx, dlambda_dG, "dlambda_dG");
+    push_closure(L, state_idx, jvp, "jvp");
+    push_closure(L, state_idx, vjp, "vjp");
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; ++i) {
+        lua_pushstring(L, lucid_contact_mode_name(lucid_contact_derivatives_mode(s->d, i)));
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "modes");
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; ++i) {
+        lua_pushnumber(L, lucid_contact_derivatives_margin(s->d, i));
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "margins");
+    lua_pushnumber(L, info.margin);
+    lua_setfield(L, -2, "margin");
+    lua_pushinteger(L, info.rank);
+    lua_setfield(L, -2, "rank");
+    lua_pushinteger(L, info.size);
+    lua_setfield(L, -2, "size");
+    lua_pushboolean(L, info.rank_deficient);
+    lua_setfield(L, -2, "rank_deficient");
+    lua_pushstring(L, "active_set");
+    lua_setfield(L, -2, "method");
+    lua_pushstring(L, lucid_contact_model_name(model));
+    lua_setfield(L, -2, "model");
+    return 1;
+}
+
+void lucid_open_contact_derivatives(lua_State *L) {
+    if (luaL_newmetatable(L, METATABLE)) {
+        lucid_lua_protect_metatable(L, METATABLE);
+        lua_pushcfunction(L, state_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_pop(L, 1);
+    lua_pushcfunction(L, contact_derivatives);
+    lua_setfield(L, -2, "derivatives");
+}

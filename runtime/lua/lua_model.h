@@ -1,0 +1,22 @@
+/* The Lua model userdata (metatable "lucid.model"): owns a compiled lucid_model and the
+ * lucid_model_data its methods and lucid.dynamics use. Loaders (lucid.model.load) push the
+ * models they compile with lucid_lua_push_model. */
+#ifndef LUCID_LUA_MODEL_H
+#define LUCID_LUA_MODEL_H
+
+#include <lua.h>
+
+#include "runtime/model/model.h"
+
+#define LUCID_MODEL_METATABLE "lucid.model"
+
+/* Pushes a new model userdata that owns m (destroyed by its __gc). On failure (no memory for
+ * the workspace) m is destroyed and a Lua error naming FNAME is raised. */
+void lucid_lua_push_model(lua_State *L, lucid_model *m, const char *fname);
+
+/* The model at idx (and its workspace in *data when data is not NULL), or a Lua error
+ * "FNAME: WHAT must be a lucid.model (got ...)" / "FNAME: WHAT is a finalized model". */
+lucid_model *lucid_lua_checkmodel(lua_State *L, int idx, const char *fname, const char *what,
+                                  lucid_model_data **data);
+
+#endif

@@ -1,0 +1,106 @@
+/* lucid.model.load(path [, opts]): an MJCF or URDF file (chosen by its root element) read into
+ * a model spec (runtime/model/model_load.h), compiled (runtime/model/model.h) and returned as
+ * a lucid.model. opts: package_dirs (a list of folder names), meshes ("load" or "skip"),
+ * floating_base (boolean), scale (number > 0); any other key is an error. Every error is raised
+ * as "lucid.model.load: file:line: reason". See docs/model_files.md. */
+#include <lauxlib.h>
+#include <lua.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "runtime/lua/check.h"
+#include "runtime/lua/lua_model.h"
+#include "runtime/lua/modules.h"
+#include "runtime/model/model.h"
+#include "runtime/model/model_load.h"
+
+#define FNAME "lucid.model.load"
+
+/* Reads the options table at idx into *o; package folder names are kept in a userdata pushed
+ * on the stack (alive until the call returns, collected on error). */
+static void read_options(lua_State *L, int idx, lucid_model_load_options *o) {
+    static const char *const keys[] = {"package_dirs", "meshes", "floating_base", "scale", NULL};
+    lucid_lua_check_option_names(L, idx, keys, FNAME);
+    lua_getfield(L, idx, "package_dirs");
+    if (!lua_isnil(L, -1)) {
+        if (!lua_istable(L, -1))
+            lucid_lua_fail(L, FNAME, "package_dirs must be a list of strings (got %s)",
+                           lucid_lua_typename(L, -1));
+        lua_Integer n = luaL_len(L, -1);
+        if (n < 0 || (uint64_t)n > SIZE_MAX / sizeof(char *))
+            lucid_lua_fail(L, FNAME, "package_dirs: bad length");
+        const char **dirs = lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof *dirs, 0);
+        for (lua_Integer i = 1; i <= n; i++) {
+            lua_geti(L, -2, i);
+            if (lua_type(L, -1) != LUA_TSTRING)
+                lucid_lua_fail(L, FNAME, "package_dirs[%d] must be a string (got %s)", (int)i,
+                               lucid_lua_typename(L, -1));
+            dirs[i - 1] = lua_tostring(L, -1); /* kept alive by the table */
+            lua_pop(L, 1);
+        }
+        o->package_dirs = dirs;
+        o->npackage_dirs = (size_t)n;
+        lua_insert(L, -2); /* userdata below the table: both stay on the stack */
+    } else {
+        lua_pop(L, 1);
+        lua_pushnil(L); /* keep the stack shape: [dirs-or-nil] */
+        lua_pushnil(L);
+    }
+    lua_getfield(L, idx, "meshes");
+    if (!lua_isnil(L, -1)) {
+        const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        if (!v || (strcmp(v, "load") != 0 && strcmp(v, "skip") != 0))
+            lucid_lua_fail(L, FNAME, "meshes must be \"load\" or \"skip\" (got %s)",
+                           v ? v : lucid_lua_typename(L, -1));
+        o->skip_meshes = strcmp(v, "skip") == 0;
+    }
+    lua_pop(L, 1);
+    lua_getfield(L, idx, "floating_base");
+    if (!lua_isnil(L, -1)) {
+        if (!lua_isboolean(L, -1))
+            lucid_lua_fail(L, FNAME, "floating_base must be a boolean (got %s)",
+                           lucid_lua_typename(L, -1));
+        o->floating_base = lua_toboolean(L, -1);
+    }
+    lua_pop(L, 1);
+    lua_getfield(L, idx, "scale");
+    if (!lua_isnil(L, -1)) o->scale = lucid_lua_checkpositive(L, -1, FNAME, "scale");
+    lua_pop(L, 1);
+}
+
+static int model_load(lua_State *L) {
+    if (lua_type(L, 1) != LUA_TSTRING)
+        return lucid_lua_fail(L, FNAME, "path must be a string (got %s)", lucid_lua_typename(L, 1));
+    const char *path = lua_tostring(L, 1);
+    lucid_model_load_options o = lucid_model_load_options_default();
+    if (!lua_isnoneornil(L, 2)) {
+        if (!lua_istable(L, 2))
+            return lucid_lua_fail(L, FNAME, "options must be a table (got %s)",
+                                  lucid_lua_typename(L, 2));
+        read_options(L, 2, &o);
+    }
+    char err[1024];
+    lucid_model_spec *spec = NULL;
+    if (lucid_model_spec_load(path, &o, &spec, err, sizeof err) != LUCID_OK)
+        return lucid_lua_fail(L, FNAME, "%s", err);
+    lucid_model *m = NULL;
+    lucid_status st = lucid_model_compile(spec, &m, err, sizeof err);
+    lucid_model_spec_destroy(spec);
+    if (st != LUCID_OK) return lucid_lua_fail(L, FNAME, "%s", err);
+    lucid_lua_push_model(L, m, FNAME);
+    return 1;
+}
+
+void lucid_open_model_load(lua_State *L) {
+    lua_getfield(L, -1, "model");
+    if (!lua_istable(L, -1)) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, -3, "model");
+    }
+    lua_pushcfunction(L, model_load);
+    lua_setfield(L, -2, "load");
+    lua_pop(L, 1);
+}

@@ -1,0 +1,194 @@
+/* Robots in the world from Lua (API.md "Robots in the world"; C side runtime/world/world_model.c):
+ *   id = w:add_model(m [, {q=, v=, pose=, friction=, restitution=}])   (model ids 1-based,
+ *        their own numbering; the links become world bodies, see w:links(id))
+ *   w:q(id), w:v(id), w:set_q(id, q), w:set_v(id, v), w:control(id), w:set_control(id, u)
+ *   w:frame_pose(id, name) -> se3;  w:links(id) -> {name = body id, ...}
+ * The world keeps the model userdata alive (in its uservalue) as long as it exists. */
+#include <lauxlib.h>
+#include <string.h>
+
+#include "runtime/lua/check.h"
+#include "runtime/lua/lua_matrix.h"
+#include "runtime/lua/lua_model.h"
+#include "runtime/lua/lua_se3.h"
+#include "runtime/lua/lua_world.h"
+#include "runtime/model/configuration.h"
+#include "runtime/world/world.h"
+
+/* A model id (1-based) at idx, returned 0-based. */
+static int check_model_id(lua_State *L, const lucid_world *w, int idx, const char *fname) {
+    int count = lucid_world_model_count(w);
+    if (!lua_isinteger(L, idx))
+        lucid_lua_fail(L, fname, "model id must be an integer (got %s)",
+                       lucid_lua_typename(L, idx));
+    lua_Integer id = lua_tointeger(L, idx);
+    if (id < 1 || id > count)
+        lucid_lua_fail(L, fname, "unknown model id %I (the world has %d models)", id, count);
+    return (int)id - 1;
+}
+
+/* n numbers from the vector or table at idx, into a buffer userdata left on the stack. */
+static double *read_values(lua_State *L, int idx, size_t n, const char *fname, const char *what) {
+    idx = lua_absindex(L, idx);
+    if (n > 100000000) lucid_lua_fail(L, fname, "%s is too large", what);
+    double *x = lua_newuserdatauv(L, sizeof(double) * (n ? n : 1), 0);
+    lucid_lua_checkvalues(L, idx, (int)n, x, fname, what);
+    return x;
+}
+
+static int l_add_model(lua_State *L) {
+    static const char *const fname = "lucid.world:add_model";
+    static const char *const keys[] = {"q", "v", "pose", "friction", "restitution", NULL};
+    lucid_world *w = lucid_lua_checkworld(L, 1, fname);
+    lucid_model *m = lucid_lua_checkmodel(L, 2, fname, "model", NULL);
+    lua_settop(L, 3);
+    if (lua_isnil(L, 3)) {
+        lua_newtable(L);
+        lua_replace(L, 3);
+    }
+    if (lua_type(L, 3) != LUA_TTABLE)
+        lucid_lua_fail(L, fname, "expected a table of options (got %s)", lucid_lua_typename(L, 3));
+    lucid_lua_check_option_names(L, 3, keys, fname);
+    lucid_world_model_desc d;
+    lucid_world_model_desc_default(&d);
+    /* q and v are copied into buffers that stay on the stack until the call returns */
+    if (lua_getfield(L, 3, "q") != LUA_TNIL) {
+        d.q = read_values(L, -1, lucid_model_nq(m), fname, "q");
+        lua_remove(L, -2);
+    } else {
+        lua_pop(L, 1);
+    }
+    if (lua_getfield(L, 3, "v") != LUA_TNIL) {
+        d.v = read_values(L, -1, lucid_model_nv(m), fname, "v");
+        lua_remove(L, -2);
+    } else {
+        lua_pop(L, 1);
+    }
+    if (lua_getfield(L, 3, "pose") != LUA_TNIL) d.pose = *lucid_lua_checkpose(L, -1, fname, "pose");
+    lua_pop(L, 1);
+    if (lua_getfield(L, 3, "friction") != LUA_TNIL) {
+        d.has_friction = 1;
+        d.friction = lucid_lua_checkfinite(L, -1, fname, "friction");
+    }
+    lua_pop(L, 1);
+    if (lua_getfield(L, 3, "restitution") != LUA_TNIL)
+        d.restitution = lucid_lua_checkfinite(L, -1, fname, "restitution");
+    lua_pop(L, 1);
+    if (d.q && lucid_model_check_configuration(m, d.q, NULL) != LUCID_OK)
+        lucid_lua_fail(L, fname, "q must be finite with non-zero quaternions");
+    const char *why = NULL;
+    int id = -1;
+    lucid_status s = lucid_world_add_model(w, m, &d, &id, &why);
+    if (s != LUCID_OK) {
+        if (why) return lucid_lua_fail(L, fname, "%s", why);
+        return lucid_lua_fail_status(L, fname, s);
+    }
+    /* the world refers to the model: keep it alive with the world's shapes */
+    if (lua_getiuservalue(L, 1, 1) == LUA_TTABLE) {
+        lua_pushvalue(L, 2);
+        lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+    }
+    lua_pop(L, 1);
+    lua_pushinteger(L, (lua_Integer)id + 1);
+    return 1;
+}
+
+static int l_q(lua_State *L) {
+    static const char *const fname = "lucid.world:q";
+    lucid_world *w = lucid_lua_checkworld(L, 1, fname);
+    int id = check_model_id(L, w, 2, fname);
+    size_t n = lucid_model_nq(lucid_world_model_of(w, id));
+    lucid_lua_matrix *x = lucid_lua_newvector(L, (int)n);
+    memcpy(x->data, lucid_world_model_q(w, id), n * sizeof(double));
+    return 1;
+}
+
+static int l_v(lua_State *L) {
+    static const char *const fname = "lucid.world:v";
+    lucid_world *w = lucid_lua_checkworld(L, 1, fname);
+    int id = check_model_id(L, w, 2, fname);
+    size_t n = lucid_model_nv(lucid_world_model_of(w, id));
+    lucid_lua_matrix *x = lucid_lua_newvector(L, (int)n);
+    memcpy(x->data, lucid_world_model_v(w, id), n * sizeof(double));
+    return 1;
+}
+
+static int l_control(lua_State *L) {
+    static const char *const fname = "lucid.world:control";
+    lucid_world *w = lucid_lua_checkworld(L, 1, fname);
+    int id = check_model_id(L, w, 2, fname);
+    size_t n = lucid_model_nu(lucid_world_model_of(w, id));
+    lucid_lua_matrix *x = lucid_lua_newvector(L, (int)n);
+    if (n) memcpy(x->data, lucid_world_model_control(w, id), n * sizeof(double));
+    return 1;
+}
+
+typedef lucid_status (*setter)(lucid_world *, int, const double *, const char **);
+
+static int set_vector(lua_State *L, const char *fname, const char *what, setter set, int kind) {
+    lucid_world *w = lucid_lua_checkworld(L, 1, fname);
+    int id = check_model_id(L, w, 2, fname);
+    const lucid_model *m = lucid_world_model_of(w, id);
+    size_t n = kind == 0 ? lucid_model_nq(m) : kind == 1 ? lucid_model_nv(m) : lucid_model_nu(m);
+    lua_settop(L, 3);
+    double *x = read_values(L, 3, n, fname, what);
+    const char *why = NULL;
+    lucid_status s = set(w, id, x, &why);
+    if (s != LUCID_OK) lucid_lua_fail(L, fname, "%s", why ? why : lucid_status_string(s));
+    return 0;
+}
+
+static int l_set_q(lua_State *L) {
+    return set_vector(L, "lucid.world:set_q", "q", lucid_world_model_set_q, 0);
+}
+static int l_set_v(lua_State *L) {
+    return set_vector(L, "lucid.world:set_v", "v", lucid_world_model_set_v, 1);
+}
+static int l_set_control(lua_State *L) {
+    return set_vector(L, "lucid.world:set_control", "u", lucid_world_model_set_control, 2);
+}
+
+static int l_frame_pose(lua_State *L) {
+    static const char *const fname = "lucid.world:frame_pose";
+    lucid_world *w = lucid_lua_checkworld(L, 1, fname);
+    int id = check_model_id(L, w, 2, fname);
+    if (lua_type(L, 3) != LUA_TSTRING)
+        lucid_lua_fail(L, fname, "frame name must be a string (got %s)", lucid_lua_typename(L, 3));
+    const char *name = lua_tostring(L, 3);
+    int f = lucid_model_find_frame(lucid_world_model_of(w, id), name);
+    if (f < 0) lucid_lua_fail(L, fname, "the model has no frame named '%s'", name);
+    lucid_se3 T;
+    lucid_world_model_frame_pose(w, id, (size_t)f, &T);
+    lucid_lua_pushse3(L, &T);
+    return 1;
+}
+
+/* {body name = world body id} for the model's links (and "static" for its fixed geoms). */
+static int l_links(lua_State *L) {
+    static const char *const fname = "lucid.world:links";
+    lucid_world *w = lucid_lua_checkworld(L, 1, fname);
+    int id = check_model_id(L, w, 2, fname);
+    const lucid_model *m = lucid_world_model_of(w, id);
+    lua_newtable(L);
+    for (int b = 0; b < lucid_world_body_count(w); ++b) {
+        int link;
+        if (lucid_world_body_model(w, b, &link) != id) continue;
+        lua_pushinteger(L, b + 1);
+        lua_setfield(L, -2, link < 0 ? "static" : lucid_model_body_name(m, (size_t)link));
+    }
+    return 1;
+}
+
+void lucid_lua_world_model_methods(lua_State *L) {
+    static const luaL_Reg methods[] = {{"add_model", l_add_model},
+                                       {"q", l_q},
+                                       {"v", l_v},
+                                       {"control", l_control},
+                                       {"set_q", l_set_q},
+                                       {"set_v", l_set_v},
+                                       {"set_control", l_set_control},
+                                       {"frame_pose", l_frame_pose},
+                                       {"links", l_links},
+                                       {NULL, NULL}};
+    luaL_setfuncs(L, methods, 0);
+}

@@ -1,0 +1,43 @@
+/* The configuration space of a model (Pinocchio's conventions, quaternions (w, x, y, z)):
+ * q has nq entries, velocities and tangent vectors nv. Per joint:
+ *   revolute, prismatic  q ⊕ v = q + v                      difference = q1 - q0
+ *   spherical            q ⊕ v = q * exp(v)  (v: angular velocity in the child frame)
+ *   free                 q ⊕ v = pose(q) * exp_SE3(v)  (v: body twist, linear first)
+ *   planar               q ⊕ v = (x, y, th) * exp_SE2(v)  (v = (vx, vy, w), child frame)
+ * and difference(q0, q1) is the v with q0 ⊕ v = q1 (the log of pose(q0)^-1 pose(q1); rotation
+ * angles in [0, pi]). Quaternions and planar (cos, sin) pairs may have any non-zero norm on
+ * input; they are normalised where used, and integrate returns unit ones.
+ * No function here allocates. */
+#ifndef LUCID_MODEL_CONFIGURATION_H
+#define LUCID_MODEL_CONFIGURATION_H
+
+#include "runtime/math/rng.h"
+#include "runtime/model/model.h"
+
+/* The neutral configuration: revolute/prismatic q = ref (MuJoCo's qpos0), identity
+ * quaternions, zero translations, planar (0, 0, 1, 0). */
+void lucid_model_neutral(const lucid_model *m, double *q);
+
+/* out = q ⊕ dt * v (out may alias q). */
+void lucid_model_integrate(const lucid_model *m, const double *q, const double *v, double dt,
+                           double *out);
+
+/* v = q1 ⊖ q0 (nv entries), so that integrate(q0, v, 1) = q1. */
+void lucid_model_difference(const lucid_model *m, const double *q0, const double *q1, double *v);
+
+/* A random configuration: limited 1-dof coordinates uniform in [lower, upper]; unlimited
+ * revolute in [-pi, pi], unlimited prismatic in [-1, 1] (m); spherical and the rotation of
+ * free joints uniform on SO(3); free translations uniform in [-1, 1]^3; planar (x, y) in
+ * [-1, 1]^2 and angle uniform. Draws from rng in coordinate order. */
+void lucid_model_random_configuration(const lucid_model *m, lucid_rng *rng, double *q);
+
+/* Normalises every quaternion and planar (cos, sin) pair of q in place. LUCID_ERR_NONFINITE
+ * when q holds NaN/Inf, LUCID_ERR_ARGUMENT when one of them is zero (q is left unchanged). */
+lucid_status lucid_model_normalize(const lucid_model *m, double *q);
+
+/* LUCID_OK when q is finite and its quaternions and (cos, sin) pairs are non-zero (any norm
+ * is accepted: the algorithms normalise them); else as lucid_model_normalize, and if `joint`
+ * is not NULL it receives the offending joint's index. */
+lucid_status lucid_model_check_configuration(const lucid_model *m, const double *q, int *joint);
+
+#endif

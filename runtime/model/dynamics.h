@@ -1,0 +1,100 @@
+/* Rigid-body dynamics of a compiled model (Featherstone, "Rigid Body Dynamics Algorithms",
+ * 2008; Pinocchio's local-frame formulation): forward kinematics, frame placements and
+ * Jacobians, RNEA, CRBA, ABA, nonlinear effects, energies, centre of mass, and the LTDL
+ * factorisation of the mass matrix with its solves. Spatial vectors are linear first; q and v
+ * follow configuration.h. None of these functions allocates: every buffer is in the
+ * lucid_model_data made for the model. Inputs are trusted (finite, right sizes: check them
+ * with lucid_model_check_configuration first); quaternions are normalised where read.
+ *
+ * Equations of motion: M(q) a + b(q, v) = tau, with M including the joints' armature on its
+ * diagonal and b = nle = Coriolis + centrifugal + gravity. Damping, springs and actuators are
+ * not part of these algorithms (the world applies them); gravity is the model's. */
+#ifndef LUCID_MODEL_DYNAMICS_H
+#define LUCID_MODEL_DYNAMICS_H
+
+#include "runtime/model/configuration.h"
+
+/* Placements of every node (data: liMi, oMi). O(njoints). */
+void lucid_model_forward_kinematics(const lucid_model *m, lucid_model_data *d, const double *q);
+
+/* The world placement of frame f (after lucid_model_forward_kinematics). */
+lucid_se3 lucid_model_frame_pose(const lucid_model *m, const lucid_model_data *d, size_t f);
+
+typedef enum lucid_reference_frame {
+    LUCID_REF_LOCAL,              /* the frame's twist in the frame itself */
+    LUCID_REF_WORLD,              /* the spatial twist in world coordinates, at the origin */
+    LUCID_REF_LOCAL_WORLD_ALIGNED /* the frame origin's velocity and the angular velocity,
+                                     both in world axes */
+} lucid_reference_frame;
+
+/* J (6 x nv, column-major, leading dimension 6): the frame's twist = J v in `ref` (after
+ * lucid_model_forward_kinematics). Columns of dofs that do not move the frame are zero. */
+void lucid_model_frame_jacobian(const lucid_model *m, const lucid_model_data *d, size_t f,
+                                lucid_reference_frame ref, double *J);
+
+/* tau = M(q) a + b(q, v) (inverse dynamics). O(njoints). */
+void lucid_model_rnea(const lucid_model *m, lucid_model_data *d, const double *q, const double *v,
+                      const double *a, double *tau);
+
+/* b = nle(q, v) = rnea(q, v, 0). */
+void lucid_model_nle(const lucid_model *m, lucid_model_data *d, const double *q, const double *v,
+                     double *b);
+
+/* The mass matrix into d->M (nv x nv, column-major, full symmetric; read it with
+ * lucid_model_data_mass_matrix). O(sum of depths) spatial operations. */
+void lucid_model_crba(const lucid_model *m, lucid_model_data *d, const double *q);
+const double *lucid_model_data_mass_matrix(const lucid_model_data *d);
+
+/* a = M(q)^-1 (tau - b(q, v)) (forward dynamics, articulated-body algorithm). O(njoints). */
+void lucid_model_aba(const lucid_model *m, lucid_model_data *d, const double *q, const double *v,
+                     const double *tau, double *a);
+
+/* Kinetic energy 1/2 v^T M v (armature included) and potential energy -sum m_i g.c_i. */
+void lucid_model_energy(const lucid_model *m, lucid_model_data *d, const double *q, const double *v,
+                        double *kinetic, double *potential);
+
+/* Centre of mass of the moving bodies in the world frame (the origin if massless). */
+lucid_vec3 lucid_model_com(const lucid_model *m, lucid_model_data *d, const double *q);
+
+/* ---- analytic derivatives (tangent space of q: column k is the derivative along q (+) t e_k) --
+ * dtau_dq, dtau_dv: nv x nv, column-major, of rnea(q, v, a) (M = dtau/da is lucid_model_crba's).
+ * Exact (no finite differences): the directional derivative of the world-frame Newton-Euler
+ * recursion along each dof k, which moves the subtree of k's joint rigidly by exp(t J_k); a dof
+ * touches only its subtree and its ancestors, so the cost is O(sum of dof depths) spatial
+ * operations, like CRBA. */
+void lucid_model_rnea_derivatives(const lucid_model *m, lucid_model_data *d, const double *q,
+                                  const double *v, const double *a, double *dtau_dq,
+                                  double *dtau_dv);
+/* a = aba(q, v, tau) into a (nv), and its derivatives da_dq = -M^-1 dtau_dq, da_dv =
+ * -M^-1 dtau_dv at that a, da_dtau = M^-1 (each nv x nv; da_dtau may be NULL). Leaves d->M
+ * and its LTDL factors at q. */
+void lucid_model_aba_derivatives(const lucid_model *m, lucid_model_data *d, const double *q,
+                                 const double *v, const double *tau, double *a, double *da_dq,
+                                 double *da_dv, double *da_dtau);
+
+/* ---- the LTDL factorisation M = L^T D L (Featherstone, RBDA Sec. 6.3) ----------------------
+ * L is unit lower triangular with the branch-induced sparsity of the tree: L(k, i) != 0 only
+ * when dof i is an ancestor of dof k, so there is no fill-in. Factorising costs
+ * O(sum over dofs of depth^2) and each solve O(nnz(L) + nv) = O(sum of depths) per right-hand
+ * side (O(nv) for a chain of branches of bounded depth, O(nv^2) for a single chain).
+ * lucid_model_ltdl factorises d->M as lucid_model_crba left it (d->M is kept). */
+void lucid_model_ltdl(const lucid_model *m, lucid_model_data *d);
+/* Each operates in place on nrhs right-hand sides, column j at x + j * ld (ld >= nv):
+ * mass_solve x <- M^-1 x, ltdl_solve_lt x <- L^-T x, ltdl_solve_l x <- L^-1 x,
+ * ltdl_solve_d x <- D^-1 x, ltdl_half_solve x <- D^-1/2 L^-T x (so that for Y =
+ * half_solve(J^T), J M^-1 J^T = Y^T Y), mass_multiply y = M x from the factors (x, y distinct,
+ * both with leading dimension ld). */
+void lucid_model_mass_solve(const lucid_model *m, const lucid_model_data *d, double *x, size_t ld,
+                            size_t nrhs);
+void lucid_model_ltdl_solve_lt(const lucid_model *m, const lucid_model_data *d, double *x,
+                               size_t ld, size_t nrhs);
+void lucid_model_ltdl_solve_l(const lucid_model *m, const lucid_model_data *d, double *x, size_t ld,
+                              size_t nrhs);
+void lucid_model_ltdl_solve_d(const lucid_model *m, const lucid_model_data *d, double *x, size_t ld,
+                              size_t nrhs);
+void lucid_model_ltdl_half_solve(const lucid_model *m, const lucid_model_data *d, double *x,
+                                 size_t ld, size_t nrhs);
+void lucid_model_mass_multiply(const lucid_model *m, const lucid_model_data *d, const double *x,
+                               double *y, size_t ld, size_t nrhs);
+
+#endif

@@ -1,0 +1,111 @@
+/* The LTDL factorisation M = L^T D L of the mass matrix and its solves (dynamics.h;
+ * Featherstone, RBDA Sec. 6.3, Table 6.4 and 6.5). Row k of L holds the entries L(k, a) for the
+ * ancestors a of dof k, nearest first (model_internal.h), so every loop below walks the
+ * parent array and nothing else. */
+#include <math.h>
+
+#include "runtime/model/dynamics.h"
+#include "runtime/model/model_internal.h"
+
+/* For k = nv-1 .. 0, for each ancestor i of k: a = H_ki / H_kk, H_ij -= a H_kj for j = i and
+ * the ancestors of i, H_ki = a; then D = diag(H), L = the strictly lower part. */
+void lucid_model_ltdl(const lucid_model *m, lucid_model_data *d) {
+    size_t nv = m->nv;
+    const int *par = m->dof_parent;
+    const size_t *st = m->ltdl_start;
+    for (size_t k = 0; k < nv; ++k) {
+        d->D[k] = d->M[k + nv * k];
+        size_t p = st[k];
+        for (int a = par[k]; a >= 0; a = par[a]) d->L[p++] = d->M[k + nv * (size_t)a];
+    }
+    for (size_t k = nv; k-- > 0;) {
+        double *Lk = d->L + st[k];
+        size_t depth = st[k + 1] - st[k];
+        size_t p = 0;
+        for (int i = par[k]; i >= 0; i = par[i], ++p) {
+            double a = Lk[p] / d->D[k];
+            d->D[i] -= Lk[p] * a;
+            double *Li = d->L + st[i];
+            for (size_t t = 0; p + 1 + t < depth; ++t) Li[t] -= Lk[p + 1 + t] * a;
+            Lk[p] = a;
+        }
+    }
+}
+
+/* x <- L^-T x: for k = nv-1 .. 0, x_a -= L(k, a) x_k over the ancestors a of k. */
+void lucid_model_ltdl_solve_lt(const lucid_model *m, const lucid_model_data *d, double *x,
+                               size_t ld, size_t nrhs) {
+    const int *par = m->dof_parent;
+    for (size_t c = 0; c < nrhs; ++c) {
+        double *y = x + c * ld;
+        for (size_t k = m->nv; k-- > 0;) {
+            const double *Lk = d->L + m->ltdl_start[k];
+            double yk = y[k];
+            if (yk == 0.0) continue;
+            size_t p = 0;
+            for (int a = par[k]; a >= 0; a = par[a]) y[a] -= Lk[p++] * yk;
+        }
+    }
+}
+
+/* x <- L^-1 x: for k = 0 .. nv-1, x_k -= sum over the ancestors a of L(k, a) x_a. */
+void lucid_model_ltdl_solve_l(const lucid_model *m, const lucid_model_data *d, double *x, size_t ld,
+                              size_t nrhs) {
+    const int *par = m->dof_parent;
+    for (size_t c = 0; c < nrhs; ++c) {
+        double *y = x + c * ld;
+        for (size_t k = 0; k < m->nv; ++k) {
+            const double *Lk = d->L + m->ltdl_start[k];
+            double s = y[k];
+            size_t p = 0;
+            for (int a = par[k]; a >= 0; a = par[a]) s -= Lk[p++] * y[a];
+            y[k] = s;
+        }
+    }
+}
+
+/* x <- D^-1 x */
+void lucid_model_ltdl_solve_d(const lucid_model *m, const lucid_model_data *d, double *x, size_t ld,
+                              size_t nrhs) {
+    for (size_t c = 0; c < nrhs; ++c)
+        for (size_t k = 0; k < m->nv; ++k) x[c * ld + k] /= d->D[k];
+}
+
+/* x <- M^-1 x = L^-1 D^-1 L^-T x */
+void lucid_model_mass_solve(const lucid_model *m, const lucid_model_data *d, double *x, size_t ld,
+                            size_t nrhs) {
+    lucid_model_ltdl_solve_lt(m, d, x, ld, nrhs);
+    lucid_model_ltdl_solve_d(m, d, x, ld, nrhs);
+    lucid_model_ltdl_solve_l(m, d, x, ld, nrhs);
+}
+
+/* x <- D^-1/2 L^-T x */
+void lucid_model_ltdl_half_solve(const lucid_model *m, const lucid_model_data *d, double *x,
+                                 size_t ld, size_t nrhs) {
+    lucid_model_ltdl_solve_lt(m, d, x, ld, nrhs);
+    for (size_t c = 0; c < nrhs; ++c)
+        for (size_t k = 0; k < m->nv; ++k) x[c * ld + k] /= sqrt(d->D[k]);
+}
+
+/* y = L^T D L x: t = L x (t_k = x_k + sum_a L(k, a) x_a), t *= D, y = L^T t. */
+void lucid_model_mass_multiply(const lucid_model *m, const lucid_model_data *d, const double *x,
+                               double *y, size_t ld, size_t nrhs) {
+    const int *par = m->dof_parent;
+    for (size_t c = 0; c < nrhs; ++c) {
+        const double *xc = x + c * ld;
+        double *yc = y + c * ld;
+        for (size_t k = 0; k < m->nv; ++k) {
+            const double *Lk = d->L + m->ltdl_start[k];
+            double s = xc[k];
+            size_t p = 0;
+            for (int a = par[k]; a >= 0; a = par[a]) s += Lk[p++] * xc[a];
+            yc[k] = s * d->D[k];
+        }
+        /* ascending: y_k is still t_k when it is spread to k's ancestors */
+        for (size_t k = 0; k < m->nv; ++k) {
+            const double *Lk = d->L + m->ltdl_start[k];
+            size_t p = 0;
+            for (int a = par[k]; a >= 0; a = par[a]) yc[a] += Lk[p++] * yc[k];
+        }
+    }
+}

@@ -1,0 +1,1317 @@
+/* MJCF (MuJoCo 2.2.2's XML) into a lucid_model_spec: the subset real robot models use, with
+ * MuJoCo's meanings (angles in degrees unless <compiler angle="radian">, capsule and
+ * cylinder sizes as half-lengths, inertia from geoms at density 1000 when a body has no
+ * <inertial>, defaults classes with childclass inheritance). Bodies are numbered in document
+ * preorder and each body's joints in document order, as MuJoCo numbers them, so a spec's
+ * bodies, joints and geoms line up with mjModel's (body i of the spec is MuJoCo's body i + 1).
+ * What is honoured, refused and ignored: docs/model_files.md. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/model/model_load.h"
+#include "runtime/model/model_xml.h"
+#include "runtime/world/mass_properties.h"
+
+#define X_               (&P->x)
+#define IS               lucid_model_xml_is
+#define ATTR(node, name) lucid_model_xml_attr(X_, node, name)
+
+static const double deg = 3.14159265358979323846 / 180.0;
+
+enum { K_JOINT, K_GEOM, K_SITE, K_ACTUATOR, K_MESH, K_COUNT };
+#define CLASS_NODES       8
+#define MAX_INCLUDE_DEPTH 16
+
+typedef struct mjcf_class {
+    const char *name;
+    int parent; /* -1 for main */
+    const xmlNode *nodes[K_COUNT][CLASS_NODES];
+    int count[K_COUNT];
+} mjcf_class;
+
+typedef struct mjcf_mesh {
+    const char *name;
+    const xmlNode *node;
+    char *path;
+    double scale[3];
+} mjcf_mesh;
+
+typedef struct node_list {
+    const xmlNode **items;
+    size_t n, cap;
+} node_list;
+
+typedef struct mjcf {
+    lucid_model_xml x;
+    lucid_model_spec *spec;
+    double scale;
+    char *dir; /* folder of the main file */
+    int degree;
+    char eulerseq[4];
+    int autolimits;
+    const char *meshdir, *assetdir;
+    int strippath;
+    int inertiafromgeom; /* 0 false, 1 true, 2 auto */
+    long group_lo, group_hi;
+    mjcf_class *classes;
+    size_t nclasses, cap_classes;
+    mjcf_mesh *meshes;
+    size_t nmeshes, cap_meshes;
+} mjcf;
+
+/* ---- element lists with <include> expanded ------------------------------------------------ */
+
+static int list_push(node_list *l, const xmlNode *n) {
+    if (l->n == l->cap) {
+        size_t want = l->cap ? l->cap * 2 : 32;
+        if (want > SIZE_MAX / sizeof *l->items) return 0;
+        const xmlNode **p = realloc(l->items, want * sizeof *p);
+        if (!p) return 0;
+        l->items = p;
+        l->cap = want;
+    }
+    l->items[l->n++] = n;
+    return 1;
+}
+
+static const char *const include_attrs[] = {"file", NULL};
+
+/* The element children of parent, each <include file> replaced by the children of the
+ * included file's <mujoco> root (recursively; paths relative to the main file's folder). */
+static lucid_status collect(mjcf *P, const xmlNode *parent, node_list *out, int depth) {
+    for (const xmlNode *c = lucid_model_xml_first(parent); c; c = lucid_model_xml_next(c)) {
+        if (!IS(c, "include")) {
+            if (!list_push(out, c))
+                return lucid_model_xml_fail(X_, c, LUCID_ERR_NO_MEMORY, "out of memory");
+            continue;
+        }
+        if (lucid_model_xml_check_attrs(X_, c, include_attrs)) return X_->status;
+        const char *file = ATTR(c, "file");
+        if (!file) return lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<include>: missing 'file'");
+        if (depth >= MAX_INCLUDE_DEPTH)
+            return lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE,
+                                        "<include>: more than %d nested includes (a cycle?)",
+                                        MAX_INCLUDE_DEPTH);
+        char *path = lucid_model_xml_join(P->dir, file);
+        if (!path) return lucid_model_xml_fail(X_, c, LUCID_ERR_NO_MEMORY, "out of memory");
+        xmlDoc *doc = lucid_model_xml_read(X_, path, c);
+        free(path);
+        if (!doc) return X_->status;
+        const xmlNode *root = xmlDocGetRootElement(doc);
+        if (!IS(root, "mujoco"))
+            return lucid_model_xml_fail(X_, root ? root : c, LUCID_ERR_PARSE,
+                                        "included file's root element is not <mujoco>");
+        if (collect(P, root, out, depth + 1)) return X_->status;
+    }
+    return LUCID_OK;
+}
+
+/* ---- numbers and attributes through default classes --------------------------------------- */
+
+static int class_index(mjcf *P, const char *name) {
+    for (size_t i = 0; i < P->nclasses; i++)
+        if (strcmp(P->classes[i].name, name) == 0) return (int)i;
+    return -1;
+}
+
+/* The value of `name` for element el of kind k in class cls: el's own attribute, else the
+ * nearest class (cls, its parent, ..., main) whose default element of kind k sets it. */
+static const char *lookup(mjcf *P, const xmlNode *el, int k, int cls, const char *name) {
+    const char *v = ATTR(el, name);
+    if (v || k < 0) return v;
+    for (int c = cls; c >= 0; c = P->classes[c].parent) {
+        const mjcf_class *C = &P->classes[c];
+        for (int i = C->count[k] - 1; i >= 0; i--) {
+            v = ATTR(C->nodes[k][i], name);
+            if (v) return v;
+        }
+    }
+    return NULL;
+}
+
+/* Reads attribute `name` as min..max reals; returns the count (0 when absent), -1 after failing. */
+static int reals(mjcf *P, const xmlNode *el, int k, int cls, const char *name, double *out, int min,
+                 int max) {
+    const char *v = lookup(P, el, k, cls, name);
+    if (!v) return X_->status ? -1 : 0;
+    return lucid_model_xml_reals(X_, el, name, v, out, min, max);
+}
+
+/* One real, *out unchanged when absent; 0 after failing. */
+static int real1(mjcf *P, const xmlNode *el, int k, int cls, const char *name, double *out) {
+    return reals(P, el, k, cls, name, out, 1, 1) >= 0;
+}
+
+/* true / false / auto: 1, 0, 2 (absent: 2); -1 after failing. */
+static int tristate(mjcf *P, const xmlNode *el, int k, int cls, const char *name) {
+    const char *v = lookup(P, el, k, cls, name);
+    if (!v) return X_->status ? -1 : 2;
+    if (strcmp(v, "auto") == 0) return 2;
+    return lucid_model_xml_bool(X_, el, name, v);
+}
+
+/* Whether a range [lo, hi] applies, from `limited` and autolimits (MuJoCo 2.2.2's rule: a
+ * range with limited="auto" is an error unless autolimits is on). -1 after failing. */
+static int limited_flag(mjcf *P, const xmlNode *el, int k, int cls, const char *limited,
+                        int has_range) {
+    int t = tristate(P, el, k, cls, limited);
+    if (t < 0) return -1;
+    if (t != 2) return t;
+    if (!has_range) return 0;
+    if (!P->autolimits) {
+        const char *range = strcmp(limited, "limited") == 0       ? "range"
+                            : strcmp(limited, "ctrllimited") == 0 ? "ctrlrange"
+                                                                  : "forcerange";
+        lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                             "<%s> has '%s' but not '%s': set <compiler autolimits=\"true\"/> "
+                             "or give '%s' explicitly",
+                             (const char *)el->name, range, limited, limited);
+        return -1;
+    }
+    return 1;
+}
+
+/* ---- orientations (MuJoCo's conversions) ---------------------------------------------------- */
+
+static lucid_quat axis_angle(lucid_vec3 a, double angle) {
+    double s = sin(0.5 * angle);
+    return lucid_quat_make(cos(0.5 * angle), a.x * s, a.y * s, a.z * s);
+}
+
+/* The minimal rotation taking +z to v (mjuu_z2quat). */
+static lucid_quat z_to(lucid_vec3 v) {
+    lucid_vec3 a = lucid_vec3_cross(lucid_vec3_make(0.0, 0.0, 1.0), v);
+    double s = lucid_vec3_norm(a);
+    if (s < 1e-10)
+        a = lucid_vec3_make(1.0, 0.0, 0.0);
+    else
+        a = lucid_vec3_scale(a, 1.0 / s);
+    return axis_angle(a, atan2(s, v.z));
+}
+
+/* The orientation of el: quat (own or from the class), overridden by one of axisangle /
+ * euler / xyaxes / zaxis on the element itself. 0 after failing. */
+static int orientation(mjcf *P, const xmlNode *el, int k, int cls, lucid_quat *q) {
+    static const char *const alts[] = {"quat", "axisangle", "euler", "xyaxes", "zaxis"};
+    int own = 0;
+    for (int i = 0; i < 5; i++) own += ATTR(el, alts[i]) != NULL;
+    if (own > 1) {
+        lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                             "<%s>: more than one of quat, axisangle, euler, xyaxes, zaxis",
+                             (const char *)el->name);
+        return 0;
+    }
+    double v[6];
+    *q = lucid_quat_identity();
+    int n;
+    if ((n = reals(P, el, -1, cls, "axisangle", v, 4, 4)) != 0) {
+        if (n < 0) return 0;
+        lucid_vec3 a = lucid_vec3_make(v[0], v[1], v[2]);
+        double len = lucid_vec3_norm(a);
+        if (!(len > 0.0)) {
+            lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<%s> axisangle: zero axis",
+                                 (const char *)el->name);
+            return 0;
+        }
+        *q = axis_angle(lucid_vec3_scale(a, 1.0 / len), P->degree ? v[3] * deg : v[3]);
+    } else if ((n = reals(P, el, -1, cls, "euler", v, 3, 3)) != 0) {
+        if (n < 0) return 0;
+        for (int i = 0; i < 3; i++) {
+            char c = P->eulerseq[i];
+            double a = P->degree ? v[i] * deg : v[i];
+            lucid_vec3 ax =
+                lucid_vec3_make(c == 'x' || c == 'X', c == 'y' || c == 'Y', c == 'z' || c == 'Z');
+            lucid_quat r = axis_angle(ax, a);
+            *q = (c >= 'a') ? lucid_quat_mul(*q, r) : lucid_quat_mul(r, *q);
+        }
+    } else if ((n = reals(P, el, -1, cls, "xyaxes", v, 6, 6)) != 0) {
+        if (n < 0) return 0;
+        lucid_vec3 x = lucid_vec3_make(v[0], v[1], v[2]), y = lucid_vec3_make(v[3], v[4], v[5]);
+        double nx = lucid_vec3_norm(x);
+        if (nx > 0.0) x = lucid_vec3_scale(x, 1.0 / nx);
+        y = lucid_vec3_axpy(y, -lucid_vec3_dot(x, y), x);
+        double ny = lucid_vec3_norm(y);
+        if (!(nx > 0.0) || !(ny > 1e-10)) {
+            lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<%s> xyaxes: degenerate axes",
+                                 (const char *)el->name);
+            return 0;
+        }
+        y = lucid_vec3_scale(y, 1.0 / ny);
+        lucid_mat3 R = lucid_mat3_from_cols(x, y, lucid_vec3_cross(x, y));
+        *q = lucid_quat_from_mat3(&R);
+    } else if ((n = reals(P, el, -1, cls, "zaxis", v, 3, 3)) != 0) {
+        if (n < 0) return 0;
+        lucid_vec3 z = lucid_vec3_make(v[0], v[1], v[2]);
+        double nz = lucid_vec3_norm(z);
+        if (!(nz > 0.0)) {
+            lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<%s> zaxis: zero vector",
+                                 (const char *)el->name);
+            return 0;
+        }
+        *q = z_to(lucid_vec3_scale(z, 1.0 / nz));
+    } else if ((n = reals(P, el, k, cls, "quat", v, 4, 4)) != 0) {
+        if (n < 0) return 0;
+        *q = lucid_quat_make(v[0], v[1], v[2], v[3]);
+        if (!lucid_quat_normalize(q)) {
+            lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<%s> quat: zero quaternion",
+                                 (const char *)el->name);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* pos (scaled) and orientation of el as a pose. 0 after failing. */
+static int frame(mjcf *P, const xmlNode *el, int k, int cls, lucid_se3 *T) {
+    double p[3] = {0.0, 0.0, 0.0};
+    if (reals(P, el, k, cls, "pos", p, 3, 3) < 0) return 0;
+    lucid_quat q;
+    if (!orientation(P, el, k, cls, &q)) return 0;
+    T->R = lucid_quat_to_mat3(q);
+    T->t = lucid_vec3_scale(lucid_vec3_make(p[0], p[1], p[2]), P->scale);
+    return 1;
+}
+
+/* ---- <compiler>, <option> ------------------------------------------------------------------ */
+
+static const char *const compiler_attrs[] = {
+    "angle",           "eulerseq",          "autolimits",
+    "meshdir",         "assetdir",          "texturedir",
+    "inertiafromgeom", "inertiagrouprange", "coordinate",
+    "strippath",       "discardvisual",     "convexhull",
+    "usethread",       "fusestatic",        "boundmass",
+    "boundinertia",    "settotalmass",      "balanceinertia",
+    "fitaabb",         "exactmeshinertia",  NULL};
+
+static lucid_status compiler(mjcf *P, const xmlNode *el) {
+    if (lucid_model_xml_check_attrs(X_, el, compiler_attrs)) return X_->status;
+    const char *v;
+    if ((v = ATTR(el, "angle"))) {
+        if (strcmp(v, "degree") && strcmp(v, "radian"))
+            return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                        "<compiler> angle: '%s' is neither degree nor radian", v);
+        P->degree = strcmp(v, "degree") == 0;
+    }
+    if ((v = ATTR(el, "eulerseq"))) {
+        if (strlen(v) != 3 || strspn(v, "xyzXYZ") != 3)
+            return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                        "<compiler> eulerseq: '%s' is not three of xyzXYZ", v);
+        memcpy(P->eulerseq, v, 4);
+    }
+    int b;
+    if ((v = ATTR(el, "autolimits"))) {
+        if ((b = lucid_model_xml_bool(X_, el, "autolimits", v)) < 0) return X_->status;
+        P->autolimits = b;
+    }
+    if ((v = ATTR(el, "strippath"))) {
+        if ((b = lucid_model_xml_bool(X_, el, "strippath", v)) < 0) return X_->status;
+        P->strippath = b;
+    }
+    if ((v = ATTR(el, "meshdir"))) P->meshdir = v;
+    if ((v = ATTR(el, "assetdir"))) P->assetdir = v;
+    if ((v = ATTR(el, "inertiafromgeom"))) {
+        if (strcmp(v, "auto") == 0)
+            P->inertiafromgeom = 2;
+        else if ((b = lucid_model_xml_bool(X_, el, "inertiafromgeom", v)) < 0)
+            return X_->status;
+        else
+            P->inertiafromgeom = b;
+    }
+    if ((v = ATTR(el, "inertiagrouprange"))) {
+        double g[2];
+        if (lucid_model_xml_reals(X_, el, "inertiagrouprange", v, g, 2, 2) < 0) return X_->status;
+        P->group_lo = (long)g[0];
+        P->group_hi = (long)g[1];
+    }
+    if ((v = ATTR(el, "coordinate")) && strcmp(v, "local") != 0)
+        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                    "<compiler> coordinate='%s' is not supported (only local)", v);
+    static const char *const zero_reals[] = {"boundmass", "boundinertia"};
+    for (int i = 0; i < 2; i++) {
+        double z = 0.0;
+        if ((v = ATTR(el, zero_reals[i])) &&
+            (lucid_model_xml_reals(X_, el, zero_reals[i], v, &z, 1, 1) < 0 || z != 0.0))
+            return X_->status ? X_->status
+                              : lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                                     "<compiler> %s is not supported (it changes "
+                                                     "the masses)",
+                                                     zero_reals[i]);
+    }
+    double total = -1.0;
+    if ((v = ATTR(el, "settotalmass")) &&
+        (lucid_model_xml_reals(X_, el, "settotalmass", v, &total, 1, 1) < 0 || total > 0.0))
+        return X_->status ? X_->status
+                          : lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                                 "<compiler> settotalmass is not supported");
+    static const char *const false_flags[] = {"balanceinertia", "fitaabb"};
+    for (int i = 0; i < 2; i++)
+        if ((v = ATTR(el, false_flags[i]))) {
+            if ((b = lucid_model_xml_bool(X_, el, false_flags[i], v)) < 0) return X_->status;
+            if (b)
+                return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                            "<compiler> %s=\"true\" is not supported",
+                                            false_flags[i]);
+        }
+    return LUCID_OK;
+}
+
+static const char *const option_attrs[] = {
+    "timestep",         "gravity",       "apirate",    "impratio",          "tolerance",
+    "noslip_tolerance", "mpr_tolerance", "integrator", "collision",         "cone",
+    "jacobian",         "solver",        "iterations", "noslip_iterations", "mpr_iterations",
+    "magnetic",         "o_margin",      "o_solref",   "o_solimp",          "wind",
+    "density",          "viscosity",     NULL};
+static const char *const flag_refused[] = {"constraint", "equality",     "frictionloss",
+                                           "limit",      "contact",      "passive",
+                                           "actuation",  "filterparent", NULL};
+
+static lucid_status option(mjcf *P, const xmlNode *el) {
+    if (lucid_model_xml_check_attrs(X_, el, option_attrs)) return X_->status;
+    double t = P->spec->timestep, g[3];
+    if (!real1(P, el, -1, -1, "timestep", &t)) return X_->status;
+    if (!(t > 0.0))
+        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<option> timestep must be > 0");
+    P->spec->timestep = t;
+    int n = reals(P, el, -1, -1, "gravity", g, 3, 3);
+    if (n < 0) return X_->status;
+    if (n == 3) P->spec->gravity = lucid_vec3_make(g[0], g[1], g[2]);
+    static const char *const zero3[] = {"wind", "density", "viscosity"};
+    for (int i = 0; i < 3; i++) {
+        double w[3] = {0, 0, 0};
+        if ((n = reals(P, el, -1, -1, zero3[i], w, 1, 3)) < 0) return X_->status;
+        if (w[0] != 0.0 || w[1] != 0.0 || w[2] != 0.0)
+            return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                        "<option> %s is not supported (lucid has no fluid forces)",
+                                        zero3[i]);
+    }
+    for (const xmlNode *c = lucid_model_xml_first(el); c; c = lucid_model_xml_next(c)) {
+        if (!IS(c, "flag"))
+            return lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE,
+                                        "<option>: unsupported element <%s>",
+                                        (const char *)c->name);
+        for (const xmlAttr *a = c->properties; a; a = a->next) {
+            const char *name = (const char *)a->name, *v = ATTR(c, name);
+            if (!v) return X_->status;
+            if (strcmp(v, "enable") && strcmp(v, "disable"))
+                return lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE,
+                                            "<flag> %s: '%s' is neither enable nor disable", name,
+                                            v);
+            int disable = strcmp(v, "disable") == 0;
+            if (strcmp(name, "gravity") == 0) {
+                if (disable) P->spec->gravity = lucid_vec3_zero();
+                continue;
+            }
+            int refused = strcmp(name, "override") == 0 && !disable;
+            for (int i = 0; flag_refused[i] && !refused; i++)
+                refused = disable && strcmp(name, flag_refused[i]) == 0;
+            if (refused)
+                return lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE,
+                                            "<flag> %s=\"%s\" is not supported", name, v);
+        }
+    }
+    return LUCID_OK;
+}
+
+/* ---- <default> ------------------------------------------------------------------------------ */
+
+static const char *const joint_attrs[] = {
+    "name",         "class",          "type",           "pos",       "axis",      "range",
+    "limited",      "damping",        "armature",       "stiffness", "springref", "ref",
+    "frictionloss", "margin",         "springdamper",   "group",     "user",      "solreflimit",
+    "solimplimit",  "solreffriction", "solimpfriction", NULL};
+static const char *const geom_attrs[] = {
+    "name",        "class",    "type",   "size", "pos",      "quat",     "axisangle", "euler",
+    "xyaxes",      "zaxis",    "fromto", "mass", "density",  "friction", "condim",    "contype",
+    "conaffinity", "mesh",     "group",  "rgba", "material", "user",     "solref",    "solimp",
+    "solmix",      "priority", "margin", "gap",  "fitscale", "hfield",   NULL};
+static const char *const site_attrs[] = {
+    "name",   "class", "type", "size",     "pos",   "quat", "axisangle", "euler",
+    "xyaxes", "zaxis", "rgba", "material", "group", "user", "fromto",    NULL};
+static const char *const actuator_attrs[] = {
+    "name",       "class",        "joint", "gear",  "ctrlrange", "ctrllimited",
+    "forcerange", "forcelimited", "kp",    "group", "user",      NULL};
+static const char *const mesh_attrs[] = {"name",   "class",   "file",         "scale",
+                                         "refpos", "refquat", "smoothnormal", NULL};
+
+static int element_kind(const xmlNode *c) {
+    if (IS(c, "joint")) return K_JOINT;
+    if (IS(c, "geom")) return K_GEOM;
+    if (IS(c, "site")) return K_SITE;
+    if (IS(c, "motor") || IS(c, "position") || IS(c, "general")) return K_ACTUATOR;
+    if (IS(c, "mesh")) return K_MESH;
+    return -1;
+}
+
+static const char *const *kind_attrs[K_COUNT] = {joint_attrs, geom_attrs, site_attrs,
+                                                 actuator_attrs, mesh_attrs};
+
+/* Default children that only matter to elements lucid refuses or ignores anyway. */
+static int ignored_default(const xmlNode *c) {
+    static const char *const names[] = {"camera",   "light",       "material", "texture",  "pair",
+                                        "equality", "tendon",      "velocity", "cylinder", "muscle",
+                                        "adhesion", "intvelocity", "damper",   NULL};
+    for (int i = 0; names[i]; i++)
+        if (IS(c, names[i])) return 1;
+    return 0;
+}
+
+static const char *const default_attrs[] = {"class", NULL};
+
+static lucid_status default_class(mjcf *P, const xmlNode *el, int parent) {
+    if (lucid_model_xml_check_attrs(X_, el, default_attrs)) return X_->status;
+    const char *name = ATTR(el, "class");
+    if (parent < 0 && name && strcmp(name, "main") != 0)
+        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                    "<default>: the top-level default class is 'main', not '%s'",
+                                    name);
+    int idx;
+    if (parent < 0 && class_index(P, "main") >= 0) {
+        idx = 0; /* another top-level <default>: more of main */
+    } else {
+        if (!name && parent >= 0)
+            return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<default>: missing 'class'");
+        if (!name) name = "main";
+        if (class_index(P, name) >= 0)
+            return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                        "<default>: class '%s' defined twice", name);
+        if (P->nclasses == P->cap_classes) {
+            size_t want = P->cap_classes ? 2 * P->cap_classes : 16;
+            mjcf_class *c = realloc(P->classes, want * sizeof *c);
+            if (!c) return lucid_model_xml_fail(X_, el, LUCID_ERR_NO_MEMORY, "out of memory");
+            P->classes = c;
+            P->cap_classes = want;
+        }
+        idx = (int)P->nclasses++;
+        memset(&P->classes[idx], 0, sizeof P->classes[idx]);
+        P->classes[idx].name = name;
+        P->classes[idx].parent = parent;
+    }
+    node_list kids = {0};
+    if (collect(P, el, &kids, 0)) {
+        free(kids.items);
+        return X_->status;
+    }
+    for (size_t i = 0; i < kids.n && !X_->status; i++) {
+        const xmlNode *c = kids.items[i];
+        if (IS(c, "default")) {
+            default_class(P, c, idx);
+            continue;
+        }
+        int k = element_kind(c);
+        if (k < 0) {
+            if (!ignored_default(c))
+                lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<default>: unsupported element <%s>",
+                                     (const char *)c->name);
+            continue;
+        }
+        if (lucid_model_xml_check_attrs(X_, c, kind_attrs[k])) break;
+        mjcf_class *C = &P->classes[idx];
+        if (C->count[k] == CLASS_NODES) {
+            lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<default>: too many <%s> elements",
+                                 (const char *)c->name);
+            break;
+        }
+        C->nodes[k][C->count[k]++] = c;
+    }
+    free(kids.items);
+    return X_->status;
+}
+
+/* The class of an element: its own `class`, else the inherited childclass, else main. */
+static int element_class(mjcf *P, const xmlNode *el, int childclass) {
+    const char *name = ATTR(el, "class");
+    if (!name) return childclass >= 0 ? childclass : 0;
+    int c = class_index(P, name);
+    if (c < 0) lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "unknown class '%s'", name);
+    return c;
+}
+
+/* ---- <asset> --------------------------------------------------------------------------------- */
+
+static const char *base_name(const char *path) {
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+static lucid_status asset_mesh(mjcf *P, const xmlNode *el) {
+    if (lucid_model_xml_check_attrs(X_, el, mesh_attrs)) return X_->status;
+    int cls = element_class(P, el, -1);
+    if (cls < 0) return X_->status;
+    const char *file = lookup(P, el, K_MESH, cls, "file");
+    if (!file)
+        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                    "<mesh>: missing 'file' (inline meshes are not supported)");
+    double s[3] = {1.0, 1.0, 1.0}, v[4];
+    if (reals(P, el, K_MESH, cls, "scale", s, 3, 3) < 0) return X_->status;
+    int n = reals(P, el, K_MESH, cls, "refpos", v, 3, 3);
+    if (n < 0) return X_->status;
+    if (n && (v[0] != 0.0 || v[1] != 0.0 || v[2] != 0.0))
+        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<mesh> refpos is not supported");
+    if ((n = reals(P, el, K_MESH, cls, "refquat", v, 4, 4)) < 0) return X_->status;
+    if (n && (v[0] != 1.0 || v[1] != 0.0 || v[2] != 0.0 || v[3] != 0.0))
+        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<mesh> refquat is not supported");
+    /* name: given, else the file name without folder and extension */
+    const char *name = ATTR(el, "name");
+    char *derived = NULL;
+    if (!name) {
+        const char *b = base_name(file), *dot = strrchr(b, '.');
+        size_t len = dot ? (size_t)(dot - b) : strlen(b);
+        derived = malloc(len + 1);
+        if (!derived) return lucid_model_xml_fail(X_, el, LUCID_ERR_NO_MEMORY, "out of memory");
+        memcpy(derived, b, len);
+        derived[len] = '\0';
+    }
+    const char *rel = P->strippath ? base_name(file) : file;
+    char *path = NULL;
+    if (strncmp(rel, "package://", 10) == 0 || strncmp(rel, "file://", 7) == 0) {
+        path = lucid_model_xml_resolve(X_, el, P->dir, rel);
+    } else {
+        const char *sub = P->meshdir ? P->meshdir : P->assetdir;
+        char *folder = sub ? lucid_model_xml_join(P->dir, sub) : NULL;
+        path = lucid_model_xml_join(folder ? folder : P->dir, rel);
+        free(folder);
+    }
+    if (!path) {
+        free(derived);
+        return X_->status ? X_->status
+                          : lucid_model_xml_fail(X_, el, LUCID_ERR_NO_MEMORY, "out of memory");
+    }
+    if (P->nmeshes == P->cap_meshes) {
+        size_t want = P->cap_meshes ? 2 * P->cap_meshes : 16;
+        mjcf_mesh *m = realloc(P->meshes, want * sizeof *m);
+        if (!m) {
+            free(path);
+            free(derived);
+            return lucid_model_xml_fail(X_, el, LUCID_ERR_NO_MEMORY, "out of memory");
+        }
+        P->meshes = m;
+        P->cap_meshes = want;
+    }
+    mjcf_mesh *m = &P->meshes[P->nmeshes++];
+    m->node = el;
+    m->path = path;
+    m->name = name;
+    if (derived) {
+        /* keep the derived name alive with the path: store it after the path's string */
+        size_t lp = strlen(path), ln = strlen(derived);
+        char *both = realloc(path, lp + ln + 2);
+        if (!both) {
+            free(derived);
+            P->nmeshes--;
+            free(path);
+            return lucid_model_xml_fail(X_, el, LUCID_ERR_NO_MEMORY, "out of memory");
+        }
+        memcpy(both + lp + 1, derived, ln + 1);
+        m->path = both;
+        m->name = both + lp + 1;
+        free(derived);
+    }
+    for (int i = 0; i < 3; i++) m->scale[i] = s[i] * P->scale;
+    return LUCID_OK;
+}
+
+static lucid_status asset(mjcf *P, const xmlNode *el) {
+    node_list kids = {0};
+    if (collect(P, el, &kids, 0)) {
+        free(kids.items);
+        return X_->status;
+    }
+    for (size_t i = 0; i < kids.n && !X_->status; i++) {
+        const xmlNode *c = kids.items[i];
+        if (IS(c, "mesh"))
+            asset_mesh(P, c);
+        else if (!IS(c, "texture") && !IS(c, "material") && !IS(c, "hfield") && !IS(c, "skin"))
+            lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<asset>: unsupported element <%s>",
+                                 (const char *)c->name);
+    }
+    free(kids.items);
+    return X_->status;
+}
+
+/* ---- bodies ------------------------------------------------------------------------------------
+ */
+
+static const char *const body_attrs[] = {"name",      "childclass", "pos",    "quat",
+                                         "axisangle", "euler",      "xyaxes", "zaxis",
+                                         "mocap",     "user",       NULL};
+static const char *const inertial_attrs[] = {"pos",         "quat",  "axisangle", "euler",
+                                             "xyaxes",      "zaxis", "mass",      "diaginertia",
+                                             "fullinertia", NULL};
+static const char *const freejoint_attrs[] = {"name", "group", NULL};
+
+/* Symmetric positive semi-definite (strict when `strict`) by Sylvester's criterion on the
+ * matrix scaled to unit size. */
+static int spd(const lucid_mat3 *I, int strict) {
+    double s = 0.0;
+    for (int i = 0; i < 9; i++) s = fmax(s, fabs(I->m[i]));
+    if (s == 0.0) return !strict;
+    lucid_mat3 A = lucid_mat3_scale(I, 1.0 / s);
+    const double *m = A.m;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < i; j++)
+            if (fabs(m[i + 3 * j] - m[j + 3 * i]) > 1e-12) return 0;
+    double d1 = m[0], d2 = m[0] * m[4] - m[1] * m[3], d3 = lucid_mat3_det(&A);
+    double tol = strict ? 0.0 : -1e-14;
+    return d1 > tol && d2 > tol && d3 > tol && m[4] > tol && m[8] > tol;
+}
+
+static lucid_status inertial(mjcf *P, const xmlNode *el, lucid_body_spec *b) {
+    if (lucid_model_xml_check_attrs(X_, el, inertial_attrs)) return X_->status;
+    lucid_se3 T;
+    if (!frame(P, el, -1, -1, &T)) return X_->status;
+    double mass = NAN, d[6];
+    if (!real1(P, el, -1, -1, "mass", &mass)) return X_->status;
+    if (isnan(mass))
+        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<inertial>: missing 'mass'");
+    if (mass < 0.0)
+        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<inertial>: negative mass %g", mass);
+    int nd = reals(P, el, -1, -1, "diaginertia", d, 3, 3);
+    if (nd < 0) return X_->status;
+    lucid_mat3 I;
+    if (nd == 3) {
+        if (ATTR(el, "fullinertia"))
+            return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                        "<inertial>: both diaginertia and fullinertia");
+        if (d[0] < 0 || d[1] < 0 || d[2] < 0 || d[0] + d[1] < d[2] || d[1] + d[2] < d[0] ||
+            d[0] + d[2] < d[1])
+            return lucid_model_xml_fail(
+                X_, el, LUCID_ERR_NOT_SPD,
+                "<inertial>: diaginertia (%g %g %g) is not a physical inertia (negative, or "
+                "violates A + B >= C)",
+                d[0], d[1], d[2]);
+        lucid_mat3 D = lucid_mat3_diag(lucid_vec3_make(d[0], d[1], d[2]));
+        lucid_mat3 RD = lucid_mat3_mul(&T.R, &D);
+        lucid_mat3 Rt = lucid_mat3_transpose(&T.R);
+        I = lucid_mat3_mul(&RD, &Rt);
+    } else {
+        int nf = reals(P, el, -1, -1, "fullinertia", d, 6, 6);
+        if (nf < 0) return X_->status;
+        if (nf == 0)
+            return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                        "<inertial>: missing 'diaginertia' or 'fullinertia'");
+        if (ATTR(el, "quat") || ATTR(el, "axisangle") || ATTR(el, "euler") || ATTR(el, "xyaxes") ||
+            ATTR(el, "zaxis"))
+            return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                        "<inertial>: fullinertia with an orientation");
+        I = (lucid_mat3){{d[0], d[3], d[4], d[3], d[1], d[5], d[4], d[5], d[2]}};
+    }
+    if (!spd(&I, mass > 0.0))
+        return lucid_model_xml_fail(X_, el, LUCID_ERR_NOT_SPD,
+                                    "<inertial>: inertia is not positive definite");
+    b->mass = mass;
+    b->com = T.t;
+    b->inertia = lucid_mat3_scale(&I, P->scale * P->scale);
+    return LUCID_OK;
+}
+
+/* The joint kind of a type name, or -1. */
+static int joint_kind(const char *type) {
+    if (strcmp(type, "hinge") == 0) return LUCID_JOINT_REVOLUTE;
+    if (strcmp(type, "slide") == 0) return LUCID_JOINT_PRISMATIC;
+    if (strcmp(type, "ball") == 0) return LUCID_JOINT_SPHERICAL;
+    if (strcmp(type, "free") == 0) return LUCID_JOINT_FREE;
+    return -1;
+}
+
+static lucid_status joint(mjcf *P, const xmlNode *el, int body, int childclass) {
+    if (lucid_model_xml_check_attrs(X_, el, joint_attrs)) return X_->status;
+    int cls = element_class(P, el, childclass);
+    if (cls < 0) return X_->status;
+    const char *type = lookup(P, el, K_JOINT, cls, "type");
+    int kind = type ? joint_kind(type) : LUCID_JOINT_REVOLUTE;
+    if (kind < 0)
+        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<joint>: unknown joint type '%s'",
+                                    type);
+    lucid_joint_spec j = lucid_joint_spec_default((lucid_joint_kind)kind);
+    j.name = ATTR(el, "name");
+    j.line = (int)lucid_model_xml_line(el);
+    double v[3] = {0.0, 0.0, 0.0}, a[3] = {0.0, 0.0, 1.0}, r[2];
+    if (reals(P, el, K_JOINT, cls, "pos", v, 3, 3) < 0) return X_->status;
+    if (reals(P, el, K_JOINT, cls, "axis", a, 3, 3) < 0) return X_->status;
+    j.anchor = lucid_vec3_scale(lucid_vec3_make(v[0], v[1], v[2]), P->scale);
+    j.axis = lucid_vec3_make(a[0], a[1], a[2]);
+    if ((kind == LUCID_JOINT_REVOLUTE || kind == LUCID_JOINT_PRISMATIC) &&
+        !(lucid_vec3_norm(j.axis) > 0.0))
+        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<joint>: zero axis");
+    /* lengths scale, angles convert */
+    double unit = kind == LUCID_JOINT_PRISMATIC ? P->scale
+                  : (kind == LUCID_JOINT_REVOLUTE || kind == LUCID_JOINT_SPHERICAL) && P->degree
+                      ? deg
+                      : 1.0;
+    int nr = reals(P, el, K_JOINT, cls, "range", r, 2, 2);
+    if (nr < 0) return X_->status;
+    int lim = limited_flag(P, el, K_JOINT, cls, "limited", nr == 2);
+    if (lim < 0) return X_->status;
+    if (lim && kind != LUCID_JOINT_FREE) {
+        if (nr != 2)
+            return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                        "<joint>: limited without a 'range'");
+        if (kind == LUCID_JOINT_SPHERICAL)
+            return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                        "<joint>: limits of ball joints are not supported");
+        if (!(r[0] < r[1]))
+            return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                        "<joint>: range lower %g is not below upper %g", r[0],
+                                        r[1]);
+        j.limited = 1;
+        j.lower = r[0] * unit;
+        j.upper = r[1] * unit;
+    }
+    if (!real1(P, el, K_JOINT, cls, "ref", &j.ref) ||
+        !real1(P, el, K_JOINT, cls, "springref", &j.springref) ||
+        !real1(P, el, K_JOINT, cls, "damping", &j.damping) ||
+        !real1(P, el, K_JOINT, cls, "armature", &j.armature) ||
+        !real1(P, el, K_JOINT, cls, "stiffness", &j.stiffness))
+        return X_->status;
+    j.ref *= unit;
+    j.springref *= unit;
+    if (j.damping < 0.0 || j.armature < 0.0 || j.stiffness < 0.0)
+        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                    "<joint>: negative damping, armature or stiffness");
+    double z[2] = {0.0, 0.0};
+    if (!real1(P, el, K_JOINT, cls, "frictionloss", &z[0])) return X_->status;
+    if (z[0] != 0.0)
+        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                    "<joint> frictionloss is not supported (dry joint friction)");
+    z[0] = 0.0;
+    if (!real1(P, el, K_JOINT, cls, "margin", &z[0])) return X_->status;
+    if (z[0] != 0.0)
+        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<joint> margin is not supported");
+    z[0] = 0.0;
+    if (reals(P, el, K_JOINT, cls, "springdamper", z, 2, 2) < 0) return X_->status;
+    if (z[0] != 0.0 || z[1] != 0.0)
+        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                    "<joint> springdamper is not supported");
+    lucid_status st = lucid_model_spec_add_joint(P->spec, body, &j, NULL);
+    if (st) return lucid_model_xml_fail(X_, el, st, "<joint>: %s", lucid_status_string(st));
+    return LUCID_OK;
+}
+
+static lucid_status freejoint(mjcf *P, const xmlNode *el, int body) {
+    if (lucid_model_xml_check_attrs(X_, el, freejoint_attrs)) return X_->status;
+    lucid_joint_spec j = lucid_joint_spec_default(LUCID_JOINT_FREE);
+    j.name = ATTR(el, "name");
+    j.line = (int)lucid_model_xml_line(el);
+    lucid_status st = lucid_model_spec_add_joint(P->spec, body, &j, NULL);
+    if (st) return lucid_model_xml_fail(X_, el, st, "<freejoint>: %s", lucid_status_string(st));
+    return LUCID_OK;
+}
+
+/* Growing list of the mass properties of a body's geoms. */
+typedef struct parts {
+    lucid_mass_properties *p;
+    int n, cap;
+} parts;
+
+static int parts_push(parts *ps, const lucid_mass_properties *m) {
+    if (ps->n == ps->cap) {
+        int want = ps->cap ? 2 * ps->cap : 8;
+        lucid_mass_properties *q = realloc(ps->p, (size_t)want * sizeof *q);
+        if (!q) return 0;
+        ps->p = q;
+        ps->cap = want;
+    }
+    ps->p[ps->n++] = *m;
+    return 1;
+}
+
+static const mjcf_mesh *find_mesh(mjcf *P, const char *name) {
+    for (size_t i = 0; i < P->nmeshes; i++)
+        if (strcmp(P->meshes[i].name, name) == 0) return &P->meshes[i];
+    return NULL;
+}
+
+static lucid_status geom(mjcf *P, const xmlNode *el, int body, int childclass, parts *mass) {
+    if (lucid_model_xml_check_attrs(X_, el, geom_attrs)) return X_->status;
+    int cls = element_class(P, el, childclass);
+    if (cls < 0) return X_->status;
+    const char *type = lookup(P, el, K_GEOM, cls, "type");
+    if (!type) type = "sphere";
+    double size[3] = {0.0, 0.0, 0.0}, ft[6];
+    int ns = reals(P, el, K_GEOM, cls, "size", size, 1, 3);
+    if (ns < 0) return X_->status;
+    int nft = reals(P, el, K_GEOM, cls, "fromto", ft, 6, 6);
+    if (nft < 0) return X_->status;
+    int sphere = !strcmp(type, "sphere"), capsule = !strcmp(type, "capsule");
+    int cylinder = !strcmp(type, "cylinder"), box = !strcmp(type, "box");
+    int ellipsoid = !strcmp(type, "ellipsoid"), plane = !strcmp(type, "plane");
+    int mesh = !strcmp(type, "mesh");
+    if (!(sphere || capsule || cylinder || box || ellipsoid || plane || mesh))
+        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                    "<geom>: geom type '%s' is not supported", type);
+    lucid_geom_spec g = lucid_geom_spec_default();
+    g.name = ATTR(el, "name");
+    g.body = body;
+    g.line = (int)lucid_model_xml_line(el);
+    if (nft == 6) {
+        if (!(capsule || cylinder || box || ellipsoid))
+            return lucid_model_xml_fail(
+                X_, el, LUCID_ERR_PARSE,
+                "<geom>: fromto needs a capsule, cylinder, box or ellipsoid");
+        lucid_vec3 a = lucid_vec3_make(ft[0], ft[1], ft[2]),
+                   b = lucid_vec3_make(ft[3], ft[4], ft[5]);
+        lucid_vec3 d = lucid_vec3_sub(a, b); /* MuJoCo aligns z with from - to */
+        double len = lucid_vec3_norm(d);
+        if (!(len > 0.0))
+            return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<geom>: fromto of zero length");
+        g.pose.R = lucid_quat_to_mat3(z_to(lucid_vec3_scale(d, 1.0 / len)));
+        g.pose.t = lucid_vec3_scale(lucid_vec3_scale(lucid_vec3_add(a, b), 0.5), P->scale);
+        if (capsule || cylinder) size[1] = 0.5 * len;
+        if (box || ellipsoid) size[1] = size[0], size[2] = 0.5 * len;
+        ns = 3;
+    } else if (!frame(P, el, K_GEOM, cls, &g.pose)) {
+        return X_->status;
+    }
+    int need = sphere ? 1 : (capsule || cylinder) ? 2 : (box || ellipsoid) ? 3 : 0;
+    if (ns < need)
+        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<geom>: a %s needs %d size number%s",
+                                    type, need, need > 1 ? "s" : "");
+    for (int i = 0; i < need; i++) {
+        if (!(size[i] > 0.0))
+            return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<geom>: size %g is not positive",
+                                        size[i]);
+        size[i] *= P->scale;
+    }
+    /* collision and contact parameters */
+    long contype = 1, conaffinity = 1, condim = 3, group = 0;
+    const char *v;
+    if ((v = lookup(P, el, K_GEOM, cls, "contype")) &&
+        !lucid_model_xml_int(X_, el, "contype", v, 0, UINT32_MAX, &contype))
+        return X_->status;
+    if ((v = lookup(P, el, K_GEOM, cls, "conaffinity")) &&
+        !lucid_model_xml_int(X_, el, "conaffinity", v, 0, UINT32_MAX, &conaffinity))
+        return X_->status;
+    if ((v = lookup(P, el, K_GEOM, cls, "condim")) &&
+        !lucid_model_xml_int(X_, el, "condim", v, 1, 6, &condim))
+        return X_->status;
+    if ((v = lookup(P, el, K_GEOM, cls, "group")) &&
+        !lucid_model_xml_int(X_, el, "group", v, -1000000, 1000000, &group))
+        return X_->status;
+    if (X_->status) return X_->status;
+    if (condim != 1 && condim != 3)
+        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                    "<geom> condim=\"%ld\" is not supported (1: frictionless, "
+                                    "3: sliding friction)",
+                                    condim);
+    double fr[3] = {1.0, 0.005, 0.0001};
+    if (reals(P, el, K_GEOM, cls, "friction", fr, 1, 3) < 0) return X_->status;
+    if (fr[0] < 0.0)
+        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<geom>: negative friction");
+    g.friction = condim == 1 ? 0.0 : fr[0];
+    g.contype = (unsigned)contype;
+    g.conaffinity = (unsigned)conaffinity;
+    double margin = 0.0, gap = 0.0;
+    if (!real1(P, el, K_GEOM, cls, "margin", &margin) || !real1(P, el, K_GEOM, cls, "gap", &gap))
+        return X_->status;
+    if (margin != 0.0 || gap != 0.0)
+        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                    "<geom> margin and gap are not supported");
+    if (lookup(P, el, K_GEOM, cls, "hfield"))
+        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                    "<geom>: height fields are not supported");
+    /* the shape */
+    lucid_status st = LUCID_OK;
+    lucid_convex_mesh *hull = NULL;
+    if (sphere)
+        st = lucid_shape_sphere(size[0], &g.shape);
+    else if (capsule)
+        st = lucid_shape_capsule(size[0], size[1], &g.shape);
+    else if (cylinder)
+        st = lucid_shape_cylinder(size[0], size[1], &g.shape);
+    else if (box)
+        st = lucid_shape_box(size[0], size[1], size[2], &g.shape);
+    else if (ellipsoid)
+        st = lucid_shape_ellipsoid(size[0], size[1], size[2], &g.shape);
+    else if (plane) {
+        if (body != LUCID_MODEL_WORLD)
+            return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                        "<geom>: planes are only supported on the world body");
+        st = lucid_shape_halfspace(lucid_vec3_make(0.0, 0.0, 1.0), 0.0, &g.shape);
+    } else {
+        const char *mname = lookup(P, el, K_GEOM, cls, "mesh");
+        if (!mname) return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<geom>: missing 'mesh'");
+        const mjcf_mesh *m = find_mesh(P, mname);
+        if (!m)
+            return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<geom>: unknown mesh '%s'",
+                                        mname);
+        if (lucid_model_xml_load_mesh(X_, el, m->path, m->scale, &hull)) return X_->status;
+        if (!hull) return LUCID_OK; /* skipped, with a warning */
+        st = lucid_shape_convex(hull, &g.shape);
+        if (st) lucid_convex_mesh_destroy(hull), hull = NULL;
+    }
+    if (st) return lucid_model_xml_fail(X_, el, st, "<geom>: %s", lucid_status_string(st));
+    /* mass properties for a body without <inertial> */
+    if (!plane && group >= P->group_lo && group <= P->group_hi) {
+        double gmass = -1.0, density = 1000.0;
+        if (!real1(P, el, K_GEOM, cls, "mass", &gmass) ||
+            !real1(P, el, K_GEOM, cls, "density", &density))
+            goto fail;
+        lucid_mass_properties mp;
+        lucid_status ms = lucid_shape_mass_properties(&g.shape, 1.0, &mp);
+        if (ms) {
+            lucid_model_xml_fail(X_, el, ms, "<geom>: mass properties: %s",
+                                 lucid_status_string(ms));
+            goto fail;
+        }
+        double rho = gmass >= 0.0 ? gmass / mp.mass : density;
+        if (!(rho >= 0.0) || !isfinite(rho)) {
+            lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<geom>: negative mass or density");
+            goto fail;
+        }
+        mp.mass *= rho;
+        mp.inertia = lucid_mat3_scale(&mp.inertia, rho);
+        mp = lucid_mass_properties_transform(&mp, &g.pose);
+        if (!parts_push(mass, &mp)) {
+            lucid_model_xml_fail(X_, el, LUCID_ERR_NO_MEMORY, "out of memory");
+            goto fail;
+        }
+    }
+    st = lucid_model_spec_add_geom(P->spec, &g, hull, NULL);
+    if (st) return lucid_model_xml_fail(X_, el, st, "<geom>: %s", lucid_status_string(st));
+    return LUCID_OK;
+fail:
+    lucid_convex_mesh_destroy(hull);
+    return X_->status;
+}
+
+static lucid_status site(mjcf *P, const xmlNode *el, int body, int childclass) {
+    if (lucid_model_xml_check_attrs(X_, el, site_attrs)) return X_->status;
+    int cls = element_class(P, el, childclass);
+    if (cls < 0) return X_->status;
+    lucid_frame_spec f = {0};
+    f.name = ATTR(el, "name");
+    f.body = body;
+    f.line = (int)lucid_model_xml_line(el);
+    double ft[6];
+    int nft = reals(P, el, K_SITE, cls, "fromto", ft, 6, 6);
+    if (nft < 0) return X_->status;
+    if (nft == 6) {
+        lucid_vec3 a = lucid_vec3_make(ft[0], ft[1], ft[2]),
+                   b = lucid_vec3_make(ft[3], ft[4], ft[5]);
+        lucid_vec3 d = lucid_vec3_sub(a, b);
+        double len = lucid_vec3_norm(d);
+        if (!(len > 0.0))
+            return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<site>: fromto of zero length");
+        f.placement.R = lucid_quat_to_mat3(z_to(lucid_vec3_scale(d, 1.0 / len)));
+        f.placement.t = lucid_vec3_scale(lucid_vec3_scale(lucid_vec3_add(a, b), 0.5), P->scale);
+    } else if (!frame(P, el, K_SITE, cls, &f.placement)) {
+        return X_->status;
+    }
+    if (!f.name) return LUCID_OK; /* an unnamed site cannot be asked for: nothing to keep */
+    lucid_status st = lucid_model_spec_add_frame(P->spec, &f, NULL);
+    if (st) return lucid_model_xml_fail(X_, el, st, "<site>: %s", lucid_status_string(st));
+    return LUCID_OK;
+}
+
+/* A body (or the world, body == LUCID_MODEL_WORLD) and its subtree: first its own elements,
+ * then its child bodies, so bodies come in document preorder like MuJoCo's. */
+static lucid_status body_contents(mjcf *P, const xmlNode *el, int body, int childclass) {
+    node_list kids = {0};
+    parts mass = {0};
+    const xmlNode *inert = NULL;
+    if (collect(P, el, &kids, 0)) goto done;
+    for (size_t i = 0; i < kids.n && !X_->status; i++) {
+        const xmlNode *c = kids.items[i];
+        if (IS(c, "body") || IS(c, "camera") || IS(c, "light")) continue;
+        if (IS(c, "geom")) {
+            geom(P, c, body, childclass, &mass);
+        } else if (IS(c, "site")) {
+            site(P, c, body, childclass);
+        } else if (body != LUCID_MODEL_WORLD && IS(c, "joint")) {
+            joint(P, c, body, childclass);
+        } else if (body != LUCID_MODEL_WORLD && IS(c, "freejoint")) {
+            freejoint(P, c, body);
+        } else if (body != LUCID_MODEL_WORLD && IS(c, "inertial")) {
+            if (inert)
+                lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<body>: more than one <inertial>");
+            inert = c;
+        } else {
+            lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<%s>: unsupported element <%s>",
+                                 body == LUCID_MODEL_WORLD ? "worldbody" : "body",
+                                 (const char *)c->name);
+        }
+    }
+    if (X_->status) goto done;
+    if (body != LUCID_MODEL_WORLD) {
+        lucid_body_spec *b = &P->spec->bodies[body];
+        int from_geoms = P->inertiafromgeom == 1 || (P->inertiafromgeom == 2 && !inert);
+        if (inert && !from_geoms) {
+            lucid_body_spec tmp = *b;
+            if (inertial(P, inert, &tmp)) goto done;
+            P->spec->bodies[body] = tmp;
+        } else if (inert && inertial(P, inert, &(lucid_body_spec){0})) {
+            goto done; /* still checked */
+        }
+        if (from_geoms && mass.n > 0) {
+            double total = 0.0;
+            for (int i = 0; i < mass.n; i++) total += mass.p[i].mass;
+            if (total > 0.0) {
+                lucid_mass_properties all;
+                lucid_status st = lucid_mass_properties_combine(mass.p, mass.n, &all);
+                if (st) {
+                    lucid_model_xml_fail(X_, el, st, "<body>: mass properties: %s",
+                                         lucid_status_string(st));
+                    goto done;
+                }
+                b = &P->spec->bodies[body];
+                b->mass = all.mass;
+                b->com = all.com;
+                b->inertia = all.inertia;
+            }
+        }
+    }
+    for (size_t i = 0; i < kids.n && !X_->status; i++) {
+        const xmlNode *c = kids.items[i];
+        if (!IS(c, "body")) continue;
+        if (lucid_model_xml_check_attrs(X_, c, body_attrs)) break;
+        const char *v = ATTR(c, "mocap");
+        int bb;
+        if (v && (bb = lucid_model_xml_bool(X_, c, "mocap", v)) != 0) {
+            if (bb > 0)
+                lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE,
+                                     "<body> mocap bodies are not supported");
+            break;
+        }
+        int cc = childclass;
+        if ((v = ATTR(c, "childclass")) && (cc = class_index(P, v)) < 0) {
+            lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<body>: unknown childclass '%s'", v);
+            break;
+        }
+        lucid_body_spec b = lucid_body_spec_default();
+        b.name = ATTR(c, "name");
+        b.parent = body;
+        b.line = (int)lucid_model_xml_line(c);
+        if (!frame(P, c, -1, -1, &b.placement)) break;
+        int index = -1;
+        lucid_status st = lucid_model_spec_add_body(P->spec, &b, &index);
+        if (st) {
+            lucid_model_xml_fail(X_, c, st, "<body>: %s", lucid_status_string(st));
+            break;
+        }
+        body_contents(P, c, index, cc);
+    }
+done:
+    free(kids.items);
+    free(mass.p);
+    return X_->status;
+}
+
+/* ---- <actuator>, <contact> ------------------------------------------------------------------- */
+
+static lucid_status actuator(mjcf *P, const xmlNode *el) {
+    int motor = IS(el, "motor"), position = IS(el, "position");
+    if (!motor && !position)
+        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                    "<actuator>: actuator type <%s> is not supported (motor, "
+                                    "position)",
+                                    (const char *)el->name);
+    if (lucid_model_xml_check_attrs(X_, el, actuator_attrs)) return X_->status;
+    int cls = element_class(P, el, -1);
+    if (cls < 0) return X_->status;
+    lucid_actuator_spec a = lucid_actuator_spec_default();
+    a.kind = motor ? LUCID_ACTUATOR_MOTOR : LUCID_ACTUATOR_POSITION;
+    a.name = ATTR(el, "name");
+    a.line = (int)lucid_model_xml_line(el);
+    const char *jn = lookup(P, el, K_ACTUATOR, cls, "joint");
+    if (!jn)
+        return lucid_model_xml_fail(
+            X_, el, LUCID_ERR_PARSE,
+            "<%s>: missing 'joint' (only joint transmissions are supported)",
+            (const char *)el->name);
+    a.joint = lucid_model_spec_find_joint(P->spec, jn);
+    if (a.joint < 0)
+        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<%s>: unknown joint '%s'",
+                                    (const char *)el->name, jn);
+    lucid_joint_kind jk = P->spec->joints[a.joint].kind;
+    if (jk != LUCID_JOINT_REVOLUTE && jk != LUCID_JOINT_PRISMATIC)
+        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                    "<%s>: joint '%s' is not a hinge or slide joint",
+                                    (const char *)el->name, jn);
+    double gear[6] = {1, 0, 0, 0, 0, 0}, r[2];
+    if (reals(P, el, K_ACTUATOR, cls, "gear", gear, 1, 6) < 0) return X_->status;
+    a.gear = gear[0];
+    a.kp = 1.0;
+    if (position && !real1(P, el, K_ACTUATOR, cls, "kp", &a.kp)) return X_->status;
+    int nr = reals(P, el, K_ACTUATOR, cls, "ctrlrange", r, 2, 2);
+    if (nr < 0) return X_->status;
+    int lim = limited_flag(P, el, K_ACTUATOR, cls, "ctrllimited", nr == 2);
+    if (lim < 0) return X_->status;
+    if (lim) {
+        if (nr != 2 || !(r[0] < r[1]))
+            return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                        "<%s>: ctrllimited needs a ctrlrange with lower < upper",
+                                        (const char *)el->name);
+        a.ctrl_limited = 1, a.ctrl_lower = r[0], a.ctrl_upper = r[1];
+    }
+    nr = reals(P, el, K_ACTUATOR, cls, "forcerange", r, 2, 2);
+    if (nr < 0) return X_->status;
+    lim = limited_flag(P, el, K_ACTUATOR, cls, "forcelimited", nr == 2);
+    if (lim < 0) return X_->status;
+    if (lim) {
+        if (nr != 2 || !(r[0] < r[1]))
+            return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                        "<%s>: forcelimited needs a forcerange with lower < upper",
+                                        (const char *)el->name);
+        a.force_limited = 1, a.force_lower = r[0], a.force_upper = r[1];
+    }
+    lucid_status st = lucid_model_spec_add_actuator(P->spec, &a, NULL);
+    if (st) return lucid_model_xml_fail(X_, el, st, "<actuator>: %s", lucid_status_string(st));
+    return LUCID_OK;
+}
+
+static const char *const exclude_attrs[] = {"name", "body1", "body2", NULL};
+
+static int body_named(mjcf *P, const char *name) {
+    if (strcmp(name, "world") == 0) return LUCID_MODEL_WORLD;
+    int b = lucid_model_spec_find_body(P->spec, name);
+    return b >= 0 ? b : -2;
+}
+
+static lucid_status contact(mjcf *P, const xmlNode *el) {
+    node_list kids = {0};
+    if (collect(P, el, &kids, 0)) goto done;
+    for (size_t i = 0; i < kids.n && !X_->status; i++) {
+        const xmlNode *c = kids.items[i];
+        if (!IS(c, "exclude")) {
+            lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<contact>: <%s> is not supported",
+                                 (const char *)c->name);
+            break;
+        }
+        if (lucid_model_xml_check_attrs(X_, c, exclude_attrs)) break;
+        const char *n1 = ATTR(c, "body1"), *n2 = ATTR(c, "body2");
+        if (!n1 || !n2) {
+            lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<exclude>: missing body1 or body2");
+            break;
+        }
+        int b1 = body_named(P, n1), b2 = body_named(P, n2);
+        if (b1 == -2 || b2 == -2) {
+            lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<exclude>: unknown body '%s'",
+                                 b1 == -2 ? n1 : n2);
+            break;
+        }
+        lucid_status st = lucid_model_spec_add_exclude(P->spec, b1, b2);
+        if (st) lucid_model_xml_fail(X_, c, st, "<exclude>: %s", lucid_status_string(st));
+    }
+done:
+    free(kids.items);
+    return X_->status;
+}
+
+/* ---- the document ---------------------------------------------------------------------------- */
+
+static const char *const mujoco_attrs[] = {"model", NULL};
+
+static lucid_status model(mjcf *P, const xmlNode *root) {
+    if (lucid_model_xml_check_attrs(X_, root, mujoco_attrs)) return X_->status;
+    const char *name = ATTR(root, "model");
+    if (name) {
+        size_t n = strlen(name) + 1;
+        P->spec->name = malloc(n);
+        if (!P->spec->name)
+            return lucid_model_xml_fail(X_, root, LUCID_ERR_NO_MEMORY, "out of memory");
+        memcpy(P->spec->name, name, n);
+    }
+    node_list top = {0};
+    if (collect(P, root, &top, 0)) goto done;
+    /* compiler and option settings first: they apply to the whole file */
+    for (size_t i = 0; i < top.n && !X_->status; i++) {
+        const xmlNode *c = top.items[i];
+        if (IS(c, "compiler"))
+            compiler(P, c);
+        else if (IS(c, "option"))
+            option(P, c);
+    }
+    for (size_t i = 0; i < top.n && !X_->status; i++)
+        if (IS(top.items[i], "default")) default_class(P, top.items[i], -1);
+    if (!X_->status && class_index(P, "main") < 0) {
+        /* no <default>: an empty main class */
+        P->classes = calloc(1, sizeof *P->classes);
+        if (!P->classes) {
+            lucid_model_xml_fail(X_, root, LUCID_ERR_NO_MEMORY, "out of memory");
+            goto done;
+        }
+        P->nclasses = P->cap_classes = 1;
+        P->classes[0].name = "main";
+        P->classes[0].parent = -1;
+    }
+    for (size_t i = 0; i < top.n && !X_->status; i++)
+        if (IS(top.items[i], "asset")) asset(P, top.items[i]);
+    for (size_t i = 0; i < top.n && !X_->status; i++) {
+        const xmlNode *c = top.items[i];
+        if (!IS(c, "worldbody")) continue;
+        static const char *const none[] = {NULL};
+        if (lucid_model_xml_check_attrs(X_, c, none)) break;
+        body_contents(P, c, LUCID_MODEL_WORLD, -1);
+    }
+    for (size_t i = 0; i < top.n && !X_->status; i++) {
+        const xmlNode *c = top.items[i];
+        if (IS(c, "contact")) {
+            contact(P, c);
+        } else if (IS(c, "actuator")) {
+            node_list acts = {0};
+            if (!collect(P, c, &acts, 0))
+                for (size_t k = 0; k < acts.n && !X_->status; k++) actuator(P, acts.items[k]);
+            free(acts.items);
+        } else if (!IS(c, "compiler") && !IS(c, "option") && !IS(c, "default") && !IS(c, "asset") &&
+                   !IS(c, "worldbody") && !IS(c, "size") && !IS(c, "visual") &&
+                   !IS(c, "statistic") && !IS(c, "custom") && !IS(c, "sensor") &&
+                   !IS(c, "keyframe")) {
+            lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<mujoco>: <%s> is not supported",
+                                 (const char *)c->name);
+        }
+    }
+done:
+    free(top.items);
+    return X_->status;
+}
+
+lucid_status lucid_model_spec_parse_mjcf(const char *name, const void *data, size_t size,
+                                         const lucid_model_load_options *opts,
+                                         lucid_model_spec **out, char *err, size_t errlen) {
+    if (out) *out = NULL;
+    lucid_model_load_options defaults = lucid_model_load_options_default();
+    if (!opts) opts = &defaults;
+    mjcf parser, *P = &parser;
+    memset(P, 0, sizeof *P);
+    lucid_model_xml_init(X_, opts, err, errlen);
+    if (!name) name = "model.xml";
+    if (!out || (!data && size))
+        return lucid_model_xml_fail_file(X_, name, LUCID_ERR_ARGUMENT, "invalid arguments");
+    if (!(opts->scale > 0.0) || !isfinite(opts->scale))
+        return lucid_model_xml_fail_file(X_, name, LUCID_ERR_ARGUMENT,
+                                         "scale must be finite and > 0");
+    P->scale = opts->scale;
+    P->degree = 1;
+    memcpy(P->eulerseq, "xyz", 4);
+    P->inertiafromgeom = 2;
+    P->group_lo = 0;
+    P->group_hi = 5;
+    P->dir = lucid_model_xml_dirname(name);
+    lucid_status st = LUCID_OK;
+    if (!P->dir) st = lucid_model_xml_fail_file(X_, name, LUCID_ERR_NO_MEMORY, "out of memory");
+    if (!st) st = lucid_model_spec_create(name, &P->spec);
+    if (st) lucid_model_xml_fail_file(X_, name, st, "%s", lucid_status_string(st));
+    xmlDoc *doc = st ? NULL : lucid_model_xml_parse(X_, name, data, size);
+    if (doc) {
+        const xmlNode *root = xmlDocGetRootElement(doc);
+        if (!IS(root, "mujoco"))
+            lucid_model_xml_fail(X_, root, LUCID_ERR_PARSE, "the root element is not <mujoco>");
+        else
+            model(P, root);
+    }
+    st = X_->status;
+    for (size_t i = 0; i < P->nmeshes; i++) free(P->meshes[i].path);
+    free(P->meshes);
+    free(P->classes);
+    free(P->dir);
+    lucid_model_xml_release(X_);
+    if (st) {
+        lucid_model_spec_destroy(P->spec);
+        return st;
+    }
+    *out = P->spec;
+    return LUCID_OK;
+}

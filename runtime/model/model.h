@@ -1,0 +1,190 @@
+/* A compiled articulated model: the kinematic tree the dynamics algorithms run on, made from a
+ * lucid_model_spec (model_spec.h) by lucid_model_compile, and the per-thread workspace
+ * (lucid_model_data) every algorithm writes into, so that no algorithm allocates.
+ *
+ * The tree. Each moving joint of the spec becomes one node of the tree ("joint" below, njoints
+ * of them, in an order where a parent comes before its children). A spec body with one joint
+ * is one node; a body with k > 1 joints (MJCF) becomes a chain of k nodes where the first
+ * k - 1 are massless intermediate bodies, so that X_world_b = X_world_p * placement_b *
+ * M_j1(q1) * ... * M_jk(qk) exactly as in MuJoCo, and the dynamics equal MuJoCo's. A body
+ * with no joint is welded to its parent: its mass, geoms and frames merge into the parent's
+ * last node (into the world when welded to it: a fixed base), and it is kept as a frame. The
+ * public bodies (nbodies, names "body") are the spec bodies that have at least one joint, in
+ * spec order; body b is carried by the last node of its chain.
+ *
+ * Node frames. A node's frame is its joint frame: placed at the joint's anchor, and for
+ * revolute, prismatic and planar joints rotated so that the axis is its z axis (the planar
+ * plane's x, y axes are lucid_vec3_any_orthogonal(axis) and axis x that). So every joint's
+ * motion subspace S is constant in the node frame: revolute (0,0,0,0,0,1), prismatic
+ * (0,0,1,0,0,0), spherical [0; I3], free I6, planar [e1 e2 e6]. Inertias, geoms and frames
+ * are expressed in the frame of the node that carries them. Spatial vectors are 6-vectors,
+ * LINEAR FIRST: twists (v, w), wrenches (f, n).
+ *
+ * Configuration (Pinocchio's conventions, quaternions (w, x, y, z)): revolute and prismatic
+ * q = 1 number (the rotation / translation is q - ref), spherical q = (qw, qx, qy, qz) and
+ * v = angular velocity in the child frame, free q = (x, y, z, qw, qx, qy, qz) (the pose of
+ * the joint frame in its parent's) and v = its twist in its own frame, linear first, planar
+ * q = (x, y, cos th, sin th) and v = (vx, vy, w) in the child frame. See configuration.h.
+ * A free joint's q is relative to its body's placement (X = X_parent placement pose(q)): a
+ * loader that wants MuJoCo's convention (qpos = the world pose of a top-level body) gives such a
+ * body an identity placement and its MJCF pos/quat as the initial configuration.
+ *
+ * Choices made at compilation (errors, never silent):
+ *  - mimic joints are refused: "joint 'name': mimic joints are not supported (copies 'x')";
+ *  - limits on spherical and free joints are refused (a box on a quaternion is meaningless);
+ *  - a body with mass > 0 needs a symmetric positive definite inertia; a massless body needs
+ *    a symmetric positive semi-definite one (normally zero); a node whose whole subtree has no
+ *    mass (a dof that would have no inertia, unless its armature makes it positive) is
+ *    refused, and so is a model whose mass matrix at the neutral configuration is singular
+ *    (redundant joints, e.g. two coaxial hinges carrying one body);
+ *  - actuators act on revolute or prismatic joints only; a plane geom (halfspace) must be
+ *    static (on the world body), as in MuJoCo.
+ * Messages read "source:line: reason" when the spec has a source and the element a line,
+ * else "body 'name': reason" (joint, geom, frame, actuator likewise). */
+#ifndef LUCID_MODEL_H
+#define LUCID_MODEL_H
+
+#include <stddef.h>
+
+#include "runtime/model/model_spec.h"
+
+typedef struct lucid_model lucid_model;
+typedef struct lucid_model_data lucid_model_data;
+
+/* Compiles spec into *out. On success the model takes over the spec's convex meshes (the
+ * spec's geom_mesh entries become NULL; the spec must still be destroyed by the caller). On
+ * failure *out is NULL, the spec is unchanged, and err (if not NULL) holds a message of at
+ * most errlen - 1 characters. LUCID_ERR_ARGUMENT for an invalid model (the message says
+ * why), LUCID_ERR_NONFINITE for NaN/Inf values, LUCID_ERR_NOT_SPD for an inertia that is not
+ * positive definite, LUCID_ERR_SINGULAR for a singular mass matrix, LUCID_ERR_NO_MEMORY. */
+lucid_status lucid_model_compile(lucid_model_spec *spec, lucid_model **out, char *err,
+                                 size_t errlen);
+/* Models are reference counted (atomically: holders may live in different threads): compile
+ * returns one reference, lucid_model_retain adds one (and returns m), lucid_model_destroy
+ * drops one and frees the model with the last. A world holds a reference to each model it
+ * was given, so the caller may destroy its own at any time. */
+lucid_model *lucid_model_retain(const lucid_model *m);
+void lucid_model_destroy(lucid_model *m);
+
+/* ---- sizes and model-wide values ------------------------------------------------------- */
+size_t lucid_model_nq(const lucid_model *m);
+size_t lucid_model_nv(const lucid_model *m);
+size_t lucid_model_nu(const lucid_model *m);      /* actuators */
+size_t lucid_model_nbodies(const lucid_model *m); /* public (moving) bodies */
+size_t lucid_model_njoints(const lucid_model *m); /* tree nodes = moving joints */
+size_t lucid_model_nframes(const lucid_model *m);
+size_t lucid_model_ngeoms(const lucid_model *m);
+size_t lucid_model_nexcludes(const lucid_model *m);
+lucid_vec3 lucid_model_gravity(const lucid_model *m);
+double lucid_model_timestep(const lucid_model *m);
+const char *lucid_model_name(const lucid_model *m); /* "" when the spec had none */
+/* Sum of the masses of the moving bodies (bodies welded to the world are not counted). */
+double lucid_model_total_mass(const lucid_model *m);
+
+/* ---- joints (tree nodes), 0 <= j < njoints ------------------------------------------- */
+const char *lucid_model_joint_name(const lucid_model *m, size_t j);
+lucid_joint_kind lucid_model_joint_kind(const lucid_model *m, size_t j);
+int lucid_model_joint_parent(const lucid_model *m, size_t j); /* node index, -1: world */
+size_t lucid_model_joint_idx_q(const lucid_model *m, size_t j);
+size_t lucid_model_joint_idx_v(const lucid_model *m, size_t j);
+size_t lucid_model_joint_nq(const lucid_model *m, size_t j);
+size_t lucid_model_joint_nv(const lucid_model *m, size_t j);
+int lucid_model_joint_body(const lucid_model *m, size_t j); /* public body it moves */
+/* Node frame in the parent node's frame at zero joint motion. */
+lucid_se3 lucid_model_joint_placement(const lucid_model *m, size_t j);
+double lucid_model_joint_ref(const lucid_model *m, size_t j);
+/* The spatial inertia the node carries, in its frame: mass, first moment h = mass * com, and
+ * rotational inertia about the node frame's origin. */
+void lucid_model_joint_inertia(const lucid_model *m, size_t j, double *mass, lucid_vec3 *h,
+                               lucid_mat3 *inertia_origin);
+int lucid_model_find_joint(const lucid_model *m, const char *name); /* -1 if none */
+
+/* ---- per-coordinate and per-dof vectors (arrays of nq or nv entries) -------------------
+ * lower/upper: nq entries, -INFINITY/INFINITY for unlimited coordinates (quaternion and
+ * planar cos/sin coordinates are -1/1 like Pinocchio's); velocity, effort, damping, armature,
+ * stiffness: nv entries; springref: nq entries (the spring's rest q, 1-dof joints). */
+const double *lucid_model_lower_limits(const lucid_model *m);
+const double *lucid_model_upper_limits(const lucid_model *m);
+const double *lucid_model_velocity_limits(const lucid_model *m);
+const double *lucid_model_effort_limits(const lucid_model *m);
+const double *lucid_model_damping(const lucid_model *m);
+const double *lucid_model_armature(const lucid_model *m);
+const double *lucid_model_stiffness(const lucid_model *m);
+const double *lucid_model_springref(const lucid_model *m);
+/* 1 where a 1-dof joint's coordinate is limited (nq entries; 0 on multi-dof joints). */
+const int *lucid_model_limited(const lucid_model *m);
+/* The parent dof of each dof (nv entries, -1 at a root): the sparsity pattern of M and of
+ * its LTDL factor (dof i and k interact only when one is an ancestor of the other). */
+const int *lucid_model_dof_parent(const lucid_model *m);
+/* The node that owns each dof (nv entries). */
+const int *lucid_model_dof_joint(const lucid_model *m);
+
+/* ---- bodies, 0 <= b < nbodies --------------------------------------------------------- */
+const char *lucid_model_body_name(const lucid_model *m, size_t b);
+int lucid_model_body_joint(const lucid_model *m, size_t b);  /* the node carrying it */
+int lucid_model_body_parent(const lucid_model *m, size_t b); /* public body, -1: world */
+/* The body frame in its node's frame. */
+lucid_se3 lucid_model_body_placement(const lucid_model *m, size_t b);
+/* The body's mass, welded bodies merged into it included. */
+double lucid_model_body_mass(const lucid_model *m, size_t b);
+int lucid_model_find_body(const lucid_model *m, const char *name); /* -1 if none */
+
+/* ---- geoms: grouped by body, the static ones (body -1) first ----------------------------- */
+typedef struct lucid_model_geom {
+    const char *name;  /* NULL when unnamed */
+    int body;          /* public body, -1 for a static geom */
+    int joint;         /* node that carries it, -1 for a static geom */
+    lucid_shape shape; /* meshes are owned by the model */
+    lucid_se3 pose;    /* in the node's frame (in the world frame when static) */
+    double friction;
+    unsigned contype, conaffinity;
+} lucid_model_geom;
+const lucid_model_geom *lucid_model_geoms(const lucid_model *m); /* ngeoms entries */
+/* The geoms of body b (-1: the static ones) are geoms[*first .. *first + *count). */
+void lucid_model_body_geoms(const lucid_model *m, int body, size_t *first, size_t *count);
+
+/* ---- frames: every spec body (moving or welded) in spec order, then the spec's frames ------
+ * (URDF fixed links, MJCF sites). A name may repeat across the two groups (MJCF namespaces);
+ * lookup returns the first. */
+typedef enum lucid_frame_kind {
+    LUCID_FRAME_BODY,  /* a moving body's frame */
+    LUCID_FRAME_FIXED, /* a welded body (merged into its parent) */
+    LUCID_FRAME_SITE   /* a frame of the spec (site, URDF fixed link given as a frame) */
+} lucid_frame_kind;
+const char *lucid_model_frame_name(const lucid_model *m, size_t f);
+lucid_frame_kind lucid_model_frame_kind(const lucid_model *m, size_t f);
+int lucid_model_frame_joint(const lucid_model *m, size_t f);           /* node, -1: world */
+lucid_se3 lucid_model_frame_placement(const lucid_model *m, size_t f); /* in the node frame */
+int lucid_model_find_frame(const lucid_model *m, const char *name);    /* -1 if none */
+
+/* ---- actuators, 0 <= a < nu ------------------------------------------------------------ */
+typedef struct lucid_model_actuator {
+    const char *name;
+    lucid_actuator_kind kind;
+    int joint;    /* node */
+    size_t dof;   /* idx_v of the joint */
+    size_t coord; /* idx_q of the joint */
+    double gear, kp;
+    int ctrl_limited;
+    double ctrl_lower, ctrl_upper;
+    int force_limited;
+    double force_lower, force_upper;
+} lucid_model_actuator;
+const lucid_model_actuator *lucid_model_actuators(const lucid_model *m); /* nu entries */
+int lucid_model_find_actuator(const lucid_model *m, const char *name);   /* -1 if none */
+
+/* ---- contact exclusions: pairs of public bodies (-1: the world) whose geoms never collide */
+const int (*lucid_model_excludes(const lucid_model *m))[2];
+
+/* Names by kind: kind "body", "joint", "frame" or "actuator"; *count receives how many.
+ * Returns 0 (and *count 0) for an unknown kind. name(i) for i < *count. */
+int lucid_model_names_count(const lucid_model *m, const char *kind, size_t *count);
+const char *lucid_model_name_at(const lucid_model *m, const char *kind, size_t i);
+
+/* ---- workspace ------------------------------------------------------------------------
+ * Every buffer the algorithms need, sized for m (O(njoints * 36 + nv^2) doubles). One per
+ * thread; it must only be used with the model it was made for. */
+lucid_status lucid_model_data_create(const lucid_model *m, lucid_model_data **out);
+void lucid_model_data_destroy(lucid_model_data *d);
+
+#endif

@@ -1,0 +1,297 @@
+/* Accessors of a compiled model and the workspace's create/destroy pair (see model.h). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/model/model_internal.h"
+
+size_t lucid_model_nq(const lucid_model *m) {
+    return m->nq;
+}
+size_t lucid_model_nv(const lucid_model *m) {
+    return m->nv;
+}
+size_t lucid_model_nu(const lucid_model *m) {
+    return m->nu;
+}
+size_t lucid_model_nbodies(const lucid_model *m) {
+    return m->nbodies;
+}
+size_t lucid_model_njoints(const lucid_model *m) {
+    return m->nnodes;
+}
+size_t lucid_model_nframes(const lucid_model *m) {
+    return m->nframes;
+}
+size_t lucid_model_ngeoms(const lucid_model *m) {
+    return m->ngeoms;
+}
+size_t lucid_model_nexcludes(const lucid_model *m) {
+    return m->nexcludes;
+}
+lucid_vec3 lucid_model_gravity(const lucid_model *m) {
+    return m->gravity;
+}
+double lucid_model_timestep(const lucid_model *m) {
+    return m->timestep;
+}
+const char *lucid_model_name(const lucid_model *m) {
+    return m->name;
+}
+double lucid_model_total_mass(const lucid_model *m) {
+    return m->total_mass;
+}
+
+const char *lucid_model_joint_name(const lucid_model *m, size_t j) {
+    return m->nodes[j].name;
+}
+lucid_joint_kind lucid_model_joint_kind(const lucid_model *m, size_t j) {
+    return m->nodes[j].kind;
+}
+int lucid_model_joint_parent(const lucid_model *m, size_t j) {
+    return m->nodes[j].parent;
+}
+size_t lucid_model_joint_idx_q(const lucid_model *m, size_t j) {
+    return m->nodes[j].idx_q;
+}
+size_t lucid_model_joint_idx_v(const lucid_model *m, size_t j) {
+    return m->nodes[j].idx_v;
+}
+size_t lucid_model_joint_nq(const lucid_model *m, size_t j) {
+    return m->nodes[j].nq;
+}
+size_t lucid_model_joint_nv(const lucid_model *m, size_t j) {
+    return m->nodes[j].nv;
+}
+int lucid_model_joint_body(const lucid_model *m, size_t j) {
+    return m->nodes[j].body;
+}
+lucid_se3 lucid_model_joint_placement(const lucid_model *m, size_t j) {
+    return m->nodes[j].X_tree;
+}
+double lucid_model_joint_ref(const lucid_model *m, size_t j) {
+    return m->nodes[j].ref;
+}
+void lucid_model_joint_inertia(const lucid_model *m, size_t j, double *mass, lucid_vec3 *h,
+                               lucid_mat3 *inertia_origin) {
+    const lucid_inertia *in = &m->nodes[j].inertia;
+    if (mass) *mass = in->mass;
+    if (h) *h = in->h;
+    if (inertia_origin) *inertia_origin = in->I;
+}
+int lucid_model_find_joint(const lucid_model *m, const char *name) {
+    for (size_t i = 0; name && i < m->nnodes; ++i)
+        if (strcmp(m->nodes[i].name, name) == 0) return (int)i;
+    return -1;
+}
+
+const double *lucid_model_lower_limits(const lucid_model *m) {
+    return m->lower;
+}
+const double *lucid_model_upper_limits(const lucid_model *m) {
+    return m->upper;
+}
+const double *lucid_model_velocity_limits(const lucid_model *m) {
+    return m->velocity_limit;
+}
+const double *lucid_model_effort_limits(const lucid_model *m) {
+    return m->effort_limit;
+}
+const double *lucid_model_damping(const lucid_model *m) {
+    return m->damping;
+}
+const double *lucid_model_armature(const lucid_model *m) {
+    return m->armature;
+}
+const double *lucid_model_stiffness(const lucid_model *m) {
+    return m->stiffness;
+}
+const double *lucid_model_springref(const lucid_model *m) {
+    return m->springref;
+}
+const int *lucid_model_limited(const lucid_model *m) {
+    return m->limited;
+}
+const int *lucid_model_dof_parent(const lucid_model *m) {
+    return m->dof_parent;
+}
+const int *lucid_model_dof_joint(const lucid_model *m) {
+    return m->dof_node;
+}
+
+const char *lucid_model_body_name(const lucid_model *m, size_t b) {
+    return m->bodies[b].name;
+}
+int lucid_model_body_joint(const lucid_model *m, size_t b) {
+    return m->bodies[b].node;
+}
+int lucid_model_body_parent(const lucid_model *m, size_t b) {
+    return m->bodies[b].parent;
+}
+lucid_se3 lucid_model_body_placement(const lucid_model *m, size_t b) {
+    return m->bodies[b].placement;
+}
+double lucid_model_body_mass(const lucid_model *m, size_t b) {
+    return m->bodies[b].mass;
+}
+int lucid_model_find_body(const lucid_model *m, const char *name) {
+    for (size_t i = 0; name && i < m->nbodies; ++i)
+        if (strcmp(m->bodies[i].name, name) == 0) return (int)i;
+    return -1;
+}
+
+const lucid_model_geom *lucid_model_geoms(const lucid_model *m) {
+    return m->geoms;
+}
+void lucid_model_body_geoms(const lucid_model *m, int body, size_t *first, size_t *count) {
+    size_t b = body < 0 ? 0 : (size_t)body + 1;
+    if (body < -1 || b > m->nbodies) {
+        *first = *count = 0;
+        return;
+    }
+    *first = m->geom_start[b];
+    *count = m->geom_start[b + 1] - m->geom_start[b];
+}
+
+const char *lucid_model_frame_name(const lucid_model *m, size_t f) {
+    return m->frames[f].name;
+}
+lucid_frame_kind lucid_model_frame_kind(const lucid_model *m, size_t f) {
+    return m->frames[f].kind;
+}
+int lucid_model_frame_joint(const lucid_model *m, size_t f) {
+    return m->frames[f].node;
+}
+lucid_se3 lucid_model_frame_placement(const lucid_model *m, size_t f) {
+    return m->frames[f].placement;
+}
+int lucid_model_find_frame(const lucid_model *m, const char *name) {
+    for (size_t i = 0; name && i < m->nframes; ++i)
+        if (strcmp(m->frames[i].name, name) == 0) return (int)i;
+    return -1;
+}
+
+const lucid_model_actuator *lucid_model_actuators(const lucid_model *m) {
+    return m->actuators;
+}
+int lucid_model_find_actuator(const lucid_model *m, const char *name) {
+    for (size_t i = 0; name && i < m->nu; ++i)
+        if (strcmp(m->actuators[i].name, name) == 0) return (int)i;
+    return -1;
+}
+
+const int (*lucid_model_excludes(const lucid_model *m))[2] {
+    return (const int(*)[2])m->excludes;
+}
+
+int lucid_model_names_count(const lucid_model *m, const char *kind, size_t *count) {
+    *count = 0;
+    if (!kind) return 0;
+    if (strcmp(kind, "body") == 0)
+        *count = m->nbodies;
+    else if (strcmp(kind, "joint") == 0)
+        *count = m->nnodes;
+    else if (strcmp(kind, "frame") == 0)
+        *count = m->nframes;
+    else if (strcmp(kind, "actuator") == 0)
+        *count = m->nu;
+    else
+        return 0;
+    return 1;
+}
+
+const char *lucid_model_name_at(const lucid_model *m, const char *kind, size_t i) {
+    size_t n;
+    if (!lucid_model_names_count(m, kind, &n) || i >= n) return NULL;
+    switch (kind[0]) {
+        case 'b':
+            return m->bodies[i].name;
+        case 'j':
+            return m->nodes[i].name;
+        case 'f':
+            return m->frames[i].name;
+        default:
+            return m->actuators[i].name;
+    }
+}
+
+void lucid_model_data_destroy(lucid_model_data *d) {
+    if (!d) return;
+    free(d->liMi);
+    free(d->oMi);
+    free(d->v);
+    free(d->a);
+    free(d->f);
+    free(d->c);
+    free(d->Ic);
+    free(d->Ia);
+    free(d->pA);
+    free(d->U);
+    free(d->Dinv);
+    free(d->u);
+    free(d->M);
+    free(d->L);
+    free(d->D);
+    free(d->tmp);
+    free(d->oJ);
+    free(d->ov);
+    free(d->oa);
+    free(d->of);
+    free(d->oF);
+    free(d->dF);
+    free(d->oI);
+    free(d->mark);
+    free(d);
+}
+
+/* n * s bytes, zeroed, at least one element; NULL on overflow or no memory. */
+static void *zalloc(size_t n, size_t s) {
+    if (s && n > SIZE_MAX / 4 / s) return NULL;
+    return calloc(n ? n : 1, s);
+}
+
+lucid_status lucid_model_data_create(const lucid_model *m, lucid_model_data **out) {
+    if (!m || !out) return LUCID_ERR_ARGUMENT;
+    *out = NULL;
+    size_t n = m->nnodes, nv = m->nv;
+    if (nv > 0 && nv > SIZE_MAX / 8 / nv) return LUCID_ERR_NO_MEMORY;
+    lucid_model_data *d = calloc(1, sizeof *d);
+    if (!d) return LUCID_ERR_NO_MEMORY;
+    d->nnodes = n;
+    d->nv = nv;
+    d->liMi = zalloc(n, sizeof *d->liMi);
+    d->oMi = zalloc(n, sizeof *d->oMi);
+    d->v = zalloc(6 * n, sizeof(double));
+    d->a = zalloc(6 * n, sizeof(double));
+    d->f = zalloc(6 * n, sizeof(double));
+    d->c = zalloc(6 * n, sizeof(double));
+    d->Ic = zalloc(n, sizeof *d->Ic);
+    d->Ia = zalloc(36 * n, sizeof(double));
+    d->pA = zalloc(6 * n, sizeof(double));
+    d->U = zalloc(6 * nv, sizeof(double));
+    d->Dinv = zalloc(36 * n, sizeof(double));
+    d->u = zalloc(nv, sizeof(double));
+    d->M = zalloc(nv * nv, sizeof(double));
+    d->L = zalloc(m->ltdl_nnz, sizeof(double));
+    d->D = zalloc(nv, sizeof(double));
+    d->tmp = zalloc(7 * nv, sizeof(double));
+    d->oJ = zalloc(6 * nv, sizeof(double));
+    d->ov = zalloc(6 * n, sizeof(double));
+    d->oa = zalloc(6 * n, sizeof(double));
+    d->of = zalloc(6 * n, sizeof(double));
+    d->oF = zalloc(6 * n, sizeof(double));
+    d->dF = zalloc(6 * n, sizeof(double));
+    d->oI = zalloc(n, sizeof *d->oI);
+    d->mark = zalloc(n, sizeof *d->mark);
+    if (!d->oJ || !d->ov || !d->oa || !d->of || !d->oF || !d->dF || !d->oI || !d->mark) {
+        lucid_model_data_destroy(d);
+        return LUCID_ERR_NO_MEMORY;
+    }
+    if (!d->liMi || !d->oMi || !d->v || !d->a || !d->f || !d->c || !d->Ic || !d->Ia || !d->pA ||
+        !d->U || !d->Dinv || !d->u || !d->M || !d->L || !d->D || !d->tmp) {
+        lucid_model_data_destroy(d);
+        return LUCID_ERR_NO_MEMORY;
+    }
+    *out = d;
+    return LUCID_OK;
+}

@@ -1,0 +1,851 @@
+/* lucid_model_compile: validates a spec and builds the kinematic tree (see model.h). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/math/so3.h"
+#include "runtime/model/dynamics.h"
+#include "runtime/model/model_internal.h"
+#include "runtime/shapes/convex_mesh.h"
+
+typedef struct compile_ctx {
+    const lucid_model_spec *spec;
+    char *err;
+    size_t errlen;
+} compile_ctx;
+
+/* Writes "source:line: reason" (or "what 'name': reason") into the error buffer; returns st. */
+static lucid_status fail(const compile_ctx *c, lucid_status st, const char *what, const char *name,
+                         size_t index, int line, const char *fmt, ...) {
+    if (!c->err || c->errlen == 0) return st;
+    char reason[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof reason, fmt, ap);
+    va_end(ap);
+    char who[200];
+    if (name)
+        snprintf(who, sizeof who, "%s '%s'", what, name);
+    else
+        snprintf(who, sizeof who, "%s #%zu", what, index + 1);
+    if (c->spec->source && line > 0)
+        snprintf(c->err, c->errlen, "%s:%d: %s: %s", c->spec->source, line, who, reason);
+    else if (c->spec->source)
+        snprintf(c->err, c->errlen, "%s: %s: %s", c->spec->source, who, reason);
+    else
+        snprintf(c->err, c->errlen, "%s: %s", who, reason);
+    return st;
+}
+
+static char *dup_string(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *c = malloc(n);
+    if (c) memcpy(c, s, n);
+    return c;
+}
+
+/* A heap name: s, or "<prefix><index + 1>" for an unnamed element (1-based, as in Lua). */
+static char *make_name(const char *s, const char *prefix, size_t index) {
+    if (s) return dup_string(s);
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s%zu", prefix, index + 1);
+    return dup_string(buf);
+}
+
+static int mat3_symmetric(const lucid_mat3 *I) {
+    double scale = 0.0;
+    for (int k = 0; k < 9; ++k) scale = fmax(scale, fabs(I->m[k]));
+    double tol = 1e-9 * scale;
+    return fabs(I->m[1] - I->m[3]) <= tol && fabs(I->m[2] - I->m[6]) <= tol &&
+           fabs(I->m[5] - I->m[7]) <= tol;
+}
+
+/* 1 when the symmetric 3x3 is positive definite (Cholesky pivots > 0). */
+static int mat3_positive_definite(const lucid_mat3 *I) {
+    double a = I->m[0], b = I->m[3], c = I->m[6], d = I->m[4], e = I->m[7], f = I->m[8];
+    if (!(a > 0.0)) return 0;
+    double l11 = sqrt(a), l21 = b / l11, l31 = c / l11;
+    double p2 = d - l21 * l21;
+    if (!(p2 > 1e-14 * a)) return 0;
+    double l22 = sqrt(p2), l32 = (e - l31 * l21) / l22;
+    double p3 = f - l31 * l31 - l32 * l32;
+    return p3 > 1e-14 * fmax(a, d);
+}
+
+static int mat3_is_zero(const lucid_mat3 *I) {
+    for (int k = 0; k < 9; ++k)
+        if (I->m[k] != 0.0) return 0;
+    return 1;
+}
+
+static int se3_isfinite(const lucid_se3 *T) {
+    return lucid_mat3_isfinite(&T->R) && lucid_vec3_isfinite(T->t);
+}
+
+/* Checks a placement: finite, rotation orthonormal to 1e-6 (then re-projected onto SO(3)). */
+static lucid_status check_placement(const compile_ctx *c, lucid_se3 *T, const char *what,
+                                    const char *name, size_t index, int line, const char *field) {
+    if (!se3_isfinite(T))
+        return fail(c, LUCID_ERR_NONFINITE, what, name, index, line, "%s is not finite", field);
+    lucid_mat3 R;
+    if (lucid_so3_orthogonality_error(&T->R) > 1e-6 || lucid_mat3_det(&T->R) <= 0.0 ||
+        lucid_so3_project(&T->R, &R) != LUCID_OK)
+        return fail(c, LUCID_ERR_ARGUMENT, what, name, index, line,
+                    "%s rotation is not a rotation matrix", field);
+    T->R = R;
+    return LUCID_OK;
+}
+
+static size_t kind_nq(lucid_joint_kind k) {
+    switch (k) {
+        case LUCID_JOINT_REVOLUTE:
+        case LUCID_JOINT_PRISMATIC:
+            return 1;
+        case LUCID_JOINT_SPHERICAL:
+        case LUCID_JOINT_PLANAR:
+            return 4;
+        case LUCID_JOINT_FREE:
+            return 7;
+        default:
+            return 0;
+    }
+}
+
+static size_t kind_nv(lucid_joint_kind k) {
+    switch (k) {
+        case LUCID_JOINT_REVOLUTE:
+        case LUCID_JOINT_PRISMATIC:
+            return 1;
+        case LUCID_JOINT_SPHERICAL:
+        case LUCID_JOINT_PLANAR:
+            return 3;
+        case LUCID_JOINT_FREE:
+            return 6;
+        default:
+            return 0;
+    }
+}
+
+/* The unit vector of S's k-th column in the node frame (linear first): revolute about z,
+ * prismatic along z, spherical the angular ones, free all six, planar x, y and rotation z. */
+static int dof_axis(lucid_joint_kind kind, size_t k) {
+    static const int planar[3] = {0, 1, 5};
+    switch (kind) {
+        case LUCID_JOINT_REVOLUTE:
+            return 5;
+        case LUCID_JOINT_PRISMATIC:
+            return 2;
+        case LUCID_JOINT_SPHERICAL:
+            return 3 + (int)k;
+        case LUCID_JOINT_PLANAR:
+            return planar[k];
+        default:
+            return (int)k;
+    }
+}
+
+static int axis_joint(lucid_joint_kind k) {
+    return k == LUCID_JOINT_REVOLUTE || k == LUCID_JOINT_PRISMATIC || k == LUCID_JOINT_PLANAR;
+}
+
+/* The rotation whose z axis is the unit axis n (x = any_orthogonal(n), y = n x x). */
+static lucid_mat3 axis_frame(lucid_vec3 n) {
+    lucid_vec3 e1 = lucid_vec3_any_orthogonal(n);
+    return lucid_mat3_from_cols(e1, lucid_vec3_cross(n, e1), n);
+}
+
+/* The inertia of a body (mass m, com c, inertia Ic about the com, in frame B) expressed in a
+ * frame where B sits at T: mass m, h = m c', I about the origin = R Ic R^T + m (|c'|^2 - c' c'^T).
+ */
+static lucid_inertia inertia_in(const lucid_se3 *T, double m, lucid_vec3 com,
+                                const lucid_mat3 *Ic) {
+    lucid_inertia out;
+    lucid_vec3 c = lucid_se3_act(T, com);
+    lucid_mat3 RI = lucid_mat3_mul(&T->R, Ic);
+    lucid_mat3 Rt = lucid_mat3_transpose(&T->R);
+    lucid_mat3 I = lucid_mat3_mul(&RI, &Rt);
+    lucid_mat3 cc = lucid_mat3_outer(c, c);
+    double c2 = lucid_vec3_norm2(c);
+    for (int k = 0; k < 9; ++k) I.m[k] += m * ((k % 4 == 0 ? c2 : 0.0) - cc.m[k]);
+    out.mass = m;
+    out.h = lucid_vec3_scale(c, m);
+    out.I = I;
+    return out;
+}
+
+static void inertia_add(lucid_inertia *a, const lucid_inertia *b) {
+    a->mass += b->mass;
+    a->h = lucid_vec3_add(a->h, b->h);
+    a->I = lucid_mat3_add(&a->I, &b->I);
+}
+
+lucid_model *lucid_model_retain(const lucid_model *m) {
+    lucid_model *w = (lucid_model *)m; /* the count is the one mutable field of a model */
+    if (w) atomic_fetch_add(&w->refs, 1);
+    return w;
+}
+
+void lucid_model_destroy(lucid_model *m) {
+    if (!m) return;
+    if (atomic_fetch_sub(&m->refs, 1) > 1) return; /* another holder remains */
+    for (size_t i = 0; i < m->nnodes; ++i) free(m->nodes[i].name);
+    for (size_t i = 0; i < m->nbodies; ++i) free(m->bodies[i].name);
+    for (size_t i = 0; i < m->nframes; ++i) free(m->frames[i].name);
+    for (size_t i = 0; i < m->ngeoms; ++i) free((char *)m->geoms[i].name);
+    for (size_t i = 0; i < m->nu; ++i) free((char *)m->actuators[i].name);
+    for (size_t i = 0; i < m->nmeshes; ++i) lucid_convex_mesh_destroy(m->meshes[i]);
+    free(m->name);
+    free(m->nodes);
+    free(m->bodies);
+    free(m->frames);
+    free(m->geoms);
+    free(m->geom_start);
+    free(m->meshes);
+    free(m->actuators);
+    free(m->excludes);
+    free(m->lower);
+    free(m->upper);
+    free(m->springref);
+    free(m->limited);
+    free(m->velocity_limit);
+    free(m->effort_limit);
+    free(m->damping);
+    free(m->armature);
+    free(m->stiffness);
+    free(m->dof_parent);
+    free(m->dof_node);
+    free(m->dof_axis);
+    free(m->ltdl_start);
+    free(m);
+}
+
+/* calloc of n elements of size s, at least one (so NULL always means no memory). */
+static void *alloc_array(size_t n, size_t s) {
+    if (n > SIZE_MAX / 2 / s) return NULL;
+    return calloc(n ? n : 1, s);
+}
+
+static lucid_status check_spec_values(const compile_ctx *c) {
+    const lucid_model_spec *s = c->spec;
+    if (!lucid_vec3_isfinite(s->gravity))
+        return fail(c, LUCID_ERR_NONFINITE, "model", s->name ? s->name : "", 0, 0,
+                    "gravity is not finite");
+    if (!isfinite(s->timestep) || !(s->timestep > 0.0))
+        return fail(c, LUCID_ERR_ARGUMENT, "model", s->name ? s->name : "", 0, 0,
+                    "timestep must be finite and > 0 (got %g)", s->timestep);
+    return LUCID_OK;
+}
+
+static lucid_status check_body(const compile_ctx *c, size_t i, lucid_body_spec *b) {
+    const char *nm = b->name;
+    int line = b->line;
+    if (b->parent < LUCID_MODEL_WORLD || b->parent >= (int)i)
+        return fail(c, LUCID_ERR_ARGUMENT, "body", nm, i, line,
+                    "parent %d is not an earlier body (the tree must be listed parents first)",
+                    b->parent);
+    lucid_status st = check_placement(c, &b->placement, "body", nm, i, line, "placement");
+    if (st != LUCID_OK) return st;
+    if (!isfinite(b->mass) || !lucid_vec3_isfinite(b->com) || !lucid_mat3_isfinite(&b->inertia))
+        return fail(c, LUCID_ERR_NONFINITE, "body", nm, i, line,
+                    "mass, com or inertia is not finite");
+    if (b->mass < 0.0)
+        return fail(c, LUCID_ERR_ARGUMENT, "body", nm, i, line, "negative mass %g", b->mass);
+    if (!mat3_symmetric(&b->inertia))
+        return fail(c, LUCID_ERR_NOT_SPD, "body", nm, i, line, "inertia is not symmetric");
+    lucid_mat3 I = b->inertia; /* symmetrised */
+    for (int r = 0; r < 3; ++r)
+        for (int k = 0; k < r; ++k) {
+            double v = 0.5 * (I.m[r + 3 * k] + I.m[k + 3 * r]);
+            I.m[r + 3 * k] = I.m[k + 3 * r] = v;
+        }
+    b->inertia = I;
+    if (b->mass > 0.0 && !mat3_positive_definite(&I))
+        return fail(c, LUCID_ERR_NOT_SPD, "body", nm, i, line,
+                    "inertia is not positive definite (mass %g)", b->mass);
+    if (b->mass == 0.0 && !mat3_is_zero(&I) && !mat3_positive_definite(&I))
+        return fail(c, LUCID_ERR_NOT_SPD, "body", nm, i, line,
+                    "a massless body's inertia must be zero or positive definite");
+    return LUCID_OK;
+}
+
+static lucid_status check_joint(const compile_ctx *c, size_t i, lucid_joint_spec *j) {
+    const char *nm = j->name;
+    int line = j->line;
+    if ((int)j->kind < (int)LUCID_JOINT_FIXED || (int)j->kind > (int)LUCID_JOINT_PLANAR)
+        return fail(c, LUCID_ERR_ARGUMENT, "joint", nm, i, line, "unknown joint kind %d",
+                    (int)j->kind);
+    if (j->mimic)
+        return fail(c, LUCID_ERR_ARGUMENT, "joint", nm, i, line,
+                    "mimic joints are not supported (it copies '%s')", j->mimic);
+    if (!lucid_vec3_isfinite(j->axis) || !lucid_vec3_isfinite(j->anchor) || !isfinite(j->ref) ||
+        !isfinite(j->damping) || !isfinite(j->armature) || !isfinite(j->stiffness) ||
+        !isfinite(j->springref) || isnan(j->velocity_limit) || isnan(j->effort_limit))
+        return fail(c, LUCID_ERR_NONFINITE, "joint", nm, i, line, "a value is not finite");
+    if (axis_joint(j->kind)) {
+        double n = lucid_vec3_norm(j->axis);
+        if (!(n > 1e-12) || !isfinite(n))
+            return fail(c, LUCID_ERR_ARGUMENT, "joint", nm, i, line,
+                        "axis (%g, %g, %g) cannot be normalised", j->axis.x, j->axis.y, j->axis.z);
+        j->axis = lucid_vec3_scale(j->axis, 1.0 / n);
+    }
+    if (j->limited) {
+        if (j->kind != LUCID_JOINT_REVOLUTE && j->kind != LUCID_JOINT_PRISMATIC &&
+            j->kind != LUCID_JOINT_FIXED)
+            return fail(c, LUCID_ERR_ARGUMENT, "joint", nm, i, line,
+                        "limits are supported on revolute and prismatic joints only");
+        if (!isfinite(j->lower) || !isfinite(j->upper))
+            return fail(c, LUCID_ERR_NONFINITE, "joint", nm, i, line, "a limit is not finite");
+        if (j->lower > j->upper)
+            return fail(c, LUCID_ERR_ARGUMENT, "joint", nm, i, line,
+                        "lower limit %g is above upper limit %g", j->lower, j->upper);
+    }
+    if (j->damping < 0.0 || j->armature < 0.0 || j->stiffness < 0.0)
+        return fail(c, LUCID_ERR_ARGUMENT, "joint", nm, i, line,
+                    "damping, armature and stiffness must be >= 0");
+    if (!(j->velocity_limit > 0.0) || !(j->effort_limit > 0.0))
+        return fail(c, LUCID_ERR_ARGUMENT, "joint", nm, i, line,
+                    "velocity and effort limits must be > 0 (INFINITY when none)");
+    return LUCID_OK;
+}
+
+/* Re-creates the shape through its constructor so that every size is checked. */
+static lucid_status check_shape(const lucid_shape *s, const lucid_convex_mesh *mesh) {
+    lucid_shape tmp;
+    switch (s->kind) {
+        case LUCID_SHAPE_SPHERE:
+            return lucid_shape_sphere(s->radius, &tmp);
+        case LUCID_SHAPE_ELLIPSOID:
+            return lucid_shape_ellipsoid(s->u.radii.x, s->u.radii.y, s->u.radii.z, &tmp);
+        case LUCID_SHAPE_BOX:
+            return lucid_shape_box(s->u.half_extents.x, s->u.half_extents.y, s->u.half_extents.z,
+                                   &tmp);
+        case LUCID_SHAPE_CAPSULE:
+            return lucid_shape_capsule(s->radius, s->u.half_length, &tmp);
+        case LUCID_SHAPE_CYLINDER:
+            return lucid_shape_cylinder(s->u.round.radius, s->u.round.half_length, &tmp);
+        case LUCID_SHAPE_CONE:
+            return lucid_shape_cone(s->u.round.radius, s->u.round.half_length, &tmp);
+        case LUCID_SHAPE_HALFSPACE:
+            return lucid_shape_halfspace(s->u.halfspace.normal, s->u.halfspace.offset, &tmp);
+        case LUCID_SHAPE_CONVEX:
+            if (!mesh || s->u.mesh != mesh) return LUCID_ERR_ARGUMENT;
+            return lucid_shape_convex(mesh, &tmp);
+        default:
+            return LUCID_ERR_ARGUMENT;
+    }
+}
+
+/* Where each spec body lives in the tree: the node carrying it and its frame in that node. */
+typedef struct body_loc {
+    int node;
+    lucid_se3 in_node;
+    int public_index; /* -1 when welded */
+} body_loc;
+
+static lucid_status check_unique(const compile_ctx *c, char **names, size_t n, const char *what,
+                                 const int *lines) {
+    for (size_t i = 0; i < n; ++i)
+        for (size_t k = 0; k < i; ++k)
+            if (strcmp(names[i], names[k]) == 0)
+                return fail(c, LUCID_ERR_ARGUMENT, what, names[i], i, lines ? lines[i] : 0,
+                            "the name is used twice");
+    return LUCID_OK;
+}
+
+/* Builds nodes, bodies and frames; st != OK leaves a partially filled model to destroy. */
+static lucid_status build_tree(const compile_ctx *c, lucid_model *m, lucid_body_spec *bodies,
+                               lucid_joint_spec *joints, body_loc *loc, int *joint_node) {
+    const lucid_model_spec *s = c->spec;
+    /* count moving joints and public bodies */
+    size_t nnodes = 0, nbodies = 0;
+    for (size_t j = 0; j < s->njoints; ++j)
+        if (joints[j].kind != LUCID_JOINT_FIXED) nnodes++;
+    int *moving = alloc_array(s->nbodies, sizeof *moving);
+    if (!moving) return LUCID_ERR_NO_MEMORY;
+    for (size_t j = 0; j < s->njoints; ++j)
+        if (joints[j].kind != LUCID_JOINT_FIXED) moving[s->joint_body[j]] = 1;
+    for (size_t b = 0; b < s->nbodies; ++b) nbodies += (size_t)moving[b];
+    m->nodes = alloc_array(nnodes, sizeof *m->nodes);
+    m->bodies = alloc_array(nbodies, sizeof *m->bodies);
+    m->frames = alloc_array(s->nbodies + s->nframes, sizeof *m->frames);
+    if (!m->nodes || !m->bodies || !m->frames) {
+        free(moving);
+        return LUCID_ERR_NO_MEMORY;
+    }
+    for (size_t j = 0; j < s->njoints; ++j) joint_node[j] = -1;
+    size_t nq = 0, nv = 0;
+    for (size_t b = 0; b < s->nbodies; ++b) {
+        const lucid_body_spec *bs = &bodies[b];
+        int pnode = bs->parent == LUCID_MODEL_WORLD ? -1 : loc[bs->parent].node;
+        lucid_se3 base =
+            bs->parent == LUCID_MODEL_WORLD ? lucid_se3_identity() : loc[bs->parent].in_node;
+        base = lucid_se3_compose(&base, &bs->placement);
+        int pub = moving[b] ? (int)m->nbodies : -1;
+        if (moving[b]) {
+            lucid_model_body *mb = &m->bodies[m->nbodies++];
+            mb->name = make_name(bs->name, "body", b);
+            if (!mb->name) {
+                free(moving);
+                return LUCID_ERR_NO_MEMORY;
+            }
+            mb->parent = pnode < 0 ? -1 : m->nodes[pnode].body;
+        }
+        for (size_t j = 0; j < s->njoints; ++j) {
+            if (s->joint_body[j] != (int)b || joints[j].kind == LUCID_JOINT_FIXED) continue;
+            const lucid_joint_spec *js = &joints[j];
+            lucid_model_node *nd = &m->nodes[m->nnodes];
+            nd->name = make_name(js->name, "joint", j);
+            if (!nd->name) {
+                free(moving);
+                return LUCID_ERR_NO_MEMORY;
+            }
+            m->nnodes++;
+            nd->kind = js->kind;
+            nd->parent = pnode;
+            nd->body = pub;
+            nd->ref = (js->kind == LUCID_JOINT_REVOLUTE || js->kind == LUCID_JOINT_PRISMATIC)
+                          ? js->ref
+                          : 0.0;
+            lucid_mat3 B = axis_joint(js->kind) ? axis_frame(js->axis) : lucid_mat3_identity();
+            lucid_se3 J = lucid_se3_make(B, js->anchor); /* joint frame in the body frame */
+            nd->X_tree = lucid_se3_compose(&base, &J);
+            lucid_se3 Jinv = lucid_se3_inverse(&J);
+            base = Jinv;
+            nd->nq = kind_nq(js->kind);
+            nd->nv = kind_nv(js->kind);
+            nd->idx_q = nq;
+            nd->idx_v = nv;
+            nq += nd->nq;
+            nv += nd->nv;
+            joint_node[j] = (int)(m->nnodes - 1);
+            pnode = (int)(m->nnodes - 1);
+        }
+        loc[b].node = pnode;
+        loc[b].in_node = base;
+        loc[b].public_index = pub;
+        if (moving[b]) {
+            m->bodies[pub].node = pnode;
+            m->bodies[pub].placement = base;
+        }
+        /* the body's inertia joins the node carrying it (welded bodies: their ancestor's) */
+        lucid_inertia in = inertia_in(&base, bs->mass, bs->com, &bs->inertia);
+        if (pnode >= 0) {
+            inertia_add(&m->nodes[pnode].inertia, &in);
+            m->bodies[m->nodes[pnode].body].mass += bs->mass;
+        }
+        lucid_model_frame *f = &m->frames[m->nframes];
+        f->name = make_name(bs->name, "body", b);
+        if (!f->name) {
+            free(moving);
+            return LUCID_ERR_NO_MEMORY;
+        }
+        m->nframes++;
+        f->kind = moving[b] ? LUCID_FRAME_BODY : LUCID_FRAME_FIXED;
+        f->node = pnode;
+        f->placement = base;
+    }
+    free(moving);
+    m->nq = nq;
+    m->nv = nv;
+    for (size_t i = 0; i < s->nframes; ++i) {
+        const lucid_frame_spec *fs = &s->frames[i];
+        lucid_model_frame *f = &m->frames[m->nframes];
+        f->name = make_name(fs->name, "frame", i);
+        if (!f->name) return LUCID_ERR_NO_MEMORY;
+        m->nframes++;
+        f->kind = LUCID_FRAME_SITE;
+        if (fs->body == LUCID_MODEL_WORLD) {
+            f->node = -1;
+            f->placement = fs->placement;
+        } else {
+            f->node = loc[fs->body].node;
+            f->placement = lucid_se3_compose(&loc[fs->body].in_node, &fs->placement);
+        }
+    }
+    for (size_t b = 0; b < m->nbodies; ++b) m->total_mass += m->bodies[b].mass;
+    return LUCID_OK;
+}
+
+static lucid_status build_dofs(lucid_model *m, const lucid_joint_spec *joints,
+                               const int *joint_node, size_t njoints) {
+    size_t nq = m->nq, nv = m->nv;
+    m->lower = alloc_array(nq, sizeof(double));
+    m->upper = alloc_array(nq, sizeof(double));
+    m->springref = alloc_array(nq, sizeof(double));
+    m->limited = alloc_array(nq, sizeof(int));
+    m->velocity_limit = alloc_array(nv, sizeof(double));
+    m->effort_limit = alloc_array(nv, sizeof(double));
+    m->damping = alloc_array(nv, sizeof(double));
+    m->armature = alloc_array(nv, sizeof(double));
+    m->stiffness = alloc_array(nv, sizeof(double));
+    m->dof_parent = alloc_array(nv, sizeof(int));
+    m->dof_node = alloc_array(nv, sizeof(int));
+    m->dof_axis = alloc_array(nv, sizeof(int));
+    m->ltdl_start = alloc_array(nv + 1, sizeof(size_t));
+    if (!m->lower || !m->upper || !m->springref || !m->limited || !m->velocity_limit ||
+        !m->effort_limit || !m->damping || !m->armature || !m->stiffness || !m->dof_parent ||
+        !m->dof_node || !m->dof_axis || !m->ltdl_start)
+        return LUCID_ERR_NO_MEMORY;
+    for (size_t j = 0; j < njoints; ++j) {
+        if (joint_node[j] < 0) continue;
+        const lucid_joint_spec *js = &joints[j];
+        const lucid_model_node *nd = &m->nodes[joint_node[j]];
+        for (size_t k = 0; k < nd->nq; ++k) {
+            size_t iq = nd->idx_q + k;
+            m->lower[iq] = -INFINITY;
+            m->upper[iq] = INFINITY;
+            m->springref[iq] = 0.0;
+            int unit = (js->kind == LUCID_JOINT_SPHERICAL) ||
+                       (js->kind == LUCID_JOINT_FREE && k >= 3) ||
+                       (js->kind == LUCID_JOINT_PLANAR && k >= 2);
+            if (unit) {
+                m->lower[iq] = -1.0;
+                m->upper[iq] = 1.0;
+            }
+        }
+        if (nd->nq == 1) {
+            m->springref[nd->idx_q] = js->springref;
+            if (js->limited) {
+                m->limited[nd->idx_q] = 1;
+                m->lower[nd->idx_q] = js->lower;
+                m->upper[nd->idx_q] = js->upper;
+            }
+        } else if (js->kind == LUCID_JOINT_SPHERICAL) {
+            m->springref[nd->idx_q] = 1.0;
+        } else if (js->kind == LUCID_JOINT_FREE) {
+            m->springref[nd->idx_q + 3] = 1.0;
+        } else if (js->kind == LUCID_JOINT_PLANAR) {
+            m->springref[nd->idx_q + 2] = 1.0;
+        }
+        for (size_t k = 0; k < nd->nv; ++k) {
+            size_t iv = nd->idx_v + k;
+            m->velocity_limit[iv] = js->velocity_limit;
+            m->effort_limit[iv] = js->effort_limit;
+            m->damping[iv] = js->damping;
+            m->armature[iv] = js->armature;
+            m->stiffness[iv] = js->stiffness;
+            m->dof_node[iv] = joint_node[j];
+            m->dof_axis[iv] = dof_axis(js->kind, k);
+            if (k > 0)
+                m->dof_parent[iv] = (int)(iv - 1);
+            else if (nd->parent < 0)
+                m->dof_parent[iv] = -1;
+            else {
+                const lucid_model_node *p = &m->nodes[nd->parent];
+                m->dof_parent[iv] = (int)(p->idx_v + p->nv - 1);
+            }
+        }
+    }
+    /* LTDL pattern: row k holds k's ancestors */
+    m->ltdl_start[0] = 0;
+    for (size_t k = 0; k < nv; ++k) {
+        size_t depth = 0;
+        for (int a = m->dof_parent[k]; a >= 0; a = m->dof_parent[a]) depth++;
+        m->ltdl_start[k + 1] = m->ltdl_start[k] + depth;
+    }
+    m->ltdl_nnz = m->ltdl_start[nv];
+    return LUCID_OK;
+}
+
+static lucid_status build_geoms(const compile_ctx *c, lucid_model *m, const body_loc *loc) {
+    const lucid_model_spec *s = c->spec;
+    size_t n = s->ngeoms;
+    m->geoms = alloc_array(n, sizeof *m->geoms);
+    m->geom_start = alloc_array(m->nbodies + 2, sizeof *m->geom_start);
+    size_t *slot = alloc_array(m->nbodies + 2, sizeof *slot);
+    int *gbody = alloc_array(n, sizeof *gbody);
+    if (!m->geoms || !m->geom_start || !slot || !gbody) {
+        free(slot);
+        free(gbody);
+        return LUCID_ERR_NO_MEMORY;
+    }
+    lucid_status st = LUCID_OK;
+    for (size_t i = 0; i < n && st == LUCID_OK; ++i) {
+        lucid_geom_spec g = s->geoms[i];
+        if (g.body < LUCID_MODEL_WORLD || g.body >= (int)s->nbodies) {
+            st = fail(c, LUCID_ERR_ARGUMENT, "geom", g.name, i, g.line, "body %d out of range",
+                      g.body);
+            break;
+        }
+        st = check_placement(c, &g.pose, "geom", g.name, i, g.line, "pose");
+        if (st != LUCID_OK) break;
+        if (!isfinite(g.friction) || g.friction < 0.0) {
+            st = fail(c, LUCID_ERR_ARGUMENT, "geom", g.name, i, g.line,
+                      "friction must be finite and >= 0 (got %g)", g.friction);
+            break;
+        }
+        lucid_status ss = check_shape(&g.shape, s->geom_mesh[i]);
+        if (ss != LUCID_OK) {
+            st = fail(c, ss, "geom", g.name, i, g.line, "invalid %s shape: %s",
+                      (unsigned)g.shape.kind <= LUCID_SHAPE_HALFSPACE
+                          ? lucid_shape_kind_name(g.shape.kind)
+                          : "unknown",
+                      lucid_status_string(ss));
+            break;
+        }
+        int node = g.body == LUCID_MODEL_WORLD ? -1 : loc[g.body].node;
+        if (node >= 0 && g.shape.kind == LUCID_SHAPE_HALFSPACE) {
+            st = fail(c, LUCID_ERR_ARGUMENT, "geom", g.name, i, g.line,
+                      "a plane (halfspace) must be static (on the world body)");
+            break;
+        }
+        gbody[i] = node < 0 ? -1 : m->nodes[node].body;
+        slot[gbody[i] + 1]++;
+    }
+    if (st == LUCID_OK) {
+        size_t acc = 0;
+        for (size_t b = 0; b < m->nbodies + 1; ++b) {
+            m->geom_start[b] = acc;
+            acc += slot[b];
+            slot[b] = m->geom_start[b];
+        }
+        m->geom_start[m->nbodies + 1] = acc;
+        for (size_t i = 0; i < n; ++i) {
+            const lucid_geom_spec *g = &s->geoms[i];
+            lucid_model_geom *mg = &m->geoms[slot[gbody[i] + 1]++];
+            int node = g->body == LUCID_MODEL_WORLD ? -1 : loc[g->body].node;
+            lucid_se3 pose = g->pose;
+            check_placement(c, &pose, "geom", g->name, i, g->line, "pose"); /* re-projects */
+            mg->body = gbody[i];
+            mg->joint = node;
+            mg->shape = g->shape;
+            mg->pose = g->body == LUCID_MODEL_WORLD
+                           ? pose
+                           : lucid_se3_compose(&loc[g->body].in_node, &pose);
+            mg->friction = g->friction;
+            mg->contype = g->contype;
+            mg->conaffinity = g->conaffinity;
+            mg->name = NULL;
+            if (g->name && !(mg->name = dup_string(g->name))) st = LUCID_ERR_NO_MEMORY;
+        }
+        m->ngeoms = n;
+    }
+    free(slot);
+    free(gbody);
+    return st;
+}
+
+static lucid_status build_actuators(const compile_ctx *c, lucid_model *m, const int *joint_node) {
+    const lucid_model_spec *s = c->spec;
+    m->actuators = alloc_array(s->nactuators, sizeof *m->actuators);
+    if (!m->actuators) return LUCID_ERR_NO_MEMORY;
+    for (size_t i = 0; i < s->nactuators; ++i) {
+        const lucid_actuator_spec *a = &s->actuators[i];
+        const char *nm = a->name;
+        if (a->joint < 0 || (size_t)a->joint >= s->njoints)
+            return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line, "joint %d out of range",
+                        a->joint);
+        lucid_joint_kind jk = s->joints[a->joint].kind;
+        if (jk != LUCID_JOINT_REVOLUTE && jk != LUCID_JOINT_PRISMATIC)
+            return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
+                        "acts on joint '%s', which is not revolute or prismatic",
+                        s->joints[a->joint].name ? s->joints[a->joint].name : "?");
+        if (a->kind != LUCID_ACTUATOR_MOTOR && a->kind != LUCID_ACTUATOR_POSITION)
+            return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
+                        "unknown actuator kind %d", (int)a->kind);
+        if (!isfinite(a->gear) || !isfinite(a->kp) ||
+            (a->ctrl_limited && (!isfinite(a->ctrl_lower) || !isfinite(a->ctrl_upper))) ||
+            (a->force_limited && (!isfinite(a->force_lower) || !isfinite(a->force_upper))))
+            return fail(c, LUCID_ERR_NONFINITE, "actuator", nm, i, a->line,
+                        "a value is not finite");
+        if (a->gear == 0.0)
+            return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line, "gear is 0");
+        if (a->kind == LUCID_ACTUATOR_POSITION && !(a->kp > 0.0))
+            return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
+                        "a position servo needs kp > 0 (got %g)", a->kp);
+        if ((a->ctrl_limited && a->ctrl_lower > a->ctrl_upper) ||
+            (a->force_limited && a->force_lower > a->force_upper))
+            return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
+                        "a lower limit is above its upper limit");
+        lucid_model_actuator *ma = &m->actuators[m->nu];
+        ma->name = make_name(nm, "actuator", i);
+        if (!ma->name) return LUCID_ERR_NO_MEMORY;
+        m->nu++;
+        ma->kind = a->kind;
+        ma->joint = joint_node[a->joint];
+        ma->dof = m->nodes[ma->joint].idx_v;
+        ma->coord = m->nodes[ma->joint].idx_q;
+        ma->gear = a->gear;
+        ma->kp = a->kind == LUCID_ACTUATOR_POSITION ? a->kp : 0.0;
+        ma->ctrl_limited = a->ctrl_limited;
+        ma->ctrl_lower = a->ctrl_limited ? a->ctrl_lower : -INFINITY;
+        ma->ctrl_upper = a->ctrl_limited ? a->ctrl_upper : INFINITY;
+        ma->force_limited = a->force_limited;
+        ma->force_lower = a->force_limited ? a->force_lower : -INFINITY;
+        ma->force_upper = a->force_limited ? a->force_upper : INFINITY;
+    }
+    return LUCID_OK;
+}
+
+/* Every node must carry some inertia in its subtree (or armature on each of its dofs). */
+static lucid_status check_massless(const compile_ctx *c, const lucid_model *m) {
+    size_t n = m->nnodes;
+    double *sub = alloc_array(n, sizeof *sub);
+    if (!sub) return LUCID_ERR_NO_MEMORY;
+    for (size_t i = n; i-- > 0;) {
+        const lucid_inertia *in = &m->nodes[i].inertia;
+        sub[i] += in->mass + lucid_mat3_trace(&in->I);
+        if (m->nodes[i].parent >= 0) sub[m->nodes[i].parent] += sub[i];
+    }
+    lucid_status st = LUCID_OK;
+    for (size_t i = 0; i < n && st == LUCID_OK; ++i) {
+        const lucid_model_node *nd = &m->nodes[i];
+        int armed = 1;
+        for (size_t k = 0; k < nd->nv; ++k) armed = armed && m->armature[nd->idx_v + k] > 0.0;
+        if (!(sub[i] > 0.0) && !armed) {
+            int line = 0;
+            int sj = lucid_model_spec_find_joint(c->spec, nd->name);
+            if (sj >= 0) line = c->spec->joints[sj].line;
+            st = fail(c, LUCID_ERR_SINGULAR, "joint", nd->name, i, line,
+                      "moves no mass (every body it carries is massless): the mass matrix "
+                      "would be singular");
+        }
+    }
+    free(sub);
+    return st;
+}
+
+/* The mass matrix at the neutral configuration must be positive definite. */
+static lucid_status check_mass_matrix(const compile_ctx *c, const lucid_model *m) {
+    lucid_model_data *d;
+    lucid_status st = lucid_model_data_create(m, &d);
+    if (st != LUCID_OK) return st;
+    double *q = alloc_array(m->nq, sizeof *q);
+    if (!q) {
+        lucid_model_data_destroy(d);
+        return LUCID_ERR_NO_MEMORY;
+    }
+    lucid_model_neutral(m, q);
+    lucid_model_crba(m, d, q);
+    lucid_model_ltdl(m, d);
+    double scale = 0.0;
+    for (size_t k = 0; k < m->nv; ++k) scale = fmax(scale, d->M[k + m->nv * k]);
+    for (size_t k = m->nv; k-- > 0 && st == LUCID_OK;) { /* the order of the factorisation */
+        if (!(d->D[k] > 1e-12 * scale)) {
+            const lucid_model_node *nd = &m->nodes[m->dof_node[k]];
+            int line = 0;
+            int sj = lucid_model_spec_find_joint(c->spec, nd->name);
+            if (sj >= 0) line = c->spec->joints[sj].line;
+            st = fail(c, LUCID_ERR_SINGULAR, "joint", nd->name, (size_t)m->dof_node[k], line,
+                      "the mass matrix is singular at the neutral configuration (dof %zu is "
+                      "redundant with the joints it carries, or moves no mass)",
+                      k - nd->idx_v + 1);
+        }
+    }
+    free(q);
+    lucid_model_data_destroy(d);
+    return st;
+}
+
+static lucid_status compile(const compile_ctx *c, lucid_model *m, lucid_body_spec *bodies,
+                            lucid_joint_spec *joints, body_loc *loc, int *joint_node) {
+    const lucid_model_spec *s = c->spec;
+    lucid_status st = check_spec_values(c);
+    for (size_t i = 0; i < s->nbodies && st == LUCID_OK; ++i) st = check_body(c, i, &bodies[i]);
+    for (size_t j = 0; j < s->njoints && st == LUCID_OK; ++j) {
+        if (s->joint_body[j] < 0 || (size_t)s->joint_body[j] >= s->nbodies)
+            st = fail(c, LUCID_ERR_ARGUMENT, "joint", joints[j].name, j, joints[j].line,
+                      "body %d out of range", s->joint_body[j]);
+        else
+            st = check_joint(c, j, &joints[j]);
+    }
+    if (st != LUCID_OK) return st;
+    m->name = dup_string(s->name ? s->name : "");
+    if (!m->name) return LUCID_ERR_NO_MEMORY;
+    m->gravity = s->gravity;
+    m->timestep = s->timestep;
+    st = build_tree(c, m, bodies, joints, loc, joint_node);
+    if (st != LUCID_OK) return st;
+    /* unique names */
+    {
+        size_t nmax = m->nnodes > m->nbodies ? m->nnodes : m->nbodies;
+        char **names = alloc_array(nmax, sizeof *names);
+        int *lines = alloc_array(nmax, sizeof *lines);
+        if (!names || !lines) {
+            free(names);
+            free(lines);
+            return LUCID_ERR_NO_MEMORY;
+        }
+        for (size_t i = 0; i < m->nbodies; ++i) names[i] = m->bodies[i].name;
+        st = check_unique(c, names, m->nbodies, "body", NULL);
+        if (st == LUCID_OK) {
+            for (size_t i = 0; i < m->nnodes; ++i) names[i] = m->nodes[i].name;
+            st = check_unique(c, names, m->nnodes, "joint", NULL);
+        }
+        free(names);
+        free(lines);
+        if (st != LUCID_OK) return st;
+    }
+    st = build_dofs(m, joints, joint_node, s->njoints);
+    if (st == LUCID_OK) st = build_geoms(c, m, loc);
+    if (st == LUCID_OK) st = build_actuators(c, m, joint_node);
+    if (st != LUCID_OK) return st;
+    for (size_t i = 0; i < m->nu; ++i)
+        for (size_t k = 0; k < i; ++k)
+            if (strcmp(m->actuators[i].name, m->actuators[k].name) == 0)
+                return fail(c, LUCID_ERR_ARGUMENT, "actuator", m->actuators[i].name, i,
+                            s->actuators[i].line, "the name is used twice");
+    m->excludes = alloc_array(s->nexcludes, sizeof *m->excludes);
+    if (!m->excludes) return LUCID_ERR_NO_MEMORY;
+    for (size_t i = 0; i < s->nexcludes; ++i) {
+        for (int k = 0; k < 2; ++k) {
+            int b = s->excludes[i][k];
+            if (b < LUCID_MODEL_WORLD || b >= (int)s->nbodies)
+                return fail(c, LUCID_ERR_ARGUMENT, "exclude", NULL, i, 0, "body %d out of range",
+                            b);
+            int node = b == LUCID_MODEL_WORLD ? -1 : loc[b].node;
+            m->excludes[i][k] = node < 0 ? -1 : m->nodes[node].body;
+        }
+    }
+    m->nexcludes = s->nexcludes;
+    st = check_massless(c, m);
+    if (st == LUCID_OK) st = check_mass_matrix(c, m);
+    return st;
+}
+
+lucid_status lucid_model_compile(lucid_model_spec *spec, lucid_model **out, char *err,
+                                 size_t errlen) {
+    if (err && errlen) err[0] = '\0';
+    if (!out) return LUCID_ERR_ARGUMENT;
+    *out = NULL;
+    if (!spec) return LUCID_ERR_ARGUMENT;
+    compile_ctx c = {spec, err, errlen};
+    lucid_model *m = calloc(1, sizeof *m);
+    if (m) atomic_init(&m->refs, 1);
+    lucid_body_spec *bodies = alloc_array(spec->nbodies, sizeof *bodies);
+    lucid_joint_spec *joints = alloc_array(spec->njoints, sizeof *joints);
+    body_loc *loc = alloc_array(spec->nbodies, sizeof *loc);
+    int *joint_node = alloc_array(spec->njoints, sizeof *joint_node);
+    lucid_status st = LUCID_ERR_NO_MEMORY;
+    if (m && bodies && joints && loc && joint_node) {
+        if (spec->nbodies) memcpy(bodies, spec->bodies, spec->nbodies * sizeof *bodies);
+        if (spec->njoints) memcpy(joints, spec->joints, spec->njoints * sizeof *joints);
+        st = compile(&c, m, bodies, joints, loc, joint_node);
+    }
+    if (st == LUCID_OK) {
+        size_t nmesh = 0;
+        for (size_t i = 0; i < spec->ngeoms; ++i) nmesh += spec->geom_mesh[i] != NULL;
+        m->meshes = alloc_array(nmesh, sizeof *m->meshes);
+        if (!m->meshes) st = LUCID_ERR_NO_MEMORY;
+        for (size_t i = 0; st == LUCID_OK && i < spec->ngeoms; ++i)
+            if (spec->geom_mesh[i]) {
+                m->meshes[m->nmeshes++] = spec->geom_mesh[i];
+                spec->geom_mesh[i] = NULL;
+            }
+    }
+    if (st == LUCID_ERR_NO_MEMORY && err && errlen && !err[0])
+        snprintf(err, errlen, "out of memory");
+    free(bodies);
+    free(joints);
+    free(loc);
+    free(joint_node);
+    if (st != LUCID_OK) {
+        lucid_model_destroy(m);
+        return st;
+    }
+    *out = m;
+    return LUCID_OK;
+}

@@ -1,0 +1,97 @@
+/* The layout of a compiled model and of its workspace, shared by the algorithms of
+ * runtime/model/ (and, read-only, by the world). Users go through model.h. */
+#ifndef LUCID_MODEL_INTERNAL_H
+#define LUCID_MODEL_INTERNAL_H
+
+#include <stdatomic.h>
+
+#include "runtime/model/model.h"
+
+/* A rigid-body inertia in some frame: mass, first moment h = mass * com, and the rotational
+ * inertia about the frame's origin. Composite inertias (CRBA) stay of this form. */
+typedef struct lucid_inertia {
+    double mass;
+    lucid_vec3 h;
+    lucid_mat3 I;
+} lucid_inertia;
+
+typedef struct lucid_model_node {
+    char *name;
+    lucid_joint_kind kind;
+    int parent;       /* node, -1: world */
+    int body;         /* public body it moves */
+    lucid_se3 X_tree; /* node frame in the parent node's frame at zero motion */
+    size_t idx_q, idx_v, nq, nv;
+    double ref;
+    lucid_inertia inertia; /* in the node frame */
+} lucid_model_node;
+
+typedef struct lucid_model_body {
+    char *name;
+    int node;
+    int parent;          /* public body, -1: world */
+    lucid_se3 placement; /* body frame in node frame */
+    double mass;
+} lucid_model_body;
+
+typedef struct lucid_model_frame {
+    char *name;
+    lucid_frame_kind kind;
+    int node;            /* -1: world */
+    lucid_se3 placement; /* in the node frame */
+} lucid_model_frame;
+
+struct lucid_model {
+    atomic_int refs; /* lucid_model_retain / lucid_model_destroy (0 counts as 1) */
+    char *name;
+    lucid_vec3 gravity;
+    double timestep;
+    size_t nq, nv, nu, nnodes, nbodies, nframes, ngeoms, nexcludes;
+    lucid_model_node *nodes;
+    lucid_model_body *bodies;
+    lucid_model_frame *frames;
+    lucid_model_geom *geoms; /* grouped by body, static first */
+    size_t *geom_start;      /* nbodies + 2 offsets: static = [0], body b = [b + 1] */
+    lucid_convex_mesh **meshes;
+    size_t nmeshes;
+    lucid_model_actuator *actuators;
+    int (*excludes)[2];
+    /* per coordinate (nq) and per dof (nv) */
+    double *lower, *upper, *springref;
+    int *limited;
+    double *velocity_limit, *effort_limit, *damping, *armature, *stiffness;
+    int *dof_parent, *dof_node;
+    int *dof_axis; /* S's column of each dof is the unit vector e_axis in its node frame */
+    /* LTDL sparsity: row k of L holds the entries (k, a) for the ancestors a of dof k, nearest
+     * first; ltdl_start[k] .. ltdl_start[k + 1]. ltdl_nnz = sum of the dof depths. */
+    size_t *ltdl_start;
+    size_t ltdl_nnz;
+    double total_mass;
+};
+
+struct lucid_model_data {
+    size_t nnodes, nv;
+    lucid_se3 *liMi;   /* node frame in the parent's frame */
+    lucid_se3 *oMi;    /* node frame in the world */
+    double *v, *a, *f; /* 6 per node: twist, acceleration, wrench (node frame) */
+    double *c;         /* 6 per node: velocity-product acceleration v x (S qd) */
+    lucid_inertia *Ic; /* composite inertias (CRBA) */
+    double *Ia;        /* 36 per node: articulated inertias (ABA), column-major */
+    double *pA;        /* 6 per node: bias forces (ABA) */
+    double *U;         /* 6 x nv: Ia S per dof (ABA) */
+    double *Dinv;      /* 36 per node: (S^T Ia S + armature)^-1 (ABA), nv_j x nv_j */
+    double *u;         /* nv (ABA) */
+    double *M;         /* nv x nv, column-major (CRBA) */
+    double *L;         /* ltdl_nnz: the strictly lower entries of the LTDL factor */
+    double *D;         /* nv: its diagonal */
+    double *tmp;       /* 7 * nv scratch */
+    /* world-frame quantities of the derivative algorithms (rnea_derivatives.c) */
+    double *oJ;        /* 6 x nv: the motion subspace columns in the world frame */
+    double *ov, *oa;   /* 6 per node: twist and acceleration (world, at the origin) */
+    double *of, *oF;   /* 6 per node: the node's wrench, and its subtree's sum */
+    double *dF;        /* 6 per node: a directional derivative of oF */
+    lucid_inertia *oI; /* inertias in the world frame */
+    int *mark;         /* per node: in the subtree of the dof being differentiated */
+};
+
+#endif

@@ -1,0 +1,95 @@
+/* What the MJCF and URDF loaders share (internal to runtime/model/): XML documents read with
+ * libxml2 (no network, no external entities), `file:line: reason` messages, attribute values
+ * checked against the names an element may carry, numbers (finite, counted), paths
+ * (relative to the model file, package:// through the package folders) and collision meshes
+ * (convex hulls of STL/OBJ files, or dropped with a warning when meshes are skipped). */
+#ifndef LUCID_MODEL_XML_H
+#define LUCID_MODEL_XML_H
+
+#include <libxml/tree.h>
+#include <stddef.h>
+
+#include "runtime/model/model_load.h"
+#include "runtime/shapes/convex_mesh.h"
+
+typedef struct lucid_model_xml {
+    char *err;
+    size_t errlen;
+    lucid_status status; /* the first failure, LUCID_OK while none */
+    const lucid_model_load_options *opts;
+    xmlChar **strings; /* attribute values handed out, freed by release */
+    size_t nstrings, cap_strings;
+    xmlDoc **docs; /* every document read (the model and its <include>s) */
+    size_t ndocs, cap_docs;
+} lucid_model_xml;
+
+void lucid_model_xml_init(lucid_model_xml *x, const lucid_model_load_options *opts, char *err,
+                          size_t errlen);
+void lucid_model_xml_release(lucid_model_xml *x);
+
+/* Records the first failure as "file:line: message" for node (or "file: message" when node
+ * is NULL and file is given) and returns x->status. Later failures keep the first message. */
+lucid_status lucid_model_xml_fail(lucid_model_xml *x, const xmlNode *node, lucid_status st,
+                                  const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+lucid_status lucid_model_xml_fail_file(lucid_model_xml *x, const char *file, lucid_status st,
+                                       const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* The document of data (name: its file name for messages), kept until release; NULL after
+ * failing. */
+xmlDoc *lucid_model_xml_parse(lucid_model_xml *x, const char *name, const void *data, size_t size);
+/* The same for a file on disk; `from` is the element that named it (for the message). */
+xmlDoc *lucid_model_xml_read(lucid_model_xml *x, const char *path, const xmlNode *from);
+
+/* The file an element came from, and its line. */
+const char *lucid_model_xml_file(const xmlNode *node);
+long lucid_model_xml_line(const xmlNode *node);
+
+/* Element tests and iteration over element children. */
+int lucid_model_xml_is(const xmlNode *node, const char *name);
+const xmlNode *lucid_model_xml_first(const xmlNode *parent);
+const xmlNode *lucid_model_xml_next(const xmlNode *node);
+
+/* The value of attribute `name` of node, or NULL (the string lives until release). */
+const char *lucid_model_xml_attr(lucid_model_xml *x, const xmlNode *node, const char *name);
+
+/* Fails on the first attribute of node whose name is not in `known` (NULL-terminated). */
+lucid_status lucid_model_xml_check_attrs(lucid_model_xml *x, const xmlNode *node,
+                                         const char *const *known);
+
+/* Parses `value` (attribute `attr` of node, for messages) as between min and max real
+ * numbers into out; returns the count, or -1 after failing (non-finite numbers, trailing
+ * garbage, too few or too many). */
+int lucid_model_xml_reals(lucid_model_xml *x, const xmlNode *node, const char *attr,
+                          const char *value, double *out, int min, int max);
+/* One integer in [lo, hi]; 0 after failing. */
+int lucid_model_xml_int(lucid_model_xml *x, const xmlNode *node, const char *attr,
+                        const char *value, long lo, long hi, long *out);
+/* "true" / "false" (1 / 0), or -1 after failing. */
+int lucid_model_xml_bool(lucid_model_xml *x, const xmlNode *node, const char *attr,
+                         const char *value);
+
+/* A heap path: rel itself when absolute, else dir/rel (dir may be NULL or ""). */
+char *lucid_model_xml_join(const char *dir, const char *rel);
+/* The folder of a file path ("" for a bare name), heap string. */
+char *lucid_model_xml_dirname(const char *path);
+/* Resolves a mesh file name: package://PKG/REST through opts->package_dirs (DIR/PKG/REST,
+ * then DIR/REST), file://PATH, or a path relative to dir. NULL after failing (no package
+ * folder holds it). Heap string. */
+char *lucid_model_xml_resolve(lucid_model_xml *x, const xmlNode *node, const char *dir,
+                              const char *uri);
+
+/* The convex hull of the mesh file at path with its vertices scaled per axis. Returns
+ * LUCID_OK with *mesh set; LUCID_OK with *mesh NULL when the mesh cannot be loaded and meshes
+ * are skipped (a warning naming node and the reason went to stderr); an error otherwise. */
+lucid_status lucid_model_xml_load_mesh(lucid_model_xml *x, const xmlNode *node, const char *path,
+                                       const double scale[3], lucid_convex_mesh **mesh);
+
+#endif

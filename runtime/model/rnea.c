@@ -1,0 +1,54 @@
+/* The recursive Newton-Euler algorithm and the nonlinear effects (dynamics.h). */
+#include "runtime/model/dynamics.h"
+#include "runtime/model/spatial.h"
+
+/* Forward: v_i = iMp v_p + S qd_i, a_i = iMp a_p + S qdd_i + v_i x S qd_i (a_world = -g),
+ * f_i = I_i a_i + v_i x* I_i v_i; backward: tau_i = S^T f_i + armature qdd_i, f_p += pMi f_i. */
+void lucid_model_rnea(const lucid_model *m, lucid_model_data *d, const double *q, const double *v,
+                      const double *a, double *tau) {
+    const double a0[6] = {-m->gravity.x, -m->gravity.y, -m->gravity.z, 0.0, 0.0, 0.0};
+    const double zero[6] = {0, 0, 0, 0, 0, 0};
+    lucid_model_forward_kinematics(m, d, q);
+    for (size_t i = 0; i < m->nnodes; ++i) {
+        const lucid_model_node *nd = &m->nodes[i];
+        double *vi = d->v + 6 * i, *ai = d->a + 6 * i, vJ[6] = {0, 0, 0, 0, 0, 0}, t[6];
+        const double *vp = nd->parent < 0 ? zero : d->v + 6 * nd->parent;
+        const double *ap = nd->parent < 0 ? a0 : d->a + 6 * nd->parent;
+        lucid_sp_motion_act_inv(&d->liMi[i], vp, vi);
+        lucid_sp_motion_act_inv(&d->liMi[i], ap, ai);
+        for (size_t k = 0; k < nd->nv; ++k) {
+            int ax = m->dof_axis[nd->idx_v + k];
+            vJ[ax] += v[nd->idx_v + k];
+            ai[ax] += a[nd->idx_v + k];
+        }
+        for (int k = 0; k < 6; ++k) vi[k] += vJ[k];
+        lucid_sp_cross_motion(vi, vJ, t);
+        for (int k = 0; k < 6; ++k) ai[k] += t[k];
+        double Iv[6], fi[6];
+        lucid_sp_inertia_apply(&nd->inertia, ai, d->f + 6 * i);
+        lucid_sp_inertia_apply(&nd->inertia, vi, Iv);
+        lucid_sp_cross_force(vi, Iv, fi);
+        for (int k = 0; k < 6; ++k) d->f[6 * i + k] += fi[k];
+    }
+    for (size_t i = m->nnodes; i-- > 0;) {
+        const lucid_model_node *nd = &m->nodes[i];
+        const double *fi = d->f + 6 * i;
+        for (size_t k = 0; k < nd->nv; ++k) {
+            size_t dof = nd->idx_v + k;
+            tau[dof] = fi[m->dof_axis[dof]] + m->armature[dof] * a[dof];
+        }
+        if (nd->parent >= 0) {
+            double fp[6];
+            lucid_sp_force_act(&d->liMi[i], fi, fp);
+            for (int k = 0; k < 6; ++k) d->f[6 * nd->parent + k] += fp[k];
+        }
+    }
+}
+
+/* b = rnea(q, v, 0), with d->tmp holding the zero acceleration. */
+void lucid_model_nle(const lucid_model *m, lucid_model_data *d, const double *q, const double *v,
+                     double *b) {
+    double *zero = d->tmp;
+    for (size_t k = 0; k < m->nv; ++k) zero[k] = 0.0;
+    lucid_model_rnea(m, d, q, v, zero, b);
+}

@@ -1,0 +1,604 @@
+/* Articulated models in the world: their links as world bodies (posed by forward kinematics,
+ * colliding like any body), their free velocities with damping, springs and position servos
+ * implicit, the rows of the contact Jacobian on their links, joint limits as unilateral
+ * contacts, and their integration on the configuration manifold.
+ *
+ * One step of a model (semi-implicit Euler, as free bodies; K, D diagonal per dof):
+ *   M~ = M(q) + dt D + dt^2 K                 (K: servo gains gear^2 kp and joint stiffness)
+ *   M~ (v_free - v) = dt (tau(u, q) - b(q, v) - D v - dt K v)
+ *   v+ = v_free + M~^-1 J^T lambda dt,   q+ = q (+) dt v+
+ * so a stiff servo (kp dt^2 >> inertia) or a large damping stays stable: they act on v+. M~
+ * keeps the branch-induced sparsity of M, so it is factorised by the tree's LTDL and every
+ * M~^-1 product is two sparse triangular solves: no dense inverse of M anywhere.
+ * Gravity is the world's (the model's own is replaced: the difference is a uniform force
+ * field, added through the centre-of-mass Jacobians). */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/model/dynamics.h"
+#include "runtime/model/model_internal.h"
+#include "runtime/world/world_internal.h"
+
+static void pose_links(lucid_world *w, lucid_world_model *wm);
+
+static lucid_status bad(const char **why, const char *msg, lucid_status s) {
+    if (why) *why = msg;
+    return s;
+}
+
+void lucid_world_model_desc_default(lucid_world_model_desc *d) {
+    memset(d, 0, sizeof *d);
+    d->pose = lucid_se3_identity();
+    d->friction = 0.5;
+    d->restitution = 0.0;
+}
+
+static int all_finite(const double *x, size_t n) {
+    for (size_t k = 0; k < n; ++k)
+        if (!isfinite(x[k])) return 0;
+    return 1;
+}
+
+static void free_model(lucid_world_model *wm) {
+    lucid_model_data_destroy(wm->data);
+    free(wm->q);
+    wm->data = NULL, wm->q = NULL;
+}
+
+void lucid_world_models_destroy(lucid_world *w) {
+    for (int i = 0; i < w->num_models; ++i) {
+        free_model(&w->models[i]);
+        lucid_model_destroy((lucid_model *)w->models[i].model); /* the world's reference */
+    }
+    free(w->models);
+    free(w->link_J);
+    free(w->link_Y);
+}
+
+/* q, v, u, v_free, v_start and 3 nv of scratch in one block, and the model's workspace. */
+static lucid_status allocate_model(lucid_world_model *wm) {
+    const lucid_model *m = wm->model;
+    size_t nq = lucid_model_nq(m), nv = lucid_model_nv(m), nu = lucid_model_nu(m);
+    size_t n = nq + 6 * nv + nu;
+    wm->q = calloc(n > 0 ? n : 1, sizeof(double));
+    if (!wm->q || lucid_model_data_create(m, &wm->data) != LUCID_OK) {
+        free_model(wm);
+        return LUCID_ERR_NO_MEMORY;
+    }
+    wm->v = wm->q + nq, wm->u = wm->v + nv, wm->v_free = wm->u + nu;
+    wm->v_start = wm->v_free + nv, wm->work = wm->v_start + nv;
+    return LUCID_OK;
+}
+
+lucid_status lucid_world_models_clone(lucid_world *dst, const lucid_world *src) {
+    if (src->num_models == 0) return LUCID_OK;
+    lucid_status s = lucid_world_reserve((void **)&dst->models, &dst->model_cap,
+                                         (size_t)src->num_models, sizeof *dst->models);
+    if (s != LUCID_OK) return s;
+    for (int i = 0; i < src->num_models; ++i) {
+        const lucid_world_model *from = &src->models[i];
+        lucid_world_model wm = *from;
+        wm.q = NULL, wm.data = NULL;
+        s = allocate_model(&wm);
+        if (s != LUCID_OK) return s;
+        const lucid_model *m = wm.model;
+        size_t nq = lucid_model_nq(m), nv = lucid_model_nv(m), nu = lucid_model_nu(m);
+        memcpy(wm.q, from->q, (nq + 6 * nv + nu) * sizeof(double));
+        lucid_model_retain(wm.model);
+        dst->models[dst->num_models++] = wm;
+        pose_links(dst, &dst->models[i]);
+    }
+    return LUCID_OK;
+}
+
+/* The world bodies of a model: one per moving model body (its geoms as parts, possibly none),
+ * then one static body for the geoms fixed in the model's world frame (if any). */
+static lucid_status add_link_bodies(lucid_world *w, lucid_world_model *wm, int index,
+                                    const lucid_world_model_desc *d) {
+    const lucid_model *m = wm->model;
+    const lucid_model_geom *geoms = lucid_model_geoms(m);
+    wm->first_body = w->num_bodies;
+    wm->num_bodies = (int)lucid_model_nbodies(m);
+    wm->static_body = -1;
+    for (int k = 0; k <= wm->num_bodies; ++k) {
+        int b = k < wm->num_bodies ? k : -1; /* the links first, then the static geoms */
+        size_t first, count;
+        lucid_model_body_geoms(m, b, &first, &count);
+        if (b < 0 && count == 0) continue;
+        lucid_body_part parts[64];
+        lucid_body_part *list = parts;
+        if (count > 64) {
+            list = malloc(count * sizeof *list);
+            if (!list) return LUCID_ERR_NO_MEMORY;
+        }
+        double friction = d->has_friction ? d->friction : (count ? geoms[first].friction : 0.5);
+        size_t used = 0;
+        for (size_t i = 0; i < count; ++i) {
+            const lucid_model_geom *g = &geoms[first + i];
+            if (g->contype == 0 && g->conaffinity == 0) continue; /* visual only */
+            list[used].shape = g->shape;
+            list[used].pose = b < 0 ? lucid_se3_compose(&d->pose, &g->pose) : g->pose;
+            ++used;
+        }
+        int id;
+        lucid_status s = lucid_world_push_body(w, list, (int)used, &id);
+        if (list != parts) free(list);
+        if (s != LUCID_OK) return s;
+        lucid_body *body = &w->bodies[id];
+        body->model = index;
+        body->link = b;
+        body->node = b < 0 ? -1 : lucid_model_body_joint(m, (size_t)b);
+        body->is_static = b < 0;
+        body->pose = b < 0 ? lucid_se3_identity() : d->pose;
+        body->friction = friction;
+        body->restitution = d->restitution;
+        if (b < 0) wm->static_body = id;
+    }
+    return LUCID_OK;
+}
+
+/* Poses of the link bodies from the model's forward kinematics at its q. */
+static void pose_links(lucid_world *w, lucid_world_model *wm) {
+    lucid_model_forward_kinematics(wm->model, wm->data, wm->q);
+    for (int b = 0; b < wm->num_bodies; ++b) {
+        lucid_body *body = &w->bodies[wm->first_body + b];
+        body->pose = lucid_se3_compose(&wm->base, &wm->data->oMi[body->node]);
+    }
+}
+
+lucid_status lucid_world_add_model(lucid_world *w, const lucid_model *m,
+                                   const lucid_world_model_desc *d, int *id, const char **why) {
+    if (!w || !m || !d) return bad(why, "missing argument", LUCID_ERR_ARGUMENT);
+    size_t nq = lucid_model_nq(m), nv = lucid_model_nv(m);
+    if (!lucid_mat3_isfinite(&d->pose.R) || !lucid_vec3_isfinite(d->pose.t))
+        return bad(why, "pose must be finite", LUCID_ERR_NONFINITE);
+    if (!(d->friction >= 0.0 && d->friction <= LUCID_CONTACT_MAX_FRICTION))
+        return bad(why, "friction must be in [0, 100]", LUCID_ERR_ARGUMENT);
+    if (!(d->restitution >= 0.0 && d->restitution <= 1.0))
+        return bad(why, "restitution must be in [0, 1]", LUCID_ERR_ARGUMENT);
+    if (d->q && lucid_model_check_configuration(m, d->q, NULL) != LUCID_OK)
+        return bad(why, "q must be finite with non-zero quaternions", LUCID_ERR_ARGUMENT);
+    if (d->v && !all_finite(d->v, nv)) return bad(why, "v must be finite", LUCID_ERR_NONFINITE);
+    if (w->num_models == INT32_MAX) return bad(why, "too many models", LUCID_ERR_NO_MEMORY);
+    lucid_status s = lucid_world_reserve((void **)&w->models, &w->model_cap,
+                                         (size_t)w->num_models + 1, sizeof *w->models);
+    if (s != LUCID_OK) return bad(why, "out of memory", s);
+    lucid_world_model wm;
+    memset(&wm, 0, sizeof wm);
+    wm.model = m;
+    wm.base = d->pose;
+    wm.restitution = d->restitution;
+    if (allocate_model(&wm) != LUCID_OK) return bad(why, "out of memory", LUCID_ERR_NO_MEMORY);
+    if (d->q) {
+        memcpy(wm.q, d->q, nq * sizeof(double));
+        lucid_model_normalize(m, wm.q);
+    } else {
+        lucid_model_neutral(m, wm.q);
+    }
+    if (d->v) memcpy(wm.v, d->v, nv * sizeof(double));
+    int index = w->num_models;
+    int bodies_before = w->num_bodies, parts_before = w->num_parts;
+    s = add_link_bodies(w, &wm, index, d);
+    if (s != LUCID_OK) {
+        w->num_bodies = bodies_before, w->num_parts = parts_before;
+        free_model(&wm);
+        return bad(why, "out of memory", s);
+    }
+    lucid_model_retain(m);
+    w->models[w->num_models++] = wm;
+    pose_links(w, &w->models[index]);
+    if (id) *id = index;
+    return LUCID_OK;
+}
+
+int lucid_world_model_count(const lucid_world *w) {
+    return w ? w->num_models : 0;
+}
+
+static lucid_world_model *get_model(const lucid_world *w, int id) {
+    return w && id >= 0 && id < w->num_models ? &w->models[id] : NULL;
+}
+
+const lucid_model *lucid_world_model_of(const lucid_world *w, int id) {
+    lucid_world_model *wm = get_model(w, id);
+    return wm ? wm->model : NULL;
+}
+
+const double *lucid_world_model_q(const lucid_world *w, int id) {
+    lucid_world_model *wm = get_model(w, id);
+    return wm ? wm->q : NULL;
+}
+
+const double *lucid_world_model_v(const lucid_world *w, int id) {
+    lucid_world_model *wm = get_model(w, id);
+    return wm ? wm->v : NULL;
+}
+
+const double *lucid_world_model_control(const lucid_world *w, int id) {
+    lucid_world_model *wm = get_model(w, id);
+    return wm ? wm->u : NULL;
+}
+
+lucid_status lucid_world_model_set_q(lucid_world *w, int id, const double *q, const char **why) {
+    lucid_world_model *wm = get_model(w, id);
+    if (!wm || !q) return bad(why, "unknown model", LUCID_ERR_ARGUMENT);
+    if (lucid_model_check_configuration(wm->model, q, NULL) != LUCID_OK)
+        return bad(why, "q must be finite with non-zero quaternions", LUCID_ERR_ARGUMENT);
+    memcpy(wm->q, q, lucid_model_nq(wm->model) * sizeof(double));
+    lucid_model_normalize(wm->model, wm->q);
+    pose_links(w, wm);
+    return LUCID_OK;
+}
+
+lucid_status lucid_world_model_set_v(lucid_world *w, int id, const double *v, const char **why) {
+    lucid_world_model *wm = get_model(w, id);
+    if (!wm || !v) return bad(why, "unknown model", LUCID_ERR_ARGUMENT);
+    if (!all_finite(v, lucid_model_nv(wm->model)))
+        return bad(why, "v must be finite", LUCID_ERR_NONFINITE);
+    memcpy(wm->v, v, lucid_model_nv(wm->model) * sizeof(double));
+    return LUCID_OK;
+}
+
+lucid_status lucid_world_model_set_control(lucid_world *w, int id, const double *u,
+                                           const char **why) {
+    lucid_world_model *wm = get_model(w, id);
+    if (!wm || !u) return bad(why, "unknown model", LUCID_ERR_ARGUMENT);
+    if (!all_finite(u, lucid_model_nu(wm->model)))
+        return bad(why, "controls must be finite", LUCID_ERR_NONFINITE);
+    memcpy(wm->u, u, lucid_model_nu(wm->model) * sizeof(double));
+    return LUCID_OK;
+}
+
+lucid_status lucid_world_model_frame_pose(const lucid_world *w, int id, size_t frame,
+                                          lucid_se3 *T) {
+    lucid_world_model *wm = get_model(w, id);
+    if (!wm || !T || frame >= lucid_model_nframes(wm->model)) return LUCID_ERR_ARGUMENT;
+    lucid_se3 local = lucid_model_frame_pose(wm->model, wm->data, frame);
+    *T = lucid_se3_compose(&wm->base, &local);
+    return LUCID_OK;
+}
+
+/* Whether link body `child` hangs from `parent` (the same model's link or static geoms): a
+ * root link counts as the child of the model's static geoms unless it is on a free joint. */
+static int is_child_of(const lucid_world *w, const lucid_body *child, const lucid_body *parent) {
+    if (child->link < 0) return 0;
+    const lucid_model *m = w->models[child->model].model;
+    int p = lucid_model_body_parent(m, (size_t)child->link);
+    if (p != parent->link) return 0;
+    return p >= 0 || m->nodes[child->node].kind != LUCID_JOINT_FREE;
+}
+
+int lucid_world_models_pair_allowed(const lucid_world *w, int a, int b) {
+    const lucid_body *ba = &w->bodies[a], *bb = &w->bodies[b];
+    if (ba->model < 0 || ba->model != bb->model) return 1;
+    if (is_child_of(w, ba, bb) || is_child_of(w, bb, ba)) return 0;
+    const lucid_model *m = w->models[ba->model].model;
+    const int(*ex)[2] = lucid_model_excludes(m);
+    for (size_t k = 0; k < lucid_model_nexcludes(m); ++k)
+        if ((ex[k][0] == ba->link && ex[k][1] == bb->link) ||
+            (ex[k][0] == bb->link && ex[k][1] == ba->link))
+            return 0;
+    return 1;
+}
+
+int lucid_world_body_model(const lucid_world *w, int body, int *link) {
+    if (!w || body < 0 || body >= w->num_bodies) return -1;
+    if (link) *link = w->bodies[body].link;
+    return w->bodies[body].model;
+}
+
+/* ---- the step ---------------------------------------------------------------------------- */
+
+/* Adds J_p^T f to tau: the generalised force of a world force f at the world point p fixed to
+ * node `node` (the columns of the dofs on its path to the root; base frame included). */
+static void add_point_force(const lucid_world_model *wm, int node, lucid_vec3 p, lucid_vec3 f,
+                            double *tau) {
+    const lucid_model *m = wm->model;
+    const lucid_model_node *nd = &m->nodes[node];
+    for (int k = (int)(nd->idx_v + nd->nv) - 1; k >= 0; k = m->dof_parent[k]) {
+        lucid_se3 X = lucid_se3_compose(&wm->base, &wm->data->oMi[m->dof_node[k]]);
+        int a = m->dof_axis[k];
+        lucid_vec3 e = lucid_mat3_col(&X.R, a % 3);
+        lucid_vec3 col = a < 3 ? e : lucid_vec3_cross(e, lucid_vec3_sub(p, X.t));
+        tau[k] += lucid_vec3_dot(col, f);
+    }
+}
+
+/* 3 x nv rows (row d at out + d nv): the world velocity of point p fixed to `node`, projected
+ * on the columns of frame and scaled by sign. */
+static void point_rows(const lucid_world_model *wm, int node, lucid_vec3 p, const lucid_mat3 *frame,
+                       double sign, double *out) {
+    const lucid_model *m = wm->model;
+    size_t nv = m->nv;
+    memset(out, 0, 3 * nv * sizeof(double));
+    const lucid_model_node *nd = &m->nodes[node];
+    for (int k = (int)(nd->idx_v + nd->nv) - 1; k >= 0; k = m->dof_parent[k]) {
+        lucid_se3 X = lucid_se3_compose(&wm->base, &wm->data->oMi[m->dof_node[k]]);
+        int a = m->dof_axis[k];
+        lucid_vec3 e = lucid_mat3_col(&X.R, a % 3);
+        lucid_vec3 col = a < 3 ? e : lucid_vec3_cross(e, lucid_vec3_sub(p, X.t));
+        for (int d = 0; d < 3; ++d)
+            out[(size_t)d * nv + (size_t)k] = sign * lucid_vec3_dot(lucid_mat3_col(frame, d), col);
+    }
+}
+
+/* tau += generalised force of the world's gravity minus the model's own (which nle used). */
+static void gravity_correction(const lucid_world *w, const lucid_world_model *wm, double *tau) {
+    const lucid_model *m = wm->model;
+    lucid_vec3 g_model = lucid_mat3_mul_vec(&wm->base.R, m->gravity);
+    lucid_vec3 dg = lucid_vec3_sub(w->opt.gravity, g_model);
+    if (dg.x == 0.0 && dg.y == 0.0 && dg.z == 0.0) return;
+    for (size_t j = 0; j < m->nnodes; ++j) {
+        const lucid_inertia *I = &m->nodes[j].inertia;
+        if (!(I->mass > 0.0)) continue;
+        lucid_se3 X = lucid_se3_compose(&wm->base, &wm->data->oMi[j]);
+        lucid_vec3 com = lucid_se3_act(&X, lucid_vec3_scale(I->h, 1.0 / I->mass));
+        add_point_force(wm, (int)j, com, lucid_vec3_scale(dg, I->mass), tau);
+    }
+}
+
+/* The diagonal K of the implicit stiffness (servos, springs) and the explicit generalised
+ * forces of actuators and springs, into tau. */
+static void actuation(const lucid_world_model *wm, double *K, double *tau) {
+    const lucid_model *m = wm->model;
+    const lucid_model_actuator *act = lucid_model_actuators(m);
+    for (size_t i = 0; i < m->nv; ++i) K[i] = 0.0;
+    for (size_t j = 0; j < m->nnodes; ++j) {
+        const lucid_model_node *nd = &m->nodes[j];
+        if (nd->nq != 1) continue;
+        double k = m->stiffness[nd->idx_v];
+        if (k == 0.0) continue;
+        K[nd->idx_v] += k;
+        tau[nd->idx_v] -= k * (wm->q[nd->idx_q] - m->springref[nd->idx_q]);
+    }
+    for (size_t a = 0; a < m->nu; ++a) {
+        const lucid_model_actuator *A = &act[a];
+        double u = wm->u[a];
+        if (A->ctrl_limited) u = fmin(fmax(u, A->ctrl_lower), A->ctrl_upper);
+        double f;
+        if (A->kind == LUCID_ACTUATOR_POSITION) {
+            f = A->kp * (u - A->gear * wm->q[A->coord]);
+            K[A->dof] += A->kp * A->gear * A->gear;
+        } else {
+            f = u;
+        }
+        if (A->force_limited) f = fmin(fmax(f, A->force_lower), A->force_upper);
+        tau[A->dof] += A->gear * f;
+    }
+}
+
+/* v_free of one model, and its factorised M~ for the contact rows (wm->data). */
+static void model_free_velocity(const lucid_world *w, lucid_world_model *wm) {
+    const lucid_model *m = wm->model;
+    const double dt = w->opt.dt;
+    size_t nv = m->nv;
+    double *tau = wm->work, *K = wm->work + nv, *b = wm->work + 2 * nv;
+    memset(tau, 0, nv * sizeof(double));
+    actuation(wm, K, tau);
+    lucid_model_nle(m, wm->data, wm->q, wm->v, b);
+    lucid_model_forward_kinematics(m, wm->data, wm->q);
+    gravity_correction(w, wm, tau);
+    for (size_t i = 0; i < nv; ++i)
+        tau[i] = dt * (tau[i] - b[i] - m->damping[i] * wm->v[i] - dt * K[i] * wm->v[i]);
+    lucid_model_crba(m, wm->data, wm->q);
+    for (size_t i = 0; i < nv; ++i) wm->data->M[i + nv * i] += dt * m->damping[i] + dt * dt * K[i];
+    lucid_model_ltdl(m, wm->data);
+    lucid_model_mass_solve(m, wm->data, tau, nv, 1);
+    for (size_t i = 0; i < nv; ++i) {
+        wm->v_start[i] = wm->v[i];
+        wm->v_free[i] = wm->v[i] + tau[i];
+    }
+}
+
+void lucid_world_models_begin_step(lucid_world *w) {
+    for (int i = 0; i < w->num_models; ++i) {
+        lucid_world_model *wm = &w->models[i];
+        model_free_velocity(w, wm);
+        pose_links(w, wm);
+    }
+}
+
+void lucid_world_models_integrate(lucid_world *w) {
+    const double dt = w->opt.dt;
+    for (int i = 0; i < w->num_models; ++i) {
+        lucid_world_model *wm = &w->models[i];
+        size_t nv = lucid_model_nv(wm->model);
+        memcpy(wm->v, wm->v_free, nv * sizeof(double));
+        lucid_model_integrate(wm->model, wm->q, wm->v, dt, wm->q);
+        pose_links(w, wm);
+    }
+}
+
+int lucid_world_models_finite(const lucid_world *w) {
+    for (int i = 0; i < w->num_models; ++i) {
+        const lucid_world_model *wm = &w->models[i];
+        if (!all_finite(wm->q, lucid_model_nq(wm->model)) ||
+            !all_finite(wm->v, lucid_model_nv(wm->model)))
+            return 0;
+    }
+    return 1;
+}
+
+/* ---- joint limits ------------------------------------------------------------------------ */
+
+/* A limit contact on a 1-dof coordinate when it is within the margin of its bound (or beyond):
+ * separation = q - lower (or upper - q), normal velocity +v (or -v), no friction. */
+lucid_status lucid_world_models_limits(lucid_world *w) {
+    for (int i = 0; i < w->num_models; ++i) {
+        const lucid_world_model *wm = &w->models[i];
+        const lucid_model *m = wm->model;
+        for (size_t j = 0; j < m->nnodes; ++j) {
+            const lucid_model_node *nd = &m->nodes[j];
+            if (nd->nq != 1 || !m->limited[nd->idx_q]) continue;
+            double q = wm->q[nd->idx_q];
+            double gaps[2] = {q - m->lower[nd->idx_q], m->upper[nd->idx_q] - q};
+            for (int side = 0; side < 2; ++side) {
+                if (!(gaps[side] < w->opt.margin)) continue;
+                lucid_world_contact c;
+                memset(&c, 0, sizeof c);
+                int body = wm->first_body + nd->body;
+                c.body1 = c.body2 = body;
+                c.part1 = c.part2 = -1;
+                c.limit_model = i;
+                c.limit_dof = (int)nd->idx_v;
+                c.limit_sign = side == 0 ? 1 : -1;
+                c.frame = lucid_mat3_identity();
+                c.point = w->bodies[body].pose.t;
+                c.separation = gaps[side];
+                c.friction = 0.0;
+                lucid_status s = lucid_world_push_contact(w, &c);
+                if (s != LUCID_OK) return s;
+            }
+        }
+    }
+    return LUCID_OK;
+}
+
+/* ---- contact rows on links ----------------------------------------------------------------- */
+
+lucid_status lucid_world_models_reserve_rows(lucid_world *w) {
+    size_t total = 0;
+    for (int k = 0; k < w->num_contacts; ++k) {
+        const lucid_world_contact *c = &w->contacts[k];
+        int bodies[2] = {c->body1, c->body2};
+        for (int p = 0; p < 2; ++p) {
+            const lucid_body *b = &w->bodies[bodies[p]];
+            if (b->model < 0 || b->is_static) continue;
+            if (c->limit_sign != 0 && p == 0) continue; /* a limit has one side */
+            size_t nv = lucid_model_nv(w->models[b->model].model);
+            if (nv > (SIZE_MAX / 3 - total)) return LUCID_ERR_NO_MEMORY;
+            total += 3 * nv;
+        }
+    }
+    lucid_status s =
+        lucid_world_reserve((void **)&w->link_J, &w->link_J_cap, total, sizeof(double));
+    if (s == LUCID_OK)
+        s = lucid_world_reserve((void **)&w->link_Y, &w->link_Y_cap, total, sizeof(double));
+    w->link_rows = 0;
+    return s;
+}
+
+/* Fills side's rows J (3 x nv, row d at J + d nv: sign times the velocity of the contact point
+ * on the link along frame column d; a limit: sign times +-e_dof on the normal row) and
+ * Y = M~^-1 J^T (nv x 3, column d at Y + d nv). */
+void lucid_world_models_fill_side(lucid_world *w, int body, double sign,
+                                  const lucid_world_contact *c, lucid_contact_side *side) {
+    const lucid_body *b = &w->bodies[body];
+    lucid_world_model *wm = &w->models[b->model];
+    size_t nv = lucid_model_nv(wm->model);
+    side->model = b->model;
+    side->row = w->link_rows;
+    w->link_rows += 3 * nv;
+    double *J = w->link_J + side->row, *Y = w->link_Y + side->row;
+    if (c->limit_sign != 0) {
+        memset(J, 0, 3 * nv * sizeof(double));
+        J[2 * nv + (size_t)c->limit_dof] = sign * c->limit_sign;
+    } else {
+        point_rows(wm, b->node, c->point, &c->frame, sign, J);
+    }
+    memcpy(Y, J, 3 * nv * sizeof(double));
+    lucid_model_mass_solve(wm->model, wm->data, Y, nv, 3);
+}
+
+/* Contact frame velocity contributed by a link side: J v (v: the model's v_free when `free`,
+ * else its velocity at the start of the step). */
+lucid_vec3 lucid_world_models_side_velocity(const lucid_world *w, const lucid_contact_side *side,
+                                            int free) {
+    const lucid_world_model *wm = &w->models[side->model];
+    size_t nv = lucid_model_nv(wm->model);
+    const double *v = free ? wm->v_free : wm->v_start, *J = w->link_J + side->row;
+    double out[3] = {0.0, 0.0, 0.0};
+    for (int d = 0; d < 3; ++d)
+        for (size_t i = 0; i < nv; ++i) out[d] += J[(size_t)d * nv + i] * v[i];
+    return lucid_vec3_load(out);
+}
+
+/* G block (rows of side a's contact, columns of side b's) += J_a Y_b, both on one model. */
+void lucid_world_models_add_block(const lucid_world *w, const lucid_contact_side *a,
+                                  const lucid_contact_side *b, double *G, int ld, int row,
+                                  int col) {
+    size_t nv = lucid_model_nv(w->models[a->model].model);
+    const double *Ja = w->link_J + a->row, *Yb = w->link_Y + b->row;
+    for (int l = 0; l < 3; ++l)
+        for (int k = 0; k < 3; ++k) {
+            double s = 0.0;
+            for (size_t i = 0; i < nv; ++i) s += Ja[(size_t)k * nv + i] * Yb[(size_t)l * nv + i];
+            G[(row + k) + (size_t)ld * (size_t)(col + l)] += s;
+        }
+}
+
+/* v_free += dt Y lambda: the contact impulse of one side on its model. */
+void lucid_world_models_apply_impulse(lucid_world *w, const lucid_contact_side *side,
+                                      const double force[3]) {
+    lucid_world_model *wm = &w->models[side->model];
+    size_t nv = lucid_model_nv(wm->model);
+    const double *Y = w->link_Y + side->row;
+    for (int d = 0; d < 3; ++d)
+        for (size_t i = 0; i < nv; ++i)
+            wm->v_free[i] += w->opt.dt * Y[(size_t)d * nv + i] * force[d];
+}
+
+/* ---- state, energy ---------------------------------------------------------------------- */
+
+size_t lucid_world_models_state_size(const lucid_world *w) {
+    size_t n = 0;
+    for (int i = 0; i < w->num_models; ++i)
+        n += lucid_model_nq(w->models[i].model) + lucid_model_nv(w->models[i].model);
+    return n;
+}
+
+void lucid_world_models_get_state(const lucid_world *w, double *x) {
+    for (int i = 0; i < w->num_models; ++i) {
+        const lucid_world_model *wm = &w->models[i];
+        size_t nq = lucid_model_nq(wm->model), nv = lucid_model_nv(wm->model);
+        memcpy(x, wm->q, nq * sizeof(double));
+        memcpy(x + nq, wm->v, nv * sizeof(double));
+        x += nq + nv;
+    }
+}
+
+lucid_status lucid_world_models_check_state(const lucid_world *w, const double *x,
+                                            const char **why) {
+    for (int i = 0; i < w->num_models; ++i) {
+        const lucid_world_model *wm = &w->models[i];
+        size_t nq = lucid_model_nq(wm->model), nv = lucid_model_nv(wm->model);
+        if (!all_finite(x, nq + nv)) return bad(why, "state must be finite", LUCID_ERR_NONFINITE);
+        if (lucid_model_check_configuration(wm->model, x, NULL) != LUCID_OK)
+            return bad(why, "a model's quaternion in the state is zero", LUCID_ERR_ARGUMENT);
+        x += nq + nv;
+    }
+    return LUCID_OK;
+}
+
+void lucid_world_models_set_state(lucid_world *w, const double *x) {
+    for (int i = 0; i < w->num_models; ++i) {
+        lucid_world_model *wm = &w->models[i];
+        size_t nq = lucid_model_nq(wm->model), nv = lucid_model_nv(wm->model);
+        memcpy(wm->q, x, nq * sizeof(double));
+        lucid_model_normalize(wm->model, wm->q);
+        memcpy(wm->v, x + nq, nv * sizeof(double));
+        pose_links(w, wm);
+        x += nq + nv;
+    }
+}
+
+void lucid_world_models_energy(const lucid_world *w, double *kinetic, double *potential) {
+    for (int i = 0; i < w->num_models; ++i) {
+        const lucid_world_model *wm = &w->models[i];
+        const lucid_model *m = wm->model;
+        double k, p;
+        lucid_model_energy(m, wm->data, wm->q, wm->v, &k, &p);
+        *kinetic += k;
+        /* the world's gravity on the moving bodies' centres of mass */
+        lucid_model_forward_kinematics(m, wm->data, wm->q);
+        for (size_t j = 0; j < m->nnodes; ++j) {
+            const lucid_inertia *I = &m->nodes[j].inertia;
+            if (!(I->mass > 0.0)) continue;
+            lucid_se3 X = lucid_se3_compose(&wm->base, &wm->data->oMi[j]);
+            lucid_vec3 com = lucid_se3_act(&X, lucid_vec3_scale(I->h, 1.0 / I->mass));
+            *potential -= I->mass * lucid_vec3_dot(w->opt.gravity, com);
+        }
+    }
+}

@@ -1,0 +1,608 @@
+/* Primal-dual interior point for ccp:ip and ncp:ip (contact_ip.h, docs/contact_ip.md).
+ * Iterate (x, y) in int Q^n, residual r = y - P x - c - S(y). With the Nesterov-Todd scaling
+ * W_i of (x_i, y_i) (W^2 x = y, v = W x = W^-1 y), the Newton step of
+ *   r = 0,  v o v = target
+ * solves v o (W dx + W^-1 dy) = r_c for w = W dx + W^-1 dy, so dy = W w - W^2 dx, and
+ *   (I - E) dy - P dx = -r   (E = dS/dy: row N_i holds y_T,i / ||y_T,i||, NCP only)
+ * becomes, after multiplying by (I - E)^-1 = I + E (E^2 = 0),
+ *   A dx = W w + (I + E) r,  A = (I + E) P + W^2.
+ * A is SPD for the CCP (Cholesky) and a general matrix for the NCP (LU). Mehrotra: an affine
+ * step (r_c = -v o v) gives the centring sigma = (mu_aff / mu)^3, then the combined step
+ * r_c = max(sigma mu, kappa) e - v o v - (W dx_a) o (W^-1 dy_a); near the relaxed central
+ * point (kappa > 0, gap within 10 kappa) plain Newton on v o v = kappa e. Steps stop at 0.99
+ * of the distance to the cones' boundary. */
+#include "solvers/contact/contact_ip.h"
+
+#include <lapacke.h>
+#include <math.h>
+#include <string.h>
+
+#include "solvers/contact/contact_cone.h"
+#include "solvers/contact/contact_internal.h"
+#include "solvers/contact/contact_math.h"
+
+#define STEP_FRACTION 0.99
+#define NEWTON_ZONE   10.0 /* kappa > 0: plain Newton once the mean gap is below this x kappa */
+
+#define WARM_SHIFT   1e-3 /* warm start: shift into the interior by this x the force size */
+#define STALL_WINDOW 10   /* stalled: the criterion has not halved in this many iterations */
+
+/* Buffers of one solve in ws->ip; x, y, yhat (E) and the factor survive the solve. */
+typedef struct ip {
+    const lucid_contact_problem *p;
+    int n, m, ncp;
+    double kappa;
+    double *x, *y, *dx, *dy, *dxa, *dya, *r, *rhs, *v, *w, *sigma, *lambda, *t1, *t2;
+    double *x_best, *y_best; /* the iterate with the smallest model criterion so far */
+    double *W, *W2;          /* 9 per contact each (3m), column-major 3x3 */
+    double *Winv;            /* 9 per contact */
+    double *yhat;            /* 3 per contact: E's row, y_T / ||y_T|| (0 for the CCP and rays) */
+    double *A;               /* m x m: ws->mat[0] */
+    int factorizations;
+    int *ipiv;
+} ip;
+
+static int is_ray(const ip *s, int i) {
+    return s->p->mu[i] == 0.0;
+}
+
+/* D's diagonal entry k: 1 on tangents, mu on normals (1 for rays). */
+static double dscale(const ip *s, int k) {
+    double mu = s->p->mu[k / 3];
+    return k % 3 == 2 && mu > 0.0 ? mu : 1.0;
+}
+
+/* ---- one cone (3 entries, head last) ----------------------------------------------------- */
+
+/* a o b = (a_N b_T + b_N a_T, a . b) */
+static void jordan(int ray, const double *a, const double *b, double *out) {
+    if (ray) {
+        out[0] = out[1] = 0.0, out[2] = a[2] * b[2];
+        return;
+    }
+    out[0] = a[2] * b[0] + b[2] * a[0];
+    out[1] = a[2] * b[1] + b[2] * a[1];
+    out[2] = a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* a with v o a = r (v in int Q) */
+static void jordan_divide(int ray, const double *v, const double *r, double *a) {
+    if (ray) {
+        a[0] = a[1] = 0.0, a[2] = r[2] / v[2];
+        return;
+    }
+    double det =
+        (v[2] - lucid_contact_hypot(v[0], v[1])) * (v[2] + lucid_contact_hypot(v[0], v[1]));
+    a[2] = (v[2] * r[2] - v[0] * r[0] - v[1] * r[1]) / det;
+    a[0] = (r[0] - a[2] * v[0]) / v[2];
+    a[1] = (r[1] - a[2] * v[1]) / v[2];
+}
+
+/* (x_N - ||x_T||)(x_N + ||x_T||) = x^T J x, without cancellation */
+static double jnorm2(const double *x) {
+    double t = lucid_contact_hypot(x[0], x[1]);
+    return (x[2] - t) * (x[2] + t);
+}
+
+/* The largest a with x + a d in Q (x in int Q; HUGE_VAL when unbounded). With
+ * f(a) = (x_N + a d_N)^2 - ||x_T + a d_T||^2 = qa a^2 + 2 qb a + qc (qc > 0), f >= 0 on
+ * [0, a*] with a* the smallest positive root, qc / (-qb + sqrt(qb^2 - qa qc)), whenever
+ * qa < 0 or qb < 0 (and a real root exists). f >= 0 also holds on -Q: a path through the
+ * apex (d along x's axis: a double root, which round-off may turn into none) leaves Q with f
+ * >= 0, so the head x_N + a d_N >= 0 bounds a as well. */
+static double max_step(int ray, const double *x, const double *d) {
+    double head = d[2] < 0.0 ? -x[2] / d[2] : HUGE_VAL;
+    if (ray) return head;
+    double qa = d[2] * d[2] - d[0] * d[0] - d[1] * d[1];
+    double qb = x[2] * d[2] - x[0] * d[0] - x[1] * d[1];
+    double qc = jnorm2(x);
+    if (!(qa < 0.0 || qb < 0.0)) return head;
+    double disc = qb * qb - qa * qc;
+    if (qa > 0.0 && disc < 0.0) return head; /* f > 0 everywhere */
+    return fmin(head, qc / (-qb + sqrt(fmax(disc, 0.0))));
+}
+
+/* Nesterov-Todd scaling of (x, y) (x = forces, y = velocities, both in int Q): W x = W^-1 y.
+ * With J = diag(-1, -1, 1), xb = x / sqrt(x^T J x), yb = y / sqrt(y^T J y) (determinant 1),
+ * the scaling point of (xb, yb) is their geometric mean wb = (yb + J xb) / (2 gamma),
+ * gamma = sqrt((1 + xb . yb) / 2), its square root u = (wb + e) / sqrt(2 (wb_N + 1)), and
+ *   W = eta (2 u u^T - J),  W^-1 = (2 (J u)(J u)^T - J) / eta,  eta = (y^T J y / x^T J x)^(1/4)
+ * (W^2 = eta^2 (2 wb wb^T - J) is the quadratic representation of the scaling point). */
+static void nt_scaling(int ray, const double *x, const double *y, double W[9], double Winv[9]) {
+    memset(W, 0, sizeof(double) * 9), memset(Winv, 0, sizeof(double) * 9);
+    if (ray) {
+        double eta = sqrt(y[2] / x[2]);
+        W[8] = eta, Winv[8] = 1.0 / eta;
+        return;
+    }
+    double nx = sqrt(jnorm2(x)), ny = sqrt(jnorm2(y));
+    double xb[3], yb[3], wb[3], u[3], Ju[3];
+    for (int a = 0; a < 3; ++a) xb[a] = x[a] / nx, yb[a] = y[a] / ny;
+    double gamma = sqrt(0.5 * (1.0 + xb[0] * yb[0] + xb[1] * yb[1] + xb[2] * yb[2]));
+    wb[0] = (yb[0] - xb[0]) / (2.0 * gamma);
+    wb[1] = (yb[1] - xb[1]) / (2.0 * gamma);
+    wb[2] = (yb[2] + xb[2]) / (2.0 * gamma);
+    double d = sqrt(2.0 * (wb[2] + 1.0));
+    u[0] = wb[0] / d, u[1] = wb[1] / d, u[2] = (wb[2] + 1.0) / d;
+    Ju[0] = -u[0], Ju[1] = -u[1], Ju[2] = u[2];
+    double eta = sqrt(ny / nx);
+    static const double J[3] = {-1.0, -1.0, 1.0};
+    for (int b = 0; b < 3; ++b)
+        for (int a = 0; a < 3; ++a) {
+            double j = a == b ? J[a] : 0.0;
+            W[a + 3 * b] = eta * (2.0 * u[a] * u[b] - j);
+            Winv[a + 3 * b] = (2.0 * Ju[a] * Ju[b] - j) / eta;
+        }
+}
+
+static void mat3_vec(const double M[9], const double *x, double *out) {
+    for (int a = 0; a < 3; ++a) out[a] = M[a] * x[0] + M[a + 3] * x[1] + M[a + 6] * x[2];
+}
+
+/* ---- the whole problem -------------------------------------------------------------------- */
+
+/* lambda = D^-1 x, sigma = (G + R) lambda + g */
+static void unscale(ip *s) {
+    for (int k = 0; k < s->m; ++k) s->lambda[k] = s->x[k] / dscale(s, k);
+    lucid_contact_velocity(s->p, s->lambda, s->sigma);
+}
+
+/* r = y - D^-1 sigma - S(y) (tangents of rays: 0); yhat = E's rows (NCP). */
+static void residual(ip *s) {
+    for (int i = 0; i < s->n; ++i) {
+        double *r = s->r + 3 * i, *y = s->y + 3 * i, *h = s->yhat + 3 * i;
+        for (int a = 0; a < 3; ++a) r[a] = y[a] - s->sigma[3 * i + a] / dscale(s, 3 * i + a);
+        h[0] = h[1] = h[2] = 0.0;
+        if (is_ray(s, i)) {
+            r[0] = r[1] = 0.0;
+            continue;
+        }
+        if (!s->ncp) continue;
+        double t = lucid_contact_hypot(y[0], y[1]);
+        r[2] -= t;
+        if (t > 0.0) h[0] = y[0] / t, h[1] = y[1] / t;
+    }
+}
+
+static double gap(const ip *s) {
+    double sum = 0.0;
+    for (int k = 0; k < s->m; ++k) sum += s->x[k] * s->y[k];
+    return sum / s->n;
+}
+
+/* Scalings and v = W x of every contact. */
+static void scale_all(ip *s) {
+    for (int i = 0; i < s->n; ++i) {
+        nt_scaling(is_ray(s, i), s->x + 3 * i, s->y + 3 * i, s->W + 9 * i, s->Winv + 9 * i);
+        double *W = s->W + 9 * i, *W2 = s->W2 + 9 * i;
+        for (int b = 0; b < 3; ++b)
+            for (int a = 0; a < 3; ++a)
+                W2[a + 3 * b] = W[a] * W[3 * b] + W[a + 3] * W[1 + 3 * b] + W[a + 6] * W[2 + 3 * b];
+        mat3_vec(W, s->x + 3 * i, s->v + 3 * i);
+    }
+}
+
+/* A = (I + E) P + W^2 + shift I (rows and columns of rays' tangents: identity), factorised in
+ * place. */
+static lucid_status assemble_and_factor_shifted(ip *s, double shift) {
+    const lucid_contact_problem *p = s->p;
+    int m = s->m;
+    double *A = s->A;
+    for (int j = 0; j < m; ++j) {
+        double dj = dscale(s, j);
+        for (int i = 0; i < m; ++i)
+            A[i + (size_t)m * j] = p->G[i + (size_t)m * j] / (dscale(s, i) * dj);
+        if (p->R) A[j + (size_t)m * j] += p->R[j] / (dj * dj);
+    }
+    if (s->ncp)
+        for (int i = 0; i < s->n; ++i) {
+            const double *h = s->yhat + 3 * i;
+            if (h[0] == 0.0 && h[1] == 0.0) continue;
+            for (int j = 0; j < m; ++j) {
+                double *col = A + (size_t)m * j + 3 * i;
+                col[2] += h[0] * col[0] + h[1] * col[1];
+            }
+        }
+    for (int i = 0; i < s->n; ++i)
+        for (int b = 0; b < 3; ++b)
+            for (int a = 0; a < 3; ++a)
+                A[3 * i + a + (size_t)m * (3 * i + b)] += s->W2[9 * i + a + 3 * b];
+    for (int k = 0; k < m; ++k) A[k + (size_t)m * k] += shift;
+    for (int i = 0; i < s->n; ++i) {
+        if (!is_ray(s, i)) continue;
+        for (int t = 0; t < 2; ++t) {
+            int k = 3 * i + t;
+            for (int j = 0; j < m; ++j) A[k + (size_t)m * j] = A[j + (size_t)m * k] = 0.0;
+            A[k + (size_t)m * k] = 1.0;
+        }
+    }
+    lapack_int info = s->ncp ? LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, m, m, A, m, s->ipiv)
+                             : LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', m, A, m);
+    if (info > 0) return LUCID_ERR_NOT_SPD;
+    return info == 0 ? LUCID_OK : LUCID_ERR_INTERNAL;
+}
+
+/* The factor of A; where it does not exist in floating point (P singular, as G is for
+ * hyperstatic contacts, and W^2 vanishing along the active directions as the gap closes), of
+ * A + shift I with the smallest shift in 1e-14, 1e-12, ..., 1e-6 x max diag A that works: a
+ * regularised Newton step (LUCID_ERR_NOT_SPD when none does). */
+static lucid_status assemble_and_factor(ip *s) {
+    lucid_status status = assemble_and_factor_shifted(s, 0.0);
+    if (status != LUCID_ERR_NOT_SPD) return status;
+    double big = 0.0;
+    for (int k = 0; k < s->m; ++k)
+        big = fmax(big, lucid_contact_diag(s->p, k) / (dscale(s, k) * dscale(s, k)) +
+                            s->W2[9 * (k / 3) + 4 * (k % 3)]);
+    for (double f = 1e-14; status == LUCID_ERR_NOT_SPD && f <= 1e-6; f *= 100.0)
+        status = assemble_and_factor_shifted(s, f * big);
+    return status;
+}
+
+/* x <- A^-1 x (transposed: A^-T x) from the factor. */
+static void factor_solve(const ip *s, int transposed, double *x) {
+    if (s->ncp)
+        LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, transposed ? 'T' : 'N', s->m, 1, s->A, s->m, s->ipiv,
+                            x, s->m);
+    else
+        LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', s->m, 1, s->A, s->m, x, s->m);
+}
+
+/* (I + E) u in place */
+static void apply_IE(const ip *s, double *u) {
+    for (int i = 0; i < s->n; ++i) {
+        const double *h = s->yhat + 3 * i;
+        u[3 * i + 2] += h[0] * u[3 * i] + h[1] * u[3 * i + 1];
+    }
+}
+
+/* (I + E)^T u in place */
+static void apply_IE_transposed(const ip *s, double *u) {
+    for (int i = 0; i < s->n; ++i) {
+        const double *h = s->yhat + 3 * i;
+        u[3 * i] += h[0] * u[3 * i + 2], u[3 * i + 1] += h[1] * u[3 * i + 2];
+    }
+}
+
+/* The Newton direction (dx, dy) for the complementarity right-hand side rc (per contact). */
+static void direction(ip *s, const double *rc, double *dx, double *dy) {
+    for (int i = 0; i < s->n; ++i) {
+        int ray = is_ray(s, i);
+        jordan_divide(ray, s->v + 3 * i, rc + 3 * i, s->w + 3 * i);
+        mat3_vec(s->W + 9 * i, s->w + 3 * i, s->t1 + 3 * i); /* W w */
+    }
+    memcpy(dx, s->r, sizeof(double) * (size_t)s->m);
+    apply_IE(s, dx);
+    for (int k = 0; k < s->m; ++k) dx[k] += s->t1[k];
+    for (int i = 0; i < s->n; ++i)
+        if (is_ray(s, i)) dx[3 * i] = dx[3 * i + 1] = 0.0;
+    factor_solve(s, 0, dx);
+    for (int i = 0; i < s->n; ++i) {
+        double W2dx[3];
+        mat3_vec(s->W2 + 9 * i, dx + 3 * i, W2dx);
+        for (int a = 0; a < 3; ++a) dy[3 * i + a] = s->t1[3 * i + a] - W2dx[a];
+    }
+}
+
+static double step_to_boundary(const ip *s, const double *dx, const double *dy) {
+    double a = HUGE_VAL;
+    for (int i = 0; i < s->n; ++i) {
+        int ray = is_ray(s, i);
+        a = fmin(a, max_step(ray, s->x + 3 * i, dx + 3 * i));
+        a = fmin(a, max_step(ray, s->y + 3 * i, dy + 3 * i));
+    }
+    return a;
+}
+
+/* Relaxed-system criterion (kappa > 0): primal dist(lambda, K), dual ||D r||_inf (a velocity),
+ * complementarity ||x o y - kappa e||_inf; scaled as lucid_contact_criteria_eval scales. */
+static void relaxed_criteria(ip *s, lucid_contact_criteria *out) {
+    double ep = 0.0, ed = 0.0, ec = 0.0, force = 0.0, velocity = 0.0;
+    for (int i = 0; i < s->n; ++i) {
+        int ray = is_ray(s, i);
+        double xy[3];
+        jordan(ray, s->x + 3 * i, s->y + 3 * i, xy);
+        xy[2] -= s->kappa;
+        ep = fmax(ep, lucid_cone_distance(s->p->mu[i], s->lambda + 3 * i));
+        for (int a = 0; a < 3; ++a) {
+            ed = fmax(ed, fabs(s->r[3 * i + a] * dscale(s, 3 * i + a)));
+            ec = fmax(ec, fabs(xy[a]));
+        }
+    }
+    for (int k = 0; k < s->m; ++k) {
+        force = fmax(force, fabs(s->lambda[k]));
+        velocity = fmax(velocity, fmax(fabs(s->p->g[k]), fabs(s->sigma[k] - s->p->g[k])));
+    }
+    int finite = isfinite(ep) && isfinite(ed) && isfinite(ec);
+    out->primal = ep, out->dual = ed, out->complementarity = ec;
+    out->abs = finite ? fmax(ep, fmax(ed, ec)) : INFINITY;
+    out->primal_scaled = force > 0.0 ? ep / force : ep;
+    out->dual_scaled = velocity > 0.0 ? ed / velocity : ed;
+    out->complementarity_scaled = force * velocity > 0.0 ? ec / (force * velocity) : ec;
+    out->scaled =
+        finite ? fmax(out->primal_scaled, fmax(out->dual_scaled, out->complementarity_scaled))
+               : INFINITY;
+}
+
+/* Evaluates the model criterion of the iterate (the relaxed one when kappa > 0) and the NCP
+ * criterion; 1 when the model criterion meets tol. */
+static int check(lucid_contact_run *run, ip *s) {
+    unscale(s);
+    residual(s);
+    if (s->kappa > 0.0) {
+        relaxed_criteria(s, &run->result->model);
+        lucid_contact_criteria_eval(s->p, LUCID_CRITERION_NCP, s->lambda, s->sigma, NULL,
+                                    &run->result->ncp);
+        return run->result->model.abs <= run->o->tol;
+    }
+    return lucid_contact_check(run, s->lambda, s->sigma);
+}
+
+/* Per contact, a point of int Q: z + (max(||z_T|| - z_N, 0) + shift) e (rays: z_T = 0). */
+static void into_interior(const ip *s, double *z, double shift) {
+    for (int i = 0; i < s->n; ++i) {
+        double *zi = z + 3 * i;
+        if (is_ray(s, i)) zi[0] = zi[1] = 0.0;
+        double t = lucid_contact_hypot(zi[0], zi[1]);
+        zi[2] = fmax(zi[2], t) + shift;
+    }
+}
+
+/* Starting point: x_i = (0, 0, sx), y_i = (0, 0, sy) with sy = max |c| (1 if c = 0) and
+ * sx = sy / mean diag P (so that P x and y are of one size). A warm start replaces x by
+ * D lambda, shifted into the interior by WARM_SHIFT x its size (Silico uses x + 1e-2 e), and
+ * keeps the cold y. Measured on the dragged cube (180 steps of the world, 4 hyperstatic
+ * contacts sticking): cold 1049 iterations; warm x and y (y from the previous corrected
+ * velocity, shifted alike) 4883 iterations, and the previous step's internal forces kept
+ * (2.5 N: a start on the optimal face's boundary never re-centres along G's null space);
+ * warm x only 725 iterations and no internal force (1e-8 N). The shift: 1e-4 to 1e-2 give
+ * 724-725 iterations there; on a random 5-contact problem (test_contact_solvers,
+ * warm_start_reduces_iterations) ncp:ip takes 8 (1e-4, 1e-3), 10 (1e-2), 11 (1e-1)
+ * iterations against 8 cold. */
+static void start(lucid_contact_run *run, ip *s, const double *lambda) {
+    const lucid_contact_problem *p = s->p;
+    int m = s->m;
+    double sy = 0.0, diag = 0.0;
+    for (int k = 0; k < m; ++k) {
+        sy = fmax(sy, fabs(p->g[k] / dscale(s, k)));
+        diag += lucid_contact_diag(p, k) / (dscale(s, k) * dscale(s, k));
+    }
+    if (!(sy > 0.0)) sy = 1.0;
+    double sx = sy / (diag / m);
+    memset(s->x, 0, sizeof(double) * (size_t)m), memset(s->y, 0, sizeof(double) * (size_t)m);
+    for (int i = 0; i < s->n; ++i) s->x[3 * i + 2] = sx, s->y[3 * i + 2] = sy;
+    if (!run->o->warm_start) return;
+    for (int k = 0; k < m; ++k) s->x[k] = lambda[k] * dscale(s, k);
+    double xs = lucid_contact_max_abs(s->x, m);
+    double shift = WARM_SHIFT * (xs > 0.0 ? xs : sx);
+    if (shift * sy < s->kappa) shift = s->kappa / sy;
+    into_interior(s, s->x, shift);
+}
+
+static ip ip_layout(lucid_contact_run *run) {
+    const lucid_contact_problem *p = run->p;
+    lucid_contact_workspace *ws = run->ws;
+    int m = 3 * p->n;
+    double *b = ws->ip;
+    ip s = {.p = p,
+            .n = p->n,
+            .m = m,
+            .ncp = run->o->model == LUCID_CONTACT_NCP,
+            .kappa = run->o->kappa,
+            .A = ws->mat[0],
+            .ipiv = ws->ipiv};
+    double **slots[] = {&s.x,  &s.y,   &s.dx,   &s.dy,     &s.dxa,   &s.dya,
+                        &s.r,  &s.rhs, &s.v,    &s.w,      &s.sigma, &s.lambda,
+                        &s.t1, &s.t2,  &s.yhat, &s.x_best, &s.y_best};
+    size_t count = sizeof slots / sizeof slots[0];
+    for (size_t k = 0; k < count; ++k) *slots[k] = b + k * (size_t)m;
+    s.W = b + count * m, s.W2 = s.W + 3 * (size_t)m, s.Winv = s.W2 + 3 * (size_t)m;
+    return s; /* 17 + 9 = 26 vectors: LUCID_CONTACT_IP_VECTORS */
+}
+
+/* One predictor-corrector iteration from (x, y) whose residual r is current. */
+static lucid_status iterate(ip *s, double *alpha_out) {
+    int m = s->m;
+    scale_all(s);
+    lucid_status status = assemble_and_factor(s);
+    if (status != LUCID_OK) return status;
+    ++s->factorizations;
+    double mu = gap(s);
+    double *rc = s->rhs;
+    int newton = s->kappa > 0.0 && mu <= NEWTON_ZONE * s->kappa;
+    for (int i = 0; i < s->n; ++i) {
+        jordan(is_ray(s, i), s->v + 3 * i, s->v + 3 * i, rc + 3 * i);
+        for (int a = 0; a < 3; ++a) rc[3 * i + a] = -rc[3 * i + a];
+        if (newton) rc[3 * i + 2] += s->kappa;
+    }
+    if (!newton) {
+        direction(s, rc, s->dxa, s->dya);
+        double a = fmin(1.0, step_to_boundary(s, s->dxa, s->dya));
+        double mu_aff = 0.0;
+        for (int k = 0; k < m; ++k) mu_aff += (s->x[k] + a * s->dxa[k]) * (s->y[k] + a * s->dya[k]);
+        mu_aff /= s->n;
+        double ratio = fmax(mu_aff, 0.0) / mu, target = fmax(ratio * ratio * ratio * mu, s->kappa);
+        for (int i = 0; i < s->n; ++i) {
+            int ray = is_ray(s, i);
+            double wdx[3], wdy[3], corr[3];
+            mat3_vec(s->W + 9 * i, s->dxa + 3 * i, wdx);
+            mat3_vec(s->Winv + 9 * i, s->dya + 3 * i, wdy);
+            jordan(ray, wdx, wdy, corr);
+            for (int a2 = 0; a2 < 3; ++a2) rc[3 * i + a2] -= corr[a2];
+            rc[3 * i + 2] += target;
+        }
+    }
+    direction(s, rc, s->dx, s->dy);
+    for (int k = 0; k < m; ++k)
+        if (!isfinite(s->dx[k]) || !isfinite(s->dy[k])) return LUCID_ERR_NONFINITE;
+    double alpha = fmin(1.0, STEP_FRACTION * step_to_boundary(s, s->dx, s->dy));
+    for (int k = 0; k < m; ++k) s->x[k] += alpha * s->dx[k], s->y[k] += alpha * s->dy[k];
+    for (int i = 0; i < s->n; ++i)
+        if (is_ray(s, i)) s->x[3 * i] = s->x[3 * i + 1] = s->y[3 * i] = s->y[3 * i + 1] = 0.0;
+    *alpha_out = alpha;
+    return LUCID_OK;
+}
+
+lucid_status lucid_contact_solve_ip(lucid_contact_run *run, double *lambda, double *dual) {
+    const lucid_contact_problem *p = run->p;
+    const lucid_contact_options *o = run->o;
+    lucid_status status = lucid_contact_check_psd(run);
+    if (status != LUCID_OK) return status;
+    ip s = ip_layout(run);
+    start(run, &s, lambda);
+    /* The answer is the iterate with the smallest model criterion: once the gap is below the
+     * round-off of P x + c, iterates scatter around the round-off floor (the 1e3 kg on 1e-3 kg
+     * stack: between 3e-6 and 3e-5) and the last one is no better than any other. The solve
+     * stops when the criterion meets tol, or has not halved in STALL_WINDOW iterations. */
+    int done = check(run, &s), k = 0, progress_k = 0;
+    double best = run->result->model.abs, progress = best;
+    size_t bytes = sizeof(double) * (size_t)s.m;
+    memcpy(s.x_best, s.x, bytes), memcpy(s.y_best, s.y, bytes);
+    while (!done && k < o->max_iter) {
+        double alpha = 0.0;
+        if (iterate(&s, &alpha) != LUCID_OK) { /* no factor even regularised: stop there */
+            run->result->stalled = 1;
+            break;
+        }
+        run->result->iterations = ++k;
+        run->result->factorizations = s.factorizations;
+        done = check(run, &s);
+        double now = run->result->model.abs;
+        if (!isfinite(now) || !isfinite(run->result->ncp.abs)) break; /* keep the best */
+        if (now < best || done) {
+            best = now;
+            memcpy(s.x_best, s.x, bytes), memcpy(s.y_best, s.y, bytes);
+        }
+        if (now <= 0.5 * progress) progress = now, progress_k = k;
+        if (!done && k - progress_k >= STALL_WINDOW) {
+            run->result->stalled = 1;
+            break;
+        }
+    }
+    memcpy(s.x, s.x_best, bytes), memcpy(s.y, s.y_best, bytes);
+    done = check(run, &s);
+    run->result->converged = done;
+    memcpy(lambda, s.lambda, sizeof(double) * (size_t)s.m);
+    if (dual)
+        for (int k2 = 0; k2 < s.m; ++k2) dual[k2] = s.y[k2] * dscale(&s, k2);
+    /* The relaxed system's factor at the returned point, for the derivatives. */
+    if (s.kappa > 0.0 && isfinite(run->result->ncp.abs)) {
+        scale_all(&s);
+        if (assemble_and_factor(&s) == LUCID_OK) {
+            run->ws->ip_state.valid = 1;
+            run->ws->ip_state.lu = s.ncp;
+            run->ws->ip_state.n = p->n;
+            run->ws->ip_state.G = p->G, run->ws->ip_state.g = p->g;
+            run->ws->ip_state.mu = p->mu, run->ws->ip_state.R = p->R;
+            ++run->result->factorizations;
+        }
+    }
+    return LUCID_OK;
+}
+
+/* ---- derivatives ------------------------------------------------------------------------- */
+
+static lucid_status derivative_state(const lucid_contact_problem *p, lucid_contact_workspace *ws,
+                                     ip *s) {
+    if (!p || !ws || !ws->ip_state.valid || ws->ip_state.n != p->n || ws->ip_state.G != p->G ||
+        ws->ip_state.g != p->g || ws->ip_state.mu != p->mu || ws->ip_state.R != p->R)
+        return LUCID_ERR_ARGUMENT;
+    lucid_contact_options o = lucid_contact_default_options();
+    o.model = ws->ip_state.lu ? LUCID_CONTACT_NCP : LUCID_CONTACT_CCP;
+    lucid_contact_result res;
+    lucid_contact_run run = {p, &o, ws, &res, LUCID_CRITERION_NCP};
+    *s = ip_layout(&run);
+    unscale(s); /* lambda, sigma of the returned x (x, y, yhat and the factor are kept) */
+    return LUCID_OK;
+}
+
+lucid_status lucid_contact_ip_jvp(const lucid_contact_problem *p, lucid_contact_workspace *ws,
+                                  const double *dg, const double *dG, const double *dmu,
+                                  const double *dR, double *dlambda) {
+    ip s;
+    lucid_status status = derivative_state(p, ws, &s);
+    if (status != LUCID_OK) return status;
+    if (!dg || !dlambda) return LUCID_ERR_ARGUMENT;
+    int m = s.m;
+    double *b = s.dx; /* b = D^-1 (dg + (dG + dR) lambda) + sum_i dmu_i d(P x + c)/dmu_i */
+    for (int k = 0; k < m; ++k) b[k] = dg[k];
+    if (dG)
+        for (int j = 0; j < m; ++j)
+            for (int i = 0; i < m; ++i) b[i] += dG[i + (size_t)m * j] * s.lambda[j];
+    if (dR)
+        for (int k = 0; k < m; ++k) b[k] += dR[k] * s.lambda[k];
+    /* d(Px + c)/dmu_i = -sigma_Ni / mu_i^2 e_Ni - (lambda_Ni / mu_i) D^-1 H e_Ni: the second
+     * term is accumulated unscaled in t1 = H (sum_i lambda_Ni dmu_i / mu_i e_Ni) */
+    memset(s.t1, 0, sizeof(double) * (size_t)m);
+    int any_mu = 0;
+    for (int i = 0; dmu && i < s.n; ++i)
+        if (!is_ray(&s, i) && dmu[i] != 0.0) {
+            s.t1[3 * i + 2] = s.lambda[3 * i + 2] * dmu[i] / p->mu[i];
+            any_mu = 1;
+        }
+    if (any_mu) {
+        memcpy(s.t2, s.t1, sizeof(double) * (size_t)m);
+        lucid_contact_problem H = *p;
+        double *zero_g = s.w;
+        memset(zero_g, 0, sizeof(double) * (size_t)m);
+        H.g = zero_g;
+        lucid_contact_velocity(&H, s.t2, s.t1); /* t1 = (G + R) t2 */
+        for (int k = 0; k < m; ++k) b[k] -= s.t1[k];
+    }
+    for (int k = 0; k < m; ++k) b[k] /= dscale(&s, k);
+    for (int i = 0; dmu && i < s.n; ++i)
+        if (!is_ray(&s, i)) b[3 * i + 2] -= s.sigma[3 * i + 2] * dmu[i] / (p->mu[i] * p->mu[i]);
+    /* A dx = -(I + E) b (rays' tangents: 0) */
+    apply_IE(&s, b);
+    for (int k = 0; k < m; ++k) b[k] = -b[k];
+    for (int i = 0; i < s.n; ++i)
+        if (is_ray(&s, i)) b[3 * i] = b[3 * i + 1] = 0.0;
+    factor_solve(&s, 0, b);
+    for (int k = 0; k < m; ++k) dlambda[k] = b[k] / dscale(&s, k);
+    for (int i = 0; dmu && i < s.n; ++i)
+        if (!is_ray(&s, i)) dlambda[3 * i + 2] -= s.lambda[3 * i + 2] * dmu[i] / p->mu[i];
+    return LUCID_OK;
+}
+
+lucid_status lucid_contact_ip_vjp(const lucid_contact_problem *p, lucid_contact_workspace *ws,
+                                  const double *lambda_bar, double *g_bar, double *G_bar,
+                                  double *mu_bar, double *R_bar) {
+    ip s;
+    lucid_status status = derivative_state(p, ws, &s);
+    if (status != LUCID_OK) return status;
+    if (!lambda_bar || !g_bar) return LUCID_ERR_ARGUMENT;
+    int m = s.m;
+    /* z = A^-T D^-1 lambda_bar; q = -(I + E)^T Pi z (Pi zeroes rays' tangents) */
+    double *q = s.dx;
+    for (int k = 0; k < m; ++k) q[k] = lambda_bar[k] / dscale(&s, k);
+    factor_solve(&s, 1, q);
+    for (int i = 0; i < s.n; ++i)
+        if (is_ray(&s, i)) q[3 * i] = q[3 * i + 1] = 0.0;
+    apply_IE_transposed(&s, q);
+    for (int k = 0; k < m; ++k) q[k] = -q[k];
+    for (int k = 0; k < m; ++k) g_bar[k] = q[k] / dscale(&s, k);
+    if (G_bar)
+        for (int j = 0; j < m; ++j)
+            for (int i = 0; i < m; ++i) G_bar[i + (size_t)m * j] = g_bar[i] * s.lambda[j];
+    if (R_bar)
+        for (int k = 0; k < m; ++k) R_bar[k] = g_bar[k] * s.lambda[k];
+    if (mu_bar) {
+        /* mu_bar_i = q . d(Px + c)/dmu_i - lambda_bar_Ni lambda_Ni / mu_i
+         *          = -q_Ni sigma_Ni / mu_i^2 - (lambda_Ni / mu_i) (H g_bar)_Ni - ... */
+        lucid_contact_problem H = *p;
+        double *zero_g = s.w;
+        memset(zero_g, 0, sizeof(double) * (size_t)m);
+        H.g = zero_g;
+        lucid_contact_velocity(&H, g_bar, s.t1); /* t1 = (G + R) g_bar */
+        for (int i = 0; i < s.n; ++i) {
+            double mu = p->mu[i];
+            if (is_ray(&s, i)) {
+                mu_bar[i] = 0.0;
+                continue;
+            }
+            double lN = s.lambda[3 * i + 2];
+            mu_bar[i] = -q[3 * i + 2] * s.sigma[3 * i + 2] / (mu * mu) - lN / mu * s.t1[3 * i + 2] -
+                        lambda_bar[3 * i + 2] * lN / mu;
+        }
+    }
+    return LUCID_OK;
+}

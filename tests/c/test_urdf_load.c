@@ -1,0 +1,404 @@
+/* The URDF loader: tests/data/model/urdf_forms.urdf value by value (rpy placements against
+ * an independent quaternion product, inertias rotated into the link frame, full box sizes
+ * and cylinder lengths halved, a package:// mesh scaled per axis, every joint type, limits,
+ * damping, mimic, actuators one per independent 1-dof joint, floating_base, scale and the
+ * meshes option), and the robots of ../shared/data/robots (ur5, a1, simple_humanoid: counts,
+ * masses and values from their README; exit 77 with a message when ../shared is absent). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "runtime/model/model_load.h"
+#include "runtime/shapes/convex_mesh.h"
+
+#define FORMS    LUCID_SOURCE_DIR "/tests/data/model/urdf_forms.urdf"
+#define PACKAGES LUCID_SOURCE_DIR "/tests/data/model/packages"
+
+static int skipped;
+
+static const char *shared_dir(void) {
+    const char *d = getenv("LUCID_SHARED_DIR");
+    return d ? d : LUCID_SOURCE_DIR "/../shared";
+}
+
+static lucid_model_spec *load_with(const char *path, const lucid_model_load_options *o) {
+    lucid_model_spec *s = NULL;
+    char err[1024];
+    lucid_status st = lucid_model_spec_load(path, o, &s, err, sizeof err);
+    if (st != LUCID_OK) fprintf(stderr, "%s\n", err);
+    assert_int_equal(st, LUCID_OK);
+    return s;
+}
+
+static const char *const package_dirs[] = {"/nonexistent/folder", PACKAGES};
+
+static lucid_model_load_options forms_options(void) {
+    lucid_model_load_options o = lucid_model_load_options_default();
+    o.package_dirs = package_dirs;
+    o.npackage_dirs = 2;
+    return o;
+}
+
+static void near(double a, double b, double tol) {
+    if (!(fabs(a - b) <= tol)) {
+        fprintf(stderr, "got %.17g, want %.17g\n", a, b);
+        fail();
+    }
+}
+
+static void near_mat(const lucid_mat3 *a, const lucid_mat3 *b, double tol) {
+    for (int i = 0; i < 9; i++) near(a->m[i], b->m[i], tol);
+}
+
+static void near_vec(lucid_vec3 a, double x, double y, double z, double tol) {
+    near(a.x, x, tol);
+    near(a.y, y, tol);
+    near(a.z, z, tol);
+}
+
+/* URDF's rpy: roll about x, then pitch about y, then yaw about z, all fixed axes, i.e. the
+ * quaternion product qz(yaw) qy(pitch) qx(roll). */
+static lucid_mat3 rpy(double r, double p, double y) {
+    lucid_quat qx = lucid_quat_make(cos(r / 2), sin(r / 2), 0, 0);
+    lucid_quat qy = lucid_quat_make(cos(p / 2), 0, sin(p / 2), 0);
+    lucid_quat qz = lucid_quat_make(cos(y / 2), 0, 0, sin(y / 2));
+    return lucid_quat_to_mat3(lucid_quat_mul(qz, lucid_quat_mul(qy, qx)));
+}
+
+static int body(const lucid_model_spec *s, const char *name) {
+    int b = lucid_model_spec_find_body(s, name);
+    assert_true(b >= 0);
+    return b;
+}
+
+static const lucid_joint_spec *joint(const lucid_model_spec *s, const char *name) {
+    int j = lucid_model_spec_find_joint(s, name);
+    assert_true(j >= 0);
+    return &s->joints[j];
+}
+
+static void dims(const lucid_model_spec *s, int *nq, int *nv) {
+    *nq = *nv = 0;
+    for (size_t j = 0; j < s->njoints; j++) {
+        lucid_joint_kind k = s->joints[j].kind;
+        *nq += k == LUCID_JOINT_FREE        ? 7
+               : k == LUCID_JOINT_SPHERICAL ? 4
+               : k == LUCID_JOINT_PLANAR    ? 4
+                                            : 1;
+        *nv += k == LUCID_JOINT_FREE        ? 6
+               : k == LUCID_JOINT_SPHERICAL ? 3
+               : k == LUCID_JOINT_PLANAR    ? 3
+                                            : 1;
+    }
+}
+
+static double total_mass(const lucid_model_spec *s) {
+    double m = 0.0;
+    for (size_t b = 0; b < s->nbodies; b++) m += s->bodies[b].mass;
+    return m;
+}
+
+static void test_forms_tree(void **state) {
+    (void)state;
+    lucid_model_load_options o = forms_options();
+    lucid_model_spec *s = load_with(FORMS, &o);
+    assert_string_equal(s->name, "forms");
+    /* depth first from the root, children in joint order */
+    static const char *const order[] = {"base",        "upper", "lower", "carriage",
+                                        "finger_link", "tool",  "puck",  "drone"};
+    assert_int_equal((int)s->nbodies, 8);
+    for (int i = 0; i < 8; i++) assert_string_equal(s->bodies[i].name, order[i]);
+    assert_int_equal(s->bodies[0].parent, LUCID_MODEL_WORLD);
+    assert_int_equal(s->bodies[body(s, "tool")].parent, body(s, "lower"));
+    assert_int_equal(s->bodies[body(s, "puck")].parent, body(s, "base"));
+    /* fixed joints and the root have no joint */
+    assert_int_equal((int)s->njoints, 6);
+    assert_int_equal(lucid_model_spec_find_joint(s, "tool_mount"), -1);
+    near(total_mass(s), 2.5 + 1.2 + 0.8 + 0.3 + 0.1 + 0.2 + 0.5, 1e-15);
+    /* placements: rpy */
+    lucid_mat3 R = rpy(0.1, 0.2, -0.3);
+    const lucid_body_spec *up = &s->bodies[body(s, "upper")];
+    near_mat(&up->placement.R, &R, 1e-15);
+    near_vec(up->placement.t, 0, 0, 0.3, 0);
+    R = rpy(0, 0, 3.14159);
+    near_mat(&s->bodies[body(s, "tool")].placement.R, &R, 1e-15);
+    /* inertia rotated into the link frame: R I R^T, com at the origin's xyz */
+    const lucid_body_spec *base = &s->bodies[0];
+    lucid_mat3 I = {{0.02, 0.001, -0.002, 0.001, 0.03, 0.0005, -0.002, 0.0005, 0.025}};
+    R = rpy(0.3, -0.2, 0.5);
+    lucid_mat3 RI = lucid_mat3_mul(&R, &I), Rt = lucid_mat3_transpose(&R);
+    lucid_mat3 want = lucid_mat3_mul(&RI, &Rt);
+    near_mat(&base->inertia, &want, 1e-17);
+    near_vec(base->com, 0.1, 0, 0.05, 0);
+    near(base->mass, 2.5, 0);
+    near(s->bodies[body(s, "tool")].mass, 0.0, 0); /* no <inertial>: massless */
+    lucid_model_spec_destroy(s);
+}
+
+static void test_forms_joints(void **state) {
+    (void)state;
+    lucid_model_load_options o = forms_options();
+    lucid_model_spec *s = load_with(FORMS, &o);
+    const lucid_joint_spec *j = joint(s, "shoulder");
+    assert_int_equal(j->kind, LUCID_JOINT_REVOLUTE);
+    near_vec(j->axis, 0, 1, 1, 0);
+    near_vec(j->anchor, 0, 0, 0, 0);
+    assert_true(j->limited);
+    near(j->lower, -1.2, 0), near(j->upper, 2.1, 0);
+    near(j->effort_limit, 40, 0), near(j->velocity_limit, 3, 0), near(j->damping, 0.7, 0);
+    j = joint(s, "elbow");
+    assert_int_equal(j->kind, LUCID_JOINT_REVOLUTE);
+    assert_false(j->limited);
+    assert_true(isinf(j->effort_limit));
+    j = joint(s, "slider");
+    assert_int_equal(j->kind, LUCID_JOINT_PRISMATIC);
+    assert_true(j->limited);
+    near(j->lower, -0.05, 0), near(j->upper, 0.15, 0);
+    /* effort="0" velocity="0": placeholders, no limit */
+    assert_true(isinf(j->effort_limit) && isinf(j->velocity_limit));
+    j = joint(s, "finger");
+    assert_false(j->limited); /* lower == upper: no position limit */
+    assert_string_equal(j->mimic, "elbow");
+    near(j->mimic_multiplier, -0.5, 0), near(j->mimic_offset, 0.1, 0);
+    j = joint(s, "table_slide");
+    assert_int_equal(j->kind, LUCID_JOINT_PLANAR);
+    near_vec(j->axis, 0, 0, 1, 0);
+    j = joint(s, "drone_joint");
+    assert_int_equal(j->kind, LUCID_JOINT_FREE);
+    assert_int_equal(s->joint_body[lucid_model_spec_find_joint(s, "drone_joint")],
+                     body(s, "drone"));
+    /* one motor per revolute/continuous/prismatic joint that mimics nothing, gear 1 */
+    assert_int_equal((int)s->nactuators, 3);
+    static const char *const act[] = {"shoulder", "elbow", "slider"};
+    for (int a = 0; a < 3; a++) {
+        assert_string_equal(s->actuators[a].name, act[a]);
+        assert_int_equal(s->actuators[a].kind, LUCID_ACTUATOR_MOTOR);
+        assert_string_equal(s->joints[s->actuators[a].joint].name, act[a]);
+        near(s->actuators[a].gear, 1.0, 0);
+    }
+    assert_true(s->actuators[0].force_limited);
+    near(s->actuators[0].force_lower, -40, 0), near(s->actuators[0].force_upper, 40, 0);
+    assert_false(s->actuators[1].force_limited);
+    int nq, nv;
+    dims(s, &nq, &nv);
+    assert_int_equal(nq, 4 + 4 + 7);
+    assert_int_equal(nv, 4 + 3 + 6);
+    lucid_model_spec_destroy(s);
+}
+
+static void test_forms_geoms(void **state) {
+    (void)state;
+    lucid_model_load_options o = forms_options();
+    lucid_model_spec *s = load_with(FORMS, &o);
+    assert_int_equal((int)s->ngeoms, 5);
+    const lucid_geom_spec *g = &s->geoms[0];
+    assert_string_equal(g->name, "base_box");
+    assert_int_equal(g->shape.kind, LUCID_SHAPE_BOX);
+    near_vec(g->shape.u.half_extents, 0.2, 0.1, 0.05, 0); /* URDF sizes are full */
+    lucid_mat3 R = rpy(0, 0, 0.25);
+    near_mat(&g->pose.R, &R, 1e-16);
+    near_vec(g->pose.t, 0, 0, 0.1, 0);
+    /* the wedge through package://, scaled (0.1, 0.2, 0.05) per axis */
+    g = &s->geoms[1];
+    assert_int_equal(g->shape.kind, LUCID_SHAPE_CONVEX);
+    const lucid_convex_mesh *m = g->shape.u.mesh;
+    assert_int_equal(m->num_vertices, 6);
+    lucid_vec3 lo = m->vertices[0], hi = m->vertices[0];
+    for (int v = 0; v < m->num_vertices; v++) {
+        lo = lucid_vec3_make(fmin(lo.x, m->vertices[v].x), fmin(lo.y, m->vertices[v].y),
+                             fmin(lo.z, m->vertices[v].z));
+        hi = lucid_vec3_make(fmax(hi.x, m->vertices[v].x), fmax(hi.y, m->vertices[v].y),
+                             fmax(hi.z, m->vertices[v].z));
+    }
+    near_vec(lo, 0, -0.2, 0, 1e-16);
+    near_vec(hi, 0.1, 0.2, 0.1, 1e-16);
+    g = &s->geoms[2];
+    assert_int_equal(g->body, body(s, "upper"));
+    assert_int_equal(g->shape.kind, LUCID_SHAPE_CYLINDER);
+    near(g->shape.u.round.radius, 0.04, 0), near(g->shape.u.round.half_length, 0.2, 0);
+    g = &s->geoms[3];
+    assert_int_equal(g->shape.kind, LUCID_SHAPE_SPHERE);
+    near(g->shape.radius, 0.05, 0);
+    g = &s->geoms[4];
+    assert_int_equal(g->shape.kind, LUCID_SHAPE_CAPSULE);
+    near(g->shape.radius, 0.05, 0), near(g->shape.u.half_length, 0.1, 0);
+    lucid_model_spec_destroy(s);
+}
+
+static void test_forms_options(void **state) {
+    (void)state;
+    /* floating_base: a free joint first, on the root */
+    lucid_model_load_options o = forms_options();
+    o.floating_base = 1;
+    lucid_model_spec *s = load_with(FORMS, &o);
+    assert_int_equal(s->joints[0].kind, LUCID_JOINT_FREE);
+    assert_int_equal(s->joint_body[0], 0);
+    assert_int_equal((int)s->nactuators, 3);
+    lucid_model_spec_destroy(s);
+    /* scale: lengths times 2, inertias times 4, masses unchanged */
+    lucid_model_spec *a =
+        load_with(FORMS, &(lucid_model_load_options){
+                             .package_dirs = package_dirs, .npackage_dirs = 2, .scale = 1.0});
+    o = forms_options();
+    o.scale = 2.0;
+    s = load_with(FORMS, &o);
+    for (size_t b = 0; b < s->nbodies; b++) {
+        near(s->bodies[b].mass, a->bodies[b].mass, 0);
+        lucid_mat3 I4 = lucid_mat3_scale(&a->bodies[b].inertia, 4.0);
+        near_mat(&s->bodies[b].inertia, &I4, 1e-18);
+        near_vec(s->bodies[b].placement.t, 2 * a->bodies[b].placement.t.x,
+                 2 * a->bodies[b].placement.t.y, 2 * a->bodies[b].placement.t.z, 0);
+    }
+    const lucid_joint_spec *j = joint(s, "slider");
+    near(j->lower, -0.1, 0), near(j->upper, 0.3, 0);
+    near_vec(s->geoms[0].shape.u.half_extents, 0.4, 0.2, 0.1, 0);
+    near(s->geoms[1].shape.u.mesh->vertices[0].x, 2 * a->geoms[1].shape.u.mesh->vertices[0].x, 0);
+    lucid_model_spec_destroy(s);
+    lucid_model_spec_destroy(a);
+    /* bad scales */
+    char err[256];
+    o = forms_options();
+    o.scale = 0.0;
+    assert_int_equal(lucid_model_spec_load(FORMS, &o, &s, err, sizeof err), LUCID_ERR_ARGUMENT);
+    assert_null(s);
+    o.scale = NAN;
+    assert_int_equal(lucid_model_spec_load(FORMS, &o, &s, err, sizeof err), LUCID_ERR_ARGUMENT);
+    assert_non_null(strstr(err, "scale"));
+}
+
+static void test_meshes_option(void **state) {
+    (void)state;
+    /* no package folder: the mesh cannot be found, an error naming file and line ... */
+    lucid_model_spec *s = NULL;
+    char err[1024];
+    lucid_model_load_options o = lucid_model_load_options_default();
+    assert_int_equal(lucid_model_spec_load(FORMS, &o, &s, err, sizeof err), LUCID_ERR_IO);
+    assert_null(s);
+    assert_non_null(strstr(err, "urdf_forms.urdf:18: cannot load mesh"));
+    assert_non_null(strstr(err, "wedge.obj"));
+    /* ... or, with meshes skipped, the geom dropped (a warning on stderr) */
+    o.skip_meshes = 1;
+    s = load_with(FORMS, &o);
+    assert_int_equal((int)s->ngeoms, 4);
+    for (size_t g = 0; g < s->ngeoms; g++)
+        assert_int_not_equal(s->geoms[g].shape.kind, LUCID_SHAPE_CONVEX);
+    lucid_model_spec_destroy(s);
+}
+
+/* ---- the shared robots ------------------------------------------------------------------- */
+
+static lucid_model_spec *shared(const char *name, int floating) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/data/robots/%s", shared_dir(), name);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "%s missing (../shared absent; LUCID_SHARED_DIR overrides): skipped\n",
+                path);
+        skipped = 1;
+        return NULL;
+    }
+    fclose(f);
+    lucid_model_load_options o = lucid_model_load_options_default();
+    o.skip_meshes = 1; /* README: the meshes are not shipped */
+    o.floating_base = floating;
+    return load_with(path, &o);
+}
+
+static void check_counts(lucid_model_spec *s, int bodies, int nq, int nv, int nu, double mass) {
+    int q, v;
+    dims(s, &q, &v);
+    assert_int_equal((int)s->nbodies, bodies);
+    assert_int_equal(q, nq);
+    assert_int_equal(v, nv);
+    assert_int_equal((int)s->nactuators, nu);
+    near(total_mass(s), mass, 1e-12 * mass);
+}
+
+static void test_ur5(void **state) {
+    (void)state;
+    lucid_model_spec *s = shared("ur5.urdf", 0);
+    if (!s) return;
+    /* README: 6 revolute, 4 fixed, 11 links, 20.9939 kg; only ee_link keeps its 1 cm box */
+    check_counts(s, 11, 6, 6, 6, 20.9939);
+    assert_int_equal((int)s->ngeoms, 1);
+    near_vec(s->geoms[0].shape.u.half_extents, 0.005, 0.005, 0.005, 1e-18);
+    assert_int_equal(s->geoms[0].body, body(s, "ee_link"));
+    const lucid_joint_spec *j = joint(s, "shoulder_pan_joint");
+    near_vec(s->bodies[body(s, "shoulder_link")].placement.t, 0, 0, 0.089159, 0);
+    near_vec(j->axis, 0, 0, 1, 0);
+    near(j->lower, -6.28318530718, 0), near(j->upper, 6.28318530718, 0);
+    near(j->effort_limit, 150, 0), near(j->velocity_limit, 3.15, 0);
+    j = joint(s, "elbow_joint");
+    near(j->lower, -3.14159265359, 0);
+    lucid_model_spec_destroy(s);
+    s = shared("ur5.urdf", 1);
+    check_counts(s, 11, 13, 12, 6, 20.9939);
+    assert_int_equal(s->joints[0].kind, LUCID_JOINT_FREE);
+    lucid_model_spec_destroy(s);
+}
+
+static void test_a1(void **state) {
+    (void)state;
+    lucid_model_spec *s = shared("a1.urdf", 0);
+    if (!s) return;
+    /* README: 12 revolute (limited), 10 fixed, 23 links, 13.741 kg; 10 boxes, 8 cylinders,
+     * 4 spheres */
+    check_counts(s, 23, 12, 12, 12, 13.741);
+    int kinds[8] = {0};
+    for (size_t g = 0; g < s->ngeoms; g++) kinds[s->geoms[g].shape.kind]++;
+    assert_int_equal(kinds[LUCID_SHAPE_BOX], 10);
+    assert_int_equal(kinds[LUCID_SHAPE_CYLINDER], 8);
+    assert_int_equal(kinds[LUCID_SHAPE_SPHERE], 4);
+    for (size_t j = 0; j < s->njoints; j++) assert_true(s->joints[j].limited);
+    const lucid_joint_spec *j = joint(s, "FR_hip_joint");
+    near(j->lower, -0.8028514559173915, 0), near(j->upper, 0.8028514559173915, 0);
+    near(j->effort_limit, 33.5, 0), near(j->velocity_limit, 21, 0);
+    lucid_model_spec_destroy(s);
+    s = shared("a1.urdf", 1);
+    check_counts(s, 23, 19, 18, 12, 13.741);
+    lucid_model_spec_destroy(s);
+}
+
+static void test_simple_humanoid(void **state) {
+    (void)state;
+    lucid_model_spec *s = shared("simple_humanoid.urdf", 0);
+    if (!s) return;
+    /* README: 29 revolute, every <limit lower="0" upper="0"> (unlimited), 130.8 kg; with
+     * meshes skipped only the cylinder 'test' (r = 1 m, length 1 m) is left */
+    check_counts(s, 30, 29, 29, 29, 130.8);
+    for (size_t j = 0; j < s->njoints; j++) assert_false(s->joints[j].limited);
+    assert_int_equal((int)s->ngeoms, 1);
+    assert_string_equal(s->geoms[0].name, "test");
+    near(s->geoms[0].shape.u.round.radius, 1.0, 0);
+    near(s->geoms[0].shape.u.round.half_length, 0.5, 0);
+    lucid_model_spec_destroy(s);
+    s = shared("simple_humanoid.urdf", 1);
+    check_counts(s, 30, 36, 35, 29, 130.8);
+    lucid_model_spec_destroy(s);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_forms_tree),
+        cmocka_unit_test(test_forms_joints),
+        cmocka_unit_test(test_forms_geoms),
+        cmocka_unit_test(test_forms_options),
+        cmocka_unit_test(test_meshes_option),
+        cmocka_unit_test(test_ur5),
+        cmocka_unit_test(test_a1),
+        cmocka_unit_test(test_simple_humanoid),
+    };
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    if (failed) return failed;
+    if (skipped) {
+        fprintf(stderr, "test_urdf_load: the shared robots were not loaded (above): skipped\n");
+        return 77;
+    }
+    return 0;
+}

@@ -1,0 +1,303 @@
+/* Articulated models in the world (runtime/world/world_model.c): a free-joint model against
+ * the same free body, a pendulum against its own dynamics, joint limits, implicit servos and
+ * damping, a link resting on the floor, and the state round trip. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "runtime/model/dynamics.h"
+#include "runtime/model/model.h"
+#include "runtime/world/world.h"
+
+static const double HALF = 0.05; /* box half-extent (m) */
+static const double MASS = 2.0;
+
+static lucid_mat3 box_inertia(double m, double h) {
+    double I = m * (2.0 * h) * (2.0 * h) / 6.0;
+    lucid_mat3 R = lucid_mat3_identity();
+    return lucid_mat3_scale(&R, I);
+}
+
+static lucid_world *floor_world(double dt) {
+    lucid_world_options o;
+    lucid_world_default_options(&o);
+    o.dt = dt;
+    lucid_world *w = NULL;
+    assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
+    lucid_body_part part = {{0}, lucid_se3_identity()};
+    lucid_shape_halfspace(lucid_vec3_make(0, 0, 1), 0, &part.shape);
+    lucid_se3 I = lucid_se3_identity();
+    int id;
+    assert_int_equal(lucid_world_add_static(w, &part, 1, &I, 0.5, &id, NULL), LUCID_OK);
+    return w;
+}
+
+/* One body on a free joint with a box geom: the free body of the world as a model. */
+static lucid_model *free_box_model(void) {
+    lucid_model_spec *spec;
+    assert_int_equal(lucid_model_spec_create(NULL, &spec), LUCID_OK);
+    lucid_body_spec b = lucid_body_spec_default();
+    b.name = "box";
+    b.mass = MASS;
+    b.inertia = box_inertia(MASS, HALF);
+    int body;
+    assert_int_equal(lucid_model_spec_add_body(spec, &b, &body), LUCID_OK);
+    lucid_joint_spec j = lucid_joint_spec_default(LUCID_JOINT_FREE);
+    j.name = "root";
+    assert_int_equal(lucid_model_spec_add_joint(spec, body, &j, NULL), LUCID_OK);
+    lucid_geom_spec g = lucid_geom_spec_default();
+    g.body = body;
+    g.friction = 0.5;
+    lucid_shape_box(HALF, HALF, HALF, &g.shape);
+    assert_int_equal(lucid_model_spec_add_geom(spec, &g, NULL, NULL), LUCID_OK);
+    lucid_model *m = NULL;
+    char err[256];
+    assert_int_equal(lucid_model_compile(spec, &m, err, sizeof err), LUCID_OK);
+    lucid_model_spec_destroy(spec);
+    return m;
+}
+
+/* A box falling flat onto the floor as a free body and as a free-joint model: the same
+ * trajectory in free fall (both integrators are exact for a translation), the same rest
+ * height, and contact forces that carry the weight. */
+static void test_free_joint_model_matches_free_body(void **state) {
+    (void)state;
+    const double dt = 2e-3, z0 = 0.2;
+    lucid_world *wa = floor_world(dt), *wb = floor_world(dt);
+    lucid_body_part part = {{0}, lucid_se3_identity()};
+    lucid_shape_box(HALF, HALF, HALF, &part.shape);
+    lucid_body_desc d;
+    lucid_body_desc_default(&d);
+    d.parts = &part, d.num_parts = 1;
+    d.has_mass = 1, d.mass = MASS;
+    d.has_inertia = 1, d.inertia = box_inertia(MASS, HALF);
+    d.pose.t = lucid_vec3_make(0, 0, z0);
+    int body;
+    assert_int_equal(lucid_world_add_body(wa, &d, &body, NULL), LUCID_OK);
+    lucid_model *m = free_box_model();
+    lucid_world_model_desc md;
+    lucid_world_model_desc_default(&md);
+    double q[7] = {0, 0, z0, 1, 0, 0, 0};
+    md.q = q;
+    int id;
+    assert_int_equal(lucid_world_add_model(wb, m, &md, &id, NULL), LUCID_OK);
+    double max_diff = 0.0;
+    for (int k = 0; k < 400; ++k) {
+        assert_int_equal(lucid_world_step(wa), LUCID_OK);
+        assert_int_equal(lucid_world_step(wb), LUCID_OK);
+        lucid_se3 Ta;
+        lucid_world_pose(wa, body, &Ta);
+        const double *qb = lucid_world_model_q(wb, id);
+        if (Ta.t.z > HALF + 0.01) /* free fall */
+            max_diff = fmax(max_diff, fabs(Ta.t.z - qb[2]));
+    }
+    assert_true(max_diff < 1e-12);
+    lucid_se3 Ta;
+    lucid_world_pose(wa, body, &Ta);
+    const double *qb = lucid_world_model_q(wb, id);
+    assert_true(fabs(Ta.t.z - qb[2]) < 1e-6);
+    assert_true(fabs(qb[0]) < 1e-9 && fabs(qb[1]) < 1e-9);
+    /* the contact forces of the model carry its weight */
+    double fz = 0.0;
+    const lucid_world_contact *c = lucid_world_contacts(wb);
+    for (int k = 0; k < lucid_world_contact_count(wb); ++k) fz += c[k].force[2];
+    assert_true(fabs(fz - MASS * 9.81) < 1e-6 * MASS * 9.81);
+    lucid_world_destroy(wa);
+    lucid_world_destroy(wb);
+    lucid_model_destroy(m);
+}
+
+/* A pendulum: a point-like mass on a massless rod, hinged about world y at height H. */
+static lucid_model *pendulum(double length, double mass, int limited, double lower, double damping,
+                             int servo, double kp) {
+    lucid_model_spec *spec;
+    assert_int_equal(lucid_model_spec_create(NULL, &spec), LUCID_OK);
+    lucid_body_spec b = lucid_body_spec_default();
+    b.name = "bob";
+    b.placement.t = lucid_vec3_make(0, 0, 1.0);
+    b.mass = mass;
+    b.com = lucid_vec3_make(length, 0, 0);
+    lucid_mat3 I = lucid_mat3_identity();
+    b.inertia = lucid_mat3_scale(&I, 1e-6 * mass);
+    int body;
+    assert_int_equal(lucid_model_spec_add_body(spec, &b, &body), LUCID_OK);
+    lucid_joint_spec j = lucid_joint_spec_default(LUCID_JOINT_REVOLUTE);
+    j.name = "hinge";
+    j.axis = lucid_vec3_make(0, 1, 0);
+    j.limited = limited, j.lower = lower, j.upper = 10.0;
+    j.damping = damping;
+    int joint;
+    assert_int_equal(lucid_model_spec_add_joint(spec, body, &j, &joint), LUCID_OK);
+    if (servo) {
+        lucid_actuator_spec a = lucid_actuator_spec_default();
+        a.name = "servo";
+        a.kind = LUCID_ACTUATOR_POSITION;
+        a.joint = joint;
+        a.kp = kp;
+        assert_int_equal(lucid_model_spec_add_actuator(spec, &a, NULL), LUCID_OK);
+    }
+    lucid_model *m = NULL;
+    char err[256];
+    assert_int_equal(lucid_model_compile(spec, &m, err, sizeof err), LUCID_OK);
+    lucid_model_spec_destroy(spec);
+    return m;
+}
+
+static lucid_world *empty_world(double dt) {
+    lucid_world_options o;
+    lucid_world_default_options(&o);
+    o.dt = dt;
+    lucid_world *w = NULL;
+    assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
+    return w;
+}
+
+/* Without contacts or damping the world's step is semi-implicit Euler on the model's ABA: the
+ * same velocity update to rounding, and an energy error that stays bounded and shrinks with
+ * dt (first order). */
+static void test_pendulum_follows_aba(void **state) {
+    (void)state;
+    lucid_model *m = pendulum(0.5, 1.0, 0, 0, 0, 0, 0);
+    lucid_model_data *d;
+    assert_int_equal(lucid_model_data_create(m, &d), LUCID_OK);
+    double drift[2];
+    for (int r = 0; r < 2; ++r) {
+        double dt = r ? 5e-4 : 1e-3;
+        lucid_world *w = empty_world(dt);
+        lucid_world_model_desc md;
+        lucid_world_model_desc_default(&md);
+        double q0 = 1.0;
+        md.q = &q0;
+        int id;
+        assert_int_equal(lucid_world_add_model(w, m, &md, &id, NULL), LUCID_OK);
+        lucid_world_energy e0 = lucid_world_energy_of(w);
+        double worst = 0.0;
+        for (int k = 0; k < (int)(2.0 / dt); ++k) {
+            double q = lucid_world_model_q(w, id)[0], v = lucid_world_model_v(w, id)[0], tau = 0, a;
+            lucid_model_aba(m, d, &q, &v, &tau, &a);
+            assert_int_equal(lucid_world_step(w), LUCID_OK);
+            double v1 = lucid_world_model_v(w, id)[0];
+            assert_true(fabs(v1 - (v + dt * a)) < 1e-12 * (1.0 + fabs(v1)));
+            assert_true(fabs(lucid_world_model_q(w, id)[0] - (q + dt * v1)) < 1e-14);
+            lucid_world_energy e = lucid_world_energy_of(w);
+            worst = fmax(worst, fabs(e.kinetic + e.potential - e0.kinetic - e0.potential));
+        }
+        drift[r] = worst;
+        lucid_world_destroy(w);
+    }
+    /* first order: halving dt halves the energy error (within 20%) */
+    assert_true(drift[0] < 0.05);
+    assert_true(drift[1] < 0.6 * drift[0] && drift[1] > 0.4 * drift[0]);
+    lucid_model_data_destroy(d);
+    lucid_model_destroy(m);
+}
+
+/* A pendulum whose gravity drives it onto its lower limit (the model turned half a turn
+ * about x, so the hinge axis is -y and positive q lifts the bob) falls from q = 0.2 onto the
+ * limit at -0.3 and rests there, the limit's force balancing gravity's torque m g L cos q.
+ * The turned model's own gravity points up: the world's replaces it. */
+static void test_joint_limit_holds(void **state) {
+    (void)state;
+    lucid_model *m = pendulum(0.5, 1.0, 1, -0.3, 0, 0, 0);
+    lucid_world *w = empty_world(1e-3);
+    lucid_world_model_desc md;
+    lucid_world_model_desc_default(&md);
+    md.pose.R = lucid_mat3_from_cols(lucid_vec3_make(1, 0, 0), lucid_vec3_make(0, -1, 0),
+                                     lucid_vec3_make(0, 0, -1));
+    double q0 = 0.2;
+    md.q = &q0;
+    int id;
+    assert_int_equal(lucid_world_add_model(w, m, &md, &id, NULL), LUCID_OK);
+    for (int k = 0; k < 2000; ++k) assert_int_equal(lucid_world_step(w), LUCID_OK);
+    double q = lucid_world_model_q(w, id)[0], v = lucid_world_model_v(w, id)[0];
+    assert_true(q > -0.3 - 2e-4 && q < -0.3 + 1e-3);
+    assert_true(fabs(v) < 1e-6);
+    int limits = 0;
+    const lucid_world_contact *c = lucid_world_contacts(w);
+    for (int k = 0; k < lucid_world_contact_count(w); ++k)
+        if (c[k].limit_sign != 0) {
+            ++limits;
+            /* gravity torque at q: m g L cos(q) */
+            double torque = 1.0 * 9.81 * 0.5 * cos(q);
+            assert_true(fabs(c[k].force[2] - torque) < 1e-6 * torque);
+        }
+    assert_int_equal(limits, 1);
+    lucid_world_destroy(w);
+    lucid_model_destroy(m);
+}
+
+/* A position servo with kp dt^2 far above the inertia stays stable (implicit), and holds the
+ * target against gravity with the static error m g L cos(q) / kp (explicit Euler would
+ * diverge at once: kp dt^2 / (m L^2) = 400). */
+static void test_stiff_servo_is_stable(void **state) {
+    (void)state;
+    const double kp = 1e5, dt = 1e-2;
+    lucid_model *m = pendulum(0.5, 0.1, 0, 0, 50.0, 1, kp); /* kp dt^2 = 10 >> m L^2 = .025 */
+    lucid_world *w = empty_world(dt);
+    lucid_world_model_desc md;
+    lucid_world_model_desc_default(&md);
+    int id;
+    assert_int_equal(lucid_world_add_model(w, m, &md, &id, NULL), LUCID_OK);
+    double target = 0.7;
+    assert_int_equal(lucid_world_model_set_control(w, id, &target, NULL), LUCID_OK);
+    for (int k = 0; k < 500; ++k) assert_int_equal(lucid_world_step(w), LUCID_OK);
+    double q = lucid_world_model_q(w, id)[0];
+    /* gravity turns the hinge toward +q (rotation about +y lowers the bob at +x) */
+    double expected = target + 0.1 * 9.81 * 0.5 * cos(q) / kp;
+    assert_true(fabs(q - expected) < 1e-9);
+    assert_true(fabs(lucid_world_model_v(w, id)[0]) < 1e-9);
+    lucid_world_destroy(w);
+    lucid_model_destroy(m);
+}
+
+/* set_state then n steps reproduces the same trajectory bit for bit, models included. */
+static void test_state_round_trip(void **state) {
+    (void)state;
+    lucid_world *w = floor_world(2e-3);
+    lucid_model *m = free_box_model();
+    lucid_world_model_desc md;
+    lucid_world_model_desc_default(&md);
+    double q[7] = {0.01, 0, 0.08, cos(0.2), sin(0.2), 0, 0};
+    md.q = q;
+    int id;
+    assert_int_equal(lucid_world_add_model(w, m, &md, &id, NULL), LUCID_OK);
+    lucid_model *p = pendulum(0.3, 1.0, 1, -1.0, 0.1, 0, 0);
+    md.q = NULL;
+    md.pose.t = lucid_vec3_make(1, 0, 0);
+    int pid;
+    assert_int_equal(lucid_world_add_model(w, p, &md, &pid, NULL), LUCID_OK);
+    int n = lucid_world_state_size(w);
+    assert_int_equal(n, 18 + 7 + 6 + 1 + 1);
+    double *x0 = malloc(sizeof(double) * (size_t)n), *x1 = malloc(sizeof(double) * (size_t)n),
+           *x2 = malloc(sizeof(double) * (size_t)n);
+    for (int k = 0; k < 30; ++k) assert_int_equal(lucid_world_step(w), LUCID_OK);
+    lucid_world_get_state(w, x0);
+    assert_int_equal(lucid_world_set_state(w, x0, NULL), LUCID_OK);
+    for (int k = 0; k < 50; ++k) assert_int_equal(lucid_world_step(w), LUCID_OK);
+    lucid_world_get_state(w, x1);
+    assert_int_equal(lucid_world_set_state(w, x0, NULL), LUCID_OK);
+    for (int k = 0; k < 50; ++k) assert_int_equal(lucid_world_step(w), LUCID_OK);
+    lucid_world_get_state(w, x2);
+    assert_memory_equal(x1, x2, sizeof(double) * (size_t)n);
+    lucid_world_destroy(w);
+    lucid_model_destroy(m);
+    lucid_model_destroy(p);
+    free(x0), free(x1), free(x2);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_free_joint_model_matches_free_body),
+        cmocka_unit_test(test_pendulum_follows_aba),
+        cmocka_unit_test(test_joint_limit_holds),
+        cmocka_unit_test(test_stiff_servo_is_stable),
+        cmocka_unit_test(test_state_round_trip),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

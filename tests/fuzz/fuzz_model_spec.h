@@ -1,0 +1,74 @@
+/* Shared body of the model-file fuzz harnesses: parse the bytes as a model file and check
+ * what comes back. Any failure aborts (libFuzzer records the input). */
+#ifndef LUCID_FUZZ_MODEL_SPEC_H
+#define LUCID_FUZZ_MODEL_SPEC_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "fuzz_check.h"
+#include "runtime/model/model_load.h"
+
+typedef lucid_status (*fuzz_model_parser)(const char *, const void *, size_t,
+                                          const lucid_model_load_options *, lucid_model_spec **,
+                                          char *, size_t);
+
+static inline int fuzz_finite_se3(const lucid_se3 *T) {
+    return lucid_mat3_isfinite(&T->R) && lucid_vec3_isfinite(T->t);
+}
+
+/* On success: parents before children, indices in range, finite placements, masses and
+ * inertias, mimic names set only with a multiplier, actuators on 1-dof joints. On failure:
+ * no spec and a non-empty, terminated message. Meshes are skipped (the bytes cannot name a
+ * readable mesh reliably; the skip path is what is exercised), lengths scaled by 1. */
+static inline void fuzz_model(fuzz_model_parser parse, const char *name, const uint8_t *data,
+                              size_t size) {
+    lucid_model_load_options o = lucid_model_load_options_default();
+    o.skip_meshes = 1;
+    lucid_model_spec *s = (lucid_model_spec *)1;
+    char err[512];
+    memset(err, 'x', sizeof err);
+    lucid_status st = parse(name, data, size, &o, &s, err, sizeof err);
+    if (st != LUCID_OK) {
+        FUZZ_REQUIRE(s == NULL);
+        fuzz_check_message(err, sizeof err, "");
+        return;
+    }
+    FUZZ_REQUIRE(s != NULL);
+    for (size_t b = 0; b < s->nbodies; b++) {
+        const lucid_body_spec *B = &s->bodies[b];
+        FUZZ_REQUIRE(B->parent == LUCID_MODEL_WORLD || (B->parent >= 0 && (size_t)B->parent < b));
+        FUZZ_REQUIRE(fuzz_finite_se3(&B->placement));
+        FUZZ_REQUIRE(isfinite(B->mass) && B->mass >= 0.0);
+        FUZZ_REQUIRE(lucid_vec3_isfinite(B->com) && lucid_mat3_isfinite(&B->inertia));
+    }
+    for (size_t j = 0; j < s->njoints; j++) {
+        const lucid_joint_spec *J = &s->joints[j];
+        FUZZ_REQUIRE(s->joint_body[j] >= 0 && (size_t)s->joint_body[j] < s->nbodies);
+        FUZZ_REQUIRE(lucid_vec3_isfinite(J->axis) && lucid_vec3_isfinite(J->anchor));
+        FUZZ_REQUIRE(!J->limited || J->lower < J->upper);
+        FUZZ_REQUIRE(J->damping >= 0.0 && J->armature >= 0.0 && J->stiffness >= 0.0);
+    }
+    for (size_t g = 0; g < s->ngeoms; g++) {
+        const lucid_geom_spec *G = &s->geoms[g];
+        FUZZ_REQUIRE(G->body == LUCID_MODEL_WORLD ||
+                     (G->body >= 0 && (size_t)G->body < s->nbodies));
+        FUZZ_REQUIRE(fuzz_finite_se3(&G->pose));
+        FUZZ_REQUIRE((G->shape.kind == LUCID_SHAPE_CONVEX) == (s->geom_mesh[g] != NULL));
+        FUZZ_REQUIRE(G->friction >= 0.0 && isfinite(G->friction));
+    }
+    for (size_t a = 0; a < s->nactuators; a++) {
+        const lucid_actuator_spec *A = &s->actuators[a];
+        FUZZ_REQUIRE(A->joint >= 0 && (size_t)A->joint < s->njoints);
+        lucid_joint_kind k = s->joints[A->joint].kind;
+        FUZZ_REQUIRE(k == LUCID_JOINT_REVOLUTE || k == LUCID_JOINT_PRISMATIC);
+    }
+    for (size_t e = 0; e < s->nexcludes; e++)
+        for (int i = 0; i < 2; i++)
+            FUZZ_REQUIRE(s->excludes[e][i] >= LUCID_MODEL_WORLD &&
+                         s->excludes[e][i] < (int)s->nbodies);
+    lucid_model_spec_destroy(s);
+}
+
+#endif

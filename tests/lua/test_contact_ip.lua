@@ -1,0 +1,170 @@
+-- The interior-point solver from Lua: lucid.contact.solve{solver = "ip", kappa = } and the
+-- relaxed derivatives sol:derivatives() against central differences of the solve itself.
+local t = require "testing"
+local lucid = require "lucid"
+
+-- Two contacts of a random-looking but fixed SPD Delassus matrix.
+local function problem()
+  local rows = {
+    {2.0, 0.1, 0.2, 0.3, 0.0, 0.1},
+    {0.1, 1.8, 0.0, 0.1, 0.2, 0.0},
+    {0.2, 0.0, 1.0, 0.1, 0.0, 0.4},
+    {0.3, 0.1, 0.1, 2.2, 0.1, 0.0},
+    {0.0, 0.2, 0.0, 0.1, 1.9, 0.1},
+    {0.1, 0.0, 0.4, 0.0, 0.1, 0.9},
+  }
+  -- contact 1 sticks, contact 2 slides (checked below on the exact solution)
+  return lucid.mat(rows), {0.2, -0.1, -1.0, 3.0, 1.0, -0.8}, {0.5, 0.3}
+end
+
+local function solve(G, g, mu, opts)
+  local o = {G = G, g = g, mu = mu, solver = "ip", tol = 1e-14, max_iter = 200}
+  for k, v in pairs(opts or {}) do o[k] = v end
+  return lucid.contact.solve(o)
+end
+
+t.case("ncp:ip and ccp:ip solve to the tolerance and agree with ADMM", function()
+  local G, g, mu = problem()
+  for _, model in ipairs{"ncp", "ccp"} do
+    local s = solve(G, g, mu, {model = model, tol = 1e-9})
+    local a = lucid.contact.solve{G = G, g = g, mu = mu, model = model, solver = "admm", tol = 1e-10,
+                                  max_iter = 20000}
+    t.truthy(s.converged and s.model_residual.abs <= 1e-9, model .. ": " .. s.model_residual.abs)
+    t.eq(s.solver, "ip")
+    t.truthy(s.derivatives == nil, "an exact solve has no relaxed derivatives")
+    for k = 1, 6 do t.near(s.lambda[k], a.lambda[k], 1e-4) end
+  end
+  -- the modes of the NCP solution: contact 1 strictly inside the cone, contact 2 on it
+  local s = solve(G, g, mu, {model = "ncp", tol = 1e-10})
+  local l = s.lambda
+  t.truthy(math.sqrt(l[1] ^ 2 + l[2] ^ 2) < 0.9 * mu[1] * l[3], "contact 1 sticks")
+  t.near(math.sqrt(l[4] ^ 2 + l[5] ^ 2), mu[2] * l[6], 1e-6, "contact 2 slides")
+end)
+
+-- Relative to the largest entry of each column (a directional derivative's size).
+t.case("sol:derivatives() matches central differences of the relaxed solve", function()
+  local G, g, mu = problem()
+  for _, model in ipairs{"ncp", "ccp"} do
+    for _, kappa in ipairs{1e-2, 1e-4} do
+      local s = solve(G, g, mu, {model = model, kappa = kappa})
+      t.truthy(s.converged, "relaxed solve converged")
+      t.eq(s.kappa, kappa)
+      local d = s:derivatives()
+      local h, worst = 1e-6, 0
+      local function lambda_at(gg, mm) return solve(G, gg, mm, {model = model, kappa = kappa}).lambda end
+      for j = 1, 6 do
+        local gp, gm = {table.unpack(g)}, {table.unpack(g)}
+        gp[j], gm[j] = g[j] + h, g[j] - h
+        local lp, lm = lambda_at(gp, mu), lambda_at(gm, mu)
+        local fd, err, size = {}, 0, 0
+        for i = 1, 6 do
+          fd[i] = (lp[i] - lm[i]) / (2 * h)
+          err, size = math.max(err, math.abs(fd[i] - d.dlambda_dg:get(i, j))), math.max(size, math.abs(fd[i]))
+        end
+        worst = math.max(worst, err / size)
+      end
+      for j = 1, 2 do
+        local mp, mm = {table.unpack(mu)}, {table.unpack(mu)}
+        mp[j], mm[j] = mu[j] + h, mu[j] - h
+        local lp, lm = lambda_at(g, mp), lambda_at(g, mm)
+        local err, size = 0, 0
+        for i = 1, 6 do
+          local fd = (lp[i] - lm[i]) / (2 * h)
+          err, size = math.max(err, math.abs(fd - d.dlambda_dmu:get(i, j))), math.max(size, math.abs(fd))
+        end
+        worst = math.max(worst, err / size)
+      end
+      t.truthy(worst <= 1e-6, string.format("%s kappa %g: relative error %.3g", model, kappa, worst))
+      -- jvp and vjp are the products with the same Jacobian
+      local v = d.jvp{g = {1, 0, 0, 0, 0, 0}}
+      for i = 1, 6 do t.near(v[i], d.dlambda_dg:get(i, 1), 1e-14) end
+      local b = d.vjp({0, 0, 1, 0, 0, 0})
+      for j = 1, 6 do t.near(b.g[j], d.dlambda_dg:get(3, j), 1e-14) end
+      for j = 1, 6 do t.near(b.R[j], d.dlambda_dR:get(3, j), 1e-14) end
+      t.near(b.mu[2], d.dlambda_dmu:get(3, 2), 1e-14)
+      -- dG: the product with lambda^T; dR: the diagonal of dG
+      local dG = lucid.zeros(6, 6)
+      dG:set(1, 3, 1.0)
+      local w, w2 = d.jvp{G = dG}, d.dlambda_dG(dG)
+      for i = 1, 6 do
+        t.near(w[i], d.dlambda_dg:get(i, 1) * s.lambda[3], 1e-12)
+        t.near(w2[i], w[i], 1e-15)
+        t.near(d.dlambda_dR:get(i, 2), d.dlambda_dg:get(i, 2) * s.lambda[2], 1e-12)
+      end
+      -- lucid.contact.derivatives with method "relaxed" is the same table
+      local D = lucid.contact.derivatives({G = G, g = g, mu = mu, model = model, solver = "ip",
+                                           kappa = kappa}, s, {method = "relaxed"})
+      t.eq(D.method, "relaxed")
+      t.eq(D.kappa, kappa)
+      for i = 1, 6 do t.near(D.dlambda_dg:get(i, 4), d.dlambda_dg:get(i, 4), 0) end
+    end
+  end
+end)
+
+t.case("ip and kappa: bad input is an error naming the function", function()
+  local G, g, mu = problem()
+  t.raises("lucid.contact.solve: kappa must be >= 0", solve, G, g, mu, {kappa = -1})
+  t.raises("lucid.contact.solve: invalid model/solver pair lcp:ip", solve, G, g, mu, {model = "lcp"})
+  t.raises("lucid.contact.solve: invalid model/solver pair raisim:ip", solve, G, g, mu, {model = "raisim"})
+  t.raises("lucid.world: invalid contact model/solver pair lcp:ip", lucid.world, {contact = {model = "lcp", solver = "ip"}})
+  t.raises("lucid.world: contact.kappa must be >= 0", lucid.world, {contact = {solver = "ip", kappa = -1}})
+  local s = solve(G, g, mu, {kappa = 1e-3})
+  local d = s:derivatives()
+  t.raises("sol:derivatives().jvp: g", d.jvp, {g = {1, 2}})
+  t.raises("sol:derivatives().jvp: G must be 6 x 6", d.jvp, {G = lucid.zeros(3, 3)})
+  t.raises("sol:derivatives().jvp: expects a table", d.jvp, 1)
+  t.raises("sol:derivatives().vjp: w", d.vjp, {0 / 0, 0, 0, 0, 0, 0})
+  t.raises("sol:derivatives: opts must be a table", s.derivatives, s, 1)
+  -- the relaxed method needs a relaxed ip solution of that very problem
+  local exact = solve(G, g, mu)
+  t.raises("lucid.contact.derivatives: opts.method 'relaxed' needs a solution of lucid.contact.solve with solver 'ip' and kappa > 0",
+           lucid.contact.derivatives, {G = G, g = g, mu = mu}, exact, {method = "relaxed"})
+  t.raises("lucid.contact.derivatives: problem differs from the one sol solved",
+           lucid.contact.derivatives, {G = G, g = {0, 0, -1, 0, 0, -1}, mu = mu}, s, {method = "relaxed"})
+  local capped = solve(G, g, mu, {kappa = 1e-3, max_iter = 1})
+  t.truthy(not capped.converged)
+  t.raises("lucid.contact.derivatives: the solution did not converge",
+           lucid.contact.derivatives, {G = G, g = g, mu = mu}, capped, {method = "relaxed"})
+  t.truthy(lucid.contact.derivatives({G = G, g = g, mu = mu}, capped,
+                                     {method = "relaxed", allow_unconverged = true}).dlambda_dg)
+end)
+
+t.case("the world steps with ncp:ip, exact and relaxed", function()
+  for _, kappa in ipairs{0, 1e-6} do
+    local w = lucid.world{dt = 1e-3, contact = {model = "ncp", solver = "ip", kappa = kappa}}
+    w:add_static{shape = lucid.halfspace({0, 0, 1}, 0), friction = 0.5}
+    local id = w:add_body{shape = lucid.box(0.1, 0.1, 0.1), mass = 1, friction = 0.5,
+                          pose = lucid.se3.new({1, 0, 0, 0}, {0, 0, 0.1})}
+    w:step(200)
+    -- resting: the contact forces carry the weight, the box neither sinks nor moves
+    local total = 0
+    for _, c in ipairs(w:contacts()) do total = total + c.force[3] end
+    t.near(total, 9.81, 1e-3, "weight carried")
+    t.truthy(math.abs(w:velocity(id)[3]) < 1e-4, "at rest")
+  end
+end)
+
+-- Away from switches the relaxed derivatives tend to the exact (active-set) ones as kappa -> 0.
+t.case("relaxed derivatives approach lucid.contact.derivatives' active-set ones as kappa -> 0", function()
+  local G, g, mu = problem()
+  for _, model in ipairs{"ncp", "ccp"} do
+    local exact_sol = lucid.contact.solve{G = G, g = g, mu = mu, model = model, solver = "admm",
+                                          tol = 1e-12, max_iter = 100000}
+    local exact = lucid.contact.derivatives({G = G, g = g, mu = mu, model = model}, exact_sol)
+    local previous, errors = math.huge, {}
+    for _, kappa in ipairs{1e-4, 1e-6, 1e-8} do
+      local d = solve(G, g, mu, {model = model, kappa = kappa, tol = 1e-3 * kappa}):derivatives()
+      local err, size = 0, 0
+      for i = 1, 6 do
+        for j = 1, 6 do
+          err = math.max(err, math.abs(d.dlambda_dg:get(i, j) - exact.dlambda_dg:get(i, j)))
+          size = math.max(size, math.abs(exact.dlambda_dg:get(i, j)))
+        end
+      end
+      errors[#errors + 1] = string.format("%.2g", err / size)
+      t.truthy(err / size < previous, model .. ": the error falls with kappa: " .. table.concat(errors, " "))
+      previous = err / size
+    end
+    t.truthy(previous <= 1e-5, model .. ": at kappa 1e-8: " .. table.concat(errors, " "))
+  end
+end)

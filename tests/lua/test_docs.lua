@@ -1,0 +1,82 @@
+-- Every public function of the `lucid` table is documented inside the repository (docs/,
+-- README.md, autodiff/README.md), so a new function cannot land undocumented. A function
+-- lucid.a.b counts as documented when the docs contain
+--   * its full name `lucid.a.b`, or
+--   * its short form `a.b` after a non-identifier character (`task.new` after
+--     `local task = require "lucid.task"`), or
+--   * on a line that names the table (`lucid.a.`), `b` as a listed name: between backticks,
+--     commas, slashes, spaces and an opening parenthesis (`lucid.so3.exp(w)`, `log(R)`,
+--     `hat(w)`; `lucid.ad.exp/log/sqrt`).
+local t = require "testing"
+local lucid = require "lucid"
+
+local function read_docs()
+  local files = {"README.md", "autodiff/README.md"}
+  local p = assert(io.popen("find docs -name '*.md' | sort"))
+  for f in p:lines() do files[#files + 1] = f end
+  p:close()
+  local texts = {}
+  for _, f in ipairs(files) do
+    local h = assert(io.open(f), "cannot read " .. f .. " (run from the repository root)")
+    texts[#texts + 1] = h:read("a")
+    h:close()
+  end
+  return table.concat(texts, "\n"), #files
+end
+
+local function escape(s) return (s:gsub("%p", "%%%0")) end
+
+local function documented(text, name)
+  if text:find(name, 1, true) then return true end
+  local parent, leaf = name:match("^(.*)%.([^.]+)$")
+  local short = parent:match("([%w_]+)$") .. "." .. leaf
+  if ("\n" .. text):find("[^%w_.]" .. escape(short) .. "[^%w_]") then return true end
+  for line in text:gmatch("[^\n]+") do
+    if line:find(parent .. ".", 1, true) and
+       ((" " .. line .. " "):find("[`,/%s]" .. escape(leaf) .. "[`,/%(%s]")) then
+      return true
+    end
+  end
+  return false
+end
+
+-- Every function reachable from `lucid` through nested tables, by full name.
+local function public_functions()
+  local names, seen = {}, {}
+  local function walk(tbl, prefix, depth)
+    if seen[tbl] or depth > 4 then return end
+    seen[tbl] = true
+    for k, v in pairs(tbl) do
+      if type(k) == "string" and not k:match("^_") then
+        local name = prefix .. "." .. k
+        if type(v) == "function" then names[#names + 1] = name
+        elseif type(v) == "table" then walk(v, name, depth + 1) end
+      end
+    end
+  end
+  walk(lucid, "lucid", 0)
+  table.sort(names)
+  return names
+end
+
+t.case("every function of the lucid table is documented in the repository", function()
+  local text, nfiles = read_docs()
+  t.truthy(nfiles > 5, "the docs were found")
+  local names = public_functions()
+  t.truthy(#names > 50, "the lucid table was enumerated (" .. #names .. " functions)")
+  local missing = {}
+  for _, name in ipairs(names) do
+    if not documented(text, name) then missing[#missing + 1] = name end
+  end
+  t.truthy(#missing == 0, "undocumented (add them to docs/): " .. table.concat(missing, ", "))
+end)
+
+t.case("the rule is not vacuous", function()
+  local text = "`lucid.world{...}`; `lucid.so3.exp(w)`, `log(R)`, `hat(w)`\n`task.new{...}`"
+  t.truthy(documented(text, "lucid.world"))
+  t.truthy(documented(text, "lucid.so3.log"))
+  t.truthy(documented(text, "lucid.task.new"))
+  t.truthy(not documented(text, "lucid.so3.jr"))
+  t.truthy(not documented(text, "lucid.batch.rollout"))
+  t.truthy(not documented(text, "lucid.se3.log"))
+end)

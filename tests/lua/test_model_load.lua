@@ -1,0 +1,125 @@
+-- lucid.model.load: MJCF and URDF chosen by content, the options of API.md (package_dirs,
+-- meshes, floating_base, scale) with their checks, and errors that name the function and the
+-- file:line of the fault. The loaders' values are checked in C (test_mjcf_load against MuJoCo,
+-- test_urdf_load); here: what Lua sees of them.
+local t = require "testing"
+local lucid = require "lucid"
+
+local DATA = "tests/data/model/"
+local ARM = DATA .. "urdf_arm.urdf"
+local PKG = {DATA .. "packages"}
+
+local function exists(path)
+  local f = io.open(path, "rb")
+  if f then f:close() end
+  return f ~= nil
+end
+
+t.case("an MJCF file: the forms model", function()
+  local m = lucid.model.load(DATA .. "mjcf_forms.xml")
+  -- free root (7/6), two hinges, a slide, a ball (4/3), a hinge, an included slide
+  t.eq(m.nq, 7 + 1 + 1 + 1 + 4 + 1 + 1)
+  t.eq(m.nv, 6 + 1 + 1 + 1 + 3 + 1 + 1)
+  t.eq(m.nu, 4)
+  t.eq(m.name, "forms")
+  t.near(m.timestep, 0.004, 0)
+  t.allnear({m.gravity[1], m.gravity[2], m.gravity[3]}, {0.1, -0.2, -9.7}, 0)
+  local names = m:names("actuator")
+  t.eq(names[1], "a_j1")
+  t.eq(names[4], "a_j4")
+end)
+
+t.case("a URDF file: package_dirs, floating_base, joints and actuators", function()
+  local m = lucid.model.load(ARM, {package_dirs = PKG})
+  t.eq(m.nq, 2)
+  t.eq(m.nu, 2) -- one motor per revolute/continuous joint
+  t.near(m:mass(), 2.0, 1e-15) -- the base is welded to the world: not counted
+  local j = m:names("joint")
+  t.eq(j[1], "shoulder")
+  t.eq(j[2], "elbow")
+  local lo, hi = m:limits()
+  t.near(lo[1], -2, 0)
+  t.near(hi[1], 2, 0)
+  t.truthy(hi[2] == math.huge, "continuous joint: no upper limit")
+  local f = lucid.model.load(ARM, {package_dirs = PKG, floating_base = true})
+  t.eq(f.nq, 9)
+  t.eq(f.nv, 8)
+  t.eq(f.nu, 2)
+end)
+
+t.case("scale: lengths times s, masses kept", function()
+  local a = lucid.model.load(ARM, {package_dirs = PKG})
+  local b = lucid.model.load(ARM, {package_dirs = PKG, scale = 2})
+  t.near(b:mass(), a:mass(), 0)
+  local q = {0.3, -0.4}
+  local pa, pb = a:frame_pose(q, "tool"), b:frame_pose(q, "tool")
+  local ta, tb = pa:translation(), pb:translation()
+  for i = 1, 3 do t.near(tb[i], 2 * ta[i], 1e-15) end
+end)
+
+t.case("meshes: an unreadable mesh is an error naming file and line, or skipped", function()
+  t.raises("lucid.model.load: " .. ARM .. ":10: cannot load mesh", lucid.model.load, ARM)
+  local m = lucid.model.load(ARM, {meshes = "skip"})
+  t.eq(m.nq, 2)
+  t.eq(lucid.model.load(ARM, {meshes = "load", package_dirs = PKG}).nq, 2)
+end)
+
+t.case("option checking", function()
+  local F = "lucid.model.load: "
+  t.raises(F .. "unknown option 'bogus'", lucid.model.load, ARM, {bogus = 1})
+  t.raises(F .. "unknown option 'Scale'", lucid.model.load, ARM, {Scale = 1})
+  t.raises(F .. "options must be a table (got string)", lucid.model.load, ARM, "skip")
+  t.raises(F .. "path must be a string (got no value)", lucid.model.load)
+  t.raises(F .. "path must be a string (got table)", lucid.model.load, {})
+  t.raises(F .. "package_dirs must be a list of strings (got string)", lucid.model.load, ARM,
+           {package_dirs = "x"})
+  t.raises(F .. "package_dirs[2] must be a string (got number)", lucid.model.load, ARM,
+           {package_dirs = {"a", 3}})
+  t.raises(F .. 'meshes must be "load" or "skip" (got maybe)', lucid.model.load, ARM,
+           {meshes = "maybe"})
+  t.raises(F .. 'meshes must be "load" or "skip" (got boolean)', lucid.model.load, ARM,
+           {meshes = true})
+  t.raises(F .. "floating_base must be a boolean (got number)", lucid.model.load, ARM,
+           {floating_base = 1})
+  t.raises(F .. "scale", lucid.model.load, ARM, {scale = 0, package_dirs = PKG})
+  t.raises(F .. "scale", lucid.model.load, ARM, {scale = -1, package_dirs = PKG})
+  t.raises(F .. "scale", lucid.model.load, ARM, {scale = 0 / 0, package_dirs = PKG})
+  t.raises(F .. "scale", lucid.model.load, ARM, {scale = "2", package_dirs = PKG})
+end)
+
+t.case("file errors name the function, the file and the line", function()
+  local F = "lucid.model.load: "
+  t.raises(F .. DATA .. "no_such.urdf: cannot read the file", lucid.model.load,
+           DATA .. "no_such.urdf")
+  t.raises(F .. DATA .. "bad_urdf_cycle.urdf:3: link 'b' is not connected", lucid.model.load,
+           DATA .. "bad_urdf_cycle.urdf")
+  t.raises(F .. DATA .. "bad_mjcf_tendon.xml:8: <mujoco>: <tendon> is not supported",
+           lucid.model.load, DATA .. "bad_mjcf_tendon.xml")
+  -- read fine, refused by the compiler (mimic joints), still named
+  t.raises(F .. DATA .. "urdf_forms.urdf:", lucid.model.load, DATA .. "urdf_forms.urdf",
+           {package_dirs = PKG})
+  t.raises("mimic", lucid.model.load, DATA .. "urdf_forms.urdf", {package_dirs = PKG})
+end)
+
+t.case("MuJoCo's humanoid and the shared robots", function()
+  local humanoid = "/usr/share/mujoco/model/humanoid/humanoid.xml"
+  if not exists(humanoid) then t.skip(humanoid .. " missing (Debian libmujoco-samples)") end
+  local m = lucid.model.load(humanoid)
+  t.eq(m.nq, 28)
+  t.eq(m.nv, 27)
+  t.eq(m.nu, 21)
+  local shared = os.getenv("LUCID_SHARED_DIR") or "../shared"
+  local allegro = shared .. "/data/robots/allegro_right_hand.xml"
+  if not exists(allegro) then t.skip(allegro .. " missing (../shared absent)") end
+  local a = lucid.model.load(allegro)
+  t.eq(a.nq, 16)
+  t.eq(a.nu, 16)
+  local u = lucid.model.load(shared .. "/data/robots/ur5.urdf", {meshes = "skip"})
+  t.eq(u.nq, 6)
+  t.eq(u.nu, 6)
+  local c = lucid.model.load(shared .. "/data/robots/allegro_cube.xml")
+  t.eq(c.nq, 23)
+  t.eq(c.nv, 22)
+end)
+
+

@@ -1,0 +1,178 @@
+-- Robots in the world (w:add_model and friends, runtime/world/world_model.c): the Allegro hand
+-- grasps the cube of allegro_cube.xml under position control and holds it, also with gravity
+-- reversed; MuJoCo's humanoid falls onto its floor and comes to rest; a model built in Lua
+-- swings on its joint; the state and controls carry the models; misuse gets named errors.
+local t = require "testing"
+local lucid = require "lucid"
+
+local SHARED = os.getenv("LUCID_SHARED_DIR") or "../shared"
+local ROBOTS = SHARED .. "/data/robots/"
+local HUMANOID = "/usr/share/mujoco/model/humanoid/humanoid.xml"
+
+local function exists(path)
+  local f = io.open(path, "rb")
+  if f then f:close() end
+  return f ~= nil
+end
+
+-- A 0.5 m pendulum: a 1 kg bob on a hinge about y, 1 m above the origin.
+local function pendulum(opts)
+  opts = opts or {}
+  return lucid.model.build{
+    bodies = {{name = "bob", placement = lucid.se3.new({1, 0, 0, 0}, {0, 0, 1}), mass = 1,
+               com = {0.5, 0, 0}, inertia = {1e-4, 1e-4, 1e-4},
+               joints = {{name = "hinge", kind = "revolute", axis = {0, 1, 0},
+                          range = opts.range}},
+               shapes = {{shape = lucid.sphere(0.05), pose = lucid.se3.new({1, 0, 0, 0}, {0.5, 0, 0})}}}},
+    actuators = opts.servo and {{name = "servo", joint = "hinge", kind = "position", kp = opts.servo}} or nil,
+  }
+end
+
+t.case("a model built in Lua swings like its dynamics say", function()
+  local m = pendulum()
+  local w = lucid.world{dt = 1e-3}
+  local id = w:add_model(m, {q = {0.3}})
+  t.eq(id, 1)
+  local q0, v0 = w:q(id)[1], w:v(id)[1]
+  local a = lucid.dynamics.aba(m, {q0}, {v0}, {0})[1]
+  w:step()
+  t.near(w:v(id)[1], v0 + 1e-3 * a, 1e-12)
+  t.near(w:q(id)[1], q0 + 1e-3 * w:v(id)[1], 1e-14)
+  -- the bob's frame follows forward kinematics
+  local T = w:frame_pose(id, "bob")
+  t.allnear(T:translation():totable(), m:frame_pose(w:q(id), "bob"):translation():totable(), 1e-12)
+  -- a link is a world body whose pose is the link's
+  local links = w:links(id)
+  t.allnear(w:pose(links.bob):translation():totable(), T:translation():totable(), 1e-12)
+end)
+
+t.case("state and controls carry the models", function()
+  local m = pendulum{servo = 50}
+  local w = lucid.world{dt = 1e-3}
+  w:add_static{shape = lucid.halfspace({0, 0, 1}, 0)}
+  local id = w:add_model(m, {q = {0.2}, v = {0.1}})
+  t.eq(#w:state(), 18 + 1 + 1)
+  t.eq(#w:controls(), 1)
+  w:set_controls{0.4}
+  t.eq(w:control(id)[1], 0.4)
+  w:step(10)
+  local x = w:state()
+  w:step(20)
+  local a = w:state()
+  w:set_state(x)
+  w:step(20)
+  local b = w:state()
+  for i = 1, #a do t.eq(b[i], a[i]) end
+end)
+
+t.case("joint limits stop a pendulum", function()
+  local m = pendulum{range = {-1, 0.5}}
+  local w = lucid.world{dt = 1e-3}
+  local id = w:add_model(m, {q = {0.2}})
+  w:step(1500)
+  t.truthy(w:q(id)[1] <= 0.5 + 1e-3 and w:q(id)[1] > 0.49, w:q(id)[1])
+  local limits = 0
+  for _, c in ipairs(w:contacts()) do
+    if c.limit then
+      limits = limits + 1
+      t.eq(c.limit, "upper")
+      t.eq(c.model, id)
+      t.near(c.lambda[3], 9.81 * 0.5 * math.cos(w:q(id)[1]), 1e-5)
+    end
+  end
+  t.eq(limits, 1)
+end)
+
+t.case("misuse of the model methods names the function", function()
+  local w = lucid.world{}
+  local m = pendulum()
+  t.raises("lucid.world:add_model: model must be a lucid.model", w.add_model, w, 3)
+  t.raises("lucid.world:add_model: unknown option 'qq'", w.add_model, w, m, {qq = 1})
+  t.raises("lucid.world:add_model: q", w.add_model, w, m, {q = {1, 2}})
+  t.raises("lucid.world:add_model: friction must be in [0, 100]", w.add_model, w, m, {friction = -1})
+  local id = w:add_model(m)
+  t.raises("lucid.world:q: unknown model id 2", w.q, w, 2)
+  t.raises("lucid.world:set_v: v must be finite", w.set_v, w, id, {0 / 0})
+  t.raises("lucid.world:frame_pose: the model has no frame named 'nope'", w.frame_pose, w, id, "nope")
+  local links = w:links(id)
+  t.raises("lucid.world:apply_force: body " .. links.bob .. " is a link of model 1",
+    w.apply_force, w, links.bob, {1, 0, 0})
+end)
+
+t.case("__gc by hand on a model a world uses: the world keeps stepping", function()
+  local m = pendulum()
+  local w = lucid.world{dt = 1e-3}
+  local id = w:add_model(m, {q = {0.3}})
+  local gc = debug.getmetatable(m).__gc
+  gc(m)
+  gc(m) -- twice
+  w:step(10)
+  t.truthy(w:q(id)[1] > 0.3)
+  t.raises("lucid.world:add_model: model is a finalized model", w.add_model, w, m)
+end)
+
+t.case("the Allegro hand grasps the cube and holds it, also upside down", function()
+  local path = ROBOTS .. "allegro_cube.xml"
+  if not exists(path) then t.skip("needs " .. path .. " (LUCID_SHARED_DIR)") end
+  local m = lucid.model.load(path)
+  local w = lucid.world{dt = 0.002}
+  local id = w:add_model(m)
+  local cube = w:links(id).cube
+  w:step(250) -- the cube settles on the palm (the file says at z = 0.0359)
+  t.near(w:pose(cube):translation()[3], 0.0359, 5e-4)
+  -- joints 1-3 of every finger and the thumb to 1.2 rad, the thumb base to 1.3 (the file's recipe)
+  local u = {}
+  for i, n in ipairs(m:names("actuator")) do
+    u[i] = n == "tha0" and 1.3 or (n:match("a0$") and 0 or 1.2)
+  end
+  w:set_control(id, u)
+  w:step(500)
+  local touching = 0
+  for _, c in ipairs(w:contacts()) do
+    if (c.body1 == cube or c.body2 == cube) and not c.limit then
+      t.truthy(c.lambda[3] == c.lambda[3] and math.abs(c.lambda[3]) < 1e3, "finite force")
+      touching = touching + 1
+    end
+  end
+  t.truthy(touching >= 4, "fingers and palm on the cube: " .. touching)
+  t.truthy(w:stats().residual < 1e-5, w:stats().residual)
+  local held = w:pose(cube):translation()
+  w:step(1000)
+  t.truthy((w:pose(cube):translation() - held):norm() < 5e-3, "cube moved in 2 s")
+  -- the same grasp with gravity reversed (the hand upside down): it holds the cube for 2 s
+  local x = w:state()
+  local w2 = lucid.world{dt = 0.002, gravity = {0, 0, 9.81}}
+  local id2 = w2:add_model(m)
+  w2:set_state(x)
+  w2:set_control(id2, u)
+  local before = w2:pose(cube):translation()
+  w2:step(1000)
+  local moved = (w2:pose(cube):translation() - before):norm()
+  print(string.format("allegro: cube moved %.2e m in 2 s upside down", moved))
+  t.truthy(moved < 5e-3, moved)
+end)
+
+t.case("MuJoCo's humanoid falls on its floor and comes to rest", function()
+  if not exists(HUMANOID) then t.skip("needs " .. HUMANOID .. " (Debian libmujoco-samples)") end
+  local m = lucid.model.load(HUMANOID)
+  local w = lucid.world{dt = 0.005}
+  local id = w:add_model(m)
+  local ke = {}
+  for k = 1, 16 do
+    w:step(100)
+    local st = w:stats()
+    t.truthy(st.residual < 1e-5, "NCP residual " .. st.residual)
+    for _, c in ipairs(w:contacts()) do
+      t.truthy(c.lambda[3] == c.lambda[3] and math.abs(c.lambda[3]) < 1e5, "finite contact force")
+    end
+    ke[k] = w:energy().kinetic
+  end
+  print(string.format("humanoid: kinetic energy %.3g J at 4 s, %.3g J at 8 s; %d contacts",
+    ke[8], ke[16], #w:contacts()))
+  -- at rest on the floor: the torso does not move, the limbs' energy has decayed
+  local z = w:q(id)[3]
+  w:step(200)
+  t.near(w:q(id)[3], z, 1e-5)
+  t.truthy(ke[16] < 0.01 and ke[16] < ke[8], "kinetic energy " .. ke[16])
+end)
+

@@ -1,0 +1,255 @@
+#!/usr/bin/env python3
+"""The replay page in a real browser (headless Chromium, software WebGL).
+
+    test_viewer_browser.py LUCID_BINARY SOURCE_DIR [KEEP_DIR]
+
+1. build/lucid tests/viewer/scene.lua writes the page of a recorded scene (a red box sliding on
+   a ground plane, a blue sphere falling) and prints the camera and the bodies' world positions.
+2. Chromium loads page.html#frame=N&size=WxH&probe=1 (--dump-dom and --screenshot in one run):
+   the page must report no JavaScript error, be "ready", show frame N, and its projection of
+   the bodies must agree with the one computed here from the camera alone (pinhole, 40 deg).
+3. Pixel checks on the screenshot, at the positions projected here: at the last frame the box
+   is red and the sphere blue there; at frame 1 the same pixels are neither (the bodies were
+   elsewhere: ground or background); with the force arrows on, the pixels at the middle of the
+   arrows the page reports are arrow green.
+Exit 77 (skipped) when Chromium is not installed. KEEP_DIR keeps the pages and screenshots.
+"""
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import zlib
+
+W, H = 800, 560
+TIMEOUT = 180  # seconds per browser run: generous, the machine may be loaded
+
+
+def fail(message):
+    print("FAIL: " + message)
+    sys.exit(1)
+
+
+def decode_png(path):
+    """(width, height, rows of (r, g, b) tuples) of an 8-bit RGB/RGBA non-interlaced PNG."""
+    data = open(path, "rb").read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        fail(path + " is not a PNG")
+    pos, idat, header = 8, b"", None
+    while pos < len(data):
+        length = int.from_bytes(data[pos:pos + 4], "big")
+        kind = data[pos + 4:pos + 8]
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            header = body
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    width, height = int.from_bytes(header[0:4], "big"), int.from_bytes(header[4:8], "big")
+    depth, color, interlace = header[8], header[9], header[12]
+    if depth != 8 or color not in (2, 6) or interlace != 0:
+        fail("unsupported PNG (depth %d, colour type %d, interlace %d)" % (depth, color, interlace))
+    bpp = 3 if color == 2 else 4
+    raw = zlib.decompress(idat)
+    stride = width * bpp
+    rows, prev, i = [], bytearray(stride), 0
+    for _ in range(height):
+        filt = raw[i]
+        line = bytearray(raw[i + 1:i + 1 + stride])
+        i += 1 + stride
+        for x in range(stride):
+            a = line[x - bpp] if x >= bpp else 0
+            b = prev[x]
+            c = prev[x - bpp] if x >= bpp else 0
+            if filt == 1:
+                line[x] = (line[x] + a) & 255
+            elif filt == 2:
+                line[x] = (line[x] + b) & 255
+            elif filt == 3:
+                line[x] = (line[x] + (a + b) // 2) & 255
+            elif filt == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                pred = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
+                line[x] = (line[x] + pred) & 255
+        rows.append([tuple(line[x:x + 3]) for x in range(0, stride, bpp)])
+        prev = line
+    return width, height, rows
+
+
+def project(camera, point, fov=40.0):
+    """Pixel (x, y) of a world point for a camera at eye looking at target, z up."""
+    eye, target = camera["eye"], camera["target"]
+    sub = lambda u, v: [u[k] - v[k] for k in range(3)]
+    dot = lambda u, v: sum(u[k] * v[k] for k in range(3))
+    cross = lambda u, v: [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2],
+                          u[0] * v[1] - u[1] * v[0]]
+    unit = lambda u: [c / math.sqrt(dot(u, u)) for c in u]
+    f = unit(sub(target, eye))
+    r = unit(cross(f, [0, 0, 1]))
+    u = cross(r, f)
+    d = sub(point, eye)
+    t = math.tan(math.radians(fov) / 2)
+    ndc_x = dot(d, r) / (dot(d, f) * t * W / H)
+    ndc_y = dot(d, u) / (dot(d, f) * t)
+    return (ndc_x + 1) / 2 * W, (1 - ndc_y) / 2 * H
+
+
+def browse(chromium, page, fragment, png, profile):
+    """Loads page#fragment; returns the DOM after the page settled, writes the screenshot."""
+    cmd = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--enable-unsafe-swiftshader",
+           "--hide-scrollbars", "--no-first-run", "--user-data-dir=" + profile,
+           "--window-size=%d,%d" % (W, H), "--virtual-time-budget=15000",
+           "--screenshot=" + png, "--dump-dom", "file://" + page + "#" + fragment]
+    # a browser that does not answer in time or exits without a page (a loaded machine) is
+    # retried; a page that answers is judged at once
+    for attempt in range(3):
+        if os.path.exists(png):
+            os.remove(png)
+        try:
+            run = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            print("chromium did not finish in %d s (attempt %d)" % (TIMEOUT, attempt + 1))
+            continue
+        dom = run.stdout.decode("utf-8", "replace")
+        if run.returncode == 0 and os.path.exists(png) and "<body" in dom:
+            break
+        print("chromium exited %d without a page (attempt %d): %s" %
+              (run.returncode, attempt + 1, run.stderr.decode()[-500:]))
+    else:
+        fail("chromium gave no page in 3 attempts")
+    title = re.search(r"<title>([^<]*)</title>", dom)
+    if not title or title.group(1).startswith("lucid-viewer-error"):
+        fail("the page reported a JavaScript error: " + (title.group(1) if title else "no title"))
+    if not re.search(r'<body[^>]*data-status="ready"', dom):
+        fail("the page never drew a frame (data-status is not 'ready')")
+    m = re.search(r'<pre id="lucid-probe"[^>]*>([^<]*)</pre>', dom)
+    if not m or not m.group(1):
+        fail("the page wrote no probe")
+    return json.loads(m.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+
+
+def hex_rgb(color):
+    return tuple(int(color[k:k + 2], 16) for k in (1, 3, 5))
+
+
+def window(rows, x, y, half=2):
+    return [rows[j][i] for j in range(int(y) - half, int(y) + half + 1)
+            for i in range(int(x) - half, int(x) + half + 1)]
+
+
+def dominant(pixel, channel):
+    """The pixel is clearly of the given channel's hue (0 red, 1 green, 2 blue)."""
+    others = [pixel[k] for k in range(3) if k != channel]
+    return pixel[channel] >= 60 and pixel[channel] - max(others) >= 40
+
+
+def neutral(pixel):
+    return max(pixel) - min(pixel) <= 30
+
+
+def mostly(pixels, test):
+    return sum(1 for p in pixels if test(p)) >= 0.7 * len(pixels)
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__)
+        sys.exit(2)
+    lucid, source = sys.argv[1], sys.argv[2]
+    keep = sys.argv[3] if len(sys.argv) > 3 else None
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not chromium:
+        print("chromium is not installed (Debian package chromium): skipped")
+        sys.exit(77)
+    work = tempfile.mkdtemp(prefix="lucid_viewer_")
+    try:
+        page = os.path.join(work, "scene.html")
+        run = subprocess.run([lucid, os.path.join(source, "tests/viewer/scene.lua"), page],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=TIMEOUT,
+                             cwd=source)
+        if run.returncode != 0:
+            fail("scene.lua failed: " + run.stderr.decode())
+        scene = json.loads(run.stdout.decode())
+        html = open(page, encoding="utf-8").read()
+        if re.search(r"<(script|link|img)[^>]+(src|href)=", html):
+            fail("the page loads an external resource")
+        last = scene["frames"]
+        pos_last, pos_first = scene["positions"][str(last)], scene["positions"]["1"]
+        cam = scene["camera"]
+        checks = []
+
+        def shot(frame, forces, name):
+            png = os.path.join(work, name)
+            frag = "frame=%d&size=%dx%d&probe=1&forces=%d" % (frame, W, H, forces)
+            probe = browse(chromium, page, frag, png, os.path.join(work, "profile_" + name))
+            if probe["frame"] != frame or probe["width"] != W or probe["height"] != H:
+                fail("the page shows frame %s at %sx%s, expected frame %d at %dx%d" %
+                     (probe["frame"], probe["width"], probe["height"], frame, W, H))
+            width, height, rows = decode_png(png)
+            if (width, height) != (W, H):
+                fail("screenshot is %dx%d, expected %dx%d" % (width, height, W, H))
+            return probe, rows
+
+        # the last frame, no arrows: each body shows its colour where it projects
+        probe, rows = shot(last, 0, "last.png")
+        names = {"box": "body 2", "ball": "body 3"}
+        channel = {"box": 0, "ball": 2}
+        for body in ("box", "ball"):
+            x, y = project(cam, pos_last[body])
+            shown = [o for o in probe["objects"] if o["name"] == names[body]][0]
+            if math.hypot(shown["screen"][0] - x, shown["screen"][1] - y) > 1.5:
+                fail("the page projects the %s at %s, the camera puts it at (%.1f, %.1f)" %
+                     (body, shown["screen"][:2], x, y))
+            if not (20 < x < W - 20 and 20 < y < H - 60):
+                fail("the %s projects outside the checked area: (%.1f, %.1f)" % (body, x, y))
+            pixels = window(rows, x, y)
+            if not mostly(pixels, lambda p: dominant(p, channel[body])):
+                fail("frame %d: the %s (%s) is not drawn at (%.0f, %.0f): %s" %
+                     (last, body, scene["colors"][body], x, y, pixels[:5]))
+            checks.append("frame %d: %s drawn at (%.0f, %.0f), centre pixel %s" %
+                          (last, body, x, y, rows[int(y)][int(x)]))
+        # frame 1: the same pixels hold no body (the box had not slid there, the ball was high)
+        _, rows1 = shot(1, 0, "first.png")
+        for body in ("box", "ball"):
+            x, y = project(cam, pos_last[body])
+            pixels = window(rows1, x, y)
+            if not mostly(pixels, neutral):
+                fail("frame 1: (%.0f, %.0f), where the %s ends, is not background/ground: %s" %
+                     (x, y, body, pixels[:5]))
+            x1, y1 = project(cam, pos_first[body])
+            if not mostly(window(rows1, x1, y1), lambda p: dominant(p, channel[body])):
+                fail("frame 1: the %s is not drawn at its start (%.0f, %.0f)" % (body, x1, y1))
+            checks.append("frame 1: background at (%.0f, %.0f) %s; %s at its start (%.0f, %.0f)" %
+                          (x, y, rows1[int(y)][int(x)], body, x1, y1))
+        # arrows on: the contact forces are drawn (green) at the positions the page reports
+        probe, rows2 = shot(last, 1, "forces.png")
+        if pos_last["contacts"] < 1 or len(probe["arrows"]) < 1:
+            fail("no force arrows at the last frame (%d contacts, %d arrows)" %
+                 (pos_last["contacts"], len(probe["arrows"])))
+        green = 0
+        for a in probe["arrows"]:
+            x, y = a["screen_mid"][:2]
+            if 0 <= x < W and 0 <= y < H and any(dominant(p, 1) for p in window(rows2, x, y, 1)):
+                green += 1
+        if green < len(probe["arrows"]):
+            fail("only %d of %d force arrows are drawn where the page puts them" %
+                 (green, len(probe["arrows"])))
+        checks.append("frame %d: %d force arrows drawn" % (last, green))
+        for c in checks:
+            print("ok  " + c)
+        if keep:
+            os.makedirs(keep, exist_ok=True)
+            for name in ("scene.html", "last.png", "first.png", "forces.png"):
+                shutil.copy(os.path.join(work, name), os.path.join(keep, name))
+        print("viewer browser test passed")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
