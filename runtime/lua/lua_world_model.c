@@ -93,34 +93,28 @@ static int l_add_model(lua_State *L) {
     return 1;
 }
 
+/* Pushes a copy of the model's q (kind 0), v (1) or controls (2) as a lucid.vec. */
+static int get_vector(lua_State *L, const char *fname, int kind) {
+    lucid_world *w = lucid_lua_checkworld(L, 1, fname);
+    int id = check_model_id(L, w, 2, fname);
+    const lucid_model *m = lucid_world_model_of(w, id);
+    size_t n = kind == 0 ? lucid_model_nq(m) : kind == 1 ? lucid_model_nv(m) : lucid_model_nu(m);
+    const double *src = kind == 0   ? lucid_world_model_q(w, id)
+                        : kind == 1 ? lucid_world_model_v(w, id)
+                                    : lucid_world_model_control(w, id);
+    lucid_lua_matrix *x = lucid_lua_newvector(L, (int)n);
+    if (n) memcpy(x->data, src, n * sizeof(double));
+    return 1;
+}
+
 static int l_q(lua_State *L) {
-    static const char *const fname = "lucid.world:q";
-    lucid_world *w = lucid_lua_checkworld(L, 1, fname);
-    int id = check_model_id(L, w, 2, fname);
-    size_t n = lucid_model_nq(lucid_world_model_of(w, id));
-    lucid_lua_matrix *x = lucid_lua_newvector(L, (int)n);
-    memcpy(x->data, lucid_world_model_q(w, id), n * sizeof(double));
-    return 1;
+    return get_vector(L, "lucid.world:q", 0);
 }
-
 static int l_v(lua_State *L) {
-    static const char *const fname = "lucid.world:v";
-    lucid_world *w = lucid_lua_checkworld(L, 1, fname);
-    int id = check_model_id(L, w, 2, fname);
-    size_t n = lucid_model_nv(lucid_world_model_of(w, id));
-    lucid_lua_matrix *x = lucid_lua_newvector(L, (int)n);
-    memcpy(x->data, lucid_world_model_v(w, id), n * sizeof(double));
-    return 1;
+    return get_vector(L, "lucid.world:v", 1);
 }
-
 static int l_control(lua_State *L) {
-    static const char *const fname = "lucid.world:control";
-    lucid_world *w = lucid_lua_checkworld(L, 1, fname);
-    int id = check_model_id(L, w, 2, fname);
-    size_t n = lucid_model_nu(lucid_world_model_of(w, id));
-    lucid_lua_matrix *x = lucid_lua_newvector(L, (int)n);
-    if (n) memcpy(x->data, lucid_world_model_control(w, id), n * sizeof(double));
-    return 1;
+    return get_vector(L, "lucid.world:control", 2);
 }
 
 typedef lucid_status (*setter)(lucid_world *, int, const double *, const char **);

@@ -291,19 +291,29 @@ int lucid_world_body_model(const lucid_world *w, int body, int *link) {
 
 /* ---- the step ---------------------------------------------------------------------------- */
 
+/* The world velocity of point p fixed to a node per unit rate of dof k (an ancestor dof of
+ * that node): its axis e in world axes, e itself for a translation, e x (p - o) for a
+ * rotation about the dof node's origin o (the base frame included). */
+static lucid_vec3 dof_point_column(const lucid_world_model *wm, int k, lucid_vec3 p) {
+    const lucid_model *m = wm->model;
+    lucid_se3 X = lucid_se3_compose(&wm->base, &wm->data->oMi[m->dof_node[k]]);
+    int a = m->dof_axis[k];
+    lucid_vec3 e = lucid_mat3_col(&X.R, a % 3);
+    return a < 3 ? e : lucid_vec3_cross(e, lucid_vec3_sub(p, X.t));
+}
+
+/* The last dof of a node: its dofs and their ancestors are reached through dof_parent. */
+static int last_dof(const lucid_model *m, int node) {
+    return (int)(m->nodes[node].idx_v + m->nodes[node].nv) - 1;
+}
+
 /* Adds J_p^T f to tau: the generalised force of a world force f at the world point p fixed to
- * node `node` (the columns of the dofs on its path to the root; base frame included). */
+ * node `node`. */
 static void add_point_force(const lucid_world_model *wm, int node, lucid_vec3 p, lucid_vec3 f,
                             double *tau) {
     const lucid_model *m = wm->model;
-    const lucid_model_node *nd = &m->nodes[node];
-    for (int k = (int)(nd->idx_v + nd->nv) - 1; k >= 0; k = m->dof_parent[k]) {
-        lucid_se3 X = lucid_se3_compose(&wm->base, &wm->data->oMi[m->dof_node[k]]);
-        int a = m->dof_axis[k];
-        lucid_vec3 e = lucid_mat3_col(&X.R, a % 3);
-        lucid_vec3 col = a < 3 ? e : lucid_vec3_cross(e, lucid_vec3_sub(p, X.t));
-        tau[k] += lucid_vec3_dot(col, f);
-    }
+    for (int k = last_dof(m, node); k >= 0; k = m->dof_parent[k])
+        tau[k] += lucid_vec3_dot(dof_point_column(wm, k, p), f);
 }
 
 /* 3 x nv rows (row d at out + d nv): the world velocity of point p fixed to `node`, projected
@@ -313,12 +323,8 @@ static void point_rows(const lucid_world_model *wm, int node, lucid_vec3 p, cons
     const lucid_model *m = wm->model;
     size_t nv = m->nv;
     memset(out, 0, 3 * nv * sizeof(double));
-    const lucid_model_node *nd = &m->nodes[node];
-    for (int k = (int)(nd->idx_v + nd->nv) - 1; k >= 0; k = m->dof_parent[k]) {
-        lucid_se3 X = lucid_se3_compose(&wm->base, &wm->data->oMi[m->dof_node[k]]);
-        int a = m->dof_axis[k];
-        lucid_vec3 e = lucid_mat3_col(&X.R, a % 3);
-        lucid_vec3 col = a < 3 ? e : lucid_vec3_cross(e, lucid_vec3_sub(p, X.t));
+    for (int k = last_dof(m, node); k >= 0; k = m->dof_parent[k]) {
+        lucid_vec3 col = dof_point_column(wm, k, p);
         for (int d = 0; d < 3; ++d)
             out[(size_t)d * nv + (size_t)k] = sign * lucid_vec3_dot(lucid_mat3_col(frame, d), col);
     }
