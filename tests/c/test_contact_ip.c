@@ -13,29 +13,7 @@
 #include "solvers/contact/contact_ip.h"
 #include "tests/c/test_contact_problems.h"
 
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t n, size_t m);
-void *__real_realloc(void *p, size_t n);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t n, size_t m);
-void *__wrap_realloc(void *p, size_t n);
-
-/* Test-only instrumentation state: the allocator wrappers have no other way to report. */
-static int counting;
-static long allocations;
-
-void *__wrap_malloc(size_t n) {
-    allocations += counting;
-    return __real_malloc(n);
-}
-void *__wrap_calloc(size_t n, size_t m) {
-    allocations += counting;
-    return __real_calloc(n, m);
-}
-void *__wrap_realloc(void *p, size_t n) {
-    allocations += counting;
-    return __real_realloc(p, n);
-}
+#include "tests/c/test_alloc_counter.h"
 
 static lucid_contact_options ip_options(lucid_contact_model model, double kappa, double tol) {
     lucid_contact_options o = lucid_contact_default_options();

@@ -15,29 +15,7 @@
 #include "test_assert.h"
 #include "test_model_util.h"
 
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t n, size_t m);
-void *__real_realloc(void *p, size_t n);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t n, size_t m);
-void *__wrap_realloc(void *p, size_t n);
-
-/* Test-only instrumentation state: the allocator wrappers have no other way to report. */
-static int counting;
-static long allocations;
-
-void *__wrap_malloc(size_t n) {
-    allocations += counting;
-    return __real_malloc(n);
-}
-void *__wrap_calloc(size_t n, size_t m) {
-    allocations += counting;
-    return __real_calloc(n, m);
-}
-void *__wrap_realloc(void *p, size_t n) {
-    allocations += counting;
-    return __real_realloc(p, n);
-}
+#include "tests/c/test_alloc_counter.h"
 
 enum { NMODELS = 5, NBODIES = 22 };
 
