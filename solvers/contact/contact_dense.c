@@ -18,11 +18,26 @@ lucid_status lucid_contact_cholesky(const double *A, const double *R, double shi
     return info == 0 ? LUCID_OK : LUCID_ERR_INTERNAL;
 }
 
-/* Two level-2 triangular solves: dpotrs with one right-hand side goes through OpenBLAS's
- * dtrsm, which packs (copies) the whole factor on every call, half of ADMM's time (perf). */
+/* x <- L^-T L^-1 x: the two triangular solves written out, column by column (unit stride in
+ * the column-major factor). Not dpotrs: with one right-hand side it goes through OpenBLAS's
+ * dtrsm, which packs (copies) the whole factor on every call, half of ADMM's time (perf). Not
+ * cblas_dtrsv either: OpenBLAS's level-2 interface takes its buffer from an allocator behind
+ * a global mutex on every call, so solvers running in parallel threads (lucid.batch) queued
+ * on it: 2 threads gave 1.00x on a heap of boxes while ncp:pgs, which calls no BLAS, gave
+ * 1.98x. These loops are what dtrsv does for the sizes of an island (memory-bound). */
 void lucid_contact_cholesky_solve(const double *chol, int m, double *x) {
-    cblas_dtrsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, m, chol, m, x, 1);
-    cblas_dtrsv(CblasColMajor, CblasLower, CblasTrans, CblasNonUnit, m, chol, m, x, 1);
+    for (int j = 0; j < m; ++j) { /* L y = x, y over x */
+        const double *col = chol + (size_t)m * (size_t)j;
+        double y = x[j] / col[j];
+        x[j] = y;
+        for (int i = j + 1; i < m; ++i) x[i] -= col[i] * y;
+    }
+    for (int j = m - 1; j >= 0; --j) { /* L^T z = y: row j of L^T is column j of L */
+        const double *col = chol + (size_t)m * (size_t)j;
+        double s = x[j];
+        for (int i = j + 1; i < m; ++i) s -= col[i] * x[i];
+        x[j] = s / col[j];
+    }
 }
 
 lucid_status lucid_contact_eigen(lucid_contact_workspace *ws, const double *A, const double *R,
@@ -83,6 +98,18 @@ lucid_status lucid_contact_inverse(const double *A, const double *R, double shif
     return status;
 }
 
+/* out = S x for the symmetric S whose lower triangle inv holds (dsymv written out, for the
+ * reason given at lucid_contact_cholesky_solve): column j adds S(j:m, j) x_j below the
+ * diagonal and S(j+1:m, j) . x(j+1:m) to out_j. */
 void lucid_contact_inverse_apply(const double *inv, int m, const double *x, double *out) {
-    cblas_dsymv(CblasColMajor, CblasLower, m, 1.0, inv, m, x, 1, 0.0, out, 1);
+    for (int i = 0; i < m; ++i) out[i] = 0.0;
+    for (int j = 0; j < m; ++j) {
+        const double *col = inv + (size_t)m * (size_t)j;
+        double xj = x[j], s = col[j] * xj;
+        for (int i = j + 1; i < m; ++i) {
+            out[i] += col[i] * xj;
+            s += col[i] * x[i];
+        }
+        out[j] += s;
+    }
 }
