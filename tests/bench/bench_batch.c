@@ -1,8 +1,11 @@
 /* Batch rollouts over threads (runtime/world/world_batch.h) against the serial loop on one
  * world, on a heap of boxes (tests/bench/batch_scene.h), measured in the same run.
  *
- *   OPENBLAS_NUM_THREADS=1 build/tests/bench/bench_batch [--boxes 50] [--rollouts 8]
- *       [--steps 100] [--settle 400] [--threads 2] [--repeats 3]
+ *   OPENBLAS_NUM_THREADS=1 build/tests/bench/bench_batch [--boxes 50 | --model FILE]
+ *       [--rollouts 8] [--steps 100] [--settle 400] [--threads 2] [--repeats 3]
+ *
+ * --model FILE: instead of the heap, a robot scene: the model (MJCF or URDF) alone in a world
+ * of its own timestep, its actuators driven by the random controls (e.g. tasks/models/arm7.xml).
  *
  * The heap is stepped --settle steps (dt = 1 ms), then --rollouts rollouts of --steps steps
  * start from its state with random body twists and random applied wrenches each step. Timed,
@@ -22,6 +25,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "runtime/model/model.h"
+#include "runtime/model/model_load.h"
 #include "runtime/world/world_batch.h"
 #include "solvers/dense/dense_threads.h"
 #include "tests/bench/batch_scene.h"
@@ -69,6 +74,35 @@ static long arg_long(int argc, char **argv, const char *name, long fallback) {
     return fallback;
 }
 
+/* The scene of --model: the model (MJCF or URDF) alone in a world of its timestep, its
+ * servos and the free bodies it holds driven by the random controls of batch_scene_inputs. */
+static lucid_world *model_scene(const char *path, lucid_model **model) {
+    char err[512];
+    lucid_model_spec *spec = NULL;
+    if (lucid_model_spec_load(path, NULL, &spec, err, sizeof err) != LUCID_OK) {
+        fprintf(stderr, "bench_batch: %s\n", err);
+        return NULL;
+    }
+    lucid_status s = lucid_model_compile(spec, model, err, sizeof err);
+    lucid_model_spec_destroy(spec);
+    if (s != LUCID_OK) {
+        fprintf(stderr, "bench_batch: %s\n", err);
+        return NULL;
+    }
+    lucid_world_options o;
+    lucid_world_default_options(&o);
+    o.dt = lucid_model_timestep(*model);
+    lucid_world *w = NULL;
+    lucid_world_model_desc d;
+    lucid_world_model_desc_default(&d);
+    if (lucid_world_create(&o, &w) != LUCID_OK) return NULL;
+    if (lucid_world_add_model(w, *model, &d, NULL, NULL) != LUCID_OK) {
+        lucid_world_destroy(w);
+        return NULL;
+    }
+    return w;
+}
+
 static void serial_loop(lucid_world *w, const double *x0, const double *u, size_t N, size_t T,
                         double *out) {
     size_t nx = (size_t)lucid_world_state_size(w), nu = (size_t)lucid_world_controls_size(w);
@@ -86,8 +120,8 @@ static void serial_loop(lucid_world *w, const double *x0, const double *u, size_
 int main(int argc, char **argv) {
     for (int i = 1; i < argc; ++i)
         if (strcmp(argv[i], "--help") == 0) {
-            puts("usage: bench_batch [--boxes 50] [--rollouts 8] [--steps 100] [--settle 400] "
-                 "[--threads 2] [--repeats 3]");
+            puts("usage: bench_batch [--boxes 50 | --model FILE] [--rollouts 8] [--steps 100] "
+                 "[--settle 400] [--threads 2] [--repeats 3]");
             return 0;
         }
     int boxes = (int)arg_long(argc, argv, "--boxes", 50);
@@ -102,7 +136,11 @@ int main(int argc, char **argv) {
     }
     lucid_dense_set_threads(1); /* several threads call OpenBLAS at once */
 
-    lucid_world *w = batch_scene_heap(boxes, 7);
+    const char *model_path = NULL;
+    for (int i = 1; i + 1 < argc; ++i)
+        if (strcmp(argv[i], "--model") == 0) model_path = argv[i + 1];
+    lucid_model *model = NULL;
+    lucid_world *w = model_path ? model_scene(model_path, &model) : batch_scene_heap(boxes, 7);
     if (!w) die("scene", LUCID_ERR_NO_MEMORY);
     for (long k = 0; k < settle; ++k) {
         lucid_status s = lucid_world_step(w);
@@ -159,9 +197,14 @@ int main(int argc, char **argv) {
     if ((s = lucid_batch_run(bn, &pb, NULL, NULL, 0)) != LUCID_OK) die("batch", s);
     long new_inputs = atomic_load(&allocations) - before;
 
-    printf("bench_batch: %d boxes (%d contacts after %ld settling steps), %zu rollouts x %zu "
-           "steps, best of %d\n",
-           boxes, contacts, settle, N, T, repeats);
+    if (model_path)
+        printf("bench_batch: %s (%d contacts after %ld settling steps), %zu rollouts x %zu "
+               "steps, best of %d\n",
+               model_path, contacts, settle, N, T, repeats);
+    else
+        printf("bench_batch: %d boxes (%d contacts after %ld settling steps), %zu rollouts x %zu "
+               "steps, best of %d\n",
+               boxes, contacts, settle, N, T, repeats);
     printf("  serial loop, one world  %8.3f s wall %8.3f s CPU %7.2f rollouts/s\n", t_serial,
            c_serial, N / t_serial);
     printf("  batch, 1 thread         %8.3f s wall %8.3f s CPU %7.2f rollouts/s  speed-up %.2fx  "
@@ -178,6 +221,7 @@ int main(int argc, char **argv) {
     lucid_batch_destroy(b1);
     lucid_batch_destroy(bn);
     lucid_world_destroy(w);
+    lucid_model_destroy(model);
     free(x0), free(u), free(x0b), free(ub), free(ref), free(got1), free(gotn);
     return same1 && samen ? 0 : 1;
 }
