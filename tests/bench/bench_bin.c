@@ -485,42 +485,13 @@ static int write_mjcf(const char *path, const scene *sc) {
     return fclose(f) == 0;
 }
 
-/* Velocity of a world point on a MuJoCo body (free joint: qvel linear is the body origin's in
- * the world, angular in the body frame). */
-static lucid_vec3 mj_point_velocity(const mjModel *m, const mjData *d, int body, lucid_vec3 p) {
-    if (body == 0) return lucid_vec3_zero();
-    int dof = m->jnt_dofadr[m->body_jntadr[body]];
-    const mjtNum *R = d->xmat + 9 * body, *qv = d->qvel + dof;
-    lucid_vec3 w = lucid_vec3_make(R[0] * qv[3] + R[1] * qv[4] + R[2] * qv[5],
-                                   R[3] * qv[3] + R[4] * qv[4] + R[5] * qv[5],
-                                   R[6] * qv[3] + R[7] * qv[4] + R[8] * qv[5]);
-    lucid_vec3 x = lucid_vec3_make(d->xpos[3 * body], d->xpos[3 * body + 1], d->xpos[3 * body + 2]);
-    return lucid_vec3_add(lucid_vec3_make(qv[0], qv[1], qv[2]),
-                          lucid_vec3_cross(w, lucid_vec3_sub(p, x)));
-}
-
 static int mujoco_samples(const mujoco_api *api, const mjModel *m, const mjData *d, samples *out,
                           double *penetration) {
     reserve_samples(out, d->ncon);
     int n = 0;
     for (int i = 0; i < d->ncon; ++i) {
         const mjContact *c = &d->contact[i];
-        if (c->efc_address < 0) continue;
-        mjtNum f[6];
-        api->contact_force(m, d, i, f);
-        lucid_vec3 p = lucid_vec3_make(c->pos[0], c->pos[1], c->pos[2]);
-        int b1 = m->geom_bodyid[c->geom1], b2 = m->geom_bodyid[c->geom2];
-        lucid_vec3 rel =
-            lucid_vec3_sub(mj_point_velocity(m, d, b2, p), mj_point_velocity(m, d, b1, p));
-        const mjtNum *F = c->frame; /* rows: normal, t1, t2 */
-        for (int k = 0; k < 3; ++k) {
-            int row = k == 2 ? 0 : k + 1;
-            out->c[n].sigma[k] =
-                F[3 * row] * rel.x + F[3 * row + 1] * rel.y + F[3 * row + 2] * rel.z;
-        }
-        out->c[n].lambda[0] = f[1];
-        out->c[n].lambda[1] = f[2];
-        out->c[n].lambda[2] = f[0];
+        if (!mujoco_contact_sample(api, m, d, i, out->c[n].sigma, out->c[n].lambda)) continue;
         out->c[n].mu = c->friction[0];
         out->c[n].touching = c->dist <= 0.0;
         *penetration = fmax(*penetration, -c->dist);

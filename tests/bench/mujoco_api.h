@@ -73,4 +73,43 @@ static inline int load_mujoco(mujoco_api *api) {
 }
 #undef LUCID_MUJOCO_LOAD
 
+/* v = velocity of the world point p on a free MuJoCo body (body 0, the world: zero). A free
+ * joint's qvel is the body origin's linear velocity in the world, then the angular velocity in
+ * the body frame. */
+static inline void mujoco_point_velocity(const mjModel *m, const mjData *d, int body,
+                                         const double p[3], double v[3]) {
+    v[0] = v[1] = v[2] = 0.0;
+    if (body == 0) return;
+    const mjtNum *R = d->xmat + 9 * body, *x = d->xpos + 3 * body;
+    const mjtNum *qv = d->qvel + m->jnt_dofadr[m->body_jntadr[body]];
+    double w[3], r[3] = {p[0] - x[0], p[1] - x[1], p[2] - x[2]};
+    for (int i = 0; i < 3; ++i)
+        w[i] = R[3 * i] * qv[3] + R[3 * i + 1] * qv[4] + R[3 * i + 2] * qv[5];
+    v[0] = qv[0] + w[1] * r[2] - w[2] * r[1];
+    v[1] = qv[1] + w[2] * r[0] - w[0] * r[2];
+    v[2] = qv[2] + w[0] * r[1] - w[1] * r[0];
+}
+
+/* MuJoCo's contact i in lucid's order (t1, t2, n): its force (mj_contactForce, whose frame is
+ * normal first) and the relative velocity of body 2 with respect to body 1 at its point, both
+ * in the contact frame. Returns 0 for a contact without constraint rows (excluded). */
+static inline int mujoco_contact_sample(const mujoco_api *api, const mjModel *m, const mjData *d,
+                                        int i, double sigma[3], double lambda[3]) {
+    const mjContact *c = &d->contact[i];
+    if (c->efc_address < 0) return 0;
+    mjtNum f[6];
+    api->contact_force(m, d, i, f);
+    double v1[3], v2[3];
+    mujoco_point_velocity(m, d, m->geom_bodyid[c->geom1], c->pos, v1);
+    mujoco_point_velocity(m, d, m->geom_bodyid[c->geom2], c->pos, v2);
+    const mjtNum *F = c->frame; /* rows: normal, t1, t2 */
+    for (int k = 0; k < 3; ++k) {
+        int row = k == 2 ? 0 : k + 1;
+        sigma[k] = F[3 * row] * (v2[0] - v1[0]) + F[3 * row + 1] * (v2[1] - v1[1]) +
+                   F[3 * row + 2] * (v2[2] - v1[2]);
+        lambda[k] = f[row];
+    }
+    return 1;
+}
+
 #endif
