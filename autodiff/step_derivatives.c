@@ -376,8 +376,10 @@ static lucid_status factor_islands(ctx *c, lucid_step_jacobians *J) {
     c->island_contacts = grab((size_t)c->n, sizeof(int), &same);
     c->ift = grab((size_t)c->islands, sizeof *c->ift, &same);
     if (!same) return LUCID_ERR_NO_MEMORY;
-    memcpy(c->island_start, w->island_start, sizeof(int) * ((size_t)c->islands + 1));
-    memcpy(c->island_contacts, w->island_contacts, sizeof(int) * (size_t)c->n);
+    if (c->islands > 0) {
+        memcpy(c->island_start, w->island_start, sizeof(int) * ((size_t)c->islands + 1));
+        memcpy(c->island_contacts, w->island_contacts, sizeof(int) * (size_t)c->n);
+    }
     for (int i = 0; i < c->islands; ++i)
         if (c->island_start[i + 1] - c->island_start[i] > maxm)
             maxm = c->island_start[i + 1] - c->island_start[i];
@@ -510,7 +512,7 @@ lucid_status lucid_world_step_derivatives(lucid_world *w, const lucid_step_deriv
     if (s == LUCID_OK && !copy_cache(w, &c.cache1, &c.ncache1)) s = LUCID_ERR_NO_MEMORY;
     if (s == LUCID_OK) {
         lucid_world_get_state(w, c.x1);
-        memcpy(c.contacts, w->contacts, sizeof *c.contacts * (size_t)c.n);
+        if (c.n > 0) memcpy(c.contacts, w->contacts, sizeof *c.contacts * (size_t)c.n);
         for (int k = 0; k < c.n; ++k)
             memcpy(c.lambda0 + 3 * k, w->contacts[k].force, 3 * sizeof(double));
         J->nt = c.nt, J->nu = c.nu, J->np = c.np, J->contacts = c.n;
