@@ -6,6 +6,14 @@
 
 #include "solvers/collision/pscaling_rows.h"
 
+/* A solution that is not unique (a face resting on a face: p may slide along it) has a
+ * singular KKT Jacobian; at the solver's tolerance its smallest singular value is ~mu ~ 1e-13
+ * and the IFT derivatives come out ~1/mu (measured 4e12 on a box resting on the ground).
+ * Unique solutions give derivatives of order 1 in program units, or 1/theta for faces theta
+ * rad from parallel: beyond this bound (theta < ~1e-8) the derivatives are reported as
+ * undefined (LUCID_ERR_SINGULAR). */
+#define DERIVATIVE_BOUND 1e8
+
 void lucid_pscaling_options_default(lucid_pscaling_options *opt) {
     opt->tol = 1e-11;
     opt->max_iter = 60;
@@ -64,6 +72,8 @@ static lucid_status derivative_column(const lucid_pscaling_program *g, const luc
     twist_rhs(g, S, k, j, b1, b2);
     lucid_status st = lucid_cone_sensitivity(&g->P, S, b1, b2, dx, dz);
     if (st != LUCID_OK) return st;
+    for (int i = 0; i < g->P.n; ++i)
+        if (!(fabs(dx[i]) <= DERIVATIVE_BOUND)) return LUCID_ERR_SINGULAR;
     lucid_vec3 N = raw_normal(g, S->z);
     lucid_vec3 dN = lucid_mat3_mul_vec(&g->R[1], dual_sum(g, dz, 1));
     if (k == 1 && j >= 3) {

@@ -361,6 +361,15 @@ static void box_on_ground_point_below_centre_of_mass(void **state) {
         assert_vec_near(lucid_mat3_mul_vec(&T.R, a), lucid_vec3_make(0, 0, -1), 1e-15);
         lucid_pscaling_result r = query(&box, &T, &ground, &I, 0);
         assert_near(r.alpha, T.t.z / half, 1e-10);
+        if (t < 6) { /* the point can slide along the face: no derivatives */
+            lucid_pscaling_options o;
+            lucid_pscaling_options_default(&o);
+            o.derivatives = 1;
+            lucid_pscaling_result rd;
+            assert_int_equal(lucid_pscaling(&box, &T, &ground, &I, &o, &rd), LUCID_ERR_SINGULAR);
+            assert_near(rd.alpha, r.alpha, 1e-12);
+            assert_near(rd.d.point_T1[0], 0.0, 0.0);
+        }
         assert_vec_near(r.normal, lucid_vec3_make(0, 0, -1), 1e-10);
         double off = hypot(r.point.x - T.t.x, r.point.y - T.t.y);
         worst_pscaling = fmax(worst_pscaling, off);
