@@ -9,8 +9,10 @@
  * centres in a ball of radius 1 m around each other; about half overlap) are drawn once; each
  * method runs over the same list, best of 3 repetitions. Columns: ns/query of lucid_distance,
  * of lucid_pscaling, of lucid_pscaling with derivatives (12 sensitivity solves), the ratio
- * pscaling / distance, and mean and max IP iterations. The last line aggregates all pairs
- * (total time ratio). */
+ * pscaling / distance, and mean and max IP iterations. The last lines summarise the ratios
+ * per pair (median, geometric mean, range) and over all pairs (total time ratio: dominated by
+ * the curved pairs, where GJK and EPA are slowest). Times are the thread's CPU time (the
+ * machine may be shared). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -113,6 +115,11 @@ static double time_pscaling(const lucid_shape *a, const lucid_shape *b, const po
     return best / n;
 }
 
+static int compare_doubles(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 int main(int argc, char **argv) {
     int n = argc > 1 ? atoi(argv[1]) : 2000;
     if (n < 1 || n > 1000000) {
@@ -126,7 +133,8 @@ int main(int argc, char **argv) {
         return 1;
     }
     uint64_t rng = 17;
-    double total_d = 0.0, total_p = 0.0, total_pd = 0.0;
+    double total_d = 0.0, total_p = 0.0, total_pd = 0.0, ratios[KINDS * KINDS], log_sum = 0.0;
+    int pairs = 0;
     int total_failures = 0;
     printf("%-9s %-9s %10s %10s %12s %7s %7s %5s\n", "shape1", "shape2", "gjk ns", "psdf ns",
            "psdf+d ns", "ratio", "mean it", "max");
@@ -150,10 +158,15 @@ int main(int argc, char **argv) {
             total_p += tp;
             total_pd += tpd;
             total_failures += fails;
+            ratios[pairs++] = tp / td;
+            log_sum += log(tp / td);
             printf("%-9s %-9s %10.0f %10.0f %12.0f %7.2f %7.2f %5d%s\n", NAMES[a], NAMES[b],
                    1e9 * td, 1e9 * tp, 1e9 * tpd, tp / td, mean_it, max_it,
                    fails ? "  (failures!)" : "");
         }
+    qsort(ratios, (size_t)pairs, sizeof *ratios, compare_doubles);
+    printf("per pair P-SDF / GJK-EPA ratio: median %.2f, geometric mean %.2f, range %.2f-%.2f\n",
+           ratios[pairs / 2], exp(log_sum / pairs), ratios[0], ratios[pairs - 1]);
     printf("all pairs: P-SDF / GJK-EPA time ratio %.2f (with derivatives %.2f); %d P-SDF "
            "queries not converged\n",
            total_p / total_d, total_pd / total_d, total_failures);
