@@ -426,6 +426,18 @@ static void bad_input(void **state) {
     bad = T;
     bad.t.x = 2 * LUCID_GEOMETRY_MAX;
     assert_int_equal(lucid_pscaling(&ball, &I, &ball, &bad, NULL, &r), LUCID_ERR_ARGUMENT);
+    /* two hulls of 200 points on a sphere (~400 faces each) exceed the program's rows */
+    uint64_t st = 3;
+    double pts[600];
+    for (int i = 0; i < 200; ++i) lucid_vec3_store(random_direction(&st), pts + 3 * i);
+    lucid_convex_mesh *mesh;
+    assert_int_equal(lucid_convex_mesh_create(pts, 200, &mesh), LUCID_OK);
+    assert_true(2 * mesh->num_faces > LUCID_CONE_MAX_ROWS);
+    lucid_shape hull;
+    lucid_shape_convex(mesh, &hull);
+    assert_int_equal(lucid_pscaling(&hull, &I, &hull, &T, NULL, &r), LUCID_ERR_ARGUMENT);
+    assert_int_equal(lucid_pscaling(&hull, &I, &ball, &T, NULL, &r), LUCID_OK); /* one fits */
+    lucid_convex_mesh_destroy(mesh);
     /* the iteration cap is reported, with the last iterate */
     lucid_pscaling_options_default(&o);
     o.max_iter = 2;
