@@ -13,6 +13,9 @@
  * rad from parallel: beyond this bound (theta < ~1e-8) the derivatives are reported as
  * undefined (LUCID_ERR_SINGULAR). */
 #define DERIVATIVE_BOUND 1e8
+/* Below this many tolerances (program units) alpha is the distance between coinciding
+ * centres, where it has a kink; its digits are gone there anyway. */
+#define KINK_ALPHA 1e3
 
 void lucid_pscaling_options_default(lucid_pscaling_options *opt) {
     opt->tol = 1e-11;
@@ -91,7 +94,7 @@ static lucid_status derivative_column(const lucid_pscaling_program *g, const luc
     double *alpha = k == 0 ? d->alpha_T1 : d->alpha_T2;
     double *point = k == 0 ? d->point_T1 : d->point_T2;
     double *normal = k == 0 ? d->normal_T1 : d->normal_T2;
-    alpha[j] = dx[3] * per_v;
+    alpha[j] = dx[3] * g->alpha_unit * per_v;
     for (int i = 0; i < 3; ++i) {
         point[i + 3 * j] = dx[i] * point_scale;
         normal[i + 3 * j] = lucid_vec3_get(dn, i) * per_v;
@@ -138,8 +141,8 @@ static int halfspace_closed_form(const lucid_shape *s1, const lucid_se3 *T1, con
 
 static void read_solution(const lucid_pscaling_program *g, const lucid_cone_solution *S,
                           lucid_pscaling_result *res) {
-    res->alpha = S->x[3];
-    res->phi = S->x[3] - 1.0;
+    res->alpha = S->x[3] * g->alpha_unit;
+    res->phi = res->alpha - 1.0;
     res->point = lucid_vec3_axpy(g->origin, g->scale, lucid_vec3_load(S->x));
     res->normal = lucid_vec3_normalized(raw_normal(g, S->z));
     res->iterations = S->iterations;
@@ -171,6 +174,9 @@ lucid_status lucid_pscaling(const lucid_shape *s1, const lucid_se3 *T1, const lu
     res->scale = g.scale;
     if (st != LUCID_OK && st != LUCID_ERR_NO_CONVERGENCE) return st;
     read_solution(&g, &S, res);
+    /* coinciding centres: alpha ~ |c2 - c1| has a kink at 0, no derivative */
+    if (st == LUCID_OK && opt->derivatives && S.x[3] <= KINK_ALPHA * opt->tol)
+        st = LUCID_ERR_SINGULAR;
     if (st == LUCID_OK && opt->derivatives)
         for (int k = 0; k < 2 && st == LUCID_OK; ++k)
             for (int j = 0; j < 6 && st == LUCID_OK; ++j) st = derivative_column(&g, &S, k, j, res);

@@ -52,8 +52,8 @@ typedef struct lucid_pscaling_result {
  * with more faces than the program holds, a translation beyond LUCID_GEOMETRY_MAX),
  * LUCID_ERR_NONFINITE (NaN/Inf in a pose), LUCID_ERR_NO_CONVERGENCE (iteration cap; res holds
  * the last iterate), LUCID_ERR_SINGULAR (the solver's linear system broke down, or, with
- * derivatives, the solution is not unique, e.g. a face resting on a face: alpha, p and n are
- * then filled, the derivatives zero). */
+ * derivatives, the solution is not unique, e.g. a face resting on a face, or the centres
+ * coincide, alpha ~ 0: alpha, p and n are then filled, the derivatives zero). */
 lucid_status lucid_pscaling(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
                             const lucid_se3 *T2, const lucid_pscaling_options *opt,
                             lucid_pscaling_result *res);

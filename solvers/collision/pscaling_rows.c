@@ -170,9 +170,39 @@ static void fill_program_rows(row_builder *b, int k, int first, int end) {
         G[0] = -row_p.x;
         G[1] = -row_p.y;
         G[2] = -row_p.z;
-        G[3] = -b->aa[i];
+        G[3] = -b->aa[i] * g->alpha_unit; /* the variable is alpha / alpha_unit */
         if (g->eps[k] >= 0) G[g->eps[k]] = -b->ae[i];
         g->P.h[i] = b->a0[i] - lucid_vec3_dot(Bi, y0);
+    }
+}
+
+/* How far apart the shapes are: the distance between the centres, or from the centre to
+ * the halfspace's plane. */
+static double separation(const lucid_shape *const *s, const lucid_se3 *const *T,
+                         const lucid_vec3 *cw) {
+    for (int k = 0; k < 2; ++k)
+        if (s[k]->kind == LUCID_SHAPE_HALFSPACE) {
+            lucid_vec3 local = lucid_se3_act_inv(T[k], cw[1 - k]);
+            return fabs(lucid_vec3_dot(s[k]->u.halfspace.normal, local) - s[k]->u.halfspace.offset);
+        }
+    return lucid_vec3_dist(cw[0], cw[1]);
+}
+
+/* Divides every cone block (G rows, h, B) by its largest |G| entry: a positive factor keeps
+ * the cone, multiplies the block's duals by it and leaves z_r B_r (the normal) unchanged. */
+static void equilibrate(lucid_pscaling_program *g) {
+    int n = g->P.n;
+    for (int b = 0; b < g->P.num_blocks; ++b) {
+        int lo = g->P.block_start[b], hi = g->P.block_start[b + 1];
+        double big = 0.0;
+        for (int i = lo; i < hi; ++i)
+            for (int j = 0; j < n; ++j) big = fmax(big, fabs(g->P.G[i * n + j]));
+        if (!(big > 0.0)) continue;
+        for (int i = lo; i < hi; ++i) {
+            for (int j = 0; j < n; ++j) g->P.G[i * n + j] /= big;
+            g->P.h[i] /= big;
+            for (int j = 0; j < 3; ++j) g->B[i][j] /= big;
+        }
     }
 }
 
@@ -180,7 +210,7 @@ lucid_status lucid_pscaling_build(const lucid_shape *s1, const lucid_se3 *T1, co
                                   const lucid_se3 *T2, lucid_pscaling_program *prog) {
     const lucid_shape *s[2] = {s1, s2};
     const lucid_se3 *T[2] = {T1, T2};
-    double L = fmax(lucid_pscaling_radius(s1), lucid_pscaling_radius(s2));
+    double radius = fmax(lucid_pscaling_radius(s1), lucid_pscaling_radius(s2));
     lucid_vec3 cw[2];
     int bounded = 0;
     lucid_vec3 sum = lucid_vec3_zero();
@@ -192,7 +222,9 @@ lucid_status lucid_pscaling_build(const lucid_shape *s1, const lucid_se3 *T1, co
         }
     }
     prog->origin = lucid_vec3_scale(sum, 1.0 / bounded);
+    double L = fmax(radius, separation(s, T, cw));
     prog->scale = L;
+    prog->alpha_unit = L / radius;
     int n = 4;
     for (int k = 0; k < 2; ++k) {
         prog->eps[k] = s[k]->kind == LUCID_SHAPE_CAPSULE ? n++ : -1;
@@ -216,5 +248,6 @@ lucid_status lucid_pscaling_build(const lucid_shape *s1, const lucid_se3 *T1, co
     for (int j = 0; j < n; ++j) prog->P.c[j] = j == 3 ? 1.0 : 0.0;
     for (int k = 0; k < 2; ++k)
         fill_program_rows(&b, k, prog->first[k], prog->first[k] + prog->count[k]);
+    equilibrate(prog);
     return LUCID_OK;
 }

@@ -1,7 +1,11 @@
 /* The P-SDF program of two posed shapes (internal to pscaling.c and its tests): every shape
  * contributes cone blocks whose rows read, in its local frame and in units of `scale`,
  *   s_r = a0_r + aa_r alpha + ae_r eps + B_r . (y - c),   y = R^T (p - t)
- * (c: the local centre the shape is scaled about; eps: the shape's auxiliary column). */
+ * (c: the local centre the shape is scaled about; eps: the shape's auxiliary column).
+ * Far-apart shapes would make alpha and p huge next to the sizes: the length unit is the
+ * larger of the bounding radius and the shapes' separation, alpha is measured in units of
+ * scale / radius, and each block is divided by its largest coefficient, so every entry of the
+ * program is O(1) whatever the distance (measured: separations of 1e3 sizes failed before). */
 #ifndef LUCID_PSCALING_ROWS_H
 #define LUCID_PSCALING_ROWS_H
 
@@ -17,7 +21,8 @@ typedef struct lucid_pscaling_program {
     lucid_mat3 R[2];
     lucid_vec3 t[2];   /* translations relative to origin, dimensionless */
     lucid_vec3 origin; /* world point of p = 0 */
-    double scale;      /* world length of one program unit */
+    double scale;      /* world length of one program unit: max(bounding radius, separation) */
+    double alpha_unit; /* the program's variable x[3] is alpha / alpha_unit (scale / radius) */
 } lucid_pscaling_program;
 
 /* The shape's bounding radius about its centre (the program's length unit is the larger). */
