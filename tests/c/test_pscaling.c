@@ -364,7 +364,7 @@ static void derivatives_match_finite_differences(void **state) {
  * central path, which ends at the analytic centre of that face, the point below the centre of
  * mass. How close they get is set by rounding: along the face only the side faces' duals,
  * ~mu ~ 1e-13 at the tolerance, hold p, against dual residuals of ~1e-16, so p sits within
- * ~h 1e-16 / mu ~ 1e-3 h of the centre (measured 6e-5 m on this 1 m box). lucid's default
+ * ~h 1e-16 / mu ~ 1e-3 h of the centre (measured 8e-5 m on this 1 m box). lucid's default
  * pipeline (closed-form halfspace: the support point in -n) answers a corner, 0.36-0.58 m
  * away. Tilted by theta, the optimal set is the lowest edge and the P-SDF point its midpoint
  * (the jump of Silico Fig. 5). */
