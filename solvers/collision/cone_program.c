@@ -8,11 +8,10 @@
 #define MAXN LUCID_CONE_MAX_VARS
 #define MAXM LUCID_CONE_MAX_ROWS
 
-/* Iterative-refinement passes on the Newton solves. The Nesterov-Todd phase stops at a
- * residual of 1e-8 (JORDAN_SWITCH), where the normal equations are still accurate enough: no
- * refinement. The Jordan phase and the sensitivities refine once on the unreduced system
- * (a second pass changed no test result and cost 10% of the query). */
-#define NT_REFINE_STEPS     0
+/* Iterative-refinement passes of the Jordan-phase and sensitivity solves on the unreduced
+ * system (a second pass changed no test result and cost 10% of the query). The
+ * Nesterov-Todd phase stops at a residual of 1e-8 (JORDAN_SWITCH), where its normal
+ * equations are still accurate enough unrefined. */
 #define JORDAN_REFINE_STEPS 1
 
 typedef struct direction {
@@ -195,30 +194,6 @@ static void solve_once(const lucid_cone_program *P, const lucid_cone_solution *S
     apply_blocks(P, S, apply_w, d->z, t);
     for (int i = 0; i < m; ++i) t[i] = u[i] - t[i];
     apply_blocks(P, S, apply_w, t, d->s); /* ds = W (u - W dz) */
-}
-
-/* The Newton solve with iterative refinement on the full (unreduced) system. */
-static void solve_newton(const lucid_cone_program *P, const lucid_cone_solution *S,
-                         const double *rd, const double *rp, const double *u, direction *d) {
-    int n = P->n, m = P->m;
-    solve_once(P, S, rd, rp, u, d);
-    for (int pass = 0; pass < NT_REFINE_STEPS; ++pass) {
-        double e1[MAXN], e2[MAXM], e3[MAXM], a[MAXM], b[MAXM];
-        gt_mul(P, d->z, e1);
-        for (int j = 0; j < n; ++j) e1[j] = -(-rd[j] - e1[j]); /* -(residual of eq. 1) */
-        g_mul(P, d->x, e2);
-        for (int i = 0; i < m; ++i) e2[i] = -(-rp[i] - e2[i] - d->s[i]);
-        apply_blocks(P, S, apply_w_inv, d->s, a);
-        apply_blocks(P, S, apply_w, d->z, b);
-        for (int i = 0; i < m; ++i) e3[i] = u[i] - a[i] - b[i];
-        direction c;
-        solve_once(P, S, e1, e2, e3, &c);
-        for (int j = 0; j < n; ++j) d->x[j] += c.x[j];
-        for (int i = 0; i < m; ++i) {
-            d->s[i] += c.s[i];
-            d->z[i] += c.z[i];
-        }
-    }
 }
 
 /* Shifts u into the interior of K: u += (1 + t) e when its smallest eigenvalue -t <= 0. */
@@ -590,14 +565,14 @@ static int nt_step(const lucid_cone_program *P, lucid_cone_solution *S, const do
     apply_blocks(P, S, apply_w, S->z, lambda);
     for (int i = 0; i < m; ++i) neg[i] = -lambda[i]; /* lambda \ (-lambda o lambda) */
     direction aff, d;
-    solve_newton(P, S, rd, rp, neg, &aff);
+    solve_once(P, S, rd, rp, neg, &aff);
     double ta = fmin(1.0, fmin(max_step(P, S->s, aff.s), max_step(P, S->z, aff.z)));
     double gap_aff = 0.0;
     for (int i = 0; i < m; ++i) gap_aff += (S->s[i] + ta * aff.s[i]) * (S->z[i] + ta * aff.z[i]);
     double sigma = fmin(1.0, fmax(0.0, gap_aff / gap));
     sigma = sigma * sigma * sigma;
     corrector_rhs(P, S, lambda, &aff, sigma * gap / P->num_blocks, u);
-    solve_newton(P, S, rd, rp, u, &d);
+    solve_once(P, S, rd, rp, u, &d);
     double t = fmin(1.0, 0.99 * fmin(max_step(P, S->s, d.s), max_step(P, S->z, d.z)));
     take_step(P, S, &d, t);
     return 1;

@@ -42,9 +42,9 @@ typedef struct lucid_pscaling_result {
     lucid_vec3 normal; /* unit, from shape 1 to shape 2, from the duals */
     int iterations;
     int converged;
-    double residual;              /* KKT residual of the dimensionless program (lengths / scale) */
-    double scale;                 /* the length unit of that program (the larger bounding radius) */
-    int closed_form;              /* 1: halfspace with the centre inside (alpha = 0, no solve) */
+    double residual; /* KKT residual of the dimensionless program (lengths / scale) */
+    double scale;    /* its length unit: max(larger bounding radius, separation of the centres) */
+    int closed_form; /* 1: halfspace with the centre inside (alpha = 0, no solve) */
     lucid_pscaling_derivatives d; /* when options.derivatives */
 } lucid_pscaling_result;
 
