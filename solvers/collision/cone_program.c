@@ -317,16 +317,9 @@ static void take_step(const lucid_cone_program *P, lucid_cone_solution *S, const
  *   dz_I = Arw(s_I)^-1 (r3_I - Arw(z_I) (r2_I - G_I dx)),
  * and the active ones stay in a small dense system solved by LU with partial pivoting. */
 
-#define MAX_ACTIVE 32 /* rows of active blocks: a few per shape at a unique solution */
-#define MAXK       (MAXN + MAX_ACTIVE)
+#define MAXK LUCID_CONE_MAX_FACTOR
 
-typedef struct sensitivity_system {
-    int active[LUCID_CONE_MAX_BLOCKS];
-    int row_of[MAXM]; /* active row i -> its index in the dense system, -1 if eliminated */
-    int size;
-    double K[MAXK * MAXK]; /* LU factors */
-    int piv[MAXK];
-} sensitivity_system;
+typedef lucid_cone_factor sensitivity_system;
 
 /* y = Arw(u) x on one block. */
 static void arrow_mul(const double *u, const double *x, int k, double *y) {
@@ -491,11 +484,15 @@ static void solve_jordan(const lucid_cone_program *P, const lucid_cone_solution 
     }
 }
 
-lucid_status lucid_cone_sensitivity(const lucid_cone_program *P, const lucid_cone_solution *S,
-                                    const double *b1, const double *b2, double *dx, double *dz) {
+lucid_status lucid_cone_factor_kkt(const lucid_cone_program *P, const lucid_cone_solution *S,
+                                   lucid_cone_factor *F) {
+    return sensitivity_factor(P, S, F) ? LUCID_OK : LUCID_ERR_SINGULAR;
+}
+
+void lucid_cone_sensitivity(const lucid_cone_program *P, const lucid_cone_solution *S,
+                            const lucid_cone_factor *F, const double *b1, const double *b2,
+                            double *dx, double *dz) {
     int n = P->n, m = P->m;
-    sensitivity_system Y;
-    if (!sensitivity_factor(P, S, &Y)) return LUCID_ERR_SINGULAR;
     double r1[MAXN], r2[MAXM], r3[MAXM];
     for (int j = 0; j < n; ++j) r1[j] = -b1[j];
     for (int i = 0; i < m; ++i) {
@@ -503,10 +500,9 @@ lucid_status lucid_cone_sensitivity(const lucid_cone_program *P, const lucid_con
         r3[i] = 0.0;
     }
     direction d;
-    solve_jordan(P, S, &Y, r1, r2, r3, &d);
+    solve_jordan(P, S, F, r1, r2, r3, &d);
     memcpy(dx, d.x, sizeof(double) * (size_t)n);
     if (dz) memcpy(dz, d.z, sizeof(double) * (size_t)m);
-    return LUCID_OK;
 }
 
 /* ---- the iterations ---------------------------------------------------------------------- */

@@ -49,14 +49,32 @@ typedef struct lucid_cone_solution {
 lucid_status lucid_cone_solve(const lucid_cone_program *P, double tol, int max_iter,
                               lucid_cone_solution *sol);
 
-/* The KKT system linearised at sol (complementarity by the Jordan product, the exact
- * Jacobian of s o z = 0, continuous up to the solution) for right-hand sides (b1, b2):
- *   G^T dz = -b1,  G dx + ds = -b2,  z o ds + s o dz = 0
+/* The KKT system linearised at sol with complementarity by the Jordan product (the exact
+ * Jacobian of s o z = 0, continuous up to the solution), factorised once by
+ * lucid_cone_factor_kkt: the blocks whose s is well inside its cone are eliminated, the
+ * active ones kept in a dense LU of at most LUCID_CONE_MAX_FACTOR unknowns. */
+#define LUCID_CONE_MAX_FACTOR (LUCID_CONE_MAX_VARS + 32)
+
+typedef struct lucid_cone_factor {
+    int active[LUCID_CONE_MAX_BLOCKS];
+    int row_of[LUCID_CONE_MAX_ROWS]; /* active row -> unknown of the dense system, else -1 */
+    int size;
+    double K[LUCID_CONE_MAX_FACTOR * LUCID_CONE_MAX_FACTOR]; /* LU factors */
+    int piv[LUCID_CONE_MAX_FACTOR];
+} lucid_cone_factor;
+
+/* LUCID_ERR_SINGULAR when the reduced system is singular. */
+lucid_status lucid_cone_factor_kkt(const lucid_cone_program *P, const lucid_cone_solution *sol,
+                                   lucid_cone_factor *F);
+
+/* For right-hand sides (b1, b2), solves through F
+ *   G^T dz = -b1,  G dx + ds = -b2,  z o ds + s o dz = 0,
  * i.e. the implicit-function derivative (dx, dz) of the solution when a parameter moves the
  * dual residual by b1 and the primal residual by b2 (complementarity does not depend on it).
- * dz may be NULL. LUCID_ERR_SINGULAR when the reduced system is singular (a solution that is
- * not unique, e.g. a face resting on a face: the contact point has no derivative there). */
-lucid_status lucid_cone_sensitivity(const lucid_cone_program *P, const lucid_cone_solution *sol,
-                                    const double *b1, const double *b2, double *dx, double *dz);
+ * dz may be NULL. A solution that is not unique (a face resting on a face) has a singular
+ * Jacobian: the LU then holds pivots ~mu and the derivatives come out ~1/mu. */
+void lucid_cone_sensitivity(const lucid_cone_program *P, const lucid_cone_solution *sol,
+                            const lucid_cone_factor *F, const double *b1, const double *b2,
+                            double *dx, double *dz);
 
 #endif

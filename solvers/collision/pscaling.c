@@ -69,12 +69,12 @@ static lucid_vec3 raw_normal(const lucid_pscaling_program *g, const double *z) {
 
 /* One column of the derivatives: the sensitivity solve, then alpha, p and n. */
 static lucid_status derivative_column(const lucid_pscaling_program *g, const lucid_cone_solution *S,
-                                      int k, int j, lucid_pscaling_result *res) {
+                                      const lucid_cone_factor *F, int k, int j,
+                                      lucid_pscaling_result *res) {
     double b1[LUCID_CONE_MAX_VARS], b2[LUCID_CONE_MAX_ROWS], dx[LUCID_CONE_MAX_VARS],
         dz[LUCID_CONE_MAX_ROWS];
     twist_rhs(g, S, k, j, b1, b2);
-    lucid_status st = lucid_cone_sensitivity(&g->P, S, b1, b2, dx, dz);
-    if (st != LUCID_OK) return st;
+    lucid_cone_sensitivity(&g->P, S, F, b1, b2, dx, dz);
     for (int i = 0; i < g->P.n; ++i)
         if (!(fabs(dx[i]) <= DERIVATIVE_BOUND)) return LUCID_ERR_SINGULAR;
     lucid_vec3 N = raw_normal(g, S->z);
@@ -177,9 +177,13 @@ lucid_status lucid_pscaling(const lucid_shape *s1, const lucid_se3 *T1, const lu
     /* coinciding centres: alpha ~ |c2 - c1| has a kink at 0, no derivative */
     if (st == LUCID_OK && opt->derivatives && S.x[3] <= KINK_ALPHA * opt->tol)
         st = LUCID_ERR_SINGULAR;
-    if (st == LUCID_OK && opt->derivatives)
+    if (st == LUCID_OK && opt->derivatives) {
+        lucid_cone_factor F; /* one factorisation, 12 right-hand sides */
+        st = lucid_cone_factor_kkt(&g.P, &S, &F);
         for (int k = 0; k < 2 && st == LUCID_OK; ++k)
-            for (int j = 0; j < 6 && st == LUCID_OK; ++j) st = derivative_column(&g, &S, k, j, res);
+            for (int j = 0; j < 6 && st == LUCID_OK; ++j)
+                st = derivative_column(&g, &S, &F, k, j, res);
+    }
     if (st != LUCID_OK) memset(&res->d, 0, sizeof res->d);
     return st;
 }

@@ -506,7 +506,9 @@ static void cone_program_known_solution(void **state) {
     for (int i = 2; i < 5; ++i) assert_near(S.z[i], 0.0, 1e-11);
     /* moving the lower bound of x1 to 1 + t moves x1 by t: b2 = dh-change of G x + s - h */
     double b1[2] = {0, 0}, b2[5] = {1, 0, 0, 0, 0}, dx[2];
-    assert_int_equal(lucid_cone_sensitivity(&P, &S, b1, b2, dx, NULL), LUCID_OK);
+    lucid_cone_factor F;
+    assert_int_equal(lucid_cone_factor_kkt(&P, &S, &F), LUCID_OK);
+    lucid_cone_sensitivity(&P, &S, &F, b1, b2, dx, NULL);
     assert_near(dx[0], 1.0, 1e-9);
     assert_near(dx[1], 0.0, 1e-9);
     P.block_start[1] = 0; /* an empty block */
