@@ -1,9 +1,11 @@
 /* H = M + J^T diag(w) J on the body graph, AMD-ordered, factorised by LDL (SuiteSparse).
  *
- * Layout: block column b (body slot b) lists the body slots of its non-zero row blocks, b
- * first; scalar column 6 b + l holds, block after block, the 6 rows of each (full symmetric
- * storage: LDL reads the upper triangle of P H P^T from it). AMD orders the bodies (each
- * 6 x 6 block stays together: a body's 6 unknowns are eliminated consecutively). */
+ * Layout: block column b (slot b, w_b columns: 6 for a free body, nv for a robot) lists the
+ * slots of its non-zero row blocks, b first; scalar column begin(b) + l holds, block after
+ * block, the w_c rows of each row block c (full symmetric storage: LDL reads the upper
+ * triangle of P H P^T from it). AMD orders the slots (each block stays together: a slot's
+ * unknowns are eliminated consecutively; a robot's block is dense, its tree sparsity is not
+ * exploited inside H). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,15 +19,15 @@
 typedef SuiteSparse_long idx;
 
 struct lucid_contact_hessian {
-    idx nb, n, nv, nnz;   /* body slots, contacts, unknowns (6 nb), entries of H */
-    idx *inc_start, *inc; /* nb + 1, 2n: the sides on each body */
+    idx nb, n, nv, nnz;   /* slots, contacts, unknowns (the columns), entries of H */
+    idx *inc_start, *inc; /* nb + 1, 2n: the sides on each slot */
     idx *col_start, *col; /* nb + 1, nb + 2n: row blocks of each block column */
-    idx *pos;             /* 2n: in column body[s], the position of the other side's body */
+    idx *pos;             /* 2n: in column body[s], the first row of the other side's block */
     idx *mark;            /* nb */
     idx *pe, *iw, *len, *nvv, *next, *last, *head, *elen, *degree, *wk; /* AMD */
     idx *Ap, *Ai, *P, *Pinv, *Lp, *Parent, *Lnz, *Flag, *Pattern, *Li;
-    double *Ax, *Lx, *D, *Y;
-    size_t cap[32];
+    double *Ax, *Lx, *D, *Y, *B, *DJ; /* B, DJ: w_max^2 and 3 w_max of scratch */
+    size_t cap[36];
 };
 
 enum {
@@ -59,6 +61,8 @@ enum {
     B_LX,
     B_D,
     B_Y,
+    B_B,
+    B_DJ,
     B_COUNT
 };
 
@@ -71,7 +75,7 @@ static void **slot(lucid_contact_hessian *h, int k) {
         (void **)&h->Ap,        (void **)&h->Ai,     (void **)&h->P,         (void **)&h->Pinv,
         (void **)&h->Lp,        (void **)&h->Parent, (void **)&h->Lnz,       (void **)&h->Flag,
         (void **)&h->Pattern,   (void **)&h->Li,     (void **)&h->Ax,        (void **)&h->Lx,
-        (void **)&h->D,         (void **)&h->Y};
+        (void **)&h->D,         (void **)&h->Y,      (void **)&h->B,         (void **)&h->DJ};
     return table[k];
 }
 
@@ -118,8 +122,8 @@ static size_t mul_add(size_t a, size_t b, size_t c) {
     return a * b + c;
 }
 
-/* The block graph: sides per body, the row blocks of each column, the positions of the
- * off-diagonal blocks of each contact. */
+/* The block graph: sides per slot, the row blocks of each column, and for each side the
+ * first row (the widths of the blocks before it) of the other side's block in its column. */
 static void block_graph(lucid_contact_hessian *h, const lucid_contact_sparse_problem *p) {
     idx nb = h->nb, n = h->n;
     memset(h->inc_start, 0, sizeof(idx) * (size_t)(nb + 1));
@@ -133,6 +137,7 @@ static void block_graph(lucid_contact_hessian *h, const lucid_contact_sparse_pro
     idx at = 0;
     for (idx b = 0; b < nb; ++b) {
         h->col_start[b] = at;
+        idx rows = (idx)lucid_sparse_width(p, (int)b);
         h->col[at++] = b, h->mark[b] = b;
         for (idx k = h->inc_start[b]; k < h->inc_start[b + 1]; ++k) {
             idx s = h->inc[k], other = p->body[s ^ 1];
@@ -140,8 +145,9 @@ static void block_graph(lucid_contact_hessian *h, const lucid_contact_sparse_pro
                 h->pos[s] = -1;
                 continue;
             }
-            if (h->mark[other] != b) { /* first time in this column: nvv holds its position */
-                h->mark[other] = b, h->nvv[other] = at - h->col_start[b];
+            if (h->mark[other] != b) { /* first time in this column: nvv holds its first row */
+                h->mark[other] = b, h->nvv[other] = rows;
+                rows += (idx)lucid_sparse_width(p, (int)other);
                 h->col[at++] = other;
             }
             h->pos[s] = other == b ? 0 : h->nvv[other];
@@ -150,8 +156,8 @@ static void block_graph(lucid_contact_hessian *h, const lucid_contact_sparse_pro
     h->col_start[nb] = at;
 }
 
-/* AMD on the body graph (no diagonal): P of the scalar unknowns, body by body. */
-static void order(lucid_contact_hessian *h) {
+/* AMD on the slot graph (no diagonal): P of the scalar unknowns, slot by slot. */
+static void order(lucid_contact_hessian *h, const lucid_contact_sparse_problem *p) {
     idx nb = h->nb, pfree = 0;
     for (idx b = 0; b < nb; ++b) {
         h->pe[b] = pfree;
@@ -164,9 +170,33 @@ static void order(lucid_contact_hessian *h) {
     amd_l_defaults(control);
     amd_l2(nb, h->pe, h->iw, h->len, iwlen, pfree, h->nvv, h->next, h->last, h->head, h->elen,
            h->degree, h->wk, control, info);
-    for (idx k = 0; k < nb; ++k)
-        for (idx c = 0; c < 6; ++c) h->P[6 * k + c] = 6 * h->last[k] + c;
+    idx at = 0;
+    for (idx k = 0; k < nb; ++k) {
+        idx first = (idx)lucid_sparse_begin(p, (int)h->last[k]);
+        idx width = (idx)lucid_sparse_width(p, (int)h->last[k]);
+        for (idx c = 0; c < width; ++c) h->P[at++] = first + c;
+    }
     for (idx k = 0; k < h->nv; ++k) h->Pinv[h->P[k]] = k;
+}
+
+/* The entries of H (sum over block columns of width x rows) and the widest slot, in size_t;
+ * SIZE_MAX on overflow. */
+static size_t count_entries(const lucid_contact_hessian *h, const lucid_contact_sparse_problem *p,
+                            size_t *widest) {
+    size_t entries = 0;
+    *widest = 0;
+    for (idx b = 0; b < h->nb; ++b) {
+        size_t w = lucid_sparse_width(p, (int)b), rows = 0;
+        if (w > *widest) *widest = w;
+        for (idx k = h->col_start[b]; k < h->col_start[b + 1]; ++k) {
+            size_t wc = lucid_sparse_width(p, (int)h->col[k]);
+            if (rows > SIZE_MAX - wc) return SIZE_MAX;
+            rows += wc;
+        }
+        entries = mul_add(w, rows, entries);
+        if (entries == SIZE_MAX) return SIZE_MAX;
+    }
+    return entries;
 }
 
 lucid_status lucid_contact_hessian_analyze(lucid_contact_hessian *h,
@@ -174,10 +204,10 @@ lucid_status lucid_contact_hessian_analyze(lucid_contact_hessian *h,
     if (!h || !p || p->n < 0 || p->num_bodies < 0 || (p->n > 0 && !p->M)) return LUCID_ERR_ARGUMENT;
     size_t nb = (size_t)p->num_bodies, n = (size_t)p->n;
     size_t sides = mul_add(2, n, 0), blocks = mul_add(2, n, nb);
-    size_t nv = mul_add(6, nb, 0), entries = mul_add(36, blocks, 0);
+    size_t nv = lucid_sparse_columns(p);
     /* AMD's workspace: the graph (<= 2n entries) plus elbow room, as amd_order sizes it */
     size_t iw = mul_add(sides, 1, mul_add(sides / 5, 1, mul_add(7, nb, 16)));
-    if (entries == SIZE_MAX || iw == SIZE_MAX || nv + 1 == 0 || entries > (size_t)INT64_MAX / 2)
+    if (blocks == SIZE_MAX || iw == SIZE_MAX || nv >= (size_t)INT64_MAX / 2)
         return LUCID_ERR_NO_MEMORY;
     size_t want[B_COUNT] = {[B_INC_START] = nb + 1,
                             [B_INC] = sides,
@@ -196,7 +226,6 @@ lucid_status lucid_contact_hessian_analyze(lucid_contact_hessian *h,
                             [B_DEGREE] = nb,
                             [B_W] = nb,
                             [B_AP] = nv + 1,
-                            [B_AI] = entries,
                             [B_P] = nv,
                             [B_PINV] = nv,
                             [B_LP] = nv + 1,
@@ -204,71 +233,95 @@ lucid_status lucid_contact_hessian_analyze(lucid_contact_hessian *h,
                             [B_LNZ] = nv,
                             [B_FLAG] = nv,
                             [B_PATTERN] = nv,
-                            [B_LI] = 0,
-                            [B_AX] = entries,
-                            [B_LX] = 0,
                             [B_D] = nv,
                             [B_Y] = nv};
     for (int k = 0; k < B_COUNT; ++k) {
+        if (k == B_AI || k == B_AX || k == B_LI || k == B_LX || k == B_B || k == B_DJ) continue;
         lucid_status s = grow(h, k, want[k] > 0 ? want[k] : 1);
         if (s != LUCID_OK) return s;
     }
     h->nb = (idx)nb, h->n = (idx)n, h->nv = (idx)nv;
     block_graph(h, p);
-    /* scalar pattern: column 6 b + l has the 6 rows of each row block of column b */
+    size_t widest, entries = count_entries(h, p, &widest);
+    if (entries == SIZE_MAX || entries > (size_t)INT64_MAX / 2) return LUCID_ERR_NO_MEMORY;
+    lucid_status s = grow(h, B_AI, entries > 0 ? entries : 1);
+    if (s == LUCID_OK) s = grow(h, B_AX, entries > 0 ? entries : 1);
+    if (s == LUCID_OK) s = grow(h, B_B, widest > 0 ? widest * widest : 1);
+    if (s == LUCID_OK) s = grow(h, B_DJ, widest > 0 ? 3 * widest : 1);
+    if (s != LUCID_OK) return s;
+    /* scalar pattern: column begin(b) + l has the rows of each row block of column b */
     idx at = 0;
     for (idx b = 0; b < h->nb; ++b) {
-        idx count = h->col_start[b + 1] - h->col_start[b];
-        for (idx l = 0; l < 6; ++l) {
-            h->Ap[6 * b + l] = at;
-            for (idx k = 0; k < count; ++k)
-                for (idx r = 0; r < 6; ++r) h->Ai[at++] = 6 * h->col[h->col_start[b] + k] + r;
+        idx first = (idx)lucid_sparse_begin(p, (int)b), width = (idx)lucid_sparse_width(p, (int)b);
+        for (idx l = 0; l < width; ++l) {
+            h->Ap[first + l] = at;
+            for (idx k = h->col_start[b]; k < h->col_start[b + 1]; ++k) {
+                idx c = h->col[k], cfirst = (idx)lucid_sparse_begin(p, (int)c);
+                idx cwidth = (idx)lucid_sparse_width(p, (int)c);
+                for (idx r = 0; r < cwidth; ++r) h->Ai[at++] = cfirst + r;
+            }
         }
     }
     h->Ap[h->nv] = at, h->nnz = at;
-    if (h->nb > 0) order(h);
+    if (h->nb > 0) order(h, p);
     ldl_l_symbolic(h->nv, h->Ap, h->Ai, h->Lp, h->Parent, h->Lnz, h->Flag, h->P, h->Pinv);
     size_t fill = (size_t)h->Lp[h->nv];
-    lucid_status s = grow(h, B_LI, fill > 0 ? fill : 1);
+    s = grow(h, B_LI, fill > 0 ? fill : 1);
     if (s == LUCID_OK) s = grow(h, B_LX, fill > 0 ? fill : 1);
     return s;
 }
 
-/* Ax block (row block at position j of column b) += B (6 x 6, B[6 r + l]: row r, column l) */
-static void add_block(lucid_contact_hessian *h, idx b, idx j, const double *B) {
-    idx count = h->col_start[b + 1] - h->col_start[b];
-    double *base = h->Ax + 36 * h->col_start[b] + 6 * j;
-    for (idx l = 0; l < 6; ++l)
-        for (idx r = 0; r < 6; ++r) base[6 * count * l + r] += B[6 * r + l];
+/* Ax block (the row block whose first row is `row` in column b) += B (rows x width(b),
+ * row-major). */
+static void add_block(lucid_contact_hessian *h, const lucid_contact_sparse_problem *p, idx b,
+                      idx row, const double *B, idx rows) {
+    idx first = (idx)lucid_sparse_begin(p, (int)b), width = (idx)lucid_sparse_width(p, (int)b);
+    for (idx l = 0; l < width; ++l) {
+        double *base = h->Ax + h->Ap[first + l] + row;
+        for (idx r = 0; r < rows; ++r) base[r] += B[width * r + l];
+    }
 }
 
-/* B = J_a^T D J_b (J row-major 3 x 6, D row-major 3 x 3) */
-static void weighted_product(const double *Ja, const double *D, const double *Jb, double *B) {
-    double DJ[18]; /* D J_b */
+/* B (wa x wb, row-major) = J_a^T D J_b (J row-major 3 x w, D row-major 3 x 3); DJ: 3 wb of
+ * scratch. Columns of J_a that are zero (a robot's dofs that do not move the contact point)
+ * give zero rows, skipped. */
+static void weighted_product(const double *Ja, size_t wa, const double *D, const double *Jb,
+                             size_t wb, double *DJ, double *B) {
     for (int a = 0; a < 3; ++a)
-        for (int l = 0; l < 6; ++l)
-            DJ[6 * a + l] = D[3 * a] * Jb[l] + D[3 * a + 1] * Jb[6 + l] + D[3 * a + 2] * Jb[12 + l];
-    for (int r = 0; r < 6; ++r)
-        for (int l = 0; l < 6; ++l)
-            B[6 * r + l] = Ja[r] * DJ[l] + Ja[6 + r] * DJ[6 + l] + Ja[12 + r] * DJ[12 + l];
+        for (size_t l = 0; l < wb; ++l)
+            DJ[(size_t)a * wb + l] =
+                D[3 * a] * Jb[l] + D[3 * a + 1] * Jb[wb + l] + D[3 * a + 2] * Jb[2 * wb + l];
+    for (size_t r = 0; r < wa; ++r) {
+        double j0 = Ja[r], j1 = Ja[wa + r], j2 = Ja[2 * wa + r];
+        double *Br = B + r * wb;
+        if (j0 == 0.0 && j1 == 0.0 && j2 == 0.0) {
+            memset(Br, 0, sizeof(double) * wb);
+            continue;
+        }
+        for (size_t l = 0; l < wb; ++l) Br[l] = j0 * DJ[l] + j1 * DJ[wb + l] + j2 * DJ[2 * wb + l];
+    }
 }
 
 lucid_status lucid_contact_hessian_factor(lucid_contact_hessian *h,
                                           const lucid_contact_sparse_problem *p, const double *D) {
     memset(h->Ax, 0, sizeof(double) * (size_t)h->nnz);
-    for (idx b = 0; b < h->nb; ++b) add_block(h, b, 0, p->M + 36 * b);
-    double B[36];
+    for (idx b = 0; b < h->nb; ++b)
+        add_block(h, p, b, 0, p->M + lucid_sparse_mass_at(p, (int)b),
+                  (idx)lucid_sparse_width(p, (int)b));
     for (idx i = 0; i < h->n; ++i) {
         const double *wi = D + 9 * i;
         for (idx s = 2 * i; s < 2 * i + 2; ++s) {
             idx b = p->body[s];
             if (b < 0) continue;
-            const double *Js = p->J + 18 * s;
-            weighted_product(Js, wi, Js, B);
-            add_block(h, b, 0, B);
-            if (h->pos[s] >= 0) { /* row block: the other side's body, column b */
-                weighted_product(p->J + 18 * (s ^ 1), wi, Js, B);
-                add_block(h, b, h->pos[s], B);
+            size_t w = lucid_sparse_width(p, (int)b);
+            const double *Js = p->J + lucid_sparse_side_at(p, (int)s);
+            weighted_product(Js, w, wi, Js, w, h->DJ, h->B);
+            add_block(h, p, b, 0, h->B, (idx)w);
+            if (h->pos[s] >= 0) { /* row block: the other side's slot, column b */
+                size_t wo = lucid_sparse_width(p, (int)p->body[s ^ 1]);
+                weighted_product(p->J + lucid_sparse_side_at(p, (int)(s ^ 1)), wo, wi, Js, w, h->DJ,
+                                 h->B);
+                add_block(h, p, b, h->pos[s], h->B, (idx)wo);
             }
         }
     }
