@@ -26,7 +26,8 @@ struct lucid_contact_hessian {
     idx *mark;            /* nb */
     idx *pe, *iw, *len, *nvv, *next, *last, *head, *elen, *degree, *wk; /* AMD */
     idx *Ap, *Ai, *P, *Pinv, *Lp, *Parent, *Lnz, *Flag, *Pattern, *Li;
-    double *Ax, *Lx, *D, *Y, *B, *DJ; /* B, DJ: w_max^2 and 3 w_max of scratch */
+    idx *nz;                      /* 2 w_max: the non-zero columns of two blocks (scratch) */
+    double *Ax, *Lx, *D, *Y, *DJ; /* DJ: 3 w_max of scratch */
     size_t cap[36];
 };
 
@@ -57,11 +58,11 @@ enum {
     B_FLAG,
     B_PATTERN,
     B_LI,
+    B_NZ,
     B_AX,
     B_LX,
     B_D,
     B_Y,
-    B_B,
     B_DJ,
     B_COUNT
 };
@@ -74,8 +75,8 @@ static void **slot(lucid_contact_hessian *h, int k) {
         (void **)&h->head,      (void **)&h->elen,   (void **)&h->degree,    (void **)&h->wk,
         (void **)&h->Ap,        (void **)&h->Ai,     (void **)&h->P,         (void **)&h->Pinv,
         (void **)&h->Lp,        (void **)&h->Parent, (void **)&h->Lnz,       (void **)&h->Flag,
-        (void **)&h->Pattern,   (void **)&h->Li,     (void **)&h->Ax,        (void **)&h->Lx,
-        (void **)&h->D,         (void **)&h->Y,      (void **)&h->B,         (void **)&h->DJ};
+        (void **)&h->Pattern,   (void **)&h->Li,     (void **)&h->nz,        (void **)&h->Ax,
+        (void **)&h->Lx,        (void **)&h->D,      (void **)&h->Y,         (void **)&h->DJ};
     return table[k];
 }
 
@@ -236,7 +237,7 @@ lucid_status lucid_contact_hessian_analyze(lucid_contact_hessian *h,
                             [B_D] = nv,
                             [B_Y] = nv};
     for (int k = 0; k < B_COUNT; ++k) {
-        if (k == B_AI || k == B_AX || k == B_LI || k == B_LX || k == B_B || k == B_DJ) continue;
+        if (k == B_AI || k == B_AX || k == B_LI || k == B_LX || k == B_NZ || k == B_DJ) continue;
         lucid_status s = grow(h, k, want[k] > 0 ? want[k] : 1);
         if (s != LUCID_OK) return s;
     }
@@ -246,7 +247,7 @@ lucid_status lucid_contact_hessian_analyze(lucid_contact_hessian *h,
     if (entries == SIZE_MAX || entries > (size_t)INT64_MAX / 2) return LUCID_ERR_NO_MEMORY;
     lucid_status s = grow(h, B_AI, entries > 0 ? entries : 1);
     if (s == LUCID_OK) s = grow(h, B_AX, entries > 0 ? entries : 1);
-    if (s == LUCID_OK) s = grow(h, B_B, widest > 0 ? widest * widest : 1);
+    if (s == LUCID_OK) s = grow(h, B_NZ, widest > 0 ? 2 * widest : 1);
     if (s == LUCID_OK) s = grow(h, B_DJ, widest > 0 ? 3 * widest : 1);
     if (s != LUCID_OK) return s;
     /* scalar pattern: column begin(b) + l has the rows of each row block of column b */
@@ -271,58 +272,67 @@ lucid_status lucid_contact_hessian_analyze(lucid_contact_hessian *h,
     return s;
 }
 
-/* Ax block (the row block whose first row is `row` in column b) += B (rows x width(b),
- * row-major). */
-static void add_block(lucid_contact_hessian *h, const lucid_contact_sparse_problem *p, idx b,
-                      idx row, const double *B, idx rows) {
-    idx first = (idx)lucid_sparse_begin(p, (int)b), width = (idx)lucid_sparse_width(p, (int)b);
-    for (idx l = 0; l < width; ++l) {
-        double *base = h->Ax + h->Ap[first + l] + row;
-        for (idx r = 0; r < rows; ++r) base[r] += B[width * r + l];
+/* The columns of a row-major 3 x w block with a non-zero entry, into nz; returns their count.
+ * A robot's contact rows are zero on the dofs that do not move the contact point (other
+ * branches of the tree): skipping them makes J^T D J cost depth^2 instead of nv^2. */
+static idx nonzero_columns(const double *J, idx w, idx *nz) {
+    idx k = 0;
+    for (idx c = 0; c < w; ++c)
+        if (J[c] != 0.0 || J[w + c] != 0.0 || J[2 * w + c] != 0.0) nz[k++] = c;
+    return k;
+}
+
+/* Ax block (the row block whose first row is `row` in column b, of slot a's rows) +=
+ * J_a^T D J_b (J row-major 3 x w, D row-major 3 x 3), over the non-zero columns of each. */
+static void add_weighted(lucid_contact_hessian *h, const lucid_contact_sparse_problem *p, idx b,
+                         idx row, const double *Ja, idx wa, const double *D, const double *Jb) {
+    idx first = (idx)lucid_sparse_begin(p, (int)b), wb = (idx)lucid_sparse_width(p, (int)b);
+    idx *nzb = h->nz, *nza = h->nz + wb; /* wb + wa <= 2 w_max */
+    idx kb = nonzero_columns(Jb, wb, nzb);
+    idx ka = Ja == Jb ? kb : nonzero_columns(Ja, wa, nza);
+    if (Ja == Jb) nza = nzb;
+    double *DJ = h->DJ; /* D J_b on its non-zero columns: 3 x kb */
+    for (int a = 0; a < 3; ++a)
+        for (idx t = 0; t < kb; ++t) {
+            idx l = nzb[t];
+            DJ[a * kb + t] =
+                D[3 * a] * Jb[l] + D[3 * a + 1] * Jb[wb + l] + D[3 * a + 2] * Jb[2 * wb + l];
+        }
+    for (idx t = 0; t < kb; ++t) {
+        double *base = h->Ax + h->Ap[first + nzb[t]] + row, d0 = DJ[t], d1 = DJ[kb + t],
+               d2 = DJ[2 * kb + t];
+        for (idx u = 0; u < ka; ++u) {
+            idx r = nza[u];
+            base[r] += Ja[r] * d0 + Ja[wa + r] * d1 + Ja[2 * wa + r] * d2;
+        }
     }
 }
 
-/* B (wa x wb, row-major) = J_a^T D J_b (J row-major 3 x w, D row-major 3 x 3); DJ: 3 wb of
- * scratch. Columns of J_a that are zero (a robot's dofs that do not move the contact point)
- * give zero rows, skipped. */
-static void weighted_product(const double *Ja, size_t wa, const double *D, const double *Jb,
-                             size_t wb, double *DJ, double *B) {
-    for (int a = 0; a < 3; ++a)
-        for (size_t l = 0; l < wb; ++l)
-            DJ[(size_t)a * wb + l] =
-                D[3 * a] * Jb[l] + D[3 * a + 1] * Jb[wb + l] + D[3 * a + 2] * Jb[2 * wb + l];
-    for (size_t r = 0; r < wa; ++r) {
-        double j0 = Ja[r], j1 = Ja[wa + r], j2 = Ja[2 * wa + r];
-        double *Br = B + r * wb;
-        if (j0 == 0.0 && j1 == 0.0 && j2 == 0.0) {
-            memset(Br, 0, sizeof(double) * wb);
-            continue;
-        }
-        for (size_t l = 0; l < wb; ++l) Br[l] = j0 * DJ[l] + j1 * DJ[wb + l] + j2 * DJ[2 * wb + l];
+/* Ax's diagonal block of slot b += its mass block (row-major, symmetric) */
+static void add_mass(lucid_contact_hessian *h, const lucid_contact_sparse_problem *p, idx b) {
+    idx first = (idx)lucid_sparse_begin(p, (int)b), width = (idx)lucid_sparse_width(p, (int)b);
+    const double *M = p->M + lucid_sparse_mass_at(p, (int)b);
+    for (idx l = 0; l < width; ++l) {
+        double *base = h->Ax + h->Ap[first + l];
+        for (idx r = 0; r < width; ++r) base[r] += M[width * r + l];
     }
 }
 
 lucid_status lucid_contact_hessian_factor(lucid_contact_hessian *h,
                                           const lucid_contact_sparse_problem *p, const double *D) {
     memset(h->Ax, 0, sizeof(double) * (size_t)h->nnz);
-    for (idx b = 0; b < h->nb; ++b)
-        add_block(h, p, b, 0, p->M + lucid_sparse_mass_at(p, (int)b),
-                  (idx)lucid_sparse_width(p, (int)b));
+    for (idx b = 0; b < h->nb; ++b) add_mass(h, p, b);
     for (idx i = 0; i < h->n; ++i) {
         const double *wi = D + 9 * i;
         for (idx s = 2 * i; s < 2 * i + 2; ++s) {
             idx b = p->body[s];
             if (b < 0) continue;
-            size_t w = lucid_sparse_width(p, (int)b);
+            idx w = (idx)lucid_sparse_width(p, (int)b);
             const double *Js = p->J + lucid_sparse_side_at(p, (int)s);
-            weighted_product(Js, w, wi, Js, w, h->DJ, h->B);
-            add_block(h, p, b, 0, h->B, (idx)w);
-            if (h->pos[s] >= 0) { /* row block: the other side's slot, column b */
-                size_t wo = lucid_sparse_width(p, (int)p->body[s ^ 1]);
-                weighted_product(p->J + lucid_sparse_side_at(p, (int)(s ^ 1)), wo, wi, Js, w, h->DJ,
-                                 h->B);
-                add_block(h, p, b, h->pos[s], h->B, (idx)wo);
-            }
+            add_weighted(h, p, b, 0, Js, w, wi, Js);
+            if (h->pos[s] >= 0) /* row block: the other side's slot, column b */
+                add_weighted(h, p, b, h->pos[s], p->J + lucid_sparse_side_at(p, (int)(s ^ 1)),
+                             (idx)lucid_sparse_width(p, (int)p->body[s ^ 1]), wi, Js);
         }
     }
     if (h->nv == 0) return LUCID_OK;
