@@ -34,11 +34,12 @@ struct lucid_world_sparse {
     int *body;       /* 2m side slots */
     int *side_body;  /* 2m: the world body of each side (-1 static or a link) */
     size_t *dof, *side_at, *mass_at; /* the slots' columns, the sides' blocks, the slots' M */
+    size_t *span;                    /* 4 per side: the non-zero columns of its J and W */
     size_t jw_len, mass_len;         /* doubles of J (= of W) and of M in use */
     double *J, *W, *M, *g, *mu, *R, *lambda, *dual, *best, *work;
     size_t side_body_cap, slot_cap, model_slot_cap, owner_cap, body_cap, dof_cap, side_at_cap,
-        mass_at_cap, J_cap, W_cap, M_cap, g_cap, mu_cap, R_cap, lambda_cap, dual_cap, best_cap,
-        work_cap;
+        mass_at_cap, span_cap, J_cap, W_cap, M_cap, g_cap, mu_cap, R_cap, lambda_cap, dual_cap,
+        best_cap, work_cap;
     lucid_contact_sparse_workspace *ws;
     lucid_contact_sparse_problem last; /* the last island's problem (world units) */
     const int *last_list;              /* its contacts */
@@ -51,9 +52,10 @@ static lucid_status grow(void **buf, size_t *cap, size_t n, size_t size) {
 
 void lucid_world_sparse_destroy(lucid_world_sparse *sp) {
     if (!sp) return;
-    void *buffers[] = {sp->side_body, sp->slot,    sp->model_slot, sp->owner, sp->body, sp->dof,
-                       sp->side_at,   sp->mass_at, sp->J,          sp->W,     sp->M,    sp->g,
-                       sp->mu,        sp->R,       sp->lambda,     sp->dual,  sp->best, sp->work};
+    void *buffers[] = {sp->side_body, sp->slot,    sp->model_slot, sp->owner, sp->body,
+                       sp->dof,       sp->side_at, sp->mass_at,    sp->span,  sp->J,
+                       sp->W,         sp->M,       sp->g,          sp->mu,    sp->R,
+                       sp->lambda,    sp->dual,    sp->best,       sp->work};
     for (size_t k = 0; k < sizeof buffers / sizeof buffers[0]; ++k) free(buffers[k]);
     lucid_contact_sparse_workspace_destroy(sp->ws);
     free(sp);
@@ -94,6 +96,7 @@ static lucid_status reserve(lucid_world *w, size_t m) {
     if (s == LUCID_OK) s = grow((void **)&sp->dof, &sp->dof_cap, 2 * m + 1, sizeof(size_t));
     if (s == LUCID_OK) s = grow((void **)&sp->side_at, &sp->side_at_cap, 2 * m, sizeof(size_t));
     if (s == LUCID_OK) s = grow((void **)&sp->mass_at, &sp->mass_at_cap, 2 * m, sizeof(size_t));
+    if (s == LUCID_OK) s = grow((void **)&sp->span, &sp->span_cap, 8 * m, sizeof(size_t));
     if (s == LUCID_OK) s = grow((void **)&sp->g, &sp->g_cap, 3 * m, sizeof(double));
     if (s == LUCID_OK) s = grow((void **)&sp->mu, &sp->mu_cap, m, sizeof(double));
     if (s == LUCID_OK) s = grow((void **)&sp->R, &sp->R_cap, 3 * m, sizeof(double));
@@ -194,6 +197,14 @@ static void fill_side_blocks(lucid_world *w, int k, int side, int s) {
     }
 }
 
+/* [*lo, *hi): the columns of a row-major 3 x w block with a non-zero entry (0, 0 when none). */
+static void nonzero_span(const double *B, size_t w, size_t *lo, size_t *hi) {
+    size_t a = 0, b = w;
+    while (a < w && B[a] == 0.0 && B[w + a] == 0.0 && B[2 * w + a] == 0.0) ++a;
+    while (b > a && B[b - 1] == 0.0 && B[w + b - 1] == 0.0 && B[2 * w + b - 1] == 0.0) --b;
+    *lo = a, *hi = b;
+}
+
 /* Slot b's mass block: a body's diag(m I, I_world), a model's M~ (symmetric), a limit's I_2. */
 static void fill_mass(lucid_world *w, int b) {
     lucid_world_sparse *sp = w->sparse;
@@ -240,8 +251,14 @@ static lucid_status assemble(lucid_world *w, const int *list, int m, const lucid
         for (int b = 0; b < slots; ++b) fill_mass(w, b);
     for (int i = 0; i < m; ++i) {
         const lucid_world_contact *c = &w->contacts[list[i]];
-        for (int side = 0; side < 2; ++side)
-            if (sp->body[2 * i + side] >= 0) fill_side_blocks(w, list[i], side, 2 * i + side);
+        for (int side = 0; side < 2; ++side) {
+            int s = 2 * i + side, b = sp->body[s];
+            if (b < 0) continue;
+            fill_side_blocks(w, list[i], side, s);
+            size_t width = sp->dof[b + 1] - sp->dof[b], *span = sp->span + 4 * (size_t)s;
+            nonzero_span(sp->J + sp->side_at[s], width, span, span + 1);
+            nonzero_span(sp->W + sp->side_at[s], width, span + 2, span + 3);
+        }
         lucid_vec3 vf = lucid_world_contact_velocity(w, list[i], w->v_free, w->w_free);
         double before = lucid_world_contact_velocity(w, list[i], v0, w0).z;
         vf.z -= lucid_world_reference_velocity(w, c, before);
@@ -487,9 +504,10 @@ lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, in
     if (s != LUCID_OK) return s;
     lucid_world_sparse *sp = w->sparse;
     lucid_contact_sparse_problem p = {
-        m,     slots,   sp->body,    sp->J,
-        sp->W, sp->g,   sp->mu,      w->opt.compliance > 0.0 ? sp->R : NULL,
-        sp->M, sp->dof, sp->side_at, sp->mass_at};
+        m,       slots,   sp->body,    sp->J,
+        sp->W,   sp->g,   sp->mu,      w->opt.compliance > 0.0 ? sp->R : NULL,
+        sp->M,   sp->dof, sp->side_at, sp->mass_at,
+        sp->span};
     double f, v;
     problem_scales(&p, &f, &v);
     rescale(sp, m, f, v);

@@ -17,22 +17,24 @@ size_t lucid_contact_sparse_work_size(int n, size_t columns) {
     return columns + 12 * b;
 }
 
-/* out (3) = J_s x (a row-major 3 x w block times a w-vector) */
-static void block_times(const double *B, size_t w, const double *x, double out[3]) {
+/* out (3) = J_s x (a row-major 3 x w block, non-zero in columns [lo, hi), times a w-vector) */
+static void block_times(const double *B, size_t w, size_t lo, size_t hi, const double *x,
+                        double out[3]) {
     for (int d = 0; d < 3; ++d) {
         const double *r = B + (size_t)d * w;
         double v = 0.0;
-        for (size_t k = 0; k < w; ++k) v += r[k] * x[k];
+        for (size_t k = lo; k < hi; ++k) v += r[k] * x[k];
         out[d] = v;
     }
 }
 
-/* u_b += W_s^T delta */
-static void scatter(const double *W, size_t w, const double delta[3], double *u) {
+/* u_b += W_s^T delta (W_s non-zero in columns [lo, hi)) */
+static void scatter(const double *W, size_t w, size_t lo, size_t hi, const double delta[3],
+                    double *u) {
     for (int d = 0; d < 3; ++d) {
         if (delta[d] == 0.0) continue;
         const double *r = W + (size_t)d * w;
-        for (size_t k = 0; k < w; ++k) u[k] += r[k] * delta[d];
+        for (size_t k = lo; k < hi; ++k) u[k] += r[k] * delta[d];
     }
 }
 
@@ -40,7 +42,9 @@ static void scatter(const double *W, size_t w, const double delta[3], double *u)
 static void scatter_side(const lucid_contact_sparse_problem *p, int s, const double delta[3],
                          double *u) {
     int b = p->body[s];
-    scatter(p->W + lucid_sparse_side_at(p, s), lucid_sparse_width(p, b), delta,
+    size_t lo, hi;
+    lucid_sparse_span(p, s, 1, &lo, &hi);
+    scatter(p->W + lucid_sparse_side_at(p, s), lucid_sparse_width(p, b), lo, hi, delta,
             u + lucid_sparse_begin(p, b));
 }
 
@@ -53,7 +57,9 @@ static void contact_velocity(const lucid_contact_sparse_problem *p, int i, const
         if (p->body[side] < 0) continue;
         double v[3];
         int b = p->body[side];
-        block_times(p->J + lucid_sparse_side_at(p, side), lucid_sparse_width(p, b),
+        size_t lo, hi;
+        lucid_sparse_span(p, side, 0, &lo, &hi);
+        block_times(p->J + lucid_sparse_side_at(p, side), lucid_sparse_width(p, b), lo, hi,
                     u + lucid_sparse_begin(p, b), v);
         for (int d = 0; d < 3; ++d) s[d] += v[d];
     }

@@ -51,6 +51,10 @@ typedef struct lucid_contact_sparse_problem {
     const size_t *dof; /* num_bodies + 1 column offsets, or NULL: 6 columns a slot */
     const size_t *side_at; /* 2n offsets of the sides' blocks in J and W (with dof) */
     const size_t *mass_at; /* num_bodies offsets of the slots' blocks in M (with dof) */
+    const size_t *span;    /* 4 per side or NULL: its J block is zero outside the columns
+                            * [span[4s], span[4s + 1]) of its slot, W outside
+                            * [span[4s + 2], span[4s + 3]) (a robot link's rows touch its
+                            * ancestors' dofs; M~^-1 spreads W over the ones they move) */
 } lucid_contact_sparse_problem;
 
 /* The first column of slot b, its width, the offsets of side s's blocks and of slot b's mass
@@ -69,6 +73,16 @@ static inline size_t lucid_sparse_mass_at(const lucid_contact_sparse_problem *p,
 }
 static inline size_t lucid_sparse_columns(const lucid_contact_sparse_problem *p) {
     return p->dof ? p->dof[p->num_bodies] : 6 * (size_t)p->num_bodies;
+}
+/* The columns [*lo, *hi) of side s's J (w = 0) or W (w = 1) block that may be non-zero. */
+static inline void lucid_sparse_span(const lucid_contact_sparse_problem *p, int s, int w,
+                                     size_t *lo, size_t *hi) {
+    if (p->span) {
+        *lo = p->span[4 * (size_t)s + 2 * (size_t)w],
+        *hi = p->span[4 * (size_t)s + 2 * (size_t)w + 1];
+    } else {
+        *lo = 0, *hi = lucid_sparse_width(p, p->body[s]);
+    }
 }
 
 /* Doubles of workspace lucid_contact_solve_pgs_sparse needs: the columns (6 a free body,

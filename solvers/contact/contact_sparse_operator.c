@@ -5,29 +5,39 @@
 
 #include "solvers/contact/contact_sparse.h"
 
-/* out[k] += sum_d B[d w + k] y[d] for k < w (B^T y, B a row-major 3 x w block) */
-static void block_transpose_times(const double *B, size_t w, const double y[3], double *out) {
-    for (size_t k = 0; k < w; ++k) out[k] += B[k] * y[0] + B[w + k] * y[1] + B[2 * w + k] * y[2];
+/* out[k] += sum_d B[d w + k] y[d] for lo <= k < hi (B^T y, B a row-major 3 x w block) */
+static void block_transpose_times(const double *B, size_t w, size_t lo, size_t hi,
+                                  const double y[3], double *out) {
+    for (size_t k = lo; k < hi; ++k) out[k] += B[k] * y[0] + B[w + k] * y[1] + B[2 * w + k] * y[2];
 }
 
-/* out[d] += B[d w ..] . x (B x, B a row-major 3 x w block) */
-static void block_times(const double *B, size_t w, const double *x, double out[3]) {
+/* out[d] += sum over lo <= k < hi of B[d w + k] x[k] (B x, B a row-major 3 x w block) */
+static void block_times(const double *B, size_t w, size_t lo, size_t hi, const double *x,
+                        double out[3]) {
     for (int d = 0; d < 3; ++d) {
         const double *r = B + (size_t)d * w;
         double v = 0.0;
-        for (size_t k = 0; k < w; ++k) v += r[k] * x[k];
+        for (size_t k = lo; k < hi; ++k) v += r[k] * x[k];
         out[d] += v;
     }
 }
 
-void lucid_contact_sparse_jt(const lucid_contact_sparse_problem *p, const double *y, double *f) {
+/* f (the columns of p) = sum over sides of B_s^T y_contact(s), B: p's J (w = 0) or W (w = 1) */
+static void transpose_times(const lucid_contact_sparse_problem *p, const double *B, int w,
+                            const double *y, double *f) {
     memset(f, 0, sizeof(double) * lucid_sparse_columns(p));
     for (int s = 0; s < 2 * p->n; ++s) {
         int b = p->body[s];
         if (b < 0) continue;
-        block_transpose_times(p->J + lucid_sparse_side_at(p, s), lucid_sparse_width(p, b),
+        size_t lo, hi;
+        lucid_sparse_span(p, s, w, &lo, &hi);
+        block_transpose_times(B + lucid_sparse_side_at(p, s), lucid_sparse_width(p, b), lo, hi,
                               y + 3 * (size_t)(s / 2), f + lucid_sparse_begin(p, b));
     }
+}
+
+void lucid_contact_sparse_jt(const lucid_contact_sparse_problem *p, const double *y, double *f) {
+    transpose_times(p, p->J, 0, y, f);
 }
 
 void lucid_contact_sparse_j(const lucid_contact_sparse_problem *p, const double *u, double *y) {
@@ -35,20 +45,16 @@ void lucid_contact_sparse_j(const lucid_contact_sparse_problem *p, const double 
     for (int s = 0; s < 2 * p->n; ++s) {
         int b = p->body[s];
         if (b < 0) continue;
-        block_times(p->J + lucid_sparse_side_at(p, s), lucid_sparse_width(p, b),
+        size_t lo, hi;
+        lucid_sparse_span(p, s, 0, &lo, &hi);
+        block_times(p->J + lucid_sparse_side_at(p, s), lucid_sparse_width(p, b), lo, hi,
                     u + lucid_sparse_begin(p, b), y + 3 * (size_t)(s / 2));
     }
 }
 
 void lucid_contact_sparse_apply(const lucid_contact_sparse_problem *p, const double *x, double *u,
                                 double *y) {
-    memset(u, 0, sizeof(double) * lucid_sparse_columns(p));
-    for (int s = 0; s < 2 * p->n; ++s) { /* u = W^T x = M^-1 J^T x */
-        int b = p->body[s];
-        if (b < 0) continue;
-        block_transpose_times(p->W + lucid_sparse_side_at(p, s), lucid_sparse_width(p, b),
-                              x + 3 * (size_t)(s / 2), u + lucid_sparse_begin(p, b));
-    }
+    transpose_times(p, p->W, 1, x, u); /* u = W^T x = M^-1 J^T x */
     lucid_contact_sparse_j(p, u, y);
     if (p->R)
         for (size_t k = 0; k < 3 * (size_t)p->n; ++k) y[k] += p->R[k] * x[k];
