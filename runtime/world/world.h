@@ -188,9 +188,9 @@ void lucid_world_last_problem(const lucid_world *w, lucid_contact_problem *p, co
  * pieces of solvers/contact/contact_sparse.h (J and W = M^-1 J^T blocks per contact side, the
  * slots' mass blocks when the solver is not PGS, g, mu, R; the slots' columns: 6 for a free
  * body, nv for a model whose links it touches, 2 for a joint limit's tangential rows; world
- * units, pointers valid until the next step), the world body of each side (2n, -1 for a static
- * one or a link) in *side_bodies and the contacts as above. lucid_contact_sparse_delassus builds
- * its G when wanted. */
+ * units, pointers valid until the next step), the world body of each side (2n: a link's for
+ * a robot row, -1 for a static one or a joint limit's tangential rows) in *side_bodies and the
+ * contacts as above. lucid_contact_sparse_delassus builds its G when wanted. */
 void lucid_world_last_sparse_problem(const lucid_world *w, lucid_contact_sparse_problem *p,
                                      const int **side_bodies, const int **contacts);
 /* lucid_world_last_problem for either path: for a body-space island its G is built (into the

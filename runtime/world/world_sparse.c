@@ -32,7 +32,7 @@ struct lucid_world_sparse {
     int *model_slot; /* per model: its slot in the island, or -1 */
     int *owner;      /* per slot: the world body (>= 0), -2 - the model, or -1 (a limit's) */
     int *body;       /* 2m side slots */
-    int *side_body;  /* 2m: the world body of each side (-1 static or a link) */
+    int *side_body;  /* 2m: the world body of each side, a link's for a robot row (-1: none) */
     size_t *dof, *side_at, *mass_at; /* the slots' columns, the sides' blocks, the slots' M */
     size_t *span;                    /* 4 per side: the non-zero columns of its J and W */
     size_t jw_len, mass_len;         /* doubles of J (= of W) and of M in use */
@@ -239,7 +239,8 @@ static lucid_status assemble(lucid_world *w, const int *list, int m, const lucid
         for (int side = 0; side < 2; ++side) {
             int s = 2 * i + side, b = side_slot(w, list[i], side, &slots);
             sp->body[s] = b;
-            sp->side_body[s] = w->sides[2 * list[i] + side].body;
+            const lucid_world_contact *c = &w->contacts[list[i]];
+            sp->side_body[s] = b >= 0 && sp->owner[b] != -1 ? (side ? c->body2 : c->body1) : -1;
             sp->side_at[s] = sp->jw_len;
             size_t width = b >= 0 ? sp->dof[b + 1] - sp->dof[b] : 0;
             if (width > (SIZE_MAX / 16 - sp->jw_len) / 3) return LUCID_ERR_NO_MEMORY;
