@@ -1,11 +1,16 @@
 /* H = M + J^T diag(w) J on the body graph, AMD-ordered, factorised by LDL (SuiteSparse).
  *
  * Layout: block column b (slot b, w_b columns: 6 for a free body, nv for a robot) lists the
- * slots of its non-zero row blocks, b first; scalar column begin(b) + l holds, block after
- * block, the w_c rows of each row block c (full symmetric storage: LDL reads the upper
- * triangle of P H P^T from it). AMD orders the slots (each block stays together: a slot's
- * unknowns are eliminated consecutively; a robot's block is dense, its tree sparsity is not
- * exploited inside H). */
+ * slots of its non-zero row blocks, b first; scalar column begin(b) + l holds first the rows
+ * of its diagonal block that may be non-zero, then, block after block, the w_c rows of each
+ * other row block c (full symmetric storage: LDL reads the upper triangle of P H P^T from
+ * it). AMD orders the slots (each block stays together: a slot's unknowns are eliminated
+ * consecutively, last column first).
+ * A robot's diagonal block keeps the tree's sparsity: M~ is non-zero only between a dof and
+ * its ancestors, and J_s^T D J_s couples the ancestors of one link (again ancestor pairs), so
+ * its pattern is that of M~ (plus the pairs of two links in contact with each other). Dofs are
+ * numbered parents first, so eliminating the last column first (leaves first) makes no fill:
+ * the LTDL's sparsity, as Featherstone's factorisation of M. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -27,6 +32,9 @@ struct lucid_contact_hessian {
     idx *pe, *iw, *len, *nvv, *next, *last, *head, *elen, *degree, *wk; /* AMD */
     idx *Ap, *Ai, *P, *Pinv, *Lp, *Parent, *Lnz, *Flag, *Pattern, *Li;
     idx *nz;                      /* 2 w_max: the non-zero columns of two blocks (scratch) */
+    idx *diag;                    /* per slot, w x w at mass_at(b): the position in Ax of each
+                                   * entry of its diagonal block, -1 where it stays zero */
+    idx *dcount;                  /* nv: rows of each column's diagonal block */
     double *Ax, *Lx, *D, *Y, *DJ; /* DJ: 3 w_max of scratch */
     size_t cap[36];
 };
@@ -59,6 +67,8 @@ enum {
     B_PATTERN,
     B_LI,
     B_NZ,
+    B_DIAG,
+    B_DCOUNT,
     B_AX,
     B_LX,
     B_D,
@@ -75,8 +85,9 @@ static void **slot(lucid_contact_hessian *h, int k) {
         (void **)&h->head,      (void **)&h->elen,   (void **)&h->degree,    (void **)&h->wk,
         (void **)&h->Ap,        (void **)&h->Ai,     (void **)&h->P,         (void **)&h->Pinv,
         (void **)&h->Lp,        (void **)&h->Parent, (void **)&h->Lnz,       (void **)&h->Flag,
-        (void **)&h->Pattern,   (void **)&h->Li,     (void **)&h->nz,        (void **)&h->Ax,
-        (void **)&h->Lx,        (void **)&h->D,      (void **)&h->Y,         (void **)&h->DJ};
+        (void **)&h->Pattern,   (void **)&h->Li,     (void **)&h->nz,        (void **)&h->diag,
+        (void **)&h->dcount,    (void **)&h->Ax,     (void **)&h->Lx,        (void **)&h->D,
+        (void **)&h->Y,         (void **)&h->DJ};
     return table[k];
 }
 
@@ -175,27 +186,70 @@ static void order(lucid_contact_hessian *h, const lucid_contact_sparse_problem *
     for (idx k = 0; k < nb; ++k) {
         idx first = (idx)lucid_sparse_begin(p, (int)h->last[k]);
         idx width = (idx)lucid_sparse_width(p, (int)h->last[k]);
-        for (idx c = 0; c < width; ++c) h->P[at++] = first + c;
+        for (idx c = width; c-- > 0;) h->P[at++] = first + c; /* leaves first */
     }
     for (idx k = 0; k < h->nv; ++k) h->Pinv[h->P[k]] = k;
 }
 
-/* The entries of H (sum over block columns of width x rows) and the widest slot, in size_t;
- * SIZE_MAX on overflow. */
-static size_t count_entries(const lucid_contact_hessian *h, const lucid_contact_sparse_problem *p,
-                            size_t *widest) {
-    size_t entries = 0;
-    *widest = 0;
+/* The columns of a row-major 3 x w block with a non-zero entry, into nz; returns their count.
+ * A robot's contact rows are zero on the dofs that do not move the contact point (other
+ * branches of the tree): skipping them makes J^T D J cost depth^2 instead of nv^2. */
+static idx nonzero_columns(const double *J, idx w, idx *nz) {
+    idx k = 0;
+    for (idx c = 0; c < w; ++c)
+        if (J[c] != 0.0 || J[w + c] != 0.0 || J[2 * w + c] != 0.0) nz[k++] = c;
+    return k;
+}
+
+/* Marks in slot b's diagonal pattern (1: may be non-zero) the pairs of the non-zero columns of
+ * J_a (rows) and J_c (columns), both on slot b, and the transposed pairs. */
+static void mark_pairs(lucid_contact_hessian *h, const lucid_contact_sparse_problem *p, idx b,
+                       const double *Ja, const double *Jc) {
+    idx w = (idx)lucid_sparse_width(p, (int)b), *pm = h->diag + lucid_sparse_mass_at(p, (int)b);
+    idx *na = h->nz, *nc = h->nz + w;
+    idx ka = nonzero_columns(Ja, w, na), kc = nonzero_columns(Jc, w, nc);
+    for (idx u = 0; u < ka; ++u)
+        for (idx t = 0; t < kc; ++t) pm[na[u] * w + nc[t]] = pm[nc[t] * w + na[u]] = 1;
+}
+
+/* The pattern of each slot's diagonal block: M's non-zeros, the diagonal, the pairs of each
+ * side's non-zero columns and of the two sides of a contact within one slot. */
+static void diagonal_pattern(lucid_contact_hessian *h, const lucid_contact_sparse_problem *p) {
     for (idx b = 0; b < h->nb; ++b) {
-        size_t w = lucid_sparse_width(p, (int)b), rows = 0;
-        if (w > *widest) *widest = w;
-        for (idx k = h->col_start[b]; k < h->col_start[b + 1]; ++k) {
+        idx w = (idx)lucid_sparse_width(p, (int)b), *pm = h->diag + lucid_sparse_mass_at(p, (int)b);
+        const double *M = p->M + lucid_sparse_mass_at(p, (int)b);
+        for (idx k = 0; k < w * w; ++k) pm[k] = M[k] != 0.0 || k % (w + 1) == 0;
+    }
+    for (idx s = 0; s < 2 * h->n; ++s) {
+        idx b = p->body[s];
+        if (b < 0) continue;
+        const double *Js = p->J + lucid_sparse_side_at(p, (int)s);
+        mark_pairs(h, p, b, Js, Js);
+        if (p->body[s ^ 1] == b)
+            mark_pairs(h, p, b, Js, p->J + lucid_sparse_side_at(p, (int)(s ^ 1)));
+    }
+}
+
+/* The entries of H (per column: its diagonal block's rows, then the other row blocks' widths)
+ * into dcount, in size_t; SIZE_MAX on overflow. */
+static size_t count_entries(lucid_contact_hessian *h, const lucid_contact_sparse_problem *p) {
+    size_t entries = 0;
+    for (idx b = 0; b < h->nb; ++b) {
+        idx w = (idx)lucid_sparse_width(p, (int)b), first = (idx)lucid_sparse_begin(p, (int)b);
+        const idx *pm = h->diag + lucid_sparse_mass_at(p, (int)b);
+        size_t rows = 0;
+        for (idx k = h->col_start[b] + 1; k < h->col_start[b + 1]; ++k) {
             size_t wc = lucid_sparse_width(p, (int)h->col[k]);
             if (rows > SIZE_MAX - wc) return SIZE_MAX;
             rows += wc;
         }
-        entries = mul_add(w, rows, entries);
-        if (entries == SIZE_MAX) return SIZE_MAX;
+        for (idx l = 0; l < w; ++l) {
+            idx d = 0;
+            for (idx r = 0; r < w; ++r) d += pm[r * w + l];
+            h->dcount[first + l] = d;
+            entries = mul_add(1, rows + (size_t)d, entries);
+            if (entries == SIZE_MAX) return SIZE_MAX;
+        }
     }
     return entries;
 }
@@ -234,34 +288,58 @@ lucid_status lucid_contact_hessian_analyze(lucid_contact_hessian *h,
                             [B_LNZ] = nv,
                             [B_FLAG] = nv,
                             [B_PATTERN] = nv,
+                            [B_DCOUNT] = nv,
                             [B_D] = nv,
                             [B_Y] = nv};
     for (int k = 0; k < B_COUNT; ++k) {
-        if (k == B_AI || k == B_AX || k == B_LI || k == B_LX || k == B_NZ || k == B_DJ) continue;
+        if (k == B_AI || k == B_AX || k == B_LI || k == B_LX || k == B_NZ || k == B_DJ ||
+            k == B_DIAG)
+            continue;
         lucid_status s = grow(h, k, want[k] > 0 ? want[k] : 1);
         if (s != LUCID_OK) return s;
     }
     h->nb = (idx)nb, h->n = (idx)n, h->nv = (idx)nv;
-    block_graph(h, p);
-    size_t widest, entries = count_entries(h, p, &widest);
-    if (entries == SIZE_MAX || entries > (size_t)INT64_MAX / 2) return LUCID_ERR_NO_MEMORY;
-    lucid_status s = grow(h, B_AI, entries > 0 ? entries : 1);
-    if (s == LUCID_OK) s = grow(h, B_AX, entries > 0 ? entries : 1);
-    if (s == LUCID_OK) s = grow(h, B_NZ, widest > 0 ? 2 * widest : 1);
+    size_t widest = 0, diag = 0; /* the widest slot, the end of the diagonal blocks' maps */
+    for (int b = 0; b < p->num_bodies; ++b) {
+        size_t w = lucid_sparse_width(p, b);
+        if (w > widest) widest = w;
+        if (w > 0 && w > SIZE_MAX / w) return LUCID_ERR_NO_MEMORY;
+        diag = mul_add(1, lucid_sparse_mass_at(p, b), w * w) > diag
+                   ? mul_add(1, lucid_sparse_mass_at(p, b), w * w)
+                   : diag;
+    }
+    if (diag == SIZE_MAX) return LUCID_ERR_NO_MEMORY;
+    lucid_status s = grow(h, B_NZ, widest > 0 ? 2 * widest : 1);
     if (s == LUCID_OK) s = grow(h, B_DJ, widest > 0 ? 3 * widest : 1);
+    if (s == LUCID_OK) s = grow(h, B_DIAG, diag > 0 ? diag : 1);
     if (s != LUCID_OK) return s;
-    /* scalar pattern: column begin(b) + l has the rows of each row block of column b */
+    block_graph(h, p);
+    diagonal_pattern(h, p);
+    size_t entries = count_entries(h, p);
+    if (entries == SIZE_MAX || entries > (size_t)INT64_MAX / 2) return LUCID_ERR_NO_MEMORY;
+    s = grow(h, B_AI, entries > 0 ? entries : 1);
+    if (s == LUCID_OK) s = grow(h, B_AX, entries > 0 ? entries : 1);
+    if (s != LUCID_OK) return s;
+    /* scalar pattern: column begin(b) + l has its diagonal block's rows (their positions kept
+     * in diag), then the rows of each other row block of column b */
     idx at = 0;
     for (idx b = 0; b < h->nb; ++b) {
         idx first = (idx)lucid_sparse_begin(p, (int)b), width = (idx)lucid_sparse_width(p, (int)b);
+        idx *pm = h->diag + lucid_sparse_mass_at(p, (int)b);
         for (idx l = 0; l < width; ++l) {
             h->Ap[first + l] = at;
-            for (idx k = h->col_start[b]; k < h->col_start[b + 1]; ++k) {
+            for (idx r = 0; r < width; ++r) {
+                if (!pm[r * width + l]) continue;
+                h->Ai[at] = first + r;
+                pm[r * width + l] = at++ + 1; /* positions + 1 until the sweep below */
+            }
+            for (idx k = h->col_start[b] + 1; k < h->col_start[b + 1]; ++k) {
                 idx c = h->col[k], cfirst = (idx)lucid_sparse_begin(p, (int)c);
                 idx cwidth = (idx)lucid_sparse_width(p, (int)c);
                 for (idx r = 0; r < cwidth; ++r) h->Ai[at++] = cfirst + r;
             }
         }
+        for (idx k = 0; k < width * width; ++k) pm[k] -= 1; /* -1: not in the pattern */
     }
     h->Ap[h->nv] = at, h->nnz = at;
     if (h->nb > 0) order(h, p);
@@ -272,21 +350,13 @@ lucid_status lucid_contact_hessian_analyze(lucid_contact_hessian *h,
     return s;
 }
 
-/* The columns of a row-major 3 x w block with a non-zero entry, into nz; returns their count.
- * A robot's contact rows are zero on the dofs that do not move the contact point (other
- * branches of the tree): skipping them makes J^T D J cost depth^2 instead of nv^2. */
-static idx nonzero_columns(const double *J, idx w, idx *nz) {
-    idx k = 0;
-    for (idx c = 0; c < w; ++c)
-        if (J[c] != 0.0 || J[w + c] != 0.0 || J[2 * w + c] != 0.0) nz[k++] = c;
-    return k;
-}
-
-/* Ax block (the row block whose first row is `row` in column b, of slot a's rows) +=
- * J_a^T D J_b (J row-major 3 x w, D row-major 3 x 3), over the non-zero columns of each. */
+/* H += J_a^T D J_b (J row-major 3 x w, D row-major 3 x 3) in column block b, over the
+ * non-zero columns of each: into b's diagonal block when `row` < 0 (J_a on slot b too), else
+ * into the row block of J_a's slot whose first row, after the diagonal block's, is `row`. */
 static void add_weighted(lucid_contact_hessian *h, const lucid_contact_sparse_problem *p, idx b,
                          idx row, const double *Ja, idx wa, const double *D, const double *Jb) {
     idx first = (idx)lucid_sparse_begin(p, (int)b), wb = (idx)lucid_sparse_width(p, (int)b);
+    const idx *pm = h->diag + lucid_sparse_mass_at(p, (int)b);
     idx *nzb = h->nz, *nza = h->nz + wb; /* wb + wa <= 2 w_max */
     idx kb = nonzero_columns(Jb, wb, nzb);
     idx ka = Ja == Jb ? kb : nonzero_columns(Ja, wa, nza);
@@ -299,23 +369,27 @@ static void add_weighted(lucid_contact_hessian *h, const lucid_contact_sparse_pr
                 D[3 * a] * Jb[l] + D[3 * a + 1] * Jb[wb + l] + D[3 * a + 2] * Jb[2 * wb + l];
         }
     for (idx t = 0; t < kb; ++t) {
-        double *base = h->Ax + h->Ap[first + nzb[t]] + row, d0 = DJ[t], d1 = DJ[kb + t],
-               d2 = DJ[2 * kb + t];
+        idx l = nzb[t];
+        double d0 = DJ[t], d1 = DJ[kb + t], d2 = DJ[2 * kb + t];
+        double *base = h->Ax + h->Ap[first + l] + h->dcount[first + l] + row;
         for (idx u = 0; u < ka; ++u) {
             idx r = nza[u];
-            base[r] += Ja[r] * d0 + Ja[wa + r] * d1 + Ja[2 * wa + r] * d2;
+            double v = Ja[r] * d0 + Ja[wa + r] * d1 + Ja[2 * wa + r] * d2;
+            if (row < 0)
+                h->Ax[pm[r * wb + l]] += v;
+            else
+                base[r] += v;
         }
     }
 }
 
 /* Ax's diagonal block of slot b += its mass block (row-major, symmetric) */
 static void add_mass(lucid_contact_hessian *h, const lucid_contact_sparse_problem *p, idx b) {
-    idx first = (idx)lucid_sparse_begin(p, (int)b), width = (idx)lucid_sparse_width(p, (int)b);
+    idx width = (idx)lucid_sparse_width(p, (int)b);
+    const idx *pm = h->diag + lucid_sparse_mass_at(p, (int)b);
     const double *M = p->M + lucid_sparse_mass_at(p, (int)b);
-    for (idx l = 0; l < width; ++l) {
-        double *base = h->Ax + h->Ap[first + l];
-        for (idx r = 0; r < width; ++r) base[r] += M[width * r + l];
-    }
+    for (idx k = 0; k < width * width; ++k)
+        if (pm[k] >= 0) h->Ax[pm[k]] += M[k];
 }
 
 lucid_status lucid_contact_hessian_factor(lucid_contact_hessian *h,
@@ -329,9 +403,10 @@ lucid_status lucid_contact_hessian_factor(lucid_contact_hessian *h,
             if (b < 0) continue;
             idx w = (idx)lucid_sparse_width(p, (int)b);
             const double *Js = p->J + lucid_sparse_side_at(p, (int)s);
-            add_weighted(h, p, b, 0, Js, w, wi, Js);
-            if (h->pos[s] >= 0) /* row block: the other side's slot, column b */
-                add_weighted(h, p, b, h->pos[s], p->J + lucid_sparse_side_at(p, (int)(s ^ 1)),
+            add_weighted(h, p, b, -1, Js, w, wi, Js);
+            if (h->pos[s] >= 0) /* the other side's slot (b itself: its diagonal block) */
+                add_weighted(h, p, b, p->body[s ^ 1] == b ? -1 : h->pos[s] - w,
+                             p->J + lucid_sparse_side_at(p, (int)(s ^ 1)),
                              (idx)lucid_sparse_width(p, (int)p->body[s ^ 1]), wi, Js);
         }
     }
