@@ -383,13 +383,14 @@ static void add_weighted(lucid_contact_hessian *h, const lucid_contact_sparse_pr
     }
 }
 
-/* Ax's diagonal block of slot b += its mass block (row-major, symmetric) */
+/* Ax's diagonal block of slot b += its mass block (row-major, symmetric), over the block's
+ * pattern (the first dcount entries of each of its columns) */
 static void add_mass(lucid_contact_hessian *h, const lucid_contact_sparse_problem *p, idx b) {
-    idx width = (idx)lucid_sparse_width(p, (int)b);
-    const idx *pm = h->diag + lucid_sparse_mass_at(p, (int)b);
+    idx first = (idx)lucid_sparse_begin(p, (int)b), width = (idx)lucid_sparse_width(p, (int)b);
     const double *M = p->M + lucid_sparse_mass_at(p, (int)b);
-    for (idx k = 0; k < width * width; ++k)
-        if (pm[k] >= 0) h->Ax[pm[k]] += M[k];
+    for (idx l = 0; l < width; ++l)
+        for (idx k = h->Ap[first + l]; k < h->Ap[first + l] + h->dcount[first + l]; ++k)
+            h->Ax[k] += M[width * (h->Ai[k] - first) + l];
 }
 
 lucid_status lucid_contact_hessian_factor(lucid_contact_hessian *h,
