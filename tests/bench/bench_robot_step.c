@@ -3,14 +3,16 @@
  * its cube (../shared/data/robots/allegro_cube.xml, the file's grasp recipe) and lucid's 7-joint
  * arm pressing a box (tasks/models/arm7.xml). Each side starts from the file's configuration,
  * settles for `--settle` seconds with the same controls, then `--steps` steps are timed (CPU
- * time of this process, best of `--repeats` runs from the settled state). Printed per model:
- * ms per step, contacts per step (lucid: its contact points and joint-limit contacts; MuJoCo:
- * d->ncon plus its active limit rows), lucid's post-step NCP residual (the world's
- * stats.residual, N and m/s^2), and lucid/MuJoCo. MuJoCo's own residual is not computed here
- * (its contacts are soft: its solver's residual is not the NCP's).
+ * time of this process, best of `--repeats` runs from the settled state). lucid runs twice,
+ * its robot island forced onto the dense path (Delassus matrix, sparse_threshold huge) and
+ * into body space (the model's slot of nv columns, sparse_threshold 0). Printed per model:
+ * ms per step and lucid's post-step NCP residual (the world's stats.residual, N and m/s^2) for
+ * each path, contacts per step (lucid: its contact points and joint-limit contacts; MuJoCo:
+ * d->ncon plus its active limit rows), and lucid/MuJoCo for each path. MuJoCo's own residual
+ * is not computed here (its contacts are soft: its solver's residual is not the NCP's).
  *
  *   OPENBLAS_NUM_THREADS=1 build/tests/bench/bench_robot_step [--steps N] [--settle S]
- *                                                                [--repeats R]
+ *                                        [--repeats R] [--solver MODEL:SOLVER (ncp:admm)]
  * MuJoCo is dlopen'ed (tests/bench/mujoco_api.h); without it only lucid's column is printed. */
 #include <math.h>
 #include <stdio.h>
