@@ -46,8 +46,9 @@ typedef struct lucid_contact_sparse_problem {
     const double *g;   /* 3n */
     const double *mu;  /* n */
     const double *R;   /* 3n or NULL */
-    const double *M;   /* num_bodies x 36: each slot's 6 x 6 mass matrix (m I, I_world), row-major;
-                        * read by the ADMM and Newton solvers only (NULL for PGS) */
+    const double *M;   /* num_bodies x 36: each slot's 6 x 6 mass matrix (m I, I_world), row-major
+                        * (with dof: w x w at mass_at); read by the ADMM and Newton solvers only
+                        * (NULL for PGS) */
     const size_t *dof; /* num_bodies + 1 column offsets, or NULL: 6 columns a slot */
     const size_t *side_at; /* 2n offsets of the sides' blocks in J and W (with dof) */
     const size_t *mass_at; /* num_bodies offsets of the slots' blocks in M (with dof) */
