@@ -234,13 +234,16 @@ void lucid_model_data_destroy(lucid_model_data *d) {
     free(d->D);
     free(d->tmp);
     free(d->oJ);
+    free(d->dVdq);
+    free(d->dAdq);
+    free(d->dAdv);
     free(d->ov);
     free(d->oa);
-    free(d->of);
     free(d->oF);
-    free(d->dF);
+    free(d->oB);
     free(d->oI);
-    free(d->mark);
+    free(d->oYc);
+    free(d->dwork);
     free(d);
 }
 
@@ -276,14 +279,18 @@ lucid_status lucid_model_data_create(const lucid_model *m, lucid_model_data **ou
     d->D = zalloc(nv, sizeof(double));
     d->tmp = zalloc(7 * nv, sizeof(double));
     d->oJ = zalloc(6 * nv, sizeof(double));
+    d->dVdq = zalloc(6 * nv, sizeof(double));
+    d->dAdq = zalloc(6 * nv, sizeof(double));
+    d->dAdv = zalloc(6 * nv, sizeof(double));
     d->ov = zalloc(6 * n, sizeof(double));
     d->oa = zalloc(6 * n, sizeof(double));
-    d->of = zalloc(6 * n, sizeof(double));
     d->oF = zalloc(6 * n, sizeof(double));
-    d->dF = zalloc(6 * n, sizeof(double));
+    d->oB = zalloc(36 * n, sizeof(double));
     d->oI = zalloc(n, sizeof *d->oI);
-    d->mark = zalloc(n, sizeof *d->mark);
-    if (!d->oJ || !d->ov || !d->oa || !d->of || !d->oF || !d->dF || !d->oI || !d->mark) {
+    d->oYc = zalloc(n, sizeof *d->oYc);
+    d->dwork = zalloc(3 * nv * nv, sizeof(double)); /* nv^2 <= SIZE_MAX / 8 (checked above) */
+    if (!d->oJ || !d->dVdq || !d->dAdq || !d->dAdv || !d->ov || !d->oa || !d->oF || !d->oB ||
+        !d->oI || !d->oYc || !d->dwork) {
         lucid_model_data_destroy(d);
         return LUCID_ERR_NO_MEMORY;
     }

@@ -1,185 +1,242 @@
 /* Analytic derivatives of the inverse and forward dynamics in the tangent space of q
- * (dynamics.h). World-frame Newton-Euler: with J_l = Ad(oM_i) S_l the world columns of node i,
+ * (dynamics.h), Carpentier & Mansard's algorithm (RSS 2018; Pinocchio's
+ * computeRNEADerivatives / computeABADerivatives): one forward and one backward pass in the
+ * world frame, O(sum of dof depths) spatial operations for all nv columns at once.
+ *
+ * World-frame Newton-Euler: with J_l = Ad(oM_i) S_l the world columns of node i (parent p),
  *   ov_i = ov_p + vJ,  oa_i = oa_p + aJ + ov_p x vJ  (vJ = sum J_l qd_l, aJ = sum J_l qdd_l,
  *   oa_world = -g),  of_i = oI_i oa_i + ov_i x* oI_i ov_i,  oF_i = of_i + sum over children,
  *   tau_l = J_l . oF_i + armature_l a_l.
- * Moving dof k (column J_k, joint j with parent velocity vp and acceleration ap) by t turns the
- * subtree D of j rigidly by exp(t J_k): for i in D, with w_i = ov_i - vp,
- *   d ov_i = J_k x w_i,   d oa_i = J_k x (oa_i - ap) + (vp x J_k) x w_i,
- *   d oI x = J_k x* (oI x) - oI (J_k x x),   d J_l = J_k x J_l  (l in D);
- * changing qd_k by t gives d ov_i = J_k, d oa_i = J_k x (ov_i - vp - ov_j), oI and J fixed.
- * Then d tau_l = d J_l . oF_i + J_l . d oF_i for l in D, J_l . d oF_j for the ancestors of j. */
+ * Moving q_k (k in node j) turns the subtree of j rigidly by exp(t J_k); J_l . F is invariant
+ * under a rigid motion of both, so only the non-rigid parts remain: the subtree's velocities
+ * change by dVdq_k = ov_p x J_k on top of the rigid motion, its accelerations by
+ * dAdq_k = oa_p x J_k + ov_p x dVdq_k plus dVdq_k x ov_b on each body b. With
+ *   B_b = ov_b x* oI_b - oI_b ov_b x + H(oI_b ov_b)   (H(h) x = x x* h; B = X + X^T + H with
+ *   X = ov_b x* oI_b, oI_b being symmetric)
+ * a body's wrench changes by oI_b dAdq_k + B_b dVdq_k, and summed over node i's subtree by
+ * Yc_i dAdq_k + B_i dVdq_k (Yc_i, B_i: the subtree sums of oI_b and B_b). Likewise changing
+ * qd_k changes the subtree's accelerations by dAdv_k = (ov_j + ov_p) x J_k plus J_k x ov_b,
+ * its wrenches by Yc_i dAdv_k + B_i J_k. Hence, for l in node i and k in i or an ancestor:
+ *   dtau_l/dq_k = J_l . (Yc_i dAdq_k + B_i dVdq_k),  dtau_l/dqd_k = J_l . (Yc_i dAdv_k + B_i J_k),
+ *   M_lk = J_l . Yc_i J_k,
+ * and for k in node i and l in an ancestor (J_l does not move, oF_i turns with the subtree):
+ *   dtau_l/dq_k = J_l . (Yc_i dAdq_k + B_i dVdq_k + J_k x* oF_i),
+ *   dtau_l/dqd_k = J_l . (Yc_i dAdv_k + B_i J_k).
+ * ABA: da/dq = -M^-1 dtau/dq, da/dqd = -M^-1 dtau/dqd at a = ABA(q, v, tau), da/dtau = M^-1,
+ * with M from the same pass, its LTDL factors, and the three nv x nv right-hand sides solved
+ * together row by row (each LTDL step is then one contiguous axpy of length 3 nv). */
 #include <string.h>
 
 #include "runtime/model/dynamics.h"
 #include "runtime/model/spatial.h"
 
-static void axpy6(double *y, double s, const double *x) {
-    for (int k = 0; k < 6; ++k) y[k] += s * x[k];
-}
-static double dot6(const double *a, const double *b) {
-    double s = 0.0;
-    for (int k = 0; k < 6; ++k) s += a[k] * b[k];
-    return s;
+static inline double dot6(const double *a, const double *b) {
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
 }
 
-/* The forward pass: oI, oJ, ov, oa, of, oF. */
-static void world_pass(const lucid_model *m, lucid_model_data *d, const double *q, const double *v,
-                       const double *a) {
+/* out = B x and out = B^T x for a 6x6 column-major B */
+static inline void mat6_apply(const double *B, const double *x, double *out) {
+    for (int r = 0; r < 6; ++r) out[r] = 0.0;
+    for (int c = 0; c < 6; ++c)
+        for (int r = 0; r < 6; ++r) out[r] += B[r + 6 * c] * x[c];
+}
+static inline void mat6_tapply(const double *B, const double *x, double *out) {
+    for (int c = 0; c < 6; ++c) out[c] = dot6(B + 6 * c, x);
+}
+
+/* B = X + X^T + H(h) with X = ov x* I (the 6x6 of I), H(h) x = x x* h: the derivative of the
+ * wrench I a + ov x* I ov along a velocity change dv (with a changing by dv x ov) is B dv. */
+static void bias_matrix(const lucid_inertia *I, const double *ov, const double *h, double *B) {
+    double I6[36];
+    lucid_sp_inertia_matrix(I, I6);
+    for (int c = 0; c < 6; ++c) lucid_sp_cross_force(ov, I6 + 6 * c, B + 6 * c);
+    for (int c = 0; c < 6; ++c) {
+        B[c + 6 * c] *= 2.0;
+        for (int r = c + 1; r < 6; ++r) B[r + 6 * c] = B[c + 6 * r] = B[r + 6 * c] + B[c + 6 * r];
+    }
+    for (int c = 0; c < 6; ++c) {
+        double e[6] = {0, 0, 0, 0, 0, 0}, t[6];
+        e[c] = 1.0;
+        lucid_sp_cross_force(e, h, t);
+        for (int r = 0; r < 6; ++r) B[r + 6 * c] += t[r];
+    }
+}
+
+/* The world column of dof l of a node placed at X: Ad(X) e_axis. */
+static inline void world_column(const lucid_se3 *X, int ax, double *J) {
+    const double *R = X->R.m;
+    if (ax < 3) {
+        J[0] = R[3 * ax], J[1] = R[3 * ax + 1], J[2] = R[3 * ax + 2], J[3] = J[4] = J[5] = 0.0;
+    } else {
+        lucid_vec3 w = lucid_vec3_make(R[3 * (ax - 3)], R[3 * (ax - 3) + 1], R[3 * (ax - 3) + 2]);
+        lucid_sp_set(J, lucid_vec3_cross(X->t, w), w);
+    }
+}
+
+/* The forward pass after lucid_model_forward_kinematics: oJ, ov, oa, oI, the node wrenches in
+ * oF, dVdq, dAdq, dAdv, and the node's own oYc = oI and oB = B. */
+static void forward_pass(const lucid_model *m, lucid_model_data *d, const double *v,
+                         const double *a) {
     const double a0[6] = {-m->gravity.x, -m->gravity.y, -m->gravity.z, 0.0, 0.0, 0.0};
     const double zero[6] = {0, 0, 0, 0, 0, 0};
-    lucid_model_forward_kinematics(m, d, q);
     for (size_t i = 0; i < m->nnodes; ++i) {
         const lucid_model_node *nd = &m->nodes[i];
-        d->oI[i] = lucid_sp_inertia_act(&d->oMi[i], &nd->inertia);
-        double vJ[6] = {0}, aJ[6] = {0}, t[6], Iv[6];
-        for (size_t k = 0; k < nd->nv; ++k) {
-            size_t l = nd->idx_v + k;
-            double e[6] = {0, 0, 0, 0, 0, 0};
-            e[m->dof_axis[l]] = 1.0;
-            lucid_sp_motion_act(&d->oMi[i], e, d->oJ + 6 * l);
-            axpy6(vJ, v[l], d->oJ + 6 * l);
-            axpy6(aJ, a[l], d->oJ + 6 * l);
-        }
         const double *vp = nd->parent < 0 ? zero : d->ov + 6 * nd->parent;
         const double *ap = nd->parent < 0 ? a0 : d->oa + 6 * nd->parent;
-        double *ov = d->ov + 6 * i, *oa = d->oa + 6 * i, *of = d->of + 6 * i;
-        lucid_sp_cross_motion(vp, vJ, t);
-        for (int r = 0; r < 6; ++r) {
-            ov[r] = vp[r] + vJ[r];
-            oa[r] = ap[r] + aJ[r] + t[r];
-        }
-        lucid_sp_inertia_apply(&d->oI[i], oa, of);
-        lucid_sp_inertia_apply(&d->oI[i], ov, Iv);
-        lucid_sp_cross_force(ov, Iv, t);
-        axpy6(of, 1.0, t);
-    }
-    memcpy(d->oF, d->of, 6 * m->nnodes * sizeof(double));
-    for (size_t i = m->nnodes; i-- > 0;)
-        if (m->nodes[i].parent >= 0) axpy6(d->oF + 6 * m->nodes[i].parent, 1.0, d->oF + 6 * i);
-}
-
-/* d oI x = J x* (oI x) - oI (J x x) */
-static void inertia_derivative(const lucid_inertia *I, const double *J, const double *x,
-                               double *out) {
-    double Ix[6], Jx[6], t[6];
-    lucid_sp_inertia_apply(I, x, Ix);
-    lucid_sp_cross_force(J, Ix, out);
-    lucid_sp_cross_motion(J, x, Jx);
-    lucid_sp_inertia_apply(I, Jx, t);
-    for (int r = 0; r < 6; ++r) out[r] -= t[r];
-}
-
-/* Column k of dtau (wrt q when wrt_q, else wrt qd) from the subtree's d of_i in d->dF. */
-static void column(const lucid_model *m, lucid_model_data *d, size_t k, int wrt_q, double *col) {
-    const int j = m->dof_node[k];
-    const double *Jk = d->oJ + 6 * k;
-    memset(col, 0, m->nv * sizeof *col);
-    for (size_t i = m->nnodes; i-- > (size_t)j;) /* subtree sums */
-        if (d->mark[i] && (int)i != j) axpy6(d->dF + 6 * m->nodes[i].parent, 1.0, d->dF + 6 * i);
-    for (size_t i = (size_t)j; i < m->nnodes; ++i) {
-        if (!d->mark[i]) continue;
-        const lucid_model_node *nd = &m->nodes[i];
+        double *ov = d->ov + 6 * i, *oa = d->oa + 6 * i, *of = d->oF + 6 * i;
+        double vJ[6] = {0, 0, 0, 0, 0, 0}, aJ[6] = {0, 0, 0, 0, 0, 0}, t[6], h[6];
         for (size_t c = 0; c < nd->nv; ++c) {
             size_t l = nd->idx_v + c;
-            double s = dot6(d->oJ + 6 * l, d->dF + 6 * i);
-            if (wrt_q) {
-                double dJ[6];
-                lucid_sp_cross_motion(Jk, d->oJ + 6 * l, dJ);
-                s += dot6(dJ, d->oF + 6 * i);
-            }
-            col[l] = s;
+            double *J = d->oJ + 6 * l;
+            world_column(&d->oMi[i], m->dof_axis[l], J);
+            for (int r = 0; r < 6; ++r) vJ[r] += v[l] * J[r], aJ[r] += a[l] * J[r];
+        }
+        lucid_sp_cross_motion(vp, vJ, t);
+        for (int r = 0; r < 6; ++r) ov[r] = vp[r] + vJ[r], oa[r] = ap[r] + aJ[r] + t[r];
+        lucid_inertia *oI = &d->oI[i];
+        *oI = lucid_sp_inertia_act(&d->oMi[i], &nd->inertia);
+        d->oYc[i] = *oI;
+        lucid_sp_inertia_apply(oI, ov, h);
+        lucid_sp_inertia_apply(oI, oa, of);
+        lucid_sp_cross_force(ov, h, t);
+        for (int r = 0; r < 6; ++r) of[r] += t[r];
+        bias_matrix(oI, ov, h, d->oB + 36 * i);
+        double vs[6];
+        for (int r = 0; r < 6; ++r) vs[r] = ov[r] + vp[r];
+        for (size_t c = 0; c < nd->nv; ++c) {
+            size_t l = nd->idx_v + c;
+            const double *J = d->oJ + 6 * l;
+            double *dV = d->dVdq + 6 * l, *dA = d->dAdq + 6 * l;
+            lucid_sp_cross_motion(vp, J, dV);
+            lucid_sp_cross_motion(ap, J, dA);
+            lucid_sp_cross_motion(vp, dV, t);
+            for (int r = 0; r < 6; ++r) dA[r] += t[r];
+            lucid_sp_cross_motion(vs, J, d->dAdv + 6 * l);
         }
     }
-    for (int p = m->nodes[j].parent; p >= 0; p = m->nodes[p].parent) {
-        const lucid_model_node *np = &m->nodes[p];
-        for (size_t c = 0; c < np->nv; ++c)
-            col[np->idx_v + c] = dot6(d->oJ + 6 * (np->idx_v + c), d->dF + 6 * j);
+}
+
+/* Where the backward pass writes: entry (l, k) of dtau/dq at dq[l * rs + k * cs], of dtau/dqd
+ * at dv[...], and, when M is not NULL, M (nv x nv column-major, zeroed by the caller). */
+typedef struct out_layout {
+    double *dq, *dv, *M;
+    size_t rs, cs;
+} out_layout;
+
+/* The backward pass: subtree sums oYc, oB, oF, and every entry of the derivatives. */
+static void backward_pass(const lucid_model *m, lucid_model_data *d, const out_layout *o) {
+    size_t nv = m->nv, rs = o->rs, cs = o->cs;
+    for (size_t i = m->nnodes; i-- > 0;) {
+        const lucid_model_node *nd = &m->nodes[i];
+        const lucid_inertia *Yc = &d->oYc[i];
+        const double *B = d->oB + 36 * i, *F = d->oF + 6 * i;
+        size_t n = nd->nv, i0 = nd->idx_v;
+        double Y[6][6], Bt[6][6], Fq[6][6], Fv[6][6], t[6];
+        for (size_t c = 0; c < n; ++c) {
+            size_t l = i0 + c;
+            const double *J = d->oJ + 6 * l;
+            lucid_sp_inertia_apply(Yc, J, Y[c]);
+            mat6_tapply(B, J, Bt[c]);
+            lucid_sp_inertia_apply(Yc, d->dAdq + 6 * l, Fq[c]);
+            mat6_apply(B, d->dVdq + 6 * l, t);
+            for (int r = 0; r < 6; ++r) Fq[c][r] += t[r];
+            lucid_sp_cross_force(J, F, t);
+            for (int r = 0; r < 6; ++r) Fq[c][r] += t[r];
+            lucid_sp_inertia_apply(Yc, d->dAdv + 6 * l, Fv[c]);
+            mat6_apply(B, J, t);
+            for (int r = 0; r < 6; ++r) Fv[c][r] += t[r];
+        }
+        for (size_t c = 0; c < n; ++c) /* the node's own block */
+            for (size_t e = 0; e < n; ++e) {
+                size_t l = i0 + c, k = i0 + e;
+                o->dq[l * rs + k * cs] = dot6(Y[c], d->dAdq + 6 * k) + dot6(Bt[c], d->dVdq + 6 * k);
+                o->dv[l * rs + k * cs] = dot6(Y[c], d->dAdv + 6 * k) + dot6(Bt[c], d->oJ + 6 * k);
+                if (o->M) o->M[l + k * nv] = dot6(Y[c], d->oJ + 6 * k) + (l == k) * m->armature[l];
+            }
+        for (int a = m->dof_parent[i0]; a >= 0; a = m->dof_parent[a]) { /* ancestors */
+            size_t k = (size_t)a;
+            const double *Ja = d->oJ + 6 * k, *dVa = d->dVdq + 6 * k, *dAa = d->dAdq + 6 * k,
+                         *dAva = d->dAdv + 6 * k;
+            for (size_t c = 0; c < n; ++c) {
+                size_t l = i0 + c;
+                o->dq[l * rs + k * cs] = dot6(Y[c], dAa) + dot6(Bt[c], dVa);
+                o->dv[l * rs + k * cs] = dot6(Y[c], dAva) + dot6(Bt[c], Ja);
+                o->dq[k * rs + l * cs] = dot6(Ja, Fq[c]);
+                o->dv[k * rs + l * cs] = dot6(Ja, Fv[c]);
+                if (o->M) o->M[l + k * nv] = o->M[k + l * nv] = dot6(Y[c], Ja);
+            }
+        }
+        if (nd->parent < 0) continue;
+        size_t p = (size_t)nd->parent;
+        lucid_sp_inertia_add(&d->oYc[p], Yc);
+        for (int r = 0; r < 36; ++r) d->oB[36 * p + r] += B[r];
+        for (int r = 0; r < 6; ++r) d->oF[6 * p + r] += F[r];
     }
 }
 
 void lucid_model_rnea_derivatives(const lucid_model *m, lucid_model_data *d, const double *q,
                                   const double *v, const double *a, double *dtau_dq,
                                   double *dtau_dv) {
-    const double a0[6] = {-m->gravity.x, -m->gravity.y, -m->gravity.z, 0.0, 0.0, 0.0};
-    const double zero[6] = {0, 0, 0, 0, 0, 0};
     size_t nv = m->nv;
-    world_pass(m, d, q, v, a);
+    lucid_model_forward_kinematics(m, d, q);
+    forward_pass(m, d, v, a);
+    memset(dtau_dq, 0, nv * nv * sizeof *dtau_dq);
+    memset(dtau_dv, 0, nv * nv * sizeof *dtau_dv);
+    out_layout o = {dtau_dq, dtau_dv, NULL, 1, nv};
+    backward_pass(m, d, &o);
+}
+
+/* X <- M^-1 X for the nv rows of X (row r at X + r * w, w columns) with the LTDL factors:
+ * L^-T, D^-1, L^-1 applied to whole rows. */
+static void mass_solve_rows(const lucid_model *m, const lucid_model_data *d, double *X, size_t w) {
+    const int *par = m->dof_parent;
+    size_t nv = m->nv;
+    for (size_t k = nv; k-- > 0;) { /* x_a -= L(k, a) x_k */
+        const double *Lk = d->L + m->ltdl_start[k], *xk = X + k * w;
+        size_t p = 0;
+        for (int a = par[k]; a >= 0; a = par[a]) {
+            double *xa = X + (size_t)a * w, s = Lk[p++];
+            for (size_t c = 0; c < w; ++c) xa[c] -= s * xk[c];
+        }
+    }
     for (size_t k = 0; k < nv; ++k) {
-        const int j = m->dof_node[k];
-        const int pj = m->nodes[j].parent;
-        const double *Jk = d->oJ + 6 * k;
-        const double *vp = pj < 0 ? zero : d->ov + 6 * pj;
-        const double *ap = pj < 0 ? a0 : d->oa + 6 * pj;
-        for (size_t i = (size_t)j; i < m->nnodes; ++i) {
-            int p = m->nodes[i].parent;
-            d->mark[i] = (int)i == j || (p >= j && d->mark[p]);
+        double *xk = X + k * w, s = 1.0 / d->D[k];
+        for (size_t c = 0; c < w; ++c) xk[c] *= s;
+    }
+    for (size_t k = 0; k < nv; ++k) { /* x_k -= L(k, a) x_a */
+        const double *Lk = d->L + m->ltdl_start[k];
+        double *xk = X + k * w;
+        size_t p = 0;
+        for (int a = par[k]; a >= 0; a = par[a]) {
+            const double *xa = X + (size_t)a * w;
+            double s = Lk[p++];
+            for (size_t c = 0; c < w; ++c) xk[c] -= s * xa[c];
         }
-        /* wrt q_k */
-        double vpJ[6];
-        lucid_sp_cross_motion(vp, Jk, vpJ);
-        for (size_t i = (size_t)j; i < m->nnodes; ++i) {
-            if (!d->mark[i]) continue;
-            const double *ov = d->ov + 6 * i, *oa = d->oa + 6 * i;
-            const lucid_inertia *I = &d->oI[i];
-            double w[6], rel[6], dov[6], doa[6], t[6], Iv[6], df[6];
-            for (int r = 0; r < 6; ++r) w[r] = ov[r] - vp[r], rel[r] = oa[r] - ap[r];
-            lucid_sp_cross_motion(Jk, w, dov);
-            lucid_sp_cross_motion(Jk, rel, doa);
-            lucid_sp_cross_motion(vpJ, w, t);
-            axpy6(doa, 1.0, t);
-            /* df = dI oa + oI doa + dov x* oI ov + ov x* (dI ov + oI dov) */
-            inertia_derivative(I, Jk, oa, df);
-            lucid_sp_inertia_apply(I, doa, t);
-            axpy6(df, 1.0, t);
-            lucid_sp_inertia_apply(I, ov, Iv);
-            lucid_sp_cross_force(dov, Iv, t);
-            axpy6(df, 1.0, t);
-            double dIv[6];
-            inertia_derivative(I, Jk, ov, dIv);
-            lucid_sp_inertia_apply(I, dov, t);
-            axpy6(dIv, 1.0, t);
-            lucid_sp_cross_force(ov, dIv, t);
-            axpy6(df, 1.0, t);
-            memcpy(d->dF + 6 * i, df, sizeof df);
-        }
-        column(m, d, k, 1, dtau_dq + k * nv);
-        /* wrt qd_k */
-        const double *ovj = d->ov + 6 * j;
-        for (size_t i = (size_t)j; i < m->nnodes; ++i) {
-            if (!d->mark[i]) continue;
-            const double *ov = d->ov + 6 * i;
-            const lucid_inertia *I = &d->oI[i];
-            double w[6], doa[6], t[6], Iv[6], df[6];
-            for (int r = 0; r < 6; ++r) w[r] = ov[r] - vp[r] - ovj[r];
-            lucid_sp_cross_motion(Jk, w, doa);
-            lucid_sp_inertia_apply(I, doa, df);
-            lucid_sp_inertia_apply(I, ov, Iv);
-            lucid_sp_cross_force(Jk, Iv, t);
-            axpy6(df, 1.0, t);
-            lucid_sp_inertia_apply(I, Jk, Iv);
-            lucid_sp_cross_force(ov, Iv, t);
-            axpy6(df, 1.0, t);
-            memcpy(d->dF + 6 * i, df, sizeof df);
-        }
-        column(m, d, k, 0, dtau_dv + k * nv);
     }
 }
 
 void lucid_model_aba_derivatives(const lucid_model *m, lucid_model_data *d, const double *q,
                                  const double *v, const double *tau, double *a, double *da_dq,
                                  double *da_dv, double *da_dtau) {
-    size_t nv = m->nv;
-    lucid_model_aba(m, d, q, v, tau, a);
-    lucid_model_rnea_derivatives(m, d, q, v, a, da_dq, da_dv);
-    lucid_model_crba(m, d, q);
+    size_t nv = m->nv, w = da_dtau ? 3 * nv : 2 * nv;
+    double *X = d->dwork;
+    lucid_model_aba(m, d, q, v, tau, a); /* leaves the placements oMi at q */
+    forward_pass(m, d, v, a);
+    memset(X, 0, nv * w * sizeof *X);
+    memset(d->M, 0, nv * nv * sizeof *d->M);
+    if (da_dtau)
+        for (size_t k = 0; k < nv; ++k) X[k * w + 2 * nv + k] = 1.0;
+    out_layout o = {X, X + nv, d->M, w, 1};
+    backward_pass(m, d, &o);
     lucid_model_ltdl(m, d);
-    lucid_model_mass_solve(m, d, da_dq, nv, nv);
-    lucid_model_mass_solve(m, d, da_dv, nv, nv);
-    for (size_t k = 0; k < nv * nv; ++k) da_dq[k] = -da_dq[k], da_dv[k] = -da_dv[k];
-    if (da_dtau) {
-        memset(da_dtau, 0, nv * nv * sizeof *da_dtau);
-        for (size_t k = 0; k < nv; ++k) da_dtau[k + nv * k] = 1.0;
-        lucid_model_mass_solve(m, d, da_dtau, nv, nv);
+    mass_solve_rows(m, d, X, w);
+    for (size_t r = 0; r < nv; ++r) {
+        const double *x = X + r * w;
+        for (size_t c = 0; c < nv; ++c) {
+            da_dq[r + c * nv] = -x[c];
+            da_dv[r + c * nv] = -x[nv + c];
+        }
+        if (da_dtau)
+            for (size_t c = 0; c < nv; ++c) da_dtau[r + c * nv] = x[2 * nv + c];
     }
 }
