@@ -244,6 +244,8 @@ void lucid_model_data_destroy(lucid_model_data *d) {
     free(d->oI);
     free(d->oYc);
     free(d->dwork);
+    free(d->dof_last);
+    free(d->ltdl_col);
     free(d);
 }
 
@@ -290,7 +292,8 @@ lucid_status lucid_model_data_create(const lucid_model *m, lucid_model_data **ou
     d->oYc = zalloc(n, sizeof *d->oYc);
     d->dwork = zalloc(3 * nv * nv, sizeof(double)); /* nv^2 <= SIZE_MAX / 8 (checked above) */
     if (!d->oJ || !d->dVdq || !d->dAdq || !d->dAdv || !d->ov || !d->oa || !d->oF || !d->oB ||
-        !d->oI || !d->oYc || !d->dwork) {
+        !d->oI || !d->oYc || !d->dwork || !(d->dof_last = zalloc(nv, sizeof *d->dof_last)) ||
+        !(d->ltdl_col = zalloc(m->ltdl_nnz, sizeof *d->ltdl_col))) {
         lucid_model_data_destroy(d);
         return LUCID_ERR_NO_MEMORY;
     }
@@ -298,6 +301,15 @@ lucid_status lucid_model_data_create(const lucid_model *m, lucid_model_data **ou
         !d->U || !d->Dinv || !d->u || !d->M || !d->L || !d->D || !d->tmp) {
         lucid_model_data_destroy(d);
         return LUCID_ERR_NO_MEMORY;
+    }
+    for (size_t k = nv; k-- > 0;) { /* children have larger indices than their parents */
+        if (d->dof_last[k] < k) d->dof_last[k] = k;
+        int p = m->dof_parent[k];
+        if (p >= 0 && d->dof_last[p] < d->dof_last[k]) d->dof_last[p] = d->dof_last[k];
+    }
+    for (size_t k = 0; k < nv; ++k) {
+        size_t p = m->ltdl_start[k];
+        for (int a = m->dof_parent[k]; a >= 0; a = m->dof_parent[a]) d->ltdl_col[p++] = (size_t)a;
     }
     *out = d;
     return LUCID_OK;

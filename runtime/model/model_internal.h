@@ -95,6 +95,8 @@ struct lucid_model_data {
     lucid_inertia *oI;   /* the node's inertia in the world frame */
     lucid_inertia *oYc;  /* the composite inertia of the node's subtree in the world frame */
     double *dwork;       /* 3 nv^2: the right-hand sides of aba_derivatives, row-major */
+    size_t *dof_last;    /* nv: the largest dof index in each dof's subtree (the dof if a leaf) */
+    size_t *ltdl_col;    /* ltdl_nnz: the column (ancestor dof) of each entry of L */
 };
 
 #endif

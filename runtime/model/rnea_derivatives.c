@@ -74,7 +74,8 @@ static inline void world_column(const lucid_se3 *X, int ax, double *J) {
 }
 
 /* The forward pass after lucid_model_forward_kinematics: oJ, ov, oa, oI, the node wrenches in
- * oF, dVdq, dAdq, dAdv, and the node's own oYc = oI and oB = B. */
+ * oF, dVdq, dAdq, dAdv, and the node's own oYc = oI and oB = B. a = NULL: zero accelerations
+ * (add_accelerations adds them later). */
 static void forward_pass(const lucid_model *m, lucid_model_data *d, const double *v,
                          const double *a) {
     const double a0[6] = {-m->gravity.x, -m->gravity.y, -m->gravity.z, 0.0, 0.0, 0.0};
@@ -89,7 +90,8 @@ static void forward_pass(const lucid_model *m, lucid_model_data *d, const double
             size_t l = nd->idx_v + c;
             double *J = d->oJ + 6 * l;
             world_column(&d->oMi[i], m->dof_axis[l], J);
-            for (int r = 0; r < 6; ++r) vJ[r] += v[l] * J[r], aJ[r] += a[l] * J[r];
+            double al = a ? a[l] : 0.0;
+            for (int r = 0; r < 6; ++r) vJ[r] += v[l] * J[r], aJ[r] += al * J[r];
         }
         lucid_sp_cross_motion(vp, vJ, t);
         for (int r = 0; r < 6; ++r) ov[r] = vp[r] + vJ[r], oa[r] = ap[r] + aJ[r] + t[r];
@@ -116,60 +118,119 @@ static void forward_pass(const lucid_model *m, lucid_model_data *d, const double
     }
 }
 
-/* Where the backward pass writes: entry (l, k) of dtau/dq at dq[l * rs + k * cs], of dtau/dqd
- * at dv[...], and, when M is not NULL, M (nv x nv column-major, zeroed by the caller). */
-typedef struct out_layout {
-    double *dq, *dv, *M;
-    size_t rs, cs;
-} out_layout;
-
-/* The backward pass: subtree sums oYc, oB, oF, and every entry of the derivatives. */
-static void backward_pass(const lucid_model *m, lucid_model_data *d, const out_layout *o) {
-    size_t nv = m->nv, rs = o->rs, cs = o->cs;
-    for (size_t i = m->nnodes; i-- > 0;) {
+/* After forward_pass(a = NULL): the accelerations' share aJ_i = aJ_p + sum J_l a_l (oa_i +=
+ * aJ_i, dAdq_l += aJ_p x J_l), and the node wrenches it adds, oI_i aJ_i, into ext. */
+static void add_accelerations(const lucid_model *m, lucid_model_data *d, const double *a,
+                              double *aJ, double *ext) {
+    const double zero[6] = {0, 0, 0, 0, 0, 0};
+    for (size_t i = 0; i < m->nnodes; ++i) {
         const lucid_model_node *nd = &m->nodes[i];
-        const lucid_inertia *Yc = &d->oYc[i];
-        const double *B = d->oB + 36 * i, *F = d->oF + 6 * i;
-        size_t n = nd->nv, i0 = nd->idx_v;
-        double Y[6][6], Bt[6][6], Fq[6][6], Fv[6][6], t[6];
+        const double *ap = nd->parent < 0 ? zero : aJ + 6 * nd->parent;
+        double *ai = aJ + 6 * i, t[6];
+        for (int r = 0; r < 6; ++r) ai[r] = ap[r];
+        for (size_t c = 0; c < nd->nv; ++c) {
+            size_t l = nd->idx_v + c;
+            const double *J = d->oJ + 6 * l;
+            lucid_sp_cross_motion(ap, J, t);
+            for (int r = 0; r < 6; ++r) d->dAdq[6 * l + r] += t[r], ai[r] += a[l] * J[r];
+        }
+        for (int r = 0; r < 6; ++r) d->oa[6 * i + r] += ai[r];
+        lucid_sp_inertia_apply(&d->oI[i], ai, ext + 6 * i);
+    }
+}
+
+/* What the backward pass does: with sums, it forms the subtree sums oYc, oB, oF (else they
+ * are formed already, and ext, when not NULL, holds node wrenches whose subtree sums it adds to
+ * oF); with M, it writes M (nv x nv column-major, zeroed by the caller); with b, b_l =
+ * J_l . oF_i; with dq and dv, entry (l, k) of dtau/dq at dq[l * rs + k * cs], of dtau/dqd at
+ * dv[l * rs + k * cs]. */
+typedef struct pass_layout {
+    int sums;
+    double *ext, *M, *b, *dq, *dv;
+    size_t rs, cs;
+} pass_layout;
+
+/* The entries of dtau/dq and dtau/dqd in node i's rows and columns (module comment). */
+static void node_entries(const lucid_model *m, const lucid_model_data *d, size_t i,
+                         const pass_layout *o) {
+    const lucid_model_node *nd = &m->nodes[i];
+    const lucid_inertia *Yc = &d->oYc[i];
+    const double *B = d->oB + 36 * i, *F = d->oF + 6 * i;
+    size_t n = nd->nv, i0 = nd->idx_v, rs = o->rs, cs = o->cs;
+    double Y[6][6], Bt[6][6], Fq[6][6], Fv[6][6], t[6];
+    for (size_t c = 0; c < n; ++c) {
+        size_t l = i0 + c;
+        const double *J = d->oJ + 6 * l;
+        lucid_sp_inertia_apply(Yc, J, Y[c]);
+        mat6_tapply(B, J, Bt[c]);
+        lucid_sp_inertia_apply(Yc, d->dAdq + 6 * l, Fq[c]);
+        mat6_apply(B, d->dVdq + 6 * l, t);
+        for (int r = 0; r < 6; ++r) Fq[c][r] += t[r];
+        lucid_sp_cross_force(J, F, t);
+        for (int r = 0; r < 6; ++r) Fq[c][r] += t[r];
+        lucid_sp_inertia_apply(Yc, d->dAdv + 6 * l, Fv[c]);
+        mat6_apply(B, J, t);
+        for (int r = 0; r < 6; ++r) Fv[c][r] += t[r];
+    }
+    for (size_t c = 0; c < n; ++c) /* the node's own block */
+        for (size_t e = 0; e < n; ++e) {
+            size_t l = i0 + c, k = i0 + e;
+            o->dq[l * rs + k * cs] = dot6(Y[c], d->dAdq + 6 * k) + dot6(Bt[c], d->dVdq + 6 * k);
+            o->dv[l * rs + k * cs] = dot6(Y[c], d->dAdv + 6 * k) + dot6(Bt[c], d->oJ + 6 * k);
+        }
+    for (int a = m->dof_parent[i0]; a >= 0; a = m->dof_parent[a]) { /* ancestors */
+        size_t k = (size_t)a;
+        const double *Ja = d->oJ + 6 * k, *dVa = d->dVdq + 6 * k, *dAa = d->dAdq + 6 * k,
+                     *dAva = d->dAdv + 6 * k;
         for (size_t c = 0; c < n; ++c) {
             size_t l = i0 + c;
-            const double *J = d->oJ + 6 * l;
-            lucid_sp_inertia_apply(Yc, J, Y[c]);
-            mat6_tapply(B, J, Bt[c]);
-            lucid_sp_inertia_apply(Yc, d->dAdq + 6 * l, Fq[c]);
-            mat6_apply(B, d->dVdq + 6 * l, t);
-            for (int r = 0; r < 6; ++r) Fq[c][r] += t[r];
-            lucid_sp_cross_force(J, F, t);
-            for (int r = 0; r < 6; ++r) Fq[c][r] += t[r];
-            lucid_sp_inertia_apply(Yc, d->dAdv + 6 * l, Fv[c]);
-            mat6_apply(B, J, t);
-            for (int r = 0; r < 6; ++r) Fv[c][r] += t[r];
+            o->dq[l * rs + k * cs] = dot6(Y[c], dAa) + dot6(Bt[c], dVa);
+            o->dv[l * rs + k * cs] = dot6(Y[c], dAva) + dot6(Bt[c], Ja);
+            o->dq[k * rs + l * cs] = dot6(Ja, Fq[c]);
+            o->dv[k * rs + l * cs] = dot6(Ja, Fv[c]);
         }
-        for (size_t c = 0; c < n; ++c) /* the node's own block */
-            for (size_t e = 0; e < n; ++e) {
-                size_t l = i0 + c, k = i0 + e;
-                o->dq[l * rs + k * cs] = dot6(Y[c], d->dAdq + 6 * k) + dot6(Bt[c], d->dVdq + 6 * k);
-                o->dv[l * rs + k * cs] = dot6(Y[c], d->dAdv + 6 * k) + dot6(Bt[c], d->oJ + 6 * k);
-                if (o->M) o->M[l + k * nv] = dot6(Y[c], d->oJ + 6 * k) + (l == k) * m->armature[l];
-            }
-        for (int a = m->dof_parent[i0]; a >= 0; a = m->dof_parent[a]) { /* ancestors */
-            size_t k = (size_t)a;
-            const double *Ja = d->oJ + 6 * k, *dVa = d->dVdq + 6 * k, *dAa = d->dAdq + 6 * k,
-                         *dAva = d->dAdv + 6 * k;
-            for (size_t c = 0; c < n; ++c) {
-                size_t l = i0 + c;
-                o->dq[l * rs + k * cs] = dot6(Y[c], dAa) + dot6(Bt[c], dVa);
-                o->dv[l * rs + k * cs] = dot6(Y[c], dAva) + dot6(Bt[c], Ja);
-                o->dq[k * rs + l * cs] = dot6(Ja, Fq[c]);
-                o->dv[k * rs + l * cs] = dot6(Ja, Fv[c]);
-                if (o->M) o->M[l + k * nv] = o->M[k + l * nv] = dot6(Y[c], Ja);
-            }
+    }
+}
+
+/* Node i's rows and columns of M = J^T Yc J, and b_l = J_l . oF_i. */
+static void node_mass(const lucid_model *m, const lucid_model_data *d, size_t i,
+                      const pass_layout *o) {
+    const lucid_model_node *nd = &m->nodes[i];
+    size_t n = nd->nv, i0 = nd->idx_v, nv = m->nv;
+    double Y[6][6];
+    for (size_t c = 0; c < n; ++c) {
+        size_t l = i0 + c;
+        lucid_sp_inertia_apply(&d->oYc[i], d->oJ + 6 * l, Y[c]);
+        if (o->b) o->b[l] = dot6(d->oJ + 6 * l, d->oF + 6 * i);
+    }
+    if (!o->M) return;
+    for (size_t c = 0; c < n; ++c)
+        for (size_t e = 0; e <= c; ++e) {
+            size_t l = i0 + c, k = i0 + e;
+            o->M[l + k * nv] = o->M[k + l * nv] =
+                dot6(Y[c], d->oJ + 6 * k) + (l == k) * m->armature[l];
         }
-        if (nd->parent < 0) continue;
-        size_t p = (size_t)nd->parent;
-        lucid_sp_inertia_add(&d->oYc[p], Yc);
-        for (int r = 0; r < 36; ++r) d->oB[36 * p + r] += B[r];
+    for (int a = m->dof_parent[i0]; a >= 0; a = m->dof_parent[a])
+        for (size_t c = 0; c < n; ++c) {
+            size_t l = i0 + c, k = (size_t)a;
+            o->M[l + k * nv] = o->M[k + l * nv] = dot6(Y[c], d->oJ + 6 * k);
+        }
+}
+
+static void backward_pass(const lucid_model *m, lucid_model_data *d, const pass_layout *o) {
+    for (size_t i = m->nnodes; i-- > 0;) {
+        int p = m->nodes[i].parent;
+        double *F = d->oF + 6 * i;
+        if (o->ext) {
+            for (int r = 0; r < 6; ++r) F[r] += o->ext[6 * i + r];
+            if (p >= 0)
+                for (int r = 0; r < 6; ++r) o->ext[6 * p + r] += o->ext[6 * i + r];
+        }
+        if (o->M || o->b) node_mass(m, d, i, o);
+        if (o->dq) node_entries(m, d, i, o);
+        if (!o->sums || p < 0) continue;
+        lucid_sp_inertia_add(&d->oYc[p], &d->oYc[i]);
+        for (int r = 0; r < 36; ++r) d->oB[36 * p + r] += d->oB[36 * i + r];
         for (int r = 0; r < 6; ++r) d->oF[6 * p + r] += F[r];
     }
 }
@@ -182,35 +243,57 @@ void lucid_model_rnea_derivatives(const lucid_model *m, lucid_model_data *d, con
     forward_pass(m, d, v, a);
     memset(dtau_dq, 0, nv * nv * sizeof *dtau_dq);
     memset(dtau_dv, 0, nv * nv * sizeof *dtau_dv);
-    out_layout o = {dtau_dq, dtau_dv, NULL, 1, nv};
+    pass_layout o = {1, NULL, NULL, NULL, dtau_dq, dtau_dv, 1, nv};
     backward_pass(m, d, &o);
 }
 
-/* X <- M^-1 X for the nv rows of X (row r at X + r * w, w columns) with the LTDL factors:
- * L^-T, D^-1, L^-1 applied to whole rows. */
-static void mass_solve_rows(const lucid_model *m, const lucid_model_data *d, double *X, size_t w) {
-    const int *par = m->dof_parent;
-    size_t nv = m->nv;
-    for (size_t k = nv; k-- > 0;) { /* x_a -= L(k, a) x_k */
+/* x[0..n) -= s y[0..n) */
+static inline void row_axpy(double *restrict x, double s, const double *restrict y, size_t n) {
+    for (size_t c = 0; c < n; ++c) x[c] -= s * y[c];
+}
+
+/* X <- M^-1 X for the nv rows of X (row r at X + r * w, w = nb blocks of nv columns, the last
+ * one the identity when has_id) with the LTDL factors, each step on whole rows (contiguous,
+ * vectorised): L^-T rows scattered to the ancestors, then each row in turn D^-1 and L^-1
+ * (gathered from its finished ancestors, in registers, in blocks of 8 columns). Row k of the
+ * identity block is zero outside k's subtree before L^-T, and L^-T only adds rows into their
+ * ancestors, so its scatter touches only the columns [k, dof_last[k]]. (The other blocks have
+ * the branch sparsity of M too, but skipping their zeros costs more in scalar index work than
+ * the contiguous rows it saves, measured on the humanoid.) */
+static void mass_solve_rows(const lucid_model *m, const lucid_model_data *d, double *X, size_t nb,
+                            int has_id) {
+    size_t nv = m->nv, w = nb * nv, nid = has_id ? w - nv : w; /* columns before the identity */
+    for (size_t k = nv; k-- > 0;) {
+        const size_t *anc = d->ltdl_col + m->ltdl_start[k];
         const double *Lk = d->L + m->ltdl_start[k], *xk = X + k * w;
-        size_t p = 0;
-        for (int a = par[k]; a >= 0; a = par[a]) {
-            double *xa = X + (size_t)a * w, s = Lk[p++];
-            for (size_t c = 0; c < w; ++c) xa[c] -= s * xk[c];
+        size_t depth = m->ltdl_start[k + 1] - m->ltdl_start[k];
+        size_t n = has_id ? d->dof_last[k] + 1 - k : 0;
+        for (size_t p = 0; p < depth; ++p) {
+            double *xa = X + anc[p] * w, s = Lk[p];
+            row_axpy(xa, s, xk, nid);
+            row_axpy(xa + nid + k, s, xk + nid + k, n);
         }
     }
     for (size_t k = 0; k < nv; ++k) {
-        double *xk = X + k * w, s = 1.0 / d->D[k];
-        for (size_t c = 0; c < w; ++c) xk[c] *= s;
-    }
-    for (size_t k = 0; k < nv; ++k) { /* x_k -= L(k, a) x_a */
+        const size_t *anc = d->ltdl_col + m->ltdl_start[k];
         const double *Lk = d->L + m->ltdl_start[k];
-        double *xk = X + k * w;
-        size_t p = 0;
-        for (int a = par[k]; a >= 0; a = par[a]) {
-            const double *xa = X + (size_t)a * w;
-            double s = Lk[p++];
-            for (size_t c = 0; c < w; ++c) xk[c] -= s * xa[c];
+        size_t depth = m->ltdl_start[k + 1] - m->ltdl_start[k];
+        double *xk = X + k * w, dk = 1.0 / d->D[k];
+        size_t c = 0;
+        for (; c + 8 <= w; c += 8) {
+            double acc[8];
+            for (int j = 0; j < 8; ++j) acc[j] = xk[c + j] * dk;
+            for (size_t p = 0; p < depth; ++p) {
+                const double *xa = X + anc[p] * w + c;
+                double s = Lk[p];
+                for (int j = 0; j < 8; ++j) acc[j] -= s * xa[j];
+            }
+            for (int j = 0; j < 8; ++j) xk[c + j] = acc[j];
+        }
+        for (; c < w; ++c) {
+            double acc = xk[c] * dk;
+            for (size_t p = 0; p < depth; ++p) acc -= Lk[p] * X[anc[p] * w + c];
+            xk[c] = acc;
         }
     }
 }
@@ -220,16 +303,23 @@ void lucid_model_aba_derivatives(const lucid_model *m, lucid_model_data *d, cons
                                  double *da_dv, double *da_dtau) {
     size_t nv = m->nv, w = da_dtau ? 3 * nv : 2 * nv;
     double *X = d->dwork;
-    lucid_model_aba(m, d, q, v, tau, a); /* leaves the placements oMi at q */
-    forward_pass(m, d, v, a);
-    memset(X, 0, nv * w * sizeof *X);
+    /* pass 1 at zero acceleration: M, b = nle, their subtree sums; a = M^-1 (tau - b) */
+    lucid_model_forward_kinematics(m, d, q);
+    forward_pass(m, d, v, NULL);
     memset(d->M, 0, nv * nv * sizeof *d->M);
+    pass_layout o1 = {1, NULL, d->M, a, NULL, NULL, 0, 0};
+    backward_pass(m, d, &o1);
+    lucid_model_ltdl(m, d);
+    for (size_t k = 0; k < nv; ++k) a[k] = tau[k] - a[k];
+    lucid_model_mass_solve(m, d, a, nv, 1);
+    /* pass 2: the accelerations' share, then every entry */
+    add_accelerations(m, d, a, d->a, d->f);
+    memset(X, 0, nv * w * sizeof *X);
     if (da_dtau)
         for (size_t k = 0; k < nv; ++k) X[k * w + 2 * nv + k] = 1.0;
-    out_layout o = {X, X + nv, d->M, w, 1};
-    backward_pass(m, d, &o);
-    lucid_model_ltdl(m, d);
-    mass_solve_rows(m, d, X, w);
+    pass_layout o2 = {0, d->f, NULL, NULL, X, X + nv, w, 1};
+    backward_pass(m, d, &o2);
+    mass_solve_rows(m, d, X, da_dtau ? 3 : 2, da_dtau != NULL);
     for (size_t r = 0; r < nv; ++r) {
         const double *x = X + r * w;
         for (size_t c = 0; c < nv; ++c) {
