@@ -91,12 +91,15 @@ struct lucid_model_data {
     double *dAdv;        /* 6 x nv: the part of d oa / dv_k common to the subtree */
     double *ov, *oa;     /* 6 per node: twist and acceleration (world, at the origin) */
     double *oF;          /* 6 per node: the wrench of the node's subtree */
-    double *oB;          /* 36 per node: the subtree's sum of dI/dv-type matrices, column-major */
+    double *oB;          /* 12 per node: the subtree's sum of the B matrices (rnea_derivatives.c) */
     lucid_inertia *oI;   /* the node's inertia in the world frame */
     lucid_inertia *oYc;  /* the composite inertia of the node's subtree in the world frame */
     double *dwork;       /* 3 nv^2: the right-hand sides of aba_derivatives, row-major */
     size_t *dof_last;    /* nv: the largest dof index in each dof's subtree (the dof if a leaf) */
     size_t *ltdl_col;    /* ltdl_nnz: the column (ancestor dof) of each entry of L */
+    /* L by columns: the entries below dof a are ltdl_below[ltdl_below_start[a] ..
+     * ltdl_below_start[a + 1]), each the pair (row k, position of L(k, a) in L) */
+    size_t *ltdl_below_start, (*ltdl_below)[2];
 };
 
 #endif

@@ -11,8 +11,8 @@
  * under a rigid motion of both, so only the non-rigid parts remain: the subtree's velocities
  * change by dVdq_k = ov_p x J_k on top of the rigid motion, its accelerations by
  * dAdq_k = oa_p x J_k + ov_p x dVdq_k plus dVdq_k x ov_b on each body b. With
- *   B_b = ov_b x* oI_b - oI_b ov_b x + H(oI_b ov_b)   (H(h) x = x x* h; B = X + X^T + H with
- *   X = ov_b x* oI_b, oI_b being symmetric)
+ *   B_b = ov_b x* oI_b - oI_b ov_b x + H(oI_b ov_b)   (H(h) x = x x* h; 12 numbers, see
+ *   bias_matrix)
  * a body's wrench changes by oI_b dAdq_k + B_b dVdq_k, and summed over node i's subtree by
  * Yc_i dAdq_k + B_i dVdq_k (Yc_i, B_i: the subtree sums of oI_b and B_b). Likewise changing
  * qd_k changes the subtree's accelerations by dAdv_k = (ov_j + ov_p) x J_k plus J_k x ov_b,
@@ -34,32 +34,46 @@ static inline double dot6(const double *a, const double *b) {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
 }
 
-/* out = B x and out = B^T x for a 6x6 column-major B */
-static inline void mat6_apply(const double *B, const double *x, double *out) {
-    for (int r = 0; r < 6; ++r) out[r] = 0.0;
-    for (int c = 0; c < 6; ++c)
-        for (int r = 0; r < 6; ++r) out[r] += B[r + 6 * c] * x[c];
-}
-static inline void mat6_tapply(const double *B, const double *x, double *out) {
-    for (int c = 0; c < 6; ++c) out[c] = dot6(B + 6 * c, x);
+/* B = X + X^T + H(p) with X = ov x* I (I's 6x6 [[m 1, -hat(h)], [hat(h), I_o]]), H(p) x =
+ * x x* p and p = I ov the momentum: the derivative of the wrench I a + ov x* I ov along a
+ * velocity change dv (with a changing by dv x ov) is B dv. Written out by blocks (hat(a) hat(b)
+ * = b a^T - (a.b) 1, and hat(h) hat(w) - hat(w) hat(h) = hat(h x w)), B's first three columns
+ * vanish: B = [[0, -2 hat(p_lin)], [0, C]], C = 2 (v.h) 1 - h v^T - v h^T + S + S^T - hat(p_ang)
+ * with S = hat(w) I_o. Stored as 12 numbers (p_lin, then C column-major); subtree sums stay so. */
+static void bias_matrix(const lucid_inertia *I, const double *ov, const double *p, double *B) {
+    lucid_vec3 v = lucid_sp_lin(ov), w = lucid_sp_ang(ov), h = I->h;
+    double vh = 2.0 * lucid_vec3_dot(v, h), S[9], hv[3] = {h.x, h.y, h.z}, vv[3] = {v.x, v.y, v.z};
+    for (int c = 0; c < 3; ++c) {
+        lucid_vec3 col = lucid_vec3_cross(
+            w, lucid_vec3_make(I->I.m[3 * c], I->I.m[3 * c + 1], I->I.m[3 * c + 2]));
+        S[3 * c] = col.x, S[3 * c + 1] = col.y, S[3 * c + 2] = col.z;
+    }
+    const double P[9] = {0, p[5], -p[4], -p[5], 0, p[3], p[4], -p[3], 0}; /* hat(p_ang) */
+    B[0] = p[0], B[1] = p[1], B[2] = p[2];
+    for (int c = 0; c < 3; ++c)
+        for (int r = 0; r < 3; ++r)
+            B[3 + r + 3 * c] = S[r + 3 * c] + S[c + 3 * r] - hv[r] * vv[c] - vv[r] * hv[c] -
+                               P[r + 3 * c] + (r == c ? vh : 0.0);
 }
 
-/* B = X + X^T + H(h) with X = ov x* I (the 6x6 of I), H(h) x = x x* h: the derivative of the
- * wrench I a + ov x* I ov along a velocity change dv (with a changing by dv x ov) is B dv. */
-static void bias_matrix(const lucid_inertia *I, const double *ov, const double *h, double *B) {
-    double I6[36];
-    lucid_sp_inertia_matrix(I, I6);
-    for (int c = 0; c < 6; ++c) lucid_sp_cross_force(ov, I6 + 6 * c, B + 6 * c);
-    for (int c = 0; c < 6; ++c) {
-        B[c + 6 * c] *= 2.0;
-        for (int r = c + 1; r < 6; ++r) B[r + 6 * c] = B[c + 6 * r] = B[r + 6 * c] + B[c + 6 * r];
-    }
-    for (int c = 0; c < 6; ++c) {
-        double e[6] = {0, 0, 0, 0, 0, 0}, t[6];
-        e[c] = 1.0;
-        lucid_sp_cross_force(e, h, t);
-        for (int r = 0; r < 6; ++r) B[r + 6 * c] += t[r];
-    }
+/* out = B x: (-2 p_lin x x_ang, C x_ang) */
+static inline void bias_apply(const double *B, const double *x, double *out) {
+    lucid_vec3 pl = lucid_vec3_make(B[0], B[1], B[2]), xa = lucid_sp_ang(x);
+    const double *C = B + 3;
+    lucid_sp_set(out, lucid_vec3_scale(lucid_vec3_cross(pl, xa), -2.0),
+                 lucid_vec3_make(C[0] * xa.x + C[3] * xa.y + C[6] * xa.z,
+                                 C[1] * xa.x + C[4] * xa.y + C[7] * xa.z,
+                                 C[2] * xa.x + C[5] * xa.y + C[8] * xa.z));
+}
+/* out = B^T y: (0, 2 p_lin x y_lin + C^T y_ang) */
+static inline void bias_tapply(const double *B, const double *y, double *out) {
+    lucid_vec3 pl = lucid_vec3_make(B[0], B[1], B[2]), ya = lucid_sp_ang(y);
+    lucid_vec3 t = lucid_vec3_scale(lucid_vec3_cross(pl, lucid_sp_lin(y)), 2.0);
+    const double *C = B + 3;
+    lucid_sp_set(out, lucid_vec3_make(0.0, 0.0, 0.0),
+                 lucid_vec3_make(t.x + C[0] * ya.x + C[1] * ya.y + C[2] * ya.z,
+                                 t.y + C[3] * ya.x + C[4] * ya.y + C[5] * ya.z,
+                                 t.z + C[6] * ya.x + C[7] * ya.y + C[8] * ya.z));
 }
 
 /* The world column of dof l of a node placed at X: Ad(X) e_axis. */
@@ -102,7 +116,7 @@ static void forward_pass(const lucid_model *m, lucid_model_data *d, const double
         lucid_sp_inertia_apply(oI, oa, of);
         lucid_sp_cross_force(ov, h, t);
         for (int r = 0; r < 6; ++r) of[r] += t[r];
-        bias_matrix(oI, ov, h, d->oB + 36 * i);
+        bias_matrix(oI, ov, h, d->oB + 12 * i);
         double vs[6];
         for (int r = 0; r < 6; ++r) vs[r] = ov[r] + vp[r];
         for (size_t c = 0; c < nd->nv; ++c) {
@@ -155,21 +169,21 @@ static void node_entries(const lucid_model *m, const lucid_model_data *d, size_t
                          const pass_layout *o) {
     const lucid_model_node *nd = &m->nodes[i];
     const lucid_inertia *Yc = &d->oYc[i];
-    const double *B = d->oB + 36 * i, *F = d->oF + 6 * i;
+    const double *B = d->oB + 12 * i, *F = d->oF + 6 * i;
     size_t n = nd->nv, i0 = nd->idx_v, rs = o->rs, cs = o->cs;
     double Y[6][6], Bt[6][6], Fq[6][6], Fv[6][6], t[6];
     for (size_t c = 0; c < n; ++c) {
         size_t l = i0 + c;
         const double *J = d->oJ + 6 * l;
         lucid_sp_inertia_apply(Yc, J, Y[c]);
-        mat6_tapply(B, J, Bt[c]);
+        bias_tapply(B, J, Bt[c]);
         lucid_sp_inertia_apply(Yc, d->dAdq + 6 * l, Fq[c]);
-        mat6_apply(B, d->dVdq + 6 * l, t);
+        bias_apply(B, d->dVdq + 6 * l, t);
         for (int r = 0; r < 6; ++r) Fq[c][r] += t[r];
         lucid_sp_cross_force(J, F, t);
         for (int r = 0; r < 6; ++r) Fq[c][r] += t[r];
         lucid_sp_inertia_apply(Yc, d->dAdv + 6 * l, Fv[c]);
-        mat6_apply(B, J, t);
+        bias_apply(B, J, t);
         for (int r = 0; r < 6; ++r) Fv[c][r] += t[r];
     }
     for (size_t c = 0; c < n; ++c) /* the node's own block */
@@ -230,7 +244,7 @@ static void backward_pass(const lucid_model *m, lucid_model_data *d, const pass_
         if (o->dq) node_entries(m, d, i, o);
         if (!o->sums || p < 0) continue;
         lucid_sp_inertia_add(&d->oYc[p], &d->oYc[i]);
-        for (int r = 0; r < 36; ++r) d->oB[36 * p + r] += d->oB[36 * i + r];
+        for (int r = 0; r < 12; ++r) d->oB[12 * p + r] += d->oB[12 * i + r];
         for (int r = 0; r < 6; ++r) d->oF[6 * p + r] += F[r];
     }
 }
@@ -247,54 +261,55 @@ void lucid_model_rnea_derivatives(const lucid_model *m, lucid_model_data *d, con
     backward_pass(m, d, &o);
 }
 
-/* x[0..n) -= s y[0..n) */
-static inline void row_axpy(double *restrict x, double s, const double *restrict y, size_t n) {
-    for (size_t c = 0; c < n; ++c) x[c] -= s * y[c];
+/* x[c0..c1) <- x[c0..c1) * scale - sum_j s_j y_j[c0..c1), y_j = X + rows[j] * w, s_j = L[pos[j]]
+ * (pos NULL: s_j = L[j]); in registers, in blocks of 8 columns. */
+static void row_gather(double *x, double scale, const double *X, size_t w, const size_t *rows,
+                       size_t rstride, const size_t *pos, const double *L, size_t cnt, size_t c0,
+                       size_t c1) {
+    size_t c = c0;
+    for (; c + 8 <= c1; c += 8) {
+        double acc[8];
+        for (int j = 0; j < 8; ++j) acc[j] = x[c + j] * scale;
+        for (size_t e = 0; e < cnt; ++e) {
+            const double *y = X + rows[e * rstride] * w + c;
+            double s = L[pos ? pos[e * rstride] : e];
+            for (int j = 0; j < 8; ++j) acc[j] -= s * y[j];
+        }
+        for (int j = 0; j < 8; ++j) x[c + j] = acc[j];
+    }
+    for (; c < c1; ++c) {
+        double acc = x[c] * scale;
+        for (size_t e = 0; e < cnt; ++e)
+            acc -= L[pos ? pos[e * rstride] : e] * X[rows[e * rstride] * w + c];
+        x[c] = acc;
+    }
 }
 
 /* X <- M^-1 X for the nv rows of X (row r at X + r * w, w = nb blocks of nv columns, the last
  * one the identity when has_id) with the LTDL factors, each step on whole rows (contiguous,
- * vectorised): L^-T rows scattered to the ancestors, then each row in turn D^-1 and L^-1
- * (gathered from its finished ancestors, in registers, in blocks of 8 columns). Row k of the
- * identity block is zero outside k's subtree before L^-T, and L^-T only adds rows into their
- * ancestors, so its scatter touches only the columns [k, dof_last[k]]. (The other blocks have
- * the branch sparsity of M too, but skipping their zeros costs more in scalar index work than
- * the contiguous rows it saves, measured on the humanoid.) */
+ * vectorised, accumulated in registers): L^-T (for a = nv-1 .. 0, x_a -= sum of L(k, a) x_k
+ * over the dofs k below a: L by columns), then D^-1 and L^-1 (x_k = x_k / D_k - sum of
+ * L(k, a) x_a over the ancestors a). Row k of the identity block is zero outside k's subtree
+ * until L^-T is done with it (L^-T mixes rows into their ancestors only), i.e. outside the
+ * columns [k, dof_last[k]]. (The other blocks have the branch sparsity of M too, but their
+ * zeros are not contiguous.) */
 static void mass_solve_rows(const lucid_model *m, const lucid_model_data *d, double *X, size_t nb,
                             int has_id) {
     size_t nv = m->nv, w = nb * nv, nid = has_id ? w - nv : w; /* columns before the identity */
-    for (size_t k = nv; k-- > 0;) {
-        const size_t *anc = d->ltdl_col + m->ltdl_start[k];
-        const double *Lk = d->L + m->ltdl_start[k], *xk = X + k * w;
-        size_t depth = m->ltdl_start[k + 1] - m->ltdl_start[k];
-        size_t n = has_id ? d->dof_last[k] + 1 - k : 0;
-        for (size_t p = 0; p < depth; ++p) {
-            double *xa = X + anc[p] * w, s = Lk[p];
-            row_axpy(xa, s, xk, nid);
-            row_axpy(xa + nid + k, s, xk + nid + k, n);
-        }
+    for (size_t a = nv; a-- > 0;) {
+        const size_t(*below)[2] = d->ltdl_below + d->ltdl_below_start[a];
+        size_t cnt = d->ltdl_below_start[a + 1] - d->ltdl_below_start[a];
+        if (cnt == 0) continue;
+        double *xa = X + a * w;
+        row_gather(xa, 1.0, X, w, &below[0][0], 2, &below[0][1], d->L, cnt, 0, nid);
+        if (has_id)
+            row_gather(xa, 1.0, X, w, &below[0][0], 2, &below[0][1], d->L, cnt, nid + a,
+                       nid + d->dof_last[a] + 1);
     }
     for (size_t k = 0; k < nv; ++k) {
-        const size_t *anc = d->ltdl_col + m->ltdl_start[k];
-        const double *Lk = d->L + m->ltdl_start[k];
-        size_t depth = m->ltdl_start[k + 1] - m->ltdl_start[k];
-        double *xk = X + k * w, dk = 1.0 / d->D[k];
-        size_t c = 0;
-        for (; c + 8 <= w; c += 8) {
-            double acc[8];
-            for (int j = 0; j < 8; ++j) acc[j] = xk[c + j] * dk;
-            for (size_t p = 0; p < depth; ++p) {
-                const double *xa = X + anc[p] * w + c;
-                double s = Lk[p];
-                for (int j = 0; j < 8; ++j) acc[j] -= s * xa[j];
-            }
-            for (int j = 0; j < 8; ++j) xk[c + j] = acc[j];
-        }
-        for (; c < w; ++c) {
-            double acc = xk[c] * dk;
-            for (size_t p = 0; p < depth; ++p) acc -= Lk[p] * X[anc[p] * w + c];
-            xk[c] = acc;
-        }
+        size_t p0 = m->ltdl_start[k];
+        row_gather(X + k * w, 1.0 / d->D[k], X, w, d->ltdl_col + p0, 1, NULL, d->L + p0,
+                   m->ltdl_start[k + 1] - p0, 0, w);
     }
 }
 
