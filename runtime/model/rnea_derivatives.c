@@ -76,17 +76,6 @@ static inline void bias_tapply(const double *B, const double *y, double *out) {
                                  t.z + C[6] * ya.x + C[7] * ya.y + C[8] * ya.z));
 }
 
-/* The world column of dof l of a node placed at X: Ad(X) e_axis. */
-static inline void world_column(const lucid_se3 *X, int ax, double *J) {
-    const double *R = X->R.m;
-    if (ax < 3) {
-        J[0] = R[3 * ax], J[1] = R[3 * ax + 1], J[2] = R[3 * ax + 2], J[3] = J[4] = J[5] = 0.0;
-    } else {
-        lucid_vec3 w = lucid_vec3_make(R[3 * (ax - 3)], R[3 * (ax - 3) + 1], R[3 * (ax - 3) + 2]);
-        lucid_sp_set(J, lucid_vec3_cross(X->t, w), w);
-    }
-}
-
 /* The forward pass after lucid_model_forward_kinematics: oJ, ov, oa, oI, the node wrenches in
  * oF, dVdq, dAdq, dAdv, and the node's own oYc = oI and oB = B. a = NULL: zero accelerations
  * (add_accelerations adds them later). */
@@ -103,7 +92,7 @@ static void forward_pass(const lucid_model *m, lucid_model_data *d, const double
         for (size_t c = 0; c < nd->nv; ++c) {
             size_t l = nd->idx_v + c;
             double *J = d->oJ + 6 * l;
-            world_column(&d->oMi[i], m->dof_axis[l], J);
+            lucid_sp_world_column(&d->oMi[i], m->dof_axis[l], J);
             double al = a ? a[l] : 0.0;
             for (int r = 0; r < 6; ++r) vJ[r] += v[l] * J[r], aJ[r] += al * J[r];
         }
