@@ -34,6 +34,11 @@ static inline double dot6(const double *a, const double *b) {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
 }
 
+/* a . b over the angular parts (B^T y has no linear part) */
+static inline double dot_ang(const double *a, const double *b) {
+    return a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
+}
+
 /* B = X + X^T + H(p) with X = ov x* I (I's 6x6 [[m 1, -hat(h)], [hat(h), I_o]]), H(p) x =
  * x x* p and p = I ov the momentum: the derivative of the wrench I a + ov x* I ov along a
  * velocity change dv (with a changing by dv x ov) is B dv. Written out by blocks (hat(a) hat(b)
@@ -178,8 +183,8 @@ static void node_entries(const lucid_model *m, const lucid_model_data *d, size_t
     for (size_t c = 0; c < n; ++c) /* the node's own block */
         for (size_t e = 0; e < n; ++e) {
             size_t l = i0 + c, k = i0 + e;
-            o->dq[l * rs + k * cs] = dot6(Y[c], d->dAdq + 6 * k) + dot6(Bt[c], d->dVdq + 6 * k);
-            o->dv[l * rs + k * cs] = dot6(Y[c], d->dAdv + 6 * k) + dot6(Bt[c], d->oJ + 6 * k);
+            o->dq[l * rs + k * cs] = dot6(Y[c], d->dAdq + 6 * k) + dot_ang(Bt[c], d->dVdq + 6 * k);
+            o->dv[l * rs + k * cs] = dot6(Y[c], d->dAdv + 6 * k) + dot_ang(Bt[c], d->oJ + 6 * k);
         }
     for (int a = m->dof_parent[i0]; a >= 0; a = m->dof_parent[a]) { /* ancestors */
         size_t k = (size_t)a;
@@ -187,8 +192,8 @@ static void node_entries(const lucid_model *m, const lucid_model_data *d, size_t
                      *dAva = d->dAdv + 6 * k;
         for (size_t c = 0; c < n; ++c) {
             size_t l = i0 + c;
-            o->dq[l * rs + k * cs] = dot6(Y[c], dAa) + dot6(Bt[c], dVa);
-            o->dv[l * rs + k * cs] = dot6(Y[c], dAva) + dot6(Bt[c], Ja);
+            o->dq[l * rs + k * cs] = dot6(Y[c], dAa) + dot_ang(Bt[c], dVa);
+            o->dv[l * rs + k * cs] = dot6(Y[c], dAva) + dot_ang(Bt[c], Ja);
             o->dq[k * rs + l * cs] = dot6(Ja, Fq[c]);
             o->dv[k * rs + l * cs] = dot6(Ja, Fv[c]);
         }
