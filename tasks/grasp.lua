@@ -1,0 +1,426 @@
+-- Grasp synthesis on real objects (issue 12, part 2).
+--
+-- --problem fingertips: k = 3 or 4 spherical fingertips (radius 1 cm) placed on a convex
+-- object by Gauss-Newton (lucid.optim.gauss_newton) on a differentiable force-closure
+-- objective. Unknowns per finger i: the fingertip centre c_i (object frame) and its contact
+-- force f_i = lambda_i n_i + beta_i1 t1_i + beta_i2 t2_i, where p_i, n_i are the witness point
+-- on the object and the normal (into the object) of lucid.distance(fingertip, c_i, object),
+-- differentiated through lucid.ad (finite-difference collision derivatives: the sphere-polytope
+-- normal is continuous, piecewise smooth). Residuals:
+--   touch      d_i / (0.01 rho)                    fingertips on the surface
+--   balance    sum_i f_i,  sum_i (p_i - com) x f_i / rho   internal forces in equilibrium
+--   cone       max(0, |beta_i| - 0.7 mu lambda_i)   strictly inside the friction cone
+--   normal     max(0, 0.2 - lambda_i),  sum_i lambda_i - k   non-trivial forces
+--   spread     max(0, 0.5 rho - |c_i - c_j|)        fingertips apart
+-- (rho: the object's radius about its centre of mass). A zero residual is a certificate of
+-- force closure: contact forces strictly inside the friction cones balance each other, and
+-- three or more non-collinear point contacts with friction span every wrench (Murray, Li and
+-- Sastry, Prop. 5.2) -- DexGraspNet's ||G c|| energy with the forces as unknowns, which a polytope's
+-- few normal directions need. Each grasp is then scored by the Ferrari-Canny epsilon computed
+-- exactly (lucid.grasp.epsilon: qhull hull of the 6-D wrench space, mu-cones linearised with 8
+-- edges, torques about the centre of mass times 1/rho), independently of the objective.
+-- A grasp whose epsilon is 0 is restarted from a new random start (--restarts).
+--
+-- --problem hand: see the hand section below.
+--
+-- Objects: --objects builtin (a box, a capsule hull and an ellipsoid hull, built here) or
+-- meshes (the hulls of the shared meshes, LUCID_MESHES_DIR or <repo>/../shared/data/meshes,
+-- each scaled so its largest extent is uniform in [5, 15] cm); --object FILE for one mesh file.
+local lucid = require "lucid"
+local task = require "lucid.task"
+local plot = require "lucid.plot"
+local stats = require "lucid.stats"
+
+local here = (arg and arg[0] or ""):match("^(.*)/[^/]*$") or "."
+
+local t = task.new{
+  name = "grasp",
+  summary = "Grasp synthesis: fingertips or a hand on convex objects by Gauss-Newton on a "
+    .. "force-closure objective; exact Ferrari-Canny epsilon; hand grasps checked in simulation.",
+  options = {
+    {name = "problem", kind = "string", default = "fingertips",
+     check = function(v)
+       return (v ~= "fingertips" and v ~= "hand") and "must be 'fingertips' or 'hand'" or nil
+     end, help = "'fingertips' or 'hand'"},
+    {name = "objects", kind = "string", default = "builtin",
+     check = function(v)
+       return (v ~= "builtin" and v ~= "meshes") and "must be 'builtin' or 'meshes'" or nil
+     end, help = "'builtin' (box, capsule and ellipsoid hulls) or 'meshes' (the shared meshes)"},
+    {name = "object", kind = "string", default = "",
+     help = "one mesh file (OBJ/STL, its convex hull) instead of --objects"},
+    {name = "full", kind = "flag", help = "benchmark size: every shared mesh, 10 grasps each"},
+    {name = "grasps", kind = "integer", default = 3, min = 1, max = 10000,
+     help = "grasps per object"},
+    {name = "fingers", kind = "integer", default = 3, min = 3, max = 4,
+     help = "fingertips (fingertips problem)"},
+    {name = "mu", kind = "number", default = 0.5, positive = true, max = 10,
+     help = "friction coefficient"},
+    {name = "edges", kind = "integer", default = 8, min = 3, max = 64,
+     help = "edges of each linearised friction cone (epsilon)"},
+    {name = "iterations", kind = "integer", default = 60, min = 1,
+     help = "Gauss-Newton iterations per attempt"},
+    {name = "restarts", kind = "integer", default = 4, min = 0,
+     help = "new random starts for a grasp whose epsilon is 0"},
+    {name = "model", kind = "string", default = here .. "/models/gripper3.xml",
+     help = "hand model (hand problem): MJCF with position servos"},
+    {name = "plot", kind = "string", default = "out/grasp",
+     help = "prefix of the SVG plots ('' for none)"},
+  },
+}
+local opts = t:parse(arg)
+local rng = t.rng
+
+-- ---- objects ------------------------------------------------------------------------------
+
+local function exists(path)
+  local f = io.open(path, "r")
+  if f then f:close() end
+  return f ~= nil
+end
+
+local function fail(message)
+  io.stderr:write("grasp: ", message, "\n")
+  os.exit(2)
+end
+
+local function meshes_dir()
+  local root = here .. "/.."
+  local candidates = {root .. "/../shared/data/meshes", root .. "/../../shared/data/meshes"}
+  local shared = os.getenv("LUCID_SHARED_DIR")
+  if shared and shared ~= "" then table.insert(candidates, 1, shared .. "/data/meshes") end
+  local env = os.getenv("LUCID_MESHES_DIR")
+  if env and env ~= "" then table.insert(candidates, 1, env) end
+  for _, dir in ipairs(candidates) do
+    if exists(dir .. "/manifest.tsv") then return dir end
+  end
+  fail("no shared meshes (set LUCID_MESHES_DIR to the folder holding manifest.tsv, or "
+       .. "LUCID_SHARED_DIR)")
+end
+
+local function mesh_files(dir)
+  local files, first = {}, true
+  for line in io.lines(dir .. "/manifest.tsv") do
+    if not first and line ~= "" then files[#files + 1] = line:match("^([^\t]+)") end
+    first = false
+  end
+  return files
+end
+
+-- The hull of a mesh file scaled so its largest extent is uniform in [5, 15] cm; a file that
+-- is not a readable OBJ/STL mesh (or whose hull is flat) is an error naming it.
+local function scaled_mesh(path)
+  if not path:lower():match("%.obj$") and not path:lower():match("%.stl$") then
+    fail(string.format("object '%s' is not a convex mesh: expected an .obj or .stl file", path))
+  end
+  local ok, raw = pcall(lucid.load_mesh, path)
+  if not ok then fail(string.format("object '%s' is not a convex mesh: %s", path, tostring(raw))) end
+  local lo, hi = raw:aabb()
+  local extent = math.max(hi[1] - lo[1], hi[2] - lo[2], hi[3] - lo[3])
+  return lucid.load_mesh(path, {scale = rng:uniform(0.05, 0.15) / extent})
+end
+
+-- Points on a surface of revolution-like shape, for the built-in hulls.
+local function fibonacci(n, f)
+  local pts = {}
+  for i = 0, n - 1 do
+    local z = 1 - 2 * (i + 0.5) / n
+    local r, phi = math.sqrt(1 - z * z), i * math.pi * (3 - math.sqrt(5))
+    pts[#pts + 1] = f(r * math.cos(phi), r * math.sin(phi), z)
+  end
+  return pts
+end
+
+local function builtin_objects()
+  local box = {}
+  for _, sx in ipairs({-1, 1}) do
+    for _, sy in ipairs({-1, 1}) do
+      for _, sz in ipairs({-1, 1}) do box[#box + 1] = {0.04 * sx, 0.025 * sy, 0.02 * sz} end
+    end
+  end
+  local capsule = fibonacci(160, function(x, y, z)
+    return {0.025 * x, 0.025 * y, 0.025 * z + (z >= 0 and 0.035 or -0.035)}
+  end)
+  local ellipsoid = fibonacci(160, function(x, y, z) return {0.055 * x, 0.035 * y, 0.025 * z} end)
+  return {{name = "box", shape = lucid.convex(box)},
+          {name = "capsule_hull", shape = lucid.convex(capsule)},
+          {name = "ellipsoid_hull", shape = lucid.convex(ellipsoid)}}
+end
+
+-- Centre of mass (uniform density) and radius about it of a convex hull: tetrahedra from a
+-- vertex to each fan triangle of each face.
+local function mass_properties(shape)
+  local V = shape:vertices()
+  local function vertex(i) return lucid.vec{V:get(1, i), V:get(2, i), V:get(3, i)} end
+  local o = vertex(1)
+  local volume, moment = 0, lucid.vec{0, 0, 0}
+  for _, f in ipairs(shape:faces()) do
+    local ids = f.vertices
+    for k = 2, #ids - 1 do
+      local a, b, c = vertex(ids[1]) - o, vertex(ids[k]) - o, vertex(ids[k + 1]) - o
+      local v = (a[1] * (b[2] * c[3] - b[3] * c[2]) - a[2] * (b[1] * c[3] - b[3] * c[1])
+                 + a[3] * (b[1] * c[2] - b[2] * c[1])) / 6
+      volume = volume + v
+      moment = moment + (a + b + c) * (v / 4)
+    end
+  end
+  local com = o + moment / volume
+  local radius = 0
+  for i = 1, V:cols() do radius = math.max(radius, (vertex(i) - com):norm()) end
+  return com, math.abs(volume), radius
+end
+
+local function load_objects()
+  local list
+  if opts.object ~= "" then
+    if not exists(opts.object) then fail(string.format("object '%s': no such file", opts.object)) end
+    list = {{name = opts.object:match("([^/]*)$"), shape = scaled_mesh(opts.object)}}
+  elseif opts.objects == "meshes" or opts.full then
+    local dir = meshes_dir()
+    list = {}
+    for _, file in ipairs(mesh_files(dir)) do
+      list[#list + 1] = {name = file:match("([^/]*)%.%w+$"), shape = scaled_mesh(dir .. "/" .. file)}
+    end
+  else
+    list = builtin_objects()
+  end
+  for _, o in ipairs(list) do
+    if o.shape:kind() ~= "convex" then
+      fail(string.format("object '%s' is not a convex mesh (%s)", o.name, o.shape:kind()))
+    end
+    o.com, o.volume, o.radius = mass_properties(o.shape)
+    local lo, hi = o.shape:aabb()
+    o.extent = math.max(hi[1] - lo[1], hi[2] - lo[2], hi[3] - lo[3])
+  end
+  return list
+end
+
+-- ---- fingertips -----------------------------------------------------------------------------
+
+local TIP_RADIUS = 0.01
+local tip = lucid.sphere(TIP_RADIUS)
+local IDENTITY = lucid.se3.identity()
+local QUERY = {derivatives = {method = "finite_differences", step = 1e-7}}
+local MU_SAFE = 0.7 -- forces within 0.7 mu: inside the 8-edge polygon (cos(pi/8) = 0.92)
+
+local function fingertip_pose(c) return lucid.se3.exp(lucid.ad.concat{c, 0, 0, 0}) end
+
+-- Orthonormal tangents of the unit n (Duff et al. 2017), differentiable in n; the branch on
+-- the sign of n_z is taken on its value.
+local function tangents(n)
+  local sign = n:value()[3] >= 0 and 1 or -1
+  local a = -1 / (sign + n[3])
+  local b = n[1] * n[2] * a
+  local t1 = lucid.ad.concat{1 + sign * n[1] * n[1] * a, sign * b, -sign * n[1]}
+  local t2 = lucid.ad.concat{b, sign + n[2] * n[2] * a, -n[2]}
+  return t1, t2
+end
+
+local function cross(a, b)
+  return lucid.ad.concat{a[2] * b[3] - a[3] * b[2], a[3] * b[1] - a[1] * b[3],
+                         a[1] * b[2] - a[2] * b[1]}
+end
+
+local function hinge(r) return r:value()[1] > 0 and r or 0 * r end
+
+-- The residual of the fingertip objective (header) for object o and k fingers.
+local function fingertip_residual(o, k)
+  local mu_s = MU_SAFE * opts.mu
+  local w_touch = 1 / (0.01 * o.radius)
+  local spread = 0.5 * o.radius
+  return function(x)
+    local out, force, torque, lambda_sum, centres = {}, nil, nil, 0, {}
+    for i = 1, k do
+      local base = 6 * (i - 1)
+      local c = x:slice(base + 1, base + 3)
+      local beta, lambda = x:slice(base + 4, base + 5), x[base + 6]
+      local r = lucid.distance(tip, fingertip_pose(c), o.shape, IDENTITY, QUERY)
+      local n = r.normal
+      local t1, t2 = tangents(n)
+      local f = n * lambda + t1 * beta[1] + t2 * beta[2]
+      local tau = cross(r.p2 - o.com, f) / o.radius
+      force = force and force + f or f
+      torque = torque and torque + tau or tau
+      lambda_sum = lambda_sum + lambda
+      out[#out + 1] = r.distance * w_touch
+      out[#out + 1] = hinge(beta:norm() - lambda * mu_s)
+      out[#out + 1] = hinge(0.2 - lambda)
+      centres[i] = c
+    end
+    out[#out + 1] = force
+    out[#out + 1] = torque
+    out[#out + 1] = lambda_sum - k
+    for i = 1, k do
+      for j = i + 1, k do
+        out[#out + 1] = hinge(spread - (centres[i] - centres[j]):norm()) / o.radius
+      end
+    end
+    return lucid.ad.concat(out)
+  end
+end
+
+local function random_unit()
+  while true do
+    local v = lucid.vec{rng:normal(), rng:normal(), rng:normal()}
+    local n = v:norm()
+    if n > 1e-6 then return v / n end
+  end
+end
+
+-- A start: directions from the centre of mass spread evenly (k = 3: 120 degrees apart in a
+-- random plane; k = 4: a random regular tetrahedron), jittered, each fingertip moved onto the
+-- surface along them.
+local function fingertip_start(o, k)
+  local R = lucid.se3.random(rng):rotation()
+  local dirs = {}
+  if k == 3 then
+    for i = 1, 3 do
+      local a = 2 * math.pi * (i - 1) / 3
+      dirs[i] = R * lucid.vec{math.cos(a), math.sin(a), 0}
+    end
+  else
+    local s = 1 / math.sqrt(3)
+    for i, d in ipairs({{s, s, s}, {s, -s, -s}, {-s, s, -s}, {-s, -s, s}}) do
+      dirs[i] = R * lucid.vec(d)
+    end
+  end
+  local x = {}
+  for i = 1, k do
+    local d = dirs[i] + random_unit() * 0.25
+    d = d / d:norm()
+    local c = o.com + d * (o.radius + TIP_RADIUS)
+    for _ = 1, 3 do -- slide onto the surface along the normal
+      local r = lucid.distance(tip, lucid.se3.new({1, 0, 0, 0}, c), o.shape, IDENTITY)
+      c = c + r.normal * r.distance
+    end
+    for a = 1, 3 do x[#x + 1] = c[a] end
+    x[#x + 1], x[#x + 2], x[#x + 3] = 0, 0, 1
+  end
+  return lucid.vec(x)
+end
+
+-- Contact points (on the object), inward normals and fingertip distances at x.
+local function fingertip_contacts(o, k, x)
+  local points, normals, dmax = {}, {}, 0
+  for i = 1, k do
+    local c = lucid.vec{x[6 * i - 5], x[6 * i - 4], x[6 * i - 3]}
+    local r = lucid.distance(tip, lucid.se3.new({1, 0, 0, 0}, c), o.shape, IDENTITY)
+    points[i], normals[i] = r.p2, r.normal
+    dmax = math.max(dmax, math.abs(r.distance))
+  end
+  return points, normals, dmax
+end
+
+local function epsilon_of(o, points, normals)
+  return lucid.grasp.epsilon(points, normals, opts.mu,
+                             {edges = opts.edges, center = o.com, torque_scale = 1 / o.radius})
+end
+
+-- One grasp: attempts until epsilon > 0 or the restarts are spent.
+local function fingertip_grasp(o, k)
+  local residual = fingertip_residual(o, k)
+  local result = {attempts = 0}
+  for attempt = 1, opts.restarts + 1 do
+    local x, info = lucid.optim.gauss_newton(residual, fingertip_start(o, k), {
+      max_iter = opts.iterations, damping = "adaptive", lambda = 1e-6, min_cost = 1e-14,
+      tol = 0})
+    local points, normals, dmax = fingertip_contacts(o, k, x)
+    local eps, q = epsilon_of(o, points, normals)
+    result = {attempts = attempt, epsilon = eps, margin = q.margin, cost = info.cost,
+              iterations = (result.iterations or 0) + info.iterations, distance = dmax,
+              history = result.history or info.history, first_epsilon = result.first_epsilon or eps,
+              points = points, normals = normals}
+    if eps > 0 then break end
+  end
+  return result
+end
+
+-- ---- run ------------------------------------------------------------------------------------
+
+local objects = load_objects()
+local per_object = opts.full and math.max(opts.grasps, 10) or opts.grasps
+local total = #objects * per_object
+
+local function run_fingertips()
+  local k = opts.fingers
+  local bar = t:progress(total, "fingertip grasps")
+  local rows, all_eps, first_closure, closure, seconds, histories = {}, {}, 0, 0, 0, {}
+  local worst_distance, iterations, attempts = 0, 0, 0
+  for _, o in ipairs(objects) do
+    local eps, fc = {}, 0
+    local start = lucid.clock()
+    for g = 1, per_object do
+      local r = fingertip_grasp(o, k)
+      eps[g] = r.epsilon
+      all_eps[#all_eps + 1] = r.epsilon
+      if r.epsilon > 0 then fc, closure = fc + 1, closure + 1 end
+      if r.first_epsilon > 0 then first_closure = first_closure + 1 end
+      worst_distance = math.max(worst_distance, r.distance)
+      iterations, attempts = iterations + r.iterations, attempts + r.attempts
+      if g == 1 and #histories < 6 then histories[#histories + 1] = {name = o.name, y = r.history} end
+      bar:step()
+    end
+    local s = lucid.clock() - start
+    seconds = seconds + s
+    local q = stats.summary(eps)
+    rows[#rows + 1] = {object = o.name, extent = o.extent, grasps = per_object,
+                       force_closure_rate = fc / per_object, epsilon_median = q.median,
+                       epsilon_min = q.min, epsilon_max = q.max, seconds = s}
+  end
+  bar:done()
+  local q = stats.summary(all_eps)
+  local summary = {
+    grasps = total, objects = #objects, fingers = k, mu = opts.mu,
+    force_closure_rate = closure / total, first_attempt_force_closure_rate = first_closure / total,
+    epsilon_median = q.median, epsilon_D1 = q.D1, epsilon_min = q.min, epsilon_max = q.max,
+    max_fingertip_distance = worst_distance, mean_iterations = iterations / total,
+    mean_attempts = attempts / total, grasps_per_second_per_core = total / seconds,
+  }
+  return summary, rows, all_eps, histories
+end
+
+local summary, rows, all_eps, histories
+if opts.problem == "fingertips" then
+  summary, rows, all_eps, histories = run_fingertips()
+else
+  fail("the hand problem is not available yet")
+end
+
+local plots = {}
+if opts.plot ~= "" then
+  local sorted = {}
+  for i, e in ipairs(all_eps) do sorted[i] = e end
+  table.sort(sorted)
+  local x = {}
+  for i = 1, #sorted do x[i] = i / #sorted end
+  plots.epsilon = plot.lines{file = opts.plot .. "_" .. opts.problem .. "_epsilon.svg",
+    title = string.format("Ferrari-Canny epsilon of %d %s grasps (mu = %g)", #sorted,
+                          opts.problem, opts.mu),
+    xlabel = "fraction of grasps", ylabel = "epsilon (sorted)", series = {{name = "epsilon", x = x, y = sorted}}}
+  if histories and #histories > 0 then
+    plots.cost = plot.lines{file = opts.plot .. "_" .. opts.problem .. "_cost.svg",
+      title = "Gauss-Newton cost of the first grasp of each object", xlabel = "iteration",
+      ylabel = "cost", logy = true, series = histories}
+  end
+end
+
+local figures = {summary = summary, objects = rows, seed = t.seed, problem = opts.problem,
+                 torque_scale = "1 / rho (rho: object radius about its centre of mass)",
+                 cone_edges = opts.edges, plots = plots}
+t:report(figures, function()
+  print(string.format("grasp synthesis (%s): %d objects x %d grasps, mu %g, seed %d",
+    opts.problem, #objects, per_object, opts.mu, t.seed))
+  local table_rows = {}
+  for _, r in ipairs(rows) do
+    table_rows[#table_rows + 1] = {r.object, r.extent * 100, r.force_closure_rate * 100,
+                                   r.epsilon_min, r.epsilon_median, r.epsilon_max, r.seconds}
+  end
+  print(task.format_table({"object", "extent cm", "closure %", "eps min", "eps median",
+                           "eps max", "seconds"}, table_rows))
+  print(string.format("overall: force closure (epsilon > 0) %.1f%% (%.1f%% at the first attempt), "
+    .. "epsilon median %.3g, min %.3g; worst fingertip distance %.2g m; %.1f iterations, "
+    .. "%.2f attempts per grasp; %.2f grasps/s/core", 100 * summary.force_closure_rate,
+    100 * summary.first_attempt_force_closure_rate, summary.epsilon_median, summary.epsilon_min,
+    summary.max_fingertip_distance, summary.mean_iterations, summary.mean_attempts,
+    summary.grasps_per_second_per_core))
+  for name, file in pairs(plots) do print(name .. " plot: " .. file) end
+end)
