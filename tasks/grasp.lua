@@ -310,9 +310,12 @@ local function fingertip_contacts(o, k, x)
   return points, normals, dmax
 end
 
-local function epsilon_of(o, points, normals)
+-- Epsilon of contacts given in the object frame, or in a frame where the object's centre of
+-- mass is at `center`.
+local function epsilon_of(o, points, normals, center)
   return lucid.grasp.epsilon(points, normals, opts.mu,
-                             {edges = opts.edges, center = o.com, torque_scale = 1 / o.radius})
+                             {edges = opts.edges, center = center or o.com,
+                              torque_scale = 1 / o.radius})
 end
 
 -- One grasp: attempts until epsilon > 0 or the restarts are spent.
@@ -330,6 +333,247 @@ local function fingertip_grasp(o, k)
               history = result.history or info.history, first_epsilon = result.first_epsilon or eps,
               points = points, normals = normals}
     if eps > 0 then break end
+  end
+  return result
+end
+
+-- ---- hand ------------------------------------------------------------------------------------
+--
+-- --problem hand: a hand model (MJCF or URDF; default tasks/models/gripper3.xml, lucid's own
+-- three-finger gripper; e.g. --model ../shared/data/robots/allegro_right_hand.xml) with its base
+-- fixed at the world origin. Unknowns: the object's pose in the hand frame (the inverse of the
+-- hand's base pose relative to the object: T_ref exp(xi), xi in R^6), the joint angles q and
+-- one contact force per fingertip (as above). Fingertips: the last geom of each leaf body.
+-- Residuals: the fingertip terms above with the fingertip geoms' lucid.distance (both poses
+-- differentiable: a link's pose at q is T_b(q0) exp(J_b(q0) (q - q0)), exact to first order,
+-- J_b the local frame Jacobian), clearance max(0, 1 mm - d) / (0.01 rho) for every other
+-- link geom (the palm included), and joint limits max(0, q - upper), max(0, lower - q) x 100.
+-- An attempt is kept when epsilon > 0, every link is at signed distance >= -1 mm and every
+-- fingertip within 1 mm of the object; otherwise a new random start (--restarts).
+-- Each kept grasp is then CHECKED IN SIMULATION (lucid.world, dt 2 ms, friction mu): the hand's
+-- position servos (actuator a drives joint dof a: one servo per dof, MJCF <position>) are set
+-- to q plus 0.25 rad in each joint's closing direction (the sign that brings the fingertips
+-- towards the object) for 0.3 s without gravity; then, from that state, gravity (9.81 m/s^2 on
+-- the object and the hand) points along each of +-x, +-y, +-z for 1 s. Success: the object's
+-- centre of mass moves less than 2 cm in all six (relative to where the closing left it).
+-- The object's density is 500 kg/m^3 (its mass and inertia from its hull).
+
+local CLEARANCE = 0.001
+local DENSITY = 500
+
+local function load_hand()
+  local ok, m = pcall(lucid.model.load, opts.model, {meshes = "skip"})
+  if not ok then fail(string.format("--model '%s': %s", opts.model, tostring(m))) end
+  if m.nu == 0 then
+    fail(string.format("--model '%s' has no actuators: the hand problem closes the fingers "
+                       .. "with position servos (MJCF <position>)", opts.model))
+  end
+  if m.nu ~= m.nv then
+    fail(string.format("--model '%s' has %d actuators for %d joint dofs: the hand problem needs "
+                       .. "one position servo per dof, in joint order", opts.model, m.nu, m.nv))
+  end
+  local joints = m:joints()
+  for _, j in ipairs(joints) do
+    if j.kind ~= "revolute" and j.kind ~= "prismatic" then
+      fail(string.format("--model '%s': joint '%s' is %s; the hand problem needs a fixed base "
+                         .. "and 1-dof joints", opts.model, j.name, j.kind))
+    end
+  end
+  local has_child = {}
+  for _, j in ipairs(joints) do if j.parent then has_child[j.parent] = true end end
+  local leaf = {}
+  for _, j in ipairs(joints) do if not has_child[j.name] then leaf[j.body] = true end end
+  local geoms, last_of = {}, {}
+  for _, g in ipairs(m:geoms()) do
+    if g.contype ~= 0 or g.conaffinity ~= 0 then
+      geoms[#geoms + 1] = g
+      if g.body and leaf[g.body] then last_of[g.body] = #geoms end
+    end
+  end
+  local tips = {}
+  for _, idx in pairs(last_of) do geoms[idx].tip = true end
+  for i, g in ipairs(geoms) do if g.tip then tips[#tips + 1] = i end end
+  if #tips < 2 then fail(string.format("--model '%s': fewer than 2 fingertips found", opts.model)) end
+  local lower, upper = m:limits()
+  local bodies = {}
+  for _, g in ipairs(geoms) do if g.body then bodies[g.body] = true end end
+  return {m = m, geoms = geoms, tips = tips, lower = lower, upper = upper, nq = m.nq,
+          bodies = bodies}
+end
+
+-- Poses and local Jacobians of the bodies carrying geoms at q.
+local function body_kinematics(H, q)
+  local kin = {}
+  for b in pairs(H.bodies) do
+    kin[b] = {T = H.m:frame_pose(q, b), J = H.m:frame_jacobian(q, b, "local")}
+  end
+  return kin
+end
+
+-- The pose of geom g at the differentiable q (value q0): T_b(q0) exp(J_b(q0) (q - q0)) pose_g.
+local function geom_pose(g, kin, dq)
+  if not g.body then return g.pose end
+  local k = kin[g.body]
+  return k.T * lucid.se3.exp(k.J * dq) * g.pose
+end
+
+local function hand_residual(H, o, T_ref)
+  local mu_s = MU_SAFE * opts.mu
+  local w_touch = 1 / (0.01 * o.radius)
+  local nq, k = H.nq, #H.tips
+  return function(x)
+    local xv = x:value()
+    local q0 = {}
+    for i = 1, nq do q0[i] = xv[6 + i] end
+    q0 = lucid.vec(q0)
+    local q = x:slice(7, 6 + nq)
+    local dq = q - q0
+    local kin = body_kinematics(H, q0)
+    local T_o = T_ref * lucid.se3.exp(x:slice(1, 6))
+    local com = T_o:act(o.com)
+    local out, force, torque, lambda_sum, t = {}, nil, nil, 0, 0
+    for _, g in ipairs(H.geoms) do
+      local r = lucid.distance(g.shape, geom_pose(g, kin, dq), o.shape, T_o, QUERY)
+      if g.tip then
+        t = t + 1
+        local base = 6 + nq + 3 * (t - 1)
+        local beta, lambda = x:slice(base + 1, base + 2), x[base + 3]
+        local n = r.normal
+        local t1, t2 = tangents(n)
+        local f = n * lambda + t1 * beta[1] + t2 * beta[2]
+        local tau = cross(r.p2 - com, f) / o.radius
+        force = force and force + f or f
+        torque = torque and torque + tau or tau
+        lambda_sum = lambda_sum + lambda
+        out[#out + 1] = r.distance * w_touch
+        out[#out + 1] = hinge(beta:norm() - lambda * mu_s)
+        out[#out + 1] = hinge(0.2 - lambda)
+      else
+        out[#out + 1] = hinge(CLEARANCE - r.distance) * w_touch
+      end
+    end
+    out[#out + 1] = force
+    out[#out + 1] = torque
+    out[#out + 1] = lambda_sum - k
+    for i = 1, nq do
+      out[#out + 1] = hinge(q[i] - H.upper[i]) * 100
+      out[#out + 1] = hinge(H.lower[i] - q[i]) * 100
+    end
+    return lucid.ad.concat(out)
+  end
+end
+
+-- Signed distances of every geom at (q, T_o): fingertip contacts and the worst link.
+local function hand_contacts(H, o, q, T_o)
+  local kin = body_kinematics(H, q)
+  local points, normals, tip_gap, min_distance = {}, {}, 0, math.huge
+  for _, g in ipairs(H.geoms) do
+    local Tg = g.body and kin[g.body].T * g.pose or g.pose
+    local r = lucid.distance(g.shape, Tg, o.shape, T_o)
+    min_distance = math.min(min_distance, r.distance)
+    if g.tip then
+      points[#points + 1], normals[#normals + 1] = r.p2, r.normal
+      tip_gap = math.max(tip_gap, math.abs(r.distance))
+    end
+  end
+  return points, normals, tip_gap, min_distance
+end
+
+-- The joints' closing directions: the sign of -d(sum of fingertip distances)/dq.
+local function closing_directions(H, o, q, T_o)
+  local _, J = lucid.ad.jacobian(function(qd)
+    local kin = body_kinematics(H, q)
+    local dq = qd - q
+    local sum = 0
+    for _, g in ipairs(H.geoms) do
+      if g.tip then
+        sum = sum + lucid.distance(g.shape, geom_pose(g, kin, dq), o.shape, T_o, QUERY).distance
+      end
+    end
+    return lucid.ad.concat{sum}
+  end, q)
+  local s = {}
+  for i = 1, H.nq do
+    local d = J:get(1, i)
+    s[i] = d < -1e-6 and 1 or (d > 1e-6 and -1 or 0)
+  end
+  return s
+end
+
+local function hand_start(H, o)
+  local q_open, q_mid = {}, {}
+  for i = 1, H.nq do
+    local lo, hi = H.lower[i], H.upper[i]
+    if lo == -math.huge or hi == math.huge then lo, hi = -1, 1 end
+    q_open[i] = lo + (0.15 + 0.1 * rng:uniform()) * (hi - lo)
+    q_mid[i] = lo + 0.35 * (hi - lo)
+  end
+  local kin = body_kinematics(H, lucid.vec(q_mid))
+  local centre = lucid.vec{0, 0, 0}
+  for _, i in ipairs(H.tips) do
+    local g = H.geoms[i]
+    centre = centre + (kin[g.body].T * g.pose):translation() / #H.tips
+  end
+  local R = lucid.se3.random(rng):rotation()
+  -- the object's centre of mass at the grasp centre: T_ref com = centre
+  local T_ref = lucid.se3.new(R, centre - R * o.com)
+  local x = {0, 0, 0, 0, 0, 0}
+  for i = 1, H.nq do x[#x + 1] = q_open[i] end
+  for _ = 1, #H.tips do x[#x + 1], x[#x + 2], x[#x + 3] = 0, 0, 1 end
+  return lucid.vec(x), T_ref
+end
+
+-- Closes the servos, then gravity along each axis direction; the largest displacement.
+local function simulate_grasp(H, o, q, T_o, closing)
+  local dt = 0.002
+  local function new_world(g)
+    local w = lucid.world{gravity = g, dt = dt}
+    local hid = w:add_model(H.m, {q = q})
+    local bid = w:add_body{shape = o.shape, pose = T_o, friction = opts.mu,
+                           mass = DENSITY * o.volume}
+    return w, hid, bid
+  end
+  local u = {}
+  for i = 1, H.nq do u[i] = q[i] + 0.25 * closing[i] end
+  local w, hid, bid = new_world({0, 0, 0})
+  w:set_control(hid, u)
+  w:step(math.floor(0.3 / dt + 0.5))
+  local settled = w:state()
+  local c0 = w:pose(bid):act(o.com)
+  local closing_motion = (c0 - T_o:act(o.com)):norm()
+  local worst = 0
+  for _, d in ipairs({{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}}) do
+    local wg, hg, bg = new_world({9.81 * d[1], 9.81 * d[2], 9.81 * d[3]})
+    wg:set_state(settled)
+    wg:set_control(hg, u)
+    wg:step(math.floor(1 / dt + 0.5))
+    worst = math.max(worst, (wg:pose(bg):act(o.com) - c0):norm())
+  end
+  return worst, closing_motion
+end
+
+local function hand_grasp(H, o)
+  local result
+  local iterations = 0
+  for attempt = 1, opts.restarts + 1 do
+    local x0, T_ref = hand_start(H, o)
+    local x, info = lucid.optim.gauss_newton(hand_residual(H, o, T_ref), x0, {
+      max_iter = opts.iterations, damping = "adaptive", lambda = 1e-6, min_cost = 1e-14, tol = 0})
+    iterations = iterations + info.iterations
+    local q = {}
+    for i = 1, H.nq do q[i] = x[6 + i] end
+    q = lucid.vec(q)
+    local T_o = T_ref * lucid.se3.exp({x[1], x[2], x[3], x[4], x[5], x[6]})
+    local points, normals, tip_gap, min_distance = hand_contacts(H, o, q, T_o)
+    local eps = epsilon_of(o, points, normals, T_o:act(o.com))
+    result = {attempts = attempt, epsilon = eps, cost = info.cost, iterations = iterations,
+              tip_gap = tip_gap, penetration = math.max(0, -min_distance), q = q, T_o = T_o,
+              history = result and result.history or info.history,
+              first_ok = result and result.first_ok}
+    local ok = eps > 0 and min_distance >= -0.001 and tip_gap <= 0.001
+    if result.first_ok == nil then result.first_ok = ok end
+    result.ok = ok
+    if ok then break end
   end
   return result
 end
@@ -378,11 +622,61 @@ local function run_fingertips()
   return summary, rows, all_eps, histories
 end
 
+local function run_hand()
+  local H = load_hand()
+  local bar = t:progress(total, "hand grasps")
+  local rows, all_eps, closure, ok_count, first_ok, success, seconds, sim_seconds = {}, {}, 0, 0, 0, 0, 0, 0
+  local worst_pen, worst_gap, iterations, attempts, histories = 0, 0, 0, 0, {}
+  for _, o in ipairs(objects) do
+    local eps, fc, sc, pen = {}, 0, 0, 0
+    local s_opt, s_sim = 0, 0
+    for g = 1, per_object do
+      local start = lucid.clock()
+      local r = hand_grasp(H, o)
+      s_opt = s_opt + lucid.clock() - start
+      eps[g] = r.epsilon
+      all_eps[#all_eps + 1] = r.epsilon
+      if r.epsilon > 0 then fc, closure = fc + 1, closure + 1 end
+      if r.ok then ok_count = ok_count + 1 end
+      if r.first_ok then first_ok = first_ok + 1 end
+      pen = math.max(pen, r.penetration)
+      worst_gap = math.max(worst_gap, r.tip_gap)
+      iterations, attempts = iterations + r.iterations, attempts + r.attempts
+      start = lucid.clock()
+      local moved = simulate_grasp(H, o, r.q, r.T_o, closing_directions(H, o, r.q, r.T_o))
+      s_sim = s_sim + lucid.clock() - start
+      if moved < 0.02 then sc, success = sc + 1, success + 1 end
+      if g == 1 and #histories < 6 then histories[#histories + 1] = {name = o.name, y = r.history} end
+      bar:step()
+    end
+    worst_pen = math.max(worst_pen, pen)
+    seconds, sim_seconds = seconds + s_opt, sim_seconds + s_sim
+    local q = stats.summary(eps)
+    rows[#rows + 1] = {object = o.name, extent = o.extent, grasps = per_object,
+                       force_closure_rate = fc / per_object, success_rate = sc / per_object,
+                       epsilon_median = q.median, epsilon_min = q.min, epsilon_max = q.max,
+                       max_penetration = pen, seconds = s_opt, simulation_seconds = s_sim}
+  end
+  bar:done()
+  local q = stats.summary(all_eps)
+  local summary = {
+    grasps = total, objects = #objects, model = opts.model, fingertips = #H.tips, mu = opts.mu,
+    force_closure_rate = closure / total, valid_rate = ok_count / total,
+    first_attempt_valid_rate = first_ok / total, simulated_success_rate = success / total,
+    epsilon_median = q.median, epsilon_min = q.min, epsilon_max = q.max,
+    max_penetration = worst_pen, max_fingertip_gap = worst_gap,
+    mean_iterations = iterations / total, mean_attempts = attempts / total,
+    grasps_per_second_per_core = total / seconds,
+    checked_grasps_per_second_per_core = total / (seconds + sim_seconds),
+  }
+  return summary, rows, all_eps, histories
+end
+
 local summary, rows, all_eps, histories
 if opts.problem == "fingertips" then
   summary, rows, all_eps, histories = run_fingertips()
 else
-  fail("the hand problem is not available yet")
+  summary, rows, all_eps, histories = run_hand()
 end
 
 local plots = {}
