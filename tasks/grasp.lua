@@ -479,25 +479,49 @@ local function hand_contacts(H, o, q, T_o)
   return points, normals, tip_gap, min_distance
 end
 
--- The joints' closing directions: the sign of -d(sum of fingertip distances)/dq.
-local function closing_directions(H, o, q, T_o)
-  local _, J = lucid.ad.jacobian(function(qd)
-    local kin = body_kinematics(H, q)
-    local dq = qd - q
-    local sum = 0
-    for _, g in ipairs(H.geoms) do
-      if g.tip then
-        sum = sum + lucid.distance(g.shape, geom_pose(g, kin, dq), o.shape, T_o, QUERY).distance
+-- Servo offsets that make the hand apply the synthesised contact forces: joint torques
+-- tau = sum_i J_i^T f_i (J_i the world linear Jacobian of contact point i on its link, f_i the
+-- force on the object), scaled so the largest offset is SQUEEZE rad -- the servos share one
+-- gain in the models used here (kp (u - q) = tau up to that common factor).
+local SQUEEZE = 0.3
+local function squeeze_offsets(H, o, x, T_ref)
+  local nq = H.nq
+  local q = {}
+  for i = 1, nq do q[i] = x[6 + i] end
+  q = lucid.vec(q)
+  local T_o = T_ref * lucid.se3.exp({x[1], x[2], x[3], x[4], x[5], x[6]})
+  local kin = body_kinematics(H, q)
+  local tau = {}
+  for i = 1, nq do tau[i] = 0 end
+  local t = 0
+  for _, g in ipairs(H.geoms) do
+    if g.tip then
+      t = t + 1
+      local base = 6 + nq + 3 * (t - 1)
+      local r = lucid.distance(g.shape, kin[g.body].T * g.pose, o.shape, T_o)
+      local n = r.normal
+      local sign = n[3] >= 0 and 1 or -1
+      local a = -1 / (sign + n[3])
+      local b = n[1] * n[2] * a
+      local t1 = lucid.vec{1 + sign * n[1] * n[1] * a, sign * b, -sign * n[1]}
+      local t2 = lucid.vec{b, sign + n[2] * n[2] * a, -n[2]}
+      local f = n * x[base + 3] + t1 * x[base + 1] + t2 * x[base + 2]
+      local J = H.m:frame_jacobian(q, g.body, "local_world_aligned")
+      local arm = r.p1 - kin[g.body].T:translation()
+      for j = 1, nq do
+        local v = lucid.vec{J:get(1, j), J:get(2, j), J:get(3, j)}
+        local w = lucid.vec{J:get(4, j), J:get(5, j), J:get(6, j)}
+        local vp = v + lucid.vec{w[2] * arm[3] - w[3] * arm[2], w[3] * arm[1] - w[1] * arm[3],
+                                 w[1] * arm[2] - w[2] * arm[1]}
+        tau[j] = tau[j] + vp:dot(f)
       end
     end
-    return lucid.ad.concat{sum}
-  end, q)
-  local s = {}
-  for i = 1, H.nq do
-    local d = J:get(1, i)
-    s[i] = d < -1e-6 and 1 or (d > 1e-6 and -1 or 0)
   end
-  return s
+  local largest = 0
+  for j = 1, nq do largest = math.max(largest, math.abs(tau[j])) end
+  local offsets = {}
+  for j = 1, nq do offsets[j] = largest > 0 and SQUEEZE * tau[j] / largest or 0 end
+  return offsets
 end
 
 local function hand_start(H, o)
@@ -534,7 +558,7 @@ local function simulate_grasp(H, o, q, T_o, closing)
     return w, hid, bid
   end
   local u = {}
-  for i = 1, H.nq do u[i] = q[i] + 0.25 * closing[i] end
+  for i = 1, H.nq do u[i] = q[i] + closing[i] end
   local w, hid, bid = new_world({0, 0, 0})
   w:set_control(hid, u)
   w:step(math.floor(0.3 / dt + 0.5))
@@ -548,6 +572,14 @@ local function simulate_grasp(H, o, q, T_o, closing)
     wg:set_control(hg, u)
     wg:step(math.floor(1 / dt + 0.5))
     worst = math.max(worst, (wg:pose(bg):act(o.com) - c0):norm())
+    if os.getenv("GRASP_DEBUG") then
+      io.stderr:write(string.format("  gravity %2d %2d %2d: moved %.4f m, %d contacts\n", d[1], d[2],
+        d[3], (wg:pose(bg):act(o.com) - c0):norm(), #wg:contacts()))
+    end
+  end
+  if os.getenv("GRASP_DEBUG") then
+    io.stderr:write(string.format("  closing moved the object %.4f m; mass %.3f kg\n",
+      closing_motion, DENSITY * o.volume))
   end
   return worst, closing_motion
 end
@@ -560,6 +592,10 @@ local function hand_grasp(H, o)
     local x, info = lucid.optim.gauss_newton(hand_residual(H, o, T_ref), x0, {
       max_iter = opts.iterations, damping = "adaptive", lambda = 1e-6, min_cost = 1e-14, tol = 0})
     iterations = iterations + info.iterations
+    if os.getenv("GRASP_DEBUG") then
+      io.stderr:write(string.format("%s attempt %d: %s %d iterations cost %.3g\n", o.name, attempt,
+        info.reason, info.iterations, info.cost))
+    end
     local q = {}
     for i = 1, H.nq do q[i] = x[6 + i] end
     q = lucid.vec(q)
@@ -567,6 +603,7 @@ local function hand_grasp(H, o)
     local points, normals, tip_gap, min_distance = hand_contacts(H, o, q, T_o)
     local eps = epsilon_of(o, points, normals, T_o:act(o.com))
     result = {attempts = attempt, epsilon = eps, cost = info.cost, iterations = iterations,
+              offsets = squeeze_offsets(H, o, x, T_ref),
               tip_gap = tip_gap, penetration = math.max(0, -min_distance), q = q, T_o = T_o,
               history = result and result.history or info.history,
               first_ok = result and result.first_ok}
@@ -643,7 +680,7 @@ local function run_hand()
       worst_gap = math.max(worst_gap, r.tip_gap)
       iterations, attempts = iterations + r.iterations, attempts + r.attempts
       start = lucid.clock()
-      local moved = simulate_grasp(H, o, r.q, r.T_o, closing_directions(H, o, r.q, r.T_o))
+      local moved = simulate_grasp(H, o, r.q, r.T_o, r.offsets)
       s_sim = s_sim + lucid.clock() - start
       if moved < 0.02 then sc, success = sc + 1, success + 1 end
       if g == 1 and #histories < 6 then histories[#histories + 1] = {name = o.name, y = r.history} end
@@ -700,9 +737,7 @@ end
 local figures = {summary = summary, objects = rows, seed = t.seed, problem = opts.problem,
                  torque_scale = "1 / rho (rho: object radius about its centre of mass)",
                  cone_edges = opts.edges, plots = plots}
-t:report(figures, function()
-  print(string.format("grasp synthesis (%s): %d objects x %d grasps, mu %g, seed %d",
-    opts.problem, #objects, per_object, opts.mu, t.seed))
+local function print_fingertips()
   local table_rows = {}
   for _, r in ipairs(rows) do
     table_rows[#table_rows + 1] = {r.object, r.extent * 100, r.force_closure_rate * 100,
@@ -716,5 +751,32 @@ t:report(figures, function()
     100 * summary.first_attempt_force_closure_rate, summary.epsilon_median, summary.epsilon_min,
     summary.max_fingertip_distance, summary.mean_iterations, summary.mean_attempts,
     summary.grasps_per_second_per_core))
+end
+
+local function print_hand()
+  local table_rows = {}
+  for _, r in ipairs(rows) do
+    table_rows[#table_rows + 1] = {r.object, r.extent * 100, r.force_closure_rate * 100,
+                                   r.success_rate * 100, r.epsilon_min, r.epsilon_median,
+                                   r.max_penetration * 1000, r.seconds, r.simulation_seconds}
+  end
+  print(task.format_table({"object", "extent cm", "closure %", "held %", "eps min", "eps median",
+                           "pen. mm", "opt. s", "sim. s"}, table_rows))
+  print(string.format("overall (%s, %d fingertips): force closure %.1f%%, valid (closure, "
+    .. "penetration <= 1 mm, fingertips within 1 mm) %.1f%% (%.1f%% at the first attempt), "
+    .. "held in simulation %.1f%%; epsilon median %.3g; max penetration %.2g mm; "
+    .. "%.1f iterations, %.2f attempts per grasp; %.2f grasps/s/core (synthesis), %.2f with "
+    .. "the simulated check", summary.model, summary.fingertips,
+    100 * summary.force_closure_rate, 100 * summary.valid_rate,
+    100 * summary.first_attempt_valid_rate, 100 * summary.simulated_success_rate,
+    summary.epsilon_median, 1000 * summary.max_penetration, summary.mean_iterations,
+    summary.mean_attempts, summary.grasps_per_second_per_core,
+    summary.checked_grasps_per_second_per_core))
+end
+
+t:report(figures, function()
+  print(string.format("grasp synthesis (%s): %d objects x %d grasps, mu %g, seed %d",
+    opts.problem, #objects, per_object, opts.mu, t.seed))
+  if opts.problem == "fingertips" then print_fingertips() else print_hand() end
   for name, file in pairs(plots) do print(name .. " plot: " .. file) end
 end)
