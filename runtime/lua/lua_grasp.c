@@ -77,10 +77,12 @@ static double *read_grasp(lua_State *L, const char *fname, size_t *k_out, double
     size_t kn = count_vectors(L, 2, fname, "normals");
     if (k == 0) lucid_lua_fail(L, fname, "points is empty");
     if (k > GRASP_MAX_CONTACTS)
-        lucid_lua_fail(L, fname, "too many contacts (%zu, at most %d)", k, GRASP_MAX_CONTACTS);
-    if (kn != k) lucid_lua_fail(L, fname, "%zu points but %zu normals", k, kn);
+        lucid_lua_fail(L, fname, "too many contacts (%I, at most %d)", (lua_Integer)k,
+                       GRASP_MAX_CONTACTS);
+    if (kn != k)
+        lucid_lua_fail(L, fname, "%I points but %I normals", (lua_Integer)k, (lua_Integer)kn);
     *mu = lucid_lua_checkfinite(L, 3, fname, "mu");
-    if (*mu < 0.0) lucid_lua_fail(L, fname, "mu must be >= 0 (got %g)", *mu);
+    if (*mu < 0.0) lucid_lua_fail(L, fname, "mu must be >= 0 (got %f)", *mu);
     read_options(L, 4, fname, opt);
     double *buf = lua_newuserdatauv(L, sizeof(double) * (6 * k + 6 * k * (size_t)opt->edges), 0);
     read_vectors(L, 1, k, buf, fname, "points");
@@ -88,7 +90,7 @@ static double *read_grasp(lua_State *L, const char *fname, size_t *k_out, double
     for (size_t i = 0; i < k; ++i) {
         const double *n = buf + 3 * k + 3 * i;
         if (!(n[0] * n[0] + n[1] * n[1] + n[2] * n[2] > 0.0))
-            lucid_lua_fail(L, fname, "normals[%zu] is zero", i + 1);
+            lucid_lua_fail(L, fname, "normals[%I] is zero", (lua_Integer)i + 1);
     }
     *k_out = k;
     return buf;
