@@ -63,6 +63,8 @@ local t = task.new{
      help = "new random starts for a grasp whose epsilon is 0"},
     {name = "model", kind = "string", default = here .. "/models/gripper3.xml",
      help = "hand model (hand problem): MJCF with position servos"},
+    {name = "verbose", kind = "flag",
+     help = "print each attempt's stop reason and each simulated displacement on stderr"},
     {name = "plot", kind = "string", default = "out/grasp",
      help = "prefix of the SVG plots ('' for none)"},
   },
@@ -359,7 +361,37 @@ end
 -- The object's density is 500 kg/m^3 (its mass and inertia from its hull).
 
 local CLEARANCE = 0.001
+local self_pairs
 local DENSITY = 500
+
+local body_kinematics
+
+-- Pairs of the hand's own geoms that the world collides (not on one body, not a parent and its
+-- child, a root link counting as the child of the static geoms), less those already closer
+-- than the clearance at the model's neutral configuration: overlaps built into the model, like
+-- the MJCF <exclude> pairs that m:geoms() cannot tell.
+function self_pairs(H, joints)
+  local parent = {}
+  local body_of = {}
+  for _, j in ipairs(joints) do body_of[j.name] = j.body end
+  for _, j in ipairs(joints) do parent[j.body] = j.parent and body_of[j.parent] or "<static>" end
+  local kin = body_kinematics(H, H.m:neutral())
+  local pairs = {}
+  for a = 1, #H.geoms do
+    for b = a + 1, #H.geoms do
+      local ga, gb = H.geoms[a], H.geoms[b]
+      local ba, bb = ga.body or "<static>", gb.body or "<static>"
+      if ba ~= bb and parent[ba] ~= bb and parent[bb] ~= ba then
+        local Ta = ga.body and kin[ga.body].T * ga.pose or ga.pose
+        local Tb = gb.body and kin[gb.body].T * gb.pose or gb.pose
+        if lucid.distance(ga.shape, Ta, gb.shape, Tb).distance >= CLEARANCE then
+          pairs[#pairs + 1] = {a, b}
+        end
+      end
+    end
+  end
+  return pairs
+end
 
 local function load_hand()
   local ok, m = pcall(lucid.model.load, opts.model, {meshes = "skip"})
@@ -368,9 +400,19 @@ local function load_hand()
     fail(string.format("--model '%s' has no actuators: the hand problem closes the fingers "
                        .. "with position servos (MJCF <position>)", opts.model))
   end
-  if m.nu ~= m.nv then
-    fail(string.format("--model '%s' has %d actuators for %d joint dofs: the hand problem needs "
-                       .. "one position servo per dof, in joint order", opts.model, m.nu, m.nv))
+  local servo = {}
+  for _, a in ipairs(m:actuators()) do
+    if a.kind ~= "position" then
+      fail(string.format("--model '%s': actuator '%s' is a %s; the hand problem closes the "
+                         .. "fingers with position servos (MJCF <position>)", opts.model, a.name, a.kind))
+    end
+    servo[a.dof] = a
+  end
+  for i = 1, m.nv do
+    if not servo[i] then
+      fail(string.format("--model '%s': joint dof %d has no position servo; the hand problem "
+                         .. "needs one per dof", opts.model, i))
+    end
   end
   local joints = m:joints()
   for _, j in ipairs(joints) do
@@ -397,12 +439,14 @@ local function load_hand()
   local lower, upper = m:limits()
   local bodies = {}
   for _, g in ipairs(geoms) do if g.body then bodies[g.body] = true end end
-  return {m = m, geoms = geoms, tips = tips, lower = lower, upper = upper, nq = m.nq,
-          bodies = bodies}
+  local H = {m = m, geoms = geoms, tips = tips, lower = lower, upper = upper, nq = m.nq,
+             bodies = bodies, servo = servo}
+  H.pairs = self_pairs(H, joints)
+  return H
 end
 
 -- Poses and local Jacobians of the bodies carrying geoms at q.
-local function body_kinematics(H, q)
+function body_kinematics(H, q)
   local kin = {}
   for b in pairs(H.bodies) do
     kin[b] = {T = H.m:frame_pose(q, b), J = H.m:frame_jacobian(q, b, "local")}
@@ -455,6 +499,18 @@ local function hand_residual(H, o, T_ref)
     out[#out + 1] = force
     out[#out + 1] = torque
     out[#out + 1] = lambda_sum - k
+    for _, pair in ipairs(H.pairs) do -- differentiated only when within 1 cm
+      local ga, gb = H.geoms[pair[1]], H.geoms[pair[2]]
+      local Ta = ga.body and kin[ga.body].T * ga.pose or ga.pose
+      local Tb = gb.body and kin[gb.body].T * gb.pose or gb.pose
+      if lucid.distance(ga.shape, Ta, gb.shape, Tb).distance < 0.01 then
+        local r = lucid.distance(ga.shape, geom_pose(ga, kin, dq), gb.shape, geom_pose(gb, kin, dq),
+                                 QUERY)
+        out[#out + 1] = hinge(CLEARANCE - r.distance) * w_touch
+      else
+        out[#out + 1] = 0
+      end
+    end
     for i = 1, nq do
       out[#out + 1] = hinge(q[i] - H.upper[i]) * 100
       out[#out + 1] = hinge(H.lower[i] - q[i]) * 100
@@ -476,15 +532,24 @@ local function hand_contacts(H, o, q, T_o)
       tip_gap = math.max(tip_gap, math.abs(r.distance))
     end
   end
-  return points, normals, tip_gap, min_distance
+  local min_self = math.huge
+  for _, pair in ipairs(H.pairs) do
+    local ga, gb = H.geoms[pair[1]], H.geoms[pair[2]]
+    local Ta = ga.body and kin[ga.body].T * ga.pose or ga.pose
+    local Tb = gb.body and kin[gb.body].T * gb.pose or gb.pose
+    min_self = math.min(min_self, lucid.distance(ga.shape, Ta, gb.shape, Tb).distance)
+  end
+  return points, normals, tip_gap, min_distance, min_self
 end
 
--- Servo offsets that make the hand apply the synthesised contact forces: joint torques
+-- Servo targets that make the hand apply the synthesised contact forces: joint torques
 -- tau = sum_i J_i^T f_i (J_i the world linear Jacobian of contact point i on its link, f_i the
--- force on the object), scaled so the largest offset is SQUEEZE rad -- the servos share one
--- gain in the models used here (kp (u - q) = tau up to that common factor).
-local SQUEEZE = 0.3
-local function squeeze_offsets(H, o, x, T_ref)
+-- force on the object), the forces scaled so that their total normal force is m g / epsilon
+-- (with epsilon the Q1 metric, contact forces of total normal force N resist every wrench of
+-- norm epsilon N: this squeeze holds the object's weight in any direction), at least 1 N;
+-- a position servo's torque is gear kp (u - gear q), so u = gear q + tau / (gear kp), clipped
+-- to the control range.
+local function squeeze_targets(H, o, x, T_ref, eps)
   local nq = H.nq
   local q = {}
   for i = 1, nq do q[i] = x[6 + i] end
@@ -517,11 +582,14 @@ local function squeeze_offsets(H, o, x, T_ref)
       end
     end
   end
-  local largest = 0
-  for j = 1, nq do largest = math.max(largest, math.abs(tau[j])) end
-  local offsets = {}
-  for j = 1, nq do offsets[j] = largest > 0 and SQUEEZE * tau[j] / largest or 0 end
-  return offsets
+  local scale = math.max(1, DENSITY * o.volume * 9.81 / math.max(eps, 1e-3)) / #H.tips
+  local u = {}
+  for j = 1, nq do
+    local a = H.servo[j]
+    u[j] = a.gear * q[j] + scale * tau[j] / (a.gear * a.kp)
+    if a.ctrl_range then u[j] = math.min(math.max(u[j], a.ctrl_range[1]), a.ctrl_range[2]) end
+  end
+  return u
 end
 
 local function hand_start(H, o)
@@ -548,7 +616,7 @@ local function hand_start(H, o)
 end
 
 -- Closes the servos, then gravity along each axis direction; the largest displacement.
-local function simulate_grasp(H, o, q, T_o, closing)
+local function simulate_grasp(H, o, q, T_o, u)
   local dt = 0.002
   local function new_world(g)
     local w = lucid.world{gravity = g, dt = dt}
@@ -557,8 +625,6 @@ local function simulate_grasp(H, o, q, T_o, closing)
                            mass = DENSITY * o.volume}
     return w, hid, bid
   end
-  local u = {}
-  for i = 1, H.nq do u[i] = q[i] + closing[i] end
   local w, hid, bid = new_world({0, 0, 0})
   w:set_control(hid, u)
   w:step(math.floor(0.3 / dt + 0.5))
@@ -572,12 +638,12 @@ local function simulate_grasp(H, o, q, T_o, closing)
     wg:set_control(hg, u)
     wg:step(math.floor(1 / dt + 0.5))
     worst = math.max(worst, (wg:pose(bg):act(o.com) - c0):norm())
-    if os.getenv("GRASP_DEBUG") then
+    if opts.verbose then
       io.stderr:write(string.format("  gravity %2d %2d %2d: moved %.4f m, %d contacts\n", d[1], d[2],
         d[3], (wg:pose(bg):act(o.com) - c0):norm(), #wg:contacts()))
     end
   end
-  if os.getenv("GRASP_DEBUG") then
+  if opts.verbose then
     io.stderr:write(string.format("  closing moved the object %.4f m; mass %.3f kg\n",
       closing_motion, DENSITY * o.volume))
   end
@@ -592,7 +658,7 @@ local function hand_grasp(H, o)
     local x, info = lucid.optim.gauss_newton(hand_residual(H, o, T_ref), x0, {
       max_iter = opts.iterations, damping = "adaptive", lambda = 1e-6, min_cost = 1e-14, tol = 0})
     iterations = iterations + info.iterations
-    if os.getenv("GRASP_DEBUG") then
+    if opts.verbose then
       io.stderr:write(string.format("%s attempt %d: %s %d iterations cost %.3g\n", o.name, attempt,
         info.reason, info.iterations, info.cost))
     end
@@ -600,14 +666,15 @@ local function hand_grasp(H, o)
     for i = 1, H.nq do q[i] = x[6 + i] end
     q = lucid.vec(q)
     local T_o = T_ref * lucid.se3.exp({x[1], x[2], x[3], x[4], x[5], x[6]})
-    local points, normals, tip_gap, min_distance = hand_contacts(H, o, q, T_o)
+    local points, normals, tip_gap, min_distance, min_self = hand_contacts(H, o, q, T_o)
     local eps = epsilon_of(o, points, normals, T_o:act(o.com))
     result = {attempts = attempt, epsilon = eps, cost = info.cost, iterations = iterations,
-              offsets = squeeze_offsets(H, o, x, T_ref),
+              targets = squeeze_targets(H, o, x, T_ref, eps),
               tip_gap = tip_gap, penetration = math.max(0, -min_distance), q = q, T_o = T_o,
+              self_penetration = math.max(0, -min_self),
               history = result and result.history or info.history,
               first_ok = result and result.first_ok}
-    local ok = eps > 0 and min_distance >= -0.001 and tip_gap <= 0.001
+    local ok = eps > 0 and min_distance >= -0.001 and min_self >= -0.001 and tip_gap <= 0.001
     if result.first_ok == nil then result.first_ok = ok end
     result.ok = ok
     if ok then break end
@@ -680,7 +747,7 @@ local function run_hand()
       worst_gap = math.max(worst_gap, r.tip_gap)
       iterations, attempts = iterations + r.iterations, attempts + r.attempts
       start = lucid.clock()
-      local moved = simulate_grasp(H, o, r.q, r.T_o, r.offsets)
+      local moved = simulate_grasp(H, o, r.q, r.T_o, r.targets)
       s_sim = s_sim + lucid.clock() - start
       if moved < 0.02 then sc, success = sc + 1, success + 1 end
       if g == 1 and #histories < 6 then histories[#histories + 1] = {name = o.name, y = r.history} end

@@ -21,5 +21,7 @@ lucid_model *lucid_lua_checkmodel(lua_State *L, int idx, const char *fname, cons
 
 /* m:geoms() (runtime/lua/lua_model_geoms.c). */
 int lucid_lua_model_geoms(lua_State *L);
+/* m:actuators() (runtime/lua/lua_model_actuators.c). */
+int lucid_lua_model_actuators(lua_State *L);
 
 #endif
