@@ -352,13 +352,16 @@ end
 -- link geom (the palm included), and joint limits max(0, q - upper), max(0, lower - q) x 100.
 -- An attempt is kept when epsilon > 0, every link is at signed distance >= -1 mm and every
 -- fingertip within 1 mm of the object; otherwise a new random start (--restarts).
+-- Hand self-collision: max(0, 1 mm - d) for every pair of the hand's geoms the world collides
+-- (not a parent and its child), less pairs overlapping at the neutral configuration.
 -- Each kept grasp is then CHECKED IN SIMULATION (lucid.world, dt 2 ms, friction mu): the hand's
--- position servos (actuator a drives joint dof a: one servo per dof, MJCF <position>) are set
--- to q plus 0.25 rad in each joint's closing direction (the sign that brings the fingertips
--- towards the object) for 0.3 s without gravity; then, from that state, gravity (9.81 m/s^2 on
--- the object and the hand) points along each of +-x, +-y, +-z for 1 s. Success: the object's
--- centre of mass moves less than 2 cm in all six (relative to where the closing left it).
--- The object's density is 500 kg/m^3 (its mass and inertia from its hull).
+-- position servos (m:actuators(): one per joint dof) get the targets that make the joints
+-- apply the synthesised contact forces (squeeze_targets below) for 0.3 s without gravity;
+-- then, from that state, gravity (9.81 m/s^2 on the object and the hand) points along each of
+-- +-x, +-y, +-z for 1 s. Success: the object's centre of mass moves less than 2 cm in each of
+-- the six runs (relative to where the closing left it). The object's density is 500 kg/m^3
+-- (its mass from the hull's volume, its inertia from the world at uniform density).
+-- Timings are process CPU seconds (os.clock): the task runs on one core.
 
 local CLEARANCE = 0.001
 local self_pairs
@@ -695,7 +698,7 @@ local function run_fingertips()
   local worst_distance, iterations, attempts = 0, 0, 0
   for _, o in ipairs(objects) do
     local eps, fc = {}, 0
-    local start = lucid.clock()
+    local start = os.clock()
     for g = 1, per_object do
       local r = fingertip_grasp(o, k)
       eps[g] = r.epsilon
@@ -707,7 +710,7 @@ local function run_fingertips()
       if g == 1 and #histories < 6 then histories[#histories + 1] = {name = o.name, y = r.history} end
       bar:step()
     end
-    local s = lucid.clock() - start
+    local s = os.clock() - start
     seconds = seconds + s
     local q = stats.summary(eps)
     rows[#rows + 1] = {object = o.name, extent = o.extent, grasps = per_object,
@@ -731,25 +734,27 @@ local function run_hand()
   local bar = t:progress(total, "hand grasps")
   local rows, all_eps, closure, ok_count, first_ok, success, seconds, sim_seconds = {}, {}, 0, 0, 0, 0, 0, 0
   local worst_pen, worst_gap, iterations, attempts, histories = 0, 0, 0, 0, {}
+  local worst_self = 0
   for _, o in ipairs(objects) do
     local eps, fc, sc, pen = {}, 0, 0, 0
     local s_opt, s_sim = 0, 0
     for g = 1, per_object do
-      local start = lucid.clock()
+      local start = os.clock()
       local r = hand_grasp(H, o)
-      s_opt = s_opt + lucid.clock() - start
+      s_opt = s_opt + os.clock() - start
       eps[g] = r.epsilon
       all_eps[#all_eps + 1] = r.epsilon
       if r.epsilon > 0 then fc, closure = fc + 1, closure + 1 end
       if r.ok then ok_count = ok_count + 1 end
       if r.first_ok then first_ok = first_ok + 1 end
       pen = math.max(pen, r.penetration)
+      worst_self = math.max(worst_self, r.self_penetration)
       worst_gap = math.max(worst_gap, r.tip_gap)
       iterations, attempts = iterations + r.iterations, attempts + r.attempts
-      start = lucid.clock()
+      start = os.clock()
       local moved = simulate_grasp(H, o, r.q, r.T_o, r.targets)
-      s_sim = s_sim + lucid.clock() - start
-      if moved < 0.02 then sc, success = sc + 1, success + 1 end
+      s_sim = s_sim + os.clock() - start
+      if r.ok and moved < 0.02 then sc, success = sc + 1, success + 1 end -- valid and held
       if g == 1 and #histories < 6 then histories[#histories + 1] = {name = o.name, y = r.history} end
       bar:step()
     end
@@ -768,7 +773,7 @@ local function run_hand()
     force_closure_rate = closure / total, valid_rate = ok_count / total,
     first_attempt_valid_rate = first_ok / total, simulated_success_rate = success / total,
     epsilon_median = q.median, epsilon_min = q.min, epsilon_max = q.max,
-    max_penetration = worst_pen, max_fingertip_gap = worst_gap,
+    max_penetration = worst_pen, max_self_penetration = worst_self, max_fingertip_gap = worst_gap,
     mean_iterations = iterations / total, mean_attempts = attempts / total,
     grasps_per_second_per_core = total / seconds,
     checked_grasps_per_second_per_core = total / (seconds + sim_seconds),
@@ -831,12 +836,14 @@ local function print_hand()
                            "pen. mm", "opt. s", "sim. s"}, table_rows))
   print(string.format("overall (%s, %d fingertips): force closure %.1f%%, valid (closure, "
     .. "penetration <= 1 mm, fingertips within 1 mm) %.1f%% (%.1f%% at the first attempt), "
-    .. "held in simulation %.1f%%; epsilon median %.3g; max penetration %.2g mm; "
+    .. "valid and held in simulation %.1f%%; epsilon median %.3g; max penetration %.2g mm "
+    .. "(hand self-penetration %.2g mm); "
     .. "%.1f iterations, %.2f attempts per grasp; %.2f grasps/s/core (synthesis), %.2f with "
     .. "the simulated check", summary.model, summary.fingertips,
     100 * summary.force_closure_rate, 100 * summary.valid_rate,
     100 * summary.first_attempt_valid_rate, 100 * summary.simulated_success_rate,
-    summary.epsilon_median, 1000 * summary.max_penetration, summary.mean_iterations,
+    summary.epsilon_median, 1000 * summary.max_penetration,
+    1000 * summary.max_self_penetration, summary.mean_iterations,
     summary.mean_attempts, summary.grasps_per_second_per_core,
     summary.checked_grasps_per_second_per_core))
 end
