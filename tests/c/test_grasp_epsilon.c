@@ -201,10 +201,9 @@ static void box_grasp_matches_brute_force(void **state) {
     assert_near(r.torque_scale, s, 0.0);
 }
 
-/* Rotating and translating the whole grasp (points, normals, centre) leaves epsilon unchanged
- * up to the cone edges, which turn with the tangent basis: with many edges the linearised
- * cones converge and so does epsilon; scaling the grasp leaves it unchanged exactly (default
- * torque scale). */
+/* Scaling the grasp leaves epsilon unchanged (default torque scale); so does a rigid motion of
+ * the grasp and its centre that maps the linearised cones onto themselves: the normals here are
+ * +-x, and a turn by 3 edges (3 * 2 pi / 8) about x permutes each cone's 8 edges. */
 static void invariant_under_motion_and_scale(void **state) {
     (void)state;
     lucid_grasp_options opt;
@@ -217,24 +216,36 @@ static void invariant_under_motion_and_scale(void **state) {
     assert_int_equal(lucid_grasp_epsilon(scaled, box_normals, 4, 0.5, &opt, &r1, NULL, 0),
                      LUCID_OK);
     assert_near(r1.epsilon, r0.epsilon, 1e-13);
-    /* rotation about the z axis by 90 degrees maps x -> y: the tangent basis of +-y differs
-     * from the rotated one of +-x, so compare with 64 edges, where the polygon's error is
-     * below 1 - cos(pi / 64) = 1.2e-3 relative */
-    opt.edges = 64;
-    assert_int_equal(lucid_grasp_epsilon(box_points, box_normals, 4, 0.5, &opt, &r0, NULL, 0),
-                     LUCID_OK);
+    double angle = 3.0 * 2.0 * 3.14159265358979323846 / 8.0, c = cos(angle), s = sin(angle);
     double P[12], N[12], t[3] = {0.3, -1.0, 2.0};
     for (int i = 0; i < 4; ++i) {
-        P[3 * i] = -box_points[3 * i + 1] + t[0];
-        P[3 * i + 1] = box_points[3 * i] + t[1];
-        P[3 * i + 2] = box_points[3 * i + 2] + t[2];
-        N[3 * i] = -box_normals[3 * i + 1];
-        N[3 * i + 1] = box_normals[3 * i];
-        N[3 * i + 2] = box_normals[3 * i + 2];
+        const double *p = box_points + 3 * i, *n = box_normals + 3 * i;
+        P[3 * i] = p[0] + t[0];
+        P[3 * i + 1] = c * p[1] - s * p[2] + t[1];
+        P[3 * i + 2] = s * p[1] + c * p[2] + t[2];
+        N[3 * i] = n[0];
+        N[3 * i + 1] = c * n[1] - s * n[2];
+        N[3 * i + 2] = s * n[1] + c * n[2];
     }
     memcpy(opt.center, t, sizeof(t));
     assert_int_equal(lucid_grasp_epsilon(P, N, 4, 0.5, &opt, &r1, NULL, 0), LUCID_OK);
-    assert_near(r1.epsilon, r0.epsilon, 2e-3 * r0.epsilon);
+    assert_near(r1.epsilon, r0.epsilon, 1e-12);
+    /* a turn by half an edge is no symmetry of the cones: epsilon changes, by less than the
+     * polygon's inscribed-circle ratio allows (the cones stay between radius mu cos(pi/8) and
+     * mu) */
+    angle = 3.14159265358979323846 / 8.0, c = cos(angle), s = sin(angle);
+    for (int i = 0; i < 4; ++i) {
+        const double *p = box_points + 3 * i, *n = box_normals + 3 * i;
+        P[3 * i] = p[0];
+        P[3 * i + 1] = c * p[1] - s * p[2];
+        P[3 * i + 2] = s * p[1] + c * p[2];
+        N[3 * i + 1] = c * n[1] - s * n[2];
+        N[3 * i + 2] = s * n[1] + c * n[2];
+    }
+    memset(opt.center, 0, sizeof(opt.center));
+    assert_int_equal(lucid_grasp_epsilon(P, N, 4, 0.5, &opt, &r1, NULL, 0), LUCID_OK);
+    assert_true(fabs(r1.epsilon - r0.epsilon) > 1e-9);
+    assert_true(fabs(r1.epsilon - r0.epsilon) < 0.1 * r0.epsilon);
 }
 
 /* Not force closure: two antipodal fingertips (no torque about their axis: 5-D), three

@@ -128,6 +128,33 @@ t.case("m:geoms() gives the collision shapes in their bodies' frames", function(
   t.eq(tips, 3)
 end)
 
+t.case("m:actuators() gives each servo's joint, dof and gains", function()
+  local m = lucid.model.load("tasks/models/gripper3.xml")
+  local acts = m:actuators()
+  t.eq(#acts, 6)
+  local joints = m:joints()
+  for i, a in ipairs(acts) do
+    t.eq(a.kind, "position")
+    t.eq(a.kp, 5)
+    t.eq(a.gear, 1)
+    t.eq(a.dof, i)
+    t.eq(a.coord, i)
+    t.eq(a.joint, joints[i].name)
+    t.eq(a.name, joints[i].name)
+    t.eq(a.force_range, nil)
+  end
+  t.eq(acts[1].ctrl_range[1], -0.6)
+  t.eq(acts[2].ctrl_range[2], 1.6)
+  local motor = lucid.model.build{
+    bodies = {{name = "b", mass = 1, inertia = {1, 1, 1},
+               joints = {{name = "j", kind = "revolute", axis = {0, 0, 1}}}}},
+    actuators = {{name = "m", joint = "j", gear = 2}}}
+  local a = motor:actuators()[1]
+  t.eq(a.kind, "motor")
+  t.eq(a.gear, 2)
+  t.eq(a.joint, "j")
+end)
+
 t.case("fingertips: every grasp of the built-in objects is in force closure (seed 1)", function()
   local out, stderr, code = run("--grasps 2 --seed 1 --json --plot " .. prefix)
   t.eq(code, 0, stderr)
@@ -189,17 +216,11 @@ t.case("bad input: unknown problems, non-mesh objects, models without actuators"
   _, err, code = run("--problem hand --model '" .. passive .. "'")
   t.eq(code, 2)
   t.truthy(err:find("has no actuators", 1, true), err)
-end)
-
-t.case("a shared mesh: fingertip grasps in force closure (skipped without the data)", function()
-  local shared = os.getenv("LUCID_SHARED_DIR") or "../shared"
-  local mesh = shared .. "/data/meshes/sh3d-blendswap-cc-0/coffee_cup.obj"
-  local f = io.open(mesh)
-  if not f then t.skip("no shared meshes at " .. shared .. " (set LUCID_SHARED_DIR)") end
-  f:close()
-  local out, stderr, code = run("--object '" .. mesh .. "' --grasps 3 --json --plot ''")
-  t.eq(code, 0, stderr)
-  local s = json.decode(out).summary
-  t.eq(s.force_closure_rate, 1)
-  t.truthy(s.epsilon_min > 0)
+  local motor = temp(".motor.xml", [[<mujoco model="motor"><compiler autolimits="true"/>
+    <worldbody><body name="b"><joint name="j" axis="0 1 0" range="-1 1"/>
+    <geom type="sphere" size="0.01"/></body></worldbody>
+    <actuator><motor name="m" joint="j"/></actuator></mujoco>]])
+  _, err, code = run("--problem hand --model '" .. motor .. "'")
+  t.eq(code, 2)
+  t.truthy(err:find("actuator 'm' is a motor", 1, true), err)
 end)
