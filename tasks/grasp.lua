@@ -63,6 +63,7 @@ local t = task.new{
      help = "new random starts for a grasp whose epsilon is 0"},
     {name = "model", kind = "string", default = here .. "/models/gripper3.xml",
      help = "hand model (hand problem): MJCF with position servos"},
+    task.replay_option("the first hand grasp: closing, then 1 s with the object's weight along -z"),
     {name = "verbose", kind = "flag",
      help = "print each attempt's stop reason and each simulated displacement on stderr"},
     {name = "plot", kind = "string", default = "out/grasp",
@@ -618,6 +619,24 @@ local function hand_start(H, o)
   return lucid.vec(x), T_ref
 end
 
+-- An HTML replay (lucid.viewer) of a grasp: the closing, then the object's weight along -z
+-- for 1 s, in one world (a force on the object, not the world's gravity: an illustration of the
+-- check, which runs each direction in a world of its own).
+local function replay_grasp(H, o, q, T_o, u, file)
+  local dt = 0.002
+  local w = lucid.world{gravity = {0, 0, 0}, dt = dt}
+  local hid = w:add_model(H.m, {q = q})
+  local bid = w:add_body{shape = o.shape, pose = T_o, friction = opts.mu, mass = DENSITY * o.volume}
+  local rec = t:record(w, file, dt)
+  w:set_control(hid, u)
+  w:step(math.floor(0.3 / dt + 0.5))
+  for _ = 1, math.floor(1 / dt + 0.5) do
+    w:apply_force(bid, {0, 0, -9.81 * DENSITY * o.volume})
+    w:step()
+  end
+  return t:write_replay(rec, file, "grasp: " .. o.name .. " in " .. opts.model)
+end
+
 -- Closes the servos, then gravity along each axis direction; the largest displacement.
 local function simulate_grasp(H, o, q, T_o, u)
   local dt = 0.002
@@ -753,6 +772,7 @@ local function run_hand()
       iterations, attempts = iterations + r.iterations, attempts + r.attempts
       start = os.clock()
       local moved = simulate_grasp(H, o, r.q, r.T_o, r.targets)
+      if opts.replay and #rows == 0 and g == 1 then replay_grasp(H, o, r.q, r.T_o, r.targets, opts.replay) end
       s_sim = s_sim + os.clock() - start
       if r.ok and moved < 0.02 then sc, success = sc + 1, success + 1 end -- valid and held
       if g == 1 and #histories < 6 then histories[#histories + 1] = {name = o.name, y = r.history} end

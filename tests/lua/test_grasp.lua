@@ -173,8 +173,14 @@ t.case("fingertips: every grasp of the built-in objects is in force closure (see
 end)
 
 t.case("hand: the gripper's grasps are valid and hold in simulation (seed 2)", function()
-  local out, stderr, code = run("--problem hand --grasps 1 --seed 2 --json --plot ''")
+  local replay = prefix .. ".replay.html"
+  temp_files[#temp_files + 1] = replay
+  local out, stderr, code = run("--problem hand --grasps 1 --seed 2 --json --plot '' --replay '"
+                                .. replay .. "'")
   t.eq(code, 0, stderr)
+  local f = io.open(replay)
+  t.truthy(f and f:read("a"):find("grasp: box", 1, true), "replay page written")
+  if f then f:close() end
   local s = json.decode(out).summary
   t.eq(s.grasps, 3)
   t.eq(s.valid_rate, 1)
