@@ -550,7 +550,8 @@ end
 -- tau = sum_i J_i^T f_i (J_i the world linear Jacobian of contact point i on its link, f_i the
 -- force on the object), the forces scaled so that their total normal force is m g / epsilon
 -- (with epsilon the Q1 metric, contact forces of total normal force N resist every wrench of
--- norm epsilon N: this squeeze holds the object's weight in any direction), at least 1 N;
+-- norm epsilon N: this squeeze holds the object's weight in any direction; epsilon floored at
+-- 0.001), at least 1 N;
 -- a position servo's torque is gear kp (u - gear q), so u = gear q + tau / (gear kp), clipped
 -- to the control range.
 local function squeeze_targets(H, o, x, T_ref, eps)
