@@ -63,6 +63,9 @@ local t = task.new{
      help = "new random starts for a grasp whose epsilon is 0"},
     {name = "model", kind = "string", default = here .. "/models/gripper3.xml",
      help = "hand model (hand problem): MJCF with position servos"},
+    {name = "squeeze", kind = "number", default = 1, min = 0, max = 100,
+     help = "factor on the hand's squeeze (the servo offsets that apply the synthesised forces; 0: "
+       .. "servos hold the contact configuration only)"},
     task.replay_option("the first hand grasp: closing, then 1 s with the object's weight along -z"),
     {name = "verbose", kind = "flag",
      help = "print each attempt's stop reason and each simulated displacement on stderr"},
@@ -591,7 +594,7 @@ local function squeeze_targets(H, o, x, T_ref, eps)
   local u = {}
   for j = 1, nq do
     local a = H.servo[j]
-    u[j] = a.gear * q[j] + scale * tau[j] / (a.gear * a.kp)
+    u[j] = a.gear * q[j] + opts.squeeze * scale * tau[j] / (a.gear * a.kp)
     if a.ctrl_range then u[j] = math.min(math.max(u[j], a.ctrl_range[1]), a.ctrl_range[2]) end
   end
   return u
@@ -602,8 +605,15 @@ local function hand_start(H, o)
   for i = 1, H.nq do
     local lo, hi = H.lower[i], H.upper[i]
     if lo == -math.huge or hi == math.huge then lo, hi = -1, 1 end
-    q_open[i] = lo + (0.15 + 0.1 * rng:uniform()) * (hi - lo)
-    q_mid[i] = lo + 0.35 * (hi - lo)
+    local jitter = rng:uniform()
+    if math.abs(lo + hi) <= 0.05 * (hi - lo) then
+      -- a range symmetric about 0 (a finger's sideways joint): start in its middle
+      q_open[i] = 0.1 * (jitter - 0.5) * (hi - lo)
+      q_mid[i] = 0
+    else
+      q_open[i] = lo + (0.15 + 0.1 * jitter) * (hi - lo)
+      q_mid[i] = lo + 0.35 * (hi - lo)
+    end
   end
   local kin = body_kinematics(H, lucid.vec(q_mid))
   local centre = lucid.vec{0, 0, 0}

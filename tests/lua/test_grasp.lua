@@ -186,6 +186,13 @@ t.case("hand: the gripper's grasps are valid and hold in simulation (seed 2)", f
   t.eq(s.valid_rate, 1)
   t.truthy(s.simulated_success_rate >= 2 / 3, "held " .. s.simulated_success_rate)
   t.truthy(s.max_penetration <= 1e-3, "penetration " .. s.max_penetration)
+  -- without the squeeze the servos only hold the contact configuration: nothing presses on the
+  -- object, gravity pulls it out, and the check says so
+  out, stderr, code = run("--problem hand --grasps 1 --seed 2 --json --plot '' --squeeze 0")
+  t.eq(code, 0, stderr)
+  s = json.decode(out).summary
+  t.eq(s.valid_rate, 1)
+  t.eq(s.simulated_success_rate, 0)
 end)
 
 t.case("--help and the summary table", function()
