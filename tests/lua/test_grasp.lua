@@ -126,6 +126,25 @@ t.case("m:geoms() gives the collision shapes in their bodies' frames", function(
     end
   end
   t.eq(tips, 3)
+  -- a convex-mesh geom comes back as its own copy of the hull, placed in its body's frame
+  local hull = lucid.convex{{0, 0, 0}, {0.1, 0, 0}, {0, 0.1, 0}, {0, 0, 0.1}, {0.05, 0.05, 0.05}}
+  local at = lucid.se3.new({1, 0, 0, 0}, {0.01, 0.02, 0.03})
+  local mm = lucid.model.build{bodies = {{name = "b", mass = 1, inertia = {1, 1, 1},
+    joints = {{name = "j", kind = "revolute", axis = {0, 0, 1}}},
+    shapes = {{shape = hull, pose = at}}}}}
+  local g = mm:geoms()[1]
+  t.eq(g.body, "b")
+  t.eq(g.shape:kind(), "convex")
+  local A, B = g.shape:vertices(), hull:vertices()
+  t.eq(A:cols(), B:cols())
+  for j = 1, B:cols() do
+    for i = 1, 3 do t.eq(A:get(i, j), B:get(i, j)) end
+  end
+  t.near((g.pose:translation() - at:translation()):norm(), 0, 1e-15)
+  mm = nil -- the copy outlives the model and its own mesh
+  collectgarbage()
+  collectgarbage()
+  t.eq(g.shape:vertices():cols(), 5)
 end)
 
 t.case("m:actuators() gives each servo's joint, dof and gains", function()
