@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "runtime/math/quat.h"
 #include "runtime/world/broad_phase.h"
 #include "runtime/world/world.h"
 
@@ -14,7 +15,11 @@ typedef struct lucid_body {
     lucid_mat3 inertia, inv_inertia; /* about the centre of mass, body axes (0 if static) */
     lucid_vec3 com;                  /* centre of mass in the body frame */
     lucid_se3 pose;                  /* body frame in the world */
+    lucid_quat orientation; /* a free body's rotation, the state's quaternion: pose.R is its
+                             * matrix (kept so get_state(set_state(x)) returns x) */
     lucid_vec3 v, w;          /* world twist: velocity of the body origin, angular velocity */
+    double twist_body[6];     /* a free body's state velocity, (R^T v, R^T w): kept with v, w
+                               * (lucid_body_sync_twist) so get_state(set_state(x)) is x */
     lucid_vec3 force, torque; /* accumulators, cleared by each step */
     double friction, restitution;
     int model; /* the model whose link (or static geoms) this body is, -1 for a free body */
@@ -167,15 +172,56 @@ void lucid_world_models_apply_impulse(lucid_world *w, const lucid_contact_side *
                                       const double force[3]);
 void lucid_world_models_integrate(lucid_world *w);
 int lucid_world_models_finite(const lucid_world *w);
-size_t lucid_world_models_state_size(const lucid_world *w);
-void lucid_world_models_get_state(const lucid_world *w, double *x);
-lucid_status lucid_world_models_check_state(const lucid_world *w, const double *x,
-                                            const char **why);
-void lucid_world_models_set_state(lucid_world *w, const double *x);
+/* The models' part of the state: every model's q (nq in all), then every model's v (nv). */
+size_t lucid_world_models_nq(const lucid_world *w);
+size_t lucid_world_models_nv(const lucid_world *w);
+void lucid_world_models_get_state(const lucid_world *w, double *q, double *v);
+lucid_status lucid_world_models_check_state(const lucid_world *w, const double *q,
+                                            const double *v, const char **why);
+void lucid_world_models_set_state(lucid_world *w, const double *q, const double *v);
+void lucid_world_models_integrate_state(const lucid_world *w, const double *q, const double *v,
+                                        const double *dq, const double *dv, double *q_out,
+                                        double *v_out);
+void lucid_world_models_difference_state(const lucid_world *w, const double *q0, const double *v0,
+                                         const double *q1, const double *v1, double *dq,
+                                         double *dv);
 void lucid_world_models_energy(const lucid_world *w, double *kinetic, double *potential);
 /* Whether the geoms of bodies a and b may touch (same model: not parent and child, not an
  * excluded pair). */
 int lucid_world_models_pair_allowed(const lucid_world *w, int a, int b);
+
+/* The parts of lucid_world_step (world_step.c), for the step derivatives: prepare = velocity
+ * buffers, free velocities, collision and joint limits (the contact list); integrate = the
+ * final velocities (v_free, w_free, the models' v_free) into the state. */
+lucid_status lucid_world_step_prepare(lucid_world *w);
+lucid_status lucid_world_step_integrate(lucid_world *w);
+/* The contacts' Jacobian rows (w->sides, link rows) and islands for this step's contact list
+ * (world_delassus.c), as the solve builds them. */
+lucid_status lucid_world_contact_rows(lucid_world *w);
+/* v_free += dt M^-1 J_k^T f_k for contact k's force (its `force` field). */
+void lucid_world_apply_contact_force(lucid_world *w, int k);
+/* The dense Delassus matrix J M~^-1 J^T of the m contacts in list (3m x 3m, column-major; limit
+ * contacts get unit tangential diagonals), from the rows lucid_world_contact_rows built. */
+void lucid_world_island_delassus(lucid_world *w, const int *list, int m, double *G);
+/* One step with the contact forces lambda (3n, in the frames of `expect`) instead of a solve:
+ * prepare, then if the contact list equals expect's n contacts (bodies, parts, limits, order:
+ * *same = 1) v+ = v_free + dt M~^-1 J^T lambda, sigma (3n) = (J v+ - c* e_n)/dt + R lambda (the
+ * solver's (G + R) lambda + g), mu (n, may be NULL) each contact's friction, and integration.
+ * v_before: n scratch entries. branch (n): each contact's piece of c*_N (see below), used when
+ * >= 0, else chosen and stored. *same = 0: the contacts changed, nothing integrated. */
+lucid_status lucid_world_step_with_forces(lucid_world *w, const lucid_world_contact *expect, int n,
+                                          const double *lambda, double *sigma, double *mu,
+                                          double *v_before, int *branch, int *same);
+/* c*_N of contact c on a given piece (branch >= 0) or on the one the rules choose (branch < 0,
+ * stored in *chosen when not NULL): 0 speculative, 1 rest band, 2 Baumgarte, + 3 restitution. */
+double lucid_world_reference_velocity_branch(const lucid_world *w, const lucid_world_contact *c,
+                                             double v_n_before, int branch, int *chosen);
+
+/* twist_body = (R^T v, R^T w), after v, w or the pose changed; then v, w = R twist_body, so the
+ * world twist is a function of the state whichever way it was reached. */
+void lucid_body_sync_twist(lucid_body *b);
+/* v, w = R twist_body. */
+void lucid_body_twist_from_state(lucid_body *b);
 
 /* Centre of mass in the world and world-frame inverse inertia. */
 lucid_vec3 lucid_body_com_world(const lucid_body *b);
