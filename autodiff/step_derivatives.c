@@ -38,6 +38,7 @@ typedef struct ctx {
     lucid_world_contact *contacts; /* the nominal step's */
     double *lambda0, *lambda_s, *sigma0, *sigma_p, *sigma_m, *mu0, *mu_p, *mu_m, *vb;
     double *dsigma, *dmu, *dlambda;
+    double *Xl;  /* implicit: dx+/dlambda at the nominal inputs (nt x 3n), central differences */
     int *branch; /* each contact's piece of the reference velocity, fixed by the nominal step */
     int islands, *island_start, *island_contacts;
     lucid_contact_derivatives **ift;
@@ -60,7 +61,7 @@ static void release(ctx *c) {
     free(c->dplus), free(c->dminus), free(c->cache0), free(c->cache1), free(c->contacts);
     free(c->lambda0), free(c->lambda_s), free(c->sigma0), free(c->sigma_p), free(c->sigma_m);
     free(c->mu0), free(c->mu_p), free(c->mu_m), free(c->vb), free(c->dsigma), free(c->dmu);
-    free(c->dlambda), free(c->branch), free(c->island_start), free(c->island_contacts);
+    free(c->dlambda), free(c->Xl), free(c->branch), free(c->island_start), free(c->island_contacts);
     for (int i = 0; c->ift && i < c->islands; ++i) lucid_contact_derivatives_destroy(c->ift[i]);
     for (int i = 0; c->ip && i < c->islands; ++i) lucid_contact_workspace_destroy(c->ip[i]);
     for (int i = 0; c->ip_data && i < c->islands; ++i) free(c->ip_data[i]);
@@ -343,13 +344,41 @@ static lucid_status solve_dlambda(ctx *c) {
     return LUCID_OK;
 }
 
+/* dx+/dlambda at the nominal inputs, one column per entry of lambda: x+ is linear in lambda
+ * through v+ = v_free + dt M~^-1 J^T lambda and smooth through the integrator, so central
+ * differences of lucid_world_step_with_forces are exact to rounding. */
+static lucid_status force_jacobian(ctx *c) {
+    size_t n3 = 3 * (size_t)c->n, nt = (size_t)c->nt;
+    double scale = 1.0;
+    for (size_t i = 0; i < n3; ++i) scale = fmax(scale, fabs(c->lambda0[i]));
+    double h = 1e-6 * scale;
+    c->Xl = malloc(sizeof(double) * (nt * n3 + 1));
+    if (!c->Xl) return LUCID_ERR_NO_MEMORY;
+    memcpy(c->lambda_s, c->lambda0, sizeof(double) * n3);
+    for (size_t i = 0; i < n3; ++i) {
+        int same_p = 1, same_m = 1;
+        c->lambda_s[i] = c->lambda0[i] + h;
+        lucid_status s =
+            fixed_step(c, -1, 0.0, c->lambda_s, c->sigma_p, c->mu_p, c->dplus, &same_p);
+        c->lambda_s[i] = c->lambda0[i] - h;
+        if (s == LUCID_OK)
+            s = fixed_step(c, -1, 0.0, c->lambda_s, c->sigma_m, c->mu_m, c->dminus, &same_m);
+        c->lambda_s[i] = c->lambda0[i];
+        if (s != LUCID_OK) return s;
+        if (!same_p || !same_m) return LUCID_ERR_INTERNAL; /* the same state gave other contacts */
+        for (size_t r = 0; r < nt; ++r) c->Xl[r + nt * i] = (c->dplus[r] - c->dminus[r]) / (2 * h);
+    }
+    return LUCID_OK;
+}
+
+/* dx+/de = d/de x+(e, lambda0) + dx+/dlambda dlambda, dlambda = IFT(dsigma, dmu). */
 static lucid_status implicit_column(ctx *c, int col, lucid_step_jacobians *J) {
     double h = c->o->step, lo = lower_shift(c, col), scale = 1.0 / ((1.0 - lo) * h);
-    size_t n3 = 3 * (size_t)c->n;
+    size_t n3 = 3 * (size_t)c->n, nt = (size_t)c->nt;
     int same_p = 1, same_m = 1;
-    lucid_status s = fixed_step(c, col, h, c->lambda0, c->sigma_p, c->mu_p, NULL, &same_p);
+    lucid_status s = fixed_step(c, col, h, c->lambda0, c->sigma_p, c->mu_p, c->dplus, &same_p);
     if (s == LUCID_OK)
-        s = fixed_step(c, col, lo * h, c->lambda0, c->sigma_m, c->mu_m, NULL, &same_m);
+        s = fixed_step(c, col, lo * h, c->lambda0, c->sigma_m, c->mu_m, c->dminus, &same_m);
     if (s != LUCID_OK) return s;
     if (!same_p || !same_m) {
         ++J->fallback_columns;
@@ -357,20 +386,15 @@ static lucid_status implicit_column(ctx *c, int col, lucid_step_jacobians *J) {
     }
     for (size_t i = 0; i < n3; ++i) c->dsigma[i] = (c->sigma_p[i] - c->sigma_m[i]) * scale;
     for (int k = 0; k < c->n; ++k) c->dmu[k] = (c->mu_p[k] - c->mu_m[k]) * scale;
-    s = solve_dlambda(c);
-    for (int side = 0; side < 2 && s == LUCID_OK; ++side) {
-        double t = side == 0 ? 1.0 : lo;
-        for (size_t i = 0; i < n3; ++i) c->lambda_s[i] = c->lambda0[i] + t * h * c->dlambda[i];
-        int same = 1;
-        s = fixed_step(c, col, t * h, c->lambda_s, c->sigma_p, c->mu_p,
-                       side == 0 ? c->dplus : c->dminus, &same);
-        if (s == LUCID_OK && !same) {
-            ++J->fallback_columns;
-            return fd_column(c, col, J);
-        }
+    if (n3 > 0) s = solve_dlambda(c);
+    if (s != LUCID_OK) return s;
+    for (size_t r = 0; r < nt; ++r) {
+        double acc = (c->dplus[r] - c->dminus[r]) * scale;
+        for (size_t i = 0; i < n3; ++i) acc += c->Xl[r + nt * i] * c->dlambda[i];
+        c->dplus[r] = acc, c->dminus[r] = 0.0;
     }
-    if (s == LUCID_OK) store_column(c, col, scale, J);
-    return s;
+    store_column(c, col, 1.0, J);
+    return LUCID_OK;
 }
 
 /* ---- the nominal step and the contact solution's factorisation ------------------------------ */
@@ -507,6 +531,7 @@ static lucid_status columns(ctx *c, lucid_step_jacobians *J) {
         c->w->opt.contact.max_iter = c->o->max_iter;
     }
     lucid_status s = factor_islands(c, J);
+    if (s == LUCID_OK && c->o->method != LUCID_STEP_FINITE_DIFFERENCES) s = force_jacobian(c);
     int cols = c->nt + c->nu + c->np;
     for (int col = 0; col < cols && s == LUCID_OK; ++col)
         s = c->o->method == LUCID_STEP_FINITE_DIFFERENCES ? fd_column(c, col, J)
