@@ -1,0 +1,485 @@
+-- Trajectory optimisation through contact: Gauss-Newton (Levenberg-Marquardt damping, Armijo
+-- line search: lucid.optim.gauss_newton) over a control sequence so that a box ends at a
+-- target planar pose (x, y, yaw), by single shooting through the simulation.
+--
+-- Problems (--problem):
+--   push        a sphere finger driven by force controls pushes a box on a frictional floor;
+--   fingertips  two spherical fingertips squeeze, move and turn a box (the manipulation example
+--               of the Silico paper, Le Cleac'h et al., Fig. 1: two spherical fingertips move an
+--               object to a desired pose; here the object is a box on a floor);
+--   arm         an articulated arm (lucid's tasks/models/pusher.xml by default, --model for
+--               another MJCF/URDF with actuators) pushes a box with its links.
+-- Fingers are free spheres: their controls are world-frame forces (gravity compensated by a
+-- constant force), held piecewise constant over `knots` intervals of the horizon; the
+-- decision vector U stacks each knot's planar forces (push: 2 per knot, fingertips: 4). The
+-- arm's decision vector is its actuators' inputs at each knot.
+--
+-- Residual: r(U) = ((x_T - x*) / 5 mm, (y_T - y*) / 5 mm, yaw error / 2 deg) of the box at the
+-- end of the horizon -- the success tolerances, so success is |r_pos| <= 1 and |r_yaw| <= 1 --
+-- plus a small regularisation rho (U - U0) / N (rho = --reg) that keeps the under-determined
+-- problem's steps near the start's contact mode. The final pose is the only goal: the box may
+-- still move at T (reported as final speed).
+--
+-- Jacobians (--methods): through lucid.sim.step inside lucid.ad with the step derivatives'
+-- `implicit`, `relaxed` (several kappa) or per-step `finite_differences` methods, or
+-- `rollout_fd`: forward differences of whole rollouts (one rollout per decision variable), the
+-- baseline a user without simulator derivatives would write. The same optimiser, options and
+-- starts for every method.
+--
+-- Targets: reachable by construction (as in tasks/contact_pose.lua): the final box pose of a
+-- rollout under a random control sequence around the start's (each knot's forces perturbed by
+-- Gaussian noise of the problem's scale), so every problem has a zero-residual solution; the
+-- optimiser starts from the nominal sequence U0, not from the one that produced the target.
+local lucid = require "lucid"
+local task = require "lucid.task"
+local plot = require "lucid.plot"
+local stats = require "lucid.stats"
+
+local here = (arg and arg[0] or ""):match("^(.*)/[^/]*$") or "."
+
+local PROBLEM_NAMES = {push = true, fingertips = true, arm = true}
+
+local t = task.new{
+  name = "trajopt",
+  summary = "Gauss-Newton trajectory optimisation through contact (push, fingertips, arm): "
+    .. "success rate, iterations and time per derivative method over random reachable targets.",
+  options = {
+    {name = "problem", kind = "string", default = "push",
+     check = function(v) return not PROBLEM_NAMES[v] and "must be push, fingertips or arm" or nil end,
+     help = "push, fingertips or arm"},
+    {name = "targets", kind = "integer", default = 6, min = 1, help = "number of random targets"},
+    {name = "full", kind = "flag",
+     help = "benchmark size: 50 targets, every method (rollout_fd on --fd-targets of them)"},
+    {name = "methods", kind = "string", default = "",
+     help = "comma-separated Jacobian methods: implicit, relaxed:KAPPA, finite_differences, "
+       .. "rollout_fd (default: implicit,rollout_fd; --full: all)"},
+    {name = "fd-targets", kind = "integer", default = 10, min = 1,
+     help = "with --full, targets solved with rollout_fd (slow: one rollout per variable)"},
+    {name = "iterations", kind = "integer", default = 50, min = 1, help = "Gauss-Newton iterations"},
+    {name = "reg", kind = "number", default = 1e-2, min = 0,
+     help = "regularisation weight rho on (U - U0) / N"},
+    {name = "model", kind = "string", default = here .. "/models/pusher.xml",
+     help = "arm: the robot file (MJCF or URDF; needs actuators)"},
+    {name = "plot", kind = "string", default = "out/trajopt",
+     help = "prefix of the SVG plots (costs per iteration, box and finger paths; '' for none)"},
+    task.replay_option("the first target's optimised trajectory"),
+  },
+}
+local opts = t:parse(arg)
+local rng = t.rng
+
+local function fail(message)
+  io.stderr:write("trajopt: ", message, "\n")
+  os.exit(2)
+end
+
+-- ---- scenes ----------------------------------------------------------------------------
+
+local G = 9.81
+local DT = 0.01
+local CONTACT = {model = "ncp", solver = "admm", tol = 1e-8, max_iter = 500}
+
+local function quat_yaw(q) -- yaw of a rotation about z (q = {w, x, y, z})
+  return 2 * math.atan(q[4], q[1])
+end
+
+-- A scene: world w, box id, start state x0, horizon `steps`, `knots`, decision size n, U0,
+-- noise scale of the targets' controls, and controls(U, k) -> the full control vector of
+-- step k (a table; U a table or differentiable vector).
+local function floor_and_box(w, box_mu)
+  w:add_static{shape = lucid.halfspace({0, 0, 1}, 0), friction = 0.5}
+  return w:add_body{shape = lucid.box(0.05, 0.05, 0.05), mass = 1,
+                    pose = lucid.se3.new({1, 0, 0, 0}, {0, 0, 0.05}), friction = box_mu}
+end
+
+-- Fingers are impedance controlled: each step's force on finger i is the PD law
+--   f = KP (p_ref(t) - p) - KD v  (planar x, y; z holds the start height likewise, plus m g)
+-- towards a reference moving linearly between the knots' waypoints (U: each knot's planar
+-- waypoint per finger, relative to the finger's start). The forces are the simulation's
+-- controls; the PD law is part of the differentiated function (it reads the state).
+local KP, KD, FINGER_MASS = 400, 12, 0.1
+
+local function finger_scene(spec)
+  local w = lucid.world{dt = DT, contact = CONTACT}
+  local box = floor_and_box(w, 0.8)
+  local fingers, starts = {}, {}
+  for i, p in ipairs(spec.fingers) do
+    fingers[i] = w:add_body{shape = lucid.sphere(0.02), mass = FINGER_MASS,
+                            friction = spec.finger_mu, pose = lucid.se3.new({1, 0, 0, 0}, p)}
+    starts[i] = p
+  end
+  local nu = #w:controls()
+  -- controls of a free body start at (its index among free bodies - 1) * 6
+  local offset, free = {}, 0
+  for _, id in ipairs({box, table.unpack(fingers)}) do
+    offset[id] = free * 6
+    free = free + 1
+  end
+  local per_knot = 2 * #fingers
+  local scene = {w = w, box = box, fingers = fingers, steps = spec.steps, knots = spec.knots,
+                 n = per_knot * spec.knots, noise = spec.noise, label = spec.label,
+                 starts = starts, free_bodies = free, offset = offset}
+  -- U0: the nominal waypoints, spec.path(i, s) for finger i at fraction s of the horizon
+  scene.U0 = {}
+  for k = 1, spec.knots do
+    for i = 1, #fingers do
+      local dx, dy = spec.path(i, k / spec.knots)
+      scene.U0[#scene.U0 + 1] = dx
+      scene.U0[#scene.U0 + 1] = dy
+    end
+  end
+  -- state(i) -> px, py, pz, vx, vy, vz of finger i (numbers or differentiable values)
+  function scene.controls(U, k, state)
+    local s = k / spec.steps * spec.knots -- knot coordinate of this step, in (0, knots]
+    local j = math.min(math.floor(s), spec.knots - 1)
+    local a = s - j
+    local u = {}
+    for c = 1, nu do u[c] = 0 end
+    for i, f in ipairs(fingers) do
+      local function ref(knot, d) -- waypoint of finger i at knot (0: the start)
+        if knot == 0 then return 0 end
+        return U[(knot - 1) * per_knot + 2 * (i - 1) + d]
+      end
+      local rx = starts[i][1] + (1 - a) * ref(j, 1) + a * ref(j + 1, 1)
+      local ry = starts[i][2] + (1 - a) * ref(j, 2) + a * ref(j + 1, 2)
+      local px, py, pz, vx, vy, vz = state(i)
+      u[offset[f] + 1] = (rx - px) * KP - vx * KD
+      u[offset[f] + 2] = (ry - py) * KP - vy * KD
+      u[offset[f] + 3] = (starts[i][3] - pz) * KP - vz * KD + FINGER_MASS * G
+    end
+    return u
+  end
+  function scene.numeric_state(i)
+    local p = w:pose(fingers[i]):translation()
+    local v = w:velocity(fingers[i])
+    return p[1], p[2], p[3], v[1], v[2], v[3]
+  end
+  -- settle the box and the fingers (holding their start) before the horizon
+  local hold = {}
+  for c = 1, scene.n do hold[c] = 0 end
+  for _ = 1, 10 do
+    w:set_controls(scene.controls(hold, 1, function(i)
+      local px, py, pz, vx, vy, vz = scene.numeric_state(i)
+      return px, py, pz, vx, vy, vz
+    end))
+    w:step()
+  end
+  scene.x0 = w:state()
+  return scene
+end
+
+local SCENES = {}
+
+-- push: one finger behind the box (-x face, at mid height); the nominal path pushes it 15 cm
+-- along x.
+function SCENES.push()
+  return finger_scene{label = "push", fingers = {{-0.071, 0, 0.05}}, finger_mu = 0.3,
+                      steps = 80, knots = 8, noise = {0.015, 0.015},
+                      path = function(_, s) return 0.15 * s, 0 end}
+end
+
+-- fingertips: two fingertips pinching the box on its -y and +y faces (references 2.5 cm
+-- inside the faces: a 10 N squeeze; friction 1 against the box), moving it along x and y and
+-- turning it through the pinch's friction; the nominal path carries it 10 cm along x.
+function SCENES.fingertips()
+  return finger_scene{label = "fingertips", fingers = {{0, -0.071, 0.05}, {0, 0.071, 0.05}},
+                      finger_mu = 1.0, steps = 80, knots = 8, noise = {0.015, 0.01, 0.015, 0.01},
+                      path = function(i, s)
+                        local squeeze = math.min(1, 4 * s) * 0.025
+                        return 0.10 * s, i == 1 and squeeze or -squeeze
+                      end}
+end
+
+function SCENES.arm()
+  local ok, m = pcall(lucid.model.load, opts.model)
+  if not ok then fail(tostring(m)) end
+  if m.nu == 0 then
+    fail(string.format("arm: the model %s has no actuators (the decision variables are "
+                       .. "actuator inputs)", opts.model))
+  end
+  fail("arm: not implemented yet")
+end
+
+-- ---- rollouts and Jacobians -----------------------------------------------------------
+
+-- Final box pose (x, y, z, qw, qx, qy, qz) after the horizon under U (a table/vec of numbers).
+local function rollout(scene, U, path)
+  local w = scene.w
+  w:set_state(scene.x0)
+  for k = 1, scene.steps do
+    w:set_controls(scene.controls(U, k, scene.numeric_state))
+    w:step()
+    if path then path(k) end
+  end
+  local T = w:pose(scene.box)
+  local p, q = T:translation(), T:quat()
+  return lucid.vec{p[1], p[2], p[3], q[1], q[2], q[3], q[4]}
+end
+
+-- rollout_fd: forward differences of whole rollouts, step h per decision variable.
+local FD_STEP = 1e-4
+local function rollout_fd_primitive(scene)
+  local cache_U, cache_y, cache_J
+  local function at(U)
+    local same = cache_U ~= nil
+    if same then
+      for i = 1, #U do if U[i] ~= cache_U[i] then same = false break end end
+    end
+    if same then return cache_y, cache_J end
+    local y = rollout(scene, U)
+    local J = lucid.zeros(7, #U)
+    local Up = {}
+    for i = 1, #U do Up[i] = U[i] end
+    for j = 1, #U do
+      Up[j] = U[j] + FD_STEP
+      local yj = rollout(scene, Up)
+      Up[j] = U[j]
+      for i = 1, 7 do J:set(i, j, (yj[i] - y[i]) / FD_STEP) end
+    end
+    cache_U = {}
+    for i = 1, #U do cache_U[i] = U[i] end
+    cache_y, cache_J = y, J
+    return y, J
+  end
+  return lucid.ad.primitive{
+    name = "trajopt rollout (finite differences)",
+    forward = function(U) return (at(U)) end,
+    jacobian = function(U) local _, J = at(U) return J end,
+  }
+end
+
+-- Box pose features as a function of U for a method: a differentiable 7-vector.
+local function features_function(scene, method)
+  if method.kind == "rollout_fd" then
+    local P = rollout_fd_primitive(scene)
+    return function(U) return P(U) end
+  end
+  if not (lucid.sim and lucid.sim.step) then
+    fail("method " .. method.key .. " needs lucid.sim.step (the step derivatives)")
+  end
+  local sopts = {method = method.kind, kappa = method.kappa}
+  local box_offset = scene.box_offset
+  return function(U)
+    local x = scene.x0
+    for k = 1, scene.steps do
+      x = lucid.sim.step(scene.w, x, lucid.ad.concat(scene.controls(U, k)), sopts)
+    end
+    return x:slice(box_offset + 1, box_offset + 7)
+  end
+end
+
+-- Residual of the final pose features y against the target (x*, y*, yaw*).
+local POS_TOL, YAW_TOL = 5e-3, 2 * math.pi / 180
+local function pose_residual(y, target)
+  local c, s = math.cos(target.yaw / 2), math.sin(target.yaw / 2)
+  -- z component of conj(q_target) * q for q_target = (c, 0, 0, s): 2 sin(yaw error / 2)
+  local qz_err = y[7] * c - y[4] * s
+  return {(y[1] - target.x) / POS_TOL, (y[2] - target.y) / POS_TOL, 2 * qz_err / YAW_TOL}
+end
+
+local function box_error(y, target)
+  local yaw = quat_yaw({y[4], y[5], y[6], y[7]})
+  local dyaw = math.abs((yaw - target.yaw + math.pi) % (2 * math.pi) - math.pi)
+  return math.sqrt((y[1] - target.x) ^ 2 + (y[2] - target.y) ^ 2), dyaw
+end
+
+-- ---- methods ------------------------------------------------------------------------------
+
+local function parse_methods(text)
+  local list = {}
+  for word in text:gmatch("[^,]+") do
+    local kappa = word:match("^relaxed:(.+)$")
+    if kappa then
+      local k = tonumber(kappa)
+      if not (k and k > 0) then fail("--methods: relaxed:KAPPA needs a positive number (got " .. word .. ")") end
+      list[#list + 1] = {key = "relaxed_" .. kappa, kind = "relaxed", kappa = k,
+                         label = "relaxed kappa=" .. kappa}
+    elseif word == "implicit" or word == "finite_differences" or word == "rollout_fd" then
+      list[#list + 1] = {key = word, kind = word, label = word}
+    else
+      fail("--methods: unknown method '" .. word .. "' (expected implicit, relaxed:KAPPA, "
+           .. "finite_differences or rollout_fd)")
+    end
+  end
+  if #list == 0 then fail("--methods: no method given") end
+  return list
+end
+
+local default_methods = opts.full and "implicit,relaxed:1e-4,relaxed:1e-3,finite_differences,rollout_fd"
+  or "implicit,rollout_fd"
+if not (lucid.sim and lucid.sim.step) and opts.methods == "" then default_methods = "rollout_fd" end
+local METHODS = parse_methods(opts.methods ~= "" and opts.methods or default_methods)
+
+-- ---- problems -----------------------------------------------------------------------------
+
+local scene = SCENES[opts.problem]()
+local N = opts.full and 50 or opts.targets
+
+local targets = {}
+for i = 1, N do
+  -- the nominal waypoints plus a Gaussian random walk (std scene.noise per knot)
+  local U, walk = {}, {}
+  local per = #scene.noise
+  for j = 1, scene.n do
+    local c = (j - 1) % per + 1
+    walk[c] = (walk[c] or 0) + scene.noise[c] * rng:normal()
+    U[j] = scene.U0[j] + walk[c]
+  end
+  local y = rollout(scene, U)
+  targets[i] = {x = y[1], y = y[2], yaw = quat_yaw({y[4], y[5], y[6], y[7]}), U = U}
+end
+
+local function solve(target, method, features)
+  local U0 = lucid.vec(scene.U0)
+  local rho = opts.reg / math.sqrt(scene.n)
+  local function residual(U)
+    local y = features(U)
+    local r = pose_residual(y, target)
+    local parts = {r[1], r[2], r[3]}
+    if rho > 0 then parts[4] = (U - U0) * rho end
+    return lucid.ad.concat(parts)
+  end
+  local start = lucid.clock()
+  -- stop when the pose is within a tenth of the tolerances: cost = 0.5 |r|^2 with |r_i| <= 0.1
+  local U, info = lucid.optim.gauss_newton(residual, U0, {
+    max_iter = opts.iterations, damping = "adaptive", lambda = 1e-3, tol = 1e-9,
+    min_cost = 0.5 * 3 * 0.1 ^ 2,
+  })
+  local seconds = lucid.clock() - start
+  local y = rollout(scene, U)
+  local pos_err, yaw_err = box_error(y, target)
+  return {U = U, info = info, seconds = seconds, pos_err = pos_err, yaw_err = yaw_err,
+          success = pos_err <= POS_TOL and yaw_err <= YAW_TOL}
+end
+
+local results = {}
+local total = 0
+for _, m in ipairs(METHODS) do
+  m.count = (opts.full and m.kind == "rollout_fd") and math.min(opts["fd-targets"], N) or N
+  total = total + m.count
+end
+local bar = t:progress(total, "trajopt " .. opts.problem)
+local first = {}
+for _, m in ipairs(METHODS) do
+  local features = features_function(scene, m)
+  local res = {solves = {}}
+  for i = 1, m.count do
+    local s = solve(targets[i], m, features)
+    res.solves[i] = s
+    if i == 1 then first[m.key] = s end
+    bar:step()
+  end
+  results[m.key] = res
+end
+bar:done()
+
+-- ---- report ---------------------------------------------------------------------------
+
+local function summarise(m)
+  local res = results[m.key]
+  local succ, iters, secs, pos, yaw = 0, {}, {}, {}, {}
+  local reasons = {}
+  for i, s in ipairs(res.solves) do
+    if s.success then succ = succ + 1 end
+    iters[i], secs[i], pos[i], yaw[i] = s.info.iterations, s.seconds, s.pos_err, s.yaw_err * 180 / math.pi
+    reasons[s.info.reason] = (reasons[s.info.reason] or 0) + 1
+  end
+  local S = stats.summary(secs)
+  local per_target = {}
+  for i, s in ipairs(res.solves) do
+    per_target[i] = {success = s.success, position_error_m = s.pos_err,
+                     yaw_error_deg = s.yaw_err * 180 / math.pi, iterations = s.info.iterations,
+                     reason = s.info.reason, seconds = s.seconds, cost = s.info.cost}
+  end
+  return {method = m.kind, kappa = m.kappa, targets = #res.solves, successes = succ,
+          per_target = per_target,
+          success_rate = succ / #res.solves, iterations = stats.summary(iters),
+          seconds = S, seconds_max = S.max, seconds_median = S.median,
+          position_error_m = stats.summary(pos), yaw_error_deg = stats.summary(yaw),
+          stop_reasons = reasons}
+end
+
+local figures = {seed = t.seed, problem = opts.problem, targets = N, horizon_steps = scene.steps,
+                 dt = DT, knots = scene.knots, variables = scene.n, iterations = opts.iterations,
+                 reg = opts.reg, tolerance = {position_m = POS_TOL, yaw_deg = 2},
+                 methods = {}, summary = {}}
+local fastest_exact
+for _, m in ipairs(METHODS) do
+  figures.methods[m.key] = summarise(m)
+end
+-- the headline: success rate and median solve time of each method; speed-up against
+-- rollout_fd on the targets both solved
+local fd = results.rollout_fd
+for _, m in ipairs(METHODS) do
+  local f = figures.methods[m.key]
+  figures.summary[m.key .. "_success_rate"] = f.success_rate
+  figures.summary[m.key .. "_median_seconds"] = f.seconds.median
+  figures.summary[m.key .. "_max_seconds"] = f.seconds.max
+  if fd and m.key ~= "rollout_fd" then
+    local a, b = 0, 0
+    for i = 1, #fd.solves do
+      a, b = a + fd.solves[i].seconds, b + results[m.key].solves[i].seconds
+    end
+    f.speedup_vs_rollout_fd = a / b
+    figures.summary[m.key .. "_speedup_vs_rollout_fd"] = a / b
+    if m.kind == "implicit" then fastest_exact = m.key end
+  end
+end
+figures.summary.headline_method = fastest_exact or METHODS[1].key
+
+-- plots: cost per iteration of target 1 per method; box and finger paths of target 1
+if opts.plot ~= "" then
+  local dir = opts.plot:match("^(.*)/[^/]*$")
+  if dir then os.execute("mkdir -p '" .. dir .. "'") end
+  local series = {}
+  for _, m in ipairs(METHODS) do
+    local h = first[m.key].info.history
+    local x = {}
+    for k = 1, #h do x[k] = k - 1 end
+    series[#series + 1] = {name = m.label, x = x, y = h}
+  end
+  local cost_file = opts.plot .. "_" .. opts.problem .. "_costs.svg"
+  plot.lines{file = cost_file, title = "trajopt " .. opts.problem .. ": target 1",
+             xlabel = "Gauss-Newton iteration", ylabel = "cost", logy = true, series = series}
+  local m1 = METHODS[1]
+  local paths = {{name = "box (optimised)", x = {}, y = {}}}
+  for i = 1, #scene.fingers do paths[#paths + 1] = {name = "finger " .. i, x = {}, y = {}} end
+  local w = scene.w
+  local function record()
+    local p = w:pose(scene.box):translation()
+    table.insert(paths[1].x, p[1]); table.insert(paths[1].y, p[2])
+    for i, f in ipairs(scene.fingers) do
+      local q = w:pose(f):translation()
+      table.insert(paths[i + 1].x, q[1]); table.insert(paths[i + 1].y, q[2])
+    end
+  end
+  local U1 = first[m1.key].U
+  w:set_state(scene.x0)
+  record()
+  local rec = t:record(w, opts.replay, DT)
+  rollout(scene, U1, record)
+  t:write_replay(rec, opts.replay, "trajopt " .. opts.problem .. ": target 1")
+  paths[#paths + 1] = {name = "target", x = {targets[1].x}, y = {targets[1].y}, marker = "cross"}
+  local path_file = opts.plot .. "_" .. opts.problem .. "_paths.svg"
+  plot.lines{file = path_file, title = "trajopt " .. opts.problem .. ": paths of target 1 ("
+               .. m1.label .. ")", xlabel = "x (m)", ylabel = "y (m)", series = paths}
+  figures.plots = {costs = cost_file, paths = path_file}
+end
+
+t:report(figures, function()
+  print(string.format("trajopt %s: %d targets, horizon %d steps of %g s, %d knots, %d variables, "
+                      .. "Gauss-Newton <= %d iterations, seed %d", opts.problem, N, scene.steps,
+                      DT, scene.knots, scene.n, opts.iterations, t.seed))
+  print("success = final box error <= 5 mm and <= 2 deg")
+  local rows = {}
+  for _, m in ipairs(METHODS) do
+    local f = figures.methods[m.key]
+    rows[#rows + 1] = {m.label, f.targets, string.format("%.0f%%", 100 * f.success_rate),
+                       f.iterations.median, f.iterations.max, f.seconds.median, f.seconds.max,
+                       f.position_error_m.median * 1e3, f.yaw_error_deg.median,
+                       f.speedup_vs_rollout_fd or ""}
+  end
+  print(task.format_table({"method", "targets", "success", "iter med", "iter max", "s med",
+                           "s max", "pos err mm", "yaw err deg", "x vs rollout_fd"}, rows, "%.3g"))
+  if figures.plots then print("plots: " .. figures.plots.costs .. ", " .. figures.plots.paths) end
+end)
