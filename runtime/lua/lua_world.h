@@ -12,5 +12,7 @@ lucid_world *lucid_lua_checkworld(lua_State *L, int idx, const char *fname);
 /* Adds the model methods of the world (w:add_model, w:q, ...; lua_world_model.c) to the
  * method table on top of the stack. */
 void lucid_lua_world_model_methods(lua_State *L);
+/* w:state_integrate, w:state_difference (lua_world_state.c). */
+void lucid_lua_world_state_methods(lua_State *L);
 
 #endif

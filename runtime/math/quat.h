@@ -40,6 +40,20 @@ static inline int lucid_quat_normalize(lucid_quat *q) {
     q->z /= n;
     return 1;
 }
+/* exp(w) = (cos(|w|/2), sin(|w|/2) w/|w|): the rotation by the rotation vector w. |w| is taken
+ * on w scaled by its largest entry (no overflow for huge w; cos and sin reduce huge arguments
+ * exactly); below 1e-6 the series sin(t/2)/t = 1/2 - t^2/48, exact to rounding there. */
+static inline lucid_quat lucid_quat_exp(lucid_vec3 w) {
+    double m = fmax(fabs(w.x), fmax(fabs(w.y), fabs(w.z)));
+    if (m == 0.0) return lucid_quat_make(1.0, 0.0, 0.0, 0.0);
+    if (m < 1e-6) {
+        double t = sqrt(w.x * w.x + w.y * w.y + w.z * w.z), s = 0.5 - t * t / 48.0;
+        return lucid_quat_make(cos(0.5 * t), s * w.x, s * w.y, s * w.z);
+    }
+    double ux = w.x / m, uy = w.y / m, uz = w.z / m, n = sqrt(ux * ux + uy * uy + uz * uz);
+    double t = m * n, s = sin(0.5 * t) / n;
+    return lucid_quat_make(cos(0.5 * t), s * ux, s * uy, s * uz);
+}
 /* Rotates v by the unit quaternion q. */
 static inline lucid_vec3 lucid_quat_rotate(lucid_quat q, lucid_vec3 v) {
     lucid_vec3 u = lucid_quat_vec(q);

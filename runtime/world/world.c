@@ -190,6 +190,7 @@ lucid_status lucid_world_set_velocity(lucid_world *w, int id, const double twist
         return LUCID_ERR_NONFINITE;
     w->bodies[id].v = lucid_vec3_load(twist);
     w->bodies[id].w = lucid_vec3_load(twist + 3);
+    lucid_body_sync_twist(&w->bodies[id]);
     return LUCID_OK;
 }
 
@@ -202,6 +203,17 @@ lucid_status lucid_world_apply_force(lucid_world *w, int id, lucid_vec3 f, lucid
     return LUCID_OK;
 }
 
+void lucid_body_sync_twist(lucid_body *b) {
+    lucid_vec3_store(lucid_mat3_tmul_vec(&b->pose.R, b->v), b->twist_body);
+    lucid_vec3_store(lucid_mat3_tmul_vec(&b->pose.R, b->w), b->twist_body + 3);
+    lucid_body_twist_from_state(b);
+}
+
+void lucid_body_twist_from_state(lucid_body *b) {
+    b->v = lucid_mat3_mul_vec(&b->pose.R, lucid_vec3_load(b->twist_body));
+    b->w = lucid_mat3_mul_vec(&b->pose.R, lucid_vec3_load(b->twist_body + 3));
+}
+
 lucid_vec3 lucid_body_com_world(const lucid_body *b) {
     return lucid_se3_act(&b->pose, b->com);
 }
@@ -210,78 +222,6 @@ lucid_mat3 lucid_body_inv_inertia_world(const lucid_body *b) {
     lucid_mat3 RI = lucid_mat3_mul(&b->pose.R, &b->inv_inertia);
     lucid_mat3 Rt = lucid_mat3_transpose(&b->pose.R);
     return lucid_mat3_mul(&RI, &Rt);
-}
-
-/* ---- state ----------------------------------------------------------------------------- */
-
-#define STATE_STRIDE 18
-
-/* Bodies in the state: every body except the models' (their links are in q, v). */
-static int in_state(const lucid_body *b) {
-    return b->model < 0;
-}
-
-static int own_bodies(const lucid_world *w) {
-    int n = 0;
-    for (int i = 0; i < w->num_bodies; ++i) n += in_state(&w->bodies[i]);
-    return n;
-}
-
-int lucid_world_state_size(const lucid_world *w) {
-    return STATE_STRIDE * own_bodies(w) + (int)lucid_world_models_state_size(w);
-}
-
-void lucid_world_get_state(const lucid_world *w, double *x) {
-    for (int i = 0; i < w->num_bodies; ++i) {
-        const lucid_body *b = &w->bodies[i];
-        if (!in_state(b)) continue;
-        lucid_vec3_store(b->pose.t, x);
-        for (int j = 0; j < 3; ++j) lucid_vec3_store(lucid_mat3_col(&b->pose.R, j), x + 3 + 3 * j);
-        lucid_vec3_store(b->v, x + 12);
-        lucid_vec3_store(b->w, x + 15);
-        x += STATE_STRIDE;
-    }
-    lucid_world_models_get_state(w, x);
-}
-
-lucid_status lucid_world_set_state(lucid_world *w, const double *x, const char **why) {
-    if (!w || (!x && lucid_world_state_size(w) > 0))
-        return bad(why, "state missing", LUCID_ERR_ARGUMENT);
-    const double *xi = x;
-    for (int i = 0; i < w->num_bodies; ++i) {
-        const lucid_body *b = &w->bodies[i];
-        if (!in_state(b)) continue;
-        for (int k = 0; k < STATE_STRIDE; ++k)
-            if (!isfinite(xi[k])) return bad(why, "state must be finite", LUCID_ERR_NONFINITE);
-        lucid_mat3 R = lucid_mat3_from_cols(lucid_vec3_load(xi + 3), lucid_vec3_load(xi + 6),
-                                            lucid_vec3_load(xi + 9));
-        if (lucid_so3_orthogonality_error(&R) > 1e-9 || lucid_mat3_det(&R) <= 0.0)
-            return bad(why, "state rotation is not a rotation matrix", LUCID_ERR_ARGUMENT);
-        if (b->is_static) {
-            int moved = memcmp(&R, &b->pose.R, sizeof R) != 0 ||
-                        lucid_vec3_dist(lucid_vec3_load(xi), b->pose.t) != 0.0;
-            for (int k = 12; k < 18; ++k) moved |= xi[k] != 0.0;
-            if (moved) return bad(why, "static bodies cannot move", LUCID_ERR_ARGUMENT);
-        }
-        xi += STATE_STRIDE;
-    }
-    lucid_status s = lucid_world_models_check_state(w, xi, why);
-    if (s != LUCID_OK) return s;
-    xi = x;
-    for (int i = 0; i < w->num_bodies; ++i) {
-        lucid_body *b = &w->bodies[i];
-        if (!in_state(b)) continue;
-        b->pose.t = lucid_vec3_load(xi);
-        b->pose.R = lucid_mat3_from_cols(lucid_vec3_load(xi + 3), lucid_vec3_load(xi + 6),
-                                         lucid_vec3_load(xi + 9));
-        b->v = lucid_vec3_load(xi + 12);
-        b->w = lucid_vec3_load(xi + 15);
-        xi += STATE_STRIDE;
-    }
-    lucid_world_models_set_state(w, xi);
-    w->num_cache = 0;
-    w->num_contacts = 0;
-    return LUCID_OK;
 }
 
 /* ---- energy, contacts, stats ----------------------------------------------------------- */

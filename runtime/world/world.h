@@ -143,15 +143,27 @@ lucid_status lucid_world_step(lucid_world *w);
 /* Why the last lucid_world_step failed, "" after a successful one (valid until the next). */
 const char *lucid_world_last_error(const lucid_world *w);
 
-/* The state: for every body in id order, 18 numbers: translation (3), rotation matrix
- * column-major (9), twist (6). Static bodies are included (their twist is zero). */
+/* The state x = (q, v) (API.md, runtime/world/world_state.c): every free body's pose as free-
+ * joint coordinates (x, y, z, qw, qx, qy, qz), in id order, then every model's q; then every
+ * free body's body-frame twist (linear velocity of the body origin, angular velocity, in body
+ * axes), then every model's v. Static bodies and model links are not in it. nq = 7 per free
+ * body + the models' nq, nv = 6 per free body + the models' nv; size nq + nv. */
+void lucid_world_state_dims(const lucid_world *w, int *nq, int *nv); /* either may be NULL */
 int lucid_world_state_size(const lucid_world *w);
+int lucid_world_tangent_size(const lucid_world *w); /* 2 nv: (dq, dv) */
 void lucid_world_get_state(const lucid_world *w, double *x);
-/* Sets the state (size lucid_world_state_size). Rotations must be orthonormal to 1e-9 (they
- * are re-orthonormalised); static bodies must keep their pose and a zero twist. It also
- * forgets the warm-start memory, so stepping from a given state is a pure function of it:
- * set_state(x) then n steps reproduces the same trajectory bit for bit. */
+/* Sets the state (size lucid_world_state_size). Quaternions may have any non-zero norm (they
+ * are normalised). It also forgets the warm-start memory, so stepping from a given state is a
+ * pure function of it: set_state(x) then n steps reproduces the same trajectory bit for bit. */
 lucid_status lucid_world_set_state(lucid_world *w, const double *x, const char **why);
+/* out = x (+) dx (out may alias x): T exp(dq_body) for free bodies (the body-frame twist
+ * convention of their velocities), the models' joint manifolds (lucid_model_integrate), v + dv.
+ * LUCID_ERR_ARGUMENT for a zero quaternion in x. */
+lucid_status lucid_world_state_integrate(const lucid_world *w, const double *x, const double *dx,
+                                         double *out);
+/* dx = x1 (-) x0, the tangent with x0 (+) dx = x1: log(T0^-1 T1) for free bodies. */
+lucid_status lucid_world_state_difference(const lucid_world *w, const double *x0,
+                                          const double *x1, double *dx);
 
 typedef struct lucid_world_energy {
     double kinetic, potential; /* J; potential of gravity, -m g.x_com */
@@ -210,7 +222,7 @@ lucid_status lucid_world_last_problem_dense(lucid_world *w, lucid_contact_proble
  * friction is the model's `friction` when has_friction, else that of its first geom. Joint
  * limits act as unilateral contacts (lucid_world_contact.limit_sign). Damping, joint springs
  * and position servos are implicit in the step (world_model.c). The state (lucid_world_get_state)
- * holds, after the bodies', each model's q then v. */
+ * holds every model's q after the free bodies' poses, and its v after their twists. */
 typedef struct lucid_model lucid_model;
 typedef struct lucid_world_model_desc {
     const double *q; /* copied */ /* nq entries, NULL: the neutral configuration */

@@ -167,8 +167,10 @@ lucid_status lucid_world_add_body(lucid_world *w, const lucid_body_desc *d, int 
     lucid_body *b = &w->bodies[index];
     b->mass = mp.mass, b->inv_mass = 1.0 / mp.mass;
     b->inertia = mp.inertia, b->inv_inertia = inv, b->com = mp.com;
-    b->pose = d->pose;
+    b->orientation = lucid_se3_to_quat(&d->pose);
+    b->pose = lucid_se3_make(lucid_quat_to_mat3(b->orientation), d->pose.t);
     b->v = lucid_vec3_load(d->velocity), b->w = lucid_vec3_load(d->velocity + 3);
+    lucid_body_sync_twist(b);
     b->friction = d->friction, b->restitution = d->restitution;
     *id = index;
     return LUCID_OK;

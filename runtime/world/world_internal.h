@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "runtime/math/quat.h"
 #include "runtime/world/broad_phase.h"
 #include "runtime/world/world.h"
 
@@ -14,7 +15,11 @@ typedef struct lucid_body {
     lucid_mat3 inertia, inv_inertia; /* about the centre of mass, body axes (0 if static) */
     lucid_vec3 com;                  /* centre of mass in the body frame */
     lucid_se3 pose;                  /* body frame in the world */
+    lucid_quat orientation; /* a free body's rotation, the state's quaternion: pose.R is its
+                             * matrix (kept so get_state(set_state(x)) returns x) */
     lucid_vec3 v, w;          /* world twist: velocity of the body origin, angular velocity */
+    double twist_body[6];     /* a free body's state velocity, (R^T v, R^T w): kept with v, w
+                               * (lucid_body_sync_twist) so get_state(set_state(x)) is x */
     lucid_vec3 force, torque; /* accumulators, cleared by each step */
     double friction, restitution;
     int model; /* the model whose link (or static geoms) this body is, -1 for a free body */
@@ -167,15 +172,29 @@ void lucid_world_models_apply_impulse(lucid_world *w, const lucid_contact_side *
                                       const double force[3]);
 void lucid_world_models_integrate(lucid_world *w);
 int lucid_world_models_finite(const lucid_world *w);
-size_t lucid_world_models_state_size(const lucid_world *w);
-void lucid_world_models_get_state(const lucid_world *w, double *x);
-lucid_status lucid_world_models_check_state(const lucid_world *w, const double *x,
-                                            const char **why);
-void lucid_world_models_set_state(lucid_world *w, const double *x);
+/* The models' part of the state: every model's q (nq in all), then every model's v (nv). */
+size_t lucid_world_models_nq(const lucid_world *w);
+size_t lucid_world_models_nv(const lucid_world *w);
+void lucid_world_models_get_state(const lucid_world *w, double *q, double *v);
+lucid_status lucid_world_models_check_state(const lucid_world *w, const double *q,
+                                            const double *v, const char **why);
+void lucid_world_models_set_state(lucid_world *w, const double *q, const double *v);
+void lucid_world_models_integrate_state(const lucid_world *w, const double *q, const double *v,
+                                        const double *dq, const double *dv, double *q_out,
+                                        double *v_out);
+void lucid_world_models_difference_state(const lucid_world *w, const double *q0, const double *v0,
+                                         const double *q1, const double *v1, double *dq,
+                                         double *dv);
 void lucid_world_models_energy(const lucid_world *w, double *kinetic, double *potential);
 /* Whether the geoms of bodies a and b may touch (same model: not parent and child, not an
  * excluded pair). */
 int lucid_world_models_pair_allowed(const lucid_world *w, int a, int b);
+
+/* twist_body = (R^T v, R^T w), after v, w or the pose changed; then v, w = R twist_body, so the
+ * world twist is a function of the state whichever way it was reached. */
+void lucid_body_sync_twist(lucid_body *b);
+/* v, w = R twist_body. */
+void lucid_body_twist_from_state(lucid_body *b);
 
 /* Centre of mass in the world and world-frame inverse inertia. */
 lucid_vec3 lucid_body_com_world(const lucid_body *b);

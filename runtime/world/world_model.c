@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/model/configuration.h"
 #include "runtime/model/dynamics.h"
 #include "runtime/model/model_internal.h"
 #include "runtime/world/world_internal.h"
@@ -548,45 +549,77 @@ void lucid_world_models_apply_impulse(lucid_world *w, const lucid_contact_side *
 
 /* ---- state, energy ---------------------------------------------------------------------- */
 
-size_t lucid_world_models_state_size(const lucid_world *w) {
+size_t lucid_world_models_nq(const lucid_world *w) {
     size_t n = 0;
-    for (int i = 0; i < w->num_models; ++i)
-        n += lucid_model_nq(w->models[i].model) + lucid_model_nv(w->models[i].model);
+    for (int i = 0; i < w->num_models; ++i) n += lucid_model_nq(w->models[i].model);
     return n;
 }
 
-void lucid_world_models_get_state(const lucid_world *w, double *x) {
+size_t lucid_world_models_nv(const lucid_world *w) {
+    size_t n = 0;
+    for (int i = 0; i < w->num_models; ++i) n += lucid_model_nv(w->models[i].model);
+    return n;
+}
+
+void lucid_world_models_get_state(const lucid_world *w, double *q, double *v) {
     for (int i = 0; i < w->num_models; ++i) {
         const lucid_world_model *wm = &w->models[i];
         size_t nq = lucid_model_nq(wm->model), nv = lucid_model_nv(wm->model);
-        memcpy(x, wm->q, nq * sizeof(double));
-        memcpy(x + nq, wm->v, nv * sizeof(double));
-        x += nq + nv;
+        memcpy(q, wm->q, nq * sizeof(double));
+        memcpy(v, wm->v, nv * sizeof(double));
+        q += nq, v += nv;
     }
 }
 
-lucid_status lucid_world_models_check_state(const lucid_world *w, const double *x,
-                                            const char **why) {
+lucid_status lucid_world_models_check_state(const lucid_world *w, const double *q,
+                                            const double *v, const char **why) {
     for (int i = 0; i < w->num_models; ++i) {
         const lucid_world_model *wm = &w->models[i];
         size_t nq = lucid_model_nq(wm->model), nv = lucid_model_nv(wm->model);
-        if (!all_finite(x, nq + nv)) return bad(why, "state must be finite", LUCID_ERR_NONFINITE);
-        if (lucid_model_check_configuration(wm->model, x, NULL) != LUCID_OK)
+        if (!all_finite(q, nq) || !all_finite(v, nv))
+            return bad(why, "state must be finite", LUCID_ERR_NONFINITE);
+        if (lucid_model_check_configuration(wm->model, q, NULL) != LUCID_OK)
             return bad(why, "a model's quaternion in the state is zero", LUCID_ERR_ARGUMENT);
-        x += nq + nv;
+        q += nq, v += nv;
     }
     return LUCID_OK;
 }
 
-void lucid_world_models_set_state(lucid_world *w, const double *x) {
+void lucid_world_models_set_state(lucid_world *w, const double *q, const double *v) {
     for (int i = 0; i < w->num_models; ++i) {
         lucid_world_model *wm = &w->models[i];
         size_t nq = lucid_model_nq(wm->model), nv = lucid_model_nv(wm->model);
-        memcpy(wm->q, x, nq * sizeof(double));
+        memcpy(wm->q, q, nq * sizeof(double));
         lucid_model_normalize(wm->model, wm->q);
-        memcpy(wm->v, x + nq, nv * sizeof(double));
+        memcpy(wm->v, v, nv * sizeof(double));
         pose_links(w, wm);
-        x += nq + nv;
+        q += nq, v += nv;
+    }
+}
+
+/* (q, v) (+) (dq, dv) for every model: q (+) dq on its joint manifolds, v + dv. */
+void lucid_world_models_integrate_state(const lucid_world *w, const double *q, const double *v,
+                                        const double *dq, const double *dv, double *q_out,
+                                        double *v_out) {
+    for (int i = 0; i < w->num_models; ++i) {
+        const lucid_model *m = w->models[i].model;
+        size_t nq = lucid_model_nq(m), nv = lucid_model_nv(m);
+        lucid_model_integrate(m, q, dq, 1.0, q_out);
+        for (size_t k = 0; k < nv; ++k) v_out[k] = v[k] + dv[k];
+        q += nq, q_out += nq, v += nv, v_out += nv, dq += nv, dv += nv;
+    }
+}
+
+/* (dq, dv) = (q1 (-) q0, v1 - v0) for every model. */
+void lucid_world_models_difference_state(const lucid_world *w, const double *q0, const double *v0,
+                                         const double *q1, const double *v1, double *dq,
+                                         double *dv) {
+    for (int i = 0; i < w->num_models; ++i) {
+        const lucid_model *m = w->models[i].model;
+        size_t nq = lucid_model_nq(m), nv = lucid_model_nv(m);
+        lucid_model_difference(m, q0, q1, dq);
+        for (size_t k = 0; k < nv; ++k) dv[k] = v1[k] - v0[k];
+        q0 += nq, q1 += nq, v0 += nv, v1 += nv, dq += nv, dv += nv;
     }
 }
 

@@ -54,15 +54,8 @@ static void free_velocities(lucid_world *w) {
     }
 }
 
-/* Gram-Schmidt on the columns: keeps R a rotation to rounding despite repeated products. */
-static lucid_mat3 orthonormalize(const lucid_mat3 *R) {
-    lucid_vec3 c0 = lucid_vec3_normalized(lucid_mat3_col(R, 0));
-    lucid_vec3 c1 = lucid_mat3_col(R, 1);
-    c1 = lucid_vec3_normalized(lucid_vec3_axpy(c1, -lucid_vec3_dot(c0, c1), c0));
-    return lucid_mat3_from_cols(c0, c1, lucid_vec3_cross(c0, c1));
-}
-
-/* x_com+ = x_com + dt v+, R+ = exp(dt w+) R, then back to the body origin. */
+/* x_com+ = x_com + dt v+, R+ = exp(dt w+) R (on the unit quaternion, renormalised), then back
+ * to the body origin. */
 static void integrate(lucid_world *w) {
     const double dt = w->opt.dt;
     for (int i = 0; i < w->num_bodies; ++i) {
@@ -70,13 +63,16 @@ static void integrate(lucid_world *w) {
         b->force = b->torque = lucid_vec3_zero();
         if (b->is_static || b->model >= 0) continue;
         lucid_vec3 x = lucid_vec3_axpy(lucid_body_com_world(b), dt, w->v_free[i]);
-        lucid_mat3 dR = lucid_so3_exp(lucid_vec3_scale(w->w_free[i], dt));
-        lucid_mat3 R = lucid_mat3_mul(&dR, &b->pose.R);
-        b->pose.R = orthonormalize(&R);
+        lucid_quat r = lucid_quat_mul(lucid_quat_exp(lucid_vec3_scale(w->w_free[i], dt)),
+                                      b->orientation);
+        lucid_quat_normalize(&r);
+        b->orientation = r;
+        b->pose.R = lucid_quat_to_mat3(r);
         lucid_vec3 rc = lucid_mat3_mul_vec(&b->pose.R, b->com);
         b->pose.t = lucid_vec3_sub(x, rc);
         b->w = w->w_free[i];
         b->v = lucid_vec3_sub(w->v_free[i], lucid_vec3_cross(b->w, rc));
+        lucid_body_sync_twist(b);
     }
 }
 

@@ -130,14 +130,14 @@ t.case("argument errors name lucid.batch.rollout", function()
   t.raises("threads", R, w, {x}, nil, {threads = 0, steps = 1})
   t.raises("record must be", R, w, {x}, nil, {record = "some", steps = 1})
   t.raises("X0[1] must have", R, w, {{1, 2}}, nil, {steps = 1})
-  t.raises("X0 must have 36 rows", R, w, lucid.zeros(3, 2), nil, {steps = 1})
+  t.raises("X0 must have 13 rows", R, w, lucid.zeros(3, 2), nil, {steps = 1})
   t.raises("U must have one control sequence per rollout", R, w, {x, x}, {lucid.zeros(6, 2)})
   t.raises("U[2] must have 2 steps", R, w, {x, x}, {lucid.zeros(6, 2), lucid.zeros(6, 3)})
   t.raises("opts.steps is 3 but U[1] has 2", R, w, {x}, {lucid.zeros(6, 2)}, {steps = 3})
   t.raises("U[1] must have 6 rows", R, w, {x}, {lucid.zeros(5, 2)})
   t.raises("U[1][2] must have 6 entries", R, w, {x}, {{{0, 0, 0, 0, 0, 0}, {1}}})
   local bad = x:totable()
-  for k = 1, #bad do bad[k] = 3 * bad[k] + 1 end -- no longer a valid pose
+  for k = 4, 7 do bad[k] = 0 end -- a zero quaternion: no pose
   t.raises("rollout 2: set_state: ", R, w, {x, bad, bad},
            nil, {steps = 2, threads = 3})
   local X = R(w, {}, nil, {steps = 3})
