@@ -363,6 +363,117 @@ local function run_object(data_names, truth)
           measurements = measurements, model = model}
 end
 
+-- ---- robot problem ----------------------------------------------------------------------------
+
+-- A 3-link arm hanging from a fixed base at 1 m, joints about y, links as uniform rods (length
+-- L, inertia m L^2 / 12 about the centre: a link's mass parameter scales its inertia with it,
+-- as a change of density would), torque motors on every joint, no contacts. Parameters: the
+-- three link masses, then the three joints' damping.
+local ROBOT_DT, ROBOT_STEPS = 0.005, 400
+local LINKS = {{name = "upper", joint = "shoulder", length = 0.30},
+               {name = "fore", joint = "elbow", length = 0.25},
+               {name = "hand", joint = "wrist", length = 0.15}}
+local ROBOT_PARAMS = {"upper mass", "fore mass", "hand mass", "shoulder damping",
+                      "elbow damping", "wrist damping"}
+
+local function build_arm(theta)
+  local bodies = {}
+  for i, l in ipairs(LINKS) do
+    local m, L = theta[i], l.length
+    local rod = m * L * L / 12
+    bodies[i] = {name = l.name, parent = i > 1 and LINKS[i - 1].name or nil,
+                 placement = lucid.se3.new({1, 0, 0, 0}, i > 1 and {0, 0, -LINKS[i - 1].length} or {0, 0, 1}),
+                 mass = m, com = {0, 0, -L / 2}, inertia = {rod, rod, 1e-4 * m},
+                 joints = {{name = l.joint, kind = "revolute", axis = {0, 1, 0},
+                            damping = theta[3 + i]}}}
+  end
+  local actuators = {}
+  for i, l in ipairs(LINKS) do actuators[i] = {name = l.joint, joint = l.joint, kind = "motor"} end
+  return lucid.model.build{name = "sysid_arm", bodies = bodies, actuators = actuators}
+end
+
+-- Known torques: two sinusoids per joint with amplitudes and phases drawn once per run.
+local function draw_torques()
+  local waves = {}
+  for j = 1, 3 do
+    waves[j] = {}
+    for k = 1, 2 do
+      waves[j][k] = {amp = rng:uniform(0.5, 1.5) * ({4, 2, 0.6})[j], freq = rng:uniform(0.5, 2.0),
+                     phase = rng:uniform(0, 2 * math.pi)}
+    end
+  end
+  return function(step)
+    local time = step * ROBOT_DT
+    local u = {}
+    for j = 1, 3 do
+      u[j] = 0
+      for _, wv in ipairs(waves[j]) do
+        u[j] = u[j] + wv.amp * math.sin(2 * math.pi * wv.freq * time + wv.phase)
+      end
+    end
+    return u
+  end
+end
+
+local function robot_observations(theta, torque)
+  local m = build_arm(theta)
+  local w = lucid.world{dt = ROBOT_DT, gravity = {0, 0, -9.81}}
+  local id = w:add_model(m, {q = {0.3, -0.2, 0.1}})
+  local obs = {}
+  for k = 1, ROBOT_STEPS do
+    w:set_control(id, torque(k))
+    w:step()
+    local q = w:q(id)
+    obs[k] = {q[1], q[2], q[3]}
+  end
+  return obs
+end
+
+local function robot_model(torque, meas)
+  local model = {names = ROBOT_PARAMS, lower = {1e-3, 1e-3, 1e-3, 1e-4, 1e-4, 1e-4},
+                 upper = {100, 100, 100, 100, 100, 100}}
+  local function residual(theta)
+    local obs, r = robot_observations(theta, torque), {}
+    for k, q in ipairs(obs) do
+      for j = 1, 3 do r[#r + 1] = (q[j] - meas[k][j]) / SIGMA_Q end
+    end
+    return r
+  end
+  function model.evaluate(theta)
+    local r = residual(theta)
+    local J = lucid.zeros(#r, #theta)
+    for j = 1, #theta do
+      local tp, tm = {table.unpack(theta)}, {table.unpack(theta)}
+      local h = FD_REL * theta[j]
+      tp[j], tm[j] = theta[j] + h, math.max(model.lower[j], theta[j] - h)
+      local rp, rm = residual(tp), residual(tm)
+      for i = 1, #r do J:set(i, j, (rp[i] - rm[i]) / (tp[j] - tm[j])) end
+    end
+    return r, J
+  end
+  return model
+end
+
+local function run_robot(truth)
+  local torque = draw_torques()
+  local clean = robot_observations(truth, torque)
+  local meas = {}
+  for k, q in ipairs(clean) do
+    meas[k] = {q[1] + SIGMA_Q * rng:normal(), q[2] + SIGMA_Q * rng:normal(), q[3] + SIGMA_Q * rng:normal()}
+  end
+  local model = robot_model(torque, meas)
+  local best, runs = nil, {}
+  for gi, theta0 in ipairs(guesses_for(truth, opts.guesses)) do
+    local theta, info, J, m, seconds = identify(model, theta0)
+    local run = {guess = theta0, estimate = theta, info = info, J = J, m = m, seconds = seconds}
+    runs[gi] = run
+    if not best or info.cost < best.info.cost then best = run end
+  end
+  best.std, best.identifiable, best.s2, best.excited = covariance(best.estimate, best.J, best.m,
+                                                                best.info.cost)
+  return {truth = truth, best = best, runs = runs, clean = clean, meas = meas, torque = torque}
+end
+
 -- ---- report helpers -------------------------------------------------------------------------
 
 local function param_rows(names, truth, best)
@@ -397,7 +508,94 @@ end
 local figures = {seed = t.seed, problem = opts.problem, method = METHOD,
                  iterations = opts.iterations, guesses = opts.guesses,
                  noise = {position_m = SIGMA_POS, rotation_rad = SIGMA_ROT, joint_rad = SIGMA_Q},
-                 summary = {}}
+                 identifiable_if_std_below = IDENT_REL, summary = {}}
+
+local function key_of(name) return (name:gsub(" ", "_")) end
+
+-- The figures of one identification (parameters, best run, every run) into figures.
+local function record(names, truth, res)
+  local rows = param_rows(names, truth, res.best)
+  figures.parameters = rows
+  figures.best = {cost = res.best.info.cost, iterations = res.best.info.iterations,
+                  reason = res.best.info.reason, seconds = res.best.seconds,
+                  residuals = res.best.m, reduced_chi2 = res.best.s2,
+                  rms_residual_sigma = math.sqrt(2 * res.best.info.cost / res.best.m)}
+  figures.runs = {}
+  for i, run in ipairs(res.runs) do
+    figures.runs[i] = {guess = run.guess, estimate = run.estimate, cost = run.info.cost,
+                       iterations = run.info.iterations, reason = run.info.reason,
+                       seconds = run.seconds}
+  end
+  local worst = 0
+  for _, r in ipairs(rows) do
+    local k = key_of(r.parameter)
+    figures.summary[k .. "_identifiable"] = r.identifiable
+    if r.estimate then figures.summary[k .. "_estimate"] = r.estimate end
+    if r.relative_error then
+      figures.summary[k .. "_relative_error"] = r.relative_error
+      worst = math.max(worst, r.relative_error)
+    end
+  end
+  if truth then figures.summary.worst_relative_error = worst end
+  figures.summary.iterations = res.best.info.iterations
+  figures.summary.seconds = res.best.seconds
+  figures.summary.reduced_chi2 = res.best.s2
+  return rows
+end
+
+local function plot_dir()
+  local dir = opts.plot:match("^(.*)/[^/]*$")
+  if dir then os.execute("mkdir -p '" .. dir .. "'") end
+end
+
+local function plot_costs(res, what)
+  local series = {}
+  for i, run in ipairs(res.runs) do
+    local h = run.info.history
+    local x = {}
+    for k = 1, #h do x[k] = k - 1 end
+    series[i] = {name = "guess " .. i, x = x, y = h}
+  end
+  local file = opts.plot .. "_" .. what .. "_costs.svg"
+  plot.lines{file = file, title = "sysid " .. what .. ": cost per iteration", logy = true,
+             xlabel = "Gauss-Newton iteration", ylabel = "cost", series = series}
+  return file
+end
+
+-- Measured and fitted box positions (x and z over time) of object trajectories.
+local function plot_object_paths(names, trajectories, measurements, estimate, what, dt)
+  local traj = {}
+  for k, name in ipairs(names) do
+    local fitted = object_observations(estimate, trajectories[k])
+    local time, mx, mz, fx, fz = {}, {}, {}, {}, {}
+    for i, o in ipairs(measurements[k]) do
+      time[i] = i * OBS_EVERY * dt
+      mx[i], mz[i], fx[i], fz[i] = o.p[1], o.p[3], fitted[i].p[1], fitted[i].p[3]
+    end
+    traj[#traj + 1] = {name = name .. " x measured", x = time, y = mx, dash = "dot", marker = "none"}
+    traj[#traj + 1] = {name = name .. " x fitted", x = time, y = fx, marker = "none"}
+    traj[#traj + 1] = {name = name .. " z measured", x = time, y = mz, dash = "dot", marker = "none"}
+    traj[#traj + 1] = {name = name .. " z fitted", x = time, y = fz, marker = "none"}
+  end
+  local file = opts.plot .. "_" .. what .. "_paths.svg"
+  plot.lines{file = file, title = "sysid " .. what .. ": measured and fitted box position",
+             xlabel = "time (s)", ylabel = "m", series = traj}
+  return file
+end
+
+local function print_run(res, header)
+  print(header)
+  print_params(figures.parameters)
+  print(string.format("best of %d guesses: %d iterations (%s), %.2f s, cost %.4g, reduced chi2 %.3f",
+                      #res.runs, res.best.info.iterations, res.best.info.reason, res.best.seconds,
+                      res.best.info.cost, res.best.s2))
+  if figures.plots then
+    local files = {}
+    for _, f in pairs(figures.plots) do files[#files + 1] = f end
+    table.sort(files)
+    print("plots: " .. table.concat(files, ", "))
+  end
+end
 
 if opts.problem == "object" then
   local names = {}
@@ -408,70 +606,47 @@ if opts.problem == "object" then
   local res = run_object(names, truth)
   bar:step()
   bar:done()
-  local rows = param_rows(OBJECT_PARAMS, truth, res.best)
   figures.data = names
-  figures.parameters = rows
-  figures.best = {cost = res.best.info.cost, iterations = res.best.info.iterations,
-                  reason = res.best.info.reason, seconds = res.best.seconds,
-                  residuals = res.best.m, reduced_chi2 = res.best.s2}
-  figures.runs = {}
-  for i, run in ipairs(res.runs) do
-    figures.runs[i] = {guess = run.guess, estimate = run.estimate, cost = run.info.cost,
-                       iterations = run.info.iterations, reason = run.info.reason,
-                       seconds = run.seconds}
-  end
-  for _, r in ipairs(rows) do
-    figures.summary[r.parameter .. "_identifiable"] = r.identifiable
-    if r.relative_error then figures.summary[r.parameter .. "_relative_error"] = r.relative_error end
-  end
-  figures.summary.iterations = res.best.info.iterations
-  figures.summary.seconds = res.best.seconds
-  figures.summary.reduced_chi2 = res.best.s2
+  record(OBJECT_PARAMS, truth, res)
   if opts.plot ~= "" then
-    local dir = opts.plot:match("^(.*)/[^/]*$")
-    if dir then os.execute("mkdir -p '" .. dir .. "'") end
-    local series = {}
-    for i, run in ipairs(res.runs) do
-      local h = run.info.history
-      local x = {}
-      for k = 1, #h do x[k] = k - 1 end
-      series[i] = {name = "guess " .. i, x = x, y = h}
-    end
-    local cost_file = opts.plot .. "_object_costs.svg"
-    plot.lines{file = cost_file, title = "sysid object: cost per iteration", logy = true,
-               xlabel = "Gauss-Newton iteration", ylabel = "cost", series = series}
-    local fitted = {}
-    for k, spec in ipairs(res.trajectories) do
-      fitted[k] = object_observations(res.best.estimate, spec)
-    end
-    local traj = {}
-    for k, name in ipairs(names) do
-      local mx, mz, fx, fz = {}, {}, {}, {}
-      for i, o in ipairs(res.measurements[k]) do
-        mx[i], mz[i] = (i * OBS_EVERY) * OBJ_DT, o.p[3]
-        fx[i], fz[i] = mx[i], fitted[k][i].p[3]
-      end
-      local xs, fxs = {}, {}
-      for i, o in ipairs(res.measurements[k]) do xs[i], fxs[i] = o.p[1], fitted[k][i].p[1] end
-      traj[#traj + 1] = {name = name .. " x measured", x = mx, y = xs, dash = "dot", marker = "none"}
-      traj[#traj + 1] = {name = name .. " x fitted", x = fx, y = fxs, marker = "none"}
-      traj[#traj + 1] = {name = name .. " z measured", x = mx, y = mz, dash = "dot", marker = "none"}
-      traj[#traj + 1] = {name = name .. " z fitted", x = fx, y = fz, marker = "none"}
-    end
-    local path_file = opts.plot .. "_object_paths.svg"
-    plot.lines{file = path_file, title = "sysid object: measured and fitted box position",
-               xlabel = "time (s)", ylabel = "m", series = traj}
-    figures.plots = {costs = cost_file, paths = path_file}
+    plot_dir()
+    figures.plots = {costs = plot_costs(res, "object"),
+                     paths = plot_object_paths(names, res.trajectories, res.measurements,
+                                               res.best.estimate, "object", OBJ_DT)}
   end
   t:report(figures, function()
-    print(string.format("sysid object: data %s, %d residuals, noise 1 mm / 1 mrad, %d guesses, "
-                        .. "%s derivatives, seed %d", table.concat(names, "+"), res.best.m,
-                        opts.guesses, METHOD, t.seed))
-    print_params(rows)
-    print(string.format("best guess: %d iterations (%s), %.2f s, cost %.4g, reduced chi2 %.3f",
-                        res.best.info.iterations, res.best.info.reason, res.best.seconds,
-                        res.best.info.cost, res.best.s2))
-    if figures.plots then print("plots: " .. figures.plots.costs .. ", " .. figures.plots.paths) end
+    print_run(res, string.format("sysid object: data %s, %d residuals, noise 1 mm / 1 mrad, "
+                                 .. "%s derivatives, seed %d", table.concat(names, "+"),
+                                 res.best.m, METHOD, t.seed))
+  end)
+elseif opts.problem == "robot" then
+  local truth = {rng:uniform(0.8, 1.5), rng:uniform(0.5, 1.0), rng:uniform(0.2, 0.5),
+                 rng:uniform(0.1, 0.5), rng:uniform(0.05, 0.3), rng:uniform(0.02, 0.1)}
+  local bar = t:progress(1, "sysid robot")
+  local res = run_robot(truth)
+  bar:step()
+  bar:done()
+  record(ROBOT_PARAMS, truth, res)
+  if opts.plot ~= "" then
+    plot_dir()
+    local fitted = robot_observations(res.best.estimate, res.torque)
+    local series = {}
+    for j = 1, 3 do
+      local time, mq, fq = {}, {}, {}
+      for k = 1, #res.meas do time[k], mq[k], fq[k] = k * ROBOT_DT, res.meas[k][j], fitted[k][j] end
+      series[#series + 1] = {name = LINKS[j].joint .. " measured", x = time, y = mq, dash = "dot",
+                             marker = "none"}
+      series[#series + 1] = {name = LINKS[j].joint .. " fitted", x = time, y = fq, marker = "none"}
+    end
+    local file = opts.plot .. "_robot_joints.svg"
+    plot.lines{file = file, title = "sysid robot: measured and fitted joint angles",
+               xlabel = "time (s)", ylabel = "rad", series = series}
+    figures.plots = {costs = plot_costs(res, "robot"), joints = file}
+  end
+  t:report(figures, function()
+    print_run(res, string.format("sysid robot: 3-link arm, %d s of joint angles under known "
+                                 .. "torques, noise 1 mrad, %s derivatives, seed %d",
+                                 ROBOT_STEPS * ROBOT_DT, METHOD, t.seed))
   end)
 else
   fail(opts.problem .. ": not implemented yet")
