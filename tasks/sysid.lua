@@ -130,10 +130,8 @@ local CONTACT = {model = "ncp", solver = "admm", tol = 1e-10, max_iter = 1000}
 -- The trajectories: start pose and twist, a known force schedule on the box.
 local OBJECT_TRAJECTORIES = {
   push = {pose = {0, 0, BOX_HALF[3]}, velocity = {0, 0, 0, 0, 0, 0},
-          -- two force levels separate 1/m from mu g: a = F/m - mu g
-          force = function(k)
-            if k <= 60 then return {10, 2, 0} elseif k <= 100 then return {16, 3, 0} end
-          end},
+          -- two force levels separate 1/m from mu g: a = F/m - mu g; {steps, fx, fy}
+          schedule = {{60, 10, 2}, {40, 16, 3}}},
   -- thrown flat from 15 cm above the floor: it lands at ~1.7 m/s, above the restitution
   -- threshold (RESTITUTION_THRESHOLD), and rebounds below it for every e <= 0.7, so exactly
   -- one impact restitutes
@@ -141,6 +139,16 @@ local OBJECT_TRAJECTORIES = {
   drop = {pose = {0, 0, BOX_HALF[3] + 0.15}, velocity = {0, 0, 0, 0, 0, 0}},
   rest = {pose = {0, 0, BOX_HALF[3]}, velocity = {0, 0, 0, 0, 0, 0}},
 }
+
+-- The known force on the box at step k of a trajectory (nil: none).
+local function scheduled_force(spec, k)
+  local start = 0
+  for _, seg in ipairs(spec.schedule or {}) do
+    if k <= start + seg[1] then return {seg[2], seg[3], 0} end
+    start = start + seg[1]
+  end
+  return nil
+end
 
 local function object_world(theta, spec)
   local w = lucid.world{dt = OBJ_DT, contact = CONTACT,
@@ -165,7 +173,7 @@ local function object_observations(theta, spec, sensitivity)
     params = {{body = box, "mass"}, {body = box, "friction"}, {body = box, "restitution"}}
   end
   for k = 1, OBJ_STEPS do
-    local f = spec.force and spec.force(k)
+    local f = scheduled_force(spec, k)
     if f then w:apply_force(box, f, {0, 0, 0}) end
     if sensitivity then
       local D = w:step_derivatives{method = "implicit", params = params}
@@ -648,6 +656,103 @@ elseif opts.problem == "robot" then
                                  .. "torques, noise 1 mrad, %s derivatives, seed %d",
                                  ROBOT_STEPS * ROBOT_DT, METHOD, t.seed))
   end)
-else
-  fail(opts.problem .. ": not implemented yet")
+else -- cross
+  local generator = opts.mujoco
+  if generator == "" then
+    local interpreter = arg and arg[-1] or "build/lucid"
+    generator = (interpreter:match("^(.*)/[^/]*$") or ".") .. "/tests/bench/mujoco_box_traj"
+  end
+  local function skip(why)
+    io.stderr:write("sysid cross: ", why, ": skipped\n")
+    if t.json then
+      figures.skipped = why
+      figures.summary.skipped = true
+      t:report(figures)
+    end
+    os.exit(77)
+  end
+  local probe = io.open(generator, "r")
+  if not probe then skip("no MuJoCo trajectory generator at " .. generator) end
+  probe:close()
+  local names = {}
+  for word in opts.data:gmatch("[^,]+") do names[#names + 1] = word end
+  -- MuJoCo's box: mass and friction drawn like the object's truth (MuJoCo has no restitution
+  -- coefficient: its bounce comes from the soft contact's solref, default here)
+  local truth = draw_object_truth()
+  local mujoco_truth = {truth[1], truth[2]}
+  local trajectories, measurements = {}, {}
+  local bar = t:progress(#names + 1, "sysid cross")
+  for k, name in ipairs(names) do
+    local spec = OBJECT_TRAJECTORIES[name]
+    if not spec then
+      fail("--data: unknown trajectory '" .. name .. "' (expected push, toss, drop or rest)")
+    end
+    local sched = spec.schedule or {}
+    local s1, s2 = sched[1] or {0, 0, 0}, sched[2] or {0, 0, 0}
+    local yaw = spec.yaw or 0
+    local args = {truth[1], truth[2], BOX_HALF[1], BOX_HALF[2], BOX_HALF[3], spec.pose[1],
+                  spec.pose[2], spec.pose[3], yaw, spec.velocity[1], spec.velocity[2],
+                  spec.velocity[3], s1[1], s1[2], s1[3], s2[1], s2[2], s2[3], OBJ_DT, OBJ_STEPS, 10}
+    for i, v in ipairs(args) do args[i] = string.format("%.17g", v) end
+    local cmd = string.format("'%s' %s", generator, table.concat(args, " "))
+    local pipe = assert(io.popen(cmd))
+    local text = pipe:read("a")
+    local _, _, code = pipe:close()
+    if code == 77 then skip("MuJoCo is not available to " .. generator) end
+    if code ~= 0 then fail(string.format("%s failed (exit %s)", generator, tostring(code))) end
+    local obs = {}
+    for line in text:gmatch("[^\n]+") do
+      local v = {}
+      for x in line:gmatch("%S+") do v[#v + 1] = tonumber(x) end
+      obs[#obs + 1] = {p = {v[2], v[3], v[4]}, q = {v[5], v[6], v[7], v[8]}}
+    end
+    if #obs ~= OBJ_STEPS // OBS_EVERY then
+      fail(string.format("%s printed %d samples (expected %d)", generator, #obs, OBJ_STEPS))
+    end
+    trajectories[k], measurements[k] = spec, obs
+    bar:step()
+  end
+  local model = object_model(trajectories, measurements)
+  local best, runs = nil, {}
+  local guesses = guesses_for({truth[1], truth[2], 0.5}, opts.guesses)
+  for gi, theta0 in ipairs(guesses) do
+    theta0[3] = math.min(0.95, math.max(0.05, theta0[3]))
+    local theta, info, J, m, seconds = identify(model, theta0)
+    runs[gi] = {guess = theta0, estimate = theta, info = info, J = J, m = m, seconds = seconds}
+    if not best or info.cost < best.info.cost then best = runs[gi] end
+  end
+  bar:step()
+  bar:done()
+  best.std, best.identifiable, best.s2, best.excited = covariance(best.estimate, best.J, best.m,
+                                                                best.info.cost)
+  local res = {best = best, runs = runs}
+  figures.data = names
+  figures.generator = generator
+  local rows = record(OBJECT_PARAMS, {mujoco_truth[1], mujoco_truth[2], nil}, res)
+  rows[3].truth = nil
+  -- the residual left: RMS position (mm) and rotation (mrad) misfit at the estimate
+  local fitted_r = model.evaluate(best.estimate)
+  local sp, sr, n = 0, 0, 0
+  for i = 1, #fitted_r, 6 do
+    for c = 0, 2 do sp, sr = sp + fitted_r[i + c] ^ 2, sr + fitted_r[i + 3 + c] ^ 2 end
+    n = n + 1
+  end
+  figures.residual = {rms_position_mm = math.sqrt(sp / (3 * n)) * SIGMA_POS * 1e3,
+                      rms_rotation_mrad = math.sqrt(sr / (3 * n)) * SIGMA_ROT * 1e3}
+  figures.summary.rms_position_mm = figures.residual.rms_position_mm
+  figures.summary.rms_rotation_mrad = figures.residual.rms_rotation_mrad
+  if opts.plot ~= "" then
+    plot_dir()
+    figures.plots = {costs = plot_costs(res, "cross"),
+                     paths = plot_object_paths(names, trajectories, measurements, best.estimate,
+                                               "cross", OBJ_DT)}
+  end
+  t:report(figures, function()
+    print_run(res, string.format("sysid cross: lucid identifies MuJoCo 2.2.2's box (data %s, "
+                                 .. "no added noise, residuals in units of 1 mm / 1 mrad), seed %d",
+                                 table.concat(names, "+"), t.seed))
+    print(string.format("residual left (model mismatch): %.3g mm RMS position, %.3g mrad RMS "
+                        .. "rotation; restitution has no MuJoCo counterpart (soft contact)",
+                        figures.residual.rms_position_mm, figures.residual.rms_rotation_mrad))
+  end)
 end
