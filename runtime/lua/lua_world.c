@@ -678,6 +678,7 @@ void lucid_open_world(lua_State *L) {
     luaL_newlib(L, methods);
     lucid_lua_world_model_methods(L);
     lucid_lua_world_state_methods(L);
+    lucid_lua_world_derivative_methods(L);
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, world_gc);
     lua_setfield(L, -2, "__gc");

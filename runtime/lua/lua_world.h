@@ -14,5 +14,7 @@ lucid_world *lucid_lua_checkworld(lua_State *L, int idx, const char *fname);
 void lucid_lua_world_model_methods(lua_State *L);
 /* w:state_integrate, w:state_difference (lua_world_state.c). */
 void lucid_lua_world_state_methods(lua_State *L);
+/* w:step_derivatives (lua_step_derivatives.c). */
+void lucid_lua_world_derivative_methods(lua_State *L);
 
 #endif

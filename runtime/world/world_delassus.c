@@ -176,16 +176,27 @@ static lucid_vec3 contact_velocity(const lucid_world *w, int k, const lucid_vec3
  * rounding size (meaningless), while a small overlap gives EPA a well-defined normal. */
 static double reference_normal_velocity(const lucid_world *w, const lucid_world_contact *c,
                                         double v_n_before) {
+    return lucid_world_reference_velocity_branch(w, c, v_n_before, -1, NULL);
+}
+
+/* The piece of c*_N (0: speculative, 1: rest band, 2: Baumgarte; + 3 when restitution wins)
+ * given by `branch` when it is >= 0, else chosen by the rules above and stored in *chosen. */
+double lucid_world_reference_velocity_branch(const lucid_world *w, const lucid_world_contact *c,
+                                             double v_n_before, int branch, int *chosen) {
     const lucid_world_options *o = &w->opt;
     double d = c->separation, rest = 0.5 * o->slop, ref = 0.0;
-    if (d > -rest)
+    int piece = branch >= 0 ? branch % 3 : (d > -rest ? 0 : (d < -o->slop ? 2 : 1));
+    if (piece == 0)
         ref = -(d + rest) / o->dt;
-    else if (d < -o->slop)
+    else if (piece == 2)
         ref = o->baumgarte * (-d - o->slop) / o->dt;
     /* an impact: fast approach that closes the gap within this step */
     double e = fmax(w->bodies[c->body1].restitution, w->bodies[c->body2].restitution);
-    if (e > 0.0 && -v_n_before > o->restitution_threshold && d + v_n_before * o->dt < 0.0)
-        ref = fmax(ref, -e * v_n_before);
+    int impact = branch >= 0 ? branch >= 3
+                             : e > 0.0 && -v_n_before > o->restitution_threshold &&
+                                   d + v_n_before * o->dt < 0.0 && -e * v_n_before > ref;
+    if (impact) ref = -e * v_n_before;
+    if (chosen) *chosen = piece + 3 * impact;
     return ref;
 }
 
@@ -512,22 +523,41 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
         lucid_world_contact *c = &w->contacts[list[i]];
         memcpy(c->force, w->lambda + 3 * i, sizeof c->force);
         memcpy(c->dual, w->dual + 3 * i, sizeof c->dual);
-        for (int p2 = 0; p2 < 2; ++p2) {
-            const lucid_contact_side *sd = &w->sides[2 * list[i] + p2];
-            if (sd->model >= 0) lucid_world_models_apply_impulse(w, sd, c->force);
-            if (sd->body < 0) continue;
-            const lucid_body *b = &w->bodies[sd->body];
-            lucid_vec3 lin = lucid_vec3_zero(), ang = lucid_vec3_zero();
-            for (int k = 0; k < 3; ++k) {
-                double impulse = sd->sign * dt * c->force[k];
-                lin = lucid_vec3_axpy(lin, impulse, lucid_mat3_col(&c->frame, k));
-                ang = lucid_vec3_axpy(ang, impulse, sd->inv_ang[k]);
-            }
-            w->v_free[sd->body] = lucid_vec3_axpy(w->v_free[sd->body], b->inv_mass, lin);
-            w->w_free[sd->body] = lucid_vec3_add(w->w_free[sd->body], ang);
-        }
+        lucid_world_apply_contact_force(w, list[i]);
     }
     return LUCID_OK;
+}
+
+/* v+ += dt M^-1 J_k^T lambda_k on both sides of contact k (lambda_k = its force). */
+void lucid_world_apply_contact_force(lucid_world *w, int k) {
+    const lucid_world_contact *c = &w->contacts[k];
+    for (int p2 = 0; p2 < 2; ++p2) {
+        const lucid_contact_side *sd = &w->sides[2 * k + p2];
+        if (sd->model >= 0) lucid_world_models_apply_impulse(w, sd, c->force);
+        if (sd->body < 0) continue;
+        const lucid_body *b = &w->bodies[sd->body];
+        lucid_vec3 lin = lucid_vec3_zero(), ang = lucid_vec3_zero();
+        for (int d = 0; d < 3; ++d) {
+            double impulse = sd->sign * w->opt.dt * c->force[d];
+            lin = lucid_vec3_axpy(lin, impulse, lucid_mat3_col(&c->frame, d));
+            ang = lucid_vec3_axpy(ang, impulse, sd->inv_ang[d]);
+        }
+        w->v_free[sd->body] = lucid_vec3_axpy(w->v_free[sd->body], b->inv_mass, lin);
+        w->w_free[sd->body] = lucid_vec3_add(w->w_free[sd->body], ang);
+    }
+}
+
+lucid_status lucid_world_contact_rows(lucid_world *w) {
+    if (w->num_contacts == 0) {
+        w->num_islands = 0;
+        return LUCID_OK;
+    }
+    lucid_status s = fill_sides(w);
+    return s == LUCID_OK ? build_islands(w) : s;
+}
+
+void lucid_world_island_delassus(lucid_world *w, const int *list, int m, double *G) {
+    assemble_delassus(w, list, m, G);
 }
 
 lucid_vec3 lucid_world_contact_velocity(const lucid_world *w, int k, const lucid_vec3 *v,

@@ -190,6 +190,33 @@ void lucid_world_models_energy(const lucid_world *w, double *kinetic, double *po
  * excluded pair). */
 int lucid_world_models_pair_allowed(const lucid_world *w, int a, int b);
 
+/* The parts of lucid_world_step (world_step.c), for the step derivatives: prepare = velocity
+ * buffers, free velocities, collision and joint limits (the contact list); integrate = the
+ * final velocities (v_free, w_free, the models' v_free) into the state. */
+lucid_status lucid_world_step_prepare(lucid_world *w);
+lucid_status lucid_world_step_integrate(lucid_world *w);
+/* The contacts' Jacobian rows (w->sides, link rows) and islands for this step's contact list
+ * (world_delassus.c), as the solve builds them. */
+lucid_status lucid_world_contact_rows(lucid_world *w);
+/* v_free += dt M^-1 J_k^T f_k for contact k's force (its `force` field). */
+void lucid_world_apply_contact_force(lucid_world *w, int k);
+/* The dense Delassus matrix J M~^-1 J^T of the m contacts in list (3m x 3m, column-major; limit
+ * contacts get unit tangential diagonals), from the rows lucid_world_contact_rows built. */
+void lucid_world_island_delassus(lucid_world *w, const int *list, int m, double *G);
+/* One step with the contact forces lambda (3n, in the frames of `expect`) instead of a solve:
+ * prepare, then if the contact list equals expect's n contacts (bodies, parts, limits, order:
+ * *same = 1) v+ = v_free + dt M~^-1 J^T lambda, sigma (3n) = (J v+ - c* e_n)/dt + R lambda (the
+ * solver's (G + R) lambda + g), mu (n, may be NULL) each contact's friction, and integration.
+ * v_before: n scratch entries. branch (n): each contact's piece of c*_N (see below), used when
+ * >= 0, else chosen and stored. *same = 0: the contacts changed, nothing integrated. */
+lucid_status lucid_world_step_with_forces(lucid_world *w, const lucid_world_contact *expect, int n,
+                                          const double *lambda, double *sigma, double *mu,
+                                          double *v_before, int *branch, int *same);
+/* c*_N of contact c on a given piece (branch >= 0) or on the one the rules choose (branch < 0,
+ * stored in *chosen when not NULL): 0 speculative, 1 rest band, 2 Baumgarte, + 3 restitution. */
+double lucid_world_reference_velocity_branch(const lucid_world *w, const lucid_world_contact *c,
+                                             double v_n_before, int branch, int *chosen);
+
 /* twist_body = (R^T v, R^T w), after v, w or the pose changed; then v, w = R twist_body, so the
  * world twist is a function of the state whichever way it was reached. */
 void lucid_body_sync_twist(lucid_body *b);

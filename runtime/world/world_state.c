@@ -141,16 +141,15 @@ lucid_status lucid_world_state_integrate(const lucid_world *w, const double *x, 
 }
 
 /* dx = x1 (-) x0: log(T0^-1 T1) for free bodies, the models' differences, v1 - v0. */
-lucid_status lucid_world_state_difference(const lucid_world *w, const double *x0,
-                                          const double *x1, double *dx) {
+lucid_status lucid_world_state_difference(const lucid_world *w, const double *x0, const double *x1,
+                                          double *dx) {
     int nq, nv, nb = free_bodies(w);
     lucid_world_state_dims(w, &nq, &nv);
     const double *q0 = x0, *v0 = x0 + nq, *q1 = x1, *v1 = x1 + nq;
     double *dq = dx, *dv = dx + nv;
     for (int k = 0; k < nb; ++k, q0 += 7, q1 += 7, v0 += 6, v1 += 6, dq += 6, dv += 6) {
         lucid_se3 T0, T1;
-        if (pose_of(q0, &T0) != LUCID_OK || pose_of(q1, &T1) != LUCID_OK)
-            return LUCID_ERR_ARGUMENT;
+        if (pose_of(q0, &T0) != LUCID_OK || pose_of(q1, &T1) != LUCID_OK) return LUCID_ERR_ARGUMENT;
         lucid_se3 D = lucid_se3_between(&T0, &T1);
         lucid_se3_log(&D, dq);
         for (int j = 0; j < 6; ++j) dv[j] = v1[j] - v0[j];

@@ -93,8 +93,7 @@ static lucid_status failed(lucid_world *w, const char *stage, lucid_status s) {
     return s;
 }
 
-lucid_status lucid_world_step(lucid_world *w) {
-    if (!w) return LUCID_ERR_ARGUMENT;
+lucid_status lucid_world_step_prepare(lucid_world *w) {
     memset(&w->stats, 0, sizeof w->stats);
     w->stats.converged = 1;
     w->error[0] = '\0';
@@ -104,13 +103,23 @@ lucid_status lucid_world_step(lucid_world *w) {
     lucid_world_models_begin_step(w);
     s = lucid_world_collide(w);
     if (s == LUCID_OK) s = lucid_world_models_limits(w);
-    if (s != LUCID_OK) return failed(w, "collision detection", s);
+    return s == LUCID_OK ? LUCID_OK : failed(w, "collision detection", s);
+}
+
+lucid_status lucid_world_step_integrate(lucid_world *w) {
+    integrate(w);
+    lucid_world_models_integrate(w);
+    return state_finite(w) ? LUCID_OK : failed(w, "integration", LUCID_ERR_NONFINITE);
+}
+
+lucid_status lucid_world_step(lucid_world *w) {
+    if (!w) return LUCID_ERR_ARGUMENT;
+    lucid_status s = lucid_world_step_prepare(w);
+    if (s != LUCID_OK) return s;
     lucid_world_warm_start(w);
     s = lucid_world_solve_contacts(w, w->v_start, w->w_start);
     if (s != LUCID_OK) return failed(w, "contact solver", s);
     s = lucid_world_remember_forces(w);
     if (s != LUCID_OK) return failed(w, "warm-start memory", s);
-    integrate(w);
-    lucid_world_models_integrate(w);
-    return state_finite(w) ? LUCID_OK : failed(w, "integration", LUCID_ERR_NONFINITE);
+    return lucid_world_step_integrate(w);
 }

@@ -1,0 +1,444 @@
+/* Derivatives of one world step (step_derivatives.h): the nominal step, then one column per
+ * tangent direction of the state, control and parameter, then the nominal step again so that
+ * the world is left exactly as lucid_world_step leaves it. */
+#include "autodiff/step_derivatives.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/world/world_internal.h"
+
+void lucid_step_derivative_default_options(lucid_step_derivative_options *o) {
+    memset(o, 0, sizeof *o);
+    o->method = LUCID_STEP_IMPLICIT;
+    o->step = 1e-6;
+    o->tol = 1e-11;
+    o->max_iter = 10000;
+    o->threshold = lucid_contact_derivative_default_options(LUCID_CONTACT_NCP).threshold;
+}
+
+void lucid_step_jacobians_free(lucid_step_jacobians *J) {
+    if (!J) return;
+    free(J->A), free(J->B), free(J->P), free(J->mode), free(J->margin), free(J->switched);
+    memset(J, 0, sizeof *J);
+}
+
+/* ---- the evaluation context ------------------------------------------------------------ */
+
+typedef struct ctx {
+    lucid_world *w;
+    const lucid_step_derivative_options *o;
+    int nx, nt, nu, np, n; /* state, tangent, controls, parameters, nominal contacts */
+    double *x0, *u0, *x1, *xs, *us, *dx, *dplus, *dminus;
+    lucid_cached_force *cache0, *cache1;
+    int ncache0, ncache1;
+    lucid_world_contact *contacts; /* the nominal step's */
+    double *lambda0, *lambda_s, *sigma0, *sigma_p, *sigma_m, *mu0, *mu_p, *mu_m, *vb;
+    double *dsigma, *dmu, *dlambda;
+    int *branch; /* each contact's piece of the reference velocity, fixed by the nominal step */
+    int islands, *island_start, *island_contacts;
+    lucid_contact_derivatives **ift;
+    double *G, *g, *R, *li, *gi, *mi, *di; /* one island's problem and slices */
+    lucid_body saved_body;
+    double saved_compliance;
+} ctx;
+
+static void *grab(size_t count, size_t size, int *ok) {
+    void *p = calloc(count ? count : 1, size);
+    if (!p) *ok = 0;
+    return p;
+}
+
+static void release(ctx *c) {
+    free(c->x0), free(c->u0), free(c->x1), free(c->xs), free(c->us), free(c->dx);
+    free(c->dplus), free(c->dminus), free(c->cache0), free(c->cache1), free(c->contacts);
+    free(c->lambda0), free(c->lambda_s), free(c->sigma0), free(c->sigma_p), free(c->sigma_m);
+    free(c->mu0), free(c->mu_p), free(c->mu_m), free(c->vb), free(c->dsigma), free(c->dmu);
+    free(c->dlambda), free(c->branch), free(c->island_start), free(c->island_contacts);
+    for (int i = 0; c->ift && i < c->islands; ++i) lucid_contact_derivatives_destroy(c->ift[i]);
+    free(c->ift), free(c->G), free(c->g), free(c->R), free(c->li), free(c->gi), free(c->mi);
+    free(c->di);
+}
+
+static int copy_cache(lucid_world *w, lucid_cached_force **dst, int *n) {
+    *n = w->num_cache;
+    *dst = malloc(sizeof **dst * (size_t)(*n > 0 ? *n : 1));
+    if (!*dst) return 0;
+    if (*n) memcpy(*dst, w->cache, sizeof **dst * (size_t)*n);
+    return 1;
+}
+
+static lucid_status restore_cache(lucid_world *w, const lucid_cached_force *src, int n) {
+    lucid_status s =
+        lucid_world_reserve((void **)&w->cache, &w->cache_cap, (size_t)n, sizeof *w->cache);
+    if (s != LUCID_OK) return s;
+    if (n) memcpy(w->cache, src, sizeof *src * (size_t)n);
+    w->num_cache = n;
+    return LUCID_OK;
+}
+
+/* ---- parameters --------------------------------------------------------------------------- */
+
+static double *param_value(ctx *c, const lucid_step_param *p) {
+    lucid_body *b = &c->w->bodies[p->body];
+    switch (p->kind) {
+        case LUCID_STEP_PARAM_MASS:
+            return &b->mass;
+        case LUCID_STEP_PARAM_FRICTION:
+            return &b->friction;
+        case LUCID_STEP_PARAM_RESTITUTION:
+            return &b->restitution;
+        default:
+            return &c->w->opt.compliance;
+    }
+}
+
+/* theta += delta (a mass scales the inertia with it). */
+static void param_shift(ctx *c, const lucid_step_param *p, double delta) {
+    if (p->kind == LUCID_STEP_PARAM_COMPLIANCE) {
+        c->saved_compliance = c->w->opt.compliance;
+        c->w->opt.compliance += delta;
+        return;
+    }
+    lucid_body *b = &c->w->bodies[p->body];
+    c->saved_body = *b;
+    if (p->kind == LUCID_STEP_PARAM_MASS) {
+        double s = (b->mass + delta) / b->mass;
+        b->mass += delta, b->inv_mass = 1.0 / b->mass;
+        b->inertia = lucid_mat3_scale(&b->inertia, s);
+        b->inv_inertia = lucid_mat3_scale(&b->inv_inertia, 1.0 / s);
+    } else {
+        *param_value(c, p) += delta;
+    }
+}
+
+static void param_restore(ctx *c, const lucid_step_param *p) {
+    if (p->kind == LUCID_STEP_PARAM_COMPLIANCE) {
+        c->w->opt.compliance = c->saved_compliance;
+        return;
+    }
+    lucid_body *b = &c->w->bodies[p->body];
+    b->mass = c->saved_body.mass, b->inv_mass = c->saved_body.inv_mass;
+    b->inertia = c->saved_body.inertia, b->inv_inertia = c->saved_body.inv_inertia;
+    b->friction = c->saved_body.friction, b->restitution = c->saved_body.restitution;
+}
+
+static const char *check_params(const lucid_world *w, const lucid_step_derivative_options *o) {
+    if (o->num_params < 0 || (o->num_params > 0 && !o->params)) return "params missing";
+    for (int k = 0; k < o->num_params; ++k) {
+        const lucid_step_param *p = &o->params[k];
+        if (p->kind == LUCID_STEP_PARAM_COMPLIANCE) continue;
+        if ((unsigned)p->kind > LUCID_STEP_PARAM_COMPLIANCE) return "unknown parameter kind";
+        if (p->body < 0 || p->body >= w->num_bodies) return "parameter of an unknown body";
+        const lucid_body *b = &w->bodies[p->body];
+        if (p->kind == LUCID_STEP_PARAM_MASS && (b->is_static || b->model >= 0))
+            return "a mass parameter needs a free body";
+    }
+    return NULL;
+}
+
+/* ---- one perturbed evaluation ------------------------------------------------------------- */
+
+/* Sets the inputs of column col shifted by delta (state, controls or parameter) and the
+ * warm start `cache`. Returns the parameter shifted (to restore), or NULL. */
+static const lucid_step_param *perturb(ctx *c, int col, double delta,
+                                       const lucid_cached_force *cache, int ncache,
+                                       lucid_status *s) {
+    memcpy(c->us, c->u0, sizeof(double) * (size_t)c->nu);
+    memset(c->dx, 0, sizeof(double) * (size_t)c->nt);
+    const lucid_step_param *p = NULL;
+    if (col < 0)
+        ; /* the nominal inputs */
+    else if (col < c->nt)
+        c->dx[col] = delta;
+    else if (col < c->nt + c->nu)
+        c->us[col - c->nt] += delta;
+    else
+        p = &c->o->params[col - c->nt - c->nu];
+    *s = lucid_world_state_integrate(c->w, c->x0, c->dx, c->xs);
+    if (*s == LUCID_OK) *s = lucid_world_set_state(c->w, c->xs, NULL);
+    if (*s == LUCID_OK) *s = restore_cache(c->w, cache, ncache);
+    if (*s == LUCID_OK) *s = lucid_world_set_controls(c->w, c->us);
+    if (*s == LUCID_OK && p) param_shift(c, p, delta);
+    return p;
+}
+
+/* How many contacts of list share contact k's shape pair. */
+static int pair_count(const lucid_world_contact *list, int n, const lucid_world_contact *k) {
+    int count = 0;
+    for (int i = 0; i < n; ++i)
+        count += list[i].body1 == k->body1 && list[i].body2 == k->body2 &&
+                 list[i].part1 == k->part1 && list[i].part2 == k->part2 &&
+                 list[i].limit_sign == k->limit_sign && list[i].limit_dof == k->limit_dof;
+    return count;
+}
+
+static void flag_switches(ctx *c, lucid_step_jacobians *J) {
+    for (int k = 0; k < c->n; ++k)
+        if (pair_count(c->w->contacts, c->w->num_contacts, &c->contacts[k]) !=
+            pair_count(c->contacts, c->n, &c->contacts[k]))
+            J->switched[k] = 1;
+}
+
+/* x+ of a whole step at column col shifted by delta, as a tangent at x1, into out. */
+static lucid_status full_step(ctx *c, int col, double delta, double *out, lucid_step_jacobians *J) {
+    lucid_status s;
+    const lucid_step_param *p = perturb(c, col, delta, c->cache1, c->ncache1, &s);
+    if (s == LUCID_OK) s = lucid_world_step(c->w);
+    if (p) param_restore(c, p);
+    if (s != LUCID_OK) return s;
+    flag_switches(c, J);
+    lucid_world_get_state(c->w, c->xs);
+    return lucid_world_state_difference(c->w, c->x1, c->xs, out);
+}
+
+/* The step at column col shifted by delta with the contact forces lambda: sigma, mu and (as a
+ * tangent at x1, when out is not NULL) x+. *same = 0 when the contact list changed. */
+static lucid_status fixed_step(ctx *c, int col, double delta, const double *lambda, double *sigma,
+                               double *mu, double *out, int *same) {
+    lucid_status s;
+    const lucid_step_param *p = perturb(c, col, delta, c->cache0, 0, &s);
+    if (s == LUCID_OK)
+        s = lucid_world_step_with_forces(c->w, c->contacts, c->n, lambda, sigma, mu, c->vb,
+                                         c->branch, same);
+    if (p) param_restore(c, p);
+    if (s != LUCID_OK || !*same || !out) return s;
+    lucid_world_get_state(c->w, c->xs);
+    return lucid_world_state_difference(c->w, c->x1, c->xs, out);
+}
+
+/* ---- columns ------------------------------------------------------------------------------ */
+
+/* Central difference (forward at a parameter's lower bound 0): lo = -1 or 0. */
+static double lower_shift(ctx *c, int col) {
+    if (col < c->nt + c->nu) return -1.0;
+    const lucid_step_param *p = &c->o->params[col - c->nt - c->nu];
+    if (p->kind == LUCID_STEP_PARAM_MASS) return -1.0;
+    return *param_value(c, p) - c->o->step < 0.0 ? 0.0 : -1.0;
+}
+
+static void store_column(ctx *c, int col, double scale, lucid_step_jacobians *J) {
+    double *dst = col < c->nt           ? J->A + (size_t)c->nt * (size_t)col
+                  : col < c->nt + c->nu ? J->B + (size_t)c->nt * (size_t)(col - c->nt)
+                                        : J->P + (size_t)c->nt * (size_t)(col - c->nt - c->nu);
+    for (int i = 0; i < c->nt; ++i) dst[i] = (c->dplus[i] - c->dminus[i]) * scale;
+}
+
+static lucid_status fd_column(ctx *c, int col, lucid_step_jacobians *J) {
+    double h = c->o->step, lo = lower_shift(c, col);
+    lucid_status s = full_step(c, col, h, c->dplus, J);
+    if (s == LUCID_OK) s = full_step(c, col, lo * h, c->dminus, J);
+    if (s == LUCID_OK) store_column(c, col, 1.0 / ((1.0 - lo) * h), J);
+    return s;
+}
+
+/* dlambda = IFT(dsigma, dmu), island by island. */
+static lucid_status solve_dlambda(ctx *c) {
+    for (int i = 0; i < c->islands; ++i) {
+        int b = c->island_start[i], m = c->island_start[i + 1] - b;
+        for (int k = 0; k < m; ++k) {
+            int q = c->island_contacts[b + k];
+            memcpy(c->gi + 3 * k, c->dsigma + 3 * q, 3 * sizeof(double));
+            c->mi[k] = c->dmu[q];
+        }
+        lucid_status s = lucid_contact_derivatives_jvp(c->ift[i], NULL, c->gi, c->mi, NULL, c->di);
+        if (s != LUCID_OK) return s;
+        for (int k = 0; k < m; ++k)
+            memcpy(c->dlambda + 3 * c->island_contacts[b + k], c->di + 3 * k, 3 * sizeof(double));
+    }
+    return LUCID_OK;
+}
+
+static lucid_status implicit_column(ctx *c, int col, lucid_step_jacobians *J) {
+    double h = c->o->step, lo = lower_shift(c, col), scale = 1.0 / ((1.0 - lo) * h);
+    size_t n3 = 3 * (size_t)c->n;
+    int same_p = 1, same_m = 1;
+    lucid_status s = fixed_step(c, col, h, c->lambda0, c->sigma_p, c->mu_p, NULL, &same_p);
+    if (s == LUCID_OK)
+        s = fixed_step(c, col, lo * h, c->lambda0, c->sigma_m, c->mu_m, NULL, &same_m);
+    if (s != LUCID_OK) return s;
+    if (!same_p || !same_m) {
+        ++J->fallback_columns;
+        return fd_column(c, col, J);
+    }
+    for (size_t i = 0; i < n3; ++i) c->dsigma[i] = (c->sigma_p[i] - c->sigma_m[i]) * scale;
+    for (int k = 0; k < c->n; ++k) c->dmu[k] = (c->mu_p[k] - c->mu_m[k]) * scale;
+    s = solve_dlambda(c);
+    for (int side = 0; side < 2 && s == LUCID_OK; ++side) {
+        double t = side == 0 ? 1.0 : lo;
+        for (size_t i = 0; i < n3; ++i) c->lambda_s[i] = c->lambda0[i] + t * h * c->dlambda[i];
+        int same = 1;
+        s = fixed_step(c, col, t * h, c->lambda_s, c->sigma_p, c->mu_p,
+                       side == 0 ? c->dplus : c->dminus, &same);
+        if (s == LUCID_OK && !same) {
+            ++J->fallback_columns;
+            return fd_column(c, col, J);
+        }
+    }
+    if (s == LUCID_OK) store_column(c, col, scale, J);
+    return s;
+}
+
+/* ---- the nominal step and the contact solution's factorisation ------------------------------ */
+
+static lucid_status factor_islands(ctx *c, lucid_step_jacobians *J) {
+    lucid_world *w = c->w;
+    int same = 1;
+    lucid_status s = fixed_step(c, -1, 0.0, c->lambda0, c->sigma0, c->mu0, NULL, &same);
+    if (s != LUCID_OK) return s;
+    if (!same) return LUCID_ERR_INTERNAL; /* the same inputs gave other contacts */
+    c->islands = w->num_islands;
+    int maxm = 0;
+    c->island_start = grab((size_t)c->islands + 1, sizeof(int), &same);
+    c->island_contacts = grab((size_t)c->n, sizeof(int), &same);
+    c->ift = grab((size_t)c->islands, sizeof *c->ift, &same);
+    if (!same) return LUCID_ERR_NO_MEMORY;
+    memcpy(c->island_start, w->island_start, sizeof(int) * ((size_t)c->islands + 1));
+    memcpy(c->island_contacts, w->island_contacts, sizeof(int) * (size_t)c->n);
+    for (int i = 0; i < c->islands; ++i)
+        if (c->island_start[i + 1] - c->island_start[i] > maxm)
+            maxm = c->island_start[i + 1] - c->island_start[i];
+    size_t m3 = 3 * (size_t)maxm;
+    c->G = grab(m3 * m3, sizeof(double), &same);
+    c->g = grab(m3, sizeof(double), &same), c->R = grab(m3, sizeof(double), &same);
+    c->li = grab(m3, sizeof(double), &same), c->gi = grab(m3, sizeof(double), &same);
+    c->mi = grab((size_t)maxm, sizeof(double), &same), c->di = grab(m3, sizeof(double), &same);
+    if (!same) return LUCID_ERR_NO_MEMORY;
+    lucid_contact_derivative_options opt =
+        lucid_contact_derivative_default_options(w->opt.contact.model);
+    if (c->o->threshold > 0.0) opt.threshold = c->o->threshold;
+    for (int i = 0; i < c->islands; ++i) {
+        int b = c->island_start[i], m = c->island_start[i + 1] - b;
+        const int *list = c->island_contacts + b;
+        lucid_world_island_delassus(w, list, m, c->G);
+        for (int k = 0; k < m; ++k) {
+            memcpy(c->li + 3 * k, c->lambda0 + 3 * list[k], 3 * sizeof(double));
+            c->mi[k] = c->mu0[list[k]];
+            c->R[3 * k] = c->R[3 * k + 1] = 0.0, c->R[3 * k + 2] = w->opt.compliance;
+        }
+        /* g = sigma - (G + R) lambda */
+        for (int r = 0; r < 3 * m; ++r) {
+            double acc = c->sigma0[3 * list[r / 3] + r % 3] - c->R[r] * c->li[r];
+            for (int q = 0; q < 3 * m; ++q) acc -= c->G[r + (size_t)(3 * m) * q] * c->li[q];
+            c->g[r] = acc;
+        }
+        lucid_contact_problem p = {m, c->G, c->g, c->mi, w->opt.compliance > 0.0 ? c->R : NULL};
+        c->ift[i] = lucid_contact_derivatives_create(m);
+        if (!c->ift[i]) return LUCID_ERR_NO_MEMORY;
+        s = lucid_contact_derivatives_factor(c->ift[i], &p, c->li, &opt);
+        if (s != LUCID_OK) return s;
+        lucid_contact_derivative_info info;
+        lucid_contact_derivatives_get_info(c->ift[i], &info);
+        J->rank_deficient |= info.rank_deficient;
+        for (int k = 0; k < m; ++k) {
+            J->mode[list[k]] = lucid_contact_derivatives_mode(c->ift[i], k);
+            J->margin[list[k]] = lucid_contact_derivatives_margin(c->ift[i], k);
+        }
+    }
+    return LUCID_OK;
+}
+
+static lucid_status allocate(ctx *c, lucid_step_jacobians *J) {
+    int ok = 1;
+    size_t nx = (size_t)c->nx, nt = (size_t)c->nt, nu = (size_t)c->nu, n = (size_t)c->n;
+    c->x0 = grab(nx, sizeof(double), &ok), c->x1 = grab(nx, sizeof(double), &ok);
+    c->xs = grab(nx, sizeof(double), &ok), c->u0 = grab(nu, sizeof(double), &ok);
+    c->us = grab(nu, sizeof(double), &ok), c->dx = grab(nt, sizeof(double), &ok);
+    c->dplus = grab(nt, sizeof(double), &ok), c->dminus = grab(nt, sizeof(double), &ok);
+    c->contacts = grab(n, sizeof *c->contacts, &ok);
+    double **three[] = {&c->lambda0, &c->lambda_s, &c->sigma0, &c->sigma_p,
+                        &c->sigma_m, &c->dsigma,   &c->dlambda};
+    for (size_t k = 0; k < sizeof three / sizeof three[0]; ++k)
+        *three[k] = grab(3 * n, sizeof(double), &ok);
+    double **one[] = {&c->mu0, &c->mu_p, &c->mu_m, &c->vb, &c->dmu};
+    for (size_t k = 0; k < sizeof one / sizeof one[0]; ++k) *one[k] = grab(n, sizeof(double), &ok);
+    J->A = grab(nt * nt, sizeof(double), &ok), J->B = grab(nt * nu, sizeof(double), &ok);
+    J->P = grab(nt * (size_t)c->np, sizeof(double), &ok);
+    J->mode = grab(n, sizeof *J->mode, &ok), J->margin = grab(n, sizeof(double), &ok);
+    J->switched = grab(n, sizeof(int), &ok);
+    c->branch = grab(n, sizeof(int), &ok);
+    for (size_t k = 0; ok && k < n; ++k) c->branch[k] = -1; /* chosen by the nominal evaluation */
+    return ok ? LUCID_OK : LUCID_ERR_NO_MEMORY;
+}
+
+/* The nominal step from (x0, u0, cache0): leaves w as lucid_world_step does. */
+static lucid_status nominal_step(ctx *c) {
+    lucid_status s = lucid_world_set_state(c->w, c->x0, NULL);
+    if (s == LUCID_OK) s = restore_cache(c->w, c->cache0, c->ncache0);
+    if (s == LUCID_OK) s = lucid_world_set_controls(c->w, c->u0);
+    return s == LUCID_OK ? lucid_world_step(c->w) : s;
+}
+
+static lucid_status columns(ctx *c, lucid_step_jacobians *J) {
+    lucid_contact_options saved = c->w->opt.contact;
+    if (c->o->method == LUCID_STEP_FINITE_DIFFERENCES) {
+        c->w->opt.contact.tol = c->o->tol;
+        c->w->opt.contact.max_iter = c->o->max_iter;
+    }
+    lucid_status s = factor_islands(c, J);
+    int cols = c->nt + c->nu + c->np;
+    for (int col = 0; col < cols && s == LUCID_OK; ++col)
+        s = c->o->method == LUCID_STEP_IMPLICIT ? implicit_column(c, col, J) : fd_column(c, col, J);
+    c->w->opt.contact = saved;
+    return s;
+}
+
+lucid_status lucid_world_step_derivatives(lucid_world *w, const lucid_step_derivative_options *o,
+                                          lucid_step_jacobians *J, const char **why) {
+    if (why) *why = NULL;
+    if (!w || !o || !J) return LUCID_ERR_ARGUMENT;
+    memset(J, 0, sizeof *J);
+    const char *bad = check_params(w, o);
+    if (!bad && !(o->step > 0.0 && o->step < 1.0)) bad = "step must be in (0, 1)";
+    if (!bad && !(o->tol > 0.0)) bad = "tol must be > 0";
+    if (!bad && o->max_iter < 1) bad = "max_iter must be >= 1";
+    if (!bad && (unsigned)o->method > LUCID_STEP_FINITE_DIFFERENCES) bad = "unknown method";
+    if (bad) {
+        if (why) *why = bad;
+        return LUCID_ERR_ARGUMENT;
+    }
+    ctx c = {.w = w,
+             .o = o,
+             .nx = lucid_world_state_size(w),
+             .nt = lucid_world_tangent_size(w),
+             .nu = lucid_world_controls_size(w),
+             .np = o->num_params};
+    int ok = copy_cache(w, &c.cache0, &c.ncache0);
+    c.x0 = malloc(sizeof(double) * (size_t)(c.nx + 1)),
+    c.u0 = malloc(sizeof(double) * (size_t)(c.nu + 1));
+    if (!ok || !c.x0 || !c.u0) {
+        release(&c);
+        return LUCID_ERR_NO_MEMORY;
+    }
+    lucid_world_get_state(w, c.x0);
+    lucid_world_get_controls(w, c.u0);
+    lucid_status s = lucid_world_step(w);
+    if (s != LUCID_OK) {
+        release(&c);
+        return s;
+    }
+    c.n = w->num_contacts;
+    double *x0 = c.x0, *u0 = c.u0;
+    c.x0 = c.u0 = NULL;
+    s = allocate(&c, J);
+    memcpy(c.x0, x0, sizeof(double) * (size_t)c.nx),
+        memcpy(c.u0, u0, sizeof(double) * (size_t)c.nu);
+    free(x0), free(u0);
+    if (s == LUCID_OK && !copy_cache(w, &c.cache1, &c.ncache1)) s = LUCID_ERR_NO_MEMORY;
+    if (s == LUCID_OK) {
+        lucid_world_get_state(w, c.x1);
+        memcpy(c.contacts, w->contacts, sizeof *c.contacts * (size_t)c.n);
+        for (int k = 0; k < c.n; ++k)
+            memcpy(c.lambda0 + 3 * k, w->contacts[k].force, 3 * sizeof(double));
+        J->nt = c.nt, J->nu = c.nu, J->np = c.np, J->contacts = c.n;
+        s = columns(&c, J);
+    }
+    lucid_status again = nominal_step(&c);
+    if (s == LUCID_OK) s = again;
+    if (s != LUCID_OK) {
+        if (why) *why = "a perturbed evaluation failed";
+        lucid_step_jacobians_free(J);
+    }
+    release(&c);
+    return s;
+}

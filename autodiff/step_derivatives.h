@@ -1,0 +1,78 @@
+/* Derivatives of one world step x+ = step(x, u; theta) (API.md "Differentiable simulation";
+ * docs/step_derivatives.md), in the state's tangent coordinates (lucid_world_state_integrate):
+ *   A = dx+/dx (2nv x 2nv), B = dx+/du (2nv x nu), P = dx+/dtheta (2nv x np),
+ * each column the central difference (tangent of x+ at the nominal x+) along one input.
+ *
+ * LUCID_STEP_IMPLICIT: the contact solution is differentiated exactly by the implicit function
+ * theorem on its active modes (autodiff/contact_derivatives.h), one factorisation per island;
+ * the rest of the step - free dynamics (gyroscopic term, the models' M~ with implicit damping
+ * and servos), collision geometry (points, frames, separations of the same contacts, patch
+ * points included), Jacobians, Baumgarte and restitution references, the integrator on SE(3)
+ * and on the joint manifolds - is a smooth map at fixed contact forces, differentiated by
+ * central differences of lucid_world_step_with_forces (no contact solve). Per column:
+ *   dsigma = d/de [(G + R) lambda + g](lambda fixed),  dlambda = IFT(dsigma, dmu),
+ *   dx+ = d/de x+(e, lambda + e dlambda).
+ * A column whose perturbed steps change the contact list (a contact appears or vanishes) is
+ * computed by LUCID_STEP_FINITE_DIFFERENCES instead and its contacts flagged.
+ * LUCID_STEP_FINITE_DIFFERENCES: central differences of whole steps, each warm started from
+ * the nominal step's solution and solved to opts.tol.
+ *
+ * The world is stepped exactly once as lucid_world_step would (same result, same warm-start
+ * memory afterwards); the perturbed evaluations run on it in between and are undone. */
+#ifndef LUCID_STEP_DERIVATIVES_H
+#define LUCID_STEP_DERIVATIVES_H
+
+#include "autodiff/contact_derivatives.h"
+#include "runtime/world/world.h"
+
+typedef enum lucid_step_method {
+    LUCID_STEP_IMPLICIT = 0,
+    LUCID_STEP_FINITE_DIFFERENCES
+} lucid_step_method;
+
+typedef enum lucid_step_param_kind {
+    LUCID_STEP_PARAM_MASS = 0,    /* a free body's mass, its inertia scaled with it (the same
+                                   * shape at another density) */
+    LUCID_STEP_PARAM_FRICTION,    /* a body's friction coefficient (a contact takes the smaller) */
+    LUCID_STEP_PARAM_RESTITUTION, /* a body's restitution (a contact takes the larger) */
+    LUCID_STEP_PARAM_COMPLIANCE   /* the world's normal compliance R (body unused) */
+} lucid_step_param_kind;
+
+typedef struct lucid_step_param {
+    lucid_step_param_kind kind;
+    int body; /* world body id (static bodies: friction only) */
+} lucid_step_param;
+
+typedef struct lucid_step_derivative_options {
+    lucid_step_method method;
+    double step;      /* h of the central differences, > 0 (default 1e-6); a parameter within h of
+                       * its lower bound 0 takes a forward difference */
+    double tol;       /* finite differences: the contact solver's tol in the perturbed steps
+                       * (default 1e-11) */
+    int max_iter;     /* finite differences: its iteration limit (default 10000) */
+    double threshold; /* implicit: the mode threshold of lucid_contact_derivative_options */
+    const lucid_step_param *params;
+    int num_params;
+} lucid_step_derivative_options;
+
+void lucid_step_derivative_default_options(lucid_step_derivative_options *o);
+
+typedef struct lucid_step_jacobians {
+    int nt, nu, np, contacts; /* 2 nv, controls, parameters, contacts of the step */
+    double *A, *B, *P;        /* nt x nt, nt x nu, nt x np, column-major */
+    lucid_contact_mode *mode; /* per contact: breaking, sticking or sliding (IFT classification) */
+    double *margin;           /* per contact: normalised distance to a mode switch */
+    int *switched;            /* per contact: 1 when a perturbed step lost or gained contacts
+                               * of its pair (the derivative there is a one-sided mix) */
+    int fallback_columns;     /* implicit: columns computed by finite differences */
+    int rank_deficient;       /* an island's IFT system was rank deficient (hyperstatic) */
+} lucid_step_jacobians;
+
+/* Steps w once and fills J (its arrays allocated here: lucid_step_jacobians_free). Errors:
+ * the step's (lucid_world_last_error says why; then nothing was stepped), LUCID_ERR_ARGUMENT
+ * for bad options or parameters (*why names it), LUCID_ERR_NO_MEMORY. */
+lucid_status lucid_world_step_derivatives(lucid_world *w, const lucid_step_derivative_options *o,
+                                          lucid_step_jacobians *J, const char **why);
+void lucid_step_jacobians_free(lucid_step_jacobians *J);
+
+#endif

@@ -1,0 +1,180 @@
+/* w:step_derivatives([opts]) (API.md "Differentiable simulation"; C: autodiff/step_derivatives.h):
+ * steps the world once and returns D = {A = dx+/dx, B = dx+/du, params = {dx+/dtheta_k ...},
+ * contacts = {{mode =, margin =, switched =}, ...}, fallback_columns =, rank_deficient =}.
+ * opts: method ("implicit" | "finite_differences"), step, tol, max_iter, threshold, params (a
+ * list of {body = id, "mass" | "friction" | "restitution"} and {"compliance"}). */
+#include <lauxlib.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "autodiff/step_derivatives.h"
+#include "runtime/lua/check.h"
+#include "runtime/lua/lua_matrix.h"
+#include "runtime/lua/lua_world.h"
+
+static const char *const FNAME = "lucid.world:step_derivatives";
+
+static double field_number(lua_State *L, int t, const char *key, double fallback) {
+    lua_getfield(L, t, key);
+    double v = fallback;
+    if (!lua_isnil(L, -1)) {
+        if (lua_type(L, -1) != LUA_TNUMBER)
+            lucid_lua_fail(L, FNAME, "%s must be a number (got %s)", key,
+                           lucid_lua_typename(L, -1));
+        v = lua_tonumber(L, -1);
+    }
+    lua_pop(L, 1);
+    return v;
+}
+
+/* One parameter entry {body = id, "kind"} at the top of the stack. */
+static lucid_step_param read_param(lua_State *L, lucid_world *w, int k) {
+    static const char *const kinds[] = {"mass", "friction", "restitution", "compliance", NULL};
+    int t = lua_gettop(L);
+    if (!lua_istable(L, t))
+        lucid_lua_fail(L, FNAME, "params[%d] must be a table like {body = id, \"mass\"}", k);
+    lua_getfield(L, t, "model");
+    int has_model = !lua_isnil(L, -1);
+    lua_pop(L, 1);
+    if (has_model)
+        lucid_lua_fail(L, FNAME,
+                       "params[%d]: model parameters (link mass, joint damping) are not "
+                       "differentiated yet",
+                       k);
+    lua_rawgeti(L, t, 1);
+    const char *name = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    int kind = -1;
+    for (int i = 0; name && kinds[i]; ++i)
+        if (strcmp(name, kinds[i]) == 0) kind = i;
+    if (kind < 0)
+        lucid_lua_fail(L, FNAME,
+                       "params[%d][1] must be \"mass\", \"friction\", \"restitution\" or "
+                       "\"compliance\"",
+                       k);
+    lua_pop(L, 1);
+    lucid_step_param p = {(lucid_step_param_kind)kind, -1};
+    lua_getfield(L, t, "body");
+    if (kind != LUCID_STEP_PARAM_COMPLIANCE) {
+        if (!lua_isinteger(L, -1)) lucid_lua_fail(L, FNAME, "params[%d].body must be a body id", k);
+        lua_Integer id = lua_tointeger(L, -1);
+        if (id < 1 || id > lucid_world_body_count(w))
+            lucid_lua_fail(L, FNAME, "params[%d]: unknown body id %I", k, id);
+        p.body = (int)id - 1;
+    }
+    lua_pop(L, 1);
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        lua_pop(L, 1);
+        int ok = (lua_isinteger(L, -1) && lua_tointeger(L, -1) == 1) ||
+                 (lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), "body") == 0);
+        if (!ok) lucid_lua_fail(L, FNAME, "params[%d]: unknown entry", k);
+    }
+    return p;
+}
+
+/* The options table at idx into o; params into a userdata buffer left on the stack. */
+static void read_options(lua_State *L, int idx, lucid_world *w, lucid_step_derivative_options *o) {
+    static const char *const keys[] = {"method",    "step",   "tol", "max_iter",
+                                       "threshold", "params", NULL};
+    lucid_step_derivative_default_options(o);
+    if (lua_isnoneornil(L, idx)) return;
+    if (!lua_istable(L, idx))
+        lucid_lua_fail(L, FNAME, "opts must be a table (got %s)", lucid_lua_typename(L, idx));
+    lucid_lua_check_option_names(L, idx, keys, FNAME);
+    lua_getfield(L, idx, "method");
+    if (!lua_isnil(L, -1)) {
+        const char *m = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
+        if (strcmp(m, "implicit") == 0)
+            o->method = LUCID_STEP_IMPLICIT;
+        else if (strcmp(m, "finite_differences") == 0)
+            o->method = LUCID_STEP_FINITE_DIFFERENCES;
+        else if (strcmp(m, "relaxed") == 0)
+            lucid_lua_fail(
+                L, FNAME,
+                "method \"relaxed\" is not available for whole steps yet "
+                "(use lucid.contact.derivatives with solver \"ip\" on w:contact_problem())");
+        else
+            lucid_lua_fail(L, FNAME, "method must be \"implicit\" or \"finite_differences\"");
+    }
+    lua_pop(L, 1);
+    o->step = field_number(L, idx, "step", o->step);
+    o->tol = field_number(L, idx, "tol", o->tol);
+    o->threshold = field_number(L, idx, "threshold", o->threshold);
+    double it = field_number(L, idx, "max_iter", o->max_iter);
+    if (!(it >= 1 && it <= 1e9)) lucid_lua_fail(L, FNAME, "max_iter must be in [1, 1e9]");
+    o->max_iter = (int)it;
+    lua_getfield(L, idx, "params");
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        return;
+    }
+    if (!lua_istable(L, -1)) lucid_lua_fail(L, FNAME, "params must be a list of tables");
+    int t = lua_gettop(L), n = (int)luaL_len(L, t);
+    if (n > 100000) lucid_lua_fail(L, FNAME, "too many params");
+    lucid_step_param *p = lua_newuserdatauv(L, sizeof *p * (size_t)(n > 0 ? n : 1), 0);
+    for (int k = 1; k <= n; ++k) {
+        lua_rawgeti(L, t, k);
+        p[k - 1] = read_param(L, w, k);
+        lua_pop(L, 1);
+    }
+    o->params = p, o->num_params = n;
+    lua_remove(L, t); /* the buffer stays on the stack */
+}
+
+static void push_matrix(lua_State *L, const double *data, int rows, int cols) {
+    lucid_lua_matrix *m = lucid_lua_newmatrix(L, rows, cols);
+    if (rows > 0 && cols > 0)
+        memcpy(m->data, data, sizeof(double) * (size_t)rows * (size_t)cols);
+}
+
+static void push_result(lua_State *L, const lucid_step_jacobians *J) {
+    lua_createtable(L, 0, 6);
+    push_matrix(L, J->A, J->nt, J->nt);
+    lua_setfield(L, -2, "A");
+    push_matrix(L, J->B, J->nt, J->nu);
+    lua_setfield(L, -2, "B");
+    lua_createtable(L, J->np, 0);
+    for (int k = 0; k < J->np; ++k) {
+        push_matrix(L, J->P + (size_t)J->nt * (size_t)k, J->nt, 1);
+        lua_rawseti(L, -2, k + 1);
+    }
+    lua_setfield(L, -2, "params");
+    lua_createtable(L, J->contacts, 0);
+    for (int k = 0; k < J->contacts; ++k) {
+        lua_createtable(L, 0, 3);
+        lua_pushstring(L, lucid_contact_mode_name(J->mode[k]));
+        lua_setfield(L, -2, "mode");
+        lua_pushnumber(L, J->margin[k]);
+        lua_setfield(L, -2, "margin");
+        lua_pushboolean(L, J->switched[k]);
+        lua_setfield(L, -2, "switched");
+        lua_rawseti(L, -2, k + 1);
+    }
+    lua_setfield(L, -2, "contacts");
+    lua_pushinteger(L, J->fallback_columns);
+    lua_setfield(L, -2, "fallback_columns");
+    lua_pushboolean(L, J->rank_deficient);
+    lua_setfield(L, -2, "rank_deficient");
+}
+
+static int l_step_derivatives(lua_State *L) {
+    lucid_world *w = lucid_lua_checkworld(L, 1, FNAME);
+    lucid_step_derivative_options o;
+    read_options(L, 2, w, &o);
+    lucid_step_jacobians J;
+    const char *why = NULL;
+    lucid_status s = lucid_world_step_derivatives(w, &o, &J, &why);
+    if (s != LUCID_OK) {
+        const char *step_why = lucid_world_last_error(w);
+        lucid_lua_fail(L, FNAME, "%s",
+                       why ? why : (step_why && *step_why ? step_why : lucid_status_string(s)));
+    }
+    push_result(L, &J);
+    lucid_step_jacobians_free(&J);
+    return 1;
+}
+
+void lucid_lua_world_derivative_methods(lua_State *L) {
+    static const luaL_Reg methods[] = {{"step_derivatives", l_step_derivatives}, {NULL, NULL}};
+    luaL_setfuncs(L, methods, 0);
+}

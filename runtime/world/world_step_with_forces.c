@@ -1,0 +1,68 @@
+/* The step with its contact forces given instead of solved, for the step derivatives
+ * (autodiff/step_derivatives.c): the implicit function theorem differentiates the contact
+ * solution, and this map supplies the rest of the step at a fixed lambda. */
+#include <string.h>
+
+#include "runtime/world/world_internal.h"
+
+/* Same contact identity: bodies, parts and joint limit (a patch keeps its point order). */
+static int same_contact(const lucid_world_contact *a, const lucid_world_contact *b) {
+    return a->body1 == b->body1 && a->body2 == b->body2 && a->part1 == b->part1 &&
+           a->part2 == b->part2 && a->limit_model == b->limit_model &&
+           a->limit_dof == b->limit_dof && a->limit_sign == b->limit_sign;
+}
+
+static int same_contacts(const lucid_world *w, const lucid_world_contact *expect, int n) {
+    if (w->num_contacts != n) return 0;
+    for (int k = 0; k < n; ++k)
+        if (!same_contact(&w->contacts[k], &expect[k])) return 0;
+    return 1;
+}
+
+/* The piece of c*_N that the derivatives follow: the step's, except at the rest depth
+ * d = -slop/2, where the speculative piece (slope -1/dt: an active contact keeps its depth)
+ * meets the rest band (slope 0) and the step is not differentiable: resting contacts settle
+ * exactly there, and rounding would pick either side. The speculative side is taken within
+ * 1e-10 m of it. */
+static int derivative_branch(const lucid_world *w, const lucid_world_contact *c, double v_before) {
+    int piece;
+    lucid_world_reference_velocity_branch(w, c, v_before, -1, &piece);
+    if (piece % 3 == 1 && c->separation > -0.5 * w->opt.slop - 1e-10) piece -= 1;
+    return piece;
+}
+
+/* sigma_k = (J_k v+ - c*_k e_n) / dt + R_k lambda_k (+ lambda_T on a limit's unit tangential
+ * diagonal): the solver's (G + R) lambda + g, evaluated through the velocities. */
+static void contact_sigma(const lucid_world *w, int k, const double *v_before, int *branch,
+                          double *sigma) {
+    const lucid_world_contact *c = &w->contacts[k];
+    const double dt = w->opt.dt;
+    lucid_vec3 u = lucid_world_contact_velocity(w, k, w->v_free, w->w_free);
+    if (branch[k] < 0) branch[k] = derivative_branch(w, c, v_before[k]);
+    u.z -= lucid_world_reference_velocity_branch(w, c, v_before[k], branch[k], NULL);
+    lucid_vec3_store(lucid_vec3_scale(u, 1.0 / dt), sigma);
+    sigma[2] += w->opt.compliance * c->force[2];
+    if (c->limit_sign != 0) sigma[0] += c->force[0], sigma[1] += c->force[1];
+}
+
+lucid_status lucid_world_step_with_forces(lucid_world *w, const lucid_world_contact *expect, int n,
+                                          const double *lambda, double *sigma, double *mu,
+                                          double *v_before, int *branch, int *same) {
+    *same = 0;
+    lucid_status s = lucid_world_step_prepare(w);
+    if (s != LUCID_OK) return s;
+    if (!same_contacts(w, expect, n)) return LUCID_OK;
+    *same = 1;
+    s = lucid_world_contact_rows(w);
+    if (s != LUCID_OK) return s;
+    for (int k = 0; k < n; ++k) {
+        lucid_world_contact *c = &w->contacts[k];
+        memcpy(c->force, lambda + 3 * k, sizeof c->force);
+        if (mu) mu[k] = c->friction;
+        /* the models' velocity at the start is what their side velocity reads for "not free" */
+        v_before[k] = lucid_world_contact_velocity(w, k, w->v_start, w->w_start).z;
+    }
+    for (int k = 0; k < n; ++k) lucid_world_apply_contact_force(w, k);
+    for (int k = 0; k < n; ++k) contact_sigma(w, k, v_before, branch, sigma + 3 * k);
+    return lucid_world_step_integrate(w);
+}
