@@ -62,6 +62,9 @@ local t = task.new{
      help = "arm: the robot file (MJCF or URDF; needs actuators)"},
     {name = "plot", kind = "string", default = "out/trajopt",
      help = "prefix of the SVG plots (costs per iteration, box and finger paths; '' for none)"},
+    {name = "compare-jacobians", kind = "flag",
+     help = "compare the Jacobian of each method with rollout_fd at the nominal U0 and at the "
+       .. "first target's controls (time per Jacobian, relative difference), then exit"},
     task.replay_option("the first target's optimised trajectory"),
   },
 }
@@ -149,6 +152,46 @@ local function finger_scene(spec)
     end
     return u
   end
+  -- The control law's derivatives at the world's current state, for the step-derivative
+  -- chain: Cx = du/dx (nu x 2nv, tangent coordinates: a free body's configuration tangent is
+  -- (rho, theta) in its body frame, T exp(xi); velocities are body twists) and
+  -- CU = du/dU (nu x n). With p = t + R rho and v_world = R v_body:
+  --   dp = R drho,  dv_world = R dv_body - R [v_body]x dtheta.
+  function scene.control_jacobians(k, nt)
+    local s = k / spec.steps * spec.knots
+    local j = math.min(math.floor(s), spec.knots - 1)
+    local a = s - j
+    local Cx, CU = lucid.zeros(nu, nt), lucid.zeros(nu, scene.n)
+    local nv = nt // 2
+    for i, f in ipairs(fingers) do
+      local T = w:pose(f)
+      local R = T:rotation()
+      local vw = w:velocity(f)
+      local vb = {}
+      for r = 1, 3 do
+        vb[r] = R:get(1, r) * vw[1] + R:get(2, r) * vw[2] + R:get(3, r) * vw[3]
+      end
+      -- -[v_body]x
+      local Vx = {{0, vb[3], -vb[2]}, {-vb[3], 0, vb[1]}, {vb[2], -vb[1], 0}}
+      local tq = (offset[f] // 6) * 6 -- configuration tangent offset of this free body
+      local tv = nv + tq
+      for r = 1, 3 do
+        local row = offset[f] + r
+        for c = 1, 3 do
+          Cx:set(row, tq + c, -KP * R:get(r, c))
+          Cx:set(row, tv + c, -KD * R:get(r, c))
+          local rv = 0
+          for m = 1, 3 do rv = rv + R:get(r, m) * Vx[m][c] end
+          Cx:set(row, tq + 3 + c, -KD * rv)
+        end
+      end
+      for d = 1, 2 do
+        if j >= 1 then CU:set(offset[f] + d, (j - 1) * per_knot + 2 * (i - 1) + d, KP * (1 - a)) end
+        CU:set(offset[f] + d, j * per_knot + 2 * (i - 1) + d, KP * a)
+      end
+    end
+    return Cx, CU
+  end
   function scene.numeric_state(i)
     local p = w:pose(fingers[i]):translation()
     local v = w:velocity(fingers[i])
@@ -165,6 +208,7 @@ local function finger_scene(spec)
     w:step()
   end
   scene.x0 = w:state()
+  scene.box_tangent = offset[box] -- free bodies' tangent blocks follow their control order
   return scene
 end
 
@@ -249,23 +293,66 @@ local function rollout_fd_primitive(scene)
 end
 
 -- Box pose features as a function of U for a method: a differentiable 7-vector.
-local function features_function(scene, method)
-  if method.kind == "rollout_fd" then
-    local P = rollout_fd_primitive(scene)
-    return function(U) return P(U) end
-  end
-  if not (lucid.sim and lucid.sim.step) then
-    fail("method " .. method.key .. " needs lucid.sim.step (the step derivatives)")
-  end
-  local sopts = {method = method.kind, kappa = method.kappa}
-  local box_offset = scene.box_offset
-  return function(U)
-    local x = scene.x0
-    for k = 1, scene.steps do
-      x = lucid.sim.step(scene.w, x, lucid.ad.concat(scene.controls(U, k)), sopts)
+-- Step-derivative chain: the rollout under U, with the tangent sensitivity S = dx_k/dU
+-- carried along: u_k = c(U, x_k) (the fingers' PD law), x_{k+1} = f(x_k, u_k), so
+--   S_{k+1} = (A_k + B_k Cx_k) S_k + B_k CU_k     (A, B from w:step_derivatives).
+-- The features' Jacobian: dp = R drho and dq = q (0, dtheta / 2) of the box's tangent.
+local function chain_primitive(scene, method)
+  local w = scene.w
+  local nt = #w:state_difference(scene.x0, scene.x0)
+  local box_t = scene.box_tangent -- offset of the box's configuration tangent
+  local dopts = {method = method.kind}
+  local cache_U, cache_y, cache_J
+  local function at(U)
+    local same = cache_U ~= nil
+    if same then
+      for i = 1, #U do if U[i] ~= cache_U[i] then same = false break end end
     end
-    return x:slice(box_offset + 1, box_offset + 7)
+    if same then return cache_y, cache_J end
+    w:set_state(scene.x0)
+    local S = lucid.zeros(nt, scene.n)
+    for k = 1, scene.steps do
+      w:set_controls(scene.controls(U, k, scene.numeric_state))
+      local Cx, CU = scene.control_jacobians(k, nt)
+      local D = w:step_derivatives(dopts)
+      S = (D.A + D.B * Cx) * S + D.B * CU
+    end
+    local T = w:pose(scene.box)
+    local p, q, R = T:translation(), T:quat(), T:rotation()
+    local F = lucid.zeros(7, nt)
+    for r = 1, 3 do
+      for c = 1, 3 do F:set(r, box_t + c, R:get(r, c)) end
+    end
+    -- dq = 1/2 q (0, dtheta): the columns of q's right multiplication by (0, e_c)
+    local qw, qx, qy, qz = q[1], q[2], q[3], q[4]
+    local Qr = {{-qx, -qy, -qz}, {qw, -qz, qy}, {qz, qw, -qx}, {-qy, qx, qw}}
+    for r = 1, 4 do
+      for c = 1, 3 do F:set(3 + r, box_t + 3 + c, 0.5 * Qr[r][c]) end
+    end
+    local y = lucid.vec{p[1], p[2], p[3], q[1], q[2], q[3], q[4]}
+    cache_U = {}
+    for i = 1, #U do cache_U[i] = U[i] end
+    cache_y, cache_J = y, F * S
+    return cache_y, cache_J
   end
+  return lucid.ad.primitive{
+    name = "trajopt rollout (step derivatives, " .. method.kind .. ")",
+    forward = function(U) return (at(U)) end,
+    jacobian = function(U) local _, J = at(U) return J end,
+  }
+end
+
+-- Box pose features as a function of U for a method: a differentiable 7-vector.
+local function features_function(scene, method)
+  local P
+  if method.kind == "rollout_fd" then
+    P = rollout_fd_primitive(scene)
+  elseif method.kind == "relaxed" then
+    fail("method " .. method.key .. ": w:step_derivatives has no \"relaxed\" method yet")
+  else
+    P = chain_primitive(scene, method)
+  end
+  return function(U) return P(U) end
 end
 
 -- Residual of the final pose features y against the target (x*, y*, yaw*).
@@ -305,9 +392,8 @@ local function parse_methods(text)
   return list
 end
 
-local default_methods = opts.full and "implicit,relaxed:1e-4,relaxed:1e-3,finite_differences,rollout_fd"
+local default_methods = opts.full and "implicit,finite_differences,rollout_fd"
   or "implicit,rollout_fd"
-if not (lucid.sim and lucid.sim.step) and opts.methods == "" then default_methods = "rollout_fd" end
 local METHODS = parse_methods(opts.methods ~= "" and opts.methods or default_methods)
 
 -- ---- problems -----------------------------------------------------------------------------
@@ -327,6 +413,53 @@ for i = 1, N do
   end
   local y = rollout(scene, U)
   targets[i] = {x = y[1], y = y[2], yaw = quat_yaw({y[4], y[5], y[6], y[7]}), U = U}
+end
+
+if opts["compare-jacobians"] then
+  local out = {problem = opts.problem, variables = scene.n, methods = {}, summary = {}}
+  local points = {{name = "U0", U = scene.U0}, {name = "target 1 controls", U = targets[1].U}}
+  local reference = {}
+  for pi, point in ipairs(points) do
+    local P = rollout_fd_primitive(scene)
+    local start = lucid.clock()
+    local _, J = lucid.ad.jacobian(function(U) return P(U) end, lucid.vec(point.U))
+    reference[pi] = {J = J, seconds = lucid.clock() - start}
+  end
+  for _, m in ipairs(METHODS) do
+    if m.kind ~= "rollout_fd" then
+      local entry = {}
+      for pi, point in ipairs(points) do
+        local f = features_function(scene, m)
+        local start = lucid.clock()
+        local _, J = lucid.ad.jacobian(f, lucid.vec(point.U))
+        local seconds = lucid.clock() - start
+        local Jr = reference[pi].J
+        local diff, norm = 0, 0
+        for r = 1, J:rows() do
+          for c = 1, J:cols() do
+            diff = math.max(diff, math.abs(J:get(r, c) - Jr:get(r, c)))
+            norm = math.max(norm, math.abs(Jr:get(r, c)))
+          end
+        end
+        entry[pi] = {point = point.name, seconds = seconds, rollout_fd_seconds = reference[pi].seconds,
+                     max_abs_difference = diff, max_abs_entry = norm,
+                     relative_difference = diff / norm}
+      end
+      out.methods[m.key] = entry
+      out.summary[m.key .. "_relative_difference"] = math.max(entry[1].relative_difference,
+                                                               entry[2].relative_difference)
+    end
+  end
+  t:report(out, function()
+    local rows = {}
+    for key, entry in pairs(out.methods) do
+      for _, e in ipairs(entry) do
+        rows[#rows + 1] = {key, e.point, e.seconds, e.rollout_fd_seconds, e.relative_difference}
+      end
+    end
+    print(task.format_table({"method", "at", "s / Jacobian", "rollout_fd s", "rel. diff"}, rows))
+  end)
+  os.exit(0)
 end
 
 local function solve(target, method, features)
