@@ -163,28 +163,49 @@ local function object_world(theta, spec)
 end
 
 -- Observations of one trajectory under theta: list of {p (3), q (4)} every OBS_EVERY steps.
--- `sensitivity` (optional, implicit method): also d(observation)/d(theta) per observation.
+-- With `sensitivity` (the implicit method) each observation also carries dp (3 x np) and
+-- dtheta (3 x np): the box's position and body-frame rotation derivatives with respect to the
+-- parameters, from the chained step derivatives S_{k+1} = A_k S_k + P_k (tangent
+-- coordinates: T exp(xi), xi = (rho, theta) in the body frame, so dp = R drho).
 local function object_observations(theta, spec, sensitivity)
   local w, box = object_world(theta, spec)
   local obs = {}
-  local S -- tangent sensitivity dx/dtheta (2nv x np) for the implicit method
-  local params
+  local S, dopts, nt
   if sensitivity then
-    params = {{body = box, "mass"}, {body = box, "friction"}, {body = box, "restitution"}}
+    dopts = {method = "implicit",
+             params = {{body = box, "mass"}, {body = box, "friction"}, {body = box, "restitution"}}}
+    nt = #w:state_difference(w:state(), w:state())
+    S = lucid.zeros(nt, 3)
   end
   for k = 1, OBJ_STEPS do
     local f = scheduled_force(spec, k)
     if f then w:apply_force(box, f, {0, 0, 0}) end
     if sensitivity then
-      local D = w:step_derivatives{method = "implicit", params = params}
-      S = sensitivity.chain(D, S)
+      local D = w:step_derivatives(dopts)
+      S = D.A * S
+      for j = 1, 3 do
+        local Pj = D.params[j]
+        for r = 1, nt do S:set(r, j, S:get(r, j) + Pj:get(r, 1)) end
+      end
     else
       w:step()
     end
     if k % OBS_EVERY == 0 then
       local T = w:pose(box)
       local o = {p = T:translation(), q = T:quat()}
-      if sensitivity then o.dp, o.dr = sensitivity.pose_rows(w, box, S) end
+      if sensitivity then
+        -- the box is the only free body: its configuration tangent is rows 1..6
+        local R = T:rotation()
+        o.dp, o.dtheta = {}, {}
+        for j = 1, 3 do
+          local rho = {S:get(1, j), S:get(2, j), S:get(3, j)}
+          o.dp[j] = {}
+          for r = 1, 3 do
+            o.dp[j][r] = R:get(r, 1) * rho[1] + R:get(r, 2) * rho[2] + R:get(r, 3) * rho[3]
+          end
+          o.dtheta[j] = {S:get(4, j), S:get(5, j), S:get(6, j)}
+        end
+      end
       obs[#obs + 1] = o
     end
   end
@@ -303,6 +324,24 @@ end
 
 -- ---- object problem ---------------------------------------------------------------------------
 
+-- The residual and its Jacobian from the chained step derivatives: the rotation residual
+-- e = 2 vec(q_meas^-1 q) moves with dq = q (0, dtheta / 2).
+local function object_jacobian_rows(o, m, r, rows)
+  local e = qmul(qconj(m.q), {o.q[1], o.q[2], o.q[3], o.q[4]})
+  local sgn = e[1] < 0 and -2 or 2
+  for c = 1, 3 do r[#r + 1] = (o.p[c] - m.p[c]) / SIGMA_POS end
+  for c = 1, 3 do r[#r + 1] = sgn * e[c + 1] / SIGMA_ROT end
+  local base = #rows
+  for c = 1, 6 do rows[base + c] = {} end
+  for j = 1, #o.dp do
+    for c = 1, 3 do rows[base + c][j] = o.dp[j][c] / SIGMA_POS end
+    local dt = o.dtheta[j]
+    local dq = qmul({o.q[1], o.q[2], o.q[3], o.q[4]}, {0, dt[1] / 2, dt[2] / 2, dt[3] / 2})
+    local de = qmul(qconj(m.q), dq)
+    for c = 1, 3 do rows[base + 3 + c][j] = sgn * de[c + 1] / SIGMA_ROT end
+  end
+end
+
 local function object_model(trajectories, measurements)
   local model = {names = OBJECT_PARAMS, lower = {1e-3, 1e-3, 0}, upper = {1e3, 10, 1}}
   local function residual(theta)
@@ -313,6 +352,7 @@ local function object_model(trajectories, measurements)
     return r
   end
   function model.evaluate(theta)
+    if METHOD == "implicit" then return model.evaluate_implicit(theta) end
     local r = residual(theta)
     local J = lucid.zeros(#r, #theta)
     for j = 1, #theta do
@@ -323,6 +363,18 @@ local function object_model(trajectories, measurements)
       tm[j] = math.max(model.lower[j], theta[j] - h)
       local rp, rm = residual(tp), residual(tm)
       for i = 1, #r do J:set(i, j, (rp[i] - rm[i]) / (tp[j] - tm[j])) end
+    end
+    return r, J
+  end
+  function model.evaluate_implicit(theta)
+    local r, rows = {}, {}
+    for k, spec in ipairs(trajectories) do
+      local obs = object_observations(theta, spec, true)
+      for i, o in ipairs(obs) do object_jacobian_rows(o, measurements[k][i], r, rows) end
+    end
+    local J = lucid.zeros(#r, #theta)
+    for i = 1, #r do
+      for j = 1, #theta do J:set(i, j, rows[i][j]) end
     end
     return r, J
   end
