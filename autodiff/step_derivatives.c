@@ -3,6 +3,7 @@
  * the world is left exactly as lucid_world_step leaves it. */
 #include "autodiff/step_derivatives.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -123,16 +124,98 @@ static void param_restore(ctx *c, const lucid_step_param *p) {
     b->friction = c->saved_body.friction, b->restitution = c->saved_body.restitution;
 }
 
+static const char *param_problem(const lucid_world *w, const lucid_step_param *p) {
+    if (p->kind == LUCID_STEP_PARAM_COMPLIANCE) return NULL;
+    if ((unsigned)p->kind > LUCID_STEP_PARAM_COMPLIANCE) return "unknown parameter kind";
+    if (p->body < 0 || p->body >= w->num_bodies) return "parameter of an unknown body";
+    const lucid_body *b = &w->bodies[p->body];
+    if (p->kind == LUCID_STEP_PARAM_MASS && (b->is_static || b->model >= 0))
+        return "a mass parameter needs a free body";
+    return NULL;
+}
+
+lucid_status lucid_step_param_get(const lucid_world *w, const lucid_step_param *p, double *value,
+                                  const char **why) {
+    const char *bad = w && p && value ? param_problem(w, p) : "argument missing";
+    if (bad) {
+        if (why) *why = bad;
+        return LUCID_ERR_ARGUMENT;
+    }
+    const lucid_body *b = p->kind == LUCID_STEP_PARAM_COMPLIANCE ? NULL : &w->bodies[p->body];
+    *value = p->kind == LUCID_STEP_PARAM_MASS          ? b->mass
+             : p->kind == LUCID_STEP_PARAM_FRICTION    ? b->friction
+             : p->kind == LUCID_STEP_PARAM_RESTITUTION ? b->restitution
+                                                       : w->opt.compliance;
+    return LUCID_OK;
+}
+
+lucid_status lucid_step_param_set(lucid_world *w, const lucid_step_param *p, double value,
+                                  const char **why) {
+    const char *bad = w && p ? param_problem(w, p) : "argument missing";
+    double hi = p && p->kind == LUCID_STEP_PARAM_FRICTION      ? LUCID_CONTACT_MAX_FRICTION
+                : p && p->kind == LUCID_STEP_PARAM_RESTITUTION ? 1.0
+                                                               : HUGE_VAL;
+    if (!bad && !isfinite(value)) bad = "parameter value must be finite";
+    if (!bad && p->kind == LUCID_STEP_PARAM_MASS && !(value > 0.0)) bad = "mass must be > 0";
+    if (!bad && !(value >= 0.0 && value <= hi)) bad = "parameter value out of range";
+    if (bad) {
+        if (why) *why = bad;
+        return LUCID_ERR_ARGUMENT;
+    }
+    if (p->kind == LUCID_STEP_PARAM_COMPLIANCE) {
+        w->opt.compliance = value;
+        return LUCID_OK;
+    }
+    lucid_body *b = &w->bodies[p->body];
+    if (p->kind == LUCID_STEP_PARAM_MASS) {
+        double s = value / b->mass;
+        b->mass = value, b->inv_mass = 1.0 / value;
+        b->inertia = lucid_mat3_scale(&b->inertia, s);
+        b->inv_inertia = lucid_mat3_scale(&b->inv_inertia, 1.0 / s);
+    } else if (p->kind == LUCID_STEP_PARAM_FRICTION) {
+        b->friction = value;
+    } else {
+        b->restitution = value;
+    }
+    return LUCID_OK;
+}
+
+lucid_status lucid_world_state_jacobians(const lucid_world *w, const double *x, double *E,
+                                         double *L) {
+    const double h = 1e-6;
+    int nx = lucid_world_state_size(w), nt = lucid_world_tangent_size(w);
+    double *d = calloc((size_t)nt + 1, sizeof(double));
+    double *xp = malloc(sizeof(double) * ((size_t)nx + 1)),
+           *xm = malloc(sizeof(double) * ((size_t)nx + 1));
+    double *tp = malloc(sizeof(double) * ((size_t)nt + 1)),
+           *tm = malloc(sizeof(double) * ((size_t)nt + 1));
+    lucid_status s = d && xp && xm && tp && tm ? LUCID_OK : LUCID_ERR_NO_MEMORY;
+    for (int j = 0; j < nt && s == LUCID_OK; ++j) { /* E: d(x (+) d)/dd */
+        d[j] = h;
+        s = lucid_world_state_integrate(w, x, d, xp);
+        d[j] = -h;
+        if (s == LUCID_OK) s = lucid_world_state_integrate(w, x, d, xm);
+        d[j] = 0.0;
+        for (int i = 0; i < nx && s == LUCID_OK; ++i)
+            E[i + (size_t)nx * j] = (xp[i] - xm[i]) / (2 * h);
+    }
+    for (int j = 0; j < nx && s == LUCID_OK; ++j) { /* L: d(x (-) y)/dy */
+        memcpy(xp, x, sizeof(double) * (size_t)nx), memcpy(xm, x, sizeof(double) * (size_t)nx);
+        xp[j] += h, xm[j] -= h;
+        s = lucid_world_state_difference(w, x, xp, tp);
+        if (s == LUCID_OK) s = lucid_world_state_difference(w, x, xm, tm);
+        for (int i = 0; i < nt && s == LUCID_OK; ++i)
+            L[i + (size_t)nt * j] = (tp[i] - tm[i]) / (2 * h);
+    }
+    free(d), free(xp), free(xm), free(tp), free(tm);
+    return s;
+}
+
 static const char *check_params(const lucid_world *w, const lucid_step_derivative_options *o) {
     if (o->num_params < 0 || (o->num_params > 0 && !o->params)) return "params missing";
     for (int k = 0; k < o->num_params; ++k) {
-        const lucid_step_param *p = &o->params[k];
-        if (p->kind == LUCID_STEP_PARAM_COMPLIANCE) continue;
-        if ((unsigned)p->kind > LUCID_STEP_PARAM_COMPLIANCE) return "unknown parameter kind";
-        if (p->body < 0 || p->body >= w->num_bodies) return "parameter of an unknown body";
-        const lucid_body *b = &w->bodies[p->body];
-        if (p->kind == LUCID_STEP_PARAM_MASS && (b->is_static || b->model >= 0))
-            return "a mass parameter needs a free body";
+        const char *bad = param_problem(w, &o->params[k]);
+        if (bad) return bad;
     }
     return NULL;
 }

@@ -57,6 +57,23 @@ typedef struct lucid_step_derivative_options {
 
 void lucid_step_derivative_default_options(lucid_step_derivative_options *o);
 
+/* A parameter's value, and setting it (a mass scales the body's inertia with it; friction in
+ * [0, 100], restitution in [0, 1], mass and compliance >= 0... as lucid_world_add_body checks).
+ * LUCID_ERR_ARGUMENT (*why set) for an unknown body, a kind the body has not, or a value out of
+ * range. */
+lucid_status lucid_step_param_get(const lucid_world *w, const lucid_step_param *p, double *value,
+                                  const char **why);
+lucid_status lucid_step_param_set(lucid_world *w, const lucid_step_param *p, double value,
+                                  const char **why);
+
+/* The Jacobians of the state's retraction at x (nx = state size, nt = 2 nv): E (nx x nt) =
+ * d(x (+) d)/dd at d = 0 and L (nt x nx) = d(x (-) y)/dy at y = x (the chain rule between a
+ * function of the state coordinates and the tangent A, B), column-major, by central
+ * differences of lucid_world_state_integrate / _difference (smooth maps; error ~1e-10).
+ * LUCID_ERR_ARGUMENT for a zero quaternion. */
+lucid_status lucid_world_state_jacobians(const lucid_world *w, const double *x, double *E,
+                                         double *L);
+
 typedef struct lucid_step_jacobians {
     int nt, nu, np, contacts; /* 2 nv, controls, parameters, contacts of the step */
     double *A, *B, *P;        /* nt x nt, nt x nu, nt x np, column-major */

@@ -28,16 +28,16 @@ static double field_number(lua_State *L, int t, const char *key, double fallback
 }
 
 /* One parameter entry {body = id, "kind"} at the top of the stack. */
-static lucid_step_param read_param(lua_State *L, lucid_world *w, int k) {
+static lucid_step_param read_param(lua_State *L, lucid_world *w, int k, const char *fname) {
     static const char *const kinds[] = {"mass", "friction", "restitution", "compliance", NULL};
     int t = lua_gettop(L);
     if (!lua_istable(L, t))
-        lucid_lua_fail(L, FNAME, "params[%d] must be a table like {body = id, \"mass\"}", k);
+        lucid_lua_fail(L, fname, "params[%d] must be a table like {body = id, \"mass\"}", k);
     lua_getfield(L, t, "model");
     int has_model = !lua_isnil(L, -1);
     lua_pop(L, 1);
     if (has_model)
-        lucid_lua_fail(L, FNAME,
+        lucid_lua_fail(L, fname,
                        "params[%d]: model parameters (link mass, joint damping) are not "
                        "differentiated yet",
                        k);
@@ -47,7 +47,7 @@ static lucid_step_param read_param(lua_State *L, lucid_world *w, int k) {
     for (int i = 0; name && kinds[i]; ++i)
         if (strcmp(name, kinds[i]) == 0) kind = i;
     if (kind < 0)
-        lucid_lua_fail(L, FNAME,
+        lucid_lua_fail(L, fname,
                        "params[%d][1] must be \"mass\", \"friction\", \"restitution\" or "
                        "\"compliance\"",
                        k);
@@ -55,10 +55,10 @@ static lucid_step_param read_param(lua_State *L, lucid_world *w, int k) {
     lucid_step_param p = {(lucid_step_param_kind)kind, -1};
     lua_getfield(L, t, "body");
     if (kind != LUCID_STEP_PARAM_COMPLIANCE) {
-        if (!lua_isinteger(L, -1)) lucid_lua_fail(L, FNAME, "params[%d].body must be a body id", k);
+        if (!lua_isinteger(L, -1)) lucid_lua_fail(L, fname, "params[%d].body must be a body id", k);
         lua_Integer id = lua_tointeger(L, -1);
         if (id < 1 || id > lucid_world_body_count(w))
-            lucid_lua_fail(L, FNAME, "params[%d]: unknown body id %I", k, id);
+            lucid_lua_fail(L, fname, "params[%d]: unknown body id %I", k, id);
         p.body = (int)id - 1;
     }
     lua_pop(L, 1);
@@ -67,7 +67,7 @@ static lucid_step_param read_param(lua_State *L, lucid_world *w, int k) {
         lua_pop(L, 1);
         int ok = (lua_isinteger(L, -1) && lua_tointeger(L, -1) == 1) ||
                  (lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), "body") == 0);
-        if (!ok) lucid_lua_fail(L, FNAME, "params[%d]: unknown entry", k);
+        if (!ok) lucid_lua_fail(L, fname, "params[%d]: unknown entry", k);
     }
     return p;
 }
@@ -114,7 +114,7 @@ static void read_options(lua_State *L, int idx, lucid_world *w, lucid_step_deriv
     lucid_step_param *p = lua_newuserdatauv(L, sizeof *p * (size_t)(n > 0 ? n : 1), 0);
     for (int k = 1; k <= n; ++k) {
         lua_rawgeti(L, t, k);
-        p[k - 1] = read_param(L, w, k);
+        p[k - 1] = read_param(L, w, k, FNAME);
         lua_pop(L, 1);
     }
     o->params = p, o->num_params = n;
@@ -123,8 +123,7 @@ static void read_options(lua_State *L, int idx, lucid_world *w, lucid_step_deriv
 
 static void push_matrix(lua_State *L, const double *data, int rows, int cols) {
     lucid_lua_matrix *m = lucid_lua_newmatrix(L, rows, cols);
-    if (rows > 0 && cols > 0)
-        memcpy(m->data, data, sizeof(double) * (size_t)rows * (size_t)cols);
+    if (rows > 0 && cols > 0) memcpy(m->data, data, sizeof(double) * (size_t)rows * (size_t)cols);
 }
 
 static void push_result(lua_State *L, const lucid_step_jacobians *J) {
@@ -174,7 +173,60 @@ static int l_step_derivatives(lua_State *L) {
     return 1;
 }
 
+/* A parameter spec {body = id, "mass"} at idx, for w:param / w:set_param. */
+static lucid_step_param check_param_arg(lua_State *L, lucid_world *w, int idx, const char *fname) {
+    if (!lua_istable(L, idx))
+        lucid_lua_fail(L, fname, "parameter must be a table like {body = id, \"mass\"} (got %s)",
+                       lucid_lua_typename(L, idx));
+    lua_pushvalue(L, idx);
+    lucid_step_param p = read_param(L, w, 1, fname);
+    lua_pop(L, 1);
+    return p;
+}
+
+static int l_param(lua_State *L) {
+    static const char *const fname = "lucid.world:param";
+    lucid_world *w = lucid_lua_checkworld(L, 1, fname);
+    lucid_step_param p = check_param_arg(L, w, 2, fname);
+    double v;
+    const char *why = NULL;
+    if (lucid_step_param_get(w, &p, &v, &why) != LUCID_OK) lucid_lua_fail(L, fname, "%s", why);
+    lua_pushnumber(L, v);
+    return 1;
+}
+
+static int l_set_param(lua_State *L) {
+    static const char *const fname = "lucid.world:set_param";
+    lucid_world *w = lucid_lua_checkworld(L, 1, fname);
+    lucid_step_param p = check_param_arg(L, w, 2, fname);
+    double v = lucid_lua_checkfinite(L, 3, fname, "value");
+    const char *why = NULL;
+    if (lucid_step_param_set(w, &p, v, &why) != LUCID_OK) lucid_lua_fail(L, fname, "%s", why);
+    return 0;
+}
+
+static int l_state_jacobians(lua_State *L) {
+    static const char *const fname = "lucid.world:state_jacobians";
+    lucid_world *w = lucid_lua_checkworld(L, 1, fname);
+    lua_settop(L, 2);
+    int nx = lucid_world_state_size(w), nt = lucid_world_tangent_size(w);
+    double *x = lua_newuserdatauv(L, sizeof(double) * (size_t)(nx + 1), 0);
+    lucid_lua_checkvalues(L, 2, nx, x, fname, "x");
+    lucid_lua_matrix *E = lucid_lua_newmatrix(L, nx, nt);
+    lucid_lua_matrix *Lm = lucid_lua_newmatrix(L, nt, nx);
+    lucid_status s = lucid_world_state_jacobians(w, x, E->data, Lm->data);
+    if (s != LUCID_OK)
+        lucid_lua_fail(L, fname, "%s",
+                       s == LUCID_ERR_ARGUMENT ? "x holds a zero quaternion"
+                                               : lucid_status_string(s));
+    return 2;
+}
+
 void lucid_lua_world_derivative_methods(lua_State *L) {
-    static const luaL_Reg methods[] = {{"step_derivatives", l_step_derivatives}, {NULL, NULL}};
+    static const luaL_Reg methods[] = {{"step_derivatives", l_step_derivatives},
+                                       {"param", l_param},
+                                       {"set_param", l_set_param},
+                                       {"state_jacobians", l_state_jacobians},
+                                       {NULL, NULL}};
     luaL_setfuncs(L, methods, 0);
 }

@@ -7,6 +7,7 @@ lucid.plot = require "lucid.plot"
 lucid.optim = require "lucid.optim"
 lucid.stats = require "lucid.stats"
 lucid.contact.primitive = require "lucid.contact_ad"
+lucid.sim = require "lucid.sim"
 lucid.viewer = require "lucid.viewer"
 lucid.mpi = require "lucid.mpi"
 return lucid

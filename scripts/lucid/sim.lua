@@ -1,0 +1,119 @@
+-- lucid.sim: the world's step as a differentiable function (API.md "Differentiable simulation").
+--
+--   x1 = lucid.sim.step(w, x, u [, opts])
+--
+-- sets w's state to x and its controls to u (nil: the world's current controls), steps once
+-- and returns the next state x1 (a lucid.vec in w:state() coordinates). When x, u or
+-- opts.theta is a lucid.ad value the step is recorded as a lucid.ad primitive, so
+-- lucid.ad.jacobian / lucid.ad.grad / lucid.optim.gauss_newton see through rollouts:
+--   dx1/d(x, u, theta) = E(x1) [A L(x), B, P]
+-- with A, B, P of w:step_derivatives (tangent space) and E, L the Jacobians of the state's
+-- retraction (w:state_jacobians: quaternion coordinates in, quaternion coordinates out).
+-- opts: method, step, tol, max_iter, threshold (as w:step_derivatives), params (a list of
+-- parameter specs, {body = id, "mass"} ...) and theta (their values, set on w before the step;
+-- differentiable). The step's Jacobian (nx x (nx + nu + np)) is formed once per step and kept
+-- on the tape: reverse mode over a rollout multiplies these from the end without forming the
+-- products of A matrices.
+local check = require "lucid.check"
+local lucid = require "lucid"
+
+local FNAME = "lucid.sim.step"
+local M = {}
+
+local function is_ad(v) return check.typename(v) == "lucid.ad.var" end
+
+local function numbers(v, n, what)
+  local t = {}
+  if type(v) == "table" then
+    if #v ~= n then check.fail(FNAME, "%s must have %d entries (got %d)", what, n, #v) end
+    for i = 1, n do t[i] = v[i] end
+  else
+    local name = check.typename(v)
+    if name ~= "lucid.mat" then
+      check.fail(FNAME, "%s must be a lucid.vec, a table or a lucid.ad value (got %s)", what, name)
+    end
+    if #v ~= n then check.fail(FNAME, "%s must have %d entries (got %d)", what, n, #v) end
+    for i = 1, n do t[i] = v[i] end
+  end
+  return t
+end
+
+-- The dense product of lucid.mat factors as rows of numbers.
+local function rows_of(m)
+  local r, c, out = m:rows(), m:cols(), {}
+  for i = 1, r do
+    local row = {}
+    for j = 1, c do row[j] = m:get(i, j) end
+    out[i] = row
+  end
+  return out
+end
+
+local OPTION_TYPES = {method = "string", step = "number", tol = "number", max_iter = "number",
+                      threshold = "number", params = "table", theta = "any"}
+
+function M.step(w, x, u, opts)
+  if check.typename(w) ~= "lucid.world" then
+    check.fail(FNAME, "expected a lucid.world (got %s)", check.typename(w))
+  end
+  opts = check.options(FNAME, opts, OPTION_TYPES, "opts")
+  local nx, nu = #w:state(), #w:controls()
+  local params = opts.params or {}
+  local np = #params
+  if (opts.theta == nil) ~= (np == 0) then
+    check.fail(FNAME, "opts.params and opts.theta go together")
+  end
+  local sd = {method = opts.method, step = opts.step, tol = opts.tol, max_iter = opts.max_iter,
+              threshold = opts.threshold, params = np > 0 and params or nil}
+  local function apply(z)
+    local xs, us, ts = {}, {}, {}
+    for i = 1, nx do xs[i] = z[i] end
+    for i = 1, nu do us[i] = z[nx + i] end
+    for i = 1, np do ts[i] = z[nx + nu + i] end
+    w:set_state(xs)
+    if nu > 0 then w:set_controls(us) end
+    for k = 1, np do w:set_param(params[k], ts[k]) end
+    return xs
+  end
+  if u == nil then u = w:controls() end
+  local differentiable = is_ad(x) or is_ad(u) or is_ad(opts.theta)
+  if not differentiable then
+    local z = numbers(x, nx, "x")
+    for i, v in ipairs(numbers(u, nu, "u")) do z[nx + i] = v end
+    if np > 0 then
+      for i, v in ipairs(numbers(opts.theta, np, "opts.theta")) do z[nx + nu + i] = v end
+    end
+    apply(z)
+    w:step()
+    return w:state()
+  end
+  local J
+  local P = lucid.ad.primitive{
+    name = FNAME,
+    forward = function(z)
+      local x0 = apply(z)
+      local D = w:step_derivatives(sd)
+      local x1 = w:state()
+      local E = w:state_jacobians(x1)
+      local _, L = w:state_jacobians(x0)
+      local blocks = {E * D.A * L}
+      if nu > 0 then blocks[2] = E * D.B end
+      for k = 1, np do blocks[#blocks + 1] = E * D.params[k] end
+      local rows = {}
+      for i = 1, nx do rows[i] = {} end
+      for _, b in ipairs(blocks) do
+        for i, row in ipairs(rows_of(b)) do
+          for _, v in ipairs(row) do rows[i][#rows[i] + 1] = v end
+        end
+      end
+      J = lucid.mat(rows)
+      return x1
+    end,
+    jacobian = function() return J end,
+  }
+  local parts = {x, u}
+  if np > 0 then parts[3] = opts.theta end
+  return P(lucid.ad.concat(parts))
+end
+
+return M
