@@ -376,8 +376,10 @@ static lucid_status factor_islands(ctx *c, lucid_step_jacobians *J) {
     c->island_contacts = grab((size_t)c->n, sizeof(int), &same);
     c->ift = grab((size_t)c->islands, sizeof *c->ift, &same);
     if (!same) return LUCID_ERR_NO_MEMORY;
-    memcpy(c->island_start, w->island_start, sizeof(int) * ((size_t)c->islands + 1));
-    memcpy(c->island_contacts, w->island_contacts, sizeof(int) * (size_t)c->n);
+    /* a step without contacts has no island arrays (NULL): island_start stays {0} */
+    if (c->islands > 0)
+        memcpy(c->island_start, w->island_start, sizeof(int) * ((size_t)c->islands + 1));
+    if (c->n > 0) memcpy(c->island_contacts, w->island_contacts, sizeof(int) * (size_t)c->n);
     for (int i = 0; i < c->islands; ++i)
         if (c->island_start[i + 1] - c->island_start[i] > maxm)
             maxm = c->island_start[i + 1] - c->island_start[i];
