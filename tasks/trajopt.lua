@@ -234,6 +234,11 @@ function SCENES.fingertips()
                       end}
 end
 
+-- arm: the model's actuator inputs (servo targets for position actuators) at each knot,
+-- linear between knots, from the start configuration. The default model (tasks/models/
+-- pusher.xml) starts with its tip at the box's -y face and the nominal plan turns the
+-- shoulder by 0.3 rad, sweeping the box along +y; another --model starts at its neutral
+-- configuration with the box 0.4 m in front of it and holds its inputs (no nominal plan).
 function SCENES.arm()
   local ok, m = pcall(lucid.model.load, opts.model)
   if not ok then fail(tostring(m)) end
@@ -241,7 +246,66 @@ function SCENES.arm()
     fail(string.format("arm: the model %s has no actuators (the decision variables are "
                        .. "actuator inputs)", opts.model))
   end
-  fail("arm: not implemented yet")
+  local default = opts.model:match("pusher%.xml$") ~= nil
+  local w = lucid.world{dt = DT, contact = CONTACT}
+  local box = w:add_static{shape = lucid.halfspace({0, 0, 1}, 0), friction = 0.5}
+  box = w:add_body{shape = lucid.box(0.05, 0.05, 0.05), mass = 1,
+                   pose = lucid.se3.new({1, 0, 0, 0}, {0.40, 0, 0.05}), friction = 0.8}
+  local q0 = default and {-0.577, 0.89} or m:neutral():totable()
+  local id = w:add_model(m, {q = q0})
+  local nu, per_knot = #w:controls(), m.nu
+  local knots, steps = 8, 80
+  local scene = {w = w, box = box, fingers = {}, steps = steps, knots = knots,
+                 n = per_knot * knots, label = "arm", model = id, box_tangent = 0}
+  local u_start = {}
+  for a = 1, m.nu do u_start[a] = default and q0[a] or 0 end
+  scene.noise = {}
+  for a = 1, m.nu do scene.noise[a] = 0.05 end
+  scene.U0 = {}
+  for k = 1, knots do
+    for a = 1, m.nu do
+      scene.U0[#scene.U0 + 1] = u_start[a] + ((default and a == 1) and 0.3 * k / knots or 0)
+    end
+  end
+  local function weights(k)
+    local s = k / steps * knots
+    local j = math.min(math.floor(s), knots - 1)
+    return j, s - j
+  end
+  function scene.controls(U, k)
+    local j, a = weights(k)
+    local u = {}
+    for c = 1, nu do u[c] = 0 end
+    for c = 1, m.nu do
+      local from = j == 0 and u_start[c] or U[(j - 1) * per_knot + c]
+      u[c] = (1 - a) * from + a * U[j * per_knot + c]
+    end
+    return u
+  end
+  function scene.control_jacobians(k, nt)
+    local j, a = weights(k)
+    local Cx, CU = lucid.zeros(nu, nt), lucid.zeros(nu, scene.n)
+    for c = 1, m.nu do
+      if j >= 1 then CU:set(c, (j - 1) * per_knot + c, 1 - a) end
+      CU:set(c, j * per_knot + c, a)
+    end
+    return Cx, CU
+  end
+  scene.numeric_state = function() end
+  local frames = m:names("frame")
+  local tip
+  for _, f in ipairs(frames) do if f == "tip" then tip = f end end
+  tip = tip or frames[#frames]
+  scene.tracked = {{name = "tip (" .. tip .. ")", at = function()
+    local p = w:frame_pose(id, tip):translation()
+    return p[1], p[2]
+  end}}
+  for _ = 1, 10 do
+    w:set_controls(scene.controls(scene.U0, 1))
+    w:step()
+  end
+  scene.x0 = w:state()
+  return scene
 end
 
 -- ---- rollouts and Jacobians -----------------------------------------------------------
@@ -576,15 +640,24 @@ if opts.plot ~= "" then
   plot.lines{file = cost_file, title = "trajopt " .. opts.problem .. ": target 1",
              xlabel = "Gauss-Newton iteration", ylabel = "cost", logy = true, series = series}
   local m1 = METHODS[1]
-  local paths = {{name = "box (optimised)", x = {}, y = {}}}
-  for i = 1, #scene.fingers do paths[#paths + 1] = {name = "finger " .. i, x = {}, y = {}} end
   local w = scene.w
+  local tracked = scene.tracked or {}
+  if not scene.tracked then
+    for i, f in ipairs(scene.fingers) do
+      tracked[i] = {name = "finger " .. i, at = function()
+        local q = w:pose(f):translation()
+        return q[1], q[2]
+      end}
+    end
+  end
+  local paths = {{name = "box (optimised)", x = {}, y = {}}}
+  for i, tr in ipairs(tracked) do paths[i + 1] = {name = tr.name, x = {}, y = {}} end
   local function record()
     local p = w:pose(scene.box):translation()
     table.insert(paths[1].x, p[1]); table.insert(paths[1].y, p[2])
-    for i, f in ipairs(scene.fingers) do
-      local q = w:pose(f):translation()
-      table.insert(paths[i + 1].x, q[1]); table.insert(paths[i + 1].y, q[2])
+    for i, tr in ipairs(tracked) do
+      local x, y = tr.at()
+      table.insert(paths[i + 1].x, x); table.insert(paths[i + 1].y, y)
     end
   end
   local U1 = first[m1.key].U
