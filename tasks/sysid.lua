@@ -56,7 +56,7 @@ local t = task.new{
      help = "parameter derivatives: implicit or finite_differences (default: implicit when "
        .. "w:step_derivatives exists)"},
     {name = "full", kind = "flag",
-     help = "benchmark size: 10 seeds (object), every data set variant, both methods"},
+     help = "object: 10 seeds of push+toss and every data set once (identifiability table)"},
     {name = "mujoco", kind = "string", default = "",
      help = "cross: the MuJoCo trajectory generator (default build/tests/bench/mujoco_box_traj "
        .. "next to the interpreter)"},
@@ -659,7 +659,78 @@ local function print_run(res, header)
   end
 end
 
-if opts.problem == "object" then
+if opts.problem == "object" and opts.full then
+  -- benchmark: 10 seeds of push+toss (fresh truth, noise and guesses each), then every data
+  -- variant once, with the identifiability verdicts
+  local SEEDS, VARIANTS = 10, {"push,toss", "push", "toss", "drop", "rest"}
+  local bar = t:progress(SEEDS + #VARIANTS, "sysid object --full")
+  local per_seed, within, worst_iter = {}, 0, 0
+  local worst = {0, 0, 0}
+  for i = 1, SEEDS do
+    rng = lucid.rng(t.seed * 1000 + i)
+    local truth = draw_object_truth()
+    local res = run_object({"push", "toss"}, truth)
+    local rows = param_rows(OBJECT_PARAMS, truth, res.best)
+    local ok = res.best.info.iterations < 20
+    local entry = {seed = t.seed * 1000 + i, iterations = res.best.info.iterations,
+                   seconds = res.best.seconds, reduced_chi2 = res.best.s2, parameters = rows}
+    for j, r in ipairs(rows) do
+      ok = ok and r.identifiable and r.relative_error < 0.02
+      if r.relative_error then worst[j] = math.max(worst[j], r.relative_error) end
+    end
+    worst_iter = math.max(worst_iter, res.best.info.iterations)
+    entry.within_2_percent = ok
+    if ok then within = within + 1 end
+    per_seed[i] = entry
+    bar:step()
+  end
+  local variants = {}
+  for i, v in ipairs(VARIANTS) do
+    rng = lucid.rng(t.seed * 1000 + 100 + i)
+    local names = {}
+    for word in v:gmatch("[^,]+") do names[#names + 1] = word end
+    local truth = draw_object_truth()
+    local res = run_object(names, truth)
+    variants[i] = {data = v, parameters = param_rows(OBJECT_PARAMS, truth, res.best),
+                   iterations = res.best.info.iterations}
+    bar:step()
+  end
+  bar:done()
+  figures.full = {seeds = per_seed, variants = variants}
+  figures.summary = {seeds = SEEDS, within_2_percent_in_under_20_iterations = within,
+                     worst_relative_error = {mass = worst[1], friction = worst[2],
+                                             restitution = worst[3]},
+                     worst_iterations = worst_iter}
+  t:report(figures, function()
+    print(string.format("sysid object --full: %d seeds of push+toss (noise 1 mm / 1 mrad, %d "
+                        .. "guesses, %s derivatives)", SEEDS, opts.guesses, METHOD))
+    local rows = {}
+    for _, e in ipairs(per_seed) do
+      local r = {e.seed}
+      for _, p in ipairs(e.parameters) do
+        r[#r + 1] = p.relative_error and string.format("%.3g%%", 100 * p.relative_error) or "unident."
+      end
+      r[#r + 1] = e.iterations
+      r[#r + 1] = e.seconds
+      r[#r + 1] = e.reduced_chi2
+      rows[#rows + 1] = r
+    end
+    print(task.format_table({"seed", "mass err", "mu err", "e err", "iterations", "s", "chi2"},
+                            rows, "%.3g"))
+    print(string.format("within 2 %% in < 20 iterations: %d / %d seeds", within, SEEDS))
+    print("identifiability by data set:")
+    local vrows = {}
+    for _, v in ipairs(variants) do
+      local r = {v.data}
+      for _, p in ipairs(v.parameters) do
+        r[#r + 1] = p.identifiable and string.format("%.3g%%", 100 * p.relative_error)
+          or (p.excited and "flagged (std)" or "flagged (not excited)")
+      end
+      vrows[#vrows + 1] = r
+    end
+    print(task.format_table({"data", "mass", "friction", "restitution"}, vrows))
+  end)
+elseif opts.problem == "object" then
   local names = {}
   for word in opts.data:gmatch("[^,]+") do names[#names + 1] = word end
   if #names == 0 then fail("--data: no trajectory given") end
