@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "runtime/world/world_internal.h"
+#include "solvers/contact/contact_ip.h"
 
 void lucid_step_derivative_default_options(lucid_step_derivative_options *o) {
     memset(o, 0, sizeof *o);
@@ -16,6 +17,7 @@ void lucid_step_derivative_default_options(lucid_step_derivative_options *o) {
     o->tol = 1e-11;
     o->max_iter = 10000;
     o->threshold = lucid_contact_derivative_default_options(LUCID_CONTACT_NCP).threshold;
+    o->kappa = 1e-6;
 }
 
 void lucid_step_jacobians_free(lucid_step_jacobians *J) {
@@ -39,6 +41,9 @@ typedef struct ctx {
     int *branch; /* each contact's piece of the reference velocity, fixed by the nominal step */
     int islands, *island_start, *island_contacts;
     lucid_contact_derivatives **ift;
+    lucid_contact_workspace **ip;      /* relaxed: each island's ip workspace (its factorisation) */
+    lucid_contact_problem *ip_problem; /* relaxed: each island's problem (copies below) */
+    double **ip_data;
     double *G, *g, *R, *li, *gi, *mi, *di; /* one island's problem and slices */
     lucid_body saved_body;
     double saved_compliance;
@@ -57,6 +62,9 @@ static void release(ctx *c) {
     free(c->mu0), free(c->mu_p), free(c->mu_m), free(c->vb), free(c->dsigma), free(c->dmu);
     free(c->dlambda), free(c->branch), free(c->island_start), free(c->island_contacts);
     for (int i = 0; c->ift && i < c->islands; ++i) lucid_contact_derivatives_destroy(c->ift[i]);
+    for (int i = 0; c->ip && i < c->islands; ++i) lucid_contact_workspace_destroy(c->ip[i]);
+    for (int i = 0; c->ip_data && i < c->islands; ++i) free(c->ip_data[i]);
+    free(c->ip), free(c->ip_problem), free(c->ip_data);
     free(c->ift), free(c->G), free(c->g), free(c->R), free(c->li), free(c->gi), free(c->mi);
     free(c->di);
 }
@@ -324,7 +332,10 @@ static lucid_status solve_dlambda(ctx *c) {
             memcpy(c->gi + 3 * k, c->dsigma + 3 * q, 3 * sizeof(double));
             c->mi[k] = c->dmu[q];
         }
-        lucid_status s = lucid_contact_derivatives_jvp(c->ift[i], NULL, c->gi, c->mi, NULL, c->di);
+        lucid_status s =
+            c->ip
+                ? lucid_contact_ip_jvp(&c->ip_problem[i], c->ip[i], c->gi, NULL, c->mi, NULL, c->di)
+                : lucid_contact_derivatives_jvp(c->ift[i], NULL, c->gi, c->mi, NULL, c->di);
         if (s != LUCID_OK) return s;
         for (int k = 0; k < m; ++k)
             memcpy(c->dlambda + 3 * c->island_contacts[b + k], c->di + 3 * k, 3 * sizeof(double));
@@ -364,6 +375,32 @@ static lucid_status implicit_column(ctx *c, int col, lucid_step_jacobians *J) {
 
 /* ---- the nominal step and the contact solution's factorisation ------------------------------ */
 
+/* Relaxed: island i's problem p solved by the ip solver at kappa (a copy of it is kept with
+ * the workspace, whose factorisation lucid_contact_ip_jvp reuses). */
+static lucid_status relaxed_island(ctx *c, int i, const lucid_contact_problem *p) {
+    size_t m3 = 3 * (size_t)p->n, n = (size_t)p->n;
+    double *data = malloc(sizeof(double) * (m3 * m3 + 4 * m3 + n + 1));
+    c->ip_data[i] = data;
+    c->ip[i] = lucid_contact_workspace_create(p->n);
+    if (!data || !c->ip[i]) return LUCID_ERR_NO_MEMORY;
+    double *G = data, *g = G + m3 * m3, *R = g + m3, *mu = R + m3, *lambda = mu + n,
+           *dual = lambda + m3;
+    memcpy(G, p->G, sizeof(double) * m3 * m3), memcpy(g, p->g, sizeof(double) * m3);
+    memcpy(mu, p->mu, sizeof(double) * n);
+    if (p->R) memcpy(R, p->R, sizeof(double) * m3);
+    c->ip_problem[i] = (lucid_contact_problem){p->n, G, g, mu, p->R ? R : NULL};
+    lucid_contact_options o = lucid_contact_default_options();
+    o.model = c->w->opt.contact.model;
+    o.solver = LUCID_CONTACT_IP;
+    o.kappa = c->o->kappa;
+    o.tol = 1e-10;
+    o.max_iter = 200;
+    o.warm_start = 0;
+    lucid_contact_result res;
+    lucid_status s = lucid_contact_solve(&c->ip_problem[i], &o, c->ip[i], lambda, dual, &res);
+    return s == LUCID_OK && res.diverged ? LUCID_ERR_NO_CONVERGENCE : s;
+}
+
 static lucid_status factor_islands(ctx *c, lucid_step_jacobians *J) {
     lucid_world *w = c->w;
     int same = 1;
@@ -375,11 +412,16 @@ static lucid_status factor_islands(ctx *c, lucid_step_jacobians *J) {
     c->island_start = grab((size_t)c->islands + 1, sizeof(int), &same);
     c->island_contacts = grab((size_t)c->n, sizeof(int), &same);
     c->ift = grab((size_t)c->islands, sizeof *c->ift, &same);
+    if (c->o->method == LUCID_STEP_RELAXED) {
+        c->ip = grab((size_t)c->islands, sizeof *c->ip, &same);
+        c->ip_problem = grab((size_t)c->islands, sizeof *c->ip_problem, &same);
+        c->ip_data = grab((size_t)c->islands, sizeof *c->ip_data, &same);
+    }
     if (!same) return LUCID_ERR_NO_MEMORY;
-    /* a step without contacts has no island arrays (NULL): island_start stays {0} */
-    if (c->islands > 0)
+    if (c->islands > 0) {
         memcpy(c->island_start, w->island_start, sizeof(int) * ((size_t)c->islands + 1));
-    if (c->n > 0) memcpy(c->island_contacts, w->island_contacts, sizeof(int) * (size_t)c->n);
+        memcpy(c->island_contacts, w->island_contacts, sizeof(int) * (size_t)c->n);
+    }
     for (int i = 0; i < c->islands; ++i)
         if (c->island_start[i + 1] - c->island_start[i] > maxm)
             maxm = c->island_start[i + 1] - c->island_start[i];
@@ -412,6 +454,10 @@ static lucid_status factor_islands(ctx *c, lucid_step_jacobians *J) {
         if (!c->ift[i]) return LUCID_ERR_NO_MEMORY;
         s = lucid_contact_derivatives_factor(c->ift[i], &p, c->li, &opt);
         if (s != LUCID_OK) return s;
+        if (c->o->method == LUCID_STEP_RELAXED) {
+            s = relaxed_island(c, i, &p);
+            if (s != LUCID_OK) return s;
+        }
         lucid_contact_derivative_info info;
         lucid_contact_derivatives_get_info(c->ift[i], &info);
         J->rank_deficient |= info.rank_deficient;
@@ -463,7 +509,8 @@ static lucid_status columns(ctx *c, lucid_step_jacobians *J) {
     lucid_status s = factor_islands(c, J);
     int cols = c->nt + c->nu + c->np;
     for (int col = 0; col < cols && s == LUCID_OK; ++col)
-        s = c->o->method == LUCID_STEP_IMPLICIT ? implicit_column(c, col, J) : fd_column(c, col, J);
+        s = c->o->method == LUCID_STEP_FINITE_DIFFERENCES ? fd_column(c, col, J)
+                                                          : implicit_column(c, col, J);
     c->w->opt.contact = saved;
     return s;
 }
@@ -477,7 +524,12 @@ lucid_status lucid_world_step_derivatives(lucid_world *w, const lucid_step_deriv
     if (!bad && !(o->step > 0.0 && o->step < 1.0)) bad = "step must be in (0, 1)";
     if (!bad && !(o->tol > 0.0)) bad = "tol must be > 0";
     if (!bad && o->max_iter < 1) bad = "max_iter must be >= 1";
-    if (!bad && (unsigned)o->method > LUCID_STEP_FINITE_DIFFERENCES) bad = "unknown method";
+    if (!bad && (unsigned)o->method > LUCID_STEP_RELAXED) bad = "unknown method";
+    if (!bad && o->method == LUCID_STEP_RELAXED && !(o->kappa > 0.0 && isfinite(o->kappa)))
+        bad = "kappa must be > 0";
+    if (!bad && o->method == LUCID_STEP_RELAXED && w->opt.contact.model != LUCID_CONTACT_NCP &&
+        w->opt.contact.model != LUCID_CONTACT_CCP)
+        bad = "method relaxed needs the world's contact model ncp or ccp";
     if (bad) {
         if (why) *why = bad;
         return LUCID_ERR_ARGUMENT;
@@ -512,7 +564,7 @@ lucid_status lucid_world_step_derivatives(lucid_world *w, const lucid_step_deriv
     if (s == LUCID_OK && !copy_cache(w, &c.cache1, &c.ncache1)) s = LUCID_ERR_NO_MEMORY;
     if (s == LUCID_OK) {
         lucid_world_get_state(w, c.x1);
-        memcpy(c.contacts, w->contacts, sizeof *c.contacts * (size_t)c.n);
+        if (c.n > 0) memcpy(c.contacts, w->contacts, sizeof *c.contacts * (size_t)c.n);
         for (int k = 0; k < c.n; ++k)
             memcpy(c.lambda0 + 3 * k, w->contacts[k].force, 3 * sizeof(double));
         J->nt = c.nt, J->nu = c.nu, J->np = c.np, J->contacts = c.n;

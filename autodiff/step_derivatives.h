@@ -27,7 +27,11 @@
 
 typedef enum lucid_step_method {
     LUCID_STEP_IMPLICIT = 0,
-    LUCID_STEP_FINITE_DIFFERENCES
+    LUCID_STEP_FINITE_DIFFERENCES,
+    LUCID_STEP_RELAXED /* as implicit, with dlambda from the interior-point central path at kappa
+                        * (solvers/contact/contact_ip.h) of each island's problem: derivatives of
+                        * the smoothed contact solution, continuous across mode switches (models
+                        * ncp and ccp) */
 } lucid_step_method;
 
 typedef enum lucid_step_param_kind {
@@ -51,6 +55,8 @@ typedef struct lucid_step_derivative_options {
                        * (default 1e-11) */
     int max_iter;     /* finite differences: its iteration limit (default 10000) */
     double threshold; /* implicit: the mode threshold of lucid_contact_derivative_options */
+    double kappa;     /* relaxed: the central-path relaxation, > 0 (default 1e-6, in the island's
+                       * units: N m/s^2 per contact) */
     const lucid_step_param *params;
     int num_params;
 } lucid_step_derivative_options;

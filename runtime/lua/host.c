@@ -69,6 +69,7 @@ int luaopen_lucid(lua_State *L) {
     lucid_open_batch(L);
     lucid_open_model(L);
     lucid_open_model_load(L);
+    lucid_open_pscaling(L);
 
     /* Register before running the Lua side so its modules can `require "lucid"`. */
     luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);

@@ -74,8 +74,8 @@ static lucid_step_param read_param(lua_State *L, lucid_world *w, int k, const ch
 
 /* The options table at idx into o; params into a userdata buffer left on the stack. */
 static void read_options(lua_State *L, int idx, lucid_world *w, lucid_step_derivative_options *o) {
-    static const char *const keys[] = {"method",    "step",   "tol", "max_iter",
-                                       "threshold", "params", NULL};
+    static const char *const keys[] = {"method",    "step",  "tol",    "max_iter",
+                                       "threshold", "kappa", "params", NULL};
     lucid_step_derivative_default_options(o);
     if (lua_isnoneornil(L, idx)) return;
     if (!lua_istable(L, idx))
@@ -89,17 +89,16 @@ static void read_options(lua_State *L, int idx, lucid_world *w, lucid_step_deriv
         else if (strcmp(m, "finite_differences") == 0)
             o->method = LUCID_STEP_FINITE_DIFFERENCES;
         else if (strcmp(m, "relaxed") == 0)
-            lucid_lua_fail(
-                L, FNAME,
-                "method \"relaxed\" is not available for whole steps yet "
-                "(use lucid.contact.derivatives with solver \"ip\" on w:contact_problem())");
+            o->method = LUCID_STEP_RELAXED;
         else
-            lucid_lua_fail(L, FNAME, "method must be \"implicit\" or \"finite_differences\"");
+            lucid_lua_fail(L, FNAME,
+                           "method must be \"implicit\", \"relaxed\" or \"finite_differences\"");
     }
     lua_pop(L, 1);
     o->step = field_number(L, idx, "step", o->step);
     o->tol = field_number(L, idx, "tol", o->tol);
     o->threshold = field_number(L, idx, "threshold", o->threshold);
+    o->kappa = field_number(L, idx, "kappa", o->kappa);
     double it = field_number(L, idx, "max_iter", o->max_iter);
     if (!(it >= 1 && it <= 1e9)) lucid_lua_fail(L, FNAME, "max_iter must be in [1, 1e9]");
     o->max_iter = (int)it;

@@ -24,5 +24,6 @@ void lucid_open_batch(lua_State *L);                /* lucid.batch (after world)
 void lucid_open_contact_derivatives(lua_State *L);
 void lucid_open_model(lua_State *L); /* lucid.model, lucid.dynamics (runtime/lua/lua_model.c) */
 void lucid_open_model_load(lua_State *L); /* lucid.model.load (after model) */
+void lucid_open_pscaling(lua_State *L);   /* lucid.pscaling (runtime/lua/lua_pscaling.c) */
 
 #endif

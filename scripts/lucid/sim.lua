@@ -50,7 +50,7 @@ local function rows_of(m)
 end
 
 local OPTION_TYPES = {method = "string", step = "number", tol = "number", max_iter = "number",
-                      threshold = "number", params = "table", theta = "any"}
+                      threshold = "number", kappa = "number", params = "table", theta = "any"}
 
 function M.step(w, x, u, opts)
   if check.typename(w) ~= "lucid.world" then
@@ -64,7 +64,7 @@ function M.step(w, x, u, opts)
     check.fail(FNAME, "opts.params and opts.theta go together")
   end
   local sd = {method = opts.method, step = opts.step, tol = opts.tol, max_iter = opts.max_iter,
-              threshold = opts.threshold, params = np > 0 and params or nil}
+              threshold = opts.threshold, kappa = opts.kappa, params = np > 0 and params or nil}
   local function apply(z)
     local xs, us, ts = {}, {}, {}
     for i = 1, nx do xs[i] = z[i] end

@@ -67,6 +67,7 @@ local valid = {
   ["lucid.load_mesh"] = {{"/nonexistent.obj", {scale = 1}}},
   ["lucid.distance"] = {{samples.sphere, samples.pose, samples.box, lucid.se3.new({1, 0, 0, 0}, {5, 0, 0}), {tol = 1e-8}}},
   ["lucid.collide"] = {{samples.sphere, samples.pose, samples.box, samples.pose, {}}},
+  ["lucid.pscaling"] = {{samples.convex, samples.pose, samples.plane, lucid.se3.new({1, 0, 0, 0}, {0, 0, -2}), {derivatives = true}}},
   ["lucid.distance_batch"] = {{samples.sphere, samples.box, {samples.pose}, {lucid.se3.new({1, 0, 0, 0}, {5, 0, 0})}, {}}},
   ["lucid.distance_derivatives"] = {{samples.sphere, samples.pose, samples.box, lucid.se3.new({1, 0, 0, 0}, {5, 0, 0}), {method = "finite_differences"}}},
   ["lucid.contact_patch"] = {{samples.box, samples.pose, samples.box, lucid.se3.new({1, 0, 0, 0}, {0, 0, 3.99}), {}}},

@@ -33,6 +33,7 @@ local cases = {
   {"lucid.distance_derivatives", "", function(o)
     return lucid.distance_derivatives(sphere, I, box, far, o) end},
   {"lucid.contact_patch", "", function(o) return lucid.contact_patch(box, I, box, far, o) end},
+  {"lucid.pscaling", "", function(o) return lucid.pscaling(sphere, I, box, far, o) end},
   {"lucid.ad.jacobian", "", function(o) return lucid.ad.jacobian(function(x) return x end, {1}, o) end},
   {"lucid.ad.grad", "", function(o) return lucid.ad.grad(function(x) return x:dot(x) end, {1}, o) end},
   {"lucid.ad.primitive", "spec.", function(o) return lucid.ad.primitive(o) end,

@@ -1,0 +1,220 @@
+-- w:step_derivatives, the state's tangent space and lucid.sim.step (docs/step_derivatives.md):
+-- in smooth regimes the implicit derivatives (IFT on the contact solution, the rest of the step
+-- at fixed forces) equal central finite differences of whole steps solved to 1e-13, the step
+-- size swept to show the differences converge onto them; a 20-step rollout's lucid.ad Jacobian
+-- is the product of its step Jacobians and reverse mode gives forward mode's gradient.
+local t = require "testing"
+local lucid = require "lucid"
+
+local function at(x, y, z) return lucid.se3.new({1, 0, 0, 0}, {x, y, z}) end
+
+local function maxabs(M)
+  local m = 0
+  for i = 1, M:rows() do for j = 1, M:cols() do m = math.max(m, math.abs(M:get(i, j))) end end
+  return m
+end
+
+-- max |P - Q| / max(|Q|, floor) over the entries
+local function rel(P, Q, floor)
+  return maxabs(P - Q) / math.max(maxabs(Q), floor or 1e-12)
+end
+
+-- The implicit derivatives (their own step 1e-6) against finite differences of whole steps at
+-- h = 1e-4, 1e-5, 3e-6: the best relative error of A, B and each parameter block (relative to
+-- the block's largest entry, or to `floor` (default dt: a velocity per unit force and kg) when
+-- the block is smaller, as B is when friction holds a box), the errors per h printed.
+local function check_against_fd(name, w, opts)
+  opts = opts or {}
+  local x = w:state()
+  local u = w:controls()
+  local D = w:step_derivatives{params = opts.params}
+  local blocks = {"A", "B"}
+  local best = {}
+  local floor = {A = 1, B = opts.floor or 1e-3}
+  for _, h in ipairs{1e-4, 1e-5, 3e-6} do
+    w:set_state(x)
+    w:set_controls(u)
+    local F = w:step_derivatives{method = "finite_differences", step = h, tol = opts.tol or 1e-13,
+                                 max_iter = 100000, params = opts.params}
+    local errs = {}
+    for _, b in ipairs(blocks) do
+      local e = rel(D[b], F[b], floor[b])
+      errs[#errs + 1] = string.format("%s %.1e", b, e)
+      best[b] = math.min(best[b] or math.huge, e)
+    end
+    for k = 1, #(opts.params or {}) do
+      local e = rel(D.params[k], F.params[k], opts.floor or 1e-3)
+      errs[#errs + 1] = string.format("p%d %.1e", k, e)
+      best[k] = math.min(best[k] or math.huge, e)
+    end
+    print(string.format("%s: h = %.0e: %s", name, h, table.concat(errs, ", ")))
+  end
+  for key, e in pairs(best) do
+    t.truthy(e <= (opts.bound or 1e-6), name .. ": block " .. tostring(key) .. " relative error " .. e)
+  end
+  return D
+end
+
+local function floor_world(opts)
+  local w = lucid.world{dt = 1e-3, contact = {tol = 1e-12, max_iter = 5000}}
+  w:add_static{shape = lucid.halfspace({0, 0, 1}, 0), friction = (opts or {}).friction or 0.5}
+  return w
+end
+
+t.case("state tangent space: integrate and difference invert each other", function()
+  local w = floor_world()
+  w:add_body{shape = lucid.box(0.1, 0.2, 0.05), pose = lucid.se3.exp{0.1, 0.2, 0.3, 0.4, -0.5, 0.6},
+             velocity = {1, 2, 3, -1, 0.5, 2}}
+  local x = w:state()
+  t.eq(#x, 13)
+  local dx = lucid.vec{0.01, -0.02, 0.03, 0.2, -0.1, 0.3, 1, 2, 3, 4, 5, 6}
+  local y = w:state_integrate(x, dx)
+  t.allnear(w:state_difference(x, y):totable(), dx:totable(), 1e-13)
+  local E, L = w:state_jacobians(x)
+  t.allnear((L * E):totable(), lucid.eye(12):totable(), 1e-8) -- L E = I on the tangent
+  w:set_state(y)
+  t.allnear(w:state():totable(), y:totable(), 0) -- bit for bit
+end)
+
+t.case("free flight and a tumbling body: A, B equal finite differences", function()
+  local w = lucid.world{dt = 1e-3}
+  w:add_body{shape = lucid.box(0.1, 0.2, 0.05), pose = lucid.se3.exp{0.1, 0.2, 0.3, 0.4, -0.5, 0.6},
+             velocity = {1, 2, 3, -1, 0.5, 2}}
+  w:set_controls{1, -2, 3, 0.1, 0.2, -0.3}
+  local D = check_against_fd("free flight", w)
+  t.near(D.B:get(7, 1) ~= nil and 1 or 0, 1, 0)
+  local g = lucid.world{dt = 1e-3, gravity = {0, 0, 0}}
+  -- a thin plate spinning about its unstable middle axis: the gyroscopic term at work
+  g:add_body{shape = lucid.box(0.3, 0.1, 0.02), pose = at(0, 0, 1), velocity = {0, 0, 0, 0.05, 20, 0.05}}
+  check_against_fd("tumbling", g)
+end)
+
+t.case("a box resting (sticking) and a box sliding: A, B and parameters", function()
+  for _, vx in ipairs{0, 1} do
+    local w = floor_world()
+    -- 2e-4 m deep: the Baumgarte piece of the reference velocity, away from its kinks
+    local b = w:add_body{shape = lucid.box(0.1, 0.1, 0.1), mass = 1, pose = at(0, 0, 0.1 - 2e-4),
+                         velocity = {vx, 0, 0, 0, 0, 0}}
+    w:set_controls{0.3, 0.2, 0, 0, 0, 0.01}
+    local params = {{body = b, "mass"}, {body = b, "friction"}}
+    local D = check_against_fd(vx == 0 and "resting" or "sliding", w, {params = params})
+    t.eq(#D.contacts, 4)
+    for _, c in ipairs(D.contacts) do t.eq(c.mode, vx == 0 and "sticking" or "sliding") end
+  end
+end)
+
+t.case("an arm in free motion: A, B equal finite differences", function()
+  -- tasks/models/arm3.xml: a 3-joint arm with its floor and a free box resting on it, at the
+  -- start (the box touching the floor, d = 0: the speculative piece, smooth)
+  local m = lucid.model.load("tasks/models/arm3.xml")
+  local w = lucid.world{dt = 1e-3, contact = {tol = 1e-12, max_iter = 5000}}
+  local id = w:add_model(m)
+  local v = {1, -0.5, 0.2, 0, 0, 0, 0, 0, 0}
+  w:set_v(id, v)
+  w:set_control(id, {0.5, -0.2, 0.1})
+  check_against_fd("arm3", w)
+end)
+
+t.case("a 20-step rollout: lucid.ad's Jacobian is the product of the step Jacobians", function()
+  local w = floor_world()
+  w:add_body{shape = lucid.box(0.1, 0.1, 0.1), mass = 1, pose = at(0, 0, 0.1 - 2e-4),
+             velocity = {1, 0, 0, 0, 0, 0}}
+  local x0, nu, T = w:state(), #w:controls(), 20
+  local U0 = {}
+  for s = 1, T do for i = 1, nu do U0[#U0 + 1] = (i == 1) and 0.5 * math.sin(s) or 0.01 * i end end
+  local function rollout(U)
+    local x = x0
+    for s = 1, T do x = lucid.sim.step(w, x, U:slice((s - 1) * nu + 1, s * nu)) end
+    return x
+  end
+  local xT, J = lucid.ad.jacobian(rollout, lucid.vec(U0))
+  t.eq(J:rows(), 13)
+  t.eq(J:cols(), T * nu)
+  -- the same product by hand, from w:step_derivatives and the retraction Jacobians
+  local x, Bs, As = x0, {}, {}
+  for s = 1, T do
+    w:set_state(x)
+    local u = {}
+    for i = 1, nu do u[i] = U0[(s - 1) * nu + i] end
+    w:set_controls(u)
+    local D = w:step_derivatives()
+    As[s], Bs[s] = D.A, D.B
+    x = w:state()
+  end
+  t.allnear(x:totable(), xT:totable(), 0)
+  local E = w:state_jacobians(x)
+  local worst = 0
+  for s = 1, T do
+    local M = Bs[s]
+    for r = s + 1, T do M = As[r] * M end
+    M = E * M
+    for i = 1, 13 do
+      for j = 1, nu do
+        worst = math.max(worst, math.abs(M:get(i, j) - J:get(i, (s - 1) * nu + j)))
+      end
+    end
+  end
+  print(string.format("rollout: max |lucid.ad - product| = %.2e (max entry %.2e)", worst, maxabs(J)))
+  t.truthy(worst <= 1e-10 * math.max(1, maxabs(J)), "rollout Jacobian differs by " .. worst)
+  -- reverse mode (grad of a scalar) equals forward mode's chain rule
+  local _, g = lucid.ad.grad(function(U) local y = rollout(U); return y[1] * y[1] + y[8] end,
+                             lucid.vec(U0))
+  local gw = 0
+  for j = 1, T * nu do
+    gw = math.max(gw, math.abs(g[j] - (2 * xT[1] * J:get(1, j) + J:get(8, j))))
+  end
+  t.truthy(gw <= 1e-12, "reverse-mode gradient differs by " .. gw)
+end)
+
+t.case("a contact appearing inside the step is flagged, and its derivative stays finite", function()
+  local w = floor_world()
+  -- a box whose corner is 1 um above the margin in the first of its perturbed steps
+  w:add_body{shape = lucid.box(0.1, 0.1, 0.1), pose = at(0, 0, 0.1 + 5e-3 - 1e-9)}
+  local D = w:step_derivatives()
+  local flagged = 0
+  for _, c in ipairs(D.contacts) do flagged = flagged + (c.switched and 1 or 0) end
+  t.truthy(D.fallback_columns > 0 or flagged > 0, "the switch was not reported")
+  t.truthy(maxabs(D.A) < math.huge)
+end)
+
+t.case("misuse gets named errors", function()
+  local w = floor_world()
+  local b = w:add_body{shape = lucid.sphere(0.1), pose = at(0, 0, 1)}
+  local F = "lucid.world:step_derivatives"
+  t.raises(F .. ": unknown option 'metod'", w.step_derivatives, w, {metod = "implicit"})
+  t.raises(F .. ": method must be", w.step_derivatives, w, {method = "magic"})
+  t.raises(F .. ": params[1][1] must be", w.step_derivatives, w, {params = {{body = b, "colour"}}})
+  t.raises(F .. ": params[1]: unknown body id 9", w.step_derivatives, w, {params = {{body = 9, "mass"}}})
+  t.raises(F .. ": a mass parameter needs a free body", w.step_derivatives, w, {params = {{body = 1, "mass"}}})
+  t.raises(F .. ": step must be in (0, 1)", w.step_derivatives, w, {step = 0})
+  t.raises("lucid.world:set_param: mass must be > 0", w.set_param, w, {body = b, "mass"}, -1)
+  t.raises("lucid.world:state_integrate: dx must have 12 entries", w.state_integrate, w, w:state(), {1})
+  t.raises("lucid.sim.step: unknown option 'mthod'", lucid.sim.step, w, w:state(), nil, {mthod = 1})
+  t.raises("lucid.sim.step: x must have 13 entries", lucid.sim.step, w, {1, 2}, nil)
+end)
+
+t.case("across stick-slip: implicit jumps, relaxed varies continuously", function()
+  -- a 1 kg box 2e-4 m deep (normal force ~29.8 N with the Baumgarte push, mu = 0.5): pushed
+  -- with f along x it sticks below ~14.9 N and slides above; dv+/df is 0 then dt/m = 1e-3
+  local w = floor_world()
+  w:add_body{shape = lucid.box(0.1, 0.1, 0.1), mass = 1, pose = at(0, 0, 0.1 - 2e-4)}
+  local x = w:state()
+  local function dvdf(f, opts)
+    w:set_state(x)
+    w:set_controls{f, 0, 0, 0, 0, 0}
+    return w:step_derivatives(opts).B:get(7, 1)
+  end
+  t.near(dvdf(10, {}), 0, 1e-10)
+  t.near(dvdf(20, {}), 1e-3, 1e-10)
+  t.near(dvdf(20, {method = "finite_differences", tol = 1e-13}), 1e-3, 1e-8)
+  local prev, biggest = nil, 0
+  for f = 13, 17, 0.1 do
+    local d = dvdf(f, {method = "relaxed", kappa = 1e-2})
+    t.truthy(d >= -1e-9 and d <= 1e-3 + 1e-9, "relaxed dv/df in [0, dt/m]: " .. d)
+    if prev then biggest = math.max(biggest, math.abs(d - prev)) end
+    prev = d
+  end
+  print(string.format("relaxed (kappa 1e-2): largest change of dv+/df per 0.1 N: %.2e (the jump: 1e-3)", biggest))
+  t.truthy(biggest < 2.5e-4, "relaxed derivative jumps by " .. biggest)
+  t.raises("kappa must be > 0", w.step_derivatives, w, {method = "relaxed", kappa = 0})
+end)
