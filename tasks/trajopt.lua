@@ -365,7 +365,7 @@ local function chain_primitive(scene, method)
   local w = scene.w
   local nt = #w:state_difference(scene.x0, scene.x0)
   local box_t = scene.box_tangent -- offset of the box's configuration tangent
-  local dopts = {method = method.kind}
+  local dopts = {method = method.kind, kappa = method.kappa}
   local cache_U, cache_y, cache_J
   local function at(U)
     local same = cache_U ~= nil
@@ -411,8 +411,6 @@ local function features_function(scene, method)
   local P
   if method.kind == "rollout_fd" then
     P = rollout_fd_primitive(scene)
-  elseif method.kind == "relaxed" then
-    fail("method " .. method.key .. ": w:step_derivatives has no \"relaxed\" method yet")
   else
     P = chain_primitive(scene, method)
   end
