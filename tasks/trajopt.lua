@@ -47,14 +47,14 @@ local t = task.new{
     {name = "problem", kind = "string", default = "push",
      check = function(v) return not PROBLEM_NAMES[v] and "must be push, fingertips or arm" or nil end,
      help = "push, fingertips or arm"},
-    {name = "targets", kind = "integer", default = 6, min = 1, help = "number of random targets"},
+    {name = "targets", kind = "integer", default = 4, min = 1, help = "number of random targets"},
     {name = "full", kind = "flag",
      help = "benchmark size: 50 targets (rollout_fd on the first --fd-targets of them)"},
     {name = "methods", kind = "string", default = "",
      help = "comma-separated Jacobian methods: implicit, relaxed:KAPPA, finite_differences, "
        .. "rollout_fd (default: implicit,rollout_fd)"},
     {name = "fd-targets", kind = "integer", default = 10, min = 1,
-     help = "with --full, targets solved with rollout_fd (slow: one rollout per variable)"},
+     help = "targets solved with rollout_fd (the first ones; slow: one rollout per variable)"},
     {name = "iterations", kind = "integer", default = 50, min = 1, help = "Gauss-Newton iterations"},
     {name = "reg", kind = "number", default = 1e-2, min = 0,
      help = "regularisation weight rho on (U - U0) / N"},
@@ -551,7 +551,7 @@ end
 local results = {}
 local total = 0
 for _, m in ipairs(METHODS) do
-  m.count = (opts.full and m.kind == "rollout_fd") and math.min(opts["fd-targets"], N) or N
+  m.count = m.kind == "rollout_fd" and math.min(opts["fd-targets"], N) or N
   total = total + m.count
 end
 local bar = t:progress(total, "trajopt " .. opts.problem)
