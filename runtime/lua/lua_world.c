@@ -484,10 +484,20 @@ static int l_contacts(lua_State *L) {
 }
 
 /* J or W blocks (2n sides x 18, row s = the side's 3 x 6 block, row-major) as a matrix */
-static void push_blocks(lua_State *L, const double *B, int n) {
-    lucid_lua_matrix *m = lucid_lua_newmatrix(L, 2 * n, 18);
-    for (int s = 0; s < 2 * n; ++s)
-        for (int k = 0; k < 18; ++k) m->data[s + (size_t)(2 * n) * k] = B[18 * (size_t)s + k];
+/* 2n x 3 w_max: row s holds side s's row-major 3 x w block (w its slot's width: 6 for a free
+ * body, so 2n x 18 for islands of free bodies; nv for a robot), zeros after it and for a side
+ * on nothing. */
+static void push_blocks(lua_State *L, const lucid_contact_sparse_problem *p, const double *B) {
+    size_t wide = 0, rows = 2 * (size_t)p->n;
+    for (int b = 0; b < p->num_bodies; ++b)
+        if (lucid_sparse_width(p, b) > wide) wide = lucid_sparse_width(p, b);
+    lucid_lua_matrix *m = lucid_lua_newmatrix(L, (int)rows, (int)(3 * (wide > 6 ? wide : 6)));
+    for (size_t s = 0; s < rows; ++s) {
+        if (p->body[s] < 0) continue;
+        size_t n = 3 * lucid_sparse_width(p, p->body[s]);
+        const double *Bs = B + lucid_sparse_side_at(p, (int)s);
+        for (size_t k = 0; k < n; ++k) m->data[s + rows * k] = Bs[k];
+    }
 }
 
 /* The largest body-space island whose G contact_problem builds (9 n^2 doubles: 302 MB at
@@ -545,18 +555,30 @@ static int l_contact_problem(lua_State *L) {
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "contacts");
-    if (sparse) { /* {body = 2n world ids (0: static), J = 2n x 18, W = 2n x 18} */
-        lua_createtable(L, 0, 3);
+    if (sparse) { /* {body = 2n world ids (0: static), J, W = 2n x 3 w_max, slot, width} */
+        lua_createtable(L, 0, 5);
         lua_createtable(L, 2 * sp.n, 0);
         for (int s = 0; s < 2 * sp.n; ++s) {
             lua_pushinteger(L, side_body[s] + 1);
             lua_rawseti(L, -2, s + 1);
         }
         lua_setfield(L, -2, "body");
-        push_blocks(L, sp.J, sp.n);
+        push_blocks(L, &sp, sp.J);
         lua_setfield(L, -2, "J");
-        push_blocks(L, sp.W, sp.n);
+        push_blocks(L, &sp, sp.W);
         lua_setfield(L, -2, "W");
+        lua_createtable(L, 2 * sp.n, 0); /* each side's slot, 1-based (0: none) */
+        for (int s = 0; s < 2 * sp.n; ++s) {
+            lua_pushinteger(L, sp.body[s] + 1);
+            lua_rawseti(L, -2, s + 1);
+        }
+        lua_setfield(L, -2, "slot");
+        lua_createtable(L, sp.num_bodies, 0); /* each slot's columns */
+        for (int b = 0; b < sp.num_bodies; ++b) {
+            lua_pushinteger(L, (lua_Integer)lucid_sparse_width(&sp, b));
+            lua_rawseti(L, -2, b + 1);
+        }
+        lua_setfield(L, -2, "width");
         lua_setfield(L, -2, "sparse");
     }
     return 1;

@@ -198,8 +198,10 @@ const lucid_world_contact *lucid_world_contacts(const lucid_world *w);
 void lucid_world_last_problem(const lucid_world *w, lucid_contact_problem *p, const int **contacts);
 /* The same island's problem when it was solved in body space (n = 0 otherwise): the sparse
  * pieces of solvers/contact/contact_sparse.h (J and W = M^-1 J^T blocks per contact side, the
- * 6 x 6 mass blocks when the solver is not PGS, g, mu, R; world units, pointers valid until the
- * next step), the world body of each side (2n, -1 for a static one) in *side_bodies and the
+ * slots' mass blocks when the solver is not PGS, g, mu, R; the slots' columns: 6 for a free
+ * body, nv for a model whose links it touches, 2 for a joint limit's tangential rows; world
+ * units, pointers valid until the next step), the world body of each side (2n: a link's for
+ * a robot row, -1 for a static one or a joint limit's tangential rows) in *side_bodies and the
  * contacts as above. lucid_contact_sparse_delassus builds its G when wanted. */
 void lucid_world_last_sparse_problem(const lucid_world *w, lucid_contact_sparse_problem *p,
                                      const int **side_bodies, const int **contacts);

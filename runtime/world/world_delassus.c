@@ -570,14 +570,6 @@ double lucid_world_reference_velocity(const lucid_world *w, const lucid_world_co
     return reference_normal_velocity(w, c, v_n_before);
 }
 
-/* Islands touching a model's links are solved on the dense path (its rows are dense in the
- * model's dofs); the body-space path knows 6-dof bodies only. */
-static int island_has_links(const lucid_world *w, const int *list, int m) {
-    for (int i = 0; i < m; ++i)
-        if (w->sides[2 * list[i]].model >= 0 || w->sides[2 * list[i] + 1].model >= 0) return 1;
-    return 0;
-}
-
 lucid_status lucid_world_solve_contacts(lucid_world *w, const lucid_vec3 *v0,
                                         const lucid_vec3 *w0) {
     w->stats.contacts = w->num_contacts;
@@ -589,8 +581,7 @@ lucid_status lucid_world_solve_contacts(lucid_world *w, const lucid_vec3 *v0,
     w->stats.islands = w->num_islands;
     for (int i = 0; i < w->num_islands; ++i) {
         int begin = w->island_start[i], end = w->island_start[i + 1];
-        w->last_sparse = lucid_world_sparse_applies(w, end - begin) &&
-                         !island_has_links(w, w->island_contacts + begin, end - begin);
+        w->last_sparse = lucid_world_sparse_applies(w, end - begin);
         s = w->last_sparse ? lucid_world_solve_island_sparse(w, w->island_contacts + begin,
                                                              end - begin, v0, w0)
                            : solve_island(w, w->island_contacts + begin, end - begin, v0, w0);

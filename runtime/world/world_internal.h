@@ -170,6 +170,10 @@ void lucid_world_models_add_block(const lucid_world *w, const lucid_contact_side
                                   const lucid_contact_side *b, double *G, int ld, int row, int col);
 void lucid_world_models_apply_impulse(lucid_world *w, const lucid_contact_side *side,
                                       const double force[3]);
+/* The body-space path (world_sparse.c): a model's M~ of this step (nv x nv, symmetric) and
+ * v_free += dt u (u: nv). */
+const double *lucid_world_models_mass(const lucid_world *w, int model);
+void lucid_world_models_add_velocity(lucid_world *w, int model, const double *u);
 void lucid_world_models_integrate(lucid_world *w);
 int lucid_world_models_finite(const lucid_world *w);
 /* The models' part of the state: every model's q (nq in all), then every model's v (nv). */

@@ -547,6 +547,18 @@ void lucid_world_models_apply_impulse(lucid_world *w, const lucid_contact_side *
             wm->v_free[i] += w->opt.dt * Y[(size_t)d * nv + i] * force[d];
 }
 
+/* M~ of this step (nv x nv, symmetric), for the body-space contact problem (world_sparse.c). */
+const double *lucid_world_models_mass(const lucid_world *w, int model) {
+    return w->models[model].data->M;
+}
+
+/* v_free += dt u: a contact impulse on the model through u = M~^-1 J^T lambda (world_sparse.c). */
+void lucid_world_models_add_velocity(lucid_world *w, int model, const double *u) {
+    lucid_world_model *wm = &w->models[model];
+    size_t nv = lucid_model_nv(wm->model);
+    for (size_t i = 0; i < nv; ++i) wm->v_free[i] += w->opt.dt * u[i];
+}
+
 /* ---- state, energy ---------------------------------------------------------------------- */
 
 size_t lucid_world_models_nq(const lucid_world *w) {

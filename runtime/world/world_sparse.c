@@ -22,17 +22,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/model/model.h"
 #include "runtime/world/world_internal.h"
 #include "solvers/contact/contact_sparse.h"
 #include "solvers/contact/contact_sparse_hessian.h"
 
 struct lucid_world_sparse {
-    int *slot;      /* per world body: its slot in the island, or -1 */
-    int *body;      /* 2m side slots */
-    int *side_body; /* 2m: the world body of each side (-1 static) */
+    int *slot;       /* per world body: its slot in the island, or -1 */
+    int *model_slot; /* per model: its slot in the island, or -1 */
+    int *owner;      /* per slot: the world body (>= 0), -2 - the model, or -1 (a limit's) */
+    int *body;       /* 2m side slots */
+    int *side_body;  /* 2m: the world body of each side, a link's for a robot row (-1: none) */
+    size_t *dof, *side_at, *mass_at; /* the slots' columns, the sides' blocks, the slots' M */
+    size_t *span;                    /* 4 per side: the non-zero columns of its J and W */
+    size_t jw_len, mass_len;         /* doubles of J (= of W) and of M in use */
     double *J, *W, *M, *g, *mu, *R, *lambda, *dual, *best, *work;
-    size_t side_body_cap, slot_cap, body_cap, J_cap, W_cap, M_cap, g_cap, mu_cap, R_cap, lambda_cap,
-        dual_cap, best_cap, work_cap;
+    size_t side_body_cap, slot_cap, model_slot_cap, owner_cap, body_cap, dof_cap, side_at_cap,
+        mass_at_cap, span_cap, J_cap, W_cap, M_cap, g_cap, mu_cap, R_cap, lambda_cap, dual_cap,
+        best_cap, work_cap;
     lucid_contact_sparse_workspace *ws;
     lucid_contact_sparse_problem last; /* the last island's problem (world units) */
     const int *last_list;              /* its contacts */
@@ -45,8 +52,10 @@ static lucid_status grow(void **buf, size_t *cap, size_t n, size_t size) {
 
 void lucid_world_sparse_destroy(lucid_world_sparse *sp) {
     if (!sp) return;
-    void *buffers[] = {sp->side_body, sp->slot, sp->body,   sp->J,    sp->W,    sp->M,   sp->g,
-                       sp->mu,        sp->R,    sp->lambda, sp->dual, sp->best, sp->work};
+    void *buffers[] = {sp->side_body, sp->slot,    sp->model_slot, sp->owner, sp->body,
+                       sp->dof,       sp->side_at, sp->mass_at,    sp->span,  sp->J,
+                       sp->W,         sp->M,       sp->g,          sp->mu,    sp->R,
+                       sp->lambda,    sp->dual,    sp->best,       sp->work};
     for (size_t k = 0; k < sizeof buffers / sizeof buffers[0]; ++k) free(buffers[k]);
     lucid_contact_sparse_workspace_destroy(sp->ws);
     free(sp);
@@ -69,6 +78,7 @@ int lucid_world_sparse_applies(const lucid_world *w, int m) {
            m > lucid_world_sparse_threshold(&w->opt);
 }
 
+/* The per-contact and per-slot buffers of an island of m contacts (at most 2m slots). */
 static lucid_status reserve(lucid_world *w, size_t m) {
     if (!w->sparse) {
         w->sparse = calloc(1, sizeof *w->sparse);
@@ -77,35 +87,43 @@ static lucid_status reserve(lucid_world *w, size_t m) {
     lucid_world_sparse *sp = w->sparse;
     if (!sp->ws && !(sp->ws = lucid_contact_sparse_workspace_create())) return LUCID_ERR_NO_MEMORY;
     if (m > SIZE_MAX / 64 || m > INT32_MAX / 64) return LUCID_ERR_NO_MEMORY;
-    size_t work = lucid_contact_sparse_work_size((int)m, w->num_bodies);
-    if (work == 0) return LUCID_ERR_NO_MEMORY;
-    size_t nb = (size_t)w->num_bodies;
+    size_t nb = (size_t)w->num_bodies, nm = (size_t)w->num_models;
     lucid_status s = grow((void **)&sp->slot, &sp->slot_cap, nb, sizeof(int));
+    if (s == LUCID_OK) s = grow((void **)&sp->model_slot, &sp->model_slot_cap, nm, sizeof(int));
+    if (s == LUCID_OK) s = grow((void **)&sp->owner, &sp->owner_cap, 2 * m, sizeof(int));
     if (s == LUCID_OK) s = grow((void **)&sp->body, &sp->body_cap, 2 * m, sizeof(int));
     if (s == LUCID_OK) s = grow((void **)&sp->side_body, &sp->side_body_cap, 2 * m, sizeof(int));
-    if (s == LUCID_OK) s = grow((void **)&sp->J, &sp->J_cap, 36 * m, sizeof(double));
-    if (s == LUCID_OK) s = grow((void **)&sp->W, &sp->W_cap, 36 * m, sizeof(double));
-    if (s == LUCID_OK) s = grow((void **)&sp->M, &sp->M_cap, 36 * nb, sizeof(double));
+    if (s == LUCID_OK) s = grow((void **)&sp->dof, &sp->dof_cap, 2 * m + 1, sizeof(size_t));
+    if (s == LUCID_OK) s = grow((void **)&sp->side_at, &sp->side_at_cap, 2 * m, sizeof(size_t));
+    if (s == LUCID_OK) s = grow((void **)&sp->mass_at, &sp->mass_at_cap, 2 * m, sizeof(size_t));
+    if (s == LUCID_OK) s = grow((void **)&sp->span, &sp->span_cap, 8 * m, sizeof(size_t));
     if (s == LUCID_OK) s = grow((void **)&sp->g, &sp->g_cap, 3 * m, sizeof(double));
     if (s == LUCID_OK) s = grow((void **)&sp->mu, &sp->mu_cap, m, sizeof(double));
     if (s == LUCID_OK) s = grow((void **)&sp->R, &sp->R_cap, 3 * m, sizeof(double));
     if (s == LUCID_OK) s = grow((void **)&sp->lambda, &sp->lambda_cap, 3 * m, sizeof(double));
     if (s == LUCID_OK) s = grow((void **)&sp->dual, &sp->dual_cap, 3 * m, sizeof(double));
     if (s == LUCID_OK) s = grow((void **)&sp->best, &sp->best_cap, 12 * m, sizeof(double));
-    if (s == LUCID_OK) s = grow((void **)&sp->work, &sp->work_cap, work, sizeof(double));
-    if (s == LUCID_OK && w->opt.contact.solver != LUCID_CONTACT_PGS)
-        s = lucid_contact_sparse_reserve(sp->ws, (int)m, w->num_bodies);
     return s;
 }
 
-/* The blocks of side `side` of contact k (slot: its body's island slot, -1 when static). */
+/* The buffers sized by the island's slots: J and W (jw doubles), M, the solvers' workspace. */
+static lucid_status reserve_slots(lucid_world *w, size_t m, size_t columns) {
+    lucid_world_sparse *sp = w->sparse;
+    size_t work = lucid_contact_sparse_work_size((int)m, columns);
+    if (work == 0) return LUCID_ERR_NO_MEMORY;
+    lucid_status s = grow((void **)&sp->J, &sp->J_cap, sp->jw_len, sizeof(double));
+    if (s == LUCID_OK) s = grow((void **)&sp->W, &sp->W_cap, sp->jw_len, sizeof(double));
+    if (s == LUCID_OK) s = grow((void **)&sp->M, &sp->M_cap, sp->mass_len, sizeof(double));
+    if (s == LUCID_OK) s = grow((void **)&sp->work, &sp->work_cap, work, sizeof(double));
+    if (s == LUCID_OK && w->opt.contact.solver != LUCID_CONTACT_PGS)
+        s = lucid_contact_sparse_reserve(sp->ws, (int)m, columns);
+    return s;
+}
+
+/* The blocks (3 x 6) of side `side` of contact k on a free body. */
 static void fill_blocks(const lucid_world *w, int k, int side, double *J, double *W) {
     const lucid_world_contact *c = &w->contacts[k];
     const lucid_contact_side *s = &w->sides[2 * k + side];
-    if (s->body < 0) {
-        memset(J, 0, sizeof(double) * 18), memset(W, 0, sizeof(double) * 18);
-        return;
-    }
     double inv_m = w->bodies[s->body].inv_mass;
     for (int d = 0; d < 3; ++d) {
         lucid_vec3 dir = lucid_mat3_col(&c->frame, d);
@@ -130,28 +148,117 @@ static void mass_block(const lucid_body *b, double *M) {
         }
 }
 
-/* The island's problem; returns the number of body slots. */
-static int assemble(lucid_world *w, const int *list, int m, const lucid_vec3 *v0,
-                    const lucid_vec3 *w0) {
+/* A new slot of `width` columns owned by `owner` (see struct lucid_world_sparse). */
+static int new_slot(lucid_world_sparse *sp, int *slots, int owner, size_t width) {
+    int b = (*slots)++;
+    sp->owner[b] = owner;
+    sp->mass_at[b] = sp->mass_len;
+    sp->mass_len += width * width;
+    sp->dof[b + 1] = sp->dof[b] + width;
+    return b;
+}
+
+/* The slot of side `side` of contact k: its free body's, its model's (links share the model's
+ * nv velocities), a fresh 2-column one for the tangential rows of a joint limit (whose link
+ * side is the other), or -1 (static). */
+static int side_slot(lucid_world *w, int k, int side, int *slots) {
+    lucid_world_sparse *sp = w->sparse;
+    const lucid_contact_side *s = &w->sides[2 * k + side];
+    if (s->body >= 0) {
+        if (sp->slot[s->body] < 0) sp->slot[s->body] = new_slot(sp, slots, s->body, 6);
+        return sp->slot[s->body];
+    }
+    if (s->model >= 0) {
+        if (sp->model_slot[s->model] < 0) {
+            size_t nv = lucid_model_nv(w->models[s->model].model);
+            sp->model_slot[s->model] = new_slot(sp, slots, -2 - s->model, nv);
+        }
+        return sp->model_slot[s->model];
+    }
+    if (w->contacts[k].limit_sign != 0 && side == 0) return new_slot(sp, slots, -1, 2);
+    return -1;
+}
+
+/* Side s's blocks J and W (contact k, side `side`). */
+static void fill_side_blocks(lucid_world *w, int k, int side, int s) {
+    lucid_world_sparse *sp = w->sparse;
+    int b = sp->body[s], owner = sp->owner[b];
+    size_t width = sp->dof[b + 1] - sp->dof[b];
+    double *J = sp->J + sp->side_at[s], *W = sp->W + sp->side_at[s];
+    const lucid_contact_side *cs = &w->sides[2 * k + side];
+    if (owner >= 0) {
+        fill_blocks(w, k, side, J, W);
+    } else if (owner <= -2) { /* a link: the rows over the model's dofs, W = (M~^-1 J^T)^T */
+        memcpy(J, w->link_J + cs->row, sizeof(double) * 3 * width);
+        memcpy(W, w->link_Y + cs->row, sizeof(double) * 3 * width);
+    } else { /* a limit's tangential rows: J = W = [I_2; 0] */
+        static const double rows[6] = {1.0, 0.0, 0.0, 1.0, 0.0, 0.0};
+        memcpy(J, rows, sizeof rows), memcpy(W, rows, sizeof rows);
+    }
+}
+
+/* [*lo, *hi): the columns of a row-major 3 x w block with a non-zero entry (0, 0 when none). */
+static void nonzero_span(const double *B, size_t w, size_t *lo, size_t *hi) {
+    size_t a = 0, b = w;
+    while (a < w && B[a] == 0.0 && B[w + a] == 0.0 && B[2 * w + a] == 0.0) ++a;
+    while (b > a && B[b - 1] == 0.0 && B[w + b - 1] == 0.0 && B[2 * w + b - 1] == 0.0) --b;
+    *lo = a, *hi = b;
+}
+
+/* Slot b's mass block: a body's diag(m I, I_world), a model's M~ (symmetric), a limit's I_2. */
+static void fill_mass(lucid_world *w, int b) {
+    lucid_world_sparse *sp = w->sparse;
+    int owner = sp->owner[b];
+    size_t width = sp->dof[b + 1] - sp->dof[b];
+    double *M = sp->M + sp->mass_at[b];
+    if (owner >= 0) {
+        mass_block(&w->bodies[owner], M);
+    } else if (owner <= -2) {
+        memcpy(M, lucid_world_models_mass(w, -2 - owner), sizeof(double) * width * width);
+    } else {
+        static const double unit[4] = {1.0, 0.0, 0.0, 1.0};
+        memcpy(M, unit, sizeof unit);
+    }
+}
+
+/* The island's problem (*slots: the number of slots). Two passes: the slots and the offsets
+ * of every block, then (once J, W, M have room) the blocks. */
+static lucid_status assemble(lucid_world *w, const int *list, int m, const lucid_vec3 *v0,
+                             const lucid_vec3 *w0, int *slots_out) {
     lucid_world_sparse *sp = w->sparse;
     const double dt = w->opt.dt;
     int slots = 0, need_mass = w->opt.contact.solver != LUCID_CONTACT_PGS;
     for (int i = 0; i < m; ++i)
         for (int side = 0; side < 2; ++side) {
-            int b = w->sides[2 * list[i] + side].body;
-            if (b >= 0) sp->slot[b] = -1;
+            const lucid_contact_side *cs = &w->sides[2 * list[i] + side];
+            if (cs->body >= 0) sp->slot[cs->body] = -1;
+            if (cs->model >= 0) sp->model_slot[cs->model] = -1;
         }
+    sp->dof[0] = 0, sp->jw_len = 0, sp->mass_len = 0;
+    for (int i = 0; i < m; ++i)
+        for (int side = 0; side < 2; ++side) {
+            int s = 2 * i + side, b = side_slot(w, list[i], side, &slots);
+            sp->body[s] = b;
+            const lucid_world_contact *c = &w->contacts[list[i]];
+            sp->side_body[s] = b >= 0 && sp->owner[b] != -1 ? (side ? c->body2 : c->body1) : -1;
+            sp->side_at[s] = sp->jw_len;
+            size_t width = b >= 0 ? sp->dof[b + 1] - sp->dof[b] : 0;
+            if (width > (SIZE_MAX / 16 - sp->jw_len) / 3) return LUCID_ERR_NO_MEMORY;
+            sp->jw_len += 3 * width;
+        }
+    lucid_status st = reserve_slots(w, (size_t)m, sp->dof[slots]);
+    if (st != LUCID_OK) return st;
+    if (need_mass)
+        for (int b = 0; b < slots; ++b) fill_mass(w, b);
     for (int i = 0; i < m; ++i) {
         const lucid_world_contact *c = &w->contacts[list[i]];
         for (int side = 0; side < 2; ++side) {
-            int b = w->sides[2 * list[i] + side].body, s = 2 * i + side;
-            if (b >= 0 && sp->slot[b] < 0) {
-                if (need_mass) mass_block(&w->bodies[b], sp->M + 36 * (size_t)slots);
-                sp->slot[b] = slots++;
-            }
-            sp->body[s] = b >= 0 ? sp->slot[b] : -1;
-            sp->side_body[s] = b;
-            fill_blocks(w, list[i], side, sp->J + 18 * (size_t)s, sp->W + 18 * (size_t)s);
+            int s = 2 * i + side, b = sp->body[s];
+            if (b < 0) continue;
+            fill_side_blocks(w, list[i], side, s);
+            size_t width = sp->dof[b + 1] - sp->dof[b], *span = sp->span + 4 * (size_t)s;
+            nonzero_span(sp->J + sp->side_at[s], width, span, span + 1);
+            nonzero_span(sp->W + sp->side_at[s], width, span + 2, span + 3);
         }
         lucid_vec3 vf = lucid_world_contact_velocity(w, list[i], w->v_free, w->w_free);
         double before = lucid_world_contact_velocity(w, list[i], v0, w0).z;
@@ -163,7 +270,8 @@ static int assemble(lucid_world *w, const int *list, int m, const lucid_vec3 *v0
         memcpy(sp->lambda + 3 * (size_t)i, c->force, sizeof c->force);
         memcpy(sp->dual + 3 * (size_t)i, c->dual, sizeof c->dual);
     }
-    return slots;
+    *slots_out = slots;
+    return LUCID_OK;
 }
 
 static int finite_answer(const double *x, size_t n) {
@@ -187,8 +295,9 @@ static double normal_diagonal(const lucid_contact_sparse_problem *p, int i) {
     double d = p->R ? p->R[3 * i + 2] : 0.0;
     for (int s = 2 * i; s < 2 * i + 2; ++s) {
         if (p->body[s] < 0) continue;
-        const double *J = p->J + 18 * (size_t)s + 12, *W = p->W + 18 * (size_t)s + 12;
-        for (int k = 0; k < 6; ++k) d += J[k] * W[k];
+        size_t w = lucid_sparse_width(p, p->body[s]), at = lucid_sparse_side_at(p, s) + 2 * w;
+        const double *J = p->J + at, *W = p->W + at;
+        for (size_t k = 0; k < w; ++k) d += J[k] * W[k];
     }
     return d;
 }
@@ -206,12 +315,12 @@ static void problem_scales(const lucid_contact_sparse_problem *p, double *f, dou
 
 /* lambda' = lambda / f, g' = g / v, dual' = dual / v, W' = W f / v (G' = G f / v),
  * M' = M v / f, R' = R f / v: exact with powers of two; rescale(1 / f, 1 / v) undoes it. */
-static void rescale(lucid_world_sparse *sp, int m, int slots, double f, double v) {
+static void rescale(lucid_world_sparse *sp, int m, double f, double v) {
     if (f == 1.0 && v == 1.0) return;
     size_t n3 = 3 * (size_t)m;
     double fv = f / v;
-    for (size_t k = 0; k < 36 * (size_t)m; ++k) sp->W[k] *= fv;
-    for (size_t k = 0; k < 36 * (size_t)slots; ++k) sp->M[k] /= fv;
+    for (size_t k = 0; k < sp->jw_len; ++k) sp->W[k] *= fv;
+    for (size_t k = 0; k < sp->mass_len; ++k) sp->M[k] /= fv;
     for (size_t k = 0; k < n3; ++k) {
         sp->g[k] /= v, sp->R[k] *= fv, sp->dual[k] /= v;
         sp->lambda[k] /= f;
@@ -241,20 +350,23 @@ static double half_ulp(double x) {
 static double round_off(const lucid_contact_sparse_problem *p, const double *lambda, double *u,
                         double *d) {
     size_t n3 = 3 * (size_t)p->n;
-    memset(u, 0, sizeof(double) * 6 * (size_t)p->num_bodies);
+    memset(u, 0, sizeof(double) * lucid_sparse_columns(p));
     for (int s = 0; s < 2 * p->n; ++s) {
         if (p->body[s] < 0) continue;
-        const double *W = p->W + 18 * (size_t)s, *l = lambda + 3 * (size_t)(s / 2);
-        double *ub = u + 6 * (size_t)p->body[s];
+        size_t w = lucid_sparse_width(p, p->body[s]);
+        const double *W = p->W + lucid_sparse_side_at(p, s), *l = lambda + 3 * (size_t)(s / 2);
+        double *ub = u + lucid_sparse_begin(p, p->body[s]);
         for (int r = 0; r < 3; ++r)
-            for (int k = 0; k < 6; ++k) ub[k] += fabs(W[6 * r + k]) * half_ulp(l[r]);
+            for (size_t k = 0; k < w; ++k) ub[k] += fabs(W[r * w + k]) * half_ulp(l[r]);
     }
     for (size_t k = 0; k < n3; ++k) d[k] = p->R ? p->R[k] * half_ulp(lambda[k]) : 0.0;
     for (int s = 0; s < 2 * p->n; ++s) {
         if (p->body[s] < 0) continue;
-        const double *J = p->J + 18 * (size_t)s, *ub = u + 6 * (size_t)p->body[s];
+        size_t w = lucid_sparse_width(p, p->body[s]);
+        const double *J = p->J + lucid_sparse_side_at(p, s),
+                     *ub = u + lucid_sparse_begin(p, p->body[s]);
         for (int r = 0; r < 3; ++r)
-            for (int k = 0; k < 6; ++k) d[3 * (size_t)(s / 2) + r] += fabs(J[6 * r + k]) * ub[k];
+            for (size_t k = 0; k < w; ++k) d[3 * (size_t)(s / 2) + r] += fabs(J[r * w + k]) * ub[k];
     }
     double worst = 0.0;
     for (int i = 0; i < p->n; ++i) {
@@ -282,9 +394,10 @@ static lucid_status attempt(lucid_world *w, const lucid_contact_sparse_problem *
             for (int i = 0; i < p->n; ++i) {
                 for (int s = 2 * i; s < 2 * i + 2; ++s) {
                     if (p->body[s] < 0) continue;
-                    const double *J = p->J + 18 * (size_t)s, *Wb = p->W + 18 * (size_t)s;
-                    for (int r = 0; r < 3; ++r)
-                        for (int k = 0; k < 6; ++k) sum += J[6 * r + k] * Wb[6 * r + k];
+                    size_t at = lucid_sparse_side_at(p, s),
+                           w3 = 3 * lucid_sparse_width(p, p->body[s]);
+                    const double *J = p->J + at, *Wb = p->W + at;
+                    for (size_t k = 0; k < w3; ++k) sum += J[k] * Wb[k];
                 }
                 if (p->R) sum += p->R[3 * i] + p->R[3 * i + 1] + p->R[3 * i + 2];
             }
@@ -305,11 +418,11 @@ static lucid_status attempt(lucid_world *w, const lucid_contact_sparse_problem *
  * Every answer is verified (criterion recomputed); the first meeting tol, else the best
  * eligible one, is kept in sp->lambda / sp->dual. */
 static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_sparse_problem *p,
-                                        int slots, lucid_contact_result *out, int *iterations) {
+                                        lucid_contact_result *out, int *iterations) {
     lucid_world_sparse *sp = w->sparse;
     size_t n3 = 3 * (size_t)p->n;
     double *warm = sp->best, *best = sp->best + 2 * n3, *u = sp->work,
-           *sigma = sp->work + 6 * (size_t)slots, *scratch = sigma + n3;
+           *sigma = sp->work + lucid_sparse_columns(p), *scratch = sigma + n3;
     const lucid_contact_options *o = &w->opt.contact;
     memcpy(warm, sp->lambda, sizeof(double) * n3);
     memcpy(warm + n3, sp->dual, sizeof(double) * n3);
@@ -366,29 +479,50 @@ static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_spar
     return LUCID_OK;
 }
 
+/* v_free += dt u of each slot: a free body's twist (centre of mass, angular), a model's
+ * generalised velocities (lucid_world_models_add_velocity); a limit's tangential columns carry
+ * no body. */
+static void apply_velocities(lucid_world *w, int slots, const double *u) {
+    lucid_world_sparse *sp = w->sparse;
+    for (int b = 0; b < slots; ++b) {
+        const double *ub = u + sp->dof[b];
+        int owner = sp->owner[b];
+        if (owner >= 0) {
+            w->v_free[owner] = lucid_vec3_axpy(w->v_free[owner], w->opt.dt, lucid_vec3_load(ub));
+            w->w_free[owner] =
+                lucid_vec3_axpy(w->w_free[owner], w->opt.dt, lucid_vec3_load(ub + 3));
+        } else if (owner <= -2) {
+            lucid_world_models_add_velocity(w, -2 - owner, ub);
+        }
+    }
+}
+
 lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, int m,
                                              const lucid_vec3 *v0, const lucid_vec3 *w0) {
     lucid_status s = reserve(w, (size_t)m);
+    int slots = 0;
+    if (s == LUCID_OK) s = assemble(w, list, m, v0, w0, &slots);
     if (s != LUCID_OK) return s;
     lucid_world_sparse *sp = w->sparse;
-    int slots = assemble(w, list, m, v0, w0);
     lucid_contact_sparse_problem p = {
-        m,    slots, sp->body, sp->J, sp->W, sp->g, sp->mu, w->opt.compliance > 0.0 ? sp->R : NULL,
-        sp->M};
+        m,       slots,   sp->body,    sp->J,
+        sp->W,   sp->g,   sp->mu,      w->opt.compliance > 0.0 ? sp->R : NULL,
+        sp->M,   sp->dof, sp->side_at, sp->mass_at,
+        sp->span};
     double f, v;
     problem_scales(&p, &f, &v);
-    rescale(sp, m, slots, f, v);
+    rescale(sp, m, f, v);
     lucid_contact_result res;
     int iterations = 0;
-    s = solve_with_fallback(w, &p, slots, &res, &iterations);
-    rescale(sp, m, slots, 1.0 / f, 1.0 / v);
+    s = solve_with_fallback(w, &p, &res, &iterations);
+    rescale(sp, m, 1.0 / f, 1.0 / v);
     if (s != LUCID_OK) return s;
     sp->last = p, sp->last_list = list;
     w->stats.solver_iterations += iterations;
     w->stats.converged &= res.converged;
     w->stats.scaled_residual = fmax(w->stats.scaled_residual, res.model.abs);
     /* u = M^-1 J^T lambda of the kept answer (world units); v+ = v_free + dt u */
-    double *u = sp->work, *sigma = sp->work + 6 * (size_t)slots;
+    double *u = sp->work, *sigma = sp->work + lucid_sparse_columns(&p);
     lucid_contact_sparse_velocity(&p, sp->lambda, u, sigma);
     lucid_contact_result world_units;
     criteria(&p, LUCID_CONTACT_NCP, sp->lambda, u, sigma, &world_units); /* leaves u */
@@ -397,15 +531,7 @@ lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, in
         memcpy(w->contacts[list[i]].force, sp->lambda + 3 * (size_t)i, sizeof(double) * 3);
         memcpy(w->contacts[list[i]].dual, sp->dual + 3 * (size_t)i, sizeof(double) * 3);
     }
-    for (int i = 0; i < m; ++i)
-        for (int side = 0; side < 2; ++side) {
-            int b = w->sides[2 * list[i] + side].body;
-            if (b < 0 || sp->slot[b] < 0) continue;
-            const double *ub = u + 6 * (size_t)sp->slot[b];
-            w->v_free[b] = lucid_vec3_axpy(w->v_free[b], w->opt.dt, lucid_vec3_load(ub));
-            w->w_free[b] = lucid_vec3_axpy(w->w_free[b], w->opt.dt, lucid_vec3_load(ub + 3));
-            sp->slot[b] = -1; /* applied once */
-        }
+    apply_velocities(w, slots, u);
     return LUCID_OK;
 }
 

@@ -21,14 +21,15 @@
 #include "solvers/contact/contact_sparse_hessian.h"
 
 /* vectors of 3n: x z z_prev gamma rhs b sigma w t e, and 3 more for H's 3 x 3 blocks (9n:
- * D); of 6 per body: u f; then Anderson's */
+ * D); of the columns (6 a free body): u f; then Anderson's */
 enum { V_X, V_Z, V_ZP, V_GAMMA, V_RHS, V_B, V_SIGMA, V_W, V_T, V_E, V_D, V_COUNT = V_D + 3 };
 
 struct lucid_contact_sparse_workspace {
     lucid_contact_hessian *h;
     double *buf;
     size_t cap;
-    int n, num_bodies, memory; /* reserved sizes; Anderson memory that fits an int */
+    int n, memory; /* reserved sizes; Anderson memory that fits an int */
+    size_t columns;
 };
 
 lucid_contact_sparse_workspace *lucid_contact_sparse_workspace_create(void) {
@@ -57,10 +58,10 @@ size_t lucid_contact_sparse_workspace_bytes(const lucid_contact_sparse_workspace
 }
 
 lucid_status lucid_contact_sparse_reserve(lucid_contact_sparse_workspace *ws, int n,
-                                          int num_bodies) {
-    if (!ws || n < 0 || num_bodies < 0) return LUCID_ERR_ARGUMENT;
-    size_t m = 3 * (size_t)n, nv = 6 * (size_t)num_bodies;
-    if ((size_t)n > SIZE_MAX / 64 || (size_t)num_bodies > SIZE_MAX / 64) return LUCID_ERR_NO_MEMORY;
+                                          size_t columns) {
+    if (!ws || n < 0) return LUCID_ERR_ARGUMENT;
+    size_t m = 3 * (size_t)n, nv = columns;
+    if ((size_t)n > SIZE_MAX / 64 || columns > SIZE_MAX / 64) return LUCID_ERR_NO_MEMORY;
     int memory = LUCID_CONTACT_ADMM_ANDERSON_MEMORY;
     if (2 * m > (size_t)INT32_MAX / (2 * (size_t)memory + 5)) memory = 0;
     size_t accel = memory ? (size_t)lucid_anderson_storage((int)(2 * m), memory) + 4 * m : 0;
@@ -77,7 +78,7 @@ lucid_status lucid_contact_sparse_reserve(lucid_contact_sparse_workspace *ws, in
         if (!b) return LUCID_ERR_NO_MEMORY;
         ws->buf = b, ws->cap = c;
     }
-    ws->n = n, ws->num_bodies = num_bodies, ws->memory = memory;
+    ws->n = n, ws->columns = columns, ws->memory = memory;
     return LUCID_OK;
 }
 
@@ -175,7 +176,7 @@ static lucid_status iterate(sparse_admm *a, const double *b) {
 
 /* Largest eigenvalue of G + R by power iteration (30 products, O(n) each; the Rayleigh
  * quotient of the last iterate, from below, raised by 5% as a bound); the smallest non-zero
- * one as LUCID_CONTACT_SPARSE_EIG_RATIO times it; singular when 3n > 6 bodies (rank). */
+ * one as LUCID_CONTACT_SPARSE_EIG_RATIO times it; singular when 3n > the columns (rank). */
 static lucid_status spectrum(sparse_admm *a) {
     const lucid_contact_sparse_problem *p = a->p;
     size_t m = 3 * (size_t)p->n;
@@ -195,7 +196,7 @@ static lucid_status spectrum(sparse_admm *a) {
     if (!(top > 0.0) || !isfinite(top)) return LUCID_ERR_NOT_SPD;
     a->s.eig_max = 1.05 * top;
     a->s.eig_min = LUCID_CONTACT_SPARSE_EIG_RATIO * a->s.eig_max;
-    a->s.singular = m > 6 * (size_t)p->num_bodies;
+    a->s.singular = m > lucid_sparse_columns(p);
     return LUCID_OK;
 }
 
@@ -224,8 +225,8 @@ lucid_status lucid_contact_solve_admm_sparse(const lucid_contact_sparse_problem 
                                              double *dual, lucid_contact_result *result) {
     if (!result) return LUCID_ERR_ARGUMENT;
     memset(result, 0, sizeof *result);
-    if (!p || !o || !ws || !lambda || p->n < 0 || ws->n < p->n || ws->num_bodies < p->num_bodies ||
-        o->solver != LUCID_CONTACT_ADMM ||
+    if (!p || !o || !ws || !lambda || p->n < 0 || p->num_bodies < 0 || ws->n < p->n ||
+        ws->columns < lucid_sparse_columns(p) || o->solver != LUCID_CONTACT_ADMM ||
         (o->model != LUCID_CONTACT_CCP && o->model != LUCID_CONTACT_NCP) || !(o->tol >= 0.0) ||
         o->max_iter < 0 || !(o->admm_alpha > 0.0 && o->admm_alpha < 2.0) ||
         (p->n > 0 && (!p->body || !p->J || !p->W || !p->M || !p->g || !p->mu)))
@@ -241,8 +242,8 @@ lucid_status lucid_contact_solve_admm_sparse(const lucid_contact_sparse_problem 
     sparse_admm a = {.p = p, .ws = ws};
     for (int k = 0; k < V_COUNT; ++k) a.v[k] = ws->buf + (size_t)k * (size_t)m;
     a.u = ws->buf + (size_t)V_COUNT * (size_t)m;
-    a.f = a.u + 6 * (size_t)p->num_bodies;
-    double *accel_storage = a.f + 6 * (size_t)p->num_bodies;
+    a.f = a.u + lucid_sparse_columns(p);
+    double *accel_storage = a.f + lucid_sparse_columns(p);
     a.s = (lucid_contact_admm){.m = m,
                                .x = a.v[V_X],
                                .z = a.v[V_Z],

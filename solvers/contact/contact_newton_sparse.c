@@ -47,8 +47,9 @@ static lucid_status effective_compliance(const lucid_contact_sparse_problem *p, 
         double trace = 0.0;
         for (int s = 2 * i; s < 2 * i + 2; ++s) {
             if (p->body[s] < 0) continue;
-            const double *J = p->J + 18 * (size_t)s, *W = p->W + 18 * (size_t)s;
-            for (int k = 0; k < 18; ++k) trace += J[k] * W[k];
+            size_t at = lucid_sparse_side_at(p, s), w3 = 3 * lucid_sparse_width(p, p->body[s]);
+            const double *J = p->J + at, *W = p->W + at;
+            for (size_t k = 0; k < w3; ++k) trace += J[k] * W[k];
         }
         if (p->R) trace += p->R[3 * i] + p->R[3 * i + 1] + p->R[3 * i + 2];
         for (int a = 0; a < 3; ++a) {
@@ -192,7 +193,7 @@ static lucid_status direction(const newton *nt, const buffers *b, double *dmu, d
     lucid_status st = lucid_contact_hessian_factor(b->h, p, b->D);
     if (st != LUCID_OK) return st;
     lucid_contact_sparse_jt(p, b->e, b->dv);
-    for (size_t k = 0; k < 6 * (size_t)p->num_bodies; ++k) b->dv[k] = -b->dv[k];
+    for (size_t k = 0; k < lucid_sparse_columns(p); ++k) b->dv[k] = -b->dv[k];
     lucid_contact_hessian_solve(b->h, b->dv);
     lucid_contact_sparse_j(p, b->dv, dc);
     for (int i = 0; i < p->n; ++i) {
@@ -260,7 +261,7 @@ lucid_status lucid_contact_solve_newton_sparse(const lucid_contact_sparse_proble
                  .D = v + 14 * (size_t)m, /* 9n = 3m */
                  .dv = v + 17 * (size_t)m,
                  .h = lucid_contact_sparse_workspace_hessian(ws)};
-    b.f = b.dv + 6 * (size_t)p->num_bodies;
+    b.f = b.dv + lucid_sparse_columns(p);
     newton nt = {p, vec[11], vec[12], v + 13 * (size_t)m, m, mu, dmu, c, dc};
     lucid_status status = effective_compliance(p, o->newton_compliance, R);
     if (status == LUCID_OK) status = lucid_contact_hessian_analyze(b.h, p);

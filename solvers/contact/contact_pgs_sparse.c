@@ -10,28 +10,42 @@
 #include "solvers/contact/contact_math.h"
 #include "solvers/contact/contact_sparse.h"
 
-size_t lucid_contact_sparse_work_size(int n, int num_bodies) {
-    if (n < 0 || num_bodies < 0) return 0;
-    size_t a = (size_t)num_bodies, b = (size_t)n;
-    if (a > SIZE_MAX / 6 || b > SIZE_MAX / 12 || 6 * a > SIZE_MAX - 12 * b) return 0;
-    return 6 * a + 12 * b;
+size_t lucid_contact_sparse_work_size(int n, size_t columns) {
+    if (n < 0) return 0;
+    size_t b = (size_t)n;
+    if (b > SIZE_MAX / 12 || columns > SIZE_MAX - 12 * b) return 0;
+    return columns + 12 * b;
 }
 
-/* out (3) = J_s x (a 3 x 6 block times a 6-vector) */
-static void block_times(const double *B, const double *x, double out[3]) {
+/* out (3) = J_s x (a row-major 3 x w block, non-zero in columns [lo, hi), times a w-vector) */
+static void block_times(const double *B, size_t w, size_t lo, size_t hi, const double *x,
+                        double out[3]) {
     for (int d = 0; d < 3; ++d) {
-        const double *r = B + 6 * d;
-        out[d] = r[0] * x[0] + r[1] * x[1] + r[2] * x[2] + r[3] * x[3] + r[4] * x[4] + r[5] * x[5];
+        const double *r = B + (size_t)d * w;
+        double v = 0.0;
+        for (size_t k = lo; k < hi; ++k) v += r[k] * x[k];
+        out[d] = v;
     }
 }
 
-/* u_b += W_s^T delta */
-static void scatter(const double *W, const double delta[3], double *u) {
+/* u_b += W_s^T delta (W_s non-zero in columns [lo, hi)) */
+static void scatter(const double *W, size_t w, size_t lo, size_t hi, const double delta[3],
+                    double *u) {
     for (int d = 0; d < 3; ++d) {
         if (delta[d] == 0.0) continue;
-        const double *r = W + 6 * d;
-        for (int k = 0; k < 6; ++k) u[k] += r[k] * delta[d];
+        const double *r = W + (size_t)d * w;
+        for (size_t k = lo; k < hi; ++k) u[k] += r[k] * delta[d];
     }
+}
+
+/* u_slot(s) += W_s^T delta for side s */
+static void scatter_side(const lucid_contact_sparse_problem *p, int s, const double delta[3],
+                         double *u) {
+    int b = p->body[s];
+    size_t lo, hi;
+    lucid_sparse_span(p, s, 1, &lo, &hi);
+    scatter(p->W + lucid_sparse_side_at(p, s), lucid_sparse_width(p, b), lo, hi, delta,
+            u + lucid_sparse_begin(p, b));
 }
 
 /* The velocity of contact i: sum_s J_s u_body(s) + g_i + R_i lambda_i. */
@@ -42,18 +56,20 @@ static void contact_velocity(const lucid_contact_sparse_problem *p, int i, const
     for (int side = 2 * i; side < 2 * i + 2; ++side) {
         if (p->body[side] < 0) continue;
         double v[3];
-        block_times(p->J + 18 * (size_t)side, u + 6 * (size_t)p->body[side], v);
+        int b = p->body[side];
+        size_t lo, hi;
+        lucid_sparse_span(p, side, 0, &lo, &hi);
+        block_times(p->J + lucid_sparse_side_at(p, side), lucid_sparse_width(p, b), lo, hi,
+                    u + lucid_sparse_begin(p, b), v);
         for (int d = 0; d < 3; ++d) s[d] += v[d];
     }
 }
 
 void lucid_contact_sparse_velocity(const lucid_contact_sparse_problem *p, const double *lambda,
                                    double *u, double *sigma) {
-    memset(u, 0, sizeof(double) * 6 * (size_t)p->num_bodies);
+    memset(u, 0, sizeof(double) * lucid_sparse_columns(p));
     for (int side = 0; side < 2 * p->n; ++side)
-        if (p->body[side] >= 0)
-            scatter(p->W + 18 * (size_t)side, lambda + 3 * (side / 2),
-                    u + 6 * (size_t)p->body[side]);
+        if (p->body[side] >= 0) scatter_side(p, side, lambda + 3 * (side / 2), u);
     for (int i = 0; i < p->n; ++i) contact_velocity(p, i, u, lambda, sigma + 3 * i);
 }
 
@@ -62,11 +78,12 @@ static void diagonal_block(const lucid_contact_sparse_problem *p, int i, double 
     memset(D, 0, sizeof(double) * 9);
     for (int side = 2 * i; side < 2 * i + 2; ++side) {
         if (p->body[side] < 0) continue;
-        const double *J = p->J + 18 * (size_t)side, *W = p->W + 18 * (size_t)side;
+        size_t at = lucid_sparse_side_at(p, side), w = lucid_sparse_width(p, p->body[side]);
+        const double *J = p->J + at, *W = p->W + at;
         for (int a = 0; a < 3; ++a)
             for (int b = 0; b < 3; ++b) {
                 double v = 0.0;
-                for (int k = 0; k < 6; ++k) v += J[6 * a + k] * W[6 * b + k];
+                for (size_t k = 0; k < w; ++k) v += J[a * w + k] * W[b * w + k];
                 D[a + 3 * b] += v;
             }
     }
@@ -82,9 +99,10 @@ static int valid(const lucid_contact_sparse_problem *p, const lucid_contact_opti
         return 0;
     if (!(o->relaxation > 0.0 && o->relaxation < 2.0) || o->max_iter < 0 || !(o->tol >= 0.0))
         return 0;
+    if (p->n > 0 && p->dof && (!p->side_at || (!p->mass_at && p->M))) return 0;
     for (int s = 0; s < 2 * p->n; ++s)
         if (p->body[s] >= p->num_bodies) return 0;
-    return lucid_contact_sparse_work_size(p->n, p->num_bodies) > 0;
+    return lucid_contact_sparse_work_size(p->n, lucid_sparse_columns(p)) > 0;
 }
 
 lucid_status lucid_contact_solve_pgs_sparse(const lucid_contact_sparse_problem *p,
@@ -95,7 +113,7 @@ lucid_status lucid_contact_solve_pgs_sparse(const lucid_contact_sparse_problem *
     if (!valid(p, o, work, lambda)) return LUCID_ERR_ARGUMENT;
     size_t m = 3 * (size_t)p->n;
     if (!o->warm_start) memset(lambda, 0, sizeof(double) * m);
-    double *u = work, *sigma = work + 6 * (size_t)p->num_bodies, *diag = sigma + m;
+    double *u = work, *sigma = work + lucid_sparse_columns(p), *diag = sigma + m;
     /* the criteria read n, g, mu and R only: no G */
     lucid_contact_problem dense = {p->n, NULL, p->g, p->mu, p->R};
     lucid_contact_run run = {&dense, o, NULL, result, lucid_contact_model_criterion(o->model)};
@@ -118,8 +136,7 @@ lucid_status lucid_contact_solve_pgs_sparse(const lucid_contact_sparse_problem *
                 change = lucid_contact_fmax(change, fabs(delta[a]));
             }
             for (int side = 2 * i; side < 2 * i + 2; ++side)
-                if (p->body[side] >= 0)
-                    scatter(p->W + 18 * (size_t)side, delta, u + 6 * (size_t)p->body[side]);
+                if (p->body[side] >= 0) scatter_side(p, side, delta, u);
         }
         result->iterations = k;
         for (int i = 0; i < p->n; ++i) contact_velocity(p, i, u, lambda, sigma + 3 * i);

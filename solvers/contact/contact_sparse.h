@@ -12,14 +12,24 @@
  * Storage is O(n + bodies); a product with G costs O(n). Both blocks are row-major, 18
  * numbers a side, 36 a contact. g, mu, R (may be NULL) as in lucid_contact_problem.
  *
+ * Slots of any width. A slot is a group of velocity unknowns (columns): 6 for a free body
+ * (its twist), nv for an articulated model (all its links share the model's generalised
+ * velocities, so a link side's J_s is 3 x nv, dense over the link's ancestor dofs, and
+ * W_s = (M~^-1 J_s^T)^T comes from the tree factorisation), or 2 for the tangential rows of
+ * a joint limit (J = W = [I_2; 0], unit and decoupled). With dof == NULL every slot is 6 wide
+ * (the layout above); otherwise slot b spans columns dof[b] .. dof[b + 1] - 1, side s's
+ * 3 x width blocks start at J + side_at[s] and W + side_at[s], and slot b's width x width
+ * mass block (row-major, symmetric) at M + mass_at[b]. The helpers below read both layouts,
+ * so every operator and solver is written once for slots of width w.
+ *
  * The velocity-space operator. The solvers touch J and M only through
  *   lucid_contact_sparse_jt      f = J^T y             (contact rows -> velocity space),
  *   lucid_contact_sparse_j       y = J u               (velocity space -> contact rows),
  *   lucid_contact_sparse_apply   y = (J M^-1 J^T + R) x (W = M^-1 J^T applied by bodies),
  * and the factorisation of H = M + J^T diag(w) J (contact_sparse_hessian.h), which reads M
- * (one 6 x 6 block per body slot) and the J blocks. A chain of joints (a robot) enters the
- * same way as a slot whose J rows span its joints and whose M^-1 is applied through the
- * tree factorisation: these four functions are what such rows must provide. */
+ * (one block per slot) and the J blocks. A chain of joints (a robot) enters as a slot whose
+ * J rows span its joints and whose W = (M~^-1 J^T)^T is applied through the tree
+ * factorisation (runtime/world/world_sparse.c): slots of any width, below. */
 #ifndef LUCID_CONTACT_SPARSE_H
 #define LUCID_CONTACT_SPARSE_H
 
@@ -28,23 +38,59 @@
 #include "solvers/contact/contact_solver.h"
 
 typedef struct lucid_contact_sparse_problem {
-    int n;            /* contacts */
-    int num_bodies;   /* body slots, 0 .. num_bodies - 1 */
-    const int *body;  /* 2n slots (-1 for none) */
-    const double *J;  /* 2n x 18: J_s, row-major 3 x 6 */
-    const double *W;  /* 2n x 18: W_s = (M^-1 J_s^T)^T, row-major 3 x 6 */
-    const double *g;  /* 3n */
-    const double *mu; /* n */
-    const double *R;  /* 3n or NULL */
-    const double *M;  /* num_bodies x 36: each slot's 6 x 6 mass matrix (m I, I_world), row-major;
-                       * read by the ADMM and Newton solvers only (NULL for PGS) */
+    int n;             /* contacts */
+    int num_bodies;    /* body slots, 0 .. num_bodies - 1 */
+    const int *body;   /* 2n slots (-1 for none) */
+    const double *J;   /* 2n x 18: J_s, row-major 3 x 6 */
+    const double *W;   /* 2n x 18: W_s = (M^-1 J_s^T)^T, row-major 3 x 6 */
+    const double *g;   /* 3n */
+    const double *mu;  /* n */
+    const double *R;   /* 3n or NULL */
+    const double *M;   /* num_bodies x 36: each slot's 6 x 6 mass matrix (m I, I_world), row-major
+                        * (with dof: w x w at mass_at); read by the ADMM and Newton solvers only
+                        * (NULL for PGS) */
+    const size_t *dof; /* num_bodies + 1 column offsets, or NULL: 6 columns a slot */
+    const size_t *side_at; /* 2n offsets of the sides' blocks in J and W (with dof) */
+    const size_t *mass_at; /* num_bodies offsets of the slots' blocks in M (with dof) */
+    const size_t *span;    /* 4 per side or NULL: its J block is zero outside the columns
+                            * [span[4s], span[4s + 1]) of its slot, W outside
+                            * [span[4s + 2], span[4s + 3]) (a robot link's rows touch its
+                            * ancestors' dofs; M~^-1 spreads W over the ones they move) */
 } lucid_contact_sparse_problem;
 
-/* Doubles of workspace lucid_contact_solve_pgs_sparse needs: 6 bodies + 12 n (0 when that
- * overflows size_t or a size is negative). */
-size_t lucid_contact_sparse_work_size(int n, int num_bodies);
+/* The first column of slot b, its width, the offsets of side s's blocks and of slot b's mass
+ * block, and the number of columns (velocity unknowns) of p. */
+static inline size_t lucid_sparse_begin(const lucid_contact_sparse_problem *p, int b) {
+    return p->dof ? p->dof[b] : 6 * (size_t)b;
+}
+static inline size_t lucid_sparse_width(const lucid_contact_sparse_problem *p, int b) {
+    return p->dof ? p->dof[b + 1] - p->dof[b] : 6;
+}
+static inline size_t lucid_sparse_side_at(const lucid_contact_sparse_problem *p, int s) {
+    return p->dof ? p->side_at[s] : 18 * (size_t)s;
+}
+static inline size_t lucid_sparse_mass_at(const lucid_contact_sparse_problem *p, int b) {
+    return p->dof ? p->mass_at[b] : 36 * (size_t)b;
+}
+static inline size_t lucid_sparse_columns(const lucid_contact_sparse_problem *p) {
+    return p->dof ? p->dof[p->num_bodies] : 6 * (size_t)p->num_bodies;
+}
+/* The columns [*lo, *hi) of side s's J (w = 0) or W (w = 1) block that may be non-zero. */
+static inline void lucid_sparse_span(const lucid_contact_sparse_problem *p, int s, int w,
+                                     size_t *lo, size_t *hi) {
+    if (p->span) {
+        *lo = p->span[4 * (size_t)s + 2 * (size_t)w],
+        *hi = p->span[4 * (size_t)s + 2 * (size_t)w + 1];
+    } else {
+        *lo = 0, *hi = lucid_sparse_width(p, p->body[s]);
+    }
+}
 
-/* u (6 per body) = M^-1 J^T lambda by bodies, then sigma = J u + g + R lambda (3n). */
+/* Doubles of workspace lucid_contact_solve_pgs_sparse needs: the columns (6 a free body,
+ * lucid_sparse_columns) + 12 n (0 when that overflows size_t or n is negative). */
+size_t lucid_contact_sparse_work_size(int n, size_t columns);
+
+/* u (lucid_sparse_columns) = M^-1 J^T lambda by slots, then sigma = J u + g + R lambda (3n). */
 void lucid_contact_sparse_velocity(const lucid_contact_sparse_problem *p, const double *lambda,
                                    double *u, double *sigma);
 
@@ -59,11 +105,11 @@ lucid_status lucid_contact_solve_pgs_sparse(const lucid_contact_sparse_problem *
                                             const lucid_contact_options *o, double *work,
                                             double *lambda, lucid_contact_result *result);
 
-/* f (6 per body slot) = J^T y (y: 3n) */
+/* f (lucid_sparse_columns) = J^T y (y: 3n) */
 void lucid_contact_sparse_jt(const lucid_contact_sparse_problem *p, const double *y, double *f);
-/* y (3n) = J u (u: 6 per body slot) */
+/* y (3n) = J u (u: lucid_sparse_columns) */
 void lucid_contact_sparse_j(const lucid_contact_sparse_problem *p, const double *u, double *y);
-/* y (3n) = (G + R) x with G = J M^-1 J^T through W; u: 6 per body slot of scratch */
+/* y (3n) = (G + R) x with G = J M^-1 J^T through W; u: lucid_sparse_columns of scratch */
 void lucid_contact_sparse_apply(const lucid_contact_sparse_problem *p, const double *x, double *u,
                                 double *y);
 
@@ -82,7 +128,7 @@ typedef struct lucid_contact_sparse_workspace lucid_contact_sparse_workspace;
 lucid_contact_sparse_workspace *lucid_contact_sparse_workspace_create(void);
 void lucid_contact_sparse_workspace_destroy(lucid_contact_sparse_workspace *ws);
 lucid_status lucid_contact_sparse_reserve(lucid_contact_sparse_workspace *ws, int n,
-                                          int num_bodies);
+                                          size_t columns);
 /* Bytes the workspace holds. */
 size_t lucid_contact_sparse_workspace_bytes(const lucid_contact_sparse_workspace *ws);
 
@@ -92,7 +138,7 @@ size_t lucid_contact_sparse_workspace_bytes(const lucid_contact_sparse_workspace
  * factorisation per rho, one step of iterative refinement when ill-conditioned). The
  * spectrum is estimated: the largest eigenvalue of G + R by power iteration, the smallest
  * non-zero one as LUCID_CONTACT_SPARSE_EIG_RATIO times it (G is singular whenever
- * 3n > 6 bodies).
+ * 3n > the columns).
  * dual: the ADMM multiplier as in lucid_contact_solve (may be NULL). ws reserved for p. */
 #define LUCID_CONTACT_SPARSE_EIG_RATIO 1e-3
 lucid_status lucid_contact_solve_admm_sparse(const lucid_contact_sparse_problem *p,

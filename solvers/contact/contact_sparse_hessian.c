@@ -1,9 +1,16 @@
 /* H = M + J^T diag(w) J on the body graph, AMD-ordered, factorised by LDL (SuiteSparse).
  *
- * Layout: block column b (body slot b) lists the body slots of its non-zero row blocks, b
- * first; scalar column 6 b + l holds, block after block, the 6 rows of each (full symmetric
- * storage: LDL reads the upper triangle of P H P^T from it). AMD orders the bodies (each
- * 6 x 6 block stays together: a body's 6 unknowns are eliminated consecutively). */
+ * Layout: block column b (slot b, w_b columns: 6 for a free body, nv for a robot) lists the
+ * slots of its non-zero row blocks, b first; scalar column begin(b) + l holds first the rows
+ * of its diagonal block that may be non-zero, then, block after block, the w_c rows of each
+ * other row block c (full symmetric storage: LDL reads the upper triangle of P H P^T from
+ * it). AMD orders the slots (each block stays together: a slot's unknowns are eliminated
+ * consecutively, last column first).
+ * A robot's diagonal block keeps the tree's sparsity: M~ is non-zero only between a dof and
+ * its ancestors, and J_s^T D J_s couples the ancestors of one link (again ancestor pairs), so
+ * its pattern is that of M~ (plus the pairs of two links in contact with each other). Dofs are
+ * numbered parents first, so eliminating the last column first (leaves first) makes no fill:
+ * the LTDL's sparsity, as Featherstone's factorisation of M. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,15 +24,19 @@
 typedef SuiteSparse_long idx;
 
 struct lucid_contact_hessian {
-    idx nb, n, nv, nnz;   /* body slots, contacts, unknowns (6 nb), entries of H */
-    idx *inc_start, *inc; /* nb + 1, 2n: the sides on each body */
+    idx nb, n, nv, nnz;   /* slots, contacts, unknowns (the columns), entries of H */
+    idx *inc_start, *inc; /* nb + 1, 2n: the sides on each slot */
     idx *col_start, *col; /* nb + 1, nb + 2n: row blocks of each block column */
-    idx *pos;             /* 2n: in column body[s], the position of the other side's body */
+    idx *pos;             /* 2n: in column body[s], the first row of the other side's block */
     idx *mark;            /* nb */
     idx *pe, *iw, *len, *nvv, *next, *last, *head, *elen, *degree, *wk; /* AMD */
     idx *Ap, *Ai, *P, *Pinv, *Lp, *Parent, *Lnz, *Flag, *Pattern, *Li;
-    double *Ax, *Lx, *D, *Y;
-    size_t cap[32];
+    idx *nz;                      /* 2 w_max: the non-zero columns of two blocks (scratch) */
+    idx *diag;                    /* per slot, w x w at mass_at(b): the position in Ax of each
+                                   * entry of its diagonal block, -1 where it stays zero */
+    idx *dcount;                  /* nv: rows of each column's diagonal block */
+    double *Ax, *Lx, *D, *Y, *DJ; /* DJ: 3 w_max of scratch */
+    size_t cap[36];
 };
 
 enum {
@@ -55,10 +66,14 @@ enum {
     B_FLAG,
     B_PATTERN,
     B_LI,
+    B_NZ,
+    B_DIAG,
+    B_DCOUNT,
     B_AX,
     B_LX,
     B_D,
     B_Y,
+    B_DJ,
     B_COUNT
 };
 
@@ -70,8 +85,9 @@ static void **slot(lucid_contact_hessian *h, int k) {
         (void **)&h->head,      (void **)&h->elen,   (void **)&h->degree,    (void **)&h->wk,
         (void **)&h->Ap,        (void **)&h->Ai,     (void **)&h->P,         (void **)&h->Pinv,
         (void **)&h->Lp,        (void **)&h->Parent, (void **)&h->Lnz,       (void **)&h->Flag,
-        (void **)&h->Pattern,   (void **)&h->Li,     (void **)&h->Ax,        (void **)&h->Lx,
-        (void **)&h->D,         (void **)&h->Y};
+        (void **)&h->Pattern,   (void **)&h->Li,     (void **)&h->nz,        (void **)&h->diag,
+        (void **)&h->dcount,    (void **)&h->Ax,     (void **)&h->Lx,        (void **)&h->D,
+        (void **)&h->Y,         (void **)&h->DJ};
     return table[k];
 }
 
@@ -118,8 +134,8 @@ static size_t mul_add(size_t a, size_t b, size_t c) {
     return a * b + c;
 }
 
-/* The block graph: sides per body, the row blocks of each column, the positions of the
- * off-diagonal blocks of each contact. */
+/* The block graph: sides per slot, the row blocks of each column, and for each side the
+ * first row (the widths of the blocks before it) of the other side's block in its column. */
 static void block_graph(lucid_contact_hessian *h, const lucid_contact_sparse_problem *p) {
     idx nb = h->nb, n = h->n;
     memset(h->inc_start, 0, sizeof(idx) * (size_t)(nb + 1));
@@ -133,6 +149,7 @@ static void block_graph(lucid_contact_hessian *h, const lucid_contact_sparse_pro
     idx at = 0;
     for (idx b = 0; b < nb; ++b) {
         h->col_start[b] = at;
+        idx rows = (idx)lucid_sparse_width(p, (int)b);
         h->col[at++] = b, h->mark[b] = b;
         for (idx k = h->inc_start[b]; k < h->inc_start[b + 1]; ++k) {
             idx s = h->inc[k], other = p->body[s ^ 1];
@@ -140,8 +157,9 @@ static void block_graph(lucid_contact_hessian *h, const lucid_contact_sparse_pro
                 h->pos[s] = -1;
                 continue;
             }
-            if (h->mark[other] != b) { /* first time in this column: nvv holds its position */
-                h->mark[other] = b, h->nvv[other] = at - h->col_start[b];
+            if (h->mark[other] != b) { /* first time in this column: nvv holds its first row */
+                h->mark[other] = b, h->nvv[other] = rows;
+                rows += (idx)lucid_sparse_width(p, (int)other);
                 h->col[at++] = other;
             }
             h->pos[s] = other == b ? 0 : h->nvv[other];
@@ -150,8 +168,8 @@ static void block_graph(lucid_contact_hessian *h, const lucid_contact_sparse_pro
     h->col_start[nb] = at;
 }
 
-/* AMD on the body graph (no diagonal): P of the scalar unknowns, body by body. */
-static void order(lucid_contact_hessian *h) {
+/* AMD on the slot graph (no diagonal): P of the scalar unknowns, slot by slot. */
+static void order(lucid_contact_hessian *h, const lucid_contact_sparse_problem *p) {
     idx nb = h->nb, pfree = 0;
     for (idx b = 0; b < nb; ++b) {
         h->pe[b] = pfree;
@@ -164,9 +182,76 @@ static void order(lucid_contact_hessian *h) {
     amd_l_defaults(control);
     amd_l2(nb, h->pe, h->iw, h->len, iwlen, pfree, h->nvv, h->next, h->last, h->head, h->elen,
            h->degree, h->wk, control, info);
-    for (idx k = 0; k < nb; ++k)
-        for (idx c = 0; c < 6; ++c) h->P[6 * k + c] = 6 * h->last[k] + c;
+    idx at = 0;
+    for (idx k = 0; k < nb; ++k) {
+        idx first = (idx)lucid_sparse_begin(p, (int)h->last[k]);
+        idx width = (idx)lucid_sparse_width(p, (int)h->last[k]);
+        for (idx c = width; c-- > 0;) h->P[at++] = first + c; /* leaves first */
+    }
     for (idx k = 0; k < h->nv; ++k) h->Pinv[h->P[k]] = k;
+}
+
+/* The columns of a row-major 3 x w block with a non-zero entry, into nz; returns their count.
+ * A robot's contact rows are zero on the dofs that do not move the contact point (other
+ * branches of the tree): skipping them makes J^T D J cost depth^2 instead of nv^2. */
+static idx nonzero_columns(const double *J, idx w, idx *nz) {
+    idx k = 0;
+    for (idx c = 0; c < w; ++c)
+        if (J[c] != 0.0 || J[w + c] != 0.0 || J[2 * w + c] != 0.0) nz[k++] = c;
+    return k;
+}
+
+/* Marks in slot b's diagonal pattern (1: may be non-zero) the pairs of the non-zero columns of
+ * J_a (rows) and J_c (columns), both on slot b, and the transposed pairs. */
+static void mark_pairs(lucid_contact_hessian *h, const lucid_contact_sparse_problem *p, idx b,
+                       const double *Ja, const double *Jc) {
+    idx w = (idx)lucid_sparse_width(p, (int)b), *pm = h->diag + lucid_sparse_mass_at(p, (int)b);
+    idx *na = h->nz, *nc = h->nz + w;
+    idx ka = nonzero_columns(Ja, w, na), kc = nonzero_columns(Jc, w, nc);
+    for (idx u = 0; u < ka; ++u)
+        for (idx t = 0; t < kc; ++t) pm[na[u] * w + nc[t]] = pm[nc[t] * w + na[u]] = 1;
+}
+
+/* The pattern of each slot's diagonal block: M's non-zeros, the diagonal, the pairs of each
+ * side's non-zero columns and of the two sides of a contact within one slot. */
+static void diagonal_pattern(lucid_contact_hessian *h, const lucid_contact_sparse_problem *p) {
+    for (idx b = 0; b < h->nb; ++b) {
+        idx w = (idx)lucid_sparse_width(p, (int)b), *pm = h->diag + lucid_sparse_mass_at(p, (int)b);
+        const double *M = p->M + lucid_sparse_mass_at(p, (int)b);
+        for (idx k = 0; k < w * w; ++k) pm[k] = M[k] != 0.0 || k % (w + 1) == 0;
+    }
+    for (idx s = 0; s < 2 * h->n; ++s) {
+        idx b = p->body[s];
+        if (b < 0) continue;
+        const double *Js = p->J + lucid_sparse_side_at(p, (int)s);
+        mark_pairs(h, p, b, Js, Js);
+        if (p->body[s ^ 1] == b)
+            mark_pairs(h, p, b, Js, p->J + lucid_sparse_side_at(p, (int)(s ^ 1)));
+    }
+}
+
+/* The entries of H (per column: its diagonal block's rows, then the other row blocks' widths)
+ * into dcount, in size_t; SIZE_MAX on overflow. */
+static size_t count_entries(lucid_contact_hessian *h, const lucid_contact_sparse_problem *p) {
+    size_t entries = 0;
+    for (idx b = 0; b < h->nb; ++b) {
+        idx w = (idx)lucid_sparse_width(p, (int)b), first = (idx)lucid_sparse_begin(p, (int)b);
+        const idx *pm = h->diag + lucid_sparse_mass_at(p, (int)b);
+        size_t rows = 0;
+        for (idx k = h->col_start[b] + 1; k < h->col_start[b + 1]; ++k) {
+            size_t wc = lucid_sparse_width(p, (int)h->col[k]);
+            if (rows > SIZE_MAX - wc) return SIZE_MAX;
+            rows += wc;
+        }
+        for (idx l = 0; l < w; ++l) {
+            idx d = 0;
+            for (idx r = 0; r < w; ++r) d += pm[r * w + l];
+            h->dcount[first + l] = d;
+            entries = mul_add(1, rows + (size_t)d, entries);
+            if (entries == SIZE_MAX) return SIZE_MAX;
+        }
+    }
+    return entries;
 }
 
 lucid_status lucid_contact_hessian_analyze(lucid_contact_hessian *h,
@@ -174,10 +259,10 @@ lucid_status lucid_contact_hessian_analyze(lucid_contact_hessian *h,
     if (!h || !p || p->n < 0 || p->num_bodies < 0 || (p->n > 0 && !p->M)) return LUCID_ERR_ARGUMENT;
     size_t nb = (size_t)p->num_bodies, n = (size_t)p->n;
     size_t sides = mul_add(2, n, 0), blocks = mul_add(2, n, nb);
-    size_t nv = mul_add(6, nb, 0), entries = mul_add(36, blocks, 0);
+    size_t nv = lucid_sparse_columns(p);
     /* AMD's workspace: the graph (<= 2n entries) plus elbow room, as amd_order sizes it */
     size_t iw = mul_add(sides, 1, mul_add(sides / 5, 1, mul_add(7, nb, 16)));
-    if (entries == SIZE_MAX || iw == SIZE_MAX || nv + 1 == 0 || entries > (size_t)INT64_MAX / 2)
+    if (blocks == SIZE_MAX || iw == SIZE_MAX || nv >= (size_t)INT64_MAX / 2)
         return LUCID_ERR_NO_MEMORY;
     size_t want[B_COUNT] = {[B_INC_START] = nb + 1,
                             [B_INC] = sides,
@@ -196,7 +281,6 @@ lucid_status lucid_contact_hessian_analyze(lucid_contact_hessian *h,
                             [B_DEGREE] = nb,
                             [B_W] = nb,
                             [B_AP] = nv + 1,
-                            [B_AI] = entries,
                             [B_P] = nv,
                             [B_PINV] = nv,
                             [B_LP] = nv + 1,
@@ -204,72 +288,127 @@ lucid_status lucid_contact_hessian_analyze(lucid_contact_hessian *h,
                             [B_LNZ] = nv,
                             [B_FLAG] = nv,
                             [B_PATTERN] = nv,
-                            [B_LI] = 0,
-                            [B_AX] = entries,
-                            [B_LX] = 0,
+                            [B_DCOUNT] = nv,
                             [B_D] = nv,
                             [B_Y] = nv};
     for (int k = 0; k < B_COUNT; ++k) {
+        if (k == B_AI || k == B_AX || k == B_LI || k == B_LX || k == B_NZ || k == B_DJ ||
+            k == B_DIAG)
+            continue;
         lucid_status s = grow(h, k, want[k] > 0 ? want[k] : 1);
         if (s != LUCID_OK) return s;
     }
     h->nb = (idx)nb, h->n = (idx)n, h->nv = (idx)nv;
+    size_t widest = 0, diag = 0; /* the widest slot, the end of the diagonal blocks' maps */
+    for (int b = 0; b < p->num_bodies; ++b) {
+        size_t w = lucid_sparse_width(p, b);
+        if (w > widest) widest = w;
+        if (w > 0 && w > SIZE_MAX / w) return LUCID_ERR_NO_MEMORY;
+        diag = mul_add(1, lucid_sparse_mass_at(p, b), w * w) > diag
+                   ? mul_add(1, lucid_sparse_mass_at(p, b), w * w)
+                   : diag;
+    }
+    if (diag == SIZE_MAX) return LUCID_ERR_NO_MEMORY;
+    lucid_status s = grow(h, B_NZ, widest > 0 ? 2 * widest : 1);
+    if (s == LUCID_OK) s = grow(h, B_DJ, widest > 0 ? 3 * widest : 1);
+    if (s == LUCID_OK) s = grow(h, B_DIAG, diag > 0 ? diag : 1);
+    if (s != LUCID_OK) return s;
     block_graph(h, p);
-    /* scalar pattern: column 6 b + l has the 6 rows of each row block of column b */
+    diagonal_pattern(h, p);
+    size_t entries = count_entries(h, p);
+    if (entries == SIZE_MAX || entries > (size_t)INT64_MAX / 2) return LUCID_ERR_NO_MEMORY;
+    s = grow(h, B_AI, entries > 0 ? entries : 1);
+    if (s == LUCID_OK) s = grow(h, B_AX, entries > 0 ? entries : 1);
+    if (s != LUCID_OK) return s;
+    /* scalar pattern: column begin(b) + l has its diagonal block's rows (their positions kept
+     * in diag), then the rows of each other row block of column b */
     idx at = 0;
     for (idx b = 0; b < h->nb; ++b) {
-        idx count = h->col_start[b + 1] - h->col_start[b];
-        for (idx l = 0; l < 6; ++l) {
-            h->Ap[6 * b + l] = at;
-            for (idx k = 0; k < count; ++k)
-                for (idx r = 0; r < 6; ++r) h->Ai[at++] = 6 * h->col[h->col_start[b] + k] + r;
+        idx first = (idx)lucid_sparse_begin(p, (int)b), width = (idx)lucid_sparse_width(p, (int)b);
+        idx *pm = h->diag + lucid_sparse_mass_at(p, (int)b);
+        for (idx l = 0; l < width; ++l) {
+            h->Ap[first + l] = at;
+            for (idx r = 0; r < width; ++r) {
+                if (!pm[r * width + l]) continue;
+                h->Ai[at] = first + r;
+                pm[r * width + l] = at++ + 1; /* positions + 1 until the sweep below */
+            }
+            for (idx k = h->col_start[b] + 1; k < h->col_start[b + 1]; ++k) {
+                idx c = h->col[k], cfirst = (idx)lucid_sparse_begin(p, (int)c);
+                idx cwidth = (idx)lucid_sparse_width(p, (int)c);
+                for (idx r = 0; r < cwidth; ++r) h->Ai[at++] = cfirst + r;
+            }
         }
+        for (idx k = 0; k < width * width; ++k) pm[k] -= 1; /* -1: not in the pattern */
     }
     h->Ap[h->nv] = at, h->nnz = at;
-    if (h->nb > 0) order(h);
+    if (h->nb > 0) order(h, p);
     ldl_l_symbolic(h->nv, h->Ap, h->Ai, h->Lp, h->Parent, h->Lnz, h->Flag, h->P, h->Pinv);
     size_t fill = (size_t)h->Lp[h->nv];
-    lucid_status s = grow(h, B_LI, fill > 0 ? fill : 1);
+    s = grow(h, B_LI, fill > 0 ? fill : 1);
     if (s == LUCID_OK) s = grow(h, B_LX, fill > 0 ? fill : 1);
     return s;
 }
 
-/* Ax block (row block at position j of column b) += B (6 x 6, B[6 r + l]: row r, column l) */
-static void add_block(lucid_contact_hessian *h, idx b, idx j, const double *B) {
-    idx count = h->col_start[b + 1] - h->col_start[b];
-    double *base = h->Ax + 36 * h->col_start[b] + 6 * j;
-    for (idx l = 0; l < 6; ++l)
-        for (idx r = 0; r < 6; ++r) base[6 * count * l + r] += B[6 * r + l];
+/* H += J_a^T D J_b (J row-major 3 x w, D row-major 3 x 3) in column block b, over the
+ * non-zero columns of each: into b's diagonal block when `row` < 0 (J_a on slot b too), else
+ * into the row block of J_a's slot whose first row, after the diagonal block's, is `row`. */
+static void add_weighted(lucid_contact_hessian *h, const lucid_contact_sparse_problem *p, idx b,
+                         idx row, const double *Ja, idx wa, const double *D, const double *Jb) {
+    idx first = (idx)lucid_sparse_begin(p, (int)b), wb = (idx)lucid_sparse_width(p, (int)b);
+    const idx *pm = h->diag + lucid_sparse_mass_at(p, (int)b);
+    idx *nzb = h->nz, *nza = h->nz + wb; /* wb + wa <= 2 w_max */
+    idx kb = nonzero_columns(Jb, wb, nzb);
+    idx ka = Ja == Jb ? kb : nonzero_columns(Ja, wa, nza);
+    if (Ja == Jb) nza = nzb;
+    double *DJ = h->DJ; /* D J_b on its non-zero columns: 3 x kb */
+    for (int a = 0; a < 3; ++a)
+        for (idx t = 0; t < kb; ++t) {
+            idx l = nzb[t];
+            DJ[a * kb + t] =
+                D[3 * a] * Jb[l] + D[3 * a + 1] * Jb[wb + l] + D[3 * a + 2] * Jb[2 * wb + l];
+        }
+    for (idx t = 0; t < kb; ++t) {
+        idx l = nzb[t];
+        double d0 = DJ[t], d1 = DJ[kb + t], d2 = DJ[2 * kb + t];
+        double *base = h->Ax + h->Ap[first + l] + h->dcount[first + l] + row;
+        for (idx u = 0; u < ka; ++u) {
+            idx r = nza[u];
+            double v = Ja[r] * d0 + Ja[wa + r] * d1 + Ja[2 * wa + r] * d2;
+            if (row < 0)
+                h->Ax[pm[r * wb + l]] += v;
+            else
+                base[r] += v;
+        }
+    }
 }
 
-/* B = J_a^T D J_b (J row-major 3 x 6, D row-major 3 x 3) */
-static void weighted_product(const double *Ja, const double *D, const double *Jb, double *B) {
-    double DJ[18]; /* D J_b */
-    for (int a = 0; a < 3; ++a)
-        for (int l = 0; l < 6; ++l)
-            DJ[6 * a + l] = D[3 * a] * Jb[l] + D[3 * a + 1] * Jb[6 + l] + D[3 * a + 2] * Jb[12 + l];
-    for (int r = 0; r < 6; ++r)
-        for (int l = 0; l < 6; ++l)
-            B[6 * r + l] = Ja[r] * DJ[l] + Ja[6 + r] * DJ[6 + l] + Ja[12 + r] * DJ[12 + l];
+/* Ax's diagonal block of slot b += its mass block (row-major, symmetric), over the block's
+ * pattern (the first dcount entries of each of its columns) */
+static void add_mass(lucid_contact_hessian *h, const lucid_contact_sparse_problem *p, idx b) {
+    idx first = (idx)lucid_sparse_begin(p, (int)b), width = (idx)lucid_sparse_width(p, (int)b);
+    const double *M = p->M + lucid_sparse_mass_at(p, (int)b);
+    for (idx l = 0; l < width; ++l)
+        for (idx k = h->Ap[first + l]; k < h->Ap[first + l] + h->dcount[first + l]; ++k)
+            h->Ax[k] += M[width * (h->Ai[k] - first) + l];
 }
 
 lucid_status lucid_contact_hessian_factor(lucid_contact_hessian *h,
                                           const lucid_contact_sparse_problem *p, const double *D) {
     memset(h->Ax, 0, sizeof(double) * (size_t)h->nnz);
-    for (idx b = 0; b < h->nb; ++b) add_block(h, b, 0, p->M + 36 * b);
-    double B[36];
+    for (idx b = 0; b < h->nb; ++b) add_mass(h, p, b);
     for (idx i = 0; i < h->n; ++i) {
         const double *wi = D + 9 * i;
         for (idx s = 2 * i; s < 2 * i + 2; ++s) {
             idx b = p->body[s];
             if (b < 0) continue;
-            const double *Js = p->J + 18 * s;
-            weighted_product(Js, wi, Js, B);
-            add_block(h, b, 0, B);
-            if (h->pos[s] >= 0) { /* row block: the other side's body, column b */
-                weighted_product(p->J + 18 * (s ^ 1), wi, Js, B);
-                add_block(h, b, h->pos[s], B);
-            }
+            idx w = (idx)lucid_sparse_width(p, (int)b);
+            const double *Js = p->J + lucid_sparse_side_at(p, (int)s);
+            add_weighted(h, p, b, -1, Js, w, wi, Js);
+            if (h->pos[s] >= 0) /* the other side's slot (b itself: its diagonal block) */
+                add_weighted(h, p, b, p->body[s ^ 1] == b ? -1 : h->pos[s] - w,
+                             p->J + lucid_sparse_side_at(p, (int)(s ^ 1)),
+                             (idx)lucid_sparse_width(p, (int)p->body[s ^ 1]), wi, Js);
         }
     }
     if (h->nv == 0) return LUCID_OK;

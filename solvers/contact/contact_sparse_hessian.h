@@ -5,9 +5,10 @@
  * Both the ADMM x-step and the primal Newton step of the sparse solvers go through it:
  *   (J M^-1 J^T + diag(d)) x = r  <=>  x = (r - J u) / d,  H u = J^T (r / d),  w = 1 / d
  * (Woodbury; H is SPD for every w >= 0 since M is), and Newton's Hessian is H with w its
- * active-set weights. H has one 6 x 6 block per body and one per pair of bodies sharing a
- * contact: O(bodies + contacts) entries where G = J M^-1 J^T has O(contacts^2), and the
- * factor's fill is that of the body graph (a bin of boxes is nearly planar).
+ * active-set weights. H has one block per slot (6 x 6 for a body; nv x nv for a robot, with
+ * the tree's sparsity) and one per pair of slots sharing a contact: O(bodies + contacts)
+ * entries where G = J M^-1 J^T has O(contacts^2), and the factor's fill is that of the slot
+ * graph (a bin of boxes is nearly planar; none inside a robot's block).
  * The pattern (analyse) is built once per problem, the values (factor) once per change of w;
  * all memory is owned by the struct and only grows, so after warm-up nothing is allocated.
  * Indices are SuiteSparse_long (64-bit) and every size is checked in size_t. */

@@ -1,42 +1,60 @@
 /* The velocity-space operator of the sparse contact problem (contact_sparse.h): J, J^T and
- * G + R = J M^-1 J^T + R applied through the 3 x 6 blocks of each contact side. */
+ * G + R = J M^-1 J^T + R applied through the 3 x w blocks of each contact side (w the width of
+ * its slot: 6 for a free body, nv for a robot). */
 #include <string.h>
 
 #include "solvers/contact/contact_sparse.h"
 
-void lucid_contact_sparse_jt(const lucid_contact_sparse_problem *p, const double *y, double *f) {
-    memset(f, 0, sizeof(double) * 6 * (size_t)p->num_bodies);
-    for (int s = 0; s < 2 * p->n; ++s) {
-        if (p->body[s] < 0) continue;
-        const double *J = p->J + 18 * (size_t)s, *ys = y + 3 * (size_t)(s / 2);
-        double *fb = f + 6 * (size_t)p->body[s];
-        for (int k = 0; k < 6; ++k) fb[k] += J[k] * ys[0] + J[6 + k] * ys[1] + J[12 + k] * ys[2];
+/* out[k] += sum_d B[d w + k] y[d] for lo <= k < hi (B^T y, B a row-major 3 x w block) */
+static void block_transpose_times(const double *B, size_t w, size_t lo, size_t hi,
+                                  const double y[3], double *out) {
+    for (size_t k = lo; k < hi; ++k) out[k] += B[k] * y[0] + B[w + k] * y[1] + B[2 * w + k] * y[2];
+}
+
+/* out[d] += sum over lo <= k < hi of B[d w + k] x[k] (B x, B a row-major 3 x w block) */
+static void block_times(const double *B, size_t w, size_t lo, size_t hi, const double *x,
+                        double out[3]) {
+    for (int d = 0; d < 3; ++d) {
+        const double *r = B + (size_t)d * w;
+        double v = 0.0;
+        for (size_t k = lo; k < hi; ++k) v += r[k] * x[k];
+        out[d] += v;
     }
+}
+
+/* f (the columns of p) = sum over sides of B_s^T y_contact(s), B: p's J (w = 0) or W (w = 1) */
+static void transpose_times(const lucid_contact_sparse_problem *p, const double *B, int w,
+                            const double *y, double *f) {
+    memset(f, 0, sizeof(double) * lucid_sparse_columns(p));
+    for (int s = 0; s < 2 * p->n; ++s) {
+        int b = p->body[s];
+        if (b < 0) continue;
+        size_t lo, hi;
+        lucid_sparse_span(p, s, w, &lo, &hi);
+        block_transpose_times(B + lucid_sparse_side_at(p, s), lucid_sparse_width(p, b), lo, hi,
+                              y + 3 * (size_t)(s / 2), f + lucid_sparse_begin(p, b));
+    }
+}
+
+void lucid_contact_sparse_jt(const lucid_contact_sparse_problem *p, const double *y, double *f) {
+    transpose_times(p, p->J, 0, y, f);
 }
 
 void lucid_contact_sparse_j(const lucid_contact_sparse_problem *p, const double *u, double *y) {
     memset(y, 0, sizeof(double) * 3 * (size_t)p->n);
     for (int s = 0; s < 2 * p->n; ++s) {
-        if (p->body[s] < 0) continue;
-        const double *J = p->J + 18 * (size_t)s, *ub = u + 6 * (size_t)p->body[s];
-        double *ys = y + 3 * (size_t)(s / 2);
-        for (int d = 0; d < 3; ++d) {
-            const double *r = J + 6 * d;
-            ys[d] += r[0] * ub[0] + r[1] * ub[1] + r[2] * ub[2] + r[3] * ub[3] + r[4] * ub[4] +
-                     r[5] * ub[5];
-        }
+        int b = p->body[s];
+        if (b < 0) continue;
+        size_t lo, hi;
+        lucid_sparse_span(p, s, 0, &lo, &hi);
+        block_times(p->J + lucid_sparse_side_at(p, s), lucid_sparse_width(p, b), lo, hi,
+                    u + lucid_sparse_begin(p, b), y + 3 * (size_t)(s / 2));
     }
 }
 
 void lucid_contact_sparse_apply(const lucid_contact_sparse_problem *p, const double *x, double *u,
                                 double *y) {
-    memset(u, 0, sizeof(double) * 6 * (size_t)p->num_bodies);
-    for (int s = 0; s < 2 * p->n; ++s) { /* u = W^T x = M^-1 J^T x */
-        if (p->body[s] < 0) continue;
-        const double *W = p->W + 18 * (size_t)s, *xs = x + 3 * (size_t)(s / 2);
-        double *ub = u + 6 * (size_t)p->body[s];
-        for (int k = 0; k < 6; ++k) ub[k] += W[k] * xs[0] + W[6 + k] * xs[1] + W[12 + k] * xs[2];
-    }
+    transpose_times(p, p->W, 1, x, u); /* u = W^T x = M^-1 J^T x */
     lucid_contact_sparse_j(p, u, y);
     if (p->R)
         for (size_t k = 0; k < 3 * (size_t)p->n; ++k) y[k] += p->R[k] * x[k];
@@ -58,11 +76,13 @@ void lucid_contact_sparse_delassus(const lucid_contact_sparse_problem *p, double
             for (int s = 2 * i; s < 2 * i + 2; ++s)
                 for (int t = 2 * j; t < 2 * j + 2; ++t) {
                     if (p->body[s] < 0 || p->body[s] != p->body[t]) continue;
-                    const double *J = p->J + 18 * (size_t)s, *W = p->W + 18 * (size_t)t;
+                    size_t w = lucid_sparse_width(p, p->body[s]);
+                    const double *J = p->J + lucid_sparse_side_at(p, s),
+                                 *W = p->W + lucid_sparse_side_at(p, t);
                     for (int a = 0; a < 3; ++a) /* block (i, j) += J_s W_t^T */
                         for (int b = 0; b < 3; ++b) {
                             double v = 0.0;
-                            for (int k = 0; k < 6; ++k) v += J[6 * a + k] * W[6 * b + k];
+                            for (size_t k = 0; k < w; ++k) v += J[(size_t)a * w + k] * W[b * w + k];
                             G[(3 * (size_t)i + a) + m * (3 * (size_t)j + b)] += v;
                         }
                 }

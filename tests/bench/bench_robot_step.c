@@ -3,14 +3,16 @@
  * its cube (../shared/data/robots/allegro_cube.xml, the file's grasp recipe) and lucid's 7-joint
  * arm pressing a box (tasks/models/arm7.xml). Each side starts from the file's configuration,
  * settles for `--settle` seconds with the same controls, then `--steps` steps are timed (CPU
- * time of this process, best of `--repeats` runs from the settled state). Printed per model:
- * ms per step, contacts per step (lucid: its contact points and joint-limit contacts; MuJoCo:
- * d->ncon plus its active limit rows), lucid's post-step NCP residual (the world's
- * stats.residual, N and m/s^2), and lucid/MuJoCo. MuJoCo's own residual is not computed here
- * (its contacts are soft: its solver's residual is not the NCP's).
+ * time of this process, best of `--repeats` runs from the settled state). lucid runs twice,
+ * its robot island forced onto the dense path (Delassus matrix, sparse_threshold huge) and
+ * into body space (the model's slot of nv columns, sparse_threshold 0). Printed per model:
+ * ms per step and lucid's post-step NCP residual (the world's stats.residual, N and m/s^2) for
+ * each path, contacts per step (lucid: its contact points and joint-limit contacts; MuJoCo:
+ * d->ncon plus its active limit rows), and lucid/MuJoCo for each path. MuJoCo's own residual
+ * is not computed here (its contacts are soft: its solver's residual is not the NCP's).
  *
  *   OPENBLAS_NUM_THREADS=1 build/tests/bench/bench_robot_step [--steps N] [--settle S]
- *                                                                [--repeats R]
+ *                                        [--repeats R] [--solver MODEL:SOLVER (ncp:admm)]
  * MuJoCo is dlopen'ed (tests/bench/mujoco_api.h); without it only lucid's column is printed. */
 #include <math.h>
 #include <stdio.h>
@@ -46,7 +48,17 @@ typedef struct result {
     double ms, contacts, residual;
 } result;
 
-static int run_lucid(const scene *sc, double settle, int steps, int repeats, result *r) {
+/* The contact model and solver, and the island size above which the body-space path is taken
+ * (-1: the automatic choice, 0: always, BIG: never). */
+typedef struct lucid_setup {
+    lucid_contact_model model;
+    lucid_contact_solver solver;
+    int sparse_threshold;
+} lucid_setup;
+#define BIG 1000000000
+
+static int run_lucid(const scene *sc, const lucid_setup *su, double settle, int steps, int repeats,
+                     result *r) {
     char err[512];
     lucid_model_spec *spec = NULL;
     if (lucid_model_spec_load(sc->path, NULL, &spec, err, sizeof err) != LUCID_OK) {
@@ -64,6 +76,8 @@ static int run_lucid(const scene *sc, double settle, int steps, int repeats, res
     lucid_world_default_options(&o);
     o.dt = lucid_model_timestep(m);
     o.gravity = lucid_model_gravity(m);
+    o.contact.model = su->model, o.contact.solver = su->solver;
+    o.sparse_threshold = su->sparse_threshold;
     lucid_world *w = NULL;
     lucid_world_model_desc d;
     lucid_world_model_desc_default(&d);
@@ -140,6 +154,7 @@ static int run_mujoco(const mujoco_api *api, const scene *sc, double settle, int
 int main(int argc, char **argv) {
     int steps = 400, repeats = 3;
     double settle = 1.5;
+    lucid_setup su = {LUCID_CONTACT_NCP, LUCID_CONTACT_ADMM, -1};
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) {
             steps = atoi(argv[++i]);
@@ -147,8 +162,19 @@ int main(int argc, char **argv) {
             settle = atof(argv[++i]);
         } else if (strcmp(argv[i], "--repeats") == 0 && i + 1 < argc) {
             repeats = atoi(argv[++i]);
+        } else if (strcmp(argv[i], "--solver") == 0 && i + 1 < argc) {
+            char name[64];
+            snprintf(name, sizeof name, "%s", argv[++i]);
+            char *colon = strchr(name, ':');
+            if (!colon) return fprintf(stderr, "--solver: MODEL:SOLVER, e.g. ccp:newton\n"), 2;
+            *colon = '\0';
+            if (lucid_contact_model_parse(name, &su.model) != LUCID_OK ||
+                lucid_contact_solver_parse(colon + 1, &su.solver) != LUCID_OK)
+                return fprintf(stderr, "--solver: unknown %s\n", argv[i]), 2;
         } else {
-            fprintf(stderr, "usage: %s [--steps N] [--settle SECONDS] [--repeats R]\n", argv[0]);
+            fprintf(stderr,
+                    "usage: %s [--steps N] [--settle SECONDS] [--repeats R] [--solver M:S]\n",
+                    argv[0]);
             return 2;
         }
     }
@@ -173,22 +199,29 @@ int main(int argc, char **argv) {
     memset(&api, 0, sizeof api);
     int have_mujoco = load_mujoco(&api);
     printf(
-        "one contact step: lucid (default ncp:admm) vs MuJoCo %s mj_step; %d steps after %.2g s, "
-        "best of %d (CPU ms per step)\n",
+        "one contact step: lucid (%s:%s) vs MuJoCo %s mj_step; %d steps after %.2g s, best of %d "
+        "(CPU ms per step)\n",
+        lucid_contact_model_name(su.model), lucid_contact_solver_name(su.solver),
         have_mujoco ? api.version() : "(not found)", steps, settle, repeats);
-    printf("%-14s %10s %9s %12s %10s %9s %8s\n", "model", "lucid ms", "contacts", "NCP residual",
-           "MuJoCo ms", "contacts", "ratio");
+    printf("lucid's robot island on the dense path (Delassus matrix) and in body space (the "
+           "model's slot of nv columns, world_sparse.c); ratio: lucid / MuJoCo\n");
+    printf("%-14s %9s %9s %9s %9s %9s %9s %9s %8s %8s\n", "model", "dense ms", "residual",
+           "body ms", "residual", "contacts", "MuJoCo ms", "contacts", "dense", "body");
     for (size_t i = 0; i < sizeof scenes / sizeof scenes[0]; ++i) {
         const scene *sc = &scenes[i];
         if (!readable(sc->path)) {
             printf("%-14s skipped: %s not found\n", sc->name, sc->path);
             continue;
         }
-        result a = {0}, b = {NAN, NAN, NAN};
-        if (!run_lucid(sc, settle, steps, repeats, &a)) return 1;
+        result a = {0}, e = {0}, b = {NAN, NAN, NAN};
+        lucid_setup dense = su, body = su;
+        dense.sparse_threshold = BIG, body.sparse_threshold = 0;
+        if (!run_lucid(sc, &dense, settle, steps, repeats, &a)) return 1;
+        if (!run_lucid(sc, &body, settle, steps, repeats, &e)) return 1;
         int mj = have_mujoco && run_mujoco(&api, sc, settle, steps, repeats, &b);
-        printf("%-14s %10.4f %9.1f %12.2e %10.4f %9.1f %8.2f\n", sc->name, a.ms, a.contacts,
-               a.residual, mj ? b.ms : NAN, mj ? b.contacts : NAN, mj ? a.ms / b.ms : NAN);
+        printf("%-14s %9.4f %9.2e %9.4f %9.2e %9.1f %9.4f %9.1f %8.2f %8.2f\n", sc->name, a.ms,
+               a.residual, e.ms, e.residual, e.contacts, mj ? b.ms : NAN, mj ? b.contacts : NAN,
+               mj ? a.ms / b.ms : NAN, mj ? e.ms / b.ms : NAN);
     }
     return 0;
 }

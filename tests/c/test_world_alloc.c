@@ -10,6 +10,8 @@
 
 #include <cmocka.h>
 
+#include "runtime/model/model.h"
+#include "runtime/model/model_load.h"
 #include "runtime/shapes/convex_mesh.h"
 #include "runtime/world/world.h"
 
@@ -113,11 +115,56 @@ static void test_body_space_admm_step_allocates_nothing(void **state) {
     steps_allocate_nothing(&o);
 }
 
+/* A robot in body space (its slot of nv columns, H with the tree's sparsity): lucid's 7-joint
+ * arm pressing its box under position servos, with ncp:admm and ccp:newton. */
+static void robot_steps_allocate_nothing(lucid_contact_model model, lucid_contact_solver solver) {
+    char err[512];
+    lucid_model_spec *spec = NULL;
+    if (lucid_model_spec_load(LUCID_SOURCE_DIR "/tasks/models/arm7.xml", NULL, &spec, err,
+                              sizeof err) != LUCID_OK)
+        fail_msg("%s", err);
+    lucid_model *m = NULL;
+    lucid_status st = lucid_model_compile(spec, &m, err, sizeof err);
+    lucid_model_spec_destroy(spec);
+    if (st != LUCID_OK) fail_msg("%s", err);
+    lucid_world_options o;
+    lucid_world_default_options(&o);
+    o.dt = lucid_model_timestep(m);
+    o.contact.model = model, o.contact.solver = solver;
+    o.sparse_threshold = 0;
+    lucid_world *w = NULL;
+    assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
+    lucid_world_model_desc d;
+    lucid_world_model_desc_default(&d);
+    int id;
+    assert_int_equal(lucid_world_add_model(w, m, &d, &id, NULL), LUCID_OK);
+    const double u[7] = {0, 1.7, 0, -0.5, 0, 0.9, 0};
+    assert_int_equal(lucid_world_model_set_control(w, id, u, NULL), LUCID_OK);
+    for (int i = 0; i < 600; ++i) assert_int_equal(lucid_world_step(w), LUCID_OK);
+    int contacts = lucid_world_contact_count(w);
+    counting = 1, allocations = 0;
+    for (int i = 0; i < 300; ++i) assert_int_equal(lucid_world_step(w), LUCID_OK);
+    long during = allocations;
+    counting = 0;
+    printf("arm7 in body space: %d contacts, %ld allocations in 300 steps\n", contacts, during);
+    assert_true(contacts > 0);
+    assert_int_equal(during, 0);
+    lucid_world_destroy(w);
+    lucid_model_destroy(m);
+}
+
+static void test_robot_body_space_step_allocates_nothing(void **state) {
+    (void)state;
+    robot_steps_allocate_nothing(LUCID_CONTACT_NCP, LUCID_CONTACT_ADMM);
+    robot_steps_allocate_nothing(LUCID_CONTACT_CCP, LUCID_CONTACT_NEWTON);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_step_allocates_nothing),
         cmocka_unit_test(test_body_space_step_allocates_nothing),
-        cmocka_unit_test(test_body_space_admm_step_allocates_nothing)};
+        cmocka_unit_test(test_body_space_admm_step_allocates_nothing),
+        cmocka_unit_test(test_robot_body_space_step_allocates_nothing)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
 #else

@@ -183,3 +183,97 @@ t.case("MuJoCo's humanoid falls on its floor and comes to rest", function()
   t.truthy(ke[16] < 0.01 and ke[16] < ke[8], "kinetic energy " .. ke[16])
 end)
 
+
+-- Robot islands in body space (runtime/world/world_sparse.c): the model's links share one
+-- slot of its nv columns. The pieces w:contact_problem returns rebuild the dense path's G, and
+-- the robot scenes follow the dense path's trajectories (sparse_threshold 0 against one no
+-- island reaches).
+local ARM7 = "tasks/models/arm7.xml" -- ctest runs from the repository root
+
+t.case("a robot island in body space: its pieces rebuild the dense path's G", function()
+  if not exists(ARM7) then t.skip("needs " .. ARM7 .. " (run from the repository root)") end
+  local m = lucid.model.load(ARM7)
+  local function arm(threshold)
+    local w = lucid.world{dt = m.timestep, sparse_threshold = threshold}
+    local id = w:add_model(m)
+    w:set_control(id, {0, 1.7, 0, -0.5, 0, 0.9, 0}) -- presses the box (bench_robot_step)
+    return w
+  end
+  local dense, sparse = arm(1000000000), arm(0)
+  dense:step(600)
+  sparse:set_state(dense:state())
+  dense:set_state(dense:state())
+  dense:step()
+  sparse:step()
+  local pd, ps = dense:contact_problem(), sparse:contact_problem()
+  local n = #ps.mu
+  t.truthy(n >= 2 and pd.sparse == nil and ps.sparse ~= nil, "body space: " .. n .. " contacts")
+  local widest = 0
+  for _, width in ipairs(ps.sparse.width) do widest = math.max(widest, width) end
+  t.eq(widest, m.nv, "the model's slot")
+  t.eq(ps.sparse.J:cols(), 3 * m.nv)
+  -- G = sum over the sides s of contact i and t of contact j on one slot of J_s W_t^T
+  local S = ps.sparse
+  local big, gap = 0, 0
+  for i = 1, n do
+    for j = 1, n do
+      for a = 1, 3 do
+        for b = 1, 3 do
+          local v = 0
+          for s = 2 * i - 1, 2 * i do
+            for u = 2 * j - 1, 2 * j do
+              local slot = S.slot[s]
+              if slot > 0 and slot == S.slot[u] then
+                local w = S.width[slot]
+                for k = 1, w do v = v + S.J:get(s, (a - 1) * w + k) * S.W:get(u, (b - 1) * w + k) end
+              end
+            end
+          end
+          if ps.R then v = v + ((i == j and a == b) and ps.R[3 * (i - 1) + a] or 0) end
+          local d = pd.G:get(3 * (i - 1) + a, 3 * (j - 1) + b)
+          big, gap = math.max(big, math.abs(d)), math.max(gap, math.abs(d - v))
+        end
+      end
+    end
+  end
+  t.truthy(gap <= 1e-12 * big, "G from the pieces: " .. gap .. " of " .. big)
+end)
+
+t.case("robot scenes follow the dense path's trajectories in body space", function()
+  local function compare(path, dt, controls, steps, tol)
+    local m = lucid.model.load(path)
+    local worlds = {}
+    for k, threshold in ipairs{1000000000, 0} do
+      local w = lucid.world{dt = dt, sparse_threshold = threshold}
+      local id = w:add_model(m)
+      if controls then w:set_control(id, controls(m)) end
+      worlds[k] = {w = w, id = id}
+    end
+    local worst = 0
+    for _ = 1, steps do
+      worlds[1].w:step()
+      worlds[2].w:step()
+      local qd, qs = worlds[1].w:q(worlds[1].id), worlds[2].w:q(worlds[2].id)
+      for i = 1, #qd do worst = math.max(worst, math.abs(qd[i] - qs[i])) end
+    end
+    print(string.format("%s: %d steps, largest |q_dense - q_body| %.2e", path:match("[^/]+$"),
+                        steps, worst))
+    t.truthy(worst <= tol, worst)
+  end
+  if exists(HUMANOID) then
+    -- falls and lands (ncp:admm meets tol on its steps): measured 1e-8 per step
+    compare(HUMANOID, 0.005, nil, 300, 1e-5)
+  end
+  local allegro = ROBOTS .. "allegro_cube.xml"
+  if exists(allegro) then
+    -- the grasp: ncp:admm stops at max_iter on many steps (a few 1e-5 of NCP residual on
+    -- either path), which bounds how far the two answers can be told apart
+    compare(allegro, 0.002, function(m)
+      local u = {}
+      for i, n in ipairs(m:names("actuator")) do
+        u[i] = n == "tha0" and 1.3 or (n:match("a0$") and 0 or 1.2)
+      end
+      return u
+    end, 600, 1e-4)
+  end
+end)
