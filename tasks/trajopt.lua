@@ -525,27 +525,37 @@ if opts["compare-jacobians"] then
   os.exit(0)
 end
 
+-- Gauss-Newton stops at the iteration limit, or once the box is within half the success
+-- tolerances (|position error| <= 2.5 mm and |yaw error| <= 1 deg at the accepted step:
+-- reason "callback"; the last trial evaluated is the accepted one), or when every residual is
+-- within a tenth of its tolerance (min_cost).
 local function solve(target, method, features)
   local U0 = lucid.vec(scene.U0)
   local rho = opts.reg / math.sqrt(scene.n)
+  local last
   local function residual(U)
     local y = features(U)
+    last = pose_residual(y:value(), target)
     local r = pose_residual(y, target)
     local parts = {r[1], r[2], r[3]}
     if rho > 0 then parts[4] = (U - U0) * rho end
     return lucid.ad.concat(parts)
   end
-  local start = lucid.clock()
-  -- stop when the pose is within a tenth of the tolerances: cost = 0.5 |r|^2 with |r_i| <= 0.1
+  local start, cpu = lucid.clock(), os.clock()
   local U, info = lucid.optim.gauss_newton(residual, U0, {
     max_iter = opts.iterations, damping = "adaptive", lambda = 1e-3, tol = 1e-9,
     min_cost = 0.5 * 3 * 0.1 ^ 2,
+    callback = function()
+      if math.sqrt(last[1] ^ 2 + last[2] ^ 2) <= 0.5 and math.abs(last[3]) <= 0.5 then
+        return false
+      end
+    end,
   })
-  local seconds = lucid.clock() - start
+  local seconds, cpu_seconds = lucid.clock() - start, os.clock() - cpu
   local y = rollout(scene, U)
   local pos_err, yaw_err = box_error(y, target)
-  return {U = U, info = info, seconds = seconds, pos_err = pos_err, yaw_err = yaw_err,
-          success = pos_err <= POS_TOL and yaw_err <= YAW_TOL}
+  return {U = U, info = info, seconds = seconds, cpu_seconds = cpu_seconds, pos_err = pos_err,
+          yaw_err = yaw_err, success = pos_err <= POS_TOL and yaw_err <= YAW_TOL}
 end
 
 local results = {}
@@ -573,11 +583,12 @@ bar:done()
 
 local function summarise(m)
   local res = results[m.key]
-  local succ, iters, secs, pos, yaw = 0, {}, {}, {}, {}
+  local succ, iters, secs, pos, yaw, cpus = 0, {}, {}, {}, {}, {}
   local reasons = {}
   for i, s in ipairs(res.solves) do
     if s.success then succ = succ + 1 end
     iters[i], secs[i], pos[i], yaw[i] = s.info.iterations, s.seconds, s.pos_err, s.yaw_err * 180 / math.pi
+    cpus[i] = s.cpu_seconds
     reasons[s.info.reason] = (reasons[s.info.reason] or 0) + 1
   end
   local S = stats.summary(secs)
@@ -585,12 +596,19 @@ local function summarise(m)
   for i, s in ipairs(res.solves) do
     per_target[i] = {success = s.success, position_error_m = s.pos_err,
                      yaw_error_deg = s.yaw_err * 180 / math.pi, iterations = s.info.iterations,
-                     reason = s.info.reason, seconds = s.seconds, cost = s.info.cost}
+                     reason = s.info.reason, seconds = s.seconds, cpu_seconds = s.cpu_seconds,
+                     cost = s.info.cost}
   end
   return {method = m.kind, kappa = m.kappa, targets = #res.solves, successes = succ,
           per_target = per_target,
           success_rate = succ / #res.solves, iterations = stats.summary(iters),
           seconds = S, seconds_max = S.max, seconds_median = S.median,
+          cpu_seconds = stats.summary(cpus),
+          over_10_cpu_seconds = (function()
+            local c = 0
+            for _, v in ipairs(cpus) do if v > 10 then c = c + 1 end end
+            return c
+          end)(),
           position_error_m = stats.summary(pos), yaw_error_deg = stats.summary(yaw),
           stop_reasons = reasons}
 end
@@ -604,17 +622,19 @@ for _, m in ipairs(METHODS) do
   figures.methods[m.key] = summarise(m)
 end
 -- the headline: success rate and median solve time of each method; speed-up against
--- rollout_fd on the targets both solved
+-- rollout_fd (CPU time) on the targets both solved
 local fd = results.rollout_fd
 for _, m in ipairs(METHODS) do
   local f = figures.methods[m.key]
   figures.summary[m.key .. "_success_rate"] = f.success_rate
   figures.summary[m.key .. "_median_seconds"] = f.seconds.median
   figures.summary[m.key .. "_max_seconds"] = f.seconds.max
+  figures.summary[m.key .. "_median_cpu_seconds"] = f.cpu_seconds.median
+  figures.summary[m.key .. "_max_cpu_seconds"] = f.cpu_seconds.max
   if fd and m.key ~= "rollout_fd" then
     local a, b = 0, 0
     for i = 1, #fd.solves do
-      a, b = a + fd.solves[i].seconds, b + results[m.key].solves[i].seconds
+      a, b = a + fd.solves[i].cpu_seconds, b + results[m.key].solves[i].cpu_seconds
     end
     f.speedup_vs_rollout_fd = a / b
     figures.summary[m.key .. "_speedup_vs_rollout_fd"] = a / b
@@ -681,10 +701,12 @@ t:report(figures, function()
     local f = figures.methods[m.key]
     rows[#rows + 1] = {m.label, f.targets, string.format("%.0f%%", 100 * f.success_rate),
                        f.iterations.median, f.iterations.max, f.seconds.median, f.seconds.max,
+                       f.cpu_seconds.median, f.cpu_seconds.max,
                        f.position_error_m.median * 1e3, f.yaw_error_deg.median,
                        f.speedup_vs_rollout_fd or ""}
   end
   print(task.format_table({"method", "targets", "success", "iter med", "iter max", "s med",
-                           "s max", "pos err mm", "yaw err deg", "x vs rollout_fd"}, rows, "%.3g"))
+                           "s max", "cpu s med", "cpu s max", "pos err mm", "yaw err deg",
+                           "x vs rollout_fd"}, rows, "%.3g"))
   if figures.plots then print("plots: " .. figures.plots.costs .. ", " .. figures.plots.paths) end
 end)
