@@ -251,6 +251,44 @@ function checks.contact_pose(f)
   end
 end
 
+-- Grasp synthesis (tasks/grasp.lua): rates are fractions; epsilon is at most the largest
+-- wrench norm, sqrt(2 (1 + mu^2)) with unit normal forces and torques times 1/rho; fingertips
+-- end on the surface (within 1 cm even when an attempt fails); each object row is consistent.
+function checks.grasp(f)
+  local s = f.summary
+  if type(s) ~= "table" then bad("summary: missing") return end
+  local n = num(s, "grasps", 1, nil, "summary")
+  local mu = num(s, "mu", 0, 10, "summary") or 0
+  local top = math.sqrt(2 * (1 + mu * mu))
+  num(s, "force_closure_rate", 0, 1, "summary")
+  for _, k in ipairs({"epsilon_min", "epsilon_median", "epsilon_max"}) do num(s, k, 0, top, "summary") end
+  if s.epsilon_min and s.epsilon_max and s.epsilon_min > s.epsilon_max then
+    bad("summary: epsilon_min > epsilon_max")
+  end
+  num(s, "mean_attempts", 1, nil, "summary")
+  num(s, "mean_iterations", 0, nil, "summary")
+  num(s, "grasps_per_second_per_core", 0, nil, "summary")
+  if f.problem == "hand" then
+    for _, k in ipairs({"valid_rate", "first_attempt_valid_rate", "simulated_success_rate"}) do
+      num(s, k, 0, 1, "summary")
+    end
+    num(s, "max_penetration", 0, 0.05, "summary")
+    num(s, "max_fingertip_gap", 0, 0.05, "summary")
+  else
+    num(s, "first_attempt_force_closure_rate", 0, 1, "summary")
+    num(s, "max_fingertip_distance", 0, 0.01, "summary")
+  end
+  local total = 0
+  for i, o in ipairs(f.objects or {}) do
+    local where = "objects." .. i
+    total = total + (num(o, "grasps", 1, nil, where) or 0)
+    num(o, "force_closure_rate", 0, 1, where)
+    num(o, "epsilon_min", 0, top, where)
+    num(o, "seconds", 0, nil, where)
+  end
+  if n and total ~= n then bad("objects: %d grasps in the rows, %d in the summary", total, n) end
+end
+
 local check = checks[name]
 if not check then
   bad("no figure checks for task '%s' (add them to tests/task_check.lua)", name)

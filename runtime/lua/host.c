@@ -70,6 +70,7 @@ int luaopen_lucid(lua_State *L) {
     lucid_open_model(L);
     lucid_open_model_load(L);
     lucid_open_pscaling(L);
+    lucid_open_grasp(L);
 
     /* Register before running the Lua side so its modules can `require "lucid"`. */
     luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);

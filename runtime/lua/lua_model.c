@@ -906,6 +906,8 @@ void lucid_open_model(lua_State *L) {
                                        {"normalize", l_normalize},
                                        {"frame_pose", l_frame_pose},
                                        {"frame_jacobian", l_frame_jacobian},
+                                       {"geoms", lucid_lua_model_geoms},
+                                       {"actuators", lucid_lua_model_actuators},
                                        {NULL, NULL}};
     static const luaL_Reg dynamics[] = {{"rnea", l_rnea},
                                         {"aba", l_aba},

@@ -19,4 +19,9 @@ void lucid_lua_push_model(lua_State *L, lucid_model *m, const char *fname);
 lucid_model *lucid_lua_checkmodel(lua_State *L, int idx, const char *fname, const char *what,
                                   lucid_model_data **data);
 
+/* m:geoms() (runtime/lua/lua_model_geoms.c). */
+int lucid_lua_model_geoms(lua_State *L);
+/* m:actuators() (runtime/lua/lua_model_actuators.c). */
+int lucid_lua_model_actuators(lua_State *L);
+
 #endif

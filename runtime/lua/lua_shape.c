@@ -225,6 +225,30 @@ static int l_convex(lua_State *L) {
     return 1;
 }
 
+/* A copy of a shape another owner holds (a model's geom): primitives by value, a convex mesh
+ * as a new hull of its vertices (the same hull, owned by the new shape). */
+void lucid_lua_push_shape_copy(lua_State *L, const lucid_shape *s, const char *fname) {
+    if (s->kind != LUCID_SHAPE_CONVEX) {
+        push_shape(L)->shape = *s;
+        return;
+    }
+    const lucid_convex_mesh *mesh = s->u.mesh;
+    int n = mesh->num_vertices;
+    double *points = lua_newuserdatauv(L, sizeof(double) * 3 * (size_t)n, 0);
+    for (int i = 0; i < n; ++i) {
+        points[3 * i] = mesh->vertices[i].x;
+        points[3 * i + 1] = mesh->vertices[i].y;
+        points[3 * i + 2] = mesh->vertices[i].z;
+    }
+    shape_userdata *u = push_shape(L);
+    new_mesh_ref(L, u, fname);
+    char err[256];
+    lucid_status st = lucid_convex_mesh_create_msg(points, n, &u->ref->mesh, err, sizeof err);
+    if (st != LUCID_OK) fail_mesh(L, fname, st, err);
+    attach_mesh(L, u, fname);
+    lua_remove(L, -2); /* the points */
+}
+
 static double option_scale(lua_State *L, int idx, const char *fname) {
     static const char *const keys[] = {"scale", NULL};
     if (lua_isnoneornil(L, idx)) return 1.0;

@@ -31,4 +31,8 @@ lucid_lua_mesh_ref *lucid_lua_shape_retain(lua_State *L, int idx);
 /* Drops a reference (NULL is ignored); the last one frees the mesh. */
 void lucid_lua_mesh_release(lucid_lua_mesh_ref *ref);
 
+/* Pushes a new shape equal to s (primitives copied, a convex mesh re-hulled from its vertices
+ * into a mesh the new shape owns); errors name FNAME. */
+void lucid_lua_push_shape_copy(lua_State *L, const lucid_shape *s, const char *fname);
+
 #endif

@@ -25,5 +25,6 @@ void lucid_open_contact_derivatives(lua_State *L);
 void lucid_open_model(lua_State *L); /* lucid.model, lucid.dynamics (runtime/lua/lua_model.c) */
 void lucid_open_model_load(lua_State *L); /* lucid.model.load (after model) */
 void lucid_open_pscaling(lua_State *L);   /* lucid.pscaling (runtime/lua/lua_pscaling.c) */
+void lucid_open_grasp(lua_State *L);      /* lucid.grasp.epsilon, lucid.grasp.wrenches */
 
 #endif

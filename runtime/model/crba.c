@@ -4,47 +4,39 @@
 #include "runtime/model/dynamics.h"
 #include "runtime/model/spatial.h"
 
-/* Backward over nodes i: Ic_i = I_i + sum of children; F = Ic_i S_i, M_ii = S_i^T F; then F is
- * carried to each ancestor j (F <- pMj F) and M_ji = S_j^T F = M_ij^T; Ic_p += pMi Ic_i. */
+static inline double dot6(const double *a, const double *b) {
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
+}
+
+/* In the world frame (no force transforms up the tree): with J_l the world columns and Ic_i
+ * the composite inertia of node i's subtree (world), backward over nodes:
+ * M_lk = J_l . Ic_i J_k for l in node i and k in i or an ancestor; Ic_p += Ic_i. */
 void lucid_model_crba(const lucid_model *m, lucid_model_data *d, const double *q) {
     size_t nv = m->nv;
     lucid_model_forward_kinematics(m, d, q);
     memset(d->M, 0, nv * nv * sizeof *d->M);
-    for (size_t i = 0; i < m->nnodes; ++i) d->Ic[i] = m->nodes[i].inertia;
-    double *F = d->U; /* 6 x nv_i columns of Ic_i S_i, carried up the tree */
+    for (size_t i = 0; i < m->nnodes; ++i) {
+        const lucid_model_node *nd = &m->nodes[i];
+        d->Ic[i] = lucid_sp_inertia_act(&d->oMi[i], &nd->inertia);
+        for (size_t c = 0; c < nd->nv; ++c)
+            lucid_sp_world_column(&d->oMi[i], m->dof_axis[nd->idx_v + c],
+                                  d->oJ + 6 * (nd->idx_v + c));
+    }
     for (size_t i = m->nnodes; i-- > 0;) {
         const lucid_model_node *nd = &m->nodes[i];
-        for (size_t k = 0; k < nd->nv; ++k) {
-            double e[6] = {0, 0, 0, 0, 0, 0};
-            e[m->dof_axis[nd->idx_v + k]] = 1.0;
-            lucid_sp_inertia_apply(&d->Ic[i], e, F + 6 * k);
-        }
-        for (size_t k = 0; k < nd->nv; ++k)
-            for (size_t r = 0; r <= k; ++r) /* the joint's block, mirrored: exactly symmetric */
-                d->M[(nd->idx_v + r) + nv * (nd->idx_v + k)] =
-                    d->M[(nd->idx_v + k) + nv * (nd->idx_v + r)] =
-                        F[6 * k + m->dof_axis[nd->idx_v + r]];
-        int j = (int)i;
-        while (m->nodes[j].parent >= 0) {
-            int p = m->nodes[j].parent;
-            for (size_t k = 0; k < nd->nv; ++k) {
-                double t[6];
-                lucid_sp_force_act(&d->liMi[j], F + 6 * k, t);
-                memcpy(F + 6 * k, t, sizeof t);
-            }
-            const lucid_model_node *np = &m->nodes[p];
-            for (size_t k = 0; k < nd->nv; ++k)
-                for (size_t r = 0; r < np->nv; ++r) {
-                    double x = F[6 * k + m->dof_axis[np->idx_v + r]];
-                    d->M[(np->idx_v + r) + nv * (nd->idx_v + k)] = x;
-                    d->M[(nd->idx_v + k) + nv * (np->idx_v + r)] = x;
-                }
-            j = p;
-        }
-        if (nd->parent >= 0) {
-            lucid_inertia t = lucid_sp_inertia_act(&d->liMi[i], &d->Ic[i]);
-            lucid_sp_inertia_add(&d->Ic[nd->parent], &t);
-        }
+        size_t n = nd->nv, i0 = nd->idx_v;
+        double Y[6][6];
+        for (size_t c = 0; c < n; ++c)
+            lucid_sp_inertia_apply(&d->Ic[i], d->oJ + 6 * (i0 + c), Y[c]);
+        for (size_t c = 0; c < n; ++c) /* the joint's block, mirrored: exactly symmetric */
+            for (size_t e = 0; e <= c; ++e)
+                d->M[(i0 + c) + nv * (i0 + e)] = d->M[(i0 + e) + nv * (i0 + c)] =
+                    dot6(Y[c], d->oJ + 6 * (i0 + e));
+        for (int a = m->dof_parent[i0]; a >= 0; a = m->dof_parent[a])
+            for (size_t c = 0; c < n; ++c)
+                d->M[(i0 + c) + nv * (size_t)a] = d->M[(size_t)a + nv * (i0 + c)] =
+                    dot6(Y[c], d->oJ + 6 * (size_t)a);
+        if (nd->parent >= 0) lucid_sp_inertia_add(&d->Ic[nd->parent], &d->Ic[i]);
     }
     for (size_t k = 0; k < nv; ++k) d->M[k + nv * k] += m->armature[k];
 }

@@ -58,16 +58,16 @@ lucid_vec3 lucid_model_com(const lucid_model *m, lucid_model_data *d, const doub
 
 /* ---- analytic derivatives (tangent space of q: column k is the derivative along q (+) t e_k) --
  * dtau_dq, dtau_dv: nv x nv, column-major, of rnea(q, v, a) (M = dtau/da is lucid_model_crba's).
- * Exact (no finite differences): the directional derivative of the world-frame Newton-Euler
- * recursion along each dof k, which moves the subtree of k's joint rigidly by exp(t J_k); a dof
- * touches only its subtree and its ancestors, so the cost is O(sum of dof depths) spatial
- * operations, like CRBA. */
+ * Exact (no finite differences): Carpentier & Mansard's algorithm (RSS 2018), one forward and
+ * one backward pass in the world frame for all columns at once, O(sum of dof depths) spatial
+ * operations like CRBA (formulas in rnea_derivatives.c). */
 void lucid_model_rnea_derivatives(const lucid_model *m, lucid_model_data *d, const double *q,
                                   const double *v, const double *a, double *dtau_dq,
                                   double *dtau_dv);
-/* a = aba(q, v, tau) into a (nv), and its derivatives da_dq = -M^-1 dtau_dq, da_dv =
- * -M^-1 dtau_dv at that a, da_dtau = M^-1 (each nv x nv; da_dtau may be NULL). Leaves d->M
- * and its LTDL factors at q. */
+/* a = M^-1 (tau - b) (ABA's acceleration, from the same pass's M, bias and LTDL factors: equal
+ * to lucid_model_aba's up to rounding) into a (nv), and its derivatives da_dq = -M^-1 dtau_dq,
+ * da_dv = -M^-1 dtau_dv at that a, da_dtau = M^-1 (each nv x nv column-major; da_dtau may be
+ * NULL). Leaves d->M (full symmetric) and its LTDL factors at q. */
 void lucid_model_aba_derivatives(const lucid_model *m, lucid_model_data *d, const double *q,
                                  const double *v, const double *tau, double *a, double *da_dq,
                                  double *da_dv, double *da_dtau);

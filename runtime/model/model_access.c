@@ -234,13 +234,20 @@ void lucid_model_data_destroy(lucid_model_data *d) {
     free(d->D);
     free(d->tmp);
     free(d->oJ);
+    free(d->dVdq);
+    free(d->dAdq);
+    free(d->dAdv);
     free(d->ov);
     free(d->oa);
-    free(d->of);
     free(d->oF);
-    free(d->dF);
+    free(d->oB);
     free(d->oI);
-    free(d->mark);
+    free(d->oYc);
+    free(d->dwork);
+    free(d->dof_last);
+    free(d->ltdl_col);
+    free(d->ltdl_below_start);
+    free(d->ltdl_below);
     free(d);
 }
 
@@ -276,14 +283,21 @@ lucid_status lucid_model_data_create(const lucid_model *m, lucid_model_data **ou
     d->D = zalloc(nv, sizeof(double));
     d->tmp = zalloc(7 * nv, sizeof(double));
     d->oJ = zalloc(6 * nv, sizeof(double));
+    d->dVdq = zalloc(6 * nv, sizeof(double));
+    d->dAdq = zalloc(6 * nv, sizeof(double));
+    d->dAdv = zalloc(6 * nv, sizeof(double));
     d->ov = zalloc(6 * n, sizeof(double));
     d->oa = zalloc(6 * n, sizeof(double));
-    d->of = zalloc(6 * n, sizeof(double));
     d->oF = zalloc(6 * n, sizeof(double));
-    d->dF = zalloc(6 * n, sizeof(double));
+    d->oB = zalloc(12 * n, sizeof(double));
     d->oI = zalloc(n, sizeof *d->oI);
-    d->mark = zalloc(n, sizeof *d->mark);
-    if (!d->oJ || !d->ov || !d->oa || !d->of || !d->oF || !d->dF || !d->oI || !d->mark) {
+    d->oYc = zalloc(n, sizeof *d->oYc);
+    d->dwork = zalloc(3 * nv * nv, sizeof(double)); /* nv^2 <= SIZE_MAX / 8 (checked above) */
+    if (!d->oJ || !d->dVdq || !d->dAdq || !d->dAdv || !d->ov || !d->oa || !d->oF || !d->oB ||
+        !d->oI || !d->oYc || !d->dwork || !(d->dof_last = zalloc(nv, sizeof *d->dof_last)) ||
+        !(d->ltdl_col = zalloc(m->ltdl_nnz, sizeof *d->ltdl_col)) ||
+        !(d->ltdl_below_start = zalloc(nv + 1, sizeof *d->ltdl_below_start)) ||
+        !(d->ltdl_below = zalloc(m->ltdl_nnz, sizeof *d->ltdl_below))) {
         lucid_model_data_destroy(d);
         return LUCID_ERR_NO_MEMORY;
     }
@@ -292,6 +306,32 @@ lucid_status lucid_model_data_create(const lucid_model *m, lucid_model_data **ou
         lucid_model_data_destroy(d);
         return LUCID_ERR_NO_MEMORY;
     }
+    for (size_t k = nv; k-- > 0;) { /* children have larger indices than their parents */
+        if (d->dof_last[k] < k) d->dof_last[k] = k;
+        int p = m->dof_parent[k];
+        if (p >= 0 && d->dof_last[p] < d->dof_last[k]) d->dof_last[p] = d->dof_last[k];
+    }
+    for (size_t k = 0; k < nv; ++k) {
+        size_t p = m->ltdl_start[k];
+        for (int a = m->dof_parent[k]; a >= 0; a = m->dof_parent[a]) {
+            d->ltdl_below_start[a + 1]++;
+            d->ltdl_col[p++] = (size_t)a;
+        }
+    }
+    for (size_t a = 0; a < nv; ++a) d->ltdl_below_start[a + 1] += d->ltdl_below_start[a];
+    size_t *next = zalloc(nv, sizeof *next); /* each column's fill cursor */
+    if (!next) {
+        lucid_model_data_destroy(d);
+        return LUCID_ERR_NO_MEMORY;
+    }
+    for (size_t a = 0; a < nv; ++a) next[a] = d->ltdl_below_start[a];
+    for (size_t k = 0; k < nv; ++k) /* rows in increasing order within each column */
+        for (size_t p = m->ltdl_start[k]; p < m->ltdl_start[k + 1]; ++p) {
+            size_t e = next[d->ltdl_col[p]]++;
+            d->ltdl_below[e][0] = k;
+            d->ltdl_below[e][1] = p;
+        }
+    free(next);
     *out = d;
     return LUCID_OK;
 }

@@ -63,20 +63,29 @@ static inline void lucid_sp_inertia_apply(const lucid_inertia *I, const double *
                  lucid_vec3_add(lucid_mat3_mul_vec(&I->I, w), lucid_vec3_cross(I->h, lv)));
 }
 /* The inertia I (child frame) in the parent frame of M = (R, p):
- * (m, R h + m p, R I R^T - ([Rh]x[p]x + [p]x[Rh]x + m [p]x^2)). */
+ * (m, R h + m p, R I R^T - ([Rh]x[p]x + [p]x[Rh]x + m [p]x^2)); with [a]x[b]x = b a^T - (a.b) 1
+ * the bracket is p g^T + g p^T - 2 (g.p) 1 + m (p p^T - (p.p) 1), g = R h (R I R^T symmetric:
+ * its upper triangle only). */
 static inline lucid_inertia lucid_sp_inertia_act(const lucid_se3 *M, const lucid_inertia *I) {
     lucid_inertia out;
-    lucid_vec3 Rh = lucid_mat3_mul_vec(&M->R, I->h);
-    lucid_mat3 RI = lucid_mat3_mul(&M->R, &I->I);
-    lucid_mat3 Rt = lucid_mat3_transpose(&M->R);
-    lucid_mat3 J = lucid_mat3_mul(&RI, &Rt);
-    lucid_mat3 P = lucid_mat3_hat(M->t), H = lucid_mat3_hat(Rh);
-    lucid_mat3 HP = lucid_mat3_mul(&H, &P), PH = lucid_mat3_mul(&P, &H),
-               PP = lucid_mat3_mul(&P, &P);
-    for (int k = 0; k < 9; ++k) J.m[k] -= HP.m[k] + PH.m[k] + I->mass * PP.m[k];
-    out.mass = I->mass;
-    out.h = lucid_vec3_add(Rh, lucid_vec3_scale(M->t, I->mass));
-    out.I = J;
+    const double *R = M->R.m, *A = I->I.m;
+    lucid_vec3 g = lucid_mat3_mul_vec(&M->R, I->h);
+    double T[9], J[9], p[3] = {M->t.x, M->t.y, M->t.z}, gv[3] = {g.x, g.y, g.z}, m = I->mass;
+    for (int c = 0; c < 3; ++c) /* T = R A */
+        for (int r = 0; r < 3; ++r)
+            T[r + 3 * c] = R[r] * A[3 * c] + R[r + 3] * A[3 * c + 1] + R[r + 6] * A[3 * c + 2];
+    double gp = 2.0 * (gv[0] * p[0] + gv[1] * p[1] + gv[2] * p[2]),
+           pp = m * (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+    for (int c = 0; c < 3; ++c) /* J = T R^T - bracket, upper triangle then mirrored */
+        for (int r = 0; r <= c; ++r) {
+            double x = T[r] * R[c] + T[r + 3] * R[c + 3] + T[r + 6] * R[c + 6];
+            x -= p[r] * gv[c] + gv[r] * p[c] + m * p[r] * p[c];
+            if (r == c) x += gp + pp;
+            J[r + 3 * c] = J[c + 3 * r] = x;
+        }
+    out.mass = m;
+    out.h = lucid_vec3_add(g, lucid_vec3_scale(M->t, m));
+    for (int k = 0; k < 9; ++k) out.I.m[k] = J[k];
     return out;
 }
 static inline void lucid_sp_inertia_add(lucid_inertia *a, const lucid_inertia *b) {
@@ -84,19 +93,15 @@ static inline void lucid_sp_inertia_add(lucid_inertia *a, const lucid_inertia *b
     a->h = lucid_vec3_add(a->h, b->h);
     a->I = lucid_mat3_add(&a->I, &b->I);
 }
-/* The 6x6 matrix [[m 1, -hat(h)], [hat(h), I]]. */
+/* The 6x6 matrix [[m 1, -hat(h)], [hat(h), I]] (every entry written: no zeroing pass). */
 static inline void lucid_sp_inertia_matrix(const lucid_inertia *I, double *A) {
-    for (int k = 0; k < 36; ++k) A[k] = 0.0;
-    lucid_vec3 h = I->h;
-    double H[9] = {0, h.z, -h.y, -h.z, 0, h.x, h.y, -h.x, 0}; /* hat(h), column-major */
-    for (int i = 0; i < 3; ++i) {
-        A[i + 6 * i] = I->mass;
-        for (int j = 0; j < 3; ++j) {
-            A[i + 6 * (j + 3)] = -H[i + 3 * j];
-            A[(i + 3) + 6 * j] = H[i + 3 * j];
-            A[(i + 3) + 6 * (j + 3)] = I->I.m[i + 3 * j];
-        }
-    }
+    double m = I->mass, x = I->h.x, y = I->h.y, z = I->h.z;
+    const double col[6][6] = {{m, 0, 0, 0, z, -y}, {0, m, 0, -z, 0, x}, {0, 0, m, y, -x, 0},
+                              {0, -z, y, 0, 0, 0}, {z, 0, -x, 0, 0, 0}, {-y, x, 0, 0, 0, 0}};
+    for (int c = 0; c < 6; ++c)
+        for (int r = 0; r < 6; ++r) A[r + 6 * c] = col[c][r];
+    for (int c = 0; c < 3; ++c)
+        for (int r = 0; r < 3; ++r) A[(r + 3) + 6 * (c + 3)] = I->I.m[r + 3 * c];
 }
 /* out += M* A M^-1 for a symmetric motion-to-force matrix A in the child frame (out in the
  * parent frame). With F = [[R, 0], [P R, R]] (P = hat(p)) and B = diag(R, R) A diag(R, R)^T:
@@ -130,6 +135,18 @@ static inline void lucid_sp_matrix_act_add(const lucid_se3 *M, const double *A, 
             out[(c + 3) + 6 * r] += c12;
             out[(r + 3) + 6 * (c + 3)] += B22.m[k] + PB12.m[k] - SP.m[k];
         }
+}
+
+/* J = Ad(X) e_ax: the world column of a dof whose motion subspace is the unit vector e_ax in
+ * the frame of the node placed at X. */
+static inline void lucid_sp_world_column(const lucid_se3 *X, int ax, double *J) {
+    const double *R = X->R.m;
+    if (ax < 3) {
+        J[0] = R[3 * ax], J[1] = R[3 * ax + 1], J[2] = R[3 * ax + 2], J[3] = J[4] = J[5] = 0.0;
+    } else {
+        lucid_vec3 w = lucid_vec3_make(R[3 * (ax - 3)], R[3 * (ax - 3) + 1], R[3 * (ax - 3) + 2]);
+        lucid_sp_set(J, lucid_vec3_cross(X->t, w), w);
+    }
 }
 
 /* The joint motion X_J(q) of a node (its frame relative to its zero-motion frame). */

@@ -162,8 +162,8 @@ lucid_status lucid_world_set_state(lucid_world *w, const double *x, const char *
 lucid_status lucid_world_state_integrate(const lucid_world *w, const double *x, const double *dx,
                                          double *out);
 /* dx = x1 (-) x0, the tangent with x0 (+) dx = x1: log(T0^-1 T1) for free bodies. */
-lucid_status lucid_world_state_difference(const lucid_world *w, const double *x0,
-                                          const double *x1, double *dx);
+lucid_status lucid_world_state_difference(const lucid_world *w, const double *x0, const double *x1,
+                                          double *dx);
 
 typedef struct lucid_world_energy {
     double kinetic, potential; /* J; potential of gravity, -m g.x_com */

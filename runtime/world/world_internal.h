@@ -15,8 +15,8 @@ typedef struct lucid_body {
     lucid_mat3 inertia, inv_inertia; /* about the centre of mass, body axes (0 if static) */
     lucid_vec3 com;                  /* centre of mass in the body frame */
     lucid_se3 pose;                  /* body frame in the world */
-    lucid_quat orientation; /* a free body's rotation, the state's quaternion: pose.R is its
-                             * matrix (kept so get_state(set_state(x)) returns x) */
+    lucid_quat orientation;   /* a free body's rotation, the state's quaternion: pose.R is its
+                               * matrix (kept so get_state(set_state(x)) returns x) */
     lucid_vec3 v, w;          /* world twist: velocity of the body origin, angular velocity */
     double twist_body[6];     /* a free body's state velocity, (R^T v, R^T w): kept with v, w
                                * (lucid_body_sync_twist) so get_state(set_state(x)) is x */
@@ -180,8 +180,8 @@ int lucid_world_models_finite(const lucid_world *w);
 size_t lucid_world_models_nq(const lucid_world *w);
 size_t lucid_world_models_nv(const lucid_world *w);
 void lucid_world_models_get_state(const lucid_world *w, double *q, double *v);
-lucid_status lucid_world_models_check_state(const lucid_world *w, const double *q,
-                                            const double *v, const char **why);
+lucid_status lucid_world_models_check_state(const lucid_world *w, const double *q, const double *v,
+                                            const char **why);
 void lucid_world_models_set_state(lucid_world *w, const double *q, const double *v);
 void lucid_world_models_integrate_state(const lucid_world *w, const double *q, const double *v,
                                         const double *dq, const double *dv, double *q_out,

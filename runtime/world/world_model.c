@@ -583,8 +583,8 @@ void lucid_world_models_get_state(const lucid_world *w, double *q, double *v) {
     }
 }
 
-lucid_status lucid_world_models_check_state(const lucid_world *w, const double *q,
-                                            const double *v, const char **why) {
+lucid_status lucid_world_models_check_state(const lucid_world *w, const double *q, const double *v,
+                                            const char **why) {
     for (int i = 0; i < w->num_models; ++i) {
         const lucid_world_model *wm = &w->models[i];
         size_t nq = lucid_model_nq(wm->model), nv = lucid_model_nv(wm->model);

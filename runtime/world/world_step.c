@@ -63,8 +63,8 @@ static void integrate(lucid_world *w) {
         b->force = b->torque = lucid_vec3_zero();
         if (b->is_static || b->model >= 0) continue;
         lucid_vec3 x = lucid_vec3_axpy(lucid_body_com_world(b), dt, w->v_free[i]);
-        lucid_quat r = lucid_quat_mul(lucid_quat_exp(lucid_vec3_scale(w->w_free[i], dt)),
-                                      b->orientation);
+        lucid_quat r =
+            lucid_quat_mul(lucid_quat_exp(lucid_vec3_scale(w->w_free[i], dt)), b->orientation);
         lucid_quat_normalize(&r);
         b->orientation = r;
         b->pose.R = lucid_quat_to_mat3(r);

@@ -1,0 +1,50 @@
+/* m:actuators() (an addition to API.md's model methods): each actuator's kind, joint and gains,
+ * so that scripts can turn joint torques into position-servo targets. Each entry: {name, kind =
+ * "motor" | "position", joint = joint name, dof (1-based index into v), coord (1-based index
+ * into q), gear, kp, ctrl_range = {lo, hi} or nil, force_range = {lo, hi} or nil}. A position
+ * servo's torque is gear kp (u - gear q); a motor's gear u. */
+#include <lauxlib.h>
+#include <limits.h>
+
+#include "runtime/lua/check.h"
+#include "runtime/lua/lua_model.h"
+
+static void set_range(lua_State *L, int limited, double lo, double hi, const char *key) {
+    if (!limited) return;
+    lua_createtable(L, 2, 0);
+    lua_pushnumber(L, lo);
+    lua_rawseti(L, -2, 1);
+    lua_pushnumber(L, hi);
+    lua_rawseti(L, -2, 2);
+    lua_setfield(L, -2, key);
+}
+
+int lucid_lua_model_actuators(lua_State *L) {
+    const char *F = "lucid.model:actuators";
+    lucid_model *m = lucid_lua_checkmodel(L, 1, F, "self", NULL);
+    size_t n = lucid_model_nu(m);
+    const lucid_model_actuator *acts = lucid_model_actuators(m);
+    lua_createtable(L, n > (size_t)INT_MAX ? 0 : (int)n, 0);
+    for (size_t i = 0; i < n; ++i) {
+        const lucid_model_actuator *a = &acts[i];
+        lua_createtable(L, 0, 9);
+        lua_pushstring(L, a->name != NULL ? a->name : "");
+        lua_setfield(L, -2, "name");
+        lua_pushstring(L, a->kind == LUCID_ACTUATOR_POSITION ? "position" : "motor");
+        lua_setfield(L, -2, "kind");
+        lua_pushstring(L, lucid_model_joint_name(m, (size_t)a->joint));
+        lua_setfield(L, -2, "joint");
+        lua_pushinteger(L, (lua_Integer)a->dof + 1);
+        lua_setfield(L, -2, "dof");
+        lua_pushinteger(L, (lua_Integer)a->coord + 1);
+        lua_setfield(L, -2, "coord");
+        lua_pushnumber(L, a->gear);
+        lua_setfield(L, -2, "gear");
+        lua_pushnumber(L, a->kp);
+        lua_setfield(L, -2, "kp");
+        set_range(L, a->ctrl_limited, a->ctrl_lower, a->ctrl_upper, "ctrl_range");
+        set_range(L, a->force_limited, a->force_lower, a->force_upper, "force_range");
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}

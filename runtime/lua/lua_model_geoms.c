@@ -1,0 +1,46 @@
+/* m:geoms() (an addition to API.md's model methods): the model's collision geometry as Lua
+ * shapes, for tasks that reason about a robot's links (grasp synthesis: link penetration).
+ * Each entry: {body = name or nil (static), name = geom name or nil, shape = lucid.shape (a
+ * copy), pose = se3 in the body's frame (static geoms: in the model's world frame), contype,
+ * conaffinity}. A link's geom in the world: m:frame_pose(q, body) * pose. */
+#include <lauxlib.h>
+#include <limits.h>
+
+#include "runtime/lua/check.h"
+#include "runtime/lua/lua_model.h"
+#include "runtime/lua/lua_se3.h"
+#include "runtime/lua/lua_shape.h"
+
+int lucid_lua_model_geoms(lua_State *L) {
+    const char *F = "lucid.model:geoms";
+    lucid_model *m = lucid_lua_checkmodel(L, 1, F, "self", NULL);
+    size_t n = lucid_model_ngeoms(m);
+    const lucid_model_geom *geoms = lucid_model_geoms(m);
+    lua_createtable(L, n > (size_t)INT_MAX ? 0 : (int)n, 0);
+    for (size_t i = 0; i < n; ++i) {
+        const lucid_model_geom *g = &geoms[i];
+        lua_createtable(L, 0, 6);
+        lucid_se3 pose = g->pose;
+        if (g->body >= 0) {
+            lucid_se3 placement = lucid_model_body_placement(m, (size_t)g->body);
+            lucid_se3 inverse = lucid_se3_inverse(&placement);
+            pose = lucid_se3_compose(&inverse, &g->pose);
+            lua_pushstring(L, lucid_model_body_name(m, (size_t)g->body));
+            lua_setfield(L, -2, "body");
+        }
+        if (g->name != NULL) {
+            lua_pushstring(L, g->name);
+            lua_setfield(L, -2, "name");
+        }
+        lucid_lua_push_shape_copy(L, &g->shape, F);
+        lua_setfield(L, -2, "shape");
+        lucid_lua_pushse3(L, &pose);
+        lua_setfield(L, -2, "pose");
+        lua_pushinteger(L, (lua_Integer)g->contype);
+        lua_setfield(L, -2, "contype");
+        lua_pushinteger(L, (lua_Integer)g->conaffinity);
+        lua_setfield(L, -2, "conaffinity");
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
