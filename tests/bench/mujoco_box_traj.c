@@ -62,7 +62,8 @@ static int run(const double *a) {
     if (fd < 0) return 1;
     close(fd);
     char error[1000] = "";
-    mjModel *m = write_mjcf(path, a, dt / sub) ? api.load_xml(path, NULL, error, sizeof error) : NULL;
+    mjModel *m =
+        write_mjcf(path, a, dt / sub) ? api.load_xml(path, NULL, error, sizeof error) : NULL;
     remove(path);
     if (!m) {
         fprintf(stderr, "mujoco_box_traj: MuJoCo cannot load the box: %s\n", error);
