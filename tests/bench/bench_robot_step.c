@@ -16,84 +16,34 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "mujoco_api.h"
-#include "runtime/model/model.h"
-#include "runtime/model/model_load.h"
-#include "runtime/world/world.h"
-
-typedef struct scene {
-    const char *name;
-    const char *path;
-    double ctrl[32]; /* by actuator index; the rest 0 */
-    int nctrl;
-} scene;
-
-static double cpu_seconds(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int readable(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (f) fclose(f);
-    return f != NULL;
-}
+#include "robot_scene.h"
 
 typedef struct result {
     double ms, contacts, residual;
 } result;
 
-static int run_lucid(const scene *sc, double settle, int steps, int repeats, result *r) {
-    char err[512];
-    lucid_model_spec *spec = NULL;
-    if (lucid_model_spec_load(sc->path, NULL, &spec, err, sizeof err) != LUCID_OK) {
-        fprintf(stderr, "%s: %s\n", sc->name, err);
-        return 0;
-    }
-    lucid_model *m = NULL;
-    lucid_status s = lucid_model_compile(spec, &m, err, sizeof err);
-    lucid_model_spec_destroy(spec);
-    if (s != LUCID_OK) {
-        fprintf(stderr, "%s: %s\n", sc->name, err);
-        return 0;
-    }
-    lucid_world_options o;
-    lucid_world_default_options(&o);
-    o.dt = lucid_model_timestep(m);
-    o.gravity = lucid_model_gravity(m);
-    lucid_world *w = NULL;
-    lucid_world_model_desc d;
-    lucid_world_model_desc_default(&d);
+static int run_lucid(const robot_scene *sc, double settle, int steps, int repeats, result *r) {
+    lucid_world *w;
+    lucid_model *m;
     int id;
-    if (lucid_world_create(&o, &w) != LUCID_OK || lucid_world_add_model(w, m, &d, &id, NULL)) {
-        fprintf(stderr, "%s: cannot make the world\n", sc->name);
-        return 0;
-    }
-    double u[32] = {0};
-    memcpy(u, sc->ctrl, sizeof(double) * (size_t)sc->nctrl);
-    lucid_world_model_set_control(w, id, u, NULL);
-    for (int k = 0; k < (int)(settle / o.dt); ++k)
-        if (lucid_world_step(w) != LUCID_OK) {
-            fprintf(stderr, "%s: %s\n", sc->name, lucid_world_last_error(w));
-            return 0;
-        }
+    if (!robot_scene_lucid(sc, NULL, &w, &m, &id)) return 0;
+    if (!robot_scene_settle_lucid(sc->name, w, settle)) return 0;
     int n = lucid_world_state_size(w);
     double *x = malloc(sizeof(double) * (size_t)n);
     lucid_world_get_state(w, x);
     r->ms = INFINITY;
     for (int rep = 0; rep < repeats; ++rep) {
         lucid_world_set_state(w, x, NULL);
-        double contacts = 0, residual = 0, t0 = cpu_seconds();
+        double contacts = 0, residual = 0, t0 = robot_scene_cpu_seconds();
         for (int k = 0; k < steps; ++k) {
             lucid_world_step(w);
             lucid_world_stats st = lucid_world_last_stats(w);
             contacts += st.contacts;
             residual = fmax(residual, st.residual);
         }
-        double ms = 1e3 * (cpu_seconds() - t0) / steps;
+        double ms = 1e3 * (robot_scene_cpu_seconds() - t0) / steps;
         if (ms < r->ms) r->ms = ms, r->contacts = contacts / steps, r->residual = residual;
     }
     free(x);
@@ -102,17 +52,11 @@ static int run_lucid(const scene *sc, double settle, int steps, int repeats, res
     return 1;
 }
 
-static int run_mujoco(const mujoco_api *api, const scene *sc, double settle, int steps, int repeats,
-                      result *r) {
-    char err[512] = "";
-    mjModel *m = api->load_xml(sc->path, NULL, err, sizeof err);
-    if (!m) {
-        fprintf(stderr, "%s: MuJoCo: %s\n", sc->name, err);
-        return 0;
-    }
-    mjData *d = api->make_data(m);
-    for (int a = 0; a < m->nu && a < sc->nctrl; ++a) d->ctrl[a] = sc->ctrl[a];
-    for (int k = 0; k < (int)(settle / m->opt.timestep); ++k) api->step(m, d);
+static int run_mujoco(const mujoco_api *api, const robot_scene *sc, double settle, int steps,
+                      int repeats, result *r) {
+    mjModel *m;
+    mjData *d;
+    if (!robot_scene_mujoco(api, sc, settle, &m, &d)) return 0;
     /* the settled state: time, positions, velocities, warm start */
     double *qpos = malloc(sizeof(double) * (size_t)(m->nq + 2 * m->nv));
     memcpy(qpos, d->qpos, sizeof(double) * (size_t)m->nq);
@@ -123,12 +67,12 @@ static int run_mujoco(const mujoco_api *api, const scene *sc, double settle, int
         memcpy(d->qpos, qpos, sizeof(double) * (size_t)m->nq);
         memcpy(d->qvel, qpos + m->nq, sizeof(double) * (size_t)m->nv);
         memcpy(d->qacc_warmstart, qpos + m->nq + m->nv, sizeof(double) * (size_t)m->nv);
-        double contacts = 0, t0 = cpu_seconds();
+        double contacts = 0, t0 = robot_scene_cpu_seconds();
         for (int k = 0; k < steps; ++k) {
             api->step(m, d);
             contacts += d->ncon;
         }
-        double ms = 1e3 * (cpu_seconds() - t0) / steps;
+        double ms = 1e3 * (robot_scene_cpu_seconds() - t0) / steps;
         if (ms < r->ms) r->ms = ms, r->contacts = contacts / steps;
     }
     free(qpos);
@@ -156,17 +100,11 @@ int main(int argc, char **argv) {
         fprintf(stderr, "bench_robot_step: steps and repeats must be >= 1, settle >= 0\n");
         return 2;
     }
-    const char *shared = getenv("LUCID_SHARED_DIR");
     char allegro[1024];
-    snprintf(allegro, sizeof allegro, "%s/data/robots/allegro_cube.xml",
-             shared ? shared : LUCID_SOURCE_DIR "/../shared");
-    scene scenes[] = {
+    robot_scene_allegro_path(allegro, sizeof allegro);
+    robot_scene scenes[] = {
         {"humanoid", "/usr/share/mujoco/model/humanoid/humanoid.xml", {0}, 0},
-        /* joints 1-3 of each finger and the thumb to 1.2 rad, the thumb base to 1.3 */
-        {"allegro+cube",
-         allegro,
-         {0, 1.2, 1.2, 1.2, 0, 1.2, 1.2, 1.2, 0, 1.2, 1.2, 1.2, 1.3, 1.2, 1.2, 1.2},
-         16},
+        robot_scene_allegro(allegro),
         {"arm7+box", LUCID_SOURCE_DIR "/tasks/models/arm7.xml", {0, 1.7, 0, -0.5, 0, 0.9, 0}, 7},
     };
     mujoco_api api;
@@ -179,8 +117,8 @@ int main(int argc, char **argv) {
     printf("%-14s %10s %9s %12s %10s %9s %8s\n", "model", "lucid ms", "contacts", "NCP residual",
            "MuJoCo ms", "contacts", "ratio");
     for (size_t i = 0; i < sizeof scenes / sizeof scenes[0]; ++i) {
-        const scene *sc = &scenes[i];
-        if (!readable(sc->path)) {
+        const robot_scene *sc = &scenes[i];
+        if (!robot_scene_readable(sc->path)) {
             printf("%-14s skipped: %s not found\n", sc->name, sc->path);
             continue;
         }
