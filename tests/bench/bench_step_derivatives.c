@@ -5,7 +5,10 @@
  *   box       a 0.2 m box of 1 kg resting 2e-4 m deep in the floor (below the slop, where the
  *             step is differentiable: docs/step_derivatives.md "Kinks"), 6 wrench controls;
  *             MuJoCo reads the same scene from a small MJCF (6 motors on the free joint)
- *   humanoid  MuJoCo's humanoid lying on its floor (controls 0), settled for --settle seconds
+ *   humanoid  MuJoCo's humanoid lying on its floor (controls 0), settled for --settle seconds,
+ *             then lowered --sink m (2e-4) into the floor on both sides: a settled contact rests
+ *             exactly at lucid's rest depth, a kink of the step (docs/step_derivatives.md),
+ *             where no derivative exists for a reference to measure; below the slop it has one
  *   allegro   the Allegro hand closing on its cube (bench_robot_step's grasp), settled
  * Timings: CPU time of one derivative call from the settled state (lucid: one step plus the
  * derivatives; MuJoCo: mjd_transitionFD, which also evaluates the nominal step), best of
@@ -20,7 +23,11 @@
  * costs are compared, and each error only against its own reference.
  *
  *   OPENBLAS_NUM_THREADS=1 build/tests/bench/bench_step_derivatives [--repeats R]
- *       [--settle S] [--eps H] [--scene box|humanoid|allegro] [--no-reference]
+ *       [--settle S] [--eps H] [--sink D] [--scene box|humanoid|allegro]
+ *       [--no-reference] [--profile N]
+ * --profile N times only lucid's implicit method, N calls (for perf); BENCH_SD_DUMP=1 prints
+ * the reference sweeps of B and the entries of A where lucid's methods differ from the
+ * reference by more than 1e-3, to stderr.
  * MuJoCo is dlopen'ed (tests/bench/mujoco_api.h); without it only lucid's side is printed.
  * The Allegro scene needs $LUCID_SHARED_DIR (or ../shared); it is skipped when absent. */
 #include <math.h>
@@ -156,6 +163,11 @@ static int lucid_time(lucid_side *s, lucid_step_method method, double eps, int r
     t->nt = s->nt, t->nu = s->nu;
     t->contacts = info.contacts, t->fallback = info.fallback_columns;
     t->err_a = Ar ? relative_error(A, Ar, (int)na, s->dt) : NAN;
+    if (Ar && getenv("BENCH_SD_DUMP"))
+        for (size_t i = 0; i < na; ++i)
+            if (fabs(A[i] - Ar[i]) > 1e-3)
+                fprintf(stderr, "A row %zu col %zu: %.6e ref %.6e\n", i % (size_t)s->nt,
+                        i / (size_t)s->nt, A[i], Ar[i]);
     t->err_b = Br ? relative_error(B, Br, (int)nb, s->dt) : NAN;
     free(A);
     free(B);
@@ -286,13 +298,13 @@ static int box_mjcf(char *buf, size_t n) {
 }
 
 typedef struct bench_options {
-    int repeats, reference;
-    double settle, eps;
+    int repeats, reference, profile;
+    double settle, eps, sink;
     const char *only;
 } bench_options;
 
 typedef struct scene_result {
-    timing implicit, fd, mujoco;
+    timing implicit, fd, mujoco, implicit_tight;
     double lucid_ua, lucid_ub, mujoco_ua, mujoco_ub;
     int have_mujoco;
 } scene_result;
@@ -331,17 +343,33 @@ static int run_scene(const char *which, const robot_scene *sc, const mujoco_api 
                      lucid_world_get_options(w)->dt};
     double *x = malloc(sizeof(double) * (size_t)lucid_world_state_size(w));
     lucid_world_get_state(w, x);
+    if (strcmp(which, "humanoid") == 0) x[2] -= bo->sink; /* the root's z (free joint q) */
     ls.x = x;
     size_t na = (size_t)ls.nt * ls.nt, nb = (size_t)ls.nt * ls.nu;
     double *Ar = malloc(sizeof(double) * (na + 1)), *Br = malloc(sizeof(double) * (nb + 1));
     int ok = !bo->reference || reference(lucid_reference_fn, &ls, (int)na, (int)nb, ls.dt, Ar, Br,
                                          &res->lucid_ua, &res->lucid_ub);
     if (!bo->reference) res->lucid_ua = res->lucid_ub = NAN;
-    ok = ok &&
+    if (bo->profile) { /* only the implicit method, for perf */
+        ok = lucid_time(&ls, LUCID_STEP_IMPLICIT, bo->eps, bo->profile, NULL, NULL, &res->implicit);
+        printf("%s: lucid implicit best of %d: %.1f us\n", which, bo->profile, res->implicit.us);
+        bo = NULL;
+    }
+    ok = ok && bo &&
          lucid_time(&ls, LUCID_STEP_IMPLICIT, bo->eps, bo->repeats, bo->reference ? Ar : NULL,
                     bo->reference ? Br : NULL, &res->implicit) &&
          lucid_time(&ls, LUCID_STEP_FINITE_DIFFERENCES, bo->eps, bo->repeats,
                     bo->reference ? Ar : NULL, bo->reference ? Br : NULL, &res->fd);
+    if (!bo) { /* profiling: nothing else */
+        free(Ar), free(Br), free(x);
+        lucid_world_destroy(w), lucid_world_destroy(r);
+        lucid_model_destroy(mw), lucid_model_destroy(mr);
+        return ok;
+    }
+    lucid_side tight = ls; /* diagnostic: the implicit method on a nominal solved to 1e-14 */
+    tight.w = r;
+    ok = ok && lucid_time(&tight, LUCID_STEP_IMPLICIT, bo->eps, 1, bo->reference ? Ar : NULL,
+                          bo->reference ? Br : NULL, &res->implicit_tight);
     free(Ar);
     free(Br);
     free(x);
@@ -356,6 +384,7 @@ static int run_scene(const char *which, const robot_scene *sc, const mujoco_api 
         return 0;
     ms.nt = 2 * ms.m->nv + ms.m->na, ms.nu = ms.m->nu;
     ms.saved = malloc(sizeof(double) * mujoco_state_size(ms.m));
+    if (strcmp(which, "humanoid") == 0) ms.d->qpos[2] -= bo->sink;
     mujoco_copy(&ms, 1);
     na = (size_t)ms.nt * ms.nt, nb = (size_t)ms.nt * ms.nu;
     Ar = malloc(sizeof(double) * (na + 1)), Br = malloc(sizeof(double) * (nb + 1));
@@ -387,6 +416,7 @@ static const char *verdict(int pass) {
 static void print_scene(const char *which, const scene_result *s) {
     print_row(which, "lucid implicit", &s->implicit, s->lucid_ua, s->lucid_ub);
     print_row(which, "lucid finite_diff", &s->fd, s->lucid_ua, s->lucid_ub);
+    print_row(which, "(lucid implicit, tol14)", &s->implicit_tight, s->lucid_ua, s->lucid_ub);
     if (s->have_mujoco)
         print_row(which, "MuJoCo mjd_transitionFD", &s->mujoco, s->mujoco_ua, s->mujoco_ub);
 }
@@ -417,7 +447,7 @@ static void print_targets(const char *which, const scene_result *s, int humanoid
 }
 
 static int parse(int argc, char **argv, bench_options *o) {
-    *o = (bench_options){5, 1, 2.0, 1e-6, NULL};
+    *o = (bench_options){5, 1, 0, 2.0, 1e-6, 2e-4, NULL};
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--repeats") == 0 && i + 1 < argc)
             o->repeats = atoi(argv[++i]);
@@ -427,20 +457,25 @@ static int parse(int argc, char **argv, bench_options *o) {
             o->eps = atof(argv[++i]);
         else if (strcmp(argv[i], "--scene") == 0 && i + 1 < argc)
             o->only = argv[++i];
+        else if (strcmp(argv[i], "--sink") == 0 && i + 1 < argc)
+            o->sink = atof(argv[++i]);
+        else if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc)
+            o->profile = atoi(argv[++i]);
         else if (strcmp(argv[i], "--no-reference") == 0)
             o->reference = 0;
         else
             return 0;
     }
-    return o->repeats >= 1 && o->settle >= 0 && o->eps > 0;
+    if (o->profile) o->reference = 0;
+    return o->repeats >= 1 && o->profile >= 0 && o->settle >= 0 && o->eps > 0 && o->sink >= 0;
 }
 
 int main(int argc, char **argv) {
     bench_options bo;
     if (!parse(argc, argv, &bo)) {
         fprintf(stderr,
-                "usage: %s [--repeats R >= 1] [--settle S >= 0] [--eps H > 0] "
-                "[--scene box|humanoid|allegro] [--no-reference]\n",
+                "usage: %s [--repeats R >= 1] [--settle S >= 0] [--eps H > 0] [--sink D >= 0] "
+                "[--scene box|humanoid|allegro] [--no-reference] [--profile N]\n",
                 argv[0]);
         return 2;
     }
@@ -487,6 +522,7 @@ int main(int argc, char **argv) {
             status = 1;
             continue;
         }
+        if (bo.profile) continue;
         done[i] = 1;
         print_scene(scenes[i].which, &results[i]);
         fflush(stdout);
