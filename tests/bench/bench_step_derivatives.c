@@ -333,6 +333,8 @@ static int run_scene(const char *which, const robot_scene *sc, const mujoco_api 
     lucid_model *mw = NULL, *mr = NULL;
     if (!lucid_scene(which, sc, bo->settle, &w, &r, &mw, &mr)) {
         fprintf(stderr, "%s: cannot make lucid's scene\n", which);
+        lucid_world_destroy(w), lucid_world_destroy(r);
+        lucid_model_destroy(mw), lucid_model_destroy(mr);
         return 0;
     }
     lucid_side ls = {w,

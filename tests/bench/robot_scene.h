@@ -85,6 +85,7 @@ static inline int robot_scene_lucid(const robot_scene *sc, const lucid_world_opt
         fprintf(stderr, "%s: cannot make the world\n", sc->name);
         lucid_world_destroy(*w);
         lucid_model_destroy(*m);
+        *w = NULL, *m = NULL;
         return 0;
     }
     return 1;
