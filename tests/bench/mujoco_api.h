@@ -33,6 +33,9 @@ typedef struct mujoco_api {
     void (*com_pos)(const mjModel *, mjData *);
     void (*com_vel)(const mjModel *, mjData *);
     int (*eig3)(mjtNum *, mjtNum *, mjtNum *, const mjtNum *);
+    /* the step-derivative benchmark */
+    void (*transition_fd)(const mjModel *, mjData *, mjtNum, mjtByte, mjtNum *, mjtNum *, mjtNum *,
+                          mjtNum *);
 } mujoco_api;
 
 /* dlsym returns an object pointer; POSIX guarantees it converts to a function pointer. */
@@ -69,6 +72,7 @@ static inline int load_mujoco(mujoco_api *api) {
     LUCID_MUJOCO_LOAD(com_pos, "mj_comPos");
     LUCID_MUJOCO_LOAD(com_vel, "mj_comVel");
     LUCID_MUJOCO_LOAD(eig3, "mju_eig3");
+    LUCID_MUJOCO_LOAD(transition_fd, "mjd_transitionFD");
     return 1;
 }
 #undef LUCID_MUJOCO_LOAD

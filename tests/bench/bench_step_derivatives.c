@@ -1,0 +1,537 @@
+/* Step derivatives A = dx+/dx, B = dx+/du (issue 11, "Benchmark"): lucid's
+ * lucid_world_step_derivatives ("implicit": IFT on the contact solution + central differences
+ * of the fixed-force step map; "finite_differences": central differences of whole steps)
+ * against MuJoCo 2.2.2's mjd_transitionFD (centred), in the same run, on the same scenes:
+ *   box       a 0.2 m box of 1 kg resting 2e-4 m deep in the floor (below the slop, where the
+ *             step is differentiable: docs/step_derivatives.md "Kinks"), 6 wrench controls;
+ *             MuJoCo reads the same scene from a small MJCF (6 motors on the free joint)
+ *   humanoid  MuJoCo's humanoid lying on its floor (controls 0), settled for --settle seconds,
+ *             then lowered --sink m (2e-4) into the floor on both sides: a settled contact rests
+ *             exactly at lucid's rest depth, a kink of the step (docs/step_derivatives.md),
+ *             where no derivative exists for a reference to measure; below the slop it has one
+ *   allegro   the Allegro hand closing on its cube (bench_robot_step's grasp), settled
+ * Timings: CPU time of one derivative call from the settled state (lucid: one step plus the
+ * derivatives; MuJoCo: mjd_transitionFD, which also evaluates the nominal step), best of
+ * --repeats. Errors: relative max-norm max|X - X_ref| / max|X_ref| of A and of B, each
+ * simulator against a high-accuracy reference of its OWN step map (lucid: finite differences
+ * with the contact solver at tol 1e-14; MuJoCo: centred mjd_transitionFD with its solver at
+ * tolerance 1e-14), both as a step sweep h = 1e-4 2^-k, k = 0..6, with Richardson
+ * extrapolation (4 D(h/2) - D(h)) / 3, keeping the extrapolant where consecutive ones agree
+ * best; that agreement is printed as the reference's own uncertainty. The two simulators'
+ * states differ (lucid: tangent 2 nv, free bodies' twists in the body frame; MuJoCo: 2 nv + na,
+ * free joints' linear velocity in the world frame) and each settles on its own, so per-scene
+ * costs are compared, and each error only against its own reference.
+ *
+ *   OPENBLAS_NUM_THREADS=1 build/tests/bench/bench_step_derivatives [--repeats R]
+ *       [--settle S] [--eps H] [--sink D] [--scene box|humanoid|allegro]
+ *       [--no-reference] [--profile N]
+ * --profile N times only lucid's implicit method, N calls (for perf); BENCH_SD_DUMP=1 prints
+ * the reference sweeps of B and the entries of A where lucid's methods differ from the
+ * reference by more than 1e-3, to stderr.
+ * MuJoCo is dlopen'ed (tests/bench/mujoco_api.h); without it only lucid's side is printed.
+ * The Allegro scene needs $LUCID_SHARED_DIR (or ../shared); it is skipped when absent. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "autodiff/step_derivatives.h"
+#include "mujoco_api.h"
+#include "robot_scene.h"
+
+#define SWEEP         7    /* h_k = SWEEP_H0 2^-k */
+#define SWEEP_H0      1e-4 /* the largest step of the reference sweep */
+#define REFERENCE_TOL 1e-14
+
+/* Jacobians of one simulator at one step size: A (na entries), B (nb entries). */
+typedef int (*jacobian_fn)(void *ctx, double h, double *A, double *B);
+
+typedef struct timing {
+    double us;           /* best CPU time, microseconds */
+    double err_a, err_b; /* relative max-norm errors against the reference */
+    int contacts, fallback, nt, nu;
+} timing;
+
+/* max|x - r| / max(max|r|, floor) (NaN when empty): floor = dt keeps a block that friction
+ * holds near 0 (a sticking box's B) from dividing noise by noise, as tests/lua/
+ * test_step_derivatives.lua does. */
+static double relative_error(const double *x, const double *r, int n, double floor) {
+    double e = 0, s = floor;
+    for (int i = 0; i < n; ++i) e = fmax(e, fabs(x[i] - r[i])), s = fmax(s, fabs(r[i]));
+    return n > 0 && s > 0 ? e / s : NAN;
+}
+
+/* The Richardson extrapolants R_k = (4 D_{k+1} - D_k)/3 of a sweep D (SWEEP x n); ref = the
+ * R_{k+1} of the consecutive pair that agrees best, *uncertainty = that agreement, relative. */
+static void richardson(const double *D, int n, double floor, double *ref, double *uncertainty) {
+    double *R = malloc(sizeof(double) * (size_t)(SWEEP - 1) * (size_t)n + 1);
+    for (int k = 0; k + 1 < SWEEP; ++k)
+        for (int i = 0; i < n; ++i)
+            R[(size_t)k * n + i] = (4 * D[(size_t)(k + 1) * n + i] - D[(size_t)k * n + i]) / 3;
+    int best = 0;
+    double agree = INFINITY;
+    for (int k = 0; k + 2 < SWEEP; ++k) {
+        double e = relative_error(R + (size_t)k * n, R + (size_t)(k + 1) * n, n, floor);
+        if (e < agree || (isnan(agree) && !isnan(e))) agree = e, best = k + 1;
+    }
+    memcpy(ref, R + (size_t)best * n, sizeof(double) * (size_t)n);
+    *uncertainty = agree;
+    free(R);
+}
+
+/* The reference (A, B) of f by the sweep; 0 when an evaluation fails. */
+static int reference(jacobian_fn f, void *ctx, int na, int nb, double dt, double *A, double *B,
+                     double *ua, double *ub) {
+    double *DA = malloc(sizeof(double) * ((size_t)SWEEP * na + 1));
+    double *DB = malloc(sizeof(double) * ((size_t)SWEEP * nb + 1));
+    int ok = 1;
+    for (int k = 0; k < SWEEP && ok; ++k)
+        ok = f(ctx, SWEEP_H0 * ldexp(1.0, -k), DA + (size_t)k * na, DB + (size_t)k * nb);
+    if (ok) richardson(DA, na, dt, A, ua), richardson(DB, nb, dt, B, ub);
+    if (ok && getenv("BENCH_SD_DUMP"))
+        for (int k = 0; k < SWEEP; ++k) {
+            fprintf(stderr, "h=%g B:", SWEEP_H0 * ldexp(1.0, -k));
+            for (int i = 0; i < nb; ++i) fprintf(stderr, " %.3e", DB[(size_t)k * nb + i]);
+            fprintf(stderr, "\n");
+        }
+    free(DA);
+    free(DB);
+    return ok;
+}
+
+/* ---- lucid ---- */
+
+typedef struct lucid_side {
+    lucid_world *w; /* the timed world (default options) */
+    lucid_world *r; /* the reference world (contact tol 1e-14) */
+    const double *x;
+    int nt, nu;
+    double dt;
+} lucid_side;
+
+/* One call of lucid_world_step_derivatives on w from state x; copies A, B when asked. */
+static int lucid_jacobians(lucid_world *w, const double *x, lucid_step_method method, double h,
+                           double tol, int max_iter, double *A, double *B,
+                           lucid_step_jacobians *info) {
+    lucid_step_derivative_options o;
+    lucid_step_derivative_default_options(&o);
+    o.method = method;
+    o.step = h;
+    if (tol > 0) o.tol = tol, o.max_iter = max_iter;
+    lucid_step_jacobians J;
+    memset(&J, 0, sizeof J);
+    const char *why = NULL;
+    lucid_world_set_state(w, x, NULL);
+    lucid_status s = lucid_world_step_derivatives(w, &o, &J, &why);
+    if (s != LUCID_OK) {
+        fprintf(stderr, "lucid_world_step_derivatives: %s\n",
+                why ? why : lucid_world_last_error(w));
+        return 0;
+    }
+    if (A) memcpy(A, J.A, sizeof(double) * (size_t)J.nt * (size_t)J.nt);
+    if (B) memcpy(B, J.B, sizeof(double) * (size_t)J.nt * (size_t)J.nu);
+    if (info) {
+        *info = J;
+        info->A = info->B = info->P = NULL, info->mode = NULL, info->margin = NULL;
+        info->switched = NULL;
+    }
+    lucid_step_jacobians_free(&J);
+    return 1;
+}
+
+static int lucid_reference_fn(void *ctx, double h, double *A, double *B) {
+    lucid_side *s = ctx;
+    return lucid_jacobians(s->r, s->x, LUCID_STEP_FINITE_DIFFERENCES, h, REFERENCE_TOL, 100000, A,
+                           B, NULL);
+}
+
+/* Times one method on s->w (best of repeats) and measures its error against (Ar, Br). */
+static int lucid_time(lucid_side *s, lucid_step_method method, double eps, int repeats,
+                      const double *Ar, const double *Br, timing *t) {
+    size_t na = (size_t)s->nt * s->nt, nb = (size_t)s->nt * s->nu;
+    double *A = malloc(sizeof(double) * (na + 1)), *B = malloc(sizeof(double) * (nb + 1));
+    lucid_step_jacobians info;
+    memset(&info, 0, sizeof info);
+    t->us = INFINITY;
+    int ok = 1;
+    for (int rep = 0; rep < repeats && ok; ++rep) {
+        double t0 = robot_scene_cpu_seconds();
+        ok = lucid_jacobians(s->w, s->x, method, eps, 0, 0, A, B, &info);
+        t->us = fmin(t->us, 1e6 * (robot_scene_cpu_seconds() - t0));
+    }
+    t->nt = s->nt, t->nu = s->nu;
+    t->contacts = info.contacts, t->fallback = info.fallback_columns;
+    t->err_a = Ar ? relative_error(A, Ar, (int)na, s->dt) : NAN;
+    if (Ar && getenv("BENCH_SD_DUMP"))
+        for (size_t i = 0; i < na; ++i)
+            if (fabs(A[i] - Ar[i]) > 1e-3)
+                fprintf(stderr, "A row %zu col %zu: %.6e ref %.6e\n", i % (size_t)s->nt,
+                        i / (size_t)s->nt, A[i], Ar[i]);
+    t->err_b = Br ? relative_error(B, Br, (int)nb, s->dt) : NAN;
+    free(A);
+    free(B);
+    return ok;
+}
+
+/* ---- MuJoCo ---- */
+
+typedef struct mujoco_side {
+    const mujoco_api *api;
+    mjModel *m;
+    mjData *d;
+    double *saved; /* qpos, qvel, act, qacc_warmstart, ctrl, time */
+    int nt, nu;
+} mujoco_side;
+
+static size_t mujoco_state_size(const mjModel *m) {
+    return (size_t)m->nq + 2 * (size_t)m->nv + (size_t)m->na + (size_t)m->nu + 1;
+}
+
+static void mujoco_copy(mujoco_side *s, int save) {
+    const mjModel *m = s->m;
+    struct {
+        double *p;
+        int n;
+    } parts[] = {{s->d->qpos, m->nq},           {s->d->qvel, m->nv}, {s->d->act, m->na},
+                 {s->d->qacc_warmstart, m->nv}, {s->d->ctrl, m->nu}, {&s->d->time, 1}};
+    double *at = s->saved;
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; ++i) {
+        size_t n = sizeof(double) * (size_t)parts[i].n;
+        if (n) {
+            if (save)
+                memcpy(at, parts[i].p, n);
+            else
+                memcpy(parts[i].p, at, n);
+        }
+        at += parts[i].n;
+    }
+}
+
+static int mujoco_reference_fn(void *ctx, double h, double *A, double *B) {
+    mujoco_side *s = ctx;
+    mujoco_copy(s, 0);
+    s->api->transition_fd(s->m, s->d, h, 1, A, B, NULL, NULL);
+    return 1;
+}
+
+/* The reference with MuJoCo's solver at tolerance 1e-14 (1000 iterations), then restored. */
+static int mujoco_reference(mujoco_side *s, double *A, double *B, double *ua, double *ub) {
+    mjtNum tol = s->m->opt.tolerance;
+    int iterations = s->m->opt.iterations;
+    s->m->opt.tolerance = REFERENCE_TOL, s->m->opt.iterations = 1000;
+    int ok = reference(mujoco_reference_fn, s, s->nt * s->nt, s->nt * s->nu, s->m->opt.timestep, A,
+                       B, ua, ub);
+    s->m->opt.tolerance = tol, s->m->opt.iterations = iterations;
+    return ok;
+}
+
+static void mujoco_time(mujoco_side *s, double eps, int repeats, const double *Ar, const double *Br,
+                        timing *t) {
+    size_t na = (size_t)s->nt * s->nt, nb = (size_t)s->nt * s->nu;
+    double *A = malloc(sizeof(double) * (na + 1)), *B = malloc(sizeof(double) * (nb + 1));
+    t->us = INFINITY;
+    for (int rep = 0; rep < repeats; ++rep) {
+        mujoco_copy(s, 0);
+        double t0 = robot_scene_cpu_seconds();
+        s->api->transition_fd(s->m, s->d, eps, 1, A, B, NULL, NULL);
+        t->us = fmin(t->us, 1e6 * (robot_scene_cpu_seconds() - t0));
+    }
+    mujoco_copy(s, 0);
+    s->api->forward(s->m, s->d);
+    t->contacts = s->d->ncon, t->fallback = 0, t->nt = s->nt, t->nu = s->nu;
+    t->err_a = Ar ? relative_error(A, Ar, (int)na, s->m->opt.timestep) : NAN;
+    t->err_b = Br ? relative_error(B, Br, (int)nb, s->m->opt.timestep) : NAN;
+    free(A);
+    free(B);
+}
+
+/* ---- scenes ---- */
+
+#define BOX_HALF  0.1
+#define BOX_DEPTH 2e-4
+#define BOX_DT    1e-3
+
+/* lucid's box scene: the floor (friction 0.5) and the box, contact options from o. */
+static lucid_world *box_world(const lucid_world_options *o) {
+    lucid_world_options wo = *o;
+    wo.dt = BOX_DT;
+    lucid_world *w = NULL;
+    if (lucid_world_create(&wo, &w) != LUCID_OK) return NULL;
+    lucid_body_part floor_part = {.pose = lucid_se3_identity()},
+                    box = {.pose = lucid_se3_identity()};
+    lucid_body_desc d;
+    lucid_body_desc_default(&d);
+    d.parts = &box, d.num_parts = 1, d.has_mass = 1, d.mass = 1.0, d.friction = 0.5;
+    d.pose.t = lucid_vec3_make(0, 0, BOX_HALF - BOX_DEPTH);
+    int id;
+    if (lucid_shape_halfspace(lucid_vec3_make(0, 0, 1), 0.0, &floor_part.shape) != LUCID_OK ||
+        lucid_world_add_static(w, &floor_part, 1, &floor_part.pose, 0.5, &id, NULL) != LUCID_OK ||
+        lucid_shape_box(BOX_HALF, BOX_HALF, BOX_HALF, &box.shape) != LUCID_OK ||
+        lucid_world_add_body(w, &d, &id, NULL) != LUCID_OK) {
+        lucid_world_destroy(w);
+        return NULL;
+    }
+    return w;
+}
+
+/* The same box for MuJoCo, written to a temporary MJCF (path in buf); 0 on failure. */
+static int box_mjcf(char *buf, size_t n) {
+    snprintf(buf, n, "/tmp/lucid_bench_box_XXXXXX");
+    int fd = mkstemp(buf);
+    if (fd < 0) return 0;
+    FILE *f = fdopen(fd, "w");
+    if (!f) return close(fd), 0;
+    fprintf(
+        f,
+        "<mujoco model=\"box\">\n  <option timestep=\"%g\"/>\n  <worldbody>\n"
+        "    <geom type=\"plane\" size=\"5 5 0.1\" friction=\"0.5 0.005 0.0001\"/>\n"
+        "    <body pos=\"0 0 %.17g\">\n      <freejoint name=\"root\"/>\n"
+        "      <geom type=\"box\" size=\"%g %g %g\" mass=\"1\" friction=\"0.5 0.005 0.0001\"/>\n"
+        "    </body>\n  </worldbody>\n  <actuator>\n",
+        BOX_DT, BOX_HALF - BOX_DEPTH, BOX_HALF, BOX_HALF, BOX_HALF);
+    for (int k = 0; k < 6; ++k)
+        fprintf(f, "    <motor joint=\"root\" ctrllimited=\"false\" gear=\"%d %d %d %d %d %d\"/>\n",
+                k == 0, k == 1, k == 2, k == 3, k == 4, k == 5);
+    fprintf(f, "  </actuator>\n</mujoco>\n");
+    return fclose(f) == 0;
+}
+
+typedef struct bench_options {
+    int repeats, reference, profile;
+    double settle, eps, sink;
+    const char *only;
+} bench_options;
+
+typedef struct scene_result {
+    timing implicit, fd, mujoco, implicit_tight;
+    double lucid_ua, lucid_ub, mujoco_ua, mujoco_ub;
+    int have_mujoco;
+} scene_result;
+
+/* Builds lucid's timed and reference worlds of a scene, settled; 0 on failure. */
+static int lucid_scene(const char *which, const robot_scene *sc, double settle, lucid_world **w,
+                       lucid_world **r, lucid_model **mw, lucid_model **mr) {
+    lucid_world_options o, tight;
+    lucid_world_default_options(&o);
+    tight = o;
+    tight.contact.tol = REFERENCE_TOL, tight.contact.max_iter = 100000;
+    int id;
+    *mw = *mr = NULL;
+    if (strcmp(which, "box") == 0) {
+        *w = box_world(&o), *r = box_world(&tight);
+        return *w && *r;
+    }
+    if (!robot_scene_lucid(sc, &o, w, mw, &id) || !robot_scene_lucid(sc, &tight, r, mr, &id))
+        return 0;
+    return robot_scene_settle_lucid(sc->name, *w, settle);
+}
+
+static int run_scene(const char *which, const robot_scene *sc, const mujoco_api *api,
+                     const bench_options *bo, scene_result *res) {
+    lucid_world *w = NULL, *r = NULL;
+    lucid_model *mw = NULL, *mr = NULL;
+    if (!lucid_scene(which, sc, bo->settle, &w, &r, &mw, &mr)) {
+        fprintf(stderr, "%s: cannot make lucid's scene\n", which);
+        lucid_world_destroy(w), lucid_world_destroy(r);
+        lucid_model_destroy(mw), lucid_model_destroy(mr);
+        return 0;
+    }
+    lucid_side ls = {w,
+                     r,
+                     NULL,
+                     lucid_world_tangent_size(w),
+                     lucid_world_controls_size(w),
+                     lucid_world_get_options(w)->dt};
+    double *x = malloc(sizeof(double) * (size_t)lucid_world_state_size(w));
+    lucid_world_get_state(w, x);
+    if (strcmp(which, "humanoid") == 0) x[2] -= bo->sink; /* the root's z (free joint q) */
+    ls.x = x;
+    size_t na = (size_t)ls.nt * ls.nt, nb = (size_t)ls.nt * ls.nu;
+    double *Ar = malloc(sizeof(double) * (na + 1)), *Br = malloc(sizeof(double) * (nb + 1));
+    int ok = !bo->reference || reference(lucid_reference_fn, &ls, (int)na, (int)nb, ls.dt, Ar, Br,
+                                         &res->lucid_ua, &res->lucid_ub);
+    if (!bo->reference) res->lucid_ua = res->lucid_ub = NAN;
+    if (bo->profile) { /* only the implicit method, for perf */
+        ok = lucid_time(&ls, LUCID_STEP_IMPLICIT, bo->eps, bo->profile, NULL, NULL, &res->implicit);
+        printf("%s: lucid implicit best of %d: %.1f us\n", which, bo->profile, res->implicit.us);
+        bo = NULL;
+    }
+    ok = ok && bo &&
+         lucid_time(&ls, LUCID_STEP_IMPLICIT, bo->eps, bo->repeats, bo->reference ? Ar : NULL,
+                    bo->reference ? Br : NULL, &res->implicit) &&
+         lucid_time(&ls, LUCID_STEP_FINITE_DIFFERENCES, bo->eps, bo->repeats,
+                    bo->reference ? Ar : NULL, bo->reference ? Br : NULL, &res->fd);
+    if (!bo) { /* profiling: nothing else */
+        free(Ar), free(Br), free(x);
+        lucid_world_destroy(w), lucid_world_destroy(r);
+        lucid_model_destroy(mw), lucid_model_destroy(mr);
+        return ok;
+    }
+    lucid_side tight = ls; /* diagnostic: the implicit method on a nominal solved to 1e-14 */
+    tight.w = r;
+    ok = ok && lucid_time(&tight, LUCID_STEP_IMPLICIT, bo->eps, 1, bo->reference ? Ar : NULL,
+                          bo->reference ? Br : NULL, &res->implicit_tight);
+    free(Ar);
+    free(Br);
+    free(x);
+    lucid_world_destroy(w);
+    lucid_world_destroy(r);
+    lucid_model_destroy(mw);
+    lucid_model_destroy(mr);
+    if (!ok || !api) return ok;
+
+    mujoco_side ms = {api, NULL, NULL, NULL, 0, 0};
+    if (!robot_scene_mujoco(api, sc, strcmp(which, "box") == 0 ? 0.0 : bo->settle, &ms.m, &ms.d))
+        return 0;
+    ms.nt = 2 * ms.m->nv + ms.m->na, ms.nu = ms.m->nu;
+    ms.saved = malloc(sizeof(double) * mujoco_state_size(ms.m));
+    if (strcmp(which, "humanoid") == 0) ms.d->qpos[2] -= bo->sink;
+    mujoco_copy(&ms, 1);
+    na = (size_t)ms.nt * ms.nt, nb = (size_t)ms.nt * ms.nu;
+    Ar = malloc(sizeof(double) * (na + 1)), Br = malloc(sizeof(double) * (nb + 1));
+    if (bo->reference)
+        mujoco_reference(&ms, Ar, Br, &res->mujoco_ua, &res->mujoco_ub);
+    else
+        res->mujoco_ua = res->mujoco_ub = NAN;
+    mujoco_time(&ms, bo->eps, bo->repeats, bo->reference ? Ar : NULL, bo->reference ? Br : NULL,
+                &res->mujoco);
+    res->have_mujoco = 1;
+    free(Ar);
+    free(Br);
+    free(ms.saved);
+    api->delete_data(ms.d);
+    api->delete_model(ms.m);
+    return 1;
+}
+
+static void print_row(const char *scene, const char *method, const timing *t, double ua,
+                      double ub) {
+    printf("%-9s %-22s %4d %4d %8d %9d %11.1f %9.2e %9.2e %9.1e %9.1e\n", scene, method, t->nt,
+           t->nu, t->contacts, t->fallback, t->us, t->err_a, t->err_b, ua, ub);
+}
+
+static const char *verdict(int pass) {
+    return pass ? "PASS" : "MISS";
+}
+
+static void print_scene(const char *which, const scene_result *s) {
+    print_row(which, "lucid implicit", &s->implicit, s->lucid_ua, s->lucid_ub);
+    print_row(which, "lucid finite_diff", &s->fd, s->lucid_ua, s->lucid_ub);
+    print_row(which, "(lucid implicit, tol14)", &s->implicit_tight, s->lucid_ua, s->lucid_ub);
+    if (s->have_mujoco)
+        print_row(which, "MuJoCo mjd_transitionFD", &s->mujoco, s->mujoco_ua, s->mujoco_ub);
+}
+
+/* The issue's targets on one scene: >= 10x cheaper than mjd_transitionFD with a smaller error
+ * (of A and of B, each against its own reference). */
+static void print_targets(const char *which, const scene_result *s, int humanoid) {
+    printf("%-9s lucid implicit / lucid FD time = %.3f", which, s->implicit.us / s->fd.us);
+    if (!s->have_mujoco) {
+        printf("   (MuJoCo not found: no comparison)\n");
+        return;
+    }
+    double ratio = s->implicit.us / s->mujoco.us;
+    int cheaper = ratio <= 0.1;
+    int smaller = s->implicit.err_a < s->mujoco.err_a &&
+                  (s->implicit.nu == 0 || s->implicit.err_b < s->mujoco.err_b);
+    printf(", lucid implicit / MuJoCo time = %.3f\n", ratio);
+    printf("%-9s   target >= 10x cheaper than mjd_transitionFD: %s (%.2fx %s)\n", which,
+           verdict(cheaper), ratio < 1 ? 1 / ratio : ratio, ratio < 1 ? "cheaper" : "dearer");
+    printf("%-9s   target smaller error (A and B):            %s (A %.2e vs %.2e, B %.2e vs "
+           "%.2e)\n",
+           which, verdict(smaller), s->implicit.err_a, s->mujoco.err_a, s->implicit.err_b,
+           s->mujoco.err_b);
+    if (humanoid)
+        printf("%-9s   target <= 100 us in contact (%d contacts): %s (%.1f us)\n", which,
+               s->implicit.contacts, verdict(s->implicit.contacts > 0 && s->implicit.us <= 100),
+               s->implicit.us);
+}
+
+static int parse(int argc, char **argv, bench_options *o) {
+    *o = (bench_options){5, 1, 0, 2.0, 1e-6, 2e-4, NULL};
+    for (int i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "--repeats") == 0 && i + 1 < argc)
+            o->repeats = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--settle") == 0 && i + 1 < argc)
+            o->settle = atof(argv[++i]);
+        else if (strcmp(argv[i], "--eps") == 0 && i + 1 < argc)
+            o->eps = atof(argv[++i]);
+        else if (strcmp(argv[i], "--scene") == 0 && i + 1 < argc)
+            o->only = argv[++i];
+        else if (strcmp(argv[i], "--sink") == 0 && i + 1 < argc)
+            o->sink = atof(argv[++i]);
+        else if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc)
+            o->profile = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--no-reference") == 0)
+            o->reference = 0;
+        else
+            return 0;
+    }
+    if (o->profile) o->reference = 0;
+    return o->repeats >= 1 && o->profile >= 0 && o->settle >= 0 && o->eps > 0 && o->sink >= 0;
+}
+
+int main(int argc, char **argv) {
+    bench_options bo;
+    if (!parse(argc, argv, &bo)) {
+        fprintf(stderr,
+                "usage: %s [--repeats R >= 1] [--settle S >= 0] [--eps H > 0] [--sink D >= 0] "
+                "[--scene box|humanoid|allegro] [--no-reference] [--profile N]\n",
+                argv[0]);
+        return 2;
+    }
+    char allegro[1024], box[64];
+    robot_scene_allegro_path(allegro, sizeof allegro);
+    if (!box_mjcf(box, sizeof box)) {
+        fprintf(stderr, "bench_step_derivatives: cannot write the box MJCF\n");
+        return 1;
+    }
+    struct {
+        const char *which;
+        robot_scene sc;
+    } scenes[] = {
+        {"box", {"box", box, {0}, 0}},
+        {"humanoid", {"humanoid", "/usr/share/mujoco/model/humanoid/humanoid.xml", {0}, 0}},
+        {"allegro", robot_scene_allegro(allegro)}};
+    mujoco_api api;
+    memset(&api, 0, sizeof api);
+    int have_mujoco = load_mujoco(&api);
+    printf("step derivatives A = dx+/dx, B = dx+/du: lucid (default world options, ncp:admm "
+           "tol 1e-6) vs MuJoCo %s mjd_transitionFD(centred); eps %g, best of %d, CPU us per "
+           "call\n",
+           have_mujoco ? api.version() : "(not found)", bo.eps, bo.repeats);
+    printf("errors: relative max-norm of A and B against each simulator's OWN reference "
+           "(FD at solver tol %g, h sweep %g 2^-k k<%d + Richardson; ref unc = its agreement),\n"
+           "        max|X - X_ref| / max(max|X_ref|, dt)\n",
+           REFERENCE_TOL, SWEEP_H0, SWEEP);
+    printf("dims differ: lucid's tangent is 2 nv, MuJoCo's 2 nv + na (and other free-body "
+           "velocity frames): costs compare per scene, errors each against its own reference\n");
+    printf("%-9s %-22s %4s %4s %8s %9s %11s %9s %9s %9s %9s\n", "scene", "method", "nt", "nu",
+           "contacts", "fallback", "CPU us", "err A", "err B", "ref unc A", "ref unc B");
+    int status = 0;
+    scene_result results[3];
+    int done[3] = {0};
+    for (int i = 0; i < 3; ++i) {
+        if (bo.only && strcmp(bo.only, scenes[i].which) != 0) continue;
+        if (!robot_scene_readable(scenes[i].sc.path)) {
+            printf("%-9s skipped: %s not found\n", scenes[i].which, scenes[i].sc.path);
+            continue;
+        }
+        memset(&results[i], 0, sizeof results[i]);
+        if (!run_scene(scenes[i].which, &scenes[i].sc, have_mujoco ? &api : NULL, &bo,
+                       &results[i])) {
+            status = 1;
+            continue;
+        }
+        if (bo.profile) continue;
+        done[i] = 1;
+        print_scene(scenes[i].which, &results[i]);
+        fflush(stdout);
+    }
+    printf("targets (issue 11):\n");
+    for (int i = 0; i < 3; ++i)
+        if (done[i]) print_targets(scenes[i].which, &results[i], i == 1);
+    unlink(box);
+    return status;
+}
