@@ -276,7 +276,7 @@ lucid_world_stats lucid_world_last_stats(const lucid_world *w);
 lucid_status lucid_world_clone(const lucid_world *w, lucid_world **out);
 
 /* Controls: one vector holding every input a step consumes. Layout (docs/world.md): every
- * model's actuator inputs (none yet), then for every free body in id order its applied
+ * model's actuator inputs (in model order), then for every free body in id order its applied
  * wrench, 6 numbers: force (N, at the centre of mass) then torque (N m), world frame. Static
  * bodies have none. The wrench entries are the accumulators of lucid_world_apply_force:
  * get reads what the next step will apply, set replaces it; a step clears them. */
