@@ -89,6 +89,14 @@ static lucid_status restore_cache(lucid_world *w, const lucid_cached_force *src,
 
 /* ---- parameters --------------------------------------------------------------------------- */
 
+/* m = mass, I scaled by mass / m (the same shape at another density). */
+static void set_mass(lucid_body *b, double mass) {
+    double s = mass / b->mass;
+    b->mass = mass, b->inv_mass = 1.0 / mass;
+    b->inertia = lucid_mat3_scale(&b->inertia, s);
+    b->inv_inertia = lucid_mat3_scale(&b->inv_inertia, 1.0 / s);
+}
+
 static double *param_value(ctx *c, const lucid_step_param *p) {
     lucid_body *b = &c->w->bodies[p->body];
     switch (p->kind) {
@@ -113,10 +121,7 @@ static void param_shift(ctx *c, const lucid_step_param *p, double delta) {
     lucid_body *b = &c->w->bodies[p->body];
     c->saved_body = *b;
     if (p->kind == LUCID_STEP_PARAM_MASS) {
-        double s = (b->mass + delta) / b->mass;
-        b->mass += delta, b->inv_mass = 1.0 / b->mass;
-        b->inertia = lucid_mat3_scale(&b->inertia, s);
-        b->inv_inertia = lucid_mat3_scale(&b->inv_inertia, 1.0 / s);
+        set_mass(b, b->mass + delta);
     } else {
         *param_value(c, p) += delta;
     }
@@ -177,10 +182,7 @@ lucid_status lucid_step_param_set(lucid_world *w, const lucid_step_param *p, dou
     }
     lucid_body *b = &w->bodies[p->body];
     if (p->kind == LUCID_STEP_PARAM_MASS) {
-        double s = value / b->mass;
-        b->mass = value, b->inv_mass = 1.0 / value;
-        b->inertia = lucid_mat3_scale(&b->inertia, s);
-        b->inv_inertia = lucid_mat3_scale(&b->inv_inertia, 1.0 / s);
+        set_mass(b, value);
     } else if (p->kind == LUCID_STEP_PARAM_FRICTION) {
         b->friction = value;
     } else {
@@ -496,8 +498,7 @@ static lucid_status factor_islands(ctx *c, lucid_step_jacobians *J) {
 static lucid_status allocate(ctx *c, lucid_step_jacobians *J) {
     int ok = 1;
     size_t nx = (size_t)c->nx, nt = (size_t)c->nt, nu = (size_t)c->nu, n = (size_t)c->n;
-    c->x0 = grab(nx, sizeof(double), &ok), c->x1 = grab(nx, sizeof(double), &ok);
-    c->xs = grab(nx, sizeof(double), &ok), c->u0 = grab(nu, sizeof(double), &ok);
+    c->x1 = grab(nx, sizeof(double), &ok), c->xs = grab(nx, sizeof(double), &ok);
     c->us = grab(nu, sizeof(double), &ok), c->dx = grab(nt, sizeof(double), &ok);
     c->dplus = grab(nt, sizeof(double), &ok), c->dminus = grab(nt, sizeof(double), &ok);
     c->contacts = grab(n, sizeof *c->contacts, &ok);
@@ -566,9 +567,8 @@ lucid_status lucid_world_step_derivatives(lucid_world *w, const lucid_step_deriv
              .nu = lucid_world_controls_size(w),
              .np = o->num_params};
     int ok = copy_cache(w, &c.cache0, &c.ncache0);
-    c.x0 = malloc(sizeof(double) * (size_t)(c.nx + 1)),
-    c.u0 = malloc(sizeof(double) * (size_t)(c.nu + 1));
-    if (!ok || !c.x0 || !c.u0) {
+    c.x0 = grab((size_t)c.nx, sizeof(double), &ok), c.u0 = grab((size_t)c.nu, sizeof(double), &ok);
+    if (!ok) {
         release(&c);
         return LUCID_ERR_NO_MEMORY;
     }
@@ -580,12 +580,7 @@ lucid_status lucid_world_step_derivatives(lucid_world *w, const lucid_step_deriv
         return s;
     }
     c.n = w->num_contacts;
-    double *x0 = c.x0, *u0 = c.u0;
-    c.x0 = c.u0 = NULL;
     s = allocate(&c, J);
-    memcpy(c.x0, x0, sizeof(double) * (size_t)c.nx),
-        memcpy(c.u0, u0, sizeof(double) * (size_t)c.nu);
-    free(x0), free(u0);
     if (s == LUCID_OK && !copy_cache(w, &c.cache1, &c.ncache1)) s = LUCID_ERR_NO_MEMORY;
     if (s == LUCID_OK) {
         lucid_world_get_state(w, c.x1);

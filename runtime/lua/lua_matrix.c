@@ -41,6 +41,14 @@ lucid_lua_matrix *lucid_lua_checkmatrix(lua_State *L, int idx, const char *fname
     return m;
 }
 
+double *lucid_lua_readvalues(lua_State *L, int idx, size_t n, const char *fname, const char *what) {
+    idx = lua_absindex(L, idx);
+    if (n > 100000000) lucid_lua_fail(L, fname, "%s is too large", what);
+    double *x = lua_newuserdatauv(L, sizeof(double) * (n ? n : 1), 0);
+    lucid_lua_checkvalues(L, idx, (int)n, x, fname, what);
+    return x;
+}
+
 void lucid_lua_checkvalues(lua_State *L, int idx, int n, double *out, const char *fname,
                            const char *what) {
     lucid_lua_matrix *m = lucid_lua_tomatrix(L, idx);

@@ -30,6 +30,9 @@ lucid_lua_matrix *lucid_lua_checkmatrix(lua_State *L, int idx, const char *fname
  * numbers at idx into out; raises an error naming FNAME and WHAT otherwise. */
 void lucid_lua_checkvalues(lua_State *L, int idx, int n, double *out, const char *fname,
                            const char *what);
+/* As lucid_lua_checkvalues, into a new buffer userdata left on the stack (its contents live as
+ * long as it stays there); n above 1e8 is an error. */
+double *lucid_lua_readvalues(lua_State *L, int idx, size_t n, const char *fname, const char *what);
 lucid_vec3 lucid_lua_checkvec3(lua_State *L, int idx, const char *fname, const char *what);
 /* A 3x3 from a lucid matrix or a table of 3 rows of 3 numbers (finite). */
 lucid_mat3 lucid_lua_checkmat3(lua_State *L, int idx, const char *fname, const char *what);

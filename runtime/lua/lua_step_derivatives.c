@@ -209,8 +209,7 @@ static int l_state_jacobians(lua_State *L) {
     lucid_world *w = lucid_lua_checkworld(L, 1, fname);
     lua_settop(L, 2);
     int nx = lucid_world_state_size(w), nt = lucid_world_tangent_size(w);
-    double *x = lua_newuserdatauv(L, sizeof(double) * (size_t)(nx + 1), 0);
-    lucid_lua_checkvalues(L, 2, nx, x, fname, "x");
+    const double *x = lucid_lua_readvalues(L, 2, (size_t)nx, fname, "x");
     lucid_lua_matrix *E = lucid_lua_newmatrix(L, nx, nt);
     lucid_lua_matrix *Lm = lucid_lua_newmatrix(L, nt, nx);
     lucid_status s = lucid_world_state_jacobians(w, x, E->data, Lm->data);

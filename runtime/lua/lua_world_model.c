@@ -27,15 +27,6 @@ static int check_model_id(lua_State *L, const lucid_world *w, int idx, const cha
     return (int)id - 1;
 }
 
-/* n numbers from the vector or table at idx, into a buffer userdata left on the stack. */
-static double *read_values(lua_State *L, int idx, size_t n, const char *fname, const char *what) {
-    idx = lua_absindex(L, idx);
-    if (n > 100000000) lucid_lua_fail(L, fname, "%s is too large", what);
-    double *x = lua_newuserdatauv(L, sizeof(double) * (n ? n : 1), 0);
-    lucid_lua_checkvalues(L, idx, (int)n, x, fname, what);
-    return x;
-}
-
 static int l_add_model(lua_State *L) {
     static const char *const fname = "lucid.world:add_model";
     static const char *const keys[] = {"q", "v", "pose", "friction", "restitution", NULL};
@@ -53,13 +44,13 @@ static int l_add_model(lua_State *L) {
     lucid_world_model_desc_default(&d);
     /* q and v are copied into buffers that stay on the stack until the call returns */
     if (lua_getfield(L, 3, "q") != LUA_TNIL) {
-        d.q = read_values(L, -1, lucid_model_nq(m), fname, "q");
+        d.q = lucid_lua_readvalues(L, -1, lucid_model_nq(m), fname, "q");
         lua_remove(L, -2);
     } else {
         lua_pop(L, 1);
     }
     if (lua_getfield(L, 3, "v") != LUA_TNIL) {
-        d.v = read_values(L, -1, lucid_model_nv(m), fname, "v");
+        d.v = lucid_lua_readvalues(L, -1, lucid_model_nv(m), fname, "v");
         lua_remove(L, -2);
     } else {
         lua_pop(L, 1);
@@ -125,7 +116,7 @@ static int set_vector(lua_State *L, const char *fname, const char *what, setter 
     const lucid_model *m = lucid_world_model_of(w, id);
     size_t n = kind == 0 ? lucid_model_nq(m) : kind == 1 ? lucid_model_nv(m) : lucid_model_nu(m);
     lua_settop(L, 3);
-    double *x = read_values(L, 3, n, fname, what);
+    double *x = lucid_lua_readvalues(L, 3, n, fname, what);
     const char *why = NULL;
     lucid_status s = set(w, id, x, &why);
     if (s != LUCID_OK) lucid_lua_fail(L, fname, "%s", why ? why : lucid_status_string(s));

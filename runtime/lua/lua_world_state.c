@@ -8,20 +8,13 @@
 #include "runtime/lua/lua_matrix.h"
 #include "runtime/lua/lua_world.h"
 
-/* n numbers from the vector or table at idx, into a buffer userdata left on the stack. */
-static double *read_values(lua_State *L, int idx, int n, const char *fname, const char *what) {
-    double *x = lua_newuserdatauv(L, sizeof(double) * (size_t)(n > 0 ? n : 1), 0);
-    lucid_lua_checkvalues(L, idx, n, x, fname, what);
-    return x;
-}
-
 static int l_state_integrate(lua_State *L) {
     static const char *const fname = "lucid.world:state_integrate";
     lucid_world *w = lucid_lua_checkworld(L, 1, fname);
     lua_settop(L, 3);
     int nx = lucid_world_state_size(w), nt = lucid_world_tangent_size(w);
-    const double *x = read_values(L, 2, nx, fname, "x");
-    const double *dx = read_values(L, 3, nt, fname, "dx");
+    const double *x = lucid_lua_readvalues(L, 2, (size_t)nx, fname, "x");
+    const double *dx = lucid_lua_readvalues(L, 3, (size_t)nt, fname, "dx");
     lucid_lua_matrix *out = lucid_lua_newvector(L, nx);
     if (lucid_world_state_integrate(w, x, dx, out->data) != LUCID_OK)
         lucid_lua_fail(L, fname, "x holds a zero quaternion");
@@ -33,8 +26,8 @@ static int l_state_difference(lua_State *L) {
     lucid_world *w = lucid_lua_checkworld(L, 1, fname);
     lua_settop(L, 3);
     int nx = lucid_world_state_size(w), nt = lucid_world_tangent_size(w);
-    const double *x0 = read_values(L, 2, nx, fname, "x0");
-    const double *x1 = read_values(L, 3, nx, fname, "x1");
+    const double *x0 = lucid_lua_readvalues(L, 2, (size_t)nx, fname, "x0");
+    const double *x1 = lucid_lua_readvalues(L, 3, (size_t)nx, fname, "x1");
     lucid_lua_matrix *out = lucid_lua_newvector(L, nt);
     if (lucid_world_state_difference(w, x0, x1, out->data) != LUCID_OK)
         lucid_lua_fail(L, fname, "a state holds a zero quaternion");
