@@ -48,6 +48,7 @@ typedef struct ctx {
     double *G, *g, *R, *li, *gi, *mi, *di; /* one island's problem and slices */
     lucid_body saved_body;
     double saved_compliance;
+    int reuse; /* the nominal full evaluation is the last one: see fixed_step */
 } ctx;
 
 static void *grab(size_t count, size_t size, int *ok) {
@@ -286,13 +287,25 @@ static lucid_status full_step(ctx *c, int col, double delta, double *out, lucid_
     return lucid_world_state_difference(c->w, c->x1, c->xs, out);
 }
 
+/* Whether column col leaves the configuration and the parameters as they are (a velocity or a
+ * control, or col < 0: only the forces change), so the contacts, their rows and the mass
+ * matrices of the nominal evaluation hold for it. */
+static int keeps_configuration(const ctx *c, int col) {
+    return col < 0 || (col >= c->nt / 2 && col < c->nt + c->nu);
+}
+
 /* The step at column col shifted by delta with the contact forces lambda: sigma, mu and (as a
- * tangent at x1, when out is not NULL) x+. *same = 0 when the contact list changed. */
+ * tangent at x1, when out is not NULL) x+. *same = 0 when the contact list changed. With
+ * c->reuse set, columns that keep the configuration reuse the last full evaluation's contact
+ * rows and factorisations (the nominal one: these columns are evaluated first). */
 static lucid_status fixed_step(ctx *c, int col, double delta, const double *lambda, double *sigma,
                                double *mu, double *out, int *same) {
     lucid_status s;
     const lucid_step_param *p = perturb(c, col, delta, c->cache0, 0, &s);
-    if (s == LUCID_OK)
+    if (s == LUCID_OK && c->reuse && keeps_configuration(c, col))
+        s = lucid_world_step_with_forces_reuse(c->w, c->contacts, c->n, lambda, sigma, mu, c->vb,
+                                               c->branch, same);
+    else if (s == LUCID_OK)
         s = lucid_world_step_with_forces(c->w, c->contacts, c->n, lambda, sigma, mu, c->vb,
                                          c->branch, same);
     if (p) param_restore(c, p);
@@ -384,6 +397,7 @@ static lucid_status implicit_column(ctx *c, int col, lucid_step_jacobians *J) {
     if (s != LUCID_OK) return s;
     if (!same_p || !same_m) {
         ++J->fallback_columns;
+        c->reuse = 0; /* whole steps overwrite the nominal contact rows */
         return fd_column(c, col, J);
     }
     for (size_t i = 0; i < n3; ++i) c->dsigma[i] = (c->sigma_p[i] - c->sigma_m[i]) * scale;
@@ -532,11 +546,20 @@ static lucid_status columns(ctx *c, lucid_step_jacobians *J) {
         c->w->opt.contact.max_iter = c->o->max_iter;
     }
     lucid_status s = factor_islands(c, J);
-    if (s == LUCID_OK && c->o->method != LUCID_STEP_FINITE_DIFFERENCES) s = force_jacobian(c);
     int cols = c->nt + c->nu + c->np;
-    for (int col = 0; col < cols && s == LUCID_OK; ++col)
-        s = c->o->method == LUCID_STEP_FINITE_DIFFERENCES ? fd_column(c, col, J)
-                                                          : implicit_column(c, col, J);
+    if (c->o->method == LUCID_STEP_FINITE_DIFFERENCES) {
+        for (int col = 0; col < cols && s == LUCID_OK; ++col) s = fd_column(c, col, J);
+    } else {
+        /* the columns that keep the configuration first, on the nominal contact rows (a
+         * fallback to whole steps ends the reuse), then positions and parameters */
+        c->reuse = 1;
+        if (s == LUCID_OK) s = force_jacobian(c);
+        for (int col = c->nt / 2; col < c->nt + c->nu && s == LUCID_OK; ++col)
+            s = implicit_column(c, col, J);
+        c->reuse = 0;
+        for (int col = 0; col < cols && s == LUCID_OK; ++col)
+            if (!keeps_configuration(c, col)) s = implicit_column(c, col, J);
+    }
     c->w->opt.contact = saved;
     return s;
 }

@@ -199,6 +199,12 @@ int lucid_world_models_pair_allowed(const lucid_world *w, int a, int b);
  * final velocities (v_free, w_free, the models' v_free) into the state. */
 lucid_status lucid_world_step_prepare(lucid_world *w);
 lucid_status lucid_world_step_integrate(lucid_world *w);
+/* prepare for a state that differs from the last prepared one in its velocities (and the
+ * controls) only: the free velocities, through the models' factorised M~ of that step; the
+ * contact list, its rows and the link poses are those of the last prepare. */
+lucid_status lucid_world_step_prepare_velocities(lucid_world *w);
+/* The models' v_free through the M~ factor of the last lucid_world_models_begin_step. */
+void lucid_world_models_free_velocities(lucid_world *w);
 /* The contacts' Jacobian rows (w->sides, link rows) and islands for this step's contact list
  * (world_delassus.c), as the solve builds them. */
 lucid_status lucid_world_contact_rows(lucid_world *w);
@@ -216,6 +222,15 @@ void lucid_world_island_delassus(lucid_world *w, const int *list, int m, double 
 lucid_status lucid_world_step_with_forces(lucid_world *w, const lucid_world_contact *expect, int n,
                                           const double *lambda, double *sigma, double *mu,
                                           double *v_before, int *branch, int *same);
+/* The same step after lucid_world_step_with_forces at the same configuration and parameters,
+ * for other velocities, controls or forces: the contacts, their rows and the models' M~
+ * factors of that evaluation are reused (no collision, kinematics or factorisation), exact
+ * since none of them depends on v, u or lambda. *same = 0 when the contact list is not
+ * expect's (no full evaluation came before). */
+lucid_status lucid_world_step_with_forces_reuse(lucid_world *w, const lucid_world_contact *expect,
+                                                int n, const double *lambda, double *sigma,
+                                                double *mu, double *v_before, int *branch,
+                                                int *same);
 /* c*_N of contact c on a given piece (branch >= 0) or on the one the rules choose (branch < 0,
  * stored in *chosen when not NULL): 0 speculative, 1 rest band, 2 Baumgarte, + 3 restitution. */
 double lucid_world_reference_velocity_branch(const lucid_world *w, const lucid_world_contact *c,

@@ -376,8 +376,9 @@ static void actuation(const lucid_world_model *wm, double *K, double *tau) {
     }
 }
 
-/* v_free of one model, and its factorised M~ for the contact rows (wm->data). */
-static void model_free_velocity(const lucid_world *w, lucid_world_model *wm) {
+/* v_free of one model, and (refactor) its factorised M~ for the contact rows (wm->data);
+ * without refactor the factor of the last step at this configuration is reused. */
+static void model_free_velocity(const lucid_world *w, lucid_world_model *wm, int refactor) {
     const lucid_model *m = wm->model;
     const double dt = w->opt.dt;
     size_t nv = m->nv;
@@ -389,9 +390,12 @@ static void model_free_velocity(const lucid_world *w, lucid_world_model *wm) {
     gravity_correction(w, wm, tau);
     for (size_t i = 0; i < nv; ++i)
         tau[i] = dt * (tau[i] - b[i] - m->damping[i] * wm->v[i] - dt * K[i] * wm->v[i]);
-    lucid_model_crba(m, wm->data, wm->q);
-    for (size_t i = 0; i < nv; ++i) wm->data->M[i + nv * i] += dt * m->damping[i] + dt * dt * K[i];
-    lucid_model_ltdl(m, wm->data);
+    if (refactor) {
+        lucid_model_crba(m, wm->data, wm->q);
+        for (size_t i = 0; i < nv; ++i)
+            wm->data->M[i + nv * i] += dt * m->damping[i] + dt * dt * K[i];
+        lucid_model_ltdl(m, wm->data);
+    }
     lucid_model_mass_solve(m, wm->data, tau, nv, 1);
     for (size_t i = 0; i < nv; ++i) {
         wm->v_start[i] = wm->v[i];
@@ -402,9 +406,13 @@ static void model_free_velocity(const lucid_world *w, lucid_world_model *wm) {
 void lucid_world_models_begin_step(lucid_world *w) {
     for (int i = 0; i < w->num_models; ++i) {
         lucid_world_model *wm = &w->models[i];
-        model_free_velocity(w, wm);
+        model_free_velocity(w, wm, 1);
         pose_links(w, wm);
     }
+}
+
+void lucid_world_models_free_velocities(lucid_world *w) {
+    for (int i = 0; i < w->num_models; ++i) model_free_velocity(w, &w->models[i], 0);
 }
 
 void lucid_world_models_integrate(lucid_world *w) {

@@ -106,6 +106,17 @@ lucid_status lucid_world_step_prepare(lucid_world *w) {
     return s == LUCID_OK ? LUCID_OK : failed(w, "collision detection", s);
 }
 
+lucid_status lucid_world_step_prepare_velocities(lucid_world *w) {
+    memset(&w->stats, 0, sizeof w->stats);
+    w->stats.converged = 1;
+    w->error[0] = '\0';
+    lucid_status s = reserve_velocities(w);
+    if (s != LUCID_OK) return failed(w, "velocity buffers", s);
+    free_velocities(w);
+    lucid_world_models_free_velocities(w);
+    return LUCID_OK;
+}
+
 lucid_status lucid_world_step_integrate(lucid_world *w) {
     integrate(w);
     lucid_world_models_integrate(w);

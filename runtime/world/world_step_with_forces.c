@@ -47,16 +47,9 @@ static void contact_sigma(const lucid_world *w, int k, const double *v_before, i
     if (c->limit_sign != 0) sigma[0] += c->force[0], sigma[1] += c->force[1];
 }
 
-lucid_status lucid_world_step_with_forces(lucid_world *w, const lucid_world_contact *expect, int n,
-                                          const double *lambda, double *sigma, double *mu,
-                                          double *v_before, int *branch, int *same) {
-    *same = 0;
-    lucid_status s = lucid_world_step_prepare(w);
-    if (s != LUCID_OK) return s;
-    if (!same_contacts(w, expect, n)) return LUCID_OK;
-    *same = 1;
-    s = lucid_world_contact_rows(w);
-    if (s != LUCID_OK) return s;
+/* The rest of the step once the contact list and its rows are those of expect. */
+static lucid_status apply_forces(lucid_world *w, int n, const double *lambda, double *sigma,
+                                 double *mu, double *v_before, int *branch) {
     for (int k = 0; k < n; ++k) {
         lucid_world_contact *c = &w->contacts[k];
         memcpy(c->force, lambda + 3 * k, sizeof c->force);
@@ -67,4 +60,32 @@ lucid_status lucid_world_step_with_forces(lucid_world *w, const lucid_world_cont
     for (int k = 0; k < n; ++k) lucid_world_apply_contact_force(w, k);
     for (int k = 0; k < n; ++k) contact_sigma(w, k, v_before, branch, sigma + 3 * k);
     return lucid_world_step_integrate(w);
+}
+
+lucid_status lucid_world_step_with_forces(lucid_world *w, const lucid_world_contact *expect, int n,
+                                          const double *lambda, double *sigma, double *mu,
+                                          double *v_before, int *branch, int *same) {
+    *same = 0;
+    lucid_status s = lucid_world_step_prepare(w);
+    if (s != LUCID_OK) return s;
+    if (!same_contacts(w, expect, n)) return LUCID_OK;
+    *same = 1;
+    s = lucid_world_contact_rows(w);
+    return s == LUCID_OK ? apply_forces(w, n, lambda, sigma, mu, v_before, branch) : s;
+}
+
+lucid_status lucid_world_step_with_forces_reuse(lucid_world *w, const lucid_world_contact *expect,
+                                                int n, const double *lambda, double *sigma,
+                                                double *mu, double *v_before, int *branch,
+                                                int *same) {
+    *same = 0;
+    if (n < 0 || (size_t)n > w->contact_cap) return LUCID_OK;
+    w->num_contacts = n; /* set_state emptied the list; its entries are the last evaluation's */
+    if (!same_contacts(w, expect, n)) {
+        w->num_contacts = 0;
+        return LUCID_OK;
+    }
+    *same = 1;
+    lucid_status s = lucid_world_step_prepare_velocities(w);
+    return s == LUCID_OK ? apply_forces(w, n, lambda, sigma, mu, v_before, branch) : s;
 }
