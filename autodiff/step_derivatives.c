@@ -2,6 +2,7 @@
  * tangent direction of the state, control and parameter, then the nominal step again so that
  * the world is left exactly as lucid_world_step leaves it. */
 #include "autodiff/step_derivatives.h"
+#include "runtime/model/model.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -48,7 +49,8 @@ typedef struct ctx {
     double *G, *g, *R, *li, *gi, *mi, *di; /* one island's problem and slices */
     lucid_body saved_body;
     double saved_compliance;
-    int reuse; /* the nominal full evaluation is the last one: see fixed_step */
+    lucid_model *saved_model; /* a model parameter's column: the model before the shift */
+    int reuse;                /* the nominal full evaluation is the last one: see fixed_step */
 } ctx;
 
 static void *grab(size_t count, size_t size, int *ok) {
@@ -69,6 +71,7 @@ static void release(ctx *c) {
     free(c->ip), free(c->ip_problem), free(c->ip_data);
     free(c->ift), free(c->G), free(c->g), free(c->R), free(c->li), free(c->gi), free(c->mi);
     free(c->di);
+    lucid_model_destroy(c->saved_model);
 }
 
 static int copy_cache(lucid_world *w, lucid_cached_force **dst, int *n) {
@@ -112,12 +115,32 @@ static double *param_value(ctx *c, const lucid_step_param *p) {
     }
 }
 
+static int is_model_param(const lucid_step_param *p) {
+    return p->kind == LUCID_STEP_PARAM_LINK_MASS || p->kind == LUCID_STEP_PARAM_JOINT_DAMPING;
+}
+
+static lucid_model_param_kind model_param_kind(const lucid_step_param *p) {
+    return p->kind == LUCID_STEP_PARAM_LINK_MASS ? LUCID_MODEL_PARAM_LINK_MASS
+                                                 : LUCID_MODEL_PARAM_JOINT_DAMPING;
+}
+
+/* A model parameter shifted on a variant of the model; param_restore puts the model back. */
+static lucid_status model_param_shift(ctx *c, const lucid_step_param *p, double delta) {
+    double value;
+    lucid_model_param_kind kind = model_param_kind(p);
+    lucid_status s = lucid_world_model_param(c->w, p->model, kind, (size_t)p->index, &value, NULL);
+    if (s != LUCID_OK) return s;
+    c->saved_model = lucid_model_retain(lucid_world_model_of(c->w, p->model));
+    return lucid_world_set_model_param(c->w, p->model, kind, (size_t)p->index, value + delta, NULL);
+}
+
 /* theta += delta (a mass scales the inertia with it). */
-static void param_shift(ctx *c, const lucid_step_param *p, double delta) {
+static lucid_status param_shift(ctx *c, const lucid_step_param *p, double delta) {
+    if (is_model_param(p)) return model_param_shift(c, p, delta);
     if (p->kind == LUCID_STEP_PARAM_COMPLIANCE) {
         c->saved_compliance = c->w->opt.compliance;
         c->w->opt.compliance += delta;
-        return;
+        return LUCID_OK;
     }
     lucid_body *b = &c->w->bodies[p->body];
     c->saved_body = *b;
@@ -126,9 +149,16 @@ static void param_shift(ctx *c, const lucid_step_param *p, double delta) {
     } else {
         *param_value(c, p) += delta;
     }
+    return LUCID_OK;
 }
 
 static void param_restore(ctx *c, const lucid_step_param *p) {
+    if (is_model_param(p)) {
+        if (c->saved_model) lucid_world_replace_model(c->w, p->model, c->saved_model);
+        lucid_model_destroy(c->saved_model);
+        c->saved_model = NULL;
+        return;
+    }
     if (p->kind == LUCID_STEP_PARAM_COMPLIANCE) {
         c->w->opt.compliance = c->saved_compliance;
         return;
@@ -141,6 +171,13 @@ static void param_restore(ctx *c, const lucid_step_param *p) {
 
 static const char *param_problem(const lucid_world *w, const lucid_step_param *p) {
     if (p->kind == LUCID_STEP_PARAM_COMPLIANCE) return NULL;
+    if (is_model_param(p)) {
+        double value;
+        const char *why = NULL;
+        if (p->index < 0) return "unknown link or joint";
+        lucid_world_model_param(w, p->model, model_param_kind(p), (size_t)p->index, &value, &why);
+        return why;
+    }
     if ((unsigned)p->kind > LUCID_STEP_PARAM_COMPLIANCE) return "unknown parameter kind";
     if (p->body < 0 || p->body >= w->num_bodies) return "parameter of an unknown body";
     const lucid_body *b = &w->bodies[p->body];
@@ -156,6 +193,9 @@ lucid_status lucid_step_param_get(const lucid_world *w, const lucid_step_param *
         if (why) *why = bad;
         return LUCID_ERR_ARGUMENT;
     }
+    if (is_model_param(p))
+        return lucid_world_model_param(w, p->model, model_param_kind(p), (size_t)p->index, value,
+                                       why);
     const lucid_body *b = p->kind == LUCID_STEP_PARAM_COMPLIANCE ? NULL : &w->bodies[p->body];
     *value = p->kind == LUCID_STEP_PARAM_MASS          ? b->mass
              : p->kind == LUCID_STEP_PARAM_FRICTION    ? b->friction
@@ -167,6 +207,9 @@ lucid_status lucid_step_param_get(const lucid_world *w, const lucid_step_param *
 lucid_status lucid_step_param_set(lucid_world *w, const lucid_step_param *p, double value,
                                   const char **why) {
     const char *bad = w && p ? param_problem(w, p) : "argument missing";
+    if (!bad && is_model_param(p))
+        return lucid_world_set_model_param(w, p->model, model_param_kind(p), (size_t)p->index,
+                                           value, why);
     double hi = p && p->kind == LUCID_STEP_PARAM_FRICTION      ? LUCID_CONTACT_MAX_FRICTION
                 : p && p->kind == LUCID_STEP_PARAM_RESTITUTION ? 1.0
                                                                : HUGE_VAL;
@@ -254,7 +297,7 @@ static const lucid_step_param *perturb(ctx *c, int col, double delta,
     if (*s == LUCID_OK) *s = lucid_world_set_state(c->w, c->xs, NULL);
     if (*s == LUCID_OK) *s = restore_cache(c->w, cache, ncache);
     if (*s == LUCID_OK) *s = lucid_world_set_controls(c->w, c->us);
-    if (*s == LUCID_OK && p) param_shift(c, p, delta);
+    if (*s == LUCID_OK && p) *s = param_shift(c, p, delta);
     return p;
 }
 
@@ -321,7 +364,11 @@ static double lower_shift(ctx *c, int col) {
     if (col < c->nt + c->nu) return -1.0;
     const lucid_step_param *p = &c->o->params[col - c->nt - c->nu];
     if (p->kind == LUCID_STEP_PARAM_MASS) return -1.0;
-    return *param_value(c, p) - c->o->step < 0.0 ? 0.0 : -1.0;
+    double value = 0.0;
+    lucid_step_param_get(c->w, p, &value, NULL); /* checked with the options */
+    /* a link's mass must stay > 0, damping, friction, restitution, compliance >= 0 */
+    double floor = p->kind == LUCID_STEP_PARAM_LINK_MASS ? 1e-300 : 0.0;
+    return value - c->o->step < floor ? 0.0 : -1.0;
 }
 
 static void store_column(ctx *c, int col, double scale, lucid_step_jacobians *J) {

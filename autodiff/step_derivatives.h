@@ -35,16 +35,20 @@ typedef enum lucid_step_method {
 } lucid_step_method;
 
 typedef enum lucid_step_param_kind {
-    LUCID_STEP_PARAM_MASS = 0,    /* a free body's mass, its inertia scaled with it (the same
-                                   * shape at another density) */
-    LUCID_STEP_PARAM_FRICTION,    /* a body's friction coefficient (a contact takes the smaller) */
-    LUCID_STEP_PARAM_RESTITUTION, /* a body's restitution (a contact takes the larger) */
-    LUCID_STEP_PARAM_COMPLIANCE   /* the world's normal compliance R (body unused) */
+    LUCID_STEP_PARAM_MASS = 0,     /* a free body's mass, its inertia scaled with it (the same
+                                    * shape at another density) */
+    LUCID_STEP_PARAM_FRICTION,     /* a body's friction coefficient (a contact takes the smaller) */
+    LUCID_STEP_PARAM_RESTITUTION,  /* a body's restitution (a contact takes the larger) */
+    LUCID_STEP_PARAM_COMPLIANCE,   /* the world's normal compliance R (body unused) */
+    LUCID_STEP_PARAM_LINK_MASS,    /* a model link's mass, its inertia scaled with it */
+    LUCID_STEP_PARAM_JOINT_DAMPING /* a model joint's damping (all its dofs) */
 } lucid_step_param_kind;
 
 typedef struct lucid_step_param {
     lucid_step_param_kind kind;
-    int body; /* world body id (static bodies: friction only) */
+    int body;  /* world body id (static bodies: friction only) */
+    int model; /* LINK_MASS, JOINT_DAMPING: the world's model id, and index its model body */
+    int index; /* (link) or joint (lucid_world_set_model_param) */
 } lucid_step_param;
 
 typedef struct lucid_step_derivative_options {
@@ -64,7 +68,8 @@ typedef struct lucid_step_derivative_options {
 void lucid_step_derivative_default_options(lucid_step_derivative_options *o);
 
 /* A parameter's value, and setting it (a mass scales the body's inertia with it; friction in
- * [0, 100], restitution in [0, 1], mass and compliance >= 0... as lucid_world_add_body checks).
+ * [0, 100], restitution in [0, 1], mass and compliance >= 0... as lucid_world_add_body checks;
+ * a model's parameters as lucid_world_set_model_param sets them).
  * LUCID_ERR_ARGUMENT (*why set) for an unknown body, a kind the body has not, or a value out of
  * range. */
 lucid_status lucid_step_param_get(const lucid_world *w, const lucid_step_param *p, double *value,

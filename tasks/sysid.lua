@@ -477,16 +477,47 @@ local function draw_torques()
   end
 end
 
-local function robot_observations(theta, torque)
+-- The joint angles under the torques; with sensitivity, also their derivatives by the link
+-- masses and joint damping, chained from w:step_derivatives (S+ = A S + P): the joints are
+-- hinges, so rows 1..3 of the tangent are dq.
+local ROBOT_STEP_PARAMS = {{link = "upper", "mass"}, {link = "fore", "mass"}, {link = "hand", "mass"},
+                           {joint = "shoulder", "damping"}, {joint = "elbow", "damping"},
+                           {joint = "wrist", "damping"}}
+
+local function robot_observations(theta, torque, sensitivity)
   local m = build_arm(theta)
   local w = lucid.world{dt = ROBOT_DT, gravity = {0, 0, -9.81}}
   local id = w:add_model(m, {q = {0.3, -0.2, 0.1}})
-  local obs = {}
+  local obs, S, dopts = {}, nil, nil
+  if sensitivity then
+    local params = {}
+    for j, p in ipairs(ROBOT_STEP_PARAMS) do
+      params[j] = {model = id, link = p.link, joint = p.joint, p[1]}
+    end
+    dopts = {method = "implicit", params = params}
+    S = lucid.zeros(6, #params)
+  end
   for k = 1, ROBOT_STEPS do
     w:set_control(id, torque(k))
-    w:step()
+    if sensitivity then
+      local D = w:step_derivatives(dopts)
+      S = D.A * S
+      for j = 1, #ROBOT_STEP_PARAMS do
+        local Pj = D.params[j]
+        for r = 1, 6 do S:set(r, j, S:get(r, j) + Pj:get(r, 1)) end
+      end
+    else
+      w:step()
+    end
     local q = w:q(id)
     obs[k] = {q[1], q[2], q[3]}
+    if sensitivity then
+      obs[k].dq = {}
+      for j = 1, 3 do
+        obs[k].dq[j] = {}
+        for p = 1, #ROBOT_STEP_PARAMS do obs[k].dq[j][p] = S:get(j, p) end
+      end
+    end
   end
   return obs
 end
@@ -501,7 +532,19 @@ local function robot_model(torque, meas)
     end
     return r
   end
+  local function evaluate_implicit(theta)
+    local obs, r = robot_observations(theta, torque, true), {}
+    local J = lucid.zeros(3 * #obs, #theta)
+    for k, q in ipairs(obs) do
+      for j = 1, 3 do
+        r[#r + 1] = (q[j] - meas[k][j]) / SIGMA_Q
+        for p = 1, #theta do J:set(#r, p, q.dq[j][p] / SIGMA_Q) end
+      end
+    end
+    return r, J
+  end
   function model.evaluate(theta)
+    if METHOD == "implicit" then return evaluate_implicit(theta) end
     local r = residual(theta)
     local J = lucid.zeros(#r, #theta)
     for j = 1, #theta do
@@ -759,7 +802,7 @@ elseif opts.problem == "robot" then
   local res = run_robot(truth)
   bar:step()
   bar:done()
-  figures.method = "finite_differences" -- model parameters are not in w:step_derivatives yet
+  figures.method = METHOD
   record(ROBOT_PARAMS, truth, res)
   if opts.plot ~= "" then
     plot_dir()
@@ -779,9 +822,8 @@ elseif opts.problem == "robot" then
   end
   t:report(figures, function()
     print_run(res, string.format("sysid robot: 3-link arm, %g s of joint angles under known "
-                                 .. "torques, noise 1 mrad, finite-difference derivatives "
-                                 .. "(w:step_derivatives has no model parameters yet), seed %d",
-                                 ROBOT_STEPS * ROBOT_DT, t.seed))
+                                 .. "torques, noise 1 mrad, %s derivatives, seed %d",
+                                 ROBOT_STEPS * ROBOT_DT, METHOD, t.seed))
   end)
 else -- cross
   local generator = opts.mujoco

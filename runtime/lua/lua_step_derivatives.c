@@ -1,13 +1,15 @@
 /* w:step_derivatives([opts]) (API.md "Differentiable simulation"; C: autodiff/step_derivatives.h):
  * steps the world once and returns D = {A = dx+/dx, B = dx+/du, params = {dx+/dtheta_k ...},
  * contacts = {{mode =, margin =, switched =}, ...}, fallback_columns =, rank_deficient =}.
- * opts: method ("implicit" | "finite_differences"), step, tol, max_iter, threshold, params (a
- * list of {body = id, "mass" | "friction" | "restitution"} and {"compliance"}). */
+ * opts: method ("implicit" | "relaxed" | "finite_differences"), step, tol, max_iter, threshold,
+ * kappa, params (a list of {body = id, "mass" | "friction" | "restitution"}, {"compliance"},
+ * {model = id, link = name, "mass"} and {model = id, joint = name, "damping"}). */
 #include <lauxlib.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "autodiff/step_derivatives.h"
+#include "runtime/model/model.h"
 #include "runtime/lua/check.h"
 #include "runtime/lua/lua_matrix.h"
 #include "runtime/lua/lua_world.h"
@@ -27,7 +29,54 @@ static double field_number(lua_State *L, int t, const char *key, double fallback
     return v;
 }
 
-/* One parameter entry {body = id, "kind"} at the top of the stack. */
+/* Entries of parameter table t other than [1] and the named keys fail. */
+static void check_param_keys(lua_State *L, int t, int k, const char *fname, const char *key1,
+                             const char *key2) {
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        lua_pop(L, 1);
+        int ok = (lua_isinteger(L, -1) && lua_tointeger(L, -1) == 1);
+        const char *key = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        ok = ok || (key && key1 && strcmp(key, key1) == 0) ||
+             (key && key2 && strcmp(key, key2) == 0);
+        if (!ok) lucid_lua_fail(L, fname, "params[%d]: unknown entry", k);
+    }
+}
+
+/* {model = id, link = name, "mass"} or {model = id, joint = name, "damping"} at t. */
+static lucid_step_param read_model_param(lua_State *L, lucid_world *w, int t, int k,
+                                         const char *fname) {
+    lua_rawgeti(L, t, 1);
+    const char *kind = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
+    int mass = strcmp(kind, "mass") == 0, damping = strcmp(kind, "damping") == 0;
+    lua_pop(L, 1);
+    if (!mass && !damping)
+        lucid_lua_fail(L, fname,
+                       "params[%d][1] must be \"mass\" (with link =) or \"damping\" "
+                       "(with joint =) for a model",
+                       k);
+    const char *key = mass ? "link" : "joint";
+    check_param_keys(L, t, k, fname, "model", key);
+    lua_getfield(L, t, "model");
+    if (!lua_isinteger(L, -1)) lucid_lua_fail(L, fname, "params[%d].model must be a model id", k);
+    lua_Integer id = lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    const lucid_model *m =
+        id >= 1 && id <= lucid_world_model_count(w) ? lucid_world_model_of(w, (int)id - 1) : NULL;
+    if (!m) lucid_lua_fail(L, fname, "params[%d]: unknown model id %I", k, id);
+    lua_getfield(L, t, key);
+    if (lua_type(L, -1) != LUA_TSTRING)
+        lucid_lua_fail(L, fname, "params[%d].%s must be a %s name", k, key, key);
+    const char *name = lua_tostring(L, -1);
+    int index = mass ? lucid_model_find_body(m, name) : lucid_model_find_joint(m, name);
+    if (index < 0) lucid_lua_fail(L, fname, "params[%d]: the model has no %s \"%s\"", k, key, name);
+    lua_pop(L, 1);
+    lucid_step_param p = {mass ? LUCID_STEP_PARAM_LINK_MASS : LUCID_STEP_PARAM_JOINT_DAMPING, -1,
+                          (int)id - 1, index};
+    return p;
+}
+
+/* One parameter entry {body = id, "kind"} (or a model's, above) at the top of the stack. */
 static lucid_step_param read_param(lua_State *L, lucid_world *w, int k, const char *fname) {
     static const char *const kinds[] = {"mass", "friction", "restitution", "compliance", NULL};
     int t = lua_gettop(L);
@@ -36,11 +85,7 @@ static lucid_step_param read_param(lua_State *L, lucid_world *w, int k, const ch
     lua_getfield(L, t, "model");
     int has_model = !lua_isnil(L, -1);
     lua_pop(L, 1);
-    if (has_model)
-        lucid_lua_fail(L, fname,
-                       "params[%d]: model parameters (link mass, joint damping) are not "
-                       "differentiated yet",
-                       k);
+    if (has_model) return read_model_param(L, w, t, k, fname);
     lua_rawgeti(L, t, 1);
     const char *name = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
     int kind = -1;
@@ -49,10 +94,10 @@ static lucid_step_param read_param(lua_State *L, lucid_world *w, int k, const ch
     if (kind < 0)
         lucid_lua_fail(L, fname,
                        "params[%d][1] must be \"mass\", \"friction\", \"restitution\" or "
-                       "\"compliance\"",
+                       "\"compliance\" (or a model's \"mass\", \"damping\" with model =)",
                        k);
     lua_pop(L, 1);
-    lucid_step_param p = {(lucid_step_param_kind)kind, -1};
+    lucid_step_param p = {(lucid_step_param_kind)kind, -1, -1, -1};
     lua_getfield(L, t, "body");
     if (kind != LUCID_STEP_PARAM_COMPLIANCE) {
         if (!lua_isinteger(L, -1)) lucid_lua_fail(L, fname, "params[%d].body must be a body id", k);
@@ -62,13 +107,7 @@ static lucid_step_param read_param(lua_State *L, lucid_world *w, int k, const ch
         p.body = (int)id - 1;
     }
     lua_pop(L, 1);
-    lua_pushnil(L);
-    while (lua_next(L, t)) {
-        lua_pop(L, 1);
-        int ok = (lua_isinteger(L, -1) && lua_tointeger(L, -1) == 1) ||
-                 (lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), "body") == 0);
-        if (!ok) lucid_lua_fail(L, fname, "params[%d]: unknown entry", k);
-    }
+    check_param_keys(L, t, k, fname, "body", NULL);
     return p;
 }
 

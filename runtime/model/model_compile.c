@@ -191,6 +191,12 @@ lucid_model *lucid_model_retain(const lucid_model *m) {
 void lucid_model_destroy(lucid_model *m) {
     if (!m) return;
     if (atomic_fetch_sub(&m->refs, 1) > 1) return; /* another holder remains */
+    if (m->base) { /* a variant: its own arrays, then its reference to the base */
+        free(m->nodes), free(m->bodies), free(m->damping);
+        lucid_model_destroy((lucid_model *)m->base);
+        free(m);
+        return;
+    }
     for (size_t i = 0; i < m->nnodes; ++i) free(m->nodes[i].name);
     for (size_t i = 0; i < m->nbodies; ++i) free(m->bodies[i].name);
     for (size_t i = 0; i < m->nframes; ++i) free(m->frames[i].name);

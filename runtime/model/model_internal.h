@@ -67,6 +67,9 @@ struct lucid_model {
     size_t *ltdl_start;
     size_t ltdl_nnz;
     double total_mass;
+    /* A variant (model_variant.h): the model its shared arrays belong to; it owns only nodes,
+     * bodies and damping. NULL for a compiled model. */
+    const lucid_model *base;
 };
 
 struct lucid_model_data {

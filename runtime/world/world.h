@@ -241,6 +241,20 @@ lucid_status lucid_world_add_model(lucid_world *w, const lucid_model *m,
                                    const lucid_world_model_desc *d, int *id, const char **why);
 int lucid_world_model_count(const lucid_world *w);
 const lucid_model *lucid_world_model_of(const lucid_world *w, int id); /* NULL if unknown */
+/* A model's physical parameters (world_model_params.c): a link's (model body's) mass, its
+ * inertia scaled with it, and a joint's damping (every dof of it). Setting one changes this
+ * world's own variant of the model (runtime/model/model_variant.h), never the model the caller
+ * or other worlds hold. LUCID_ERR_ARGUMENT (*why says why) for an unknown model, link or
+ * joint, a link that does not carry its joint's whole inertia, or a value out of range (mass
+ * > 0, damping >= 0, finite). */
+typedef enum lucid_model_param_kind {
+    LUCID_MODEL_PARAM_LINK_MASS = 0,
+    LUCID_MODEL_PARAM_JOINT_DAMPING
+} lucid_model_param_kind;
+lucid_status lucid_world_model_param(const lucid_world *w, int model, lucid_model_param_kind kind,
+                                     size_t index, double *value, const char **why);
+lucid_status lucid_world_set_model_param(lucid_world *w, int model, lucid_model_param_kind kind,
+                                         size_t index, double value, const char **why);
 const double *lucid_world_model_q(const lucid_world *w, int id);       /* nq */
 const double *lucid_world_model_v(const lucid_world *w, int id);       /* nv */
 const double *lucid_world_model_control(const lucid_world *w, int id); /* nu */

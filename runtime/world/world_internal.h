@@ -155,6 +155,9 @@ lucid_status lucid_world_push_body(lucid_world *w, const lucid_body_part *parts,
                                    int *index); /* world_body.c */
 lucid_status lucid_world_push_contact(lucid_world *w, const lucid_world_contact *c); /* collision */
 
+/* Model id's model becomes m (a variant of it: same structure), the world holding a reference;
+ * the one it held is released (world_model.c). */
+void lucid_world_replace_model(lucid_world *w, int id, const lucid_model *m);
 /* world_model.c: the models' part of a step. */
 void lucid_world_models_destroy(lucid_world *w);
 /* Copies src's models into dst (whose bodies are already src's): q, v, u, base, fresh data. */

@@ -207,6 +207,14 @@ const lucid_model *lucid_world_model_of(const lucid_world *w, int id) {
     return wm ? wm->model : NULL;
 }
 
+void lucid_world_replace_model(lucid_world *w, int id, const lucid_model *m) {
+    lucid_world_model *wm = get_model(w, id);
+    if (!wm || !m || wm->model == m) return;
+    lucid_model *old = (lucid_model *)wm->model;
+    wm->model = lucid_model_retain(m);
+    lucid_model_destroy(old);
+}
+
 const double *lucid_world_model_q(const lucid_world *w, int id) {
     lucid_world_model *wm = get_model(w, id);
     return wm ? wm->q : NULL;

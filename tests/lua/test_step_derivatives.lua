@@ -112,7 +112,40 @@ t.case("an arm in free motion: A, B equal finite differences", function()
   local v = {1, -0.5, 0.2, 0, 0, 0, 0, 0, 0}
   w:set_v(id, v)
   w:set_control(id, {0.5, -0.2, 0.1})
-  check_against_fd("arm3", w)
+  -- the model's parameters too: a link's mass (its inertia scaled), the free box's mass and a
+  -- joint's damping
+  local params = {{model = id, link = "fore", "mass"}, {model = id, link = "box", "mass"},
+                  {model = id, joint = "elbow", "damping"}}
+  local D = check_against_fd("arm3", w, {params = params})
+  t.eq(#D.params, 3)
+  for k = 1, 3 do t.truthy(maxabs(D.params[k]) > 0, "parameter " .. k .. " moves the step") end
+end)
+
+t.case("a model's parameters: w:param / w:set_param change the world's copy only", function()
+  local m = lucid.model.load("tasks/models/arm3.xml")
+  local w, other = lucid.world{dt = 1e-3}, lucid.world{dt = 1e-3}
+  local id, id2 = w:add_model(m), other:add_model(m)
+  local link, joint = {model = id, link = "fore", "mass"}, {model = id, joint = "elbow", "damping"}
+  local mass0, total0 = w:param(link), m:mass()
+  t.near(w:param(joint), 0.5, 0)
+  w:set_param(link, 2 * mass0)
+  w:set_param(joint, 0.25)
+  t.near(w:param(link), 2 * mass0, 1e-15)
+  t.near(w:param(joint), 0.25, 0)
+  t.near(m:mass(), total0, 0) -- the model the caller holds is unchanged
+  t.near(other:param{model = id2, link = "fore", "mass"}, mass0, 0)
+  -- the heavier forearm and lighter damping change the motion of w only
+  for _, ww in ipairs{w, other} do ww:set_control(1, {0, 0.5, 0.5}) end
+  for _ = 1, 50 do w:step(); other:step() end
+  t.truthy(math.abs(w:q(id)[3] - other:q(id2)[3]) > 1e-4, "the parameters changed the motion")
+  t.raises("> 0", function() w:set_param(link, 0) end)
+  t.raises(">= 0", function() w:set_param(joint, -1) end)
+  t.raises("no link", function() w:param{model = id, link = "nope", "mass"} end)
+  t.raises("unknown model", function() w:param{model = 7, link = "fore", "mass"} end)
+  t.raises("unknown entry", function() w:param{model = id, joint = "elbow", "mass"} end)
+  t.raises("must be", function()
+    w:step_derivatives{params = {{model = id, link = "fore", "friction"}}}
+  end)
 end)
 
 t.case("a 20-step rollout: lucid.ad's Jacobian is the product of the step Jacobians", function()

@@ -57,6 +57,7 @@ t.case("robot: link masses and joint damping within 2 %", function()
   local out, code = run("--problem robot --seed 1 --guesses 2 --json")
   t.eq(code, 0)
   local r = json.decode(out)
+  t.eq(r.method, "implicit") -- link mass and damping through w:step_derivatives
   t.eq(#r.parameters, 6)
   for _, p in ipairs(r.parameters) do
     t.truthy(p.identifiable and p.relative_error < 0.02, p.parameter)

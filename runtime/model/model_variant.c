@@ -1,0 +1,66 @@
+/* Model variants (model_variant.h): a shallow copy of the model whose nodes (inertias), bodies
+ * (masses) and damping are its own; every other array stays the base model's. */
+#include "runtime/model/model_variant.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/model/model_internal.h"
+
+static lucid_status fail(const char **why, const char *reason) {
+    if (why) *why = reason;
+    return LUCID_ERR_ARGUMENT;
+}
+
+static void *copy_of(const void *src, size_t n, size_t size) {
+    void *dst = malloc(n ? n * size : 1);
+    if (dst && n) memcpy(dst, src, n * size);
+    return dst;
+}
+
+lucid_model *lucid_model_variant(const lucid_model *m) {
+    if (!m) return NULL;
+    lucid_model *v = malloc(sizeof *v);
+    if (!v) return NULL;
+    memcpy(v, m, sizeof *v);
+    atomic_init(&v->refs, 1);
+    v->nodes = copy_of(m->nodes, m->nnodes, sizeof *m->nodes);
+    v->bodies = copy_of(m->bodies, m->nbodies, sizeof *m->bodies);
+    v->damping = copy_of(m->damping, m->nv, sizeof *m->damping);
+    if (!v->nodes || !v->bodies || !v->damping) {
+        free(v->nodes), free(v->bodies), free(v->damping), free(v);
+        return NULL;
+    }
+    v->base = lucid_model_retain(m->base ? m->base : m); /* names and the rest live there */
+    return v;
+}
+
+/* I' = s I, h' = s h, mass' = s mass for the node carrying body b. */
+lucid_status lucid_model_variant_set_body_mass(lucid_model *v, size_t b, double mass,
+                                               const char **why) {
+    if (!v || !v->base) return fail(why, "only a model variant can be changed");
+    if (b >= v->nbodies) return fail(why, "unknown body");
+    if (!(mass > 0.0) || !isfinite(mass)) return fail(why, "a link's mass must be > 0 and finite");
+    lucid_model_body *body = &v->bodies[b];
+    lucid_inertia *I = &v->nodes[body->node].inertia;
+    if (!(body->mass > 0.0) || fabs(I->mass - body->mass) > 1e-12 * I->mass)
+        return fail(why, "the link does not carry its joint's whole inertia (massless, or merged "
+                         "with other massive links)");
+    double s = mass / body->mass;
+    I->mass = mass, I->h = lucid_vec3_scale(I->h, s), I->I = lucid_mat3_scale(&I->I, s);
+    v->total_mass += mass - body->mass;
+    body->mass = mass;
+    return LUCID_OK;
+}
+
+lucid_status lucid_model_variant_set_joint_damping(lucid_model *v, size_t j, double damping,
+                                                   const char **why) {
+    if (!v || !v->base) return fail(why, "only a model variant can be changed");
+    if (j >= v->nnodes) return fail(why, "unknown joint");
+    if (!(damping >= 0.0) || !isfinite(damping))
+        return fail(why, "a joint's damping must be >= 0 and finite");
+    const lucid_model_node *nd = &v->nodes[j];
+    for (size_t k = 0; k < nd->nv; ++k) v->damping[nd->idx_v + k] = damping;
+    return LUCID_OK;
+}

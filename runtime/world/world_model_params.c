@@ -1,0 +1,54 @@
+/* The physical parameters of a world's models that system identification and the step
+ * derivatives change: a link's mass and a joint's damping. The world changes its own variant
+ * of the model (runtime/model/model_variant.h); the model the caller holds, and other worlds
+ * holding it, keep theirs. */
+#include "runtime/model/model_variant.h"
+#include "runtime/world/world_internal.h"
+
+static lucid_status fail(const char **why, const char *reason) {
+    if (why) *why = reason;
+    return LUCID_ERR_ARGUMENT;
+}
+
+/* The first dof of joint j (every dof of a joint has its damping). */
+static size_t joint_dof(const lucid_model *m, size_t j) {
+    const int *owner = lucid_model_dof_joint(m);
+    size_t k = 0;
+    while (k + 1 < lucid_model_nv(m) && owner[k] != (int)j) ++k;
+    return k;
+}
+
+static const char *check(const lucid_world *w, int model, lucid_model_param_kind kind,
+                         size_t index) {
+    const lucid_model *m = lucid_world_model_of(w, model);
+    if (!m) return "unknown model";
+    if (kind == LUCID_MODEL_PARAM_LINK_MASS)
+        return index < lucid_model_nbodies(m) ? NULL : "unknown link";
+    if (kind == LUCID_MODEL_PARAM_JOINT_DAMPING)
+        return index < lucid_model_njoints(m) ? NULL : "unknown joint";
+    return "unknown model parameter kind";
+}
+
+lucid_status lucid_world_model_param(const lucid_world *w, int model, lucid_model_param_kind kind,
+                                     size_t index, double *value, const char **why) {
+    const char *bad = w && value ? check(w, model, kind, index) : "argument missing";
+    if (bad) return fail(why, bad);
+    const lucid_model *m = lucid_world_model_of(w, model);
+    *value = kind == LUCID_MODEL_PARAM_LINK_MASS ? lucid_model_body_mass(m, index)
+                                                 : lucid_model_damping(m)[joint_dof(m, index)];
+    return LUCID_OK;
+}
+
+lucid_status lucid_world_set_model_param(lucid_world *w, int model, lucid_model_param_kind kind,
+                                         size_t index, double value, const char **why) {
+    const char *bad = w ? check(w, model, kind, index) : "argument missing";
+    if (bad) return fail(why, bad);
+    lucid_model *v = lucid_model_variant(lucid_world_model_of(w, model));
+    if (!v) return LUCID_ERR_NO_MEMORY;
+    lucid_status s = kind == LUCID_MODEL_PARAM_LINK_MASS
+                         ? lucid_model_variant_set_body_mass(v, index, value, why)
+                         : lucid_model_variant_set_joint_damping(v, index, value, why);
+    if (s == LUCID_OK) lucid_world_replace_model(w, model, v);
+    lucid_model_destroy(v); /* the world holds its own reference */
+    return s;
+}
