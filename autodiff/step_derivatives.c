@@ -39,7 +39,9 @@ typedef struct ctx {
     lucid_world_contact *contacts; /* the nominal step's */
     double *lambda0, *lambda_s, *sigma0, *sigma_p, *sigma_m, *mu0, *mu_p, *mu_m, *vb;
     double *dsigma, *dmu, *dlambda;
-    double *Xl;  /* implicit: dx+/dlambda at the nominal inputs (nt x 3n), central differences */
+    double *Xl; /* implicit: dx+/dlambda at the nominal inputs (nt x 3n) */
+    double *D;  /* implicit: dx+/dp, p the final velocities (nt x nt/2), at the nominal p0 */
+    double *post0, *post; /* p0, and p of one evaluation (nt/2) */
     int *branch; /* each contact's piece of the reference velocity, fixed by the nominal step */
     int islands, *island_start, *island_contacts;
     lucid_contact_derivatives **ift;
@@ -64,7 +66,8 @@ static void release(ctx *c) {
     free(c->dplus), free(c->dminus), free(c->cache0), free(c->cache1), free(c->contacts);
     free(c->lambda0), free(c->lambda_s), free(c->sigma0), free(c->sigma_p), free(c->sigma_m);
     free(c->mu0), free(c->mu_p), free(c->mu_m), free(c->vb), free(c->dsigma), free(c->dmu);
-    free(c->dlambda), free(c->Xl), free(c->branch), free(c->island_start), free(c->island_contacts);
+    free(c->dlambda), free(c->Xl), free(c->D), free(c->post0), free(c->post), free(c->branch),
+        free(c->island_start), free(c->island_contacts);
     for (int i = 0; c->ift && i < c->islands; ++i) lucid_contact_derivatives_destroy(c->ift[i]);
     for (int i = 0; c->ip && i < c->islands; ++i) lucid_contact_workspace_destroy(c->ip[i]);
     for (int i = 0; c->ip_data && i < c->islands; ++i) free(c->ip_data[i]);
@@ -337,18 +340,34 @@ static int keeps_configuration(const ctx *c, int col) {
     return col < 0 || (col >= c->nt / 2 && col < c->nt + c->nu);
 }
 
+/* out = D post: x+ (a tangent at x1) to first order in the final velocities (see
+ * velocity_jacobian), for the evaluations that keep the configuration. */
+static void linearised_state(const ctx *c, const double *post, double *out) {
+    size_t nt = (size_t)c->nt, np = nt / 2;
+    for (size_t r = 0; r < nt; ++r) out[r] = 0.0;
+    for (size_t j = 0; j < np; ++j) {
+        double pj = post[j] - c->post0[j];
+        if (pj != 0.0)
+            for (size_t r = 0; r < nt; ++r) out[r] += c->D[r + nt * j] * pj;
+    }
+}
+
 /* The step at column col shifted by delta with the contact forces lambda: sigma, mu and (as a
  * tangent at x1, when out is not NULL) x+. *same = 0 when the contact list changed. With
- * c->reuse set, columns that keep the configuration reuse the last full evaluation's contact
- * rows and factorisations (the nominal one: these columns are evaluated first). */
+ * c->reuse set, columns that keep the configuration reuse the nominal evaluation's contact
+ * rows and factorisations (evaluated right after it) and stop at the final velocities, x+
+ * following from them through D. */
 static lucid_status fixed_step(ctx *c, int col, double delta, const double *lambda, double *sigma,
                                double *mu, double *out, int *same) {
     lucid_status s;
     const lucid_step_param *p = perturb(c, col, delta, c->cache0, 0, &s);
-    if (s == LUCID_OK && c->reuse && keeps_configuration(c, col))
+    if (s == LUCID_OK && c->reuse && keeps_configuration(c, col)) {
         s = lucid_world_step_with_forces_reuse(c->w, c->contacts, c->n, lambda, sigma, mu, c->vb,
-                                               c->branch, same);
-    else if (s == LUCID_OK)
+                                               c->branch, c->post, same);
+        if (s == LUCID_OK && *same && out) linearised_state(c, c->post, out);
+        return s;
+    }
+    if (s == LUCID_OK)
         s = lucid_world_step_with_forces(c->w, c->contacts, c->n, lambda, sigma, mu, c->vb,
                                          c->branch, same);
     if (p) param_restore(c, p);
@@ -406,29 +425,55 @@ static lucid_status solve_dlambda(ctx *c) {
     return LUCID_OK;
 }
 
-/* dx+/dlambda at the nominal inputs, one column per entry of lambda: x+ is linear in lambda
- * through v+ = v_free + dt M~^-1 J^T lambda and smooth through the integrator, so central
- * differences of lucid_world_step_with_forces are exact to rounding. */
-static lucid_status force_jacobian(ctx *c) {
-    size_t n3 = 3 * (size_t)c->n, nt = (size_t)c->nt;
+/* D = dx+/dp (nt x nt/2) at the nominal final velocities p0 (right after the nominal full
+ * evaluation, whose v_free arrays hold them): x+ = (q (+) dt p, p) at the nominal configuration,
+ * smooth, by central differences of lucid_world_step_integrate alone. */
+static lucid_status velocity_jacobian(ctx *c) {
+    size_t nt = (size_t)c->nt, np = nt / 2;
+    lucid_world_post_velocity(c->w, c->post0);
     double scale = 1.0;
-    for (size_t i = 0; i < n3; ++i) scale = fmax(scale, fabs(c->lambda0[i]));
+    for (size_t j = 0; j < np; ++j) scale = fmax(scale, fabs(c->post0[j]));
     double h = 1e-6 * scale;
+    for (size_t j = 0; j < np; ++j) {
+        for (int side = 0; side < 2; ++side) {
+            lucid_status s = lucid_world_set_state(c->w, c->x0, NULL);
+            if (s != LUCID_OK) return s;
+            memcpy(c->post, c->post0, np * sizeof(double));
+            c->post[j] += side ? -h : h;
+            lucid_world_set_post_velocity(c->w, c->post);
+            s = lucid_world_step_integrate(c->w);
+            if (s == LUCID_OK) lucid_world_get_state(c->w, c->xs);
+            if (s == LUCID_OK)
+                s = lucid_world_state_difference(c->w, c->x1, c->xs, side ? c->dminus : c->dplus);
+            if (s != LUCID_OK) return s;
+        }
+        for (size_t r = 0; r < nt; ++r) c->D[r + nt * j] = (c->dplus[r] - c->dminus[r]) / (2 * h);
+    }
+    return LUCID_OK;
+}
+
+/* dx+/dlambda = D dp/dlambda at the nominal inputs: p is affine in lambda (p = v_free + dt
+ * M~^-1 J^T lambda), so each column of dp/dlambda is the impulse of a unit force, exact, on
+ * the nominal contact rows. */
+static lucid_status force_jacobian(ctx *c) {
+    size_t n3 = 3 * (size_t)c->n, nt = (size_t)c->nt, np = nt / 2;
     c->Xl = malloc(sizeof(double) * (nt * n3 + 1));
     if (!c->Xl) return LUCID_ERR_NO_MEMORY;
-    memcpy(c->lambda_s, c->lambda0, sizeof(double) * n3);
+    lucid_status s = lucid_world_restore_contacts(c->w, c->contacts, c->n);
+    if (s != LUCID_OK) return s;
     for (size_t i = 0; i < n3; ++i) {
-        int same_p = 1, same_m = 1;
-        c->lambda_s[i] = c->lambda0[i] + h;
-        lucid_status s =
-            fixed_step(c, -1, 0.0, c->lambda_s, c->sigma_p, c->mu_p, c->dplus, &same_p);
-        c->lambda_s[i] = c->lambda0[i] - h;
-        if (s == LUCID_OK)
-            s = fixed_step(c, -1, 0.0, c->lambda_s, c->sigma_m, c->mu_m, c->dminus, &same_m);
-        c->lambda_s[i] = c->lambda0[i];
-        if (s != LUCID_OK) return s;
-        if (!same_p || !same_m) return LUCID_ERR_INTERNAL; /* the same state gave other contacts */
-        for (size_t r = 0; r < nt; ++r) c->Xl[r + nt * i] = (c->dplus[r] - c->dminus[r]) / (2 * h);
+        lucid_world_contact *k = &c->w->contacts[i / 3];
+        memset(c->post, 0, np * sizeof(double));
+        lucid_world_set_post_velocity(c->w, c->post);
+        k->force[0] = k->force[1] = k->force[2] = 0.0;
+        k->force[i % 3] = 1.0;
+        lucid_world_apply_contact_force(c->w, (int)(i / 3));
+        lucid_world_post_velocity(c->w, c->post);
+        for (size_t r = 0; r < nt; ++r) {
+            double acc = 0.0;
+            for (size_t j = 0; j < np; ++j) acc += c->D[r + nt * j] * c->post[j];
+            c->Xl[r + nt * i] = acc;
+        }
     }
     return LUCID_OK;
 }
@@ -562,6 +607,8 @@ static lucid_status allocate(ctx *c, lucid_step_jacobians *J) {
     c->x1 = grab(nx, sizeof(double), &ok), c->xs = grab(nx, sizeof(double), &ok);
     c->us = grab(nu, sizeof(double), &ok), c->dx = grab(nt, sizeof(double), &ok);
     c->dplus = grab(nt, sizeof(double), &ok), c->dminus = grab(nt, sizeof(double), &ok);
+    c->D = grab(nt * (nt / 2), sizeof(double), &ok);
+    c->post0 = grab(nt / 2, sizeof(double), &ok), c->post = grab(nt / 2, sizeof(double), &ok);
     c->contacts = grab(n, sizeof *c->contacts, &ok);
     double **three[] = {&c->lambda0, &c->lambda_s, &c->sigma0, &c->sigma_p,
                         &c->sigma_m, &c->dsigma,   &c->dlambda};
@@ -600,6 +647,7 @@ static lucid_status columns(ctx *c, lucid_step_jacobians *J) {
         /* the columns that keep the configuration first, on the nominal contact rows (a
          * fallback to whole steps ends the reuse), then positions and parameters */
         c->reuse = 1;
+        if (s == LUCID_OK) s = velocity_jacobian(c);
         if (s == LUCID_OK) s = force_jacobian(c);
         for (int col = c->nt / 2; col < c->nt + c->nu && s == LUCID_OK; ++col)
             s = implicit_column(c, col, J);

@@ -226,14 +226,23 @@ lucid_status lucid_world_step_with_forces(lucid_world *w, const lucid_world_cont
                                           const double *lambda, double *sigma, double *mu,
                                           double *v_before, int *branch, int *same);
 /* The same step after lucid_world_step_with_forces at the same configuration and parameters,
- * for other velocities, controls or forces: the contacts, their rows and the models' M~
- * factors of that evaluation are reused (no collision, kinematics or factorisation), exact
- * since none of them depends on v, u or lambda. *same = 0 when the contact list is not
- * expect's (no full evaluation came before). */
+ * for other velocities, controls or forces, up to the final velocities: the contacts, their
+ * rows and the models' M~ factors of that evaluation are reused (no collision, kinematics or
+ * factorisation), exact since none of them depends on v, u or lambda; post (nt / 2) receives
+ * the final velocities (lucid_world_post_velocity) and nothing is integrated. *same = 0 when
+ * the contact list is not expect's (no full evaluation came before). */
 lucid_status lucid_world_step_with_forces_reuse(lucid_world *w, const lucid_world_contact *expect,
                                                 int n, const double *lambda, double *sigma,
                                                 double *mu, double *v_before, int *branch,
-                                                int *same);
+                                                double *post, int *same);
+/* Puts back the n contacts of the last evaluation (emptied by set_state) when they are
+ * expect's; LUCID_ERR_INTERNAL otherwise. */
+lucid_status lucid_world_restore_contacts(lucid_world *w, const lucid_world_contact *expect, int n);
+/* The final velocities of a step (tangent size / 2 entries: each free body's v_free and w_free,
+ * centre of mass, world frame, then every model's v_free), on which x+ depends alone once the
+ * configuration is given (lucid_world_step_integrate); reading and setting them. */
+void lucid_world_post_velocity(const lucid_world *w, double *p);
+void lucid_world_set_post_velocity(lucid_world *w, const double *p);
 /* c*_N of contact c on a given piece (branch >= 0) or on the one the rules choose (branch < 0,
  * stored in *chosen when not NULL): 0 speculative, 1 rest band, 2 Baumgarte, + 3 restitution. */
 double lucid_world_reference_velocity_branch(const lucid_world *w, const lucid_world_contact *c,

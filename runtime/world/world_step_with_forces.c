@@ -3,6 +3,7 @@
  * solution, and this map supplies the rest of the step at a fixed lambda. */
 #include <string.h>
 
+#include "runtime/model/model.h"
 #include "runtime/world/world_internal.h"
 
 /* Same contact identity: bodies, parts and joint limit (a patch keeps its point order). */
@@ -47,9 +48,10 @@ static void contact_sigma(const lucid_world *w, int k, const double *v_before, i
     if (c->limit_sign != 0) sigma[0] += c->force[0], sigma[1] += c->force[1];
 }
 
-/* The rest of the step once the contact list and its rows are those of expect. */
-static lucid_status apply_forces(lucid_world *w, int n, const double *lambda, double *sigma,
-                                 double *mu, double *v_before, int *branch) {
+/* Contact forces lambda into the contacts, the final velocities v+ = v_free + dt M~^-1 J^T
+ * lambda and sigma, once the contact list and its rows are those of expect. */
+static void apply_forces(lucid_world *w, int n, const double *lambda, double *sigma, double *mu,
+                         double *v_before, int *branch) {
     for (int k = 0; k < n; ++k) {
         lucid_world_contact *c = &w->contacts[k];
         memcpy(c->force, lambda + 3 * k, sizeof c->force);
@@ -59,7 +61,6 @@ static lucid_status apply_forces(lucid_world *w, int n, const double *lambda, do
     }
     for (int k = 0; k < n; ++k) lucid_world_apply_contact_force(w, k);
     for (int k = 0; k < n; ++k) contact_sigma(w, k, v_before, branch, sigma + 3 * k);
-    return lucid_world_step_integrate(w);
 }
 
 lucid_status lucid_world_step_with_forces(lucid_world *w, const lucid_world_contact *expect, int n,
@@ -71,21 +72,59 @@ lucid_status lucid_world_step_with_forces(lucid_world *w, const lucid_world_cont
     if (!same_contacts(w, expect, n)) return LUCID_OK;
     *same = 1;
     s = lucid_world_contact_rows(w);
-    return s == LUCID_OK ? apply_forces(w, n, lambda, sigma, mu, v_before, branch) : s;
+    if (s != LUCID_OK) return s;
+    apply_forces(w, n, lambda, sigma, mu, v_before, branch);
+    return lucid_world_step_integrate(w);
 }
 
 lucid_status lucid_world_step_with_forces_reuse(lucid_world *w, const lucid_world_contact *expect,
                                                 int n, const double *lambda, double *sigma,
                                                 double *mu, double *v_before, int *branch,
-                                                int *same) {
+                                                double *post, int *same) {
     *same = 0;
-    if (n < 0 || (size_t)n > w->contact_cap) return LUCID_OK;
-    w->num_contacts = n; /* set_state emptied the list; its entries are the last evaluation's */
-    if (!same_contacts(w, expect, n)) {
-        w->num_contacts = 0;
-        return LUCID_OK;
-    }
+    if (lucid_world_restore_contacts(w, expect, n) != LUCID_OK) return LUCID_OK;
     *same = 1;
     lucid_status s = lucid_world_step_prepare_velocities(w);
-    return s == LUCID_OK ? apply_forces(w, n, lambda, sigma, mu, v_before, branch) : s;
+    if (s != LUCID_OK) return s;
+    apply_forces(w, n, lambda, sigma, mu, v_before, branch);
+    lucid_world_post_velocity(w, post);
+    return LUCID_OK;
+}
+
+lucid_status lucid_world_restore_contacts(lucid_world *w, const lucid_world_contact *expect,
+                                          int n) {
+    if (n < 0 || (size_t)n > w->contact_cap) return LUCID_ERR_INTERNAL;
+    w->num_contacts = n; /* set_state emptied the list; its entries are the last evaluation's */
+    if (same_contacts(w, expect, n)) return LUCID_OK;
+    w->num_contacts = 0;
+    return LUCID_ERR_INTERNAL;
+}
+
+/* p: each free body's v_free, w_free (centre of mass, world frame), then the models' v_free. */
+void lucid_world_post_velocity(const lucid_world *w, double *p) {
+    for (int i = 0; i < w->num_bodies; ++i) {
+        const lucid_body *b = &w->bodies[i];
+        if (b->is_static || b->model >= 0) continue;
+        lucid_vec3_store(w->v_free[i], p), lucid_vec3_store(w->w_free[i], p + 3);
+        p += 6;
+    }
+    for (int m = 0; m < w->num_models; ++m) {
+        size_t nv = lucid_model_nv(w->models[m].model);
+        memcpy(p, w->models[m].v_free, nv * sizeof(double));
+        p += nv;
+    }
+}
+
+void lucid_world_set_post_velocity(lucid_world *w, const double *p) {
+    for (int i = 0; i < w->num_bodies; ++i) {
+        const lucid_body *b = &w->bodies[i];
+        if (b->is_static || b->model >= 0) continue;
+        w->v_free[i] = lucid_vec3_load(p), w->w_free[i] = lucid_vec3_load(p + 3);
+        p += 6;
+    }
+    for (int m = 0; m < w->num_models; ++m) {
+        size_t nv = lucid_model_nv(w->models[m].model);
+        memcpy(w->models[m].v_free, p, nv * sizeof(double));
+        p += nv;
+    }
 }
