@@ -11,9 +11,10 @@
 -- retraction (w:state_jacobians: quaternion coordinates in, quaternion coordinates out).
 -- opts: method, step, tol, max_iter, threshold (as w:step_derivatives), params (a list of
 -- parameter specs, {body = id, "mass"} ...) and theta (their values, set on w before the step;
--- differentiable). The step's Jacobian (nx x (nx + nu + np)) is formed once per step and kept
--- on the tape: reverse mode over a rollout multiplies these from the end without forming the
--- products of A matrices.
+-- differentiable). The step's Jacobian (nx x (nx + nu + np)) is formed when a derivative sweep
+-- reaches the step and dropped after it: the tape keeps each step's inputs, so reverse mode
+-- over a rollout (backpropagation through time) holds one dense Jacobian at a time, never N,
+-- and never forms products of A matrices.
 local check = require "lucid.check"
 local lucid = require "lucid"
 
@@ -87,10 +88,21 @@ function M.step(w, x, u, opts)
     w:step()
     return w:state()
   end
-  local J
+  -- The step's Jacobian is computed when a sweep asks for it (lucid.ad calls `jacobian` once
+  -- per sweep and primitive) and not kept: the tape holds each step's inputs only, so a
+  -- gradient over N steps stores N input vectors, not N dense Jacobians. The recomputed step
+  -- is the forward one bit for bit (set_state clears the warm-start memory both times); the
+  -- world's state, controls and parameters are put back afterwards.
   local P = lucid.ad.primitive{
     name = FNAME,
     forward = function(z)
+      apply(z)
+      w:step()
+      return w:state()
+    end,
+    jacobian = function(z)
+      local keep_x, keep_u, keep_t = w:state(), w:controls(), {}
+      for k = 1, np do keep_t[k] = w:param(params[k]) end
       local x0 = apply(z)
       local D = w:step_derivatives(sd)
       local x1 = w:state()
@@ -106,10 +118,11 @@ function M.step(w, x, u, opts)
           for _, v in ipairs(row) do rows[i][#rows[i] + 1] = v end
         end
       end
-      J = lucid.mat(rows)
-      return x1
+      w:set_state(keep_x)
+      if nu > 0 then w:set_controls(keep_u) end
+      for k = 1, np do w:set_param(params[k], keep_t[k]) end
+      return lucid.mat(rows)
     end,
-    jacobian = function() return J end,
   }
   local parts = {x, u}
   if np > 0 then parts[3] = opts.theta end
