@@ -93,13 +93,20 @@ static lucid_status failed(lucid_world *w, const char *stage, lucid_status s) {
     return s;
 }
 
-lucid_status lucid_world_step_prepare(lucid_world *w) {
+/* Fresh statistics, the velocity buffers and v_free / w_free of the free bodies. */
+static lucid_status start_step(lucid_world *w) {
     memset(&w->stats, 0, sizeof w->stats);
     w->stats.converged = 1;
     w->error[0] = '\0';
     lucid_status s = reserve_velocities(w);
     if (s != LUCID_OK) return failed(w, "velocity buffers", s);
     free_velocities(w);
+    return LUCID_OK;
+}
+
+lucid_status lucid_world_step_prepare(lucid_world *w) {
+    lucid_status s = start_step(w);
+    if (s != LUCID_OK) return s;
     lucid_world_models_begin_step(w);
     s = lucid_world_collide(w);
     if (s == LUCID_OK) s = lucid_world_models_limits(w);
@@ -107,14 +114,9 @@ lucid_status lucid_world_step_prepare(lucid_world *w) {
 }
 
 lucid_status lucid_world_step_prepare_velocities(lucid_world *w) {
-    memset(&w->stats, 0, sizeof w->stats);
-    w->stats.converged = 1;
-    w->error[0] = '\0';
-    lucid_status s = reserve_velocities(w);
-    if (s != LUCID_OK) return failed(w, "velocity buffers", s);
-    free_velocities(w);
-    lucid_world_models_free_velocities(w);
-    return LUCID_OK;
+    lucid_status s = start_step(w);
+    if (s == LUCID_OK) lucid_world_models_free_velocities(w);
+    return s;
 }
 
 lucid_status lucid_world_step_integrate(lucid_world *w) {
