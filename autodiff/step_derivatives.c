@@ -45,6 +45,8 @@ typedef struct ctx {
     int *branch; /* each contact's piece of the reference velocity, fixed by the nominal step */
     int islands, *island_start, *island_contacts;
     lucid_contact_derivatives **ift;
+    double **dl_dg,
+        **dl_dmu; /* per island: dlambda/dg, dlambda/dmu (dl_dmu within dl_dg's block) */
     lucid_contact_workspace **ip;      /* relaxed: each island's ip workspace (its factorisation) */
     lucid_contact_problem *ip_problem; /* relaxed: each island's problem (copies below) */
     double **ip_data;
@@ -69,6 +71,8 @@ static void release(ctx *c) {
     free(c->dlambda), free(c->Xl), free(c->D), free(c->post0), free(c->post), free(c->branch),
         free(c->island_start), free(c->island_contacts);
     for (int i = 0; c->ift && i < c->islands; ++i) lucid_contact_derivatives_destroy(c->ift[i]);
+    for (int i = 0; c->dl_dg && i < c->islands; ++i) free(c->dl_dg[i]);
+    free(c->dl_dg), free(c->dl_dmu);
     for (int i = 0; c->ip && i < c->islands; ++i) lucid_contact_workspace_destroy(c->ip[i]);
     for (int i = 0; c->ip_data && i < c->islands; ++i) free(c->ip_data[i]);
     free(c->ip), free(c->ip_problem), free(c->ip_data);
@@ -405,6 +409,19 @@ static lucid_status fd_column(ctx *c, int col, lucid_step_jacobians *J) {
     return s;
 }
 
+/* di = dl_dg gi + dl_dmu mi (3m x 3m and 3m x m, column-major): an island's IFT. */
+static void dense_jvp(const double *dl_dg, const double *dl_dmu, int m, const double *gi,
+                      const double *mi, double *di) {
+    size_t m3 = 3 * (size_t)m;
+    for (size_t r = 0; r < m3; ++r) di[r] = 0.0;
+    for (size_t col = 0; col < m3; ++col)
+        if (gi[col] != 0.0)
+            for (size_t r = 0; r < m3; ++r) di[r] += dl_dg[r + m3 * col] * gi[col];
+    for (size_t col = 0; col < (size_t)m; ++col)
+        if (mi[col] != 0.0)
+            for (size_t r = 0; r < m3; ++r) di[r] += dl_dmu[r + m3 * col] * mi[col];
+}
+
 /* dlambda = IFT(dsigma, dmu), island by island. */
 static lucid_status solve_dlambda(ctx *c) {
     for (int i = 0; i < c->islands; ++i) {
@@ -414,11 +431,13 @@ static lucid_status solve_dlambda(ctx *c) {
             memcpy(c->gi + 3 * k, c->dsigma + 3 * q, 3 * sizeof(double));
             c->mi[k] = c->dmu[q];
         }
-        lucid_status s =
-            c->ip
-                ? lucid_contact_ip_jvp(&c->ip_problem[i], c->ip[i], c->gi, NULL, c->mi, NULL, c->di)
-                : lucid_contact_derivatives_jvp(c->ift[i], NULL, c->gi, c->mi, NULL, c->di);
-        if (s != LUCID_OK) return s;
+        if (c->ip) {
+            lucid_status s =
+                lucid_contact_ip_jvp(&c->ip_problem[i], c->ip[i], c->gi, NULL, c->mi, NULL, c->di);
+            if (s != LUCID_OK) return s;
+        } else {
+            dense_jvp(c->dl_dg[i], c->dl_dmu[i], m, c->gi, c->mi, c->di);
+        }
         for (int k = 0; k < m; ++k)
             memcpy(c->dlambda + 3 * c->island_contacts[b + k], c->di + 3 * k, 3 * sizeof(double));
     }
@@ -544,6 +563,8 @@ static lucid_status factor_islands(ctx *c, lucid_step_jacobians *J) {
     c->island_start = grab((size_t)c->islands + 1, sizeof(int), &same);
     c->island_contacts = grab((size_t)c->n, sizeof(int), &same);
     c->ift = grab((size_t)c->islands, sizeof *c->ift, &same);
+    c->dl_dg = grab((size_t)c->islands, sizeof *c->dl_dg, &same);
+    c->dl_dmu = grab((size_t)c->islands, sizeof *c->dl_dmu, &same);
     if (c->o->method == LUCID_STEP_RELAXED) {
         c->ip = grab((size_t)c->islands, sizeof *c->ip, &same);
         c->ip_problem = grab((size_t)c->islands, sizeof *c->ip_problem, &same);
@@ -585,6 +606,13 @@ static lucid_status factor_islands(ctx *c, lucid_step_jacobians *J) {
         c->ift[i] = lucid_contact_derivatives_create(m);
         if (!c->ift[i]) return LUCID_ERR_NO_MEMORY;
         s = lucid_contact_derivatives_factor(c->ift[i], &p, c->li, &opt);
+        if (s != LUCID_OK) return s;
+        /* every column needs dlambda: the island's dense IFT Jacobians once, one multi-right-
+         * hand-side solve, then a product per column */
+        c->dl_dg[i] = malloc(sizeof(double) * (size_t)(3 * m) * (size_t)(4 * m));
+        if (!c->dl_dg[i]) return LUCID_ERR_NO_MEMORY;
+        c->dl_dmu[i] = c->dl_dg[i] + (size_t)(3 * m) * (size_t)(3 * m);
+        s = lucid_contact_derivatives_jacobian(c->ift[i], c->dl_dg[i], c->dl_dmu[i], NULL);
         if (s != LUCID_OK) return s;
         if (c->o->method == LUCID_STEP_RELAXED) {
             s = relaxed_island(c, i, &p);
