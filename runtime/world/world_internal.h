@@ -122,7 +122,17 @@ struct lucid_world {
     size_t link_J_cap, link_Y_cap, link_rows;
     lucid_world_stats stats;
     char error[160]; /* why the last step failed ("" when it did not) */
+    struct lucid_world_single_level *single_level; /* its buffers (NULL until a step) */
 };
+
+/* The single-level step (world_single_level.c): replaces collision and contact solve. */
+lucid_status lucid_world_step_single_level(lucid_world *w);
+void lucid_world_single_level_destroy(struct lucid_world_single_level *sl);
+/* world_step.c: stats reset, velocity buffers, free velocities and the models' step start. */
+lucid_status lucid_world_step_begin(lucid_world *w);
+/* world_collision.c: body boxes (each grown by extra[body] m when extra is not NULL) and the
+ * broad phase's candidate pairs of this step. */
+lucid_status lucid_world_broad_phase(lucid_world *w, const double *extra);
 
 /* Steps of lucid_world_step, one file each. */
 lucid_status lucid_world_collide(lucid_world *w);         /* world_collision.c */

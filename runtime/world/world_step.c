@@ -93,7 +93,7 @@ static lucid_status failed(lucid_world *w, const char *stage, lucid_status s) {
     return s;
 }
 
-lucid_status lucid_world_step_prepare(lucid_world *w) {
+lucid_status lucid_world_step_begin(lucid_world *w) {
     memset(&w->stats, 0, sizeof w->stats);
     w->stats.converged = 1;
     w->error[0] = '\0';
@@ -101,6 +101,12 @@ lucid_status lucid_world_step_prepare(lucid_world *w) {
     if (s != LUCID_OK) return failed(w, "velocity buffers", s);
     free_velocities(w);
     lucid_world_models_begin_step(w);
+    return LUCID_OK;
+}
+
+lucid_status lucid_world_step_prepare(lucid_world *w) {
+    lucid_status s = lucid_world_step_begin(w);
+    if (s != LUCID_OK) return s;
     s = lucid_world_collide(w);
     if (s == LUCID_OK) s = lucid_world_models_limits(w);
     return s == LUCID_OK ? LUCID_OK : failed(w, "collision detection", s);
@@ -114,6 +120,8 @@ lucid_status lucid_world_step_integrate(lucid_world *w) {
 
 lucid_status lucid_world_step(lucid_world *w) {
     if (!w) return LUCID_ERR_ARGUMENT;
+    if (w->opt.collision == LUCID_WORLD_COLLISION_SINGLE_LEVEL)
+        return lucid_world_step_single_level(w);
     lucid_status s = lucid_world_step_prepare(w);
     if (s != LUCID_OK) return s;
     lucid_world_warm_start(w);
