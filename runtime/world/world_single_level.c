@@ -22,6 +22,9 @@
 #define PAIR_MAX_ROWS   LUCID_CONE_MAX_ROWS
 #define INTERIOR_SHIFT  1e-3 /* how far a (re)started pair's cone variables sit inside */
 #define FRICTION_BLOCK  4    /* (mu gamma, beta) and (psi, dt P v_rel) in Q^4 */
+/* A warm start that has not converged in this many iterations is abandoned for a cold one
+ * (measured on a box landing: converged warm starts take 4-11, a failing one stalls). */
+#define WARM_ITERATIONS 20
 
 typedef struct sl_pair {
     int body[2], part[2];
@@ -401,18 +404,19 @@ static void cold_start(lucid_world *w, struct lucid_world_single_level *sl, cons
 
 /* Fills X's start: the free velocities, each pair's cached solution (warm start) or cold
  * start, then the rows' slacks from the residual and every cone variable pushed inside. */
-static void start_point(lucid_world *w, struct lucid_world_single_level *sl, double *X) {
+static int start_point(lucid_world *w, struct lucid_world_single_level *sl, double *X, int warm_ok) {
     for (int i = 0; i < w->num_bodies; ++i) {
         int var = sl->body_var[i];
         if (var < 0) continue;
         lucid_vec3_store(w->v_free[i], X + var);
         lucid_vec3_store(w->w_free[i], X + var + 3);
     }
-    int warm[sl->num_pairs > 0 ? sl->num_pairs : 1];
+    int warm[sl->num_pairs > 0 ? sl->num_pairs : 1], any = 0;
     for (int k = 0; k < sl->num_pairs; ++k) {
         const sl_pair *q = &sl->pairs[k];
-        const sl_cache *c = w->opt.single_level.warm_start ? find_cache(sl, q) : NULL;
+        const sl_cache *c = warm_ok && w->opt.single_level.warm_start ? find_cache(sl, q) : NULL;
         warm[k] = c != NULL;
+        any |= warm[k];
         if (!c) {
             cold_start(w, sl, q, X);
             continue;
@@ -437,6 +441,7 @@ static void start_point(lucid_world *w, struct lucid_world_single_level *sl, dou
         push_inside(sl, q, a, INTERIOR_SHIFT);
         push_inside(sl, q, b, INTERIOR_SHIFT);
     }
+    return any;
 }
 
 /* ---- results ------------------------------------------------------------------------------ */
@@ -534,11 +539,20 @@ lucid_status lucid_world_step_single_level(lucid_world *w) {
     w->stats.narrow_tests = w->stats.contacts = sl->num_pairs;
     w->stats.islands = sl->num_pairs > 0;
     if (sl->num_pairs > 0) {
-        start_point(w, sl, sl->X);
+        int warm = start_point(w, sl, sl->X, 1);
         lucid_ncp_problem p = {sl->ny, sl->na, sl->num_blocks, sl->block_start, residual, sl};
         lucid_ncp_result res;
-        s = lucid_ncp_solve(&p, &w->opt.single_level, sl->X, &sl->ws, &res);
+        lucid_single_level_options o = w->opt.single_level;
+        if (warm && o.max_iter > WARM_ITERATIONS) o.max_iter = WARM_ITERATIONS;
+        s = lucid_ncp_solve(&p, &o, sl->X, &sl->ws, &res);
         w->stats.solver_iterations = res.iterations;
+        if (!res.converged && warm) {
+            /* the warm start failed (the contact point jumped, e.g. a corner became a face): a
+             * cold start from the P-SDF query at the current poses */
+            start_point(w, sl, sl->X, 0);
+            s = lucid_ncp_solve(&p, &w->opt.single_level, sl->X, &sl->ws, &res);
+            w->stats.solver_iterations += res.iterations;
+        }
         w->stats.converged = res.converged;
         w->stats.residual = w->stats.scaled_residual = fmax(res.residual, res.complementarity);
         if (s == LUCID_ERR_SINGULAR) return fail(w, s, "singular Newton system");
