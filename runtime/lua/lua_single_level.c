@@ -39,8 +39,7 @@ void lucid_lua_read_single_level_options(lua_State *L, int idx, lucid_world_opti
         else if (c && strcmp(c, "single_level") == 0)
             o->collision = LUCID_WORLD_COLLISION_SINGLE_LEVEL;
         else
-            lucid_lua_fail(L, fname,
-                           "collision must be \"default\" or \"single_level\" (got %s)",
+            lucid_lua_fail(L, fname, "collision must be \"default\" or \"single_level\" (got %s)",
                            c ? c : lucid_lua_typename(L, -1));
     }
     lua_pop(L, 1);

@@ -19,9 +19,9 @@
 #include "solvers/collision/pscaling.h"
 #include "solvers/collision/pscaling_rows.h"
 
-#define PAIR_MAX_ROWS   LUCID_CONE_MAX_ROWS
-#define INTERIOR_SHIFT  1e-3 /* how far a (re)started pair's cone variables sit inside */
-#define FRICTION_BLOCK  4    /* (mu gamma, beta) and (psi, dt P v_rel) in Q^4 */
+#define PAIR_MAX_ROWS  LUCID_CONE_MAX_ROWS
+#define INTERIOR_SHIFT 1e-3 /* how far a (re)started pair's cone variables sit inside */
+#define FRICTION_BLOCK 4    /* (mu gamma, beta) and (psi, dt P v_rel) in Q^4 */
 /* A warm start that has not converged in this many iterations is abandoned for a cold one
  * (measured on a box landing: converged warm starts take 4-11, a failing one stalls). */
 #define WARM_ITERATIONS 20
@@ -129,9 +129,8 @@ static void momentum_rows(const lucid_world *w, const struct lucid_world_single_
         const lucid_body *b = &w->bodies[i];
         lucid_vec3 dv = lucid_vec3_sub(lucid_vec3_load(X + var), w->v_free[i]);
         lucid_vec3 dw = lucid_vec3_sub(lucid_vec3_load(X + var + 3), w->w_free[i]);
-        lucid_vec3 Iw = lucid_mat3_mul_vec(&b->pose.R,
-                                           lucid_mat3_mul_vec(&b->inertia,
-                                                              lucid_mat3_tmul_vec(&b->pose.R, dw)));
+        lucid_vec3 Iw = lucid_mat3_mul_vec(
+            &b->pose.R, lucid_mat3_mul_vec(&b->inertia, lucid_mat3_tmul_vec(&b->pose.R, dw)));
         lucid_vec3_store(lucid_vec3_scale(dv, b->mass), F + var);
         lucid_vec3_store(Iw, F + var + 3);
     }
@@ -160,7 +159,8 @@ static void pair_rows(const lucid_world *w, const struct lucid_world_single_leve
         nb[k] = body_next(w, q->body[k], q->var[k], X);
         lucid_vec3 t;
         part_next(w, q->body[k], q->part[k], &nb[k], &R[k], &t);
-        lucid_vec3 y = lucid_vec3_sub(lucid_mat3_tmul_vec(&R[k], lucid_vec3_sub(p, t)), q->centre[k]);
+        lucid_vec3 y =
+            lucid_vec3_sub(lucid_mat3_tmul_vec(&R[k], lucid_vec3_sub(p, t)), q->centre[k]);
         double eps = q->eps[k] >= 0 ? x[q->eps[k]] : 0.0;
         lucid_vec3 zB = lucid_vec3_zero();
         int first = q->row0 + (k ? q->m[0] : 0), off = k ? q->m[0] : 0;
@@ -197,7 +197,8 @@ static void pair_rows(const lucid_world *w, const struct lucid_world_single_leve
         lucid_vec3 beta = lucid_vec3_load(u + 1);
         lucid_vec3 vrel = lucid_vec3_zero();
         for (int k = 0; k < 2; ++k) {
-            lucid_vec3 vk = lucid_vec3_add(nb[k].v, lucid_vec3_cross(nb[k].om, lucid_vec3_sub(p, nb[k].c)));
+            lucid_vec3 vk =
+                lucid_vec3_add(nb[k].v, lucid_vec3_cross(nb[k].om, lucid_vec3_sub(p, nb[k].c)));
             vrel = k ? lucid_vec3_add(vrel, vk) : lucid_vec3_neg(vk);
         }
         lucid_vec3 vt = lucid_vec3_scale(lucid_vec3_axpy(vrel, -lucid_vec3_dot(n, vrel), n), dt);
@@ -241,8 +242,8 @@ static lucid_status add_pair(lucid_world *w, struct lucid_world_single_level *sl
     lucid_status s = lucid_world_reserve((void **)&sl->pairs, &sl->pair_cap,
                                          (size_t)sl->num_pairs + 1, sizeof *sl->pairs);
     if (s == LUCID_OK)
-        s = lucid_world_reserve((void **)&sl->rows, &sl->row_cap, (size_t)sl->num_rows + PAIR_MAX_ROWS,
-                                sizeof *sl->rows);
+        s = lucid_world_reserve((void **)&sl->rows, &sl->row_cap,
+                                (size_t)sl->num_rows + PAIR_MAX_ROWS, sizeof *sl->rows);
     if (s != LUCID_OK) return s;
     sl_pair *q = &sl->pairs[sl->num_pairs];
     q->body[0] = a, q->body[1] = b, q->part[0] = ia, q->part[1] = ib;
@@ -260,7 +261,8 @@ static lucid_status add_pair(lucid_world *w, struct lucid_world_single_level *sl
         if (m < 0) {
             char name[100];
             pair_name(w, a, ia, b, ib, name, sizeof name);
-            snprintf(w->error, sizeof w->error, "single_level: the pair %.100s needs more than %d P-SDF rows", name,
+            snprintf(w->error, sizeof w->error,
+                     "single_level: the pair %.100s needs more than %d P-SDF rows", name,
                      PAIR_MAX_ROWS);
             return LUCID_ERR_ARGUMENT;
         }
@@ -318,7 +320,8 @@ static lucid_status gather_pairs(lucid_world *w, struct lucid_world_single_level
     for (int k = 0; k < np; ++k) /* the moving bodies' unknowns first */
         for (int j = 0; j < 2; ++j) {
             int i = j ? bp[k].b : bp[k].a;
-            if (is_free(&w->bodies[i]) && sl->body_var[i] < 0) sl->body_var[i] = sl->ny, sl->ny += 6;
+            if (is_free(&w->bodies[i]) && sl->body_var[i] < 0)
+                sl->body_var[i] = sl->ny, sl->ny += 6;
         }
     sl->num_pairs = sl->num_rows = sl->num_blocks = sl->na = 0;
     for (int k = 0; k < np; ++k) {
@@ -327,7 +330,8 @@ static lucid_status gather_pairs(lucid_world *w, struct lucid_world_single_level
             for (int ib = 0; ib < w->bodies[b].num_parts; ++ib) {
                 const lucid_shape *sa = &w->parts[w->bodies[a].part_begin + ia].shape;
                 const lucid_shape *sb = &w->parts[w->bodies[b].part_begin + ib].shape;
-                if (sa->kind == LUCID_SHAPE_HALFSPACE && sb->kind == LUCID_SHAPE_HALFSPACE) continue;
+                if (sa->kind == LUCID_SHAPE_HALFSPACE && sb->kind == LUCID_SHAPE_HALFSPACE)
+                    continue;
                 s = add_pair(w, sl, a, ia, b, ib);
                 if (s != LUCID_OK) return s;
             }
@@ -336,8 +340,8 @@ static lucid_status gather_pairs(lucid_world *w, struct lucid_world_single_level
         sl->pairs[k].ix = sl->ny;
         sl->ny += sl->pairs[k].nx;
     }
-    s = lucid_world_reserve((void **)&sl->block_start, &sl->block_cap,
-                            (size_t)sl->num_blocks + 1, sizeof(int));
+    s = lucid_world_reserve((void **)&sl->block_start, &sl->block_cap, (size_t)sl->num_blocks + 1,
+                            sizeof(int));
     if (s == LUCID_OK) sl->block_start[sl->num_blocks] = sl->na;
     return s;
 }
@@ -404,7 +408,8 @@ static void cold_start(lucid_world *w, struct lucid_world_single_level *sl, cons
 
 /* Fills X's start: the free velocities, each pair's cached solution (warm start) or cold
  * start, then the rows' slacks from the residual and every cone variable pushed inside. */
-static int start_point(lucid_world *w, struct lucid_world_single_level *sl, double *X, int warm_ok) {
+static int start_point(lucid_world *w, struct lucid_world_single_level *sl, double *X,
+                       int warm_ok) {
     for (int i = 0; i < w->num_bodies; ++i) {
         int var = sl->body_var[i];
         if (var < 0) continue;
@@ -489,7 +494,8 @@ static lucid_status publish_contacts(lucid_world *w, struct lucid_world_single_l
             part_next(w, q->body[j], q->part[j], &nb[j], &R[j], &t);
             lucid_vec3 zB = lucid_vec3_zero();
             int first = q->row0 + (j ? q->m[0] : 0), off = j ? q->m[0] : 0;
-            for (int r = 0; r < q->m[j]; ++r) zB = lucid_vec3_axpy(zB, b[off + r], sl->rows[first + r].B);
+            for (int r = 0; r < q->m[j]; ++r)
+                zB = lucid_vec3_axpy(zB, b[off + r], sl->rows[first + r].B);
             wk[j] = lucid_mat3_mul_vec(&R[j], zB);
         }
         if (q->halfspace) {

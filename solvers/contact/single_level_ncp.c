@@ -19,9 +19,12 @@ void lucid_single_level_default_options(lucid_single_level_options *o) {
 lucid_status lucid_single_level_options_check(const lucid_single_level_options *o,
                                               const char **why) {
     const char *msg = NULL;
-    if (!(o->kappa > 0.0 && isfinite(o->kappa))) msg = "single_level.kappa must be > 0";
-    else if (!(o->tol > 0.0 && isfinite(o->tol))) msg = "single_level.tol must be > 0";
-    else if (o->max_iter < 1) msg = "single_level.max_iter must be >= 1";
+    if (!(o->kappa > 0.0 && isfinite(o->kappa)))
+        msg = "single_level.kappa must be > 0";
+    else if (!(o->tol > 0.0 && isfinite(o->tol)))
+        msg = "single_level.tol must be > 0";
+    else if (o->max_iter < 1)
+        msg = "single_level.max_iter must be >= 1";
     if (msg && why) *why = msg;
     return msg ? LUCID_ERR_ARGUMENT : LUCID_OK;
 }

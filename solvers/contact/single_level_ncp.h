@@ -5,10 +5,10 @@
  *   F(y, a, b) = 0  (ny + na equations, a callback),   a o b = kappa e,   a, b in int K
  * with o the Jordan product of each block (a o b = (a.b, a0 b1 + b0 a1)) and e its identity.
  * Newton on the relaxed system, the target sigma mu (Mehrotra's sigma = (mu_aff / mu)^3 from an
- * affine predictor) driven down to kappa; steps kept inside the cones (fraction to the boundary 0.99) and shortened until the
- * residual norm decreases. The Jacobian of F is taken by central differences (F is at most
- * quadratic in most unknowns, where central differences are exact up to rounding), that of
- * a o b exactly; one dense LU with partial pivoting per iteration. */
+ * affine predictor) driven down to kappa; steps kept inside the cones (fraction to the boundary
+ * 0.99) and shortened until the residual norm decreases. The Jacobian of F is taken by central
+ * differences (F is at most quadratic in most unknowns, where central differences are exact up to
+ * rounding), that of a o b exactly; one dense LU with partial pivoting per iteration. */
 #ifndef LUCID_SINGLE_LEVEL_NCP_H
 #define LUCID_SINGLE_LEVEL_NCP_H
 
