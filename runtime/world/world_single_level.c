@@ -21,7 +21,10 @@
 
 #define PAIR_MAX_ROWS  LUCID_CONE_MAX_ROWS
 #define INTERIOR_SHIFT 1e-3 /* how far a (re)started pair's cone variables sit inside */
-#define FRICTION_BLOCK 4    /* (mu gamma, beta) and (psi, dt P v_rel) in Q^4 */
+/* and relatively: u0 >= CONE_DEPTH ||u1|| (a start near the cone's edge, e.g. psi = ||v_t||
+ * for a fast sliding contact, left the Newton steps ~1e-6 long at 10 Hz) */
+#define CONE_DEPTH     2.0
+#define FRICTION_BLOCK 4 /* (mu gamma, beta) and (psi, dt P v_rel) in Q^4 */
 /* A warm start that has not converged in this many iterations is abandoned for a cold one
  * (measured on a box landing: converged warm starts take 4-11, a failing one stalls). */
 #define WARM_ITERATIONS 20
@@ -357,7 +360,7 @@ static void push_inside(const struct lucid_world_single_level *sl, const sl_pair
         lo -= q->ia, hi -= q->ia;
         double r = 0.0;
         for (int i = lo + 1; i < hi; ++i) r += u[i] * u[i];
-        u[lo] = fmax(u[lo], sqrt(r) + shift);
+        u[lo] = fmax(u[lo], CONE_DEPTH * sqrt(r) + shift);
     }
 }
 

@@ -192,7 +192,8 @@ static double max_step(const lucid_ncp_problem *p, const double *X, const double
         int off = p->ny + side * p->na;
         for (int k = 0; k < p->num_blocks; ++k) {
             int lo = p->block_start[k], dim = p->block_start[k + 1] - lo;
-            t = fmin(t, cone_step(X + off + lo, d + off + lo, dim));
+            double tk = cone_step(X + off + lo, d + off + lo, dim);
+            t = fmin(t, tk);
         }
     }
     return fmin(1.0, BOUNDARY_FRACTION * t);
