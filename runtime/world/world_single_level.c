@@ -580,3 +580,73 @@ lucid_status lucid_world_step_single_level(lucid_world *w) {
     }
     return lucid_world_step_integrate(w);
 }
+
+/* ---- for the step derivatives ---------------------------------------------------------------- */
+
+void lucid_world_single_level_forget(struct lucid_world_single_level *sl) {
+    if (sl) sl->num_cache = 0;
+}
+
+int lucid_world_single_level_unknowns(const lucid_world *w) {
+    const struct lucid_world_single_level *sl = w->single_level;
+    return sl && sl->num_pairs > 0 ? sl->ny + 2 * sl->na : 0;
+}
+
+int lucid_world_single_level_equation_count(const lucid_world *w) {
+    const struct lucid_world_single_level *sl = w->single_level;
+    return sl && sl->num_pairs > 0 ? sl->ny + sl->na : 0;
+}
+
+int lucid_world_single_level_memory(const lucid_world *w) {
+    return w->single_level ? w->single_level->num_cache : 0;
+}
+
+void lucid_world_single_level_set_memory(lucid_world *w, int count) {
+    if (w->single_level) w->single_level->num_cache = count;
+}
+
+void lucid_world_single_level_equations(lucid_world *w, double *F) {
+    struct lucid_world_single_level *sl = w->single_level;
+    for (int k = 0; k < sl->num_pairs; ++k) { /* a friction parameter may have moved */
+        sl_pair *q = &sl->pairs[k];
+        if (q->mu > 0.0)
+            q->mu = fmin(w->bodies[q->body[0]].friction, w->bodies[q->body[1]].friction);
+    }
+    residual(sl, sl->X, F);
+}
+
+void lucid_world_single_level_solve(const lucid_world *w, double *rhs) {
+    const struct lucid_world_single_level *sl = w->single_level;
+    lucid_ncp_lu_solve(&sl->ws, sl->ny + 2 * sl->na, rhs);
+}
+
+void lucid_world_single_level_velocities(lucid_world *w, const double *dX, double h) {
+    const struct lucid_world_single_level *sl = w->single_level;
+    for (int i = 0; i < w->num_bodies; ++i) {
+        int var = sl->body_var[i];
+        if (var < 0) continue;
+        w->v_free[i] = lucid_vec3_axpy(lucid_vec3_load(sl->X + var), h, lucid_vec3_load(dX + var));
+        w->w_free[i] =
+            lucid_vec3_axpy(lucid_vec3_load(sl->X + var + 3), h, lucid_vec3_load(dX + var + 3));
+    }
+}
+
+/* Breaking when the normal impulse is below 1e-3 of the lighter body's weight impulse (the
+ * relaxed gamma = kappa / phi of a pair apart), else sliding when the tangential speed is above
+ * 1e-6 m/s, else sticking: a classification of the relaxed solution, not of a switch. */
+int lucid_world_single_level_mode(const lucid_world *w, int k) {
+    const struct lucid_world_single_level *sl = w->single_level;
+    const sl_pair *q = &sl->pairs[k];
+    const double *a = sl->X + sl->ny + q->ia, *b = a + sl->na;
+    int mc = q->m[0] + q->m[1];
+    double mass = INFINITY;
+    for (int j = 0; j < 2; ++j)
+        if (is_free(&w->bodies[q->body[j]])) mass = fmin(mass, w->bodies[q->body[j]].mass);
+    double weight = mass * lucid_vec3_norm(w->opt.gravity) * w->opt.dt;
+    if (!(b[mc] > 1e-3 * weight)) return 0;
+    if (q->mu > 0.0) {
+        double vt = sqrt(a[mc + 2] * a[mc + 2] + a[mc + 3] * a[mc + 3] + a[mc + 4] * a[mc + 4]);
+        if (vt / w->opt.dt > 1e-6) return 2;
+    }
+    return 1;
+}

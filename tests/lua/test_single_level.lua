@@ -202,3 +202,71 @@ t.case("capsule, cylinder, cone, ellipsoid, hull and two boxes come to rest with
   t.truthy(d > -1e-6, "stack penetration " .. d)
   t.truthy(at_rest(w, top) and at_rest(w, low), "stack at rest")
 end)
+
+t.case("relaxed step derivatives through the NCP's factorisation agree with whole steps", function()
+  local function scene()
+    local w = lucid.world{dt = 0.01, collision = "single_level",
+                          single_level = {kappa = 1e-4, tol = 1e-12}}
+    w:add_static{shape = lucid.halfspace({0, 0, 1}, 0), friction = 0.5}
+    local b = w:add_body{shape = lucid.box(0.2, 0.15, 0.1), mass = 1, friction = 0.5,
+                         pose = se3.new({math.cos(0.1), math.sin(0.1) * 0.6, math.sin(0.1) * 0.8, 0},
+                                        {0, 0, 0.13}),
+                         velocity = {0.3, 0.1, -0.2, 0.5, -0.3, 0.2}}
+    w:step(2)
+    return w, b
+  end
+  local w, b = scene()
+  local twin = scene()
+  local x, u = w:state(), w:controls()
+  local params = {{body = b, "mass"}, {body = b, "friction"}}
+  local D = w:step_derivatives{method = "relaxed", params = params}
+  -- stepped exactly once, as w:step would (state and warm-start memory: the next steps match)
+  twin:step()
+  t.eq((w:state_difference(twin:state(), w:state())):norm(), 0)
+  w:step(5)
+  twin:step(5)
+  t.eq((w:state_difference(twin:state(), w:state())):norm(), 0, "same trajectory afterwards")
+  t.eq(D.contacts[1].mode, "sliding")
+  -- central differences of whole steps (each cold started from set_state, solved to 1e-12)
+  local h, nt = 1e-6, #w:state_difference(x, x)
+  local function step_from(xs, us)
+    w:set_state(xs)
+    w:set_controls(us)
+    w:step()
+    return w:state()
+  end
+  local worst = 0
+  local function compare(col, plus, minus, what)
+    local fd = w:state_difference(minus, plus) * (1 / (2 * h))
+    for i = 1, nt do
+      local err = math.abs(fd[i] - col(i))
+      worst = math.max(worst, err)
+      t.truthy(err < 1e-6, string.format("%s row %d: %.3g vs %.3g", what, i, col(i), fd[i]))
+    end
+  end
+  for j = 1, nt do
+    local e = {}
+    for i = 1, nt do e[i] = i == j and h or 0 end
+    local xp = w:state_integrate(x, e)
+    e[j] = -h
+    compare(function(i) return D.A:get(i, j) end, step_from(xp, u),
+            step_from(w:state_integrate(x, e), u), "A col " .. j)
+  end
+  for j = 1, #u do
+    local up, um = {}, {}
+    for i = 1, #u do up[i], um[i] = u[i], u[i] end
+    up[j], um[j] = u[j] + h, u[j] - h
+    compare(function(i) return D.B:get(i, j) end, step_from(x, up), step_from(x, um), "B col " .. j)
+  end
+  for k, p in ipairs(params) do
+    local v = w:param(p)
+    w:set_param(p, v + h)
+    local plus = step_from(x, u)
+    w:set_param(p, v - h)
+    local minus = step_from(x, u)
+    w:set_param(p, v)
+    compare(function(i) return D.params[k]:get(i, 1) end, plus, minus, "param " .. k)
+  end
+  t.truthy(worst < 1e-6, "worst " .. worst)
+  t.raises("method relaxed only", function() w:step_derivatives{method = "implicit"} end)
+end)
