@@ -170,6 +170,9 @@ t.case("options and scenes it refuses", function()
   w:add_body{shape = lucid.convex(pts), mass = 1, pose = se3.new({1, 0, 0, 0}, {0, 0, 0.1})}
   t.raises("the pair (halfspace, part 1 of body 1; convex, part 1 of body 2) needs more than 512",
            function() w:step() end)
+  local robot = world()
+  robot:add_model(lucid.model.load("tasks/models/arm3.xml"))
+  t.raises("models (robots) are not supported", function() robot:step() end)
 end)
 
 t.case("capsule, cylinder, cone, ellipsoid, hull and two boxes come to rest without penetration",
