@@ -383,7 +383,8 @@ static void cold_start(lucid_world *w, struct lucid_world_single_level *sl, cons
     double mass = INFINITY;
     for (int k = 0; k < 2; ++k) {
         const lucid_body *bd = &w->bodies[q->body[k]];
-        T[k] = lucid_se3_compose(&bd->pose, &w->parts[bd->part_begin + q->part[k]].pose);
+        sl_body_next nb = body_next(w, q->body[k], q->var[k], X); /* the free flight's pose */
+        part_next(w, q->body[k], q->part[k], &nb, &T[k].R, &T[k].t);
         if (is_free(bd)) mass = fmin(mass, bd->mass);
     }
     lucid_pscaling_options po;
