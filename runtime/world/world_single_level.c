@@ -19,8 +19,12 @@
 #include "solvers/collision/pscaling.h"
 #include "solvers/collision/pscaling_rows.h"
 
-#define PAIR_MAX_ROWS  LUCID_CONE_MAX_ROWS
-#define INTERIOR_SHIFT 1e-3 /* how far a (re)started pair's cone variables sit inside */
+#define PAIR_MAX_ROWS LUCID_CONE_MAX_ROWS
+/* How far a pair's cone variables start inside their cones: a warm start stays near the last
+ * solution, a cold one starts well inside (measured, 40 box drops at 10 Hz: 12 failed with
+ * 1e-3, 3 with 1e-2; warm starts at 1e-2 took more iterations at 300 Hz) */
+#define WARM_SHIFT 1e-3
+#define COLD_SHIFT 1e-2
 /* and relatively: u0 >= CONE_DEPTH ||u1|| (a start near the cone's edge, e.g. psi = ||v_t||
  * for a fast sliding contact, left the Newton steps ~1e-6 long at 10 Hz) */
 #define CONE_DEPTH     2.0
@@ -447,8 +451,8 @@ static int start_point(lucid_world *w, struct lucid_world_single_level *sl, doub
             a[mc + 1] = 0.0;
             b[mc + 2] = b[mc + 3] = b[mc + 4] = 0.0;
         }
-        push_inside(sl, q, a, INTERIOR_SHIFT);
-        push_inside(sl, q, b, INTERIOR_SHIFT);
+        push_inside(sl, q, a, warm[k] ? WARM_SHIFT : COLD_SHIFT);
+        push_inside(sl, q, b, warm[k] ? WARM_SHIFT : COLD_SHIFT);
     }
     return any;
 }
