@@ -459,7 +459,7 @@ static int start_point(lucid_world *w, struct lucid_world_single_level *sl, doub
 
 /* ---- results ------------------------------------------------------------------------------ */
 
-static lucid_status remember(lucid_world *w, struct lucid_world_single_level *sl, const double *X) {
+static lucid_status remember(struct lucid_world_single_level *sl, const double *X) {
     lucid_status s = lucid_world_reserve((void **)&sl->cache_next, &sl->cache_next_cap,
                                          (size_t)sl->num_pairs, sizeof(sl_cache));
     if (s != LUCID_OK) return s;
@@ -478,7 +478,6 @@ static lucid_status remember(lucid_world *w, struct lucid_world_single_level *sl
     sl->cache = sl->cache_next, sl->cache_cap = sl->cache_next_cap;
     sl->cache_next = t, sl->cache_next_cap = tc;
     sl->num_cache = sl->num_pairs;
-    (void)w;
     return LUCID_OK;
 }
 
@@ -576,7 +575,7 @@ lucid_status lucid_world_step_single_level(lucid_world *w) {
             w->v_free[i] = lucid_vec3_load(sl->X + var);
             w->w_free[i] = lucid_vec3_load(sl->X + var + 3);
         }
-        s = remember(w, sl, sl->X);
+        s = remember(sl, sl->X);
         if (s == LUCID_OK) s = publish_contacts(w, sl, sl->X);
         if (s != LUCID_OK) return fail(w, s, "result buffers");
     } else {
