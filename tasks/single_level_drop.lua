@@ -81,7 +81,7 @@ for _, hz in ipairs(freqs) do
     cells[#cells + 1] = {method = "single_level", kappa = kappa, hz = hz,
                          wopts = {dt = 1 / hz, collision = "single_level", single_level = {kappa = kappa}}}
   end
-  cells[#cells + 1] = {method = "default", hz = hz, wopts = {dt = 1 / hz}}
+  cells[#cells + 1] = {method = "two_stage", hz = hz, wopts = {dt = 1 / hz, collision = "two_stage"}}
 end
 
 local bar = t:progress(#cells * opts.drops, "drops")
@@ -126,7 +126,7 @@ local function series(field, floor)
   for _, kappa in ipairs(kappas) do
     line(string.format("single-level, kappa %g", kappa), function(c) return c.method == "single_level" and c.kappa == kappa end)
   end
-  line("default (GJK/EPA + ncp:admm)", function(c) return c.method == "default" end)
+  line("two-stage (GJK/EPA + ncp:admm)", function(c) return c.method == "two_stage" end)
   return out
 end
 local files = {

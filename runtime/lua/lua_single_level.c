@@ -34,12 +34,12 @@ void lucid_lua_read_single_level_options(lua_State *L, int idx, lucid_world_opti
                                          const char *fname) {
     if (lua_getfield(L, idx, "collision") != LUA_TNIL) {
         const char *c = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-        if (c && strcmp(c, "default") == 0)
-            o->collision = LUCID_WORLD_COLLISION_DEFAULT;
+        if (c && (strcmp(c, "two_stage") == 0 || strcmp(c, "default") == 0))
+            o->collision = LUCID_WORLD_COLLISION_TWO_STAGE;
         else if (c && strcmp(c, "single_level") == 0)
             o->collision = LUCID_WORLD_COLLISION_SINGLE_LEVEL;
         else
-            lucid_lua_fail(L, fname, "collision must be \"default\" or \"single_level\" (got %s)",
+            lucid_lua_fail(L, fname, "collision must be \"two_stage\" or \"single_level\" (got %s)",
                            c ? c : lucid_lua_typename(L, -1));
     }
     lua_pop(L, 1);

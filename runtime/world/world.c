@@ -28,7 +28,7 @@ void lucid_world_default_options(lucid_world_options *o) {
     o->density = 1000.0;
     o->patch_points = 4;
     o->sparse_threshold = -1;
-    o->collision = LUCID_WORLD_COLLISION_DEFAULT;
+    o->collision = LUCID_WORLD_COLLISION_TWO_STAGE;
     lucid_single_level_default_options(&o->single_level);
 }
 
@@ -66,9 +66,9 @@ lucid_status lucid_world_options_check(const lucid_world_options *o, const char 
     if (o->contact.tol < 0.0) return bad(why, "contact tol must be >= 0", LUCID_ERR_ARGUMENT);
     if (o->contact.max_iter < 1)
         return bad(why, "contact max_iter must be >= 1", LUCID_ERR_ARGUMENT);
-    if (o->collision != LUCID_WORLD_COLLISION_DEFAULT &&
+    if (o->collision != LUCID_WORLD_COLLISION_TWO_STAGE &&
         o->collision != LUCID_WORLD_COLLISION_SINGLE_LEVEL)
-        return bad(why, "collision must be default or single_level", LUCID_ERR_ARGUMENT);
+        return bad(why, "collision must be two_stage or single_level", LUCID_ERR_ARGUMENT);
     return lucid_single_level_options_check(&o->single_level, why);
 }
 

@@ -129,7 +129,7 @@ end)
 t.case("agrees with the default pipeline: a box at rest and a box sliding to a stop", function()
   local box = lucid.box(0.2, 0.15, 0.1)
   local finals = {}
-  for _, c in ipairs({"single_level", "default"}) do
+  for _, c in ipairs({"single_level", "two_stage"}) do
     local w = world{collision = c}
     local rest = w:add_body{shape = box, mass = 1, pose = se3.new({1, 0, 0, 0}, {0, 0, 0.1}),
                             friction = 0.5}
@@ -138,7 +138,7 @@ t.case("agrees with the default pipeline: a box at rest and a box sliding to a s
     w:step(100)
     finals[c] = {w:pose(rest):translation(), w:pose(slide):translation(), speed(w, slide)}
   end
-  local s, d = finals.single_level, finals.default
+  local s, d = finals.single_level, finals.two_stage
   t.allnear(s[1], d[1], 2e-4, "resting box")
   -- sliding: v0^2 / (2 mu g) = 0.102 m, discretised: dt sum_k (v0 - k mu g dt)
   local v, x = 1.0, 0.0
@@ -153,6 +153,8 @@ end)
 
 t.case("options and scenes it refuses", function()
   t.raises("collision must be", function() lucid.world{collision = "bilevel"} end)
+  t.eq(lucid.world{collision = "two_stage"} ~= nil, true)
+  t.eq(lucid.world{collision = "default"} ~= nil, true, "the alias of two_stage")
   t.raises("collision must be", function() lucid.world{collision = 1} end)
   t.raises("single_level.tolerance", function() lucid.world{single_level = {tolerance = 1}} end)
   t.raises("single_level.kappa", function() lucid.world{single_level = {kappa = 0}} end)
