@@ -535,7 +535,7 @@ lucid_status lucid_world_step_single_level(lucid_world *w) {
     if (s != LUCID_OK) return s;
     if (w->num_models > 0)
         return fail(w, LUCID_ERR_ARGUMENT,
-                    "models (robots) are not supported; use the default collision pipeline");
+                    "models (robots) are not supported; use collision = two_stage");
     if (!w->single_level) {
         w->single_level = calloc(1, sizeof *w->single_level);
         if (!w->single_level) return fail(w, LUCID_ERR_NO_MEMORY, "out of memory");
