@@ -2,6 +2,7 @@
  * tangent direction of the state, control and parameter, then the nominal step again so that
  * the world is left exactly as lucid_world_step leaves it. */
 #include "autodiff/step_derivatives.h"
+#include "autodiff/single_level_derivatives.h"
 #include "runtime/model/model.h"
 
 #include <math.h>
@@ -702,9 +703,18 @@ lucid_status lucid_world_step_derivatives(lucid_world *w, const lucid_step_deriv
     if (!bad && o->method == LUCID_STEP_RELAXED && w->opt.contact.model != LUCID_CONTACT_NCP &&
         w->opt.contact.model != LUCID_CONTACT_CCP)
         bad = "method relaxed needs the world's contact model ncp or ccp";
+    if (!bad && w->opt.collision == LUCID_WORLD_COLLISION_SINGLE_LEVEL &&
+        o->method != LUCID_STEP_RELAXED)
+        bad = "a single_level world has method relaxed only (at its single_level.kappa)";
     if (bad) {
         if (why) *why = bad;
         return LUCID_ERR_ARGUMENT;
+    }
+    if (w->opt.collision == LUCID_WORLD_COLLISION_SINGLE_LEVEL && o->method == LUCID_STEP_RELAXED) {
+        lucid_status s = lucid_single_level_step_derivatives(w, o, J);
+        if (s != LUCID_OK && s != LUCID_ERR_NO_MEMORY && why && !*why)
+            *why = "a perturbed evaluation failed";
+        return s;
     }
     ctx c = {.w = w,
              .o = o,

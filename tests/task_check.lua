@@ -289,6 +289,29 @@ function checks.grasp(f)
   if n and total ~= n then bad("objects: %d grasps in the rows, %d in the summary", total, n) end
 end
 
+-- Box drops (tasks/single_level_drop.lua): from 30 Hz up the single-level step has no failed
+-- drop, and its penetration is the relaxation's (the relaxed collision program lets the shapes
+-- overlap by about kappa / (dual ~ 1 / size): measured 0.95 kappa here); iterations stay
+-- below the cap. The default pipeline's figures must be finite (its failures are measured).
+function checks.single_level_drop(f)
+  if type(f.cells) ~= "table" or #f.cells == 0 then bad("cells: missing") return end
+  for i, c in ipairs(f.cells) do
+    local where = "cells." .. i
+    local drops = num(c, "drops", 1, nil, where)
+    num(c, "failures", 0, drops, where)
+    local pen = num(c, "max_penetration", 0, nil, where)
+    num(c, "us_per_contact_step", 0, 1e6, where)
+    num(c, "iterations_per_step", 0, nil, where)
+    if c.method == "single_level" and (c.hz or 0) >= 30 then
+      num(c, "failures", 0, 0, where)
+      if pen and c.kappa and pen > 2 * c.kappa then
+        bad("%s: penetration %.3g beyond 2 kappa = %.3g", where, pen, 2 * c.kappa)
+      end
+      num(c, "iterations_per_step", 1, 20, where)
+    end
+  end
+end
+
 local check = checks[name]
 if not check then
   bad("no figure checks for task '%s' (add them to tests/task_check.lua)", name)

@@ -36,6 +36,7 @@
 #include "runtime/lua/lua_record.h"
 #include "runtime/lua/lua_se3.h"
 #include "runtime/lua/lua_shape.h"
+#include "runtime/lua/lua_single_level.h"
 #include "runtime/lua/lua_world.h"
 #include "runtime/lua/modules.h"
 #include "runtime/world/world.h"
@@ -167,6 +168,8 @@ static void read_world_options(lua_State *L, int idx, lucid_world_options *o) {
                                        "density",
                                        "patch_points",
                                        "sparse_threshold",
+                                       "collision",
+                                       "single_level",
                                        NULL};
     lucid_world_default_options(o);
     if (lua_isnoneornil(L, idx)) return;
@@ -201,6 +204,7 @@ static void read_world_options(lua_State *L, int idx, lucid_world_options *o) {
         read_contact_options(L, lua_gettop(L), &o->contact);
         lua_pop(L, 1);
     }
+    lucid_lua_read_single_level_options(L, idx, o, NEW);
     const char *why = NULL;
     if (lucid_world_options_check(o, &why) != LUCID_OK) lucid_lua_fail(L, NEW, "%s", why);
 }

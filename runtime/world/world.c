@@ -28,6 +28,8 @@ void lucid_world_default_options(lucid_world_options *o) {
     o->density = 1000.0;
     o->patch_points = 4;
     o->sparse_threshold = -1;
+    o->collision = LUCID_WORLD_COLLISION_TWO_STAGE;
+    lucid_single_level_default_options(&o->single_level);
 }
 
 static lucid_status bad(const char **why, const char *msg, lucid_status s) {
@@ -64,7 +66,10 @@ lucid_status lucid_world_options_check(const lucid_world_options *o, const char 
     if (o->contact.tol < 0.0) return bad(why, "contact tol must be >= 0", LUCID_ERR_ARGUMENT);
     if (o->contact.max_iter < 1)
         return bad(why, "contact max_iter must be >= 1", LUCID_ERR_ARGUMENT);
-    return LUCID_OK;
+    if (o->collision != LUCID_WORLD_COLLISION_TWO_STAGE &&
+        o->collision != LUCID_WORLD_COLLISION_SINGLE_LEVEL)
+        return bad(why, "collision must be two_stage or single_level", LUCID_ERR_ARGUMENT);
+    return lucid_single_level_options_check(&o->single_level, why);
 }
 
 lucid_status lucid_world_reserve(void **buf, size_t *cap, size_t n, size_t size) {
@@ -108,6 +113,7 @@ void lucid_world_destroy(lucid_world *w) {
     lucid_contact_workspace_destroy(w->workspace);
     lucid_world_sparse_destroy(w->sparse);
     lucid_world_models_destroy(w);
+    lucid_world_single_level_destroy(w->single_level);
     void *buffers[] = {w->bodies,
                        w->parts,
                        w->aabb_lo,

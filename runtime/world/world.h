@@ -42,6 +42,7 @@
 #include "runtime/shapes/shape.h"
 #include "solvers/contact/contact_solver.h"
 #include "solvers/contact/contact_sparse.h"
+#include "solvers/contact/single_level_ncp.h"
 
 typedef struct lucid_world lucid_world;
 
@@ -72,7 +73,12 @@ typedef struct lucid_world_options {
                                     * (PGS, ccp/ncp:admm, ccp:newton); -1 (default): automatic,
                                     * the measured crossover, 0 for all three (body space was
                                     * as fast or faster at every size: docs/world.md) */
+    int collision; /* LUCID_WORLD_COLLISION_TWO_STAGE (GJK/EPA, then the contact problem) or
+                    * LUCID_WORLD_COLLISION_SINGLE_LEVEL (docs/single_level.md) */
+    lucid_single_level_options single_level; /* the single-level step's solver */
 } lucid_world_options;
+
+enum { LUCID_WORLD_COLLISION_TWO_STAGE = 0, LUCID_WORLD_COLLISION_SINGLE_LEVEL = 1 };
 
 void lucid_world_default_options(lucid_world_options *o);
 /* LUCID_OK, or LUCID_ERR_ARGUMENT / LUCID_ERR_NONFINITE with *why naming the bad option. */

@@ -29,7 +29,7 @@ static void part_box(const lucid_body *b, const lucid_body_part *p, double pad, 
     *lo = lucid_vec3_sub(*lo, d), *hi = lucid_vec3_add(*hi, d);
 }
 
-static lucid_status body_boxes(lucid_world *w) {
+static lucid_status body_boxes(lucid_world *w, const double *extra) {
     size_t n = (size_t)w->num_bodies;
     lucid_status s = lucid_world_reserve((void **)&w->aabb_lo, &w->lo_cap, n, sizeof *w->aabb_lo);
     if (s == LUCID_OK)
@@ -44,7 +44,7 @@ static lucid_status body_boxes(lucid_world *w) {
         lucid_vec3 hi = lucid_vec3_neg(lo);
         for (int k = 0; k < b->num_parts; ++k) {
             lucid_vec3 plo, phi;
-            part_box(b, &w->parts[b->part_begin + k], pad, &plo, &phi);
+            part_box(b, &w->parts[b->part_begin + k], pad + (extra ? extra[i] : 0.0), &plo, &phi);
             lo = lucid_vec3_make(fmin(lo.x, plo.x), fmin(lo.y, plo.y), fmin(lo.z, plo.z));
             hi = lucid_vec3_make(fmax(hi.x, phi.x), fmax(hi.y, phi.y), fmax(hi.z, phi.z));
         }
@@ -188,11 +188,16 @@ static lucid_status collide_parts(lucid_world *w, int a, int ia, int b, int ib) 
     return LUCID_OK;
 }
 
-lucid_status lucid_world_collide(lucid_world *w) {
-    w->num_contacts = 0;
-    lucid_status s = body_boxes(w);
+lucid_status lucid_world_broad_phase(lucid_world *w, const double *extra) {
+    lucid_status s = body_boxes(w, extra);
     if (s == LUCID_OK)
         s = lucid_broad_phase_update(w->broad, w->num_bodies, w->aabb_lo, w->aabb_hi, w->is_static);
+    return s;
+}
+
+lucid_status lucid_world_collide(lucid_world *w) {
+    w->num_contacts = 0;
+    lucid_status s = lucid_world_broad_phase(w, NULL);
     if (s != LUCID_OK) return s;
     int np = lucid_broad_phase_pair_count(w->broad);
     const lucid_broad_pair *pairs = lucid_broad_phase_pairs(w->broad);

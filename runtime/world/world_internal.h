@@ -122,7 +122,33 @@ struct lucid_world {
     size_t link_J_cap, link_Y_cap, link_rows;
     lucid_world_stats stats;
     char error[160]; /* why the last step failed ("" when it did not) */
+    struct lucid_world_single_level *single_level; /* its buffers (NULL until a step) */
 };
+
+/* The single-level step (world_single_level.c): replaces collision and contact solve. */
+lucid_status lucid_world_step_single_level(lucid_world *w);
+void lucid_world_single_level_destroy(struct lucid_world_single_level *sl);
+/* Forgets its warm-start memory (set_state: stepping from a state is a function of it). */
+void lucid_world_single_level_forget(struct lucid_world_single_level *sl);
+/* For the step derivatives (autodiff/single_level_derivatives.c), about the last step's NCP:
+ * its unknowns (0: no pair), its equations F at the solution with the world's current poses,
+ * free velocities and frictions (ny + na entries), J^-1 rhs through the LU at the solution
+ * (rhs: all unknowns), and v_free, w_free of its bodies = v+ + h dX's velocity part. */
+int lucid_world_single_level_unknowns(const lucid_world *w);
+int lucid_world_single_level_equation_count(const lucid_world *w); /* ny + na (0: no pair) */
+/* The warm-start memory's size, and setting it back after set_state forgot it. */
+int lucid_world_single_level_memory(const lucid_world *w);
+void lucid_world_single_level_set_memory(lucid_world *w, int count);
+void lucid_world_single_level_equations(lucid_world *w, double *F);
+void lucid_world_single_level_solve(const lucid_world *w, double *rhs);
+void lucid_world_single_level_velocities(lucid_world *w, const double *dX, double h);
+/* Per pair of the last step (its contact k): breaking (0), sticking (1) or sliding (2). */
+int lucid_world_single_level_mode(const lucid_world *w, int k);
+/* world_step.c: stats reset, velocity buffers, free velocities and the models' step start. */
+lucid_status lucid_world_step_begin(lucid_world *w);
+/* world_collision.c: body boxes (each grown by extra[body] m when extra is not NULL) and the
+ * broad phase's candidate pairs of this step. */
+lucid_status lucid_world_broad_phase(lucid_world *w, const double *extra);
 
 /* Steps of lucid_world_step, one file each. */
 lucid_status lucid_world_collide(lucid_world *w);         /* world_collision.c */

@@ -113,6 +113,7 @@ lucid_status lucid_world_set_state(lucid_world *w, const double *x, const char *
     }
     lucid_world_models_set_state(w, q, v);
     w->num_cache = 0;
+    lucid_world_single_level_forget(w->single_level);
     w->num_contacts = 0;
     return LUCID_OK;
 }

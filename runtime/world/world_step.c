@@ -104,10 +104,15 @@ static lucid_status start_step(lucid_world *w) {
     return LUCID_OK;
 }
 
-lucid_status lucid_world_step_prepare(lucid_world *w) {
+lucid_status lucid_world_step_begin(lucid_world *w) {
     lucid_status s = start_step(w);
+    if (s == LUCID_OK) lucid_world_models_begin_step(w);
+    return s;
+}
+
+lucid_status lucid_world_step_prepare(lucid_world *w) {
+    lucid_status s = lucid_world_step_begin(w);
     if (s != LUCID_OK) return s;
-    lucid_world_models_begin_step(w);
     s = lucid_world_collide(w);
     if (s == LUCID_OK) s = lucid_world_models_limits(w);
     return s == LUCID_OK ? LUCID_OK : failed(w, "collision detection", s);
@@ -127,6 +132,8 @@ lucid_status lucid_world_step_integrate(lucid_world *w) {
 
 lucid_status lucid_world_step(lucid_world *w) {
     if (!w) return LUCID_ERR_ARGUMENT;
+    if (w->opt.collision == LUCID_WORLD_COLLISION_SINGLE_LEVEL)
+        return lucid_world_step_single_level(w);
     lucid_status s = lucid_world_step_prepare(w);
     if (s != LUCID_OK) return s;
     lucid_world_warm_start(w);

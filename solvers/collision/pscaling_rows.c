@@ -14,25 +14,30 @@
 
 #include "runtime/shapes/convex_mesh.h"
 
+/* Rows go to B (row i's B_i) and a0, aa, ae; block starts to block_start (caps: max_rows,
+ * max_blocks); prog, when not NULL, is the program being built. */
 typedef struct row_builder {
     lucid_pscaling_program *prog;
+    double (*B)[3];
+    int *block_start;
+    int max_rows, max_blocks;
     double a0[LUCID_CONE_MAX_ROWS], aa[LUCID_CONE_MAX_ROWS], ae[LUCID_CONE_MAX_ROWS];
     int m, blocks, overflow;
 } row_builder;
 
 static void begin_block(row_builder *b) {
-    if (b->blocks >= LUCID_CONE_MAX_BLOCKS) b->overflow = 1;
+    if (b->blocks >= b->max_blocks) b->overflow = 1;
     if (b->overflow) return;
-    b->prog->P.block_start[b->blocks++] = b->m;
+    b->block_start[b->blocks++] = b->m;
 }
 
 static void row(row_builder *b, double bx, double by, double bz, double aa, double ae, double a0) {
-    if (b->m >= LUCID_CONE_MAX_ROWS) b->overflow = 1;
+    if (b->m >= b->max_rows) b->overflow = 1;
     if (b->overflow) return;
     int i = b->m++;
-    b->prog->B[i][0] = bx;
-    b->prog->B[i][1] = by;
-    b->prog->B[i][2] = bz;
+    b->B[i][0] = bx;
+    b->B[i][1] = by;
+    b->B[i][2] = bz;
     b->aa[i] = aa;
     b->ae[i] = ae;
     b->a0[i] = a0;
@@ -234,6 +239,10 @@ lucid_status lucid_pscaling_build(const lucid_shape *s1, const lucid_se3 *T1, co
     }
     row_builder b;
     b.prog = prog;
+    b.B = prog->B;
+    b.block_start = prog->P.block_start;
+    b.max_rows = LUCID_CONE_MAX_ROWS;
+    b.max_blocks = LUCID_CONE_MAX_BLOCKS;
     b.m = b.blocks = b.overflow = 0;
     for (int k = 0; k < 2; ++k) {
         prog->first[k] = b.m;
@@ -250,4 +259,25 @@ lucid_status lucid_pscaling_build(const lucid_shape *s1, const lucid_se3 *T1, co
         fill_program_rows(&b, k, prog->first[k], prog->first[k] + prog->count[k]);
     equilibrate(prog);
     return LUCID_OK;
+}
+
+int lucid_pscaling_shape_rows(const lucid_shape *s, lucid_pscaling_row *rows, int max_rows,
+                              int *block_start, int max_blocks, int *num_blocks) {
+    row_builder b;
+    double B[LUCID_CONE_MAX_ROWS][3];
+    b.prog = NULL;
+    b.B = B;
+    b.block_start = block_start;
+    b.max_rows = max_rows < LUCID_CONE_MAX_ROWS ? max_rows : LUCID_CONE_MAX_ROWS;
+    b.max_blocks = max_blocks;
+    b.m = b.blocks = b.overflow = 0;
+    shape_rows(&b, s, 1.0);
+    if (b.overflow) return -1;
+    for (int i = 0; i < b.m; ++i) {
+        rows[i].B = lucid_vec3_load(B[i]);
+        rows[i].a0 = b.a0[i], rows[i].aa = b.aa[i], rows[i].ae = b.ae[i];
+    }
+    block_start[b.blocks] = b.m;
+    *num_blocks = b.blocks;
+    return b.m;
 }

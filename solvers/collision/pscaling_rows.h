@@ -37,4 +37,16 @@ lucid_vec3 lucid_pscaling_centre_mesh(const lucid_convex_mesh *mesh);
 lucid_status lucid_pscaling_build(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
                                   const lucid_se3 *T2, lucid_pscaling_program *prog);
 
+/* One row of a shape in world units, unscaled: s = a0 + aa alpha + ae eps + B.(y - c). */
+typedef struct lucid_pscaling_row {
+    lucid_vec3 B;
+    double a0, aa, ae;
+} lucid_pscaling_row;
+
+/* A shape's rows in its local frame, lengths in metres (the single-level step's program):
+ * fills rows and block_start[0..*num_blocks] (the last entry is the row count) and returns the
+ * number of rows, or -1 when they exceed max_rows or max_blocks. */
+int lucid_pscaling_shape_rows(const lucid_shape *s, lucid_pscaling_row *rows, int max_rows,
+                              int *block_start, int max_blocks, int *num_blocks);
+
 #endif

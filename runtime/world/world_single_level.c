@@ -1,0 +1,656 @@
+/* The single-level step (Silico Problem 20, docs/single_level.md): for every broad-phase pair
+ * of shapes, the KKT conditions of the P-SDF program (DCOL's minimal scaling alpha, contact
+ * point p) at the next configuration, and the contact impulse at p (normal gamma with
+ * gamma (alpha - 1) = kappa, friction in the cone ||beta|| <= mu gamma by maximum
+ * dissipation) enter one NCP with the free bodies' next velocities, solved by the interior
+ * point of single_level_ncp.h. Unknowns, in order:
+ *   y = (v+, w+ per moving body; p, alpha, eps.. per pair),
+ *   a = (s rows, s_gamma = alpha - 1, (psi, dt P v_rel)) per pair,
+ *   b = (z duals, gamma, (mu gamma, beta)) per pair,
+ * (a, b) complementary block by block. The next pose is the world's integrator's:
+ * c+ = c + dt v+, R+ = exp(dt w+) R. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/math/so3.h"
+#include "runtime/world/world_internal.h"
+#include "solvers/collision/pscaling.h"
+#include "solvers/collision/pscaling_rows.h"
+
+#define PAIR_MAX_ROWS LUCID_CONE_MAX_ROWS
+/* How far a pair's cone variables start inside their cones: a warm start stays near the last
+ * solution, a cold one starts well inside (measured, 40 box drops at 10 Hz: 12 failed with
+ * 1e-3, 3 with 1e-2; warm starts at 1e-2 took more iterations at 300 Hz) */
+#define WARM_SHIFT 1e-3
+#define COLD_SHIFT 1e-2
+/* and relatively: u0 >= CONE_DEPTH ||u1|| (a start near the cone's edge, e.g. psi = ||v_t||
+ * for a fast sliding contact, left the Newton steps ~1e-6 long at 10 Hz) */
+#define CONE_DEPTH     2.0
+#define FRICTION_BLOCK 4 /* (mu gamma, beta) and (psi, dt P v_rel) in Q^4 */
+/* A warm start that has not converged in this many iterations is abandoned for a cold one
+ * (measured on a box landing: converged warm starts take 4-11, a failing one stalls). */
+#define WARM_ITERATIONS 20
+
+typedef struct sl_pair {
+    int body[2], part[2];
+    int var[2];     /* offset of each body's (v+, w+) in y, -1 for a body that does not move */
+    int row0, m[2]; /* its rows in sl->rows: shape 1's m[0], then shape 2's m[1] */
+    int ix, nx;     /* (p, alpha, eps..) at y[ix], nx of them */
+    int eps[2];     /* index in x of each shape's auxiliary, -1 when none */
+    int ia, na;     /* its cone variables at a[ia], na of them */
+    int halfspace;  /* 1 or 2: that shape is a halfspace (its normal is the contact normal) */
+    double mu;
+    lucid_vec3 centre[2];
+} sl_pair;
+
+typedef struct sl_cache {
+    int body[2], part[2], nx, na;
+    double v[LUCID_CONE_MAX_VARS + 2 * (PAIR_MAX_ROWS + 1 + FRICTION_BLOCK)];
+} sl_cache;
+
+struct lucid_world_single_level {
+    sl_pair *pairs;
+    int num_pairs;
+    size_t pair_cap;
+    lucid_pscaling_row *rows;
+    size_t row_cap;
+    int num_rows;
+    int *block_start;
+    size_t block_cap;
+    int num_blocks;
+    int *body_var;
+    size_t body_var_cap;
+    double *extra;
+    size_t extra_cap;
+    double *X;
+    size_t X_cap;
+    sl_cache *cache, *cache_next;
+    size_t cache_cap, cache_next_cap;
+    int num_cache;
+    int ny, na;
+    lucid_world *w;
+    lucid_ncp_workspace ws;
+};
+
+void lucid_world_single_level_destroy(struct lucid_world_single_level *sl) {
+    if (!sl) return;
+    free(sl->pairs), free(sl->rows), free(sl->block_start), free(sl->body_var);
+    free(sl->extra), free(sl->X), free(sl->cache), free(sl->cache_next);
+    lucid_ncp_release(&sl->ws);
+    free(sl);
+}
+
+static lucid_status fail(lucid_world *w, lucid_status s, const char *msg) {
+    snprintf(w->error, sizeof w->error, "single_level: %.140s", msg);
+    return s;
+}
+
+/* ---- geometry at the next configuration ----------------------------------------------- */
+
+typedef struct sl_body_next {
+    lucid_mat3 R; /* body rotation */
+    lucid_vec3 c; /* centre of mass */
+    lucid_vec3 v, om;
+} sl_body_next;
+
+/* The body's next pose from its unknowns (or its current pose when it does not move). */
+static sl_body_next body_next(const lucid_world *w, int body, int var, const double *X) {
+    const lucid_body *b = &w->bodies[body];
+    sl_body_next n;
+    n.R = b->pose.R;
+    n.c = lucid_se3_act(&b->pose, b->com);
+    n.v = n.om = lucid_vec3_zero();
+    if (var < 0) return n;
+    double dt = w->opt.dt;
+    n.v = lucid_vec3_load(X + var), n.om = lucid_vec3_load(X + var + 3);
+    n.c = lucid_vec3_axpy(n.c, dt, n.v);
+    lucid_mat3 E = lucid_so3_exp(lucid_vec3_scale(n.om, dt));
+    n.R = lucid_mat3_mul(&E, &b->pose.R);
+    return n;
+}
+
+/* The world pose (R, t) of a body's part given the body's next state. */
+static void part_next(const lucid_world *w, int body, int part, const sl_body_next *n,
+                      lucid_mat3 *R, lucid_vec3 *t) {
+    const lucid_body *b = &w->bodies[body];
+    const lucid_body_part *p = &w->parts[b->part_begin + part];
+    *R = lucid_mat3_mul(&n->R, &p->pose.R);
+    *t = lucid_vec3_add(n->c, lucid_mat3_mul_vec(&n->R, lucid_vec3_sub(p->pose.t, b->com)));
+}
+
+static const lucid_shape *pair_shape(const lucid_world *w, const sl_pair *q, int k) {
+    const lucid_body *b = &w->bodies[q->body[k]];
+    return &w->parts[b->part_begin + q->part[k]].shape;
+}
+
+/* ---- the residual F --------------------------------------------------------------------- */
+
+/* Momentum rows of the moving bodies: M (v+ - v_free) (the contact impulses come later). */
+static void momentum_rows(const lucid_world *w, const struct lucid_world_single_level *sl,
+                          const double *X, double *F) {
+    for (int i = 0; i < w->num_bodies; ++i) {
+        int var = sl->body_var[i];
+        if (var < 0) continue;
+        const lucid_body *b = &w->bodies[i];
+        lucid_vec3 dv = lucid_vec3_sub(lucid_vec3_load(X + var), w->v_free[i]);
+        lucid_vec3 dw = lucid_vec3_sub(lucid_vec3_load(X + var + 3), w->w_free[i]);
+        lucid_vec3 Iw = lucid_mat3_mul_vec(
+            &b->pose.R, lucid_mat3_mul_vec(&b->inertia, lucid_mat3_tmul_vec(&b->pose.R, dw)));
+        lucid_vec3_store(lucid_vec3_scale(dv, b->mass), F + var);
+        lucid_vec3_store(Iw, F + var + 3);
+    }
+}
+
+static void add3(double *F, lucid_vec3 v) {
+    F[0] += v.x, F[1] += v.y, F[2] += v.z;
+}
+
+/* One pair's rows: its P-SDF KKT conditions, s_gamma, the friction cone's links, and its
+ * impulse subtracted from the bodies' momentum rows. */
+static void pair_rows(const lucid_world *w, const struct lucid_world_single_level *sl,
+                      const sl_pair *q, const double *X, double *F) {
+    const double dt = w->opt.dt;
+    const double *x = X + q->ix;
+    const double *a = X + sl->ny + q->ia, *b = X + sl->ny + sl->na + q->ia;
+    double *Fx = F + q->ix, *Fa = F + sl->ny + q->ia;
+    lucid_vec3 p = lucid_vec3_load(x);
+    double alpha = x[3];
+    sl_body_next nb[2];
+    lucid_vec3 wk[2];
+    lucid_mat3 R[2];
+    Fx[3] = 1.0;
+    for (int k = 4; k < q->nx; ++k) Fx[k] = 0.0;
+    for (int k = 0; k < 2; ++k) {
+        nb[k] = body_next(w, q->body[k], q->var[k], X);
+        lucid_vec3 t;
+        part_next(w, q->body[k], q->part[k], &nb[k], &R[k], &t);
+        lucid_vec3 y =
+            lucid_vec3_sub(lucid_mat3_tmul_vec(&R[k], lucid_vec3_sub(p, t)), q->centre[k]);
+        double eps = q->eps[k] >= 0 ? x[q->eps[k]] : 0.0;
+        lucid_vec3 zB = lucid_vec3_zero();
+        int first = q->row0 + (k ? q->m[0] : 0), off = k ? q->m[0] : 0;
+        for (int r = 0; r < q->m[k]; ++r) {
+            const lucid_pscaling_row *row = &sl->rows[first + r];
+            double val = row->a0 + row->aa * alpha + row->ae * eps + lucid_vec3_dot(row->B, y);
+            Fa[off + r] = a[off + r] - val;
+            double z = b[off + r];
+            Fx[3] -= z * row->aa;
+            if (q->eps[k] >= 0) Fx[q->eps[k]] += z * row->ae;
+            zB = lucid_vec3_axpy(zB, z, row->B);
+        }
+        wk[k] = lucid_mat3_mul_vec(&R[k], zB);
+    }
+    lucid_vec3_store(lucid_vec3_add(wk[0], wk[1]), Fx);
+    /* the normal from shape 1 to shape 2 (Silico Eq. 15): a halfspace's own normal, else the
+     * duals' w2 - w1 (w2 = -w1 at the solution) */
+    lucid_vec3 n;
+    if (q->halfspace) {
+        const lucid_shape *h = pair_shape(w, q, q->halfspace - 1);
+        n = lucid_mat3_mul_vec(&R[q->halfspace - 1], h->u.halfspace.normal);
+        if (q->halfspace == 2) n = lucid_vec3_neg(n);
+    } else {
+        lucid_vec3 d = lucid_vec3_sub(wk[1], wk[0]);
+        double len = lucid_vec3_norm(d);
+        n = len > 0.0 ? lucid_vec3_scale(d, 1.0 / len) : lucid_vec3_make(0, 0, 1);
+    }
+    int mc = q->m[0] + q->m[1];
+    double gamma = b[mc];
+    Fa[mc] = a[mc] - (alpha - 1.0);
+    lucid_vec3 impulse = lucid_vec3_scale(n, gamma);
+    if (q->mu > 0.0) {
+        const double *wv = a + mc + 1, *u = b + mc + 1;
+        lucid_vec3 beta = lucid_vec3_load(u + 1);
+        lucid_vec3 vrel = lucid_vec3_zero();
+        for (int k = 0; k < 2; ++k) {
+            lucid_vec3 vk =
+                lucid_vec3_add(nb[k].v, lucid_vec3_cross(nb[k].om, lucid_vec3_sub(p, nb[k].c)));
+            vrel = k ? lucid_vec3_add(vrel, vk) : lucid_vec3_neg(vk);
+        }
+        lucid_vec3 vt = lucid_vec3_scale(lucid_vec3_axpy(vrel, -lucid_vec3_dot(n, vrel), n), dt);
+        Fa[mc + 1] = u[0] - q->mu * gamma;
+        Fa[mc + 2] = wv[1] - vt.x, Fa[mc + 3] = wv[2] - vt.y, Fa[mc + 4] = wv[3] - vt.z;
+        impulse = lucid_vec3_add(impulse, beta);
+    }
+    for (int k = 0; k < 2; ++k) {
+        if (q->var[k] < 0) continue;
+        lucid_vec3 f = k ? impulse : lucid_vec3_neg(impulse);
+        add3(F + q->var[k], lucid_vec3_neg(f));
+        add3(F + q->var[k] + 3, lucid_vec3_neg(lucid_vec3_cross(lucid_vec3_sub(p, nb[k].c), f)));
+    }
+}
+
+static void residual(void *ctx, const double *X, double *F) {
+    const struct lucid_world_single_level *sl = ctx;
+    momentum_rows(sl->w, sl, X, F);
+    for (int k = 0; k < sl->num_pairs; ++k) pair_rows(sl->w, sl, &sl->pairs[k], X, F);
+}
+
+/* ---- the problem's layout ----------------------------------------------------------------- */
+
+static lucid_status add_block(struct lucid_world_single_level *sl, int start) {
+    lucid_status s = lucid_world_reserve((void **)&sl->block_start, &sl->block_cap,
+                                         (size_t)sl->num_blocks + 2, sizeof(int));
+    if (s == LUCID_OK) sl->block_start[sl->num_blocks++] = start;
+    return s;
+}
+
+static void pair_name(const lucid_world *w, int a, int ia, int b, int ib, char *buf, size_t n) {
+    const lucid_body *ba = &w->bodies[a], *bb = &w->bodies[b];
+    snprintf(buf, n, "(%s, part %d of body %d; %s, part %d of body %d)",
+             lucid_shape_kind_name(w->parts[ba->part_begin + ia].shape.kind), ia + 1, a + 1,
+             lucid_shape_kind_name(w->parts[bb->part_begin + ib].shape.kind), ib + 1, b + 1);
+}
+
+/* Appends the pair (a, ia; b, ib): its rows, cone blocks and unknowns. */
+static lucid_status add_pair(lucid_world *w, struct lucid_world_single_level *sl, int a, int ia,
+                             int b, int ib) {
+    lucid_status s = lucid_world_reserve((void **)&sl->pairs, &sl->pair_cap,
+                                         (size_t)sl->num_pairs + 1, sizeof *sl->pairs);
+    if (s == LUCID_OK)
+        s = lucid_world_reserve((void **)&sl->rows, &sl->row_cap,
+                                (size_t)sl->num_rows + PAIR_MAX_ROWS, sizeof *sl->rows);
+    if (s != LUCID_OK) return s;
+    sl_pair *q = &sl->pairs[sl->num_pairs];
+    q->body[0] = a, q->body[1] = b, q->part[0] = ia, q->part[1] = ib;
+    q->row0 = sl->num_rows;
+    q->mu = fmin(w->bodies[a].friction, w->bodies[b].friction);
+    q->halfspace = 0;
+    q->nx = 4;
+    q->ia = sl->na;
+    int used = 0;
+    for (int k = 0; k < 2; ++k) {
+        const lucid_shape *sh = pair_shape(w, q, k);
+        int starts[PAIR_MAX_ROWS + 1], nblocks;
+        int m = lucid_pscaling_shape_rows(sh, sl->rows + q->row0 + used, PAIR_MAX_ROWS - used,
+                                          starts, PAIR_MAX_ROWS, &nblocks);
+        if (m < 0) {
+            char name[100];
+            pair_name(w, a, ia, b, ib, name, sizeof name);
+            snprintf(w->error, sizeof w->error,
+                     "single_level: the pair %.100s needs more than %d P-SDF rows", name,
+                     PAIR_MAX_ROWS);
+            return LUCID_ERR_ARGUMENT;
+        }
+        for (int j = 0; j < nblocks; ++j) {
+            s = add_block(sl, q->ia + used + starts[j]);
+            if (s != LUCID_OK) return s;
+        }
+        q->m[k] = m;
+        used += m;
+        q->eps[k] = sh->kind == LUCID_SHAPE_CAPSULE ? q->nx++ : -1;
+        q->centre[k] = lucid_pscaling_centre(sh);
+        if (sh->kind == LUCID_SHAPE_HALFSPACE) q->halfspace = k + 1;
+        q->var[k] = sl->body_var[k ? b : a];
+    }
+    sl->num_rows += used;
+    s = add_block(sl, q->ia + used); /* (s_gamma, gamma) */
+    if (s == LUCID_OK && q->mu > 0.0) s = add_block(sl, q->ia + used + 1);
+    if (s != LUCID_OK) return s;
+    q->na = used + 1 + (q->mu > 0.0 ? FRICTION_BLOCK : 0);
+    sl->na += q->na;
+    ++sl->num_pairs;
+    return LUCID_OK;
+}
+
+/* A body moves in the NCP when it is free (links and static bodies do not). */
+static int is_free(const lucid_body *b) {
+    return !b->is_static && b->model < 0;
+}
+
+/* How far a body may travel in one step, to grow its box: 2 dt (|v| + |w| r). */
+static double travel(const lucid_world *w, int i) {
+    const lucid_body *b = &w->bodies[i];
+    if (!is_free(b)) return 0.0;
+    double r = 0.0;
+    for (int k = 0; k < b->num_parts; ++k) {
+        const lucid_body_part *p = &w->parts[b->part_begin + k];
+        r = fmax(r, lucid_vec3_dist(p->pose.t, b->com) + lucid_pscaling_radius(&p->shape));
+    }
+    return 2.0 * w->opt.dt * (lucid_vec3_norm(w->v_free[i]) + lucid_vec3_norm(w->w_free[i]) * r);
+}
+
+static lucid_status gather_pairs(lucid_world *w, struct lucid_world_single_level *sl) {
+    size_t nb = (size_t)w->num_bodies;
+    lucid_status s = lucid_world_reserve((void **)&sl->extra, &sl->extra_cap, nb, sizeof(double));
+    if (s == LUCID_OK)
+        s = lucid_world_reserve((void **)&sl->body_var, &sl->body_var_cap, nb, sizeof(int));
+    if (s != LUCID_OK) return s;
+    for (int i = 0; i < w->num_bodies; ++i) sl->extra[i] = travel(w, i), sl->body_var[i] = -1;
+    s = lucid_world_broad_phase(w, sl->extra);
+    if (s != LUCID_OK) return s;
+    int np = lucid_broad_phase_pair_count(w->broad);
+    const lucid_broad_pair *bp = lucid_broad_phase_pairs(w->broad);
+    w->stats.candidate_pairs = np;
+    sl->ny = 0;
+    for (int k = 0; k < np; ++k) /* the moving bodies' unknowns first */
+        for (int j = 0; j < 2; ++j) {
+            int i = j ? bp[k].b : bp[k].a;
+            if (is_free(&w->bodies[i]) && sl->body_var[i] < 0)
+                sl->body_var[i] = sl->ny, sl->ny += 6;
+        }
+    sl->num_pairs = sl->num_rows = sl->num_blocks = sl->na = 0;
+    for (int k = 0; k < np; ++k) {
+        int a = bp[k].a, b = bp[k].b;
+        for (int ia = 0; ia < w->bodies[a].num_parts; ++ia)
+            for (int ib = 0; ib < w->bodies[b].num_parts; ++ib) {
+                const lucid_shape *sa = &w->parts[w->bodies[a].part_begin + ia].shape;
+                const lucid_shape *sb = &w->parts[w->bodies[b].part_begin + ib].shape;
+                if (sa->kind == LUCID_SHAPE_HALFSPACE && sb->kind == LUCID_SHAPE_HALFSPACE)
+                    continue;
+                s = add_pair(w, sl, a, ia, b, ib);
+                if (s != LUCID_OK) return s;
+            }
+    }
+    for (int k = 0; k < sl->num_pairs; ++k) { /* x after the velocities */
+        sl->pairs[k].ix = sl->ny;
+        sl->ny += sl->pairs[k].nx;
+    }
+    s = lucid_world_reserve((void **)&sl->block_start, &sl->block_cap, (size_t)sl->num_blocks + 1,
+                            sizeof(int));
+    if (s == LUCID_OK) sl->block_start[sl->num_blocks] = sl->na;
+    return s;
+}
+
+/* ---- starting point -------------------------------------------------------------------------- */
+
+/* Moves each block of u strictly inside its cone by at least `shift`. */
+static void push_inside(const struct lucid_world_single_level *sl, const sl_pair *q, double *u,
+                        double shift) {
+    for (int k = 0; k < sl->num_blocks; ++k) {
+        int lo = sl->block_start[k], hi = sl->block_start[k + 1];
+        if (lo < q->ia || lo >= q->ia + q->na) continue;
+        lo -= q->ia, hi -= q->ia;
+        double r = 0.0;
+        for (int i = lo + 1; i < hi; ++i) r += u[i] * u[i];
+        u[lo] = fmax(u[lo], CONE_DEPTH * sqrt(r) + shift);
+    }
+}
+
+static const sl_cache *find_cache(const struct lucid_world_single_level *sl, const sl_pair *q) {
+    for (int k = 0; k < sl->num_cache; ++k) {
+        const sl_cache *c = &sl->cache[k];
+        if (c->body[0] == q->body[0] && c->body[1] == q->body[1] && c->part[0] == q->part[0] &&
+            c->part[1] == q->part[1] && c->nx == q->nx && c->na == q->na)
+            return c;
+    }
+    return NULL;
+}
+
+/* A new pair: p and alpha from the P-SDF query at the current poses, s from the rows, z, gamma
+ * and the friction variables at the scale of the pair's weight impulse. */
+static void cold_start(lucid_world *w, struct lucid_world_single_level *sl, const sl_pair *q,
+                       double *X) {
+    double *x = X + q->ix, *a = X + sl->ny + q->ia, *b = a + sl->na;
+    lucid_se3 T[2];
+    double mass = INFINITY;
+    for (int k = 0; k < 2; ++k) {
+        const lucid_body *bd = &w->bodies[q->body[k]];
+        sl_body_next nb = body_next(w, q->body[k], q->var[k], X); /* the free flight's pose */
+        part_next(w, q->body[k], q->part[k], &nb, &T[k].R, &T[k].t);
+        if (is_free(bd)) mass = fmin(mass, bd->mass);
+    }
+    lucid_pscaling_options po;
+    lucid_pscaling_options_default(&po);
+    lucid_pscaling_result r;
+    memset(&r, 0, sizeof r);
+    lucid_pscaling(pair_shape(w, q, 0), &T[0], pair_shape(w, q, 1), &T[1], &po, &r);
+    lucid_vec3_store(r.point, x);
+    x[3] = isfinite(r.alpha) ? r.alpha : 1.0;
+    for (int k = 4; k < q->nx; ++k) x[k] = 0.0;
+    double weight = fmax(mass * lucid_vec3_norm(w->opt.gravity) * w->opt.dt, 1e-6);
+    int mc = q->m[0] + q->m[1];
+    for (int i = 0; i < q->na; ++i) a[i] = b[i] = 0.0;
+    int nblocks = 0;
+    for (int k = 0; k < sl->num_blocks; ++k)
+        if (sl->block_start[k] >= q->ia && sl->block_start[k] < q->ia + mc) ++nblocks;
+    for (int k = 0; k < sl->num_blocks; ++k) {
+        int lo = sl->block_start[k];
+        if (lo >= q->ia && lo < q->ia + mc) b[lo - q->ia] = 1.0 / nblocks;
+    }
+    a[mc] = fmax(x[3] - 1.0, 0.0);
+    b[mc] = weight;
+    if (q->mu > 0.0) b[mc + 1] = q->mu * weight;
+}
+
+/* Fills X's start: the free velocities, each pair's cached solution (warm start) or cold
+ * start, then the rows' slacks from the residual and every cone variable pushed inside. */
+static int start_point(lucid_world *w, struct lucid_world_single_level *sl, double *X,
+                       int warm_ok) {
+    for (int i = 0; i < w->num_bodies; ++i) {
+        int var = sl->body_var[i];
+        if (var < 0) continue;
+        lucid_vec3_store(w->v_free[i], X + var);
+        lucid_vec3_store(w->w_free[i], X + var + 3);
+    }
+    int warm[sl->num_pairs > 0 ? sl->num_pairs : 1], any = 0;
+    for (int k = 0; k < sl->num_pairs; ++k) {
+        const sl_pair *q = &sl->pairs[k];
+        const sl_cache *c = warm_ok && w->opt.single_level.warm_start ? find_cache(sl, q) : NULL;
+        warm[k] = c != NULL;
+        any |= warm[k];
+        if (!c) {
+            cold_start(w, sl, q, X);
+            continue;
+        }
+        memcpy(X + q->ix, c->v, (size_t)q->nx * sizeof(double));
+        memcpy(X + sl->ny + q->ia, c->v + q->nx, (size_t)q->na * sizeof(double));
+        memcpy(X + sl->ny + sl->na + q->ia, c->v + q->nx + q->na, (size_t)q->na * sizeof(double));
+    }
+    /* slacks of a cold pair: the values its equations give them (residual = a - value) */
+    double *F = sl->ws.Ft;
+    residual(sl, X, F);
+    for (int k = 0; k < sl->num_pairs; ++k) {
+        const sl_pair *q = &sl->pairs[k];
+        double *a = X + sl->ny + q->ia, *b = a + sl->na;
+        if (!warm[k])
+            for (int i = 0; i < q->na; ++i) a[i] -= F[sl->ny + q->ia + i];
+        if (q->mu > 0.0 && !warm[k]) { /* psi is no equation's: start it on the cone's axis */
+            int mc = q->m[0] + q->m[1];
+            a[mc + 1] = 0.0;
+            b[mc + 2] = b[mc + 3] = b[mc + 4] = 0.0;
+        }
+        push_inside(sl, q, a, warm[k] ? WARM_SHIFT : COLD_SHIFT);
+        push_inside(sl, q, b, warm[k] ? WARM_SHIFT : COLD_SHIFT);
+    }
+    return any;
+}
+
+/* ---- results ------------------------------------------------------------------------------ */
+
+static lucid_status remember(struct lucid_world_single_level *sl, const double *X) {
+    lucid_status s = lucid_world_reserve((void **)&sl->cache_next, &sl->cache_next_cap,
+                                         (size_t)sl->num_pairs, sizeof(sl_cache));
+    if (s != LUCID_OK) return s;
+    for (int k = 0; k < sl->num_pairs; ++k) {
+        const sl_pair *q = &sl->pairs[k];
+        sl_cache *c = &sl->cache_next[k];
+        c->body[0] = q->body[0], c->body[1] = q->body[1];
+        c->part[0] = q->part[0], c->part[1] = q->part[1];
+        c->nx = q->nx, c->na = q->na;
+        memcpy(c->v, X + q->ix, (size_t)q->nx * sizeof(double));
+        memcpy(c->v + q->nx, X + sl->ny + q->ia, (size_t)q->na * sizeof(double));
+        memcpy(c->v + q->nx + q->na, X + sl->ny + sl->na + q->ia, (size_t)q->na * sizeof(double));
+    }
+    sl_cache *t = sl->cache;
+    size_t tc = sl->cache_cap;
+    sl->cache = sl->cache_next, sl->cache_cap = sl->cache_next_cap;
+    sl->cache_next = t, sl->cache_next_cap = tc;
+    sl->num_cache = sl->num_pairs;
+    return LUCID_OK;
+}
+
+/* One world contact per pair: p, the frame of the normal, phi = alpha - 1 as `separation`,
+ * the impulse / dt as force. */
+static lucid_status publish_contacts(lucid_world *w, struct lucid_world_single_level *sl,
+                                     const double *X) {
+    w->num_contacts = 0;
+    for (int k = 0; k < sl->num_pairs; ++k) {
+        const sl_pair *q = &sl->pairs[k];
+        const double *x = X + q->ix, *b = X + sl->ny + sl->na + q->ia;
+        int mc = q->m[0] + q->m[1];
+        /* the normal as the residual used it: recomputed from the duals */
+        lucid_vec3 n;
+        sl_body_next nb[2];
+        lucid_mat3 R[2];
+        lucid_vec3 wk[2];
+        for (int j = 0; j < 2; ++j) {
+            nb[j] = body_next(w, q->body[j], q->var[j], X);
+            lucid_vec3 t;
+            part_next(w, q->body[j], q->part[j], &nb[j], &R[j], &t);
+            lucid_vec3 zB = lucid_vec3_zero();
+            int first = q->row0 + (j ? q->m[0] : 0), off = j ? q->m[0] : 0;
+            for (int r = 0; r < q->m[j]; ++r)
+                zB = lucid_vec3_axpy(zB, b[off + r], sl->rows[first + r].B);
+            wk[j] = lucid_mat3_mul_vec(&R[j], zB);
+        }
+        if (q->halfspace) {
+            n = lucid_mat3_mul_vec(&R[q->halfspace - 1],
+                                   pair_shape(w, q, q->halfspace - 1)->u.halfspace.normal);
+            if (q->halfspace == 2) n = lucid_vec3_neg(n);
+        } else {
+            n = lucid_vec3_normalized(lucid_vec3_sub(wk[1], wk[0]));
+        }
+        lucid_world_contact c;
+        memset(&c, 0, sizeof c);
+        c.body1 = q->body[0], c.body2 = q->body[1], c.part1 = q->part[0], c.part2 = q->part[1];
+        lucid_vec3 t1 = lucid_vec3_any_orthogonal(n);
+        c.frame = lucid_mat3_from_cols(t1, lucid_vec3_cross(n, t1), n);
+        c.point = lucid_vec3_load(x);
+        c.separation = x[3] - 1.0;
+        c.friction = q->mu;
+        lucid_vec3 imp = lucid_vec3_scale(n, b[mc]);
+        if (q->mu > 0.0) imp = lucid_vec3_add(imp, lucid_vec3_load(b + mc + 2));
+        lucid_vec3 f = lucid_vec3_scale(lucid_mat3_tmul_vec(&c.frame, imp), 1.0 / w->opt.dt);
+        lucid_vec3_store(f, c.force);
+        lucid_status s = lucid_world_push_contact(w, &c);
+        if (s != LUCID_OK) return s;
+    }
+    return LUCID_OK;
+}
+
+lucid_status lucid_world_step_single_level(lucid_world *w) {
+    lucid_status s = lucid_world_step_begin(w);
+    if (s != LUCID_OK) return s;
+    if (w->num_models > 0)
+        return fail(w, LUCID_ERR_ARGUMENT,
+                    "models (robots) are not supported; use collision = two_stage");
+    if (!w->single_level) {
+        w->single_level = calloc(1, sizeof *w->single_level);
+        if (!w->single_level) return fail(w, LUCID_ERR_NO_MEMORY, "out of memory");
+    }
+    struct lucid_world_single_level *sl = w->single_level;
+    sl->w = w;
+    s = gather_pairs(w, sl);
+    if (s != LUCID_OK) return w->error[0] ? s : fail(w, s, "pair buffers");
+    size_t n = (size_t)sl->ny + 2 * (size_t)sl->na;
+    s = lucid_ncp_reserve(&sl->ws, n > 0 ? n : 1);
+    if (s == LUCID_OK)
+        s = lucid_world_reserve((void **)&sl->X, &sl->X_cap, n > 0 ? n : 1, sizeof(double));
+    if (s != LUCID_OK) return fail(w, s, "NCP buffers");
+    w->stats.narrow_tests = w->stats.contacts = sl->num_pairs;
+    w->stats.islands = sl->num_pairs > 0;
+    if (sl->num_pairs > 0) {
+        int warm = start_point(w, sl, sl->X, 1);
+        lucid_ncp_problem p = {sl->ny, sl->na, sl->num_blocks, sl->block_start, residual, sl};
+        lucid_ncp_result res;
+        lucid_single_level_options o = w->opt.single_level;
+        if (warm && o.max_iter > WARM_ITERATIONS) o.max_iter = WARM_ITERATIONS;
+        s = lucid_ncp_solve(&p, &o, sl->X, &sl->ws, &res);
+        w->stats.solver_iterations = res.iterations;
+        if (!res.converged && warm) {
+            /* the warm start failed (the contact point jumped, e.g. a corner became a face): a
+             * cold start from the P-SDF query at the current poses */
+            start_point(w, sl, sl->X, 0);
+            s = lucid_ncp_solve(&p, &w->opt.single_level, sl->X, &sl->ws, &res);
+            w->stats.solver_iterations += res.iterations;
+        }
+        w->stats.converged = res.converged;
+        w->stats.residual = w->stats.scaled_residual = fmax(res.residual, res.complementarity);
+        if (s == LUCID_ERR_SINGULAR) return fail(w, s, "singular Newton system");
+        for (int i = 0; i < w->num_bodies; ++i) {
+            int var = sl->body_var[i];
+            if (var < 0) continue;
+            w->v_free[i] = lucid_vec3_load(sl->X + var);
+            w->w_free[i] = lucid_vec3_load(sl->X + var + 3);
+        }
+        s = remember(sl, sl->X);
+        if (s == LUCID_OK) s = publish_contacts(w, sl, sl->X);
+        if (s != LUCID_OK) return fail(w, s, "result buffers");
+    } else {
+        w->num_contacts = 0;
+        sl->num_cache = 0;
+    }
+    return lucid_world_step_integrate(w);
+}
+
+/* ---- for the step derivatives ---------------------------------------------------------------- */
+
+void lucid_world_single_level_forget(struct lucid_world_single_level *sl) {
+    if (sl) sl->num_cache = 0;
+}
+
+int lucid_world_single_level_unknowns(const lucid_world *w) {
+    const struct lucid_world_single_level *sl = w->single_level;
+    return sl && sl->num_pairs > 0 ? sl->ny + 2 * sl->na : 0;
+}
+
+int lucid_world_single_level_equation_count(const lucid_world *w) {
+    const struct lucid_world_single_level *sl = w->single_level;
+    return sl && sl->num_pairs > 0 ? sl->ny + sl->na : 0;
+}
+
+int lucid_world_single_level_memory(const lucid_world *w) {
+    return w->single_level ? w->single_level->num_cache : 0;
+}
+
+void lucid_world_single_level_set_memory(lucid_world *w, int count) {
+    if (w->single_level) w->single_level->num_cache = count;
+}
+
+void lucid_world_single_level_equations(lucid_world *w, double *F) {
+    struct lucid_world_single_level *sl = w->single_level;
+    for (int k = 0; k < sl->num_pairs; ++k) { /* a friction parameter may have moved */
+        sl_pair *q = &sl->pairs[k];
+        if (q->mu > 0.0)
+            q->mu = fmin(w->bodies[q->body[0]].friction, w->bodies[q->body[1]].friction);
+    }
+    residual(sl, sl->X, F);
+}
+
+void lucid_world_single_level_solve(const lucid_world *w, double *rhs) {
+    const struct lucid_world_single_level *sl = w->single_level;
+    lucid_ncp_lu_solve(&sl->ws, sl->ny + 2 * sl->na, rhs);
+}
+
+void lucid_world_single_level_velocities(lucid_world *w, const double *dX, double h) {
+    const struct lucid_world_single_level *sl = w->single_level;
+    for (int i = 0; i < w->num_bodies; ++i) {
+        int var = sl->body_var[i];
+        if (var < 0) continue;
+        w->v_free[i] = lucid_vec3_axpy(lucid_vec3_load(sl->X + var), h, lucid_vec3_load(dX + var));
+        w->w_free[i] =
+            lucid_vec3_axpy(lucid_vec3_load(sl->X + var + 3), h, lucid_vec3_load(dX + var + 3));
+    }
+}
+
+/* Breaking when the normal impulse is below 1e-3 of the lighter body's weight impulse (the
+ * relaxed gamma = kappa / phi of a pair apart), else sliding when the tangential speed is above
+ * 1e-6 m/s, else sticking: a classification of the relaxed solution, not of a switch. */
+int lucid_world_single_level_mode(const lucid_world *w, int k) {
+    const struct lucid_world_single_level *sl = w->single_level;
+    const sl_pair *q = &sl->pairs[k];
+    const double *a = sl->X + sl->ny + q->ia, *b = a + sl->na;
+    int mc = q->m[0] + q->m[1];
+    double mass = INFINITY;
+    for (int j = 0; j < 2; ++j)
+        if (is_free(&w->bodies[q->body[j]])) mass = fmin(mass, w->bodies[q->body[j]].mass);
+    double weight = mass * lucid_vec3_norm(w->opt.gravity) * w->opt.dt;
+    if (!(b[mc] > 1e-3 * weight)) return 0;
+    if (q->mu > 0.0) {
+        double vt = sqrt(a[mc + 2] * a[mc + 2] + a[mc + 3] * a[mc + 3] + a[mc + 4] * a[mc + 4]);
+        if (vt / w->opt.dt > 1e-6) return 2;
+    }
+    return 1;
+}

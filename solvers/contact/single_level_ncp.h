@@ -1,0 +1,66 @@
+/* The nonlinear complementarity problem of the single-level step (Silico Problem 20, docs/
+ * single_level.md) and its primal-dual interior-point solver. Unknowns X = (y, a, b): y free
+ * (ny), a and b (na each) in a product K of second-order cones (a block of size 1 is a ray).
+ * The problem is
+ *   F(y, a, b) = 0  (ny + na equations, a callback),   a o b = kappa e,   a, b in int K
+ * with o the Jordan product of each block (a o b = (a.b, a0 b1 + b0 a1)) and e its identity.
+ * Newton on the relaxed system, the target sigma mu (Mehrotra's sigma = (mu_aff / mu)^3 from an
+ * affine predictor) driven down to kappa; steps kept inside the cones (fraction to the boundary
+ * 0.99) and shortened until the residual norm decreases. The Jacobian of F is taken by central
+ * differences (F is at most quadratic in most unknowns, where central differences are exact up to
+ * rounding), that of a o b exactly; one dense LU with partial pivoting per iteration. */
+#ifndef LUCID_SINGLE_LEVEL_NCP_H
+#define LUCID_SINGLE_LEVEL_NCP_H
+
+#include <stddef.h>
+
+#include "runtime/core/status.h"
+
+typedef struct lucid_single_level_options {
+    double kappa;   /* > 0: complementarity relaxation the solve stops at (default 1e-8) */
+    double tol;     /* > 0: max(||F||_inf, ||a o b - kappa e||_inf) at the answer (1e-9) */
+    int max_iter;   /* >= 1: Newton iterations per step (default 50) */
+    int warm_start; /* start from the previous step's solution of the same pair (default 1) */
+} lucid_single_level_options;
+
+void lucid_single_level_default_options(lucid_single_level_options *o);
+/* LUCID_OK or LUCID_ERR_ARGUMENT with *why naming the option. */
+lucid_status lucid_single_level_options_check(const lucid_single_level_options *o,
+                                              const char **why);
+
+typedef void (*lucid_ncp_residual)(void *ctx, const double *X, double *F);
+
+typedef struct lucid_ncp_problem {
+    int ny, na;
+    int num_blocks;
+    const int *block_start; /* num_blocks + 1 offsets into a (and b) */
+    lucid_ncp_residual F;
+    void *ctx;
+} lucid_ncp_problem;
+
+/* Buffers of one solve, grown by lucid_ncp_reserve (the only allocation). */
+typedef struct lucid_ncp_workspace {
+    size_t cap; /* unknowns N = ny + 2 na the buffers hold */
+    double *J, *R, *d, *daff, *Xt, *Ft, *Fm;
+    int *piv;
+} lucid_ncp_workspace;
+
+lucid_status lucid_ncp_reserve(lucid_ncp_workspace *ws, size_t n);
+void lucid_ncp_release(lucid_ncp_workspace *ws);
+
+typedef struct lucid_ncp_result {
+    int iterations, converged;
+    double residual;        /* ||F||_inf at the answer */
+    double complementarity; /* ||a o b - kappa e||_inf there */
+} lucid_ncp_result;
+
+/* Solves from X (which must have a, b in int K) in place; the LU of the last Jacobian stays
+ * in ws (J, piv) for derivatives. LUCID_ERR_SINGULAR when a Jacobian is singular;
+ * LUCID_ERR_NO_CONVERGENCE at the cap (X holds the last iterate). */
+lucid_status lucid_ncp_solve(const lucid_ncp_problem *p, const lucid_single_level_options *o,
+                             double *X, lucid_ncp_workspace *ws, lucid_ncp_result *res);
+
+/* Solves J x = b (in place) with the LU the last solve left in ws (n unknowns). */
+void lucid_ncp_lu_solve(const lucid_ncp_workspace *ws, int n, double *b);
+
+#endif
