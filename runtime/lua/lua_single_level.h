@@ -1,5 +1,6 @@
-/* lucid.world's options of the single-level step: collision = "two_stage" (alias "default") | "single_level" and
- * single_level = {kappa=, tol=, max_iter=, warm_start=} (docs/single_level.md). */
+/* lucid.world's options of the single-level step: collision = "two_stage" (alias "default") |
+ * "single_level" and single_level = {kappa=, tol=, max_iter=, warm_start=} (docs/single_level.md).
+ */
 #ifndef LUCID_LUA_SINGLE_LEVEL_H
 #define LUCID_LUA_SINGLE_LEVEL_H
 
