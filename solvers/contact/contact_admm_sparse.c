@@ -19,7 +19,7 @@
 #include "solvers/contact/contact_math.h"
 #include "solvers/contact/contact_sparse.h"
 #include "solvers/contact/contact_sparse_hessian.h"
-#include "solvers/contact/contact_sparse_schur.h"
+#include "solvers/contact/contact_sparse_kkt.h"
 
 /* vectors of 3n: x z z_prev gamma rhs b sigma w t e, and 3 more for H's 3 x 3 blocks (9n:
  * D); of the columns (6 a free body): u f; then Anderson's */
@@ -27,7 +27,7 @@ enum { V_X, V_Z, V_ZP, V_GAMMA, V_RHS, V_B, V_SIGMA, V_W, V_T, V_E, V_D, V_COUNT
 
 struct lucid_contact_sparse_workspace {
     lucid_contact_hessian *h;
-    lucid_contact_schur *schur; /* the interior point's (contact_ip.c), made on first use */
+    lucid_contact_kkt *kkt; /* the interior point's (contact_ip.c), made on first use */
     double *buf;
     size_t cap;
     int n, memory; /* reserved sizes; Anderson memory that fits an int */
@@ -43,7 +43,7 @@ lucid_contact_sparse_workspace *lucid_contact_sparse_workspace_create(void) {
 void lucid_contact_sparse_workspace_destroy(lucid_contact_sparse_workspace *ws) {
     if (!ws) return;
     lucid_contact_hessian_destroy(ws->h);
-    lucid_contact_schur_destroy(ws->schur);
+    lucid_contact_kkt_destroy(ws->kkt);
     free(ws->buf);
     free(ws);
 }
@@ -56,14 +56,14 @@ lucid_contact_hessian *lucid_contact_sparse_workspace_hessian(lucid_contact_spar
     return ws->h;
 }
 
-lucid_contact_schur *lucid_contact_sparse_workspace_schur(lucid_contact_sparse_workspace *ws) {
-    if (!ws->schur) ws->schur = lucid_contact_schur_create();
-    return ws->schur;
+lucid_contact_kkt *lucid_contact_sparse_workspace_kkt(lucid_contact_sparse_workspace *ws) {
+    if (!ws->kkt) ws->kkt = lucid_contact_kkt_create();
+    return ws->kkt;
 }
 
 size_t lucid_contact_sparse_workspace_bytes(const lucid_contact_sparse_workspace *ws) {
     return sizeof *ws + ws->cap * sizeof(double) + lucid_contact_hessian_bytes(ws->h) +
-           (ws->schur ? lucid_contact_schur_bytes(ws->schur) : 0);
+           (ws->kkt ? lucid_contact_kkt_bytes(ws->kkt) : 0);
 }
 
 lucid_status lucid_contact_sparse_reserve(lucid_contact_sparse_workspace *ws, int n,

@@ -22,7 +22,7 @@
 #include "solvers/contact/contact_math.h"
 #include "solvers/contact/contact_sparse.h"
 #include "solvers/contact/contact_sparse_hessian.h" /* the workspace's buffer */
-#include "solvers/contact/contact_sparse_schur.h"
+#include "solvers/contact/contact_sparse_kkt.h"
 
 #define STEP_FRACTION 0.99
 #define NEWTON_ZONE   10.0 /* kappa > 0: plain Newton once the mean gap is below this x kappa */
@@ -36,7 +36,7 @@
 typedef struct ip {
     const lucid_contact_problem *p;
     const lucid_contact_sparse_problem *sp; /* body space, or NULL */
-    lucid_contact_schur *S;                 /* body space: S = G + B */
+    lucid_contact_kkt *K;                   /* body space: [M -J^T; J B] */
     double *diag;                           /* body space: (G + R)_kk, 3n */
     double *B;                              /* body space: 9 per contact, row-major */
     double *u;                              /* body space: the columns */
@@ -201,11 +201,11 @@ static void scale_all(ip *s) {
 }
 
 /* Body space. With dx = D z, multiplying A dx = b by D (I + E)^-1 = D (I - E) gives
- *   S z = D (I - E) b,  S = G + B,  B = R + D (I - E)(W^2 + shift I) D
- * (B block diagonal, 3 x 3 a contact, symmetric for the CCP), S sparse in contact space and
- * factorised by KLU (contact_sparse_schur.h: why not Woodbury through M + J^T B^-1 J). A
- * ray's tangents are pinned (dx_T = 0) as in the dense path: their rows and columns of S
- * are the identity's. */
+ *   (G + B) z = D (I - E) b,  B = R + D (I - E)(W^2 + shift I) D
+ * (B block diagonal, 3 x 3 a contact, symmetric for the CCP), solved through the sparse
+ * augmented system [M -J^T; J B] [u; z] = [0; r] factorised by KLU (contact_sparse_kkt.h:
+ * why not Woodbury through M + J^T B^-1 J, nor G + B in contact space). A ray's tangents are
+ * pinned (dx_T = 0) as in the dense path: their rows and columns are the identity's. */
 static lucid_status factor_sparse(ip *s, double shift) {
     for (int i = 0; i < s->n; ++i) {
         const double *W2 = s->W2 + 9 * i, *h = s->yhat + 3 * i;
@@ -222,7 +222,7 @@ static lucid_status factor_sparse(ip *s, double shift) {
         if (s->p->R)
             for (int a = 0; a < 3; ++a) B[4 * a] += s->p->R[3 * i + a];
     }
-    return lucid_contact_schur_factor(s->S, s->sp, s->B, 1);
+    return lucid_contact_kkt_factor(s->K, s->sp, s->B, 1);
 }
 
 /* x <- A^-1 x in body space: r = D (I - E) x, z = S^-1 r, x = D z (rays' tangents: 0). */
@@ -232,7 +232,7 @@ static void factor_solve_sparse(const ip *s, double *x) {
         x[3 * i + 2] -= h[0] * x[3 * i] + h[1] * x[3 * i + 1];
     }
     for (int k = 0; k < s->m; ++k) x[k] *= dscale(s, k);
-    lucid_contact_schur_solve(s->S, x);
+    lucid_contact_kkt_solve(s->K, x);
     for (int k = 0; k < s->m; ++k) x[k] *= dscale(s, k);
 }
 
@@ -600,7 +600,7 @@ lucid_status lucid_contact_solve_ip_sparse(const lucid_contact_sparse_problem *p
     double *b = lucid_contact_sparse_workspace_buffer(ws);
     ip s = {.p = &dense,
             .sp = p,
-            .S = lucid_contact_sparse_workspace_schur(ws),
+            .K = lucid_contact_sparse_workspace_kkt(ws),
             .n = p->n,
             .m = (int)m,
             .ncp = o->model == LUCID_CONTACT_NCP,
@@ -612,8 +612,8 @@ lucid_status lucid_contact_solve_ip_sparse(const lucid_contact_sparse_problem *p
     for (size_t k = 0; k < count; ++k) *slots[k] = b + k * m;
     s.W = b + count * m, s.W2 = s.W + 3 * m, s.Winv = s.W2 + 3 * m;
     s.B = s.Winv + 3 * m, s.u = s.B + 3 * m; /* 30 vectors of 3n and one of the columns */
-    if (!s.S) return LUCID_ERR_NO_MEMORY;
-    lucid_status status = lucid_contact_schur_analyze(s.S, p);
+    if (!s.K) return LUCID_ERR_NO_MEMORY;
+    lucid_status status = lucid_contact_kkt_analyze(s.K, p);
     if (status != LUCID_OK) return status;
     sparse_diagonal(p, s.diag);
     solve(&run, &s, lambda, dual);

@@ -158,9 +158,9 @@ lucid_status lucid_contact_solve_newton_sparse(const lucid_contact_sparse_proble
 
 /* Interior point of lucid_contact_solve (ccp:ip, ncp:ip; contact_ip.h) on the sparse form:
  * the same iterates, each Newton system A dx = b solved as (G + B) z = D (I - E) b with B the
- * 3 x 3 blocks R + D (I - E) W^2 D, G + B sparse in contact space (the pairs of contacts
- * sharing a body) and factorised by KLU (contact_sparse_schur.h, which says why not through
- * H = M + J^T B^-1 J). No derivatives (lucid_contact_ip_jvp needs the dense problem). dual:
+ * 3 x 3 blocks R + D (I - E) W^2 D, through the sparse augmented system [M -J^T; J B]
+ * factorised by KLU (contact_sparse_kkt.h, which says why not through H = M + J^T B^-1 J).
+ * No derivatives (lucid_contact_ip_jvp needs the dense problem). dual:
  * the corrected velocity as lucid_contact_solve's (may be NULL). ws reserved for p. */
 lucid_status lucid_contact_solve_ip_sparse(const lucid_contact_sparse_problem *p,
                                            const lucid_contact_options *o,

@@ -11,7 +11,7 @@
  *   the same iterates;
  * - every body-space step is one: the island's problem is in body space (no dense G) and, for
  *   the arm, holds the model's slot, so a silent fall-back to the dense path fails;
- * - the automatic threshold (sparse_threshold -1) puts the pile (> 32 contacts) in body space. */
+ * - the automatic threshold (sparse_threshold -1) puts the pile (> 48 contacts) in body space. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -191,7 +191,7 @@ static void arm_matches_dense(void **state) {
     lucid_model_destroy(m);
 }
 
-/* sparse_threshold -1: the pile's island (more contacts than LUCID_WORLD_SPARSE_IP_CROSSOVER)
+/* sparse_threshold -1: the pile's island (more contacts than LUCID_WORLD_SPARSE_IP_CROSSOVER, 48)
  * goes to body space by itself. */
 static void automatic_threshold(void **state) {
     (void)state;
@@ -199,7 +199,7 @@ static void automatic_threshold(void **state) {
     for (int k = 0; k < 3; ++k) assert_int_equal(lucid_world_step(w), LUCID_OK);
     lucid_world_stats st = lucid_world_last_stats(w);
     assert_int_equal(st.islands, 1);
-    assert_true(st.contacts > 32);
+    assert_true(st.contacts > 48);
     assert_true(in_body_space(w, st.contacts, 0));
     lucid_world_destroy(w);
 }
