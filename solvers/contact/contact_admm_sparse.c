@@ -11,7 +11,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 #include "solvers/contact/contact_admm.h"
 #include "solvers/contact/contact_anderson.h"
@@ -24,11 +23,6 @@
 
 /* vectors of 3n: x z z_prev gamma rhs b sigma w t e, and 3 more for H's 3 x 3 blocks (9n:
  * D); of the columns (6 a free body): u f; then Anderson's */
-#ifndef LUCID_ADMM_PCG
-#define LUCID_ADMM_PCG 0
-#endif
-#define PCG_DOUBLES(nv) (LUCID_ADMM_PCG ? 11 * (nv) : 0)
-
 enum { V_X, V_Z, V_ZP, V_GAMMA, V_RHS, V_B, V_SIGMA, V_W, V_T, V_E, V_D, V_COUNT = V_D + 3 };
 
 struct lucid_contact_sparse_workspace {
@@ -80,7 +74,7 @@ lucid_status lucid_contact_sparse_reserve(lucid_contact_sparse_workspace *ws, in
     int memory = LUCID_CONTACT_ADMM_ANDERSON_MEMORY;
     if (2 * m > (size_t)INT32_MAX / (2 * (size_t)memory + 5)) memory = 0;
     size_t accel = memory ? (size_t)lucid_anderson_storage((int)(2 * m), memory) + 4 * m : 0;
-    size_t want = V_COUNT * m + 2 * nv + accel + PCG_DOUBLES(nv);
+    size_t want = V_COUNT * m + 2 * nv + accel;
     if (want < 17 * m + 2 * nv) want = 17 * m + 2 * nv; /* contact_newton_sparse.c's */
     if (want < 30 * m + nv) want = 30 * m + nv;         /* contact_ip.c's */
     if (want > ws->cap) {
@@ -103,108 +97,7 @@ typedef struct sparse_admm {
     lucid_contact_sparse_workspace *ws;
     lucid_contact_admm s; /* the dense solver's state: rho, residuals, spectrum */
     double *v[V_COUNT], *u, *f;
-    double *pcg; /* LUCID_ADMM_PCG: PCG_DOUBLES(columns) */
-    long pcg_iterations, pcg_solves;
 } sparse_admm;
-
-#if LUCID_ADMM_PCG
-/* Experiment (measured, docs/world.md): the x-step's H u = f by matrix-free PCG, block-Jacobi
- * preconditioned (each free body's 6 x 6 block of H, Cholesky), warm-started from the last
- * solve, to a relative residual of 1e-12. Buffers: u_prev, r, z, d, Hd (columns each) and 36
- * per slot. Free bodies only (dof == NULL). */
-#define PCG_TOL      1e-12
-#define PCG_MAX_ITER 500
-static void h_apply(sparse_admm *a, const double *v, double *out) {
-    const lucid_contact_sparse_problem *p = a->p;
-    double *t = a->v[V_T], *w = a->v[V_W];
-    lucid_contact_sparse_j(p, v, t);
-    for (size_t k = 0; k < 3 * (size_t)p->n; ++k) t[k] *= w[k];
-    lucid_contact_sparse_jt(p, t, out);
-    for (int b = 0; b < p->num_bodies; ++b) {
-        const double *M = p->M + lucid_sparse_mass_at(p, b), *vb = v + lucid_sparse_begin(p, b);
-        double *ob = out + lucid_sparse_begin(p, b);
-        for (int r = 0; r < 6; ++r)
-            for (int c = 0; c < 6; ++c) ob[r] += M[6 * r + c] * vb[c];
-    }
-}
-/* The 6 x 6 blocks of H (M_b + sum of J_s^T w J_s), Cholesky-factored in place (lower). */
-static void pcg_precondition(sparse_admm *a) {
-    const lucid_contact_sparse_problem *p = a->p;
-    size_t nv = lucid_sparse_columns(p);
-    double *P = a->pcg + 5 * nv, *w = a->v[V_W];
-    for (int b = 0; b < p->num_bodies; ++b)
-        memcpy(P + 36 * (size_t)b, p->M + lucid_sparse_mass_at(p, b), sizeof(double) * 36);
-    for (int s = 0; s < 2 * p->n; ++s) {
-        if (p->body[s] < 0) continue;
-        const double *J = p->J + lucid_sparse_side_at(p, s), *wi = w + 3 * (size_t)(s / 2);
-        double *B = P + 36 * (size_t)p->body[s];
-        for (int r = 0; r < 6; ++r)
-            for (int c = 0; c < 6; ++c)
-                for (int d = 0; d < 3; ++d) B[6 * r + c] += J[6 * d + r] * wi[d] * J[6 * d + c];
-    }
-    for (int b = 0; b < p->num_bodies; ++b) {
-        double *B = P + 36 * (size_t)b;
-        for (int j = 0; j < 6; ++j) {
-            double d = B[7 * j];
-            for (int k = 0; k < j; ++k) d -= B[6 * j + k] * B[6 * j + k];
-            d = sqrt(d);
-            B[7 * j] = d;
-            for (int i = j + 1; i < 6; ++i) {
-                double v = B[6 * i + j];
-                for (int k = 0; k < j; ++k) v -= B[6 * i + k] * B[6 * j + k];
-                B[6 * i + j] = v / d;
-            }
-        }
-    }
-}
-static void pcg_apply_preconditioner(const sparse_admm *a, const double *r, double *z) {
-    const lucid_contact_sparse_problem *p = a->p;
-    const double *P = a->pcg + 5 * lucid_sparse_columns(p);
-    for (int b = 0; b < p->num_bodies; ++b) {
-        const double *L = P + 36 * (size_t)b, *rb = r + lucid_sparse_begin(p, b);
-        double *zb = z + lucid_sparse_begin(p, b);
-        for (int i = 0; i < 6; ++i) {
-            double v = rb[i];
-            for (int k = 0; k < i; ++k) v -= L[6 * i + k] * zb[k];
-            zb[i] = v / L[7 * i];
-        }
-        for (int i = 5; i >= 0; --i) {
-            double v = zb[i];
-            for (int k = i + 1; k < 6; ++k) v -= L[6 * k + i] * zb[k];
-            zb[i] = v / L[7 * i];
-        }
-    }
-}
-static double dotv(const double *x, const double *y, size_t n) {
-    double s = 0.0;
-    for (size_t k = 0; k < n; ++k) s += x[k] * y[k];
-    return s;
-}
-/* f <- H^-1 f by PCG from the last solution */
-static void pcg_solve(sparse_admm *a, double *f) {
-    size_t nv = lucid_sparse_columns(a->p);
-    double *u = a->pcg, *r = u + nv, *z = r + nv, *d = z + nv, *Hd = d + nv;
-    h_apply(a, u, Hd);
-    for (size_t k = 0; k < nv; ++k) r[k] = f[k] - Hd[k];
-    double fn = sqrt(dotv(f, f, nv));
-    pcg_apply_preconditioner(a, r, z);
-    memcpy(d, z, sizeof(double) * nv);
-    double rz = dotv(r, z, nv);
-    int it = 0;
-    while (it < PCG_MAX_ITER && sqrt(dotv(r, r, nv)) > PCG_TOL * fn) {
-        h_apply(a, d, Hd);
-        double alpha = rz / dotv(d, Hd, nv);
-        for (size_t k = 0; k < nv; ++k) u[k] += alpha * d[k], r[k] -= alpha * Hd[k];
-        pcg_apply_preconditioner(a, r, z);
-        double rz_new = dotv(r, z, nv);
-        for (size_t k = 0; k < nv; ++k) d[k] = z[k] + rz_new / rz * d[k];
-        rz = rz_new;
-        ++it;
-    }
-    a->pcg_iterations += it, ++a->pcg_solves;
-    memcpy(f, u, sizeof(double) * nv);
-}
-#endif
 
 static void project_cones(const void *ctx, const double *x, double *out) {
     const lucid_contact_sparse_problem *p = ctx;
@@ -218,11 +111,7 @@ static void woodbury(sparse_admm *a, const double *r, double *x) {
     double *t = a->v[V_T], *w = a->v[V_W];
     for (size_t k = 0; k < m; ++k) t[k] = r[k] * w[k];
     lucid_contact_sparse_jt(p, t, a->f);
-#if LUCID_ADMM_PCG
-    pcg_solve(a, a->f);
-#else
     lucid_contact_hessian_solve(a->ws->h, a->f);
-#endif
     lucid_contact_sparse_j(p, a->f, t);
     for (size_t k = 0; k < m; ++k) x[k] = (r[k] - t[k]) * w[k];
 }
@@ -251,13 +140,8 @@ static lucid_status refactor(sparse_admm *a) {
     memset(D, 0, sizeof(double) * 9 * (size_t)p->n);
     for (size_t i = 0; i < (size_t)p->n; ++i)
         for (int a3 = 0; a3 < 3; ++a3) D[9 * i + 4 * a3] = w[3 * i + a3];
-#if LUCID_ADMM_PCG
-    (void)D;
-    pcg_precondition(a);
-#else
     lucid_status st = lucid_contact_hessian_factor(a->ws->h, p, D);
     if (st != LUCID_OK) return st;
-#endif
     a->s.factored_rho = rho;
     ++a->s.factorizations;
     return LUCID_OK;
@@ -369,11 +253,7 @@ lucid_status lucid_contact_solve_admm_sparse(const lucid_contact_sparse_problem 
     for (int k = 0; k < V_COUNT; ++k) a.v[k] = ws->buf + (size_t)k * (size_t)m;
     a.u = ws->buf + (size_t)V_COUNT * (size_t)m;
     a.f = a.u + lucid_sparse_columns(p);
-    a.pcg = a.f + lucid_sparse_columns(p);
-    double *accel_storage = a.pcg + PCG_DOUBLES(lucid_sparse_columns(p));
-#if LUCID_ADMM_PCG
-    memset(a.pcg, 0, sizeof(double) * lucid_sparse_columns(p));
-#endif
+    double *accel_storage = a.f + lucid_sparse_columns(p);
     a.s = (lucid_contact_admm){.m = m,
                                .x = a.v[V_X],
                                .z = a.v[V_Z],
@@ -382,7 +262,7 @@ lucid_status lucid_contact_solve_admm_sparse(const lucid_contact_sparse_problem 
                                .rhs = a.v[V_RHS],
                                .alpha = o->admm_alpha,
                                .factored_rho = NAN};
-    lucid_status status = LUCID_ADMM_PCG ? LUCID_OK : lucid_contact_hessian_analyze(ws->h, p);
+    lucid_status status = lucid_contact_hessian_analyze(ws->h, p);
     if (status == LUCID_OK) status = spectrum(&a);
     if (status != LUCID_OK) return status;
     a.s.rho = o->rho > 0.0 ? o->rho : lucid_contact_admm_spectral_rho(&a.s);
@@ -442,11 +322,6 @@ lucid_status lucid_contact_solve_admm_sparse(const lucid_contact_sparse_problem 
     if (dual) memcpy(dual, s->gamma, sizeof(double) * (size_t)m);
     result->rho = s->rho;
     result->factorizations = s->factorizations;
-#if LUCID_ADMM_PCG
-    if (getenv("LUCID_PCG_STATS"))
-        fprintf(stderr, "pcg: %ld solves, %.1f iterations each\n", a.pcg_solves,
-                (double)a.pcg_iterations / (double)(a.pcg_solves ? a.pcg_solves : 1));
-#endif
     for (int k = 0; k < m; ++k)
         if (!isfinite(lambda[k]) || !isfinite(sigma[k]) || (dual && !isfinite(dual[k]))) {
             memset(lambda, 0, sizeof(double) * (size_t)m);
