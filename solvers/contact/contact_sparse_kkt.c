@@ -17,6 +17,9 @@
 
 typedef SuiteSparse_long idx;
 
+#define RGROWTH_FLOOR 1e-6
+#define RCOND_FLOOR   1e-12
+
 struct lucid_contact_kkt {
     idx n, nv, size, nnz; /* contacts, slot columns, nv + 3n, entries */
     idx *inc_start, *inc; /* nb + 1, 2n: the sides on each slot */
@@ -225,7 +228,14 @@ lucid_status lucid_contact_kkt_factor(lucid_contact_kkt *k, const lucid_contact_
                                       const double *B, int pin_rays) {
     if (k->size == 0) return LUCID_OK;
     walk(k, p, B, pin_rays, 1);
-    if (k->numeric) klu_l_free_numeric(&k->numeric, &k->klu);
+    if (k->numeric) { /* the last factor's pivots, kept while they stay stable */
+        if (klu_l_refactor(k->Ap, k->Ai, k->Ax, k->symbolic, k->numeric, &k->klu) &&
+            klu_l_rgrowth(k->Ap, k->Ai, k->Ax, k->symbolic, k->numeric, &k->klu) &&
+            k->klu.rgrowth >= RGROWTH_FLOOR && klu_l_rcond(k->symbolic, k->numeric, &k->klu) &&
+            k->klu.rcond >= RCOND_FLOOR)
+            return LUCID_OK;
+        klu_l_free_numeric(&k->numeric, &k->klu);
+    }
     k->numeric = klu_l_factor(k->Ap, k->Ai, k->Ax, k->symbolic, &k->klu);
     if (!k->numeric)
         return k->klu.status == KLU_OUT_OF_MEMORY ? LUCID_ERR_NO_MEMORY : LUCID_ERR_NOT_SPD;

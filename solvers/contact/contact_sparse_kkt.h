@@ -16,10 +16,14 @@
  * bench_crossover.lua). K has O(contacts + bodies) entries (J's blocks twice, M's, B's), and
  * partial pivoting chooses, per elimination, between a contact's B (stable where B is large)
  * and the bodies' M (where it is small): stable and sparse.
- * The pattern is analysed once per problem (KLU's BTF + AMD), values factorised per call.
- * Buffers grow only; KLU's own objects are allocated by KLU (once per pattern, and per
- * factorisation: the interior point's B moves over orders of magnitude between iterations,
- * so the pivots are chosen afresh each time). */
+ * The pattern is analysed once per problem (KLU's BTF + AMD), values factorised per call:
+ * refactorised with the last factor's pivots (klu_refactor: no pivot search, no allocation)
+ * while KLU's reciprocal pivot growth stays above 1e-6 and its rcond above 1e-12, else
+ * factorised afresh with partial pivoting (the interior point's B moves over orders of
+ * magnitude between iterations). Measured on bench_crossover.lua's tower of 16 boxes and
+ * grids of 5 and 13: 10-40% faster than a fresh factor every time, the same test results.
+ * Buffers grow only; KLU's own objects are allocated by KLU (once per pattern, and at each
+ * fresh factorisation). */
 #ifndef LUCID_CONTACT_SPARSE_KKT_H
 #define LUCID_CONTACT_SPARSE_KKT_H
 
