@@ -221,7 +221,8 @@ lucid_status lucid_contact_kkt_analyze(lucid_contact_kkt *k,
     k->nnz = walk(k, p, NULL, 0, 0);
     if (k->size == 0) return LUCID_OK;
     k->symbolic = klu_l_analyze(k->size, k->Ap, k->Ai, &k->klu);
-    return k->symbolic ? LUCID_OK : LUCID_ERR_NO_MEMORY;
+    if (k->symbolic) return LUCID_OK;
+    return k->klu.status == KLU_OUT_OF_MEMORY ? LUCID_ERR_NO_MEMORY : LUCID_ERR_INTERNAL;
 }
 
 lucid_status lucid_contact_kkt_factor(lucid_contact_kkt *k, const lucid_contact_sparse_problem *p,

@@ -38,7 +38,7 @@ lucid_contact_kkt *lucid_contact_kkt_create(void);
 void lucid_contact_kkt_destroy(lucid_contact_kkt *k);
 
 /* The pattern of K for p (needs p->M). LUCID_ERR_NO_MEMORY when a size overflows or an
- * allocation fails. */
+ * allocation fails (LUCID_ERR_INTERNAL when KLU rejects the pattern). */
 lucid_status lucid_contact_kkt_analyze(lucid_contact_kkt *k, const lucid_contact_sparse_problem *p);
 /* K with the blocks B (n blocks of 3 x 3, row-major, 9 numbers each), factorised; with
  * pin_rays, z's tangential entries of each contact with mu = 0 (a ray: no tangential force)
