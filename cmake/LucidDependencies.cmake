@@ -8,16 +8,21 @@ pkg_check_modules(LUCID_QHULL REQUIRED IMPORTED_TARGET GLOBAL qhull_r)
 # libxml2 reads MJCF and URDF model files; linked PRIVATE (no public header includes it), but a
 # static lucid still needs it at link time, hence found here for installed consumers too.
 pkg_check_modules(LUCID_LIBXML2 REQUIRED IMPORTED_TARGET GLOBAL libxml-2.0)
-# SuiteSparse's LDL and AMD (the sparse contact solvers): Debian ships no pkg-config file
+# SuiteSparse's LDL, KLU and AMD (the sparse contact solvers): Debian ships no pkg-config file
 # for them, so an imported target from the headers and libraries.
 find_path(LUCID_SUITESPARSE_INCLUDE suitesparse/ldl.h REQUIRED)
 find_library(LUCID_LDL_LIBRARY ldl REQUIRED)
+find_library(LUCID_KLU_LIBRARY klu REQUIRED)
+find_library(LUCID_BTF_LIBRARY btf REQUIRED)
+find_library(LUCID_COLAMD_LIBRARY colamd REQUIRED)
 find_library(LUCID_AMD_LIBRARY amd REQUIRED)
 find_library(LUCID_SUITESPARSECONFIG_LIBRARY suitesparseconfig REQUIRED)
 if(NOT TARGET lucid_suitesparse)
   add_library(lucid_suitesparse INTERFACE IMPORTED GLOBAL)
   target_include_directories(lucid_suitesparse INTERFACE ${LUCID_SUITESPARSE_INCLUDE})
-  target_link_libraries(lucid_suitesparse INTERFACE ${LUCID_LDL_LIBRARY} ${LUCID_AMD_LIBRARY}
+  target_link_libraries(lucid_suitesparse INTERFACE ${LUCID_LDL_LIBRARY} ${LUCID_KLU_LIBRARY}
+                                                    ${LUCID_BTF_LIBRARY} ${LUCID_COLAMD_LIBRARY}
+                                                    ${LUCID_AMD_LIBRARY}
                                                     ${LUCID_SUITESPARSECONFIG_LIBRARY})
 endif()
 set(LUCID_DEPENDENCY_TARGETS PkgConfig::LUCID_LUA PkgConfig::LUCID_LAPACKE

@@ -172,6 +172,7 @@ int lucid_world_sparse_threshold(const lucid_world_options *o);
 #define LUCID_WORLD_SPARSE_PGS_CROSSOVER    16
 #define LUCID_WORLD_SPARSE_ADMM_CROSSOVER   64
 #define LUCID_WORLD_SPARSE_NEWTON_CROSSOVER 64
+#define LUCID_WORLD_SPARSE_IP_CROSSOVER     48
 lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, int m,
                                              const lucid_vec3 *v_start, const lucid_vec3 *w_start);
 void lucid_world_sparse_destroy(lucid_world_sparse *sp);

@@ -2,7 +2,8 @@
  * memory, O(m) per PGS sweep, and for ADMM one sparse LDL factorisation of the velocity-space
  * H = M + J^T (R + rho I)^-1 J per rho (contact_sparse_hessian.h). Used for islands of more
  * than the solver's threshold of contacts (lucid_world_sparse_threshold) when the solver has
- * a body-space implementation (PGS for LCP, CCP, NCP; ADMM for CCP, NCP).
+ * a body-space implementation (PGS for LCP, CCP, NCP; ADMM and IP for CCP, NCP; Newton for
+ * CCP).
  *
  * For contact i and its side s on body b (sign -1 for body1, +1 for body2, frame directions
  * d_k, lever arm r = p - x_com, I the world inertia):
@@ -68,6 +69,8 @@ int lucid_world_sparse_threshold(const lucid_world_options *o) {
             return LUCID_WORLD_SPARSE_ADMM_CROSSOVER;
         case LUCID_CONTACT_NEWTON:
             return LUCID_WORLD_SPARSE_NEWTON_CROSSOVER;
+        case LUCID_CONTACT_IP:
+            return LUCID_WORLD_SPARSE_IP_CROSSOVER;
         default:
             return LUCID_WORLD_SPARSE_PGS_CROSSOVER;
     }
@@ -409,6 +412,8 @@ static lucid_status attempt(lucid_world *w, const lucid_contact_sparse_problem *
         return lucid_contact_solve_pgs_sparse(p, &o, sp->work, sp->lambda, res);
     if (o.solver == LUCID_CONTACT_NEWTON)
         return lucid_contact_solve_newton_sparse(p, &o, sp->ws, sp->lambda, res);
+    if (o.solver == LUCID_CONTACT_IP)
+        return lucid_contact_solve_ip_sparse(p, &o, sp->ws, sp->lambda, sp->dual, res);
     return lucid_contact_solve_admm_sparse(p, &o, sp->ws, sp->lambda, sp->dual, res);
 }
 

@@ -19,6 +19,7 @@
 #include "solvers/contact/contact_math.h"
 #include "solvers/contact/contact_sparse.h"
 #include "solvers/contact/contact_sparse_hessian.h"
+#include "solvers/contact/contact_sparse_kkt.h"
 
 /* vectors of 3n: x z z_prev gamma rhs b sigma w t e, and 3 more for H's 3 x 3 blocks (9n:
  * D); of the columns (6 a free body): u f; then Anderson's */
@@ -26,6 +27,7 @@ enum { V_X, V_Z, V_ZP, V_GAMMA, V_RHS, V_B, V_SIGMA, V_W, V_T, V_E, V_D, V_COUNT
 
 struct lucid_contact_sparse_workspace {
     lucid_contact_hessian *h;
+    lucid_contact_kkt *kkt; /* the interior point's (contact_ip.c), made on first use */
     double *buf;
     size_t cap;
     int n, memory; /* reserved sizes; Anderson memory that fits an int */
@@ -41,6 +43,7 @@ lucid_contact_sparse_workspace *lucid_contact_sparse_workspace_create(void) {
 void lucid_contact_sparse_workspace_destroy(lucid_contact_sparse_workspace *ws) {
     if (!ws) return;
     lucid_contact_hessian_destroy(ws->h);
+    lucid_contact_kkt_destroy(ws->kkt);
     free(ws->buf);
     free(ws);
 }
@@ -53,8 +56,14 @@ lucid_contact_hessian *lucid_contact_sparse_workspace_hessian(lucid_contact_spar
     return ws->h;
 }
 
+lucid_contact_kkt *lucid_contact_sparse_workspace_kkt(lucid_contact_sparse_workspace *ws) {
+    if (!ws->kkt) ws->kkt = lucid_contact_kkt_create();
+    return ws->kkt;
+}
+
 size_t lucid_contact_sparse_workspace_bytes(const lucid_contact_sparse_workspace *ws) {
-    return sizeof *ws + ws->cap * sizeof(double) + lucid_contact_hessian_bytes(ws->h);
+    return sizeof *ws + ws->cap * sizeof(double) + lucid_contact_hessian_bytes(ws->h) +
+           (ws->kkt ? lucid_contact_kkt_bytes(ws->kkt) : 0);
 }
 
 lucid_status lucid_contact_sparse_reserve(lucid_contact_sparse_workspace *ws, int n,
@@ -67,6 +76,7 @@ lucid_status lucid_contact_sparse_reserve(lucid_contact_sparse_workspace *ws, in
     size_t accel = memory ? (size_t)lucid_anderson_storage((int)(2 * m), memory) + 4 * m : 0;
     size_t want = V_COUNT * m + 2 * nv + accel;
     if (want < 17 * m + 2 * nv) want = 17 * m + 2 * nv; /* contact_newton_sparse.c's */
+    if (want < 30 * m + nv) want = 30 * m + nv;         /* contact_ip.c's */
     if (want > ws->cap) {
         size_t c = ws->cap > 0 ? ws->cap : 64;
         while (c < want) {

@@ -70,8 +70,13 @@ static void record(lucid_anderson *a, const double *u, const double *g) {
         a->g_previous[k] = g[k];
     }
     if (a->has_previous && a->memory > 0) {
-        a->head = (a->head + 1) % a->memory;
+        int h = a->head;
         if (a->count < a->memory) ++a->count;
+        for (int j = 0; j < a->count; ++j) /* the new difference's row of the Gram matrix */
+            a->gram[h * LUCID_ANDERSON_MAX_MEMORY + j] =
+                a->gram[j * LUCID_ANDERSON_MAX_MEMORY + h] =
+                    dot(a->dF + (size_t)h * n, a->dF + (size_t)j * n, n);
+        a->head = (h + 1) % a->memory;
     }
     a->has_previous = 1;
 }
@@ -97,26 +102,30 @@ void lucid_anderson_step(lucid_anderson *a, const double *u, double *g) {
         theta[LUCID_ANDERSON_MAX_MEMORY];
     double trace = 0.0;
     for (int j = 0; j < k; ++j) {
-        const double *dj = a->dF + (size_t)j * n;
-        for (int i = j; i < k; ++i) H[i + j * k] = dot(a->dF + (size_t)i * n, dj, n);
-        theta[j] = dot(dj, a->f_previous, n);
+        for (int i = j; i < k; ++i) H[i + j * k] = a->gram[i * LUCID_ANDERSON_MAX_MEMORY + j];
+        theta[j] = dot(a->dF + (size_t)j * n, a->f_previous, n);
         trace += H[j + j * k];
     }
     /* Tikhonov term: the differences become nearly collinear near convergence, and a tiny
      * regularisation keeps theta bounded without changing a well-posed least squares. */
     for (int j = 0; j < k; ++j) H[j + j * k] += 1e-10 * trace + 1e-300;
     if (!solve_small(H, theta, k)) return;
+    /* one pass: the extrapolation's length and the extrapolated g (into fallback, swapped
+     * with g when accepted), each in the order of the two passes this replaces */
     double step = 0.0;
     for (int i = 0; i < n; ++i) {
-        double d = 0.0;
-        for (int j = 0; j < k; ++j) d += theta[j] * a->dG[(size_t)j * n + i];
+        double d = 0.0, out = g[i];
+        for (int j = 0; j < k; ++j) {
+            double t = theta[j] * a->dG[(size_t)j * n + i];
+            d += t, out -= t;
+        }
         step += d * d;
+        a->fallback[i] = out;
     }
     if (!(sqrt(step) <= LUCID_ANDERSON_STEP_LIMIT * norm)) return;
-    memcpy(a->fallback, g, sizeof(double) * (size_t)n);
     a->accelerated = 1;
-    for (int j = 0; j < k; ++j) {
-        const double *dj = a->dG + (size_t)j * n;
-        for (int i = 0; i < n; ++i) g[i] -= theta[j] * dj[i];
+    for (int i = 0; i < n; ++i) {
+        double plain = g[i];
+        g[i] = a->fallback[i], a->fallback[i] = plain;
     }
 }

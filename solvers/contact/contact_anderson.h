@@ -26,6 +26,10 @@ typedef struct lucid_anderson {
     double previous_norm;            /* ||T(u) - u|| at the previous input */
     int accelerated;                 /* the current input is an extrapolation */
     int rejections;                  /* accelerated inputs whose residual grew */
+    /* dF_i . dF_j of the stored slots (row-major, LUCID_ANDERSON_MAX_MEMORY wide), kept up
+     * to date as each difference is recorded: one new row a step instead of the whole Gram
+     * matrix (memory 5: 5 products of length dim instead of 15) */
+    double gram[LUCID_ANDERSON_MAX_MEMORY * LUCID_ANDERSON_MAX_MEMORY];
 } lucid_anderson;
 
 /* Doubles of storage lucid_anderson_init needs. */

@@ -20,6 +20,9 @@
 #include "solvers/contact/contact_cone.h"
 #include "solvers/contact/contact_internal.h"
 #include "solvers/contact/contact_math.h"
+#include "solvers/contact/contact_sparse.h"
+#include "solvers/contact/contact_sparse_hessian.h" /* the workspace's buffer */
+#include "solvers/contact/contact_sparse_kkt.h"
 
 #define STEP_FRACTION 0.99
 #define NEWTON_ZONE   10.0 /* kappa > 0: plain Newton once the mean gap is below this x kappa */
@@ -27,9 +30,16 @@
 #define WARM_SHIFT   1e-3 /* warm start: shift into the interior by this x the force size */
 #define STALL_WINDOW 10   /* stalled: the criterion has not halved in this many iterations */
 
-/* Buffers of one solve in ws->ip; x, y, yhat (E) and the factor survive the solve. */
+/* Buffers of one solve in ws->ip; x, y, yhat (E) and the factor survive the solve. In body
+ * space (sp != NULL) p holds g, mu and R only (G = NULL) and A is never formed: see
+ * factor_sparse. */
 typedef struct ip {
     const lucid_contact_problem *p;
+    const lucid_contact_sparse_problem *sp; /* body space, or NULL */
+    lucid_contact_kkt *K;                   /* body space: [M -J^T; J B] */
+    double *diag;                           /* body space: (G + R)_kk, 3n */
+    double *B;                              /* body space: 9 per contact, row-major */
+    double *u;                              /* body space: the columns */
     int n, m, ncp;
     double kappa;
     double *x, *y, *dx, *dy, *dxa, *dya, *r, *rhs, *v, *w, *sigma, *lambda, *t1, *t2;
@@ -50,6 +60,11 @@ static int is_ray(const ip *s, int i) {
 static double dscale(const ip *s, int k) {
     double mu = s->p->mu[k / 3];
     return k % 3 == 2 && mu > 0.0 ? mu : 1.0;
+}
+
+/* (G + R)_kk */
+static double diag_entry(const ip *s, int k) {
+    return s->sp ? s->diag[k] : lucid_contact_diag(s->p, k);
 }
 
 /* ---- one cone (3 entries, head last) ----------------------------------------------------- */
@@ -144,7 +159,10 @@ static void mat3_vec(const double M[9], const double *x, double *out) {
 /* lambda = D^-1 x, sigma = (G + R) lambda + g */
 static void unscale(ip *s) {
     for (int k = 0; k < s->m; ++k) s->lambda[k] = s->x[k] / dscale(s, k);
-    lucid_contact_velocity(s->p, s->lambda, s->sigma);
+    if (s->sp)
+        lucid_contact_sparse_velocity(s->sp, s->lambda, s->u, s->sigma);
+    else
+        lucid_contact_velocity(s->p, s->lambda, s->sigma);
 }
 
 /* r = y - D^-1 sigma - S(y) (tangents of rays: 0); yhat = E's rows (NCP). */
@@ -182,9 +200,46 @@ static void scale_all(ip *s) {
     }
 }
 
+/* Body space. With dx = D z, multiplying A dx = b by D (I + E)^-1 = D (I - E) gives
+ *   (G + B) z = D (I - E) b,  B = R + D (I - E)(W^2 + shift I) D
+ * (B block diagonal, 3 x 3 a contact, symmetric for the CCP), solved through the sparse
+ * augmented system [M -J^T; J B] [u; z] = [0; r] factorised by KLU (contact_sparse_kkt.h:
+ * why not Woodbury through M + J^T B^-1 J, nor G + B in contact space). A ray's tangents are
+ * pinned (dx_T = 0) as in the dense path: their rows and columns are the identity's. */
+static lucid_status factor_sparse(ip *s, double shift) {
+    for (int i = 0; i < s->n; ++i) {
+        const double *W2 = s->W2 + 9 * i, *h = s->yhat + 3 * i;
+        double *B = s->B + 9 * i, d[3];
+        for (int a = 0; a < 3; ++a) d[a] = dscale(s, 3 * i + a);
+        for (int a = 0; a < 3; ++a) /* B[a][b] = d_a ((I - E)(W^2 + shift I))_ab d_b + R_a */
+            for (int b = 0; b < 3; ++b) {
+                double c = W2[a + 3 * b] + (a == b ? shift : 0.0);
+                if (a == 2)
+                    c -= h[0] * (W2[3 * b] + (b == 0 ? shift : 0.0)) +
+                         h[1] * (W2[1 + 3 * b] + (b == 1 ? shift : 0.0));
+                B[3 * a + b] = d[a] * c * d[b];
+            }
+        if (s->p->R)
+            for (int a = 0; a < 3; ++a) B[4 * a] += s->p->R[3 * i + a];
+    }
+    return lucid_contact_kkt_factor(s->K, s->sp, s->B, 1);
+}
+
+/* x <- A^-1 x in body space: r = D (I - E) x, z = S^-1 r, x = D z (rays' tangents: 0). */
+static void factor_solve_sparse(const ip *s, double *x) {
+    for (int i = 0; i < s->n; ++i) {
+        const double *h = s->yhat + 3 * i;
+        x[3 * i + 2] -= h[0] * x[3 * i] + h[1] * x[3 * i + 1];
+    }
+    for (int k = 0; k < s->m; ++k) x[k] *= dscale(s, k);
+    lucid_contact_kkt_solve(s->K, x);
+    for (int k = 0; k < s->m; ++k) x[k] *= dscale(s, k);
+}
+
 /* A = (I + E) P + W^2 + shift I (rows and columns of rays' tangents: identity), factorised in
  * place. */
 static lucid_status assemble_and_factor_shifted(ip *s, double shift) {
+    if (s->sp) return factor_sparse(s, shift);
     const lucid_contact_problem *p = s->p;
     int m = s->m;
     double *A = s->A;
@@ -227,12 +282,12 @@ static lucid_status assemble_and_factor_shifted(ip *s, double shift) {
  * A + shift I with the smallest shift in 1e-14, 1e-12, ..., 1e-6 x max diag A that works: a
  * regularised Newton step (LUCID_ERR_NOT_SPD when none does). */
 static lucid_status assemble_and_factor(ip *s) {
-    lucid_status status = assemble_and_factor_shifted(s, 0.0);
-    if (status != LUCID_ERR_NOT_SPD) return status;
     double big = 0.0;
     for (int k = 0; k < s->m; ++k)
-        big = fmax(big, lucid_contact_diag(s->p, k) / (dscale(s, k) * dscale(s, k)) +
+        big = fmax(big, diag_entry(s, k) / (dscale(s, k) * dscale(s, k)) +
                             s->W2[9 * (k / 3) + 4 * (k % 3)]);
+    lucid_status status = assemble_and_factor_shifted(s, 0.0);
+    if (status != LUCID_ERR_NOT_SPD) return status;
     for (double f = 1e-14; status == LUCID_ERR_NOT_SPD && f <= 1e-6; f *= 100.0)
         status = assemble_and_factor_shifted(s, f * big);
     return status;
@@ -240,7 +295,9 @@ static lucid_status assemble_and_factor(ip *s) {
 
 /* x <- A^-1 x (transposed: A^-T x) from the factor. */
 static void factor_solve(const ip *s, int transposed, double *x) {
-    if (s->ncp)
+    if (s->sp)
+        factor_solve_sparse(s, x); /* never transposed: no derivatives in body space */
+    else if (s->ncp)
         LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, transposed ? 'T' : 'N', s->m, 1, s->A, s->m, s->ipiv,
                             x, s->m);
     else
@@ -364,7 +421,7 @@ static void start(lucid_contact_run *run, ip *s, const double *lambda) {
     double sy = 0.0, diag = 0.0;
     for (int k = 0; k < m; ++k) {
         sy = fmax(sy, fabs(p->g[k] / dscale(s, k)));
-        diag += lucid_contact_diag(p, k) / (dscale(s, k) * dscale(s, k));
+        diag += diag_entry(s, k) / (dscale(s, k) * dscale(s, k));
     }
     if (!(sy > 0.0)) sy = 1.0;
     double sx = sy / (diag / m);
@@ -442,12 +499,10 @@ static lucid_status iterate(ip *s, double *alpha_out) {
     return LUCID_OK;
 }
 
-lucid_status lucid_contact_solve_ip(lucid_contact_run *run, double *lambda, double *dual) {
-    const lucid_contact_problem *p = run->p;
+/* The iterations from the start, the answer (the best iterate) into lambda and dual. */
+static void solve(lucid_contact_run *run, ip *sp, double *lambda, double *dual) {
     const lucid_contact_options *o = run->o;
-    lucid_status status = lucid_contact_check_psd(run);
-    if (status != LUCID_OK) return status;
-    ip s = ip_layout(run);
+    ip s = *sp;
     start(run, &s, lambda);
     /* The answer is the iterate with the smallest model criterion: once the gap is below the
      * round-off of P x + c, iterates scatter around the round-off floor (the 1e3 kg on 1e-3 kg
@@ -484,6 +539,15 @@ lucid_status lucid_contact_solve_ip(lucid_contact_run *run, double *lambda, doub
     memcpy(lambda, s.lambda, sizeof(double) * (size_t)s.m);
     if (dual)
         for (int k2 = 0; k2 < s.m; ++k2) dual[k2] = s.y[k2] * dscale(&s, k2);
+    *sp = s;
+}
+
+lucid_status lucid_contact_solve_ip(lucid_contact_run *run, double *lambda, double *dual) {
+    const lucid_contact_problem *p = run->p;
+    lucid_status status = lucid_contact_check_psd(run);
+    if (status != LUCID_OK) return status;
+    ip s = ip_layout(run);
+    solve(run, &s, lambda, dual);
     /* The relaxed system's factor at the returned point, for the derivatives. */
     if (s.kappa > 0.0 && isfinite(run->result->ncp.abs)) {
         scale_all(&s);
@@ -496,6 +560,63 @@ lucid_status lucid_contact_solve_ip(lucid_contact_run *run, double *lambda, doub
             ++run->result->factorizations;
         }
     }
+    return LUCID_OK;
+}
+
+/* (G + R)_kk of every row: sum over the contact's sides of J_s row . W_s row (+ R) */
+static void sparse_diagonal(const lucid_contact_sparse_problem *p, double *diag) {
+    for (int i = 0; i < p->n; ++i)
+        for (int a = 0; a < 3; ++a) {
+            double d = p->R ? p->R[3 * i + a] : 0.0;
+            for (int side = 2 * i; side < 2 * i + 2; ++side) {
+                if (p->body[side] < 0) continue;
+                size_t w = lucid_sparse_width(p, p->body[side]);
+                size_t at = lucid_sparse_side_at(p, side) + (size_t)a * w;
+                for (size_t k = 0; k < w; ++k) d += p->J[at + k] * p->W[at + k];
+            }
+            diag[3 * i + a] = d;
+        }
+}
+
+lucid_status lucid_contact_solve_ip_sparse(const lucid_contact_sparse_problem *p,
+                                           const lucid_contact_options *o,
+                                           lucid_contact_sparse_workspace *ws, double *lambda,
+                                           double *dual, lucid_contact_result *result) {
+    if (!result) return LUCID_ERR_ARGUMENT;
+    memset(result, 0, sizeof *result);
+    if (!p || !o || !ws || !lambda || p->n < 0 || p->num_bodies < 0 ||
+        o->solver != LUCID_CONTACT_IP ||
+        (o->model != LUCID_CONTACT_CCP && o->model != LUCID_CONTACT_NCP) || !(o->tol >= 0.0) ||
+        o->max_iter < 0 || !(o->kappa >= 0.0) ||
+        (p->n > 0 && (!p->body || !p->J || !p->W || !p->M || !p->g || !p->mu)))
+        return LUCID_ERR_ARGUMENT;
+    lucid_contact_problem dense = {p->n, NULL, p->g, p->mu, p->R};
+    lucid_contact_run run = {&dense, o, NULL, result, lucid_contact_model_criterion(o->model)};
+    if (p->n == 0) {
+        result->converged = 1;
+        return LUCID_OK;
+    }
+    size_t m = 3 * (size_t)p->n;
+    double *b = lucid_contact_sparse_workspace_buffer(ws);
+    ip s = {.p = &dense,
+            .sp = p,
+            .K = lucid_contact_sparse_workspace_kkt(ws),
+            .n = p->n,
+            .m = (int)m,
+            .ncp = o->model == LUCID_CONTACT_NCP,
+            .kappa = o->kappa};
+    double **slots[] = {&s.x,  &s.y,   &s.dx,   &s.dy,     &s.dxa,    &s.dya,
+                        &s.r,  &s.rhs, &s.v,    &s.w,      &s.sigma,  &s.lambda,
+                        &s.t1, &s.t2,  &s.yhat, &s.x_best, &s.y_best, &s.diag};
+    size_t count = sizeof slots / sizeof slots[0];
+    for (size_t k = 0; k < count; ++k) *slots[k] = b + k * m;
+    s.W = b + count * m, s.W2 = s.W + 3 * m, s.Winv = s.W2 + 3 * m;
+    s.B = s.Winv + 3 * m, s.u = s.B + 3 * m; /* 30 vectors of 3n and one of the columns */
+    if (!s.K) return LUCID_ERR_NO_MEMORY;
+    lucid_status status = lucid_contact_kkt_analyze(s.K, p);
+    if (status != LUCID_OK) return status;
+    sparse_diagonal(p, s.diag);
+    solve(&run, &s, lambda, dual);
     return LUCID_OK;
 }
 

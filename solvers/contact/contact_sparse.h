@@ -118,7 +118,7 @@ void lucid_contact_sparse_apply(const lucid_contact_sparse_problem *p, const dou
 void lucid_contact_sparse_delassus(const lucid_contact_sparse_problem *p, double *G);
 
 /* The solvers with a body-space implementation (lucid_contact_sparse_has): PGS (LCP, CCP,
- * NCP), ADMM (CCP, NCP) and Newton (CCP). */
+ * NCP), ADMM (CCP, NCP), Newton (CCP) and the interior point (CCP, NCP). */
 int lucid_contact_sparse_has(lucid_contact_model model, lucid_contact_solver solver);
 
 /* Growable memory of the sparse ADMM and Newton solvers (contact_admm_sparse.c,
@@ -155,5 +155,16 @@ lucid_status lucid_contact_solve_newton_sparse(const lucid_contact_sparse_proble
                                                const lucid_contact_options *o,
                                                lucid_contact_sparse_workspace *ws, double *lambda,
                                                lucid_contact_result *result);
+
+/* Interior point of lucid_contact_solve (ccp:ip, ncp:ip; contact_ip.h) on the sparse form:
+ * the same iterates, each Newton system A dx = b solved as (G + B) z = D (I - E) b with B the
+ * 3 x 3 blocks R + D (I - E) W^2 D, through the sparse augmented system [M -J^T; J B]
+ * factorised by KLU (contact_sparse_kkt.h, which says why not through H = M + J^T B^-1 J).
+ * No derivatives (lucid_contact_ip_jvp needs the dense problem). dual:
+ * the corrected velocity as lucid_contact_solve's (may be NULL). ws reserved for p. */
+lucid_status lucid_contact_solve_ip_sparse(const lucid_contact_sparse_problem *p,
+                                           const lucid_contact_options *o,
+                                           lucid_contact_sparse_workspace *ws, double *lambda,
+                                           double *dual, lucid_contact_result *result);
 
 #endif

@@ -65,7 +65,9 @@ int lucid_contact_sparse_has(lucid_contact_model model, lucid_contact_solver sol
     return solver == LUCID_CONTACT_PGS ||
            (solver == LUCID_CONTACT_ADMM &&
             (model == LUCID_CONTACT_CCP || model == LUCID_CONTACT_NCP)) ||
-           (solver == LUCID_CONTACT_NEWTON && model == LUCID_CONTACT_CCP);
+           (solver == LUCID_CONTACT_NEWTON && model == LUCID_CONTACT_CCP) ||
+           (solver == LUCID_CONTACT_IP &&
+            (model == LUCID_CONTACT_CCP || model == LUCID_CONTACT_NCP));
 }
 
 void lucid_contact_sparse_delassus(const lucid_contact_sparse_problem *p, double *G) {

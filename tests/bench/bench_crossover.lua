@@ -4,7 +4,8 @@
 -- `settle` steps, then both paths step `steps` times from the same state (set_state), and
 -- the mean time per step is printed with the island's contacts and the ratio dense / sparse
 -- (the smaller of 3 alternating repetitions per path: the machine is shared).
---   build/lucid tests/bench/bench_crossover.lua [SOLVER ...]   (default ncp:admm ccp:newton ncp:pgs)
+--   build/lucid tests/bench/bench_crossover.lua [SOLVER ...] [--max-grid=K]
+--   (default ncp:admm ccp:newton ncp:pgs; grids up to 4)
 local lucid = require "lucid"
 
 local settle, steps = 60, 10
@@ -52,13 +53,21 @@ local function time_steps(w, x)
   return (lucid.clock() - t0) / steps * 1e3, contacts / steps, w:stats()
 end
 
-local solvers = #arg > 0 and arg or {"ncp:admm", "ccp:newton", "ncp:pgs"}
+-- --max-grid K: the grid scenes up to k = K only (the dense interior point takes seconds a
+-- step on grid 4)
+local solvers, max_grid = {}, 4
+for _, a in ipairs(arg) do
+  local k = a:match("^%-%-max%-grid=(%d+)$")
+  if k then max_grid = tonumber(k) else solvers[#solvers + 1] = a end
+end
+if #solvers == 0 then solvers = {"ncp:admm", "ccp:newton", "ncp:pgs"} end
 print(string.format("%-10s %-6s %4s %9s %11s %11s %8s", "solver", "scene", "size", "contacts",
                     "dense ms", "sparse ms", "d/s"))
 for _, solver in ipairs(solvers) do
   local cases = {{"tower", 1}, {"tower", 2}, {"tower", 4}, {"tower", 8}, {"tower", 16},
                  {"grid", 2}, {"grid", 3}, {"grid", 4}}
   for _, c in ipairs(cases) do
+    if c[1] == "grid" and c[2] > max_grid then break end
     local base = scene(c[1], c[2], solver, 1000000)
     base:step(settle)
     local x = base:state()
