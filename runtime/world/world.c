@@ -119,6 +119,7 @@ void lucid_world_destroy(lucid_world *w) {
                        w->aabb_lo,
                        w->aabb_hi,
                        w->is_static,
+                       w->sweep,
                        w->v_free,
                        w->v_start,
                        w->w_start,

@@ -160,17 +160,19 @@ static lucid_status collide_parts(lucid_world *w, int a, int ia, int b, int ib) 
     const lucid_body_part *pb = &w->parts[bb->part_begin + ib];
     if (pa->shape.kind == LUCID_SHAPE_HALFSPACE && pb->shape.kind == LUCID_SHAPE_HALFSPACE)
         return LUCID_OK;
+    /* the margin grows with how far the two surfaces may move towards each other this step */
+    double margin = w->opt.margin + w->sweep[a] + w->sweep[b];
     double pad = 0.5 * w->opt.margin;
     lucid_vec3 alo, ahi, blo, bhi;
-    part_box(ba, pa, pad, &alo, &ahi);
-    part_box(bb, pb, pad, &blo, &bhi);
+    part_box(ba, pa, pad + w->sweep[a], &alo, &ahi);
+    part_box(bb, pb, pad + w->sweep[b], &blo, &bhi);
     if ((ba->num_parts > 1 || bb->num_parts > 1) && !boxes_overlap(alo, ahi, blo, bhi))
         return LUCID_OK;
     lucid_se3 Ta = part_pose(ba, pa), Tb = part_pose(bb, pb);
     lucid_contact_patch_result patch;
     int found;
     ++w->stats.narrow_tests;
-    lucid_status s = shape_pair_points(&pa->shape, &Ta, &pb->shape, &Tb, w->opt.margin,
+    lucid_status s = shape_pair_points(&pa->shape, &Ta, &pb->shape, &Tb, margin,
                                        w->opt.patch_points, &patch, &found);
     if (s != LUCID_OK || !found) return s;
     lucid_world_contact c = {0};
@@ -179,7 +181,7 @@ static lucid_status collide_parts(lucid_world *w, int a, int ia, int b, int ib) 
     c.friction = fmin(ba->friction, bb->friction);
     for (int k = 0; k < patch.count; ++k) {
         const lucid_contact_point *p = &patch.points[k];
-        if (!(p->separation < w->opt.margin)) continue;
+        if (!(p->separation < margin)) continue;
         c.point = lucid_vec3_scale(lucid_vec3_add(p->p1, p->p2), 0.5);
         c.separation = p->separation;
         s = lucid_world_push_contact(w, &c);
@@ -195,9 +197,40 @@ lucid_status lucid_world_broad_phase(lucid_world *w, const double *extra) {
     return s;
 }
 
+/* sweep_i = max(0, dt (|v_free| + |w_free| r) - margin / 2): how much farther than half the
+ * margin a free body's surface may move in the step (r: the diagonal of its box, a bound on
+ * any surface point's distance from its centre of mass); 0 for static bodies and links.
+ * Contacts within the pair's margin plus both sweeps are generated (speculative), so a body
+ * faster than margin / (2 dt) stops at the surface instead of tunnelling into it, and slower
+ * bodies see the plain margin. Called after the step's free velocities. */
+static lucid_status sweeps(lucid_world *w) {
+    size_t n = (size_t)w->num_bodies;
+    lucid_status s = lucid_world_reserve((void **)&w->sweep, &w->sweep_cap, n, sizeof *w->sweep);
+    if (s != LUCID_OK) return s;
+    for (int i = 0; i < w->num_bodies; ++i) {
+        const lucid_body *b = &w->bodies[i];
+        w->sweep[i] = 0.0;
+        if (b->is_static || b->model >= 0 || (size_t)i >= w->v_cap) continue;
+        lucid_vec3 lo = lucid_vec3_make(INFINITY, INFINITY, INFINITY), hi = lucid_vec3_neg(lo);
+        for (int k = 0; k < b->num_parts; ++k) {
+            lucid_vec3 plo, phi;
+            part_box(b, &w->parts[b->part_begin + k], 0.0, &plo, &phi);
+            lo = lucid_vec3_make(fmin(lo.x, plo.x), fmin(lo.y, plo.y), fmin(lo.z, plo.z));
+            hi = lucid_vec3_make(fmax(hi.x, phi.x), fmax(hi.y, phi.y), fmax(hi.z, phi.z));
+        }
+        double r = lucid_vec3_norm(lucid_vec3_sub(hi, lo));
+        double d = w->opt.dt * (lucid_vec3_norm(w->v_free[i]) + lucid_vec3_norm(w->w_free[i]) * r);
+        /* half the margin is covered already; slower bodies keep the plain margin */
+        d -= 0.5 * w->opt.margin;
+        w->sweep[i] = isfinite(d) && d > 0.0 ? d : 0.0; /* none without a finite box */
+    }
+    return LUCID_OK;
+}
+
 lucid_status lucid_world_collide(lucid_world *w) {
     w->num_contacts = 0;
-    lucid_status s = lucid_world_broad_phase(w, NULL);
+    lucid_status s = sweeps(w);
+    if (s == LUCID_OK) s = lucid_world_broad_phase(w, w->sweep);
     if (s != LUCID_OK) return s;
     int np = lucid_broad_phase_pair_count(w->broad);
     const lucid_broad_pair *pairs = lucid_broad_phase_pairs(w->broad);

@@ -86,6 +86,8 @@ struct lucid_world {
     lucid_vec3 *aabb_lo, *aabb_hi;
     unsigned char *is_static;
     size_t lo_cap, hi_cap, static_cap;
+    double *sweep; /* per body: how far its surface may move in the step (world_collision.c) */
+    size_t sweep_cap;
     lucid_vec3 *v_free, *w_free;   /* free, then final velocities (centre of mass, angular) */
     lucid_vec3 *v_start, *w_start; /* velocities at the start of the step */
     size_t v_cap, w_cap, v_start_cap, w_start_cap;
