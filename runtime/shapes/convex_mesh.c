@@ -2,6 +2,7 @@
  * scan or hill climbing on the vertex adjacency. */
 #include "runtime/shapes/convex_mesh.h"
 
+#include <float.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdint.h>
@@ -26,25 +27,61 @@ int lucid_convex_mesh_support_scan(const lucid_convex_mesh *mesh, lucid_vec3 dir
     return best;
 }
 
+/* The neighbour of v with the largest <dir, .> above `above` (strictly), or -1; *value_out:
+ * the largest neighbour value seen (above itself when none is higher). */
+static int better_neighbour(const lucid_convex_mesh *mesh, lucid_vec3 dir, int v, double above,
+                            double *value_out) {
+    int best = -1;
+    double top = -INFINITY;
+    for (int k = mesh->climb_offsets[v]; k < mesh->climb_offsets[v + 1]; ++k) {
+        int j = mesh->climb_neighbors[k];
+        double value = lucid_vec3_dot(mesh->vertices[j], dir);
+        if (value > top) top = value;
+        if (value > above) above = value, best = j;
+    }
+    *value_out = best >= 0 ? above : top;
+    return best;
+}
+
+/* The rounding scale of <dir, v>: 64 ulps of the magnitude of its terms. */
+static double dot_slack(lucid_vec3 v, lucid_vec3 dir) {
+    return 64.0 * DBL_EPSILON * (fabs(v.x * dir.x) + fabs(v.y * dir.y) + fabs(v.z * dir.z));
+}
+
+/* A neighbour of v tied with it up to rounding (<dir, .> within dot_slack of value) that has a
+ * neighbour strictly above value: the step across a plateau edge, or -1. */
+static int across_plateau(const lucid_convex_mesh *mesh, lucid_vec3 dir, int v, double value,
+                          int *next, double *next_value) {
+    double slack = dot_slack(mesh->vertices[v], dir);
+    for (int k = mesh->climb_offsets[v]; k < mesh->climb_offsets[v + 1]; ++k) {
+        int j = mesh->climb_neighbors[k];
+        if (!(lucid_vec3_dot(mesh->vertices[j], dir) >= value - slack)) continue;
+        *next = better_neighbour(mesh, dir, j, value, next_value);
+        if (*next >= 0) return j;
+    }
+    return -1;
+}
+
 /* Steepest ascent along hull edges (and the diagonals of polygonal faces, see
- * build_adjacency). Each move strictly increases <dir, v>, so it terminates;
- * on a convex polytope a vertex with no strictly better neighbour is a global maximiser (its
- * normal cone contains dir), so no plateau handling is needed. */
+ * build_adjacency). Each move strictly increases <dir, v>, so it terminates. On an exactly
+ * convex polytope a vertex with no strictly better neighbour is a global maximiser (its
+ * normal cone contains dir); a hull of extreme inputs (coordinates spanning 1e-300 to 1e240)
+ * can come out of qhull convex only up to its own merging tolerance, with an edge
+ * perpendicular to dir between a stuck vertex and a tied one that does have a better
+ * neighbour: the climb then crosses that edge (tied up to rounding; found by the fuzz harness,
+ * tests/fuzz). Every move still ends strictly higher. */
 int lucid_convex_mesh_support_climb(const lucid_convex_mesh *mesh, lucid_vec3 dir, int start) {
     int current = start;
     double best_value = lucid_vec3_dot(mesh->vertices[current], dir);
     for (;;) {
-        int next = current;
-        for (int k = mesh->climb_offsets[current]; k < mesh->climb_offsets[current + 1]; ++k) {
-            int j = mesh->climb_neighbors[k];
-            double value = lucid_vec3_dot(mesh->vertices[j], dir);
-            if (value > best_value) {
-                best_value = value;
-                next = j;
-            }
+        double value;
+        int next = better_neighbour(mesh, dir, current, best_value, &value);
+        if (next < 0) { /* a plateau only where a neighbour is tied up to rounding */
+            if (!(value >= best_value - dot_slack(mesh->vertices[current], dir)) ||
+                across_plateau(mesh, dir, current, best_value, &next, &value) < 0)
+                return current;
         }
-        if (next == current) return current;
-        current = next;
+        current = next, best_value = value;
     }
 }
 
