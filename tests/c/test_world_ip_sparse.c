@@ -22,8 +22,8 @@
 
 #include <cmocka.h>
 
+#include "test_model_file.h"
 #include "test_pile_scene.h"
-
 #include "runtime/model/model.h"
 #include "runtime/model/model_load.h"
 #include "runtime/world/world.h"
@@ -35,17 +35,6 @@
 /* test_pile_scene.h's pile, solved by the interior point. */
 static lucid_world *pile(lucid_contact_model model, int threshold) {
     return test_pile_world(model, LUCID_CONTACT_IP, threshold);
-}
-
-static lucid_model *load(const char *path) {
-    char err[512];
-    lucid_model_spec *spec = NULL;
-    if (lucid_model_spec_load(path, NULL, &spec, err, sizeof err) != LUCID_OK) fail_msg("%s", err);
-    lucid_model *m = NULL;
-    lucid_status s = lucid_model_compile(spec, &m, err, sizeof err);
-    lucid_model_spec_destroy(spec);
-    if (s != LUCID_OK) fail_msg("%s", err);
-    return m;
 }
 
 /* lucid's arm pressing the box of arm7.xml (test_world_robot_sparse.c's arm7 scene). */
@@ -153,7 +142,7 @@ static void pile_matches_dense(void **state) {
 
 static void arm_matches_dense(void **state) {
     (void)state;
-    lucid_model *m = load(ARM7);
+    lucid_model *m = test_load_model(ARM7);
     const lucid_contact_model models[2] = {LUCID_CONTACT_CCP, LUCID_CONTACT_NCP};
     for (int k = 0; k < 2; ++k) {
         lucid_world *dense = arm(m, models[k], DENSE), *sparse = arm(m, models[k], 0);

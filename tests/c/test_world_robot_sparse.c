@@ -22,6 +22,8 @@
 
 #include <cmocka.h>
 
+#include "test_model_file.h"
+
 #include "runtime/model/configuration.h"
 #include "runtime/model/model.h"
 #include "runtime/model/model_load.h"
@@ -43,17 +45,6 @@ static int readable(const char *path) {
     FILE *f = fopen(path, "rb");
     if (f) fclose(f);
     return f != NULL;
-}
-
-static lucid_model *load(const char *path) {
-    char err[512];
-    lucid_model_spec *spec = NULL;
-    if (lucid_model_spec_load(path, NULL, &spec, err, sizeof err) != LUCID_OK) fail_msg("%s", err);
-    lucid_model *m = NULL;
-    lucid_status s = lucid_model_compile(spec, &m, err, sizeof err);
-    lucid_model_spec_destroy(spec);
-    if (s != LUCID_OK) fail_msg("%s", err);
-    return m;
 }
 
 typedef struct scene {
@@ -106,7 +97,7 @@ static double max_abs_diff(const double *a, const double *b, size_t n) {
  * agree to `vtol` (m/s, rad/s); returns the largest difference. */
 static double same_step(const scene *sc, lucid_contact_model model, lucid_contact_solver solver,
                         int steps, double vtol) {
-    lucid_model *m = load(sc->path);
+    lucid_model *m = test_load_model(sc->path);
     lucid_world *dense = robot_world(sc, m, model, solver, DENSE);
     lucid_world *sparse = robot_world(sc, m, model, solver, 0);
     for (int k = 0; k < sc->settle; ++k) assert_int_equal(lucid_world_step(dense), LUCID_OK);
@@ -157,7 +148,7 @@ static double same_step(const scene *sc, lucid_contact_model model, lucid_contac
  * to qtol. */
 static void same_trajectory(const scene *sc, lucid_contact_model model, lucid_contact_solver solver,
                             int steps, double qtol) {
-    lucid_model *m = load(sc->path);
+    lucid_model *m = test_load_model(sc->path);
     lucid_world *dense = robot_world(sc, m, model, solver, DENSE);
     lucid_world *sparse = robot_world(sc, m, model, solver, 0);
     size_t n = (size_t)lucid_world_state_size(dense), nq = lucid_model_nq(m),
@@ -272,7 +263,7 @@ static void test_humanoid_on_boxes_steps(void **state) {
         ++skipped;
         return;
     }
-    lucid_model *m = load(HUMANOID);
+    lucid_model *m = test_load_model(HUMANOID);
     lucid_world_options o;
     lucid_world_default_options(&o);
     o.dt = 0.005;
