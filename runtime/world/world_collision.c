@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "solvers/collision/contact_patch.h"
+#include "solvers/collision/plane_vertices.h"
 #include "runtime/world/world_internal.h"
 
 /* Angular tolerance for calling two faces parallel (rad): the patch keeps every point of a
@@ -143,6 +144,15 @@ static lucid_status shape_pair_points(const lucid_shape *s1, const lucid_se3 *T1
     po.angular_tolerance = PATCH_ANGULAR_TOLERANCE;
     po.max_points = max_points;
     s = lucid_contact_patch(s1, T1, s2, T2, &d, &po, patch);
+    if (s == LUCID_OK && lucid_plane_vertices_apply(s1, s2) &&
+        (s1->kind == LUCID_SHAPE_HALFSPACE ? patch->feature2 : patch->feature1) !=
+            LUCID_FEATURE_POLYGON) {
+        /* a polytope on a plane by a vertex or an edge: its neighbouring vertices within the
+         * margin too, before a turn swings them through (plane_vertices.h) */
+        s = lucid_plane_vertices(s1, T1, s2, T2, margin, max_points, patch);
+        if (s == LUCID_OK && patch->count > 0) *found = 1;
+        return s;
+    }
     if (s != LUCID_OK) {
         /* a degenerate normal: keep the witness pair when it is usable */
         if (!(fabs(lucid_vec3_norm(d.normal) - 1.0) < 1e-6)) return LUCID_OK;

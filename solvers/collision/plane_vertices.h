@@ -1,0 +1,33 @@
+/* The contact points of a polytope (box or convex mesh) on a halfspace: every vertex within
+ * the margin of the plane, the deepest first, up to max_points.
+ *
+ * Why not the contact patch: when a polytope meets a plane with a vertex or an edge, its
+ * supporting feature is that vertex or edge, so the patch has one or two points. A box
+ * landing on a corner then turns about that corner, and within one step of the turn the
+ * neighbouring corners swing through the plane: they had no contact row to stop them. With
+ * every vertex within the (speed-swept) margin as a speculative contact, as MuJoCo's box-plane
+ * and mesh-plane collisions make, the corners that can reach the plane this step are
+ * constrained before they do. The deepest points are kept (not the widest spread, as the
+ * patch does for a resting face): they are the ones that touch first.
+ *
+ * Result (contact_patch.h's): normal from shape 1 to shape 2 (the plane's normal, oriented),
+ * each point's p1 on shape 1 and p2 on shape 2 with p2 - p1 = separation * normal: the vertex
+ * and its projection on the plane. feature1 / feature2: LUCID_FEATURE_PLANE for the halfspace,
+ * LUCID_FEATURE_POINT for the polytope (its points are vertices). count = 0 when no vertex is
+ * within the margin. Points are ordered by separation (lowest vertex index on ties). */
+#ifndef LUCID_PLANE_VERTICES_H
+#define LUCID_PLANE_VERTICES_H
+
+#include "solvers/collision/contact_patch.h"
+
+/* Whether lucid_plane_vertices applies: one shape a halfspace, the other a box or a convex
+ * mesh. */
+int lucid_plane_vertices_apply(const lucid_shape *s1, const lucid_shape *s2);
+
+/* Points with separation < margin, at most max_points (1 .. LUCID_PATCH_MAX_POINTS);
+ * LUCID_ERR_ARGUMENT when the pair does not apply or max_points is out of range. */
+lucid_status lucid_plane_vertices(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
+                                  const lucid_se3 *T2, double margin, int max_points,
+                                  lucid_contact_patch_result *out);
+
+#endif

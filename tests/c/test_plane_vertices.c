@@ -1,0 +1,137 @@
+/* A polytope's vertices within the margin of a plane: the separations against a reference
+ * list (every corner or hull vertex measured and sorted here), the witness relation p2 - p1 =
+ * separation * normal with p on the plane, the order by depth, the cap, the swapped pair, and
+ * argument errors. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "solvers/collision/plane_vertices.h"
+#include "test_collision_util.h"
+
+/* The separations below margin of world points x (n of them) from the plane n.x = offset,
+ * sorted ascending: the reference list (selection sort, small n). */
+static int reference_separations(const lucid_vec3 *x, int n, lucid_vec3 normal, double offset,
+                                 double margin, double *out) {
+    int count = 0;
+    for (int i = 0; i < n; ++i) {
+        double s = lucid_vec3_dot(normal, x[i]) - offset;
+        if (s < margin) out[count++] = s;
+    }
+    for (int i = 0; i < count; ++i)
+        for (int j = i + 1; j < count; ++j)
+            if (out[j] < out[i]) {
+                double t = out[i];
+                out[i] = out[j], out[j] = t;
+            }
+    return count;
+}
+
+/* Checks res (plane as shape `plane_first ? 1 : 2`) against the reference separations. */
+static void check_points(const lucid_contact_patch_result *res, int plane_first, lucid_vec3 normal,
+                         double offset, const double *ref, int ref_count, int cap) {
+    int expect = ref_count < cap ? ref_count : cap;
+    assert_int_equal(res->count, expect);
+    lucid_vec3 n12 = plane_first ? normal : lucid_vec3_neg(normal);
+    assert_true(lucid_vec3_norm(lucid_vec3_sub(res->normal, n12)) < 1e-15);
+    for (int k = 0; k < res->count; ++k) {
+        const lucid_contact_point *p = &res->points[k];
+        assert_true(fabs(p->separation - ref[k]) < 1e-12);
+        lucid_vec3 gap = lucid_vec3_sub(p->p2, p->p1);
+        assert_true(lucid_vec3_norm(lucid_vec3_axpy(gap, -p->separation, n12)) < 1e-12);
+        lucid_vec3 on_plane = plane_first ? p->p1 : p->p2, vertex = plane_first ? p->p2 : p->p1;
+        assert_true(fabs(lucid_vec3_dot(normal, on_plane) - offset) < 1e-12);
+        assert_true(fabs(lucid_vec3_dot(normal, vertex) - offset - p->separation) < 1e-12);
+        if (k > 0) assert_true(p->separation >= res->points[k - 1].separation);
+    }
+}
+
+static void test_box_corners_by_depth(void **state) {
+    (void)state;
+    uint64_t rng = 11;
+    lucid_shape box, plane;
+    lucid_vec3 h = lucid_vec3_make(0.2, 0.15, 0.1);
+    assert_int_equal(lucid_shape_box(h.x, h.y, h.z, &box), LUCID_OK);
+    assert_int_equal(lucid_shape_halfspace(lucid_vec3_make(0, 0, 1), 0.0, &plane), LUCID_OK);
+    for (int trial = 0; trial < 200; ++trial) {
+        lucid_se3 Tb =
+            lucid_se3_make(random_rotation(&rng),
+                           lucid_vec3_make(uniform(&rng), uniform(&rng), 0.3 * uniform(&rng)));
+        lucid_se3 Tp = lucid_se3_make(random_rotation(&rng), lucid_vec3_make(0, 0, 0.05));
+        lucid_vec3 normal = lucid_mat3_col(&Tp.R, 2);
+        double offset = lucid_vec3_dot(normal, Tp.t), margin = 0.4 * uniform(&rng);
+        lucid_vec3 corners[8];
+        box_corners(h, &Tb, corners);
+        double ref[8];
+        int count = reference_separations(corners, 8, normal, offset, margin, ref);
+        int cap = 1 + trial % 6;
+        lucid_contact_patch_result res;
+        assert_int_equal(lucid_plane_vertices(&plane, &Tp, &box, &Tb, margin, cap, &res), LUCID_OK);
+        check_points(&res, 1, normal, offset, ref, count, cap);
+        assert_int_equal(lucid_plane_vertices(&box, &Tb, &plane, &Tp, margin, cap, &res), LUCID_OK);
+        check_points(&res, 0, normal, offset, ref, count, cap);
+    }
+}
+
+static void test_mesh_points(void **state) {
+    (void)state;
+    uint64_t rng = 5;
+    enum { N = 60 };
+    double pts[3 * N];
+    lucid_vec3 x[N];
+    for (int i = 0; i < N; ++i) {
+        lucid_vec3 d = random_direction(&rng);
+        pts[3 * i] = 0.1 * d.x, pts[3 * i + 1] = 0.07 * d.y, pts[3 * i + 2] = 0.05 * d.z;
+    }
+    lucid_convex_mesh *mesh = NULL;
+    assert_int_equal(lucid_convex_mesh_create(pts, N, &mesh), LUCID_OK);
+    lucid_shape hull, plane;
+    assert_int_equal(lucid_shape_convex(mesh, &hull), LUCID_OK);
+    assert_int_equal(lucid_shape_halfspace(lucid_vec3_make(0, 0, 1), 0.0, &plane), LUCID_OK);
+    lucid_se3 Tp = lucid_se3_identity();
+    for (int trial = 0; trial < 50; ++trial) {
+        lucid_se3 Tm = lucid_se3_make(random_rotation(&rng), lucid_vec3_make(0, 0, 0.03));
+        /* every hull vertex (the reference list is over the hull's vertices, posed here) */
+        int n = mesh->num_vertices;
+        assert_true(n <= N);
+        for (int i = 0; i < n; ++i) x[i] = lucid_se3_act(&Tm, mesh->vertices[i]);
+        double ref[N];
+        int count = reference_separations(x, n, lucid_vec3_make(0, 0, 1), 0.0, 0.02, ref);
+        lucid_contact_patch_result res;
+        assert_int_equal(lucid_plane_vertices(&plane, &Tp, &hull, &Tm, 0.02, 16, &res), LUCID_OK);
+        check_points(&res, 1, lucid_vec3_make(0, 0, 1), 0.0, ref, count, 16);
+    }
+    lucid_convex_mesh_destroy(mesh);
+}
+
+static void test_errors(void **state) {
+    (void)state;
+    lucid_shape box, sphere, plane;
+    lucid_shape_box(1, 1, 1, &box);
+    lucid_shape_sphere(1, &sphere);
+    lucid_shape_halfspace(lucid_vec3_make(0, 0, 1), 0.0, &plane);
+    lucid_se3 T = lucid_se3_identity();
+    lucid_contact_patch_result res;
+    assert_false(lucid_plane_vertices_apply(&sphere, &plane));
+    assert_false(lucid_plane_vertices_apply(&box, &box));
+    assert_true(lucid_plane_vertices_apply(&box, &plane));
+    assert_int_equal(lucid_plane_vertices(&sphere, &T, &plane, &T, 0.1, 4, &res),
+                     LUCID_ERR_ARGUMENT);
+    assert_int_equal(lucid_plane_vertices(&box, &T, &plane, &T, 0.1, 0, &res), LUCID_ERR_ARGUMENT);
+    assert_int_equal(
+        lucid_plane_vertices(&box, &T, &plane, &T, 0.1, LUCID_PATCH_MAX_POINTS + 1, &res),
+        LUCID_ERR_ARGUMENT);
+    assert_int_equal(lucid_plane_vertices(&box, &T, &plane, &T, 0.1, 4, NULL), LUCID_ERR_ARGUMENT);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_box_corners_by_depth),
+        cmocka_unit_test(test_mesh_points),
+        cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
