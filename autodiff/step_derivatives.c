@@ -53,7 +53,7 @@ typedef struct ctx {
     double **ip_data;
     double *G, *g, *R, *li, *gi, *mi, *di; /* one island's problem and slices */
     lucid_body saved_body;
-    double saved_compliance;
+    double saved_value;       /* a compliance's or a size's column: the value before the shift */
     lucid_model *saved_model; /* a model parameter's column: the model before the shift */
     int reuse;                /* the nominal full evaluation is the last one: see fixed_step */
 } ctx;
@@ -109,7 +109,46 @@ static void set_mass(lucid_body *b, double mass) {
     b->inv_inertia = lucid_mat3_scale(&b->inv_inertia, 1.0 / s);
 }
 
+int lucid_step_shape_size_count(const lucid_shape *s) {
+    switch (s->kind) {
+        case LUCID_SHAPE_SPHERE:
+            return 1;
+        case LUCID_SHAPE_BOX:
+        case LUCID_SHAPE_ELLIPSOID:
+            return 3;
+        case LUCID_SHAPE_CAPSULE:
+        case LUCID_SHAPE_CYLINDER:
+        case LUCID_SHAPE_CONE:
+            return 2;
+        default:
+            return 0;
+    }
+}
+
+/* The size `index` of shape s (lucid_step_shape_size_count of them). */
+static double *shape_size(lucid_shape *s, int index) {
+    switch (s->kind) {
+        case LUCID_SHAPE_SPHERE:
+            return &s->radius;
+        case LUCID_SHAPE_BOX:
+            return index == 0   ? &s->u.half_extents.x
+                   : index == 1 ? &s->u.half_extents.y
+                                : &s->u.half_extents.z;
+        case LUCID_SHAPE_ELLIPSOID:
+            return index == 0 ? &s->u.radii.x : index == 1 ? &s->u.radii.y : &s->u.radii.z;
+        case LUCID_SHAPE_CAPSULE:
+            return index == 0 ? &s->radius : &s->u.half_length;
+        default: /* cylinder, cone */
+            return index == 0 ? &s->u.round.radius : &s->u.round.half_length;
+    }
+}
+
+static double *part_size(lucid_world *w, const lucid_step_param *p) {
+    return shape_size(&w->parts[w->bodies[p->body].part_begin + p->part].shape, p->index);
+}
+
 static double *param_value(ctx *c, const lucid_step_param *p) {
+    if (p->kind == LUCID_STEP_PARAM_SIZE) return part_size(c->w, p);
     lucid_body *b = &c->w->bodies[p->body];
     switch (p->kind) {
         case LUCID_STEP_PARAM_MASS:
@@ -145,9 +184,10 @@ static lucid_status model_param_shift(ctx *c, const lucid_step_param *p, double 
 /* theta += delta (a mass scales the inertia with it). */
 static lucid_status param_shift(ctx *c, const lucid_step_param *p, double delta) {
     if (is_model_param(p)) return model_param_shift(c, p, delta);
-    if (p->kind == LUCID_STEP_PARAM_COMPLIANCE) {
-        c->saved_compliance = c->w->opt.compliance;
-        c->w->opt.compliance += delta;
+    if (p->kind == LUCID_STEP_PARAM_COMPLIANCE || p->kind == LUCID_STEP_PARAM_SIZE) {
+        double *value = param_value(c, p);
+        c->saved_value = *value;
+        *value += delta;
         return LUCID_OK;
     }
     lucid_body *b = &c->w->bodies[p->body];
@@ -167,8 +207,8 @@ static void param_restore(ctx *c, const lucid_step_param *p) {
         c->saved_model = NULL;
         return;
     }
-    if (p->kind == LUCID_STEP_PARAM_COMPLIANCE) {
-        c->w->opt.compliance = c->saved_compliance;
+    if (p->kind == LUCID_STEP_PARAM_COMPLIANCE || p->kind == LUCID_STEP_PARAM_SIZE) {
+        *param_value(c, p) = c->saved_value;
         return;
     }
     lucid_body *b = &c->w->bodies[p->body];
@@ -186,9 +226,16 @@ static const char *param_problem(const lucid_world *w, const lucid_step_param *p
         lucid_world_model_param(w, p->model, model_param_kind(p), (size_t)p->index, &value, &why);
         return why;
     }
-    if ((unsigned)p->kind > LUCID_STEP_PARAM_COMPLIANCE) return "unknown parameter kind";
+    if ((unsigned)p->kind > LUCID_STEP_PARAM_SIZE) return "unknown parameter kind";
     if (p->body < 0 || p->body >= w->num_bodies) return "parameter of an unknown body";
     const lucid_body *b = &w->bodies[p->body];
+    if (p->kind == LUCID_STEP_PARAM_SIZE) {
+        if (b->model >= 0) return "a size parameter needs a free or static body (not a link)";
+        if (p->part < 0 || p->part >= b->num_parts) return "size parameter of an unknown part";
+        int count = lucid_step_shape_size_count(&w->parts[b->part_begin + p->part].shape);
+        if (count == 0) return "the part's shape has no size parameter (halfspace, convex mesh)";
+        if (p->index < 0 || p->index >= count) return "size index out of range for the shape";
+    }
     if (p->kind == LUCID_STEP_PARAM_MASS && (b->is_static || b->model >= 0))
         return "a mass parameter needs a free body";
     return NULL;
@@ -204,6 +251,11 @@ lucid_status lucid_step_param_get(const lucid_world *w, const lucid_step_param *
     if (is_model_param(p))
         return lucid_world_model_param(w, p->model, model_param_kind(p), (size_t)p->index, value,
                                        why);
+    if (p->kind == LUCID_STEP_PARAM_SIZE) {
+        lucid_shape copy = w->parts[w->bodies[p->body].part_begin + p->part].shape;
+        *value = *shape_size(&copy, p->index);
+        return LUCID_OK;
+    }
     const lucid_body *b = p->kind == LUCID_STEP_PARAM_COMPLIANCE ? NULL : &w->bodies[p->body];
     *value = p->kind == LUCID_STEP_PARAM_MASS          ? b->mass
              : p->kind == LUCID_STEP_PARAM_FRICTION    ? b->friction
@@ -223,6 +275,8 @@ lucid_status lucid_step_param_set(lucid_world *w, const lucid_step_param *p, dou
                                                                : HUGE_VAL;
     if (!bad && !isfinite(value)) bad = "parameter value must be finite";
     if (!bad && p->kind == LUCID_STEP_PARAM_MASS && !(value > 0.0)) bad = "mass must be > 0";
+    if (!bad && p->kind == LUCID_STEP_PARAM_SIZE && !(value > 0.0 && value <= LUCID_GEOMETRY_MAX))
+        bad = "a size must be in (0, 1e40]";
     if (!bad && !(value >= 0.0 && value <= hi)) bad = "parameter value out of range";
     if (bad) {
         if (why) *why = bad;
@@ -230,6 +284,10 @@ lucid_status lucid_step_param_set(lucid_world *w, const lucid_step_param *p, dou
     }
     if (p->kind == LUCID_STEP_PARAM_COMPLIANCE) {
         w->opt.compliance = value;
+        return LUCID_OK;
+    }
+    if (p->kind == LUCID_STEP_PARAM_SIZE) {
+        *part_size(w, p) = value;
         return LUCID_OK;
     }
     lucid_body *b = &w->bodies[p->body];
@@ -391,7 +449,8 @@ static double lower_shift(ctx *c, int col) {
     double value = 0.0;
     lucid_step_param_get(c->w, p, &value, NULL); /* checked with the options */
     /* a link's mass must stay > 0, damping, friction, restitution, compliance >= 0 */
-    double floor = p->kind == LUCID_STEP_PARAM_LINK_MASS ? 1e-300 : 0.0;
+    double floor =
+        p->kind == LUCID_STEP_PARAM_LINK_MASS || p->kind == LUCID_STEP_PARAM_SIZE ? 1e-300 : 0.0;
     return value - c->o->step < floor ? 0.0 : -1.0;
 }
 

@@ -35,21 +35,30 @@ typedef enum lucid_step_method {
 } lucid_step_method;
 
 typedef enum lucid_step_param_kind {
-    LUCID_STEP_PARAM_MASS = 0,     /* a free body's mass, its inertia scaled with it (the same
-                                    * shape at another density) */
-    LUCID_STEP_PARAM_FRICTION,     /* a body's friction coefficient (a contact takes the smaller) */
-    LUCID_STEP_PARAM_RESTITUTION,  /* a body's restitution (a contact takes the larger) */
-    LUCID_STEP_PARAM_COMPLIANCE,   /* the world's normal compliance R (body unused) */
-    LUCID_STEP_PARAM_LINK_MASS,    /* a model link's mass, its inertia scaled with it */
-    LUCID_STEP_PARAM_JOINT_DAMPING /* a model joint's damping (all its dofs) */
+    LUCID_STEP_PARAM_MASS = 0,    /* a free body's mass, its inertia scaled with it (the same
+                                   * shape at another density) */
+    LUCID_STEP_PARAM_FRICTION,    /* a body's friction coefficient (a contact takes the smaller) */
+    LUCID_STEP_PARAM_RESTITUTION, /* a body's restitution (a contact takes the larger) */
+    LUCID_STEP_PARAM_COMPLIANCE,  /* the world's normal compliance R (body unused) */
+    LUCID_STEP_PARAM_LINK_MASS,   /* a model link's mass, its inertia scaled with it */
+    LUCID_STEP_PARAM_JOINT_DAMPING, /* a model joint's damping (all its dofs) */
+    LUCID_STEP_PARAM_SIZE /* a size of a body's shape (part `part`, size `index`: sphere radius;
+                           * box half extents x, y, z; ellipsoid radii; capsule, cylinder, cone
+                           * radius then half length): the collision geometry only, the body's
+                           * mass and inertia stay as they are */
 } lucid_step_param_kind;
 
 typedef struct lucid_step_param {
     lucid_step_param_kind kind;
-    int body;  /* world body id (static bodies: friction only) */
+    int body;  /* world body id (static bodies: friction and size only) */
     int model; /* LINK_MASS, JOINT_DAMPING: the world's model id, and index its model body */
-    int index; /* (link) or joint (lucid_world_set_model_param) */
+    int index; /* (link) or joint (lucid_world_set_model_param); SIZE: which size, from 0 */
+    int part;  /* SIZE: the part of the body, from 0 */
 } lucid_step_param;
+
+/* The number of sizes a shape has as LUCID_STEP_PARAM_SIZE (0: none, e.g. a halfspace or a
+ * convex mesh). */
+int lucid_step_shape_size_count(const lucid_shape *s);
 
 typedef struct lucid_step_derivative_options {
     lucid_step_method method;

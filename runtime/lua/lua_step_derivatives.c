@@ -3,6 +3,7 @@
  * contacts = {{mode =, margin =, switched =}, ...}, fallback_columns =, rank_deficient =}.
  * opts: method ("implicit" | "relaxed" | "finite_differences"), step, tol, max_iter, threshold,
  * kappa, params (a list of {body = id, "mass" | "friction" | "restitution"}, {"compliance"},
+ * {body = id, "size", part = k, index = i} (a shape size, lucid_step_shape_size_count),
  * {model = id, link = name, "mass"} and {model = id, joint = name, "damping"}). */
 #include <lauxlib.h>
 #include <stdlib.h>
@@ -29,18 +30,31 @@ static double field_number(lua_State *L, int t, const char *key, double fallback
     return v;
 }
 
-/* Entries of parameter table t other than [1] and the named keys fail. */
-static void check_param_keys(lua_State *L, int t, int k, const char *fname, const char *key1,
-                             const char *key2) {
+/* Entries of parameter table t other than [1] and the keys of the NULL-terminated list fail. */
+static void check_param_keys(lua_State *L, int t, int k, const char *fname,
+                             const char *const *keys) {
     lua_pushnil(L);
     while (lua_next(L, t)) {
         lua_pop(L, 1);
         int ok = (lua_isinteger(L, -1) && lua_tointeger(L, -1) == 1);
         const char *key = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-        ok = ok || (key && key1 && strcmp(key, key1) == 0) ||
-             (key && key2 && strcmp(key, key2) == 0);
+        for (int i = 0; key && !ok && keys[i]; ++i) ok = strcmp(key, keys[i]) == 0;
         if (!ok) lucid_lua_fail(L, fname, "params[%d]: unknown entry", k);
     }
+}
+
+/* Optional integer field `key` of t, from 1 (default 1), returned from 0. */
+static int optional_index(lua_State *L, int t, int k, const char *fname, const char *key) {
+    lua_getfield(L, t, key);
+    lua_Integer i = 1;
+    if (!lua_isnil(L, -1)) {
+        if (!lua_isinteger(L, -1))
+            lucid_lua_fail(L, fname, "params[%d].%s must be an integer", k, key);
+        i = lua_tointeger(L, -1);
+        if (i < 1 || i > 1000000) lucid_lua_fail(L, fname, "params[%d].%s out of range", k, key);
+    }
+    lua_pop(L, 1);
+    return (int)i - 1;
 }
 
 /* {model = id, link = name, "mass"} or {model = id, joint = name, "damping"} at t. */
@@ -56,7 +70,8 @@ static lucid_step_param read_model_param(lua_State *L, lucid_world *w, int t, in
                        "(with joint =) for a model",
                        k);
     const char *key = mass ? "link" : "joint";
-    check_param_keys(L, t, k, fname, "model", key);
+    const char *const keys[] = {"model", key, NULL};
+    check_param_keys(L, t, k, fname, keys);
     lua_getfield(L, t, "model");
     if (!lua_isinteger(L, -1)) lucid_lua_fail(L, fname, "params[%d].model must be a model id", k);
     lua_Integer id = lua_tointeger(L, -1);
@@ -72,12 +87,13 @@ static lucid_step_param read_model_param(lua_State *L, lucid_world *w, int t, in
     if (index < 0) lucid_lua_fail(L, fname, "params[%d]: the model has no %s \"%s\"", k, key, name);
     lua_pop(L, 1);
     lucid_step_param p = {mass ? LUCID_STEP_PARAM_LINK_MASS : LUCID_STEP_PARAM_JOINT_DAMPING, -1,
-                          (int)id - 1, index};
+                          (int)id - 1, index, -1};
     return p;
 }
 
 /* One parameter entry {body = id, "kind"} (or a model's, above) at the top of the stack. */
 static lucid_step_param read_param(lua_State *L, lucid_world *w, int k, const char *fname) {
+    /* in the order of lucid_step_param_kind, the model's kinds (read above) left out */
     static const char *const kinds[] = {"mass", "friction", "restitution", "compliance", NULL};
     int t = lua_gettop(L);
     if (!lua_istable(L, t))
@@ -91,13 +107,19 @@ static lucid_step_param read_param(lua_State *L, lucid_world *w, int k, const ch
     int kind = -1;
     for (int i = 0; name && kinds[i]; ++i)
         if (strcmp(name, kinds[i]) == 0) kind = i;
+    if (name && strcmp(name, "size") == 0) kind = LUCID_STEP_PARAM_SIZE;
     if (kind < 0)
         lucid_lua_fail(L, fname,
-                       "params[%d][1] must be \"mass\", \"friction\", \"restitution\" or "
-                       "\"compliance\" (or a model's \"mass\", \"damping\" with model =)",
+                       "params[%d][1] must be \"mass\", \"friction\", \"restitution\", "
+                       "\"size\" or \"compliance\" (or a model's \"mass\", \"damping\" with "
+                       "model =)",
                        k);
     lua_pop(L, 1);
-    lucid_step_param p = {(lucid_step_param_kind)kind, -1, -1, -1};
+    lucid_step_param p = {(lucid_step_param_kind)kind, -1, -1, -1, -1};
+    if (kind == LUCID_STEP_PARAM_SIZE) {
+        p.part = optional_index(L, t, k, fname, "part");
+        p.index = optional_index(L, t, k, fname, "index");
+    }
     lua_getfield(L, t, "body");
     if (kind != LUCID_STEP_PARAM_COMPLIANCE) {
         if (!lua_isinteger(L, -1)) lucid_lua_fail(L, fname, "params[%d].body must be a body id", k);
@@ -107,7 +129,9 @@ static lucid_step_param read_param(lua_State *L, lucid_world *w, int k, const ch
         p.body = (int)id - 1;
     }
     lua_pop(L, 1);
-    check_param_keys(L, t, k, fname, "body", NULL);
+    const char *const body_keys[] = {"body", NULL}, *const size_keys[] = {"body", "part", "index",
+                                                                          NULL};
+    check_param_keys(L, t, k, fname, kind == LUCID_STEP_PARAM_SIZE ? size_keys : body_keys);
     return p;
 }
 

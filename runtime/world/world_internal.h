@@ -134,8 +134,9 @@ void lucid_world_single_level_destroy(struct lucid_world_single_level *sl);
 void lucid_world_single_level_forget(struct lucid_world_single_level *sl);
 /* For the step derivatives (autodiff/single_level_derivatives.c), about the last step's NCP:
  * its unknowns (0: no pair), its equations F at the solution with the world's current poses,
- * free velocities and frictions (ny + na entries), J^-1 rhs through the LU at the solution
- * (rhs: all unknowns), and v_free, w_free of its bodies = v+ + h dX's velocity part. */
+ * free velocities, frictions and shape sizes (ny + na entries), J^-1 rhs through the LU at
+ * the solution (rhs: all unknowns), and v_free, w_free of its bodies = v+ + h dX's velocity
+ * part. */
 int lucid_world_single_level_unknowns(const lucid_world *w);
 int lucid_world_single_level_equation_count(const lucid_world *w); /* ny + na (0: no pair) */
 /* The warm-start memory's size, and setting it back after set_state forgot it. */

@@ -609,12 +609,27 @@ void lucid_world_single_level_set_memory(lucid_world *w, int count) {
     if (w->single_level) w->single_level->num_cache = count;
 }
 
+/* Pair q's P-SDF rows again from its shapes (a size parameter may have moved: the same kinds,
+ * so the same row and block counts as add_pair found). */
+static void refresh_rows(const lucid_world *w, struct lucid_world_single_level *sl, sl_pair *q) {
+    int used = 0;
+    for (int k = 0; k < 2; ++k) {
+        const lucid_shape *sh = pair_shape(w, q, k);
+        int starts[PAIR_MAX_ROWS + 1], nblocks;
+        lucid_pscaling_shape_rows(sh, sl->rows + q->row0 + used, q->m[k], starts, PAIR_MAX_ROWS,
+                                  &nblocks);
+        q->centre[k] = lucid_pscaling_centre(sh);
+        used += q->m[k];
+    }
+}
+
 void lucid_world_single_level_equations(lucid_world *w, double *F) {
     struct lucid_world_single_level *sl = w->single_level;
-    for (int k = 0; k < sl->num_pairs; ++k) { /* a friction parameter may have moved */
+    for (int k = 0; k < sl->num_pairs; ++k) { /* a friction or size parameter may have moved */
         sl_pair *q = &sl->pairs[k];
         if (q->mu > 0.0)
             q->mu = fmin(w->bodies[q->body[0]].friction, w->bodies[q->body[1]].friction);
+        refresh_rows(w, sl, q);
     }
     residual(sl, sl->X, F);
 }

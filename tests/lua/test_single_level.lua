@@ -223,7 +223,8 @@ t.case("relaxed step derivatives through the NCP's factorisation agree with whol
   local w, b = scene()
   local twin = scene()
   local x, u = w:state(), w:controls()
-  local params = {{body = b, "mass"}, {body = b, "friction"}}
+  local params = {{body = b, "mass"}, {body = b, "friction"}, {body = b, "size", index = 1},
+                  {body = b, "size", index = 3}}
   local D = w:step_derivatives{method = "relaxed", params = params}
   -- stepped exactly once, as w:step would (state and warm-start memory: the next steps match)
   twin:step()
@@ -271,6 +272,8 @@ t.case("relaxed step derivatives through the NCP's factorisation agree with whol
     local minus = step_from(x, u)
     w:set_param(p, v)
     compare(function(i) return D.params[k]:get(i, 1) end, plus, minus, "param " .. k)
+    print(string.format("param %d: column norm %.3g", k, D.params[k]:norm()))
+    if p[1] == "size" then t.truthy(D.params[k]:norm() > 1e-3, "param " .. k .. ": a zero column") end
   end
   t.truthy(worst < 1e-6, "worst " .. worst)
   t.raises("method relaxed only", function() w:step_derivatives{method = "implicit"} end)

@@ -103,6 +103,58 @@ t.case("a box resting (sticking) and a box sliding: A, B and parameters", functi
   end
 end)
 
+t.case("a shape's size: its column equals steps of worlds built at the shifted size", function()
+  -- a box sliding 2e-4 m deep and a sphere rolling: each size column against central
+  -- differences of whole steps of worlds rebuilt with the shape at size +- h (independent of
+  -- the parameter machinery), and against the finite-difference method
+  local cases = {
+    {function(s) return lucid.box(s[1], s[2], s[3]) end, {0.1, 0.08, 0.1}, {1, 3}},
+    {function(s) return lucid.sphere(s[1]) end, {0.1}, {1}},
+  }
+  for _, case in ipairs(cases) do
+    local make, sizes, indices = case[1], case[2], case[3]
+    local function world_with(sz)
+      local w = floor_world()
+      local b = w:add_body{shape = make(sz), mass = 1, inertia = {0.01, 0.012, 0.014},
+                           pose = at(0, 0, sizes[#sizes] - 2e-4), velocity = {1, 0, 0, 0, 0.3, 0}}
+      w:set_controls{0.3, 0.2, 0, 0, 0, 0.01}
+      return w, b
+    end
+    local w, b = world_with(sizes)
+    local params = {}
+    for _, i in ipairs(indices) do params[#params + 1] = {body = b, "size", index = i} end
+    local x0 = w:state()
+    local D = check_against_fd("size", w, {params = params})
+    for k, i in ipairs(indices) do
+      local h = 1e-6
+      local function stepped(delta)
+        local sz = {table.unpack(sizes)}
+        sz[i] = sz[i] + delta
+        local wk = world_with(sz)
+        wk:set_state(x0)
+        wk:step()
+        return wk:state()
+      end
+      local xp, xm = stepped(h), stepped(-h)
+      local diff = w:state_difference(xm, xp)
+      local err, big = 0, 0
+      for r = 1, #diff do
+        err = math.max(err, math.abs(diff[r] / (2 * h) - D.params[k]:get(r, 1)))
+        big = math.max(big, math.abs(D.params[k]:get(r, 1)))
+      end
+      t.truthy(big > 1e-3, "the size column is zero")
+      t.truthy(err <= 1e-6 * big, string.format("size %d: error %.2e of %.2e", i, err, big))
+    end
+  end
+  -- w:param / w:set_param read and write the size; the mass properties stay
+  local w = floor_world()
+  local b = w:add_body{shape = lucid.capsule(0.05, 0.2), mass = 2, pose = at(0, 0, 1)}
+  t.near(w:param{body = b, "size", index = 2}, 0.2, 0)
+  w:set_param({body = b, "size", index = 1}, 0.07)
+  t.near(w:param{body = b, "size"}, 0.07, 0)
+  t.near(w:param{body = b, "mass"}, 2, 0)
+end)
+
 t.case("an arm in free motion: A, B equal finite differences", function()
   -- tasks/models/arm3.xml: a 3-joint arm with its floor and a free box resting on it, at the
   -- start (the box touching the floor, d = 0: the speculative piece, smooth)
@@ -286,6 +338,13 @@ t.case("misuse gets named errors", function()
   t.raises(F .. ": params[1]: unknown body id 9", w.step_derivatives, w, {params = {{body = 9, "mass"}}})
   t.raises(F .. ": a mass parameter needs a free body", w.step_derivatives, w, {params = {{body = 1, "mass"}}})
   t.raises(F .. ": step must be in (0, 1)", w.step_derivatives, w, {step = 0})
+  t.raises(F .. ": the part's shape has no size parameter", w.step_derivatives, w,
+           {params = {{body = 1, "size"}}})
+  t.raises(F .. ": size index out of range", w.step_derivatives, w, {params = {{body = b, "size", index = 2}}})
+  t.raises(F .. ": params[1]: unknown entry", w.step_derivatives, w, {params = {{body = b, "size", axis = 1}}})
+  t.raises(F .. ": params[1].index must be an integer", w.step_derivatives, w,
+           {params = {{body = b, "size", index = 1.5}}})
+  t.raises("lucid.world:set_param: a size must be in (0, 1e40]", w.set_param, w, {body = b, "size"}, 0)
   t.raises("lucid.world:set_param: mass must be > 0", w.set_param, w, {body = b, "mass"}, -1)
   t.raises("lucid.world:state_integrate: dx must have 12 entries", w.state_integrate, w, w:state(), {1})
   t.raises("lucid.sim.step: unknown option 'mthod'", lucid.sim.step, w, w:state(), nil, {mthod = 1})

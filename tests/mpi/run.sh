@@ -5,7 +5,10 @@
 set -euo pipefail
 lucid=$1; shift
 command -v mpirun >/dev/null || { echo "mpirun not installed: skipped"; exit 77; }
-ldd "$lucid" | grep -q libmpi || { echo "$lucid built without MPI: skipped"; exit 77; }
+# (ldd's output read whole: `grep -q` would close the pipe early, and under pipefail ldd's
+# SIGPIPE made an MPI build look like one without MPI - a skip now and then)
+libs=$(ldd "$lucid")
+grep libmpi >/dev/null <<<"$libs" || { echo "$lucid built without MPI: skipped"; exit 77; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # Local ranks only: shared memory and self (no network transport, no ptrace-based copies that
