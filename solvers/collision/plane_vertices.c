@@ -1,5 +1,7 @@
-/* A polytope's vertices within the margin of a plane (plane_vertices.h). */
+/* A polytope's vertices within the margin of a plane or over a face (plane_vertices.h). */
 #include "solvers/collision/plane_vertices.h"
+
+#include <math.h>
 
 #include "runtime/shapes/convex_mesh.h"
 
@@ -10,6 +12,10 @@ static int is_polytope(const lucid_shape *s) {
 int lucid_plane_vertices_apply(const lucid_shape *s1, const lucid_shape *s2) {
     return (s1->kind == LUCID_SHAPE_HALFSPACE && is_polytope(s2)) ||
            (s2->kind == LUCID_SHAPE_HALFSPACE && is_polytope(s1));
+}
+
+int lucid_face_vertices_apply(const lucid_shape *s1, const lucid_shape *s2) {
+    return is_polytope(s1) && is_polytope(s2);
 }
 
 static int vertex_count(const lucid_shape *s) {
@@ -23,6 +29,22 @@ static lucid_vec3 vertex(const lucid_shape *s, int i) {
     return lucid_vec3_make(i & 1 ? h.x : -h.x, i & 2 ? h.y : -h.y, i & 4 ? h.z : -h.z);
 }
 
+/* The patch of the vertices at[] (their separations sep[] along the reference's outward
+ * normal n; the reference is shape 1 when first): each vertex and its projection. */
+static void write_points(lucid_contact_patch_result *out, int first, lucid_vec3 n,
+                         const double *sep, const lucid_vec3 *at, int count) {
+    out->normal = first ? n : lucid_vec3_neg(n);
+    out->count = count;
+    out->feature1 = first ? LUCID_FEATURE_POLYGON : LUCID_FEATURE_POINT;
+    out->feature2 = first ? LUCID_FEATURE_POINT : LUCID_FEATURE_POLYGON;
+    for (int k = 0; k < count; ++k) {
+        lucid_vec3 on_plane = lucid_vec3_axpy(at[k], -sep[k], n);
+        out->points[k].p1 = first ? on_plane : at[k];
+        out->points[k].p2 = first ? at[k] : on_plane;
+        out->points[k].separation = sep[k];
+    }
+}
+
 /* Inserts (sep, v) into the list sorted by separation, keeping at most cap entries; a later
  * vertex goes after equal separations (the lower index first). */
 static int insert_sorted(double *sep, lucid_vec3 *v, int n, int cap, double s, lucid_vec3 x) {
@@ -33,6 +55,95 @@ static int insert_sorted(double *sep, lucid_vec3 *v, int n, int cap, double s, l
     for (int k = last; k > at; --k) sep[k] = sep[k - 1], v[k] = v[k - 1];
     sep[at] = s, v[at] = x;
     return n < cap ? n + 1 : n;
+}
+
+/* The world face of polytope s posed by T best aligned with the world direction dir: its
+ * outward normal, its offset (normal.x = offset on the face) and its corners (up to cap). */
+static int best_face(const lucid_shape *s, const lucid_se3 *T, lucid_vec3 dir, lucid_vec3 *normal,
+                     double *offset, lucid_vec3 *corners, int cap) {
+    lucid_vec3 d = lucid_mat3_tmul_vec(&T->R, dir), n;
+    int count;
+    if (s->kind == LUCID_SHAPE_BOX) {
+        double a[3] = {fabs(d.x), fabs(d.y), fabs(d.z)}, dd[3] = {d.x, d.y, d.z};
+        int i = 0; /* best-aligned axis, lowest index on ties */
+        for (int k = 1; k < 3; ++k)
+            if (a[k] > a[i]) i = k;
+        double he[3] = {s->u.half_extents.x, s->u.half_extents.y, s->u.half_extents.z};
+        double sign = dd[i] < 0.0 ? -1.0 : 1.0, nl[3] = {0, 0, 0};
+        nl[i] = sign;
+        n = lucid_vec3_load(nl);
+        int j = (i + 1) % 3, k = (i + 2) % 3;
+        static const double sj[4] = {1, -1, -1, 1}, sk[4] = {1, 1, -1, -1};
+        count = 4;
+        for (int q = 0; q < 4; ++q) {
+            double p[3];
+            p[i] = sign * he[i], p[j] = sj[q] * he[j], p[k] = sk[q] * he[k];
+            corners[q] = lucid_vec3_load(p);
+        }
+    } else {
+        const lucid_convex_mesh *m = s->u.mesh;
+        int best = 0;
+        double best_cos = -INFINITY;
+        for (int q = 0; q < m->num_faces; ++q) {
+            double c = lucid_vec3_dot(m->face_normals[q], d);
+            if (c > best_cos) best_cos = c, best = q;
+        }
+        int begin = m->face_offsets[best];
+        count = m->face_offsets[best + 1] - begin;
+        if (count > cap) count = cap;
+        for (int q = 0; q < count; ++q) corners[q] = m->vertices[m->face_vertices[begin + q]];
+        n = m->face_normals[best];
+    }
+    *normal = lucid_mat3_mul_vec(&T->R, n);
+    for (int q = 0; q < count; ++q) corners[q] = lucid_se3_act(T, corners[q]);
+    *offset = lucid_vec3_dot(*normal, corners[0]);
+    return count;
+}
+
+/* Whether x projects into the convex polygon (corners around normal n), within tol. */
+static int over_face(lucid_vec3 x, const lucid_vec3 *c, int count, lucid_vec3 n, double tol) {
+    lucid_vec3 centre = lucid_vec3_zero();
+    for (int q = 0; q < count; ++q) centre = lucid_vec3_add(centre, c[q]);
+    centre = lucid_vec3_scale(centre, 1.0 / count);
+    for (int q = 0; q < count; ++q) {
+        lucid_vec3 a = c[q], b = c[(q + 1) % count];
+        lucid_vec3 side = lucid_vec3_normalized(lucid_vec3_cross(lucid_vec3_sub(b, a), n));
+        double inside = lucid_vec3_dot(side, lucid_vec3_sub(centre, a)) < 0.0 ? -1.0 : 1.0;
+        if (inside * lucid_vec3_dot(side, lucid_vec3_sub(x, a)) < -tol) return 0;
+    }
+    return 1;
+}
+
+#define FACE_CAP 256 /* corners of a mesh face used for the inside test (its faces are convex) */
+
+lucid_status lucid_face_vertices(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
+                                 const lucid_se3 *T2, int reference, lucid_vec3 normal,
+                                 double margin, int max_points, lucid_contact_patch_result *out) {
+    if (!s1 || !T1 || !s2 || !T2 || !out || !is_polytope(s1) || !is_polytope(s2) ||
+        (reference != 1 && reference != 2) || max_points < 1 ||
+        max_points > LUCID_PATCH_MAX_POINTS || !(fabs(lucid_vec3_norm(normal) - 1.0) < 1e-6))
+        return LUCID_ERR_ARGUMENT;
+    int first = reference == 1;
+    const lucid_shape *ref = first ? s1 : s2, *poly = first ? s2 : s1;
+    const lucid_se3 *Tr = first ? T1 : T2, *Tp = first ? T2 : T1;
+    lucid_vec3 corners[FACE_CAP], n;
+    double offset;
+    int count_face =
+        best_face(ref, Tr, first ? normal : lucid_vec3_neg(normal), &n, &offset, corners, FACE_CAP);
+    double size = 0.0;
+    for (int q = 0; q < count_face; ++q)
+        size = fmax(size, lucid_vec3_dist(corners[q], corners[(q + 1) % count_face]));
+    double sep[LUCID_PATCH_MAX_POINTS];
+    lucid_vec3 at[LUCID_PATCH_MAX_POINTS];
+    int count = 0, total = vertex_count(poly);
+    for (int i = 0; i < total; ++i) {
+        lucid_vec3 v = lucid_se3_act(Tp, vertex(poly, i));
+        double s = lucid_vec3_dot(n, v) - offset;
+        if (s < margin && over_face(v, corners, count_face, n, 1e-9 * size))
+            count = insert_sorted(sep, at, count, max_points, s, v);
+    }
+    write_points(out, first, n, sep, at, count);
+    return LUCID_OK;
 }
 
 lucid_status lucid_plane_vertices(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
@@ -55,15 +166,8 @@ lucid_status lucid_plane_vertices(const lucid_shape *s1, const lucid_se3 *T1, co
         double s = lucid_vec3_dot(n, v) - offset;
         if (s < margin) count = insert_sorted(sep, at, count, max_points, s, v);
     }
-    out->normal = first ? n : lucid_vec3_neg(n);
-    out->count = count;
+    write_points(out, first, n, sep, at, count);
     out->feature1 = first ? LUCID_FEATURE_PLANE : LUCID_FEATURE_POINT;
     out->feature2 = first ? LUCID_FEATURE_POINT : LUCID_FEATURE_PLANE;
-    for (int k = 0; k < count; ++k) {
-        lucid_vec3 on_plane = lucid_vec3_axpy(at[k], -sep[k], n);
-        out->points[k].p1 = first ? on_plane : at[k];
-        out->points[k].p2 = first ? at[k] : on_plane;
-        out->points[k].separation = sep[k];
-    }
     return LUCID_OK;
 }

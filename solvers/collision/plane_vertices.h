@@ -1,5 +1,6 @@
-/* The contact points of a polytope (box or convex mesh) on a halfspace: every vertex within
- * the margin of the plane, the deepest first, up to max_points.
+/* The contact points of a polytope (box or convex mesh) on a halfspace, or on a face of
+ * another polytope: every vertex within the margin of the plane (or above the face), the
+ * deepest first, up to max_points.
  *
  * Why not the contact patch: when a polytope meets a plane with a vertex or an edge, its
  * supporting feature is that vertex or edge, so the patch has one or two points. A box
@@ -12,8 +13,9 @@
  *
  * Result (contact_patch.h's): normal from shape 1 to shape 2 (the plane's normal, oriented),
  * each point's p1 on shape 1 and p2 on shape 2 with p2 - p1 = separation * normal: the vertex
- * and its projection on the plane. feature1 / feature2: LUCID_FEATURE_PLANE for the halfspace,
- * LUCID_FEATURE_POINT for the polytope (its points are vertices). count = 0 when no vertex is
+ * and its projection on the plane. feature1 / feature2: LUCID_FEATURE_PLANE for the halfspace
+ * (LUCID_FEATURE_POLYGON for a face, below), LUCID_FEATURE_POINT for the polytope whose
+ * vertices the points are. count = 0 when no vertex is
  * within the margin. Points are ordered by separation (lowest vertex index on ties). */
 #ifndef LUCID_PLANE_VERTICES_H
 #define LUCID_PLANE_VERTICES_H
@@ -23,11 +25,25 @@
 /* Whether lucid_plane_vertices applies: one shape a halfspace, the other a box or a convex
  * mesh. */
 int lucid_plane_vertices_apply(const lucid_shape *s1, const lucid_shape *s2);
+/* Whether lucid_face_vertices applies: both shapes boxes or convex meshes. */
+int lucid_face_vertices_apply(const lucid_shape *s1, const lucid_shape *s2);
 
 /* Points with separation < margin, at most max_points (1 .. LUCID_PATCH_MAX_POINTS);
  * LUCID_ERR_ARGUMENT when the pair does not apply or max_points is out of range. */
 lucid_status lucid_plane_vertices(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
                                   const lucid_se3 *T2, double margin, int max_points,
                                   lucid_contact_patch_result *out);
+
+/* The same against a face of a polytope instead of a plane: both shapes boxes or convex
+ * meshes, shape `reference` (1 or 2) offering its face whose outward normal is best aligned
+ * with `normal` (unit, from shape 1 to shape 2) for reference 1, with -normal for reference 2
+ * (lowest index on ties, as contact_patch.c picks faces). The other shape's vertices count
+ * when their projection on the face's plane lies in the face (within 1e-9 of its size) and
+ * their separation along the face's outward normal is below margin; out->normal is that face
+ * normal, oriented from shape 1 to shape 2. For a vertex or an edge landing on a face, as
+ * the plane case is for a halfspace (a box landing on a table). */
+lucid_status lucid_face_vertices(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
+                                 const lucid_se3 *T2, int reference, lucid_vec3 normal,
+                                 double margin, int max_points, lucid_contact_patch_result *out);
 
 #endif

@@ -1,5 +1,6 @@
-/* A polytope's vertices within the margin of a plane: the separations against a reference
- * list (every corner or hull vertex measured and sorted here), the witness relation p2 - p1 =
+/* A polytope's vertices within the margin of a plane or over a face: the separations against
+ * a reference list (every corner or hull vertex measured, tested over the face and sorted
+ * here), the witness relation p2 - p1 =
  * separation * normal with p on the plane, the order by depth, the cap, the swapped pair, and
  * argument errors. */
 #include <setjmp.h>
@@ -107,6 +108,52 @@ static void test_mesh_points(void **state) {
     lucid_convex_mesh_destroy(mesh);
 }
 
+/* Whether x projects into the axis-aligned face z = top of the box h posed by T (the
+ * reference's own check, written here in the box's frame). */
+static int over_top_face(lucid_vec3 x, lucid_vec3 h, const lucid_se3 *T) {
+    lucid_vec3 l = lucid_se3_act_inv(T, x);
+    double tol = 1e-9 * 2.0 * fmax(h.x, h.y);
+    return fabs(l.x) <= h.x + tol && fabs(l.y) <= h.y + tol;
+}
+
+static void test_box_corners_over_a_box_face(void **state) {
+    (void)state;
+    uint64_t rng = 29;
+    lucid_vec3 ht = lucid_vec3_make(0.3, 0.25, 0.05), hb = lucid_vec3_make(0.1, 0.08, 0.06);
+    lucid_shape table, box;
+    assert_int_equal(lucid_shape_box(ht.x, ht.y, ht.z, &table), LUCID_OK);
+    assert_int_equal(lucid_shape_box(hb.x, hb.y, hb.z, &box), LUCID_OK);
+    int partial = 0;
+    for (int trial = 0; trial < 300; ++trial) {
+        /* the table tilted, its top face up-ish; the box above it, often over its rim */
+        lucid_mat3 Rt = axis_angle(random_direction(&rng), 0.3 * uniform(&rng));
+        lucid_se3 Tt = lucid_se3_make(Rt, lucid_vec3_make(0, 0, -ht.z));
+        lucid_vec3 n = lucid_mat3_col(&Rt, 2);
+        lucid_vec3 top = lucid_se3_act(&Tt, lucid_vec3_make(0, 0, ht.z));
+        lucid_se3 Tb = lucid_se3_make(
+            random_rotation(&rng), lucid_vec3_make(0.5 * uniform(&rng) - 0.1,
+                                                   0.5 * uniform(&rng) - 0.1, 0.2 * uniform(&rng)));
+        double margin = 0.1 * uniform(&rng), offset = lucid_vec3_dot(n, top);
+        lucid_vec3 corners[8], over[8];
+        box_corners(hb, &Tb, corners);
+        int m = 0;
+        for (int i = 0; i < 8; ++i)
+            if (over_top_face(corners[i], ht, &Tt)) over[m++] = corners[i];
+        partial += m > 0 && m < 8;
+        double ref[8];
+        int count = reference_separations(over, m, n, offset, margin, ref);
+        lucid_contact_patch_result res;
+        assert_int_equal(lucid_face_vertices(&table, &Tt, &box, &Tb, 1, n, margin, 8, &res),
+                         LUCID_OK);
+        check_points(&res, 1, n, offset, ref, count, 8);
+        assert_int_equal(
+            lucid_face_vertices(&box, &Tb, &table, &Tt, 2, lucid_vec3_neg(n), margin, 4, &res),
+            LUCID_OK);
+        check_points(&res, 0, n, offset, ref, count, 4);
+    }
+    assert_true(partial > 20); /* boxes over the rim: some corners out of the face */
+}
+
 static void test_errors(void **state) {
     (void)state;
     lucid_shape box, sphere, plane;
@@ -125,12 +172,22 @@ static void test_errors(void **state) {
         lucid_plane_vertices(&box, &T, &plane, &T, 0.1, LUCID_PATCH_MAX_POINTS + 1, &res),
         LUCID_ERR_ARGUMENT);
     assert_int_equal(lucid_plane_vertices(&box, &T, &plane, &T, 0.1, 4, NULL), LUCID_ERR_ARGUMENT);
+    lucid_vec3 z = lucid_vec3_make(0, 0, 1);
+    assert_true(lucid_face_vertices_apply(&box, &box));
+    assert_false(lucid_face_vertices_apply(&box, &plane));
+    assert_int_equal(lucid_face_vertices(&box, &T, &sphere, &T, 1, z, 0.1, 4, &res),
+                     LUCID_ERR_ARGUMENT);
+    assert_int_equal(lucid_face_vertices(&box, &T, &box, &T, 3, z, 0.1, 4, &res),
+                     LUCID_ERR_ARGUMENT);
+    assert_int_equal(lucid_face_vertices(&box, &T, &box, &T, 1, lucid_vec3_zero(), 0.1, 4, &res),
+                     LUCID_ERR_ARGUMENT);
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_box_corners_by_depth),
         cmocka_unit_test(test_mesh_points),
+        cmocka_unit_test(test_box_corners_over_a_box_face),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
