@@ -2,6 +2,7 @@
 #include "solvers/collision/plane_vertices.h"
 
 #include <math.h>
+#include <stddef.h>
 
 #include "runtime/shapes/convex_mesh.h"
 
@@ -114,6 +115,25 @@ static int over_face(lucid_vec3 x, const lucid_vec3 *c, int count, lucid_vec3 n,
     return 1;
 }
 
+/* The vertices of poly (posed by Tp) with n.v - offset < margin, over the face (its corners;
+ * none: the whole plane) within tol, the deepest max_points of them, into out (the reference,
+ * whose outward normal is n, is shape 1 when first). */
+static void deepest_vertices(const lucid_shape *poly, const lucid_se3 *Tp, lucid_vec3 n,
+                             double offset, const lucid_vec3 *face, int face_count, double tol,
+                             double margin, int max_points, int first,
+                             lucid_contact_patch_result *out) {
+    double sep[LUCID_PATCH_MAX_POINTS];
+    lucid_vec3 at[LUCID_PATCH_MAX_POINTS];
+    int count = 0, total = vertex_count(poly);
+    for (int i = 0; i < total; ++i) {
+        lucid_vec3 v = lucid_se3_act(Tp, vertex(poly, i));
+        double s = lucid_vec3_dot(n, v) - offset;
+        if (s < margin && (!face || over_face(v, face, face_count, n, tol)))
+            count = insert_sorted(sep, at, count, max_points, s, v);
+    }
+    write_points(out, first, n, sep, at, count);
+}
+
 #define FACE_CAP 256 /* corners of a mesh face used for the inside test (its faces are convex) */
 
 lucid_status lucid_face_vertices(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
@@ -133,16 +153,8 @@ lucid_status lucid_face_vertices(const lucid_shape *s1, const lucid_se3 *T1, con
     double size = 0.0;
     for (int q = 0; q < count_face; ++q)
         size = fmax(size, lucid_vec3_dist(corners[q], corners[(q + 1) % count_face]));
-    double sep[LUCID_PATCH_MAX_POINTS];
-    lucid_vec3 at[LUCID_PATCH_MAX_POINTS];
-    int count = 0, total = vertex_count(poly);
-    for (int i = 0; i < total; ++i) {
-        lucid_vec3 v = lucid_se3_act(Tp, vertex(poly, i));
-        double s = lucid_vec3_dot(n, v) - offset;
-        if (s < margin && over_face(v, corners, count_face, n, 1e-9 * size))
-            count = insert_sorted(sep, at, count, max_points, s, v);
-    }
-    write_points(out, first, n, sep, at, count);
+    deepest_vertices(poly, Tp, n, offset, corners, count_face, 1e-9 * size, margin, max_points,
+                     first, out);
     return LUCID_OK;
 }
 
@@ -158,15 +170,7 @@ lucid_status lucid_plane_vertices(const lucid_shape *s1, const lucid_se3 *T1, co
     /* the plane n.x = offset in world coordinates; a vertex's separation is n.v - offset */
     lucid_vec3 n = lucid_mat3_mul_vec(&Th->R, h->u.halfspace.normal);
     double offset = h->u.halfspace.offset + lucid_vec3_dot(n, Th->t);
-    double sep[LUCID_PATCH_MAX_POINTS];
-    lucid_vec3 at[LUCID_PATCH_MAX_POINTS];
-    int count = 0, total = vertex_count(poly);
-    for (int i = 0; i < total; ++i) {
-        lucid_vec3 v = lucid_se3_act(Tp, vertex(poly, i));
-        double s = lucid_vec3_dot(n, v) - offset;
-        if (s < margin) count = insert_sorted(sep, at, count, max_points, s, v);
-    }
-    write_points(out, first, n, sep, at, count);
+    deepest_vertices(poly, Tp, n, offset, NULL, 0, 0.0, margin, max_points, first, out);
     out->feature1 = first ? LUCID_FEATURE_PLANE : LUCID_FEATURE_POINT;
     out->feature2 = first ? LUCID_FEATURE_POINT : LUCID_FEATURE_PLANE;
     return LUCID_OK;
