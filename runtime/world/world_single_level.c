@@ -565,10 +565,12 @@ static double moving_energy(const lucid_world *w, const struct lucid_world_singl
 
 /* The starts tried in turn while none has given an admissible answer: the warm start (capped at
  * WARM_ITERATIONS), then cold starts with the bodies' velocities at vscale times the free
- * flight's, solved directly (kappa0 = 0) or by following the central path from kappa0. */
+ * flight's (1: the free flight, 0: at rest, then points between), each solved directly
+ * (kappa0 = 0) and by following the central path from kappa0. */
 static const struct {
     double vscale, kappa0;
-} STARTS[] = {{1.0, 0.0}, {1.0, 1e-1}, {0.0, 0.0}, {0.0, 1e-1}, {0.5, 0.0}, {0.5, 1e-1}};
+} STARTS[] = {{1.0, 0.0},  {1.0, 1e-1}, {0.0, 0.0},   {0.0, 1e-1}, {0.5, 0.0},
+              {0.5, 1e-1}, {0.25, 0.0}, {0.25, 1e-1}, {0.75, 0.0}, {0.75, 1e-1}};
 #define NUM_STARTS ((int)(sizeof STARTS / sizeof STARTS[0]))
 /* An answer is admissible when the moving bodies' energy does not rise by more than this share
  * of their kinetic energy plus m g^2 dt^2 (twice what a free-flight step of the integrator
