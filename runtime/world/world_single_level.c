@@ -625,6 +625,9 @@ static lucid_status solve_step(lucid_world *w, struct lucid_world_single_level *
             *out = res;
             return s;
         }
+        /* a second start converging to the energy of the best answer: the same answer, the
+         * rise is the step's own (more starts would find it again) */
+        if (res.converged && fabs(e - best) <= 1e-6 * (kinetic + weight) + 1e-12) break;
         /* keep the lowest-energy converged answer, else the first iterate */
         if (!have_best || (res.converged && e < best)) {
             memcpy(sl->Xbest, sl->X, n * sizeof(double));
