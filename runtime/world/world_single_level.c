@@ -581,24 +581,32 @@ static const struct {
  * at rest, -1.8 J). */
 #define ENERGY_RISE 1e-3
 
-static lucid_status solve_step(lucid_world *w, struct lucid_world_single_level *sl, size_t n,
-                               lucid_ncp_result *out) {
-    lucid_ncp_problem p = {sl->ny, sl->na, sl->num_blocks, sl->block_start, residual, sl};
-    const lucid_single_level_options *opt = &w->opt.single_level;
-    double kinetic, e0 = moving_energy(w, sl, NULL, &kinetic), weight = 0.0;
+/* The highest admissible energy after the step (above); *scale gets kinetic + m g^2 dt^2. */
+static double energy_bound(const lucid_world *w, const struct lucid_world_single_level *sl,
+                           double *scale) {
+    double kinetic, e0 = moving_energy(w, sl, NULL, &kinetic), weight = 0.0, relax = 0.0;
     double g2dt2 = lucid_vec3_norm2(w->opt.gravity) * w->opt.dt * w->opt.dt;
     for (int i = 0; i < w->num_bodies; ++i)
         if (sl->body_var[i] >= 0) weight += w->bodies[i].mass * g2dt2;
-    double relax = 0.0; /* what the relaxation may store: kappa r / dt per pair */
     for (int k = 0; k < sl->num_pairs; ++k) {
         double r = 0.0;
         for (int j = 0; j < 2; ++j) {
             const lucid_shape *sh = pair_shape(w, &sl->pairs[k], j);
             if (sh->kind != LUCID_SHAPE_HALFSPACE) r = fmax(r, lucid_pscaling_radius(sh));
         }
-        relax += opt->kappa * r / w->opt.dt;
+        relax += w->opt.single_level.kappa * r / w->opt.dt;
     }
-    double allowed = e0 + ENERGY_RISE * (kinetic + weight) + relax, best = INFINITY;
+    *scale = kinetic + weight;
+    return e0 + ENERGY_RISE * *scale + relax;
+}
+
+/* Solves the step's NCP from the starts in turn (above) into sl->X; *out reports the answer
+ * taken, its iterations those of every start tried. */
+static lucid_status solve_step(lucid_world *w, struct lucid_world_single_level *sl, size_t n,
+                               lucid_ncp_result *out) {
+    lucid_ncp_problem p = {sl->ny, sl->na, sl->num_blocks, sl->block_start, residual, sl};
+    const lucid_single_level_options *opt = &w->opt.single_level;
+    double scale, allowed = energy_bound(w, sl, &scale), best = INFINITY;
     int iterations = 0, have_best = 0;
     lucid_status s = LUCID_OK, sbest = LUCID_OK;
     lucid_ncp_result res, rbest;
@@ -627,7 +635,7 @@ static lucid_status solve_step(lucid_world *w, struct lucid_world_single_level *
         }
         /* a second start converging to the energy of the best answer: the same answer, the
          * rise is the step's own (more starts would find it again) */
-        if (res.converged && fabs(e - best) <= 1e-6 * (kinetic + weight) + 1e-12) break;
+        if (res.converged && fabs(e - best) <= 1e-6 * scale + 1e-12) break;
         /* keep the lowest-energy converged answer, else the first iterate */
         if (!have_best || (res.converged && e < best)) {
             memcpy(sl->Xbest, sl->X, n * sizeof(double));
