@@ -64,8 +64,8 @@ struct lucid_world_single_level {
     size_t body_var_cap;
     double *extra;
     size_t extra_cap;
-    double *X;
-    size_t X_cap;
+    double *X, *Xbest;
+    size_t X_cap, Xbest_cap;
     sl_cache *cache, *cache_next;
     size_t cache_cap, cache_next_cap;
     int num_cache;
@@ -77,7 +77,7 @@ struct lucid_world_single_level {
 void lucid_world_single_level_destroy(struct lucid_world_single_level *sl) {
     if (!sl) return;
     free(sl->pairs), free(sl->rows), free(sl->block_start), free(sl->body_var);
-    free(sl->extra), free(sl->X), free(sl->cache), free(sl->cache_next);
+    free(sl->extra), free(sl->X), free(sl->Xbest), free(sl->cache), free(sl->cache_next);
     lucid_ncp_release(&sl->ws);
     free(sl);
 }
@@ -414,15 +414,16 @@ static void cold_start(lucid_world *w, struct lucid_world_single_level *sl, cons
     if (q->mu > 0.0) b[mc + 1] = q->mu * weight;
 }
 
-/* Fills X's start: the free velocities, each pair's cached solution (warm start) or cold
- * start, then the rows' slacks from the residual and every cone variable pushed inside. */
-static int start_point(lucid_world *w, struct lucid_world_single_level *sl, double *X,
-                       int warm_ok) {
+/* Fills X's start: the free velocities scaled by vscale (1: the free flight, 0: at rest), each
+ * pair's cached solution (warm start) or cold start, then the rows' slacks from the residual and
+ * every cone variable pushed inside. */
+static int start_point(lucid_world *w, struct lucid_world_single_level *sl, double *X, int warm_ok,
+                       double vscale) {
     for (int i = 0; i < w->num_bodies; ++i) {
         int var = sl->body_var[i];
         if (var < 0) continue;
-        lucid_vec3_store(w->v_free[i], X + var);
-        lucid_vec3_store(w->w_free[i], X + var + 3);
+        lucid_vec3_store(lucid_vec3_scale(w->v_free[i], vscale), X + var);
+        lucid_vec3_store(lucid_vec3_scale(w->w_free[i], vscale), X + var + 3);
     }
     int warm[sl->num_pairs > 0 ? sl->num_pairs : 1], any = 0;
     for (int k = 0; k < sl->num_pairs; ++k) {
@@ -530,6 +531,129 @@ static lucid_status publish_contacts(lucid_world *w, struct lucid_world_single_l
     return LUCID_OK;
 }
 
+/* ---- the solve: starts tried in turn ----------------------------------------------------------
+ */
+
+/* Kinetic + gravitational energy of the NCP's moving bodies, now (X NULL) or after the step X
+ * describes (com velocity v+, w+, the pose of the world's integrator); *kinetic gets the
+ * kinetic part when not NULL. */
+static double moving_energy(const lucid_world *w, const struct lucid_world_single_level *sl,
+                            const double *X, double *kinetic) {
+    double e = 0.0, k = 0.0;
+    for (int i = 0; i < w->num_bodies; ++i) {
+        int var = sl->body_var[i];
+        if (var < 0) continue;
+        const lucid_body *b = &w->bodies[i];
+        lucid_vec3 v, om, c;
+        lucid_mat3 R;
+        if (X) {
+            sl_body_next nb = body_next(w, i, var, X);
+            v = nb.v, om = nb.om, c = nb.c, R = nb.R;
+        } else {
+            c = lucid_body_com_world(b), R = b->pose.R, om = b->w;
+            v = lucid_vec3_add(b->v, lucid_vec3_cross(b->w, lucid_mat3_mul_vec(&R, b->com)));
+        }
+        lucid_vec3 ob = lucid_mat3_tmul_vec(&R, om);
+        double ki = 0.5 * b->mass * lucid_vec3_norm2(v) +
+                    0.5 * lucid_vec3_dot(ob, lucid_mat3_mul_vec(&b->inertia, ob));
+        k += ki;
+        e += ki - b->mass * lucid_vec3_dot(w->opt.gravity, c);
+    }
+    if (kinetic) *kinetic = k;
+    return e;
+}
+
+/* The starts tried in turn while none has given an admissible answer: the warm start (capped at
+ * WARM_ITERATIONS), then cold starts with the bodies' velocities at vscale times the free
+ * flight's (1: the free flight, 0: at rest, then points between), each solved directly
+ * (kappa0 = 0) and by following the central path from kappa0. */
+static const struct {
+    double vscale, kappa0;
+} STARTS[] = {{1.0, 0.0},  {1.0, 1e-1}, {0.0, 0.0},   {0.0, 1e-1}, {0.5, 0.0},
+              {0.5, 1e-1}, {0.25, 0.0}, {0.25, 1e-1}, {0.75, 0.0}, {0.75, 1e-1}};
+#define NUM_STARTS ((int)(sizeof STARTS / sizeof STARTS[0]))
+/* An answer is admissible when the moving bodies' energy does not rise by more than this share
+ * of their kinetic energy plus m g^2 dt^2 (twice what a free-flight step of the integrator
+ * loses), plus kappa r / dt per pair (r: the larger bounding radius; the work the relaxed
+ * impulse gamma = kappa / phi may do: a box landing at 300 Hz, kappa 1e-4, is lifted by its
+ * relaxed gap, +4.6e-3 J, the same answer from every start). At 10 Hz the NCP has spurious
+ * solutions that spin a landing box up (measured: +2.1 J, where every other start found the box
+ * at rest, -1.8 J). */
+#define ENERGY_RISE 1e-3
+
+/* The highest admissible energy after the step (above); *scale gets kinetic + m g^2 dt^2. */
+static double energy_bound(const lucid_world *w, const struct lucid_world_single_level *sl,
+                           double *scale) {
+    double kinetic, e0 = moving_energy(w, sl, NULL, &kinetic), weight = 0.0, relax = 0.0;
+    double g2dt2 = lucid_vec3_norm2(w->opt.gravity) * w->opt.dt * w->opt.dt;
+    for (int i = 0; i < w->num_bodies; ++i)
+        if (sl->body_var[i] >= 0) weight += w->bodies[i].mass * g2dt2;
+    for (int k = 0; k < sl->num_pairs; ++k) {
+        double r = 0.0;
+        for (int j = 0; j < 2; ++j) {
+            const lucid_shape *sh = pair_shape(w, &sl->pairs[k], j);
+            if (sh->kind != LUCID_SHAPE_HALFSPACE) r = fmax(r, lucid_pscaling_radius(sh));
+        }
+        relax += w->opt.single_level.kappa * r / w->opt.dt;
+    }
+    *scale = kinetic + weight;
+    return e0 + ENERGY_RISE * *scale + relax;
+}
+
+/* Solves the step's NCP from the starts in turn (above) into sl->X; *out reports the answer
+ * taken, its iterations those of every start tried. */
+static lucid_status solve_step(lucid_world *w, struct lucid_world_single_level *sl, size_t n,
+                               lucid_ncp_result *out) {
+    lucid_ncp_problem p = {sl->ny, sl->na, sl->num_blocks, sl->block_start, residual, sl};
+    const lucid_single_level_options *opt = &w->opt.single_level;
+    double scale, allowed = energy_bound(w, sl, &scale), best = INFINITY;
+    int iterations = 0, have_best = 0;
+    lucid_status s = LUCID_OK, sbest = LUCID_OK;
+    lucid_ncp_result res, rbest;
+    memset(&res, 0, sizeof res);
+    memset(&rbest, 0, sizeof rbest);
+    memset(out, 0, sizeof *out);
+    int warm = start_point(w, sl, sl->X, 1, 1.0);
+    for (int k = warm ? -1 : 0; k < NUM_STARTS; ++k) {
+        lucid_single_level_options o = *opt;
+        if (k < 0) {
+            if (o.max_iter > WARM_ITERATIONS) o.max_iter = WARM_ITERATIONS;
+            s = lucid_ncp_solve(&p, &o, sl->X, &sl->ws, &res);
+        } else {
+            if (k > 0 || warm) start_point(w, sl, sl->X, 0, STARTS[k].vscale);
+            s = STARTS[k].kappa0 > 0.0
+                    ? lucid_ncp_solve_continued(&p, &o, STARTS[k].kappa0, sl->X, &sl->ws, &res)
+                    : lucid_ncp_solve(&p, &o, sl->X, &sl->ws, &res);
+        }
+        iterations += res.iterations;
+        if (s == LUCID_ERR_SINGULAR) continue;
+        double e = res.converged ? moving_energy(w, sl, sl->X, NULL) : INFINITY;
+        if (res.converged && e <= allowed) {
+            res.iterations = iterations;
+            *out = res;
+            return s;
+        }
+        /* a second start converging to the energy of the best answer: the same answer, the
+         * rise is the step's own (more starts would find it again) */
+        if (res.converged && fabs(e - best) <= 1e-6 * scale + 1e-12) break;
+        /* keep the lowest-energy converged answer, else the first iterate */
+        if (!have_best || (res.converged && e < best)) {
+            memcpy(sl->Xbest, sl->X, n * sizeof(double));
+            best = e, rbest = res, sbest = s, have_best = 1;
+        }
+    }
+    if (!have_best) {
+        out->iterations = iterations;
+        return s;
+    }
+    memcpy(sl->X, sl->Xbest, n * sizeof(double));
+    if (rbest.converged) /* the factorisation at that answer, for derivatives */
+        sbest = lucid_ncp_solve(&p, opt, sl->X, &sl->ws, &rbest);
+    rbest.iterations = iterations;
+    *out = rbest;
+    return sbest;
+}
+
 lucid_status lucid_world_step_single_level(lucid_world *w) {
     lucid_status s = lucid_world_step_begin(w);
     if (s != LUCID_OK) return s;
@@ -548,24 +672,15 @@ lucid_status lucid_world_step_single_level(lucid_world *w) {
     s = lucid_ncp_reserve(&sl->ws, n > 0 ? n : 1);
     if (s == LUCID_OK)
         s = lucid_world_reserve((void **)&sl->X, &sl->X_cap, n > 0 ? n : 1, sizeof(double));
+    if (s == LUCID_OK)
+        s = lucid_world_reserve((void **)&sl->Xbest, &sl->Xbest_cap, n > 0 ? n : 1, sizeof(double));
     if (s != LUCID_OK) return fail(w, s, "NCP buffers");
     w->stats.narrow_tests = w->stats.contacts = sl->num_pairs;
     w->stats.islands = sl->num_pairs > 0;
+    lucid_ncp_result res;
     if (sl->num_pairs > 0) {
-        int warm = start_point(w, sl, sl->X, 1);
-        lucid_ncp_problem p = {sl->ny, sl->na, sl->num_blocks, sl->block_start, residual, sl};
-        lucid_ncp_result res;
-        lucid_single_level_options o = w->opt.single_level;
-        if (warm && o.max_iter > WARM_ITERATIONS) o.max_iter = WARM_ITERATIONS;
-        s = lucid_ncp_solve(&p, &o, sl->X, &sl->ws, &res);
+        s = solve_step(w, sl, n, &res);
         w->stats.solver_iterations = res.iterations;
-        if (!res.converged && warm) {
-            /* the warm start failed (the contact point jumped, e.g. a corner became a face): a
-             * cold start from the P-SDF query at the current poses */
-            start_point(w, sl, sl->X, 0);
-            s = lucid_ncp_solve(&p, &w->opt.single_level, sl->X, &sl->ws, &res);
-            w->stats.solver_iterations += res.iterations;
-        }
         w->stats.converged = res.converged;
         w->stats.residual = w->stats.scaled_residual = fmax(res.residual, res.complementarity);
         if (s == LUCID_ERR_SINGULAR) return fail(w, s, "singular Newton system");

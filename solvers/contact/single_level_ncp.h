@@ -6,9 +6,10 @@
  * with o the Jordan product of each block (a o b = (a.b, a0 b1 + b0 a1)) and e its identity.
  * Newton on the relaxed system, the target sigma mu (Mehrotra's sigma = (mu_aff / mu)^3 from an
  * affine predictor) driven down to kappa; steps kept inside the cones (fraction to the boundary
- * 0.99) and shortened until the residual norm decreases. The Jacobian of F is taken by central
- * differences (F is at most quadratic in most unknowns, where central differences are exact up to
- * rounding), that of a o b exactly; one dense LU with partial pivoting per iteration. */
+ * 0.99) and halved until the violation of the equations or of the complementarity decreases. The
+ * Jacobian of F is taken by central differences (F is at most quadratic in most unknowns, where
+ * central differences are exact up to rounding), that of a o b exactly; one dense LU with partial
+ * pivoting per iteration. */
 #ifndef LUCID_SINGLE_LEVEL_NCP_H
 #define LUCID_SINGLE_LEVEL_NCP_H
 
@@ -59,6 +60,14 @@ typedef struct lucid_ncp_result {
  * LUCID_ERR_NO_CONVERGENCE at the cap (X holds the last iterate). */
 lucid_status lucid_ncp_solve(const lucid_ncp_problem *p, const lucid_single_level_options *o,
                              double *X, lucid_ncp_workspace *ws, lucid_ncp_result *res);
+
+/* The same answer by following the central path: solved at kappa0 first, then at halved
+ * relaxations down to o->kappa, each stage from the last (a start that stalls at o->kappa often
+ * converges this way: the iterates stay centred while the nonlinear equations are resolved).
+ * res->iterations counts all stages; converged only when the last stage (o->kappa) is. */
+lucid_status lucid_ncp_solve_continued(const lucid_ncp_problem *p,
+                                       const lucid_single_level_options *o, double kappa0,
+                                       double *X, lucid_ncp_workspace *ws, lucid_ncp_result *res);
 
 /* Solves J x = b (in place) with the LU the last solve left in ws (n unknowns). */
 void lucid_ncp_lu_solve(const lucid_ncp_workspace *ws, int n, double *b);

@@ -114,6 +114,79 @@ static void second_order_cone_pair(void **state) {
     lucid_ncp_release(&ws);
 }
 
+/* The same central-path points by following the path from kappa0 = 0.1 (halving), and a stage
+ * that does not converge stopping it, reported as not converged. */
+static void central_path_following(void **state) {
+    (void)state;
+    lcp p = {{-1.0, 0}, {2.0, 0, 0, 0}, 1};
+    int blocks[] = {0, 1};
+    lucid_ncp_problem P = {0, 1, 1, blocks, lcp_residual, &p};
+    lucid_ncp_workspace ws = {0};
+    assert_int_equal(lucid_ncp_reserve(&ws, 6), LUCID_OK);
+    lucid_single_level_options o;
+    lucid_single_level_default_options(&o);
+    o.kappa = 1e-8, o.tol = 1e-13;
+    double X[6] = {1.0, 1.0};
+    lucid_ncp_result r;
+    assert_int_equal(lucid_ncp_solve_continued(&P, &o, 0.1, X, &ws, &r), LUCID_OK);
+    double b = (1.0 + sqrt(1.0 + 8.0 * o.kappa)) / 4.0;
+    assert_near(X[1], b, 1e-12);
+    assert_near(X[0], 2.0 * b - 1.0, 1e-12);
+    /* 0.1 / 2^k > 1e-8 for k < 24: 24 stages, at least one iteration each */
+    assert_true(r.converged && r.iterations >= 24);
+    int sblocks[] = {0, 3};
+    lucid_ncp_problem S = {0, 3, 1, sblocks, soc_residual, NULL};
+    double Y[6] = {2, 0.3, -0.2, 2, 0.1, 0.4};
+    o.kappa = 1e-6;
+    assert_int_equal(lucid_ncp_solve_continued(&S, &o, 0.1, Y, &ws, &r), LUCID_OK);
+    assert_near(Y[3], sqrt(o.kappa + 0.25), 1e-12);
+    assert_near(Y[4], 0.5, 1e-12);
+    /* a first stage capped at one iteration: not converged, and no further stage taken */
+    o.max_iter = 1;
+    double Z[2] = {1.0, 1.0};
+    assert_int_equal(lucid_ncp_solve_continued(&P, &o, 0.1, Z, &ws, &r), LUCID_ERR_NO_CONVERGENCE);
+    assert_false(r.converged);
+    assert_int_equal(r.iterations, 1);
+    lucid_ncp_release(&ws);
+}
+
+/* Iterates stay in the cones from starts on the edge of a second-order cone to rounding (a0 =
+ * ||a1|| (1 + 4e-16), where the fraction-to-boundary steps drive iterates): the step to the
+ * boundary is the near root of det(u + t du), which the textbook formula lost to cancellation
+ * there (steps then left the cone by up to 3 % of ||a1||, measured on a sliding box). One
+ * iteration from each of many such starts; outside by more than rounding counts. */
+static void iterates_stay_in_the_cone_from_its_edge(void **state) {
+    (void)state;
+    int blocks[] = {0, 3};
+    lucid_ncp_problem S = {0, 3, 1, blocks, soc_residual, NULL};
+    lucid_ncp_workspace ws = {0};
+    assert_int_equal(lucid_ncp_reserve(&ws, 6), LUCID_OK);
+    lucid_single_level_options o;
+    lucid_single_level_default_options(&o);
+    o.max_iter = 1, o.tol = 1e-14;
+    unsigned seed = 12345u;
+    int left = 0;
+    for (int trial = 0; trial < 20000; ++trial) {
+        double X[6];
+        for (int i = 0; i < 6; ++i) {
+            seed = seed * 1664525u + 1013904223u;
+            X[i] = (double)(seed >> 8) / 16777216.0 * 2.0 - 1.0;
+        }
+        for (int side = 0; side < 2; ++side) { /* a on its edge, b well inside */
+            double *u = X + 3 * side, r = sqrt(u[1] * u[1] + u[2] * u[2]);
+            u[0] = side == 0 ? r * (1.0 + 4e-16) : 2.0 * r + 0.5;
+        }
+        lucid_ncp_result res;
+        lucid_ncp_solve(&S, &o, X, &ws, &res);
+        for (int side = 0; side < 2; ++side) {
+            const double *u = X + 3 * side;
+            if (!(u[0] >= sqrt(u[1] * u[1] + u[2] * u[2]) * (1.0 - 1e-12))) ++left;
+        }
+    }
+    assert_int_equal(left, 0);
+    lucid_ncp_release(&ws);
+}
+
 static void options_and_sizes(void **state) {
     (void)state;
     lucid_single_level_options o;
@@ -153,6 +226,8 @@ int main(void) {
         cmocka_unit_test(two_pairs_one_active),
         cmocka_unit_test(second_order_cone_pair),
         cmocka_unit_test(options_and_sizes),
+        cmocka_unit_test(central_path_following),
+        cmocka_unit_test(iterates_stay_in_the_cone_from_its_edge),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
