@@ -2,6 +2,7 @@
  * tangent direction of the state, control and parameter, then the nominal step again so that
  * the world is left exactly as lucid_world_step leaves it. */
 #include "autodiff/step_derivatives.h"
+#include "autodiff/contact_geometry_derivatives.h"
 #include "autodiff/single_level_derivatives.h"
 #include "runtime/model/model.h"
 
@@ -25,6 +26,7 @@ void lucid_step_derivative_default_options(lucid_step_derivative_options *o) {
 void lucid_step_jacobians_free(lucid_step_jacobians *J) {
     if (!J) return;
     free(J->A), free(J->B), free(J->P), free(J->mode), free(J->margin), free(J->switched);
+    free(J->estimated);
     memset(J, 0, sizeof *J);
 }
 
@@ -56,6 +58,14 @@ typedef struct ctx {
     double saved_compliance;
     lucid_model *saved_model; /* a model parameter's column: the model before the shift */
     int reuse;                /* the nominal full evaluation is the last one: see fixed_step */
+    /* carried contact geometry (carry = 1): the ns shape contacts' derivatives, their parts'
+     * nominal poses (2 per contact) and the carried list of one evaluation */
+    int carry, ns;
+    lucid_contact_geometry_derivative *geo;
+    lucid_se3 *pose0;
+    double *margin0; /* each shape contact's margin in the nominal detection */
+    lucid_world_contact *carried;
+    lucid_derivative_workspace *ws;
 } ctx;
 
 static void *grab(size_t count, size_t size, int *ok) {
@@ -80,6 +90,8 @@ static void release(ctx *c) {
     free(c->ift), free(c->G), free(c->g), free(c->R), free(c->li), free(c->gi), free(c->mi);
     free(c->di);
     lucid_model_destroy(c->saved_model);
+    free(c->geo), free(c->pose0), free(c->carried), free(c->margin0);
+    lucid_derivative_workspace_destroy(c->ws);
 }
 
 static int copy_cache(lucid_world *w, lucid_cached_force **dst, int *n) {
@@ -309,7 +321,6 @@ static const lucid_step_param *perturb(ctx *c, int col, double delta,
     return p;
 }
 
-/* How many contacts of list share contact k's shape pair. */
 static int pair_count(const lucid_world_contact *list, int n, const lucid_world_contact *k) {
     int count = 0;
     for (int i = 0; i < n; ++i)
@@ -357,6 +368,102 @@ static void linearised_state(const ctx *c, const double *post, double *out) {
     }
 }
 
+/* ---- carried contact geometry ----------------------------------------------------------- */
+
+static lucid_se3 part_pose(const lucid_world *w, int body, int part) {
+    const lucid_body *b = &w->bodies[body];
+    return lucid_se3_compose(&b->pose, &w->parts[b->part_begin + part].pose);
+}
+
+/* Columns t1, t2, n from n as the collision pipeline builds them (world_collision.c,
+ * contact_frame), so that the tangent rows of a carried contact are those detection would give. */
+static lucid_mat3 frame_of(lucid_vec3 n) {
+    lucid_vec3 t1 = lucid_vec3_any_orthogonal(n);
+    return lucid_mat3_from_cols(t1, lucid_vec3_cross(n, t1), n);
+}
+
+/* The nominal shape contacts carried to the world's current poses (after step_begin): each
+ * part's twist from its nominal pose, log(T0^-1 T), through the geometry derivatives; friction
+ * from the bodies as detection takes it (a friction parameter's column changes it). Returns 0
+ * when a carried separation leaves its pair's margin: detection would drop that contact (the
+ * column is then computed from whole steps, which flag the switch). */
+static int carry_contacts(ctx *c) {
+    int kept = 1;
+    const lucid_world *w = c->w;
+    for (int k = 0; k < c->ns; ++k) {
+        const lucid_world_contact *k0 = &c->contacts[k];
+        lucid_world_contact *out = &c->carried[k];
+        lucid_se3 T1 = part_pose(w, k0->body1, k0->part1), T2 = part_pose(w, k0->body2, k0->part2);
+        double xi1[6], xi2[6];
+        lucid_contact_geometry_twist(&c->pose0[2 * k], &T1, xi1);
+        lucid_contact_geometry_twist(&c->pose0[2 * k + 1], &T2, xi2);
+        lucid_contact_geometry g0 = {k0->point, lucid_mat3_col(&k0->frame, 2), k0->separation}, g;
+        lucid_contact_geometry_predict(&g0, &c->geo[k], xi1, xi2, &g);
+        *out = *k0;
+        out->point = g.point, out->separation = g.separation, out->frame = frame_of(g.normal);
+        out->friction = fmin(w->bodies[k0->body1].friction, w->bodies[k0->body2].friction);
+        kept &= g.separation < c->margin0[k];
+    }
+    return kept;
+}
+
+/* The geometry derivatives of the nominal shape contacts at x0 (link poses by step_begin):
+ * c->carry = 1 when the options ask for carried contacts and every one has them. */
+static lucid_status setup_geometry(ctx *c, lucid_step_jacobians *J, const char **why) {
+    const lucid_step_derivative_options *o = c->o;
+    if (o->method == LUCID_STEP_FINITE_DIFFERENCES || o->geometry == LUCID_STEP_GEOMETRY_COLLIDE)
+        return LUCID_OK;
+    while (c->ns < c->n && c->contacts[c->ns].limit_sign == 0) ++c->ns;
+    int ok = 1;
+    c->geo = grab((size_t)c->ns, sizeof *c->geo, &ok);
+    c->pose0 = grab(2 * (size_t)c->ns, sizeof *c->pose0, &ok);
+    c->carried = grab((size_t)c->ns, sizeof *c->carried, &ok);
+    c->margin0 = grab((size_t)c->ns, sizeof(double), &ok);
+    if (!ok) return LUCID_ERR_NO_MEMORY;
+    const lucid_world *w0 = c->w; /* its sweeps are the nominal detection's */
+    for (int k = 0; k < c->ns; ++k) {
+        int a = c->contacts[k].body1, b = c->contacts[k].body2;
+        int swept = w0->sweep && w0->sweep_cap >= (size_t)w0->num_bodies;
+        c->margin0[k] = w0->opt.margin + (swept ? w0->sweep[a] + w0->sweep[b] : 0.0);
+    }
+    if (o->collision && o->collision->method == LUCID_DERIV_FIRST_ORDER_GUMBEL &&
+        lucid_derivative_workspace_create(&c->ws) != LUCID_OK)
+        return LUCID_ERR_NO_MEMORY;
+    lucid_status s;
+    perturb(c, -1, 0.0, c->cache0, 0, &s);
+    if (s == LUCID_OK) s = lucid_world_step_begin(c->w);
+    if (s != LUCID_OK) return s;
+    for (int k = 0; k < c->ns; ++k) {
+        const lucid_world_contact *k0 = &c->contacts[k];
+        const lucid_world *w = c->w;
+        lucid_se3 *T = &c->pose0[2 * k];
+        T[0] = part_pose(w, k0->body1, k0->part1), T[1] = part_pose(w, k0->body2, k0->part2);
+        const lucid_shape *s1 = &w->parts[w->bodies[k0->body1].part_begin + k0->part1].shape;
+        const lucid_shape *s2 = &w->parts[w->bodies[k0->body2].part_begin + k0->part2].shape;
+        lucid_contact_geometry g0 = {k0->point, lucid_mat3_col(&k0->frame, 2), k0->separation};
+        int patch = pair_count(c->contacts, c->ns, k0) > 1;
+        s = lucid_contact_geometry_derivatives(s1, &T[0], s2, &T[1], &g0, patch, o->collision,
+                                               c->ws, &c->geo[k]);
+        if (s == LUCID_ERR_NO_MEMORY) return s;
+        if (s != LUCID_OK) {
+            if (o->geometry == LUCID_STEP_GEOMETRY_AUTO) {
+                memset(J->estimated, 0, sizeof(int) * (size_t)c->n);
+                return LUCID_OK; /* collision detection at each perturbed configuration */
+            }
+            if (why)
+                *why = o->collision ? "a contact's geometry derivative failed (the estimator of "
+                                      "opts.collision)"
+                                    : "a contact's geometry has no exact derivative (give "
+                                      "opts.collision an estimator)";
+            return LUCID_ERR_ARGUMENT;
+        }
+        J->estimated[k] = c->geo[k].estimated;
+    }
+    c->carry = 1;
+    J->carried = 1;
+    return LUCID_OK;
+}
+
 /* The step at column col shifted by delta with the contact forces lambda: sigma, mu and (as a
  * tangent at x1, when out is not NULL) x+. *same = 0 when the contact list changed. With
  * c->reuse set, columns that keep the configuration reuse the nominal evaluation's contact
@@ -372,9 +479,16 @@ static lucid_status fixed_step(ctx *c, int col, double delta, const double *lamb
         if (s == LUCID_OK && *same && out) linearised_state(c, c->post, out);
         return s;
     }
-    if (s == LUCID_OK)
+    if (s == LUCID_OK && c->carry && !keeps_configuration(c, col)) {
+        s = lucid_world_step_begin(c->w);
+        *same = 0;
+        if (s == LUCID_OK && carry_contacts(c))
+            s = lucid_world_step_with_contacts(c->w, c->carried, c->ns, c->contacts, c->n, lambda,
+                                               sigma, mu, c->vb, c->branch, same);
+    } else if (s == LUCID_OK) {
         s = lucid_world_step_with_forces(c->w, c->contacts, c->n, lambda, sigma, mu, c->vb,
                                          c->branch, same);
+    }
     if (p) param_restore(c, p);
     if (s != LUCID_OK || !*same || !out) return s;
     lucid_world_get_state(c->w, c->xs);
@@ -648,7 +762,7 @@ static lucid_status allocate(ctx *c, lucid_step_jacobians *J) {
     J->A = grab(nt * nt, sizeof(double), &ok), J->B = grab(nt * nu, sizeof(double), &ok);
     J->P = grab(nt * (size_t)c->np, sizeof(double), &ok);
     J->mode = grab(n, sizeof *J->mode, &ok), J->margin = grab(n, sizeof(double), &ok);
-    J->switched = grab(n, sizeof(int), &ok);
+    J->switched = grab(n, sizeof(int), &ok), J->estimated = grab(n, sizeof(int), &ok);
     c->branch = grab(n, sizeof(int), &ok);
     for (size_t k = 0; ok && k < n; ++k) c->branch[k] = -1; /* chosen by the nominal evaluation */
     return ok ? LUCID_OK : LUCID_ERR_NO_MEMORY;
@@ -688,6 +802,17 @@ static lucid_status columns(ctx *c, lucid_step_jacobians *J) {
     return s;
 }
 
+/* What is wrong with the collision-derivative estimator's options (NULL: nothing), checked
+ * up front: a failure inside the columns would only fall back to collision detection. */
+static const char *estimator_problem(const lucid_derivative_options *e) {
+    if ((unsigned)e->method > LUCID_DERIV_ANALYTIC) return "collision.method is unknown";
+    if (e->samples < 1) return "collision.samples must be >= 1";
+    if (!(e->noise > 0.0 && isfinite(e->noise))) return "collision.noise must be > 0";
+    if (e->levels < 0) return "collision.levels must be >= 0";
+    if (!(e->step >= 0.0 && isfinite(e->step))) return "collision.step must be >= 0";
+    return NULL;
+}
+
 lucid_status lucid_world_step_derivatives(lucid_world *w, const lucid_step_derivative_options *o,
                                           lucid_step_jacobians *J, const char **why) {
     if (why) *why = NULL;
@@ -703,6 +828,8 @@ lucid_status lucid_world_step_derivatives(lucid_world *w, const lucid_step_deriv
     if (!bad && o->method == LUCID_STEP_RELAXED && w->opt.contact.model != LUCID_CONTACT_NCP &&
         w->opt.contact.model != LUCID_CONTACT_CCP)
         bad = "method relaxed needs the world's contact model ncp or ccp";
+    if (!bad && (unsigned)o->geometry > LUCID_STEP_GEOMETRY_COLLIDE) bad = "unknown geometry";
+    if (!bad && o->collision) bad = estimator_problem(o->collision);
     if (!bad && w->opt.collision == LUCID_WORLD_COLLISION_SINGLE_LEVEL &&
         o->method != LUCID_STEP_RELAXED)
         bad = "a single_level world has method relaxed only (at its single_level.kappa)";
@@ -744,12 +871,13 @@ lucid_status lucid_world_step_derivatives(lucid_world *w, const lucid_step_deriv
         for (int k = 0; k < c.n; ++k)
             memcpy(c.lambda0 + 3 * k, w->contacts[k].force, 3 * sizeof(double));
         J->nt = c.nt, J->nu = c.nu, J->np = c.np, J->contacts = c.n;
-        s = columns(&c, J);
+        s = setup_geometry(&c, J, why);
+        if (s == LUCID_OK) s = columns(&c, J);
     }
     lucid_status again = nominal_step(&c);
     if (s == LUCID_OK) s = again;
     if (s != LUCID_OK) {
-        if (why) *why = "a perturbed evaluation failed";
+        if (why && !*why) *why = "a perturbed evaluation failed";
         lucid_step_jacobians_free(J);
     }
     release(&c);

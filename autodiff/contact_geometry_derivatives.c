@@ -1,0 +1,236 @@
+/* Contact-geometry derivatives (contact_geometry_derivatives.h): the rules per pair kind. */
+#include "autodiff/contact_geometry_derivatives.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "autodiff/ad_distance.h"
+#include "autodiff/collision_derivatives_hessians.h"
+#include "runtime/math/se3.h"
+#include "runtime/math/so3.h"
+
+/* M[:, col..col+2] += A (M 3 x 12 column-major). */
+static void add_block(double *M, int col, const lucid_mat3 *A) {
+    for (int j = 0; j < 3; ++j)
+        for (int i = 0; i < 3; ++i) M[i + 3 * (col + j)] += A->m[i + 3 * j];
+}
+
+/* M[:, off..off+5] += s d(p)/d(xi) for the world point p rigid with pose T: [R, -hat(p - t) R]. */
+static void add_rigid(double *M, int off, const lucid_se3 *T, lucid_vec3 p, double s) {
+    lucid_mat3 H = lucid_mat3_hat(lucid_vec3_sub(p, T->t));
+    lucid_mat3 HR = lucid_mat3_mul(&H, &T->R);
+    lucid_mat3 A = lucid_mat3_scale(&T->R, s), B = lucid_mat3_scale(&HR, -s);
+    add_block(M, off, &A);
+    add_block(M, off + 3, &B);
+}
+
+/* dphi = n . (V2(p2) - V1(p1)), the witnesses as material points (envelope theorem). */
+static void separation_rows(const lucid_se3 *T1, const lucid_se3 *T2,
+                            const lucid_contact_geometry *g, double *dphi) {
+    lucid_vec3 n = g->normal;
+    lucid_vec3 p1 = lucid_vec3_axpy(g->point, -0.5 * g->separation, n);
+    lucid_vec3 p2 = lucid_vec3_axpy(g->point, 0.5 * g->separation, n);
+    double V[36] = {0};
+    add_rigid(V, 0, T1, p1, -1.0);
+    add_rigid(V, 6, T2, p2, 1.0);
+    for (int c = 0; c < 12; ++c)
+        dphi[c] = n.x * V[3 * c] + n.y * V[1 + 3 * c] + n.z * V[2 + 3 * c];
+}
+
+/* ---- halfspace pairs ------------------------------------------------------------------- */
+
+/* K where the shape has no exact curvature at l and no estimator is given: the rules that are
+ * exact all the same; *exact = 0 where none applies. */
+static lucid_mat3 rule_hessian(const lucid_shape *s, lucid_vec3 l, int *exact) {
+    lucid_mat3 K = lucid_mat3_zero();
+    *exact = 1;
+    if ((s->kind == LUCID_SHAPE_BOX || s->kind == LUCID_SHAPE_CONVEX) && s->radius == 0.0)
+        return K; /* a vertex (or a tied face's vertices): rigid */
+    if (s->kind == LUCID_SHAPE_CAPSULE || s->kind == LUCID_SHAPE_SPHERE) {
+        /* a tied core (the segment's end points) plus the radius along the direction */
+        lucid_mat3 I = lucid_mat3_identity(), P = lucid_mat3_outer(l, l);
+        P = lucid_mat3_sub(&I, &P);
+        return lucid_mat3_scale(&P, s->radius);
+    }
+    *exact = 0;
+    return K;
+}
+
+/* The smoothed K of a first-order estimator at the unit direction l. */
+static lucid_status smoothed_hessian(const lucid_shape *s, lucid_vec3 l,
+                                     const lucid_derivative_options *e,
+                                     lucid_derivative_workspace *ws, lucid_mat3 *K) {
+    if (e->method == LUCID_DERIV_FIRST_ORDER_GUMBEL) {
+        if (!ws || s->kind != LUCID_SHAPE_CONVEX) return LUCID_ERR_ARGUMENT;
+        return lucid_support_hessian_gumbel(s, l, 1.0, e->levels, e->noise, ws, K);
+    }
+    lucid_rng rng;
+    lucid_rng_seed(&rng, e->seed);
+    *K = lucid_support_hessian_gaussian(s, l, l, e->samples, e->noise, &rng);
+    return LUCID_OK;
+}
+
+/* dq (3 x 12) of the other shape's witness q from its support Hessian K (o = 0: shape 1 is
+ * the other, at To; h offset of the halfspace's columns; dn the normal's rows; sdir = +-1:
+ * the support direction dir = sdir n). */
+static void witness_from_hessian(const lucid_se3 *To, int o_off, lucid_vec3 q, lucid_vec3 dir,
+                                 const lucid_mat3 *K, const double *dn, double sdir, double *dq) {
+    add_rigid(dq, o_off, To, q, 1.0);
+    lucid_vec3 l = lucid_mat3_tmul_vec(&To->R, dir);
+    lucid_mat3 Hl = lucid_mat3_hat(l), RK = lucid_mat3_mul(&To->R, K);
+    lucid_mat3 A = lucid_mat3_mul(&RK, &Hl);
+    add_block(dq, o_off + 3, &A); /* -R K (w x l) = R K hat(l) w */
+    lucid_mat3 Rt = lucid_mat3_transpose(&To->R), RKRt = lucid_mat3_mul(&RK, &Rt);
+    for (int c = 0; c < 12; ++c) { /* R K R^T d(dir), dir = sdir n */
+        lucid_vec3 ddir = lucid_vec3_scale(lucid_vec3_make(dn[3 * c], dn[1 + 3 * c], dn[2 + 3 * c]),
+                                           sdir);
+        lucid_vec3 v = lucid_mat3_mul_vec(&RKRt, ddir);
+        dq[3 * c] += v.x, dq[1 + 3 * c] += v.y, dq[2 + 3 * c] += v.z;
+    }
+}
+
+static lucid_status pair_query(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
+                               const lucid_se3 *T2, const lucid_derivative_options *o,
+                               lucid_derivative_workspace *ws, double J[120], double y[10]);
+
+static lucid_status halfspace_pair(const lucid_shape *s1, const lucid_se3 *T1,
+                                   const lucid_shape *s2, const lucid_se3 *T2,
+                                   const lucid_contact_geometry *g, int patch,
+                                   const lucid_derivative_options *e,
+                                   lucid_derivative_workspace *ws,
+                                   lucid_contact_geometry_derivative *d) {
+    int h2 = s2->kind == LUCID_SHAPE_HALFSPACE; /* which shape is the halfspace */
+    const lucid_se3 *Th = h2 ? T2 : T1, *To = h2 ? T1 : T2;
+    const lucid_shape *so = h2 ? s1 : s2;
+    int h_off = h2 ? 6 : 0, o_off = h2 ? 0 : 6;
+    lucid_vec3 n = g->normal;
+    /* n rigid with the halfspace: dn = (R w) x n */
+    lucid_mat3 Hn = lucid_mat3_hat(n), A = lucid_mat3_mul(&Hn, &Th->R);
+    A = lucid_mat3_scale(&A, -1.0);
+    add_block(d->dnormal, h_off + 3, &A);
+    /* the other shape's witness and its support direction (towards the halfspace) */
+    double so_sign = h2 ? 1.0 : -1.0; /* q = p1 (other is shape 1) or p2 */
+    lucid_vec3 q = lucid_vec3_axpy(g->point, -0.5 * so_sign * g->separation, n);
+    lucid_vec3 dir = lucid_vec3_scale(n, so_sign), l = lucid_mat3_tmul_vec(&To->R, dir);
+    double dq[36] = {0};
+    int exact = 1;
+    lucid_mat3 K = lucid_mat3_zero();
+    int analytic = !patch && lucid_support_hessian_analytic(so, l, &K) == LUCID_OK;
+    if (!analytic && !e) K = rule_hessian(so, l, &exact);
+    if (!analytic && e) {
+        d->estimated = 1;
+        if (e->method == LUCID_DERIV_FIRST_ORDER_GAUSSIAN ||
+            e->method == LUCID_DERIV_FIRST_ORDER_GUMBEL) {
+            lucid_status st = smoothed_hessian(so, l, e, ws, &K);
+            if (st != LUCID_OK) return st;
+        } else {
+            double J[120], y[10];
+            lucid_status st = pair_query(s1, T1, s2, T2, e, ws, J, y);
+            if (st != LUCID_OK) return st;
+            int row = h2 ? 1 : 4; /* the other shape's witness rows */
+            for (int c = 0; c < 12; ++c)
+                for (int i = 0; i < 3; ++i) dq[i + 3 * c] = J[row + i + 10 * c];
+            exact = 2; /* dq given */
+        }
+    }
+    if (!exact) return LUCID_ERR_DEGENERATE;
+    if (exact != 2) witness_from_hessian(To, o_off, q, dir, &K, d->dnormal, so_sign, dq);
+    separation_rows(T1, T2, g, d->dseparation);
+    /* point = q +- phi/2 n */
+    for (int c = 0; c < 12; ++c)
+        for (int i = 0; i < 3; ++i)
+            d->dpoint[i + 3 * c] =
+                dq[i + 3 * c] +
+                so_sign * 0.5 *
+                    (lucid_vec3_get(n, i) * d->dseparation[c] + g->separation * d->dnormal[i + 3 * c]);
+    return LUCID_OK;
+}
+
+/* ---- other pairs ------------------------------------------------------------------------ */
+
+/* J (10 x 12: distance, p1, p2, n w.r.t. xi1 then xi2) and y (the query) of the pair. */
+static lucid_status pair_query(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
+                               const lucid_se3 *T2, const lucid_derivative_options *o,
+                               lucid_derivative_workspace *ws, double J[120], double y[10]) {
+    lucid_distance_derivatives_result r;
+    lucid_status st = lucid_distance_derivatives(s1, T1, s2, T2, o, ws, &r);
+    if (st != LUCID_OK) return st;
+    y[0] = r.query.distance;
+    lucid_vec3_store(r.query.p1, y + 1), lucid_vec3_store(r.query.p2, y + 4);
+    lucid_vec3_store(r.query.normal, y + 7);
+    double *J1 = J, *J2 = J + 60;
+    for (int c = 0; c < 6; ++c) {
+        J2[10 * c] = r.ddistance[c];
+        for (int i = 0; i < 3; ++i) {
+            J2[1 + i + 10 * c] = r.dp1[i + 3 * c];
+            J2[4 + i + 10 * c] = r.dp2[i + 3 * c];
+            J2[7 + i + 10 * c] = r.dnormal[i + 3 * c];
+        }
+    }
+    lucid_ad_distance_t1_jacobian(T1, T2, y, J2, J1);
+    return LUCID_OK;
+}
+
+static lucid_status shape_pair(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
+                               const lucid_se3 *T2, const lucid_contact_geometry *g, int patch,
+                               const lucid_derivative_options *e, lucid_derivative_workspace *ws,
+                               lucid_contact_geometry_derivative *d) {
+    lucid_derivative_options analytic;
+    lucid_derivative_options_default(&analytic);
+    analytic.method = LUCID_DERIV_ANALYTIC;
+    double J[120], y[10];
+    lucid_status st = pair_query(s1, T1, s2, T2, &analytic, NULL, J, y);
+    if (st == LUCID_ERR_ARGUMENT || st == LUCID_ERR_DEGENERATE || st == LUCID_ERR_SINGULAR) {
+        if (!e) return LUCID_ERR_DEGENERATE;
+        d->estimated = 1;
+        st = pair_query(s1, T1, s2, T2, e, ws, J, y);
+    }
+    if (st != LUCID_OK) return st;
+    for (int c = 0; c < 12; ++c)
+        for (int i = 0; i < 3; ++i) {
+            d->dnormal[i + 3 * c] = J[7 + i + 10 * c];
+            d->dpoint[i + 3 * c] = patch ? 0.0 : 0.5 * (J[1 + i + 10 * c] + J[4 + i + 10 * c]);
+        }
+    if (patch) { /* each witness rigid with its body */
+        lucid_vec3 n = g->normal;
+        add_rigid(d->dpoint, 0, T1, lucid_vec3_axpy(g->point, -0.5 * g->separation, n), 0.5);
+        add_rigid(d->dpoint, 6, T2, lucid_vec3_axpy(g->point, 0.5 * g->separation, n), 0.5);
+    }
+    separation_rows(T1, T2, g, d->dseparation);
+    return LUCID_OK;
+}
+
+lucid_status lucid_contact_geometry_derivatives(const lucid_shape *s1, const lucid_se3 *T1,
+                                               const lucid_shape *s2, const lucid_se3 *T2,
+                                               const lucid_contact_geometry *g, int patch,
+                                               const lucid_derivative_options *estimator,
+                                               lucid_derivative_workspace *ws,
+                                               lucid_contact_geometry_derivative *d) {
+    if (!s1 || !T1 || !s2 || !T2 || !g || !d) return LUCID_ERR_ARGUMENT;
+    memset(d, 0, sizeof *d);
+    int h1 = s1->kind == LUCID_SHAPE_HALFSPACE, h2 = s2->kind == LUCID_SHAPE_HALFSPACE;
+    if (h1 && h2) return LUCID_ERR_ARGUMENT;
+    if (h1 || h2) return halfspace_pair(s1, T1, s2, T2, g, patch, estimator, ws, d);
+    return shape_pair(s1, T1, s2, T2, g, patch, estimator, ws, d);
+}
+
+void lucid_contact_geometry_twist(const lucid_se3 *T0, const lucid_se3 *T, double xi[6]) {
+    lucid_se3 D = lucid_se3_between(T0, T);
+    lucid_se3_log(&D, xi);
+}
+
+void lucid_contact_geometry_predict(const lucid_contact_geometry *g0,
+                                    const lucid_contact_geometry_derivative *d, const double xi1[6],
+                                    const double xi2[6], lucid_contact_geometry *g) {
+    double p[3], n[3], phi = g0->separation;
+    lucid_vec3_store(g0->point, p), lucid_vec3_store(g0->normal, n);
+    for (int c = 0; c < 12; ++c) {
+        double x = c < 6 ? xi1[c] : xi2[c - 6];
+        if (x == 0.0) continue;
+        for (int i = 0; i < 3; ++i) p[i] += d->dpoint[i + 3 * c] * x, n[i] += d->dnormal[i + 3 * c] * x;
+        phi += d->dseparation[c] * x;
+    }
+    g->point = lucid_vec3_load(p);
+    g->normal = lucid_vec3_normalized(lucid_vec3_load(n));
+    g->separation = phi;
+}
