@@ -113,11 +113,16 @@ static lucid_status halfspace_pair(const lucid_shape *s1, const lucid_se3 *T1,
     lucid_vec3 q = lucid_vec3_axpy(g->point, -0.5 * so_sign * g->separation, n);
     lucid_vec3 dir = lucid_vec3_scale(n, so_sign), l = lucid_mat3_tmul_vec(&To->R, dir);
     double dq[36] = {0};
-    int exact = 1;
+    int given = 0, rule = 0; /* dq given by the estimator's query; an exact rule applies */
     lucid_mat3 K = lucid_mat3_zero();
     int analytic = !patch && lucid_support_hessian_analytic(so, l, &K) == LUCID_OK;
-    if (!analytic && !e) K = rule_hessian(so, l, &exact);
-    if (!analytic && e) {
+    lucid_mat3 Kr = rule_hessian(so, l, &rule);
+    /* a patch's points are vertices (or a capsule's cap bottoms) rigid with their faces; a
+     * single witness takes the estimator where it has no exact curvature, when one is given */
+    if (!analytic && (patch || !e)) {
+        if (!rule) return LUCID_ERR_DEGENERATE;
+        K = Kr;
+    } else if (!analytic) {
         d->estimated = 1;
         if (e->method == LUCID_DERIV_FIRST_ORDER_GAUSSIAN ||
             e->method == LUCID_DERIV_FIRST_ORDER_GUMBEL) {
@@ -130,11 +135,10 @@ static lucid_status halfspace_pair(const lucid_shape *s1, const lucid_se3 *T1,
             int row = h2 ? 1 : 4; /* the other shape's witness rows */
             for (int c = 0; c < 12; ++c)
                 for (int i = 0; i < 3; ++i) dq[i + 3 * c] = J[row + i + 10 * c];
-            exact = 2; /* dq given */
+            given = 1;
         }
     }
-    if (!exact) return LUCID_ERR_DEGENERATE;
-    if (exact != 2) witness_from_hessian(To, o_off, q, dir, &K, d->dnormal, so_sign, dq);
+    if (!given) witness_from_hessian(To, o_off, q, dir, &K, d->dnormal, so_sign, dq);
     separation_rows(T1, T2, g, d->dseparation);
     /* point = q +- phi/2 n */
     for (int c = 0; c < 12; ++c)

@@ -11,15 +11,18 @@
  *   pairs       in the direction of the halfspace, dq = V(q) + R K R^T d(dir) - R K (w x l)
  *               with K the support Hessian at the local direction l: the exact one
  *               (sphere, ellipsoid, capsule caps, cylinder rims: lucid_support_hessian_analytic),
- *               else without an estimator 0 for polytope vertices (box, convex mesh) and the
- *               swept radius r (I - l l^T) for a capsule's tied support (its patch); the
- *               point is q -+ phi/2 n;
+ *               else 0 for polytope vertices (box, convex mesh) and the swept radius
+ *               r (I - l l^T) for a capsule's tied support; a patch's points (a face, a capsule
+ *               lying flat) always take these rules: its points are vertices rigid with their
+ *               faces; the point is q -+ phi/2 n;
  *   other pairs dp1, dp2, dn of lucid_distance_derivatives with LUCID_DERIV_ANALYTIC (both
  *               shapes with exact curvature), T1's by invariance (lucid_ad_distance_t1_jacobian);
  *   patches     (several contacts of one shape pair, not on a halfspace) the normal from the
  *               pair's derivative, each witness rigid with its body.
- * Where no exact rule applies the estimator (the table of lucid.distance_derivatives) is used
- * and the result is flagged `estimated`: a first-order smoothed method gives K on halfspace
+ * A single witness without exact curvature (a polytope's vertex, a cone's rim, a cylinder's
+ * side) takes the estimator when one is given (the table of lucid.distance_derivatives: the
+ * caller asks for smoothed derivatives), the result flagged `estimated`; without one the
+ * vertex rule above where it applies. A first-order smoothed method gives K on halfspace
  * pairs (Gaussian smoothing of the support at the unit direction l, noise an angle; Gumbel on
  * convex meshes at l, temperature in m), every other method the pair's
  * lucid_distance_derivatives. Without an estimator such a contact is LUCID_ERR_DEGENERATE

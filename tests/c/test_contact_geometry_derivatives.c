@@ -181,8 +181,9 @@ static void test_box_plane_patch(void **state) {
     assert_true(fd_error("plane-box (patch)", &b, &Tb, &p, &Tp, 4, 0) <= 1e-6);
 }
 
-/* A box has no exact curvature: with a smoothed estimator its geometry derivative is
- * flagged estimated (and finite); a cone's rim has no rule at all: without an estimator
+/* A box's corner has no curvature: with a smoothed estimator its geometry derivative is
+ * flagged estimated (and finite), while a box resting on a face (a patch: vertices rigid with
+ * their face) keeps the exact rule; a cone's rim has no rule at all: without an estimator
  * LUCID_ERR_DEGENERATE (the step derivatives then run collision detection). */
 static void test_estimated_and_degenerate(void **state) {
     (void)state;
@@ -190,14 +191,25 @@ static void test_estimated_and_degenerate(void **state) {
     assert_int_equal(lucid_shape_box(0.1, 0.1, 0.1, &b), LUCID_OK);
     assert_int_equal(lucid_shape_cone(0.1, 0.1, &cone), LUCID_OK);
     lucid_se3 Tp = lucid_se3_identity();
-    lucid_se3 Tb = pose(0, 0, 0.1 - 2e-4, 0, 0, 0);
-    int count;
-    lucid_contact_geometry g = query(&p, &Tp, &b, &Tb, 0, &count, 0);
     lucid_derivative_options e;
     lucid_derivative_options_default(&e);
     e.method = LUCID_DERIV_FIRST_ORDER_GAUSSIAN, e.samples = 50, e.noise = 1e-2;
     lucid_contact_geometry_derivative d;
+    int count;
+    lucid_se3 Tb = pose(0, 0, 0.1 - 2e-4, 0, 0, 0);
+    lucid_contact_geometry g = query(&p, &Tp, &b, &Tb, 0, &count, 0);
+    assert_int_equal(count, 4);
     assert_int_equal(lucid_contact_geometry_derivatives(&p, &Tp, &b, &Tb, &g, 1, &e, NULL, &d),
+                     LUCID_OK);
+    assert_false(d.estimated);
+    /* on a corner: the body diagonal vertical */
+    double tilt = acos(1.0 / sqrt(3.0)) / sqrt(2.0);
+    lucid_mat3 R = lucid_so3_exp(lucid_vec3_make(tilt, -tilt, 0));
+    Tb = (lucid_se3){R, lucid_vec3_make(0, 0, 0.1 * sqrt(3.0) - 1e-4)};
+    g = query(&p, &Tp, &b, &Tb, 0, &count, 0);
+    assert_int_equal(count, 1);
+    assert_true(fabs(g.separation + 1e-4) < 1e-12);
+    assert_int_equal(lucid_contact_geometry_derivatives(&p, &Tp, &b, &Tb, &g, 0, &e, NULL, &d),
                      LUCID_OK);
     assert_true(d.estimated);
     for (int i = 0; i < 36; ++i) assert_true(isfinite(d.dpoint[i]) && isfinite(d.dnormal[i]));
