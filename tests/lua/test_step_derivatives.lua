@@ -341,6 +341,18 @@ t.case("carried contact geometry: a sphere rolling, a capsule resting, against w
   local C = w:step_derivatives{geometry = "collide"} -- the old path: detection at each column
   t.eq(C.geometry, "collide")
   t.truthy(rel(D.A, C.A, 1) <= 1e-6, "carried and collide A differ by " .. rel(D.A, C.A, 1))
+  -- two spheres stacked off-centre, the upper one frictionless (its force along the normal):
+  -- the upper contact's normal turns with both bodies (lucid.distance_derivatives' analytic
+  -- method, the first body's by invariance)
+  local s = floor_world()
+  s:add_body{shape = lucid.sphere(0.1), mass = 1, pose = at(0, 0, 0.1 - 2e-4)}
+  local a, d = 0.3, 0.18 - 2e-4
+  s:add_body{shape = lucid.sphere(0.08), mass = 0.5,
+             pose = at(d * math.sin(a) * math.cos(0.2), d * math.sin(a) * math.sin(0.2),
+                       0.1 - 2e-4 + d * math.cos(a)),
+             velocity = {0, 0.1, 0, 0.5, 0, 0}, friction = 0}
+  local S = check_against_fd("two spheres stacked (carried)", s, {geometry = "carried"})
+  t.eq(#S.contacts, 2)
   -- a capsule lying on the floor: a two-point patch (both caps), and a tilted one on one cap
   for _, case in ipairs{{"capsule resting (flat)", math.pi / 2, 0.05, 2},
                         {"capsule resting (one cap)", math.pi / 2 - 0.3, 0.05 + 0.15 * math.sin(0.3), 1}} do
