@@ -33,8 +33,7 @@ static void separation_rows(const lucid_se3 *T1, const lucid_se3 *T2,
     double V[36] = {0};
     add_rigid(V, 0, T1, p1, -1.0);
     add_rigid(V, 6, T2, p2, 1.0);
-    for (int c = 0; c < 12; ++c)
-        dphi[c] = n.x * V[3 * c] + n.y * V[1 + 3 * c] + n.z * V[2 + 3 * c];
+    for (int c = 0; c < 12; ++c) dphi[c] = n.x * V[3 * c] + n.y * V[1 + 3 * c] + n.z * V[2 + 3 * c];
 }
 
 /* ---- halfspace pairs ------------------------------------------------------------------- */
@@ -82,8 +81,8 @@ static void witness_from_hessian(const lucid_se3 *To, int o_off, lucid_vec3 q, l
     add_block(dq, o_off + 3, &A); /* -R K (w x l) = R K hat(l) w */
     lucid_mat3 Rt = lucid_mat3_transpose(&To->R), RKRt = lucid_mat3_mul(&RK, &Rt);
     for (int c = 0; c < 12; ++c) { /* R K R^T d(dir), dir = sdir n */
-        lucid_vec3 ddir = lucid_vec3_scale(lucid_vec3_make(dn[3 * c], dn[1 + 3 * c], dn[2 + 3 * c]),
-                                           sdir);
+        lucid_vec3 ddir =
+            lucid_vec3_scale(lucid_vec3_make(dn[3 * c], dn[1 + 3 * c], dn[2 + 3 * c]), sdir);
         lucid_vec3 v = lucid_mat3_mul_vec(&RKRt, ddir);
         dq[3 * c] += v.x, dq[1 + 3 * c] += v.y, dq[2 + 3 * c] += v.z;
     }
@@ -143,10 +142,9 @@ static lucid_status halfspace_pair(const lucid_shape *s1, const lucid_se3 *T1,
     /* point = q +- phi/2 n */
     for (int c = 0; c < 12; ++c)
         for (int i = 0; i < 3; ++i)
-            d->dpoint[i + 3 * c] =
-                dq[i + 3 * c] +
-                so_sign * 0.5 *
-                    (lucid_vec3_get(n, i) * d->dseparation[c] + g->separation * d->dnormal[i + 3 * c]);
+            d->dpoint[i + 3 * c] = dq[i + 3 * c] + so_sign * 0.5 *
+                                                       (lucid_vec3_get(n, i) * d->dseparation[c] +
+                                                        g->separation * d->dnormal[i + 3 * c]);
     return LUCID_OK;
 }
 
@@ -205,11 +203,11 @@ static lucid_status shape_pair(const lucid_shape *s1, const lucid_se3 *T1, const
 }
 
 lucid_status lucid_contact_geometry_derivatives(const lucid_shape *s1, const lucid_se3 *T1,
-                                               const lucid_shape *s2, const lucid_se3 *T2,
-                                               const lucid_contact_geometry *g, int patch,
-                                               const lucid_derivative_options *estimator,
-                                               lucid_derivative_workspace *ws,
-                                               lucid_contact_geometry_derivative *d) {
+                                                const lucid_shape *s2, const lucid_se3 *T2,
+                                                const lucid_contact_geometry *g, int patch,
+                                                const lucid_derivative_options *estimator,
+                                                lucid_derivative_workspace *ws,
+                                                lucid_contact_geometry_derivative *d) {
     if (!s1 || !T1 || !s2 || !T2 || !g || !d) return LUCID_ERR_ARGUMENT;
     memset(d, 0, sizeof *d);
     int h1 = s1->kind == LUCID_SHAPE_HALFSPACE, h2 = s2->kind == LUCID_SHAPE_HALFSPACE;
@@ -231,7 +229,8 @@ void lucid_contact_geometry_predict(const lucid_contact_geometry *g0,
     for (int c = 0; c < 12; ++c) {
         double x = c < 6 ? xi1[c] : xi2[c - 6];
         if (x == 0.0) continue;
-        for (int i = 0; i < 3; ++i) p[i] += d->dpoint[i + 3 * c] * x, n[i] += d->dnormal[i + 3 * c] * x;
+        for (int i = 0; i < 3; ++i)
+            p[i] += d->dpoint[i + 3 * c] * x, n[i] += d->dnormal[i + 3 * c] * x;
         phi += d->dseparation[c] * x;
     }
     g->point = lucid_vec3_load(p);

@@ -50,11 +50,11 @@ typedef struct lucid_contact_geometry_derivative {
  * no estimator, or the estimator's own), LUCID_ERR_ARGUMENT for two halfspaces or NULL
  * pointers, and the errors of lucid_distance_derivatives. */
 lucid_status lucid_contact_geometry_derivatives(const lucid_shape *s1, const lucid_se3 *T1,
-                                               const lucid_shape *s2, const lucid_se3 *T2,
-                                               const lucid_contact_geometry *g, int patch,
-                                               const lucid_derivative_options *estimator,
-                                               lucid_derivative_workspace *ws,
-                                               lucid_contact_geometry_derivative *d);
+                                                const lucid_shape *s2, const lucid_se3 *T2,
+                                                const lucid_contact_geometry *g, int patch,
+                                                const lucid_derivative_options *estimator,
+                                                lucid_derivative_workspace *ws,
+                                                lucid_contact_geometry_derivative *d);
 
 /* xi = log(T0^-1 T) (linear part first): the local twist from T0 to T. */
 void lucid_contact_geometry_twist(const lucid_se3 *T0, const lucid_se3 *T, double xi[6]);

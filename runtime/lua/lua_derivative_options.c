@@ -58,9 +58,8 @@ static lucid_derivative_method method_field(reader *r) {
     return m;
 }
 
-void lucid_lua_read_derivative_options(lua_State *L, int idx, const char *fname,
-                                       const char *prefix, lucid_derivative_options *o,
-                                       lucid_gjk_options *gjk) {
+void lucid_lua_read_derivative_options(lua_State *L, int idx, const char *fname, const char *prefix,
+                                       lucid_derivative_options *o, lucid_gjk_options *gjk) {
     lucid_derivative_options_default(o);
     lucid_derivative_query_options_default(gjk);
     o->gjk = gjk;

@@ -12,8 +12,7 @@
 /* The table at idx (none or nil: the defaults) into *o, its query options into *gjk (o->gjk =
  * gjk; derivative-grade tolerances where not given). Unknown keys and wrong types raise errors
  * naming fname, the keys written with prefix (e.g. "collision."). */
-void lucid_lua_read_derivative_options(lua_State *L, int idx, const char *fname,
-                                       const char *prefix, lucid_derivative_options *o,
-                                       lucid_gjk_options *gjk);
+void lucid_lua_read_derivative_options(lua_State *L, int idx, const char *fname, const char *prefix,
+                                       lucid_derivative_options *o, lucid_gjk_options *gjk);
 
 #endif

@@ -384,11 +384,9 @@ static int run_scene(const char *which, const robot_scene *sc, const mujoco_api 
          lucid_time(&ls, LUCID_STEP_IMPLICIT, LUCID_STEP_GEOMETRY_AUTO, bo->eps, bo->repeats,
                     bo->reference ? Ar : NULL, bo->reference ? Br : NULL, &res->implicit) &&
          lucid_time(&ls, LUCID_STEP_IMPLICIT, LUCID_STEP_GEOMETRY_COLLIDE, bo->eps, bo->repeats,
-                    bo->reference ? Ar : NULL, bo->reference ? Br : NULL,
-                    &res->implicit_collide) &&
+                    bo->reference ? Ar : NULL, bo->reference ? Br : NULL, &res->implicit_collide) &&
          lucid_time(&ls, LUCID_STEP_FINITE_DIFFERENCES, LUCID_STEP_GEOMETRY_AUTO, bo->eps,
-                    bo->repeats,
-                    bo->reference ? Ar : NULL, bo->reference ? Br : NULL, &res->fd);
+                    bo->repeats, bo->reference ? Ar : NULL, bo->reference ? Br : NULL, &res->fd);
     if (!bo) { /* profiling: nothing else */
         free(Ar), free(Br), free(x);
         lucid_world_destroy(w), lucid_world_destroy(r);
@@ -397,9 +395,9 @@ static int run_scene(const char *which, const robot_scene *sc, const mujoco_api 
     }
     lucid_side tight = ls; /* diagnostic: the implicit method on a nominal solved to 1e-14 */
     tight.w = r;
-    ok = ok && lucid_time(&tight, LUCID_STEP_IMPLICIT, LUCID_STEP_GEOMETRY_AUTO, bo->eps, 1,
-                          bo->reference ? Ar : NULL,
-                          bo->reference ? Br : NULL, &res->implicit_tight);
+    ok = ok &&
+         lucid_time(&tight, LUCID_STEP_IMPLICIT, LUCID_STEP_GEOMETRY_AUTO, bo->eps, 1,
+                    bo->reference ? Ar : NULL, bo->reference ? Br : NULL, &res->implicit_tight);
     free(Ar);
     free(Br);
     free(x);

@@ -5,9 +5,10 @@
  * two-point patch), ellipsoid-sphere and a box resting on a plane (a four-point patch), with
  * the plane tilted and as shape 1 or shape 2. GJK's witness points on an ellipsoid are only
  * ~1e-9 m accurate, so that pair's query is polished to machine precision by Newton's method
- * on the optimality conditions (test_collision_derivatives_util.h) before differencing. Where the rules are exact the tolerance is 1e-6
- * relative (the differences' O(h^2) truncation is ~1e-10); a box with a smoothed estimator is
- * flagged as estimated, and a shape without an exact rule (a cone's rim) needs an estimator. */
+ * on the optimality conditions (test_collision_derivatives_util.h) before differencing. Where the
+ * rules are exact the tolerance is 1e-6 relative (the differences' O(h^2) truncation is ~1e-10); a
+ * box with a smoothed estimator is flagged as estimated, and a shape without an exact rule (a
+ * cone's rim) needs an estimator. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,8 +24,8 @@
 #include "solvers/collision/contact_patch.h"
 #include "test_collision_derivatives_util.h"
 
-#define H 1e-5
-#define PI 3.14159265358979323846
+#define H      1e-5
+#define PI     3.14159265358979323846
 #define MARGIN 5e-3
 
 static lucid_se3 pose(double vx, double vy, double vz, double wx, double wy, double wz) {
@@ -69,8 +70,7 @@ static double max_abs(const double *a, int n) {
 
 /* The worst relative error of d against central differences over every contact of the pair. */
 static double fd_error(const char *name, const lucid_shape *s1, const lucid_se3 *T1,
-                       const lucid_shape *s2, const lucid_se3 *T2, int expect_count,
-                       int polished) {
+                       const lucid_shape *s2, const lucid_se3 *T2, int expect_count, int polished) {
     int count;
     query(s1, T1, s2, T2, 0, &count, polished);
     assert_int_equal(count, expect_count);
@@ -124,10 +124,10 @@ static void test_sphere_plane(void **state) {
     lucid_shape p = plane(), s;
     assert_int_equal(lucid_shape_sphere(0.1, &s), LUCID_OK);
     lucid_se3 Tp = pose(0.01, -0.02, 0.03, 0.05, -0.08, 0.1); /* a tilted plane */
-    lucid_se3 Ts = lucid_se3_compose(&Tp, &(lucid_se3){lucid_mat3_identity(),
-                                                      lucid_vec3_make(0.2, 0.1, 0.1 - 3e-4)});
-    Ts = lucid_se3_compose(&Ts, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(0.3, 0.2, -0.1)),
-                                              lucid_vec3_zero()});
+    lucid_se3 Ts = lucid_se3_compose(
+        &Tp, &(lucid_se3){lucid_mat3_identity(), lucid_vec3_make(0.2, 0.1, 0.1 - 3e-4)});
+    Ts = lucid_se3_compose(
+        &Ts, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(0.3, 0.2, -0.1)), lucid_vec3_zero()});
     assert_true(fd_error("sphere-plane", &p, &Tp, &s, &Ts, 1, 0) <= 1e-6);
     assert_true(fd_error("plane-sphere (plane as shape 2)", &s, &Ts, &p, &Tp, 1, 0) <= 1e-6);
 }
@@ -174,9 +174,8 @@ static void test_box_plane_patch(void **state) {
     lucid_se3 Tp = pose(0, 0, 0.02, -0.03, 0.05, 0);
     /* resting 2e-4 deep, turned about the normal, rotated 1e-3 rad about x: all four corners
      * within the margin but at different depths */
-    lucid_se3 Tb = lucid_se3_compose(
-        &Tp, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(1e-3, 0, 0.7)),
-                          lucid_vec3_make(0.3, -0.1, 0.05 - 2e-4)});
+    lucid_se3 Tb = lucid_se3_compose(&Tp, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(1e-3, 0, 0.7)),
+                                                       lucid_vec3_make(0.3, -0.1, 0.05 - 2e-4)});
     assert_true(fd_error("box-plane (patch)", &p, &Tp, &b, &Tb, 4, 0) <= 1e-6);
     assert_true(fd_error("plane-box (patch)", &b, &Tb, &p, &Tp, 4, 0) <= 1e-6);
 }
@@ -215,7 +214,8 @@ static void test_estimated_and_degenerate(void **state) {
     for (int i = 0; i < 36; ++i) assert_true(isfinite(d.dpoint[i]) && isfinite(d.dnormal[i]));
     /* the cone tipped onto its base rim: one rim point touches */
     lucid_se3 Tc = lucid_se3_compose(
-        &(lucid_se3){lucid_mat3_identity(), lucid_vec3_make(0, 0, 0.1 * cos(0.3) + 0.1 * sin(0.3) - 1e-4)},
+        &(lucid_se3){lucid_mat3_identity(),
+                     lucid_vec3_make(0, 0, 0.1 * cos(0.3) + 0.1 * sin(0.3) - 1e-4)},
         &(lucid_se3){lucid_so3_exp(lucid_vec3_make(0.3, 0, 0)), lucid_vec3_zero()});
     g = query(&p, &Tp, &cone, &Tc, 0, &count, 0);
     assert_int_equal(count, 1);
@@ -242,9 +242,12 @@ static void test_twist(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sphere_plane),       cmocka_unit_test(test_capsule_plane),
-        cmocka_unit_test(test_ellipsoid_sphere),   cmocka_unit_test(test_box_plane_patch),
-        cmocka_unit_test(test_estimated_and_degenerate), cmocka_unit_test(test_twist),
+        cmocka_unit_test(test_sphere_plane),
+        cmocka_unit_test(test_capsule_plane),
+        cmocka_unit_test(test_ellipsoid_sphere),
+        cmocka_unit_test(test_box_plane_patch),
+        cmocka_unit_test(test_estimated_and_degenerate),
+        cmocka_unit_test(test_twist),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
