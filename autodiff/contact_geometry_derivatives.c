@@ -8,6 +8,7 @@
 #include "autodiff/collision_derivatives_hessians.h"
 #include "runtime/math/se3.h"
 #include "runtime/math/so3.h"
+#include "runtime/shapes/convex_mesh.h"
 
 /* M[:, col..col+2] += A (M 3 x 12 column-major). */
 static void add_block(double *M, int col, const lucid_mat3 *A) {
@@ -38,13 +39,30 @@ static void separation_rows(const lucid_se3 *T1, const lucid_se3 *T2,
 
 /* ---- halfspace pairs ------------------------------------------------------------------- */
 
+/* Whether the world point q is a vertex of the box or convex mesh s at T (within 1e-7 m). */
+static int is_vertex(const lucid_shape *s, const lucid_se3 *T, lucid_vec3 q) {
+    lucid_vec3 ql = lucid_mat3_tmul_vec(&T->R, lucid_vec3_sub(q, T->t));
+    if (s->radius != 0.0) return 0;
+    if (s->kind == LUCID_SHAPE_CONVEX) {
+        for (int k = 0; k < s->u.mesh->num_vertices; ++k)
+            if (lucid_vec3_dist(ql, s->u.mesh->vertices[k]) <= 1e-7) return 1;
+        return 0;
+    }
+    if (s->kind != LUCID_SHAPE_BOX) return 0;
+    for (int i = 0; i < 3; ++i)
+        if (fabs(fabs(lucid_vec3_get(ql, i)) - lucid_vec3_get(s->u.half_extents, i)) > 1e-7)
+            return 0;
+    return 1;
+}
+
 /* K where the shape has no exact curvature at l and no estimator is given: the rules that are
- * exact all the same; *exact = 0 where none applies. */
-static lucid_mat3 rule_hessian(const lucid_shape *s, lucid_vec3 l, int *exact) {
+ * exact all the same (q the witness, on s at T); *exact = 0 where none applies. */
+static lucid_mat3 rule_hessian(const lucid_shape *s, const lucid_se3 *T, lucid_vec3 q, lucid_vec3 l,
+                               int *exact) {
     lucid_mat3 K = lucid_mat3_zero();
     *exact = 1;
-    if ((s->kind == LUCID_SHAPE_BOX || s->kind == LUCID_SHAPE_CONVEX) && s->radius == 0.0)
-        return K; /* a vertex (or a tied face's vertices): rigid */
+    /* a vertex: rigid (a point clipped on an edge would slide along it) */
+    if (is_vertex(s, T, q)) return K;
     if (s->kind == LUCID_SHAPE_CAPSULE || s->kind == LUCID_SHAPE_SPHERE) {
         /* a tied core (the segment's end points) plus the radius along the direction */
         lucid_mat3 I = lucid_mat3_identity(), P = lucid_mat3_outer(l, l);
@@ -92,13 +110,14 @@ static lucid_status pair_query(const lucid_shape *s1, const lucid_se3 *T1, const
                                const lucid_se3 *T2, const lucid_derivative_options *o,
                                lucid_derivative_workspace *ws, double J[120], double y[10]);
 
+/* A pair whose normal is rigid with one shape (h2: shape 2, else shape 1): a halfspace, or a
+ * box's face (face_owner). */
 static lucid_status halfspace_pair(const lucid_shape *s1, const lucid_se3 *T1,
                                    const lucid_shape *s2, const lucid_se3 *T2,
-                                   const lucid_contact_geometry *g, int patch,
+                                   const lucid_contact_geometry *g, int patch, int h2,
                                    const lucid_derivative_options *e,
                                    lucid_derivative_workspace *ws,
                                    lucid_contact_geometry_derivative *d) {
-    int h2 = s2->kind == LUCID_SHAPE_HALFSPACE; /* which shape is the halfspace */
     const lucid_se3 *Th = h2 ? T2 : T1, *To = h2 ? T1 : T2;
     const lucid_shape *so = h2 ? s1 : s2;
     int h_off = h2 ? 6 : 0, o_off = h2 ? 0 : 6;
@@ -115,7 +134,7 @@ static lucid_status halfspace_pair(const lucid_shape *s1, const lucid_se3 *T1,
     int given = 0, rule = 0; /* dq given by the estimator's query; an exact rule applies */
     lucid_mat3 K = lucid_mat3_zero();
     int analytic = !patch && lucid_support_hessian_analytic(so, l, &K) == LUCID_OK;
-    lucid_mat3 Kr = rule_hessian(so, l, &rule);
+    lucid_mat3 Kr = rule_hessian(so, To, q, l, &rule);
     /* a patch's points are vertices (or a capsule's cap bottoms) rigid with their faces; a
      * single witness takes the estimator where it has no exact curvature, when one is given */
     if (!analytic && (patch || !e)) {
@@ -149,6 +168,72 @@ static lucid_status halfspace_pair(const lucid_shape *s1, const lucid_se3 *T1,
 }
 
 /* ---- other pairs ------------------------------------------------------------------------ */
+
+/* The local axis of the face of box s at T whose outward normal is out (within 1e-9), or -1. */
+static int face_axis(const lucid_shape *s, const lucid_se3 *T, lucid_vec3 out) {
+    if (s->kind != LUCID_SHAPE_BOX || s->radius != 0.0) return -1;
+    lucid_vec3 nl = lucid_mat3_tmul_vec(&T->R, out);
+    for (int i = 0; i < 3; ++i)
+        if (fabs(lucid_vec3_get(nl, i)) > 1.0 - 1e-9) return i;
+    return -1;
+}
+
+/* Whether the world point p lies on the face of box s at T with outward normal out (axis
+ * face_axis), within 1e-7 m of its plane and 1e-9 m inside its edges. */
+static int inside_face(const lucid_shape *s, const lucid_se3 *T, lucid_vec3 p, lucid_vec3 out,
+                       int axis) {
+    lucid_vec3 nl = lucid_mat3_tmul_vec(&T->R, out);
+    lucid_vec3 pl = lucid_mat3_tmul_vec(&T->R, lucid_vec3_sub(p, T->t));
+    for (int i = 0; i < 3; ++i) {
+        double h = lucid_vec3_get(s->u.half_extents, i), x = lucid_vec3_get(pl, i);
+        if (i == axis ? fabs(x * (lucid_vec3_get(nl, i) > 0 ? 1.0 : -1.0) - h) > 1e-7
+                      : !(fabs(x) < h - 1e-9))
+            return 0;
+    }
+    return 1;
+}
+
+/* Whether the face of box o at To with outward normal -out (axis ao) projects strictly inside
+ * the face of box s at T with outward normal out (axis a): its 4 corners, moved onto that
+ * face's plane. Then the normal of a face-on-face contact is s's, to first order (rotating
+ * either box, the larger face gives the larger separation). */
+static int face_contains(const lucid_shape *s, const lucid_se3 *T, lucid_vec3 out, int a,
+                         const lucid_shape *o, const lucid_se3 *To, int ao) {
+    lucid_vec3 h = o->u.half_extents;
+    lucid_vec3 centre = lucid_se3_act(T, lucid_vec3_zero());
+    double plane = lucid_vec3_get(s->u.half_extents, a) + lucid_vec3_dot(out, centre);
+    for (int k = 0; k < 4; ++k) {
+        double c[3];
+        lucid_vec3_store(h, c);
+        c[(ao + 1) % 3] *= k & 1 ? -1.0 : 1.0, c[(ao + 2) % 3] *= k & 2 ? -1.0 : 1.0;
+        lucid_vec3 local = lucid_vec3_load(c);
+        lucid_vec3 lo = lucid_mat3_tmul_vec(&To->R, lucid_vec3_neg(out));
+        if (lucid_vec3_get(lo, ao) < 0) c[ao] = -c[ao], local = lucid_vec3_load(c);
+        lucid_vec3 p = lucid_se3_act(To, local);
+        p = lucid_vec3_axpy(p, plane - lucid_vec3_dot(out, p), out);
+        if (!inside_face(s, T, p, out, a)) return 0;
+    }
+    return 1;
+}
+
+/* Which shape's box face the normal is rigid with, to first order: 1 or 2, 0 for none. A face
+ * holding one witness strictly inside it (the other a vertex, a curved shape's point); two
+ * parallel faces: the one containing the other's whole face. */
+static int face_owner(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
+                      const lucid_se3 *T2, const lucid_contact_geometry *g) {
+    lucid_vec3 n = g->normal, m = lucid_vec3_neg(n);
+    int a1 = face_axis(s1, T1, n), a2 = face_axis(s2, T2, m);
+    if (a1 >= 0 && a2 >= 0) {
+        int c1 = face_contains(s1, T1, n, a1, s2, T2, a2);
+        int c2 = face_contains(s2, T2, m, a2, s1, T1, a1);
+        return c1 != c2 ? (c1 ? 1 : 2) : 0;
+    }
+    lucid_vec3 p1 = lucid_vec3_axpy(g->point, -0.5 * g->separation, n);
+    lucid_vec3 p2 = lucid_vec3_axpy(g->point, 0.5 * g->separation, n);
+    if (a1 >= 0 && inside_face(s1, T1, p1, n, a1)) return 1;
+    if (a2 >= 0 && inside_face(s2, T2, p2, m, a2)) return 2;
+    return 0;
+}
 
 /* J (10 x 12: distance, p1, p2, n w.r.t. xi1 then xi2) and y (the query) of the pair. */
 static lucid_status pair_query(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
@@ -212,7 +297,9 @@ lucid_status lucid_contact_geometry_derivatives(const lucid_shape *s1, const luc
     memset(d, 0, sizeof *d);
     int h1 = s1->kind == LUCID_SHAPE_HALFSPACE, h2 = s2->kind == LUCID_SHAPE_HALFSPACE;
     if (h1 && h2) return LUCID_ERR_ARGUMENT;
-    if (h1 || h2) return halfspace_pair(s1, T1, s2, T2, g, patch, estimator, ws, d);
+    if (h1 || h2) return halfspace_pair(s1, T1, s2, T2, g, patch, h2, estimator, ws, d);
+    int owner = face_owner(s1, T1, s2, T2, g); /* a box's face acting as a halfspace */
+    if (owner) return halfspace_pair(s1, T1, s2, T2, g, patch, owner == 2, estimator, ws, d);
     return shape_pair(s1, T1, s2, T2, g, patch, estimator, ws, d);
 }
 
