@@ -110,6 +110,43 @@ static lucid_status pair_query(const lucid_shape *s1, const lucid_se3 *T1, const
                                const lucid_se3 *T2, const lucid_derivative_options *o,
                                lucid_derivative_workspace *ws, double J[120], double y[10]);
 
+/* dq (3 x 12) of the witness q of the shape facing the halfspace (shape 1 when h2), whose
+ * support direction is dir = sdir n, d->dnormal filled: the exact support Hessian, the rules
+ * of a patch or a vertex, or the estimator e (then d->estimated). */
+static lucid_status facing_witness(const lucid_shape *s1, const lucid_se3 *T1,
+                                   const lucid_shape *s2, const lucid_se3 *T2, int h2, lucid_vec3 q,
+                                   lucid_vec3 dir, double sdir, int patch,
+                                   const lucid_derivative_options *e,
+                                   lucid_derivative_workspace *ws,
+                                   lucid_contact_geometry_derivative *d, double *dq) {
+    const lucid_shape *so = h2 ? s1 : s2;
+    const lucid_se3 *To = h2 ? T1 : T2;
+    lucid_vec3 l = lucid_mat3_tmul_vec(&To->R, dir);
+    lucid_mat3 K = lucid_mat3_zero();
+    int analytic = !patch && lucid_support_hessian_analytic(so, l, &K) == LUCID_OK;
+    if (!analytic && (patch || !e)) {
+        /* a patch's points are vertices (or a capsule's cap bottoms) rigid with their faces */
+        int rule;
+        K = rule_hessian(so, To, q, l, &rule);
+        if (!rule) return LUCID_ERR_DEGENERATE;
+    } else if (!analytic) { /* the caller asked for smoothed derivatives */
+        d->estimated = 1;
+        if (e->method != LUCID_DERIV_FIRST_ORDER_GAUSSIAN &&
+            e->method != LUCID_DERIV_FIRST_ORDER_GUMBEL) {
+            double J[120], y[10];
+            lucid_status st = pair_query(s1, T1, s2, T2, e, ws, J, y);
+            int row = h2 ? 1 : 4; /* the facing shape's witness rows */
+            for (int c = 0; st == LUCID_OK && c < 12; ++c)
+                for (int i = 0; i < 3; ++i) dq[i + 3 * c] = J[row + i + 10 * c];
+            return st;
+        }
+        lucid_status st = smoothed_hessian(so, l, e, ws, &K);
+        if (st != LUCID_OK) return st;
+    }
+    witness_from_hessian(To, h2 ? 0 : 6, q, dir, &K, d->dnormal, sdir, dq);
+    return LUCID_OK;
+}
+
 /* A pair whose normal is rigid with one shape (h2: shape 2, else shape 1): a halfspace, or a
  * box's face (face_owner). */
 static lucid_status halfspace_pair(const lucid_shape *s1, const lucid_se3 *T1,
@@ -118,9 +155,8 @@ static lucid_status halfspace_pair(const lucid_shape *s1, const lucid_se3 *T1,
                                    const lucid_derivative_options *e,
                                    lucid_derivative_workspace *ws,
                                    lucid_contact_geometry_derivative *d) {
-    const lucid_se3 *Th = h2 ? T2 : T1, *To = h2 ? T1 : T2;
-    const lucid_shape *so = h2 ? s1 : s2;
-    int h_off = h2 ? 6 : 0, o_off = h2 ? 0 : 6;
+    const lucid_se3 *Th = h2 ? T2 : T1;
+    int h_off = h2 ? 6 : 0;
     lucid_vec3 n = g->normal;
     /* n rigid with the halfspace: dn = (R w) x n */
     lucid_mat3 Hn = lucid_mat3_hat(n), A = lucid_mat3_mul(&Hn, &Th->R);
@@ -129,34 +165,10 @@ static lucid_status halfspace_pair(const lucid_shape *s1, const lucid_se3 *T1,
     /* the other shape's witness and its support direction (towards the halfspace) */
     double so_sign = h2 ? 1.0 : -1.0; /* q = p1 (other is shape 1) or p2 */
     lucid_vec3 q = lucid_vec3_axpy(g->point, -0.5 * so_sign * g->separation, n);
-    lucid_vec3 dir = lucid_vec3_scale(n, so_sign), l = lucid_mat3_tmul_vec(&To->R, dir);
     double dq[36] = {0};
-    int given = 0, rule = 0; /* dq given by the estimator's query; an exact rule applies */
-    lucid_mat3 K = lucid_mat3_zero();
-    int analytic = !patch && lucid_support_hessian_analytic(so, l, &K) == LUCID_OK;
-    lucid_mat3 Kr = rule_hessian(so, To, q, l, &rule);
-    /* a patch's points are vertices (or a capsule's cap bottoms) rigid with their faces; a
-     * single witness takes the estimator where it has no exact curvature, when one is given */
-    if (!analytic && (patch || !e)) {
-        if (!rule) return LUCID_ERR_DEGENERATE;
-        K = Kr;
-    } else if (!analytic) {
-        d->estimated = 1;
-        if (e->method == LUCID_DERIV_FIRST_ORDER_GAUSSIAN ||
-            e->method == LUCID_DERIV_FIRST_ORDER_GUMBEL) {
-            lucid_status st = smoothed_hessian(so, l, e, ws, &K);
-            if (st != LUCID_OK) return st;
-        } else {
-            double J[120], y[10];
-            lucid_status st = pair_query(s1, T1, s2, T2, e, ws, J, y);
-            if (st != LUCID_OK) return st;
-            int row = h2 ? 1 : 4; /* the other shape's witness rows */
-            for (int c = 0; c < 12; ++c)
-                for (int i = 0; i < 3; ++i) dq[i + 3 * c] = J[row + i + 10 * c];
-            given = 1;
-        }
-    }
-    if (!given) witness_from_hessian(To, o_off, q, dir, &K, d->dnormal, so_sign, dq);
+    lucid_vec3 dir = lucid_vec3_scale(n, so_sign);
+    lucid_status st = facing_witness(s1, T1, s2, T2, h2, q, dir, so_sign, patch, e, ws, d, dq);
+    if (st != LUCID_OK) return st;
     separation_rows(T1, T2, g, d->dseparation);
     /* point = q +- phi/2 n */
     for (int c = 0; c < 12; ++c)
@@ -305,7 +317,18 @@ lucid_status lucid_contact_geometry_derivatives(const lucid_shape *s1, const luc
 
 void lucid_contact_geometry_twist(const lucid_se3 *T0, const lucid_se3 *T, double xi[6]) {
     lucid_se3 D = lucid_se3_between(T0, T);
-    lucid_se3_log(&D, xi);
+    lucid_vec3_store(D.t, xi);
+    const double *m = D.R.m; /* column-major: (i, j) at [i + 3 j] */
+    xi[3] = 0.5 * (m[5] - m[7]), xi[4] = 0.5 * (m[6] - m[2]), xi[5] = 0.5 * (m[1] - m[3]);
+}
+
+void lucid_contact_geometry_twist_part(const lucid_se3 *P, const double xi_body[6], double xi[6]) {
+    /* exp(xi) of the body seen from the part: P^-1 exp(xi) P = exp(Ad_{P^-1} xi),
+     * Ad_{P^-1} = [[R^T, -R^T hat(t)], [0, R^T]] */
+    lucid_vec3 v = lucid_vec3_load(xi_body), w = lucid_vec3_load(xi_body + 3);
+    lucid_vec3 vw = lucid_vec3_sub(v, lucid_vec3_cross(P->t, w));
+    lucid_vec3_store(lucid_mat3_tmul_vec(&P->R, vw), xi);
+    lucid_vec3_store(lucid_mat3_tmul_vec(&P->R, w), xi + 3);
 }
 
 void lucid_contact_geometry_predict(const lucid_contact_geometry *g0,

@@ -56,8 +56,14 @@ lucid_status lucid_contact_geometry_derivatives(const lucid_shape *s1, const luc
                                                 lucid_derivative_workspace *ws,
                                                 lucid_contact_geometry_derivative *d);
 
-/* xi = log(T0^-1 T) (linear part first): the local twist from T0 to T. */
+/* The local twist from T0 to T, log(T0^-1 T) (linear part first) to first order:
+ * (R0^T (t - t0), vee of the skew part of R0^T R). It differs from the logarithm in second
+ * order only, which the step derivatives' central differences cancel, and costs no
+ * trigonometry. */
 void lucid_contact_geometry_twist(const lucid_se3 *T0, const lucid_se3 *T, double xi[6]);
+/* A part's twist from its body's: the part at P in the body frame moves by
+ * P^-1 exp(xi_body) P = exp(Ad_{P^-1} xi_body). */
+void lucid_contact_geometry_twist_part(const lucid_se3 *P, const double xi_body[6], double xi[6]);
 
 /* g = g0 + d [xi1; xi2] to first order (the normal renormalised). */
 void lucid_contact_geometry_predict(const lucid_contact_geometry *g0,

@@ -58,11 +58,12 @@ typedef struct ctx {
     double saved_compliance;
     lucid_model *saved_model; /* a model parameter's column: the model before the shift */
     int reuse;                /* the nominal full evaluation is the last one: see fixed_step */
-    /* carried contact geometry (carry = 1): the ns shape contacts' derivatives, their parts'
-     * nominal poses (2 per contact) and the carried list of one evaluation */
+    /* carried contact geometry (carry = 1): the ns shape contacts' derivatives, the bodies'
+     * nominal poses and twists from them (one evaluation's), and the carried list */
     int carry, ns;
     lucid_contact_geometry_derivative *geo;
-    lucid_se3 *pose0;
+    lucid_se3 *body0;
+    double *body_xi;
     double *margin0; /* each shape contact's margin in the nominal detection */
     lucid_world_contact *carried;
     lucid_derivative_workspace *ws;
@@ -90,7 +91,7 @@ static void release(ctx *c) {
     free(c->ift), free(c->G), free(c->g), free(c->R), free(c->li), free(c->gi), free(c->mi);
     free(c->di);
     lucid_model_destroy(c->saved_model);
-    free(c->geo), free(c->pose0), free(c->carried), free(c->margin0);
+    free(c->geo), free(c->body0), free(c->body_xi), free(c->carried), free(c->margin0);
     lucid_derivative_workspace_destroy(c->ws);
 }
 
@@ -321,6 +322,7 @@ static const lucid_step_param *perturb(ctx *c, int col, double delta,
     return p;
 }
 
+/* How many contacts of list share contact k's shape pair. */
 static int pair_count(const lucid_world_contact *list, int n, const lucid_world_contact *k) {
     int count = 0;
     for (int i = 0; i < n; ++i)
@@ -382,21 +384,31 @@ static lucid_mat3 frame_of(lucid_vec3 n) {
     return lucid_mat3_from_cols(t1, lucid_vec3_cross(n, t1), n);
 }
 
+/* Part `part` of body b's twist from its nominal pose (the body's, seen from the part). */
+static void part_twist(const ctx *c, int b, int part, double xi[6]) {
+    const lucid_body *body = &c->w->bodies[b];
+    lucid_contact_geometry_twist_part(&c->w->parts[body->part_begin + part].pose,
+                                      c->body_xi + 6 * (size_t)b, xi);
+}
+
 /* The nominal shape contacts carried to the world's current poses (after step_begin): each
- * part's twist from its nominal pose, log(T0^-1 T), through the geometry derivatives; friction
- * from the bodies as detection takes it (a friction parameter's column changes it). Returns 0
- * when a carried separation leaves its pair's margin: detection would drop that contact (the
- * column is then computed from whole steps, which flag the switch). */
+ * body's twist from its nominal pose, log(T0^-1 T) to first order, once, each part's from it,
+ * through the geometry derivatives; friction from the bodies as detection takes it (a friction
+ * parameter's column changes it). Returns 0 when a carried separation leaves its pair's
+ * margin: detection would drop that contact (the column is then computed from whole steps,
+ * which flag the switch). */
 static int carry_contacts(ctx *c) {
     int kept = 1;
     const lucid_world *w = c->w;
+    for (int i = 0; i < w->num_bodies; ++i)
+        if (!w->bodies[i].is_static)
+            lucid_contact_geometry_twist(&c->body0[i], &w->bodies[i].pose, c->body_xi + 6 * i);
     for (int k = 0; k < c->ns; ++k) {
         const lucid_world_contact *k0 = &c->contacts[k];
         lucid_world_contact *out = &c->carried[k];
-        lucid_se3 T1 = part_pose(w, k0->body1, k0->part1), T2 = part_pose(w, k0->body2, k0->part2);
         double xi1[6], xi2[6];
-        lucid_contact_geometry_twist(&c->pose0[2 * k], &T1, xi1);
-        lucid_contact_geometry_twist(&c->pose0[2 * k + 1], &T2, xi2);
+        part_twist(c, k0->body1, k0->part1, xi1);
+        part_twist(c, k0->body2, k0->part2, xi2);
         lucid_contact_geometry g0 = {k0->point, lucid_mat3_col(&k0->frame, 2), k0->separation}, g;
         lucid_contact_geometry_predict(&g0, &c->geo[k], xi1, xi2, &g);
         *out = *k0;
@@ -416,7 +428,8 @@ static lucid_status setup_geometry(ctx *c, lucid_step_jacobians *J, const char *
     while (c->ns < c->n && c->contacts[c->ns].limit_sign == 0) ++c->ns;
     int ok = 1;
     c->geo = grab((size_t)c->ns, sizeof *c->geo, &ok);
-    c->pose0 = grab(2 * (size_t)c->ns, sizeof *c->pose0, &ok);
+    c->body0 = grab((size_t)c->w->num_bodies, sizeof *c->body0, &ok);
+    c->body_xi = grab(6 * (size_t)c->w->num_bodies, sizeof(double), &ok); /* static: 0 */
     c->carried = grab((size_t)c->ns, sizeof *c->carried, &ok);
     c->margin0 = grab((size_t)c->ns, sizeof(double), &ok);
     if (!ok) return LUCID_ERR_NO_MEMORY;
@@ -433,11 +446,11 @@ static lucid_status setup_geometry(ctx *c, lucid_step_jacobians *J, const char *
     perturb(c, -1, 0.0, c->cache0, 0, &s);
     if (s == LUCID_OK) s = lucid_world_step_begin(c->w);
     if (s != LUCID_OK) return s;
+    for (int i = 0; i < c->w->num_bodies; ++i) c->body0[i] = c->w->bodies[i].pose;
     for (int k = 0; k < c->ns; ++k) {
         const lucid_world_contact *k0 = &c->contacts[k];
         const lucid_world *w = c->w;
-        lucid_se3 *T = &c->pose0[2 * k];
-        T[0] = part_pose(w, k0->body1, k0->part1), T[1] = part_pose(w, k0->body2, k0->part2);
+        lucid_se3 T[2] = {part_pose(w, k0->body1, k0->part1), part_pose(w, k0->body2, k0->part2)};
         const lucid_shape *s1 = &w->parts[w->bodies[k0->body1].part_begin + k0->part1].shape;
         const lucid_shape *s2 = &w->parts[w->bodies[k0->body2].part_begin + k0->part2].shape;
         lucid_contact_geometry g0 = {k0->point, lucid_mat3_col(&k0->frame, 2), k0->separation};

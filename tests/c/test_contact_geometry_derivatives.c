@@ -279,15 +279,28 @@ static void test_estimated_and_degenerate(void **state) {
                      LUCID_ERR_ARGUMENT);
 }
 
-/* The twist of a composed pose and the first-order prediction: predict(log(T0^-1 T0 exp(xi)))
- * moves the separation by dseparation xi. */
+/* The twists: log(T0^-1 T) to first order (central differences of it give xi to O(e^2)), and
+ * a part's twist from its body's is the twist of the part's own poses to first order. */
 static void test_twist(void **state) {
     (void)state;
-    lucid_se3 T0 = pose(0.1, 0.2, 0.3, 0.4, -0.5, 0.6);
-    double xi[6] = {1e-3, -2e-3, 3e-3, 4e-3, -5e-3, 6e-3}, back[6];
-    lucid_se3 E = lucid_se3_exp(xi), T = lucid_se3_compose(&T0, &E);
-    lucid_contact_geometry_twist(&T0, &T, back);
-    for (int i = 0; i < 6; ++i) assert_true(fabs(back[i] - xi[i]) < 1e-14);
+    lucid_se3 T0 = pose(0.1, 0.2, 0.3, 0.4, -0.5, 0.6), P = pose(0.05, -0.1, 0.2, 0.3, 0.1, -0.2);
+    lucid_se3 A0 = lucid_se3_compose(&T0, &P);
+    double xi[6] = {1.0, -2.0, 3.0, 4.0, -5.0, 6.0}, e = 1e-5;
+    double body[2][6], part[2][6], direct[2][6];
+    for (int sgn = 0; sgn < 2; ++sgn) {
+        double step[6];
+        for (int i = 0; i < 6; ++i) step[i] = (sgn ? -e : e) * xi[i];
+        lucid_se3 E = lucid_se3_exp(step), T = lucid_se3_compose(&T0, &E);
+        lucid_se3 A = lucid_se3_compose(&T, &P);
+        lucid_contact_geometry_twist(&T0, &T, body[sgn]);
+        lucid_contact_geometry_twist_part(&P, body[sgn], part[sgn]);
+        lucid_contact_geometry_twist(&A0, &A, direct[sgn]);
+    }
+    for (int i = 0; i < 6; ++i) {
+        assert_true(fabs((body[0][i] - body[1][i]) / (2 * e) - xi[i]) < 1e-8);
+        double dp = (part[0][i] - part[1][i]) / (2 * e);
+        assert_true(fabs(dp - (direct[0][i] - direct[1][i]) / (2 * e)) < 1e-8);
+    }
 }
 
 int main(void) {
