@@ -111,7 +111,8 @@ typedef struct lucid_step_jacobians {
     int *switched;            /* per contact: 1 when a perturbed step lost or gained contacts
                                * of its pair (the derivative there is a one-sided mix) */
     int *estimated;           /* per contact: its geometry derivative came from the
-                               * estimator opts.collision (carried geometry only) */
+                               * estimator opts.collision (carried geometry only); NULL on a
+                               * single_level world (single_level_derivatives.h) */
     int carried;              /* the position and parameter columns carried the contacts
                                * (1) or re-ran collision detection (0) */
     int fallback_columns;     /* implicit: columns computed by finite differences */

@@ -216,7 +216,7 @@ static void push_result(lua_State *L, const lucid_step_jacobians *J) {
         lua_setfield(L, -2, "margin");
         lua_pushboolean(L, J->switched[k]);
         lua_setfield(L, -2, "switched");
-        lua_pushboolean(L, J->estimated[k]);
+        lua_pushboolean(L, J->estimated && J->estimated[k]);
         lua_setfield(L, -2, "estimated");
         lua_rawseti(L, -2, k + 1);
     }
@@ -225,7 +225,8 @@ static void push_result(lua_State *L, const lucid_step_jacobians *J) {
     lua_setfield(L, -2, "fallback_columns");
     lua_pushboolean(L, J->rank_deficient);
     lua_setfield(L, -2, "rank_deficient");
-    lua_pushstring(L, J->carried ? "carried" : "collide");
+    /* a single_level world's derivatives have their own geometry (no estimated flags) */
+    lua_pushstring(L, !J->estimated ? "single_level" : J->carried ? "carried" : "collide");
     lua_setfield(L, -2, "geometry");
 }
 

@@ -446,3 +446,14 @@ t.case("contact geometry without an exact rule: collide by default, an estimator
   t.raises(F .. ": opts.collision must be a table", w.step_derivatives, w, {collision = "gaussian"})
   t.raises(F .. ": geometry must be", w.step_derivatives, w, {geometry = "guess"})
 end)
+
+t.case("a single_level world reports its own geometry", function()
+  local w = lucid.world{dt = 0.01, collision = "single_level", single_level = {kappa = 1e-4, tol = 1e-12}}
+  w:add_static{shape = lucid.halfspace({0, 0, 1}, 0), friction = 0.5}
+  w:add_body{shape = lucid.box(0.2, 0.15, 0.1), mass = 1, pose = at(0, 0, 0.1)}
+  w:step(2)
+  local D = w:step_derivatives{method = "relaxed"}
+  t.eq(D.geometry, "single_level")
+  t.truthy(#D.contacts > 0, "the box touches the floor")
+  for _, c in ipairs(D.contacts) do t.eq(c.estimated, false) end
+end)
