@@ -433,7 +433,7 @@ static int run_scene(const char *which, const robot_scene *sc, const mujoco_api 
 
 static void print_row(const char *scene, const char *method, const timing *t, double ua,
                       double ub) {
-    printf("%-9s %-22s %4d %4d %8d %9d %11.1f %9.2e %9.2e %9.1e %9.1e\n", scene, method, t->nt,
+    printf("%-9s %-24s %4d %4d %8d %9d %11.1f %9.2e %9.2e %9.1e %9.1e\n", scene, method, t->nt,
            t->nu, t->contacts, t->fallback, t->us, t->err_a, t->err_b, ua, ub);
 }
 
@@ -538,7 +538,7 @@ int main(int argc, char **argv) {
            REFERENCE_TOL, SWEEP_H0, SWEEP);
     printf("dims differ: lucid's tangent is 2 nv, MuJoCo's 2 nv + na (and other free-body "
            "velocity frames): costs compare per scene, errors each against its own reference\n");
-    printf("%-9s %-22s %4s %4s %8s %9s %11s %9s %9s %9s %9s\n", "scene", "method", "nt", "nu",
+    printf("%-9s %-24s %4s %4s %8s %9s %11s %9s %9s %9s %9s\n", "scene", "method", "nt", "nu",
            "contacts", "fallback", "CPU us", "err A", "err B", "ref unc A", "ref unc B");
     int status = 0;
     scene_result results[3];
