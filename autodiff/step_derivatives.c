@@ -419,6 +419,24 @@ static int carry_contacts(ctx *c) {
     return kept;
 }
 
+/* Whether detection at x0 with the margin widened by 10 opts.step (m: how far a surface point
+ * within 10 m of its body's origin moves in a perturbed evaluation) finds a shape pair more
+ * contacts than the nominal list has: a contact that would appear in a perturbed
+ * configuration, which carried contacts cannot show (after step_begin at x0). */
+static lucid_status contacts_may_appear(ctx *c, int *appear) {
+    lucid_world *w = c->w;
+    double margin = w->opt.margin;
+    w->opt.margin = margin + 10.0 * c->o->step;
+    lucid_status s = lucid_world_collide(w);
+    w->opt.margin = margin;
+    *appear = 0;
+    for (int k = 0; s == LUCID_OK && k < w->num_contacts; ++k)
+        *appear |= pair_count(w->contacts, w->num_contacts, &w->contacts[k]) !=
+                   pair_count(c->contacts, c->ns, &w->contacts[k]);
+    w->num_contacts = 0;
+    return s;
+}
+
 /* The geometry derivatives of the nominal shape contacts at x0 (link poses by step_begin):
  * c->carry = 1 when the options ask for carried contacts and every one has them. */
 static lucid_status setup_geometry(ctx *c, lucid_step_jacobians *J, const char **why) {
@@ -445,7 +463,10 @@ static lucid_status setup_geometry(ctx *c, lucid_step_jacobians *J, const char *
     lucid_status s;
     perturb(c, -1, 0.0, c->cache0, 0, &s);
     if (s == LUCID_OK) s = lucid_world_step_begin(c->w);
-    if (s != LUCID_OK) return s;
+    int appear = 0;
+    if (s == LUCID_OK && o->geometry == LUCID_STEP_GEOMETRY_AUTO)
+        s = contacts_may_appear(c, &appear);
+    if (s != LUCID_OK || appear) return s; /* appearing contacts: detection at each column */
     for (int i = 0; i < c->w->num_bodies; ++i) c->body0[i] = c->w->bodies[i].pose;
     for (int k = 0; k < c->ns; ++k) {
         const lucid_world_contact *k0 = &c->contacts[k];

@@ -56,7 +56,9 @@ typedef struct lucid_step_param {
  * perturbed configuration (docs/step_derivatives.md, "Contact geometry"). */
 typedef enum lucid_step_geometry {
     LUCID_STEP_GEOMETRY_AUTO = 0, /* CARRIED when every shape contact has a geometry derivative
-                                   * (an exact rule, or opts.collision given), else COLLIDE */
+                                   * (an exact rule, or opts.collision given) and detection with
+                                   * the margin widened by 10 step finds no more contacts, else
+                                   * COLLIDE */
     LUCID_STEP_GEOMETRY_CARRIED,  /* the nominal contacts carried to first order by their
                                    * geometry derivatives (autodiff/contact_geometry_derivatives.h),
                                    * no collision detection; LUCID_ERR_ARGUMENT where a contact

@@ -457,3 +457,16 @@ t.case("a single_level world reports its own geometry", function()
   t.truthy(#D.contacts > 0, "the box touches the floor")
   for _, c in ipairs(D.contacts) do t.eq(c.estimated, false) end
 end)
+
+t.case("a contact that may appear in a perturbed configuration: detection at each column", function()
+  -- a box 1e-7 m above the margin: no nominal contact, but the perturbed steps of its height
+  -- column (h = 1e-6) touch; carried contacts cannot show that, so the default detects
+  local w = floor_world()
+  w:add_body{shape = lucid.box(0.1, 0.1, 0.1), pose = at(0, 0, 0.1 + 5e-3 + 1e-7)}
+  local x = w:state()
+  local D = w:step_derivatives()
+  t.eq(D.geometry, "collide")
+  t.truthy(D.fallback_columns > 0, "the appearing contact was not reported")
+  w:set_state(x)
+  t.eq(w:step_derivatives{geometry = "carried"}.fallback_columns, 0) -- documented blind spot
+end)
