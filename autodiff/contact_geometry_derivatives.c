@@ -270,10 +270,63 @@ static lucid_status pair_query(const lucid_shape *s1, const lucid_se3 *T1, const
     return LUCID_OK;
 }
 
+/* Two capsules side to side (both core points inside their segments, the axes not parallel):
+ * the cores' closest points c_i = a_i + s_i u_i keep w = c2 - c1 perpendicular to both axes,
+ * d(w . u_i) = 0 gives ds1, ds2 (2 x 2, determinant 1 - (u1.u2)^2), then n = w / |w| and
+ * p_i = c_i -+ r_i n. Returns 0 where it does not apply. */
+static int capsule_sides(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
+                         const lucid_se3 *T2, const lucid_contact_geometry *g,
+                         lucid_contact_geometry_derivative *d) {
+    if (s1->kind != LUCID_SHAPE_CAPSULE || s2->kind != LUCID_SHAPE_CAPSULE) return 0;
+    lucid_vec3 n = g->normal, u1 = lucid_mat3_col(&T1->R, 2), u2 = lucid_mat3_col(&T2->R, 2);
+    double r1 = s1->radius, r2 = s2->radius, c = lucid_vec3_dot(u1, u2), det = 1.0 - c * c;
+    lucid_vec3 c1 = lucid_vec3_axpy(g->point, -0.5 * g->separation - r1, n);
+    lucid_vec3 c2 = lucid_vec3_axpy(g->point, 0.5 * g->separation + r2, n);
+    double t1 = lucid_vec3_dot(lucid_vec3_sub(c1, T1->t), u1);
+    double t2 = lucid_vec3_dot(lucid_vec3_sub(c2, T2->t), u2);
+    lucid_vec3 w = lucid_vec3_sub(c2, c1);
+    double D = lucid_vec3_norm(w);
+    if (!(det > 1e-6 && D > 1e-9 && fabs(t1) < s1->u.half_length - 1e-9 &&
+          fabs(t2) < s2->u.half_length - 1e-9))
+        return 0;
+    for (int col = 0; col < 12; ++col) {
+        /* one unit twist coordinate of one body: its axis' point and direction move rigidly */
+        const lucid_se3 *T = col < 6 ? T1 : T2;
+        lucid_vec3 e = lucid_vec3_zero(), da = e, du1 = e, du2 = e, da1 = e, da2 = e;
+        if (col % 6 < 3) {
+            da = lucid_mat3_col(&T->R, col % 6);
+        } else {
+            e = lucid_mat3_col(&T->R, col % 6 - 3); /* R w for a unit w */
+            lucid_vec3 *du = col < 6 ? &du1 : &du2;
+            *du = lucid_vec3_cross(e, col < 6 ? u1 : u2);
+        }
+        if (col < 6)
+            da1 = da;
+        else
+            da2 = da;
+        /* b = the change of w with s fixed: da2 + t2 du2 - da1 - t1 du1 */
+        lucid_vec3 b = lucid_vec3_sub(lucid_vec3_axpy(da2, t2, du2), lucid_vec3_axpy(da1, t1, du1));
+        double f1 = -lucid_vec3_dot(b, u1) - lucid_vec3_dot(w, du1);
+        double f2 = -lucid_vec3_dot(b, u2) - lucid_vec3_dot(w, du2);
+        /* c dt2 - dt1 = f1, dt2 - c dt1 = f2 */
+        double dt1 = (c * f2 - f1) / det, dt2 = (f2 - c * f1) / det;
+        lucid_vec3 dc1 = lucid_vec3_axpy(lucid_vec3_axpy(da1, dt1, u1), t1, du1);
+        lucid_vec3 dc2 = lucid_vec3_axpy(lucid_vec3_axpy(da2, dt2, u2), t2, du2);
+        lucid_vec3 dw = lucid_vec3_sub(dc2, dc1);
+        lucid_vec3 dn = lucid_vec3_scale(lucid_vec3_axpy(dw, -lucid_vec3_dot(n, dw), n), 1.0 / D);
+        lucid_vec3 dp =
+            lucid_vec3_axpy(lucid_vec3_scale(lucid_vec3_add(dc1, dc2), 0.5), 0.5 * (r1 - r2), dn);
+        lucid_vec3_store(dn, d->dnormal + 3 * col), lucid_vec3_store(dp, d->dpoint + 3 * col);
+        d->dseparation[col] = lucid_vec3_dot(n, dw);
+    }
+    return 1;
+}
+
 static lucid_status shape_pair(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
                                const lucid_se3 *T2, const lucid_contact_geometry *g, int patch,
                                const lucid_derivative_options *e, lucid_derivative_workspace *ws,
                                lucid_contact_geometry_derivative *d) {
+    if (!patch && capsule_sides(s1, T1, s2, T2, g, d)) return LUCID_OK;
     lucid_derivative_options analytic;
     lucid_derivative_options_default(&analytic);
     analytic.method = LUCID_DERIV_ANALYTIC;
@@ -313,6 +366,19 @@ lucid_status lucid_contact_geometry_derivatives(const lucid_shape *s1, const luc
     int owner = face_owner(s1, T1, s2, T2, g); /* a box's face acting as a halfspace */
     if (owner) return halfspace_pair(s1, T1, s2, T2, g, patch, owner == 2, estimator, ws, d);
     return shape_pair(s1, T1, s2, T2, g, patch, estimator, ws, d);
+}
+
+void lucid_contact_geometry_rigid(const lucid_se3 *T1, const lucid_se3 *T2,
+                                  const lucid_contact_geometry *g,
+                                  lucid_contact_geometry_derivative *d) {
+    memset(d, 0, sizeof *d);
+    lucid_vec3 n = g->normal;
+    lucid_mat3 Hn = lucid_mat3_hat(n), A = lucid_mat3_mul(&Hn, &T1->R);
+    A = lucid_mat3_scale(&A, -1.0);
+    add_block(d->dnormal, 3, &A);
+    add_rigid(d->dpoint, 0, T1, lucid_vec3_axpy(g->point, -0.5 * g->separation, n), 0.5);
+    add_rigid(d->dpoint, 6, T2, lucid_vec3_axpy(g->point, 0.5 * g->separation, n), 0.5);
+    separation_rows(T1, T2, g, d->dseparation);
 }
 
 void lucid_contact_geometry_twist(const lucid_se3 *T0, const lucid_se3 *T, double xi[6]) {

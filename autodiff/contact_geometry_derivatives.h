@@ -56,6 +56,15 @@ lucid_status lucid_contact_geometry_derivatives(const lucid_shape *s1, const luc
                                                 lucid_derivative_workspace *ws,
                                                 lucid_contact_geometry_derivative *d);
 
+/* The rigid carriage: the separation exact (envelope theorem), the normal rigid with shape 1
+ * and each witness with its shape. Not the geometry's derivative in general; the step
+ * derivatives use it for a contact without an exact rule that carries no force and is
+ * separated, whose point and normal do not enter the step to first order (its force stays 0:
+ * it is breaking) - only its separation, which decides whether it stays a contact. */
+void lucid_contact_geometry_rigid(const lucid_se3 *T1, const lucid_se3 *T2,
+                                  const lucid_contact_geometry *g,
+                                  lucid_contact_geometry_derivative *d);
+
 /* The local twist from T0 to T, log(T0^-1 T) (linear part first) to first order:
  * (R0^T (t - t0), vee of the skew part of R0^T R). It differs from the logarithm in second
  * order only, which the step derivatives' central differences cancel, and costs no

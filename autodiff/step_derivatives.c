@@ -479,6 +479,12 @@ static lucid_status setup_geometry(ctx *c, lucid_step_jacobians *J, const char *
         s = lucid_contact_geometry_derivatives(s1, &T[0], s2, &T[1], &g0, patch, o->collision,
                                                c->ws, &c->geo[k]);
         if (s == LUCID_ERR_NO_MEMORY) return s;
+        if (s != LUCID_OK && k0->separation > 0.0 && k0->force[0] == 0.0 && k0->force[1] == 0.0 &&
+            k0->force[2] == 0.0) {
+            /* separated and without force: only its separation enters the step (exact) */
+            lucid_contact_geometry_rigid(&T[0], &T[1], &g0, &c->geo[k]);
+            s = LUCID_OK;
+        }
         if (s != LUCID_OK) {
             if (o->geometry == LUCID_STEP_GEOMETRY_AUTO) {
                 memset(J->estimated, 0, sizeof(int) * (size_t)c->n);

@@ -230,6 +230,27 @@ static void test_box_face(void **state) {
         LUCID_ERR_DEGENERATE);
 }
 
+/* Two capsules crossing side to side (their caps' analytic rule does not apply): the cores'
+ * closest points slide along both axes. */
+static void test_capsule_sides(void **state) {
+    (void)state;
+    lucid_shape a, b;
+    assert_int_equal(lucid_shape_capsule(0.03, 0.2, &a), LUCID_OK);
+    assert_int_equal(lucid_shape_capsule(0.02, 0.15, &b), LUCID_OK);
+    lucid_se3 Ta = pose(0.01, 0.02, 0.03, 0.2, -0.1, 0.3);
+    lucid_se3 Tb =
+        lucid_se3_compose(&Ta, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(1.2, 0.3, 0.1)),
+                                            lucid_vec3_make(0.05, -0.02, 0.0)});
+    /* move b along the common perpendicular until the cores are 0.05 - 3e-4 apart */
+    lucid_gjk_options go;
+    lucid_derivative_query_options_default(&go);
+    lucid_distance_result r;
+    assert_int_equal(lucid_distance(&a, &Ta, &b, &Tb, &go, &r), LUCID_OK);
+    Tb.t = lucid_vec3_axpy(Tb.t, -3e-4 - r.distance, r.normal);
+    assert_true(fd_error("capsule side-capsule side", &a, &Ta, &b, &Tb, 1, 0) <= 1e-6);
+    assert_true(fd_error("capsule side-capsule side (swapped)", &b, &Tb, &a, &Ta, 1, 0) <= 1e-6);
+}
+
 /* A box's corner has no curvature: with a smoothed estimator its geometry derivative is
  * flagged estimated (and finite), while a box resting on a face (a patch: vertices rigid with
  * their face) keeps the exact rule; a cone's rim has no rule at all: without an estimator
@@ -310,6 +331,7 @@ int main(void) {
         cmocka_unit_test(test_ellipsoid_sphere),
         cmocka_unit_test(test_box_plane_patch),
         cmocka_unit_test(test_box_face),
+        cmocka_unit_test(test_capsule_sides),
         cmocka_unit_test(test_estimated_and_degenerate),
         cmocka_unit_test(test_twist),
     };

@@ -162,7 +162,7 @@ t.case("the Allegro hand touching its cube: A, B equal finite differences", func
                              {steps = {3e-7, 1e-7}, tol = 1e-14})
   local modes = {}
   for _, c in ipairs(D.contacts) do modes[#modes + 1] = c.mode end
-  print("allegro: contact modes " .. table.concat(modes, ", "))
+  print("allegro: contact modes " .. table.concat(modes, ", ") .. "; geometry " .. D.geometry)
 end)
 
 t.case("w:step_derivatives leaves the world as w:step does", function()
