@@ -270,46 +270,51 @@ static lucid_status pair_query(const lucid_shape *s1, const lucid_se3 *T1, const
     return LUCID_OK;
 }
 
-/* Two capsules side to side (both core points inside their segments, the axes not parallel):
- * the cores' closest points c_i = a_i + s_i u_i keep w = c2 - c1 perpendicular to both axes,
- * d(w . u_i) = 0 gives ds1, ds2 (2 x 2, determinant 1 - (u1.u2)^2), then n = w / |w| and
- * p_i = c_i -+ r_i n. Returns 0 where it does not apply. */
-static int capsule_sides(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
-                         const lucid_se3 *T2, const lucid_contact_geometry *g,
-                         lucid_contact_geometry_derivative *d) {
-    if (s1->kind != LUCID_SHAPE_CAPSULE || s2->kind != LUCID_SHAPE_CAPSULE) return 0;
+/* Whether shape s is a swept point or segment (sphere, capsule): its core's half-length. */
+static int swept_core(const lucid_shape *s, double *half_length) {
+    *half_length = s->kind == LUCID_SHAPE_CAPSULE ? s->u.half_length : 0.0;
+    return s->kind == LUCID_SHAPE_CAPSULE || s->kind == LUCID_SHAPE_SPHERE;
+}
+
+/* Two swept cores (sphere, capsule) whose contact is not between two caps: the cores' closest
+ * points c_i = a_i + t_i u_i, a point inside a segment sliding on it (free), an end or a
+ * sphere's centre rigid. d(w . u_i) = 0 for the free ones (w = c2 - c1; both free: 2 x 2 with
+ * determinant 1 - (u1.u2)^2, the axes not parallel), then n = w / |w| and p_i = c_i -+ r_i n.
+ * Returns 0 where it does not apply (both points rigid: the analytic rule's case). */
+static int swept_cores(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
+                       const lucid_se3 *T2, const lucid_contact_geometry *g,
+                       lucid_contact_geometry_derivative *d) {
+    double h1, h2;
+    if (!swept_core(s1, &h1) || !swept_core(s2, &h2)) return 0;
     lucid_vec3 n = g->normal, u1 = lucid_mat3_col(&T1->R, 2), u2 = lucid_mat3_col(&T2->R, 2);
     double r1 = s1->radius, r2 = s2->radius, c = lucid_vec3_dot(u1, u2), det = 1.0 - c * c;
     lucid_vec3 c1 = lucid_vec3_axpy(g->point, -0.5 * g->separation - r1, n);
     lucid_vec3 c2 = lucid_vec3_axpy(g->point, 0.5 * g->separation + r2, n);
     double t1 = lucid_vec3_dot(lucid_vec3_sub(c1, T1->t), u1);
     double t2 = lucid_vec3_dot(lucid_vec3_sub(c2, T2->t), u2);
+    int free1 = fabs(t1) < h1 - 1e-9, free2 = fabs(t2) < h2 - 1e-9;
     lucid_vec3 w = lucid_vec3_sub(c2, c1);
     double D = lucid_vec3_norm(w);
-    if (!(det > 1e-6 && D > 1e-9 && fabs(t1) < s1->u.half_length - 1e-9 &&
-          fabs(t2) < s2->u.half_length - 1e-9))
-        return 0;
+    if (!(free1 || free2) || !(D > 1e-9) || (free1 && free2 && !(det > 1e-6))) return 0;
+    if (!free1) t1 = h1 > 0.0 ? (t1 > 0 ? h1 : -h1) : 0.0; /* an end, exactly */
+    if (!free2) t2 = h2 > 0.0 ? (t2 > 0 ? h2 : -h2) : 0.0;
     for (int col = 0; col < 12; ++col) {
         /* one unit twist coordinate of one body: its axis' point and direction move rigidly */
         const lucid_se3 *T = col < 6 ? T1 : T2;
-        lucid_vec3 e = lucid_vec3_zero(), da = e, du1 = e, du2 = e, da1 = e, da2 = e;
-        if (col % 6 < 3) {
+        lucid_vec3 z = lucid_vec3_zero(), da = z, du = z;
+        if (col % 6 < 3)
             da = lucid_mat3_col(&T->R, col % 6);
-        } else {
-            e = lucid_mat3_col(&T->R, col % 6 - 3); /* R w for a unit w */
-            lucid_vec3 *du = col < 6 ? &du1 : &du2;
-            *du = lucid_vec3_cross(e, col < 6 ? u1 : u2);
-        }
-        if (col < 6)
-            da1 = da;
         else
-            da2 = da;
-        /* b = the change of w with s fixed: da2 + t2 du2 - da1 - t1 du1 */
+            du = lucid_vec3_cross(lucid_mat3_col(&T->R, col % 6 - 3), col < 6 ? u1 : u2);
+        lucid_vec3 da1 = col < 6 ? da : z, du1 = col < 6 ? du : z;
+        lucid_vec3 da2 = col < 6 ? z : da, du2 = col < 6 ? z : du;
+        /* b = the change of w at fixed t: da2 + t2 du2 - da1 - t1 du1 */
         lucid_vec3 b = lucid_vec3_sub(lucid_vec3_axpy(da2, t2, du2), lucid_vec3_axpy(da1, t1, du1));
         double f1 = -lucid_vec3_dot(b, u1) - lucid_vec3_dot(w, du1);
         double f2 = -lucid_vec3_dot(b, u2) - lucid_vec3_dot(w, du2);
-        /* c dt2 - dt1 = f1, dt2 - c dt1 = f2 */
-        double dt1 = (c * f2 - f1) / det, dt2 = (f2 - c * f1) / det;
+        /* free1: c dt2 - dt1 = f1; free2: dt2 - c dt1 = f2 */
+        double dt1 = free1 && free2 ? (c * f2 - f1) / det : free1 ? -f1 : 0.0;
+        double dt2 = free1 && free2 ? (f2 - c * f1) / det : free2 ? f2 : 0.0;
         lucid_vec3 dc1 = lucid_vec3_axpy(lucid_vec3_axpy(da1, dt1, u1), t1, du1);
         lucid_vec3 dc2 = lucid_vec3_axpy(lucid_vec3_axpy(da2, dt2, u2), t2, du2);
         lucid_vec3 dw = lucid_vec3_sub(dc2, dc1);
@@ -326,7 +331,7 @@ static lucid_status shape_pair(const lucid_shape *s1, const lucid_se3 *T1, const
                                const lucid_se3 *T2, const lucid_contact_geometry *g, int patch,
                                const lucid_derivative_options *e, lucid_derivative_workspace *ws,
                                lucid_contact_geometry_derivative *d) {
-    if (!patch && capsule_sides(s1, T1, s2, T2, g, d)) return LUCID_OK;
+    if (!patch && swept_cores(s1, T1, s2, T2, g, d)) return LUCID_OK;
     lucid_derivative_options analytic;
     lucid_derivative_options_default(&analytic);
     analytic.method = LUCID_DERIV_ANALYTIC;

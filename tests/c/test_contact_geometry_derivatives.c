@@ -231,7 +231,7 @@ static void test_box_face(void **state) {
 }
 
 /* Two capsules crossing side to side (their caps' analytic rule does not apply): the cores'
- * closest points slide along both axes. */
+ * closest points slide along both axes; a cap or a sphere against a side: one slides. */
 static void test_capsule_sides(void **state) {
     (void)state;
     lucid_shape a, b;
@@ -249,6 +249,21 @@ static void test_capsule_sides(void **state) {
     Tb.t = lucid_vec3_axpy(Tb.t, -3e-4 - r.distance, r.normal);
     assert_true(fd_error("capsule side-capsule side", &a, &Ta, &b, &Tb, 1, 0) <= 1e-6);
     assert_true(fd_error("capsule side-capsule side (swapped)", &b, &Tb, &a, &Ta, 1, 0) <= 1e-6);
+    /* a cap against a side, and a sphere against a side: one core point rigid */
+    lucid_shape sp;
+    assert_int_equal(lucid_shape_sphere(0.04, &sp), LUCID_OK);
+    lucid_se3 Tc =
+        lucid_se3_compose(&Ta, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(0.3, 1.9, 0.2)),
+                                            lucid_vec3_make(0.3, 0.1, 0.05)});
+    assert_int_equal(lucid_distance(&a, &Ta, &b, &Tc, &go, &r), LUCID_OK);
+    Tc.t = lucid_vec3_axpy(Tc.t, -3e-4 - r.distance, r.normal);
+    assert_true(fd_error("capsule side-capsule cap", &a, &Ta, &b, &Tc, 1, 0) <= 1e-6);
+    assert_true(fd_error("capsule cap-capsule side", &b, &Tc, &a, &Ta, 1, 0) <= 1e-6);
+    lucid_se3 Ts = lucid_se3_compose(
+        &Ta, &(lucid_se3){lucid_mat3_identity(), lucid_vec3_make(0.06, 0.02, 0.05)});
+    assert_int_equal(lucid_distance(&a, &Ta, &sp, &Ts, &go, &r), LUCID_OK);
+    Ts.t = lucid_vec3_axpy(Ts.t, -3e-4 - r.distance, r.normal);
+    assert_true(fd_error("capsule side-sphere", &a, &Ta, &sp, &Ts, 1, 0) <= 1e-6);
 }
 
 /* A box's corner has no curvature: with a smoothed estimator its geometry derivative is
