@@ -270,42 +270,70 @@ static lucid_status pair_query(const lucid_shape *s1, const lucid_se3 *T1, const
     return LUCID_OK;
 }
 
-/* Whether shape s is a swept point or segment (sphere, capsule): its core's half-length. */
-static int swept_core(const lucid_shape *s, double *half_length) {
-    *half_length = s->kind == LUCID_SHAPE_CAPSULE ? s->u.half_length : 0.0;
-    return s->kind == LUCID_SHAPE_CAPSULE || s->kind == LUCID_SHAPE_SPHERE;
+/* A contact feature as a swept segment: centre a, unit axis u, half-length h (0: a point),
+ * radius r, rigid with the shape's pose T. */
+typedef struct core {
+    lucid_vec3 a, u;
+    double h, r;
+    const lucid_se3 *T;
+} core;
+
+/* The core of shape s at T holding its witness p: a sphere's centre, a capsule's segment, a
+ * box's edge or vertex (its witness on 2 or 3 of its faces); 0 for anything else (a box's face
+ * is the halfspace rule's). */
+static int witness_core(const lucid_shape *s, const lucid_se3 *T, lucid_vec3 p, core *k) {
+    *k = (core){T->t, lucid_mat3_col(&T->R, 2), 0.0, s->radius, T};
+    if (s->kind == LUCID_SHAPE_SPHERE) return 1;
+    if (s->kind == LUCID_SHAPE_CAPSULE) return k->h = s->u.half_length, 1;
+    if (s->kind != LUCID_SHAPE_BOX || s->radius != 0.0) return 0;
+    lucid_vec3 pl = lucid_mat3_tmul_vec(&T->R, lucid_vec3_sub(p, T->t));
+    double c[3];
+    int free_axis = -1, on = 0;
+    for (int i = 0; i < 3; ++i) {
+        double h = lucid_vec3_get(s->u.half_extents, i), x = lucid_vec3_get(pl, i);
+        int at = fabs(fabs(x) - h) <= 1e-7;
+        on += at;
+        c[i] = at ? (x > 0 ? h : -h) : 0.0;
+        if (!at) free_axis = i;
+    }
+    if (on < 2) return 0;
+    k->a = lucid_se3_act(T, lucid_vec3_load(c));
+    if (on == 2)
+        k->u = lucid_mat3_col(&T->R, free_axis),
+        k->h = lucid_vec3_get(s->u.half_extents, free_axis);
+    return 1;
 }
 
-/* Two swept cores (sphere, capsule) whose contact is not between two caps: the cores' closest
- * points c_i = a_i + t_i u_i, a point inside a segment sliding on it (free), an end or a
- * sphere's centre rigid. d(w . u_i) = 0 for the free ones (w = c2 - c1; both free: 2 x 2 with
- * determinant 1 - (u1.u2)^2, the axes not parallel), then n = w / |w| and p_i = c_i -+ r_i n.
- * Returns 0 where it does not apply (both points rigid: the analytic rule's case). */
-static int swept_cores(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
-                       const lucid_se3 *T2, const lucid_contact_geometry *g,
-                       lucid_contact_geometry_derivative *d) {
-    double h1, h2;
-    if (!swept_core(s1, &h1) || !swept_core(s2, &h2)) return 0;
-    lucid_vec3 n = g->normal, u1 = lucid_mat3_col(&T1->R, 2), u2 = lucid_mat3_col(&T2->R, 2);
-    double r1 = s1->radius, r2 = s2->radius, c = lucid_vec3_dot(u1, u2), det = 1.0 - c * c;
-    lucid_vec3 c1 = lucid_vec3_axpy(g->point, -0.5 * g->separation - r1, n);
-    lucid_vec3 c2 = lucid_vec3_axpy(g->point, 0.5 * g->separation + r2, n);
-    double t1 = lucid_vec3_dot(lucid_vec3_sub(c1, T1->t), u1);
-    double t2 = lucid_vec3_dot(lucid_vec3_sub(c2, T2->t), u2);
-    int free1 = fabs(t1) < h1 - 1e-9, free2 = fabs(t2) < h2 - 1e-9;
+/* Two cores whose closest points are not both rigid (not both ends or points: the analytic
+ * rule's case, or a box's vertex against a vertex): c_i = a_i + t_i u_i, a point inside a
+ * segment sliding on it (free), an end or a point rigid. d(w . u_i) = 0 for the free ones
+ * (w = c2 - c1; both free: 2 x 2 with determinant 1 - (u1.u2)^2, the axes not parallel), then
+ * n = sigma w / |w| (sigma the sign of the cores' distance) and p_i = c_i -+ r_i n. */
+static int core_pair(const core *k1, const core *k2, const lucid_contact_geometry *g,
+                     lucid_contact_geometry_derivative *d) {
+    lucid_vec3 n = g->normal, u1 = k1->u, u2 = k2->u;
+    double c = lucid_vec3_dot(u1, u2), det = 1.0 - c * c;
+    lucid_vec3 c1 = lucid_vec3_axpy(g->point, -0.5 * g->separation - k1->r, n);
+    lucid_vec3 c2 = lucid_vec3_axpy(g->point, 0.5 * g->separation + k2->r, n);
+    double t1 = lucid_vec3_dot(lucid_vec3_sub(c1, k1->a), u1);
+    double t2 = lucid_vec3_dot(lucid_vec3_sub(c2, k2->a), u2);
+    int free1 = fabs(t1) < k1->h - 1e-9, free2 = fabs(t2) < k2->h - 1e-9;
     lucid_vec3 w = lucid_vec3_sub(c2, c1);
-    double D = lucid_vec3_norm(w);
+    double D = lucid_vec3_norm(w), sigma = lucid_vec3_dot(w, n) < 0.0 ? -1.0 : 1.0;
     if (!(free1 || free2) || !(D > 1e-9) || (free1 && free2 && !(det > 1e-6))) return 0;
-    if (!free1) t1 = h1 > 0.0 ? (t1 > 0 ? h1 : -h1) : 0.0; /* an end, exactly */
-    if (!free2) t2 = h2 > 0.0 ? (t2 > 0 ? h2 : -h2) : 0.0;
+    if (!free1) t1 = k1->h > 0.0 ? (t1 > 0 ? k1->h : -k1->h) : 0.0; /* an end, exactly */
+    if (!free2) t2 = k2->h > 0.0 ? (t2 > 0 ? k2->h : -k2->h) : 0.0;
     for (int col = 0; col < 12; ++col) {
-        /* one unit twist coordinate of one body: its axis' point and direction move rigidly */
-        const lucid_se3 *T = col < 6 ? T1 : T2;
-        lucid_vec3 z = lucid_vec3_zero(), da = z, du = z;
-        if (col % 6 < 3)
-            da = lucid_mat3_col(&T->R, col % 6);
-        else
-            du = lucid_vec3_cross(lucid_mat3_col(&T->R, col % 6 - 3), col < 6 ? u1 : u2);
+        /* one unit twist coordinate of one body: its core's centre and axis move rigidly */
+        const core *k = col < 6 ? k1 : k2;
+        lucid_vec3 z = lucid_vec3_zero(), da, du = z;
+        if (col % 6 < 3) {
+            da = lucid_mat3_col(&k->T->R, col % 6);
+        } else {
+            lucid_vec3 e = lucid_mat3_col(&k->T->R, col % 6 - 3); /* R w for a unit w */
+            da = lucid_vec3_cross(e, lucid_vec3_sub(k->a, k->T->t));
+            du = lucid_vec3_cross(e, k->u);
+        }
         lucid_vec3 da1 = col < 6 ? da : z, du1 = col < 6 ? du : z;
         lucid_vec3 da2 = col < 6 ? z : da, du2 = col < 6 ? z : du;
         /* b = the change of w at fixed t: da2 + t2 du2 - da1 - t1 du1 */
@@ -318,13 +346,24 @@ static int swept_cores(const lucid_shape *s1, const lucid_se3 *T1, const lucid_s
         lucid_vec3 dc1 = lucid_vec3_axpy(lucid_vec3_axpy(da1, dt1, u1), t1, du1);
         lucid_vec3 dc2 = lucid_vec3_axpy(lucid_vec3_axpy(da2, dt2, u2), t2, du2);
         lucid_vec3 dw = lucid_vec3_sub(dc2, dc1);
-        lucid_vec3 dn = lucid_vec3_scale(lucid_vec3_axpy(dw, -lucid_vec3_dot(n, dw), n), 1.0 / D);
-        lucid_vec3 dp =
-            lucid_vec3_axpy(lucid_vec3_scale(lucid_vec3_add(dc1, dc2), 0.5), 0.5 * (r1 - r2), dn);
+        lucid_vec3 dn = lucid_vec3_scale(lucid_vec3_axpy(dw, -lucid_vec3_dot(n, dw), n), sigma / D);
+        lucid_vec3 dp = lucid_vec3_axpy(lucid_vec3_scale(lucid_vec3_add(dc1, dc2), 0.5),
+                                        0.5 * (k1->r - k2->r), dn);
         lucid_vec3_store(dn, d->dnormal + 3 * col), lucid_vec3_store(dp, d->dpoint + 3 * col);
         d->dseparation[col] = lucid_vec3_dot(n, dw);
     }
     return 1;
+}
+
+/* core_pair where both witnesses lie on cores (swept shapes, box edges and vertices). */
+static int swept_cores(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
+                       const lucid_se3 *T2, const lucid_contact_geometry *g,
+                       lucid_contact_geometry_derivative *d) {
+    core k1, k2;
+    lucid_vec3 p1 = lucid_vec3_axpy(g->point, -0.5 * g->separation, g->normal);
+    lucid_vec3 p2 = lucid_vec3_axpy(g->point, 0.5 * g->separation, g->normal);
+    return witness_core(s1, T1, p1, &k1) && witness_core(s2, T2, p2, &k2) &&
+           core_pair(&k1, &k2, g, d);
 }
 
 static lucid_status shape_pair(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,

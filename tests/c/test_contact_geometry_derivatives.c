@@ -266,6 +266,39 @@ static void test_capsule_sides(void **state) {
     assert_true(fd_error("capsule side-sphere", &a, &Ta, &sp, &Ts, 1, 0) <= 1e-6);
 }
 
+/* Box edges and vertices as cores: a sphere on an edge, a capsule's side across an edge, two
+ * boxes edge to edge (crossing), a box's vertex against a capsule's side; each placed 3e-4 m
+ * deep along the query's normal. */
+static void test_box_edges(void **state) {
+    (void)state;
+    lucid_shape box, sp, cap, other;
+    assert_int_equal(lucid_shape_box(0.1, 0.08, 0.06, &box), LUCID_OK);
+    assert_int_equal(lucid_shape_sphere(0.04, &sp), LUCID_OK);
+    assert_int_equal(lucid_shape_capsule(0.02, 0.1, &cap), LUCID_OK);
+    assert_int_equal(lucid_shape_box(0.05, 0.04, 0.03, &other), LUCID_OK);
+    lucid_se3 Tb = pose(0.01, -0.02, 0.03, 0.2, 0.1, -0.3);
+    struct {
+        const char *name;
+        const lucid_shape *s;
+        lucid_vec3 w, t; /* the second shape's pose relative to the box */
+    } cases[] = {
+        {"box edge-sphere", &sp, {0, 0, 0}, {0.0, 0.1, 0.09}},
+        {"box edge-capsule side", &cap, {0.3, 1.2, 0.2}, {0.02, 0.1, 0.08}},
+        {"box edge-box edge", &other, {0.5, 0.4, 0.9}, {0.03, 0.14, 0.1}},
+        {"box vertex-capsule side", &cap, {1.0, 0.7, 0.0}, {0.13, 0.11, 0.09}},
+    };
+    lucid_gjk_options go;
+    lucid_derivative_query_options_default(&go);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        lucid_se3 T = lucid_se3_compose(&Tb, &(lucid_se3){lucid_so3_exp(cases[i].w), cases[i].t});
+        lucid_distance_result r;
+        assert_int_equal(lucid_distance(&box, &Tb, cases[i].s, &T, &go, &r), LUCID_OK);
+        T.t = lucid_vec3_axpy(T.t, -3e-4 - r.distance, r.normal);
+        assert_true(fd_error(cases[i].name, &box, &Tb, cases[i].s, &T, 1, 0) <= 1e-6);
+        assert_true(fd_error(cases[i].name, cases[i].s, &T, &box, &Tb, 1, 0) <= 1e-6);
+    }
+}
+
 /* A box's corner has no curvature: with a smoothed estimator its geometry derivative is
  * flagged estimated (and finite), while a box resting on a face (a patch: vertices rigid with
  * their face) keeps the exact rule; a cone's rim has no rule at all: without an estimator
@@ -347,6 +380,7 @@ int main(void) {
         cmocka_unit_test(test_box_plane_patch),
         cmocka_unit_test(test_box_face),
         cmocka_unit_test(test_capsule_sides),
+        cmocka_unit_test(test_box_edges),
         cmocka_unit_test(test_estimated_and_degenerate),
         cmocka_unit_test(test_twist),
     };
