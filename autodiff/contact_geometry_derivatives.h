@@ -15,6 +15,11 @@
  *               r (I - l l^T) for a capsule's tied support; a patch's points (a face, a capsule
  *               lying flat) always take these rules: its points are vertices rigid with their
  *               faces; the point is q -+ phi/2 n;
+ *   box faces   a box's face holding one witness strictly inside it, or containing the
+ *               parallel face of the other box whole, is that halfspace to first order;
+ *   cores       sphere centres, capsule segments, box edges and vertices holding the witnesses
+ *               at a radius: a closest core point inside a segment slides on it (w = c2 - c1
+ *               stays perpendicular to the sliding axes), n = +-w / |w|, p_i = c_i -+ r_i n;
  *   other pairs dp1, dp2, dn of lucid_distance_derivatives with LUCID_DERIV_ANALYTIC (both
  *               shapes with exact curvature), T1's by invariance (lucid_ad_distance_t1_jacobian);
  *   patches     (several contacts of one shape pair, not on a halfspace) the normal from the
