@@ -3,14 +3,18 @@
 
 #include <lauxlib.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "runtime/lua/check.h"
 #include "runtime/lua/lua_query_options.h"
 
+/* The estimator's keys, then the distance query's (only where the caller takes them). */
 static const char *const option_keys[] = {"method",  "step",         "samples",   "noise",
                                           "levels",  "seed",         "algorithm", "normalize",
                                           "tol",     "tol_mode",     "max_iter",  "warm_start",
                                           "epa_tol", "epa_max_iter", NULL};
+static const char *const estimator_keys[] = {"method", "step", "samples", "noise",
+                                             "levels", "seed", NULL};
 
 typedef struct reader {
     lua_State *L;
@@ -61,14 +65,18 @@ static lucid_derivative_method method_field(reader *r) {
 void lucid_lua_read_derivative_options(lua_State *L, int idx, const char *fname, const char *prefix,
                                        lucid_derivative_options *o, lucid_gjk_options *gjk) {
     lucid_derivative_options_default(o);
-    lucid_derivative_query_options_default(gjk);
+    if (gjk) lucid_derivative_query_options_default(gjk);
     o->gjk = gjk;
     if (lua_isnoneornil(L, idx)) return;
     idx = lua_absindex(L, idx);
-    if (!lua_istable(L, idx))
-        lucid_lua_fail(L, fname, "%s must be a table (got %s)", *prefix ? "opts.collision" : "opts",
-                       lucid_lua_typename(L, idx));
-    lucid_lua_check_option_names_prefixed(L, idx, option_keys, fname, prefix);
+    if (!lua_istable(L, idx)) {
+        char table[64] = "opts"; /* prefix "collision." names opts.collision */
+        size_t n = strlen(prefix);
+        if (n > 1) snprintf(table, sizeof table, "opts.%.*s", (int)(n - 1), prefix);
+        lucid_lua_fail(L, fname, "%s must be a table (got %s)", table, lucid_lua_typename(L, idx));
+    }
+    lucid_lua_check_option_names_prefixed(L, idx, gjk ? option_keys : estimator_keys, fname,
+                                          prefix);
     reader r = {L, idx, fname, prefix, {0}};
     o->method = method_field(&r);
     o->step = positive_field(&r, "step", o->step);
@@ -76,5 +84,5 @@ void lucid_lua_read_derivative_options(lua_State *L, int idx, const char *fname,
     o->noise = positive_field(&r, "noise", o->noise);
     o->levels = (int)integer_field(&r, "levels", o->levels, 0, 1000000000);
     o->seed = (uint64_t)integer_field(&r, "seed", 0, LUA_MININTEGER, LUA_MAXINTEGER);
-    lucid_lua_read_derivative_query_options(L, idx, fname, gjk);
+    if (gjk) lucid_lua_read_derivative_query_options(L, idx, fname, gjk);
 }

@@ -10,8 +10,9 @@
 #include "autodiff/collision_derivatives.h"
 
 /* The table at idx (none or nil: the defaults) into *o, its query options into *gjk (o->gjk =
- * gjk; derivative-grade tolerances where not given). Unknown keys and wrong types raise errors
- * naming fname, the keys written with prefix (e.g. "collision."). */
+ * gjk; derivative-grade tolerances where not given; gjk NULL: the table takes the estimator's
+ * keys only and o->gjk is NULL). Unknown keys and wrong types raise errors naming fname, the
+ * keys written with prefix (e.g. "collision.", and the table then "opts.collision"). */
 void lucid_lua_read_derivative_options(lua_State *L, int idx, const char *fname, const char *prefix,
                                        lucid_derivative_options *o, lucid_gjk_options *gjk);
 
