@@ -2,6 +2,7 @@
  * tangent direction of the state, control and parameter, then the nominal step again so that
  * the world is left exactly as lucid_world_step leaves it. */
 #include "autodiff/step_derivatives.h"
+#include "autodiff/contact_geometry_derivatives.h"
 #include "autodiff/single_level_derivatives.h"
 #include "runtime/model/model.h"
 
@@ -25,6 +26,7 @@ void lucid_step_derivative_default_options(lucid_step_derivative_options *o) {
 void lucid_step_jacobians_free(lucid_step_jacobians *J) {
     if (!J) return;
     free(J->A), free(J->B), free(J->P), free(J->mode), free(J->margin), free(J->switched);
+    free(J->estimated);
     memset(J, 0, sizeof *J);
 }
 
@@ -56,6 +58,15 @@ typedef struct ctx {
     double saved_value;       /* a compliance's or a size's column: the value before the shift */
     lucid_model *saved_model; /* a model parameter's column: the model before the shift */
     int reuse;                /* the nominal full evaluation is the last one: see fixed_step */
+    /* carried contact geometry (carry = 1): the ns shape contacts' derivatives, the bodies'
+     * nominal poses and twists from them (one evaluation's), and the carried list */
+    int carry, ns;
+    lucid_contact_geometry_derivative *geo;
+    lucid_se3 *body0;
+    double *body_xi;
+    double *margin0; /* each shape contact's margin in the nominal detection */
+    lucid_world_contact *carried;
+    lucid_derivative_workspace *ws;
 } ctx;
 
 static void *grab(size_t count, size_t size, int *ok) {
@@ -80,6 +91,8 @@ static void release(ctx *c) {
     free(c->ift), free(c->G), free(c->g), free(c->R), free(c->li), free(c->gi), free(c->mi);
     free(c->di);
     lucid_model_destroy(c->saved_model);
+    free(c->geo), free(c->body0), free(c->body_xi), free(c->carried), free(c->margin0);
+    lucid_derivative_workspace_destroy(c->ws);
 }
 
 static int copy_cache(lucid_world *w, lucid_cached_force **dst, int *n) {
@@ -415,6 +428,146 @@ static void linearised_state(const ctx *c, const double *post, double *out) {
     }
 }
 
+/* ---- carried contact geometry ----------------------------------------------------------- */
+
+static lucid_se3 part_pose(const lucid_world *w, int body, int part) {
+    const lucid_body *b = &w->bodies[body];
+    return lucid_se3_compose(&b->pose, &w->parts[b->part_begin + part].pose);
+}
+
+/* Columns t1, t2, n from n as the collision pipeline builds them (world_collision.c,
+ * contact_frame), so that the tangent rows of a carried contact are those detection would give. */
+static lucid_mat3 frame_of(lucid_vec3 n) {
+    lucid_vec3 t1 = lucid_vec3_any_orthogonal(n);
+    return lucid_mat3_from_cols(t1, lucid_vec3_cross(n, t1), n);
+}
+
+/* Part `part` of body b's twist from its nominal pose (the body's, seen from the part). */
+static void part_twist(const ctx *c, int b, int part, double xi[6]) {
+    const lucid_body *body = &c->w->bodies[b];
+    lucid_contact_geometry_twist_part(&c->w->parts[body->part_begin + part].pose,
+                                      c->body_xi + 6 * (size_t)b, xi);
+}
+
+/* The nominal shape contacts carried to the world's current poses (after step_begin): each
+ * body's twist from its nominal pose, log(T0^-1 T) to first order, once, each part's from it,
+ * through the geometry derivatives; friction from the bodies as detection takes it (a friction
+ * parameter's column changes it). Returns 0 when a carried separation leaves its pair's
+ * margin: detection would drop that contact (the column is then computed from whole steps,
+ * which flag the switch). */
+static int carry_contacts(ctx *c) {
+    int kept = 1;
+    const lucid_world *w = c->w;
+    for (int i = 0; i < w->num_bodies; ++i)
+        if (!w->bodies[i].is_static)
+            lucid_contact_geometry_twist(&c->body0[i], &w->bodies[i].pose, c->body_xi + 6 * i);
+    for (int k = 0; k < c->ns; ++k) {
+        const lucid_world_contact *k0 = &c->contacts[k];
+        lucid_world_contact *out = &c->carried[k];
+        double xi1[6], xi2[6];
+        part_twist(c, k0->body1, k0->part1, xi1);
+        part_twist(c, k0->body2, k0->part2, xi2);
+        lucid_contact_geometry g0 = {k0->point, lucid_mat3_col(&k0->frame, 2), k0->separation}, g;
+        lucid_contact_geometry_predict(&g0, &c->geo[k], xi1, xi2, &g);
+        *out = *k0;
+        out->point = g.point, out->separation = g.separation, out->frame = frame_of(g.normal);
+        out->friction = fmin(w->bodies[k0->body1].friction, w->bodies[k0->body2].friction);
+        kept &= g.separation < c->margin0[k];
+    }
+    return kept;
+}
+
+/* Whether detection at x0 with the margin widened by 10 opts.step (m: how far a surface point
+ * within 10 m of its body's origin moves in a perturbed evaluation) finds a shape pair more
+ * contacts than the nominal list has: a contact that would appear in a perturbed
+ * configuration, which carried contacts cannot show (after step_begin at x0). */
+static lucid_status contacts_may_appear(ctx *c, int *appear) {
+    lucid_world *w = c->w;
+    double margin = w->opt.margin;
+    w->opt.margin = margin + 10.0 * c->o->step;
+    lucid_status s = lucid_world_collide(w);
+    w->opt.margin = margin;
+    *appear = 0;
+    for (int k = 0; s == LUCID_OK && k < w->num_contacts; ++k)
+        *appear |= pair_count(w->contacts, w->num_contacts, &w->contacts[k]) !=
+                   pair_count(c->contacts, c->ns, &w->contacts[k]);
+    w->num_contacts = 0;
+    return s;
+}
+
+/* The geometry derivatives of the nominal shape contacts at x0 (link poses by step_begin):
+ * c->carry = 1 when the options ask for carried contacts and every one has them. */
+static lucid_status setup_geometry(ctx *c, lucid_step_jacobians *J, const char **why) {
+    const lucid_step_derivative_options *o = c->o;
+    if (o->method == LUCID_STEP_FINITE_DIFFERENCES || o->geometry == LUCID_STEP_GEOMETRY_COLLIDE)
+        return LUCID_OK;
+    while (c->ns < c->n && c->contacts[c->ns].limit_sign == 0) ++c->ns;
+    int ok = 1;
+    c->geo = grab((size_t)c->ns, sizeof *c->geo, &ok);
+    c->body0 = grab((size_t)c->w->num_bodies, sizeof *c->body0, &ok);
+    c->body_xi = grab(6 * (size_t)c->w->num_bodies, sizeof(double), &ok); /* static: 0 */
+    c->carried = grab((size_t)c->ns, sizeof *c->carried, &ok);
+    c->margin0 = grab((size_t)c->ns, sizeof(double), &ok);
+    if (!ok) return LUCID_ERR_NO_MEMORY;
+    const lucid_world *w0 = c->w; /* its sweeps are the nominal detection's */
+    for (int k = 0; k < c->ns; ++k) {
+        int a = c->contacts[k].body1, b = c->contacts[k].body2;
+        int swept = w0->sweep && w0->sweep_cap >= (size_t)w0->num_bodies;
+        c->margin0[k] = w0->opt.margin + (swept ? w0->sweep[a] + w0->sweep[b] : 0.0);
+    }
+    if (o->collision && o->collision->method == LUCID_DERIV_FIRST_ORDER_GUMBEL &&
+        lucid_derivative_workspace_create(&c->ws) != LUCID_OK)
+        return LUCID_ERR_NO_MEMORY;
+    lucid_status s;
+    perturb(c, -1, 0.0, c->cache0, 0, &s);
+    if (s == LUCID_OK) s = lucid_world_step_begin(c->w);
+    int appear = 0;
+    if (s == LUCID_OK && o->geometry == LUCID_STEP_GEOMETRY_AUTO)
+        s = contacts_may_appear(c, &appear);
+    if (s != LUCID_OK || appear) return s; /* appearing contacts: detection at each column */
+    for (int i = 0; i < c->w->num_bodies; ++i) c->body0[i] = c->w->bodies[i].pose;
+    for (int k = 0; k < c->ns; ++k) {
+        const lucid_world_contact *k0 = &c->contacts[k];
+        const lucid_world *w = c->w;
+        lucid_se3 T[2] = {part_pose(w, k0->body1, k0->part1), part_pose(w, k0->body2, k0->part2)};
+        const lucid_shape *s1 = &w->parts[w->bodies[k0->body1].part_begin + k0->part1].shape;
+        const lucid_shape *s2 = &w->parts[w->bodies[k0->body2].part_begin + k0->part2].shape;
+        lucid_contact_geometry g0 = {k0->point, lucid_mat3_col(&k0->frame, 2), k0->separation};
+        int patch = pair_count(c->contacts, c->ns, k0) > 1;
+        s = lucid_contact_geometry_derivatives(s1, &T[0], s2, &T[1], &g0, patch, o->collision,
+                                               c->ws, &c->geo[k]);
+        if (s == LUCID_ERR_NO_MEMORY) return s;
+        if (s != LUCID_OK && k0->separation > 0.0 && k0->force[0] == 0.0 && k0->force[1] == 0.0 &&
+            k0->force[2] == 0.0) {
+            /* separated and without force: only its separation enters the step (exact) */
+            lucid_contact_geometry_rigid(&T[0], &T[1], &g0, &c->geo[k]);
+            s = LUCID_OK;
+        }
+        if (s != LUCID_OK) {
+            if (o->geometry == LUCID_STEP_GEOMETRY_AUTO) {
+                memset(J->estimated, 0, sizeof(int) * (size_t)c->n);
+                return LUCID_OK; /* collision detection at each perturbed configuration */
+            }
+            if (why)
+                *why = o->collision ? "a contact's geometry derivative failed (the estimator of "
+                                      "opts.collision)"
+                                    : "a contact's geometry has no exact derivative (give "
+                                      "opts.collision an estimator)";
+            return LUCID_ERR_ARGUMENT;
+        }
+        J->estimated[k] = c->geo[k].estimated;
+    }
+    c->carry = 1;
+    J->carried = 1;
+    return LUCID_OK;
+}
+
+/* Whether column col is a shape size: its contacts move with the geometry, not with the
+ * poses, so they are detected again rather than carried. */
+static int changes_shape(const ctx *c, int col) {
+    return col >= c->nt + c->nu && c->o->params[col - c->nt - c->nu].kind == LUCID_STEP_PARAM_SIZE;
+}
+
 /* The step at column col shifted by delta with the contact forces lambda: sigma, mu and (as a
  * tangent at x1, when out is not NULL) x+. *same = 0 when the contact list changed. With
  * c->reuse set, columns that keep the configuration reuse the nominal evaluation's contact
@@ -430,9 +583,16 @@ static lucid_status fixed_step(ctx *c, int col, double delta, const double *lamb
         if (s == LUCID_OK && *same && out) linearised_state(c, c->post, out);
         return s;
     }
-    if (s == LUCID_OK)
+    if (s == LUCID_OK && c->carry && !keeps_configuration(c, col) && !changes_shape(c, col)) {
+        s = lucid_world_step_begin(c->w);
+        *same = 0;
+        if (s == LUCID_OK && carry_contacts(c))
+            s = lucid_world_step_with_contacts(c->w, c->carried, c->ns, c->contacts, c->n, lambda,
+                                               sigma, mu, c->vb, c->branch, same);
+    } else if (s == LUCID_OK) {
         s = lucid_world_step_with_forces(c->w, c->contacts, c->n, lambda, sigma, mu, c->vb,
                                          c->branch, same);
+    }
     if (p) param_restore(c, p);
     if (s != LUCID_OK || !*same || !out) return s;
     lucid_world_get_state(c->w, c->xs);
@@ -707,7 +867,7 @@ static lucid_status allocate(ctx *c, lucid_step_jacobians *J) {
     J->A = grab(nt * nt, sizeof(double), &ok), J->B = grab(nt * nu, sizeof(double), &ok);
     J->P = grab(nt * (size_t)c->np, sizeof(double), &ok);
     J->mode = grab(n, sizeof *J->mode, &ok), J->margin = grab(n, sizeof(double), &ok);
-    J->switched = grab(n, sizeof(int), &ok);
+    J->switched = grab(n, sizeof(int), &ok), J->estimated = grab(n, sizeof(int), &ok);
     c->branch = grab(n, sizeof(int), &ok);
     for (size_t k = 0; ok && k < n; ++k) c->branch[k] = -1; /* chosen by the nominal evaluation */
     return ok ? LUCID_OK : LUCID_ERR_NO_MEMORY;
@@ -747,6 +907,17 @@ static lucid_status columns(ctx *c, lucid_step_jacobians *J) {
     return s;
 }
 
+/* What is wrong with the collision-derivative estimator's options (NULL: nothing), checked
+ * up front: a failure inside the columns would only fall back to collision detection. */
+static const char *estimator_problem(const lucid_derivative_options *e) {
+    if ((unsigned)e->method > LUCID_DERIV_ANALYTIC) return "collision.method is unknown";
+    if (e->samples < 1) return "collision.samples must be >= 1";
+    if (!(e->noise > 0.0 && isfinite(e->noise))) return "collision.noise must be > 0";
+    if (e->levels < 0) return "collision.levels must be >= 0";
+    if (!(e->step >= 0.0 && isfinite(e->step))) return "collision.step must be >= 0";
+    return NULL;
+}
+
 lucid_status lucid_world_step_derivatives(lucid_world *w, const lucid_step_derivative_options *o,
                                           lucid_step_jacobians *J, const char **why) {
     if (why) *why = NULL;
@@ -762,6 +933,8 @@ lucid_status lucid_world_step_derivatives(lucid_world *w, const lucid_step_deriv
     if (!bad && o->method == LUCID_STEP_RELAXED && w->opt.contact.model != LUCID_CONTACT_NCP &&
         w->opt.contact.model != LUCID_CONTACT_CCP)
         bad = "method relaxed needs the world's contact model ncp or ccp";
+    if (!bad && (unsigned)o->geometry > LUCID_STEP_GEOMETRY_COLLIDE) bad = "unknown geometry";
+    if (!bad && o->collision) bad = estimator_problem(o->collision);
     if (!bad && w->opt.collision == LUCID_WORLD_COLLISION_SINGLE_LEVEL &&
         o->method != LUCID_STEP_RELAXED)
         bad = "a single_level world has method relaxed only (at its single_level.kappa)";
@@ -803,12 +976,13 @@ lucid_status lucid_world_step_derivatives(lucid_world *w, const lucid_step_deriv
         for (int k = 0; k < c.n; ++k)
             memcpy(c.lambda0 + 3 * k, w->contacts[k].force, 3 * sizeof(double));
         J->nt = c.nt, J->nu = c.nu, J->np = c.np, J->contacts = c.n;
-        s = columns(&c, J);
+        s = setup_geometry(&c, J, why);
+        if (s == LUCID_OK) s = columns(&c, J);
     }
     lucid_status again = nominal_step(&c);
     if (s == LUCID_OK) s = again;
     if (s != LUCID_OK) {
-        if (why) *why = "a perturbed evaluation failed";
+        if (why && !*why) *why = "a perturbed evaluation failed";
         lucid_step_jacobians_free(J);
     }
     release(&c);

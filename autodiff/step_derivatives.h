@@ -22,6 +22,7 @@
 #ifndef LUCID_STEP_DERIVATIVES_H
 #define LUCID_STEP_DERIVATIVES_H
 
+#include "autodiff/collision_derivatives.h"
 #include "autodiff/contact_derivatives.h"
 #include "runtime/world/world.h"
 
@@ -60,6 +61,21 @@ typedef struct lucid_step_param {
  * convex mesh). */
 int lucid_step_shape_size_count(const lucid_shape *s);
 
+/* How the position and parameter columns of "implicit" and "relaxed" get the contacts at the
+ * perturbed configuration (docs/step_derivatives.md, "Contact geometry"). */
+typedef enum lucid_step_geometry {
+    LUCID_STEP_GEOMETRY_AUTO = 0, /* CARRIED when every shape contact has a geometry derivative
+                                   * (an exact rule, or opts.collision given) and detection with
+                                   * the margin widened by 10 step finds no more contacts, else
+                                   * COLLIDE */
+    LUCID_STEP_GEOMETRY_CARRIED,  /* the nominal contacts carried to first order by their
+                                   * geometry derivatives (autodiff/contact_geometry_derivatives.h),
+                                   * no collision detection; LUCID_ERR_ARGUMENT where a contact
+                                   * has none */
+    LUCID_STEP_GEOMETRY_COLLIDE   /* collision detection re-run at each perturbed configuration
+                                   * (the contact geometry by finite differences) */
+} lucid_step_geometry;
+
 typedef struct lucid_step_derivative_options {
     lucid_step_method method;
     double step;      /* h of the central differences, > 0 (default 1e-6); a parameter within h of
@@ -72,6 +88,10 @@ typedef struct lucid_step_derivative_options {
                        * units: N m/s^2 per contact) */
     const lucid_step_param *params;
     int num_params;
+    lucid_step_geometry geometry; /* default AUTO */
+    /* the collision-derivative estimator for the contacts without an exact geometry rule
+     * (lucid_distance_derivatives' options; NULL, the default: none, see geometry) */
+    const lucid_derivative_options *collision;
 } lucid_step_derivative_options;
 
 void lucid_step_derivative_default_options(lucid_step_derivative_options *o);
@@ -101,6 +121,11 @@ typedef struct lucid_step_jacobians {
     double *margin;           /* per contact: normalised distance to a mode switch */
     int *switched;            /* per contact: 1 when a perturbed step lost or gained contacts
                                * of its pair (the derivative there is a one-sided mix) */
+    int *estimated;           /* per contact: its geometry derivative came from the
+                               * estimator opts.collision (carried geometry only); NULL on a
+                               * single_level world (single_level_derivatives.h) */
+    int carried;              /* the position and parameter columns carried the contacts
+                               * (1) or re-ran collision detection (0) */
     int fallback_columns;     /* implicit: columns computed by finite differences */
     int rank_deficient;       /* an island's IFT system was rank deficient (hyperstatic) */
 } lucid_step_jacobians;

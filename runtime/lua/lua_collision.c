@@ -29,6 +29,7 @@
 #include "autodiff/ad_se3.h"
 #include "autodiff/collision_derivatives.h"
 #include "runtime/lua/check.h"
+#include "runtime/lua/lua_derivative_options.h"
 #include "runtime/lua/lua_derivative_workspace.h"
 #include "runtime/lua/lua_ad.h"
 #include "runtime/lua/lua_matrix.h"
@@ -44,8 +45,6 @@ static const char *const SINGLE_OPTIONS[] = {"algorithm", "normalize",    "tol",
 static const char *const DISTANCE_OPTIONS[] = {
     "algorithm",  "normalize", "tol",          "tol_mode",    "max_iter",
     "warm_start", "epa_tol",   "epa_max_iter", "derivatives", NULL};
-static const char *const DERIVATIVE_OPTIONS[] = {"method", "step", "samples", "noise",
-                                                 "levels", "seed", NULL};
 static const char *const BATCH_OPTIONS[] = {"algorithm", "normalize",  "tol",     "tol_mode",
                                             "max_iter",  "warm_start", "epa_tol", "epa_max_iter",
                                             "chain",     NULL};
@@ -244,49 +243,13 @@ static void check_pair_query(lua_State *L, const char *fname, const char *const 
 
 /* ---- differentiable lucid.distance ------------------------------------------------- */
 
-static lucid_derivative_method check_method(lua_State *L, const char *fname) {
-    lucid_derivative_method m = LUCID_DERIV_FINITE_DIFFERENCES;
-    if (lua_type(L, -1) != LUA_TSTRING)
-        lucid_lua_fail(L, fname, "derivatives.method must be a string (got %s)",
-                       lucid_lua_typename(L, -1));
-    if (!lucid_derivative_method_from_name(lua_tostring(L, -1), &m))
-        lucid_lua_fail(L, fname,
-                       "unknown derivatives.method '%s' (expected finite_differences, "
-                       "zeroth_order, first_order_gaussian, first_order_gumbel or analytic)",
-                       lua_tostring(L, -1));
-    return m;
-}
-
-/* opts.derivatives (opts at opts_idx) into *d; returns 0 when it is absent. */
+/* opts.derivatives (opts at opts_idx) into *d; returns 0 when it is absent. The estimator
+ * table of lucid.distance_derivatives without its query options (lua_derivative_options.h). */
 static int read_derivatives(lua_State *L, int opts_idx, const char *fname,
                             lucid_derivative_options *d) {
     lucid_derivative_options_default(d);
     if (!lua_istable(L, opts_idx) || !push_option(L, opts_idx, "derivatives")) return 0;
-    int idx = lua_gettop(L);
-    if (!lua_istable(L, idx))
-        lucid_lua_fail(L, fname, "opts.derivatives must be a table (got %s)",
-                       lucid_lua_typename(L, idx));
-    check_option_names(L, idx, fname, DERIVATIVE_OPTIONS, "derivatives.");
-    if (push_option(L, idx, "method")) d->method = check_method(L, fname), lua_pop(L, 1);
-    if (push_option(L, idx, "step"))
-        d->step = lucid_lua_checkpositive(L, -1, fname, "derivatives.step"), lua_pop(L, 1);
-    if (push_option(L, idx, "noise"))
-        d->noise = lucid_lua_checkpositive(L, -1, fname, "derivatives.noise"), lua_pop(L, 1);
-    if (push_option(L, idx, "samples")) {
-        d->samples =
-            (int)lucid_lua_checkinteger_range(L, -1, 1, 100000000, fname, "derivatives.samples");
-        lua_pop(L, 1);
-    }
-    if (push_option(L, idx, "levels")) {
-        d->levels =
-            (int)lucid_lua_checkinteger_range(L, -1, 0, 1000000000, fname, "derivatives.levels");
-        lua_pop(L, 1);
-    }
-    if (push_option(L, idx, "seed")) {
-        d->seed = (uint64_t)lucid_lua_checkinteger_range(L, -1, LUA_MININTEGER, LUA_MAXINTEGER,
-                                                         fname, "derivatives.seed");
-        lua_pop(L, 1);
-    }
+    lucid_lua_read_derivative_options(L, -1, fname, "derivatives.", d, NULL);
     lua_pop(L, 1);
     return 1;
 }

@@ -18,73 +18,14 @@
 
 #include "autodiff/collision_derivatives.h"
 #include "runtime/lua/check.h"
+#include "runtime/lua/lua_derivative_options.h"
 #include "runtime/lua/lua_derivative_workspace.h"
 #include "runtime/lua/lua_matrix.h"
-#include "runtime/lua/lua_query_options.h"
 #include "runtime/lua/lua_se3.h"
 #include "runtime/lua/lua_shape.h"
 #include "runtime/lua/modules.h"
 
 #define FNAME "lucid.distance_derivatives"
-
-static const char *const option_keys[] = {"method",  "step",         "samples",   "noise",
-                                          "levels",  "seed",         "algorithm", "normalize",
-                                          "tol",     "tol_mode",     "max_iter",  "warm_start",
-                                          "epa_tol", "epa_max_iter", NULL};
-
-/* Field `key` of the table at idx pushed; returns 1 when it is not nil (else pops it). */
-static int get_field(lua_State *L, int idx, const char *key) {
-    if (lua_getfield(L, idx, key) != LUA_TNIL) return 1;
-    lua_pop(L, 1);
-    return 0;
-}
-
-static double positive_field(lua_State *L, int idx, const char *key, double fallback) {
-    if (!get_field(L, idx, key)) return fallback;
-    double x = lucid_lua_checkpositive(L, -1, FNAME, key);
-    lua_pop(L, 1);
-    return x;
-}
-
-static lua_Integer integer_field(lua_State *L, int idx, const char *key, lua_Integer fallback,
-                                 lua_Integer lo, lua_Integer hi) {
-    if (!get_field(L, idx, key)) return fallback;
-    lua_Integer k = lucid_lua_checkinteger_range(L, -1, lo, hi, FNAME, key);
-    lua_pop(L, 1);
-    return k;
-}
-
-static lucid_derivative_method method_field(lua_State *L, int idx) {
-    lucid_derivative_method m = LUCID_DERIV_FINITE_DIFFERENCES;
-    if (!get_field(L, idx, "method")) return m;
-    if (lua_type(L, -1) != LUA_TSTRING)
-        lucid_lua_fail(L, FNAME, "method must be a string (got %s)", lucid_lua_typename(L, -1));
-    if (!lucid_derivative_method_from_name(lua_tostring(L, -1), &m))
-        lucid_lua_fail(L, FNAME,
-                       "unknown method '%s' (expected finite_differences, zeroth_order, "
-                       "first_order_gaussian, first_order_gumbel or analytic)",
-                       lua_tostring(L, -1));
-    lua_pop(L, 1);
-    return m;
-}
-
-static void read_options(lua_State *L, int idx, lucid_derivative_options *o,
-                         lucid_gjk_options *gjk) {
-    lucid_derivative_options_default(o);
-    lucid_derivative_query_options_default(gjk);
-    o->gjk = gjk;
-    if (lua_isnoneornil(L, idx)) return;
-    if (!lua_istable(L, idx))
-        lucid_lua_fail(L, FNAME, "opts must be a table (got %s)", lucid_lua_typename(L, idx));
-    lucid_lua_check_option_names(L, idx, option_keys, FNAME);
-    o->method = method_field(L, idx);
-    o->step = positive_field(L, idx, "step", o->step);
-    o->samples = (int)integer_field(L, idx, "samples", o->samples, 1, 100000000);
-    o->noise = positive_field(L, idx, "noise", o->noise);
-    o->levels = (int)integer_field(L, idx, "levels", o->levels, 0, 1000000000);
-    o->seed = (uint64_t)integer_field(L, idx, "seed", 0, LUA_MININTEGER, LUA_MAXINTEGER);
-    lucid_lua_read_derivative_query_options(L, idx, FNAME, gjk);
-}
 
 /* Clear messages for the shapes a method cannot handle (the C core only says ARGUMENT). */
 static void check_shape_for_method(lua_State *L, const lucid_shape *s, int which,
@@ -155,7 +96,7 @@ static int l_distance_derivatives(lua_State *L) {
     const lucid_se3 *T2 = lucid_lua_checkpose(L, 4, FNAME, "argument 4 (T2)");
     lucid_derivative_options o;
     lucid_gjk_options gjk;
-    read_options(L, 5, &o, &gjk);
+    lucid_lua_read_derivative_options(L, 5, FNAME, "", &o, &gjk);
     check_shape_for_method(L, s1, 1, o.method);
     check_shape_for_method(L, s2, 2, o.method);
     lucid_derivative_workspace *ws = lucid_lua_derivative_workspace(L, lua_upvalueindex(1), FNAME);

@@ -4,7 +4,11 @@
  * opts: method ("implicit" | "relaxed" | "finite_differences"), step, tol, max_iter, threshold,
  * kappa, params (a list of {body = id, "mass" | "friction" | "restitution"}, {"compliance"},
  * {body = id, "size", part = k, index = i} (a shape size, lucid_step_shape_size_count),
- * {model = id, link = name, "mass"} and {model = id, joint = name, "damping"}). */
+ * {model = id, link = name, "mass"} and {model = id, joint = name, "damping"}), geometry
+ * ("auto" | "carried" | "collide": how position and parameter columns get their contacts) and
+ * collision (the estimator table of lucid.distance_derivatives for contacts without an exact
+ * geometry derivative). D.geometry says which was used, D.contacts[k].estimated whether that
+ * contact's geometry derivative came from the estimator. */
 #include <lauxlib.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +16,7 @@
 #include "autodiff/step_derivatives.h"
 #include "runtime/model/model.h"
 #include "runtime/lua/check.h"
+#include "runtime/lua/lua_derivative_options.h"
 #include "runtime/lua/lua_matrix.h"
 #include "runtime/lua/lua_world.h"
 
@@ -135,10 +140,35 @@ static lucid_step_param read_param(lua_State *L, lucid_world *w, int k, const ch
     return p;
 }
 
+/* opts.geometry and opts.collision (into e and gjk, which o->collision then points to). */
+static void read_geometry(lua_State *L, int idx, lucid_step_derivative_options *o,
+                          lucid_derivative_options *e, lucid_gjk_options *gjk) {
+    lua_getfield(L, idx, "geometry");
+    if (!lua_isnil(L, -1)) {
+        const char *g = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
+        if (strcmp(g, "auto") == 0)
+            o->geometry = LUCID_STEP_GEOMETRY_AUTO;
+        else if (strcmp(g, "carried") == 0)
+            o->geometry = LUCID_STEP_GEOMETRY_CARRIED;
+        else if (strcmp(g, "collide") == 0)
+            o->geometry = LUCID_STEP_GEOMETRY_COLLIDE;
+        else
+            lucid_lua_fail(L, FNAME, "geometry must be \"auto\", \"carried\" or \"collide\"");
+    }
+    lua_pop(L, 1);
+    lua_getfield(L, idx, "collision");
+    if (!lua_isnil(L, -1)) {
+        lucid_lua_read_derivative_options(L, -1, FNAME, "collision.", e, gjk);
+        o->collision = e;
+    }
+    lua_pop(L, 1);
+}
+
 /* The options table at idx into o; params into a userdata buffer left on the stack. */
-static void read_options(lua_State *L, int idx, lucid_world *w, lucid_step_derivative_options *o) {
-    static const char *const keys[] = {"method",    "step",  "tol",    "max_iter",
-                                       "threshold", "kappa", "params", NULL};
+static void read_options(lua_State *L, int idx, lucid_world *w, lucid_step_derivative_options *o,
+                         lucid_derivative_options *e, lucid_gjk_options *gjk) {
+    static const char *const keys[] = {"method", "step",   "tol",      "max_iter",  "threshold",
+                                       "kappa",  "params", "geometry", "collision", NULL};
     lucid_step_derivative_default_options(o);
     if (lua_isnoneornil(L, idx)) return;
     if (!lua_istable(L, idx))
@@ -165,6 +195,7 @@ static void read_options(lua_State *L, int idx, lucid_world *w, lucid_step_deriv
     double it = field_number(L, idx, "max_iter", o->max_iter);
     if (!(it >= 1 && it <= 1e9)) lucid_lua_fail(L, FNAME, "max_iter must be in [1, 1e9]");
     o->max_iter = (int)it;
+    read_geometry(L, idx, o, e, gjk);
     lua_getfield(L, idx, "params");
     if (lua_isnil(L, -1)) {
         lua_pop(L, 1);
@@ -209,6 +240,8 @@ static void push_result(lua_State *L, const lucid_step_jacobians *J) {
         lua_setfield(L, -2, "margin");
         lua_pushboolean(L, J->switched[k]);
         lua_setfield(L, -2, "switched");
+        lua_pushboolean(L, J->estimated && J->estimated[k]);
+        lua_setfield(L, -2, "estimated");
         lua_rawseti(L, -2, k + 1);
     }
     lua_setfield(L, -2, "contacts");
@@ -216,12 +249,17 @@ static void push_result(lua_State *L, const lucid_step_jacobians *J) {
     lua_setfield(L, -2, "fallback_columns");
     lua_pushboolean(L, J->rank_deficient);
     lua_setfield(L, -2, "rank_deficient");
+    /* a single_level world's derivatives have their own geometry (no estimated flags) */
+    lua_pushstring(L, !J->estimated ? "single_level" : J->carried ? "carried" : "collide");
+    lua_setfield(L, -2, "geometry");
 }
 
 static int l_step_derivatives(lua_State *L) {
     lucid_world *w = lucid_lua_checkworld(L, 1, FNAME);
     lucid_step_derivative_options o;
-    read_options(L, 2, w, &o);
+    lucid_derivative_options e;
+    lucid_gjk_options gjk;
+    read_options(L, 2, w, &o, &e, &gjk);
     lucid_step_jacobians J;
     const char *why = NULL;
     lucid_status s = lucid_world_step_derivatives(w, &o, &J, &why);

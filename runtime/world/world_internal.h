@@ -255,6 +255,15 @@ void lucid_world_island_delassus(lucid_world *w, const int *list, int m, double 
 lucid_status lucid_world_step_with_forces(lucid_world *w, const lucid_world_contact *expect, int n,
                                           const double *lambda, double *sigma, double *mu,
                                           double *v_before, int *branch, int *same);
+/* lucid_world_step_with_forces with the shape contacts given instead of detected: after
+ * lucid_world_step_begin (free velocities, the models' link poses and M~), the ng contacts
+ * `given` (e.g. the nominal ones carried to this configuration by their geometry derivatives,
+ * autodiff/contact_geometry_derivatives.h) become the contact list, the joint limits are
+ * appended, then as lucid_world_step_with_forces: no collision detection runs. */
+lucid_status lucid_world_step_with_contacts(lucid_world *w, const lucid_world_contact *given,
+                                            int ng, const lucid_world_contact *expect, int n,
+                                            const double *lambda, double *sigma, double *mu,
+                                            double *v_before, int *branch, int *same);
 /* The same step after lucid_world_step_with_forces at the same configuration and parameters,
  * for other velocities, controls or forces, up to the final velocities: the contacts, their
  * rows and the models' M~ factors of that evaluation are reused (no collision, kinematics or

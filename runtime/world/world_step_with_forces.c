@@ -63,18 +63,39 @@ static void apply_forces(lucid_world *w, int n, const double *lambda, double *si
     for (int k = 0; k < n; ++k) contact_sigma(w, k, v_before, branch, sigma + 3 * k);
 }
 
+/* Once the contact list is set: when it is expect's, its rows, the forces lambda and the
+ * integration (*same = 1). */
+static lucid_status forces_and_integrate(lucid_world *w, const lucid_world_contact *expect, int n,
+                                         const double *lambda, double *sigma, double *mu,
+                                         double *v_before, int *branch, int *same) {
+    if (!same_contacts(w, expect, n)) return LUCID_OK;
+    *same = 1;
+    lucid_status s = lucid_world_contact_rows(w);
+    if (s != LUCID_OK) return s;
+    apply_forces(w, n, lambda, sigma, mu, v_before, branch);
+    return lucid_world_step_integrate(w);
+}
+
 lucid_status lucid_world_step_with_forces(lucid_world *w, const lucid_world_contact *expect, int n,
                                           const double *lambda, double *sigma, double *mu,
                                           double *v_before, int *branch, int *same) {
     *same = 0;
     lucid_status s = lucid_world_step_prepare(w);
     if (s != LUCID_OK) return s;
-    if (!same_contacts(w, expect, n)) return LUCID_OK;
-    *same = 1;
-    s = lucid_world_contact_rows(w);
+    return forces_and_integrate(w, expect, n, lambda, sigma, mu, v_before, branch, same);
+}
+
+lucid_status lucid_world_step_with_contacts(lucid_world *w, const lucid_world_contact *given,
+                                            int ng, const lucid_world_contact *expect, int n,
+                                            const double *lambda, double *sigma, double *mu,
+                                            double *v_before, int *branch, int *same) {
+    *same = 0;
+    w->num_contacts = 0;
+    lucid_status s = LUCID_OK;
+    for (int k = 0; k < ng && s == LUCID_OK; ++k) s = lucid_world_push_contact(w, &given[k]);
+    if (s == LUCID_OK) s = lucid_world_models_limits(w);
     if (s != LUCID_OK) return s;
-    apply_forces(w, n, lambda, sigma, mu, v_before, branch);
-    return lucid_world_step_integrate(w);
+    return forces_and_integrate(w, expect, n, lambda, sigma, mu, v_before, branch, same);
 }
 
 lucid_status lucid_world_step_with_forces_reuse(lucid_world *w, const lucid_world_contact *expect,

@@ -24,8 +24,12 @@
  *
  *   OPENBLAS_NUM_THREADS=1 build/tests/bench/bench_step_derivatives [--repeats R]
  *       [--settle S] [--eps H] [--sink D] [--scene box|humanoid|allegro]
- *       [--no-reference] [--profile N]
- * --profile N times only lucid's implicit method, N calls (for perf); BENCH_SD_DUMP=1 prints
+ *       [--no-reference] [--profile N] [--geometry auto|collide]
+ * "lucid implicit" carries the contacts to the perturbed configurations by their geometry
+ * derivatives where every contact has one (the default; the row says "(collide)" where it
+ * fell back), "lucid implicit collide" re-runs collision detection there (the old path).
+ * --profile N times only lucid's implicit method, N calls (for perf; --geometry collide: the
+ * old path); BENCH_SD_DUMP=1 prints
  * the reference sweeps of B and the entries of A where lucid's methods differ from the
  * reference by more than 1e-3, to stderr.
  * MuJoCo is dlopen'ed (tests/bench/mujoco_api.h); without it only lucid's side is printed.
@@ -51,6 +55,7 @@ typedef struct timing {
     double us;           /* best CPU time, microseconds */
     double err_a, err_b; /* relative max-norm errors against the reference */
     int contacts, fallback, nt, nu;
+    int carried; /* the position columns carried the contacts (no collision detection) */
 } timing;
 
 /* max|x - r| / max(max|r|, floor) (NaN when empty): floor = dt keeps a block that friction
@@ -111,12 +116,13 @@ typedef struct lucid_side {
 } lucid_side;
 
 /* One call of lucid_world_step_derivatives on w from state x; copies A, B when asked. */
-static int lucid_jacobians(lucid_world *w, const double *x, lucid_step_method method, double h,
-                           double tol, int max_iter, double *A, double *B,
-                           lucid_step_jacobians *info) {
+static int lucid_jacobians(lucid_world *w, const double *x, lucid_step_method method,
+                           lucid_step_geometry geometry, double h, double tol, int max_iter,
+                           double *A, double *B, lucid_step_jacobians *info) {
     lucid_step_derivative_options o;
     lucid_step_derivative_default_options(&o);
     o.method = method;
+    o.geometry = geometry;
     o.step = h;
     if (tol > 0) o.tol = tol, o.max_iter = max_iter;
     lucid_step_jacobians J;
@@ -134,7 +140,7 @@ static int lucid_jacobians(lucid_world *w, const double *x, lucid_step_method me
     if (info) {
         *info = J;
         info->A = info->B = info->P = NULL, info->mode = NULL, info->margin = NULL;
-        info->switched = NULL;
+        info->switched = NULL, info->estimated = NULL;
     }
     lucid_step_jacobians_free(&J);
     return 1;
@@ -142,13 +148,13 @@ static int lucid_jacobians(lucid_world *w, const double *x, lucid_step_method me
 
 static int lucid_reference_fn(void *ctx, double h, double *A, double *B) {
     lucid_side *s = ctx;
-    return lucid_jacobians(s->r, s->x, LUCID_STEP_FINITE_DIFFERENCES, h, REFERENCE_TOL, 100000, A,
-                           B, NULL);
+    return lucid_jacobians(s->r, s->x, LUCID_STEP_FINITE_DIFFERENCES, LUCID_STEP_GEOMETRY_AUTO, h,
+                           REFERENCE_TOL, 100000, A, B, NULL);
 }
 
 /* Times one method on s->w (best of repeats) and measures its error against (Ar, Br). */
-static int lucid_time(lucid_side *s, lucid_step_method method, double eps, int repeats,
-                      const double *Ar, const double *Br, timing *t) {
+static int lucid_time(lucid_side *s, lucid_step_method method, lucid_step_geometry geometry,
+                      double eps, int repeats, const double *Ar, const double *Br, timing *t) {
     size_t na = (size_t)s->nt * s->nt, nb = (size_t)s->nt * s->nu;
     double *A = malloc(sizeof(double) * (na + 1)), *B = malloc(sizeof(double) * (nb + 1));
     lucid_step_jacobians info;
@@ -157,11 +163,11 @@ static int lucid_time(lucid_side *s, lucid_step_method method, double eps, int r
     int ok = 1;
     for (int rep = 0; rep < repeats && ok; ++rep) {
         double t0 = robot_scene_cpu_seconds();
-        ok = lucid_jacobians(s->w, s->x, method, eps, 0, 0, A, B, &info);
+        ok = lucid_jacobians(s->w, s->x, method, geometry, eps, 0, 0, A, B, &info);
         t->us = fmin(t->us, 1e6 * (robot_scene_cpu_seconds() - t0));
     }
     t->nt = s->nt, t->nu = s->nu;
-    t->contacts = info.contacts, t->fallback = info.fallback_columns;
+    t->contacts = info.contacts, t->fallback = info.fallback_columns, t->carried = info.carried;
     t->err_a = Ar ? relative_error(A, Ar, (int)na, s->dt) : NAN;
     if (Ar && getenv("BENCH_SD_DUMP"))
         for (size_t i = 0; i < na; ++i)
@@ -301,10 +307,11 @@ typedef struct bench_options {
     int repeats, reference, profile;
     double settle, eps, sink;
     const char *only;
+    lucid_step_geometry geometry; /* --profile's: --geometry collide times today's path */
 } bench_options;
 
 typedef struct scene_result {
-    timing implicit, fd, mujoco, implicit_tight;
+    timing implicit, implicit_collide, fd, mujoco, implicit_tight;
     double lucid_ua, lucid_ub, mujoco_ua, mujoco_ub;
     int have_mujoco;
 } scene_result;
@@ -353,15 +360,33 @@ static int run_scene(const char *which, const robot_scene *sc, const mujoco_api 
                                          &res->lucid_ua, &res->lucid_ub);
     if (!bo->reference) res->lucid_ua = res->lucid_ub = NAN;
     if (bo->profile) { /* only the implicit method, for perf */
-        ok = lucid_time(&ls, LUCID_STEP_IMPLICIT, bo->eps, bo->profile, NULL, NULL, &res->implicit);
-        printf("%s: lucid implicit best of %d: %.1f us\n", which, bo->profile, res->implicit.us);
+        ok = lucid_time(&ls, LUCID_STEP_IMPLICIT, bo->geometry, bo->eps, bo->profile, NULL, NULL,
+                        &res->implicit);
+        printf("%s: lucid implicit (%s) best of %d: %.1f us\n", which,
+               res->implicit.carried ? "carried" : "collide", bo->profile, res->implicit.us);
+        if (bo->geometry == LUCID_STEP_GEOMETRY_AUTO) { /* both paths, interleaved */
+            timing a = res->implicit, c = a;
+            for (int k = 0; k < bo->profile && ok; ++k) {
+                timing t;
+                ok = lucid_time(&ls, LUCID_STEP_IMPLICIT, LUCID_STEP_GEOMETRY_COLLIDE, bo->eps, 1,
+                                NULL, NULL, &t) &&
+                     lucid_time(&ls, LUCID_STEP_IMPLICIT, LUCID_STEP_GEOMETRY_AUTO, bo->eps, 1,
+                                NULL, NULL, &res->implicit);
+                c.us = k ? fmin(c.us, t.us) : t.us, a.us = fmin(a.us, res->implicit.us);
+            }
+            printf("%s: interleaved, best of %d: default (%s) %.1f us, collide %.1f us, ratio "
+                   "%.3f\n",
+                   which, bo->profile, a.carried ? "carried" : "collide", a.us, c.us, a.us / c.us);
+        }
         bo = NULL;
     }
     ok = ok && bo &&
-         lucid_time(&ls, LUCID_STEP_IMPLICIT, bo->eps, bo->repeats, bo->reference ? Ar : NULL,
-                    bo->reference ? Br : NULL, &res->implicit) &&
-         lucid_time(&ls, LUCID_STEP_FINITE_DIFFERENCES, bo->eps, bo->repeats,
-                    bo->reference ? Ar : NULL, bo->reference ? Br : NULL, &res->fd);
+         lucid_time(&ls, LUCID_STEP_IMPLICIT, LUCID_STEP_GEOMETRY_AUTO, bo->eps, bo->repeats,
+                    bo->reference ? Ar : NULL, bo->reference ? Br : NULL, &res->implicit) &&
+         lucid_time(&ls, LUCID_STEP_IMPLICIT, LUCID_STEP_GEOMETRY_COLLIDE, bo->eps, bo->repeats,
+                    bo->reference ? Ar : NULL, bo->reference ? Br : NULL, &res->implicit_collide) &&
+         lucid_time(&ls, LUCID_STEP_FINITE_DIFFERENCES, LUCID_STEP_GEOMETRY_AUTO, bo->eps,
+                    bo->repeats, bo->reference ? Ar : NULL, bo->reference ? Br : NULL, &res->fd);
     if (!bo) { /* profiling: nothing else */
         free(Ar), free(Br), free(x);
         lucid_world_destroy(w), lucid_world_destroy(r);
@@ -370,8 +395,9 @@ static int run_scene(const char *which, const robot_scene *sc, const mujoco_api 
     }
     lucid_side tight = ls; /* diagnostic: the implicit method on a nominal solved to 1e-14 */
     tight.w = r;
-    ok = ok && lucid_time(&tight, LUCID_STEP_IMPLICIT, bo->eps, 1, bo->reference ? Ar : NULL,
-                          bo->reference ? Br : NULL, &res->implicit_tight);
+    ok = ok &&
+         lucid_time(&tight, LUCID_STEP_IMPLICIT, LUCID_STEP_GEOMETRY_AUTO, bo->eps, 1,
+                    bo->reference ? Ar : NULL, bo->reference ? Br : NULL, &res->implicit_tight);
     free(Ar);
     free(Br);
     free(x);
@@ -407,7 +433,7 @@ static int run_scene(const char *which, const robot_scene *sc, const mujoco_api 
 
 static void print_row(const char *scene, const char *method, const timing *t, double ua,
                       double ub) {
-    printf("%-9s %-22s %4d %4d %8d %9d %11.1f %9.2e %9.2e %9.1e %9.1e\n", scene, method, t->nt,
+    printf("%-9s %-24s %4d %4d %8d %9d %11.1f %9.2e %9.2e %9.1e %9.1e\n", scene, method, t->nt,
            t->nu, t->contacts, t->fallback, t->us, t->err_a, t->err_b, ua, ub);
 }
 
@@ -416,7 +442,9 @@ static const char *verdict(int pass) {
 }
 
 static void print_scene(const char *which, const scene_result *s) {
-    print_row(which, "lucid implicit", &s->implicit, s->lucid_ua, s->lucid_ub);
+    print_row(which, s->implicit.carried ? "lucid implicit" : "lucid implicit (collide)",
+              &s->implicit, s->lucid_ua, s->lucid_ub);
+    print_row(which, "lucid implicit collide", &s->implicit_collide, s->lucid_ua, s->lucid_ub);
     print_row(which, "lucid finite_diff", &s->fd, s->lucid_ua, s->lucid_ub);
     print_row(which, "(lucid implicit, tol14)", &s->implicit_tight, s->lucid_ua, s->lucid_ub);
     if (s->have_mujoco)
@@ -449,7 +477,7 @@ static void print_targets(const char *which, const scene_result *s, int humanoid
 }
 
 static int parse(int argc, char **argv, bench_options *o) {
-    *o = (bench_options){5, 1, 0, 2.0, 1e-6, 2e-4, NULL};
+    *o = (bench_options){5, 1, 0, 2.0, 1e-6, 2e-4, NULL, LUCID_STEP_GEOMETRY_AUTO};
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--repeats") == 0 && i + 1 < argc)
             o->repeats = atoi(argv[++i]);
@@ -463,6 +491,9 @@ static int parse(int argc, char **argv, bench_options *o) {
             o->sink = atof(argv[++i]);
         else if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc)
             o->profile = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--geometry") == 0 && i + 1 < argc)
+            o->geometry = strcmp(argv[++i], "collide") == 0 ? LUCID_STEP_GEOMETRY_COLLIDE
+                                                            : LUCID_STEP_GEOMETRY_AUTO;
         else if (strcmp(argv[i], "--no-reference") == 0)
             o->reference = 0;
         else
@@ -507,7 +538,7 @@ int main(int argc, char **argv) {
            REFERENCE_TOL, SWEEP_H0, SWEEP);
     printf("dims differ: lucid's tangent is 2 nv, MuJoCo's 2 nv + na (and other free-body "
            "velocity frames): costs compare per scene, errors each against its own reference\n");
-    printf("%-9s %-22s %4s %4s %8s %9s %11s %9s %9s %9s %9s\n", "scene", "method", "nt", "nu",
+    printf("%-9s %-24s %4s %4s %8s %9s %11s %9s %9s %9s %9s\n", "scene", "method", "nt", "nu",
            "contacts", "fallback", "CPU us", "err A", "err B", "ref unc A", "ref unc B");
     int status = 0;
     scene_result results[3];

@@ -27,7 +27,8 @@ local function check_against_fd(name, w, opts)
   opts = opts or {}
   local x = w:state()
   local u = w:controls()
-  local D = w:step_derivatives{params = opts.params}
+  local D = w:step_derivatives{params = opts.params, geometry = opts.geometry,
+                               collision = opts.collision}
   local blocks = {"A", "B"}
   local best = {}
   local floor = {A = 1, B = opts.floor or 1e-3}
@@ -98,6 +99,7 @@ t.case("a box resting (sticking) and a box sliding: A, B and parameters", functi
     w:set_controls{0.3, 0.2, 0, 0, 0, 0.01}
     local params = {{body = b, "mass"}, {body = b, "friction"}}
     local D = check_against_fd(vx == 0 and "resting" or "sliding", w, {params = params})
+    t.eq(D.geometry, "carried")
     t.eq(#D.contacts, 4)
     for _, c in ipairs(D.contacts) do t.eq(c.mode, vx == 0 and "sticking" or "sliding") end
   end
@@ -169,6 +171,7 @@ t.case("an arm in free motion: A, B equal finite differences", function()
   local params = {{model = id, link = "fore", "mass"}, {model = id, link = "box", "mass"},
                   {model = id, joint = "elbow", "damping"}}
   local D = check_against_fd("arm3", w, {params = params})
+  t.eq(D.geometry, "carried") -- the box on the floor: a link's contacts carried by its twist
   t.eq(#D.params, 3)
   for k = 1, 3 do t.truthy(maxabs(D.params[k]) > 0, "parameter " .. k .. " moves the step") end
 end)
@@ -211,7 +214,8 @@ t.case("the Allegro hand touching its cube: A, B equal finite differences", func
                              {steps = {3e-7, 1e-7}, tol = 1e-14})
   local modes = {}
   for _, c in ipairs(D.contacts) do modes[#modes + 1] = c.mode end
-  print("allegro: contact modes " .. table.concat(modes, ", "))
+  print("allegro: contact modes " .. table.concat(modes, ", ") .. "; geometry " .. D.geometry)
+  t.eq(D.geometry, "carried") -- capsule tips, box links and the cube carried by their twists
 end)
 
 t.case("w:step_derivatives leaves the world as w:step does", function()
@@ -375,4 +379,154 @@ t.case("across stick-slip: implicit jumps, relaxed varies continuously", functio
   print(string.format("relaxed (kappa 1e-2): largest change of dv+/df per 0.1 N: %.2e (the jump: 1e-3)", biggest))
   t.truthy(biggest < 2.5e-4, "relaxed derivative jumps by " .. biggest)
   t.raises("kappa must be > 0", w.step_derivatives, w, {method = "relaxed", kappa = 0})
+end)
+
+-- docs/step_derivatives.md, "Contact geometry": the position and parameter columns carry the
+-- nominal contacts by their geometry derivatives instead of re-running collision detection
+local function quat_x(a) return {math.cos(a / 2), math.sin(a / 2), 0, 0} end
+
+t.case("carried contact geometry: a sphere rolling, a capsule resting, against whole steps", function()
+  local w = floor_world()
+  -- rolling without slipping: v = 1 m/s along x, w = v / r about y, 2e-4 m deep
+  w:add_body{shape = lucid.sphere(0.1), mass = 1, pose = at(0, 0, 0.1 - 2e-4),
+             velocity = {1, 0, 0, 0, 10, 0}}
+  w:set_controls{0.3, 0.2, 0, 0, 0, 0.01}
+  local x, u = w:state(), w:controls()
+  local D = check_against_fd("sphere rolling (carried)", w, {geometry = "carried"})
+  t.eq(D.geometry, "carried")
+  t.eq(#D.contacts, 1)
+  t.eq(D.contacts[1].estimated, false)
+  w:set_state(x)
+  w:set_controls(u)
+  local C = w:step_derivatives{geometry = "collide"} -- the old path: detection at each column
+  t.eq(C.geometry, "collide")
+  t.truthy(rel(D.A, C.A, 1) <= 1e-6, "carried and collide A differ by " .. rel(D.A, C.A, 1))
+  -- two spheres stacked off-centre, the upper one frictionless (its force along the normal):
+  -- the upper contact's normal turns with both bodies (lucid.distance_derivatives' analytic
+  -- method, the first body's by invariance)
+  local s = floor_world()
+  s:add_body{shape = lucid.sphere(0.1), mass = 1, pose = at(0, 0, 0.1 - 2e-4)}
+  local a, d = 0.3, 0.18 - 2e-4
+  s:add_body{shape = lucid.sphere(0.08), mass = 0.5,
+             pose = at(d * math.sin(a) * math.cos(0.2), d * math.sin(a) * math.sin(0.2),
+                       0.1 - 2e-4 + d * math.cos(a)),
+             velocity = {0, 0.1, 0, 0.5, 0, 0}, friction = 0}
+  local S = check_against_fd("two spheres stacked (carried)", s, {geometry = "carried"})
+  t.eq(#S.contacts, 2)
+  -- a capsule lying on the floor: a two-point patch (both caps), and a tilted one on one cap
+  for _, case in ipairs{{"capsule resting (flat)", math.pi / 2, 0.05, 2},
+                        {"capsule resting (one cap)", math.pi / 2 - 0.3, 0.05 + 0.15 * math.sin(0.3), 1}} do
+    local c = floor_world()
+    c:add_body{shape = lucid.capsule(0.05, 0.15), mass = 1,
+               pose = lucid.se3.new(quat_x(case[2]), {0, 0, case[3] - 2e-4}),
+               velocity = {0.2, 0, 0, 0, 0, 0.5}}
+    local E = check_against_fd(case[1], c, {geometry = "carried", params = {{body = 2, "friction"}},
+                                            steps = {1e-5, 1e-6, 3e-7}})
+    t.eq(E.geometry, "carried")
+    t.eq(#E.contacts, case[4])
+  end
+end)
+
+t.case("carried contact geometry: a box on its face and on its corner, with an estimator", function()
+  -- on its face the patch's points are vertices rigid with the face: exact, with or without
+  -- opts.collision; balanced on a corner (the body diagonal vertical) the vertex has no
+  -- curvature, and first_order_gaussian's smoothed Hessian flags it estimated (its noise, an
+  -- angle here, is far from the vertex's ties, so it is close to the whole steps' differences)
+  local gaussian = {method = "first_order_gaussian", samples = 40, noise = 1e-3, seed = 3}
+  for _, vx in ipairs{0, 1} do
+    local w = floor_world()
+    w:add_body{shape = lucid.box(0.1, 0.1, 0.1), mass = 1, pose = at(0, 0, 0.1 - 2e-4),
+               velocity = {vx, 0, 0, 0, 0, 0}}
+    w:set_controls{0.3, 0.2, 0, 0, 0, 0.01}
+    local D = check_against_fd((vx == 0 and "resting" or "sliding") .. " (gaussian)", w,
+                               {collision = gaussian})
+    t.eq(D.geometry, "carried")
+    for _, c in ipairs(D.contacts) do t.eq(c.estimated, false) end
+  end
+  local w = floor_world()
+  local tilt = math.acos(1 / math.sqrt(3))
+  local axis = {1 / math.sqrt(2), -1 / math.sqrt(2), 0}
+  local q = {math.cos(tilt / 2), axis[1] * math.sin(tilt / 2), axis[2] * math.sin(tilt / 2), 0}
+  w:add_body{shape = lucid.box(0.1, 0.1, 0.1), mass = 1,
+             pose = lucid.se3.new(q, {0, 0, 0.1 * math.sqrt(3) - 2e-4}),
+             velocity = {0.1, 0, 0, 0, 0, 0.3}}
+  local D = check_against_fd("box on its corner (gaussian)", w, {collision = gaussian})
+  t.eq(D.geometry, "carried")
+  t.eq(#D.contacts, 1)
+  t.eq(D.contacts[1].estimated, true)
+  t.truthy(maxabs(D.A) < math.huge)
+end)
+
+t.case("carried contact geometry: a box sliding on a pedestal, against whole steps", function()
+  -- a box's face acts as a halfspace: the static pedestal's top face lies inside the box's
+  -- bottom face, so the normal turns with the box and the points are the pedestal's corners.
+  -- The old path (geometry = "collide") gets this scene wrong: the patch lists its points in
+  -- another order once the perturbed configuration changes the reference face's side, and the
+  -- nominal forces are applied to the wrong points.
+  local w = lucid.world{dt = 1e-3, contact = {tol = 1e-12, max_iter = 5000}}
+  w:add_static{shape = lucid.box(0.03, 0.03, 0.03), friction = 0.5}
+  w:add_body{shape = lucid.box(0.2, 0.15, 0.05), mass = 2,
+             pose = lucid.se3.new({math.cos(0.2), 0, 0, math.sin(0.2)}, {0.01, 0.005, 0.08 - 2e-4}),
+             velocity = {0.1, 0, 0, 0, 0, 0.2}}
+  local x = w:state()
+  local D = check_against_fd("box sliding on a pedestal (carried)", w, {geometry = "carried"})
+  t.eq(D.geometry, "carried")
+  t.eq(#D.contacts, 4)
+  w:set_state(x)
+  local C = w:step_derivatives{geometry = "collide"}
+  print(string.format("box sliding on a pedestal: collide's A differs from carried by %.1e",
+                      rel(C.A, D.A, 1)))
+end)
+
+t.case("contact geometry without an exact rule: collide by default, an estimator on request", function()
+  -- a cone tipped onto its base rim: one rim point, no exact curvature
+  local function make()
+    local w = floor_world()
+    local a = 0.3
+    w:add_body{shape = lucid.cone(0.1, 0.1), mass = 1,
+               pose = lucid.se3.new(quat_x(a), {0, 0, 0.1 * math.cos(a) + 0.1 * math.sin(a) - 2e-4})}
+    return w
+  end
+  local w = make()
+  local x = w:state()
+  local D = w:step_derivatives{}
+  t.eq(D.geometry, "collide")
+  w:set_state(x)
+  t.raises("lucid.world:step_derivatives: a contact's geometry has no exact derivative",
+           w.step_derivatives, w, {geometry = "carried"})
+  w:set_state(x)
+  local E = w:step_derivatives{collision = {method = "first_order_gaussian", samples = 20}}
+  t.eq(E.geometry, "carried")
+  t.eq(E.contacts[1].estimated, true)
+  t.truthy(maxabs(E.A) < math.huge)
+  local F = "lucid.world:step_derivatives"
+  t.raises(F .. ": unknown option 'collision.sample'", w.step_derivatives, w, {collision = {sample = 3}})
+  t.raises(F .. ": collision.samples", w.step_derivatives, w, {collision = {samples = 0}})
+  t.raises(F .. ": unknown collision.method 'magic'", w.step_derivatives, w, {collision = {method = "magic"}})
+  t.raises(F .. ": opts.collision must be a table", w.step_derivatives, w, {collision = "gaussian"})
+  t.raises(F .. ": geometry must be", w.step_derivatives, w, {geometry = "guess"})
+end)
+
+t.case("a single_level world reports its own geometry", function()
+  local w = lucid.world{dt = 0.01, collision = "single_level", single_level = {kappa = 1e-4, tol = 1e-12}}
+  w:add_static{shape = lucid.halfspace({0, 0, 1}, 0), friction = 0.5}
+  w:add_body{shape = lucid.box(0.2, 0.15, 0.1), mass = 1, pose = at(0, 0, 0.1)}
+  w:step(2)
+  local D = w:step_derivatives{method = "relaxed"}
+  t.eq(D.geometry, "single_level")
+  t.truthy(#D.contacts > 0, "the box touches the floor")
+  for _, c in ipairs(D.contacts) do t.eq(c.estimated, false) end
+end)
+
+t.case("a contact that may appear in a perturbed configuration: detection at each column", function()
+  -- a box 1e-7 m above the margin: no nominal contact, but the perturbed steps of its height
+  -- column (h = 1e-6) touch; carried contacts cannot show that, so the default detects
+  local w = floor_world()
+  w:add_body{shape = lucid.box(0.1, 0.1, 0.1), pose = at(0, 0, 0.1 + 5e-3 + 1e-7)}
+  local x = w:state()
+  local D = w:step_derivatives()
+  t.eq(D.geometry, "collide")
+  t.truthy(D.fallback_columns > 0, "the appearing contact was not reported")
+  w:set_state(x)
+  t.eq(w:step_derivatives{geometry = "carried"}.fallback_columns, 0) -- documented blind spot
 end)

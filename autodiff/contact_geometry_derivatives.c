@@ -1,0 +1,459 @@
+/* Contact-geometry derivatives (contact_geometry_derivatives.h): the rules per pair kind. */
+#include "autodiff/contact_geometry_derivatives.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "autodiff/ad_distance.h"
+#include "autodiff/collision_derivatives_hessians.h"
+#include "runtime/math/se3.h"
+#include "runtime/math/so3.h"
+#include "runtime/shapes/convex_mesh.h"
+
+/* M[:, col..col+2] += A (M 3 x 12 column-major). */
+static void add_block(double *M, int col, const lucid_mat3 *A) {
+    for (int j = 0; j < 3; ++j)
+        for (int i = 0; i < 3; ++i) M[i + 3 * (col + j)] += A->m[i + 3 * j];
+}
+
+/* M[:, off..off+5] += s d(p)/d(xi) for the world point p rigid with pose T: [R, -hat(p - t) R]. */
+static void add_rigid(double *M, int off, const lucid_se3 *T, lucid_vec3 p, double s) {
+    lucid_mat3 H = lucid_mat3_hat(lucid_vec3_sub(p, T->t));
+    lucid_mat3 HR = lucid_mat3_mul(&H, &T->R);
+    lucid_mat3 A = lucid_mat3_scale(&T->R, s), B = lucid_mat3_scale(&HR, -s);
+    add_block(M, off, &A);
+    add_block(M, off + 3, &B);
+}
+
+/* dphi = n . (V2(p2) - V1(p1)), the witnesses as material points (envelope theorem). */
+static void separation_rows(const lucid_se3 *T1, const lucid_se3 *T2,
+                            const lucid_contact_geometry *g, double *dphi) {
+    lucid_vec3 n = g->normal;
+    lucid_vec3 p1 = lucid_vec3_axpy(g->point, -0.5 * g->separation, n);
+    lucid_vec3 p2 = lucid_vec3_axpy(g->point, 0.5 * g->separation, n);
+    double V[36] = {0};
+    add_rigid(V, 0, T1, p1, -1.0);
+    add_rigid(V, 6, T2, p2, 1.0);
+    for (int c = 0; c < 12; ++c) dphi[c] = n.x * V[3 * c] + n.y * V[1 + 3 * c] + n.z * V[2 + 3 * c];
+}
+
+/* ---- halfspace pairs ------------------------------------------------------------------- */
+
+/* Whether the world point q is a vertex of the box or convex mesh s at T (within 1e-7 m). */
+static int is_vertex(const lucid_shape *s, const lucid_se3 *T, lucid_vec3 q) {
+    lucid_vec3 ql = lucid_mat3_tmul_vec(&T->R, lucid_vec3_sub(q, T->t));
+    if (s->radius != 0.0) return 0;
+    if (s->kind == LUCID_SHAPE_CONVEX) {
+        for (int k = 0; k < s->u.mesh->num_vertices; ++k)
+            if (lucid_vec3_dist(ql, s->u.mesh->vertices[k]) <= 1e-7) return 1;
+        return 0;
+    }
+    if (s->kind != LUCID_SHAPE_BOX) return 0;
+    for (int i = 0; i < 3; ++i)
+        if (fabs(fabs(lucid_vec3_get(ql, i)) - lucid_vec3_get(s->u.half_extents, i)) > 1e-7)
+            return 0;
+    return 1;
+}
+
+/* K where the shape has no exact curvature at l and no estimator is given: the rules that are
+ * exact all the same (q the witness, on s at T); *exact = 0 where none applies. */
+static lucid_mat3 rule_hessian(const lucid_shape *s, const lucid_se3 *T, lucid_vec3 q, lucid_vec3 l,
+                               int *exact) {
+    lucid_mat3 K = lucid_mat3_zero();
+    *exact = 1;
+    /* a vertex: rigid (a point clipped on an edge would slide along it) */
+    if (is_vertex(s, T, q)) return K;
+    if (s->kind == LUCID_SHAPE_CAPSULE || s->kind == LUCID_SHAPE_SPHERE) {
+        /* a tied core (the segment's end points) plus the radius along the direction */
+        lucid_mat3 I = lucid_mat3_identity(), P = lucid_mat3_outer(l, l);
+        P = lucid_mat3_sub(&I, &P);
+        return lucid_mat3_scale(&P, s->radius);
+    }
+    *exact = 0;
+    return K;
+}
+
+/* The smoothed K of a first-order estimator at the unit direction l. */
+static lucid_status smoothed_hessian(const lucid_shape *s, lucid_vec3 l,
+                                     const lucid_derivative_options *e,
+                                     lucid_derivative_workspace *ws, lucid_mat3 *K) {
+    if (e->method == LUCID_DERIV_FIRST_ORDER_GUMBEL) {
+        if (!ws || s->kind != LUCID_SHAPE_CONVEX) return LUCID_ERR_ARGUMENT;
+        return lucid_support_hessian_gumbel(s, l, 1.0, e->levels, e->noise, ws, K);
+    }
+    lucid_rng rng;
+    lucid_rng_seed(&rng, e->seed);
+    *K = lucid_support_hessian_gaussian(s, l, l, e->samples, e->noise, &rng);
+    return LUCID_OK;
+}
+
+/* dq (3 x 12) of the other shape's witness q from its support Hessian K (o = 0: shape 1 is
+ * the other, at To; h offset of the halfspace's columns; dn the normal's rows; sdir = +-1:
+ * the support direction dir = sdir n). */
+static void witness_from_hessian(const lucid_se3 *To, int o_off, lucid_vec3 q, lucid_vec3 dir,
+                                 const lucid_mat3 *K, const double *dn, double sdir, double *dq) {
+    add_rigid(dq, o_off, To, q, 1.0);
+    lucid_vec3 l = lucid_mat3_tmul_vec(&To->R, dir);
+    lucid_mat3 Hl = lucid_mat3_hat(l), RK = lucid_mat3_mul(&To->R, K);
+    lucid_mat3 A = lucid_mat3_mul(&RK, &Hl);
+    add_block(dq, o_off + 3, &A); /* -R K (w x l) = R K hat(l) w */
+    lucid_mat3 Rt = lucid_mat3_transpose(&To->R), RKRt = lucid_mat3_mul(&RK, &Rt);
+    for (int c = 0; c < 12; ++c) { /* R K R^T d(dir), dir = sdir n */
+        lucid_vec3 ddir =
+            lucid_vec3_scale(lucid_vec3_make(dn[3 * c], dn[1 + 3 * c], dn[2 + 3 * c]), sdir);
+        lucid_vec3 v = lucid_mat3_mul_vec(&RKRt, ddir);
+        dq[3 * c] += v.x, dq[1 + 3 * c] += v.y, dq[2 + 3 * c] += v.z;
+    }
+}
+
+static lucid_status pair_query(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
+                               const lucid_se3 *T2, const lucid_derivative_options *o,
+                               lucid_derivative_workspace *ws, double J[120], double y[10]);
+
+/* dq (3 x 12) of the witness q of the shape facing the halfspace (shape 1 when h2), whose
+ * support direction is dir = sdir n, d->dnormal filled: the exact support Hessian, the rules
+ * of a patch or a vertex, or the estimator e (then d->estimated). */
+static lucid_status facing_witness(const lucid_shape *s1, const lucid_se3 *T1,
+                                   const lucid_shape *s2, const lucid_se3 *T2, int h2, lucid_vec3 q,
+                                   lucid_vec3 dir, double sdir, int patch,
+                                   const lucid_derivative_options *e,
+                                   lucid_derivative_workspace *ws,
+                                   lucid_contact_geometry_derivative *d, double *dq) {
+    const lucid_shape *so = h2 ? s1 : s2;
+    const lucid_se3 *To = h2 ? T1 : T2;
+    lucid_vec3 l = lucid_mat3_tmul_vec(&To->R, dir);
+    lucid_mat3 K = lucid_mat3_zero();
+    int analytic = !patch && lucid_support_hessian_analytic(so, l, &K) == LUCID_OK;
+    if (!analytic && (patch || !e)) {
+        /* a patch's points are vertices (or a capsule's cap bottoms) rigid with their faces */
+        int rule;
+        K = rule_hessian(so, To, q, l, &rule);
+        if (!rule) return LUCID_ERR_DEGENERATE;
+    } else if (!analytic) { /* the caller asked for smoothed derivatives */
+        d->estimated = 1;
+        if (e->method != LUCID_DERIV_FIRST_ORDER_GAUSSIAN &&
+            e->method != LUCID_DERIV_FIRST_ORDER_GUMBEL) {
+            double J[120], y[10];
+            lucid_status st = pair_query(s1, T1, s2, T2, e, ws, J, y);
+            int row = h2 ? 1 : 4; /* the facing shape's witness rows */
+            for (int c = 0; st == LUCID_OK && c < 12; ++c)
+                for (int i = 0; i < 3; ++i) dq[i + 3 * c] = J[row + i + 10 * c];
+            return st;
+        }
+        lucid_status st = smoothed_hessian(so, l, e, ws, &K);
+        if (st != LUCID_OK) return st;
+    }
+    witness_from_hessian(To, h2 ? 0 : 6, q, dir, &K, d->dnormal, sdir, dq);
+    return LUCID_OK;
+}
+
+/* A pair whose normal is rigid with one shape (h2: shape 2, else shape 1): a halfspace, or a
+ * box's face (face_owner). */
+static lucid_status halfspace_pair(const lucid_shape *s1, const lucid_se3 *T1,
+                                   const lucid_shape *s2, const lucid_se3 *T2,
+                                   const lucid_contact_geometry *g, int patch, int h2,
+                                   const lucid_derivative_options *e,
+                                   lucid_derivative_workspace *ws,
+                                   lucid_contact_geometry_derivative *d) {
+    const lucid_se3 *Th = h2 ? T2 : T1;
+    int h_off = h2 ? 6 : 0;
+    lucid_vec3 n = g->normal;
+    /* n rigid with the halfspace: dn = (R w) x n */
+    lucid_mat3 Hn = lucid_mat3_hat(n), A = lucid_mat3_mul(&Hn, &Th->R);
+    A = lucid_mat3_scale(&A, -1.0);
+    add_block(d->dnormal, h_off + 3, &A);
+    /* the other shape's witness and its support direction (towards the halfspace) */
+    double so_sign = h2 ? 1.0 : -1.0; /* q = p1 (other is shape 1) or p2 */
+    lucid_vec3 q = lucid_vec3_axpy(g->point, -0.5 * so_sign * g->separation, n);
+    double dq[36] = {0};
+    lucid_vec3 dir = lucid_vec3_scale(n, so_sign);
+    lucid_status st = facing_witness(s1, T1, s2, T2, h2, q, dir, so_sign, patch, e, ws, d, dq);
+    if (st != LUCID_OK) return st;
+    separation_rows(T1, T2, g, d->dseparation);
+    /* point = q +- phi/2 n */
+    for (int c = 0; c < 12; ++c)
+        for (int i = 0; i < 3; ++i)
+            d->dpoint[i + 3 * c] = dq[i + 3 * c] + so_sign * 0.5 *
+                                                       (lucid_vec3_get(n, i) * d->dseparation[c] +
+                                                        g->separation * d->dnormal[i + 3 * c]);
+    return LUCID_OK;
+}
+
+/* ---- other pairs ------------------------------------------------------------------------ */
+
+/* The local axis of the face of box s at T whose outward normal is out (within 1e-9), or -1. */
+static int face_axis(const lucid_shape *s, const lucid_se3 *T, lucid_vec3 out) {
+    if (s->kind != LUCID_SHAPE_BOX || s->radius != 0.0) return -1;
+    lucid_vec3 nl = lucid_mat3_tmul_vec(&T->R, out);
+    for (int i = 0; i < 3; ++i)
+        if (fabs(lucid_vec3_get(nl, i)) > 1.0 - 1e-9) return i;
+    return -1;
+}
+
+/* Whether the world point p lies on the face of box s at T with outward normal out (axis
+ * face_axis), within 1e-7 m of its plane and 1e-9 m inside its edges. */
+static int inside_face(const lucid_shape *s, const lucid_se3 *T, lucid_vec3 p, lucid_vec3 out,
+                       int axis) {
+    lucid_vec3 nl = lucid_mat3_tmul_vec(&T->R, out);
+    lucid_vec3 pl = lucid_mat3_tmul_vec(&T->R, lucid_vec3_sub(p, T->t));
+    for (int i = 0; i < 3; ++i) {
+        double h = lucid_vec3_get(s->u.half_extents, i), x = lucid_vec3_get(pl, i);
+        if (i == axis ? fabs(x * (lucid_vec3_get(nl, i) > 0 ? 1.0 : -1.0) - h) > 1e-7
+                      : !(fabs(x) < h - 1e-9))
+            return 0;
+    }
+    return 1;
+}
+
+/* Whether the face of box o at To with outward normal -out (axis ao) projects strictly inside
+ * the face of box s at T with outward normal out (axis a): its 4 corners, moved onto that
+ * face's plane. Then the normal of a face-on-face contact is s's, to first order (rotating
+ * either box, the larger face gives the larger separation). */
+static int face_contains(const lucid_shape *s, const lucid_se3 *T, lucid_vec3 out, int a,
+                         const lucid_shape *o, const lucid_se3 *To, int ao) {
+    lucid_vec3 h = o->u.half_extents;
+    lucid_vec3 centre = lucid_se3_act(T, lucid_vec3_zero());
+    double plane = lucid_vec3_get(s->u.half_extents, a) + lucid_vec3_dot(out, centre);
+    for (int k = 0; k < 4; ++k) {
+        double c[3];
+        lucid_vec3_store(h, c);
+        c[(ao + 1) % 3] *= k & 1 ? -1.0 : 1.0, c[(ao + 2) % 3] *= k & 2 ? -1.0 : 1.0;
+        lucid_vec3 local = lucid_vec3_load(c);
+        lucid_vec3 lo = lucid_mat3_tmul_vec(&To->R, lucid_vec3_neg(out));
+        if (lucid_vec3_get(lo, ao) < 0) c[ao] = -c[ao], local = lucid_vec3_load(c);
+        lucid_vec3 p = lucid_se3_act(To, local);
+        p = lucid_vec3_axpy(p, plane - lucid_vec3_dot(out, p), out);
+        if (!inside_face(s, T, p, out, a)) return 0;
+    }
+    return 1;
+}
+
+/* Which shape's box face the normal is rigid with, to first order: 1 or 2, 0 for none. A face
+ * holding one witness strictly inside it (the other a vertex, a curved shape's point); two
+ * parallel faces: the one containing the other's whole face. */
+static int face_owner(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
+                      const lucid_se3 *T2, const lucid_contact_geometry *g) {
+    lucid_vec3 n = g->normal, m = lucid_vec3_neg(n);
+    int a1 = face_axis(s1, T1, n), a2 = face_axis(s2, T2, m);
+    if (a1 >= 0 && a2 >= 0) {
+        int c1 = face_contains(s1, T1, n, a1, s2, T2, a2);
+        int c2 = face_contains(s2, T2, m, a2, s1, T1, a1);
+        return c1 != c2 ? (c1 ? 1 : 2) : 0;
+    }
+    lucid_vec3 p1 = lucid_vec3_axpy(g->point, -0.5 * g->separation, n);
+    lucid_vec3 p2 = lucid_vec3_axpy(g->point, 0.5 * g->separation, n);
+    if (a1 >= 0 && inside_face(s1, T1, p1, n, a1)) return 1;
+    if (a2 >= 0 && inside_face(s2, T2, p2, m, a2)) return 2;
+    return 0;
+}
+
+/* J (10 x 12: distance, p1, p2, n w.r.t. xi1 then xi2) and y (the query) of the pair. */
+static lucid_status pair_query(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
+                               const lucid_se3 *T2, const lucid_derivative_options *o,
+                               lucid_derivative_workspace *ws, double J[120], double y[10]) {
+    lucid_distance_derivatives_result r;
+    lucid_status st = lucid_distance_derivatives(s1, T1, s2, T2, o, ws, &r);
+    if (st != LUCID_OK) return st;
+    y[0] = r.query.distance;
+    lucid_vec3_store(r.query.p1, y + 1), lucid_vec3_store(r.query.p2, y + 4);
+    lucid_vec3_store(r.query.normal, y + 7);
+    double *J1 = J, *J2 = J + 60;
+    for (int c = 0; c < 6; ++c) {
+        J2[10 * c] = r.ddistance[c];
+        for (int i = 0; i < 3; ++i) {
+            J2[1 + i + 10 * c] = r.dp1[i + 3 * c];
+            J2[4 + i + 10 * c] = r.dp2[i + 3 * c];
+            J2[7 + i + 10 * c] = r.dnormal[i + 3 * c];
+        }
+    }
+    lucid_ad_distance_t1_jacobian(T1, T2, y, J2, J1);
+    return LUCID_OK;
+}
+
+/* A contact feature as a swept segment: centre a, unit axis u, half-length h (0: a point),
+ * radius r, rigid with the shape's pose T. */
+typedef struct core {
+    lucid_vec3 a, u;
+    double h, r;
+    const lucid_se3 *T;
+} core;
+
+/* The core of shape s at T holding its witness p: a sphere's centre, a capsule's segment, a
+ * box's edge or vertex (its witness on 2 or 3 of its faces); 0 for anything else (a box's face
+ * is the halfspace rule's). */
+static int witness_core(const lucid_shape *s, const lucid_se3 *T, lucid_vec3 p, core *k) {
+    *k = (core){T->t, lucid_mat3_col(&T->R, 2), 0.0, s->radius, T};
+    if (s->kind == LUCID_SHAPE_SPHERE) return 1;
+    if (s->kind == LUCID_SHAPE_CAPSULE) return k->h = s->u.half_length, 1;
+    if (s->kind != LUCID_SHAPE_BOX || s->radius != 0.0) return 0;
+    lucid_vec3 pl = lucid_mat3_tmul_vec(&T->R, lucid_vec3_sub(p, T->t));
+    double c[3];
+    int free_axis = -1, on = 0;
+    for (int i = 0; i < 3; ++i) {
+        double h = lucid_vec3_get(s->u.half_extents, i), x = lucid_vec3_get(pl, i);
+        int at = fabs(fabs(x) - h) <= 1e-7;
+        on += at;
+        c[i] = at ? (x > 0 ? h : -h) : 0.0;
+        if (!at) free_axis = i;
+    }
+    if (on < 2) return 0;
+    k->a = lucid_se3_act(T, lucid_vec3_load(c));
+    if (on == 2)
+        k->u = lucid_mat3_col(&T->R, free_axis),
+        k->h = lucid_vec3_get(s->u.half_extents, free_axis);
+    return 1;
+}
+
+/* Two cores whose closest points are not both rigid (not both ends or points: the analytic
+ * rule's case, or a box's vertex against a vertex): c_i = a_i + t_i u_i, a point inside a
+ * segment sliding on it (free), an end or a point rigid. d(w . u_i) = 0 for the free ones
+ * (w = c2 - c1; both free: 2 x 2 with determinant 1 - (u1.u2)^2, the axes not parallel), then
+ * n = sigma w / |w| (sigma the sign of the cores' distance) and p_i = c_i -+ r_i n. */
+static int core_pair(const core *k1, const core *k2, const lucid_contact_geometry *g,
+                     lucid_contact_geometry_derivative *d) {
+    lucid_vec3 n = g->normal, u1 = k1->u, u2 = k2->u;
+    double c = lucid_vec3_dot(u1, u2), det = 1.0 - c * c;
+    lucid_vec3 c1 = lucid_vec3_axpy(g->point, -0.5 * g->separation - k1->r, n);
+    lucid_vec3 c2 = lucid_vec3_axpy(g->point, 0.5 * g->separation + k2->r, n);
+    double t1 = lucid_vec3_dot(lucid_vec3_sub(c1, k1->a), u1);
+    double t2 = lucid_vec3_dot(lucid_vec3_sub(c2, k2->a), u2);
+    int free1 = fabs(t1) < k1->h - 1e-9, free2 = fabs(t2) < k2->h - 1e-9;
+    lucid_vec3 w = lucid_vec3_sub(c2, c1);
+    double D = lucid_vec3_norm(w), sigma = lucid_vec3_dot(w, n) < 0.0 ? -1.0 : 1.0;
+    if (!(free1 || free2) || !(D > 1e-9) || (free1 && free2 && !(det > 1e-6))) return 0;
+    if (!free1) t1 = k1->h > 0.0 ? (t1 > 0 ? k1->h : -k1->h) : 0.0; /* an end, exactly */
+    if (!free2) t2 = k2->h > 0.0 ? (t2 > 0 ? k2->h : -k2->h) : 0.0;
+    for (int col = 0; col < 12; ++col) {
+        /* one unit twist coordinate of one body: its core's centre and axis move rigidly */
+        const core *k = col < 6 ? k1 : k2;
+        lucid_vec3 z = lucid_vec3_zero(), da, du = z;
+        if (col % 6 < 3) {
+            da = lucid_mat3_col(&k->T->R, col % 6);
+        } else {
+            lucid_vec3 e = lucid_mat3_col(&k->T->R, col % 6 - 3); /* R w for a unit w */
+            da = lucid_vec3_cross(e, lucid_vec3_sub(k->a, k->T->t));
+            du = lucid_vec3_cross(e, k->u);
+        }
+        lucid_vec3 da1 = col < 6 ? da : z, du1 = col < 6 ? du : z;
+        lucid_vec3 da2 = col < 6 ? z : da, du2 = col < 6 ? z : du;
+        /* b = the change of w at fixed t: da2 + t2 du2 - da1 - t1 du1 */
+        lucid_vec3 b = lucid_vec3_sub(lucid_vec3_axpy(da2, t2, du2), lucid_vec3_axpy(da1, t1, du1));
+        double f1 = -lucid_vec3_dot(b, u1) - lucid_vec3_dot(w, du1);
+        double f2 = -lucid_vec3_dot(b, u2) - lucid_vec3_dot(w, du2);
+        /* free1: c dt2 - dt1 = f1; free2: dt2 - c dt1 = f2 */
+        double dt1 = free1 && free2 ? (c * f2 - f1) / det : free1 ? -f1 : 0.0;
+        double dt2 = free1 && free2 ? (f2 - c * f1) / det : free2 ? f2 : 0.0;
+        lucid_vec3 dc1 = lucid_vec3_axpy(lucid_vec3_axpy(da1, dt1, u1), t1, du1);
+        lucid_vec3 dc2 = lucid_vec3_axpy(lucid_vec3_axpy(da2, dt2, u2), t2, du2);
+        lucid_vec3 dw = lucid_vec3_sub(dc2, dc1);
+        lucid_vec3 dn = lucid_vec3_scale(lucid_vec3_axpy(dw, -lucid_vec3_dot(n, dw), n), sigma / D);
+        lucid_vec3 dp = lucid_vec3_axpy(lucid_vec3_scale(lucid_vec3_add(dc1, dc2), 0.5),
+                                        0.5 * (k1->r - k2->r), dn);
+        lucid_vec3_store(dn, d->dnormal + 3 * col), lucid_vec3_store(dp, d->dpoint + 3 * col);
+        d->dseparation[col] = lucid_vec3_dot(n, dw);
+    }
+    return 1;
+}
+
+/* core_pair where both witnesses lie on cores (swept shapes, box edges and vertices). */
+static int swept_cores(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
+                       const lucid_se3 *T2, const lucid_contact_geometry *g,
+                       lucid_contact_geometry_derivative *d) {
+    core k1, k2;
+    lucid_vec3 p1 = lucid_vec3_axpy(g->point, -0.5 * g->separation, g->normal);
+    lucid_vec3 p2 = lucid_vec3_axpy(g->point, 0.5 * g->separation, g->normal);
+    return witness_core(s1, T1, p1, &k1) && witness_core(s2, T2, p2, &k2) &&
+           core_pair(&k1, &k2, g, d);
+}
+
+static lucid_status shape_pair(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
+                               const lucid_se3 *T2, const lucid_contact_geometry *g, int patch,
+                               const lucid_derivative_options *e, lucid_derivative_workspace *ws,
+                               lucid_contact_geometry_derivative *d) {
+    if (!patch && swept_cores(s1, T1, s2, T2, g, d)) return LUCID_OK;
+    lucid_derivative_options analytic;
+    lucid_derivative_options_default(&analytic);
+    analytic.method = LUCID_DERIV_ANALYTIC;
+    double J[120], y[10];
+    lucid_status st = pair_query(s1, T1, s2, T2, &analytic, NULL, J, y);
+    if (st == LUCID_ERR_ARGUMENT || st == LUCID_ERR_DEGENERATE || st == LUCID_ERR_SINGULAR) {
+        if (!e) return LUCID_ERR_DEGENERATE;
+        d->estimated = 1;
+        st = pair_query(s1, T1, s2, T2, e, ws, J, y);
+    }
+    if (st != LUCID_OK) return st;
+    for (int c = 0; c < 12; ++c)
+        for (int i = 0; i < 3; ++i) {
+            d->dnormal[i + 3 * c] = J[7 + i + 10 * c];
+            d->dpoint[i + 3 * c] = patch ? 0.0 : 0.5 * (J[1 + i + 10 * c] + J[4 + i + 10 * c]);
+        }
+    if (patch) { /* each witness rigid with its body */
+        lucid_vec3 n = g->normal;
+        add_rigid(d->dpoint, 0, T1, lucid_vec3_axpy(g->point, -0.5 * g->separation, n), 0.5);
+        add_rigid(d->dpoint, 6, T2, lucid_vec3_axpy(g->point, 0.5 * g->separation, n), 0.5);
+    }
+    separation_rows(T1, T2, g, d->dseparation);
+    return LUCID_OK;
+}
+
+lucid_status lucid_contact_geometry_derivatives(const lucid_shape *s1, const lucid_se3 *T1,
+                                                const lucid_shape *s2, const lucid_se3 *T2,
+                                                const lucid_contact_geometry *g, int patch,
+                                                const lucid_derivative_options *estimator,
+                                                lucid_derivative_workspace *ws,
+                                                lucid_contact_geometry_derivative *d) {
+    if (!s1 || !T1 || !s2 || !T2 || !g || !d) return LUCID_ERR_ARGUMENT;
+    memset(d, 0, sizeof *d);
+    int h1 = s1->kind == LUCID_SHAPE_HALFSPACE, h2 = s2->kind == LUCID_SHAPE_HALFSPACE;
+    if (h1 && h2) return LUCID_ERR_ARGUMENT;
+    if (h1 || h2) return halfspace_pair(s1, T1, s2, T2, g, patch, h2, estimator, ws, d);
+    int owner = face_owner(s1, T1, s2, T2, g); /* a box's face acting as a halfspace */
+    if (owner) return halfspace_pair(s1, T1, s2, T2, g, patch, owner == 2, estimator, ws, d);
+    return shape_pair(s1, T1, s2, T2, g, patch, estimator, ws, d);
+}
+
+void lucid_contact_geometry_rigid(const lucid_se3 *T1, const lucid_se3 *T2,
+                                  const lucid_contact_geometry *g,
+                                  lucid_contact_geometry_derivative *d) {
+    memset(d, 0, sizeof *d);
+    lucid_vec3 n = g->normal;
+    lucid_mat3 Hn = lucid_mat3_hat(n), A = lucid_mat3_mul(&Hn, &T1->R);
+    A = lucid_mat3_scale(&A, -1.0);
+    add_block(d->dnormal, 3, &A);
+    add_rigid(d->dpoint, 0, T1, lucid_vec3_axpy(g->point, -0.5 * g->separation, n), 0.5);
+    add_rigid(d->dpoint, 6, T2, lucid_vec3_axpy(g->point, 0.5 * g->separation, n), 0.5);
+    separation_rows(T1, T2, g, d->dseparation);
+}
+
+void lucid_contact_geometry_twist(const lucid_se3 *T0, const lucid_se3 *T, double xi[6]) {
+    lucid_se3 D = lucid_se3_between(T0, T);
+    lucid_vec3_store(D.t, xi);
+    const double *m = D.R.m; /* column-major: (i, j) at [i + 3 j] */
+    xi[3] = 0.5 * (m[5] - m[7]), xi[4] = 0.5 * (m[6] - m[2]), xi[5] = 0.5 * (m[1] - m[3]);
+}
+
+void lucid_contact_geometry_twist_part(const lucid_se3 *P, const double xi_body[6], double xi[6]) {
+    /* exp(xi) of the body seen from the part: P^-1 exp(xi) P = exp(Ad_{P^-1} xi),
+     * Ad_{P^-1} = [[R^T, -R^T hat(t)], [0, R^T]] */
+    lucid_vec3 v = lucid_vec3_load(xi_body), w = lucid_vec3_load(xi_body + 3);
+    lucid_vec3 vw = lucid_vec3_sub(v, lucid_vec3_cross(P->t, w));
+    lucid_vec3_store(lucid_mat3_tmul_vec(&P->R, vw), xi);
+    lucid_vec3_store(lucid_mat3_tmul_vec(&P->R, w), xi + 3);
+}
+
+void lucid_contact_geometry_predict(const lucid_contact_geometry *g0,
+                                    const lucid_contact_geometry_derivative *d, const double xi1[6],
+                                    const double xi2[6], lucid_contact_geometry *g) {
+    double p[3], n[3], phi = g0->separation;
+    lucid_vec3_store(g0->point, p), lucid_vec3_store(g0->normal, n);
+    for (int c = 0; c < 12; ++c) {
+        double x = c < 6 ? xi1[c] : xi2[c - 6];
+        if (x == 0.0) continue;
+        for (int i = 0; i < 3; ++i)
+            p[i] += d->dpoint[i + 3 * c] * x, n[i] += d->dnormal[i + 3 * c] * x;
+        phi += d->dseparation[c] * x;
+    }
+    g->point = lucid_vec3_load(p);
+    g->normal = lucid_vec3_normalized(lucid_vec3_load(n));
+    g->separation = phi;
+}

@@ -1,0 +1,388 @@
+/* Contact-geometry derivatives (autodiff/contact_geometry_derivatives.h) against central finite
+ * differences (h = 1e-5) of the collision query the world runs (world_collision.c: the signed
+ * distance, then the contact patch; here with derivative-grade query tolerances), on every
+ * twist coordinate of both shapes: sphere-plane, capsule-plane (tilted: one cap; flat: a
+ * two-point patch), ellipsoid-sphere and a box resting on a plane (a four-point patch), with
+ * the plane tilted and as shape 1 or shape 2. GJK's witness points on an ellipsoid are only
+ * ~1e-9 m accurate, so that pair's query is polished to machine precision by Newton's method
+ * on the optimality conditions (test_collision_derivatives_util.h) before differencing. Where the
+ * rules are exact the tolerance is 1e-6 relative (the differences' O(h^2) truncation is ~1e-10); a
+ * box with a smoothed estimator is flagged as estimated, and a shape without an exact rule (a
+ * cone's rim) needs an estimator. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "autodiff/contact_geometry_derivatives.h"
+#include "runtime/math/se3.h"
+#include "runtime/math/so3.h"
+#include "solvers/collision/contact_patch.h"
+#include "test_collision_derivatives_util.h"
+
+#define H      1e-5
+#define PI     3.14159265358979323846
+#define MARGIN 5e-3
+
+static lucid_se3 pose(double vx, double vy, double vz, double wx, double wy, double wz) {
+    double xi[6] = {vx, vy, vz, wx, wy, wz};
+    return lucid_se3_exp(xi);
+}
+
+/* Contact k of the pair as the world generates it: point midway, normal, separation; the
+ * number of contacts in *count (polished: the single witness pair polished, smooth pairs). */
+static lucid_contact_geometry query(const lucid_shape *s1, const lucid_se3 *T1,
+                                    const lucid_shape *s2, const lucid_se3 *T2, int k, int *count,
+                                    int polished) {
+    lucid_gjk_options go;
+    lucid_derivative_query_options_default(&go);
+    lucid_distance_result d;
+    assert_int_equal(lucid_distance(s1, T1, s2, T2, &go, &d), LUCID_OK);
+    if (polished) {
+        reference_witness r = polish(s1, T1, s2, T2, d.normal);
+        *count = 1;
+        lucid_contact_geometry g = {lucid_vec3_scale(lucid_vec3_add(r.p1, r.p2), 0.5), r.normal,
+                                    r.distance};
+        return g;
+    }
+    lucid_patch_options po;
+    lucid_patch_options_default(&po);
+    po.margin = MARGIN, po.angular_tolerance = 1e-2, po.max_points = 8;
+    lucid_contact_patch_result p;
+    assert_int_equal(lucid_contact_patch(s1, T1, s2, T2, &d, &po, &p), LUCID_OK);
+    *count = p.count;
+    assert_true(k < p.count);
+    const lucid_contact_point *c = &p.points[k];
+    lucid_contact_geometry g = {lucid_vec3_scale(lucid_vec3_add(c->p1, c->p2), 0.5), p.normal,
+                                c->separation};
+    return g;
+}
+
+/* The contact of the pair nearest to point (a patch's points are followed by continuity: the
+ * patch may list them in another order once its reference face changes side). */
+static lucid_contact_geometry nearest(const lucid_shape *s1, const lucid_se3 *T1,
+                                      const lucid_shape *s2, const lucid_se3 *T2, lucid_vec3 point,
+                                      int expect_count, int polished) {
+    int count;
+    lucid_contact_geometry best = query(s1, T1, s2, T2, 0, &count, polished);
+    assert_int_equal(count, expect_count);
+    for (int k = 1; k < count; ++k) {
+        lucid_contact_geometry g = query(s1, T1, s2, T2, k, &count, polished);
+        if (lucid_vec3_dist(g.point, point) < lucid_vec3_dist(best.point, point)) best = g;
+    }
+    return best;
+}
+
+static double max_abs(const double *a, int n) {
+    double m = 0.0;
+    for (int i = 0; i < n; ++i) m = fmax(m, fabs(a[i]));
+    return m;
+}
+
+/* The worst relative error of d against central differences over every contact of the pair. */
+static double fd_error(const char *name, const lucid_shape *s1, const lucid_se3 *T1,
+                       const lucid_shape *s2, const lucid_se3 *T2, int expect_count, int polished) {
+    int count;
+    query(s1, T1, s2, T2, 0, &count, polished);
+    assert_int_equal(count, expect_count);
+    double worst = 0.0;
+    for (int k = 0; k < count; ++k) {
+        lucid_contact_geometry g = query(s1, T1, s2, T2, k, &count, polished);
+        lucid_contact_geometry_derivative d;
+        assert_int_equal(
+            lucid_contact_geometry_derivatives(s1, T1, s2, T2, &g, count > 1, NULL, NULL, &d),
+            LUCID_OK);
+        assert_false(d.estimated);
+        double fp[36], fn[36], fs[12];
+        for (int c = 0; c < 12; ++c) {
+            lucid_contact_geometry side[2];
+            for (int sgn = 0; sgn < 2; ++sgn) {
+                double xi[6] = {0};
+                xi[c % 6] = sgn ? -H : H;
+                lucid_se3 E = lucid_se3_exp(xi);
+                lucid_se3 A = c < 6 ? lucid_se3_compose(T1, &E) : *T1;
+                lucid_se3 B = c < 6 ? *T2 : lucid_se3_compose(T2, &E);
+                side[sgn] = nearest(s1, &A, s2, &B, g.point, count, polished);
+            }
+            lucid_vec3 dp = lucid_vec3_scale(lucid_vec3_sub(side[0].point, side[1].point), 0.5 / H);
+            lucid_vec3 dn =
+                lucid_vec3_scale(lucid_vec3_sub(side[0].normal, side[1].normal), 0.5 / H);
+            lucid_vec3_store(dp, fp + 3 * c), lucid_vec3_store(dn, fn + 3 * c);
+            fs[c] = (side[0].separation - side[1].separation) * 0.5 / H;
+        }
+        double ep[36], en[36], es[12];
+        for (int i = 0; i < 36; ++i) ep[i] = d.dpoint[i] - fp[i], en[i] = d.dnormal[i] - fn[i];
+        for (int i = 0; i < 12; ++i) es[i] = d.dseparation[i] - fs[i];
+        double e = fmax(max_abs(ep, 36) / fmax(max_abs(fp, 36), 1.0),
+                        fmax(max_abs(en, 36) / fmax(max_abs(fn, 36), 1.0),
+                             max_abs(es, 12) / fmax(max_abs(fs, 12), 1.0)));
+        worst = fmax(worst, e);
+    }
+    printf("%-34s %d contact(s): relative error %.2e\n", name, count, worst);
+    return worst;
+}
+
+static lucid_shape plane(void) {
+    lucid_shape s;
+    assert_int_equal(lucid_shape_halfspace(lucid_vec3_make(0, 0, 1), 0.0, &s), LUCID_OK);
+    return s;
+}
+
+static void test_sphere_plane(void **state) {
+    (void)state;
+    lucid_shape p = plane(), s;
+    assert_int_equal(lucid_shape_sphere(0.1, &s), LUCID_OK);
+    lucid_se3 Tp = pose(0.01, -0.02, 0.03, 0.05, -0.08, 0.1); /* a tilted plane */
+    lucid_se3 Ts = lucid_se3_compose(
+        &Tp, &(lucid_se3){lucid_mat3_identity(), lucid_vec3_make(0.2, 0.1, 0.1 - 3e-4)});
+    Ts = lucid_se3_compose(
+        &Ts, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(0.3, 0.2, -0.1)), lucid_vec3_zero()});
+    assert_true(fd_error("sphere-plane", &p, &Tp, &s, &Ts, 1, 0) <= 1e-6);
+    assert_true(fd_error("plane-sphere (plane as shape 2)", &s, &Ts, &p, &Tp, 1, 0) <= 1e-6);
+}
+
+static void test_capsule_plane(void **state) {
+    (void)state;
+    lucid_shape p = plane(), c;
+    assert_int_equal(lucid_shape_capsule(0.05, 0.2, &c), LUCID_OK);
+    lucid_se3 Tp = pose(0, 0, 0, 0.04, 0.02, 0);
+    /* tilted 0.4 rad about x: one cap touches */
+    lucid_se3 Tc = lucid_se3_compose(
+        &Tp, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(PI / 2 - 0.4, 0.1, 0)),
+                          lucid_vec3_make(0.1, 0.0, 0.05 + 0.2 * sin(0.4) - 2e-4)});
+    assert_true(fd_error("capsule-plane (cap)", &p, &Tp, &c, &Tc, 1, 0) <= 1e-6);
+    /* lying flat: both caps, a two-point patch */
+    Tc = lucid_se3_compose(&Tp, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(PI / 2, 0, 0)),
+                                             lucid_vec3_make(0.1, 0.0, 0.05 - 2e-4)});
+    assert_true(fd_error("capsule-plane (flat, patch)", &p, &Tp, &c, &Tc, 2, 0) <= 1e-6);
+    assert_true(fd_error("plane-capsule (flat, patch)", &c, &Tc, &p, &Tp, 2, 0) <= 1e-6);
+}
+
+static void test_ellipsoid_sphere(void **state) {
+    (void)state;
+    lucid_shape e, s;
+    assert_int_equal(lucid_shape_ellipsoid(0.2, 0.1, 0.15, &e), LUCID_OK);
+    assert_int_equal(lucid_shape_sphere(0.08, &s), LUCID_OK);
+    lucid_se3 Te = pose(0.01, 0.02, -0.03, 0.3, -0.2, 0.5);
+    lucid_se3 Ts = pose(0.05, 0.1, 0.16, 0.1, 0.2, 0.3); /* overlapping a little */
+    lucid_gjk_options go;
+    lucid_derivative_query_options_default(&go);
+    lucid_distance_result d;
+    assert_int_equal(lucid_distance(&e, &Te, &s, &Ts, &go, &d), LUCID_OK);
+    assert_true(d.distance < 0.0);
+    double err = fd_error("ellipsoid-sphere (penetrating)", &e, &Te, &s, &Ts, 1, 1);
+    Ts = pose(0.05, 0.1, 0.2, 0.1, 0.2, 0.3); /* 8 mm apart */
+    err = fmax(err, fd_error("ellipsoid-sphere (separated)", &e, &Te, &s, &Ts, 1, 1));
+    assert_true(err <= 1e-6);
+}
+
+static void test_box_plane_patch(void **state) {
+    (void)state;
+    lucid_shape p = plane(), b;
+    assert_int_equal(lucid_shape_box(0.1, 0.15, 0.05, &b), LUCID_OK);
+    lucid_se3 Tp = pose(0, 0, 0.02, -0.03, 0.05, 0);
+    /* resting 2e-4 deep, turned about the normal, rotated 1e-3 rad about x: all four corners
+     * within the margin but at different depths */
+    lucid_se3 Tb = lucid_se3_compose(&Tp, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(1e-3, 0, 0.7)),
+                                                       lucid_vec3_make(0.3, -0.1, 0.05 - 2e-4)});
+    assert_true(fd_error("box-plane (patch)", &p, &Tp, &b, &Tb, 4, 0) <= 1e-6);
+    assert_true(fd_error("plane-box (patch)", &b, &Tb, &p, &Tp, 4, 0) <= 1e-6);
+}
+
+/* A box's face holding one witness is a halfspace to first order: a sphere and a capsule's cap
+ * on a box's face (either order), a small box resting on a larger one (a patch whose points are
+ * the small box's vertices); two boxes face to face whose witnesses are both inside a face
+ * (equal boxes offset: clipped points sliding on edges) have no exact rule. */
+static void test_box_face(void **state) {
+    (void)state;
+    lucid_shape box, s, c, cube;
+    assert_int_equal(lucid_shape_box(0.2, 0.15, 0.05, &box), LUCID_OK);
+    assert_int_equal(lucid_shape_sphere(0.03, &s), LUCID_OK);
+    assert_int_equal(lucid_shape_capsule(0.02, 0.04, &c), LUCID_OK);
+    assert_int_equal(lucid_shape_box(0.025, 0.025, 0.025, &cube), LUCID_OK);
+    lucid_se3 Tb = pose(0.1, -0.05, 0.2, 0.1, -0.2, 0.3);
+    lucid_se3 Ts = lucid_se3_compose(
+        &Tb, &(lucid_se3){lucid_mat3_identity(), lucid_vec3_make(0.05, 0.03, 0.08 - 2e-4)});
+    assert_true(fd_error("box face-sphere", &box, &Tb, &s, &Ts, 1, 0) <= 1e-6);
+    assert_true(fd_error("sphere-box face", &s, &Ts, &box, &Tb, 1, 0) <= 1e-6);
+    lucid_se3 Tc = lucid_se3_compose(
+        &Tb, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(0.5, 0.2, 0)),
+                          lucid_vec3_make(-0.05, 0.02, 0.05 + 0.02 + 0.04 * cos(0.5385) - 3e-4)});
+    assert_true(fd_error("box face-capsule cap", &box, &Tb, &c, &Tc, 1, 0) <= 1e-6);
+    lucid_se3 Tq = lucid_se3_compose(&Tb, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(0, 0, 0.4)),
+                                                       lucid_vec3_make(0.03, 0.02, 0.075 - 2e-4)});
+    assert_true(fd_error("box face-cube (patch)", &box, &Tb, &cube, &Tq, 4, 0) <= 1e-6);
+    assert_true(fd_error("cube-box face (patch)", &cube, &Tq, &box, &Tb, 4, 0) <= 1e-6);
+    /* equal cubes face to face, offset: both witnesses inside a face */
+    lucid_se3 T1 = lucid_se3_identity();
+    lucid_se3 T2 = {lucid_so3_exp(lucid_vec3_make(0, 0, 0.3)),
+                    lucid_vec3_make(0.02, 0.01, 0.05 - 2e-4)};
+    int count;
+    lucid_contact_geometry g = query(&cube, &T1, &cube, &T2, 0, &count, 0);
+    assert_true(count > 1);
+    lucid_contact_geometry_derivative d;
+    assert_int_equal(
+        lucid_contact_geometry_derivatives(&cube, &T1, &cube, &T2, &g, 1, NULL, NULL, &d),
+        LUCID_ERR_DEGENERATE);
+}
+
+/* Two capsules crossing side to side (their caps' analytic rule does not apply): the cores'
+ * closest points slide along both axes; a cap or a sphere against a side: one slides. */
+static void test_capsule_sides(void **state) {
+    (void)state;
+    lucid_shape a, b;
+    assert_int_equal(lucid_shape_capsule(0.03, 0.2, &a), LUCID_OK);
+    assert_int_equal(lucid_shape_capsule(0.02, 0.15, &b), LUCID_OK);
+    lucid_se3 Ta = pose(0.01, 0.02, 0.03, 0.2, -0.1, 0.3);
+    lucid_se3 Tb =
+        lucid_se3_compose(&Ta, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(1.2, 0.3, 0.1)),
+                                            lucid_vec3_make(0.05, -0.02, 0.0)});
+    /* move b along the common perpendicular until the cores are 0.05 - 3e-4 apart */
+    lucid_gjk_options go;
+    lucid_derivative_query_options_default(&go);
+    lucid_distance_result r;
+    assert_int_equal(lucid_distance(&a, &Ta, &b, &Tb, &go, &r), LUCID_OK);
+    Tb.t = lucid_vec3_axpy(Tb.t, -3e-4 - r.distance, r.normal);
+    assert_true(fd_error("capsule side-capsule side", &a, &Ta, &b, &Tb, 1, 0) <= 1e-6);
+    assert_true(fd_error("capsule side-capsule side (swapped)", &b, &Tb, &a, &Ta, 1, 0) <= 1e-6);
+    /* a cap against a side, and a sphere against a side: one core point rigid */
+    lucid_shape sp;
+    assert_int_equal(lucid_shape_sphere(0.04, &sp), LUCID_OK);
+    lucid_se3 Tc =
+        lucid_se3_compose(&Ta, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(0.3, 1.9, 0.2)),
+                                            lucid_vec3_make(0.3, 0.1, 0.05)});
+    assert_int_equal(lucid_distance(&a, &Ta, &b, &Tc, &go, &r), LUCID_OK);
+    Tc.t = lucid_vec3_axpy(Tc.t, -3e-4 - r.distance, r.normal);
+    assert_true(fd_error("capsule side-capsule cap", &a, &Ta, &b, &Tc, 1, 0) <= 1e-6);
+    assert_true(fd_error("capsule cap-capsule side", &b, &Tc, &a, &Ta, 1, 0) <= 1e-6);
+    lucid_se3 Ts = lucid_se3_compose(
+        &Ta, &(lucid_se3){lucid_mat3_identity(), lucid_vec3_make(0.06, 0.02, 0.05)});
+    assert_int_equal(lucid_distance(&a, &Ta, &sp, &Ts, &go, &r), LUCID_OK);
+    Ts.t = lucid_vec3_axpy(Ts.t, -3e-4 - r.distance, r.normal);
+    assert_true(fd_error("capsule side-sphere", &a, &Ta, &sp, &Ts, 1, 0) <= 1e-6);
+}
+
+/* Box edges and vertices as cores: a sphere on an edge, a capsule's side across an edge, two
+ * boxes edge to edge (crossing), a box's vertex against a capsule's side; each placed 3e-4 m
+ * deep along the query's normal. */
+static void test_box_edges(void **state) {
+    (void)state;
+    lucid_shape box, sp, cap, other;
+    assert_int_equal(lucid_shape_box(0.1, 0.08, 0.06, &box), LUCID_OK);
+    assert_int_equal(lucid_shape_sphere(0.04, &sp), LUCID_OK);
+    assert_int_equal(lucid_shape_capsule(0.02, 0.1, &cap), LUCID_OK);
+    assert_int_equal(lucid_shape_box(0.05, 0.04, 0.03, &other), LUCID_OK);
+    lucid_se3 Tb = pose(0.01, -0.02, 0.03, 0.2, 0.1, -0.3);
+    struct {
+        const char *name;
+        const lucid_shape *s;
+        lucid_vec3 w, t; /* the second shape's pose relative to the box */
+    } cases[] = {
+        {"box edge-sphere", &sp, {0, 0, 0}, {0.0, 0.1, 0.09}},
+        {"box edge-capsule side", &cap, {0.3, 1.2, 0.2}, {0.02, 0.1, 0.08}},
+        {"box edge-box edge", &other, {0.5, 0.4, 0.9}, {0.03, 0.14, 0.1}},
+        {"box vertex-capsule side", &cap, {1.0, 0.7, 0.0}, {0.13, 0.11, 0.09}},
+    };
+    lucid_gjk_options go;
+    lucid_derivative_query_options_default(&go);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        lucid_se3 T = lucid_se3_compose(&Tb, &(lucid_se3){lucid_so3_exp(cases[i].w), cases[i].t});
+        lucid_distance_result r;
+        assert_int_equal(lucid_distance(&box, &Tb, cases[i].s, &T, &go, &r), LUCID_OK);
+        T.t = lucid_vec3_axpy(T.t, -3e-4 - r.distance, r.normal);
+        assert_true(fd_error(cases[i].name, &box, &Tb, cases[i].s, &T, 1, 0) <= 1e-6);
+        assert_true(fd_error(cases[i].name, cases[i].s, &T, &box, &Tb, 1, 0) <= 1e-6);
+    }
+}
+
+/* A box's corner has no curvature: with a smoothed estimator its geometry derivative is
+ * flagged estimated (and finite), while a box resting on a face (a patch: vertices rigid with
+ * their face) keeps the exact rule; a cone's rim has no rule at all: without an estimator
+ * LUCID_ERR_DEGENERATE (the step derivatives then run collision detection). */
+static void test_estimated_and_degenerate(void **state) {
+    (void)state;
+    lucid_shape p = plane(), b, cone;
+    assert_int_equal(lucid_shape_box(0.1, 0.1, 0.1, &b), LUCID_OK);
+    assert_int_equal(lucid_shape_cone(0.1, 0.1, &cone), LUCID_OK);
+    lucid_se3 Tp = lucid_se3_identity();
+    lucid_derivative_options e;
+    lucid_derivative_options_default(&e);
+    e.method = LUCID_DERIV_FIRST_ORDER_GAUSSIAN, e.samples = 50, e.noise = 1e-2;
+    lucid_contact_geometry_derivative d;
+    int count;
+    lucid_se3 Tb = pose(0, 0, 0.1 - 2e-4, 0, 0, 0);
+    lucid_contact_geometry g = query(&p, &Tp, &b, &Tb, 0, &count, 0);
+    assert_int_equal(count, 4);
+    assert_int_equal(lucid_contact_geometry_derivatives(&p, &Tp, &b, &Tb, &g, 1, &e, NULL, &d),
+                     LUCID_OK);
+    assert_false(d.estimated);
+    /* on a corner: the body diagonal vertical */
+    double tilt = acos(1.0 / sqrt(3.0)) / sqrt(2.0);
+    lucid_mat3 R = lucid_so3_exp(lucid_vec3_make(tilt, -tilt, 0));
+    Tb = (lucid_se3){R, lucid_vec3_make(0, 0, 0.1 * sqrt(3.0) - 1e-4)};
+    g = query(&p, &Tp, &b, &Tb, 0, &count, 0);
+    assert_int_equal(count, 1);
+    assert_true(fabs(g.separation + 1e-4) < 1e-12);
+    assert_int_equal(lucid_contact_geometry_derivatives(&p, &Tp, &b, &Tb, &g, 0, &e, NULL, &d),
+                     LUCID_OK);
+    assert_true(d.estimated);
+    for (int i = 0; i < 36; ++i) assert_true(isfinite(d.dpoint[i]) && isfinite(d.dnormal[i]));
+    /* the cone tipped onto its base rim: one rim point touches */
+    lucid_se3 Tc = lucid_se3_compose(
+        &(lucid_se3){lucid_mat3_identity(),
+                     lucid_vec3_make(0, 0, 0.1 * cos(0.3) + 0.1 * sin(0.3) - 1e-4)},
+        &(lucid_se3){lucid_so3_exp(lucid_vec3_make(0.3, 0, 0)), lucid_vec3_zero()});
+    g = query(&p, &Tp, &cone, &Tc, 0, &count, 0);
+    assert_int_equal(count, 1);
+    assert_int_equal(lucid_contact_geometry_derivatives(&p, &Tp, &cone, &Tc, &g, 0, NULL, NULL, &d),
+                     LUCID_ERR_DEGENERATE);
+    assert_int_equal(lucid_contact_geometry_derivatives(&p, &Tp, &cone, &Tc, &g, 0, &e, NULL, &d),
+                     LUCID_OK);
+    assert_true(d.estimated);
+    /* two halfspaces have no distance */
+    assert_int_equal(lucid_contact_geometry_derivatives(&p, &Tp, &p, &Tp, &g, 0, NULL, NULL, &d),
+                     LUCID_ERR_ARGUMENT);
+}
+
+/* The twists: log(T0^-1 T) to first order (central differences of it give xi to O(e^2)), and
+ * a part's twist from its body's is the twist of the part's own poses to first order. */
+static void test_twist(void **state) {
+    (void)state;
+    lucid_se3 T0 = pose(0.1, 0.2, 0.3, 0.4, -0.5, 0.6), P = pose(0.05, -0.1, 0.2, 0.3, 0.1, -0.2);
+    lucid_se3 A0 = lucid_se3_compose(&T0, &P);
+    double xi[6] = {1.0, -2.0, 3.0, 4.0, -5.0, 6.0}, e = 1e-5;
+    double body[2][6], part[2][6], direct[2][6];
+    for (int sgn = 0; sgn < 2; ++sgn) {
+        double step[6];
+        for (int i = 0; i < 6; ++i) step[i] = (sgn ? -e : e) * xi[i];
+        lucid_se3 E = lucid_se3_exp(step), T = lucid_se3_compose(&T0, &E);
+        lucid_se3 A = lucid_se3_compose(&T, &P);
+        lucid_contact_geometry_twist(&T0, &T, body[sgn]);
+        lucid_contact_geometry_twist_part(&P, body[sgn], part[sgn]);
+        lucid_contact_geometry_twist(&A0, &A, direct[sgn]);
+    }
+    for (int i = 0; i < 6; ++i) {
+        assert_true(fabs((body[0][i] - body[1][i]) / (2 * e) - xi[i]) < 1e-8);
+        double dp = (part[0][i] - part[1][i]) / (2 * e);
+        assert_true(fabs(dp - (direct[0][i] - direct[1][i]) / (2 * e)) < 1e-8);
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sphere_plane),
+        cmocka_unit_test(test_capsule_plane),
+        cmocka_unit_test(test_ellipsoid_sphere),
+        cmocka_unit_test(test_box_plane_patch),
+        cmocka_unit_test(test_box_face),
+        cmocka_unit_test(test_capsule_sides),
+        cmocka_unit_test(test_box_edges),
+        cmocka_unit_test(test_estimated_and_degenerate),
+        cmocka_unit_test(test_twist),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
