@@ -435,13 +435,6 @@ static lucid_se3 part_pose(const lucid_world *w, int body, int part) {
     return lucid_se3_compose(&b->pose, &w->parts[b->part_begin + part].pose);
 }
 
-/* Columns t1, t2, n from n as the collision pipeline builds them (world_collision.c,
- * contact_frame), so that the tangent rows of a carried contact are those detection would give. */
-static lucid_mat3 frame_of(lucid_vec3 n) {
-    lucid_vec3 t1 = lucid_vec3_any_orthogonal(n);
-    return lucid_mat3_from_cols(t1, lucid_vec3_cross(n, t1), n);
-}
-
 /* Part `part` of body b's twist from its nominal pose (the body's, seen from the part). */
 static void part_twist(const ctx *c, int b, int part, double xi[6]) {
     const lucid_body *body = &c->w->bodies[b];
@@ -470,7 +463,8 @@ static int carry_contacts(ctx *c) {
         lucid_contact_geometry g0 = {k0->point, lucid_mat3_col(&k0->frame, 2), k0->separation}, g;
         lucid_contact_geometry_predict(&g0, &c->geo[k], xi1, xi2, &g);
         *out = *k0;
-        out->point = g.point, out->separation = g.separation, out->frame = frame_of(g.normal);
+        out->point = g.point, out->separation = g.separation,
+        out->frame = lucid_world_contact_frame(g.normal); /* as detection builds it */
         out->friction = fmin(w->bodies[k0->body1].friction, w->bodies[k0->body2].friction);
         kept &= g.separation < c->margin0[k];
     }

@@ -60,7 +60,7 @@ static int boxes_overlap(lucid_vec3 alo, lucid_vec3 ahi, lucid_vec3 blo, lucid_v
            blo.z <= ahi.z;
 }
 
-static lucid_mat3 contact_frame(lucid_vec3 n) {
+lucid_mat3 lucid_world_contact_frame(lucid_vec3 n) {
     lucid_vec3 t1 = lucid_vec3_any_orthogonal(n);
     lucid_vec3 t2 = lucid_vec3_cross(n, t1);
     return lucid_mat3_from_cols(t1, t2, n);
@@ -234,7 +234,7 @@ static lucid_status collide_parts(lucid_world *w, int a, int ia, int b, int ib) 
     if (s != LUCID_OK || !found) return s;
     lucid_world_contact c = {0};
     c.body1 = a, c.body2 = b, c.part1 = ia, c.part2 = ib;
-    c.frame = contact_frame(patch.normal);
+    c.frame = lucid_world_contact_frame(patch.normal);
     c.friction = fmin(ba->friction, bb->friction);
     for (int k = 0; k < patch.count; ++k) {
         const lucid_contact_point *p = &patch.points[k];

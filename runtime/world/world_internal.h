@@ -127,6 +127,9 @@ struct lucid_world {
     struct lucid_world_single_level *single_level; /* its buffers (NULL until a step) */
 };
 
+/* A contact's frame (t1, t2, n) from its unit normal n (world_collision.c): the step
+ * derivatives' carried contacts rebuild it the same way. */
+lucid_mat3 lucid_world_contact_frame(lucid_vec3 n);
 /* The single-level step (world_single_level.c): replaces collision and contact solve. */
 lucid_status lucid_world_step_single_level(lucid_world *w);
 void lucid_world_single_level_destroy(struct lucid_world_single_level *sl);
