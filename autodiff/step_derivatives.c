@@ -1,6 +1,8 @@
-/* Derivatives of one world step (step_derivatives.h): the nominal step, then one column per
- * tangent direction of the state, control and parameter, then the nominal step again so that
- * the world is left exactly as lucid_world_step leaves it. */
+/* Derivatives of one world step (step_derivatives.h): the nominal step on the caller's world,
+ * which it leaves exactly as lucid_world_step does, then one column per tangent direction of
+ * the state, control and parameter, evaluated on a copy of the world made before the step
+ * (lucid_world_clone_into, kept by the world between calls), so that the nominal step is
+ * solved once. */
 #include "autodiff/step_derivatives.h"
 #include "autodiff/contact_geometry_derivatives.h"
 #include "autodiff/single_level_derivatives.h"
@@ -33,7 +35,8 @@ void lucid_step_jacobians_free(lucid_step_jacobians *J) {
 /* ---- the evaluation context ------------------------------------------------------------ */
 
 typedef struct ctx {
-    lucid_world *w;
+    lucid_world *w;        /* the copy every evaluation runs on */
+    const lucid_world *w0; /* the caller's, after the nominal step (its islands and sweeps) */
     const lucid_step_derivative_options *o;
     int nx, nt, nu, np, n; /* state, tangent, controls, parameters, nominal contacts */
     double *x0, *u0, *x1, *xs, *us, *dx, *dplus, *dminus;
@@ -67,38 +70,36 @@ typedef struct ctx {
     double *margin0; /* each shape contact's margin in the nominal detection */
     lucid_world_contact *carried;
     lucid_derivative_workspace *ws;
+    lucid_arena *arena; /* the world's: this call's scratch */
 } ctx;
 
-static void *grab(size_t count, size_t size, int *ok) {
+/* Scratch of one call, from the world's arena (zeroed): freed all at once by release. */
+static void *grab(ctx *c, size_t count, size_t size, int *ok) {
+    void *p = lucid_arena_alloc(c->arena, count, size);
+    if (!p) *ok = 0;
+    return p;
+}
+
+/* What the caller receives (J's arrays): its own allocations, lucid_step_jacobians_free. */
+static void *grab_out(size_t count, size_t size, int *ok) {
     void *p = calloc(count ? count : 1, size);
     if (!p) *ok = 0;
     return p;
 }
 
 static void release(ctx *c) {
-    free(c->x0), free(c->u0), free(c->x1), free(c->xs), free(c->us), free(c->dx);
-    free(c->dplus), free(c->dminus), free(c->cache0), free(c->cache1), free(c->contacts);
-    free(c->lambda0), free(c->lambda_s), free(c->sigma0), free(c->sigma_p), free(c->sigma_m);
-    free(c->mu0), free(c->mu_p), free(c->mu_m), free(c->vb), free(c->dsigma), free(c->dmu);
-    free(c->dlambda), free(c->Xl), free(c->D), free(c->post0), free(c->post), free(c->branch),
-        free(c->island_start), free(c->island_contacts);
     for (int i = 0; c->ift && i < c->islands; ++i) lucid_contact_derivatives_destroy(c->ift[i]);
-    for (int i = 0; c->dl_dg && i < c->islands; ++i) free(c->dl_dg[i]);
-    free(c->dl_dg), free(c->dl_dmu);
     for (int i = 0; c->ip && i < c->islands; ++i) lucid_contact_workspace_destroy(c->ip[i]);
-    for (int i = 0; c->ip_data && i < c->islands; ++i) free(c->ip_data[i]);
-    free(c->ip), free(c->ip_problem), free(c->ip_data);
-    free(c->ift), free(c->G), free(c->g), free(c->R), free(c->li), free(c->gi), free(c->mi);
-    free(c->di);
     lucid_model_destroy(c->saved_model);
-    free(c->geo), free(c->body0), free(c->body_xi), free(c->carried), free(c->margin0);
     lucid_derivative_workspace_destroy(c->ws);
+    lucid_arena_reset(c->arena);
 }
 
-static int copy_cache(lucid_world *w, lucid_cached_force **dst, int *n) {
+static int copy_cache(ctx *c, lucid_world *w, lucid_cached_force **dst, int *n) {
+    int ok = 1;
     *n = w->num_cache;
-    *dst = malloc(sizeof **dst * (size_t)(*n > 0 ? *n : 1));
-    if (!*dst) return 0;
+    *dst = grab(c, (size_t)*n, sizeof **dst, &ok);
+    if (!ok) return 0;
     if (*n) memcpy(*dst, w->cache, sizeof **dst * (size_t)*n);
     return 1;
 }
@@ -497,13 +498,13 @@ static lucid_status setup_geometry(ctx *c, lucid_step_jacobians *J, const char *
         return LUCID_OK;
     while (c->ns < c->n && c->contacts[c->ns].limit_sign == 0) ++c->ns;
     int ok = 1;
-    c->geo = grab((size_t)c->ns, sizeof *c->geo, &ok);
-    c->body0 = grab((size_t)c->w->num_bodies, sizeof *c->body0, &ok);
-    c->body_xi = grab(6 * (size_t)c->w->num_bodies, sizeof(double), &ok); /* static: 0 */
-    c->carried = grab((size_t)c->ns, sizeof *c->carried, &ok);
-    c->margin0 = grab((size_t)c->ns, sizeof(double), &ok);
+    c->geo = grab(c, (size_t)c->ns, sizeof *c->geo, &ok);
+    c->body0 = grab(c, (size_t)c->w->num_bodies, sizeof *c->body0, &ok);
+    c->body_xi = grab(c, 6 * (size_t)c->w->num_bodies, sizeof(double), &ok); /* static: 0 */
+    c->carried = grab(c, (size_t)c->ns, sizeof *c->carried, &ok);
+    c->margin0 = grab(c, (size_t)c->ns, sizeof(double), &ok);
     if (!ok) return LUCID_ERR_NO_MEMORY;
-    const lucid_world *w0 = c->w; /* its sweeps are the nominal detection's */
+    const lucid_world *w0 = c->w0; /* its sweeps are the nominal detection's */
     for (int k = 0; k < c->ns; ++k) {
         int a = c->contacts[k].body1, b = c->contacts[k].body2;
         int swept = w0->sweep && w0->sweep_cap >= (size_t)w0->num_bodies;
@@ -577,6 +578,8 @@ static lucid_status fixed_step(ctx *c, int col, double delta, const double *lamb
         if (s == LUCID_OK && *same && out) linearised_state(c, c->post, out);
         return s;
     }
+    /* the rows' Y = M~^-1 J^T serve the nominal evaluation's later reuse only */
+    c->w->rows_without_inverse = col >= 0;
     if (s == LUCID_OK && c->carry && !keeps_configuration(c, col) && !changes_shape(c, col)) {
         s = lucid_world_step_begin(c->w);
         *same = 0;
@@ -587,6 +590,7 @@ static lucid_status fixed_step(ctx *c, int col, double delta, const double *lamb
         s = lucid_world_step_with_forces(c->w, c->contacts, c->n, lambda, sigma, mu, c->vb,
                                          c->branch, same);
     }
+    c->w->rows_without_inverse = 0;
     if (p) param_restore(c, p);
     if (s != LUCID_OK || !*same || !out) return s;
     lucid_world_get_state(c->w, c->xs);
@@ -690,8 +694,9 @@ static lucid_status velocity_jacobian(ctx *c) {
  * the nominal contact rows. */
 static lucid_status force_jacobian(ctx *c) {
     size_t n3 = 3 * (size_t)c->n, nt = (size_t)c->nt, np = nt / 2;
-    c->Xl = malloc(sizeof(double) * (nt * n3 + 1));
-    if (!c->Xl) return LUCID_ERR_NO_MEMORY;
+    int ok = 1;
+    c->Xl = grab(c, nt * n3, sizeof(double), &ok);
+    if (!ok) return LUCID_ERR_NO_MEMORY;
     lucid_status s = lucid_world_restore_contacts(c->w, c->contacts, c->n);
     if (s != LUCID_OK) return s;
     for (size_t i = 0; i < n3; ++i) {
@@ -744,10 +749,11 @@ static lucid_status implicit_column(ctx *c, int col, lucid_step_jacobians *J) {
  * the workspace, whose factorisation lucid_contact_ip_jvp reuses). */
 static lucid_status relaxed_island(ctx *c, int i, const lucid_contact_problem *p) {
     size_t m3 = 3 * (size_t)p->n, n = (size_t)p->n;
-    double *data = malloc(sizeof(double) * (m3 * m3 + 4 * m3 + n + 1));
+    int ok = 1;
+    double *data = grab(c, m3 * m3 + 4 * m3 + n, sizeof(double), &ok);
     c->ip_data[i] = data;
     c->ip[i] = lucid_contact_workspace_create(p->n);
-    if (!data || !c->ip[i]) return LUCID_ERR_NO_MEMORY;
+    if (!ok || !c->ip[i]) return LUCID_ERR_NO_MEMORY;
     double *G = data, *g = G + m3 * m3, *R = g + m3, *mu = R + m3, *lambda = mu + n,
            *dual = lambda + m3;
     memcpy(G, p->G, sizeof(double) * m3 * m3), memcpy(g, p->g, sizeof(double) * m3);
@@ -772,31 +778,32 @@ static lucid_status factor_islands(ctx *c, lucid_step_jacobians *J) {
     lucid_status s = fixed_step(c, -1, 0.0, c->lambda0, c->sigma0, c->mu0, NULL, &same);
     if (s != LUCID_OK) return s;
     if (!same) return LUCID_ERR_INTERNAL; /* the same inputs gave other contacts */
-    c->islands = w->num_islands;
+    c->islands = c->w0->num_islands;
     int maxm = 0;
-    c->island_start = grab((size_t)c->islands + 1, sizeof(int), &same);
-    c->island_contacts = grab((size_t)c->n, sizeof(int), &same);
-    c->ift = grab((size_t)c->islands, sizeof *c->ift, &same);
-    c->dl_dg = grab((size_t)c->islands, sizeof *c->dl_dg, &same);
-    c->dl_dmu = grab((size_t)c->islands, sizeof *c->dl_dmu, &same);
+    c->island_start = grab(c, (size_t)c->islands + 1, sizeof(int), &same);
+    c->island_contacts = grab(c, (size_t)c->n, sizeof(int), &same);
+    c->ift = grab(c, (size_t)c->islands, sizeof *c->ift, &same);
+    c->dl_dg = grab(c, (size_t)c->islands, sizeof *c->dl_dg, &same);
+    c->dl_dmu = grab(c, (size_t)c->islands, sizeof *c->dl_dmu, &same);
     if (c->o->method == LUCID_STEP_RELAXED) {
-        c->ip = grab((size_t)c->islands, sizeof *c->ip, &same);
-        c->ip_problem = grab((size_t)c->islands, sizeof *c->ip_problem, &same);
-        c->ip_data = grab((size_t)c->islands, sizeof *c->ip_data, &same);
+        c->ip = grab(c, (size_t)c->islands, sizeof *c->ip, &same);
+        c->ip_problem = grab(c, (size_t)c->islands, sizeof *c->ip_problem, &same);
+        c->ip_data = grab(c, (size_t)c->islands, sizeof *c->ip_data, &same);
     }
     if (!same) return LUCID_ERR_NO_MEMORY;
     if (c->islands > 0) {
-        memcpy(c->island_start, w->island_start, sizeof(int) * ((size_t)c->islands + 1));
-        memcpy(c->island_contacts, w->island_contacts, sizeof(int) * (size_t)c->n);
+        memcpy(c->island_start, c->w0->island_start, sizeof(int) * ((size_t)c->islands + 1));
+        memcpy(c->island_contacts, c->w0->island_contacts, sizeof(int) * (size_t)c->n);
     }
     for (int i = 0; i < c->islands; ++i)
         if (c->island_start[i + 1] - c->island_start[i] > maxm)
             maxm = c->island_start[i + 1] - c->island_start[i];
     size_t m3 = 3 * (size_t)maxm;
-    c->G = grab(m3 * m3, sizeof(double), &same);
-    c->g = grab(m3, sizeof(double), &same), c->R = grab(m3, sizeof(double), &same);
-    c->li = grab(m3, sizeof(double), &same), c->gi = grab(m3, sizeof(double), &same);
-    c->mi = grab((size_t)maxm, sizeof(double), &same), c->di = grab(m3, sizeof(double), &same);
+    c->G = grab(c, m3 * m3, sizeof(double), &same);
+    c->g = grab(c, m3, sizeof(double), &same), c->R = grab(c, m3, sizeof(double), &same);
+    c->li = grab(c, m3, sizeof(double), &same), c->gi = grab(c, m3, sizeof(double), &same);
+    c->mi = grab(c, (size_t)maxm, sizeof(double), &same);
+    c->di = grab(c, m3, sizeof(double), &same);
     if (!same) return LUCID_ERR_NO_MEMORY;
     lucid_contact_derivative_options opt =
         lucid_contact_derivative_default_options(w->opt.contact.model);
@@ -823,8 +830,8 @@ static lucid_status factor_islands(ctx *c, lucid_step_jacobians *J) {
         if (s != LUCID_OK) return s;
         /* every column needs dlambda: the island's dense IFT Jacobians once, one multi-right-
          * hand-side solve, then a product per column */
-        c->dl_dg[i] = malloc(sizeof(double) * (size_t)(3 * m) * (size_t)(4 * m));
-        if (!c->dl_dg[i]) return LUCID_ERR_NO_MEMORY;
+        c->dl_dg[i] = grab(c, (size_t)(3 * m) * (size_t)(4 * m), sizeof(double), &same);
+        if (!same) return LUCID_ERR_NO_MEMORY;
         c->dl_dmu[i] = c->dl_dg[i] + (size_t)(3 * m) * (size_t)(3 * m);
         s = lucid_contact_derivatives_jacobian(c->ift[i], c->dl_dg[i], c->dl_dmu[i], NULL);
         if (s != LUCID_OK) return s;
@@ -846,33 +853,26 @@ static lucid_status factor_islands(ctx *c, lucid_step_jacobians *J) {
 static lucid_status allocate(ctx *c, lucid_step_jacobians *J) {
     int ok = 1;
     size_t nx = (size_t)c->nx, nt = (size_t)c->nt, nu = (size_t)c->nu, n = (size_t)c->n;
-    c->x1 = grab(nx, sizeof(double), &ok), c->xs = grab(nx, sizeof(double), &ok);
-    c->us = grab(nu, sizeof(double), &ok), c->dx = grab(nt, sizeof(double), &ok);
-    c->dplus = grab(nt, sizeof(double), &ok), c->dminus = grab(nt, sizeof(double), &ok);
-    c->D = grab(nt * (nt / 2), sizeof(double), &ok);
-    c->post0 = grab(nt / 2, sizeof(double), &ok), c->post = grab(nt / 2, sizeof(double), &ok);
-    c->contacts = grab(n, sizeof *c->contacts, &ok);
+    c->x1 = grab(c, nx, sizeof(double), &ok), c->xs = grab(c, nx, sizeof(double), &ok);
+    c->us = grab(c, nu, sizeof(double), &ok), c->dx = grab(c, nt, sizeof(double), &ok);
+    c->dplus = grab(c, nt, sizeof(double), &ok), c->dminus = grab(c, nt, sizeof(double), &ok);
+    c->D = grab(c, nt * (nt / 2), sizeof(double), &ok);
+    c->post0 = grab(c, nt / 2, sizeof(double), &ok), c->post = grab(c, nt / 2, sizeof(double), &ok);
+    c->contacts = grab(c, n, sizeof *c->contacts, &ok);
     double **three[] = {&c->lambda0, &c->lambda_s, &c->sigma0, &c->sigma_p,
                         &c->sigma_m, &c->dsigma,   &c->dlambda};
     for (size_t k = 0; k < sizeof three / sizeof three[0]; ++k)
-        *three[k] = grab(3 * n, sizeof(double), &ok);
+        *three[k] = grab(c, 3 * n, sizeof(double), &ok);
     double **one[] = {&c->mu0, &c->mu_p, &c->mu_m, &c->vb, &c->dmu};
-    for (size_t k = 0; k < sizeof one / sizeof one[0]; ++k) *one[k] = grab(n, sizeof(double), &ok);
-    J->A = grab(nt * nt, sizeof(double), &ok), J->B = grab(nt * nu, sizeof(double), &ok);
-    J->P = grab(nt * (size_t)c->np, sizeof(double), &ok);
-    J->mode = grab(n, sizeof *J->mode, &ok), J->margin = grab(n, sizeof(double), &ok);
-    J->switched = grab(n, sizeof(int), &ok), J->estimated = grab(n, sizeof(int), &ok);
-    c->branch = grab(n, sizeof(int), &ok);
+    for (size_t k = 0; k < sizeof one / sizeof one[0]; ++k)
+        *one[k] = grab(c, n, sizeof(double), &ok);
+    J->A = grab_out(nt * nt, sizeof(double), &ok), J->B = grab_out(nt * nu, sizeof(double), &ok);
+    J->P = grab_out(nt * (size_t)c->np, sizeof(double), &ok);
+    J->mode = grab_out(n, sizeof *J->mode, &ok), J->margin = grab_out(n, sizeof(double), &ok);
+    J->switched = grab_out(n, sizeof(int), &ok), J->estimated = grab_out(n, sizeof(int), &ok);
+    c->branch = grab(c, n, sizeof(int), &ok);
     for (size_t k = 0; ok && k < n; ++k) c->branch[k] = -1; /* chosen by the nominal evaluation */
     return ok ? LUCID_OK : LUCID_ERR_NO_MEMORY;
-}
-
-/* The nominal step from (x0, u0, cache0): leaves w as lucid_world_step does. */
-static lucid_status nominal_step(ctx *c) {
-    lucid_status s = lucid_world_set_state(c->w, c->x0, NULL);
-    if (s == LUCID_OK) s = restore_cache(c->w, c->cache0, c->ncache0);
-    if (s == LUCID_OK) s = lucid_world_set_controls(c->w, c->u0);
-    return s == LUCID_OK ? lucid_world_step(c->w) : s;
 }
 
 static lucid_status columns(ctx *c, lucid_step_jacobians *J) {
@@ -942,28 +942,32 @@ lucid_status lucid_world_step_derivatives(lucid_world *w, const lucid_step_deriv
             *why = "a perturbed evaluation failed";
         return s;
     }
-    ctx c = {.w = w,
+    ctx c = {.w0 = w,
+             .arena = &w->derivative_arena,
              .o = o,
              .nx = lucid_world_state_size(w),
              .nt = lucid_world_tangent_size(w),
              .nu = lucid_world_controls_size(w),
              .np = o->num_params};
-    int ok = copy_cache(w, &c.cache0, &c.ncache0);
-    c.x0 = grab((size_t)c.nx, sizeof(double), &ok), c.u0 = grab((size_t)c.nu, sizeof(double), &ok);
-    if (!ok) {
+    int ok = copy_cache(&c, w, &c.cache0, &c.ncache0);
+    c.x0 = grab(&c, (size_t)c.nx, sizeof(double), &ok);
+    c.u0 = grab(&c, (size_t)c.nu, sizeof(double), &ok);
+    lucid_status s = ok ? lucid_world_clone_into(w, &w->scratch) : LUCID_ERR_NO_MEMORY;
+    c.w = w->scratch;
+    if (s != LUCID_OK) {
         release(&c);
-        return LUCID_ERR_NO_MEMORY;
+        return s;
     }
     lucid_world_get_state(w, c.x0);
     lucid_world_get_controls(w, c.u0);
-    lucid_status s = lucid_world_step(w);
+    s = lucid_world_step(w);
     if (s != LUCID_OK) {
         release(&c);
         return s;
     }
     c.n = w->num_contacts;
     s = allocate(&c, J);
-    if (s == LUCID_OK && !copy_cache(w, &c.cache1, &c.ncache1)) s = LUCID_ERR_NO_MEMORY;
+    if (s == LUCID_OK && !copy_cache(&c, w, &c.cache1, &c.ncache1)) s = LUCID_ERR_NO_MEMORY;
     if (s == LUCID_OK) {
         lucid_world_get_state(w, c.x1);
         if (c.n > 0) memcpy(c.contacts, w->contacts, sizeof *c.contacts * (size_t)c.n);
@@ -973,8 +977,6 @@ lucid_status lucid_world_step_derivatives(lucid_world *w, const lucid_step_deriv
         s = setup_geometry(&c, J, why);
         if (s == LUCID_OK) s = columns(&c, J);
     }
-    lucid_status again = nominal_step(&c);
-    if (s == LUCID_OK) s = again;
     if (s != LUCID_OK) {
         if (why && !*why) *why = "a perturbed evaluation failed";
         lucid_step_jacobians_free(J);

@@ -114,6 +114,8 @@ void lucid_world_destroy(lucid_world *w) {
     lucid_world_sparse_destroy(w->sparse);
     lucid_world_models_destroy(w);
     lucid_world_single_level_destroy(w->single_level);
+    lucid_world_destroy(w->scratch);
+    lucid_arena_free(&w->derivative_arena);
     void *buffers[] = {w->bodies,
                        w->parts,
                        w->aabb_lo,

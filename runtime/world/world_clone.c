@@ -29,3 +29,26 @@ lucid_status lucid_world_clone(const lucid_world *w, lucid_world **out) {
     *out = c;
     return LUCID_OK;
 }
+
+/* Reuses copy's buffers when w has as many bodies and parts and the same models. */
+static int sync_copy(lucid_world *copy, const lucid_world *w) {
+    if (copy->num_bodies != w->num_bodies || copy->num_parts != w->num_parts ||
+        !lucid_world_models_sync(copy, w))
+        return 0;
+    copy->opt = w->opt;
+    if (w->num_bodies) memcpy(copy->bodies, w->bodies, (size_t)w->num_bodies * sizeof *w->bodies);
+    if (w->num_parts) memcpy(copy->parts, w->parts, (size_t)w->num_parts * sizeof *w->parts);
+    /* no warm-start memory, as lucid_world_set_state leaves a world */
+    copy->num_cache = 0;
+    copy->num_contacts = 0;
+    lucid_world_single_level_forget(copy->single_level);
+    return 1;
+}
+
+lucid_status lucid_world_clone_into(const lucid_world *w, lucid_world **copy) {
+    if (!w || !copy) return LUCID_ERR_ARGUMENT;
+    if (*copy && sync_copy(*copy, w)) return LUCID_OK;
+    lucid_world_destroy(*copy);
+    *copy = NULL;
+    return lucid_world_clone(w, copy);
+}

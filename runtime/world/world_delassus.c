@@ -533,7 +533,8 @@ void lucid_world_apply_contact_force(lucid_world *w, int k) {
     const lucid_world_contact *c = &w->contacts[k];
     for (int p2 = 0; p2 < 2; ++p2) {
         const lucid_contact_side *sd = &w->sides[2 * k + p2];
-        if (sd->model >= 0) lucid_world_models_apply_impulse(w, sd, c->force);
+        if (sd->model >= 0 && !w->rows_without_inverse)
+            lucid_world_models_apply_impulse(w, sd, c->force);
         if (sd->body < 0) continue;
         const lucid_body *b = &w->bodies[sd->body];
         lucid_vec3 lin = lucid_vec3_zero(), ang = lucid_vec3_zero();
@@ -574,7 +575,10 @@ lucid_status lucid_world_solve_contacts(lucid_world *w, const lucid_vec3 *v0,
                                         const lucid_vec3 *w0) {
     w->stats.contacts = w->num_contacts;
     w->stats.converged = 1;
-    if (w->num_contacts == 0) return LUCID_OK;
+    if (w->num_contacts == 0) {
+        w->num_islands = 0; /* not the last step's: callers read the islands of this one */
+        return LUCID_OK;
+    }
     lucid_status s = fill_sides(w);
     if (s == LUCID_OK) s = build_islands(w);
     if (s != LUCID_OK) return s;

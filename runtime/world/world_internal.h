@@ -2,6 +2,7 @@
 #ifndef LUCID_WORLD_INTERNAL_H
 #define LUCID_WORLD_INTERNAL_H
 
+#include "runtime/math/arena.h"
 #include <stddef.h>
 
 #include "runtime/math/quat.h"
@@ -121,10 +122,16 @@ struct lucid_world {
     int num_models;
     size_t model_cap;
     double *link_J, *link_Y; /* rows of the link sides of this step's contacts */
+    /* Set only by the step derivatives around evaluations that apply known forces: link rows
+     * get J but not Y = M~^-1 J^T (3 solves per row), and the forces' impulse on a model is
+     * one solve (lucid_world_models_apply_forces). Nothing may read link_Y meanwhile. */
+    int rows_without_inverse;
     size_t link_J_cap, link_Y_cap, link_rows;
     lucid_world_stats stats;
     char error[160]; /* why the last step failed ("" when it did not) */
     struct lucid_world_single_level *single_level; /* its buffers (NULL until a step) */
+    struct lucid_world *scratch;  /* the step derivatives' copy (lucid_world_clone_into), kept */
+    lucid_arena derivative_arena; /* the step derivatives' scratch, kept between calls */
 };
 
 /* A contact's frame (t1, t2, n) from its unit normal n (world_collision.c): the step
@@ -195,6 +202,13 @@ void lucid_world_replace_model(lucid_world *w, int id, const lucid_model *m);
 void lucid_world_models_destroy(lucid_world *w);
 /* Copies src's models into dst (whose bodies are already src's): q, v, u, base, fresh data. */
 lucid_status lucid_world_models_clone(lucid_world *dst, const lucid_world *src);
+/* dst's models take src's state and poses when both hold the same models (the same
+ * lucid_model objects on the same bodies): 1; else 0 and nothing is changed. */
+int lucid_world_models_sync(lucid_world *dst, const lucid_world *src);
+/* *copy made a copy of w as lucid_world_clone makes one, reusing the buffers of the copy it
+ * held (NULL: none) when that copy has w's bodies, parts and models, so that a caller making
+ * one copy per call (the step derivatives) allocates nothing in the steady state. */
+lucid_status lucid_world_clone_into(const lucid_world *w, lucid_world **copy);
 void lucid_world_models_begin_step(lucid_world *w);     /* free velocities, M~, link poses */
 lucid_status lucid_world_models_limits(lucid_world *w); /* joint-limit contacts */
 lucid_status lucid_world_models_reserve_rows(lucid_world *w);
@@ -246,6 +260,9 @@ void lucid_world_models_free_velocities(lucid_world *w);
 lucid_status lucid_world_contact_rows(lucid_world *w);
 /* v_free += dt M^-1 J_k^T f_k for contact k's force (its `force` field). */
 void lucid_world_apply_contact_force(lucid_world *w, int k);
+/* v_free += dt M~^-1 sum_k J_k^T lambda_k over the link sides of contacts 0..n-1, one solve
+ * per model (the models' part of lucid_world_apply_contact_force without Y). */
+void lucid_world_models_apply_forces(lucid_world *w, int n);
 /* The dense Delassus matrix J M~^-1 J^T of the m contacts in list (3m x 3m, column-major; limit
  * contacts get unit tangential diagonals), from the rows lucid_world_contact_rows built. */
 void lucid_world_island_delassus(lucid_world *w, const int *list, int m, double *G);

@@ -94,6 +94,24 @@ lucid_status lucid_world_models_clone(lucid_world *dst, const lucid_world *src) 
     return LUCID_OK;
 }
 
+int lucid_world_models_sync(lucid_world *dst, const lucid_world *src) {
+    if (dst->num_models != src->num_models) return 0;
+    for (int i = 0; i < src->num_models; ++i)
+        if (dst->models[i].model != src->models[i].model ||
+            dst->models[i].first_body != src->models[i].first_body)
+            return 0;
+    for (int i = 0; i < src->num_models; ++i) {
+        const lucid_world_model *from = &src->models[i];
+        lucid_world_model *to = &dst->models[i];
+        const lucid_model *m = from->model;
+        size_t nq = lucid_model_nq(m), nv = lucid_model_nv(m), nu = lucid_model_nu(m);
+        memcpy(to->q, from->q, (nq + 6 * nv + nu) * sizeof(double));
+        to->base = from->base, to->restitution = from->restitution;
+        pose_links(dst, to);
+    }
+    return 1;
+}
+
 /* The world bodies of a model: one per moving model body (its geoms as parts, possibly none),
  * then one static body for the geoms fixed in the model's world frame (if any). */
 static lucid_status add_link_bodies(lucid_world *w, lucid_world_model *wm, int index,
@@ -521,6 +539,7 @@ void lucid_world_models_fill_side(lucid_world *w, int body, double sign,
     } else {
         point_rows(wm, b->node, c->point, &c->frame, sign, J);
     }
+    if (w->rows_without_inverse) return;
     memcpy(Y, J, 3 * nv * sizeof(double));
     lucid_model_mass_solve(wm->model, wm->data, Y, nv, 3);
 }
@@ -561,6 +580,29 @@ void lucid_world_models_apply_impulse(lucid_world *w, const lucid_contact_side *
     for (int d = 0; d < 3; ++d)
         for (size_t i = 0; i < nv; ++i)
             wm->v_free[i] += w->opt.dt * Y[(size_t)d * nv + i] * force[d];
+}
+
+void lucid_world_models_apply_forces(lucid_world *w, int n) {
+    for (int i = 0; i < w->num_models; ++i) /* work: sum J^T lambda, then M~^-1 of it */
+        memset(w->models[i].work, 0, lucid_model_nv(w->models[i].model) * sizeof(double));
+    int touched = 0;
+    for (int k = 0; k < n; ++k)
+        for (int p = 0; p < 2; ++p) {
+            const lucid_contact_side *side = &w->sides[2 * k + p];
+            if (side->model < 0) continue;
+            lucid_world_model *wm = &w->models[side->model];
+            size_t nv = lucid_model_nv(wm->model);
+            const double *J = w->link_J + side->row, *f = w->contacts[k].force;
+            for (int d = 0; d < 3; ++d)
+                for (size_t j = 0; j < nv; ++j) wm->work[j] += J[(size_t)d * nv + j] * f[d];
+            touched = 1;
+        }
+    for (int i = 0; touched && i < w->num_models; ++i) {
+        lucid_world_model *wm = &w->models[i];
+        size_t nv = lucid_model_nv(wm->model);
+        lucid_model_mass_solve(wm->model, wm->data, wm->work, nv, 1);
+        for (size_t j = 0; j < nv; ++j) wm->v_free[j] += w->opt.dt * wm->work[j];
+    }
 }
 
 /* M~ of this step (nv x nv, symmetric), for the body-space contact problem (world_sparse.c). */

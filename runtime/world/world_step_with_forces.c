@@ -60,6 +60,7 @@ static void apply_forces(lucid_world *w, int n, const double *lambda, double *si
         v_before[k] = lucid_world_contact_velocity(w, k, w->v_start, w->w_start).z;
     }
     for (int k = 0; k < n; ++k) lucid_world_apply_contact_force(w, k);
+    if (w->rows_without_inverse) lucid_world_models_apply_forces(w, n);
     for (int k = 0; k < n; ++k) contact_sigma(w, k, v_before, branch, sigma + 3 * k);
 }
 

@@ -241,6 +241,57 @@ t.case("w:step_derivatives leaves the world as w:step does", function()
   t.allnear(a:state():totable(), b:state():totable(), 0)
 end)
 
+t.case("the world's kept copy follows changes between w:step_derivatives calls", function()
+  -- the columns run on a copy of the world that it keeps between calls (lucid_world_clone_into):
+  -- after a parameter change (a new model variant, a body's mass, a box's size), a body added
+  -- and a state set, the derivatives must be those of a world built that way and asked once,
+  -- bit for bit
+  local function make()
+    local w = lucid.world{dt = 1e-3}
+    local id = w:add_model(lucid.model.load("tasks/models/arm3.xml"))
+    local box = w:add_body{shape = lucid.box(0.05, 0.04, 0.03), mass = 0.3,
+                           pose = lucid.se3.new({1, 0, 0, 0}, {0.6, 0.4, 0.0298})}
+    w:set_v(id, {1, -0.5, 0.2, 0, 0, 0, 0, 0, 0})
+    w:set_control(id, {0.5, -0.2, 0.1})
+    for _ = 1, 30 do w:step() end
+    return w, id, box
+  end
+  -- the changes so far, applied to a and to each fresh world
+  local changes = {}
+  local a, id, box = make()
+  local function change(f)
+    changes[#changes + 1] = f
+    f(a)
+  end
+  local function same()
+    local x = a:state()
+    for _, geometry in ipairs{"auto", "collide"} do -- collide: the copy's shapes detect
+      local b = make() -- a fresh world, asked once
+      for _, f in ipairs(changes) do f(b) end
+      a:set_state(x)
+      b:set_state(x)
+      local Da, Db = a:step_derivatives{geometry = geometry}, b:step_derivatives{geometry = geometry}
+      t.truthy(#a:contacts() > 0, "in contact")
+      t.allnear(Da.A:totable(), Db.A:totable(), 0)
+      t.allnear(Da.B:totable(), Db.B:totable(), 0)
+      t.allnear(a:state():totable(), b:state():totable(), 0)
+    end
+  end
+  same() -- the copy is made here, before the changes
+  -- the box's mass and size only: the copy is updated in place
+  change(function(w) w:set_param({body = box, "mass"}, 0.45) end)
+  change(function(w) w:set_param({body = box, "size", index = 3}, 0.032) end)
+  same()
+  -- a new model variant (the forearm's mass): the copy is made again
+  change(function(w) w:set_param({model = id, link = "fore", "mass"}, 1.7) end)
+  same()
+  -- a body added: the copy is made again
+  change(function(w)
+    w:add_body{shape = lucid.sphere(0.04), pose = lucid.se3.new({1, 0, 0, 0}, {0.3, -0.5, 0.039})}
+  end)
+  same()
+end)
+
 t.case("a model's parameters: w:param / w:set_param change the world's copy only", function()
   local m = lucid.model.load("tasks/models/arm3.xml")
   local w, other = lucid.world{dt = 1e-3}, lucid.world{dt = 1e-3}
