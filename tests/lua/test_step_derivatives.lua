@@ -610,6 +610,76 @@ t.case("carried contact geometry: cylinders and a cone, against whole steps", fu
   t.truthy(ds < 1e-7, "the proxy's step differs by " .. ds) -- 1.1e-8: the cylinder's ~1e-8 normal
 end)
 
+t.case("estimators inside the step: Gumbel and zeroth-order, flagged, against whole steps", function()
+  -- docs/step_derivatives.md, "Contact geometry": with opts.collision given, a contact whose
+  -- witness has no exact curvature takes the estimator, flagged estimated. A convex-mesh cube
+  -- balanced on a corner (the vertex rule is exact: the reference) and a cone tipped onto its
+  -- base rim (no rule: only an estimator covers it), against whole steps differenced at h small
+  -- enough to converge (the cone's differences converge as h^2 with a large constant: 7.5e-3
+  -- between h = 1e-4 and 1e-5, 6.8e-7 between 1e-6 and 3e-7)
+  local function corner()
+    local w = floor_world()
+    local tilt = math.acos(1 / math.sqrt(3))
+    local s = math.sin(tilt / 2) / math.sqrt(2)
+    w:add_body{shape = hull_box(0.1, 0.1, 0.1), mass = 1,
+               pose = lucid.se3.new({math.cos(tilt / 2), s, -s, 0}, {0, 0, 0.1 * math.sqrt(3) - 2e-4}),
+               velocity = {0.1, 0, 0, 0, 0, 0.3}}
+    return w
+  end
+  local function rim()
+    local w = floor_world()
+    w:add_body{shape = lucid.cone(0.1, 0.1), mass = 1,
+               pose = lucid.se3.new(quat_x(0.3), {0, 0, 0.1 * math.cos(0.3) + 0.1 * math.sin(0.3) - 2e-4}),
+               velocity = {0.1, 0, 0, 0, 0, 0.3}}
+    return w
+  end
+  local function against(w, h, collision)
+    local x = w:state()
+    local F = w:step_derivatives{method = "finite_differences", step = h, tol = 1e-13, max_iter = 100000}
+    w:set_state(x)
+    local D = w:step_derivatives{collision = collision}
+    w:set_state(x)
+    return rel(D.A, F.A, 1), D
+  end
+  local e, D = against(corner(), 1e-5, nil)
+  t.eq(D.geometry, "carried")
+  t.eq(D.contacts[1].estimated, false)
+  t.truthy(e <= 1e-6, "the vertex rule: " .. e)
+  -- Gumbel at temperature 1e-3 m: the corner's neighbours lie 0.115 m lower along the normal,
+  -- soft-max weight exp(-115): the smoothed Hessian is the vertex's 0, the step the exact one;
+  -- at 3e-2 m the smoothing shows (the test sees the estimator, not the rule)
+  for _, case in ipairs{{1e-3, 1e-6, true}, {3e-2, 1e-6, false}} do
+    e, D = against(corner(), 1e-5, {method = "first_order_gumbel", noise = case[1], levels = 1})
+    print(string.format("mesh cube on a corner, gumbel at %.0e m: A %.1e", case[1], e))
+    t.eq(D.geometry, "carried")
+    t.eq(D.contacts[1].estimated, true)
+    t.eq(e <= case[2], case[3], "gumbel " .. case[1] .. ": " .. e)
+  end
+  -- zeroth order: a Monte Carlo mean over N Gaussian directions, exact for a linear map up to
+  -- its sample covariance (error ~ c / sqrt(N), whatever the noise: measured on the corner and
+  -- the rim at N = 1000, 4 seeds, 1.3e-4 to 2.5e-4, at N = 4000 3.9e-5 to 7.3e-5), so at N =
+  -- 4000 it must be within 2e-4 (3 times the worst seen), and finite; a smaller N is worse
+  for _, case in ipairs{{"mesh cube on a corner", corner, 1e-5}, {"cone on its rim", rim, 3e-7}} do
+    local errs = {}
+    for _, n in ipairs{250, 4000} do
+      e, D = against(case[2](), case[3], {method = "zeroth_order", noise = 1e-4, samples = n, seed = 1})
+      t.eq(D.geometry, "carried")
+      t.eq(D.contacts[1].estimated, true)
+      t.truthy(maxabs(D.A) < math.huge)
+      errs[n] = e
+    end
+    print(string.format("%s, zeroth_order: A %.1e (N = 250), %.1e (N = 4000)", case[1], errs[250], errs[4000]))
+    t.truthy(errs[4000] <= 2e-4, case[1] .. ": zeroth_order at N = 4000: " .. errs[4000])
+    t.truthy(errs[4000] < errs[250], case[1] .. ": more samples, no better")
+  end
+  -- Gumbel is for convex meshes: the cone's rim keeps detection ("auto") or is an error
+  local w = rim()
+  local gumbel = {method = "first_order_gumbel", noise = 1e-3}
+  t.eq(w:step_derivatives{collision = gumbel}.geometry, "collide")
+  t.raises("lucid.world:step_derivatives: a contact's geometry derivative failed",
+           w.step_derivatives, w, {geometry = "carried", collision = gumbel})
+end)
+
 t.case("contact geometry without an exact rule: collide by default, an estimator on request", function()
   -- a cone tipped onto its base rim: one rim point, no exact curvature
   local function make()
