@@ -388,11 +388,19 @@ static void test_mesh_face(void **state) {
     T = lucid_se3_compose(&Ts, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(0, 1e-3, 0.7)),
                                             lucid_vec3_make(-0.04, 0.03, 0.06)});
     e = fmax(e, fd_both("mesh face-wedge (patch)", &sl, &Ts, &wedge, T, 2e-4, 3));
+    /* the same two faces exactly parallel (turned about the normal only): the containment
+     * rule (the larger face's normal) rather than the witness strictly inside one face */
+    T = lucid_se3_compose(&Ts, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(0, 0, 0.4)),
+                                            lucid_vec3_make(0.03, 0.02, 0.06)});
+    e = fmax(e, fd_both("mesh face-box (parallel, patch)", &sl, &Ts, &b, T, 2e-4, 4));
     lucid_shape big;
     assert_int_equal(lucid_shape_box(0.2, 0.15, 0.05, &big), LUCID_OK);
     T = lucid_se3_compose(&Ts, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(1e-3, 0, 0.3)),
                                             lucid_vec3_make(0.02, -0.03, 0.08)});
     e = fmax(e, fd_both("box face-wedge (patch)", &big, &Ts, &wedge, T, 2e-4, 3));
+    T = lucid_se3_compose(&Ts, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(0, 0, 0.3)),
+                                            lucid_vec3_make(0.02, -0.03, 0.08)});
+    e = fmax(e, fd_both("box face-wedge (parallel, patch)", &big, &Ts, &wedge, T, 2e-4, 3));
     assert_true(e <= 1e-6);
     lucid_convex_mesh_destroy(wm);
     lucid_convex_mesh_destroy(m);
