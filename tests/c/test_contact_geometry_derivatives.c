@@ -8,7 +8,10 @@
  * on the optimality conditions (test_collision_derivatives_util.h) before differencing. Where the
  * rules are exact the tolerance is 1e-6 relative (the differences' O(h^2) truncation is ~1e-10); a
  * box with a smoothed estimator is flagged as estimated, and a shape without an exact rule (a
- * cone's rim) needs an estimator. */
+ * cone's rim) needs an estimator. Convex meshes (hulls built here from point lists: no shared
+ * data needed) as faces, edges and vertices, cylinders (caps as faces, sides as cores, standing
+ * and lying patches) and a cone's base take the same checks; a cylinder's side is differenced
+ * through the capsule with its axis, radius and half-length (test_cylinder says why). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
