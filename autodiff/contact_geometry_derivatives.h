@@ -38,9 +38,9 @@
  * convex meshes at l, temperature in m), every other method the pair's
  * lucid_distance_derivatives. Without an estimator such a contact is LUCID_ERR_DEGENERATE
  * (the caller runs collision detection instead). Still without an exact rule: a cone's rim or
- * apex as a single contact, a polytope's edge or vertex or a cylinder's side against an
- * ellipsoid or a cylinder's rim, two parallel faces neither containing the other, a patch's
- * points clipped on an edge. */
+ * apex as a single contact, a cone lying on its side (its patch's rim end), a polytope's edge
+ * or vertex or a cylinder's side against an ellipsoid or a cylinder's rim, two parallel faces
+ * neither containing the other, a patch's points clipped on an edge. */
 #ifndef LUCID_CONTACT_GEOMETRY_DERIVATIVES_H
 #define LUCID_CONTACT_GEOMETRY_DERIVATIVES_H
 
