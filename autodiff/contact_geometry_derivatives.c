@@ -55,10 +55,20 @@ static int is_vertex(const lucid_shape *s, const lucid_se3 *T, lucid_vec3 q) {
     return 1;
 }
 
+/* Whether the world point q is on a rim of the cylinder s at T, or on the cone's base rim
+ * (within 1e-7 m). */
+static int on_rim(const lucid_shape *s, const lucid_se3 *T, lucid_vec3 q) {
+    if (s->kind != LUCID_SHAPE_CYLINDER && s->kind != LUCID_SHAPE_CONE) return 0;
+    lucid_vec3 ql = lucid_mat3_tmul_vec(&T->R, lucid_vec3_sub(q, T->t));
+    double h = s->u.round.half_length, r = s->u.round.radius;
+    double z = s->kind == LUCID_SHAPE_CONE ? ql.z + h : fabs(ql.z) - h;
+    return fabs(z) <= 1e-7 && fabs(hypot(ql.x, ql.y) - r) <= 1e-7;
+}
+
 /* K where the shape has no exact curvature at l and no estimator is given: the rules that are
  * exact all the same (q the witness, on s at T); *exact = 0 where none applies. */
 static lucid_mat3 rule_hessian(const lucid_shape *s, const lucid_se3 *T, lucid_vec3 q, lucid_vec3 l,
-                               int *exact) {
+                               int patch, int *exact) {
     lucid_mat3 K = lucid_mat3_zero();
     *exact = 1;
     /* a vertex: rigid (a point clipped on an edge would slide along it) */
@@ -68,6 +78,20 @@ static lucid_mat3 rule_hessian(const lucid_shape *s, const lucid_se3 *T, lucid_v
         lucid_mat3 I = lucid_mat3_identity(), P = lucid_mat3_outer(l, l);
         P = lucid_mat3_sub(&I, &P);
         return lucid_mat3_scale(&P, s->radius);
+    }
+    if (on_rim(s, T, q)) {
+        /* a cap's patch: the vertices of its inscribed polygon, rigid; a cylinder lying on its
+         * side: the side segment's ends r l_xy / |l_xy| on the rims slide round them */
+        double rho = hypot(l.x, l.y);
+        if (rho <= fabs(l.z)) {
+            if (patch) return K;
+        } else if (s->kind == LUCID_SHAPE_CYLINDER) {
+            lucid_vec3 m = lucid_vec3_make(l.x / rho, l.y / rho, 0.0);
+            lucid_mat3 P = lucid_mat3_diag(lucid_vec3_make(1.0, 1.0, 0.0)),
+                       mm = lucid_mat3_outer(m, m);
+            P = lucid_mat3_sub(&P, &mm);
+            return lucid_mat3_scale(&P, s->u.round.radius / rho);
+        }
     }
     *exact = 0;
     return K;
@@ -127,7 +151,7 @@ static lucid_status facing_witness(const lucid_shape *s1, const lucid_se3 *T1,
     if (!analytic && (patch || !e)) {
         /* a patch's points are vertices (or a capsule's cap bottoms) rigid with their faces */
         int rule;
-        K = rule_hessian(so, To, q, l, &rule);
+        K = rule_hessian(so, To, q, l, patch, &rule);
         if (!rule) return LUCID_ERR_DEGENERATE;
     } else if (!analytic) { /* the caller asked for smoothed derivatives */
         d->estimated = 1;
@@ -181,69 +205,117 @@ static lucid_status halfspace_pair(const lucid_shape *s1, const lucid_se3 *T1,
 
 /* ---- other pairs ------------------------------------------------------------------------ */
 
-/* The local axis of the face of box s at T whose outward normal is out (within 1e-9), or -1. */
-static int face_axis(const lucid_shape *s, const lucid_se3 *T, lucid_vec3 out) {
-    if (s->kind != LUCID_SHAPE_BOX || s->radius != 0.0) return -1;
+/* A flat face of a shape at T that a normal can be rigid with: a box's face (index: its
+ * axis), a convex mesh's face (index: the face) or a disc (index -1: a cylinder's cap, a
+ * cone's base; centre and radius), with its world outward normal and plane out . x = plane. */
+typedef struct flat_face {
+    const lucid_shape *s;
+    const lucid_se3 *T;
+    lucid_vec3 out, centre;
+    double plane, radius;
+    int index;
+} flat_face;
+
+/* The face of s at T whose outward normal is out (within 1e-9); 0 if there is none. */
+static int find_face(const lucid_shape *s, const lucid_se3 *T, lucid_vec3 out, flat_face *f) {
     lucid_vec3 nl = lucid_mat3_tmul_vec(&T->R, out);
-    for (int i = 0; i < 3; ++i)
-        if (fabs(lucid_vec3_get(nl, i)) > 1.0 - 1e-9) return i;
-    return -1;
+    double ot = lucid_vec3_dot(out, T->t), cos_tol = 1.0 - 1e-9;
+    *f = (flat_face){s, T, out, T->t, 0.0, 0.0, -1};
+    if (s->radius != 0.0) return 0;
+    if (s->kind == LUCID_SHAPE_BOX) {
+        for (int i = 0; i < 3; ++i)
+            if (fabs(lucid_vec3_get(nl, i)) > cos_tol)
+                return f->index = i, f->plane = ot + lucid_vec3_get(s->u.half_extents, i), 1;
+        return 0;
+    }
+    if (s->kind == LUCID_SHAPE_CONVEX) {
+        const lucid_convex_mesh *m = s->u.mesh;
+        for (int q = 0; q < m->num_faces; ++q)
+            if (lucid_vec3_dot(m->face_normals[q], nl) > cos_tol)
+                return f->index = q, f->plane = ot + m->face_offsets_d[q], 1;
+        return 0;
+    }
+    /* a cylinder's caps at z = +-h, a cone's base at z = -h */
+    int cyl = s->kind == LUCID_SHAPE_CYLINDER, cone = s->kind == LUCID_SHAPE_CONE;
+    if (!(cyl && fabs(nl.z) > cos_tol) && !(cone && nl.z < -cos_tol)) return 0;
+    double h = s->u.round.half_length;
+    f->centre = lucid_se3_act(T, lucid_vec3_make(0, 0, nl.z > 0 ? h : -h));
+    f->radius = s->u.round.radius, f->plane = lucid_vec3_dot(out, f->centre);
+    return 1;
 }
 
-/* Whether the world point p lies on the face of box s at T with outward normal out (axis
- * face_axis), within 1e-7 m of its plane and 1e-9 m inside its edges. */
-static int inside_face(const lucid_shape *s, const lucid_se3 *T, lucid_vec3 p, lucid_vec3 out,
-                       int axis) {
-    lucid_vec3 nl = lucid_mat3_tmul_vec(&T->R, out);
-    lucid_vec3 pl = lucid_mat3_tmul_vec(&T->R, lucid_vec3_sub(p, T->t));
-    for (int i = 0; i < 3; ++i) {
-        double h = lucid_vec3_get(s->u.half_extents, i), x = lucid_vec3_get(pl, i);
-        if (i == axis ? fabs(x * (lucid_vec3_get(nl, i) > 0 ? 1.0 : -1.0) - h) > 1e-7
-                      : !(fabs(x) < h - 1e-9))
-            return 0;
+/* The polygon face's vertex count and its k-th vertex (world, in cyclic order). */
+static int face_count(const flat_face *f) {
+    if (f->index < 0) return 0;
+    if (f->s->kind == LUCID_SHAPE_BOX) return 4;
+    return f->s->u.mesh->face_offsets[f->index + 1] - f->s->u.mesh->face_offsets[f->index];
+}
+static lucid_vec3 face_vertex(const flat_face *f, int k) {
+    if (f->s->kind == LUCID_SHAPE_CONVEX) {
+        const lucid_convex_mesh *m = f->s->u.mesh;
+        return lucid_se3_act(f->T, m->vertices[m->face_vertices[m->face_offsets[f->index] + k]]);
+    }
+    static const double sj[4] = {1, -1, -1, 1}, sk[4] = {1, 1, -1, -1};
+    int a = f->index;
+    double c[3];
+    lucid_vec3_store(f->s->u.half_extents, c);
+    c[a] *= lucid_vec3_get(lucid_mat3_tmul_vec(&f->T->R, f->out), a) > 0 ? 1.0 : -1.0;
+    c[(a + 1) % 3] *= sj[k], c[(a + 2) % 3] *= sk[k];
+    return lucid_se3_act(f->T, lucid_vec3_load(c));
+}
+
+/* Whether the world point p lies on the face, within 1e-7 m of its plane and more than margin
+ * inside its boundary (a polygon's edges, a disc's rim). */
+static int face_holds(const flat_face *f, lucid_vec3 p, double margin) {
+    if (fabs(lucid_vec3_dot(f->out, p) - f->plane) > 1e-7) return 0;
+    int n = face_count(f);
+    if (n == 0) {
+        lucid_vec3 r = lucid_vec3_sub(p, f->centre);
+        r = lucid_vec3_axpy(r, -lucid_vec3_dot(r, f->out), f->out);
+        return lucid_vec3_norm(r) < f->radius - margin;
+    }
+    lucid_vec3 mid = lucid_vec3_zero();
+    for (int k = 0; k < n; ++k) mid = lucid_vec3_add(mid, face_vertex(f, k));
+    mid = lucid_vec3_scale(mid, 1.0 / n);
+    for (int k = 0; k < n; ++k) {
+        lucid_vec3 a = face_vertex(f, k), b = face_vertex(f, (k + 1) % n);
+        lucid_vec3 in = lucid_vec3_normalized(lucid_vec3_cross(f->out, lucid_vec3_sub(b, a)));
+        double s = lucid_vec3_dot(in, lucid_vec3_sub(mid, a)) < 0.0 ? -1.0 : 1.0;
+        if (!(s * lucid_vec3_dot(in, lucid_vec3_sub(p, a)) > margin)) return 0;
     }
     return 1;
 }
 
-/* Whether the face of box o at To with outward normal -out (axis ao) projects strictly inside
- * the face of box s at T with outward normal out (axis a): its 4 corners, moved onto that
- * face's plane. Then the normal of a face-on-face contact is s's, to first order (rotating
- * either box, the larger face gives the larger separation). */
-static int face_contains(const lucid_shape *s, const lucid_se3 *T, lucid_vec3 out, int a,
-                         const lucid_shape *o, const lucid_se3 *To, int ao) {
-    lucid_vec3 h = o->u.half_extents;
-    lucid_vec3 centre = lucid_se3_act(T, lucid_vec3_zero());
-    double plane = lucid_vec3_get(s->u.half_extents, a) + lucid_vec3_dot(out, centre);
-    for (int k = 0; k < 4; ++k) {
-        double c[3];
-        lucid_vec3_store(h, c);
-        c[(ao + 1) % 3] *= k & 1 ? -1.0 : 1.0, c[(ao + 2) % 3] *= k & 2 ? -1.0 : 1.0;
-        lucid_vec3 local = lucid_vec3_load(c);
-        lucid_vec3 lo = lucid_mat3_tmul_vec(&To->R, lucid_vec3_neg(out));
-        if (lucid_vec3_get(lo, ao) < 0) c[ao] = -c[ao], local = lucid_vec3_load(c);
-        lucid_vec3 p = lucid_se3_act(To, local);
-        p = lucid_vec3_axpy(p, plane - lucid_vec3_dot(out, p), out);
-        if (!inside_face(s, T, p, out, a)) return 0;
+/* Whether the face o (outward normal -f.out) projects strictly inside the face f: its
+ * vertices, or its disc (centre at least its radius inside), moved onto f's plane. Then the
+ * normal of a face-on-face contact is f's, to first order (tilting either shape, the larger
+ * face gives the larger separation). */
+static int face_contains(const flat_face *f, const flat_face *o) {
+    int n = face_count(o);
+    for (int k = 0; k < (n ? n : 1); ++k) {
+        lucid_vec3 p = n ? face_vertex(o, k) : o->centre;
+        p = lucid_vec3_axpy(p, f->plane - lucid_vec3_dot(f->out, p), f->out);
+        if (!face_holds(f, p, n ? 1e-9 : o->radius + 1e-9)) return 0;
     }
     return 1;
 }
 
-/* Which shape's box face the normal is rigid with, to first order: 1 or 2, 0 for none. A face
+/* Which shape's flat face the normal is rigid with, to first order: 1 or 2, 0 for none. A face
  * holding one witness strictly inside it (the other a vertex, a curved shape's point); two
  * parallel faces: the one containing the other's whole face. */
 static int face_owner(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
                       const lucid_se3 *T2, const lucid_contact_geometry *g) {
-    lucid_vec3 n = g->normal, m = lucid_vec3_neg(n);
-    int a1 = face_axis(s1, T1, n), a2 = face_axis(s2, T2, m);
-    if (a1 >= 0 && a2 >= 0) {
-        int c1 = face_contains(s1, T1, n, a1, s2, T2, a2);
-        int c2 = face_contains(s2, T2, m, a2, s1, T1, a1);
+    lucid_vec3 n = g->normal;
+    flat_face f1, f2;
+    int a1 = find_face(s1, T1, n, &f1), a2 = find_face(s2, T2, lucid_vec3_neg(n), &f2);
+    if (a1 && a2) {
+        int c1 = face_contains(&f1, &f2), c2 = face_contains(&f2, &f1);
         return c1 != c2 ? (c1 ? 1 : 2) : 0;
     }
     lucid_vec3 p1 = lucid_vec3_axpy(g->point, -0.5 * g->separation, n);
     lucid_vec3 p2 = lucid_vec3_axpy(g->point, 0.5 * g->separation, n);
-    if (a1 >= 0 && inside_face(s1, T1, p1, n, a1)) return 1;
-    if (a2 >= 0 && inside_face(s2, T2, p2, m, a2)) return 2;
+    if (a1 && face_holds(&f1, p1, 1e-9)) return 1;
+    if (a2 && face_holds(&f2, p2, 1e-9)) return 2;
     return 0;
 }
 
@@ -278,15 +350,54 @@ typedef struct core {
     const lucid_se3 *T;
 } core;
 
+/* The core of the convex mesh s at T holding the witness at local pl: a vertex (within 1e-7
+ * m), or the edge shared by the two faces whose planes hold it (within 1e-7 m); 0 on one face
+ * only (the halfspace rule's) or none. */
+static int mesh_core(const lucid_shape *s, const lucid_se3 *T, lucid_vec3 pl, core *k) {
+    const lucid_convex_mesh *m = s->u.mesh;
+    if (s->radius != 0.0) return 0;
+    for (int v = 0; v < m->num_vertices; ++v)
+        if (lucid_vec3_dist(pl, m->vertices[v]) <= 1e-7)
+            return k->a = lucid_se3_act(T, m->vertices[v]), 1;
+    int on[2], count = 0;
+    for (int q = 0; q < m->num_faces && count < 2; ++q)
+        if (fabs(lucid_vec3_dot(m->face_normals[q], pl) - m->face_offsets_d[q]) <= 1e-7)
+            on[count++] = q;
+    if (count < 2) return 0;
+    lucid_vec3 end[2];
+    int ends = 0; /* the edge's ends: the vertices on both planes */
+    for (int v = 0; v < m->num_vertices && ends <= 2; ++v) {
+        lucid_vec3 x = m->vertices[v];
+        if (fabs(lucid_vec3_dot(m->face_normals[on[0]], x) - m->face_offsets_d[on[0]]) <= 1e-7 &&
+            fabs(lucid_vec3_dot(m->face_normals[on[1]], x) - m->face_offsets_d[on[1]]) <= 1e-7) {
+            if (ends == 2) return 0;
+            end[ends++] = x;
+        }
+    }
+    if (ends != 2) return 0;
+    lucid_vec3 e = lucid_vec3_sub(end[1], end[0]);
+    k->a = lucid_se3_act(T, lucid_vec3_scale(lucid_vec3_add(end[0], end[1]), 0.5));
+    k->u = lucid_mat3_mul_vec(&T->R, lucid_vec3_normalized(e));
+    k->h = 0.5 * lucid_vec3_norm(e);
+    return 1;
+}
+
 /* The core of shape s at T holding its witness p: a sphere's centre, a capsule's segment, a
- * box's edge or vertex (its witness on 2 or 3 of its faces); 0 for anything else (a box's face
- * is the halfspace rule's). */
+ * cylinder's axis at radius r (p on its side, off the rims), a box's or a convex mesh's edge or
+ * vertex (its witness on 2 or 3 of its faces); 0 for anything else (a face is the halfspace
+ * rule's, a rim has no core). */
 static int witness_core(const lucid_shape *s, const lucid_se3 *T, lucid_vec3 p, core *k) {
     *k = (core){T->t, lucid_mat3_col(&T->R, 2), 0.0, s->radius, T};
     if (s->kind == LUCID_SHAPE_SPHERE) return 1;
     if (s->kind == LUCID_SHAPE_CAPSULE) return k->h = s->u.half_length, 1;
-    if (s->kind != LUCID_SHAPE_BOX || s->radius != 0.0) return 0;
     lucid_vec3 pl = lucid_mat3_tmul_vec(&T->R, lucid_vec3_sub(p, T->t));
+    if (s->kind == LUCID_SHAPE_CYLINDER) { /* its side, off the rims: the axis at radius r */
+        double h = s->u.round.half_length, r = s->u.round.radius;
+        k->h = h, k->r = r;
+        return fabs(pl.z) < h - 1e-9 && fabs(hypot(pl.x, pl.y) - r) <= 1e-7;
+    }
+    if (s->kind == LUCID_SHAPE_CONVEX) return mesh_core(s, T, pl, k);
+    if (s->kind != LUCID_SHAPE_BOX || s->radius != 0.0) return 0;
     double c[3];
     int free_axis = -1, on = 0;
     for (int i = 0; i < 3; ++i) {
@@ -355,7 +466,8 @@ static int core_pair(const core *k1, const core *k2, const lucid_contact_geometr
     return 1;
 }
 
-/* core_pair where both witnesses lie on cores (swept shapes, box edges and vertices). */
+/* core_pair where both witnesses lie on cores (swept shapes, cylinder sides, polytope edges and
+ * vertices). */
 static int swept_cores(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
                        const lucid_se3 *T2, const lucid_contact_geometry *g,
                        lucid_contact_geometry_derivative *d) {
@@ -407,7 +519,7 @@ lucid_status lucid_contact_geometry_derivatives(const lucid_shape *s1, const luc
     int h1 = s1->kind == LUCID_SHAPE_HALFSPACE, h2 = s2->kind == LUCID_SHAPE_HALFSPACE;
     if (h1 && h2) return LUCID_ERR_ARGUMENT;
     if (h1 || h2) return halfspace_pair(s1, T1, s2, T2, g, patch, h2, estimator, ws, d);
-    int owner = face_owner(s1, T1, s2, T2, g); /* a box's face acting as a halfspace */
+    int owner = face_owner(s1, T1, s2, T2, g); /* a flat face acting as a halfspace */
     if (owner) return halfspace_pair(s1, T1, s2, T2, g, patch, owner == 2, estimator, ws, d);
     return shape_pair(s1, T1, s2, T2, g, patch, estimator, ws, d);
 }

@@ -13,25 +13,34 @@
  *               (sphere, ellipsoid, capsule caps, cylinder rims: lucid_support_hessian_analytic),
  *               else 0 for polytope vertices (box, convex mesh) and the swept radius
  *               r (I - l l^T) for a capsule's tied support; a patch's points (a face, a capsule
- *               lying flat) always take these rules: its points are vertices rigid with their
- *               faces; the point is q -+ phi/2 n;
- *   box faces   a box's face holding one witness strictly inside it, or containing the
- *               parallel face of the other box whole, is that halfspace to first order;
- *   cores       sphere centres, capsule segments, box edges and vertices holding the witnesses
+ *               or a cylinder lying flat, a cylinder's cap or a cone's base standing) always
+ *               take these rules: its points are vertices rigid with their faces (a cap's
+ *               inscribed polygon's too), a lying cylinder's the side segment's ends, which
+ *               slide round the rims (K = r (P - m m^T) / |P l|, P the projector off the axis,
+ *               m = P l / |P l|); the point is q -+ phi/2 n;
+ *   flat faces  a box's or convex mesh's face, a cylinder's cap or a cone's base holding one
+ *               witness strictly inside it, or containing the other shape's parallel face
+ *               whole (its vertices, or a disc with its radius), is that halfspace to first
+ *               order;
+ *   cores       sphere centres, capsule segments, cylinder axes (the witness on the side,
+ *               off the rims), box and convex-mesh edges and vertices holding the witnesses
  *               at a radius: a closest core point inside a segment slides on it (w = c2 - c1
  *               stays perpendicular to the sliding axes), n = +-w / |w|, p_i = c_i -+ r_i n;
  *   other pairs dp1, dp2, dn of lucid_distance_derivatives with LUCID_DERIV_ANALYTIC (both
  *               shapes with exact curvature), T1's by invariance (lucid_ad_distance_t1_jacobian);
- *   patches     (several contacts of one shape pair, not on a halfspace) the normal from the
- *               pair's derivative, each witness rigid with its body.
- * A single witness without exact curvature (a polytope's vertex, a cone's rim, a cylinder's
- * side) takes the estimator when one is given (the table of lucid.distance_derivatives: the
- * caller asks for smoothed derivatives), the result flagged `estimated`; without one the
+ *   patches     (several contacts of one shape pair, not on a halfspace or face) the normal
+ *               from the pair's derivative, each witness rigid with its body.
+ * A single witness without exact curvature (a polytope's vertex, a cone's rim or apex) takes
+ * the estimator when one is given (the table of lucid.distance_derivatives: the caller asks
+ * for smoothed derivatives), the result flagged `estimated`; without one the
  * vertex rule above where it applies. A first-order smoothed method gives K on halfspace
  * pairs (Gaussian smoothing of the support at the unit direction l, noise an angle; Gumbel on
  * convex meshes at l, temperature in m), every other method the pair's
  * lucid_distance_derivatives. Without an estimator such a contact is LUCID_ERR_DEGENERATE
- * (the caller runs collision detection instead). */
+ * (the caller runs collision detection instead). Still without an exact rule: a cone's rim or
+ * apex as a single contact, a cone lying on its side (its patch's rim end), a polytope's edge
+ * or vertex or a cylinder's side against an ellipsoid or a cylinder's rim, two parallel faces
+ * neither containing the other, a patch's points clipped on an edge. */
 #ifndef LUCID_CONTACT_GEOMETRY_DERIVATIVES_H
 #define LUCID_CONTACT_GEOMETRY_DERIVATIVES_H
 

@@ -8,7 +8,10 @@
  * on the optimality conditions (test_collision_derivatives_util.h) before differencing. Where the
  * rules are exact the tolerance is 1e-6 relative (the differences' O(h^2) truncation is ~1e-10); a
  * box with a smoothed estimator is flagged as estimated, and a shape without an exact rule (a
- * cone's rim) needs an estimator. */
+ * cone's rim) needs an estimator. Convex meshes (hulls built here from point lists: no shared
+ * data needed) as faces, edges and vertices, cylinders (caps as faces, sides as cores, standing
+ * and lying patches) and a cone's base take the same checks; a cylinder's side is differenced
+ * through the capsule with its axis, radius and half-length (test_cylinder says why). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,6 +24,7 @@
 #include "autodiff/contact_geometry_derivatives.h"
 #include "runtime/math/se3.h"
 #include "runtime/math/so3.h"
+#include "runtime/shapes/convex_mesh.h"
 #include "solvers/collision/contact_patch.h"
 #include "test_collision_derivatives_util.h"
 
@@ -51,7 +55,7 @@ static lucid_contact_geometry query(const lucid_shape *s1, const lucid_se3 *T1,
     }
     lucid_patch_options po;
     lucid_patch_options_default(&po);
-    po.margin = MARGIN, po.angular_tolerance = 1e-2, po.max_points = 8;
+    po.margin = MARGIN, po.angular_tolerance = 1e-2, po.max_points = 4; /* the world's */
     lucid_contact_patch_result p;
     assert_int_equal(lucid_contact_patch(s1, T1, s2, T2, &d, &po, &p), LUCID_OK);
     *count = p.count;
@@ -83,15 +87,26 @@ static double max_abs(const double *a, int n) {
     return m;
 }
 
-/* The worst relative error of d against central differences over every contact of the pair. */
-static double fd_error(const char *name, const lucid_shape *s1, const lucid_se3 *T1,
-                       const lucid_shape *s2, const lucid_se3 *T2, int expect_count, int polished) {
+/* The worst relative error of d against central differences over every contact of the pair,
+ * the differences taken of the pair (r1, r2): the pair itself, or a reference pair whose
+ * contact geometry is the same near the contact (fd_error). */
+static double fd_error_ref(const char *name, const lucid_shape *s1, const lucid_se3 *T1,
+                           const lucid_shape *s2, const lucid_se3 *T2, const lucid_shape *r1,
+                           const lucid_shape *r2, int expect_count, int polished) {
     int count;
     query(s1, T1, s2, T2, 0, &count, polished);
     assert_int_equal(count, expect_count);
     double worst = 0.0;
     for (int k = 0; k < count; ++k) {
         lucid_contact_geometry g = query(s1, T1, s2, T2, k, &count, polished);
+        if (r1 != s1 || r2 != s2) { /* the reference pair has the same contact */
+            int rc;
+            lucid_contact_geometry gr = query(r1, T1, r2, T2, k, &rc, polished);
+            printf("  reference pair: point %.1e m, normal %.1e, separation %.1e m apart\n",
+                   lucid_vec3_dist(g.point, gr.point), lucid_vec3_dist(g.normal, gr.normal),
+                   fabs(g.separation - gr.separation));
+            assert_true(lucid_vec3_dist(g.point, gr.point) < 1e-6);
+        }
         lucid_contact_geometry_derivative d;
         assert_int_equal(
             lucid_contact_geometry_derivatives(s1, T1, s2, T2, &g, count > 1, NULL, NULL, &d),
@@ -106,7 +121,7 @@ static double fd_error(const char *name, const lucid_shape *s1, const lucid_se3 
                 lucid_se3 E = lucid_se3_exp(xi);
                 lucid_se3 A = c < 6 ? lucid_se3_compose(T1, &E) : *T1;
                 lucid_se3 B = c < 6 ? *T2 : lucid_se3_compose(T2, &E);
-                side[sgn] = nearest(s1, &A, s2, &B, g.point, count, polished);
+                side[sgn] = nearest(r1, &A, r2, &B, g.point, count, polished);
             }
             lucid_vec3 dp = lucid_vec3_scale(lucid_vec3_sub(side[0].point, side[1].point), 0.5 / H);
             lucid_vec3 dn =
@@ -124,6 +139,11 @@ static double fd_error(const char *name, const lucid_shape *s1, const lucid_se3 
     }
     printf("%-34s %d contact(s): relative error %.2e\n", name, count, worst);
     return worst;
+}
+
+static double fd_error(const char *name, const lucid_shape *s1, const lucid_se3 *T1,
+                       const lucid_shape *s2, const lucid_se3 *T2, int expect_count, int polished) {
+    return fd_error_ref(name, s1, T1, s2, T2, s1, s2, expect_count, polished);
 }
 
 static lucid_shape plane(void) {
@@ -299,6 +319,211 @@ static void test_box_edges(void **state) {
     }
 }
 
+/* T2 moved along the pair's normal until the shapes overlap by depth. */
+static lucid_se3 touching(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
+                          lucid_se3 T2, double depth) {
+    lucid_gjk_options go;
+    lucid_derivative_query_options_default(&go);
+    lucid_distance_result r;
+    assert_int_equal(lucid_distance(s1, T1, s2, &T2, &go, &r), LUCID_OK);
+    T2.t = lucid_vec3_axpy(T2.t, -depth - r.distance, r.normal);
+    return T2;
+}
+
+/* fd_error of the pair both ways round, s2 first moved to overlap by depth (if > 0), with
+ * expect_count contacts (0: whatever count the query gives). */
+static double fd_both(const char *name, const lucid_shape *s1, const lucid_se3 *T1,
+                      const lucid_shape *s2, lucid_se3 T2, double depth, int expect_count) {
+    int count;
+    if (depth != 0.0) T2 = touching(s1, T1, s2, T2, depth);
+    query(s1, T1, s2, &T2, 0, &count, 0);
+    if (expect_count) assert_int_equal(count, expect_count);
+    double e = fd_error(name, s1, T1, s2, &T2, count, 0);
+    return fmax(e, fd_error(name, s2, &T2, s1, T1, count, 0));
+}
+
+/* The hull of n points (xyz triples); destroyed by the caller. */
+static lucid_convex_mesh *hull(const double *pts, int n, lucid_shape *s) {
+    lucid_convex_mesh *m = NULL;
+    assert_int_equal(lucid_convex_mesh_create(pts, n, &m), LUCID_OK);
+    assert_int_equal(lucid_shape_convex(m, s), LUCID_OK);
+    return m;
+}
+
+/* An irregular octagonal slab 0.06 m thick (faces of 8 vertices, none a box's). */
+static lucid_convex_mesh *slab(lucid_shape *s) {
+    double pts[48];
+    for (int k = 0; k < 8; ++k) {
+        double a = 2.0 * PI * k / 8 + 0.1 * sin(3.0 * k), r = 0.25 + 0.03 * cos(2.0 * k);
+        for (int z = 0; z < 2; ++z) {
+            double *p = pts + 3 * (2 * k + z);
+            p[0] = r * cos(a), p[1] = 0.8 * r * sin(a), p[2] = z ? 0.03 : -0.03;
+        }
+    }
+    return hull(pts, 16, s);
+}
+
+/* A convex mesh's face holding one witness strictly inside, or containing the other's
+ * parallel face, is a halfspace to first order: a sphere and a capsule's cap on the slab, a
+ * box resting on it (the slab's face contains the box's: the box's vertices), a small
+ * wedge-shaped mesh resting on a box and on the slab (the larger face contains the wedge's
+ * triangle), each both ways round. */
+static void test_mesh_face(void **state) {
+    (void)state;
+    lucid_shape sl, s, c, b, wedge;
+    lucid_convex_mesh *m = slab(&sl);
+    assert_int_equal(lucid_shape_sphere(0.03, &s), LUCID_OK);
+    assert_int_equal(lucid_shape_capsule(0.02, 0.04, &c), LUCID_OK);
+    assert_int_equal(lucid_shape_box(0.04, 0.03, 0.02, &b), LUCID_OK);
+    double wp[] = {-0.03, -0.02, -0.02, 0.04, -0.01, -0.02, -0.01, 0.03, -0.02, 0.0, 0.0, 0.03};
+    lucid_convex_mesh *wm = hull(wp, 4, &wedge);
+    lucid_se3 Ts = pose(0.1, -0.05, 0.2, 0.1, -0.2, 0.3);
+    lucid_se3 T = lucid_se3_compose(
+        &Ts, &(lucid_se3){lucid_mat3_identity(), lucid_vec3_make(0.05, 0.03, 0.08)});
+    double e = fd_both("mesh face-sphere", &sl, &Ts, &s, T, 2e-4, 1);
+    T = lucid_se3_compose(&Ts, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(0.5, 0.2, 0)),
+                                            lucid_vec3_make(-0.05, 0.02, 0.1)});
+    e = fmax(e, fd_both("mesh face-capsule cap", &sl, &Ts, &c, T, 3e-4, 1));
+    /* the box a little tilted (1e-3 rad): its corners at different depths, all in the margin */
+    T = lucid_se3_compose(&Ts, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(1e-3, 0, 0.4)),
+                                            lucid_vec3_make(0.03, 0.02, 0.06)});
+    e = fmax(e, fd_both("mesh face-box (patch)", &sl, &Ts, &b, T, 2e-4, 4));
+    T = lucid_se3_compose(&Ts, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(0, 1e-3, 0.7)),
+                                            lucid_vec3_make(-0.04, 0.03, 0.06)});
+    e = fmax(e, fd_both("mesh face-wedge (patch)", &sl, &Ts, &wedge, T, 2e-4, 3));
+    /* the same two faces exactly parallel (turned about the normal only): the containment
+     * rule (the larger face's normal) rather than the witness strictly inside one face */
+    T = lucid_se3_compose(&Ts, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(0, 0, 0.4)),
+                                            lucid_vec3_make(0.03, 0.02, 0.06)});
+    e = fmax(e, fd_both("mesh face-box (parallel, patch)", &sl, &Ts, &b, T, 2e-4, 4));
+    lucid_shape big;
+    assert_int_equal(lucid_shape_box(0.2, 0.15, 0.05, &big), LUCID_OK);
+    T = lucid_se3_compose(&Ts, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(1e-3, 0, 0.3)),
+                                            lucid_vec3_make(0.02, -0.03, 0.08)});
+    e = fmax(e, fd_both("box face-wedge (patch)", &big, &Ts, &wedge, T, 2e-4, 3));
+    T = lucid_se3_compose(&Ts, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(0, 0, 0.3)),
+                                            lucid_vec3_make(0.02, -0.03, 0.08)});
+    e = fmax(e, fd_both("box face-wedge (parallel, patch)", &big, &Ts, &wedge, T, 2e-4, 3));
+    assert_true(e <= 1e-6);
+    lucid_convex_mesh_destroy(wm);
+    lucid_convex_mesh_destroy(m);
+}
+
+/* Convex-mesh edges and vertices as cores at radius 0: the cases of test_box_edges with the
+ * box as the hull of its 8 corners (edge to edge with a box, a mesh and a capsule's side, a
+ * vertex against a capsule's side), and an irregular wedge's edge across a capsule. */
+static void test_mesh_edges(void **state) {
+    (void)state;
+    double pts[24];
+    for (int k = 0; k < 8; ++k)
+        pts[3 * k] = k & 1 ? 0.1 : -0.1, pts[3 * k + 1] = k & 2 ? 0.08 : -0.08,
+                pts[3 * k + 2] = k & 4 ? 0.06 : -0.06;
+    lucid_shape mb, sp, cap, other, mother;
+    lucid_convex_mesh *m = hull(pts, 8, &mb);
+    for (int k = 0; k < 8; ++k) pts[3 * k] *= 0.5, pts[3 * k + 1] *= 0.5, pts[3 * k + 2] *= 0.5;
+    lucid_convex_mesh *m2 = hull(pts, 8, &mother);
+    assert_int_equal(lucid_shape_sphere(0.04, &sp), LUCID_OK);
+    assert_int_equal(lucid_shape_capsule(0.02, 0.1, &cap), LUCID_OK);
+    assert_int_equal(lucid_shape_box(0.05, 0.04, 0.03, &other), LUCID_OK);
+    lucid_se3 Tb = pose(0.01, -0.02, 0.03, 0.2, 0.1, -0.3);
+    struct {
+        const char *name;
+        const lucid_shape *s;
+        lucid_vec3 w, t; /* the second shape's pose relative to the mesh */
+    } cases[] = {
+        {"mesh edge-sphere", &sp, {0, 0, 0}, {0.0, 0.1, 0.09}},
+        {"mesh edge-capsule side", &cap, {0.3, 1.2, 0.2}, {0.02, 0.1, 0.08}},
+        {"mesh edge-box edge", &other, {0.5, 0.4, 0.9}, {0.03, 0.14, 0.1}},
+        {"mesh edge-mesh edge", &mother, {0.5, 0.4, 0.9}, {0.03, 0.14, 0.1}},
+        {"mesh vertex-capsule side", &cap, {1.0, 0.7, 0.0}, {0.13, 0.11, 0.09}},
+    };
+    double e = 0.0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        lucid_se3 T = lucid_se3_compose(&Tb, &(lucid_se3){lucid_so3_exp(cases[i].w), cases[i].t});
+        e = fmax(e, fd_both(cases[i].name, &mb, &Tb, cases[i].s, T, 3e-4, 1));
+    }
+    lucid_shape wedge;
+    double wp[] = {-0.03, -0.02, -0.02, 0.04, -0.01, -0.02, -0.01, 0.03, -0.02, 0.0, 0.0, 0.03};
+    lucid_convex_mesh *wm = hull(wp, 4, &wedge);
+    /* the capsule's side across the edge from (-0.01, 0.03, -0.02) to (0, 0, 0.03) */
+    lucid_se3 T = {lucid_so3_exp(lucid_vec3_make(0.2, 1.3, 0.4)),
+                   lucid_vec3_make(0.06, 0.02, 0.03)};
+    T = lucid_se3_compose(&Tb, &T);
+    e = fmax(e, fd_both("wedge edge-capsule side", &wedge, &Tb, &cap, T, 3e-4, 1));
+    assert_true(e <= 1e-6);
+    lucid_convex_mesh_destroy(wm);
+    lucid_convex_mesh_destroy(m2);
+    lucid_convex_mesh_destroy(m);
+}
+
+/* Cylinders: a cap is a face (standing on the floor: its inscribed polygon's vertices rigid; a
+ * sphere on it; standing on a box, a small box on it), the side a core (the axis at radius r:
+ * against a sphere, a box's edge, a capsule's side), lying on the floor (the side segment's
+ * ends slide round the rims); a cone standing on its base. */
+static void test_cylinder(void **state) {
+    (void)state;
+    lucid_shape p = plane(), cy, sp, box, small, cap, cone;
+    assert_int_equal(lucid_shape_cylinder(0.05, 0.08, &cy), LUCID_OK);
+    assert_int_equal(lucid_shape_sphere(0.03, &sp), LUCID_OK);
+    assert_int_equal(lucid_shape_box(0.2, 0.15, 0.05, &box), LUCID_OK);
+    assert_int_equal(lucid_shape_box(0.02, 0.015, 0.02, &small), LUCID_OK);
+    assert_int_equal(lucid_shape_capsule(0.02, 0.1, &cap), LUCID_OK);
+    assert_int_equal(lucid_shape_cone(0.06, 0.05, &cone), LUCID_OK);
+    lucid_se3 Tp = pose(0, 0, 0.02, -0.03, 0.05, 0);
+    /* standing, tilted 1e-3 rad: 4 of the polygon's 16 vertices kept (the deepest, spread) */
+    lucid_se3 T = lucid_se3_compose(&Tp, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(1e-3, 0, 0.3)),
+                                                      lucid_vec3_make(0.1, 0.2, 0.1)});
+    double e = fd_both("plane-cylinder cap (patch)", &p, &Tp, &cy, T, 2e-4, 0);
+    T = lucid_se3_compose(&Tp, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(PI / 2, 0, 0.3)),
+                                            lucid_vec3_make(0.1, 0.2, 0.1)});
+    e = fmax(e, fd_both("plane-cylinder side (patch)", &p, &Tp, &cy, T, 2e-4, 2));
+    lucid_se3 Tc = pose(0.1, -0.05, 0.2, 0.1, -0.2, 0.3);
+    T = lucid_se3_compose(&Tc,
+                          &(lucid_se3){lucid_mat3_identity(), lucid_vec3_make(0.02, 0.01, 0.2)});
+    e = fmax(e, fd_both("cylinder cap-sphere", &cy, &Tc, &sp, T, 2e-4, 1));
+    T = lucid_se3_compose(&Tc, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(1e-3, 0, 0.5)),
+                                            lucid_vec3_make(0.01, -0.01, 0.2)});
+    e = fmax(e, fd_both("cylinder cap-small box (patch)", &cy, &Tc, &small, T, 2e-4, 4));
+    T = lucid_se3_compose(&Tc, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(1e-3, 0, 0.5)),
+                                            lucid_vec3_make(0.01, -0.01, 0.2)});
+    e = fmax(e, fd_both("box face-cylinder cap (patch)", &box, &Tc, &cy, T, 2e-4, 0));
+    /* the side as a core; GJK's normal on a cylinder's side is only ~1e-8 accurate (its
+     * support jumps between the rims; printed below), which differences at h = 1e-5 would
+     * amplify to 1e-3, so the differences are taken of the capsule with the same axis, radius
+     * and half-length: within the rims its side is the cylinder's (the contacts agree) */
+    lucid_shape proxy;
+    assert_int_equal(lucid_shape_capsule(0.05, 0.08, &proxy), LUCID_OK);
+    struct {
+        const char *name;
+        const lucid_shape *s;
+        lucid_vec3 w, t;
+        double depth;
+    } sides[] = {
+        {"cylinder side-sphere", &sp, {0, 0, 0}, {0.1, 0.02, 0.03}, 3e-4},
+        {"cylinder side-box vertex", &small, {0.5, 0.4, 0.9}, {0.15, 0.05, 0.01}, 3e-4},
+        {"cylinder side-box vertex (apart)", &small, {0.5, 0.4, 0.9}, {0.15, 0.05, 0.01}, -3e-4},
+        {"cylinder side-box edge", &small, {0.1, 0.78, 0.0}, {0.15, 0.004, 0.01}, 3e-4},
+        {"cylinder side-capsule side", &cap, {1.2, 0.3, 0.1}, {0.1, -0.02, 0.0}, 3e-4},
+    };
+    for (size_t i = 0; i < sizeof sides / sizeof sides[0]; ++i) {
+        T = lucid_se3_compose(&Tc, &(lucid_se3){lucid_so3_exp(sides[i].w), sides[i].t});
+        T = touching(&cy, &Tc, sides[i].s, T, sides[i].depth);
+        e = fmax(e,
+                 fd_error_ref(sides[i].name, &cy, &Tc, sides[i].s, &T, &proxy, sides[i].s, 1, 0));
+        e = fmax(e,
+                 fd_error_ref(sides[i].name, sides[i].s, &T, &cy, &Tc, sides[i].s, &proxy, 1, 0));
+    }
+    e = fmax(e, fd_both("cylinder side-sphere (direct)", &cy, &Tc, &sp,
+                        lucid_se3_compose(&Tc, &(lucid_se3){lucid_mat3_identity(),
+                                                            lucid_vec3_make(0.1, 0.02, 0.03)}),
+                        3e-4, 1));
+    /* a cone standing on its base (tilted 1e-3 rad) */
+    T = lucid_se3_compose(&Tp, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(0, 1e-3, 0.2)),
+                                            lucid_vec3_make(-0.1, 0.1, 0.1)});
+    e = fmax(e, fd_both("plane-cone base (patch)", &p, &Tp, &cone, T, 2e-4, 0));
+    assert_true(e <= 1e-6);
+}
+
 /* A box's corner has no curvature: with a smoothed estimator its geometry derivative is
  * flagged estimated (and finite), while a box resting on a face (a patch: vertices rigid with
  * their face) keeps the exact rule; a cone's rim has no rule at all: without an estimator
@@ -381,6 +606,9 @@ int main(void) {
         cmocka_unit_test(test_box_face),
         cmocka_unit_test(test_capsule_sides),
         cmocka_unit_test(test_box_edges),
+        cmocka_unit_test(test_mesh_face),
+        cmocka_unit_test(test_mesh_edges),
+        cmocka_unit_test(test_cylinder),
         cmocka_unit_test(test_estimated_and_degenerate),
         cmocka_unit_test(test_twist),
     };

@@ -33,9 +33,10 @@ local function check_against_fd(name, w, opts)
   local best = {}
   local floor = {A = 1, B = opts.floor or 1e-3}
   for _, h in ipairs(opts.steps or {1e-4, 1e-5, 3e-6}) do
-    w:set_state(x)
-    w:set_controls(u)
-    local F = w:step_derivatives{method = "finite_differences", step = h, tol = opts.tol or 1e-13,
+    local R = opts.reference or w -- a world with the same contacts, whose steps are differenced
+    R:set_state(x)
+    R:set_controls(u)
+    local F = R:step_derivatives{method = "finite_differences", step = h, tol = opts.tol or 1e-13,
                                  max_iter = 100000, params = opts.params}
     local errs = {}
     for _, b in ipairs(blocks) do
@@ -527,6 +528,212 @@ t.case("carried contact geometry: a box sliding on a pedestal, against whole ste
   local C = w:step_derivatives{geometry = "collide"}
   print(string.format("box sliding on a pedestal: collide's A differs from carried by %.1e",
                       rel(C.A, D.A, 1)))
+end)
+
+-- Convex meshes, cylinders and cones carried by exact rules (docs/step_derivatives.md, "Contact
+-- geometry"); each with the default geometry ("auto"), which must not fall back to detection.
+local function hull_box(hx, hy, hz) -- a box as the hull of its 8 corners: a lucid.convex mesh
+  local p = {}
+  for k = 0, 7 do
+    p[#p + 1] = {(k & 1 > 0) and hx or -hx, (k & 2 > 0) and hy or -hy, (k & 4 > 0) and hz or -hz}
+  end
+  return lucid.convex(p)
+end
+
+local function slab() -- an irregular octagonal slab 0.06 m thick, top face at z = 0.03
+  local p = {}
+  for k = 0, 7 do
+    local a, r = 2 * math.pi * k / 8 + 0.1 * math.sin(3 * k), 0.25 + 0.03 * math.cos(2 * k)
+    p[#p + 1] = {r * math.cos(a), 0.8 * r * math.sin(a), -0.03}
+    p[#p + 1] = {r * math.cos(a), 0.8 * r * math.sin(a), 0.03}
+  end
+  return lucid.convex(p)
+end
+
+local function carried(D, name)
+  t.eq(D.geometry, "carried")
+  t.eq(D.fallback_columns, 0)
+  for _, c in ipairs(D.contacts) do t.eq(c.estimated, false, name) end
+end
+
+t.case("carried contact geometry: convex-mesh faces, against whole steps", function()
+  -- a box resting on a static convex slab (the slab's face contains the box's: its normal,
+  -- the box's corners), and a hexagonal-prism mesh body resting on a small static box (the
+  -- prism's bottom face contains the pedestal's top face: the normal turns with the prism),
+  -- both sticking under the controls (sliding with four contacts, B differs from the whole
+  -- steps by 7e-4 on a box as on the slab: the friction forces of a sliding hyperstatic patch)
+  local w = lucid.world{dt = 1e-3, contact = {tol = 1e-12, max_iter = 5000}}
+  w:add_static{shape = slab(), friction = 0.5}
+  w:add_body{shape = lucid.box(0.05, 0.04, 0.02), mass = 1,
+             pose = lucid.se3.new({math.cos(0.2), 0, 0, math.sin(0.2)}, {0.03, 0.01, 0.05 - 2e-4}),
+             velocity = {1, 0, 0, 0, 0, 0}}
+  w:set_controls{0.3, 0.2, 0, 0, 0, 0.01}
+  local D = check_against_fd("box sliding on a convex slab", w)
+  carried(D, "box on slab")
+  t.eq(#D.contacts, 4)
+  local prism = {}
+  for k = 0, 5 do
+    local a = math.pi * k / 3 + 0.05 * k
+    prism[#prism + 1] = {0.1 * math.cos(a), 0.1 * math.sin(a), -0.02}
+    prism[#prism + 1] = {0.1 * math.cos(a), 0.1 * math.sin(a), 0.02}
+  end
+  local p = lucid.world{dt = 1e-3, contact = {tol = 1e-12, max_iter = 5000}}
+  p:add_static{shape = lucid.box(0.02, 0.02, 0.02), friction = 0.5}
+  p:add_body{shape = lucid.convex(prism), mass = 1, pose = at(0.005, 0.01, 0.04 - 2e-4),
+             velocity = {0.1, 0, 0, 0, 0, 0}}
+  p:set_controls{0.3, 0.2, 0, 0, 0, 0.01}
+  local E = check_against_fd("prism sliding on a pedestal", p)
+  carried(E, "prism on pedestal")
+  t.eq(#E.contacts, 4)
+end)
+
+t.case("carried contact geometry: a convex mesh's edge across a box's edge, against whole steps", function()
+  -- a bar (a convex mesh) turned 45 degrees about its long axis x lies with its lower edge
+  -- across the upper edge (along y) of a static box turned 45 degrees about y: one contact,
+  -- the closest points sliding on both edges (cores at radius 0)
+  local w = lucid.world{dt = 1e-3, contact = {tol = 1e-12, max_iter = 5000}}
+  local c, s = math.cos(math.pi / 8), math.sin(math.pi / 8)
+  w:add_static{shape = lucid.box(0.1, 0.1, 0.1), pose = lucid.se3.new({c, 0, s, 0}, {0, 0, 0}),
+               friction = 0.5}
+  local top = 0.1 * math.sqrt(2) + 0.02 * math.sqrt(2) - 2e-4
+  w:add_body{shape = hull_box(0.2, 0.02, 0.02), mass = 1,
+             pose = lucid.se3.new({c, s, 0, 0}, {0.03, 0.01, top}), velocity = {0.1, 0.05, 0, 0, 0, 0.2}}
+  -- (the differences converge as h^2 with a large constant: h = 1e-5 gives 1.4e-4)
+  local D = check_against_fd("mesh edge across a box edge", w, {steps = {1e-6, 3e-7, 1e-7}})
+  carried(D, "edge-edge")
+  t.eq(#D.contacts, 1)
+end)
+
+t.case("carried contact geometry: cylinders and a cone, against whole steps", function()
+  -- a cylinder rolling on its side (a two-point patch: the side segment's ends slide round
+  -- the rims), one sliding on its cap (the cap's inscribed polygon's vertices, rigid) and a
+  -- cone sliding on its base. Standing ones are tilted 1e-3 rad so that the patch's deepest
+  -- vertex, and with it the 4 kept of the polygon's 16, do not change under the perturbations,
+  -- and sunk 2.5e-4 m so that every point is below -slop (away from the reference velocity's
+  -- kinks); at rest the contact points would not enter the step (all sticking: v+ = 0
+  -- whatever J), hence sliding
+  local tilt = {math.cos(5e-4), 0.6 * math.sin(5e-4), 0.8 * math.sin(5e-4), 0}
+  local cases = {
+    {"cylinder rolling on its side", lucid.cylinder(0.05, 0.1), quat_x(math.pi / 2), 0.05 - 2e-4,
+     {0.5, 0, 0, 0, 10, 0.1}, 2},
+    {"cylinder sliding on its cap", lucid.cylinder(0.1, 0.05), tilt, 0.05 - 2.5e-4,
+     {1, 0, 0, 0, 0, 0}, 4},
+    {"cone sliding on its base", lucid.cone(0.08, 0.05), tilt, 0.05 - 2.5e-4, {1, 0, 0, 0, 0, 0}, 4},
+  }
+  for _, case in ipairs(cases) do
+    local w = floor_world()
+    w:add_body{shape = case[2], mass = 1, pose = lucid.se3.new(case[3], {0, 0, case[4]}),
+               velocity = case[5]}
+    w:set_controls{0.3, 0.2, 0, 0, 0, 0.01}
+    local D = check_against_fd(case[1], w, {params = {{body = 2, "friction"}}})
+    carried(D, case[1])
+    t.eq(#D.contacts, case[6])
+  end
+  -- a sphere resting on a static cylinder's cap (the cap as a halfspace), and a capsule lying
+  -- across a static cylinder's side (both closest core points sliding)
+  local w = lucid.world{dt = 1e-3, contact = {tol = 1e-12, max_iter = 5000}}
+  w:add_static{shape = lucid.cylinder(0.1, 0.05), friction = 0.5}
+  w:add_body{shape = lucid.sphere(0.03), mass = 0.3, pose = at(0.02, 0.03, 0.08 - 2e-4),
+             velocity = {0.1, 0, 0, 0, 0, 0.2}}
+  carried(check_against_fd("sphere on a cylinder's cap", w), "sphere on cap")
+  -- GJK's normal on a cylinder's side is only ~1e-8 accurate (test_contact_geometry_derivatives),
+  -- so whole steps of this world differenced at h <= 1e-4 are noise (A: 4.6e-2 at 1e-4, 0.54 at
+  -- 1e-5); the steps differenced are those of the same world with the static cylinder replaced
+  -- by the capsule of its axis, radius and half-length, whose side within the rims is the
+  -- cylinder's (the nominal steps agree, asserted)
+  -- the capsule horizontal (its axis along x turned 0.3 rad about z), across the top of the
+  -- static cylinder lying along y
+  local c, s, r = math.cos(0.15), math.sin(0.15), math.sqrt(0.5)
+  local function across(static)
+    local l = lucid.world{dt = 1e-3, contact = {tol = 1e-12, max_iter = 5000}}
+    l:add_static{shape = static, pose = lucid.se3.new(quat_x(math.pi / 2), {0, 0, 0}), friction = 0.5}
+    l:add_body{shape = lucid.capsule(0.02, 0.1), mass = 0.3,
+               pose = lucid.se3.new({c * r, -s * r, c * r, s * r}, {0.01, 0.02, 0.12 - 2e-4}),
+               velocity = {0.1, 0, 0, 0, 0, 0.2}}
+    return l
+  end
+  local l, proxy = across(lucid.cylinder(0.1, 0.2)), across(lucid.capsule(0.1, 0.2))
+  -- (h^2 convergence with a large constant, as an edge across an edge: 1.8e-4 at h = 1e-5)
+  local L = check_against_fd("capsule across a cylinder's side", l,
+                             {reference = proxy, steps = {1e-6, 3e-7, 1e-7}})
+  carried(L, "capsule on side")
+  t.eq(#L.contacts, 1)
+  local a, b = across(lucid.cylinder(0.1, 0.2)), across(lucid.capsule(0.1, 0.2))
+  a:step()
+  b:step()
+  local ds = maxabs(a:state() - b:state())
+  print(string.format("capsule across a cylinder's side: the proxy's step differs by %.1e", ds))
+  t.truthy(ds < 1e-7, "the proxy's step differs by " .. ds) -- 1.1e-8: the cylinder's ~1e-8 normal
+end)
+
+t.case("estimators inside the step: Gumbel and zeroth-order, flagged, against whole steps", function()
+  -- docs/step_derivatives.md, "Contact geometry": with opts.collision given, a contact whose
+  -- witness has no exact curvature takes the estimator, flagged estimated. A convex-mesh cube
+  -- balanced on a corner (the vertex rule is exact: the reference) and a cone tipped onto its
+  -- base rim (no rule: only an estimator covers it), against whole steps differenced at h small
+  -- enough to converge (the cone's differences converge as h^2 with a large constant: 7.5e-3
+  -- between h = 1e-4 and 1e-5, 6.8e-7 between 1e-6 and 3e-7)
+  local function corner()
+    local w = floor_world()
+    local tilt = math.acos(1 / math.sqrt(3))
+    local s = math.sin(tilt / 2) / math.sqrt(2)
+    w:add_body{shape = hull_box(0.1, 0.1, 0.1), mass = 1,
+               pose = lucid.se3.new({math.cos(tilt / 2), s, -s, 0}, {0, 0, 0.1 * math.sqrt(3) - 2e-4}),
+               velocity = {0.1, 0, 0, 0, 0, 0.3}}
+    return w
+  end
+  local function rim()
+    local w = floor_world()
+    w:add_body{shape = lucid.cone(0.1, 0.1), mass = 1,
+               pose = lucid.se3.new(quat_x(0.3), {0, 0, 0.1 * math.cos(0.3) + 0.1 * math.sin(0.3) - 2e-4}),
+               velocity = {0.1, 0, 0, 0, 0, 0.3}}
+    return w
+  end
+  local function against(w, h, collision)
+    local x = w:state()
+    local F = w:step_derivatives{method = "finite_differences", step = h, tol = 1e-13, max_iter = 100000}
+    w:set_state(x)
+    local D = w:step_derivatives{collision = collision}
+    w:set_state(x)
+    return rel(D.A, F.A, 1), D
+  end
+  local e, D = against(corner(), 1e-5, nil)
+  t.eq(D.geometry, "carried")
+  t.eq(D.contacts[1].estimated, false)
+  t.truthy(e <= 1e-6, "the vertex rule: " .. e)
+  -- Gumbel at temperature 1e-3 m: the corner's neighbours lie 0.115 m lower along the normal,
+  -- soft-max weight exp(-115): the smoothed Hessian is the vertex's 0, the step the exact one;
+  -- at 3e-2 m the smoothing shows (the test sees the estimator, not the rule)
+  for _, case in ipairs{{1e-3, 1e-6, true}, {3e-2, 1e-6, false}} do
+    e, D = against(corner(), 1e-5, {method = "first_order_gumbel", noise = case[1], levels = 1})
+    print(string.format("mesh cube on a corner, gumbel at %.0e m: A %.1e", case[1], e))
+    t.eq(D.geometry, "carried")
+    t.eq(D.contacts[1].estimated, true)
+    t.eq(e <= case[2], case[3], "gumbel " .. case[1] .. ": " .. e)
+  end
+  -- zeroth order: a Monte Carlo mean over N Gaussian directions, exact for a linear map up to
+  -- its sample covariance (error ~ c / sqrt(N), whatever the noise: measured on the corner and
+  -- the rim at N = 1000, 4 seeds, 1.3e-4 to 2.5e-4, at N = 4000 3.9e-5 to 7.3e-5), so at N =
+  -- 4000 it must be within 2e-4 (3 times the worst seen), and finite; a smaller N is worse
+  for _, case in ipairs{{"mesh cube on a corner", corner, 1e-5}, {"cone on its rim", rim, 3e-7}} do
+    local errs = {}
+    for _, n in ipairs{250, 4000} do
+      e, D = against(case[2](), case[3], {method = "zeroth_order", noise = 1e-4, samples = n, seed = 1})
+      t.eq(D.geometry, "carried")
+      t.eq(D.contacts[1].estimated, true)
+      t.truthy(maxabs(D.A) < math.huge)
+      errs[n] = e
+    end
+    print(string.format("%s, zeroth_order: A %.1e (N = 250), %.1e (N = 4000)", case[1], errs[250], errs[4000]))
+    t.truthy(errs[4000] <= 2e-4, case[1] .. ": zeroth_order at N = 4000: " .. errs[4000])
+    t.truthy(errs[4000] < errs[250], case[1] .. ": more samples, no better")
+  end
+  -- Gumbel is for convex meshes: the cone's rim keeps detection ("auto") or is an error
+  local w = rim()
+  local gumbel = {method = "first_order_gumbel", noise = 1e-3}
+  t.eq(w:step_derivatives{collision = gumbel}.geometry, "collide")
+  t.raises("lucid.world:step_derivatives: a contact's geometry derivative failed",
+           w.step_derivatives, w, {geometry = "carried", collision = gumbel})
 end)
 
 t.case("contact geometry without an exact rule: collide by default, an estimator on request", function()
