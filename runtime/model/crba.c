@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "runtime/model/dynamics.h"
+#include "runtime/model/model_internal.h"
 #include "runtime/model/spatial.h"
 
 static inline double dot6(const double *a, const double *b) {
@@ -12,8 +13,12 @@ static inline double dot6(const double *a, const double *b) {
  * the composite inertia of node i's subtree (world), backward over nodes:
  * M_lk = J_l . Ic_i J_k for l in node i and k in i or an ancestor; Ic_p += Ic_i. */
 void lucid_model_crba(const lucid_model *m, lucid_model_data *d, const double *q) {
-    size_t nv = m->nv;
     lucid_model_forward_kinematics(m, d, q);
+    lucid_model_crba_posed(m, d);
+}
+
+void lucid_model_crba_posed(const lucid_model *m, lucid_model_data *d) {
+    size_t nv = m->nv;
     memset(d->M, 0, nv * nv * sizeof *d->M);
     for (size_t i = 0; i < m->nnodes; ++i) {
         const lucid_model_node *nd = &m->nodes[i];

@@ -1,14 +1,20 @@
 /* The recursive Newton-Euler algorithm and the nonlinear effects (dynamics.h). */
 #include "runtime/model/dynamics.h"
+#include "runtime/model/model_internal.h"
 #include "runtime/model/spatial.h"
 
 /* Forward: v_i = iMp v_p + S qd_i, a_i = iMp a_p + S qdd_i + v_i x S qd_i (a_world = -g),
  * f_i = I_i a_i + v_i x* I_i v_i; backward: tau_i = S^T f_i + armature qdd_i, f_p += pMi f_i. */
 void lucid_model_rnea(const lucid_model *m, lucid_model_data *d, const double *q, const double *v,
                       const double *a, double *tau) {
+    lucid_model_forward_kinematics(m, d, q);
+    lucid_model_rnea_posed(m, d, v, a, tau);
+}
+
+void lucid_model_rnea_posed(const lucid_model *m, lucid_model_data *d, const double *v,
+                            const double *a, double *tau) {
     const double a0[6] = {-m->gravity.x, -m->gravity.y, -m->gravity.z, 0.0, 0.0, 0.0};
     const double zero[6] = {0, 0, 0, 0, 0, 0};
-    lucid_model_forward_kinematics(m, d, q);
     for (size_t i = 0; i < m->nnodes; ++i) {
         const lucid_model_node *nd = &m->nodes[i];
         double *vi = d->v + 6 * i, *ai = d->a + 6 * i, vJ[6] = {0, 0, 0, 0, 0, 0}, t[6];
@@ -48,7 +54,12 @@ void lucid_model_rnea(const lucid_model *m, lucid_model_data *d, const double *q
 /* b = rnea(q, v, 0), with d->tmp holding the zero acceleration. */
 void lucid_model_nle(const lucid_model *m, lucid_model_data *d, const double *q, const double *v,
                      double *b) {
+    lucid_model_forward_kinematics(m, d, q);
+    lucid_model_nle_posed(m, d, v, b);
+}
+
+void lucid_model_nle_posed(const lucid_model *m, lucid_model_data *d, const double *v, double *b) {
     double *zero = d->tmp;
     for (size_t k = 0; k < m->nv; ++k) zero[k] = 0.0;
-    lucid_model_rnea(m, d, q, v, zero, b);
+    lucid_model_rnea_posed(m, d, v, zero, b);
 }

@@ -159,8 +159,15 @@ static lucid_status add_link_bodies(lucid_world *w, lucid_world_model *wm, int i
 }
 
 /* Poses of the link bodies from the model's forward kinematics at its q. */
+static void place_links(lucid_world *w, lucid_world_model *wm);
+
 static void pose_links(lucid_world *w, lucid_world_model *wm) {
     lucid_model_forward_kinematics(wm->model, wm->data, wm->q);
+    place_links(w, wm);
+}
+
+/* The link bodies at the model's kinematics (data posed at q). */
+static void place_links(lucid_world *w, lucid_world_model *wm) {
     for (int b = 0; b < wm->num_bodies; ++b) {
         lucid_body *body = &w->bodies[wm->first_body + b];
         body->pose = lucid_se3_compose(&wm->base, &wm->data->oMi[body->node]);
@@ -411,13 +418,14 @@ static void model_free_velocity(const lucid_world *w, lucid_world_model *wm, int
     double *tau = wm->work, *K = wm->work + nv, *b = wm->work + 2 * nv;
     memset(tau, 0, nv * sizeof(double));
     actuation(wm, K, tau);
-    lucid_model_nle(m, wm->data, wm->q, wm->v, b);
+    /* the kinematics once: nle, the gravity correction, CRBA and the links' poses read them */
     lucid_model_forward_kinematics(m, wm->data, wm->q);
+    lucid_model_nle_posed(m, wm->data, wm->v, b);
     gravity_correction(w, wm, tau);
     for (size_t i = 0; i < nv; ++i)
         tau[i] = dt * (tau[i] - b[i] - m->damping[i] * wm->v[i] - dt * K[i] * wm->v[i]);
     if (refactor) {
-        lucid_model_crba(m, wm->data, wm->q);
+        lucid_model_crba_posed(m, wm->data);
         for (size_t i = 0; i < nv; ++i)
             wm->data->M[i + nv * i] += dt * m->damping[i] + dt * dt * K[i];
         lucid_model_ltdl(m, wm->data);
@@ -432,8 +440,8 @@ static void model_free_velocity(const lucid_world *w, lucid_world_model *wm, int
 void lucid_world_models_begin_step(lucid_world *w) {
     for (int i = 0; i < w->num_models; ++i) {
         lucid_world_model *wm = &w->models[i];
-        model_free_velocity(w, wm, 1);
-        pose_links(w, wm);
+        model_free_velocity(w, wm, 1); /* posed the data at q */
+        place_links(w, wm);
     }
 }
 
