@@ -46,7 +46,10 @@ typedef struct ctx {
     double *lambda0, *lambda_s, *sigma0, *sigma_p, *sigma_m, *mu0, *mu_p, *mu_m, *vb;
     double *dsigma, *dmu, *dlambda;
     double *Xl; /* implicit: dx+/dlambda at the nominal inputs (nt x 3n) */
-    double *D;  /* implicit: dx+/dp, p the final velocities (nt x nt/2), at the nominal p0 */
+    /* implicit: each model's dv_free/dv and dv_free/du at the nominal inputs (model_columns) */
+    double **model_dvdv, **model_dvdu;
+    int *model_slot, *model_control; /* where a model's velocities sit in p, its inputs in u */
+    double *D; /* implicit: dx+/dp, p the final velocities (nt x nt/2), at the nominal p0 */
     double *post0, *post; /* p0, and p of one evaluation (nt/2) */
     int *branch; /* each contact's piece of the reference velocity, fixed by the nominal step */
     int islands, *island_start, *island_contacts;
@@ -716,6 +719,108 @@ static lucid_status force_jacobian(ctx *c) {
     return LUCID_OK;
 }
 
+/* ---- the models' velocity and control columns, analytic ------------------------------------
+ * At the nominal configuration and forces, a model's start velocity v or input u moves the step
+ * only through its free velocity (p = v_free + dt M~^-1 J^T lambda0, lambda0 fixed) and, for an
+ * impact, through the restitution target -e J_n v: dp = dv_free/de (lucid_world_model_free_
+ * velocity_jacobians: exact, one rnea_derivatives and one multi-column solve per model), dsigma_k
+ * = (J_k dp + e_k J_n,k dv e_n [impact]) / dt on the rows J_k of the model's contact sides, x+
+ * = D p. No evaluation of the step map: the central differences of the other columns cost two
+ * full free-velocity, force and sigma evaluations each. */
+
+/* The models' Jacobians at x0 and u0 (on the copy, whose M~ factors are the nominal
+ * evaluation's: nothing since has refactorised them). */
+static lucid_status model_jacobians(ctx *c) {
+    lucid_world *w = c->w;
+    int nm = w->num_models, ok = 1;
+    if (nm == 0) return LUCID_OK;
+    lucid_status s = lucid_world_set_state(w, c->x0, NULL);
+    if (s == LUCID_OK) s = lucid_world_set_controls(w, c->u0);
+    if (s != LUCID_OK) return s;
+    c->model_dvdv = grab(c, (size_t)nm, sizeof *c->model_dvdv, &ok);
+    c->model_dvdu = grab(c, (size_t)nm, sizeof *c->model_dvdu, &ok);
+    c->model_slot = grab(c, (size_t)nm + 1, sizeof(int), &ok);
+    c->model_control = grab(c, (size_t)nm + 1, sizeof(int), &ok);
+    if (!ok) return LUCID_ERR_NO_MEMORY;
+    int slot = c->nt / 2, control = 0;
+    for (int i = 0; i < nm; ++i) slot -= (int)lucid_model_nv(w->models[i].model);
+    for (int i = 0; i < nm && s == LUCID_OK; ++i) {
+        size_t nv = lucid_model_nv(w->models[i].model), nu = lucid_model_nu(w->models[i].model);
+        c->model_slot[i] = slot, c->model_control[i] = control;
+        slot += (int)nv, control += (int)nu;
+        c->model_dvdv[i] = grab(c, nv * nv, sizeof(double), &ok);
+        c->model_dvdu[i] = grab(c, nv * nu, sizeof(double), &ok);
+        double *scratch = grab(c, nv * nv, sizeof(double), &ok);
+        if (!ok) return LUCID_ERR_NO_MEMORY;
+        s = lucid_world_model_free_velocity_jacobians(w, i, c->model_dvdv[i], c->model_dvdu[i],
+                                                      scratch);
+    }
+    c->model_slot[nm] = slot, c->model_control[nm] = control;
+    return s;
+}
+
+/* The model of column col and the column of its Jacobian (*j), or -1: not a model's velocity
+ * or control column. *velocity: a velocity column. */
+static int model_of_column(const ctx *c, int col, int *j, int *velocity) {
+    int nm = c->model_dvdv ? c->w->num_models : 0;
+    for (int i = 0; i < nm; ++i) {
+        int v0 = c->nt / 2 + c->model_slot[i], v1 = c->nt / 2 + c->model_slot[i + 1];
+        int u0 = c->nt + c->model_control[i], u1 = c->nt + c->model_control[i + 1];
+        if (col >= v0 && col < v1) return *j = col - v0, *velocity = 1, i;
+        if (col >= u0 && col < u1) return *j = col - u0, *velocity = 0, i;
+    }
+    return -1;
+}
+
+/* dsigma of the change dp of model i's final velocities (and, for a velocity column j, of its
+ * start velocity e_j: the restitution target of an impact). */
+static void model_dsigma(ctx *c, int i, const double *dp, int velocity, int j) {
+    const lucid_world *w = c->w;
+    size_t nv = lucid_model_nv(w->models[i].model);
+    double inv_dt = 1.0 / w->opt.dt;
+    for (int k = 0; k < c->n; ++k) {
+        double *ds = c->dsigma + 3 * k, dv_before = 0.0;
+        ds[0] = ds[1] = ds[2] = 0.0;
+        c->dmu[k] = 0.0;
+        for (int side = 0; side < 2; ++side) {
+            const lucid_contact_side *sd = &w->sides[2 * k + side];
+            if (sd->model != i) continue;
+            const double *Jr = w->link_J + sd->row;
+            for (int d = 0; d < 3; ++d) {
+                double acc = 0.0;
+                for (size_t q = 0; q < nv; ++q) acc += Jr[(size_t)d * nv + q] * dp[q];
+                ds[d] += acc * inv_dt;
+            }
+            if (velocity) dv_before += Jr[2 * nv + (size_t)j];
+        }
+        if (c->branch[k] >= 3 && dv_before != 0.0) { /* an impact: target -e J_n v */
+            const lucid_world_contact *k0 = &w->contacts[k];
+            double e = fmax(w->bodies[k0->body1].restitution, w->bodies[k0->body2].restitution);
+            ds[2] += e * dv_before * inv_dt;
+        }
+    }
+}
+
+/* Column col of model i (its Jacobian's column j): dx+ = D dp + dx+/dlambda dlambda. */
+static lucid_status model_column(ctx *c, int col, int i, int j, int velocity,
+                                 lucid_step_jacobians *J) {
+    size_t nt = (size_t)c->nt, n3 = 3 * (size_t)c->n;
+    size_t nv = lucid_model_nv(c->w->models[i].model);
+    const double *src = (velocity ? c->model_dvdv[i] : c->model_dvdu[i]) + nv * (size_t)j;
+    model_dsigma(c, i, src, velocity, j);
+    lucid_status s = n3 > 0 ? solve_dlambda(c) : LUCID_OK;
+    if (s != LUCID_OK) return s;
+    for (size_t r = 0; r < nt; ++r) {
+        double acc = 0.0;
+        for (size_t q = 0; q < nv; ++q) acc += c->D[r + nt * (c->model_slot[i] + q)] * src[q];
+        for (size_t q = 0; q < n3; ++q) acc += c->Xl[r + nt * q] * c->dlambda[q];
+        c->dplus[r] = acc;
+    }
+    memset(c->dminus, 0, nt * sizeof(double));
+    store_column(c, col, 1.0, J);
+    return LUCID_OK;
+}
+
 /* dx+/de = d/de x+(e, lambda0) + dx+/dlambda dlambda, dlambda = IFT(dsigma, dmu). */
 static lucid_status implicit_column(ctx *c, int col, lucid_step_jacobians *J) {
     double h = c->o->step, lo = lower_shift(c, col), scale = 1.0 / ((1.0 - lo) * h);
@@ -891,8 +996,12 @@ static lucid_status columns(ctx *c, lucid_step_jacobians *J) {
         c->reuse = 1;
         if (s == LUCID_OK) s = velocity_jacobian(c);
         if (s == LUCID_OK) s = force_jacobian(c);
-        for (int col = c->nt / 2; col < c->nt + c->nu && s == LUCID_OK; ++col)
-            s = implicit_column(c, col, J);
+        if (s == LUCID_OK) s = model_jacobians(c);
+        for (int col = c->nt / 2; col < c->nt + c->nu && s == LUCID_OK; ++col) {
+            /* analytic while the nominal rows stand (a fallback's whole steps replace them) */
+            int j, velocity, i = c->reuse ? model_of_column(c, col, &j, &velocity) : -1;
+            s = i >= 0 ? model_column(c, col, i, j, velocity, J) : implicit_column(c, col, J);
+        }
         c->reuse = 0;
         for (int col = 0; col < cols && s == LUCID_OK; ++col)
             if (!keeps_configuration(c, col)) s = implicit_column(c, col, J);

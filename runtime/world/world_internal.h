@@ -205,6 +205,14 @@ lucid_status lucid_world_models_clone(lucid_world *dst, const lucid_world *src);
 /* dst's models take src's state and poses when both hold the same models (the same
  * lucid_model objects on the same bodies): 1; else 0 and nothing is changed. */
 int lucid_world_models_sync(lucid_world *dst, const lucid_world *src);
+/* Model i's free velocity v_free = v + dt M~^-1 (tau(u, q) - b(q, v) - D v - dt K v)
+ * (world_model.c) differentiated at its current q, v, u with the factor of M~ its last step left
+ * (the data): dv_dv = I - dt M~^-1 (db/dv + D + dt K) (nv x nv) and dv_du = dt M~^-1 (gear slope)
+ * (nv x nu; slope: the position servo's kp or 1, times 0 where a clamp holds the input, 1/2 on
+ * a bound), column-major; scratch: nv x nv. Overwrites the data's kinematics (at q) and the
+ * model's work, not its factor. LUCID_ERR_ARGUMENT for a bad index. */
+lucid_status lucid_world_model_free_velocity_jacobians(lucid_world *w, int i, double *dv_dv,
+                                                       double *dv_du, double *scratch);
 /* *copy made a copy of w as lucid_world_clone makes one, reusing the buffers of the copy it
  * held (NULL: none) when that copy has w's bodies, parts and models, so that a caller making
  * one copy per call (the step derivatives) allocates nothing in the steady state. */

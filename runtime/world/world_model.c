@@ -437,6 +437,50 @@ static void model_free_velocity(const lucid_world *w, lucid_world_model *wm, int
     }
 }
 
+/* How the clamps of actuator A pass a change of its input u: 1 inside the control and force
+ * ranges, 0 outside, 1/2 on a bound (a central difference's value at the kink). */
+static double actuator_slope(const lucid_world_model *wm, const lucid_model_actuator *A, double u) {
+    double slope = 1.0;
+    if (A->ctrl_limited) {
+        if (u < A->ctrl_lower || u > A->ctrl_upper) return 0.0;
+        if (u == A->ctrl_lower || u == A->ctrl_upper) slope = 0.5;
+        u = fmin(fmax(u, A->ctrl_lower), A->ctrl_upper);
+    }
+    double f = u, df = 1.0;
+    if (A->kind == LUCID_ACTUATOR_POSITION) f = A->kp * (u - A->gear * wm->q[A->coord]), df = A->kp;
+    if (A->force_limited) {
+        if (f < A->force_lower || f > A->force_upper) return 0.0;
+        if (f == A->force_lower || f == A->force_upper) slope *= 0.5;
+    }
+    return slope * df;
+}
+
+lucid_status lucid_world_model_free_velocity_jacobians(lucid_world *w, int i, double *dv_dv,
+                                                       double *dv_du, double *scratch) {
+    if (i < 0 || i >= w->num_models) return LUCID_ERR_ARGUMENT;
+    lucid_world_model *wm = &w->models[i];
+    const lucid_model *m = wm->model;
+    const lucid_model_actuator *act = lucid_model_actuators(m);
+    const double dt = w->opt.dt;
+    size_t nv = m->nv;
+    double *K = wm->work + nv, *tau = wm->work, *zero = wm->work + 2 * nv;
+    memset(tau, 0, nv * sizeof(double));
+    actuation(wm, K, tau); /* K: the implicit stiffness of servos and springs */
+    memset(zero, 0, nv * sizeof(double));
+    /* X = db/dv + D + dt K (b = rnea(q, v, 0): its dtau/dv, gravity and armature drop out) */
+    lucid_model_rnea_derivatives(m, wm->data, wm->q, wm->v, zero, scratch, dv_dv);
+    for (size_t k = 0; k < nv; ++k) dv_dv[k + nv * k] += m->damping[k] + dt * K[k];
+    lucid_model_mass_solve(m, wm->data, dv_dv, nv, nv);
+    for (size_t c = 0; c < nv * nv; ++c) dv_dv[c] *= -dt;
+    for (size_t k = 0; k < nv; ++k) dv_dv[k + nv * k] += 1.0;
+    size_t nu = lucid_model_nu(m);
+    memset(dv_du, 0, nv * nu * sizeof(double));
+    for (size_t a = 0; a < nu; ++a)
+        dv_du[act[a].dof + nv * a] = dt * act[a].gear * actuator_slope(wm, &act[a], wm->u[a]);
+    if (nu > 0) lucid_model_mass_solve(m, wm->data, dv_du, nv, nu);
+    return LUCID_OK;
+}
+
 void lucid_world_models_begin_step(lucid_world *w) {
     for (int i = 0; i < w->num_models; ++i) {
         lucid_world_model *wm = &w->models[i];

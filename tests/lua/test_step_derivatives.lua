@@ -177,6 +177,32 @@ t.case("an arm in free motion: A, B equal finite differences", function()
   for k = 1, 3 do t.truthy(maxabs(D.params[k]) > 0, "parameter " .. k .. " moves the step") end
 end)
 
+t.case("restitution: a bounce's target -e v_n before is differentiated", function()
+  -- an impact: the reference velocity is -e times the normal velocity at the start of the
+  -- step, so dv+/dv carries -e along the normal; a free sphere (its columns by differences of
+  -- the step map) and the arm's box link, a model body (its columns analytic: dv_free/dv and
+  -- the restitution target's slope on the link's rows), both landing at 2 m/s, e = 0.8
+  local w = floor_world()
+  w:add_body{shape = lucid.sphere(0.1), mass = 1, restitution = 0.8, pose = at(0, 0, 0.1),
+             velocity = {0.3, 0.1, -2, 1, 0.5, 0}}
+  check_against_fd("bouncing sphere", w)
+  -- straight down: the normal velocity after the bounce follows the one before with slope -e
+  local s = floor_world()
+  s:add_body{shape = lucid.sphere(0.1), mass = 1, restitution = 0.8, pose = at(0, 0, 0.1),
+             velocity = {0, 0, -2, 0, 0, 0}}
+  t.near(s:step_derivatives{}.A:get(9, 9), -0.8, 1e-9)
+  local m = lucid.model.load("tasks/models/arm3.xml")
+  local r = lucid.world{dt = 1e-3, contact = {tol = 1e-12, max_iter = 5000}}
+  local id = r:add_model(m, {restitution = 0.8})
+  r:set_v(id, {1, -0.5, 0.2, 0.2, 0.1, -2, 0.5, -0.3, 0.2})
+  r:set_control(id, {0.5, -0.2, 0.1})
+  local E = check_against_fd("arm3 box bouncing", r)
+  local bounced = false
+  for _, c in ipairs(r:contacts()) do bounced = bounced or c.lambda[3] > 0 end
+  t.truthy(bounced, "the box bounced")
+  t.truthy(maxabs(E.A) > 0, "A")
+end)
+
 t.case("the Allegro hand touching its cube: A, B equal finite differences", function()
   local path = (os.getenv("LUCID_SHARED_DIR") or "../shared") .. "/data/robots/allegro_cube.xml"
   local f = io.open(path)
