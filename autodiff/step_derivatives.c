@@ -49,6 +49,9 @@ typedef struct ctx {
     /* implicit: each model's dv_free/dv and dv_free/du at the nominal inputs (model_columns) */
     double **model_dvdv, **model_dvdu;
     int *model_slot, *model_control; /* where a model's velocities sit in p, its inputs in u */
+    /* implicit: each free body's world index and its 6 x 6 dfree/dxi, dstart/dxi, dfree/du */
+    int num_free, *free_body, free_control; /* free_control: its wrench's first input */
+    double *free_jac;                       /* 108 per free body */
     double *D; /* implicit: dx+/dp, p the final velocities (nt x nt/2), at the nominal p0 */
     double *post0, *post; /* p0, and p of one evaluation (nt/2) */
     int *branch; /* each contact's piece of the reference velocity, fixed by the nominal step */
@@ -730,13 +733,31 @@ static lucid_status force_jacobian(ctx *c) {
 
 /* The models' Jacobians at x0 and u0 (on the copy, whose M~ factors are the nominal
  * evaluation's: nothing since has refactorised them). */
+static lucid_status free_body_jacobians(ctx *c) {
+    const lucid_world *w = c->w;
+    int nf = 0, ok = 1;
+    for (int i = 0; i < w->num_bodies; ++i) nf += !w->bodies[i].is_static && w->bodies[i].model < 0;
+    c->free_body = grab(c, (size_t)nf, sizeof(int), &ok);
+    c->free_jac = grab(c, 108 * (size_t)nf, sizeof(double), &ok);
+    if (!ok) return LUCID_ERR_NO_MEMORY;
+    c->num_free = nf, c->free_control = c->nu - 6 * nf;
+    lucid_status s = LUCID_OK;
+    for (int i = 0, f = 0; i < w->num_bodies && s == LUCID_OK; ++i) {
+        if (w->bodies[i].is_static || w->bodies[i].model >= 0) continue;
+        double *jac = c->free_jac + 108 * (size_t)f;
+        c->free_body[f++] = i;
+        s = lucid_world_body_free_velocity_jacobians(w, i, jac, jac + 36, jac + 72);
+    }
+    return s;
+}
+
 static lucid_status model_jacobians(ctx *c) {
     lucid_world *w = c->w;
     int nm = w->num_models, ok = 1;
-    if (nm == 0) return LUCID_OK;
     lucid_status s = lucid_world_set_state(w, c->x0, NULL);
     if (s == LUCID_OK) s = lucid_world_set_controls(w, c->u0);
-    if (s != LUCID_OK) return s;
+    if (s == LUCID_OK) s = free_body_jacobians(c);
+    if (s != LUCID_OK || nm == 0) return s;
     c->model_dvdv = grab(c, (size_t)nm, sizeof *c->model_dvdv, &ok);
     c->model_dvdu = grab(c, (size_t)nm, sizeof *c->model_dvdu, &ok);
     c->model_slot = grab(c, (size_t)nm + 1, sizeof(int), &ok);
@@ -813,6 +834,67 @@ static lucid_status model_column(ctx *c, int col, int i, int j, int velocity,
     for (size_t r = 0; r < nt; ++r) {
         double acc = 0.0;
         for (size_t q = 0; q < nv; ++q) acc += c->D[r + nt * (c->model_slot[i] + q)] * src[q];
+        for (size_t q = 0; q < n3; ++q) acc += c->Xl[r + nt * q] * c->dlambda[q];
+        c->dplus[r] = acc;
+    }
+    memset(c->dminus, 0, nt * sizeof(double));
+    store_column(c, col, 1.0, J);
+    return LUCID_OK;
+}
+
+/* The free body of column col (*k: its entry 0-5), or -1: not a free body's velocity or control
+ * column. *velocity: a velocity column. */
+static int free_body_of_column(const ctx *c, int col, int *k, int *velocity) {
+    int v0 = c->nt / 2, u0 = c->nt + c->free_control;
+    if (!c->free_jac) return -1;
+    if (col >= v0 && col < v0 + 6 * c->num_free)
+        return *k = (col - v0) % 6, *velocity = 1, (col - v0) / 6;
+    if (col >= u0 && col < u0 + 6 * c->num_free)
+        return *k = (col - u0) % 6, *velocity = 0, (col - u0) / 6;
+    return -1;
+}
+
+/* dsigma of free body b's changes of free velocities (df: v, w) and start velocities (ds). */
+static void body_dsigma(ctx *c, int b, const double *df, const double *ds) {
+    const lucid_world *w = c->w;
+    double inv_dt = 1.0 / w->opt.dt;
+    lucid_vec3 dv = lucid_vec3_load(df), dw = lucid_vec3_load(df + 3);
+    lucid_vec3 sv = lucid_vec3_load(ds), sw = lucid_vec3_load(ds + 3);
+    for (int k = 0; k < c->n; ++k) {
+        const lucid_world_contact *k0 = &w->contacts[k];
+        double *out = c->dsigma + 3 * k, dv_before = 0.0;
+        out[0] = out[1] = out[2] = 0.0;
+        c->dmu[k] = 0.0;
+        for (int side = 0; side < 2; ++side) {
+            const lucid_contact_side *sd = &w->sides[2 * k + side];
+            if (sd->body != b) continue;
+            for (int d = 0; d < 3; ++d) {
+                lucid_vec3 e = lucid_mat3_col(&k0->frame, d);
+                out[d] +=
+                    sd->sign * (lucid_vec3_dot(e, dv) + lucid_vec3_dot(sd->ang[d], dw)) * inv_dt;
+            }
+            lucid_vec3 n = lucid_mat3_col(&k0->frame, 2);
+            dv_before += sd->sign * (lucid_vec3_dot(n, sv) + lucid_vec3_dot(sd->ang[2], sw));
+        }
+        if (c->branch[k] >= 3 && dv_before != 0.0) { /* an impact: target -e v_n before */
+            double e = fmax(w->bodies[k0->body1].restitution, w->bodies[k0->body2].restitution);
+            out[2] += e * dv_before * inv_dt;
+        }
+    }
+}
+
+/* Column col of free body f (entry k): dx+ = D dp + dx+/dlambda dlambda. */
+static lucid_status body_column(ctx *c, int col, int f, int k, int velocity,
+                                lucid_step_jacobians *J) {
+    size_t nt = (size_t)c->nt, n3 = 3 * (size_t)c->n;
+    const double *jac = c->free_jac + 108 * (size_t)f, zero[6] = {0, 0, 0, 0, 0, 0};
+    const double *df = (velocity ? jac : jac + 72) + 6 * (size_t)k;
+    body_dsigma(c, c->free_body[f], df, velocity ? jac + 36 + 6 * (size_t)k : zero);
+    lucid_status s = n3 > 0 ? solve_dlambda(c) : LUCID_OK;
+    if (s != LUCID_OK) return s;
+    for (size_t r = 0; r < nt; ++r) {
+        double acc = 0.0;
+        for (size_t q = 0; q < 6; ++q) acc += c->D[r + nt * (6 * (size_t)f + q)] * df[q];
         for (size_t q = 0; q < n3; ++q) acc += c->Xl[r + nt * q] * c->dlambda[q];
         c->dplus[r] = acc;
     }
@@ -1000,7 +1082,10 @@ static lucid_status columns(ctx *c, lucid_step_jacobians *J) {
         for (int col = c->nt / 2; col < c->nt + c->nu && s == LUCID_OK; ++col) {
             /* analytic while the nominal rows stand (a fallback's whole steps replace them) */
             int j, velocity, i = c->reuse ? model_of_column(c, col, &j, &velocity) : -1;
-            s = i >= 0 ? model_column(c, col, i, j, velocity, J) : implicit_column(c, col, J);
+            int f = c->reuse && i < 0 ? free_body_of_column(c, col, &j, &velocity) : -1;
+            s = i >= 0   ? model_column(c, col, i, j, velocity, J)
+                : f >= 0 ? body_column(c, col, f, j, velocity, J)
+                         : implicit_column(c, col, J);
         }
         c->reuse = 0;
         for (int col = 0; col < cols && s == LUCID_OK; ++col)

@@ -211,6 +211,15 @@ int lucid_world_models_sync(lucid_world *dst, const lucid_world *src);
  * (nv x nu; slope: the position servo's kp or 1, times 0 where a clamp holds the input, 1/2 on
  * a bound), column-major; scratch: nv x nv. Overwrites the data's kinematics (at q) and the
  * model's work, not its factor. LUCID_ERR_ARGUMENT for a bad index. */
+/* Free body `body`'s free velocities (v_free, w_free: its centre of mass's, world; world_step.c)
+ * and start velocities (v_start, w_start) differentiated at its current pose and velocity with
+ * respect to its state twist xi (body frame, linear first) and its applied wrench (force,
+ * torque; world): dfree_dxi, dstart_dxi, dfree_du, each 6 x 6 column-major. The implicit
+ * gyroscopic step's Newton update is differentiated exactly. LUCID_ERR_ARGUMENT for a body
+ * that is not free. */
+lucid_status lucid_world_body_free_velocity_jacobians(const lucid_world *w, int body,
+                                                      double *dfree_dxi, double *dstart_dxi,
+                                                      double *dfree_du);
 lucid_status lucid_world_model_free_velocity_jacobians(lucid_world *w, int i, double *dv_dv,
                                                        double *dv_du, double *scratch);
 /* *copy made a copy of w as lucid_world_clone makes one, reusing the buffers of the copy it

@@ -24,6 +24,53 @@ static lucid_vec3 gyroscopic_step(const lucid_body *b, lucid_vec3 w_world, doubl
     return lucid_mat3_mul_vec(&b->pose.R, wb);
 }
 
+lucid_status lucid_world_body_free_velocity_jacobians(const lucid_world *w, int body,
+                                                      double *dfree_dxi, double *dstart_dxi,
+                                                      double *dfree_du) {
+    if (body < 0 || body >= w->num_bodies) return LUCID_ERR_ARGUMENT;
+    const lucid_body *b = &w->bodies[body];
+    if (b->is_static || b->model >= 0) return LUCID_ERR_ARGUMENT;
+    const double dt = w->opt.dt;
+    const lucid_mat3 *R = &b->pose.R, *I = &b->inertia;
+    lucid_vec3 rc = lucid_mat3_mul_vec(R, b->com);
+    /* the gyroscopic step's Newton update wb' = wb - A^-1 f, f = dt wb x I wb, A = I + df/dwb:
+     * dwb' = A^-1 (I + dt (hat(y) I - hat(I y))) dwb, y = A^-1 f (identity when A is singular,
+     * where the step keeps w) */
+    lucid_vec3 wb = lucid_mat3_tmul_vec(R, b->w), Iw = lucid_mat3_mul_vec(I, wb);
+    lucid_mat3 A = lucid_mat3_hat(wb), B = lucid_mat3_hat(Iw), Ainv, G = lucid_mat3_identity();
+    A = lucid_mat3_mul(&A, I);
+    A = lucid_mat3_sub(&A, &B);
+    A = lucid_mat3_scale(&A, dt);
+    A = lucid_mat3_add(&A, I);
+    if (lucid_mat3_inverse(&A, &Ainv)) {
+        lucid_vec3 y = lucid_mat3_mul_vec(&Ainv, lucid_vec3_scale(lucid_vec3_cross(wb, Iw), dt));
+        lucid_mat3 H = lucid_mat3_hat(y), K = lucid_mat3_hat(lucid_mat3_mul_vec(I, y));
+        H = lucid_mat3_mul(&H, I);
+        H = lucid_mat3_sub(&H, &K);
+        H = lucid_mat3_scale(&H, dt);
+        H = lucid_mat3_add(&H, I);
+        G = lucid_mat3_mul(&Ainv, &H);
+    }
+    lucid_mat3 RG = lucid_mat3_mul(R, &G), Rrc = lucid_mat3_hat(rc),
+               Iinv = lucid_body_inv_inertia_world(b);
+    Rrc = lucid_mat3_mul(&Rrc, R); /* d(w x rc) = -rc x dw = -hat(rc) R dxi_w */
+    memset(dfree_dxi, 0, 36 * sizeof(double));
+    memset(dstart_dxi, 0, 36 * sizeof(double));
+    memset(dfree_du, 0, 36 * sizeof(double));
+    for (int r = 0; r < 3; ++r)
+        for (int k = 0; k < 3; ++k) {
+            double Rrk = lucid_mat3_at(R, r, k);
+            /* linear: v_start = R v_b + (R w_b) x rc */
+            dstart_dxi[r + 6 * k] = dfree_dxi[r + 6 * k] = Rrk;
+            dstart_dxi[r + 6 * (k + 3)] = dfree_dxi[r + 6 * (k + 3)] = -lucid_mat3_at(&Rrc, r, k);
+            dstart_dxi[(r + 3) + 6 * (k + 3)] = Rrk;
+            dfree_dxi[(r + 3) + 6 * (k + 3)] = lucid_mat3_at(&RG, r, k);
+            dfree_du[r + 6 * k] = r == k ? dt * b->inv_mass : 0.0;
+            dfree_du[(r + 3) + 6 * (k + 3)] = dt * lucid_mat3_at(&Iinv, r, k);
+        }
+    return LUCID_OK;
+}
+
 static lucid_status reserve_velocities(lucid_world *w) {
     size_t n = (size_t)w->num_bodies;
     lucid_status s = lucid_world_reserve((void **)&w->v_free, &w->v_cap, n, sizeof(lucid_vec3));
