@@ -266,10 +266,26 @@ static double *best_copy(const lucid_world *w, size_t n3) {
     return w->spare + 2 * n3;
 }
 
+/* The world keeps ADMM's multiplier as a contact's dual (the next step's warm start):
+ * gamma = -(sigma + Gamma) at a solution, where ip's dual is y = sigma + Gamma. */
+static void ip_dual_as_admm(double *dual, size_t n3) {
+    for (size_t k = 0; k < n3; ++k) dual[k] = -dual[k];
+}
+
+/* The model's interior point (ncp:ip or ccp:ip, kappa = 0) is the last attempt when the model
+ * has one, the solver is not ip already, and the solver stops on p's own criterion
+ * (criterion_of_p), the one the ip's answer is compared on. */
+int lucid_world_has_ip_attempt(const lucid_contact_options *o) {
+    return o->solver != LUCID_CONTACT_IP && o->solver != LUCID_CONTACT_NEWTON &&
+           o->model != LUCID_CONTACT_RAISIM &&
+           lucid_contact_pair_check(o->model, LUCID_CONTACT_IP) == LUCID_OK;
+}
+
 /* One solve of attempt `a`: 0 warm from the saved warm start with the options as given, 1
  * cold with ADMM's penalty set to the mean diagonal, 2 the model's projected Gauss-Seidel
  * (robust on degenerate problems) from the best finite attempt so far (`from_best`), else
- * from the saved warm start. */
+ * from the saved warm start, 3 the model's interior point (lucid_world_has_ip_attempt) from its own
+ * start. */
 static lucid_status attempt(lucid_world *w, const lucid_contact_problem *p, int a, int from_best,
                             lucid_contact_result *res) {
     size_t n3 = (size_t)(3 * p->n);
@@ -286,6 +302,12 @@ static lucid_status attempt(lucid_world *w, const lucid_contact_problem *p, int 
     if (a == 2) {
         o.solver = LUCID_CONTACT_PGS;
         if (from_best) o.warm_start = 1; /* continues the best answer of this step */
+    }
+    if (a == 3) {
+        o.solver = LUCID_CONTACT_IP, o.kappa = 0.0, o.warm_start = 0; /* exact, its own start */
+        lucid_status s = lucid_contact_solve(p, &o, w->workspace, w->lambda, w->dual, res);
+        ip_dual_as_admm(w->dual, n3);
+        return s;
     }
     return lucid_contact_solve(p, &o, w->workspace, w->lambda, a == 2 ? NULL : w->dual, res);
 }
@@ -332,11 +354,13 @@ static int next_attempt(lucid_world *w, const lucid_contact_problem *p, int a, i
     if (finite && !res->diverged && at_round_off(w, p, res)) return -1;
     int has_pgs = lucid_contact_pair_check(o->model, LUCID_CONTACT_PGS) == LUCID_OK;
     int pgs = has_pgs && o->solver != LUCID_CONTACT_PGS ? 2 : -1;
+    int ip = lucid_world_has_ip_attempt(o) ? 3 : -1;
     if (a == 0) {
         int failed = !finite || res->diverged || !(p_abs <= zero);
         return failed || pgs < 0 ? 1 : pgs;
     }
-    return a == 1 ? pgs : -1;
+    if (a == 1) return pgs >= 0 ? pgs : ip;
+    return a == 2 ? ip : -1;
 }
 
 /* 1 when the solver stops on a criterion of p itself, which verify can recompute. Two do
@@ -367,7 +391,7 @@ static int verify(lucid_world *w, const lucid_contact_problem *p, int a, lucid_c
     lucid_contact_criterion kind = lucid_contact_model_criterion(w->opt.contact.model);
     lucid_contact_criteria_eval(p, kind, w->lambda, w->sigma, NULL, &res->model);
     *p_abs = res->model.abs;
-    if (a != 2 && !criterion_of_p(&w->opt.contact)) res->model = own;
+    if (a < 2 && !criterion_of_p(&w->opt.contact)) res->model = own;
     lucid_contact_criteria_eval(p, LUCID_CRITERION_NCP, w->lambda, w->sigma, NULL, &res->ncp);
     if (!isfinite(res->model.abs) || !isfinite(res->ncp.abs)) return 0;
     res->converged = res->converged && res->model.abs <= w->opt.contact.tol;
@@ -409,13 +433,13 @@ static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_prob
         /* ccp:newton's own criterion (CCP of its compliant problem) equals p's at lambda = 0,
          * so its answers are compared with lambda = 0 on it: on p's rigid criterion a
          * compliant answer reads worse than nothing on the 1e9 stack, which then sank */
-        if (a != 2 && w->opt.contact.solver == LUCID_CONTACT_NEWTON) p_abs = res->model.abs;
+        if (a < 2 && w->opt.contact.solver == LUCID_CONTACT_NEWTON) p_abs = res->model.abs;
         /* an answer descending from the warm start is never kept when worse than lambda = 0
          * (a stale force launched light bodies), unless its criterion is within what rounding
          * its forces can cause (then it cannot be told from the solution: the 1e4 kg box on a
          * 1e-5 kg one reads ~1e4 with a bound of ~5e3, and lambda = 0 drops both through the
          * ground); cold answers are the solver's own */
-        int cold = a == 1 || (a == 2 && have_best && best_cold);
+        int cold = a == 1 || a == 3 || (a == 2 && have_best && best_cold);
         int eligible = finite && (cold || p_abs <= zero ||
                                   p_abs <= 2.0 * lucid_contact_round_off(p, w->lambda));
         int met = eligible && res->converged; /* kept even when no smaller than the best */

@@ -186,6 +186,10 @@ int lucid_world_sparse_threshold(const lucid_world_options *o);
 #define LUCID_WORLD_SPARSE_ADMM_CROSSOVER   64
 #define LUCID_WORLD_SPARSE_NEWTON_CROSSOVER 64
 #define LUCID_WORLD_SPARSE_IP_CROSSOVER     48
+/* world_delassus.c: 1 when an island's solve ends, if tol is still missed, with the model's
+ * interior point (kappa = 0) on both paths: the model has one and the solver is neither ip
+ * nor one that stops on a criterion other than p's (ccp:newton, raisim). */
+int lucid_world_has_ip_attempt(const lucid_contact_options *o);
 lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, int m,
                                              const lucid_vec3 *v_start, const lucid_vec3 *w_start);
 void lucid_world_sparse_destroy(lucid_world_sparse *sp);

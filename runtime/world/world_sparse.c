@@ -118,7 +118,8 @@ static lucid_status reserve_slots(lucid_world *w, size_t m, size_t columns) {
     if (s == LUCID_OK) s = grow((void **)&sp->W, &sp->W_cap, sp->jw_len, sizeof(double));
     if (s == LUCID_OK) s = grow((void **)&sp->M, &sp->M_cap, sp->mass_len, sizeof(double));
     if (s == LUCID_OK) s = grow((void **)&sp->work, &sp->work_cap, work, sizeof(double));
-    if (s == LUCID_OK && w->opt.contact.solver != LUCID_CONTACT_PGS)
+    if (s == LUCID_OK &&
+        (w->opt.contact.solver != LUCID_CONTACT_PGS || lucid_world_has_ip_attempt(&w->opt.contact)))
         s = lucid_contact_sparse_reserve(sp->ws, (int)m, columns);
     return s;
 }
@@ -230,7 +231,8 @@ static lucid_status assemble(lucid_world *w, const int *list, int m, const lucid
                              const lucid_vec3 *w0, int *slots_out) {
     lucid_world_sparse *sp = w->sparse;
     const double dt = w->opt.dt;
-    int slots = 0, need_mass = w->opt.contact.solver != LUCID_CONTACT_PGS;
+    int slots = 0, need_mass = w->opt.contact.solver != LUCID_CONTACT_PGS ||
+                               lucid_world_has_ip_attempt(&w->opt.contact); /* ip needs M */
     for (int i = 0; i < m; ++i)
         for (int side = 0; side < 2; ++side) {
             const lucid_contact_side *cs = &w->sides[2 * list[i] + side];
@@ -381,7 +383,8 @@ static double round_off(const lucid_contact_sparse_problem *p, const double *lam
 }
 
 /* One attempt: 0 warm with the world's solver, 1 cold (ADMM's rho the mean diagonal of
- * G + R as in world_delassus.c), 2 the model's PGS from `start`. */
+ * G + R as in world_delassus.c), 2 the model's PGS from `start`, 3 the model's interior
+ * point (lucid_world_has_ip_attempt). */
 static lucid_status attempt(lucid_world *w, const lucid_contact_sparse_problem *p, int a,
                             const double *start, lucid_contact_result *res) {
     lucid_world_sparse *sp = w->sparse;
@@ -408,6 +411,12 @@ static lucid_status attempt(lucid_world *w, const lucid_contact_sparse_problem *
         }
     }
     if (a == 2) o.solver = LUCID_CONTACT_PGS, o.warm_start = 1;
+    if (a == 3) { /* the model's interior point, exact, from its own start (world_delassus.c) */
+        o.solver = LUCID_CONTACT_IP, o.kappa = 0.0, o.warm_start = 0;
+        lucid_status s = lucid_contact_solve_ip_sparse(p, &o, sp->ws, sp->lambda, sp->dual, res);
+        for (size_t k = 0; k < n3; ++k) sp->dual[k] = -sp->dual[k]; /* as ADMM's multiplier */
+        return s;
+    }
     if (o.solver == LUCID_CONTACT_PGS)
         return lucid_contact_solve_pgs_sparse(p, &o, sp->work, sp->lambda, res);
     if (o.solver == LUCID_CONTACT_NEWTON)
@@ -442,6 +451,7 @@ static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_spar
         return LUCID_OK;
     }
     int have_best = 0, best_cold = 0, pgs = o->solver != LUCID_CONTACT_PGS ? 2 : -1;
+    int ip = lucid_world_has_ip_attempt(o) ? 3 : -1;
     for (int a = o->warm_start ? 0 : 1; a >= 0;) {
         lucid_status s = attempt(w, p, a, a == 2 && have_best ? best : warm, &res);
         if (s != LUCID_OK) return s;
@@ -454,8 +464,8 @@ static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_spar
         }
         /* ccp:newton stops on the CCP of its compliant problem (world_delassus.c's
          * criterion_of_p): its own report is kept, and compared with lambda = 0 on it */
-        if (finite && a != 2 && o->solver == LUCID_CONTACT_NEWTON) res.model = own;
-        int cold = a == 1 || (a == 2 && have_best && best_cold);
+        if (finite && a < 2 && o->solver == LUCID_CONTACT_NEWTON) res.model = own;
+        int cold = a == 1 || a == 3 || (a == 2 && have_best && best_cold);
         int eligible = finite && (cold || res.model.abs <= zero ||
                                   res.model.abs <= 2.0 * round_off(p, sp->lambda, u, scratch));
         int met = eligible && res.model.abs <= o->tol;
@@ -469,8 +479,10 @@ static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_spar
         if (finite && res.model.abs <= 2.0 * round_off(p, sp->lambda, u, scratch)) break;
         if (a == 0)
             a = !finite || !(res.model.abs <= zero) || pgs < 0 ? 1 : pgs;
+        else if (a == 1)
+            a = pgs >= 0 ? pgs : ip;
         else
-            a = a == 1 ? pgs : -1;
+            a = a == 2 ? ip : -1;
     }
     if (!have_best) {
         memset(sp->lambda, 0, sizeof(double) * n3), memset(sp->dual, 0, sizeof(double) * n3);
