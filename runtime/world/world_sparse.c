@@ -118,8 +118,7 @@ static lucid_status reserve_slots(lucid_world *w, size_t m, size_t columns) {
     if (s == LUCID_OK) s = grow((void **)&sp->W, &sp->W_cap, sp->jw_len, sizeof(double));
     if (s == LUCID_OK) s = grow((void **)&sp->M, &sp->M_cap, sp->mass_len, sizeof(double));
     if (s == LUCID_OK) s = grow((void **)&sp->work, &sp->work_cap, work, sizeof(double));
-    if (s == LUCID_OK &&
-        (w->opt.contact.solver != LUCID_CONTACT_PGS || lucid_world_has_ip_attempt(&w->opt.contact)))
+    if (s == LUCID_OK && w->opt.contact.solver != LUCID_CONTACT_PGS)
         s = lucid_contact_sparse_reserve(sp->ws, (int)m, columns);
     return s;
 }
@@ -231,8 +230,7 @@ static lucid_status assemble(lucid_world *w, const int *list, int m, const lucid
                              const lucid_vec3 *w0, int *slots_out) {
     lucid_world_sparse *sp = w->sparse;
     const double dt = w->opt.dt;
-    int slots = 0, need_mass = w->opt.contact.solver != LUCID_CONTACT_PGS ||
-                               lucid_world_has_ip_attempt(&w->opt.contact); /* ip needs M */
+    int slots = 0, need_mass = w->opt.contact.solver != LUCID_CONTACT_PGS;
     for (int i = 0; i < m; ++i)
         for (int side = 0; side < 2; ++side) {
             const lucid_contact_side *cs = &w->sides[2 * list[i] + side];
@@ -451,7 +449,7 @@ static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_spar
         return LUCID_OK;
     }
     int have_best = 0, best_cold = 0, pgs = o->solver != LUCID_CONTACT_PGS ? 2 : -1;
-    int ip = lucid_world_has_ip_attempt(o) ? 3 : -1;
+    int ip = lucid_world_has_ip_attempt(o, p->n) ? 3 : -1;
     for (int a = o->warm_start ? 0 : 1; a >= 0;) {
         lucid_status s = attempt(w, p, a, a == 2 && have_best ? best : warm, &res);
         if (s != LUCID_OK) return s;
@@ -470,7 +468,8 @@ static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_spar
                                   res.model.abs <= 2.0 * round_off(p, sp->lambda, u, scratch));
         int met = eligible && res.model.abs <= o->tol;
         res.converged = met;
-        if (met || (eligible && (!have_best || res.model.abs < best_res.model.abs))) {
+        /* the ip's answer only when it meets tol (world_delassus.c says why) */
+        if (met || (eligible && a != 3 && (!have_best || res.model.abs < best_res.model.abs))) {
             memcpy(best, sp->lambda, sizeof(double) * n3);
             memcpy(best + n3, sp->dual, sizeof(double) * n3);
             best_res = res, have_best = 1, best_cold = cold;
