@@ -412,7 +412,9 @@ static int verify(lucid_world *w, const lucid_contact_problem *p, int a, lucid_c
  *   1000 iterations) a cold ADMM retry had beaten the unconverged warm answer in 1 island in
  *   4 and met tol in 1 in 20, for the price of a full solve; PGS from the warm answer meets
  *   tol in 87% of those islands and improves on the answer in 95%;
- * - after a cold attempt, the model's PGS from the best answer (when there is one).
+ * - after a cold attempt, the model's PGS from the best answer (when there is one);
+ * - last, the model's interior point where lucid_world_has_ip_attempt says (its answer kept
+ *   only when it meets tol).
  * Without warm start the cold solve is the first attempt. */
 static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_problem *p,
                                         lucid_contact_result *res) {

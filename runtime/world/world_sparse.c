@@ -13,10 +13,11 @@
  * misses tol; the finite answer with the smaller criterion is kept. For ADMM they mirror
  * world_delassus.c's: lambda = 0 when it meets tol; warm; then the model's PGS from the best
  * answer (or a cold ADMM first when the warm answer is not finite, diverged or worse than
- * lambda = 0); every answer verified by its criterion recomputed here. The problem is solved
- * in the island's units as the dense one (problem_scales: powers of two, exact). Buffers grow
- * only (sizes in size_t with overflow checks), so a step allocates nothing once they are
- * large enough. */
+ * lambda = 0), last the model's interior point where lucid_world_has_ip_attempt says (kept
+ * only when it meets tol); every answer verified by its criterion recomputed here. The problem is
+ * solved in the island's units as the dense one (problem_scales: powers of two, exact). Buffers
+ * grow only (sizes in size_t with overflow checks), so a step allocates nothing once they are large
+ * enough. */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
