@@ -272,6 +272,14 @@ static void ip_dual_as_admm(double *dual, size_t n3) {
     for (size_t k = 0; k < n3; ++k) dual[k] = -dual[k];
 }
 
+/* An ip attempt that stopped on an error of its own (a Newton system not SPD, a non-finite
+ * step) is a failed attempt, never kept, not a failed step: the best answer so far stands. */
+static lucid_status ip_failed(lucid_contact_result *res) {
+    memset(res, 0, sizeof *res);
+    res->diverged = 1;
+    return LUCID_OK;
+}
+
 /* The model's interior point (ncp:ip or ccp:ip, kappa = 0) as the last attempt: see
  * world_internal.h. The solver stops on p's own criterion (criterion_of_p), the one the ip's
  * answer is compared on. */
@@ -307,7 +315,7 @@ static lucid_status attempt(lucid_world *w, const lucid_contact_problem *p, int 
         o.solver = LUCID_CONTACT_IP, o.kappa = 0.0, o.warm_start = 0; /* exact, its own start */
         lucid_status s = lucid_contact_solve(p, &o, w->workspace, w->lambda, w->dual, res);
         ip_dual_as_admm(w->dual, n3);
-        return s;
+        return s == LUCID_OK || s == LUCID_ERR_NO_MEMORY ? s : ip_failed(res);
     }
     return lucid_contact_solve(p, &o, w->workspace, w->lambda, a == 2 ? NULL : w->dual, res);
 }

@@ -414,7 +414,9 @@ static lucid_status attempt(lucid_world *w, const lucid_contact_sparse_problem *
         o.solver = LUCID_CONTACT_IP, o.kappa = 0.0, o.warm_start = 0;
         lucid_status s = lucid_contact_solve_ip_sparse(p, &o, sp->ws, sp->lambda, sp->dual, res);
         for (size_t k = 0; k < n3; ++k) sp->dual[k] = -sp->dual[k]; /* as ADMM's multiplier */
-        return s;
+        if (s == LUCID_OK || s == LUCID_ERR_NO_MEMORY) return s;
+        memset(res, 0, sizeof *res), res->diverged = 1; /* a failed attempt, never kept */
+        return LUCID_OK;
     }
     if (o.solver == LUCID_CONTACT_PGS)
         return lucid_contact_solve_pgs_sparse(p, &o, sp->work, sp->lambda, res);
