@@ -266,10 +266,34 @@ static double *best_copy(const lucid_world *w, size_t n3) {
     return w->spare + 2 * n3;
 }
 
+/* The world keeps ADMM's multiplier as a contact's dual (the next step's warm start):
+ * gamma = -(sigma + Gamma) at a solution, where ip's dual is y = sigma + Gamma. */
+static void ip_dual_as_admm(double *dual, size_t n3) {
+    for (size_t k = 0; k < n3; ++k) dual[k] = -dual[k];
+}
+
+/* An ip attempt that stopped on an error of its own (a Newton system not SPD, a non-finite
+ * step) is a failed attempt, never kept, not a failed step: the best answer so far stands. */
+static lucid_status ip_failed(lucid_contact_result *res) {
+    memset(res, 0, sizeof *res);
+    res->diverged = 1;
+    return LUCID_OK;
+}
+
+/* The model's interior point (ncp:ip or ccp:ip, kappa = 0) as the last attempt: see
+ * world_internal.h. The solver stops on p's own criterion (criterion_of_p), the one the ip's
+ * answer is compared on. */
+int lucid_world_has_ip_attempt(const lucid_contact_options *o, int n) {
+    return (o->solver == LUCID_CONTACT_ADMM || o->solver == LUCID_CONTACT_STAGGERED) &&
+           n <= LUCID_WORLD_IP_ATTEMPT_CONTACTS &&
+           lucid_contact_pair_check(o->model, LUCID_CONTACT_IP) == LUCID_OK;
+}
+
 /* One solve of attempt `a`: 0 warm from the saved warm start with the options as given, 1
  * cold with ADMM's penalty set to the mean diagonal, 2 the model's projected Gauss-Seidel
  * (robust on degenerate problems) from the best finite attempt so far (`from_best`), else
- * from the saved warm start. */
+ * from the saved warm start, 3 the model's interior point (lucid_world_has_ip_attempt) from its own
+ * start. */
 static lucid_status attempt(lucid_world *w, const lucid_contact_problem *p, int a, int from_best,
                             lucid_contact_result *res) {
     size_t n3 = (size_t)(3 * p->n);
@@ -286,6 +310,12 @@ static lucid_status attempt(lucid_world *w, const lucid_contact_problem *p, int 
     if (a == 2) {
         o.solver = LUCID_CONTACT_PGS;
         if (from_best) o.warm_start = 1; /* continues the best answer of this step */
+    }
+    if (a == 3) {
+        o.solver = LUCID_CONTACT_IP, o.kappa = 0.0, o.warm_start = 0; /* exact, its own start */
+        lucid_status s = lucid_contact_solve(p, &o, w->workspace, w->lambda, w->dual, res);
+        ip_dual_as_admm(w->dual, n3);
+        return s == LUCID_OK || s == LUCID_ERR_NO_MEMORY ? s : ip_failed(res);
     }
     return lucid_contact_solve(p, &o, w->workspace, w->lambda, a == 2 ? NULL : w->dual, res);
 }
@@ -332,11 +362,13 @@ static int next_attempt(lucid_world *w, const lucid_contact_problem *p, int a, i
     if (finite && !res->diverged && at_round_off(w, p, res)) return -1;
     int has_pgs = lucid_contact_pair_check(o->model, LUCID_CONTACT_PGS) == LUCID_OK;
     int pgs = has_pgs && o->solver != LUCID_CONTACT_PGS ? 2 : -1;
+    int ip = lucid_world_has_ip_attempt(o, p->n) ? 3 : -1;
     if (a == 0) {
         int failed = !finite || res->diverged || !(p_abs <= zero);
         return failed || pgs < 0 ? 1 : pgs;
     }
-    return a == 1 ? pgs : -1;
+    if (a == 1) return pgs >= 0 ? pgs : ip;
+    return a == 2 ? ip : -1;
 }
 
 /* 1 when the solver stops on a criterion of p itself, which verify can recompute. Two do
@@ -367,7 +399,7 @@ static int verify(lucid_world *w, const lucid_contact_problem *p, int a, lucid_c
     lucid_contact_criterion kind = lucid_contact_model_criterion(w->opt.contact.model);
     lucid_contact_criteria_eval(p, kind, w->lambda, w->sigma, NULL, &res->model);
     *p_abs = res->model.abs;
-    if (a != 2 && !criterion_of_p(&w->opt.contact)) res->model = own;
+    if (a < 2 && !criterion_of_p(&w->opt.contact)) res->model = own;
     lucid_contact_criteria_eval(p, LUCID_CRITERION_NCP, w->lambda, w->sigma, NULL, &res->ncp);
     if (!isfinite(res->model.abs) || !isfinite(res->ncp.abs)) return 0;
     res->converged = res->converged && res->model.abs <= w->opt.contact.tol;
@@ -388,7 +420,9 @@ static int verify(lucid_world *w, const lucid_contact_problem *p, int a, lucid_c
  *   1000 iterations) a cold ADMM retry had beaten the unconverged warm answer in 1 island in
  *   4 and met tol in 1 in 20, for the price of a full solve; PGS from the warm answer meets
  *   tol in 87% of those islands and improves on the answer in 95%;
- * - after a cold attempt, the model's PGS from the best answer (when there is one).
+ * - after a cold attempt, the model's PGS from the best answer (when there is one);
+ * - last, the model's interior point where lucid_world_has_ip_attempt says (its answer kept
+ *   only when it meets tol).
  * Without warm start the cold solve is the first attempt. */
 static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_problem *p,
                                         lucid_contact_result *res) {
@@ -409,18 +443,24 @@ static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_prob
         /* ccp:newton's own criterion (CCP of its compliant problem) equals p's at lambda = 0,
          * so its answers are compared with lambda = 0 on it: on p's rigid criterion a
          * compliant answer reads worse than nothing on the 1e9 stack, which then sank */
-        if (a != 2 && w->opt.contact.solver == LUCID_CONTACT_NEWTON) p_abs = res->model.abs;
+        if (a < 2 && w->opt.contact.solver == LUCID_CONTACT_NEWTON) p_abs = res->model.abs;
         /* an answer descending from the warm start is never kept when worse than lambda = 0
          * (a stale force launched light bodies), unless its criterion is within what rounding
          * its forces can cause (then it cannot be told from the solution: the 1e4 kg box on a
          * 1e-5 kg one reads ~1e4 with a bound of ~5e3, and lambda = 0 drops both through the
          * ground); cold answers are the solver's own */
-        int cold = a == 1 || (a == 2 && have_best && best_cold);
+        int cold = a == 1 || a == 3 || (a == 2 && have_best && best_cold);
         int eligible = finite && (cold || p_abs <= zero ||
                                   p_abs <= 2.0 * lucid_contact_round_off(p, w->lambda));
         int met = eligible && res->converged; /* kept even when no smaller than the best */
         res->converged = met;
-        int better = met || (eligible && (!have_best || res->model.abs < best_res.model.abs));
+        /* the ip's answer only when it meets tol: unconverged, it differs from the fixed-point
+         * solvers' in directions the criterion does not see (a rolling sphere at tol 1e-13:
+         * lambda_t by 7e-8 of 30 N between criteria 1.9e-10 and 9e-12), and a whole step
+         * would switch between them under a perturbation (finite differences of steps) */
+        int ip_kept = a != 3 || met;
+        int better =
+            met || (eligible && ip_kept && (!have_best || res->model.abs < best_res.model.abs));
         if (better) {
             memcpy(best_copy(w, n3), w->lambda, sizeof(double) * n3);
             /* PGS has no dual: that of the answer it continued from stays in w->dual */

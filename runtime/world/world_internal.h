@@ -186,6 +186,18 @@ int lucid_world_sparse_threshold(const lucid_world_options *o);
 #define LUCID_WORLD_SPARSE_ADMM_CROSSOVER   64
 #define LUCID_WORLD_SPARSE_NEWTON_CROSSOVER 64
 #define LUCID_WORLD_SPARSE_IP_CROSSOVER     48
+/* world_delassus.c: 1 when the solve of an island of n contacts ends, if tol is still
+ * missed, with the model's interior point (kappa = 0), on both paths (docs/world.md, "Where
+ * ADMM and PGS stall"): ADMM or staggered solvers (not PGS: a PGS world's forces are PGS's,
+ * the same on both paths to rounding, tests/c/test_world_sparse.c, whose PGS pile the dense
+ * and body-space ip answers left 4.9e-3 N apart of 11.6 N at 58ab8a8), islands of at most
+ * LUCID_WORLD_IP_ATTEMPT_CONTACTS contacts. Measured why (at 58ab8a8, no bound): on
+ * tests/lua/test_world.lua's pile of 7 boxes (one island of 58 contacts, dt 2e-3) the ip's
+ * step-1 answer (9.8e-7 where ADMM/PGS ended at 4.3e-5) left steps 2-4 at 1.6e-4 to 7.3e-4
+ * for every attempt, the ip's included, where without it they meet 1e-6 from step 3; the
+ * drop task's box has 2 or 4 contacts on the steps where ADMM and PGS stall. */
+#define LUCID_WORLD_IP_ATTEMPT_CONTACTS 16
+int lucid_world_has_ip_attempt(const lucid_contact_options *o, int n);
 lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, int m,
                                              const lucid_vec3 *v_start, const lucid_vec3 *w_start);
 void lucid_world_sparse_destroy(lucid_world_sparse *sp);

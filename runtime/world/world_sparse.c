@@ -13,10 +13,11 @@
  * misses tol; the finite answer with the smaller criterion is kept. For ADMM they mirror
  * world_delassus.c's: lambda = 0 when it meets tol; warm; then the model's PGS from the best
  * answer (or a cold ADMM first when the warm answer is not finite, diverged or worse than
- * lambda = 0); every answer verified by its criterion recomputed here. The problem is solved
- * in the island's units as the dense one (problem_scales: powers of two, exact). Buffers grow
- * only (sizes in size_t with overflow checks), so a step allocates nothing once they are
- * large enough. */
+ * lambda = 0), last the model's interior point where lucid_world_has_ip_attempt says (kept
+ * only when it meets tol); every answer verified by its criterion recomputed here. The problem is
+ * solved in the island's units as the dense one (problem_scales: powers of two, exact). Buffers
+ * grow only (sizes in size_t with overflow checks), so a step allocates nothing once they are large
+ * enough. */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -381,7 +382,8 @@ static double round_off(const lucid_contact_sparse_problem *p, const double *lam
 }
 
 /* One attempt: 0 warm with the world's solver, 1 cold (ADMM's rho the mean diagonal of
- * G + R as in world_delassus.c), 2 the model's PGS from `start`. */
+ * G + R as in world_delassus.c), 2 the model's PGS from `start`, 3 the model's interior
+ * point (lucid_world_has_ip_attempt). */
 static lucid_status attempt(lucid_world *w, const lucid_contact_sparse_problem *p, int a,
                             const double *start, lucid_contact_result *res) {
     lucid_world_sparse *sp = w->sparse;
@@ -408,6 +410,14 @@ static lucid_status attempt(lucid_world *w, const lucid_contact_sparse_problem *
         }
     }
     if (a == 2) o.solver = LUCID_CONTACT_PGS, o.warm_start = 1;
+    if (a == 3) { /* the model's interior point, exact, from its own start (world_delassus.c) */
+        o.solver = LUCID_CONTACT_IP, o.kappa = 0.0, o.warm_start = 0;
+        lucid_status s = lucid_contact_solve_ip_sparse(p, &o, sp->ws, sp->lambda, sp->dual, res);
+        for (size_t k = 0; k < n3; ++k) sp->dual[k] = -sp->dual[k]; /* as ADMM's multiplier */
+        if (s == LUCID_OK || s == LUCID_ERR_NO_MEMORY) return s;
+        memset(res, 0, sizeof *res), res->diverged = 1; /* a failed attempt, never kept */
+        return LUCID_OK;
+    }
     if (o.solver == LUCID_CONTACT_PGS)
         return lucid_contact_solve_pgs_sparse(p, &o, sp->work, sp->lambda, res);
     if (o.solver == LUCID_CONTACT_NEWTON)
@@ -442,6 +452,7 @@ static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_spar
         return LUCID_OK;
     }
     int have_best = 0, best_cold = 0, pgs = o->solver != LUCID_CONTACT_PGS ? 2 : -1;
+    int ip = lucid_world_has_ip_attempt(o, p->n) ? 3 : -1;
     for (int a = o->warm_start ? 0 : 1; a >= 0;) {
         lucid_status s = attempt(w, p, a, a == 2 && have_best ? best : warm, &res);
         if (s != LUCID_OK) return s;
@@ -454,13 +465,14 @@ static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_spar
         }
         /* ccp:newton stops on the CCP of its compliant problem (world_delassus.c's
          * criterion_of_p): its own report is kept, and compared with lambda = 0 on it */
-        if (finite && a != 2 && o->solver == LUCID_CONTACT_NEWTON) res.model = own;
-        int cold = a == 1 || (a == 2 && have_best && best_cold);
+        if (finite && a < 2 && o->solver == LUCID_CONTACT_NEWTON) res.model = own;
+        int cold = a == 1 || a == 3 || (a == 2 && have_best && best_cold);
         int eligible = finite && (cold || res.model.abs <= zero ||
                                   res.model.abs <= 2.0 * round_off(p, sp->lambda, u, scratch));
         int met = eligible && res.model.abs <= o->tol;
         res.converged = met;
-        if (met || (eligible && (!have_best || res.model.abs < best_res.model.abs))) {
+        /* the ip's answer only when it meets tol (world_delassus.c says why) */
+        if (met || (eligible && a != 3 && (!have_best || res.model.abs < best_res.model.abs))) {
             memcpy(best, sp->lambda, sizeof(double) * n3);
             memcpy(best + n3, sp->dual, sizeof(double) * n3);
             best_res = res, have_best = 1, best_cold = cold;
@@ -469,8 +481,10 @@ static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_spar
         if (finite && res.model.abs <= 2.0 * round_off(p, sp->lambda, u, scratch)) break;
         if (a == 0)
             a = !finite || !(res.model.abs <= zero) || pgs < 0 ? 1 : pgs;
+        else if (a == 1)
+            a = pgs >= 0 ? pgs : ip;
         else
-            a = a == 1 ? pgs : -1;
+            a = a == 2 ? ip : -1;
     }
     if (!have_best) {
         memset(sp->lambda, 0, sizeof(double) * n3), memset(sp->dual, 0, sizeof(double) * n3);

@@ -302,11 +302,13 @@ static lucid_contact_problem last_island(lucid_world *w, int capacity, double *l
     return p;
 }
 
-/* A solve that cannot meet tol (tol 1e-14, 4 iterations): the world makes at most three
+/* A solve that cannot meet tol (tol 1e-14, 4 iterations): the world makes at most four
  * attempts (warm, cold only when the warm answer is not finite or worse than lambda = 0,
- * then PGS) and never re-runs one to reproduce it, and the forces it keeps are the attempt
- * whose criterion it reports: stats.residual is the NCP criterion of the returned forces,
- * recomputed here from the island's problem. */
+ * then PGS, then, on this island of 12 contacts, ncp:ip, kept only when it meets tol, which
+ * 4 Newton steps never do here; measured: at most 16 iterations a step, where the bound
+ * was 3 x 4 before the ip attempt) and never re-runs one to reproduce it, and the forces it
+ * keeps are the attempt whose criterion it reports: stats.residual is the NCP criterion of
+ * the returned forces, recomputed here from the island's problem. */
 static void test_failed_solve_keeps_its_best_attempt(void **state) {
     (void)state;
     lucid_world_options o;
@@ -319,7 +321,7 @@ static void test_failed_solve_keeps_its_best_attempt(void **state) {
     add_ground(w, 0.5);
     for (int k = 0; k < 3; ++k) add_box(w, 0.1, 1.0, lucid_vec3_make(0, 0, 0.1 + 0.2 * k), 0.5);
     double lambda[3 * 64], sigma[3 * 64];
-    int failed = 0;
+    int failed = 0, most = 0, most_contacts = 0;
     for (int i = 0; i < 60; ++i) {
         assert_int_equal(lucid_world_step(w), LUCID_OK);
         lucid_world_stats st = lucid_world_last_stats(w);
@@ -327,13 +329,15 @@ static void test_failed_solve_keeps_its_best_attempt(void **state) {
         lucid_contact_problem p = last_island(w, 64, lambda, sigma, &crit);
         if (p.n == 0) continue;
         assert_int_equal(st.islands, 1); /* one stack: p is the whole scene */
-        assert_true(st.solver_iterations <= 3 * o.contact.max_iter);
+        assert_true(st.solver_iterations <= 4 * o.contact.max_iter);
+        if (st.solver_iterations > most) most = st.solver_iterations, most_contacts = p.n;
         if (st.converged) continue; /* e.g. the contacts still separating, lambda = 0 */
         ++failed;
         assert_true(isfinite(crit.abs) && crit.abs > o.contact.tol);
         assert_true(fabs(crit.abs - st.residual) <= 1e-9 * crit.abs);
     }
-    printf("failed solves kept: %d of 60 steps\n", failed);
+    printf("failed solves kept: %d of 60 steps, at most %d iterations a step (%d contacts)\n",
+           failed, most, most_contacts);
     assert_true(failed >= 30);
     lucid_world_destroy(w);
 }
