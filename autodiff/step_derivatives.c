@@ -780,6 +780,32 @@ static lucid_status model_jacobians(ctx *c) {
     return s;
 }
 
+/* ds_n += e dv_before / dt for contact k when its step is an impact (its target -e v_n before
+ * moves with the start velocity), e the contact's restitution. */
+static void add_impact(const ctx *c, int k, double dv_before, double *ds) {
+    if (c->branch[k] >= 3 && dv_before != 0.0)
+        ds[2] +=
+            lucid_world_contact_restitution(c->w, &c->w->contacts[k]) * dv_before / c->w->opt.dt;
+}
+
+/* The column col of a change dp (len entries of p from slot) whose dsigma and dmu are set:
+ * dx+ = D dp + dx+/dlambda dlambda. */
+static lucid_status linear_column(ctx *c, int col, size_t slot, const double *dp, size_t len,
+                                  lucid_step_jacobians *J) {
+    size_t nt = (size_t)c->nt, n3 = 3 * (size_t)c->n;
+    lucid_status s = n3 > 0 ? solve_dlambda(c) : LUCID_OK;
+    if (s != LUCID_OK) return s;
+    for (size_t r = 0; r < nt; ++r) {
+        double acc = 0.0;
+        for (size_t q = 0; q < len; ++q) acc += c->D[r + nt * (slot + q)] * dp[q];
+        for (size_t q = 0; q < n3; ++q) acc += c->Xl[r + nt * q] * c->dlambda[q];
+        c->dplus[r] = acc;
+    }
+    memset(c->dminus, 0, nt * sizeof(double));
+    store_column(c, col, 1.0, J);
+    return LUCID_OK;
+}
+
 /* The model of column col and the column of its Jacobian (*j), or -1: not a model's velocity
  * or control column. *velocity: a velocity column. */
 static int model_of_column(const ctx *c, int col, int *j, int *velocity) {
@@ -814,32 +840,17 @@ static void model_dsigma(ctx *c, int i, const double *dp, int velocity, int j) {
             }
             if (velocity) dv_before += Jr[2 * nv + (size_t)j];
         }
-        if (c->branch[k] >= 3 && dv_before != 0.0) { /* an impact: target -e J_n v */
-            const lucid_world_contact *k0 = &w->contacts[k];
-            double e = fmax(w->bodies[k0->body1].restitution, w->bodies[k0->body2].restitution);
-            ds[2] += e * dv_before * inv_dt;
-        }
+        add_impact(c, k, dv_before, ds);
     }
 }
 
 /* Column col of model i (its Jacobian's column j): dx+ = D dp + dx+/dlambda dlambda. */
 static lucid_status model_column(ctx *c, int col, int i, int j, int velocity,
                                  lucid_step_jacobians *J) {
-    size_t nt = (size_t)c->nt, n3 = 3 * (size_t)c->n;
     size_t nv = lucid_model_nv(c->w->models[i].model);
     const double *src = (velocity ? c->model_dvdv[i] : c->model_dvdu[i]) + nv * (size_t)j;
     model_dsigma(c, i, src, velocity, j);
-    lucid_status s = n3 > 0 ? solve_dlambda(c) : LUCID_OK;
-    if (s != LUCID_OK) return s;
-    for (size_t r = 0; r < nt; ++r) {
-        double acc = 0.0;
-        for (size_t q = 0; q < nv; ++q) acc += c->D[r + nt * (c->model_slot[i] + q)] * src[q];
-        for (size_t q = 0; q < n3; ++q) acc += c->Xl[r + nt * q] * c->dlambda[q];
-        c->dplus[r] = acc;
-    }
-    memset(c->dminus, 0, nt * sizeof(double));
-    store_column(c, col, 1.0, J);
-    return LUCID_OK;
+    return linear_column(c, col, (size_t)c->model_slot[i], src, nv, J);
 }
 
 /* The free body of column col (*k: its entry 0-5), or -1: not a free body's velocity or control
@@ -876,31 +887,17 @@ static void body_dsigma(ctx *c, int b, const double *df, const double *ds) {
             lucid_vec3 n = lucid_mat3_col(&k0->frame, 2);
             dv_before += sd->sign * (lucid_vec3_dot(n, sv) + lucid_vec3_dot(sd->ang[2], sw));
         }
-        if (c->branch[k] >= 3 && dv_before != 0.0) { /* an impact: target -e v_n before */
-            double e = fmax(w->bodies[k0->body1].restitution, w->bodies[k0->body2].restitution);
-            out[2] += e * dv_before * inv_dt;
-        }
+        add_impact(c, k, dv_before, out);
     }
 }
 
 /* Column col of free body f (entry k): dx+ = D dp + dx+/dlambda dlambda. */
 static lucid_status body_column(ctx *c, int col, int f, int k, int velocity,
                                 lucid_step_jacobians *J) {
-    size_t nt = (size_t)c->nt, n3 = 3 * (size_t)c->n;
     const double *jac = c->free_jac + 108 * (size_t)f, zero[6] = {0, 0, 0, 0, 0, 0};
     const double *df = (velocity ? jac : jac + 72) + 6 * (size_t)k;
     body_dsigma(c, c->free_body[f], df, velocity ? jac + 36 + 6 * (size_t)k : zero);
-    lucid_status s = n3 > 0 ? solve_dlambda(c) : LUCID_OK;
-    if (s != LUCID_OK) return s;
-    for (size_t r = 0; r < nt; ++r) {
-        double acc = 0.0;
-        for (size_t q = 0; q < 6; ++q) acc += c->D[r + nt * (6 * (size_t)f + q)] * df[q];
-        for (size_t q = 0; q < n3; ++q) acc += c->Xl[r + nt * q] * c->dlambda[q];
-        c->dplus[r] = acc;
-    }
-    memset(c->dminus, 0, nt * sizeof(double));
-    store_column(c, col, 1.0, J);
-    return LUCID_OK;
+    return linear_column(c, col, 6 * (size_t)f, df, 6, J);
 }
 
 /* dx+/de = d/de x+(e, lambda0) + dx+/dlambda dlambda, dlambda = IFT(dsigma, dmu). */

@@ -179,6 +179,10 @@ static double reference_normal_velocity(const lucid_world *w, const lucid_world_
     return lucid_world_reference_velocity_branch(w, c, v_n_before, -1, NULL);
 }
 
+double lucid_world_contact_restitution(const lucid_world *w, const lucid_world_contact *c) {
+    return fmax(w->bodies[c->body1].restitution, w->bodies[c->body2].restitution);
+}
+
 /* The piece of c*_N (0: speculative, 1: rest band, 2: Baumgarte; + 3 when restitution wins)
  * given by `branch` when it is >= 0, else chosen by the rules above and stored in *chosen. */
 double lucid_world_reference_velocity_branch(const lucid_world *w, const lucid_world_contact *c,
@@ -191,7 +195,7 @@ double lucid_world_reference_velocity_branch(const lucid_world *w, const lucid_w
     else if (piece == 2)
         ref = o->baumgarte * (-d - o->slop) / o->dt;
     /* an impact: fast approach that closes the gap within this step */
-    double e = fmax(w->bodies[c->body1].restitution, w->bodies[c->body2].restitution);
+    double e = lucid_world_contact_restitution(w, c);
     int impact = branch >= 0 ? branch >= 3
                              : e > 0.0 && -v_n_before > o->restitution_threshold &&
                                    d + v_n_before * o->dt < 0.0 && -e * v_n_before > ref;
