@@ -6,6 +6,7 @@
 #include "autodiff/step_derivatives.h"
 #include "autodiff/contact_geometry_derivatives.h"
 #include "autodiff/single_level_derivatives.h"
+#include "autodiff/step_model_positions.h"
 #include "runtime/model/model.h"
 
 #include <math.h>
@@ -77,6 +78,7 @@ typedef struct ctx {
     lucid_world_contact *carried;
     lucid_derivative_workspace *ws;
     lucid_arena *arena; /* the world's: this call's scratch */
+    int *analytic;      /* per position column: computed by model_position_columns */
 } ctx;
 
 /* Scratch of one call, from the world's arena (zeroed): freed all at once by release. */
@@ -789,14 +791,14 @@ static void add_impact(const ctx *c, int k, double dv_before, double *ds) {
 }
 
 /* The column col of a change dp (len entries of p from slot) whose dsigma and dmu are set:
- * dx+ = D dp + dx+/dlambda dlambda. */
+ * dx+ = base + D dp + dx+/dlambda dlambda (base: NULL or x+'s change at fixed p). */
 static lucid_status linear_column(ctx *c, int col, size_t slot, const double *dp, size_t len,
-                                  lucid_step_jacobians *J) {
+                                  const double *base, lucid_step_jacobians *J) {
     size_t nt = (size_t)c->nt, n3 = 3 * (size_t)c->n;
     lucid_status s = n3 > 0 ? solve_dlambda(c) : LUCID_OK;
     if (s != LUCID_OK) return s;
     for (size_t r = 0; r < nt; ++r) {
-        double acc = 0.0;
+        double acc = base ? base[r] : 0.0;
         for (size_t q = 0; q < len; ++q) acc += c->D[r + nt * (slot + q)] * dp[q];
         for (size_t q = 0; q < n3; ++q) acc += c->Xl[r + nt * q] * c->dlambda[q];
         c->dplus[r] = acc;
@@ -850,7 +852,7 @@ static lucid_status model_column(ctx *c, int col, int i, int j, int velocity,
     size_t nv = lucid_model_nv(c->w->models[i].model);
     const double *src = (velocity ? c->model_dvdv[i] : c->model_dvdu[i]) + nv * (size_t)j;
     model_dsigma(c, i, src, velocity, j);
-    return linear_column(c, col, (size_t)c->model_slot[i], src, nv, J);
+    return linear_column(c, col, (size_t)c->model_slot[i], src, nv, NULL, J);
 }
 
 /* The free body of column col (*k: its entry 0-5), or -1: not a free body's velocity or control
@@ -897,7 +899,84 @@ static lucid_status body_column(ctx *c, int col, int f, int k, int velocity,
     const double *jac = c->free_jac + 108 * (size_t)f, zero[6] = {0, 0, 0, 0, 0, 0};
     const double *df = (velocity ? jac : jac + 72) + 6 * (size_t)k;
     body_dsigma(c, c->free_body[f], df, velocity ? jac + 36 + 6 * (size_t)k : zero);
-    return linear_column(c, col, 6 * (size_t)f, df, 6, J);
+    return linear_column(c, col, 6 * (size_t)f, df, 6, NULL, J);
+}
+
+/* ---- the models' position columns, analytic (step_model_positions.c) ------------------- */
+
+/* x+'s change along position column col at the nominal final velocities p0 (the integrator's
+ * Jacobian in the configuration), by central differences of the integration alone, into out. */
+static lucid_status integrator_column(ctx *c, int col, double *out) {
+    size_t nt = (size_t)c->nt;
+    const double h = 1e-6;
+    for (int side = 0; side < 2; ++side) {
+        memset(c->dx, 0, nt * sizeof(double));
+        c->dx[col] = side ? -h : h;
+        lucid_status s = lucid_world_state_integrate(c->w, c->x0, c->dx, c->xs);
+        if (s == LUCID_OK) s = lucid_world_set_state(c->w, c->xs, NULL);
+        if (s != LUCID_OK) return s;
+        lucid_world_set_post_velocity(c->w, c->post0);
+        s = lucid_world_step_integrate(c->w);
+        if (s == LUCID_OK) lucid_world_get_state(c->w, c->xs);
+        if (s == LUCID_OK)
+            s = lucid_world_state_difference(c->w, c->x1, c->xs, side ? c->dminus : c->dplus);
+        if (s != LUCID_OK) return s;
+    }
+    for (size_t r = 0; r < nt; ++r) out[r] = (c->dplus[r] - c->dminus[r]) / (2 * h);
+    return LUCID_OK;
+}
+
+/* Whether a carried contact could leave its pair's margin within the columns' step along
+ * dsep: the numerical column would see the contact list change and fall back to whole steps,
+ * which flag the switch; the analytic one leaves such a column to it. */
+static int leaves_margin(const ctx *c, const double *dsep) {
+    for (int k = 0; k < c->ns; ++k)
+        if (!(c->contacts[k].separation + fabs(dsep[k]) * c->o->step < c->margin0[k])) return 1;
+    return 0;
+}
+
+/* Every model's position columns from the rigid-body derivatives and the carried geometry
+ * (needs carried contacts and the nominal rows: right after the velocity and control
+ * columns); a model whose gravity needs correcting is left to implicit_column. */
+static lucid_status model_position_columns(ctx *c, lucid_step_jacobians *J) {
+    lucid_world *w = c->w;
+    size_t nt = (size_t)c->nt, np = nt / 2, first = np, count = 0;
+    for (int i = 0; i < w->num_models; ++i) {
+        size_t nv = lucid_model_nv(w->models[i].model);
+        if (first == np) first = (size_t)c->model_slot[i];
+        count += nv;
+    }
+    int ok = 1;
+    double *Dq = grab(c, nt * (count ? count : 1), sizeof(double), &ok);
+    double *dp = grab(c, np, sizeof(double), &ok),
+           *dsep = grab(c, (size_t)c->n + 1, sizeof(double), &ok);
+    c->analytic = grab(c, np, sizeof(int), &ok);
+    if (!ok) return LUCID_ERR_NO_MEMORY;
+    lucid_status s = LUCID_OK;
+    for (size_t q = 0; q < count && s == LUCID_OK; ++q)
+        s = integrator_column(c, (int)(first + q), Dq + nt * q);
+    /* back to the nominal evaluation: x0, u0, its free velocities, contacts and rows */
+    if (s == LUCID_OK) s = lucid_world_set_state(w, c->x0, NULL);
+    if (s == LUCID_OK) s = lucid_world_set_controls(w, c->u0);
+    if (s == LUCID_OK) s = lucid_world_step_prepare_velocities(w);
+    if (s == LUCID_OK) s = lucid_world_restore_contacts(w, c->contacts, c->n);
+    if (s != LUCID_OK) return s;
+    lucid_step_positions *sp = lucid_step_positions_create(c->arena, w, c->contacts, c->n, c->ns,
+                                                           c->geo, c->lambda0, c->post0, c->branch);
+    if (!sp) return LUCID_ERR_NO_MEMORY;
+    for (int i = 0; i < w->num_models && s == LUCID_OK; ++i) {
+        if (!lucid_step_positions_model(sp, i)) continue;
+        size_t nv = lucid_model_nv(w->models[i].model);
+        for (size_t j = 0; j < nv && s == LUCID_OK; ++j) {
+            int col = c->model_slot[i] + (int)j;
+            lucid_step_positions_column(sp, (int)j, dp, c->dsigma, dsep);
+            if (leaves_margin(c, dsep)) continue;
+            memset(c->dmu, 0, (size_t)c->n * sizeof(double));
+            s = linear_column(c, col, 0, dp, np, Dq + nt * ((size_t)col - first), J);
+            c->analytic[col] = 1;
+        }
+    }
+    return s;
 }
 
 /* dx+/de = d/de x+(e, lambda0) + dx+/dlambda dlambda, dlambda = IFT(dsigma, dmu). */
@@ -1084,9 +1163,13 @@ static lucid_status columns(ctx *c, lucid_step_jacobians *J) {
                 : f >= 0 ? body_column(c, col, f, j, velocity, J)
                          : implicit_column(c, col, J);
         }
+        if (s == LUCID_OK && c->reuse && c->carry && c->model_slot)
+            s = model_position_columns(c, J);
         c->reuse = 0;
         for (int col = 0; col < cols && s == LUCID_OK; ++col)
-            if (!keeps_configuration(c, col)) s = implicit_column(c, col, J);
+            if (!keeps_configuration(c, col) &&
+                !(c->analytic && col < c->nt / 2 && c->analytic[col]))
+                s = implicit_column(c, col, J);
     }
     c->w->opt.contact = saved;
     return s;

@@ -234,6 +234,15 @@ lucid_status lucid_world_body_free_velocity_jacobians(const lucid_world *w, int 
                                                       double *dfree_du);
 lucid_status lucid_world_model_free_velocity_jacobians(lucid_world *w, int i, double *dv_dv,
                                                        double *dv_du, double *scratch);
+/* Whether model i's own gravity, turned by its base, is the world's (its dynamics' gravity
+ * then needs no correction term, which the analytic position columns of the step derivatives
+ * do not differentiate). */
+int lucid_world_model_gravity_is_world(const lucid_world *w, int i);
+/* R += scale dtau/dq (nv x nv, column-major) of model i's springs and position servos at its
+ * current configuration and inputs (the clamps' slopes as lucid_world_model_free_velocity_
+ * jacobians takes them for dv/du). */
+void lucid_world_model_add_actuation_stiffness(const lucid_world *w, int i, double scale,
+                                               double *R);
 /* *copy made a copy of w as lucid_world_clone makes one, reusing the buffers of the copy it
  * held (NULL: none) when that copy has w's bodies, parts and models, so that a caller making
  * one copy per call (the step derivatives) allocates nothing in the steady state. */

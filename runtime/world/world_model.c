@@ -481,6 +481,39 @@ lucid_status lucid_world_model_free_velocity_jacobians(lucid_world *w, int i, do
     return LUCID_OK;
 }
 
+int lucid_world_model_gravity_is_world(const lucid_world *w, int i) {
+    const lucid_world_model *wm = &w->models[i];
+    lucid_vec3 g_model = lucid_mat3_mul_vec(&wm->base.R, wm->model->gravity);
+    lucid_vec3 dg = lucid_vec3_sub(w->opt.gravity, g_model);
+    return dg.x == 0.0 && dg.y == 0.0 && dg.z == 0.0;
+}
+
+/* d tau / dq of actuation(): -k on a spring's coordinate, -kp gear^2 (through the force
+ * clamp's slope) on a position servo's. */
+void lucid_world_model_add_actuation_stiffness(const lucid_world *w, int i, double scale,
+                                               double *R) {
+    const lucid_world_model *wm = &w->models[i];
+    const lucid_model *m = wm->model;
+    const lucid_model_actuator *act = lucid_model_actuators(m);
+    size_t nv = m->nv;
+    for (size_t j = 0; j < m->nnodes; ++j) {
+        const lucid_model_node *nd = &m->nodes[j];
+        if (nd->nq == 1) R[nd->idx_v + nv * nd->idx_v] -= scale * m->stiffness[nd->idx_v];
+    }
+    for (size_t a = 0; a < m->nu; ++a) {
+        const lucid_model_actuator *A = &act[a];
+        if (A->kind != LUCID_ACTUATOR_POSITION) continue;
+        double u = wm->u[a], slope = 1.0;
+        if (A->ctrl_limited) u = fmin(fmax(u, A->ctrl_lower), A->ctrl_upper);
+        double f = A->kp * (u - A->gear * wm->q[A->coord]);
+        if (A->force_limited) {
+            if (f < A->force_lower || f > A->force_upper) slope = 0.0;
+            if (f == A->force_lower || f == A->force_upper) slope = 0.5;
+        }
+        R[A->dof + nv * A->dof] -= scale * slope * A->kp * A->gear * A->gear;
+    }
+}
+
 void lucid_world_models_begin_step(lucid_world *w) {
     for (int i = 0; i < w->num_models; ++i) {
         lucid_world_model *wm = &w->models[i];

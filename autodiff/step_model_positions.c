@@ -1,0 +1,368 @@
+/* Analytic position columns of the step derivatives for articulated models
+ * (step_model_positions.h). At the nominal forces lambda0 a model's step is
+ *   M~(q) (p - v) = dt (tau(q, u) - b(q, v) - D v - dt K v + J(q)^T lambda0),
+ * so along a tangent direction e_j of its configuration (dM/dq a* + db/dq = drnea/dq at
+ * a* = (p0 - v) / dt, Carpentier & Mansard's derivatives):
+ *   M~ dp = dt (dtau/dq - drnea/dq(q, v, a*) + d(J^T lambda0)/dq) e_j,
+ * every other body's final velocity changes through its contact forces' change, and
+ *   dsigma_k = (dJ_k p0 + J_k dp - dc*_k e_n) / dt
+ * (c*_k the reference normal velocity on the nominal step's piece: its slope in the
+ * separation, or -e times the approach velocity's change for an impact).
+ * Moving dof j turns the subtree of its node rigidly by exp(t J_j) (J_j its world column), so
+ * a link below it moves with the world twist J_j, each dof column k at or below j's node turns
+ * by J_j x J_k, and each contact follows its carried geometry (point x, normal, separation
+ * linear in its two shapes' local twists, autodiff/contact_geometry_derivatives.h). A
+ * contact's force on a side, f = sign F lambda0 (F its frame), acts at x with the wrench
+ * W = (f, x x f) about the world origin, and tau_k = J_k . W, hence
+ *   dtau_k = J_k . (dW - [k at or below j's node] J_j x* W),  dW = (df, x x df + dx x f),
+ * using (J_j x J_k) . W = -J_k . (J_j x* W); the point's velocity V(x) = V_lin + V_ang x x on
+ * a link of twist V changes by (J_j x (V - V_above))(x) + V_ang x dx, V_above the twist of the
+ * node above j's, since only the dofs at or below j's node turn. */
+#include "autodiff/step_model_positions.h"
+
+#include <string.h>
+
+#include "runtime/model/dynamics.h"
+#include "runtime/model/spatial.h"
+#include "runtime/world/world_internal.h"
+
+struct lucid_step_positions {
+    lucid_world *w;
+    const lucid_world_contact *contacts;
+    int n, ns, np;
+    const lucid_contact_geometry_derivative *geo;
+    const double *lambda, *post0;
+    const int *branch;
+    int *body_slot;  /* per body: a free body's first entry in p, else -1 */
+    int *model_slot; /* per model: its first entry in p, and its first dof in Jw, V, Vs */
+    size_t *model_dof;
+    double *Jw, *V, *Vs; /* per dof of every model (6 each): world column, link twists along
+                          * the dof chain at p0 and at the start velocity */
+    int model;           /* the model lucid_step_positions_model prepared */
+    double *R0;          /* its dt (dtau/dq - drnea/dq), nv x nv */
+    double *dtau_dv, *astar;
+    int *touched;    /* per model, in one column */
+    int *moved;      /* per contact, in one column: its geometry moves */
+    double *dx, *dF; /* per contact: d point (3), d frame (9, column-major) */
+};
+
+static inline double dot6(const double *a, const double *b) {
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
+}
+
+/* The velocity at world point x of the world twist V: V_lin + V_ang x x. */
+static lucid_vec3 point_velocity(const double *V, lucid_vec3 x) {
+    return lucid_vec3_add(lucid_sp_lin(V), lucid_vec3_cross(lucid_sp_ang(V), x));
+}
+
+/* The last dof of a node: its dofs and their ancestors are reached through dof_parent (the
+ * chain the contact rows walk, world_model.c). */
+static int last_dof(const lucid_model *m, int node) {
+    return (int)(m->nodes[node].idx_v + m->nodes[node].nv) - 1;
+}
+
+/* Whether dof j is on the chain from dof `last` to the root. */
+static int on_chain(const lucid_model *m, int last, int j) {
+    for (int k = last; k >= j; k = m->dof_parent[k])
+        if (k == j) return 1;
+    return 0;
+}
+
+lucid_step_positions *
+lucid_step_positions_create(lucid_arena *arena, lucid_world *w, const lucid_world_contact *contacts,
+                            int n, int ns, const lucid_contact_geometry_derivative *geo,
+                            const double *lambda, const double *post0, const int *branch) {
+    lucid_step_positions *s = lucid_arena_alloc(arena, 1, sizeof *s);
+    if (!s) return NULL;
+    *s = (lucid_step_positions){.w = w,
+                                .contacts = contacts,
+                                .n = n,
+                                .ns = ns,
+                                .geo = geo,
+                                .lambda = lambda,
+                                .post0 = post0,
+                                .branch = branch,
+                                .model = -1};
+    size_t nm = (size_t)w->num_models, un = (size_t)n, total = 0, nvmax = 0;
+    for (size_t i = 0; i < nm; ++i) {
+        size_t nv = lucid_model_nv(w->models[i].model);
+        total += nv;
+        nvmax = nv > nvmax ? nv : nvmax;
+    }
+    s->body_slot = lucid_arena_alloc(arena, (size_t)w->num_bodies, sizeof(int));
+    s->model_slot = lucid_arena_alloc(arena, nm + 1, sizeof(int));
+    s->model_dof = lucid_arena_alloc(arena, nm + 1, sizeof(size_t));
+    s->Jw = lucid_arena_alloc(arena, 6 * total, sizeof(double));
+    s->V = lucid_arena_alloc(arena, 6 * total, sizeof(double));
+    s->Vs = lucid_arena_alloc(arena, 6 * total, sizeof(double));
+    s->R0 = lucid_arena_alloc(arena, nvmax * nvmax, sizeof(double));
+    s->dtau_dv = lucid_arena_alloc(arena, nvmax * nvmax, sizeof(double));
+    s->astar = lucid_arena_alloc(arena, nvmax, sizeof(double));
+    s->touched = lucid_arena_alloc(arena, nm, sizeof(int));
+    s->moved = lucid_arena_alloc(arena, un, sizeof(int));
+    s->dx = lucid_arena_alloc(arena, 3 * un, sizeof(double));
+    s->dF = lucid_arena_alloc(arena, 9 * un, sizeof(double));
+    if (!s->body_slot || !s->model_slot || !s->model_dof || !s->Jw || !s->V || !s->Vs || !s->R0 ||
+        !s->dtau_dv || !s->astar || !s->touched || !s->moved || !s->dx || !s->dF)
+        return NULL;
+    int slot = 0;
+    for (int b = 0; b < w->num_bodies; ++b) {
+        const lucid_body *bd = &w->bodies[b];
+        s->body_slot[b] = bd->is_static || bd->model >= 0 ? -1 : slot;
+        slot += s->body_slot[b] >= 0 ? 6 : 0;
+    }
+    size_t dof = 0;
+    for (size_t i = 0; i < nm; ++i) {
+        const lucid_world_model *wm = &w->models[i];
+        const lucid_model *m = wm->model;
+        size_t nv = m->nv;
+        s->model_slot[i] = slot, s->model_dof[i] = dof;
+        /* the world columns and the chains' twists at q0 (wm->data posed there) */
+        lucid_model_forward_kinematics(m, wm->data, wm->q);
+        const double *p = post0 + slot;
+        for (size_t k = 0; k < nv; ++k) {
+            lucid_se3 X = lucid_se3_compose(&wm->base, &wm->data->oMi[m->dof_node[k]]);
+            double *J = s->Jw + 6 * (dof + k), *V = s->V + 6 * (dof + k),
+                   *Vs = s->Vs + 6 * (dof + k);
+            lucid_sp_world_column(&X, m->dof_axis[k], J);
+            int par = m->dof_parent[k];
+            for (int r = 0; r < 6; ++r) {
+                V[r] = (par >= 0 ? s->V[6 * (dof + (size_t)par) + r] : 0.0) + J[r] * p[k];
+                Vs[r] = (par >= 0 ? s->Vs[6 * (dof + (size_t)par) + r] : 0.0) + J[r] * wm->v[k];
+            }
+        }
+        slot += (int)nv, dof += nv;
+    }
+    s->model_slot[nm] = slot, s->model_dof[nm] = dof;
+    s->np = slot;
+    return s;
+}
+
+int lucid_step_positions_model(lucid_step_positions *s, int i) {
+    lucid_world *w = s->w;
+    const lucid_world_model *wm = &w->models[i];
+    const lucid_model *m = wm->model;
+    if (!lucid_world_model_gravity_is_world(w, i)) return 0;
+    size_t nv = m->nv;
+    double dt = w->opt.dt;
+    const double *p = s->post0 + s->model_slot[i];
+    for (size_t k = 0; k < nv; ++k) s->astar[k] = (p[k] - wm->v[k]) / dt;
+    lucid_model_rnea_derivatives(m, wm->data, wm->q, wm->v, s->astar, s->R0, s->dtau_dv);
+    for (size_t k = 0; k < nv * nv; ++k) s->R0[k] *= -dt;
+    lucid_world_model_add_actuation_stiffness(w, i, dt, s->R0);
+    s->model = i;
+    return 1;
+}
+
+/* d of the frame (t1, t2, n) lucid_world_contact_frame builds from n, along dn: t1 = a / |a|
+ * with a linear in n (the same branch), t2 = n x t1. */
+static void frame_derivative(lucid_vec3 n, lucid_vec3 dn, double *dF) {
+    int first = fabs(n.x) < 0.57735;
+    lucid_vec3 a = first ? lucid_vec3_make(0.0, -n.z, n.y) : lucid_vec3_make(-n.y, n.x, 0.0);
+    lucid_vec3 da = first ? lucid_vec3_make(0.0, -dn.z, dn.y) : lucid_vec3_make(-dn.y, dn.x, 0.0);
+    double len = lucid_vec3_norm(a);
+    lucid_vec3 t1 = lucid_vec3_scale(a, 1.0 / len);
+    lucid_vec3 dt1 = lucid_vec3_scale(lucid_vec3_axpy(da, -lucid_vec3_dot(t1, da), t1), 1.0 / len);
+    lucid_vec3 dt2 = lucid_vec3_add(lucid_vec3_cross(dn, t1), lucid_vec3_cross(n, dt1));
+    lucid_vec3_store(dt1, dF), lucid_vec3_store(dt2, dF + 3), lucid_vec3_store(dn, dF + 6);
+}
+
+static lucid_vec3 frame_apply(const double *F, const double *l) {
+    return lucid_vec3_make(F[0] * l[0] + F[3] * l[1] + F[6] * l[2],
+                           F[1] * l[0] + F[4] * l[1] + F[7] * l[2],
+                           F[2] * l[0] + F[5] * l[1] + F[8] * l[2]);
+}
+
+/* Contact k's side `side` moves with dof j (a link at or below j's node): its part's local
+ * twist into xi. */
+static int side_twist(const lucid_step_positions *s, int k, int side, int j, double *xi) {
+    const lucid_world *w = s->w;
+    const lucid_world_contact *c = &w->contacts[k];
+    const lucid_body *b = &w->bodies[side ? c->body2 : c->body1];
+    memset(xi, 0, 6 * sizeof(double));
+    if (b->model != s->model || b->is_static) return 0;
+    const lucid_model *m = w->models[s->model].model;
+    if (!on_chain(m, last_dof(m, b->node), j)) return 0;
+    double xb[6];
+    lucid_sp_motion_act_inv(&b->pose, s->Jw + 6 * (s->model_dof[s->model] + (size_t)j), xb);
+    lucid_contact_geometry_twist_part(&w->parts[b->part_begin + (side ? c->part2 : c->part1)].pose,
+                                      xb, xi);
+    return 1;
+}
+
+/* dp (rhs of the models, impulses of the free bodies) += the change of contact k's force on
+ * side `side` at its moved point and frame. */
+static void side_force_change(lucid_step_positions *s, int k, int side, int moving, int j,
+                              double *dp) {
+    lucid_world *w = s->w;
+    const lucid_world_contact *c = &w->contacts[k];
+    const lucid_contact_side *sd = &w->sides[2 * k + side];
+    const double dt = w->opt.dt, *l = s->lambda + 3 * k;
+    lucid_vec3 x = c->point, dx = lucid_vec3_load(s->dx + 3 * k);
+    lucid_vec3 f = lucid_vec3_scale(frame_apply(c->frame.m, l), sd->sign);
+    lucid_vec3 df = lucid_vec3_scale(frame_apply(s->dF + 9 * k, l), sd->sign);
+    if (sd->model >= 0) {
+        const lucid_model *m = w->models[sd->model].model;
+        const lucid_body *b = &w->bodies[side ? c->body2 : c->body1];
+        const double *Jw = s->Jw + 6 * s->model_dof[sd->model];
+        double W[6], dW[6], Z[6] = {0, 0, 0, 0, 0, 0};
+        lucid_sp_set(W, f, lucid_vec3_cross(x, f));
+        lucid_sp_set(dW, df, lucid_vec3_add(lucid_vec3_cross(x, df), lucid_vec3_cross(dx, f)));
+        int first = (int)m->nodes[m->dof_node[j]].idx_v;
+        if (moving) lucid_sp_cross_force(Jw + 6 * (size_t)j, W, Z);
+        double *rhs = dp + s->model_slot[sd->model];
+        for (int q = last_dof(m, b->node); q >= 0; q = m->dof_parent[q]) {
+            double val = dot6(Jw + 6 * (size_t)q, dW);
+            if (moving && q >= first) val -= dot6(Jw + 6 * (size_t)q, Z);
+            rhs[q] += dt * val;
+        }
+        s->touched[sd->model] = 1;
+    } else if (sd->body >= 0) {
+        const lucid_body *b = &w->bodies[sd->body];
+        double *v = dp + s->body_slot[sd->body];
+        lucid_vec3 r = lucid_vec3_sub(x, lucid_body_com_world(b));
+        lucid_mat3 inv = lucid_body_inv_inertia_world(b);
+        lucid_vec3 dtorque = lucid_vec3_add(lucid_vec3_cross(dx, f), lucid_vec3_cross(r, df));
+        lucid_vec3 dw = lucid_mat3_mul_vec(&inv, dtorque);
+        for (int d = 0; d < 3; ++d) {
+            v[d] += dt * b->inv_mass * (&df.x)[d];
+            v[3 + d] += dt * (&dw.x)[d];
+        }
+    }
+}
+
+/* Contact k's geometry along dof j: its point, frame and separation changes (moved[k] = 0 and
+ * dsep 0 when neither shape moves), and the change of its forces' generalised forces. */
+static void contact_geometry(lucid_step_positions *s, int k, int j, double *dp, double *dsep) {
+    double xi[12];
+    int moving[2] = {side_twist(s, k, 0, j, xi), side_twist(s, k, 1, j, xi + 6)};
+    s->moved[k] = moving[0] || moving[1];
+    dsep[k] = 0.0;
+    if (!s->moved[k]) return;
+    const lucid_contact_geometry_derivative *g = &s->geo[k];
+    double dx[3] = {0, 0, 0}, dn[3] = {0, 0, 0}, ds = 0.0;
+    for (int c = 0; c < 12; ++c) {
+        if (xi[c] == 0.0) continue;
+        for (int r = 0; r < 3; ++r)
+            dx[r] += g->dpoint[r + 3 * c] * xi[c], dn[r] += g->dnormal[r + 3 * c] * xi[c];
+        ds += g->dseparation[c] * xi[c];
+    }
+    memcpy(s->dx + 3 * k, dx, sizeof dx);
+    dsep[k] = ds;
+    frame_derivative(lucid_mat3_col(&s->w->contacts[k].frame, 2), lucid_vec3_load(dn),
+                     s->dF + 9 * k);
+    for (int side = 0; side < 2; ++side) side_force_change(s, k, side, moving[side], j, dp);
+}
+
+/* J_k dp: contact k's frame velocity from the final velocities' change, on its nominal rows. */
+static lucid_vec3 rows_times(const lucid_step_positions *s, int k, const double *dp) {
+    const lucid_world *w = s->w;
+    const lucid_world_contact *c = &w->contacts[k];
+    double out[3] = {0, 0, 0};
+    for (int side = 0; side < 2; ++side) {
+        const lucid_contact_side *sd = &w->sides[2 * k + side];
+        if (sd->model >= 0) {
+            size_t nv = lucid_model_nv(w->models[sd->model].model);
+            const double *J = w->link_J + sd->row, *x = dp + s->model_slot[sd->model];
+            for (int d = 0; d < 3; ++d)
+                for (size_t q = 0; q < nv; ++q) out[d] += J[(size_t)d * nv + q] * x[q];
+        } else if (sd->body >= 0) {
+            const double *x = dp + s->body_slot[sd->body];
+            lucid_vec3 v = lucid_vec3_load(x), om = lucid_vec3_load(x + 3);
+            for (int d = 0; d < 3; ++d)
+                out[d] += sd->sign * (lucid_vec3_dot(lucid_mat3_col(&c->frame, d), v) +
+                                      lucid_vec3_dot(sd->ang[d], om));
+        }
+    }
+    return lucid_vec3_load(out);
+}
+
+/* A side's point velocity and its change along dof j at fixed final velocities (start: at the
+ * start velocities instead). */
+static void side_velocity(const lucid_step_positions *s, int k, int side, int j, int start,
+                          lucid_vec3 *vel, lucid_vec3 *dvel) {
+    const lucid_world *w = s->w;
+    const lucid_world_contact *c = &w->contacts[k];
+    const lucid_body *b = &w->bodies[side ? c->body2 : c->body1];
+    lucid_vec3 x = c->point, dx = lucid_vec3_load(s->dx + 3 * k);
+    *vel = *dvel = lucid_vec3_zero();
+    if (b->is_static) return;
+    if (b->model < 0) {
+        int body = side ? c->body2 : c->body1, slot = s->body_slot[body];
+        lucid_vec3 v = start ? w->v_start[body] : lucid_vec3_load(s->post0 + slot);
+        lucid_vec3 om = start ? w->w_start[body] : lucid_vec3_load(s->post0 + slot + 3);
+        lucid_vec3 r = lucid_vec3_sub(x, lucid_body_com_world(b));
+        *vel = lucid_vec3_add(v, lucid_vec3_cross(om, r));
+        *dvel = lucid_vec3_cross(om, dx);
+        return;
+    }
+    const lucid_model *m = w->models[b->model].model;
+    int last = last_dof(m, b->node);
+    if (last < 0) return;
+    size_t d0 = s->model_dof[b->model];
+    const double *V = (start ? s->Vs : s->V) + 6 * (d0 + (size_t)last);
+    *vel = point_velocity(V, x);
+    *dvel = lucid_vec3_cross(lucid_sp_ang(V), dx);
+    if (b->model != s->model || !on_chain(m, last, j)) return;
+    int above = m->dof_parent[m->nodes[m->dof_node[j]].idx_v];
+    double rel[6], t[6];
+    for (int r = 0; r < 6; ++r)
+        rel[r] = V[r] - (above >= 0 ? (start ? s->Vs : s->V)[6 * (d0 + (size_t)above) + r] : 0.0);
+    lucid_sp_cross_motion(s->Jw + 6 * (d0 + (size_t)j), rel, t);
+    *dvel = lucid_vec3_add(*dvel, point_velocity(t, x));
+}
+
+/* dsigma of contact k: (dJ p0 + J dp - dc* e_n) / dt. */
+static void contact_dsigma(const lucid_step_positions *s, int k, int j, const double *dp,
+                           double dsep, double *ds) {
+    const lucid_world *w = s->w;
+    const lucid_world_contact *c = &w->contacts[k];
+    const double dt = w->opt.dt;
+    lucid_vec3 du = rows_times(s, k, dp);
+    double dvb = 0.0;
+    if (k < s->ns && s->moved[k]) {
+        const double *dF = s->dF + 9 * k;
+        lucid_vec3 dn = lucid_vec3_load(dF + 6), n = lucid_mat3_col(&c->frame, 2);
+        for (int side = 0; side < 2; ++side) {
+            double sign = w->sides[2 * k + side].sign;
+            lucid_vec3 vel, dvel;
+            side_velocity(s, k, side, j, 0, &vel, &dvel);
+            for (int d = 0; d < 3; ++d)
+                (&du.x)[d] += sign * (lucid_vec3_dot(lucid_vec3_load(dF + 3 * d), vel) +
+                                      lucid_vec3_dot(lucid_mat3_col(&c->frame, d), dvel));
+            if (s->branch[k] >= 3) {
+                side_velocity(s, k, side, j, 1, &vel, &dvel);
+                dvb += sign * (lucid_vec3_dot(dn, vel) + lucid_vec3_dot(n, dvel));
+            }
+        }
+    }
+    int piece = s->branch[k] % 3;
+    double dc = s->branch[k] >= 3 ? -lucid_world_contact_restitution(w, c) * dvb
+                : piece == 0      ? -dsep / dt
+                : piece == 2      ? -w->opt.baumgarte * dsep / dt
+                                  : 0.0;
+    ds[0] = du.x / dt, ds[1] = du.y / dt, ds[2] = (du.z - dc) / dt;
+}
+
+void lucid_step_positions_column(lucid_step_positions *s, int j, double *dp, double *dsigma,
+                                 double *dsep) {
+    lucid_world *w = s->w;
+    int i = s->model;
+    size_t nv = lucid_model_nv(w->models[i].model);
+    memset(dp, 0, (size_t)s->np * sizeof(double));
+    memset(s->touched, 0, (size_t)w->num_models * sizeof(int));
+    for (size_t q = 0; q < nv; ++q) dp[s->model_slot[i] + (int)q] = s->R0[q + nv * (size_t)j];
+    s->touched[i] = 1;
+    for (int k = 0; k < s->ns; ++k) contact_geometry(s, k, j, dp, dsep);
+    for (int k = s->ns; k < s->n; ++k) {
+        const lucid_world_contact *c = &w->contacts[k];
+        dsep[k] = c->limit_model == i && c->limit_dof == j ? c->limit_sign : 0.0;
+    }
+    for (int mm = 0; mm < w->num_models; ++mm) {
+        if (!s->touched[mm]) continue;
+        const lucid_world_model *wm = &w->models[mm];
+        lucid_model_mass_solve(wm->model, wm->data, dp + s->model_slot[mm],
+                               lucid_model_nv(wm->model), 1);
+    }
+    for (int k = 0; k < s->n; ++k) contact_dsigma(s, k, j, dp, dsep[k], dsigma + 3 * k);
+}

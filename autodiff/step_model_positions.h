@@ -1,0 +1,36 @@
+/* Analytic position columns of the step derivatives for articulated models (issue 11): how the
+ * fixed-force step map moves with one tangent direction of a model's configuration, at the
+ * nominal contact forces, from the rigid-body algorithms' derivatives and the carried contact
+ * geometry, without evaluating the map (autodiff/step_derivatives.c uses it; the derivation is
+ * in step_model_positions.c and docs/step_derivatives.md). */
+#ifndef LUCID_STEP_MODEL_POSITIONS_H
+#define LUCID_STEP_MODEL_POSITIONS_H
+
+#include "autodiff/contact_geometry_derivatives.h"
+#include "runtime/math/arena.h"
+#include "runtime/world/world.h"
+
+typedef struct lucid_step_positions lucid_step_positions;
+
+/* The state of world w right after the nominal fixed-force evaluation at x0: its contacts (n,
+ * the first ns shape contacts with the geometry derivatives geo, then joint limits), their
+ * rows and each model's factorised M~ in place, lambda (3n) the forces, post0 (np entries,
+ * lucid_world_post_velocity) the final velocities, branch (n) each contact's piece of the
+ * reference velocity. Scratch from arena; NULL when it runs out. */
+lucid_step_positions *
+lucid_step_positions_create(lucid_arena *arena, lucid_world *w, const lucid_world_contact *contacts,
+                            int n, int ns, const lucid_contact_geometry_derivative *geo,
+                            const double *lambda, const double *post0, const int *branch);
+
+/* Prepares model i's columns (its kinematics at x0, its dtau/dq and drnea/dq): 0 when the
+ * model cannot be differentiated this way (the world's gravity differs from the model's:
+ * its columns are then evaluated numerically). */
+int lucid_step_positions_model(lucid_step_positions *s, int i);
+
+/* Column j (a dof of the model prepared last) at the nominal forces: dp (np entries, the
+ * change of the final velocities), dsigma (3n, of sigma = (G + R) lambda + g) and dsep (n, of
+ * the separations, for the caller's check that no contact leaves its margin). */
+void lucid_step_positions_column(lucid_step_positions *s, int j, double *dp, double *dsigma,
+                                 double *dsep);
+
+#endif
