@@ -425,6 +425,13 @@ static int keeps_configuration(const ctx *c, int col) {
     return col < 0 || (col >= c->nt / 2 && col < c->nt + c->nu);
 }
 
+/* out += a x (n entries): the columns' products as contiguous axpys over the column-major
+ * Jacobians (a row-by-row dot product strides through them), skipping a = 0. */
+static void add_column(double *out, const double *x, double a, size_t n) {
+    if (a == 0.0) return;
+    for (size_t r = 0; r < n; ++r) out[r] += a * x[r];
+}
+
 /* out = D post: x+ (a tangent at x1) to first order in the final velocities (see
  * velocity_jacobian), for the evaluations that keep the configuration. */
 static void linearised_state(const ctx *c, const double *post, double *out) {
@@ -715,11 +722,7 @@ static lucid_status force_jacobian(ctx *c) {
         k->force[i % 3] = 1.0;
         lucid_world_apply_contact_force(c->w, (int)(i / 3));
         lucid_world_post_velocity(c->w, c->post);
-        for (size_t r = 0; r < nt; ++r) {
-            double acc = 0.0;
-            for (size_t j = 0; j < np; ++j) acc += c->D[r + nt * j] * c->post[j];
-            c->Xl[r + nt * i] = acc;
-        }
+        for (size_t j = 0; j < np; ++j) add_column(c->Xl + nt * i, c->D + nt * j, c->post[j], nt);
     }
     return LUCID_OK;
 }
@@ -797,12 +800,10 @@ static lucid_status linear_column(ctx *c, int col, size_t slot, const double *dp
     size_t nt = (size_t)c->nt, n3 = 3 * (size_t)c->n;
     lucid_status s = n3 > 0 ? solve_dlambda(c) : LUCID_OK;
     if (s != LUCID_OK) return s;
-    for (size_t r = 0; r < nt; ++r) {
-        double acc = base ? base[r] : 0.0;
-        for (size_t q = 0; q < len; ++q) acc += c->D[r + nt * (slot + q)] * dp[q];
-        for (size_t q = 0; q < n3; ++q) acc += c->Xl[r + nt * q] * c->dlambda[q];
-        c->dplus[r] = acc;
-    }
+    double *out = c->dplus;
+    for (size_t r = 0; r < nt; ++r) out[r] = base ? base[r] : 0.0;
+    for (size_t q = 0; q < len; ++q) add_column(out, c->D + nt * (slot + q), dp[q], nt);
+    for (size_t q = 0; q < n3; ++q) add_column(out, c->Xl + nt * q, c->dlambda[q], nt);
     memset(c->dminus, 0, nt * sizeof(double));
     store_column(c, col, 1.0, J);
     return LUCID_OK;
@@ -997,11 +998,9 @@ static lucid_status implicit_column(ctx *c, int col, lucid_step_jacobians *J) {
     for (int k = 0; k < c->n; ++k) c->dmu[k] = (c->mu_p[k] - c->mu_m[k]) * scale;
     if (n3 > 0) s = solve_dlambda(c);
     if (s != LUCID_OK) return s;
-    for (size_t r = 0; r < nt; ++r) {
-        double acc = (c->dplus[r] - c->dminus[r]) * scale;
-        for (size_t i = 0; i < n3; ++i) acc += c->Xl[r + nt * i] * c->dlambda[i];
-        c->dplus[r] = acc, c->dminus[r] = 0.0;
-    }
+    for (size_t r = 0; r < nt; ++r) c->dplus[r] = (c->dplus[r] - c->dminus[r]) * scale;
+    for (size_t i = 0; i < n3; ++i) add_column(c->dplus, c->Xl + nt * i, c->dlambda[i], nt);
+    memset(c->dminus, 0, nt * sizeof(double));
     store_column(c, col, 1.0, J);
     return LUCID_OK;
 }

@@ -26,12 +26,12 @@
  *
  *   OPENBLAS_NUM_THREADS=1 build/tests/bench/bench_step_derivatives [--repeats R]
  *       [--settle S] [--eps H] [--sink D] [--scene box|humanoid|allegro]
- *       [--no-reference] [--profile N] [--geometry auto|collide]
+ *       [--no-reference] [--profile N] [--geometry auto|collide|carried]
  * "lucid implicit" carries the contacts to the perturbed configurations by their geometry
  * derivatives where every contact has one (the default; the row says "(collide)" where it
  * fell back), "lucid implicit collide" re-runs collision detection there (the old path).
  * --profile N times only lucid's implicit method, N calls (for perf; --geometry collide: the
- * old path); BENCH_SD_DUMP=1 prints
+ * old path; auto: both, interleaved; carried: the default path alone); BENCH_SD_DUMP=1 prints
  * the reference sweeps of B and the entries of A where lucid's methods differ from the
  * reference by more than 1e-3, to stderr.
  * MuJoCo is dlopen'ed (tests/bench/mujoco_api.h); without it only lucid's side is printed.
@@ -333,6 +333,7 @@ typedef struct bench_options {
     double settle, eps, sink;
     const char *only;
     lucid_step_geometry geometry; /* --profile's: --geometry collide times today's path */
+    int alone;                    /* --geometry carried: --profile times the default path alone */
 } bench_options;
 
 typedef struct scene_result {
@@ -389,7 +390,7 @@ static int run_scene(const char *which, const robot_scene *sc, const mujoco_api 
                         &res->implicit);
         printf("%s: lucid implicit (%s) best of %d: %.1f us\n", which,
                res->implicit.carried ? "carried" : "collide", bo->profile, res->implicit.us);
-        if (bo->geometry == LUCID_STEP_GEOMETRY_AUTO) { /* both paths, interleaved */
+        if (bo->geometry == LUCID_STEP_GEOMETRY_AUTO && !bo->alone) { /* both, interleaved */
             timing a = res->implicit, c = a;
             for (int k = 0; k < bo->profile && ok; ++k) {
                 timing t;
@@ -506,7 +507,7 @@ static void print_targets(const char *which, const scene_result *s, int humanoid
 }
 
 static int parse(int argc, char **argv, bench_options *o) {
-    *o = (bench_options){5, 1, 0, 2.0, 1e-6, 2e-4, NULL, LUCID_STEP_GEOMETRY_AUTO};
+    *o = (bench_options){5, 1, 0, 2.0, 1e-6, 2e-4, NULL, LUCID_STEP_GEOMETRY_AUTO, 0};
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--repeats") == 0 && i + 1 < argc)
             o->repeats = atoi(argv[++i]);
@@ -520,10 +521,11 @@ static int parse(int argc, char **argv, bench_options *o) {
             o->sink = atof(argv[++i]);
         else if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc)
             o->profile = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--geometry") == 0 && i + 1 < argc)
-            o->geometry = strcmp(argv[++i], "collide") == 0 ? LUCID_STEP_GEOMETRY_COLLIDE
-                                                            : LUCID_STEP_GEOMETRY_AUTO;
-        else if (strcmp(argv[i], "--no-reference") == 0)
+        else if (strcmp(argv[i], "--geometry") == 0 && i + 1 < argc) {
+            o->alone = strcmp(argv[++i], "carried") == 0;
+            o->geometry = strcmp(argv[i], "collide") == 0 ? LUCID_STEP_GEOMETRY_COLLIDE
+                                                          : LUCID_STEP_GEOMETRY_AUTO;
+        } else if (strcmp(argv[i], "--no-reference") == 0)
             o->reference = 0;
         else
             return 0;
@@ -537,7 +539,8 @@ int main(int argc, char **argv) {
     if (!parse(argc, argv, &bo)) {
         fprintf(stderr,
                 "usage: %s [--repeats R >= 1] [--settle S >= 0] [--eps H > 0] [--sink D >= 0] "
-                "[--scene box|humanoid|allegro] [--no-reference] [--profile N]\n",
+                "[--scene box|humanoid|allegro] [--no-reference] [--profile N] [--geometry "
+                "auto|collide|carried]\n",
                 argv[0]);
         return 2;
     }
