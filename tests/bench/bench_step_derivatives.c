@@ -27,9 +27,11 @@
  *   OPENBLAS_NUM_THREADS=1 build/tests/bench/bench_step_derivatives [--repeats R]
  *       [--settle S] [--eps H] [--sink D] [--scene box|humanoid|allegro]
  *       [--no-reference] [--profile N] [--geometry auto|collide|carried]
- * "lucid implicit" carries the contacts to the perturbed configurations by their geometry
- * derivatives where every contact has one (the default; the row says "(collide)" where it
- * fell back), "lucid implicit collide" re-runs collision detection there (the old path).
+ * "(lucid step alone, cold)" is one plain lucid_world_step from the same state, the nominal step
+ * the implicit method solves first: the targets' lines split the implicit time into it and the
+ * derivatives beyond it. "lucid implicit" carries the contacts to the perturbed configurations by
+ * their geometry derivatives where every contact has one (the default; the row says "(collide)"
+ * where it fell back), "lucid implicit collide" re-runs collision detection there (the old path).
  * --profile N times only lucid's implicit method, N calls (for perf; --geometry collide: the
  * old path; auto: both, interleaved; carried: the default path alone); BENCH_SD_DUMP=1 prints
  * the reference sweeps of B and the entries of A where lucid's methods differ from the
@@ -205,6 +207,23 @@ static int lucid_time_warm(lucid_side *s, double eps, int repeats, timing *t) {
     return ok;
 }
 
+/* One plain lucid_world_step from s->x, cold started as the implicit method's own nominal step
+ * (best of repeats): the floor under the implicit method, whose columns come after it. */
+static int lucid_time_step(lucid_side *s, int repeats, timing *t) {
+    t->us = INFINITY;
+    int ok = 1;
+    for (int rep = 0; rep < repeats && ok; ++rep) {
+        ok = lucid_world_set_state(s->w, s->x, NULL) == LUCID_OK;
+        double t0 = robot_scene_cpu_seconds();
+        ok = ok && lucid_world_step(s->w) == LUCID_OK;
+        t->us = fmin(t->us, 1e6 * (robot_scene_cpu_seconds() - t0));
+    }
+    t->nt = s->nt, t->nu = s->nu;
+    t->contacts = lucid_world_contact_count(s->w), t->fallback = 0, t->carried = 0;
+    t->err_a = t->err_b = NAN;
+    return ok;
+}
+
 /* ---- MuJoCo ---- */
 
 typedef struct mujoco_side {
@@ -337,7 +356,7 @@ typedef struct bench_options {
 } bench_options;
 
 typedef struct scene_result {
-    timing implicit, implicit_warm, implicit_collide, fd, mujoco, implicit_tight;
+    timing implicit, implicit_warm, implicit_collide, fd, mujoco, implicit_tight, step;
     double lucid_ua, lucid_ub, mujoco_ua, mujoco_ub;
     int have_mujoco;
 } scene_result;
@@ -410,6 +429,7 @@ static int run_scene(const char *which, const robot_scene *sc, const mujoco_api 
          lucid_time(&ls, LUCID_STEP_IMPLICIT, LUCID_STEP_GEOMETRY_AUTO, bo->eps, bo->repeats,
                     bo->reference ? Ar : NULL, bo->reference ? Br : NULL, &res->implicit) &&
          lucid_time_warm(&ls, bo->eps, bo->repeats, &res->implicit_warm) &&
+         lucid_time_step(&ls, bo->repeats, &res->step) &&
          lucid_time(&ls, LUCID_STEP_IMPLICIT, LUCID_STEP_GEOMETRY_COLLIDE, bo->eps, bo->repeats,
                     bo->reference ? Ar : NULL, bo->reference ? Br : NULL, &res->implicit_collide) &&
          lucid_time(&ls, LUCID_STEP_FINITE_DIFFERENCES, LUCID_STEP_GEOMETRY_AUTO, bo->eps,
@@ -472,6 +492,7 @@ static void print_scene(const char *which, const scene_result *s) {
     print_row(which, s->implicit.carried ? "lucid implicit" : "lucid implicit (collide)",
               &s->implicit, s->lucid_ua, s->lucid_ub);
     print_row(which, "lucid implicit, warm", &s->implicit_warm, NAN, NAN);
+    print_row(which, "(lucid step alone, cold)", &s->step, NAN, NAN);
     print_row(which, "lucid implicit collide", &s->implicit_collide, s->lucid_ua, s->lucid_ub);
     print_row(which, "lucid finite_diff", &s->fd, s->lucid_ua, s->lucid_ub);
     print_row(which, "(lucid implicit, tol14)", &s->implicit_tight, s->lucid_ua, s->lucid_ub);
@@ -495,6 +516,10 @@ static void print_targets(const char *which, const scene_result *s, int humanoid
            s->implicit_warm.us / s->mujoco.us);
     printf("%-9s   target >= 10x cheaper than mjd_transitionFD: %s (%.2fx %s)\n", which,
            verdict(cheaper), ratio < 1 ? 1 / ratio : ratio, ratio < 1 ? "cheaper" : "dearer");
+    double beyond = s->implicit.us - s->step.us;
+    printf("%-9s   where it goes: the nominal step %.1f us (%.0f%%), the derivatives beyond it "
+           "%.1f us (%.3f of MuJoCo's time)\n",
+           which, s->step.us, 100.0 * s->step.us / s->implicit.us, beyond, beyond / s->mujoco.us);
     printf("%-9s   target smaller error (A and B):            %s (A %.2e vs %.2e, B %.2e vs "
            "%.2e)\n",
            which, verdict(smaller), s->implicit.err_a, s->mujoco.err_a, s->implicit.err_b,
