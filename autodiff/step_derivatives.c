@@ -670,28 +670,10 @@ static lucid_status solve_dlambda(ctx *c) {
 
 /* D = dx+/dp (nt x nt/2) at the nominal final velocities p0 (right after the nominal full
  * evaluation, whose v_free arrays hold them): x+ = (q (+) dt p, p) at the nominal configuration,
- * smooth, by central differences of lucid_world_step_integrate alone. */
+ * smooth, a tangent at x1 = x+(x0, p0), from the integrator's exp/log Jacobians (analytic). */
 static lucid_status velocity_jacobian(ctx *c) {
-    size_t nt = (size_t)c->nt, np = nt / 2;
     lucid_world_post_velocity(c->w, c->post0);
-    double scale = 1.0;
-    for (size_t j = 0; j < np; ++j) scale = fmax(scale, fabs(c->post0[j]));
-    double h = 1e-6 * scale;
-    for (size_t j = 0; j < np; ++j) {
-        for (int side = 0; side < 2; ++side) {
-            lucid_status s = lucid_world_set_state(c->w, c->x0, NULL);
-            if (s != LUCID_OK) return s;
-            memcpy(c->post, c->post0, np * sizeof(double));
-            c->post[j] += side ? -h : h;
-            lucid_world_set_post_velocity(c->w, c->post);
-            s = lucid_world_step_integrate(c->w);
-            if (s == LUCID_OK) lucid_world_get_state(c->w, c->xs);
-            if (s == LUCID_OK)
-                s = lucid_world_state_difference(c->w, c->x1, c->xs, side ? c->dminus : c->dplus);
-            if (s != LUCID_OK) return s;
-        }
-        for (size_t r = 0; r < nt; ++r) c->D[r + nt * j] = (c->dplus[r] - c->dminus[r]) / (2 * h);
-    }
+    lucid_world_integrate_jacobians(c->w, c->x0, c->post0, NULL, c->D);
     return LUCID_OK;
 }
 
