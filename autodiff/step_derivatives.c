@@ -53,7 +53,8 @@ typedef struct ctx {
     /* implicit: each free body's world index and its 6 x 6 dfree/dxi, dstart/dxi, dfree/du */
     int num_free, *free_body, free_control; /* free_control: its wrench's first input */
     double *free_jac;                       /* 108 per free body */
-    double *D; /* implicit: dx+/dp, p the final velocities (nt x nt/2), at the nominal p0 */
+    double *D;  /* implicit: dx+/dp, p the final velocities (nt x nt/2), at the nominal p0 */
+    double *Dq; /* implicit: dx+/d(positions) at fixed p0 (nt x nt/2) */
     double *post0, *post; /* p0, and p of one evaluation (nt/2) */
     int *branch; /* each contact's piece of the reference velocity, fixed by the nominal step */
     int islands, *island_start, *island_contacts;
@@ -679,28 +680,10 @@ static lucid_status solve_dlambda(ctx *c) {
 
 /* D = dx+/dp (nt x nt/2) at the nominal final velocities p0 (right after the nominal full
  * evaluation, whose v_free arrays hold them): x+ = (q (+) dt p, p) at the nominal configuration,
- * smooth, by central differences of lucid_world_step_integrate alone. */
+ * smooth, a tangent at x1 = x+(x0, p0), from the integrator's exp/log Jacobians (analytic). */
 static lucid_status velocity_jacobian(ctx *c) {
-    size_t nt = (size_t)c->nt, np = nt / 2;
     lucid_world_post_velocity(c->w, c->post0);
-    double scale = 1.0;
-    for (size_t j = 0; j < np; ++j) scale = fmax(scale, fabs(c->post0[j]));
-    double h = 1e-6 * scale;
-    for (size_t j = 0; j < np; ++j) {
-        for (int side = 0; side < 2; ++side) {
-            lucid_status s = lucid_world_set_state(c->w, c->x0, NULL);
-            if (s != LUCID_OK) return s;
-            memcpy(c->post, c->post0, np * sizeof(double));
-            c->post[j] += side ? -h : h;
-            lucid_world_set_post_velocity(c->w, c->post);
-            s = lucid_world_step_integrate(c->w);
-            if (s == LUCID_OK) lucid_world_get_state(c->w, c->xs);
-            if (s == LUCID_OK)
-                s = lucid_world_state_difference(c->w, c->x1, c->xs, side ? c->dminus : c->dplus);
-            if (s != LUCID_OK) return s;
-        }
-        for (size_t r = 0; r < nt; ++r) c->D[r + nt * j] = (c->dplus[r] - c->dminus[r]) / (2 * h);
-    }
+    lucid_world_integrate_jacobians(c->w, c->x0, c->post0, c->Dq, c->D);
     return LUCID_OK;
 }
 
@@ -905,28 +888,6 @@ static lucid_status body_column(ctx *c, int col, int f, int k, int velocity,
 
 /* ---- the models' position columns, analytic (step_model_positions.c) ------------------- */
 
-/* x+'s change along position column col at the nominal final velocities p0 (the integrator's
- * Jacobian in the configuration), by central differences of the integration alone, into out. */
-static lucid_status integrator_column(ctx *c, int col, double *out) {
-    size_t nt = (size_t)c->nt;
-    const double h = 1e-6;
-    for (int side = 0; side < 2; ++side) {
-        memset(c->dx, 0, nt * sizeof(double));
-        c->dx[col] = side ? -h : h;
-        lucid_status s = lucid_world_state_integrate(c->w, c->x0, c->dx, c->xs);
-        if (s == LUCID_OK) s = lucid_world_set_state(c->w, c->xs, NULL);
-        if (s != LUCID_OK) return s;
-        lucid_world_set_post_velocity(c->w, c->post0);
-        s = lucid_world_step_integrate(c->w);
-        if (s == LUCID_OK) lucid_world_get_state(c->w, c->xs);
-        if (s == LUCID_OK)
-            s = lucid_world_state_difference(c->w, c->x1, c->xs, side ? c->dminus : c->dplus);
-        if (s != LUCID_OK) return s;
-    }
-    for (size_t r = 0; r < nt; ++r) out[r] = (c->dplus[r] - c->dminus[r]) / (2 * h);
-    return LUCID_OK;
-}
-
 /* Whether a carried contact could leave its pair's margin within the columns' step along
  * dsep: the numerical column would see the contact list change and fall back to whole steps,
  * which flag the switch; the analytic one leaves such a column to it. */
@@ -941,23 +902,14 @@ static int leaves_margin(const ctx *c, const double *dsep) {
  * columns); a model whose gravity needs correcting is left to implicit_column. */
 static lucid_status model_position_columns(ctx *c, lucid_step_jacobians *J) {
     lucid_world *w = c->w;
-    size_t nt = (size_t)c->nt, np = nt / 2, first = np, count = 0;
-    for (int i = 0; i < w->num_models; ++i) {
-        size_t nv = lucid_model_nv(w->models[i].model);
-        if (first == np) first = (size_t)c->model_slot[i];
-        count += nv;
-    }
+    size_t nt = (size_t)c->nt, np = nt / 2;
     int ok = 1;
-    double *Dq = grab(c, nt * (count ? count : 1), sizeof(double), &ok);
-    double *dp = grab(c, np, sizeof(double), &ok),
-           *dsep = grab(c, (size_t)c->n + 1, sizeof(double), &ok);
+    double *dp = grab(c, np, sizeof(double), &ok);
+    double *dsep = grab(c, (size_t)c->n + 1, sizeof(double), &ok);
     c->analytic = grab(c, np, sizeof(int), &ok);
     if (!ok) return LUCID_ERR_NO_MEMORY;
-    lucid_status s = LUCID_OK;
-    for (size_t q = 0; q < count && s == LUCID_OK; ++q)
-        s = integrator_column(c, (int)(first + q), Dq + nt * q);
     /* back to the nominal evaluation: x0, u0, its free velocities, contacts and rows */
-    if (s == LUCID_OK) s = lucid_world_set_state(w, c->x0, NULL);
+    lucid_status s = lucid_world_set_state(w, c->x0, NULL);
     if (s == LUCID_OK) s = lucid_world_set_controls(w, c->u0);
     if (s == LUCID_OK) s = lucid_world_step_prepare_velocities(w);
     if (s == LUCID_OK) s = lucid_world_restore_contacts(w, c->contacts, c->n);
@@ -973,7 +925,7 @@ static lucid_status model_position_columns(ctx *c, lucid_step_jacobians *J) {
             lucid_step_positions_column(sp, (int)j, dp, c->dsigma, dsep);
             if (leaves_margin(c, dsep)) continue;
             memset(c->dmu, 0, (size_t)c->n * sizeof(double));
-            s = linear_column(c, col, 0, dp, np, Dq + nt * ((size_t)col - first), J);
+            s = linear_column(c, col, 0, dp, np, c->Dq + nt * (size_t)col, J);
             c->analytic[col] = 1;
         }
     }
@@ -1119,6 +1071,7 @@ static lucid_status allocate(ctx *c, lucid_step_jacobians *J) {
     c->us = grab(c, nu, sizeof(double), &ok), c->dx = grab(c, nt, sizeof(double), &ok);
     c->dplus = grab(c, nt, sizeof(double), &ok), c->dminus = grab(c, nt, sizeof(double), &ok);
     c->D = grab(c, nt * (nt / 2), sizeof(double), &ok);
+    c->Dq = grab(c, nt * (nt / 2), sizeof(double), &ok);
     c->post0 = grab(c, nt / 2, sizeof(double), &ok), c->post = grab(c, nt / 2, sizeof(double), &ok);
     c->contacts = grab(c, n, sizeof *c->contacts, &ok);
     double **three[] = {&c->lambda0, &c->lambda_s, &c->sigma0, &c->sigma_p,

@@ -25,6 +25,19 @@ void lucid_model_integrate(const lucid_model *m, const double *q, const double *
 /* v = q1 ⊖ q0 (nv entries), so that integrate(q0, v, 1) = q1. */
 void lucid_model_difference(const lucid_model *m, const double *q0, const double *q1, double *v);
 
+/* The Jacobians of q1 = q ⊕ dt v (lucid_model_integrate), as tangents at q1 (q1 ⊕ d, d read
+ * back by lucid_model_difference from q1): Jq = dq1/dq for q moved as q ⊕ delta, Jv = dq1/dv;
+ * both nv x nv, column-major, caller-owned (either may be NULL), block-diagonal per joint:
+ *   revolute, prismatic  Jq = 1,                 Jv = dt
+ *   spherical            Jq = exp(dt w)^T,       Jv = dt Jr_SO3(dt w)
+ *   free, planar         Jq = Ad(exp(-dt v)),    Jv = dt Jr(dt v)  (SE(3), SE(2)). */
+void lucid_model_integrate_jacobians(const lucid_model *m, const double *q, const double *v,
+                                     double dt, double *Jq, double *Jv);
+/* The same into the nv x nv blocks at Jq, Jv of larger column-major matrices with leading
+ * dimension ld >= nv (only those blocks are written). */
+void lucid_model_integrate_jacobians_ld(const lucid_model *m, const double *q, const double *v,
+                                        double dt, double *Jq, double *Jv, size_t ld);
+
 /* A random configuration: limited 1-dof coordinates uniform in [lower, upper]; unlimited
  * revolute in [-pi, pi], unlimited prismatic in [-1, 1] (m); spherical and the rotation of
  * free joints uniform on SO(3); free translations uniform in [-1, 1]^3; planar (x, y) in

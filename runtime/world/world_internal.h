@@ -342,6 +342,14 @@ lucid_status lucid_world_restore_contacts(lucid_world *w, const lucid_world_cont
  * configuration is given (lucid_world_step_integrate); reading and setting them. */
 void lucid_world_post_velocity(const lucid_world *w, double *p);
 void lucid_world_set_post_velocity(lucid_world *w, const double *p);
+/* The Jacobians of x+ = lucid_world_step_integrate from configuration x0's positions with
+ * final velocities p (lucid_world_post_velocity layout), as a tangent at x+(x0, p) itself
+ * (world_integrate_jacobians.c): Dp = dx+/dp and Dq = dx+/d(position tangent of x0) at fixed
+ * p, both nt x np column-major (nt = lucid_world_tangent_size, np = nt / 2), caller-owned,
+ * either may be NULL. x0: a full state (lucid_world_state_size; its velocities are unused).
+ * Reads w's bodies' centres of mass, its models and dt only; allocates nothing. */
+void lucid_world_integrate_jacobians(const lucid_world *w, const double *x0, const double *p,
+                                     double *Dq, double *Dp);
 /* c*_N of contact c on a given piece (branch >= 0) or on the one the rules choose (branch < 0,
  * stored in *chosen when not NULL): 0 speculative, 1 rest band, 2 Baumgarte, + 3 restitution. */
 double lucid_world_reference_velocity_branch(const lucid_world *w, const lucid_world_contact *c,
