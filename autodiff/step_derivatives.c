@@ -9,6 +9,7 @@
 #include "autodiff/step_model_positions.h"
 #include "runtime/model/model.h"
 
+#include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,10 @@ typedef struct ctx {
     lucid_derivative_workspace *ws;
     lucid_arena *arena; /* the world's: this call's scratch */
     int *analytic;      /* per position column: computed by model_position_columns */
+    /* implicit (dense IFT): the linear columns' inputs, kept and finished together by
+     * flush_columns as matrix products: dsigma (3n), dmu (n), dp (np), base (nt) per column */
+    int defer, ndefer, *defer_col;
+    double *dS, *dMu, *dP, *Out, *gather, *gather_mu, *island_out, *dL;
 } ctx;
 
 /* Scratch of one call, from the world's arena (zeroed): freed all at once by release. */
@@ -776,11 +781,96 @@ static void add_impact(const ctx *c, int k, double dv_before, double *ds) {
             lucid_world_contact_restitution(c->w, &c->w->contacts[k]) * dv_before / c->w->opt.dt;
 }
 
+/* Keeps column col's inputs for flush_columns (the caller set dsigma and dmu). */
+static void defer_column(ctx *c, int col, size_t slot, const double *dp, size_t len,
+                         const double *base) {
+    size_t k = (size_t)c->ndefer++, nt = (size_t)c->nt, np = nt / 2, n = (size_t)c->n;
+    c->defer_col[k] = col;
+    memcpy(c->dS + 3 * n * k, c->dsigma, 3 * n * sizeof(double));
+    memcpy(c->dMu + n * k, c->dmu, n * sizeof(double));
+    double *p = c->dP + np * k, *out = c->Out + nt * k;
+    memset(p, 0, np * sizeof(double));
+    memcpy(p + slot, dp, len * sizeof(double));
+    if (base)
+        memcpy(out, base, nt * sizeof(double));
+    else
+        memset(out, 0, nt * sizeof(double));
+}
+
+/* C (r x k) = A (r x q) B (q x k) + beta C, column-major with leading dimensions r, q, r. */
+static void gemm(size_t r, size_t k, size_t q, const double *A, const double *B, double beta,
+                 double *C) {
+    if (r == 0 || k == 0 || q == 0) return;
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)r, (int)k, (int)q, 1.0, A, (int)r,
+                B, (int)q, beta, C, (int)r);
+}
+
+/* The kept columns, all at once: dLambda = IFT(dS, dMu) island by island, then
+ * Out = base + D dP + dx+/dlambda dLambda, each a matrix product over all the columns (per
+ * column they were matrix-vector products, a third of the humanoid's derivative time). */
+static void flush_columns(ctx *c, lucid_step_jacobians *J) {
+    size_t k = (size_t)c->ndefer, nt = (size_t)c->nt, np = nt / 2, n3 = 3 * (size_t)c->n;
+    c->defer = 0, c->ndefer = 0;
+    if (k == 0) return;
+    for (int i = 0; i < c->islands; ++i) {
+        int b = c->island_start[i], m = c->island_start[i + 1] - b;
+        size_t m3 = 3 * (size_t)m, mm = (size_t)m;
+        const int *list = c->island_contacts + b;
+        for (size_t col = 0; col < k; ++col)
+            for (size_t e = 0; e < mm; ++e) {
+                size_t q = (size_t)list[e];
+                memcpy(c->gather + m3 * col + 3 * e, c->dS + n3 * col + 3 * q, 3 * sizeof(double));
+                c->gather_mu[mm * col + e] = c->dMu[(n3 / 3) * col + q];
+            }
+        gemm(m3, k, m3, c->dl_dg[i], c->gather, 0.0, c->island_out);
+        gemm(m3, k, mm, c->dl_dmu[i], c->gather_mu, 1.0, c->island_out);
+        for (size_t col = 0; col < k; ++col)
+            for (size_t e = 0; e < mm; ++e)
+                memcpy(c->dL + n3 * col + 3 * (size_t)list[e], c->island_out + m3 * col + 3 * e,
+                       3 * sizeof(double));
+    }
+    gemm(nt, k, np, c->D, c->dP, 1.0, c->Out);
+    gemm(nt, k, n3, c->Xl, c->dL, 1.0, c->Out);
+    for (size_t col = 0; col < k; ++col) {
+        memcpy(c->dplus, c->Out + nt * col, nt * sizeof(double));
+        memset(c->dminus, 0, nt * sizeof(double));
+        store_column(c, c->defer_col[col], 1.0, J);
+    }
+}
+
+/* Sets up the kept columns (implicit method, dense IFT): at most nt + nu of them. */
+static lucid_status begin_deferred(ctx *c) {
+    if (c->ip) return LUCID_OK;
+    size_t nt = (size_t)c->nt, np = nt / 2, n = (size_t)c->n, kmax = nt + (size_t)c->nu;
+    size_t maxm = 0;
+    for (int i = 0; i < c->islands; ++i) {
+        size_t m = (size_t)(c->island_start[i + 1] - c->island_start[i]);
+        maxm = m > maxm ? m : maxm;
+    }
+    int ok = 1;
+    c->defer_col = grab(c, kmax, sizeof(int), &ok);
+    c->dS = grab(c, 3 * n * kmax, sizeof(double), &ok);
+    c->dMu = grab(c, n * kmax, sizeof(double), &ok);
+    c->dP = grab(c, np * kmax, sizeof(double), &ok);
+    c->Out = grab(c, nt * kmax, sizeof(double), &ok);
+    c->dL = grab(c, 3 * n * kmax, sizeof(double), &ok);
+    c->gather = grab(c, 3 * maxm * kmax, sizeof(double), &ok);
+    c->gather_mu = grab(c, maxm * kmax, sizeof(double), &ok);
+    c->island_out = grab(c, 3 * maxm * kmax, sizeof(double), &ok);
+    if (!ok) return LUCID_ERR_NO_MEMORY;
+    c->defer = 1, c->ndefer = 0;
+    return LUCID_OK;
+}
+
 /* The column col of a change dp (len entries of p from slot) whose dsigma and dmu are set:
  * dx+ = base + D dp + dx+/dlambda dlambda (base: NULL or x+'s change at fixed p). */
 static lucid_status linear_column(ctx *c, int col, size_t slot, const double *dp, size_t len,
                                   const double *base, lucid_step_jacobians *J) {
     size_t nt = (size_t)c->nt, n3 = 3 * (size_t)c->n;
+    if (c->defer) {
+        defer_column(c, col, slot, dp, len, base);
+        return LUCID_OK;
+    }
     lucid_status s = n3 > 0 ? solve_dlambda(c) : LUCID_OK;
     if (s != LUCID_OK) return s;
     double *out = c->dplus;
@@ -1107,6 +1197,7 @@ static lucid_status columns(ctx *c, lucid_step_jacobians *J) {
         if (s == LUCID_OK) s = velocity_jacobian(c);
         if (s == LUCID_OK) s = force_jacobian(c);
         if (s == LUCID_OK) s = model_jacobians(c);
+        if (s == LUCID_OK) s = begin_deferred(c);
         for (int col = c->nt / 2; col < c->nt + c->nu && s == LUCID_OK; ++col) {
             /* analytic while the nominal rows stand (a fallback's whole steps replace them) */
             int j, velocity, i = c->reuse ? model_of_column(c, col, &j, &velocity) : -1;
@@ -1117,6 +1208,7 @@ static lucid_status columns(ctx *c, lucid_step_jacobians *J) {
         }
         if (s == LUCID_OK && c->reuse && c->carry && c->model_slot)
             s = model_position_columns(c, J);
+        if (s == LUCID_OK) flush_columns(c, J);
         c->reuse = 0;
         for (int col = 0; col < cols && s == LUCID_OK; ++col)
             if (!keeps_configuration(c, col) &&
