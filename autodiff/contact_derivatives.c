@@ -15,6 +15,7 @@
 
 struct lucid_contact_derivatives {
     int capacity, n, q, rank;
+    int in_arena; /* its memory belongs to an arena (lucid_contact_derivatives_create_in) */
     lucid_contact_model model;
     double *lambda;                    /* m */
     lucid_contact_linearization *lins; /* n */
@@ -35,26 +36,34 @@ lucid_contact_derivative_default_options(lucid_contact_model model) {
     return o;
 }
 
-lucid_contact_derivatives *lucid_contact_derivatives_create(int max_contacts) {
+/* count doubles-or-other of size bytes, from the arena when there is one (zeroed), else the
+ * heap. */
+static void *take(lucid_arena *arena, size_t count, size_t size) {
+    return arena ? lucid_arena_alloc(arena, count, size) : malloc(count * size);
+}
+
+static lucid_contact_derivatives *create(lucid_arena *arena, int max_contacts) {
     if (max_contacts < 0 || max_contacts > 20000) return NULL;
-    lucid_contact_derivatives *d = calloc(1, sizeof *d);
+    lucid_contact_derivatives *d =
+        arena ? lucid_arena_alloc(arena, 1, sizeof *d) : calloc(1, sizeof *d);
     if (!d) return NULL;
+    d->in_arena = arena != NULL;
     d->capacity = max_contacts;
     size_t n = (size_t)(max_contacts > 0 ? max_contacts : 1), m = 3 * n;
     d->lwork = (lapack_int)(8192 + 66 * (m + 1));
-    d->lambda = malloc(sizeof(double) * m);
-    d->lins = malloc(sizeof *d->lins * n);
-    d->modes = malloc(sizeof *d->modes * n);
-    d->margins = malloc(sizeof(double) * n);
-    d->active = malloc(sizeof(int) * n);
-    d->K = malloc(sizeof(double) * m * m);
-    d->jpvt = malloc(sizeof(lapack_int) * m);
-    d->tau = malloc(sizeof(double) * m);
-    d->tauz = malloc(sizeof(double) * m);
-    d->v0 = malloc(sizeof(double) * m);
-    d->v1 = malloc(sizeof(double) * m);
-    d->scratch = malloc(sizeof(double) * m * m);
-    d->work = malloc(sizeof(double) * (size_t)d->lwork);
+    d->lambda = take(arena, m, sizeof(double));
+    d->lins = take(arena, n, sizeof *d->lins);
+    d->modes = take(arena, n, sizeof *d->modes);
+    d->margins = take(arena, n, sizeof(double));
+    d->active = take(arena, n, sizeof(int));
+    d->K = take(arena, m * m, sizeof(double));
+    d->jpvt = take(arena, m, sizeof(lapack_int));
+    d->tau = take(arena, m, sizeof(double));
+    d->tauz = take(arena, m, sizeof(double));
+    d->v0 = take(arena, m, sizeof(double));
+    d->v1 = take(arena, m, sizeof(double));
+    d->scratch = take(arena, m * m, sizeof(double));
+    d->work = take(arena, (size_t)d->lwork, sizeof(double));
     if (!d->lambda || !d->lins || !d->modes || !d->margins || !d->active || !d->K || !d->jpvt ||
         !d->tau || !d->tauz || !d->v0 || !d->v1 || !d->scratch || !d->work) {
         lucid_contact_derivatives_destroy(d);
@@ -63,8 +72,17 @@ lucid_contact_derivatives *lucid_contact_derivatives_create(int max_contacts) {
     return d;
 }
 
+lucid_contact_derivatives *lucid_contact_derivatives_create(int max_contacts) {
+    return create(NULL, max_contacts);
+}
+
+lucid_contact_derivatives *lucid_contact_derivatives_create_in(lucid_arena *arena,
+                                                               int max_contacts) {
+    return arena ? create(arena, max_contacts) : NULL;
+}
+
 void lucid_contact_derivatives_destroy(lucid_contact_derivatives *d) {
-    if (!d) return;
+    if (!d || d->in_arena) return;
     free(d->lambda), free(d->lins), free(d->modes), free(d->margins), free(d->active);
     free(d->K), free(d->jpvt), free(d->tau), free(d->tauz), free(d->v0), free(d->v1);
     free(d->scratch), free(d->work);

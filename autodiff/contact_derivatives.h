@@ -20,6 +20,8 @@
 #ifndef LUCID_CONTACT_DERIVATIVES_H
 #define LUCID_CONTACT_DERIVATIVES_H
 
+#include "runtime/math/arena.h"
+
 #include "runtime/core/status.h"
 #include "solvers/contact/contact_problem.h"
 
@@ -55,6 +57,10 @@ lucid_contact_derivative_default_options(lucid_contact_model model);
 /* Storage for problems of up to max_contacts contacts (NULL on bad size or no memory). */
 lucid_contact_derivatives *lucid_contact_derivatives_create(int max_contacts);
 void lucid_contact_derivatives_destroy(lucid_contact_derivatives *d);
+/* The same, its memory carved from arena (valid until the arena's next reset; destroy is then
+ * a no-op): for callers that factor afresh at every call, as the step derivatives do. */
+lucid_contact_derivatives *lucid_contact_derivatives_create_in(lucid_arena *arena,
+                                                               int max_contacts);
 
 /* Classifies the contacts of the solution lambda of p and factors K. p and lambda are copied
  * where needed (they may change afterwards). LUCID_ERR_ARGUMENT on bad sizes/options or too

@@ -1128,7 +1128,7 @@ static lucid_status factor_islands(ctx *c, lucid_step_jacobians *J) {
             c->g[r] = acc;
         }
         lucid_contact_problem p = {m, c->G, c->g, c->mi, w->opt.compliance > 0.0 ? c->R : NULL};
-        c->ift[i] = lucid_contact_derivatives_create(m);
+        c->ift[i] = lucid_contact_derivatives_create_in(c->arena, m);
         if (!c->ift[i]) return LUCID_ERR_NO_MEMORY;
         s = lucid_contact_derivatives_factor(c->ift[i], &p, c->li, &opt);
         if (s != LUCID_OK) return s;

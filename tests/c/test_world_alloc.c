@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "autodiff/step_derivatives.h"
 #include "runtime/model/model.h"
 #include "runtime/model/model_load.h"
 #include "runtime/shapes/convex_mesh.h"
@@ -159,12 +160,66 @@ static void test_robot_body_space_step_allocates_nothing(void **state) {
     robot_steps_allocate_nothing(LUCID_CONTACT_CCP, LUCID_CONTACT_NEWTON);
 }
 
+/* The step derivatives of a robot in contact (the arm pressing its box, the default dense
+ * path, every column analytic or on the kept copy): once the world's copy and arena have grown,
+ * a call allocates only the Jacobians it hands the caller (A, B, P, mode, margin, switched,
+ * estimated: 7 allocations), nothing for its own work. */
+static void test_robot_step_derivatives_allocate_only_outputs(void **state) {
+    (void)state;
+    char err[512];
+    lucid_model_spec *spec = NULL;
+    if (lucid_model_spec_load(LUCID_SOURCE_DIR "/tasks/models/arm7.xml", NULL, &spec, err,
+                              sizeof err) != LUCID_OK)
+        fail_msg("%s", err);
+    lucid_model *m = NULL;
+    lucid_status st = lucid_model_compile(spec, &m, err, sizeof err);
+    lucid_model_spec_destroy(spec);
+    if (st != LUCID_OK) fail_msg("%s", err);
+    lucid_world_options o;
+    lucid_world_default_options(&o);
+    o.dt = lucid_model_timestep(m);
+    lucid_world *w = NULL;
+    assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
+    lucid_world_model_desc d;
+    lucid_world_model_desc_default(&d);
+    int id;
+    assert_int_equal(lucid_world_add_model(w, m, &d, &id, NULL), LUCID_OK);
+    const double u[7] = {0, 1.7, 0, -0.5, 0, 0.9, 0};
+    assert_int_equal(lucid_world_model_set_control(w, id, u, NULL), LUCID_OK);
+    for (int i = 0; i < 600; ++i) assert_int_equal(lucid_world_step(w), LUCID_OK);
+    lucid_step_derivative_options opt;
+    lucid_step_derivative_default_options(&opt);
+    lucid_step_jacobians J;
+    for (int i = 0; i < 3; ++i) { /* the copy, the arena and the step's buffers grow */
+        assert_int_equal(lucid_world_step_derivatives(w, &opt, &J, NULL), LUCID_OK);
+        lucid_step_jacobians_free(&J);
+    }
+    const int calls = 20;
+    int contacts = 0, carried = 1;
+    counting = 1, allocations = 0;
+    for (int i = 0; i < calls; ++i) {
+        assert_int_equal(lucid_world_step_derivatives(w, &opt, &J, NULL), LUCID_OK);
+        contacts = J.contacts, carried &= J.carried;
+        lucid_step_jacobians_free(&J);
+    }
+    long during = allocations;
+    counting = 0;
+    printf("arm7 step derivatives: %d contacts, %ld allocations in %d calls\n", contacts, during,
+           calls);
+    assert_true(contacts > 0);
+    assert_true(carried);
+    assert_int_equal(during, 7L * calls);
+    lucid_world_destroy(w);
+    lucid_model_destroy(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_step_allocates_nothing),
         cmocka_unit_test(test_body_space_step_allocates_nothing),
         cmocka_unit_test(test_body_space_admm_step_allocates_nothing),
-        cmocka_unit_test(test_robot_body_space_step_allocates_nothing)};
+        cmocka_unit_test(test_robot_body_space_step_allocates_nothing),
+        cmocka_unit_test(test_robot_step_derivatives_allocate_only_outputs)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
 #else
