@@ -438,6 +438,14 @@ static void add_column(double *out, const double *x, double a, size_t n) {
     for (size_t r = 0; r < n; ++r) out[r] += a * x[r];
 }
 
+/* C (r x k) = A (r x q) B (q x k) + beta C, column-major with leading dimensions r, q, r. */
+static void gemm(size_t r, size_t k, size_t q, const double *A, const double *B, double beta,
+                 double *C) {
+    if (r == 0 || k == 0 || q == 0) return;
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)r, (int)k, (int)q, 1.0, A, (int)r,
+                B, (int)q, beta, C, (int)r);
+}
+
 /* out = D post: x+ (a tangent at x1) to first order in the final velocities (see
  * velocity_jacobian), for the evaluations that keep the configuration. */
 static void linearised_state(const ctx *c, const double *post, double *out) {
@@ -699,6 +707,7 @@ static lucid_status force_jacobian(ctx *c) {
     size_t n3 = 3 * (size_t)c->n, nt = (size_t)c->nt, np = nt / 2;
     int ok = 1;
     c->Xl = grab(c, nt * n3, sizeof(double), &ok);
+    double *P = grab(c, np * n3, sizeof(double), &ok); /* dp/dlambda */
     if (!ok) return LUCID_ERR_NO_MEMORY;
     lucid_status s = lucid_world_restore_contacts(c->w, c->contacts, c->n);
     if (s != LUCID_OK) return s;
@@ -709,9 +718,9 @@ static lucid_status force_jacobian(ctx *c) {
         k->force[0] = k->force[1] = k->force[2] = 0.0;
         k->force[i % 3] = 1.0;
         lucid_world_apply_contact_force(c->w, (int)(i / 3));
-        lucid_world_post_velocity(c->w, c->post);
-        for (size_t j = 0; j < np; ++j) add_column(c->Xl + nt * i, c->D + nt * j, c->post[j], nt);
+        lucid_world_post_velocity(c->w, P + np * i);
     }
+    gemm(nt, n3, np, c->D, P, 0.0, c->Xl);
     return LUCID_OK;
 }
 
@@ -795,14 +804,6 @@ static void defer_column(ctx *c, int col, size_t slot, const double *dp, size_t 
         memcpy(out, base, nt * sizeof(double));
     else
         memset(out, 0, nt * sizeof(double));
-}
-
-/* C (r x k) = A (r x q) B (q x k) + beta C, column-major with leading dimensions r, q, r. */
-static void gemm(size_t r, size_t k, size_t q, const double *A, const double *B, double beta,
-                 double *C) {
-    if (r == 0 || k == 0 || q == 0) return;
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)r, (int)k, (int)q, 1.0, A, (int)r,
-                B, (int)q, beta, C, (int)r);
 }
 
 /* The kept columns, all at once: dLambda = IFT(dS, dMu) island by island, then
