@@ -79,8 +79,9 @@ typedef struct ctx {
     double *margin0; /* each shape contact's margin in the nominal detection */
     lucid_world_contact *carried;
     lucid_derivative_workspace *ws;
-    lucid_arena *arena; /* the world's: this call's scratch */
-    int *analytic;      /* per position column: computed by model_position_columns */
+    lucid_arena *arena;        /* the world's: this call's scratch */
+    int *analytic;             /* per position column: computed by position_columns */
+    double *pos_dp, *pos_dsep; /* one position column's dp (np) and separations' change (n) */
     /* implicit (dense IFT): the linear columns' inputs, kept and finished together by
      * flush_columns as matrix products: dsigma (3n), dmu (n), dp (np), base (nt) per column */
     int defer, ndefer, *defer_col;
@@ -988,15 +989,27 @@ static int leaves_margin(const ctx *c, const double *dsep) {
     return 0;
 }
 
-/* Every model's position columns from the rigid-body derivatives and the carried geometry
- * (needs carried contacts and the nominal rows: right after the velocity and control
+/* Column col, the prepared body's or model's tangent j (left to implicit_column when a contact
+ * would leave its margin). */
+static lucid_status position_column(ctx *c, lucid_step_positions *sp, int j, int col,
+                                    lucid_step_jacobians *J) {
+    size_t nt = (size_t)c->nt;
+    lucid_step_positions_column(sp, j, c->pos_dp, c->dsigma, c->pos_dsep);
+    if (leaves_margin(c, c->pos_dsep)) return LUCID_OK;
+    memset(c->dmu, 0, (size_t)c->n * sizeof(double));
+    c->analytic[col] = 1;
+    return linear_column(c, col, 0, c->pos_dp, nt / 2, c->Dq + nt * (size_t)col, J);
+}
+
+/* Every free body's and model's position columns from the rigid-body derivatives and the carried
+ * geometry (needs carried contacts and the nominal rows: right after the velocity and control
  * columns); a model whose gravity needs correcting is left to implicit_column. */
-static lucid_status model_position_columns(ctx *c, lucid_step_jacobians *J) {
+static lucid_status position_columns(ctx *c, lucid_step_jacobians *J) {
     lucid_world *w = c->w;
     size_t nt = (size_t)c->nt, np = nt / 2;
     int ok = 1;
-    double *dp = grab(c, np, sizeof(double), &ok);
-    double *dsep = grab(c, (size_t)c->n + 1, sizeof(double), &ok);
+    c->pos_dp = grab(c, np, sizeof(double), &ok);
+    c->pos_dsep = grab(c, (size_t)c->n + 1, sizeof(double), &ok);
     c->analytic = grab(c, np, sizeof(int), &ok);
     if (!ok) return LUCID_ERR_NO_MEMORY;
     /* back to the nominal evaluation: x0, u0, its free velocities, contacts and rows */
@@ -1008,17 +1021,15 @@ static lucid_status model_position_columns(ctx *c, lucid_step_jacobians *J) {
     lucid_step_positions *sp = lucid_step_positions_create(c->arena, w, c->contacts, c->n, c->ns,
                                                            c->geo, c->lambda0, c->post0, c->branch);
     if (!sp) return LUCID_ERR_NO_MEMORY;
-    for (int i = 0; i < w->num_models && s == LUCID_OK; ++i) {
+    for (int f = 0; f < c->num_free && s == LUCID_OK; ++f) {
+        lucid_step_positions_body(sp, c->free_body[f]);
+        for (int j = 0; j < 6 && s == LUCID_OK; ++j) s = position_column(c, sp, j, 6 * f + j, J);
+    }
+    for (int i = 0; c->model_slot && i < w->num_models && s == LUCID_OK; ++i) {
         if (!lucid_step_positions_model(sp, i)) continue;
         size_t nv = lucid_model_nv(w->models[i].model);
-        for (size_t j = 0; j < nv && s == LUCID_OK; ++j) {
-            int col = c->model_slot[i] + (int)j;
-            lucid_step_positions_column(sp, (int)j, dp, c->dsigma, dsep);
-            if (leaves_margin(c, dsep)) continue;
-            memset(c->dmu, 0, (size_t)c->n * sizeof(double));
-            s = linear_column(c, col, 0, dp, np, c->Dq + nt * (size_t)col, J);
-            c->analytic[col] = 1;
-        }
+        for (size_t j = 0; j < nv && s == LUCID_OK; ++j)
+            s = position_column(c, sp, (int)j, c->model_slot[i] + (int)j, J);
     }
     return s;
 }
@@ -1207,8 +1218,7 @@ static lucid_status columns(ctx *c, lucid_step_jacobians *J) {
                 : f >= 0 ? body_column(c, col, f, j, velocity, J)
                          : implicit_column(c, col, J);
         }
-        if (s == LUCID_OK && c->reuse && c->carry && c->model_slot)
-            s = model_position_columns(c, J);
+        if (s == LUCID_OK && c->reuse && c->carry) s = position_columns(c, J);
         if (s == LUCID_OK) flush_columns(c, J);
         c->reuse = 0;
         for (int col = 0; col < cols && s == LUCID_OK; ++col)

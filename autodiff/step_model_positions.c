@@ -38,8 +38,13 @@ struct lucid_step_positions {
     size_t *model_dof;
     double *Jw, *V, *Vs; /* per dof of every model (6 each): world column, link twists along
                           * the dof chain at p0 and at the start velocity */
-    int model;           /* the model lucid_step_positions_model prepared */
-    double *R0;          /* its dt (dtau/dq - drnea/dq), nv x nv */
+    int model;           /* the model lucid_step_positions_model prepared, or -1 */
+    int body;            /* the free body lucid_step_positions_body prepared, or -1 */
+    lucid_vec3 vc, w_free0, tau, rc; /* that body's start (centre of mass) and free angular
+                                      * velocities before contact, applied torque and centre
+                                      * of mass from its origin, world */
+    lucid_mat3 Iinv;                 /* its world inverse inertia */
+    double *R0;                      /* its dt (dtau/dq - drnea/dq), nv x nv */
     double *dtau_dv, *astar;
     int *touched;    /* per model, in one column */
     int *moved;      /* per contact, in one column: its geometry moves */
@@ -82,7 +87,8 @@ lucid_step_positions_create(lucid_arena *arena, lucid_world *w, const lucid_worl
                                 .lambda = lambda,
                                 .post0 = post0,
                                 .branch = branch,
-                                .model = -1};
+                                .model = -1,
+                                .body = -1};
     size_t nm = (size_t)w->num_models, un = (size_t)n, total = 0, nvmax = 0;
     for (size_t i = 0; i < nm; ++i) {
         size_t nv = lucid_model_nv(w->models[i].model);
@@ -150,8 +156,27 @@ int lucid_step_positions_model(lucid_step_positions *s, int i) {
     lucid_model_rnea_derivatives(m, wm->data, wm->q, wm->v, s->astar, s->R0, s->dtau_dv);
     for (size_t k = 0; k < nv * nv; ++k) s->R0[k] *= -dt;
     lucid_world_model_add_actuation_stiffness(w, i, dt, s->R0);
-    s->model = i;
+    s->model = i, s->body = -1;
     return 1;
+}
+
+void lucid_step_positions_body(lucid_step_positions *s, int b) {
+    const lucid_world *w = s->w;
+    const lucid_body *bd = &w->bodies[b];
+    s->body = b, s->model = -1;
+    s->rc = lucid_mat3_mul_vec(&bd->pose.R, bd->com);
+    s->vc = w->v_start[b], s->w_free0 = w->w_free[b];
+    s->tau = bd->torque;
+    s->Iinv = lucid_body_inv_inertia_world(bd);
+}
+
+/* The prepared free body's pose change along its tangent j (T exp(e_j), linear first): the
+ * world rotation phi (R times e_j's angular part) and its centre of mass's displacement. */
+static void body_motion(const lucid_step_positions *s, int j, lucid_vec3 *phi, lucid_vec3 *dcom) {
+    const lucid_mat3 *R = &s->w->bodies[s->body].pose.R;
+    lucid_vec3 lin = j < 3 ? lucid_mat3_col(R, j) : lucid_vec3_zero();
+    *phi = j >= 3 ? lucid_mat3_col(R, j - 3) : lucid_vec3_zero();
+    *dcom = lucid_vec3_add(lin, lucid_vec3_cross(*phi, s->rc));
 }
 
 /* d of the frame (t1, t2, n) lucid_world_contact_frame builds from n, along dn: t1 = a / |a|
@@ -180,6 +205,14 @@ static int side_twist(const lucid_step_positions *s, int k, int side, int j, dou
     const lucid_world_contact *c = &w->contacts[k];
     const lucid_body *b = &w->bodies[side ? c->body2 : c->body1];
     memset(xi, 0, 6 * sizeof(double));
+    if (s->body >= 0) { /* a free body's own tangent: its local twist is e_j */
+        if ((side ? c->body2 : c->body1) != s->body) return 0;
+        double e[6] = {0, 0, 0, 0, 0, 0};
+        e[j] = 1.0;
+        lucid_contact_geometry_twist_part(
+            &w->parts[b->part_begin + (side ? c->part2 : c->part1)].pose, e, xi);
+        return 1;
+    }
     if (b->model != s->model || b->is_static) return 0;
     const lucid_model *m = w->models[s->model].model;
     if (!on_chain(m, last_dof(m, b->node), j)) return 0;
@@ -208,7 +241,7 @@ static void side_force_change(lucid_step_positions *s, int k, int side, int movi
         double W[6], dW[6], Z[6] = {0, 0, 0, 0, 0, 0};
         lucid_sp_set(W, f, lucid_vec3_cross(x, f));
         lucid_sp_set(dW, df, lucid_vec3_add(lucid_vec3_cross(x, df), lucid_vec3_cross(dx, f)));
-        int first = (int)m->nodes[m->dof_node[j]].idx_v;
+        int first = moving ? (int)m->nodes[m->dof_node[j]].idx_v : 0;
         if (moving) lucid_sp_cross_force(Jw + 6 * (size_t)j, W, Z);
         double *rhs = dp + s->model_slot[sd->model];
         for (int q = last_dof(m, b->node); q >= 0; q = m->dof_parent[q]) {
@@ -222,8 +255,17 @@ static void side_force_change(lucid_step_positions *s, int k, int side, int movi
         double *v = dp + s->body_slot[sd->body];
         lucid_vec3 r = lucid_vec3_sub(x, lucid_body_com_world(b));
         lucid_mat3 inv = lucid_body_inv_inertia_world(b);
-        lucid_vec3 dtorque = lucid_vec3_add(lucid_vec3_cross(dx, f), lucid_vec3_cross(r, df));
-        lucid_vec3 dw = lucid_mat3_mul_vec(&inv, dtorque);
+        lucid_vec3 dr = dx, phi = lucid_vec3_zero(), dcom;
+        if (moving) { /* its centre of mass moves, its world inertia turns by phi */
+            body_motion(s, j, &phi, &dcom);
+            dr = lucid_vec3_sub(dx, dcom);
+        }
+        lucid_vec3 torque = lucid_vec3_cross(r, f);
+        lucid_vec3 dtorque = lucid_vec3_add(lucid_vec3_cross(dr, f), lucid_vec3_cross(r, df));
+        /* d(I^-1 t) = I^-1 (dt - phi x t) + phi x I^-1 t */
+        dtorque = lucid_vec3_sub(dtorque, lucid_vec3_cross(phi, torque));
+        lucid_vec3 dw = lucid_vec3_add(lucid_mat3_mul_vec(&inv, dtorque),
+                                       lucid_vec3_cross(phi, lucid_mat3_mul_vec(&inv, torque)));
         for (int d = 0; d < 3; ++d) {
             v[d] += dt * b->inv_mass * (&df.x)[d];
             v[3 + d] += dt * (&dw.x)[d];
@@ -294,6 +336,15 @@ static void side_velocity(const lucid_step_positions *s, int k, int side, int j,
         lucid_vec3 r = lucid_vec3_sub(x, lucid_body_com_world(b));
         *vel = lucid_vec3_add(v, lucid_vec3_cross(om, r));
         *dvel = lucid_vec3_cross(om, dx);
+        if (body != s->body) return;
+        lucid_vec3 phi, dcom; /* the body itself moves: r by dx - dcom, and its start velocities
+                               * (a body-frame state) turn with it: dv = phi x v, dw = phi x w */
+        body_motion(s, j, &phi, &dcom);
+        *dvel = lucid_vec3_cross(om, lucid_vec3_sub(dx, dcom));
+        if (start)
+            *dvel = lucid_vec3_add(*dvel,
+                                   lucid_vec3_add(lucid_vec3_cross(phi, v),
+                                                  lucid_vec3_cross(lucid_vec3_cross(phi, om), r)));
         return;
     }
     const lucid_model *m = w->models[b->model].model;
@@ -344,19 +395,36 @@ static void contact_dsigma(const lucid_step_positions *s, int k, int j, const do
     ds[0] = du.x / dt, ds[1] = du.y / dt, ds[2] = (du.z - dc) / dt;
 }
 
+/* The free body's free velocities before contact turn with it: v_free = v_c + dt a and
+ * w_free = gyro(R, w) + dt I^-1 tau are rotation-equivariant in (R, w, v_c) at a fixed world
+ * tau, so dv_free = phi x v_c, dw_free = phi x w_free - dt I^-1 (phi x tau). */
+static void body_free_change(const lucid_step_positions *s, int j, double *dp) {
+    lucid_vec3 phi, dcom;
+    body_motion(s, j, &phi, &dcom);
+    double *p = dp + s->body_slot[s->body];
+    lucid_vec3 dv = lucid_vec3_cross(phi, s->vc);
+    lucid_vec3 dIt = lucid_mat3_mul_vec(&s->Iinv, lucid_vec3_cross(phi, s->tau));
+    lucid_vec3 dw = lucid_vec3_axpy(lucid_vec3_cross(phi, s->w_free0), -s->w->opt.dt, dIt);
+    lucid_vec3_store(dv, p), lucid_vec3_store(dw, p + 3);
+}
+
 void lucid_step_positions_column(lucid_step_positions *s, int j, double *dp, double *dsigma,
                                  double *dsep) {
     lucid_world *w = s->w;
     int i = s->model;
-    size_t nv = lucid_model_nv(w->models[i].model);
     memset(dp, 0, (size_t)s->np * sizeof(double));
     memset(s->touched, 0, (size_t)w->num_models * sizeof(int));
-    for (size_t q = 0; q < nv; ++q) dp[s->model_slot[i] + (int)q] = s->R0[q + nv * (size_t)j];
-    s->touched[i] = 1;
+    if (i >= 0) {
+        size_t nv = lucid_model_nv(w->models[i].model);
+        for (size_t q = 0; q < nv; ++q) dp[s->model_slot[i] + (int)q] = s->R0[q + nv * (size_t)j];
+        s->touched[i] = 1;
+    } else {
+        body_free_change(s, j, dp);
+    }
     for (int k = 0; k < s->ns; ++k) contact_geometry(s, k, j, dp, dsep);
     for (int k = s->ns; k < s->n; ++k) {
         const lucid_world_contact *c = &w->contacts[k];
-        dsep[k] = c->limit_model == i && c->limit_dof == j ? c->limit_sign : 0.0;
+        dsep[k] = i >= 0 && c->limit_model == i && c->limit_dof == j ? c->limit_sign : 0.0;
     }
     for (int mm = 0; mm < w->num_models; ++mm) {
         if (!s->touched[mm]) continue;

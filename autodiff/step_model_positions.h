@@ -27,9 +27,14 @@ lucid_step_positions_create(lucid_arena *arena, lucid_world *w, const lucid_worl
  * its columns are then evaluated numerically). */
 int lucid_step_positions_model(lucid_step_positions *s, int i);
 
-/* Column j (a dof of the model prepared last) at the nominal forces: dp (np entries, the
- * change of the final velocities), dsigma (3n, of sigma = (G + R) lambda + g) and dsep (n, of
- * the separations, for the caller's check that no contact leaves its margin). */
+/* Prepares free body b's columns (its tangent T exp(e_j), j < 6, linear first); the world's
+ * free velocities must be those before contact (lucid_world_step_prepare_velocities). */
+void lucid_step_positions_body(lucid_step_positions *s, int b);
+
+/* Column j (a dof of the model, or a tangent of the free body, prepared last) at the nominal
+ * forces: dp (np entries, the change of the final velocities), dsigma (3n, of sigma = (G + R)
+ * lambda + g) and dsep (n, of the separations, for the caller's check that no contact leaves its
+ * margin). */
 void lucid_step_positions_column(lucid_step_positions *s, int j, double *dp, double *dsigma,
                                  double *dsep);
 
