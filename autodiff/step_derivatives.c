@@ -6,7 +6,7 @@
 #include "autodiff/step_derivatives.h"
 #include "autodiff/contact_geometry_derivatives.h"
 #include "autodiff/single_level_derivatives.h"
-#include "autodiff/step_model_positions.h"
+#include "autodiff/step_positions.h"
 #include "runtime/model/model.h"
 
 #include <cblas.h>
@@ -978,7 +978,7 @@ static lucid_status body_column(ctx *c, int col, int f, int k, int velocity,
     return linear_column(c, col, 6 * (size_t)f, df, 6, NULL, J);
 }
 
-/* ---- the models' position columns, analytic (step_model_positions.c) ------------------- */
+/* ---- the models' position columns, analytic (step_positions.c) ------------------- */
 
 /* Whether a carried contact could leave its pair's margin within the columns' step along
  * dsep: the numerical column would see the contact list change and fall back to whole steps,

@@ -1,7 +1,7 @@
-/* Analytic position columns of the step derivatives for articulated models
- * (step_model_positions.h). At the nominal forces lambda0 a model's step is
- *   M~(q) (p - v) = dt (tau(q, u) - b(q, v) - D v - dt K v + J(q)^T lambda0),
- * so along a tangent direction e_j of its configuration (dM/dq a* + db/dq = drnea/dq at
+/* Analytic position columns of the step derivatives (step_positions.h); free bodies below
+ * (body_free_change, and their own terms in side_force_change and side_velocity). At the nominal
+ * forces lambda0 a model's step is M~(q) (p - v) = dt (tau(q, u) - b(q, v) - D v - dt K v + J(q)^T
+ * lambda0), so along a tangent direction e_j of its configuration (dM/dq a* + db/dq = drnea/dq at
  * a* = (p0 - v) / dt, Carpentier & Mansard's derivatives):
  *   M~ dp = dt (dtau/dq - drnea/dq(q, v, a*) + d(J^T lambda0)/dq) e_j,
  * every other body's final velocity changes through its contact forces' change, and
@@ -18,7 +18,7 @@
  * using (J_j x J_k) . W = -J_k . (J_j x* W); the point's velocity V(x) = V_lin + V_ang x x on
  * a link of twist V changes by (J_j x (V - V_above))(x) + V_ang x dx, V_above the twist of the
  * node above j's, since only the dofs at or below j's node turn. */
-#include "autodiff/step_model_positions.h"
+#include "autodiff/step_positions.h"
 
 #include <string.h>
 
