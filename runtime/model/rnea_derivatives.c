@@ -256,55 +256,117 @@ void lucid_model_rnea_derivatives(const lucid_model *m, lucid_model_data *d, con
 }
 
 /* x[c0..c1) <- x[c0..c1) * scale - sum_j s_j y_j[c0..c1), y_j = X + rows[j] * w, s_j = L[pos[j]]
- * (pos NULL: s_j = L[j]); in registers, in blocks of 8 columns. */
+ * (pos NULL: s_j = L[j]); in registers, in blocks of 8, then 4, 2 and 1 columns. */
+#define ROW_GATHER_BLOCK(W)                                                                        \
+    for (; c + (W) <= c1; c += (W)) {                                                              \
+        double acc[W];                                                                             \
+        for (int j = 0; j < (W); ++j) acc[j] = x[c + j] * scale;                                   \
+        for (size_t e = 0; e < cnt; ++e) {                                                         \
+            const double *y = X + rows[e * rstride] * w + c;                                       \
+            double s = L[pos ? pos[e * rstride] : e];                                              \
+            for (int j = 0; j < (W); ++j) acc[j] -= s * y[j];                                      \
+        }                                                                                          \
+        for (int j = 0; j < (W); ++j) x[c + j] = acc[j];                                           \
+    }
 static void row_gather(double *x, double scale, const double *X, size_t w, const size_t *rows,
                        size_t rstride, const size_t *pos, const double *L, size_t cnt, size_t c0,
                        size_t c1) {
     size_t c = c0;
-    for (; c + 8 <= c1; c += 8) {
-        double acc[8];
-        for (int j = 0; j < 8; ++j) acc[j] = x[c + j] * scale;
-        for (size_t e = 0; e < cnt; ++e) {
-            const double *y = X + rows[e * rstride] * w + c;
-            double s = L[pos ? pos[e * rstride] : e];
-            for (int j = 0; j < 8; ++j) acc[j] -= s * y[j];
-        }
-        for (int j = 0; j < 8; ++j) x[c + j] = acc[j];
-    }
-    for (; c < c1; ++c) {
-        double acc = x[c] * scale;
-        for (size_t e = 0; e < cnt; ++e)
-            acc -= L[pos ? pos[e * rstride] : e] * X[rows[e * rstride] * w + c];
-        x[c] = acc;
-    }
+    ROW_GATHER_BLOCK(8)
+    ROW_GATHER_BLOCK(4)
+    ROW_GATHER_BLOCK(2)
+    ROW_GATHER_BLOCK(1)
+}
+#undef ROW_GATHER_BLOCK
+
+/* The sparsity the solve exploits (parents have smaller indices than their children, so dof
+ * k's subtree lies in [k, dof_last[k]], exactly when the numbering is depth first). The trunk,
+ * dofs 0 .. r-1, is a chain that is an ancestor of every other dof (a floating base's 6 dofs, a
+ * whole serial arm; empty when the world has several children); every other dof descends from
+ * one trunk child b, its branch, which lies in [b, dof_last[b]]. Row k of dtau/dq and dtau/dqd
+ * is zero outside k's ancestors, node and subtree (module comment), so outside [0, r) and
+ * [b, dof_last[k]]. */
+static size_t trunk_length(const lucid_model *m, const lucid_model_data *d) {
+    size_t r = 0, nv = m->nv;
+    while (r < nv && d->dof_last[r] == nv - 1 && m->dof_parent[r] == (int)r - 1) ++r;
+    return r;
 }
 
-/* X <- M^-1 X for the nv rows of X (row r at X + r * w, w = nb blocks of nv columns, the last
- * one the identity when has_id) with the LTDL factors, each step on whole rows (contiguous,
- * vectorised, accumulated in registers): L^-T (for a = nv-1 .. 0, x_a -= sum of L(k, a) x_k
- * over the dofs k below a: L by columns), then D^-1 and L^-1 (x_k = x_k / D_k - sum of
- * L(k, a) x_a over the ancestors a). Row k of the identity block is zero outside k's subtree
- * until L^-T is done with it (L^-T mixes rows into their ancestors only), i.e. outside the
- * columns [k, dof_last[k]]. (The other blocks have the branch sparsity of M too, but their
- * zeros are not contiguous.) */
+/* The first dof of the branch of dof k >= r (trunk length r). */
+static size_t branch_first(const lucid_model *m, size_t k, size_t r) {
+    while (m->dof_parent[k] >= (int)r) k = (size_t)m->dof_parent[k];
+    return k;
+}
+
+/* x <- x - sum over cnt entries (row k, position p) of L[p] X_k, on the columns [c0, c1) of the
+ * dtau/dq block (from its first nonzero column z on) and of the dtau/dqd block. */
+static void gather_dq_dv(double *x, const double *X, size_t w, const size_t (*below)[2], size_t cnt,
+                         const double *L, size_t nv, size_t z, size_t c0, size_t c1) {
+    if (cnt == 0 || c0 >= c1) return;
+    row_gather(x, 1.0, X, w, &below[0][0], 2, &below[0][1], L, cnt, c0 > z ? c0 : z,
+               c1 > z ? c1 : z);
+    row_gather(x, 1.0, X, w, &below[0][0], 2, &below[0][1], L, cnt, nv + c0, nv + c1);
+}
+
+/* X <- M^-1 X for the nv rows of X (row r at X + r * w, w = nb blocks of nv columns: dtau/dq,
+ * whose first z columns are zero, dtau/dqd, and the identity when has_id) with the LTDL
+ * factors, each step on whole rows (contiguous, vectorised, accumulated in registers): L^-T
+ * (for a = nv-1 .. 0, x_a -= sum of L(k, a) x_k over the dofs k below a: L by columns), then
+ * D^-1 and L^-1 (x_k = x_k / D_k - sum of L(k, a) x_a over the ancestors a). L^-T mixes rows
+ * into their ancestors only, so while it runs row k keeps the sparsity of its right-hand side:
+ * [0, r) and [b, dof_last[k]] in the first two blocks (trunk_length), [k, dof_last[k]] in the
+ * identity; only those columns are gathered. M^-1 is symmetric: its rows are only formed from
+ * the diagonal on (row k of L^-1 reads the ancestors' rows at columns >= k only). */
 static void mass_solve_rows(const lucid_model *m, const lucid_model_data *d, double *X, size_t nb,
-                            int has_id) {
+                            int has_id, size_t z) {
     size_t nv = m->nv, w = nb * nv, nid = has_id ? w - nv : w; /* columns before the identity */
+    size_t r = trunk_length(m, d);
     for (size_t a = nv; a-- > 0;) {
         const size_t(*below)[2] = d->ltdl_below + d->ltdl_below_start[a];
         size_t cnt = d->ltdl_below_start[a + 1] - d->ltdl_below_start[a];
         if (cnt == 0) continue;
         double *xa = X + a * w;
-        row_gather(xa, 1.0, X, w, &below[0][0], 2, &below[0][1], d->L, cnt, 0, nid);
+        if (a >= r) { /* the rows below a lie in a's branch */
+            gather_dq_dv(xa, X, w, below, cnt, d->L, nv, z, 0, r);
+            gather_dq_dv(xa, X, w, below, cnt, d->L, nv, z, branch_first(m, a, r),
+                         d->dof_last[a] + 1);
+        } else { /* the trunk rows below a (first), then each branch's rows on their columns */
+            size_t t = r - 1 - a;
+            gather_dq_dv(xa, X, w, below, t, d->L, nv, z, 0, nv);
+            gather_dq_dv(xa, X, w, below + t, cnt - t, d->L, nv, z, 0, r);
+            for (size_t e = t; e < cnt;) { /* runs of rows in one branch */
+                size_t b = branch_first(m, below[e][0], r), e1 = e + 1;
+                while (e1 < cnt && branch_first(m, below[e1][0], r) == b) ++e1;
+                gather_dq_dv(xa, X, w, below + e, e1 - e, d->L, nv, z, b, d->dof_last[b] + 1);
+                e = e1;
+            }
+        }
         if (has_id)
             row_gather(xa, 1.0, X, w, &below[0][0], 2, &below[0][1], d->L, cnt, nid + a,
                        nid + d->dof_last[a] + 1);
     }
     for (size_t k = 0; k < nv; ++k) {
-        size_t p0 = m->ltdl_start[k];
-        row_gather(X + k * w, 1.0 / d->D[k], X, w, d->ltdl_col + p0, 1, NULL, d->L + p0,
-                   m->ltdl_start[k + 1] - p0, 0, w);
+        size_t p0 = m->ltdl_start[k], cnt = m->ltdl_start[k + 1] - p0;
+        double *xk = X + k * w, s = 1.0 / d->D[k];
+        row_gather(xk, s, X, w, d->ltdl_col + p0, 1, NULL, d->L + p0, cnt, z, nid);
+        if (has_id) row_gather(xk, s, X, w, d->ltdl_col + p0, 1, NULL, d->L + p0, cnt, nid + k, w);
     }
+}
+
+/* The number of leading dofs whose columns of dtau/dq vanish: translations of a root node
+ * (dVdq = ov_world x J = 0 and dAdq = a_world x J = 0 when J has no angular part and gravity
+ * is uniform: moving the whole tree through space changes no joint torque), so every entry
+ * J_l . (Yc dAdq_k + B dVdq_k) of their columns is zero. */
+static size_t zero_dq_columns(const lucid_model *m, const lucid_model_data *d) {
+    size_t z = 0;
+    while (z < m->nv && m->nodes[m->dof_node[z]].parent < 0) {
+        const double *dV = d->dVdq + 6 * z, *dA = d->dAdq + 6 * z;
+        int zero = 1;
+        for (int r = 0; r < 6; ++r) zero &= dV[r] == 0.0 && dA[r] == 0.0;
+        if (!zero) break;
+        ++z;
+    }
+    return z;
 }
 
 void lucid_model_aba_derivatives(const lucid_model *m, lucid_model_data *d, const double *q,
@@ -328,14 +390,15 @@ void lucid_model_aba_derivatives(const lucid_model *m, lucid_model_data *d, cons
         for (size_t k = 0; k < nv; ++k) X[k * w + 2 * nv + k] = 1.0;
     pass_layout o2 = {0, d->f, NULL, NULL, X, X + nv, w, 1};
     backward_pass(m, d, &o2);
-    mass_solve_rows(m, d, X, da_dtau ? 3 : 2, da_dtau != NULL);
+    mass_solve_rows(m, d, X, da_dtau ? 3 : 2, da_dtau != NULL, zero_dq_columns(m, d));
     for (size_t r = 0; r < nv; ++r) {
         const double *x = X + r * w;
         for (size_t c = 0; c < nv; ++c) {
             da_dq[r + c * nv] = -x[c];
             da_dv[r + c * nv] = -x[nv + c];
         }
-        if (da_dtau)
-            for (size_t c = 0; c < nv; ++c) da_dtau[r + c * nv] = x[2 * nv + c];
+        if (da_dtau) /* the upper triangle, mirrored */
+            for (size_t c = r; c < nv; ++c)
+                da_dtau[r + c * nv] = da_dtau[c + r * nv] = x[2 * nv + c];
     }
 }
