@@ -237,6 +237,7 @@ void lucid_model_data_destroy(lucid_model_data *d) {
     free(d->dVdq);
     free(d->dAdq);
     free(d->dAdv);
+    free(d->dG);
     free(d->ov);
     free(d->oa);
     free(d->oF);
@@ -286,6 +287,7 @@ lucid_status lucid_model_data_create(const lucid_model *m, lucid_model_data **ou
     d->dVdq = zalloc(6 * nv, sizeof(double));
     d->dAdq = zalloc(6 * nv, sizeof(double));
     d->dAdv = zalloc(6 * nv, sizeof(double));
+    d->dG = zalloc(18 * nv, sizeof(double));
     d->ov = zalloc(6 * n, sizeof(double));
     d->oa = zalloc(6 * n, sizeof(double));
     d->oF = zalloc(6 * n, sizeof(double));
@@ -293,7 +295,7 @@ lucid_status lucid_model_data_create(const lucid_model *m, lucid_model_data **ou
     d->oI = zalloc(n, sizeof *d->oI);
     d->oYc = zalloc(n, sizeof *d->oYc);
     d->dwork = zalloc(3 * nv * nv, sizeof(double)); /* nv^2 <= SIZE_MAX / 8 (checked above) */
-    if (!d->oJ || !d->dVdq || !d->dAdq || !d->dAdv || !d->ov || !d->oa || !d->oF || !d->oB ||
+    if (!d->oJ || !d->dVdq || !d->dAdq || !d->dAdv || !d->dG || !d->ov || !d->oa || !d->oF || !d->oB ||
         !d->oI || !d->oYc || !d->dwork || !(d->dof_last = zalloc(nv, sizeof *d->dof_last)) ||
         !(d->ltdl_col = zalloc(m->ltdl_nnz, sizeof *d->ltdl_col)) ||
         !(d->ltdl_below_start = zalloc(nv + 1, sizeof *d->ltdl_below_start)) ||

@@ -92,6 +92,7 @@ struct lucid_model_data {
     double *oJ;          /* 6 x nv: the motion subspace columns J in the world frame */
     double *dVdq, *dAdq; /* 6 x nv: the non-rigid parts of d ov / dq_k and d oa / dq_k */
     double *dAdv;        /* 6 x nv: the part of d oa / dv_k common to the subtree */
+    double *dG;          /* 18 x nv: dAdq, dAdv, dVdq, oJ of each dof packed (rnea_derivatives.c) */
     double *ov, *oa;     /* 6 per node: twist and acceleration (world, at the origin) */
     double *oF;          /* 6 per node: the wrench of the node's subtree */
     double *oB;          /* 12 per node: the subtree's sum of the B matrices (rnea_derivatives.c) */

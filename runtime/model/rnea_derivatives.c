@@ -34,11 +34,6 @@ static inline double dot6(const double *a, const double *b) {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
 }
 
-/* a . b over the angular parts (B^T y has no linear part) */
-static inline double dot_ang(const double *a, const double *b) {
-    return a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
-}
-
 /* B = X + X^T + H(p) with X = ov x* I (I's 6x6 [[m 1, -hat(h)], [hat(h), I_o]]), H(p) x =
  * x x* p and p = I ov the momentum: the derivative of the wrench I a + ov x* I ov along a
  * velocity change dv (with a changing by dv x ov) is B dv. Written out by blocks (hat(a) hat(b)
@@ -158,44 +153,66 @@ typedef struct pass_layout {
     size_t rs, cs;
 } pass_layout;
 
-/* The entries of dtau/dq and dtau/dqd in node i's rows and columns (module comment). */
+/* Dof k's column data for node_entries, packed so that its two sums per entry are one sweep
+ * over pairs (on two lanes): G_k = (dAdq_k, dVdq_k ang) and (dAdv_k, J_k ang), interleaved. */
+static void pack_columns(const lucid_model *m, lucid_model_data *d) {
+    for (size_t k = 0; k < m->nv; ++k) {
+        double *G = d->dG + 18 * k;
+        const double *dA = d->dAdq + 6 * k, *dV = d->dVdq + 6 * k, *dAv = d->dAdv + 6 * k,
+                     *J = d->oJ + 6 * k;
+        for (int r = 0; r < 6; ++r) G[2 * r] = dA[r], G[2 * r + 1] = dAv[r];
+        for (int r = 0; r < 3; ++r) G[12 + 2 * r] = dV[3 + r], G[13 + 2 * r] = J[3 + r];
+    }
+}
+
+/* The entries of dtau/dq and dtau/dqd in node i's rows and columns (module comment): with
+ * H_l = (Yc J_l, (B^T J_l) ang) the entries (l, k) are H_l . G_k (pack_columns), and the
+ * entries (k, l) for k in an ancestor are J_k . (Fq_l, Fv_l), Fq_l = Yc dAdq_l + B dVdq_l +
+ * J_l x* oF_i, Fv_l = Yc dAdv_l + B J_l (kept interleaved). */
 static void node_entries(const lucid_model *m, const lucid_model_data *d, size_t i,
                          const pass_layout *o) {
     const lucid_model_node *nd = &m->nodes[i];
     const lucid_inertia *Yc = &d->oYc[i];
     const double *B = d->oB + 12 * i, *F = d->oF + 6 * i;
     size_t n = nd->nv, i0 = nd->idx_v, rs = o->rs, cs = o->cs;
-    double Y[6][6], Bt[6][6], Fq[6][6], Fv[6][6], t[6];
+    double H[6][9], FF[6][12], Y[6], Bt[6], Fq[6], Fv[6], t[6];
     for (size_t c = 0; c < n; ++c) {
         size_t l = i0 + c;
         const double *J = d->oJ + 6 * l;
-        lucid_sp_inertia_apply(Yc, J, Y[c]);
-        bias_tapply(B, J, Bt[c]);
-        lucid_sp_inertia_apply(Yc, d->dAdq + 6 * l, Fq[c]);
+        lucid_sp_inertia_apply(Yc, J, Y);
+        bias_tapply(B, J, Bt);
+        for (int r = 0; r < 6; ++r) H[c][r] = Y[r];
+        for (int r = 0; r < 3; ++r) H[c][6 + r] = Bt[3 + r];
+        lucid_sp_inertia_apply(Yc, d->dAdq + 6 * l, Fq);
         bias_apply(B, d->dVdq + 6 * l, t);
-        for (int r = 0; r < 6; ++r) Fq[c][r] += t[r];
+        for (int r = 0; r < 6; ++r) Fq[r] += t[r];
         lucid_sp_cross_force(J, F, t);
-        for (int r = 0; r < 6; ++r) Fq[c][r] += t[r];
-        lucid_sp_inertia_apply(Yc, d->dAdv + 6 * l, Fv[c]);
+        for (int r = 0; r < 6; ++r) Fq[r] += t[r];
+        lucid_sp_inertia_apply(Yc, d->dAdv + 6 * l, Fv);
         bias_apply(B, J, t);
-        for (int r = 0; r < 6; ++r) Fv[c][r] += t[r];
+        for (int r = 0; r < 6; ++r) FF[c][2 * r] = Fq[r], FF[c][2 * r + 1] = Fv[r] + t[r];
     }
     for (size_t c = 0; c < n; ++c) /* the node's own block */
         for (size_t e = 0; e < n; ++e) {
             size_t l = i0 + c, k = i0 + e;
-            o->dq[l * rs + k * cs] = dot6(Y[c], d->dAdq + 6 * k) + dot_ang(Bt[c], d->dVdq + 6 * k);
-            o->dv[l * rs + k * cs] = dot6(Y[c], d->dAdv + 6 * k) + dot_ang(Bt[c], d->oJ + 6 * k);
+            const double *G = d->dG + 18 * k;
+            double s0 = 0.0, s1 = 0.0;
+            for (int r = 0; r < 9; ++r) s0 += H[c][r] * G[2 * r], s1 += H[c][r] * G[2 * r + 1];
+            o->dq[l * rs + k * cs] = s0;
+            o->dv[l * rs + k * cs] = s1;
         }
     for (int a = m->dof_parent[i0]; a >= 0; a = m->dof_parent[a]) { /* ancestors */
         size_t k = (size_t)a;
-        const double *Ja = d->oJ + 6 * k, *dVa = d->dVdq + 6 * k, *dAa = d->dAdq + 6 * k,
-                     *dAva = d->dAdv + 6 * k;
+        const double *G = d->dG + 18 * k, *Ja = d->oJ + 6 * k;
         for (size_t c = 0; c < n; ++c) {
             size_t l = i0 + c;
-            o->dq[l * rs + k * cs] = dot6(Y[c], dAa) + dot_ang(Bt[c], dVa);
-            o->dv[l * rs + k * cs] = dot6(Y[c], dAva) + dot_ang(Bt[c], Ja);
-            o->dq[k * rs + l * cs] = dot6(Ja, Fq[c]);
-            o->dv[k * rs + l * cs] = dot6(Ja, Fv[c]);
+            double s0 = 0.0, s1 = 0.0, u0 = 0.0, u1 = 0.0;
+            for (int r = 0; r < 9; ++r) s0 += H[c][r] * G[2 * r], s1 += H[c][r] * G[2 * r + 1];
+            for (int r = 0; r < 6; ++r) u0 += Ja[r] * FF[c][2 * r], u1 += Ja[r] * FF[c][2 * r + 1];
+            o->dq[l * rs + k * cs] = s0;
+            o->dv[l * rs + k * cs] = s1;
+            o->dq[k * rs + l * cs] = u0;
+            o->dv[k * rs + l * cs] = u1;
         }
     }
 }
@@ -251,6 +268,7 @@ void lucid_model_rnea_derivatives(const lucid_model *m, lucid_model_data *d, con
     forward_pass(m, d, v, a);
     memset(dtau_dq, 0, nv * nv * sizeof *dtau_dq);
     memset(dtau_dv, 0, nv * nv * sizeof *dtau_dv);
+    pack_columns(m, d);
     pass_layout o = {1, NULL, NULL, NULL, dtau_dq, dtau_dv, 1, nv};
     backward_pass(m, d, &o);
 }
@@ -388,6 +406,7 @@ void lucid_model_aba_derivatives(const lucid_model *m, lucid_model_data *d, cons
     memset(X, 0, nv * w * sizeof *X);
     if (da_dtau)
         for (size_t k = 0; k < nv; ++k) X[k * w + 2 * nv + k] = 1.0;
+    pack_columns(m, d);
     pass_layout o2 = {0, d->f, NULL, NULL, X, X + nv, w, 1};
     backward_pass(m, d, &o2);
     mass_solve_rows(m, d, X, da_dtau ? 3 : 2, da_dtau != NULL, zero_dq_columns(m, d));
