@@ -153,6 +153,20 @@ typedef struct pass_layout {
     size_t rs, cs;
 } pass_layout;
 
+/* Two doubles on one SSE2 / NEON lane pair (GCC and Clang vector extension): the compilers do
+ * not pair the two sums of dot_pairs by themselves. */
+typedef double v2 __attribute__((vector_size(16)));
+
+/* (sum_r x_r p_2r, sum_r x_r p_2r+1), r < n: two dot products sharing x, p interleaved */
+static inline v2 dot_pairs(const double *x, const double *p, int n) {
+    v2 s = {0.0, 0.0}, t;
+    for (int r = 0; r < n; ++r) {
+        memcpy(&t, p + 2 * r, sizeof t);
+        s += (v2){x[r], x[r]} * t;
+    }
+    return s;
+}
+
 /* Dof k's column data for node_entries, packed so that its two sums per entry are one sweep
  * over pairs (on two lanes): G_k = (dAdq_k, dVdq_k ang) and (dAdv_k, J_k ang), interleaved. */
 static void pack_columns(const lucid_model *m, lucid_model_data *d) {
@@ -196,23 +210,20 @@ static void node_entries(const lucid_model *m, const lucid_model_data *d, size_t
         for (size_t e = 0; e < n; ++e) {
             size_t l = i0 + c, k = i0 + e;
             const double *G = d->dG + 18 * k;
-            double s0 = 0.0, s1 = 0.0;
-            for (int r = 0; r < 9; ++r) s0 += H[c][r] * G[2 * r], s1 += H[c][r] * G[2 * r + 1];
-            o->dq[l * rs + k * cs] = s0;
-            o->dv[l * rs + k * cs] = s1;
+            v2 s = dot_pairs(H[c], G, 9);
+            o->dq[l * rs + k * cs] = s[0];
+            o->dv[l * rs + k * cs] = s[1];
         }
     for (int a = m->dof_parent[i0]; a >= 0; a = m->dof_parent[a]) { /* ancestors */
         size_t k = (size_t)a;
         const double *G = d->dG + 18 * k, *Ja = d->oJ + 6 * k;
         for (size_t c = 0; c < n; ++c) {
             size_t l = i0 + c;
-            double s0 = 0.0, s1 = 0.0, u0 = 0.0, u1 = 0.0;
-            for (int r = 0; r < 9; ++r) s0 += H[c][r] * G[2 * r], s1 += H[c][r] * G[2 * r + 1];
-            for (int r = 0; r < 6; ++r) u0 += Ja[r] * FF[c][2 * r], u1 += Ja[r] * FF[c][2 * r + 1];
-            o->dq[l * rs + k * cs] = s0;
-            o->dv[l * rs + k * cs] = s1;
-            o->dq[k * rs + l * cs] = u0;
-            o->dv[k * rs + l * cs] = u1;
+            v2 s = dot_pairs(H[c], G, 9), u = dot_pairs(Ja, FF[c], 6);
+            o->dq[l * rs + k * cs] = s[0];
+            o->dv[l * rs + k * cs] = s[1];
+            o->dq[k * rs + l * cs] = u[0];
+            o->dv[k * rs + l * cs] = u[1];
         }
     }
 }
