@@ -344,8 +344,9 @@ static void gather_dq_dv(double *x, const double *X, size_t w, const size_t (*be
  * D^-1 and L^-1 (x_k = x_k / D_k - sum of L(k, a) x_a over the ancestors a). L^-T mixes rows
  * into their ancestors only, so while it runs row k keeps the sparsity of its right-hand side:
  * [0, r) and [b, dof_last[k]] in the first two blocks (trunk_length), [k, dof_last[k]] in the
- * identity; only those columns are gathered. M^-1 is symmetric: its rows are only formed from
- * the diagonal on (row k of L^-1 reads the ancestors' rows at columns >= k only). */
+ * identity; only those columns are gathered (for a trunk row, branch by branch). M^-1 is symmetric:
+ * its rows are only formed from the diagonal on (row k of L^-1 reads the ancestors' rows at columns
+ * >= k only). */
 static void mass_solve_rows(const lucid_model *m, const lucid_model_data *d, double *X, size_t nb,
                             int has_id, size_t z) {
     size_t nv = m->nv, w = nb * nv, nid = has_id ? w - nv : w; /* columns before the identity */
@@ -355,24 +356,30 @@ static void mass_solve_rows(const lucid_model *m, const lucid_model_data *d, dou
         size_t cnt = d->ltdl_below_start[a + 1] - d->ltdl_below_start[a];
         if (cnt == 0) continue;
         double *xa = X + a * w;
+        const size_t *kk = &below[0][0], *pp = &below[0][1];
         if (a >= r) { /* the rows below a lie in a's branch */
             gather_dq_dv(xa, X, w, below, cnt, d->L, nv, z, 0, r);
             gather_dq_dv(xa, X, w, below, cnt, d->L, nv, z, branch_first(m, a, r),
                          d->dof_last[a] + 1);
-        } else { /* the trunk rows below a (first), then each branch's rows on their columns */
-            size_t t = r - 1 - a;
-            gather_dq_dv(xa, X, w, below, t, d->L, nv, z, 0, nv);
-            gather_dq_dv(xa, X, w, below + t, cnt - t, d->L, nv, z, 0, r);
-            for (size_t e = t; e < cnt;) { /* runs of rows in one branch */
-                size_t b = branch_first(m, below[e][0], r), e1 = e + 1;
-                while (e1 < cnt && branch_first(m, below[e1][0], r) == b) ++e1;
-                gather_dq_dv(xa, X, w, below + e, e1 - e, d->L, nv, z, b, d->dof_last[b] + 1);
-                e = e1;
-            }
+            if (has_id)
+                row_gather(xa, 1.0, X, w, kk, 2, pp, d->L, cnt, nid + a, nid + d->dof_last[a] + 1);
+            continue;
         }
-        if (has_id)
-            row_gather(xa, 1.0, X, w, &below[0][0], 2, &below[0][1], d->L, cnt, nid + a,
-                       nid + d->dof_last[a] + 1);
+        /* a in the trunk: the trunk rows below a (first), then each branch's rows on their
+         * columns */
+        size_t t = r - 1 - a;
+        gather_dq_dv(xa, X, w, below, t, d->L, nv, z, 0, nv);
+        gather_dq_dv(xa, X, w, below + t, cnt - t, d->L, nv, z, 0, r);
+        if (has_id) row_gather(xa, 1.0, X, w, kk, 2, pp, d->L, t, nid + a, w);
+        for (size_t e = t; e < cnt;) { /* runs of rows in one branch */
+            size_t b = branch_first(m, below[e][0], r), e1 = e + 1;
+            while (e1 < cnt && branch_first(m, below[e1][0], r) == b) ++e1;
+            gather_dq_dv(xa, X, w, below + e, e1 - e, d->L, nv, z, b, d->dof_last[b] + 1);
+            if (has_id)
+                row_gather(xa, 1.0, X, w, kk + 2 * e, 2, pp + 2 * e, d->L, e1 - e, nid + b,
+                           nid + d->dof_last[b] + 1);
+            e = e1;
+        }
     }
     for (size_t k = 0; k < nv; ++k) {
         size_t p0 = m->ltdl_start[k], cnt = m->ltdl_start[k + 1] - p0;
