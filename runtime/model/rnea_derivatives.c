@@ -327,18 +327,16 @@ static size_t branch_first(const lucid_model *m, size_t k, size_t r) {
     return k;
 }
 
-/* x <- x - sum over cnt entries (row k, position p) of L[p] X_k, on the columns [c0, c1) of the
- * dtau/dq block (from its first nonzero column z on) and of the dtau/dqd block. */
+/* x <- x - sum over cnt entries (row k, position p) of L[p] X_k, on the columns of dofs
+ * [c0, c1) of the first two blocks (dtau/dq and dtau/dqd, interleaved: dof c at 2c, 2c + 1). */
 static void gather_dq_dv(double *x, const double *X, size_t w, const size_t (*below)[2], size_t cnt,
-                         const double *L, size_t nv, size_t z, size_t c0, size_t c1) {
-    if (cnt == 0 || c0 >= c1) return;
-    row_gather(x, 1.0, X, w, &below[0][0], 2, &below[0][1], L, cnt, c0 > z ? c0 : z,
-               c1 > z ? c1 : z);
-    row_gather(x, 1.0, X, w, &below[0][0], 2, &below[0][1], L, cnt, nv + c0, nv + c1);
+                         const double *L, size_t c0, size_t c1) {
+    if (cnt > 0 && c0 < c1)
+        row_gather(x, 1.0, X, w, &below[0][0], 2, &below[0][1], L, cnt, 2 * c0, 2 * c1);
 }
 
-/* X <- M^-1 X for the nv rows of X (row r at X + r * w, w = nb blocks of nv columns: dtau/dq,
- * whose first z columns are zero, dtau/dqd, and the identity when has_id) with the LTDL
+/* X <- M^-1 X for the nv rows of X (row r at X + r * w, w = nb nv columns: dtau/dq and dtau/dqd
+ * interleaved (dof c's columns at 2c, 2c + 1), then the identity when nb = 3) with the LTDL
  * factors, each step on whole rows (contiguous, vectorised, accumulated in registers): L^-T
  * (for a = nv-1 .. 0, x_a -= sum of L(k, a) x_k over the dofs k below a: L by columns), then
  * D^-1 and L^-1 (x_k = x_k / D_k - sum of L(k, a) x_a over the ancestors a). L^-T mixes rows
@@ -347,9 +345,9 @@ static void gather_dq_dv(double *x, const double *X, size_t w, const size_t (*be
  * identity; only those columns are gathered (for a trunk row, branch by branch). M^-1 is symmetric:
  * its rows are only formed from the diagonal on (row k of L^-1 reads the ancestors' rows at columns
  * >= k only). */
-static void mass_solve_rows(const lucid_model *m, const lucid_model_data *d, double *X, size_t nb,
-                            int has_id, size_t z) {
-    size_t nv = m->nv, w = nb * nv, nid = has_id ? w - nv : w; /* columns before the identity */
+static void mass_solve_rows(const lucid_model *m, const lucid_model_data *d, double *X, size_t nb) {
+    size_t nv = m->nv, w = nb * nv, nid = 2 * nv; /* columns before the identity */
+    int has_id = nb == 3;
     size_t r = trunk_length(m, d);
     for (size_t a = nv; a-- > 0;) {
         const size_t(*below)[2] = d->ltdl_below + d->ltdl_below_start[a];
@@ -358,9 +356,8 @@ static void mass_solve_rows(const lucid_model *m, const lucid_model_data *d, dou
         double *xa = X + a * w;
         const size_t *kk = &below[0][0], *pp = &below[0][1];
         if (a >= r) { /* the rows below a lie in a's branch */
-            gather_dq_dv(xa, X, w, below, cnt, d->L, nv, z, 0, r);
-            gather_dq_dv(xa, X, w, below, cnt, d->L, nv, z, branch_first(m, a, r),
-                         d->dof_last[a] + 1);
+            gather_dq_dv(xa, X, w, below, cnt, d->L, 0, r);
+            gather_dq_dv(xa, X, w, below, cnt, d->L, branch_first(m, a, r), d->dof_last[a] + 1);
             if (has_id)
                 row_gather(xa, 1.0, X, w, kk, 2, pp, d->L, cnt, nid + a, nid + d->dof_last[a] + 1);
             continue;
@@ -368,13 +365,13 @@ static void mass_solve_rows(const lucid_model *m, const lucid_model_data *d, dou
         /* a in the trunk: the trunk rows below a (first), then each branch's rows on their
          * columns */
         size_t t = r - 1 - a;
-        gather_dq_dv(xa, X, w, below, t, d->L, nv, z, 0, nv);
-        gather_dq_dv(xa, X, w, below + t, cnt - t, d->L, nv, z, 0, r);
+        gather_dq_dv(xa, X, w, below, t, d->L, 0, nv);
+        gather_dq_dv(xa, X, w, below + t, cnt - t, d->L, 0, r);
         if (has_id) row_gather(xa, 1.0, X, w, kk, 2, pp, d->L, t, nid + a, w);
         for (size_t e = t; e < cnt;) { /* runs of rows in one branch */
             size_t b = branch_first(m, below[e][0], r), e1 = e + 1;
             while (e1 < cnt && branch_first(m, below[e1][0], r) == b) ++e1;
-            gather_dq_dv(xa, X, w, below + e, e1 - e, d->L, nv, z, b, d->dof_last[b] + 1);
+            gather_dq_dv(xa, X, w, below + e, e1 - e, d->L, b, d->dof_last[b] + 1);
             if (has_id)
                 row_gather(xa, 1.0, X, w, kk + 2 * e, 2, pp + 2 * e, d->L, e1 - e, nid + b,
                            nid + d->dof_last[b] + 1);
@@ -384,25 +381,9 @@ static void mass_solve_rows(const lucid_model *m, const lucid_model_data *d, dou
     for (size_t k = 0; k < nv; ++k) {
         size_t p0 = m->ltdl_start[k], cnt = m->ltdl_start[k + 1] - p0;
         double *xk = X + k * w, s = 1.0 / d->D[k];
-        row_gather(xk, s, X, w, d->ltdl_col + p0, 1, NULL, d->L + p0, cnt, z, nid);
+        row_gather(xk, s, X, w, d->ltdl_col + p0, 1, NULL, d->L + p0, cnt, 0, nid);
         if (has_id) row_gather(xk, s, X, w, d->ltdl_col + p0, 1, NULL, d->L + p0, cnt, nid + k, w);
     }
-}
-
-/* The number of leading dofs whose columns of dtau/dq vanish: translations of a root node
- * (dVdq = ov_world x J = 0 and dAdq = a_world x J = 0 when J has no angular part and gravity
- * is uniform: moving the whole tree through space changes no joint torque), so every entry
- * J_l . (Yc dAdq_k + B dVdq_k) of their columns is zero. */
-static size_t zero_dq_columns(const lucid_model *m, const lucid_model_data *d) {
-    size_t z = 0;
-    while (z < m->nv && m->nodes[m->dof_node[z]].parent < 0) {
-        const double *dV = d->dVdq + 6 * z, *dA = d->dAdq + 6 * z;
-        int zero = 1;
-        for (int r = 0; r < 6; ++r) zero &= dV[r] == 0.0 && dA[r] == 0.0;
-        if (!zero) break;
-        ++z;
-    }
-    return z;
 }
 
 void lucid_model_aba_derivatives(const lucid_model *m, lucid_model_data *d, const double *q,
@@ -425,14 +406,14 @@ void lucid_model_aba_derivatives(const lucid_model *m, lucid_model_data *d, cons
     if (da_dtau)
         for (size_t k = 0; k < nv; ++k) X[k * w + 2 * nv + k] = 1.0;
     pack_columns(m, d);
-    pass_layout o2 = {0, d->f, NULL, NULL, X, X + nv, w, 1};
+    pass_layout o2 = {0, d->f, NULL, NULL, X, X + 1, w, 2};
     backward_pass(m, d, &o2);
-    mass_solve_rows(m, d, X, da_dtau ? 3 : 2, da_dtau != NULL, zero_dq_columns(m, d));
+    mass_solve_rows(m, d, X, da_dtau ? 3 : 2);
     for (size_t r = 0; r < nv; ++r) {
         const double *x = X + r * w;
         for (size_t c = 0; c < nv; ++c) {
-            da_dq[r + c * nv] = -x[c];
-            da_dv[r + c * nv] = -x[nv + c];
+            da_dq[r + c * nv] = -x[2 * c];
+            da_dv[r + c * nv] = -x[2 * c + 1];
         }
         if (da_dtau) /* the upper triangle, mirrored */
             for (size_t c = r; c < nv; ++c)
