@@ -409,14 +409,13 @@ void lucid_model_aba_derivatives(const lucid_model *m, lucid_model_data *d, cons
     pass_layout o2 = {0, d->f, NULL, NULL, X, X + 1, w, 2};
     backward_pass(m, d, &o2);
     mass_solve_rows(m, d, X, da_dtau ? 3 : 2);
-    for (size_t r = 0; r < nv; ++r) {
-        const double *x = X + r * w;
-        for (size_t c = 0; c < nv; ++c) {
-            da_dq[r + c * nv] = -x[2 * c];
-            da_dv[r + c * nv] = -x[2 * c + 1];
+    for (size_t c = 0; c < nv; ++c) /* column by column: contiguous stores */
+        for (size_t r = 0; r < nv; ++r) {
+            da_dq[r + c * nv] = -X[r * w + 2 * c];
+            da_dv[r + c * nv] = -X[r * w + 2 * c + 1];
         }
-        if (da_dtau) /* the upper triangle, mirrored */
-            for (size_t c = r; c < nv; ++c)
-                da_dtau[r + c * nv] = da_dtau[c + r * nv] = x[2 * nv + c];
-    }
+    if (da_dtau) /* the upper triangle, mirrored */
+        for (size_t c = 0; c < nv; ++c)
+            for (size_t r = 0; r <= c; ++r)
+                da_dtau[r + c * nv] = da_dtau[c + r * nv] = X[r * w + 2 * nv + c];
 }
