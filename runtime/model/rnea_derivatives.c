@@ -24,7 +24,9 @@
  *   dtau_l/dqd_k = J_l . (Yc_i dAdv_k + B_i J_k).
  * ABA: da/dq = -M^-1 dtau/dq, da/dqd = -M^-1 dtau/dqd at a = ABA(q, v, tau), da/dtau = M^-1,
  * with M from the same pass, its LTDL factors, and the three nv x nv right-hand sides solved
- * together row by row (each LTDL step is then one contiguous axpy of length 3 nv). */
+ * together row by row (each LTDL step a contiguous row operation; dtau/dq and dtau/dqd
+ * interleaved column by column), L^-T only on the columns where the rows can be nonzero (the
+ * branch sparsity above), M^-1 only from the diagonal on (it is symmetric). */
 #include <string.h>
 
 #include "runtime/model/dynamics.h"
