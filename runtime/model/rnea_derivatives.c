@@ -287,7 +287,7 @@ void lucid_model_rnea_derivatives(const lucid_model *m, lucid_model_data *d, con
 }
 
 /* x[c0..c1) <- x[c0..c1) * scale - sum_j s_j y_j[c0..c1), y_j = X + rows[j] * w, s_j = L[pos[j]]
- * (pos NULL: s_j = L[j]); in registers, in blocks of 8, then 4, 2 and 1 columns. */
+ * (pos NULL: s_j = L[j]); in registers, in blocks of 16, then 8, 4, 2 and 1 columns. */
 #define ROW_GATHER_BLOCK(W)                                                                        \
     for (; c + (W) <= c1; c += (W)) {                                                              \
         double acc[W];                                                                             \
@@ -303,6 +303,7 @@ static void row_gather(double *x, double scale, const double *X, size_t w, const
                        size_t rstride, const size_t *pos, const double *L, size_t cnt, size_t c0,
                        size_t c1) {
     size_t c = c0;
+    ROW_GATHER_BLOCK(16)
     ROW_GATHER_BLOCK(8)
     ROW_GATHER_BLOCK(4)
     ROW_GATHER_BLOCK(2)
