@@ -159,14 +159,15 @@ typedef struct pass_layout {
  * not pair the two sums of dot_pairs by themselves. */
 typedef double v2 __attribute__((vector_size(16)));
 
-/* (sum_r x_r p_2r, sum_r x_r p_2r+1), r < n: two dot products sharing x, p interleaved */
+/* (sum_r x_r p_2r, sum_r x_r p_2r+1), r < n: two dot products sharing x, p interleaved (two
+ * partial sums, for a shorter dependency chain) */
 static inline v2 dot_pairs(const double *x, const double *p, int n) {
-    v2 s = {0.0, 0.0}, t;
+    v2 s[2] = {{0.0, 0.0}, {0.0, 0.0}}, t;
     for (int r = 0; r < n; ++r) {
         memcpy(&t, p + 2 * r, sizeof t);
-        s += (v2){x[r], x[r]} * t;
+        s[r & 1] += (v2){x[r], x[r]} * t;
     }
-    return s;
+    return s[0] + s[1];
 }
 
 /* Dof k's column data for node_entries, packed so that its two sums per entry are one sweep
