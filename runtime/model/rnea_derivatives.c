@@ -314,22 +314,11 @@ static void row_gather(double *x, double scale, const double *X, size_t w, const
 
 /* The sparsity the solve exploits (parents have smaller indices than their children, so dof
  * k's subtree lies in [k, dof_last[k]], exactly when the numbering is depth first). The trunk,
- * dofs 0 .. r-1, is a chain that is an ancestor of every other dof (a floating base's 6 dofs, a
- * whole serial arm; empty when the world has several children); every other dof descends from
- * one trunk child b, its branch, which lies in [b, dof_last[b]]. Row k of dtau/dq and dtau/dqd
- * is zero outside k's ancestors, node and subtree (module comment), so outside [0, r) and
- * [b, dof_last[k]]. */
-static size_t trunk_length(const lucid_model *m, const lucid_model_data *d) {
-    size_t r = 0, nv = m->nv;
-    while (r < nv && d->dof_last[r] == nv - 1 && m->dof_parent[r] == (int)r - 1) ++r;
-    return r;
-}
-
-/* The first dof of the branch of dof k >= r (trunk length r). */
-static size_t branch_first(const lucid_model *m, size_t k, size_t r) {
-    while (m->dof_parent[k] >= (int)r) k = (size_t)m->dof_parent[k];
-    return k;
-}
+ * dofs 0 .. r-1 (r = d->dof_trunk), is a chain that is an ancestor of every other dof (a
+ * floating base's 6 dofs, a whole serial arm; empty when the world has several children); every
+ * other dof descends from one trunk child b = d->dof_branch[k], its branch, which lies in
+ * [b, dof_last[b]]. Row k of dtau/dq and dtau/dqd is zero outside k's ancestors, node and
+ * subtree (module comment), so outside [0, r) and [b, dof_last[k]]. */
 
 /* x <- x - sum over cnt entries (row k, position p) of L[p] X_k, on the columns of dofs
  * [c0, c1) of the first two blocks (dtau/dq and dtau/dqd, interleaved: dof c at 2c, 2c + 1). */
@@ -345,14 +334,14 @@ static void gather_dq_dv(double *x, const double *X, size_t w, const size_t (*be
  * (for a = nv-1 .. 0, x_a -= sum of L(k, a) x_k over the dofs k below a: L by columns), then
  * D^-1 and L^-1 (x_k = x_k / D_k - sum of L(k, a) x_a over the ancestors a). L^-T mixes rows
  * into their ancestors only, so while it runs row k keeps the sparsity of its right-hand side:
- * [0, r) and [b, dof_last[k]] in the first two blocks (trunk_length), [k, dof_last[k]] in the
+ * [0, r) and [b, dof_last[k]] in the first two blocks (see above), [k, dof_last[k]] in the
  * identity; only those columns are gathered (for a trunk row, branch by branch). M^-1 is symmetric:
  * its rows are only formed from the diagonal on (row k of L^-1 reads the ancestors' rows at columns
  * >= k only). */
 static void mass_solve_rows(const lucid_model *m, const lucid_model_data *d, double *X, size_t nb) {
     size_t nv = m->nv, w = nb * nv, nid = 2 * nv; /* columns before the identity */
     int has_id = nb == 3;
-    size_t r = trunk_length(m, d);
+    size_t r = d->dof_trunk;
     for (size_t a = nv; a-- > 0;) {
         const size_t(*below)[2] = d->ltdl_below + d->ltdl_below_start[a];
         size_t cnt = d->ltdl_below_start[a + 1] - d->ltdl_below_start[a];
@@ -361,7 +350,7 @@ static void mass_solve_rows(const lucid_model *m, const lucid_model_data *d, dou
         const size_t *kk = &below[0][0], *pp = &below[0][1];
         if (a >= r) { /* the rows below a lie in a's branch */
             gather_dq_dv(xa, X, w, below, cnt, d->L, 0, r);
-            gather_dq_dv(xa, X, w, below, cnt, d->L, branch_first(m, a, r), d->dof_last[a] + 1);
+            gather_dq_dv(xa, X, w, below, cnt, d->L, d->dof_branch[a], d->dof_last[a] + 1);
             if (has_id)
                 row_gather(xa, 1.0, X, w, kk, 2, pp, d->L, cnt, nid + a, nid + d->dof_last[a] + 1);
             continue;
@@ -373,8 +362,8 @@ static void mass_solve_rows(const lucid_model *m, const lucid_model_data *d, dou
         gather_dq_dv(xa, X, w, below + t, cnt - t, d->L, 0, r);
         if (has_id) row_gather(xa, 1.0, X, w, kk, 2, pp, d->L, t, nid + a, w);
         for (size_t e = t; e < cnt;) { /* runs of rows in one branch */
-            size_t b = branch_first(m, below[e][0], r), e1 = e + 1;
-            while (e1 < cnt && branch_first(m, below[e1][0], r) == b) ++e1;
+            size_t b = d->dof_branch[below[e][0]], e1 = e + 1;
+            while (e1 < cnt && d->dof_branch[below[e1][0]] == b) ++e1;
             gather_dq_dv(xa, X, w, below + e, e1 - e, d->L, b, d->dof_last[b] + 1);
             if (has_id)
                 row_gather(xa, 1.0, X, w, kk + 2 * e, 2, pp + 2 * e, d->L, e1 - e, nid + b,
