@@ -237,6 +237,7 @@ void lucid_model_data_destroy(lucid_model_data *d) {
     free(d->dVdq);
     free(d->dAdq);
     free(d->dAdv);
+    free(d->dG);
     free(d->ov);
     free(d->oa);
     free(d->oF);
@@ -245,6 +246,7 @@ void lucid_model_data_destroy(lucid_model_data *d) {
     free(d->oYc);
     free(d->dwork);
     free(d->dof_last);
+    free(d->dof_branch);
     free(d->ltdl_col);
     free(d->ltdl_below_start);
     free(d->ltdl_below);
@@ -286,6 +288,7 @@ lucid_status lucid_model_data_create(const lucid_model *m, lucid_model_data **ou
     d->dVdq = zalloc(6 * nv, sizeof(double));
     d->dAdq = zalloc(6 * nv, sizeof(double));
     d->dAdv = zalloc(6 * nv, sizeof(double));
+    d->dG = zalloc(18 * nv, sizeof(double));
     d->ov = zalloc(6 * n, sizeof(double));
     d->oa = zalloc(6 * n, sizeof(double));
     d->oF = zalloc(6 * n, sizeof(double));
@@ -293,8 +296,10 @@ lucid_status lucid_model_data_create(const lucid_model *m, lucid_model_data **ou
     d->oI = zalloc(n, sizeof *d->oI);
     d->oYc = zalloc(n, sizeof *d->oYc);
     d->dwork = zalloc(3 * nv * nv, sizeof(double)); /* nv^2 <= SIZE_MAX / 8 (checked above) */
-    if (!d->oJ || !d->dVdq || !d->dAdq || !d->dAdv || !d->ov || !d->oa || !d->oF || !d->oB ||
-        !d->oI || !d->oYc || !d->dwork || !(d->dof_last = zalloc(nv, sizeof *d->dof_last)) ||
+    if (!d->oJ || !d->dVdq || !d->dAdq || !d->dAdv || !d->dG || !d->ov || !d->oa || !d->oF ||
+        !d->oB || !d->oI || !d->oYc || !d->dwork ||
+        !(d->dof_last = zalloc(nv, sizeof *d->dof_last)) ||
+        !(d->dof_branch = zalloc(nv, sizeof *d->dof_branch)) ||
         !(d->ltdl_col = zalloc(m->ltdl_nnz, sizeof *d->ltdl_col)) ||
         !(d->ltdl_below_start = zalloc(nv + 1, sizeof *d->ltdl_below_start)) ||
         !(d->ltdl_below = zalloc(m->ltdl_nnz, sizeof *d->ltdl_below))) {
@@ -310,6 +315,13 @@ lucid_status lucid_model_data_create(const lucid_model *m, lucid_model_data **ou
         if (d->dof_last[k] < k) d->dof_last[k] = k;
         int p = m->dof_parent[k];
         if (p >= 0 && d->dof_last[p] < d->dof_last[k]) d->dof_last[p] = d->dof_last[k];
+    }
+    while (d->dof_trunk < nv && d->dof_last[d->dof_trunk] == nv - 1 &&
+           m->dof_parent[d->dof_trunk] == (int)d->dof_trunk - 1)
+        d->dof_trunk++;
+    for (size_t k = d->dof_trunk; k < nv; ++k) {
+        int p = m->dof_parent[k];
+        d->dof_branch[k] = p < (int)d->dof_trunk ? k : d->dof_branch[p];
     }
     for (size_t k = 0; k < nv; ++k) {
         size_t p = m->ltdl_start[k];

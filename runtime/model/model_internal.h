@@ -92,6 +92,7 @@ struct lucid_model_data {
     double *oJ;          /* 6 x nv: the motion subspace columns J in the world frame */
     double *dVdq, *dAdq; /* 6 x nv: the non-rigid parts of d ov / dq_k and d oa / dq_k */
     double *dAdv;        /* 6 x nv: the part of d oa / dv_k common to the subtree */
+    double *dG;          /* 18 x nv: dAdq, dAdv, dVdq, oJ of each dof packed (rnea_derivatives.c) */
     double *ov, *oa;     /* 6 per node: twist and acceleration (world, at the origin) */
     double *oF;          /* 6 per node: the wrench of the node's subtree */
     double *oB;          /* 12 per node: the subtree's sum of the B matrices (rnea_derivatives.c) */
@@ -99,7 +100,10 @@ struct lucid_model_data {
     lucid_inertia *oYc;  /* the composite inertia of the node's subtree in the world frame */
     double *dwork;       /* 3 nv^2: the right-hand sides of aba_derivatives, row-major */
     size_t *dof_last;    /* nv: the largest dof index in each dof's subtree (the dof if a leaf) */
-    size_t *ltdl_col;    /* ltdl_nnz: the column (ancestor dof) of each entry of L */
+    /* dofs 0 .. dof_trunk-1: the chain that is an ancestor of every other dof; dof_branch[k]:
+     * for the other dofs, the trunk child above k (rnea_derivatives.c's solve) */
+    size_t dof_trunk, *dof_branch;
+    size_t *ltdl_col; /* ltdl_nnz: the column (ancestor dof) of each entry of L */
     /* L by columns: the entries below dof a are ltdl_below[ltdl_below_start[a] ..
      * ltdl_below_start[a + 1]), each the pair (row k, position of L(k, a) in L) */
     size_t *ltdl_below_start, (*ltdl_below)[2];

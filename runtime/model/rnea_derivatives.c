@@ -24,7 +24,9 @@
  *   dtau_l/dqd_k = J_l . (Yc_i dAdv_k + B_i J_k).
  * ABA: da/dq = -M^-1 dtau/dq, da/dqd = -M^-1 dtau/dqd at a = ABA(q, v, tau), da/dtau = M^-1,
  * with M from the same pass, its LTDL factors, and the three nv x nv right-hand sides solved
- * together row by row (each LTDL step is then one contiguous axpy of length 3 nv). */
+ * together row by row (each LTDL step a contiguous row operation; dtau/dq and dtau/dqd
+ * interleaved column by column), L^-T only on the columns where the rows can be nonzero (the
+ * branch sparsity above), M^-1 only from the diagonal on (it is symmetric). */
 #include <string.h>
 
 #include "runtime/model/dynamics.h"
@@ -32,11 +34,6 @@
 
 static inline double dot6(const double *a, const double *b) {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
-}
-
-/* a . b over the angular parts (B^T y has no linear part) */
-static inline double dot_ang(const double *a, const double *b) {
-    return a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
 }
 
 /* B = X + X^T + H(p) with X = ov x* I (I's 6x6 [[m 1, -hat(h)], [hat(h), I_o]]), H(p) x =
@@ -158,44 +155,78 @@ typedef struct pass_layout {
     size_t rs, cs;
 } pass_layout;
 
-/* The entries of dtau/dq and dtau/dqd in node i's rows and columns (module comment). */
+/* Two doubles on one SSE2 / NEON lane pair (GCC and Clang vector extension): the compilers do
+ * not pair the two sums of dot_pairs by themselves. */
+typedef double v2 __attribute__((vector_size(16)));
+
+/* (sum_r x_r p_2r, sum_r x_r p_2r+1), r < n: two dot products sharing x, p interleaved (two
+ * partial sums, for a shorter dependency chain) */
+static inline v2 dot_pairs(const double *x, const double *p, int n) {
+    v2 s[2] = {{0.0, 0.0}, {0.0, 0.0}}, t;
+    for (int r = 0; r < n; ++r) {
+        memcpy(&t, p + 2 * r, sizeof t);
+        s[r & 1] += (v2){x[r], x[r]} * t;
+    }
+    return s[0] + s[1];
+}
+
+/* Dof k's column data for node_entries, packed so that its two sums per entry are one sweep
+ * over pairs (on two lanes): G_k = (dAdq_k, dVdq_k ang) and (dAdv_k, J_k ang), interleaved. */
+static void pack_columns(const lucid_model *m, lucid_model_data *d) {
+    for (size_t k = 0; k < m->nv; ++k) {
+        double *G = d->dG + 18 * k;
+        const double *dA = d->dAdq + 6 * k, *dV = d->dVdq + 6 * k, *dAv = d->dAdv + 6 * k,
+                     *J = d->oJ + 6 * k;
+        for (int r = 0; r < 6; ++r) G[2 * r] = dA[r], G[2 * r + 1] = dAv[r];
+        for (int r = 0; r < 3; ++r) G[12 + 2 * r] = dV[3 + r], G[13 + 2 * r] = J[3 + r];
+    }
+}
+
+/* The entries of dtau/dq and dtau/dqd in node i's rows and columns (module comment): with
+ * H_l = (Yc J_l, (B^T J_l) ang) the entries (l, k) are H_l . G_k (pack_columns), and the
+ * entries (k, l) for k in an ancestor are J_k . (Fq_l, Fv_l), Fq_l = Yc dAdq_l + B dVdq_l +
+ * J_l x* oF_i, Fv_l = Yc dAdv_l + B J_l (kept interleaved). */
 static void node_entries(const lucid_model *m, const lucid_model_data *d, size_t i,
                          const pass_layout *o) {
     const lucid_model_node *nd = &m->nodes[i];
     const lucid_inertia *Yc = &d->oYc[i];
     const double *B = d->oB + 12 * i, *F = d->oF + 6 * i;
     size_t n = nd->nv, i0 = nd->idx_v, rs = o->rs, cs = o->cs;
-    double Y[6][6], Bt[6][6], Fq[6][6], Fv[6][6], t[6];
+    double H[6][9], FF[6][12], Y[6], Bt[6], Fq[6], Fv[6], t[6];
     for (size_t c = 0; c < n; ++c) {
         size_t l = i0 + c;
         const double *J = d->oJ + 6 * l;
-        lucid_sp_inertia_apply(Yc, J, Y[c]);
-        bias_tapply(B, J, Bt[c]);
-        lucid_sp_inertia_apply(Yc, d->dAdq + 6 * l, Fq[c]);
+        lucid_sp_inertia_apply(Yc, J, Y);
+        bias_tapply(B, J, Bt);
+        for (int r = 0; r < 6; ++r) H[c][r] = Y[r];
+        for (int r = 0; r < 3; ++r) H[c][6 + r] = Bt[3 + r];
+        lucid_sp_inertia_apply(Yc, d->dAdq + 6 * l, Fq);
         bias_apply(B, d->dVdq + 6 * l, t);
-        for (int r = 0; r < 6; ++r) Fq[c][r] += t[r];
+        for (int r = 0; r < 6; ++r) Fq[r] += t[r];
         lucid_sp_cross_force(J, F, t);
-        for (int r = 0; r < 6; ++r) Fq[c][r] += t[r];
-        lucid_sp_inertia_apply(Yc, d->dAdv + 6 * l, Fv[c]);
+        for (int r = 0; r < 6; ++r) Fq[r] += t[r];
+        lucid_sp_inertia_apply(Yc, d->dAdv + 6 * l, Fv);
         bias_apply(B, J, t);
-        for (int r = 0; r < 6; ++r) Fv[c][r] += t[r];
+        for (int r = 0; r < 6; ++r) FF[c][2 * r] = Fq[r], FF[c][2 * r + 1] = Fv[r] + t[r];
     }
     for (size_t c = 0; c < n; ++c) /* the node's own block */
         for (size_t e = 0; e < n; ++e) {
             size_t l = i0 + c, k = i0 + e;
-            o->dq[l * rs + k * cs] = dot6(Y[c], d->dAdq + 6 * k) + dot_ang(Bt[c], d->dVdq + 6 * k);
-            o->dv[l * rs + k * cs] = dot6(Y[c], d->dAdv + 6 * k) + dot_ang(Bt[c], d->oJ + 6 * k);
+            const double *G = d->dG + 18 * k;
+            v2 s = dot_pairs(H[c], G, 9);
+            o->dq[l * rs + k * cs] = s[0];
+            o->dv[l * rs + k * cs] = s[1];
         }
     for (int a = m->dof_parent[i0]; a >= 0; a = m->dof_parent[a]) { /* ancestors */
         size_t k = (size_t)a;
-        const double *Ja = d->oJ + 6 * k, *dVa = d->dVdq + 6 * k, *dAa = d->dAdq + 6 * k,
-                     *dAva = d->dAdv + 6 * k;
+        const double *G = d->dG + 18 * k, *Ja = d->oJ + 6 * k;
         for (size_t c = 0; c < n; ++c) {
             size_t l = i0 + c;
-            o->dq[l * rs + k * cs] = dot6(Y[c], dAa) + dot_ang(Bt[c], dVa);
-            o->dv[l * rs + k * cs] = dot6(Y[c], dAva) + dot_ang(Bt[c], Ja);
-            o->dq[k * rs + l * cs] = dot6(Ja, Fq[c]);
-            o->dv[k * rs + l * cs] = dot6(Ja, Fv[c]);
+            v2 s = dot_pairs(H[c], G, 9), u = dot_pairs(Ja, FF[c], 6);
+            o->dq[l * rs + k * cs] = s[0];
+            o->dv[l * rs + k * cs] = s[1];
+            o->dq[k * rs + l * cs] = u[0];
+            o->dv[k * rs + l * cs] = u[1];
         }
     }
 }
@@ -251,59 +282,100 @@ void lucid_model_rnea_derivatives(const lucid_model *m, lucid_model_data *d, con
     forward_pass(m, d, v, a);
     memset(dtau_dq, 0, nv * nv * sizeof *dtau_dq);
     memset(dtau_dv, 0, nv * nv * sizeof *dtau_dv);
+    pack_columns(m, d);
     pass_layout o = {1, NULL, NULL, NULL, dtau_dq, dtau_dv, 1, nv};
     backward_pass(m, d, &o);
 }
 
 /* x[c0..c1) <- x[c0..c1) * scale - sum_j s_j y_j[c0..c1), y_j = X + rows[j] * w, s_j = L[pos[j]]
- * (pos NULL: s_j = L[j]); in registers, in blocks of 8 columns. */
+ * (pos NULL: s_j = L[j]); in registers, in blocks of 16, then 8, 4, 2 and 1 columns. */
+#define ROW_GATHER_BLOCK(W)                                                                        \
+    for (; c + (W) <= c1; c += (W)) {                                                              \
+        double acc[W];                                                                             \
+        for (int j = 0; j < (W); ++j) acc[j] = x[c + j] * scale;                                   \
+        for (size_t e = 0; e < cnt; ++e) {                                                         \
+            const double *y = X + rows[e * rstride] * w + c;                                       \
+            double s = L[pos ? pos[e * rstride] : e];                                              \
+            for (int j = 0; j < (W); ++j) acc[j] -= s * y[j];                                      \
+        }                                                                                          \
+        for (int j = 0; j < (W); ++j) x[c + j] = acc[j];                                           \
+    }
 static void row_gather(double *x, double scale, const double *X, size_t w, const size_t *rows,
                        size_t rstride, const size_t *pos, const double *L, size_t cnt, size_t c0,
                        size_t c1) {
     size_t c = c0;
-    for (; c + 8 <= c1; c += 8) {
-        double acc[8];
-        for (int j = 0; j < 8; ++j) acc[j] = x[c + j] * scale;
-        for (size_t e = 0; e < cnt; ++e) {
-            const double *y = X + rows[e * rstride] * w + c;
-            double s = L[pos ? pos[e * rstride] : e];
-            for (int j = 0; j < 8; ++j) acc[j] -= s * y[j];
-        }
-        for (int j = 0; j < 8; ++j) x[c + j] = acc[j];
-    }
-    for (; c < c1; ++c) {
-        double acc = x[c] * scale;
-        for (size_t e = 0; e < cnt; ++e)
-            acc -= L[pos ? pos[e * rstride] : e] * X[rows[e * rstride] * w + c];
-        x[c] = acc;
-    }
+    ROW_GATHER_BLOCK(16)
+    ROW_GATHER_BLOCK(8)
+    ROW_GATHER_BLOCK(4)
+    ROW_GATHER_BLOCK(2)
+    ROW_GATHER_BLOCK(1)
+}
+#undef ROW_GATHER_BLOCK
+
+/* The sparsity the solve exploits (parents have smaller indices than their children, so dof
+ * k's subtree lies in [k, dof_last[k]], exactly when the numbering is depth first). The trunk,
+ * dofs 0 .. r-1 (r = d->dof_trunk), is a chain that is an ancestor of every other dof (a
+ * floating base's 6 dofs, a whole serial arm; empty when the world has several children); every
+ * other dof descends from one trunk child b = d->dof_branch[k], its branch, which lies in
+ * [b, dof_last[b]]. Row k of dtau/dq and dtau/dqd is zero outside k's ancestors, node and
+ * subtree (module comment), so outside [0, r) and [b, dof_last[k]]. */
+
+/* x <- x - sum over cnt entries (row k, position p) of L[p] X_k, on the columns of dofs
+ * [c0, c1) of the first two blocks (dtau/dq and dtau/dqd, interleaved: dof c at 2c, 2c + 1). */
+static void gather_dq_dv(double *x, const double *X, size_t w, const size_t (*below)[2], size_t cnt,
+                         const double *L, size_t c0, size_t c1) {
+    if (cnt > 0 && c0 < c1)
+        row_gather(x, 1.0, X, w, &below[0][0], 2, &below[0][1], L, cnt, 2 * c0, 2 * c1);
 }
 
-/* X <- M^-1 X for the nv rows of X (row r at X + r * w, w = nb blocks of nv columns, the last
- * one the identity when has_id) with the LTDL factors, each step on whole rows (contiguous,
- * vectorised, accumulated in registers): L^-T (for a = nv-1 .. 0, x_a -= sum of L(k, a) x_k
- * over the dofs k below a: L by columns), then D^-1 and L^-1 (x_k = x_k / D_k - sum of
- * L(k, a) x_a over the ancestors a). Row k of the identity block is zero outside k's subtree
- * until L^-T is done with it (L^-T mixes rows into their ancestors only), i.e. outside the
- * columns [k, dof_last[k]]. (The other blocks have the branch sparsity of M too, but their
- * zeros are not contiguous.) */
-static void mass_solve_rows(const lucid_model *m, const lucid_model_data *d, double *X, size_t nb,
-                            int has_id) {
-    size_t nv = m->nv, w = nb * nv, nid = has_id ? w - nv : w; /* columns before the identity */
+/* X <- M^-1 X for the nv rows of X (row r at X + r * w, w = nb nv columns: dtau/dq and dtau/dqd
+ * interleaved (dof c's columns at 2c, 2c + 1), then the identity when nb = 3) with the LTDL
+ * factors, each step on whole rows (contiguous, vectorised, accumulated in registers): L^-T
+ * (for a = nv-1 .. 0, x_a -= sum of L(k, a) x_k over the dofs k below a: L by columns), then
+ * D^-1 and L^-1 (x_k = x_k / D_k - sum of L(k, a) x_a over the ancestors a). L^-T mixes rows
+ * into their ancestors only, so while it runs row k keeps the sparsity of its right-hand side:
+ * [0, r) and [b, dof_last[k]] in the first two blocks (see above), [k, dof_last[k]] in the
+ * identity; only those columns are gathered (for a trunk row, branch by branch). M^-1 is symmetric:
+ * its rows are only formed from the diagonal on (row k of L^-1 reads the ancestors' rows at columns
+ * >= k only). */
+static void mass_solve_rows(const lucid_model *m, const lucid_model_data *d, double *X, size_t nb) {
+    size_t nv = m->nv, w = nb * nv, nid = 2 * nv; /* columns before the identity */
+    int has_id = nb == 3;
+    size_t r = d->dof_trunk;
     for (size_t a = nv; a-- > 0;) {
         const size_t(*below)[2] = d->ltdl_below + d->ltdl_below_start[a];
         size_t cnt = d->ltdl_below_start[a + 1] - d->ltdl_below_start[a];
         if (cnt == 0) continue;
         double *xa = X + a * w;
-        row_gather(xa, 1.0, X, w, &below[0][0], 2, &below[0][1], d->L, cnt, 0, nid);
-        if (has_id)
-            row_gather(xa, 1.0, X, w, &below[0][0], 2, &below[0][1], d->L, cnt, nid + a,
-                       nid + d->dof_last[a] + 1);
+        const size_t *kk = &below[0][0], *pp = &below[0][1];
+        if (a >= r) { /* the rows below a lie in a's branch */
+            gather_dq_dv(xa, X, w, below, cnt, d->L, 0, r);
+            gather_dq_dv(xa, X, w, below, cnt, d->L, d->dof_branch[a], d->dof_last[a] + 1);
+            if (has_id)
+                row_gather(xa, 1.0, X, w, kk, 2, pp, d->L, cnt, nid + a, nid + d->dof_last[a] + 1);
+            continue;
+        }
+        /* a in the trunk: the trunk rows below a (first), then each branch's rows on their
+         * columns */
+        size_t t = r - 1 - a;
+        gather_dq_dv(xa, X, w, below, t, d->L, 0, nv);
+        gather_dq_dv(xa, X, w, below + t, cnt - t, d->L, 0, r);
+        if (has_id) row_gather(xa, 1.0, X, w, kk, 2, pp, d->L, t, nid + a, w);
+        for (size_t e = t; e < cnt;) { /* runs of rows in one branch */
+            size_t b = d->dof_branch[below[e][0]], e1 = e + 1;
+            while (e1 < cnt && d->dof_branch[below[e1][0]] == b) ++e1;
+            gather_dq_dv(xa, X, w, below + e, e1 - e, d->L, b, d->dof_last[b] + 1);
+            if (has_id)
+                row_gather(xa, 1.0, X, w, kk + 2 * e, 2, pp + 2 * e, d->L, e1 - e, nid + b,
+                           nid + d->dof_last[b] + 1);
+            e = e1;
+        }
     }
     for (size_t k = 0; k < nv; ++k) {
-        size_t p0 = m->ltdl_start[k];
-        row_gather(X + k * w, 1.0 / d->D[k], X, w, d->ltdl_col + p0, 1, NULL, d->L + p0,
-                   m->ltdl_start[k + 1] - p0, 0, w);
+        size_t p0 = m->ltdl_start[k], cnt = m->ltdl_start[k + 1] - p0;
+        double *xk = X + k * w, s = 1.0 / d->D[k];
+        row_gather(xk, s, X, w, d->ltdl_col + p0, 1, NULL, d->L + p0, cnt, 0, nid);
+        if (has_id) row_gather(xk, s, X, w, d->ltdl_col + p0, 1, NULL, d->L + p0, cnt, nid + k, w);
     }
 }
 
@@ -326,16 +398,17 @@ void lucid_model_aba_derivatives(const lucid_model *m, lucid_model_data *d, cons
     memset(X, 0, nv * w * sizeof *X);
     if (da_dtau)
         for (size_t k = 0; k < nv; ++k) X[k * w + 2 * nv + k] = 1.0;
-    pass_layout o2 = {0, d->f, NULL, NULL, X, X + nv, w, 1};
+    pack_columns(m, d);
+    pass_layout o2 = {0, d->f, NULL, NULL, X, X + 1, w, 2};
     backward_pass(m, d, &o2);
-    mass_solve_rows(m, d, X, da_dtau ? 3 : 2, da_dtau != NULL);
-    for (size_t r = 0; r < nv; ++r) {
-        const double *x = X + r * w;
-        for (size_t c = 0; c < nv; ++c) {
-            da_dq[r + c * nv] = -x[c];
-            da_dv[r + c * nv] = -x[nv + c];
+    mass_solve_rows(m, d, X, da_dtau ? 3 : 2);
+    for (size_t c = 0; c < nv; ++c) /* column by column: contiguous stores */
+        for (size_t r = 0; r < nv; ++r) {
+            da_dq[r + c * nv] = -X[r * w + 2 * c];
+            da_dv[r + c * nv] = -X[r * w + 2 * c + 1];
         }
-        if (da_dtau)
-            for (size_t c = 0; c < nv; ++c) da_dtau[r + c * nv] = x[2 * nv + c];
-    }
+    if (da_dtau) /* the upper triangle, mirrored */
+        for (size_t c = 0; c < nv; ++c)
+            for (size_t r = 0; r <= c; ++r)
+                da_dtau[r + c * nv] = da_dtau[c + r * nv] = X[r * w + 2 * nv + c];
 }
