@@ -1,7 +1,8 @@
 /* Analytic position columns of the step derivatives (step_positions.h); free bodies below
- * (body_free_change, and their own terms in side_force_change and side_velocity). At the nominal
- * forces lambda0 a model's step is M~(q) (p - v) = dt (tau(q, u) - b(q, v) - D v - dt K v + J(q)^T
- * lambda0), so along a tangent direction e_j of its configuration (dM/dq a* + db/dq = drnea/dq at
+ * (body_free_change, and their own terms in side_force_change and side_velocity).
+ * At the nominal forces lambda0 a model's step is
+ *   M~(q) (p - v) = dt (tau(q, u) - b(q, v) - D v - dt K v + J(q)^T lambda0),
+ * so along a tangent direction e_j of its configuration (dM/dq a* + db/dq = drnea/dq at
  * a* = (p0 - v) / dt, Carpentier & Mansard's derivatives):
  *   M~ dp = dt (dtau/dq - drnea/dq(q, v, a*) + d(J^T lambda0)/dq) e_j,
  * every other body's final velocity changes through its contact forces' change, and
