@@ -116,32 +116,41 @@ static void test_body_space_admm_step_allocates_nothing(void **state) {
     steps_allocate_nothing(&o);
 }
 
-/* A robot in body space (its slot of nv columns, H with the tree's sparsity): lucid's 7-joint
- * arm pressing its box under position servos, with ncp:admm and ccp:newton. */
-static void robot_steps_allocate_nothing(lucid_contact_model model, lucid_contact_solver solver) {
+/* lucid's 7-joint arm pressing its box under position servos (tasks/models/arm7.xml), settled
+ * 600 steps, with the given contact model, solver and sparse_threshold; *m receives the model
+ * (the caller destroys both). */
+static lucid_world *arm_pressing_box(lucid_contact_model model, lucid_contact_solver solver,
+                                     int sparse_threshold, lucid_model **m) {
     char err[512];
     lucid_model_spec *spec = NULL;
     if (lucid_model_spec_load(LUCID_SOURCE_DIR "/tasks/models/arm7.xml", NULL, &spec, err,
                               sizeof err) != LUCID_OK)
         fail_msg("%s", err);
-    lucid_model *m = NULL;
-    lucid_status st = lucid_model_compile(spec, &m, err, sizeof err);
+    lucid_status st = lucid_model_compile(spec, m, err, sizeof err);
     lucid_model_spec_destroy(spec);
     if (st != LUCID_OK) fail_msg("%s", err);
     lucid_world_options o;
     lucid_world_default_options(&o);
-    o.dt = lucid_model_timestep(m);
+    o.dt = lucid_model_timestep(*m);
     o.contact.model = model, o.contact.solver = solver;
-    o.sparse_threshold = 0;
+    o.sparse_threshold = sparse_threshold;
     lucid_world *w = NULL;
     assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
     lucid_world_model_desc d;
     lucid_world_model_desc_default(&d);
     int id;
-    assert_int_equal(lucid_world_add_model(w, m, &d, &id, NULL), LUCID_OK);
+    assert_int_equal(lucid_world_add_model(w, *m, &d, &id, NULL), LUCID_OK);
     const double u[7] = {0, 1.7, 0, -0.5, 0, 0.9, 0};
     assert_int_equal(lucid_world_model_set_control(w, id, u, NULL), LUCID_OK);
     for (int i = 0; i < 600; ++i) assert_int_equal(lucid_world_step(w), LUCID_OK);
+    return w;
+}
+
+/* A robot in body space (its slot of nv columns, H with the tree's sparsity): lucid's 7-joint
+ * arm pressing its box under position servos, with ncp:admm and ccp:newton. */
+static void robot_steps_allocate_nothing(lucid_contact_model model, lucid_contact_solver solver) {
+    lucid_model *m = NULL;
+    lucid_world *w = arm_pressing_box(model, solver, 0, &m);
     int contacts = lucid_world_contact_count(w);
     counting = 1, allocations = 0;
     for (int i = 0; i < 300; ++i) assert_int_equal(lucid_world_step(w), LUCID_OK);
@@ -166,27 +175,11 @@ static void test_robot_body_space_step_allocates_nothing(void **state) {
  * estimated: 7 allocations), nothing for its own work. */
 static void test_robot_step_derivatives_allocate_only_outputs(void **state) {
     (void)state;
-    char err[512];
-    lucid_model_spec *spec = NULL;
-    if (lucid_model_spec_load(LUCID_SOURCE_DIR "/tasks/models/arm7.xml", NULL, &spec, err,
-                              sizeof err) != LUCID_OK)
-        fail_msg("%s", err);
+    lucid_world_options defaults;
+    lucid_world_default_options(&defaults);
     lucid_model *m = NULL;
-    lucid_status st = lucid_model_compile(spec, &m, err, sizeof err);
-    lucid_model_spec_destroy(spec);
-    if (st != LUCID_OK) fail_msg("%s", err);
-    lucid_world_options o;
-    lucid_world_default_options(&o);
-    o.dt = lucid_model_timestep(m);
-    lucid_world *w = NULL;
-    assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
-    lucid_world_model_desc d;
-    lucid_world_model_desc_default(&d);
-    int id;
-    assert_int_equal(lucid_world_add_model(w, m, &d, &id, NULL), LUCID_OK);
-    const double u[7] = {0, 1.7, 0, -0.5, 0, 0.9, 0};
-    assert_int_equal(lucid_world_model_set_control(w, id, u, NULL), LUCID_OK);
-    for (int i = 0; i < 600; ++i) assert_int_equal(lucid_world_step(w), LUCID_OK);
+    lucid_world *w = arm_pressing_box(defaults.contact.model, defaults.contact.solver,
+                                      defaults.sparse_threshold, &m);
     lucid_step_derivative_options opt;
     lucid_step_derivative_default_options(&opt);
     lucid_step_jacobians J;
