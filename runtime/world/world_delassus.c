@@ -629,7 +629,7 @@ lucid_status lucid_world_solve_contacts(lucid_world *w, const lucid_vec3 *v0,
     w->stats.islands = w->num_islands;
     for (int i = 0; i < w->num_islands; ++i) {
         int begin = w->island_start[i], end = w->island_start[i + 1];
-        w->last_sparse = lucid_world_sparse_applies(w, end - begin);
+        w->last_sparse = lucid_world_sparse_applies(w, w->island_contacts + begin, end - begin);
         s = w->last_sparse ? lucid_world_solve_island_sparse(w, w->island_contacts + begin,
                                                              end - begin, v0, w0)
                            : solve_island(w, w->island_contacts + begin, end - begin, v0, w0);

@@ -178,7 +178,7 @@ double lucid_world_reference_velocity(const lucid_world *w, const lucid_world_co
                                       double v_n_before);
 /* world_sparse.c: whether an island of m contacts is solved in body space, the solve (forces
  * into the contacts, velocities into v_free / w_free) and the buffers' release. */
-int lucid_world_sparse_applies(const lucid_world *w, int m);
+int lucid_world_sparse_applies(const lucid_world *w, const int *list, int m);
 /* The island size above which the body-space path is taken: opt.sparse_threshold when >= 0,
  * else (automatic) the measured crossover of the solver (docs/world.md): */
 int lucid_world_sparse_threshold(const lucid_world_options *o);
@@ -186,6 +186,8 @@ int lucid_world_sparse_threshold(const lucid_world_options *o);
 #define LUCID_WORLD_SPARSE_ADMM_CROSSOVER   64
 #define LUCID_WORLD_SPARSE_NEWTON_CROSSOVER 64
 #define LUCID_WORLD_SPARSE_IP_CROSSOVER     48
+/* ADMM on an island touching a model's links (docs/world.md, benchmarks/robot_step.md) */
+#define LUCID_WORLD_SPARSE_ADMM_ROBOT_CROSSOVER 8
 /* world_delassus.c: 1 when the solve of an island of n contacts ends, if tol is still
  * missed, with the model's interior point (kappa = 0), on both paths (docs/world.md, "Where
  * ADMM and PGS stall"): ADMM or staggered solvers (not PGS: a PGS world's forces are PGS's,

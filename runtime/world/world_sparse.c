@@ -77,9 +77,20 @@ int lucid_world_sparse_threshold(const lucid_world_options *o) {
     }
 }
 
-int lucid_world_sparse_applies(const lucid_world *w, int m) {
-    return lucid_contact_sparse_has(w->opt.contact.model, w->opt.contact.solver) &&
-           m > lucid_world_sparse_threshold(&w->opt);
+/* Whether one of the island's contacts (list, m) has a side on a model's link. */
+static int touches_model(const lucid_world *w, const int *list, int m) {
+    for (int k = 0; k < m; ++k)
+        if (w->sides[2 * list[k]].model >= 0 || w->sides[2 * list[k] + 1].model >= 0) return 1;
+    return 0;
+}
+
+int lucid_world_sparse_applies(const lucid_world *w, const int *list, int m) {
+    if (!lucid_contact_sparse_has(w->opt.contact.model, w->opt.contact.solver)) return 0;
+    int threshold = lucid_world_sparse_threshold(&w->opt);
+    if (w->opt.sparse_threshold < 0 && w->opt.contact.solver == LUCID_CONTACT_ADMM &&
+        threshold > LUCID_WORLD_SPARSE_ADMM_ROBOT_CROSSOVER && touches_model(w, list, m))
+        threshold = LUCID_WORLD_SPARSE_ADMM_ROBOT_CROSSOVER;
+    return m > threshold;
 }
 
 /* The per-contact and per-slot buffers of an island of m contacts (at most 2m slots). */
