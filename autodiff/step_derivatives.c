@@ -50,7 +50,10 @@ typedef struct ctx {
     double *Xl; /* implicit: dx+/dlambda at the nominal inputs (nt x 3n) */
     /* implicit: each model's dv_free/dv and dv_free/du at the nominal inputs (model_columns) */
     double **model_dvdv, **model_dvdu;
-    int *model_slot, *model_control; /* where a model's velocities sit in p, its inputs in u */
+    int *body_slot, *model_slot;   /* where a free body's and a model's entries start in p */
+    int *model_control;            /* where a model's inputs start in u */
+    double *dp_full, *dstart_full; /* one linear column's changes of p and of the start
+                                    * velocities, in p's layout */
     /* implicit: each free body's world index and its 6 x 6 dfree/dxi, dstart/dxi, dfree/du */
     int num_free, *free_body, free_control; /* free_control: its wrench's first input */
     double *free_jac;                       /* 108 per free body */
@@ -79,9 +82,9 @@ typedef struct ctx {
     double *margin0; /* each shape contact's margin in the nominal detection */
     lucid_world_contact *carried;
     lucid_derivative_workspace *ws;
-    lucid_arena *arena;        /* the world's: this call's scratch */
-    int *analytic;             /* per position column: computed by position_columns */
-    double *pos_dp, *pos_dsep; /* one position column's dp (np) and separations' change (n) */
+    lucid_arena *arena; /* the world's: this call's scratch */
+    int *analytic;      /* per position column: computed by position_columns */
+    double *pos_dsep;   /* one position column's separations' change (n) */
     /* implicit (dense IFT): the linear columns' inputs, kept and finished together by
      * flush_columns as matrix products: dsigma (3n), dmu (n), dp (np), base (nt) per column */
     int defer, ndefer, *defer_col;
@@ -763,15 +766,13 @@ static lucid_status model_jacobians(ctx *c) {
     if (s != LUCID_OK || nm == 0) return s;
     c->model_dvdv = grab(c, (size_t)nm, sizeof *c->model_dvdv, &ok);
     c->model_dvdu = grab(c, (size_t)nm, sizeof *c->model_dvdu, &ok);
-    c->model_slot = grab(c, (size_t)nm + 1, sizeof(int), &ok);
     c->model_control = grab(c, (size_t)nm + 1, sizeof(int), &ok);
     if (!ok) return LUCID_ERR_NO_MEMORY;
-    int slot = c->nt / 2, control = 0;
-    for (int i = 0; i < nm; ++i) slot -= (int)lucid_model_nv(w->models[i].model);
+    int control = 0;
     for (int i = 0; i < nm && s == LUCID_OK; ++i) {
         size_t nv = lucid_model_nv(w->models[i].model), nu = lucid_model_nu(w->models[i].model);
-        c->model_slot[i] = slot, c->model_control[i] = control;
-        slot += (int)nv, control += (int)nu;
+        c->model_control[i] = control;
+        control += (int)nu;
         c->model_dvdv[i] = grab(c, nv * nv, sizeof(double), &ok);
         c->model_dvdu[i] = grab(c, nv * nu, sizeof(double), &ok);
         double *scratch = grab(c, nv * nv, sizeof(double), &ok);
@@ -779,7 +780,7 @@ static lucid_status model_jacobians(ctx *c) {
         s = lucid_world_model_free_velocity_jacobians(w, i, c->model_dvdv[i], c->model_dvdu[i],
                                                       scratch);
     }
-    c->model_slot[nm] = slot, c->model_control[nm] = control;
+    c->model_control[nm] = control;
     return s;
 }
 
@@ -897,38 +898,48 @@ static int model_of_column(const ctx *c, int col, int *j, int *velocity) {
     return -1;
 }
 
-/* dsigma of the change dp of model i's final velocities (and, for a velocity column j, of its
- * start velocity e_j: the restitution target of an impact). */
-static void model_dsigma(ctx *c, int i, const double *dp, int velocity, int j) {
+/* dsigma of a change dp of the final velocities on the nominal rows, and of a change dstart
+ * of the start velocities (NULL: none) through an impact's restitution target: both in p's
+ * layout (dp_full, dstart_full); dmu = 0. */
+static void linear_dsigma(ctx *c, const double *dp, const double *dstart) {
     const lucid_world *w = c->w;
-    size_t nv = lucid_model_nv(w->models[i].model);
     double inv_dt = 1.0 / w->opt.dt;
     for (int k = 0; k < c->n; ++k) {
-        double *ds = c->dsigma + 3 * k, dv_before = 0.0;
-        ds[0] = ds[1] = ds[2] = 0.0;
+        lucid_vec3 u = lucid_world_contact_rows_times(w, k, c->body_slot, c->model_slot, dp);
+        double *ds = c->dsigma + 3 * k;
+        lucid_vec3_store(lucid_vec3_scale(u, inv_dt), ds);
         c->dmu[k] = 0.0;
-        for (int side = 0; side < 2; ++side) {
-            const lucid_contact_side *sd = &w->sides[2 * k + side];
-            if (sd->model != i) continue;
-            const double *Jr = w->link_J + sd->row;
-            for (int d = 0; d < 3; ++d) {
-                double acc = 0.0;
-                for (size_t q = 0; q < nv; ++q) acc += Jr[(size_t)d * nv + q] * dp[q];
-                ds[d] += acc * inv_dt;
-            }
-            if (velocity) dv_before += Jr[2 * nv + (size_t)j];
-        }
-        add_impact(c, k, dv_before, ds);
+        if (dstart)
+            add_impact(c, k,
+                       lucid_world_contact_rows_times(w, k, c->body_slot, c->model_slot, dstart).z,
+                       ds);
     }
+}
+
+/* dp_full (and, when start, dstart_full) set to len entries of src (of start) from slot, zero
+ * elsewhere. */
+static void set_linear_change(ctx *c, size_t slot, const double *src, const double *start,
+                              size_t len) {
+    size_t np = (size_t)c->nt / 2;
+    memset(c->dp_full, 0, np * sizeof(double));
+    memcpy(c->dp_full + slot, src, len * sizeof(double));
+    if (!start) return;
+    memset(c->dstart_full, 0, np * sizeof(double));
+    memcpy(c->dstart_full + slot, start, len * sizeof(double));
 }
 
 /* Column col of model i (its Jacobian's column j): dx+ = D dp + dx+/dlambda dlambda. */
 static lucid_status model_column(ctx *c, int col, int i, int j, int velocity,
                                  lucid_step_jacobians *J) {
-    size_t nv = lucid_model_nv(c->w->models[i].model);
+    size_t nv = lucid_model_nv(c->w->models[i].model), np = (size_t)c->nt / 2;
     const double *src = (velocity ? c->model_dvdv[i] : c->model_dvdu[i]) + nv * (size_t)j;
-    model_dsigma(c, i, src, velocity, j);
-    return linear_column(c, col, (size_t)c->model_slot[i], src, nv, NULL, J);
+    set_linear_change(c, (size_t)c->model_slot[i], src, NULL, nv);
+    if (velocity) { /* the start velocity moves by e_j */
+        memset(c->dstart_full, 0, np * sizeof(double));
+        c->dstart_full[c->model_slot[i] + j] = 1.0;
+    }
+    linear_dsigma(c, c->dp_full, velocity ? c->dstart_full : NULL);
+    return linear_column(c, col, 0, c->dp_full, np, NULL, J);
 }
 
 /* The free body of column col (*k: its entry 0-5), or -1: not a free body's velocity or control
@@ -943,39 +954,15 @@ static int free_body_of_column(const ctx *c, int col, int *k, int *velocity) {
     return -1;
 }
 
-/* dsigma of free body b's changes of free velocities (df: v, w) and start velocities (ds). */
-static void body_dsigma(ctx *c, int b, const double *df, const double *ds) {
-    const lucid_world *w = c->w;
-    double inv_dt = 1.0 / w->opt.dt;
-    lucid_vec3 dv = lucid_vec3_load(df), dw = lucid_vec3_load(df + 3);
-    lucid_vec3 sv = lucid_vec3_load(ds), sw = lucid_vec3_load(ds + 3);
-    for (int k = 0; k < c->n; ++k) {
-        const lucid_world_contact *k0 = &w->contacts[k];
-        double *out = c->dsigma + 3 * k, dv_before = 0.0;
-        out[0] = out[1] = out[2] = 0.0;
-        c->dmu[k] = 0.0;
-        for (int side = 0; side < 2; ++side) {
-            const lucid_contact_side *sd = &w->sides[2 * k + side];
-            if (sd->body != b) continue;
-            for (int d = 0; d < 3; ++d) {
-                lucid_vec3 e = lucid_mat3_col(&k0->frame, d);
-                out[d] +=
-                    sd->sign * (lucid_vec3_dot(e, dv) + lucid_vec3_dot(sd->ang[d], dw)) * inv_dt;
-            }
-            lucid_vec3 n = lucid_mat3_col(&k0->frame, 2);
-            dv_before += sd->sign * (lucid_vec3_dot(n, sv) + lucid_vec3_dot(sd->ang[2], sw));
-        }
-        add_impact(c, k, dv_before, out);
-    }
-}
-
 /* Column col of free body f (entry k): dx+ = D dp + dx+/dlambda dlambda. */
 static lucid_status body_column(ctx *c, int col, int f, int k, int velocity,
                                 lucid_step_jacobians *J) {
-    const double *jac = c->free_jac + 108 * (size_t)f, zero[6] = {0, 0, 0, 0, 0, 0};
+    const double *jac = c->free_jac + 108 * (size_t)f;
     const double *df = (velocity ? jac : jac + 72) + 6 * (size_t)k;
-    body_dsigma(c, c->free_body[f], df, velocity ? jac + 36 + 6 * (size_t)k : zero);
-    return linear_column(c, col, 6 * (size_t)f, df, 6, NULL, J);
+    const double *start = velocity ? jac + 36 + 6 * (size_t)k : NULL;
+    set_linear_change(c, (size_t)c->body_slot[c->free_body[f]], df, start, 6);
+    linear_dsigma(c, c->dp_full, start ? c->dstart_full : NULL);
+    return linear_column(c, col, 0, c->dp_full, (size_t)c->nt / 2, NULL, J);
 }
 
 /* ---- the models' position columns, analytic (step_positions.c) ------------------- */
@@ -994,11 +981,11 @@ static int leaves_margin(const ctx *c, const double *dsep) {
 static lucid_status position_column(ctx *c, lucid_step_positions *sp, int j, int col,
                                     lucid_step_jacobians *J) {
     size_t nt = (size_t)c->nt;
-    lucid_step_positions_column(sp, j, c->pos_dp, c->dsigma, c->pos_dsep);
+    lucid_step_positions_column(sp, j, c->dp_full, c->dsigma, c->pos_dsep);
     if (leaves_margin(c, c->pos_dsep)) return LUCID_OK;
     memset(c->dmu, 0, (size_t)c->n * sizeof(double));
     c->analytic[col] = 1;
-    return linear_column(c, col, 0, c->pos_dp, nt / 2, c->Dq + nt * (size_t)col, J);
+    return linear_column(c, col, 0, c->dp_full, nt / 2, c->Dq + nt * (size_t)col, J);
 }
 
 /* Every free body's and model's position columns from the rigid-body derivatives and the carried
@@ -1008,7 +995,6 @@ static lucid_status position_columns(ctx *c, lucid_step_jacobians *J) {
     lucid_world *w = c->w;
     size_t nt = (size_t)c->nt, np = nt / 2;
     int ok = 1;
-    c->pos_dp = grab(c, np, sizeof(double), &ok);
     c->pos_dsep = grab(c, (size_t)c->n + 1, sizeof(double), &ok);
     c->analytic = grab(c, np, sizeof(int), &ok);
     if (!ok) return LUCID_ERR_NO_MEMORY;
@@ -1023,9 +1009,10 @@ static lucid_status position_columns(ctx *c, lucid_step_jacobians *J) {
     if (!sp) return LUCID_ERR_NO_MEMORY;
     for (int f = 0; f < c->num_free && s == LUCID_OK; ++f) {
         lucid_step_positions_body(sp, c->free_body[f]);
-        for (int j = 0; j < 6 && s == LUCID_OK; ++j) s = position_column(c, sp, j, 6 * f + j, J);
+        int slot = c->body_slot[c->free_body[f]]; /* its position columns too */
+        for (int j = 0; j < 6 && s == LUCID_OK; ++j) s = position_column(c, sp, j, slot + j, J);
     }
-    for (int i = 0; c->model_slot && i < w->num_models && s == LUCID_OK; ++i) {
+    for (int i = 0; i < w->num_models && s == LUCID_OK; ++i) {
         if (!lucid_step_positions_model(sp, i)) continue;
         size_t nv = lucid_model_nv(w->models[i].model);
         for (size_t j = 0; j < nv && s == LUCID_OK; ++j)
@@ -1188,6 +1175,11 @@ static lucid_status allocate(ctx *c, lucid_step_jacobians *J) {
     J->mode = grab_out(n, sizeof *J->mode, &ok), J->margin = grab_out(n, sizeof(double), &ok);
     J->switched = grab_out(n, sizeof(int), &ok), J->estimated = grab_out(n, sizeof(int), &ok);
     c->branch = grab(c, n, sizeof(int), &ok);
+    c->body_slot = grab(c, (size_t)c->w->num_bodies, sizeof(int), &ok);
+    c->model_slot = grab(c, (size_t)c->w->num_models + 1, sizeof(int), &ok);
+    c->dp_full = grab(c, nt / 2, sizeof(double), &ok);
+    c->dstart_full = grab(c, nt / 2, sizeof(double), &ok);
+    if (ok) lucid_world_post_velocity_slots(c->w, c->body_slot, c->model_slot);
     for (size_t k = 0; ok && k < n; ++k) c->branch[k] = -1; /* chosen by the nominal evaluation */
     return ok ? LUCID_OK : LUCID_ERR_NO_MEMORY;
 }

@@ -35,7 +35,7 @@ struct lucid_step_positions {
     const double *lambda, *post0;
     const int *branch;
     int *body_slot;  /* per body: a free body's first entry in p, else -1 */
-    int *model_slot; /* per model: its first entry in p, and its first dof in Jw, V, Vs */
+    int *model_slot; /* per model: its first entry in p (lucid_world_post_velocity_slots) */
     size_t *model_dof;
     double *Jw, *V, *Vs; /* per dof of every model (6 each): world column, link twists along
                           * the dof chain at p0 and at the start velocity */
@@ -59,12 +59,6 @@ static inline double dot6(const double *a, const double *b) {
 /* The velocity at world point x of the world twist V: V_lin + V_ang x x. */
 static lucid_vec3 point_velocity(const double *V, lucid_vec3 x) {
     return lucid_vec3_add(lucid_sp_lin(V), lucid_vec3_cross(lucid_sp_ang(V), x));
-}
-
-/* The last dof of a node: its dofs and their ancestors are reached through dof_parent (the
- * chain the contact rows walk, world_model.c). */
-static int last_dof(const lucid_model *m, int node) {
-    return (int)(m->nodes[node].idx_v + m->nodes[node].nv) - 1;
 }
 
 /* Whether dof j is on the chain from dof `last` to the root. */
@@ -112,21 +106,15 @@ lucid_step_positions_create(lucid_arena *arena, lucid_world *w, const lucid_worl
     if (!s->body_slot || !s->model_slot || !s->model_dof || !s->Jw || !s->V || !s->Vs || !s->R0 ||
         !s->dtau_dv || !s->astar || !s->touched || !s->moved || !s->dx || !s->dF)
         return NULL;
-    int slot = 0;
-    for (int b = 0; b < w->num_bodies; ++b) {
-        const lucid_body *bd = &w->bodies[b];
-        s->body_slot[b] = bd->is_static || bd->model >= 0 ? -1 : slot;
-        slot += s->body_slot[b] >= 0 ? 6 : 0;
-    }
+    lucid_world_post_velocity_slots(w, s->body_slot, s->model_slot);
     size_t dof = 0;
     for (size_t i = 0; i < nm; ++i) {
         const lucid_world_model *wm = &w->models[i];
         const lucid_model *m = wm->model;
         size_t nv = m->nv;
-        s->model_slot[i] = slot, s->model_dof[i] = dof;
+        s->model_dof[i] = dof;
         /* the world columns and the chains' twists at q0 (wm->data posed there) */
-        lucid_model_forward_kinematics(m, wm->data, wm->q);
-        const double *p = post0 + slot;
+        const double *p = post0 + s->model_slot[i];
         for (size_t k = 0; k < nv; ++k) {
             lucid_se3 X = lucid_se3_compose(&wm->base, &wm->data->oMi[m->dof_node[k]]);
             double *J = s->Jw + 6 * (dof + k), *V = s->V + 6 * (dof + k),
@@ -138,10 +126,10 @@ lucid_step_positions_create(lucid_arena *arena, lucid_world *w, const lucid_worl
                 Vs[r] = (par >= 0 ? s->Vs[6 * (dof + (size_t)par) + r] : 0.0) + J[r] * wm->v[k];
             }
         }
-        slot += (int)nv, dof += nv;
+        dof += nv;
     }
-    s->model_slot[nm] = slot, s->model_dof[nm] = dof;
-    s->np = slot;
+    s->model_dof[nm] = dof;
+    s->np = s->model_slot[nm];
     return s;
 }
 
@@ -216,7 +204,7 @@ static int side_twist(const lucid_step_positions *s, int k, int side, int j, dou
     }
     if (b->model != s->model || b->is_static) return 0;
     const lucid_model *m = w->models[s->model].model;
-    if (!on_chain(m, last_dof(m, b->node), j)) return 0;
+    if (!on_chain(m, lucid_model_node_last_dof(m, b->node), j)) return 0;
     double xb[6];
     lucid_sp_motion_act_inv(&b->pose, s->Jw + 6 * (s->model_dof[s->model] + (size_t)j), xb);
     lucid_contact_geometry_twist_part(&w->parts[b->part_begin + (side ? c->part2 : c->part1)].pose,
@@ -245,7 +233,7 @@ static void side_force_change(lucid_step_positions *s, int k, int side, int movi
         int first = moving ? (int)m->nodes[m->dof_node[j]].idx_v : 0;
         if (moving) lucid_sp_cross_force(Jw + 6 * (size_t)j, W, Z);
         double *rhs = dp + s->model_slot[sd->model];
-        for (int q = last_dof(m, b->node); q >= 0; q = m->dof_parent[q]) {
+        for (int q = lucid_model_node_last_dof(m, b->node); q >= 0; q = m->dof_parent[q]) {
             double val = dot6(Jw + 6 * (size_t)q, dW);
             if (moving && q >= first) val -= dot6(Jw + 6 * (size_t)q, Z);
             rhs[q] += dt * val;
@@ -297,29 +285,6 @@ static void contact_geometry(lucid_step_positions *s, int k, int j, double *dp, 
     for (int side = 0; side < 2; ++side) side_force_change(s, k, side, moving[side], j, dp);
 }
 
-/* J_k dp: contact k's frame velocity from the final velocities' change, on its nominal rows. */
-static lucid_vec3 rows_times(const lucid_step_positions *s, int k, const double *dp) {
-    const lucid_world *w = s->w;
-    const lucid_world_contact *c = &w->contacts[k];
-    double out[3] = {0, 0, 0};
-    for (int side = 0; side < 2; ++side) {
-        const lucid_contact_side *sd = &w->sides[2 * k + side];
-        if (sd->model >= 0) {
-            size_t nv = lucid_model_nv(w->models[sd->model].model);
-            const double *J = w->link_J + sd->row, *x = dp + s->model_slot[sd->model];
-            for (int d = 0; d < 3; ++d)
-                for (size_t q = 0; q < nv; ++q) out[d] += J[(size_t)d * nv + q] * x[q];
-        } else if (sd->body >= 0) {
-            const double *x = dp + s->body_slot[sd->body];
-            lucid_vec3 v = lucid_vec3_load(x), om = lucid_vec3_load(x + 3);
-            for (int d = 0; d < 3; ++d)
-                out[d] += sd->sign * (lucid_vec3_dot(lucid_mat3_col(&c->frame, d), v) +
-                                      lucid_vec3_dot(sd->ang[d], om));
-        }
-    }
-    return lucid_vec3_load(out);
-}
-
 /* A side's point velocity and its change along dof j at fixed final velocities (start: at the
  * start velocities instead). */
 static void side_velocity(const lucid_step_positions *s, int k, int side, int j, int start,
@@ -349,7 +314,7 @@ static void side_velocity(const lucid_step_positions *s, int k, int side, int j,
         return;
     }
     const lucid_model *m = w->models[b->model].model;
-    int last = last_dof(m, b->node);
+    int last = lucid_model_node_last_dof(m, b->node);
     if (last < 0) return;
     size_t d0 = s->model_dof[b->model];
     const double *V = (start ? s->Vs : s->V) + 6 * (d0 + (size_t)last);
@@ -370,7 +335,7 @@ static void contact_dsigma(const lucid_step_positions *s, int k, int j, const do
     const lucid_world *w = s->w;
     const lucid_world_contact *c = &w->contacts[k];
     const double dt = w->opt.dt;
-    lucid_vec3 du = rows_times(s, k, dp);
+    lucid_vec3 du = lucid_world_contact_rows_times(w, k, s->body_slot, s->model_slot, dp);
     double dvb = 0.0;
     if (k < s->ns && s->moved[k]) {
         const double *dF = s->dF + 9 * k;

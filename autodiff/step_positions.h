@@ -14,7 +14,8 @@ typedef struct lucid_step_positions lucid_step_positions;
 
 /* The state of world w right after the nominal fixed-force evaluation at x0: its contacts (n,
  * the first ns shape contacts with the geometry derivatives geo, then joint limits), their
- * rows and each model's factorised M~ in place, lambda (3n) the forces, post0 (np entries,
+ * rows, each model's factorised M~ and its kinematics at x0 in place (as
+ * lucid_world_step_prepare_velocities leaves them), lambda (3n) the forces, post0 (np entries,
  * lucid_world_post_velocity) the final velocities, branch (n) each contact's piece of the
  * reference velocity. Scratch from arena; NULL when it runs out. */
 lucid_step_positions *

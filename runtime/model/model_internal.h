@@ -109,6 +109,12 @@ struct lucid_model_data {
     size_t *ltdl_below_start, (*ltdl_below)[2];
 };
 
+/* The last dof of a node: its dofs and their ancestors are reached from it through
+ * dof_parent (the chain a point fixed to the node moves with). */
+static inline int lucid_model_node_last_dof(const lucid_model *m, int node) {
+    return (int)(m->nodes[node].idx_v + m->nodes[node].nv) - 1;
+}
+
 /* The dynamics algorithms on data already posed at q by lucid_model_forward_kinematics (the
  * world's model step computes the kinematics once and runs several of them on it): the same
  * results as lucid_model_rnea, _nle, _crba at that q, bit for bit. */

@@ -344,6 +344,12 @@ lucid_status lucid_world_restore_contacts(lucid_world *w, const lucid_world_cont
  * configuration is given (lucid_world_step_integrate); reading and setting them. */
 void lucid_world_post_velocity(const lucid_world *w, double *p);
 void lucid_world_set_post_velocity(lucid_world *w, const double *p);
+/* Where each free body's (body_slot, per body, -1 for the others) and each model's
+ * (model_slot, num_models + 1 entries, the last one p's size) entries start in p. */
+void lucid_world_post_velocity_slots(const lucid_world *w, int *body_slot, int *model_slot);
+/* J_k dp: contact k's frame velocity from a change dp of p (those slots), on its current rows. */
+lucid_vec3 lucid_world_contact_rows_times(const lucid_world *w, int k, const int *body_slot,
+                                          const int *model_slot, const double *dp);
 /* The Jacobians of x+ = lucid_world_step_integrate from configuration x0's positions with
  * final velocities p (lucid_world_post_velocity layout), as a tangent at x+(x0, p) itself
  * (world_integrate_jacobians.c): Dp = dx+/dp and Dq = dx+/d(position tangent of x0) at fixed

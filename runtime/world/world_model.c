@@ -336,17 +336,12 @@ static lucid_vec3 dof_point_column(const lucid_world_model *wm, int k, lucid_vec
     return a < 3 ? e : lucid_vec3_cross(e, lucid_vec3_sub(p, X.t));
 }
 
-/* The last dof of a node: its dofs and their ancestors are reached through dof_parent. */
-static int last_dof(const lucid_model *m, int node) {
-    return (int)(m->nodes[node].idx_v + m->nodes[node].nv) - 1;
-}
-
 /* Adds J_p^T f to tau: the generalised force of a world force f at the world point p fixed to
  * node `node`. */
 static void add_point_force(const lucid_world_model *wm, int node, lucid_vec3 p, lucid_vec3 f,
                             double *tau) {
     const lucid_model *m = wm->model;
-    for (int k = last_dof(m, node); k >= 0; k = m->dof_parent[k])
+    for (int k = lucid_model_node_last_dof(m, node); k >= 0; k = m->dof_parent[k])
         tau[k] += lucid_vec3_dot(dof_point_column(wm, k, p), f);
 }
 
@@ -357,7 +352,7 @@ static void point_rows(const lucid_world_model *wm, int node, lucid_vec3 p, cons
     const lucid_model *m = wm->model;
     size_t nv = m->nv;
     memset(out, 0, 3 * nv * sizeof(double));
-    for (int k = last_dof(m, node); k >= 0; k = m->dof_parent[k]) {
+    for (int k = lucid_model_node_last_dof(m, node); k >= 0; k = m->dof_parent[k]) {
         lucid_vec3 col = dof_point_column(wm, k, p);
         for (int d = 0; d < 3; ++d)
             out[(size_t)d * nv + (size_t)k] = sign * lucid_vec3_dot(lucid_mat3_col(frame, d), col);
@@ -379,6 +374,11 @@ static void gravity_correction(const lucid_world *w, const lucid_world_model *wm
     }
 }
 
+/* Actuator A's force before its force clamp, at its (clamped) input u. */
+static double actuator_force(const lucid_world_model *wm, const lucid_model_actuator *A, double u) {
+    return A->kind == LUCID_ACTUATOR_POSITION ? A->kp * (u - A->gear * wm->q[A->coord]) : u;
+}
+
 /* The diagonal K of the implicit stiffness (servos, springs) and the explicit generalised
  * forces of actuators and springs, into tau. */
 static void actuation(const lucid_world_model *wm, double *K, double *tau) {
@@ -397,13 +397,8 @@ static void actuation(const lucid_world_model *wm, double *K, double *tau) {
         const lucid_model_actuator *A = &act[a];
         double u = wm->u[a];
         if (A->ctrl_limited) u = fmin(fmax(u, A->ctrl_lower), A->ctrl_upper);
-        double f;
-        if (A->kind == LUCID_ACTUATOR_POSITION) {
-            f = A->kp * (u - A->gear * wm->q[A->coord]);
-            K[A->dof] += A->kp * A->gear * A->gear;
-        } else {
-            f = u;
-        }
+        double f = actuator_force(wm, A, u);
+        if (A->kind == LUCID_ACTUATOR_POSITION) K[A->dof] += A->kp * A->gear * A->gear;
         if (A->force_limited) f = fmin(fmax(f, A->force_lower), A->force_upper);
         tau[A->dof] += A->gear * f;
     }
@@ -437,22 +432,21 @@ static void model_free_velocity(const lucid_world *w, lucid_world_model *wm, int
     }
 }
 
-/* How the clamps of actuator A pass a change of its input u: 1 inside the control and force
- * ranges, 0 outside, 1/2 on a bound (a central difference's value at the kink). */
+/* How a clamp to [lo, hi] (when limited) passes a change of x: 1 inside, 0 outside, 1/2 on a
+ * bound (a central difference's value at the kink). */
+static double clamp_slope(int limited, double lo, double hi, double x) {
+    if (!limited) return 1.0;
+    if (x < lo || x > hi) return 0.0;
+    return x == lo || x == hi ? 0.5 : 1.0;
+}
+
+/* How the clamps of actuator A pass a change of its input u (clamp_slope of each). */
 static double actuator_slope(const lucid_world_model *wm, const lucid_model_actuator *A, double u) {
-    double slope = 1.0;
-    if (A->ctrl_limited) {
-        if (u < A->ctrl_lower || u > A->ctrl_upper) return 0.0;
-        if (u == A->ctrl_lower || u == A->ctrl_upper) slope = 0.5;
-        u = fmin(fmax(u, A->ctrl_lower), A->ctrl_upper);
-    }
-    double f = u, df = 1.0;
-    if (A->kind == LUCID_ACTUATOR_POSITION) f = A->kp * (u - A->gear * wm->q[A->coord]), df = A->kp;
-    if (A->force_limited) {
-        if (f < A->force_lower || f > A->force_upper) return 0.0;
-        if (f == A->force_lower || f == A->force_upper) slope *= 0.5;
-    }
-    return slope * df;
+    double slope = clamp_slope(A->ctrl_limited, A->ctrl_lower, A->ctrl_upper, u);
+    if (A->ctrl_limited) u = fmin(fmax(u, A->ctrl_lower), A->ctrl_upper);
+    double df = A->kind == LUCID_ACTUATOR_POSITION ? A->kp : 1.0;
+    return slope * df *
+           clamp_slope(A->force_limited, A->force_lower, A->force_upper, actuator_force(wm, A, u));
 }
 
 lucid_status lucid_world_model_free_velocity_jacobians(lucid_world *w, int i, double *dv_dv,
@@ -503,13 +497,10 @@ void lucid_world_model_add_actuation_stiffness(const lucid_world *w, int i, doub
     for (size_t a = 0; a < m->nu; ++a) {
         const lucid_model_actuator *A = &act[a];
         if (A->kind != LUCID_ACTUATOR_POSITION) continue;
-        double u = wm->u[a], slope = 1.0;
+        double u = wm->u[a];
         if (A->ctrl_limited) u = fmin(fmax(u, A->ctrl_lower), A->ctrl_upper);
-        double f = A->kp * (u - A->gear * wm->q[A->coord]);
-        if (A->force_limited) {
-            if (f < A->force_lower || f > A->force_upper) slope = 0.0;
-            if (f == A->force_lower || f == A->force_upper) slope = 0.5;
-        }
+        double slope =
+            clamp_slope(A->force_limited, A->force_lower, A->force_upper, actuator_force(wm, A, u));
         R[A->dof + nv * A->dof] -= scale * slope * A->kp * A->gear * A->gear;
     }
 }

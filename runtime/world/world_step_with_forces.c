@@ -150,3 +150,39 @@ void lucid_world_set_post_velocity(lucid_world *w, const double *p) {
         p += nv;
     }
 }
+
+void lucid_world_post_velocity_slots(const lucid_world *w, int *body_slot, int *model_slot) {
+    int slot = 0;
+    for (int i = 0; i < w->num_bodies; ++i) {
+        const lucid_body *b = &w->bodies[i];
+        body_slot[i] = b->is_static || b->model >= 0 ? -1 : slot;
+        slot += body_slot[i] >= 0 ? 6 : 0;
+    }
+    for (int m = 0; m < w->num_models; ++m) {
+        model_slot[m] = slot;
+        slot += (int)lucid_model_nv(w->models[m].model);
+    }
+    model_slot[w->num_models] = slot;
+}
+
+lucid_vec3 lucid_world_contact_rows_times(const lucid_world *w, int k, const int *body_slot,
+                                          const int *model_slot, const double *dp) {
+    const lucid_world_contact *c = &w->contacts[k];
+    double out[3] = {0, 0, 0};
+    for (int side = 0; side < 2; ++side) {
+        const lucid_contact_side *sd = &w->sides[2 * k + side];
+        if (sd->model >= 0) {
+            size_t nv = lucid_model_nv(w->models[sd->model].model);
+            const double *J = w->link_J + sd->row, *x = dp + model_slot[sd->model];
+            for (int d = 0; d < 3; ++d)
+                for (size_t q = 0; q < nv; ++q) out[d] += J[(size_t)d * nv + q] * x[q];
+        } else if (sd->body >= 0) {
+            const double *x = dp + body_slot[sd->body];
+            lucid_vec3 v = lucid_vec3_load(x), om = lucid_vec3_load(x + 3);
+            for (int d = 0; d < 3; ++d)
+                out[d] += sd->sign * (lucid_vec3_dot(lucid_mat3_col(&c->frame, d), v) +
+                                      lucid_vec3_dot(sd->ang[d], om));
+        }
+    }
+    return lucid_vec3_load(out);
+}
