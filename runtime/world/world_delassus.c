@@ -229,6 +229,10 @@ static lucid_status reserve_problem(lucid_world *w, int m) {
     if (s == LUCID_OK)
         s = lucid_world_reserve((void **)&w->sigma, &w->sigma_cap, n3, sizeof(double));
     if (s != LUCID_OK) return s;
+    return lucid_world_reserve_workspace(w, m);
+}
+
+lucid_status lucid_world_reserve_workspace(lucid_world *w, int m) {
     if (!w->workspace || lucid_contact_workspace_capacity(w->workspace) < m) {
         int cap = w->workspace ? 2 * lucid_contact_workspace_capacity(w->workspace) : 16;
         while (cap < m) cap *= 2;

@@ -200,6 +200,8 @@ int lucid_world_sparse_threshold(const lucid_world_options *o);
  * drop task's box has 2 or 4 contacts on the steps where ADMM and PGS stall. */
 #define LUCID_WORLD_IP_ATTEMPT_CONTACTS 16
 int lucid_world_has_ip_attempt(const lucid_contact_options *o, int n);
+/* The dense contact solvers' workspace (w->workspace) for islands of m contacts: grown only. */
+lucid_status lucid_world_reserve_workspace(lucid_world *w, int m);
 lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, int m,
                                              const lucid_vec3 *v_start, const lucid_vec3 *w_start);
 void lucid_world_sparse_destroy(lucid_world_sparse *sp);

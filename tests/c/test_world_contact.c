@@ -302,6 +302,55 @@ static lucid_contact_problem last_island(lucid_world *w, int capacity, double *l
     return p;
 }
 
+/* lucid_world_last_problem_dense of a compliant island solved in body space is the dense
+ * path's problem: G = J M^-1 J^T without R (R is p.R, added by the solvers), the same g and R.
+ * Before, the sparse G carried diag(R) as well, so a solve or a criterion of that problem
+ * counted the compliance twice. */
+#pragma push_macro("G")
+#undef G /* gravity here; p.G below */
+static void test_sparse_problem_matches_dense_with_compliance(void **state) {
+    (void)state;
+    enum { ISLAND = 64 };
+    static double Gs[2][9 * ISLAND * ISLAND], Rs[2][3 * ISLAND], gs[2][3 * ISLAND];
+    int n[2];
+    for (int sparse = 0; sparse < 2; ++sparse) {
+        lucid_world_options o;
+        lucid_world_default_options(&o);
+        o.compliance = 1e-3;
+        o.sparse_threshold = sparse ? 0 : 100000;
+        lucid_world *w = NULL;
+        assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
+        add_ground(w, 0.5);
+        for (int k = 0; k < 3; ++k)
+            add_box(w, 0.1, 1.0, lucid_vec3_make(0, 0, 0.099 + 0.2 * k), 0.5);
+        assert_int_equal(lucid_world_step(w), LUCID_OK);
+        lucid_contact_problem p;
+        assert_int_equal(lucid_world_last_problem_dense(w, &p, NULL), LUCID_OK);
+        assert_true(p.n > 0 && p.n <= ISLAND && p.R != NULL);
+        n[sparse] = p.n;
+        size_t m = 3 * (size_t)p.n;
+        memcpy(Gs[sparse], p.G, sizeof(double) * m * m);
+        memcpy(Rs[sparse], p.R, sizeof(double) * m);
+        memcpy(gs[sparse], p.g, sizeof(double) * m);
+        lucid_world_destroy(w);
+    }
+    assert_int_equal(n[0], n[1]);
+    size_t m = 3 * (size_t)n[0];
+    double worst = 0.0, scale = 0.0;
+    for (size_t k = 0; k < m * m; ++k) {
+        worst = fmax(worst, fabs(Gs[1][k] - Gs[0][k]));
+        scale = fmax(scale, fabs(Gs[0][k]));
+    }
+    for (size_t k = 0; k < m; ++k) {
+        assert_true(fabs(Rs[1][k] - Rs[0][k]) <= 1e-15);
+        assert_true(fabs(gs[1][k] - gs[0][k]) <= 1e-12 * (1.0 + fabs(gs[0][k])));
+    }
+    printf("compliant stack: %d contacts, max |G_sparse - G_dense| = %.2e of %.2e\n", n[0], worst,
+           scale);
+    assert_true(worst <= 1e-12 * scale);
+}
+#pragma pop_macro("G")
+
 /* A solve that cannot meet tol (tol 1e-14, 4 iterations): the world makes at most four
  * attempts (warm, cold only when the warm answer is not finite or worse than lambda = 0,
  * then PGS, then, on this island of 12 contacts, ncp:ip, kept only when it meets tol, which
@@ -607,6 +656,7 @@ int main(void) {
         cmocka_unit_test(test_stack_of_three),
         cmocka_unit_test(test_restitution),
         cmocka_unit_test(test_warm_start_saves_iterations),
+        cmocka_unit_test(test_sparse_problem_matches_dense_with_compliance),
         cmocka_unit_test(test_failed_solve_keeps_its_best_attempt),
         cmocka_unit_test(test_own_criterion_solvers_are_not_retried),
         cmocka_unit_test(test_answer_at_round_off_is_not_retried),
