@@ -132,15 +132,21 @@ static void x_step(sparse_admm *a, const double *r, double *x) {
     for (size_t k = 0; k < m; ++k) x[k] += e[k];
 }
 
-/* The factor of H for the current rho. */
+/* The factor of H for the current rho (without compliance every weight is 1 / rho: H's parts
+ * are then kept across the solve's changes of rho, lucid_contact_hessian_factor_uniform). */
 static lucid_status refactor(sparse_admm *a) {
     const lucid_contact_sparse_problem *p = a->p;
     double *w = a->v[V_W], *D = a->v[V_D], rho = a->s.rho;
     for (size_t k = 0; k < 3 * (size_t)p->n; ++k) w[k] = 1.0 / ((p->R ? p->R[k] : 0.0) + rho);
-    memset(D, 0, sizeof(double) * 9 * (size_t)p->n);
-    for (size_t i = 0; i < (size_t)p->n; ++i)
-        for (int a3 = 0; a3 < 3; ++a3) D[9 * i + 4 * a3] = w[3 * i + a3];
-    lucid_status st = lucid_contact_hessian_factor(a->ws->h, p, D);
+    lucid_status st;
+    if (!p->R) {
+        st = lucid_contact_hessian_factor_uniform(a->ws->h, p, 1.0 / rho);
+    } else {
+        memset(D, 0, sizeof(double) * 9 * (size_t)p->n);
+        for (size_t i = 0; i < (size_t)p->n; ++i)
+            for (int a3 = 0; a3 < 3; ++a3) D[9 * i + 4 * a3] = w[3 * i + a3];
+        st = lucid_contact_hessian_factor(a->ws->h, p, D);
+    }
     if (st != LUCID_OK) return st;
     a->s.factored_rho = rho;
     ++a->s.factorizations;

@@ -36,6 +36,8 @@ struct lucid_contact_hessian {
                                    * entry of its diagonal block, -1 where it stays zero */
     idx *dcount;                  /* nv: rows of each column's diagonal block */
     double *Ax, *Lx, *D, *Y, *DJ; /* DJ: 3 w_max of scratch */
+    double *Ax_mass, *Ax_jtj;     /* factor_uniform's parts of Ax: M and J^T J */
+    int parts_ready;              /* those parts are of the analysed problem */
     size_t cap[36];
 };
 
@@ -74,6 +76,8 @@ enum {
     B_D,
     B_Y,
     B_DJ,
+    B_AX_MASS,
+    B_AX_JTJ,
     B_COUNT
 };
 
@@ -87,7 +91,7 @@ static void **slot(lucid_contact_hessian *h, int k) {
         (void **)&h->Lp,        (void **)&h->Parent, (void **)&h->Lnz,       (void **)&h->Flag,
         (void **)&h->Pattern,   (void **)&h->Li,     (void **)&h->nz,        (void **)&h->diag,
         (void **)&h->dcount,    (void **)&h->Ax,     (void **)&h->Lx,        (void **)&h->D,
-        (void **)&h->Y,         (void **)&h->DJ};
+        (void **)&h->Y,         (void **)&h->DJ,     (void **)&h->Ax_mass,   (void **)&h->Ax_jtj};
     return table[k];
 }
 
@@ -293,12 +297,13 @@ lucid_status lucid_contact_hessian_analyze(lucid_contact_hessian *h,
                             [B_Y] = nv};
     for (int k = 0; k < B_COUNT; ++k) {
         if (k == B_AI || k == B_AX || k == B_LI || k == B_LX || k == B_NZ || k == B_DJ ||
-            k == B_DIAG)
+            k == B_DIAG || k == B_AX_MASS || k == B_AX_JTJ)
             continue;
         lucid_status s = grow(h, k, want[k] > 0 ? want[k] : 1);
         if (s != LUCID_OK) return s;
     }
     h->nb = (idx)nb, h->n = (idx)n, h->nv = (idx)nv;
+    h->parts_ready = 0;
     size_t widest = 0, diag = 0; /* the widest slot, the end of the diagonal blocks' maps */
     for (int b = 0; b < p->num_bodies; ++b) {
         size_t w = lucid_sparse_width(p, b);
@@ -393,12 +398,12 @@ static void add_mass(lucid_contact_hessian *h, const lucid_contact_sparse_proble
             h->Ax[k] += M[width * (h->Ai[k] - first) + l];
 }
 
-lucid_status lucid_contact_hessian_factor(lucid_contact_hessian *h,
-                                          const lucid_contact_sparse_problem *p, const double *D) {
-    memset(h->Ax, 0, sizeof(double) * (size_t)h->nnz);
-    for (idx b = 0; b < h->nb; ++b) add_mass(h, p, b);
+/* Ax += sum over contacts i of J_i^T D_i J_i (D_i = D + 9 i, or D itself for every contact
+ * when `shared`) */
+static void add_contacts(lucid_contact_hessian *h, const lucid_contact_sparse_problem *p,
+                         const double *D, int shared) {
     for (idx i = 0; i < h->n; ++i) {
-        const double *wi = D + 9 * i;
+        const double *wi = shared ? D : D + 9 * i;
         for (idx s = 2 * i; s < 2 * i + 2; ++s) {
             idx b = p->body[s];
             if (b < 0) continue;
@@ -411,6 +416,10 @@ lucid_status lucid_contact_hessian_factor(lucid_contact_hessian *h,
                              (idx)lucid_sparse_width(p, (int)p->body[s ^ 1]), wi, Js);
         }
     }
+}
+
+/* P Ax P^T = L D L^T */
+static lucid_status numeric(lucid_contact_hessian *h) {
     if (h->nv == 0) return LUCID_OK;
     idx done = ldl_l_numeric(h->nv, h->Ap, h->Ai, h->Ax, h->Lp, h->Parent, h->Lnz, h->Li, h->Lx,
                              h->D, h->Y, h->Pattern, h->Flag, h->P, h->Pinv);
@@ -418,6 +427,34 @@ lucid_status lucid_contact_hessian_factor(lucid_contact_hessian *h,
     for (idx k = 0; k < h->nv; ++k)
         if (!(h->D[k] > 0.0) || !isfinite(h->D[k])) return LUCID_ERR_NOT_SPD;
     return LUCID_OK;
+}
+
+lucid_status lucid_contact_hessian_factor(lucid_contact_hessian *h,
+                                          const lucid_contact_sparse_problem *p, const double *D) {
+    memset(h->Ax, 0, sizeof(double) * (size_t)h->nnz);
+    for (idx b = 0; b < h->nb; ++b) add_mass(h, p, b);
+    add_contacts(h, p, D, 0);
+    return numeric(h);
+}
+
+lucid_status lucid_contact_hessian_factor_uniform(lucid_contact_hessian *h,
+                                                  const lucid_contact_sparse_problem *p, double w) {
+    size_t nnz = (size_t)h->nnz;
+    if (!h->parts_ready) {
+        static const double identity[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+        lucid_status s = grow(h, B_AX_MASS, nnz > 0 ? nnz : 1);
+        if (s == LUCID_OK) s = grow(h, B_AX_JTJ, nnz > 0 ? nnz : 1);
+        if (s != LUCID_OK) return s;
+        memset(h->Ax, 0, sizeof(double) * nnz);
+        for (idx b = 0; b < h->nb; ++b) add_mass(h, p, b);
+        memcpy(h->Ax_mass, h->Ax, sizeof(double) * nnz);
+        memset(h->Ax, 0, sizeof(double) * nnz);
+        add_contacts(h, p, identity, 1);
+        memcpy(h->Ax_jtj, h->Ax, sizeof(double) * nnz);
+        h->parts_ready = 1;
+    }
+    for (size_t k = 0; k < nnz; ++k) h->Ax[k] = h->Ax_mass[k] + w * h->Ax_jtj[k];
+    return numeric(h);
 }
 
 void lucid_contact_hessian_solve(lucid_contact_hessian *h, double *x) {

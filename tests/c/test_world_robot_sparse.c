@@ -29,6 +29,7 @@
 #include "runtime/model/model_load.h"
 #include "runtime/world/world.h"
 #include "solvers/contact/contact_sparse.h"
+#include "solvers/contact/contact_sparse_hessian.h"
 
 #define HUMANOID "/usr/share/mujoco/model/humanoid/humanoid.xml"
 #define ARM7     LUCID_SOURCE_DIR "/tasks/models/arm7.xml"
@@ -203,6 +204,64 @@ static void test_arm7_same_steps(void **state) {
     ++ran;
 }
 
+/* |H^-1 r| of the analysed h's factor against a fresh factor of the same problem with every
+ * contact's D = w I (lucid_contact_hessian_factor), relative. */
+static double uniform_error(lucid_contact_hessian *h, const lucid_contact_sparse_problem *p,
+                            double w) {
+    size_t nv = lucid_sparse_columns(p), n = (size_t)p->n;
+    double *D = calloc(9 * n, sizeof(double)), *x = malloc(sizeof(double) * nv),
+           *y = malloc(sizeof(double) * nv);
+    assert_non_null(D), assert_non_null(x), assert_non_null(y);
+    for (size_t i = 0; i < n; ++i) D[9 * i] = D[9 * i + 4] = D[9 * i + 8] = w;
+    lucid_contact_hessian *fresh = lucid_contact_hessian_create();
+    assert_non_null(fresh);
+    assert_int_equal(lucid_contact_hessian_analyze(fresh, p), LUCID_OK);
+    assert_int_equal(lucid_contact_hessian_factor(fresh, p, D), LUCID_OK);
+    assert_int_equal(lucid_contact_hessian_factor_uniform(h, p, w), LUCID_OK);
+    double scale = 0.0;
+    for (size_t k = 0; k < nv; ++k) x[k] = y[k] = 1.0 + 0.3 * (double)(k % 5);
+    lucid_contact_hessian_solve(fresh, x);
+    lucid_contact_hessian_solve(h, y);
+    for (size_t k = 0; k < nv; ++k) scale = fmax(scale, fabs(x[k]));
+    double err = max_abs_diff(x, y, nv) / scale;
+    lucid_contact_hessian_destroy(fresh);
+    free(D), free(x), free(y);
+    return err;
+}
+
+/* lucid_contact_hessian_factor_uniform (ADMM's factor without compliance: H = M + w J^T J
+ * from parts kept across changes of w) solves as the general factor with D = w I, on the
+ * arm's body-space problem, for weights up and down as ADMM's rho moves (to 1e-12: larger
+ * weights make H ill-conditioned, 1e4 gave 3e-11), and its parts are those of the newly
+ * analysed problem after each step (parts kept across analyses fail it). */
+static void test_uniform_factor_matches_weighted(void **state) {
+    (void)state;
+    scene sc = arm7();
+    lucid_model *m = test_load_model(sc.path);
+    lucid_world *w = robot_world(&sc, m, LUCID_CONTACT_NCP, LUCID_CONTACT_ADMM, 0);
+    for (int k = 0; k < sc.settle; ++k) assert_int_equal(lucid_world_step(w), LUCID_OK);
+    lucid_contact_hessian *h = lucid_contact_hessian_create();
+    assert_non_null(h);
+    const double weights[] = {1e-3, 0.5, 40.0, 0.5, 1e-3};
+    double worst = 0.0;
+    for (int step = 0; step < 3; ++step) {
+        assert_int_equal(lucid_world_step(w), LUCID_OK);
+        lucid_contact_sparse_problem p;
+        lucid_world_last_sparse_problem(w, &p, NULL, NULL);
+        assert_true(p.n > 0 && p.M != NULL && p.R == NULL);
+        assert_int_equal(lucid_contact_hessian_analyze(h, &p), LUCID_OK);
+        for (size_t k = 0; k < sizeof weights / sizeof weights[0]; ++k)
+            worst = fmax(worst, uniform_error(h, &p, weights[k]));
+    }
+    printf("factor_uniform against factor(D = w I), arm7 island, 3 steps x 5 weights: %.2e\n",
+           worst);
+    assert_true(worst <= 1e-12);
+    lucid_contact_hessian_destroy(h);
+    lucid_world_destroy(w);
+    lucid_model_destroy(m);
+    ++ran;
+}
+
 static void test_allegro_same_steps(void **state) {
     (void)state;
     scene sc = allegro();
@@ -322,8 +381,11 @@ static void test_humanoid_on_boxes_steps(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_arm7_same_steps),         cmocka_unit_test(test_allegro_same_steps),
-        cmocka_unit_test(test_humanoid_same_steps),     cmocka_unit_test(test_same_trajectories),
+        cmocka_unit_test(test_arm7_same_steps),
+        cmocka_unit_test(test_uniform_factor_matches_weighted),
+        cmocka_unit_test(test_allegro_same_steps),
+        cmocka_unit_test(test_humanoid_same_steps),
+        cmocka_unit_test(test_same_trajectories),
         cmocka_unit_test(test_humanoid_on_boxes_steps),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
