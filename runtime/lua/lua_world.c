@@ -536,11 +536,9 @@ static int l_contact_problem(lua_State *L) {
     lua_createtable(L, 0, 8);
     if (!sparse || want_G) {
         lucid_lua_matrix *G = lucid_lua_newmatrix(L, n3, n3);
-        if (sparse) {
-            lucid_contact_sparse_problem bare = sp;
-            bare.R = NULL; /* G alone, as a dense island's: R is its own field */
-            lucid_contact_sparse_delassus(&bare, G->data);
-        } else if (n3 > 0)
+        if (sparse)
+            lucid_contact_sparse_delassus(&sp, G->data); /* R is its own field */
+        else if (n3 > 0)
             memcpy(G->data, p.G, sizeof(double) * (size_t)n3 * (size_t)n3);
         lua_setfield(L, -2, "G");
     }

@@ -300,9 +300,9 @@ void lucid_world_models_free_velocities(lucid_world *w);
 /* The contacts' Jacobian rows (w->sides, link rows) and islands for this step's contact list
  * (world_delassus.c), as the solve builds them. */
 lucid_status lucid_world_contact_rows(lucid_world *w);
-/* v_free += dt M^-1 J_k^T f_k for contact k's force (its `force` field). */
 /* A contact's restitution: the larger of its bodies' (world_delassus.c). */
 double lucid_world_contact_restitution(const lucid_world *w, const lucid_world_contact *c);
+/* v_free += dt M^-1 J_k^T f_k for contact k's force (its `force` field). */
 void lucid_world_apply_contact_force(lucid_world *w, int k);
 /* v_free += dt M~^-1 sum_k J_k^T lambda_k over the link sides of contacts 0..n-1, one solve
  * per model (the models' part of lucid_world_apply_contact_force without Y). */

@@ -39,10 +39,9 @@ struct lucid_world_sparse {
     size_t *span;                    /* 4 per side: the non-zero columns of its J and W */
     size_t jw_len, mass_len;         /* doubles of J (= of W) and of M in use */
     double *J, *W, *M, *g, *mu, *R, *lambda, *dual, *best, *work;
-    double *G; /* the interior point's attempt: the island's Delassus matrix (ip_attempt) */
-    size_t G_cap, side_body_cap, slot_cap, model_slot_cap, owner_cap, body_cap, dof_cap,
-        side_at_cap, mass_at_cap, span_cap, J_cap, W_cap, M_cap, g_cap, mu_cap, R_cap, lambda_cap,
-        dual_cap, best_cap, work_cap;
+    size_t side_body_cap, slot_cap, model_slot_cap, owner_cap, body_cap, dof_cap, side_at_cap,
+        mass_at_cap, span_cap, J_cap, W_cap, M_cap, g_cap, mu_cap, R_cap, lambda_cap, dual_cap,
+        best_cap, work_cap;
     lucid_contact_sparse_workspace *ws;
     lucid_contact_sparse_problem last; /* the last island's problem (world units) */
     const int *last_list;              /* its contacts */
@@ -58,7 +57,7 @@ void lucid_world_sparse_destroy(lucid_world_sparse *sp) {
     void *buffers[] = {sp->side_body, sp->slot,    sp->model_slot, sp->owner, sp->body,
                        sp->dof,       sp->side_at, sp->mass_at,    sp->span,  sp->J,
                        sp->W,         sp->M,       sp->g,          sp->mu,    sp->R,
-                       sp->lambda,    sp->dual,    sp->best,       sp->work,  sp->G};
+                       sp->lambda,    sp->dual,    sp->best,       sp->work};
     for (size_t k = 0; k < sizeof buffers / sizeof buffers[0]; ++k) free(buffers[k]);
     lucid_contact_sparse_workspace_destroy(sp->ws);
     free(sp);
@@ -400,18 +399,18 @@ static double round_off(const lucid_contact_sparse_problem *p, const double *lam
  * robot island (a model's M block is dense): on the Allegro grasp's cold step (10 contacts, 22
  * columns) the ip took 368 us there and 132 us here, the step 1041 -> 670 us
  * (docs/benchmarks/step_derivatives.md, "Cold robot islands"). Same iteration, the same
- * answer to rounding. */
+ * answer to rounding. G goes into the dense path's buffer w->G, free here: a dense island
+ * assembles its own before solving, and lucid_world_last_problem reads it only when the last
+ * island was dense. */
 static lucid_status ip_attempt(lucid_world *w, const lucid_contact_sparse_problem *p,
                                const lucid_contact_options *o, lucid_contact_result *res) {
     lucid_world_sparse *sp = w->sparse;
     size_t n3 = 3 * (size_t)p->n;
     lucid_status s = lucid_world_reserve_workspace(w, p->n);
-    if (s == LUCID_OK) s = grow((void **)&sp->G, &sp->G_cap, n3 * n3, sizeof(double));
+    if (s == LUCID_OK) s = lucid_world_reserve((void **)&w->G, &w->G_cap, n3 * n3, sizeof(double));
     if (s != LUCID_OK) return s;
-    lucid_contact_sparse_problem bare = *p;
-    bare.R = NULL; /* G alone: the dense problem adds R itself */
-    lucid_contact_sparse_delassus(&bare, sp->G);
-    lucid_contact_problem dense = {p->n, sp->G, p->g, p->mu, p->R};
+    lucid_contact_sparse_delassus(p, w->G);
+    lucid_contact_problem dense = {p->n, w->G, p->g, p->mu, p->R};
     return lucid_contact_solve(&dense, o, w->workspace, sp->lambda, sp->dual, res);
 }
 
@@ -614,9 +613,7 @@ lucid_status lucid_world_last_problem_dense(lucid_world *w, lucid_contact_proble
                          ? LUCID_ERR_NO_MEMORY
                          : lucid_world_reserve((void **)&w->G, &w->G_cap, n3 * n3, sizeof(double));
     if (s != LUCID_OK) return s;
-    lucid_contact_sparse_problem bare = sp;
-    bare.R = NULL; /* G alone, as the dense path's (p->R holds R) */
-    lucid_contact_sparse_delassus(&bare, w->G);
+    lucid_contact_sparse_delassus(&sp, w->G);
     *p = (lucid_contact_problem){sp.n, w->G, sp.g, sp.mu, sp.R};
     if (contacts) *contacts = list;
     return LUCID_OK;

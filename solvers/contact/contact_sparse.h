@@ -113,8 +113,9 @@ void lucid_contact_sparse_j(const lucid_contact_sparse_problem *p, const double 
 void lucid_contact_sparse_apply(const lucid_contact_sparse_problem *p, const double *x, double *u,
                                 double *y);
 
-/* G (3n x 3n, column-major) = J M^-1 J^T + diag(R): the dense Delassus matrix of p, built on
- * request only (lucid_world_last_sparse_problem's users); O(n^2) memory and time. */
+/* G (3n x 3n, column-major) = J M^-1 J^T: the dense Delassus matrix of p without diag(R) (a
+ * dense problem holds R apart, lucid_contact_problem), built on request only
+ * (lucid_world_last_sparse_problem's users, the world's ip attempt); O(n^2) memory and time. */
 void lucid_contact_sparse_delassus(const lucid_contact_sparse_problem *p, double *G);
 
 /* The solvers with a body-space implementation (lucid_contact_sparse_has): PGS (LCP, CCP,

@@ -88,6 +88,4 @@ void lucid_contact_sparse_delassus(const lucid_contact_sparse_problem *p, double
                             G[(3 * (size_t)i + a) + m * (3 * (size_t)j + b)] += v;
                         }
                 }
-    if (p->R)
-        for (size_t k = 0; k < m; ++k) G[k + m * k] += p->R[k];
 }
