@@ -199,6 +199,14 @@ int lucid_world_sparse_threshold(const lucid_world_options *o);
  * for every attempt, the ip's included, where without it they meet 1e-6 from step 3; the
  * drop task's box has 2 or 4 contacts on the steps where ADMM and PGS stall. */
 #define LUCID_WORLD_IP_ATTEMPT_CONTACTS 16
+/* world_sparse.c: after ADMM misses tol on a body-space island, the model's PGS goes before
+ * the interior point only from an answer within this many tol of it; from farther the ip
+ * goes first and PGS after it. Measured over the whole ctest run (every body-space PGS
+ * attempt logged with the criterion it started from, at 4228bcc): PGS met tol from below
+ * 10 tol in 56 of 170 attempts, from 10-100 tol in 2 of 194, beyond in 4 of 561; on the
+ * Allegro grasp's cold step it ran 200 futile sweeps (~250 us) before the ip converged. The
+ * dense path keeps PGS first: there it met tol from 1e7 tol in 41 of 144 attempts. */
+#define LUCID_WORLD_PGS_POLISH 10.0
 int lucid_world_has_ip_attempt(const lucid_contact_options *o, int n);
 /* The dense contact solvers' workspace (w->workspace) for islands of m contacts: grown only. */
 lucid_status lucid_world_reserve_workspace(lucid_world *w, int m);

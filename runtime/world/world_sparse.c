@@ -13,11 +13,12 @@
  * misses tol; the finite answer with the smaller criterion is kept. For ADMM they mirror
  * world_delassus.c's: lambda = 0 when it meets tol; warm; then the model's PGS from the best
  * answer (or a cold ADMM first when the warm answer is not finite, diverged or worse than
- * lambda = 0), last the model's interior point where lucid_world_has_ip_attempt says (kept
- * only when it meets tol); every answer verified by its criterion recomputed here. The problem is
- * solved in the island's units as the dense one (problem_scales: powers of two, exact). Buffers
- * grow only (sizes in size_t with overflow checks), so a step allocates nothing once they are large
- * enough. */
+ * lambda = 0), and the model's interior point where lucid_world_has_ip_attempt says (kept
+ * only when it meets tol), which goes before PGS when the best answer is farther than
+ * LUCID_WORLD_PGS_POLISH tol from it; every answer verified by its criterion recomputed here. The
+ * problem is solved in the island's units as the dense one (problem_scales: powers of two, exact).
+ * Buffers grow only (sizes in size_t with overflow checks), so a step allocates nothing once they
+ * are large enough. */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -460,9 +461,23 @@ static lucid_status attempt(lucid_world *w, const lucid_contact_sparse_problem *
     return lucid_contact_solve_admm_sparse(p, &o, sp->ws, sp->lambda, sp->dual, res);
 }
 
+/* The attempt after attempt a missed tol (-1: none left; tried: a mask of those made). After
+ * the warm one: cold when its answer failed (not finite, or worse than lambda = 0: `kept`
+ * false) or there is no PGS. Then the model's PGS from the best answer while that is within
+ * LUCID_WORLD_PGS_POLISH tol (`near`), else the interior point first where the island has
+ * one and PGS after it (world_internal.h says why); each at most once. */
+static int next_attempt(int a, int kept, int pgs, int ip, int tried, int near) {
+    if (a == 0 && (!kept || pgs < 0)) return 1;
+    int first = near || ip < 0 ? pgs : ip, second = first == pgs ? ip : pgs;
+    if (first >= 0 && !(tried & (1 << first))) return first;
+    if (second >= 0 && !(tried & (1 << second))) return second;
+    return -1;
+}
+
 /* The attempts of the dense path (world_delassus.c's solve_with_fallback) on the sparse form:
  * lambda = 0 when it meets tol; warm; then the model's PGS from the best answer or, when the
- * warm answer failed (not finite, diverged, worse than lambda = 0) or the solver is PGS, cold.
+ * warm answer failed (not finite, diverged, worse than lambda = 0) or the solver is PGS, cold;
+ * the interior point in the order next_attempt gives.
  * Every answer is verified (criterion recomputed); the first meeting tol, else the best
  * eligible one, is kept in sp->lambda / sp->dual. */
 static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_sparse_problem *p,
@@ -484,7 +499,7 @@ static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_spar
         res.converged = 1, *out = res;
         return LUCID_OK;
     }
-    int have_best = 0, best_cold = 0, pgs = o->solver != LUCID_CONTACT_PGS ? 2 : -1;
+    int have_best = 0, best_cold = 0, pgs = o->solver != LUCID_CONTACT_PGS ? 2 : -1, tried = 0;
     int ip = lucid_world_has_ip_attempt(o, p->n) ? 3 : -1;
     for (int a = o->warm_start ? 0 : 1; a >= 0;) {
         lucid_status s = attempt(w, p, a, a == 2 && have_best ? best : warm, &res);
@@ -512,12 +527,9 @@ static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_spar
         }
         if (met) break;
         if (finite && res.model.abs <= 2.0 * round_off(p, sp->lambda, u, scratch)) break;
-        if (a == 0)
-            a = !finite || !(res.model.abs <= zero) || pgs < 0 ? 1 : pgs;
-        else if (a == 1)
-            a = pgs >= 0 ? pgs : ip;
-        else
-            a = a == 2 ? ip : -1;
+        tried |= 1 << a;
+        a = next_attempt(a, finite && res.model.abs <= zero, pgs, ip, tried,
+                         have_best && best_res.model.abs <= LUCID_WORLD_PGS_POLISH * o->tol);
     }
     if (!have_best) {
         memset(sp->lambda, 0, sizeof(double) * n3), memset(sp->dual, 0, sizeof(double) * n3);

@@ -42,7 +42,7 @@ t.case("the ip attempt in body space: the same step converges, the same forces a
   -- the same drop, dense (sparse_threshold -1: 4 contacts stay dense) and in body space
   -- (threshold 0), both set to the dense world's state each step (which also clears both
   -- warm starts alike): step 25 reaches the ip attempt on both paths (ncp:ip dense,
-  -- lucid_contact_solve_ip_sparse in body space), both meet tol, and their forces agree
+  -- in contact space from the sparse pieces in body space), both meet tol, and their forces agree
   -- (measured 3.6e-10 of 5.37 N: two Newton solvers on one problem stopped at one criterion;
   -- before the ip attempt both paths ended steps 25 to 28 with converged = false)
   local function drop(threshold)
@@ -73,8 +73,11 @@ t.case("the ip attempt in body space: the same step converges, the same forces a
       end
     end
     -- (ADMM's steps differ more, up to 1e-7 N here: its body-space x-step is a sparse LDL)
-    if sd.iterations > 400 and ss.iterations > 400 then
+    -- dense: ADMM, PGS, then the ip; body space: ADMM, then the ip at once (its answer was
+    -- farther than LUCID_WORLD_PGS_POLISH tol from tol, where PGS rarely meets it)
+    if sd.iterations > 400 and ss.iterations > 200 then
       reached = reached + 1
+      t.truthy(ss.iterations < 400, "step " .. step .. ": body space skipped PGS, " .. ss.iterations)
       t.truthy(gap <= 1e-8 * big, "step " .. step .. ": ip forces differ by " .. gap)
     end
   end
