@@ -909,7 +909,7 @@ static void linear_dsigma(ctx *c, const double *dp, const double *dstart) {
         double *ds = c->dsigma + 3 * k;
         lucid_vec3_store(lucid_vec3_scale(u, inv_dt), ds);
         c->dmu[k] = 0.0;
-        if (dstart)
+        if (dstart && c->branch[k] >= 3) /* only an impact's target reads the start velocity */
             add_impact(c, k,
                        lucid_world_contact_rows_times(w, k, c->body_slot, c->model_slot, dstart).z,
                        ds);

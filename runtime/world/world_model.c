@@ -374,8 +374,9 @@ static void gravity_correction(const lucid_world *w, const lucid_world_model *wm
     }
 }
 
-/* Actuator A's force before its force clamp, at its (clamped) input u. */
+/* Actuator A's force before its force clamp, at input u clamped to its control range. */
 static double actuator_force(const lucid_world_model *wm, const lucid_model_actuator *A, double u) {
+    if (A->ctrl_limited) u = fmin(fmax(u, A->ctrl_lower), A->ctrl_upper);
     return A->kind == LUCID_ACTUATOR_POSITION ? A->kp * (u - A->gear * wm->q[A->coord]) : u;
 }
 
@@ -395,9 +396,7 @@ static void actuation(const lucid_world_model *wm, double *K, double *tau) {
     }
     for (size_t a = 0; a < m->nu; ++a) {
         const lucid_model_actuator *A = &act[a];
-        double u = wm->u[a];
-        if (A->ctrl_limited) u = fmin(fmax(u, A->ctrl_lower), A->ctrl_upper);
-        double f = actuator_force(wm, A, u);
+        double f = actuator_force(wm, A, wm->u[a]);
         if (A->kind == LUCID_ACTUATOR_POSITION) K[A->dof] += A->kp * A->gear * A->gear;
         if (A->force_limited) f = fmin(fmax(f, A->force_lower), A->force_upper);
         tau[A->dof] += A->gear * f;
@@ -443,7 +442,6 @@ static double clamp_slope(int limited, double lo, double hi, double x) {
 /* How the clamps of actuator A pass a change of its input u (clamp_slope of each). */
 static double actuator_slope(const lucid_world_model *wm, const lucid_model_actuator *A, double u) {
     double slope = clamp_slope(A->ctrl_limited, A->ctrl_lower, A->ctrl_upper, u);
-    if (A->ctrl_limited) u = fmin(fmax(u, A->ctrl_lower), A->ctrl_upper);
     double df = A->kind == LUCID_ACTUATOR_POSITION ? A->kp : 1.0;
     return slope * df *
            clamp_slope(A->force_limited, A->force_lower, A->force_upper, actuator_force(wm, A, u));
@@ -497,10 +495,8 @@ void lucid_world_model_add_actuation_stiffness(const lucid_world *w, int i, doub
     for (size_t a = 0; a < m->nu; ++a) {
         const lucid_model_actuator *A = &act[a];
         if (A->kind != LUCID_ACTUATOR_POSITION) continue;
-        double u = wm->u[a];
-        if (A->ctrl_limited) u = fmin(fmax(u, A->ctrl_lower), A->ctrl_upper);
-        double slope =
-            clamp_slope(A->force_limited, A->force_lower, A->force_upper, actuator_force(wm, A, u));
+        double slope = clamp_slope(A->force_limited, A->force_lower, A->force_upper,
+                                   actuator_force(wm, A, wm->u[a]));
         R[A->dof + nv * A->dof] -= scale * slope * A->kp * A->gear * A->gear;
     }
 }
