@@ -1,5 +1,6 @@
 /* The reduced system K dlambda_A = rhs of the active contacts (contact_derivatives.h): assembly,
- * row equilibration, complete orthogonal decomposition K P = Q [T 0; 0 0] Z, and the products.
+ * row equilibration, complete orthogonal decomposition K P = Q [T 0; 0 0] Z (or, K well
+ * conditioned, its LU factors: LU_RCOND), and the products.
  * Minimum-norm solve:  x = P Z^T [T^-1 (Q^T b)_1..r; 0];
  * transposed:          z = Q [T^-T (Z P^T w)_1..r; 0]   (the transpose of the same map). */
 #include <cblas.h>
@@ -12,9 +13,17 @@
 
 #define DEFAULT_THRESHOLD 1e-6
 #define DEFAULT_RCOND     1e-10
+/* K is factored by LU (partial pivoting) instead of the COD when LAPACK's estimate of its
+ * reciprocal 1-norm condition number is at least this: the COD's rank test drops a column only
+ * when a pivot falls below rcond (1e-10) of the first, so sigma_min <= 1e-10 sigma_max and the
+ * true rcond_1 <= q 1e-10; 1e-6 leaves the estimator (a lower bound on ||K^-1||_1, typically
+ * within a factor 3) four orders of slack. Then K^+ = K^-1 and both give the same derivative to
+ * rounding, at ~1/4 of dgeqp3's cost (the humanoid's 45-row K, all sliding, full rank). */
+#define LU_RCOND 1e-6
 
 struct lucid_contact_derivatives {
     int capacity, n, q, rank;
+    int lu; /* K holds its LU factors (jpvt the row pivots), not its COD: K is well conditioned */
     int in_arena; /* its memory belongs to an arena (lucid_contact_derivatives_create_in) */
     lucid_contact_model model;
     double *lambda;                    /* m */
@@ -24,6 +33,7 @@ struct lucid_contact_derivatives {
     int *active;                       /* q / 3 contact indices */
     double *K;                         /* q x q: its COD after factor */
     lapack_int *jpvt;                  /* q */
+    lapack_int *iwork;                 /* q: dgecon's */
     double *tau, *tauz, *v0, *v1;      /* q, q, m, m */
     double *scratch;                   /* m x m */
     double *work;
@@ -58,6 +68,7 @@ static lucid_contact_derivatives *create(lucid_arena *arena, int max_contacts) {
     d->active = take(arena, n, sizeof(int));
     d->K = take(arena, m * m, sizeof(double));
     d->jpvt = take(arena, m, sizeof(lapack_int));
+    d->iwork = take(arena, m, sizeof(lapack_int));
     d->tau = take(arena, m, sizeof(double));
     d->tauz = take(arena, m, sizeof(double));
     d->v0 = take(arena, m, sizeof(double));
@@ -65,7 +76,7 @@ static lucid_contact_derivatives *create(lucid_arena *arena, int max_contacts) {
     d->scratch = take(arena, m * m, sizeof(double));
     d->work = take(arena, (size_t)d->lwork, sizeof(double));
     if (!d->lambda || !d->lins || !d->modes || !d->margins || !d->active || !d->K || !d->jpvt ||
-        !d->tau || !d->tauz || !d->v0 || !d->v1 || !d->scratch || !d->work) {
+        !d->iwork || !d->tau || !d->tauz || !d->v0 || !d->v1 || !d->scratch || !d->work) {
         lucid_contact_derivatives_destroy(d);
         return NULL;
     }
@@ -84,7 +95,8 @@ lucid_contact_derivatives *lucid_contact_derivatives_create_in(lucid_arena *aren
 void lucid_contact_derivatives_destroy(lucid_contact_derivatives *d) {
     if (!d || d->in_arena) return;
     free(d->lambda), free(d->lins), free(d->modes), free(d->margins), free(d->active);
-    free(d->K), free(d->jpvt), free(d->tau), free(d->tauz), free(d->v0), free(d->v1);
+    free(d->K), free(d->jpvt), free(d->iwork), free(d->tau), free(d->tauz), free(d->v0),
+        free(d->v1);
     free(d->scratch), free(d->work);
     free(d);
 }
@@ -133,6 +145,25 @@ static void assemble(lucid_contact_derivatives *d, const lucid_contact_problem *
     }
 }
 
+/* K's LU factorisation when K is well conditioned (LU_RCOND): 1, rank q; else 0 and K as it
+ * was (restored from the scratch copy). */
+static int factor_lu(lucid_contact_derivatives *d) {
+    int q = d->q;
+    memcpy(d->scratch, d->K, sizeof(double) * (size_t)q * (size_t)q);
+    double norm = LAPACKE_dlange_work(LAPACK_COL_MAJOR, '1', q, q, d->K, q, NULL);
+    double rcond = 0.0;
+    lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, q, q, d->K, q, d->jpvt);
+    if (info == 0 && isfinite(norm) && norm > 0.0)
+        info =
+            LAPACKE_dgecon_work(LAPACK_COL_MAJOR, '1', q, d->K, q, norm, &rcond, d->work, d->iwork);
+    if (info == 0 && rcond >= LU_RCOND) {
+        d->lu = 1, d->rank = q;
+        return 1;
+    }
+    memcpy(d->K, d->scratch, sizeof(double) * (size_t)q * (size_t)q);
+    return 0;
+}
+
 lucid_status lucid_contact_derivatives_factor(lucid_contact_derivatives *d,
                                               const lucid_contact_problem *p, const double *lambda,
                                               const lucid_contact_derivative_options *o) {
@@ -164,8 +195,10 @@ lucid_status lucid_contact_derivatives_factor(lucid_contact_derivatives *d,
         if (d->modes[i] != LUCID_CONTACT_BREAKING) d->active[na++] = i;
     }
     int q = d->q = 3 * na;
+    d->lu = 0;
     if (q == 0) return LUCID_OK;
     assemble(d, p);
+    if (factor_lu(d)) return LUCID_OK;
     for (int k = 0; k < q; ++k) d->jpvt[k] = 0;
     lapack_int info =
         LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, q, q, d->K, q, d->jpvt, d->tau, d->work, d->lwork);
@@ -200,6 +233,10 @@ double lucid_contact_derivatives_margin(const lucid_contact_derivatives *d, int 
 /* B (q x nrhs, ld q) <- K^+ B, the minimum-norm solution; uses v1 / scratch for the pivoting. */
 static lucid_status solve(lucid_contact_derivatives *d, double *B, int nrhs, double *perm) {
     int q = d->q, r = d->rank;
+    if (d->lu)
+        return LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', q, nrhs, d->K, q, d->jpvt, B, q) == 0
+                   ? LUCID_OK
+                   : LUCID_ERR_INTERNAL;
     lapack_int info = LAPACKE_dormqr_work(LAPACK_COL_MAJOR, 'L', 'T', q, nrhs, q, d->K, q, d->tau,
                                           B, q, d->work, d->lwork);
     if (info != 0) return LUCID_ERR_INTERNAL;
@@ -221,21 +258,32 @@ static lucid_status solve(lucid_contact_derivatives *d, double *B, int nrhs, dou
     return LUCID_OK;
 }
 
-/* z (q) <- (K^T)^+ z. */
-static lucid_status solve_transposed(lucid_contact_derivatives *d, double *z, double *perm) {
+/* Z (q x nrhs, ld q) <- (K^T)^+ Z. */
+static lucid_status solve_transposed(lucid_contact_derivatives *d, double *Z, int nrhs,
+                                     double *perm) {
     int q = d->q, r = d->rank;
-    for (int k = 0; k < q; ++k) perm[k] = z[d->jpvt[k] - 1];
-    memcpy(z, perm, sizeof(double) * (size_t)q);
+    if (d->lu)
+        return LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'T', q, nrhs, d->K, q, d->jpvt, Z, q) == 0
+                   ? LUCID_OK
+                   : LUCID_ERR_INTERNAL;
+    for (int c = 0; c < nrhs; ++c) {
+        double *z = Z + (size_t)q * c;
+        for (int k = 0; k < q; ++k) perm[k] = z[d->jpvt[k] - 1];
+        memcpy(z, perm, sizeof(double) * (size_t)q);
+    }
     lapack_int info;
     if (r > 0 && r < q) {
-        info = LAPACKE_dormrz_work(LAPACK_COL_MAJOR, 'L', 'N', q, 1, r, q - r, d->K, q, d->tauz, z,
-                                   q, d->work, d->lwork);
+        info = LAPACKE_dormrz_work(LAPACK_COL_MAJOR, 'L', 'N', q, nrhs, r, q - r, d->K, q, d->tauz,
+                                   Z, q, d->work, d->lwork);
         if (info != 0) return LUCID_ERR_INTERNAL;
     }
-    if (r > 0) cblas_dtrsv(CblasColMajor, CblasUpper, CblasTrans, CblasNonUnit, r, d->K, q, z, 1);
-    for (int k = r; k < q; ++k) z[k] = 0.0;
-    info = LAPACKE_dormqr_work(LAPACK_COL_MAJOR, 'L', 'N', q, 1, q, d->K, q, d->tau, z, q, d->work,
-                               d->lwork);
+    if (r > 0)
+        cblas_dtrsm(CblasColMajor, CblasLeft, CblasUpper, CblasTrans, CblasNonUnit, r, nrhs, 1.0,
+                    d->K, q, Z, q);
+    for (int c = 0; c < nrhs; ++c)
+        for (int k = r; k < q; ++k) Z[k + (size_t)q * c] = 0.0;
+    info = LAPACKE_dormqr_work(LAPACK_COL_MAJOR, 'L', 'N', q, nrhs, q, d->K, q, d->tau, Z, q,
+                               d->work, d->lwork);
     return info == 0 ? LUCID_OK : LUCID_ERR_INTERNAL;
 }
 
@@ -299,7 +347,7 @@ lucid_status lucid_contact_derivatives_vjp(lucid_contact_derivatives *d, const d
     for (int k = 0; k < q / 3; ++k)
         for (int a = 0; a < 3; ++a) z[3 * k + a] = w[3 * d->active[k] + a];
     if (q > 0) {
-        lucid_status status = solve_transposed(d, z, d->v1);
+        lucid_status status = solve_transposed(d, z, 1, d->v1);
         if (status != LUCID_OK) return status;
     }
     for (int k = 0; k < q / 3; ++k) {
@@ -328,6 +376,44 @@ lucid_status lucid_contact_derivatives_vjp(lucid_contact_derivatives *d, const d
             for (int c = 0; c < 3; ++c)
                 gG[(3 * i + 2) + (size_t)m * (3 * i + c)] -= zr * lin->Fa[c];
         if (gR) gR[3 * i + 2] -= zr * lin->Fa[2];
+    }
+    return LUCID_OK;
+}
+
+/* The g and mu parts of vjp for every column of W at once, in chunks of at most 3n columns (the
+ * scratch holds q x 3n): Z = (K^T)^+ W_A, then per active contact gg_i = -Fs_i^T z_i and gmu_i =
+ * -Fmu_i . z_i. */
+lucid_status lucid_contact_derivatives_vjp_many(lucid_contact_derivatives *d, const double *W,
+                                                int count, double *gg, double *gmu) {
+    if (!d || !W || count < 0) return LUCID_ERR_ARGUMENT;
+    int n = d->n, m = 3 * n, q = d->q;
+    if (!finite_or_null(W, (long)m * count)) return LUCID_ERR_NONFINITE;
+    if (gg) memset(gg, 0, sizeof(double) * (size_t)m * (size_t)count);
+    if (gmu) memset(gmu, 0, sizeof(double) * (size_t)n * (size_t)count);
+    if (q == 0) return LUCID_OK;
+    for (int c0 = 0; c0 < count; c0 += m) {
+        int cols = count - c0 < m ? count - c0 : m;
+        double *Z = d->scratch;
+        for (int c = 0; c < cols; ++c)
+            for (int k = 0; k < q / 3; ++k)
+                for (int a = 0; a < 3; ++a)
+                    Z[3 * k + a + (size_t)q * c] =
+                        W[3 * d->active[k] + a + (size_t)m * (size_t)(c0 + c)];
+        lucid_status status = solve_transposed(d, Z, cols, d->v1);
+        if (status != LUCID_OK) return status;
+        for (int c = 0; c < cols; ++c)
+            for (int k = 0; k < q / 3; ++k) {
+                int i = d->active[k];
+                const lucid_contact_linearization *lin = d->lins + i;
+                const double *z = Z + 3 * k + (size_t)q * c;
+                if (gg)
+                    for (int e = 0; e < 3; ++e)
+                        gg[3 * i + e + (size_t)m * (size_t)(c0 + c)] =
+                            -(lin->Fs[e] * z[0] + lin->Fs[3 + e] * z[1] + lin->Fs[6 + e] * z[2]);
+                if (gmu)
+                    gmu[i + (size_t)n * (size_t)(c0 + c)] =
+                        -(lin->Fmu[0] * z[0] + lin->Fmu[1] * z[1] + lin->Fmu[2] * z[2]);
+            }
     }
     return LUCID_OK;
 }

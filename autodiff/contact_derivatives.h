@@ -16,7 +16,9 @@
  * complete orthogonal decomposition (QR with column pivoting, then RZ): columns whose pivot is
  * below rcond x the first are dropped and the minimum-norm dlambda_A is returned (hyperstatic
  * contacts; rank_deficient is then set). Products (JVP, VJP) cost two orthogonal applications
- * and one triangular solve; nothing dense of size 3n x 3n is formed unless asked. */
+ * and one triangular solve; nothing dense of size 3n x 3n is formed unless asked. A K that
+ * LAPACK's condition estimate shows far from that rank test (rcond_1 >= 1e-6) is factored by LU
+ * instead: there K^+ = K^-1, the same derivative at a quarter of the factorisation's cost. */
 #ifndef LUCID_CONTACT_DERIVATIVES_H
 #define LUCID_CONTACT_DERIVATIVES_H
 
@@ -87,6 +89,14 @@ lucid_status lucid_contact_derivatives_jvp(lucid_contact_derivatives *d, const d
  * (3n): gG = (dl/dG)^T w etc., overwritten; any output may be NULL. */
 lucid_status lucid_contact_derivatives_vjp(lucid_contact_derivatives *d, const double *w,
                                            double *gG, double *gg, double *gmu, double *gR);
+
+/* Reverse mode for count cotangents at once, the columns of W (3n x count, column-major):
+ * gg = (dl/dg)^T W (3n x count) and gmu = (dl/dmu)^T W (n x count), overwritten; either may be
+ * NULL. One multi-right-hand-side transposed solve (uses the storage's scratch): cheaper than
+ * the dense Jacobians when count < 4n, as when the cotangents are the rows of dp/dlambda of
+ * the few velocities an island moves (step_derivatives.c). */
+lucid_status lucid_contact_derivatives_vjp_many(lucid_contact_derivatives *d, const double *W,
+                                                int count, double *gg, double *gmu);
 
 /* Dense Jacobians: dl/dg (3n x 3n), dl/dmu (3n x n), dl/dR (3n x 3n), column-major; any may be
  * NULL. Uses the storage's scratch (3n x 3n). */

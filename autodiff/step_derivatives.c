@@ -47,7 +47,8 @@ typedef struct ctx {
     lucid_world_contact *contacts; /* the nominal step's */
     double *lambda0, *lambda_s, *sigma0, *sigma_p, *sigma_m, *mu0, *mu_p, *mu_m, *vb;
     double *dsigma, *dmu, *dlambda;
-    double *Xl; /* implicit: dx+/dlambda at the nominal inputs (nt x 3n) */
+    double *Pl; /* implicit: dp/dlambda at the nominal inputs (nt/2 x 3n); dx+/dlambda = D Pl */
+    double *dp_lambda; /* one column's Pl dlambda (nt/2) */
     /* implicit: each model's dv_free/dv and dv_free/du at the nominal inputs (model_columns) */
     double **model_dvdv, **model_dvdu;
     int *body_slot, *model_slot;   /* where a free body's and a model's entries start in p */
@@ -63,8 +64,6 @@ typedef struct ctx {
     int *branch; /* each contact's piece of the reference velocity, fixed by the nominal step */
     int islands, *island_start, *island_contacts;
     lucid_contact_derivatives **ift;
-    double **dl_dg,
-        **dl_dmu; /* per island: dlambda/dg, dlambda/dmu (dl_dmu within dl_dg's block) */
     lucid_contact_workspace **ip;      /* relaxed: each island's ip workspace (its factorisation) */
     lucid_contact_problem *ip_problem; /* relaxed: each island's problem (copies below) */
     double **ip_data;
@@ -86,9 +85,10 @@ typedef struct ctx {
     int *analytic;      /* per position column: computed by position_columns */
     double *pos_dsep;   /* one position column's separations' change (n) */
     /* implicit (dense IFT): the linear columns' inputs, kept and finished together by
-     * flush_columns as matrix products: dsigma (3n), dmu (n), dp (np), base (nt) per column */
-    int defer, ndefer, *defer_col;
-    double *dS, *dMu, *dP, *Out, *gather, *gather_mu, *island_out, *dL;
+     * flush_columns as matrix products: dsigma (3n), dmu (n), dp (np), base (nt) per column;
+     * per island the rows of Pl it moves (rows), their cotangents (Wl), their vjps (Gg, Gmu) */
+    int defer, ndefer, *defer_col, *rows;
+    double *dS, *dMu, *dP, *Out, *gather, *gather_mu, *island_out, *Wl, *Gg, *Gmu;
 } ctx;
 
 /* Scratch of one call, from the world's arena (zeroed): freed all at once by release. */
@@ -660,19 +660,6 @@ static lucid_status fd_column(ctx *c, int col, lucid_step_jacobians *J) {
     return s;
 }
 
-/* di = dl_dg gi + dl_dmu mi (3m x 3m and 3m x m, column-major): an island's IFT. */
-static void dense_jvp(const double *dl_dg, const double *dl_dmu, int m, const double *gi,
-                      const double *mi, double *di) {
-    size_t m3 = 3 * (size_t)m;
-    for (size_t r = 0; r < m3; ++r) di[r] = 0.0;
-    for (size_t col = 0; col < m3; ++col)
-        if (gi[col] != 0.0)
-            for (size_t r = 0; r < m3; ++r) di[r] += dl_dg[r + m3 * col] * gi[col];
-    for (size_t col = 0; col < (size_t)m; ++col)
-        if (mi[col] != 0.0)
-            for (size_t r = 0; r < m3; ++r) di[r] += dl_dmu[r + m3 * col] * mi[col];
-}
-
 /* dlambda = IFT(dsigma, dmu), island by island. */
 static lucid_status solve_dlambda(ctx *c) {
     for (int i = 0; i < c->islands; ++i) {
@@ -687,7 +674,9 @@ static lucid_status solve_dlambda(ctx *c) {
                 lucid_contact_ip_jvp(&c->ip_problem[i], c->ip[i], c->gi, NULL, c->mi, NULL, c->di);
             if (s != LUCID_OK) return s;
         } else {
-            dense_jvp(c->dl_dg[i], c->dl_dmu[i], m, c->gi, c->mi, c->di);
+            lucid_status s =
+                lucid_contact_derivatives_jvp(c->ift[i], NULL, c->gi, c->mi, NULL, c->di);
+            if (s != LUCID_OK) return s;
         }
         for (int k = 0; k < m; ++k)
             memcpy(c->dlambda + 3 * c->island_contacts[b + k], c->di + 3 * k, 3 * sizeof(double));
@@ -704,14 +693,14 @@ static lucid_status velocity_jacobian(ctx *c) {
     return LUCID_OK;
 }
 
-/* dx+/dlambda = D dp/dlambda at the nominal inputs: p is affine in lambda (p = v_free + dt
- * M~^-1 J^T lambda), so each column of dp/dlambda is the impulse of a unit force, exact, on
- * the nominal contact rows. */
+/* Pl = dp/dlambda at the nominal inputs (dx+/dlambda = D Pl): p is affine in lambda (p = v_free
+ * + dt M~^-1 J^T lambda), so each column is the impulse of a unit force, exact, on the nominal
+ * contact rows. */
 static lucid_status force_jacobian(ctx *c) {
     size_t n3 = 3 * (size_t)c->n, nt = (size_t)c->nt, np = nt / 2;
     int ok = 1;
-    c->Xl = grab(c, nt * n3, sizeof(double), &ok);
-    double *P = grab(c, np * n3, sizeof(double), &ok); /* dp/dlambda */
+    double *P = c->Pl = grab(c, np * n3, sizeof(double), &ok);
+    c->dp_lambda = grab(c, np, sizeof(double), &ok);
     if (!ok) return LUCID_ERR_NO_MEMORY;
     lucid_status s = lucid_world_restore_contacts(c->w, c->contacts, c->n);
     if (s != LUCID_OK) return s;
@@ -724,8 +713,16 @@ static lucid_status force_jacobian(ctx *c) {
         lucid_world_apply_contact_force(c->w, (int)(i / 3));
         lucid_world_post_velocity(c->w, P + np * i);
     }
-    gemm(nt, n3, np, c->D, P, 0.0, c->Xl);
     return LUCID_OK;
+}
+
+/* out += dx+/dlambda dlambda = D (Pl dlambda). */
+static void add_force_change(ctx *c, double *out) {
+    size_t nt = (size_t)c->nt, np = nt / 2, n3 = 3 * (size_t)c->n;
+    cblas_dgemv(CblasColMajor, CblasNoTrans, (int)np, (int)n3, 1.0, c->Pl, (int)np, c->dlambda, 1,
+                0.0, c->dp_lambda, 1);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, (int)nt, (int)np, 1.0, c->D, (int)nt, c->dp_lambda, 1,
+                1.0, out, 1);
 }
 
 /* ---- the models' velocity and control columns, analytic ------------------------------------
@@ -808,37 +805,56 @@ static void defer_column(ctx *c, int col, size_t slot, const double *dp, size_t 
         memset(out, 0, nt * sizeof(double));
 }
 
-/* The kept columns, all at once: dLambda = IFT(dS, dMu) island by island, then
- * Out = base + D dP + dx+/dlambda dLambda, each a matrix product over all the columns (per
- * column they were matrix-vector products, a third of the humanoid's derivative time). */
-static void flush_columns(ctx *c, lucid_step_jacobians *J) {
+/* The kept columns, all at once: Out = base + D (dP + Pl dLambda), dLambda = IFT(dS, dMu), as
+ * matrix products over all the columns (per column they were matrix-vector products, a third of
+ * the humanoid's derivative time). Pl dLambda is taken in reverse island by island: the rows of
+ * Pl the island moves (its bodies' and models' velocities, r of them) are its IFT's cotangents,
+ * Gg = (dl/dg)^T Pl_i^T and Gmu = (dl/dmu)^T Pl_i^T by one transposed solve with r right-hand
+ * sides (the humanoid's 27, where the dense dl/dg and dl/dmu took 68), then Pl_i dLambda_i =
+ * Gg^T dS_i + Gmu^T dMu_i. */
+static lucid_status flush_columns(ctx *c, lucid_step_jacobians *J) {
     size_t k = (size_t)c->ndefer, nt = (size_t)c->nt, np = nt / 2, n3 = 3 * (size_t)c->n;
     c->defer = 0, c->ndefer = 0;
-    if (k == 0) return;
+    if (k == 0) return LUCID_OK;
     for (int i = 0; i < c->islands; ++i) {
         int b = c->island_start[i], m = c->island_start[i + 1] - b;
-        size_t m3 = 3 * (size_t)m, mm = (size_t)m;
+        size_t m3 = 3 * (size_t)m, mm = (size_t)m, r = 0;
         const int *list = c->island_contacts + b;
+        for (size_t row = 0; row < np; ++row) {
+            int moved = 0;
+            for (size_t e = 0; e < m3 && !moved; ++e)
+                moved = c->Pl[row + np * (3 * (size_t)list[e / 3] + e % 3)] != 0.0;
+            if (moved) c->rows[r++] = (int)row;
+        }
+        if (r == 0) continue;
+        for (size_t j = 0; j < r; ++j)
+            for (size_t e = 0; e < m3; ++e)
+                c->Wl[e + m3 * j] =
+                    c->Pl[(size_t)c->rows[j] + np * (3 * (size_t)list[e / 3] + e % 3)];
+        lucid_status s =
+            lucid_contact_derivatives_vjp_many(c->ift[i], c->Wl, (int)r, c->Gg, c->Gmu);
+        if (s != LUCID_OK) return s;
         for (size_t col = 0; col < k; ++col)
             for (size_t e = 0; e < mm; ++e) {
                 size_t q = (size_t)list[e];
                 memcpy(c->gather + m3 * col + 3 * e, c->dS + n3 * col + 3 * q, 3 * sizeof(double));
                 c->gather_mu[mm * col + e] = c->dMu[(n3 / 3) * col + q];
             }
-        gemm(m3, k, m3, c->dl_dg[i], c->gather, 0.0, c->island_out);
-        gemm(m3, k, mm, c->dl_dmu[i], c->gather_mu, 1.0, c->island_out);
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)r, (int)k, (int)m3, 1.0, c->Gg,
+                    (int)m3, c->gather, (int)m3, 0.0, c->island_out, (int)r);
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)r, (int)k, (int)mm, 1.0, c->Gmu,
+                    (int)mm, c->gather_mu, (int)mm, 1.0, c->island_out, (int)r);
         for (size_t col = 0; col < k; ++col)
-            for (size_t e = 0; e < mm; ++e)
-                memcpy(c->dL + n3 * col + 3 * (size_t)list[e], c->island_out + m3 * col + 3 * e,
-                       3 * sizeof(double));
+            for (size_t j = 0; j < r; ++j)
+                c->dP[(size_t)c->rows[j] + np * col] += c->island_out[j + r * col];
     }
     gemm(nt, k, np, c->D, c->dP, 1.0, c->Out);
-    gemm(nt, k, n3, c->Xl, c->dL, 1.0, c->Out);
     for (size_t col = 0; col < k; ++col) {
         memcpy(c->dplus, c->Out + nt * col, nt * sizeof(double));
         memset(c->dminus, 0, nt * sizeof(double));
         store_column(c, c->defer_col[col], 1.0, J);
     }
+    return LUCID_OK;
 }
 
 /* Sets up the kept columns (implicit method, dense IFT): at most nt + nu of them. */
@@ -856,10 +872,13 @@ static lucid_status begin_deferred(ctx *c) {
     c->dMu = grab(c, n * kmax, sizeof(double), &ok);
     c->dP = grab(c, np * kmax, sizeof(double), &ok);
     c->Out = grab(c, nt * kmax, sizeof(double), &ok);
-    c->dL = grab(c, 3 * n * kmax, sizeof(double), &ok);
     c->gather = grab(c, 3 * maxm * kmax, sizeof(double), &ok);
     c->gather_mu = grab(c, maxm * kmax, sizeof(double), &ok);
-    c->island_out = grab(c, 3 * maxm * kmax, sizeof(double), &ok);
+    c->island_out = grab(c, np * kmax, sizeof(double), &ok);
+    c->rows = grab(c, np, sizeof(int), &ok);
+    c->Wl = grab(c, 3 * maxm * np, sizeof(double), &ok);
+    c->Gg = grab(c, 3 * maxm * np, sizeof(double), &ok);
+    c->Gmu = grab(c, maxm * np, sizeof(double), &ok);
     if (!ok) return LUCID_ERR_NO_MEMORY;
     c->defer = 1, c->ndefer = 0;
     return LUCID_OK;
@@ -879,7 +898,7 @@ static lucid_status linear_column(ctx *c, int col, size_t slot, const double *dp
     double *out = c->dplus;
     for (size_t r = 0; r < nt; ++r) out[r] = base ? base[r] : 0.0;
     for (size_t q = 0; q < len; ++q) add_column(out, c->D + nt * (slot + q), dp[q], nt);
-    for (size_t q = 0; q < n3; ++q) add_column(out, c->Xl + nt * q, c->dlambda[q], nt);
+    if (n3 > 0) add_force_change(c, out);
     memset(c->dminus, 0, nt * sizeof(double));
     store_column(c, col, 1.0, J);
     return LUCID_OK;
@@ -1040,7 +1059,7 @@ static lucid_status implicit_column(ctx *c, int col, lucid_step_jacobians *J) {
     if (n3 > 0) s = solve_dlambda(c);
     if (s != LUCID_OK) return s;
     for (size_t r = 0; r < nt; ++r) c->dplus[r] = (c->dplus[r] - c->dminus[r]) * scale;
-    for (size_t i = 0; i < n3; ++i) add_column(c->dplus, c->Xl + nt * i, c->dlambda[i], nt);
+    if (n3 > 0) add_force_change(c, c->dplus);
     memset(c->dminus, 0, nt * sizeof(double));
     store_column(c, col, 1.0, J);
     return LUCID_OK;
@@ -1086,8 +1105,6 @@ static lucid_status factor_islands(ctx *c, lucid_step_jacobians *J) {
     c->island_start = grab(c, (size_t)c->islands + 1, sizeof(int), &same);
     c->island_contacts = grab(c, (size_t)c->n, sizeof(int), &same);
     c->ift = grab(c, (size_t)c->islands, sizeof *c->ift, &same);
-    c->dl_dg = grab(c, (size_t)c->islands, sizeof *c->dl_dg, &same);
-    c->dl_dmu = grab(c, (size_t)c->islands, sizeof *c->dl_dmu, &same);
     if (c->o->method == LUCID_STEP_RELAXED) {
         c->ip = grab(c, (size_t)c->islands, sizeof *c->ip, &same);
         c->ip_problem = grab(c, (size_t)c->islands, sizeof *c->ip_problem, &same);
@@ -1130,13 +1147,6 @@ static lucid_status factor_islands(ctx *c, lucid_step_jacobians *J) {
         c->ift[i] = lucid_contact_derivatives_create_in(c->arena, m);
         if (!c->ift[i]) return LUCID_ERR_NO_MEMORY;
         s = lucid_contact_derivatives_factor(c->ift[i], &p, c->li, &opt);
-        if (s != LUCID_OK) return s;
-        /* every column needs dlambda: the island's dense IFT Jacobians once, one multi-right-
-         * hand-side solve, then a product per column */
-        c->dl_dg[i] = grab(c, (size_t)(3 * m) * (size_t)(4 * m), sizeof(double), &same);
-        if (!same) return LUCID_ERR_NO_MEMORY;
-        c->dl_dmu[i] = c->dl_dg[i] + (size_t)(3 * m) * (size_t)(3 * m);
-        s = lucid_contact_derivatives_jacobian(c->ift[i], c->dl_dg[i], c->dl_dmu[i], NULL);
         if (s != LUCID_OK) return s;
         if (c->o->method == LUCID_STEP_RELAXED) {
             s = relaxed_island(c, i, &p);
@@ -1211,7 +1221,7 @@ static lucid_status columns(ctx *c, lucid_step_jacobians *J) {
                          : implicit_column(c, col, J);
         }
         if (s == LUCID_OK && c->reuse && c->carry) s = position_columns(c, J);
-        if (s == LUCID_OK) flush_columns(c, J);
+        if (s == LUCID_OK) s = flush_columns(c, J);
         c->reuse = 0;
         for (int col = 0; col < cols && s == LUCID_OK; ++col)
             if (!keeps_configuration(c, col) &&

@@ -358,7 +358,8 @@ static void single_sliding_contact_closed_form(void **state) {
     lucid_contact_derivatives_destroy(d);
 }
 
-/* The dense Jacobians are the JVPs of the unit directions (and the VJPs of unit cotangents). */
+/* The dense Jacobians are the JVPs of the unit directions (and the VJPs of unit cotangents);
+ * vjp_many of a block of cotangents is the transposed Jacobians times it. */
 static void dense_jacobians_are_the_products(void **state) {
     (void)state;
     lucid_contact_derivatives *der = lucid_contact_derivatives_create(MAXN);
@@ -387,6 +388,24 @@ static void dense_jacobians_are_the_products(void **state) {
                 memset(e, 0, sizeof e), e[c] = 1.0;
                 lucid_contact_derivatives_jvp(der, NULL, NULL, e, NULL, col);
                 assert_true(max_abs_diff(col, Jmu + m * c, m) < 1e-12);
+            }
+            /* many cotangents at once: 2m + 1 of them, so the 3n-column chunks are crossed */
+            enum { MANY = 2 * MAXM + 1 };
+            double W[MAXM * MANY], Gg[MAXM * MANY], Gmu[MAXN * MANY];
+            int count = 2 * m + 1;
+            for (int j = 0; j < m * count; ++j) W[j] = sin(1.0 + 0.37 * j + k);
+            assert_int_equal(lucid_contact_derivatives_vjp_many(der, W, count, Gg, Gmu), LUCID_OK);
+            for (int c = 0; c < count; ++c) {
+                for (int j = 0; j < m; ++j) {
+                    double want = 0.0;
+                    for (int r = 0; r < m; ++r) want += Jg[r + m * j] * W[r + m * c];
+                    assert_true(fabs(Gg[j + m * c] - want) < 1e-12 * (1.0 + fabs(want)));
+                }
+                for (int j = 0; j < n; ++j) {
+                    double want = 0.0;
+                    for (int r = 0; r < m; ++r) want += Jmu[r + m * j] * W[r + m * c];
+                    assert_true(fabs(Gmu[j + n * c] - want) < 1e-12 * (1.0 + fabs(want)));
+                }
             }
             test_problem_free(&b.t);
         }
