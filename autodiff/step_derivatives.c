@@ -89,6 +89,7 @@ typedef struct ctx {
      * per island the rows of Pl it moves (rows), their cotangents (Wl), their vjps (Gg, Gmu) */
     int defer, ndefer, *defer_col, *rows;
     double *dS, *dMu, *dP, *Out, *gather, *gather_mu, *island_out, *Wl, *Gg, *Gmu;
+    double *Jrows; /* the contacts' rows J (3n x np): dS's part J dP / dt */
 } ctx;
 
 /* Scratch of one call, from the world's arena (zeroed): freed all at once by release. */
@@ -816,6 +817,14 @@ static lucid_status flush_columns(ctx *c, lucid_step_jacobians *J) {
     size_t k = (size_t)c->ndefer, nt = (size_t)c->nt, np = nt / 2, n3 = 3 * (size_t)c->n;
     c->defer = 0, c->ndefer = 0;
     if (k == 0) return LUCID_OK;
+    if (n3 > 0) { /* dS += J dP / dt: the rows' part every kept column left out */
+        memset(c->Jrows, 0, n3 * np * sizeof(double));
+        for (int q = 0; q < c->n; ++q)
+            lucid_world_contact_rows_add(c->w, q, c->body_slot, c->model_slot, c->Jrows + 3 * q,
+                                         n3);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n3, (int)k, (int)np,
+                    1.0 / c->w->opt.dt, c->Jrows, (int)n3, c->dP, (int)np, 1.0, c->dS, (int)n3);
+    }
     for (int i = 0; i < c->islands; ++i) {
         int b = c->island_start[i], m = c->island_start[i + 1] - b;
         size_t m3 = 3 * (size_t)m, mm = (size_t)m, r = 0;
@@ -876,6 +885,7 @@ static lucid_status begin_deferred(ctx *c) {
     c->gather_mu = grab(c, maxm * kmax, sizeof(double), &ok);
     c->island_out = grab(c, np * kmax, sizeof(double), &ok);
     c->rows = grab(c, np, sizeof(int), &ok);
+    c->Jrows = grab(c, 3 * n * np, sizeof(double), &ok);
     c->Wl = grab(c, 3 * maxm * np, sizeof(double), &ok);
     c->Gg = grab(c, 3 * maxm * np, sizeof(double), &ok);
     c->Gmu = grab(c, maxm * np, sizeof(double), &ok);
@@ -919,12 +929,15 @@ static int model_of_column(const ctx *c, int col, int *j, int *velocity) {
 
 /* dsigma of a change dp of the final velocities on the nominal rows, and of a change dstart
  * of the start velocities (NULL: none) through an impact's restitution target: both in p's
- * layout (dp_full, dstart_full); dmu = 0. */
+ * layout (dp_full, dstart_full); dmu = 0. Kept columns leave the rows' part J dp / dt to
+ * flush_columns (one matrix product for all of them). */
 static void linear_dsigma(ctx *c, const double *dp, const double *dstart) {
     const lucid_world *w = c->w;
     double inv_dt = 1.0 / w->opt.dt;
     for (int k = 0; k < c->n; ++k) {
-        lucid_vec3 u = lucid_world_contact_rows_times(w, k, c->body_slot, c->model_slot, dp);
+        lucid_vec3 u = c->defer
+                           ? lucid_vec3_zero()
+                           : lucid_world_contact_rows_times(w, k, c->body_slot, c->model_slot, dp);
         double *ds = c->dsigma + 3 * k;
         lucid_vec3_store(lucid_vec3_scale(u, inv_dt), ds);
         c->dmu[k] = 0.0;
@@ -1026,6 +1039,7 @@ static lucid_status position_columns(ctx *c, lucid_step_jacobians *J) {
     lucid_step_positions *sp = lucid_step_positions_create(c->arena, w, c->contacts, c->n, c->ns,
                                                            c->geo, c->lambda0, c->post0, c->branch);
     if (!sp) return LUCID_ERR_NO_MEMORY;
+    if (c->defer) lucid_step_positions_leave_rows(sp);
     for (int f = 0; f < c->num_free && s == LUCID_OK; ++f) {
         lucid_step_positions_body(sp, c->free_body[f]);
         int slot = c->body_slot[c->free_body[f]]; /* its position columns too */

@@ -40,6 +40,7 @@ struct lucid_step_positions {
     double *Jw, *V, *Vs; /* per dof of every model (6 each): world column, link twists along
                           * the dof chain at p0 and at the start velocity */
     int model;           /* the model lucid_step_positions_model prepared, or -1 */
+    int leave_rows;      /* dsigma without J_k dp (lucid_step_positions_leave_rows) */
     int body;            /* the free body lucid_step_positions_body prepared, or -1 */
     lucid_vec3 vc, w_free0, tau, rc; /* that body's start (centre of mass) and free angular
                                       * velocities before contact, applied torque and centre
@@ -335,7 +336,9 @@ static void contact_dsigma(const lucid_step_positions *s, int k, int j, const do
     const lucid_world *w = s->w;
     const lucid_world_contact *c = &w->contacts[k];
     const double dt = w->opt.dt;
-    lucid_vec3 du = lucid_world_contact_rows_times(w, k, s->body_slot, s->model_slot, dp);
+    lucid_vec3 du = s->leave_rows
+                        ? lucid_vec3_zero()
+                        : lucid_world_contact_rows_times(w, k, s->body_slot, s->model_slot, dp);
     double dvb = 0.0;
     if (k < s->ns && s->moved[k]) {
         const double *dF = s->dF + 9 * k;
@@ -372,6 +375,10 @@ static void body_free_change(const lucid_step_positions *s, int j, double *dp) {
     lucid_vec3 dIt = lucid_mat3_mul_vec(&s->Iinv, lucid_vec3_cross(phi, s->tau));
     lucid_vec3 dw = lucid_vec3_axpy(lucid_vec3_cross(phi, s->w_free0), -s->w->opt.dt, dIt);
     lucid_vec3_store(dv, p), lucid_vec3_store(dw, p + 3);
+}
+
+void lucid_step_positions_leave_rows(lucid_step_positions *s) {
+    s->leave_rows = 1;
 }
 
 void lucid_step_positions_column(lucid_step_positions *s, int j, double *dp, double *dsigma,

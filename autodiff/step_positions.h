@@ -38,5 +38,8 @@ void lucid_step_positions_body(lucid_step_positions *s, int b);
  * margin). */
 void lucid_step_positions_column(lucid_step_positions *s, int j, double *dp, double *dsigma,
                                  double *dsep);
+/* From now on the columns' dsigma leave out J_k dp / dt: the caller adds it to all its columns
+ * at once (a matrix product; step_derivatives.c's flush_columns). */
+void lucid_step_positions_leave_rows(lucid_step_positions *s);
 
 #endif

@@ -360,6 +360,10 @@ void lucid_world_post_velocity_slots(const lucid_world *w, int *body_slot, int *
 /* J_k dp: contact k's frame velocity from a change dp of p (those slots), on its current rows. */
 lucid_vec3 lucid_world_contact_rows_times(const lucid_world *w, int k, const int *body_slot,
                                           const int *model_slot, const double *dp);
+/* The same rows as a matrix: rows[d + ld c] += J_k's entry (d, c) for d < 3, c < p's size (rows
+ * points at the contact's first row of a column-major matrix of leading dimension ld). */
+void lucid_world_contact_rows_add(const lucid_world *w, int k, const int *body_slot,
+                                  const int *model_slot, double *rows, size_t ld);
 /* The Jacobians of x+ = lucid_world_step_integrate from configuration x0's positions with
  * final velocities p (lucid_world_post_velocity layout), as a tangent at x+(x0, p) itself
  * (world_integrate_jacobians.c): Dp = dx+/dp and Dq = dx+/d(position tangent of x0) at fixed

@@ -186,3 +186,28 @@ lucid_vec3 lucid_world_contact_rows_times(const lucid_world *w, int k, const int
     }
     return lucid_vec3_load(out);
 }
+
+void lucid_world_contact_rows_add(const lucid_world *w, int k, const int *body_slot,
+                                  const int *model_slot, double *rows, size_t ld) {
+    const lucid_world_contact *c = &w->contacts[k];
+    for (int side = 0; side < 2; ++side) {
+        const lucid_contact_side *sd = &w->sides[2 * k + side];
+        if (sd->model >= 0) {
+            size_t nv = lucid_model_nv(w->models[sd->model].model);
+            const double *J = w->link_J + sd->row;
+            double *out = rows + ld * (size_t)model_slot[sd->model];
+            for (int d = 0; d < 3; ++d)
+                for (size_t q = 0; q < nv; ++q) out[(size_t)d + ld * q] += J[(size_t)d * nv + q];
+        } else if (sd->body >= 0) {
+            double *out = rows + ld * (size_t)body_slot[sd->body];
+            for (int d = 0; d < 3; ++d) {
+                lucid_vec3 n = lucid_mat3_col(&c->frame, d), a = sd->ang[d];
+                const double lin[3] = {n.x, n.y, n.z}, ang[3] = {a.x, a.y, a.z};
+                for (int e = 0; e < 3; ++e) {
+                    out[(size_t)d + ld * (size_t)e] += sd->sign * lin[e];
+                    out[(size_t)d + ld * (size_t)(3 + e)] += sd->sign * ang[e];
+                }
+            }
+        }
+    }
+}
