@@ -806,56 +806,67 @@ static void defer_column(ctx *c, int col, size_t slot, const double *dp, size_t 
         memset(out, 0, nt * sizeof(double));
 }
 
-/* The kept columns, all at once: Out = base + D (dP + Pl dLambda), dLambda = IFT(dS, dMu), as
- * matrix products over all the columns (per column they were matrix-vector products, a third of
- * the humanoid's derivative time). Pl dLambda is taken in reverse island by island: the rows of
+/* dS += J dP / dt over the k kept columns: the contact rows' part every one of them left out
+ * (linear_dsigma, lucid_step_positions_leave_rows), one matrix product. */
+static void add_rows_part(ctx *c, size_t k) {
+    size_t np = (size_t)c->nt / 2, n3 = 3 * (size_t)c->n;
+    memset(c->Jrows, 0, n3 * np * sizeof(double));
+    for (int q = 0; q < c->n; ++q)
+        lucid_world_contact_rows_add(c->w, q, c->body_slot, c->model_slot, c->Jrows + 3 * q, n3);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n3, (int)k, (int)np,
+                1.0 / c->w->opt.dt, c->Jrows, (int)n3, c->dP, (int)np, 1.0, c->dS, (int)n3);
+}
+
+/* dP += Pl_i dLambda_i over the k kept columns, island i's forces taken in reverse: the rows of
  * Pl the island moves (its bodies' and models' velocities, r of them) are its IFT's cotangents,
  * Gg = (dl/dg)^T Pl_i^T and Gmu = (dl/dmu)^T Pl_i^T by one transposed solve with r right-hand
  * sides (the humanoid's 27, where the dense dl/dg and dl/dmu took 68), then Pl_i dLambda_i =
  * Gg^T dS_i + Gmu^T dMu_i. */
+static lucid_status add_island_forces(ctx *c, int i, size_t k) {
+    size_t np = (size_t)c->nt / 2, n3 = 3 * (size_t)c->n;
+    int b = c->island_start[i];
+    size_t mm = (size_t)(c->island_start[i + 1] - b), m3 = 3 * mm, r = 0;
+    const int *list = c->island_contacts + b;
+    for (size_t row = 0; row < np; ++row) { /* Wl's column r: the row's island entries, kept
+                                             * (r advances) when one is non-zero */
+        int moved = 0;
+        for (size_t e = 0; e < m3; ++e) {
+            double v = c->Pl[row + np * (3 * (size_t)list[e / 3] + e % 3)];
+            c->Wl[e + m3 * r] = v;
+            moved |= v != 0.0;
+        }
+        if (moved) c->rows[r++] = (int)row;
+    }
+    if (r == 0) return LUCID_OK;
+    lucid_status s = lucid_contact_derivatives_vjp_many(c->ift[i], c->Wl, (int)r, c->Gg, c->Gmu);
+    if (s != LUCID_OK) return s;
+    for (size_t col = 0; col < k; ++col)
+        for (size_t e = 0; e < mm; ++e) {
+            size_t q = (size_t)list[e];
+            memcpy(c->gather + m3 * col + 3 * e, c->dS + n3 * col + 3 * q, 3 * sizeof(double));
+            c->gather_mu[mm * col + e] = c->dMu[(n3 / 3) * col + q];
+        }
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)r, (int)k, (int)m3, 1.0, c->Gg,
+                (int)m3, c->gather, (int)m3, 0.0, c->island_out, (int)r);
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)r, (int)k, (int)mm, 1.0, c->Gmu,
+                (int)mm, c->gather_mu, (int)mm, 1.0, c->island_out, (int)r);
+    for (size_t col = 0; col < k; ++col)
+        for (size_t j = 0; j < r; ++j)
+            c->dP[(size_t)c->rows[j] + np * col] += c->island_out[j + r * col];
+    return LUCID_OK;
+}
+
+/* The kept columns, all at once: Out = base + D (dP + Pl dLambda), dLambda = IFT(dS, dMu), as
+ * matrix products over all the columns (per column they were matrix-vector products, a third of
+ * the humanoid's derivative time). */
 static lucid_status flush_columns(ctx *c, lucid_step_jacobians *J) {
-    size_t k = (size_t)c->ndefer, nt = (size_t)c->nt, np = nt / 2, n3 = 3 * (size_t)c->n;
+    size_t k = (size_t)c->ndefer, nt = (size_t)c->nt, np = nt / 2;
     c->defer = 0, c->ndefer = 0;
     if (k == 0) return LUCID_OK;
-    if (n3 > 0) { /* dS += J dP / dt: the rows' part every kept column left out */
-        memset(c->Jrows, 0, n3 * np * sizeof(double));
-        for (int q = 0; q < c->n; ++q)
-            lucid_world_contact_rows_add(c->w, q, c->body_slot, c->model_slot, c->Jrows + 3 * q,
-                                         n3);
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n3, (int)k, (int)np,
-                    1.0 / c->w->opt.dt, c->Jrows, (int)n3, c->dP, (int)np, 1.0, c->dS, (int)n3);
-    }
+    if (c->n > 0) add_rows_part(c, k);
     for (int i = 0; i < c->islands; ++i) {
-        int b = c->island_start[i], m = c->island_start[i + 1] - b;
-        size_t m3 = 3 * (size_t)m, mm = (size_t)m, r = 0;
-        const int *list = c->island_contacts + b;
-        for (size_t row = 0; row < np; ++row) {
-            int moved = 0;
-            for (size_t e = 0; e < m3 && !moved; ++e)
-                moved = c->Pl[row + np * (3 * (size_t)list[e / 3] + e % 3)] != 0.0;
-            if (moved) c->rows[r++] = (int)row;
-        }
-        if (r == 0) continue;
-        for (size_t j = 0; j < r; ++j)
-            for (size_t e = 0; e < m3; ++e)
-                c->Wl[e + m3 * j] =
-                    c->Pl[(size_t)c->rows[j] + np * (3 * (size_t)list[e / 3] + e % 3)];
-        lucid_status s =
-            lucid_contact_derivatives_vjp_many(c->ift[i], c->Wl, (int)r, c->Gg, c->Gmu);
+        lucid_status s = add_island_forces(c, i, k);
         if (s != LUCID_OK) return s;
-        for (size_t col = 0; col < k; ++col)
-            for (size_t e = 0; e < mm; ++e) {
-                size_t q = (size_t)list[e];
-                memcpy(c->gather + m3 * col + 3 * e, c->dS + n3 * col + 3 * q, 3 * sizeof(double));
-                c->gather_mu[mm * col + e] = c->dMu[(n3 / 3) * col + q];
-            }
-        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)r, (int)k, (int)m3, 1.0, c->Gg,
-                    (int)m3, c->gather, (int)m3, 0.0, c->island_out, (int)r);
-        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)r, (int)k, (int)mm, 1.0, c->Gmu,
-                    (int)mm, c->gather_mu, (int)mm, 1.0, c->island_out, (int)r);
-        for (size_t col = 0; col < k; ++col)
-            for (size_t j = 0; j < r; ++j)
-                c->dP[(size_t)c->rows[j] + np * col] += c->island_out[j + r * col];
     }
     gemm(nt, k, np, c->D, c->dP, 1.0, c->Out);
     for (size_t col = 0; col < k; ++col) {
