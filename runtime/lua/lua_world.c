@@ -105,8 +105,8 @@ static void check_table_arg(lua_State *L, int idx, const char *fname) {
 /* ---- lucid.world{...} ------------------------------------------------------------------ */
 
 static void read_contact_options(lua_State *L, int idx, lucid_contact_options *o) {
-    static const char *const keys[] = {"model",      "solver", "tol", "max_iter",
-                                       "warm_start", "kappa",  NULL};
+    static const char *const keys[] = {"model",      "solver", "tol",    "max_iter",
+                                       "warm_start", "kappa",  "polish", NULL};
     if (lua_type(L, idx) != LUA_TTABLE)
         lucid_lua_fail(L, NEW, "contact must be a table of options (got %s)",
                        lucid_lua_typename(L, idx));
@@ -151,6 +151,13 @@ static void read_contact_options(lua_State *L, int idx, lucid_contact_options *o
             lucid_lua_fail(L, NEW, "contact.warm_start must be a boolean (got %s)",
                            lucid_lua_typename(L, -1));
         o->warm_start = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+    }
+    if (get_field(L, idx, "polish")) {
+        if (!lua_isboolean(L, -1))
+            lucid_lua_fail(L, NEW, "contact.polish must be a boolean (got %s)",
+                           lucid_lua_typename(L, -1));
+        o->polish = lua_toboolean(L, -1);
         lua_pop(L, 1);
     }
 }

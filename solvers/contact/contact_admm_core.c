@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "solvers/contact/contact_admm.h"
+#include "solvers/contact/contact_criteria.h"
 #include "solvers/contact/contact_internal.h"
 #include "solvers/contact/contact_math.h"
 
@@ -82,4 +83,28 @@ int lucid_contact_admm_adapt(lucid_contact_admm *s, double ratio, double power) 
     if (primal > ratio * dual) s->rho = fmin(s->rho * factor, lucid_contact_fmax(old, s->eig_max));
     if (dual > ratio * primal) s->rho = lucid_contact_fmax(s->rho / factor, fmin(old, s->eig_min));
     return s->rho != old;
+}
+
+int lucid_contact_admm_polish(lucid_contact_polisher *pl, const lucid_contact_problem *p,
+                              const lucid_contact_options *o, lucid_contact_admm *s, double *sigma,
+                              double *scratch, lucid_contact_result *result) {
+    int m = 3 * p->n;
+    double *candidate = scratch, *velocity = scratch + m;
+    lucid_contact_criteria criteria;
+    if (!lucid_contact_polish(pl, p, o->model, o->tol, s->z, candidate, velocity, &criteria))
+        return 0;
+    memcpy(s->z, candidate, sizeof(double) * (size_t)m);
+    memcpy(sigma, velocity, sizeof(double) * (size_t)m);
+    for (int k = 0; k < m; ++k) s->gamma[k] = -sigma[k];
+    if (o->model == LUCID_CONTACT_NCP)
+        for (int i = 0; i < p->n; ++i)
+            s->gamma[3 * i + 2] -= p->mu[i] * lucid_contact_hypot(sigma[3 * i], sigma[3 * i + 1]);
+    result->model = criteria;
+    if (o->model == LUCID_CONTACT_NCP)
+        result->ncp = criteria;
+    else
+        lucid_contact_criteria_eval(p, LUCID_CRITERION_NCP, s->z, sigma, NULL, &result->ncp);
+    result->polished = 1;
+    result->stalled = criteria.abs > o->tol; /* at the round-off floor, below which tol lies */
+    return 1;
 }

@@ -21,16 +21,34 @@
 #include "solvers/contact/contact_sparse_hessian.h"
 #include "solvers/contact/contact_sparse_kkt.h"
 
-/* vectors of 3n: x z z_prev gamma rhs b sigma w t e, and 3 more for H's 3 x 3 blocks (9n:
- * D); of the columns (6 a free body): u f; then Anderson's */
-enum { V_X, V_Z, V_ZP, V_GAMMA, V_RHS, V_B, V_SIGMA, V_W, V_T, V_E, V_D, V_COUNT = V_D + 3 };
+/* vectors of 3n: x z z_prev gamma rhs b sigma w t e, the polish's candidate and its velocity,
+ * and 3 more for H's 3 x 3 blocks (9n: D); of the columns (6 a free body): u f; then
+ * Anderson's */
+enum {
+    V_X,
+    V_Z,
+    V_ZP,
+    V_GAMMA,
+    V_RHS,
+    V_B,
+    V_SIGMA,
+    V_W,
+    V_T,
+    V_E,
+    V_POLISH,
+    V_D = V_POLISH + 2,
+    V_COUNT = V_D + 3
+};
 
 struct lucid_contact_sparse_workspace {
     lucid_contact_hessian *h;
     lucid_contact_kkt *kkt; /* the interior point's (contact_ip.c), made on first use */
     double *buf;
     size_t cap;
-    int n, memory; /* reserved sizes; Anderson memory that fits an int */
+    lucid_contact_polisher *polisher; /* for islands it fits (contact_polish.h) */
+    double *G;                        /* the polish's dense J M^-1 J^T, (3 polish_n)^2 */
+    int polish_n;                     /* the contacts the polisher and G are sized for */
+    int n, memory;                    /* reserved sizes; Anderson memory that fits an int */
     size_t columns;
 };
 
@@ -44,6 +62,8 @@ void lucid_contact_sparse_workspace_destroy(lucid_contact_sparse_workspace *ws) 
     if (!ws) return;
     lucid_contact_hessian_destroy(ws->h);
     lucid_contact_kkt_destroy(ws->kkt);
+    lucid_contact_polisher_destroy(ws->polisher);
+    free(ws->G);
     free(ws->buf);
     free(ws);
 }
@@ -62,8 +82,21 @@ lucid_contact_kkt *lucid_contact_sparse_workspace_kkt(lucid_contact_sparse_works
 }
 
 size_t lucid_contact_sparse_workspace_bytes(const lucid_contact_sparse_workspace *ws) {
+    size_t fit = (size_t)ws->polish_n;
     return sizeof *ws + ws->cap * sizeof(double) + lucid_contact_hessian_bytes(ws->h) +
-           (ws->kkt ? lucid_contact_kkt_bytes(ws->kkt) : 0);
+           (ws->kkt ? lucid_contact_kkt_bytes(ws->kkt) : 0) +
+           lucid_contact_polisher_bytes(ws->polisher) + 9 * fit * fit * sizeof(double);
+}
+
+/* The polisher and its dense G for islands of up to fit contacts (grown, never shrunk). */
+static lucid_status reserve_polish(lucid_contact_sparse_workspace *ws, int fit) {
+    if (fit <= ws->polish_n) return LUCID_OK;
+    lucid_contact_polisher_destroy(ws->polisher);
+    free(ws->G);
+    ws->polisher = lucid_contact_polisher_create(fit);
+    ws->G = malloc(9 * (size_t)fit * (size_t)fit * sizeof(double));
+    ws->polish_n = ws->polisher && ws->G ? fit : 0;
+    return ws->polish_n ? LUCID_OK : LUCID_ERR_NO_MEMORY;
 }
 
 lucid_status lucid_contact_sparse_reserve(lucid_contact_sparse_workspace *ws, int n,
@@ -89,7 +122,8 @@ lucid_status lucid_contact_sparse_reserve(lucid_contact_sparse_workspace *ws, in
         ws->buf = b, ws->cap = c;
     }
     ws->n = n, ws->columns = columns, ws->memory = memory;
-    return LUCID_OK;
+    return reserve_polish(
+        ws, n < LUCID_CONTACT_POLISH_MAX_CONTACTS ? n : LUCID_CONTACT_POLISH_MAX_CONTACTS);
 }
 
 typedef struct sparse_admm {
@@ -231,6 +265,19 @@ static void velocity(sparse_admm *a, const double *z, double *sigma) {
     for (size_t k = 0; k < 3 * (size_t)a->p->n; ++k) sigma[k] += a->p->g[k];
 }
 
+/* The active-set polish of the iterate when it is due (contact_polish.h), on the dense
+ * G = J M^-1 J^T built at the solve's first attempt (dense->G: NULL until then). */
+static int try_polish(sparse_admm *a, const lucid_contact_options *o, lucid_contact_problem *dense,
+                      double *sigma, lucid_contact_result *result) {
+    lucid_contact_polisher *pl = o->polish ? a->ws->polisher : NULL;
+    if (!lucid_contact_polish_due(pl, dense, o->model, a->s.z, sigma)) return 0;
+    if (!dense->G) {
+        lucid_contact_sparse_delassus(a->p, a->ws->G);
+        dense->G = a->ws->G;
+    }
+    return lucid_contact_admm_polish(pl, dense, o, &a->s, sigma, a->v[V_POLISH], result);
+}
+
 static void pack(const double *z, const double *gamma, double rho, int m, double *out) {
     for (int k = 0; k < m; ++k) out[k] = z[k], out[m + k] = gamma[k] / rho;
 }
@@ -282,6 +329,7 @@ lucid_status lucid_contact_solve_admm_sparse(const lucid_contact_sparse_problem 
         s->gamma[k] = !o->warm_start ? 0.0 : (dual ? dual[k] : from_velocity);
     }
     int done = lucid_contact_check(&run, s->z, sigma), checked = 1, next_check = 1;
+    lucid_contact_polisher_reset(o->polish ? ws->polisher : NULL);
     lucid_anderson acc;
     lucid_anderson_init(&acc, 2 * m, ws->memory, accel_storage);
     double *acc_u = NULL, *acc_g = NULL;
@@ -297,6 +345,10 @@ lucid_status lucid_contact_solve_admm_sparse(const lucid_contact_sparse_problem 
         if (checked) {
             velocity(&a, s->z, sigma);
             if ((done = lucid_contact_check(&run, s->z, sigma))) break;
+            if (try_polish(&a, o, &dense, sigma, result)) {
+                done = !result->stalled;
+                break;
+            }
             next_check = k + (result->model.abs <= LUCID_CONTACT_ADMM_CHECK_NEAR * o->tol
                                   ? 1
                                   : LUCID_CONTACT_ADMM_CHECK_PERIOD);

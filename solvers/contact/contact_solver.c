@@ -25,6 +25,7 @@ lucid_contact_options lucid_contact_default_options(void) {
     o.newton_compliance = 1e-8;
     o.check_psd = 1;
     o.kappa = 0.0;
+    o.polish = 1;
     return o;
 }
 

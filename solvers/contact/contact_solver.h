@@ -38,6 +38,9 @@ typedef struct lucid_contact_options {
     double kappa;  /* ip: the central-path relaxation lambda_i . (sigma_i + Gamma_i) = kappa it
                     * stops at (>= 0; 0 by default: the exact problem). With kappa > 0 the model
                     * criterion is the residual of the relaxed system (contact_ip.c) */
+    int polish;    /* ADMM in body space (contact_sparse.h, the world's robot islands): 1 (default)
+                    * tries Newton on the modes the iterate shows (contact_polish.h) and keeps its
+                    * answer when it meets tol; the dense ADMM does not polish */
 } lucid_contact_options;
 
 typedef struct lucid_contact_result {
@@ -48,6 +51,7 @@ typedef struct lucid_contact_result {
     int stalled;                  /* stopped because the iterate no longer moved */
     int factorizations;           /* Cholesky factorisations performed (ADMM, Newton) */
     double rho;                   /* ADMM: final rho, to warm start the next solve */
+    int polished;                 /* the answer came from the active-set polish */
     lucid_contact_criteria model; /* the model's own criterion (what tol applies to) */
     lucid_contact_criteria ncp;   /* the NCP criterion of the returned lambda */
 } lucid_contact_result;

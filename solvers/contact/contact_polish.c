@@ -1,0 +1,252 @@
+/* Active-set polishing (contact_polish.h): the mode guess, the Newton step on the guessed
+ * modes' equations, the acceptance test. */
+#include "solvers/contact/contact_polish.h"
+
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solvers/contact/contact_math.h"
+#include "solvers/contact/contact_round_off.h"
+
+enum { BREAKING = 0, STICKING = 1, SLIDING = 2 };
+
+struct lucid_contact_polisher {
+    int capacity;                        /* contacts */
+    int n, have_previous, have_failed;   /* the last guess's size, whether one is remembered */
+    int failures;                        /* failed attempts in this solve */
+    signed char *modes, *guess, *failed; /* the attempt's, the last call's and the failed guess */
+    int *active;                         /* n: indices of the contacts not breaking */
+    lapack_int *ipiv;                    /* 3n */
+    double *K, *rhs;                     /* (3n)^2, 3n */
+};
+
+lucid_contact_polisher *lucid_contact_polisher_create(int max_contacts) {
+    if (max_contacts < 0) return NULL;
+    int c = max_contacts < LUCID_CONTACT_POLISH_MAX_CONTACTS ? max_contacts
+                                                             : LUCID_CONTACT_POLISH_MAX_CONTACTS;
+    lucid_contact_polisher *pl = calloc(1, sizeof *pl);
+    if (!pl) return NULL;
+    size_t n = (size_t)(c > 0 ? c : 1), m = 3 * n;
+    pl->capacity = c;
+    pl->modes = malloc(3 * n);
+    pl->guess = pl->modes ? pl->modes + n : NULL;
+    pl->failed = pl->modes ? pl->modes + 2 * n : NULL;
+    pl->active = malloc(n * sizeof(int));
+    pl->ipiv = malloc(m * sizeof(lapack_int));
+    pl->K = malloc((m * m + m) * sizeof(double));
+    pl->rhs = pl->K ? pl->K + m * m : NULL;
+    if (!pl->modes || !pl->active || !pl->ipiv || !pl->K) {
+        lucid_contact_polisher_destroy(pl);
+        return NULL;
+    }
+    return pl;
+}
+
+void lucid_contact_polisher_destroy(lucid_contact_polisher *pl) {
+    if (!pl) return;
+    free(pl->modes), free(pl->active), free(pl->ipiv), free(pl->K);
+    free(pl);
+}
+
+size_t lucid_contact_polisher_bytes(const lucid_contact_polisher *pl) {
+    if (!pl) return 0;
+    size_t n = (size_t)(pl->capacity > 0 ? pl->capacity : 1), m = 3 * n;
+    return sizeof *pl + 3 * n + n * sizeof(int) + m * sizeof(lapack_int) +
+           (m * m + m) * sizeof(double);
+}
+
+int lucid_contact_polisher_fits(const lucid_contact_polisher *pl, int n) {
+    return pl && n > 0 && n <= pl->capacity;
+}
+
+void lucid_contact_polisher_reset(lucid_contact_polisher *pl) {
+    if (pl) pl->have_previous = pl->have_failed = pl->failures = 0;
+}
+
+/* F = ||lambda||_inf, V = max(||g||_inf, ||sigma - g||_inf) */
+static void scales(const lucid_contact_problem *p, const double *lambda, const double *sigma,
+                   double *force, double *velocity) {
+    double f = 0.0, v = 0.0;
+    for (int k = 0; k < 3 * p->n; ++k) {
+        f = lucid_contact_fmax(f, fabs(lambda[k]));
+        v = lucid_contact_fmax(v, lucid_contact_fmax(fabs(p->g[k]), fabs(sigma[k] - p->g[k])));
+    }
+    *force = f > 0.0 ? f : 1.0, *velocity = v > 0.0 ? v : 1.0;
+}
+
+/* The larger side of each complementarity (header), normalised by F and V. */
+static signed char guess_mode(lucid_contact_model model, double mu, const double l[3],
+                              const double s[3], double F, double V) {
+    double slip = lucid_contact_hypot(s[0], s[1]);
+    double gap = model == LUCID_CONTACT_CCP ? s[2] - mu * slip : s[2];
+    if (!(l[2] > 0.0) || l[2] / F < gap / V) return BREAKING;
+    double inside = mu * l[2] - lucid_contact_hypot(l[0], l[1]);
+    return inside / F > slip / V ? STICKING : SLIDING;
+}
+
+int lucid_contact_polish_due(lucid_contact_polisher *pl, const lucid_contact_problem *p,
+                             lucid_contact_model model, const double *lambda, const double *sigma) {
+    if (!lucid_contact_polisher_fits(pl, p->n) ||
+        (model != LUCID_CONTACT_NCP && model != LUCID_CONTACT_CCP) ||
+        pl->failures >= LUCID_CONTACT_POLISH_MAX_FAILURES)
+        return 0;
+    int n = p->n, same = pl->have_previous && pl->n == n;
+    double F, V;
+    scales(p, lambda, sigma, &F, &V);
+    for (int i = 0; i < n; ++i) {
+        signed char mode = guess_mode(model, p->mu[i], lambda + 3 * i, sigma + 3 * i, F, V);
+        same = same && mode == pl->guess[i];
+        pl->guess[i] = mode;
+    }
+    pl->n = n, pl->have_previous = 1;
+    if (!same || (pl->have_failed && memcmp(pl->guess, pl->failed, (size_t)n) == 0)) return 0;
+    memcpy(pl->modes, pl->guess, (size_t)n);
+    return 1;
+}
+
+static double entry(const lucid_contact_problem *p, int r, int c) {
+    double v = p->G[r + 3L * p->n * c];
+    return r == c && p->R ? v + p->R[r] : v;
+}
+
+/* Rows of one active contact: residual f and the linearisation f + Fl dl + Fs ds (Fl, Fs
+ * row-major 3 x 3), as the derivatives' (contact_derivatives_modes.c), with the sliding
+ * direction u taken from lambda_T when sigma_T is round-off. */
+static void contact_rows(lucid_contact_model model, signed char mode, double mu, const double l[3],
+                         const double s[3], double V, double f[3], double Fl[9], double Fs[9]) {
+    memset(Fl, 0, 9 * sizeof(double)), memset(Fs, 0, 9 * sizeof(double));
+    if (mode == STICKING) {
+        Fs[0] = Fs[4] = Fs[8] = 1.0;
+        f[0] = s[0], f[1] = s[1], f[2] = s[2];
+        return;
+    }
+    double sT = lucid_contact_hypot(s[0], s[1]), lT = lucid_contact_hypot(l[0], l[1]);
+    double u[2] = {1.0, 0.0};
+    if (sT > 1e-12 * V)
+        u[0] = s[0] / sT, u[1] = s[1] / sT;
+    else if (lT > 0.0)
+        u[0] = -l[0] / lT, u[1] = -l[1] / lT;
+    double w[2] = {-u[1], u[0]}, force = mu * l[2], wl = w[0] * l[0] + w[1] * l[1];
+    Fl[0] = u[0], Fl[1] = u[1], Fl[2] = mu;
+    f[0] = u[0] * l[0] + u[1] * l[1] + force;
+    if (sT <= force) { /* w . (lambda_T + mu lambda_N u(sigma_T)), scaled by sT / force */
+        double c = force > 0.0 ? sT / force : 0.0;
+        Fl[3] = c * w[0], Fl[4] = c * w[1], Fs[3] = w[0], Fs[4] = w[1];
+        f[1] = c * wl;
+    } else {
+        double ic = force / sT;
+        Fl[3] = w[0], Fl[4] = w[1], Fs[3] = ic * w[0], Fs[4] = ic * w[1];
+        f[1] = wl;
+    }
+    Fs[8] = 1.0;
+    f[2] = s[2];
+    if (model == LUCID_CONTACT_CCP) {
+        Fs[6] = -mu * u[0], Fs[7] = -mu * u[1];
+        f[2] -= mu * sT;
+    }
+}
+
+/* K = Fl + Fs (G + R)_AA and rhs = -f for the q = 3 na active rows, each row scaled to unit
+ * max-norm (partial pivoting then compares like with like: forces and velocities). */
+static void assemble(lucid_contact_polisher *pl, const lucid_contact_problem *p,
+                     lucid_contact_model model, int na, const double *l, const double *s,
+                     double V) {
+    int q = 3 * na;
+    for (int ki = 0; ki < na; ++ki) {
+        int i = pl->active[ki];
+        double f[3], Fl[9], Fs[9];
+        contact_rows(model, pl->modes[i], p->mu[i], l + 3 * i, s + 3 * i, V, f, Fl, Fs);
+        for (int kj = 0; kj < na; ++kj) {
+            int j = pl->active[kj];
+            for (int b = 0; b < 3; ++b) {
+                double A[3] = {entry(p, 3 * i, 3 * j + b), entry(p, 3 * i + 1, 3 * j + b),
+                               entry(p, 3 * i + 2, 3 * j + b)};
+                double *col = pl->K + (size_t)q * (size_t)(3 * kj + b) + 3 * ki;
+                for (int a = 0; a < 3; ++a)
+                    col[a] = Fs[3 * a] * A[0] + Fs[3 * a + 1] * A[1] + Fs[3 * a + 2] * A[2] +
+                             (i == j ? Fl[3 * a + b] : 0.0);
+            }
+        }
+        for (int a = 0; a < 3; ++a) pl->rhs[3 * ki + a] = -f[a];
+    }
+    for (int r = 0; r < q; ++r) {
+        double big = 0.0;
+        for (int c = 0; c < q; ++c) big = lucid_contact_fmax(big, fabs(pl->K[r + (size_t)q * c]));
+        if (!(big > 0.0)) continue;
+        for (int c = 0; c < q; ++c) pl->K[r + (size_t)q * c] /= big;
+        pl->rhs[r] /= big;
+    }
+}
+
+/* rhs <- K^-1 rhs by LU; 0 when K is singular to working precision: a pivot below
+ * LUCID_CONTACT_POLISH_PIVOT of the largest (hyperstatic contacts: a box's 4 corners sticking
+ * on the floor leave internal forces that no equation fixes, and an LU would pick them from
+ * round-off, a different answer at every step). */
+static int solve(lucid_contact_polisher *pl, int q) {
+    if (LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, q, q, pl->K, q, pl->ipiv) != 0) return 0;
+    double lo = INFINITY, hi = 0.0;
+    for (int k = 0; k < q; ++k) {
+        double d = fabs(pl->K[k + (size_t)q * k]);
+        lo = d < lo ? d : lo, hi = lucid_contact_fmax(hi, d);
+    }
+    if (!(lo > LUCID_CONTACT_POLISH_PIVOT * hi)) return 0;
+    return LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', q, 1, pl->K, q, pl->ipiv, pl->rhs, q) == 0;
+}
+
+/* Newton on the modes' equations from out (modified in place; sigma its velocity, *criteria
+ * its model criterion). Stops once the criterion is far below tol (a right guess: one step,
+ * the sliding rows' u then moves by round-off), when a step no longer moves out (converged on
+ * a wrong guess) or does not halve the criterion (no Newton convergence: a wrong guess), or
+ * when a factorisation fails (0 returned). */
+static int newton(lucid_contact_polisher *pl, const lucid_contact_problem *p,
+                  lucid_contact_model model, double tol, double *out, double *sigma,
+                  lucid_contact_criteria *criteria) {
+    int n = p->n, na = 0;
+    lucid_contact_criterion kind = lucid_contact_model_criterion(model);
+    for (int i = 0; i < n; ++i) {
+        if (pl->modes[i] == BREAKING)
+            out[3 * i] = out[3 * i + 1] = out[3 * i + 2] = 0.0;
+        else
+            pl->active[na++] = i;
+    }
+    lucid_contact_velocity(p, out, sigma);
+    lucid_contact_criteria_eval(p, kind, out, sigma, NULL, criteria);
+    int q = 3 * na;
+    for (int step = 0; na > 0 && step < LUCID_CONTACT_POLISH_NEWTON_STEPS &&
+                       !(criteria->abs <= LUCID_CONTACT_POLISH_EXACT * tol);
+         ++step) {
+        double F, V;
+        scales(p, out, sigma, &F, &V);
+        assemble(pl, p, model, na, out, sigma, V);
+        if (!solve(pl, q)) return 0;
+        double moved = 0.0;
+        for (int ki = 0; ki < na; ++ki)
+            for (int a = 0; a < 3; ++a) {
+                out[3 * pl->active[ki] + a] += pl->rhs[3 * ki + a];
+                moved = lucid_contact_fmax(moved, fabs(pl->rhs[3 * ki + a]));
+            }
+        if (!(moved <= 1e30)) return 0;
+        double before = criteria->abs;
+        lucid_contact_velocity(p, out, sigma);
+        lucid_contact_criteria_eval(p, kind, out, sigma, NULL, criteria);
+        if (moved <= 1e-9 * F) break; /* quadratic: the next step would be round-off */
+        if (!(criteria->abs <= 0.5 * before)) break; /* no Newton convergence: a wrong guess */
+    }
+    return 1;
+}
+
+int lucid_contact_polish(lucid_contact_polisher *pl, const lucid_contact_problem *p,
+                         lucid_contact_model model, double tol, const double *lambda, double *out,
+                         double *out_sigma, lucid_contact_criteria *criteria) {
+    memcpy(out, lambda, sizeof(double) * 3 * (size_t)p->n);
+    int ok = newton(pl, p, model, tol, out, out_sigma, criteria) &&
+             (criteria->abs <= tol ||
+              criteria->abs <= LUCID_CONTACT_POLISH_FLOOR * lucid_contact_round_off(p, out));
+    if (!ok) {
+        memcpy(pl->failed, pl->modes, (size_t)p->n);
+        pl->have_failed = 1, ++pl->failures;
+    }
+    return ok;
+}

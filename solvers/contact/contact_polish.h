@@ -1,0 +1,78 @@
+/* Active-set polishing of an approximate contact solution: OSQP's "solution polishing"
+ * (Stellato et al. 2020, Sec. 5) carried to the cone problems. A first-order solver (ADMM)
+ * finds which contacts break, stick or slide long before it resolves the forces: on the
+ * humanoid lying on its floor the modes are right after 9 of its 54 iterations, when its
+ * criterion is still ~1e2. With the modes fixed, the optimality conditions are smooth
+ * equations, the same rows the implicit derivatives linearise (docs/contact_derivatives.md):
+ *   breaking  lambda_i = 0                                          (dropped)
+ *   sticking  sigma_i = 0
+ *   sliding   u . lambda_T + mu lambda_N = 0,  w . lambda_T = 0,  u = sigma_T / |sigma_T|,
+ *             w = u turned by 90 degrees;  sigma_N = 0 (NCP) or sigma_N - mu |sigma_T| = 0 (CCP)
+ * with sigma = (G + R) lambda + g; Newton on them (rows scaled as the derivatives' K, LU)
+ * converges in one or two steps where the guess is right. The modes are guessed from the
+ * larger side of each complementarity, normalised by the force scale F = ||lambda||_inf and
+ * the velocity scale V = max(||g||_inf, ||sigma - g||_inf):
+ *   breaking  lambda_N / F < gap / V          (gap = sigma_N, CCP: sigma_N - mu |sigma_T|)
+ *   sticking  (mu lambda_N - |lambda_T|) / F > |sigma_T| / V
+ *   sliding   otherwise.
+ * A polished answer is kept only when the model's own criterion says it solves the problem
+ * to tol; a wrong guess costs one dense LU of the active rows and the solver goes on. An
+ * attempt is made when the guess is the same at two successive checks of the solver and is not
+ * one that failed before, and at most LUCID_CONTACT_POLISH_MAX_FAILURES attempts fail in one
+ * solve: where no guess works (a hyperstatic grasp: K is singular on its sticking contacts, and
+ * its internal forces are not fixed by the equations) the solver pays for a few LUs only. Dense:
+ * only islands of at most LUCID_CONTACT_POLISH_MAX_CONTACTS contacts. */
+#ifndef LUCID_CONTACT_POLISH_H
+#define LUCID_CONTACT_POLISH_H
+
+#include <stddef.h>
+
+#include "solvers/contact/contact_criteria.h"
+#include "solvers/contact/contact_problem.h"
+
+/* The Newton step is O((3n)^3): beyond this many contacts the sparse solvers' own iterations
+ * are cheaper than one attempt. */
+#define LUCID_CONTACT_POLISH_MAX_CONTACTS 64
+/* Newton steps of one attempt (a right guess converges in 1 or 2: the sliding rows are the
+ * only nonlinear ones, through u). */
+#define LUCID_CONTACT_POLISH_NEWTON_STEPS 4
+/* LU pivots below this fraction of the largest make K singular: no polish (contact_polish.c). */
+#define LUCID_CONTACT_POLISH_PIVOT 1e-10
+/* The round-off bound's factor under which a polished answer is kept though above tol (the
+ * world's solvers stop there too, world_sparse.c). */
+#define LUCID_CONTACT_POLISH_FLOOR 2.0
+/* Failed attempts after which a solve stops trying. */
+#define LUCID_CONTACT_POLISH_MAX_FAILURES 2
+/* Newton stops once the model criterion is below this fraction of tol: the polished answer is
+ * then exact to far more than was asked (round-off on the humanoid: ~1e-13 after one step). */
+#define LUCID_CONTACT_POLISH_EXACT 1e-3
+
+typedef struct lucid_contact_polisher lucid_contact_polisher;
+
+/* A polisher for problems of up to min(max_contacts, LUCID_CONTACT_POLISH_MAX_CONTACTS)
+ * contacts (NULL on a negative size or no memory). */
+lucid_contact_polisher *lucid_contact_polisher_create(int max_contacts);
+void lucid_contact_polisher_destroy(lucid_contact_polisher *pl);
+size_t lucid_contact_polisher_bytes(const lucid_contact_polisher *pl);
+/* Whether problems of n contacts are polished by pl (pl may be NULL: no). */
+int lucid_contact_polisher_fits(const lucid_contact_polisher *pl, int n);
+/* Forgets the modes of the previous solve (call at the start of each solve). */
+void lucid_contact_polisher_reset(lucid_contact_polisher *pl);
+
+/* Guesses the modes of lambda (sigma: its velocity; only g, mu and n of p are read) for the
+ * model (CCP or NCP) and returns 1 when an attempt is due: the guess equals the previous
+ * call's and differs from the last failed attempt's. O(n). */
+int lucid_contact_polish_due(lucid_contact_polisher *pl, const lucid_contact_problem *p,
+                             lucid_contact_model model, const double *lambda, const double *sigma);
+
+/* Newton on the equations of the modes of the last due call, from lambda; out (3n) receives
+ * the candidate and out_sigma (3n) its velocity, *criteria its model criterion. Returns 1 when
+ * that criterion is at most tol, or at most LUCID_CONTACT_POLISH_FLOOR times the round-off
+ * bound of contact_round_off.h (a tol below what doubles can show: Newton has then solved p as
+ * exactly as it can be, where ADMM stalls orders of magnitude above), else 0 and the guess is
+ * remembered as failed. p must hold G (dense). Allocates nothing. */
+int lucid_contact_polish(lucid_contact_polisher *pl, const lucid_contact_problem *p,
+                         lucid_contact_model model, double tol, const double *lambda, double *out,
+                         double *out_sigma, lucid_contact_criteria *criteria);
+
+#endif

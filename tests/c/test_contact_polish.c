@@ -1,0 +1,179 @@
+/* Active-set polishing (solvers/contact/contact_polish.h):
+ * - random well-posed problems (G = J M^-1 J^T of full rank, mixed modes), NCP and CCP: from an
+ *   early ADMM iterate whose mode guess is stable, the polish meets 1e-12 and lands on the
+ *   answer ADMM reaches only after many more iterations (to 1e-7), in one or two Newton steps;
+ * - a wrong guess (everything breaking, from lambda = 0) is refused and not tried again;
+ * - hyperstatic sticking contacts (two identical contacts: G singular) are refused, since an LU
+ *   would pick their split from round-off. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "test_contact_problems.h"
+
+#include "solvers/contact/contact_criteria.h"
+#include "solvers/contact/contact_polish.h"
+#include "solvers/contact/contact_solver.h"
+
+static double criterion(const lucid_contact_problem *p, lucid_contact_model model,
+                        const double *lambda) {
+    double *sigma = malloc(sizeof(double) * 3 * (size_t)p->n);
+    assert_non_null(sigma);
+    lucid_contact_velocity(p, lambda, sigma);
+    lucid_contact_criteria c;
+    lucid_contact_criteria_eval(p, lucid_contact_model_criterion(model), lambda, sigma, NULL, &c);
+    free(sigma);
+    return c.abs;
+}
+
+/* lambda after `iterations` of ADMM from zero (tol 0: it runs them all). */
+static void admm(const lucid_contact_problem *p, lucid_contact_model model, int iterations,
+                 double *lambda) {
+    lucid_contact_workspace *ws = lucid_contact_workspace_create(p->n);
+    assert_non_null(ws);
+    lucid_contact_options o = lucid_contact_default_options();
+    o.model = model, o.solver = LUCID_CONTACT_ADMM, o.tol = 0.0, o.max_iter = iterations;
+    lucid_contact_result r;
+    assert_int_equal(lucid_contact_solve(p, &o, ws, lambda, NULL, &r), LUCID_OK);
+    lucid_contact_workspace_destroy(ws);
+}
+
+/* The first ADMM iteration count (from 2, step 2) at which the polish is due and succeeds;
+ * -1 when none up to `limit`. */
+static int polished_at(lucid_contact_polisher *pl, const lucid_contact_problem *p,
+                       lucid_contact_model model, int limit, double *out) {
+    int m = 3 * p->n;
+    double *lambda = malloc(sizeof(double) * m), *sigma = malloc(sizeof(double) * m),
+           *out_sigma = malloc(sizeof(double) * m);
+    assert_non_null(lambda), assert_non_null(sigma), assert_non_null(out_sigma);
+    lucid_contact_polisher_reset(pl);
+    int found = -1;
+    for (int k = 2; k <= limit && found < 0; k += 2) {
+        admm(p, model, k, lambda);
+        lucid_contact_velocity(p, lambda, sigma);
+        if (!lucid_contact_polish_due(pl, p, model, lambda, sigma)) continue;
+        lucid_contact_criteria c;
+        if (lucid_contact_polish(pl, p, model, 1e-12, lambda, out, out_sigma, &c)) found = k;
+    }
+    free(lambda), free(sigma), free(out_sigma);
+    return found;
+}
+
+static void random_problems_polish_exactly(lucid_contact_model model) {
+    int polished = 0;
+    for (uint64_t seed = 1; seed <= 12; ++seed) {
+        test_problem t = test_random_problem(6, seed);
+        lucid_contact_problem *p = &t.p;
+        int m = 3 * p->n;
+        lucid_contact_polisher *pl = lucid_contact_polisher_create(p->n);
+        assert_non_null(pl);
+        assert_true(lucid_contact_polisher_fits(pl, p->n));
+        double *out = malloc(sizeof(double) * m), *ref = malloc(sizeof(double) * m);
+        assert_non_null(out), assert_non_null(ref);
+        int k = polished_at(pl, p, model, 60, out);
+        admm(p, model, 5000, ref);
+        double ref_crit = criterion(p, model, ref);
+        if (k > 0) {
+            double diff = 0.0, size = 0.0;
+            for (int j = 0; j < m; ++j)
+                diff = fmax(diff, fabs(out[j] - ref[j])), size = fmax(size, fabs(ref[j]));
+            printf("%s seed %2llu: polished after %2d ADMM iterations to %.1e; ADMM after 5000: "
+                   "%.1e, |difference| %.1e of %.2f\n",
+                   lucid_contact_model_name(model), (unsigned long long)seed, k,
+                   criterion(p, model, out), ref_crit, diff, size);
+            assert_true(criterion(p, model, out) <= 1e-12);
+            if (ref_crit <= 1e-9) assert_true(diff <= 1e-7 * fmax(size, 1.0));
+            ++polished;
+        } else {
+            printf("%s seed %2llu: not polished within 60 iterations\n",
+                   lucid_contact_model_name(model), (unsigned long long)seed);
+        }
+        free(out), free(ref);
+        lucid_contact_polisher_destroy(pl);
+        test_problem_free(&t);
+    }
+    assert_true(polished >= 9); /* most of the 12: the guess settles early on these */
+}
+
+static void test_random_ncp(void **state) {
+    (void)state;
+    random_problems_polish_exactly(LUCID_CONTACT_NCP);
+}
+
+static void test_random_ccp(void **state) {
+    (void)state;
+    random_problems_polish_exactly(LUCID_CONTACT_CCP);
+}
+
+static void test_wrong_guess_refused_once(void **state) {
+    (void)state;
+    test_problem t = test_random_problem(4, 7);
+    lucid_contact_problem *p = &t.p;
+    int m = 3 * p->n;
+    double lambda[12] = {0}, sigma[12], out[12], out_sigma[12];
+    lucid_contact_polisher *pl = lucid_contact_polisher_create(p->n);
+    assert_non_null(pl);
+    lucid_contact_velocity(p, lambda, sigma);
+    assert_false(lucid_contact_polish_due(pl, p, LUCID_CONTACT_NCP, lambda, sigma)); /* first */
+    assert_true(lucid_contact_polish_due(pl, p, LUCID_CONTACT_NCP, lambda, sigma));
+    lucid_contact_criteria c;
+    /* every contact breaking: lambda = 0, whose criterion is that of g (some g_N < 0) */
+    assert_false(lucid_contact_polish(pl, p, LUCID_CONTACT_NCP, 1e-6, lambda, out, out_sigma, &c));
+    assert_true(c.abs > 1e-6);
+    for (int k = 0; k < m; ++k) assert_true(out[k] == 0.0);
+    assert_false(lucid_contact_polish_due(pl, p, LUCID_CONTACT_NCP, lambda, sigma)); /* failed */
+    lucid_contact_polisher_destroy(pl);
+    test_problem_free(&t);
+}
+
+static void test_hyperstatic_sticking_refused(void **state) {
+    (void)state;
+    /* two contacts at the same point of one body (G = [A A; A A], rank 3), pressed down with
+     * no tangential velocity: both stick, and only their sum is determined */
+    test_problem t = test_problem_alloc(2);
+    lucid_contact_problem *p = &t.p;
+    double A[9] = {2.0, 0.1, 0.0, 0.1, 1.5, 0.2, 0.0, 0.2, 1.0};
+    for (int bi = 0; bi < 2; ++bi)
+        for (int bj = 0; bj < 2; ++bj)
+            for (int i = 0; i < 3; ++i)
+                for (int j = 0; j < 3; ++j) t.G[(3 * bi + i) + 6 * (3 * bj + j)] = A[i + 3 * j];
+    for (int i = 0; i < 2; ++i) t.g[3 * i + 2] = -1.0, t.mu[i] = 0.8;
+    double lambda[6] = {0, 0, 0.4, 0, 0, 0.6}, sigma[6], out[6], out_sigma[6];
+    lucid_contact_velocity(p, lambda, sigma);
+    lucid_contact_polisher *pl = lucid_contact_polisher_create(2);
+    assert_non_null(pl);
+    lucid_contact_polish_due(pl, p, LUCID_CONTACT_NCP, lambda, sigma);
+    assert_true(lucid_contact_polish_due(pl, p, LUCID_CONTACT_NCP, lambda, sigma));
+    lucid_contact_criteria c;
+    assert_false(lucid_contact_polish(pl, p, LUCID_CONTACT_NCP, 1e-6, lambda, out, out_sigma, &c));
+    lucid_contact_polisher_destroy(pl);
+    test_problem_free(&t);
+}
+
+static void test_sizes(void **state) {
+    (void)state;
+    assert_null(lucid_contact_polisher_create(-1));
+    lucid_contact_polisher *pl = lucid_contact_polisher_create(1000);
+    assert_non_null(pl);
+    assert_true(lucid_contact_polisher_fits(pl, LUCID_CONTACT_POLISH_MAX_CONTACTS));
+    assert_false(lucid_contact_polisher_fits(pl, LUCID_CONTACT_POLISH_MAX_CONTACTS + 1));
+    assert_false(lucid_contact_polisher_fits(NULL, 1));
+    lucid_contact_polisher_destroy(pl);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_random_ncp),
+        cmocka_unit_test(test_random_ccp),
+        cmocka_unit_test(test_wrong_guess_refused_once),
+        cmocka_unit_test(test_hyperstatic_sticking_refused),
+        cmocka_unit_test(test_sizes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
