@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "autodiff/contact_derivatives_internal.h"
+#include "solvers/contact/contact_sliding_rows.h"
 
 const char *lucid_contact_mode_name(lucid_contact_mode mode) {
     switch (mode) {
@@ -48,8 +49,8 @@ static double breaking_slack(lucid_contact_model model, double mu, const double 
     return s[2];
 }
 
-/* Sliding rows of the NCP and the CCP (header); u from sigma_T, or -lambda_T when sigma_T = 0
- * (then the margin is 0 anyway). */
+/* Sliding rows of the NCP and the CCP (header; solvers/contact/contact_sliding_rows.h); u from
+ * sigma_T, or -lambda_T when sigma_T = 0 (then the margin is 0 anyway). */
 static void sliding_cone(lucid_contact_model model, double mu, const double l[3], const double s[3],
                          lucid_contact_linearization *lin) {
     double sT = hypot(s[0], s[1]), lT = hypot(l[0], l[1]);
@@ -58,25 +59,9 @@ static void sliding_cone(lucid_contact_model model, double mu, const double l[3]
         u[0] = s[0] / sT, u[1] = s[1] / sT;
     else if (lT > 0.0)
         u[0] = -l[0] / lT, u[1] = -l[1] / lT;
-    double w[2] = {-u[1], u[0]};
-    double *Fl = lin->Fl, *Fs = lin->Fs;
-    Fl[0] = u[0], Fl[1] = u[1], Fl[2] = mu;
+    lucid_contact_sliding_rows(model, mu, l, s, sT, u, lin->Fl, lin->Fs, NULL);
     lin->Fmu[0] = sT > 0.0 || mu > 0.0 ? l[2] : 0.0; /* mu = 0 without slip: no direction */
-    double force = mu * l[2];
-    if (sT <= force) { /* c = sT / force <= 1 */
-        double c = force > 0.0 ? sT / force : 0.0;
-        Fl[3] = c * w[0], Fl[4] = c * w[1];
-        Fs[3] = w[0], Fs[4] = w[1];
-    } else { /* 1 / c = force / sT < 1 */
-        double ic = force / sT;
-        Fl[3] = w[0], Fl[4] = w[1];
-        Fs[3] = ic * w[0], Fs[4] = ic * w[1];
-    }
-    Fs[8] = 1.0;
-    if (model == LUCID_CONTACT_CCP) {
-        Fs[6] = -mu * u[0], Fs[7] = -mu * u[1];
-        lin->Fmu[2] = -sT;
-    }
+    if (model == LUCID_CONTACT_CCP) lin->Fmu[2] = -sT;
 }
 
 /* LCP rows; returns the number of sliding components and lowers *margin. */

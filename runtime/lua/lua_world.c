@@ -104,6 +104,17 @@ static void check_table_arg(lua_State *L, int idx, const char *fname) {
 
 /* ---- lucid.world{...} ------------------------------------------------------------------ */
 
+/* contact.<key>: a boolean, as 0 or 1 (fallback when absent). */
+static int contact_flag(lua_State *L, int idx, const char *key, int fallback) {
+    if (!get_field(L, idx, key)) return fallback;
+    if (!lua_isboolean(L, -1))
+        lucid_lua_fail(L, NEW, "contact.%s must be a boolean (got %s)", key,
+                       lucid_lua_typename(L, -1));
+    int flag = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return flag;
+}
+
 static void read_contact_options(lua_State *L, int idx, lucid_contact_options *o) {
     static const char *const keys[] = {"model",      "solver", "tol",    "max_iter",
                                        "warm_start", "kappa",  "polish", NULL};
@@ -146,20 +157,8 @@ static void read_contact_options(lua_State *L, int idx, lucid_contact_options *o
         o->max_iter = (int)lucid_lua_checkinteger_range(L, -1, 1, 1000000000, NEW, "max_iter");
         lua_pop(L, 1);
     }
-    if (get_field(L, idx, "warm_start")) {
-        if (!lua_isboolean(L, -1))
-            lucid_lua_fail(L, NEW, "contact.warm_start must be a boolean (got %s)",
-                           lucid_lua_typename(L, -1));
-        o->warm_start = lua_toboolean(L, -1);
-        lua_pop(L, 1);
-    }
-    if (get_field(L, idx, "polish")) {
-        if (!lua_isboolean(L, -1))
-            lucid_lua_fail(L, NEW, "contact.polish must be a boolean (got %s)",
-                           lucid_lua_typename(L, -1));
-        o->polish = lua_toboolean(L, -1);
-        lua_pop(L, 1);
-    }
+    o->warm_start = contact_flag(L, idx, "warm_start", o->warm_start);
+    o->polish = contact_flag(L, idx, "polish", o->polish);
 }
 
 static void read_world_options(lua_State *L, int idx, lucid_world_options *o) {

@@ -20,8 +20,8 @@
 #define LUCID_CONTACT_ADMM_H
 
 #include "runtime/core/status.h"
+#include "solvers/contact/contact_internal.h"
 #include "solvers/contact/contact_polish.h"
-#include "solvers/contact/contact_solver.h"
 
 typedef void (*lucid_contact_projection)(const void *ctx, const double *x, double *out);
 
@@ -80,15 +80,14 @@ double lucid_contact_admm_kappa(const lucid_contact_admm *s);
  * changed. */
 lucid_status lucid_contact_admm_iterate(lucid_contact_admm *s, const double *b,
                                         lucid_contact_projection project, const void *ctx);
-/* The active-set polish of the iterate s->z (sigma: its velocity) on the dense problem p,
+/* The active-set polish of the iterate s->z (sigma: its velocity) on run's problem (dense G),
  * once lucid_contact_polish_due said it is due: when lucid_contact_polish keeps the candidate,
  * z, sigma and gamma (its value at a solution, -(sigma + the De Saxce shift) for the NCP)
- * become the candidate's, result's criteria and `polished` are set (`stalled` too when it is
- * kept at the round-off floor above tol) and 1 is returned: the solve stops. Otherwise nothing
- * changes but the scratch (2 x 3n). */
-int lucid_contact_admm_polish(lucid_contact_polisher *pl, const lucid_contact_problem *p,
-                              const lucid_contact_options *o, lucid_contact_admm *s, double *sigma,
-                              double *scratch, lucid_contact_result *result);
+ * become the candidate's, run's criteria (lucid_contact_check) and `polished` are set
+ * (`stalled` too when it is kept at the round-off floor above tol) and 1 is returned: the solve
+ * stops. Otherwise nothing changes but the scratch (2 x 3n). */
+int lucid_contact_admm_polish(lucid_contact_polisher *pl, lucid_contact_run *run,
+                              lucid_contact_admm *s, double *sigma, double *scratch);
 /* Applies the spectral rule to rho after an iteration; returns 1 when rho changed. */
 int lucid_contact_admm_adapt(lucid_contact_admm *s, double ratio, double power);
 

@@ -2,7 +2,6 @@
 #include <string.h>
 
 #include "solvers/contact/contact_admm.h"
-#include "solvers/contact/contact_criteria.h"
 #include "solvers/contact/contact_internal.h"
 #include "solvers/contact/contact_math.h"
 
@@ -85,9 +84,10 @@ int lucid_contact_admm_adapt(lucid_contact_admm *s, double ratio, double power) 
     return s->rho != old;
 }
 
-int lucid_contact_admm_polish(lucid_contact_polisher *pl, const lucid_contact_problem *p,
-                              const lucid_contact_options *o, lucid_contact_admm *s, double *sigma,
-                              double *scratch, lucid_contact_result *result) {
+int lucid_contact_admm_polish(lucid_contact_polisher *pl, lucid_contact_run *run,
+                              lucid_contact_admm *s, double *sigma, double *scratch) {
+    const lucid_contact_problem *p = run->p;
+    const lucid_contact_options *o = run->o;
     int m = 3 * p->n;
     double *candidate = scratch, *velocity = scratch + m;
     lucid_contact_criteria criteria;
@@ -99,12 +99,8 @@ int lucid_contact_admm_polish(lucid_contact_polisher *pl, const lucid_contact_pr
     if (o->model == LUCID_CONTACT_NCP)
         for (int i = 0; i < p->n; ++i)
             s->gamma[3 * i + 2] -= p->mu[i] * lucid_contact_hypot(sigma[3 * i], sigma[3 * i + 1]);
-    result->model = criteria;
-    if (o->model == LUCID_CONTACT_NCP)
-        result->ncp = criteria;
-    else
-        lucid_contact_criteria_eval(p, LUCID_CRITERION_NCP, s->z, sigma, NULL, &result->ncp);
-    result->polished = 1;
-    result->stalled = criteria.abs > o->tol; /* at the round-off floor, below which tol lies */
+    /* at the round-off floor, below which tol lies, when the check fails */
+    run->result->stalled = !lucid_contact_check(run, s->z, sigma);
+    run->result->polished = 1;
     return 1;
 }

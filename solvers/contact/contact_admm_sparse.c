@@ -265,17 +265,17 @@ static void velocity(sparse_admm *a, const double *z, double *sigma) {
     for (size_t k = 0; k < 3 * (size_t)a->p->n; ++k) sigma[k] += a->p->g[k];
 }
 
-/* The active-set polish of the iterate when it is due (contact_polish.h), on the dense
- * G = J M^-1 J^T built at the solve's first attempt (dense->G: NULL until then). */
-static int try_polish(sparse_admm *a, const lucid_contact_options *o, lucid_contact_problem *dense,
-                      double *sigma, lucid_contact_result *result) {
-    lucid_contact_polisher *pl = o->polish ? a->ws->polisher : NULL;
-    if (!lucid_contact_polish_due(pl, dense, o->model, a->s.z, sigma)) return 0;
+/* The active-set polish of the iterate when it is due (contact_polish.h), on run's dense
+ * problem, whose G = J M^-1 J^T is built at the solve's first attempt (NULL until then). */
+static int try_polish(sparse_admm *a, lucid_contact_run *run, lucid_contact_problem *dense,
+                      double *sigma) {
+    lucid_contact_polisher *pl = run->o->polish ? a->ws->polisher : NULL;
+    if (!lucid_contact_polish_due(pl, dense, run->o->model, a->s.z, sigma)) return 0;
     if (!dense->G) {
         lucid_contact_sparse_delassus(a->p, a->ws->G);
         dense->G = a->ws->G;
     }
-    return lucid_contact_admm_polish(pl, dense, o, &a->s, sigma, a->v[V_POLISH], result);
+    return lucid_contact_admm_polish(pl, run, &a->s, sigma, a->v[V_POLISH]);
 }
 
 static void pack(const double *z, const double *gamma, double rho, int m, double *out) {
@@ -345,7 +345,7 @@ lucid_status lucid_contact_solve_admm_sparse(const lucid_contact_sparse_problem 
         if (checked) {
             velocity(&a, s->z, sigma);
             if ((done = lucid_contact_check(&run, s->z, sigma))) break;
-            if (try_polish(&a, o, &dense, sigma, result)) {
+            if (try_polish(&a, &run, &dense, sigma)) {
                 done = !result->stalled;
                 break;
             }

@@ -9,6 +9,7 @@
 
 #include "solvers/contact/contact_math.h"
 #include "solvers/contact/contact_round_off.h"
+#include "solvers/contact/contact_sliding_rows.h"
 
 enum { BREAKING = 0, STICKING = 1, SLIDING = 2 };
 
@@ -112,8 +113,8 @@ static double entry(const lucid_contact_problem *p, int r, int c) {
 }
 
 /* Rows of one active contact: residual f and the linearisation f + Fl dl + Fs ds (Fl, Fs
- * row-major 3 x 3), as the derivatives' (contact_derivatives_modes.c), with the sliding
- * direction u taken from lambda_T when sigma_T is round-off. */
+ * row-major 3 x 3), as the derivatives' (contact_sliding_rows.h), with the sliding direction u
+ * taken from lambda_T when sigma_T is round-off. */
 static void contact_rows(lucid_contact_model model, signed char mode, double mu, const double l[3],
                          const double s[3], double V, double f[3], double Fl[9], double Fs[9]) {
     memset(Fl, 0, 9 * sizeof(double)), memset(Fs, 0, 9 * sizeof(double));
@@ -128,24 +129,7 @@ static void contact_rows(lucid_contact_model model, signed char mode, double mu,
         u[0] = s[0] / sT, u[1] = s[1] / sT;
     else if (lT > 0.0)
         u[0] = -l[0] / lT, u[1] = -l[1] / lT;
-    double w[2] = {-u[1], u[0]}, force = mu * l[2], wl = w[0] * l[0] + w[1] * l[1];
-    Fl[0] = u[0], Fl[1] = u[1], Fl[2] = mu;
-    f[0] = u[0] * l[0] + u[1] * l[1] + force;
-    if (sT <= force) { /* w . (lambda_T + mu lambda_N u(sigma_T)), scaled by sT / force */
-        double c = force > 0.0 ? sT / force : 0.0;
-        Fl[3] = c * w[0], Fl[4] = c * w[1], Fs[3] = w[0], Fs[4] = w[1];
-        f[1] = c * wl;
-    } else {
-        double ic = force / sT;
-        Fl[3] = w[0], Fl[4] = w[1], Fs[3] = ic * w[0], Fs[4] = ic * w[1];
-        f[1] = wl;
-    }
-    Fs[8] = 1.0;
-    f[2] = s[2];
-    if (model == LUCID_CONTACT_CCP) {
-        Fs[6] = -mu * u[0], Fs[7] = -mu * u[1];
-        f[2] -= mu * sT;
-    }
+    lucid_contact_sliding_rows(model, mu, l, s, sT, u, Fl, Fs, f);
 }
 
 /* K = Fl + Fs (G + R)_AA and rhs = -f for the q = 3 na active rows, each row scaled to unit
