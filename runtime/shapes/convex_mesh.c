@@ -43,21 +43,33 @@ static int better_neighbour(const lucid_convex_mesh *mesh, lucid_vec3 dir, int v
     return best;
 }
 
-/* The rounding scale of <dir, v>: 64 ulps of the magnitude of its terms. */
-static double dot_slack(lucid_vec3 v, lucid_vec3 dir) {
-    return 64.0 * DBL_EPSILON * (fabs(v.x * dir.x) + fabs(v.y * dir.y) + fabs(v.z * dir.z));
+/* The width of a tie along dir: the hull's tolerance times |dir|_1 (an upper bound of
+ * <dir, u> over |u| <= tolerance, and of the rounding of <dir, v> on the hull). */
+static double tie_slack(const lucid_convex_mesh *mesh, lucid_vec3 dir) {
+    return mesh->tie_tolerance * (fabs(dir.x) + fabs(dir.y) + fabs(dir.z));
 }
 
-/* A neighbour of v tied with it up to rounding (<dir, .> within dot_slack of value) that has a
- * neighbour strictly above value: the step across a plateau edge, or -1. */
+/* Searched from a stuck vertex v: the vertices tied with v (<dir, .> within tie_slack of
+ * value) reachable from it through tied vertices, for one with a neighbour strictly above
+ * value. Returns that tied vertex (and its better neighbour in *next), or -1 when the tied
+ * set (explored up to LUCID_CONVEX_MESH_PLATEAU_MAX vertices) has none. Bounded, so it
+ * allocates nothing. */
 static int across_plateau(const lucid_convex_mesh *mesh, lucid_vec3 dir, int v, double value,
                           int *next, double *next_value) {
-    double slack = dot_slack(mesh->vertices[v], dir);
-    for (int k = mesh->climb_offsets[v]; k < mesh->climb_offsets[v + 1]; ++k) {
-        int j = mesh->climb_neighbors[k];
-        if (!(lucid_vec3_dot(mesh->vertices[j], dir) >= value - slack)) continue;
-        *next = better_neighbour(mesh, dir, j, value, next_value);
-        if (*next >= 0) return j;
+    int tied[LUCID_CONVEX_MESH_PLATEAU_MAX];
+    int count = 0;
+    tied[count++] = v;
+    double floor = value - tie_slack(mesh, dir);
+    for (int q = 0; q < count; ++q) {
+        for (int k = mesh->climb_offsets[tied[q]]; k < mesh->climb_offsets[tied[q] + 1]; ++k) {
+            int j = mesh->climb_neighbors[k], seen = 0;
+            if (!(lucid_vec3_dot(mesh->vertices[j], dir) >= floor)) continue;
+            for (int i = 0; i < count && !seen; ++i) seen = tied[i] == j;
+            if (seen) continue;
+            *next = better_neighbour(mesh, dir, j, value, next_value);
+            if (*next >= 0) return j;
+            if (count < LUCID_CONVEX_MESH_PLATEAU_MAX) tied[count++] = j;
+        }
     }
     return -1;
 }
@@ -65,19 +77,20 @@ static int across_plateau(const lucid_convex_mesh *mesh, lucid_vec3 dir, int v, 
 /* Steepest ascent along hull edges (and the diagonals of polygonal faces, see
  * build_adjacency). Each move strictly increases <dir, v>, so it terminates. On an exactly
  * convex polytope a vertex with no strictly better neighbour is a global maximiser (its
- * normal cone contains dir); a hull of extreme inputs (coordinates spanning 1e-300 to 1e240)
- * can come out of qhull convex only up to its own merging tolerance, with an edge
- * perpendicular to dir between a stuck vertex and a tied one that does have a better
- * neighbour: the climb then crosses that edge (tied up to rounding; found by the fuzz harness,
- * tests/fuzz). Every move still ends strictly higher. */
+ * normal cone contains dir). qhull's hull is convex only up to its merging tolerance: a
+ * vertex can be stuck behind vertices tied with it up to that tolerance, one of which has a
+ * better neighbour (found by the fuzz harness, tests/fuzz: coordinates spanning 1e-300 to
+ * 1e240; two vertices 2e-7 apart on a cloud of extent 4e6, where the climb stopped 4% of the
+ * extent short). The climb then crosses the tied vertices (across_plateau). Every move still
+ * ends strictly higher. */
 int lucid_convex_mesh_support_climb(const lucid_convex_mesh *mesh, lucid_vec3 dir, int start) {
     int current = start;
     double best_value = lucid_vec3_dot(mesh->vertices[current], dir);
     for (;;) {
         double value;
         int next = better_neighbour(mesh, dir, current, best_value, &value);
-        if (next < 0) { /* a plateau only where a neighbour is tied up to rounding */
-            if (!(value >= best_value - dot_slack(mesh->vertices[current], dir)) ||
+        if (next < 0) { /* a plateau only where a neighbour is tied up to the tolerance */
+            if (!(value >= best_value - tie_slack(mesh, dir)) ||
                 across_plateau(mesh, dir, current, best_value, &next, &value) < 0)
                 return current;
         }
@@ -411,6 +424,14 @@ static lucid_vec3 vertex_box_center(const lucid_convex_mesh *m) {
     return lucid_vec3_add(lucid_vec3_scale(lo, 0.5), lucid_vec3_scale(hi, 0.5)); /* no overflow */
 }
 
+/* The distance up to which qhull's hull is convex: its merging tolerance ONEmerge (facets
+ * whose vertices are within it of coplanar are merged, so a vertex may stand that far out of
+ * a face's plane), at least 64 ulps of the largest coordinate (the rounding of <dir, v>).
+ * qhull ran on the points times 2^-exponent (largest coordinate below 1). */
+static double hull_tolerance(const qhT *qh, int exponent) {
+    return ldexp(fmax(qh->ONEmerge, 64.0 * DBL_EPSILON), exponent);
+}
+
 static lucid_status copy_hull(qhT *qh, const double *points, int n, int exponent,
                               lucid_convex_mesh *m) {
     int *index_of = malloc(sizeof(int) * (size_t)n);
@@ -423,6 +444,7 @@ static lucid_status copy_hull(qhT *qh, const double *points, int n, int exponent
     if (st == LUCID_OK) st = copy_faces(qh, m, index_of, exponent);
     if (st == LUCID_OK) st = build_adjacency(m);
     if (st == LUCID_OK) m->box_center = vertex_box_center(m);
+    if (st == LUCID_OK) m->tie_tolerance = hull_tolerance(qh, exponent);
     if (st == LUCID_OK) fill_start_vertices(m);
     free(index_of);
     return st;

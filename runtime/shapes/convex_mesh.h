@@ -25,6 +25,10 @@
 #define LUCID_CONVEX_MESH_START_CELLS                                                              \
     (6 * LUCID_CONVEX_MESH_START_GRID * LUCID_CONVEX_MESH_START_GRID)
 
+/* Most vertices tied with a stuck one that the climb explores for a way up (a cluster of
+ * near-duplicate vertices or a bent polygon; their count is small on real hulls). */
+#define LUCID_CONVEX_MESH_PLATEAU_MAX 32
+
 typedef struct lucid_convex_mesh {
     int num_vertices;
     lucid_vec3 *vertices;  /* hull vertices, in increasing order of their input index */
@@ -39,6 +43,8 @@ typedef struct lucid_convex_mesh {
     double *face_offsets_d;   /* face f is the plane normals[f].x = face_offsets_d[f] */
     lucid_vec3 box_center;    /* centre of the local axis-aligned bounding box of the vertices
                                  (GJK's default warm start; computed once at creation) */
+    double tie_tolerance;     /* qhull's hull is convex up to this distance: values along dir
+                                 within tie_tolerance |dir|_1 are ties the climb may cross */
     int start_vertex[LUCID_CONVEX_MESH_START_CELLS]; /* cube-map cell -> support vertex */
 } lucid_convex_mesh;
 

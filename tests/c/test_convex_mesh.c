@@ -595,6 +595,56 @@ static void climbing_is_exact_on_an_extreme_aspect_hull(void **state) {
     lucid_convex_mesh_destroy(m);
 }
 
+/* Regression (fuzz_obj in CI): two vertices 1e-7 apart (B, C) on a cloud 4e6 long. In the
+ * direction from the box centre to A (nearly -y, with a -z part) qhull's hull is convex only
+ * up to its merging tolerance there: B is higher than its every neighbour, C is 1.3e-4 lower
+ * (a distance of 6e-11 along the direction, far below the tolerance, 2.7e-8) and has A as a
+ * neighbour, 7e4 higher. The climb stopped at B; it now crosses to C. Every climb must land
+ * on the scan's value, up to the hull's tolerance along d. */
+static void climbing_crosses_near_duplicate_vertices(void **state) {
+    (void)state;
+    temp_dir dir;
+    make_temp_dir(&dir);
+    char path[128], err[256];
+    file_path(&dir, "sliver.obj", path, sizeof path);
+    write_text(path, "# found by fuzz_obj: B and C are 1e-7 apart\n"
+                     "v 5 -1 5\nv -.66234106 -.782 -.8280014\nv -.66234107 -.782 -.8280013\n"
+                     "v 2 -.6 -4\nv 6 4324284 8\nv 811 3 3\n");
+    lucid_convex_mesh *m = NULL;
+    assert_int_equal(lucid_mesh_file_load_hull(path, 1.0, &m, err, sizeof err), LUCID_OK);
+    remove(path);
+    remove(dir.path);
+    assert_int_equal(m->num_vertices, 6);
+    assert_true(m->tie_tolerance > 0.0 && m->tie_tolerance < 1e-6);
+    uint64_t rng = 5;
+    double worst = 0.0;
+    for (int trial = 0; trial < 20000; ++trial) {
+        lucid_vec3 d;
+        if (trial % 3 == 0) {
+            d = random_direction(&rng);
+        } else if (trial % 3 == 1) { /* the failing family: towards A from the box centre */
+            d = lucid_vec3_axpy(lucid_vec3_sub(m->vertices[0], m->box_center), 1e6 * uniform(&rng),
+                                random_direction(&rng));
+        } else { /* near a vertex direction, at angles from 1e-12 to 1 */
+            lucid_vec3 v = m->vertices[(int)(uniform(&rng) * m->num_vertices)];
+            d = lucid_vec3_axpy(lucid_vec3_sub(v, m->box_center), pow(10.0, 6 - 12 * uniform(&rng)),
+                                random_direction(&rng));
+        }
+        double best = lucid_vec3_dot(m->vertices[lucid_convex_mesh_support_scan(m, d)], d);
+        double slack = m->tie_tolerance * (fabs(d.x) + fabs(d.y) + fabs(d.z));
+        for (int start = 0; start < m->num_vertices; ++start) {
+            int got = lucid_convex_mesh_support_climb(m, d, start);
+            double short_by = best - lucid_vec3_dot(m->vertices[got], d);
+            if (short_by > slack)
+                fail_msg("direction (%g, %g, %g) from %d: climb %d short by %.3g (slack %.3g)", d.x,
+                         d.y, d.z, start, got, short_by, slack);
+            worst = fmax(worst, short_by / slack);
+        }
+    }
+    printf("climbs short of the scan by at most %.3g of the tie slack\n", worst);
+    lucid_convex_mesh_destroy(m);
+}
+
 /* Hull vertex counts of the shared real meshes against the manifest's hull_verts column. */
 static void real_meshes_load_with_the_manifest_hull_sizes(void **state) {
     (void)state;
@@ -670,6 +720,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(nul_bytes_and_unsupported_formats_are_named),
         cmocka_unit_test(hulls_are_scale_invariant),
         cmocka_unit_test(climbing_is_exact_on_an_extreme_aspect_hull),
+        cmocka_unit_test(climbing_crosses_near_duplicate_vertices),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -65,8 +65,9 @@ static inline void fuzz_check_hull(const lucid_convex_mesh *m, const double *poi
     /* Directions: the face normals and the vertices seen from the box centre (scaled by a
      * power of two to unit size; the dot products neither overflow nor lose their digits to
      * subnormal underflow for extents in [1e-300, 1e307]). The
-     * climb may stop on a near-tie that rounding hides (values within a few ulps of the
-     * extent): anything beyond that is a missed support. */
+     * climb may stop on a near-tie that rounding or qhull's merging hides (values within 64
+     * ulps of the extent or the hull's tie_tolerance): anything beyond that is a missed
+     * support. */
     if (!(extent < 1e307 && extent > 1e-300)) return;
     int checks = m->num_faces + m->num_vertices;
     if (checks > 64) checks = 64;
@@ -79,7 +80,8 @@ static inline void fuzz_check_hull(const lucid_convex_mesh *m, const double *poi
         int k = ilogb(size); /* ldexp per component: 2^-k overflows for subnormal sizes */
         d = lucid_vec3_make(ldexp(d.x, -k), ldexp(d.y, -k), ldexp(d.z, -k));
         double best = lucid_vec3_dot(m->vertices[lucid_convex_mesh_support_scan(m, d)], d);
-        double slack = 64 * 2.220446049250313e-16 * extent * (fabs(d.x) + fabs(d.y) + fabs(d.z));
+        double slack = fmax(64 * 2.220446049250313e-16 * extent, m->tie_tolerance) *
+                       (fabs(d.x) + fabs(d.y) + fabs(d.z));
         int starts = m->num_vertices < 16 ? m->num_vertices : 16;
         for (int s = 0; s < starts; ++s) {
             int got = lucid_convex_mesh_support_climb(m, d, s);
