@@ -70,22 +70,34 @@ int lucid_contact_sparse_has(lucid_contact_model model, lucid_contact_solver sol
             (model == LUCID_CONTACT_CCP || model == LUCID_CONTACT_NCP));
 }
 
+/* block (i, j) of G += J_s W_t^T over the columns where both may be non-zero (sides s and t
+ * on the same body slot) */
+static void add_side_product(const lucid_contact_sparse_problem *p, int s, int t, double *G,
+                             size_t m) {
+    size_t w = lucid_sparse_width(p, p->body[s]), lo_j, hi_j, lo_w, hi_w;
+    lucid_sparse_span(p, s, 0, &lo_j, &hi_j);
+    lucid_sparse_span(p, t, 1, &lo_w, &hi_w);
+    size_t lo = lo_j > lo_w ? lo_j : lo_w, hi = hi_j < hi_w ? hi_j : hi_w;
+    const double *J = p->J + lucid_sparse_side_at(p, s), *W = p->W + lucid_sparse_side_at(p, t);
+    size_t i = 3 * (size_t)(s / 2), j = 3 * (size_t)(t / 2);
+    for (size_t a = 0; a < 3; ++a)
+        for (size_t b = 0; b < 3; ++b) {
+            double v = 0.0;
+            for (size_t k = lo; k < hi; ++k) v += J[a * w + k] * W[b * w + k];
+            G[(i + a) + m * (j + b)] += v;
+        }
+}
+
+/* G = J M^-1 J^T: the blocks on and above the diagonal from the sides sharing a body slot,
+ * the ones below mirrored (G is symmetric) */
 void lucid_contact_sparse_delassus(const lucid_contact_sparse_problem *p, double *G) {
     size_t m = 3 * (size_t)p->n;
     memset(G, 0, sizeof(double) * m * m);
-    for (int i = 0; i < p->n; ++i)
-        for (int j = 0; j < p->n; ++j)
-            for (int s = 2 * i; s < 2 * i + 2; ++s)
-                for (int t = 2 * j; t < 2 * j + 2; ++t) {
-                    if (p->body[s] < 0 || p->body[s] != p->body[t]) continue;
-                    size_t w = lucid_sparse_width(p, p->body[s]);
-                    const double *J = p->J + lucid_sparse_side_at(p, s),
-                                 *W = p->W + lucid_sparse_side_at(p, t);
-                    for (int a = 0; a < 3; ++a) /* block (i, j) += J_s W_t^T */
-                        for (int b = 0; b < 3; ++b) {
-                            double v = 0.0;
-                            for (size_t k = 0; k < w; ++k) v += J[(size_t)a * w + k] * W[b * w + k];
-                            G[(3 * (size_t)i + a) + m * (3 * (size_t)j + b)] += v;
-                        }
-                }
+    for (int s = 0; s < 2 * p->n; ++s) {
+        if (p->body[s] < 0) continue;
+        for (int t = 2 * (s / 2); t < 2 * p->n; ++t)
+            if (p->body[t] == p->body[s]) add_side_product(p, s, t, G, m);
+    }
+    for (size_t c = 0; c < m; ++c) /* below from above; the diagonal blocks' lower parts too */
+        for (size_t r = c + 1; r < m; ++r) G[r + m * c] = G[c + m * r];
 }
