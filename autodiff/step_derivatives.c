@@ -1224,6 +1224,9 @@ static lucid_status columns(ctx *c, lucid_step_jacobians *J) {
     if (c->o->method == LUCID_STEP_FINITE_DIFFERENCES) {
         c->w->opt.contact.tol = c->o->tol;
         c->w->opt.contact.max_iter = c->o->max_iter;
+        /* a perturbation turns a sliding friction direction by less than the criterion sees
+         * (lucid_contact_polish_accepted_due): the warm start would pass unchanged */
+        c->w->opt.contact.polish = 1;
     }
     lucid_status s = factor_islands(c, J);
     int cols = c->nt + c->nu + c->np;

@@ -27,6 +27,7 @@
 
 #include "runtime/model/model.h"
 #include "runtime/world/world_internal.h"
+#include "solvers/contact/contact_round_off.h"
 #include "solvers/contact/contact_sparse.h"
 #include "solvers/contact/contact_sparse_hessian.h"
 
@@ -362,20 +363,21 @@ static double half_ulp(double x) {
     return ldexp(0.5, e - DBL_MANT_DIG);
 }
 
-/* lucid_contact_round_off on the sparse form: |G + R| ulp(lambda) / 2 through |J| |W|^T. */
-static double round_off(const lucid_contact_sparse_problem *p, const double *lambda, double *u,
-                        double *d) {
-    size_t n3 = 3 * (size_t)p->n;
+/* d (3n) += |J| |W|^T x through the slots (u: scratch of lucid_sparse_columns), x[k] given by
+ * weight(lambda[k]): |G| x without G. */
+static void add_abs_product(const lucid_contact_sparse_problem *p, const double *lambda,
+                            double (*weight)(double), double *u, double *d) {
     memset(u, 0, sizeof(double) * lucid_sparse_columns(p));
     for (int s = 0; s < 2 * p->n; ++s) {
         if (p->body[s] < 0) continue;
         size_t w = lucid_sparse_width(p, p->body[s]);
         const double *W = p->W + lucid_sparse_side_at(p, s), *l = lambda + 3 * (size_t)(s / 2);
         double *ub = u + lucid_sparse_begin(p, p->body[s]);
-        for (int r = 0; r < 3; ++r)
-            for (size_t k = 0; k < w; ++k) ub[k] += fabs(W[r * w + k]) * half_ulp(l[r]);
+        for (int r = 0; r < 3; ++r) {
+            double x = weight(l[r]);
+            for (size_t k = 0; k < w; ++k) ub[k] += fabs(W[r * w + k]) * x;
+        }
     }
-    for (size_t k = 0; k < n3; ++k) d[k] = p->R ? p->R[k] * half_ulp(lambda[k]) : 0.0;
     for (int s = 0; s < 2 * p->n; ++s) {
         if (p->body[s] < 0) continue;
         size_t w = lucid_sparse_width(p, p->body[s]);
@@ -384,12 +386,28 @@ static double round_off(const lucid_contact_sparse_problem *p, const double *lam
         for (int r = 0; r < 3; ++r)
             for (size_t k = 0; k < w; ++k) d[3 * (size_t)(s / 2) + r] += fabs(J[r * w + k]) * ub[k];
     }
-    double worst = 0.0;
-    for (int i = 0; i < p->n; ++i) {
-        const double *l = lambda + 3 * i, *di = d + 3 * i;
-        double tangential = hypot(di[0], di[1]), total = hypot(tangential, di[2]);
-        worst = fmax(worst, hypot(hypot(l[0], l[1]), l[2]) * (total + p->mu[i] * tangential));
+}
+
+/* u |x| (u = eps / 2, the unit round-off): the weight of the sum's rounding in add_abs_product */
+static double unit_round_off_of(double x) {
+    return 0.5 * DBL_EPSILON * fabs(x);
+}
+
+/* lucid_contact_round_off on the sparse form (sigma: lambda's velocity, d: scratch 3n): |G + R|
+ * through |J| |W|^T, whose products bound |G|'s entrywise (an upper bound of the same rounding). */
+static double round_off(const lucid_contact_sparse_problem *p, const double *lambda,
+                        const double *sigma, double *u, double *d) {
+    size_t n3 = 3 * (size_t)p->n;
+    for (size_t k = 0; k < n3; ++k) {
+        double r = p->R ? p->R[k] : 0.0;
+        d[k] = r * half_ulp(lambda[k]) + 0.5 * DBL_EPSILON * (fabs(p->g[k]) + fabs(r * lambda[k]));
     }
+    add_abs_product(p, lambda, half_ulp, u, d);
+    add_abs_product(p, lambda, unit_round_off_of, u, d);
+    double worst = 0.0;
+    for (int i = 0; i < p->n; ++i)
+        worst = fmax(worst, lucid_contact_round_off_bound(p->mu[i], lambda + 3 * i, sigma + 3 * i,
+                                                          d + 3 * i));
     return worst;
 }
 
@@ -515,8 +533,9 @@ static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_spar
          * criterion_of_p): its own report is kept, and compared with lambda = 0 on it */
         if (finite && a < 2 && o->solver == LUCID_CONTACT_NEWTON) res.model = own;
         int cold = a == 1 || a == 3 || (a == 2 && have_best && best_cold);
-        int eligible = finite && (cold || res.model.abs <= zero ||
-                                  res.model.abs <= 2.0 * round_off(p, sp->lambda, u, scratch));
+        int eligible =
+            finite && (cold || res.model.abs <= zero ||
+                       res.model.abs <= 2.0 * round_off(p, sp->lambda, sigma, u, scratch));
         int met = eligible && res.model.abs <= o->tol;
         res.converged = met;
         /* the ip's answer only when it meets tol (world_delassus.c says why) */
@@ -526,7 +545,7 @@ static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_spar
             best_res = res, have_best = 1, best_cold = cold;
         }
         if (met) break;
-        if (finite && res.model.abs <= 2.0 * round_off(p, sp->lambda, u, scratch)) break;
+        if (finite && res.model.abs <= 2.0 * round_off(p, sp->lambda, sigma, u, scratch)) break;
         tried |= 1 << a;
         a = next_attempt(a, finite && res.model.abs <= zero, pgs, ip, tried,
                          have_best && best_res.model.abs <= LUCID_WORLD_PGS_POLISH * o->tol);

@@ -268,9 +268,11 @@ static void velocity(sparse_admm *a, const double *z, double *sigma) {
 /* The active-set polish of the iterate when it is due (contact_polish.h), on run's dense
  * problem, whose G = J M^-1 J^T is built at the solve's first attempt (NULL until then). */
 static int try_polish(sparse_admm *a, lucid_contact_run *run, lucid_contact_problem *dense,
-                      double *sigma) {
+                      double *sigma, int accepted) {
     lucid_contact_polisher *pl = run->o->polish ? a->ws->polisher : NULL;
-    if (!lucid_contact_polish_due(pl, dense, run->o->model, a->s.z, sigma)) return 0;
+    int due = accepted ? lucid_contact_polish_accepted_due(pl, dense, run->o->model, a->s.z, sigma)
+                       : lucid_contact_polish_due(pl, dense, run->o->model, a->s.z, sigma);
+    if (!due) return 0;
     if (!dense->G) {
         lucid_contact_sparse_delassus(a->p, a->ws->G);
         dense->G = a->ws->G;
@@ -345,7 +347,7 @@ lucid_status lucid_contact_solve_admm_sparse(const lucid_contact_sparse_problem 
         if (checked) {
             velocity(&a, s->z, sigma);
             if ((done = lucid_contact_check(&run, s->z, sigma))) break;
-            if (try_polish(&a, &run, &dense, sigma)) {
+            if (try_polish(&a, &run, &dense, sigma, 0)) {
                 done = !result->stalled;
                 break;
             }
@@ -375,6 +377,8 @@ lucid_status lucid_contact_solve_admm_sparse(const lucid_contact_sparse_problem 
         velocity(&a, s->z, sigma);
         done = lucid_contact_check(&run, s->z, sigma);
     }
+    /* an accepted answer polished to its modes' exact solution (contact_polish.h says why) */
+    if (done && !result->polished && !result->stalled) try_polish(&a, &run, &dense, sigma, 1);
     if (done) result->converged = 1;
     memcpy(lambda, s->z, sizeof(double) * (size_t)m);
     if (dual) memcpy(dual, s->gamma, sizeof(double) * (size_t)m);

@@ -87,13 +87,17 @@ static signed char guess_mode(lucid_contact_model model, double mu, const double
     return inside / F > slip / V ? STICKING : SLIDING;
 }
 
-int lucid_contact_polish_due(lucid_contact_polisher *pl, const lucid_contact_problem *p,
-                             lucid_contact_model model, const double *lambda, const double *sigma) {
+/* The modes of lambda guessed into pl->guess; 1 when they equal the previous call's guess
+ * (or `settled`: the caller vouches for them) and are not the last failed attempt's, and then
+ * an attempt is due on them (pl->modes). */
+static int guess_due(lucid_contact_polisher *pl, const lucid_contact_problem *p,
+                     lucid_contact_model model, const double *lambda, const double *sigma,
+                     int settled) {
     if (!lucid_contact_polisher_fits(pl, p->n) ||
         (model != LUCID_CONTACT_NCP && model != LUCID_CONTACT_CCP) ||
         pl->failures >= LUCID_CONTACT_POLISH_MAX_FAILURES)
         return 0;
-    int n = p->n, same = pl->have_previous && pl->n == n;
+    int n = p->n, same = settled || (pl->have_previous && pl->n == n);
     double F, V;
     scales(p, lambda, sigma, &F, &V);
     for (int i = 0; i < n; ++i) {
@@ -105,6 +109,17 @@ int lucid_contact_polish_due(lucid_contact_polisher *pl, const lucid_contact_pro
     if (!same || (pl->have_failed && memcmp(pl->guess, pl->failed, (size_t)n) == 0)) return 0;
     memcpy(pl->modes, pl->guess, (size_t)n);
     return 1;
+}
+
+int lucid_contact_polish_due(lucid_contact_polisher *pl, const lucid_contact_problem *p,
+                             lucid_contact_model model, const double *lambda, const double *sigma) {
+    return guess_due(pl, p, model, lambda, sigma, 0);
+}
+
+int lucid_contact_polish_accepted_due(lucid_contact_polisher *pl, const lucid_contact_problem *p,
+                                      lucid_contact_model model, const double *lambda,
+                                      const double *sigma) {
+    return guess_due(pl, p, model, lambda, sigma, 1);
 }
 
 static double entry(const lucid_contact_problem *p, int r, int c) {
@@ -180,10 +195,11 @@ static int solve(lucid_contact_polisher *pl, int q) {
 }
 
 /* Newton on the modes' equations from out (modified in place; sigma its velocity, *criteria
- * its model criterion). Stops once the criterion is far below tol (a right guess: one step,
- * the sliding rows' u then moves by round-off), when a step no longer moves out (converged on
- * a wrong guess) or does not halve the criterion (no Newton convergence: a wrong guess), or
- * when a factorisation fails (0 returned). */
+ * its model criterion). At least one step, whatever the criterion says (it is blind to first
+ * order in a sliding friction direction, contact_polish.h); then stops once the criterion is
+ * far below tol (a right guess: one step, the sliding rows' u then moves by round-off), when a
+ * step no longer moves out (converged on a wrong guess) or does not halve the criterion (no
+ * Newton convergence: a wrong guess), or when a factorisation fails (0 returned). */
 static int newton(lucid_contact_polisher *pl, const lucid_contact_problem *p,
                   lucid_contact_model model, double tol, double *out, double *sigma,
                   lucid_contact_criteria *criteria) {
@@ -199,7 +215,7 @@ static int newton(lucid_contact_polisher *pl, const lucid_contact_problem *p,
     lucid_contact_criteria_eval(p, kind, out, sigma, NULL, criteria);
     int q = 3 * na;
     for (int step = 0; na > 0 && step < LUCID_CONTACT_POLISH_NEWTON_STEPS &&
-                       !(criteria->abs <= LUCID_CONTACT_POLISH_EXACT * tol);
+                       (step == 0 || !(criteria->abs <= LUCID_CONTACT_POLISH_EXACT * tol));
          ++step) {
         double F, V;
         scales(p, out, sigma, &F, &V);

@@ -65,6 +65,15 @@ void lucid_contact_polisher_reset(lucid_contact_polisher *pl);
 int lucid_contact_polish_due(lucid_contact_polisher *pl, const lucid_contact_problem *p,
                              lucid_contact_model model, const double *lambda, const double *sigma);
 
+/* As lucid_contact_polish_due for an answer the solver has accepted (its criterion met tol):
+ * an attempt is due on its guess at once, without a second look. The criterion is blind to
+ * first order in a sliding contact's friction direction (lambda . (sigma + mu |sigma_T| e_N)
+ * changes with the square of the angle between lambda_T and -sigma_T), so an accepted answer,
+ * a warm start above all, can carry a direction error of ~sqrt(tol) that the exact Newton
+ * solution of its modes removes. */
+int lucid_contact_polish_accepted_due(lucid_contact_polisher *pl, const lucid_contact_problem *p,
+                                      lucid_contact_model model, const double *lambda,
+                                      const double *sigma);
 /* Newton on the equations of the modes of the last due call, from lambda; out (3n) receives
  * the candidate and out_sigma (3n) its velocity, *criteria its model criterion. Returns 1 when
  * that criterion is at most tol, or at most LUCID_CONTACT_POLISH_FLOOR times the round-off

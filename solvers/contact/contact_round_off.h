@@ -1,17 +1,24 @@
 /* How much of a contact criterion double precision alone can account for.
- * Storing an impulse lambda in doubles rounds each entry by up to half an ulp; through
- * sigma = (G + R) lambda + g that moves contact i's velocity by at most
- *   delta_i = sum_j |(G + R)_ij| ulp(lambda_j) / 2      (componentwise),
- * and its complementarity |<lambda_i, sigma_i + Gamma(sigma_i)>| by at most
- *   ||lambda_i|| (||delta_i|| + mu_i ||delta_T,i||)      (Cauchy-Schwarz; Gamma is
- * mu-Lipschitz in sigma_T). The maximum over contacts is what even the exact solution,
- * rounded to doubles, may show as eps_abs: a tolerance far below it is met only by chance.
- * Heavy objects on light ones make it large (1e3 kg on 1e-3 kg: ~9e-6, docs/scenarios.md). */
+ * Storing an impulse lambda in doubles rounds each entry by up to half an ulp, and summing
+ * sigma = (G + R) lambda + g in doubles rounds each row by about u = eps / 2 (the unit
+ * round-off) times the size of its terms; together they move contact i's velocity by up to
+ *   delta_i = sum_j |(G + R)_ij| ulp(lambda_j) / 2 + u (|g_i| + sum_j |(G + R)_ij lambda_j|)
+ * (componentwise, to first order), and its complementarity |<lambda_i, sigma_i + Gamma(sigma_i)>|
+ * by up to ||lambda_i|| (||delta_i|| + mu_i ||delta_T,i||) (Cauchy-Schwarz; Gamma is
+ * mu-Lipschitz in sigma_T); the dot product itself rounds by u sum_k |lambda_ik d_ik|. The
+ * maximum over contacts is what even the exact solution, rounded to doubles, may show as
+ * eps_abs: a tolerance far below it is met only by chance. Heavy objects on light ones make it
+ * large (1e3 kg on 1e-3 kg: ~9e-6, docs/scenarios.md), and so do sliding contacts, whose
+ * lambda_T . sigma_T and mu lambda_N |sigma_T| cancel in the product (a sphere sliding at 1 m/s:
+ * the exact solution of tol 1e-13's problem shows 4.6e-13; the lambda term alone said 5e-15). */
 #ifndef LUCID_CONTACT_ROUND_OFF_H
 #define LUCID_CONTACT_ROUND_OFF_H
 
 #include "solvers/contact/contact_problem.h"
 
+/* Contact i's share of the bound: lambda_i, its velocity sigma_i, delta_i as above. */
+double lucid_contact_round_off_bound(double mu, const double l[3], const double s[3],
+                                     const double delta[3]);
 /* The bound above for the candidate lambda (3n entries) of problem p (assumed valid). */
 double lucid_contact_round_off(const lucid_contact_problem *p, const double *lambda);
 

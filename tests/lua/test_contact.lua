@@ -102,10 +102,14 @@ t.case("residual of hand-built candidates", function()
   -- strictly inside the cone with zero velocity: g = -G lambda
   local r = lucid.contact.residual(G, {-0.1, 0.2, -1}, {0.5}, lucid.vec{0.1, -0.2, 1})
   t.eq(r.abs, 0)
-  -- round-off: lambda_j moves by half an ulp, here (2^-57, 2^-56, 2^-53) through G = I
-  local d = {2 ^ -57, 2 ^ -56, 2 ^ -53}
+  -- round-off: lambda_j moves by half an ulp, here (2^-57, 2^-56, 2^-53) through G = I, and
+  -- the sum sigma = g + G lambda (= 0) rounds by u (|g| + |lambda|) = 2^-53 (0.2, 0.4, 2); the
+  -- product lambda . (sigma + Gamma(sigma)) has nothing to round
+  local u = 2 ^ -53
+  local d = {2 ^ -57 + u * 0.2, 2 ^ -56 + u * 0.4, 2 ^ -53 + u * 2}
   local dt = math.sqrt(d[1] ^ 2 + d[2] ^ 2)
-  t.near(r.round_off, math.sqrt(1.05) * (math.sqrt(dt ^ 2 + d[3] ^ 2) + 0.5 * dt), 1e-30)
+  local expected = math.sqrt(1.05) * (math.sqrt(dt ^ 2 + d[3] ^ 2) + 0.5 * dt)
+  t.near(r.round_off, expected, 1e-14 * expected)
   -- outside the cone: primal = distance (|l_T| - mu l_N) / sqrt(1 + mu^2)
   r = lucid.contact.residual(G, {-3, -4, -1}, {0.5}, {3, 4, 1})
   t.near(r.primal, 4.5 / math.sqrt(1.25), 1e-12)

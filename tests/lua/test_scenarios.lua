@@ -200,7 +200,8 @@ end)
 -- complementarity lambda_n sigma_n with lambda_n ~ 2.5e3 N and sigma at the round-off of
 -- G lambda + g (~2e-9: terms of 1e7 cancel), so eps_abs <= 1e-6 is out of reach in double
 -- precision (docs/scenarios.md): `round_off`, what rounding the answer's forces to doubles
--- alone can add to eps_abs, is ~1.7e-5 here. Checked: ADMM ends within 2x of that round-off
+-- and summing its velocity in them can add to eps_abs, is ~3.7e-5 here (1.7e-5 of it the
+-- forces'). Checked: ADMM ends within 2x of that round-off
 -- and four orders of magnitude closer to a solution than every per-contact solver, and its
 -- scale-free residual is at round-off level (measured <= 9e-10; the eps_abs = 2.8e-3 once
 -- recorded there would read about 2.8e-3 / (2.5e3 x 9.81) ~ 1e-7).

@@ -106,6 +106,34 @@ t.case("a box resting (sticking) and a box sliding: A, B and parameters", functi
   end
 end)
 
+-- Regression: a sphere sliding, solved in body space (sparse_threshold = 0). A control's
+-- perturbation of 1e-5 turns the friction direction by 1e-8 rad, which the NCP criterion sees
+-- only to second order (1e-16): finite differences took the nominal answer, warm started, as
+-- the perturbed one on one side and gave half the friction's share of B (omega_x per F_y:
+-- -7.65e-5 for -1.531e-4). The accepted answer is now polished to its modes' exact solution
+-- (contact_polish.h), and finite differences polish whatever the world's option says.
+t.case("a sphere sliding in body space: finite differences at h = 1e-5 see the friction turn", function()
+  for _, polish in ipairs{true, false} do
+    local w = lucid.world{dt = 1e-3, sparse_threshold = 0,
+                          contact = {tol = 1e-12, max_iter = 5000, polish = polish}}
+    w:add_static{shape = lucid.halfspace({0, 0, 1}, 0), friction = 0.5}
+    w:add_body{shape = lucid.sphere(0.1), mass = 1, inertia = {0.01, 0.012, 0.014},
+               pose = at(0, 0, 0.1 - 2e-4), velocity = {1, 0, 0, 0, 0.3, 0}}
+    w:set_controls{0.3, 0.2, 0, 0, 0, 0.01}
+    local x, u = w:state(), w:controls()
+    local D = w:step_derivatives{}
+    w:set_state(x) -- step_derivatives leaves the world stepped
+    w:set_controls(u)
+    local F = w:step_derivatives{method = "finite_differences", step = 1e-5, tol = 1e-13,
+                                 max_iter = 100000}
+    local implicit, fd = D.B:get(10, 2), F.B:get(10, 2) -- omega_x per F_y
+    print(string.format("body space, polish %s: d omega_x / d F_y implicit %.6e, FD %.6e",
+                        tostring(polish), implicit, fd))
+    t.truthy(implicit < -1e-4, "the friction's share is there: " .. implicit)
+    t.truthy(rel(F.B, D.B, 1e-3) <= 1e-6, "B relative error " .. rel(F.B, D.B, 1e-3))
+  end
+end)
+
 t.case("a shape's size: its column equals steps of worlds built at the shifted size", function()
   -- a box sliding 2e-4 m deep and a sphere rolling: each size column against central
   -- differences of whole steps of worlds rebuilt with the shape at size +- h (independent of
