@@ -4,7 +4,9 @@
  *   answer ADMM reaches only after many more iterations (to 1e-7), in one or two Newton steps;
  * - a wrong guess (everything breaking, from lambda = 0) is refused and not tried again;
  * - hyperstatic sticking contacts (two identical contacts: G singular) are refused, since an LU
- *   would pick their split from round-off. */
+ *   would pick their split from round-off;
+ * - an accepted answer whose friction is turned by 1e-8 rad (the criterion cannot see it) is
+ *   polished onto the solution. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -156,6 +158,34 @@ static void test_hyperstatic_sticking_refused(void **state) {
     test_problem_free(&t);
 }
 
+/* The criterion's blind spot: one contact sliding along x on G = I (g = (1, 0, -1), mu = 0.5;
+ * the solution is lambda = (-0.5, 0, 1)). A friction force turned by 1e-8 rad meets tol 1e-12
+ * (its criterion moves with the angle squared), so a solver would accept it; polished as an
+ * accepted answer (at once, no second look), it lands on the solution to round-off. */
+static void test_accepted_answer_turned_onto_the_solution(void **state) {
+    (void)state;
+    test_problem t = test_problem_alloc(1);
+    lucid_contact_problem *p = &t.p;
+    t.G[0] = t.G[4] = t.G[8] = 1.0, t.mu[0] = 0.5;
+    t.g[0] = 1.0, t.g[2] = -1.0;
+    double theta = 1e-8, mu = 0.5;
+    double lambda[3] = {-mu * cos(theta), -mu * sin(theta), 1.0}, sigma[3], out[3], out_sigma[3];
+    assert_true(criterion(p, LUCID_CONTACT_NCP, lambda) <= 1e-12); /* blind to the turn */
+    lucid_contact_velocity(p, lambda, sigma);
+    lucid_contact_polisher *pl = lucid_contact_polisher_create(1);
+    assert_non_null(pl);
+    assert_false(lucid_contact_polish_due(pl, p, LUCID_CONTACT_NCP, lambda, sigma)); /* 1st look */
+    lucid_contact_polisher_reset(pl);
+    assert_true(lucid_contact_polish_accepted_due(pl, p, LUCID_CONTACT_NCP, lambda, sigma));
+    lucid_contact_criteria c;
+    assert_true(lucid_contact_polish(pl, p, LUCID_CONTACT_NCP, 1e-12, lambda, out, out_sigma, &c));
+    printf("turned by %.1e rad: polished lambda_T = (%.17g, %.3g), lambda_N = %.17g\n", theta,
+           out[0], out[1], out[2]);
+    assert_true(fabs(out[0] + mu) <= 1e-15 && fabs(out[1]) <= 1e-15 && fabs(out[2] - 1.0) <= 1e-15);
+    lucid_contact_polisher_destroy(pl);
+    test_problem_free(&t);
+}
+
 static void test_sizes(void **state) {
     (void)state;
     assert_null(lucid_contact_polisher_create(-1));
@@ -173,6 +203,7 @@ int main(void) {
         cmocka_unit_test(test_random_ccp),
         cmocka_unit_test(test_wrong_guess_refused_once),
         cmocka_unit_test(test_hyperstatic_sticking_refused),
+        cmocka_unit_test(test_accepted_answer_turned_onto_the_solution),
         cmocka_unit_test(test_sizes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
