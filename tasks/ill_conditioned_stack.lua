@@ -68,7 +68,7 @@ for _, pair in ipairs(PAIRS) do
 end
 local floor_x, floor_y = {}, {}
 for i, s in ipairs(sweep) do floor_x[i], floor_y[i] = s.ratio, s.solvers["ncp:admm"].round_off end
-series[#series + 1] = {name = "round-off of ncp:admm's forces", x = floor_x, y = floor_y}
+series[#series + 1] = {name = "round-off at ncp:admm's answer", x = floor_x, y = floor_y}
 local files = {plot.lines{file = opts.out .. "/residual_vs_ratio.svg", logx = true, logy = true,
                           title = "Stack: residual reached in " .. opts.max_iter .. " iterations (Fig. 13 right)",
                           xlabel = "mass ratio", ylabel = "eps_abs (model criterion)", series = series}}
@@ -86,7 +86,7 @@ t:report(figures, function()
   end
   print(task.format_table({"model:solver", "eps_abs (model)", "eps_abs (NCP)", "round-off", "eps / round-off",
                            "iterations", "converged", "stalled", "time (ms)"}, rows))
-  print("round-off: how much of eps_abs rounding the answer's forces to doubles can cause "
+  print("round-off: how much of eps_abs rounding the answer's forces to doubles and summing its velocity can cause "
     .. "(lucid.contact.residual's round_off); no answer in double precision is reliably below a fraction of it.")
   print("residual reached against the mass ratio:")
   local header, rows2 = {"model:solver"}, {}
