@@ -552,22 +552,29 @@ static void hulls_are_scale_invariant(void **state) {
  * report as Passed; main exits 77 instead (SKIP_RETURN_CODE), so it shows as skipped. */
 static int real_meshes_missing;
 
+/* The hull of an OBJ text, loaded through a temporary file as a user's would be. */
+static lucid_convex_mesh *hull_of_obj(const char *name, const char *text) {
+    temp_dir dir;
+    make_temp_dir(&dir);
+    char path[128], err[256];
+    file_path(&dir, name, path, sizeof path);
+    write_text(path, text);
+    lucid_convex_mesh *m = NULL;
+    assert_int_equal(lucid_mesh_file_load_hull(path, 1.0, &m, err, sizeof err), LUCID_OK);
+    remove(path);
+    remove(dir.path);
+    return m;
+}
+
 /* Regression (issue 16, item 11): a 5-vertex hull 1e9 long whose vertex D lies 1e-7 above
  * the plane of A, B, C. qhull merges ABCD into one (bent) polygon, which dropped the true edge
  * B-D, so a climb from B in a direction near the polygon's normal stopped at B while D is
  * higher. Climbing walks the polygons' diagonals too now: it equals the scan everywhere. */
 static void climbing_is_exact_on_an_extreme_aspect_hull(void **state) {
     (void)state;
-    temp_dir dir;
-    make_temp_dir(&dir);
-    char path[128], err[256];
-    file_path(&dir, "needle.obj", path, sizeof path);
-    write_text(path, "# 1e9 : 1 aspect; D is 1e-7 above the plane of A, B, C\n"
-                     "v 0 0 0\nv 1e9 0 0\nv 1e9 1 0\nv 0 1 1e-7\nv 5e8 0.5 -1\n");
-    lucid_convex_mesh *m = NULL;
-    assert_int_equal(lucid_mesh_file_load_hull(path, 1.0, &m, err, sizeof err), LUCID_OK);
-    remove(path);
-    remove(dir.path);
+    lucid_convex_mesh *m =
+        hull_of_obj("needle.obj", "# 1e9 : 1 aspect; D is 1e-7 above the plane of A, B, C\n"
+                                  "v 0 0 0\nv 1e9 0 0\nv 1e9 1 0\nv 0 1 1e-7\nv 5e8 0.5 -1\n");
     assert_int_equal(m->num_vertices, 5);
     assert_int_equal(m->num_faces, 5); /* the premise: qhull merged ABCD into a polygon */
     uint64_t rng = 11;
@@ -603,17 +610,10 @@ static void climbing_is_exact_on_an_extreme_aspect_hull(void **state) {
  * on the scan's value, up to the hull's tolerance along d. */
 static void climbing_crosses_near_duplicate_vertices(void **state) {
     (void)state;
-    temp_dir dir;
-    make_temp_dir(&dir);
-    char path[128], err[256];
-    file_path(&dir, "sliver.obj", path, sizeof path);
-    write_text(path, "# found by fuzz_obj: B and C are 1e-7 apart\n"
-                     "v 5 -1 5\nv -.66234106 -.782 -.8280014\nv -.66234107 -.782 -.8280013\n"
-                     "v 2 -.6 -4\nv 6 4324284 8\nv 811 3 3\n");
-    lucid_convex_mesh *m = NULL;
-    assert_int_equal(lucid_mesh_file_load_hull(path, 1.0, &m, err, sizeof err), LUCID_OK);
-    remove(path);
-    remove(dir.path);
+    lucid_convex_mesh *m = hull_of_obj(
+        "sliver.obj", "# found by fuzz_obj: B and C are 1e-7 apart\n"
+                      "v 5 -1 5\nv -.66234106 -.782 -.8280014\nv -.66234107 -.782 -.8280013\n"
+                      "v 2 -.6 -4\nv 6 4324284 8\nv 811 3 3\n");
     assert_int_equal(m->num_vertices, 6);
     assert_true(m->tie_tolerance > 0.0 && m->tie_tolerance < 1e-6);
     uint64_t rng = 5;
