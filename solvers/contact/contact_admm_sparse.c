@@ -377,8 +377,10 @@ lucid_status lucid_contact_solve_admm_sparse(const lucid_contact_sparse_problem 
         velocity(&a, s->z, sigma);
         done = lucid_contact_check(&run, s->z, sigma);
     }
-    /* an accepted answer polished to its modes' exact solution (contact_polish.h says why) */
-    if (done && !result->polished && !result->stalled) try_polish(&a, &run, &dense, sigma, 1);
+    /* an accepted answer polished to its modes' exact solution (contact_polish.h says why); as
+     * in the loop, a polished answer that only the round-off floor admits is stalled, not done */
+    if (done && !result->polished && !result->stalled && try_polish(&a, &run, &dense, sigma, 1))
+        done = !result->stalled;
     if (done) result->converged = 1;
     memcpy(lambda, s->z, sizeof(double) * (size_t)m);
     if (dual) memcpy(dual, s->gamma, sizeof(double) * (size_t)m);
