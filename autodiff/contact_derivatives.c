@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "autodiff/contact_derivatives_internal.h"
+#include "solvers/contact/contact_criteria.h"
 
 #define DEFAULT_THRESHOLD 1e-6
 #define DEFAULT_RCOND     1e-10
@@ -101,12 +102,6 @@ void lucid_contact_derivatives_destroy(lucid_contact_derivatives *d) {
     free(d);
 }
 
-static double entry(const lucid_contact_problem *p, int r, int c) {
-    long m = 3L * p->n;
-    double v = p->G[r + m * c];
-    return r == c && p->R ? v + p->R[r] : v;
-}
-
 /* K = Fl + Fs (G + R)_AA, then each row (and its linearisation) scaled to unit max-norm. */
 static void assemble(lucid_contact_derivatives *d, const lucid_contact_problem *p) {
     int q = d->q, na = q / 3;
@@ -117,8 +112,9 @@ static void assemble(lucid_contact_derivatives *d, const lucid_contact_problem *
             for (int ki = 0; ki < na; ++ki) {
                 int i = d->active[ki];
                 const lucid_contact_linearization *lin = d->lins + i;
-                double A[3] = {entry(p, 3 * i, 3 * j + b), entry(p, 3 * i + 1, 3 * j + b),
-                               entry(p, 3 * i + 2, 3 * j + b)};
+                double A[3] = {lucid_contact_entry(p, 3 * i, 3 * j + b),
+                               lucid_contact_entry(p, 3 * i + 1, 3 * j + b),
+                               lucid_contact_entry(p, 3 * i + 2, 3 * j + b)};
                 for (int a = 0; a < 3; ++a) {
                     const double *Fs = lin->Fs + 3 * a;
                     double v = Fs[0] * A[0] + Fs[1] * A[1] + Fs[2] * A[2];
@@ -180,16 +176,14 @@ lucid_status lucid_contact_derivatives_factor(lucid_contact_derivatives *d,
     memcpy(d->lambda, lambda, sizeof(double) * (size_t)m);
     double *sigma = d->v0;
     lucid_contact_velocity(p, lambda, sigma);
-    lucid_contact_scales sc = {0.0, 0.0};
-    for (int k = 0; k < m; ++k) {
-        sc.force = fmax(sc.force, fabs(lambda[k]));
-        sc.velocity = fmax(sc.velocity, fmax(fabs(p->g[k]), fabs(sigma[k] - p->g[k])));
-    }
+    lucid_contact_scales sc;
+    lucid_contact_answer_scales(p, lambda, sigma, &sc.force, &sc.velocity);
     if (!isfinite(sc.velocity)) return LUCID_ERR_NONFINITE;
     int na = 0;
     for (int i = 0; i < n; ++i) {
-        double A_N[3] = {entry(p, 3 * i + 2, 3 * i), entry(p, 3 * i + 2, 3 * i + 1),
-                         entry(p, 3 * i + 2, 3 * i + 2)};
+        double A_N[3] = {lucid_contact_entry(p, 3 * i + 2, 3 * i),
+                         lucid_contact_entry(p, 3 * i + 2, 3 * i + 1),
+                         lucid_contact_entry(p, 3 * i + 2, 3 * i + 2)};
         d->modes[i] = lucid_contact_linearize(o->model, p->mu[i], lambda + 3 * i, sigma + 3 * i,
                                               A_N, &sc, o->threshold, d->lins + i, d->margins + i);
         if (d->modes[i] != LUCID_CONTACT_BREAKING) d->active[na++] = i;

@@ -52,6 +52,16 @@ static double residual(double value) {
     return isfinite(value) ? value : INFINITY;
 }
 
+void lucid_contact_answer_scales(const lucid_contact_problem *p, const double *lambda,
+                                 const double *sigma, double *force, double *velocity) {
+    double f = 0.0, v = 0.0;
+    for (int k = 0; k < 3 * p->n; ++k) {
+        f = lucid_contact_fmax(f, fabs(lambda[k]));
+        v = lucid_contact_fmax(v, lucid_contact_fmax(fabs(p->g[k]), fabs(sigma[k] - p->g[k])));
+    }
+    *force = f, *velocity = v;
+}
+
 void lucid_contact_criteria_eval(const lucid_contact_problem *p, lucid_contact_criterion kind,
                                  const double *lambda, const double *sigma, double *per_contact,
                                  lucid_contact_criteria *out) {

@@ -32,6 +32,11 @@ typedef struct lucid_contact_criteria {
 /* The criterion a model is solved to (RaiSim has no criterion of its own: NCP, as the paper). */
 lucid_contact_criterion lucid_contact_model_criterion(lucid_contact_model model);
 
+/* The scales of an answer lambda with velocity sigma: *force = ||lambda||_inf and *velocity =
+ * max(||g||_inf, ||sigma - g||_inf) (a NaN entry is skipped, as fmax does). */
+void lucid_contact_answer_scales(const lucid_contact_problem *p, const double *lambda,
+                                 const double *sigma, double *force, double *velocity);
+
 /* Criteria of lambda given its velocity sigma (from lucid_contact_velocity). per_contact, when
  * not NULL, receives 3n numbers (eps_p, eps_d, eps_c) for each contact. */
 void lucid_contact_criteria_eval(const lucid_contact_problem *p, lucid_contact_criterion kind,

@@ -66,14 +66,11 @@ void lucid_contact_polisher_reset(lucid_contact_polisher *pl) {
     if (pl) pl->have_previous = pl->have_failed = pl->failures = 0;
 }
 
-/* F = ||lambda||_inf, V = max(||g||_inf, ||sigma - g||_inf) */
+/* F and V of lucid_contact_answer_scales, 1 where zero (they divide) */
 static void scales(const lucid_contact_problem *p, const double *lambda, const double *sigma,
                    double *force, double *velocity) {
-    double f = 0.0, v = 0.0;
-    for (int k = 0; k < 3 * p->n; ++k) {
-        f = lucid_contact_fmax(f, fabs(lambda[k]));
-        v = lucid_contact_fmax(v, lucid_contact_fmax(fabs(p->g[k]), fabs(sigma[k] - p->g[k])));
-    }
+    double f, v;
+    lucid_contact_answer_scales(p, lambda, sigma, &f, &v);
     *force = f > 0.0 ? f : 1.0, *velocity = v > 0.0 ? v : 1.0;
 }
 
@@ -122,11 +119,6 @@ int lucid_contact_polish_accepted_due(lucid_contact_polisher *pl, const lucid_co
     return guess_due(pl, p, model, lambda, sigma, 1);
 }
 
-static double entry(const lucid_contact_problem *p, int r, int c) {
-    double v = p->G[r + 3L * p->n * c];
-    return r == c && p->R ? v + p->R[r] : v;
-}
-
 /* Rows of one active contact: residual f and the linearisation f + Fl dl + Fs ds (Fl, Fs
  * row-major 3 x 3), as the derivatives' (contact_sliding_rows.h), with the sliding direction u
  * taken from lambda_T when sigma_T is round-off. */
@@ -160,8 +152,9 @@ static void assemble(lucid_contact_polisher *pl, const lucid_contact_problem *p,
         for (int kj = 0; kj < na; ++kj) {
             int j = pl->active[kj];
             for (int b = 0; b < 3; ++b) {
-                double A[3] = {entry(p, 3 * i, 3 * j + b), entry(p, 3 * i + 1, 3 * j + b),
-                               entry(p, 3 * i + 2, 3 * j + b)};
+                double A[3] = {lucid_contact_entry(p, 3 * i, 3 * j + b),
+                               lucid_contact_entry(p, 3 * i + 1, 3 * j + b),
+                               lucid_contact_entry(p, 3 * i + 2, 3 * j + b)};
                 double *col = pl->K + (size_t)q * (size_t)(3 * kj + b) + 3 * ki;
                 for (int a = 0; a < 3; ++a)
                     col[a] = Fs[3 * a] * A[0] + Fs[3 * a + 1] * A[1] + Fs[3 * a + 2] * A[2] +

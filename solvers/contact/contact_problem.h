@@ -66,4 +66,10 @@ void lucid_contact_velocity(const lucid_contact_problem *p, const double *lambda
 /* Diagonal entry k of G + R. */
 double lucid_contact_diag(const lucid_contact_problem *p, int k);
 
+/* Entry (r, c) of G + R. */
+static inline double lucid_contact_entry(const lucid_contact_problem *p, int r, int c) {
+    double v = p->G[r + 3L * p->n * c];
+    return r == c && p->R ? v + p->R[r] : v;
+}
+
 #endif
