@@ -184,6 +184,8 @@ typedef struct lucid_world_contact {
     double separation; /* m, < 0 penetrating */
     double force[3];   /* lambda (N) in (t1, t2, n) */
     double dual[3];    /* the solver's dual variable (ADMM multiplier), kept for warm start */
+    double rho;        /* the ADMM penalty its island's answer ended at (in the units of G), kept
+                        * for warm start; 0 when none */
     double friction;
     /* A joint limit rather than a shape contact when limit_sign != 0: dof limit_dof of model
      * limit_model at its lower (+1: the normal velocity is +v_dof) or upper (-1) bound;

@@ -297,15 +297,17 @@ int lucid_world_has_ip_attempt(const lucid_contact_options *o, int n) {
            lucid_contact_pair_check(o->model, LUCID_CONTACT_IP) == LUCID_OK;
 }
 
-/* One solve of attempt `a`: 0 warm from the saved warm start with the options as given, 1
+/* One solve of attempt `a`: 0 warm from the saved warm start with the options as given (ADMM
+ * from the carried rho when there is one, lucid_world_warm_rho), 1
  * cold with ADMM's penalty set to the mean diagonal, 2 the model's projected Gauss-Seidel
  * (robust on degenerate problems) from the best finite attempt so far (`from_best`), else
  * from the saved warm start, 3 the model's interior point (lucid_world_has_ip_attempt) from its own
  * start. */
 static lucid_status attempt(lucid_world *w, const lucid_contact_problem *p, int a, int from_best,
-                            lucid_contact_result *res) {
+                            double warm_rho, lucid_contact_result *res) {
     size_t n3 = (size_t)(3 * p->n);
     lucid_contact_options o = w->opt.contact;
+    if (a == 0 && o.solver == LUCID_CONTACT_ADMM && o.rho <= 0.0) o.rho = warm_rho;
     if (a > 0 && o.solver == LUCID_CONTACT_ADMM && o.rho <= 0.0) o.rho = mean_diagonal(p);
     const double *start = a == 2 && from_best ? best_copy(w, n3) : warm_copy(w);
     memcpy(w->lambda, start, sizeof(double) * n3);
@@ -433,7 +435,7 @@ static int verify(lucid_world *w, const lucid_contact_problem *p, int a, lucid_c
  *   only when it meets tol).
  * Without warm start the cold solve is the first attempt. */
 static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_problem *p,
-                                        lucid_contact_result *res) {
+                                        double warm_rho, lucid_contact_result *res) {
     size_t n3 = (size_t)(3 * p->n);
     int have_best = 0, iterations = 0;
     int best_cold = 0;
@@ -443,7 +445,7 @@ static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_prob
     double zero = criterion_at_zero(w, p);
     if (zero <= w->opt.contact.tol) return accept_zero(w, p, res);
     for (int a = w->opt.contact.warm_start ? 0 : 1; a >= 0;) {
-        lucid_status s = attempt(w, p, a, have_best, res);
+        lucid_status s = attempt(w, p, a, have_best, warm_rho, res);
         if (s != LUCID_OK) return s;
         iterations += res->iterations;
         double p_abs = INFINITY;
@@ -557,9 +559,12 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
     double force_scale, velocity_scale;
     problem_scales(&p, &force_scale, &velocity_scale);
     rescale(w, m, force_scale, velocity_scale);
-    s = solve_with_fallback(w, &p, &res);
+    s = solve_with_fallback(w, &p, lucid_world_warm_rho(w, list, m, force_scale, velocity_scale),
+                            &res);
     rescale(w, m, 1.0 / force_scale, 1.0 / velocity_scale); /* exact: powers of two */
     if (s != LUCID_OK) return s;
+    lucid_world_keep_rho(w, list, m, w->opt.contact.solver == LUCID_CONTACT_ADMM ? res.rho : 0.0,
+                         force_scale, velocity_scale);
     w->stats.solver_iterations += res.iterations;
     w->stats.converged &= res.converged;
     lucid_contact_velocity(&p, w->lambda, w->sigma);

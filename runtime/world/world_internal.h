@@ -44,6 +44,7 @@ typedef struct lucid_cached_force {
     int limit; /* 1 for a joint limit, keyed (limit_model, limit_dof, limit_sign) */
     int body1, body2, part1, part2;
     lucid_vec3 point, force, dual; /* world vectors */
+    double rho;                    /* its island's final ADMM penalty (0: none) */
 } lucid_cached_force;
 
 /* An articulated model in the world (world_model.c). */
@@ -167,6 +168,12 @@ lucid_status lucid_world_broad_phase(lucid_world *w, const double *extra);
 lucid_status lucid_world_collide(lucid_world *w);         /* world_collision.c */
 void lucid_world_warm_start(lucid_world *w);              /* world_warm_start.c */
 lucid_status lucid_world_remember_forces(lucid_world *w); /* world_warm_start.c */
+/* The penalty an island's warm ADMM starts from, in the island's scaled units (G' = G f / v,
+ * so rho' = rho f / v): the geometric mean of the world-unit rho its contacts carried from the
+ * last step, 0 when none did (the solver then picks its spectral one). world_warm_start.c */
+double lucid_world_warm_rho(const lucid_world *w, const int *list, int m, double f, double v);
+/* Records the island's final penalty rho (scaled units as above; 0: none) on its contacts. */
+void lucid_world_keep_rho(lucid_world *w, const int *list, int m, double rho, double f, double v);
 lucid_status lucid_world_solve_contacts(lucid_world *w, const lucid_vec3 *v_start,
                                         const lucid_vec3 *w_start); /* world_delassus.c */
 

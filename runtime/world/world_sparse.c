@@ -433,14 +433,16 @@ static lucid_status ip_attempt(lucid_world *w, const lucid_contact_sparse_proble
     return lucid_contact_solve(&dense, o, w->workspace, sp->lambda, sp->dual, res);
 }
 
-/* One attempt: 0 warm with the world's solver, 1 cold (ADMM's rho the mean diagonal of
- * G + R as in world_delassus.c), 2 the model's PGS from `start`, 3 the model's interior
- * point (lucid_world_has_ip_attempt). */
+/* One attempt: 0 warm with the world's solver (ADMM from the carried rho when there is one,
+ * lucid_world_warm_rho), 1 cold (ADMM's rho the mean diagonal of G + R as in
+ * world_delassus.c), 2 the model's PGS from `start`, 3 the model's interior point
+ * (lucid_world_has_ip_attempt). */
 static lucid_status attempt(lucid_world *w, const lucid_contact_sparse_problem *p, int a,
-                            const double *start, lucid_contact_result *res) {
+                            const double *start, double warm_rho, lucid_contact_result *res) {
     lucid_world_sparse *sp = w->sparse;
     size_t n3 = 3 * (size_t)p->n;
     lucid_contact_options o = w->opt.contact;
+    if (a == 0 && o.solver == LUCID_CONTACT_ADMM && o.rho <= 0.0) o.rho = warm_rho;
     memcpy(sp->lambda, start, sizeof(double) * n3);
     memcpy(sp->dual, start + n3, sizeof(double) * n3);
     if (a == 1) {
@@ -499,7 +501,8 @@ static int next_attempt(int a, int kept, int pgs, int ip, int tried, int near) {
  * Every answer is verified (criterion recomputed); the first meeting tol, else the best
  * eligible one, is kept in sp->lambda / sp->dual. */
 static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_sparse_problem *p,
-                                        lucid_contact_result *out, int *iterations) {
+                                        double warm_rho, lucid_contact_result *out,
+                                        int *iterations) {
     lucid_world_sparse *sp = w->sparse;
     size_t n3 = 3 * (size_t)p->n;
     double *warm = sp->best, *best = sp->best + 2 * n3, *u = sp->work,
@@ -507,7 +510,7 @@ static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_spar
     const lucid_contact_options *o = &w->opt.contact;
     memcpy(warm, sp->lambda, sizeof(double) * n3);
     memcpy(warm + n3, sp->dual, sizeof(double) * n3);
-    lucid_contact_result res, best_res;
+    lucid_contact_result res = {0}, best_res;
     memset(sp->lambda, 0, sizeof(double) * n3);
     criteria(p, o->model, sp->lambda, u, sigma, &res);
     double zero = res.model.abs;
@@ -520,7 +523,7 @@ static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_spar
     int have_best = 0, best_cold = 0, pgs = o->solver != LUCID_CONTACT_PGS ? 2 : -1, tried = 0;
     int ip = lucid_world_has_ip_attempt(o, p->n) ? 3 : -1;
     for (int a = o->warm_start ? 0 : 1; a >= 0;) {
-        lucid_status s = attempt(w, p, a, a == 2 && have_best ? best : warm, &res);
+        lucid_status s = attempt(w, p, a, a == 2 && have_best ? best : warm, warm_rho, &res);
         if (s != LUCID_OK) return s;
         *iterations += res.iterations;
         int finite = !res.diverged && finite_answer(sp->lambda, n3);
@@ -552,8 +555,8 @@ static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_spar
     }
     if (!have_best) {
         memset(sp->lambda, 0, sizeof(double) * n3), memset(sp->dual, 0, sizeof(double) * n3);
+        memset(out, 0, sizeof *out);
         criteria(p, o->model, sp->lambda, u, sigma, out);
-        out->converged = 0;
         return LUCID_OK;
     }
     memcpy(sp->lambda, best, sizeof(double) * n3);
@@ -597,9 +600,11 @@ lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, in
     rescale(sp, m, f, v);
     lucid_contact_result res;
     int iterations = 0;
-    s = solve_with_fallback(w, &p, &res, &iterations);
+    s = solve_with_fallback(w, &p, lucid_world_warm_rho(w, list, m, f, v), &res, &iterations);
     rescale(sp, m, 1.0 / f, 1.0 / v);
     if (s != LUCID_OK) return s;
+    lucid_world_keep_rho(w, list, m, w->opt.contact.solver == LUCID_CONTACT_ADMM ? res.rho : 0.0, f,
+                         v);
     sp->last = p, sp->last_list = list;
     w->stats.solver_iterations += iterations;
     w->stats.converged &= res.converged;

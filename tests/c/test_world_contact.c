@@ -284,6 +284,57 @@ static void test_warm_start_saves_iterations(void **state) {
     assert_true(total[1] < total[0] / 2);
 }
 
+/* The penalty an island's ADMM ended at is kept on its contacts for the next step's warm start
+ * (lucid_world_warm_rho), in world units: the same stack with every mass divided by 1024 is
+ * solved in the same scaled units (the island's scales are powers of two), so its contacts
+ * carry exactly 1024 times the rho (G = J M^-1 J^T grows by 1024), on the dense path and in
+ * body space; a PGS world keeps none. */
+static void test_warm_start_carries_rho(void **state) {
+    (void)state;
+    for (int body_space = 0; body_space < 2; ++body_space) {
+        double rho[2] = {0.0, 0.0};
+        int iterations[2] = {0, 0};
+        for (int light = 0; light < 2; ++light) {
+            lucid_world_options o;
+            lucid_world_default_options(&o);
+            if (body_space) o.sparse_threshold = 0;
+            lucid_world *w = NULL;
+            assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
+            add_ground(w, 0.5);
+            for (int k = 0; k < 3; ++k)
+                add_box(w, 0.1, light ? 1.0 / 1024 : 1.0, lucid_vec3_make(0, 0, 0.1 + 0.2 * k),
+                        0.5);
+            step_n(w, 100);
+            lucid_world_stats st = lucid_world_last_stats(w);
+            assert_int_equal(st.islands, 1);
+            assert_true(st.converged);
+            iterations[light] = st.solver_iterations;
+            const lucid_world_contact *c = lucid_world_contacts(w);
+            rho[light] = c[0].rho;
+            assert_true(rho[light] > 0.0 && isfinite(rho[light]));
+            for (int i = 0; i < lucid_world_contact_count(w); ++i)
+                assert_true(c[i].rho == rho[light]); /* one island: one rho */
+            lucid_world_destroy(w);
+        }
+        printf("%s: rho carried %.17g (1 kg boxes), %.17g (1/1024 kg), last step %d and %d "
+               "iterations\n",
+               body_space ? "body space" : "dense", rho[0], rho[1], iterations[0], iterations[1]);
+        assert_true(rho[1] == 1024.0 * rho[0]);
+        assert_int_equal(iterations[0], iterations[1]);
+    }
+    lucid_world_options o;
+    lucid_world_default_options(&o);
+    o.contact.solver = LUCID_CONTACT_PGS;
+    lucid_world *w = NULL;
+    assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
+    add_ground(w, 0.5);
+    add_box(w, 0.1, 1.0, lucid_vec3_make(0, 0, 0.1), 0.5);
+    step_n(w, 20);
+    assert_true(lucid_world_contact_count(w) > 0);
+    assert_true(lucid_world_contacts(w)[0].rho == 0.0);
+    lucid_world_destroy(w);
+}
+
 /* The last island's problem (at most `capacity` contacts), the world's forces on it into
  * lambda, their velocity into sigma and their NCP criterion. */
 static lucid_contact_problem last_island(lucid_world *w, int capacity, double *lambda,
@@ -656,6 +707,7 @@ int main(void) {
         cmocka_unit_test(test_stack_of_three),
         cmocka_unit_test(test_restitution),
         cmocka_unit_test(test_warm_start_saves_iterations),
+        cmocka_unit_test(test_warm_start_carries_rho),
         cmocka_unit_test(test_sparse_problem_matches_dense_with_compliance),
         cmocka_unit_test(test_failed_solve_keeps_its_best_attempt),
         cmocka_unit_test(test_own_criterion_solvers_are_not_retried),
