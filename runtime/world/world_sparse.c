@@ -354,15 +354,6 @@ static void criteria(const lucid_contact_sparse_problem *p, lucid_contact_model 
     lucid_contact_criteria_eval(&dense, LUCID_CRITERION_NCP, lambda, sigma, NULL, &res->ncp);
 }
 
-static double half_ulp(double x) {
-    double a = fabs(x);
-    if (a == 0.0) return 0.0;
-    if (a < DBL_MIN) return 0.5 * DBL_TRUE_MIN;
-    int e;
-    frexp(a, &e);
-    return ldexp(0.5, e - DBL_MANT_DIG);
-}
-
 /* d (3n) += |J| |W|^T x through the slots (u: scratch of lucid_sparse_columns), x[k] given by
  * weight(lambda[k]): |G| x without G. */
 static void add_abs_product(const lucid_contact_sparse_problem *p, const double *lambda,
@@ -400,9 +391,10 @@ static double round_off(const lucid_contact_sparse_problem *p, const double *lam
     size_t n3 = 3 * (size_t)p->n;
     for (size_t k = 0; k < n3; ++k) {
         double r = p->R ? p->R[k] : 0.0;
-        d[k] = r * half_ulp(lambda[k]) + 0.5 * DBL_EPSILON * (fabs(p->g[k]) + fabs(r * lambda[k]));
+        d[k] = r * lucid_half_ulp(lambda[k]) +
+               0.5 * DBL_EPSILON * (fabs(p->g[k]) + fabs(r * lambda[k]));
     }
-    add_abs_product(p, lambda, half_ulp, u, d);
+    add_abs_product(p, lambda, lucid_half_ulp, u, d);
     add_abs_product(p, lambda, unit_round_off_of, u, d);
     double worst = 0.0;
     for (int i = 0; i < p->n; ++i)

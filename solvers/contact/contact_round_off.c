@@ -3,16 +3,6 @@
 #include <float.h>
 #include <math.h>
 
-/* Half the spacing of the doubles around x (0 for x = 0; subnormals use the smallest one). */
-static double half_ulp(double x) {
-    double a = fabs(x);
-    if (a == 0.0) return 0.0;
-    if (a < DBL_MIN) return 0.5 * DBL_TRUE_MIN;
-    int exponent;
-    frexp(a, &exponent); /* a = f 2^exponent, f in [0.5, 1): the ulp is 2^(exponent - 53) */
-    return ldexp(0.5, exponent - DBL_MANT_DIG);
-}
-
 /* Row r of sigma = g + (G + R) lambda (*sigma) and its rounding (*delta): lambda's storage,
  * sum_j |(G + R)_rj| ulp(lambda_j) / 2, plus the sum's own, eps (|g_r| + sum_j |(G + R)_rj
  * lambda_j|) with eps / 2 the unit round-off. */
@@ -21,10 +11,11 @@ static void row(const lucid_contact_problem *p, const double *lambda, long r, do
     long m = 3L * p->n;
     double rr = p->R ? p->R[r] : 0.0;
     double v = p->g[r] + rr * lambda[r], size = fabs(p->g[r]) + fabs(rr * lambda[r]);
-    double moved = rr * half_ulp(lambda[r]);
+    double moved = rr * lucid_half_ulp(lambda[r]);
     for (long j = 0; j < m; ++j) {
         double a = p->G[r + m * j];
-        v += a * lambda[j], size += fabs(a * lambda[j]), moved += fabs(a) * half_ulp(lambda[j]);
+        v += a * lambda[j], size += fabs(a * lambda[j]),
+            moved += fabs(a) * lucid_half_ulp(lambda[j]);
     }
     *sigma = v, *delta = moved + 0.5 * DBL_EPSILON * size;
 }

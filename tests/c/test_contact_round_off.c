@@ -6,6 +6,8 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -16,6 +18,31 @@
 static double half_spacing(double x) {
     double a = fabs(x);
     return a == 0.0 ? 0.0 : 0.5 * (nextafter(a, INFINITY) - a);
+}
+
+/* lucid_half_ulp reads the exponent bits where its answer is normal: it must equal the spacing
+ * of the doubles at every finite x, subnormal, tiny, huge, negative (random bit patterns over
+ * all exponents, and the edges of its fast path). */
+static void half_ulp_is_half_the_spacing(void **state) {
+    (void)state;
+    double edges[] = {0.0,      -0.0,     DBL_TRUE_MIN, DBL_MIN,     0x1p-1000,
+                      0x1p-969, 0x1p-968, 0x1.8p-969,   0x1p-970,    1.0,
+                      -1.0,     3.0,      0x1p1000,     -DBL_MAX / 2};
+    for (size_t k = 0; k < sizeof edges / sizeof *edges; ++k)
+        assert_true(lucid_half_ulp(edges[k]) == half_spacing(edges[k]));
+    uint64_t state64 = 0x9e3779b97f4a7c15u;
+    int checked = 0;
+    for (int k = 0; k < 200000; ++k) {
+        state64 = state64 * 6364136223846793005u + 1442695040888963407u; /* LCG (Knuth) */
+        uint64_t bits = state64 ^ (state64 >> 29);
+        double x;
+        memcpy(&x, &bits, sizeof x);
+        if (!isfinite(x) || fabs(x) == DBL_MAX) continue;
+        if (lucid_half_ulp(x) != half_spacing(x))
+            fail_msg("x = %a: %a, spacing / 2 = %a", x, lucid_half_ulp(x), half_spacing(x));
+        ++checked;
+    }
+    assert_true(checked > 190000);
 }
 
 /* One contact, G = diag(2, 2, 8), g = 0, lambda = (0, 0, 1): only the normal moves, by
@@ -115,6 +142,7 @@ static void grows_with_the_mass_ratio(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(half_ulp_is_half_the_spacing),
         cmocka_unit_test(diagonal_case_is_exact),
         cmocka_unit_test(bound_holds_and_is_attained),
         cmocka_unit_test(grows_with_the_mass_ratio),
