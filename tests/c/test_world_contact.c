@@ -254,6 +254,18 @@ static void test_restitution(void **state) {
     lucid_world_destroy(w);
 }
 
+/* A world with options o: the floor (friction 0.5) and `boxes` cubes of 0.2 m and `mass` kg
+ * stacked on it, stepped `steps` times. */
+static lucid_world *stack(const lucid_world_options *o, int boxes, double mass, int steps) {
+    lucid_world *w = NULL;
+    assert_int_equal(lucid_world_create(o, &w), LUCID_OK);
+    add_ground(w, 0.5);
+    for (int k = 0; k < boxes; ++k)
+        add_box(w, 0.1, mass, lucid_vec3_make(0, 0, 0.1 + 0.2 * k), 0.5);
+    step_n(w, steps);
+    return w;
+}
+
 /* Warm starting the contact forces and the ADMM dual from the previous step (matched per
  * shape pair and point) makes the solver of a resting stack converge in far fewer
  * iterations. */
@@ -265,11 +277,7 @@ static void test_warm_start_saves_iterations(void **state) {
         lucid_world_options o;
         lucid_world_default_options(&o);
         o.contact.warm_start = warm;
-        lucid_world *w = NULL;
-        assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
-        add_ground(w, 0.5);
-        for (int k = 0; k < 3; ++k) add_box(w, 0.1, 1.0, lucid_vec3_make(0, 0, 0.1 + 0.2 * k), 0.5);
-        step_n(w, 100);
+        lucid_world *w = stack(&o, 3, 1.0, 100);
         for (int i = 0; i < 100; ++i) {
             assert_int_equal(lucid_world_step(w), LUCID_OK);
             lucid_world_stats st = lucid_world_last_stats(w);
@@ -298,13 +306,7 @@ static void test_warm_start_carries_rho(void **state) {
             lucid_world_options o;
             lucid_world_default_options(&o);
             if (body_space) o.sparse_threshold = 0;
-            lucid_world *w = NULL;
-            assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
-            add_ground(w, 0.5);
-            for (int k = 0; k < 3; ++k)
-                add_box(w, 0.1, light ? 1.0 / 1024 : 1.0, lucid_vec3_make(0, 0, 0.1 + 0.2 * k),
-                        0.5);
-            step_n(w, 100);
+            lucid_world *w = stack(&o, 3, light ? 1.0 / 1024 : 1.0, 100);
             lucid_world_stats st = lucid_world_last_stats(w);
             assert_int_equal(st.islands, 1);
             assert_true(st.converged);
@@ -325,11 +327,7 @@ static void test_warm_start_carries_rho(void **state) {
     lucid_world_options o;
     lucid_world_default_options(&o);
     o.contact.solver = LUCID_CONTACT_PGS;
-    lucid_world *w = NULL;
-    assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
-    add_ground(w, 0.5);
-    add_box(w, 0.1, 1.0, lucid_vec3_make(0, 0, 0.1), 0.5);
-    step_n(w, 20);
+    lucid_world *w = stack(&o, 1, 1.0, 20);
     assert_true(lucid_world_contact_count(w) > 0);
     assert_true(lucid_world_contacts(w)[0].rho == 0.0);
     lucid_world_destroy(w);
