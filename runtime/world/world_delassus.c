@@ -307,7 +307,7 @@ static lucid_status attempt(lucid_world *w, const lucid_contact_problem *p, int 
                             double warm_rho, lucid_contact_result *res) {
     size_t n3 = (size_t)(3 * p->n);
     lucid_contact_options o = w->opt.contact;
-    if (a == 0 && o.solver == LUCID_CONTACT_ADMM && o.rho <= 0.0) o.rho = warm_rho;
+    if (a == 0 && warm_rho > 0.0) o.rho = warm_rho;
     if (a > 0 && o.solver == LUCID_CONTACT_ADMM && o.rho <= 0.0) o.rho = mean_diagonal(p);
     const double *start = a == 2 && from_best ? best_copy(w, n3) : warm_copy(w);
     memcpy(w->lambda, start, sizeof(double) * n3);
@@ -563,8 +563,7 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
                             &res);
     rescale(w, m, 1.0 / force_scale, 1.0 / velocity_scale); /* exact: powers of two */
     if (s != LUCID_OK) return s;
-    lucid_world_keep_rho(w, list, m, w->opt.contact.solver == LUCID_CONTACT_ADMM ? res.rho : 0.0,
-                         force_scale, velocity_scale);
+    lucid_world_keep_rho(w, list, m, res.rho, force_scale, velocity_scale);
     w->stats.solver_iterations += res.iterations;
     w->stats.converged &= res.converged;
     lucid_contact_velocity(&p, w->lambda, w->sigma);

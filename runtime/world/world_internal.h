@@ -170,9 +170,11 @@ void lucid_world_warm_start(lucid_world *w);              /* world_warm_start.c 
 lucid_status lucid_world_remember_forces(lucid_world *w); /* world_warm_start.c */
 /* The penalty an island's warm ADMM starts from, in the island's scaled units (G' = G f / v,
  * so rho' = rho f / v): the geometric mean of the world-unit rho its contacts carried from the
- * last step, 0 when none did (the solver then picks its spectral one). world_warm_start.c */
+ * last step; 0 when none did (the solver then picks its spectral one), when the world's solver
+ * is not ADMM or when its options set rho. world_warm_start.c */
 double lucid_world_warm_rho(const lucid_world *w, const int *list, int m, double f, double v);
-/* Records the island's final penalty rho (scaled units as above; 0: none) on its contacts. */
+/* Records the island's final penalty rho (scaled units as above; 0: none, and always 0 unless
+ * the world's solver is ADMM) on its contacts. */
 void lucid_world_keep_rho(lucid_world *w, const int *list, int m, double rho, double f, double v);
 lucid_status lucid_world_solve_contacts(lucid_world *w, const lucid_vec3 *v_start,
                                         const lucid_vec3 *w_start); /* world_delassus.c */

@@ -434,7 +434,7 @@ static lucid_status attempt(lucid_world *w, const lucid_contact_sparse_problem *
     lucid_world_sparse *sp = w->sparse;
     size_t n3 = 3 * (size_t)p->n;
     lucid_contact_options o = w->opt.contact;
-    if (a == 0 && o.solver == LUCID_CONTACT_ADMM && o.rho <= 0.0) o.rho = warm_rho;
+    if (a == 0 && warm_rho > 0.0) o.rho = warm_rho;
     memcpy(sp->lambda, start, sizeof(double) * n3);
     memcpy(sp->dual, start + n3, sizeof(double) * n3);
     if (a == 1) {
@@ -595,8 +595,7 @@ lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, in
     s = solve_with_fallback(w, &p, lucid_world_warm_rho(w, list, m, f, v), &res, &iterations);
     rescale(sp, m, 1.0 / f, 1.0 / v);
     if (s != LUCID_OK) return s;
-    lucid_world_keep_rho(w, list, m, w->opt.contact.solver == LUCID_CONTACT_ADMM ? res.rho : 0.0, f,
-                         v);
+    lucid_world_keep_rho(w, list, m, res.rho, f, v);
     sp->last = p, sp->last_list = list;
     w->stats.solver_iterations += iterations;
     w->stats.converged &= res.converged;

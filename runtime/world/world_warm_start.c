@@ -62,6 +62,8 @@ void lucid_world_warm_start(lucid_world *w) {
  * its floor took 18.4 iterations and 8.0 factorisations per warm step, from the carried rho 9.2
  * and 1.3 (docs/world.md, step 5). */
 double lucid_world_warm_rho(const lucid_world *w, const int *list, int m, double f, double v) {
+    const lucid_contact_options *o = &w->opt.contact;
+    if (o->solver != LUCID_CONTACT_ADMM || o->rho > 0.0) return 0.0; /* a user's rho wins */
     double first = 0.0, log_sum = 0.0; /* logs relative to the first: exact when all agree */
     int count = 0;
     for (int i = 0; i < m; ++i) {
@@ -74,7 +76,8 @@ double lucid_world_warm_rho(const lucid_world *w, const int *list, int m, double
 }
 
 void lucid_world_keep_rho(lucid_world *w, const int *list, int m, double rho, double f, double v) {
-    double world = rho > 0.0 && isfinite(rho) ? rho * v / f : 0.0;
+    int admm = w->opt.contact.solver == LUCID_CONTACT_ADMM; /* staggered's rho is its own */
+    double world = admm && rho > 0.0 && isfinite(rho) ? rho * v / f : 0.0;
     for (int i = 0; i < m; ++i) w->contacts[list[i]].rho = world;
 }
 
