@@ -3,6 +3,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "solvers/contact/contact_math.h"
+
 static const char *const model_names[] = {"lcp", "ccp", "raisim", "ncp"};
 static const char *const solver_names[] = {"pgs", "admm", "newton", "staggered", "bisection", "ip"};
 
@@ -89,7 +91,7 @@ lucid_status lucid_contact_problem_validate(const lucid_contact_problem *p, cons
     for (long k = 0; p->R && k < m; ++k)
         if (p->R[k] < 0.0) return fail(why, "compliance R is negative", LUCID_ERR_ARGUMENT);
     double scale = 0.0;
-    for (long k = 0; k < m * m; ++k) scale = fmax(scale, fabs(p->G[k]));
+    for (long k = 0; k < m * m; ++k) scale = lucid_contact_fmax(scale, fabs(p->G[k]));
     for (long j = 0; j < m; ++j)
         for (long i = j + 1; i < m; ++i)
             if (fabs(p->G[i + m * j] - p->G[j + m * i]) > 1e-10 * scale)
