@@ -289,12 +289,11 @@ static void pack(const double *z, const double *gamma, double rho, int m, double
  * Newton on them solves the problem in one or two steps, so the spectrum, the analysis of H,
  * its factorisation and ADMM's iterations are not needed (a settled humanoid's warm solve took
  * 5 iterations and 1 factorisation to reach the same guess). A wrong guess costs one LU and
- * is not tried again by the iterations (contact_polish.h); rho is then the caller's (o->rho). */
+ * is not tried again by the iterations (contact_polish.h). The result's rho is the caller's. */
 static int polish_carried(sparse_admm *a, lucid_contact_run *run, lucid_contact_problem *dense,
                           double *sigma) {
     const lucid_contact_options *o = run->o;
     if (!o->warm_start || !o->polish || !(lucid_contact_max_abs(a->s.z, a->s.m) > 0.0)) return 0;
-    a->s.rho = o->rho > 0.0 ? o->rho : 0.0;
     return try_polish(a, run, dense, sigma, 1);
 }
 
@@ -365,14 +364,18 @@ lucid_status lucid_contact_solve_admm_sparse(const lucid_contact_sparse_problem 
     }
     int done = lucid_contact_check(&run, s->z, sigma), checked = 1, next_check = 1;
     lucid_contact_polisher_reset(o->polish ? ws->polisher : NULL);
+    s->rho = o->rho > 0.0 ? o->rho : 0.0; /* the caller's, until the spectrum is needed */
     if (!done && polish_carried(&a, &run, &dense, sigma)) {
         finish(&a, &run, lambda, dual, !result->stalled);
         return LUCID_OK;
     }
-    lucid_status status = lucid_contact_hessian_analyze(ws->h, p);
-    if (status == LUCID_OK) status = spectrum(&a);
-    if (status != LUCID_OK) return status;
-    a.s.rho = o->rho > 0.0 ? o->rho : lucid_contact_admm_spectral_rho(&a.s);
+    lucid_status status = LUCID_OK;
+    if (!done) { /* H and the spectrum serve the iterations only */
+        status = lucid_contact_hessian_analyze(ws->h, p);
+        if (status == LUCID_OK) status = spectrum(&a);
+        if (status != LUCID_OK) return status;
+        if (!(o->rho > 0.0)) s->rho = lucid_contact_admm_spectral_rho(s);
+    }
     lucid_anderson acc;
     lucid_anderson_init(&acc, 2 * m, ws->memory, accel_storage);
     double *acc_u = NULL, *acc_g = NULL;
