@@ -57,6 +57,15 @@ typedef struct scene {
     int max_iter; /* the solver's, when > 0 */
 } scene;
 
+/* Whether sc's file is absent (its case is then skipped, with a line naming where it comes
+ * from). */
+static int missing(const scene *sc, const char *source) {
+    if (readable(sc->path)) return 0;
+    printf("%s: %s not found (%s): skipped\n", sc->name, sc->path, source);
+    ++skipped;
+    return 1;
+}
+
 static lucid_world *robot_world(const scene *sc, const lucid_model *m, lucid_contact_model model,
                                 lucid_contact_solver solver, int threshold) {
     lucid_world_options o;
@@ -265,11 +274,7 @@ static void test_uniform_factor_matches_weighted(void **state) {
 static void test_allegro_same_steps(void **state) {
     (void)state;
     scene sc = allegro();
-    if (!readable(sc.path)) {
-        printf("allegro: %s not found (LUCID_SHARED_DIR): skipped\n", sc.path);
-        ++skipped;
-        return;
-    }
+    if (missing(&sc, "LUCID_SHARED_DIR")) return;
     /* not ncp:admm: from a cold start neither path meets tol on this grasp (even with 5000
      * iterations; docs/benchmarks/robot_step.md), so its answers differ by more than tol can
      * say; the whole trajectories are compared below */
@@ -281,11 +286,7 @@ static void test_allegro_same_steps(void **state) {
 static void test_humanoid_same_steps(void **state) {
     (void)state;
     scene sc = humanoid();
-    if (!readable(sc.path)) {
-        printf("humanoid: %s not found (Debian libmujoco-samples): skipped\n", sc.path);
-        ++skipped;
-        return;
-    }
+    if (missing(&sc, "Debian libmujoco-samples")) return;
     same_step(&sc, LUCID_CONTACT_NCP, LUCID_CONTACT_ADMM, 40, 1e-5);
     same_step(&sc, LUCID_CONTACT_CCP, LUCID_CONTACT_NEWTON, 40, 1e-5);
     same_step(&sc, LUCID_CONTACT_NCP, LUCID_CONTACT_PGS, 40, 1e-5);
@@ -315,11 +316,7 @@ static void test_same_trajectories(void **state) {
 static void test_carried_answer_polished(void **state) {
     (void)state;
     scene sc = humanoid();
-    if (!readable(sc.path)) {
-        printf("humanoid: %s not found (Debian libmujoco-samples): skipped\n", sc.path);
-        ++skipped;
-        return;
-    }
+    if (missing(&sc, "Debian libmujoco-samples")) return;
     lucid_model *m = test_load_model(sc.path);
     lucid_world *w = robot_world(&sc, m, LUCID_CONTACT_NCP, LUCID_CONTACT_ADMM, 0);
     for (int k = 0; k < 400; ++k) assert_int_equal(lucid_world_step(w), LUCID_OK);
