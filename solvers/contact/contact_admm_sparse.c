@@ -285,15 +285,16 @@ static void pack(const double *z, const double *gamma, double rho, int m, double
 }
 
 /* A carried answer (a warm start that is not zero: the last step's solution, moved) polished
- * before any iteration, when the polisher fits: in a rollout its modes are the last step's and
- * Newton on them solves the problem in one or two steps, so the spectrum, the analysis of H,
- * its factorisation and ADMM's iterations are not needed (a settled humanoid's warm solve took
- * 5 iterations and 1 factorisation to reach the same guess). A wrong guess costs one LU and
- * is not tried again by the iterations (contact_polish.h). The result's rho is the caller's. */
+ * before any iteration, when polishing is on and the polisher fits (try_polish): in a rollout its
+ * modes are the last step's and Newton on them solves the problem in one or two steps, so the
+ * spectrum, the analysis of H, its factorisation and ADMM's iterations are not needed (a settled
+ * humanoid's warm solve took 5 iterations and 1 factorisation to reach the same guess). A wrong
+ * guess costs one LU and is not tried again by the iterations (contact_polish.h). The result's rho
+ * is the caller's. */
 static int polish_carried(sparse_admm *a, lucid_contact_run *run, lucid_contact_problem *dense,
                           double *sigma) {
     const lucid_contact_options *o = run->o;
-    if (!o->warm_start || !o->polish || !(lucid_contact_max_abs(a->s.z, a->s.m) > 0.0)) return 0;
+    if (!o->warm_start || !(lucid_contact_max_abs(a->s.z, a->s.m) > 0.0)) return 0;
     return try_polish(a, run, dense, sigma, 1);
 }
 

@@ -66,8 +66,7 @@ static int all_finite(const double *x, long count) {
 }
 
 double lucid_contact_diag(const lucid_contact_problem *p, int k) {
-    long m = 3L * p->n;
-    return p->G[k + m * k] + (p->R ? p->R[k] : 0.0);
+    return lucid_contact_entry(p, k, k);
 }
 
 lucid_status lucid_contact_problem_validate(const lucid_contact_problem *p, const char **why) {
