@@ -35,12 +35,12 @@ static void linear_term(const lucid_contact_problem *p, int ncp, const double *v
         b[3 * i + 2] += p->mu[i] * lucid_contact_hypot(velocity[3 * i], velocity[3 * i + 1]);
 }
 
-/* Sets up the ADMM state from the workspace; rho from the options or the spectrum. */
-static lucid_status admm_setup(lucid_contact_run *run, lucid_contact_admm *s) {
+/* Sets up the ADMM state from the workspace; rho is the caller's (0 when none) until
+ * admm_spectrum. */
+static void admm_setup(lucid_contact_run *run, lucid_contact_admm *s) {
     const lucid_contact_problem *p = run->p;
     lucid_contact_workspace *ws = run->ws;
-    int m = 3 * p->n;
-    *s = (lucid_contact_admm){.m = m,
+    *s = (lucid_contact_admm){.m = 3 * p->n,
                               .A = p->G,
                               .R = p->R,
                               .factor = ws->mat[0],
@@ -49,12 +49,21 @@ static lucid_status admm_setup(lucid_contact_run *run, lucid_contact_admm *s) {
                               .z_prev = ws->vec[3],
                               .gamma = ws->vec[4],
                               .rhs = ws->vec[5],
-                              .alpha = run->o->admm_alpha};
-    lucid_status status = lucid_contact_eigen(ws, p->G, p->R, m, ws->eig, NULL, ws->mat[1]);
+                              .alpha = run->o->admm_alpha,
+                              .rho = run->o->rho > 0.0 ? run->o->rho : 0.0,
+                              .factored_rho = NAN};
+}
+
+/* The spectrum of G + R (eig_min, eig_max) and rho from the options or from it: only the
+ * iterations use them, so a warm start that meets tol at once skips this eigendecomposition
+ * (a settled box's whole step was 35% dsyevd, perf). Uses ws->mat[1] as scratch. */
+static lucid_status admm_spectrum(lucid_contact_run *run, lucid_contact_admm *s) {
+    const lucid_contact_problem *p = run->p;
+    lucid_contact_workspace *ws = run->ws;
+    lucid_status status = lucid_contact_eigen(ws, p->G, p->R, s->m, ws->eig, NULL, ws->mat[1]);
     if (status != LUCID_OK) return status;
-    if ((status = lucid_contact_admm_set_spectrum(s, ws->eig, m)) != LUCID_OK) return status;
+    if ((status = lucid_contact_admm_set_spectrum(s, ws->eig, s->m)) != LUCID_OK) return status;
     s->rho = run->o->rho > 0.0 ? run->o->rho : lucid_contact_admm_spectral_rho(s);
-    s->factored_rho = NAN;
     return LUCID_OK;
 }
 
@@ -104,8 +113,8 @@ lucid_status lucid_contact_solve_admm(lucid_contact_run *run, double *lambda, do
     const lucid_contact_options *o = run->o;
     int m = 3 * p->n, ncp = o->model == LUCID_CONTACT_NCP;
     lucid_contact_admm s;
-    lucid_status status = admm_setup(run, &s);
-    if (status != LUCID_OK) return status;
+    admm_setup(run, &s);
+    lucid_status status = LUCID_OK;
     double *sigma = run->ws->vec[0], *b = run->ws->vec[6];
     /* Start: z = P_K(lambda); gamma from the caller, else -(velocity) which is its value at
      * the solution (stationarity of the x-step: (G + R) x + b + gamma = 0). */
@@ -117,6 +126,7 @@ lucid_status lucid_contact_solve_admm(lucid_contact_run *run, double *lambda, do
         s.gamma[k] = !o->warm_start ? 0.0 : (dual ? dual[k] : from_velocity);
     }
     int done = lucid_contact_check(run, s.z, sigma), checked = 1, next_check = 1;
+    if (!done && (status = admm_spectrum(run, &s)) != LUCID_OK) return status;
     admm_accel acc;
     accel_init(&acc, run->ws, m);
     for (int k = 1; !done && k <= o->max_iter; ++k) {
