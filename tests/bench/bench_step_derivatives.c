@@ -253,8 +253,7 @@ static void box_analytic_b(const lucid_side *s, double *Br, size_t nb, double *a
     memset(&J, 0, sizeof J);
     *agree = NAN;
     int sticking = lucid_world_set_state(s->r, s->x, NULL) == LUCID_OK &&
-                   lucid_world_step_derivatives(s->r, &o, &J, NULL) == LUCID_OK &&
-                   J.contacts == 4;
+                   lucid_world_step_derivatives(s->r, &o, &J, NULL) == LUCID_OK && J.contacts == 4;
     for (int k = 0; sticking && k < J.contacts; ++k)
         sticking = J.mode[k] == LUCID_CONTACT_STICKING && J.margin[k] > 0;
     lucid_step_jacobians_free(&J);
