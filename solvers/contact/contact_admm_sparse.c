@@ -298,6 +298,19 @@ static int polish_carried(sparse_admm *a, lucid_contact_run *run, lucid_contact_
     return try_polish(a, run, dense, sigma, 1);
 }
 
+/* ADMM's rho without the caller's: the spectral rho (lucid_contact_admm_spectral_rho), except
+ * where the polish is on and fits, which wants the modes early rather than a converged iterate:
+ * there sqrt(eig_min eig_max) also on a singular G. On the humanoid lying on its floor, cold,
+ * the spectral eig_min (1e-3 eig_max here) took 21 iterations and 10 factorisations as rho rose
+ * 22x to reach a guess the polish kept; this rho, 1.32, takes 9 iterations and 1 (initial rhos
+ * from 0.3 to 30 took 5 to 9, with 1 factorisation each). */
+static double initial_rho(const sparse_admm *a, const lucid_contact_options *o) {
+    const lucid_contact_admm *s = &a->s;
+    if (o->polish && lucid_contact_polisher_fits(a->ws->polisher, a->p->n))
+        return sqrt(s->eig_min * s->eig_max);
+    return lucid_contact_admm_spectral_rho(s);
+}
+
 /* The answer z (and the multiplier) into lambda and dual, the result's counters; a non-finite
  * answer is replaced by lambda = 0 and reported diverged. */
 static void finish(sparse_admm *a, lucid_contact_run *run, double *lambda, double *dual, int done) {
@@ -375,7 +388,7 @@ lucid_status lucid_contact_solve_admm_sparse(const lucid_contact_sparse_problem 
         status = lucid_contact_hessian_analyze(ws->h, p);
         if (status == LUCID_OK) status = spectrum(&a);
         if (status != LUCID_OK) return status;
-        if (!(o->rho > 0.0)) s->rho = lucid_contact_admm_spectral_rho(s);
+        if (!(o->rho > 0.0)) s->rho = initial_rho(&a, o);
     }
     lucid_anderson acc;
     lucid_anderson_init(&acc, 2 * m, ws->memory, accel_storage);
