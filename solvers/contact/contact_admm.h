@@ -49,6 +49,8 @@ typedef struct lucid_contact_admm {
  * PERIOD-th iteration further away (contact_admm.c). */
 #define LUCID_CONTACT_ADMM_CHECK_NEAR   10.0
 #define LUCID_CONTACT_ADMM_CHECK_PERIOD 4
+/* The period of the body-space ADMM while its polish may still be tried (contact_admm_sparse.c). */
+#define LUCID_CONTACT_ADMM_POLISH_CHECK_PERIOD 2
 
 /* Differences kept by the Anderson acceleration of ncp:admm / ccp:admm (contact_anderson.h). */
 #define LUCID_CONTACT_ADMM_ANDERSON_MEMORY 5

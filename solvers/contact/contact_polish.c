@@ -62,6 +62,10 @@ int lucid_contact_polisher_fits(const lucid_contact_polisher *pl, int n) {
     return pl && n > 0 && n <= pl->capacity;
 }
 
+int lucid_contact_polisher_trying(const lucid_contact_polisher *pl, int n) {
+    return lucid_contact_polisher_fits(pl, n) && pl->failures < LUCID_CONTACT_POLISH_MAX_FAILURES;
+}
+
 void lucid_contact_polisher_reset(lucid_contact_polisher *pl) {
     if (pl) pl->have_previous = pl->have_failed = pl->failures = 0;
 }
@@ -90,9 +94,8 @@ static signed char guess_mode(lucid_contact_model model, double mu, const double
 static int guess_due(lucid_contact_polisher *pl, const lucid_contact_problem *p,
                      lucid_contact_model model, const double *lambda, const double *sigma,
                      int settled) {
-    if (!lucid_contact_polisher_fits(pl, p->n) ||
-        (model != LUCID_CONTACT_NCP && model != LUCID_CONTACT_CCP) ||
-        pl->failures >= LUCID_CONTACT_POLISH_MAX_FAILURES)
+    if (!lucid_contact_polisher_trying(pl, p->n) ||
+        (model != LUCID_CONTACT_NCP && model != LUCID_CONTACT_CCP))
         return 0;
     int n = p->n, same = settled || (pl->have_previous && pl->n == n);
     double F, V;

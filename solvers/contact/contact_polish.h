@@ -56,6 +56,9 @@ void lucid_contact_polisher_destroy(lucid_contact_polisher *pl);
 size_t lucid_contact_polisher_bytes(const lucid_contact_polisher *pl);
 /* Whether problems of n contacts are polished by pl (pl may be NULL: no). */
 int lucid_contact_polisher_fits(const lucid_contact_polisher *pl, int n);
+/* Whether an attempt may still come in this solve of n contacts: pl fits and fewer than
+ * LUCID_CONTACT_POLISH_MAX_FAILURES attempts failed since the reset. */
+int lucid_contact_polisher_trying(const lucid_contact_polisher *pl, int n);
 /* Forgets the modes of the previous solve (call at the start of each solve). */
 void lucid_contact_polisher_reset(lucid_contact_polisher *pl);
 
