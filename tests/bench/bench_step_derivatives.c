@@ -20,7 +20,8 @@
  * 1e-11 on the Allegro grasp (ALLEGRO_REFERENCE_TOL says why); MuJoCo: centred mjd_transitionFD
  * with its solver at tolerance 1e-14), both as a step sweep h = 1e-4 2^-k, k = 0..6, with
  * Richardson extrapolation (4 D(h/2) - D(h)) / 3, keeping the extrapolant where consecutive ones
- * agree best; that agreement is printed as the reference's own uncertainty. The two simulators'
+ * agree best; that agreement is printed as the reference's own uncertainty (lucid's box B: the
+ * exact B = 0 of its sticking contacts instead, box_analytic_b). The two simulators'
  * states differ (lucid: tangent 2 nv, free bodies' twists in the body frame; MuJoCo: 2 nv + na,
  * free joints' linear velocity in the world frame) and each settles on its own, so per-scene
  * costs are compared, and each error only against its own reference.
@@ -259,6 +260,7 @@ static void box_analytic_b(const lucid_side *s, double *Br, size_t nb, double *a
     lucid_step_jacobians_free(&J);
     if (!sticking) return;
     double *zero = calloc(nb + 1, sizeof(double));
+    if (!zero) return; /* no memory: the sweep's B stays the reference */
     *agree = relative_error(Br, zero, (int)nb, s->dt);
     memcpy(Br, zero, sizeof(double) * nb);
     free(zero);
