@@ -265,11 +265,17 @@ static void velocity(sparse_admm *a, const double *z, double *sigma) {
     for (size_t k = 0; k < 3 * (size_t)a->p->n; ++k) sigma[k] += a->p->g[k];
 }
 
+/* The solve's polisher: NULL when contact.polish is off (every lucid_contact_polisher_* query
+ * then says no). */
+static lucid_contact_polisher *polisher(const sparse_admm *a, const lucid_contact_run *run) {
+    return run->o->polish ? a->ws->polisher : NULL;
+}
+
 /* The active-set polish of the iterate when it is due (contact_polish.h), on run's dense
  * problem, whose G = J M^-1 J^T is built at the solve's first attempt (NULL until then). */
 static int try_polish(sparse_admm *a, lucid_contact_run *run, lucid_contact_problem *dense,
                       double *sigma, int accepted) {
-    lucid_contact_polisher *pl = run->o->polish ? a->ws->polisher : NULL;
+    lucid_contact_polisher *pl = polisher(a, run);
     int due = accepted ? lucid_contact_polish_accepted_due(pl, dense, run->o->model, a->s.z, sigma)
                        : lucid_contact_polish_due(pl, dense, run->o->model, a->s.z, sigma);
     if (!due) return 0;
@@ -304,9 +310,9 @@ static int polish_carried(sparse_admm *a, lucid_contact_run *run, lucid_contact_
  * the spectral eig_min (1e-3 eig_max here) took 21 iterations and 10 factorisations as rho rose
  * 22x to reach a guess the polish kept; this rho, 1.32, takes 9 iterations and 1 (initial rhos
  * from 0.3 to 30 took 5 to 9, with 1 factorisation each). */
-static double initial_rho(const sparse_admm *a, const lucid_contact_options *o) {
+static double initial_rho(const sparse_admm *a, const lucid_contact_run *run) {
     const lucid_contact_admm *s = &a->s;
-    if (o->polish && lucid_contact_polisher_fits(a->ws->polisher, a->p->n))
+    if (lucid_contact_polisher_fits(polisher(a, run), a->p->n))
         return sqrt(s->eig_min * s->eig_max);
     return lucid_contact_admm_spectral_rho(s);
 }
@@ -318,10 +324,10 @@ static double initial_rho(const sparse_admm *a, const lucid_contact_options *o) 
  * checks guess the same modes, so the checks' spacing is what it waits (the cold humanoid: 9
  * iterations at 4, 5 at 2, its plain step 110 -> 100 us). */
 static int check_period(const sparse_admm *a, const lucid_contact_run *run) {
-    const lucid_contact_options *o = run->o;
-    if (run->result->model.abs <= LUCID_CONTACT_ADMM_CHECK_NEAR * o->tol) return 1;
-    int polishing = o->polish && lucid_contact_polisher_trying(a->ws->polisher, a->p->n);
-    return polishing ? LUCID_CONTACT_ADMM_POLISH_CHECK_PERIOD : LUCID_CONTACT_ADMM_CHECK_PERIOD;
+    if (run->result->model.abs <= LUCID_CONTACT_ADMM_CHECK_NEAR * run->o->tol) return 1;
+    return lucid_contact_polisher_trying(polisher(a, run), a->p->n)
+               ? LUCID_CONTACT_ADMM_POLISH_CHECK_PERIOD
+               : LUCID_CONTACT_ADMM_CHECK_PERIOD;
 }
 
 /* The answer z (and the multiplier) into lambda and dual, the result's counters; a non-finite
@@ -390,7 +396,7 @@ lucid_status lucid_contact_solve_admm_sparse(const lucid_contact_sparse_problem 
         s->gamma[k] = !o->warm_start ? 0.0 : (dual ? dual[k] : from_velocity);
     }
     int done = lucid_contact_check(&run, s->z, sigma), checked = 1, next_check = 1;
-    lucid_contact_polisher_reset(o->polish ? ws->polisher : NULL);
+    lucid_contact_polisher_reset(polisher(&a, &run));
     s->rho = o->rho > 0.0 ? o->rho : 0.0; /* the caller's, until the spectrum is needed */
     if (!done && polish_carried(&a, &run, &dense, sigma)) {
         finish(&a, &run, lambda, dual, !result->stalled);
@@ -401,7 +407,7 @@ lucid_status lucid_contact_solve_admm_sparse(const lucid_contact_sparse_problem 
         status = lucid_contact_hessian_analyze(ws->h, p);
         if (status == LUCID_OK) status = spectrum(&a);
         if (status != LUCID_OK) return status;
-        if (!(o->rho > 0.0)) s->rho = initial_rho(&a, o);
+        if (!(o->rho > 0.0)) s->rho = initial_rho(&a, &run);
     }
     lucid_anderson acc;
     lucid_anderson_init(&acc, 2 * m, ws->memory, accel_storage);
