@@ -8,7 +8,10 @@
  *   humanoid  MuJoCo's humanoid lying on its floor (controls 0), settled for --settle seconds,
  *             then lowered --sink m (2e-4) into the floor on both sides: a settled contact rests
  *             exactly at lucid's rest depth, a kink of the step (docs/step_derivatives.md),
- *             where no derivative exists for a reference to measure; below the slop it has one
+ *             where no derivative exists for a reference to measure; below the slop it has one.
+ *             Likewise every joint beyond its limit is pushed --sink rad further past it, on
+ *             both sides: a joint pressed against its limit settles exactly at -slop, the
+ *             other kink
  *   allegro   the Allegro hand closing on its cube (bench_robot_step's grasp), settled
  * Timings: CPU time of one derivative call from the settled state (lucid: one step plus the
  * derivatives, cold started after lucid_world_set_state; MuJoCo: mjd_transitionFD, which also
@@ -400,6 +403,7 @@ typedef struct scene_result {
     timing implicit, implicit_warm, implicit_collide, fd, mujoco, implicit_tight, step;
     double lucid_ua, lucid_ub, mujoco_ua, mujoco_ub;
     double box_b_agree; /* box_analytic_b's: the FD sweep's B against the exact 0 (NAN: none) */
+    int limits_sunk, mujoco_limits_sunk; /* joints pushed past their limits by --sink */
     int have_mujoco;
 } scene_result;
 
@@ -426,6 +430,39 @@ static int lucid_scene(const char *which, const robot_scene *sc, double settle, 
     return robot_scene_settle_lucid(sc->name, *w, settle);
 }
 
+/* Pushes every limited 1-dof coordinate that lies beyond its bound `sink` further past it
+ * (q: the model's nq coordinates; returns how many): a joint pressed against its limit settles
+ * exactly at -slop, a kink of lucid's step (docs/step_derivatives.md, "Kinks") where no
+ * derivative exists for a reference to measure, as the floor contacts' rest depth is. */
+static int sink_limits_lucid(const lucid_model *m, double *q, double sink) {
+    const double *lo = lucid_model_lower_limits(m), *hi = lucid_model_upper_limits(m);
+    const int *limited = lucid_model_limited(m);
+    int n = 0;
+    for (size_t i = 0; i < lucid_model_nq(m); ++i) {
+        if (!limited[i]) continue;
+        if (q[i] < lo[i])
+            q[i] -= sink, ++n;
+        else if (q[i] > hi[i])
+            q[i] += sink, ++n;
+    }
+    return n;
+}
+
+/* The same on MuJoCo's side: its limited hinge and slide joints beyond their range. */
+static int sink_limits_mujoco(const mjModel *m, mjData *d, double sink) {
+    int n = 0;
+    for (int j = 0; j < m->njnt; ++j) {
+        if (!m->jnt_limited[j] || (m->jnt_type[j] != mjJNT_HINGE && m->jnt_type[j] != mjJNT_SLIDE))
+            continue;
+        double *q = &d->qpos[m->jnt_qposadr[j]];
+        if (*q < m->jnt_range[2 * j])
+            *q -= sink, ++n;
+        else if (*q > m->jnt_range[2 * j + 1])
+            *q += sink, ++n;
+    }
+    return n;
+}
+
 static int run_scene(const char *which, const robot_scene *sc, const mujoco_api *api,
                      const bench_options *bo, scene_result *res) {
     lucid_world *w = NULL, *r = NULL;
@@ -445,7 +482,10 @@ static int run_scene(const char *which, const robot_scene *sc, const mujoco_api 
                      reference_tol(which)};
     double *x = malloc(sizeof(double) * (size_t)lucid_world_state_size(w));
     lucid_world_get_state(w, x);
-    if (strcmp(which, "humanoid") == 0) x[2] -= bo->sink; /* the root's z (free joint q) */
+    if (strcmp(which, "humanoid") == 0) { /* the model's q leads the state (no free bodies) */
+        x[2] -= bo->sink;                 /* the root's z (free joint q) */
+        res->limits_sunk = sink_limits_lucid(mw, x, bo->sink);
+    }
     ls.x = x;
     size_t na = (size_t)ls.nt * ls.nt, nb = (size_t)ls.nt * ls.nu;
     double *Ar = malloc(sizeof(double) * (na + 1)), *Br = malloc(sizeof(double) * (nb + 1));
@@ -512,7 +552,10 @@ static int run_scene(const char *which, const robot_scene *sc, const mujoco_api 
         return 0;
     ms.nt = 2 * ms.m->nv + ms.m->na, ms.nu = ms.m->nu;
     ms.saved = malloc(sizeof(double) * mujoco_state_size(ms.m));
-    if (strcmp(which, "humanoid") == 0) ms.d->qpos[2] -= bo->sink;
+    if (strcmp(which, "humanoid") == 0) {
+        ms.d->qpos[2] -= bo->sink;
+        res->mujoco_limits_sunk = sink_limits_mujoco(ms.m, ms.d, bo->sink);
+    }
     mujoco_copy(&ms, 1);
     na = (size_t)ms.nt * ms.nt, nb = (size_t)ms.nt * ms.nu;
     Ar = malloc(sizeof(double) * (na + 1)), Br = malloc(sizeof(double) * (nb + 1));
@@ -551,6 +594,10 @@ static void print_scene(const char *which, const scene_result *s) {
     print_row(which, "(lucid implicit, ref tol)", &s->implicit_tight, s->lucid_ua, s->lucid_ub);
     if (s->have_mujoco)
         print_row(which, "MuJoCo mjd_transitionFD", &s->mujoco, s->mujoco_ua, s->mujoco_ub);
+    if (s->limits_sunk || s->mujoco_limits_sunk)
+        printf("%-9s joints beyond their limits pushed --sink further past them (off lucid's -slop "
+               "kink): lucid %d, MuJoCo %d\n",
+               which, s->limits_sunk, s->mujoco_limits_sunk);
     if (!isnan(s->box_b_agree))
         printf("%-9s lucid's B reference is exact: B = 0 while the four contacts stick "
                "(box_analytic_b); the FD sweep's B is %.1e from it\n",
