@@ -13,6 +13,12 @@
  *             both sides: a joint pressed against its limit settles exactly at -slop, the
  *             other kink
  *   allegro   the Allegro hand closing on its cube (bench_robot_step's grasp), settled
+ *   touch     the same hand at its first touch of the cube, where the step is differentiable
+ *             (the settled grasp is hyperstatic, its contacts at the rest-depth kink and on the
+ *             cone's edge: docs/step_derivatives.md): lucid at the first step that presses on the
+ *             cube with every contact >= 1e-6 from the kinks (as tests/lua/
+ *             test_step_derivatives.lua), MuJoCo at its own first contact with it; the
+ *             reference sweep starts at h = 1e-6 there
  * Timings: CPU time of one derivative call from the settled state (lucid: one step plus the
  * derivatives, cold started after lucid_world_set_state; MuJoCo: mjd_transitionFD, which also
  * evaluates the nominal step, from its restored warm start), best of --repeats; "lucid
@@ -53,9 +59,14 @@
 #include "mujoco_api.h"
 #include "robot_scene.h"
 
-#define SWEEP         7    /* h_k = SWEEP_H0 2^-k */
-#define SWEEP_H0      1e-4 /* the largest step of the reference sweep */
-#define REFERENCE_TOL 1e-14
+#define SWEEP    7    /* h_k = h0 2^-k */
+#define SWEEP_H0 1e-4 /* the largest step of the reference sweep */
+/* The touching hand's: its contacts are only >= TOUCH_KINK_DISTANCE from the kinks, so the
+ * sweep's steps stay below that (tests/lua/test_step_derivatives.lua uses 3e-7 and 1e-7). */
+#define TOUCH_SWEEP_H0      1e-6
+#define TOUCH_KINK_DISTANCE 1e-6
+#define TOUCH_MAX_STEPS     300
+#define REFERENCE_TOL       1e-14
 /* The Allegro grasp's reference tol: its cube is held in force closure with mu = 1, so
  * internal squeezing forces are undetermined (G has a null space that meets the cones' interior)
  * and ADMM's iterate drifts along them: it stalls at an NCP criterion of ~3e-6 whatever tol or
@@ -102,17 +113,17 @@ static void richardson(const double *D, int n, double floor, double *ref, double
 }
 
 /* The reference (A, B) of f by the sweep; 0 when an evaluation fails. */
-static int reference(jacobian_fn f, void *ctx, int na, int nb, double dt, double *A, double *B,
-                     double *ua, double *ub) {
+static int reference(jacobian_fn f, void *ctx, int na, int nb, double dt, double h0, double *A,
+                     double *B, double *ua, double *ub) {
     double *DA = malloc(sizeof(double) * ((size_t)SWEEP * na + 1));
     double *DB = malloc(sizeof(double) * ((size_t)SWEEP * nb + 1));
     int ok = 1;
     for (int k = 0; k < SWEEP && ok; ++k)
-        ok = f(ctx, SWEEP_H0 * ldexp(1.0, -k), DA + (size_t)k * na, DB + (size_t)k * nb);
+        ok = f(ctx, h0 * ldexp(1.0, -k), DA + (size_t)k * na, DB + (size_t)k * nb);
     if (ok) richardson(DA, na, dt, A, ua), richardson(DB, nb, dt, B, ub);
     if (ok && getenv("BENCH_SD_DUMP"))
         for (int k = 0; k < SWEEP; ++k) {
-            fprintf(stderr, "h=%g B:", SWEEP_H0 * ldexp(1.0, -k));
+            fprintf(stderr, "h=%g B:", h0 * ldexp(1.0, -k));
             for (int i = 0; i < nb; ++i) fprintf(stderr, " %.3e", DB[(size_t)k * nb + i]);
             fprintf(stderr, "\n");
         }
@@ -192,6 +203,13 @@ static int lucid_time(lucid_side *s, lucid_step_method method, lucid_step_geomet
                 fprintf(stderr, "A row %zu col %zu: %.6e ref %.6e\n", i % (size_t)s->nt,
                         i / (size_t)s->nt, A[i], Ar[i]);
     t->err_b = Br ? relative_error(B, Br, (int)nb, s->dt) : NAN;
+    if (Br && getenv("BENCH_SD_DUMP")) {
+        size_t worst = 0;
+        for (size_t i = 0; i < nb; ++i)
+            if (fabs(B[i] - Br[i]) > fabs(B[worst] - Br[worst])) worst = i;
+        fprintf(stderr, "B's largest difference: row %zu col %zu (entry %zu): %.9e ref %.9e\n",
+                worst % (size_t)s->nt, worst / (size_t)s->nt, worst, B[worst], Br[worst]);
+    }
     free(A);
     free(B);
     return ok;
@@ -310,12 +328,13 @@ static int mujoco_reference_fn(void *ctx, double h, double *A, double *B) {
 }
 
 /* The reference with MuJoCo's solver at tolerance 1e-14 (1000 iterations), then restored. */
-static int mujoco_reference(mujoco_side *s, double *A, double *B, double *ua, double *ub) {
+static int mujoco_reference(mujoco_side *s, double h0, double *A, double *B, double *ua,
+                            double *ub) {
     mjtNum tol = s->m->opt.tolerance;
     int iterations = s->m->opt.iterations;
     s->m->opt.tolerance = REFERENCE_TOL, s->m->opt.iterations = 1000;
-    int ok = reference(mujoco_reference_fn, s, s->nt * s->nt, s->nt * s->nu, s->m->opt.timestep, A,
-                       B, ua, ub);
+    int ok = reference(mujoco_reference_fn, s, s->nt * s->nt, s->nt * s->nu, s->m->opt.timestep, h0,
+                       A, B, ua, ub);
     s->m->opt.tolerance = tol, s->m->opt.iterations = iterations;
     return ok;
 }
@@ -404,6 +423,7 @@ typedef struct scene_result {
     double lucid_ua, lucid_ub, mujoco_ua, mujoco_ub;
     double box_b_agree; /* box_analytic_b's: the FD sweep's B against the exact 0 (NAN: none) */
     int limits_sunk, mujoco_limits_sunk; /* joints pushed past their limits by --sink */
+    int steps, mujoco_steps; /* the touching hand's steps to its touch (else lucid's settling) */
     int have_mujoco;
 } scene_result;
 
@@ -412,21 +432,87 @@ static double reference_tol(const char *which) {
     return strcmp(which, "allegro") == 0 ? ALLEGRO_REFERENCE_TOL : REFERENCE_TOL;
 }
 
+/* The largest step of a scene's reference sweep. */
+static double sweep_h0(const char *which) {
+    return strcmp(which, "touch") == 0 ? TOUCH_SWEEP_H0 : SWEEP_H0;
+}
+
+/* Whether the last step of w pressed on `cube` (a world body) with every contact at least
+ * TOUCH_KINK_DISTANCE from both kinks of the reference velocity (the rest depth -slop/2 and
+ * -slop: docs/step_derivatives.md, "Kinks"), as tests/lua/test_step_derivatives.lua picks. */
+static int touching_off_kinks(const lucid_world *w, int cube) {
+    double slop = lucid_world_get_options(w)->slop;
+    const lucid_world_contact *c = lucid_world_contacts(w);
+    int n = lucid_world_contact_count(w), on_cube = 0;
+    for (int k = 0; k < n; ++k) {
+        double d = c[k].separation;
+        if (fabs(d + slop / 2) < TOUCH_KINK_DISTANCE || fabs(d + slop) < TOUCH_KINK_DISTANCE)
+            return 0;
+        on_cube |= c[k].limit_sign == 0 && (c[k].body1 == cube || c[k].body2 == cube) &&
+                   c[k].force[2] > 0; /* pressing, not a speculative contact */
+    }
+    return on_cube;
+}
+
+/* Steps the closing hand of w (model m) from its start to the first step (after the first)
+ * that touches its cube off the kinks, and leaves w at the state before it: its step count in
+ * *steps; 0 with a message when none comes within TOUCH_MAX_STEPS. */
+static int settle_to_touch(lucid_world *w, const lucid_model *m, int *steps) {
+    int cube_link = lucid_model_find_body(m, "cube"), cube = -1, link;
+    for (int b = 0; b < lucid_world_body_count(w) && cube < 0; ++b)
+        if (lucid_world_body_model(w, b, &link) >= 0 && link == cube_link) cube = b;
+    double *x = malloc(sizeof(double) * (size_t)lucid_world_state_size(w));
+    int found = 0;
+    for (int k = 1; x && cube >= 0 && k <= TOUCH_MAX_STEPS && !found; ++k) {
+        lucid_world_get_state(w, x);
+        if (lucid_world_step(w) != LUCID_OK) break;
+        if (k > 1 && touching_off_kinks(w, cube))
+            found = 1, *steps = k - 1, lucid_world_set_state(w, x, NULL);
+    }
+    free(x);
+    if (!found) fprintf(stderr, "touch: the hand does not touch its cube off the kinks\n");
+    return found;
+}
+
+/* MuJoCo's closing hand stepped to its first contact with the cube (its contacts are soft:
+ * no kink to keep away from), left at the state before that step: 0 with a message when none
+ * comes within TOUCH_MAX_STEPS. Its warm start is the previous step's, as a rollout's. */
+static int mujoco_settle_to_touch(const mujoco_api *api, const mjModel *m, mjData *d, int *steps) {
+    int cube = -1;
+    for (int b = 0; b < m->nbody && cube < 0; ++b)
+        if (strcmp(m->names + m->name_bodyadr[b], "cube") == 0) cube = b;
+    for (int k = 1; cube >= 0 && k <= TOUCH_MAX_STEPS; ++k) {
+        api->forward(m, d); /* the contacts of the step from here */
+        for (int c = 0; c < d->ncon; ++c)
+            if (m->geom_bodyid[d->contact[c].geom1] == cube ||
+                m->geom_bodyid[d->contact[c].geom2] == cube) {
+                *steps = k - 1;
+                return 1;
+            }
+        api->step(m, d);
+    }
+    fprintf(stderr, "touch: MuJoCo's hand does not touch its cube\n");
+    return 0;
+}
+
 /* Builds lucid's timed and reference worlds of a scene, settled; 0 on failure. */
 static int lucid_scene(const char *which, const robot_scene *sc, double settle, lucid_world **w,
-                       lucid_world **r, lucid_model **mw, lucid_model **mr) {
+                       lucid_world **r, lucid_model **mw, lucid_model **mr, int *steps) {
     lucid_world_options o, tight;
     lucid_world_default_options(&o);
     tight = o;
     tight.contact.tol = reference_tol(which), tight.contact.max_iter = 100000;
     int id;
     *mw = *mr = NULL;
+    *steps = 0;
     if (strcmp(which, "box") == 0) {
         *w = box_world(&o), *r = box_world(&tight);
         return *w && *r;
     }
     if (!robot_scene_lucid(sc, &o, w, mw, &id) || !robot_scene_lucid(sc, &tight, r, mr, &id))
         return 0;
+    if (strcmp(which, "touch") == 0) return settle_to_touch(*w, *mw, steps);
+    *steps = (int)(settle / lucid_world_get_options(*w)->dt);
     return robot_scene_settle_lucid(sc->name, *w, settle);
 }
 
@@ -467,7 +553,7 @@ static int run_scene(const char *which, const robot_scene *sc, const mujoco_api 
                      const bench_options *bo, scene_result *res) {
     lucid_world *w = NULL, *r = NULL;
     lucid_model *mw = NULL, *mr = NULL;
-    if (!lucid_scene(which, sc, bo->settle, &w, &r, &mw, &mr)) {
+    if (!lucid_scene(which, sc, bo->settle, &w, &r, &mw, &mr, &res->steps)) {
         fprintf(stderr, "%s: cannot make lucid's scene\n", which);
         lucid_world_destroy(w), lucid_world_destroy(r);
         lucid_model_destroy(mw), lucid_model_destroy(mr);
@@ -489,8 +575,8 @@ static int run_scene(const char *which, const robot_scene *sc, const mujoco_api 
     ls.x = x;
     size_t na = (size_t)ls.nt * ls.nt, nb = (size_t)ls.nt * ls.nu;
     double *Ar = malloc(sizeof(double) * (na + 1)), *Br = malloc(sizeof(double) * (nb + 1));
-    int ok = !bo->reference || reference(lucid_reference_fn, &ls, (int)na, (int)nb, ls.dt, Ar, Br,
-                                         &res->lucid_ua, &res->lucid_ub);
+    int ok = !bo->reference || reference(lucid_reference_fn, &ls, (int)na, (int)nb, ls.dt,
+                                         sweep_h0(which), Ar, Br, &res->lucid_ua, &res->lucid_ub);
     if (!bo->reference) res->lucid_ua = res->lucid_ub = NAN;
     res->box_b_agree = NAN;
     if (ok && bo->reference && strcmp(which, "box") == 0) {
@@ -548,7 +634,10 @@ static int run_scene(const char *which, const robot_scene *sc, const mujoco_api 
     if (!ok || !api) return ok;
 
     mujoco_side ms = {api, NULL, NULL, NULL, 0, 0};
-    if (!robot_scene_mujoco(api, sc, strcmp(which, "box") == 0 ? 0.0 : bo->settle, &ms.m, &ms.d))
+    /* settled as long as lucid (the touching hand: to its own first touch of the cube) */
+    double seconds = strcmp(which, "box") == 0 || strcmp(which, "touch") == 0 ? 0.0 : bo->settle;
+    if (!robot_scene_mujoco(api, sc, seconds, &ms.m, &ms.d)) return 0;
+    if (strcmp(which, "touch") == 0 && !mujoco_settle_to_touch(api, ms.m, ms.d, &res->mujoco_steps))
         return 0;
     ms.nt = 2 * ms.m->nv + ms.m->na, ms.nu = ms.m->nu;
     ms.saved = malloc(sizeof(double) * mujoco_state_size(ms.m));
@@ -560,7 +649,7 @@ static int run_scene(const char *which, const robot_scene *sc, const mujoco_api 
     na = (size_t)ms.nt * ms.nt, nb = (size_t)ms.nt * ms.nu;
     Ar = malloc(sizeof(double) * (na + 1)), Br = malloc(sizeof(double) * (nb + 1));
     if (bo->reference)
-        mujoco_reference(&ms, Ar, Br, &res->mujoco_ua, &res->mujoco_ub);
+        mujoco_reference(&ms, sweep_h0(which), Ar, Br, &res->mujoco_ua, &res->mujoco_ub);
     else
         res->mujoco_ua = res->mujoco_ub = NAN;
     mujoco_time(&ms, bo->eps, bo->repeats, bo->reference ? Ar : NULL, bo->reference ? Br : NULL,
@@ -594,6 +683,10 @@ static void print_scene(const char *which, const scene_result *s) {
     print_row(which, "(lucid implicit, ref tol)", &s->implicit_tight, s->lucid_ua, s->lucid_ub);
     if (s->have_mujoco)
         print_row(which, "MuJoCo mjd_transitionFD", &s->mujoco, s->mujoco_ua, s->mujoco_ub);
+    if (strcmp(which, "touch") == 0)
+        printf("%-9s the closing hand's first touch of its cube: lucid after %d steps (every "
+               "contact >= %g m from the kinks), MuJoCo after %d; reference sweep from h = %g\n",
+               which, s->steps, TOUCH_KINK_DISTANCE, s->mujoco_steps, TOUCH_SWEEP_H0);
     if (s->limits_sunk || s->mujoco_limits_sunk)
         printf("%-9s joints beyond their limits pushed --sink further past them (off lucid's -slop "
                "kink): lucid %d, MuJoCo %d\n",
@@ -671,7 +764,7 @@ int main(int argc, char **argv) {
     if (!parse(argc, argv, &bo)) {
         fprintf(stderr,
                 "usage: %s [--repeats R >= 1] [--settle S >= 0] [--eps H > 0] [--sink D >= 0] "
-                "[--scene box|humanoid|allegro] [--no-reference] [--profile N] [--geometry "
+                "[--scene box|humanoid|allegro|touch] [--no-reference] [--profile N] [--geometry "
                 "auto|collide|carried]\n",
                 argv[0]);
         return 2;
@@ -688,7 +781,9 @@ int main(int argc, char **argv) {
     } scenes[] = {
         {"box", {"box", box, {0}, 0}},
         {"humanoid", {"humanoid", "/usr/share/mujoco/model/humanoid/humanoid.xml", {0}, 0}},
-        {"allegro", robot_scene_allegro(allegro)}};
+        {"allegro", robot_scene_allegro(allegro)},
+        {"touch", robot_scene_allegro(allegro)}};
+    enum { NSCENES = sizeof scenes / sizeof scenes[0] };
     mujoco_api api;
     memset(&api, 0, sizeof api);
     int have_mujoco = load_mujoco(&api);
@@ -706,9 +801,9 @@ int main(int argc, char **argv) {
     printf("%-9s %-24s %4s %4s %8s %9s %11s %9s %9s %9s %9s\n", "scene", "method", "nt", "nu",
            "contacts", "fallback", "CPU us", "err A", "err B", "ref unc A", "ref unc B");
     int status = 0;
-    scene_result results[3];
-    int done[3] = {0};
-    for (int i = 0; i < 3; ++i) {
+    scene_result results[NSCENES];
+    int done[NSCENES] = {0};
+    for (int i = 0; i < NSCENES; ++i) {
         if (bo.only && strcmp(bo.only, scenes[i].which) != 0) continue;
         if (!robot_scene_readable(scenes[i].sc.path)) {
             printf("%-9s skipped: %s not found\n", scenes[i].which, scenes[i].sc.path);
@@ -726,7 +821,7 @@ int main(int argc, char **argv) {
         fflush(stdout);
     }
     printf("targets (issue 11):\n");
-    for (int i = 0; i < 3; ++i)
+    for (int i = 0; i < NSCENES; ++i)
         if (done[i]) print_targets(scenes[i].which, &results[i], i == 1);
     unlink(box);
     return status;
