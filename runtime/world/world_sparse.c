@@ -428,13 +428,17 @@ static lucid_status ip_attempt(lucid_world *w, const lucid_contact_sparse_proble
 /* One attempt: 0 warm with the world's solver (ADMM from the carried rho when there is one,
  * lucid_world_warm_rho), 1 cold (ADMM's rho the mean diagonal of G + R as in
  * world_delassus.c), 2 the model's PGS from `start`, 3 the model's interior point
- * (lucid_world_has_ip_attempt). */
+ * (lucid_world_has_ip_attempt). ip_next: the interior point may still follow, so ADMM gives up
+ * once its forecast misses tol (lucid_contact_options.give_up: it goes before PGS from an
+ * answer that far, next_attempt). */
 static lucid_status attempt(lucid_world *w, const lucid_contact_sparse_problem *p, int a,
-                            const double *start, double warm_rho, lucid_contact_result *res) {
+                            const double *start, double warm_rho, int ip_next,
+                            lucid_contact_result *res) {
     lucid_world_sparse *sp = w->sparse;
     size_t n3 = 3 * (size_t)p->n;
     lucid_contact_options o = w->opt.contact;
     if (a == 0 && warm_rho > 0.0) o.rho = warm_rho;
+    o.give_up = ip_next && a < 2;
     memcpy(sp->lambda, start, sizeof(double) * n3);
     memcpy(sp->dual, start + n3, sizeof(double) * n3);
     if (a == 1) {
@@ -515,7 +519,8 @@ static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_spar
     int have_best = 0, best_cold = 0, pgs = o->solver != LUCID_CONTACT_PGS ? 2 : -1, tried = 0;
     int ip = lucid_world_has_ip_attempt(o, p->n) ? 3 : -1;
     for (int a = o->warm_start ? 0 : 1; a >= 0;) {
-        lucid_status s = attempt(w, p, a, a == 2 && have_best ? best : warm, warm_rho, &res);
+        lucid_status s = attempt(w, p, a, a == 2 && have_best ? best : warm, warm_rho,
+                                 ip >= 0 && !(tried & (1 << ip)), &res);
         if (s != LUCID_OK) return s;
         *iterations += res.iterations;
         int finite = !res.diverged && finite_answer(sp->lambda, n3);

@@ -15,6 +15,27 @@ lucid_status lucid_contact_admm_set_spectrum(lucid_contact_admm *s, const double
     return LUCID_OK;
 }
 
+void lucid_contact_admm_forecast_init(lucid_contact_admm_forecast *f) {
+    *f = (lucid_contact_admm_forecast){.best = INFINITY, .window_best = INFINITY};
+}
+
+int lucid_contact_admm_hopeless(lucid_contact_admm_forecast *f, int k, double criterion, double tol,
+                                int max_iter) {
+    if (criterion < f->best) f->best = criterion; /* a NaN criterion is not recorded */
+    if (k < LUCID_CONTACT_ADMM_FORECAST_WINDOW) return 0;
+    if (f->window_start == 0) { /* the first window opens */
+        f->window_start = k, f->window_best = f->best;
+        return 0;
+    }
+    if (k - f->window_start < LUCID_CONTACT_ADMM_FORECAST_WINDOW) return 0;
+    double rate = log(f->window_best / f->best) / (double)(k - f->window_start);
+    int hopeless = f->best > LUCID_CONTACT_ADMM_FORECAST_FAR * tol &&
+                   !(rate > 0.0 && (double)k + log(f->best / tol) / rate <=
+                                       LUCID_CONTACT_ADMM_FORECAST_MARGIN * (double)max_iter);
+    f->window_start = k, f->window_best = f->best;
+    return hopeless;
+}
+
 double lucid_contact_admm_spectral_rho(const lucid_contact_admm *s) {
     return s->singular ? s->eig_min : sqrt(s->eig_min * s->eig_max);
 }

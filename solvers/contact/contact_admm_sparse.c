@@ -411,6 +411,8 @@ lucid_status lucid_contact_solve_admm_sparse(const lucid_contact_sparse_problem 
     }
     lucid_anderson acc;
     lucid_anderson_init(&acc, 2 * m, ws->memory, accel_storage);
+    lucid_contact_admm_forecast forecast;
+    lucid_contact_admm_forecast_init(&forecast);
     double *acc_u = NULL, *acc_g = NULL;
     if (ws->memory) {
         acc_u = accel_storage + lucid_anderson_storage(2 * m, ws->memory);
@@ -426,6 +428,11 @@ lucid_status lucid_contact_solve_admm_sparse(const lucid_contact_sparse_problem 
             if ((done = lucid_contact_check(&run, s->z, sigma))) break;
             if (try_polish(&a, &run, &dense, sigma, 0)) {
                 done = !result->stalled;
+                break;
+            }
+            if (o->give_up &&
+                lucid_contact_admm_hopeless(&forecast, k, result->model.abs, o->tol, o->max_iter)) {
+                result->gave_up = 1;
                 break;
             }
             next_check = k + check_period(&a, &run);

@@ -41,6 +41,10 @@ typedef struct lucid_contact_options {
     int polish;    /* ADMM in body space (contact_sparse.h, the world's robot islands): 1 (default)
                     * tries Newton on the modes the iterate shows (contact_polish.h) and keeps its
                     * answer when it meets tol; the dense ADMM does not polish */
+    int give_up;   /* ADMM in body space: 1 ends a solve whose progress, extrapolated, misses tol
+                    * within max_iter (LUCID_CONTACT_ADMM_FORECAST_*, contact_admm.h), for a
+                    * caller with a better next attempt (the world's interior point); 0 by
+                    * default */
 } lucid_contact_options;
 
 typedef struct lucid_contact_result {
@@ -52,6 +56,7 @@ typedef struct lucid_contact_result {
     int factorizations;           /* Cholesky factorisations performed (ADMM, Newton) */
     double rho;                   /* ADMM: final rho, to warm start the next solve */
     int polished;                 /* the answer came from the active-set polish */
+    int gave_up;                  /* ADMM stopped by its forecast (options.give_up) */
     lucid_contact_criteria model; /* the model's own criterion (what tol applies to) */
     lucid_contact_criteria ncp;   /* the NCP criterion of the returned lambda */
 } lucid_contact_result;

@@ -3,6 +3,7 @@
  * problems dumped from the rigid-body world (tests/data/contact), random boxes resting on a
  * plane with 8 contact points and rows of touching boxes, criteria of NaN / Inf / overflowing
  * candidates, and a problem whose solution overflows. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -417,9 +418,51 @@ static void spectral_rho_on_singular_spectra(void **state) {
     assert_true(s.rho == 4.0);
 }
 
+/* The first iteration (checked every `period`) at which a criterion r(k) is hopeless by the
+ * forecast (tol 1e-6, max_iter 200), 0 when never up to 200. */
+static int hopeless_at(double (*r)(int), int period) {
+    lucid_contact_admm_forecast f;
+    lucid_contact_admm_forecast_init(&f);
+    for (int k = 1; k <= 200; k += period)
+        if (lucid_contact_admm_hopeless(&f, k, r(k), 1e-6, 200)) return k;
+    return 0;
+}
+static double linear_to_tol_by_150(int k) { /* 1e2 at k = 0 to 1e-6 at k = 150 */
+    return 1e2 * pow(1e-8, k / 150.0);
+}
+static double linear_to_tol_by_400(int k) {
+    return 1e2 * pow(1e-8, k / 400.0);
+}
+static double stuck_far(int k) { /* the cold Allegro grasp's: falls, then wanders at ~0.3 */
+    return k < 40 ? 1e2 * pow(0.9, k) : 0.3 + 0.2 * sin(k);
+}
+static double stuck_near(int k) { /* a warm solve crawling within 1e3 tol: left to finish */
+    return 2e-5 + 1e-5 * sin(k);
+}
+static double converging_with_nans(int k) { /* NaN at every even check */
+    return k % 2 ? linear_to_tol_by_150(k) : NAN;
+}
+
+/* The forecast that ends ADMM early for a caller with a better next attempt: a geometric
+ * decrease that reaches tol within max_iter (or within the margin of it) is never stopped; one
+ * that needs twice max_iter is, at its second window; a stagnating criterion far from tol is,
+ * near tol (within LUCID_CONTACT_ADMM_FORECAST_FAR tol) never; NaN criteria are not records. */
+static void admm_forecast_stops_only_hopeless_solves(void **state) {
+    (void)state;
+    assert_int_equal(hopeless_at(linear_to_tol_by_150, 1), 0);
+    assert_int_equal(hopeless_at(linear_to_tol_by_150, 4), 0);
+    int k = hopeless_at(linear_to_tol_by_400, 1);
+    assert_int_equal(k, 2 * LUCID_CONTACT_ADMM_FORECAST_WINDOW);
+    k = hopeless_at(stuck_far, 4);
+    assert_true(k > 40 && k <= 40 + 2 * LUCID_CONTACT_ADMM_FORECAST_WINDOW + 4);
+    assert_int_equal(hopeless_at(stuck_near, 2), 0);
+    assert_int_equal(hopeless_at(converging_with_nans, 1), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(spectral_rho_on_singular_spectra),
+        cmocka_unit_test(admm_forecast_stops_only_hopeless_solves),
         cmocka_unit_test(dumped_problems_have_singular_delassus),
         cmocka_unit_test(dumped_world_problems_are_solved_by_every_pair),
         cmocka_unit_test(random_hyperstatic_problems_are_solved_by_every_pair),
