@@ -18,7 +18,7 @@
  *             cone's edge: docs/step_derivatives.md): lucid at the first step that presses on the
  *             cube with every contact >= 1e-6 from the kinks (as tests/lua/
  *             test_step_derivatives.lua), MuJoCo at its own first contact with it; the
- *             reference sweep starts at h = 1e-6 there
+ *             reference sweep of A starts at h = 1e-6 there (TOUCH_SWEEP_H0 says why)
  * Timings: CPU time of one derivative call from the settled state (lucid: one step plus the
  * derivatives, cold started after lucid_world_set_state; MuJoCo: mjd_transitionFD, which also
  * evaluates the nominal step, from its restored warm start), best of --repeats; "lucid
@@ -61,8 +61,11 @@
 
 #define SWEEP    7    /* h_k = h0 2^-k */
 #define SWEEP_H0 1e-4 /* the largest step of the reference sweep */
-/* The touching hand's: its contacts are only >= TOUCH_KINK_DISTANCE from the kinks, so the
- * sweep's steps stay below that (tests/lua/test_step_derivatives.lua uses 3e-7 and 1e-7). */
+/* The touching hand's A: its contacts are only >= TOUCH_KINK_DISTANCE from the kinks, so the
+ * sweep's steps stay below that (tests/lua/test_step_derivatives.lua uses 3e-7 and 1e-7). Its B
+ * sweeps from SWEEP_H0: a control moves no separation of the step (the kinks are in the
+ * separations at its start), so only a mode switch bounds h there; at h <= 1e-6 the sweep's B
+ * is the whole steps' noise (3e-7 on an entry of 7.74). */
 #define TOUCH_SWEEP_H0      1e-6
 #define TOUCH_KINK_DISTANCE 1e-6
 #define TOUCH_MAX_STEPS     300
@@ -112,15 +115,20 @@ static void richardson(const double *D, int n, double floor, double *ref, double
     free(R);
 }
 
-/* The reference (A, B) of f by the sweep; 0 when an evaluation fails. */
-static int reference(jacobian_fn f, void *ctx, int na, int nb, double dt, double h0, double *A,
-                     double *B, double *ua, double *ub) {
+/* The reference (A, B) of f by the sweep from h0a for A and from h0b for B (a second sweep
+ * when they differ, its A discarded); 0 when an evaluation fails. */
+static int reference(jacobian_fn f, void *ctx, int na, int nb, double dt, double h0a, double h0b,
+                     double *A, double *B, double *ua, double *ub) {
     double *DA = malloc(sizeof(double) * ((size_t)SWEEP * na + 1));
     double *DB = malloc(sizeof(double) * ((size_t)SWEEP * nb + 1));
     int ok = 1;
     for (int k = 0; k < SWEEP && ok; ++k)
-        ok = f(ctx, h0 * ldexp(1.0, -k), DA + (size_t)k * na, DB + (size_t)k * nb);
-    if (ok) richardson(DA, na, dt, A, ua), richardson(DB, nb, dt, B, ub);
+        ok = f(ctx, h0a * ldexp(1.0, -k), DA + (size_t)k * na, DB + (size_t)k * nb);
+    if (ok) richardson(DA, na, dt, A, ua);
+    for (int k = 0; k < SWEEP && ok && h0b != h0a; ++k)
+        ok = f(ctx, h0b * ldexp(1.0, -k), DA + (size_t)k * na, DB + (size_t)k * nb);
+    double h0 = h0b;
+    if (ok) richardson(DB, nb, dt, B, ub);
     if (ok && getenv("BENCH_SD_DUMP"))
         for (int k = 0; k < SWEEP; ++k) {
             fprintf(stderr, "h=%g B:", h0 * ldexp(1.0, -k));
@@ -334,7 +342,7 @@ static int mujoco_reference(mujoco_side *s, double h0, double *A, double *B, dou
     int iterations = s->m->opt.iterations;
     s->m->opt.tolerance = REFERENCE_TOL, s->m->opt.iterations = 1000;
     int ok = reference(mujoco_reference_fn, s, s->nt * s->nt, s->nt * s->nu, s->m->opt.timestep, h0,
-                       A, B, ua, ub);
+                       SWEEP_H0, A, B, ua, ub);
     s->m->opt.tolerance = tol, s->m->opt.iterations = iterations;
     return ok;
 }
@@ -432,7 +440,7 @@ static double reference_tol(const char *which) {
     return strcmp(which, "allegro") == 0 ? ALLEGRO_REFERENCE_TOL : REFERENCE_TOL;
 }
 
-/* The largest step of a scene's reference sweep. */
+/* The largest step of a scene's reference sweep of A (B's: SWEEP_H0 everywhere). */
 static double sweep_h0(const char *which) {
     return strcmp(which, "touch") == 0 ? TOUCH_SWEEP_H0 : SWEEP_H0;
 }
@@ -575,8 +583,9 @@ static int run_scene(const char *which, const robot_scene *sc, const mujoco_api 
     ls.x = x;
     size_t na = (size_t)ls.nt * ls.nt, nb = (size_t)ls.nt * ls.nu;
     double *Ar = malloc(sizeof(double) * (na + 1)), *Br = malloc(sizeof(double) * (nb + 1));
-    int ok = !bo->reference || reference(lucid_reference_fn, &ls, (int)na, (int)nb, ls.dt,
-                                         sweep_h0(which), Ar, Br, &res->lucid_ua, &res->lucid_ub);
+    int ok = !bo->reference ||
+             reference(lucid_reference_fn, &ls, (int)na, (int)nb, ls.dt, sweep_h0(which), SWEEP_H0,
+                       Ar, Br, &res->lucid_ua, &res->lucid_ub);
     if (!bo->reference) res->lucid_ua = res->lucid_ub = NAN;
     res->box_b_agree = NAN;
     if (ok && bo->reference && strcmp(which, "box") == 0) {
@@ -684,9 +693,11 @@ static void print_scene(const char *which, const scene_result *s) {
     if (s->have_mujoco)
         print_row(which, "MuJoCo mjd_transitionFD", &s->mujoco, s->mujoco_ua, s->mujoco_ub);
     if (strcmp(which, "touch") == 0)
-        printf("%-9s the closing hand's first touch of its cube: lucid after %d steps (every "
-               "contact >= %g m from the kinks), MuJoCo after %d; reference sweep from h = %g\n",
-               which, s->steps, TOUCH_KINK_DISTANCE, s->mujoco_steps, TOUCH_SWEEP_H0);
+        printf(
+            "%-9s the closing hand's first touch of its cube: lucid after %d steps (every "
+            "contact >= %g m from the kinks), MuJoCo after %d; reference sweeps from h = %g (A), "
+            "%g (B)\n",
+            which, s->steps, TOUCH_KINK_DISTANCE, s->mujoco_steps, TOUCH_SWEEP_H0, SWEEP_H0);
     if (s->limits_sunk || s->mujoco_limits_sunk)
         printf("%-9s joints beyond their limits pushed --sink further past them (off lucid's -slop "
                "kink): lucid %d, MuJoCo %d\n",
