@@ -731,10 +731,19 @@ static void print_targets(const char *which, const scene_result *s, int humanoid
     printf("%-9s   where it goes: the nominal step %.1f us (%.0f%%), the derivatives beyond it "
            "%.1f us (%.3f of MuJoCo's time)\n",
            which, s->step.us, 100.0 * s->step.us / s->implicit.us, beyond, beyond / s->mujoco.us);
+    /* a block lucid does not win is unresolved when its error is within twice its reference's
+     * own uncertainty (it says neither smaller nor larger: the touch's B, the Allegro's grasp);
+     * the verdict is UNRESOLVED when every such block is */
+    int lose_a = !(s->implicit.err_a < s->mujoco.err_a),
+        lose_b = s->implicit.nu > 0 && !(s->implicit.err_b < s->mujoco.err_b);
+    int unresolved = !smaller && (!lose_a || s->implicit.err_a <= 2 * s->lucid_ua) &&
+                     (!lose_b || s->implicit.err_b <= 2 * s->lucid_ub);
     printf("%-9s   target smaller error (A and B):            %s (A %.2e vs %.2e, B %.2e vs "
            "%.2e)\n",
-           which, verdict(smaller), s->implicit.err_a, s->mujoco.err_a, s->implicit.err_b,
-           s->mujoco.err_b);
+           which,
+           unresolved ? "UNRESOLVED (lucid's error within 2x its reference's uncertainty)"
+                      : verdict(smaller),
+           s->implicit.err_a, s->mujoco.err_a, s->implicit.err_b, s->mujoco.err_b);
     if (humanoid)
         printf("%-9s   target <= 100 us in contact (%d contacts): %s (%.1f us; warm %.1f us)\n",
                which, s->implicit.contacts,
