@@ -61,7 +61,7 @@ typedef struct lucid_contact_admm {
  * 1e-6 (the world's interior point then met tol in 13 iterations): the forecast stops it at 61.
  * Near tol ADMM is left to finish: its warm steps after that one crawl from 2e-5 at iteration
  * 100 to tol by ~170, and their converged answers (dual, rho) warm start the next steps to 22
- * and 11 iterations, where the interior point's answers left each step at ~100 and the ip. */
+ * and 11 iterations; giving up there too left every warm step at ~100 iterations and the ip. */
 #define LUCID_CONTACT_ADMM_FORECAST_WINDOW 20
 #define LUCID_CONTACT_ADMM_FORECAST_MARGIN 1.5
 #define LUCID_CONTACT_ADMM_FORECAST_FAR    1e3
