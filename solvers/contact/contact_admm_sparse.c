@@ -431,10 +431,8 @@ lucid_status lucid_contact_solve_admm_sparse(const lucid_contact_sparse_problem 
                 break;
             }
             if (o->give_up &&
-                lucid_contact_admm_hopeless(&forecast, k, result->model.abs, o->tol, o->max_iter)) {
-                result->gave_up = 1;
+                lucid_contact_admm_hopeless(&forecast, k, result->model.abs, o->tol, o->max_iter))
                 break;
-            }
             next_check = k + check_period(&a, &run);
         }
         if (!isfinite(s->force_scale) || !isfinite(s->velocity_scale)) break; /* diverged */

@@ -56,7 +56,6 @@ typedef struct lucid_contact_result {
     int factorizations;           /* Cholesky factorisations performed (ADMM, Newton) */
     double rho;                   /* ADMM: final rho, to warm start the next solve */
     int polished;                 /* the answer came from the active-set polish */
-    int gave_up;                  /* ADMM stopped by its forecast (options.give_up) */
     lucid_contact_criteria model; /* the model's own criterion (what tol applies to) */
     lucid_contact_criteria ncp;   /* the NCP criterion of the returned lambda */
 } lucid_contact_result;

@@ -127,11 +127,10 @@ static int reference(jacobian_fn f, void *ctx, int na, int nb, double dt, double
     if (ok) richardson(DA, na, dt, A, ua);
     for (int k = 0; k < SWEEP && ok && h0b != h0a; ++k)
         ok = f(ctx, h0b * ldexp(1.0, -k), DA + (size_t)k * na, DB + (size_t)k * nb);
-    double h0 = h0b;
     if (ok) richardson(DB, nb, dt, B, ub);
     if (ok && getenv("BENCH_SD_DUMP"))
         for (int k = 0; k < SWEEP; ++k) {
-            fprintf(stderr, "h=%g B:", h0 * ldexp(1.0, -k));
+            fprintf(stderr, "h=%g B:", h0b * ldexp(1.0, -k));
             for (int i = 0; i < nb; ++i) fprintf(stderr, " %.3e", DB[(size_t)k * nb + i]);
             fprintf(stderr, "\n");
         }
@@ -431,7 +430,7 @@ typedef struct scene_result {
     double lucid_ua, lucid_ub, mujoco_ua, mujoco_ub;
     double box_b_agree; /* box_analytic_b's: the FD sweep's B against the exact 0 (NAN: none) */
     int limits_sunk, mujoco_limits_sunk; /* joints pushed past their limits by --sink */
-    int steps, mujoco_steps; /* the touching hand's steps to its touch (else lucid's settling) */
+    int steps, mujoco_steps; /* the touching hand's steps to its touch (0 in other scenes) */
     int have_mujoco;
 } scene_result;
 
@@ -520,8 +519,14 @@ static int lucid_scene(const char *which, const robot_scene *sc, double settle, 
     if (!robot_scene_lucid(sc, &o, w, mw, &id) || !robot_scene_lucid(sc, &tight, r, mr, &id))
         return 0;
     if (strcmp(which, "touch") == 0) return settle_to_touch(*w, *mw, steps);
-    *steps = (int)(settle / lucid_world_get_options(*w)->dt);
     return robot_scene_settle_lucid(sc->name, *w, settle);
+}
+
+/* Pushes a coordinate that lies beyond [lo, hi] `sink` further past its bound; 1 when it did. */
+static int push_past(double *q, double lo, double hi, double sink) {
+    if (*q < lo) *q -= sink;
+    if (*q > hi) *q += sink;
+    return *q < lo || *q > hi;
 }
 
 /* Pushes every limited 1-dof coordinate that lies beyond its bound `sink` further past it
@@ -532,13 +537,8 @@ static int sink_limits_lucid(const lucid_model *m, double *q, double sink) {
     const double *lo = lucid_model_lower_limits(m), *hi = lucid_model_upper_limits(m);
     const int *limited = lucid_model_limited(m);
     int n = 0;
-    for (size_t i = 0; i < lucid_model_nq(m); ++i) {
-        if (!limited[i]) continue;
-        if (q[i] < lo[i])
-            q[i] -= sink, ++n;
-        else if (q[i] > hi[i])
-            q[i] += sink, ++n;
-    }
+    for (size_t i = 0; i < lucid_model_nq(m); ++i)
+        if (limited[i]) n += push_past(&q[i], lo[i], hi[i], sink);
     return n;
 }
 
@@ -548,11 +548,8 @@ static int sink_limits_mujoco(const mjModel *m, mjData *d, double sink) {
     for (int j = 0; j < m->njnt; ++j) {
         if (!m->jnt_limited[j] || (m->jnt_type[j] != mjJNT_HINGE && m->jnt_type[j] != mjJNT_SLIDE))
             continue;
-        double *q = &d->qpos[m->jnt_qposadr[j]];
-        if (*q < m->jnt_range[2 * j])
-            *q -= sink, ++n;
-        else if (*q > m->jnt_range[2 * j + 1])
-            *q += sink, ++n;
+        n += push_past(&d->qpos[m->jnt_qposadr[j]], m->jnt_range[2 * j], m->jnt_range[2 * j + 1],
+                       sink);
     }
     return n;
 }
