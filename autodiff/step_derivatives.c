@@ -1162,13 +1162,14 @@ static lucid_status factor_islands(ctx *c, lucid_step_jacobians *J) {
             c->mi[k] = c->mu0[list[k]];
             c->R[3 * k] = c->R[3 * k + 1] = 0.0, c->R[3 * k + 2] = w->opt.compliance;
         }
+        lucid_world_island_null_rows(m, c->G, c->R, c->mi); /* as the step's problem */
         /* g = sigma - (G + R) lambda */
         for (int r = 0; r < 3 * m; ++r) {
             double acc = c->sigma0[3 * list[r / 3] + r % 3] - c->R[r] * c->li[r];
             for (int q = 0; q < 3 * m; ++q) acc -= c->G[r + (size_t)(3 * m) * q] * c->li[q];
             c->g[r] = acc;
         }
-        lucid_contact_problem p = {m, c->G, c->g, c->mi, w->opt.compliance > 0.0 ? c->R : NULL};
+        lucid_contact_problem p = {m, c->G, c->g, c->mi, lucid_world_problem_R(c->R, m)};
         c->ift[i] = lucid_contact_derivatives_create_in(c->arena, m);
         if (!c->ift[i]) return LUCID_ERR_NO_MEMORY;
         s = lucid_contact_derivatives_factor(c->ift[i], &p, c->li, &opt);

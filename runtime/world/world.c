@@ -267,6 +267,7 @@ void lucid_world_last_problem(const lucid_world *w, lucid_contact_problem *p,
     int n = w->num_contacts > 0 && k >= 0 && !w->last_sparse
                 ? w->island_start[k + 1] - w->island_start[k]
                 : 0;
-    *p = (lucid_contact_problem){n, w->G, w->g, w->mu, w->opt.compliance > 0.0 ? w->R : NULL};
+    *p = (lucid_contact_problem){n, w->G, w->g, w->mu,
+                                 n > 0 ? lucid_world_problem_R(w->R, n) : NULL};
     if (contacts) *contacts = n > 0 ? w->island_contacts + w->island_start[k] : NULL;
 }

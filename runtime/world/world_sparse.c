@@ -319,6 +319,21 @@ static double normal_diagonal(const lucid_contact_sparse_problem *p, int i) {
     return d;
 }
 
+/* G's entry (k, k): sum over the sides of contact k / 3 of J_s row k % 3 . W_s row k % 3
+ * (lucid_world_null_rows). */
+static double row_diagonal(const void *ctx, int k) {
+    const lucid_contact_sparse_problem *p = ctx;
+    double d = 0.0;
+    for (int s = 2 * (k / 3); s < 2 * (k / 3) + 2; ++s) {
+        if (p->body[s] < 0) continue;
+        size_t w = lucid_sparse_width(p, p->body[s]);
+        size_t at = lucid_sparse_side_at(p, s) + (size_t)(k % 3) * w;
+        const double *J = p->J + at, *W = p->W + at;
+        for (size_t c = 0; c < w; ++c) d += J[c] * W[c];
+    }
+    return d;
+}
+
 /* The island's units, as problem_scales of world_delassus.c (powers of two at most 1). */
 static void problem_scales(const lucid_contact_sparse_problem *p, double *f, double *v) {
     double gv = 0.0, d = 0.0;
@@ -587,11 +602,11 @@ lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, in
     if (s == LUCID_OK) s = assemble(w, list, m, v0, w0, &slots);
     if (s != LUCID_OK) return s;
     lucid_world_sparse *sp = w->sparse;
-    lucid_contact_sparse_problem p = {
-        m,       slots,   sp->body,    sp->J,
-        sp->W,   sp->g,   sp->mu,      w->opt.compliance > 0.0 ? sp->R : NULL,
-        sp->M,   sp->dof, sp->side_at, sp->mass_at,
-        sp->span};
+    lucid_contact_sparse_problem p = {m,           slots,       sp->body, sp->J, sp->W,
+                                      sp->g,       sp->mu,      NULL,     sp->M, sp->dof,
+                                      sp->side_at, sp->mass_at, sp->span};
+    lucid_world_null_rows(m, row_diagonal, &p, sp->R, sp->mu);
+    p.R = lucid_world_problem_R(sp->R, m);
     double f, v;
     problem_scales(&p, &f, &v);
     rescale(sp, m, f, v);

@@ -2,6 +2,9 @@
 #ifndef LUCID_CONTACT_INTERNAL_H
 #define LUCID_CONTACT_INTERNAL_H
 
+#include <float.h>
+#include <math.h>
+
 #include "solvers/contact/contact_solver.h"
 
 /* Caller-owned scratch memory, sized once for up to `capacity` contacts. */
@@ -71,6 +74,19 @@ lucid_status lucid_contact_check_psd(lucid_contact_run *run);
  * by the dense and the sparse PGS (contact_pgs_sparse.c). */
 void lucid_contact_pgs_update(lucid_contact_model model, double mu, const double D[9],
                               const double s[3], double l[3]);
+
+/* Newton's R-metric projection needs equal tangential compliances. A tangential row whose
+ * diagonal d of G is below round-off of its given compliance or of the contact's trace is one
+ * no motion reaches (lucid_world_null_rows): its force changes nothing, nor does its
+ * compliance, so it takes the other tangent's. given: the problem's 3 entries or NULL. */
+static inline void lucid_contact_newton_null_tangent(const double d[3], const double *given,
+                                                     double R[3]) {
+    double trace = d[0] + d[1] + d[2];
+    for (int a = 0; a < 2; ++a) {
+        double scale = given ? fmax(trace, given[a]) : trace;
+        if (d[a] <= DBL_EPSILON * scale) R[a] = R[1 - a];
+    }
+}
 
 /* --- the solvers -------------------------------------------------------------------------- */
 lucid_status lucid_contact_solve_pgs(lucid_contact_run *run, double *lambda);

@@ -60,12 +60,13 @@ static void set_compliance(newton *nt, const double *R_target, double scale) {
 static lucid_status effective_compliance(const lucid_contact_problem *p, double eps, double *R) {
     long m = 3L * p->n;
     for (int i = 0; i < p->n; ++i) {
-        double trace = 0.0;
-        for (int a = 0; a < 3; ++a) trace += p->G[(3 * i + a) * (m + 1)];
+        double d[3], trace = 0.0;
+        for (int a = 0; a < 3; ++a) trace += d[a] = p->G[(3 * i + a) * (m + 1)];
         for (int a = 0; a < 3; ++a) {
             double given = p->R ? p->R[3 * i + a] : 0.0;
             R[3 * i + a] = given > 0.0 ? given : eps * trace / 3.0;
         }
+        lucid_contact_newton_null_tangent(d, p->R ? p->R + 3 * i : NULL, R + 3 * i);
         if (R[3 * i] != R[3 * i + 1] || !(R[3 * i + 2] > 0.0)) return LUCID_ERR_ARGUMENT;
     }
     return LUCID_OK;

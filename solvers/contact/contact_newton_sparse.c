@@ -44,18 +44,20 @@ static void set_compliance(newton *nt, const double *R_target, double scale) {
 static lucid_status effective_compliance(const lucid_contact_sparse_problem *p, double eps,
                                          double *R) {
     for (int i = 0; i < p->n; ++i) {
-        double trace = 0.0;
+        double d[3] = {0.0, 0.0, 0.0}, trace = 0.0;
         for (int s = 2 * i; s < 2 * i + 2; ++s) {
             if (p->body[s] < 0) continue;
-            size_t at = lucid_sparse_side_at(p, s), w3 = 3 * lucid_sparse_width(p, p->body[s]);
+            size_t at = lucid_sparse_side_at(p, s), w = lucid_sparse_width(p, p->body[s]);
             const double *J = p->J + at, *W = p->W + at;
-            for (size_t k = 0; k < w3; ++k) trace += J[k] * W[k];
+            for (size_t k = 0; k < 3 * w; ++k) d[k / w] += J[k] * W[k];
         }
+        trace = d[0] + d[1] + d[2];
         if (p->R) trace += p->R[3 * i] + p->R[3 * i + 1] + p->R[3 * i + 2];
         for (int a = 0; a < 3; ++a) {
             double given = p->R ? p->R[3 * i + a] : 0.0;
             R[3 * i + a] = given > 0.0 ? given : eps * trace / 3.0;
         }
+        lucid_contact_newton_null_tangent(d, p->R ? p->R + 3 * i : NULL, R + 3 * i);
         if (R[3 * i] != R[3 * i + 1] || !(R[3 * i + 2] > 0.0)) return LUCID_ERR_ARGUMENT;
     }
     return LUCID_OK;

@@ -31,14 +31,30 @@ static double block(const lucid_contact_problem *p, int i, int a, int b) {
 /* D[a + 3 b] = (G + R)_ii(a, b) */
 #define D_(a, b) D[(a) + 3 * (b)]
 
-/* Alg. 1 / Alg. 6: normal step, then a tangential step with the updated velocity; the LCP
+/* The Gershgorin bound of the largest eigenvalue of D's leading k x k block (k = 2, 3). A
+ * projected gradient step on a block decreases its quadratic only below 2 / eig_max: the
+ * paper's steps (3 / trace on the cone, 1 / min of the tangential diagonal) reach 3 / eig_max
+ * and beyond on a block with one stiff direction, and the sweeps diverge; they are capped at
+ * 2 / bound, where the iteration cannot grow. */
+static double eig_bound(const double D[9], int k) {
+    double top = 0.0;
+    for (int a = 0; a < k; ++a) {
+        double row = 0.0;
+        for (int b = 0; b < k; ++b) row += fabs(D_(a, b));
+        top = lucid_contact_fmax(top, row);
+    }
+    return top;
+}
+
+/* Alg. 1 / Alg. 6: normal step, then a tangential step (isotropic, at most 2 / eig_bound of
+ * the tangential block) with the updated velocity; the LCP
  * clamps each tangential component to [-mu lN, mu lN] (the 4-facet box pyramid: facets
  * normal to t1 and t2), the NCP projects the tangential vector on the disk of radius mu lN. */
 static void update_split(lucid_contact_model model, double mu, const double D[9], const double s[3],
                          double l[3]) {
     double lN = lucid_contact_fmax(0.0, l[2] - s[2] / D_(2, 2));
     double dN = lN - l[2];
-    double tangent_step = 1.0 / fmin(D_(0, 0), D_(1, 1));
+    double tangent_step = fmin(1.0 / fmin(D_(0, 0), D_(1, 1)), 2.0 / eig_bound(D, 2));
     double sT[2] = {s[0] + D_(0, 2) * dN, s[1] + D_(1, 2) * dN};
     l[0] -= tangent_step * sT[0];
     l[1] -= tangent_step * sT[1];
@@ -52,9 +68,10 @@ static void update_split(lucid_contact_model model, double mu, const double D[9]
     }
 }
 
-/* Alg. 2: one step on the whole contact, scaled by 3 / trace, then a cone projection. */
+/* Alg. 2: one step on the whole contact, scaled by 3 / trace (at most 2 / eig_bound), then a
+ * cone projection. */
 static void update_cone(double mu, const double D[9], const double s[3], double l[3]) {
-    double step = 3.0 / (D_(0, 0) + D_(1, 1) + D_(2, 2));
+    double step = fmin(3.0 / (D_(0, 0) + D_(1, 1) + D_(2, 2)), 2.0 / eig_bound(D, 3));
     for (int a = 0; a < 3; ++a) l[a] -= step * s[a];
     lucid_cone_project(mu, l, l);
 }

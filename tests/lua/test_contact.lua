@@ -208,3 +208,23 @@ t.case("friction beyond LUCID_CONTACT_MAX_FRICTION is refused; at the bound stic
   t.raises("lucid.contact.residual: friction coefficient mu exceeds 100", lucid.contact.residual,
            G, g, {1e7}, {0, 0, 0})
 end)
+
+-- PGS on a contact with one stiff direction: a block step of 3 / trace (Alg. 2 as written)
+-- overshoots the stiff normal by ~3x and the sweeps diverge; a tangential step of
+-- 1 / min(D_tt) does the same when one tangent is soft and the other stiff.
+t.case("PGS converges on a contact whose block has one stiff direction", function()
+  local cases = {
+    {G = {{1e-3, 0, 0}, {0, 1e-3, 0}, {0, 0, 1}}, g = {0, 0, -1}, want = {0, 0, 1}},
+    {G = {{1e-6, 0, 0}, {0, 1, 0}, {0, 0, 1}}, g = {0, 0.2, -1}, want = {0, -0.2, 1}},
+  }
+  for _, c in ipairs(cases) do
+    for _, model in ipairs{"ccp", "ncp", "lcp"} do
+      local sol = lucid.contact.solve{G = lucid.mat(c.G), g = lucid.vec(c.g), mu = {0.5}, model = model, solver = "pgs",
+                                      tol = 1e-10, max_iter = 20000}
+      t.truthy(sol.converged, model .. ":pgs converged")
+      -- the CCP's answer differs from the NCP's only in the normal velocity it leaves
+      if model ~= "ccp" then t.allnear(sol.lambda, c.want, 1e-6, model .. ":pgs") end
+      for k = 1, 3 do t.truthy(math.abs(sol.lambda[k]) < 10, model .. ": bounded force") end
+    end
+  end
+end)
