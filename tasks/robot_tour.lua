@@ -12,9 +12,12 @@ local t = task.new{
   name = "robot_tour",
   summary = "Load a robot (MJCF or URDF), print its joints, simulate it on a floor.",
   options = {
-    {name = "model", kind = "string", default = here .. "/models/arm3.xml",
+    {name = "model", kind = "string", default = here .. "/models/arm3.xml", file = true,
      help = "the model file (.xml MJCF or .urdf)"},
     {name = "seconds", kind = "number", default = 3, positive = true, max = 1000,
+     check = function(s, values) -- steps: floor(seconds / dt + 0.5)
+       return s / values.dt < 0.5 and string.format("less than one step of --dt %g", values.dt) or nil
+     end,
      help = "simulated time (s)"},
     {name = "dt", kind = "number", default = 0.002, positive = true, max = 0.1,
      help = "time step (s)"},
