@@ -122,6 +122,20 @@ t.case("every task rejects bad option values with a message and exit code 2", fu
   t.truthy(runs > 40, runs .. " runs")
 end)
 
+-- issue 37: the header read "(0 s wall)" (os.time's whole seconds) for runs under a second.
+t.case("single_level_drop reports its wall time, also under a second", function()
+  local dir = os.tmpname()
+  os.remove(dir)
+  local args = "--drops 1 --hz 100 --kappas 1e-4 --seconds 0.3 --out " .. dir
+  local out, code = run("tasks/single_level_drop.lua", args)
+  t.eq(code, 0, out)
+  local wall = tonumber(out:match("%(([^%s]+) s wall%)"))
+  t.truthy(wall and wall > 0, "header: " .. out:match("[^\n]*"))
+  local v = json.decode(run("tasks/single_level_drop.lua", args .. " --json"))
+  t.truthy(v.wall_seconds > 0 and v.wall_seconds < 60, "wall_seconds " .. tostring(v.wall_seconds))
+  os.execute("rm -rf '" .. dir .. "'")
+end)
+
 t.case("format_table aligns columns", function()
   local text = task.format_table({"name", "value"}, {{"a", 1.23456}, {"longer", 10}})
   t.eq(text, "name    value\n------  -----\na        1.23\nlonger     10")
