@@ -136,6 +136,25 @@ t.case("single_level_drop reports its wall time, also under a second", function(
   os.execute("rm -rf '" .. dir .. "'")
 end)
 
+-- issue 37: robot_tour summed joint-limit contacts and called them steps (13684 "steps" of 1500).
+t.case("robot_tour counts the steps with a joint-limit contact, and the contacts apart", function()
+  local humanoid = "/usr/share/mujoco/model/humanoid/humanoid.xml" -- libmujoco-samples
+  local f = io.open(humanoid)
+  if not f then t.skip(humanoid .. " is not installed") end
+  f:close()
+  local out, code = run("tasks/robot_tour.lua", "--json --seconds 0.5 --model " .. humanoid)
+  t.eq(code, 0, out)
+  local v = json.decode(out)
+  t.eq(v.steps, 250)
+  t.truthy(v.limit_contact_steps > 0 and v.limit_contact_steps <= v.steps,
+           string.format("%d steps with a limit contact of %d", v.limit_contact_steps, v.steps))
+  t.truthy(v.limit_contacts >= v.limit_contact_steps and v.limit_contacts <= v.steps * v.max_contacts,
+           string.format("%d limit contacts", v.limit_contacts))
+  local text = run("tasks/robot_tour.lua", "--seconds 0.5 --model " .. humanoid)
+  t.truthy(text:find(string.format("joint-limit contacts in %d of 250 steps (%d in all)",
+    v.limit_contact_steps, v.limit_contacts), 1, true), text)
+end)
+
 t.case("format_table aligns columns", function()
   local text = task.format_table({"name", "value"}, {{"a", 1.23456}, {"longer", 10}})
   t.eq(text, "name    value\n------  -----\na        1.23\nlonger     10")
