@@ -94,7 +94,8 @@ end
 local rec = t:record(w, opts.replay, opts.dt)
 local steps = math.floor(opts.seconds / opts.dt + 0.5)
 local bar = t:progress(steps, "simulating " .. (m.name ~= "" and m.name or "the model"))
-local worst_residual, max_contacts, start = 0, 0, os.clock()
+local worst_residual, max_contacts = 0, 0
+local start, cpu_start = lucid.clock(), lucid.cpu_clock()
 local limit_steps, limit_contacts = 0, 0 -- steps with a joint-limit contact; those contacts
 local e0 = w:energy()
 local links = w:links(id)
@@ -120,7 +121,8 @@ for k = 1, steps do
   bar:step()
 end
 bar:done()
-local wall = os.clock() - start
+local cpu = lucid.cpu_clock() - cpu_start
+local wall = lucid.clock() - start
 t:write_replay(rec, opts.replay, "robot tour: " .. opts.model)
 local e1 = w:energy()
 local moved = {}
@@ -135,10 +137,10 @@ for _, j in ipairs(joints) do
   joint_rows[#joint_rows + 1] = {j.name, j.kind, j.body, j.nq, j.nv, lo, hi}
 end
 local figures = {
-  summary = {ms_per_step = 1e3 * wall / steps, max_contacts = max_contacts,
+  summary = {ms_per_step = 1e3 * cpu / steps, max_contacts = max_contacts,
              worst_ncp_residual = worst_residual},
   model = opts.model, nq = m.nq, nv = m.nv, nu = m.nu, nbodies = m.nbodies, mass = m:mass(),
-  steps = steps, dt = opts.dt, wall_seconds = wall, ms_per_step = 1e3 * wall / steps,
+  steps = steps, dt = opts.dt, wall_seconds = wall, cpu_seconds = cpu, ms_per_step = 1e3 * cpu / steps,
   max_contacts = max_contacts, worst_ncp_residual = worst_residual, limit_contact_steps = limit_steps,
   limit_contacts = limit_contacts,
   energy_start = e0.kinetic + e0.potential, energy_end = e1.kinetic + e1.potential,

@@ -44,6 +44,33 @@ t.case("without a file, piped stdin runs as a script (no banner, no prompt)", fu
   t.truthy(out:find("boom", 1, true), out)
 end)
 
+-- issue 37: trajopt's "cpu s" (os.clock: every thread of the process) read above its wall "s".
+t.case("cpu_clock counts the calling thread only, never more than the wall time", function()
+  local w0 = lucid.clock()
+  local c0 = lucid.cpu_clock()
+  local x = 0
+  for i = 1, 3e6 do x = x + i % 7 end
+  local c1 = lucid.cpu_clock()
+  local w1 = lucid.clock()
+  t.truthy(x > 0 and c1 > c0, "a busy loop uses CPU")
+  t.truthy(c1 - c0 <= w1 - w0, string.format("cpu %.6f s within wall %.6f s", c1 - c0, w1 - w0))
+  -- a child process's CPU is not this thread's: sleeping costs (almost) no CPU here
+  c0, w0 = lucid.cpu_clock(), lucid.clock()
+  os.execute("sleep 0.2")
+  t.truthy(lucid.clock() - w0 >= 0.2, "slept")
+  t.truthy(lucid.cpu_clock() - c0 < 0.1, "sleeping is not CPU time")
+  -- rollouts on a pool of threads: os.clock counts the pool's CPU, cpu_clock only this thread's
+  local w = lucid.world{dt = 1e-3}
+  w:add_static{shape = lucid.halfspace({0, 0, 1}, 0)}
+  w:add_body{shape = lucid.box(0.1, 0.1, 0.1), mass = 1, pose = lucid.se3.new({1, 0, 0, 0}, {0, 0, 0.2})}
+  local xs, U = {}, {}
+  for i = 1, 16 do xs[i], U[i] = w:state(), lucid.zeros(#w:controls(), 200) end
+  local p0, t0 = os.clock(), lucid.cpu_clock()
+  lucid.batch.rollout(w, xs, U, {threads = 4})
+  local process, thread = os.clock() - p0, lucid.cpu_clock() - t0
+  t.truthy(thread <= process, string.format("thread %.4f s, process %.4f s", thread, process))
+end)
+
 t.case("clock is monotonic", function()
   local a = lucid.clock()
   local b = lucid.clock()

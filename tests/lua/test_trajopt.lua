@@ -37,6 +37,9 @@ t.case("a fixed push target is reached with implicit step derivatives", function
   t.truthy(s.position_error_m <= 5e-3, string.format("position error %.3g m", s.position_error_m))
   t.truthy(s.yaw_error_deg <= 2, string.format("yaw error %.3g deg", s.yaw_error_deg))
   t.truthy(s.iterations <= 50, "iterations")
+  -- CPU seconds of the solving thread, within the solve's wall seconds (issue 37)
+  t.truthy(s.cpu_seconds > 0 and s.cpu_seconds <= s.seconds,
+           string.format("cpu %.4g s, wall %.4g s", s.cpu_seconds, s.seconds))
   t.eq(r.summary.implicit_success_rate, 1)
   t.truthy(type(r.summary.implicit_median_seconds) == "number", "summary has the time")
   -- both plots were written
