@@ -25,9 +25,10 @@ local t = task.new{
          local why = valid(k)
          if why then return why end
        end
-     end, help = "single-level relaxations"},
+     end, help = "single-level relaxations ('' for the default pipeline alone)"},
     {name = "hz", kind = "numbers", default = "10,30,100,300", positive = true,
      check = function(list, values)
+       if #list == 0 then return "needs at least one frequency" end
        for _, hz in ipairs(list) do
          if hz * values.seconds < 0.5 then -- the drop's steps: floor(seconds hz + 0.5)
            return string.format("%g Hz over --seconds %g makes no step", hz, values.seconds)

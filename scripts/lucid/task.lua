@@ -9,7 +9,8 @@
 --   local opts = t:parse(arg)            -- exits 0 after --help, 2 on a bad option
 --
 -- Option kinds: "integer", "number", "string", "flag" and "numbers" (a comma-separated list
--- of numbers, given as a list by t:parse; its default is written as on the command line).
+-- of numbers, '' for none, given as a list by t:parse; its default is written as on the
+-- command line).
 -- Option names are lowercase words joined by hyphens ("fd-targets"); the old underscore
 -- spelling ("--fd_targets") is still accepted, with a warning. Each option declares what a
 -- valid value is, and t:parse checks every option before the task runs:
@@ -117,6 +118,7 @@ local function convert(o, text)
   if o.kind == "integer" or o.kind == "number" then return to_number(o, text) end
   if o.kind == "numbers" then
     local list = {}
+    if text == "" then return list end -- the empty list
     for word in (text .. ","):gmatch("([^,]*),") do
       local x, why = to_number(o, word)
       if x == nil then

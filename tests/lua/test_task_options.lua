@@ -163,6 +163,8 @@ t.case("issue 37: the values that used to run or fail at run time are refused up
   refused("single_level_drop", {"--check", "--kappas", "abc"}, "--kappas")
   refused("single_level_drop", {"--check", "--kappas", "1e-6,-1"}, "--kappas")
   refused("single_level_drop", {"--check", "--hz", "0"}, "--hz")
+  refused("single_level_drop", {"--check", "--hz", ""}, "--hz")
+  t.eq(run_in_process("single_level_drop", {"--check", "--kappas", ""}), 0) -- two-stage rows only
   refused("single_level_drop", {"--check", "--hz", "1", "--seconds", "0.2"}, "--hz")
   refused("timestep_consistency", {"--check", "--horizon", "0.001"}, "--horizon")
   refused("robot_tour", {"--check", "--seconds", "0.0001"}, "--seconds")
