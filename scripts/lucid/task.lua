@@ -252,7 +252,7 @@ function Task:parse(args)
   for _, o in ipairs(self.options) do
     by_name[o.name], names[#names + 1] = o, o.name
     if o.kind == "flag" then values[o.name] = false
-    elseif o.kind == "numbers" then values[o.name] = convert(o, o.default)
+    elseif o.kind == "numbers" and o.default ~= nil then values[o.name] = convert(o, o.default)
     else values[o.name] = o.default end
   end
   local i = 1

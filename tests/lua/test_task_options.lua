@@ -201,4 +201,13 @@ t.case("task.new holds declarations to the convention", function()
   ok, err = declare({name = "k", kind = "numbers", default = "1,-1", positive = true})
   t.truthy(not ok and err:find("must be positive", 1, true), tostring(err))
   t.truthy(declare({name = "fd-targets", kind = "integer", default = 3, min = 1}))
+  -- a list without a default is nil until given
+  local tk = task.new{name = "x", options = {{name = "hz", kind = "numbers", positive = true}}}
+  local saved = os.exit
+  os.exit = function(code) error("exit " .. tostring(code), 0) end
+  local ok1, none = pcall(tk.parse, tk, {})
+  local ok2, some = pcall(tk.parse, tk, {"--hz", "10,30"})
+  os.exit = saved
+  t.truthy(ok1 and none.hz == nil, tostring(none))
+  t.truthy(ok2 and some.hz[1] == 10 and some.hz[2] == 30, tostring(some))
 end)
