@@ -1,9 +1,11 @@
 /* The `lucid` executable: Lua 5.4 with `lucid` preloaded.
  *   lucid FILE.lua [ARGS...]   run a script (arg set as the standalone lua does)
  *   lucid -                    run stdin
- *   lucid                      interactive REPL */
+ *   lucid                      interactive REPL on a terminal; otherwise (stdin piped or a
+ *                              file) run stdin as a script, as the standalone lua does */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "runtime/lua/host.h"
 #include "runtime/mpi_host.h"
@@ -13,7 +15,7 @@ static void print_usage(FILE *out) {
     fputs("usage: lucid [FILE.lua [ARGS...]]\n"
           "  FILE.lua    run a Lua script with the lucid module preloaded\n"
           "  -           run a script read from standard input\n"
-          "  (no file)   start an interactive prompt\n"
+          "  (no file)   start an interactive prompt (stdin not a terminal: run it)\n"
           "  --version   print the version\n",
           out);
 }
@@ -40,6 +42,10 @@ int main(int argc, char **argv) {
         code = 0;
     } else if (argc > 1) {
         code = lucid_host_run_file(L, argc, argv, 1);
+    } else if (!isatty(STDIN_FILENO)) { /* `echo 'print(1)' | lucid`: no banner, no prompt */
+        char stdin_name[] = "-";
+        char *stdin_argv[] = {argv[0], stdin_name, NULL};
+        code = lucid_host_run_file(L, 2, stdin_argv, 1);
     } else {
         printf("lucid (%s) -- `lucid` is loaded; Ctrl-D exits\n", LUA_RELEASE);
         code = lucid_host_repl(L);

@@ -46,8 +46,7 @@ local t = task.new{
      help = "hulls of the shared meshes (LUCID_MESHES_DIR or <repo>/../shared/data/meshes)"},
     {name = "surface-targets", kind = "flag",
      help = "targets uniform on the hull surfaces (mostly unreachable: see the header)"},
-    {name = "start", kind = "string", default = "random",
-     check = function(v) return (v ~= "random" and v ~= "near") and "must be 'random' or 'near'" or nil end,
+    {name = "start", kind = "string", default = "random", choices = {"random", "near"},
      help = "start pose: 'random' (uniform rotation, just outside the bounding spheres) or "
        .. "'near' (the target pose moved by a twist with 0.2 rad / 2 cm std)"},
     {name = "iterations", kind = "integer", default = 50, min = 1, help = "Gauss-Newton iterations"},

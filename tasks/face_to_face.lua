@@ -7,27 +7,29 @@ local lucid = require "lucid"
 local task = require "lucid.task"
 local plot = require "lucid.plot"
 
+local DT = 1e-3 -- the simulation's time step (s)
 local t = task.new{
   name = "face_to_face",
   summary = "Boxes dropped flat and stacks of 2-4 blocks: drift and jitter at rest (Silico Figs. 6-10).",
   options = {
-    {name = "seconds", kind = "number", default = 2.0, positive = true, max = 1000, help = "time watched after landing (s)"},
+    {name = "seconds", kind = "number", default = 2.0, min = DT, max = 1000, help = "time watched after landing (s; at least one step)"},
     {name = "pairs", kind = "string", default = "ncp:admm,ncp:staggered,ncp:pgs,ccp:newton,raisim:bisection",
      check = task.check_pairs,
      help = "comma-separated model:solver pairs"},
     {name = "out", kind = "string", default = "out/face_to_face", help = "directory of the SVG plots"},
     task.replay_option("the 4-block stack of the first pair"),
-    {name = "patch_points", kind = "number", default = 4, help = "contact points kept per shape pair (1-16)"},
+    {name = "patch-points", kind = "integer", default = 4,
+     check = task.world_check(function(k) return {patch_points = k} end),
+     help = "contact points kept per shape pair (1-16)"},
   },
 }
 local opts = t:parse(arg)
-local DT = 1e-3
 local pairs_list = {}
 for pair in opts.pairs:gmatch("[^,]+") do pairs_list[#pairs_list + 1] = pair end
 
 local function run(pair, count, bar)
   local model, solver = pair:match("(%w+):(%w+)")
-  local w = lucid.world{dt = DT, patch_points = math.tointeger(opts.patch_points),
+  local w = lucid.world{dt = DT, patch_points = opts["patch-points"],
                         contact = {model = model, solver = solver, tol = 1e-6, max_iter = 1000}}
   w:add_static{shape = lucid.halfspace({0, 0, 1}, 0), friction = 0.5}
   local ids = {}

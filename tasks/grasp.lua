@@ -38,15 +38,11 @@ local t = task.new{
   summary = "Grasp synthesis: fingertips or a hand on convex objects by Gauss-Newton on a "
     .. "force-closure objective; exact Ferrari-Canny epsilon; hand grasps checked in simulation.",
   options = {
-    {name = "problem", kind = "string", default = "fingertips",
-     check = function(v)
-       return (v ~= "fingertips" and v ~= "hand") and "must be 'fingertips' or 'hand'" or nil
-     end, help = "'fingertips' or 'hand'"},
-    {name = "objects", kind = "string", default = "builtin",
-     check = function(v)
-       return (v ~= "builtin" and v ~= "meshes") and "must be 'builtin' or 'meshes'" or nil
-     end, help = "'builtin' (box, capsule and ellipsoid hulls) or 'meshes' (the shared meshes)"},
-    {name = "object", kind = "string", default = "",
+    {name = "problem", kind = "string", default = "fingertips", choices = {"fingertips", "hand"},
+     help = "fingertips on an object, or a hand model (--model)"},
+    {name = "objects", kind = "string", default = "builtin", choices = {"builtin", "meshes"},
+     help = "'builtin' (box, capsule and ellipsoid hulls) or 'meshes' (the shared meshes)"},
+    {name = "object", kind = "string", default = "", file = true,
      help = "one mesh file (OBJ/STL, its convex hull) instead of --objects"},
     {name = "full", kind = "flag", help = "benchmark size: every shared mesh, 10 grasps each"},
     {name = "grasps", kind = "integer", default = 3, min = 1, max = 10000,
@@ -61,7 +57,7 @@ local t = task.new{
      help = "Gauss-Newton iterations per attempt"},
     {name = "restarts", kind = "integer", default = 4, min = 0,
      help = "new random starts for a grasp whose epsilon is 0"},
-    {name = "model", kind = "string", default = here .. "/models/gripper3.xml",
+    {name = "model", kind = "string", default = here .. "/models/gripper3.xml", file = true,
      help = "hand model (hand problem): MJCF with position servos"},
     {name = "squeeze", kind = "number", default = 1, min = 0, max = 100,
      help = "factor on the hand's squeeze (the servo offsets that apply the synthesised forces; 0: "

@@ -10,7 +10,7 @@ local t = task.new{
   name = "ill_conditioned_stack",
   summary = "Heavy cube on a light one: residual each contact solver reaches (Fig. 13).",
   options = {
-    {name = "max_iter", kind = "integer", default = 10000, min = 1, max = 1000000000, help = "iteration cap of a solve"},
+    {name = "max-iter", kind = "integer", default = 10000, min = 1, max = 1000000000, help = "iteration cap of a solve"},
     {name = "out", kind = "string", default = "out/ill_conditioned_stack", help = "directory of the SVG plots"},
     task.replay_option("the five steps that build the stack of mass ratio 1e6"),
   },
@@ -41,7 +41,7 @@ local function solve(p, pair)
   local model, solver = pair:match("(%w+):(%w+)")
   local start = lucid.clock()
   local s = lucid.contact.solve{G = p.G, g = p.g, mu = p.mu, model = model, solver = solver,
-                                tol = 1e-6, max_iter = opts.max_iter}
+                                tol = 1e-6, max_iter = opts["max-iter"]}
   return {residual = s.model_residual.abs, ncp_residual = s.residual.abs, round_off = s.round_off,
           iterations = s.iterations,
           converged = s.converged, stalled = s.stalled, seconds = lucid.clock() - start}
@@ -70,10 +70,10 @@ local floor_x, floor_y = {}, {}
 for i, s in ipairs(sweep) do floor_x[i], floor_y[i] = s.ratio, s.solvers["ncp:admm"].round_off end
 series[#series + 1] = {name = "round-off at ncp:admm's answer", x = floor_x, y = floor_y}
 local files = {plot.lines{file = opts.out .. "/residual_vs_ratio.svg", logx = true, logy = true,
-                          title = "Stack: residual reached in " .. opts.max_iter .. " iterations (Fig. 13 right)",
+                          title = "Stack: residual reached in " .. opts["max-iter"] .. " iterations (Fig. 13 right)",
                           xlabel = "mass ratio", ylabel = "eps_abs (model criterion)", series = series}}
 
-local figures = {seed = t.seed, max_iter = opts.max_iter, tol = 1e-6, sweep = sweep, plots = files}
+local figures = {seed = t.seed, max_iter = opts["max-iter"], tol = 1e-6, sweep = sweep, plots = files}
 t:report(figures, function()
   local heavy = sweep[#sweep] -- ratio 1e6: 1e3 kg on 1e-3 kg, the paper's case
   print(string.format("Stack 1e3 kg on 1e-3 kg (ratio 1e6): 8 contacts, G of rank 12 (24 rows), "

@@ -12,9 +12,12 @@ local t = task.new{
   name = "robot_tour",
   summary = "Load a robot (MJCF or URDF), print its joints, simulate it on a floor.",
   options = {
-    {name = "model", kind = "string", default = here .. "/models/arm3.xml",
+    {name = "model", kind = "string", default = here .. "/models/arm3.xml", file = true,
      help = "the model file (.xml MJCF or .urdf)"},
     {name = "seconds", kind = "number", default = 3, positive = true, max = 1000,
+     check = function(s, values) -- steps: floor(seconds / dt + 0.5)
+       return s / values.dt < 0.5 and string.format("less than one step of --dt %g", values.dt) or nil
+     end,
      help = "simulated time (s)"},
     {name = "dt", kind = "number", default = 0.002, positive = true, max = 0.1,
      help = "time step (s)"},
@@ -91,7 +94,9 @@ end
 local rec = t:record(w, opts.replay, opts.dt)
 local steps = math.floor(opts.seconds / opts.dt + 0.5)
 local bar = t:progress(steps, "simulating " .. (m.name ~= "" and m.name or "the model"))
-local worst_residual, max_contacts, limit_hits, start = 0, 0, 0, os.clock()
+local worst_residual, max_contacts = 0, 0
+local start, cpu_start = lucid.clock(), lucid.cpu_clock()
+local limit_steps, limit_contacts = 0, 0 -- steps with a joint-limit contact; those contacts
 local e0 = w:energy()
 local links = w:links(id)
 local free_bodies = {} -- bodies on a free joint (a cube in a hand): watched in the last 2 s
@@ -109,11 +114,15 @@ for k = 1, steps do
   worst_residual = math.max(worst_residual, st.residual)
   local cs = w:contacts()
   max_contacts = math.max(max_contacts, #cs)
-  for _, c in ipairs(cs) do if c.limit then limit_hits = limit_hits + 1 end end
+  local at_limit = 0
+  for _, c in ipairs(cs) do if c.limit then at_limit = at_limit + 1 end end
+  limit_contacts = limit_contacts + at_limit
+  if at_limit > 0 then limit_steps = limit_steps + 1 end
   bar:step()
 end
 bar:done()
-local wall = os.clock() - start
+local cpu = lucid.cpu_clock() - cpu_start
+local wall = lucid.clock() - start
 t:write_replay(rec, opts.replay, "robot tour: " .. opts.model)
 local e1 = w:energy()
 local moved = {}
@@ -128,11 +137,12 @@ for _, j in ipairs(joints) do
   joint_rows[#joint_rows + 1] = {j.name, j.kind, j.body, j.nq, j.nv, lo, hi}
 end
 local figures = {
-  summary = {ms_per_step = 1e3 * wall / steps, max_contacts = max_contacts,
+  summary = {ms_per_step = 1e3 * cpu / steps, max_contacts = max_contacts,
              worst_ncp_residual = worst_residual},
   model = opts.model, nq = m.nq, nv = m.nv, nu = m.nu, nbodies = m.nbodies, mass = m:mass(),
-  steps = steps, dt = opts.dt, wall_seconds = wall, ms_per_step = 1e3 * wall / steps,
-  max_contacts = max_contacts, worst_ncp_residual = worst_residual, limit_contact_steps = limit_hits,
+  steps = steps, dt = opts.dt, wall_seconds = wall, cpu_seconds = cpu, ms_per_step = 1e3 * cpu / steps,
+  max_contacts = max_contacts, worst_ncp_residual = worst_residual, limit_contact_steps = limit_steps,
+  limit_contacts = limit_contacts,
   energy_start = e0.kinetic + e0.potential, energy_end = e1.kinetic + e1.potential,
   final_q = w:q(id):totable(), actuators = actuators, free_body_motion_last_2s = moved,
 }
@@ -142,8 +152,8 @@ t:report(figures, function()
   print(task.format_table({"joint", "kind", "body", "nq", "nv", "lower", "upper"}, joint_rows))
   print(string.format("simulated %g s in %d steps of %g s: %.3f ms per step (CPU)", opts.seconds,
     steps, opts.dt, figures.ms_per_step))
-  print(string.format("contacts: up to %d at once; joint-limit contacts in %d steps; worst NCP residual %.2e",
-    max_contacts, limit_hits, worst_residual))
+  print(string.format("contacts: up to %d at once; joint-limit contacts in %d of %d steps (%d in all); "
+    .. "worst NCP residual %.2e", max_contacts, limit_steps, steps, limit_contacts, worst_residual))
   print(string.format("energy: %.4f J at the start, %.4f J at the end", figures.energy_start,
     figures.energy_end))
   for _, f in ipairs(free_bodies) do

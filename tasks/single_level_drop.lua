@@ -16,20 +16,32 @@ local t = task.new{
   options = {
     {name = "drops", kind = "integer", default = 5, min = 1, max = 100000,
      help = "drops per (method, kappa, frequency) cell (the paper: 3600 runs in all)"},
-    {name = "kappas", kind = "string", default = "1e-8,1e-6,1e-4", help = "single-level relaxations"},
-    {name = "hz", kind = "string", default = "10,30,100,300", help = "simulation frequencies (Hz)"},
+    {name = "kappas", kind = "numbers", default = "1e-8,1e-6,1e-4", positive = true,
+     check = function(list)
+       local valid = task.world_check(function(k)
+         return {collision = "single_level", single_level = {kappa = k}}
+       end)
+       for _, k in ipairs(list) do
+         local why = valid(k)
+         if why then return why end
+       end
+     end, help = "single-level relaxations ('' for the default pipeline alone)"},
+    {name = "hz", kind = "numbers", default = "10,30,100,300", positive = true,
+     check = function(list, values)
+       if #list == 0 then return "needs at least one frequency" end
+       for _, hz in ipairs(list) do
+         if hz * values.seconds < 0.5 then -- the drop's steps: floor(seconds hz + 0.5)
+           return string.format("%g Hz over --seconds %g makes no step", hz, values.seconds)
+         end
+       end
+     end, help = "simulation frequencies (Hz)"},
     {name = "seconds", kind = "number", default = 1.5, positive = true, max = 100, help = "simulated time per drop"},
     {name = "penetration", kind = "number", default = 1e-3, positive = true, help = "failure threshold (m)"},
     {name = "out", kind = "string", default = "out/single_level_drop", help = "directory of the SVG plots"},
   },
 }
 local opts = t:parse(arg)
-local function numbers(s)
-  local r = {}
-  for x in s:gmatch("[^,]+") do r[#r + 1] = assert(tonumber(x), "not a number: " .. x) end
-  return r
-end
-local kappas, freqs = numbers(opts.kappas), numbers(opts.hz)
+local kappas, freqs = opts.kappas, opts.hz
 local BOX = lucid.box(0.2, 0.15, 0.1)
 local GROUND = lucid.halfspace({0, 0, 1}, 0)
 
@@ -85,7 +97,7 @@ for _, hz in ipairs(freqs) do
 end
 
 local bar = t:progress(#cells * opts.drops, "drops")
-local wall0 = os.time()
+local wall0 = lucid.clock() -- os.time() counts whole seconds: short runs read 0
 for _, c in ipairs(cells) do
   local s = {drops = 0, failures = 0, penetration_failures = 0, divergence_failures = 0, energy_failures = 0,
              max_penetration = 0, mean_penetration = 0, max_energy_gain = 0, time = 0, contact_steps = 0,
@@ -111,7 +123,7 @@ for _, c in ipairs(cells) do
   c.stats = s
 end
 bar:done()
-local wall = os.time() - wall0
+local wall = lucid.clock() - wall0
 
 os.execute("mkdir -p '" .. opts.out .. "'")
 local function series(field, floor)
@@ -149,7 +161,7 @@ for _, c in ipairs(cells) do
   figures.cells[#figures.cells + 1] = e
 end
 t:report(figures, function()
-  print(string.format("Box drops from random orientations, %d per cell, %g s each (%d s wall); failure = "
+  print(string.format("Box drops from random orientations, %d per cell, %g s each (%.3g s wall); failure = "
     .. "penetration > %g m, a non-converged step, or energy above its start", opts.drops, opts.seconds, wall,
     opts.penetration))
   local rows = {}

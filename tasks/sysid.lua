@@ -37,22 +37,44 @@ local plot = require "lucid.plot"
 
 local here = (arg and arg[0] or ""):match("^(.*)/[^/]*$") or "."
 
-local PROBLEMS = {object = true, robot = true, cross = true}
+local TRAJECTORY_NAMES = {push = true, toss = true, drop = true, rest = true} -- see OBJECT_TRAJECTORIES
+local HAVE_STEP_DERIVATIVES = type(lucid.world{}.step_derivatives) == "function"
+
+-- nil when every comma-separated word of --data names a trajectory, else why not.
+local function check_data(text)
+  local count = 0
+  for word in text:gmatch("[^,]+") do
+    if not TRAJECTORY_NAMES[word] then
+      return "unknown trajectory '" .. word .. "' (expected push, toss, drop or rest)"
+    end
+    count = count + 1
+  end
+  if count == 0 then return "no trajectory given" end
+end
+
+local function check_method(m)
+  if m ~= "" and m ~= "implicit" and m ~= "finite_differences" then
+    return "must be implicit or finite_differences"
+  end
+  if m == "implicit" and not HAVE_STEP_DERIVATIVES then
+    return "implicit needs w:step_derivatives, which this build lacks"
+  end
+end
+
 local t = task.new{
   name = "sysid",
   summary = "System identification (mass, friction, restitution; arm link masses and joint "
     .. "damping) by Gauss-Newton on trajectory residuals, with covariance and identifiability.",
   options = {
-    {name = "problem", kind = "string", default = "object",
-     check = function(v) return not PROBLEMS[v] and "must be object, robot or cross" or nil end,
-     help = "object, robot or cross"},
-    {name = "data", kind = "string", default = "push,toss",
+    {name = "problem", kind = "string", default = "object", choices = {"object", "robot", "cross"},
+     help = "the identification problem"},
+    {name = "data", kind = "string", default = "push,toss", check = check_data,
      help = "object: comma-separated trajectories among push (known force, slides), toss "
        .. "(thrown onto the floor: bounces and slides), drop (falls flat: bounces, nothing "
        .. "slides), rest (lies still)"},
     {name = "guesses", kind = "integer", default = 3, min = 1, help = "initial guesses"},
     {name = "iterations", kind = "integer", default = 20, min = 1, help = "Gauss-Newton iterations"},
-    {name = "method", kind = "string", default = "",
+    {name = "method", kind = "string", default = "", check = check_method,
      help = "parameter derivatives: implicit or finite_differences (default: implicit when "
        .. "w:step_derivatives exists)"},
     {name = "full", kind = "flag",
@@ -72,19 +94,8 @@ local function fail(message)
   os.exit(2)
 end
 
-local HAVE_STEP_DERIVATIVES = false
-do
-  local w = lucid.world{}
-  HAVE_STEP_DERIVATIVES = type(w.step_derivatives) == "function"
-end
 local METHOD = opts.method ~= "" and opts.method
   or (HAVE_STEP_DERIVATIVES and "implicit" or "finite_differences")
-if METHOD ~= "implicit" and METHOD ~= "finite_differences" then
-  fail("--method must be implicit or finite_differences (got '" .. METHOD .. "')")
-end
-if METHOD == "implicit" and not HAVE_STEP_DERIVATIVES then
-  fail("--method implicit needs w:step_derivatives, which this build lacks")
-end
 
 local SIGMA_POS, SIGMA_ROT, SIGMA_Q = 1e-3, 1e-3, 1e-3
 local IDENT_REL = 0.1
@@ -139,6 +150,9 @@ local OBJECT_TRAJECTORIES = {
   drop = {pose = {0, 0, BOX_HALF[3] + 0.15}, velocity = {0, 0, 0, 0, 0, 0}},
   rest = {pose = {0, 0, BOX_HALF[3]}, velocity = {0, 0, 0, 0, 0, 0}},
 }
+for name in pairs(OBJECT_TRAJECTORIES) do -- the names --data accepts (TRAJECTORY_NAMES)
+  assert(TRAJECTORY_NAMES[name], "TRAJECTORY_NAMES misses " .. name)
+end
 
 -- The known force on the box at step k of a trajectory (nil: none).
 local function scheduled_force(spec, k)

@@ -7,12 +7,27 @@ local lucid = require "lucid"
 local task = require "lucid.task"
 local plot = require "lucid.plot"
 
+-- The coarse time steps compared with the reference, and the reference's sampling period,
+-- which every coarse step is a multiple of (so that both runs sample the same times).
+local STEPS = {1e-2, 5e-3, 2e-3, 1e-3, 5e-4, 2e-4}
+local FINEST = 1e-4
+
+-- nil when the reference step divides FINEST (to 1e-9 relative), else why not.
+local function divides_finest(dt)
+  local k = FINEST / dt
+  if math.abs(k - math.floor(k + 0.5)) > 1e-9 * k then
+    return string.format("must divide %g s (%g / %g = %.4g)", FINEST, FINEST, dt, k)
+  end
+end
+
 local t = task.new{
   name = "timestep_consistency",
   summary = "Dragged cube at several time steps against a 1e-5 s reference (Fig. 15).",
   options = {
-    {name = "reference", kind = "number", default = 1e-5, positive = true, max = 1e-4, help = "reference time step (s), dividing 1e-4"},
-    {name = "horizon", kind = "number", default = 1.0, positive = true, max = 1000, help = "simulated time (s)"},
+    {name = "reference", kind = "number", default = 1e-5, positive = true, max = FINEST,
+     check = divides_finest, help = "reference time step (s), dividing 1e-4"},
+    {name = "horizon", kind = "number", default = 1.0, min = STEPS[1], max = 1000,
+     help = "simulated time (s; at least the largest compared step)"},
     {name = "pairs", kind = "string", default = "ncp:pgs,ncp:admm,ccp:pgs,ccp:admm,lcp:pgs",
      check = task.check_pairs,
      help = "comma-separated model:solver pairs (raisim:bisection is slow at the reference step)"},
@@ -22,7 +37,6 @@ local t = task.new{
 }
 local opts = t:parse(arg)
 local MU, M, REST = 0.4, 1.0, 0.1 - 0.5e-4
-local STEPS = {1e-2, 5e-3, 2e-3, 1e-3, 5e-4, 2e-4}
 local pairs_list = {}
 for pair in opts.pairs:gmatch("[^,]+") do pairs_list[#pairs_list + 1] = pair end
 
@@ -68,13 +82,12 @@ local reference_steps = math.floor(opts.horizon / opts.reference + 0.5)
 local bar = t:progress(#pairs_list * reference_steps, "reference runs")
 local result = {}
 for _, pair in ipairs(pairs_list) do
-  -- the reference sampled every 0.1 ms, which divides every coarse step; they stride into it
-  local finest = 1e-4
-  local ref = run(pair, opts.reference, finest, bar)
+  -- the reference sampled every FINEST s, which divides every coarse step; they stride into it
+  local ref = run(pair, opts.reference, FINEST, bar)
   result[pair] = {}
   for i, dt in ipairs(STEPS) do
     local samples = run(pair, dt, dt)
-    local ex, ee = error_between(samples, ref, math.floor(dt / finest + 0.5))
+    local ex, ee = error_between(samples, ref, math.floor(dt / FINEST + 0.5))
     result[pair][i] = {dt = dt, position_error = ex, energy_error = ee}
   end
 end

@@ -37,28 +37,69 @@ local stats = require "lucid.stats"
 
 local here = (arg and arg[0] or ""):match("^(.*)/[^/]*$") or "."
 
-local PROBLEM_NAMES = {push = true, fingertips = true, arm = true}
+-- The Jacobian methods of --methods ("implicit,relaxed:1e-3"): a list of {key, kind, kappa,
+-- label}, or nil and why the text is not one.
+local function parse_methods(text)
+  local list = {}
+  for word in text:gmatch("[^,]+") do
+    local kappa = word:match("^relaxed:(.+)$")
+    if kappa then
+      local k = tonumber(kappa)
+      if not (k and k > 0 and k < math.huge) then
+        return nil, "'" .. word .. "': relaxed:KAPPA needs a positive number"
+      end
+      list[#list + 1] = {key = "relaxed_" .. kappa, kind = "relaxed", kappa = k,
+                         label = "relaxed kappa=" .. kappa}
+    elseif word == "implicit" or word == "finite_differences" or word == "rollout_fd" then
+      list[#list + 1] = {key = word, kind = word, label = word}
+    else
+      return nil, "unknown method '" .. word .. "' (expected implicit, relaxed:KAPPA, "
+        .. "finite_differences or rollout_fd)"
+    end
+  end
+  if #list == 0 then return nil, "no method given" end
+  return list
+end
+
+-- The methods run: --methods (default implicit), with rollout_fd added by --baseline.
+-- (per-step finite_differences costs ~35x an implicit Jacobian: --compare-jacobians measures
+-- it; it is left out of the default runs)
+local function methods_of(values)
+  local text = values.methods ~= "" and values.methods or "implicit"
+  if values.baseline and not ("," .. text .. ","):find(",rollout_fd,", 1, true) then
+    text = text .. ",rollout_fd"
+  end
+  return parse_methods(text)
+end
 
 local t = task.new{
   name = "trajopt",
   summary = "Gauss-Newton trajectory optimisation through contact (push, fingertips, arm): "
     .. "success rate, iterations and time per derivative method over random reachable targets.",
   options = {
-    {name = "problem", kind = "string", default = "push",
-     check = function(v) return not PROBLEM_NAMES[v] and "must be push, fingertips or arm" or nil end,
-     help = "push, fingertips or arm"},
+    {name = "problem", kind = "string", default = "push", choices = {"push", "fingertips", "arm"},
+     help = "what moves the box"},
     {name = "targets", kind = "integer", default = 4, min = 1, help = "number of random targets"},
     {name = "full", kind = "flag",
-     help = "benchmark size: 50 targets (rollout_fd on the first --fd-targets of them)"},
+     help = "benchmark size: 50 targets"},
     {name = "methods", kind = "string", default = "",
+     check = function(_, values) return select(2, methods_of(values)) end,
      help = "comma-separated Jacobian methods: implicit, relaxed:KAPPA, finite_differences, "
-       .. "rollout_fd (default: implicit,rollout_fd)"},
+       .. "rollout_fd (default: implicit)"},
+    {name = "baseline", kind = "flag",
+     help = "also solve with rollout_fd, the finite-difference baseline (one rollout per "
+       .. "variable: slow), on the first --fd-targets targets"},
     {name = "fd-targets", kind = "integer", default = 10, min = 1,
+     check = function(_, values, given)
+       local methods = methods_of(values) or {}
+       for _, m in ipairs(methods) do if m.kind == "rollout_fd" then return nil end end
+       return given["fd-targets"] and "applies only with --baseline or rollout_fd in --methods" or nil
+     end,
      help = "targets solved with rollout_fd (the first ones; slow: one rollout per variable)"},
     {name = "iterations", kind = "integer", default = 50, min = 1, help = "Gauss-Newton iterations"},
     {name = "reg", kind = "number", default = 1e-2, min = 0,
      help = "regularisation weight rho on (U - U0) / N"},
-    {name = "model", kind = "string", default = here .. "/models/pusher.xml",
+    {name = "model", kind = "string", default = here .. "/models/pusher.xml", file = true,
      help = "arm: the robot file (MJCF or URDF; needs actuators)"},
     {name = "plot", kind = "string", default = "out/trajopt",
      help = "prefix of the SVG plots (costs per iteration, box and finger paths; '' for none)"},
@@ -434,30 +475,7 @@ end
 
 -- ---- methods ------------------------------------------------------------------------------
 
-local function parse_methods(text)
-  local list = {}
-  for word in text:gmatch("[^,]+") do
-    local kappa = word:match("^relaxed:(.+)$")
-    if kappa then
-      local k = tonumber(kappa)
-      if not (k and k > 0) then fail("--methods: relaxed:KAPPA needs a positive number (got " .. word .. ")") end
-      list[#list + 1] = {key = "relaxed_" .. kappa, kind = "relaxed", kappa = k,
-                         label = "relaxed kappa=" .. kappa}
-    elseif word == "implicit" or word == "finite_differences" or word == "rollout_fd" then
-      list[#list + 1] = {key = word, kind = word, label = word}
-    else
-      fail("--methods: unknown method '" .. word .. "' (expected implicit, relaxed:KAPPA, "
-           .. "finite_differences or rollout_fd)")
-    end
-  end
-  if #list == 0 then fail("--methods: no method given") end
-  return list
-end
-
--- (per-step finite_differences costs ~35x an implicit Jacobian: --compare-jacobians measures
--- it; it is left out of the default runs)
-local default_methods = "implicit,rollout_fd"
-local METHODS = parse_methods(opts.methods ~= "" and opts.methods or default_methods)
+local METHODS = methods_of(opts)
 
 -- ---- problems -----------------------------------------------------------------------------
 
@@ -541,7 +559,9 @@ local function solve(target, method, features)
     if rho > 0 then parts[4] = (U - U0) * rho end
     return lucid.ad.concat(parts)
   end
-  local start, cpu = lucid.clock(), os.clock()
+  -- wall and CPU seconds of the solve; CPU of this thread only (os.clock adds every thread of
+  -- the process, OpenBLAS's pool included, and could read above the wall time)
+  local start, cpu = lucid.clock(), lucid.cpu_clock()
   local U, info = lucid.optim.gauss_newton(residual, U0, {
     max_iter = opts.iterations, damping = "adaptive", lambda = 1e-3, tol = 1e-9,
     min_cost = 0.5 * 3 * 0.1 ^ 2,
@@ -551,7 +571,8 @@ local function solve(target, method, features)
       end
     end,
   })
-  local seconds, cpu_seconds = lucid.clock() - start, os.clock() - cpu
+  local cpu_seconds = lucid.cpu_clock() - cpu
+  local seconds = lucid.clock() - start -- read last: the wall interval holds the CPU one
   local y = rollout(scene, U)
   local pos_err, yaw_err = box_error(y, target)
   return {U = U, info = info, seconds = seconds, cpu_seconds = cpu_seconds, pos_err = pos_err,

@@ -300,6 +300,13 @@ static int l_norm(lua_State *L) {
     return 1;
 }
 
+/* Writes entry (i, j) of m as "%.14g" into num (40 bytes); returns its length. */
+static int format_entry(const lucid_lua_matrix *m, int i, int j, char num[40]) {
+    return snprintf(num, 40, "%.14g", m->data[i + (long)m->rows * j]);
+}
+
+/* A vector on one line, `lucid.vec{1, 2}`; a matrix one row per line, its columns right-aligned,
+ * `lucid.mat{{1, 2},\n          {3, 4}}` (still a Lua constructor that rebuilds it). */
 static int l_tostring(lua_State *L) {
     lucid_lua_matrix *m = lucid_lua_checkmatrix(L, 1, "lucid.mat.__tostring", "self");
     if (entry_count(m) > TOSTRING_MAX_ENTRIES) {
@@ -309,18 +316,35 @@ static int l_tostring(lua_State *L) {
             lua_pushfstring(L, "lucid.mat(%d x %d)", m->rows, m->cols);
         return 1;
     }
+    char num[40];
     luaL_Buffer b;
     luaL_buffinit(L, &b);
-    luaL_addstring(&b, m->is_vector ? "lucid.vec{" : "lucid.mat{");
-    for (int i = 0; i < m->rows; ++i) {
-        if (i) luaL_addstring(&b, ", ");
-        if (!m->is_vector) luaL_addchar(&b, '{');
-        for (int j = 0; j < m->cols; ++j) {
-            char num[40];
-            snprintf(num, sizeof num, "%s%.14g", j ? ", " : "", m->data[i + (long)m->rows * j]);
+    if (m->is_vector) {
+        luaL_addstring(&b, "lucid.vec{");
+        for (int i = 0; i < m->rows; ++i) {
+            if (i) luaL_addstring(&b, ", ");
+            format_entry(m, i, 0, num);
             luaL_addstring(&b, num);
         }
-        if (!m->is_vector) luaL_addchar(&b, '}');
+        luaL_addchar(&b, '}');
+        luaL_pushresult(&b);
+        return 1;
+    }
+    luaL_addstring(&b, "lucid.mat{");
+    for (int i = 0; i < m->rows; ++i) {
+        luaL_addstring(&b, i ? ",\n          {" : "{"); /* under the first row's '{' */
+        for (int j = 0; j < m->cols; ++j) {
+            int width = 0; /* the column's widest entry (TOSTRING_MAX_ENTRIES bounds the work) */
+            for (int r = 0; r < m->rows; ++r) {
+                int n = format_entry(m, r, j, num);
+                if (n > width) width = n;
+            }
+            int n = format_entry(m, i, j, num);
+            if (j) luaL_addstring(&b, ", ");
+            for (int pad = n; pad < width; ++pad) luaL_addchar(&b, ' ');
+            luaL_addstring(&b, num);
+        }
+        luaL_addchar(&b, '}');
     }
     luaL_addchar(&b, '}');
     luaL_pushresult(&b);

@@ -124,7 +124,15 @@ end)
 
 t.case("tostring shows kind and entries", function()
   t.eq(tostring(lucid.vec{1, 2.5}), "lucid.vec{1, 2.5}")
-  t.eq(tostring(lucid.mat{{1, 2}, {3, 4}}), "lucid.mat{{1, 2}, {3, 4}}")
+  -- issue 37: matrices printed on one line; now one row per line, columns aligned, and the
+  -- text is still a constructor that rebuilds the matrix
+  t.eq(tostring(lucid.mat{{1, 2}, {3, 4}}), "lucid.mat{{1, 2},\n          {3, 4}}")
+  local M = lucid.mat{{1, -2.5, 3}, {10, 0.125, -3e-20}}
+  t.eq(tostring(M), "lucid.mat{{ 1,  -2.5,      3},\n          {10, 0.125, -3e-20}}")
+  local back = assert(load("local lucid = require 'lucid'; return " .. tostring(M)))()
+  t.eq((back - M):norm(), 0)
+  t.eq(tostring(lucid.mat{{1, 2}}), "lucid.mat{{1, 2}}")
+  t.eq(tostring(lucid.mat{}), "lucid.mat{}")
 end)
 
 t.case("misuse of constructors raises named errors", function()

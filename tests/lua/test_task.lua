@@ -122,6 +122,39 @@ t.case("every task rejects bad option values with a message and exit code 2", fu
   t.truthy(runs > 40, runs .. " runs")
 end)
 
+-- issue 37: the header read "(0 s wall)" (os.time's whole seconds) for runs under a second.
+t.case("single_level_drop reports its wall time, also under a second", function()
+  local dir = os.tmpname()
+  os.remove(dir)
+  local args = "--drops 1 --hz 100 --kappas 1e-4 --seconds 0.3 --out " .. dir
+  local out, code = run("tasks/single_level_drop.lua", args)
+  t.eq(code, 0, out)
+  local wall = tonumber(out:match("%(([^%s]+) s wall%)"))
+  t.truthy(wall and wall > 0, "header: " .. out:match("[^\n]*"))
+  local v = json.decode(run("tasks/single_level_drop.lua", args .. " --json"))
+  t.truthy(v.wall_seconds > 0 and v.wall_seconds < 60, "wall_seconds " .. tostring(v.wall_seconds))
+  os.execute("rm -rf '" .. dir .. "'")
+end)
+
+-- issue 37: robot_tour summed joint-limit contacts and called them steps (13684 "steps" of 1500).
+t.case("robot_tour counts the steps with a joint-limit contact, and the contacts apart", function()
+  local humanoid = "/usr/share/mujoco/model/humanoid/humanoid.xml" -- libmujoco-samples
+  local f = io.open(humanoid)
+  if not f then t.skip(humanoid .. " is not installed") end
+  f:close()
+  local out, code = run("tasks/robot_tour.lua", "--json --seconds 0.5 --model " .. humanoid)
+  t.eq(code, 0, out)
+  local v = json.decode(out)
+  t.eq(v.steps, 250)
+  t.truthy(v.limit_contact_steps > 0 and v.limit_contact_steps <= v.steps,
+           string.format("%d steps with a limit contact of %d", v.limit_contact_steps, v.steps))
+  t.truthy(v.limit_contacts >= v.limit_contact_steps and v.limit_contacts <= v.steps * v.max_contacts,
+           string.format("%d limit contacts", v.limit_contacts))
+  local text = run("tasks/robot_tour.lua", "--seconds 0.5 --model " .. humanoid)
+  t.truthy(text:find(string.format("joint-limit contacts in %d of 250 steps (%d in all)",
+    v.limit_contact_steps, v.limit_contacts), 1, true), text)
+end)
+
 t.case("format_table aligns columns", function()
   local text = task.format_table({"name", "value"}, {{"a", 1.23456}, {"longer", 10}})
   t.eq(text, "name    value\n------  -----\na        1.23\nlonger     10")

@@ -37,6 +37,9 @@ t.case("a fixed push target is reached with implicit step derivatives", function
   t.truthy(s.position_error_m <= 5e-3, string.format("position error %.3g m", s.position_error_m))
   t.truthy(s.yaw_error_deg <= 2, string.format("yaw error %.3g deg", s.yaw_error_deg))
   t.truthy(s.iterations <= 50, "iterations")
+  -- CPU seconds of the solving thread, within the solve's wall seconds (issue 37)
+  t.truthy(s.cpu_seconds > 0 and s.cpu_seconds <= s.seconds,
+           string.format("cpu %.4g s, wall %.4g s", s.cpu_seconds, s.seconds))
   t.eq(r.summary.implicit_success_rate, 1)
   t.truthy(type(r.summary.implicit_median_seconds) == "number", "summary has the time")
   -- both plots were written
@@ -60,13 +63,28 @@ t.case("the step-derivative chain's Jacobian matches finite differences of rollo
            string.format("max |J - J_fd| / max |J_fd| = %.3g", e.relative_difference))
 end)
 
+-- issue 37: the default run solved with rollout_fd too (91 s for 2 fingertips targets).
+t.case("the finite-difference baseline runs only with --baseline", function()
+  local args = "--problem push --targets 1 --seed 5 --iterations 1 --json --plot ''"
+  local out, code = run(args)
+  t.eq(code, 0, "exit code")
+  local r = json.decode(out)
+  t.truthy(r.methods.implicit, "implicit by default")
+  t.eq(r.methods.rollout_fd, nil, "no rollout_fd by default")
+  out, code = run(args .. " --baseline")
+  t.eq(code, 0, "exit code")
+  r = json.decode(out)
+  t.truthy(r.methods.implicit and r.methods.rollout_fd, "--baseline adds rollout_fd")
+  t.truthy(r.summary.implicit_speedup_vs_rollout_fd > 0, "speed-up against the baseline")
+end)
+
 t.case("--help and bad input", function()
   local out, code = run("--help")
   t.eq(code, 0)
   t.truthy(out:find("--problem", 1, true) and out:find("fingertips", 1, true), "usage text")
   local msg, bad = run("--problem pull", true)
   t.eq(bad, 2, "unknown problem")
-  t.truthy(msg:find("must be push, fingertips or arm", 1, true), "message: " .. msg)
+  t.truthy(msg:find("must be one of push, fingertips, arm", 1, true), "message: " .. msg)
   local msg2, bad2 = run("--methods implicit,magic --targets 1", true)
   t.eq(bad2, 2, "unknown method")
   t.truthy(msg2:find("unknown method 'magic'", 1, true), "message: " .. msg2)
