@@ -178,8 +178,8 @@ end
 -- Replays of simulation tasks (lucid.viewer): task.replay_option(what) declares
 -- `--replay FILE` ("write an HTML replay of WHAT to FILE"); rec = t:record(w, file, dt) starts
 -- recording world w (time step dt) when file is given (nil otherwise), keeping about 200 frames
--- a simulated second; t:write_replay(rec, file, title) stops it and writes the page (nothing
--- when rec is nil). Returns the file name.
+-- a simulated second; t:write_replay(rec, file, title) stops it, writes the page and prints
+-- "replay: FILE (N frames)" (nothing when rec is nil). Returns the file name.
 function task.replay_option(what)
   check.value("lucid.task.replay_option", what, "string", "what")
   return {name = "replay", kind = "string",
@@ -212,7 +212,11 @@ function Task:write_replay(rec, file, title)
   local ok, info = pcall(rec.info, rec)
   if not ok then check.fail("lucid.task:write_replay", "rec: %s", tostring(info)) end
   if info.recording then rec:stop() end
-  return lucid.viewer.write(file, rec, {title = title})
+  lucid.viewer.write(file, rec, {title = title})
+  -- say where the page went (on stderr under --json, whose stdout is the figures alone)
+  local out = self.json and io.stderr or io.stdout
+  out:write(string.format("replay: %s (%d frames)\n", file, #rec))
+  return file
 end
 
 -- A check function for options listing contact model:solver pairs ("ncp:admm,lcp:pgs"):
