@@ -90,7 +90,8 @@ function Task:usage()
                  self.summary, "", "options:"}
   for _, o in ipairs(self.options) do
     local flag = "--" .. o.name .. (o.kind == "flag" and "" or " " .. o.kind:upper())
-    local default = (o.kind ~= "flag" and o.default ~= nil)
+    -- an empty default means "not given": the help says what happens then
+    local default = (o.kind ~= "flag" and o.default ~= nil and o.default ~= "")
         and string.format(" (default %s)", tostring(o.default)) or ""
     lines[#lines + 1] = string.format("  %-22s %s%s", flag, o.help or "", default)
   end
