@@ -1,4 +1,4 @@
--- lucid.sim: the world's step as a differentiable function (API.md "Differentiable simulation").
+-- lucid.sim: the world's step as a differentiable function (docs/step_derivatives.md).
 --
 --   x1 = lucid.sim.step(w, x, u [, opts])
 --
