@@ -94,37 +94,38 @@ D.objects.forEach(function (o, i) {
   colors[i] = (O.colors && O.colors[i]) || (o.static ? STATIC_COLOR : PALETTE[dynamic++ % PALETTE.length]);
 });
 
-// ---- scene bounds (halfspaces excluded): every object's reach over every frame ----
-function partReach(p) {
-  var t = Math.hypot(p.pose[0], p.pose[1], p.pose[2]);
+// ---- scene bounds (halfspaces excluded): every part's bounding sphere over every frame ----
+function partRadius(p) {  // about the part's own origin
   switch (p.kind) {
-    case 'sphere': return t + p.radius;
-    case 'ellipsoid': return t + Math.max.apply(null, p.radii);
-    case 'box': return t + Math.hypot(p.half_extents[0], p.half_extents[1], p.half_extents[2]);
-    case 'capsule': return t + p.radius + p.half_length;
-    case 'cylinder': case 'cone': return t + Math.hypot(p.radius, p.half_length);
+    case 'sphere': return p.radius;
+    case 'ellipsoid': return Math.max.apply(null, p.radii);
+    case 'box': return Math.hypot(p.half_extents[0], p.half_extents[1], p.half_extents[2]);
+    case 'capsule': return p.radius + p.half_length;
+    case 'cylinder': case 'cone': return Math.hypot(p.radius, p.half_length);
     case 'convex': {
       var v = D.meshes[p.mesh].vertices, r = 0;
       for (var j = 0; j < v.length; j += 3) r = Math.max(r, Math.hypot(v[j], v[j + 1], v[j + 2]));
-      return t + r;
+      return r;
     }
   }
   return 0;
 }
-var reach = D.objects.map(function (o) {
-  var r = -1;
-  o.parts.forEach(function (p) { if (p.kind !== 'halfspace') r = Math.max(r, partReach(p)); });
-  return r;  // -1: nothing bounded
+var spheres = D.objects.map(function (o) {  // [x, y, z, r] in the object's frame
+  return o.parts.filter(function (p) { return p.kind !== 'halfspace'; })
+    .map(function (p) { return [p.pose[0], p.pose[1], p.pose[2], partRadius(p)]; });
 });
 var lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
 for (var k = 0; k < N; ++k)
   for (var i = 0; i < F.objects[k]; ++i) {
-    if (reach[i] < 0) continue;
-    var p = poseOf(k, i);
-    for (var a = 0; a < 3; ++a) {
-      lo[a] = Math.min(lo[a], p[a] - reach[i]);
-      hi[a] = Math.max(hi[a], p[a] + reach[i]);
-    }
+    if (!spheres[i].length) continue;
+    var p = poseOf(k, i), rot = new THREE.Quaternion(p[4], p[5], p[6], p[3]);
+    spheres[i].forEach(function (s) {
+      var c = new THREE.Vector3(s[0], s[1], s[2]).applyQuaternion(rot);
+      for (var a = 0; a < 3; ++a) {
+        lo[a] = Math.min(lo[a], p[a] + c.getComponent(a) - s[3]);
+        hi[a] = Math.max(hi[a], p[a] + c.getComponent(a) + s[3]);
+      }
+    });
   }
 var center = new THREE.Vector3(0, 0, 0), radius = 1;
 if (lo[0] <= hi[0]) {
