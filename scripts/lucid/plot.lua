@@ -121,7 +121,7 @@ end
 
 -- Log ticks over [lo, hi] (log10 units): a labelled tick at each decade (every step-th
 -- decade when more than eight), unlabelled minor ticks at 2..9 times each decade (at the
--- other decades when they are many). Under two decades in range, 2 and 5 times a decade are
+-- unlabelled decades when only every step-th one is labelled). Under two decades in range, 2 and 5 times a decade are
 -- labelled too, then every multiple; under two of those, linear ticks in value.
 local function log_ticks(lo, hi)
   local d0, d1 = math.ceil(lo - 1e-9), math.floor(hi + 1e-9)
@@ -146,7 +146,7 @@ local function log_ticks(lo, hi)
     for d = d0, d1, step do major[#major + 1] = {1, d} end
     ticks = labelled(major)
     for d = math.floor(lo), math.ceil(hi) do
-      if step > 1 or d1 - d0 > 6 then
+      if step > 1 then
         if (d - d0) % step ~= 0 and in_range(1, d) then ticks[#ticks + 1] = {d} end
       else
         for c = 2, 9 do

@@ -267,7 +267,7 @@ function checkerTexture() {  // 2 x 2 tiles of 32 px, a darker line along the ti
   t.needsUpdate = true;
   return t;
 }
-var floorNormal = null;  // the first halfspace's outward normal: the sun shines along -normal
+var floorNormal = null;  // the most upward halfspace normal (+z): the sun shines along -normal
 D.objects.forEach(function (o, i) {
   o.parts.forEach(function (p) {
     if (p.kind !== 'halfspace') return;
@@ -297,7 +297,7 @@ D.objects.forEach(function (o, i) {
     plane.position.copy(c);
     plane.name = o.name;
     scene.add(plane);
-    if (!floorNormal) floorNormal = nw;
+    if (!floorNormal || nw.z > floorNormal.z) floorNormal = nw;
   });
 });
 
@@ -485,7 +485,7 @@ function readHash() {
     var f = parseInt(h.frame, 10);
     if (!(f >= 1 && f <= N)) {  // a link to a longer recording: show the nearest frame, and say so
       var shown = f > N ? N : 1;
-      hashNote = '#frame=' + h.frame + ' is outside 1..' + N + ': frame ' + shown + ' shown';
+      hashNote = '#frame=' + h.frame + ' is not in 1..' + N + ': frame ' + shown + ' shown';
       f = shown;
     }
     setPlaying(false);

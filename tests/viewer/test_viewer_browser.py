@@ -280,7 +280,7 @@ def main():
         checks.append("frame %d: %d force arrows drawn" % (last, green))
         # the default camera, at a frame beyond the last: the last frame, said so, framed
         probe3, _ = shot(1000, 0, "default_camera.png", page2, last)
-        if "outside 1..%d" % last not in probe3["note"]:
+        if "#frame=1000 is not in 1..%d: frame %d shown" % (last, last) not in probe3["note"]:
             fail("#frame=1000 shows the last frame without saying so: %s" % probe3["note"])
         view = {"eye": probe3["camera"]["eye"], "target": probe3["camera"]["target"]}
         lo, hi = scene["bounds"]
