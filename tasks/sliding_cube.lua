@@ -122,5 +122,4 @@ t:report(figures, function()
       100 * g.worst_relative_error, g.max_lift))
   end
   print("plots: " .. table.concat(files, ", "))
-  if opts.replay then print("replay: " .. opts.replay) end
 end)

@@ -681,6 +681,20 @@ local function plot_costs(res, what)
   return file
 end
 
+-- Plots draw each quantity's fitted curve solid and translucent, its measured curve dotted
+-- with markers on top in the same colour, so that both show where they coincide.
+local FITTED_OPACITY = 0.5
+local PAIR_COLORS = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"}
+
+-- The plot series of one measured and fitted quantity, the k-th pair of a plot.
+local function pair_series(name, time, measured, fitted, k)
+  local color = PAIR_COLORS[(k - 1) % #PAIR_COLORS + 1]
+  return {name = name .. " fitted", x = time, y = fitted, color = color, dash = "solid",
+          marker = "none", opacity = FITTED_OPACITY},
+         {name = name .. " measured", x = time, y = measured, color = color, dash = "dot",
+          marker = "square"}
+end
+
 -- Measured and fitted box positions (x and z over time) of object trajectories.
 local function plot_object_paths(names, trajectories, measurements, estimate, what, dt)
   local traj = {}
@@ -691,10 +705,10 @@ local function plot_object_paths(names, trajectories, measurements, estimate, wh
       time[i] = i * OBS_EVERY * dt
       mx[i], mz[i], fx[i], fz[i] = o.p[1], o.p[3], fitted[i].p[1], fitted[i].p[3]
     end
-    traj[#traj + 1] = {name = name .. " x measured", x = time, y = mx, dash = "dot", marker = "none"}
-    traj[#traj + 1] = {name = name .. " x fitted", x = time, y = fx, marker = "none"}
-    traj[#traj + 1] = {name = name .. " z measured", x = time, y = mz, dash = "dot", marker = "none"}
-    traj[#traj + 1] = {name = name .. " z fitted", x = time, y = fz, marker = "none"}
+    for _, pair in ipairs{{" x", mx, fx}, {" z", mz, fz}} do
+      local fit, meas = pair_series(name .. pair[1], time, pair[2], pair[3], #traj // 2 + 1)
+      traj[#traj + 1], traj[#traj + 2] = fit, meas
+    end
   end
   local file = opts.plot .. "_" .. what .. "_paths.svg"
   plot.lines{file = file, title = "sysid " .. what .. ": measured and fitted box position",
@@ -825,9 +839,8 @@ elseif opts.problem == "robot" then
     for j = 1, 3 do
       local time, mq, fq = {}, {}, {}
       for k = 1, #res.meas do time[k], mq[k], fq[k] = k * ROBOT_DT, res.meas[k][j], fitted[k][j] end
-      series[#series + 1] = {name = LINKS[j].joint .. " measured", x = time, y = mq, dash = "dot",
-                             marker = "none"}
-      series[#series + 1] = {name = LINKS[j].joint .. " fitted", x = time, y = fq, marker = "none"}
+      local fit, meas = pair_series(LINKS[j].joint, time, mq, fq, j)
+      series[#series + 1], series[#series + 2] = fit, meas
     end
     local file = opts.plot .. "_robot_joints.svg"
     plot.lines{file = file, title = "sysid robot: measured and fitted joint angles",

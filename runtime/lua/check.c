@@ -15,13 +15,29 @@ int lucid_lua_fail(lua_State *L, const char *fname, const char *fmt, ...) {
     return lua_error(L);
 }
 
+/* Where plain numbers are expected, lucid.ad values have two ways in: lucid.ad's own
+ * functions, and lucid.sim.step, the one differentiable world step. */
+static const char AD_HINT[] =
+    "; lucid.ad values do not pass through functions that take numbers: build a lucid.ad vector "
+    "with lucid.ad.concat{...} and step the world with lucid.sim.step(w, x, u) (u: every free "
+    "body's wrench, as in w:controls()), whose x, u and opts.theta may be lucid.ad values";
+
+const char *lucid_lua_ad_hint(lua_State *L, int idx) {
+    return strcmp(lucid_lua_typename(L, idx), "lucid.ad.var") == 0 ? AD_HINT : "";
+}
+
+const char *lucid_lua_ad_hint_for_message(const char *message) {
+    return message && strstr(message, "got lucid.ad.var)") ? AD_HINT : "";
+}
+
 int lucid_lua_fail_status(lua_State *L, const char *fname, lucid_status status) {
     return lucid_lua_fail(L, fname, "%s", lucid_status_string(status));
 }
 
 double lucid_lua_checkfinite(lua_State *L, int idx, const char *fname, const char *what) {
     if (lua_type(L, idx) != LUA_TNUMBER)
-        lucid_lua_fail(L, fname, "%s must be a number (got %s)", what, lucid_lua_typename(L, idx));
+        lucid_lua_fail(L, fname, "%s must be a number (got %s)%s", what, lucid_lua_typename(L, idx),
+                       lucid_lua_ad_hint(L, idx));
     lua_Number x = lua_tonumber(L, idx);
     if (!isfinite(x)) lucid_lua_fail(L, fname, "%s must be finite (got %f)", what, x);
     return x;

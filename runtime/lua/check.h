@@ -39,6 +39,14 @@ void lucid_lua_check_option_names_prefixed(lua_State *L, int idx, const char *co
  * "lucid.ad.var", ...), otherwise the Lua type name. */
 const char *lucid_lua_typename(lua_State *L, int idx);
 
+/* What to do instead when the value at idx is a lucid.ad value where numbers are expected
+ * ("; lucid.ad values ...: use lucid.ad.concat ..."), else "": appended to type errors. */
+const char *lucid_lua_ad_hint(lua_State *L, int idx);
+
+/* The same hint for a message that names the type of the offending value ("... got
+ * lucid.ad.var)", as luaL_argerror writes for math.sin): "" when it names another type. */
+const char *lucid_lua_ad_hint_for_message(const char *message);
+
 /* Finishes the metatable on top of the stack: `__metatable` is set to its type name, so
  * getmetatable(x) returns that string (and the metamethods, __gc included, cannot be
  * reached or replaced from plain Lua). */

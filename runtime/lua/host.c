@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "runtime/lua/check.h"
 #include "runtime/lua/embedded_scripts.h"
 #include "runtime/lua/modules.h"
 
@@ -95,12 +96,41 @@ lua_State *lucid_host_new(void) {
     return L;
 }
 
+/* 1 if lucid.ad has a function called NAME (NAME: LEN bytes). */
+static int ad_has_function(lua_State *L, const char *name, size_t len) {
+    int top = lua_gettop(L), found = 0;
+    if (lua_getglobal(L, "lucid") == LUA_TTABLE && lua_getfield(L, -1, "ad") == LUA_TTABLE) {
+        lua_pushlstring(L, name, len);
+        found = lua_gettable(L, -2) == LUA_TFUNCTION;
+    }
+    lua_settop(L, top);
+    return found;
+}
+
+/* MSG with a hint appended when it says a lucid.ad value reached a function taking numbers
+ * ("bad argument #1 to 'sin' (number expected, got lucid.ad.var)"): lucid.ad.sin when lucid.ad
+ * has a function of that name, else how lucid.ad values go in (lucid.ad.concat, lucid.sim.step). */
+static const char *with_ad_hint(lua_State *L, const char *msg) {
+    const char *hint = lucid_lua_ad_hint_for_message(msg);
+    if (!*hint) return msg;
+    const char *to = strstr(msg, " to '");
+    const char *name = to ? to + 5 : NULL;
+    const char *end = name ? strchr(name, '\'') : NULL;
+    if (end && ad_has_function(L, name, (size_t)(end - name))) {
+        const char *fn = lua_pushlstring(L, name, (size_t)(end - name));
+        return lua_pushfstring(
+            L, "%s; '%s' takes plain numbers: use lucid.ad.%s on a lucid.ad value", msg, fn, fn);
+    }
+    return lua_pushfstring(L, "%s%s", msg, hint);
+}
+
 static int traceback_handler(lua_State *L) {
     const char *msg = lua_tostring(L, 1);
     if (msg == NULL) { /* error object is not a string */
         if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
         msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
     }
+    msg = with_ad_hint(L, msg);
     luaL_traceback(L, L, msg, 1);
     return 1;
 }

@@ -53,7 +53,8 @@ static double table_number(lua_State *L, int idx, lua_Integer k, const char *fna
     int isnum = 0;
     double x = lua_tonumberx(L, -1, &isnum);
     if (!isnum) {
-        lua_pushfstring(L, "must be a number (got %s)", lucid_lua_typename(L, -1));
+        lua_pushfstring(L, "must be a number (got %s)%s", lucid_lua_typename(L, -1),
+                        lucid_lua_ad_hint(L, -1));
         fail_entry(L, fname, row, col, lua_tostring(L, -1));
     }
     lua_pop(L, 1);

@@ -64,12 +64,14 @@ void lucid_lua_checkvalues(lua_State *L, int idx, int n, double *out, const char
             lua_geti(L, idx, i + 1);
             int isnum = 0;
             out[i] = lua_tonumberx(L, -1, &isnum);
+            if (!isnum)
+                lucid_lua_fail(L, fname, "%s[%d] must be a number (got %s)%s", what, i + 1,
+                               lucid_lua_typename(L, -1), lucid_lua_ad_hint(L, -1));
             lua_pop(L, 1);
-            if (!isnum) lucid_lua_fail(L, fname, "%s[%d] must be a number", what, i + 1);
         }
     } else {
-        lucid_lua_fail(L, fname, "%s must be a lucid.vec or a table of %d numbers (got %s)", what,
-                       n, lucid_lua_typename(L, idx));
+        lucid_lua_fail(L, fname, "%s must be a lucid.vec or a table of %d numbers (got %s)%s", what,
+                       n, lucid_lua_typename(L, idx), lucid_lua_ad_hint(L, idx));
     }
     if (!lucid_all_finite(out, n))
         lucid_lua_fail(L, fname, "%s must be finite (has NaN or Inf)", what);

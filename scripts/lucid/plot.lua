@@ -12,7 +12,7 @@ local spec_kinds = {file = "string", title = "string|number", xlabel = "string|n
                     ylabel = "string|number", logx = "boolean", logy = "boolean",
                     markers = "boolean", series = "table"}
 local series_kinds = {name = "string|number", x = "table", y = "table", color = "string",
-                      dash = "string", marker = "string"}
+                      dash = "string", marker = "string", opacity = "number"}
 local DASHES = {solid = "", dash = "7,4", dot = "2,3", dashdot = "9,3,2,3", longdash = "14,5"}
 local DASH_CYCLE = {"solid", "dash", "dot", "dashdot", "longdash"}
 local MARKERS = {"circle", "square", "triangle", "diamond", "cross", "plus", "down", "none"}
@@ -53,6 +53,9 @@ local function check_spec(spec)
           ser.marker)
       end
     end
+    if ser.opacity and not (ser.opacity > 0 and ser.opacity <= 1) then
+      check.fail(LINES, "%s.opacity must be in (0, 1] (got %s)", what, tostring(ser.opacity))
+    end
     if ser.x then
       check_numbers(ser.x, what .. ".x")
       if #ser.x < #ser.y then
@@ -70,80 +73,153 @@ local function escape(s)
                                         ['"'] = "&quot;"}))
 end
 
--- "Nice" tick values covering [lo, hi] (about n of them).
-local function linear_ticks(lo, hi, n)
-  local span = hi - lo
-  if span <= 0 then return {lo} end
+-- A "nice" step for about n ticks over span: m * 10^p with m in {1, 2, 5}; integer axes
+-- (every value an integer) never step below 1, so they carry no half-integer ticks.
+local function nice_step(span, n, integral)
   local raw = span / n
-  local mag = 10 ^ math.floor(math.log(raw, 10))
-  local step = mag
-  for _, m in ipairs({1, 2, 5, 10}) do
-    if raw <= m * mag then
-      step = m * mag
+  local p = math.floor(math.log(raw, 10))
+  local m = 10
+  for _, c in ipairs({1, 2, 5}) do
+    if raw <= c * 10 ^ p * (1 + 1e-9) then
+      m = c
       break
     end
   end
+  if m == 10 then m, p = 1, p + 1 end
+  if integral and p < 0 then m, p = 1, 0 end
+  return m, p
+end
+
+-- The printed form of k * m * 10^(p - e) with the decimals the step m * 10^p needs.
+local function scaled_label(k, m, p, e)
+  if k == 0 then return "0" end
+  return string.format("%." .. math.max(0, e - p) .. "f", k * m * 10.0 ^ (p - e))
+end
+
+-- Linear ticks over [lo, hi]: multiples k * step of a nice step (about n of them), labelled
+-- with one shared exponent e (10^e, drawn once beside the axis) when the largest tick is under
+-- 1e-2 or from 1e4 on, so that labels are distinct and short. Returns the ticks
+-- {position, label} and e (0: no shared exponent).
+local function linear_ticks(lo, hi, n, integral)
+  local m, p = nice_step(hi - lo, n, integral)
+  local step = m * 10.0 ^ p
+  local k0, k1 = math.ceil(lo / step - 1e-9), math.floor(hi / step + 1e-9)
+  local top = math.max(math.abs(k0), math.abs(k1)) * step
+  local e = 0
+  if top > 0 and (top < 1e-2 or top >= 1e4) then e = math.floor(math.log(top, 10) + 1e-12) end
   local ticks = {}
-  for v = math.ceil(lo / step) * step, hi + 1e-9 * span, step do ticks[#ticks + 1] = v end
-  return ticks
+  for k = k0, k1 do ticks[#ticks + 1] = {k * step, scaled_label(k, m, p, e)} end
+  return ticks, e
 end
 
-local function tick_label(v)
-  if v ~= 0 and (math.abs(v) >= 1e4 or math.abs(v) < 1e-2) then return string.format("%.0e", v) end
-  return string.format("%.4g", v)
+-- The label of a tick at v = c * 10^d on a log axis: plain ("20", "0.05") when every label of
+-- the axis lies in [1e-2, 1e4), else "2e1"; PLAIN says which.
+local function log_label(c, d, plain)
+  if plain then return string.format("%." .. math.max(0, -d) .. "f", c * 10.0 ^ d) end
+  return string.format("%de%d", c, d)
 end
 
--- The range of the finite transformed values of one coordinate over all series.
+-- Log ticks over [lo, hi] (log10 units): a labelled tick at each decade (every step-th
+-- decade when more than eight), unlabelled minor ticks at 2..9 times each decade (at the
+-- unlabelled decades when only every step-th one is labelled). Under two decades in range, 2 and 5 times a decade are
+-- labelled too, then every multiple; under two of those, linear ticks in value.
+local function log_ticks(lo, hi)
+  local d0, d1 = math.ceil(lo - 1e-9), math.floor(hi + 1e-9)
+  local ticks = {}
+  local function labelled(list)
+    local plain = true
+    for _, cd in ipairs(list) do
+      local v = cd[1] * 10.0 ^ cd[2]
+      plain = plain and v >= 1e-2 and v < 1e4
+    end
+    local out = {}
+    for _, cd in ipairs(list) do out[#out + 1] = {cd[2] + math.log(cd[1], 10), log_label(cd[1], cd[2], plain)} end
+    return out
+  end
+  local function in_range(c, d)
+    local v = d + math.log(c, 10)
+    return v >= lo - 1e-9 and v <= hi + 1e-9
+  end
+  if d1 - d0 >= 1 then
+    local step = math.max(1, math.ceil((d1 - d0 + 1) / 8))
+    local major = {}
+    for d = d0, d1, step do major[#major + 1] = {1, d} end
+    ticks = labelled(major)
+    for d = math.floor(lo), math.ceil(hi) do
+      if step > 1 then
+        if (d - d0) % step ~= 0 and in_range(1, d) then ticks[#ticks + 1] = {d} end
+      else
+        for c = 2, 9 do
+          if in_range(c, d) then ticks[#ticks + 1] = {d + math.log(c, 10)} end
+        end
+      end
+    end
+    return ticks
+  end
+  for _, set in ipairs({{1, 2, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9}}) do
+    local list = {}
+    for d = math.floor(lo), math.ceil(hi) do
+      for _, c in ipairs(set) do
+        if in_range(c, d) then list[#list + 1] = {c, d} end
+      end
+    end
+    if #list >= 2 then
+      ticks = labelled(list)
+      for d = math.floor(lo), math.ceil(hi) do
+        for c = 1, 9 do
+          local listed = false
+          for _, cd in ipairs(list) do listed = listed or (cd[1] == c and cd[2] == d) end
+          if not listed and in_range(c, d) then ticks[#ticks + 1] = {d + math.log(c, 10)} end
+        end
+      end
+      return ticks
+    end
+  end
+  return nil
+end
+
+-- The range of the finite transformed values of one coordinate over all series, and whether
+-- every value is an integer (iteration counts, indices).
 local function data_range(series, key, transform)
-  local lo, hi = math.huge, -math.huge
+  local lo, hi, integral = math.huge, -math.huge, true
   for _, s in ipairs(series) do
     for i = 1, #s.y do
-      local v = transform(key == "x" and (s.x and s.x[i] or i) or s.y[i])
+      local raw = key == "x" and (s.x and s.x[i] or i) or s.y[i]
+      local v = transform(raw)
       if v and v == v and v > -math.huge and v < math.huge then
         lo, hi = math.min(lo, v), math.max(hi, v)
+        integral = integral and raw == math.floor(raw)
       end
     end
   end
   if lo > hi then lo, hi = 0, 1 end
   if lo == hi then lo, hi = lo - 0.5, hi + 0.5 end
-  return lo, hi
+  return lo, hi, integral
 end
 
 -- An axis: the transform (log10 for a log axis, nil for the values it leaves out), the padded
--- range (4 % of the span on each side, so no curve runs along the frame) and the ticks as
--- {position, label} in transformed units.
+-- range (4 % of the span on each side, so no curve runs along the frame), the ticks as
+-- {position, label} in transformed units (minor ticks: {position}) and the shared exponent of
+-- the labels (0: none).
 local function axis(series, key, log)
   local transform = log and function(v) return v > 0 and math.log(v, 10) or nil end
       or function(v) return v end
-  local lo, hi = data_range(series, key, transform)
+  local lo, hi, integral = data_range(series, key, transform)
   local pad = 0.04 * (hi - lo)
   lo, hi = lo - pad, hi + pad
-  local ticks = {}
-  if log then
-    -- one labelled decade every `step`, so that at most about eight labels are drawn
-    local step = math.max(1, math.ceil((math.floor(hi) - math.ceil(lo) + 1) / 8))
-    for e = math.ceil(lo), math.floor(hi), step do ticks[#ticks + 1] = {e, string.format("1e%d", e)} end
-    if #ticks < 3 then -- a short span: 2 and 5 times each decade too
-      ticks = {}
-      for e = math.floor(lo), math.ceil(hi) do
-        for _, m in ipairs{1, 2, 5} do
-          local v = e + math.log(m, 10)
-          if v >= lo and v <= hi then
-            ticks[#ticks + 1] = {v, m == 1 and string.format("1e%d", e) or string.format("%de%d", m, e)}
-          end
-        end
-      end
-    end
-    if #ticks < 2 then
-      ticks = {}
-      for _, v in ipairs(linear_ticks(lo, hi, 4)) do ticks[#ticks + 1] = {v, tick_label(10 ^ v)} end
-    end
-  else
-    for _, v in ipairs(linear_ticks(lo, hi, 6)) do
-      ticks[#ticks + 1] = {v, tick_label(math.abs(v) < 1e-12 * (hi - lo) and 0 or v)}
-    end
+  if not log then
+    local ticks, e = linear_ticks(lo, hi, 6, integral)
+    return transform, lo, hi, ticks, e
   end
-  return transform, lo, hi, ticks
+  local ticks = log_ticks(lo, hi)
+  if ticks then return transform, lo, hi, ticks, 0 end
+  -- under two labelled multiples of a decade: linear ticks in value, placed on the log scale
+  local linear, e = linear_ticks(10 ^ lo, 10 ^ hi, 6, integral)
+  ticks = {}
+  for _, t in ipairs(linear) do
+    if t[1] > 0 then ticks[#ticks + 1] = {math.log(t[1], 10), t[2]} end
+  end
+  return transform, lo, hi, ticks, e
 end
 
 -- SVG of a marker of the given shape centred at (x, y).
@@ -173,8 +249,8 @@ local function marker_svg(shape, x, y, color)
 end
 
 -- Writes a line plot. spec.series is a list of {name=, y=, x= (optional, default 1..n),
--- color=, dash=, marker=}; with spec.logx / spec.logy, non-positive values are left out of
--- the curve. Series are told apart by colour, dash pattern (solid, dash, dot, dashdot,
+-- color=, dash=, marker=, opacity= (of the line, in (0, 1])}; with spec.logx / spec.logy,
+-- non-positive values are left out of the curve. Series are told apart by colour, dash pattern (solid, dash, dot, dashdot,
 -- longdash or an SVG dash array) and markers (circle, square, triangle, diamond, cross, plus,
 -- down, none), each cycling with the series' index unless given; markers (spec.markers,
 -- default true) sit at about ten points of each curve, staggered between series, so curves
@@ -190,8 +266,8 @@ function plot.lines(spec)
   local W, left, top, bottom = 560 + right, 80, 40, 60
   local H = math.max(440, top + 18 * #spec.series + 40 + bottom)
   local pw, ph = W - left - right, H - top - bottom
-  local tx, x0, x1, xticks = axis(spec.series, "x", spec.logx)
-  local ty, y0, y1, yticks = axis(spec.series, "y", spec.logy)
+  local tx, x0, x1, xticks, xexp = axis(spec.series, "x", spec.logx)
+  local ty, y0, y1, yticks, yexp = axis(spec.series, "y", spec.logy)
   local function px(x) return left + (x - x0) / (x1 - x0) * pw end
   local function py(y) return top + ph - (y - y0) / (y1 - y0) * ph end
 
@@ -199,13 +275,33 @@ function plot.lines(spec)
     '<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">',
     W, H), string.format('<rect width="%d" height="%d" fill="white"/>', W, H)}
   local function add(fmt, ...) out[#out + 1] = string.format(fmt, ...) end
+  -- grid lines: darker at labelled ticks; minor ticks also get a short mark on the frame
   for _, t in ipairs(xticks) do
-    add('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#e2e2e2"/>', px(t[1]), top, px(t[1]), top + ph)
-    add('<text x="%.1f" y="%d" text-anchor="middle">%s</text>', px(t[1]), top + ph + 16, t[2])
+    local x = px(t[1])
+    add('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s"/>', x, top, x, top + ph,
+      t[2] and "#e2e2e2" or "#f3f3f3")
+    if t[2] then
+      add('<text class="xtick" x="%.1f" y="%d" text-anchor="middle">%s</text>', x, top + ph + 16, t[2])
+    else
+      add('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#333"/>', x, top + ph - 4, x, top + ph)
+    end
   end
   for _, t in ipairs(yticks) do
-    add('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#e2e2e2"/>', left, py(t[1]), left + pw, py(t[1]))
-    add('<text x="%d" y="%.1f" text-anchor="end">%s</text>', left - 6, py(t[1]) + 4, t[2])
+    local y = py(t[1])
+    add('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="%s"/>', left, y, left + pw, y,
+      t[2] and "#e2e2e2" or "#f3f3f3")
+    if t[2] then
+      add('<text class="ytick" x="%d" y="%.1f" text-anchor="end">%s</text>', left - 6, y + 4, t[2])
+    else
+      add('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#333"/>', left, y, left + 4, y)
+    end
+  end
+  -- a shared exponent multiplies every label of its axis
+  if yexp ~= 0 then
+    add('<text class="yexp" x="%d" y="%d" text-anchor="start">&#215;1e%d</text>', left, top - 6, yexp)
+  end
+  if xexp ~= 0 then
+    add('<text class="xexp" x="%d" y="%d" text-anchor="end">&#215;1e%d</text>', left + pw, top + ph + 32, xexp)
   end
   add('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#333"/>', left, top, pw, ph)
   add('<clipPath id="plot-area"><rect x="%d" y="%d" width="%d" height="%d"/></clipPath>', left, top, pw, ph)
@@ -224,9 +320,11 @@ function plot.lines(spec)
       end
     end
     local dash_attr = dash ~= "" and string.format(' stroke-dasharray="%s"', dash) or ""
+    local opacity_attr = s.opacity and string.format(' stroke-opacity="%g"', s.opacity) or ""
     if #points > 0 then
-      add('<polyline fill="none" stroke="%s" stroke-width="1.8"%s stroke-linejoin="round" '
-        .. 'clip-path="url(#plot-area)" points="%s"/>', color, dash_attr, table.concat(points, " "))
+      add('<polyline fill="none" stroke="%s" stroke-width="1.8"%s%s stroke-linejoin="round" '
+        .. 'clip-path="url(#plot-area)" points="%s"/>', color, dash_attr, opacity_attr,
+        table.concat(points, " "))
     end
     if marker ~= "none" and #xy > 0 then
       -- about ten markers, the k-th series shifted by k/count of the spacing

@@ -1,4 +1,4 @@
--- lucid.sim: the world's step as a differentiable function (API.md "Differentiable simulation").
+-- lucid.sim: the world's step as a differentiable function (docs/step_derivatives.md).
 --
 --   x1 = lucid.sim.step(w, x, u [, opts])
 --
@@ -27,7 +27,17 @@ local function numbers(v, n, what)
   local t = {}
   if type(v) == "table" then
     if #v ~= n then check.fail(FNAME, "%s must have %d entries (got %d)", what, n, #v) end
-    for i = 1, n do t[i] = v[i] end
+    for i = 1, n do
+      -- a table holding lucid.ad values is not one: the step would lose their derivatives
+      if is_ad(v[i]) then
+        check.fail(FNAME, "%s[%d] is a lucid.ad value inside a plain table: join the entries into "
+          .. "one lucid.ad vector with lucid.ad.concat{...} (numbers may be mixed in)", what, i)
+      end
+      if type(v[i]) ~= "number" then
+        check.fail(FNAME, "%s[%d] must be a number (got %s)", what, i, check.typename(v[i]))
+      end
+      t[i] = v[i]
+    end
   else
     local name = check.typename(v)
     if name ~= "lucid.mat" then

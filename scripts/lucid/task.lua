@@ -206,6 +206,7 @@ function Task:usage()
                  self.summary, "", "options:"}
   for _, o in ipairs(self.options) do
     local flag = "--" .. o.name .. (o.kind == "flag" and "" or " " .. o.kind:upper())
+    -- an empty default means "not given": the help says what happens then
     local default = (o.kind ~= "flag" and o.default ~= nil and o.default ~= "")
         and string.format(" (default %s)", tostring(o.default)) or ""
     lines[#lines + 1] = string.format("  %-22s %s%s%s", flag, o.help or "", constraint_text(o), default)
@@ -301,8 +302,8 @@ end
 -- Replays of simulation tasks (lucid.viewer): task.replay_option(what) declares
 -- `--replay FILE` ("write an HTML replay of WHAT to FILE"); rec = t:record(w, file, dt) starts
 -- recording world w (time step dt) when file is given (nil otherwise), keeping about 200 frames
--- a simulated second; t:write_replay(rec, file, title) stops it and writes the page (nothing
--- when rec is nil). Returns the file name.
+-- a simulated second; t:write_replay(rec, file, title) stops it, writes the page and prints
+-- "replay: FILE (N frames)" (nothing when rec is nil). Returns the file name.
 function task.replay_option(what)
   check.value("lucid.task.replay_option", what, "string", "what")
   return {name = "replay", kind = "string",
@@ -335,7 +336,11 @@ function Task:write_replay(rec, file, title)
   local ok, info = pcall(rec.info, rec)
   if not ok then check.fail("lucid.task:write_replay", "rec: %s", tostring(info)) end
   if info.recording then rec:stop() end
-  return lucid.viewer.write(file, rec, {title = title})
+  lucid.viewer.write(file, rec, {title = title})
+  -- say where the page went (on stderr under --json, whose stdout is the figures alone)
+  local out = self.json and io.stderr or io.stdout
+  out:write(string.format("replay: %s (%d frames)\n", file, #rec))
+  return file
 end
 
 -- A check function for options listing contact model:solver pairs ("ncp:admm,lcp:pgs"):

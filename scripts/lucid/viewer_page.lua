@@ -10,7 +10,7 @@ return [==[<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>@TITLE@</title>
 <style>
-html, body { margin: 0; height: 100%; overflow: hidden; background: #f4f5f7;
+html, body { margin: 0; height: 100%; overflow: hidden; background: #dce5ee;
   font: 13px/1.4 sans-serif; color: #222; }
 #view { position: absolute; left: 0; top: 0; right: 0; bottom: 0; }
 #view canvas { display: block; }
@@ -86,44 +86,46 @@ function setPose(obj, p) {  // p = [tx, ty, tz, qw, qx, qy, qz]
 // ---- colours ----
 var PALETTE = ['#d62728', '#1f77b4', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2',
                '#17becf', '#bcbd22', '#7f7f7f'];
-var STATIC_COLOR = '#9aa0a8', GROUND_COLOR = '#d5d9df', BACKGROUND = '#f4f5f7';
+// the sky is light blue, the floor a checkerboard of two greys: bodies stand out from both
+var STATIC_COLOR = '#9aa0a8', TILE_LIGHT = '#d2d6db', TILE_DARK = '#a9afb7', BACKGROUND = '#dce5ee';
 var ARROW_COLOR = '#00c000';
 var colors = [], dynamic = 0;
 D.objects.forEach(function (o, i) {
   colors[i] = (O.colors && O.colors[i]) || (o.static ? STATIC_COLOR : PALETTE[dynamic++ % PALETTE.length]);
 });
 
-// ---- scene bounds (halfspaces excluded): every object's reach over every frame ----
-function partReach(p) {
-  var t = Math.hypot(p.pose[0], p.pose[1], p.pose[2]);
+// ---- scene bounds (halfspaces excluded): every part's bounding sphere over every frame ----
+function partRadius(p) {  // about the part's own origin
   switch (p.kind) {
-    case 'sphere': return t + p.radius;
-    case 'ellipsoid': return t + Math.max.apply(null, p.radii);
-    case 'box': return t + Math.hypot(p.half_extents[0], p.half_extents[1], p.half_extents[2]);
-    case 'capsule': return t + p.radius + p.half_length;
-    case 'cylinder': case 'cone': return t + Math.hypot(p.radius, p.half_length);
+    case 'sphere': return p.radius;
+    case 'ellipsoid': return Math.max.apply(null, p.radii);
+    case 'box': return Math.hypot(p.half_extents[0], p.half_extents[1], p.half_extents[2]);
+    case 'capsule': return p.radius + p.half_length;
+    case 'cylinder': case 'cone': return Math.hypot(p.radius, p.half_length);
     case 'convex': {
       var v = D.meshes[p.mesh].vertices, r = 0;
       for (var j = 0; j < v.length; j += 3) r = Math.max(r, Math.hypot(v[j], v[j + 1], v[j + 2]));
-      return t + r;
+      return r;
     }
   }
   return 0;
 }
-var reach = D.objects.map(function (o) {
-  var r = -1;
-  o.parts.forEach(function (p) { if (p.kind !== 'halfspace') r = Math.max(r, partReach(p)); });
-  return r;  // -1: nothing bounded
+var spheres = D.objects.map(function (o) {  // [x, y, z, r] in the object's frame
+  return o.parts.filter(function (p) { return p.kind !== 'halfspace'; })
+    .map(function (p) { return [p.pose[0], p.pose[1], p.pose[2], partRadius(p)]; });
 });
 var lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
 for (var k = 0; k < N; ++k)
   for (var i = 0; i < F.objects[k]; ++i) {
-    if (reach[i] < 0) continue;
-    var p = poseOf(k, i);
-    for (var a = 0; a < 3; ++a) {
-      lo[a] = Math.min(lo[a], p[a] - reach[i]);
-      hi[a] = Math.max(hi[a], p[a] + reach[i]);
-    }
+    if (!spheres[i].length) continue;
+    var p = poseOf(k, i), rot = new THREE.Quaternion(p[4], p[5], p[6], p[3]);
+    spheres[i].forEach(function (s) {
+      var c = new THREE.Vector3(s[0], s[1], s[2]).applyQuaternion(rot);
+      for (var a = 0; a < 3; ++a) {
+        lo[a] = Math.min(lo[a], p[a] + c.getComponent(a) - s[3]);
+        hi[a] = Math.max(hi[a], p[a] + c.getComponent(a) + s[3]);
+      }
+    });
   }
 var center = new THREE.Vector3(0, 0, 0), radius = 1;
 if (lo[0] <= hi[0]) {
@@ -144,6 +146,8 @@ var renderer = new THREE.WebGLRenderer({antialias: true, preserveDrawingBuffer: 
 renderer.setPixelRatio(window.devicePixelRatio || 1);
 renderer.setSize(viewSize()[0], viewSize()[1]);
 renderer.setClearColor(new THREE.Color(BACKGROUND), 1);
+renderer.shadowMap.enabled = true;
+renderer.shadowMap.type = THREE.PCFSoftShadowMap;
 view.appendChild(renderer.domElement);
 var scene = new THREE.Scene();
 scene.fog = new THREE.Fog(new THREE.Color(BACKGROUND), 1, 2);  // set by placeCamera
@@ -152,7 +156,7 @@ var camera = new THREE.PerspectiveCamera(40, viewSize()[0] / viewSize()[1],
 camera.up.set(0, 0, 1);
 scene.add(camera);
 scene.add(new THREE.HemisphereLight(0xffffff, 0x8090a0, 0.55));
-var headlight = new THREE.DirectionalLight(0xffffff, 0.6);
+var headlight = new THREE.DirectionalLight(0xffffff, 0.45);
 headlight.position.set(-0.5, 1, 0.8);  // above and left of the viewer, follows the camera
 camera.add(headlight);
 camera.add(headlight.target);
@@ -222,6 +226,7 @@ D.objects.forEach(function (o, i) {
     if (p.kind === 'halfspace') return;
     var g = geometry(p);
     var mesh = new THREE.Mesh(g, material(colors[i], p.kind));
+    mesh.castShadow = true;
     setPose(mesh, p.pose);
     group.add(mesh);
     if (p.kind === 'box' || p.kind === 'convex' || p.kind === 'cylinder' || p.kind === 'cone') {
@@ -236,8 +241,33 @@ D.objects.forEach(function (o, i) {
   groups[i] = group;
 });
 
-// Halfspaces {n.x <= offset}: a large square of their boundary plane (with a grid), centred
-// under the scene, posed once (only static bodies hold halfspaces).
+// Halfspaces {n.x <= offset}: a large square of their boundary plane, centred under the
+// scene, posed once (only static bodies hold halfspaces), drawn as a checkerboard of tiles of a
+// round size (1, 2 or 5 times a power of ten, about a third of the scene radius) aligned with
+// the plane's axes through the world origin, so that tiles measure distances and motion.
+var tile = (function () {
+  var raw = radius / 3, mag = Math.pow(10, Math.floor(Math.log10(raw)));
+  return (raw >= 5 * mag ? 5 : raw >= 2 * mag ? 2 : 1) * mag;
+})();
+function checkerTexture() {  // 2 x 2 tiles of 32 px, a darker line along the tile edges
+  var n = 64, data = new Uint8Array(4 * n * n);
+  var light = new THREE.Color(TILE_LIGHT), dark = new THREE.Color(TILE_DARK);
+  for (var y = 0; y < n; ++y)
+    for (var x = 0; x < n; ++x) {
+      var c = ((x < 32) !== (y < 32)) ? dark : light, edge = x % 32 === 0 || y % 32 === 0;
+      var f = edge ? 0.8 : 1;
+      data.set([255 * c.r * f, 255 * c.g * f, 255 * c.b * f, 255], 4 * (y * n + x));
+    }
+  var t = new THREE.DataTexture(data, n, n, THREE.RGBAFormat);
+  t.wrapS = t.wrapT = THREE.RepeatWrapping;
+  t.magFilter = THREE.LinearFilter;
+  t.minFilter = THREE.LinearMipmapLinearFilter;
+  t.generateMipmaps = true;
+  t.anisotropy = renderer.capabilities.getMaxAnisotropy();
+  t.needsUpdate = true;
+  return t;
+}
+var floorNormal = null;  // the most upward halfspace normal (+z): the sun shines along -normal
 D.objects.forEach(function (o, i) {
   o.parts.forEach(function (p) {
     if (p.kind !== 'halfspace') return;
@@ -254,18 +284,37 @@ D.objects.forEach(function (o, i) {
     var nw = part.localToWorld(n.clone()).sub(part.localToWorld(new THREE.Vector3())).normalize();
     var c = center.clone().sub(nw.clone().multiplyScalar(center.clone().sub(p0).dot(nw)));
     var size = 40 * radius;  // faded into the background by the fog far away
-    var plane = new THREE.Mesh(new THREE.PlaneBufferGeometry(size, size),
-      new THREE.MeshPhongMaterial({color: new THREE.Color(GROUND_COLOR), side: THREE.DoubleSide,
-        shininess: 5, polygonOffset: true, polygonOffsetFactor: 1, polygonOffsetUnits: 1}));
-    var grid = new THREE.GridHelper(size, 80, 0x8a929c, 0xa2a9b2);
-    grid.rotation.x = Math.PI / 2;  // the grid's y normal onto z
-    plane.add(grid);
-    plane.quaternion.setFromUnitVectors(new THREE.Vector3(0, 0, 1), nw);
+    var geo = new THREE.PlaneBufferGeometry(size, size);
+    var q = new THREE.Quaternion().setFromUnitVectors(new THREE.Vector3(0, 0, 1), nw);
+    var e1 = new THREE.Vector3(1, 0, 0).applyQuaternion(q), e2 = new THREE.Vector3(0, 1, 0).applyQuaternion(q);
+    var pos = geo.attributes.position, uv = geo.attributes.uv;
+    for (var j = 0; j < pos.count; ++j)  // the texture holds 2 x 2 tiles
+      uv.setXY(j, (pos.getX(j) + c.dot(e1)) / (2 * tile), (pos.getY(j) + c.dot(e2)) / (2 * tile));
+    var plane = new THREE.Mesh(geo, new THREE.MeshLambertMaterial({map: checkerTexture(),
+      side: THREE.DoubleSide, polygonOffset: true, polygonOffsetFactor: 1, polygonOffsetUnits: 1}));
+    plane.receiveShadow = true;
+    plane.quaternion.copy(q);
     plane.position.copy(c);
     plane.name = o.name;
     scene.add(plane);
+    if (!floorNormal || nw.z > floorNormal.z) floorNormal = nw;
   });
 });
+
+// The sun: straight down onto the floor (along -z without one), casting the bodies' shadows
+// on the floor, so that a body's height above it shows.
+var sun = new THREE.DirectionalLight(0xffffff, 0.4);
+sun.position.copy(center).add((floorNormal || new THREE.Vector3(0, 0, 1)).clone().multiplyScalar(4 * radius));
+sun.target.position.copy(center);
+sun.castShadow = true;
+sun.shadow.mapSize.set(2048, 2048);
+sun.shadow.camera.left = sun.shadow.camera.bottom = -1.5 * radius;
+sun.shadow.camera.right = sun.shadow.camera.top = 1.5 * radius;
+sun.shadow.camera.near = 0.5 * radius;
+sun.shadow.camera.far = 8 * radius;
+sun.shadow.bias = -1e-4;
+scene.add(sun);
+scene.add(sun.target);
 
 // ---- contact force arrows: the force on the moving body of each contact ----
 var norms = [];
@@ -290,11 +339,29 @@ function arrow(j) {
 
 // ---- camera orbit (z up): target, distance, azimuth, elevation ----
 var orbit = {};
+// The distance at which the camera, looking at the scene's centre from (azimuth, elevation),
+// sees every corner of the scene's bounds inside 85 % of the view: for each corner q (relative
+// to the centre), |q.right| <= depth tan(hfov / 2) and |q.up| <= depth tan(vfov / 2).
+function framingDistance(azimuth, elevation) {
+  if (!(lo[0] <= hi[0])) return 3.3 * radius;
+  var ce = Math.cos(elevation);
+  var back = new THREE.Vector3(ce * Math.cos(azimuth), ce * Math.sin(azimuth), Math.sin(elevation));
+  var right = new THREE.Vector3(0, 0, 1).cross(back).normalize(), up = back.clone().cross(right);
+  var ty = 0.85 * Math.tan(camera.fov * Math.PI / 360), tx = ty * viewSize()[0] / viewSize()[1];
+  var d = radius;  // at least outside the bounding sphere's core
+  for (var corner = 0; corner < 8; ++corner) {
+    var q = new THREE.Vector3(corner & 1 ? hi[0] : lo[0], corner & 2 ? hi[1] : lo[1],
+                              corner & 4 ? hi[2] : lo[2]).sub(center);
+    var ahead = -q.dot(back);  // how far the corner lies beyond the centre, seen from the camera
+    d = Math.max(d, Math.abs(q.dot(right)) / tx - ahead, Math.abs(q.dot(up)) / ty - ahead);
+  }
+  return d;
+}
 function resetCamera() {
   orbit.target = center.clone();
-  orbit.distance = 3.3 * radius;
   orbit.azimuth = -Math.PI / 2 - 0.6;
   orbit.elevation = 0.45;
+  orbit.distance = framingDistance(orbit.azimuth, orbit.elevation);
   if (O.camera) {
     var e = new THREE.Vector3().fromArray(O.camera.eye || [0, 0, 0]);
     orbit.target = new THREE.Vector3().fromArray(O.camera.target || center.toArray());
@@ -371,6 +438,7 @@ speeds.sort(function (x, y) { return x - y; }).forEach(function (s) {
 var note = [D.objects.length + ' objects, ' + N + ' frames'];
 if (F.dropped > 0) note.push(F.dropped + ' frames dropped (the recording was full)');
 if (norms.length) note.push('force arrows: 1 m = ' + (1 / forceScale).toPrecision(3) + ' N');
+if (floorNormal) note.push('floor tiles ' + String(Number(tile.toPrecision(1))) + ' m');
 document.getElementById('note').textContent = note.join(' \u00b7 ');
 
 function setFrame(k) {
@@ -403,7 +471,7 @@ window.addEventListener('resize', function () {
   dirty = true;
 });
 
-var probe = false;
+var probe = false, hashNote = '';
 function readHash() {
   var h = {};
   window.location.hash.replace(/^#/, '').split('&').forEach(function (kv) {
@@ -412,14 +480,20 @@ function readHash() {
   });
   probe = h.probe === '1';
   if (h.forces !== undefined) { state.forces = h.forces !== '0'; forcesBox.checked = state.forces; }
+  hashNote = '';
   if (h.frame !== undefined) {
     var f = parseInt(h.frame, 10);
-    if (!(f >= 1 && f <= N)) throw new Error('#frame=' + h.frame + ' is outside 1..' + N);
+    if (!(f >= 1 && f <= N)) {  // a link to a longer recording: show the nearest frame, and say so
+      var shown = f > N ? N : 1;
+      hashNote = '#frame=' + h.frame + ' is not in 1..' + N + ': frame ' + shown + ' shown';
+      f = shown;
+    }
     setPlaying(false);
     setFrame(f - 1);
   } else if (h.play !== undefined) {
     setPlaying(h.play !== '0');
   }
+  document.getElementById('note').textContent = note.concat(hashNote ? [hashNote] : []).join(' \u00b7 ');
   dirty = true;
 }
 window.addEventListener('hashchange', readHash);
@@ -460,7 +534,10 @@ function screenOf(v) {
 function writeProbe(usedArrows) {
   var out = {frame: state.frame + 1, time: T[state.frame], width: viewSize()[0],
              height: viewSize()[1], pixel_ratio: window.devicePixelRatio || 1,
-             background: BACKGROUND, ground: GROUND_COLOR, arrow_color: ARROW_COLOR,
+             background: BACKGROUND, tile: floorNormal ? tile : null, arrow_color: ARROW_COLOR,
+             camera: {eye: camera.position.toArray(), target: orbit.target.toArray(),
+                      fov: camera.fov},
+             note: document.getElementById('note').textContent,
              forces: state.forces, objects: [], arrows: []};
   groups.forEach(function (g, i) {
     out.objects.push({name: D.objects[i].name, color: colors[i], visible: g.visible,

@@ -324,3 +324,52 @@ t.case("differentiable poses reject misuse", function()
   ad.jacobian(function(x) saved = se3.exp(x); return x end, {0, 0, 0, 0, 0, 0})
   t.raises("lucid.se3:log: stale differentiable pose", function() return saved:log() end)
 end)
+
+-- lucid.ad values where numbers are expected: errors name the public function and say how
+-- lucid.ad values go in (lucid.ad.concat, lucid.sim.step, lucid.ad.sin).
+t.case("a lucid.ad value where numbers are expected: the error names the function and hints", function()
+  local w = lucid.world{dt = 1e-3}
+  local b = w:add_body{shape = lucid.sphere(0.1)}
+  local x0 = w:state()
+  local function through(f) return function() lucid.ad.jacobian(f, lucid.zeros(3, 1)) end end
+  local hint = "; lucid.ad values do not pass through functions that take numbers: build a "
+    .. "lucid.ad vector with lucid.ad.concat{...} and step the world with lucid.sim.step(w, x, u)"
+  t.raises("lucid.world:apply_force: force[1] must be a number (got lucid.ad.var)" .. hint,
+           through(function(u) w:apply_force(b, {u[1], 0, 0}) return u end))
+  t.raises("lucid.world:apply_force: force must be a lucid.vec or a table of 3 numbers (got "
+           .. "lucid.ad.var)" .. hint, through(function(u) w:apply_force(b, u) return u end))
+  t.raises("lucid.vec: entry 1 must be a number (got lucid.ad.var)" .. hint,
+           through(function(u) return lucid.vec{u[1]} end))
+  t.raises("lucid.sim.step: u[1] is a lucid.ad value inside a plain table: join the entries "
+           .. "into one lucid.ad vector with lucid.ad.concat{...}",
+           through(function(u) return lucid.sim.step(w, x0, {u[1], 0, 0, 0, 0, 0}) end))
+  t.raises("lucid.sim.step: u[2] must be a number (got string)", lucid.sim.step, w, x0,
+           {0, "0", 0, 0, 0, 0})
+  -- the suggested way works: the same step with lucid.ad.concat
+  local _, J = lucid.ad.jacobian(function(u)
+    return lucid.sim.step(w, x0, lucid.ad.concat{u[1], 0, 0, 0, 0, 0})
+  end, lucid.zeros(1, 1))
+  t.truthy(J:get(8, 1) > 0, "a force along x speeds the body up along x")
+end)
+
+t.case("math.sin of a lucid.ad value: the uncaught error suggests lucid.ad.sin", function()
+  local script = os.tmpname() .. ".lua"
+  local function run(body)
+    local f = assert(io.open(script, "w"))
+    f:write("local u = lucid.ad.jacobian(function(u) return lucid.vec{" .. body
+            .. "} end, lucid.zeros(1, 1))\n")
+    f:close()
+    local pipe = assert(io.popen(string.format("'%s' %s 2>&1", arg[-1], script)))
+    local out = pipe:read("a")
+    pipe:close()
+    return out
+  end
+  local out = run("math.sin(u[1])")
+  t.truthy(out:find("bad argument #1 to 'sin' (number expected, got lucid.ad.var); 'sin' takes "
+                    .. "plain numbers: use lucid.ad.sin on a lucid.ad value", 1, true), out)
+  -- a function lucid.ad has no counterpart of: how lucid.ad values go in
+  out = run("#string.rep('x', u[1])")
+  t.truthy(out:find("(number expected, got lucid.ad.var); lucid.ad values do not pass through "
+                    .. "functions that take numbers", 1, true), out)
+  os.remove(script)
+end)

@@ -80,3 +80,48 @@ t.case("the rule is not vacuous", function()
   t.truthy(not documented(text, "lucid.batch.rollout"))
   t.truthy(not documented(text, "lucid.se3.log"))
 end)
+
+-- README.md's Lua snippets, each run as a file (`./lucid FILE`) from the repository root: they
+-- run, and print what their comments say.
+local function readme_snippets()
+  local h = assert(io.open("README.md"))
+  local text = h:read("a")
+  h:close()
+  local out = {}
+  for code in text:gmatch("```lua\n(.-)```") do
+    local file = os.tmpname() .. ".lua"
+    local f = assert(io.open(file, "w"))
+    f:write(code)
+    f:close()
+    local pipe = assert(io.popen(string.format("'%s' %s 2>&1", arg[-1], file)))
+    local printed = pipe:read("a")
+    local ok = pipe:close()
+    os.remove(file)
+    out[#out + 1] = {code = code, printed = printed, ok = ok}
+  end
+  return out
+end
+
+t.case("README's Lua snippets run and print what their comments say", function()
+  local snippets = readme_snippets()
+  t.truthy(#snippets >= 3, "the snippets were found (" .. #snippets .. ")")
+  local rollout
+  for k, s in ipairs(snippets) do
+    t.truthy(s.ok, "README snippet " .. k .. " fails: " .. s.printed)
+    if s.code:find("lucid.ad.grad", 1, true) then rollout = s.printed end
+  end
+  t.truthy(snippets[1].printed:find("^lucid.vec{%-0.1, 0.2, 1.7}\n"), snippets[1].printed)
+  -- the rollout: a sliding box, its gradient against a central difference and dt^2 (11 - t) / m
+  t.truthy(rollout, "the differentiation snippet is found")
+  local lines = {}
+  for line in rollout:gmatch("[^\n]+") do lines[#lines + 1] = line end
+  t.eq(lines[1], "12\t6\t4\tsliding")
+  t.eq(#lines, 3, rollout)
+  for i, step in ipairs{1, 10} do
+    local s, g, fd = lines[i + 1]:match("^(%d+)\t(%S+)\t(%S+)$")
+    t.eq(tonumber(s), step)
+    local expected = 1e-6 * (11 - step)
+    t.near(tonumber(g), expected, 1e-4 * expected, "gradient at step " .. step)
+    t.near(tonumber(fd), expected, 1e-4 * expected, "central difference at step " .. step)
+  end
+end)

@@ -42,6 +42,17 @@ t.case("--help prints usage and exits 0", function()
   t.truthy(out:find("--json", 1, true))
 end)
 
+-- issue 37: sysid's help printed "(default: implicit when ...) (default )"
+t.case("usage prints a default once, none for an empty one", function()
+  local tk = task.new{name = "defaults", options = {
+    {name = "method", kind = "string", default = "", help = "how (default: the fastest)"},
+    {name = "count", kind = "integer", default = 3, help = "how many"}}}
+  local usage = tk:usage()
+  t.truthy(usage:find("how (default: the fastest)\n", 1, true), usage)
+  t.truthy(not usage:find("(default )", 1, true), usage)
+  t.truthy(usage:find("how many (default 3)", 1, true), usage)
+end)
+
 t.case("--json prints exactly one JSON object holding the figures", function()
   local out, code = run(demo, "--json --count=5 --scale 2e-3 --fast --seed 7")
   t.eq(code, 0)

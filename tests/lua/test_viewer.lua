@@ -268,3 +268,47 @@ t.case("task replay helpers: --replay records a run and refuses misuse", functio
   t.raises("lucid.task:record: w must be a lucid.world (got table)", tk.record, tk, {}, "x", 1e-3)
   t.raises("lucid.task:record: dt must be positive", tk.record, tk, w, "x", 0)
 end)
+
+t.case("a task's --replay says where the page went: stdout, or stderr under --json", function()
+  local script, page = tmpfile(".lua"), tmpfile(".html")
+  local f = assert(io.open(script, "w"))
+  f:write([[
+local lucid = require "lucid"
+local task = require "lucid.task"
+local t = task.new{name = "replay_demo", options = {task.replay_option("a drop")}}
+local opts = t:parse(arg)
+local w = lucid.world{dt = 1e-3}
+w:add_body{shape = lucid.sphere(0.1)}
+local rec = t:record(w, opts.replay, 1e-3)
+w:step(10)
+t:write_replay(rec, opts.replay, "drop")
+t:report({steps = 10}, function() print("done") end)
+]])
+  f:close()
+  local function run(args, streams)
+    local pipe = assert(io.popen(string.format("'%s' %s %s %s", arg[-1], script, args, streams)))
+    local out = pipe:read("a")
+    pipe:close()
+    return out
+  end
+  t.eq(run("--replay " .. page, "2>/dev/null"), "replay: " .. page .. " (3 frames)\ndone\n")
+  t.eq(run("--replay " .. page .. " --json", "2>/dev/null"), '{"steps":10}\n', "stdout: the figures alone")
+  t.eq(run("--replay " .. page .. " --json", "2>&1 >/dev/null"), "replay: " .. page .. " (3 frames)\n")
+  t.eq(run("", "2>&1"), "done\n", "no --replay: no page, nothing said")
+  os.remove(script)
+  os.remove(page)
+end)
+
+t.case("every task that takes --replay writes it through t:write_replay", function()
+  local pipe = assert(io.popen("ls tasks/*.lua"))
+  local count = 0
+  for file in pipe:lines() do
+    local src = assert(io.open(file)):read("a")
+    if src:find("task.replay_option(", 1, true) then
+      count = count + 1
+      t.truthy(src:find("t:write_replay(", 1, true), file .. " prints where its replay went")
+    end
+  end
+  pipe:close()
+  t.truthy(count >= 8, "the tasks with --replay are found (" .. count .. ")")
+end)

@@ -12,6 +12,12 @@
    is red and the sphere blue there; at frame 1 the same pixels are neither (the bodies were
    elsewhere: ground or background); with the force arrows on, the pixels at the middle of the
    arrows the page reports are arrow green.
+4. The floor is visible: at frame 1, two neighbouring floor tiles (the tile size the page
+   reports) differ in brightness, and the ball's shadow straight below it is darker than the
+   floor around it.
+5. The page with the default camera, opened at #frame=1000 (beyond the 101 frames): no error,
+   the last frame shown with a note saying so, and the scene's bounds projected through the
+   camera the page reports lie inside the view and fill at least half its width or height.
 Exit 77 (skipped) when Chromium is not installed. KEEP_DIR keeps the pages and screenshots.
 """
 import json
@@ -152,6 +158,11 @@ def neutral(pixel):
     return max(pixel) - min(pixel) <= 30
 
 
+def luminance(pixels):
+    """The mean brightness (0..255) of a list of pixels."""
+    return sum(0.299 * p[0] + 0.587 * p[1] + 0.114 * p[2] for p in pixels) / len(pixels)
+
+
 def mostly(pixels, test):
     return sum(1 for p in pixels if test(p)) >= 0.7 * len(pixels)
 
@@ -169,12 +180,14 @@ def main():
     work = tempfile.mkdtemp(prefix="lucid_viewer_")
     try:
         page = os.path.join(work, "scene.html")
-        run = subprocess.run([lucid, os.path.join(source, "tests/viewer/scene.lua"), page],
+        run = subprocess.run([lucid, os.path.join(source, "tests/viewer/scene.lua"), page,
+                              os.path.join(work, "scene_default_camera.html")],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=TIMEOUT,
                              cwd=source)
         if run.returncode != 0:
             fail("scene.lua failed: " + run.stderr.decode())
         scene = json.loads(run.stdout.decode())
+        page2 = os.path.join(work, "scene_default_camera.html")
         html = open(page, encoding="utf-8").read()
         if re.search(r"<(script|link|img)[^>]+(src|href)=", html):
             fail("the page loads an external resource")
@@ -183,13 +196,14 @@ def main():
         cam = scene["camera"]
         checks = []
 
-        def shot(frame, forces, name):
+        def shot(frame, forces, name, url=page, shown=None):
             png = os.path.join(work, name)
             frag = "frame=%d&size=%dx%d&probe=1&forces=%d" % (frame, W, H, forces)
-            probe = browse(chromium, page, frag, png, os.path.join(work, "profile_" + name))
-            if probe["frame"] != frame or probe["width"] != W or probe["height"] != H:
+            probe = browse(chromium, url, frag, png, os.path.join(work, "profile_" + name))
+            shown = shown or frame
+            if probe["frame"] != shown or probe["width"] != W or probe["height"] != H:
                 fail("the page shows frame %s at %sx%s, expected frame %d at %dx%d" %
-                     (probe["frame"], probe["width"], probe["height"], frame, W, H))
+                     (probe["frame"], probe["width"], probe["height"], shown, W, H))
             width, height, rows = decode_png(png)
             if (width, height) != (W, H):
                 fail("screenshot is %dx%d, expected %dx%d" % (width, height, W, H))
@@ -214,7 +228,7 @@ def main():
             checks.append("frame %d: %s drawn at (%.0f, %.0f), centre pixel %s" %
                           (last, body, x, y, rows[int(y)][int(x)]))
         # frame 1: the same pixels hold no body (the box had not slid there, the ball was high)
-        _, rows1 = shot(1, 0, "first.png")
+        probe1, rows1 = shot(1, 0, "first.png")
         for body in ("box", "ball"):
             x, y = project(cam, pos_last[body])
             pixels = window(rows1, x, y)
@@ -226,6 +240,30 @@ def main():
                 fail("frame 1: the %s is not drawn at its start (%.0f, %.0f)" % (body, x1, y1))
             checks.append("frame 1: background at (%.0f, %.0f) %s; %s at its start (%.0f, %.0f)" %
                           (x, y, rows1[int(y)][int(x)], body, x1, y1))
+        # the floor: neighbouring tiles differ in brightness (in front of the bodies, at y ~ -0.2)
+        s = probe1.get("tile")
+        if not s or s <= 0:
+            fail("the page reports no floor tiles: %s" % s)
+        i, j = math.floor(0.1 / s), math.floor(-0.2 / s)
+        tiles = [window(rows1, *project(cam, [(i + di + 0.5) * s, (j + 0.5) * s, 0])) for di in (0, 1)]
+        contrast = abs(luminance(tiles[0]) - luminance(tiles[1]))
+        if contrast < 25:
+            fail("frame 1: neighbouring floor tiles differ by %.0f in brightness (< 25): %s %s" %
+                 (contrast, tiles[0][12], tiles[1][12]))
+        checks.append("frame 1: neighbouring floor tiles (%g m) differ by %.0f in brightness" %
+                      (s, contrast))
+        # the ball's shadow (the sun shines straight down) is darker than the floor around it,
+        # sampled behind it on a circle of twice the ball's radius
+        ball = pos_first["ball"]
+        shadow = luminance(window(rows1, *project(cam, [ball[0], ball[1], 0])))
+        ring = [luminance(window(rows1, *project(cam, [ball[0] + 0.14 * math.cos(a),
+                                                     ball[1] + 0.14 * math.sin(a), 0]), 1))
+                for a in [k * math.pi / 8 for k in range(9)]]
+        if shadow > min(ring) - 20:
+            fail("frame 1: no shadow under the ball: %.0f there, %.0f..%.0f around" %
+                 (shadow, min(ring), max(ring)))
+        checks.append("frame 1: the ball's shadow %.0f, the floor around %.0f..%.0f" %
+                      (shadow, min(ring), max(ring)))
         # arrows on: the contact forces are drawn (green) at the positions the page reports
         probe, rows2 = shot(last, 1, "forces.png")
         if pos_last["contacts"] < 1 or len(probe["arrows"]) < 1:
@@ -240,11 +278,29 @@ def main():
             fail("only %d of %d force arrows are drawn where the page puts them" %
                  (green, len(probe["arrows"])))
         checks.append("frame %d: %d force arrows drawn" % (last, green))
+        # the default camera, at a frame beyond the last: the last frame, said so, framed
+        probe3, _ = shot(1000, 0, "default_camera.png", page2, last)
+        if "#frame=1000 is not in 1..%d: frame %d shown" % (last, last) not in probe3["note"]:
+            fail("#frame=1000 shows the last frame without saying so: %s" % probe3["note"])
+        view = {"eye": probe3["camera"]["eye"], "target": probe3["camera"]["target"]}
+        lo, hi = scene["bounds"]
+        corners = [project(view, [(hi if c & 1 else lo)[0], (hi if c & 2 else lo)[1],
+                                  (hi if c & 4 else lo)[2]]) for c in range(8)]
+        xs, ys = [c[0] for c in corners], [c[1] for c in corners]
+        if min(xs) < 0 or max(xs) > W or min(ys) < 0 or max(ys) > H:
+            fail("the default camera cuts the scene: its bounds span x %.0f..%.0f, y %.0f..%.0f" %
+                 (min(xs), max(xs), min(ys), max(ys)))
+        if max(xs) - min(xs) < W / 2 and max(ys) - min(ys) < H / 2:
+            fail("the default camera shows the scene small: x %.0f..%.0f, y %.0f..%.0f" %
+                 (min(xs), max(xs), min(ys), max(ys)))
+        checks.append("#frame=1000: frame %d shown (%s); default camera frames the scene in "
+                      "x %.0f..%.0f, y %.0f..%.0f" % (last, probe3["note"].split(" \u00b7 ")[-1],
+                                                       min(xs), max(xs), min(ys), max(ys)))
         for c in checks:
             print("ok  " + c)
         if keep:
             os.makedirs(keep, exist_ok=True)
-            for name in ("scene.html", "last.png", "first.png", "forces.png"):
+            for name in ("scene.html", "last.png", "first.png", "forces.png", "default_camera.png"):
                 shutil.copy(os.path.join(work, name), os.path.join(keep, name))
         print("viewer browser test passed")
     finally:
