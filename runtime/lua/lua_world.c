@@ -26,6 +26,7 @@
  * __gc) before the C world is created, and temporary arrays are userdata, so an error raised
  * at any point leaks nothing. */
 #include <lauxlib.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,7 +204,9 @@ static void read_world_options(lua_State *L, int idx, lucid_world_options *o) {
     if (get_field(L, idx, "sparse_threshold")) {
         if (!lua_isinteger(L, -1)) lucid_lua_fail(L, NEW, "sparse_threshold must be an integer");
         lua_Integer k = lua_tointeger(L, -1);
-        o->sparse_threshold = k >= 0 ? (k < 1000000000 ? (int)k : 1000000000) : -1;
+        if (k < -1 || k > INT_MAX)
+            lucid_lua_fail(L, NEW, "sparse_threshold must be >= 0 (or -1: automatic), got %I", k);
+        o->sparse_threshold = (int)k;
         lua_pop(L, 1);
     }
     if (get_field(L, idx, "contact")) {
@@ -312,13 +315,17 @@ static lucid_se3 pose_field(lua_State *L, int idx, const char *fname) {
     return T;
 }
 
-/* inertia: a 3x3 lucid.mat / table of rows, or 3 diagonal numbers (table or vec). */
+/* inertia: a 3x3 lucid.mat / table of rows, or 3 diagonal numbers (table or vec); a table whose
+ * first entry is not a row (table or lucid.vec) is read as the diagonal, so that a wrong entry
+ * is named as such. */
 static lucid_mat3 read_inertia(lua_State *L, int idx, const char *fname) {
     lucid_lua_matrix *m = lucid_lua_tomatrix(L, idx);
-    int three = (m && m->rows * m->cols == 3 && (m->rows == 1 || m->cols == 1)) ||
-                (!m && lua_type(L, idx) == LUA_TTABLE && luaL_len(L, idx) == 3 &&
-                 lua_geti(L, idx, 1) == LUA_TNUMBER);
-    if (!m && lua_type(L, idx) == LUA_TTABLE && luaL_len(L, idx) == 3) lua_pop(L, 1);
+    int three = (m && m->rows * m->cols == 3 && (m->rows == 1 || m->cols == 1));
+    if (!m && lua_type(L, idx) == LUA_TTABLE && luaL_len(L, idx) == 3) {
+        int first = lua_geti(L, idx, 1);
+        three = first != LUA_TTABLE && first != LUA_TUSERDATA;
+        lua_pop(L, 1);
+    }
     if (three) return lucid_mat3_diag(lucid_lua_checkvec3(L, idx, fname, "inertia"));
     return lucid_lua_checkmat3(L, idx, fname, "inertia");
 }
