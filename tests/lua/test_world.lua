@@ -366,3 +366,18 @@ t.case("light bodies resting on the ground stay at rest for every pair", functio
     end
   end
 end)
+
+t.case("issue 38: after a failed step the statistics say not converged, no residual", function()
+  local w = lucid.world{}
+  w:add_static{shape = lucid.halfspace({0, 0, 1}, 0)}
+  local id = w:add_body{shape = lucid.sphere(0.1), mass = 1e-300, inertia = {1e-300, 1e-300, 1e-300},
+                        pose = lucid.se3.new({1, 0, 0, 0}, {0, 0, 0.05})}
+  w:step() -- a good step first: its statistics must not survive the failed one
+  t.truthy(w:stats().converged, "the resting step converged")
+  w:apply_force(id, {0, 0, 1e308}) -- the velocity overflows
+  t.raises("lucid.world:step: the state became NaN or Inf", w.step, w)
+  local st = w:stats()
+  t.eq(st.converged, false, "converged after a failed step")
+  t.truthy(st.residual ~= st.residual and st.scaled_residual ~= st.scaled_residual,
+           "residuals NaN after a failed step, got " .. tostring(st.residual))
+end)
