@@ -450,7 +450,15 @@ t.case("misuse fuzzer: quaternions of any finite non-zero magnitude have their d
     for i = 1, 4 do x[3 + i] = q[i] end
     w:set_state(x)
     t.allnear(w:pose(id):rotation(), U:rotation(), 1e-14, "set_state, |q| = 1e" .. e)
+    -- a model's free joint: normalised to the unit quaternion of the same direction
+    local qm = samples.model:normalize({0, 0, 0, q[1], q[2], q[3], q[4], 1, 0, 0, 0, 0})
+    local sign = (qm[4] * u[1] + qm[5] * u[2] + qm[6] * u[3] + qm[7] * u[4]) < 0 and -1 or 1
+    for i = 1, 4 do t.near(qm[3 + i], sign * u[i], 1e-15, "model:normalize, |q| = 1e" .. e) end
   end
+  -- a subnormal quaternion has lost its direction: refused like a zero one
+  t.raises("lucid.se3.new: quaternion must be non-zero", lucid.se3.new, {5e-324, 5e-324, 0, 0})
+  t.raises("has a zero quaternion", samples.model.normalize, samples.model,
+           {0, 0, 0, 5e-324, 0, 0, 0, 1, 0, 0, 0, 0})
   -- zero (and NaN / Inf) stay refused, and the message shows the numbers given
   t.raises("lucid.se3.new: quaternion must be non-zero (got {0.0, 0.0, 0.0, 0.0})", lucid.se3.new, {0.0, 0.0, 0.0, 0.0})
   t.raises("lucid.se3.new: quaternion must be finite", lucid.se3.new, {1, 0 / 0, 0, 0})
