@@ -17,6 +17,9 @@
 #include "runtime/lua/lua_contact_relaxed.h"
 #include "runtime/lua/lua_matrix.h"
 #include "runtime/lua/modules.h"
+#include "solvers/contact/contact_direction.h"
+#include "solvers/contact/contact_polish.h"
+#include "solvers/contact/contact_psd.h"
 #include "solvers/contact/contact_round_off.h"
 #include "solvers/contact/contact_solver.h"
 
@@ -194,6 +197,60 @@ static int read_warm_start(lua_State *L, int idx, int m, double *lambda, double 
     return has_dual;
 }
 
+/* Refuses an indefinite G + R (a zero row, a contact direction nothing moves, is accepted):
+ * the solvers would return an answer to a problem with no physical meaning. */
+static void check_psd(lua_State *L, const lucid_contact_problem *p) {
+    lucid_status valid = lucid_contact_problem_validate(p, NULL);
+    if (valid != LUCID_OK && valid != LUCID_ERR_NOT_SPD)
+        return; /* the solve raises the validation error */
+    int top = lua_gettop(L);
+    size_t m = 3 * (size_t)p->n; /* G is a lucid.mat of m x m entries: m * m does not overflow */
+    double *work = lua_newuserdatauv(L, sizeof(double) * (m ? m * m : 1), 0);
+    if (!lucid_contact_delassus_is_psd(p, work))
+        lucid_lua_fail(L, SOLVE,
+                       "G + R is not positive semi-definite (a Delassus matrix J M^-1 J^T is; "
+                       "its smallest eigenvalue here is negative beyond round-off)");
+    lua_settop(L, top);
+}
+
+/* An answer that meets tol on the criterion but not on the friction directions
+ * (contact_direction.h; an interior point stalls there: its criterion at 1e-13, the
+ * directions at ~3e-7) is polished: Newton on the equations of its modes (contact_polish.h)
+ * solves them exactly where the modes are right. The polished answer is kept when it meets
+ * tol on both; `converged` stays false otherwise. */
+static void polish_direction(lua_State *L, const lucid_contact_problem *p,
+                             const lucid_contact_options *o, double *lambda,
+                             lucid_contact_result *res) {
+    if (res->converged || !(res->model.abs <= o->tol) || o->solver == LUCID_CONTACT_NEWTON ||
+        !(o->model == LUCID_CONTACT_CCP || o->model == LUCID_CONTACT_NCP))
+        return;
+    int m = 3 * p->n, top = lua_gettop(L);
+    double *sigma = new_buffer(L, m), *out = new_buffer(L, m), *out_sigma = new_buffer(L, m);
+    lucid_contact_polisher *pl = lucid_contact_polisher_create(p->n); /* no Lua error below */
+    if (!pl || !lucid_contact_polisher_fits(pl, p->n)) {
+        lucid_contact_polisher_destroy(pl);
+        lua_settop(L, top);
+        return;
+    }
+    lucid_contact_velocity(p, lambda, sigma);
+    lucid_contact_criteria criteria;
+    /* the first look records the modes, the second (same answer) finds them settled */
+    lucid_contact_polish_due(pl, p, o->model, lambda, sigma);
+    int kept = lucid_contact_polish_due(pl, p, o->model, lambda, sigma) &&
+               lucid_contact_polish(pl, p, o->model, o->tol, lambda, out, out_sigma, &criteria) &&
+               criteria.abs <= o->tol &&
+               lucid_contact_direction_residual(p, out, out_sigma) <= o->tol;
+    lucid_contact_polisher_destroy(pl);
+    if (kept) {
+        memcpy(lambda, out, sizeof(double) * (size_t)m);
+        res->model = criteria;
+        lucid_contact_criteria_eval(p, LUCID_CRITERION_NCP, lambda, out_sigma, NULL, &res->ncp);
+        res->converged = res->polished = 1;
+        res->stalled = 0;
+    }
+    lua_settop(L, top);
+}
+
 static int contact_solve(lua_State *L) {
     if (lua_type(L, 1) != LUA_TTABLE)
         lucid_lua_fail(L, SOLVE, "expects a table of options (got %s)", lucid_lua_typename(L, 1));
@@ -204,6 +261,7 @@ static int contact_solve(lua_State *L) {
     int n = check_delassus(L, lua_gettop(L), SOLVE, &G); /* G stays on the stack */
     int m = 3 * n;
     lucid_contact_options o = lucid_contact_default_options();
+    o.first_order = 1; /* converged: accurate to first order in tol (contact_direction.h) */
     read_model_and_solver(L, 1, &o);
     read_options(L, 1, &o);
     double *g = new_buffer(L, m), *mu = new_buffer(L, n), *dual = new_buffer(L, m);
@@ -220,6 +278,7 @@ static int contact_solve(lua_State *L) {
     int lambda_idx = lua_gettop(L);
     int has_dual = read_warm_start(L, 1, m, lambda->data, dual, &o);
     lucid_contact_problem p = {n, G, g, mu, R};
+    check_psd(L, &p);
     lucid_contact_workspace *ws = NULL;
     workspace_box *box = lua_newuserdatauv(L, sizeof *box, 0);
     box->ws = NULL;
@@ -244,6 +303,7 @@ static int contact_solve(lua_State *L) {
         lucid_contact_problem_validate(&p, NULL) == LUCID_OK)
         lucid_lua_fail(L, SOLVE, "ccp:newton needs equal tangential compliance R per contact");
     if (status != LUCID_OK) fail_problem(L, SOLVE, &p, status);
+    if (!relaxed) polish_direction(L, &p, &o, lambda->data, &res);
 
     lua_createtable(L, 0, 12);
     lua_pushvalue(L, lambda_idx);

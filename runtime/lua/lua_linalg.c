@@ -50,13 +50,13 @@ static void fail_entry(lua_State *L, const char *fname, int row, int col, const 
 static double table_number(lua_State *L, int idx, lua_Integer k, const char *fname, int row,
                            int col) {
     lua_geti(L, idx, k);
-    int isnum = 0;
-    double x = lua_tonumberx(L, -1, &isnum);
-    if (!isnum) {
+    /* A string such as "0x10" is refused, not converted: only Lua numbers are entries. */
+    if (lua_type(L, -1) != LUA_TNUMBER) {
         lua_pushfstring(L, "must be a number (got %s)%s", lucid_lua_typename(L, -1),
                         lucid_lua_ad_hint(L, -1));
         fail_entry(L, fname, row, col, lua_tostring(L, -1));
     }
+    double x = lua_tonumber(L, -1);
     lua_pop(L, 1);
     if (!isfinite(x)) fail_entry(L, fname, row, col, "must be finite (has NaN or Inf)");
     return x;

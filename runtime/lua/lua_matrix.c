@@ -62,11 +62,11 @@ void lucid_lua_checkvalues(lua_State *L, int idx, int n, double *out, const char
         if (len != n) lucid_lua_fail(L, fname, "%s must have %d entries (got %I)", what, n, len);
         for (int i = 0; i < n; ++i) {
             lua_geti(L, idx, i + 1);
-            int isnum = 0;
-            out[i] = lua_tonumberx(L, -1, &isnum);
-            if (!isnum)
+            /* Only Lua numbers: a string such as "0x10" is refused, not converted. */
+            if (lua_type(L, -1) != LUA_TNUMBER)
                 lucid_lua_fail(L, fname, "%s[%d] must be a number (got %s)%s", what, i + 1,
                                lucid_lua_typename(L, -1), lucid_lua_ad_hint(L, -1));
+            out[i] = lua_tonumber(L, -1);
             lua_pop(L, 1);
         }
     } else {

@@ -85,10 +85,11 @@ static int is_quaternion_like(lua_State *L, int idx) {
     lucid_lua_matrix *m = lucid_lua_tomatrix(L, idx);
     if (m) return m->rows * m->cols == 4 && (m->rows == 1 || m->cols == 1);
     if (lua_type(L, idx) != LUA_TTABLE) return 0;
-    lua_geti(L, idx, 1);
-    int first_is_number = lua_type(L, -1) == LUA_TNUMBER;
+    /* a flat table of 4 entries (not rows): a wrong entry is then named by the quaternion's
+     * own check */
+    int first = lua_geti(L, idx, 1);
     lua_pop(L, 1);
-    return first_is_number && lua_rawlen(L, idx) == 4;
+    return first != LUA_TTABLE && first != LUA_TUSERDATA && lua_rawlen(L, idx) == 4;
 }
 
 static lucid_vec3 opt_translation(lua_State *L, int idx, const char *fname) {
@@ -125,7 +126,8 @@ static int l_new(lua_State *L) {
         lucid_vec3 t = opt_translation(L, 2, fname);
         lucid_status st = lucid_se3_from_quat(lucid_quat_make(q[0], q[1], q[2], q[3]), t, &T);
         if (st == LUCID_ERR_ARGUMENT)
-            lucid_lua_fail(L, fname, "quaternion must be non-zero (got {0, 0, 0, 0})");
+            lucid_lua_fail(L, fname, "quaternion must be non-zero (got {%f, %f, %f, %f})", q[0],
+                           q[1], q[2], q[3]);
         if (st != LUCID_OK) lucid_lua_fail(L, fname, "quaternion %s", lucid_status_string(st));
     } else {
         lucid_mat3 R = check_rotation(L, 1, fname, "rotation R");

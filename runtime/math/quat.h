@@ -2,6 +2,8 @@
 #ifndef LUCID_QUAT_H
 #define LUCID_QUAT_H
 
+#include <float.h>
+
 #include "runtime/math/mat3.h"
 
 typedef struct lucid_quat {
@@ -30,10 +32,19 @@ static inline lucid_quat lucid_quat_mul(lucid_quat a, lucid_quat b) {
                            a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
                            a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w);
 }
-/* Normalises q in place; returns 0 when q is zero or not finite (q is then left unchanged). */
+/* Normalises q in place; returns 0 when q is zero, subnormal (largest |component| below
+ * DBL_MIN: its direction has lost its precision) or not finite (q is then left unchanged).
+ * When the sum of squares would overflow (|q| of 1e300) or underflow (1e-300), q is first
+ * divided by its largest |component|: any other q has a direction. */
 static inline int lucid_quat_normalize(lucid_quat *q) {
+    if (!isfinite(q->w) || !isfinite(q->x) || !isfinite(q->y) || !isfinite(q->z)) return 0;
     double n = lucid_quat_norm(*q);
-    if (!(n > 0.0) || !isfinite(n)) return 0;
+    if (!(n > 1e-150 && n < 1e150)) { /* outside sqrt(DBL_MIN) = 1.5e-154 .. sqrt(DBL_MAX) */
+        double mx = fmax(fmax(fabs(q->w), fabs(q->x)), fmax(fabs(q->y), fabs(q->z)));
+        if (!(mx >= DBL_MIN)) return 0; /* zero, or subnormal: its direction is lost */
+        *q = lucid_quat_make(q->w / mx, q->x / mx, q->y / mx, q->z / mx);
+        n = lucid_quat_norm(*q);
+    }
     q->w /= n;
     q->x /= n;
     q->y /= n;

@@ -96,7 +96,7 @@ lucid_status lucid_se3_from_quat(lucid_quat q, lucid_vec3 t, lucid_se3 *T) {
     if (!isfinite(q.w) || !isfinite(q.x) || !isfinite(q.y) || !isfinite(q.z) ||
         !lucid_vec3_isfinite(t))
         return LUCID_ERR_NONFINITE;
-    if (!lucid_quat_normalize(&q)) return LUCID_ERR_ARGUMENT; /* zero (or overflowing) */
+    if (!lucid_quat_normalize(&q)) return LUCID_ERR_ARGUMENT; /* zero */
     *T = lucid_se3_make(lucid_quat_to_mat3(q), t);
     return LUCID_OK;
 }

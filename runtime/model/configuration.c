@@ -1,5 +1,6 @@
 /* Configuration-space operations: neutral, integrate, difference, random, normalise
  * (configuration.h). */
+#include <float.h>
 #include <math.h>
 
 #include "runtime/math/so3.h"
@@ -243,7 +244,10 @@ lucid_status lucid_model_check_configuration(const lucid_model *m, const double 
                 double y = q[nd->idx_q + off + k] / mx;
                 s += y * y;
             }
-            if (!(mx > 1e-150) || !(s > 0.0)) {
+            /* a block whose largest component is normal (>= DBL_MIN) has a direction to full
+             * precision, at any magnitude: every reader normalises it by that component first
+             * (lucid_quat_normalize, hypot); a subnormal one has lost its direction */
+            if (!(mx >= DBL_MIN) || !(s > 0.0)) {
                 if (joint) *joint = (int)i;
                 return LUCID_ERR_ARGUMENT;
             }
@@ -259,11 +263,15 @@ lucid_status lucid_model_normalize(const lucid_model *m, double *q) {
         const lucid_model_node *nd = &m->nodes[i];
         size_t off, len = unit_block(nd, &off);
         if (!len) continue;
-        double *x = q + nd->idx_q + off, mx = 0.0, s = 0.0;
+        double *x = q + nd->idx_q + off, mx = 0.0, s = 0.0, n2 = 0.0;
+        /* a block unit to rounding stays as it is, so a state read back is bit for bit the
+         * one set (as for the world's free bodies) */
+        for (size_t k = 0; k < len; ++k) n2 += x[k] * x[k];
+        if (fabs(n2 - 1.0) <= 8.0 * DBL_EPSILON) continue;
         for (size_t k = 0; k < len; ++k) mx = fmax(mx, fabs(x[k]));
         for (size_t k = 0; k < len; ++k) s += (x[k] / mx) * (x[k] / mx);
-        double n = mx * sqrt(s);
-        for (size_t k = 0; k < len; ++k) x[k] /= n;
+        double n = sqrt(s); /* of x / mx: mx n may leave the range of doubles */
+        for (size_t k = 0; k < len; ++k) x[k] = (x[k] / mx) / n;
     }
     return LUCID_OK;
 }

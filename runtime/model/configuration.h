@@ -44,12 +44,14 @@ void lucid_model_integrate_jacobians_ld(const lucid_model *m, const double *q, c
  * [-1, 1]^2 and angle uniform. Draws from rng in coordinate order. */
 void lucid_model_random_configuration(const lucid_model *m, lucid_rng *rng, double *q);
 
-/* Normalises every quaternion and planar (cos, sin) pair of q in place. LUCID_ERR_NONFINITE
+/* Normalises every quaternion and planar (cos, sin) pair of q in place (one of unit norm to
+ * rounding, within 8 ulps, is left bit for bit as it is). LUCID_ERR_NONFINITE
  * when q holds NaN/Inf, LUCID_ERR_ARGUMENT when one of them is zero (q is left unchanged). */
 lucid_status lucid_model_normalize(const lucid_model *m, double *q);
 
-/* LUCID_OK when q is finite and its quaternions and (cos, sin) pairs are non-zero (any norm
- * is accepted: the algorithms normalise them); else as lucid_model_normalize, and if `joint`
+/* LUCID_OK when q is finite and its quaternions and (cos, sin) pairs are non-zero, their
+ * largest component at least DBL_MIN (any norm is accepted: the algorithms normalise them by
+ * that component first); else as lucid_model_normalize, and if `joint`
  * is not NULL it receives the offending joint's index. */
 lucid_status lucid_model_check_configuration(const lucid_model *m, const double *q, int *joint);
 

@@ -13,6 +13,7 @@
 
 #include "runtime/model/model_load.h"
 #include "runtime/model/model_xml.h"
+#include "runtime/shapes/shape.h"
 #include "runtime/world/mass_properties.h"
 
 #define X_               (&P->x)
@@ -264,14 +265,29 @@ static int orientation(mjcf *P, const xmlNode *el, int k, int cls, lucid_quat *q
     return 1;
 }
 
-/* pos (scaled) and orientation of el as a pose. 0 after failing. */
-static int frame(mjcf *P, const xmlNode *el, int k, int cls, lucid_se3 *T) {
+/* pos of el, scaled, into *t (the origin when absent): a length within the representable
+ * range of geometry (LUCID_GEOMETRY_MAX, shape.h), refused here with the file and line rather
+ * than as a singular mass matrix later. 0 after failing. */
+static int position(mjcf *P, const xmlNode *el, int k, int cls, lucid_vec3 *t) {
     double p[3] = {0.0, 0.0, 0.0};
     if (reals(P, el, k, cls, "pos", p, 3, 3) < 0) return 0;
+    *t = lucid_vec3_scale(lucid_vec3_make(p[0], p[1], p[2]), P->scale);
+    if (!(lucid_vec3_max_abs(*t) <= LUCID_GEOMETRY_MAX)) {
+        lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                             "<%s> pos: (%g %g %g) is beyond the representable range of "
+                             "geometry (|component| <= %g)",
+                             (const char *)el->name, t->x, t->y, t->z, LUCID_GEOMETRY_MAX);
+        return 0;
+    }
+    return 1;
+}
+
+/* pos (scaled) and orientation of el as a pose. 0 after failing. */
+static int frame(mjcf *P, const xmlNode *el, int k, int cls, lucid_se3 *T) {
+    if (!position(P, el, k, cls, &T->t)) return 0;
     lucid_quat q;
     if (!orientation(P, el, k, cls, &q)) return 0;
     T->R = lucid_quat_to_mat3(q);
-    T->t = lucid_vec3_scale(lucid_vec3_make(p[0], p[1], p[2]), P->scale);
     return 1;
 }
 
@@ -728,10 +744,9 @@ static lucid_status joint(mjcf *P, const xmlNode *el, int body, int childclass) 
     lucid_joint_spec j = lucid_joint_spec_default((lucid_joint_kind)kind);
     j.name = ATTR(el, "name");
     j.line = (int)lucid_model_xml_line(el);
-    double v[3] = {0.0, 0.0, 0.0}, a[3] = {0.0, 0.0, 1.0}, r[2];
-    if (reals(P, el, K_JOINT, cls, "pos", v, 3, 3) < 0) return X_->status;
+    double a[3] = {0.0, 0.0, 1.0}, r[2];
+    if (!position(P, el, K_JOINT, cls, &j.anchor)) return X_->status;
     if (reals(P, el, K_JOINT, cls, "axis", a, 3, 3) < 0) return X_->status;
-    j.anchor = lucid_vec3_scale(lucid_vec3_make(v[0], v[1], v[2]), P->scale);
     j.axis = lucid_vec3_make(a[0], a[1], a[2]);
     if ((kind == LUCID_JOINT_REVOLUTE || kind == LUCID_JOINT_PRISMATIC) &&
         !(lucid_vec3_norm(j.axis) > 0.0))

@@ -120,6 +120,13 @@ xmlDoc *lucid_model_xml_parse(lucid_model_xml *x, const char *name, const void *
         char msg[256];
         snprintf(msg, sizeof msg, "%s", e && e->message ? e->message : "not well-formed");
         trim(msg);
+        /* libxml2 names its option to lift the limit; lucid keeps the limit (files are not
+         * trusted) and says what it is */
+        if (strstr(msg, "Excessive depth"))
+            snprintf(msg, sizeof msg,
+                     "elements are nested more than %d deep, the most lucid reads (in MJCF: "
+                     "<mujoco>, <worldbody> and %d levels of bodies and their elements)",
+                     LUCID_XML_MAX_DEPTH, LUCID_XML_MAX_DEPTH - 2);
         long line = e ? e->line : 0;
         if (line > 0) {
             fail_line(x, name, line, "XML error: %s", msg);

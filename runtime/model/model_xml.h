@@ -12,6 +12,11 @@
 #include "runtime/model/model_load.h"
 #include "runtime/shapes/convex_mesh.h"
 
+/* The deepest nesting of XML elements a model file may have (the root is level 1): libxml2's
+ * default limit (256 open elements above the deepest), kept: XML_PARSE_HUGE would lift it and
+ * its other safety limits on untrusted files. */
+#define LUCID_XML_MAX_DEPTH 257
+
 typedef struct lucid_model_xml {
     char *err;
     size_t errlen;

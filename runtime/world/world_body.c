@@ -1,5 +1,6 @@
 /* Adding bodies: validation, mass and inertia from the shapes or given, static bodies. */
 #include <limits.h>
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -19,6 +20,17 @@ static lucid_status fail(const char **why, const char *msg, lucid_status s) {
     return s;
 }
 
+/* 1 if the 3x3 Cholesky factorisation of symmetric A succeeds (A positive definite). */
+static int cholesky3_succeeds(const lucid_mat3 *A) {
+    double a = lucid_mat3_at(A, 0, 0);
+    if (!(a > 0.0)) return 0;
+    double l10 = lucid_mat3_at(A, 1, 0) / sqrt(a), l20 = lucid_mat3_at(A, 2, 0) / sqrt(a);
+    double d1 = lucid_mat3_at(A, 1, 1) - l10 * l10;
+    if (!(d1 > 0.0)) return 0;
+    double l21 = (lucid_mat3_at(A, 2, 1) - l20 * l10) / sqrt(d1);
+    return lucid_mat3_at(A, 2, 2) - l20 * l20 - l21 * l21 > 0.0;
+}
+
 /* Symmetric (to 1e-12 relative) with a successful 3x3 Cholesky factorisation. */
 static int is_spd(const lucid_mat3 *I) {
     double scale = 0.0;
@@ -27,13 +39,7 @@ static int is_spd(const lucid_mat3 *I) {
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < i; ++j)
             if (fabs(lucid_mat3_at(I, i, j) - lucid_mat3_at(I, j, i)) > 1e-12 * scale) return 0;
-    double a = lucid_mat3_at(I, 0, 0);
-    if (!(a > 0.0)) return 0;
-    double l10 = lucid_mat3_at(I, 1, 0) / sqrt(a), l20 = lucid_mat3_at(I, 2, 0) / sqrt(a);
-    double d1 = lucid_mat3_at(I, 1, 1) - l10 * l10;
-    if (!(d1 > 0.0)) return 0;
-    double l21 = (lucid_mat3_at(I, 2, 1) - l20 * l10) / sqrt(d1);
-    return lucid_mat3_at(I, 2, 2) - l20 * l20 - l21 * l21 > 0.0;
+    return cholesky3_succeeds(I);
 }
 
 static int pose_ok(const lucid_se3 *T) {
@@ -95,6 +101,20 @@ static lucid_status parts_mass(const lucid_world *w, const lucid_body_part *part
     return LUCID_OK;
 }
 
+/* The principal moments of I satisfy the triangle inequality (A + B >= C for every order, the
+ * MJCF loader's rule for diaginertia) iff tr(I)/2 - I, the mass's second moment, is PSD.
+ * Checked as a Cholesky of tr(I)/2 - I + e tr(I) 1: e covers the rounding of tr(I)/2 - I and
+ * of the 3x3 factorisation (a few ulps each), so a thin rod or disk (a zero moment) passes. */
+static int satisfies_triangle_inequality(const lucid_mat3 *I) {
+    double tr = lucid_mat3_at(I, 0, 0) + lucid_mat3_at(I, 1, 1) + lucid_mat3_at(I, 2, 2);
+    double e = 16.0 * DBL_EPSILON * tr;
+    lucid_mat3 S;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            S.m[i + 3 * j] = (i == j ? 0.5 * tr + e : 0.0) - lucid_mat3_at(I, i, j);
+    return cholesky3_succeeds(&S);
+}
+
 static lucid_status body_mass(const lucid_world *w, const lucid_body_desc *d,
                               lucid_mass_properties *mp, const char **why) {
     if (d->has_mass && !isfinite(d->mass))
@@ -104,6 +124,11 @@ static lucid_status body_mass(const lucid_world *w, const lucid_body_desc *d,
         return fail(why, "inertia must be finite", LUCID_ERR_NONFINITE);
     if (d->has_inertia && !is_spd(&d->inertia))
         return fail(why, "inertia must be symmetric positive definite", LUCID_ERR_ARGUMENT);
+    if (d->has_inertia && !satisfies_triangle_inequality(&d->inertia))
+        return fail(why,
+                    "inertia is not physical: its principal moments violate A + B >= C (the "
+                    "triangle inequality)",
+                    LUCID_ERR_ARGUMENT);
     if (d->num_parts == 0) {
         if (!d->has_mass || !d->has_inertia)
             return fail(why, "a body without shapes needs mass and inertia", LUCID_ERR_ARGUMENT);

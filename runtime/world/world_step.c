@@ -133,10 +133,14 @@ static int state_finite(const lucid_world *w) {
     return lucid_world_models_finite(w);
 }
 
-/* Records why the step failed (unless a more precise reason was recorded) and returns s. */
+/* Records why the step failed (unless a more precise reason was recorded) and returns s. The
+ * statistics say so too: not converged, and no residual (NaN) since no answer was applied. */
 static lucid_status failed(lucid_world *w, const char *stage, lucid_status s) {
-    if (s != LUCID_OK && w->error[0] == '\0')
+    if (s == LUCID_OK) return s;
+    if (w->error[0] == '\0')
         snprintf(w->error, sizeof w->error, "%s: %s", stage, lucid_status_string(s));
+    w->stats.converged = 0;
+    w->stats.residual = w->stats.scaled_residual = NAN;
     return s;
 }
 

@@ -38,6 +38,10 @@ typedef struct lucid_contact_run {
     lucid_contact_criterion criterion;
 } lucid_contact_run;
 
+/* Whether o asks converged answers to be accurate to first order (lucid_contact_options
+ * first_order) and the model has a friction direction to check (CCP, NCP; not a relaxed ip). */
+int lucid_contact_first_order_applies(const lucid_contact_options *o);
+
 /* --- dense kernels (LAPACK) -------------------------------------------------------------- */
 /* chol = lower Cholesky factor of A + diag(R) + shift I (m x m, column-major).
  * LUCID_ERR_NOT_SPD when it does not exist. R may be NULL. */

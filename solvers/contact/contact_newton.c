@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "solvers/contact/contact_cone.h"
+#include "solvers/contact/contact_direction.h"
 #include "solvers/contact/contact_internal.h"
 #include "solvers/contact/contact_line_search.h"
 
@@ -217,6 +218,16 @@ static void check_ncp(lucid_contact_run *run, const double *R, const double *lam
     lucid_contact_criteria_eval(p, LUCID_CRITERION_NCP, lambda, sigma, NULL, &run->result->ncp);
 }
 
+/* Whether the candidate lambda (sigma: its compliant velocity, its criterion in run->result)
+ * meets tol: the criterion, and with o->first_order the friction directions too
+ * (contact_direction.h; Newton converges quadratically, so the few more iterations that
+ * takes are cheap). */
+static int meets(lucid_contact_run *run, double tol, const double *lambda, const double *sigma) {
+    if (!(run->result->model.abs <= tol)) return 0;
+    return !lucid_contact_first_order_applies(run->o) ||
+           lucid_contact_direction_residual(run->p, lambda, sigma) <= tol;
+}
+
 /* The answer of the iterate: gamma or P_K(mu), whichever has the smaller model criterion
  * (copied into answer, its model criterion in run->result; returns 1 when it meets tol). The two
  * agree at the solution, but gamma = P(-R^-1 c) carries the round-off of c amplified by 1/R
@@ -229,13 +240,13 @@ static int best_candidate(lucid_contact_run *run, const double *R, double tol, c
     int m = 3 * p->n;
     check(run, R, gamma, b->sigma);
     memcpy(b->answer, gamma, sizeof(double) * (size_t)m);
-    if (run->result->model.abs <= tol) return 1;
+    if (meets(run, tol, gamma, b->sigma)) return 1;
     lucid_contact_criteria model = run->result->model;
     for (int i = 0; i < p->n; ++i) lucid_cone_project(p->mu[i], mu + 3 * i, b->projected + 3 * i);
     check(run, R, b->projected, b->sigma);
     if (run->result->model.abs < model.abs) {
         memcpy(b->answer, b->projected, sizeof(double) * (size_t)m);
-        return run->result->model.abs <= tol;
+        return meets(run, tol, b->projected, b->sigma);
     }
     run->result->model = model;
     return 0;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "solvers/contact/contact_direction.h"
 #include "solvers/contact/contact_internal.h"
 #include "solvers/contact/contact_math.h"
 
@@ -84,6 +85,12 @@ int lucid_contact_stalled(double change, double size, double stall_tol) {
     return change <= stall_tol * size; /* a product, not a ratio: 0/0 cannot happen */
 }
 
+int lucid_contact_first_order_applies(const lucid_contact_options *o) {
+    return o->first_order && (o->model == LUCID_CONTACT_CCP || o->model == LUCID_CONTACT_NCP) &&
+           !(o->solver == LUCID_CONTACT_IP && o->kappa > 0.0); /* relaxed: not a solution */
+}
+
+/* The model criterion meets tol, and with o->first_order the friction directions too. */
 int lucid_contact_check(lucid_contact_run *run, const double *lambda, const double *sigma) {
     lucid_contact_criteria_eval(run->p, run->criterion, lambda, sigma, NULL, &run->result->model);
     if (run->criterion == LUCID_CRITERION_NCP)
@@ -91,7 +98,9 @@ int lucid_contact_check(lucid_contact_run *run, const double *lambda, const doub
     else
         lucid_contact_criteria_eval(run->p, LUCID_CRITERION_NCP, lambda, sigma, NULL,
                                     &run->result->ncp);
-    return run->result->model.abs <= run->o->tol;
+    if (!(run->result->model.abs <= run->o->tol)) return 0;
+    return !lucid_contact_first_order_applies(run->o) ||
+           lucid_contact_direction_residual(run->p, lambda, sigma) <= run->o->tol;
 }
 
 lucid_status lucid_contact_check_psd(lucid_contact_run *run) {
@@ -162,6 +171,17 @@ static void guard_divergence(lucid_contact_run *run, double *lambda, double *dua
     lucid_contact_check(run, lambda, sigma);
 }
 
+/* With o->first_order, a converged answer whose friction directions are not accurate to first
+ * order (contact_direction.h) is not converged. The velocity is that of p: a solver's own
+ * compliance (ccp:newton's) is tangentially isotropic and does not change the residual. */
+static void check_first_order(lucid_contact_run *run, const double *lambda) {
+    if (!run->result->converged || !lucid_contact_first_order_applies(run->o)) return;
+    double *sigma = run->ws->vec[0];
+    lucid_contact_velocity(run->p, lambda, sigma);
+    if (!(lucid_contact_direction_residual(run->p, lambda, sigma) <= run->o->tol))
+        run->result->converged = 0;
+}
+
 lucid_status lucid_contact_solve(const lucid_contact_problem *p, const lucid_contact_options *o,
                                  lucid_contact_workspace *ws, double *lambda, double *dual,
                                  lucid_contact_result *result) {
@@ -183,6 +203,7 @@ lucid_status lucid_contact_solve(const lucid_contact_problem *p, const lucid_con
     }
     status = dispatch(&run, lambda, dual);
     if (status == LUCID_OK) guard_divergence(&run, lambda, dual);
+    if (status == LUCID_OK) check_first_order(&run, lambda);
     if (status != LUCID_OK) ws->ip_state.valid = 0;
     return status;
 }

@@ -45,6 +45,11 @@ typedef struct lucid_contact_options {
                     * within max_iter (LUCID_CONTACT_ADMM_FORECAST_*, contact_admm.h), for a
                     * caller with a better next attempt (the world's interior point); 0 by
                     * default */
+    int first_order; /* CCP and NCP: 1 makes `converged` also require the friction direction
+                      * residual <= tol (contact_direction.h), so that a converged answer is
+                      * accurate to first order in tol rather than to sqrt(tol); ccp:newton
+                      * iterates until it is met. 0 by default (the world judges its islands on
+                      * the criterion alone, docs/world.md); lucid.contact.solve sets 1 */
 } lucid_contact_options;
 
 typedef struct lucid_contact_result {

@@ -228,3 +228,103 @@ t.case("PGS converges on a contact whose block has one stiff direction", functio
     end
   end
 end)
+
+-- Issue 38: "converged at tol" means the answer is accurate, judged by finite differences.
+-- Random 3-contact problems, G = 0.2/nv J J^T + I (nv = 6), g drawn so that one contact sticks
+-- or slides slowly, one slides fast and one separates. A converged lambda accurate to delta
+-- makes the central difference of lambda over g_j at step h differ from the exact derivative
+-- (lucid.contact.derivatives) by about delta / h (plus O(h^2) within a mode). The criterion
+-- alone bounds a sliding force's direction to sqrt(tol) only (contact_direction.h): before
+-- the fix ccp:newton at tol 1e-13 gave differences of 4e-2 at h = 1e-6 (lambda noisy at
+-- ~3e-8) and the interior point's 1e-10 answers 2.5e-7 direction errors.
+local function issue38_problem(rng)
+  local n, nv = 3, 6
+  local J = {}
+  for i = 1, 3 * n do J[i] = {} for j = 1, nv do J[i][j] = rng:normal() end end
+  local G = {}
+  for i = 1, 3 * n do
+    G[i] = {}
+    for j = 1, 3 * n do
+      local s = 0
+      for k = 1, nv do s = s + J[i][k] * J[j][k] end
+      G[i][j] = 0.2 / nv * s + (i == j and 1 or 0)
+    end
+  end
+  local g = {0.1 * rng:normal(), 0.1 * rng:normal(), -1, 2 * rng:normal(), 2 * rng:normal(), -1,
+             rng:normal(), rng:normal(), 1}
+  return {G = lucid.mat(G), g = g, mu = {0.8, 0.3, 0.5}}
+end
+
+-- Largest |FD - exact| over the entries of d lambda / d g of the converged answers of pair
+-- (model, solver) at tol on `count` problems (skipping answers within 1e-3 of a mode switch
+-- and differences whose perturbed solves did not converge); also the number of answers checked.
+local function fd_accuracy(model, solver, tol, h, count, seed)
+  local rng, worst, checked = lucid.rng(seed), 0, 0
+  for _ = 1, count do
+    local p = issue38_problem(rng)
+    p.model, p.solver, p.tol, p.max_iter = model, solver, tol, 20000
+    local sol = lucid.contact.solve(p)
+    local D = sol.converged and lucid.contact.derivatives(p, sol) or nil
+    if D and D.margin > 1e-3 then
+      local all = true
+      for j = 1, 9 do
+        local sols = {}
+        for s, sign in ipairs{1, -1} do
+          local q = {}
+          for k, v in pairs(p) do q[k] = v end
+          q.g = {table.unpack(p.g)}
+          q.g[j] = q.g[j] + sign * h
+          sols[s] = lucid.contact.solve(q)
+          all = all and sols[s].converged
+        end
+        for i = 1, all and 9 or 0 do
+          local fd = (sols[1].lambda[i] - sols[2].lambda[i]) / (2 * h)
+          worst = math.max(worst, math.abs(fd - D.dlambda_dg:get(i, j)))
+        end
+      end
+      checked = checked + (all and 1 or 0)
+    end
+  end
+  return worst, checked
+end
+
+t.case("issue 38: every pair's converged answer is accurate (finite differences over g)", function()
+  -- tol 1e-10, h 1e-5: an answer accurate to 10 tol shows at most 10 tol / h = 1e-4
+  local every_pair = {{"ccp", "ip"}, {"ncp", "ip"}}
+  for _, pr in ipairs(pairs_table) do every_pair[#every_pair + 1] = pr end
+  for _, pr in ipairs(every_pair) do
+    local worst, checked = fd_accuracy(pr[1], pr[2], 1e-10, 1e-5, 8, 38)
+    print(string.format("  %s:%s at tol 1e-10: %d answers checked, largest FD error %.2e",
+                        pr[1], pr[2], checked, worst))
+    t.truthy(checked >= 4, pr[1] .. ":" .. pr[2] .. " converged on too few problems to be judged")
+    t.truthy(worst <= 1e-4, string.format("%s:%s FD error %.3g", pr[1], pr[2], worst))
+  end
+  -- the issue's case: ccp:newton at tol 1e-13, h = 1e-6 (10 tol / h = 1e-6)
+  local worst, checked = fd_accuracy("ccp", "newton", 1e-13, 1e-6, 8, 6)
+  print(string.format("  ccp:newton at tol 1e-13: %d answers checked, largest FD error %.2e", checked, worst))
+  t.truthy(checked >= 4 and worst <= 1e-6, string.format("ccp:newton FD error %.3g (%d)", worst, checked))
+end)
+
+t.case("issue 38: an indefinite G is refused; PSD ones, rank-deficient included, are solved", function()
+  t.raises("lucid.contact.solve: G + R is not positive semi-definite", lucid.contact.solve,
+           {G = lucid.mat{{1, 2, 0}, {2, 1, 0}, {0, 0, 1}}, g = {0, 0, -1}, mu = {0.5}, model = "ccp", solver = "admm"})
+  local rng = lucid.rng(381)
+  for _ = 1, 50 do
+    -- G = J J^T with J 6 x 4: PSD of rank 4, formed in floating point (round-off negative
+    -- eigenvalues); G - 0.01 v v^T along a unit v in its range is indefinite
+    local J = {}
+    for i = 1, 6 do J[i] = {} for k = 1, 4 do J[i][k] = rng:normal() end end
+    local Jm = lucid.mat(J)
+    local G = Jm * Jm:T()
+    local sol = lucid.contact.solve{G = G, g = {0, 0, -1, 0, 0, -1}, mu = {0.5, 0.5}, model = "ncp"}
+    t.truthy(sol.lambda ~= nil, "rank-deficient PSD G solved")
+    local v = Jm * lucid.vec{rng:normal(), rng:normal(), rng:normal(), rng:normal()}
+    v = v * (1 / v:norm())
+    local smallest = math.huge -- the bad direction must beat v^T G v
+    local Gv = G * v
+    smallest = v:dot(Gv)
+    local bad = G - v * v:T() * (smallest + 0.01)
+    t.raises("not positive semi-definite", lucid.contact.solve,
+             {G = bad, g = {0, 0, -1, 0, 0, -1}, mu = {0.5, 0.5}, model = "ncp"})
+  end
+end)

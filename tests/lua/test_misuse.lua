@@ -369,3 +369,166 @@ t.case("issue 16 examples: every message names the function called", function()
   end)
   t.truthy(not ok and err:find("^[^:]*test_misuse%.lua:%d+: lucid%.stats%.quantile: "), err)
 end)
+
+-- Issue 38's input classes, fuzzed: the calls below are valid until one number is changed.
+
+-- Strings in numeric tables: each call takes a table of numbers; one entry, chosen at random,
+-- is replaced by its string spelling (decimal or hex), which Lua would convert silently.
+-- Every such call must fail and name its function.
+local numeric_calls = {
+  {"lucid.vec", function(x) return lucid.vec(x) end, {1, 2, 3}},
+  {"lucid.mat", function(x) return lucid.mat{x, {4, 5, 6}} end, {1, 2, 3}},
+  {"lucid.halfspace", function(x) return lucid.halfspace(x, 0) end, {0, 0, 1}},
+  {"lucid.convex", function(x) return lucid.convex{x, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}} end, {0, 0, 0}},
+  {"lucid.world", function(x) return lucid.world{gravity = x} end, {0, 0, -9.81}},
+  {"lucid.world:add_body", function(x) return lucid.world{}:add_body{shape = lucid.sphere(1), velocity = x} end,
+   {1, 0, 0, 0, 0, 0}},
+  {"lucid.world:add_body", function(x) return lucid.world{}:add_body{shape = lucid.sphere(1), mass = 1, inertia = x} end,
+   {1, 1, 1}},
+  {"lucid.world:set_state", function(x)
+    local w = lucid.world{}
+    w:add_body{shape = lucid.sphere(1)}
+    return w:set_state(x)
+  end, {0, 0, 2, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+  {"lucid.world:set_controls", function(x)
+    local w = lucid.world{}
+    w:add_body{shape = lucid.sphere(1)}
+    return w:set_controls(x)
+  end, {0, 0, 1, 0, 0, 0}},
+  {"lucid.se3.new", function(x) return lucid.se3.new(x, {0, 0, 0}) end, {1, 0, 0, 0}},
+  {"lucid.se3.new", function(x) return lucid.se3.new({1, 0, 0, 0}, x) end, {1, 2, 3}},
+  {"lucid.contact.solve", function(x) return lucid.contact.solve{G = lucid.eye(3), g = x, mu = {0.5}} end, {0, 0, -1}},
+}
+
+t.case("misuse fuzzer: a string among numbers is refused, never converted", function()
+  math.randomseed(SEED + 38)
+  local spell = {function(v) return tostring(v) end, function(v) return string.format("%q", v) end,
+                 function(v) return string.format("0x%x", math.floor(math.abs(v))) end}
+  for _, c in ipairs(numeric_calls) do
+    local name, call, valid_entries = c[1], c[2], c[3]
+    t.truthy(pcall(call, valid_entries), name .. ": the unmutated call must succeed")
+    for _ = 1, 20 do
+      local x = {}
+      for i, v in ipairs(valid_entries) do x[i] = v end
+      local k = math.random(#x)
+      x[k] = spell[math.random(#spell)](x[k])
+      local ok, err = pcall(call, x)
+      t.truthy(not ok, string.format("%s accepted the string '%s' at entry %d", name, x[k], k))
+      t.truthy(first_token(err) == name and err:find("must be a number", 1, true),
+               name .. ": " .. tostring(err))
+    end
+  end
+end)
+
+-- A random unit quaternion, and the same direction scaled by 10^e.
+local function random_quat()
+  local q, n = {}, 0
+  repeat
+    for i = 1, 4 do q[i] = math.random() * 2 - 1 end
+    n = math.sqrt(q[1] ^ 2 + q[2] ^ 2 + q[3] ^ 2 + q[4] ^ 2)
+  until n > 0.1
+  for i = 1, 4 do q[i] = q[i] / n end
+  return q
+end
+
+t.case("misuse fuzzer: quaternions of any finite non-zero magnitude have their direction", function()
+  math.randomseed(SEED + 39)
+  for _ = 1, 200 do
+    local u = random_quat()
+    local e = math.random(-300, 300)
+    local q = {}
+    for i = 1, 4 do q[i] = u[i] * 10.0 ^ e end
+    -- lucid.se3.new normalises (a rotation matrix has no sign: compare R u R^T on the x axis)
+    local T = lucid.se3.new(q, {0, 0, 0})
+    local U = lucid.se3.new(u, {0, 0, 0})
+    t.allnear(T:rotation(), U:rotation(), 1e-14, string.format("|q| = 1e%d", e))
+    -- a free body's pose and the world state accept it, and store the unit quaternion
+    local w = lucid.world{}
+    local id = w:add_body{shape = lucid.sphere(1), pose = lucid.se3.new(q, {0, 0, 5})}
+    t.allnear(w:pose(id):rotation(), U:rotation(), 1e-14, "add_body pose, |q| = 1e" .. e)
+    local x = w:state()
+    for i = 1, 4 do x[3 + i] = q[i] end
+    w:set_state(x)
+    t.allnear(w:pose(id):rotation(), U:rotation(), 1e-14, "set_state, |q| = 1e" .. e)
+    -- a model's free joint: normalised to the unit quaternion of the same direction
+    local qm = samples.model:normalize({0, 0, 0, q[1], q[2], q[3], q[4], 1, 0, 0, 0, 0})
+    local sign = (qm[4] * u[1] + qm[5] * u[2] + qm[6] * u[3] + qm[7] * u[4]) < 0 and -1 or 1
+    for i = 1, 4 do t.near(qm[3 + i], sign * u[i], 1e-15, "model:normalize, |q| = 1e" .. e) end
+  end
+  -- a subnormal quaternion has lost its direction: refused like a zero one
+  t.raises("lucid.se3.new: quaternion must be non-zero", lucid.se3.new, {5e-324, 5e-324, 0, 0})
+  t.raises("has a zero quaternion", samples.model.normalize, samples.model,
+           {0, 0, 0, 5e-324, 0, 0, 0, 1, 0, 0, 0, 0})
+  -- zero (and NaN / Inf) stay refused, and the message shows the numbers given
+  t.raises("lucid.se3.new: quaternion must be non-zero (got {0.0, 0.0, 0.0, 0.0})", lucid.se3.new, {0.0, 0.0, 0.0, 0.0})
+  t.raises("lucid.se3.new: quaternion must be finite", lucid.se3.new, {1, 0 / 0, 0, 0})
+  t.raises("lucid.se3.new: quaternion must be finite", lucid.se3.new, {1e308, math.huge, 0, 0})
+end)
+
+t.case("misuse fuzzer: poses beyond the range of geometry are refused, within it kept", function()
+  math.randomseed(SEED + 40)
+  for _ = 1, 100 do
+    local e = math.random(-300, 300)
+    local t3 = {0, 0, 0}
+    t3[math.random(3)] = (math.random(2) == 1 and 1 or -1) * 10.0 ^ e
+    local T = lucid.se3.new(random_quat(), t3) -- a pose of any finite translation
+    local w = lucid.world{}
+    local ok, id = pcall(w.add_body, w, {shape = lucid.sphere(1), pose = T})
+    if 10.0 ^ e <= 1e40 then
+      t.truthy(ok, "a translation of 1e" .. e .. " is in range: " .. tostring(id))
+      t.allnear(w:pose(id):translation(), t3, 0, "add_body keeps the translation 1e" .. e)
+      t.allnear(w:pose(id):rotation(), T:rotation(), 1e-15, "add_body keeps the rotation")
+    else
+      t.truthy(not ok and first_token(id) == "lucid.world:add_body", "1e" .. e .. ": " .. tostring(id))
+    end
+  end
+end)
+
+-- Principal moments (a, b, c) rotated by a random rotation R: R diag(a, b, c) R^T as rows.
+local function rotated_inertia(a, b, c)
+  local R = lucid.se3.new(random_quat(), {0, 0, 0}):rotation()
+  local I = R * lucid.mat{{a, 0, 0}, {0, b, 0}, {0, 0, c}} * R:T()
+  local rows = {}
+  for i = 1, 3 do rows[i] = {I:get(i, 1), I:get(i, 2), I:get(i, 3)} end
+  return rows
+end
+
+t.case("misuse fuzzer: inertias violating the triangle inequality are refused", function()
+  math.randomseed(SEED + 41)
+  for _ = 1, 200 do
+    local scale = 10.0 ^ math.random(-6, 6)
+    local a, b = (0.1 + math.random()) * scale, (0.1 + math.random()) * scale
+    local bad = (a + b) * (1 + 1e-3 + math.random()) -- c > a + b by at least 0.1 %
+    local good = math.abs(a - b) + (a + b - math.abs(a - b)) * math.random() -- |a - b| <= c <= a + b
+    local m = {a, b, bad}
+    local k = math.random(3)
+    m[k], m[3] = m[3], m[k]
+    t.raises("lucid.world:add_body: inertia is not physical", function()
+      return lucid.world{}:add_body{mass = 1, inertia = m}
+    end)
+    t.raises("lucid.world:add_body: inertia is not physical", function()
+      return lucid.world{}:add_body{mass = 1, inertia = rotated_inertia(m[1], m[2], m[3])}
+    end)
+    t.truthy(pcall(function() return lucid.world{}:add_body{mass = 1, inertia = rotated_inertia(a, b, good)} end),
+             string.format("a physical inertia (%g, %g, %g) must be accepted", a, b, good))
+  end
+  -- the limits are physical: a thin rod (0, 1, 1) rotated, and a flat disk (1, 1, 2)
+  t.truthy(pcall(function() return lucid.world{}:add_body{mass = 1, inertia = rotated_inertia(1, 1, 2)} end), "disk")
+end)
+
+-- The inputs of issue 38 item 2, one regression test each.
+t.case("issue 38 inputs: the documented errors are raised", function()
+  t.raises("lucid.world:set_state: state[1] must be a number (got string)", function()
+    local w = lucid.world{}
+    w:add_body{shape = lucid.sphere(1)}
+    w:set_state{"0x10", 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+  end)
+  t.raises("lucid.world:add_body: inertia is not physical: its principal moments violate A + B >= C",
+           function() return lucid.world{}:add_body{mass = 1, inertia = {1, 1, 5}} end)
+  t.raises("lucid.world: sparse_threshold must be >= 0 (or -1: automatic), got -5", lucid.world, {sparse_threshold = -5})
+  t.truthy(lucid.world{sparse_threshold = -1} and lucid.world{sparse_threshold = 0}, "-1 and 0 stay valid")
+  for _, s in ipairs({1e300, 1e-300}) do
+    local T = lucid.se3.new({s, 0, 0, 0}, {0, 0, 0})
+    t.allnear(T:rotation(), lucid.eye(3), 0, "|q| = " .. s)
+  end
+end)

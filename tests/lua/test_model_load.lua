@@ -101,6 +101,40 @@ t.case("file errors name the function, the file and the line", function()
   t.raises("mimic", lucid.model.load, DATA .. "urdf_forms.urdf", {package_dirs = PKG})
 end)
 
+-- Writes text to a temporary file and loads it as an MJCF model.
+local function load_text(text)
+  local path = os.tmpname() .. ".xml"
+  local f = assert(io.open(path, "w"))
+  f:write(text)
+  f:close()
+  local ok, err = pcall(lucid.model.load, path)
+  os.remove(path)
+  return ok, err, path
+end
+
+t.case("issue 38: magnitudes and nesting are refused in lucid's words, with file and line", function()
+  -- a pos beyond the range of geometry is named where it is read, not as a singular matrix
+  for _, el in ipairs({'<body pos="1e300 0 0"><joint type="free"/><geom size="1"/></body>',
+                       '<body><joint type="hinge" pos="0 -1e41 0"/><geom size="1"/></body>',
+                       '<body><joint type="free"/><geom size="1" pos="0 0 2e40"/></body>'}) do
+    local ok, err, path = load_text("<mujoco>\n<worldbody>\n" .. el .. "\n</worldbody>\n</mujoco>\n")
+    t.truthy(not ok, "refused: " .. el)
+    t.truthy(err:find(path .. ":3: <", 1, true) and err:find("pos: ", 1, true) and
+             err:find("beyond the representable range of geometry", 1, true), err)
+  end
+  t.truthy(load_text('<mujoco><worldbody><body pos="1e3 0 0"><joint type="free"/><geom size="1"/></body></worldbody></mujoco>'),
+           "a pos in range is read")
+  -- nesting: 255 levels of bodies are read, one more is refused with the limit named
+  local function nested(n)
+    return "<mujoco><worldbody>" .. string.rep("<body>", n) .. string.rep("</body>", n) ..
+           "</worldbody></mujoco>"
+  end
+  t.truthy(load_text(nested(255)), "255 nested bodies")
+  local ok, err = load_text(nested(256))
+  t.truthy(not ok and err:find("elements are nested more than 257 deep, the most lucid reads", 1, true)
+           and not err:find("XML_PARSE_HUGE", 1, true), tostring(err))
+end)
+
 t.case("MuJoCo's humanoid and the shared robots", function()
   local humanoid = "/usr/share/mujoco/model/humanoid/humanoid.xml"
   if not exists(humanoid) then t.skip(humanoid .. " missing (Debian libmujoco-samples)") end

@@ -366,3 +366,41 @@ t.case("light bodies resting on the ground stay at rest for every pair", functio
     end
   end
 end)
+
+t.case("issue 38: after a failed step the statistics say not converged, no residual", function()
+  local w = lucid.world{}
+  w:add_static{shape = lucid.halfspace({0, 0, 1}, 0)}
+  local id = w:add_body{shape = lucid.sphere(0.1), mass = 1e-300, inertia = {1e-300, 1e-300, 1e-300},
+                        pose = lucid.se3.new({1, 0, 0, 0}, {0, 0, 0.05})}
+  w:step() -- a good step first: its statistics must not survive the failed one
+  t.truthy(w:stats().converged, "the resting step converged")
+  w:apply_force(id, {0, 0, 1e308}) -- the velocity overflows
+  t.raises("lucid.world:step: the state became NaN or Inf", w.step, w)
+  local st = w:stats()
+  t.eq(st.converged, false, "converged after a failed step")
+  t.truthy(st.residual ~= st.residual and st.scaled_residual ~= st.scaled_residual,
+           "residuals NaN after a failed step, got " .. tostring(st.residual))
+end)
+
+t.case("issue 38: PGS warns once when the bodies' mass ratio passes its limit", function()
+  local script = os.tmpname() .. ".lua"
+  local f = assert(io.open(script, "w"))
+  f:write([[
+warn("@on")
+for _, solver in ipairs{"pgs", "admm"} do
+  local w = lucid.world{contact = {model = "ncp", solver = solver}}
+  w:add_body{shape = lucid.sphere(1), mass = 1}
+  w:add_body{shape = lucid.sphere(1), mass = 100} -- at the limit: no warning
+  w:add_body{shape = lucid.sphere(1), mass = 1e4}
+  w:add_body{shape = lucid.sphere(1), mass = 1e9} -- already beyond: not again
+end
+]])
+  f:close()
+  local pipe = assert(io.popen(arg[-1] .. " " .. script .. " 2>&1"))
+  local out = pipe:read("a")
+  pipe:close()
+  os.remove(script)
+  local _, count = out:gsub("free bodies of mass ratio", "")
+  t.eq(count, 1, "warnings: " .. out)
+  t.truthy(out:find("lucid.world:add_body: warning: free bodies of mass ratio 1e+04 with a PGS solver", 1, true), out)
+end)
