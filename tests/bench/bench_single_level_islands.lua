@@ -1,0 +1,128 @@
+-- The single-level step's cost against the number of separate boxes at rest in a bin
+-- (docs/single_level.md, "Islands"), beside the default two-stage pipeline on the same scene.
+-- Scene (dt = 0.01, friction 0.5): a ground plane and four static walls around a k x k grid
+-- (k = ceil(sqrt(N))) of 0.2 x 0.15 x 0.1 m boxes 0.4 m apart, placed on the ground; each world
+-- settles for `settle` steps, then `steps` steps are timed one by one. Per N and pipeline: the
+-- median and the largest time of a step, the pairs (contacts) and islands of the last step;
+-- then the ratio single-level / two-stage at each N and the least-squares slope of
+-- log(median single-level ms) against log(N). A pipeline is not run at larger N once one of
+-- its runs took more than `budget` seconds (the dense single-level step cost seconds a step).
+--   build/lucid tests/bench/bench_single_level_islands.lua [--n=1,2,4,...] [--steps=S]
+--       [--settle=S] [--budget=S] [--check]
+-- --check: exit 1 unless the targets hold (single-level within 5x of two-stage at the largest
+-- N, slope <= 1.2), and unless every single-level step converged.
+local lucid = require "lucid"
+
+local ns = {1, 2, 4, 8, 16, 32, 64}
+local steps, settle, budget, check = 20, 5, 20.0, false
+for _, a in ipairs(arg) do
+  local k, v = a:match("^%-%-(%w+)=?(.*)$")
+  if k == "n" then
+    ns = {}
+    for x in v:gmatch("%d+") do ns[#ns + 1] = tonumber(x) end
+  elseif k == "steps" then
+    steps = tonumber(v)
+  elseif k == "settle" then
+    settle = tonumber(v)
+  elseif k == "budget" then
+    budget = tonumber(v)
+  elseif k == "check" then
+    check = true
+  else
+    error("bench_single_level_islands: unknown argument " .. a)
+  end
+end
+
+local HX, HY, HZ, PITCH = 0.1, 0.075, 0.05, 0.4
+
+local function scene(n, collision)
+  local w = lucid.world{dt = 0.01, collision = collision}
+  w:add_static{shape = lucid.halfspace({0, 0, 1}, 0), friction = 0.5}
+  local k = math.ceil(math.sqrt(n))
+  local half = k * PITCH / 2 -- the walls' inner faces, PITCH / 2 beyond the outer boxes' centres
+  local wall = 0.05
+  for _, s in ipairs({-1, 1}) do
+    w:add_static{shape = lucid.box(wall, half + 2 * wall, 0.2), friction = 0.5,
+                 pose = lucid.se3.new({1, 0, 0, 0}, {s * (half + wall), 0, 0.2})}
+    w:add_static{shape = lucid.box(half, wall, 0.2), friction = 0.5,
+                 pose = lucid.se3.new({1, 0, 0, 0}, {0, s * (half + wall), 0.2})}
+  end
+  for i = 0, n - 1 do
+    local x, y = i % k, i // k
+    w:add_body{shape = lucid.box(HX, HY, HZ), mass = 1, friction = 0.5,
+               pose = lucid.se3.new({1, 0, 0, 0},
+                                    {(x + 0.5) * PITCH - half, (y + 0.5) * PITCH - half, HZ})}
+  end
+  return w
+end
+
+-- Median and largest ms per step over `steps` timed steps, the last stats, all converged.
+local function run(n, collision)
+  local w = scene(n, collision)
+  local t0 = lucid.clock()
+  if settle > 0 then w:step(settle) end
+  local times, converged = {}, true
+  for i = 1, steps do
+    local t = lucid.clock()
+    w:step()
+    times[i] = (lucid.clock() - t) * 1e3
+    converged = converged and w:stats().converged
+    if lucid.clock() - t0 > budget then break end
+  end
+  table.sort(times)
+  local m = #times
+  local median = m % 2 == 1 and times[(m + 1) // 2] or 0.5 * (times[m // 2] + times[m // 2 + 1])
+  return {median = median, max = times[m], steps = m, stats = w:stats(), converged = converged,
+          seconds = lucid.clock() - t0}
+end
+
+print(string.format("%-13s %4s %10s %10s %6s %6s %7s %5s", "pipeline", "N", "median_ms",
+                    "max_ms", "pairs", "isl", "steps", "conv"))
+local results = {single_level = {}, two_stage = {}}
+local stopped = {}
+for _, n in ipairs(ns) do
+  for _, c in ipairs({"two_stage", "single_level"}) do
+    if not stopped[c] then
+      local r = run(n, c)
+      results[c][n] = r
+      print(string.format("%-13s %4d %10.4f %10.4f %6d %6d %7d %5s", c, n, r.median, r.max,
+                          r.stats.contacts, r.stats.islands, r.steps, tostring(r.converged)))
+      if r.seconds > budget then
+        stopped[c] = true
+        print(string.format("%s: %.1f s at N = %d, beyond the budget; larger N not run", c,
+                            r.seconds, n))
+      end
+    end
+  end
+end
+
+-- slope of log(median) against log(N) over the single-level runs (least squares)
+local sx, sy, sxx, sxy, m, last = 0, 0, 0, 0, 0, nil
+for _, n in ipairs(ns) do
+  local r = results.single_level[n]
+  if r then
+    local x, y = math.log(n), math.log(r.median)
+    sx, sy, sxx, sxy, m = sx + x, sy + y, sxx + x * x, sxy + x * y, m + 1
+    last = n
+  end
+end
+local slope = m > 1 and (m * sxy - sx * sy) / (m * sxx - sx * sx) or 0 / 0
+local ok = true
+for _, n in ipairs(ns) do
+  local a, b = results.single_level[n], results.two_stage[n]
+  if a and b then
+    print(string.format("N = %d: single-level / two-stage = %.2f", n, a.median / b.median))
+  end
+  if a and not a.converged then ok = false end
+end
+print(string.format("log-log slope of single-level ms against N (N = %d..%d): %.3f", ns[1],
+                    last or 0, slope))
+if check then
+  local big = ns[#ns]
+  local a, b = results.single_level[big], results.two_stage[big]
+  local ratio = a and b and a.median / b.median or 1 / 0
+  ok = ok and ratio <= 5.0 and slope <= 1.2
+  print(string.format("check: ratio %.2f at N = %d (<= 5), slope %.3f (<= 1.2), converged: %s",
+                      ratio, big, slope, ok and "pass" or "FAIL"))
+  if not ok then os.exit(1) end
+end
