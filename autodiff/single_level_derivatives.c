@@ -93,7 +93,9 @@ lucid_status lucid_single_level_step_derivatives(lucid_world *w,
     }
     lucid_world_get_state(w, c.x0);
     lucid_world_get_controls(w, c.u0);
+    w->single_level_lu = 1; /* the LU at each island's answer, for the solves below */
     lucid_status s = lucid_world_step(w);
+    w->single_level_lu = 0;
     if (s != LUCID_OK) {
         free(c.x0), free(c.u0);
         return s;

@@ -131,6 +131,9 @@ struct lucid_world {
     lucid_world_stats stats;
     char error[160]; /* why the last step failed ("" when it did not) */
     struct lucid_world_single_level *single_level; /* its buffers (NULL until a step) */
+    /* Set only by the step derivatives around their nominal step: the single-level step then
+     * keeps each island's LU at its answer (otherwise not computed: nobody solves with it). */
+    int single_level_lu;
     struct lucid_world *scratch;  /* the step derivatives' copy (lucid_world_clone_into), kept */
     lucid_arena derivative_arena; /* the step derivatives' scratch, kept between calls */
 };

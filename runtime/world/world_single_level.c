@@ -77,7 +77,9 @@ struct lucid_world_single_level {
     int num_blocks;
     int *body_var; /* per world body: its (v+, w+) offset in its island's y, -1 when none */
     size_t body_var_cap;
-    int *island_bodies; /* the moving bodies, grouped by island */
+    int *island_bodies;        /* the moving bodies, grouped by island */
+    struct sl_body_next *next; /* per world body: its next state (the Jacobian's scratch) */
+    size_t next_cap;
     size_t island_bodies_cap;
     int num_island_bodies;
     sl_island *islands;
@@ -97,7 +99,7 @@ struct lucid_world_single_level {
 void lucid_world_single_level_destroy(struct lucid_world_single_level *sl) {
     if (!sl) return;
     free(sl->pairs), free(sl->rows), free(sl->block_start), free(sl->body_var);
-    free(sl->island_bodies);
+    free(sl->island_bodies), free(sl->next);
     free(sl->extra), free(sl->X), free(sl->Xbest), free(sl->cache), free(sl->cache_next);
     for (int i = 0; i < sl->islands_made; ++i) lucid_ncp_release(&sl->islands[i].ws);
     free(sl->islands);
@@ -173,9 +175,9 @@ static void add3(double *F, lucid_vec3 v) {
 }
 
 /* One pair's rows: its P-SDF KKT conditions, s_gamma, the friction cone's links, and its
- * impulse subtracted from the bodies' momentum rows. */
+ * impulse subtracted from the bodies' momentum rows; nb: its bodies' next states at X. */
 static void pair_rows(const lucid_world *w, const sl_island *is, const sl_pair *q, const double *X,
-                      double *F) {
+                      const sl_body_next nb[2], double *F) {
     const struct lucid_world_single_level *sl = is->sl;
     const double dt = w->opt.dt;
     const double *x = X + q->ix;
@@ -183,13 +185,11 @@ static void pair_rows(const lucid_world *w, const sl_island *is, const sl_pair *
     double *Fx = F + q->ix, *Fa = F + is->ny + q->ia;
     lucid_vec3 p = lucid_vec3_load(x);
     double alpha = x[3];
-    sl_body_next nb[2];
     lucid_vec3 wk[2];
     lucid_mat3 R[2];
     Fx[3] = 1.0;
     for (int k = 4; k < q->nx; ++k) Fx[k] = 0.0;
     for (int k = 0; k < 2; ++k) {
-        nb[k] = body_next(w, q->body[k], q->var[k], X);
         lucid_vec3 t;
         part_next(w, q->body[k], q->part[k], &nb[k], &R[k], &t);
         lucid_vec3 y =
@@ -252,7 +252,134 @@ static void residual(void *ctx, const double *X, double *F) {
     const sl_island *is = ctx;
     const struct lucid_world_single_level *sl = is->sl;
     momentum_rows(sl->w, is, X, F);
-    for (int k = 0; k < is->num_pairs; ++k) pair_rows(sl->w, is, &sl->pairs[is->pair0 + k], X, F);
+    for (int k = 0; k < is->num_pairs; ++k) {
+        const sl_pair *q = &sl->pairs[is->pair0 + k];
+        sl_body_next nb[2];
+        for (int j = 0; j < 2; ++j) nb[j] = body_next(sl->w, q->body[j], q->var[j], X);
+        pair_rows(sl->w, is, q, X, nb, F);
+    }
+}
+
+/* ---- its Jacobian ------------------------------------------------------------------------ */
+
+/* Pair q's rows and its share of its bodies' momentum rows, alone, into F (only those entries
+ * written). */
+static void pair_share(const lucid_world *w, const sl_island *is, const sl_pair *q, const double *X,
+                       const sl_body_next nb[2], double *F) {
+    for (int k = 0; k < 2; ++k)
+        if (q->var[k] >= 0) memset(F + q->var[k], 0, 6 * sizeof(double));
+    pair_rows(w, is, q, X, nb, F);
+}
+
+/* Column j of J += the central difference (Fp - Fm) / 2h of pair q's share. */
+static void add_difference(const sl_island *is, const sl_pair *q, const double *Fp,
+                           const double *Fm, double h, double *J, int j) {
+    size_t n = (size_t)is->ny + 2 * (size_t)is->na;
+    double inv = 1.0 / (2.0 * h);
+    for (int r = 0; r < q->nx; ++r)
+        J[(size_t)(q->ix + r) * n + (size_t)j] += (Fp[q->ix + r] - Fm[q->ix + r]) * inv;
+    for (int r = 0; r < q->na; ++r) {
+        int row = is->ny + q->ia + r;
+        J[(size_t)row * n + (size_t)j] += (Fp[row] - Fm[row]) * inv;
+    }
+    for (int k = 0; k < 2; ++k)
+        for (int r = 0; q->var[k] >= 0 && r < 6; ++r) {
+            int row = q->var[k] + r;
+            J[(size_t)row * n + (size_t)j] += (Fp[row] - Fm[row]) * inv;
+        }
+}
+
+/* The step of the central differences for an unknown of value x (single_level_ncp.c's). */
+static double difference_step(double x) {
+    return 1e-6 * fmax(1.0, fabs(x));
+}
+
+/* Momentum rows: M (v+ - v_free) has derivative m I in v+ and R I R^T in w+, exactly. */
+static void momentum_jacobian(const lucid_world *w, const sl_island *is, double *J) {
+    const struct lucid_world_single_level *sl = is->sl;
+    size_t n = (size_t)is->ny + 2 * (size_t)is->na;
+    for (int j = 0; j < is->num_bodies; ++j) {
+        int i = sl->island_bodies[is->body0 + j];
+        size_t var = (size_t)sl->body_var[i];
+        const lucid_body *b = &w->bodies[i];
+        lucid_mat3 RI = lucid_mat3_mul(&b->pose.R, &b->inertia);
+        lucid_mat3 Rt = lucid_mat3_transpose(&b->pose.R);
+        lucid_mat3 I = lucid_mat3_mul(&RI, &Rt);
+        for (int r = 0; r < 3; ++r) {
+            J[(var + (size_t)r) * n + var + (size_t)r] = b->mass;
+            for (int c = 0; c < 3; ++c)
+                J[(var + 3 + (size_t)r) * n + var + 3 + (size_t)c] = lucid_mat3_at(&I, r, c);
+        }
+    }
+}
+
+/* A pair's own unknowns (p, alpha, eps.. and its duals b) enter its rows and its bodies'
+ * momentum only; its slacks a enter each its own row, with coefficient 1 (psi none). */
+static void pair_jacobian(const lucid_world *w, sl_island *is, const sl_pair *q, double *X,
+                          double *J) {
+    const struct lucid_world_single_level *sl = is->sl;
+    size_t n = (size_t)is->ny + 2 * (size_t)is->na;
+    int mc = q->m[0] + q->m[1];
+    for (int r = 0; r < q->na; ++r) {
+        size_t i = (size_t)(is->ny + q->ia + r);
+        if (!(q->mu > 0.0 && r == mc + 1)) J[i * n + i] = 1.0;
+    }
+    sl_body_next nb[2] = {sl->next[q->body[0]], sl->next[q->body[1]]};
+    for (int c = 0; c < q->nx + q->na; ++c) {
+        int j = c < q->nx ? q->ix + c : is->ny + is->na + q->ia + (c - q->nx);
+        double x = X[j], h = difference_step(x);
+        X[j] = x + h;
+        pair_share(w, is, q, X, nb, is->ws.Ft);
+        X[j] = x - h;
+        pair_share(w, is, q, X, nb, is->ws.Fm);
+        X[j] = x;
+        add_difference(is, q, is->ws.Ft, is->ws.Fm, h, J, j);
+    }
+}
+
+/* A body's (v+, w+) enter the pairs it is in, through its next pose. */
+static void body_jacobian(const lucid_world *w, sl_island *is, int body, double *X, double *J) {
+    const struct lucid_world_single_level *sl = is->sl;
+    int var = sl->body_var[body];
+    for (int c = 0; c < 6; ++c) {
+        int j = var + c;
+        double x = X[j], h = difference_step(x);
+        X[j] = x + h;
+        sl_body_next plus = body_next(w, body, var, X);
+        X[j] = x - h;
+        sl_body_next minus = body_next(w, body, var, X);
+        X[j] = x;
+        for (int k = 0; k < is->num_pairs; ++k) {
+            const sl_pair *q = &sl->pairs[is->pair0 + k];
+            if (q->body[0] != body && q->body[1] != body) continue;
+            int side = q->body[1] == body;
+            sl_body_next nb[2] = {sl->next[q->body[0]], sl->next[q->body[1]]};
+            nb[side] = plus;
+            pair_share(w, is, q, X, nb, is->ws.Ft);
+            nb[side] = minus;
+            pair_share(w, is, q, X, nb, is->ws.Fm);
+            add_difference(is, q, is->ws.Ft, is->ws.Fm, h, J, j);
+        }
+    }
+}
+
+/* dF/dX of one island's NCP (ctx: the island): central differences column by column as
+ * single_level_ncp.c takes them, but of the pairs each unknown enters only, the bodies' next
+ * poses computed once, and the terms linear in the unknowns exactly. */
+static void island_jacobian(void *ctx, double *X, double *J) {
+    sl_island *is = ctx;
+    struct lucid_world_single_level *sl = is->sl;
+    const lucid_world *w = sl->w;
+    size_t n = (size_t)is->ny + 2 * (size_t)is->na, ne = (size_t)is->ny + (size_t)is->na;
+    memset(J, 0, ne * n * sizeof(double));
+    for (int k = 0; k < is->num_pairs; ++k) { /* the next states at X (static bodies too) */
+        const sl_pair *q = &sl->pairs[is->pair0 + k];
+        for (int j = 0; j < 2; ++j) sl->next[q->body[j]] = body_next(w, q->body[j], q->var[j], X);
+    }
+    momentum_jacobian(w, is, J);
+    for (int k = 0; k < is->num_pairs; ++k) pair_jacobian(w, is, &sl->pairs[is->pair0 + k], X, J);
+    for (int j = 0; j < is->num_bodies; ++j)
+        body_jacobian(w, is, sl->island_bodies[is->body0 + j], X, J);
 }
 
 /* ---- the problem's layout ----------------------------------------------------------------- */
@@ -430,6 +557,8 @@ static lucid_status gather_pairs(lucid_world *w, struct lucid_world_single_level
     lucid_status s = lucid_world_reserve((void **)&sl->extra, &sl->extra_cap, nb, sizeof(double));
     if (s == LUCID_OK)
         s = lucid_world_reserve((void **)&sl->body_var, &sl->body_var_cap, nb, sizeof(int));
+    if (s == LUCID_OK)
+        s = lucid_world_reserve((void **)&sl->next, &sl->next_cap, nb, sizeof *sl->next);
     if (s != LUCID_OK) return s;
     for (int i = 0; i < w->num_bodies; ++i) sl->extra[i] = travel(w, i), sl->body_var[i] = -1;
     s = lucid_world_broad_phase(w, sl->extra);
@@ -716,7 +845,8 @@ static double energy_bound(const lucid_world *w, const sl_island *is, double *sc
  * the answer taken, its iterations those of every start tried. */
 static lucid_status solve_island(lucid_world *w, sl_island *is, lucid_ncp_result *out) {
     struct lucid_world_single_level *sl = is->sl;
-    lucid_ncp_problem p = {is->ny, is->na, is->num_blocks, island_blocks(is), residual, is};
+    lucid_ncp_problem p = {is->ny,   is->na, is->num_blocks,  island_blocks(is),
+                           residual, is,     island_jacobian, !w->single_level_lu};
     const lucid_single_level_options *opt = &w->opt.single_level;
     size_t n = (size_t)is->ny + 2 * (size_t)is->na;
     double *X = sl->X + is->off, *Xbest = sl->Xbest + is->off;

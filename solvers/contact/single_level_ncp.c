@@ -157,11 +157,13 @@ static double mean_gap(const lucid_ncp_problem *p, const double *X) {
     return p->num_blocks > 0 ? s / p->num_blocks : 0.0;
 }
 
-/* J = dR/dX: F's rows by central differences, the Jordan rows exactly (row-major N x N). */
+/* J = dR/dX: F's rows from p->dF or by central differences, the Jordan rows exactly
+ * (row-major N x N). */
 static void jacobian(const lucid_ncp_problem *p, double *X, lucid_ncp_workspace *ws) {
     int ne = p->ny + p->na, n = ne + p->na;
     double *J = ws->J;
-    for (int j = 0; j < n; ++j) {
+    if (p->dF) p->dF(p->ctx, X, J);
+    for (int j = 0; !p->dF && j < n; ++j) {
         double x = X[j], h = 1e-6 * fmax(1.0, fabs(x));
         X[j] = x + h;
         p->F(p->ctx, X, ws->Ft);
@@ -222,6 +224,7 @@ lucid_status lucid_ncp_solve(const lucid_ncp_problem *p, const lucid_single_leve
         res->iterations = it, res->residual = feq, res->complementarity = fcomp;
         if (feq <= o->tol && fcomp <= o->tol) {
             res->converged = 1;
+            if (p->skip_answer_lu) return LUCID_OK;
             jacobian(p, X, ws); /* the factorisation at the answer, for derivatives */
             return lu_factor(ws->J, n, ws->piv) ? LUCID_OK : LUCID_ERR_SINGULAR;
         }

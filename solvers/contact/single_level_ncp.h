@@ -30,6 +30,9 @@ lucid_status lucid_single_level_options_check(const lucid_single_level_options *
                                               const char **why);
 
 typedef void (*lucid_ncp_residual)(void *ctx, const double *X, double *F);
+/* dF/dX into the first ny + na rows of J (row-major, N = ny + 2 na columns, every entry of
+ * those rows written); X may be changed meanwhile but must be restored. */
+typedef void (*lucid_ncp_jacobian)(void *ctx, double *X, double *J);
 
 typedef struct lucid_ncp_problem {
     int ny, na;
@@ -37,6 +40,8 @@ typedef struct lucid_ncp_problem {
     const int *block_start; /* num_blocks + 1 offsets into a (and b) */
     lucid_ncp_residual F;
     void *ctx;
+    lucid_ncp_jacobian dF; /* NULL: F's rows by central differences of F */
+    int skip_answer_lu;    /* 1: no LU at the converged answer (no one solves with it) */
 } lucid_ncp_problem;
 
 /* Buffers of one solve, grown by lucid_ncp_reserve (the only allocation). */
@@ -55,9 +60,9 @@ typedef struct lucid_ncp_result {
     double complementarity; /* ||a o b - kappa e||_inf there */
 } lucid_ncp_result;
 
-/* Solves from X (which must have a, b in int K) in place; the LU of the last Jacobian stays
- * in ws (J, piv) for derivatives. LUCID_ERR_SINGULAR when a Jacobian is singular;
- * LUCID_ERR_NO_CONVERGENCE at the cap (X holds the last iterate). */
+/* Solves from X (which must have a, b in int K) in place; the LU of the Jacobian at the
+ * answer stays in ws (J, piv) for derivatives, unless p->skip_answer_lu. LUCID_ERR_SINGULAR when a
+ * Jacobian is singular; LUCID_ERR_NO_CONVERGENCE at the cap (X holds the last iterate). */
 lucid_status lucid_ncp_solve(const lucid_ncp_problem *p, const lucid_single_level_options *o,
                              double *X, lucid_ncp_workspace *ws, lucid_ncp_result *res);
 
