@@ -313,6 +313,29 @@ static void momentum_jacobian(const lucid_world *w, const sl_island *is, double 
     }
 }
 
+/* With a halfspace the normal is the plane's: the P-SDF duals z then enter only the
+ * stationarity rows, linearly (Fx[3] -= z aa, Fx[eps] += z ae, Fx[0..2] += R_k z B). */
+static void dual_columns(const lucid_world *w, const sl_island *is, const sl_pair *q,
+                         const sl_body_next nb[2], double *J) {
+    const struct lucid_world_single_level *sl = is->sl;
+    size_t n = (size_t)is->ny + 2 * (size_t)is->na;
+    for (int k = 0, r0 = 0; k < 2; r0 += q->m[k], ++k) {
+        lucid_mat3 R;
+        lucid_vec3 t;
+        part_next(w, q->body[k], q->part[k], &nb[k], &R, &t);
+        for (int r = 0; r < q->m[k]; ++r) {
+            const lucid_pscaling_row *row = &sl->rows[q->row0 + r0 + r];
+            size_t j = (size_t)(is->ny + is->na + q->ia + r0 + r);
+            lucid_vec3 RB = lucid_mat3_mul_vec(&R, row->B);
+            J[(size_t)q->ix * n + j] = RB.x;
+            J[(size_t)(q->ix + 1) * n + j] = RB.y;
+            J[(size_t)(q->ix + 2) * n + j] = RB.z;
+            J[(size_t)(q->ix + 3) * n + j] = -row->aa;
+            if (q->eps[k] >= 0) J[(size_t)(q->ix + q->eps[k]) * n + j] = row->ae;
+        }
+    }
+}
+
 /* A pair's own unknowns (p, alpha, eps.. and its duals b) enter its rows and its bodies'
  * momentum only; its slacks a enter each its own row, with coefficient 1 (psi none). */
 static void pair_jacobian(const lucid_world *w, sl_island *is, const sl_pair *q, double *X,
@@ -325,7 +348,9 @@ static void pair_jacobian(const lucid_world *w, sl_island *is, const sl_pair *q,
         if (!(q->mu > 0.0 && r == mc + 1)) J[i * n + i] = 1.0;
     }
     sl_body_next nb[2] = {sl->next[q->body[0]], sl->next[q->body[1]]};
+    if (q->halfspace) dual_columns(w, is, q, nb, J);
     for (int c = 0; c < q->nx + q->na; ++c) {
+        if (q->halfspace && c >= q->nx && c < q->nx + mc) continue; /* dual_columns' */
         int j = c < q->nx ? q->ix + c : is->ny + is->na + q->ia + (c - q->nx);
         double x = X[j], h = difference_step(x);
         X[j] = x + h;

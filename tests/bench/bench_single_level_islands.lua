@@ -7,8 +7,9 @@
 -- pipeline: the median and the largest time of a step (the largest is the first, cold, step
 -- when settle = 0), the pairs (contacts) and islands of the last step, whether every step
 -- converged; then the ratio single-level / two-stage of the medians at each N and the
--- least-squares slope of log(median single-level ms) against log(N). A pipeline is not run
--- at larger N once one of its runs took more than `budget` CPU seconds.
+-- least-squares slope of log(median single-level ms) against log(N). The two pipelines step in
+-- turn, one step each. Single-level is not run at larger N once a run took more than `budget`
+-- CPU seconds (both pipelines' steps counted; the timed steps end there too).
 --   build/lucid tests/bench/bench_single_level_islands.lua [--n=1,2,4,...] [--steps=S]
 --       [--settle=S] [--budget=S] [--check]
 -- Exits 1 when a single-level step did not converge; with --check also unless the issue's
@@ -58,43 +59,58 @@ local function scene(n, collision)
   return w
 end
 
--- Median and largest ms per step over `steps` timed steps, the last stats, all converged.
-local function run(n, collision)
-  local w = scene(n, collision)
-  local t0 = os.clock()
-  if settle > 0 then w:step(settle) end
-  local times, converged = {}, true
-  for i = 1, steps do
-    local t = os.clock()
-    w:step()
-    times[i] = (os.clock() - t) * 1e3
-    converged = converged and w:stats().converged
-    if os.clock() - t0 > budget then break end
-  end
+-- Steps both pipelines' worlds in turn (one step each, so that both see the same load) and
+-- returns per pipeline the median and largest ms per step, the last stats, all converged.
+local function median(times)
   table.sort(times)
   local m = #times
-  local median = m % 2 == 1 and times[(m + 1) // 2] or 0.5 * (times[m // 2] + times[m // 2 + 1])
-  return {median = median, max = times[m], steps = m, stats = w:stats(), converged = converged,
-          seconds = os.clock() - t0}
+  return m % 2 == 1 and times[(m + 1) // 2] or 0.5 * (times[m // 2] + times[m // 2 + 1])
+end
+
+local function run(n, pipelines)
+  local worlds, times, converged = {}, {}, {}
+  for _, c in ipairs(pipelines) do
+    worlds[c], times[c], converged[c] = scene(n, c), {}, true
+    if settle > 0 then worlds[c]:step(settle) end
+  end
+  local t0 = os.clock()
+  for i = 1, steps do
+    for _, c in ipairs(pipelines) do
+      local t = os.clock()
+      worlds[c]:step()
+      times[c][i] = (os.clock() - t) * 1e3
+      converged[c] = converged[c] and worlds[c]:stats().converged
+    end
+    if os.clock() - t0 > budget then break end
+  end
+  local out = {}
+  for _, c in ipairs(pipelines) do
+    local m = #times[c]
+    out[c] = {median = median(times[c]), steps = m, stats = worlds[c]:stats(),
+              converged = converged[c], seconds = os.clock() - t0}
+    table.sort(times[c])
+    out[c].max = times[c][m]
+  end
+  return out
 end
 
 print(string.format("%-13s %4s %10s %10s %6s %6s %7s %5s", "pipeline", "N", "median_ms",
                     "max_ms", "pairs", "isl", "steps", "conv"))
 local results = {single_level = {}, two_stage = {}}
-local stopped = {}
+local stopped = false
 for _, n in ipairs(ns) do
-  for _, c in ipairs({"two_stage", "single_level"}) do
-    if not stopped[c] then
-      local r = run(n, c)
-      results[c][n] = r
-      print(string.format("%-13s %4d %10.4f %10.4f %6d %6d %7d %5s", c, n, r.median, r.max,
-                          r.stats.contacts, r.stats.islands, r.steps, tostring(r.converged)))
-      if r.seconds > budget then
-        stopped[c] = true
-        print(string.format("%s: %.1f s at N = %d, beyond the budget; larger N not run", c,
-                            r.seconds, n))
-      end
-    end
+  local pipelines = stopped and {"two_stage"} or {"two_stage", "single_level"}
+  local out = run(n, pipelines)
+  for _, c in ipairs(pipelines) do
+    local r = out[c]
+    results[c][n] = r
+    print(string.format("%-13s %4d %10.4f %10.4f %6d %6d %7d %5s", c, n, r.median, r.max,
+                        r.stats.contacts, r.stats.islands, r.steps, tostring(r.converged)))
+  end
+  if not stopped and out.single_level.seconds > budget then
+    stopped = true
+    print(string.format("%.1f s at N = %d, beyond the budget: single-level not run at larger N",
+                        out.single_level.seconds, n))
   end
 end
 
