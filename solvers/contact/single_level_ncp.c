@@ -89,8 +89,12 @@ void lucid_ncp_lu_solve(const lucid_ncp_workspace *ws, int n, double *b) {
             b[k] = b[p], b[p] = t;
         }
     }
-    for (int k = 0; k < n; ++k)
-        for (int i = k + 1; i < n; ++i) b[i] -= A[(size_t)i * n + k] * b[k];
+    for (int i = 1; i < n; ++i) { /* L (unit diagonal) by rows: the same operations in order */
+        const double *row = A + (size_t)i * n;
+        double s = b[i];
+        for (int k = 0; k < i; ++k) s -= row[k] * b[k];
+        b[i] = s;
+    }
     for (int i = n - 1; i >= 0; --i) {
         double s = b[i];
         for (int j = i + 1; j < n; ++j) s -= A[(size_t)i * n + j] * b[j];
