@@ -871,7 +871,8 @@ static double energy_bound(const lucid_world *w, const sl_island *is, double *sc
 static lucid_status solve_island(lucid_world *w, sl_island *is, lucid_ncp_result *out) {
     struct lucid_world_single_level *sl = is->sl;
     lucid_ncp_problem p = {is->ny,   is->na, is->num_blocks,  island_blocks(is),
-                           residual, is,     island_jacobian, !w->single_level_lu};
+                           residual, is,     island_jacobian, !w->single_level_lu,
+                           NULL};
     const lucid_single_level_options *opt = &w->opt.single_level;
     size_t n = (size_t)is->ny + 2 * (size_t)is->na;
     double *X = sl->X + is->off, *Xbest = sl->Xbest + is->off;

@@ -10,14 +10,16 @@
 -- least-squares slope of log(median single-level ms) against log(N). The two pipelines step in
 -- turn, one step each. Single-level is not run at larger N once a run took more than `budget`
 -- CPU seconds (both pipelines' steps counted; the timed steps end there too).
+-- --scene=row instead: the N boxes side by side in a row along x, each face touching the next
+-- (no walls): one island of N bodies, the case per-island solves do not help.
 --   build/lucid tests/bench/bench_single_level_islands.lua [--n=1,2,4,...] [--steps=S]
---       [--settle=S] [--budget=S] [--check]
+--       [--settle=S] [--budget=S] [--scene=bin|row] [--check]
 -- Exits 1 when a single-level step did not converge; with --check also unless the issue's
 -- targets hold: single-level within 5x of two-stage at the largest N, slope <= 1.2.
 local lucid = require "lucid"
 
 local ns = {1, 2, 4, 8, 16, 32, 64}
-local steps, settle, budget, check = 20, 0, 10.0, false
+local steps, settle, budget, check, layout = 20, 0, 10.0, false, "bin"
 for _, a in ipairs(arg) do
   local k, v = a:match("^%-%-(%w+)=?(.*)$")
   if k == "n" then
@@ -31,6 +33,8 @@ for _, a in ipairs(arg) do
     budget = tonumber(v)
   elseif k == "check" then
     check = true
+  elseif k == "scene" and (v == "bin" or v == "row") then
+    layout = v
   else
     error("bench_single_level_islands: unknown argument " .. a)
   end
@@ -41,6 +45,13 @@ local HX, HY, HZ, PITCH = 0.1, 0.075, 0.05, 0.4
 local function scene(n, collision)
   local w = lucid.world{dt = 0.01, collision = collision}
   w:add_static{shape = lucid.halfspace({0, 0, 1}, 0), friction = 0.5}
+  if layout == "row" then
+    for i = 0, n - 1 do
+      w:add_body{shape = lucid.box(HX, HY, HZ), mass = 1, friction = 0.5,
+                 pose = lucid.se3.new({1, 0, 0, 0}, {2 * HX * i, 0, HZ})}
+    end
+    return w
+  end
   local k = math.ceil(math.sqrt(n))
   local half = k * PITCH / 2 -- the walls' inner faces, PITCH / 2 beyond the outer boxes' centres
   local wall = 0.05
