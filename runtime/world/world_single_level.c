@@ -90,6 +90,8 @@ struct lucid_world_single_level {
     size_t extra_cap;
     double *X, *Xbest;
     size_t X_cap, Xbest_cap;
+    int *order; /* each island's unknowns in the LU's elimination order, at its off */
+    size_t order_cap;
     sl_cache *cache, *cache_next;
     size_t cache_cap, cache_next_cap;
     int num_cache;
@@ -99,7 +101,7 @@ struct lucid_world_single_level {
 void lucid_world_single_level_destroy(struct lucid_world_single_level *sl) {
     if (!sl) return;
     free(sl->pairs), free(sl->rows), free(sl->block_start), free(sl->body_var);
-    free(sl->island_bodies), free(sl->next);
+    free(sl->island_bodies), free(sl->next), free(sl->order);
     free(sl->extra), free(sl->X), free(sl->Xbest), free(sl->cache), free(sl->cache_next);
     for (int i = 0; i < sl->islands_made; ++i) lucid_ncp_release(&sl->islands[i].ws);
     free(sl->islands);
@@ -533,6 +535,23 @@ static lucid_status island_bodies(lucid_world *w, struct lucid_world_single_leve
     return LUCID_OK;
 }
 
+/* The island's unknowns pair by pair (its p, alpha, eps.., slacks and duals), then the bodies'
+ * velocities: a pair's columns meet only its own rows and its bodies' momentum rows, so the LU
+ * fills within a pair and the bodies' columns, where the natural order (all velocities, then
+ * all x, all a, all b) filled the whole matrix. */
+static void elimination_order(const struct lucid_world_single_level *sl, const sl_island *is,
+                              int *order) {
+    int k = 0;
+    for (int j = 0; j < is->num_pairs; ++j) {
+        const sl_pair *q = &sl->pairs[is->pair0 + j];
+        for (int i = 0; i < q->nx; ++i) order[k++] = q->ix + i;
+        for (int i = 0; i < q->na; ++i) order[k++] = is->ny + q->ia + i;
+        for (int i = 0; i < q->na; ++i) order[k++] = is->ny + is->na + q->ia + i;
+    }
+    for (int j = 0; j < is->num_bodies; ++j)
+        for (int i = 0; i < 6; ++i) order[k++] = sl->body_var[sl->island_bodies[is->body0 + j]] + i;
+}
+
 /* One island's NCP from its candidate pairs items[0..m): bodies, then every pair of parts
  * (two halfspaces excepted), then the pairs' (p, alpha, eps..) after the velocities. An island
  * left without a pair is dropped (its bodies keep their free flight). */
@@ -573,7 +592,9 @@ static lucid_status build_island(lucid_world *w, struct lucid_world_single_level
     size_t n = (size_t)is->ny + 2 * (size_t)is->na;
     sl->num_unknowns += n;
     ++sl->num_islands;
-    return lucid_ncp_reserve(&is->ws, n);
+    s = lucid_world_reserve((void **)&sl->order, &sl->order_cap, sl->num_unknowns, sizeof(int));
+    if (s == LUCID_OK) elimination_order(sl, is, sl->order + is->off);
+    return s == LUCID_OK ? lucid_ncp_reserve(&is->ws, n) : s;
 }
 
 /* The broad phase's pairs, grown by each moving body's travel, grouped into islands. */
@@ -870,9 +891,9 @@ static double energy_bound(const lucid_world *w, const sl_island *is, double *sc
  * the answer taken, its iterations those of every start tried. */
 static lucid_status solve_island(lucid_world *w, sl_island *is, lucid_ncp_result *out) {
     struct lucid_world_single_level *sl = is->sl;
-    lucid_ncp_problem p = {is->ny,   is->na, is->num_blocks,  island_blocks(is),
-                           residual, is,     island_jacobian, !w->single_level_lu,
-                           NULL};
+    lucid_ncp_problem p = {
+        is->ny, is->na,          is->num_blocks,      island_blocks(is),  residual,
+        is,     island_jacobian, !w->single_level_lu, sl->order + is->off};
     const lucid_single_level_options *opt = &w->opt.single_level;
     size_t n = (size_t)is->ny + 2 * (size_t)is->na;
     double *X = sl->X + is->off, *Xbest = sl->Xbest + is->off;
