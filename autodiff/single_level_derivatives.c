@@ -9,7 +9,7 @@
 typedef struct sl_ctx {
     lucid_world *w;
     const lucid_step_derivative_options *o;
-    int nx, nt, nu, np, n, ne;
+    int nx, nt, nu, np, n;
     double *x0, *x1, *u0, *us, *xs, *dx, *Fp, *Fm, *dX, *xp, *xm, *d;
 } sl_ctx;
 
@@ -53,8 +53,7 @@ static lucid_status column(sl_ctx *c, int col, double *out) {
         if (c->n > 0) lucid_world_single_level_equations(c->w, side ? c->Fm : c->Fp);
         unperturb(c, col, p0);
     }
-    memset(c->dX, 0, sizeof(double) * (size_t)c->n);
-    for (int i = 0; i < c->ne; ++i) c->dX[i] = -(c->Fp[i] - c->Fm[i]) / (2.0 * h);
+    for (int i = 0; i < c->n; ++i) c->dX[i] = -(c->Fp[i] - c->Fm[i]) / (2.0 * h);
     if (c->n > 0) lucid_world_single_level_solve(c->w, c->dX);
     for (int side = 0; side < 2; ++side) {
         double e = side ? -h : h;
@@ -94,7 +93,9 @@ lucid_status lucid_single_level_step_derivatives(lucid_world *w,
     }
     lucid_world_get_state(w, c.x0);
     lucid_world_get_controls(w, c.u0);
+    w->single_level_lu = 1; /* the LU at each island's answer, for the solves below */
     lucid_status s = lucid_world_step(w);
+    w->single_level_lu = 0;
     if (s != LUCID_OK) {
         free(c.x0), free(c.u0);
         return s;
@@ -102,7 +103,6 @@ lucid_status lucid_single_level_step_derivatives(lucid_world *w,
     lucid_world_stats stats = lucid_world_last_stats(w);
     int contacts = w->num_contacts;
     c.n = lucid_world_single_level_unknowns(w);
-    c.ne = lucid_world_single_level_equation_count(w);
     int memory = lucid_world_single_level_memory(w);
     size_t nt = (size_t)c.nt, nx = (size_t)c.nx, n = (size_t)c.n;
     c.x1 = grab(nx, &ok), c.us = grab((size_t)c.nu, &ok), c.xs = grab(nx, &ok);

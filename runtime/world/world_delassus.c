@@ -24,13 +24,14 @@ static int find_root(int *parent, int i) {
     return i;
 }
 
-static int dynamic_body(const lucid_world *w, const lucid_world_contact *c) {
-    return w->bodies[c->body1].is_static ? c->body2 : c->body1;
+/* The body of an item that is not static (an item joins at least one moving body). */
+static int dynamic_body(const lucid_world *w, int body1, int body2) {
+    return w->bodies[body1].is_static ? body2 : body1;
 }
 
-/* Groups the contacts by island (counting sort, contacts keep their order within one). */
-static lucid_status build_islands(lucid_world *w) {
-    int n = w->num_bodies, m = w->num_contacts;
+lucid_status lucid_world_build_islands(lucid_world *w, int m, lucid_world_island_item item,
+                                       const void *ctx) {
+    int n = w->num_bodies;
     size_t nz = (size_t)n, mz = (size_t)m;
     lucid_status s = lucid_world_reserve((void **)&w->parent, &w->parent_cap, nz, sizeof(int));
     if (s == LUCID_OK) s = lucid_world_reserve((void **)&w->label, &w->label_cap, nz, sizeof(int));
@@ -50,14 +51,17 @@ static lucid_status build_islands(lucid_world *w) {
         for (int b = 1; b < w->models[i].num_bodies; ++b)
             w->parent[w->models[i].first_body + b] = w->models[i].first_body;
     for (int k = 0; k < m; ++k) {
-        const lucid_world_contact *c = &w->contacts[k];
-        if (w->bodies[c->body1].is_static || w->bodies[c->body2].is_static) continue;
-        int a = find_root(w->parent, c->body1), b = find_root(w->parent, c->body2);
+        int b1, b2;
+        item(ctx, k, &b1, &b2);
+        if (w->bodies[b1].is_static || w->bodies[b2].is_static) continue;
+        int a = find_root(w->parent, b1), b = find_root(w->parent, b2);
         if (a != b) w->parent[a < b ? b : a] = a < b ? a : b;
     }
     int count = 0;
     for (int k = 0; k < m; ++k) {
-        int r = find_root(w->parent, dynamic_body(w, &w->contacts[k]));
+        int b1, b2;
+        item(ctx, k, &b1, &b2);
+        int r = find_root(w->parent, dynamic_body(w, b1, b2));
         if (w->label[r] < 0) w->label[r] = count++;
         w->contact_island[k] = w->label[r];
     }
@@ -69,6 +73,16 @@ static lucid_status build_islands(lucid_world *w) {
     w->island_start[0] = 0;
     w->num_islands = count;
     return LUCID_OK;
+}
+
+static void contact_bodies(const void *ctx, int k, int *body1, int *body2) {
+    const lucid_world_contact *c = &((const lucid_world *)ctx)->contacts[k];
+    *body1 = c->body1, *body2 = c->body2;
+}
+
+/* Groups the contacts by island (counting sort, contacts keep their order within one). */
+static lucid_status build_islands(lucid_world *w) {
+    return lucid_world_build_islands(w, w->num_contacts, contact_bodies, w);
 }
 
 /* ---- Jacobian and Delassus -------------------------------------------------------------- */

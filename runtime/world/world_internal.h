@@ -131,6 +131,9 @@ struct lucid_world {
     lucid_world_stats stats;
     char error[160]; /* why the last step failed ("" when it did not) */
     struct lucid_world_single_level *single_level; /* its buffers (NULL until a step) */
+    /* Set only by the step derivatives around their nominal step: the single-level step then
+     * keeps each island's LU at its answer (otherwise not computed: nobody solves with it). */
+    int single_level_lu;
     struct lucid_world *scratch;  /* the step derivatives' copy (lucid_world_clone_into), kept */
     lucid_arena derivative_arena; /* the step derivatives' scratch, kept between calls */
 };
@@ -143,13 +146,13 @@ lucid_status lucid_world_step_single_level(lucid_world *w);
 void lucid_world_single_level_destroy(struct lucid_world_single_level *sl);
 /* Forgets its warm-start memory (set_state: stepping from a state is a function of it). */
 void lucid_world_single_level_forget(struct lucid_world_single_level *sl);
-/* For the step derivatives (autodiff/single_level_derivatives.c), about the last step's NCP:
- * its unknowns (0: no pair), its equations F at the solution with the world's current poses,
- * free velocities, frictions and shape sizes (ny + na entries), J^-1 rhs through the LU at
- * the solution (rhs: all unknowns), and v_free, w_free of its bodies = v+ + h dX's velocity
- * part. */
+/* For the step derivatives (autodiff/single_level_derivatives.c), about the last step's NCP
+ * (its islands' unknowns one after the other): its unknowns (0: no pair), its equations F at
+ * the solution with the world's current poses, free velocities, frictions and shape sizes
+ * (all unknowns' entries, the complementarity rows 0: no parameter enters them), J^-1 rhs
+ * through each island's LU at its solution, and v_free, w_free of its bodies = v+ + h dX's
+ * velocity part. */
 int lucid_world_single_level_unknowns(const lucid_world *w);
-int lucid_world_single_level_equation_count(const lucid_world *w); /* ny + na (0: no pair) */
 /* The warm-start memory's size, and setting it back after set_state forgot it. */
 int lucid_world_single_level_memory(const lucid_world *w);
 void lucid_world_single_level_set_memory(lucid_world *w, int count);
@@ -328,6 +331,15 @@ void lucid_world_models_free_velocities(lucid_world *w);
 /* The contacts' Jacobian rows (w->sides, link rows) and islands for this step's contact list
  * (world_delassus.c), as the solve builds them. */
 lucid_status lucid_world_contact_rows(lucid_world *w);
+/* Islands of m items that each join two bodies (item(ctx, k, ...) gives item k's; one of them
+ * moves): bodies linked through items, a model's links together, static bodies joining
+ * nothing. Fills w->contact_island (per item), w->island_start and w->island_contacts (items
+ * grouped by island, in their order within one) and w->num_islands; islands are numbered in
+ * the order of their first item. Used for the contacts (world_delassus.c) and for the
+ * single-level step's candidate pairs (world_single_level.c). */
+typedef void (*lucid_world_island_item)(const void *ctx, int k, int *body1, int *body2);
+lucid_status lucid_world_build_islands(lucid_world *w, int m, lucid_world_island_item item,
+                                       const void *ctx);
 /* A contact's restitution: the larger of its bodies' (world_delassus.c). */
 double lucid_world_contact_restitution(const lucid_world *w, const lucid_world_contact *c);
 /* v_free += dt M^-1 J_k^T f_k for contact k's force (its `force` field). */

@@ -40,8 +40,11 @@ lucid_status lucid_ncp_reserve(lucid_ncp_workspace *ws, size_t n) {
         *v[k] = malloc(n * sizeof(double));
         ok = ok && *v[k];
     }
-    ws->piv = malloc(n * sizeof(int));
-    if (!ok || !ws->piv) {
+    ws->y = malloc(n * sizeof(double));
+    ws->perm = malloc(n * sizeof(int));
+    ws->rowidx = malloc(n * sizeof(int));
+    ws->cols = malloc(n * sizeof(int));
+    if (!ok || !ws->y || !ws->perm || !ws->rowidx || !ws->cols) {
         lucid_ncp_release(ws);
         return LUCID_ERR_NO_MEMORY;
     }
@@ -51,30 +54,39 @@ lucid_status lucid_ncp_reserve(lucid_ncp_workspace *ws, size_t n) {
 
 void lucid_ncp_release(lucid_ncp_workspace *ws) {
     free(ws->J), free(ws->R), free(ws->d), free(ws->daff), free(ws->Xt), free(ws->Ft);
-    free(ws->Fm), free(ws->piv);
+    free(ws->Fm), free(ws->y), free(ws->perm), free(ws->rowidx), free(ws->cols);
     memset(ws, 0, sizeof *ws);
 }
 
-/* Row-major LU with partial pivoting in place; 0 when a pivot vanishes. */
-static int lu_factor(double *A, int n, int *piv) {
+/* LU with partial pivoting of J (row-major, N x N) eliminating the unknowns in the order
+ * p->order (the rows start in the same order); rows are not moved: ws->rowidx[k] is the row
+ * taken k-th, L and U stay in J at their columns. The updates skip the pivot row's zeros: the
+ * NCP's Jacobian is sparse, and eliminated in a good order stays mostly so (A - f 0 = A: the
+ * result does not depend on the skipping). 0 when a pivot vanishes. */
+static int lu_factor(const lucid_ncp_problem *p, lucid_ncp_workspace *ws, int n) {
+    double *A = ws->J;
+    int *col = ws->perm, *row = ws->rowidx, *cols = ws->cols;
+    for (int i = 0; i < n; ++i) col[i] = row[i] = p->order ? p->order[i] : i;
     for (int k = 0; k < n; ++k) {
-        int p = k;
-        double big = fabs(A[(size_t)k * n + k]);
-        for (int i = k + 1; i < n; ++i)
-            if (fabs(A[(size_t)i * n + k]) > big) big = fabs(A[(size_t)i * n + k]), p = i;
-        piv[k] = p;
-        if (!(big > 0.0)) return 0;
-        if (p != k)
-            for (int j = 0; j < n; ++j) {
-                double t = A[(size_t)k * n + j];
-                A[(size_t)k * n + j] = A[(size_t)p * n + j], A[(size_t)p * n + j] = t;
-            }
-        double inv = 1.0 / A[(size_t)k * n + k];
+        int ck = col[k], best = k;
+        double big = fabs(A[(size_t)row[k] * n + ck]);
         for (int i = k + 1; i < n; ++i) {
-            double f = A[(size_t)i * n + k] * inv;
+            double v = fabs(A[(size_t)row[i] * n + ck]);
+            if (v > big) big = v, best = i;
+        }
+        if (!(big > 0.0)) return 0;
+        int t = row[k];
+        row[k] = row[best], row[best] = t;
+        const double *pivot = A + (size_t)row[k] * n;
+        double inv = 1.0 / pivot[ck];
+        int nc = 0;
+        for (int j = k + 1; j < n; ++j)
+            if (pivot[col[j]] != 0.0) cols[nc++] = col[j];
+        for (int i = k + 1; i < n; ++i) {
+            double *r = A + (size_t)row[i] * n, f = r[ck] * inv;
             if (f == 0.0) continue;
-            A[(size_t)i * n + k] = f;
-            for (int j = k + 1; j < n; ++j) A[(size_t)i * n + j] -= f * A[(size_t)k * n + j];
+            r[ck] = f;
+            for (int c = 0; c < nc; ++c) r[cols[c]] -= f * pivot[cols[c]];
         }
     }
     return 1;
@@ -82,20 +94,21 @@ static int lu_factor(double *A, int n, int *piv) {
 
 void lucid_ncp_lu_solve(const lucid_ncp_workspace *ws, int n, double *b) {
     const double *A = ws->J;
-    for (int k = 0; k < n; ++k) { /* the factor swapped whole rows: P first, then L */
-        int p = ws->piv[k];
-        if (p != k) {
-            double t = b[k];
-            b[k] = b[p], b[p] = t;
-        }
+    const int *col = ws->perm, *row = ws->rowidx;
+    double *y = ws->y;
+    for (int i = 0; i < n; ++i) { /* L y = the rows' b (L unit lower triangular) */
+        const double *r = A + (size_t)row[i] * n;
+        double s = b[row[i]];
+        for (int k = 0; k < i; ++k) s -= r[col[k]] * y[k];
+        y[i] = s;
     }
-    for (int k = 0; k < n; ++k)
-        for (int i = k + 1; i < n; ++i) b[i] -= A[(size_t)i * n + k] * b[k];
-    for (int i = n - 1; i >= 0; --i) {
-        double s = b[i];
-        for (int j = i + 1; j < n; ++j) s -= A[(size_t)i * n + j] * b[j];
-        b[i] = s / A[(size_t)i * n + i];
+    for (int i = n - 1; i >= 0; --i) { /* U x = y, x in the elimination order */
+        const double *r = A + (size_t)row[i] * n;
+        double s = y[i];
+        for (int j = i + 1; j < n; ++j) s -= r[col[j]] * y[j];
+        y[i] = s / r[col[i]];
     }
+    for (int i = 0; i < n; ++i) b[col[i]] = y[i];
 }
 
 /* Block product u o v into out (u0 v0 + u1.v1, u0 v1 + v0 u1). */
@@ -157,11 +170,13 @@ static double mean_gap(const lucid_ncp_problem *p, const double *X) {
     return p->num_blocks > 0 ? s / p->num_blocks : 0.0;
 }
 
-/* J = dR/dX: F's rows by central differences, the Jordan rows exactly (row-major N x N). */
+/* J = dR/dX: F's rows from p->dF or by central differences, the Jordan rows exactly
+ * (row-major N x N). */
 static void jacobian(const lucid_ncp_problem *p, double *X, lucid_ncp_workspace *ws) {
     int ne = p->ny + p->na, n = ne + p->na;
     double *J = ws->J;
-    for (int j = 0; j < n; ++j) {
+    if (p->dF) p->dF(p->ctx, X, J);
+    for (int j = 0; !p->dF && j < n; ++j) {
         double x = X[j], h = 1e-6 * fmax(1.0, fabs(x));
         X[j] = x + h;
         p->F(p->ctx, X, ws->Ft);
@@ -222,12 +237,13 @@ lucid_status lucid_ncp_solve(const lucid_ncp_problem *p, const lucid_single_leve
         res->iterations = it, res->residual = feq, res->complementarity = fcomp;
         if (feq <= o->tol && fcomp <= o->tol) {
             res->converged = 1;
+            if (p->skip_answer_lu) return LUCID_OK;
             jacobian(p, X, ws); /* the factorisation at the answer, for derivatives */
-            return lu_factor(ws->J, n, ws->piv) ? LUCID_OK : LUCID_ERR_SINGULAR;
+            return lu_factor(p, ws, n) ? LUCID_OK : LUCID_ERR_SINGULAR;
         }
         if (it >= o->max_iter) return LUCID_ERR_NO_CONVERGENCE;
         jacobian(p, X, ws);
-        if (!lu_factor(ws->J, n, ws->piv)) return LUCID_ERR_SINGULAR;
+        if (!lu_factor(p, ws, n)) return LUCID_ERR_SINGULAR;
         double mu = mean_gap(p, X);
         /* predictor: the affine direction (target 0) and how far it may go */
         direction(p, X, 0.0, ws, ws->daff);

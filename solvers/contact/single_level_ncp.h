@@ -8,8 +8,8 @@
  * affine predictor) driven down to kappa; steps kept inside the cones (fraction to the boundary
  * 0.99) and halved until the violation of the equations or of the complementarity decreases. The
  * Jacobian of F is taken by central differences (F is at most quadratic in most unknowns, where
- * central differences are exact up to rounding), that of a o b exactly; one dense LU with partial
- * pivoting per iteration. */
+ * central differences are exact up to rounding), that of a o b exactly; one LU with partial
+ * pivoting per iteration, on the dense matrix but skipping its zeros. */
 #ifndef LUCID_SINGLE_LEVEL_NCP_H
 #define LUCID_SINGLE_LEVEL_NCP_H
 
@@ -30,6 +30,9 @@ lucid_status lucid_single_level_options_check(const lucid_single_level_options *
                                               const char **why);
 
 typedef void (*lucid_ncp_residual)(void *ctx, const double *X, double *F);
+/* dF/dX into the first ny + na rows of J (row-major, N = ny + 2 na columns, every entry of
+ * those rows written); X may be changed meanwhile but must be restored. */
+typedef void (*lucid_ncp_jacobian)(void *ctx, double *X, double *J);
 
 typedef struct lucid_ncp_problem {
     int ny, na;
@@ -37,13 +40,19 @@ typedef struct lucid_ncp_problem {
     const int *block_start; /* num_blocks + 1 offsets into a (and b) */
     lucid_ncp_residual F;
     void *ctx;
+    lucid_ncp_jacobian dF; /* NULL: F's rows by central differences of F */
+    int skip_answer_lu;    /* 1: no LU at the converged answer (no one solves with it) */
+    const int *order;      /* the unknowns in the LU's elimination order (NULL: 0..N-1), for
+                            * a Jacobian that stays sparse when eliminated in that order */
 } lucid_ncp_problem;
 
 /* Buffers of one solve, grown by lucid_ncp_reserve (the only allocation). */
 typedef struct lucid_ncp_workspace {
     size_t cap; /* unknowns N = ny + 2 na the buffers hold */
     double *J, *R, *d, *daff, *Xt, *Ft, *Fm;
-    int *piv;
+    double *y;          /* the solves' scratch */
+    int *perm, *rowidx; /* the LU's elimination order and its rows (lu_factor) */
+    int *cols;          /* the factorisation's scratch */
 } lucid_ncp_workspace;
 
 lucid_status lucid_ncp_reserve(lucid_ncp_workspace *ws, size_t n);
@@ -55,9 +64,10 @@ typedef struct lucid_ncp_result {
     double complementarity; /* ||a o b - kappa e||_inf there */
 } lucid_ncp_result;
 
-/* Solves from X (which must have a, b in int K) in place; the LU of the last Jacobian stays
- * in ws (J, piv) for derivatives. LUCID_ERR_SINGULAR when a Jacobian is singular;
- * LUCID_ERR_NO_CONVERGENCE at the cap (X holds the last iterate). */
+/* Solves from X (which must have a, b in int K) in place; the LU of the Jacobian at the
+ * answer stays in ws (J, perm, rowidx) for derivatives, unless p->skip_answer_lu.
+ * LUCID_ERR_SINGULAR when a Jacobian is singular; LUCID_ERR_NO_CONVERGENCE at the cap (X holds the
+ * last iterate). */
 lucid_status lucid_ncp_solve(const lucid_ncp_problem *p, const lucid_single_level_options *o,
                              double *X, lucid_ncp_workspace *ws, lucid_ncp_result *res);
 

@@ -34,7 +34,7 @@ static void scalar_lcp_on_the_central_path(void **state) {
     (void)state;
     lcp p = {{-1.0, 0}, {2.0, 0, 0, 0}, 1};
     int blocks[] = {0, 1};
-    lucid_ncp_problem P = {0, 1, 1, blocks, lcp_residual, &p};
+    lucid_ncp_problem P = {0, 1, 1, blocks, lcp_residual, &p, NULL, 0, NULL};
     lucid_ncp_workspace ws = {0};
     assert_int_equal(lucid_ncp_reserve(&ws, 2), LUCID_OK);
     double kappas[] = {1e-2, 1e-6, 1e-10};
@@ -68,7 +68,7 @@ static void two_pairs_one_active(void **state) {
      * a = (0, 1.25) */
     lcp p = {{-1.0, 1.0}, {2.0, 0.5, 0.5, 1.0}, 2};
     int blocks[] = {0, 1, 2};
-    lucid_ncp_problem P = {0, 2, 2, blocks, lcp_residual, &p};
+    lucid_ncp_problem P = {0, 2, 2, blocks, lcp_residual, &p, NULL, 0, NULL};
     lucid_ncp_workspace ws = {0};
     assert_int_equal(lucid_ncp_reserve(&ws, 4), LUCID_OK);
     lucid_single_level_options o;
@@ -98,7 +98,7 @@ static void soc_residual(void *ctx, const double *X, double *F) {
 static void second_order_cone_pair(void **state) {
     (void)state;
     int blocks[] = {0, 3};
-    lucid_ncp_problem P = {0, 3, 1, blocks, soc_residual, NULL};
+    lucid_ncp_problem P = {0, 3, 1, blocks, soc_residual, NULL, NULL, 0, NULL};
     lucid_ncp_workspace ws = {0};
     assert_int_equal(lucid_ncp_reserve(&ws, 6), LUCID_OK);
     lucid_single_level_options o;
@@ -120,7 +120,7 @@ static void central_path_following(void **state) {
     (void)state;
     lcp p = {{-1.0, 0}, {2.0, 0, 0, 0}, 1};
     int blocks[] = {0, 1};
-    lucid_ncp_problem P = {0, 1, 1, blocks, lcp_residual, &p};
+    lucid_ncp_problem P = {0, 1, 1, blocks, lcp_residual, &p, NULL, 0, NULL};
     lucid_ncp_workspace ws = {0};
     assert_int_equal(lucid_ncp_reserve(&ws, 6), LUCID_OK);
     lucid_single_level_options o;
@@ -135,7 +135,7 @@ static void central_path_following(void **state) {
     /* 0.1 / 2^k > 1e-8 for k < 24: 24 stages, at least one iteration each */
     assert_true(r.converged && r.iterations >= 24);
     int sblocks[] = {0, 3};
-    lucid_ncp_problem S = {0, 3, 1, sblocks, soc_residual, NULL};
+    lucid_ncp_problem S = {0, 3, 1, sblocks, soc_residual, NULL, NULL, 0, NULL};
     double Y[6] = {2, 0.3, -0.2, 2, 0.1, 0.4};
     o.kappa = 1e-6;
     assert_int_equal(lucid_ncp_solve_continued(&S, &o, 0.1, Y, &ws, &r), LUCID_OK);
@@ -158,7 +158,7 @@ static void central_path_following(void **state) {
 static void iterates_stay_in_the_cone_from_its_edge(void **state) {
     (void)state;
     int blocks[] = {0, 3};
-    lucid_ncp_problem S = {0, 3, 1, blocks, soc_residual, NULL};
+    lucid_ncp_problem S = {0, 3, 1, blocks, soc_residual, NULL, NULL, 0, NULL};
     lucid_ncp_workspace ws = {0};
     assert_int_equal(lucid_ncp_reserve(&ws, 6), LUCID_OK);
     lucid_single_level_options o;
@@ -205,7 +205,7 @@ static void options_and_sizes(void **state) {
     /* a workspace smaller than the problem */
     lcp p = {{-1.0, 0}, {2.0, 0, 0, 0}, 1};
     int blocks[] = {0, 1};
-    lucid_ncp_problem P = {0, 1, 1, blocks, lcp_residual, &p};
+    lucid_ncp_problem P = {0, 1, 1, blocks, lcp_residual, &p, NULL, 0, NULL};
     lucid_ncp_workspace ws = {0};
     assert_int_equal(lucid_ncp_reserve(&ws, 1), LUCID_OK);
     lucid_single_level_default_options(&o);
