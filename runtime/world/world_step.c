@@ -171,16 +171,44 @@ lucid_status lucid_world_step_prepare_velocities(lucid_world *w) {
     return s;
 }
 
+/* dt (f . v+ + tau . w+) over the free bodies' applied wrenches (v+ at the centre of mass, where
+ * f acts), plus the models' actuators and springs: read before integrate clears the wrenches. */
+static double applied_work(const lucid_world *w) {
+    double work = 0.0;
+    for (int i = 0; i < w->num_bodies; ++i) {
+        const lucid_body *b = &w->bodies[i];
+        if (b->is_static || b->model >= 0 || (size_t)i >= w->v_cap) continue;
+        work += w->opt.dt *
+                (lucid_vec3_dot(b->force, w->v_free[i]) + lucid_vec3_dot(b->torque, w->w_free[i]));
+    }
+    return work + lucid_world_models_actuation_work(w);
+}
+
 lucid_status lucid_world_step_integrate(lucid_world *w) {
+    w->applied_work = applied_work(w);
     integrate(w);
     lucid_world_models_integrate(w);
     return state_finite(w) ? LUCID_OK : failed(w, "integration", LUCID_ERR_NONFINITE);
 }
 
-lucid_status lucid_world_step(lucid_world *w) {
-    if (!w) return LUCID_ERR_ARGUMENT;
-    if (w->opt.collision == LUCID_WORLD_COLLISION_SINGLE_LEVEL)
-        return lucid_world_step_single_level(w);
+/* The energy-jump guard (lucid_world_stats.energy_jump): the kinetic energy after the step
+ * against what it had plus the positive work of gravity, applied wrenches, actuators and
+ * springs, plus E_c, the energy the position correction may give every body of mass m when it
+ * corrects up to slop within the step: m (slop/dt)^2 / 2 as speed and m |g| slop as height.
+ * Contacts and limits otherwise only take energy (restitution at most keeps it). */
+static void energy_guard(lucid_world *w, const lucid_world_energy *before) {
+    lucid_world_energy after = lucid_world_energy_of(w);
+    double mass = lucid_world_models_total_mass(w);
+    for (int i = 0; i < w->num_bodies; ++i) mass += w->bodies[i].mass; /* static: 0 */
+    double speed = w->opt.slop / w->opt.dt;
+    double allowance = mass * (0.5 * speed * speed + lucid_vec3_norm(w->opt.gravity) * w->opt.slop);
+    double work = before->potential - after.potential + w->applied_work;
+    double bound = before->kinetic + fmax(work, 0.0) + allowance;
+    w->stats.energy_ratio = bound > 0.0 ? after.kinetic / bound : 0.0;
+    w->stats.energy_jump = w->stats.energy_ratio > LUCID_WORLD_ENERGY_JUMP;
+}
+
+static lucid_status two_stage_step(lucid_world *w) {
     lucid_status s = lucid_world_step_prepare(w);
     if (s != LUCID_OK) return s;
     lucid_world_warm_start(w);
@@ -189,4 +217,14 @@ lucid_status lucid_world_step(lucid_world *w) {
     s = lucid_world_remember_forces(w);
     if (s != LUCID_OK) return failed(w, "warm-start memory", s);
     return lucid_world_step_integrate(w);
+}
+
+lucid_status lucid_world_step(lucid_world *w) {
+    if (!w) return LUCID_ERR_ARGUMENT;
+    lucid_world_energy before = lucid_world_energy_of(w);
+    lucid_status s = w->opt.collision == LUCID_WORLD_COLLISION_SINGLE_LEVEL
+                         ? lucid_world_step_single_level(w)
+                         : two_stage_step(w);
+    if (s == LUCID_OK) energy_guard(w, &before);
+    return s;
 }
