@@ -3,9 +3,9 @@
  *
  * Time stepping (semi-implicit Euler at the velocity level, the paper's Eq. 2 and 5):
  *   v_free = v + dt M^-1 (f_ext + m g)          (linear; angular: the gyroscopic term
- *                                                 w x I w is integrated implicitly, one
- *                                                 Newton step in the body frame, which keeps
- *                                                 torque-free rotation stable)
+ *                                                 w x I w by the implicit midpoint rule in the
+ *                                                 body frame, solved by Newton, which keeps
+ *                                                 a torque-free body's energy and |L|)
  *   v+     = v_free + dt M^-1 J^T lambda,       lambda = contact FORCES (N), per contact
  *                                                 (t1, t2, n), normal last
  *   pose+  = (exp(dt w+) R, x_com + dt v_com+)   rotation on SO(3), world-frame w

@@ -272,8 +272,9 @@ int lucid_world_models_sync(lucid_world *dst, const lucid_world *src);
 /* Free body `body`'s free velocities (v_free, w_free: its centre of mass's, world; world_step.c)
  * and start velocities (v_start, w_start) differentiated at its current pose and velocity with
  * respect to its state twist xi (body frame, linear first) and its applied wrench (force,
- * torque; world): dfree_dxi, dstart_dxi, dfree_du, each 6 x 6 column-major. The implicit
- * gyroscopic step's Newton update is differentiated exactly. LUCID_ERR_ARGUMENT for a body
+ * torque; world): dfree_dxi, dstart_dxi, dfree_du, each 6 x 6 column-major. The midpoint
+ * rule's rotation step is differentiated at its solution (implicit function theorem).
+ * LUCID_ERR_ARGUMENT for a body
  * that is not free. */
 lucid_status lucid_world_body_free_velocity_jacobians(const lucid_world *w, int body,
                                                       double *dfree_dxi, double *dstart_dxi,
