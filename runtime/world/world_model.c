@@ -824,10 +824,9 @@ void lucid_world_models_energy(const lucid_world *w, double *kinetic, double *po
         const lucid_world_model *wm = &w->models[i];
         const lucid_model *m = wm->model;
         double k, p;
-        lucid_model_energy(m, wm->data, wm->q, wm->v, &k, &p);
+        lucid_model_energy(m, wm->data, wm->q, wm->v, &k, &p); /* posed data at q */
         *kinetic += k;
         /* the world's gravity on the moving bodies' centres of mass */
-        lucid_model_forward_kinematics(m, wm->data, wm->q);
         for (size_t j = 0; j < m->nnodes; ++j) {
             const lucid_inertia *I = &m->nodes[j].inertia;
             if (!(I->mass > 0.0)) continue;
