@@ -500,7 +500,9 @@ static int carry_contacts(ctx *c) {
         *out = *k0;
         out->point = g.point, out->separation = g.separation,
         out->frame = lucid_world_contact_frame(g.normal); /* as detection builds it */
-        out->friction = fmin(w->bodies[k0->body1].friction, w->bodies[k0->body2].friction);
+        double include_margin; /* the parts' contact parameters, as detection pairs them */
+        lucid_world_pair_contact(w, k0->body1, k0->part1, k0->body2, k0->part2, &out->friction,
+                                 &include_margin);
         kept &= g.separation < c->margin0[k];
     }
     return kept;
@@ -540,9 +542,8 @@ static lucid_status setup_geometry(ctx *c, lucid_step_jacobians *J, const char *
     if (!ok) return LUCID_ERR_NO_MEMORY;
     const lucid_world *w0 = c->w0; /* its sweeps are the nominal detection's */
     for (int k = 0; k < c->ns; ++k) {
-        int a = c->contacts[k].body1, b = c->contacts[k].body2;
-        int swept = w0->sweep && w0->sweep_cap >= (size_t)w0->num_bodies;
-        c->margin0[k] = w0->opt.margin + (swept ? w0->sweep[a] + w0->sweep[b] : 0.0);
+        const lucid_world_contact *ck = &c->contacts[k];
+        c->margin0[k] = lucid_world_pair_margin(w0, ck->body1, ck->body2, ck->include_margin);
     }
     if (o->collision && o->collision->method == LUCID_DERIV_FIRST_ORDER_GUMBEL &&
         lucid_derivative_workspace_create(&c->ws) != LUCID_OK)

@@ -2,7 +2,8 @@
  * shapes, for tasks that reason about a robot's links (grasp synthesis: link penetration).
  * Each entry: {body = name or nil (static), name = geom name or nil, shape = lucid.shape (a
  * copy), pose = se3 in the body's frame (static geoms: in the model's world frame), contype,
- * conaffinity}. A link's geom in the world: m:frame_pose(q, body) * pose. */
+ * conaffinity, and MuJoCo's contact parameters friction (sliding), condim, priority, margin,
+ * gap (docs/model_files.md)}. A link's geom in the world: m:frame_pose(q, body) * pose. */
 #include <lauxlib.h>
 #include <limits.h>
 
@@ -19,7 +20,7 @@ int lucid_lua_model_geoms(lua_State *L) {
     lua_createtable(L, n > (size_t)INT_MAX ? 0 : (int)n, 0);
     for (size_t i = 0; i < n; ++i) {
         const lucid_model_geom *g = &geoms[i];
-        lua_createtable(L, 0, 6);
+        lua_createtable(L, 0, 11);
         lucid_se3 pose = g->pose;
         if (g->body >= 0) {
             lucid_se3 placement = lucid_model_body_placement(m, (size_t)g->body);
@@ -40,6 +41,16 @@ int lucid_lua_model_geoms(lua_State *L) {
         lua_setfield(L, -2, "contype");
         lua_pushinteger(L, (lua_Integer)g->conaffinity);
         lua_setfield(L, -2, "conaffinity");
+        lua_pushnumber(L, g->friction);
+        lua_setfield(L, -2, "friction");
+        lua_pushinteger(L, g->condim);
+        lua_setfield(L, -2, "condim");
+        lua_pushinteger(L, g->priority);
+        lua_setfield(L, -2, "priority");
+        lua_pushnumber(L, g->margin);
+        lua_setfield(L, -2, "margin");
+        lua_pushnumber(L, g->gap);
+        lua_setfield(L, -2, "gap");
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     return 1;

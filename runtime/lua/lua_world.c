@@ -518,6 +518,11 @@ static int l_contacts(lua_State *L) {
         lua_setfield(L, -2, "force");
         set_number(L, "separation", c[i].separation);
         set_number(L, "friction", c[i].friction);
+        set_number(L, "include_margin", c[i].include_margin);
+        int g1 = lucid_world_part_geom(w, c[i].body1, c[i].part1);
+        int g2 = lucid_world_part_geom(w, c[i].body2, c[i].part2);
+        if (c[i].limit_sign == 0 && g1 >= 0) set_integer(L, "geom1", g1 + 1);
+        if (c[i].limit_sign == 0 && g2 >= 0) set_integer(L, "geom2", g2 + 1);
         if (c[i].limit_sign != 0) { /* a joint limit of a model */
             set_integer(L, "model", c[i].limit_model + 1);
             set_integer(L, "dof", c[i].limit_dof + 1);
@@ -682,7 +687,7 @@ static int l_energy(lua_State *L) {
 static int l_stats(lua_State *L) {
     lucid_world *w = check_world(L, "lucid.world:stats");
     lucid_world_stats st = lucid_world_last_stats(w);
-    lua_createtable(L, 0, 8);
+    lua_createtable(L, 0, 10);
     set_integer(L, "candidate_pairs", st.candidate_pairs);
     set_integer(L, "narrow_tests", st.narrow_tests);
     set_integer(L, "contacts", st.contacts);
@@ -692,6 +697,9 @@ static int l_stats(lua_State *L) {
     lua_setfield(L, -2, "converged");
     set_number(L, "residual", st.residual);
     set_number(L, "scaled_residual", st.scaled_residual);
+    lua_pushboolean(L, st.energy_jump);
+    lua_setfield(L, -2, "energy_jump");
+    set_number(L, "energy_ratio", st.energy_ratio);
     return 1;
 }
 

@@ -5,6 +5,7 @@
  * preorder and each body's joints in document order, as MuJoCo numbers them, so a spec's
  * bodies, joints and geoms line up with mjModel's (body i of the spec is MuJoCo's body i + 1).
  * What is honoured, refused and ignored: docs/model_files.md. */
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -891,7 +892,7 @@ static lucid_status geom(mjcf *P, const xmlNode *el, int body, int childclass, p
         size[i] *= P->scale;
     }
     /* collision and contact parameters */
-    long contype = 1, conaffinity = 1, condim = 3, group = 0;
+    long contype = 1, conaffinity = 1, condim = 3, group = 0, priority = 0;
     const char *v;
     if ((v = lookup(P, el, K_GEOM, cls, "contype")) &&
         !lucid_model_xml_int(X_, el, "contype", v, 0, UINT32_MAX, &contype))
@@ -905,6 +906,9 @@ static lucid_status geom(mjcf *P, const xmlNode *el, int body, int childclass, p
     if ((v = lookup(P, el, K_GEOM, cls, "group")) &&
         !lucid_model_xml_int(X_, el, "group", v, -1000000, 1000000, &group))
         return X_->status;
+    if ((v = lookup(P, el, K_GEOM, cls, "priority")) &&
+        !lucid_model_xml_int(X_, el, "priority", v, INT_MIN, INT_MAX, &priority))
+        return X_->status;
     if (X_->status) return X_->status;
     if (condim != 1 && condim != 3)
         return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
@@ -915,15 +919,21 @@ static lucid_status geom(mjcf *P, const xmlNode *el, int body, int childclass, p
     if (reals(P, el, K_GEOM, cls, "friction", fr, 1, 3) < 0) return X_->status;
     if (fr[0] < 0.0)
         return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<geom>: negative friction");
-    g.friction = condim == 1 ? 0.0 : fr[0];
+    /* the pair's rule (condim and friction of the pair, docs/model_files.md) is the world's */
+    g.friction = fr[0];
+    g.condim = (int)condim;
+    g.priority = (int)priority;
     g.contype = (unsigned)contype;
     g.conaffinity = (unsigned)conaffinity;
-    double margin = 0.0, gap = 0.0;
-    if (!real1(P, el, K_GEOM, cls, "margin", &margin) || !real1(P, el, K_GEOM, cls, "gap", &gap))
+    double margin = 0.0, gap = 0.0, solmix = 1.0;
+    if (!real1(P, el, K_GEOM, cls, "margin", &margin) || !real1(P, el, K_GEOM, cls, "gap", &gap) ||
+        !real1(P, el, K_GEOM, cls, "solmix", &solmix))
         return X_->status;
-    if (margin != 0.0 || gap != 0.0)
+    if (margin < 0.0 || gap < 0.0)
         return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
-                                    "<geom> margin and gap are not supported");
+                                    "<geom>: margin and gap must be >= 0 (got %g, %g)", margin,
+                                    gap);
+    g.margin = margin * P->scale, g.gap = gap * P->scale, g.solmix = solmix;
     if (lookup(P, el, K_GEOM, cls, "hfield"))
         return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
                                     "<geom>: height fields are not supported");

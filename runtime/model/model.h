@@ -136,7 +136,9 @@ typedef struct lucid_model_geom {
     int joint;         /* node that carries it, -1 for a static geom */
     lucid_shape shape; /* meshes are owned by the model */
     lucid_se3 pose;    /* in the node's frame (in the world frame when static) */
-    double friction;
+    double friction;   /* MuJoCo's contact parameters, as lucid_geom_spec has them */
+    int condim, priority;
+    double solmix, margin, gap;
     unsigned contype, conaffinity;
 } lucid_model_geom;
 const lucid_model_geom *lucid_model_geoms(const lucid_model *m); /* ngeoms entries */

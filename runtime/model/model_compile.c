@@ -583,6 +583,18 @@ static lucid_status build_geoms(const compile_ctx *c, lucid_model *m, const body
                       "friction must be finite and >= 0 (got %g)", g.friction);
             break;
         }
+        if (g.condim != 1 && g.condim != 3) {
+            st = fail(c, LUCID_ERR_ARGUMENT, "geom", g.name, i, g.line,
+                      "condim must be 1 or 3 (got %d)", g.condim);
+            break;
+        }
+        if (!(g.margin >= 0.0 && g.gap >= 0.0 && isfinite(g.margin) && isfinite(g.gap) &&
+              isfinite(g.solmix))) {
+            st = fail(c, LUCID_ERR_ARGUMENT, "geom", g.name, i, g.line,
+                      "margin and gap must be finite and >= 0, solmix finite (got %g, %g, %g)",
+                      g.margin, g.gap, g.solmix);
+            break;
+        }
         lucid_status ss = check_shape(&g.shape, s->geom_mesh[i]);
         if (ss != LUCID_OK) {
             st = fail(c, ss, "geom", g.name, i, g.line, "invalid %s shape: %s",
@@ -622,6 +634,8 @@ static lucid_status build_geoms(const compile_ctx *c, lucid_model *m, const body
                            ? pose
                            : lucid_se3_compose(&loc[g->body].in_node, &pose);
             mg->friction = g->friction;
+            mg->condim = g->condim, mg->priority = g->priority;
+            mg->solmix = g->solmix, mg->margin = g->margin, mg->gap = g->gap;
             mg->contype = g->contype;
             mg->conaffinity = g->conaffinity;
             mg->name = NULL;

@@ -68,12 +68,17 @@ typedef struct lucid_joint_spec {
 } lucid_joint_spec;
 
 typedef struct lucid_geom_spec {
-    const char *name;              /* may be NULL */
-    int body;                      /* body index, or LUCID_MODEL_WORLD for a static geom */
-    lucid_shape shape;             /* a convex shape's mesh is given to add_geom, not set here */
-    lucid_se3 pose;                /* in the body frame */
-    double friction;               /* sliding friction coefficient */
-    unsigned contype, conaffinity; /* MJCF collision bitmasks; URDF: 1, 1 */
+    const char *name;  /* may be NULL */
+    int body;          /* body index, or LUCID_MODEL_WORLD for a static geom */
+    lucid_shape shape; /* a convex shape's mesh is given to add_geom, not set here */
+    lucid_se3 pose;    /* in the body frame */
+    /* MuJoCo's contact parameters (docs/model_files.md; URDF: MuJoCo's defaults) */
+    double friction;               /* sliding friction coefficient, >= 0 */
+    int condim;                    /* 1 (frictionless unless the pair's other geom has 3) or 3 */
+    int priority;                  /* a pair takes the higher priority geom's condim, friction */
+    double solmix;                 /* finite; mixes only solref/solimp, which lucid has not */
+    double margin, gap;            /* m, >= 0: a pair acts at separation max margin - max gap */
+    unsigned contype, conaffinity; /* collision bitmasks; URDF: 1, 1 */
     int line;
 } lucid_geom_spec;
 
@@ -149,8 +154,8 @@ int lucid_model_spec_find_body(const lucid_model_spec *spec, const char *name);
 int lucid_model_spec_find_joint(const lucid_model_spec *spec, const char *name);
 
 /* Defaults a loader starts an element from: identity placement/pose, unit axis z, zero mass
- * and inertia, no limits (velocity/effort INFINITY), gear 1, friction 1, contype 1,
- * conaffinity 1, parent/body LUCID_MODEL_WORLD. */
+ * and inertia, no limits (velocity/effort INFINITY), gear 1, friction 1, condim 3,
+ * solmix 1, contype 1, conaffinity 1 (priority, margin, gap 0), parent/body LUCID_MODEL_WORLD. */
 lucid_body_spec lucid_body_spec_default(void);
 lucid_joint_spec lucid_joint_spec_default(lucid_joint_kind kind);
 lucid_geom_spec lucid_geom_spec_default(void);

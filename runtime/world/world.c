@@ -118,6 +118,7 @@ void lucid_world_destroy(lucid_world *w) {
     lucid_arena_free(&w->derivative_arena);
     void *buffers[] = {w->bodies,
                        w->parts,
+                       w->part_contact,
                        w->aabb_lo,
                        w->aabb_hi,
                        w->is_static,

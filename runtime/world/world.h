@@ -3,9 +3,9 @@
  *
  * Time stepping (semi-implicit Euler at the velocity level, the paper's Eq. 2 and 5):
  *   v_free = v + dt M^-1 (f_ext + m g)          (linear; angular: the gyroscopic term
- *                                                 w x I w is integrated implicitly, one
- *                                                 Newton step in the body frame, which keeps
- *                                                 torque-free rotation stable)
+ *                                                 w x I w by the implicit midpoint rule in the
+ *                                                 body frame, solved by Newton, which keeps
+ *                                                 a torque-free body's energy and |L|)
  *   v+     = v_free + dt M^-1 J^T lambda,       lambda = contact FORCES (N), per contact
  *                                                 (t1, t2, n), normal last
  *   pose+  = (exp(dt w+) R, x_com + dt v_com+)   rotation on SO(3), world-frame w
@@ -13,7 +13,8 @@
  * c = J v+ the contact velocity, c = J v_free + dt G lambda, and the solver receives
  *   G = J M^-1 J^T,   g = (J v_free - c*) / dt,   R = compliance on the normal entries,
  * whose complementarity is that of c - c* (the problem is homogeneous in lambda). The
- * reference velocity c* is zero on the tangents and on the normal
+ * reference velocity c* is zero on the tangents and on the normal (d: the contact's separation
+ * less its include_margin, nonzero only for MJCF geoms with margin/gap)
  *   c*_N = -(d + slop/2) / dt                 when d > -slop/2 (speculative contact within
  *                                              the margin: the bodies may close the gap down
  *                                              to a rest depth of slop/2, where the collision
@@ -32,7 +33,9 @@
  * shapes are given in; its velocity is a twist (v, w), linear first, in the world frame: v is
  * the velocity of the body frame's origin, w the angular velocity. External forces act at the
  * centre of mass; they and the torques are cleared after every step (apply them before each
- * step). Friction of a contact: the smaller of the two bodies' coefficients.
+ * step). Friction of a contact between free or static bodies: the smaller of the two bodies'
+ * coefficients; between models' geoms: MuJoCo's rule (lucid_world_add_model, and
+ * docs/model_files.md for a geom against a free or static body).
  *
  * Memory: the world owns grow-only buffers; once they have reached the sizes a scene needs,
  * lucid_world_step allocates nothing. */
@@ -177,15 +180,17 @@ typedef struct lucid_world_energy {
 lucid_world_energy lucid_world_energy_of(const lucid_world *w);
 
 typedef struct lucid_world_contact {
-    int body1, body2;  /* ids; the normal points from body1 into body2 */
-    int part1, part2;  /* shape indices within the bodies */
-    lucid_vec3 point;  /* world, midway between the witness points */
-    lucid_mat3 frame;  /* columns t1, t2, n */
-    double separation; /* m, < 0 penetrating */
-    double force[3];   /* lambda (N) in (t1, t2, n) */
-    double dual[3];    /* the solver's dual variable (ADMM multiplier), kept for warm start */
-    double rho;        /* the ADMM penalty its island's answer ended at (in the units of G), kept
-                        * for warm start; 0 when none */
+    int body1, body2;      /* ids; the normal points from body1 into body2 */
+    int part1, part2;      /* shape indices within the bodies */
+    lucid_vec3 point;      /* world, midway between the witness points */
+    lucid_mat3 frame;      /* columns t1, t2, n */
+    double separation;     /* m, < 0 penetrating */
+    double include_margin; /* m, MuJoCo's margin - gap of two model geoms (0 otherwise): the
+                            * contact acts on separation - include_margin (docs/model_files.md) */
+    double force[3];       /* lambda (N) in (t1, t2, n) */
+    double dual[3];        /* the solver's dual variable (ADMM multiplier), kept for warm start */
+    double rho; /* the ADMM penalty its island's answer ended at (in the units of G), kept
+                 * for warm start; 0 when none */
     double friction;
     /* A joint limit rather than a shape contact when limit_sign != 0: dof limit_dof of model
      * limit_model at its lower (+1: the normal velocity is +v_dof) or upper (-1) bound;
@@ -227,9 +232,13 @@ lucid_status lucid_world_last_problem_dense(lucid_world *w, lucid_contact_proble
  * forces are set through the model (lucid_world_set_velocity / apply_force refuse them). Its
  * links collide with every body, static shape and other model, and with its own links except
  * a parent and its child (a root link that is not on a free joint and the model's static geoms
- * count as parent and child) and the model's exclusion pairs. Geoms with contype and
- * conaffinity both 0 are visual and do not collide; other bitmasks are not consulted. A link's
- * friction is the model's `friction` when has_friction, else that of its first geom. Joint
+ * count as parent and child) and the model's exclusion pairs. Contacts follow MuJoCo's
+ * semantics (docs/model_files.md): two geoms collide when (contype1 & conaffinity2) ||
+ * (contype2 & conaffinity1), a free or static body counting as a geom of contype = conaffinity
+ * = 1; a pair of geoms takes the larger condim and the larger friction, or the higher
+ * `priority` geom's; condim 1 is frictionless; the pair acts at separation max(margin) -
+ * max(gap) (lucid_world_contact.include_margin). has_friction gives every geom of the model
+ * that friction and condim 3 (1 for friction 0). Joint
  * limits act as unilateral contacts (lucid_world_contact.limit_sign). Damping, joint springs
  * and position servos are implicit in the step (world_model.c). The state (lucid_world_get_state)
  * holds every model's q after the free bodies' poses, and its v after their twists. */
@@ -238,7 +247,7 @@ typedef struct lucid_world_model_desc {
     const double *q; /* copied */ /* nq entries, NULL: the neutral configuration */
     const double *v;              /* nv entries, NULL: zero */
     lucid_se3 pose;     /* placement of the model's world frame (a fixed base's placement) */
-    int has_friction;   /* friction given for every link, else each link's first geom's */
+    int has_friction;   /* friction given to every geom (condim 3, 1 for 0), else the file's */
     double friction;    /* in [0, 100] */
     double restitution; /* in [0, 1] */
 } lucid_world_model_desc;
@@ -276,6 +285,9 @@ lucid_status lucid_world_model_frame_pose(const lucid_world *w, int id, size_t f
 /* The model a world body belongs to (-1 for a free or static body) and, in *link, the
  * model's body index (-1: the model's static geoms). */
 int lucid_world_body_model(const lucid_world *w, int body, int *link);
+/* The model geom (index into lucid_model_geoms) that part `part` of a model's world body is;
+ * -1 for a free or static body's part or an unknown body or part. */
+int lucid_world_part_geom(const lucid_world *w, int body, int part);
 
 typedef struct lucid_world_stats {
     int candidate_pairs; /* broad-phase body pairs */
@@ -287,7 +299,18 @@ typedef struct lucid_world_stats {
     double residual;        /* largest NCP criterion (abs, in N and m/s^2) over islands */
     double scaled_residual; /* largest model criterion in the island's units (what tol bounds,
                              * see world_delassus.c: problem_scales) */
+    /* The energy-jump guard (lucid_world_step, docs/world.md): energy_ratio = T+ / (T + W + E_c),
+     * T and T+ the kinetic energy before and after the step, W the positive part of the work of
+     * gravity, applied wrenches, actuators and joint springs over it, E_c = sum m ((slop/dt)^2 / 2
+     * + |g| slop) what the position correction may give the bodies within its slop; energy_jump
+     * = 1 when the ratio exceeds LUCID_WORLD_ENERGY_JUMP (a launch). */
+    int energy_jump;
+    double energy_ratio;
 } lucid_world_stats;
+
+/* An order of magnitude: a step whose kinetic energy exceeds this many times what it could
+ * have (lucid_world_stats.energy_ratio) reports energy_jump. */
+#define LUCID_WORLD_ENERGY_JUMP 10.0
 lucid_world_stats lucid_world_last_stats(const lucid_world *w);
 
 /* A copy of w: same options, bodies, static bodies, state and pending applied wrenches, with

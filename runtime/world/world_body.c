@@ -62,20 +62,28 @@ static lucid_status check_parts(const lucid_body_part *parts, int n, int allow_h
 }
 
 /* Appends the parts and a zeroed body (of no model); returns its index. */
-lucid_status lucid_world_push_body(lucid_world *w, const lucid_body_part *parts, int n,
-                                   int *index) {
+lucid_status lucid_world_push_body(lucid_world *w, const lucid_body_part *parts,
+                                   const lucid_part_contact *contact, int n, int *index) {
     if (w->num_bodies == INT_MAX || n > INT_MAX - w->num_parts) return LUCID_ERR_NO_MEMORY;
     lucid_status s = lucid_world_reserve((void **)&w->bodies, &w->body_cap,
                                          (size_t)w->num_bodies + 1, sizeof *w->bodies);
     if (s == LUCID_OK)
         s = lucid_world_reserve((void **)&w->parts, &w->part_cap, (size_t)w->num_parts + (size_t)n,
                                 sizeof *w->parts);
+    if (s == LUCID_OK)
+        s = lucid_world_reserve((void **)&w->part_contact, &w->part_contact_cap,
+                                (size_t)w->num_parts + (size_t)n, sizeof *w->part_contact);
     if (s != LUCID_OK) return s;
     lucid_body *b = &w->bodies[w->num_bodies];
     memset(b, 0, sizeof *b);
     b->part_begin = w->num_parts, b->num_parts = n;
     b->model = b->link = b->node = -1;
     if (n > 0) memcpy(w->parts + w->num_parts, parts, sizeof *parts * (size_t)n);
+    for (int i = 0; i < n; ++i) {
+        /* a plain body's part: a geom of MuJoCo's defaults (its friction is the body's) */
+        lucid_part_contact plain = {-1, 3, 0, 0.0, 0.0, 0.0, 1u, 1u};
+        w->part_contact[w->num_parts + i] = contact ? contact[i] : plain;
+    }
     w->num_parts += n;
     *index = w->num_bodies++;
     return LUCID_OK;
@@ -187,7 +195,7 @@ lucid_status lucid_world_add_body(lucid_world *w, const lucid_body_desc *d, int 
     if (!inverse_inertia(&mp.inertia, &inv))
         return fail(why, "inertia is singular", LUCID_ERR_ARGUMENT);
     int index;
-    s = lucid_world_push_body(w, d->parts, d->num_parts, &index);
+    s = lucid_world_push_body(w, d->parts, NULL, d->num_parts, &index);
     if (s != LUCID_OK) return fail(why, "out of memory", s);
     lucid_body *b = &w->bodies[index];
     b->mass = mp.mass, b->inv_mass = 1.0 / mp.mass;
@@ -214,7 +222,7 @@ lucid_status lucid_world_add_static(lucid_world *w, const lucid_body_part *parts
         return fail(why, "friction must be <= 100 (LUCID_CONTACT_MAX_FRICTION)",
                     LUCID_ERR_ARGUMENT);
     int index;
-    s = lucid_world_push_body(w, parts, num_parts, &index);
+    s = lucid_world_push_body(w, parts, NULL, num_parts, &index);
     if (s != LUCID_OK) return fail(why, "out of memory", s);
     lucid_body *b = &w->bodies[index];
     b->is_static = 1;

@@ -13,12 +13,16 @@ lucid_status lucid_world_clone(const lucid_world *w, lucid_world **out) {
     s = lucid_world_reserve((void **)&c->bodies, &c->body_cap, nb, sizeof *c->bodies);
     if (s == LUCID_OK)
         s = lucid_world_reserve((void **)&c->parts, &c->part_cap, np, sizeof *c->parts);
+    if (s == LUCID_OK)
+        s = lucid_world_reserve((void **)&c->part_contact, &c->part_contact_cap, np,
+                                sizeof *c->part_contact);
     if (s != LUCID_OK) {
         lucid_world_destroy(c);
         return s;
     }
     if (nb) memcpy(c->bodies, w->bodies, nb * sizeof *c->bodies);
     if (np) memcpy(c->parts, w->parts, np * sizeof *c->parts);
+    if (np) memcpy(c->part_contact, w->part_contact, np * sizeof *c->part_contact);
     c->num_bodies = w->num_bodies;
     c->num_parts = w->num_parts;
     s = lucid_world_models_clone(c, w);
@@ -38,6 +42,8 @@ static int sync_copy(lucid_world *copy, const lucid_world *w) {
     copy->opt = w->opt;
     if (w->num_bodies) memcpy(copy->bodies, w->bodies, (size_t)w->num_bodies * sizeof *w->bodies);
     if (w->num_parts) memcpy(copy->parts, w->parts, (size_t)w->num_parts * sizeof *w->parts);
+    if (w->num_parts)
+        memcpy(copy->part_contact, w->part_contact, (size_t)w->num_parts * sizeof *w->part_contact);
     /* no warm-start memory, as lucid_world_set_state leaves a world */
     copy->num_cache = 0;
     copy->num_contacts = 0;

@@ -45,7 +45,8 @@ static lucid_status body_boxes(lucid_world *w, const double *extra) {
         lucid_vec3 hi = lucid_vec3_neg(lo);
         for (int k = 0; k < b->num_parts; ++k) {
             lucid_vec3 plo, phi;
-            part_box(b, &w->parts[b->part_begin + k], pad + (extra ? extra[i] : 0.0), &plo, &phi);
+            double grow = pad + w->part_contact[b->part_begin + k].margin;
+            part_box(b, &w->parts[b->part_begin + k], grow + (extra ? extra[i] : 0.0), &plo, &phi);
             lo = lucid_vec3_make(fmin(lo.x, plo.x), fmin(lo.y, plo.y), fmin(lo.z, plo.z));
             hi = lucid_vec3_make(fmax(hi.x, phi.x), fmax(hi.y, phi.y), fmax(hi.z, phi.z));
         }
@@ -207,18 +208,59 @@ static lucid_status shape_pair_points(const lucid_shape *s1, const lucid_se3 *T1
     return LUCID_OK;
 }
 
+/* A part's contact parameters; a plain body's part takes its body's friction and condim 3,
+ * or 1 when that friction is 0 (a frictionless body). */
+static lucid_part_contact part_contact(const lucid_world *w, int body, int part) {
+    const lucid_body *b = &w->bodies[body];
+    lucid_part_contact p = w->part_contact[b->part_begin + part];
+    if (p.geom < 0) p.friction = b->friction, p.condim = b->friction > 0.0 ? 3 : 1;
+    return p;
+}
+
+int lucid_world_pair_contact(const lucid_world *w, int a, int ia, int b, int ib, double *friction,
+                             double *include_margin) {
+    lucid_part_contact p = part_contact(w, a, ia), q = part_contact(w, b, ib);
+    int plain = p.geom < 0 || q.geom < 0;
+    if (p.geom < 0 && q.geom < 0) { /* lucid's rule: the smaller coefficient */
+        *friction = fmin(p.friction, q.friction), *include_margin = 0.0;
+        return 1;
+    }
+    /* MuJoCo's filter: collide when either's type meets the other's affinity */
+    if (!(p.contype & q.conaffinity) && !(q.contype & p.conaffinity)) return 0;
+    int condim;
+    double mu;
+    if (p.priority != q.priority) { /* the higher priority geom's parameters */
+        const lucid_part_contact *win = p.priority > q.priority ? &p : &q;
+        condim = win->condim, mu = win->friction;
+    } else { /* the larger condim; friction the larger, or a plain body's rule, the smaller */
+        condim = p.condim > q.condim ? p.condim : q.condim;
+        mu = plain ? fmin(p.friction, q.friction) : fmax(p.friction, q.friction);
+    }
+    *friction = condim == 1 ? 0.0 : mu;
+    *include_margin = fmax(p.margin, q.margin) - fmax(p.gap, q.gap);
+    return 1;
+}
+
+double lucid_world_pair_margin(const lucid_world *w, int a, int b, double include_margin) {
+    int swept = w->sweep && w->sweep_cap >= (size_t)w->num_bodies;
+    /* a negative include margin (gap > margin) keeps the world's: contacts act deeper only */
+    return w->opt.margin + fmax(include_margin, 0.0) + (swept ? w->sweep[a] + w->sweep[b] : 0.0);
+}
+
 static lucid_status collide_parts(lucid_world *w, int a, int ia, int b, int ib) {
     const lucid_body *ba = &w->bodies[a], *bb = &w->bodies[b];
     const lucid_body_part *pa = &w->parts[ba->part_begin + ia];
     const lucid_body_part *pb = &w->parts[bb->part_begin + ib];
     if (pa->shape.kind == LUCID_SHAPE_HALFSPACE && pb->shape.kind == LUCID_SHAPE_HALFSPACE)
         return LUCID_OK;
+    double friction, include_margin;
+    if (!lucid_world_pair_contact(w, a, ia, b, ib, &friction, &include_margin)) return LUCID_OK;
     /* the margin grows with how far the two surfaces may move towards each other this step */
-    double margin = w->opt.margin + w->sweep[a] + w->sweep[b];
+    double margin = lucid_world_pair_margin(w, a, b, include_margin);
     double pad = 0.5 * w->opt.margin;
     lucid_vec3 alo, ahi, blo, bhi;
-    part_box(ba, pa, pad + w->sweep[a], &alo, &ahi);
-    part_box(bb, pb, pad + w->sweep[b], &blo, &bhi);
+    part_box(ba, pa, pad + w->part_contact[ba->part_begin + ia].margin + w->sweep[a], &alo, &ahi);
+    part_box(bb, pb, pad + w->part_contact[bb->part_begin + ib].margin + w->sweep[b], &blo, &bhi);
     if ((ba->num_parts > 1 || bb->num_parts > 1) && !boxes_overlap(alo, ahi, blo, bhi))
         return LUCID_OK;
     lucid_se3 Ta = part_pose(ba, pa), Tb = part_pose(bb, pb);
@@ -235,7 +277,8 @@ static lucid_status collide_parts(lucid_world *w, int a, int ia, int b, int ib) 
     lucid_world_contact c = {0};
     c.body1 = a, c.body2 = b, c.part1 = ia, c.part2 = ib;
     c.frame = lucid_world_contact_frame(patch.normal);
-    c.friction = fmin(ba->friction, bb->friction);
+    c.friction = friction;
+    c.include_margin = include_margin;
     for (int k = 0; k < patch.count; ++k) {
         const lucid_contact_point *p = &patch.points[k];
         if (!(p->separation < margin)) continue;

@@ -202,7 +202,7 @@ double lucid_world_contact_restitution(const lucid_world *w, const lucid_world_c
 double lucid_world_reference_velocity_branch(const lucid_world *w, const lucid_world_contact *c,
                                              double v_n_before, int branch, int *chosen) {
     const lucid_world_options *o = &w->opt;
-    double d = c->separation, rest = 0.5 * o->slop, ref = 0.0;
+    double d = c->separation - c->include_margin, rest = 0.5 * o->slop, ref = 0.0;
     int piece = branch >= 0 ? branch % 3 : (d > -rest ? 0 : (d < -o->slop ? 2 : 1));
     if (piece == 0)
         ref = -(d + rest) / o->dt;

@@ -28,6 +28,17 @@ typedef struct lucid_body {
     int node;  /* the model's tree node carrying the link */
 } lucid_body;
 
+/* A part's contact parameters: a model geom's (MuJoCo's, docs/model_files.md), or a plain
+ * body's part (geom -1), which acts as a geom of MuJoCo's defaults whose friction is its
+ * body's (lucid_world_pair_contact). */
+typedef struct lucid_part_contact {
+    int geom;     /* the model's geom index, -1 for a free or static body's part */
+    int condim;   /* 1 or 3 */
+    int priority; /* the higher one's condim and friction win a pair */
+    double friction, margin, gap;
+    unsigned contype, conaffinity;
+} lucid_part_contact;
+
 /* One row block of the contact Jacobian: the velocity of the contact point on one body along
  * the frame's three directions is dir_k . v_com + ang_k . w. */
 typedef struct lucid_contact_side {
@@ -80,8 +91,9 @@ struct lucid_world {
     int num_bodies;
     size_t body_cap;
     lucid_body_part *parts;
+    lucid_part_contact *part_contact; /* per part, parallel to parts */
     int num_parts;
-    size_t part_cap;
+    size_t part_cap, part_contact_cap;
 
     /* per step */
     lucid_broad_phase *broad;
@@ -129,7 +141,9 @@ struct lucid_world {
     int rows_without_inverse;
     size_t link_J_cap, link_Y_cap, link_rows;
     lucid_world_stats stats;
-    char error[160]; /* why the last step failed ("" when it did not) */
+    double applied_work; /* J, this step's work of applied wrenches, actuators and springs (set
+                          * by lucid_world_step_integrate, for the energy-jump guard) */
+    char error[160];     /* why the last step failed ("" when it did not) */
     struct lucid_world_single_level *single_level; /* its buffers (NULL until a step) */
     /* Set only by the step derivatives around their nominal step: the single-level step then
      * keeps each island's LU at its answer (otherwise not computed: nobody solves with it). */
@@ -168,7 +182,16 @@ lucid_status lucid_world_step_begin(lucid_world *w);
 lucid_status lucid_world_broad_phase(lucid_world *w, const double *extra);
 
 /* Steps of lucid_world_step, one file each. */
-lucid_status lucid_world_collide(lucid_world *w);         /* world_collision.c */
+lucid_status lucid_world_collide(lucid_world *w); /* world_collision.c */
+/* The contact parameters of parts (a, ia) and (b, ib) (world_collision.c): 0 when their
+ * bitmasks keep them apart, else 1 with *friction (0 under condim 1) and *include_margin
+ * (MuJoCo's margin - gap). MuJoCo's rule between model geoms; lucid's (the smaller friction)
+ * between plain bodies; docs/model_files.md for a model geom against a plain body. */
+int lucid_world_pair_contact(const lucid_world *w, int a, int ia, int b, int ib, double *friction,
+                             double *include_margin);
+/* The margin within which detection generates the pair's contacts this step: the world's,
+ * plus a positive include margin and how far the bodies may move (w->sweep, when given). */
+double lucid_world_pair_margin(const lucid_world *w, int a, int b, double include_margin);
 void lucid_world_warm_start(lucid_world *w);              /* world_warm_start.c */
 lucid_status lucid_world_remember_forces(lucid_world *w); /* world_warm_start.c */
 /* The penalty an island's warm ADMM starts from, in the island's scaled units (G' = G f / v,
@@ -237,8 +260,10 @@ lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, in
                                              const lucid_vec3 *v_start, const lucid_vec3 *w_start);
 void lucid_world_sparse_destroy(lucid_world_sparse *sp);
 
-/* Appends a body with copies of the parts (zeroed, model -1) and a contact. */
-lucid_status lucid_world_push_body(lucid_world *w, const lucid_body_part *parts, int n,
+/* Appends a body with copies of the parts and their contact parameters (NULL: a plain body's)
+ * (zeroed, model -1) and a contact. */
+lucid_status lucid_world_push_body(lucid_world *w, const lucid_body_part *parts,
+                                   const lucid_part_contact *contact, int n,
                                    int *index); /* world_body.c */
 lucid_status lucid_world_push_contact(lucid_world *w, const lucid_world_contact *c); /* collision */
 
@@ -261,8 +286,9 @@ int lucid_world_models_sync(lucid_world *dst, const lucid_world *src);
 /* Free body `body`'s free velocities (v_free, w_free: its centre of mass's, world; world_step.c)
  * and start velocities (v_start, w_start) differentiated at its current pose and velocity with
  * respect to its state twist xi (body frame, linear first) and its applied wrench (force,
- * torque; world): dfree_dxi, dstart_dxi, dfree_du, each 6 x 6 column-major. The implicit
- * gyroscopic step's Newton update is differentiated exactly. LUCID_ERR_ARGUMENT for a body
+ * torque; world): dfree_dxi, dstart_dxi, dfree_du, each 6 x 6 column-major. The midpoint
+ * rule's rotation step is differentiated at its solution (implicit function theorem).
+ * LUCID_ERR_ARGUMENT for a body
  * that is not free. */
 lucid_status lucid_world_body_free_velocity_jacobians(const lucid_world *w, int body,
                                                       double *dfree_dxi, double *dstart_dxi,
@@ -313,6 +339,12 @@ void lucid_world_models_difference_state(const lucid_world *w, const double *q0,
                                          const double *q1, const double *v1, double *dq,
                                          double *dv);
 void lucid_world_models_energy(const lucid_world *w, double *kinetic, double *potential);
+/* The models' actuators' and joint springs' work over the step, dt tau(q, u) . v+ with the
+ * step's final velocities (before lucid_world_models_integrate); the implicit stiffness only
+ * lowers it along the motion, so this bounds what they give. */
+double lucid_world_models_actuation_work(const lucid_world *w);
+/* The models' total mass (for the energy-jump guard). */
+double lucid_world_models_total_mass(const lucid_world *w);
 /* Whether the geoms of bodies a and b may touch (same model: not parent and child, not an
  * excluded pair). */
 int lucid_world_models_pair_allowed(const lucid_world *w, int a, int b);

@@ -127,10 +127,16 @@ static lucid_status add_link_bodies(lucid_world *w, lucid_world_model *wm, int i
         lucid_model_body_geoms(m, b, &first, &count);
         if (b < 0 && count == 0) continue;
         lucid_body_part parts[64];
+        lucid_part_contact contact[64];
         lucid_body_part *list = parts;
+        lucid_part_contact *params = contact;
         if (count > 64) {
             list = malloc(count * sizeof *list);
-            if (!list) return LUCID_ERR_NO_MEMORY;
+            params = malloc(count * sizeof *params);
+            if (!list || !params) {
+                free(list), free(params);
+                return LUCID_ERR_NO_MEMORY;
+            }
         }
         double friction = d->has_friction ? d->friction : (count ? geoms[first].friction : 0.5);
         size_t used = 0;
@@ -139,11 +145,18 @@ static lucid_status add_link_bodies(lucid_world *w, lucid_world_model *wm, int i
             if (g->contype == 0 && g->conaffinity == 0) continue; /* visual only */
             list[used].shape = g->shape;
             list[used].pose = b < 0 ? lucid_se3_compose(&d->pose, &g->pose) : g->pose;
+            lucid_part_contact *pc = &params[used];
+            pc->geom = (int)(first + i);
+            /* friction given for the model: every geom's, condim 3 (1 for none) */
+            pc->condim = d->has_friction ? (d->friction > 0.0 ? 3 : 1) : g->condim;
+            pc->friction = d->has_friction ? d->friction : g->friction;
+            pc->priority = g->priority, pc->margin = g->margin, pc->gap = g->gap;
+            pc->contype = g->contype, pc->conaffinity = g->conaffinity;
             ++used;
         }
         int id;
-        lucid_status s = lucid_world_push_body(w, list, (int)used, &id);
-        if (list != parts) free(list);
+        lucid_status s = lucid_world_push_body(w, list, params, (int)used, &id);
+        if (list != parts) free(list), free(params);
         if (s != LUCID_OK) return s;
         lucid_body *body = &w->bodies[id];
         body->model = index;
@@ -321,6 +334,13 @@ int lucid_world_body_model(const lucid_world *w, int body, int *link) {
     if (!w || body < 0 || body >= w->num_bodies) return -1;
     if (link) *link = w->bodies[body].link;
     return w->bodies[body].model;
+}
+
+int lucid_world_part_geom(const lucid_world *w, int body, int part) {
+    if (!w || body < 0 || body >= w->num_bodies) return -1;
+    const lucid_body *b = &w->bodies[body];
+    if (part < 0 || part >= b->num_parts) return -1;
+    return w->part_contact[b->part_begin + part].geom;
 }
 
 /* ---- the step ---------------------------------------------------------------------------- */
@@ -522,6 +542,34 @@ void lucid_world_models_integrate(lucid_world *w) {
         lucid_model_integrate(wm->model, wm->q, wm->v, dt, wm->q);
         pose_links(w, wm);
     }
+}
+
+double lucid_world_models_actuation_work(const lucid_world *w) {
+    double work = 0.0;
+    for (int i = 0; i < w->num_models; ++i) {
+        const lucid_world_model *wm = &w->models[i];
+        const lucid_model *m = wm->model;
+        const lucid_model_actuator *act = lucid_model_actuators(m);
+        for (size_t j = 0; j < m->nnodes; ++j) { /* springs: tau = -k (q - springref) */
+            const lucid_model_node *nd = &m->nodes[j];
+            double k = nd->nq == 1 ? m->stiffness[nd->idx_v] : 0.0;
+            if (k != 0.0)
+                work -= k * (wm->q[nd->idx_q] - m->springref[nd->idx_q]) * wm->v_free[nd->idx_v];
+        }
+        for (size_t a = 0; a < m->nu; ++a) {
+            const lucid_model_actuator *A = &act[a];
+            double f = actuator_force(wm, A, wm->u[a]);
+            if (A->force_limited) f = fmin(fmax(f, A->force_lower), A->force_upper);
+            work += A->gear * f * wm->v_free[A->dof];
+        }
+    }
+    return w->opt.dt * work;
+}
+
+double lucid_world_models_total_mass(const lucid_world *w) {
+    double mass = 0.0;
+    for (int i = 0; i < w->num_models; ++i) mass += lucid_model_total_mass(w->models[i].model);
+    return mass;
 }
 
 int lucid_world_models_finite(const lucid_world *w) {
@@ -776,10 +824,9 @@ void lucid_world_models_energy(const lucid_world *w, double *kinetic, double *po
         const lucid_world_model *wm = &w->models[i];
         const lucid_model *m = wm->model;
         double k, p;
-        lucid_model_energy(m, wm->data, wm->q, wm->v, &k, &p);
+        lucid_model_energy(m, wm->data, wm->q, wm->v, &k, &p); /* posed data at q */
         *kinetic += k;
         /* the world's gravity on the moving bodies' centres of mass */
-        lucid_model_forward_kinematics(m, wm->data, wm->q);
         for (size_t j = 0; j < m->nnodes; ++j) {
             const lucid_inertia *I = &m->nodes[j].inertia;
             if (!(I->mass > 0.0)) continue;

@@ -29,8 +29,9 @@ static int same_contacts(const lucid_world *w, const lucid_world_contact *expect
 static int derivative_branch(const lucid_world *w, const lucid_world_contact *c, double v_before) {
     int piece;
     lucid_world_reference_velocity_branch(w, c, v_before, -1, &piece);
-    if (piece % 3 == 1 && c->separation > -0.5 * w->opt.slop - 1e-10) piece -= 1;
-    if (piece % 3 == 1 && c->separation < -w->opt.slop + 1e-10) piece += 1;
+    double d = c->separation - c->include_margin; /* as the reference velocity reads it */
+    if (piece % 3 == 1 && d > -0.5 * w->opt.slop - 1e-10) piece -= 1;
+    if (piece % 3 == 1 && d < -w->opt.slop + 1e-10) piece += 1;
     return piece;
 }
 

@@ -2,7 +2,8 @@
  * test-only dependency): for every model, the counts (bodies, joints, nq, nv, actuators,
  * geoms, excludes), and per body the mass, centre of mass, inertia tensor and placement,
  * per joint its kind, anchor, axis, limits, ref, springref, damping, armature and stiffness,
- * per geom its kind, size, pose, friction and collision masks, per actuator its joint,
+ * per geom its kind, size, pose, contact parameters (friction, condim, priority, solmix, margin,
+ * gap) and collision masks, per actuator its joint,
  * gear, gain, control and force ranges, all to 1e-9 relative. Models: the repository's
  * tests/data/model/mjcf_forms.xml (every honoured form), mjcf_mesh.xml (mesh assets), MuJoCo's
  * humanoid.xml (Debian libmujoco-samples) and ../shared/data/robots/allegro_right_hand.xml,
@@ -244,8 +245,12 @@ static void compare_geoms(const lucid_model_spec *s, const mjModel *m) {
         assert_int_equal(mujoco_geom_type(&G->shape), m->geom_type[g]);
         assert_int_equal((int)G->contype, m->geom_contype[g]);
         assert_int_equal((int)G->conaffinity, m->geom_conaffinity[g]);
-        double friction = m->geom_condim[g] == 1 ? 0.0 : m->geom_friction[3 * g];
-        near(G->friction, friction, 0.0, "geom friction", g);
+        near(G->friction, m->geom_friction[3 * g], 0.0, "geom friction", g);
+        assert_int_equal(G->condim, m->geom_condim[g]);
+        assert_int_equal(G->priority, m->geom_priority[g]);
+        near(G->solmix, m->geom_solmix[g], 0.0, "geom solmix", g);
+        near(G->margin, m->geom_margin[g], 0.0, "geom margin", g);
+        near(G->gap, m->geom_gap[g], 0.0, "geom gap", g);
         if (G->shape.kind == LUCID_SHAPE_CONVEX) continue; /* MuJoCo recentres meshes */
         near_vec(G->pose.t, m->geom_pos + 3 * g, 1.0, "geom pos", g);
         near_rotation(&G->pose.R, m->geom_quat + 4 * g, "geom quat", g);

@@ -122,48 +122,43 @@ static void test_torque_free_rotation(void **state) {
     lucid_world_destroy(w);
 }
 
-/* Torque-free tumbling near the unstable intermediate axis for 5 s: the kinetic energy never
- * increases from one step to the next (the implicit gyroscopic step is dissipative: world.h),
- * while one explicit step w+ = w - dt I^-1 (w x I w) from the same state always increases it
- * (by dt^2 |I^-1 (w x I w)|_I^2 / 2 exactly). The rotation update exp(dt w+) R leaves the
- * body-frame angular velocity of w+ unchanged, so the energy change of a step is that of the
- * gyroscopic step alone. */
-static void test_tumbling_energy_never_increases(void **state) {
-    (void)state;
-    const double dt = 1e-3;
+/* Torque-free tumbling near the unstable intermediate axis (issue 33: a 0.2 x 0.4 x 0.6 m box kept
+ * 0.89 of |L| and 0.80 of its energy after 100 s at dt 1 ms, 0.41 and 0.23 at 10 ms, under the
+ * implicit Euler gyroscopic step). The midpoint rule keeps both quadratic invariants of
+ * Euler's equations, and the rotation update exp(dt w+) R leaves the body-frame velocity as
+ * the rule gives it, so over 100 s both stay to round-off (1e-9 bounds the measured 4e-11 and 8e-11
+ * and lies far below the issue's 0.1% and 1%) while the body flips over and over (its body-frame
+ * spin about the intermediate axis changes sign). */
+static void tumble(double dt) {
     lucid_world *w = make_world(dt, lucid_vec3_zero());
     lucid_shape box;
     lucid_shape_box(0.1, 0.2, 0.3, &box);
     double v0[6] = {0, 0, 0, 0.4, 6.0, 0.3};
     int id = add_shape_body(w, box, lucid_se3_identity(), v0);
-    lucid_mat3 I = lucid_mat3_identity(), Iinv = I;
-    lucid_world_body_inertia(w, id, &I, NULL);
-    assert_true(lucid_mat3_inverse(&I, &Iinv));
-    double E = lucid_world_energy_of(w).kinetic, E0 = E, worst_rise = -INFINITY;
-    double least_explicit_rise = INFINITY;
-    for (int k = 0; k < 5000; ++k) {
+    double L0 = lucid_vec3_norm(angular_momentum(w, id)), E0 = lucid_world_energy_of(w).kinetic;
+    int steps = (int)lround(100.0 / dt), flips = 0, sign = 1;
+    for (int k = 0; k < steps; ++k) {
+        assert_int_equal(lucid_world_step(w), LUCID_OK);
         lucid_se3 T;
         double v[6];
         lucid_world_pose(w, id, &T);
         lucid_world_velocity(w, id, v);
-        lucid_vec3 wb = lucid_mat3_tmul_vec(&T.R, lucid_vec3_load(v + 3));
-        lucid_vec3 Iw = lucid_mat3_mul_vec(&I, wb);
-        lucid_vec3 we = lucid_vec3_sub(
-            wb, lucid_vec3_scale(lucid_mat3_mul_vec(&Iinv, lucid_vec3_cross(wb, Iw)), dt));
-        double E_explicit = 0.5 * lucid_vec3_dot(we, lucid_mat3_mul_vec(&I, we));
-        least_explicit_rise = fmin(least_explicit_rise, (E_explicit - E) / E);
-        assert_int_equal(lucid_world_step(w), LUCID_OK);
-        double E_next = lucid_world_energy_of(w).kinetic;
-        worst_rise = fmax(worst_rise, (E_next - E) / E);
-        E = E_next;
+        int now = lucid_mat3_tmul_vec(&T.R, lucid_vec3_load(v + 3)).y > 0.0 ? 1 : -1;
+        flips += now != sign, sign = now;
     }
-    printf("tumbling 5 s: largest relative energy change per step %.3g (implicit), smallest "
-           "%.3g (one explicit step); E lost %.3g of E0\n",
-           worst_rise, least_explicit_rise, (E0 - E) / E0);
-    assert_true(worst_rise < 0.0);          /* every step dissipates (measured: >= 1.9e-8) */
-    assert_true(least_explicit_rise > 0.0); /* the explicit term pumps energy every step */
-    assert_true(E < E0);
+    double dL = lucid_vec3_norm(angular_momentum(w, id)) / L0 - 1.0;
+    double dE = lucid_world_energy_of(w).kinetic / E0 - 1.0;
+    printf("tumbling 100 s at dt %g: |L| changed by %.3g, energy by %.3g, %d flips\n", dt, dL, dE,
+           flips);
+    assert_true(fabs(dL) < 1e-9 && fabs(dE) < 1e-9);
+    assert_true(flips >= 10);
     lucid_world_destroy(w);
+}
+
+static void test_tumbling_keeps_energy_and_momentum(void **state) {
+    (void)state;
+    tumble(1e-3);
+    tumble(1e-2);
 }
 
 /* A composite body whose centre of mass is off its frame: the centre of mass falls on the
@@ -517,7 +512,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_free_fall),
         cmocka_unit_test(test_torque_free_rotation),
-        cmocka_unit_test(test_tumbling_energy_never_increases),
+        cmocka_unit_test(test_tumbling_keeps_energy_and_momentum),
         cmocka_unit_test(test_offset_centre_of_mass),
         cmocka_unit_test(test_mesh_cube_matches_box),
         cmocka_unit_test(test_primitives_against_meshes),

@@ -91,6 +91,31 @@ t.case("free flight and a tumbling body: A, B equal finite differences", functio
   check_against_fd("tumbling", g)
 end)
 
+t.case("an MJCF box held at its geom's margin - gap: A and B equal finite differences", function()
+  -- include margin 0.006 (tests/data/model/mjcf_margin.xml): its contacts act on separation -
+  -- 0.006; the box 7.5e-5 m past it (inside the rest band, where c*_N is flat: the derivatives
+  -- must pick that piece from separation - include margin) and 2e-4 m past it (the Baumgarte
+  -- piece), resting and sliding, away from the kinks
+  local scene = "tests/data/model/mjcf_margin.xml" -- ctest runs from the repository root
+  local m = lucid.model.load(scene)
+  for _, case in ipairs{{0, 7.5e-5}, {0, 2e-4}, {1, 2e-4}} do
+    local vx, depth = case[1], case[2]
+    local w = lucid.world{dt = 1e-3}
+    w:add_model(m, {q = {0, 0, 0.0002 - depth, 1, 0, 0, 0}, v = {vx, 0, 0, 0, 0, 0}})
+    local x = w:state()
+    w:step()
+    local cs = w:contacts()
+    t.eq(#cs, 4)
+    for _, c in ipairs(cs) do
+      t.near(c.include_margin, 0.006, 1e-15)
+      t.near(c.separation - c.include_margin, -depth, 1e-12)
+    end
+    w:set_state(x)
+    check_against_fd(string.format("margin, %s %.1e deep", vx == 0 and "resting" or "sliding",
+                                   depth), w)
+  end
+end)
+
 t.case("a box resting (sticking) and a box sliding: A, B and parameters", function()
   for _, vx in ipairs{0, 1} do
     local w = floor_world()

@@ -404,3 +404,58 @@ end
   t.eq(count, 1, "warnings: " .. out)
   t.truthy(out:find("lucid.world:add_body: warning: free bodies of mass ratio 1e+04 with a PGS solver", 1, true), out)
 end)
+
+-- The energy-jump guard (w:stats().energy_jump, docs/world.md): a step whose kinetic energy
+-- exceeds 10 x (the kinetic energy before + the positive work of gravity, applied forces,
+-- actuators and springs + the correction's allowance) is reported.
+t.case("the energy-jump guard reports a launch and not ordinary steps", function()
+  -- a 20 cm box created 2 cm into the ground: the position correction launches it
+  for _, dt in ipairs{1e-3, 1e-4} do
+    local w = ground_world{dt = dt}
+    w:add_body{shape = lucid.box(0.1, 0.1, 0.1), pose = at(0, 0, 0.08)}
+    w:step()
+    local st = w:stats()
+    print(string.format("a box 2 cm deep at dt %g: energy ratio %.0f", dt, st.energy_ratio))
+    t.truthy(st.energy_jump and st.energy_ratio > 100, "launch at dt " .. dt)
+  end
+  local function quiet(w, steps, what)
+    local largest = 0
+    for _ = 1, steps do
+      w:step()
+      local st = w:stats()
+      t.truthy(not st.energy_jump, what .. ": energy ratio " .. st.energy_ratio)
+      largest = math.max(largest, st.energy_ratio)
+    end
+    print(string.format("%s: largest energy ratio %.3f over %d steps", what, largest, steps))
+  end
+  -- a push and a position servo: their work is counted
+  local w = lucid.world{dt = 1e-3, gravity = {0, 0, 0}}
+  local b = w:add_body{shape = lucid.box(0.1, 0.1, 0.1)}
+  w:apply_force(b, {1e4, 0, 0}, {0, 0, 50})
+  quiet(w, 1, "a box pushed by 10 kN")
+  t.truthy(w:energy().kinetic > 1, "the push gave " .. w:energy().kinetic .. " J")
+  local m = lucid.model.build{
+    bodies = {{name = "bob", placement = at(0, 0, 1), mass = 1, com = {0.5, 0, 0},
+               inertia = {1e-4, 1e-4, 1e-4}, joints = {{name = "hinge", kind = "revolute",
+               axis = {0, 1, 0}}}, shapes = {{shape = lucid.sphere(0.05), pose = at(0.5, 0, 0)}}}},
+    actuators = {{name = "servo", joint = "hinge", kind = "position", kp = 1e4}},
+  }
+  w = lucid.world{dt = 1e-3, gravity = {0, 0, 0}}
+  w:set_control(w:add_model(m), {2})
+  quiet(w, 100, "a servo swinging a pendulum")
+  -- a pile of twelve boxes dropped onto each other
+  w = ground_world()
+  for i = 1, 12 do
+    w:add_body{shape = lucid.box(0.05, 0.05, 0.05), pose = lucid.se3.new(
+      {math.cos(i), 0, 0, math.sin(i)}, {0.02 * math.sin(3 * i), 0.02 * math.cos(2 * i), 0.11 * i})}
+  end
+  quiet(w, 2000, "a pile of 12 boxes")
+  -- MuJoCo's humanoid falling onto its floor
+  local humanoid = "/usr/share/mujoco/model/humanoid/humanoid.xml"
+  local f = io.open(humanoid, "rb")
+  if not f then t.skip("needs " .. humanoid .. " (Debian libmujoco-samples)") end
+  f:close()
+  w = lucid.world{dt = 0.005}
+  w:add_model(lucid.model.load(humanoid))
+  quiet(w, 800, "the humanoid falling")
+end)

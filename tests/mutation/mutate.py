@@ -183,8 +183,9 @@ MUTATIONS = [
       "Anderson residual differences summed instead of subtracted", T_CONTACT),
     # ---- world
     M("world-gyroscopic-sign", "world", "runtime/world/world_step.c",
-      "    A = lucid_mat3_scale(&A, dt);\n", "    A = lucid_mat3_scale(&A, -dt);\n",
-      "gyroscopic linearisation with the wrong sign", T_WORLD, known="issue 16 survivor"),
+      "F = lucid_vec3_axpy(F, dt, lucid_vec3_cross(m, lucid_mat3_mul_vec(I, m)));",
+      "F = lucid_vec3_axpy(F, -dt, lucid_vec3_cross(m, lucid_mat3_mul_vec(I, m)));",
+      "gyroscopic term of the midpoint rule with the wrong sign", T_WORLD, known="issue 16 survivor"),
     M("world-rotation-order", "world", "runtime/world/world_step.c",
       "lucid_mat3 R = lucid_mat3_mul(&dR, &b->pose.R);",
       "lucid_mat3 R = lucid_mat3_mul(&b->pose.R, &dR);",
