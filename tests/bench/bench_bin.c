@@ -27,7 +27,8 @@
  * velocities after the step at the contacts' points and frames, lever arms at the start of
  * the step: the same computation as bench_contact.c, lucid_contact_criteria_eval on N and
  * m/s), its median and 90th percentile over the timed steps, the largest penetration, and the
- * islands (lucid). Then the least-squares slope of log(ms/step) against log(contacts) over the
+ * islands, the share of timed steps whose stats.converged held and the solver iterations per
+ * step (lucid). Then the least-squares slope of log(ms/step) against log(contacts) over the
  * bin scenes that completed, per simulator. lucid runs with its default options except dt,
  * and --lucid's model:solver settings. */
 #define _DEFAULT_SOURCE
@@ -251,7 +252,8 @@ static double ncp_residual(const samples *s, int count) {
 
 typedef struct run_report {
     int steps_done, timed_steps, ok, max_contacts, max_islands, failed;
-    double seconds, timed_seconds, contacts, penetration;
+    int converged_steps; /* timed steps whose stats.converged held (lucid; -1 for MuJoCo) */
+    double seconds, timed_seconds, contacts, penetration, iterations;
     double residual[MAX_STEPS];
     int num_residuals;
 } run_report;
@@ -409,6 +411,7 @@ static void run_lucid(const scene *sc, const lucid_world_options *o, int settle_
             res = ncp_residual(&smp, n);
         }
         record_step(r, timed, t, n, res, pen);
+        if (timed) r->converged_steps += st.converged, r->iterations += st.solver_iterations;
     }
     r->ok = !r->failed;
     free(x_start);
@@ -595,6 +598,7 @@ static child start_child(const bench_options *o, const scene *sc, int sim) {
         exit(1);
     }
     memset(c.shared, 0, sizeof *c.shared);
+    if (sim < 0) c.shared->converged_steps = -1; /* MuJoCo reports no convergence */
     int settle = (int)(o->settle / DT + 0.5), timed = (int)(o->seconds / DT + 0.5);
     fflush(stdout);
     c.pid = fork();
@@ -645,11 +649,14 @@ static double contacts_per_step(const run_result *r) {
 static void print_row(const scene *sc, const char *sim, run_result *r, double ref_ms) {
     double ms = ms_per_step(r);
     int complete = r->rep.ok && !r->killed && r->rep.timed_steps > 0;
-    printf("%-10s %5d %-8s %10.3f %8.2f %9.1f %9.2e %9.2e %9.2e %7d %8.0f  %s", sc->name, sc->n,
-           sim, ms, ref_ms > 0 ? ms / ref_ms : NAN, contacts_per_step(r),
+    int lucid = r->rep.converged_steps >= 0, timed = r->rep.timed_steps;
+    printf("%-10s %5d %-8s %10.3f %8.2f %9.1f %9.2e %9.2e %9.2e %7d %8.0f %7.2f %8.1f  %s",
+           sc->name, sc->n, sim, ms, ref_ms > 0 ? ms / ref_ms : NAN, contacts_per_step(r),
            percentile(r->rep.residual, r->rep.num_residuals, 0.5),
            percentile(r->rep.residual, r->rep.num_residuals, 0.9), r->rep.penetration,
            r->rep.max_islands, r->peak_mib,
+           lucid && timed > 0 ? 100.0 * r->rep.converged_steps / timed : NAN,
+           lucid && timed > 0 ? r->rep.iterations / timed : NAN,
            complete    ? ""
            : r->killed ? "KILLED"
                        : "FAILED");
@@ -818,8 +825,9 @@ int main(int argc, char **argv) {
         printf("lucid%d: %s, tol %g, max_iter %d, patch_points %d, sparse_threshold %d\n", k + 1,
                o.name[k], o.world[k].contact.tol, o.world[k].contact.max_iter,
                o.world[k].patch_points, o.world[k].sparse_threshold);
-    printf("%-6s %5s %-7s %10s %8s %9s %9s %9s %9s %7s %8s\n", "scene", "N", "sim", "ms/step",
-           "/MuJoCo", "contacts", "NCP p50", "NCP p90", "max pen", "islands", "peak MiB");
+    printf("%-6s %5s %-7s %10s %8s %9s %9s %9s %9s %7s %8s %7s %8s\n", "scene", "N", "sim",
+           "ms/step", "/MuJoCo", "contacts", "NCP p50", "NCP p90", "max pen", "islands", "peak MiB",
+           "conv %", "iter");
     /* every run at once (the machine may be shared: CPU time is what is measured) */
     int num_scenes = o.num_n + (o.pile > 0), num_sims = o.num_settings + o.mujoco;
     scene scenes[MAX_LIST + 1];
