@@ -40,8 +40,8 @@ void lucid_model_ltdl(const lucid_model *m, lucid_model_data *d) {
 
 /* L^-T on columns y0, y1, y2 (y1 = y2 = NULL: y0 alone) over dofs [lo, hi), entry k at
  * y[k - lo]: a range closed under dof_parent (whole subtrees hanging from the root). */
-static void solve_lt_columns(const lucid_model *m, const lucid_model_data *d, size_t lo,
-                             size_t hi, double *y0, double *y1, double *y2) {
+static void solve_lt_columns(const lucid_model *m, const lucid_model_data *d, size_t lo, size_t hi,
+                             double *y0, double *y1, double *y2) {
     const int *par = m->dof_parent;
     for (size_t k = hi; k-- > lo;) {
         const double *Lk = d->L + m->ltdl_start[k];

@@ -66,8 +66,7 @@ void lucid_world_models_destroy(lucid_world *w) {
 static void find_trees(lucid_world_model *wm, size_t *root) {
     const lucid_model *m = wm->model;
     size_t nv = lucid_model_nv(m), end = 0;
-    for (size_t k = 0; k < nv; ++k)
-        root[k] = m->dof_parent[k] < 0 ? k : root[m->dof_parent[k]];
+    for (size_t k = 0; k < nv; ++k) root[k] = m->dof_parent[k] < 0 ? k : root[m->dof_parent[k]];
     size_t *last = wm->tree_dof; /* per root dof: its subtree's last dof (then the offsets) */
     for (size_t k = 0; k < nv; ++k) last[root[k]] = k;
     int t = -1;

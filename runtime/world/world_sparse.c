@@ -42,9 +42,9 @@ struct lucid_world_sparse {
     size_t *span;                    /* 4 per side: the non-zero columns of its J and W */
     size_t jw_len, mass_len;         /* doubles of J (= of W) and of M in use */
     double *J, *W, *M, *g, *mu, *R, *lambda, *dual, *best, *work;
-    size_t side_body_cap, slot_cap, model_slot_cap, owner_cap, tree_cap, body_cap, dof_cap, side_at_cap,
-        mass_at_cap, span_cap, J_cap, W_cap, M_cap, g_cap, mu_cap, R_cap, lambda_cap, dual_cap,
-        best_cap, work_cap;
+    size_t side_body_cap, slot_cap, model_slot_cap, owner_cap, tree_cap, body_cap, dof_cap,
+        side_at_cap, mass_at_cap, span_cap, J_cap, W_cap, M_cap, g_cap, mu_cap, R_cap, lambda_cap,
+        dual_cap, best_cap, work_cap;
     lucid_contact_sparse_workspace *ws;
     lucid_contact_sparse_problem last; /* the last island's problem (world units) */
     const int *last_list;              /* its contacts */

@@ -1,7 +1,8 @@
 /* N free boxes resting on a floor, built two ways in one program: one model of N bodies on
  * free joints (as an MJCF file of free bodies loads) and N free bodies of the world
- * (lucid_world_add_body). Prints ms/step of each, their ratio, contacts and islands, and the
- * process's peak RSS (docs/benchmarks/free_model.md).
+ * (lucid_world_add_body). Both settle, then ROUNDS rounds of steps / ROUNDS steps alternate
+ * between them; prints each one's median and least ms/step over the rounds, the ratio of the
+ * medians, contacts and islands, and the process's peak RSS (docs/benchmarks/free_model.md).
  *
  *   bench_free_model [N=250] [steps=200] [--only model|bodies]
  *
@@ -22,6 +23,7 @@
 #define MASS    1.0
 #define SPACING 0.15 /* between box centres: 5 cm gaps, so boxes touch only the floor */
 #define SETTLE  50   /* steps before timing: the boxes come to rest */
+#define ROUNDS  10   /* timed rounds of steps / ROUNDS steps, alternating the two worlds */
 
 static double now(void) {
     struct timespec t;
@@ -120,16 +122,31 @@ static lucid_world *body_scene(int n) {
     return w;
 }
 
-/* Settles, then times `steps` steps: ms per step. */
-static double time_steps(lucid_world *w, int steps, const char *name) {
+/* Settles world w (SETTLE steps). */
+static void settle(lucid_world *w) {
     for (int k = 0; k < SETTLE; ++k) check(lucid_world_step(w), "lucid_world_step");
+}
+
+/* ms per step over `steps` steps of w. */
+static double time_round(lucid_world *w, int steps) {
     double t0 = now();
     for (int k = 0; k < steps; ++k) check(lucid_world_step(w), "lucid_world_step");
-    double ms = 1e3 * (now() - t0) / steps;
+    return 1e3 * (now() - t0) / steps;
+}
+
+static int by_value(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median and the least of n rounds' ms/step (sorts t). */
+static void summary(const char *name, const lucid_world *w, double *t, int n, double *median) {
+    qsort(t, (size_t)n, sizeof *t, by_value);
+    *median = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
     lucid_world_stats st = lucid_world_last_stats(w);
-    printf("%-7s %8.3f ms/step  %5d contacts  %5d islands  converged %d\n", name, ms,
-           st.contacts, st.islands, st.converged);
-    return ms;
+    printf("%-7s median %8.3f ms/step, least %8.3f (%d rounds)  %5d contacts  %5d islands  "
+           "converged %d\n",
+           name, *median, t[0], n, st.contacts, st.islands, st.converged);
 }
 
 int main(int argc, char **argv) {
@@ -151,22 +168,26 @@ int main(int argc, char **argv) {
         }
     }
     lucid_dense_set_threads(1); /* lucid's dense blocks are small: threads only cost wake-ups */
-    printf("%d free boxes on a floor, dt 5 ms, default world, %d steps after %d\n", n, steps,
-           SETTLE);
-    double model_ms = 0.0, body_ms = 0.0;
-    if (want_model) {
-        lucid_model *m = NULL;
-        lucid_world *w = model_scene(n, &m);
-        model_ms = time_steps(w, steps, "model");
-        lucid_world_destroy(w);
-        lucid_model_destroy(m);
+    printf("%d free boxes on a floor, dt 5 ms, default world, %d steps after %d\n", n,
+           ROUNDS * (steps / ROUNDS > 0 ? steps / ROUNDS : 1), SETTLE);
+    /* both worlds settled, then rounds alternating between them (the machine's load falls on
+     * both alike) */
+    lucid_model *m = NULL;
+    lucid_world *wm = want_model ? model_scene(n, &m) : NULL;
+    lucid_world *wb = want_bodies ? body_scene(n) : NULL;
+    if (wm) settle(wm);
+    if (wb) settle(wb);
+    double tm[ROUNDS], tb[ROUNDS], model_ms = 0.0, body_ms = 0.0;
+    int per_round = steps / ROUNDS > 0 ? steps / ROUNDS : 1;
+    for (int r = 0; r < ROUNDS; ++r) {
+        if (wm) tm[r] = time_round(wm, per_round);
+        if (wb) tb[r] = time_round(wb, per_round);
     }
-    if (want_bodies) {
-        lucid_world *w = body_scene(n);
-        body_ms = time_steps(w, steps, "bodies");
-        lucid_world_destroy(w);
-    }
-    if (want_model && want_bodies) printf("ratio model / bodies: %.2f\n", model_ms / body_ms);
+    if (wm) summary("model", wm, tm, ROUNDS, &model_ms);
+    if (wb) summary("bodies", wb, tb, ROUNDS, &body_ms);
+    if (wm && wb) printf("ratio model / bodies (medians): %.2f\n", model_ms / body_ms);
+    lucid_world_destroy(wm), lucid_world_destroy(wb);
+    lucid_model_destroy(m);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     printf("peak RSS: %.1f MiB\n", (double)ru.ru_maxrss / 1024.0);
