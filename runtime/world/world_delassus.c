@@ -35,9 +35,9 @@ static int dynamic_body(const lucid_world *w, const lucid_world_contact *c) {
     return fixed(w, c->body1) ? c->body2 : c->body1;
 }
 
-/* The links of one tree of a model move together: one island (each joined to its parent
- * link when that is on the same tree, the first link always being its tree's root). A link
- * no dof moves (tree -1) joins none. */
+/* The links of one subtree of a model move together: one island (each link joined to its
+ * parent link when that is on the same tree; links on different trees join only through
+ * contacts, as free bodies do). A link no dof moves (tree -1) joins none. */
 static void link_trees(lucid_world *w) {
     for (int i = 0; i < w->num_models; ++i) {
         const lucid_world_model *wm = &w->models[i];
