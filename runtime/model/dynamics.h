@@ -86,6 +86,11 @@ void lucid_model_ltdl(const lucid_model *m, lucid_model_data *d);
  * both with leading dimension ld). */
 void lucid_model_mass_solve(const lucid_model *m, const lucid_model_data *d, double *x, size_t ld,
                             size_t nrhs);
+/* mass_solve on the dofs [lo, hi) of a range closed under the dof tree (a union of whole
+ * subtrees hanging from the root, so M is block diagonal across its ends): entry k of a
+ * column at x[k - lo], ld >= hi - lo; O(hi - lo) per column, not O(nv). */
+void lucid_model_mass_solve_range(const lucid_model *m, const lucid_model_data *d, size_t lo,
+                                  size_t hi, double *x, size_t ld, size_t nrhs);
 void lucid_model_ltdl_solve_lt(const lucid_model *m, const lucid_model_data *d, double *x,
                                size_t ld, size_t nrhs);
 void lucid_model_ltdl_solve_l(const lucid_model *m, const lucid_model_data *d, double *x, size_t ld,

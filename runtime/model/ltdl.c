@@ -38,20 +38,23 @@ void lucid_model_ltdl(const lucid_model *m, lucid_model_data *d) {
  * of the humanoid's step derivatives in these solves). Each column's arithmetic is the one it
  * had alone, in the same order. */
 
-/* L^-T on columns y0, y1, y2 (y1 = y2 = NULL: y0 alone). */
-static void solve_lt_columns(const lucid_model *m, const lucid_model_data *d, double *y0,
-                             double *y1, double *y2) {
+/* L^-T on columns y0, y1, y2 (y1 = y2 = NULL: y0 alone) over dofs [lo, hi), entry k at
+ * y[k - lo]: a range closed under dof_parent (whole subtrees hanging from the root). */
+static void solve_lt_columns(const lucid_model *m, const lucid_model_data *d, size_t lo, size_t hi,
+                             double *y0, double *y1, double *y2) {
     const int *par = m->dof_parent;
-    for (size_t k = m->nv; k-- > 0;) {
+    for (size_t k = hi; k-- > lo;) {
         const double *Lk = d->L + m->ltdl_start[k];
-        double a0 = y0[k], a1 = y1 ? y1[k] : 0.0, a2 = y2 ? y2[k] : 0.0;
+        double a0 = y0[k - lo], a1 = y1 ? y1[k - lo] : 0.0, a2 = y2 ? y2[k - lo] : 0.0;
         if (a0 == 0.0 && a1 == 0.0 && a2 == 0.0) continue; /* J^T's rows reach only ancestors */
         size_t p = 0;
         if (!y1)
-            for (int a = par[k]; a >= 0; a = par[a]) y0[a] -= Lk[p++] * a0;
+            for (int a = par[k]; a >= 0; a = par[a]) y0[(size_t)a - lo] -= Lk[p++] * a0;
         else
-            for (int a = par[k]; a >= 0; a = par[a], ++p)
-                y0[a] -= Lk[p] * a0, y1[a] -= Lk[p] * a1, y2[a] -= Lk[p] * a2;
+            for (int a = par[k]; a >= 0; a = par[a], ++p) {
+                size_t i = (size_t)a - lo;
+                y0[i] -= Lk[p] * a0, y1[i] -= Lk[p] * a1, y2[i] -= Lk[p] * a2;
+            }
     }
 }
 
@@ -60,27 +63,29 @@ void lucid_model_ltdl_solve_lt(const lucid_model *m, const lucid_model_data *d, 
                                size_t ld, size_t nrhs) {
     size_t c = 0;
     for (; c + 3 <= nrhs; c += 3)
-        solve_lt_columns(m, d, x + c * ld, x + (c + 1) * ld, x + (c + 2) * ld);
-    for (; c < nrhs; ++c) solve_lt_columns(m, d, x + c * ld, NULL, NULL);
+        solve_lt_columns(m, d, 0, m->nv, x + c * ld, x + (c + 1) * ld, x + (c + 2) * ld);
+    for (; c < nrhs; ++c) solve_lt_columns(m, d, 0, m->nv, x + c * ld, NULL, NULL);
 }
 
-/* L^-1 on columns y0, y1, y2 (y1 = y2 = NULL: y0 alone). */
-static void solve_l_columns(const lucid_model *m, const lucid_model_data *d, double *y0, double *y1,
-                            double *y2) {
+/* L^-1 on columns y0, y1, y2 (y1 = y2 = NULL: y0 alone) over dofs [lo, hi) as above. */
+static void solve_l_columns(const lucid_model *m, const lucid_model_data *d, size_t lo, size_t hi,
+                            double *y0, double *y1, double *y2) {
     const int *par = m->dof_parent;
-    for (size_t k = 0; k < m->nv; ++k) {
+    for (size_t k = lo; k < hi; ++k) {
         const double *Lk = d->L + m->ltdl_start[k];
         size_t p = 0;
         if (!y1) {
-            double s0 = y0[k];
-            for (int a = par[k]; a >= 0; a = par[a]) s0 -= Lk[p++] * y0[a];
-            y0[k] = s0;
+            double s0 = y0[k - lo];
+            for (int a = par[k]; a >= 0; a = par[a]) s0 -= Lk[p++] * y0[(size_t)a - lo];
+            y0[k - lo] = s0;
             continue;
         }
-        double s0 = y0[k], s1 = y1[k], s2 = y2[k];
-        for (int a = par[k]; a >= 0; a = par[a], ++p)
-            s0 -= Lk[p] * y0[a], s1 -= Lk[p] * y1[a], s2 -= Lk[p] * y2[a];
-        y0[k] = s0, y1[k] = s1, y2[k] = s2;
+        double s0 = y0[k - lo], s1 = y1[k - lo], s2 = y2[k - lo];
+        for (int a = par[k]; a >= 0; a = par[a], ++p) {
+            size_t i = (size_t)a - lo;
+            s0 -= Lk[p] * y0[i], s1 -= Lk[p] * y1[i], s2 -= Lk[p] * y2[i];
+        }
+        y0[k - lo] = s0, y1[k - lo] = s1, y2[k - lo] = s2;
     }
 }
 
@@ -89,8 +94,8 @@ void lucid_model_ltdl_solve_l(const lucid_model *m, const lucid_model_data *d, d
                               size_t nrhs) {
     size_t c = 0;
     for (; c + 3 <= nrhs; c += 3)
-        solve_l_columns(m, d, x + c * ld, x + (c + 1) * ld, x + (c + 2) * ld);
-    for (; c < nrhs; ++c) solve_l_columns(m, d, x + c * ld, NULL, NULL);
+        solve_l_columns(m, d, 0, m->nv, x + c * ld, x + (c + 1) * ld, x + (c + 2) * ld);
+    for (; c < nrhs; ++c) solve_l_columns(m, d, 0, m->nv, x + c * ld, NULL, NULL);
 }
 
 /* x <- D^-1 x */
@@ -106,6 +111,25 @@ void lucid_model_mass_solve(const lucid_model *m, const lucid_model_data *d, dou
     lucid_model_ltdl_solve_lt(m, d, x, ld, nrhs);
     lucid_model_ltdl_solve_d(m, d, x, ld, nrhs);
     lucid_model_ltdl_solve_l(m, d, x, ld, nrhs);
+}
+
+/* x <- M^-1 x on dofs [lo, hi) (dynamics.h): each column's arithmetic as mass_solve's. */
+void lucid_model_mass_solve_range(const lucid_model *m, const lucid_model_data *d, size_t lo,
+                                  size_t hi, double *x, size_t ld, size_t nrhs) {
+    size_t c = 0;
+    for (; c + 3 <= nrhs; c += 3) {
+        double *y0 = x + c * ld, *y1 = y0 + ld, *y2 = y1 + ld;
+        solve_lt_columns(m, d, lo, hi, y0, y1, y2);
+        for (size_t k = lo; k < hi; ++k)
+            y0[k - lo] /= d->D[k], y1[k - lo] /= d->D[k], y2[k - lo] /= d->D[k];
+        solve_l_columns(m, d, lo, hi, y0, y1, y2);
+    }
+    for (; c < nrhs; ++c) {
+        double *y = x + c * ld;
+        solve_lt_columns(m, d, lo, hi, y, NULL, NULL);
+        for (size_t k = lo; k < hi; ++k) y[k - lo] /= d->D[k];
+        solve_l_columns(m, d, lo, hi, y, NULL, NULL);
+    }
 }
 
 /* x <- D^-1/2 L^-T x */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "runtime/model/model.h"
 #include "runtime/world/world_internal.h"
 #include "solvers/contact/contact_round_off.h"
 
@@ -24,9 +25,31 @@ static int find_root(int *parent, int i) {
     return i;
 }
 
-/* The body of an item that is not static (an item joins at least one moving body). */
+/* A static body, or a model's link no dof moves: it joins no island. */
+static int fixed(const lucid_world *w, int body) {
+    const lucid_body *b = &w->bodies[body];
+    return b->is_static || (b->model >= 0 && lucid_world_models_tree(w, body) < 0);
+}
+
+/* The body of an item that is not fixed (an item joins at least one moving body). */
 static int dynamic_body(const lucid_world *w, int body1, int body2) {
-    return w->bodies[body1].is_static ? body2 : body1;
+    return fixed(w, body1) ? body2 : body1;
+}
+
+/* The links of one subtree of a model move together: one island (each link joined to its
+ * parent link when that is on the same tree; links on different trees join only through
+ * contacts, as free bodies do). A link no dof moves (tree -1) joins none. */
+static void link_trees(lucid_world *w) {
+    for (int i = 0; i < w->num_models; ++i) {
+        const lucid_world_model *wm = &w->models[i];
+        for (int b = 0; b < wm->num_bodies; ++b) {
+            int body = wm->first_body + b, t = lucid_world_models_tree(w, body);
+            int p = lucid_model_body_parent(wm->model, (size_t)b);
+            if (t < 0 || p < 0 || lucid_world_models_tree(w, wm->first_body + p) != t) continue;
+            int a = find_root(w->parent, body), r = find_root(w->parent, wm->first_body + p);
+            if (a != r) w->parent[a < r ? r : a] = a < r ? a : r;
+        }
+    }
 }
 
 lucid_status lucid_world_build_islands(lucid_world *w, int m, lucid_world_island_item item,
@@ -46,14 +69,11 @@ lucid_status lucid_world_build_islands(lucid_world *w, int m, lucid_world_island
                                 sizeof(int));
     if (s != LUCID_OK) return s;
     for (int i = 0; i < n; ++i) w->parent[i] = i, w->label[i] = -1;
-    /* a model's links move together: one island */
-    for (int i = 0; i < w->num_models; ++i)
-        for (int b = 1; b < w->models[i].num_bodies; ++b)
-            w->parent[w->models[i].first_body + b] = w->models[i].first_body;
+    link_trees(w);
     for (int k = 0; k < m; ++k) {
         int b1, b2;
         item(ctx, k, &b1, &b2);
-        if (w->bodies[b1].is_static || w->bodies[b2].is_static) continue;
+        if (fixed(w, b1) || fixed(w, b2)) continue;
         int a = find_root(w->parent, b1), b = find_root(w->parent, b2);
         if (a != b) w->parent[a < b ? b : a] = a < b ? a : b;
     }
@@ -93,7 +113,7 @@ static void fill_side(lucid_world *w, int body, double sign, const lucid_world_c
     memset(side, 0, sizeof *side);
     side->body = b->is_static ? -1 : body;
     side->sign = sign;
-    side->model = -1;
+    side->model = side->tree = -1;
     if (b->is_static) return;
     if (b->model >= 0) { /* a link: rows over the model's dofs */
         side->body = -1;
@@ -117,7 +137,7 @@ static lucid_status fill_sides(lucid_world *w) {
         const lucid_world_contact *c = &w->contacts[k];
         if (c->limit_sign != 0) { /* one side: the link, with the sign in its row */
             memset(&w->sides[2 * k], 0, sizeof w->sides[2 * k]);
-            w->sides[2 * k].body = w->sides[2 * k].model = -1;
+            w->sides[2 * k].body = w->sides[2 * k].model = w->sides[2 * k].tree = -1;
             fill_side(w, c->body2, +1.0, c, &w->sides[2 * k + 1]);
             continue;
         }
@@ -153,7 +173,8 @@ static void assemble_delassus(lucid_world *w, const int *list, int m, double *G)
                     if (a[p].body >= 0 && a[p].body == b[q].body)
                         add_block(w, &w->contacts[list[i]], &a[p], &w->contacts[list[j]], &b[q], G,
                                   ld, 3 * i, 3 * j);
-                    if (a[p].model >= 0 && a[p].model == b[q].model)
+                    if (a[p].model >= 0 && a[p].model == b[q].model && a[p].tree >= 0 &&
+                        a[p].tree == b[q].tree)
                         lucid_world_models_add_block(w, &a[p], &b[q], G, ld, 3 * i, 3 * j);
                 }
         }

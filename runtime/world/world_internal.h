@@ -47,7 +47,9 @@ typedef struct lucid_contact_side {
     lucid_vec3 ang[3];     /* r x dir_k, r = point - x_com */
     lucid_vec3 inv_ang[3]; /* I_world^-1 ang_k */
     int model;             /* a model's link side: the model (body is then -1), else -1 */
-    size_t row;            /* a link side's rows J and Y = M~^-1 J^T in link_J / link_Y */
+    int tree;              /* and the model's tree of the link (lucid_world_model), else -1 */
+    size_t row;            /* a link side's rows J and Y = M~^-1 J^T in link_J / link_Y, */
+    size_t dof, width;     /* over the tree's dofs [dof, dof + width): row d at row + d width */
 } lucid_contact_side;
 
 /* The warm-start memory: last step's contacts' forces as world vectors. */
@@ -70,6 +72,12 @@ typedef struct lucid_world_model {
     double restitution;
     int first_body, num_bodies; /* the world bodies of its links, contiguous */
     int static_body;            /* the world body of its static geoms, -1 when none */
+    /* Its trees: contiguous dof ranges [tree_dof[t], tree_dof[t + 1]), each a union of whole
+     * subtrees hanging from the model's world body (a free body, a fixed-base arm), so M~ is
+     * block diagonal over them: each is a slot and connects islands as a free body does. */
+    int num_trees, first_tree; /* first_tree: the trees of the models before it */
+    size_t *tree_dof;          /* num_trees + 1 offsets */
+    int *dof_tree;             /* per dof */
 } lucid_world_model;
 
 /* Body-space islands (world_sparse.c). */
@@ -319,10 +327,14 @@ void lucid_world_models_add_block(const lucid_world *w, const lucid_contact_side
                                   const lucid_contact_side *b, double *G, int ld, int row, int col);
 void lucid_world_models_apply_impulse(lucid_world *w, const lucid_contact_side *side,
                                       const double force[3]);
-/* The body-space path (world_sparse.c): a model's M~ of this step (nv x nv, symmetric) and
- * v_free += dt u (u: nv). */
-const double *lucid_world_models_mass(const lucid_world *w, int model);
-void lucid_world_models_add_velocity(lucid_world *w, int model, const double *u);
+/* The tree of link body `body` (-1: a link no dof moves). */
+int lucid_world_models_tree(const lucid_world *w, int body);
+/* The body-space path (world_sparse.c): M (width x width, symmetric) = the block of a model's
+ * M~ of this step on tree t, and v_free += dt u on the tree's dofs (u: its width). */
+void lucid_world_models_tree_mass(const lucid_world *w, int model, int t, double *M);
+void lucid_world_models_add_velocity(lucid_world *w, int model, int t, const double *u);
+/* The trees of all models (the last model's first_tree + num_trees). */
+int lucid_world_models_trees(const lucid_world *w);
 void lucid_world_models_integrate(lucid_world *w);
 int lucid_world_models_finite(const lucid_world *w);
 /* The models' part of the state: every model's q (nq in all), then every model's v (nv). */

@@ -45,7 +45,9 @@ static int all_finite(const double *x, size_t n) {
 static void free_model(lucid_world_model *wm) {
     lucid_model_data_destroy(wm->data);
     free(wm->q);
-    wm->data = NULL, wm->q = NULL;
+    free(wm->tree_dof);
+    free(wm->dof_tree);
+    wm->data = NULL, wm->q = NULL, wm->tree_dof = NULL, wm->dof_tree = NULL;
 }
 
 void lucid_world_models_destroy(lucid_world *w) {
@@ -58,16 +60,45 @@ void lucid_world_models_destroy(lucid_world *w) {
     free(w->link_Y);
 }
 
-/* q, v, u, v_free, v_start and 3 nv of scratch in one block, and the model's workspace. */
+/* The model's trees (lucid_world_model): a dof's subtree is its root dof's (dof_parent -1;
+ * parents come before children), and a tree is a run of dofs no subtree crosses, closed at
+ * dof k when every subtree met so far ends before k. root: nv scratch entries. */
+static void find_trees(lucid_world_model *wm, size_t *root) {
+    const lucid_model *m = wm->model;
+    size_t nv = lucid_model_nv(m), end = 0;
+    for (size_t k = 0; k < nv; ++k) root[k] = m->dof_parent[k] < 0 ? k : root[m->dof_parent[k]];
+    size_t *last = wm->tree_dof; /* per root dof: its subtree's last dof (then the offsets) */
+    for (size_t k = 0; k < nv; ++k) last[root[k]] = k;
+    int t = -1;
+    for (size_t k = 0; k < nv; ++k) {
+        if (k >= end) ++t;
+        if (last[root[k]] + 1 > end) end = last[root[k]] + 1;
+        wm->dof_tree[k] = t;
+    }
+    wm->num_trees = t + 1;
+    for (size_t k = nv; k-- > 0;) wm->tree_dof[wm->dof_tree[k]] = k; /* each tree's first dof */
+    wm->tree_dof[wm->num_trees] = nv;
+}
+
+/* q, v, u, v_free, v_start and 3 nv of scratch in one block, the model's workspace and its
+ * trees. */
 static lucid_status allocate_model(lucid_world_model *wm) {
     const lucid_model *m = wm->model;
     size_t nq = lucid_model_nq(m), nv = lucid_model_nv(m), nu = lucid_model_nu(m);
     size_t n = nq + 6 * nv + nu;
+    wm->tree_dof = NULL, wm->dof_tree = NULL, wm->data = NULL;
     wm->q = calloc(n > 0 ? n : 1, sizeof(double));
-    if (!wm->q || lucid_model_data_create(m, &wm->data) != LUCID_OK) {
+    wm->tree_dof = calloc(nv + 1, sizeof(size_t));
+    wm->dof_tree = calloc(nv > 0 ? nv : 1, sizeof(int));
+    size_t *root = calloc(nv > 0 ? nv : 1, sizeof(size_t));
+    if (!wm->q || !wm->tree_dof || !wm->dof_tree || !root ||
+        lucid_model_data_create(m, &wm->data) != LUCID_OK) {
+        free(root);
         free_model(wm);
         return LUCID_ERR_NO_MEMORY;
     }
+    find_trees(wm, root);
+    free(root);
     wm->v = wm->q + nq, wm->u = wm->v + nv, wm->v_free = wm->u + nu;
     wm->v_start = wm->v_free + nv, wm->work = wm->v_start + nv;
     return LUCID_OK;
@@ -210,6 +241,7 @@ lucid_status lucid_world_add_model(lucid_world *w, const lucid_model *m,
     wm.base = d->pose;
     wm.restitution = d->restitution;
     if (allocate_model(&wm) != LUCID_OK) return bad(why, "out of memory", LUCID_ERR_NO_MEMORY);
+    wm.first_tree = lucid_world_models_trees(w);
     if (d->q) {
         memcpy(wm.q, d->q, nq * sizeof(double));
         lucid_model_normalize(m, wm.q);
@@ -365,17 +397,17 @@ static void add_point_force(const lucid_world_model *wm, int node, lucid_vec3 p,
         tau[k] += lucid_vec3_dot(dof_point_column(wm, k, p), f);
 }
 
-/* 3 x nv rows (row d at out + d nv): the world velocity of point p fixed to `node`, projected
- * on the columns of frame and scaled by sign. */
+/* 3 x width rows (row d at out + d width, over the dofs from lo of the node's tree): the world
+ * velocity of point p fixed to `node`, projected on the columns of frame and scaled by sign. */
 static void point_rows(const lucid_world_model *wm, int node, lucid_vec3 p, const lucid_mat3 *frame,
-                       double sign, double *out) {
+                       double sign, size_t lo, size_t width, double *out) {
     const lucid_model *m = wm->model;
-    size_t nv = m->nv;
-    memset(out, 0, 3 * nv * sizeof(double));
+    memset(out, 0, 3 * width * sizeof(double));
     for (int k = lucid_model_node_last_dof(m, node); k >= 0; k = m->dof_parent[k]) {
         lucid_vec3 col = dof_point_column(wm, k, p);
         for (int d = 0; d < 3; ++d)
-            out[(size_t)d * nv + (size_t)k] = sign * lucid_vec3_dot(lucid_mat3_col(frame, d), col);
+            out[(size_t)d * width + (size_t)k - lo] =
+                sign * lucid_vec3_dot(lucid_mat3_col(frame, d), col);
     }
 }
 
@@ -619,6 +651,26 @@ lucid_status lucid_world_models_limits(lucid_world *w) {
 
 /* ---- contact rows on links ----------------------------------------------------------------- */
 
+int lucid_world_models_tree(const lucid_world *w, int body) {
+    const lucid_body *b = &w->bodies[body];
+    const lucid_world_model *wm = &w->models[b->model];
+    int k = lucid_model_node_last_dof(wm->model, b->node);
+    return k >= 0 ? wm->dof_tree[k] : -1;
+}
+
+int lucid_world_models_trees(const lucid_world *w) {
+    if (w->num_models == 0) return 0;
+    const lucid_world_model *last = &w->models[w->num_models - 1];
+    return last->first_tree + last->num_trees;
+}
+
+/* The width of link body b's tree (0: no dof moves it). */
+static size_t tree_width(const lucid_world *w, int body) {
+    int t = lucid_world_models_tree(w, body);
+    const lucid_world_model *wm = &w->models[w->bodies[body].model];
+    return t < 0 ? 0 : wm->tree_dof[t + 1] - wm->tree_dof[t];
+}
+
 lucid_status lucid_world_models_reserve_rows(lucid_world *w) {
     size_t total = 0;
     for (int k = 0; k < w->num_contacts; ++k) {
@@ -628,9 +680,9 @@ lucid_status lucid_world_models_reserve_rows(lucid_world *w) {
             const lucid_body *b = &w->bodies[bodies[p]];
             if (b->model < 0 || b->is_static) continue;
             if (c->limit_sign != 0 && p == 0) continue; /* a limit has one side */
-            size_t nv = lucid_model_nv(w->models[b->model].model);
-            if (nv > (SIZE_MAX / 3 - total)) return LUCID_ERR_NO_MEMORY;
-            total += 3 * nv;
+            size_t width = tree_width(w, bodies[p]);
+            if (width > (SIZE_MAX / 3 - total)) return LUCID_ERR_NO_MEMORY;
+            total += 3 * width;
         }
     }
     lucid_status s =
@@ -641,27 +693,31 @@ lucid_status lucid_world_models_reserve_rows(lucid_world *w) {
     return s;
 }
 
-/* Fills side's rows J (3 x nv, row d at J + d nv: sign times the velocity of the contact point
- * on the link along frame column d; a limit: sign times +-e_dof on the normal row) and
- * Y = M~^-1 J^T (nv x 3, column d at Y + d nv). */
+/* Fills side's rows J (3 x width over the link's tree, row d at J + d width: sign times the
+ * velocity of the contact point on the link along frame column d; a limit: sign times +-e_dof
+ * on the normal row) and Y = M~^-1 J^T (width x 3, column d at Y + d width): M~ is block
+ * diagonal over the trees, so both are zero off the tree's dofs. */
 void lucid_world_models_fill_side(lucid_world *w, int body, double sign,
                                   const lucid_world_contact *c, lucid_contact_side *side) {
     const lucid_body *b = &w->bodies[body];
     lucid_world_model *wm = &w->models[b->model];
-    size_t nv = lucid_model_nv(wm->model);
+    int t = lucid_world_models_tree(w, body);
+    size_t lo = t < 0 ? 0 : wm->tree_dof[t], width = tree_width(w, body);
     side->model = b->model;
+    side->tree = t;
+    side->dof = lo, side->width = width;
     side->row = w->link_rows;
-    w->link_rows += 3 * nv;
+    w->link_rows += 3 * width;
     double *J = w->link_J + side->row, *Y = w->link_Y + side->row;
     if (c->limit_sign != 0) {
-        memset(J, 0, 3 * nv * sizeof(double));
-        J[2 * nv + (size_t)c->limit_dof] = sign * c->limit_sign;
+        memset(J, 0, 3 * width * sizeof(double));
+        J[2 * width + (size_t)c->limit_dof - lo] = sign * c->limit_sign;
     } else {
-        point_rows(wm, b->node, c->point, &c->frame, sign, J);
+        point_rows(wm, b->node, c->point, &c->frame, sign, lo, width, J);
     }
     if (w->rows_without_inverse) return;
-    memcpy(Y, J, 3 * nv * sizeof(double));
-    lucid_model_mass_solve(wm->model, wm->data, Y, nv, 3);
+    memcpy(Y, J, 3 * width * sizeof(double));
+    lucid_model_mass_solve_range(wm->model, wm->data, lo, lo + width, Y, width, 3);
 }
 
 /* Contact frame velocity contributed by a link side: J v (v: the model's v_free when `free`,
@@ -669,21 +725,21 @@ void lucid_world_models_fill_side(lucid_world *w, int body, double sign,
 lucid_vec3 lucid_world_models_side_velocity(const lucid_world *w, const lucid_contact_side *side,
                                             int free) {
     const lucid_world_model *wm = &w->models[side->model];
-    size_t nv = lucid_model_nv(wm->model);
-    const double *v = free ? wm->v_free : wm->v_start, *J = w->link_J + side->row;
+    size_t nv = side->width;
+    const double *v = (free ? wm->v_free : wm->v_start) + side->dof, *J = w->link_J + side->row;
     double out[3] = {0.0, 0.0, 0.0};
     for (int d = 0; d < 3; ++d)
         for (size_t i = 0; i < nv; ++i) out[d] += J[(size_t)d * nv + i] * v[i];
     return lucid_vec3_load(out);
 }
 
-/* G block (rows of side a's contact, columns of side b's) += J_a Y_b, both on one model. The
+/* G block (rows of side a's contact, columns of side b's) += J_a Y_b, both on one tree. The
  * nine sums in one pass over the dofs (six loads for nine products, where nine passes loaded
  * two for one; each sum in the same order, so the same bits). */
 void lucid_world_models_add_block(const lucid_world *w, const lucid_contact_side *a,
                                   const lucid_contact_side *b, double *G, int ld, int row,
                                   int col) {
-    size_t nv = lucid_model_nv(w->models[a->model].model);
+    size_t nv = a->width;
     const double *Ja = w->link_J + a->row, *Yb = w->link_Y + b->row;
     double s[9] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}; /* s[k + 3 l] */
     for (size_t i = 0; i < nv; ++i) {
@@ -701,11 +757,11 @@ void lucid_world_models_add_block(const lucid_world *w, const lucid_contact_side
 void lucid_world_models_apply_impulse(lucid_world *w, const lucid_contact_side *side,
                                       const double force[3]) {
     lucid_world_model *wm = &w->models[side->model];
-    size_t nv = lucid_model_nv(wm->model);
+    size_t nv = side->width;
     const double *Y = w->link_Y + side->row;
     for (int d = 0; d < 3; ++d)
         for (size_t i = 0; i < nv; ++i)
-            wm->v_free[i] += w->opt.dt * Y[(size_t)d * nv + i] * force[d];
+            wm->v_free[side->dof + i] += w->opt.dt * Y[(size_t)d * nv + i] * force[d];
 }
 
 void lucid_world_models_apply_forces(lucid_world *w, int n) {
@@ -717,10 +773,11 @@ void lucid_world_models_apply_forces(lucid_world *w, int n) {
             const lucid_contact_side *side = &w->sides[2 * k + p];
             if (side->model < 0) continue;
             lucid_world_model *wm = &w->models[side->model];
-            size_t nv = lucid_model_nv(wm->model);
+            size_t nv = side->width;
             const double *J = w->link_J + side->row, *f = w->contacts[k].force;
+            double *work = wm->work + side->dof;
             for (int d = 0; d < 3; ++d)
-                for (size_t j = 0; j < nv; ++j) wm->work[j] += J[(size_t)d * nv + j] * f[d];
+                for (size_t j = 0; j < nv; ++j) work[j] += J[(size_t)d * nv + j] * f[d];
             touched = 1;
         }
     for (int i = 0; touched && i < w->num_models; ++i) {
@@ -731,16 +788,20 @@ void lucid_world_models_apply_forces(lucid_world *w, int n) {
     }
 }
 
-/* M~ of this step (nv x nv, symmetric), for the body-space contact problem (world_sparse.c). */
-const double *lucid_world_models_mass(const lucid_world *w, int model) {
-    return w->models[model].data->M;
+/* Tree t's block of M~ of this step, for the body-space contact problem (world_sparse.c). */
+void lucid_world_models_tree_mass(const lucid_world *w, int model, int t, double *M) {
+    const lucid_world_model *wm = &w->models[model];
+    size_t nv = lucid_model_nv(wm->model), lo = wm->tree_dof[t];
+    size_t width = wm->tree_dof[t + 1] - lo;
+    const double *from = wm->data->M + lo + nv * lo;
+    for (size_t j = 0; j < width; ++j) memcpy(M + width * j, from + nv * j, width * sizeof(double));
 }
 
-/* v_free += dt u: a contact impulse on the model through u = M~^-1 J^T lambda (world_sparse.c). */
-void lucid_world_models_add_velocity(lucid_world *w, int model, const double *u) {
+/* v_free += dt u on tree t: a contact impulse through u = M~^-1 J^T lambda (world_sparse.c). */
+void lucid_world_models_add_velocity(lucid_world *w, int model, int t, const double *u) {
     lucid_world_model *wm = &w->models[model];
-    size_t nv = lucid_model_nv(wm->model);
-    for (size_t i = 0; i < nv; ++i) wm->v_free[i] += w->opt.dt * u[i];
+    size_t lo = wm->tree_dof[t], width = wm->tree_dof[t + 1] - lo;
+    for (size_t i = 0; i < width; ++i) wm->v_free[lo + i] += w->opt.dt * u[i];
 }
 
 /* ---- state, energy ---------------------------------------------------------------------- */

@@ -33,17 +33,18 @@
 
 struct lucid_world_sparse {
     int *slot;       /* per world body: its slot in the island, or -1 */
-    int *model_slot; /* per model: its slot in the island, or -1 */
+    int *model_slot; /* per model tree (first_tree + t): its slot in the island, or -1 */
     int *owner;      /* per slot: the world body (>= 0), -2 - the model, or -1 (a limit's) */
+    int *tree;       /* per slot: a model's slot's tree */
     int *body;       /* 2m side slots */
     int *side_body;  /* 2m: the world body of each side, a link's for a robot row (-1: none) */
     size_t *dof, *side_at, *mass_at; /* the slots' columns, the sides' blocks, the slots' M */
     size_t *span;                    /* 4 per side: the non-zero columns of its J and W */
     size_t jw_len, mass_len;         /* doubles of J (= of W) and of M in use */
     double *J, *W, *M, *g, *mu, *R, *lambda, *dual, *best, *work;
-    size_t side_body_cap, slot_cap, model_slot_cap, owner_cap, body_cap, dof_cap, side_at_cap,
-        mass_at_cap, span_cap, J_cap, W_cap, M_cap, g_cap, mu_cap, R_cap, lambda_cap, dual_cap,
-        best_cap, work_cap;
+    size_t side_body_cap, slot_cap, model_slot_cap, owner_cap, tree_cap, body_cap, dof_cap,
+        side_at_cap, mass_at_cap, span_cap, J_cap, W_cap, M_cap, g_cap, mu_cap, R_cap, lambda_cap,
+        dual_cap, best_cap, work_cap;
     lucid_contact_sparse_workspace *ws;
     lucid_contact_sparse_problem last; /* the last island's problem (world units) */
     const int *last_list;              /* its contacts */
@@ -59,7 +60,7 @@ void lucid_world_sparse_destroy(lucid_world_sparse *sp) {
     void *buffers[] = {sp->side_body, sp->slot,    sp->model_slot, sp->owner, sp->body,
                        sp->dof,       sp->side_at, sp->mass_at,    sp->span,  sp->J,
                        sp->W,         sp->M,       sp->g,          sp->mu,    sp->R,
-                       sp->lambda,    sp->dual,    sp->best,       sp->work};
+                       sp->lambda,    sp->dual,    sp->best,       sp->work,  sp->tree};
     for (size_t k = 0; k < sizeof buffers / sizeof buffers[0]; ++k) free(buffers[k]);
     lucid_contact_sparse_workspace_destroy(sp->ws);
     free(sp);
@@ -104,10 +105,11 @@ static lucid_status reserve(lucid_world *w, size_t m) {
     lucid_world_sparse *sp = w->sparse;
     if (!sp->ws && !(sp->ws = lucid_contact_sparse_workspace_create())) return LUCID_ERR_NO_MEMORY;
     if (m > SIZE_MAX / 64 || m > INT32_MAX / 64) return LUCID_ERR_NO_MEMORY;
-    size_t nb = (size_t)w->num_bodies, nm = (size_t)w->num_models;
+    size_t nb = (size_t)w->num_bodies, nm = (size_t)lucid_world_models_trees(w);
     lucid_status s = grow((void **)&sp->slot, &sp->slot_cap, nb, sizeof(int));
     if (s == LUCID_OK) s = grow((void **)&sp->model_slot, &sp->model_slot_cap, nm, sizeof(int));
     if (s == LUCID_OK) s = grow((void **)&sp->owner, &sp->owner_cap, 2 * m, sizeof(int));
+    if (s == LUCID_OK) s = grow((void **)&sp->tree, &sp->tree_cap, 2 * m, sizeof(int));
     if (s == LUCID_OK) s = grow((void **)&sp->body, &sp->body_cap, 2 * m, sizeof(int));
     if (s == LUCID_OK) s = grow((void **)&sp->side_body, &sp->side_body_cap, 2 * m, sizeof(int));
     if (s == LUCID_OK) s = grow((void **)&sp->dof, &sp->dof_cap, 2 * m + 1, sizeof(size_t));
@@ -175,9 +177,9 @@ static int new_slot(lucid_world_sparse *sp, int *slots, int owner, size_t width)
     return b;
 }
 
-/* The slot of side `side` of contact k: its free body's, its model's (links share the model's
- * nv velocities), a fresh 2-column one for the tangential rows of a joint limit (whose link
- * side is the other), or -1 (static). */
+/* The slot of side `side` of contact k: its free body's, its model tree's (the links of a tree
+ * share its velocities), a fresh 2-column one for the tangential rows of a joint limit (whose
+ * link side is the other), or -1 (static, or a link no dof moves). */
 static int side_slot(lucid_world *w, int k, int side, int *slots) {
     lucid_world_sparse *sp = w->sparse;
     const lucid_contact_side *s = &w->sides[2 * k + side];
@@ -185,12 +187,13 @@ static int side_slot(lucid_world *w, int k, int side, int *slots) {
         if (sp->slot[s->body] < 0) sp->slot[s->body] = new_slot(sp, slots, s->body, 6);
         return sp->slot[s->body];
     }
-    if (s->model >= 0) {
-        if (sp->model_slot[s->model] < 0) {
-            size_t nv = lucid_model_nv(w->models[s->model].model);
-            sp->model_slot[s->model] = new_slot(sp, slots, -2 - s->model, nv);
+    if (s->model >= 0 && s->tree >= 0) {
+        int t = w->models[s->model].first_tree + s->tree;
+        if (sp->model_slot[t] < 0) {
+            sp->model_slot[t] = new_slot(sp, slots, -2 - s->model, s->width);
+            sp->tree[sp->model_slot[t]] = s->tree;
         }
-        return sp->model_slot[s->model];
+        return sp->model_slot[t];
     }
     if (w->contacts[k].limit_sign != 0 && side == 0) return new_slot(sp, slots, -1, 2);
     return -1;
@@ -205,7 +208,7 @@ static void fill_side_blocks(lucid_world *w, int k, int side, int s) {
     const lucid_contact_side *cs = &w->sides[2 * k + side];
     if (owner >= 0) {
         fill_blocks(w, k, side, J, W);
-    } else if (owner <= -2) { /* a link: the rows over the model's dofs, W = (M~^-1 J^T)^T */
+    } else if (owner <= -2) { /* a link: the rows over its tree's dofs, W = (M~^-1 J^T)^T */
         memcpy(J, w->link_J + cs->row, sizeof(double) * 3 * width);
         memcpy(W, w->link_Y + cs->row, sizeof(double) * 3 * width);
     } else { /* a limit's tangential rows: J = W = [I_2; 0] */
@@ -222,16 +225,16 @@ static void nonzero_span(const double *B, size_t w, size_t *lo, size_t *hi) {
     *lo = a, *hi = b;
 }
 
-/* Slot b's mass block: a body's diag(m I, I_world), a model's M~ (symmetric), a limit's I_2. */
+/* Slot b's mass block: a body's diag(m I, I_world), a model tree's block of M~ (symmetric), a
+ * limit's I_2. */
 static void fill_mass(lucid_world *w, int b) {
     lucid_world_sparse *sp = w->sparse;
     int owner = sp->owner[b];
-    size_t width = sp->dof[b + 1] - sp->dof[b];
     double *M = sp->M + sp->mass_at[b];
     if (owner >= 0) {
         mass_block(&w->bodies[owner], M);
     } else if (owner <= -2) {
-        memcpy(M, lucid_world_models_mass(w, -2 - owner), sizeof(double) * width * width);
+        lucid_world_models_tree_mass(w, -2 - owner, sp->tree[b], M);
     } else {
         static const double unit[4] = {1.0, 0.0, 0.0, 1.0};
         memcpy(M, unit, sizeof unit);
@@ -249,7 +252,8 @@ static lucid_status assemble(lucid_world *w, const int *list, int m, const lucid
         for (int side = 0; side < 2; ++side) {
             const lucid_contact_side *cs = &w->sides[2 * list[i] + side];
             if (cs->body >= 0) sp->slot[cs->body] = -1;
-            if (cs->model >= 0) sp->model_slot[cs->model] = -1;
+            if (cs->model >= 0 && cs->tree >= 0)
+                sp->model_slot[w->models[cs->model].first_tree + cs->tree] = -1;
         }
     sp->dof[0] = 0, sp->jw_len = 0, sp->mass_len = 0;
     for (int i = 0; i < m; ++i)
@@ -577,7 +581,7 @@ static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_spar
     return LUCID_OK;
 }
 
-/* v_free += dt u of each slot: a free body's twist (centre of mass, angular), a model's
+/* v_free += dt u of each slot: a free body's twist (centre of mass, angular), a model tree's
  * generalised velocities (lucid_world_models_add_velocity); a limit's tangential columns carry
  * no body. */
 static void apply_velocities(lucid_world *w, int slots, const double *u) {
@@ -590,7 +594,7 @@ static void apply_velocities(lucid_world *w, int slots, const double *u) {
             w->w_free[owner] =
                 lucid_vec3_axpy(w->w_free[owner], w->opt.dt, lucid_vec3_load(ub + 3));
         } else if (owner <= -2) {
-            lucid_world_models_add_velocity(w, -2 - owner, ub);
+            lucid_world_models_add_velocity(w, -2 - owner, sp->tree[b], ub);
         }
     }
 }

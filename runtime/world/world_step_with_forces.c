@@ -173,8 +173,8 @@ lucid_vec3 lucid_world_contact_rows_times(const lucid_world *w, int k, const int
     for (int side = 0; side < 2; ++side) {
         const lucid_contact_side *sd = &w->sides[2 * k + side];
         if (sd->model >= 0) {
-            size_t nv = lucid_model_nv(w->models[sd->model].model);
-            const double *J = w->link_J + sd->row, *x = dp + model_slot[sd->model];
+            size_t nv = sd->width; /* the rows over its tree's dofs */
+            const double *J = w->link_J + sd->row, *x = dp + model_slot[sd->model] + sd->dof;
             for (int d = 0; d < 3; ++d)
                 for (size_t q = 0; q < nv; ++q) out[d] += J[(size_t)d * nv + q] * x[q];
         } else if (sd->body >= 0) {
@@ -194,9 +194,9 @@ void lucid_world_contact_rows_add(const lucid_world *w, int k, const int *body_s
     for (int side = 0; side < 2; ++side) {
         const lucid_contact_side *sd = &w->sides[2 * k + side];
         if (sd->model >= 0) {
-            size_t nv = lucid_model_nv(w->models[sd->model].model);
+            size_t nv = sd->width; /* the rows over its tree's dofs */
             const double *J = w->link_J + sd->row;
-            double *out = rows + ld * (size_t)model_slot[sd->model];
+            double *out = rows + ld * ((size_t)model_slot[sd->model] + sd->dof);
             for (int d = 0; d < 3; ++d)
                 for (size_t q = 0; q < nv; ++q) out[(size_t)d + ld * q] += J[(size_t)d * nv + q];
         } else if (sd->body >= 0) {

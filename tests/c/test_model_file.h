@@ -17,4 +17,16 @@ static inline lucid_model *test_load_model(const char *path) {
     return m;
 }
 
+/* Whether one of the model's subtrees hanging from its world body (a free body, a fixed-base
+ * arm or finger, a floating robot: each a body-space slot of the world) has `width` dofs. */
+static inline int test_subtree_width(const lucid_model *m, size_t width) {
+    size_t nv = lucid_model_nv(m);
+    const int *parent = lucid_model_dof_parent(m);
+    for (size_t k = 0, count = 0; k < nv; ++k) { /* a subtree's dofs follow its root's */
+        count = parent[k] < 0 ? 1 : count + 1;
+        if (count == width && (k + 1 == nv || parent[k + 1] < 0)) return 1;
+    }
+    return 0;
+}
+
 #endif
