@@ -6,7 +6,7 @@
  *   b = lucid.dynamics.base_parameters(m [, opts])
  * opts: damping, coulomb, armature, offset (booleans: add that per-dof column group),
  * coulomb_smoothing (>= 0: tanh(v / eps) instead of sign(v)); base_parameters also takes
- * samples, seed and tolerance. */
+ * samples, seed, tolerance and pivoted. */
 #include <lauxlib.h>
 #include <math.h>
 #include <stdint.h>
@@ -111,9 +111,9 @@ static int box_gc(lua_State *L) {
 
 static void read_base_options(lua_State *L, int idx, const char *F,
                               lucid_base_parameters_options *o) {
-    static const char *const keys[] = {"damping", "coulomb",           "armature",
-                                       "offset",  "coulomb_smoothing", "samples",
-                                       "seed",    "tolerance",         NULL};
+    static const char *const keys[] = {"damping",           "coulomb", "armature", "offset",
+                                       "coulomb_smoothing", "samples", "seed",     "tolerance",
+                                       "pivoted",           NULL};
     check_options_table(L, idx, F, keys);
     *o = lucid_base_parameters_options_default();
     o->regressor = read_regressor_options(L, idx, F);
@@ -127,7 +127,12 @@ static void read_base_options(lua_State *L, int idx, const char *F,
         if (!(o->tolerance > 0.0 && o->tolerance < 1.0))
             lucid_lua_fail(L, F, "tolerance must be in (0, 1) (got %f)", o->tolerance);
     }
-    lua_pop(L, 3);
+    if (lua_getfield(L, idx, "pivoted") != LUA_TNIL) {
+        if (!lua_isboolean(L, -1))
+            lucid_lua_fail(L, F, "pivoted must be a boolean (got %s)", lucid_lua_typename(L, -1));
+        o->pivoted = lua_toboolean(L, -1);
+    }
+    lua_pop(L, 4);
 }
 
 static void set_integer_list(lua_State *L, const char *key, const size_t *x, size_t n) {
@@ -209,6 +214,8 @@ static int l_base_parameters(lua_State *L) {
     lua_setfield(L, -2, "samples");
     lua_pushnumber(L, bp->tolerance);
     lua_setfield(L, -2, "tolerance");
+    lua_pushboolean(L, bp->pivoted);
+    lua_setfield(L, -2, "pivoted");
     lua_pushnumber(L, bp->last_kept);
     lua_setfield(L, -2, "last_kept");
     lua_pushnumber(L, bp->first_dropped);

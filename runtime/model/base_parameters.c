@@ -12,12 +12,17 @@
 #include "runtime/math/rng.h"
 #include "runtime/model/configuration.h"
 
+/* The largest scaled regrouping coefficient the base in theta's order may have: the pivoted
+ * QR's are about 1, so at most two more digits are lost to rounding in theta_b. */
+#define LUCID_BASE_MAX_REGROUPING 100.0
+
 lucid_base_parameters_options lucid_base_parameters_options_default(void) {
     lucid_base_parameters_options o;
     o.regressor = lucid_regressor_options_default();
     o.samples = 0;
     o.seed = 1;
     o.tolerance = 1e-8;
+    o.pivoted = 0;
     return o;
 }
 
@@ -130,42 +135,119 @@ static lucid_status allocate(lucid_base_parameters **out, size_t p, size_t sampl
     return LUCID_OK;
 }
 
-/* QR of the scaled stack W (rows x p): rank, the boundary diagonal, beta. */
-static lucid_status factorise(lucid_base_parameters *bp, double *W, size_t rows, double tol,
-                              char *err, size_t errlen) {
+/* dgeqp3 of the scaled stack W (rows x p, overwritten): jpvt and the rank, with the diagonal
+ * at the rank boundary. */
+static lucid_status pivoted_qr(lucid_base_parameters *bp, double *W, size_t rows, double tol,
+                               lapack_int *jpvt, char *err, size_t errlen) {
     size_t p = bp->nparams, kmax = rows < p ? rows : p;
-    lapack_int *jpvt = calloc(p + 1, sizeof *jpvt);
     double *tau = malloc((kmax + 1) * sizeof *tau);
-    lucid_status st = LUCID_OK;
-    if (!jpvt || !tau) st = LUCID_ERR_NO_MEMORY;
-    int info = 0;
-    if (st == LUCID_OK) {
-        info = LAPACKE_dgeqp3(LAPACK_COL_MAJOR, (lapack_int)rows, (lapack_int)p, W,
+    if (!tau) return LUCID_ERR_NO_MEMORY;
+    int info = LAPACKE_dgeqp3(LAPACK_COL_MAJOR, (lapack_int)rows, (lapack_int)p, W,
                               (lapack_int)rows, jpvt, tau);
-        if (info == LAPACK_WORK_MEMORY_ERROR)
-            st = LUCID_ERR_NO_MEMORY;
-        else if (info != 0)
-            st = failf(err, errlen, LUCID_ERR_INTERNAL,
-                       "lucid_model_base_parameters: dgeqp3 failed (info %d)", info);
-    }
-    if (st == LUCID_OK) {
-        double r00 = kmax ? fabs(W[0]) : 0.0;
-        size_t r = 0;
-        while (r < kmax && r00 > 0.0 && fabs(W[r + rows * r]) > tol * r00) ++r;
-        bp->rank = r;
-        bp->last_kept = r ? fabs(W[(r - 1) * (rows + 1)]) / r00 : 0.0;
-        bp->first_dropped = r < kmax ? fabs(W[r * (rows + 1)]) / (r00 > 0.0 ? r00 : 1.0) : 0.0;
-        /* B = R11^-1 R12 (r x (p - r)), solved in W's columns r.. (leading dimension rows) */
-        upper_solve(W, rows, r, W + rows * r, rows, p - r);
-        double *Bc = malloc((r * (p - r) + 1) * sizeof *Bc);
-        if (!Bc) st = LUCID_ERR_NO_MEMORY;
-        for (size_t j = 0; Bc && j < p - r; ++j)
-            for (size_t i = 0; i < r; ++i) Bc[i + r * j] = W[i + rows * (r + j)];
-        if (Bc) st = fill_result(bp, jpvt, Bc, r); /* compact copy, then ascending order */
-        free(Bc);
-    }
-    free(jpvt);
     free(tau);
+    if (info == LAPACK_WORK_MEMORY_ERROR) return LUCID_ERR_NO_MEMORY;
+    if (info != 0)
+        return failf(err, errlen, LUCID_ERR_INTERNAL,
+                     "lucid_model_base_parameters: dgeqp3 failed (info %d)", info);
+    double r00 = kmax ? fabs(W[0]) : 0.0;
+    size_t r = 0;
+    while (r < kmax && r00 > 0.0 && fabs(W[r + rows * r]) > tol * r00) ++r;
+    bp->rank = r;
+    bp->last_kept = r ? fabs(W[(r - 1) * (rows + 1)]) / r00 : 0.0;
+    bp->first_dropped = r < kmax ? fabs(W[r * (rows + 1)]) / (r00 > 0.0 ? r00 : 1.0) : 0.0;
+    return LUCID_OK;
+}
+
+/* The pivoted QR's own base (its first rank pivots): beta = R11^-1 R12 from its factors. */
+static lucid_status pivoted_base(lucid_base_parameters *bp, double *W, size_t rows,
+                                 const lapack_int *jpvt) {
+    size_t p = bp->nparams, r = bp->rank;
+    upper_solve(W, rows, r, W + rows * r, rows, p - r); /* in W's columns r.. */
+    double *Bc = malloc((r * (p - r) + 1) * sizeof *Bc);
+    if (!Bc) return LUCID_ERR_NO_MEMORY;
+    for (size_t j = 0; j < p - r; ++j)
+        for (size_t i = 0; i < r; ++i) Bc[i + r * j] = W[i + rows * (r + j)];
+    lucid_status st = fill_result(bp, jpvt, Bc, r); /* compact copy, then ascending order */
+    free(Bc);
+    return st;
+}
+
+/* x -= sum_i (q_i . x) q_i over the first k columns of Q (twice: Gram-Schmidt that stays
+ * orthogonal to rounding), the coefficients added to s. */
+static void project_out(const double *Q, size_t rows, size_t k, double *x, double *s) {
+    for (int pass = 0; pass < 2; ++pass)
+        for (size_t i = 0; i < k; ++i) {
+            const double *qi = Q + rows * i;
+            double d = 0.0;
+            for (size_t t = 0; t < rows; ++t) d += qi[t] * x[t];
+            for (size_t t = 0; t < rows; ++t) x[t] -= d * qi[t];
+            s[i] += d;
+        }
+}
+
+/* The base in theta's order (Khalil and Gautier's regrouping): column c is kept when its
+ * distance to the span of the columns kept before it exceeds tol, and a dropped column is a
+ * combination of earlier kept columns only. Fills bp's index sets and beta and returns 1 when
+ * exactly bp->rank columns are kept and every scaled coefficient is at most
+ * LUCID_BASE_MAX_REGROUPING, else returns 0 (the pivoted base is used). */
+static int natural_base(lucid_base_parameters *bp, const double *W, size_t rows, double tol,
+                        lucid_status *st) {
+    size_t p = bp->nparams, r = bp->rank, kept = 0, nd = 0;
+    double *Q = malloc((rows * r + rows + r + 1) * sizeof *Q);
+    double *x = Q ? Q + rows * r : NULL, *s = Q ? x + rows : NULL;
+    double *R = calloc(r * r + 1, sizeof *R), *S = calloc(r * p + 1, sizeof *S);
+    *st = Q && R && S ? LUCID_OK : LUCID_ERR_NO_MEMORY;
+    for (size_t c = 0; *st == LUCID_OK && c < p && kept <= r; ++c) {
+        memcpy(x, W + rows * c, rows * sizeof *x);
+        memset(s, 0, (r + 1) * sizeof *s);
+        project_out(Q, rows, kept, x, s);
+        double nrm = 0.0;
+        for (size_t t = 0; t < rows; ++t) nrm += x[t] * x[t];
+        nrm = sqrt(nrm);
+        if (nrm > tol) {
+            if (kept == r) {
+                ++kept; /* more than the QR's rank: disagree */
+                break;
+            }
+            for (size_t t = 0; t < rows; ++t) Q[rows * kept + t] = x[t] / nrm;
+            memcpy(R + r * kept, s, kept * sizeof *s);
+            R[kept + r * kept] = nrm;
+            bp->base[kept++] = c;
+        } else {
+            memcpy(S + r * nd, s, kept * sizeof *s);
+            bp->dependent[nd++] = c;
+        }
+    }
+    int ok = *st == LUCID_OK && kept == r;
+    if (ok) {
+        upper_solve(R, r, r, S, r, nd); /* beta-hat = R^-1 s: earlier kept columns only */
+        for (size_t k = 0; k < r * nd; ++k) ok = ok && fabs(S[k]) <= LUCID_BASE_MAX_REGROUPING;
+        for (size_t j = 0; j < nd; ++j)
+            for (size_t i = 0; i < r; ++i)
+                bp->beta[i + r * j] =
+                    S[i + r * j] * bp->scale[bp->dependent[j]] / bp->scale[bp->base[i]];
+    }
+    free(Q), free(R), free(S);
+    return ok;
+}
+
+/* Rank from the pivoted QR of the scaled stack W (rows x p); the base in theta's order when
+ * it has that rank and the pivoted one is not asked for, else the pivoted QR's. */
+static lucid_status factorise(lucid_base_parameters *bp, double *W, size_t rows, double tol,
+                              int pivoted, char *err, size_t errlen) {
+    size_t p = bp->nparams;
+    lapack_int *jpvt = calloc(p + 1, sizeof *jpvt);
+    double *Wc = malloc((rows * p + 1) * sizeof *Wc);
+    lucid_status st = jpvt && Wc ? LUCID_OK : LUCID_ERR_NO_MEMORY;
+    if (st == LUCID_OK) {
+        memcpy(Wc, W, rows * p * sizeof *W);
+        st = pivoted_qr(bp, Wc, rows, tol, jpvt, err, errlen);
+    }
+    bp->pivoted = 1;
+    if (st == LUCID_OK && !pivoted && natural_base(bp, W, rows, tol, &st)) bp->pivoted = 0;
+    if (st == LUCID_OK && bp->pivoted) st = pivoted_base(bp, Wc, rows, jpvt);
+    free(jpvt);
+    free(Wc);
     return st;
 }
 
@@ -194,7 +276,7 @@ lucid_status lucid_model_base_parameters(const lucid_model *m,
     if (st == LUCID_OK) st = stack_regressor(m, &o, samples, W);
     if (st == LUCID_OK && !scale_columns(W, rows, p, o.tolerance, bp->scale))
         st = failf(err, errlen, LUCID_ERR_NONFINITE, "%s: the stacked regressor is not finite", F);
-    if (st == LUCID_OK) st = factorise(bp, W, rows, o.tolerance, err, errlen);
+    if (st == LUCID_OK) st = factorise(bp, W, rows, o.tolerance, o.pivoted, err, errlen);
     free(W);
     if (st != LUCID_OK) {
         lucid_base_parameters_destroy(bp);

@@ -9,7 +9,15 @@
  * (q from lucid_model_random_configuration, v and a standard normal), columns scaled to unit
  * norm first so that the tolerance is relative to each column: the rank is the number of
  * |R_kk| > tolerance. A column whose norm is at most tolerance times the largest is zero
- * (an unidentifiable parameter with no effect). */
+ * (an unidentifiable parameter with no effect).
+ *
+ * Which columns form the base: by default those chosen in theta's order (Khalil and Gautier's
+ * regrouping: a column is kept when its distance to the span of the columns kept before it
+ * exceeds the tolerance, so a dropped parameter is regrouped onto earlier ones, e.g. a child
+ * link's mass onto its parent's first moment and inertia: ZZ1 + l1^2 m2), provided that gives
+ * the QR's rank and no scaled coefficient (beta(i, j) scale[dependent j] / scale[base i])
+ * above 100 (two digits of rounding; the pivoted QR's are about 1); otherwise, or with the
+ * pivoted option, the QR's first rank pivots. */
 #ifndef LUCID_MODEL_BASE_PARAMETERS_H
 #define LUCID_MODEL_BASE_PARAMETERS_H
 
@@ -22,9 +30,10 @@ typedef struct lucid_base_parameters_options {
     size_t samples;   /* random states stacked; 0: max(20, ceil(3 ncols / nv)) */
     uint64_t seed;    /* of the states' random stream */
     double tolerance; /* relative rank tolerance on the scaled R's diagonal, in (0, 1) */
+    int pivoted;      /* 1: the pivoted QR's base, 0: the base in theta's order */
 } lucid_base_parameters_options;
 
-/* The regressor's defaults, samples 0, seed 1, tolerance 1e-8. */
+/* The regressor's defaults, samples 0, seed 1, tolerance 1e-8, pivoted 0. */
 lucid_base_parameters_options lucid_base_parameters_options_default(void);
 
 typedef struct lucid_base_parameters {
@@ -32,6 +41,7 @@ typedef struct lucid_base_parameters {
     size_t rank;       /* base parameters */
     size_t samples;    /* states stacked */
     double tolerance;  /* the options' */
+    int pivoted;       /* 1 when base holds the pivoted QR's columns (see above) */
     size_t *base;      /* rank: the columns of Y kept, ascending */
     size_t *dependent; /* nparams - rank: the others, ascending */
     /* rank x (nparams - rank), column-major: Y[:, dependent[j]] = sum_i beta(i, j) Y[:, base[i]]

@@ -40,6 +40,9 @@ local function check_model(label, m, seed)
   t.eq(#names, #theta, label)
   t.eq(names[1], m:names("body")[1] .. ".m", label)
   local b = lucid.dynamics.base_parameters(m, ALL)
+  local bp = lucid.dynamics.base_parameters(m, {damping = true, coulomb = true, armature = true,
+                                                offset = true, pivoted = true})
+  t.eq(bp.rank, b.rank, label)
   t.truthy(b.rank > 0 and b.rank < b.nparams, label)
   t.truthy(b.last_kept > 1e6 * b.first_dropped, label)
   local theta_b = b.map * theta
@@ -65,6 +68,8 @@ local function check_model(label, m, seed)
     local arm = lucid.dynamics.rnea(m, q, v, a) - Yi * pi
     for k = 1, nv do t.near(arm[k], theta[10 * nb + 2 * nv + k] * a[k], 1e-12 * maxabs(tau)) end
     local yb = (Y * b.select) * theta_b
+    worst = math.max(worst, maxabs(yb - y) / maxabs(y))
+    yb = (Y * bp.select) * (bp.map * theta)
     worst = math.max(worst, maxabs(yb - y) / maxabs(y))
   end
   t.truthy(worst <= 1e-12, label .. ": relative error " .. worst)
@@ -114,6 +119,12 @@ t.case("a planar two-link arm: the textbook base parameters", function()
   local m = lucid.model.build{gravity = {0, -9.81, 0},
                               bodies = {link("link0", nil, 0), link("link1", "link0", 0.5)}}
   local b = lucid.dynamics.base_parameters(m)
+  t.eq(b.pivoted, false)
+  t.eq(b.names[1], "link0.mx + 0.5 link1.m")
+  t.eq(b.names[3], "link0.Izz + 0.25 link1.m")
+  local bp = lucid.dynamics.base_parameters(m, {pivoted = true})
+  t.eq(bp.pivoted, true)
+  t.eq(bp.rank, 6)
   t.eq(b.rank, 6)
   t.eq(b.nparams, 20)
   t.eq(#b.names, 6)
@@ -150,6 +161,8 @@ t.case("errors name the function", function()
   t.raises(F .. "tolerance must be in (0, 1) (got 2.0)", lucid.dynamics.base_parameters, m,
            {tolerance = 2})
   t.raises(F .. "samples", lucid.dynamics.base_parameters, m, {samples = 0})
+  t.raises(F .. "pivoted must be a boolean (got number)", lucid.dynamics.base_parameters, m,
+           {pivoted = 1})
   t.raises("lucid.dynamics.inertial_parameters: unknown option 'seed'",
            lucid.dynamics.inertial_parameters, m, {seed = 1})
 end)
