@@ -6,7 +6,7 @@
  *   b = lucid.dynamics.base_parameters(m [, opts])
  * opts: damping, coulomb, armature, offset (booleans: add that per-dof column group),
  * coulomb_smoothing (>= 0: tanh(v / eps) instead of sign(v)); base_parameters also takes
- * samples, seed, tolerance and pivoted. */
+ * samples, seed, tolerance, pivoted and rows. */
 #include <lauxlib.h>
 #include <math.h>
 #include <stdint.h>
@@ -109,15 +109,38 @@ static int box_gc(lua_State *L) {
     return 0;
 }
 
-static void read_base_options(lua_State *L, int idx, const char *F,
+/* The rows option at the top of the stack: a list of 1-based dofs, as a mask of nv entries in
+ * a userdata left on the stack in its place. */
+static const unsigned char *read_rows(lua_State *L, size_t nv, const char *F) {
+    if (!lua_istable(L, -1))
+        lucid_lua_fail(L, F, "rows must be a list of dof indices (got %s)",
+                       lucid_lua_typename(L, -1));
+    unsigned char *mask = lua_newuserdatauv(L, nv + 1, 0);
+    memset(mask, 0, nv + 1);
+    lua_Integer n = luaL_len(L, -2);
+    for (lua_Integer i = 1; i <= n; ++i) {
+        lua_geti(L, -2, i);
+        lua_Integer k = lucid_lua_checkinteger_range(L, -1, 1, (lua_Integer)nv, F, "rows[i]");
+        mask[k - 1] = 1;
+        lua_pop(L, 1);
+    }
+    lua_replace(L, -2);
+    return mask;
+}
+
+/* Leaves one value on the stack: the rows mask (or nil), alive until the call returns. */
+static void read_base_options(lua_State *L, int idx, const char *F, size_t nv,
                               lucid_base_parameters_options *o) {
     static const char *const keys[] = {"damping",           "coulomb", "armature", "offset",
                                        "coulomb_smoothing", "samples", "seed",     "tolerance",
-                                       "pivoted",           NULL};
+                                       "pivoted",           "rows",    NULL};
     check_options_table(L, idx, F, keys);
     *o = lucid_base_parameters_options_default();
     o->regressor = read_regressor_options(L, idx, F);
-    if (lua_isnoneornil(L, idx)) return;
+    if (lua_isnoneornil(L, idx)) {
+        lua_pushnil(L);
+        return;
+    }
     if (lua_getfield(L, idx, "samples") != LUA_TNIL)
         o->samples = (size_t)lucid_lua_checkinteger_range(L, -1, 1, 1000000, F, "samples");
     if (lua_getfield(L, idx, "seed") != LUA_TNIL)
@@ -133,6 +156,7 @@ static void read_base_options(lua_State *L, int idx, const char *F,
         o->pivoted = lua_toboolean(L, -1);
     }
     lua_pop(L, 4);
+    if (lua_getfield(L, idx, "rows") != LUA_TNIL) o->rows = read_rows(L, nv, F);
 }
 
 static void set_integer_list(lua_State *L, const char *key, const size_t *x, size_t n) {
@@ -194,7 +218,7 @@ static int l_base_parameters(lua_State *L) {
     const char *F = "lucid.dynamics.base_parameters";
     lucid_model *m = lucid_lua_checkmodel(L, 1, F, "m", NULL);
     lucid_base_parameters_options o;
-    read_base_options(L, 2, F, &o);
+    read_base_options(L, 2, F, lucid_model_nv(m), &o);
     size_t p = lucid_regressor_ncols(m, &o.regressor);
     if ((double)p * (double)p > (double)LUCID_MATRIX_MAX_ENTRIES)
         lucid_lua_fail(L, F, "%I parameters are too many", (lua_Integer)p);

@@ -23,6 +23,7 @@ lucid_base_parameters_options lucid_base_parameters_options_default(void) {
     o.seed = 1;
     o.tolerance = 1e-8;
     o.pivoted = 0;
+    o.rows = NULL;
     return o;
 }
 
@@ -42,22 +43,26 @@ static lucid_status failf(char *err, size_t errlen, lucid_status st, const char 
     return st;
 }
 
-/* The stack W (rows = samples nv, column-major) of Y at random states. */
+/* The stack W (samples * nr rows, column-major) of Y's selected rows (all when o->rows is
+ * NULL; nr of them) at random states. */
 static lucid_status stack_regressor(const lucid_model *m, const lucid_base_parameters_options *o,
-                                    size_t samples, double *W) {
-    size_t nv = lucid_model_nv(m), rows = samples * nv;
+                                    size_t samples, size_t nr, size_t p, double *W) {
+    size_t nv = lucid_model_nv(m), rows = samples * nr;
     lucid_model_data *d = NULL;
-    double *q = malloc((lucid_model_nq(m) + 2 * nv + 1) * sizeof *q);
+    double *q = malloc((lucid_model_nq(m) + 2 * nv + nv * p + 1) * sizeof *q);
     lucid_status st = q ? lucid_model_data_create(m, &d) : LUCID_ERR_NO_MEMORY;
     if (st == LUCID_OK) {
-        double *v = q + lucid_model_nq(m), *a = v + nv;
+        double *v = q + lucid_model_nq(m), *a = v + nv, *Y = a + nv;
         lucid_rng rng;
         lucid_rng_seed(&rng, o->seed);
         for (size_t s = 0; s < samples; ++s) {
             lucid_model_random_configuration(m, &rng, q);
             for (size_t k = 0; k < nv; ++k) v[k] = lucid_rng_normal(&rng);
             for (size_t k = 0; k < nv; ++k) a[k] = lucid_rng_normal(&rng);
-            lucid_model_joint_torque_regressor(m, d, &o->regressor, q, v, a, W + s * nv, rows);
+            lucid_model_joint_torque_regressor(m, d, &o->regressor, q, v, a, Y, nv);
+            for (size_t c = 0; c < p; ++c)
+                for (size_t k = 0, r = s * nr; k < nv; ++k)
+                    if (!o->rows || o->rows[k]) W[r++ + rows * c] = Y[k + nv * c];
         }
     }
     lucid_model_data_destroy(d);
@@ -263,17 +268,21 @@ lucid_status lucid_model_base_parameters(const lucid_model *m,
     if (!(o.tolerance > 0.0 && o.tolerance < 1.0))
         return failf(err, errlen, LUCID_ERR_ARGUMENT, "%s: tolerance must be in (0, 1) (got %g)", F,
                      o.tolerance);
-    size_t nv = lucid_model_nv(m), p = lucid_regressor_ncols(m, &o.regressor);
-    size_t samples = o.samples ? o.samples : (3 * p + nv - 1) / nv;
+    size_t nv = lucid_model_nv(m), p = lucid_regressor_ncols(m, &o.regressor), nr = 0;
+    for (size_t k = 0; k < nv; ++k) nr += !o.rows || o.rows[k];
+    if (nr == 0)
+        return failf(err, errlen, LUCID_ERR_ARGUMENT, "%s: no rows to stack (%s)", F,
+                     nv ? "rows selects none" : "the model has no degree of freedom");
+    size_t samples = o.samples ? o.samples : (3 * p + nr - 1) / nr;
     if (!o.samples && samples < 20) samples = 20;
-    if (samples > SIZE_MAX / nv / p / sizeof(double) || samples * nv > INT32_MAX || p > INT32_MAX)
+    if (samples > SIZE_MAX / nr / p / sizeof(double) || samples * nr > INT32_MAX || p > INT32_MAX)
         return failf(err, errlen, LUCID_ERR_ARGUMENT, "%s: %zu samples of %zu x %zu are too many",
-                     F, samples, nv, p);
-    size_t rows = samples * nv;
+                     F, samples, nr, p);
+    size_t rows = samples * nr;
     double *W = malloc(rows * p * sizeof *W);
     lucid_base_parameters *bp = NULL;
     lucid_status st = W ? allocate(&bp, p, samples, o.tolerance) : LUCID_ERR_NO_MEMORY;
-    if (st == LUCID_OK) st = stack_regressor(m, &o, samples, W);
+    if (st == LUCID_OK) st = stack_regressor(m, &o, samples, nr, p, W);
     if (st == LUCID_OK && !scale_columns(W, rows, p, o.tolerance, bp->scale))
         st = failf(err, errlen, LUCID_ERR_NONFINITE, "%s: the stacked regressor is not finite", F);
     if (st == LUCID_OK) st = factorise(bp, W, rows, o.tolerance, o.pivoted, err, errlen);

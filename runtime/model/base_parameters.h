@@ -27,13 +27,16 @@
 
 typedef struct lucid_base_parameters_options {
     lucid_regressor_options regressor;
-    size_t samples;   /* random states stacked; 0: max(20, ceil(3 ncols / nv)) */
+    size_t samples;   /* random states stacked; 0: max(20, ceil(3 ncols / rows stacked)) */
     uint64_t seed;    /* of the states' random stream */
     double tolerance; /* relative rank tolerance on the scaled R's diagonal, in (0, 1) */
     int pivoted;      /* 1: the pivoted QR's base, 0: the base in theta's order */
+    /* nv entries, nonzero for the rows (dofs) of Y to stack, e.g. without a free joint's rows
+     * when the contact wrenches are not measured; NULL: every row */
+    const unsigned char *rows;
 } lucid_base_parameters_options;
 
-/* The regressor's defaults, samples 0, seed 1, tolerance 1e-8, pivoted 0. */
+/* The regressor's defaults, samples 0, seed 1, tolerance 1e-8, pivoted 0, rows NULL. */
 lucid_base_parameters_options lucid_base_parameters_options_default(void);
 
 typedef struct lucid_base_parameters {

@@ -373,6 +373,61 @@ static void names_and_parameters(void **state) {
     lucid_model_destroy(m);
 }
 
+/* Without the free root's six rows (contact wrenches not measured) the root body's 10
+ * parameters and its dofs' damping change no stacked torque: each is a dependent column with
+ * no coefficient; the base still reproduces those rows of Y theta at fresh states. */
+static void free_rows_can_be_left_out(void **state) {
+    (void)state;
+    lucid_model *m = random_model(52, 25);
+    assert_int_equal(lucid_model_joint_kind(m, 0), LUCID_JOINT_FREE);
+    size_t nv = lucid_model_nv(m), nb = lucid_model_nbodies(m);
+    assert_int_equal(lucid_model_body_joint(m, 0), 0);
+    unsigned char *rows = calloc(nv, 1);
+    for (size_t k = 6; k < nv; ++k) rows[k] = 1;
+    lucid_base_parameters_options o = lucid_base_parameters_options_default();
+    o.regressor.columns = LUCID_REGRESSOR_DAMPING;
+    lucid_base_parameters *all = NULL, *bp = NULL;
+    assert_int_equal(lucid_model_base_parameters(m, &o, &all, NULL, 0), LUCID_OK);
+    o.rows = rows;
+    assert_int_equal(lucid_model_base_parameters(m, &o, &bp, NULL, 0), LUCID_OK);
+    printf("  rank %zu with the free root's rows, %zu without\n", all->rank, bp->rank);
+    assert_true(bp->rank < all->rank);
+    size_t r = bp->rank, nd = bp->nparams - r, dead[16], ndead = 0;
+    for (size_t k = 0; k < 16; ++k) dead[k] = k < 10 ? k : 10 * nb + (k - 10); /* root's */
+    for (size_t j = 0; j < nd; ++j) {
+        size_t cd = bp->dependent[j];
+        for (size_t k = 0; k < 16; ++k)
+            if (cd == dead[k]) {
+                ++ndead;
+                for (size_t i = 0; i < r; ++i) assert_true(bp->beta[i + r * j] == 0.0);
+            }
+    }
+    assert_int_equal(ndead, 16);
+    ws w;
+    ws_make(&w, m, bp->nparams);
+    lucid_rng rng;
+    lucid_rng_seed(&rng, 9);
+    for (size_t k = 0; k < w.p; ++k) w.theta[k] = lucid_rng_normal(&rng);
+    lucid_base_parameters_reduce(bp, w.theta, w.tb);
+    double *yb = calloc(nv, 8), worst = 0.0;
+    for (int t = 0; t < NSTATES; ++t) {
+        ws_state(&w, &rng);
+        lucid_model_joint_torque_regressor(m, w.d, &o.regressor, w.q, w.v, w.a, w.Y, nv);
+        mat_vec(w.Y, nv, nv, w.p, w.theta, w.y);
+        for (size_t k = 0; k < nv; ++k) yb[k] = 0.0;
+        for (size_t i = 0; i < r; ++i)
+            for (size_t k = 0; k < nv; ++k) yb[k] += w.Y[k + nv * bp->base[i]] * w.tb[i];
+        worst = fmax(worst, rel_error(yb + 6, w.y + 6, nv - 6));
+    }
+    assert_true(worst <= 1e-12);
+    free(yb);
+    ws_free(&w);
+    free(rows);
+    lucid_base_parameters_destroy(all);
+    lucid_base_parameters_destroy(bp);
+    lucid_model_destroy(m);
+}
+
 static void bad_options_are_refused(void **state) {
     (void)state;
     const char *why = NULL;
@@ -391,6 +446,11 @@ static void bad_options_are_refused(void **state) {
     assert_int_equal(lucid_model_base_parameters(m, &bo, &bp, err, sizeof err), LUCID_ERR_ARGUMENT);
     assert_null(bp);
     assert_string_equal(err, "lucid_model_base_parameters: tolerance must be in (0, 1) (got 1)");
+    unsigned char none[64] = {0};
+    bo = lucid_base_parameters_options_default();
+    bo.rows = none;
+    assert_int_equal(lucid_model_base_parameters(m, &bo, &bp, err, sizeof err), LUCID_ERR_ARGUMENT);
+    assert_string_equal(err, "lucid_model_base_parameters: no rows to stack (rows selects none)");
     lucid_model_destroy(m);
 }
 
@@ -416,6 +476,7 @@ int main(void) {
         cmocka_unit_test(body_regressor_is_the_inertia_wrench),
         cmocka_unit_test(planar_arm_has_the_textbook_base),
         cmocka_unit_test(names_and_parameters),
+        cmocka_unit_test(free_rows_can_be_left_out),
         cmocka_unit_test(bad_options_are_refused),
         cmocka_unit_test(regressor_does_not_allocate),
         cmocka_unit_test(repository_models),

@@ -146,6 +146,37 @@ t.case("a planar two-link arm: the textbook base parameters", function()
   t.truthy(maxabs(b.map * back - b.map * theta) <= 1e-12)
 end)
 
+-- A floating two-body robot whose free root's rows are left out (contact wrenches unknown):
+-- the root body's 10 parameters change no stacked torque.
+t.case("rows: the free root's rows left out", function()
+  local m = lucid.model.build{bodies = {
+    {name = "base", mass = 2, com = {0.1, 0, 0}, inertia = {0.02, 0.03, 0.04},
+     joints = {{name = "root", kind = "free"}}},
+    {name = "arm", parent = "base", placement = lucid.se3.new({1, 0, 0, 0}, {0.3, 0, 0}),
+     mass = 1, com = {0.2, 0.01, 0.02}, inertia = {0.01, 0.02, 0.03},
+     joints = {{name = "hinge", kind = "revolute", axis = {0, 1, 0}}}}}}
+  local all = lucid.dynamics.base_parameters(m)
+  local b = lucid.dynamics.base_parameters(m, {rows = {7}})
+  t.truthy(b.rank < all.rank)
+  local none = {}
+  for _, name in ipairs(b.unidentifiable) do none[name] = true end
+  for _, p in ipairs{"m", "mx", "my", "mz", "Ixx", "Ixy", "Iyy", "Ixz", "Iyz", "Izz"} do
+    t.truthy(none["base." .. p], "base." .. p)
+  end
+  local rng = lucid.rng(4)
+  local theta = normal_vec(rng, b.nparams, 1)
+  local q = m:random_configuration(rng)
+  local v, a = normal_vec(rng, m.nv, 2), normal_vec(rng, m.nv, 5)
+  local Y = lucid.dynamics.regressor(m, q, v, a)
+  local y, yb = Y * theta, (Y * b.select) * (b.map * theta)
+  t.near(yb[7], y[7], 1e-12 * math.abs(y[7]))
+  t.raises("lucid.dynamics.base_parameters: rows[i] = 8 is out of range [1, 7]",
+           lucid.dynamics.base_parameters, m,
+           {rows = {8}})
+  t.raises("lucid.dynamics.base_parameters: rows must be a list of dof indices (got number)",
+           lucid.dynamics.base_parameters, m, {rows = 7})
+end)
+
 t.case("errors name the function", function()
   local m = lucid.model.load("tasks/models/arm7.xml")
   local q, z = m:neutral(), lucid.zeros(m.nv)
