@@ -8,7 +8,8 @@
  *   lucid.dynamics.rnea(m, q, v, a), .aba(m, q, v, tau), .crba(m, q), .nle(m, q, v),
  *   .energy(m, q, v) -> kinetic, potential, .com(m, q),
  *   .rnea_derivatives(m, q, v, a) -> dtau_dq, dtau_dv,
- *   .aba_derivatives(m, q, v, tau) -> da_dq, da_dv, da_dtau
+ *   .aba_derivatives(m, q, v, tau) -> da_dq, da_dv, da_dtau,
+ *   .regressor, .inertial_parameters, .base_parameters (lua_regressor.c)
  * lucid_open_model creates the lucid.model table; modules opened after it (the loaders) add
  * their functions to it. Memory discipline: the spec being built and every scratch array are
  * userdata with finalisers, so an error raised anywhere leaks nothing. */
@@ -530,6 +531,16 @@ static double *check_v(lua_State *L, int idx, const lucid_model *m, const char *
     return v;
 }
 
+double *lucid_lua_model_q(lua_State *L, int idx, const lucid_model *m, const char *fname,
+                          const char *what) {
+    return check_q(L, idx, m, fname, what);
+}
+
+double *lucid_lua_model_v(lua_State *L, int idx, const lucid_model *m, const char *fname,
+                          const char *what) {
+    return check_v(L, idx, m, fname, what);
+}
+
 static size_t check_frame(lua_State *L, int idx, const lucid_model *m, const char *fname) {
     if (lua_type(L, idx) != LUA_TSTRING)
         lucid_lua_fail(L, fname, "name must be a frame name (got %s)", lucid_lua_typename(L, idx));
@@ -938,5 +949,6 @@ void lucid_open_model(lua_State *L) {
     lua_setfield(L, -2, "build");
     lua_setfield(L, -2, "model");
     luaL_newlib(L, dynamics);
+    lucid_lua_add_regressor(L);
     lua_setfield(L, -2, "dynamics");
 }

@@ -19,6 +19,17 @@ void lucid_lua_push_model(lua_State *L, lucid_model *m, const char *fname);
 lucid_model *lucid_lua_checkmodel(lua_State *L, int idx, const char *fname, const char *what,
                                   lucid_model_data **data);
 
+/* q (nq finite values, no zero quaternion) and v (nv finite values) at idx, read into scratch
+ * buffers left on the stack; a Lua error "FNAME: WHAT ..." otherwise. */
+double *lucid_lua_model_q(lua_State *L, int idx, const lucid_model *m, const char *fname,
+                          const char *what);
+double *lucid_lua_model_v(lua_State *L, int idx, const lucid_model *m, const char *fname,
+                          const char *what);
+
+/* Adds regressor, inertial_parameters and base_parameters to the lucid.dynamics table on top
+ * of the stack (runtime/lua/lua_regressor.c). */
+void lucid_lua_add_regressor(lua_State *L);
+
 /* m:geoms() (runtime/lua/lua_model_geoms.c). */
 int lucid_lua_model_geoms(lua_State *L);
 /* m:actuators() (runtime/lua/lua_model_actuators.c). */

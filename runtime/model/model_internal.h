@@ -122,5 +122,9 @@ void lucid_model_rnea_posed(const lucid_model *m, lucid_model_data *d, const dou
                             const double *a, double *tau);
 void lucid_model_nle_posed(const lucid_model *m, lucid_model_data *d, const double *v, double *b);
 void lucid_model_crba_posed(const lucid_model *m, lucid_model_data *d);
+/* RNEA's forward pass on posed data: every node's twist d->v, acceleration d->a (gravity
+ * included as the world's acceleration -g) and wrench d->f = I a + v x* I v (node frames). */
+void lucid_model_rnea_forward(const lucid_model *m, lucid_model_data *d, const double *v,
+                              const double *a);
 
 #endif

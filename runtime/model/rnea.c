@@ -11,8 +11,9 @@ void lucid_model_rnea(const lucid_model *m, lucid_model_data *d, const double *q
     lucid_model_rnea_posed(m, d, v, a, tau);
 }
 
-void lucid_model_rnea_posed(const lucid_model *m, lucid_model_data *d, const double *v,
-                            const double *a, double *tau) {
+/* The forward pass: every node's twist, acceleration and wrench (data v, a, f). */
+void lucid_model_rnea_forward(const lucid_model *m, lucid_model_data *d, const double *v,
+                              const double *a) {
     const double a0[6] = {-m->gravity.x, -m->gravity.y, -m->gravity.z, 0.0, 0.0, 0.0};
     const double zero[6] = {0, 0, 0, 0, 0, 0};
     for (size_t i = 0; i < m->nnodes; ++i) {
@@ -36,6 +37,11 @@ void lucid_model_rnea_posed(const lucid_model *m, lucid_model_data *d, const dou
         lucid_sp_cross_force(vi, Iv, fi);
         for (int k = 0; k < 6; ++k) d->f[6 * i + k] += fi[k];
     }
+}
+
+void lucid_model_rnea_posed(const lucid_model *m, lucid_model_data *d, const double *v,
+                            const double *a, double *tau) {
+    lucid_model_rnea_forward(m, d, v, a);
     for (size_t i = m->nnodes; i-- > 0;) {
         const lucid_model_node *nd = &m->nodes[i];
         const double *fi = d->f + 6 * i;

@@ -1,5 +1,6 @@
-/* Rigid-body dynamics timings: RNEA, CRBA, ABA, the LTDL factorisation, one M^-1 solve and the
- * analytic derivatives (d rnea: dtau/dq, dtau/dv; d aba: da/dq, da/dv, da/dtau), on
+/* Rigid-body dynamics timings: RNEA, CRBA, ABA, the LTDL factorisation, one M^-1 solve, the
+ * analytic derivatives (d rnea: dtau/dq, dtau/dv; d aba: da/dq, da/dv, da/dtau) and the
+ * joint-torque regressor (every column group, runtime/model/regressor.h), on
  * a 7-dof arm, random trees of 30 and 60 bodies with every joint kind
  * (tests/c/test_model_util.h), and the robots when their files are there: MuJoCo's humanoid.xml
  * (libmujoco-samples), the models of ../shared/data/robots (LUCID_SHARED_DIR overrides; URDFs
@@ -20,6 +21,7 @@
 
 #include "../c/test_model_util.h"
 #include "runtime/model/model_load.h"
+#include "runtime/model/regressor.h"
 #include "solvers/dense/dense_cholesky.h"
 
 enum { NSTATES = 16, REPEATS = 5 };
@@ -34,7 +36,7 @@ static double now(void) {
 
 typedef struct bench_states {
     size_t nq, nv;
-    double *q, *v, *tau, *a, *out, *M, *D1, *D2, *D3;
+    double *q, *v, *tau, *a, *out, *M, *D1, *D2, *D3, *Y;
 } bench_states;
 
 /* Which routine a timing loop runs. */
@@ -47,8 +49,11 @@ typedef enum routine {
     CRBA_LTDL_SOLVE,
     CRBA_LAPACK,
     RNEA_DERIV,
-    ABA_DERIV
+    ABA_DERIV,
+    REGRESSOR
 } routine;
+
+static const lucid_regressor_options every_group = {LUCID_REGRESSOR_ALL, 0.0};
 
 static void run_once(const lucid_model *m, lucid_model_data *d, bench_states *s, int k, routine r) {
     const double *q = s->q + (size_t)k * s->nq, *v = s->v + (size_t)k * s->nv,
@@ -93,6 +98,9 @@ static void run_once(const lucid_model *m, lucid_model_data *d, bench_states *s,
         case ABA_DERIV:
             lucid_model_aba_derivatives(m, d, q, v, tau, s->a, s->D1, s->D2, s->D3);
             break;
+        case REGRESSOR: /* tau as the acceleration, like RNEA's row */
+            lucid_model_joint_torque_regressor(m, d, &every_group, q, v, tau, s->Y, nv);
+            break;
     }
 }
 
@@ -128,8 +136,9 @@ static double bench_model(const char *name, const lucid_model *m, double seconds
     s.D1 = calloc(s.nv * s.nv, sizeof(double));
     s.D2 = calloc(s.nv * s.nv, sizeof(double));
     s.D3 = calloc(s.nv * s.nv, sizeof(double));
+    s.Y = calloc(s.nv * lucid_regressor_ncols(m, &every_group), sizeof(double));
     lucid_model_data *d = NULL;
-    if (!s.q || !s.v || !s.tau || !s.a || !s.out || !s.M || !s.D1 || !s.D2 || !s.D3 ||
+    if (!s.q || !s.v || !s.tau || !s.a || !s.out || !s.M || !s.D1 || !s.D2 || !s.D3 || !s.Y ||
         lucid_model_data_create(m, &d) != LUCID_OK) {
         fprintf(stderr, "bench_dynamics: out of memory\n");
         exit(1);
@@ -142,16 +151,17 @@ static double bench_model(const char *name, const lucid_model *m, double seconds
         random_vector(&st, s.v + (size_t)k * s.nv, s.nv, 1.0);
         random_vector(&st, s.tau + (size_t)k * s.nv, s.nv, 5.0);
     }
-    double t[9];
-    for (int r = 0; r <= ABA_DERIV; ++r) t[r] = time_routine(m, d, &s, (routine)r, seconds);
+    double t[10];
+    for (int r = 0; r <= REGRESSOR; ++r) t[r] = time_routine(m, d, &s, (routine)r, seconds);
     printf("%-12s %4zu %4zu %8.3f %8.3f %8.3f %10.3f %8.3f %8.3f (%4.2fx) %8.3f (%4.2fx) %9.3f "
-           "%9.3f (%5.2fx)\n",
+           "%9.3f (%5.2fx) %9.3f\n",
            name, lucid_model_njoints(m), s.nv, t[RNEA], t[CRBA], t[ABA], t[CRBA_LTDL],
            t[LTDL_SOLVE], t[CRBA_LTDL_SOLVE], t[CRBA_LTDL_SOLVE] / t[ABA], t[CRBA_LAPACK],
-           t[CRBA_LAPACK] / t[ABA], t[RNEA_DERIV], t[ABA_DERIV], t[ABA_DERIV] / t[ABA]);
+           t[CRBA_LAPACK] / t[ABA], t[RNEA_DERIV], t[ABA_DERIV], t[ABA_DERIV] / t[ABA],
+           t[REGRESSOR]);
     lucid_model_data_destroy(d);
     free(s.q), free(s.v), free(s.tau), free(s.a), free(s.out), free(s.M);
-    free(s.D1), free(s.D2), free(s.D3);
+    free(s.D1), free(s.D2), free(s.D3), free(s.Y);
     return t[ABA];
 }
 
@@ -218,9 +228,9 @@ int main(int argc, char **argv) {
         }
     }
     printf("microseconds per call (ratios: forward dynamics by that route / ABA)\n");
-    printf("%-12s %4s %4s %8s %8s %8s %10s %8s %17s %17s %9s %19s\n", "model", "jnts", "nv", "rnea",
-           "crba", "aba", "crba+ltdl", "M^-1 x", "nle+crba+ltdl+sv", "nle+crba+dpotrf", "d rnea",
-           "d aba (/aba)");
+    printf("%-12s %4s %4s %8s %8s %8s %10s %8s %17s %17s %9s %19s %9s\n", "model", "jnts", "nv",
+           "rnea", "crba", "aba", "crba+ltdl", "M^-1 x", "nle+crba+ltdl+sv", "nle+crba+dpotrf",
+           "d rnea", "d aba (/aba)", "regressor");
     lucid_model *arm = arm7();
     if (!arm) return 1;
     bench_model("arm-7dof", arm, seconds);
