@@ -341,10 +341,8 @@ static int push_id_result(lua_State *L, lucid_status s, const char *why, int id,
 }
 
 /* PGS's limit: Gauss-Seidel sweeps pass force between a light and a heavy body at a rate
- * that falls with their mass ratio; measured on a box resting on another (3 s at the default
- * dt and max_iter), lcp:pgs holds a ratio of 10 (2 978 of 3 000 steps converged, drift 1e-7 m),
- * converges on 4 of 3 000 steps at 100 and 1 000 (the stack walks by mm), and at 1e4 lets the
- * heavy box sink 0.8 m into the light one; ncp:admm holds 1e4 (docs/world.md). */
+ * that falls with their mass ratio; the measurements that put it at 100 are in
+ * docs/world.md. */
 #define PGS_MASS_RATIO_LIMIT 100.0
 
 /* A Lua warning (warn "@on" shows it) when the world's solver is PGS and body `id` made its
