@@ -580,14 +580,20 @@ typedef struct dense_matrix {
     size_t ld;
 } dense_matrix;
 
-/* Entry (k, k) of a dense matrix (lucid_world_null_rows). */
+/* Entry (k, k) of a dense matrix (lucid_contact_null_rows). */
 static double dense_diagonal(const void *ctx, int k) {
     const dense_matrix *d = ctx;
     return d->G[(size_t)k * (d->ld + 1)];
 }
 
 void lucid_world_island_null_rows(int m, const double *G, double *R, double *mu) {
-    lucid_world_null_rows(m, dense_diagonal, &(dense_matrix){G, 3 * (size_t)m}, R, mu);
+    lucid_contact_null_rows(m, dense_diagonal, &(dense_matrix){G, 3 * (size_t)m}, R, mu);
+}
+
+const double *lucid_world_problem_R(const double *R, int m) {
+    for (int k = 0; k < 3 * m; ++k)
+        if (R[k] > 0.0) return R;
+    return NULL;
 }
 
 /* v_start / w_start: the velocities at the start of the step (centre of mass, world). */

@@ -8,6 +8,7 @@
 #include "runtime/math/quat.h"
 #include "runtime/world/broad_phase.h"
 #include "runtime/world/world.h"
+#include "solvers/contact/contact_null_rows.h"
 
 typedef struct lucid_body {
     int is_static;
@@ -210,16 +211,11 @@ double lucid_world_warm_rho(const lucid_world *w, const int *list, int m, double
 /* Records the island's final penalty rho (scaled units as above; 0: none, and always 0 unless
  * the world's solver is ADMM) on its contacts. */
 void lucid_world_keep_rho(lucid_world *w, const int *list, int m, double rho, double f, double v);
-/* world_null_rows.c: gives the rows of an island's problem that no degree of freedom can
- * move (diagonal of G + R below DBL_EPSILON times the largest; diag(ctx, k) is G's entry
- * (k, k), R may hold the compliance) R_k = the largest diagonal, and the contacts whose normal
- * row is null mu = 0. R holds the island's 3m compliances (zeros where rigid). Returns the
- * number of null rows. */
-int lucid_world_null_rows(int m, double (*diag)(const void *, int), const void *ctx, double *R,
-                          double *mu);
-/* lucid_world_null_rows on a dense 3m x 3m G (column-major). world_delassus.c */
+/* lucid_contact_null_rows (the rows no degree of freedom can move) on an island's dense
+ * 3m x 3m G (column-major), its R (zeros where rigid) and mu. world_delassus.c */
 void lucid_world_island_null_rows(int m, const double *G, double *R, double *mu);
-/* R as an island problem's compliance: NULL when every entry is zero (rigid). */
+/* R as an island problem's compliance: NULL when every entry is zero (rigid).
+ * world_delassus.c */
 const double *lucid_world_problem_R(const double *R, int m);
 lucid_status lucid_world_solve_contacts(lucid_world *w, const lucid_vec3 *v_start,
                                         const lucid_vec3 *w_start); /* world_delassus.c */

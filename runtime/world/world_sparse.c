@@ -324,7 +324,7 @@ static double normal_diagonal(const lucid_contact_sparse_problem *p, int i) {
 }
 
 /* G's entry (k, k): sum over the sides of contact k / 3 of J_s row k % 3 . W_s row k % 3
- * (lucid_world_null_rows). */
+ * (lucid_contact_null_rows). */
 static double row_diagonal(const void *ctx, int k) {
     const lucid_contact_sparse_problem *p = ctx;
     double d = 0.0;
@@ -609,7 +609,7 @@ lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, in
     lucid_contact_sparse_problem p = {m,           slots,       sp->body, sp->J, sp->W,
                                       sp->g,       sp->mu,      NULL,     sp->M, sp->dof,
                                       sp->side_at, sp->mass_at, sp->span};
-    lucid_world_null_rows(m, row_diagonal, &p, sp->R, sp->mu);
+    lucid_contact_null_rows(m, row_diagonal, &p, sp->R, sp->mu);
     p.R = lucid_world_problem_R(sp->R, m);
     double f, v;
     problem_scales(&p, &f, &v);

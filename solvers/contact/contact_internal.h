@@ -5,6 +5,7 @@
 #include <float.h>
 #include <math.h>
 
+#include "solvers/contact/contact_null_rows.h"
 #include "solvers/contact/contact_solver.h"
 
 /* Caller-owned scratch memory, sized once for up to `capacity` contacts. */
@@ -16,6 +17,7 @@ struct lucid_contact_workspace {
     double *lwork;   /* dsyevd real workspace */
     int *iwork;      /* dsyevd integer workspace */
     int lwork_size, iwork_size;
+    double *null_R, *null_mu; /* 3N and N: a problem's R and mu with its null rows conditioned */
     double *ip; /* interior point: LUCID_CONTACT_IP_VECTORS vectors of 3N (contact_ip.c) */
     int *ipiv;  /* 3N pivots of its LU factorisation */
     /* What the last solve left for lucid_contact_ip_jvp / _vjp: mat[0] holds the factor of the
@@ -80,15 +82,15 @@ void lucid_contact_pgs_update(lucid_contact_model model, double mu, const double
                               const double s[3], double l[3]);
 
 /* Newton's R-metric projection needs equal tangential compliances. A tangential row whose
- * diagonal d of G is below round-off of its given compliance or of the contact's trace is one
- * no motion reaches (lucid_world_null_rows): its force changes nothing, nor does its
+ * diagonal d of G is null (contact_null_rows.h) relative to its given compliance or to the
+ * contact's trace is one no motion reaches: its force changes nothing, nor does its
  * compliance, so it takes the other tangent's. given: the problem's 3 entries or NULL. */
 static inline void lucid_contact_newton_null_tangent(const double d[3], const double *given,
                                                      double R[3]) {
     double trace = d[0] + d[1] + d[2];
     for (int a = 0; a < 2; ++a) {
         double scale = given ? fmax(trace, given[a]) : trace;
-        if (d[a] <= DBL_EPSILON * scale) R[a] = R[1 - a];
+        if (d[a] <= LUCID_CONTACT_NULL_ROW * scale) R[a] = R[1 - a];
     }
 }
 

@@ -44,6 +44,8 @@ lucid_contact_workspace *lucid_contact_workspace_create(int max_contacts) {
     ok = ok && (ws->eig = malloc(sizeof(double) * m));
     ok = ok && (ws->lwork = malloc(sizeof(double) * (size_t)ws->lwork_size));
     ok = ok && (ws->iwork = malloc(sizeof(int) * (size_t)ws->iwork_size));
+    ok = ok && (ws->null_R = malloc(sizeof(double) * m));
+    ok = ok && (ws->null_mu = malloc(sizeof(double) * (m / 3)));
     ok = ok && (ws->ip = malloc(sizeof(double) * LUCID_CONTACT_IP_VECTORS * m));
     ok = ok && (ws->ipiv = malloc(sizeof(int) * m));
     if (!ok) {
@@ -60,6 +62,8 @@ void lucid_contact_workspace_destroy(lucid_contact_workspace *ws) {
     free(ws->eig);
     free(ws->lwork);
     free(ws->iwork);
+    free(ws->null_R);
+    free(ws->null_mu);
     free(ws->ip);
     free(ws->ipiv);
     free(ws);
@@ -182,11 +186,34 @@ static void check_first_order(lucid_contact_run *run, const double *lambda) {
         run->result->converged = 0;
 }
 
-lucid_status lucid_contact_solve(const lucid_contact_problem *p, const lucid_contact_options *o,
+/* Entry (k, k) of G (lucid_contact_null_rows). */
+static double problem_diagonal(const void *ctx, int k) {
+    const lucid_contact_problem *p = ctx;
+    return p->G[(size_t)k * (3 * (size_t)p->n + 1)];
+}
+
+/* p with its null rows conditioned (contact_null_rows.h) in ws's buffers when it has any,
+ * else p itself. */
+static const lucid_contact_problem *condition_null_rows(const lucid_contact_problem *p,
+                                                        lucid_contact_workspace *ws,
+                                                        lucid_contact_problem *q) {
+    if (!p || p->n <= 0 || !p->G || !p->mu || !ws || ws->capacity < p->n) return p;
+    size_t m = 3 * (size_t)p->n;
+    for (size_t k = 0; k < m; ++k) ws->null_R[k] = p->R ? p->R[k] : 0.0;
+    memcpy(ws->null_mu, p->mu, sizeof(double) * (size_t)p->n);
+    if (lucid_contact_null_rows(p->n, problem_diagonal, p, ws->null_R, ws->null_mu) == 0) return p;
+    *q = *p;
+    q->R = ws->null_R, q->mu = ws->null_mu;
+    return q;
+}
+
+lucid_status lucid_contact_solve(const lucid_contact_problem *given, const lucid_contact_options *o,
                                  lucid_contact_workspace *ws, double *lambda, double *dual,
                                  lucid_contact_result *result) {
     if (!o || !result) return LUCID_ERR_ARGUMENT;
     memset(result, 0, sizeof *result);
+    lucid_contact_problem conditioned;
+    const lucid_contact_problem *p = condition_null_rows(given, ws, &conditioned);
     lucid_status status = lucid_contact_problem_validate(p, NULL);
     if (status != LUCID_OK) return status;
     if ((status = check_options(o)) != LUCID_OK) return status;

@@ -83,7 +83,10 @@ int lucid_contact_workspace_capacity(const lucid_contact_workspace *ws);
  * Divergence is not an error either, and never returns garbage: when the iterate (lambda, its
  * velocity, its NCP criterion or the dual) is not finite, the solve returns LUCID_OK with
  * result->diverged = 1, converged = 0, lambda (and dual) set to zero and the criteria of that
- * zero lambda, so a caller tests `converged` (or `diverged`) and retries or falls back. */
+ * zero lambda, so a caller tests `converged` (or `diverged`) and retries or falls back.
+ * Rows no force can move (a zero row of G, contact_null_rows.h) are solved, not refused: such
+ * a row gets a compliance that selects its least force and a contact whose normal row is
+ * zero no friction; the criteria are those of that problem. */
 lucid_status lucid_contact_solve(const lucid_contact_problem *p, const lucid_contact_options *o,
                                  lucid_contact_workspace *ws, double *lambda, double *dual,
                                  lucid_contact_result *result);

@@ -328,3 +328,24 @@ t.case("issue 38: an indefinite G is refused; PSD ones, rank-deficient included,
              {G = bad, g = {0, 0, -1, 0, 0, -1}, mu = {0.5, 0.5}, model = "ncp"})
   end
 end)
+
+-- Rows no force can move (solvers/contact/contact_null_rows.h): a zero row of G is solved, not
+-- refused. Along the zero tangent the answer is the least force, zero; the rest is the 2 x 2
+-- problem without that row, here sticking: [2 0.5; 0.5 1] (l_t2, l_n) = -(0.3, -1), so
+-- l = (0, -0.8 / 1.75, 1 + 0.4 / 1.75). A contact whose normal row is zero carries no friction.
+t.case("every pair solves a problem with a zero row of G", function()
+  local G = lucid.mat{{0, 0, 0}, {0, 2, 0.5}, {0, 0.5, 1}}
+  local want = {0, -0.8 / 1.75, 1 + 0.4 / 1.75}
+  local free = lucid.mat{{1, 0.2, 0}, {0.2, 1, 0}, {0, 0, 0}}
+  for _, pr in ipairs(pairs_table) do
+    local name = pr[1] .. ":" .. pr[2]
+    local sol = lucid.contact.solve{G = G, g = {0, 0.3, -1}, mu = {0.5}, model = pr[1],
+                                    solver = pr[2], tol = 1e-10, max_iter = 5000}
+    t.truthy(sol.converged, name .. ": converged")
+    t.allnear(sol.lambda, want, pr[2] == "newton" and 1e-7 or 1e-9, name)
+    sol = lucid.contact.solve{G = free, g = {0.2, -0.1, -1}, mu = {0.5}, model = pr[1],
+                              solver = pr[2], tol = 1e-10, max_iter = 5000}
+    t.truthy(math.abs(sol.lambda[1]) <= 1e-12 and math.abs(sol.lambda[2]) <= 1e-12,
+             name .. ": no friction on a contact nothing can press")
+  end
+end)

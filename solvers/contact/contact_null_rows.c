@@ -1,0 +1,19 @@
+#include "solvers/contact/contact_null_rows.h"
+
+#include <math.h>
+
+int lucid_contact_null_rows(int n, double (*diag)(const void *, int), const void *ctx, double *R,
+                            double *mu) {
+    double top = 0.0;
+    for (int k = 0; k < 3 * n; ++k) top = fmax(top, diag(ctx, k));
+    if (!(top > 0.0)) top = 1.0; /* nothing moves at all: every row is null, any R will do */
+    int count = 0;
+    for (int k = 0; k < 3 * n; ++k) {
+        if (!(R[k] >= 0.0) || diag(ctx, k) + R[k] > LUCID_CONTACT_NULL_ROW * top)
+            continue; /* a moving row, or a bad R for the problem's validation to refuse */
+        R[k] = top;
+        if (k % 3 == 2) mu[k / 3] = 0.0;
+        ++count;
+    }
+    return count;
+}
