@@ -9,9 +9,9 @@
 #include "solvers/collision/plane_vertices.h"
 #include "runtime/world/world_internal.h"
 
-/* Angular tolerance for calling two faces parallel (rad): the patch keeps every point of a
- * nearly flat face within the margin, so resting boxes keep 4 points while they settle. */
-#define PATCH_ANGULAR_TOLERANCE 1e-2
+/* The angular tolerance for calling two faces parallel is LUCID_PATCH_ANGULAR_TOLERANCE: the
+ * patch keeps every point of a nearly flat face within the margin, so resting boxes keep 4
+ * points while they settle. */
 /* GJK duality gap (m^2): the default 1e-8 only bounds the witness error by 1e-4 m, which
  * leaves the normal of a millimetre gap undetermined; polytopes terminate exactly anyway. */
 #define GJK_TOLERANCE 1e-16
@@ -131,6 +131,13 @@ static int vertex_or_edge(lucid_patch_feature f) {
     return f == LUCID_FEATURE_POINT || f == LUCID_FEATURE_SEGMENT;
 }
 
+/* Shapes whose vertices (plane_vertices.h) land on a face: a box's corners, a capsule's ends,
+ * a lying cylinder's rim points. */
+static int curved_or_box(const lucid_shape *s) {
+    return s->kind == LUCID_SHAPE_BOX || s->kind == LUCID_SHAPE_CAPSULE ||
+           s->kind == LUCID_SHAPE_CYLINDER;
+}
+
 /* Whether the patch is a box's or convex mesh's vertex or edge on a halfspace, or (when
  * `faces`) a box's on a box's or convex mesh's face, where plane_vertices.h gives the points. */
 static int vertex_or_edge_on_face(const lucid_shape *s1, const lucid_shape *s2,
@@ -143,9 +150,9 @@ static int vertex_or_edge_on_face(const lucid_shape *s1, const lucid_shape *s2,
      * deepest vertices, clustered, where its single witness point does (measured: the Allegro
      * grasp's contact problems then stalled ADMM at 3.5e-3) */
     return (patch->feature1 == LUCID_FEATURE_POLYGON && vertex_or_edge(patch->feature2) &&
-            s2->kind == LUCID_SHAPE_BOX) ||
+            curved_or_box(s2)) ||
            (patch->feature2 == LUCID_FEATURE_POLYGON && vertex_or_edge(patch->feature1) &&
-            s1->kind == LUCID_SHAPE_BOX);
+            curved_or_box(s1));
 }
 
 /* The patch's points (an edge clipped to the face keeps the points where it leaves the face,
@@ -183,16 +190,20 @@ static lucid_status shape_pair_points(const lucid_shape *s1, const lucid_se3 *T1
     lucid_patch_options po;
     lucid_patch_options_default(&po);
     po.margin = margin;
-    po.angular_tolerance = PATCH_ANGULAR_TOLERANCE;
+    po.angular_tolerance = LUCID_PATCH_ANGULAR_TOLERANCE;
     po.max_points = max_points;
     s = lucid_contact_patch(s1, T1, s2, T2, &d, &po, patch);
     if (s == LUCID_OK && vertex_or_edge_on_face(s1, s2, patch, faces)) {
         /* a polytope on a plane or a face by a vertex or an edge: its neighbouring vertices
          * within the margin too, before a turn swings them through (plane_vertices.h) */
-        if (lucid_plane_vertices_apply(s1, s2))
-            s = lucid_plane_vertices(s1, T1, s2, T2, margin, max_points, patch);
-        else
+        if (lucid_plane_vertices_apply(s1, s2)) {
+            /* none (a cylinder nearer upright than 45 degrees): the patch stays */
+            lucid_contact_patch_result v;
+            s = lucid_plane_vertices(s1, T1, s2, T2, margin, max_points, &v);
+            if (s == LUCID_OK && v.count > 0) *patch = v;
+        } else {
             s = add_corners(s1, T1, s2, T2, margin, max_points, patch);
+        }
         if (s == LUCID_OK && patch->count > 0) *found = 1;
         return s;
     }

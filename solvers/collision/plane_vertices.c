@@ -10,21 +10,54 @@ static int is_polytope(const lucid_shape *s) {
     return s->kind == LUCID_SHAPE_BOX || s->kind == LUCID_SHAPE_CONVEX;
 }
 
+/* A shape whose points are its vertices (a capsule's: its segment's two ends, swept; a
+ * cylinder's: rim points placed from the direction, below). */
+static int has_vertices(const lucid_shape *s) {
+    return is_polytope(s) || s->kind == LUCID_SHAPE_CAPSULE || s->kind == LUCID_SHAPE_CYLINDER;
+}
+
 int lucid_plane_vertices_apply(const lucid_shape *s1, const lucid_shape *s2) {
-    return (s1->kind == LUCID_SHAPE_HALFSPACE && is_polytope(s2)) ||
-           (s2->kind == LUCID_SHAPE_HALFSPACE && is_polytope(s1));
+    return (s1->kind == LUCID_SHAPE_HALFSPACE && has_vertices(s2)) ||
+           (s2->kind == LUCID_SHAPE_HALFSPACE && has_vertices(s1));
 }
 
 int lucid_face_vertices_apply(const lucid_shape *s1, const lucid_shape *s2) {
-    return is_polytope(s1) && is_polytope(s2);
+    return (is_polytope(s1) && has_vertices(s2)) || (is_polytope(s2) && has_vertices(s1));
 }
 
-static int vertex_count(const lucid_shape *s) {
+/* A cylinder's rim points for the local direction l (towards the plane), m = l off the axis,
+ * normalised: on the cap facing l, r m (the support point) and r m turned by +-120 degrees
+ * about the axis (a tripod the cap can stand on); on the other cap r m (the support point of
+ * that cap, which lands next when the cylinder lies down). None when l is within the patch's
+ * angular tolerance of the axis: the patch's cap polygon is the face then. */
+#define RIM_POINTS 4 /* rim points of a cylinder: 3 on the facing cap, 1 on the other */
+
+static int rim_count(lucid_vec3 l) {
+    return hypot(l.x, l.y) > fabs(l.z) * tan(LUCID_PATCH_ANGULAR_TOLERANCE) ? RIM_POINTS : 0;
+}
+
+static lucid_vec3 rim_point(const lucid_shape *s, int i, lucid_vec3 l) {
+    /* cos, sin of 0, +120, -120 degrees; the last: 0 on the other cap */
+    static const double q = 0.86602540378443864676;
+    static const double c[RIM_POINTS] = {1.0, -0.5, -0.5, 1.0}, sn[RIM_POINTS] = {0.0, q, -q, 0.0};
+    double rho = hypot(l.x, l.y), r = s->u.round.radius, h = s->u.round.half_length;
+    double mx = l.x / rho, my = l.y / rho, z = l.z < 0.0 ? -h : h;
+    return lucid_vec3_make(r * (c[i] * mx - sn[i] * my), r * (sn[i] * mx + c[i] * my),
+                           i == RIM_POINTS - 1 ? -z : z);
+}
+
+static int vertex_count(const lucid_shape *s, lucid_vec3 l) {
+    if (s->kind == LUCID_SHAPE_CAPSULE) return 2;
+    if (s->kind == LUCID_SHAPE_CYLINDER) return rim_count(l);
     return s->kind == LUCID_SHAPE_BOX ? 8 : s->u.mesh->num_vertices;
 }
 
-/* Local vertex i: a box's corner (bit k of i: the sign of coordinate k), or the mesh's. */
-static lucid_vec3 vertex(const lucid_shape *s, int i) {
+/* Local vertex i: a box's corner (bit k of i: the sign of coordinate k), a capsule's segment
+ * end (z = -h, +h), a cylinder's rim point, or the mesh's. */
+static lucid_vec3 vertex(const lucid_shape *s, int i, lucid_vec3 l) {
+    if (s->kind == LUCID_SHAPE_CAPSULE)
+        return lucid_vec3_make(0, 0, i ? s->u.half_length : -s->u.half_length);
+    if (s->kind == LUCID_SHAPE_CYLINDER) return rim_point(s, i, l);
     if (s->kind != LUCID_SHAPE_BOX) return s->u.mesh->vertices[i];
     lucid_vec3 h = s->u.half_extents;
     return lucid_vec3_make(i & 1 ? h.x : -h.x, i & 2 ? h.y : -h.y, i & 4 ? h.z : -h.z);
@@ -124,9 +157,11 @@ static void deepest_vertices(const lucid_shape *poly, const lucid_se3 *Tp, lucid
                              lucid_contact_patch_result *out) {
     double sep[LUCID_PATCH_MAX_POINTS];
     lucid_vec3 at[LUCID_PATCH_MAX_POINTS];
-    int count = 0, total = vertex_count(poly);
+    lucid_vec3 l = lucid_mat3_tmul_vec(&Tp->R, lucid_vec3_neg(n)); /* towards the plane */
+    int count = 0, total = vertex_count(poly, l);
     for (int i = 0; i < total; ++i) {
-        lucid_vec3 v = lucid_se3_act(Tp, vertex(poly, i));
+        /* a swept vertex's (a capsule end's) point is its sphere's deepest, radius along -n */
+        lucid_vec3 v = lucid_vec3_axpy(lucid_se3_act(Tp, vertex(poly, i, l)), -poly->radius, n);
         double s = lucid_vec3_dot(n, v) - offset;
         if (s < margin && (!face || over_face(v, face, face_count, n, tol)))
             count = insert_sorted(sep, at, count, max_points, s, v);
@@ -139,9 +174,10 @@ static void deepest_vertices(const lucid_shape *poly, const lucid_se3 *Tp, lucid
 lucid_status lucid_face_vertices(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
                                  const lucid_se3 *T2, int reference, lucid_vec3 normal,
                                  double margin, int max_points, lucid_contact_patch_result *out) {
-    if (!s1 || !T1 || !s2 || !T2 || !out || !is_polytope(s1) || !is_polytope(s2) ||
-        (reference != 1 && reference != 2) || max_points < 1 ||
-        max_points > LUCID_PATCH_MAX_POINTS || !(fabs(lucid_vec3_norm(normal) - 1.0) < 1e-6))
+    if (!s1 || !T1 || !s2 || !T2 || !out || (reference != 1 && reference != 2) ||
+        !is_polytope(reference == 1 ? s1 : s2) || !has_vertices(reference == 1 ? s2 : s1) ||
+        max_points < 1 || max_points > LUCID_PATCH_MAX_POINTS ||
+        !(fabs(lucid_vec3_norm(normal) - 1.0) < 1e-6))
         return LUCID_ERR_ARGUMENT;
     int first = reference == 1;
     const lucid_shape *ref = first ? s1 : s2, *poly = first ? s2 : s1;
