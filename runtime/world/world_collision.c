@@ -265,12 +265,25 @@ lucid_status lucid_world_broad_phase(lucid_world *w, const double *extra) {
     return s;
 }
 
-/* sweep_i = max(0, dt (|v_free| + |w_free| r) - margin / 2): how much farther than half the
- * margin a free body's surface may move in the step (r: the diagonal of its box, a bound on
- * any surface point's distance from its centre of mass); 0 for static bodies and links.
- * Contacts within the pair's margin plus both sweeps are generated (speculative), so a body
- * faster than margin / (2 dt) stops at the surface instead of tunnelling into it, and slower
- * bodies see the plain margin. Called after the step's free velocities. */
+/* The body's box over all its parts (no padding). */
+static void body_box(const lucid_world *w, const lucid_body *b, lucid_vec3 *lo, lucid_vec3 *hi) {
+    *lo = lucid_vec3_make(INFINITY, INFINITY, INFINITY), *hi = lucid_vec3_neg(*lo);
+    for (int k = 0; k < b->num_parts; ++k) {
+        lucid_vec3 plo, phi;
+        part_box(b, &w->parts[b->part_begin + k], 0.0, &plo, &phi);
+        *lo = lucid_vec3_make(fmin(lo->x, plo.x), fmin(lo->y, plo.y), fmin(lo->z, plo.z));
+        *hi = lucid_vec3_make(fmax(hi->x, phi.x), fmax(hi->y, phi.y), fmax(hi->z, phi.z));
+    }
+}
+
+/* sweep_i = max(0, dt (|v| + |w| r) - margin / 2): how much farther than half the margin a
+ * body's surface may move in the step. A free body: v, w its free twist, r the diagonal of its
+ * box (a bound on any surface point's distance from its centre of mass); a model's link: v
+ * the free velocity of its box's centre and w its angular velocity (from the model's free
+ * velocity), r half the diagonal; 0 for static bodies. Contacts within the pair's margin plus
+ * both sweeps are generated (speculative), so a body faster than margin / (2 dt) stops at the
+ * surface instead of tunnelling into it, and slower bodies see the plain margin. Called after
+ * the step's free velocities. */
 static lucid_status sweeps(lucid_world *w) {
     size_t n = (size_t)w->num_bodies;
     lucid_status s = lucid_world_reserve((void **)&w->sweep, &w->sweep_cap, n, sizeof *w->sweep);
@@ -278,16 +291,19 @@ static lucid_status sweeps(lucid_world *w) {
     for (int i = 0; i < w->num_bodies; ++i) {
         const lucid_body *b = &w->bodies[i];
         w->sweep[i] = 0.0;
-        if (b->is_static || b->model >= 0 || (size_t)i >= w->v_cap) continue;
-        lucid_vec3 lo = lucid_vec3_make(INFINITY, INFINITY, INFINITY), hi = lucid_vec3_neg(lo);
-        for (int k = 0; k < b->num_parts; ++k) {
-            lucid_vec3 plo, phi;
-            part_box(b, &w->parts[b->part_begin + k], 0.0, &plo, &phi);
-            lo = lucid_vec3_make(fmin(lo.x, plo.x), fmin(lo.y, plo.y), fmin(lo.z, plo.z));
-            hi = lucid_vec3_make(fmax(hi.x, phi.x), fmax(hi.y, phi.y), fmax(hi.z, phi.z));
-        }
+        int link = b->model >= 0 && b->link >= 0;
+        if (b->is_static || (b->model >= 0 && !link) || (!link && (size_t)i >= w->v_cap)) continue;
+        lucid_vec3 lo, hi, v, om;
+        body_box(w, b, &lo, &hi);
         double r = lucid_vec3_norm(lucid_vec3_sub(hi, lo));
-        double d = w->opt.dt * (lucid_vec3_norm(w->v_free[i]) + lucid_vec3_norm(w->w_free[i]) * r);
+        if (link) {
+            lucid_vec3 centre = lucid_vec3_scale(lucid_vec3_add(lo, hi), 0.5);
+            lucid_world_models_link_velocity(w, i, centre, &v, &om);
+            r *= 0.5;
+        } else {
+            v = w->v_free[i], om = w->w_free[i];
+        }
+        double d = w->opt.dt * (lucid_vec3_norm(v) + lucid_vec3_norm(om) * r);
         /* half the margin is covered already; slower bodies keep the plain margin */
         d -= 0.5 * w->opt.margin;
         w->sweep[i] = isfinite(d) && d > 0.0 ? d : 0.0; /* none without a finite box */
