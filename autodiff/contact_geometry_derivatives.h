@@ -17,7 +17,9 @@
  *               take these rules: its points are vertices rigid with their faces (a cap's
  *               inscribed polygon's too), a lying cylinder's the side segment's ends, which
  *               slide round the rims (K = r (P - m m^T) / |P l|, P the projector off the axis,
- *               m = P l / |P l|); the point is q -+ phi/2 n;
+ *               m = P l / |P l|), a tilted cylinder's rim points of plane_vertices.h at their fixed
+ *               angle a from m likewise, K = r Rz(a) (P - m m^T) / |P l|, the separation
+ *               gaining n . (dq - V(q)) off the support (a != 0); the point is q -+ phi/2 n;
  *   flat faces  a box's or convex mesh's face, a cylinder's cap or a cone's base holding one
  *               witness strictly inside it, or containing the other shape's parallel face
  *               whole (its vertices, or a disc with its radius), is that halfspace to first
