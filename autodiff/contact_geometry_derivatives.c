@@ -443,7 +443,7 @@ static int witness_core(const lucid_shape *s, const lucid_se3 *T, lucid_vec3 p, 
  * segment sliding on it (free), an end or a point rigid. d(w . u_i) = 0 for the free ones
  * (w = c2 - c1; both free: 2 x 2 with determinant 1 - (u1.u2)^2, the axes not parallel), then
  * n = sigma w / |w| (sigma the sign of the cores' distance) and p_i = c_i -+ r_i n. */
-static int core_pair(const core *k1, const core *k2, const lucid_contact_geometry *g,
+static int core_pair(const core *k1, const core *k2, const lucid_contact_geometry *g, int rigid_ok,
                      lucid_contact_geometry_derivative *d) {
     lucid_vec3 n = g->normal, u1 = k1->u, u2 = k2->u;
     double c = lucid_vec3_dot(u1, u2), det = 1.0 - c * c;
@@ -454,7 +454,7 @@ static int core_pair(const core *k1, const core *k2, const lucid_contact_geometr
     int free1 = fabs(t1) < k1->h - 1e-9, free2 = fabs(t2) < k2->h - 1e-9;
     lucid_vec3 w = lucid_vec3_sub(c2, c1);
     double D = lucid_vec3_norm(w), sigma = lucid_vec3_dot(w, n) < 0.0 ? -1.0 : 1.0;
-    if (!(free1 || free2) || !(D > 1e-9) || (free1 && free2 && !(det > 1e-6))) return 0;
+    if (!(free1 || free2 || rigid_ok) || !(D > 1e-9) || (free1 && free2 && !(det > 1e-6))) return 0;
     if (!free1) t1 = k1->h > 0.0 ? (t1 > 0 ? k1->h : -k1->h) : 0.0; /* an end, exactly */
     if (!free2) t2 = k2->h > 0.0 ? (t2 > 0 ? k2->h : -k2->h) : 0.0;
     for (int col = 0; col < 12; ++col) {
@@ -490,22 +490,26 @@ static int core_pair(const core *k1, const core *k2, const lucid_contact_geometr
 }
 
 /* core_pair where both witnesses lie on cores (swept shapes, cylinder sides, polytope edges and
- * vertices). */
+ * vertices); rigid_ok: also two ends or points (two capsules' end points, lucid_capsule_ends). */
 static int swept_cores(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
-                       const lucid_se3 *T2, const lucid_contact_geometry *g,
+                       const lucid_se3 *T2, const lucid_contact_geometry *g, int rigid_ok,
                        lucid_contact_geometry_derivative *d) {
     core k1, k2;
     lucid_vec3 p1 = lucid_vec3_axpy(g->point, -0.5 * g->separation, g->normal);
     lucid_vec3 p2 = lucid_vec3_axpy(g->point, 0.5 * g->separation, g->normal);
     return witness_core(s1, T1, p1, &k1) && witness_core(s2, T2, p2, &k2) &&
-           core_pair(&k1, &k2, g, d);
+           core_pair(&k1, &k2, g, rigid_ok, d);
 }
 
 static lucid_status shape_pair(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
                                const lucid_se3 *T2, const lucid_contact_geometry *g, int patch,
                                const lucid_derivative_options *e, lucid_derivative_workspace *ws,
                                lucid_contact_geometry_derivative *d) {
-    if (!patch && swept_cores(s1, T1, s2, T2, g, d)) return LUCID_OK;
+    /* two capsules' several points (parallel segments clipped, or each end against the
+     * other's segment: plane_vertices.h) are each a pair of cores with its own normal */
+    int capsules = s1->kind == LUCID_SHAPE_CAPSULE && s2->kind == LUCID_SHAPE_CAPSULE;
+    if ((!patch || capsules) && swept_cores(s1, T1, s2, T2, g, patch && capsules, d))
+        return LUCID_OK;
     lucid_derivative_options analytic;
     lucid_derivative_options_default(&analytic);
     analytic.method = LUCID_DERIV_ANALYTIC;

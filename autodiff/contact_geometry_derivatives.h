@@ -30,8 +30,9 @@
  *               stays perpendicular to the sliding axes), n = +-w / |w|, p_i = c_i -+ r_i n;
  *   other pairs dp1, dp2, dn of lucid_distance_derivatives with LUCID_DERIV_ANALYTIC (both
  *               shapes with exact curvature), T1's by invariance (lucid_ad_distance_t1_jacobian);
- *   patches     (several contacts of one shape pair, not on a halfspace or face) the normal
- *               from the pair's derivative, each witness rigid with its body.
+ *   patches     (several contacts of one shape pair, not on a halfspace or face) two
+ *               capsules' points each by the cores rule with its own normal (two ends too);
+ *               others the normal from the pair's derivative, each witness rigid with its body.
  * A single witness without exact curvature (a polytope's vertex, a cone's rim or apex) takes
  * the estimator when one is given (the table of lucid.distance_derivatives: the caller asks
  * for smoothed derivatives), the result flagged `estimated`; without one the

@@ -176,12 +176,29 @@ static lucid_status add_corners(const lucid_shape *s1, const lucid_se3 *T1, cons
     return s;
 }
 
+/* Two capsules with a single witness: the witness, then their ends' points within the margin
+ * (lucid_capsule_ends, each with its own normal) that are not the witness, up to max_points. */
+static lucid_status add_capsule_ends(const lucid_shape *s1, const lucid_se3 *T1,
+                                     const lucid_shape *s2, const lucid_se3 *T2, double margin,
+                                     int max_points, lucid_contact_patch_result *patch,
+                                     lucid_vec3 *normals) {
+    lucid_contact_patch_result e;
+    lucid_vec3 en[LUCID_PATCH_MAX_POINTS];
+    lucid_status s = lucid_capsule_ends(s1, T1, s2, T2, margin, max_points, &e, en);
+    double tol = 1e-9 * (1.0 + s1->u.half_length + s2->u.half_length);
+    for (int k = 0; s == LUCID_OK && k < e.count && patch->count < max_points; ++k)
+        if (lucid_vec3_dist(e.points[k].p1, patch->points[0].p1) > tol)
+            normals[patch->count] = en[k], patch->points[patch->count++] = e.points[k];
+    return s;
+}
+
 /* The contact points of one shape pair (the swap point between a single witness pair and a
- * patch): fills patch, sets *found to 0 when the shapes are farther apart than the margin. */
+ * patch): fills patch and each point's normal (the patch's but for two capsules' ends), sets
+ * *found to 0 when the shapes are farther apart than the margin. */
 static lucid_status shape_pair_points(const lucid_shape *s1, const lucid_se3 *T1,
                                       const lucid_shape *s2, const lucid_se3 *T2, double margin,
                                       int max_points, int faces, lucid_contact_patch_result *patch,
-                                      int *found) {
+                                      lucid_vec3 *normals, int *found) {
     lucid_distance_result d;
     *found = 0;
     lucid_status s = checked_distance(s1, T1, s2, T2, 2.0 * margin + 1e-3, &d);
@@ -204,13 +221,18 @@ static lucid_status shape_pair_points(const lucid_shape *s1, const lucid_se3 *T1
         } else {
             s = add_corners(s1, T1, s2, T2, margin, max_points, patch);
         }
+        for (int k = 0; s == LUCID_OK && k < patch->count; ++k) normals[k] = patch->normal;
         if (s == LUCID_OK && patch->count > 0) *found = 1;
         return s;
     }
+    for (int k = 0; s == LUCID_OK && k < patch->count; ++k) normals[k] = patch->normal;
+    if (s == LUCID_OK && patch->count == 1 && s1->kind == LUCID_SHAPE_CAPSULE &&
+        s2->kind == LUCID_SHAPE_CAPSULE)
+        s = add_capsule_ends(s1, T1, s2, T2, margin, max_points, patch, normals);
     if (s != LUCID_OK) {
         /* a degenerate normal: keep the witness pair when it is usable */
         if (!(fabs(lucid_vec3_norm(d.normal) - 1.0) < 1e-6)) return LUCID_OK;
-        patch->normal = d.normal, patch->count = 1;
+        patch->normal = normals[0] = d.normal, patch->count = 1;
         patch->points[0].p1 = d.p1, patch->points[0].p2 = d.p2;
         patch->points[0].separation = d.distance;
     }
@@ -234,6 +256,7 @@ static lucid_status collide_parts(lucid_world *w, int a, int ia, int b, int ib) 
         return LUCID_OK;
     lucid_se3 Ta = part_pose(ba, pa), Tb = part_pose(bb, pb);
     lucid_contact_patch_result patch;
+    lucid_vec3 normals[LUCID_PATCH_MAX_POINTS];
     int found;
     ++w->stats.narrow_tests;
     /* corners on a face between free and static bodies only: on a robot's links (the Allegro
@@ -241,15 +264,15 @@ static lucid_status collide_parts(lucid_world *w, int a, int ia, int b, int ib) 
      * at an NCP residual of 4e-3 instead of 3e-5 (tests/lua/test_world_model.lua) */
     int faces = ba->model < 0 && bb->model < 0;
     lucid_status s = shape_pair_points(&pa->shape, &Ta, &pb->shape, &Tb, margin,
-                                       w->opt.patch_points, faces, &patch, &found);
+                                       w->opt.patch_points, faces, &patch, normals, &found);
     if (s != LUCID_OK || !found) return s;
     lucid_world_contact c = {0};
     c.body1 = a, c.body2 = b, c.part1 = ia, c.part2 = ib;
-    c.frame = lucid_world_contact_frame(patch.normal);
     c.friction = fmin(ba->friction, bb->friction);
     for (int k = 0; k < patch.count; ++k) {
         const lucid_contact_point *p = &patch.points[k];
         if (!(p->separation < margin)) continue;
+        c.frame = lucid_world_contact_frame(normals[k]);
         c.point = lucid_vec3_scale(lucid_vec3_add(p->p1, p->p2), 0.5);
         c.separation = p->separation;
         s = lucid_world_push_contact(w, &c);

@@ -211,3 +211,54 @@ lucid_status lucid_plane_vertices(const lucid_shape *s1, const lucid_se3 *T1, co
     out->feature2 = first ? LUCID_FEATURE_POINT : LUCID_FEATURE_PLANE;
     return LUCID_OK;
 }
+
+/* The point of the segment [a - h u, a + h u] closest to x. */
+static lucid_vec3 closest_on_segment(lucid_vec3 a, lucid_vec3 u, double h, lucid_vec3 x) {
+    double t = fmin(fmax(lucid_vec3_dot(u, lucid_vec3_sub(x, a)), -h), h);
+    return lucid_vec3_axpy(a, t, u);
+}
+
+lucid_status lucid_capsule_ends(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
+                                const lucid_se3 *T2, double margin, int max_points,
+                                lucid_contact_patch_result *out, lucid_vec3 *normals) {
+    if (!s1 || !T1 || !s2 || !T2 || !out || !normals || s1->kind != LUCID_SHAPE_CAPSULE ||
+        s2->kind != LUCID_SHAPE_CAPSULE || max_points < 1 || max_points > LUCID_PATCH_MAX_POINTS)
+        return LUCID_ERR_ARGUMENT;
+    const lucid_shape *s[2] = {s1, s2};
+    const lucid_se3 *T[2] = {T1, T2};
+    lucid_vec3 u[2];
+    for (int i = 0; i < 2; ++i) u[i] = lucid_mat3_col(&T[i]->R, 2);
+    double sep[LUCID_PATCH_MAX_POINTS];
+    lucid_vec3 a_at[LUCID_PATCH_MAX_POINTS], b_at[LUCID_PATCH_MAX_POINTS];
+    int count = 0;
+    for (int i = 0; i < 2; ++i) /* the ends of capsule i against the other's segment */
+        for (int e = 0; e < 2; ++e) {
+            int o = 1 - i;
+            double h = s[i]->u.half_length;
+            lucid_vec3 end = lucid_vec3_axpy(T[i]->t, e ? h : -h, u[i]);
+            lucid_vec3 near = closest_on_segment(T[o]->t, u[o], s[o]->u.half_length, end);
+            lucid_vec3 a = i == 0 ? end : near, b = i == 0 ? near : end;
+            double d = lucid_vec3_dist(a, b);
+            if (!(d > 0.0) || !(d - s1->radius - s2->radius < margin)) continue; /* no normal */
+            /* insertion by separation, keeping both core points */
+            int k = count < max_points ? count : max_points - 1;
+            d -= s1->radius + s2->radius;
+            if (count == max_points && !(d < sep[k])) continue;
+            while (k > 0 && sep[k - 1] > d) {
+                sep[k] = sep[k - 1], a_at[k] = a_at[k - 1], b_at[k] = b_at[k - 1];
+                --k;
+            }
+            sep[k] = d, a_at[k] = a, b_at[k] = b;
+            if (count < max_points) ++count;
+        }
+    out->feature1 = out->feature2 = LUCID_FEATURE_POINT;
+    out->count = count;
+    for (int k = 0; k < count; ++k) {
+        normals[k] = lucid_vec3_normalized(lucid_vec3_sub(b_at[k], a_at[k]));
+        out->points[k].p1 = lucid_vec3_axpy(a_at[k], s1->radius, normals[k]);
+        out->points[k].p2 = lucid_vec3_axpy(b_at[k], -s2->radius, normals[k]);
+        out->points[k].separation = sep[k];
+    }
+    out->normal = count > 0 ? normals[0] : lucid_vec3_make(0, 0, 1);
+    return LUCID_OK;
+}

@@ -55,4 +55,16 @@ lucid_status lucid_face_vertices(const lucid_shape *s1, const lucid_se3 *T1, con
                                  const lucid_se3 *T2, int reference, lucid_vec3 normal,
                                  double margin, int max_points, lucid_contact_patch_result *out);
 
+/* Two capsules side by side (a capsule lying along a capsule bar): each segment end against
+ * the other's segment, as a sphere against a capsule: the end a (or b) and its closest point b
+ * (or a) on the other segment (a on capsule 1, b on capsule 2), the point's own normal
+ * normals[k] = (b - a) / |b - a| (from shape 1 to shape 2), separation |b - a| - r1 - r2,
+ * p1 = a + r1 normal, p2 = b - r2 normal. Points with separation < margin (and cores apart),
+ * the deepest max_points of them; out->normal is the first's. For capsules nearly parallel
+ * beyond the patch's angular tolerance, whose single witness would alternate between their
+ * ends. */
+lucid_status lucid_capsule_ends(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
+                                const lucid_se3 *T2, double margin, int max_points,
+                                lucid_contact_patch_result *out, lucid_vec3 *normals);
+
 #endif

@@ -60,6 +60,15 @@ static lucid_contact_geometry query(const lucid_shape *s1, const lucid_se3 *T1,
     }
     if (polished == VERTICES) { /* the world's vertex rules (plane_vertices.h) */
         lucid_contact_patch_result p;
+        lucid_vec3 normals[LUCID_PATCH_MAX_POINTS];
+        if (s1->kind == LUCID_SHAPE_CAPSULE && s2->kind == LUCID_SHAPE_CAPSULE) {
+            assert_int_equal(lucid_capsule_ends(s1, T1, s2, T2, MARGIN, 4, &p, normals), LUCID_OK);
+            *count = p.count;
+            assert_true(k < p.count);
+            const lucid_contact_point *c = &p.points[k];
+            return (lucid_contact_geometry){lucid_vec3_scale(lucid_vec3_add(c->p1, c->p2), 0.5),
+                                            normals[k], c->separation};
+        }
         if (lucid_plane_vertices_apply(s1, s2)) {
             assert_int_equal(lucid_plane_vertices(s1, T1, s2, T2, MARGIN, 4, &p), LUCID_OK);
         } else {
@@ -238,6 +247,20 @@ static void test_curved_vertices(void **state) {
         &Tp, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(PI / 2 - 8e-3, 0.0, 0.0)),
                           lucid_vec3_make(0.0, 0.1, 0.05 + 0.03 * sin(8e-3) - 2e-4)});
     e = fmax(e, fd_error("cylinder-plane (lying)", &p, &Tp, &cyl, &Tl, 2, VERTICES));
+    /* a capsule lying along a capsule bar, 8e-3 rad off parallel and turned 0.05 rad about
+     * the vertical: its two ends against the bar's segment (each end rigid, its closest point
+     * sliding on the bar), each with its own normal */
+    lucid_shape bar;
+    assert_int_equal(lucid_shape_capsule(0.03, 0.3, &bar), LUCID_OK);
+    lucid_se3 Tbar = lucid_se3_compose(
+        &Tp, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(0.0, PI / 2, 0.0)), lucid_vec3_zero()});
+    lucid_mat3 Rc = lucid_so3_exp(lucid_vec3_make(0.0, 0.0, 0.05));
+    lucid_mat3 Rt = lucid_so3_exp(lucid_vec3_make(0.0, PI / 2 - 8e-3, 0.0));
+    lucid_se3 Tcc = lucid_se3_compose(
+        &Tp, &(lucid_se3){lucid_mat3_mul(&Rc, &Rt),
+                          lucid_vec3_make(0.02, 0.0, 0.08 + 0.2 * sin(8e-3) - 2e-4)});
+    e = fmax(e, fd_error("capsule-capsule (ends)", &bar, &Tbar, &c, &Tcc, 2, VERTICES));
+    e = fmax(e, fd_error("capsule-capsule (ends, swapped)", &c, &Tcc, &bar, &Tbar, 2, VERTICES));
     assert_true(e <= 1e-6);
 }
 
