@@ -81,16 +81,20 @@ static lucid_mat3 rule_hessian(const lucid_shape *s, const lucid_se3 *T, lucid_v
         P = lucid_mat3_sub(&I, &P);
         return lucid_mat3_scale(&P, s->radius);
     }
+    if (s->kind == LUCID_SHAPE_CONE) { /* its apex: a vertex, rigid */
+        lucid_vec3 ql = lucid_mat3_tmul_vec(&T->R, lucid_vec3_sub(q, T->t));
+        if (lucid_vec3_dist(ql, lucid_vec3_make(0, 0, s->u.round.half_length)) <= 1e-7) return K;
+    }
     if (on_rim(s, T, q)) {
-        /* a cap's patch: the vertices of its inscribed polygon, rigid; a cylinder's rim points
-         * beyond it (plane_vertices.h: the side segment's ends of a lying cylinder, a tilted
-         * cap's tripod) sit at a fixed angle a from m = l_xy / |l_xy| and slide round the rim
-         * with it: q = (r Rz(a) m, z), K = r Rz(a) (P - m m^T) / |l_xy| */
+        /* a cap's patch: the vertices of its inscribed polygon, rigid; a cylinder's or a
+         * cone's rim points beyond it (its support point, plane_vertices.h's: the side
+         * segment's ends of a lying cylinder, a tilted cap's or base's tripod) sit at a fixed
+         * angle a from m = l_xy / |l_xy| and slide round the rim with it:
+         * q = (r Rz(a) m, z), K = r Rz(a) (P - m m^T) / |l_xy| */
         double rho = hypot(l.x, l.y);
-        double flat = s->kind == LUCID_SHAPE_CYLINDER ? tan(LUCID_PATCH_ANGULAR_TOLERANCE) : 1.0;
-        if (rho <= fabs(l.z) * flat) {
+        if (rho <= fabs(l.z) * tan(LUCID_PATCH_ANGULAR_TOLERANCE)) {
             if (patch) return K;
-        } else if (s->kind == LUCID_SHAPE_CYLINDER) {
+        } else {
             lucid_vec3 m = lucid_vec3_make(l.x / rho, l.y / rho, 0.0);
             lucid_vec3 ql = lucid_mat3_tmul_vec(&T->R, lucid_vec3_sub(q, T->t));
             double r = s->u.round.radius, ca = (ql.x * m.x + ql.y * m.y) / r,

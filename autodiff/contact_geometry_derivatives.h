@@ -33,15 +33,15 @@
  *   patches     (several contacts of one shape pair, not on a halfspace or face) two
  *               capsules' points each by the cores rule with its own normal (two ends too);
  *               others the normal from the pair's derivative, each witness rigid with its body.
- * A single witness without exact curvature (a polytope's vertex, a cone's rim or apex) takes
+ * A single witness without exact curvature (a polytope's vertex) takes
  * the estimator when one is given (the table of lucid.distance_derivatives: the caller asks
  * for smoothed derivatives), the result flagged `estimated`; without one the
  * vertex rule above where it applies. A first-order smoothed method gives K on halfspace
  * pairs (Gaussian smoothing of the support at the unit direction l, noise an angle; Gumbel on
  * convex meshes at l, temperature in m), every other method the pair's
  * lucid_distance_derivatives. Without an estimator such a contact is LUCID_ERR_DEGENERATE
- * (the caller runs collision detection instead). Still without an exact rule: a cone's rim or
- * apex as a single contact, a cone lying on its side (its patch's rim end), a polytope's edge
+ * (the caller runs collision detection instead). A cone's apex is a vertex (rigid), its base
+ * rim the rim rule above. Still without an exact rule: a polytope's edge
  * or vertex or a cylinder's side against an ellipsoid or a cylinder's rim, two parallel faces
  * neither containing the other, a patch's points clipped on an edge. */
 #ifndef LUCID_CONTACT_GEOMETRY_DERIVATIVES_H

@@ -135,7 +135,7 @@ static int vertex_or_edge(lucid_patch_feature f) {
  * a lying cylinder's rim points. */
 static int curved_or_box(const lucid_shape *s) {
     return s->kind == LUCID_SHAPE_BOX || s->kind == LUCID_SHAPE_CAPSULE ||
-           s->kind == LUCID_SHAPE_CYLINDER;
+           s->kind == LUCID_SHAPE_CYLINDER || s->kind == LUCID_SHAPE_CONE;
 }
 
 /* Whether the patch is a box's or convex mesh's vertex or edge on a halfspace, or (when

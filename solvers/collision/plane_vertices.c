@@ -11,9 +11,10 @@ static int is_polytope(const lucid_shape *s) {
 }
 
 /* A shape whose points are its vertices (a capsule's: its segment's two ends, swept; a
- * cylinder's: rim points placed from the direction, below). */
+ * cylinder's or a cone's: rim points placed from the direction, below, and a cone's apex). */
 static int has_vertices(const lucid_shape *s) {
-    return is_polytope(s) || s->kind == LUCID_SHAPE_CAPSULE || s->kind == LUCID_SHAPE_CYLINDER;
+    return is_polytope(s) || s->kind == LUCID_SHAPE_CAPSULE || s->kind == LUCID_SHAPE_CYLINDER ||
+           s->kind == LUCID_SHAPE_CONE;
 }
 
 int lucid_plane_vertices_apply(const lucid_shape *s1, const lucid_shape *s2) {
@@ -28,9 +29,10 @@ int lucid_face_vertices_apply(const lucid_shape *s1, const lucid_shape *s2) {
 /* A cylinder's rim points for the local direction l (towards the plane), m = l off the axis,
  * normalised: on the cap facing l, r m (the support point) and r m turned by +-120 degrees
  * about the axis (a tripod the cap can stand on); on the other cap r m (the support point of
- * that cap, which lands next when the cylinder lies down). None when l is within the patch's
- * angular tolerance of the axis: the patch's cap polygon is the face then. */
-#define RIM_POINTS 4 /* rim points of a cylinder: 3 on the facing cap, 1 on the other */
+ * that cap, which lands next when the cylinder lies down). A cone: the three on its base
+ * (z = -h) and its apex. None when l is within the patch's angular tolerance of the axis: the
+ * patch's cap polygon is the face then. */
+#define RIM_POINTS 4 /* a cylinder: 3 on the facing cap, 1 on the other; a cone: 3, apex */
 
 static int rim_count(lucid_vec3 l) {
     return hypot(l.x, l.y) > fabs(l.z) * tan(LUCID_PATCH_ANGULAR_TOLERANCE) ? RIM_POINTS : 0;
@@ -42,13 +44,17 @@ static lucid_vec3 rim_point(const lucid_shape *s, int i, lucid_vec3 l) {
     static const double c[RIM_POINTS] = {1.0, -0.5, -0.5, 1.0}, sn[RIM_POINTS] = {0.0, q, -q, 0.0};
     double rho = hypot(l.x, l.y), r = s->u.round.radius, h = s->u.round.half_length;
     double mx = l.x / rho, my = l.y / rho, z = l.z < 0.0 ? -h : h;
+    if (s->kind == LUCID_SHAPE_CONE) { /* its base disc at z = -h, and its apex */
+        if (i == RIM_POINTS - 1) return lucid_vec3_make(0, 0, h);
+        z = -h;
+    }
     return lucid_vec3_make(r * (c[i] * mx - sn[i] * my), r * (sn[i] * mx + c[i] * my),
                            i == RIM_POINTS - 1 ? -z : z);
 }
 
 static int vertex_count(const lucid_shape *s, lucid_vec3 l) {
     if (s->kind == LUCID_SHAPE_CAPSULE) return 2;
-    if (s->kind == LUCID_SHAPE_CYLINDER) return rim_count(l);
+    if (s->kind == LUCID_SHAPE_CYLINDER || s->kind == LUCID_SHAPE_CONE) return rim_count(l);
     return s->kind == LUCID_SHAPE_BOX ? 8 : s->u.mesh->num_vertices;
 }
 
@@ -57,7 +63,7 @@ static int vertex_count(const lucid_shape *s, lucid_vec3 l) {
 static lucid_vec3 vertex(const lucid_shape *s, int i, lucid_vec3 l) {
     if (s->kind == LUCID_SHAPE_CAPSULE)
         return lucid_vec3_make(0, 0, i ? s->u.half_length : -s->u.half_length);
-    if (s->kind == LUCID_SHAPE_CYLINDER) return rim_point(s, i, l);
+    if (s->kind == LUCID_SHAPE_CYLINDER || s->kind == LUCID_SHAPE_CONE) return rim_point(s, i, l);
     if (s->kind != LUCID_SHAPE_BOX) return s->u.mesh->vertices[i];
     lucid_vec3 h = s->u.half_extents;
     return lucid_vec3_make(i & 1 ? h.x : -h.x, i & 2 ? h.y : -h.y, i & 4 ? h.z : -h.z);

@@ -6,7 +6,8 @@
  * the axis normalised: r m on the cap facing the plane (its support point), r m turned by
  * +-120 degrees about the axis on that cap (the tripod a tilted cap stands on, as MuJoCo's
  * cylinder-plane) and r m on the other cap (that cap's support point, which lands next when
- * the cylinder lies down); none when l is within LUCID_PATCH_ANGULAR_TOLERANCE of the axis,
+ * the cylinder lies down); a cone's: its base's three likewise and its apex; none when l is
+ * within LUCID_PATCH_ANGULAR_TOLERANCE of the axis,
  * where the contact patch has the cap's polygon (contact_geometry_derivatives.h: these rim
  * points slide round the rims with m).
  *
@@ -31,10 +32,10 @@
 #include "solvers/collision/contact_patch.h"
 
 /* Whether lucid_plane_vertices applies: one shape a halfspace, the other a box, a convex
- * mesh, a capsule or a cylinder. */
+ * mesh, a capsule, a cylinder or a cone. */
 int lucid_plane_vertices_apply(const lucid_shape *s1, const lucid_shape *s2);
 /* Whether lucid_face_vertices applies: one shape a box or a convex mesh, the other that or a
- * capsule or a cylinder. */
+ * capsule, a cylinder or a cone. */
 int lucid_face_vertices_apply(const lucid_shape *s1, const lucid_shape *s2);
 
 /* Points with separation < margin, at most max_points (1 .. LUCID_PATCH_MAX_POINTS);

@@ -7,11 +7,12 @@
  * ~1e-9 m accurate, so that pair's query is polished to machine precision by Newton's method
  * on the optimality conditions (test_collision_derivatives_util.h) before differencing. Where the
  * rules are exact the tolerance is 1e-6 relative (the differences' O(h^2) truncation is ~1e-10); a
- * box with a smoothed estimator is flagged as estimated, and a shape without an exact rule (a
- * cone's rim) needs an estimator. Convex meshes (hulls built here from point lists: no shared
- * data needed) as faces, edges and vertices, cylinders (caps as faces, sides as cores, standing
- * and lying patches) and a cone's base take the same checks; a cylinder's side is differenced
- * through the capsule with its axis, radius and half-length (test_cylinder says why). */
+ * box with a smoothed estimator is flagged as estimated, and a pair without an exact rule (a
+ * box's corner on an ellipsoid) needs an estimator. Convex meshes (hulls built here from point
+ * lists: no shared data needed) as faces, edges and vertices, cylinders (caps as faces, sides as
+ * cores, standing and lying patches) and a cone's base take the same checks; a cylinder's side is
+ * differenced through the capsule with its axis, radius and half-length (test_cylinder says why).
+ */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -261,6 +262,24 @@ static void test_curved_vertices(void **state) {
                           lucid_vec3_make(0.02, 0.0, 0.08 + 0.2 * sin(8e-3) - 2e-4)});
     e = fmax(e, fd_error("capsule-capsule (ends)", &bar, &Tbar, &c, &Tcc, 2, VERTICES));
     e = fmax(e, fd_error("capsule-capsule (ends, swapped)", &c, &Tcc, &bar, &Tbar, 2, VERTICES));
+    /* a cone tipped onto its base rim (one rim point: the base disc's support, sliding), and
+     * tilted 0.02 rad on its base (the base's tripod) and lying on its side (its apex, a
+     * vertex, and the base's support point) */
+    lucid_shape cone;
+    assert_int_equal(lucid_shape_cone(0.1, 0.1, &cone), LUCID_OK);
+    lucid_se3 Tk = lucid_se3_compose(
+        &Tp, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(0.3, 0.1, 0)),
+                          lucid_vec3_make(0.05, 0, 0.1 * cos(0.316) + 0.1 * sin(0.316) - 1e-4)});
+    e = fmax(e, fd_error("cone rim-plane", &p, &Tp, &cone, &Tk, 1, 0));
+    Tk = lucid_se3_compose(
+        &Tp, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(0.015, -0.01323, 0.0)),
+                          lucid_vec3_make(0.0, 0.1, 0.1 * cos(0.02) + 0.1 * sin(0.02) - 2e-4)});
+    e = fmax(e, fd_error("cone base-plane (tripod)", &p, &Tp, &cone, &Tk, 3, VERTICES));
+    double side = atan(0.5) + PI / 2; /* the ruling's slope: r / 2h */
+    Tk = lucid_se3_compose(&Tp,
+                           &(lucid_se3){lucid_so3_exp(lucid_vec3_make(side - 8e-3, 0.0, 0.0)),
+                                        lucid_vec3_make(0.0, 0.0, 0.1 * sin(atan(0.5)) - 2e-4)});
+    e = fmax(e, fd_error("cone side-plane (apex, rim)", &p, &Tp, &cone, &Tk, 2, VERTICES));
     assert_true(e <= 1e-6);
 }
 
@@ -608,8 +627,9 @@ static void test_cylinder(void **state) {
 
 /* A box's corner has no curvature: with a smoothed estimator its geometry derivative is
  * flagged estimated (and finite), while a box resting on a face (a patch: vertices rigid with
- * their face) keeps the exact rule; a cone's rim has no rule at all: without an estimator
- * LUCID_ERR_DEGENERATE (the step derivatives then run collision detection). */
+ * their face) keeps the exact rule; a box's corner on an ellipsoid has no rule at all:
+ * without an estimator LUCID_ERR_DEGENERATE (the step derivatives then run collision
+ * detection). A cone's rim point takes an estimator when one is given. */
 static void test_estimated_and_degenerate(void **state) {
     (void)state;
     lucid_shape p = plane(), b, cone;
@@ -645,9 +665,18 @@ static void test_estimated_and_degenerate(void **state) {
         &(lucid_se3){lucid_so3_exp(lucid_vec3_make(0.3, 0, 0)), lucid_vec3_zero()});
     g = query(&p, &Tp, &cone, &Tc, 0, &count, 0);
     assert_int_equal(count, 1);
-    assert_int_equal(lucid_contact_geometry_derivatives(&p, &Tp, &cone, &Tc, &g, 0, NULL, NULL, &d),
-                     LUCID_ERR_DEGENERATE);
     assert_int_equal(lucid_contact_geometry_derivatives(&p, &Tp, &cone, &Tc, &g, 0, &e, NULL, &d),
+                     LUCID_OK);
+    assert_true(d.estimated);
+    /* a box's corner on an ellipsoid has no exact rule: the estimator's, or an error */
+    lucid_shape ell;
+    assert_int_equal(lucid_shape_ellipsoid(0.3, 0.2, 0.1, &ell), LUCID_OK);
+    lucid_se3 Te = pose(0, 0, -0.1, 0, 0, 0);
+    g = query(&ell, &Te, &b, &Tb, 0, &count, 0);
+    assert_int_equal(count, 1);
+    assert_int_equal(lucid_contact_geometry_derivatives(&ell, &Te, &b, &Tb, &g, 0, NULL, NULL, &d),
+                     LUCID_ERR_DEGENERATE);
+    assert_int_equal(lucid_contact_geometry_derivatives(&ell, &Te, &b, &Tb, &g, 0, &e, NULL, &d),
                      LUCID_OK);
     assert_true(d.estimated);
     /* two halfspaces have no distance */

@@ -233,7 +233,10 @@ static void test_errors(void **state) {
     assert_false(lucid_plane_vertices_apply(&sphere, &plane));
     lucid_shape cone;
     lucid_shape_cone(1, 1, &cone);
-    assert_false(lucid_plane_vertices_apply(&cone, &plane));
+    assert_true(lucid_plane_vertices_apply(&cone, &plane));
+    lucid_shape ellipsoid;
+    lucid_shape_ellipsoid(1, 2, 3, &ellipsoid);
+    assert_false(lucid_plane_vertices_apply(&ellipsoid, &plane));
     assert_false(lucid_plane_vertices_apply(&box, &box));
     assert_true(lucid_plane_vertices_apply(&box, &plane));
     assert_int_equal(lucid_plane_vertices(&sphere, &T, &plane, &T, 0.1, 4, &res),

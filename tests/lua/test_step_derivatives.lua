@@ -791,12 +791,14 @@ t.case("estimators inside the step: Gumbel and zeroth-order, flagged, against wh
 end)
 
 t.case("contact geometry without an exact rule: collide by default, an estimator on request", function()
-  -- a cone tipped onto its base rim: one rim point, no exact curvature
+  -- a box's corner on a static ellipsoid: a polytope's vertex against a curved shape has no
+  -- exact rule (a cone's rim, the example before, now has one: the base disc's support)
   local function make()
-    local w = floor_world()
-    local a = 0.3
-    w:add_body{shape = lucid.cone(0.1, 0.1), mass = 1,
-               pose = lucid.se3.new(quat_x(a), {0, 0, 0.1 * math.cos(a) + 0.1 * math.sin(a) - 2e-4})}
+    local w = lucid.world{dt = 1e-3, contact = {tol = 1e-12, max_iter = 5000}}
+    w:add_static{shape = lucid.ellipsoid(0.4, 0.3, 0.1), friction = 0.5}
+    local tilt = math.acos(1 / math.sqrt(3)) / math.sqrt(2) -- the body diagonal vertical
+    w:add_body{shape = lucid.box(0.05, 0.05, 0.05), mass = 1,
+               pose = lucid.se3.new(lucid.so3.exp({tilt, -tilt, 0}), {0, 0, 0.1 + 0.05 * math.sqrt(3) - 2e-4})}
     return w
   end
   local w = make()
