@@ -6,6 +6,7 @@
 
 #include "autodiff/ad_distance.h"
 #include "autodiff/collision_derivatives_hessians.h"
+#include "solvers/collision/contact_patch.h"
 #include "runtime/math/se3.h"
 #include "runtime/math/so3.h"
 #include "runtime/shapes/convex_mesh.h"
@@ -66,7 +67,8 @@ static int on_rim(const lucid_shape *s, const lucid_se3 *T, lucid_vec3 q) {
 }
 
 /* K where the shape has no exact curvature at l and no estimator is given: the rules that are
- * exact all the same (q the witness, on s at T); *exact = 0 where none applies. */
+ * exact all the same (q the witness, on s at T); *exact = 0 where none applies, 2 for a point
+ * off the support (its slide is not tangent to the plane). */
 static lucid_mat3 rule_hessian(const lucid_shape *s, const lucid_se3 *T, lucid_vec3 q, lucid_vec3 l,
                                int patch, int *exact) {
     lucid_mat3 K = lucid_mat3_zero();
@@ -79,18 +81,32 @@ static lucid_mat3 rule_hessian(const lucid_shape *s, const lucid_se3 *T, lucid_v
         P = lucid_mat3_sub(&I, &P);
         return lucid_mat3_scale(&P, s->radius);
     }
+    if (s->kind == LUCID_SHAPE_CONE) { /* its apex: a vertex, rigid */
+        lucid_vec3 ql = lucid_mat3_tmul_vec(&T->R, lucid_vec3_sub(q, T->t));
+        if (lucid_vec3_dist(ql, lucid_vec3_make(0, 0, s->u.round.half_length)) <= 1e-7) return K;
+    }
     if (on_rim(s, T, q)) {
-        /* a cap's patch: the vertices of its inscribed polygon, rigid; a cylinder lying on its
-         * side: the side segment's ends r l_xy / |l_xy| on the rims slide round them */
+        /* a cap's patch: the vertices of its inscribed polygon, rigid; a cylinder's or a
+         * cone's rim points beyond it (its support point, plane_vertices.h's: the side
+         * segment's ends of a lying cylinder, a tilted cap's or base's tripod) sit at a fixed
+         * angle a from m = l_xy / |l_xy| and slide round the rim with it:
+         * q = (r Rz(a) m, z), K = r Rz(a) (P - m m^T) / |l_xy| */
         double rho = hypot(l.x, l.y);
-        if (rho <= fabs(l.z)) {
+        if (rho <= fabs(l.z) * tan(LUCID_PATCH_ANGULAR_TOLERANCE)) {
             if (patch) return K;
-        } else if (s->kind == LUCID_SHAPE_CYLINDER) {
+        } else {
             lucid_vec3 m = lucid_vec3_make(l.x / rho, l.y / rho, 0.0);
+            lucid_vec3 ql = lucid_mat3_tmul_vec(&T->R, lucid_vec3_sub(q, T->t));
+            double r = s->u.round.radius, ca = (ql.x * m.x + ql.y * m.y) / r,
+                   sa = (m.x * ql.y - m.y * ql.x) / r;
             lucid_mat3 P = lucid_mat3_diag(lucid_vec3_make(1.0, 1.0, 0.0)),
-                       mm = lucid_mat3_outer(m, m);
+                       mm = lucid_mat3_outer(m, m), Rz = lucid_mat3_identity();
             P = lucid_mat3_sub(&P, &mm);
-            return lucid_mat3_scale(&P, s->u.round.radius / rho);
+            Rz.m[0] = ca, Rz.m[1] = sa, Rz.m[3] = -sa, Rz.m[4] = ca; /* column-major */
+            K = lucid_mat3_mul(&Rz, &P);
+            /* off the support (a != 0) the slide moves the separation too */
+            if (fabs(sa) > 1e-9 || ca < 0.0) *exact = 2;
+            return lucid_mat3_scale(&K, r / rho);
         }
     }
     *exact = 0;
@@ -142,7 +158,7 @@ static lucid_status facing_witness(const lucid_shape *s1, const lucid_se3 *T1,
                                    lucid_vec3 dir, double sdir, int patch,
                                    const lucid_derivative_options *e,
                                    lucid_derivative_workspace *ws,
-                                   lucid_contact_geometry_derivative *d, double *dq) {
+                                   lucid_contact_geometry_derivative *d, double *dq, int *slides) {
     const lucid_shape *so = h2 ? s1 : s2;
     const lucid_se3 *To = h2 ? T1 : T2;
     lucid_vec3 l = lucid_mat3_tmul_vec(&To->R, dir);
@@ -153,6 +169,7 @@ static lucid_status facing_witness(const lucid_shape *s1, const lucid_se3 *T1,
         int rule;
         K = rule_hessian(so, To, q, l, patch, &rule);
         if (!rule) return LUCID_ERR_DEGENERATE;
+        *slides = rule == 2;
     } else if (!analytic) { /* the caller asked for smoothed derivatives */
         d->estimated = 1;
         if (e->method != LUCID_DERIV_FIRST_ORDER_GAUSSIAN &&
@@ -191,9 +208,19 @@ static lucid_status halfspace_pair(const lucid_shape *s1, const lucid_se3 *T1,
     lucid_vec3 q = lucid_vec3_axpy(g->point, -0.5 * so_sign * g->separation, n);
     double dq[36] = {0};
     lucid_vec3 dir = lucid_vec3_scale(n, so_sign);
-    lucid_status st = facing_witness(s1, T1, s2, T2, h2, q, dir, so_sign, patch, e, ws, d, dq);
+    int slides = 0;
+    lucid_status st =
+        facing_witness(s1, T1, s2, T2, h2, q, dir, so_sign, patch, e, ws, d, dq, &slides);
     if (st != LUCID_OK) return st;
     separation_rows(T1, T2, g, d->dseparation);
+    if (slides) { /* phi = n . (p2 - p1) moves with q's slide dq - V(q) as well */
+        double rigid[36] = {0};
+        add_rigid(rigid, h2 ? 0 : 6, h2 ? T1 : T2, q, 1.0);
+        for (int c = 0; c < 12; ++c)
+            for (int i = 0; i < 3; ++i)
+                d->dseparation[c] -=
+                    so_sign * lucid_vec3_get(n, i) * (dq[i + 3 * c] - rigid[i + 3 * c]);
+    }
     /* point = q +- phi/2 n */
     for (int c = 0; c < 12; ++c)
         for (int i = 0; i < 3; ++i)
@@ -420,7 +447,7 @@ static int witness_core(const lucid_shape *s, const lucid_se3 *T, lucid_vec3 p, 
  * segment sliding on it (free), an end or a point rigid. d(w . u_i) = 0 for the free ones
  * (w = c2 - c1; both free: 2 x 2 with determinant 1 - (u1.u2)^2, the axes not parallel), then
  * n = sigma w / |w| (sigma the sign of the cores' distance) and p_i = c_i -+ r_i n. */
-static int core_pair(const core *k1, const core *k2, const lucid_contact_geometry *g,
+static int core_pair(const core *k1, const core *k2, const lucid_contact_geometry *g, int rigid_ok,
                      lucid_contact_geometry_derivative *d) {
     lucid_vec3 n = g->normal, u1 = k1->u, u2 = k2->u;
     double c = lucid_vec3_dot(u1, u2), det = 1.0 - c * c;
@@ -431,7 +458,7 @@ static int core_pair(const core *k1, const core *k2, const lucid_contact_geometr
     int free1 = fabs(t1) < k1->h - 1e-9, free2 = fabs(t2) < k2->h - 1e-9;
     lucid_vec3 w = lucid_vec3_sub(c2, c1);
     double D = lucid_vec3_norm(w), sigma = lucid_vec3_dot(w, n) < 0.0 ? -1.0 : 1.0;
-    if (!(free1 || free2) || !(D > 1e-9) || (free1 && free2 && !(det > 1e-6))) return 0;
+    if (!(free1 || free2 || rigid_ok) || !(D > 1e-9) || (free1 && free2 && !(det > 1e-6))) return 0;
     if (!free1) t1 = k1->h > 0.0 ? (t1 > 0 ? k1->h : -k1->h) : 0.0; /* an end, exactly */
     if (!free2) t2 = k2->h > 0.0 ? (t2 > 0 ? k2->h : -k2->h) : 0.0;
     for (int col = 0; col < 12; ++col) {
@@ -467,22 +494,26 @@ static int core_pair(const core *k1, const core *k2, const lucid_contact_geometr
 }
 
 /* core_pair where both witnesses lie on cores (swept shapes, cylinder sides, polytope edges and
- * vertices). */
+ * vertices); rigid_ok: also two ends or points (two capsules' end points, lucid_capsule_ends). */
 static int swept_cores(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
-                       const lucid_se3 *T2, const lucid_contact_geometry *g,
+                       const lucid_se3 *T2, const lucid_contact_geometry *g, int rigid_ok,
                        lucid_contact_geometry_derivative *d) {
     core k1, k2;
     lucid_vec3 p1 = lucid_vec3_axpy(g->point, -0.5 * g->separation, g->normal);
     lucid_vec3 p2 = lucid_vec3_axpy(g->point, 0.5 * g->separation, g->normal);
     return witness_core(s1, T1, p1, &k1) && witness_core(s2, T2, p2, &k2) &&
-           core_pair(&k1, &k2, g, d);
+           core_pair(&k1, &k2, g, rigid_ok, d);
 }
 
 static lucid_status shape_pair(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
                                const lucid_se3 *T2, const lucid_contact_geometry *g, int patch,
                                const lucid_derivative_options *e, lucid_derivative_workspace *ws,
                                lucid_contact_geometry_derivative *d) {
-    if (!patch && swept_cores(s1, T1, s2, T2, g, d)) return LUCID_OK;
+    /* two capsules' several points (parallel segments clipped, or each end against the
+     * other's segment: plane_vertices.h) are each a pair of cores with its own normal */
+    int capsules = s1->kind == LUCID_SHAPE_CAPSULE && s2->kind == LUCID_SHAPE_CAPSULE;
+    if ((!patch || capsules) && swept_cores(s1, T1, s2, T2, g, patch && capsules, d))
+        return LUCID_OK;
     lucid_derivative_options analytic;
     lucid_derivative_options_default(&analytic);
     analytic.method = LUCID_DERIV_ANALYTIC;

@@ -17,7 +17,9 @@
  *               take these rules: its points are vertices rigid with their faces (a cap's
  *               inscribed polygon's too), a lying cylinder's the side segment's ends, which
  *               slide round the rims (K = r (P - m m^T) / |P l|, P the projector off the axis,
- *               m = P l / |P l|); the point is q -+ phi/2 n;
+ *               m = P l / |P l|), a tilted cylinder's rim points of plane_vertices.h at their fixed
+ *               angle a from m likewise, K = r Rz(a) (P - m m^T) / |P l|, the separation
+ *               gaining n . (dq - V(q)) off the support (a != 0); the point is q -+ phi/2 n;
  *   flat faces  a box's or convex mesh's face, a cylinder's cap or a cone's base holding one
  *               witness strictly inside it, or containing the other shape's parallel face
  *               whole (its vertices, or a disc with its radius), is that halfspace to first
@@ -28,17 +30,18 @@
  *               stays perpendicular to the sliding axes), n = +-w / |w|, p_i = c_i -+ r_i n;
  *   other pairs dp1, dp2, dn of lucid_distance_derivatives with LUCID_DERIV_ANALYTIC (both
  *               shapes with exact curvature), T1's by invariance (lucid_ad_distance_t1_jacobian);
- *   patches     (several contacts of one shape pair, not on a halfspace or face) the normal
- *               from the pair's derivative, each witness rigid with its body.
- * A single witness without exact curvature (a polytope's vertex, a cone's rim or apex) takes
+ *   patches     (several contacts of one shape pair, not on a halfspace or face) two
+ *               capsules' points each by the cores rule with its own normal (two ends too);
+ *               others the normal from the pair's derivative, each witness rigid with its body.
+ * A single witness without exact curvature (a polytope's vertex) takes
  * the estimator when one is given (the table of lucid.distance_derivatives: the caller asks
  * for smoothed derivatives), the result flagged `estimated`; without one the
  * vertex rule above where it applies. A first-order smoothed method gives K on halfspace
  * pairs (Gaussian smoothing of the support at the unit direction l, noise an angle; Gumbel on
  * convex meshes at l, temperature in m), every other method the pair's
  * lucid_distance_derivatives. Without an estimator such a contact is LUCID_ERR_DEGENERATE
- * (the caller runs collision detection instead). Still without an exact rule: a cone's rim or
- * apex as a single contact, a cone lying on its side (its patch's rim end), a polytope's edge
+ * (the caller runs collision detection instead). A cone's apex is a vertex (rigid), its base
+ * rim the rim rule above. Still without an exact rule: a polytope's edge
  * or vertex or a cylinder's side against an ellipsoid or a cylinder's rim, two parallel faces
  * neither containing the other, a patch's points clipped on an edge. */
 #ifndef LUCID_CONTACT_GEOMETRY_DERIVATIVES_H

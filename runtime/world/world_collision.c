@@ -9,9 +9,9 @@
 #include "solvers/collision/plane_vertices.h"
 #include "runtime/world/world_internal.h"
 
-/* Angular tolerance for calling two faces parallel (rad): the patch keeps every point of a
- * nearly flat face within the margin, so resting boxes keep 4 points while they settle. */
-#define PATCH_ANGULAR_TOLERANCE 1e-2
+/* The angular tolerance for calling two faces parallel is LUCID_PATCH_ANGULAR_TOLERANCE: the
+ * patch keeps every point of a nearly flat face within the margin, so resting boxes keep 4
+ * points while they settle. */
 /* GJK duality gap (m^2): the default 1e-8 only bounds the witness error by 1e-4 m, which
  * leaves the normal of a millimetre gap undetermined; polytopes terminate exactly anyway. */
 #define GJK_TOLERANCE 1e-16
@@ -132,6 +132,13 @@ static int vertex_or_edge(lucid_patch_feature f) {
     return f == LUCID_FEATURE_POINT || f == LUCID_FEATURE_SEGMENT;
 }
 
+/* Shapes whose vertices (plane_vertices.h) land on a face: a box's corners, a capsule's ends,
+ * a lying cylinder's rim points. */
+static int curved_or_box(const lucid_shape *s) {
+    return s->kind == LUCID_SHAPE_BOX || s->kind == LUCID_SHAPE_CAPSULE ||
+           s->kind == LUCID_SHAPE_CYLINDER || s->kind == LUCID_SHAPE_CONE;
+}
+
 /* Whether the patch is a box's or convex mesh's vertex or edge on a halfspace, or (when
  * `faces`) a box's on a box's or convex mesh's face, where plane_vertices.h gives the points. */
 static int vertex_or_edge_on_face(const lucid_shape *s1, const lucid_shape *s2,
@@ -144,9 +151,9 @@ static int vertex_or_edge_on_face(const lucid_shape *s1, const lucid_shape *s2,
      * deepest vertices, clustered, where its single witness point does (measured: the Allegro
      * grasp's contact problems then stalled ADMM at 3.5e-3) */
     return (patch->feature1 == LUCID_FEATURE_POLYGON && vertex_or_edge(patch->feature2) &&
-            s2->kind == LUCID_SHAPE_BOX) ||
+            curved_or_box(s2)) ||
            (patch->feature2 == LUCID_FEATURE_POLYGON && vertex_or_edge(patch->feature1) &&
-            s1->kind == LUCID_SHAPE_BOX);
+            curved_or_box(s1));
 }
 
 /* The patch's points (an edge clipped to the face keeps the points where it leaves the face,
@@ -170,12 +177,29 @@ static lucid_status add_corners(const lucid_shape *s1, const lucid_se3 *T1, cons
     return s;
 }
 
+/* Two capsules with a single witness: the witness, then their ends' points within the margin
+ * (lucid_capsule_ends, each with its own normal) that are not the witness, up to max_points. */
+static lucid_status add_capsule_ends(const lucid_shape *s1, const lucid_se3 *T1,
+                                     const lucid_shape *s2, const lucid_se3 *T2, double margin,
+                                     int max_points, lucid_contact_patch_result *patch,
+                                     lucid_vec3 *normals) {
+    lucid_contact_patch_result e;
+    lucid_vec3 en[LUCID_PATCH_MAX_POINTS];
+    lucid_status s = lucid_capsule_ends(s1, T1, s2, T2, margin, max_points, &e, en);
+    double tol = 1e-9 * (1.0 + s1->u.half_length + s2->u.half_length);
+    for (int k = 0; s == LUCID_OK && k < e.count && patch->count < max_points; ++k)
+        if (lucid_vec3_dist(e.points[k].p1, patch->points[0].p1) > tol)
+            normals[patch->count] = en[k], patch->points[patch->count++] = e.points[k];
+    return s;
+}
+
 /* The contact points of one shape pair (the swap point between a single witness pair and a
- * patch): fills patch, sets *found to 0 when the shapes are farther apart than the margin. */
+ * patch): fills patch and each point's normal (the patch's but for two capsules' ends), sets
+ * *found to 0 when the shapes are farther apart than the margin. */
 static lucid_status shape_pair_points(const lucid_shape *s1, const lucid_se3 *T1,
                                       const lucid_shape *s2, const lucid_se3 *T2, double margin,
                                       int max_points, int faces, lucid_contact_patch_result *patch,
-                                      int *found) {
+                                      lucid_vec3 *normals, int *found) {
     lucid_distance_result d;
     *found = 0;
     lucid_status s = checked_distance(s1, T1, s2, T2, 2.0 * margin + 1e-3, &d);
@@ -184,23 +208,32 @@ static lucid_status shape_pair_points(const lucid_shape *s1, const lucid_se3 *T1
     lucid_patch_options po;
     lucid_patch_options_default(&po);
     po.margin = margin;
-    po.angular_tolerance = PATCH_ANGULAR_TOLERANCE;
+    po.angular_tolerance = LUCID_PATCH_ANGULAR_TOLERANCE;
     po.max_points = max_points;
     s = lucid_contact_patch(s1, T1, s2, T2, &d, &po, patch);
     if (s == LUCID_OK && vertex_or_edge_on_face(s1, s2, patch, faces)) {
         /* a polytope on a plane or a face by a vertex or an edge: its neighbouring vertices
          * within the margin too, before a turn swings them through (plane_vertices.h) */
-        if (lucid_plane_vertices_apply(s1, s2))
-            s = lucid_plane_vertices(s1, T1, s2, T2, margin, max_points, patch);
-        else
+        if (lucid_plane_vertices_apply(s1, s2)) {
+            /* none (a cylinder nearer upright than 45 degrees): the patch stays */
+            lucid_contact_patch_result v;
+            s = lucid_plane_vertices(s1, T1, s2, T2, margin, max_points, &v);
+            if (s == LUCID_OK && v.count > 0) *patch = v;
+        } else {
             s = add_corners(s1, T1, s2, T2, margin, max_points, patch);
+        }
+        for (int k = 0; s == LUCID_OK && k < patch->count; ++k) normals[k] = patch->normal;
         if (s == LUCID_OK && patch->count > 0) *found = 1;
         return s;
     }
+    for (int k = 0; s == LUCID_OK && k < patch->count; ++k) normals[k] = patch->normal;
+    if (s == LUCID_OK && patch->count == 1 && s1->kind == LUCID_SHAPE_CAPSULE &&
+        s2->kind == LUCID_SHAPE_CAPSULE)
+        s = add_capsule_ends(s1, T1, s2, T2, margin, max_points, patch, normals);
     if (s != LUCID_OK) {
         /* a degenerate normal: keep the witness pair when it is usable */
         if (!(fabs(lucid_vec3_norm(d.normal) - 1.0) < 1e-6)) return LUCID_OK;
-        patch->normal = d.normal, patch->count = 1;
+        patch->normal = normals[0] = d.normal, patch->count = 1;
         patch->points[0].p1 = d.p1, patch->points[0].p2 = d.p2;
         patch->points[0].separation = d.distance;
     }
@@ -265,6 +298,7 @@ static lucid_status collide_parts(lucid_world *w, int a, int ia, int b, int ib) 
         return LUCID_OK;
     lucid_se3 Ta = part_pose(ba, pa), Tb = part_pose(bb, pb);
     lucid_contact_patch_result patch;
+    lucid_vec3 normals[LUCID_PATCH_MAX_POINTS];
     int found;
     ++w->stats.narrow_tests;
     /* corners on a face between free and static bodies only: on a robot's links (the Allegro
@@ -272,16 +306,16 @@ static lucid_status collide_parts(lucid_world *w, int a, int ia, int b, int ib) 
      * at an NCP residual of 4e-3 instead of 3e-5 (tests/lua/test_world_model.lua) */
     int faces = ba->model < 0 && bb->model < 0;
     lucid_status s = shape_pair_points(&pa->shape, &Ta, &pb->shape, &Tb, margin,
-                                       w->opt.patch_points, faces, &patch, &found);
+                                       w->opt.patch_points, faces, &patch, normals, &found);
     if (s != LUCID_OK || !found) return s;
     lucid_world_contact c = {0};
     c.body1 = a, c.body2 = b, c.part1 = ia, c.part2 = ib;
-    c.frame = lucid_world_contact_frame(patch.normal);
     c.friction = friction;
     c.include_margin = include_margin;
     for (int k = 0; k < patch.count; ++k) {
         const lucid_contact_point *p = &patch.points[k];
         if (!(p->separation < margin)) continue;
+        c.frame = lucid_world_contact_frame(normals[k]);
         c.point = lucid_vec3_scale(lucid_vec3_add(p->p1, p->p2), 0.5);
         c.separation = p->separation;
         s = lucid_world_push_contact(w, &c);
@@ -297,12 +331,25 @@ lucid_status lucid_world_broad_phase(lucid_world *w, const double *extra) {
     return s;
 }
 
-/* sweep_i = max(0, dt (|v_free| + |w_free| r) - margin / 2): how much farther than half the
- * margin a free body's surface may move in the step (r: the diagonal of its box, a bound on
- * any surface point's distance from its centre of mass); 0 for static bodies and links.
- * Contacts within the pair's margin plus both sweeps are generated (speculative), so a body
- * faster than margin / (2 dt) stops at the surface instead of tunnelling into it, and slower
- * bodies see the plain margin. Called after the step's free velocities. */
+/* The body's box over all its parts (no padding). */
+static void body_box(const lucid_world *w, const lucid_body *b, lucid_vec3 *lo, lucid_vec3 *hi) {
+    *lo = lucid_vec3_make(INFINITY, INFINITY, INFINITY), *hi = lucid_vec3_neg(*lo);
+    for (int k = 0; k < b->num_parts; ++k) {
+        lucid_vec3 plo, phi;
+        part_box(b, &w->parts[b->part_begin + k], 0.0, &plo, &phi);
+        *lo = lucid_vec3_make(fmin(lo->x, plo.x), fmin(lo->y, plo.y), fmin(lo->z, plo.z));
+        *hi = lucid_vec3_make(fmax(hi->x, phi.x), fmax(hi->y, phi.y), fmax(hi->z, phi.z));
+    }
+}
+
+/* sweep_i = max(0, dt (|v| + |w| r) - margin / 2): how much farther than half the margin a
+ * body's surface may move in the step. A free body: v, w its free twist, r the diagonal of its
+ * box (a bound on any surface point's distance from its centre of mass); a model's link: v
+ * the free velocity of its box's centre and w its angular velocity (from the model's free
+ * velocity), r half the diagonal; 0 for static bodies. Contacts within the pair's margin plus
+ * both sweeps are generated (speculative), so a body faster than margin / (2 dt) stops at the
+ * surface instead of tunnelling into it, and slower bodies see the plain margin. Called after
+ * the step's free velocities. */
 static lucid_status sweeps(lucid_world *w) {
     size_t n = (size_t)w->num_bodies;
     lucid_status s = lucid_world_reserve((void **)&w->sweep, &w->sweep_cap, n, sizeof *w->sweep);
@@ -310,16 +357,19 @@ static lucid_status sweeps(lucid_world *w) {
     for (int i = 0; i < w->num_bodies; ++i) {
         const lucid_body *b = &w->bodies[i];
         w->sweep[i] = 0.0;
-        if (b->is_static || b->model >= 0 || (size_t)i >= w->v_cap) continue;
-        lucid_vec3 lo = lucid_vec3_make(INFINITY, INFINITY, INFINITY), hi = lucid_vec3_neg(lo);
-        for (int k = 0; k < b->num_parts; ++k) {
-            lucid_vec3 plo, phi;
-            part_box(b, &w->parts[b->part_begin + k], 0.0, &plo, &phi);
-            lo = lucid_vec3_make(fmin(lo.x, plo.x), fmin(lo.y, plo.y), fmin(lo.z, plo.z));
-            hi = lucid_vec3_make(fmax(hi.x, phi.x), fmax(hi.y, phi.y), fmax(hi.z, phi.z));
-        }
+        int link = b->model >= 0 && b->link >= 0;
+        if (b->is_static || (b->model >= 0 && !link) || (!link && (size_t)i >= w->v_cap)) continue;
+        lucid_vec3 lo, hi, v, om;
+        body_box(w, b, &lo, &hi);
         double r = lucid_vec3_norm(lucid_vec3_sub(hi, lo));
-        double d = w->opt.dt * (lucid_vec3_norm(w->v_free[i]) + lucid_vec3_norm(w->w_free[i]) * r);
+        if (link) {
+            lucid_vec3 centre = lucid_vec3_scale(lucid_vec3_add(lo, hi), 0.5);
+            lucid_world_models_link_velocity(w, i, centre, &v, &om);
+            r *= 0.5;
+        } else {
+            v = w->v_free[i], om = w->w_free[i];
+        }
+        double d = w->opt.dt * (lucid_vec3_norm(v) + lucid_vec3_norm(om) * r);
         /* half the margin is covered already; slower bodies keep the plain margin */
         d -= 0.5 * w->opt.margin;
         w->sweep[i] = isfinite(d) && d > 0.0 ? d : 0.0; /* none without a finite box */

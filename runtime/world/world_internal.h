@@ -319,6 +319,10 @@ void lucid_world_models_fill_side(lucid_world *w, int body, double sign,
                                   const lucid_world_contact *c, lucid_contact_side *side);
 lucid_vec3 lucid_world_models_side_velocity(const lucid_world *w, const lucid_contact_side *side,
                                             int free);
+/* The free velocity (the model's v_free) of the world point p fixed to link body `body`, and
+ * the link's angular velocity. */
+void lucid_world_models_link_velocity(const lucid_world *w, int body, lucid_vec3 p, lucid_vec3 *v,
+                                      lucid_vec3 *omega);
 void lucid_world_models_add_block(const lucid_world *w, const lucid_contact_side *a,
                                   const lucid_contact_side *b, double *G, int ld, int row, int col);
 void lucid_world_models_apply_impulse(lucid_world *w, const lucid_contact_side *side,

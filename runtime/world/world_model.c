@@ -720,6 +720,20 @@ void lucid_world_models_fill_side(lucid_world *w, int body, double sign,
     lucid_model_mass_solve_range(wm->model, wm->data, lo, lo + width, Y, width, 3);
 }
 
+void lucid_world_models_link_velocity(const lucid_world *w, int body, lucid_vec3 p, lucid_vec3 *v,
+                                      lucid_vec3 *omega) {
+    const lucid_body *b = &w->bodies[body];
+    const lucid_world_model *wm = &w->models[b->model];
+    const lucid_model *m = wm->model;
+    *v = lucid_vec3_zero(), *omega = lucid_vec3_zero();
+    for (int k = lucid_model_node_last_dof(m, b->node); k >= 0; k = m->dof_parent[k]) {
+        *v = lucid_vec3_axpy(*v, wm->v_free[k], dof_point_column(wm, k, p));
+        if (m->dof_axis[k] < 3) continue; /* a translation turns nothing */
+        lucid_se3 X = lucid_se3_compose(&wm->base, &wm->data->oMi[m->dof_node[k]]);
+        *omega = lucid_vec3_axpy(*omega, wm->v_free[k], lucid_mat3_col(&X.R, m->dof_axis[k] % 3));
+    }
+}
+
 /* Contact frame velocity contributed by a link side: J v (v: the model's v_free when `free`,
  * else its velocity at the start of the step). */
 lucid_vec3 lucid_world_models_side_velocity(const lucid_world *w, const lucid_contact_side *side,

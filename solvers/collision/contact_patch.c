@@ -543,7 +543,7 @@ static lucid_status check_arguments(const lucid_shape *s1, const lucid_se3 *T1,
 
 void lucid_patch_options_default(lucid_patch_options *opt) {
     opt->margin = 0.0;
-    opt->angular_tolerance = 1e-2;
+    opt->angular_tolerance = LUCID_PATCH_ANGULAR_TOLERANCE;
     opt->max_points = LUCID_PATCH_MAX_POINTS;
 }
 

@@ -66,6 +66,9 @@
 #define LUCID_PATCH_MAX_POINTS 16 /* capacity of a patch after reduction */
 #define LUCID_PATCH_DISC_SIDES 16 /* polygon standing for cylinder caps and cone bases */
 #define LUCID_PATCH_MAX_FACE   64 /* vertices of a mesh face used for clipping */
+/* rad: the default angular_tolerance, also the world's: a cylinder's cap within it of the
+ * direction is a face (its inscribed polygon), beyond it a rim point */
+#define LUCID_PATCH_ANGULAR_TOLERANCE 1e-2
 
 typedef enum lucid_patch_feature {
     LUCID_FEATURE_POINT,
@@ -80,7 +83,7 @@ typedef struct lucid_patch_options {
     int max_points;           /* 1 .. LUCID_PATCH_MAX_POINTS: points kept (see Reduction) */
 } lucid_patch_options;
 
-/* margin 0, angular_tolerance 1e-2 rad, max_points LUCID_PATCH_MAX_POINTS. */
+/* margin 0, angular_tolerance LUCID_PATCH_ANGULAR_TOLERANCE, max_points LUCID_PATCH_MAX_POINTS. */
 void lucid_patch_options_default(lucid_patch_options *opt);
 
 typedef struct lucid_contact_point {

@@ -10,21 +10,60 @@ static int is_polytope(const lucid_shape *s) {
     return s->kind == LUCID_SHAPE_BOX || s->kind == LUCID_SHAPE_CONVEX;
 }
 
+/* A shape whose points are its vertices (a capsule's: its segment's two ends, swept; a
+ * cylinder's or a cone's: rim points placed from the direction, below, and a cone's apex). */
+static int has_vertices(const lucid_shape *s) {
+    return is_polytope(s) || s->kind == LUCID_SHAPE_CAPSULE || s->kind == LUCID_SHAPE_CYLINDER ||
+           s->kind == LUCID_SHAPE_CONE;
+}
+
 int lucid_plane_vertices_apply(const lucid_shape *s1, const lucid_shape *s2) {
-    return (s1->kind == LUCID_SHAPE_HALFSPACE && is_polytope(s2)) ||
-           (s2->kind == LUCID_SHAPE_HALFSPACE && is_polytope(s1));
+    return (s1->kind == LUCID_SHAPE_HALFSPACE && has_vertices(s2)) ||
+           (s2->kind == LUCID_SHAPE_HALFSPACE && has_vertices(s1));
 }
 
 int lucid_face_vertices_apply(const lucid_shape *s1, const lucid_shape *s2) {
-    return is_polytope(s1) && is_polytope(s2);
+    return (is_polytope(s1) && has_vertices(s2)) || (is_polytope(s2) && has_vertices(s1));
 }
 
-static int vertex_count(const lucid_shape *s) {
+/* A cylinder's rim points for the local direction l (towards the plane), m = l off the axis,
+ * normalised: on the cap facing l, r m (the support point) and r m turned by +-120 degrees
+ * about the axis (a tripod the cap can stand on); on the other cap r m (the support point of
+ * that cap, which lands next when the cylinder lies down). A cone: the three on its base
+ * (z = -h) and its apex. None when l is within the patch's angular tolerance of the axis: the
+ * patch's cap polygon is the face then. */
+#define RIM_POINTS 4 /* a cylinder: 3 on the facing cap, 1 on the other; a cone: 3, apex */
+
+static int rim_count(lucid_vec3 l) {
+    return hypot(l.x, l.y) > fabs(l.z) * tan(LUCID_PATCH_ANGULAR_TOLERANCE) ? RIM_POINTS : 0;
+}
+
+static lucid_vec3 rim_point(const lucid_shape *s, int i, lucid_vec3 l) {
+    /* cos, sin of 0, +120, -120 degrees; the last: 0 on the other cap */
+    static const double q = 0.86602540378443864676;
+    static const double c[RIM_POINTS] = {1.0, -0.5, -0.5, 1.0}, sn[RIM_POINTS] = {0.0, q, -q, 0.0};
+    double rho = hypot(l.x, l.y), r = s->u.round.radius, h = s->u.round.half_length;
+    double mx = l.x / rho, my = l.y / rho, z = l.z < 0.0 ? -h : h;
+    if (s->kind == LUCID_SHAPE_CONE) { /* its base disc at z = -h, and its apex */
+        if (i == RIM_POINTS - 1) return lucid_vec3_make(0, 0, h);
+        z = -h;
+    }
+    return lucid_vec3_make(r * (c[i] * mx - sn[i] * my), r * (sn[i] * mx + c[i] * my),
+                           i == RIM_POINTS - 1 ? -z : z);
+}
+
+static int vertex_count(const lucid_shape *s, lucid_vec3 l) {
+    if (s->kind == LUCID_SHAPE_CAPSULE) return 2;
+    if (s->kind == LUCID_SHAPE_CYLINDER || s->kind == LUCID_SHAPE_CONE) return rim_count(l);
     return s->kind == LUCID_SHAPE_BOX ? 8 : s->u.mesh->num_vertices;
 }
 
-/* Local vertex i: a box's corner (bit k of i: the sign of coordinate k), or the mesh's. */
-static lucid_vec3 vertex(const lucid_shape *s, int i) {
+/* Local vertex i: a box's corner (bit k of i: the sign of coordinate k), a capsule's segment
+ * end (z = -h, +h), a cylinder's rim point, or the mesh's. */
+static lucid_vec3 vertex(const lucid_shape *s, int i, lucid_vec3 l) {
+    if (s->kind == LUCID_SHAPE_CAPSULE)
+        return lucid_vec3_make(0, 0, i ? s->u.half_length : -s->u.half_length);
+    if (s->kind == LUCID_SHAPE_CYLINDER || s->kind == LUCID_SHAPE_CONE) return rim_point(s, i, l);
     if (s->kind != LUCID_SHAPE_BOX) return s->u.mesh->vertices[i];
     lucid_vec3 h = s->u.half_extents;
     return lucid_vec3_make(i & 1 ? h.x : -h.x, i & 2 ? h.y : -h.y, i & 4 ? h.z : -h.z);
@@ -124,9 +163,11 @@ static void deepest_vertices(const lucid_shape *poly, const lucid_se3 *Tp, lucid
                              lucid_contact_patch_result *out) {
     double sep[LUCID_PATCH_MAX_POINTS];
     lucid_vec3 at[LUCID_PATCH_MAX_POINTS];
-    int count = 0, total = vertex_count(poly);
+    lucid_vec3 l = lucid_mat3_tmul_vec(&Tp->R, lucid_vec3_neg(n)); /* towards the plane */
+    int count = 0, total = vertex_count(poly, l);
     for (int i = 0; i < total; ++i) {
-        lucid_vec3 v = lucid_se3_act(Tp, vertex(poly, i));
+        /* a swept vertex's (a capsule end's) point is its sphere's deepest, radius along -n */
+        lucid_vec3 v = lucid_vec3_axpy(lucid_se3_act(Tp, vertex(poly, i, l)), -poly->radius, n);
         double s = lucid_vec3_dot(n, v) - offset;
         if (s < margin && (!face || over_face(v, face, face_count, n, tol)))
             count = insert_sorted(sep, at, count, max_points, s, v);
@@ -139,9 +180,10 @@ static void deepest_vertices(const lucid_shape *poly, const lucid_se3 *Tp, lucid
 lucid_status lucid_face_vertices(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
                                  const lucid_se3 *T2, int reference, lucid_vec3 normal,
                                  double margin, int max_points, lucid_contact_patch_result *out) {
-    if (!s1 || !T1 || !s2 || !T2 || !out || !is_polytope(s1) || !is_polytope(s2) ||
-        (reference != 1 && reference != 2) || max_points < 1 ||
-        max_points > LUCID_PATCH_MAX_POINTS || !(fabs(lucid_vec3_norm(normal) - 1.0) < 1e-6))
+    if (!s1 || !T1 || !s2 || !T2 || !out || (reference != 1 && reference != 2) ||
+        !is_polytope(reference == 1 ? s1 : s2) || !has_vertices(reference == 1 ? s2 : s1) ||
+        max_points < 1 || max_points > LUCID_PATCH_MAX_POINTS ||
+        !(fabs(lucid_vec3_norm(normal) - 1.0) < 1e-6))
         return LUCID_ERR_ARGUMENT;
     int first = reference == 1;
     const lucid_shape *ref = first ? s1 : s2, *poly = first ? s2 : s1;
@@ -173,5 +215,56 @@ lucid_status lucid_plane_vertices(const lucid_shape *s1, const lucid_se3 *T1, co
     deepest_vertices(poly, Tp, n, offset, NULL, 0, 0.0, margin, max_points, first, out);
     out->feature1 = first ? LUCID_FEATURE_PLANE : LUCID_FEATURE_POINT;
     out->feature2 = first ? LUCID_FEATURE_POINT : LUCID_FEATURE_PLANE;
+    return LUCID_OK;
+}
+
+/* The point of the segment [a - h u, a + h u] closest to x. */
+static lucid_vec3 closest_on_segment(lucid_vec3 a, lucid_vec3 u, double h, lucid_vec3 x) {
+    double t = fmin(fmax(lucid_vec3_dot(u, lucid_vec3_sub(x, a)), -h), h);
+    return lucid_vec3_axpy(a, t, u);
+}
+
+lucid_status lucid_capsule_ends(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
+                                const lucid_se3 *T2, double margin, int max_points,
+                                lucid_contact_patch_result *out, lucid_vec3 *normals) {
+    if (!s1 || !T1 || !s2 || !T2 || !out || !normals || s1->kind != LUCID_SHAPE_CAPSULE ||
+        s2->kind != LUCID_SHAPE_CAPSULE || max_points < 1 || max_points > LUCID_PATCH_MAX_POINTS)
+        return LUCID_ERR_ARGUMENT;
+    const lucid_shape *s[2] = {s1, s2};
+    const lucid_se3 *T[2] = {T1, T2};
+    lucid_vec3 u[2];
+    for (int i = 0; i < 2; ++i) u[i] = lucid_mat3_col(&T[i]->R, 2);
+    double sep[LUCID_PATCH_MAX_POINTS];
+    lucid_vec3 a_at[LUCID_PATCH_MAX_POINTS], b_at[LUCID_PATCH_MAX_POINTS];
+    int count = 0;
+    for (int i = 0; i < 2; ++i) /* the ends of capsule i against the other's segment */
+        for (int e = 0; e < 2; ++e) {
+            int o = 1 - i;
+            double h = s[i]->u.half_length;
+            lucid_vec3 end = lucid_vec3_axpy(T[i]->t, e ? h : -h, u[i]);
+            lucid_vec3 near = closest_on_segment(T[o]->t, u[o], s[o]->u.half_length, end);
+            lucid_vec3 a = i == 0 ? end : near, b = i == 0 ? near : end;
+            double d = lucid_vec3_dist(a, b);
+            if (!(d > 0.0) || !(d - s1->radius - s2->radius < margin)) continue; /* no normal */
+            /* insertion by separation, keeping both core points */
+            int k = count < max_points ? count : max_points - 1;
+            d -= s1->radius + s2->radius;
+            if (count == max_points && !(d < sep[k])) continue;
+            while (k > 0 && sep[k - 1] > d) {
+                sep[k] = sep[k - 1], a_at[k] = a_at[k - 1], b_at[k] = b_at[k - 1];
+                --k;
+            }
+            sep[k] = d, a_at[k] = a, b_at[k] = b;
+            if (count < max_points) ++count;
+        }
+    out->feature1 = out->feature2 = LUCID_FEATURE_POINT;
+    out->count = count;
+    for (int k = 0; k < count; ++k) {
+        normals[k] = lucid_vec3_normalized(lucid_vec3_sub(b_at[k], a_at[k]));
+        out->points[k].p1 = lucid_vec3_axpy(a_at[k], s1->radius, normals[k]);
+        out->points[k].p2 = lucid_vec3_axpy(b_at[k], -s2->radius, normals[k]);
+        out->points[k].separation = sep[k];
+    }
+    out->normal = count > 0 ? normals[0] : lucid_vec3_make(0, 0, 1);
     return LUCID_OK;
 }

@@ -7,11 +7,12 @@
  * ~1e-9 m accurate, so that pair's query is polished to machine precision by Newton's method
  * on the optimality conditions (test_collision_derivatives_util.h) before differencing. Where the
  * rules are exact the tolerance is 1e-6 relative (the differences' O(h^2) truncation is ~1e-10); a
- * box with a smoothed estimator is flagged as estimated, and a shape without an exact rule (a
- * cone's rim) needs an estimator. Convex meshes (hulls built here from point lists: no shared
- * data needed) as faces, edges and vertices, cylinders (caps as faces, sides as cores, standing
- * and lying patches) and a cone's base take the same checks; a cylinder's side is differenced
- * through the capsule with its axis, radius and half-length (test_cylinder says why). */
+ * box with a smoothed estimator is flagged as estimated, and a pair without an exact rule (a
+ * box's corner on an ellipsoid) needs an estimator. Convex meshes (hulls built here from point
+ * lists: no shared data needed) as faces, edges and vertices, cylinders (caps as faces, sides as
+ * cores, standing and lying patches) and a cone's base take the same checks; a cylinder's side is
+ * differenced through the capsule with its axis, radius and half-length (test_cylinder says why).
+ */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,11 +27,14 @@
 #include "runtime/math/so3.h"
 #include "runtime/shapes/convex_mesh.h"
 #include "solvers/collision/contact_patch.h"
+#include "solvers/collision/plane_vertices.h"
 #include "test_collision_derivatives_util.h"
 
 #define H      1e-5
 #define PI     3.14159265358979323846
 #define MARGIN 5e-3
+/* query's mode for the vertex rules of plane_vertices.h instead of the contact patch */
+#define VERTICES 2
 
 static lucid_se3 pose(double vx, double vy, double vz, double wx, double wy, double wz) {
     double xi[6] = {vx, vy, vz, wx, wy, wz};
@@ -38,7 +42,9 @@ static lucid_se3 pose(double vx, double vy, double vz, double wx, double wy, dou
 }
 
 /* Contact k of the pair as the world generates it: point midway, normal, separation; the
- * number of contacts in *count (polished: the single witness pair polished, smooth pairs). */
+ * number of contacts in *count (polished: the single witness pair polished, smooth pairs;
+ * VERTICES: the vertex rules of a capsule's ends or a cylinder's rim points, the world's for
+ * a shape landing tilted on a plane or a face). */
 static lucid_contact_geometry query(const lucid_shape *s1, const lucid_se3 *T1,
                                     const lucid_shape *s2, const lucid_se3 *T2, int k, int *count,
                                     int polished) {
@@ -46,12 +52,36 @@ static lucid_contact_geometry query(const lucid_shape *s1, const lucid_se3 *T1,
     lucid_derivative_query_options_default(&go);
     lucid_distance_result d;
     assert_int_equal(lucid_distance(s1, T1, s2, T2, &go, &d), LUCID_OK);
-    if (polished) {
+    if (polished == 1) {
         reference_witness r = polish(s1, T1, s2, T2, d.normal);
         *count = 1;
         lucid_contact_geometry g = {lucid_vec3_scale(lucid_vec3_add(r.p1, r.p2), 0.5), r.normal,
                                     r.distance};
         return g;
+    }
+    if (polished == VERTICES) { /* the world's vertex rules (plane_vertices.h) */
+        lucid_contact_patch_result p;
+        lucid_vec3 normals[LUCID_PATCH_MAX_POINTS];
+        if (s1->kind == LUCID_SHAPE_CAPSULE && s2->kind == LUCID_SHAPE_CAPSULE) {
+            assert_int_equal(lucid_capsule_ends(s1, T1, s2, T2, MARGIN, 4, &p, normals), LUCID_OK);
+            *count = p.count;
+            assert_true(k < p.count);
+            const lucid_contact_point *c = &p.points[k];
+            return (lucid_contact_geometry){lucid_vec3_scale(lucid_vec3_add(c->p1, c->p2), 0.5),
+                                            normals[k], c->separation};
+        }
+        if (lucid_plane_vertices_apply(s1, s2)) {
+            assert_int_equal(lucid_plane_vertices(s1, T1, s2, T2, MARGIN, 4, &p), LUCID_OK);
+        } else {
+            int ref = s1->kind == LUCID_SHAPE_BOX || s1->kind == LUCID_SHAPE_CONVEX ? 1 : 2;
+            assert_int_equal(lucid_face_vertices(s1, T1, s2, T2, ref, d.normal, MARGIN, 4, &p),
+                             LUCID_OK);
+        }
+        *count = p.count;
+        assert_true(k < p.count);
+        const lucid_contact_point *c = &p.points[k];
+        return (lucid_contact_geometry){lucid_vec3_scale(lucid_vec3_add(c->p1, c->p2), 0.5),
+                                        p.normal, c->separation};
     }
     lucid_patch_options po;
     lucid_patch_options_default(&po);
@@ -180,6 +210,77 @@ static void test_capsule_plane(void **state) {
                                              lucid_vec3_make(0.1, 0.0, 0.05 - 2e-4)});
     assert_true(fd_error("capsule-plane (flat, patch)", &p, &Tp, &c, &Tc, 2, 0) <= 1e-6);
     assert_true(fd_error("plane-capsule (flat, patch)", &c, &Tc, &p, &Tp, 2, 0) <= 1e-6);
+}
+
+/* The vertex rules of a tilted capsule and cylinder (plane_vertices.h): a capsule's two ends
+ * on a plane and on a box's face, a cylinder's tilted cap (its tripod: the support point and
+ * the rim points 120 degrees from it, which slide round the rim with the tilt's direction and
+ * move the separation as they do) and a lying cylinder's two rim points. */
+static void test_curved_vertices(void **state) {
+    (void)state;
+    lucid_shape p = plane(), c, cyl, table;
+    assert_int_equal(lucid_shape_capsule(0.05, 0.2, &c), LUCID_OK);
+    assert_int_equal(lucid_shape_cylinder(0.05, 0.03, &cyl), LUCID_OK);
+    assert_int_equal(lucid_shape_box(0.5, 0.4, 0.1, &table), LUCID_OK);
+    lucid_se3 Tp = pose(0, 0, 0.01, 0.04, 0.02, 0);
+    /* lying, tilted 8e-3 rad: the ends 3.2 mm apart in height, both within the margin */
+    lucid_se3 Tc = lucid_se3_compose(
+        &Tp, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(PI / 2 - 8e-3, 0.0, 0.0)),
+                          lucid_vec3_make(0.1, 0.0, 0.05 + 0.2 * sin(8e-3) - 2e-4)});
+    double e = fd_error("capsule-plane (ends)", &p, &Tp, &c, &Tc, 2, VERTICES);
+    e = fmax(e, fd_error("plane-capsule (ends)", &c, &Tc, &p, &Tp, 2, VERTICES));
+    /* the same over the table's top face (z = 0.1 at Tt) */
+    lucid_se3 Tt = pose(0.05, -0.02, -0.1, 0.01, -0.02, 0.3);
+    lucid_se3 Tct = lucid_se3_compose(
+        &Tt, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(PI / 2 - 8e-3, 0.0, 0.0)),
+                          lucid_vec3_make(0.1, 0.0, 0.15 + 0.2 * sin(8e-3) - 2e-4)});
+    e = fmax(e, fd_error("box face-capsule (ends)", &table, &Tt, &c, &Tct, 2, VERTICES));
+    e = fmax(e, fd_error("capsule-box face (ends)", &c, &Tct, &table, &Tt, 2, VERTICES));
+    /* a cylinder standing on its lower cap, tilted 0.04 rad: the tripod within the margin
+     * (1.5 r sin 0.04 = 3 mm), the upper cap 6 cm above */
+    lucid_se3 Ty = lucid_se3_compose(
+        &Tp, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(0.03, -0.0265, 0.0)),
+                          lucid_vec3_make(-0.1, 0.2, 0.03 + 0.05 * sin(0.04) - 2e-4)});
+    e = fmax(e, fd_error("cylinder-plane (tripod)", &p, &Tp, &cyl, &Ty, 3, VERTICES));
+    e = fmax(e, fd_error("plane-cylinder (tripod)", &cyl, &Ty, &p, &Tp, 3, VERTICES));
+    /* lying, its axis 8e-3 rad off the plane: the two caps' lowest rim points */
+    lucid_se3 Tl = lucid_se3_compose(
+        &Tp, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(PI / 2 - 8e-3, 0.0, 0.0)),
+                          lucid_vec3_make(0.0, 0.1, 0.05 + 0.03 * sin(8e-3) - 2e-4)});
+    e = fmax(e, fd_error("cylinder-plane (lying)", &p, &Tp, &cyl, &Tl, 2, VERTICES));
+    /* a capsule lying along a capsule bar, 8e-3 rad off parallel and turned 0.05 rad about
+     * the vertical: its two ends against the bar's segment (each end rigid, its closest point
+     * sliding on the bar), each with its own normal */
+    lucid_shape bar;
+    assert_int_equal(lucid_shape_capsule(0.03, 0.3, &bar), LUCID_OK);
+    lucid_se3 Tbar = lucid_se3_compose(
+        &Tp, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(0.0, PI / 2, 0.0)), lucid_vec3_zero()});
+    lucid_mat3 Rc = lucid_so3_exp(lucid_vec3_make(0.0, 0.0, 0.05));
+    lucid_mat3 Rt = lucid_so3_exp(lucid_vec3_make(0.0, PI / 2 - 8e-3, 0.0));
+    lucid_se3 Tcc = lucid_se3_compose(
+        &Tp, &(lucid_se3){lucid_mat3_mul(&Rc, &Rt),
+                          lucid_vec3_make(0.02, 0.0, 0.08 + 0.2 * sin(8e-3) - 2e-4)});
+    e = fmax(e, fd_error("capsule-capsule (ends)", &bar, &Tbar, &c, &Tcc, 2, VERTICES));
+    e = fmax(e, fd_error("capsule-capsule (ends, swapped)", &c, &Tcc, &bar, &Tbar, 2, VERTICES));
+    /* a cone tipped onto its base rim (one rim point: the base disc's support, sliding), and
+     * tilted 0.02 rad on its base (the base's tripod) and lying on its side (its apex, a
+     * vertex, and the base's support point) */
+    lucid_shape cone;
+    assert_int_equal(lucid_shape_cone(0.1, 0.1, &cone), LUCID_OK);
+    lucid_se3 Tk = lucid_se3_compose(
+        &Tp, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(0.3, 0.1, 0)),
+                          lucid_vec3_make(0.05, 0, 0.1 * cos(0.316) + 0.1 * sin(0.316) - 1e-4)});
+    e = fmax(e, fd_error("cone rim-plane", &p, &Tp, &cone, &Tk, 1, 0));
+    Tk = lucid_se3_compose(
+        &Tp, &(lucid_se3){lucid_so3_exp(lucid_vec3_make(0.015, -0.01323, 0.0)),
+                          lucid_vec3_make(0.0, 0.1, 0.1 * cos(0.02) + 0.1 * sin(0.02) - 2e-4)});
+    e = fmax(e, fd_error("cone base-plane (tripod)", &p, &Tp, &cone, &Tk, 3, VERTICES));
+    double side = atan(0.5) + PI / 2; /* the ruling's slope: r / 2h */
+    Tk = lucid_se3_compose(&Tp,
+                           &(lucid_se3){lucid_so3_exp(lucid_vec3_make(side - 8e-3, 0.0, 0.0)),
+                                        lucid_vec3_make(0.0, 0.0, 0.1 * sin(atan(0.5)) - 2e-4)});
+    e = fmax(e, fd_error("cone side-plane (apex, rim)", &p, &Tp, &cone, &Tk, 2, VERTICES));
+    assert_true(e <= 1e-6);
 }
 
 static void test_ellipsoid_sphere(void **state) {
@@ -526,8 +627,9 @@ static void test_cylinder(void **state) {
 
 /* A box's corner has no curvature: with a smoothed estimator its geometry derivative is
  * flagged estimated (and finite), while a box resting on a face (a patch: vertices rigid with
- * their face) keeps the exact rule; a cone's rim has no rule at all: without an estimator
- * LUCID_ERR_DEGENERATE (the step derivatives then run collision detection). */
+ * their face) keeps the exact rule; a box's corner on an ellipsoid has no rule at all:
+ * without an estimator LUCID_ERR_DEGENERATE (the step derivatives then run collision
+ * detection). A cone's rim point takes an estimator when one is given. */
 static void test_estimated_and_degenerate(void **state) {
     (void)state;
     lucid_shape p = plane(), b, cone;
@@ -563,9 +665,18 @@ static void test_estimated_and_degenerate(void **state) {
         &(lucid_se3){lucid_so3_exp(lucid_vec3_make(0.3, 0, 0)), lucid_vec3_zero()});
     g = query(&p, &Tp, &cone, &Tc, 0, &count, 0);
     assert_int_equal(count, 1);
-    assert_int_equal(lucid_contact_geometry_derivatives(&p, &Tp, &cone, &Tc, &g, 0, NULL, NULL, &d),
-                     LUCID_ERR_DEGENERATE);
     assert_int_equal(lucid_contact_geometry_derivatives(&p, &Tp, &cone, &Tc, &g, 0, &e, NULL, &d),
+                     LUCID_OK);
+    assert_true(d.estimated);
+    /* a box's corner on an ellipsoid has no exact rule: the estimator's, or an error */
+    lucid_shape ell;
+    assert_int_equal(lucid_shape_ellipsoid(0.3, 0.2, 0.1, &ell), LUCID_OK);
+    lucid_se3 Te = pose(0, 0, -0.1, 0, 0, 0);
+    g = query(&ell, &Te, &b, &Tb, 0, &count, 0);
+    assert_int_equal(count, 1);
+    assert_int_equal(lucid_contact_geometry_derivatives(&ell, &Te, &b, &Tb, &g, 0, NULL, NULL, &d),
+                     LUCID_ERR_DEGENERATE);
+    assert_int_equal(lucid_contact_geometry_derivatives(&ell, &Te, &b, &Tb, &g, 0, &e, NULL, &d),
                      LUCID_OK);
     assert_true(d.estimated);
     /* two halfspaces have no distance */
@@ -609,6 +720,7 @@ int main(void) {
         cmocka_unit_test(test_mesh_face),
         cmocka_unit_test(test_mesh_edges),
         cmocka_unit_test(test_cylinder),
+        cmocka_unit_test(test_curved_vertices),
         cmocka_unit_test(test_estimated_and_degenerate),
         cmocka_unit_test(test_twist),
     };

@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "runtime/math/so3.h"
 #include "solvers/collision/plane_vertices.h"
 #include "test_collision_util.h"
 
@@ -154,6 +155,73 @@ static void test_box_corners_over_a_box_face(void **state) {
     assert_true(partial > 20); /* boxes over the rim: some corners out of the face */
 }
 
+/* A capsule's two ends (its end spheres' lowest points) and a cylinder's rim points (the
+ * facing cap's support point and the two 120 degrees from it, the other cap's support point)
+ * against their separations in closed form: n.e - r for an end e; n.f - r s, n.f + r s / 2 and
+ * n.g - r s for the facing cap's centre f, the other's g, s the sine of the axis' tilt. */
+static void test_capsule_ends_and_cylinder_rims(void **state) {
+    (void)state;
+    uint64_t rng = 17;
+    lucid_shape capsule, cylinder, plane;
+    const double r = 0.05, h = 0.12;
+    assert_int_equal(lucid_shape_capsule(r, h, &capsule), LUCID_OK);
+    assert_int_equal(lucid_shape_cylinder(r, h, &cylinder), LUCID_OK);
+    assert_int_equal(lucid_shape_halfspace(lucid_vec3_make(0, 0, 1), 0.0, &plane), LUCID_OK);
+    for (int trial = 0; trial < 200; ++trial) {
+        lucid_se3 Ts =
+            lucid_se3_make(random_rotation(&rng),
+                           lucid_vec3_make(uniform(&rng), uniform(&rng), 0.2 * uniform(&rng)));
+        lucid_se3 Tp = lucid_se3_make(random_rotation(&rng), lucid_vec3_make(0, 0, 0.05));
+        lucid_vec3 n = lucid_mat3_col(&Tp.R, 2), a = lucid_mat3_col(&Ts.R, 2);
+        double offset = lucid_vec3_dot(n, Tp.t), margin = 0.4 * uniform(&rng);
+        int cap = 1 + trial % 4;
+        lucid_contact_patch_result res;
+        /* the capsule: its ends' spheres */
+        lucid_vec3 ends[2] = {lucid_vec3_axpy(Ts.t, -h, a), lucid_vec3_axpy(Ts.t, h, a)};
+        for (int k = 0; k < 2; ++k) ends[k] = lucid_vec3_axpy(ends[k], -r, n);
+        double ref[4];
+        int count = reference_separations(ends, 2, n, offset, margin, ref);
+        assert_int_equal(lucid_plane_vertices(&plane, &Tp, &capsule, &Ts, margin, cap, &res),
+                         LUCID_OK);
+        check_points(&res, 1, n, offset, ref, count, cap);
+        assert_int_equal(lucid_plane_vertices(&capsule, &Ts, &plane, &Tp, margin, cap, &res),
+                         LUCID_OK);
+        check_points(&res, 0, n, offset, ref, count, cap);
+        /* the cylinder: separations in closed form, points on its rims */
+        double ct = lucid_vec3_dot(n, a), st = sqrt(fmax(0.0, 1.0 - ct * ct));
+        lucid_vec3 f = lucid_vec3_axpy(Ts.t, ct > 0.0 ? -h : h, a);
+        lucid_vec3 g = lucid_vec3_axpy(Ts.t, ct > 0.0 ? h : -h, a);
+        double sep[4] = {
+            lucid_vec3_dot(n, f) - offset - r * st, lucid_vec3_dot(n, f) - offset + 0.5 * r * st,
+            lucid_vec3_dot(n, f) - offset + 0.5 * r * st, lucid_vec3_dot(n, g) - offset - r * st};
+        count = 0;
+        for (int k = 0; k < 4; ++k)
+            if (sep[k] < margin) ref[count++] = sep[k];
+        for (int i = 0; i < count; ++i) /* ascending */
+            for (int j = i + 1; j < count; ++j)
+                if (ref[j] < ref[i]) {
+                    double t = ref[i];
+                    ref[i] = ref[j], ref[j] = t;
+                }
+        assert_int_equal(lucid_plane_vertices(&plane, &Tp, &cylinder, &Ts, margin, cap, &res),
+                         LUCID_OK);
+        check_points(&res, 1, n, offset, ref, count, cap);
+        for (int k = 0; k < res.count; ++k) {
+            lucid_vec3 q = lucid_se3_act_inv(&Ts, res.points[k].p2);
+            assert_true(fabs(hypot(q.x, q.y) - r) < 1e-12 && fabs(fabs(q.z) - h) < 1e-12);
+        }
+    }
+    /* within the patch's angular tolerance of standing: none (the patch's cap polygon) */
+    lucid_se3 Tc =
+        lucid_se3_make(lucid_so3_exp(lucid_vec3_make(5e-3, 0, 0)), lucid_vec3_make(0, 0, h));
+    lucid_contact_patch_result res;
+    assert_int_equal(lucid_plane_vertices(&plane,
+                                          &(lucid_se3){lucid_mat3_identity(), lucid_vec3_zero()},
+                                          &cylinder, &Tc, 0.1, 4, &res),
+                     LUCID_OK);
+    assert_int_equal(res.count, 0);
+}
+
 static void test_errors(void **state) {
     (void)state;
     lucid_shape box, sphere, plane;
@@ -163,6 +231,12 @@ static void test_errors(void **state) {
     lucid_se3 T = lucid_se3_identity();
     lucid_contact_patch_result res;
     assert_false(lucid_plane_vertices_apply(&sphere, &plane));
+    lucid_shape cone;
+    lucid_shape_cone(1, 1, &cone);
+    assert_true(lucid_plane_vertices_apply(&cone, &plane));
+    lucid_shape ellipsoid;
+    lucid_shape_ellipsoid(1, 2, 3, &ellipsoid);
+    assert_false(lucid_plane_vertices_apply(&ellipsoid, &plane));
     assert_false(lucid_plane_vertices_apply(&box, &box));
     assert_true(lucid_plane_vertices_apply(&box, &plane));
     assert_int_equal(lucid_plane_vertices(&sphere, &T, &plane, &T, 0.1, 4, &res),
@@ -188,6 +262,7 @@ int main(void) {
         cmocka_unit_test(test_box_corners_by_depth),
         cmocka_unit_test(test_mesh_points),
         cmocka_unit_test(test_box_corners_over_a_box_face),
+        cmocka_unit_test(test_capsule_ends_and_cylinder_rims),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -815,13 +815,39 @@ t.case("estimators inside the step: Gumbel and zeroth-order, flagged, against wh
            w.step_derivatives, w, {geometry = "carried", collision = gumbel})
 end)
 
-t.case("contact geometry without an exact rule: collide by default, an estimator on request", function()
-  -- a cone tipped onto its base rim: one rim point, no exact curvature
-  local function make()
+t.case("carried contact geometry: a tilted capsule's ends, a cylinder's and a cone's tripods", function()
+  -- the vertex rule's points (solvers/collision/plane_vertices.h), sliding, every point below
+  -- -slop: a capsule 5e-3 rad off lying (its two ends, 0.5 mm apart in depth), a cylinder and
+  -- a cone tilted 0.02 rad on their caps (the support point and the rim points 120 degrees
+  -- from it, which slide round the rim with the tilt's direction)
+  local cases = {
+    {"capsule's two ends", lucid.capsule(0.05, 0.05), quat_x(math.pi / 2 - 5e-3),
+     0.05 + 0.05 * math.sin(5e-3) - 7e-4, 2},
+    {"cylinder's tripod", lucid.cylinder(0.05, 0.03), quat_x(0.02),
+     0.03 * math.cos(0.02) + 0.05 * math.sin(0.02) - 1.8e-3, 3},
+    {"cone's tripod", lucid.cone(0.05, 0.05), quat_x(0.02),
+     0.05 * math.cos(0.02) + 0.05 * math.sin(0.02) - 1.8e-3, 3},
+  }
+  for _, case in ipairs(cases) do
     local w = floor_world()
-    local a = 0.3
-    w:add_body{shape = lucid.cone(0.1, 0.1), mass = 1,
-               pose = lucid.se3.new(quat_x(a), {0, 0, 0.1 * math.cos(a) + 0.1 * math.sin(a) - 2e-4})}
+    w:add_body{shape = case[2], mass = 1, pose = lucid.se3.new(case[3], {0, 0, case[4]}),
+               velocity = {1, 0.2, 0, 0, 0, 0.3}}
+    w:set_controls{0.3, 0.2, 0, 0, 0, 0.01}
+    local D = check_against_fd(case[1], w, {params = {{body = 2, "friction"}}})
+    carried(D, case[1])
+    t.eq(#D.contacts, case[5])
+  end
+end)
+
+t.case("contact geometry without an exact rule: collide by default, an estimator on request", function()
+  -- a box's corner on a static ellipsoid: a polytope's vertex against a curved shape has no
+  -- exact rule (a cone's rim, the example before, now has one: the base disc's support)
+  local function make()
+    local w = lucid.world{dt = 1e-3, contact = {tol = 1e-12, max_iter = 5000}}
+    w:add_static{shape = lucid.ellipsoid(0.4, 0.3, 0.1), friction = 0.5}
+    local tilt = math.acos(1 / math.sqrt(3)) / math.sqrt(2) -- the body diagonal vertical
+    w:add_body{shape = lucid.box(0.05, 0.05, 0.05), mass = 1,
+               pose = lucid.se3.new(lucid.so3.exp({tilt, -tilt, 0}), {0, 0, 0.1 + 0.05 * math.sqrt(3) - 2e-4})}
     return w
   end
   local w = make()
