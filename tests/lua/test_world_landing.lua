@@ -4,9 +4,7 @@
 local t = require "testing"
 local lucid = require "lucid"
 
-local PAIRS = {{"ncp", "admm"}, {"ncp", "pgs"}, {"ncp", "ip"}, {"ncp", "staggered"},
-               {"ccp", "admm"}, {"ccp", "pgs"}, {"ccp", "newton"}, {"ccp", "ip"},
-               {"lcp", "pgs"}, {"raisim", "bisection"}}
+local PAIRS = t.CONTACT_PAIRS
 
 local function energy(w)
   local e = w:energy()

@@ -107,4 +107,9 @@ function testing.run(file)
   return failed > 0 and "failed" or skipped > 0 and "skipped" or "passed"
 end
 
+-- Every contact model x solver pair of the world (docs/contact.md, Table III and the ip).
+testing.CONTACT_PAIRS = {{"ncp", "admm"}, {"ncp", "pgs"}, {"ncp", "ip"}, {"ncp", "staggered"},
+                         {"ccp", "admm"}, {"ccp", "pgs"}, {"ccp", "newton"}, {"ccp", "ip"},
+                         {"lcp", "pgs"}, {"raisim", "bisection"}}
+
 return testing
