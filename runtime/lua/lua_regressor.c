@@ -102,8 +102,10 @@ typedef struct bp_box {
     lucid_base_parameters *bp;
 } bp_box;
 
+/* __gc: quiet on anything but a box (finalisers may be called by hand with junk). */
 static int box_gc(lua_State *L) {
-    bp_box *box = luaL_checkudata(L, 1, BOX_METATABLE);
+    bp_box *box = luaL_testudata(L, 1, BOX_METATABLE);
+    if (!box) return 0;
     lucid_base_parameters_destroy(box->bp);
     box->bp = NULL;
     return 0;
