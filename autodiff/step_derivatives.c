@@ -1163,7 +1163,7 @@ static lucid_status factor_islands(ctx *c, lucid_step_jacobians *J) {
             c->mi[k] = c->mu0[list[k]];
             c->R[3 * k] = c->R[3 * k + 1] = 0.0, c->R[3 * k + 2] = w->opt.compliance;
         }
-        lucid_world_island_null_rows(m, c->G, c->R, c->mi); /* as the step's problem */
+        lucid_contact_dense_null_rows(m, c->G, c->R, c->mi); /* as the step's problem */
         /* g = sigma - (G + R) lambda */
         for (int r = 0; r < 3 * m; ++r) {
             double acc = c->sigma0[3 * list[r / 3] + r % 3] - c->R[r] * c->li[r];

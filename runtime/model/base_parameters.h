@@ -31,8 +31,8 @@ typedef struct lucid_base_parameters_options {
     uint64_t seed;    /* of the states' random stream */
     double tolerance; /* relative rank tolerance on the scaled R's diagonal, in (0, 1) */
     int pivoted;      /* 1: the pivoted QR's base, 0: the base in theta's order */
-    /* nv entries, nonzero for the rows (dofs) of Y to stack, e.g. without a free joint's rows
-     * when the contact wrenches are not measured; NULL: every row */
+    /* nv entries, nonzero for the rows (dofs) of Y to stack (e.g. without a free joint's rows,
+     * which no joint sensor gives); NULL: every row */
     const unsigned char *rows;
 } lucid_base_parameters_options;
 

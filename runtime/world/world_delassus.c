@@ -496,9 +496,8 @@ static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_prob
          * ground); cold answers are the solver's own */
         int cold = a == 1 || a == 3 || (a == 2 && have_best && best_cold);
         /* a solver that stops on its own model's criterion (criterion_of_p) and met it has
-         * solved that model, wherever it started: p's criterion, which λ = 0 can beat on a
-         * pressing contact (RaiSim's relaxed MDP reads 25141 against 161 for no force), does
-         * not judge it */
+         * solved that model, wherever it started: p's criterion, on which λ = 0 can read
+         * better than a relaxed model's answer for a pressing contact, does not judge it */
         int own = a < 2 && !criterion_of_p(&w->opt.contact) && res->converged;
         int eligible = finite && (cold || own || p_abs <= zero ||
                                   p_abs <= 2.0 * lucid_contact_round_off(p, w->lambda));
@@ -575,21 +574,6 @@ static void rescale(lucid_world *w, int m, double f, double v) {
     }
 }
 
-typedef struct dense_matrix {
-    const double *G;
-    size_t ld;
-} dense_matrix;
-
-/* Entry (k, k) of a dense matrix (lucid_contact_null_rows). */
-static double dense_diagonal(const void *ctx, int k) {
-    const dense_matrix *d = ctx;
-    return d->G[(size_t)k * (d->ld + 1)];
-}
-
-void lucid_world_island_null_rows(int m, const double *G, double *R, double *mu) {
-    lucid_contact_null_rows(m, dense_diagonal, &(dense_matrix){G, 3 * (size_t)m}, R, mu);
-}
-
 const double *lucid_world_problem_R(const double *R, int m) {
     for (int k = 0; k < 3 * m; ++k)
         if (R[k] > 0.0) return R;
@@ -615,7 +599,7 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
         memcpy(w->lambda + 3 * i, c->force, sizeof c->force);
         memcpy(w->dual + 3 * i, c->dual, sizeof c->dual);
     }
-    lucid_world_island_null_rows(m, w->G, w->R, w->mu);
+    lucid_contact_dense_null_rows(m, w->G, w->R, w->mu);
     lucid_contact_problem p = {m, w->G, w->g, w->mu, lucid_world_problem_R(w->R, m)};
     lucid_contact_result res;
     double force_scale, velocity_scale;

@@ -211,9 +211,6 @@ double lucid_world_warm_rho(const lucid_world *w, const int *list, int m, double
 /* Records the island's final penalty rho (scaled units as above; 0: none, and always 0 unless
  * the world's solver is ADMM) on its contacts. */
 void lucid_world_keep_rho(lucid_world *w, const int *list, int m, double rho, double f, double v);
-/* lucid_contact_null_rows (the rows no degree of freedom can move) on an island's dense
- * 3m x 3m G (column-major), its R (zeros where rigid) and mu. world_delassus.c */
-void lucid_world_island_null_rows(int m, const double *G, double *R, double *mu);
 /* R as an island problem's compliance: NULL when every entry is zero (rigid).
  * world_delassus.c */
 const double *lucid_world_problem_R(const double *R, int m);

@@ -1,6 +1,7 @@
 #include "solvers/contact/contact_null_rows.h"
 
 #include <math.h>
+#include <stddef.h>
 
 int lucid_contact_null_rows(int n, double (*diag)(const void *, int), const void *ctx, double *R,
                             double *mu) {
@@ -16,4 +17,19 @@ int lucid_contact_null_rows(int n, double (*diag)(const void *, int), const void
         ++count;
     }
     return count;
+}
+
+typedef struct dense_matrix {
+    const double *G;
+    size_t ld;
+} dense_matrix;
+
+/* Entry (k, k) of a dense column-major matrix. */
+static double dense_diagonal(const void *ctx, int k) {
+    const dense_matrix *d = ctx;
+    return d->G[(size_t)k * (d->ld + 1)];
+}
+
+int lucid_contact_dense_null_rows(int n, const double *G, double *R, double *mu) {
+    return lucid_contact_null_rows(n, dense_diagonal, &(dense_matrix){G, 3 * (size_t)n}, R, mu);
 }

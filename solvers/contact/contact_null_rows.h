@@ -28,4 +28,7 @@
 int lucid_contact_null_rows(int n, double (*diag)(const void *, int), const void *ctx, double *R,
                             double *mu);
 
+/* lucid_contact_null_rows on a dense 3n x 3n G (column-major). */
+int lucid_contact_dense_null_rows(int n, const double *G, double *R, double *mu);
+
 #endif

@@ -1,6 +1,7 @@
 #include "solvers/contact/contact_psd.h"
 
 #include <float.h>
+#include <lapacke.h>
 #include <math.h>
 
 /* Entry (i, j) of G + diag(R), symmetrised (validation allows G a round-off asymmetry). */
@@ -34,18 +35,7 @@ int lucid_contact_delassus_is_psd(const lucid_contact_problem *p, double *work) 
     }
     double eps = 4.0 * (double)k * (double)(k + 1) * (0.5 * DBL_EPSILON); /* header */
     for (long j = 0; j < k; ++j) H[j + m * j] += eps;
-    /* in-place Cholesky (lower), failing on a non-positive pivot */
-    for (long j = 0; j < k; ++j) {
-        double d = H[j + m * j];
-        for (long l = 0; l < j; ++l) d -= H[j + m * l] * H[j + m * l];
-        if (!(d > 0.0)) return 0;
-        double r = sqrt(d);
-        H[j + m * j] = r;
-        for (long i = j + 1; i < k; ++i) {
-            double s = H[i + m * j];
-            for (long l = 0; l < j; ++l) s -= H[i + m * l] * H[j + m * l];
-            H[i + m * j] = s / r;
-        }
-    }
-    return 1;
+    /* Cholesky (lower) in place; a non-positive pivot fails */
+    return k == 0 ||
+           LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', (lapack_int)k, H, (lapack_int)m) == 0;
 }

@@ -186,12 +186,6 @@ static void check_first_order(lucid_contact_run *run, const double *lambda) {
         run->result->converged = 0;
 }
 
-/* Entry (k, k) of G (lucid_contact_null_rows). */
-static double problem_diagonal(const void *ctx, int k) {
-    const lucid_contact_problem *p = ctx;
-    return p->G[(size_t)k * (3 * (size_t)p->n + 1)];
-}
-
 /* p with its null rows conditioned (contact_null_rows.h) in ws's buffers when it has any,
  * else p itself. */
 static const lucid_contact_problem *condition_null_rows(const lucid_contact_problem *p,
@@ -201,7 +195,7 @@ static const lucid_contact_problem *condition_null_rows(const lucid_contact_prob
     size_t m = 3 * (size_t)p->n;
     for (size_t k = 0; k < m; ++k) ws->null_R[k] = p->R ? p->R[k] : 0.0;
     memcpy(ws->null_mu, p->mu, sizeof(double) * (size_t)p->n);
-    if (lucid_contact_null_rows(p->n, problem_diagonal, p, ws->null_R, ws->null_mu) == 0) return p;
+    if (lucid_contact_dense_null_rows(p->n, p->G, ws->null_R, ws->null_mu) == 0) return p;
     *q = *p;
     q->R = ws->null_R, q->mu = ws->null_mu;
     return q;
