@@ -591,7 +591,7 @@ static int l_joints(lua_State *L) {
     size_t n = lucid_model_njoints(m);
     lua_createtable(L, (int)n, 0);
     for (size_t j = 0; j < n; ++j) {
-        lua_createtable(L, 0, 8);
+        lua_createtable(L, 0, 10);
         lua_pushstring(L, lucid_model_joint_name(m, j));
         lua_setfield(L, -2, "name");
         lua_pushstring(L, joint_kind_name(lucid_model_joint_kind(m, j)));
@@ -611,6 +611,21 @@ static int l_joints(lua_State *L) {
         lua_setfield(L, -2, "nq");
         lua_pushinteger(L, (lua_Integer)lucid_model_joint_nv(m, j));
         lua_setfield(L, -2, "nv");
+        /* stored for the rows the world does not build yet (docs/model_files.md) */
+        lua_pushnumber(L, lucid_model_frictionloss(m)[lucid_model_joint_idx_v(m, j)]);
+        lua_setfield(L, -2, "frictionloss");
+        double mult = 1.0, offset = 0.0;
+        int t = lucid_model_joint_mimic(m, j, &mult, &offset);
+        if (t >= 0) {
+            lua_createtable(L, 0, 3);
+            lua_pushstring(L, lucid_model_joint_name(m, (size_t)t));
+            lua_setfield(L, -2, "joint");
+            lua_pushnumber(L, mult);
+            lua_setfield(L, -2, "multiplier");
+            lua_pushnumber(L, offset);
+            lua_setfield(L, -2, "offset");
+            lua_setfield(L, -2, "mimic");
+        }
         lua_rawseti(L, -2, (lua_Integer)j + 1);
     }
     return 1;

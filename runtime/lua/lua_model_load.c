@@ -1,7 +1,8 @@
 /* lucid.model.load(path [, opts]): an MJCF or URDF file (chosen by its root element) read into
  * a model spec (runtime/model/model_load.h), compiled (runtime/model/model.h) and returned as
  * a lucid.model. opts: package_dirs (a list of folder names), meshes ("load" or "skip"),
- * floating_base (boolean), scale (number > 0); any other key is an error. Every error is raised
+ * floating_base (boolean), scale (number > 0), inertia ("repair" or "strict"); any other key
+ * is an error. Every error is raised
  * as "lucid.model.load: file:line: reason". See docs/model_files.md. */
 #include <lauxlib.h>
 #include <lua.h>
@@ -20,7 +21,8 @@
 /* Reads the options table at idx into *o; package folder names are kept in a userdata pushed
  * on the stack (alive until the call returns, collected on error). */
 static void read_options(lua_State *L, int idx, lucid_model_load_options *o) {
-    static const char *const keys[] = {"package_dirs", "meshes", "floating_base", "scale", NULL};
+    static const char *const keys[] = {"package_dirs", "meshes",  "floating_base",
+                                       "scale",        "inertia", NULL};
     lucid_lua_check_option_names(L, idx, keys, FNAME);
     lua_getfield(L, idx, "package_dirs");
     if (!lua_isnil(L, -1)) {
@@ -66,6 +68,15 @@ static void read_options(lua_State *L, int idx, lucid_model_load_options *o) {
     lua_pop(L, 1);
     lua_getfield(L, idx, "scale");
     if (!lua_isnil(L, -1)) o->scale = lucid_lua_checkpositive(L, -1, FNAME, "scale");
+    lua_pop(L, 1);
+    lua_getfield(L, idx, "inertia");
+    if (!lua_isnil(L, -1)) {
+        const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        if (!v || (strcmp(v, "repair") != 0 && strcmp(v, "strict") != 0))
+            lucid_lua_fail(L, FNAME, "inertia must be \"repair\" or \"strict\" (got %s)",
+                           v ? v : lucid_lua_typename(L, -1));
+        o->strict_inertia = strcmp(v, "strict") == 0;
+    }
     lua_pop(L, 1);
 }
 

@@ -30,7 +30,9 @@
  * body an identity placement and its MJCF pos/quat as the initial configuration.
  *
  * Choices made at compilation (errors, never silent):
- *  - mimic joints are refused: "joint 'name': mimic joints are not supported (copies 'x')";
+ *  - mimic joints (q = multiplier * q_target + offset) keep their own dof and are stored
+ *    (lucid_model_joint_mimic) for the coupling rows the world does not build yet; their
+ *    target must be a revolute or prismatic joint;
  *  - limits on spherical and free joints are refused (a box on a quaternion is meaningless);
  *  - a body with mass > 0 needs a symmetric positive definite inertia; a massless body needs
  *    a symmetric positive semi-definite one (normally zero); a node whose whole subtree has no
@@ -98,6 +100,10 @@ double lucid_model_joint_ref(const lucid_model *m, size_t j);
 void lucid_model_joint_inertia(const lucid_model *m, size_t j, double *mass, lucid_vec3 *h,
                                lucid_mat3 *inertia_origin);
 int lucid_model_find_joint(const lucid_model *m, const char *name); /* -1 if none */
+/* The joint (node) that joint j copies, q_j = multiplier * q_target + offset (URDF mimic), or
+ * -1 (multiplier and offset, may be NULL, untouched then). Stored for the coupling rows the
+ * world does not build yet: the world moves a mimic joint as an independent one. */
+int lucid_model_joint_mimic(const lucid_model *m, size_t j, double *multiplier, double *offset);
 
 /* ---- per-coordinate and per-dof vectors (arrays of nq or nv entries) -------------------
  * lower/upper: nq entries, -INFINITY/INFINITY for unlimited coordinates (quaternion and
@@ -108,6 +114,9 @@ const double *lucid_model_upper_limits(const lucid_model *m);
 const double *lucid_model_velocity_limits(const lucid_model *m);
 const double *lucid_model_effort_limits(const lucid_model *m);
 const double *lucid_model_damping(const lucid_model *m);
+/* Dry friction bound per dof (URDF <dynamics friction>): stored, not simulated by the world
+ * yet (docs/model_files.md). */
+const double *lucid_model_frictionloss(const lucid_model *m);
 const double *lucid_model_armature(const lucid_model *m);
 const double *lucid_model_stiffness(const lucid_model *m);
 const double *lucid_model_springref(const lucid_model *m);

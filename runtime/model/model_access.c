@@ -100,6 +100,19 @@ const double *lucid_model_effort_limits(const lucid_model *m) {
 const double *lucid_model_damping(const lucid_model *m) {
     return m->damping;
 }
+
+const double *lucid_model_frictionloss(const lucid_model *m) {
+    return m->frictionloss;
+}
+
+int lucid_model_joint_mimic(const lucid_model *m, size_t j, double *multiplier, double *offset) {
+    const lucid_model_node *nd = &m->nodes[j];
+    if (nd->mimic >= 0) {
+        if (multiplier) *multiplier = nd->mimic_multiplier;
+        if (offset) *offset = nd->mimic_offset;
+    }
+    return nd->mimic;
+}
 const double *lucid_model_armature(const lucid_model *m) {
     return m->armature;
 }

@@ -221,6 +221,7 @@ void lucid_model_destroy(lucid_model *m) {
     free(m->damping);
     free(m->armature);
     free(m->stiffness);
+    free(m->frictionloss);
     free(m->dof_parent);
     free(m->dof_node);
     free(m->dof_axis);
@@ -283,9 +284,13 @@ static lucid_status check_joint(const compile_ctx *c, size_t i, lucid_joint_spec
     if ((int)j->kind < (int)LUCID_JOINT_FIXED || (int)j->kind > (int)LUCID_JOINT_PLANAR)
         return fail(c, LUCID_ERR_ARGUMENT, "joint", nm, i, line, "unknown joint kind %d",
                     (int)j->kind);
-    if (j->mimic)
+    if (j->mimic && j->kind != LUCID_JOINT_REVOLUTE && j->kind != LUCID_JOINT_PRISMATIC)
         return fail(c, LUCID_ERR_ARGUMENT, "joint", nm, i, line,
-                    "mimic joints are not supported (it copies '%s')", j->mimic);
+                    "only revolute and prismatic joints can mimic (it copies '%s')", j->mimic);
+    if (!isfinite(j->frictionloss) || !isfinite(j->mimic_multiplier) || !isfinite(j->mimic_offset))
+        return fail(c, LUCID_ERR_NONFINITE, "joint", nm, i, line, "a value is not finite");
+    if (j->frictionloss < 0.0)
+        return fail(c, LUCID_ERR_ARGUMENT, "joint", nm, i, line, "frictionloss must be >= 0");
     if (!lucid_vec3_isfinite(j->axis) || !lucid_vec3_isfinite(j->anchor) || !isfinite(j->ref) ||
         !isfinite(j->damping) || !isfinite(j->armature) || !isfinite(j->stiffness) ||
         !isfinite(j->springref) || isnan(j->velocity_limit) || isnan(j->effort_limit))
@@ -308,7 +313,7 @@ static lucid_status check_joint(const compile_ctx *c, size_t i, lucid_joint_spec
             return fail(c, LUCID_ERR_ARGUMENT, "joint", nm, i, line,
                         "lower limit %g is above upper limit %g", j->lower, j->upper);
     }
-    if (j->damping < 0.0 || j->armature < 0.0 || j->stiffness < 0.0)
+    if (!(j->damping >= 0.0) || !(j->armature >= 0.0) || !(j->stiffness >= 0.0))
         return fail(c, LUCID_ERR_ARGUMENT, "joint", nm, i, line,
                     "damping, armature and stiffness must be >= 0");
     if (!(j->velocity_limit > 0.0) || !(j->effort_limit > 0.0))
@@ -410,6 +415,7 @@ static lucid_status build_tree(const compile_ctx *c, lucid_model *m, lucid_body_
             }
             m->nnodes++;
             nd->kind = js->kind;
+            nd->mimic = -1;
             nd->parent = pnode;
             nd->body = pub;
             nd->ref = (js->kind == LUCID_JOINT_REVOLUTE || js->kind == LUCID_JOINT_PRISMATIC)
@@ -487,13 +493,14 @@ static lucid_status build_dofs(lucid_model *m, const lucid_joint_spec *joints,
     m->damping = alloc_array(nv, sizeof(double));
     m->armature = alloc_array(nv, sizeof(double));
     m->stiffness = alloc_array(nv, sizeof(double));
+    m->frictionloss = alloc_array(nv, sizeof(double));
     m->dof_parent = alloc_array(nv, sizeof(int));
     m->dof_node = alloc_array(nv, sizeof(int));
     m->dof_axis = alloc_array(nv, sizeof(int));
     m->ltdl_start = alloc_array(nv + 1, sizeof(size_t));
     if (!m->lower || !m->upper || !m->springref || !m->limited || !m->velocity_limit ||
-        !m->effort_limit || !m->damping || !m->armature || !m->stiffness || !m->dof_parent ||
-        !m->dof_node || !m->dof_axis || !m->ltdl_start)
+        !m->effort_limit || !m->damping || !m->armature || !m->stiffness || !m->frictionloss ||
+        !m->dof_parent || !m->dof_node || !m->dof_axis || !m->ltdl_start)
         return LUCID_ERR_NO_MEMORY;
     for (size_t j = 0; j < njoints; ++j) {
         if (joint_node[j] < 0) continue;
@@ -533,6 +540,7 @@ static lucid_status build_dofs(lucid_model *m, const lucid_joint_spec *joints,
             m->damping[iv] = js->damping;
             m->armature[iv] = js->armature;
             m->stiffness[iv] = js->stiffness;
+            m->frictionloss[iv] = js->frictionloss;
             m->dof_node[iv] = joint_node[j];
             m->dof_axis[iv] = dof_axis(js->kind, k);
             if (k > 0)
@@ -553,6 +561,29 @@ static lucid_status build_dofs(lucid_model *m, const lucid_joint_spec *joints,
         m->ltdl_start[k + 1] = m->ltdl_start[k] + depth;
     }
     m->ltdl_nnz = m->ltdl_start[nv];
+    return LUCID_OK;
+}
+
+/* A mimic joint's target: another revolute or prismatic joint of the spec. */
+static lucid_status build_mimics(const compile_ctx *c, lucid_model *m,
+                                 const lucid_joint_spec *joints, const int *joint_node) {
+    const lucid_model_spec *s = c->spec;
+    for (size_t j = 0; j < s->njoints; ++j) {
+        const lucid_joint_spec *js = &joints[j];
+        if (!js->mimic || joint_node[j] < 0) continue;
+        int t = lucid_model_spec_find_joint(s, js->mimic);
+        if (t < 0 || (size_t)t == j || joint_node[t] < 0 ||
+            (joints[t].kind != LUCID_JOINT_REVOLUTE && joints[t].kind != LUCID_JOINT_PRISMATIC))
+            return fail(c, LUCID_ERR_ARGUMENT, "joint", js->name, j, js->line, "mimic: '%s' is %s",
+                        js->mimic,
+                        t < 0            ? "not a joint of the model"
+                        : (size_t)t == j ? "the joint itself"
+                                         : "not a revolute or prismatic joint");
+        lucid_model_node *nd = &m->nodes[joint_node[j]];
+        nd->mimic = joint_node[t];
+        nd->mimic_multiplier = js->mimic_multiplier;
+        nd->mimic_offset = js->mimic_offset;
+    }
     return LUCID_OK;
 }
 
@@ -800,6 +831,7 @@ static lucid_status compile(const compile_ctx *c, lucid_model *m, lucid_body_spe
         if (st != LUCID_OK) return st;
     }
     st = build_dofs(m, joints, joint_node, s->njoints);
+    if (st == LUCID_OK) st = build_mimics(c, m, joints, joint_node);
     if (st == LUCID_OK) st = build_geoms(c, m, loc);
     if (st == LUCID_OK) st = build_actuators(c, m, joint_node);
     if (st != LUCID_OK) return st;

@@ -24,6 +24,8 @@ typedef struct lucid_model_node {
     size_t idx_q, idx_v, nq, nv;
     double ref;
     lucid_inertia inertia; /* in the node frame */
+    int mimic;             /* the node this one copies (URDF mimic), -1 if none */
+    double mimic_multiplier, mimic_offset;
 } lucid_model_node;
 
 typedef struct lucid_model_body {
@@ -59,7 +61,7 @@ struct lucid_model {
     /* per coordinate (nq) and per dof (nv) */
     double *lower, *upper, *springref;
     int *limited;
-    double *velocity_limit, *effort_limit, *damping, *armature, *stiffness;
+    double *velocity_limit, *effort_limit, *damping, *armature, *stiffness, *frictionloss;
     int *dof_parent, *dof_node;
     int *dof_axis; /* S's column of each dof is the unit vector e_axis in its node frame */
     /* LTDL sparsity: row k of L holds the entries (k, a) for the ancestors a of dof k, nearest

@@ -22,13 +22,21 @@
 typedef struct lucid_model_load_options {
     const char *const *package_dirs; /* folders searched for package://NAME/... (URDF, MJCF) */
     size_t npackage_dirs;
-    int skip_meshes;   /* meshes = "skip": an unreadable mesh drops its geom (warning on
-                          stderr) instead of failing the load */
-    int floating_base; /* URDF: a free joint between the world and the root link */
-    double scale;      /* every length of the file times scale (> 0, finite; default 1) */
+    int skip_meshes;    /* meshes = "skip": an unreadable mesh drops its geom (warning on
+                           stderr) instead of failing the load */
+    int floating_base;  /* URDF: a free joint between the world and the root link */
+    double scale;       /* every length of the file times scale (> 0, finite; default 1) */
+    int strict_inertia; /* inertia = "strict": an inertia that is not physically valid (or not
+                           positive definite on a link with mass) is refused (LUCID_ERR_NOT_SPD)
+                           instead of repaired with a warning (docs/model_files.md) */
+    /* Where warnings go ("file:line: warning: ..." without a newline); NULL: stderr, each line
+     * prefixed "lucid: ". */
+    void (*warn)(void *ctx, const char *message);
+    void *warn_ctx;
 } lucid_model_load_options;
 
-/* Meshes loaded, no package folder, fixed base, scale 1. */
+/* Meshes loaded, no package folder, fixed base, scale 1, inertias repaired, warnings on
+ * stderr. */
 lucid_model_load_options lucid_model_load_options_default(void);
 
 /* Reads the file at path (MJCF or URDF by its root element). opts may be NULL (defaults).

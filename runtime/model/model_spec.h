@@ -59,11 +59,15 @@ typedef struct lucid_joint_spec {
     double velocity_limit; /* INFINITY when none */
     double effort_limit;   /* INFINITY when none */
     double damping;        /* N m s/rad or N s/m, per dof */
+    double frictionloss;   /* dry friction |tau| <= frictionloss, N m or N, per dof (stored in
+                              the model; the world does not simulate it yet) */
     double armature;       /* added to the diagonal of M, per dof */
     double stiffness;      /* passive spring: tau = -stiffness (q - springref) */
     double springref;
-    const char *mimic;                     /* name of the joint this one copies, NULL if none */
-    double mimic_multiplier, mimic_offset; /* q = multiplier * q_mimic + offset */
+    /* name of the joint this one copies, NULL if none: q = multiplier * q_mimic + offset;
+     * stored in the model (lucid_model_joint_mimic), not enforced by the world yet */
+    const char *mimic;
+    double mimic_multiplier, mimic_offset;
     int line;
 } lucid_joint_spec;
 

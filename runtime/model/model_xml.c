@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <libxml/parser.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -68,6 +69,24 @@ lucid_status lucid_model_xml_fail_file(lucid_model_xml *x, const char *file, luc
     lucid_status r = vfail(x, file ? file : "model", 0, st, fmt, ap);
     va_end(ap);
     return r;
+}
+
+void lucid_model_xml_warn(lucid_model_xml *x, const xmlNode *node, const char *fmt, ...) {
+    char msg[768];
+    const char *file = lucid_model_xml_file(node);
+    long line = lucid_model_xml_line(node);
+    int n = line > 0 ? snprintf(msg, sizeof msg, "%s:%ld: warning: ", file, line)
+                     : snprintf(msg, sizeof msg, "%s: warning: ", file);
+    if (n >= 0 && (size_t)n < sizeof msg) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    if (x->opts && x->opts->warn)
+        x->opts->warn(x->opts->warn_ctx, msg);
+    else
+        fprintf(stderr, "lucid: %s\n", msg);
 }
 
 /* A parse failure at a line of a file that has no element to point at. */
@@ -251,6 +270,17 @@ lucid_status lucid_model_xml_check_attrs(lucid_model_xml *x, const xmlNode *node
     return LUCID_OK;
 }
 
+void lucid_model_xml_warn_attrs(lucid_model_xml *x, const xmlNode *node, const char *const *known) {
+    for (const xmlAttr *a = node->properties; a; a = a->next) {
+        int ok = 0;
+        for (const char *const *k = known; *k && !ok; k++)
+            ok = strcmp((const char *)a->name, *k) == 0;
+        if (!ok)
+            lucid_model_xml_warn(x, node, "<%s>: unknown attribute '%s' ignored",
+                                 (const char *)node->name, (const char *)a->name);
+    }
+}
+
 int lucid_model_xml_reals(lucid_model_xml *x, const xmlNode *node, const char *attr,
                           const char *value, double *out, int min, int max) {
     const char *s = value;
@@ -391,6 +421,74 @@ char *lucid_model_xml_resolve(lucid_model_xml *x, const xmlNode *node, const cha
     return p;
 }
 
+/* Eigenvalues w (ascending) and eigenvectors (columns of V, column-major) of the symmetric I
+ * by Jacobi rotations (converges to round-off in a few sweeps for 3 x 3). */
+static void sym3_eigen(const lucid_mat3 *I, double w[3], double V[9]) {
+    double A[9];
+    memcpy(A, I->m, sizeof A);
+    for (int k = 0; k < 9; k++) V[k] = k % 4 == 0 ? 1.0 : 0.0;
+    for (int sweep = 0; sweep < 50; sweep++) {
+        double off = fabs(A[3]) + fabs(A[6]) + fabs(A[7]);
+        if (off == 0.0) break;
+        for (int p = 0; p < 2; p++)
+            for (int q = p + 1; q < 3; q++) {
+                double apq = A[p + 3 * q];
+                if (apq == 0.0) continue;
+                double theta = (A[q + 3 * q] - A[p + 3 * p]) / (2.0 * apq);
+                double t = (theta >= 0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
+                double c = 1.0 / sqrt(t * t + 1.0), s = t * c;
+                for (int k = 0; k < 3; k++) { /* A <- A J (columns p, q) */
+                    double akp = A[k + 3 * p], akq = A[k + 3 * q];
+                    A[k + 3 * p] = c * akp - s * akq;
+                    A[k + 3 * q] = s * akp + c * akq;
+                }
+                for (int k = 0; k < 3; k++) { /* A <- J^T A (rows p, q) */
+                    double apk = A[p + 3 * k], aqk = A[q + 3 * k];
+                    A[p + 3 * k] = c * apk - s * aqk;
+                    A[q + 3 * k] = s * apk + c * aqk;
+                }
+                for (int k = 0; k < 3; k++) {
+                    double vkp = V[k + 3 * p], vkq = V[k + 3 * q];
+                    V[k + 3 * p] = c * vkp - s * vkq;
+                    V[k + 3 * q] = s * vkp + c * vkq;
+                }
+            }
+    }
+    for (int k = 0; k < 3; k++) w[k] = A[k + 3 * k];
+}
+
+int lucid_model_xml_inertia_valid(double mass, double unit, lucid_mat3 *I, double before[3],
+                                  double after[3]) {
+    double w[3], V[9], d[3];
+    sym3_eigen(I, w, V);
+    double tr = w[0] + w[1] + w[2], dmax = 0.0, wmax = fmax(w[0], fmax(w[1], w[2]));
+    double wmin = fmin(w[0], fmin(w[1], w[2])), tol = 64.0 * DBL_EPSILON * fabs(tr);
+    int valid = 1;
+    for (int k = 0; k < 3; k++) {
+        before[k] = after[k] = w[k];
+        d[k] = 0.5 * tr - w[k];
+        dmax = fmax(dmax, d[k]);
+        valid = valid && d[k] >= -tol;
+    }
+    int zero = w[0] == 0.0 && w[1] == 0.0 && w[2] == 0.0;
+    if (mass > 0.0) valid = valid && wmin > 1e-9 * wmax;
+    if (mass == 0.0) valid = zero || (valid && wmin > 1e-9 * wmax);
+    if (valid) return 1;
+    double dmin = fmax(mass * 1e-6 * unit * unit, 1e-9 * dmax);
+    for (int k = 0; k < 3; k++) d[k] = mass > 0.0 ? fmax(d[k], dmin) : 0.0;
+    for (int k = 0; k < 3; k++) after[k] = d[(k + 1) % 3] + d[(k + 2) % 3];
+    /* I = V diag(after) V^T */
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) {
+            double v = 0.0;
+            for (int k = 0; k < 3; k++) v += V[r + 3 * k] * after[k] * V[c + 3 * k];
+            I->m[r + 3 * c] = v;
+        }
+    for (int r = 0; r < 3; r++) /* exactly symmetric */
+        for (int c = 0; c < r; c++) I->m[c + 3 * r] = I->m[r + 3 * c];
+    return 0;
+}
+
 lucid_status lucid_model_xml_load_mesh(lucid_model_xml *x, const xmlNode *node, const char *path,
                                        const double scale[3], lucid_convex_mesh **mesh) {
     *mesh = NULL;
@@ -417,8 +515,7 @@ lucid_status lucid_model_xml_load_mesh(lucid_model_xml *x, const xmlNode *node, 
     if (st == LUCID_ERR_NO_MEMORY)
         return lucid_model_xml_fail(x, node, st, "out of memory loading mesh '%s'", path);
     if (x->opts && x->opts->skip_meshes) {
-        fprintf(stderr, "lucid: %s:%ld: warning: mesh skipped (meshes = \"skip\"): %s\n",
-                lucid_model_xml_file(node), lucid_model_xml_line(node), why);
+        lucid_model_xml_warn(x, node, "mesh skipped (meshes = \"skip\"): %s", why);
         return LUCID_OK;
     }
     return lucid_model_xml_fail(x, node, st == LUCID_ERR_IO ? LUCID_ERR_IO : st,

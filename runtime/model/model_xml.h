@@ -47,6 +47,14 @@ lucid_status lucid_model_xml_fail_file(lucid_model_xml *x, const char *file, luc
 #endif
     ;
 
+/* A warning "file:line: warning: message" for node (the file alone when node is NULL) through
+ * opts->warn, or on stderr. Loading goes on. */
+void lucid_model_xml_warn(lucid_model_xml *x, const xmlNode *node, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
 /* The document of data (name: its file name for messages), kept until release; NULL after
  * failing. */
 xmlDoc *lucid_model_xml_parse(lucid_model_xml *x, const char *name, const void *data, size_t size);
@@ -68,6 +76,9 @@ const char *lucid_model_xml_attr(lucid_model_xml *x, const xmlNode *node, const 
 /* Fails on the first attribute of node whose name is not in `known` (NULL-terminated). */
 lucid_status lucid_model_xml_check_attrs(lucid_model_xml *x, const xmlNode *node,
                                          const char *const *known);
+/* Warns about each attribute of node whose name is not in `known` (URDF: urdfdom ignores
+ * them; lucid names them). */
+void lucid_model_xml_warn_attrs(lucid_model_xml *x, const xmlNode *node, const char *const *known);
 
 /* Parses `value` (attribute `attr` of node, for messages) as between min and max real
  * numbers into out; returns the count, or -1 after failing (non-finite numbers, trailing
@@ -90,6 +101,19 @@ char *lucid_model_xml_dirname(const char *path);
  * folder holds it). Heap string. */
 char *lucid_model_xml_resolve(lucid_model_xml *x, const xmlNode *node, const char *dir,
                               const char *uri);
+
+/* A link's rotational inertia I (about its centre of mass, symmetric) is physically valid when
+ * its principal moments are those of a mass distribution: the second moments along the
+ * principal axes, d_i = (A + B + C)/2 - (moment i), are >= 0 (which is A + B >= C for every
+ * ordering, and moments >= 0), to round-off (64 eps of the trace); with mass > 0 the
+ * smallest moment must also exceed 1e-9 of the largest (else the compiler's positive
+ * definiteness test fails); a massless link's inertia must be zero or valid.
+ * Returns 1 when I is valid (unchanged); 0 after writing the repair into *I: the nearest valid
+ * inertia with the same principal axes, its second moments clamped at
+ * d_min = max(mass * (1 mm * unit)^2, 1e-9 * max d_i) (unit: the file's length scale), or zero
+ * for a massless link; the moments before and after go to before[3], after[3]. */
+int lucid_model_xml_inertia_valid(double mass, double unit, lucid_mat3 *I, double before[3],
+                                  double after[3]);
 
 /* The convex hull of the mesh file at path with its vertices scaled per axis. Returns
  * LUCID_OK with *mesh set; LUCID_OK with *mesh NULL when the mesh cannot be loaded and meshes

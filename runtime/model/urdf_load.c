@@ -80,13 +80,27 @@ static const xmlNode *only_child(urdf *P, const xmlNode *el, const char *name) {
     return found;
 }
 
+/* Unknown attributes are warned about and ignored, as urdfdom ignores them; returns 0 so that
+ * callers read as the MJCF loader's checks. */
+static int attrs(urdf *P, const xmlNode *el, const char *const *known) {
+    lucid_model_xml_warn_attrs(X_, el, known);
+    return 0;
+}
+
+/* An element lucid does not know inside `parent`: warned about and ignored (urdfdom ignores
+ * it silently; Minitaur's <joint_properties>, simulator extensions). */
+static void unknown_element(urdf *P, const xmlNode *parent, const xmlNode *c) {
+    lucid_model_xml_warn(X_, c, "<%s>: unknown element <%s> ignored", (const char *)parent->name,
+                         (const char *)c->name);
+}
+
 static const char *const origin_attrs[] = {"xyz", "rpy", NULL};
 
 /* The pose of an <origin xyz rpy> (identity when el is NULL): R = Rz(yaw) Ry(pitch) Rx(roll). */
 static int origin(urdf *P, const xmlNode *el, lucid_se3 *T) {
     *T = lucid_se3_identity();
     if (!el) return 1;
-    if (lucid_model_xml_check_attrs(X_, el, origin_attrs)) return 0;
+    if (attrs(P, el, origin_attrs)) return 0;
     double p[3] = {0, 0, 0}, r[3] = {0, 0, 0};
     if (!reals(P, el, "xyz", p, 3) || !reals(P, el, "rpy", r, 3)) return 0;
     double cr = cos(r[0]), sr = sin(r[0]), cp = cos(r[1]), sp = sin(r[1]), cy = cos(r[2]),
@@ -104,27 +118,33 @@ static const char *const inertial_children[] = {"origin", "mass", "inertia"};
 static const char *const inertia_attrs[] = {"ixx", "ixy", "ixz", "iyy", "iyz", "izz", NULL};
 static const char *const value_attrs[] = {"value", NULL};
 
-static int spd(const lucid_mat3 *I, int strict) {
-    double s = 0.0;
-    for (int i = 0; i < 9; i++) s = fmax(s, fabs(I->m[i]));
-    if (s == 0.0) return !strict;
-    lucid_mat3 A = lucid_mat3_scale(I, 1.0 / s);
-    const double *m = A.m;
-    double d1 = m[0], d2 = m[0] * m[4] - m[1] * m[3], d3 = lucid_mat3_det(&A);
-    double tol = strict ? 0.0 : -1e-14;
-    return d1 > tol && d2 > tol && d3 > tol && m[4] > tol && m[8] > tol;
+/* An inertia that is not physically valid (lucid_model_xml_inertia_valid) is repaired with a
+ * warning, or refused under inertia = "strict". */
+static lucid_status check_inertia(urdf *P, const xmlNode *in, double mass, lucid_mat3 *I) {
+    double was[3], now[3];
+    if (lucid_model_xml_inertia_valid(mass, 1.0 / P->scale, I, was, now)) return LUCID_OK;
+    const char *why = mass > 0.0 ? "not positive definite or violates A + B >= C"
+                                 : "a massless link's inertia must be zero or valid";
+    if (P->x.opts->strict_inertia)
+        return lucid_model_xml_fail(X_, in, LUCID_ERR_NOT_SPD,
+                                    "<inertia>: %s (principal moments %g %g %g, mass %g; "
+                                    "inertia = \"strict\")",
+                                    why, was[0], was[1], was[2], mass);
+    lucid_model_xml_warn(X_, in,
+                         "<inertia>: %s (principal moments %g %g %g, mass %g): repaired to the "
+                         "nearest valid inertia with the same principal axes, moments %g %g %g "
+                         "(inertia = \"strict\" refuses it)",
+                         why, was[0], was[1], was[2], mass, now[0], now[1], now[2]);
+    return LUCID_OK;
 }
 
 static lucid_status inertial(urdf *P, const xmlNode *el, lucid_body_spec *b) {
     static const char *const none[] = {NULL};
-    if (lucid_model_xml_check_attrs(X_, el, none)) return X_->status;
+    if (attrs(P, el, none)) return X_->status;
     for (const xmlNode *c = lucid_model_xml_first(el); c; c = lucid_model_xml_next(c)) {
         int ok = 0;
         for (int i = 0; i < 3; i++) ok |= IS(c, inertial_children[i]);
-        if (!ok)
-            return lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE,
-                                        "<inertial>: unsupported element <%s>",
-                                        (const char *)c->name);
+        if (!ok) unknown_element(P, el, c);
     }
     const xmlNode *o = only_child(P, el, "origin");
     if (X_->status) return X_->status;
@@ -136,9 +156,7 @@ static lucid_status inertial(urdf *P, const xmlNode *el, lucid_body_spec *b) {
     if (!origin(P, o, &T)) return X_->status;
     if (!m) return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<inertial>: missing <mass>");
     if (!in) return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<inertial>: missing <inertia>");
-    if (lucid_model_xml_check_attrs(X_, m, value_attrs) ||
-        lucid_model_xml_check_attrs(X_, in, inertia_attrs))
-        return X_->status;
+    if (attrs(P, m, value_attrs) || attrs(P, in, inertia_attrs)) return X_->status;
     double mass, v[6];
     if (!required(P, m, "value", &mass)) return X_->status;
     for (int i = 0; i < 6; i++)
@@ -147,11 +165,7 @@ static lucid_status inertial(urdf *P, const xmlNode *el, lucid_body_spec *b) {
         return lucid_model_xml_fail(X_, m, LUCID_ERR_PARSE, "<mass>: negative mass %g", mass);
     /* ixx ixy ixz iyy iyz izz */
     lucid_mat3 I = {{v[0], v[1], v[2], v[1], v[3], v[4], v[2], v[4], v[5]}};
-    if (!spd(&I, mass > 0.0))
-        return lucid_model_xml_fail(X_, in, LUCID_ERR_NOT_SPD,
-                                    "<inertia>: not positive definite (ixx=%g iyy=%g izz=%g ixy=%g "
-                                    "ixz=%g iyz=%g)",
-                                    v[0], v[3], v[5], v[1], v[2], v[4]);
+    if (check_inertia(P, in, mass, &I)) return X_->status;
     lucid_mat3 RI = lucid_mat3_mul(&T.R, &I);
     lucid_mat3 Rt = lucid_mat3_transpose(&T.R);
     I = lucid_mat3_mul(&RI, &Rt);
@@ -168,12 +182,10 @@ static const char *const sphere_attrs[] = {"radius", NULL};
 static const char *const mesh_attrs[] = {"filename", "scale", NULL};
 
 static lucid_status collision(urdf *P, const xmlNode *el, int body) {
-    if (lucid_model_xml_check_attrs(X_, el, collision_attrs)) return X_->status;
+    if (attrs(P, el, collision_attrs)) return X_->status;
     for (const xmlNode *c = lucid_model_xml_first(el); c; c = lucid_model_xml_next(c))
         if (!IS(c, "origin") && !IS(c, "geometry") && !IS(c, "material") && !IS(c, "verbose"))
-            return lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE,
-                                        "<collision>: unsupported element <%s>",
-                                        (const char *)c->name);
+            unknown_element(P, el, c);
     const xmlNode *o = only_child(P, el, "origin");
     if (X_->status) return X_->status;
     const xmlNode *geo = only_child(P, el, "geometry");
@@ -194,7 +206,7 @@ static lucid_status collision(urdf *P, const xmlNode *el, int body) {
     lucid_status st = LUCID_OK;
     lucid_convex_mesh *hull = NULL;
     if (IS(s, "box")) {
-        if (lucid_model_xml_check_attrs(X_, s, box_attrs)) return X_->status;
+        if (attrs(P, s, box_attrs)) return X_->status;
         if (!ATTR(s, "size"))
             return lucid_model_xml_fail(X_, s, LUCID_ERR_PARSE, "<box>: missing 'size'");
         if (!reals(P, s, "size", v, 3)) return X_->status;
@@ -202,7 +214,7 @@ static lucid_status collision(urdf *P, const xmlNode *el, int body) {
             return lucid_model_xml_fail(X_, s, LUCID_ERR_PARSE, "<box>: sizes must be positive");
         st = lucid_shape_box(0.5 * v[0] * sc, 0.5 * v[1] * sc, 0.5 * v[2] * sc, &g.shape);
     } else if (IS(s, "cylinder") || IS(s, "capsule")) {
-        if (lucid_model_xml_check_attrs(X_, s, cyl_attrs)) return X_->status;
+        if (attrs(P, s, cyl_attrs)) return X_->status;
         if (!required(P, s, "radius", &r) || !required(P, s, "length", &len)) return X_->status;
         if (!(r > 0.0) || !(len > 0.0))
             return lucid_model_xml_fail(X_, s, LUCID_ERR_PARSE,
@@ -211,14 +223,14 @@ static lucid_status collision(urdf *P, const xmlNode *el, int body) {
         st = IS(s, "cylinder") ? lucid_shape_cylinder(r * sc, 0.5 * len * sc, &g.shape)
                                : lucid_shape_capsule(r * sc, 0.5 * len * sc, &g.shape);
     } else if (IS(s, "sphere")) {
-        if (lucid_model_xml_check_attrs(X_, s, sphere_attrs)) return X_->status;
+        if (attrs(P, s, sphere_attrs)) return X_->status;
         if (!required(P, s, "radius", &r)) return X_->status;
         if (!(r > 0.0))
             return lucid_model_xml_fail(X_, s, LUCID_ERR_PARSE,
                                         "<sphere>: radius must be positive");
         st = lucid_shape_sphere(r * sc, &g.shape);
     } else if (IS(s, "mesh")) {
-        if (lucid_model_xml_check_attrs(X_, s, mesh_attrs)) return X_->status;
+        if (attrs(P, s, mesh_attrs)) return X_->status;
         const char *file = ATTR(s, "filename");
         if (!file)
             return lucid_model_xml_fail(X_, s, LUCID_ERR_PARSE, "<mesh>: missing 'filename'");
@@ -266,8 +278,7 @@ static lucid_status link_contents(urdf *P, const urdf_link *L) {
             if (collision(P, c, L->body)) return X_->status;
         } else if (!IS(c, "visual") && !IS(c, "collision_checking") &&
                    !IS(c, "self_collision_checking")) {
-            return lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<link>: unsupported element <%s>",
-                                        (const char *)c->name);
+            unknown_element(P, L->node, c);
         }
     }
     return LUCID_OK;
@@ -328,8 +339,7 @@ static lucid_status link_body(urdf *P, urdf_link *L, int parent_body) {
     const xmlNode *mim = X_->status ? NULL : only_child(P, el, "mimic");
     if (X_->status) return X_->status;
     double a[3] = {1.0, 0.0, 0.0};
-    if (ax && (lucid_model_xml_check_attrs(X_, ax, axis_attrs) || !reals(P, ax, "xyz", a, 3)))
-        return X_->status;
+    if (ax && (attrs(P, ax, axis_attrs) || !reals(P, ax, "xyz", a, 3))) return X_->status;
     j.axis = lucid_vec3_make(a[0], a[1], a[2]);
     if (kind != LUCID_JOINT_FREE && !(lucid_vec3_norm(j.axis) > 0.0))
         return lucid_model_xml_fail(X_, ax ? ax : el, LUCID_ERR_PARSE, "<joint>: zero axis");
@@ -339,7 +349,7 @@ static lucid_status link_body(urdf *P, urdf_link *L, int parent_body) {
         return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
                                     "<joint> '%s': a %s joint needs <limit>", J->name, type);
     if (lim) {
-        if (lucid_model_xml_check_attrs(X_, lim, limit_attrs)) return X_->status;
+        if (attrs(P, lim, limit_attrs)) return X_->status;
         double lo = 0.0, hi = 0.0, effort = 0.0, vel = 0.0;
         if (!reals(P, lim, "lower", &lo, 1) || !reals(P, lim, "upper", &hi, 1) ||
             !reals(P, lim, "effort", &effort, 1) || !reals(P, lim, "velocity", &vel, 1))
@@ -362,19 +372,22 @@ static lucid_status link_body(urdf *P, urdf_link *L, int parent_body) {
         if (vel > 0.0) j.velocity_limit = kind == LUCID_JOINT_PRISMATIC ? vel * P->scale : vel;
     }
     if (dyn) {
-        if (lucid_model_xml_check_attrs(X_, dyn, dynamics_attrs)) return X_->status;
-        double fr = 0.0;
-        if (!reals(P, dyn, "damping", &j.damping, 1) || !reals(P, dyn, "friction", &fr, 1))
+        if (attrs(P, dyn, dynamics_attrs)) return X_->status;
+        if (!reals(P, dyn, "damping", &j.damping, 1) ||
+            !reals(P, dyn, "friction", &j.frictionloss, 1))
             return X_->status;
-        if (j.damping < 0.0)
-            return lucid_model_xml_fail(X_, dyn, LUCID_ERR_PARSE, "<dynamics>: negative damping");
-        if (fr != 0.0)
-            return lucid_model_xml_fail(
-                X_, dyn, LUCID_ERR_PARSE,
-                "<dynamics> friction is not supported (dry joint friction)");
+        if (j.damping < 0.0 || j.frictionloss < 0.0)
+            return lucid_model_xml_fail(X_, dyn, LUCID_ERR_PARSE, "<dynamics>: negative %s",
+                                        j.damping < 0.0 ? "damping" : "friction");
+        if (j.frictionloss > 0.0)
+            lucid_model_xml_warn(X_, dyn,
+                                 "<dynamics>: joint '%s': dry friction %g stored in the model "
+                                 "(lucid_model_frictionloss, m:frictionloss()) but not simulated "
+                                 "yet: the world applies no dry friction",
+                                 J->name, j.frictionloss);
     }
     if (mim) {
-        if (lucid_model_xml_check_attrs(X_, mim, mimic_attrs)) return X_->status;
+        if (attrs(P, mim, mimic_attrs)) return X_->status;
         j.mimic = ATTR(mim, "joint");
         if (!j.mimic)
             return lucid_model_xml_fail(X_, mim, LUCID_ERR_PARSE, "<mimic>: missing 'joint'");
@@ -385,6 +398,11 @@ static lucid_status link_body(urdf *P, urdf_link *L, int parent_body) {
             !reals(P, mim, "offset", &j.mimic_offset, 1))
             return X_->status;
         if (kind == LUCID_JOINT_PRISMATIC) j.mimic_offset *= P->scale;
+        lucid_model_xml_warn(X_, mim,
+                             "<mimic>: joint '%s' copies '%s' (multiplier %g, offset %g): stored "
+                             "in the model (lucid_model_joint_mimic) but not enforced yet: the "
+                             "world moves it as an independent, unactuated joint",
+                             J->name, j.mimic, j.mimic_multiplier, j.mimic_offset);
     }
     st = lucid_model_spec_add_joint(P->spec, L->body, &j, NULL);
     if (st) return lucid_model_xml_fail(X_, el, st, "<joint>: %s", lucid_status_string(st));
@@ -397,7 +415,7 @@ static lucid_status link_body(urdf *P, urdf_link *L, int parent_body) {
 static const char *const robot_attrs[] = {"name", "version", NULL};
 
 static lucid_status robot(urdf *P, const xmlNode *root) {
-    if (lucid_model_xml_check_attrs(X_, root, robot_attrs)) return X_->status;
+    if (attrs(P, root, robot_attrs)) return X_->status;
     const char *name = ATTR(root, "name");
     if (name) {
         size_t n = strlen(name) + 1;
@@ -413,8 +431,7 @@ static lucid_status robot(urdf *P, const xmlNode *root) {
         else if (IS(c, "joint"))
             nj++;
         else if (!IS(c, "material") && !IS(c, "transmission") && !IS(c, "gazebo"))
-            return lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<robot>: unsupported element <%s>",
-                                        (const char *)c->name);
+            unknown_element(P, root, c);
     }
     if (nl == 0) return lucid_model_xml_fail(X_, root, LUCID_ERR_PARSE, "<robot>: no <link>");
     P->links = calloc(nl, sizeof *P->links);
@@ -423,7 +440,7 @@ static lucid_status robot(urdf *P, const xmlNode *root) {
         return lucid_model_xml_fail(X_, root, LUCID_ERR_NO_MEMORY, "out of memory");
     for (const xmlNode *c = lucid_model_xml_first(root); c; c = lucid_model_xml_next(c)) {
         if (!IS(c, "link")) continue;
-        if (lucid_model_xml_check_attrs(X_, c, link_attrs)) return X_->status;
+        if (attrs(P, c, link_attrs)) return X_->status;
         const char *ln = ATTR(c, "name");
         if (!ln) return lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<link>: missing 'name'");
         if (find_link(P, ln) >= 0)
@@ -434,7 +451,7 @@ static lucid_status robot(urdf *P, const xmlNode *root) {
     }
     for (const xmlNode *c = lucid_model_xml_first(root); c; c = lucid_model_xml_next(c)) {
         if (!IS(c, "joint")) continue;
-        if (lucid_model_xml_check_attrs(X_, c, joint_attrs)) return X_->status;
+        if (attrs(P, c, joint_attrs)) return X_->status;
         const char *jn = ATTR(c, "name"), *type = ATTR(c, "type");
         if (!jn) return lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<joint>: missing 'name'");
         if (!type)
@@ -450,18 +467,14 @@ static lucid_status robot(urdf *P, const xmlNode *root) {
             if (!IS(e, "parent") && !IS(e, "child") && !IS(e, "origin") && !IS(e, "axis") &&
                 !IS(e, "limit") && !IS(e, "dynamics") && !IS(e, "mimic") &&
                 !IS(e, "safety_controller") && !IS(e, "calibration"))
-                return lucid_model_xml_fail(X_, e, LUCID_ERR_PARSE,
-                                            "<joint>: unsupported element <%s>",
-                                            (const char *)e->name);
+                unknown_element(P, c, e);
         const xmlNode *pe = only_child(P, c, "parent");
         const xmlNode *ce = X_->status ? NULL : only_child(P, c, "child");
         if (X_->status) return X_->status;
         if (!pe || !ce)
             return lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<joint> '%s': missing <%s>", jn,
                                         pe ? "child" : "parent");
-        if (lucid_model_xml_check_attrs(X_, pe, link_ref_attrs) ||
-            lucid_model_xml_check_attrs(X_, ce, link_ref_attrs))
-            return X_->status;
+        if (attrs(P, pe, link_ref_attrs) || attrs(P, ce, link_ref_attrs)) return X_->status;
         const char *pn = ATTR(pe, "link"), *cn = ATTR(ce, "link");
         if (!pn || !cn)
             return lucid_model_xml_fail(X_, pn ? ce : pe, LUCID_ERR_PARSE, "<%s>: missing 'link'",

@@ -105,14 +105,41 @@ static void errors_carry_source_and_line(void **state) {
     expect_error(s, LUCID_ERR_ARGUMENT, "timestep must be finite and > 0");
 }
 
-static void mimic_joints_are_refused_by_name(void **state) {
+/* A mimic joint keeps its own dof; the model stores its target, multiplier and offset, and
+ * refuses a target that is unknown, itself or not a 1-dof joint, by name. */
+static void mimic_joints_are_stored(void **state) {
     (void)state;
     lucid_model_spec *s = arm_spec("hand.urdf");
-    free((char *)s->joints[1].mimic);
     s->joints[1].mimic = strdup("shoulder");
-    expect_error(
-        s, LUCID_ERR_ARGUMENT,
-        "hand.urdf:21: joint 'elbow': mimic joints are not supported (it copies 'shoulder')");
+    s->joints[1].mimic_multiplier = -2.0;
+    s->joints[1].mimic_offset = 0.25;
+    s->joints[0].frictionloss = 0.75;
+    lucid_model *m = NULL;
+    char err[256];
+    assert_int_equal(lucid_model_compile(s, &m, err, sizeof err), LUCID_OK);
+    double mult = 0.0, offset = 0.0;
+    int elbow = lucid_model_find_joint(m, "elbow"),
+        shoulder = lucid_model_find_joint(m, "shoulder");
+    assert_int_equal(lucid_model_nv(m), 2);
+    assert_int_equal(lucid_model_joint_mimic(m, (size_t)elbow, &mult, &offset), shoulder);
+    assert_true(mult == -2.0 && offset == 0.25);
+    assert_int_equal(lucid_model_joint_mimic(m, (size_t)shoulder, NULL, NULL), -1);
+    assert_true(lucid_model_frictionloss(m)[lucid_model_joint_idx_v(m, (size_t)shoulder)] == 0.75);
+    assert_true(lucid_model_frictionloss(m)[lucid_model_joint_idx_v(m, (size_t)elbow)] == 0.0);
+    lucid_model_destroy(m);
+    lucid_model_spec_destroy(s);
+    s = arm_spec("hand.urdf");
+    s->joints[1].mimic = strdup("wrist");
+    expect_error(s, LUCID_ERR_ARGUMENT,
+                 "hand.urdf:21: joint 'elbow': mimic: 'wrist' is not a joint of the model");
+    s = arm_spec("hand.urdf");
+    s->joints[1].mimic = strdup("elbow");
+    expect_error(s, LUCID_ERR_ARGUMENT,
+                 "hand.urdf:21: joint 'elbow': mimic: 'elbow' is the joint itself");
+    s = arm_spec("hand.urdf");
+    s->joints[0].frictionloss = -1.0;
+    expect_error(s, LUCID_ERR_ARGUMENT,
+                 "hand.urdf:20: joint 'shoulder': frictionloss must be >= 0");
 }
 
 static void massless_leaf_is_refused(void **state) {
@@ -359,7 +386,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(valid_arm_compiles),
         cmocka_unit_test(errors_carry_source_and_line),
-        cmocka_unit_test(mimic_joints_are_refused_by_name),
+        cmocka_unit_test(mimic_joints_are_stored),
         cmocka_unit_test(massless_leaf_is_refused),
         cmocka_unit_test(redundant_joints_are_refused),
         cmocka_unit_test(duplicate_names_are_refused),

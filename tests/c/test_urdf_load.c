@@ -14,11 +14,14 @@
 
 #include <cmocka.h>
 
+#include "runtime/model/dynamics.h"
+#include "runtime/model/model.h"
 #include "runtime/model/model_load.h"
 #include "runtime/shapes/convex_mesh.h"
 
 #define FORMS    LUCID_SOURCE_DIR "/tests/data/model/urdf_forms.urdf"
 #define PACKAGES LUCID_SOURCE_DIR "/tests/data/model/packages"
+#define NOISE    LUCID_SOURCE_DIR "/tests/data/model/urdf_noise.urdf"
 
 static int skipped;
 
@@ -291,6 +294,174 @@ static void test_meshes_option(void **state) {
     lucid_model_spec_destroy(s);
 }
 
+/* ---- harmless noise: warned about, not refused ------------------------------------------- */
+
+typedef struct warnings {
+    char text[16][768];
+    int n;
+} warnings;
+
+static void collect(void *ctx, const char *message) {
+    warnings *w = ctx;
+    if (w->n < 16) snprintf(w->text[w->n], sizeof w->text[0], "%s", message);
+    w->n++;
+}
+
+/* The line of the first line of the file at path that contains `needle` (1-based). */
+static int line_of(const char *path, const char *needle) {
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char buf[512];
+    int line = 0, found = 0;
+    while (!found && fgets(buf, sizeof buf, f)) line++, found = strstr(buf, needle) != NULL;
+    fclose(f);
+    assert_true(found);
+    return line;
+}
+
+/* The one warning that starts with "urdf_noise.urdf:LINE: warning: " for the file line holding
+ * `needle`, and contains `text`. */
+static void expect_warning(const warnings *w, const char *needle, const char *text) {
+    char where[1200];
+    snprintf(where, sizeof where, "%s:%d: warning: ", NOISE, line_of(NOISE, needle));
+    int count = 0;
+    for (int i = 0; i < w->n && i < 16; i++)
+        count += strncmp(w->text[i], where, strlen(where)) == 0 && strstr(w->text[i], text);
+    if (count != 1) {
+        fprintf(stderr, "want one warning '%s...%s', got %d among:\n", where, text, count);
+        for (int i = 0; i < w->n && i < 16; i++) fprintf(stderr, "  %s\n", w->text[i]);
+        fail();
+    }
+}
+
+/* Cholesky of the symmetric n x n column-major A (copied): 1 when positive definite. */
+static int positive_definite(const double *A, int n) {
+    double L[64 * 64];
+    assert_true(n <= 64);
+    for (int j = 0; j < n; j++) {
+        double d = A[j + n * j];
+        for (int k = 0; k < j; k++) d -= L[j + n * k] * L[j + n * k];
+        if (!(d > 0.0)) return 0;
+        L[j + n * j] = sqrt(d);
+        for (int i = j + 1; i < n; i++) {
+            double v = A[i + n * j];
+            for (int k = 0; k < j; k++) v -= L[i + n * k] * L[j + n * k];
+            L[i + n * j] = v / L[j + n * j];
+        }
+    }
+    return 1;
+}
+
+/* Physically valid: I positive definite and tr(I)/2 - I (the second moments of the mass
+ * distribution, whose nonnegativity is the triangle inequality A + B >= C) positive definite. */
+static void physically_valid(const lucid_mat3 *I) {
+    double A[9], B[9], tr = I->m[0] + I->m[4] + I->m[8];
+    for (int k = 0; k < 9; k++) {
+        A[k] = I->m[k];
+        B[k] = (k % 4 == 0 ? 0.5 * tr : 0.0) - I->m[k];
+    }
+    assert_true(positive_definite(A, 3));
+    assert_true(positive_definite(B, 3));
+}
+
+static void test_noise_warned(void **state) {
+    (void)state;
+    warnings w = {.n = 0};
+    lucid_model_load_options o = lucid_model_load_options_default();
+    o.warn = collect;
+    o.warn_ctx = &w;
+    lucid_model_spec *s = load_with(NOISE, &o);
+    expect_warning(&w, "ixx=\"1e-6\"", "<inertia>: not positive definite or violates A + B >= C");
+    expect_warning(&w, "ixx=\"1e-6\"", "repaired to the nearest valid inertia");
+    expect_warning(&w, "izz=\"0.003\"", "principal moments");
+    /* the point mass on the fixed joint: zero inertia with mass is repaired too */
+    expect_warning(&w, "ixx=\"0\"", "mass 0.0001");
+    expect_warning(&w, "<joint_properties", "<joint>: unknown element <joint_properties> ignored");
+    expect_warning(&w, "<contact_coefficients", "<link>: unknown element <contact_coefficients>");
+    expect_warning(&w, "mystery=", "<link>: unknown attribute 'mystery' ignored");
+    expect_warning(&w, "friction=\"0.3\"", "joint 'hip': dry friction 0.3 stored");
+    expect_warning(&w, "<mimic", "joint 'knee' copies 'hip' (multiplier -2, offset 0.1)");
+    assert_int_equal(w.n, 8); /* transmission and gazebo are silent, as in urdfdom */
+    /* repaired inertias are physically valid, and the ANYmal one keeps its principal axes:
+     * (1, 1, 1)/sqrt(3) with moment 3e-6 */
+    for (size_t b = 0; b < s->nbodies; b++)
+        if (s->bodies[b].mass > 0.0) physically_valid(&s->bodies[b].inertia);
+    const lucid_mat3 *T = &s->bodies[body(s, "thigh")].inertia;
+    for (int r = 0; r < 3; r++) near(T->m[r] + T->m[r + 3] + T->m[r + 6], 3e-6, 1e-18);
+    /* the valid base inertia is untouched */
+    near_mat(&s->bodies[body(s, "base")].inertia,
+             &(lucid_mat3){{0.02, 0, 0, 0, 0.02, 0, 0, 0, 0.02}}, 0.0);
+    /* friction and mimic are in the spec, then in the model */
+    assert_true(joint(s, "hip")->frictionloss == 0.3 && joint(s, "hip")->damping == 0.1);
+    assert_string_equal(joint(s, "knee")->mimic, "hip");
+    lucid_model *m = NULL;
+    char err[512];
+    assert_int_equal(lucid_model_compile(s, &m, err, sizeof err), LUCID_OK);
+    lucid_model_spec_destroy(s);
+    int hip = lucid_model_find_joint(m, "hip"), knee = lucid_model_find_joint(m, "knee");
+    double mult = 0.0, offset = 0.0;
+    assert_int_equal(lucid_model_joint_mimic(m, (size_t)knee, &mult, &offset), hip);
+    assert_true(mult == -2.0 && offset == 0.1);
+    assert_true(lucid_model_frictionloss(m)[lucid_model_joint_idx_v(m, (size_t)hip)] == 0.3);
+    /* the mass matrix (CRBA) is symmetric positive definite at random configurations */
+    lucid_model_data *d = NULL;
+    assert_int_equal(lucid_model_data_create(m, &d), LUCID_OK);
+    size_t nv = lucid_model_nv(m);
+    assert_int_equal((int)nv, 3);
+    double q[3];
+    for (int trial = 0; trial < 20; trial++) {
+        for (int k = 0; k < 3; k++) q[k] = sin(1.7 * trial + 2.3 * k);
+        lucid_model_crba(m, d, q);
+        const double *M = lucid_model_data_mass_matrix(d);
+        for (size_t i = 0; i < nv; i++)
+            for (size_t k = 0; k < nv; k++) near(M[i + nv * k], M[k + nv * i], 1e-15);
+        assert_true(positive_definite(M, (int)nv));
+    }
+    lucid_model_data_destroy(d);
+    lucid_model_destroy(m);
+}
+
+/* inertia = "strict": the first invalid inertia is refused, naming its file and line. */
+static void test_noise_strict(void **state) {
+    (void)state;
+    warnings w = {.n = 0};
+    lucid_model_load_options o = lucid_model_load_options_default();
+    o.warn = collect;
+    o.warn_ctx = &w;
+    o.strict_inertia = 1;
+    lucid_model_spec *s = NULL;
+    char err[1024], want[1200];
+    assert_int_equal(lucid_model_spec_load(NOISE, &o, &s, err, sizeof err), LUCID_ERR_NOT_SPD);
+    assert_null(s);
+    snprintf(want, sizeof want, "%s:%d: <inertia>: not positive definite", NOISE,
+             line_of(NOISE, "ixx=\"0\""));
+    if (strncmp(err, want, strlen(want)) != 0) fail_msg("got '%s', want '%s...'", err, want);
+    assert_non_null(strstr(err, "inertia = \"strict\""));
+}
+
+/* A massless leaf on a moving joint is the one refusal (as in MuJoCo), by name and line. */
+static void test_massless_leaf(void **state) {
+    (void)state;
+    static const char urdf[] = "<robot name='r'>\n"
+                               "  <link name='a'><inertial><mass value='1'/>\n"
+                               "    <inertia ixx='1' ixy='0' ixz='0' iyy='1' iyz='0' izz='1'/>\n"
+                               "  </inertial></link>\n"
+                               "  <link name='b'/>\n"
+                               "  <joint name='j' type='continuous'>\n"
+                               "    <parent link='a'/><child link='b'/>\n"
+                               "  </joint>\n"
+                               "</robot>\n";
+    lucid_model_spec *s = NULL;
+    char err[512];
+    assert_int_equal(
+        lucid_model_spec_parse("leaf.urdf", urdf, sizeof urdf - 1, NULL, &s, err, sizeof err),
+        LUCID_OK);
+    lucid_model *m = NULL;
+    assert_int_equal(lucid_model_compile(s, &m, err, sizeof err), LUCID_ERR_SINGULAR);
+    assert_non_null(strstr(err, "leaf.urdf:6: joint 'j': moves no mass"));
+    lucid_model_spec_destroy(s);
+}
+
 /* ---- the shared robots ------------------------------------------------------------------- */
 
 static lucid_model_spec *shared(const char *name, int floating) {
@@ -390,6 +561,9 @@ int main(void) {
         cmocka_unit_test(test_forms_geoms),
         cmocka_unit_test(test_forms_options),
         cmocka_unit_test(test_meshes_option),
+        cmocka_unit_test(test_noise_warned),
+        cmocka_unit_test(test_noise_strict),
+        cmocka_unit_test(test_massless_leaf),
         cmocka_unit_test(test_ur5),
         cmocka_unit_test(test_a1),
         cmocka_unit_test(test_simple_humanoid),

@@ -18,6 +18,12 @@ static inline int fuzz_finite_se3(const lucid_se3 *T) {
     return lucid_mat3_isfinite(&T->R) && lucid_vec3_isfinite(T->t);
 }
 
+/* Warnings are checked (non-empty, "warning:" in them) and dropped, not printed. */
+static inline void fuzz_warning(void *ctx, const char *message) {
+    (void)ctx;
+    FUZZ_REQUIRE(message != NULL && message[0] != '\0' && strstr(message, "warning: ") != NULL);
+}
+
 /* On success: parents before children, indices in range, finite placements, masses and
  * inertias, mimic names set only with a multiplier, actuators on 1-dof joints. On failure:
  * no spec and a non-empty, terminated message. Meshes are skipped (the bytes cannot name a
@@ -26,6 +32,7 @@ static inline void fuzz_model(fuzz_model_parser parse, const char *name, const u
                               size_t size) {
     lucid_model_load_options o = lucid_model_load_options_default();
     o.skip_meshes = 1;
+    o.warn = fuzz_warning;
     lucid_model_spec *s = (lucid_model_spec *)1;
     char err[512];
     memset(err, 'x', sizeof err);
@@ -49,6 +56,7 @@ static inline void fuzz_model(fuzz_model_parser parse, const char *name, const u
         FUZZ_REQUIRE(lucid_vec3_isfinite(J->axis) && lucid_vec3_isfinite(J->anchor));
         FUZZ_REQUIRE(!J->limited || J->lower < J->upper);
         FUZZ_REQUIRE(J->damping >= 0.0 && J->armature >= 0.0 && J->stiffness >= 0.0);
+        FUZZ_REQUIRE(J->frictionloss >= 0.0 && isfinite(J->frictionloss));
     }
     for (size_t g = 0; g < s->ngeoms; g++) {
         const lucid_geom_spec *G = &s->geoms[g];

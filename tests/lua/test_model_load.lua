@@ -1,5 +1,5 @@
 -- lucid.model.load: MJCF and URDF chosen by content, the options of API.md (package_dirs,
--- meshes, floating_base, scale) with their checks, and errors that name the function and the
+-- meshes, floating_base, scale, inertia) with their checks, and errors that name the function and the
 -- file:line of the fault. The loaders' values are checked in C (test_mjcf_load against MuJoCo,
 -- test_urdf_load); here: what Lua sees of them.
 local t = require "testing"
@@ -95,10 +95,35 @@ t.case("file errors name the function, the file and the line", function()
            DATA .. "bad_urdf_cycle.urdf")
   t.raises(F .. DATA .. "bad_mjcf_tendon.xml:8: <mujoco>: <tendon> is not supported",
            lucid.model.load, DATA .. "bad_mjcf_tendon.xml")
-  -- read fine, refused by the compiler (mimic joints), still named
-  t.raises(F .. DATA .. "urdf_forms.urdf:", lucid.model.load, DATA .. "urdf_forms.urdf",
-           {package_dirs = PKG})
-  t.raises("mimic", lucid.model.load, DATA .. "urdf_forms.urdf", {package_dirs = PKG})
+  -- read fine, refused by the compiler (a massless leaf on a moving joint), still named
+  local leaf = os.tmpname() .. ".urdf"
+  local f = assert(io.open(leaf, "w"))
+  f:write('<robot name="r">\n<link name="a"/>\n<link name="b"/>\n' ..
+          '<joint name="j" type="continuous"><parent link="a"/><child link="b"/></joint>\n</robot>\n')
+  f:close()
+  local ok, err = pcall(lucid.model.load, leaf)
+  os.remove(leaf)
+  t.truthy(not ok and err:find(F .. leaf .. ":4: joint 'j': moves no mass", 1, true), err)
+end)
+
+t.case("URDF noise: inertia repaired or refused (strict), friction and mimic stored", function()
+  local F = "lucid.model.load: "
+  local noise = DATA .. "urdf_noise.urdf"
+  local m = lucid.model.load(noise, {inertia = "repair"})
+  local joints = {}
+  for _, j in ipairs(m:joints()) do joints[j.name] = j end
+  t.eq(joints.hip.frictionloss, 0.3)
+  t.eq(joints.yaw.frictionloss, 0)
+  t.eq(joints.knee.mimic.joint, "hip")
+  t.eq(joints.knee.mimic.multiplier, -2)
+  t.eq(joints.knee.mimic.offset, 0.1)
+  t.truthy(joints.hip.mimic == nil)
+  t.raises(F .. noise .. ":16: <inertia>: not positive definite", lucid.model.load, noise,
+           {inertia = "strict"})
+  t.raises(F .. 'inertia must be "repair" or "strict" (got loose)', lucid.model.load, noise,
+           {inertia = "loose"})
+  t.raises(F .. 'inertia must be "repair" or "strict" (got boolean)', lucid.model.load, noise,
+           {inertia = true})
 end)
 
 -- Writes text to a temporary file and loads it as an MJCF model.
