@@ -25,8 +25,12 @@ if(NOT TARGET lucid_suitesparse)
                                                     ${LUCID_AMD_LIBRARY}
                                                     ${LUCID_SUITESPARSECONFIG_LIBRARY})
 endif()
+# assimp reads the mesh formats lucid does not read itself (COLLADA .dae of URDFs, PLY, glTF,
+# ...: runtime/shapes/mesh_file.c); Debian libassimp-dev.
+pkg_check_modules(LUCID_ASSIMP REQUIRED IMPORTED_TARGET GLOBAL assimp)
 set(LUCID_DEPENDENCY_TARGETS PkgConfig::LUCID_LUA PkgConfig::LUCID_LAPACKE
-                             PkgConfig::LUCID_OPENBLAS PkgConfig::LUCID_QHULL)
+                             PkgConfig::LUCID_OPENBLAS PkgConfig::LUCID_QHULL
+                             PkgConfig::LUCID_ASSIMP)
 # Batch rollouts run on pthreads (runtime/world/world_batch.c).
 set(THREADS_PREFER_PTHREAD_FLAG ON)
 find_package(Threads REQUIRED)

@@ -1,5 +1,11 @@
-/* OBJ and STL (ASCII, binary) readers producing vertex positions, and their convex hull. */
+/* OBJ and STL (ASCII, binary) readers producing vertex positions, and their convex hull;
+ * other formats through assimp. */
 #include "runtime/shapes/mesh_file.h"
+
+#include <assimp/cimport.h>
+#include <assimp/config.h>
+#include <assimp/postprocess.h>
+#include <assimp/scene.h>
 
 #include <ctype.h>
 #include <limits.h>
@@ -224,9 +230,9 @@ static int starts_with(const char *data, size_t size, const char *magic) {
     return size >= n && memcmp(data, magic, n) == 0;
 }
 
-/* Formats we recognise but do not read: by extension, else (when the extension is neither
- * .obj nor .stl, whose contents may begin with anything) by their magic bytes. */
-static const char *unsupported_format(const char *path, const char *data, size_t size) {
+/* Formats lucid does not read itself (assimp does): by extension, else (when the extension is
+ * neither .obj nor .stl, whose contents may begin with anything) by their magic bytes. */
+static const char *other_format(const char *path, const char *data, size_t size) {
     static const char *const extensions[] = {"ply", "off", "dae",  "3ds",  "fbx",  "gltf",
                                              "glb", "3mf", "step", "stp",  "iges", "igs",
                                              "x3d", "wrl", "vtk",  "blend"};
@@ -256,12 +262,39 @@ static lucid_status parse_text(reader *r, char *data, size_t size, int stl) {
     return stl ? parse_ascii_stl(r, data) : parse_obj(r, data);
 }
 
+/* A format lucid does not read itself (COLLADA .dae, PLY, glTF, ...) through assimp: every
+ * vertex of every mesh, placed by its node's transform (COLLADA's <unit> included) in the
+ * file's own axes (COLLADA's up_axis is not applied: ROS and Gazebo take the file's z as up). */
+static lucid_status parse_with_assimp(reader *r, const char *data, size_t size,
+                                      const char *format) {
+    if (size > UINT_MAX) return fail(r, LUCID_ERR_PARSE, 0, "%s: file too large", format);
+    struct aiPropertyStore *props = aiCreatePropertyStore();
+    if (props == NULL) return fail(r, LUCID_ERR_NO_MEMORY, 0, "out of memory");
+    aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_COLLADA_IGNORE_UP_DIRECTION, 1);
+    /* the format found (by extension or magic bytes) is assimp's hint, not the file's name */
+    const char *hint = strncmp(format, "zip", 3) == 0 ? "3mf" : format;
+    const struct aiScene *scene = aiImportFileFromMemoryWithProperties(
+        data, (unsigned)size, aiProcess_PreTransformVertices, hint, props);
+    aiReleasePropertyStore(props);
+    if (scene == NULL)
+        return fail(r, LUCID_ERR_PARSE, 0, "'%s' file not read by assimp: %s", format,
+                    aiGetErrorString());
+    lucid_status st = LUCID_OK;
+    for (unsigned m = 0; st == LUCID_OK && m < scene->mNumMeshes; ++m) {
+        const struct aiMesh *mesh = scene->mMeshes[m];
+        for (unsigned k = 0; st == LUCID_OK && k < mesh->mNumVertices; ++k) {
+            double v[3] = {mesh->mVertices[k].x, mesh->mVertices[k].y, mesh->mVertices[k].z};
+            st = push_point(r, v, 0);
+        }
+    }
+    aiReleaseImport(scene);
+    return st;
+}
+
 static lucid_status parse_contents(reader *r, char *data, size_t size) {
     const unsigned char *bytes = (const unsigned char *)data;
-    const char *unsupported = unsupported_format(r->path, data, size);
-    if (unsupported != NULL)
-        return fail(r, LUCID_ERR_PARSE, 0,
-                    "unsupported format '%s' (supported: OBJ, STL ASCII and binary)", unsupported);
+    const char *other = other_format(r->path, data, size);
+    if (other != NULL) return parse_with_assimp(r, data, size, other);
     if (has_extension(r->path, "obj")) return parse_text(r, data, size, 0);
     if (is_binary_stl(bytes, size)) return parse_binary_stl(r, bytes);
     if (looks_like_ascii_stl(data)) return parse_text(r, data, size, 1);
@@ -287,9 +320,7 @@ static lucid_status check_arguments(reader *r, const void *data, double **points
 /* Parses data (NUL-terminated, modified in place) and hands over the points. */
 static lucid_status finish(reader *r, char *data, size_t size, double **points, int *n) {
     lucid_status st = parse_contents(r, data, size);
-    if (st == LUCID_OK && r->count == 0)
-        st = fail(r, LUCID_ERR_DEGENERATE, 0,
-                  "no vertices (supported formats: OBJ, STL ASCII and binary)");
+    if (st == LUCID_OK && r->count == 0) st = fail(r, LUCID_ERR_DEGENERATE, 0, "no vertices");
     if (st != LUCID_OK) {
         free(r->points);
         return st;

@@ -445,8 +445,8 @@ static void expect_bytes_failure(const temp_dir *dir, const char *name, const ch
 }
 
 /* Regression (issue 16): a NUL byte used to end an OBJ silently (the vertices after it were
- * dropped) and a PLY file was "no vertices"; now the NUL is an error at its line and other
- * formats are named as unsupported, by extension or by magic bytes. */
+ * dropped) and a PLY file was "no vertices"; now the NUL is an error at its line, and other
+ * formats, recognised by extension or by magic bytes, are read by assimp (issue 34). */
 static void nul_bytes_and_unsupported_formats_are_named(void **state) {
     (void)state;
     temp_dir dir;
@@ -460,25 +460,11 @@ static void nul_bytes_and_unsupported_formats_are_named(void **state) {
     static const char nul_stl[] = "solid t\n vertex 0 0 0\n vertex 1 0 0\n\0 vertex 0 1 0\n";
     expect_bytes_failure(&dir, "nul.stl", nul_stl, sizeof nul_stl - 1, LUCID_ERR_PARSE,
                          "nul.stl:4: NUL byte in ASCII STL text");
-    static const char ply[] = "ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\n"
-                              "property float y\nproperty float z\nend_header\n0 0 0\n1 0 0\n"
-                              "0 1 0\n0 0 1\n";
-    const char *supported = "(supported: OBJ, STL ASCII and binary)";
-    expect_bytes_failure(&dir, "t.ply", ply, sizeof ply - 1, LUCID_ERR_PARSE,
-                         "t.ply: unsupported format 'ply'");
-    expect_bytes_failure(&dir, "t.PLY", ply, sizeof ply - 1, LUCID_ERR_PARSE, supported);
-    expect_bytes_failure(&dir, "t.mesh", ply, sizeof ply - 1, LUCID_ERR_PARSE,
-                         "t.mesh: unsupported format 'ply'");
-    static const char off[] = "OFF\n4 4 0\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n";
-    expect_bytes_failure(&dir, "t.off", off, sizeof off - 1, LUCID_ERR_PARSE,
-                         "unsupported format 'off'");
-    expect_bytes_failure(&dir, "t", off, sizeof off - 1, LUCID_ERR_PARSE,
-                         "unsupported format 'off'");
+    /* Formats lucid does not read itself go to assimp: a truncated one is named. */
     expect_bytes_failure(&dir, "t.glb", "glTF\2\0\0\0", 8, LUCID_ERR_PARSE,
-                         "unsupported format 'glb'");
-    /* Nothing readable at all names the supported formats too. */
-    expect_bytes_failure(&dir, "t.txt", "hello\n", 6, LUCID_ERR_DEGENERATE,
-                         "no vertices (supported formats: OBJ, STL ASCII and binary)");
+                         "t.glb: 'glb' file not read by assimp");
+    /* Nothing readable at all. */
+    expect_bytes_failure(&dir, "t.txt", "hello\n", 6, LUCID_ERR_DEGENERATE, "no vertices");
     remove(dir.path);
     /* The in-memory reader agrees with the file reader on a valid OBJ (no NUL needed). */
     static const char tet[] = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1";
@@ -491,6 +477,63 @@ static void nul_bytes_and_unsupported_formats_are_named(void **state) {
     assert_int_equal(n, 4);
     assert_true(points[3] == 2.0 && points[7] == 2.0 && points[11] == 2.0);
     free(points);
+}
+
+/* Issue 34: PLY, OFF (by extension or by magic bytes) and COLLADA through assimp give the
+ * file's vertices; a .dae's <unit> and node transforms apply, its axes are kept. */
+static void other_formats_are_read_through_assimp(void **state) {
+    (void)state;
+    static const char ply[] = "ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\n"
+                              "property float y\nproperty float z\nelement face 4\n"
+                              "property list uchar int vertex_indices\nend_header\n0 0 0\n"
+                              "1 0 0\n0 1 0\n0 0 1\n3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n";
+    static const char off[] = "OFF\n4 4 0\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 2 1\n3 0 1 3\n"
+                              "3 0 3 2\n3 1 2 3\n";
+    const struct {
+        const char *name, *data;
+        size_t size;
+    } cases[] = {{"t.ply", ply, sizeof ply - 1},
+                 {"t.mesh", ply, sizeof ply - 1},
+                 {"t.off", off, sizeof off - 1},
+                 {"t", off, sizeof off - 1}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        double *points = NULL;
+        int n = 0;
+        char err[256] = "";
+        lucid_status st = lucid_mesh_file_parse_points(cases[c].name, cases[c].data, cases[c].size,
+                                                       2.0, &points, &n, err, 256);
+        if (st != LUCID_OK) fail_msg("%s: %s", cases[c].name, err);
+        /* every point is a vertex of the tetrahedron (x2), and each of the four occurs */
+        int seen[4] = {0, 0, 0, 0};
+        for (int i = 0; i < n; ++i) {
+            const double *p = points + 3 * i;
+            int k = p[0] == 2.0 ? 1 : p[1] == 2.0 ? 2 : p[2] == 2.0 ? 3 : 0;
+            double sum = p[0] + p[1] + p[2];
+            assert_true(sum == (k ? 2.0 : 0.0));
+            seen[k] = 1;
+        }
+        assert_true(seen[0] && seen[1] && seen[2] && seen[3]);
+        free(points);
+    }
+    /* tetra.dae: centimetres, a node at (10, 20, 30) cm, legs 2, 3 and 4 cm */
+    lucid_convex_mesh *hull = NULL;
+    char err[256] = "";
+    lucid_status st = lucid_mesh_file_load_hull(
+        LUCID_SOURCE_DIR "/tests/data/model/meshes/tetra.dae", 1.0, &hull, err, sizeof err);
+    if (st != LUCID_OK) fail_msg("%s", err);
+    assert_int_equal(hull->num_vertices, 4);
+    const double want[4][3] = {
+        {0.1, 0.2, 0.3}, {0.12, 0.2, 0.3}, {0.1, 0.23, 0.3}, {0.1, 0.2, 0.34}};
+    for (int k = 0; k < 4; ++k) {
+        int found = 0;
+        for (int i = 0; i < 4; ++i) {
+            lucid_vec3 v = hull->vertices[i];
+            found += fabs(v.x - want[k][0]) < 1e-7 && fabs(v.y - want[k][1]) < 1e-7 &&
+                     fabs(v.z - want[k][2]) < 1e-7;
+        }
+        assert_int_equal(found, 1);
+    }
+    lucid_convex_mesh_destroy(hull);
 }
 
 /* Regression (issue 16): the degeneracy checks squared coordinates, so a valid tetrahedron
@@ -718,6 +761,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(mesh_files_parse_to_the_same_hull),
         cmocka_unit_test(malformed_mesh_files_give_clear_errors),
         cmocka_unit_test(nul_bytes_and_unsupported_formats_are_named),
+        cmocka_unit_test(other_formats_are_read_through_assimp),
         cmocka_unit_test(hulls_are_scale_invariant),
         cmocka_unit_test(climbing_is_exact_on_an_extreme_aspect_hull),
         cmocka_unit_test(climbing_crosses_near_duplicate_vertices),

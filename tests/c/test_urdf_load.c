@@ -462,6 +462,34 @@ static void test_massless_leaf(void **state) {
     lucid_model_spec_destroy(s);
 }
 
+/* A COLLADA collision mesh (read through assimp) becomes the convex hull of its vertices, in
+ * metres (its <unit>) and placed by its node, times the URDF's per-axis scale. */
+static void test_dae_collision(void **state) {
+    (void)state;
+    static const char urdf[] = "<robot name='r'>\n"
+                               "  <link name='a'><collision><geometry>\n"
+                               "    <mesh filename='meshes/tetra.dae' scale='1 2 1'/>\n"
+                               "  </geometry></collision></link>\n"
+                               "</robot>\n";
+    lucid_model_spec *s = NULL;
+    char err[512];
+    lucid_status st = lucid_model_spec_parse(LUCID_SOURCE_DIR "/tests/data/model/dae.urdf", urdf,
+                                             sizeof urdf - 1, NULL, &s, err, sizeof err);
+    if (st != LUCID_OK) fail_msg("%s", err);
+    assert_int_equal((int)s->ngeoms, 1);
+    assert_int_equal(s->geoms[0].shape.kind, LUCID_SHAPE_CONVEX);
+    const lucid_convex_mesh *hull = s->geom_mesh[0];
+    assert_int_equal(hull->num_vertices, 4);
+    double lo[3] = {1e9, 1e9, 1e9}, hi[3] = {-1e9, -1e9, -1e9};
+    for (int i = 0; i < 4; i++) {
+        const double v[3] = {hull->vertices[i].x, hull->vertices[i].y, hull->vertices[i].z};
+        for (int k = 0; k < 3; k++) lo[k] = fmin(lo[k], v[k]), hi[k] = fmax(hi[k], v[k]);
+    }
+    const double want_lo[3] = {0.1, 0.4, 0.3}, want_hi[3] = {0.12, 0.46, 0.34};
+    for (int k = 0; k < 3; k++) near(lo[k], want_lo[k], 1e-7), near(hi[k], want_hi[k], 1e-7);
+    lucid_model_spec_destroy(s);
+}
+
 /* ---- the shared robots ------------------------------------------------------------------- */
 
 static lucid_model_spec *shared(const char *name, int floating) {
@@ -564,6 +592,7 @@ int main(void) {
         cmocka_unit_test(test_noise_warned),
         cmocka_unit_test(test_noise_strict),
         cmocka_unit_test(test_massless_leaf),
+        cmocka_unit_test(test_dae_collision),
         cmocka_unit_test(test_ur5),
         cmocka_unit_test(test_a1),
         cmocka_unit_test(test_simple_humanoid),
