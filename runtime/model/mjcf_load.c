@@ -5,6 +5,7 @@
  * preorder and each body's joints in document order, as MuJoCo numbers them, so a spec's
  * bodies, joints and geoms line up with mjModel's (body i of the spec is MuJoCo's body i + 1).
  * What is honoured, refused and ignored: docs/model_files.md. */
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -57,6 +58,7 @@ typedef struct mjcf {
     const char *meshdir, *assetdir;
     int strippath;
     int inertiafromgeom; /* 0 false, 1 true, 2 auto */
+    int balanceinertia;  /* moments violating A + B >= C become their mean (MuJoCo's) */
     long group_lo, group_hi;
     mjcf_class *classes;
     size_t nclasses, cap_classes;
@@ -363,15 +365,16 @@ static lucid_status compiler(mjcf *P, const xmlNode *el) {
         return X_->status ? X_->status
                           : lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
                                                  "<compiler> settotalmass is not supported");
-    static const char *const false_flags[] = {"balanceinertia", "fitaabb"};
-    for (int i = 0; i < 2; i++)
-        if ((v = ATTR(el, false_flags[i]))) {
-            if ((b = lucid_model_xml_bool(X_, el, false_flags[i], v)) < 0) return X_->status;
-            if (b)
-                return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
-                                            "<compiler> %s=\"true\" is not supported",
-                                            false_flags[i]);
-        }
+    if ((v = ATTR(el, "balanceinertia"))) {
+        if ((b = lucid_model_xml_bool(X_, el, "balanceinertia", v)) < 0) return X_->status;
+        P->balanceinertia = b;
+    }
+    if ((v = ATTR(el, "fitaabb"))) {
+        if ((b = lucid_model_xml_bool(X_, el, "fitaabb", v)) < 0) return X_->status;
+        if (b)
+            return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                        "<compiler> fitaabb=\"true\" is not supported");
+    }
     return LUCID_OK;
 }
 
@@ -661,6 +664,25 @@ static const char *const freejoint_attrs[] = {"name", "group", NULL};
 
 /* Symmetric positive semi-definite (strict when `strict`) by Sylvester's criterion on the
  * matrix scaled to unit size. */
+/* Principal moments m[3] violating A + B >= C (to 64 eps of their sum) are refused as in
+ * MuJoCo, or replaced by their mean under <compiler balanceinertia="true">: 1 when valid, 2
+ * when balanced, 0 after failing. */
+static int balance(mjcf *P, const xmlNode *el, const char *attr, double m[3]) {
+    double sum = m[0] + m[1] + m[2], tol = 64.0 * DBL_EPSILON * sum;
+    int bad = 0;
+    for (int k = 0; k < 3; k++) bad |= m[(k + 1) % 3] + m[(k + 2) % 3] < m[k] - tol;
+    if (!bad) return 1;
+    if (!P->balanceinertia) {
+        lucid_model_xml_fail(X_, el, LUCID_ERR_NOT_SPD,
+                             "<inertial>: %s: principal moments %g %g %g violate A + B >= C "
+                             "(<compiler balanceinertia=\"true\"> averages them, as MuJoCo)",
+                             attr, m[0], m[1], m[2]);
+        return 0;
+    }
+    m[0] = m[1] = m[2] = sum / 3.0;
+    return 2;
+}
+
 static int spd(const lucid_mat3 *I, int strict) {
     double s = 0.0;
     for (int i = 0; i < 9; i++) s = fmax(s, fabs(I->m[i]));
@@ -692,13 +714,11 @@ static lucid_status inertial(mjcf *P, const xmlNode *el, lucid_body_spec *b) {
         if (ATTR(el, "fullinertia"))
             return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
                                         "<inertial>: both diaginertia and fullinertia");
-        if (d[0] < 0 || d[1] < 0 || d[2] < 0 || d[0] + d[1] < d[2] || d[1] + d[2] < d[0] ||
-            d[0] + d[2] < d[1])
-            return lucid_model_xml_fail(
-                X_, el, LUCID_ERR_NOT_SPD,
-                "<inertial>: diaginertia (%g %g %g) is not a physical inertia (negative, or "
-                "violates A + B >= C)",
-                d[0], d[1], d[2]);
+        if (d[0] < 0 || d[1] < 0 || d[2] < 0)
+            return lucid_model_xml_fail(X_, el, LUCID_ERR_NOT_SPD,
+                                        "<inertial>: diaginertia (%g %g %g) is negative", d[0],
+                                        d[1], d[2]);
+        if (!balance(P, el, "diaginertia", d)) return X_->status;
         lucid_mat3 D = lucid_mat3_diag(lucid_vec3_make(d[0], d[1], d[2]));
         lucid_mat3 RD = lucid_mat3_mul(&T.R, &D);
         lucid_mat3 Rt = lucid_mat3_transpose(&T.R);
@@ -718,6 +738,14 @@ static lucid_status inertial(mjcf *P, const xmlNode *el, lucid_body_spec *b) {
     if (!spd(&I, mass > 0.0))
         return lucid_model_xml_fail(X_, el, LUCID_ERR_NOT_SPD,
                                     "<inertial>: inertia is not positive definite");
+    if (nd != 3) { /* fullinertia: its principal moments obey A + B >= C too */
+        lucid_mat3 tmp = I;
+        double w[3], after[3];
+        lucid_model_xml_inertia_valid(mass, 1.0, &tmp, w, after);
+        int balanced = balance(P, el, "fullinertia", w);
+        if (!balanced) return X_->status;
+        if (balanced == 2) I = lucid_mat3_diag(lucid_vec3_make(w[0], w[1], w[2])); /* isotropic */
+    }
     b->mass = mass;
     b->com = T.t;
     b->inertia = lucid_mat3_scale(&I, P->scale * P->scale);

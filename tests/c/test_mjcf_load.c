@@ -335,6 +335,14 @@ static void test_forms(void **state) {
     compare_model(LUCID_SOURCE_DIR "/tests/data/model/mjcf_forms.xml");
 }
 
+/* <compiler balanceinertia="true">: diag and full inertias violating A + B >= C balanced as
+ * MuJoCo balances them; valid ones untouched (without the option the file is refused:
+ * tests/data/model/bad_mjcf_inertia.xml). */
+static void test_balance(void **state) {
+    (void)state;
+    compare_model(LUCID_SOURCE_DIR "/tests/data/model/mjcf_balance.xml");
+}
+
 static void test_mesh(void **state) {
     (void)state;
     const char *path = LUCID_SOURCE_DIR "/tests/data/model/mjcf_mesh.xml";
@@ -416,9 +424,9 @@ static void test_allegro_cube(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_forms),        cmocka_unit_test(test_mesh),
-        cmocka_unit_test(test_humanoid),     cmocka_unit_test(test_allegro),
-        cmocka_unit_test(test_allegro_cube),
+        cmocka_unit_test(test_forms),   cmocka_unit_test(test_mesh),
+        cmocka_unit_test(test_balance), cmocka_unit_test(test_humanoid),
+        cmocka_unit_test(test_allegro), cmocka_unit_test(test_allegro_cube),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     if (failed) return failed;
