@@ -225,6 +225,7 @@ static void compare_joints(const lucid_model_spec *s, const mjModel *m) {
         near(J->damping, m->dof_damping[d], 0.0, "joint damping", j);
         near(J->armature, m->dof_armature[d], 0.0, "joint armature", j);
         near(J->stiffness, m->jnt_stiffness[j], 0.0, "joint stiffness", j);
+        near(J->frictionloss, m->dof_frictionloss[d], 0.0, "joint frictionloss", j);
         if (J->kind == LUCID_JOINT_SPHERICAL) continue;
         near(J->ref, m->qpos0[q], 1.0, "joint ref", j);
         near(J->springref, m->qpos_spring[q], 1.0, "joint springref", j);
