@@ -1165,6 +1165,14 @@ static lucid_status actuator(mjcf *P, const xmlNode *el) {
                                     "<actuator>: actuator type <%s> is not supported (motor, "
                                     "position)",
                                     (const char *)el->name);
+    static const char *const transmissions[] = {"tendon",     "site",          "cranksite",
+                                                "slidersite", "jointinparent", "body"};
+    for (size_t t = 0; t < sizeof transmissions / sizeof *transmissions; t++)
+        if (ATTR(el, transmissions[t]))
+            return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                        "<%s>: the '%s' transmission is not supported (actuators "
+                                        "drive hinge and slide joints only)",
+                                        (const char *)el->name, transmissions[t]);
     if (lucid_model_xml_check_attrs(X_, el, actuator_attrs)) return X_->status;
     int cls = element_class(P, el, -1);
     if (cls < 0) return X_->status;
