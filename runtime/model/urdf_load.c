@@ -382,8 +382,8 @@ static lucid_status link_body(urdf *P, urdf_link *L, int parent_body) {
         if (j.frictionloss > 0.0)
             lucid_model_xml_warn(X_, dyn,
                                  "<dynamics>: joint '%s': dry friction %g stored in the model "
-                                 "(lucid_model_frictionloss, m:frictionloss()) but not simulated "
-                                 "yet: the world applies no dry friction",
+                                 "(lucid_model_frictionloss, m:joints()) but not simulated yet: "
+                                 "the world applies no dry friction",
                                  J->name, j.frictionloss);
     }
     if (mim) {
