@@ -16,13 +16,20 @@ lucid_model_load_options lucid_model_load_options_default(void) {
     return o;
 }
 
+static void ignore_warning(void *ctx, const char *message) {
+    (void)ctx, (void)message;
+}
+
 lucid_status lucid_model_spec_parse(const char *name, const void *data, size_t size,
                                     const lucid_model_load_options *opts, lucid_model_spec **out,
                                     char *err, size_t errlen) {
     if (out) *out = NULL;
     if (!name) name = "model";
+    /* a first read for the root element only: its warnings come from the format's reader */
+    lucid_model_load_options quiet = opts ? *opts : lucid_model_load_options_default();
+    quiet.warn = ignore_warning;
     lucid_model_xml x;
-    lucid_model_xml_init(&x, opts, err, errlen);
+    lucid_model_xml_init(&x, &quiet, err, errlen);
     if (!out || (!data && size))
         return lucid_model_xml_fail_file(&x, name, LUCID_ERR_ARGUMENT, "invalid arguments");
     xmlDoc *doc = lucid_model_xml_parse(&x, name, data, size);

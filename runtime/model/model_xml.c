@@ -71,22 +71,54 @@ lucid_status lucid_model_xml_fail_file(lucid_model_xml *x, const char *file, luc
     return r;
 }
 
-void lucid_model_xml_warn(lucid_model_xml *x, const xmlNode *node, const char *fmt, ...) {
+static void vwarn(lucid_model_xml *x, const char *file, long line, const char *fmt, va_list ap) {
     char msg[768];
-    const char *file = lucid_model_xml_file(node);
-    long line = lucid_model_xml_line(node);
     int n = line > 0 ? snprintf(msg, sizeof msg, "%s:%ld: warning: ", file, line)
                      : snprintf(msg, sizeof msg, "%s: warning: ", file);
-    if (n >= 0 && (size_t)n < sizeof msg) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
-        va_end(ap);
-    }
+    if (n >= 0 && (size_t)n < sizeof msg) vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
     if (x->opts && x->opts->warn)
         x->opts->warn(x->opts->warn_ctx, msg);
     else
         fprintf(stderr, "lucid: %s\n", msg);
+}
+
+void lucid_model_xml_warn(lucid_model_xml *x, const xmlNode *node, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vwarn(x, lucid_model_xml_file(node), lucid_model_xml_line(node), fmt, ap);
+    va_end(ap);
+}
+
+static void warn_line(lucid_model_xml *x, const char *file, long line, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static void warn_line(lucid_model_xml *x, const char *file, long line, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vwarn(x, file, line, fmt, ap);
+    va_end(ap);
+}
+
+/* The offset of the first character of the version in data's XML declaration when that
+ * version is not 1.x but of the form D.D (pybullet's URDFs say version="0.0", which TinyXML,
+ * hence urdfdom and MuJoCo, accept and libxml2 refuses), else 0. */
+static size_t odd_xml_version(const char *data, size_t size) {
+    size_t i = size >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0; /* UTF-8 BOM */
+    if (size - i < 6 || memcmp(data + i, "<?xml", 5) != 0) return 0;
+    const char *end = memchr(data + i, '>', size - i);
+    if (!end) return 0;
+    for (const char *p = data + i + 5; p + 8 < end; p++) {
+        if (memcmp(p, "version", 7) != 0) continue;
+        const char *q = p + 7;
+        while (q < end && (*q == ' ' || *q == '=')) q++;
+        if (q + 3 >= end || (*q != '"' && *q != '\'')) return 0;
+        q++;
+        int digits = q[0] >= '0' && q[0] <= '9' && q[1] == '.' && q[2] >= '0' && q[2] <= '9';
+        return digits && q[0] != '1' ? (size_t)(q - data) : 0;
+    }
+    return 0;
 }
 
 /* A parse failure at a line of a file that has no element to point at. */
@@ -126,6 +158,21 @@ xmlDoc *lucid_model_xml_parse(lucid_model_xml *x, const char *name, const void *
     if (size > INT_MAX) {
         lucid_model_xml_fail_file(x, name, LUCID_ERR_PARSE, "file too large for the XML reader");
         return NULL;
+    }
+    size_t at = data ? odd_xml_version(data, size) : 0;
+    if (at) { /* read as XML 1.0, on a copy, with a warning */
+        char *copy = malloc(size);
+        if (!copy) {
+            lucid_model_xml_fail_file(x, name, LUCID_ERR_NO_MEMORY, "out of memory");
+            return NULL;
+        }
+        memcpy(copy, data, size);
+        warn_line(x, name, 1, "XML declaration version '%.3s' read as '1.%c' (as urdfdom does)",
+                  copy + at, copy[at + 2]);
+        copy[at] = '1';
+        xmlDoc *doc = lucid_model_xml_parse(x, name, copy, size);
+        free(copy);
+        return doc;
     }
     xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
     if (!ctxt) {
@@ -268,17 +315,6 @@ lucid_status lucid_model_xml_check_attrs(lucid_model_xml *x, const xmlNode *node
                                         (const char *)node->name, (const char *)a->name);
     }
     return LUCID_OK;
-}
-
-void lucid_model_xml_warn_attrs(lucid_model_xml *x, const xmlNode *node, const char *const *known) {
-    for (const xmlAttr *a = node->properties; a; a = a->next) {
-        int ok = 0;
-        for (const char *const *k = known; *k && !ok; k++)
-            ok = strcmp((const char *)a->name, *k) == 0;
-        if (!ok)
-            lucid_model_xml_warn(x, node, "<%s>: unknown attribute '%s' ignored",
-                                 (const char *)node->name, (const char *)a->name);
-    }
 }
 
 int lucid_model_xml_reals(lucid_model_xml *x, const xmlNode *node, const char *attr,

@@ -76,9 +76,6 @@ const char *lucid_model_xml_attr(lucid_model_xml *x, const xmlNode *node, const 
 /* Fails on the first attribute of node whose name is not in `known` (NULL-terminated). */
 lucid_status lucid_model_xml_check_attrs(lucid_model_xml *x, const xmlNode *node,
                                          const char *const *known);
-/* Warns about each attribute of node whose name is not in `known` (URDF: urdfdom ignores
- * them; lucid names them). */
-void lucid_model_xml_warn_attrs(lucid_model_xml *x, const xmlNode *node, const char *const *known);
 
 /* Parses `value` (attribute `attr` of node, for messages) as between min and max real
  * numbers into out; returns the count, or -1 after failing (non-finite numbers, trailing

@@ -30,6 +30,15 @@ typedef struct urdf_joint {
     int parent, child; /* link indices */
 } urdf_joint;
 
+/* An unknown element or attribute (name) inside elements named parent: warned about once per
+ * file with its count, at its first occurrence. */
+typedef struct urdf_unknown {
+    const char *parent, *name;
+    int attribute;
+    const xmlNode *first;
+    size_t count;
+} urdf_unknown;
+
 typedef struct urdf {
     lucid_model_xml x;
     lucid_model_spec *spec;
@@ -39,6 +48,8 @@ typedef struct urdf {
     size_t nlinks;
     urdf_joint *joints;
     size_t njoints;
+    urdf_unknown *unknown;
+    size_t nunknown, cap_unknown;
 } urdf;
 
 static int find_link(const urdf *P, const char *name) {
@@ -80,18 +91,60 @@ static const xmlNode *only_child(urdf *P, const xmlNode *el, const char *name) {
     return found;
 }
 
+/* Records an unknown element or attribute `name` at node (inside elements named parent). */
+static void unknown(urdf *P, const char *parent, const char *name, int attribute,
+                    const xmlNode *node) {
+    for (size_t i = 0; i < P->nunknown; i++) {
+        urdf_unknown *u = &P->unknown[i];
+        if (u->attribute == attribute && !strcmp(u->parent, parent) && !strcmp(u->name, name)) {
+            u->count++;
+            return;
+        }
+    }
+    if (P->nunknown == P->cap_unknown) {
+        size_t cap = P->cap_unknown ? 2 * P->cap_unknown : 8;
+        urdf_unknown *grown =
+            cap < SIZE_MAX / sizeof *grown ? realloc(P->unknown, cap * sizeof *grown) : NULL;
+        if (!grown) { /* out of memory: warn now rather than lose it */
+            lucid_model_xml_warn(X_, node, "<%s>: unknown %s '%s' ignored", parent,
+                                 attribute ? "attribute" : "element", name);
+            return;
+        }
+        P->unknown = grown, P->cap_unknown = cap;
+    }
+    P->unknown[P->nunknown++] = (urdf_unknown){parent, name, attribute, node, 1};
+}
+
+/* One warning per unknown element or attribute name, at its first occurrence, with its count. */
+static void warn_unknown(urdf *P) {
+    for (size_t i = 0; i < P->nunknown; i++) {
+        const urdf_unknown *u = &P->unknown[i];
+        char times[64] = "";
+        if (u->count > 1) snprintf(times, sizeof times, " (%zu times; the first here)", u->count);
+        if (u->attribute)
+            lucid_model_xml_warn(X_, u->first, "<%s>: unknown attribute '%s' ignored%s", u->parent,
+                                 u->name, times);
+        else
+            lucid_model_xml_warn(X_, u->first, "<%s>: unknown element <%s> ignored%s", u->parent,
+                                 u->name, times);
+    }
+}
+
 /* Unknown attributes are warned about and ignored, as urdfdom ignores them; returns 0 so that
  * callers read as the MJCF loader's checks. */
 static int attrs(urdf *P, const xmlNode *el, const char *const *known) {
-    lucid_model_xml_warn_attrs(X_, el, known);
+    for (const xmlAttr *a = el->properties; a; a = a->next) {
+        int ok = 0;
+        for (const char *const *k = known; *k && !ok; k++) ok = !strcmp((const char *)a->name, *k);
+        if (!ok) unknown(P, (const char *)el->name, (const char *)a->name, 1, el);
+    }
     return 0;
 }
 
 /* An element lucid does not know inside `parent`: warned about and ignored (urdfdom ignores
  * it silently; Minitaur's <joint_properties>, simulator extensions). */
 static void unknown_element(urdf *P, const xmlNode *parent, const xmlNode *c) {
-    lucid_model_xml_warn(X_, c, "<%s>: unknown element <%s> ignored", (const char *)parent->name,
-                         (const char *)c->name);
+    unknown(P, (const char *)parent->name, (const char *)c->name, 0, c);
 }
 
 static const char *const origin_attrs[] = {"xyz", "rpy", NULL};
@@ -593,8 +646,10 @@ lucid_status lucid_model_spec_parse_urdf(const char *name, const void *data, siz
             lucid_model_xml_fail(X_, root, LUCID_ERR_PARSE, "the root element is not <robot>");
         else
             robot(P, root);
+        if (!X_->status) warn_unknown(P);
     }
     st = X_->status;
+    free(P->unknown);
     free(P->links);
     free(P->joints);
     free(P->dir);

@@ -376,7 +376,9 @@ static void test_noise_warned(void **state) {
     expect_warning(&w, "izz=\"0.003\"", "principal moments");
     /* the point mass on the fixed joint: zero inertia with mass is repaired too */
     expect_warning(&w, "ixx=\"0\"", "mass 0.0001");
-    expect_warning(&w, "<joint_properties", "<joint>: unknown element <joint_properties> ignored");
+    /* one warning per unknown name, at its first occurrence, with the count */
+    expect_warning(&w, "<joint_properties",
+                   "<joint>: unknown element <joint_properties> ignored (2 times; the first here)");
     expect_warning(&w, "<contact_coefficients", "<link>: unknown element <contact_coefficients>");
     expect_warning(&w, "mystery=", "<link>: unknown attribute 'mystery' ignored");
     expect_warning(&w, "friction=\"0.3\"", "joint 'hip': dry friction 0.3 stored");
@@ -459,6 +461,33 @@ static void test_massless_leaf(void **state) {
     lucid_model *m = NULL;
     assert_int_equal(lucid_model_compile(s, &m, err, sizeof err), LUCID_ERR_SINGULAR);
     assert_non_null(strstr(err, "leaf.urdf:6: joint 'j': moves no mass"));
+    lucid_model_spec_destroy(s);
+}
+
+/* pybullet's URDFs declare <?xml version="0.0" ?> (Minitaur), which TinyXML (urdfdom,
+ * MuJoCo) accepts and libxml2 refuses: read as 1.0 with a warning at line 1. */
+static void test_xml_version(void **state) {
+    (void)state;
+    static const char urdf[] = "<?xml version=\"0.0\" ?>\n"
+                               "<robot name='r'>\n"
+                               "  <link name='a'><contact><lateral_friction value='1'/></contact>"
+                               "</link>\n"
+                               "</robot>\n";
+    warnings w = {.n = 0};
+    lucid_model_load_options o = lucid_model_load_options_default();
+    o.warn = collect;
+    o.warn_ctx = &w;
+    lucid_model_spec *s = NULL;
+    char err[512];
+    lucid_status st =
+        lucid_model_spec_parse("minitaur.urdf", urdf, sizeof urdf - 1, &o, &s, err, sizeof err);
+    if (st != LUCID_OK) fail_msg("%s", err);
+    assert_int_equal(w.n, 2);
+    assert_string_equal(w.text[0],
+                        "minitaur.urdf:1: warning: XML declaration version '0.0' read as '1.0' "
+                        "(as urdfdom does)");
+    assert_string_equal(w.text[1],
+                        "minitaur.urdf:3: warning: <link>: unknown element <contact> ignored");
     lucid_model_spec_destroy(s);
 }
 
@@ -593,6 +622,7 @@ int main(void) {
         cmocka_unit_test(test_noise_strict),
         cmocka_unit_test(test_massless_leaf),
         cmocka_unit_test(test_dae_collision),
+        cmocka_unit_test(test_xml_version),
         cmocka_unit_test(test_ur5),
         cmocka_unit_test(test_a1),
         cmocka_unit_test(test_simple_humanoid),
