@@ -120,6 +120,20 @@ t.case("URDF noise: inertia repaired or refused (strict), friction and mimic sto
   t.truthy(joints.hip.mimic == nil)
   t.raises(F .. noise .. ":16: <inertia>: not positive definite", lucid.model.load, noise,
            {inertia = "strict"})
+  -- the warnings reach stderr, each naming file:line (the C tests check every one's text)
+  local script = os.tmpname() .. ".lua"
+  local f = assert(io.open(script, "w"))
+  f:write(string.format("lucid.model.load(%q)\n", noise))
+  f:close()
+  local pipe = assert(io.popen(arg[-1] .. " " .. script .. " 2>&1"))
+  local out = pipe:read("a")
+  pipe:close()
+  os.remove(script)
+  t.truthy(out:find("lucid: " .. noise .. ":44: warning: <dynamics>: joint 'hip': dry friction 0.3 " ..
+                    "stored in the model", 1, true), out)
+  t.truthy(out:find("lucid: " .. noise .. ":16: warning: <inertia>: not positive definite", 1, true), out)
+  local _, lines = out:gsub("\n", "")
+  t.eq(lines, 8, out)
   t.raises(F .. 'inertia must be "repair" or "strict" (got loose)', lucid.model.load, noise,
            {inertia = "loose"})
   t.raises(F .. 'inertia must be "repair" or "strict" (got boolean)', lucid.model.load, noise,
