@@ -534,6 +534,29 @@ static void other_formats_are_read_through_assimp(void **state) {
         assert_int_equal(found, 1);
     }
     lucid_convex_mesh_destroy(hull);
+    /* the same file saying Y_UP: its axes are kept too (ROS and Gazebo read a mesh's z as up) */
+    FILE *f = fopen(LUCID_SOURCE_DIR "/tests/data/model/meshes/tetra.dae", "rb");
+    assert_non_null(f);
+    char text[4096];
+    size_t size = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[size] = '\0';
+    char *up = strstr(text, "Z_UP");
+    assert_non_null(up);
+    up[0] = 'Y';
+    double *points = NULL;
+    int n = 0;
+    st = lucid_mesh_file_parse_points("y.dae", text, size, 1.0, &points, &n, err, sizeof err);
+    if (st != LUCID_OK) fail_msg("%s", err);
+    for (int i = 0; i < n; ++i) {
+        const double *p = points + 3 * i;
+        int found = 0;
+        for (int k = 0; k < 4; ++k)
+            found += fabs(p[0] - want[k][0]) < 1e-7 && fabs(p[1] - want[k][1]) < 1e-7 &&
+                     fabs(p[2] - want[k][2]) < 1e-7;
+        assert_int_equal(found, 1);
+    }
+    free(points);
 }
 
 /* Regression (issue 16): the degeneracy checks squared coordinates, so a valid tetrahedron
