@@ -130,15 +130,13 @@ static void warn_unknown(urdf *P) {
     }
 }
 
-/* Unknown attributes are warned about and ignored, as urdfdom ignores them; returns 0 so that
- * callers read as the MJCF loader's checks. */
-static int attrs(urdf *P, const xmlNode *el, const char *const *known) {
+/* Unknown attributes are warned about and ignored, as urdfdom ignores them. */
+static void attrs(urdf *P, const xmlNode *el, const char *const *known) {
     for (const xmlAttr *a = el->properties; a; a = a->next) {
         int ok = 0;
         for (const char *const *k = known; *k && !ok; k++) ok = !strcmp((const char *)a->name, *k);
         if (!ok) unknown(P, (const char *)el->name, (const char *)a->name, 1, el);
     }
-    return 0;
 }
 
 /* An element lucid does not know inside `parent`: warned about and ignored (urdfdom ignores
@@ -153,7 +151,7 @@ static const char *const origin_attrs[] = {"xyz", "rpy", NULL};
 static int origin(urdf *P, const xmlNode *el, lucid_se3 *T) {
     *T = lucid_se3_identity();
     if (!el) return 1;
-    if (attrs(P, el, origin_attrs)) return 0;
+    attrs(P, el, origin_attrs);
     double p[3] = {0, 0, 0}, r[3] = {0, 0, 0};
     if (!reals(P, el, "xyz", p, 3) || !reals(P, el, "rpy", r, 3)) return 0;
     double cr = cos(r[0]), sr = sin(r[0]), cp = cos(r[1]), sp = sin(r[1]), cy = cos(r[2]),
@@ -193,7 +191,7 @@ static lucid_status check_inertia(urdf *P, const xmlNode *in, double mass, lucid
 
 static lucid_status inertial(urdf *P, const xmlNode *el, lucid_body_spec *b) {
     static const char *const none[] = {NULL};
-    if (attrs(P, el, none)) return X_->status;
+    attrs(P, el, none);
     for (const xmlNode *c = lucid_model_xml_first(el); c; c = lucid_model_xml_next(c)) {
         int ok = 0;
         for (int i = 0; i < 3; i++) ok |= IS(c, inertial_children[i]);
@@ -209,7 +207,8 @@ static lucid_status inertial(urdf *P, const xmlNode *el, lucid_body_spec *b) {
     if (!origin(P, o, &T)) return X_->status;
     if (!m) return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<inertial>: missing <mass>");
     if (!in) return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<inertial>: missing <inertia>");
-    if (attrs(P, m, value_attrs) || attrs(P, in, inertia_attrs)) return X_->status;
+    attrs(P, m, value_attrs);
+    attrs(P, in, inertia_attrs);
     double mass, v[6];
     if (!required(P, m, "value", &mass)) return X_->status;
     for (int i = 0; i < 6; i++)
@@ -235,7 +234,7 @@ static const char *const sphere_attrs[] = {"radius", NULL};
 static const char *const mesh_attrs[] = {"filename", "scale", NULL};
 
 static lucid_status collision(urdf *P, const xmlNode *el, int body) {
-    if (attrs(P, el, collision_attrs)) return X_->status;
+    attrs(P, el, collision_attrs);
     for (const xmlNode *c = lucid_model_xml_first(el); c; c = lucid_model_xml_next(c))
         if (!IS(c, "origin") && !IS(c, "geometry") && !IS(c, "material") && !IS(c, "verbose"))
             unknown_element(P, el, c);
@@ -259,7 +258,7 @@ static lucid_status collision(urdf *P, const xmlNode *el, int body) {
     lucid_status st = LUCID_OK;
     lucid_convex_mesh *hull = NULL;
     if (IS(s, "box")) {
-        if (attrs(P, s, box_attrs)) return X_->status;
+        attrs(P, s, box_attrs);
         if (!ATTR(s, "size"))
             return lucid_model_xml_fail(X_, s, LUCID_ERR_PARSE, "<box>: missing 'size'");
         if (!reals(P, s, "size", v, 3)) return X_->status;
@@ -267,7 +266,7 @@ static lucid_status collision(urdf *P, const xmlNode *el, int body) {
             return lucid_model_xml_fail(X_, s, LUCID_ERR_PARSE, "<box>: sizes must be positive");
         st = lucid_shape_box(0.5 * v[0] * sc, 0.5 * v[1] * sc, 0.5 * v[2] * sc, &g.shape);
     } else if (IS(s, "cylinder") || IS(s, "capsule")) {
-        if (attrs(P, s, cyl_attrs)) return X_->status;
+        attrs(P, s, cyl_attrs);
         if (!required(P, s, "radius", &r) || !required(P, s, "length", &len)) return X_->status;
         if (!(r > 0.0) || !(len > 0.0))
             return lucid_model_xml_fail(X_, s, LUCID_ERR_PARSE,
@@ -276,14 +275,14 @@ static lucid_status collision(urdf *P, const xmlNode *el, int body) {
         st = IS(s, "cylinder") ? lucid_shape_cylinder(r * sc, 0.5 * len * sc, &g.shape)
                                : lucid_shape_capsule(r * sc, 0.5 * len * sc, &g.shape);
     } else if (IS(s, "sphere")) {
-        if (attrs(P, s, sphere_attrs)) return X_->status;
+        attrs(P, s, sphere_attrs);
         if (!required(P, s, "radius", &r)) return X_->status;
         if (!(r > 0.0))
             return lucid_model_xml_fail(X_, s, LUCID_ERR_PARSE,
                                         "<sphere>: radius must be positive");
         st = lucid_shape_sphere(r * sc, &g.shape);
     } else if (IS(s, "mesh")) {
-        if (attrs(P, s, mesh_attrs)) return X_->status;
+        attrs(P, s, mesh_attrs);
         const char *file = ATTR(s, "filename");
         if (!file)
             return lucid_model_xml_fail(X_, s, LUCID_ERR_PARSE, "<mesh>: missing 'filename'");
@@ -392,7 +391,8 @@ static lucid_status link_body(urdf *P, urdf_link *L, int parent_body) {
     const xmlNode *mim = X_->status ? NULL : only_child(P, el, "mimic");
     if (X_->status) return X_->status;
     double a[3] = {1.0, 0.0, 0.0};
-    if (ax && (attrs(P, ax, axis_attrs) || !reals(P, ax, "xyz", a, 3))) return X_->status;
+    if (ax) attrs(P, ax, axis_attrs);
+    if (ax && !reals(P, ax, "xyz", a, 3)) return X_->status;
     j.axis = lucid_vec3_make(a[0], a[1], a[2]);
     if (kind != LUCID_JOINT_FREE && !(lucid_vec3_norm(j.axis) > 0.0))
         return lucid_model_xml_fail(X_, ax ? ax : el, LUCID_ERR_PARSE, "<joint>: zero axis");
@@ -402,7 +402,7 @@ static lucid_status link_body(urdf *P, urdf_link *L, int parent_body) {
         return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
                                     "<joint> '%s': a %s joint needs <limit>", J->name, type);
     if (lim) {
-        if (attrs(P, lim, limit_attrs)) return X_->status;
+        attrs(P, lim, limit_attrs);
         double lo = 0.0, hi = 0.0, effort = 0.0, vel = 0.0;
         if (!reals(P, lim, "lower", &lo, 1) || !reals(P, lim, "upper", &hi, 1) ||
             !reals(P, lim, "effort", &effort, 1) || !reals(P, lim, "velocity", &vel, 1))
@@ -425,7 +425,7 @@ static lucid_status link_body(urdf *P, urdf_link *L, int parent_body) {
         if (vel > 0.0) j.velocity_limit = kind == LUCID_JOINT_PRISMATIC ? vel * P->scale : vel;
     }
     if (dyn) {
-        if (attrs(P, dyn, dynamics_attrs)) return X_->status;
+        attrs(P, dyn, dynamics_attrs);
         if (!reals(P, dyn, "damping", &j.damping, 1) ||
             !reals(P, dyn, "friction", &j.frictionloss, 1))
             return X_->status;
@@ -440,7 +440,7 @@ static lucid_status link_body(urdf *P, urdf_link *L, int parent_body) {
                                  J->name, j.frictionloss);
     }
     if (mim) {
-        if (attrs(P, mim, mimic_attrs)) return X_->status;
+        attrs(P, mim, mimic_attrs);
         j.mimic = ATTR(mim, "joint");
         if (!j.mimic)
             return lucid_model_xml_fail(X_, mim, LUCID_ERR_PARSE, "<mimic>: missing 'joint'");
@@ -468,7 +468,7 @@ static lucid_status link_body(urdf *P, urdf_link *L, int parent_body) {
 static const char *const robot_attrs[] = {"name", "version", NULL};
 
 static lucid_status robot(urdf *P, const xmlNode *root) {
-    if (attrs(P, root, robot_attrs)) return X_->status;
+    attrs(P, root, robot_attrs);
     const char *name = ATTR(root, "name");
     if (name) {
         size_t n = strlen(name) + 1;
@@ -493,7 +493,7 @@ static lucid_status robot(urdf *P, const xmlNode *root) {
         return lucid_model_xml_fail(X_, root, LUCID_ERR_NO_MEMORY, "out of memory");
     for (const xmlNode *c = lucid_model_xml_first(root); c; c = lucid_model_xml_next(c)) {
         if (!IS(c, "link")) continue;
-        if (attrs(P, c, link_attrs)) return X_->status;
+        attrs(P, c, link_attrs);
         const char *ln = ATTR(c, "name");
         if (!ln) return lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<link>: missing 'name'");
         if (find_link(P, ln) >= 0)
@@ -504,7 +504,7 @@ static lucid_status robot(urdf *P, const xmlNode *root) {
     }
     for (const xmlNode *c = lucid_model_xml_first(root); c; c = lucid_model_xml_next(c)) {
         if (!IS(c, "joint")) continue;
-        if (attrs(P, c, joint_attrs)) return X_->status;
+        attrs(P, c, joint_attrs);
         const char *jn = ATTR(c, "name"), *type = ATTR(c, "type");
         if (!jn) return lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<joint>: missing 'name'");
         if (!type)
@@ -527,7 +527,8 @@ static lucid_status robot(urdf *P, const xmlNode *root) {
         if (!pe || !ce)
             return lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<joint> '%s': missing <%s>", jn,
                                         pe ? "child" : "parent");
-        if (attrs(P, pe, link_ref_attrs) || attrs(P, ce, link_ref_attrs)) return X_->status;
+        attrs(P, pe, link_ref_attrs);
+        attrs(P, ce, link_ref_attrs);
         const char *pn = ATTR(pe, "link"), *cn = ATTR(ce, "link");
         if (!pn || !cn)
             return lucid_model_xml_fail(X_, pn ? ce : pe, LUCID_ERR_PARSE, "<%s>: missing 'link'",
