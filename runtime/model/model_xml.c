@@ -457,8 +457,9 @@ char *lucid_model_xml_resolve(lucid_model_xml *x, const xmlNode *node, const cha
     return p;
 }
 
-/* Eigenvalues w (ascending) and eigenvectors (columns of V, column-major) of the symmetric I
- * by Jacobi rotations (converges to round-off in a few sweeps for 3 x 3). */
+/* Eigenvalues w and eigenvectors (columns of V, column-major) of the symmetric I by cyclic
+ * Jacobi rotations: quadratic convergence reaches round-off in a few sweeps for 3 x 3; the 50
+ * sweeps are a bound that is never reached, not a tolerance. */
 static void sym3_eigen(const lucid_mat3 *I, double w[3], double V[9]) {
     double A[9];
     memcpy(A, I->m, sizeof A);
