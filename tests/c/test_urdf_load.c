@@ -18,6 +18,7 @@
 #include "runtime/model/model.h"
 #include "runtime/model/model_load.h"
 #include "runtime/shapes/convex_mesh.h"
+#include "test_random.h"
 
 #define FORMS    LUCID_SOURCE_DIR "/tests/data/model/urdf_forms.urdf"
 #define PACKAGES LUCID_SOURCE_DIR "/tests/data/model/packages"
@@ -423,6 +424,63 @@ static void test_noise_warned(void **state) {
     lucid_model_destroy(m);
 }
 
+/* Random inertias (rotated principal moments, a third of them violating A + B >= C, some
+ * negative or tiny) through the URDF reader: a valid one is kept (to the round-off of its
+ * 17-digit text) without a warning; an invalid one is repaired with one warning into a
+ * physically valid inertia with the same principal axes (it commutes with the input). */
+static void test_inertia_repair_random(void **state) {
+    (void)state;
+    uint64_t rng = 34;
+    int repaired = 0;
+    for (int trial = 0; trial < 300; trial++) {
+        double mom[3], mass = 0.1 + 10.0 * uniform(&rng);
+        for (int k = 0; k < 3; k++) mom[k] = 1e-3 * (0.05 + uniform(&rng));
+        int kind = trial % 6;
+        if (kind == 1) mom[trial % 3] = 1.3 * (mom[(trial + 1) % 3] + mom[(trial + 2) % 3]);
+        if (kind == 3) mom[trial % 3] = -1e-4 * uniform(&rng);
+        if (kind == 5) mom[trial % 3] = 0.0, mom[(trial + 1) % 3] = 0.0;
+        double d0 = mom[1] + mom[2] - mom[0], d1 = mom[0] + mom[2] - mom[1],
+               d2 = mom[0] + mom[1] - mom[2], mn = fmin(mom[0], fmin(mom[1], mom[2])),
+               mx = fmax(mom[0], fmax(mom[1], mom[2]));
+        int valid = d0 > 1e-9 && d1 > 1e-9 && d2 > 1e-9 && mn > 1e-6 * mx;
+        int invalid = d0 < -1e-9 || d1 < -1e-9 || d2 < -1e-9 || mn <= 0.0;
+        if (!valid && !invalid) continue; /* too close to the boundary to call */
+        lucid_mat3 R = random_rotation(&rng),
+                   D = lucid_mat3_diag(lucid_vec3_make(mom[0], mom[1], mom[2]));
+        lucid_mat3 RD = lucid_mat3_mul(&R, &D), Rt = lucid_mat3_transpose(&R);
+        lucid_mat3 I = lucid_mat3_mul(&RD, &Rt);
+        char urdf[1024];
+        snprintf(urdf, sizeof urdf,
+                 "<robot name='r'><link name='a'><inertial><mass value='%.17g'/>"
+                 "<inertia ixx='%.17g' ixy='%.17g' ixz='%.17g' iyy='%.17g' iyz='%.17g' "
+                 "izz='%.17g'/></inertial></link></robot>",
+                 mass, I.m[0], I.m[3], I.m[6], I.m[4], I.m[7], I.m[8]);
+        warnings w = {.n = 0};
+        lucid_model_load_options o = lucid_model_load_options_default();
+        o.warn = collect;
+        o.warn_ctx = &w;
+        lucid_model_spec *s = NULL;
+        char err[512];
+        lucid_status st =
+            lucid_model_spec_parse("r.urdf", urdf, strlen(urdf), &o, &s, err, sizeof err);
+        if (st != LUCID_OK) fail_msg("%s", err);
+        const lucid_mat3 *J = &s->bodies[0].inertia;
+        physically_valid(J);
+        assert_int_equal(w.n, valid ? 0 : 1);
+        repaired += !valid;
+        for (int k = 0; k < 9; k++) {
+            if (valid) near(J->m[k], I.m[k], 1e-15);
+            double ij = 0.0, ji = 0.0; /* (I J - J I)[k] */
+            for (int l = 0; l < 3; l++)
+                ij += I.m[k % 3 + 3 * l] * J->m[l + 3 * (k / 3)],
+                    ji += J->m[k % 3 + 3 * l] * I.m[l + 3 * (k / 3)];
+            near(ij, ji, 1e-18);
+        }
+        lucid_model_spec_destroy(s);
+    }
+    assert_true(repaired >= 100);
+}
+
 /* inertia = "strict": the first invalid inertia is refused, naming its file and line. */
 static void test_noise_strict(void **state) {
     (void)state;
@@ -619,6 +677,7 @@ int main(void) {
         cmocka_unit_test(test_forms_options),
         cmocka_unit_test(test_meshes_option),
         cmocka_unit_test(test_noise_warned),
+        cmocka_unit_test(test_inertia_repair_random),
         cmocka_unit_test(test_noise_strict),
         cmocka_unit_test(test_massless_leaf),
         cmocka_unit_test(test_dae_collision),
