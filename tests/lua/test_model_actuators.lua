@@ -79,6 +79,13 @@ t.case("m:keyframe: the file's q, v, controls; MuJoCo's defaults where absent", 
   local q3, _, u3 = m:keyframe(3)
   t.allnear(q3, m:neutral(), 0)
   t.allnear(u3, {1, -1, 0.5, 1.5, -2, 3, -0.1, 0.2}, 0)
+  -- the scale option scales the keyframe's lengths: free positions and linear velocities (the
+  -- placement scales too), slide coordinates; angles and angular velocities stay
+  local s = lucid.model.load(FILE, {scale = 2})
+  local qs, vs = s:keyframe("full")
+  for _, i in ipairs{1, 2, 3, 9} do t.near(qs[i], 2 * q[i], 1e-14) end
+  for _, i in ipairs{1, 2, 3, 8} do t.near(vs[i], 2 * v[i], 1e-14) end
+  for _, i in ipairs{4, 5, 6, 7, 8, 10, 14} do t.near(qs[i], q[i], 1e-14) end
   -- a world started from a keyframe
   local w = lucid.world{dt = 1e-3}
   local id = w:add_model(m)
