@@ -1141,7 +1141,8 @@ static lucid_status body_contents(mjcf *P, const xmlNode *el, int body, int chil
         if (v && (bb = lucid_model_xml_bool(X_, c, "mocap", v)) != 0) {
             if (bb > 0)
                 lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE,
-                                     "<body> mocap bodies are not supported");
+                                     "<body> mocap bodies are not supported (the world has no "
+                                     "kinematic bodies posed by the user)");
             break;
         }
         int cc = childclass;
