@@ -1211,8 +1211,10 @@ static int keyword(mjcf *P, const xmlNode *el, const char *attr, const char *con
 
 /* The attributes every type reads (MuJoCo's common part of OneActuator); 0 after failing. */
 static int apply_common(mjcf *P, const xmlNode *el, mj_actuator *a) {
-    static const char *const others[] = {"jointinparent", "tendon",      "cranksite", "slidersite",
-                                         "site",          "cranklength", NULL};
+    /* the transmission named first: its target (tendon, site, cranksite) before slider-crank
+     * details */
+    static const char *const others[] = {"tendon",     "site",        "cranksite", "jointinparent",
+                                         "slidersite", "cranklength", NULL};
     int t;
     if ((t = tristate(P, el, -1, 0, "ctrllimited")) < 0) return 0;
     if (ATTR(el, "ctrllimited")) a->ctrllimited = t;
@@ -1228,7 +1230,10 @@ static int apply_common(mjcf *P, const xmlNode *el, mj_actuator *a) {
         return 0;
     if (ATTR(el, "joint")) a->joint = el;
     for (int i = 0; others[i]; i++)
-        if (ATTR(el, others[i])) a->trn = el, a->trn_attr = others[i];
+        if (ATTR(el, others[i])) {
+            a->trn = el, a->trn_attr = others[i];
+            break;
+        }
     return 1;
 }
 
