@@ -1,8 +1,10 @@
 /* lucid.model and lucid.dynamics: articulated models from Lua (docs/model.md).
  *   m = lucid.model.build{name=, gravity=, timestep=, bodies={...}, shapes={...}, frames={...},
  *                         actuators={...}, exclude={...}}
- *   m.nq, m.nv, m.nu, m.nbodies, m.njoints, m.nframes, m.gravity, m.timestep, m.name
- *   m:names(kind), m:joints(), m:mass(), m:limits(), m:neutral(), m:random_configuration(rng),
+ *   m.nq, m.nv, m.nu, m.nbodies, m.njoints, m.nframes, m.gravity, m.timestep, m.name,
+ *   m.nkeyframes
+ *   m:names(kind), m:joints(), m:mass(), m:limits(), m:neutral(), m:keyframe(key),
+ *   m:random_configuration(rng),
  *   m:integrate(q, v [, dt]), m:difference(q0, q1), m:normalize(q), m:frame_pose(q, name),
  *   m:frame_jacobian(q, name [, ref])
  *   lucid.dynamics.rnea(m, q, v, a), .aba(m, q, v, tau), .crba(m, q), .nle(m, q, v),
@@ -385,9 +387,34 @@ static void read_frame(lua_State *L, int idx, lucid_model_spec *s, const char *w
     if (st != LUCID_OK) fail_spec(L, st, what);
 }
 
+static int has_field(lua_State *L, int idx, const char *key) {
+    int t = lua_getfield(L, idx, key);
+    lua_pop(L, 1);
+    return t != LUA_TNIL;
+}
+
+/* An optional array of 3 numbers at key (out unchanged when absent). */
+static void read_triple(lua_State *L, int idx, const char *key, const char *what, double out[3]) {
+    if (lua_getfield(L, idx, key) == LUA_TNIL) {
+        lua_pop(L, 1);
+        return;
+    }
+    if (!lua_istable(L, -1) || lua_rawlen(L, -1) != 3)
+        lucid_lua_fail(L, BUILD, "%s.%s: expected an array of 3 numbers", what, key);
+    for (int k = 0; k < 3; ++k) {
+        lua_rawgeti(L, -1, k + 1);
+        if (!lua_isnumber(L, -1))
+            lucid_lua_fail(L, BUILD, "%s.%s[%d]: expected a number", what, key, k + 1);
+        out[k] = lua_tonumber(L, -1);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+}
+
 static void read_actuator(lua_State *L, int idx, lucid_model_spec *s, const char *what) {
-    static const char *const keys[] = {"name", "joint",      "kind",        "gear",
-                                       "kp",   "ctrl_range", "force_range", NULL};
+    static const char *const keys[] = {"name", "joint", "kind",       "gear",        "kp", "kv",
+                                       "gain", "bias",  "ctrl_range", "force_range", NULL};
+    static const char *const kinds[] = {"motor", "position", "velocity", "damper", "general", NULL};
     check_table(L, idx, BUILD, what);
     check_keys(L, idx, keys, what);
     char name[160];
@@ -397,13 +424,24 @@ static void read_actuator(lua_State *L, int idx, lucid_model_spec *s, const char
     a.joint = lucid_model_spec_find_joint(s, joint);
     if (a.joint < 0) lucid_lua_fail(L, BUILD, "%s.joint: unknown joint '%s'", what, joint);
     const char *kind = string_field(L, idx, "kind", what, 0);
-    if (kind && strcmp(kind, "position") == 0)
-        a.kind = LUCID_ACTUATOR_POSITION;
-    else if (kind && strcmp(kind, "motor") != 0)
-        lucid_lua_fail(L, BUILD, "%s.kind: unknown actuator kind '%s' (expected motor or position)",
-                       what, kind);
-    a.gear = number_field(L, idx, "gear", 1.0, what);
+    if (kind) {
+        int k = 0;
+        while (kinds[k] && strcmp(kinds[k], kind) != 0) k++;
+        if (!kinds[k])
+            lucid_lua_fail(L, BUILD,
+                           "%s.kind: unknown actuator kind '%s' (expected motor, position, "
+                           "velocity, damper or general)",
+                           what, kind);
+        a.kind = (lucid_actuator_kind)k;
+    }
     a.kp = number_field(L, idx, "kp", 0.0, what);
+    a.kv = number_field(L, idx, "kv", 0.0, what);
+    read_triple(L, idx, "gain", what, a.gain);
+    read_triple(L, idx, "bias", what, a.bias);
+    if (a.kind != LUCID_ACTUATOR_GENERAL &&
+        (has_field(L, idx, "gain") || has_field(L, idx, "bias")))
+        lucid_lua_fail(L, BUILD, "%s: gain and bias are for kind = \"general\"", what);
+    a.gear = number_field(L, idx, "gear", 1.0, what);
     if (get_field(L, idx, "ctrl_range")) {
         if (snprintf(name, sizeof name, "%s.ctrl_range", what) < 0) name[0] = '\0';
         check_range(L, lua_gettop(L), name, &a.ctrl_lower, &a.ctrl_upper);
@@ -654,6 +692,33 @@ static int l_neutral(lua_State *L) {
     return 1;
 }
 
+/* m:keyframe(name or 1-based index): the keyframe's q, v and controls (model.h). */
+static int l_keyframe(lua_State *L) {
+    const char *F = "lucid.model:keyframe";
+    lucid_model *m = check_self(L, F, NULL);
+    size_t n = lucid_model_nkeyframes(m);
+    int k = -1;
+    if (lua_type(L, 2) == LUA_TSTRING) {
+        k = lucid_model_find_keyframe(m, lua_tostring(L, 2));
+        if (k < 0) lucid_lua_fail(L, F, "no keyframe named '%s'", lua_tostring(L, 2));
+    } else if (lua_isinteger(L, 2)) {
+        lua_Integer i = lua_tointeger(L, 2);
+        if (i < 1 || (lua_Unsigned)i > n)
+            lucid_lua_fail(L, F, "keyframe index %I out of range (the model has %I)", i,
+                           (lua_Integer)n);
+        k = (int)(i - 1);
+    } else {
+        lucid_lua_fail(L, F, "key must be a keyframe name or a 1-based index (got %s)",
+                       luaL_typename(L, 2));
+    }
+    const lucid_model_keyframe *K = &lucid_model_keyframes(m)[k];
+    int nq = (int)lucid_model_nq(m), nv = (int)lucid_model_nv(m), nu = (int)lucid_model_nu(m);
+    memcpy(lucid_lua_newvector(L, nq)->data, K->q, (size_t)nq * sizeof(double));
+    memcpy(lucid_lua_newvector(L, nv)->data, K->v, (size_t)nv * sizeof(double));
+    memcpy(lucid_lua_newvector(L, nu)->data, K->u, (size_t)nu * sizeof(double));
+    return 3;
+}
+
 static int l_random_configuration(lua_State *L) {
     lua_settop(L, 2); /* scratch arrays go above the arguments */
     const char *F = "lucid.model:random_configuration";
@@ -756,8 +821,9 @@ static int l_index(lua_State *L) {
     const char *k = lua_tostring(L, 2);
     if (lua_getfield(L, lua_upvalueindex(1), k) != LUA_TNIL) return 1; /* a method */
     lua_pop(L, 1);
-    static const char *const fields[] = {"nq",      "nv",      "nu",       "nbodies", "njoints",
-                                         "nframes", "gravity", "timestep", "name",    NULL};
+    static const char *const fields[] = {"nq",      "nv",         "nu",      "nbodies",
+                                         "njoints", "nframes",    "gravity", "timestep",
+                                         "name",    "nkeyframes", NULL};
     int which = -1;
     for (int i = 0; fields[i]; ++i)
         if (strcmp(k, fields[i]) == 0) which = i;
@@ -788,6 +854,9 @@ static int l_index(lua_State *L) {
             break;
         case 7:
             lua_pushnumber(L, lucid_model_timestep(m));
+            break;
+        case 9:
+            lua_pushinteger(L, (lua_Integer)lucid_model_nkeyframes(m));
             break;
         default:
             lua_pushstring(L, lucid_model_name(m));
@@ -926,6 +995,7 @@ void lucid_open_model(lua_State *L) {
                                        {"mass", l_mass},
                                        {"limits", l_limits},
                                        {"neutral", l_neutral},
+                                       {"keyframe", l_keyframe},
                                        {"random_configuration", l_random_configuration},
                                        {"integrate", l_integrate},
                                        {"difference", l_difference},

@@ -1,13 +1,23 @@
 /* m:actuators() (an addition to API.md's model methods): each actuator's kind, joint and gains,
  * so that scripts can turn joint torques into position-servo targets. Each entry: {name, kind =
- * "motor" | "position", joint = joint name, dof (1-based index into v), coord (1-based index
- * into q), gear, kp, ctrl_range = {lo, hi} or nil, force_range = {lo, hi} or nil}. A position
- * servo's torque is gear kp (u - gear q); a motor's gear u. */
+ * "motor" | "position" | "velocity" | "damper" | "general", joint = joint name, dof (1-based
+ * index into v), coord (1-based index into q), gear, kp, gain = {g0, g1, g2}, bias = {b0, b1,
+ * b2}, ctrl_range = {lo, hi} or nil, force_range = {lo, hi} or nil}. The torque is gear f with
+ * f = (g0 + g1 L + g2 Ld) u + b0 + b1 L + b2 Ld, L = gear q, Ld = gear v (model.h). */
 #include <lauxlib.h>
 #include <limits.h>
 
 #include "runtime/lua/check.h"
 #include "runtime/lua/lua_model.h"
+
+static void set_triple(lua_State *L, const double x[3], const char *key) {
+    lua_createtable(L, 3, 0);
+    for (int k = 0; k < 3; ++k) {
+        lua_pushnumber(L, x[k]);
+        lua_rawseti(L, -2, k + 1);
+    }
+    lua_setfield(L, -2, key);
+}
 
 static void set_range(lua_State *L, int limited, double lo, double hi, const char *key) {
     if (!limited) return;
@@ -27,10 +37,11 @@ int lucid_lua_model_actuators(lua_State *L) {
     lua_createtable(L, n > (size_t)INT_MAX ? 0 : (int)n, 0);
     for (size_t i = 0; i < n; ++i) {
         const lucid_model_actuator *a = &acts[i];
-        lua_createtable(L, 0, 9);
+        static const char *const kinds[] = {"motor", "position", "velocity", "damper", "general"};
+        lua_createtable(L, 0, 11);
         lua_pushstring(L, a->name != NULL ? a->name : "");
         lua_setfield(L, -2, "name");
-        lua_pushstring(L, a->kind == LUCID_ACTUATOR_POSITION ? "position" : "motor");
+        lua_pushstring(L, kinds[a->kind]);
         lua_setfield(L, -2, "kind");
         lua_pushstring(L, lucid_model_joint_name(m, (size_t)a->joint));
         lua_setfield(L, -2, "joint");
@@ -42,6 +53,8 @@ int lucid_lua_model_actuators(lua_State *L) {
         lua_setfield(L, -2, "gear");
         lua_pushnumber(L, a->kp);
         lua_setfield(L, -2, "kp");
+        set_triple(L, a->gain, "gain");
+        set_triple(L, a->bias, "bias");
         set_range(L, a->ctrl_limited, a->ctrl_lower, a->ctrl_upper, "ctrl_range");
         set_range(L, a->force_limited, a->force_lower, a->force_upper, "force_range");
         lua_rawseti(L, -2, (lua_Integer)i + 1);

@@ -159,10 +159,7 @@ static int tristate(mjcf *P, const xmlNode *el, int k, int cls, const char *name
 
 /* Whether a range [lo, hi] applies, from `limited` and autolimits (MuJoCo 2.2.2's rule: a
  * range with limited="auto" is an error unless autolimits is on). -1 after failing. */
-static int limited_flag(mjcf *P, const xmlNode *el, int k, int cls, const char *limited,
-                        int has_range) {
-    int t = tristate(P, el, k, cls, limited);
-    if (t < 0) return -1;
+static int resolve_limited(mjcf *P, const xmlNode *el, int t, const char *limited, int has_range) {
     if (t != 2) return t;
     if (!has_range) return 0;
     if (!P->autolimits) {
@@ -176,6 +173,12 @@ static int limited_flag(mjcf *P, const xmlNode *el, int k, int cls, const char *
         return -1;
     }
     return 1;
+}
+
+static int limited_flag(mjcf *P, const xmlNode *el, int k, int cls, const char *limited,
+                        int has_range) {
+    int t = tristate(P, el, k, cls, limited);
+    return t < 0 ? -1 : resolve_limited(P, el, t, limited, has_range);
 }
 
 /* ---- orientations (MuJoCo's conversions) ---------------------------------------------------- */
@@ -450,9 +453,49 @@ static const char *const geom_attrs[] = {
 static const char *const site_attrs[] = {
     "name",   "class", "type", "size",     "pos",   "quat", "axisangle", "euler",
     "xyaxes", "zaxis", "rgba", "material", "group", "user", "fromto",    NULL};
-static const char *const actuator_attrs[] = {
-    "name",       "class",        "joint", "gear",  "ctrlrange", "ctrllimited",
-    "forcerange", "forcelimited", "kp",    "group", "user",      NULL};
+/* Actuator attributes: those every type takes, then each type's own (MuJoCo 2.2.2's schema). */
+#define ACTUATOR_COMMON                                                                            \
+    "name", "class", "group", "ctrllimited", "forcelimited", "actlimited", "ctrlrange",            \
+        "forcerange", "actrange", "lengthrange", "gear", "cranklength", "joint", "jointinparent",  \
+        "tendon", "cranksite", "slidersite", "site", "user"
+static const char *const actuator_attrs[] = {ACTUATOR_COMMON, NULL}; /* motor */
+static const char *const position_attrs[] = {ACTUATOR_COMMON, "kp", NULL};
+static const char *const velocity_attrs[] = {ACTUATOR_COMMON, "kv", NULL}; /* and damper */
+static const char *const general_attrs[] = {ACTUATOR_COMMON, "dyntype", "gaintype", "biastype",
+                                            "dynprm",        "gainprm", "biasprm",  NULL};
+static const char *const cylinder_attrs[] = {ACTUATOR_COMMON, "timeconst", "area",
+                                             "diameter",      "bias",      NULL};
+static const char *const muscle_attrs[] = {ACTUATOR_COMMON, "timeconst", "range", "force",
+                                           "scale",         "lmin",      "lmax",  "vmax",
+                                           "fpmax",         "fvmax",     NULL};
+static const char *const adhesion_attrs[] = {ACTUATOR_COMMON, "gain", "body", NULL};
+
+/* The actuator types of MuJoCo 2.2.2 and their attributes; lucid reads the first five. */
+enum {
+    A_MOTOR,
+    A_POSITION,
+    A_VELOCITY,
+    A_DAMPER,
+    A_GENERAL,
+    A_INTVELOCITY,
+    A_CYLINDER,
+    A_MUSCLE,
+    A_ADHESION,
+    A_COUNT
+};
+static const char *const actuator_types[A_COUNT] = {"motor",    "position", "velocity",
+                                                    "damper",   "general",  "intvelocity",
+                                                    "cylinder", "muscle",   "adhesion"};
+static const char *const *const actuator_type_attrs[A_COUNT] = {
+    actuator_attrs, position_attrs, velocity_attrs, velocity_attrs, general_attrs,
+    position_attrs, cylinder_attrs, muscle_attrs,   adhesion_attrs};
+
+static int actuator_type(const xmlNode *c) {
+    for (int t = 0; t < A_COUNT; t++)
+        if (IS(c, actuator_types[t])) return t;
+    return -1;
+}
+
 static const char *const mesh_attrs[] = {"name",   "class",   "file",         "scale",
                                          "refpos", "refquat", "smoothnormal", NULL};
 
@@ -460,7 +503,7 @@ static int element_kind(const xmlNode *c) {
     if (IS(c, "joint")) return K_JOINT;
     if (IS(c, "geom")) return K_GEOM;
     if (IS(c, "site")) return K_SITE;
-    if (IS(c, "motor") || IS(c, "position") || IS(c, "general")) return K_ACTUATOR;
+    if (actuator_type(c) >= 0) return K_ACTUATOR;
     if (IS(c, "mesh")) return K_MESH;
     return -1;
 }
@@ -470,9 +513,8 @@ static const char *const *kind_attrs[K_COUNT] = {joint_attrs, geom_attrs, site_a
 
 /* Default children that only matter to elements lucid refuses or ignores anyway. */
 static int ignored_default(const xmlNode *c) {
-    static const char *const names[] = {"camera",   "light",       "material", "texture",  "pair",
-                                        "equality", "tendon",      "velocity", "cylinder", "muscle",
-                                        "adhesion", "intvelocity", "damper",   NULL};
+    static const char *const names[] = {"camera", "light",    "material", "texture",
+                                        "pair",   "equality", "tendon",   NULL};
     for (int i = 0; names[i]; i++)
         if (IS(c, names[i])) return 1;
     return 0;
@@ -527,7 +569,9 @@ static lucid_status default_class(mjcf *P, const xmlNode *el, int parent) {
                                      (const char *)c->name);
             continue;
         }
-        if (lucid_model_xml_check_attrs(X_, c, kind_attrs[k])) break;
+        const char *const *attrs =
+            k == K_ACTUATOR ? actuator_type_attrs[actuator_type(c)] : kind_attrs[k];
+        if (lucid_model_xml_check_attrs(X_, c, attrs)) break;
         mjcf_class *C = &P->classes[idx];
         if (C->count[k] == CLASS_NODES) {
             lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<default>: too many <%s> elements",
@@ -1129,7 +1173,8 @@ static lucid_status body_contents(mjcf *P, const xmlNode *el, int body, int chil
         if (v && (bb = lucid_model_xml_bool(X_, c, "mocap", v)) != 0) {
             if (bb > 0)
                 lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE,
-                                     "<body> mocap bodies are not supported");
+                                     "<body> mocap bodies are not supported (the world has no "
+                                     "kinematic bodies posed by the user)");
             break;
         }
         int cc = childclass;
@@ -1158,70 +1203,242 @@ done:
 
 /* ---- <actuator>, <contact> ------------------------------------------------------------------- */
 
+/* An actuator as MuJoCo 2.2.2's XML reader builds it (its OneActuator): a default class applies
+ * its actuator elements, of any type, in order to a copy of its parent's, and an actuator
+ * applies itself to a copy of its class's (so a <position> reads a kp from a <general gainprm>
+ * default, as in MuJoCo). */
+enum { DYN_NONE, DYN_INTEGRATOR, DYN_FILTER, DYN_MUSCLE, DYN_USER };
+enum { PRM_FIXED_NONE, PRM_AFFINE, PRM_MUSCLE, PRM_USER }; /* gain fixed / bias none = 0 */
+typedef struct mj_actuator {
+    int ctrllimited, forcelimited; /* 0, 1, 2: auto */
+    double ctrlrange[2], forcerange[2], gear[6];
+    int dyntype, gaintype, biastype;
+    double gainprm[10], biasprm[10];
+    const xmlNode *joint;   /* the element that named the joint */
+    const xmlNode *trn;     /* one that named another transmission, or NULL */
+    const char *trn_attr;   /* its attribute */
+    const xmlNode *foreign; /* a default of a type lucid does not read, still in effect */
+} mj_actuator;
+
+static mj_actuator mj_actuator_default(void) {
+    mj_actuator a;
+    memset(&a, 0, sizeof a);
+    a.ctrllimited = a.forcelimited = 2;
+    a.gear[0] = 1.0;
+    a.gainprm[0] = 1.0;
+    return a;
+}
+
+/* A keyword attribute among names (index into *out, unchanged when absent); 0 after failing. */
+static int keyword(mjcf *P, const xmlNode *el, const char *attr, const char *const *names,
+                   int *out) {
+    const char *v = ATTR(el, attr);
+    if (!v) return 1;
+    for (int i = 0; names[i]; i++)
+        if (strcmp(v, names[i]) == 0) return *out = i, 1;
+    lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<%s>: unknown %s '%s'", (const char *)el->name,
+                         attr, v);
+    return 0;
+}
+
+/* The attributes every type reads (MuJoCo's common part of OneActuator); 0 after failing. */
+static int apply_common(mjcf *P, const xmlNode *el, mj_actuator *a) {
+    /* the transmission named first: its target (tendon, site, cranksite) before slider-crank
+     * details */
+    static const char *const others[] = {"tendon",     "site",        "cranksite", "jointinparent",
+                                         "slidersite", "cranklength", NULL};
+    int t;
+    if ((t = tristate(P, el, -1, 0, "ctrllimited")) < 0) return 0;
+    if (ATTR(el, "ctrllimited")) a->ctrllimited = t;
+    if ((t = tristate(P, el, -1, 0, "forcelimited")) < 0) return 0;
+    if (ATTR(el, "forcelimited")) a->forcelimited = t;
+    if (tristate(P, el, -1, 0, "actlimited") < 0) return 0; /* checked; no activation */
+    double unused[2];
+    if (reals(P, el, -1, 0, "ctrlrange", a->ctrlrange, 2, 2) < 0 ||
+        reals(P, el, -1, 0, "forcerange", a->forcerange, 2, 2) < 0 ||
+        reals(P, el, -1, 0, "actrange", unused, 2, 2) < 0 ||
+        reals(P, el, -1, 0, "lengthrange", unused, 2, 2) < 0 ||
+        reals(P, el, -1, 0, "gear", a->gear, 1, 6) < 0)
+        return 0;
+    if (ATTR(el, "joint")) a->joint = el;
+    for (int i = 0; others[i]; i++)
+        if (ATTR(el, others[i])) {
+            a->trn = el, a->trn_attr = others[i];
+            break;
+        }
+    return 1;
+}
+
+/* One actuator element of type `type` (a default's when in_default) applied to *a; 0 after
+ * failing. */
+static int apply_actuator(mjcf *P, const xmlNode *el, int type, int in_default, mj_actuator *a) {
+    static const char *const dyn[] = {"none", "integrator", "filter", "muscle", "user", NULL};
+    static const char *const gain[] = {"fixed", "affine", "muscle", "user", NULL};
+    static const char *const bias[] = {"none", "affine", "muscle", "user", NULL};
+    if (!apply_common(P, el, a)) return 0;
+    const char *name = (const char *)el->name;
+    switch (type) {
+        case A_MOTOR:
+            a->gainprm[0] = 1.0;
+            a->dyntype = DYN_NONE, a->gaintype = a->biastype = PRM_FIXED_NONE;
+            a->foreign = NULL;
+            return 1;
+        case A_POSITION:
+        case A_VELOCITY: {
+            const char *k = type == A_POSITION ? "kp" : "kv";
+            memset(a->biasprm, 0, sizeof a->biasprm);
+            if (!real1(P, el, -1, 0, k, &a->gainprm[0])) return 0;
+            a->biasprm[type == A_POSITION ? 1 : 2] = -a->gainprm[0];
+            a->dyntype = DYN_NONE, a->gaintype = PRM_FIXED_NONE, a->biastype = PRM_AFFINE;
+            if (ATTR(el, k)) a->foreign = NULL; /* else its gain may come from that default */
+            return 1;
+        }
+        case A_DAMPER:
+            memset(a->gainprm, 0, sizeof a->gainprm);
+            if (!real1(P, el, -1, 0, "kv", &a->gainprm[2])) return 0;
+            if (a->gainprm[2] < 0.0) {
+                lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<damper>: kv must be >= 0 (got %g)",
+                                     a->gainprm[2]);
+                return 0;
+            }
+            a->gainprm[2] = -a->gainprm[2];
+            if (a->ctrlrange[0] < 0.0 || a->ctrlrange[1] < 0.0) {
+                lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                     "<damper>: ctrlrange must not be negative");
+                return 0;
+            }
+            a->ctrllimited = 1;
+            a->dyntype = DYN_NONE, a->gaintype = PRM_AFFINE, a->biastype = PRM_FIXED_NONE;
+            a->foreign = NULL;
+            return 1;
+        case A_GENERAL:
+            if (!keyword(P, el, "dyntype", dyn, &a->dyntype) ||
+                !keyword(P, el, "gaintype", gain, &a->gaintype) ||
+                !keyword(P, el, "biastype", bias, &a->biastype))
+                return 0;
+            double dynprm[10];
+            if (reals(P, el, -1, 0, "dynprm", dynprm, 1, 10) < 0 ||
+                reals(P, el, -1, 0, "gainprm", a->gainprm, 1, 10) < 0 ||
+                reals(P, el, -1, 0, "biasprm", a->biasprm, 1, 10) < 0)
+                return 0;
+            if (ATTR(el, "dyntype") && ATTR(el, "gaintype") && ATTR(el, "biastype") &&
+                ATTR(el, "gainprm") && ATTR(el, "biasprm"))
+                a->foreign = NULL;
+            return 1;
+        default: /* intvelocity, cylinder, muscle, adhesion: refused if used; as defaults they
+                    leave their common attributes and a mark */
+            if (in_default) {
+                a->foreign = el;
+                return 1;
+            }
+            lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                 "<actuator>: actuator type <%s> is not supported (motor, "
+                                 "position, velocity, damper, general%s)",
+                                 name,
+                                 type == A_INTVELOCITY ? "; it needs an activation state" : "");
+            return 0;
+    }
+}
+
+/* The actuator defaults of class cls (its ancestors' first); 0 after failing. */
+static int class_actuator(mjcf *P, int cls, mj_actuator *a) {
+    if (cls < 0) {
+        *a = mj_actuator_default();
+        return 1;
+    }
+    if (!class_actuator(P, P->classes[cls].parent, a)) return 0;
+    const mjcf_class *C = &P->classes[cls];
+    for (int i = 0; i < C->count[K_ACTUATOR]; i++) {
+        const xmlNode *d = C->nodes[K_ACTUATOR][i];
+        if (!apply_actuator(P, d, actuator_type(d), 1, a)) return 0;
+    }
+    return 1;
+}
+
+/* *r in [lo, hi] when `limited` resolves true; 0 after failing. */
+static int actuator_range(mjcf *P, const xmlNode *el, int t, const double r[2], const char *what,
+                          int *limited, double *lo, double *hi) {
+    char flag[32];
+    snprintf(flag, sizeof flag, "%slimited", what);
+    int lim = resolve_limited(P, el, t, flag, r[0] != 0.0 || r[1] != 0.0);
+    if (lim < 0) return 0;
+    if (lim && !(r[0] < r[1])) {
+        lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<%s>: %s needs a %srange with lower < upper",
+                             (const char *)el->name, flag, what);
+        return 0;
+    }
+    *limited = lim;
+    if (lim) *lo = r[0], *hi = r[1];
+    return 1;
+}
+
 static lucid_status actuator(mjcf *P, const xmlNode *el) {
-    int motor = IS(el, "motor"), position = IS(el, "position");
-    if (!motor && !position)
+    int type = actuator_type(el);
+    const char *name = (const char *)el->name;
+    if (type < 0)
         return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
                                     "<actuator>: actuator type <%s> is not supported (motor, "
-                                    "position)",
-                                    (const char *)el->name);
-    static const char *const transmissions[] = {"tendon",     "site",          "cranksite",
-                                                "slidersite", "jointinparent", "body"};
-    for (size_t t = 0; t < sizeof transmissions / sizeof *transmissions; t++)
-        if (ATTR(el, transmissions[t]))
-            return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
-                                        "<%s>: the '%s' transmission is not supported (actuators "
-                                        "drive hinge and slide joints only)",
-                                        (const char *)el->name, transmissions[t]);
-    if (lucid_model_xml_check_attrs(X_, el, actuator_attrs)) return X_->status;
+                                    "position, velocity, damper, general)",
+                                    name);
+    if (lucid_model_xml_check_attrs(X_, el, actuator_type_attrs[type])) return X_->status;
     int cls = element_class(P, el, -1);
     if (cls < 0) return X_->status;
+    mj_actuator m;
+    if (!class_actuator(P, cls, &m) || !apply_actuator(P, el, type, 0, &m)) return X_->status;
+    if (m.foreign)
+        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                    "<%s>: takes its gains from the <%s> default at line %ld, a "
+                                    "type lucid does not read",
+                                    name, (const char *)m.foreign->name,
+                                    (long)lucid_model_xml_line(m.foreign));
+    if (m.trn)
+        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                    "<%s>: '%s' transmissions are not supported (only 'joint')",
+                                    name, m.trn_attr);
+    if (m.dyntype != DYN_NONE)
+        return lucid_model_xml_fail(
+            X_, el, LUCID_ERR_PARSE,
+            "<%s>: dyntype=\"%s\" is not supported (only \"none\": lucid "
+            "has no actuator activation state)",
+            name, (const char *[]){"none", "integrator", "filter", "muscle", "user"}[m.dyntype]);
+    if (m.gaintype > PRM_AFFINE || m.biastype > PRM_AFFINE)
+        return lucid_model_xml_fail(
+            X_, el, LUCID_ERR_PARSE, "<%s>: %s=\"%s\" is not supported (fixed/none or affine)",
+            name, m.gaintype > PRM_AFFINE ? "gaintype" : "biastype",
+            m.gaintype > PRM_AFFINE ? (m.gaintype == PRM_MUSCLE ? "muscle" : "user")
+                                    : (m.biastype == PRM_MUSCLE ? "muscle" : "user"));
     lucid_actuator_spec a = lucid_actuator_spec_default();
-    a.kind = motor ? LUCID_ACTUATOR_MOTOR : LUCID_ACTUATOR_POSITION;
     a.name = ATTR(el, "name");
     a.line = (int)lucid_model_xml_line(el);
-    const char *jn = lookup(P, el, K_ACTUATOR, cls, "joint");
+    const char *jn = m.joint ? ATTR(m.joint, "joint") : NULL;
     if (!jn)
         return lucid_model_xml_fail(
             X_, el, LUCID_ERR_PARSE,
-            "<%s>: missing 'joint' (only joint transmissions are supported)",
-            (const char *)el->name);
+            "<%s>: missing 'joint' (only joint transmissions are supported)", name);
     a.joint = lucid_model_spec_find_joint(P->spec, jn);
     if (a.joint < 0)
-        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<%s>: unknown joint '%s'",
-                                    (const char *)el->name, jn);
+        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<%s>: unknown joint '%s'", name, jn);
     lucid_joint_kind jk = P->spec->joints[a.joint].kind;
     if (jk != LUCID_JOINT_REVOLUTE && jk != LUCID_JOINT_PRISMATIC)
         return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
-                                    "<%s>: joint '%s' is not a hinge or slide joint",
-                                    (const char *)el->name, jn);
-    double gear[6] = {1, 0, 0, 0, 0, 0}, r[2];
-    if (reals(P, el, K_ACTUATOR, cls, "gear", gear, 1, 6) < 0) return X_->status;
-    a.gear = gear[0];
-    a.kp = 1.0;
-    if (position && !real1(P, el, K_ACTUATOR, cls, "kp", &a.kp)) return X_->status;
-    int nr = reals(P, el, K_ACTUATOR, cls, "ctrlrange", r, 2, 2);
-    if (nr < 0) return X_->status;
-    int lim = limited_flag(P, el, K_ACTUATOR, cls, "ctrllimited", nr == 2);
-    if (lim < 0) return X_->status;
-    if (lim) {
-        if (nr != 2 || !(r[0] < r[1]))
-            return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
-                                        "<%s>: ctrllimited needs a ctrlrange with lower < upper",
-                                        (const char *)el->name);
-        a.ctrl_limited = 1, a.ctrl_lower = r[0], a.ctrl_upper = r[1];
+                                    "<%s>: joint '%s' is not a hinge or slide joint", name, jn);
+    a.gear = m.gear[0];
+    static const lucid_actuator_kind kinds[] = {LUCID_ACTUATOR_MOTOR, LUCID_ACTUATOR_POSITION,
+                                                LUCID_ACTUATOR_VELOCITY, LUCID_ACTUATOR_DAMPER,
+                                                LUCID_ACTUATOR_GENERAL};
+    a.kind = kinds[type];
+    a.kp = m.gainprm[0];
+    a.kv = type == A_DAMPER ? -m.gainprm[2] : m.gainprm[0];
+    /* MuJoCo's fixed gain reads gainprm[0] only; bias none reads nothing */
+    for (int k = 0; k < 3; k++) {
+        a.gain[k] = k == 0 || m.gaintype == PRM_AFFINE ? m.gainprm[k] : 0.0;
+        a.bias[k] = m.biastype == PRM_AFFINE ? m.biasprm[k] : 0.0;
     }
-    nr = reals(P, el, K_ACTUATOR, cls, "forcerange", r, 2, 2);
-    if (nr < 0) return X_->status;
-    lim = limited_flag(P, el, K_ACTUATOR, cls, "forcelimited", nr == 2);
-    if (lim < 0) return X_->status;
-    if (lim) {
-        if (nr != 2 || !(r[0] < r[1]))
-            return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
-                                        "<%s>: forcelimited needs a forcerange with lower < upper",
-                                        (const char *)el->name);
-        a.force_limited = 1, a.force_lower = r[0], a.force_upper = r[1];
-    }
+    if (!actuator_range(P, el, m.ctrllimited, m.ctrlrange, "ctrl", &a.ctrl_limited, &a.ctrl_lower,
+                        &a.ctrl_upper) ||
+        !actuator_range(P, el, m.forcelimited, m.forcerange, "force", &a.force_limited,
+                        &a.force_lower, &a.force_upper))
+        return X_->status;
     lucid_status st = lucid_model_spec_add_actuator(P->spec, &a, NULL);
     if (st) return lucid_model_xml_fail(X_, el, st, "<actuator>: %s", lucid_status_string(st));
     return LUCID_OK;
@@ -1262,6 +1479,98 @@ static lucid_status contact(mjcf *P, const xmlNode *el) {
     }
 done:
     free(kids.items);
+    return X_->status;
+}
+
+/* ---- <keyframe> ------------------------------------------------------------------------------ */
+
+static const char *const key_attrs[] = {"name", "time",  "qpos", "qvel", "act",
+                                        "mpos", "mquat", "ctrl", NULL};
+
+/* MuJoCo's nq and nv of the spec's joints (every MJCF joint kind). */
+static void mujoco_sizes(const lucid_model_spec *s, size_t *nq, size_t *nv) {
+    *nq = *nv = 0;
+    for (size_t j = 0; j < s->njoints; j++) {
+        lucid_joint_kind k = s->joints[j].kind;
+        *nq += k == LUCID_JOINT_FREE ? 7 : k == LUCID_JOINT_SPHERICAL ? 4 : 1;
+        *nv += k == LUCID_JOINT_FREE ? 6 : k == LUCID_JOINT_SPHERICAL ? 3 : 1;
+    }
+}
+
+/* Attribute attr of <key> as exactly n numbers into a new array (*out NULL when absent); 0
+ * after failing. */
+static int key_values(mjcf *P, const xmlNode *el, const char *attr, size_t n, double **out) {
+    *out = NULL;
+    const char *v = ATTR(el, attr);
+    if (!v) return 1;
+    if (n == 0 || n > INT_MAX) {
+        lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<key> %s: the model has %zu of them", attr,
+                             n);
+        return 0;
+    }
+    *out = malloc(n * sizeof **out);
+    if (!*out) {
+        lucid_model_xml_fail(X_, el, LUCID_ERR_NO_MEMORY, "out of memory");
+        return 0;
+    }
+    return lucid_model_xml_reals(X_, el, attr, v, *out, (int)n, (int)n) == (int)n;
+}
+
+/* Lengths times the scale option: free joints' positions and linear velocities, slide joints'
+ * coordinates and velocities (x: qpos when nq_joint(free) is 7, qvel when 6). */
+static void key_scale(mjcf *P, double *x, int free_dims) {
+    for (size_t j = 0; j < P->spec->njoints; j++) {
+        lucid_joint_kind k = P->spec->joints[j].kind;
+        if (k == LUCID_JOINT_FREE) {
+            for (int i = 0; i < 3; i++) x[i] *= P->scale;
+            x += free_dims;
+        } else if (k == LUCID_JOINT_SPHERICAL) {
+            x += free_dims == 7 ? 4 : 3;
+        } else {
+            if (k == LUCID_JOINT_PRISMATIC) x[0] *= P->scale;
+            x += 1;
+        }
+    }
+}
+
+static lucid_status key(mjcf *P, const xmlNode *el) {
+    if (!IS(el, "key"))
+        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<keyframe>: unsupported element <%s>",
+                                    (const char *)el->name);
+    if (lucid_model_xml_check_attrs(X_, el, key_attrs)) return X_->status;
+    if (ATTR(el, "act"))
+        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                    "<key> act: lucid's actuators have no activation state");
+    if (ATTR(el, "mpos") || ATTR(el, "mquat"))
+        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                    "<key> %s: mocap bodies are not supported",
+                                    ATTR(el, "mpos") ? "mpos" : "mquat");
+    double time;
+    if (reals(P, el, -1, 0, "time", &time, 1, 1) < 0) return X_->status;
+    size_t nq, nv;
+    mujoco_sizes(P->spec, &nq, &nv);
+    lucid_keyframe_spec k = {
+        ATTR(el, "name"), NULL, NULL, NULL, 0, 0, 0, (int)lucid_model_xml_line(el)};
+    if (key_values(P, el, "qpos", nq, &k.qpos) && key_values(P, el, "qvel", nv, &k.qvel) &&
+        key_values(P, el, "ctrl", P->spec->nactuators, &k.ctrl)) {
+        k.nqpos = k.qpos ? nq : 0, k.nqvel = k.qvel ? nv : 0;
+        k.nctrl = k.ctrl ? P->spec->nactuators : 0;
+        if (k.qpos) key_scale(P, k.qpos, 7);
+        if (k.qvel) key_scale(P, k.qvel, 6);
+        lucid_status st = lucid_model_spec_add_keyframe(P->spec, &k, NULL);
+        if (st) lucid_model_xml_fail(X_, el, st, "<key>: %s", lucid_status_string(st));
+    }
+    free(k.qpos), free(k.qvel), free(k.ctrl);
+    return X_->status;
+}
+
+static lucid_status keyframe(mjcf *P, const xmlNode *el) {
+    static const char *const none[] = {NULL};
+    if (lucid_model_xml_check_attrs(X_, el, none)) return X_->status;
+    node_list keys = {0};
+    if (!collect(P, el, &keys, 0))
+        for (size_t k = 0; k < keys.n && !X_->status; k++) key(P, keys.items[k]);
+    free(keys.items);
     return X_->status;
 }
 
@@ -1328,6 +1637,9 @@ static lucid_status model(mjcf *P, const xmlNode *root) {
                                  (const char *)c->name);
         }
     }
+    /* keyframes last: their sizes are the model's (joints and actuators) */
+    for (size_t i = 0; i < top.n && !X_->status; i++)
+        if (IS(top.items[i], "keyframe")) keyframe(P, top.items[i]);
 done:
     free(top.items);
     return X_->status;

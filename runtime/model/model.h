@@ -172,17 +172,41 @@ int lucid_model_find_frame(const lucid_model *m, const char *name);    /* -1 if 
 typedef struct lucid_model_actuator {
     const char *name;
     lucid_actuator_kind kind;
-    int joint;    /* node */
-    size_t dof;   /* idx_v of the joint */
-    size_t coord; /* idx_q of the joint */
-    double gear, kp;
+    int joint;       /* node */
+    size_t dof;      /* idx_v of the joint */
+    size_t coord;    /* idx_q of the joint */
+    double gear, kp; /* kp: a position servo's gain[0], 0 for other kinds */
+    double
+        gain[3]; /* f = (gain[0] + gain[1] L + gain[2] Ld) u + bias[0] + bias[1] L + bias[2] Ld */
+    double bias[3]; /* with L = gear q[coord], Ld = gear v[dof] (every kind in this form) */
     int ctrl_limited;
     double ctrl_lower, ctrl_upper;
     int force_limited;
     double force_lower, force_upper;
 } lucid_model_actuator;
 const lucid_model_actuator *lucid_model_actuators(const lucid_model *m); /* nu entries */
-int lucid_model_find_actuator(const lucid_model *m, const char *name);   /* -1 if none */
+/* Actuator A's force f at (q, v) and input u: u clamped to its control range, f = gain u + bias
+ * clamped to its force range (MuJoCo 2.2.2's mj_fwdActuation, dyntype none). */
+double lucid_model_actuator_force(const lucid_model_actuator *A, const double *q, const double *v,
+                                  double u);
+/* A's gain at (q, v) (df/du inside both ranges). */
+double lucid_model_actuator_gain(const lucid_model_actuator *A, const double *q, const double *v);
+/* tau (nv) = sum over actuators of gear f on the actuator's dof: MuJoCo's qfrc_actuator. */
+void lucid_model_actuation(const lucid_model *m, const double *q, const double *v, const double *u,
+                           double *tau);
+int lucid_model_find_actuator(const lucid_model *m, const char *name); /* -1 if none */
+
+/* ---- keyframes (MJCF <key>), 0 <= k < nkeyframes --------------------------------------------
+ * q, v, u in lucid's layout (MuJoCo's qpos/qvel/ctrl mapped: a free joint's q is its pose
+ * relative to its placement and v its body twist; quaternions normalised); absent parts are the
+ * neutral configuration, zero velocity and controls. */
+typedef struct lucid_model_keyframe {
+    const char *name; /* "" when unnamed */
+    double *q, *v, *u;
+} lucid_model_keyframe;
+size_t lucid_model_nkeyframes(const lucid_model *m);
+const lucid_model_keyframe *lucid_model_keyframes(const lucid_model *m); /* nkeyframes entries */
+int lucid_model_find_keyframe(const lucid_model *m, const char *name);   /* -1 if none */
 
 /* ---- contact exclusions: pairs of public bodies (-1: the world) whose geoms never collide */
 const int (*lucid_model_excludes(const lucid_model *m))[2];

@@ -187,6 +187,19 @@ int lucid_model_find_frame(const lucid_model *m, const char *name) {
 const lucid_model_actuator *lucid_model_actuators(const lucid_model *m) {
     return m->actuators;
 }
+size_t lucid_model_nkeyframes(const lucid_model *m) {
+    return m->nkeyframes;
+}
+const lucid_model_keyframe *lucid_model_keyframes(const lucid_model *m) {
+    return m->keyframes;
+}
+int lucid_model_find_keyframe(const lucid_model *m, const char *name) {
+    for (size_t i = 0; i < m->nkeyframes; ++i)
+        if (name && m->keyframes[i].name[0] && strcmp(m->keyframes[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
 int lucid_model_find_actuator(const lucid_model *m, const char *name) {
     for (size_t i = 0; name && i < m->nu; ++i)
         if (strcmp(m->actuators[i].name, name) == 0) return (int)i;

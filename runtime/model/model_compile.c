@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "runtime/math/so3.h"
+#include "runtime/model/configuration.h"
 #include "runtime/model/dynamics.h"
 #include "runtime/model/model_internal.h"
 #include "runtime/shapes/convex_mesh.h"
@@ -202,6 +203,11 @@ void lucid_model_destroy(lucid_model *m) {
     for (size_t i = 0; i < m->nframes; ++i) free(m->frames[i].name);
     for (size_t i = 0; i < m->ngeoms; ++i) free((char *)m->geoms[i].name);
     for (size_t i = 0; i < m->nu; ++i) free((char *)m->actuators[i].name);
+    for (size_t i = 0; i < m->nkeyframes; ++i) {
+        free((char *)m->keyframes[i].name);
+        free(m->keyframes[i].q); /* one block: q, v, u */
+    }
+    free(m->keyframes);
     for (size_t i = 0; i < m->nmeshes; ++i) lucid_convex_mesh_destroy(m->meshes[i]);
     free(m->name);
     free(m->nodes);
@@ -679,6 +685,34 @@ static lucid_status build_geoms(const compile_ctx *c, lucid_model *m, const body
     return st;
 }
 
+static int all_finite(const double *x, size_t n) {
+    for (size_t k = 0; k < n; ++k)
+        if (!isfinite(x[k])) return 0;
+    return 1;
+}
+
+/* The gain/bias form of actuator a (model.h): MuJoCo's for each kind. */
+static void actuator_gain_bias(const lucid_actuator_spec *a, double gain[3], double bias[3]) {
+    for (int k = 0; k < 3; ++k) gain[k] = 0.0, bias[k] = 0.0;
+    switch (a->kind) {
+        case LUCID_ACTUATOR_MOTOR:
+            gain[0] = 1.0;
+            break;
+        case LUCID_ACTUATOR_POSITION:
+            gain[0] = a->kp, bias[1] = -a->kp;
+            break;
+        case LUCID_ACTUATOR_VELOCITY:
+            gain[0] = a->kv, bias[2] = -a->kv;
+            break;
+        case LUCID_ACTUATOR_DAMPER:
+            gain[2] = -a->kv;
+            break;
+        case LUCID_ACTUATOR_GENERAL:
+            for (int k = 0; k < 3; ++k) gain[k] = a->gain[k], bias[k] = a->bias[k];
+            break;
+    }
+}
+
 static lucid_status build_actuators(const compile_ctx *c, lucid_model *m, const int *joint_node) {
     const lucid_model_spec *s = c->spec;
     m->actuators = alloc_array(s->nactuators, sizeof *m->actuators);
@@ -694,10 +728,11 @@ static lucid_status build_actuators(const compile_ctx *c, lucid_model *m, const 
             return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
                         "acts on joint '%s', which is not revolute or prismatic",
                         s->joints[a->joint].name ? s->joints[a->joint].name : "?");
-        if (a->kind != LUCID_ACTUATOR_MOTOR && a->kind != LUCID_ACTUATOR_POSITION)
+        if ((unsigned)a->kind > LUCID_ACTUATOR_GENERAL)
             return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
                         "unknown actuator kind %d", (int)a->kind);
-        if (!isfinite(a->gear) || !isfinite(a->kp) ||
+        if (!isfinite(a->gear) || !isfinite(a->kp) || !isfinite(a->kv) || !all_finite(a->gain, 3) ||
+            !all_finite(a->bias, 3) ||
             (a->ctrl_limited && (!isfinite(a->ctrl_lower) || !isfinite(a->ctrl_upper))) ||
             (a->force_limited && (!isfinite(a->force_lower) || !isfinite(a->force_upper))))
             return fail(c, LUCID_ERR_NONFINITE, "actuator", nm, i, a->line,
@@ -707,6 +742,13 @@ static lucid_status build_actuators(const compile_ctx *c, lucid_model *m, const 
         if (a->kind == LUCID_ACTUATOR_POSITION && !(a->kp > 0.0))
             return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
                         "a position servo needs kp > 0 (got %g)", a->kp);
+        if (a->kind == LUCID_ACTUATOR_VELOCITY && !(a->kv > 0.0))
+            return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
+                        "a velocity servo needs kv > 0 (got %g)", a->kv);
+        if (a->kind == LUCID_ACTUATOR_DAMPER &&
+            (!(a->kv >= 0.0) || !a->ctrl_limited || a->ctrl_lower < 0.0))
+            return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
+                        "a damper needs kv >= 0 and a control range within [0, inf)");
         if ((a->ctrl_limited && a->ctrl_lower > a->ctrl_upper) ||
             (a->force_limited && a->force_lower > a->force_upper))
             return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
@@ -721,6 +763,7 @@ static lucid_status build_actuators(const compile_ctx *c, lucid_model *m, const 
         ma->coord = m->nodes[ma->joint].idx_q;
         ma->gear = a->gear;
         ma->kp = a->kind == LUCID_ACTUATOR_POSITION ? a->kp : 0.0;
+        actuator_gain_bias(a, ma->gain, ma->bias);
         ma->ctrl_limited = a->ctrl_limited;
         ma->ctrl_lower = a->ctrl_limited ? a->ctrl_lower : -INFINITY;
         ma->ctrl_upper = a->ctrl_limited ? a->ctrl_upper : INFINITY;
@@ -791,6 +834,122 @@ static lucid_status check_mass_matrix(const compile_ctx *c, const lucid_model *m
     return st;
 }
 
+/* MuJoCo's qpos and qvel sizes of a spec joint (-1: a kind MJCF has not, planar). */
+static int mujoco_dims(lucid_joint_kind k, size_t *nq, size_t *nv) {
+    switch (k) {
+        case LUCID_JOINT_FREE:
+            return *nq = 7, *nv = 6, 0;
+        case LUCID_JOINT_SPHERICAL:
+            return *nq = 4, *nv = 3, 0;
+        case LUCID_JOINT_REVOLUTE:
+        case LUCID_JOINT_PRISMATIC:
+            return *nq = 1, *nv = 1, 0;
+        case LUCID_JOINT_FIXED:
+            return *nq = 0, *nv = 0, 0;
+        default:
+            return -1;
+    }
+}
+
+/* The unit quaternion of x[0..3] (w, x, y, z); 0 when its norm is 0 or not finite. */
+static int unit_quat(const double *x, lucid_quat *q) {
+    double n = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2] + x[3] * x[3]);
+    if (!(n > 0.0) || !isfinite(n)) return 0;
+    *q = lucid_quat_make(x[0] / n, x[1] / n, x[2] / n, x[3] / n);
+    return 1;
+}
+
+/* Keyframe k's MuJoCo qpos/qvel into lucid's q, v (q, v start neutral and zero). */
+static lucid_status key_state(const compile_ctx *c, const lucid_model *m, const int *joint_node,
+                              size_t k, double *q, double *v) {
+    const lucid_model_spec *s = c->spec;
+    const lucid_keyframe_spec *K = &s->keyframes[k];
+    const char *nm = K->name;
+    size_t aq = 0, av = 0;
+    for (size_t j = 0; j < s->njoints; ++j) {
+        size_t nq, nv;
+        if (mujoco_dims(s->joints[j].kind, &nq, &nv) < 0)
+            return fail(c, LUCID_ERR_ARGUMENT, "keyframe", nm, k, K->line,
+                        "joint '%s' has a kind MuJoCo's keyframes do not know",
+                        s->joints[j].name ? s->joints[j].name : "?");
+        const lucid_model_node *nd = &m->nodes[joint_node[j]];
+        const double *x = K->nqpos ? K->qpos + aq : NULL, *xd = K->nqvel ? K->qvel + av : NULL;
+        double *y = q + nd->idx_q, *yd = v + nd->idx_v;
+        aq += nq, av += nv;
+        if (nq == 0) continue;
+        lucid_quat r = lucid_quat_identity();
+        if (x && nq >= 4 && !unit_quat(x + nq - 4, &r))
+            return fail(c, LUCID_ERR_ARGUMENT, "keyframe", nm, k, K->line,
+                        "joint '%s': the quaternion has no direction",
+                        s->joints[j].name ? s->joints[j].name : "?");
+        if (nd->kind == LUCID_JOINT_FREE) {
+            /* MuJoCo: the world pose and (v_world, w_body); lucid: the pose relative to the
+             * placement and the body twist (R^T v_world, w_body) */
+            lucid_se3 X = lucid_se3_identity();
+            if (x)
+                X.R = lucid_quat_to_mat3(r), X.t = lucid_vec3_load(x);
+            else
+                X = nd->X_tree;
+            lucid_se3 L = lucid_se3_between(&nd->X_tree, &X);
+            lucid_quat lq = lucid_se3_to_quat(&L);
+            lucid_vec3_store(L.t, y);
+            y[3] = lq.w, y[4] = lq.x, y[5] = lq.y, y[6] = lq.z;
+            if (xd) {
+                lucid_vec3_store(lucid_mat3_tmul_vec(&X.R, lucid_vec3_load(xd)), yd);
+                for (int i = 3; i < 6; ++i) yd[i] = xd[i];
+            }
+            continue;
+        }
+        if (x && nq == 4) y[0] = r.w, y[1] = r.x, y[2] = r.y, y[3] = r.z;
+        if (x && nq == 1) y[0] = x[0];
+        if (xd)
+            for (size_t i = 0; i < nv; ++i) yd[i] = xd[i];
+    }
+    if ((K->nqpos && K->nqpos != aq) || (K->nqvel && K->nqvel != av) ||
+        (K->nctrl && K->nctrl != s->nactuators))
+        return fail(c, LUCID_ERR_ARGUMENT, "keyframe", nm, k, K->line,
+                    "%s has %zu numbers, the model %zu",
+                    K->nqpos && K->nqpos != aq   ? "qpos"
+                    : K->nqvel && K->nqvel != av ? "qvel"
+                                                 : "ctrl",
+                    K->nqpos && K->nqpos != aq   ? K->nqpos
+                    : K->nqvel && K->nqvel != av ? K->nqvel
+                                                 : K->nctrl,
+                    K->nqpos && K->nqpos != aq   ? aq
+                    : K->nqvel && K->nqvel != av ? av
+                                                 : s->nactuators);
+    return LUCID_OK;
+}
+
+static lucid_status build_keyframes(const compile_ctx *c, lucid_model *m, const int *joint_node) {
+    const lucid_model_spec *s = c->spec;
+    if (s->nkeyframes == 0) return LUCID_OK;
+    m->keyframes = alloc_array(s->nkeyframes, sizeof *m->keyframes);
+    if (!m->keyframes) return LUCID_ERR_NO_MEMORY;
+    size_t n = m->nq + m->nv + m->nu;
+    for (size_t k = 0; k < s->nkeyframes; ++k) {
+        const lucid_keyframe_spec *K = &s->keyframes[k];
+        lucid_model_keyframe *mk = &m->keyframes[m->nkeyframes];
+        mk->name = dup_string(K->name ? K->name : "");
+        mk->q = alloc_array(n, sizeof *mk->q); /* zeros */
+        m->nkeyframes++;                       /* destroy frees what was allocated */
+        if (!mk->name || !mk->q) return LUCID_ERR_NO_MEMORY;
+        mk->v = mk->q + m->nq, mk->u = mk->v + m->nv;
+        lucid_model_neutral(m, mk->q);
+        lucid_status st = key_state(c, m, joint_node, k, mk->q, mk->v);
+        if (st != LUCID_OK) return st;
+        for (size_t a = 0; a < K->nctrl; ++a) mk->u[a] = K->ctrl[a];
+        if (!all_finite(mk->q, n))
+            return fail(c, LUCID_ERR_NONFINITE, "keyframe", K->name, k, K->line,
+                        "a value is not finite");
+        for (size_t i = 0; i < k; ++i)
+            if (K->name && m->keyframes[i].name[0] && strcmp(K->name, m->keyframes[i].name) == 0)
+                return fail(c, LUCID_ERR_ARGUMENT, "keyframe", K->name, k, K->line,
+                            "the name is used twice");
+    }
+    return LUCID_OK;
+}
+
 static lucid_status compile(const compile_ctx *c, lucid_model *m, lucid_body_spec *bodies,
                             lucid_joint_spec *joints, body_loc *loc, int *joint_node) {
     const lucid_model_spec *s = c->spec;
@@ -853,6 +1012,8 @@ static lucid_status compile(const compile_ctx *c, lucid_model *m, lucid_body_spe
         }
     }
     m->nexcludes = s->nexcludes;
+    st = build_keyframes(c, m, joint_node);
+    if (st != LUCID_OK) return st;
     st = check_massless(c, m);
     if (st == LUCID_OK) st = check_mass_matrix(c, m);
     return st;

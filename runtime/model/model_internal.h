@@ -57,6 +57,8 @@ struct lucid_model {
     lucid_convex_mesh **meshes;
     size_t nmeshes;
     lucid_model_actuator *actuators;
+    lucid_model_keyframe *keyframes;
+    size_t nkeyframes;
     int (*excludes)[2];
     /* per coordinate (nq) and per dof (nv) */
     double *lower, *upper, *springref;

@@ -77,6 +77,11 @@ void lucid_model_spec_destroy(lucid_model_spec *s) {
     }
     for (size_t i = 0; i < s->nframes; i++) free((char *)s->frames[i].name);
     for (size_t i = 0; i < s->nactuators; i++) free((char *)s->actuators[i].name);
+    for (size_t i = 0; i < s->nkeyframes; i++) {
+        lucid_keyframe_spec *k = &s->keyframes[i];
+        free((char *)k->name), free(k->qpos), free(k->qvel), free(k->ctrl);
+    }
+    free(s->keyframes);
     free(s->bodies);
     free(s->joints);
     free(s->joint_body);
@@ -186,6 +191,40 @@ lucid_status lucid_model_spec_add_actuator(lucid_model_spec *s, const lucid_actu
     if (!ok) return LUCID_ERR_NO_MEMORY;
     if (index) *index = (int)s->nactuators;
     s->actuators[s->nactuators++] = a;
+    return LUCID_OK;
+}
+
+/* A copy of n doubles (NULL for none); *ok cleared when allocation fails. */
+static double *copy_values(const double *x, size_t n, int *ok) {
+    if (n == 0) return NULL;
+    double *y = n <= SIZE_MAX / sizeof *y ? malloc(n * sizeof *y) : NULL;
+    if (!y) {
+        *ok = 0;
+        return NULL;
+    }
+    memcpy(y, x, n * sizeof *y);
+    return y;
+}
+
+lucid_status lucid_model_spec_add_keyframe(lucid_model_spec *s, const lucid_keyframe_spec *key,
+                                           int *index) {
+    if (!s || !key || s->nkeyframes >= INT32_MAX || (key->nqpos && !key->qpos) ||
+        (key->nqvel && !key->qvel) || (key->nctrl && !key->ctrl))
+        return LUCID_ERR_ARGUMENT;
+    if (!reserve((void **)&s->keyframes, &s->cap_keyframes, s->nkeyframes, sizeof *s->keyframes))
+        return LUCID_ERR_NO_MEMORY;
+    lucid_keyframe_spec k = *key;
+    int ok = 1;
+    k.name = copy_string(key->name, &ok);
+    k.qpos = copy_values(key->qpos, key->nqpos, &ok);
+    k.qvel = copy_values(key->qvel, key->nqvel, &ok);
+    k.ctrl = copy_values(key->ctrl, key->nctrl, &ok);
+    if (!ok) {
+        free((char *)k.name), free(k.qpos), free(k.qvel), free(k.ctrl);
+        return LUCID_ERR_NO_MEMORY;
+    }
+    if (index) *index = (int)s->nkeyframes;
+    s->keyframes[s->nkeyframes++] = k;
     return LUCID_OK;
 }
 

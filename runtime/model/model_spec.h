@@ -93,9 +93,14 @@ typedef struct lucid_frame_spec {
     int line;
 } lucid_frame_spec;
 
+/* MuJoCo's actuator forms (dyntype none, joint transmission), in its gain/bias form: with the
+ * length L = gear q and velocity Ld = gear v, force f = gain u + bias, tau = gear f. */
 typedef enum lucid_actuator_kind {
-    LUCID_ACTUATOR_MOTOR,   /* tau = gear * u */
-    LUCID_ACTUATOR_POSITION /* tau = gear * kp * (u - gear * q) (MJCF position servo) */
+    LUCID_ACTUATOR_MOTOR,    /* gain 1, no bias: tau = gear u */
+    LUCID_ACTUATOR_POSITION, /* gain kp, bias -kp L: tau = gear kp (u - gear q) */
+    LUCID_ACTUATOR_VELOCITY, /* gain kv, bias -kv Ld: tau = gear kv (u - gear v) */
+    LUCID_ACTUATOR_DAMPER,   /* gain -kv Ld, no bias: tau = -gear^2 kv v u (u >= 0) */
+    LUCID_ACTUATOR_GENERAL   /* gain g0 + g1 L + g2 Ld, bias b0 + b1 L + b2 Ld */
 } lucid_actuator_kind;
 
 typedef struct lucid_actuator_spec {
@@ -103,13 +108,28 @@ typedef struct lucid_actuator_spec {
     lucid_actuator_kind kind;
     int joint; /* index into the spec's joints (1-dof joints only) */
     double gear;
-    double kp; /* position servos */
+    double kp;      /* position servos */
+    double kv;      /* velocity servos and dampers */
+    double gain[3]; /* general: the affine gain (g0, g1, g2) and bias (b0, b1, b2) */
+    double bias[3];
     int ctrl_limited;
     double ctrl_lower, ctrl_upper;
     int force_limited;
     double force_lower, force_upper;
     int line;
 } lucid_actuator_spec;
+
+/* A keyframe (MJCF <key>) in MuJoCo's layout: qpos over the spec's joints in order (free: world
+ * position, then quaternion w x y z; ball: quaternion; hinge, slide: the coordinate), qvel
+ * (free: world linear velocity, then body angular velocity), ctrl per actuator. An absent array
+ * (count 0) means MuJoCo's default: qpos0 (lucid's neutral configuration), zero velocity and
+ * controls. */
+typedef struct lucid_keyframe_spec {
+    const char *name; /* NULL: unnamed */
+    double *qpos, *qvel, *ctrl;
+    size_t nqpos, nqvel, nctrl;
+    int line;
+} lucid_keyframe_spec;
 
 typedef struct lucid_model_spec {
     char *source; /* the file it came from (for messages), NULL if none */
@@ -130,6 +150,8 @@ typedef struct lucid_model_spec {
     size_t nactuators, cap_actuators;
     int (*excludes)[2]; /* body index pairs whose geoms never collide */
     size_t nexcludes, cap_excludes;
+    lucid_keyframe_spec *keyframes;
+    size_t nkeyframes, cap_keyframes;
 } lucid_model_spec;
 
 /* An empty spec (gravity (0, 0, -9.81), timestep 0.002); source may be NULL. */
@@ -152,6 +174,9 @@ lucid_status lucid_model_spec_add_frame(lucid_model_spec *spec, const lucid_fram
 lucid_status lucid_model_spec_add_actuator(lucid_model_spec *spec,
                                            const lucid_actuator_spec *actuator, int *index);
 lucid_status lucid_model_spec_add_exclude(lucid_model_spec *spec, int body1, int body2);
+/* Copies the keyframe's name and arrays; the compiler checks their sizes. */
+lucid_status lucid_model_spec_add_keyframe(lucid_model_spec *spec, const lucid_keyframe_spec *key,
+                                           int *index);
 
 /* Index of the body / joint named `name`, or -1. */
 int lucid_model_spec_find_body(const lucid_model_spec *spec, const char *name);

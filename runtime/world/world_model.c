@@ -4,8 +4,10 @@
  * contacts, and their integration on the configuration manifold.
  *
  * One step of a model (semi-implicit Euler, as free bodies; K, D diagonal per dof):
- *   M~ = M(q) + dt D + dt^2 K                 (K: servo gains gear^2 kp and joint stiffness)
- *   M~ (v_free - v) = dt (tau(u, q) - b(q, v) - D v - dt K v)
+ *   M~ = M(q) + dt (D + Da) + dt^2 K
+ *   M~ (v_free - v) = dt (tau(u, q, v) - b(q, v) - D v - dt K v)
+ * (K: joint stiffness and the actuators' bias stiffness -gear^2 b1, Da: their bias damping
+ * -gear^2 b2, each where positive: a position servo's gear^2 kp, a velocity servo's gear^2 kv)
  *   v+ = v_free + M~^-1 J^T lambda dt,   q+ = q (+) dt v+
  * so a stiff servo (kp dt^2 >> inertia) or a large damping stays stable: they act on v+. M~
  * keeps the branch-induced sparsity of M, so it is factorised by the tree's LTDL and every
@@ -80,12 +82,17 @@ static void find_trees(lucid_world_model *wm, size_t *root) {
     wm->tree_dof[wm->num_trees] = nv;
 }
 
-/* q, v, u, v_free, v_start and 3 nv of scratch in one block, the model's workspace and its
- * trees. */
+/* The doubles of a model's state block that clone and sync copy: q, v, u, v_free, v_start and
+ * 4 nv of scratch. */
+static size_t state_block(const lucid_model *m) {
+    return lucid_model_nq(m) + 7 * lucid_model_nv(m) + lucid_model_nu(m);
+}
+
+/* The state block, the model's workspace and its trees. */
 static lucid_status allocate_model(lucid_world_model *wm) {
     const lucid_model *m = wm->model;
     size_t nq = lucid_model_nq(m), nv = lucid_model_nv(m), nu = lucid_model_nu(m);
-    size_t n = nq + 6 * nv + nu;
+    size_t n = state_block(m);
     wm->tree_dof = NULL, wm->dof_tree = NULL, wm->data = NULL;
     wm->q = calloc(n > 0 ? n : 1, sizeof(double));
     wm->tree_dof = calloc(nv + 1, sizeof(size_t));
@@ -115,9 +122,7 @@ lucid_status lucid_world_models_clone(lucid_world *dst, const lucid_world *src) 
         wm.q = NULL, wm.data = NULL;
         s = allocate_model(&wm);
         if (s != LUCID_OK) return s;
-        const lucid_model *m = wm.model;
-        size_t nq = lucid_model_nq(m), nv = lucid_model_nv(m), nu = lucid_model_nu(m);
-        memcpy(wm.q, from->q, (nq + 6 * nv + nu) * sizeof(double));
+        memcpy(wm.q, from->q, state_block(wm.model) * sizeof(double));
         lucid_model_retain(wm.model);
         dst->models[dst->num_models++] = wm;
         pose_links(dst, &dst->models[i]);
@@ -134,9 +139,7 @@ int lucid_world_models_sync(lucid_world *dst, const lucid_world *src) {
     for (int i = 0; i < src->num_models; ++i) {
         const lucid_world_model *from = &src->models[i];
         lucid_world_model *to = &dst->models[i];
-        const lucid_model *m = from->model;
-        size_t nq = lucid_model_nq(m), nv = lucid_model_nv(m), nu = lucid_model_nu(m);
-        memcpy(to->q, from->q, (nq + 6 * nv + nu) * sizeof(double));
+        memcpy(to->q, from->q, state_block(from->model) * sizeof(double));
         to->base = from->base, to->restitution = from->restitution;
         pose_links(dst, to);
     }
@@ -426,18 +429,32 @@ static void gravity_correction(const lucid_world *w, const lucid_world_model *wm
     }
 }
 
-/* Actuator A's force before its force clamp, at input u clamped to its control range. */
-static double actuator_force(const lucid_world_model *wm, const lucid_model_actuator *A, double u) {
+/* Actuator A's force before its force clamp (its input u clamped to the control range). */
+static double actuator_raw_force(const lucid_world_model *wm, const lucid_model_actuator *A,
+                                 double u) {
     if (A->ctrl_limited) u = fmin(fmax(u, A->ctrl_lower), A->ctrl_upper);
-    return A->kind == LUCID_ACTUATOR_POSITION ? A->kp * (u - A->gear * wm->q[A->coord]) : u;
+    double L = A->gear * wm->q[A->coord], Ld = A->gear * wm->v[A->dof];
+    return lucid_model_actuator_gain(A, wm->q, wm->v) * u + A->bias[0] + A->bias[1] * L +
+           A->bias[2] * Ld;
 }
 
-/* The diagonal K of the implicit stiffness (servos, springs) and the explicit generalised
- * forces of actuators and springs, into tau. */
-static void actuation(const lucid_world_model *wm, double *K, double *tau) {
+/* The implicit stiffness and damping of actuator A on its dof: the parts of its bias that pull
+ * towards a length or a velocity (-gear^2 b1, -gear^2 b2 where positive; the rest of its force,
+ * gain terms included, stays explicit, so that M~ stays positive definite and does not depend
+ * on u). */
+static double actuator_stiffness(const lucid_model_actuator *A) {
+    return fmax(0.0, -A->bias[1]) * A->gear * A->gear;
+}
+static double actuator_damping(const lucid_model_actuator *A) {
+    return fmax(0.0, -A->bias[2]) * A->gear * A->gear;
+}
+
+/* The diagonals K and Da of the implicit stiffness (servos, springs) and actuator damping, and
+ * the explicit generalised forces of actuators and springs, into tau. */
+static void actuation(const lucid_world_model *wm, double *K, double *Da, double *tau) {
     const lucid_model *m = wm->model;
     const lucid_model_actuator *act = lucid_model_actuators(m);
-    for (size_t i = 0; i < m->nv; ++i) K[i] = 0.0;
+    for (size_t i = 0; i < m->nv; ++i) K[i] = 0.0, Da[i] = 0.0;
     for (size_t j = 0; j < m->nnodes; ++j) {
         const lucid_model_node *nd = &m->nodes[j];
         if (nd->nq != 1) continue;
@@ -448,10 +465,9 @@ static void actuation(const lucid_world_model *wm, double *K, double *tau) {
     }
     for (size_t a = 0; a < m->nu; ++a) {
         const lucid_model_actuator *A = &act[a];
-        double f = actuator_force(wm, A, wm->u[a]);
-        if (A->kind == LUCID_ACTUATOR_POSITION) K[A->dof] += A->kp * A->gear * A->gear;
-        if (A->force_limited) f = fmin(fmax(f, A->force_lower), A->force_upper);
-        tau[A->dof] += A->gear * f;
+        K[A->dof] += actuator_stiffness(A);
+        Da[A->dof] += actuator_damping(A);
+        tau[A->dof] += A->gear * lucid_model_actuator_force(A, wm->q, wm->v, wm->u[a]);
     }
 }
 
@@ -461,9 +477,9 @@ static void model_free_velocity(const lucid_world *w, lucid_world_model *wm, int
     const lucid_model *m = wm->model;
     const double dt = w->opt.dt;
     size_t nv = m->nv;
-    double *tau = wm->work, *K = wm->work + nv, *b = wm->work + 2 * nv;
+    double *tau = wm->work, *K = wm->work + nv, *b = wm->work + 2 * nv, *Da = wm->work + 3 * nv;
     memset(tau, 0, nv * sizeof(double));
-    actuation(wm, K, tau);
+    actuation(wm, K, Da, tau);
     /* the kinematics once: nle, the gravity correction, CRBA and the links' poses read them */
     lucid_model_forward_kinematics(m, wm->data, wm->q);
     lucid_model_nle_posed(m, wm->data, wm->v, b);
@@ -473,7 +489,7 @@ static void model_free_velocity(const lucid_world *w, lucid_world_model *wm, int
     if (refactor) {
         lucid_model_crba_posed(m, wm->data);
         for (size_t i = 0; i < nv; ++i)
-            wm->data->M[i + nv * i] += dt * m->damping[i] + dt * dt * K[i];
+            wm->data->M[i + nv * i] += dt * (m->damping[i] + Da[i]) + dt * dt * K[i];
         lucid_model_ltdl(m, wm->data);
     }
     lucid_model_mass_solve(m, wm->data, tau, nv, 1);
@@ -491,12 +507,22 @@ static double clamp_slope(int limited, double lo, double hi, double x) {
     return x == lo || x == hi ? 0.5 : 1.0;
 }
 
-/* How the clamps of actuator A pass a change of its input u (clamp_slope of each). */
+/* How the force clamp of actuator A passes a change of its raw force at input u. */
+static double force_slope(const lucid_world_model *wm, const lucid_model_actuator *A, double u) {
+    return clamp_slope(A->force_limited, A->force_lower, A->force_upper,
+                       actuator_raw_force(wm, A, u));
+}
+
+/* How the control clamp of A passes a change of u; uc: the clamped input. */
+static double control_slope(const lucid_model_actuator *A, double u, double *uc) {
+    *uc = A->ctrl_limited ? fmin(fmax(u, A->ctrl_lower), A->ctrl_upper) : u;
+    return clamp_slope(A->ctrl_limited, A->ctrl_lower, A->ctrl_upper, u);
+}
+
+/* d f / d u of actuator A: its gain through both clamps. */
 static double actuator_slope(const lucid_world_model *wm, const lucid_model_actuator *A, double u) {
-    double slope = clamp_slope(A->ctrl_limited, A->ctrl_lower, A->ctrl_upper, u);
-    double df = A->kind == LUCID_ACTUATOR_POSITION ? A->kp : 1.0;
-    return slope * df *
-           clamp_slope(A->force_limited, A->force_lower, A->force_upper, actuator_force(wm, A, u));
+    double uc, slope = control_slope(A, u, &uc);
+    return slope * lucid_model_actuator_gain(A, wm->q, wm->v) * force_slope(wm, A, u);
 }
 
 lucid_status lucid_world_model_free_velocity_jacobians(lucid_world *w, int i, double *dv_dv,
@@ -507,13 +533,20 @@ lucid_status lucid_world_model_free_velocity_jacobians(lucid_world *w, int i, do
     const lucid_model_actuator *act = lucid_model_actuators(m);
     const double dt = w->opt.dt;
     size_t nv = m->nv;
-    double *K = wm->work + nv, *tau = wm->work, *zero = wm->work + 2 * nv;
+    double *K = wm->work + nv, *tau = wm->work, *zero = wm->work + 2 * nv, *Da = wm->work + 3 * nv;
     memset(tau, 0, nv * sizeof(double));
-    actuation(wm, K, tau); /* K: the implicit stiffness of servos and springs */
+    actuation(wm, K, Da, tau); /* K: the implicit stiffness of servos and springs */
     memset(zero, 0, nv * sizeof(double));
-    /* X = db/dv + D + dt K (b = rnea(q, v, 0): its dtau/dv, gravity and armature drop out) */
+    /* X = db/dv + D + dt K - dtau/dv (b = rnea(q, v, 0): its dtau/dv, gravity and armature drop
+     * out; the actuators' dtau/dv = gear^2 (b2 + g2 u) through the force clamp) */
     lucid_model_rnea_derivatives(m, wm->data, wm->q, wm->v, zero, scratch, dv_dv);
     for (size_t k = 0; k < nv; ++k) dv_dv[k + nv * k] += m->damping[k] + dt * K[k];
+    for (size_t a = 0; a < lucid_model_nu(m); ++a) {
+        const lucid_model_actuator *A = &act[a];
+        double uc, sf = force_slope(wm, A, wm->u[a]);
+        control_slope(A, wm->u[a], &uc);
+        dv_dv[A->dof + nv * A->dof] -= sf * A->gear * A->gear * (A->bias[2] + A->gain[2] * uc);
+    }
     lucid_model_mass_solve(m, wm->data, dv_dv, nv, nv);
     for (size_t c = 0; c < nv * nv; ++c) dv_dv[c] *= -dt;
     for (size_t k = 0; k < nv; ++k) dv_dv[k + nv * k] += 1.0;
@@ -532,8 +565,8 @@ int lucid_world_model_gravity_is_world(const lucid_world *w, int i) {
     return dg.x == 0.0 && dg.y == 0.0 && dg.z == 0.0;
 }
 
-/* d tau / dq of actuation(): -k on a spring's coordinate, -kp gear^2 (through the force
- * clamp's slope) on a position servo's. */
+/* d tau / dq of actuation(): -k on a spring's coordinate, gear^2 (b1 + g1 u) (through the
+ * force clamp's slope) on an actuator's. */
 void lucid_world_model_add_actuation_stiffness(const lucid_world *w, int i, double scale,
                                                double *R) {
     const lucid_world_model *wm = &w->models[i];
@@ -546,10 +579,9 @@ void lucid_world_model_add_actuation_stiffness(const lucid_world *w, int i, doub
     }
     for (size_t a = 0; a < m->nu; ++a) {
         const lucid_model_actuator *A = &act[a];
-        if (A->kind != LUCID_ACTUATOR_POSITION) continue;
-        double slope = clamp_slope(A->force_limited, A->force_lower, A->force_upper,
-                                   actuator_force(wm, A, wm->u[a]));
-        R[A->dof + nv * A->dof] -= scale * slope * A->kp * A->gear * A->gear;
+        double uc, sf = force_slope(wm, A, wm->u[a]);
+        control_slope(A, wm->u[a], &uc);
+        R[A->dof + nv * A->dof] += scale * sf * A->gear * A->gear * (A->bias[1] + A->gain[1] * uc);
     }
 }
 
@@ -590,8 +622,7 @@ double lucid_world_models_actuation_work(const lucid_world *w) {
         }
         for (size_t a = 0; a < m->nu; ++a) {
             const lucid_model_actuator *A = &act[a];
-            double f = actuator_force(wm, A, wm->u[a]);
-            if (A->force_limited) f = fmin(fmax(f, A->force_lower), A->force_upper);
+            double f = lucid_model_actuator_force(A, wm->q, wm->v_start, wm->u[a]);
             work += A->gear * f * wm->v_free[A->dof];
         }
     }

@@ -36,6 +36,9 @@ typedef struct mujoco_api {
     /* the step-derivative benchmark */
     void (*transition_fd)(const mjModel *, mjData *, mjtNum, mjtByte, mjtNum *, mjtNum *, mjtNum *,
                           mjtNum *);
+    /* actuators and keyframes (test_mjcf_actuators) */
+    void (*fwd_actuation)(const mjModel *, mjData *);
+    void (*reset_keyframe)(const mjModel *, mjData *, int);
 } mujoco_api;
 
 /* dlsym returns an object pointer; POSIX guarantees it converts to a function pointer. */
@@ -73,6 +76,8 @@ static inline int load_mujoco(mujoco_api *api) {
     LUCID_MUJOCO_LOAD(com_vel, "mj_comVel");
     LUCID_MUJOCO_LOAD(eig3, "mju_eig3");
     LUCID_MUJOCO_LOAD(transition_fd, "mjd_transitionFD");
+    LUCID_MUJOCO_LOAD(fwd_actuation, "mj_fwdActuation");
+    LUCID_MUJOCO_LOAD(reset_keyframe, "mj_resetDataKeyframe");
     return 1;
 }
 #undef LUCID_MUJOCO_LOAD

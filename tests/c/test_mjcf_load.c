@@ -5,7 +5,8 @@
  * per geom its kind, size, pose, contact parameters (friction, condim, priority, solmix, margin,
  * gap) and collision masks, per actuator its joint,
  * gear, gain, control and force ranges, all to 1e-9 relative. Models: the repository's
- * tests/data/model/mjcf_forms.xml (every honoured form), mjcf_mesh.xml (mesh assets), MuJoCo's
+ * tests/data/model/mjcf_forms.xml (every honoured form), mjcf_mesh.xml (mesh assets),
+ * mjcf_actuators.xml (every actuator kind), MuJoCo's
  * humanoid.xml (Debian libmujoco-samples) and ../shared/data/robots/allegro_right_hand.xml,
  * allegro_cube.xml (exit 77 with a message when ../shared or MuJoCo is missing; CI has both). */
 #include <math.h>
@@ -273,13 +274,35 @@ static void compare_actuators(const lucid_model_spec *s, const mjModel *m) {
         assert_int_equal(m->actuator_trntype[a], mjTRN_JOINT);
         assert_int_equal(A->joint, m->actuator_trnid[2 * a]);
         near(A->gear, m->actuator_gear[6 * a], 0.0, "actuator gear", a);
-        if (A->kind == LUCID_ACTUATOR_POSITION) {
-            near(A->kp, m->actuator_gainprm[mjNGAIN * a], 0.0, "actuator kp", a);
-            near(-A->kp, m->actuator_biasprm[mjNBIAS * a + 1], 0.0, "actuator bias", a);
-            assert_int_equal(m->actuator_biastype[a], mjBIAS_AFFINE);
-        } else {
-            near(1.0, m->actuator_gainprm[mjNGAIN * a], 0.0, "motor gain", a);
-            assert_int_equal(m->actuator_biastype[a], mjBIAS_NONE);
+        const double *g = m->actuator_gainprm + mjNGAIN * a, *b = m->actuator_biasprm + mjNBIAS * a;
+        assert_int_equal(m->actuator_dyntype[a], mjDYN_NONE);
+        switch (A->kind) {
+            case LUCID_ACTUATOR_POSITION:
+                near(A->kp, g[0], 0.0, "actuator kp", a);
+                near(-A->kp, b[1], 0.0, "actuator bias", a);
+                assert_int_equal(m->actuator_biastype[a], mjBIAS_AFFINE);
+                break;
+            case LUCID_ACTUATOR_VELOCITY:
+                near(A->kv, g[0], 0.0, "actuator kv", a);
+                near(-A->kv, b[2], 0.0, "actuator bias", a);
+                assert_int_equal(m->actuator_biastype[a], mjBIAS_AFFINE);
+                break;
+            case LUCID_ACTUATOR_DAMPER:
+                near(-A->kv, g[2], 0.0, "damper gain", a);
+                assert_int_equal(m->actuator_gaintype[a], mjGAIN_AFFINE);
+                assert_int_equal(m->actuator_biastype[a], mjBIAS_NONE);
+                break;
+            case LUCID_ACTUATOR_GENERAL: /* the parameters each type reads */
+                for (int k = 0; k < 3; k++) {
+                    if (k == 0 || m->actuator_gaintype[a] == mjGAIN_AFFINE)
+                        near(A->gain[k], g[k], 0.0, "actuator gain", a);
+                    if (m->actuator_biastype[a] == mjBIAS_AFFINE)
+                        near(A->bias[k], b[k], 0.0, "actuator bias", a);
+                }
+                break;
+            default:
+                near(1.0, g[0], 0.0, "motor gain", a);
+                assert_int_equal(m->actuator_biastype[a], mjBIAS_NONE);
         }
         assert_int_equal(A->ctrl_limited, m->actuator_ctrllimited[a]);
         if (A->ctrl_limited) {
@@ -342,6 +365,11 @@ static void test_forms(void **state) {
 static void test_balance(void **state) {
     (void)state;
     compare_model(LUCID_SOURCE_DIR "/tests/data/model/mjcf_balance.xml");
+}
+
+static void test_actuators(void **state) {
+    (void)state;
+    compare_model(LUCID_SOURCE_DIR "/tests/data/model/mjcf_actuators.xml");
 }
 
 static void test_mesh(void **state) {
@@ -425,8 +453,9 @@ static void test_allegro_cube(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_forms),   cmocka_unit_test(test_mesh),
-        cmocka_unit_test(test_balance), cmocka_unit_test(test_humanoid),
+        cmocka_unit_test(test_forms),   cmocka_unit_test(test_actuators),
+        cmocka_unit_test(test_mesh),    cmocka_unit_test(test_balance),
+        cmocka_unit_test(test_humanoid),
         cmocka_unit_test(test_allegro), cmocka_unit_test(test_allegro_cube),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);

@@ -25,7 +25,8 @@ static inline void fuzz_warning(void *ctx, const char *message) {
 }
 
 /* On success: parents before children, indices in range, finite placements, masses and
- * inertias, mimic names set only with a multiplier, actuators on 1-dof joints. On failure:
+ * inertias, mimic names set only with a multiplier, actuators on 1-dof joints with finite
+ * gains and ordered ranges, keyframes of MuJoCo's sizes with finite values. On failure:
  * no spec and a non-empty, terminated message. Meshes are skipped (the bytes cannot name a
  * readable mesh reliably; the skip path is what is exercised), lengths scaled by 1. */
 static inline void fuzz_model(fuzz_model_parser parse, const char *name, const uint8_t *data,
@@ -71,6 +72,27 @@ static inline void fuzz_model(fuzz_model_parser parse, const char *name, const u
         FUZZ_REQUIRE(A->joint >= 0 && (size_t)A->joint < s->njoints);
         lucid_joint_kind k = s->joints[A->joint].kind;
         FUZZ_REQUIRE(k == LUCID_JOINT_REVOLUTE || k == LUCID_JOINT_PRISMATIC);
+        FUZZ_REQUIRE(isfinite(A->gear) && isfinite(A->kp) && isfinite(A->kv));
+        for (int i = 0; i < 3; i++) FUZZ_REQUIRE(isfinite(A->gain[i]) && isfinite(A->bias[i]));
+        FUZZ_REQUIRE(!A->ctrl_limited || A->ctrl_lower < A->ctrl_upper);
+        FUZZ_REQUIRE(!A->force_limited || A->force_lower < A->force_upper);
+        FUZZ_REQUIRE(A->kind != LUCID_ACTUATOR_DAMPER ||
+                     (A->kv >= 0.0 && A->ctrl_limited && A->ctrl_lower >= 0.0));
+    }
+    size_t mj_nq = 0, mj_nv = 0; /* MuJoCo's qpos and qvel sizes, the keyframes' */
+    for (size_t j = 0; j < s->njoints; j++) {
+        lucid_joint_kind k = s->joints[j].kind;
+        mj_nq += k == LUCID_JOINT_FREE ? 7 : k == LUCID_JOINT_SPHERICAL ? 4 : 1;
+        mj_nv += k == LUCID_JOINT_FREE ? 6 : k == LUCID_JOINT_SPHERICAL ? 3 : 1;
+    }
+    for (size_t k = 0; k < s->nkeyframes; k++) {
+        const lucid_keyframe_spec *K = &s->keyframes[k];
+        FUZZ_REQUIRE(K->nqpos == 0 || K->nqpos == mj_nq);
+        FUZZ_REQUIRE(K->nqvel == 0 || K->nqvel == mj_nv);
+        FUZZ_REQUIRE(K->nctrl == 0 || K->nctrl == s->nactuators);
+        for (size_t i = 0; i < K->nqpos; i++) FUZZ_REQUIRE(isfinite(K->qpos[i]));
+        for (size_t i = 0; i < K->nqvel; i++) FUZZ_REQUIRE(isfinite(K->qvel[i]));
+        for (size_t i = 0; i < K->nctrl; i++) FUZZ_REQUIRE(isfinite(K->ctrl[i]));
     }
     for (size_t e = 0; e < s->nexcludes; e++)
         for (int i = 0; i < 2; i++)

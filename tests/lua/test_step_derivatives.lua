@@ -230,6 +230,21 @@ t.case("an arm in free motion: A, B equal finite differences", function()
   for k = 1, 3 do t.truthy(maxabs(D.params[k]) > 0, "parameter " .. k .. " moves the step") end
 end)
 
+t.case("MJCF actuators of every kind: A, B equal finite differences", function()
+  -- tests/data/model/mjcf_actuators.xml at its keyframe "full": motor, position, velocity,
+  -- damper and general actuators with affine gain and bias (velocity-dependent forces in
+  -- dv+/dv, the gain's and bias's length terms in dv+/dq, the gain at the state in B), every
+  -- control and force inside its range
+  local m = lucid.model.load("tests/data/model/mjcf_actuators.xml")
+  local w = lucid.world{dt = 1e-3, contact = {tol = 1e-12, max_iter = 5000}}
+  local id = w:add_model(m)
+  local q, v, u = m:keyframe("full")
+  w:set_q(id, q)
+  w:set_v(id, v)
+  w:set_control(id, u)
+  check_against_fd("mjcf_actuators", w)
+end)
+
 t.case("restitution: a bounce's target -e v_n before is differentiated", function()
   -- an impact: the reference velocity is -e times the normal velocity at the start of the
   -- step, so dv+/dv carries -e along the normal; a free sphere (its columns by differences of
