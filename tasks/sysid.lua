@@ -143,6 +143,10 @@ local t = task.new{
     {name = "identifiable-ratio", kind = "number", default = 0.1, positive = true,
      check = for_problems("identifiable-ratio", {"log"}),
      help = "log: a parameter is identified when its std is below this fraction of its size"},
+    {name = "inertia-margin", kind = "number", default = 1e-3, min = 0, max = 0.5,
+     check = for_problems("inertia-margin", {"log"}),
+     help = "log: each link's pseudo-inertia is kept above this fraction of the nominal one "
+       .. "(strictly realisable: MuJoCo refuses a flat body by rounding)"},
     {name = "out", kind = "string", default = "out/sysid_excite.csv", check = for_problems("out", {"excite"}),
      help = "excite: the CSV written (t, q_, v_, a_ per joint)"},
     {name = "harmonics", kind = "integer", default = 5, min = 1, check = for_problems("harmonics", {"excite"}),
@@ -881,7 +885,7 @@ local function run_log()
   local val = val_path and read_samples(m, val_path)
   local ok, est = pcall(sysid.identify, m, train, {
     prior = opts.prior, coulomb_smoothing = opts["coulomb-smoothing"],
-    identifiable_ratio = opts["identifiable-ratio"],
+    identifiable_ratio = opts["identifiable-ratio"], inertia_margin = opts["inertia-margin"],
     iterations = GIVEN.iterations and opts.iterations or LOG_ITERATIONS})
   if not ok then fail(tostring(est)) end
   local nb, nv = m.nbodies, m.nv
@@ -893,6 +897,7 @@ local function run_log()
                    rate = 1 / (train.t[2] - train.t[1]), cutoff = opts.cutoff,
                    coulomb_smoothing = opts["coulomb-smoothing"], prior = opts.prior,
                    identifiable_ratio = opts["identifiable-ratio"],
+                   inertia_margin = opts["inertia-margin"],
                    samples = {train = #train.t, validation = val and #val.t or nil},
                    links = {}, joints = {}, base_parameters = {},
                    rank = est.base_parameters.rank,

@@ -221,7 +221,7 @@ function sysid.read_log(path, model)
       end
       local t = cells[column.t]
       if n > 1 and not (t > log.t[n - 1]) then
-        f:close(); log_fail(path, lineno, "t = %.17g does not increase", t)
+        f:close(); log_fail(path, lineno, "t = %.10g does not increase", t)
       end
       log.t[n] = t
       for _, kind in ipairs{"q", "v", "a", "tau"} do
@@ -411,8 +411,9 @@ local function rms_of(samples, field, j)
   return math.sqrt(s / #samples.t)
 end
 
--- theta of z: each body's log-Cholesky block, exp of the joint parameters
-local function theta_map(nb, nv)
+-- theta of z: each body's log-Cholesky block plus `offset` (margin times the nominal body),
+-- exp of the joint parameters
+local function theta_map(nb, nv, offset)
   local p = 10 * nb + 3 * nv
   local function forward(z)
     local th = {}
@@ -420,7 +421,7 @@ local function theta_map(nb, nv)
       local zb = {}
       for i = 1, 10 do zb[i] = z[10 * b + i] end
       local pi = lc.to_pi(zb)
-      for i = 1, 10 do th[10 * b + i] = pi[i] end
+      for i = 1, 10 do th[10 * b + i] = pi[i] + offset[10 * b + i] end
     end
     for k = 10 * nb + 1, p do th[k] = math.exp(z[k]) end
     return lucid.vec(th)
@@ -510,7 +511,8 @@ local function scaled_gauss_newton(R, c, map, jac, z, iterations)
 end
 
 local IDENTIFY_KEYS = {prior = "number", iterations = "number", coulomb_smoothing = "number",
-                       identifiable_ratio = "number", eig_floor = "number"}
+                       identifiable_ratio = "number", eig_floor = "number",
+                       inertia_margin = "number"}
 
 -- Each parameter's scale for the identifiability rule: per body m, m l, m l^2 (as the prior's
 -- standard deviations at rel = 1); 0 for the joint parameters (judged relative to the estimate).
@@ -533,7 +535,10 @@ end
 -- Gauss-Newton on the equivalent p residuals R theta - c (R^T R = H, the weighted normal
 -- matrix plus the prior's precision). W_j = 1 / sigma_j, the noise of joint j estimated from the
 -- residual of the unconstrained fit. opts: prior (relative std, default 1), iterations (100),
--- coulomb_smoothing (0), identifiable_ratio (0.1), eig_floor (1e-6).
+-- coulomb_smoothing (0), identifiable_ratio (0.1), eig_floor (1e-6), inertia_margin (1e-3).
+-- Each body's pseudo-inertia is J = U U^T + inertia_margin J_nominal: strictly inside the
+-- realisable set (on its boundary, a body with all its mass on a plane, MuJoCo's compiler
+-- refuses the inertia by rounding: A + B >= C fails).
 function sysid.identify(model, train, opts)
   local fname = "lucid.sysid.identify"
   opts = check.options(fname, opts or {}, IDENTIFY_KEYS, "opts")
@@ -575,9 +580,12 @@ function sysid.identify(model, train, opts)
   local R, c = L:T(), L:solve(g)
   local floors = {eig = opts.eig_floor or 1e-6}
   for k = 10 * nb + 1, p do floors[k] = 1e-6 * sd[k] end
-  local forward, jac = theta_map(nb, nv)
+  local margin = opts.inertia_margin or 1e-3
+  local offset = lucid.zeros(p)
+  for k = 1, 10 * nb do offset[k] = margin * theta0[k] end
+  local forward, jac = theta_map(nb, nv, offset)
   local map = lucid.ad.primitive{forward = forward, jacobian = jac, name = "theta(z)"}
-  local z0 = z_of_theta(th_free, nb, nv, floors)
+  local z0 = z_of_theta(th_free - offset, nb, nv, floors)
   local z, info = scaled_gauss_newton(R, c, map, jac, z0, opts.iterations or 100)
   local theta = forward(z)
   -- covariances: posterior (data and prior) for theta, data only for the base parameters
@@ -777,7 +785,7 @@ end
 
 -- ---- writing the model back ---------------------------------------------------------------
 
-local function fmt(x) return string.format("%.10g", x) end
+local function fmt(x) return string.format("%.15g", x) end
 
 -- set (or add) attribute `name` in the attribute text of a tag
 local function set_attr(attrs, name, value)
