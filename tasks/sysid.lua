@@ -821,7 +821,7 @@ local sysid = require "lucid.sysid"
 local DEFAULT_MODEL = here .. "/models/sysid_arm4.xml"
 local DEFAULT_TRAIN = here .. "/data/sysid_arm4_train.csv"
 local DEFAULT_VALIDATE = here .. "/data/sysid_arm4_val.csv"
-local LOG_ITERATIONS = 100 -- Gauss-Newton iterations of --problem log unless --iterations is given
+local LOG_ITERATIONS = 500 -- Gauss-Newton iterations of --problem log unless --iterations is given
 
 local function load_robot()
   local path = opts.model ~= "" and opts.model or DEFAULT_MODEL
@@ -845,10 +845,10 @@ local function list(v, n)
   return out
 end
 
--- measured and predicted torques of one log (every k-th sample, at most ~800 per series)
+-- measured and predicted torques of one log (every k-th sample, about 400 per series)
 local function plot_torques(m, samples, theta, theta0, ropts, label)
   local file = opts.plot .. "_log_" .. label .. ".svg"
-  local every = math.max(1, #samples.t // 800)
+  local every = math.max(1, #samples.t // 400)
   local series = {}
   local colors = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2"}
   local names = m:names("joint")

@@ -477,22 +477,27 @@ end
 -- than CHI2_TOL (a chi^2 change of 0.02 moves no parameter by a noticeable fraction of its
 -- standard error), or after `iterations` in all.
 local ROUND, CHI2_TOL = 10, 1e-2
-local function scaled_gauss_newton(R, c, map, jac, z, iterations)
+-- Levenberg-Marquardt's first lambda against the unit diagonal of the scaled normal matrix:
+-- the data leave directions with eigenvalues far below lucid.optim's default 1e-3, where that
+-- damping made every step a short gradient step (hundreds of iterations, measured)
+local LAMBDA = 1e-6
+local function scaled_gauss_newton(residual, jacobian, z, iterations)
   local total, history, info = 0, {}, nil
   local p = #z
   while total < iterations do
-    local A = R * jac(z)
+    local A = jacobian(z)
     local d = {}
     for k = 1, p do
       local col = 0
-      for i = 1, p do col = col + A:get(i, k) ^ 2 end
+      for i = 1, A:rows() do col = col + A:get(i, k) ^ 2 end
       d[k] = col > 0 and 1 / math.sqrt(col) or 1
     end
     local D = diag(p, d)
     local zk = z
     local y
-    y, info = optim.gauss_newton(function(y) return R * map(zk + D * y) - c end, lucid.zeros(p),
-      {damping = "adaptive", max_iter = math.min(ROUND, iterations - total), tol = 1e-9})
+    y, info = optim.gauss_newton(function(y) return residual(zk + D * y) end, lucid.zeros(p),
+      {damping = "adaptive", lambda = LAMBDA, max_iter = math.min(ROUND, iterations - total),
+       tol = 1e-9})
     z = zk + D * y
     for _, h in ipairs(info.history) do history[#history + 1] = h end
     total = total + info.iterations
@@ -512,7 +517,7 @@ end
 
 local IDENTIFY_KEYS = {prior = "number", iterations = "number", coulomb_smoothing = "number",
                        identifiable_ratio = "number", eig_floor = "number",
-                       inertia_margin = "number"}
+                       inertia_margin = "number", shape_prior = "number"}
 
 -- Each parameter's scale for the identifiability rule: per body m, m l, m l^2 (as the prior's
 -- standard deviations at rel = 1); 0 for the joint parameters (judged relative to the estimate).
@@ -534,7 +539,7 @@ end
 -- over theta = theta(z) (log-Cholesky bodies, positive joint parameters), by lucid.optim's
 -- Gauss-Newton on the equivalent p residuals R theta - c (R^T R = H, the weighted normal
 -- matrix plus the prior's precision). W_j = 1 / sigma_j, the noise of joint j estimated from the
--- residual of the unconstrained fit. opts: prior (relative std, default 1), iterations (100),
+-- residual of the unconstrained fit. opts: prior (relative std, default 1), iterations (500),
 -- coulomb_smoothing (0), identifiable_ratio (0.1), eig_floor (1e-6), inertia_margin (1e-3).
 -- Each body's pseudo-inertia is J = U U^T + inertia_margin J_nominal: strictly inside the
 -- realisable set (on its boundary, a body with all its mass on a plane, MuJoCo's compiler
@@ -586,7 +591,22 @@ function sysid.identify(model, train, opts)
   local forward, jac = theta_map(nb, nv, offset)
   local map = lucid.ad.primitive{forward = forward, jacobian = jac, name = "theta(z)"}
   local z0 = z_of_theta(th_free - offset, nb, nv, floors)
-  local z, info = scaled_gauss_newton(R, c, map, jac, z0, opts.iterations or 100)
+  -- the shape prior: (d_i - d_i nominal) / shape_prior for each body's log-Cholesky diagonal
+  local shape = opts.shape_prior or 1
+  local Sz = lucid.zeros(3 * nb, p)
+  for b = 0, nb - 1 do
+    for i = 1, 3 do Sz:set(3 * b + i, 10 * b + 1 + i, 1 / shape) end
+  end
+  local znom = z_of_theta(theta0 - offset, nb, nv, floors)
+  local sz0 = Sz * znom
+  local z, info = scaled_gauss_newton(
+    function(z) return lucid.ad.concat{R * map(z) - c, Sz * z - sz0} end,
+    function(z)
+      local A, B = R * jac(z), lucid.zeros(3 * nb + p, p)
+      for i = 1, p do for k = 1, p do B:set(i, k, A:get(i, k)) end end
+      for i = 1, 3 * nb do for k = 1, p do B:set(p + i, k, Sz:get(i, k)) end end
+      return B
+    end, z0, opts.iterations or 500)
   local theta = forward(z)
   -- covariances: posterior (data and prior) for theta, data only for the base parameters
   local cov = H:solve(lucid.eye(p))
