@@ -856,6 +856,71 @@ local function body_values(est, b)
   return sysid.body_of_pi(pi)
 end
 
+-- true when the body / link element at list[k] carries mass of its own: a URDF <mass> above 0;
+-- in MJCF an <inertial> mass above 0 or a geom (which has mass unless mass="0") directly in it.
+local function element_has_mass(list, k, bodytag)
+  if list[k].selfclosing then return false end
+  local depth = 0
+  for i = k + 1, #list do
+    local u = list[i]
+    if u.name == bodytag then
+      if u.closing then
+        if depth == 0 then return false end
+        depth = depth - 1
+      elseif not u.selfclosing then
+        depth = depth + 1
+      end
+    elseif depth == 0 and not u.closing then
+      local key = u.name == "mass" and "value" or u.name == "inertial" and "mass"
+      if key and (tonumber(attr(u.attrs, key) or "0") or 1) > 0 then return true end
+      if u.name == "geom" and tonumber(attr(u.attrs, "mass") or "1") ~= 0 then return true end
+    end
+  end
+  return false
+end
+
+-- The bodies (MJCF) or links (URDF) that are not moving bodies of the model but hang, welded,
+-- from one: name -> that moving body's name.
+local function welded_to_moving(list, urdf, body_index)
+  local out = {}
+  if urdf then
+    local parent_of, joint_parent = {}, nil
+    for _, tg in ipairs(list) do
+      if tg.name == "joint" and not tg.closing then joint_parent = {}
+      elseif joint_parent and tg.name == "parent" then joint_parent.parent = attr(tg.attrs, "link")
+      elseif joint_parent and tg.name == "child" then joint_parent.child = attr(tg.attrs, "link")
+      elseif tg.name == "joint" and tg.closing and joint_parent then
+        if joint_parent.child then parent_of[joint_parent.child] = joint_parent.parent end
+        joint_parent = nil
+      end
+    end
+    for _, tg in ipairs(list) do
+      local name = tg.name == "link" and not tg.closing and attr(tg.attrs, "name")
+      if name and not body_index[name] then
+        local up, guard = parent_of[name], 0
+        while up and not body_index[up] and guard < #list do up, guard = parent_of[up], guard + 1 end
+        out[name] = up and body_index[up] and up or nil
+      end
+    end
+  else
+    local stack = {}
+    for _, tg in ipairs(list) do
+      if tg.name == "body" and tg.closing then
+        stack[#stack] = nil
+      elseif tg.name == "body" then
+        local name = attr(tg.attrs, "name")
+        local moving
+        for i = #stack, 1, -1 do
+          if stack[i] and body_index[stack[i]] then moving = stack[i]; break end
+        end
+        if name and not body_index[name] then out[name] = moving end
+        if not tg.selfclosing then stack[#stack + 1] = name or false end
+      end
+    end
+  end
+  return out
+end
+
 -- Writes `out_path`: the model file `in_path` with each identified body's inertial element
 -- replaced and each joint's damping, friction and armature set. opts.friction: "frictionloss"
 -- (MuJoCo's attribute; URDF <dynamics friction>) or "omit" (a file lucid's loader accepts
@@ -875,17 +940,20 @@ function sysid.write_model(in_path, out_path, model, est, opts)
   local friction = opts.friction ~= "omit"
   local edits = {} -- {s, e, replacement}, applied from the end
   local list = tags(text)
-  local depth_skip -- the inertial element being replaced: skip to its end
+  local moving_parent = welded_to_moving(list, urdf, body_index)
+  local found = {}
   for k, tg in ipairs(list) do
     local bodytag = urdf and "link" or "body"
     if tg.name == bodytag and not tg.closing then
       local name = attr(tg.attrs, "name")
       local b = name and body_index[name]
-      if name and name ~= "world" and not b and not urdf then
-        -- a welded body: its mass is in its parent's identified parameters
-        check.fail(fname, "%s: body '%s' is welded to its parent: not supported", in_path, name)
+      if name and not b and moving_parent[name] and element_has_mass(list, k, bodytag) then
+        -- its mass is in the moving body's identified parameters: writing both counts it twice
+        check.fail(fname, "%s: body '%s' is welded to the moving body '%s': not supported",
+          in_path, name, moving_parent[name])
       end
       if b then
+        found[name] = true
         local m, c, I = body_values(est, b)
         local el
         if urdf then
@@ -931,6 +999,7 @@ function sysid.write_model(in_path, out_path, model, est, opts)
       local name = attr(tg.attrs, "name")
       local d = name and joint_dof[name]
       if d then
+        found[name] = true
         local damping = est.theta[10 * nb + d]
         local fr = est.theta[10 * nb + nv + d]
         local arm = est.theta[10 * nb + 2 * nv + d]
@@ -955,6 +1024,13 @@ function sysid.write_model(in_path, out_path, model, est, opts)
           if friction then a = set_attr(a, "frictionloss", fmt(fr)) end
           edits[#edits + 1] = {tg.s, tg.e, "<joint" .. a .. (tg.selfclosing and "/>" or ">")}
         end
+      end
+    end
+  end
+  for _, names in ipairs{model:names("body"), model:names("joint")} do
+    for _, name in ipairs(names) do
+      if not found[name] then
+        check.fail(fname, "%s: no element named '%s' (is it unnamed in the file?)", in_path, name)
       end
     end
   end

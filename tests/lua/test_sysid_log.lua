@@ -291,3 +291,54 @@ t.case("the default run: committed logs, a fresh clone", function()
   end
   t.truthy(r.optimizer.converged, r.optimizer.reason)
 end)
+
+t.case("write_model on a URDF: lucid reads the values back, MuJoCo loads it", function()
+  local urdf = "tests/data/sysid/arm2.urdf"
+  local m = lucid.model.load(urdf)
+  local ropts = {damping = true, coulomb = true, armature = true}
+  local theta = lucid.dynamics.inertial_parameters(m, ropts)
+  local nb, nv = m.nbodies, m.nv
+  -- an "estimate": each link 1.2x heavier (still realisable), joint parameters set
+  for k = 1, 10 * nb do theta[k] = 1.2 * theta[k] end
+  for d = 1, nv do
+    theta[10 * nb + d], theta[10 * nb + nv + d], theta[10 * nb + 2 * nv + d] = 0.2 * d, 0.1 * d, 0.01
+  end
+  local est = {theta = theta, nb = nb, nv = nv}
+  local dir = tmpdir()
+  t.eq(sysid.write_model(urdf, dir .. "/omit.urdf", m, est, {friction = "omit"}), "urdf")
+  local back = lucid.model.load(dir .. "/omit.urdf")
+  local th = lucid.dynamics.inertial_parameters(back, {damping = true})
+  for k = 1, 10 * nb + nv do t.near(th[k], theta[k], 1e-12 * (1 + math.abs(theta[k])), "theta " .. k) end
+  -- with dry friction: <dynamics friction>, which MuJoCo 2.2.2 loads (lucid refuses it today)
+  sysid.write_model(urdf, dir .. "/friction.urdf", m, est, {})
+  local f = assert(io.open(dir .. "/friction.urdf"))
+  local text = f:read("a")
+  f:close()
+  t.truthy(text:find('<dynamics damping="0.4" friction="0.2"/>', 1, true), text)
+  t.raises("friction is not supported", lucid.model.load, dir .. "/friction.urdf")
+  local generator = (interpreter:match("^(.*)/[^/]*$") or ".") .. "/tests/bench/mujoco_arm_log"
+  local probe = io.open(generator, "r")
+  if probe then
+    probe:close()
+    local out, code = run(string.format("--problem excite --model %s --evaluations 5 --out "
+                                        .. "%s/ref.csv --json", urdf, dir))
+    t.eq(code, 0, out)
+    local pipe = assert(io.popen(string.format("'%s' %s/friction.urdf %s/ref.csv %s/log.csv 1 0 0 "
+                                               .. "0 400 40 4 2>&1", generator, dir, dir, dir)))
+    local msg = pipe:read("a")
+    local _, _, gcode = pipe:close()
+    t.truthy(gcode == 0 or gcode == 77, "MuJoCo loads the written URDF: " .. msg)
+  end
+  -- a link with mass welded to a moving link would be counted twice: refused
+  f = assert(io.open(urdf))
+  text = f:read("a"):gsub('<link name="tool"/>', '<link name="tool"><inertial><mass value="0.1"/>'
+    .. '<inertia ixx="1e-4" ixy="0" ixz="0" iyy="1e-4" iyz="0" izz="1e-4"/></inertial></link>')
+  f:close()
+  f = assert(io.open(dir .. "/tool.urdf", "w"))
+  f:write(text)
+  f:close()
+  local mt = lucid.model.load(dir .. "/tool.urdf")
+  t.raises("body 'tool' is welded to the moving body 'fore': not supported", sysid.write_model,
+           dir .. "/tool.urdf", dir .. "/x.urdf", mt, est, {})
+  os.execute("rm -rf '" .. dir .. "'")
+end)
