@@ -318,7 +318,8 @@ function sysid.prepare(log, opts)
     check.fail("lucid.sysid.prepare", "%s: %d samples, fewer than the %d trimmed at the ends",
       log.path, n, 2 * skip)
   end
-  local out = {t = {}, q = {}, v = {}, a = {}, tau = {}, nv = #log.joints}
+  local out = {t = {}, q = {}, v = {}, a = {}, tau = {}, nv = #log.joints, rate = log.rate,
+               cutoff = cutoff}
   for k = skip + 1, n - skip do
     local i = #out.t + 1
     out.t[i] = log.t[k]
@@ -403,6 +404,16 @@ local function prior_std(model, theta0, st_scale, rel)
     sd[10 * nb + 2 * nv + j] = rel * st_scale.tau[j] / st_scale.a[j]
   end
   return sd
+end
+
+-- The number of filtered samples that carry one independent sample's information: white
+-- noise through the forward-backward Butterworth (power gain 1 / (1 + (f / fc)^4)^2) keeps
+-- the noise bandwidth fc * int_0^inf dx / (1 + x^4)^2 = fc * 3 pi / (8 sqrt 2) of the rate / 2
+-- a white sequence has, so rate / (2 * that) samples (at least 1; 1 without filtering).
+local ENBW = 3 * math.pi / (8 * math.sqrt(2))
+local function samples_per_independent(samples)
+  if not (samples.cutoff and samples.cutoff > 0) then return 1 end
+  return math.max(1, samples.rate / (2 * ENBW * samples.cutoff))
 end
 
 local function rms_of(samples, field, j)
@@ -576,8 +587,11 @@ function sysid.identify(model, train, opts)
     local r = sysid.rms(st, th)
     for j = 1, nv do sigma[j] = math.max(r[j], 1e-9 * scale.tau[j]) end
   end
+  -- each sample's weight 1 / (kappa sigma_j^2): filtered samples are correlated, kappa of them
+  -- carry the information of one independent sample (see samples_per_independent)
+  local kappa = samples_per_independent(train)
   local w = {}
-  for j = 1, nv do w[j] = 1 / sigma[j] ^ 2 end
+  for j = 1, nv do w[j] = 1 / (kappa * sigma[j] ^ 2) end
   local Hd, gd = weighted(st, w)
   local H, g = Hd + P, gd + Pt0
   local th_free = H:cholsolve(g)
@@ -611,6 +625,7 @@ function sysid.identify(model, train, opts)
   -- covariances: posterior (data and prior) for theta, data only for the base parameters
   local cov = H:solve(lucid.eye(p))
   local out = {theta = theta, theta0 = theta0, theta_free = th_free, sigma = sigma, info = info,
+               samples_per_independent = kappa,
                prior_sd = sd, ropts = ropts, stats = st, nb = nb, nv = nv}
   -- identified: standard deviation below `ratio` of max(|estimate|, the parameter's scale)
   local scale_k = parameter_scale(model, theta0)
