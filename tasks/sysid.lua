@@ -12,7 +12,11 @@
 --   cross   the object's trajectories produced by MuJoCo 2.2.2 (tests/bench/mujoco_box_traj,
 --           built when <mujoco/mujoco.h> exists; skipped with a message otherwise): the
 --           parameters lucid finds and the residual left measure the mismatch between the two
---           simulators.
+--           simulators;
+--   log     a robot's link inertial parameters and joint damping, dry friction and armature
+--           from joint logs (CSV), physically consistent, validated on a second log, written
+--           back as MJCF or URDF (lucid.sysid; docs/sysid.md, "Robots from logs");
+--   excite  a Fourier excitation trajectory for such a log (CSV).
 --
 -- Data: lucid trajectories under the true parameters (drawn from --seed), observed at every
 -- OBS_EVERY-th step with Gaussian noise (positions sigma = 1 mm, rotations 1 mrad, joint
