@@ -332,31 +332,41 @@ end
 
 -- ---- normal equations -------------------------------------------------------------------
 
+local BATCH = 256
+
 -- Per joint j: H_j = sum_k y_jk^T y_jk, g_j = sum_k y_jk^T tau_jk, s_j = sum tau_jk^2 over the
 -- samples (y_jk row j of the regressor at sample k), so any theta's torque error on the log
 -- is theta^T H_j theta - 2 theta^T g_j + s_j without another pass.
 function sysid.accumulate(model, samples, ropts)
   local nv = model.nv
   local st = {n = #samples.t, H = {}, g = {}, s = {}}
-  local sel = {}
-  for j = 1, nv do
-    local row = {}
-    for k = 1, nv do row[k] = k == j and 1 or 0 end
-    sel[j] = lucid.mat{row}
+  -- rows of BATCH samples are stacked per joint (Y:totable() and lucid.mat in C), then one
+  -- product Y_j^T Y_j per batch: a rank-one update per sample allocated a p x p matrix each
+  local rows, taus = {}, {}
+  for j = 1, nv do rows[j], taus[j], st.s[j] = {}, {}, 0 end
+  local function flush()
+    if #rows[1] == 0 then return end
+    for j = 1, nv do
+      local Yj, tj = lucid.mat(rows[j]), lucid.vec(taus[j])
+      local YjT = Yj:T()
+      local H, g = YjT * Yj, YjT * tj
+      st.H[j] = st.H[j] and st.H[j] + H or H
+      st.g[j] = st.g[j] and st.g[j] + g or g
+      rows[j], taus[j] = {}, {}
+    end
   end
   for k = 1, st.n do
     local Y = lucid.dynamics.regressor(model, samples.q[k], samples.v[k], samples.a[k], ropts)
+    local yt = Y:totable()
     for j = 1, nv do
-      local y = sel[j] * Y -- 1 x p
       local tau = samples.tau[k][j]
-      local yt = y:T()
-      if k == 1 then
-        st.H[j], st.g[j], st.s[j] = yt * y, yt * tau, tau * tau
-      else
-        st.H[j], st.g[j], st.s[j] = st.H[j] + yt * y, st.g[j] + yt * tau, st.s[j] + tau * tau
-      end
+      local b = #rows[j] + 1
+      rows[j][b], taus[j][b] = yt[j], tau
+      st.s[j] = st.s[j] + tau * tau
     end
+    if #rows[1] == BATCH then flush() end
   end
+  flush()
   return st
 end
 
