@@ -557,11 +557,15 @@ end
 
 -- The maximum a posteriori estimate under the physical constraints:
 --   min 0.5 sum_j |W_j (Y_j theta - tau_j)|^2 + 0.5 |(theta - theta0) / sd|^2
+--       + 0.5 sum_bodies |(d - d_nominal) / shape_prior|^2
 -- over theta = theta(z) (log-Cholesky bodies, positive joint parameters), by lucid.optim's
 -- Gauss-Newton on the equivalent p residuals R theta - c (R^T R = H, the weighted normal
--- matrix plus the prior's precision). W_j = 1 / sigma_j, the noise of joint j estimated from the
--- residual of the unconstrained fit. opts: prior (relative std, default 1), iterations (500),
--- coulomb_smoothing (0), identifiable_ratio (0.1), eig_floor (1e-6), inertia_margin (1e-3).
+-- matrix plus the prior's precision) and the shape prior's rows. W_j^2 = 1 / (kappa sigma_j^2):
+-- sigma_j the noise of joint j from the residual of the unconstrained fit, kappa the filtered
+-- samples per independent one. opts: prior (relative std, default 1), iterations (500),
+-- coulomb_smoothing (0), identifiable_ratio (0.1), eig_floor (1e-6: the starting point's
+-- smallest pseudo-inertia eigenvalue relative to the largest), inertia_margin (1e-3),
+-- shape_prior (1, in e-folds of each log-Cholesky diagonal entry).
 -- Each body's pseudo-inertia is J = U U^T + inertia_margin J_nominal: strictly inside the
 -- realisable set (on its boundary, a body with all its mass on a plane, MuJoCo's compiler
 -- refuses the inertia by rounding: A + B >= C fails).
