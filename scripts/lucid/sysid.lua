@@ -737,14 +737,18 @@ function sysid.excite(model, opts)
   local S = bp.select
   local theta0 = lucid.dynamics.inertial_parameters(model)
   local T = 1 / f0
-  -- the largest scale s <= 1 of x that keeps the bounds at the sample points
-  local function feasible_scale(x, points)
+  -- the largest scale s <= 1 of x that keeps the bounds at `points` points of the period; with
+  -- `strict`, q - q0 and v (trigonometric polynomials of degree L) are kept within the bounds
+  -- everywhere: by Bernstein's inequality |f'| <= L w max|f|, so between points T / points
+  -- apart max|f| <= (sampled max) / (1 - pi L / points)
+  local function feasible_scale(x, points, strict)
     local s = 1
+    local shrink = strict and 1 - math.pi * L / points or 1
     for i = 0, points - 1 do
       local q, v = fourier(x, L, f0, q0, i * T / points)
       for j = 1, nv do
-        s = math.min(s, half[j] / math.max(math.abs(q[j] - q0[j]), 1e-300),
-          vmax[j] / math.max(math.abs(v[j]), 1e-300))
+        s = math.min(s, shrink * half[j] / math.max(math.abs(q[j] - q0[j]), 1e-300),
+          shrink * vmax[j] / math.max(math.abs(v[j]), 1e-300))
       end
     end
     for _ = 1, 30 do -- torque: nonlinear in s, shrink until it holds
@@ -796,9 +800,10 @@ function sysid.excite(model, opts)
     if opts.progress then opts.progress(e, evals) end
   end
   if not best then check.fail(fname, "no feasible excitation found") end
-  -- the bounds were checked at M points of the period: check them DENSE times more finely
-  -- (between the points the trajectory may exceed them slightly) and scale down if needed
-  local s = feasible_scale(best, DENSE * M)
+  -- the bounds were checked at M points of the period: check them DENSE times more finely,
+  -- position and speed strictly (between the points the trajectory may exceed them slightly),
+  -- and scale down if needed
+  local s = feasible_scale(best, DENSE * M, true)
   if s < 1 then
     for k = 1, #best do best[k] = s * best[k] end
     best_cond = cond_of(best)

@@ -213,7 +213,7 @@ t.case("MuJoCo 2.2.2 arm: identify, validate, write the model back", function()
   end
   for name, l in pairs(r.links) do t.truthy(l.consistent, name .. " consistent") end
   -- base parameters against the truth's, in standard errors (which count the filter's
-  -- correlation of the samples): 29 of 32 within 3 measured, worst 3.8
+  -- correlation of the samples): 29 of 32 within 3 measured, worst 3.9
   local bp = lucid.dynamics.base_parameters(m, ropts)
   t.eq(bp.rank, r.rank)
   local true_b = bp.map * theta_true
@@ -254,14 +254,14 @@ t.case("MuJoCo 2.2.2 arm: identify, validate, write the model back", function()
   os.execute("rm -rf '" .. dir .. "'")
 end)
 
-t.case("excite: within the joint limits and speed bound, from rest, better than a random draw", function()
+t.case("excite: within the joint limits, speed and torque bounds, from rest, better than a random draw", function()
   local dir = tmpdir()
   local path = dir .. "/ex.csv"
   local out, code = run("--problem excite --evaluations 1 --frequency 0.2 --json --out " .. path)
   t.eq(code, 0, out)
   local first = json.decode(out)
-  out, code = run("--problem excite --evaluations 60 --frequency 0.2 --max-velocity 1.5 --json "
-                  .. "--out " .. path)
+  out, code = run("--problem excite --evaluations 60 --frequency 0.2 --max-velocity 1.5 "
+                  .. "--max-torque 9 --json --out " .. path)
   t.eq(code, 0, out)
   local r = json.decode(out)
   t.truthy(r.condition_number < first.condition_number,
@@ -281,6 +281,9 @@ t.case("excite: within the joint limits and speed bound, from rest, better than 
       local half = (upper[j] - lower[j]) / 2
       t.truthy(math.abs(x[1 + j] - (upper[j] + lower[j]) / 2) <= 0.9 * half + 1e-12, "limit")
       t.truthy(math.abs(x[5 + j]) <= 1.5 + 1e-12, "speed " .. x[5 + j])
+      local tau = lucid.dynamics.rnea(m, {x[2], x[3], x[4], x[5]}, {x[6], x[7], x[8], x[9]},
+                                      {x[10], x[11], x[12], x[13]})
+      t.truthy(math.abs(tau[j]) <= 9 + 1e-9, "torque " .. tau[j])
       if rows == 1 then
         t.near(x[5 + j], 0, 1e-9, "starts at rest")
         t.near(x[9 + j], 0, 1e-9, "starts without acceleration")
