@@ -112,9 +112,10 @@ local t = task.new{
     {name = "data", kind = "string", default = "push,toss", check = check_data,
      help = "object: comma-separated trajectories among push (known force, slides), toss "
        .. "(thrown onto the floor: bounces and slides), drop (falls flat: bounces, nothing "
-       .. "slides), rest (lies still)"},
+       .. "slides), rest (lies still); log: the training CSV (default "
+       .. "tasks/data/sysid_arm4_train.csv)"},
     {name = "guesses", kind = "integer", default = 3, min = 1, help = "initial guesses"},
-    {name = "iterations", kind = "integer", default = 20, min = 1, help = "Gauss-Newton iterations"},
+    {name = "iterations", kind = "integer", default = 20, min = 1, help = "Gauss-Newton iterations (log: 500 unless given)"},
     {name = "method", kind = "string", default = "", check = check_method,
      help = "parameter derivatives: implicit or finite_differences (default: implicit when "
        .. "w:step_derivatives exists)"},
