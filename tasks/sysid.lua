@@ -115,7 +115,8 @@ local t = task.new{
        .. "slides), rest (lies still); log: the training CSV (default "
        .. "tasks/data/sysid_arm4_train.csv)"},
     {name = "guesses", kind = "integer", default = 3, min = 1, help = "initial guesses"},
-    {name = "iterations", kind = "integer", default = 20, min = 1, help = "Gauss-Newton iterations (log: 500 unless given)"},
+    {name = "iterations", kind = "integer", default = 20, min = 1,
+     help = "Gauss-Newton iterations (log: 500 unless given)"},
     {name = "method", kind = "string", default = "", check = check_method,
      help = "parameter derivatives: implicit or finite_differences (default: implicit when "
        .. "w:step_derivatives exists)"},
@@ -127,23 +128,28 @@ local t = task.new{
     {name = "plot", kind = "string", default = "out/sysid",
      help = "prefix of the SVG plots (cost per iteration, measured and fitted paths; '' for none)"},
     -- robots from logs (--problem log) and excitation design (--problem excite)
-    {name = "model", kind = "string", default = "", check = for_problems("model", {"log", "excite"}),
+    {name = "model", kind = "string", default = "",
+     check = for_problems("model", {"log", "excite"}),
      help = "log, excite: the robot's MJCF or URDF (default tasks/models/sysid_arm4.xml)"},
     {name = "validate", kind = "string", default = "", check = readable_for("validate", {"log"}),
      help = "log: a second CSV log the fit is checked on (default: tasks/data/sysid_arm4_val.csv "
        .. "when --data is not given)"},
-    {name = "write-model", kind = "string", default = "", check = for_problems("write-model", {"log"}),
+    {name = "write-model", kind = "string", default = "",
+     check = for_problems("write-model", {"log"}),
      help = "log: write the identified model there (MJCF, or URDF for a URDF model)"},
     {name = "friction-out", kind = "string", default = "frictionloss",
      choices = {"frictionloss", "omit"}, check = for_problems("friction-out", {"log"}),
      help = "log: --write-model writes dry friction as MuJoCo's frictionloss (URDF <dynamics "
        .. "friction>), or omits it (lucid's loader refuses joint dry friction today)"},
-    {name = "cutoff", kind = "number", default = 10, min = 0, check = for_problems("cutoff", {"log"}),
-     help = "log: zero-phase low-pass cut-off (Hz) for q, v and tau before differentiating (0: none)"},
+    {name = "cutoff", kind = "number", default = 10, min = 0,
+     check = for_problems("cutoff", {"log"}),
+     help = "log: zero-phase low-pass cut-off (Hz) for q, v and tau before differentiating "
+       .. "(0: none)"},
     {name = "coulomb-smoothing", kind = "number", default = 0.01, min = 0,
      check = for_problems("coulomb-smoothing", {"log"}),
      help = "log: Coulomb friction column tanh(v / eps) with this eps (rad/s or m/s; 0: sign(v))"},
-    {name = "prior", kind = "number", default = 1, positive = true, check = for_problems("prior", {"log"}),
+    {name = "prior", kind = "number", default = 1, positive = true,
+     check = for_problems("prior", {"log"}),
      help = "log: relative standard deviation of the prior at the model file's values"},
     {name = "identifiable-ratio", kind = "number", default = 0.1, positive = true,
      check = for_problems("identifiable-ratio", {"log"}),
@@ -152,26 +158,33 @@ local t = task.new{
      check = for_problems("inertia-margin", {"log"}),
      help = "log: each link's pseudo-inertia is kept above this fraction of the nominal one "
        .. "(strictly realisable: MuJoCo refuses a flat body by rounding)"},
-    {name = "out", kind = "string", default = "out/sysid_excite.csv", check = for_problems("out", {"excite"}),
+    {name = "out", kind = "string", default = "out/sysid_excite.csv",
+     check = for_problems("out", {"excite"}),
      help = "excite: the CSV written (t, q_, v_, a_ per joint)"},
-    {name = "harmonics", kind = "integer", default = 5, min = 1, check = for_problems("harmonics", {"excite"}),
+    {name = "harmonics", kind = "integer", default = 5, min = 1,
+     check = for_problems("harmonics", {"excite"}),
      help = "excite: harmonics of the Fourier series"},
     {name = "frequency", kind = "number", default = 0.1, positive = true,
-     check = for_problems("frequency", {"excite"}), help = "excite: base frequency (Hz): the period is 1 / f"},
-    {name = "periods", kind = "integer", default = 1, min = 1, check = for_problems("periods", {"excite"}),
+     check = for_problems("frequency", {"excite"}),
+     help = "excite: base frequency (Hz): the period is 1 / f"},
+    {name = "periods", kind = "integer", default = 1, min = 1,
+     check = for_problems("periods", {"excite"}),
      help = "excite: periods written"},
-    {name = "rate", kind = "number", default = 500, positive = true, check = for_problems("rate", {"excite"}),
+    {name = "rate", kind = "number", default = 500, positive = true,
+     check = for_problems("rate", {"excite"}),
      help = "excite: samples per second written"},
     {name = "max-velocity", kind = "number", default = 2, positive = true,
      check = for_problems("max-velocity", {"excite"}),
      help = "excite: joint speed bound (the model's velocity limit where smaller)"},
-    {name = "max-torque", kind = "number", default = 0, min = 0, check = for_problems("max-torque", {"excite"}),
+    {name = "max-torque", kind = "number", default = 0, min = 0,
+     check = for_problems("max-torque", {"excite"}),
      help = "excite: joint torque bound of the nominal model's inverse dynamics (0: the model's "
        .. "effort limits only)"},
     {name = "margin", kind = "number", default = 0.1, min = 0, max = 0.9,
      check = for_problems("margin", {"excite"}),
      help = "excite: fraction of each joint's half range kept free at either end"},
-    {name = "evaluations", kind = "integer", default = 300, min = 1, check = for_problems("evaluations", {"excite"}),
+    {name = "evaluations", kind = "integer", default = 300, min = 1,
+     check = for_problems("evaluations", {"excite"}),
      help = "excite: candidate trajectories evaluated by the search"},
   },
 }
@@ -929,7 +942,8 @@ local function run_log()
     local k = {damping = 10 * nb + d, friction = 10 * nb + nv + d, armature = 10 * nb + 2 * nv + d}
     local entry = {noise_std = est.sigma[d], std = {}, identified = {},
                    rms = {train = rms_train[d], nominal_train = rms_train0[d],
-                          validation = rms_val and rms_val[d], nominal_validation = rms_val0 and rms_val0[d]}}
+                          validation = rms_val and rms_val[d],
+                          nominal_validation = rms_val0 and rms_val0[d]}}
     for key, idx in pairs(k) do
       entry[key] = est.theta[idx]
       entry.std[key] = est.std[idx]
@@ -956,7 +970,8 @@ local function run_log()
     plot_dir()
     figures.plots = {train = plot_torques(m, train, est.theta, est.theta0, est.ropts, "train")}
     if val then
-      figures.plots.validation = plot_torques(m, val, est.theta, est.theta0, est.ropts, "validation")
+      figures.plots.validation = plot_torques(m, val, est.theta, est.theta0, est.ropts,
+                                              "validation")
     end
   end
   figures.seconds = lucid.clock() - started
@@ -972,7 +987,8 @@ local function run_log()
       rows[#rows + 1] = {name, l.nominal.mass, l.mass,
         string.format("%.4g %.4g %.4g", l.com[1], l.com[2], l.com[3]),
         string.format("%.3g %.3g %.3g", l.inertia[1][1], l.inertia[2][2], l.inertia[3][3]),
-        l.consistent and "yes" or "NO", #flags == 0 and "all" or ("prior: " .. table.concat(flags, " "))}
+        l.consistent and "yes" or "NO",
+        #flags == 0 and "all" or ("prior: " .. table.concat(flags, " "))}
     end
     print(task.format_table({"link", "nominal m", "mass", "com", "Ixx Iyy Izz (com)", "consistent",
                              "identified"}, rows, "%.4g"))
@@ -980,20 +996,23 @@ local function run_log()
     for _, j in ipairs(sysid.joints(m, "sysid")) do
       local e = figures.joints[j.name]
       local function cell(key)
-        return string.format("%.4g +- %.2g%s", e[key], e.std[key], e.identified[key] and "" or " (prior)")
+        return string.format("%.4g +- %.2g%s", e[key], e.std[key],
+                             e.identified[key] and "" or " (prior)")
       end
       rows[#rows + 1] = {j.name, cell("damping"), cell("friction"), cell("armature"),
         string.format("%.3g / %.3g", e.rms.train, e.rms.nominal_train),
-        e.rms.validation and string.format("%.3g / %.3g", e.rms.validation, e.rms.nominal_validation) or "-"}
+        e.rms.validation and string.format("%.3g / %.3g", e.rms.validation,
+                                           e.rms.nominal_validation) or "-"}
     end
     print(task.format_table({"joint", "damping", "friction", "armature", "rms train (id / nominal)",
                              "rms validation"}, rows))
-    print(string.format("base parameters: %d (%d identified by the data); Gauss-Newton %d iterations "
-      .. "(%s), %.2f s", est.base_parameters.rank, n_ident, est.info.iterations, est.info.reason,
-      figures.seconds))
+    print(string.format("base parameters: %d (%d identified by the data); Gauss-Newton %d "
+      .. "iterations (%s), %.2f s", est.base_parameters.rank, n_ident, est.info.iterations,
+      est.info.reason, figures.seconds))
     if figures.written_model then print("model written: " .. figures.written_model.file) end
     if figures.plots then
-      print("plots: " .. figures.plots.train .. (figures.plots.validation and (", " .. figures.plots.validation) or ""))
+      local val_plot = figures.plots.validation
+      print("plots: " .. figures.plots.train .. (val_plot and (", " .. val_plot) or ""))
     end
   end)
 end

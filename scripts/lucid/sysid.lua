@@ -215,7 +215,8 @@ function sysid.read_log(path, model)
       for k, cell in ipairs(cells) do
         local x = tonumber(cell)
         if not x or x ~= x or x == math.huge or x == -math.huge then
-          f:close(); log_fail(path, lineno, "'%s' (column %s) is not a finite number", cell, names[k])
+          f:close()
+          log_fail(path, lineno, "'%s' (column %s) is not a finite number", cell, names[k])
         end
         cells[k] = x
       end
@@ -226,7 +227,9 @@ function sysid.read_log(path, model)
       log.t[n] = t
       for _, kind in ipairs{"q", "v", "a", "tau"} do
         if log[kind] then
-          for _, j in ipairs(joints) do log[kind][j.dof][n] = cells[column[kind .. "_" .. j.name]] end
+          for _, j in ipairs(joints) do
+            log[kind][j.dof][n] = cells[column[kind .. "_" .. j.name]]
+          end
         end
       end
     end
@@ -932,7 +935,9 @@ local function welded_to_moving(list, urdf, body_index)
       local name = tg.name == "link" and not tg.closing and attr(tg.attrs, "name")
       if name and not body_index[name] then
         local up, guard = parent_of[name], 0
-        while up and not body_index[up] and guard < #list do up, guard = parent_of[up], guard + 1 end
+        while up and not body_index[up] and guard < #list do
+          up, guard = parent_of[up], guard + 1
+        end
         out[name] = up and body_index[up] and up or nil
       end
     end
@@ -991,17 +996,20 @@ function sysid.write_model(in_path, out_path, model, est, opts)
         local m, c, I = body_values(est, b)
         local el
         if urdf then
-          el = string.format("<inertial><origin xyz=\"%s %s %s\" rpy=\"0 0 0\"/><mass value=\"%s\"/>"
-            .. "<inertia ixx=\"%s\" ixy=\"%s\" ixz=\"%s\" iyy=\"%s\" iyz=\"%s\" izz=\"%s\"/></inertial>",
+          el = string.format("<inertial><origin xyz=\"%s %s %s\" rpy=\"0 0 0\"/>"
+            .. "<mass value=\"%s\"/><inertia ixx=\"%s\" ixy=\"%s\" ixz=\"%s\" iyy=\"%s\" "
+            .. "iyz=\"%s\" izz=\"%s\"/></inertial>",
             fmt(c[1]), fmt(c[2]), fmt(c[3]), fmt(m), fmt(I[1][1]), fmt(I[1][2]), fmt(I[1][3]),
             fmt(I[2][2]), fmt(I[2][3]), fmt(I[3][3]))
         else
-          el = string.format("<inertial pos=\"%s %s %s\" mass=\"%s\" fullinertia=\"%s %s %s %s %s %s\"/>",
+          el = string.format("<inertial pos=\"%s %s %s\" mass=\"%s\" "
+            .. "fullinertia=\"%s %s %s %s %s %s\"/>",
             fmt(c[1]), fmt(c[2]), fmt(c[3]), fmt(m), fmt(I[1][1]), fmt(I[2][2]), fmt(I[3][3]),
             fmt(I[1][2]), fmt(I[1][3]), fmt(I[2][3]))
         end
         if tg.selfclosing then
-          edits[#edits + 1] = {tg.s, tg.e, text:sub(tg.s, tg.e - 2) .. ">" .. el .. "</" .. bodytag .. ">"}
+          local open = text:sub(tg.s, tg.e - 2) .. ">"
+          edits[#edits + 1] = {tg.s, tg.e, open .. el .. "</" .. bodytag .. ">"}
         else
           edits[#edits + 1] = {tg.e + 1, tg.e, el}
           -- drop the body's own inertial element (the first <inertial> at depth 1)

@@ -104,13 +104,15 @@ t.case("CSV logs: file:line errors", function()
     .. "a_, tau_ and a joint of the model)")
   local bad = {table.unpack(rows)}
   bad[3] = "0.02,0,0,zero,0,0,0,0,0"
-  t.eq(try(head .. table.concat(bad, "\n")), "log.csv:4: 'zero' (column q_j3) is not a finite number")
+  t.eq(try(head .. table.concat(bad, "\n")),
+       "log.csv:4: 'zero' (column q_j3) is not a finite number")
   bad = {table.unpack(rows)}
   bad[5] = "0.04,0,0,0,0,0,0,0"
   t.eq(try(head .. table.concat(bad, "\n")), "log.csv:6: 8 values for 9 columns")
   bad = {table.unpack(rows)}
   bad[7] = "0.055,0,0,0,0,0,0,0,0"
-  t.eq(try(head .. table.concat(bad, "\n")), "log.csv:8: sampling is not uniform (step 0.005, mean 0.01; 1 % allowed)")
+  t.eq(try(head .. table.concat(bad, "\n")),
+       "log.csv:8: sampling is not uniform (step 0.005, mean 0.01; 1 % allowed)")
   bad = {table.unpack(rows)}
   bad[7] = "0.04,0,0,0,0,0,0,0,0"
   t.eq(try(head .. table.concat(bad, "\n")), "log.csv:8: t = 0.04 does not increase")
@@ -196,10 +198,12 @@ t.case("MuJoCo 2.2.2 arm: identify, validate, write the model back", function()
       -- std is then below 25 % of it (above the 10 % of the default identifiable ratio)
       if key ~= "armature" then
         t.truthy(e.identified[key], name .. " " .. key .. " identified")
-        t.truthy(rel < 0.1, string.format("%s %s %.4g (truth %.4g)", name, key, e[key], truth[name][k]))
+        t.truthy(rel < 0.1, string.format("%s %s %.4g (truth %.4g)", name, key, e[key],
+                                          truth[name][k]))
       elseif name == "j3" or name == "j4" then
         t.truthy(e.std[key] < 0.25 * e[key], name .. " armature std")
-        t.truthy(rel < 0.25, string.format("%s armature %.4g (truth %.4g)", name, e[key], truth[name][k]))
+        t.truthy(rel < 0.25, string.format("%s armature %.4g (truth %.4g)", name, e[key],
+                                           truth[name][k]))
       end
     end
     -- validation: within 1.3x the truth's RMS (model mismatch: MuJoCo's soft frictionloss),
@@ -223,7 +227,8 @@ t.case("MuJoCo 2.2.2 arm: identify, validate, write the model back", function()
     t.eq(b.name, bp.names[i])
     if math.abs(b.estimate - true_b[i]) <= 3 * b.std_error then within = within + 1 end
   end
-  report[#report + 1] = string.format("base parameters within 3 std errors: %d of %d", within, r.rank)
+  report[#report + 1] = string.format("base parameters within 3 std errors: %d of %d", within,
+                                      r.rank)
   t.truthy(within >= 0.85 * r.rank, within .. " base parameters within 3 std errors")
   io.stderr:write("  ", table.concat(report, "; "), "\n")
   -- the written model: MuJoCo loads and simulates it, lucid loads it without frictionloss and
@@ -255,7 +260,8 @@ t.case("MuJoCo 2.2.2 arm: identify, validate, write the model back", function()
   os.execute("rm -rf '" .. dir .. "'")
 end)
 
-t.case("excite: within the joint limits, speed and torque bounds, from rest, better than a random draw", function()
+t.case("excite: joint limits, speed and torque bounds, from rest, better than a random draw",
+       function()
   local dir = tmpdir()
   local path = dir .. "/ex.csv"
   local out, code = run("--problem excite --evaluations 1 --frequency 0.2 --json --out " .. path)
@@ -318,14 +324,17 @@ t.case("write_model on a URDF: lucid reads the values back, MuJoCo loads it", fu
   -- an "estimate": each link 1.2x heavier (still realisable), joint parameters set
   for k = 1, 10 * nb do theta[k] = 1.2 * theta[k] end
   for d = 1, nv do
-    theta[10 * nb + d], theta[10 * nb + nv + d], theta[10 * nb + 2 * nv + d] = 0.2 * d, 0.1 * d, 0.01
+    theta[10 * nb + d], theta[10 * nb + nv + d] = 0.2 * d, 0.1 * d
+    theta[10 * nb + 2 * nv + d] = 0.01
   end
   local est = {theta = theta, nb = nb, nv = nv}
   local dir = tmpdir()
   t.eq(sysid.write_model(urdf, dir .. "/omit.urdf", m, est, {friction = "omit"}), "urdf")
   local back = lucid.model.load(dir .. "/omit.urdf")
   local th = lucid.dynamics.inertial_parameters(back, {damping = true})
-  for k = 1, 10 * nb + nv do t.near(th[k], theta[k], 1e-12 * (1 + math.abs(theta[k])), "theta " .. k) end
+  for k = 1, 10 * nb + nv do
+    t.near(th[k], theta[k], 1e-12 * (1 + math.abs(theta[k])), "theta " .. k)
+  end
   -- with dry friction: <dynamics friction>, which MuJoCo 2.2.2 loads (lucid refuses it today)
   sysid.write_model(urdf, dir .. "/friction.urdf", m, est, {})
   local f = assert(io.open(dir .. "/friction.urdf"))
