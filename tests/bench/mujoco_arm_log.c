@@ -58,12 +58,11 @@ typedef struct reference {
     double *t, *q, *v; /* rows, rows x nj each */
 } reference;
 
-/* The reference's q_ and v_ columns of the model's joints, by name. */
-static int read_reference(const char *path, const mjModel *m, reference *ref) {
+/* The reference's q_ and v_ columns of the model's joints, by name; line is a MAX_LINE buffer. */
+static int read_reference_into(const char *path, const mjModel *m, reference *ref, char *line) {
     FILE *f = fopen(path, "r");
     if (!f) return fprintf(stderr, "mujoco_arm_log: cannot open %s\n", path), 0;
-    static char line[MAX_LINE];
-    if (!fgets(line, sizeof line, f)) return fclose(f), 0;
+    if (!fgets(line, MAX_LINE, f)) return fclose(f), 0;
     int col_q[MAX_JOINTS], col_v[MAX_JOINTS], ncol = 0;
     for (int j = 0; j < m->njnt; ++j) col_q[j] = col_v[j] = -1;
     for (char *tok = strtok(line, ",\r\n"); tok; tok = strtok(NULL, ",\r\n"), ++ncol) {
@@ -82,7 +81,7 @@ static int read_reference(const char *path, const mjModel *m, reference *ref) {
     ref->t = malloc(sizeof(double) * (size_t)cap);
     ref->q = malloc(sizeof(double) * (size_t)cap * (size_t)m->njnt);
     ref->v = malloc(sizeof(double) * (size_t)cap * (size_t)m->njnt);
-    while (ref->t && ref->q && ref->v && fgets(line, sizeof line, f)) {
+    while (ref->t && ref->q && ref->v && fgets(line, MAX_LINE, f)) {
         if (ref->rows == cap) {
             cap *= 2;
             double *t = realloc(ref->t, sizeof(double) * (size_t)cap);
@@ -108,6 +107,13 @@ static int read_reference(const char *path, const mjModel *m, reference *ref) {
     }
     fclose(f);
     return ref->rows >= 2;
+}
+
+static int read_reference(const char *path, const mjModel *m, reference *ref) {
+    char *line = malloc(MAX_LINE);
+    const int ok = line && read_reference_into(path, m, ref, line);
+    free(line);
+    return ok;
 }
 
 static int run(char **argv) {
