@@ -295,9 +295,11 @@ local function derivative(x, h)
 end
 
 -- The samples the fit uses: {q, v, a, tau} as lists of tables (one per sample, dof order).
--- With cutoff > 0, q, tau (and v when logged) are zero-phase filtered; v and a missing from
--- the log are central differences of the filtered q (v); the samples within `trim` seconds
--- (default 1 / cutoff) of either end, where the filter's padding shows, are left out.
+-- With cutoff > 0, q, tau and the logged v and a are zero-phase filtered (all alike, so the
+-- regressor and the torque see the same filter); v and a missing from the log are central
+-- differences of the filtered q (v); the samples within `trim` seconds (default 1 / cutoff,
+-- one sample without the filter) of either end, where the filter's padding and the one-sided
+-- differences show, are left out.
 function sysid.prepare(log, opts)
   opts = opts or {}
   local cutoff, h = opts.cutoff or 0, 1 / log.rate
@@ -311,8 +313,8 @@ function sysid.prepare(log, opts)
     local d = j.dof
     q[d] = filt(log.q[d])
     tau[d] = filt(log.tau[d])
-    v[d] = log.v and (log.a and log.v[d] or filt(log.v[d])) or derivative(q[d], h)
-    a[d] = log.a and log.a[d] or derivative(v[d], h)
+    v[d] = log.v and filt(log.v[d]) or derivative(q[d], h)
+    a[d] = log.a and filt(log.a[d]) or derivative(v[d], h)
   end
   local trim = opts.trim or (cutoff > 0 and 1 / cutoff or 0)
   local skip = math.max(1, math.ceil(trim * log.rate))
