@@ -12,7 +12,11 @@
 --   cross   the object's trajectories produced by MuJoCo 2.2.2 (tests/bench/mujoco_box_traj,
 --           built when <mujoco/mujoco.h> exists; skipped with a message otherwise): the
 --           parameters lucid finds and the residual left measure the mismatch between the two
---           simulators.
+--           simulators;
+--   log     a robot's link inertial parameters and joint damping, dry friction and armature
+--           from joint logs (CSV), physically consistent, validated on a second log, written
+--           back as MJCF or URDF (lucid.sysid; docs/sysid.md, "Robots from logs");
+--   excite  a Fourier excitation trajectory for such a log (CSV).
 --
 -- Data: lucid trajectories under the true parameters (drawn from --seed), observed at every
 -- OBS_EVERY-th step with Gaussian noise (positions sigma = 1 mm, rotations 1 mrad, joint
@@ -40,8 +44,21 @@ local here = (arg and arg[0] or ""):match("^(.*)/[^/]*$") or "."
 local TRAJECTORY_NAMES = {push = true, toss = true, drop = true, rest = true} -- see OBJECT_TRAJECTORIES
 local HAVE_STEP_DERIVATIVES = type(lucid.world{}.step_derivatives) == "function"
 
--- nil when every comma-separated word of --data names a trajectory, else why not.
-local function check_data(text)
+local LOG_PROBLEMS = {log = true, excite = true}
+local GIVEN = {} -- the options set on the command line (filled by the checks below)
+
+-- nil when every comma-separated word of --data names a trajectory (--problem log: when it
+-- names a readable file), else why not.
+local function check_data(text, values, given)
+  GIVEN = given
+  if values.problem == "log" then
+    local f = io.open(text, "r")
+    if not given.data then return nil end
+    if not f then return "cannot read '" .. text .. "'" end
+    f:close()
+    return nil
+  end
+  if values.problem == "excite" and given.data then return "not an option of --problem excite" end
   local count = 0
   for word in text:gmatch("[^,]+") do
     if not TRAJECTORY_NAMES[word] then
@@ -50,6 +67,29 @@ local function check_data(text)
     count = count + 1
   end
   if count == 0 then return "no trajectory given" end
+end
+
+-- An option only some problems read: an error when given for another problem.
+local function for_problems(name, list)
+  local ok = {}
+  for _, p in ipairs(list) do ok[p] = true end
+  return function(_, values, given)
+    GIVEN = given
+    if given[name] and not ok[values.problem] then
+      return "is an option of --problem " .. table.concat(list, " and ") .. " only"
+    end
+  end
+end
+-- The same, and a non-empty value must name a readable file.
+local function readable_for(name, list)
+  local only = for_problems(name, list)
+  return function(text, values, given)
+    local why = only(text, values, given)
+    if why or text == "" then return why end
+    local f = io.open(text, "r")
+    if not f then return "cannot read '" .. text .. "'" end
+    f:close()
+  end
 end
 
 local function check_method(m)
@@ -66,14 +106,17 @@ local t = task.new{
   summary = "System identification (mass, friction, restitution; arm link masses and joint "
     .. "damping) by Gauss-Newton on trajectory residuals, with covariance and identifiability.",
   options = {
-    {name = "problem", kind = "string", default = "object", choices = {"object", "robot", "cross"},
+    {name = "problem", kind = "string", default = "object",
+     choices = {"object", "robot", "cross", "log", "excite"},
      help = "the identification problem"},
     {name = "data", kind = "string", default = "push,toss", check = check_data,
      help = "object: comma-separated trajectories among push (known force, slides), toss "
        .. "(thrown onto the floor: bounces and slides), drop (falls flat: bounces, nothing "
-       .. "slides), rest (lies still)"},
+       .. "slides), rest (lies still); log: the training CSV (default "
+       .. "tasks/data/sysid_arm4_train.csv)"},
     {name = "guesses", kind = "integer", default = 3, min = 1, help = "initial guesses"},
-    {name = "iterations", kind = "integer", default = 20, min = 1, help = "Gauss-Newton iterations"},
+    {name = "iterations", kind = "integer", default = 20, min = 1,
+     help = "Gauss-Newton iterations (log: 500 unless given)"},
     {name = "method", kind = "string", default = "", check = check_method,
      help = "parameter derivatives: implicit or finite_differences (default: implicit when "
        .. "w:step_derivatives exists)"},
@@ -84,6 +127,65 @@ local t = task.new{
        .. "next to the interpreter)"},
     {name = "plot", kind = "string", default = "out/sysid",
      help = "prefix of the SVG plots (cost per iteration, measured and fitted paths; '' for none)"},
+    -- robots from logs (--problem log) and excitation design (--problem excite)
+    {name = "model", kind = "string", default = "",
+     check = for_problems("model", {"log", "excite"}),
+     help = "log, excite: the robot's MJCF or URDF (default tasks/models/sysid_arm4.xml)"},
+    {name = "validate", kind = "string", default = "", check = readable_for("validate", {"log"}),
+     help = "log: a second CSV log the fit is checked on (default: tasks/data/sysid_arm4_val.csv "
+       .. "when --data is not given)"},
+    {name = "write-model", kind = "string", default = "",
+     check = for_problems("write-model", {"log"}),
+     help = "log: write the identified model there (MJCF, or URDF for a URDF model)"},
+    {name = "friction-out", kind = "string", default = "frictionloss",
+     choices = {"frictionloss", "omit"}, check = for_problems("friction-out", {"log"}),
+     help = "log: --write-model writes dry friction as MuJoCo's frictionloss (URDF <dynamics "
+       .. "friction>), or omits it (lucid's loader refuses joint dry friction today)"},
+    {name = "cutoff", kind = "number", default = 10, min = 0,
+     check = for_problems("cutoff", {"log"}),
+     help = "log: zero-phase low-pass cut-off (Hz) for q, v and tau before differentiating "
+       .. "(0: none)"},
+    {name = "coulomb-smoothing", kind = "number", default = 0.01, min = 0,
+     check = for_problems("coulomb-smoothing", {"log"}),
+     help = "log: Coulomb friction column tanh(v / eps) with this eps (rad/s or m/s; 0: sign(v))"},
+    {name = "prior", kind = "number", default = 1, positive = true,
+     check = for_problems("prior", {"log"}),
+     help = "log: relative standard deviation of the prior at the model file's values"},
+    {name = "identifiable-ratio", kind = "number", default = 0.1, positive = true,
+     check = for_problems("identifiable-ratio", {"log"}),
+     help = "log: a parameter is identified when its std is below this fraction of its size"},
+    {name = "inertia-margin", kind = "number", default = 1e-3, min = 0, max = 0.5,
+     check = for_problems("inertia-margin", {"log"}),
+     help = "log: each link's pseudo-inertia is kept above this fraction of the nominal one "
+       .. "(strictly realisable: MuJoCo refuses a flat body by rounding)"},
+    {name = "out", kind = "string", default = "out/sysid_excite.csv",
+     check = for_problems("out", {"excite"}),
+     help = "excite: the CSV written (t, q_, v_, a_ per joint)"},
+    {name = "harmonics", kind = "integer", default = 5, min = 1,
+     check = for_problems("harmonics", {"excite"}),
+     help = "excite: harmonics of the Fourier series"},
+    {name = "frequency", kind = "number", default = 0.1, positive = true,
+     check = for_problems("frequency", {"excite"}),
+     help = "excite: base frequency (Hz): the period is 1 / f"},
+    {name = "periods", kind = "integer", default = 1, min = 1,
+     check = for_problems("periods", {"excite"}),
+     help = "excite: periods written"},
+    {name = "rate", kind = "number", default = 500, positive = true,
+     check = for_problems("rate", {"excite"}),
+     help = "excite: samples per second written"},
+    {name = "max-velocity", kind = "number", default = 2, positive = true,
+     check = for_problems("max-velocity", {"excite"}),
+     help = "excite: joint speed bound (the model's velocity limit where smaller)"},
+    {name = "max-torque", kind = "number", default = 0, min = 0,
+     check = for_problems("max-torque", {"excite"}),
+     help = "excite: joint torque bound of the nominal model's inverse dynamics (0: the model's "
+       .. "effort limits only)"},
+    {name = "margin", kind = "number", default = 0.1, min = 0, max = 0.9,
+     check = for_problems("margin", {"excite"}),
+     help = "excite: fraction of each joint's half range kept free at either end"},
+    {name = "evaluations", kind = "integer", default = 300, min = 1,
+     check = for_problems("evaluations", {"excite"}),
+     help = "excite: candidate trajectories evaluated by the search"},
   },
 }
 local opts = t:parse(arg)
@@ -728,6 +830,242 @@ local function print_run(res, header)
     table.sort(files)
     print("plots: " .. table.concat(files, ", "))
   end
+end
+
+-- ---- robots from logs (--problem log) and excitation design (--problem excite) -------------
+
+local sysid = require "lucid.sysid"
+
+local DEFAULT_MODEL = here .. "/models/sysid_arm4.xml"
+local DEFAULT_TRAIN = here .. "/data/sysid_arm4_train.csv"
+local DEFAULT_VALIDATE = here .. "/data/sysid_arm4_val.csv"
+local LOG_ITERATIONS = 500 -- Gauss-Newton iterations of --problem log unless --iterations is given
+
+local function load_robot()
+  local path = opts.model ~= "" and opts.model or DEFAULT_MODEL
+  local ok, m = pcall(lucid.model.load, path, {meshes = "skip"})
+  if not ok then fail(tostring(m)) end
+  return m, path
+end
+
+-- a log read and prepared, or exit 2 with its file:line message
+local function read_samples(m, path)
+  local ok, log = pcall(sysid.read_log, path, m)
+  if not ok then fail(tostring(log)) end
+  local ok2, samples = pcall(sysid.prepare, log, {cutoff = opts.cutoff})
+  if not ok2 then fail(tostring(samples)) end
+  return samples, log
+end
+
+local function list(v, n)
+  local out = {}
+  for i = 1, n or #v do out[i] = v[i] end
+  return out
+end
+
+-- measured and predicted torques of one log (every k-th sample, about 400 per series)
+local function plot_torques(m, samples, theta, theta0, ropts, label)
+  local file = opts.plot .. "_log_" .. label .. ".svg"
+  local every = math.max(1, #samples.t // 400)
+  local series = {}
+  local colors = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2"}
+  local names = m:names("joint")
+  for j = 1, m.nv do
+    local x, meas, fit, nom = {}, {}, {}, {}
+    for k = 1, #samples.t, every do
+      local Y = lucid.dynamics.regressor(m, samples.q[k], samples.v[k], samples.a[k], ropts)
+      local row = #x + 1
+      x[row], meas[row] = samples.t[k], samples.tau[k][j]
+      fit[row], nom[row] = (Y * theta)[j], (Y * theta0)[j]
+    end
+    local color = colors[(j - 1) % #colors + 1]
+    series[#series + 1] = {name = names[j] .. " measured", x = x, y = meas, color = color,
+                           dash = "solid", marker = "none", opacity = 0.35}
+    series[#series + 1] = {name = names[j] .. " identified", x = x, y = fit, color = color,
+                           dash = "solid", marker = "none"}
+    series[#series + 1] = {name = names[j] .. " nominal", x = x, y = nom, color = color,
+                           dash = "dot", marker = "none"}
+  end
+  plot.lines{file = file, title = "sysid log: measured and predicted joint torques (" .. label
+             .. " log)", xlabel = "time (s)", ylabel = "N m", series = series}
+  return file
+end
+
+local PI_NAMES = {"m", "mx", "my", "mz", "Ixx", "Ixy", "Iyy", "Ixz", "Iyz", "Izz"}
+
+local function run_log()
+  local started = lucid.clock()
+  local m, model_path = load_robot()
+  local defaults = not GIVEN.data
+  local train_path = defaults and DEFAULT_TRAIN or opts.data
+  local val_path = opts.validate ~= "" and opts.validate or (defaults and DEFAULT_VALIDATE or nil)
+  local train = read_samples(m, train_path)
+  local val = val_path and read_samples(m, val_path)
+  local ok, est = pcall(sysid.identify, m, train, {
+    prior = opts.prior, coulomb_smoothing = opts["coulomb-smoothing"],
+    identifiable_ratio = opts["identifiable-ratio"], inertia_margin = opts["inertia-margin"],
+    iterations = GIVEN.iterations and opts.iterations or LOG_ITERATIONS})
+  if not ok then fail(tostring(est)) end
+  local nb, nv = m.nbodies, m.nv
+  local rms_train, rms_train0 = sysid.rms(est.stats, est.theta), sysid.rms(est.stats, est.theta0)
+  local sv = val and sysid.accumulate(m, val, est.ropts)
+  local rms_val = sv and sysid.rms(sv, est.theta)
+  local rms_val0 = sv and sysid.rms(sv, est.theta0)
+  local figures = {problem = "log", model = model_path, data = train_path, validate = val_path,
+                   rate = 1 / (train.t[2] - train.t[1]), cutoff = opts.cutoff,
+                   coulomb_smoothing = opts["coulomb-smoothing"], prior = opts.prior,
+                   identifiable_ratio = opts["identifiable-ratio"],
+                   inertia_margin = opts["inertia-margin"],
+                   samples = {train = #train.t, validation = val and #val.t or nil},
+                   links = {}, joints = {}, base_parameters = {},
+                   rank = est.base_parameters.rank,
+                   optimizer = {iterations = est.info.iterations, reason = est.info.reason,
+                                converged = est.info.converged, cost = est.info.cost}}
+  for b, name in ipairs(m:names("body")) do
+    local pi, pi0 = {}, {}
+    for i = 1, 10 do pi[i], pi0[i] = est.theta[10 * (b - 1) + i], est.theta0[10 * (b - 1) + i] end
+    local mass, com, inertia = sysid.body_of_pi(pi)
+    local mass0, com0, inertia0 = sysid.body_of_pi(pi0)
+    local identified, std = {}, {}
+    for i = 1, 10 do
+      identified[PI_NAMES[i]] = est.identified[10 * (b - 1) + i]
+      std[PI_NAMES[i]] = est.std[10 * (b - 1) + i]
+    end
+    figures.links[name] = {mass = mass, com = com, inertia = inertia,
+                           nominal = {mass = mass0, com = com0, inertia = inertia0},
+                           parameters = pi, std = std, identified = identified,
+                           consistent = sysid.log_cholesky.consistent(pi),
+                           pseudo_inertia_min_eig_ratio = sysid.log_cholesky.min_eig_ratio(pi)}
+  end
+  for _, j in ipairs(sysid.joints(m, "sysid")) do
+    local d = j.dof
+    local k = {damping = 10 * nb + d, friction = 10 * nb + nv + d, armature = 10 * nb + 2 * nv + d}
+    local entry = {noise_std = est.sigma[d], std = {}, identified = {},
+                   rms = {train = rms_train[d], nominal_train = rms_train0[d],
+                          validation = rms_val and rms_val[d],
+                          nominal_validation = rms_val0 and rms_val0[d]}}
+    for key, idx in pairs(k) do
+      entry[key] = est.theta[idx]
+      entry.std[key] = est.std[idx]
+      entry.identified[key] = est.identified[idx]
+    end
+    figures.joints[j.name] = entry
+  end
+  local n_ident = 0
+  for i, b in ipairs(est.base) do
+    figures.base_parameters[i] = {name = b.name, estimate = b.estimate, nominal = b.nominal,
+                                  std_error = b.std_error < math.huge and b.std_error or nil,
+                                  identifiable = b.identifiable}
+    if b.identifiable then n_ident = n_ident + 1 end
+  end
+  figures.identifiable_base_parameters = n_ident
+  if opts["write-model"] ~= "" then
+    local okw, kind = pcall(sysid.write_model, model_path, opts["write-model"], m, est,
+                            {friction = opts["friction-out"]})
+    if not okw then fail(tostring(kind)) end
+    figures.written_model = {file = opts["write-model"], format = kind,
+                             friction = opts["friction-out"]}
+  end
+  if opts.plot ~= "" then
+    plot_dir()
+    figures.plots = {train = plot_torques(m, train, est.theta, est.theta0, est.ropts, "train")}
+    if val then
+      figures.plots.validation = plot_torques(m, val, est.theta, est.theta0, est.ropts,
+                                              "validation")
+    end
+  end
+  figures.seconds = lucid.clock() - started
+  t:report(figures, function()
+    print(string.format("sysid log: %s from %s (%d samples at %g Hz, cut-off %g Hz)%s",
+      model_path, train_path, #train.t, figures.rate, opts.cutoff,
+      val_path and (", validated on " .. val_path) or ""))
+    local rows = {}
+    for _, name in ipairs(m:names("body")) do
+      local l = figures.links[name]
+      local flags = {}
+      for _, pn in ipairs(PI_NAMES) do if not l.identified[pn] then flags[#flags + 1] = pn end end
+      rows[#rows + 1] = {name, l.nominal.mass, l.mass,
+        string.format("%.4g %.4g %.4g", l.com[1], l.com[2], l.com[3]),
+        string.format("%.3g %.3g %.3g", l.inertia[1][1], l.inertia[2][2], l.inertia[3][3]),
+        l.consistent and "yes" or "NO",
+        #flags == 0 and "all" or ("prior: " .. table.concat(flags, " "))}
+    end
+    print(task.format_table({"link", "nominal m", "mass", "com", "Ixx Iyy Izz (com)", "consistent",
+                             "identified"}, rows, "%.4g"))
+    rows = {}
+    for _, j in ipairs(sysid.joints(m, "sysid")) do
+      local e = figures.joints[j.name]
+      local function cell(key)
+        return string.format("%.4g +- %.2g%s", e[key], e.std[key],
+                             e.identified[key] and "" or " (prior)")
+      end
+      rows[#rows + 1] = {j.name, cell("damping"), cell("friction"), cell("armature"),
+        string.format("%.3g / %.3g", e.rms.train, e.rms.nominal_train),
+        e.rms.validation and string.format("%.3g / %.3g", e.rms.validation,
+                                           e.rms.nominal_validation) or "-"}
+    end
+    print(task.format_table({"joint", "damping", "friction", "armature", "rms train (id / nominal)",
+                             "rms validation"}, rows))
+    print(string.format("base parameters: %d (%d identified by the data); Gauss-Newton %d "
+      .. "iterations (%s), %.2f s", est.base_parameters.rank, n_ident, est.info.iterations,
+      est.info.reason, figures.seconds))
+    if figures.written_model then print("model written: " .. figures.written_model.file) end
+    if figures.plots then
+      local val_plot = figures.plots.validation
+      print("plots: " .. figures.plots.train .. (val_plot and (", " .. val_plot) or ""))
+    end
+  end)
+end
+
+local function run_excite()
+  local m, model_path = load_robot()
+  local bar = t:progress(opts.evaluations, "sysid excite")
+  local ok, ex = pcall(sysid.excite, m, {
+    harmonics = opts.harmonics, frequency = opts.frequency, evaluations = opts.evaluations,
+    max_velocity = opts["max-velocity"],
+    max_torque = opts["max-torque"] > 0 and opts["max-torque"] or nil,
+    margin = opts.margin, rng = rng, progress = function() bar:step() end})
+  bar:done()
+  if not ok then fail(tostring(ex)) end
+  local dir = opts.out:match("^(.*)/[^/]*$")
+  if dir then os.execute("mkdir -p '" .. dir .. "'") end
+  local okw, rows = pcall(sysid.write_trajectory, opts.out, ex, opts.rate, opts.periods)
+  if not okw then fail(tostring(rows)) end
+  local peaks = {}
+  for _, j in ipairs(ex.joints) do peaks[j.name] = {q = {math.huge, -math.huge}, v = 0, tau = 0} end
+  local n = math.floor(opts.rate / opts.frequency + 0.5)
+  for k = 0, n - 1 do
+    local q, v, a = ex.eval(k / opts.rate)
+    local tau = lucid.dynamics.rnea(m, q, v, a)
+    for d, j in ipairs(ex.joints) do
+      local p = peaks[j.name]
+      p.q[1], p.q[2] = math.min(p.q[1], q[d]), math.max(p.q[2], q[d])
+      p.v, p.tau = math.max(p.v, math.abs(v[d])), math.max(p.tau, math.abs(tau[d]))
+    end
+  end
+  local figures = {problem = "excite", model = model_path, out = opts.out, rows = rows,
+                   condition_number = ex.cond, base_parameters = ex.base_rank,
+                   harmonics = ex.harmonics, frequency = ex.frequency, periods = opts.periods,
+                   rate = opts.rate, joints = peaks}
+  t:report(figures, function()
+    print(string.format("sysid excite: %s, %d harmonics of %g Hz, %d evaluations: cond(Y_b) = %.4g "
+      .. "(%d base parameters); %d rows written to %s", model_path, ex.harmonics, ex.frequency,
+      opts.evaluations, ex.cond, ex.base_rank, rows, opts.out))
+    local out = {}
+    for _, j in ipairs(ex.joints) do
+      local p = peaks[j.name]
+      out[#out + 1] = {j.name, string.format("%.3f .. %.3f", p.q[1], p.q[2]), p.v, p.tau}
+    end
+    print(task.format_table({"joint", "q range (rad)", "max |v|", "max |tau| nominal"}, out))
+  end)
+end
+
+if opts.problem == "log" then
+  run_log()
+  return
+elseif opts.problem == "excite" then
+  run_excite()
+  return
 end
 
 if opts.problem == "object" and opts.full then
