@@ -453,10 +453,10 @@ static void test_allegro_cube(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_forms),   cmocka_unit_test(test_actuators),
-        cmocka_unit_test(test_mesh),    cmocka_unit_test(test_balance),
-        cmocka_unit_test(test_humanoid),
-        cmocka_unit_test(test_allegro), cmocka_unit_test(test_allegro_cube),
+        cmocka_unit_test(test_forms),        cmocka_unit_test(test_actuators),
+        cmocka_unit_test(test_mesh),         cmocka_unit_test(test_balance),
+        cmocka_unit_test(test_humanoid),     cmocka_unit_test(test_allegro),
+        cmocka_unit_test(test_allegro_cube),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     if (failed) return failed;
