@@ -7,6 +7,7 @@
 
 #include "solvers/collision/contact_patch.h"
 #include "solvers/collision/plane_vertices.h"
+#include "runtime/shapes/heightfield.h"
 #include "runtime/world/world_internal.h"
 
 /* The angular tolerance for calling two faces parallel is LUCID_PATCH_ANGULAR_TOLERANCE: the
@@ -280,11 +281,110 @@ double lucid_world_pair_margin(const lucid_world *w, int a, int b, double includ
     return w->opt.margin + fmax(include_margin, 0.0) + (swept ? w->sweep[a] + w->sweep[b] : 0.0);
 }
 
+/* Contact points of a height field pair before the merge: MuJoCo's cap per geom pair
+ * (mjMAXCONPAIR). */
+#define HFIELD_MAX_POINTS 50
+
+typedef struct hfield_points {
+    int count;
+    lucid_contact_point p[HFIELD_MAX_POINTS];
+    lucid_vec3 n[HFIELD_MAX_POINTS];
+} hfield_points;
+
+/* Adds a prism's point unless one at the same place (1e-9 of the local scale) with the same
+ * normal (within the patch's angular tolerance) is known: the prisms sharing an edge or a
+ * vertex all report a contact there. The deeper of two duplicates stays. */
+static void hfield_add(hfield_points *h, const lucid_contact_point *p, lucid_vec3 n) {
+    double tol = 1e-9 * (1.0 + lucid_vec3_max_abs(p->p1));
+    double cos_tol = cos(LUCID_PATCH_ANGULAR_TOLERANCE);
+    for (int q = 0; q < h->count; ++q) {
+        lucid_contact_point *k = &h->p[q];
+        if (lucid_vec3_dist(k->p1, p->p1) + lucid_vec3_dist(k->p2, p->p2) <=
+                tol + fabs(k->separation - p->separation) &&
+            lucid_vec3_dot(h->n[q], n) >= cos_tol) {
+            if (p->separation < k->separation) *k = *p, h->n[q] = n;
+            return;
+        }
+    }
+    if (h->count < HFIELD_MAX_POINTS) h->p[h->count] = *p, h->n[h->count++] = n;
+}
+
+/* Keeps `capacity` points spread over the contact: the deepest, then repeatedly the point
+ * farthest from those kept (distance across the deepest point's normal), in their order. */
+static void hfield_spread(hfield_points *h, int capacity) {
+    if (h->count <= capacity) return;
+    int deepest = 0;
+    for (int q = 1; q < h->count; ++q)
+        if (h->p[q].separation < h->p[deepest].separation) deepest = q;
+    lucid_vec3 n = h->n[deepest];
+    double gap[HFIELD_MAX_POINTS];
+    unsigned char kept[HFIELD_MAX_POINTS] = {0};
+    kept[deepest] = 1;
+    for (int q = 0; q < h->count; ++q) gap[q] = INFINITY;
+    for (int k = 1, last = deepest; k < capacity; ++k) {
+        int best = -1;
+        for (int q = 0; q < h->count; ++q) {
+            lucid_vec3 d = lucid_vec3_sub(h->p[q].p1, h->p[last].p1);
+            d = lucid_vec3_axpy(d, -lucid_vec3_dot(d, n), n);
+            gap[q] = fmin(gap[q], lucid_vec3_norm(d));
+            if (!kept[q] && (best < 0 || gap[q] > gap[best])) best = q;
+        }
+        kept[best] = 1, last = best;
+    }
+    int m = 0;
+    for (int q = 0; q < h->count; ++q)
+        if (kept[q]) h->p[m] = h->p[q], h->n[m++] = h->n[q];
+    h->count = m;
+}
+
+/* The contact points of a height field (shape 1 when hf_first) and a convex shape, as
+ * MuJoCo's mjc_ConvexHField: every triangular prism under the shape's box within the margin
+ * is collided as a convex mesh, the prisms' points merged and spread to max_points. */
+static lucid_status hfield_pair_points(const lucid_shape *hf, const lucid_se3 *Th,
+                                       const lucid_shape *o, const lucid_se3 *To, int hf_first,
+                                       double margin, int max_points, int faces,
+                                       hfield_points *out) {
+    const lucid_heightfield *h = hf->u.hfield;
+    lucid_se3 local = lucid_se3_between(Th, To);
+    lucid_vec3 lo, hi, pad = lucid_vec3_make(margin, margin, margin);
+    lucid_shape_aabb(o, &local, &lo, &hi);
+    int r0, r1, c0, c1;
+    lucid_heightfield_cells(h, lucid_vec3_sub(lo, pad), lucid_vec3_add(hi, pad), &r0, &r1, &c0,
+                            &c1);
+    out->count = 0;
+    for (int r = r0; r < r1; ++r)
+        for (int c = c0; c < c1; ++c)
+            for (int tri = 0; tri < 2; ++tri) {
+                lucid_heightfield_prism prism;
+                lucid_heightfield_prism_build(h, r, c, tri, &prism);
+                lucid_shape ps;
+                lucid_status s = lucid_shape_convex(&prism.mesh, &ps);
+                lucid_contact_patch_result patch;
+                lucid_vec3 normals[LUCID_PATCH_MAX_POINTS];
+                int found = 0;
+                if (s == LUCID_OK)
+                    s = hf_first ? shape_pair_points(&ps, Th, o, To, margin, max_points, faces,
+                                                     &patch, normals, &found)
+                                 : shape_pair_points(o, To, &ps, Th, margin, max_points, faces,
+                                                     &patch, normals, &found);
+                if (s != LUCID_OK) return s;
+                for (int k = 0; found && k < patch.count; ++k)
+                    if (patch.points[k].separation < margin)
+                        hfield_add(out, &patch.points[k], normals[k]);
+            }
+    hfield_spread(out, max_points);
+    return LUCID_OK;
+}
+
 static lucid_status collide_parts(lucid_world *w, int a, int ia, int b, int ib) {
     const lucid_body *ba = &w->bodies[a], *bb = &w->bodies[b];
     const lucid_body_part *pa = &w->parts[ba->part_begin + ia];
     const lucid_body_part *pb = &w->parts[bb->part_begin + ib];
-    if (pa->shape.kind == LUCID_SHAPE_HALFSPACE && pb->shape.kind == LUCID_SHAPE_HALFSPACE)
+    lucid_shape_kind ka = pa->shape.kind, kb = pb->shape.kind;
+    if (ka == LUCID_SHAPE_HALFSPACE && kb == LUCID_SHAPE_HALFSPACE) return LUCID_OK;
+    /* as MuJoCo: a height field collides with convex shapes only (terrain is static) */
+    if ((ka == LUCID_SHAPE_HEIGHTFIELD || kb == LUCID_SHAPE_HEIGHTFIELD) &&
+        (ka == LUCID_SHAPE_HALFSPACE || kb == LUCID_SHAPE_HALFSPACE || ka == kb))
         return LUCID_OK;
     double friction, include_margin;
     if (!lucid_world_pair_contact(w, a, ia, b, ib, &friction, &include_margin)) return LUCID_OK;
@@ -305,17 +405,30 @@ static lucid_status collide_parts(lucid_world *w, int a, int ia, int b, int ib) 
      * hand's grasp) the extra contacts of the cube's corners over the finger faces left ADMM
      * at an NCP residual of 4e-3 instead of 3e-5 (tests/lua/test_world_model.lua) */
     int faces = ba->model < 0 && bb->model < 0;
-    lucid_status s = shape_pair_points(&pa->shape, &Ta, &pb->shape, &Tb, margin,
-                                       w->opt.patch_points, faces, &patch, normals, &found);
+    lucid_status s;
+    hfield_points hp;
+    const lucid_contact_point *points = patch.points;
+    if (ka == LUCID_SHAPE_HEIGHTFIELD || kb == LUCID_SHAPE_HEIGHTFIELD) {
+        int first = ka == LUCID_SHAPE_HEIGHTFIELD;
+        s = first ? hfield_pair_points(&pa->shape, &Ta, &pb->shape, &Tb, 1, margin,
+                                       w->opt.patch_points, faces, &hp)
+                  : hfield_pair_points(&pb->shape, &Tb, &pa->shape, &Ta, 0, margin,
+                                       w->opt.patch_points, faces, &hp);
+        found = hp.count > 0, patch.count = hp.count, points = hp.p;
+    } else {
+        s = shape_pair_points(&pa->shape, &Ta, &pb->shape, &Tb, margin, w->opt.patch_points, faces,
+                              &patch, normals, &found);
+    }
     if (s != LUCID_OK || !found) return s;
+    const lucid_vec3 *ns = points == hp.p ? hp.n : normals;
     lucid_world_contact c = {0};
     c.body1 = a, c.body2 = b, c.part1 = ia, c.part2 = ib;
     c.friction = friction;
     c.include_margin = include_margin;
     for (int k = 0; k < patch.count; ++k) {
-        const lucid_contact_point *p = &patch.points[k];
+        const lucid_contact_point *p = &points[k];
         if (!(p->separation < margin)) continue;
-        c.frame = lucid_world_contact_frame(normals[k]);
+        c.frame = lucid_world_contact_frame(ns[k]);
         c.point = lucid_vec3_scale(lucid_vec3_add(p->p1, p->p2), 0.5);
         c.separation = p->separation;
         s = lucid_world_push_contact(w, &c);

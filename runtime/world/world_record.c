@@ -518,6 +518,8 @@ static void part(json_out *o, const lucid_record_part *p) {
             num(o, s->u.halfspace.offset);
             break;
         }
+        case LUCID_SHAPE_HEIGHTFIELD: /* refused by lucid_record_add_object */
+            break;
     }
     puts_(o, "}");
 }
