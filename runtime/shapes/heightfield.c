@@ -151,3 +151,41 @@ lucid_status lucid_heightfield_copy(const lucid_heightfield *h, lucid_heightfiel
     *out = c;
     return LUCID_OK;
 }
+
+/* The top triangle `tri` of cell (r, c): its three samples. */
+static void triangle(const lucid_heightfield *h, int r, int c, int tri, lucid_vec3 v[3]) {
+    if (tri == 0)
+        v[0] = sample(h, r, c), v[1] = sample(h, r, c + 1), v[2] = sample(h, r + 1, c);
+    else
+        v[0] = sample(h, r + 1, c), v[1] = sample(h, r, c + 1), v[2] = sample(h, r + 1, c + 1);
+}
+
+/* Whether the xy projection of p lies in the triangle's, up to tol. */
+static int above_triangle(const lucid_vec3 v[3], lucid_vec3 p, double tol) {
+    for (int i = 0; i < 3; ++i) {
+        lucid_vec3 a = v[i], b = v[(i + 1) % 3];
+        double ex = b.x - a.x, ey = b.y - a.y;
+        double cross = ex * (p.y - a.y) - ey * (p.x - a.x); /* > 0 inside (counter-clockwise) */
+        if (cross < -tol * sqrt(ex * ex + ey * ey)) return 0;
+    }
+    return 1;
+}
+
+int lucid_heightfield_supports(const lucid_heightfield *h, lucid_vec3 p, lucid_vec3 n) {
+    double dx = 2.0 * h->size[0] / (h->ncol - 1), dy = 2.0 * h->size[1] / (h->nrow - 1);
+    double scale = fmax(fmax(h->size[0], h->size[1]), fmax(h->top, h->size[3]));
+    double tol = 1e-9 * scale;
+    int r0, r1, c0, c1;
+    lucid_heightfield_cells(h, lucid_vec3_make(p.x - dx, p.y - dy, -h->size[3]),
+                            lucid_vec3_make(p.x + dx, p.y + dy, h->top), &r0, &r1, &c0, &c1);
+    for (int r = r0; r < r1; ++r)
+        for (int c = c0; c < c1; ++c)
+            for (int tri = 0; tri < 2; ++tri) {
+                lucid_vec3 v[3];
+                triangle(h, r, c, tri, v);
+                if (!above_triangle(v, p, tol)) continue;
+                for (int i = 0; i < 3; ++i)
+                    if (lucid_vec3_dot(n, lucid_vec3_sub(v[i], p)) > tol) return 0;
+            }
+    return 1;
+}

@@ -339,7 +339,9 @@ static void hfield_spread(hfield_points *h, int capacity) {
 
 /* The contact points of a height field (shape 1 when hf_first) and a convex shape, as
  * MuJoCo's mjc_ConvexHField: every triangular prism under the shape's box within the margin
- * is collided as a convex mesh, the prisms' points merged and spread to max_points. */
+ * is collided as a convex mesh; points at an edge whose neighbouring triangle rises above
+ * their tangent plane are dropped (lucid_heightfield_supports: the internal edges the prisms
+ * add to the surface), the rest merged and spread to max_points. */
 static lucid_status hfield_pair_points(const lucid_shape *hf, const lucid_se3 *Th,
                                        const lucid_shape *o, const lucid_se3 *To, int hf_first,
                                        double margin, int max_points, int faces,
@@ -368,9 +370,15 @@ static lucid_status hfield_pair_points(const lucid_shape *hf, const lucid_se3 *T
                                  : shape_pair_points(o, To, &ps, Th, margin, max_points, faces,
                                                      &patch, normals, &found);
                 if (s != LUCID_OK) return s;
-                for (int k = 0; found && k < patch.count; ++k)
-                    if (patch.points[k].separation < margin)
-                        hfield_add(out, &patch.points[k], normals[k]);
+                for (int k = 0; found && k < patch.count; ++k) {
+                    const lucid_contact_point *q = &patch.points[k];
+                    /* the field's witness point and outward normal, in the field's frame */
+                    lucid_vec3 p = lucid_se3_act_inv(Th, hf_first ? q->p1 : q->p2);
+                    lucid_vec3 n = lucid_mat3_tmul_vec(&Th->R, normals[k]);
+                    if (!hf_first) n = lucid_vec3_neg(n);
+                    if (q->separation < margin && lucid_heightfield_supports(h, p, n))
+                        hfield_add(out, q, normals[k]);
+                }
             }
     hfield_spread(out, max_points);
     return LUCID_OK;
