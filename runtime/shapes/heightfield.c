@@ -171,21 +171,25 @@ static int above_triangle(const lucid_vec3 v[3], lucid_vec3 p, double tol) {
     return 1;
 }
 
-int lucid_heightfield_supports(const lucid_heightfield *h, lucid_vec3 p, lucid_vec3 n) {
+int lucid_heightfield_supports(const lucid_heightfield *h, int r, int c, int tri, lucid_vec3 p,
+                               lucid_vec3 n) {
     double dx = 2.0 * h->size[0] / (h->ncol - 1), dy = 2.0 * h->size[1] / (h->nrow - 1);
     double scale = fmax(fmax(h->size[0], h->size[1]), fmax(h->top, h->size[3]));
     double tol = 1e-9 * scale;
+    lucid_vec3 own[3];
+    triangle(h, r, c, tri, own);
+    if (above_triangle(own, p, -tol)) return 1; /* inside its own triangle: no edge */
     int r0, r1, c0, c1;
     lucid_heightfield_cells(h, lucid_vec3_make(p.x - dx, p.y - dy, -h->size[3]),
                             lucid_vec3_make(p.x + dx, p.y + dy, h->top), &r0, &r1, &c0, &c1);
-    for (int r = r0; r < r1; ++r)
-        for (int c = c0; c < c1; ++c)
-            for (int tri = 0; tri < 2; ++tri) {
+    for (int i = r0; i < r1; ++i)
+        for (int j = c0; j < c1; ++j)
+            for (int k = 0; k < 2; ++k) {
                 lucid_vec3 v[3];
-                triangle(h, r, c, tri, v);
-                if (!above_triangle(v, p, tol)) continue;
-                for (int i = 0; i < 3; ++i)
-                    if (lucid_vec3_dot(n, lucid_vec3_sub(v[i], p)) > tol) return 0;
+                triangle(h, i, j, k, v);
+                if ((i == r && j == c && k == tri) || !above_triangle(v, p, tol)) continue;
+                for (int q = 0; q < 3; ++q)
+                    if (lucid_vec3_dot(n, lucid_vec3_sub(v[q], p)) > tol) return 0;
             }
     return 1;
 }

@@ -50,12 +50,13 @@ typedef struct lucid_heightfield_prism {
 void lucid_heightfield_prism_build(const lucid_heightfield *h, int r, int c, int tri,
                                    lucid_heightfield_prism *p);
 
-/* Whether the plane through the surface point p with the unit normal n (both local) has every
- * top triangle that p lies on (in xy projection) below it, up to 1e-9 of the field's size: a
- * prism's contact at p with normal n is then one of the surface's own, while a contact at an
- * edge whose neighbour rises above its plane (the edge between two coplanar triangles, or a
- * valley's) is an artifact of cutting the surface into prisms. */
-int lucid_heightfield_supports(const lucid_heightfield *h, lucid_vec3 p, lucid_vec3 n);
+/* Whether a contact of prism `tri` of cell (r, c) at the surface point p with the unit normal
+ * n (both local) is one of the surface's own: p inside its top triangle, or on its boundary
+ * with every other top triangle that p lies on (in xy projection) below the plane through p
+ * with normal n, up to 1e-9 of the field's size. Otherwise (the edge between two coplanar
+ * triangles, or a valley's) the contact is an artifact of cutting the surface into prisms. */
+int lucid_heightfield_supports(const lucid_heightfield *h, int r, int c, int tri, lucid_vec3 p,
+                               lucid_vec3 n);
 
 /* Support of the field's convex hull (a scan of the samples and the base corners). */
 lucid_vec3 lucid_heightfield_support(const lucid_heightfield *h, lucid_vec3 dir);

@@ -284,6 +284,8 @@ double lucid_world_pair_margin(const lucid_world *w, int a, int b, double includ
 /* Contact points of a height field pair before the merge: MuJoCo's cap per geom pair
  * (mjMAXCONPAIR). */
 #define HFIELD_MAX_POINTS 50
+/* m: depths that differ by less are ties (EPA's default depth tolerance, epa_tol) */
+#define HFIELD_DEPTH_TIE 1e-9
 
 typedef struct hfield_points {
     int count;
@@ -309,27 +311,65 @@ static void hfield_add(hfield_points *h, const lucid_contact_point *p, lucid_vec
     if (h->count < HFIELD_MAX_POINTS) h->p[h->count] = *p, h->n[h->count++] = n;
 }
 
-/* Keeps `capacity` points spread over the contact: the deepest, then repeatedly the point
- * farthest from those kept (distance across the deepest point's normal), in their order. */
+/* Twice the area of the convex hull of a, b, c, d across the unit normal n: the largest
+ * |shoelace| over the three cyclic orders (as the patch's reduction, contact_patch.h). */
+static double hull4_area2(lucid_vec3 a, lucid_vec3 b, lucid_vec3 c, lucid_vec3 d, lucid_vec3 n) {
+    const lucid_vec3 *order[3][4] = {{&a, &b, &c, &d}, {&a, &b, &d, &c}, {&a, &c, &b, &d}};
+    double best = 0.0;
+    for (int o = 0; o < 3; ++o) {
+        lucid_vec3 sum = lucid_vec3_zero();
+        for (int q = 0; q < 4; ++q)
+            sum = lucid_vec3_add(sum, lucid_vec3_cross(*order[o][q], *order[o][(q + 1) % 4]));
+        best = fmax(best, fabs(lucid_vec3_dot(sum, n)));
+    }
+    return best;
+}
+
+/* How much keeping point x adds, given the kept points pick[0 .. k): the patch's
+ * area-maximising choice for the first four (the farthest from the deepest point, the largest
+ * triangle, the largest quadrilateral), then the distance to the nearest kept point. */
+static double spread_score(const hfield_points *h, const int *pick, int k, lucid_vec3 x,
+                           lucid_vec3 n) {
+    lucid_vec3 a = h->p[pick[0]].p1;
+    if (k == 1) return lucid_vec3_dist(x, a);
+    if (k == 2)
+        return lucid_vec3_norm(
+            lucid_vec3_cross(lucid_vec3_sub(h->p[pick[1]].p1, a), lucid_vec3_sub(x, a)));
+    if (k == 3) return hull4_area2(a, h->p[pick[1]].p1, h->p[pick[2]].p1, x, n);
+    double gap = INFINITY;
+    for (int j = 0; j < k; ++j) gap = fmin(gap, lucid_vec3_dist(x, h->p[pick[j]].p1));
+    return gap;
+}
+
+/* Keeps `capacity` points spread over the contact (spread_score), the deepest first; the kept
+ * points keep their order, ties go to the lowest index. */
 static void hfield_spread(hfield_points *h, int capacity) {
     if (h->count <= capacity) return;
-    int deepest = 0;
-    for (int q = 1; q < h->count; ++q)
-        if (h->p[q].separation < h->p[deepest].separation) deepest = q;
-    lucid_vec3 n = h->n[deepest];
-    double gap[HFIELD_MAX_POINTS];
+    int pick[HFIELD_MAX_POINTS] = {0};
     unsigned char kept[HFIELD_MAX_POINTS] = {0};
-    kept[deepest] = 1;
-    for (int q = 0; q < h->count; ++q) gap[q] = INFINITY;
-    for (int k = 1, last = deepest; k < capacity; ++k) {
-        int best = -1;
+    /* the deepest point; among points as deep up to EPA's depth tolerance (a face resting on
+     * the field), the one farthest from their centroid: a corner, not a point along an edge */
+    double deepest = INFINITY;
+    lucid_vec3 centre = lucid_vec3_zero();
+    for (int q = 0; q < h->count; ++q) {
+        deepest = fmin(deepest, h->p[q].separation);
+        centre = lucid_vec3_axpy(centre, 1.0 / h->count, h->p[q].p1);
+    }
+    double far = -1.0;
+    for (int q = 0; q < h->count; ++q)
+        if (h->p[q].separation <= deepest + HFIELD_DEPTH_TIE &&
+            lucid_vec3_dist(h->p[q].p1, centre) > far)
+            far = lucid_vec3_dist(h->p[q].p1, centre), pick[0] = q;
+    kept[pick[0]] = 1;
+    lucid_vec3 n = h->n[pick[0]];
+    for (int k = 1; k < capacity; ++k) {
+        double best = -1.0;
         for (int q = 0; q < h->count; ++q) {
-            lucid_vec3 d = lucid_vec3_sub(h->p[q].p1, h->p[last].p1);
-            d = lucid_vec3_axpy(d, -lucid_vec3_dot(d, n), n);
-            gap[q] = fmin(gap[q], lucid_vec3_norm(d));
-            if (!kept[q] && (best < 0 || gap[q] > gap[best])) best = q;
+            if (kept[q]) continue;
+            double score = spread_score(h, pick, k, h->p[q].p1, n);
+            if (score > best) best = score, pick[k] = q;
         }
-        kept[best] = 1, last = best;
+        kept[pick[k]] = 1;
     }
     int m = 0;
     for (int q = 0; q < h->count; ++q)
@@ -339,9 +379,9 @@ static void hfield_spread(hfield_points *h, int capacity) {
 
 /* The contact points of a height field (shape 1 when hf_first) and a convex shape, as
  * MuJoCo's mjc_ConvexHField: every triangular prism under the shape's box within the margin
- * is collided as a convex mesh; points at an edge whose neighbouring triangle rises above
- * their tangent plane are dropped (lucid_heightfield_supports: the internal edges the prisms
- * add to the surface), the rest merged and spread to max_points. */
+ * is collided as a convex mesh; points on a top triangle's boundary whose neighbouring
+ * triangle rises above their tangent plane are dropped (lucid_heightfield_supports: the
+ * internal edges the prisms add to the surface), the rest merged and spread to max_points. */
 static lucid_status hfield_pair_points(const lucid_shape *hf, const lucid_se3 *Th,
                                        const lucid_shape *o, const lucid_se3 *To, int hf_first,
                                        double margin, int max_points, int faces,
@@ -354,6 +394,9 @@ static lucid_status hfield_pair_points(const lucid_shape *hf, const lucid_se3 *T
     lucid_heightfield_cells(h, lucid_vec3_sub(lo, pad), lucid_vec3_add(hi, pad), &r0, &r1, &c0,
                             &c1);
     out->count = 0;
+    /* every point of each prism's patch: reducing each to max_points would drop corners of a
+     * face spanning several cells, and which ones would change with tiny motions */
+    int per_prism = LUCID_PATCH_MAX_POINTS;
     for (int r = r0; r < r1; ++r)
         for (int c = c0; c < c1; ++c)
             for (int tri = 0; tri < 2; ++tri) {
@@ -365,9 +408,9 @@ static lucid_status hfield_pair_points(const lucid_shape *hf, const lucid_se3 *T
                 lucid_vec3 normals[LUCID_PATCH_MAX_POINTS];
                 int found = 0;
                 if (s == LUCID_OK)
-                    s = hf_first ? shape_pair_points(&ps, Th, o, To, margin, max_points, faces,
+                    s = hf_first ? shape_pair_points(&ps, Th, o, To, margin, per_prism, faces,
                                                      &patch, normals, &found)
-                                 : shape_pair_points(o, To, &ps, Th, margin, max_points, faces,
+                                 : shape_pair_points(o, To, &ps, Th, margin, per_prism, faces,
                                                      &patch, normals, &found);
                 if (s != LUCID_OK) return s;
                 for (int k = 0; found && k < patch.count; ++k) {
@@ -376,7 +419,7 @@ static lucid_status hfield_pair_points(const lucid_shape *hf, const lucid_se3 *T
                     lucid_vec3 p = lucid_se3_act_inv(Th, hf_first ? q->p1 : q->p2);
                     lucid_vec3 n = lucid_mat3_tmul_vec(&Th->R, normals[k]);
                     if (!hf_first) n = lucid_vec3_neg(n);
-                    if (q->separation < margin && lucid_heightfield_supports(h, p, n))
+                    if (q->separation < margin && lucid_heightfield_supports(h, r, c, tri, p, n))
                         hfield_add(out, q, normals[k]);
                 }
             }

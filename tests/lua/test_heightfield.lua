@@ -160,3 +160,20 @@ t.case("a lucid.mat elevation is read row by row along y", function()
   t.allnear(lo, {-1, -1, -0.1}, 0, "box lo")
   t.allnear(hi, {1, 1, 0.5}, 0, "box hi")
 end)
+
+t.case("step derivatives through height field contacts: detection at each column", function()
+  local field = lucid.heightfield{elevation = grid(11, function() return 0 end), size = SIZE}
+  local D = {}
+  for k, ground in ipairs{field, lucid.halfspace({0, 0, 1}, 0)} do
+    local w = settle(ground, lucid.box(0.05, 0.04, 0.03),
+                     lucid.se3.new({1, 0, 0, 0}, {0.13, 0.07, 0.1}), 300)
+    D[k] = w:step_derivatives{geometry = k == 1 and "auto" or "collide"}
+    if k == 1 then
+      t.eq(D[1].geometry, "collide", "auto falls back to detection")
+      t.raises("a height field contact's geometry is not carried",
+               function() w:step_derivatives{geometry = "carried"} end)
+    end
+  end
+  -- a flat field and the plane give the same Jacobian (up to EPA's 1e-9 m depths)
+  t.allnear(D[1].A:totable(), D[2].A:totable(), 1e-6, "A")
+end)
