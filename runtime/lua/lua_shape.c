@@ -80,6 +80,15 @@ const lucid_shape *lucid_lua_checkshape(lua_State *L, int idx, const char *fname
     return &check_userdata(L, idx, fname, what)->shape;
 }
 
+const lucid_shape *lucid_lua_checkconvex(lua_State *L, int idx, const char *fname,
+                                         const char *what) {
+    const lucid_shape *s = lucid_lua_checkshape(L, idx, fname, what);
+    if (s->kind == LUCID_SHAPE_HEIGHTFIELD)
+        lucid_lua_fail(L, fname,
+                       "%s is a height field, not convex (a world collides it cell by cell)", what);
+    return s;
+}
+
 /* A size argument: finite, > 0 and within the representable range (LUCID_GEOMETRY_MAX). */
 static double check_size(lua_State *L, int idx, const char *fname, const char *what) {
     double x = lucid_lua_checkpositive(L, idx, fname, what);

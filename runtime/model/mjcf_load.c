@@ -7,6 +7,7 @@
  * What is honoured, refused and ignored: docs/model_files.md. */
 #include <limits.h>
 #include <math.h>
+#include <png.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -648,41 +649,6 @@ static lucid_status asset_mesh(mjcf *P, const xmlNode *el) {
 static const char *const hfield_attrs[] = {"name", "file",      "nrow", "ncol",
                                            "size", "elevation", NULL};
 
-/* The whole file at path (heap, *size bytes); NULL after failing. */
-static unsigned char *read_file(mjcf *P, const xmlNode *el, const char *path, size_t *size) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        lucid_model_xml_fail(X_, el, LUCID_ERR_IO, "<hfield>: cannot open '%s'", path);
-        return NULL;
-    }
-    unsigned char *data = NULL;
-    size_t n = 0, cap = 0;
-    for (;;) {
-        if (n == cap) {
-            size_t want = cap ? 2 * cap : 4096;
-            unsigned char *grown = want > cap ? realloc(data, want) : NULL;
-            if (!grown) {
-                free(data), fclose(f);
-                lucid_model_xml_fail(X_, el, LUCID_ERR_NO_MEMORY, "out of memory");
-                return NULL;
-            }
-            data = grown, cap = want;
-        }
-        size_t got = fread(data + n, 1, cap - n, f);
-        n += got;
-        if (got == 0) break;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(data);
-        lucid_model_xml_fail(X_, el, LUCID_ERR_IO, "<hfield>: cannot read '%s'", path);
-        return NULL;
-    }
-    *size = n;
-    return data;
-}
-
 static uint32_t le32(const unsigned char *b) {
     return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
 }
@@ -692,7 +658,7 @@ static uint32_t le32(const unsigned char *b) {
 static double *read_binary_hfield(mjcf *P, const xmlNode *el, const char *path, const char *file,
                                   int *nrow, int *ncol) {
     size_t size = 0;
-    unsigned char *b = read_file(P, el, path, &size);
+    unsigned char *b = lucid_model_xml_read_asset(X_, el, path, &size);
     if (!b) return NULL;
     double *e = NULL;
     long r = size >= 8 ? (long)(int32_t)le32(b) : 0, c = size >= 8 ? (long)(int32_t)le32(b + 4) : 0;
@@ -717,6 +683,55 @@ static double *read_binary_hfield(mjcf *P, const xmlNode *el, const char *path, 
     free(b);
     *nrow = (int)r, *ncol = (int)c;
     return e;
+}
+
+/* An 8-bit grey PNG (libpng), as MuJoCo reads it: its rows bottom-up (the image's top row at
+ * +y), grey levels normalised later. Colour, alpha and 16-bit images are refused (MuJoCo
+ * converts them to grey by its own rules, which libpng's do not reproduce). Returns the
+ * elevations (heap) or NULL after failing. */
+static double *read_png_hfield(mjcf *P, const xmlNode *el, const char *path, const char *file,
+                               int *nrow, int *ncol) {
+    size_t size = 0;
+    unsigned char *bytes = lucid_model_xml_read_asset(X_, el, path, &size);
+    if (!bytes) return NULL;
+    png_image img;
+    memset(&img, 0, sizeof img);
+    img.version = PNG_IMAGE_VERSION;
+    int ok = png_image_begin_read_from_memory(&img, bytes, size);
+    if (!ok) {
+        lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<hfield>: '%s': %s", file, img.message);
+        png_image_free(&img);
+        free(bytes);
+        return NULL;
+    }
+    size_t w = img.width, h = img.height;
+    unsigned char *pixels = NULL;
+    double *e = NULL;
+    if (img.format != PNG_FORMAT_GRAY)
+        lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                             "<hfield>: '%s' is not an 8-bit grey PNG without alpha", file);
+    else if (w < 2 || h < 2 || h > (size_t)INT_MAX / w)
+        lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                             "<hfield>: '%s' has %zu x %zu pixels (at least 2 x 2)", file, h, w);
+    else if (!(pixels = malloc(w * h)) || !(e = malloc(w * h * sizeof *e))) {
+        lucid_model_xml_fail(X_, el, LUCID_ERR_NO_MEMORY, "out of memory");
+    } else if (!png_image_finish_read(&img, NULL, pixels, (png_int_32)w, NULL)) {
+        lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<hfield>: '%s': %s", file, img.message);
+    } else {
+        for (size_t r = 0; r < h; ++r)
+            for (size_t c = 0; c < w; ++c) e[r * w + c] = pixels[(h - 1 - r) * w + c];
+        *nrow = (int)h, *ncol = (int)w;
+        free(pixels), free(bytes);
+        return e;
+    }
+    png_image_free(&img);
+    free(pixels), free(e), free(bytes);
+    return NULL;
+}
+
+static int ends_with_png(const char *file) {
+    size_t n = strlen(file);
+    return n >= 4 && (strcmp(file + n - 4, ".png") == 0 || strcmp(file + n - 4, ".PNG") == 0);
 }
 
 static lucid_status asset_hfield(mjcf *P, const xmlNode *el) {
@@ -753,7 +768,8 @@ static lucid_status asset_hfield(mjcf *P, const xmlNode *el) {
                                         "<hfield>: nrow and ncol come from the file");
         char *path = asset_path(P, el, file);
         if (!path) return X_->status;
-        e = read_binary_hfield(P, el, path, file, &nr, &nc);
+        e = ends_with_png(file) ? read_png_hfield(P, el, path, file, &nr, &nc)
+                                : read_binary_hfield(P, el, path, file, &nr, &nc);
         free(path);
         if (!e) return X_->status;
     } else {

@@ -2,11 +2,11 @@
  * test_mjcf_contact.c): a sphere rolling down the planar height field of
  * tests/data/model/hfield_slope.xml (MuJoCo's binary hfield file) follows the path of the same
  * slope's plane (hfield_slope_plane.xml) in lucid to 1e-9 m and in MuJoCo within 1 mm over
- * 1 s. MuJoCo's own height field path is printed, not bounded: MuJoCo 2.2.2 collides the
- * prisms with MPR, whose contacts near cell edges have normals up to 0.05 off the slope's,
- * and its path leaves its own plane's by 9 mm here (docs/collision.md). Also: the
- * same field given inline (`elevation`, which MuJoCo 2.2.2 does not read) loads to the same
- * heights. Exit 77 with a message when MuJoCo is missing. */
+ * 1 s; the binary and PNG files load to MuJoCo's heights. MuJoCo's own height field path is
+ * printed, not bounded: MuJoCo 2.2.2 collides the prisms with MPR, whose contacts near cell edges
+ * have normals up to 0.05 off the slope's, and its path leaves its own plane's by 9 mm here
+ * (docs/collision.md). Also: the same field given inline (`elevation`, which MuJoCo 2.2.2 does not
+ * read) loads to the same heights. Exit 77 with a message when MuJoCo is missing. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -30,8 +30,9 @@
 #define HAVE_MUJOCO 0
 #endif
 
-#define SLOPE LUCID_SOURCE_DIR "/tests/data/model/hfield_slope.xml"
-#define PLANE LUCID_SOURCE_DIR "/tests/data/model/hfield_slope_plane.xml"
+#define SLOPE     LUCID_SOURCE_DIR "/tests/data/model/hfield_slope.xml"
+#define PLANE     LUCID_SOURCE_DIR "/tests/data/model/hfield_slope_plane.xml"
+#define SLOPE_PNG LUCID_SOURCE_DIR "/tests/data/model/hfield_slope_png.xml"
 
 static int skipped;
 
@@ -113,6 +114,23 @@ static void mujoco_path(const mujoco_api *mj, const char *path, double (*out)[3]
     mj->delete_model(m);
 }
 
+/* The heights of the field of path are MuJoCo's (float) for both: the binary and the PNG
+ * readers (row order, normalisation). */
+static void check_heights(const mujoco_api *mj, const char *path) {
+    char err[1024] = "";
+    mjModel *m = mj->load_xml(path, NULL, err, sizeof err);
+    if (!m) fprintf(stderr, "MuJoCo: %s\n", err);
+    assert_non_null(m);
+    lucid_model *lm = load_model(path, NULL);
+    const lucid_heightfield *h = field_of(lm);
+    assert_int_equal(h->nrow, m->hfield_nrow[0]);
+    assert_int_equal(h->ncol, m->hfield_ncol[0]);
+    for (int i = 0; i < h->nrow * h->ncol; ++i)
+        assert_true(fabs(h->height[i] - m->hfield_size[2] * m->hfield_data[i]) < 1e-7);
+    lucid_model_destroy(lm);
+    mj->delete_model(m);
+}
+
 static void test_rolling_sphere(void **state) {
     (void)state;
     mujoco_api mj;
@@ -121,18 +139,8 @@ static void test_rolling_sphere(void **state) {
         skipped = 1;
         return;
     }
-    /* the heights MuJoCo compiled (float) are lucid's */
-    char err[1024] = "";
-    mjModel *m = mj.load_xml(SLOPE, NULL, err, sizeof err);
-    assert_non_null(m);
-    lucid_model *lm = load_model(SLOPE, NULL);
-    const lucid_heightfield *h = field_of(lm);
-    assert_int_equal(h->nrow, m->hfield_nrow[0]);
-    assert_int_equal(h->ncol, m->hfield_ncol[0]);
-    for (int i = 0; i < h->nrow * h->ncol; ++i)
-        assert_true(fabs(h->height[i] - m->hfield_size[2] * m->hfield_data[i]) < 1e-7);
-    lucid_model_destroy(lm);
-    mj.delete_model(m);
+    check_heights(&mj, SLOPE);
+    check_heights(&mj, SLOPE_PNG);
 
     static double lh[STEPS][3], lp[STEPS][3], mh[STEPS][3], mp[STEPS][3];
     lucid_path(SLOPE, lh);
@@ -176,10 +184,25 @@ static void test_inline_elevation(void **state) {
     lucid_model_destroy(m);
 }
 
+/* The PNG and the binary file of the same field give the same heights (levels 10 c + 5 r
+ * and floats c + 0.5 r normalise alike), with or without MuJoCo. */
+static void test_png_equals_binary(void **state) {
+    (void)state;
+    lucid_model *a = load_model(SLOPE, NULL), *b = load_model(SLOPE_PNG, NULL);
+    const lucid_heightfield *ha = field_of(a), *hb = field_of(b);
+    assert_int_equal(ha->nrow, hb->nrow);
+    assert_int_equal(ha->ncol, hb->ncol);
+    for (int i = 0; i < ha->nrow * ha->ncol; ++i)
+        assert_true(fabs(ha->height[i] - hb->height[i]) < 1e-15);
+    lucid_model_destroy(a);
+    lucid_model_destroy(b);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rolling_sphere),
         cmocka_unit_test(test_inline_elevation),
+        cmocka_unit_test(test_png_equals_binary),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     if (failed) return failed;

@@ -148,8 +148,19 @@ t.case("lucid.heightfield validates its input", function()
   t.raises("heightfield can only be static", function()
     lucid.world{}:add_body{shape = field, mass = 1}
   end)
-  t.raises("lucid.distance", lucid.distance, field, lucid.se3.identity(), lucid.sphere(1),
-           lucid.se3.identity())
+  local I = lucid.se3.identity()
+  t.raises("lucid.distance: s1 is a height field, not convex", lucid.distance, field, I,
+           lucid.sphere(1), I)
+  t.raises("lucid.contact_patch: shape 2 is a height field", lucid.contact_patch,
+           lucid.sphere(1), I, field, I)
+  t.raises("lucid.pscaling: s1 is a height field", lucid.pscaling, field, I, lucid.sphere(1), I)
+  local w = lucid.world{collision = "single_level"}
+  w:add_static{shape = field}
+  w:add_body{shape = lucid.sphere(0.1), mass = 1, pose = lucid.se3.new({1, 0, 0, 0}, {0, 0, 0.05})}
+  t.raises("single_level: height fields are not supported", function() w:step() end)
+  local w2 = lucid.world{}
+  w2:add_static{shape = field}
+  t.raises("lucid.world:record: height fields are not recorded", function() w2:record() end)
 end)
 
 t.case("a lucid.mat elevation is read row by row along y", function()
