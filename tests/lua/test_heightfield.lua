@@ -188,3 +188,29 @@ t.case("step derivatives through height field contacts: detection at each column
   -- a flat field and the plane give the same Jacobian (up to EPA's 1e-9 m depths)
   t.allnear(D[1].A:totable(), D[2].A:totable(), 1e-6, "A")
 end)
+
+t.case("lucid.model.build takes a height field among its static shapes (a copy)", function()
+  local field = lucid.heightfield{elevation = grid(3, function() return 0 end), size = SIZE}
+  t.raises("a height field must be static", lucid.model.build,
+           {bodies = {{name = "a", mass = 1, inertia = {1, 1, 1},
+                       joints = {{name = "j", kind = "free"}}, shapes = {{shape = field}}}}})
+  local function resting(ground)
+    local m = lucid.model.build{
+      shapes = {{shape = ground}},
+      bodies = {{name = "ball", mass = 1, inertia = {0.004, 0.004, 0.004},
+                 placement = lucid.se3.new({1, 0, 0, 0}, {0.1, 0.2, 0.3}),
+                 joints = {{name = "j", kind = "free"}}, shapes = {{shape = lucid.sphere(0.1)}}}}}
+    ground = nil -- luacheck: ignore (the model holds its own copy)
+    collectgarbage()
+    collectgarbage()
+    local w = lucid.world{}
+    local id = w:add_model(m)
+    w:step(1000)
+    return w:q(id)[3], m
+  end
+  local z, m = resting(field)
+  field = nil -- luacheck: ignore
+  t.near(z, resting(lucid.halfspace({0, 0, 1}, 0)), 1e-9, "as on the plane z = 0")
+  t.truthy(z < -0.19, "landed")
+  t.eq(m:geoms()[1].shape:kind(), "heightfield")
+end)
