@@ -281,8 +281,8 @@ double lucid_world_pair_margin(const lucid_world *w, int a, int b, double includ
     return w->opt.margin + fmax(include_margin, 0.0) + (swept ? w->sweep[a] + w->sweep[b] : 0.0);
 }
 
-/* Contact points of a height field pair before the merge: MuJoCo's cap per geom pair
- * (mjMAXCONPAIR). */
+/* Contact points of a height field pair kept before the final reduction: MuJoCo's cap per
+ * geom pair (mjMAXCONPAIR). */
 #define HFIELD_MAX_POINTS 50
 /* m: depths that differ by less are ties (EPA's default depth tolerance, epa_tol) */
 #define HFIELD_DEPTH_TIE 1e-9
@@ -292,24 +292,6 @@ typedef struct hfield_points {
     lucid_contact_point p[HFIELD_MAX_POINTS];
     lucid_vec3 n[HFIELD_MAX_POINTS];
 } hfield_points;
-
-/* Adds a prism's point unless one at the same place (1e-9 of the local scale) with the same
- * normal (within the patch's angular tolerance) is known: the prisms sharing an edge or a
- * vertex all report a contact there. The deeper of two duplicates stays. */
-static void hfield_add(hfield_points *h, const lucid_contact_point *p, lucid_vec3 n) {
-    double tol = 1e-9 * (1.0 + lucid_vec3_max_abs(p->p1));
-    double cos_tol = cos(LUCID_PATCH_ANGULAR_TOLERANCE);
-    for (int q = 0; q < h->count; ++q) {
-        lucid_contact_point *k = &h->p[q];
-        if (lucid_vec3_dist(k->p1, p->p1) + lucid_vec3_dist(k->p2, p->p2) <=
-                tol + fabs(k->separation - p->separation) &&
-            lucid_vec3_dot(h->n[q], n) >= cos_tol) {
-            if (p->separation < k->separation) *k = *p, h->n[q] = n;
-            return;
-        }
-    }
-    if (h->count < HFIELD_MAX_POINTS) h->p[h->count] = *p, h->n[h->count++] = n;
-}
 
 /* Twice the area of the convex hull of a, b, c, d across the unit normal n: the largest
  * |shoelace| over the three cyclic orders (as the patch's reduction, contact_patch.h). */
@@ -375,6 +357,73 @@ static void hfield_spread(hfield_points *h, int capacity) {
     for (int q = 0; q < h->count; ++q)
         if (kept[q]) h->p[m] = h->p[q], h->n[m++] = h->n[q];
     h->count = m;
+}
+
+/* Drops the points that are not corners of the points' outline (their convex hull across the
+ * deepest point's normal, Andrew's monotone chain; points along its edges are dropped too),
+ * keeping the deepest; then spreads to half the capacity if the outline is still that long.
+ * The area-maximising reduction only ever picks outline corners and the deepest point. */
+static void hfield_outline(hfield_points *h) {
+    int deepest = 0;
+    for (int q = 1; q < h->count; ++q)
+        if (h->p[q].separation < h->p[deepest].separation) deepest = q;
+    lucid_vec3 n = h->n[deepest], u = lucid_vec3_any_orthogonal(n);
+    lucid_vec3 v = lucid_vec3_cross(n, u);
+    double x[HFIELD_MAX_POINTS], y[HFIELD_MAX_POINTS];
+    int order[HFIELD_MAX_POINTS], hull[2 * HFIELD_MAX_POINTS], m = 0;
+    for (int q = 0; q < h->count; ++q) {
+        x[q] = lucid_vec3_dot(h->p[q].p1, u), y[q] = lucid_vec3_dot(h->p[q].p1, v);
+        order[q] = q;
+    }
+    for (int i = 1; i < h->count; ++i) /* insertion sort by (x, y): at most 50 points */
+        for (int j = i; j > 0; --j) {
+            int a = order[j - 1], b = order[j];
+            if (x[a] < x[b] || (x[a] == x[b] && y[a] <= y[b])) break;
+            order[j - 1] = b, order[j] = a;
+        }
+    for (int pass = 0; pass < 2; ++pass) { /* lower then upper chain */
+        int start = m;
+        for (int i = 0; i < h->count; ++i) {
+            int q = order[pass ? h->count - 1 - i : i];
+            while (m >= start + 2) {
+                int a = hull[m - 2], b = hull[m - 1];
+                double turn = (x[b] - x[a]) * (y[q] - y[a]) - (y[b] - y[a]) * (x[q] - x[a]);
+                if (turn > 0.0) break;
+                --m;
+            }
+            hull[m++] = q;
+        }
+        --m; /* the last point starts the other chain */
+    }
+    unsigned char keep[HFIELD_MAX_POINTS] = {0};
+    keep[deepest] = 1;
+    for (int i = 0; i < m; ++i) keep[hull[i]] = 1;
+    int k = 0;
+    for (int q = 0; q < h->count; ++q)
+        if (keep[q]) h->p[k] = h->p[q], h->n[k++] = h->n[q];
+    h->count = k;
+    hfield_spread(h, HFIELD_MAX_POINTS / 2);
+}
+
+/* Adds a prism's point unless one at the same place (1e-9 of the local scale) with the same
+ * normal (within the patch's angular tolerance) is known: the prisms sharing an edge or a
+ * vertex all report a contact there. The deeper of two duplicates stays. */
+static void hfield_add(hfield_points *h, const lucid_contact_point *p, lucid_vec3 n) {
+    double tol = 1e-9 * (1.0 + lucid_vec3_max_abs(p->p1));
+    double cos_tol = cos(LUCID_PATCH_ANGULAR_TOLERANCE);
+    for (int q = 0; q < h->count; ++q) {
+        lucid_contact_point *k = &h->p[q];
+        if (lucid_vec3_dist(k->p1, p->p1) + lucid_vec3_dist(k->p2, p->p2) <=
+                tol + fabs(k->separation - p->separation) &&
+            lucid_vec3_dot(h->n[q], n) >= cos_tol) {
+            if (p->separation < k->separation) *k = *p, h->n[q] = n;
+            return;
+        }
+    }
+    /* full (a shape over many cells): keep the outline and go on, rather than dropping the
+     * cells visited last as MuJoCo does at its cap */
+    if (h->count == HFIELD_MAX_POINTS) hfield_outline(h);
+    h->p[h->count] = *p, h->n[h->count++] = n;
 }
 
 /* The contact points of a height field (shape 1 when hf_first) and a convex shape, as

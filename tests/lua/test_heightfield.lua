@@ -56,6 +56,27 @@ t.case("a sphere and a box rest on a flat height field exactly as on a plane", f
   end
 end)
 
+t.case("a box over 400 cells rests on a flat field as on a plane (its 4 corners)", function()
+  local field = lucid.heightfield{elevation = grid(41, function() return 0 end), size = SIZE}
+  local plane = lucid.halfspace({0, 0, 1}, 0)
+  local box = lucid.box(0.5, 0.45, 0.05)
+  local pose = lucid.se3.new({1, 0, 0, 0}, {0.013, 0.021, 0.06})
+  local wf, f = settle(field, box, pose, 300)
+  local wp, p = settle(plane, box, pose, 300)
+  t.allnear(wf:pose(f):translation(), wp:pose(p):translation(), 1e-9, "pose")
+  local cf, cp = loaded(wf), loaded(wp)
+  t.eq(#cf, 4, "corners")
+  t.eq(#cp, 4, "corners on the plane")
+  for k = 1, 4 do
+    local found = false
+    for q = 1, 4 do
+      local d = cf[k].point - cp[q].point
+      found = found or d:norm() < 1e-9
+    end
+    t.truthy(found, "corner " .. k)
+  end
+end)
+
 t.case("contacts on a sloped field have the slope's normal", function()
   -- height = 0.5 (c - 1 + 2 (r - 1)) / 30 over 0.2 m cells: slopes 1/12 along x, 1/6 along y
   local field = lucid.heightfield{elevation = grid(11, function(r, c) return c + 2 * r end),
