@@ -193,3 +193,10 @@ int lucid_heightfield_supports(const lucid_heightfield *h, int r, int c, int tri
             }
     return 1;
 }
+
+int lucid_heightfield_covers(const lucid_heightfield *h, int r, int c, int tri, lucid_vec3 p) {
+    double scale = fmax(fmax(h->size[0], h->size[1]), fmax(h->top, h->size[3]));
+    lucid_vec3 v[3];
+    triangle(h, r, c, tri, v);
+    return above_triangle(v, p, 1e-9 * scale);
+}

@@ -58,6 +58,10 @@ void lucid_heightfield_prism_build(const lucid_heightfield *h, int r, int c, int
 int lucid_heightfield_supports(const lucid_heightfield *h, int r, int c, int tri, lucid_vec3 p,
                                lucid_vec3 n);
 
+/* Whether the xy projection of p (local) lies in the top triangle `tri` of cell (r, c), up
+ * to 1e-9 of the field's size. */
+int lucid_heightfield_covers(const lucid_heightfield *h, int r, int c, int tri, lucid_vec3 p);
+
 /* Support of the field's convex hull (a scan of the samples and the base corners). */
 lucid_vec3 lucid_heightfield_support(const lucid_heightfield *h, lucid_vec3 dir);
 

@@ -426,6 +426,43 @@ static void hfield_add(hfield_points *h, const lucid_contact_point *p, lucid_vec
     h->p[h->count] = *p, h->n[h->count++] = n;
 }
 
+/* A contact on the prism's top face (its feature there, the normal within the patch's angular
+ * tolerance of the face's) is the contact with the face's plane, as on a halfspace (the same
+ * vertex rules, plane_vertices.h), keeping the points over the triangle: a flat field is then
+ * exactly a plane, whatever the shape. Otherwise the patch stays. */
+static lucid_status top_face_points(const lucid_heightfield *h, int r, int c, int tri,
+                                    const lucid_heightfield_prism *prism, const lucid_se3 *Th,
+                                    const lucid_shape *o, const lucid_se3 *To, int hf_first,
+                                    double margin, int max_points, int faces,
+                                    lucid_contact_patch_result *patch, lucid_vec3 *normals,
+                                    int *found) {
+    lucid_vec3 n = lucid_mat3_tmul_vec(&Th->R, patch->normal); /* outward, field frame */
+    if (!hf_first) n = lucid_vec3_neg(n);
+    lucid_patch_feature f = hf_first ? patch->feature1 : patch->feature2;
+    if (f != LUCID_FEATURE_POLYGON ||
+        !(lucid_vec3_dot(n, prism->normals[0]) >= cos(LUCID_PATCH_ANGULAR_TOLERANCE)))
+        return LUCID_OK;
+    lucid_shape plane;
+    lucid_status s = lucid_shape_halfspace(prism->normals[0], prism->face_d[0], &plane);
+    lucid_contact_patch_result q;
+    lucid_vec3 qn[LUCID_PATCH_MAX_POINTS];
+    int hit = 0;
+    if (s == LUCID_OK)
+        s = hf_first
+                ? shape_pair_points(&plane, Th, o, To, margin, max_points, faces, &q, qn, &hit)
+                : shape_pair_points(o, To, &plane, Th, margin, max_points, faces, &q, qn, &hit);
+    if (s != LUCID_OK) return s;
+    int m = 0;
+    for (int k = 0; hit && k < q.count; ++k) {
+        lucid_vec3 p = lucid_se3_act_inv(Th, hf_first ? q.points[k].p1 : q.points[k].p2);
+        if (lucid_heightfield_covers(h, r, c, tri, p))
+            patch->points[m] = q.points[k], normals[m++] = qn[k];
+    }
+    patch->count = m;
+    *found = m > 0;
+    return LUCID_OK;
+}
+
 /* The contact points of a height field (shape 1 when hf_first) and a convex shape, as
  * MuJoCo's mjc_ConvexHField: every triangular prism under the shape's box within the margin
  * is collided as a convex mesh; points on a top triangle's boundary whose neighbouring
@@ -461,6 +498,9 @@ static lucid_status hfield_pair_points(const lucid_shape *hf, const lucid_se3 *T
                                                      &patch, normals, &found)
                                  : shape_pair_points(o, To, &ps, Th, margin, per_prism, faces,
                                                      &patch, normals, &found);
+                if (s == LUCID_OK && found)
+                    s = top_face_points(h, r, c, tri, &prism, Th, o, To, hf_first, margin,
+                                        per_prism, faces, &patch, normals, &found);
                 if (s != LUCID_OK) return s;
                 for (int k = 0; found && k < patch.count; ++k) {
                     const lucid_contact_point *q = &patch.points[k];
