@@ -549,6 +549,10 @@ lucid_status lucid_contact_geometry_derivatives(const lucid_shape *s1, const luc
     memset(d, 0, sizeof *d);
     int h1 = s1->kind == LUCID_SHAPE_HALFSPACE, h2 = s2->kind == LUCID_SHAPE_HALFSPACE;
     if (h1 && h2) return LUCID_ERR_ARGUMENT;
+    /* a height field's contact belongs to one of its prisms, which the contact does not
+     * record: the step derivatives detect contacts again at each column instead */
+    if (s1->kind == LUCID_SHAPE_HEIGHTFIELD || s2->kind == LUCID_SHAPE_HEIGHTFIELD)
+        return LUCID_ERR_ARGUMENT;
     if (h1 || h2) return halfspace_pair(s1, T1, s2, T2, g, patch, h2, estimator, ws, d);
     int owner = face_owner(s1, T1, s2, T2, g); /* a flat face acting as a halfspace */
     if (owner) return halfspace_pair(s1, T1, s2, T2, g, patch, owner == 2, estimator, ws, d);

@@ -578,7 +578,10 @@ static lucid_status setup_geometry(ctx *c, lucid_step_jacobians *J, const char *
                 memset(J->estimated, 0, sizeof(int) * (size_t)c->n);
                 return LUCID_OK; /* collision detection at each perturbed configuration */
             }
-            if (why)
+            if (why && (s1->kind == LUCID_SHAPE_HEIGHTFIELD || s2->kind == LUCID_SHAPE_HEIGHTFIELD))
+                *why = "a height field contact's geometry is not carried (its prism is not "
+                       "recorded): use geometry = \"collide\" or \"auto\"";
+            else if (why)
                 *why = o->collision ? "a contact's geometry derivative failed (the estimator of "
                                       "opts.collision)"
                                     : "a contact's geometry has no exact derivative (give "

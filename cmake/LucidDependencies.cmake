@@ -8,6 +8,8 @@ pkg_check_modules(LUCID_QHULL REQUIRED IMPORTED_TARGET GLOBAL qhull_r)
 # libxml2 reads MJCF and URDF model files; linked PRIVATE (no public header includes it), but a
 # static lucid still needs it at link time, hence found here for installed consumers too.
 pkg_check_modules(LUCID_LIBXML2 REQUIRED IMPORTED_TARGET GLOBAL libxml-2.0)
+# libpng reads MJCF height fields from PNG files; private like libxml2.
+pkg_check_modules(LUCID_LIBPNG REQUIRED IMPORTED_TARGET GLOBAL libpng)
 # SuiteSparse's LDL, KLU and AMD (the sparse contact solvers): Debian ships no pkg-config file
 # for them, so an imported target from the headers and libraries.
 find_path(LUCID_SUITESPARSE_INCLUDE suitesparse/ldl.h REQUIRED)

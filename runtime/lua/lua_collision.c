@@ -233,9 +233,9 @@ typedef struct pair_query {
 /* Arguments (s1, T1, s2, T2 [, opts]) of lucid.distance and lucid.collide. */
 static void check_pair_query(lua_State *L, const char *fname, const char *const *allowed,
                              pair_query *q) {
-    q->s1 = lucid_lua_checkshape(L, 1, fname, "s1");
+    q->s1 = lucid_lua_checkconvex(L, 1, fname, "s1");
     q->T1 = lucid_lua_checkpose(L, 2, fname, "T1");
-    q->s2 = lucid_lua_checkshape(L, 3, fname, "s2");
+    q->s2 = lucid_lua_checkconvex(L, 3, fname, "s2");
     q->T2 = lucid_lua_checkpose(L, 4, fname, "T2");
     read_options(L, 5, fname, allowed, &q->opt, NULL);
     check_not_two_halfspaces(L, fname, q->s1, q->s2);
@@ -331,8 +331,8 @@ static int differentiable_distance(lua_State *L, lucid_lua_ad_var *a1, lucid_lua
     const char *fname = "lucid.distance";
     int owner_idx = a1 ? 2 : 4;
     lucid_lua_ad_tape *owner = (a1 ? a1 : a2)->owner;
-    const lucid_shape *s1 = lucid_lua_checkshape(L, 1, fname, "s1");
-    const lucid_shape *s2 = lucid_lua_checkshape(L, 3, fname, "s2");
+    const lucid_shape *s1 = lucid_lua_checkconvex(L, 1, fname, "s1");
+    const lucid_shape *s2 = lucid_lua_checkconvex(L, 3, fname, "s2");
     lucid_se3 T1 = pose_value(L, 2, a1, "T1"), T2 = pose_value(L, 4, a2, "T2");
     lucid_gjk_options gjk; /* tolerances not given: derivative-grade */
     read_options_for(L, 5, fname, DISTANCE_OPTIONS, &gjk, NULL, 1);
@@ -423,8 +423,8 @@ static int fail_batch(lua_State *L, const char *fname, lucid_status st, const lu
 
 static int l_distance_batch(lua_State *L) {
     const char *fname = "lucid.distance_batch";
-    const lucid_shape *s1 = lucid_lua_checkshape(L, 1, fname, "s1");
-    const lucid_shape *s2 = lucid_lua_checkshape(L, 2, fname, "s2");
+    const lucid_shape *s1 = lucid_lua_checkconvex(L, 1, fname, "s1");
+    const lucid_shape *s2 = lucid_lua_checkconvex(L, 2, fname, "s2");
     const lucid_lua_matrix *X1 = check_poses(L, 3, fname, "X1");
     const lucid_lua_matrix *X2 = check_poses(L, 4, fname, "X2");
     if (X1->cols != X2->cols)

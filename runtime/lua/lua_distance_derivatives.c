@@ -90,9 +90,9 @@ static int fail_derivatives(lua_State *L, lucid_derivative_method m, lucid_statu
 }
 
 static int l_distance_derivatives(lua_State *L) {
-    const lucid_shape *s1 = lucid_lua_checkshape(L, 1, FNAME, "argument 1 (s1)");
+    const lucid_shape *s1 = lucid_lua_checkconvex(L, 1, FNAME, "argument 1 (s1)");
     const lucid_se3 *T1 = lucid_lua_checkpose(L, 2, FNAME, "argument 2 (T1)");
-    const lucid_shape *s2 = lucid_lua_checkshape(L, 3, FNAME, "argument 3 (s2)");
+    const lucid_shape *s2 = lucid_lua_checkconvex(L, 3, FNAME, "argument 3 (s2)");
     const lucid_se3 *T2 = lucid_lua_checkpose(L, 4, FNAME, "argument 4 (T2)");
     lucid_derivative_options o;
     lucid_gjk_options gjk;

@@ -30,6 +30,7 @@
 #include "runtime/lua/modules.h"
 #include "runtime/model/dynamics.h"
 #include "runtime/shapes/convex_mesh.h"
+#include "runtime/shapes/heightfield.h"
 
 #define SPEC_METATABLE "lucid.model_spec"
 #define BUILD          "lucid.model.build"
@@ -273,6 +274,13 @@ static void read_geom(lua_State *L, int idx, lucid_model_spec *s, int body, cons
         if (snprintf(name, sizeof name, "%s.conaffinity", what) < 0) name[0] = '\0';
         g.conaffinity = (unsigned)lucid_lua_checkinteger_range(L, -1, 0, UINT32_MAX, BUILD, name);
         lua_pop(L, 1);
+    }
+    if (g.shape.kind == LUCID_SHAPE_HEIGHTFIELD) { /* the spec owns a copy (static only) */
+        lucid_heightfield *h = NULL;
+        lucid_status st = lucid_heightfield_copy(g.shape.u.hfield, &h);
+        if (st == LUCID_OK) st = lucid_model_spec_add_heightfield(s, h); /* takes h */
+        if (st != LUCID_OK) fail_spec(L, st, what);
+        g.shape.u.hfield = h;
     }
     lucid_convex_mesh *mesh =
         g.shape.kind == LUCID_SHAPE_CONVEX ? copy_mesh(L, g.shape.u.mesh, what) : NULL;

@@ -54,9 +54,9 @@ static void push_point(lua_State *L, const lucid_contact_point *p) {
 
 static int l_contact_patch(lua_State *L) {
     const char *fname = "lucid.contact_patch";
-    const lucid_shape *s1 = lucid_lua_checkshape(L, 1, fname, "shape 1");
+    const lucid_shape *s1 = lucid_lua_checkconvex(L, 1, fname, "shape 1");
     const lucid_se3 *T1 = lucid_lua_checkpose(L, 2, fname, "pose 1");
-    const lucid_shape *s2 = lucid_lua_checkshape(L, 3, fname, "shape 2");
+    const lucid_shape *s2 = lucid_lua_checkconvex(L, 3, fname, "shape 2");
     const lucid_se3 *T2 = lucid_lua_checkpose(L, 4, fname, "pose 2");
     lucid_patch_options opt;
     read_options(L, 5, fname, &opt);

@@ -87,9 +87,9 @@ static void push_result(lua_State *L, const lucid_pscaling_result *r, int deriva
 
 static int l_pscaling(lua_State *L) {
     const char *fname = "lucid.pscaling";
-    const lucid_shape *s1 = lucid_lua_checkshape(L, 1, fname, "s1");
+    const lucid_shape *s1 = lucid_lua_checkconvex(L, 1, fname, "s1");
     const lucid_se3 *T1 = lucid_lua_checkpose(L, 2, fname, "T1");
-    const lucid_shape *s2 = lucid_lua_checkshape(L, 3, fname, "s2");
+    const lucid_shape *s2 = lucid_lua_checkconvex(L, 3, fname, "s2");
     const lucid_se3 *T2 = lucid_lua_checkpose(L, 4, fname, "T2");
     lucid_pscaling_options opt;
     read_options(L, 5, fname, &opt);

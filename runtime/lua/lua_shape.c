@@ -3,6 +3,8 @@
 #include "runtime/lua/lua_shape.h"
 
 #include <float.h>
+#include <limits.h>
+#include <math.h>
 #include <lauxlib.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,11 +14,13 @@
 #include "runtime/lua/lua_se3.h"
 #include "runtime/lua/modules.h"
 #include "runtime/shapes/convex_mesh.h"
+#include "runtime/shapes/heightfield.h"
 #include "runtime/shapes/mesh_file.h"
 
 struct lucid_lua_mesh_ref {
-    size_t count;            /* the shape's reference (until its __gc) + the holders' */
-    lucid_convex_mesh *mesh; /* owned */
+    size_t count;              /* the shape's reference (until its __gc) + the holders' */
+    lucid_convex_mesh *mesh;   /* owned (a convex shape's) */
+    lucid_heightfield *hfield; /* owned (a height field's) */
 };
 
 typedef struct shape_userdata {
@@ -36,26 +40,31 @@ static shape_userdata *push_shape(lua_State *L) {
     return u;
 }
 
+/* A convex mesh or height field still has its data. */
+static int owns_data(const shape_userdata *u) {
+    if (u->shape.kind == LUCID_SHAPE_CONVEX) return u->ref && u->ref->mesh;
+    if (u->shape.kind == LUCID_SHAPE_HEIGHTFIELD) return u->ref && u->ref->hfield;
+    return 1;
+}
+
 static shape_userdata *check_userdata(lua_State *L, int idx, const char *fname, const char *what) {
     shape_userdata *u = luaL_testudata(L, idx, LUCID_SHAPE_METATABLE);
     if (u == NULL)
         lucid_lua_fail(L, fname, "%s must be a lucid shape (got %s)", what,
                        lucid_lua_typename(L, idx));
-    if (u->finalized || (u->shape.kind == LUCID_SHAPE_CONVEX && !(u->ref && u->ref->mesh)))
-        lucid_lua_fail(L, fname, "%s is a finalized shape", what);
+    if (u->finalized || !owns_data(u)) lucid_lua_fail(L, fname, "%s is a finalized shape", what);
     return u;
 }
 
 const lucid_shape *lucid_lua_toshape(lua_State *L, int idx) {
     shape_userdata *u = luaL_testudata(L, idx, LUCID_SHAPE_METATABLE);
-    return u && !u->finalized && !(u->shape.kind == LUCID_SHAPE_CONVEX && !(u->ref && u->ref->mesh))
-               ? &u->shape
-               : NULL;
+    return u && !u->finalized && owns_data(u) ? &u->shape : NULL;
 }
 
 void lucid_lua_mesh_release(lucid_lua_mesh_ref *ref) {
     if (ref == NULL || --ref->count > 0) return;
     lucid_convex_mesh_destroy(ref->mesh);
+    lucid_heightfield_destroy(ref->hfield);
     free(ref);
 }
 
@@ -69,6 +78,15 @@ lucid_lua_mesh_ref *lucid_lua_shape_retain(lua_State *L, int idx) {
 const lucid_shape *lucid_lua_checkshape(lua_State *L, int idx, const char *fname,
                                         const char *what) {
     return &check_userdata(L, idx, fname, what)->shape;
+}
+
+const lucid_shape *lucid_lua_checkconvex(lua_State *L, int idx, const char *fname,
+                                         const char *what) {
+    const lucid_shape *s = lucid_lua_checkshape(L, idx, fname, what);
+    if (s->kind == LUCID_SHAPE_HEIGHTFIELD)
+        lucid_lua_fail(L, fname,
+                       "%s is a height field, not convex (a world collides it cell by cell)", what);
+    return s;
 }
 
 /* A size argument: finite, > 0 and within the representable range (LUCID_GEOMETRY_MAX). */
@@ -198,6 +216,7 @@ static void new_mesh_ref(lua_State *L, shape_userdata *u, const char *fname) {
     if (u->ref == NULL) lucid_lua_fail_status(L, fname, LUCID_ERR_NO_MEMORY);
     u->ref->count = 1;
     u->ref->mesh = NULL;
+    u->ref->hfield = NULL;
 }
 
 static void attach_mesh(lua_State *L, shape_userdata *u, const char *fname) {
@@ -228,6 +247,14 @@ static int l_convex(lua_State *L) {
 /* A copy of a shape another owner holds (a model's geom): primitives by value, a convex mesh
  * as a new hull of its vertices (the same hull, owned by the new shape). */
 void lucid_lua_push_shape_copy(lua_State *L, const lucid_shape *s, const char *fname) {
+    if (s->kind == LUCID_SHAPE_HEIGHTFIELD) {
+        shape_userdata *u = push_shape(L);
+        new_mesh_ref(L, u, fname);
+        lucid_status st = lucid_heightfield_copy(s->u.hfield, &u->ref->hfield);
+        if (st == LUCID_OK) st = lucid_shape_heightfield(u->ref->hfield, &u->shape);
+        if (st != LUCID_OK) lucid_lua_fail_status(L, fname, st);
+        return;
+    }
     if (s->kind != LUCID_SHAPE_CONVEX) {
         push_shape(L)->shape = *s;
         return;
@@ -274,6 +301,96 @@ static int l_load_mesh(lua_State *L) {
     lucid_status st = lucid_mesh_file_load_hull(path, scale, &u->ref->mesh, err, sizeof err);
     if (st != LUCID_OK) fail_mesh(L, fname, st, err);
     attach_mesh(L, u, fname);
+    return 1;
+}
+
+/* ---- height fields ---------------------------------------------------------------------- */
+
+/* The elevations of opts.elevation (an nrow x ncol lucid.mat or a list of nrow rows of ncol
+ * numbers), row-major, in a buffer owned by a userdata pushed on the stack. */
+static const double *check_elevation(lua_State *L, int idx, const char *fname, int *nrow,
+                                     int *ncol) {
+    lucid_lua_matrix *m = lucid_lua_tomatrix(L, idx);
+    if (m == NULL && !lua_istable(L, idx))
+        lucid_lua_fail(L, fname,
+                       "elevation must be a lucid.mat or a list of rows of numbers (got %s)",
+                       lucid_lua_typename(L, idx));
+    lua_Integer rows = m ? m->rows : luaL_len(L, idx), cols = 0;
+    if (m)
+        cols = m->cols;
+    else if (rows > 0) {
+        lua_geti(L, idx, 1);
+        if (!lua_istable(L, -1))
+            lucid_lua_fail(L, fname, "elevation row 1 must be a list of numbers (got %s)",
+                           lucid_lua_typename(L, -1));
+        cols = luaL_len(L, -1);
+        lua_pop(L, 1);
+    }
+    if (rows < 2 || cols < 2)
+        lucid_lua_fail(L, fname, "elevation must have at least 2 x 2 samples (got %I x %I)", rows,
+                       cols);
+    if (rows > INT_MAX / cols)
+        lucid_lua_fail(L, fname, "elevation has too many samples (%I x %I)", rows, cols);
+    *nrow = (int)rows, *ncol = (int)cols;
+    double *e = lua_newuserdatauv(L, sizeof(double) * (size_t)rows * (size_t)cols, 0);
+    for (int r = 0; r < *nrow; ++r) {
+        if (!m) {
+            lua_geti(L, idx, r + 1);
+            if (!lua_istable(L, -1) || luaL_len(L, -1) != cols)
+                lucid_lua_fail(L, fname, "elevation row %d must be a list of %I numbers", r + 1,
+                               cols);
+        }
+        for (int c = 0; c < *ncol; ++c) {
+            double v;
+            if (m) {
+                v = m->data[r + m->rows * c];
+            } else {
+                lua_geti(L, -1, c + 1);
+                int ok;
+                v = lua_tonumberx(L, -1, &ok);
+                if (!ok)
+                    lucid_lua_fail(L, fname, "elevation[%d][%d] must be a number (got %s)", r + 1,
+                                   c + 1, lucid_lua_typename(L, -1));
+                lua_pop(L, 1);
+            }
+            if (!isfinite(v))
+                lucid_lua_fail(L, fname, "elevation[%d][%d] must be finite (got %f)", r + 1, c + 1,
+                               v);
+            e[(size_t)r * (size_t)cols + (size_t)c] = v;
+        }
+        if (!m) lua_pop(L, 1);
+    }
+    return e;
+}
+
+/* lucid.heightfield{elevation = ..., size = {x, y, elevation scale, base depth}}. */
+static int l_heightfield(lua_State *L) {
+    static const char *const keys[] = {"elevation", "size", NULL};
+    const char *fname = "lucid.heightfield";
+    lua_settop(L, 1);
+    if (!lua_istable(L, 1))
+        lucid_lua_fail(L, fname, "argument must be a table {elevation = ..., size = ...} (got %s)",
+                       lucid_lua_typename(L, 1));
+    lucid_lua_check_option_names(L, 1, keys, fname);
+    lua_getfield(L, 1, "size"); /* 2 */
+    if (lua_isnil(L, 2)) lucid_lua_fail(L, fname, "size is required");
+    double size[4];
+    lucid_lua_checkvalues(L, 2, 4, size, fname, "size");
+    static const char *const names[4] = {"size[1] (x half-extent)", "size[2] (y half-extent)",
+                                         "size[3] (elevation scale)", "size[4] (base depth)"};
+    for (int k = 0; k < 4; ++k)
+        if (!(size[k] > 0.0 && size[k] <= LUCID_GEOMETRY_MAX))
+            lucid_lua_fail(L, fname, "%s must be > 0 and at most %f, got %f", names[k],
+                           LUCID_GEOMETRY_MAX, size[k]);
+    lua_getfield(L, 1, "elevation"); /* 3 */
+    if (lua_isnil(L, 3)) lucid_lua_fail(L, fname, "elevation is required");
+    int nrow, ncol;
+    const double *e = check_elevation(L, 3, fname, &nrow, &ncol); /* 4 */
+    shape_userdata *u = push_shape(L);
+    new_mesh_ref(L, u, fname);
+    lucid_status st = lucid_heightfield_create(nrow, ncol, e, size, &u->ref->hfield);
+    if (st == LUCID_OK) st = lucid_shape_heightfield(u->ref->hfield, &u->shape);
+    if (st != LUCID_OK) lucid_lua_fail_status(L, fname, st);
     return 1;
 }
 
@@ -389,6 +506,9 @@ static int l_tostring(lua_State *L) {
     const lucid_shape *s = lucid_lua_checkshape(L, 1, "lucid.shape:__tostring", "self");
     if (s->kind == LUCID_SHAPE_CONVEX)
         lua_pushfstring(L, "lucid.shape(convex, %d vertices)", s->u.mesh->num_vertices);
+    else if (s->kind == LUCID_SHAPE_HEIGHTFIELD)
+        lua_pushfstring(L, "lucid.shape(heightfield, %d x %d samples)", s->u.hfield->nrow,
+                        s->u.hfield->ncol);
     else
         lua_pushfstring(L, "lucid.shape(%s)", lucid_shape_kind_name(s->kind));
     return 1;
@@ -407,6 +527,7 @@ void lucid_open_shapes(lua_State *L) {
                                          {"halfspace", l_halfspace},
                                          {"convex", l_convex},
                                          {"load_mesh", l_load_mesh},
+                                         {"heightfield", l_heightfield},
                                          {NULL, NULL}};
     luaL_newmetatable(L, LUCID_SHAPE_METATABLE);
     lucid_lua_protect_metatable(L, LUCID_SHAPE_METATABLE);

@@ -13,6 +13,11 @@
  * pointer stays valid while the userdata is alive (keep it on the stack during the call). */
 const lucid_shape *lucid_lua_checkshape(lua_State *L, int idx, const char *fname, const char *what);
 
+/* lucid_lua_checkshape for the queries of one convex pair (distance, patch, P-scaling): a
+ * height field is refused ("WHAT is a height field, not convex: ..."). */
+const lucid_shape *lucid_lua_checkconvex(lua_State *L, int idx, const char *fname,
+                                         const char *what);
+
 /* The shape at idx or NULL. */
 const lucid_shape *lucid_lua_toshape(lua_State *L, int idx);
 

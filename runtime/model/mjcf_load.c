@@ -8,6 +8,7 @@
 #include <float.h>
 #include <limits.h>
 #include <math.h>
+#include <png.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 
 #include "runtime/model/model_load.h"
 #include "runtime/model/model_xml.h"
+#include "runtime/shapes/heightfield.h"
 #include "runtime/shapes/shape.h"
 #include "runtime/world/mass_properties.h"
 
@@ -42,6 +44,12 @@ typedef struct mjcf_mesh {
     double scale[3];
 } mjcf_mesh;
 
+typedef struct mjcf_hfield {
+    const char *name; /* given, else the file name (its extension not part of the name) */
+    int derived;
+    const lucid_heightfield *field; /* owned by the spec */
+} mjcf_hfield;
+
 typedef struct node_list {
     const xmlNode **items;
     size_t n, cap;
@@ -64,6 +72,8 @@ typedef struct mjcf {
     size_t nclasses, cap_classes;
     mjcf_mesh *meshes;
     size_t nmeshes, cap_meshes;
+    mjcf_hfield *hfields;
+    size_t nhfields, cap_hfields;
 } mjcf;
 
 /* ---- element lists with <include> expanded ------------------------------------------------ */
@@ -600,6 +610,20 @@ static const char *base_name(const char *path) {
     return s ? s + 1 : path;
 }
 
+/* The path of an asset file named by el (meshdir, else assetdir, as MuJoCo: both meshes and
+ * height fields); NULL after failing. */
+static char *asset_path(mjcf *P, const xmlNode *el, const char *file) {
+    const char *rel = P->strippath ? base_name(file) : file;
+    if (strncmp(rel, "package://", 10) == 0 || strncmp(rel, "file://", 7) == 0)
+        return lucid_model_xml_resolve(X_, el, P->dir, rel);
+    const char *sub = P->meshdir ? P->meshdir : P->assetdir;
+    char *folder = sub ? lucid_model_xml_join(P->dir, sub) : NULL;
+    char *path = lucid_model_xml_join(folder ? folder : P->dir, rel);
+    free(folder);
+    if (!path) lucid_model_xml_fail(X_, el, LUCID_ERR_NO_MEMORY, "out of memory");
+    return path;
+}
+
 static lucid_status asset_mesh(mjcf *P, const xmlNode *el) {
     if (lucid_model_xml_check_attrs(X_, el, mesh_attrs)) return X_->status;
     int cls = element_class(P, el, -1);
@@ -628,20 +652,10 @@ static lucid_status asset_mesh(mjcf *P, const xmlNode *el) {
         memcpy(derived, b, len);
         derived[len] = '\0';
     }
-    const char *rel = P->strippath ? base_name(file) : file;
-    char *path = NULL;
-    if (strncmp(rel, "package://", 10) == 0 || strncmp(rel, "file://", 7) == 0) {
-        path = lucid_model_xml_resolve(X_, el, P->dir, rel);
-    } else {
-        const char *sub = P->meshdir ? P->meshdir : P->assetdir;
-        char *folder = sub ? lucid_model_xml_join(P->dir, sub) : NULL;
-        path = lucid_model_xml_join(folder ? folder : P->dir, rel);
-        free(folder);
-    }
+    char *path = asset_path(P, el, file);
     if (!path) {
         free(derived);
-        return X_->status ? X_->status
-                          : lucid_model_xml_fail(X_, el, LUCID_ERR_NO_MEMORY, "out of memory");
+        return X_->status;
     }
     if (P->nmeshes == P->cap_meshes) {
         size_t want = P->cap_meshes ? 2 * P->cap_meshes : 16;
@@ -677,6 +691,177 @@ static lucid_status asset_mesh(mjcf *P, const xmlNode *el) {
     return LUCID_OK;
 }
 
+/* ---- <hfield> ---- */
+
+static const char *const hfield_attrs[] = {"name", "file",      "nrow", "ncol",
+                                           "size", "elevation", NULL};
+
+static uint32_t le32(const unsigned char *b) {
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+/* MuJoCo's binary height field: int32 nrow, int32 ncol, then nrow * ncol float32, row-major
+ * (little-endian). Returns the elevations (heap) or NULL after failing. */
+static double *read_binary_hfield(mjcf *P, const xmlNode *el, const char *path, const char *file,
+                                  int *nrow, int *ncol) {
+    size_t size = 0;
+    unsigned char *b = lucid_model_xml_read_asset(X_, el, path, &size);
+    if (!b) return NULL;
+    double *e = NULL;
+    long r = size >= 8 ? (long)(int32_t)le32(b) : 0, c = size >= 8 ? (long)(int32_t)le32(b + 4) : 0;
+    if (size < 8)
+        lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<hfield>: '%s' is shorter than its header",
+                             file);
+    else if (r < 2 || c < 2 || r > INT_MAX / c)
+        lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                             "<hfield>: '%s' has %ld x %ld samples (at least 2 x 2)", file, r, c);
+    else if ((size - 8) / 4 != (size_t)r * (size_t)c || (size - 8) % 4 != 0)
+        lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                             "<hfield>: '%s' holds %zu bytes, its %ld x %ld header needs %zu", file,
+                             size, r, c, 8 + 4 * (size_t)r * (size_t)c);
+    else if (!(e = malloc((size_t)r * (size_t)c * sizeof *e)))
+        lucid_model_xml_fail(X_, el, LUCID_ERR_NO_MEMORY, "out of memory");
+    for (size_t i = 0; e && i < (size_t)r * (size_t)c; ++i) {
+        uint32_t u = le32(b + 8 + 4 * i);
+        float f;
+        memcpy(&f, &u, sizeof f);
+        e[i] = f;
+    }
+    free(b);
+    *nrow = (int)r, *ncol = (int)c;
+    return e;
+}
+
+/* An 8-bit grey PNG (libpng), as MuJoCo reads it: its rows bottom-up (the image's top row at
+ * +y), grey levels normalised later. Colour, alpha and 16-bit images are refused (MuJoCo
+ * converts them to grey by its own rules, which libpng's do not reproduce). Returns the
+ * elevations (heap) or NULL after failing. */
+static double *read_png_hfield(mjcf *P, const xmlNode *el, const char *path, const char *file,
+                               int *nrow, int *ncol) {
+    size_t size = 0;
+    unsigned char *bytes = lucid_model_xml_read_asset(X_, el, path, &size);
+    if (!bytes) return NULL;
+    png_image img;
+    memset(&img, 0, sizeof img);
+    img.version = PNG_IMAGE_VERSION;
+    int ok = png_image_begin_read_from_memory(&img, bytes, size);
+    if (!ok) {
+        lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<hfield>: '%s': %s", file, img.message);
+        png_image_free(&img);
+        free(bytes);
+        return NULL;
+    }
+    size_t w = img.width, h = img.height;
+    unsigned char *pixels = NULL;
+    double *e = NULL;
+    if (img.format != PNG_FORMAT_GRAY)
+        lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                             "<hfield>: '%s' is not an 8-bit grey PNG without alpha", file);
+    else if (w < 2 || h < 2 || h > (size_t)INT_MAX / w)
+        lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                             "<hfield>: '%s' has %zu x %zu pixels (at least 2 x 2)", file, h, w);
+    else if (!(pixels = malloc(w * h)) || !(e = malloc(w * h * sizeof *e))) {
+        lucid_model_xml_fail(X_, el, LUCID_ERR_NO_MEMORY, "out of memory");
+    } else if (!png_image_finish_read(&img, NULL, pixels, (png_int_32)w, NULL)) {
+        lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<hfield>: '%s': %s", file, img.message);
+    } else {
+        for (size_t r = 0; r < h; ++r)
+            for (size_t c = 0; c < w; ++c) e[r * w + c] = pixels[(h - 1 - r) * w + c];
+        *nrow = (int)h, *ncol = (int)w;
+        free(pixels), free(bytes);
+        return e;
+    }
+    png_image_free(&img);
+    free(pixels), free(e), free(bytes);
+    return NULL;
+}
+
+static int ends_with_png(const char *file) {
+    size_t n = strlen(file);
+    return n >= 4 && (strcmp(file + n - 4, ".png") == 0 || strcmp(file + n - 4, ".PNG") == 0);
+}
+
+static lucid_status asset_hfield(mjcf *P, const xmlNode *el) {
+    if (lucid_model_xml_check_attrs(X_, el, hfield_attrs)) return X_->status;
+    const char *file = ATTR(el, "file"), *elev = ATTR(el, "elevation"), *v;
+    const char *name = ATTR(el, "name");
+    long nrow = 0, ncol = 0;
+    if ((v = ATTR(el, "nrow")) && !lucid_model_xml_int(X_, el, "nrow", v, 0, INT_MAX, &nrow))
+        return X_->status;
+    if ((v = ATTR(el, "ncol")) && !lucid_model_xml_int(X_, el, "ncol", v, 0, INT_MAX, &ncol))
+        return X_->status;
+    double size[4];
+    if (!(v = ATTR(el, "size")))
+        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<hfield>: missing 'size'");
+    if (lucid_model_xml_reals(X_, el, "size", v, size, 4, 4) < 0) return X_->status;
+    for (int k = 0; k < 4; ++k)
+        if (!(size[k] > 0.0))
+            return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                        "<hfield>: size %g is not positive (x, y, elevation, "
+                                        "base must be > 0)",
+                                        size[k]);
+    for (int k = 0; k < 4; ++k) size[k] *= P->scale;
+    if (!name && !file)
+        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<hfield>: missing 'name'");
+    if (!!file + !!elev != 1)
+        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                    "<hfield>: give exactly one of 'file' and 'elevation' "
+                                    "(data written at run time is not supported)");
+    double *e = NULL;
+    int nr = (int)nrow, nc = (int)ncol;
+    if (file) {
+        if (nrow || ncol)
+            return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                        "<hfield>: nrow and ncol come from the file");
+        char *path = asset_path(P, el, file);
+        if (!path) return X_->status;
+        e = ends_with_png(file) ? read_png_hfield(P, el, path, file, &nr, &nc)
+                                : read_binary_hfield(P, el, path, file, &nr, &nc);
+        free(path);
+        if (!e) return X_->status;
+    } else {
+        if (nrow < 2 || ncol < 2 || nrow > INT_MAX / ncol)
+            return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                        "<hfield>: elevation needs nrow and ncol >= 2 (got %ld, "
+                                        "%ld)",
+                                        nrow, ncol);
+        e = malloc((size_t)nrow * (size_t)ncol * sizeof *e);
+        if (!e) return lucid_model_xml_fail(X_, el, LUCID_ERR_NO_MEMORY, "out of memory");
+        if (lucid_model_xml_reals(X_, el, "elevation", elev, e, nr * nc, nr * nc) < 0) {
+            free(e);
+            return X_->status;
+        }
+    }
+    lucid_heightfield *h = NULL;
+    lucid_status st = lucid_heightfield_create(nr, nc, e, size, &h);
+    free(e);
+    if (st)
+        return lucid_model_xml_fail(X_, el, st, "<hfield>: %s (elevations must be finite)",
+                                    lucid_status_string(st));
+    if ((st = lucid_model_spec_add_heightfield(P->spec, h)))
+        return lucid_model_xml_fail(X_, el, st, "<hfield>: %s", lucid_status_string(st));
+    if (P->nhfields == P->cap_hfields) {
+        size_t want = P->cap_hfields ? 2 * P->cap_hfields : 4;
+        mjcf_hfield *grown = realloc(P->hfields, want * sizeof *grown);
+        if (!grown) return lucid_model_xml_fail(X_, el, LUCID_ERR_NO_MEMORY, "out of memory");
+        P->hfields = grown, P->cap_hfields = want;
+    }
+    /* unnamed: MuJoCo's name, the file's without folder and extension (kept in the list) */
+    P->hfields[P->nhfields].name = name ? name : base_name(file);
+    P->hfields[P->nhfields].derived = !name;
+    P->hfields[P->nhfields++].field = h;
+    return LUCID_OK;
+}
+
+static const lucid_heightfield *find_hfield(mjcf *P, const char *name) {
+    for (size_t i = 0; i < P->nhfields; i++) {
+        const char *n = P->hfields[i].name, *dot = strrchr(n, '.');
+        size_t len = P->hfields[i].derived && dot ? (size_t)(dot - n) : strlen(n);
+        if (strlen(name) == len && strncmp(n, name, len) == 0) return P->hfields[i].field;
+    }
+    return NULL;
+}
+
 static lucid_status asset(mjcf *P, const xmlNode *el) {
     node_list kids = {0};
     if (collect(P, el, &kids, 0)) {
@@ -687,7 +872,9 @@ static lucid_status asset(mjcf *P, const xmlNode *el) {
         const xmlNode *c = kids.items[i];
         if (IS(c, "mesh"))
             asset_mesh(P, c);
-        else if (!IS(c, "texture") && !IS(c, "material") && !IS(c, "hfield") && !IS(c, "skin"))
+        else if (IS(c, "hfield"))
+            asset_hfield(P, c);
+        else if (!IS(c, "texture") && !IS(c, "material") && !IS(c, "skin"))
             lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<asset>: unsupported element <%s>",
                                  (const char *)c->name);
     }
@@ -930,8 +1117,8 @@ static lucid_status geom(mjcf *P, const xmlNode *el, int body, int childclass, p
     int sphere = !strcmp(type, "sphere"), capsule = !strcmp(type, "capsule");
     int cylinder = !strcmp(type, "cylinder"), box = !strcmp(type, "box");
     int ellipsoid = !strcmp(type, "ellipsoid"), plane = !strcmp(type, "plane");
-    int mesh = !strcmp(type, "mesh");
-    if (!(sphere || capsule || cylinder || box || ellipsoid || plane || mesh))
+    int mesh = !strcmp(type, "mesh"), hfield = !strcmp(type, "hfield");
+    if (!(sphere || capsule || cylinder || box || ellipsoid || plane || mesh || hfield))
         return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
                                     "<geom>: geom type '%s' is not supported", type);
     lucid_geom_spec g = lucid_geom_spec_default();
@@ -1010,9 +1197,6 @@ static lucid_status geom(mjcf *P, const xmlNode *el, int body, int childclass, p
                                     "<geom>: margin and gap must be >= 0 (got %g, %g)", margin,
                                     gap);
     g.margin = margin * P->scale, g.gap = gap * P->scale, g.solmix = solmix;
-    if (lookup(P, el, K_GEOM, cls, "hfield"))
-        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
-                                    "<geom>: height fields are not supported");
     /* the shape */
     lucid_status st = LUCID_OK;
     lucid_convex_mesh *hull = NULL;
@@ -1031,6 +1215,19 @@ static lucid_status geom(mjcf *P, const xmlNode *el, int body, int childclass, p
             return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
                                         "<geom>: planes are only supported on the world body");
         st = lucid_shape_halfspace(lucid_vec3_make(0.0, 0.0, 1.0), 0.0, &g.shape);
+    } else if (hfield) {
+        if (body != LUCID_MODEL_WORLD)
+            return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                        "<geom>: height fields are only supported on the world "
+                                        "body");
+        const char *hname = lookup(P, el, K_GEOM, cls, "hfield");
+        if (!hname)
+            return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<geom>: missing 'hfield'");
+        const lucid_heightfield *h = find_hfield(P, hname);
+        if (!h)
+            return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<geom>: unknown hfield '%s'",
+                                        hname);
+        st = lucid_shape_heightfield(h, &g.shape);
     } else {
         const char *mname = lookup(P, el, K_GEOM, cls, "mesh");
         if (!mname) return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<geom>: missing 'mesh'");
@@ -1045,7 +1242,7 @@ static lucid_status geom(mjcf *P, const xmlNode *el, int body, int childclass, p
     }
     if (st) return lucid_model_xml_fail(X_, el, st, "<geom>: %s", lucid_status_string(st));
     /* mass properties for a body without <inertial> */
-    if (!plane && group >= P->group_lo && group <= P->group_hi) {
+    if (!plane && !hfield && group >= P->group_lo && group <= P->group_hi) {
         double gmass = -1.0, density = 1000.0;
         if (!real1(P, el, K_GEOM, cls, "mass", &gmass) ||
             !real1(P, el, K_GEOM, cls, "density", &density))
@@ -1682,6 +1879,7 @@ lucid_status lucid_model_spec_parse_mjcf(const char *name, const void *data, siz
     st = X_->status;
     for (size_t i = 0; i < P->nmeshes; i++) free(P->meshes[i].path);
     free(P->meshes);
+    free(P->hfields);
     free(P->classes);
     free(P->dir);
     lucid_model_xml_release(X_);

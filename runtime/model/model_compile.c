@@ -11,6 +11,7 @@
 #include "runtime/model/dynamics.h"
 #include "runtime/model/model_internal.h"
 #include "runtime/shapes/convex_mesh.h"
+#include "runtime/shapes/heightfield.h"
 
 typedef struct compile_ctx {
     const lucid_model_spec *spec;
@@ -209,6 +210,8 @@ void lucid_model_destroy(lucid_model *m) {
     }
     free(m->keyframes);
     for (size_t i = 0; i < m->nmeshes; ++i) lucid_convex_mesh_destroy(m->meshes[i]);
+    for (size_t i = 0; i < m->nhfields; ++i) lucid_heightfield_destroy(m->hfields[i]);
+    free(m->hfields);
     free(m->name);
     free(m->nodes);
     free(m->bodies);
@@ -329,7 +332,8 @@ static lucid_status check_joint(const compile_ctx *c, size_t i, lucid_joint_spec
 }
 
 /* Re-creates the shape through its constructor so that every size is checked. */
-static lucid_status check_shape(const lucid_shape *s, const lucid_convex_mesh *mesh) {
+static lucid_status check_shape(const lucid_shape *s, const lucid_convex_mesh *mesh,
+                                const lucid_model_spec *spec) {
     lucid_shape tmp;
     switch (s->kind) {
         case LUCID_SHAPE_SPHERE:
@@ -350,6 +354,10 @@ static lucid_status check_shape(const lucid_shape *s, const lucid_convex_mesh *m
         case LUCID_SHAPE_CONVEX:
             if (!mesh || s->u.mesh != mesh) return LUCID_ERR_ARGUMENT;
             return lucid_shape_convex(mesh, &tmp);
+        case LUCID_SHAPE_HEIGHTFIELD: /* one of the spec's own */
+            for (size_t i = 0; i < spec->nhfields; ++i)
+                if (s->u.hfield == spec->hfields[i]) return LUCID_OK;
+            return LUCID_ERR_ARGUMENT;
         default:
             return LUCID_ERR_ARGUMENT;
     }
@@ -632,10 +640,10 @@ static lucid_status build_geoms(const compile_ctx *c, lucid_model *m, const body
                       g.margin, g.gap, g.solmix);
             break;
         }
-        lucid_status ss = check_shape(&g.shape, s->geom_mesh[i]);
+        lucid_status ss = check_shape(&g.shape, s->geom_mesh[i], s);
         if (ss != LUCID_OK) {
             st = fail(c, ss, "geom", g.name, i, g.line, "invalid %s shape: %s",
-                      (unsigned)g.shape.kind <= LUCID_SHAPE_HALFSPACE
+                      (unsigned)g.shape.kind <= LUCID_SHAPE_HEIGHTFIELD
                           ? lucid_shape_kind_name(g.shape.kind)
                           : "unknown",
                       lucid_status_string(ss));
@@ -645,6 +653,11 @@ static lucid_status build_geoms(const compile_ctx *c, lucid_model *m, const body
         if (node >= 0 && g.shape.kind == LUCID_SHAPE_HALFSPACE) {
             st = fail(c, LUCID_ERR_ARGUMENT, "geom", g.name, i, g.line,
                       "a plane (halfspace) must be static (on the world body)");
+            break;
+        }
+        if (node >= 0 && g.shape.kind == LUCID_SHAPE_HEIGHTFIELD) {
+            st = fail(c, LUCID_ERR_ARGUMENT, "geom", g.name, i, g.line,
+                      "a height field must be static (on the world body)");
             break;
         }
         gbody[i] = node < 0 ? -1 : m->nodes[node].body;
@@ -1048,6 +1061,11 @@ lucid_status lucid_model_compile(lucid_model_spec *spec, lucid_model **out, char
                 m->meshes[m->nmeshes++] = spec->geom_mesh[i];
                 spec->geom_mesh[i] = NULL;
             }
+        m->hfields = alloc_array(spec->nhfields, sizeof *m->hfields);
+        if (st == LUCID_OK && !m->hfields) st = LUCID_ERR_NO_MEMORY;
+        for (size_t i = 0; st == LUCID_OK && i < spec->nhfields; ++i)
+            m->hfields[m->nhfields++] = spec->hfields[i], spec->hfields[i] = NULL;
+        if (st == LUCID_OK) spec->nhfields = 0;
     }
     if (st == LUCID_ERR_NO_MEMORY && err && errlen && !err[0])
         snprintf(err, errlen, "out of memory");

@@ -56,6 +56,8 @@ struct lucid_model {
     size_t *geom_start;      /* nbodies + 2 offsets: static = [0], body b = [b + 1] */
     lucid_convex_mesh **meshes;
     size_t nmeshes;
+    lucid_heightfield **hfields; /* owned, taken over from the spec */
+    size_t nhfields;
     lucid_model_actuator *actuators;
     lucid_model_keyframe *keyframes;
     size_t nkeyframes;

@@ -1,6 +1,8 @@
 /* Growing arrays of model elements with owned strings and meshes (see model_spec.h). */
 #include "runtime/model/model_spec.h"
 
+#include "runtime/shapes/heightfield.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -90,6 +92,8 @@ void lucid_model_spec_destroy(lucid_model_spec *s) {
     free(s->frames);
     free(s->actuators);
     free(s->excludes);
+    for (size_t i = 0; i < s->nhfields; i++) lucid_heightfield_destroy(s->hfields[i]);
+    free(s->hfields);
     free(s->source);
     free(s->name);
     free(s);
@@ -288,4 +292,18 @@ lucid_actuator_spec lucid_actuator_spec_default(void) {
     a.kind = LUCID_ACTUATOR_MOTOR;
     a.gear = 1.0;
     return a;
+}
+
+lucid_status lucid_model_spec_add_heightfield(lucid_model_spec *s, lucid_heightfield *h) {
+    lucid_status st = LUCID_OK;
+    if (!s || !h)
+        st = LUCID_ERR_ARGUMENT;
+    else if (!reserve((void **)&s->hfields, &s->cap_hfields, s->nhfields, sizeof *s->hfields))
+        st = LUCID_ERR_NO_MEMORY;
+    if (st != LUCID_OK) {
+        lucid_heightfield_destroy(h);
+        return st;
+    }
+    s->hfields[s->nhfields++] = h;
+    return LUCID_OK;
 }

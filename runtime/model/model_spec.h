@@ -152,6 +152,8 @@ typedef struct lucid_model_spec {
     size_t nexcludes, cap_excludes;
     lucid_keyframe_spec *keyframes;
     size_t nkeyframes, cap_keyframes;
+    lucid_heightfield **hfields; /* owned height fields, which heightfield geoms refer to */
+    size_t nhfields, cap_hfields;
 } lucid_model_spec;
 
 /* An empty spec (gravity (0, 0, -9.81), timestep 0.002); source may be NULL. */
@@ -177,6 +179,9 @@ lucid_status lucid_model_spec_add_exclude(lucid_model_spec *spec, int body1, int
 /* Copies the keyframe's name and arrays; the compiler checks their sizes. */
 lucid_status lucid_model_spec_add_keyframe(lucid_model_spec *spec, const lucid_keyframe_spec *key,
                                            int *index);
+/* Hands a height field to the spec (destroyed on failure too); geoms of kind
+ * LUCID_SHAPE_HEIGHTFIELD refer to it (lucid_shape_heightfield), on the world body only. */
+lucid_status lucid_model_spec_add_heightfield(lucid_model_spec *spec, lucid_heightfield *h);
 
 /* Index of the body / joint named `name`, or -1. */
 int lucid_model_spec_find_body(const lucid_model_spec *spec, const char *name);

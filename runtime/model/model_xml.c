@@ -257,6 +257,18 @@ static int read_file(const char *path, char **data, size_t *size) {
     return 1;
 }
 
+unsigned char *lucid_model_xml_read_asset(lucid_model_xml *x, const xmlNode *node, const char *path,
+                                          size_t *size) {
+    char *data = NULL;
+    const char *bad = not_regular(path);
+    if (bad || !read_file(path, &data, size)) {
+        lucid_model_xml_fail(x, node, LUCID_ERR_IO, "cannot read '%s': %s", path,
+                             bad ? bad : strerror(errno));
+        return NULL;
+    }
+    return (unsigned char *)data;
+}
+
 xmlDoc *lucid_model_xml_read(lucid_model_xml *x, const char *path, const xmlNode *from) {
     char *data = NULL;
     size_t size = 0;

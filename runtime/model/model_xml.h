@@ -61,6 +61,11 @@ xmlDoc *lucid_model_xml_parse(lucid_model_xml *x, const char *name, const void *
 /* The same for a file on disk; `from` is the element that named it (for the message). */
 xmlDoc *lucid_model_xml_read(lucid_model_xml *x, const char *path, const xmlNode *from);
 
+/* The whole asset file at path (heap, *size bytes; a regular file only: not a device, FIFO or
+ * folder), named by node; NULL after failing ("cannot read 'path': reason"). */
+unsigned char *lucid_model_xml_read_asset(lucid_model_xml *x, const xmlNode *node, const char *path,
+                                          size_t *size);
+
 /* The file an element came from, and its line. */
 const char *lucid_model_xml_file(const xmlNode *node);
 long lucid_model_xml_line(const xmlNode *node);

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "runtime/shapes/convex_mesh.h"
+#include "runtime/shapes/heightfield.h"
 
 static lucid_status check_size(double x) {
     if (!isfinite(x)) return LUCID_ERR_NONFINITE;
@@ -106,6 +107,13 @@ lucid_status lucid_shape_convex(const lucid_convex_mesh *mesh, lucid_shape *out)
     return LUCID_OK;
 }
 
+lucid_status lucid_shape_heightfield(const lucid_heightfield *h, lucid_shape *out) {
+    if (h == NULL) return LUCID_ERR_ARGUMENT;
+    *out = blank_shape(LUCID_SHAPE_HEIGHTFIELD);
+    out->u.hfield = h;
+    return LUCID_OK;
+}
+
 const char *lucid_shape_kind_name(lucid_shape_kind kind) {
     switch (kind) {
         case LUCID_SHAPE_SPHERE:
@@ -124,6 +132,8 @@ const char *lucid_shape_kind_name(lucid_shape_kind kind) {
             return "convex";
         case LUCID_SHAPE_HALFSPACE:
             return "halfspace";
+        case LUCID_SHAPE_HEIGHTFIELD:
+            return "heightfield";
     }
     return "unknown";
 }
@@ -223,6 +233,8 @@ lucid_vec3 lucid_shape_support_core(const lucid_shape *s, lucid_vec3 dir, int *h
             return lucid_convex_mesh_support(s->u.mesh, dir, hint);
         case LUCID_SHAPE_HALFSPACE:
             return halfspace_point(s);
+        case LUCID_SHAPE_HEIGHTFIELD:
+            return lucid_heightfield_support(s->u.hfield, dir);
     }
     return lucid_vec3_zero();
 }
@@ -269,6 +281,7 @@ static void axis_extent(const lucid_shape *s, lucid_vec3 row, double *lo, double
         }
         case LUCID_SHAPE_CONVEX:
         case LUCID_SHAPE_HALFSPACE:
+        case LUCID_SHAPE_HEIGHTFIELD:
             *hi = 0.0;
             break;
     }
@@ -301,6 +314,21 @@ static void halfspace_aabb(const lucid_shape *s, const lucid_se3 *T, lucid_vec3 
     *hi = lucid_vec3_load(h);
 }
 
+/* The posed local box [-sx, sx] x [-sy, sy] x [-base, top], from its 8 corners (exact when T
+ * is a translation). */
+static void heightfield_aabb(const lucid_heightfield *h, const lucid_se3 *T, lucid_vec3 *lo,
+                             lucid_vec3 *hi) {
+    for (int k = 0; k < 8; ++k) {
+        lucid_vec3 c =
+            lucid_vec3_make(k & 1 ? h->size[0] : -h->size[0], k & 2 ? h->size[1] : -h->size[1],
+                            k & 4 ? h->top : -h->size[3]);
+        lucid_vec3 p = lucid_se3_act(T, c);
+        if (k == 0) *lo = *hi = p;
+        *lo = lucid_vec3_make(fmin(lo->x, p.x), fmin(lo->y, p.y), fmin(lo->z, p.z));
+        *hi = lucid_vec3_make(fmax(hi->x, p.x), fmax(hi->y, p.y), fmax(hi->z, p.z));
+    }
+}
+
 void lucid_shape_aabb(const lucid_shape *s, const lucid_se3 *T, lucid_vec3 *lo, lucid_vec3 *hi) {
     if (s->kind == LUCID_SHAPE_CONVEX) {
         mesh_aabb(s->u.mesh, T, lo, hi);
@@ -308,6 +336,10 @@ void lucid_shape_aabb(const lucid_shape *s, const lucid_se3 *T, lucid_vec3 *lo, 
     }
     if (s->kind == LUCID_SHAPE_HALFSPACE) {
         halfspace_aabb(s, T, lo, hi);
+        return;
+    }
+    if (s->kind == LUCID_SHAPE_HEIGHTFIELD) {
+        heightfield_aabb(s->u.hfield, T, lo, hi);
         return;
     }
     double l[3], h[3];

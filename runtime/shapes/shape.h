@@ -30,10 +30,13 @@ typedef enum lucid_shape_kind {
     LUCID_SHAPE_CYLINDER,
     LUCID_SHAPE_CONE,
     LUCID_SHAPE_CONVEX,
-    LUCID_SHAPE_HALFSPACE
+    LUCID_SHAPE_HALFSPACE,
+    /* static only: collided per grid cell (runtime/shapes/heightfield.h), never by GJK whole */
+    LUCID_SHAPE_HEIGHTFIELD
 } lucid_shape_kind;
 
 typedef struct lucid_convex_mesh lucid_convex_mesh; /* runtime/shapes/convex_mesh.h */
+typedef struct lucid_heightfield lucid_heightfield; /* runtime/shapes/heightfield.h */
 
 typedef struct lucid_shape {
     lucid_shape_kind kind;
@@ -49,7 +52,8 @@ typedef struct lucid_shape {
             lucid_vec3 normal; /* unit; the set n.x <= offset */
             double offset;
         } halfspace;
-        const lucid_convex_mesh *mesh; /* owned by whoever created the shape */
+        const lucid_convex_mesh *mesh;   /* owned by whoever created the shape */
+        const lucid_heightfield *hfield; /* likewise */
     } u;
 } lucid_shape;
 
@@ -71,7 +75,12 @@ lucid_status lucid_shape_halfspace(lucid_vec3 normal, double offset, lucid_shape
  * when a vertex coordinate exceeds LUCID_GEOMETRY_MAX in absolute value. */
 lucid_status lucid_shape_convex(const lucid_convex_mesh *mesh, lucid_shape *out);
 
-/* "sphere", "ellipsoid", "box", "capsule", "cylinder", "cone", "convex", "halfspace". */
+/* A shape referring to (not owning) the height field h, which must outlive it.
+ * LUCID_ERR_ARGUMENT when h is NULL. */
+lucid_status lucid_shape_heightfield(const lucid_heightfield *h, lucid_shape *out);
+
+/* "sphere", "ellipsoid", "box", "capsule", "cylinder", "cone", "convex", "halfspace",
+ * "heightfield". */
 const char *lucid_shape_kind_name(lucid_shape_kind kind);
 
 /* World-frame axis-aligned bounding box of the shape posed by T (exact: the support in the
@@ -80,7 +89,8 @@ const char *lucid_shape_kind_name(lucid_shape_kind kind);
  * exactly aligned with. */
 void lucid_shape_aabb(const lucid_shape *s, const lucid_se3 *T, lucid_vec3 *lo, lucid_vec3 *hi);
 
-/* Support of the core (the shape without its swept radius) in local frame:
+/* Support of the core (the shape without its swept radius) in local frame (of a height
+ * field: of its convex hull, a scan of its samples; collision never uses it):
  * argmax_{x in core} <dir, x>. dir need not be unit; a zero dir returns a valid core point.
  * hint is the caller's per-query warm-start vertex for meshes (may be NULL; start at -1 or 0).
  * Ties on flat faces are broken deterministically. */

@@ -136,6 +136,7 @@ lucid_status lucid_shape_mass_properties(const lucid_shape *s, double density,
             mesh_properties(s->u.mesh, density, out);
             return LUCID_OK;
         case LUCID_SHAPE_HALFSPACE:
+        case LUCID_SHAPE_HEIGHTFIELD: /* unbounded / static only: no mass */
             break;
     }
     return LUCID_ERR_ARGUMENT;

@@ -50,10 +50,13 @@ static lucid_status check_parts(const lucid_body_part *parts, int n, int allow_h
                                 const char **why) {
     if (n < 0 || (n > 0 && !parts)) return fail(why, "bad shape list", LUCID_ERR_ARGUMENT);
     for (int i = 0; i < n; ++i) {
-        if ((unsigned)parts[i].shape.kind > (unsigned)LUCID_SHAPE_HALFSPACE)
+        if ((unsigned)parts[i].shape.kind > (unsigned)LUCID_SHAPE_HEIGHTFIELD)
             return fail(why, "unknown shape kind", LUCID_ERR_ARGUMENT);
         if (!allow_halfspace && parts[i].shape.kind == LUCID_SHAPE_HALFSPACE)
             return fail(why, "a halfspace can only be static (it has no finite mass)",
+                        LUCID_ERR_ARGUMENT);
+        if (!allow_halfspace && parts[i].shape.kind == LUCID_SHAPE_HEIGHTFIELD)
+            return fail(why, "a heightfield can only be static (terrain, as in MuJoCo)",
                         LUCID_ERR_ARGUMENT);
         if (!pose_ok(&parts[i].pose))
             return fail(why, "shape pose must be finite", LUCID_ERR_NONFINITE);

@@ -7,6 +7,7 @@
 
 #include "solvers/collision/contact_patch.h"
 #include "solvers/collision/plane_vertices.h"
+#include "runtime/shapes/heightfield.h"
 #include "runtime/world/world_internal.h"
 
 /* The angular tolerance for calling two faces parallel is LUCID_PATCH_ANGULAR_TOLERANCE: the
@@ -280,11 +281,250 @@ double lucid_world_pair_margin(const lucid_world *w, int a, int b, double includ
     return w->opt.margin + fmax(include_margin, 0.0) + (swept ? w->sweep[a] + w->sweep[b] : 0.0);
 }
 
+/* Contact points of a height field pair kept before the final reduction: MuJoCo's cap per
+ * geom pair (mjMAXCONPAIR). */
+#define HFIELD_MAX_POINTS 50
+/* m: depths that differ by less are ties (EPA's default depth tolerance, epa_tol) */
+#define HFIELD_DEPTH_TIE 1e-9
+
+typedef struct hfield_points {
+    int count;
+    lucid_contact_point p[HFIELD_MAX_POINTS];
+    lucid_vec3 n[HFIELD_MAX_POINTS];
+} hfield_points;
+
+/* Twice the area of the convex hull of a, b, c, d across the unit normal n: the largest
+ * |shoelace| over the three cyclic orders (as the patch's reduction, contact_patch.h). */
+static double hull4_area2(lucid_vec3 a, lucid_vec3 b, lucid_vec3 c, lucid_vec3 d, lucid_vec3 n) {
+    const lucid_vec3 *order[3][4] = {{&a, &b, &c, &d}, {&a, &b, &d, &c}, {&a, &c, &b, &d}};
+    double best = 0.0;
+    for (int o = 0; o < 3; ++o) {
+        lucid_vec3 sum = lucid_vec3_zero();
+        for (int q = 0; q < 4; ++q)
+            sum = lucid_vec3_add(sum, lucid_vec3_cross(*order[o][q], *order[o][(q + 1) % 4]));
+        best = fmax(best, fabs(lucid_vec3_dot(sum, n)));
+    }
+    return best;
+}
+
+/* How much keeping point x adds, given the kept points pick[0 .. k): the patch's
+ * area-maximising choice for the first four (the farthest from the deepest point, the largest
+ * triangle, the largest quadrilateral), then the distance to the nearest kept point. */
+static double spread_score(const hfield_points *h, const int *pick, int k, lucid_vec3 x,
+                           lucid_vec3 n) {
+    lucid_vec3 a = h->p[pick[0]].p1;
+    if (k == 1) return lucid_vec3_dist(x, a);
+    if (k == 2)
+        return lucid_vec3_norm(
+            lucid_vec3_cross(lucid_vec3_sub(h->p[pick[1]].p1, a), lucid_vec3_sub(x, a)));
+    if (k == 3) return hull4_area2(a, h->p[pick[1]].p1, h->p[pick[2]].p1, x, n);
+    double gap = INFINITY;
+    for (int j = 0; j < k; ++j) gap = fmin(gap, lucid_vec3_dist(x, h->p[pick[j]].p1));
+    return gap;
+}
+
+/* Keeps `capacity` points spread over the contact (spread_score), the deepest first; the kept
+ * points keep their order, ties go to the lowest index. */
+static void hfield_spread(hfield_points *h, int capacity) {
+    if (h->count <= capacity) return;
+    int pick[HFIELD_MAX_POINTS] = {0};
+    unsigned char kept[HFIELD_MAX_POINTS] = {0};
+    /* the deepest point; among points as deep up to EPA's depth tolerance (a face resting on
+     * the field), the one farthest from their centroid: a corner, not a point along an edge */
+    double deepest = INFINITY;
+    lucid_vec3 centre = lucid_vec3_zero();
+    for (int q = 0; q < h->count; ++q) {
+        deepest = fmin(deepest, h->p[q].separation);
+        centre = lucid_vec3_axpy(centre, 1.0 / h->count, h->p[q].p1);
+    }
+    double far = -1.0;
+    for (int q = 0; q < h->count; ++q)
+        if (h->p[q].separation <= deepest + HFIELD_DEPTH_TIE &&
+            lucid_vec3_dist(h->p[q].p1, centre) > far)
+            far = lucid_vec3_dist(h->p[q].p1, centre), pick[0] = q;
+    kept[pick[0]] = 1;
+    lucid_vec3 n = h->n[pick[0]];
+    for (int k = 1; k < capacity; ++k) {
+        double best = -1.0;
+        for (int q = 0; q < h->count; ++q) {
+            if (kept[q]) continue;
+            double score = spread_score(h, pick, k, h->p[q].p1, n);
+            if (score > best) best = score, pick[k] = q;
+        }
+        kept[pick[k]] = 1;
+    }
+    int m = 0;
+    for (int q = 0; q < h->count; ++q)
+        if (kept[q]) h->p[m] = h->p[q], h->n[m++] = h->n[q];
+    h->count = m;
+}
+
+/* Drops the points that are not corners of the points' outline (their convex hull across the
+ * deepest point's normal, Andrew's monotone chain; points along its edges are dropped too),
+ * keeping the deepest; then spreads to half the capacity if the outline is still that long.
+ * The area-maximising reduction only ever picks outline corners and the deepest point. */
+static void hfield_outline(hfield_points *h) {
+    int deepest = 0;
+    for (int q = 1; q < h->count; ++q)
+        if (h->p[q].separation < h->p[deepest].separation) deepest = q;
+    lucid_vec3 n = h->n[deepest], u = lucid_vec3_any_orthogonal(n);
+    lucid_vec3 v = lucid_vec3_cross(n, u);
+    double x[HFIELD_MAX_POINTS], y[HFIELD_MAX_POINTS];
+    int order[HFIELD_MAX_POINTS], hull[2 * HFIELD_MAX_POINTS], m = 0;
+    for (int q = 0; q < h->count; ++q) {
+        x[q] = lucid_vec3_dot(h->p[q].p1, u), y[q] = lucid_vec3_dot(h->p[q].p1, v);
+        order[q] = q;
+    }
+    for (int i = 1; i < h->count; ++i) /* insertion sort by (x, y): at most 50 points */
+        for (int j = i; j > 0; --j) {
+            int a = order[j - 1], b = order[j];
+            if (x[a] < x[b] || (x[a] == x[b] && y[a] <= y[b])) break;
+            order[j - 1] = b, order[j] = a;
+        }
+    for (int pass = 0; pass < 2; ++pass) { /* lower then upper chain */
+        int start = m;
+        for (int i = 0; i < h->count; ++i) {
+            int q = order[pass ? h->count - 1 - i : i];
+            while (m >= start + 2) {
+                int a = hull[m - 2], b = hull[m - 1];
+                double turn = (x[b] - x[a]) * (y[q] - y[a]) - (y[b] - y[a]) * (x[q] - x[a]);
+                if (turn > 0.0) break;
+                --m;
+            }
+            hull[m++] = q;
+        }
+        --m; /* the last point starts the other chain */
+    }
+    unsigned char keep[HFIELD_MAX_POINTS] = {0};
+    keep[deepest] = 1;
+    for (int i = 0; i < m; ++i) keep[hull[i]] = 1;
+    int k = 0;
+    for (int q = 0; q < h->count; ++q)
+        if (keep[q]) h->p[k] = h->p[q], h->n[k++] = h->n[q];
+    h->count = k;
+    hfield_spread(h, HFIELD_MAX_POINTS / 2);
+}
+
+/* Adds a prism's point unless one at the same place (1e-9 of the local scale) with the same
+ * normal (within the patch's angular tolerance) is known: the prisms sharing an edge or a
+ * vertex all report a contact there. The deeper of two duplicates stays. */
+static void hfield_add(hfield_points *h, const lucid_contact_point *p, lucid_vec3 n) {
+    double tol = 1e-9 * (1.0 + lucid_vec3_max_abs(p->p1));
+    double cos_tol = cos(LUCID_PATCH_ANGULAR_TOLERANCE);
+    for (int q = 0; q < h->count; ++q) {
+        lucid_contact_point *k = &h->p[q];
+        if (lucid_vec3_dist(k->p1, p->p1) + lucid_vec3_dist(k->p2, p->p2) <=
+                tol + fabs(k->separation - p->separation) &&
+            lucid_vec3_dot(h->n[q], n) >= cos_tol) {
+            if (p->separation < k->separation) *k = *p, h->n[q] = n;
+            return;
+        }
+    }
+    /* full (a shape over many cells): keep the outline and go on, rather than dropping the
+     * cells visited last as MuJoCo does at its cap */
+    if (h->count == HFIELD_MAX_POINTS) hfield_outline(h);
+    h->p[h->count] = *p, h->n[h->count++] = n;
+}
+
+/* A contact on the prism's top face (its feature there, the normal within the patch's angular
+ * tolerance of the face's) is the contact with the face's plane, as on a halfspace (the same
+ * vertex rules, plane_vertices.h), keeping the points over the triangle: a flat field is then
+ * exactly a plane, whatever the shape. Otherwise the patch stays. */
+static lucid_status top_face_points(const lucid_heightfield *h, int r, int c, int tri,
+                                    const lucid_heightfield_prism *prism, const lucid_se3 *Th,
+                                    const lucid_shape *o, const lucid_se3 *To, int hf_first,
+                                    double margin, int max_points, int faces,
+                                    lucid_contact_patch_result *patch, lucid_vec3 *normals,
+                                    int *found) {
+    lucid_vec3 n = lucid_mat3_tmul_vec(&Th->R, patch->normal); /* outward, field frame */
+    if (!hf_first) n = lucid_vec3_neg(n);
+    lucid_patch_feature f = hf_first ? patch->feature1 : patch->feature2;
+    if (f != LUCID_FEATURE_POLYGON ||
+        !(lucid_vec3_dot(n, prism->normals[0]) >= cos(LUCID_PATCH_ANGULAR_TOLERANCE)))
+        return LUCID_OK;
+    lucid_shape plane;
+    lucid_status s = lucid_shape_halfspace(prism->normals[0], prism->face_d[0], &plane);
+    lucid_contact_patch_result q;
+    lucid_vec3 qn[LUCID_PATCH_MAX_POINTS];
+    int hit = 0;
+    if (s == LUCID_OK)
+        s = hf_first
+                ? shape_pair_points(&plane, Th, o, To, margin, max_points, faces, &q, qn, &hit)
+                : shape_pair_points(o, To, &plane, Th, margin, max_points, faces, &q, qn, &hit);
+    if (s != LUCID_OK) return s;
+    int m = 0;
+    for (int k = 0; hit && k < q.count; ++k) {
+        lucid_vec3 p = lucid_se3_act_inv(Th, hf_first ? q.points[k].p1 : q.points[k].p2);
+        if (lucid_heightfield_covers(h, r, c, tri, p))
+            patch->points[m] = q.points[k], normals[m++] = qn[k];
+    }
+    patch->count = m;
+    *found = m > 0;
+    return LUCID_OK;
+}
+
+/* The contact points of a height field (shape 1 when hf_first) and a convex shape, as
+ * MuJoCo's mjc_ConvexHField: every triangular prism under the shape's box within the margin
+ * is collided as a convex mesh; points on a top triangle's boundary whose neighbouring
+ * triangle rises above their tangent plane are dropped (lucid_heightfield_supports: the
+ * internal edges the prisms add to the surface), the rest merged and spread to max_points. */
+static lucid_status hfield_pair_points(const lucid_shape *hf, const lucid_se3 *Th,
+                                       const lucid_shape *o, const lucid_se3 *To, int hf_first,
+                                       double margin, int max_points, int faces,
+                                       hfield_points *out) {
+    const lucid_heightfield *h = hf->u.hfield;
+    lucid_se3 local = lucid_se3_between(Th, To);
+    lucid_vec3 lo, hi, pad = lucid_vec3_make(margin, margin, margin);
+    lucid_shape_aabb(o, &local, &lo, &hi);
+    int r0, r1, c0, c1;
+    lucid_heightfield_cells(h, lucid_vec3_sub(lo, pad), lucid_vec3_add(hi, pad), &r0, &r1, &c0,
+                            &c1);
+    out->count = 0;
+    /* every point of each prism's patch: reducing each to max_points would drop corners of a
+     * face spanning several cells, and which ones would change with tiny motions */
+    int per_prism = LUCID_PATCH_MAX_POINTS;
+    for (int r = r0; r < r1; ++r)
+        for (int c = c0; c < c1; ++c)
+            for (int tri = 0; tri < 2; ++tri) {
+                lucid_heightfield_prism prism;
+                lucid_heightfield_prism_build(h, r, c, tri, &prism);
+                lucid_shape ps;
+                lucid_status s = lucid_shape_convex(&prism.mesh, &ps);
+                lucid_contact_patch_result patch;
+                lucid_vec3 normals[LUCID_PATCH_MAX_POINTS];
+                int found = 0;
+                if (s == LUCID_OK)
+                    s = hf_first ? shape_pair_points(&ps, Th, o, To, margin, per_prism, faces,
+                                                     &patch, normals, &found)
+                                 : shape_pair_points(o, To, &ps, Th, margin, per_prism, faces,
+                                                     &patch, normals, &found);
+                if (s == LUCID_OK && found)
+                    s = top_face_points(h, r, c, tri, &prism, Th, o, To, hf_first, margin,
+                                        per_prism, faces, &patch, normals, &found);
+                if (s != LUCID_OK) return s;
+                for (int k = 0; found && k < patch.count; ++k) {
+                    const lucid_contact_point *q = &patch.points[k];
+                    /* the field's witness point and outward normal, in the field's frame */
+                    lucid_vec3 p = lucid_se3_act_inv(Th, hf_first ? q->p1 : q->p2);
+                    lucid_vec3 n = lucid_mat3_tmul_vec(&Th->R, normals[k]);
+                    if (!hf_first) n = lucid_vec3_neg(n);
+                    if (q->separation < margin && lucid_heightfield_supports(h, r, c, tri, p, n))
+                        hfield_add(out, q, normals[k]);
+                }
+            }
+    hfield_spread(out, max_points);
+    return LUCID_OK;
+}
+
 static lucid_status collide_parts(lucid_world *w, int a, int ia, int b, int ib) {
     const lucid_body *ba = &w->bodies[a], *bb = &w->bodies[b];
     const lucid_body_part *pa = &w->parts[ba->part_begin + ia];
     const lucid_body_part *pb = &w->parts[bb->part_begin + ib];
-    if (pa->shape.kind == LUCID_SHAPE_HALFSPACE && pb->shape.kind == LUCID_SHAPE_HALFSPACE)
+    lucid_shape_kind ka = pa->shape.kind, kb = pb->shape.kind;
+    if (ka == LUCID_SHAPE_HALFSPACE && kb == LUCID_SHAPE_HALFSPACE) return LUCID_OK;
+    /* as MuJoCo: a height field collides with convex shapes only (terrain is static) */
+    if ((ka == LUCID_SHAPE_HEIGHTFIELD || kb == LUCID_SHAPE_HEIGHTFIELD) &&
+        (ka == LUCID_SHAPE_HALFSPACE || kb == LUCID_SHAPE_HALFSPACE || ka == kb))
         return LUCID_OK;
     double friction, include_margin;
     if (!lucid_world_pair_contact(w, a, ia, b, ib, &friction, &include_margin)) return LUCID_OK;
@@ -305,17 +545,30 @@ static lucid_status collide_parts(lucid_world *w, int a, int ia, int b, int ib) 
      * hand's grasp) the extra contacts of the cube's corners over the finger faces left ADMM
      * at an NCP residual of 4e-3 instead of 3e-5 (tests/lua/test_world_model.lua) */
     int faces = ba->model < 0 && bb->model < 0;
-    lucid_status s = shape_pair_points(&pa->shape, &Ta, &pb->shape, &Tb, margin,
-                                       w->opt.patch_points, faces, &patch, normals, &found);
+    lucid_status s;
+    hfield_points hp;
+    const lucid_contact_point *points = patch.points;
+    if (ka == LUCID_SHAPE_HEIGHTFIELD || kb == LUCID_SHAPE_HEIGHTFIELD) {
+        int first = ka == LUCID_SHAPE_HEIGHTFIELD;
+        s = first ? hfield_pair_points(&pa->shape, &Ta, &pb->shape, &Tb, 1, margin,
+                                       w->opt.patch_points, faces, &hp)
+                  : hfield_pair_points(&pb->shape, &Tb, &pa->shape, &Ta, 0, margin,
+                                       w->opt.patch_points, faces, &hp);
+        found = hp.count > 0, patch.count = hp.count, points = hp.p;
+    } else {
+        s = shape_pair_points(&pa->shape, &Ta, &pb->shape, &Tb, margin, w->opt.patch_points, faces,
+                              &patch, normals, &found);
+    }
     if (s != LUCID_OK || !found) return s;
+    const lucid_vec3 *ns = points == hp.p ? hp.n : normals;
     lucid_world_contact c = {0};
     c.body1 = a, c.body2 = b, c.part1 = ia, c.part2 = ib;
     c.friction = friction;
     c.include_margin = include_margin;
     for (int k = 0; k < patch.count; ++k) {
-        const lucid_contact_point *p = &patch.points[k];
+        const lucid_contact_point *p = &points[k];
         if (!(p->separation < margin)) continue;
-        c.frame = lucid_world_contact_frame(normals[k]);
+        c.frame = lucid_world_contact_frame(ns[k]);
         c.point = lucid_vec3_scale(lucid_vec3_add(p->p1, p->p2), 0.5);
         c.separation = p->separation;
         s = lucid_world_push_contact(w, &c);

@@ -180,6 +180,10 @@ lucid_status lucid_record_add_object(lucid_record *r, const char *name, int is_s
     }
     for (int i = 0; i < num_parts; ++i) {
         const lucid_shape *s = &parts[i].shape;
+        if (s->kind == LUCID_SHAPE_HEIGHTFIELD) {
+            set_why(why, "height fields are not recorded");
+            return LUCID_ERR_ARGUMENT;
+        }
         if ((unsigned)s->kind > LUCID_SHAPE_HALFSPACE ||
             (s->kind == LUCID_SHAPE_CONVEX && !s->u.mesh)) {
             set_why(why, "a part is not a valid shape");
@@ -518,6 +522,8 @@ static void part(json_out *o, const lucid_record_part *p) {
             num(o, s->u.halfspace.offset);
             break;
         }
+        case LUCID_SHAPE_HEIGHTFIELD: /* refused by lucid_record_add_object */
+            break;
     }
     puts_(o, "}");
 }

@@ -570,6 +570,11 @@ static lucid_status build_island(lucid_world *w, struct lucid_world_single_level
                 const lucid_shape *sb = &w->parts[w->bodies[b].part_begin + ib].shape;
                 if (sa->kind == LUCID_SHAPE_HALFSPACE && sb->kind == LUCID_SHAPE_HALFSPACE)
                     continue;
+                /* P-scaling needs convex shapes: height fields are not in this pipeline */
+                if (sa->kind == LUCID_SHAPE_HEIGHTFIELD || sb->kind == LUCID_SHAPE_HEIGHTFIELD)
+                    return fail(w, LUCID_ERR_ARGUMENT,
+                                "height fields are not supported (not convex); use collision = "
+                                "two_stage");
                 s = add_pair(w, sl, id, a, ia, b, ib);
                 is = &sl->islands[id];
             }

@@ -529,6 +529,8 @@ static lucid_status check_arguments(const lucid_shape *s1, const lucid_se3 *T1,
     if (!s1 || !T1 || !s2 || !T2 || !dist || !opt || !out) return LUCID_ERR_ARGUMENT;
     if (s1->kind == LUCID_SHAPE_HALFSPACE && s2->kind == LUCID_SHAPE_HALFSPACE)
         return LUCID_ERR_ARGUMENT;
+    if (s1->kind == LUCID_SHAPE_HEIGHTFIELD || s2->kind == LUCID_SHAPE_HEIGHTFIELD)
+        return LUCID_ERR_ARGUMENT; /* not convex: the world collides its prisms */
     if (!pose_is_finite(T1) || !pose_is_finite(T2) || !isfinite(dist->distance) ||
         !lucid_vec3_isfinite(dist->p1) || !lucid_vec3_isfinite(dist->p2) ||
         !lucid_vec3_isfinite(dist->normal) || !isfinite(opt->margin) ||

@@ -26,6 +26,9 @@ static lucid_status check_query(const lucid_shape *s1, const lucid_se3 *T1, cons
         return LUCID_ERR_ARGUMENT;
     if (s1->kind == LUCID_SHAPE_HALFSPACE && s2->kind == LUCID_SHAPE_HALFSPACE)
         return LUCID_ERR_ARGUMENT;
+    /* a height field is not convex: the world collides its cells (heightfield.h) */
+    if (s1->kind == LUCID_SHAPE_HEIGHTFIELD || s2->kind == LUCID_SHAPE_HEIGHTFIELD)
+        return LUCID_ERR_ARGUMENT;
     if (!poses_are_finite(T1, T2)) return LUCID_ERR_NONFINITE;
     if (!(lucid_vec3_max_abs(T1->t) <= LUCID_GEOMETRY_MAX) ||
         !(lucid_vec3_max_abs(T2->t) <= LUCID_GEOMETRY_MAX))

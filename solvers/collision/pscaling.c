@@ -160,6 +160,8 @@ lucid_status lucid_pscaling(const lucid_shape *s1, const lucid_se3 *T1, const lu
         return LUCID_ERR_ARGUMENT;
     if (s1->kind == LUCID_SHAPE_HALFSPACE && s2->kind == LUCID_SHAPE_HALFSPACE)
         return LUCID_ERR_ARGUMENT;
+    if (s1->kind == LUCID_SHAPE_HEIGHTFIELD || s2->kind == LUCID_SHAPE_HEIGHTFIELD)
+        return LUCID_ERR_ARGUMENT; /* not convex */
     lucid_status st = LUCID_OK;
     if (!pose_ok(T1, &st) || !pose_ok(T2, &st)) return st;
     memset(res, 0, sizeof *res);

@@ -121,6 +121,8 @@ static void shape_rows(row_builder *b, const lucid_shape *s, double L) {
             row(b, -n.x, -n.y, -n.z, 0, 0, s->u.halfspace.offset / L);
             break;
         }
+        case LUCID_SHAPE_HEIGHTFIELD: /* refused by lucid_pscaling */
+            break;
     }
 }
 
@@ -156,6 +158,7 @@ double lucid_pscaling_radius(const lucid_shape *s) {
             return r;
         }
         case LUCID_SHAPE_HALFSPACE:
+        case LUCID_SHAPE_HEIGHTFIELD:
             return 0.0;
     }
     return 0.0;

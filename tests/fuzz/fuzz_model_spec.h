@@ -9,6 +9,7 @@
 
 #include "fuzz_check.h"
 #include "runtime/model/model_load.h"
+#include "runtime/shapes/heightfield.h"
 
 typedef lucid_status (*fuzz_model_parser)(const char *, const void *, size_t,
                                           const lucid_model_load_options *, lucid_model_spec **,
@@ -66,6 +67,18 @@ static inline void fuzz_model(fuzz_model_parser parse, const char *name, const u
         FUZZ_REQUIRE(fuzz_finite_se3(&G->pose));
         FUZZ_REQUIRE((G->shape.kind == LUCID_SHAPE_CONVEX) == (s->geom_mesh[g] != NULL));
         FUZZ_REQUIRE(G->friction >= 0.0 && isfinite(G->friction));
+        if (G->shape.kind == LUCID_SHAPE_HEIGHTFIELD) { /* one of the spec's, on the world */
+            int known = 0;
+            for (size_t k = 0; k < s->nhfields; k++) known |= G->shape.u.hfield == s->hfields[k];
+            FUZZ_REQUIRE(known && G->body == LUCID_MODEL_WORLD);
+        }
+    }
+    for (size_t k = 0; k < s->nhfields; k++) { /* heights in [0, size[2]], sizes > 0 */
+        const lucid_heightfield *h = s->hfields[k];
+        FUZZ_REQUIRE(h->nrow >= 2 && h->ncol >= 2);
+        for (int i = 0; i < 4; i++) FUZZ_REQUIRE(h->size[i] > 0.0 && isfinite(h->size[i]));
+        for (size_t i = 0; i < (size_t)h->nrow * (size_t)h->ncol; i++)
+            FUZZ_REQUIRE(h->height[i] >= 0.0 && h->height[i] <= h->size[2]);
     }
     for (size_t a = 0; a < s->nactuators; a++) {
         const lucid_actuator_spec *A = &s->actuators[a];
