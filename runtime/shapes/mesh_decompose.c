@@ -389,9 +389,9 @@ static int candidates(const context *c, lucid_vec3 n, double *proj, double *out,
 
 /* The split of cl whose two parts have the smallest total volume (the pieces' volumes add up
  * to the cell's whatever the plane, so this is the smallest excess). A tie (within 1e-6 of
- * the cell's excess) goes to the plane nearer the middle of the piece: a hollow whose halves
- * keep all of their excess (a cup cut in two) is still cut evenly, and its quarters then
- * lose most of it. */
+ * the parts' total excess, cell_excess) goes to the plane nearer the middle of the piece: a hollow
+ * whose halves keep all of their excess (a cup cut in two) is still cut evenly, and its quarters
+ * then lose most of it. */
 static lucid_status best_split(context *c, const cell *cl, double cell_excess, cell best[2],
                                int *found) {
     *found = 0;
@@ -593,7 +593,7 @@ lucid_status lucid_mesh_decompose(const double *points, int num_points, const in
     c.tri = tri;
     for (int t = 0; t < num_triangles; ++t)
         c.mesh_volume += tet_volume(tri[3 * t], tri[3 * t + 1], tri[3 * t + 2]);
-    if (!(c.mesh_volume > 0)) {
+    if (!(c.mesh_volume > 0) || !isfinite(c.mesh_volume)) {
         free(tri);
         return fail(err, err_size, LUCID_ERR_DEGENERATE,
                     "the mesh's volume is %g (a closed mesh's triangles must face outwards, "
@@ -604,6 +604,8 @@ lucid_status lucid_mesh_decompose(const double *points, int num_points, const in
     int count = 0;
     st = cells == NULL ? LUCID_ERR_NO_MEMORY : root_cell(&c, &cells[0]);
     if (cells != NULL) count = 1;
+    if (st == LUCID_OK && cells[0].hull == NULL)
+        st = fail(err, err_size, LUCID_ERR_DEGENERATE, "the mesh's convex hull cannot be built");
     if (st == LUCID_OK) st = refine(&c, cells, &count, options);
     if (st == LUCID_OK) st = export_parts(cells, count, c.mesh_volume, out);
     for (int i = 0; i < count; ++i) cell_free(&cells[i]);
@@ -611,6 +613,8 @@ lucid_status lucid_mesh_decompose(const double *points, int num_points, const in
     free(c.scratch.xyz);
     free(tri);
     if (st == LUCID_ERR_NO_MEMORY) return fail(err, err_size, st, "out of memory");
+    if (st != LUCID_OK && err != NULL && err_size > 0 && err[0] == '\0')
+        return fail(err, err_size, st, "decomposition failed (status %d)", (int)st);
     return st;
 }
 

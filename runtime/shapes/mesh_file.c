@@ -402,30 +402,58 @@ lucid_status lucid_mesh_file_load_hull(const char *path, double scale, lucid_con
     return st;
 }
 
+/* Hands over the points and triangles of a parse; a file without faces is an error. */
+static lucid_status finish_triangles(reader *r, char *data, size_t size, double **points, int *n,
+                                     int **triangles, int *num_triangles) {
+    lucid_status st = finish(r, data, size, points, n);
+    if (st == LUCID_OK && r->tri_count == 0) {
+        free(*points);
+        free(r->tris);
+        *points = NULL;
+        *n = 0;
+        return fail(r, LUCID_ERR_DEGENERATE, 0, "no faces (a point cloud has no surface)");
+    }
+    if (st != LUCID_OK) return st;
+    *triangles = r->tris;
+    *num_triangles = r->tri_count;
+    return LUCID_OK;
+}
+
+static lucid_status check_triangle_arguments(reader *r, const void *data, double **points, int *n,
+                                             int **triangles, int *num_triangles) {
+    if (triangles == NULL || num_triangles == NULL)
+        return fail(r, LUCID_ERR_ARGUMENT, 0, "invalid arguments");
+    *triangles = NULL;
+    *num_triangles = 0;
+    return check_arguments(r, data, points, n);
+}
+
 lucid_status lucid_mesh_file_read_triangles(const char *path, double scale, double **points, int *n,
                                             int **triangles, int *num_triangles, char *err,
                                             int err_size) {
     reader r = {path ? path : "(null)", err, err_size, scale, NULL, 0, 0, 1, NULL, 0, 0};
-    if (triangles == NULL || num_triangles == NULL)
-        return fail(&r, LUCID_ERR_ARGUMENT, 0, "invalid arguments");
-    *triangles = NULL;
-    *num_triangles = 0;
-    lucid_status st = check_arguments(&r, path, points, n);
+    lucid_status st = check_triangle_arguments(&r, path, points, n, triangles, num_triangles);
     if (st != LUCID_OK) return st;
     char *data = NULL;
     size_t size = 0;
     st = read_whole_file(&r, &data, &size);
     if (st != LUCID_OK) return st;
-    st = finish(&r, data, size, points, n);
+    st = finish_triangles(&r, data, size, points, n, triangles, num_triangles);
     free(data);
-    if (st == LUCID_OK && r.tri_count == 0) {
-        free(*points);
-        *points = NULL;
-        *n = 0;
-        return fail(&r, LUCID_ERR_DEGENERATE, 0, "no faces (a point cloud has no surface)");
-    }
+    return st;
+}
+
+lucid_status lucid_mesh_file_parse_triangles(const char *name, const void *data, size_t size,
+                                             double scale, double **points, int *n, int **triangles,
+                                             int *num_triangles, char *err, int err_size) {
+    reader r = {name ? name : "(memory)", err, err_size, scale, NULL, 0, 0, 1, NULL, 0, 0};
+    lucid_status st = check_triangle_arguments(&r, data, points, n, triangles, num_triangles);
     if (st != LUCID_OK) return st;
-    *triangles = r.tris;
-    *num_triangles = r.tri_count;
-    return LUCID_OK;
+    char *copy = size < SIZE_MAX ? malloc(size + 1) : NULL;
+    if (copy == NULL) return fail(&r, LUCID_ERR_NO_MEMORY, 0, "out of memory");
+    memcpy(copy, data, size);
+    copy[size] = '\0';
+    st = finish_triangles(&r, copy, size, points, n, triangles, num_triangles);
+    free(copy);
+    return st;
 }

@@ -38,6 +38,11 @@ lucid_status lucid_mesh_file_read_triangles(const char *path, double scale, doub
                                             int **triangles, int *num_triangles, char *err,
                                             int err_size);
 
+/* The same from a file's contents in memory (as lucid_mesh_file_parse_points). */
+lucid_status lucid_mesh_file_parse_triangles(const char *name, const void *data, size_t size,
+                                             double scale, double **points, int *n, int **triangles,
+                                             int *num_triangles, char *err, int err_size);
+
 /* Convex hull of the file's vertices times scale (release with lucid_convex_mesh_destroy). */
 lucid_status lucid_mesh_file_load_hull(const char *path, double scale, lucid_convex_mesh **out,
                                        char *err, int err_size);

@@ -158,6 +158,19 @@ t.case("a mesh table, max_parts and concavity are honoured; a convex mesh stays 
   t.truthy(info.parts_volume > 1.05 * info.mesh_volume, "8 parts cannot hold a mug within 5%")
   local loose = lucid.mesh.decompose(m, {concavity = 0.5})
   t.truthy(#loose < 64)
+  -- off the cutting directions (a block turned about two axes) the parts still cover the
+  -- solid, and fall short of the hull
+  local block, R = block_with_hole(), lucid.so3.exp({0.3, 0.2, 0.5})
+  for i, v in ipairs(block.vertices) do
+    local x = R * lucid.vec(v)
+    block.vertices[i] = {x[1], x[2], x[3]}
+  end
+  local turned, tinfo = lucid.mesh.decompose(block, {max_parts = 16})
+  local V, sum = mesh_volume(block), 0
+  for _, part in ipairs(turned) do sum = sum + hull_volume(part.shape) end
+  t.truthy(sum >= V * (1 - 1e-9), ("parts %.6g below the mesh's %.6g"):format(sum, V))
+  t.truthy(tinfo.parts_volume < hull_volume(lucid.convex(block.vertices)) - 0.5 * 0.03 ^ 2 * 0.05,
+           "the turned block's parts leave more than half of the hole open")
   local one, cinfo = lucid.mesh.decompose(cube_mesh(), {scale = 2})
   t.eq(#one, 1)
   t.near(cinfo.mesh_volume, 8, 1e-12)
