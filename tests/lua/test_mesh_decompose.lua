@@ -233,6 +233,15 @@ t.case("STL files (ASCII and binary): each facet on its own vertices, welded", f
   end
 end)
 
+t.case("OBJ faces: quads fanned, v/t/n and negative references", function()
+  -- tests/fuzz/corpus/obj/block_hole.obj: a 10 x 10 x 4 block with a 3 x 3 hole, in quads
+  -- written `f -16/1/1 -15//1 -11/1 -12` and the like
+  local parts, info = lucid.mesh.decompose("tests/fuzz/corpus/obj/block_hole.obj")
+  t.near(info.mesh_volume, 10 * 10 * 4 - 3 * 3 * 4, 1e-12)
+  t.near(info.parts_volume, info.mesh_volume, 1e-9)
+  t.eq(#parts, 8)
+end)
+
 local function closed_mesh_error(mesh, pattern)
   t.raises("lucid.mesh.decompose: " .. pattern, lucid.mesh.decompose, mesh)
 end
