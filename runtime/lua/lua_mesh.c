@@ -2,6 +2,8 @@
  * {vertices=, triangles=} table) into a list of {shape=} parts, a composite body's `shape`
  * (runtime/shapes/mesh_decompose.h). */
 #include <lauxlib.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -89,7 +91,7 @@ static int *read_triangles(lua_State *L, int idx, const char *fname, int *count)
     int *tris = lua_newuserdatauv(L, sizeof(int) * 3 * (size_t)(*count > 0 ? *count : 1), 0);
     for (int i = 0; i < 3 * *count; ++i) {
         double v = values[i];
-        if (!(v == (double)(int)v))
+        if (!(fabs(v) <= INT32_MAX && v == floor(v))) /* range first: (int) of 1e20 is UB */
             lucid_lua_fail(L, fname, "mesh.triangles[%d] must hold integer vertex indices",
                            i / 3 + 1);
         tris[i] = (int)v - 1;

@@ -146,7 +146,7 @@ typedef struct cell {
     double hull_volume; /* 0 when the piece is empty or flat (the cell is dropped) */
     double *hull;       /* the part's vertices (xyz) */
     int num_hull;
-    int dead; /* splitting it cannot go on (no candidate plane) */
+    int dead; /* not to be cut again: no candidate plane, or its last cut left one part */
 } cell;
 
 static void cell_free(cell *c) {
@@ -545,12 +545,15 @@ static lucid_status refine(context *c, cell *cells, int *count, const lucid_deco
         }
         cell_free(&cells[w]);
         cells[w] = cells[--*count];
+        int kept = 0;
         for (int h = 0; h < 2; ++h) {
             if (half[h].hull != NULL)
-                cells[(*count)++] = half[h];
+                cells[(*count)++] = half[h], kept++;
             else
                 cell_free(&half[h]);
         }
+        /* a cut that only shaved a flat sliver off would not end: the piece stays whole */
+        if (kept == 1) cells[*count - 1].dead = 1;
     }
 }
 

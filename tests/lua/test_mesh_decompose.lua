@@ -262,6 +262,10 @@ t.case("bad meshes and options are refused by name", function()
   local bad = cube_mesh()
   bad.triangles[2] = {1, 4, 9}
   closed_mesh_error(bad, "triangle 2 refers to vertex 9")
+  bad.triangles[2] = {1, 4, 1e20}
+  closed_mesh_error(bad, "mesh.triangles[2] must hold integer vertex indices")
+  bad.triangles[2] = {1, 4, 2.5}
+  closed_mesh_error(bad, "mesh.triangles[2] must hold integer vertex indices")
   local path = os.tmpname() .. ".obj"
   local file = assert(io.open(path, "w"))
   file:write("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\n")
