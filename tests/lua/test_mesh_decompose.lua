@@ -151,6 +151,20 @@ t.case("a mug's parts hold its volume within 5% (its convex hull more than doubl
   end
 end)
 
+t.case("a ball dropped into the decomposed mug lands on its floor, on the hull on its rim", function()
+  local m = mug()
+  local parts = lucid.mesh.decompose(m)
+  local function drop(shape)
+    local w = lucid.world{dt = 1e-3}
+    w:add_static{shape = shape}
+    local ball = w:add_body{shape = lucid.sphere(0.02), mass = 0.05, pose = at(0, 0, 0.15)}
+    w:step(500)
+    return w:pose(ball):translation()[3]
+  end
+  t.near(drop(parts), 0.008 + 0.02, 2e-3, "the ball rests on the mug's floor")
+  t.near(drop(lucid.convex(m.vertices)), 0.1 + 0.02, 2e-3, "the ball rests on the hull's top")
+end)
+
 t.case("a mesh table, max_parts and concavity are honoured; a convex mesh stays one part", function()
   local m = mug()
   local parts, info = lucid.mesh.decompose(m, {max_parts = 8})
