@@ -175,11 +175,15 @@ typedef struct context {
     const lucid_vec3 *tri; /* 3 vertices per triangle */
     int num_tris;
     double mesh_volume;
+    double eps; /* distance within which a point is on a cutting plane: 1e-12 of the mesh's
+                   extent, far above the rounding of n.x - d and far below any feature */
     pointbuf scratch; /* a piece's points for its hull */
 } context;
 
-/* Whether p is inside the solid: its winding number (the solid angles of the triangles seen
- * from p, Van Oosterom and Strackee's formula) is above one half. */
+/* Whether p is in the closed solid, its surface included: its winding number (the solid
+ * angles of the triangles seen from p, Van Oosterom and Strackee's formula) is 1 inside, 0
+ * outside up to rounding, and between on the surface (1/2 on a face, less on a convex edge or
+ * corner). A cell corner on the surface may be a corner of the piece. */
 static int inside_solid(const context *c, lucid_vec3 p) {
     double omega = 0.0;
     for (int t = 0; t < c->num_tris; ++t) {
@@ -191,7 +195,7 @@ static int inside_solid(const context *c, lucid_vec3 p) {
                      lucid_vec3_dot(b, d) * la;
         omega += 2.0 * atan2(num, den);
     }
-    return omega > 2.0 * acos(-1.0); /* winding number omega / (4 pi) > 1/2 */
+    return omega > 4.0 * acos(-1.0) * 1e-6; /* winding number omega / (4 pi) above rounding */
 }
 
 /* Volume of a convex mesh: its faces fanned into tetrahedra with the origin. */
@@ -256,23 +260,24 @@ static lucid_status make_hull(context *c, cell *cl) {
 
 /* ---- splitting by a plane n.x = d ------------------------------------------------------- */
 
-/* Appends the part of polygon [begin, end) of src with side * (n.x - d) >= 0 to dst. */
+/* Appends the part of polygon [begin, end) of src with side * (n.x - d) >= -eps to dst: a
+ * point within eps of the plane is on it (kept on both sides), so that a surface touching the
+ * cell along an edge or at a corner is not lost to rounding. */
 static int clip_polygon(const pointbuf *src, size_t begin, size_t end, lucid_vec3 n, double d,
-                        double side, cell *dst) {
+                        double side, double eps, cell *dst) {
     size_t start = dst->poly.n, count = end - begin;
     for (size_t i = 0; i < count; ++i) {
         lucid_vec3 a = at(src, begin + i), b = at(src, begin + (i + 1) % count);
         double da = side * (lucid_vec3_dot(n, a) - d), db = side * (lucid_vec3_dot(n, b) - d);
-        if (da >= 0 && !push(&dst->poly, a)) return 0;
-        if ((da > 0 && db < 0) || (da < 0 && db > 0))
+        if (da >= -eps && !push(&dst->poly, a)) return 0;
+        if ((da > eps && db < -eps) || (da < -eps && db > eps))
             if (!push(&dst->poly,
                       lucid_vec3_add(a, lucid_vec3_scale(lucid_vec3_sub(b, a), da / (da - db)))))
                 return 0;
     }
-    if (dst->poly.n - start < 3) { /* nothing left, or a point or an edge on the plane */
-        dst->poly.n = start;
-        return 1;
-    }
+    if (dst->poly.n == start) return 1;
+    /* A polygon that only touches the plane (an edge or a corner on it) is kept: its points
+     * may be corners of the piece, where the surface touches the cell along an edge. */
     return end_polygon(dst);
 }
 
@@ -288,19 +293,19 @@ static lucid_status split_cell(const context *c, const cell *cl, const int *edge
         out->inside = malloc(cl->verts.n + num_edges + 1);
         if (out->inside == NULL) return LUCID_ERR_NO_MEMORY;
         for (size_t i = 0; i < cl->verts.n; ++i)
-            if (side * (lucid_vec3_dot(n, at(&cl->verts, i)) - d) >= 0) {
+            if (side * (lucid_vec3_dot(n, at(&cl->verts, i)) - d) >= -c->eps) {
                 out->inside[out->verts.n] = cl->inside[i];
                 if (!push(&out->verts, at(&cl->verts, i))) return LUCID_ERR_NO_MEMORY;
             }
         for (size_t k = 0, begin = 0; k < cl->num_polys; begin = (size_t)cl->poly_end[k++])
-            if (!clip_polygon(&cl->poly, begin, (size_t)cl->poly_end[k], n, d, side, out))
+            if (!clip_polygon(&cl->poly, begin, (size_t)cl->poly_end[k], n, d, side, c->eps, out))
                 return LUCID_ERR_NO_MEMORY;
     }
     for (size_t e = 0; e < num_edges; ++e) {
         lucid_vec3 a = at(&cl->verts, (size_t)edges[2 * e]),
                    b = at(&cl->verts, (size_t)edges[2 * e + 1]);
         double da = lucid_vec3_dot(n, a) - d, db = lucid_vec3_dot(n, b) - d;
-        if (!((da > 0 && db < 0) || (da < 0 && db > 0))) continue;
+        if (!((da > c->eps && db < -c->eps) || (da < -c->eps && db > c->eps))) continue;
         lucid_vec3 x = lucid_vec3_add(a, lucid_vec3_scale(lucid_vec3_sub(b, a), da / (da - db)));
         unsigned char in = (unsigned char)inside_solid(c, x);
         for (int h = 0; h < 2; ++h) {
@@ -506,6 +511,8 @@ static lucid_status root_cell(context *c, cell *root) {
             lo[j] = fmin(lo[j], lucid_vec3_get(c->tri[i], j));
             hi[j] = fmax(hi[j], lucid_vec3_get(c->tri[i], j));
         }
+    c->eps = 1e-12 * sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                          (hi[2] - lo[2]) * (hi[2] - lo[2]));
     root->inside = malloc(8);
     if (root->inside == NULL) return LUCID_ERR_NO_MEMORY;
     for (int k = 0; k < 8; ++k) {
@@ -589,7 +596,7 @@ lucid_status lucid_mesh_decompose(const double *points, int num_points, const in
     lucid_status st =
         check_input(points, num_points, triangles, num_triangles, options, err, err_size);
     if (st != LUCID_OK) return st;
-    context c = {NULL, num_triangles, 0.0, {NULL, 0, 0}};
+    context c = {NULL, num_triangles, 0.0, 0.0, {NULL, 0, 0}};
     lucid_vec3 *tri;
     st = prepare_mesh(points, num_points, triangles, num_triangles, &tri, err, err_size);
     if (st != LUCID_OK) return st;
