@@ -146,10 +146,17 @@ typedef struct cell {
     double hull_volume; /* 0 when the piece is empty or flat (the cell is dropped) */
     double *hull;       /* the part's vertices (xyz) */
     int num_hull;
-    int dead; /* not to be cut again: no candidate plane, or its last cut left one part */
+    int dead;         /* not to be cut again: no candidate plane, or its last cut left one part */
+    struct cell *cut; /* its best cut's two halves, once searched (NULL: not yet, or none) */
+    double gain;      /* the hull volume that cut removes */
 } cell;
 
 static void cell_free(cell *c) {
+    if (c->cut != NULL) {
+        cell_free(&c->cut[0]);
+        cell_free(&c->cut[1]);
+        free(c->cut);
+    }
     free(c->verts.xyz);
     free(c->inside);
     free(c->poly.xyz);
@@ -175,8 +182,8 @@ typedef struct context {
     const lucid_vec3 *tri; /* 3 vertices per triangle */
     int num_tris;
     double mesh_volume;
-    double eps; /* distance within which a point is on a cutting plane: 1e-12 of the mesh's
-                   extent, far above the rounding of n.x - d and far below any feature */
+    double eps;       /* distance within which a point is on a cutting plane: 1e-12 of the mesh's
+                         extent, far above the rounding of n.x - d and far below any feature */
     pointbuf scratch; /* a piece's points for its hull */
 } context;
 
@@ -532,24 +539,50 @@ static lucid_status root_cell(context *c, cell *root) {
 /* Splits the largest part (by hull volume: a piece's own volume is not known, only the
  * mesh's) at its best plane until the parts' volume is within concavity of the mesh's or
  * there are max_parts parts. */
+/* Searches the best cut of cells[i] once and keeps it with the volume it removes. */
+static lucid_status search_cut(context *c, cell *cl, double excess_total) {
+    if (cl->dead || cl->cut != NULL) return LUCID_OK;
+    cell half[2];
+    int found;
+    lucid_status st = best_split(c, cl, excess_total, half, &found);
+    if (st != LUCID_OK) return st;
+    if (!found) {
+        cl->dead = 1;
+        return LUCID_OK;
+    }
+    cl->cut = malloc(2 * sizeof *cl->cut);
+    if (cl->cut == NULL) {
+        cell_free(&half[0]);
+        cell_free(&half[1]);
+        return LUCID_ERR_NO_MEMORY;
+    }
+    cl->cut[0] = half[0];
+    cl->cut[1] = half[1];
+    cl->gain = cl->hull_volume - half[0].hull_volume - half[1].hull_volume;
+    return LUCID_OK;
+}
+
+/* Cuts the part whose best cut removes the most hull volume (the largest part when no cut
+ * removes any: a hollow whose halves keep all of it) until the parts' volume is within
+ * concavity of the mesh's or there are max_parts parts. */
 static lucid_status refine(context *c, cell *cells, int *count, const lucid_decompose_options *o) {
     for (;;) {
         double total = 0.0;
         for (int i = 0; i < *count; ++i) total += cells[i].hull_volume;
         if (total <= (1.0 + o->concavity) * c->mesh_volume || *count >= o->max_parts)
             return LUCID_OK;
-        int w = -1;
-        for (int i = 0; i < *count; ++i)
-            if (!cells[i].dead && (w < 0 || cells[i].hull_volume > cells[w].hull_volume)) w = i;
-        if (w < 0) return LUCID_OK;
-        cell half[2];
-        int found;
-        lucid_status st = best_split(c, &cells[w], total - c->mesh_volume, half, &found);
-        if (st != LUCID_OK) return st;
-        if (!found) {
-            cells[w].dead = 1;
-            continue;
+        int w = -1, largest = -1;
+        for (int i = 0; i < *count; ++i) {
+            lucid_status st = search_cut(c, &cells[i], total - c->mesh_volume);
+            if (st != LUCID_OK) return st;
+            if (cells[i].dead) continue;
+            if (w < 0 || cells[i].gain > cells[w].gain) w = i;
+            if (largest < 0 || cells[i].hull_volume > cells[largest].hull_volume) largest = i;
         }
+        if (w < 0) return LUCID_OK;
+        if (!(cells[w].gain > 1e-6 * (total - c->mesh_volume))) w = largest;
+        cell *half = cells[w].cut;
+        cells[w].cut = NULL;
         cell_free(&cells[w]);
         cells[w] = cells[--*count];
         int kept = 0;
@@ -559,6 +592,7 @@ static lucid_status refine(context *c, cell *cells, int *count, const lucid_deco
             else
                 cell_free(&half[h]);
         }
+        free(half);
         /* a cut that only shaved a flat sliver off would not end: the piece stays whole */
         if (kept == 1) cells[*count - 1].dead = 1;
     }

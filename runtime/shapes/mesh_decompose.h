@@ -5,11 +5,12 @@
  * into convex cells, and each cell's part is the convex hull of the solid's piece in it (the
  * mesh's triangles clipped to the cell, plus the cell's corners inside the solid), so the
  * parts cover the solid and their total volume exceeds the mesh's by their hulls' concavity
- * only. The largest part is cut first, by the plane that leaves the smallest total hull
- * volume among the candidates (9 directions: the axes and the diagonals of the coordinate
- * planes; on each, 7 even fractions of the piece's extent and up to 8 of its vertices'
- * positions), until the parts' volume is within concavity x the mesh's volume or there are
- * max_parts parts.
+ * only. Each part's best cut is the plane that leaves the smallest total hull volume among
+ * the candidates (9 directions: the axes and the diagonals of the coordinate planes; on
+ * each, 7 even fractions of the piece's extent and up to 8 of its vertices' positions); the
+ * part whose best cut removes the most volume is cut first (the largest part when no cut
+ * removes any, as for a hollow cut in half), until the parts' volume is within concavity x
+ * the mesh's volume or there are max_parts parts.
  *
  * The mesh must be closed and consistently oriented outwards: every edge shared by exactly
  * two triangles in opposite directions, after welding vertices with identical coordinates
