@@ -717,7 +717,7 @@ static int l_keyframe(lua_State *L) {
         k = (int)(i - 1);
     } else {
         lucid_lua_fail(L, F, "key must be a keyframe name or a 1-based index (got %s)",
-                       luaL_typename(L, 2));
+                       lucid_lua_typename(L, 2));
     }
     const lucid_model_keyframe *K = &lucid_model_keyframes(m)[k];
     int nq = (int)lucid_model_nq(m), nv = (int)lucid_model_nv(m), nu = (int)lucid_model_nu(m);

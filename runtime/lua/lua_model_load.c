@@ -52,6 +52,11 @@ static void read_options(lua_State *L, int idx, lucid_model_load_options *o) {
     lua_getfield(L, idx, "meshes");
     if (!lua_isnil(L, -1)) {
         const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        if (v && strcmp(v, "decompose") == 0) /* a geom per part is not built yet */
+            lucid_lua_fail(L, FNAME,
+                           "meshes = \"decompose\" is not supported yet (a model's mesh geom is "
+                           "its convex hull); decompose a mesh with lucid.mesh.decompose and add "
+                           "its parts to a world as a composite body");
         if (!v || (strcmp(v, "load") != 0 && strcmp(v, "skip") != 0))
             lucid_lua_fail(L, FNAME, "meshes must be \"load\" or \"skip\" (got %s)",
                            v ? v : lucid_lua_typename(L, -1));

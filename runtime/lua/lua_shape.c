@@ -267,13 +267,17 @@ void lucid_lua_push_shape_copy(lua_State *L, const lucid_shape *s, const char *f
         points[3 * i + 1] = mesh->vertices[i].y;
         points[3 * i + 2] = mesh->vertices[i].z;
     }
+    lucid_lua_push_convex(L, points, n, fname);
+    lua_remove(L, -2); /* the points */
+}
+
+void lucid_lua_push_convex(lua_State *L, const double *points, int n, const char *fname) {
     shape_userdata *u = push_shape(L);
     new_mesh_ref(L, u, fname);
     char err[256];
     lucid_status st = lucid_convex_mesh_create_msg(points, n, &u->ref->mesh, err, sizeof err);
     if (st != LUCID_OK) fail_mesh(L, fname, st, err);
     attach_mesh(L, u, fname);
-    lua_remove(L, -2); /* the points */
 }
 
 static double option_scale(lua_State *L, int idx, const char *fname) {

@@ -40,4 +40,8 @@ void lucid_lua_mesh_release(lucid_lua_mesh_ref *ref);
  * into a mesh the new shape owns); errors name FNAME. */
 void lucid_lua_push_shape_copy(lua_State *L, const lucid_shape *s, const char *fname);
 
+/* Pushes a new convex shape, the hull of n xyz points (points may be freed afterwards; an
+ * error raised here leaks nothing of the caller's that Lua does not own). */
+void lucid_lua_push_convex(lua_State *L, const double *points, int n, const char *fname);
+
 #endif

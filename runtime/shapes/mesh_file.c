@@ -24,6 +24,9 @@ typedef struct reader {
     double scale;
     double *points; /* growing xyz array */
     int count, capacity;
+    int want_triangles; /* also read faces (OBJ `f`, STL facets) into tris */
+    int *tris;          /* growing vertex-index triples, 0-based */
+    int tri_count, tri_capacity;
 } reader;
 
 /* Records "PATH: message" or "PATH:LINE: message" (line > 0) and returns status. */
@@ -57,6 +60,20 @@ static lucid_status push_point(reader *r, const double xyz[3], long line) {
         r->capacity = capacity;
     }
     memcpy(r->points + 3 * (size_t)r->count++, p, sizeof p);
+    return LUCID_OK;
+}
+
+static lucid_status push_triangle(reader *r, int a, int b, int c) {
+    if (r->tri_count == r->tri_capacity) {
+        if (r->tri_capacity > INT_MAX / 6) return fail(r, LUCID_ERR_NO_MEMORY, 0, "too many faces");
+        int capacity = r->tri_capacity ? 2 * r->tri_capacity : 256;
+        int *grown = realloc(r->tris, sizeof(int) * 3 * (size_t)capacity);
+        if (grown == NULL) return fail(r, LUCID_ERR_NO_MEMORY, 0, "out of memory");
+        r->tris = grown;
+        r->tri_capacity = capacity;
+    }
+    int *t = r->tris + 3 * (size_t)r->tri_count++;
+    t[0] = a, t[1] = b, t[2] = c;
     return LUCID_OK;
 }
 
@@ -126,6 +143,37 @@ static int starts_with_word(const char *s, const char *word) {
     return strncmp(s, word, n) == 0 && (s[n] == '\0' || isspace((unsigned char)s[n]));
 }
 
+/* An OBJ `f` record: vertex references `i`, `i/t`, `i//n` or `i/t/n` (negative: relative to
+ * the vertices read so far), a polygon fanned into triangles. */
+static lucid_status parse_obj_face(reader *r, const char *s, long line) {
+    int first = -1, previous = -1, corners = 0;
+    for (;;) {
+        s = skip_space(s);
+        if (*s == '\0') break;
+        char *end;
+        long i = strtol(s, &end, 10);
+        if (end == s || (*end != '\0' && *end != '/' && !isspace((unsigned char)*end)))
+            return fail(r, LUCID_ERR_PARSE, line,
+                        "expected 'f v1 v2 v3 ...' (v, v/t, v//n, v/t/n)");
+        long v = i > 0 ? i - 1 : (long)r->count + i;
+        if (i == 0 || v < 0 || v >= r->count)
+            return fail(r, LUCID_ERR_PARSE, line,
+                        "face refers to vertex %ld, but %d vertices are defined before it", i,
+                        r->count);
+        while (*end != '\0' && !isspace((unsigned char)*end)) end++;
+        s = end;
+        if (corners >= 2) {
+            lucid_status st = push_triangle(r, first, previous, (int)v);
+            if (st != LUCID_OK) return st;
+        }
+        if (corners == 0) first = (int)v;
+        previous = (int)v;
+        corners++;
+    }
+    if (corners < 3) return fail(r, LUCID_ERR_PARSE, line, "a face needs at least 3 vertices");
+    return LUCID_OK;
+}
+
 static lucid_status parse_obj(reader *r, char *text) {
     long line_number = 0;
     for (char *rest = text; rest != NULL;) {
@@ -135,6 +183,11 @@ static lucid_status parse_obj(reader *r, char *text) {
         char *comment = strchr(line, '#');
         if (comment) *comment = '\0';
         const char *s = skip_space(line);
+        if (r->want_triangles && starts_with_word(s, "f")) {
+            lucid_status st = parse_obj_face(r, s + 1, line_number);
+            if (st != LUCID_OK) return st;
+            continue;
+        }
         if (!starts_with_word(s, "v")) continue; /* vn, vt, f, o, g, usemtl, ... */
         double v[7];
         int k = parse_numbers(s + 1, v, 7);
@@ -166,6 +219,8 @@ static lucid_status parse_ascii_stl(reader *r, char *text) {
             if (parse_numbers(s + 6, v, 3) != 3)
                 return fail(r, LUCID_ERR_PARSE, line_number, "expected 'vertex x y z'");
             lucid_status st = push_point(r, v, line_number);
+            if (st == LUCID_OK && r->want_triangles && r->count % 3 == 0)
+                st = push_triangle(r, r->count - 3, r->count - 2, r->count - 1);
             if (st != LUCID_OK) return st;
             continue;
         }
@@ -206,6 +261,10 @@ static lucid_status parse_binary_stl(reader *r, const unsigned char *data) {
             double v[3] = {read_le_float(tri + 12 * k), read_le_float(tri + 12 * k + 4),
                            read_le_float(tri + 12 * k + 8)};
             lucid_status st = push_point(r, v, 0);
+            if (st != LUCID_OK) return st;
+        }
+        if (r->want_triangles) {
+            lucid_status st = push_triangle(r, r->count - 3, r->count - 2, r->count - 1);
             if (st != LUCID_OK) return st;
         }
     }
@@ -323,6 +382,7 @@ static lucid_status finish(reader *r, char *data, size_t size, double **points, 
     if (st == LUCID_OK && r->count == 0) st = fail(r, LUCID_ERR_DEGENERATE, 0, "no vertices");
     if (st != LUCID_OK) {
         free(r->points);
+        free(r->tris);
         return st;
     }
     *points = r->points;
@@ -332,7 +392,7 @@ static lucid_status finish(reader *r, char *data, size_t size, double **points, 
 
 lucid_status lucid_mesh_file_read_points(const char *path, double scale, double **points, int *n,
                                          char *err, int err_size) {
-    reader r = {path ? path : "(null)", err, err_size, scale, NULL, 0, 0};
+    reader r = {path ? path : "(null)", err, err_size, scale, NULL, 0, 0, 0, NULL, 0, 0};
     lucid_status st = check_arguments(&r, path, points, n);
     if (st != LUCID_OK) return st;
     char *data = NULL;
@@ -347,7 +407,7 @@ lucid_status lucid_mesh_file_read_points(const char *path, double scale, double 
 lucid_status lucid_mesh_file_parse_points(const char *name, const void *data, size_t size,
                                           double scale, double **points, int *n, char *err,
                                           int err_size) {
-    reader r = {name ? name : "(memory)", err, err_size, scale, NULL, 0, 0};
+    reader r = {name ? name : "(memory)", err, err_size, scale, NULL, 0, 0, 0, NULL, 0, 0};
     lucid_status st = check_arguments(&r, data, points, n);
     if (st != LUCID_OK) return st;
     char *copy = size < SIZE_MAX ? malloc(size + 1) : NULL;
@@ -370,5 +430,61 @@ lucid_status lucid_mesh_file_load_hull(const char *path, double scale, lucid_con
     free(points);
     if (st != LUCID_OK && err != NULL && err_size > 0)
         snprintf(err, (size_t)err_size, "%s: %s", path, reason);
+    return st;
+}
+
+/* Hands over the points and triangles of a parse; a file without faces is an error. */
+static lucid_status finish_triangles(reader *r, char *data, size_t size, double **points, int *n,
+                                     int **triangles, int *num_triangles) {
+    lucid_status st = finish(r, data, size, points, n);
+    if (st == LUCID_OK && r->tri_count == 0) {
+        free(*points);
+        free(r->tris);
+        *points = NULL;
+        *n = 0;
+        return fail(r, LUCID_ERR_DEGENERATE, 0, "no faces (a point cloud has no surface)");
+    }
+    if (st != LUCID_OK) return st;
+    *triangles = r->tris;
+    *num_triangles = r->tri_count;
+    return LUCID_OK;
+}
+
+static lucid_status check_triangle_arguments(reader *r, const void *data, double **points, int *n,
+                                             int **triangles, int *num_triangles) {
+    if (triangles == NULL || num_triangles == NULL)
+        return fail(r, LUCID_ERR_ARGUMENT, 0, "invalid arguments");
+    *triangles = NULL;
+    *num_triangles = 0;
+    return check_arguments(r, data, points, n);
+}
+
+lucid_status lucid_mesh_file_read_triangles(const char *path, double scale, double **points, int *n,
+                                            int **triangles, int *num_triangles, char *err,
+                                            int err_size) {
+    reader r = {path ? path : "(null)", err, err_size, scale, NULL, 0, 0, 1, NULL, 0, 0};
+    lucid_status st = check_triangle_arguments(&r, path, points, n, triangles, num_triangles);
+    if (st != LUCID_OK) return st;
+    char *data = NULL;
+    size_t size = 0;
+    st = read_whole_file(&r, &data, &size);
+    if (st != LUCID_OK) return st;
+    st = finish_triangles(&r, data, size, points, n, triangles, num_triangles);
+    free(data);
+    return st;
+}
+
+lucid_status lucid_mesh_file_parse_triangles(const char *name, const void *data, size_t size,
+                                             double scale, double **points, int *n, int **triangles,
+                                             int *num_triangles, char *err, int err_size) {
+    reader r = {name ? name : "(memory)", err, err_size, scale, NULL, 0, 0, 1, NULL, 0, 0};
+    lucid_status st = check_triangle_arguments(&r, data, points, n, triangles, num_triangles);
+    if (st != LUCID_OK) return st;
+    char *copy = size < SIZE_MAX ? malloc(size + 1) : NULL;
+    if (copy == NULL) return fail(&r, LUCID_ERR_NO_MEMORY, 0, "out of memory");
+    memcpy(copy, data, size);
+    copy[size] = '\0';
+    st = finish_triangles(&r, copy, size, points, n, triangles, num_triangles);
+    free(copy);
     return st;
 }

@@ -1,4 +1,5 @@
-/* Reading mesh files (Wavefront OBJ, STL ASCII and binary) into point sets and convex hulls.
+/* Reading mesh files (Wavefront OBJ, STL ASCII and binary) into point sets and convex hulls,
+ * and into triangle meshes (lucid_mesh_file_read_triangles, which reads faces too).
  * Only vertex positions matter for a hull: OBJ `v x y z [w]` records are read (w, the
  * rational-curve weight of the OBJ spec, is ignored; trailing vertex colours too), every other
  * record is skipped; STL triangles contribute their three vertices. The format comes from the
@@ -29,6 +30,18 @@ lucid_status lucid_mesh_file_read_points(const char *path, double scale, double 
 lucid_status lucid_mesh_file_parse_points(const char *name, const void *data, size_t size,
                                           double scale, double **points, int *n, char *err,
                                           int err_size);
+
+/* Vertex positions and triangles (0-based index triples; OBJ polygons fanned, each STL facet
+ * one triangle on its own three vertices) for the surface's own uses, e.g. decomposition.
+ * A file without faces is LUCID_ERR_DEGENERATE. Release both arrays with free(). */
+lucid_status lucid_mesh_file_read_triangles(const char *path, double scale, double **points, int *n,
+                                            int **triangles, int *num_triangles, char *err,
+                                            int err_size);
+
+/* The same from a file's contents in memory (as lucid_mesh_file_parse_points). */
+lucid_status lucid_mesh_file_parse_triangles(const char *name, const void *data, size_t size,
+                                             double scale, double **points, int *n, int **triangles,
+                                             int *num_triangles, char *err, int err_size);
 
 /* Convex hull of the file's vertices times scale (release with lucid_convex_mesh_destroy). */
 lucid_status lucid_mesh_file_load_hull(const char *path, double scale, lucid_convex_mesh **out,

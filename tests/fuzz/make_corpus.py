@@ -97,3 +97,19 @@ put("hull", "collinear", raw([(i, i, i) for i in range(6)]))
 put("hull", "same", raw([(1.5, 2.5, 3.5)] * 5))
 put("hull", "nan", raw(TET + [(float("nan"), 0, 0)]))
 put("hull", "near_face", raw(TET + [(0.3, 0.3, 0.4 + 1e-13)]))
+
+# Closed meshes for the decomposition (lucid_mesh_decompose): an oriented tetrahedron, a
+# block with a square hole through it written as quads with v/t/n and negative references,
+# and a cube with a face missing (not closed).
+put("obj", "tet_closed.obj", obj(TET, "f 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n"))
+HOLE = [(x * c, y * c, z) for c, z in ((5, 0), (5, 4), (1.5, 0), (1.5, 4))
+        for x, y in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+quads = []
+for i in range(4):
+    j = (i + 1) % 4
+    quads += [(i, j, 4 + j, 4 + i), (4 + i, 4 + j, 12 + j, 12 + i),
+              (12 + i, 12 + j, 8 + j, 8 + i), (8 + i, 8 + j, j, i)]
+put("obj", "block_hole.obj", obj(HOLE, "vt 0 0\nvn 0 0 1\n" + "".join(
+    "f %d/1/1 %d//1 %d/1 %d\n" % tuple(q - 16 for q in quad) for quad in quads)))
+CUBE_FACES = [(1, 3, 4, 2), (5, 6, 8, 7), (1, 2, 6, 5), (3, 7, 8, 4), (1, 5, 7, 3)]
+put("obj", "cube_open.obj", obj(CUBE, "".join("f %d %d %d %d\n" % f for f in CUBE_FACES)))

@@ -79,6 +79,8 @@ t.case("option checking", function()
            {meshes = "maybe"})
   t.raises(F .. 'meshes must be "load" or "skip" (got boolean)', lucid.model.load, ARM,
            {meshes = true})
+  t.raises(F .. 'meshes = "decompose" is not supported yet', lucid.model.load, ARM,
+           {meshes = "decompose"})
   t.raises(F .. "floating_base must be a boolean (got number)", lucid.model.load, ARM,
            {floating_base = 1})
   t.raises(F .. "scale", lucid.model.load, ARM, {scale = 0, package_dirs = PKG})

@@ -1,0 +1,50 @@
+/* Approximate convex decomposition of a closed triangle mesh (a mug, a bin, a block with a
+ * hole) into convex parts for a composite body.
+ *
+ * Volumetric and exact on the mesh: the mesh's bounding box is cut recursively by planes
+ * into convex cells, and each cell's part is the convex hull of the solid's piece in it (the
+ * mesh's triangles clipped to the cell, plus the cell's corners inside the solid), so the
+ * parts cover the solid and their total volume exceeds the mesh's by their hulls' concavity
+ * only. Each part's best cut is the plane that leaves the smallest total hull volume among
+ * the candidates (9 directions: the axes and the diagonals of the coordinate planes; on
+ * each, 7 even fractions of the piece's extent and up to 8 of its vertices' positions); the
+ * part whose best cut removes the most volume is cut first (the largest part when no cut
+ * removes any, as for a hollow cut in half), until the parts' volume is within concavity x
+ * the mesh's volume or there are max_parts parts.
+ *
+ * The mesh must be closed and consistently oriented outwards: every edge shared by exactly
+ * two triangles in opposite directions, after welding vertices with identical coordinates
+ * (OBJ and STL files repeat a vertex per triangle or per texture seam). */
+#ifndef LUCID_MESH_DECOMPOSE_H
+#define LUCID_MESH_DECOMPOSE_H
+
+#include "runtime/core/status.h"
+
+typedef struct lucid_decompose_options {
+    int max_parts;    /* at least 1 */
+    double concavity; /* finite, > 0: the parts' total volume may exceed the mesh's by this
+                         fraction of it */
+} lucid_decompose_options;
+
+/* Defaults: 64 parts, concavity 0.01 (the documented values of lucid.mesh.decompose). */
+lucid_decompose_options lucid_decompose_default_options(void);
+
+typedef struct lucid_decomposition {
+    int num_parts;
+    int *part_offsets;   /* num_parts + 1 entries: part p is points[offsets[p], offsets[p+1]) */
+    double *points;      /* xyz triples: the hull vertices of every part, part after part */
+    double mesh_volume;  /* the closed mesh's own volume (signed tetrahedra) */
+    double parts_volume; /* the sum of the parts' hull volumes */
+} lucid_decomposition;
+
+/* Decomposes the mesh of num_points xyz points and num_triangles vertex-index triples
+ * (0-based). Errors (message in err, "reason"): bad sizes, indices or options
+ * LUCID_ERR_ARGUMENT; NaN/Inf LUCID_ERR_NONFINITE; a mesh that is not closed, not consistently
+ * oriented, or has a zero or negative volume LUCID_ERR_DEGENERATE; LUCID_ERR_NO_MEMORY.
+ * On success release out with lucid_decomposition_free. */
+lucid_status lucid_mesh_decompose(const double *points, int num_points, const int *triangles,
+                                  int num_triangles, const lucid_decompose_options *options,
+                                  lucid_decomposition *out, char *err, int err_size);
+void lucid_decomposition_free(lucid_decomposition *d);
+
+#endif
