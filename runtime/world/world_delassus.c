@@ -208,7 +208,8 @@ static lucid_vec3 contact_velocity(const lucid_world *w, int k, const lucid_vec3
 /* The reference normal velocity c*_N (see world.h). v_n_before: normal velocity at the start
  * of the step, for restitution. Bodies are brought to a rest depth of slop / 2 rather than to
  * an exact touch: at zero distance the collision normal is the direction of a vector of
- * rounding size (meaningless), while a small overlap gives EPA a well-defined normal. */
+ * rounding size (meaningless), while a small overlap gives EPA a well-defined normal. The rest
+ * depth lies inside the linear piece, so the step is smooth where contacts rest. */
 static double reference_normal_velocity(const lucid_world *w, const lucid_world_contact *c,
                                         double v_n_before) {
     return lucid_world_reference_velocity_branch(w, c, v_n_before, -1, NULL);
@@ -218,17 +219,16 @@ double lucid_world_contact_restitution(const lucid_world *w, const lucid_world_c
     return fmax(w->bodies[c->body1].restitution, w->bodies[c->body2].restitution);
 }
 
-/* The piece of c*_N (0: speculative, 1: rest band, 2: Baumgarte; + 3 when restitution wins)
- * given by `branch` when it is >= 0, else chosen by the rules above and stored in *chosen. */
+/* The piece of c*_N (0: to the rest depth within the step, 1: pushed out at the correction
+ * speed; + 3 when restitution wins) given by `branch` when it is >= 0, else chosen by the rules
+ * above and stored in *chosen. */
 double lucid_world_reference_velocity_branch(const lucid_world *w, const lucid_world_contact *c,
                                              double v_n_before, int branch, int *chosen) {
     const lucid_world_options *o = &w->opt;
-    double d = c->separation - c->include_margin, rest = 0.5 * o->slop, ref = 0.0;
-    int piece = branch >= 0 ? branch % 3 : (d > -rest ? 0 : (d < -o->slop ? 2 : 1));
-    if (piece == 0)
-        ref = -(d + rest) / o->dt;
-    else if (piece == 2)
-        ref = o->baumgarte * (-d - o->slop) / o->dt;
+    double d = c->separation - c->include_margin, rest = 0.5 * o->slop;
+    double speed = lucid_world_correction_speed(o);
+    int piece = branch >= 0 ? branch % 3 : (-(d + rest) <= speed * o->dt ? 0 : 1);
+    double ref = piece == 0 ? -(d + rest) / o->dt : speed;
     /* an impact: fast approach that closes the gap within this step */
     double e = lucid_world_contact_restitution(w, c);
     int impact = branch >= 0 ? branch >= 3
