@@ -32,11 +32,8 @@ void lucid_world_default_options(lucid_world_options *o) {
     lucid_single_level_default_options(&o->single_level);
 }
 
-/* Standard gravity (m/s^2): a body thrown up at sqrt(2 g_n slop) rises slop. */
-#define STANDARD_GRAVITY 9.80665
-
 double lucid_world_correction_speed(const lucid_world_options *o) {
-    return o->correction_speed >= 0.0 ? o->correction_speed : sqrt(2.0 * STANDARD_GRAVITY * o->slop);
+    return o->correction_speed >= 0.0 ? o->correction_speed : sqrt(2.0 * LUCID_STANDARD_GRAVITY * o->slop);
 }
 
 static lucid_status bad(const char **why, const char *msg, lucid_status s) {

@@ -19,7 +19,7 @@
  *                                              the gap, or opens the overlap, down or up to a
  *                                              rest depth of slop/2 within the step (the
  *                                              collision normal is well defined there, unlike at
- *                                              d = 0), one smooth regime from speculative
+ *                                              d = 0): one smooth piece from speculative
  *                                              contacts within the margin through rest,
  *   c*_N = v_c                                otherwise: a deeper overlap is pushed out at the
  *                                              correction speed v_c (options.correction_speed),
@@ -89,6 +89,9 @@ enum { LUCID_WORLD_COLLISION_TWO_STAGE = 0, LUCID_WORLD_COLLISION_SINGLE_LEVEL =
 
 void lucid_world_default_options(lucid_world_options *o);
 /* LUCID_OK, or LUCID_ERR_ARGUMENT / LUCID_ERR_NONFINITE with *why naming the bad option. */
+/* Standard gravity (m/s^2): a body thrown up at sqrt(2 g_n slop) rises slop. */
+#define LUCID_STANDARD_GRAVITY 9.80665
+
 /* The correction speed v_c the options give (their own, or sqrt(2 g_n slop) for -1). */
 double lucid_world_correction_speed(const lucid_world_options *o);
 
@@ -308,8 +311,8 @@ typedef struct lucid_world_stats {
                              * see world_delassus.c: problem_scales) */
     /* The energy-jump guard (lucid_world_step, docs/world.md): energy_ratio = T+ / (T + W + E_c),
      * T and T+ the kinetic energy before and after the step, W the positive part of the work of
-     * gravity, applied wrenches, actuators and joint springs over it, E_c = sum m (v_c^2 / 2
-     * + |g| slop) what the position correction may give the bodies; energy_jump
+     * gravity, applied wrenches, actuators and joint springs over it, E_c = sum m (g_n + |g|)
+     * slop what the default position correction may give the bodies; energy_jump
      * = 1 when the ratio exceeds LUCID_WORLD_ENERGY_JUMP (a launch). */
     int energy_jump;
     double energy_ratio;
