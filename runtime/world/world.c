@@ -33,7 +33,8 @@ void lucid_world_default_options(lucid_world_options *o) {
 }
 
 double lucid_world_correction_speed(const lucid_world_options *o) {
-    return o->correction_speed >= 0.0 ? o->correction_speed : sqrt(2.0 * LUCID_STANDARD_GRAVITY * o->slop);
+    return o->correction_speed >= 0.0 ? o->correction_speed
+                                      : sqrt(2.0 * LUCID_STANDARD_GRAVITY * o->slop);
 }
 
 static lucid_status bad(const char **why, const char *msg, lucid_status s) {
@@ -44,7 +45,7 @@ static lucid_status bad(const char **why, const char *msg, lucid_status s) {
 lucid_status lucid_world_options_check(const lucid_world_options *o, const char **why) {
     if (!o) return bad(why, "options missing", LUCID_ERR_ARGUMENT);
     double scalars[] = {
-        o->dt,         o->correction_speed,         o->slop,    o->margin,     o->restitution_threshold,
+        o->dt,         o->correction_speed,  o->slop,    o->margin,     o->restitution_threshold,
         o->compliance, o->warm_start_radius, o->density, o->contact.tol};
     for (size_t k = 0; k < sizeof scalars / sizeof scalars[0]; ++k)
         if (!isfinite(scalars[k])) return bad(why, "options must be finite", LUCID_ERR_NONFINITE);

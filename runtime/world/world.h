@@ -15,15 +15,17 @@
  * whose complementarity is that of c - c* (the problem is homogeneous in lambda). The
  * reference velocity c* is zero on the tangents and on the normal (d: the contact's separation
  * less its include_margin, nonzero only for MJCF geoms with margin/gap)
- *   c*_N = -(d + slop/2) / dt                 when d >= -slop/2 - v_c dt: the contact closes
- *                                              the gap, or opens the overlap, down or up to a
- *                                              rest depth of slop/2 within the step (the
- *                                              collision normal is well defined there, unlike at
- *                                              d = 0): one smooth piece from speculative
- *                                              contacts within the margin through rest,
- *   c*_N = v_c                                otherwise: a deeper overlap is pushed out at the
- *                                              correction speed v_c (options.correction_speed),
- *                                              so no body leaves a correction faster than v_c,
+ *   c*_N = -(d + slop/2) / dt                 when d > -0.4 slop (speculative contact within
+ *                                              the margin: the bodies may close the gap down
+ *                                              to a rest depth of slop/2, where the collision
+ *                                              normal is well defined, unlike at d = 0),
+ *   c*_N = 0                                  for -slop <= d <= -0.4 slop (the rest band, which
+ *                                              holds the rest depth slop/10 inside its edge, so
+ *                                              the step is smooth where contacts rest),
+ *   c*_N = min(-(d + slop/2) / dt, v_c)       when d < -slop: a deeper overlap is pushed back
+ *                                              at no more than the correction speed v_c
+ *                                              (options.correction_speed), so no body leaves a
+ *                                              correction faster than v_c,
  *   c*_N = max(c*_N, -e v_N)                  when the approach speed -v_N exceeds the
  *                                              restitution threshold and would close the gap
  *                                              within the step, d + v_N dt < 0 (impacts; v_N

@@ -208,9 +208,7 @@ static lucid_vec3 contact_velocity(const lucid_world *w, int k, const lucid_vec3
 /* The reference normal velocity c*_N (see world.h). v_n_before: normal velocity at the start
  * of the step, for restitution. Bodies are brought to a rest depth of slop / 2 rather than to
  * an exact touch: at zero distance the collision normal is the direction of a vector of
- * rounding size (meaningless), while a small overlap gives EPA a well-defined normal. The rest
- * depth lies inside the first piece, v_c dt from its edge, so the step is smooth where contacts
- * rest. */
+ * rounding size (meaningless), while a small overlap gives EPA a well-defined normal. */
 static double reference_normal_velocity(const lucid_world *w, const lucid_world_contact *c,
                                         double v_n_before) {
     return lucid_world_reference_velocity_branch(w, c, v_n_before, -1, NULL);
@@ -220,26 +218,33 @@ double lucid_world_contact_restitution(const lucid_world *w, const lucid_world_c
     return fmax(w->bodies[c->body1].restitution, w->bodies[c->body2].restitution);
 }
 
-/* Whether a contact at separation d is pushed out at the correction speed (piece 1) rather
- * than brought to the rest depth within the step (piece 0). */
-static int capped(const lucid_world_options *o, double d) {
-    return -(d + 0.5 * o->slop) > lucid_world_correction_speed(o) * o->dt;
+/* The piece of c*_N at separation d: 0 speculative (above the band), 1 the rest band, 2 deep.
+ * The band reaches slop/10 above the rest depth slop/2: a resting contact lies inside it, ten
+ * times farther from its edge than it drifts at rest (~1e-6 m), so the step is smooth there. */
+static int piece_of(const lucid_world_options *o, double d) {
+    return d > -0.4 * o->slop ? 0 : d >= -o->slop ? 1 : 2;
 }
 
 double lucid_world_reference_slope(const lucid_world *w, const lucid_world_contact *c, int branch) {
-    (void)c;
-    return branch % 3 == 0 ? -1.0 / w->opt.dt : 0.0;
+    const lucid_world_options *o = &w->opt;
+    double d = c->separation - c->include_margin;
+    int piece = branch % 3;
+    if (piece == 1) return 0.0;
+    if (piece == 2 && -(d + 0.5 * o->slop) > lucid_world_correction_speed(o) * o->dt) return 0.0;
+    return -1.0 / o->dt;
 }
 
-/* The piece of c*_N (0: to the rest depth within the step, 1: pushed out at the correction
- * speed; + 3 when restitution wins) given by `branch` when it is >= 0, else chosen by the rules
- * above and stored in *chosen. */
+/* The piece of c*_N (0: speculative, 1: rest band, 2: deep; + 3 when restitution wins) given
+ * by `branch` when it is >= 0, else chosen by the rules above and stored in *chosen. */
 double lucid_world_reference_velocity_branch(const lucid_world *w, const lucid_world_contact *c,
                                              double v_n_before, int branch, int *chosen) {
     const lucid_world_options *o = &w->opt;
-    double d = c->separation - c->include_margin;
-    int piece = branch >= 0 ? branch % 3 : capped(o, d);
-    double ref = piece == 0 ? -(d + 0.5 * o->slop) / o->dt : lucid_world_correction_speed(o);
+    double d = c->separation - c->include_margin, ref = 0.0;
+    int piece = branch >= 0 ? branch % 3 : piece_of(o, d);
+    if (piece == 0)
+        ref = -(d + 0.5 * o->slop) / o->dt;
+    else if (piece == 2)
+        ref = fmin(-(d + 0.5 * o->slop) / o->dt, lucid_world_correction_speed(o));
     /* an impact: fast approach that closes the gap within this step */
     double e = lucid_world_contact_restitution(w, c);
     int impact = branch >= 0 ? branch >= 3

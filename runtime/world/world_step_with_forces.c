@@ -21,7 +21,7 @@ static int same_contacts(const lucid_world *w, const lucid_world_contact *expect
 }
 
 /* The piece of c*_N that the derivatives follow: the step's (resting contacts lie inside the
- * linear piece, away from its edge). */
+ * rest band, away from its edges). */
 static int derivative_branch(const lucid_world *w, const lucid_world_contact *c, double v_before) {
     int piece;
     lucid_world_reference_velocity_branch(w, c, v_before, -1, &piece);

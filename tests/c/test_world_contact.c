@@ -596,7 +596,11 @@ static lucid_vec3 contact_velocity_of(const lucid_world *w, const lucid_world_co
 static double reference_velocity(const lucid_world_options *o, double d, double v_n_before,
                                  double e) {
     double speed = o->correction_speed >= 0.0 ? o->correction_speed : sqrt(2 * 9.80665 * o->slop);
-    double ref = fmin(-(d + 0.5 * o->slop) / o->dt, speed);
+    double ref = 0.0;
+    if (d > -0.4 * o->slop)
+        ref = -(d + 0.5 * o->slop) / o->dt;
+    else if (d < -o->slop)
+        ref = fmin(-(d + 0.5 * o->slop) / o->dt, speed);
     if (e > 0.0 && -v_n_before > o->restitution_threshold && d + v_n_before * o->dt < 0.0)
         ref = fmax(ref, -e * v_n_before);
     return ref;
