@@ -356,11 +356,8 @@ static void contact_dsigma(const lucid_step_positions *s, int k, int j, const do
             }
         }
     }
-    int piece = s->branch[k] % 3;
     double dc = s->branch[k] >= 3 ? -lucid_world_contact_restitution(w, c) * dvb
-                : piece == 0      ? -dsep / dt
-                : piece == 2      ? -w->opt.baumgarte * dsep / dt
-                                  : 0.0;
+                                  : lucid_world_reference_slope(w, c, s->branch[k]) * dsep;
     ds[0] = du.x / dt, ds[1] = du.y / dt, ds[2] = (du.z - dc) / dt;
 }
 

@@ -1,7 +1,7 @@
 /* lucid.world: the rigid-body world from Lua.
  *   w = lucid.world{gravity=, dt=, contact={model=, solver=, tol=, max_iter=, warm_start=,
  *                                          kappa=},
- *                   baumgarte=, slop=, margin=, restitution_threshold=, compliance=,
+ *                   slop=, correction_speed=, margin=, restitution_threshold=, compliance=,
  *                   warm_start_radius=, density=}
  *   id = w:add_body{shape=, mass=, inertia=, pose=, velocity=, friction=, restitution=}
  *   id = w:add_static{shape=, pose=, friction=}
@@ -166,8 +166,8 @@ static void read_world_options(lua_State *L, int idx, lucid_world_options *o) {
     static const char *const keys[] = {"gravity",
                                        "dt",
                                        "contact",
-                                       "baumgarte",
                                        "slop",
+                                       "correction_speed",
                                        "margin",
                                        "restitution_threshold",
                                        "compliance",
@@ -187,8 +187,8 @@ static void read_world_options(lua_State *L, int idx, lucid_world_options *o) {
         lua_pop(L, 1);
     }
     o->dt = number_field(L, idx, "dt", o->dt, NEW);
-    o->baumgarte = number_field(L, idx, "baumgarte", o->baumgarte, NEW);
     o->slop = number_field(L, idx, "slop", o->slop, NEW);
+    o->correction_speed = number_field(L, idx, "correction_speed", o->correction_speed, NEW);
     o->margin = number_field(L, idx, "margin", o->margin, NEW);
     o->restitution_threshold =
         number_field(L, idx, "restitution_threshold", o->restitution_threshold, NEW);

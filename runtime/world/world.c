@@ -19,8 +19,8 @@ void lucid_world_default_options(lucid_world_options *o) {
     o->contact.tol = 1e-6;
     o->contact.max_iter = 200;
     o->contact.warm_start = 1;
-    o->baumgarte = 0.2;
     o->slop = 1e-4;
+    o->correction_speed = -1.0;
     o->margin = 5e-3;
     o->restitution_threshold = 0.5;
     o->compliance = 0.0;
@@ -32,6 +32,11 @@ void lucid_world_default_options(lucid_world_options *o) {
     lucid_single_level_default_options(&o->single_level);
 }
 
+double lucid_world_correction_speed(const lucid_world_options *o) {
+    return o->correction_speed >= 0.0 ? o->correction_speed
+                                      : sqrt(2.0 * LUCID_STANDARD_GRAVITY * o->slop);
+}
+
 static lucid_status bad(const char **why, const char *msg, lucid_status s) {
     if (why) *why = msg;
     return s;
@@ -40,16 +45,17 @@ static lucid_status bad(const char **why, const char *msg, lucid_status s) {
 lucid_status lucid_world_options_check(const lucid_world_options *o, const char **why) {
     if (!o) return bad(why, "options missing", LUCID_ERR_ARGUMENT);
     double scalars[] = {
-        o->dt,         o->baumgarte,         o->slop,    o->margin,     o->restitution_threshold,
+        o->dt,         o->correction_speed,  o->slop,    o->margin,     o->restitution_threshold,
         o->compliance, o->warm_start_radius, o->density, o->contact.tol};
     for (size_t k = 0; k < sizeof scalars / sizeof scalars[0]; ++k)
         if (!isfinite(scalars[k])) return bad(why, "options must be finite", LUCID_ERR_NONFINITE);
     if (!lucid_vec3_isfinite(o->gravity))
         return bad(why, "gravity must be finite", LUCID_ERR_NONFINITE);
     if (!(o->dt > 0.0)) return bad(why, "dt must be > 0", LUCID_ERR_ARGUMENT);
-    if (!(o->baumgarte >= 0.0 && o->baumgarte <= 1.0))
-        return bad(why, "baumgarte must be in [0, 1]", LUCID_ERR_ARGUMENT);
     if (o->slop < 0.0) return bad(why, "slop must be >= 0", LUCID_ERR_ARGUMENT);
+    if (o->correction_speed < 0.0 && o->correction_speed != -1.0)
+        return bad(why, "correction_speed must be >= 0 (or -1: derived from slop)",
+                   LUCID_ERR_ARGUMENT);
     if (o->margin < 0.0) return bad(why, "margin must be >= 0", LUCID_ERR_ARGUMENT);
     if (o->restitution_threshold < 0.0)
         return bad(why, "restitution_threshold must be >= 0", LUCID_ERR_ARGUMENT);

@@ -15,12 +15,17 @@
  * whose complementarity is that of c - c* (the problem is homogeneous in lambda). The
  * reference velocity c* is zero on the tangents and on the normal (d: the contact's separation
  * less its include_margin, nonzero only for MJCF geoms with margin/gap)
- *   c*_N = -(d + slop/2) / dt                 when d > -slop/2 (speculative contact within
+ *   c*_N = -(d + slop/2) / dt                 when d > -0.4 slop (speculative contact within
  *                                              the margin: the bodies may close the gap down
  *                                              to a rest depth of slop/2, where the collision
  *                                              normal is well defined, unlike at d = 0),
- *   c*_N = 0                                  for -slop <= d <= -slop/2,
- *   c*_N = baumgarte (-d - slop) / dt         when d < -slop (Baumgarte correction),
+ *   c*_N = 0                                  for -slop <= d <= -0.4 slop (the rest band, which
+ *                                              holds the rest depth slop/10 inside its edge, so
+ *                                              the step is smooth where contacts rest),
+ *   c*_N = min(-(d + slop/2) / dt, v_c)       when d < -slop: a deeper overlap is pushed back
+ *                                              at no more than the correction speed v_c
+ *                                              (options.correction_speed), so no body leaves a
+ *                                              correction faster than v_c,
  *   c*_N = max(c*_N, -e v_N)                  when the approach speed -v_N exceeds the
  *                                              restitution threshold and would close the gap
  *                                              within the step, d + v_N dt < 0 (impacts; v_N
@@ -60,9 +65,10 @@ typedef struct lucid_world_options {
                                     * eps_abs in N and m/s^2 for bodies of a kilogram and more
                                     * and a relative tolerance for lighter ones; see
                                     * world_delassus.c for the retries when a solve fails */
-    double baumgarte;              /* fraction of the penetration beyond slop removed per step, in
-                                    * [0, 1] (default 0.2) */
-    double slop;                   /* m, penetration left uncorrected (default 1e-4) */
+    double slop;                   /* m, a resting contact settles slop/2 deep (default 1e-4) */
+    double correction_speed;       /* m/s (rad/s on a hinge's limit), >= 0: the fastest a deeper
+                                    * overlap is pushed out; -1 (default): sqrt(2 g_n slop), the
+                                    * speed that rises a body by slop under standard gravity */
     double margin;                 /* m, contacts are generated for gaps below it (default 5e-3) */
     double restitution_threshold;  /* m/s, approach speed above which restitution acts (0.5) */
     double compliance;             /* >= 0, R on the normal entries (default 0: rigid) */
@@ -85,6 +91,12 @@ enum { LUCID_WORLD_COLLISION_TWO_STAGE = 0, LUCID_WORLD_COLLISION_SINGLE_LEVEL =
 
 void lucid_world_default_options(lucid_world_options *o);
 /* LUCID_OK, or LUCID_ERR_ARGUMENT / LUCID_ERR_NONFINITE with *why naming the bad option. */
+/* Standard gravity (m/s^2): a body thrown up at sqrt(2 g_n slop) rises slop. */
+#define LUCID_STANDARD_GRAVITY 9.80665
+
+/* The correction speed v_c the options give (their own, or sqrt(2 g_n slop) for -1). */
+double lucid_world_correction_speed(const lucid_world_options *o);
+
 lucid_status lucid_world_options_check(const lucid_world_options *o, const char **why);
 
 lucid_status lucid_world_create(const lucid_world_options *o, lucid_world **out);
@@ -301,8 +313,8 @@ typedef struct lucid_world_stats {
                              * see world_delassus.c: problem_scales) */
     /* The energy-jump guard (lucid_world_step, docs/world.md): energy_ratio = T+ / (T + W + E_c),
      * T and T+ the kinetic energy before and after the step, W the positive part of the work of
-     * gravity, applied wrenches, actuators and joint springs over it, E_c = sum m ((slop/dt)^2 / 2
-     * + |g| slop) what the position correction may give the bodies within its slop; energy_jump
+     * gravity, applied wrenches, actuators and joint springs over it, E_c = sum m (g_n + |g|)
+     * slop what the default position correction may give the bodies; energy_jump
      * = 1 when the ratio exceeds LUCID_WORLD_ENERGY_JUMP (a launch). */
     int energy_jump;
     double energy_ratio;

@@ -218,17 +218,33 @@ double lucid_world_contact_restitution(const lucid_world *w, const lucid_world_c
     return fmax(w->bodies[c->body1].restitution, w->bodies[c->body2].restitution);
 }
 
-/* The piece of c*_N (0: speculative, 1: rest band, 2: Baumgarte; + 3 when restitution wins)
- * given by `branch` when it is >= 0, else chosen by the rules above and stored in *chosen. */
+/* The piece of c*_N at separation d: 0 speculative (above the band), 1 the rest band, 2 deep.
+ * The band reaches slop/10 above the rest depth slop/2: a resting contact lies inside it, ten
+ * times farther from its edge than it drifts at rest (~1e-6 m), so the step is smooth there. */
+static int piece_of(const lucid_world_options *o, double d) {
+    return d > -0.4 * o->slop ? 0 : d >= -o->slop ? 1 : 2;
+}
+
+double lucid_world_reference_slope(const lucid_world *w, const lucid_world_contact *c, int branch) {
+    const lucid_world_options *o = &w->opt;
+    double d = c->separation - c->include_margin;
+    int piece = branch % 3;
+    if (piece == 1) return 0.0;
+    if (piece == 2 && -(d + 0.5 * o->slop) > lucid_world_correction_speed(o) * o->dt) return 0.0;
+    return -1.0 / o->dt;
+}
+
+/* The piece of c*_N (0: speculative, 1: rest band, 2: deep; + 3 when restitution wins) given
+ * by `branch` when it is >= 0, else chosen by the rules above and stored in *chosen. */
 double lucid_world_reference_velocity_branch(const lucid_world *w, const lucid_world_contact *c,
                                              double v_n_before, int branch, int *chosen) {
     const lucid_world_options *o = &w->opt;
-    double d = c->separation - c->include_margin, rest = 0.5 * o->slop, ref = 0.0;
-    int piece = branch >= 0 ? branch % 3 : (d > -rest ? 0 : (d < -o->slop ? 2 : 1));
+    double d = c->separation - c->include_margin, ref = 0.0;
+    int piece = branch >= 0 ? branch % 3 : piece_of(o, d);
     if (piece == 0)
-        ref = -(d + rest) / o->dt;
+        ref = -(d + 0.5 * o->slop) / o->dt;
     else if (piece == 2)
-        ref = o->baumgarte * (-d - o->slop) / o->dt;
+        ref = fmin(-(d + 0.5 * o->slop) / o->dt, lucid_world_correction_speed(o));
     /* an impact: fast approach that closes the gap within this step */
     double e = lucid_world_contact_restitution(w, c);
     int impact = branch >= 0 ? branch >= 3

@@ -447,6 +447,8 @@ void lucid_world_integrate_jacobians(const lucid_world *w, const double *x0, con
                                      double *Dq, double *Dp);
 /* c*_N of contact c on a given piece (branch >= 0) or on the one the rules choose (branch < 0,
  * stored in *chosen when not NULL): 0 speculative, 1 rest band, 2 Baumgarte, + 3 restitution. */
+/* dc*_N/dd on the piece `branch` at the contact's separation d (the impact's target aside). */
+double lucid_world_reference_slope(const lucid_world *w, const lucid_world_contact *c, int branch);
 double lucid_world_reference_velocity_branch(const lucid_world *w, const lucid_world_contact *c,
                                              double v_n_before, int branch, int *chosen);
 

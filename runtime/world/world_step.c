@@ -218,15 +218,16 @@ lucid_status lucid_world_step_integrate(lucid_world *w) {
 
 /* The energy-jump guard (lucid_world_stats.energy_jump): the kinetic energy after the step
  * against what it had plus the positive work of gravity, applied wrenches, actuators and
- * springs, plus E_c, the energy the position correction may give every body of mass m when it
- * corrects up to slop within the step: m (slop/dt)^2 / 2 as speed and m |g| slop as height.
+ * springs, plus E_c, the energy the default position correction may give every body of mass m:
+ * m g_n slop as speed (v_c = sqrt(2 g_n slop)) and m |g| slop as height. A correction speed set
+ * far above the default launches bodies, and the guard says so.
  * Contacts and limits otherwise only take energy (restitution at most keeps it). */
 static void energy_guard(lucid_world *w, const lucid_world_energy *before) {
     lucid_world_energy after = lucid_world_energy_of(w);
     double mass = lucid_world_models_total_mass(w);
     for (int i = 0; i < w->num_bodies; ++i) mass += w->bodies[i].mass; /* static: 0 */
-    double speed = w->opt.slop / w->opt.dt;
-    double allowance = mass * (0.5 * speed * speed + lucid_vec3_norm(w->opt.gravity) * w->opt.slop);
+    double allowance =
+        mass * (LUCID_STANDARD_GRAVITY + lucid_vec3_norm(w->opt.gravity)) * w->opt.slop;
     double work = before->potential - after.potential + w->applied_work;
     double bound = before->kinetic + fmax(work, 0.0) + allowance;
     w->stats.energy_ratio = bound > 0.0 ? after.kinetic / bound : 0.0;

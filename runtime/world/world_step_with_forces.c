@@ -20,18 +20,11 @@ static int same_contacts(const lucid_world *w, const lucid_world_contact *expect
     return 1;
 }
 
-/* The piece of c*_N that the derivatives follow: the step's, except at its two kinks, where
- * the step is not differentiable and contacts settle exactly (rounding would pick either
- * side): at the rest depth d = -slop/2 (resting contacts) the speculative piece (slope -1/dt:
- * an active contact keeps its depth) is taken rather than the rest band (slope 0), and at
- * d = -slop (a joint pressed against its limit) the Baumgarte piece (slope -beta/dt: the
- * contact pushes back), each within 1e-10 m. */
+/* The piece of c*_N that the derivatives follow: the step's (resting contacts lie inside the
+ * rest band, away from its edges). */
 static int derivative_branch(const lucid_world *w, const lucid_world_contact *c, double v_before) {
     int piece;
     lucid_world_reference_velocity_branch(w, c, v_before, -1, &piece);
-    double d = c->separation - c->include_margin; /* as the reference velocity reads it */
-    if (piece % 3 == 1 && d > -0.5 * w->opt.slop - 1e-10) piece -= 1;
-    if (piece % 3 == 1 && d < -w->opt.slop + 1e-10) piece += 1;
     return piece;
 }
 

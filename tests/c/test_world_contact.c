@@ -481,7 +481,7 @@ static void test_answer_at_round_off_is_not_retried(void **state) {
     assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
     add_ground(w, 0.4);
     add_box(w, 0.05, 1e-3, lucid_vec3_make(0, 0, 0.05 - 0.5e-4), 0.4);
-    add_box(w, 0.05, 1e3, lucid_vec3_make(0, 0, 0.15 - 1.5e-4), 0.4);
+    add_box(w, 0.05, 1e3, lucid_vec3_make(0, 0, 0.15 - 1e-4), 0.4); /* at rest depth */
     step_n(w, 5);
     double lambda[3 * 16], sigma[3 * 16];
     for (int i = 0; i < 20; ++i) {
@@ -595,11 +595,12 @@ static lucid_vec3 contact_velocity_of(const lucid_world *w, const lucid_world_co
  * and its normal velocity at the start of the step. */
 static double reference_velocity(const lucid_world_options *o, double d, double v_n_before,
                                  double e) {
+    double speed = o->correction_speed >= 0.0 ? o->correction_speed : sqrt(2 * 9.80665 * o->slop);
     double ref = 0.0;
-    if (d > -0.5 * o->slop)
+    if (d > -0.4 * o->slop)
         ref = -(d + 0.5 * o->slop) / o->dt;
     else if (d < -o->slop)
-        ref = o->baumgarte * (-d - o->slop) / o->dt;
+        ref = fmin(-(d + 0.5 * o->slop) / o->dt, speed);
     if (e > 0.0 && -v_n_before > o->restitution_threshold && d + v_n_before * o->dt < 0.0)
         ref = fmax(ref, -e * v_n_before);
     return ref;

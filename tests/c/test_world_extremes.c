@@ -155,6 +155,22 @@ static double rounding_slack(const lucid_contact_problem *p, const double *lambd
     return m * 2.3e-16 * spread * (1 + mumax) * (1 + lmax);
 }
 
+/* How fast ccp:newton's compliance lets a pressed contact sink beyond the correction speed:
+ * its R_k = newton_compliance trace(G_kk) / 3 (contact_solver.h) leaves the contact closing at
+ * dt R_k lambda_N, which the correction answers at no more than v_c (world.h). */
+static double newton_drift(const lucid_world *w, const lucid_contact_problem *p,
+                           const double *lambda) {
+    const lucid_world_options *o = lucid_world_get_options(w);
+    double worst = 0.0;
+    for (int i = 0; i < p->n; ++i) {
+        double trace = 0.0;
+        for (int d = 0; d < 3; ++d) trace += p->G[(3 * i + d) * (3 * p->n + 1)];
+        double R = o->contact.newton_compliance * trace / 3.0;
+        worst = fmax(worst, o->dt * R * lambda[3 * i + 2] - lucid_world_correction_speed(o));
+    }
+    return worst;
+}
+
 /* A 1e4 kg box on a 1e-5 kg box (mass ratio 1e9) for every pair: lcp:pgs used to report
  * converged while the heavy box passed through. On every step with contacts (one island, so
  * lucid_world_last_problem is the whole scene), the world's stats are checked against Eq. 15
@@ -170,12 +186,12 @@ static void test_mass_ratio_reports_are_honest(void **state) {
         add_ground(w, 0.4);
         const double rest = 0.1 - 5e-5;
         int light = add_box(w, 0.1, 1e-5, lucid_vec3_make(0, 0, rest));
-        int heavy = add_box(w, 0.1, 1e4, lucid_vec3_make(0, 0, 3 * rest));
+        int heavy = add_box(w, 0.1, 1e4, lucid_vec3_make(0, 0, 2 * rest + 0.1)); /* rest depth */
         /* the pairs that hold the stack (the PGS pairs and raisim let it sink, saying so) */
         int holds = all_pairs[k].solver == LUCID_CONTACT_ADMM ||
                     all_pairs[k].solver == LUCID_CONTACT_NEWTON ||
                     all_pairs[k].solver == LUCID_CONTACT_STAGGERED;
-        double worst_gap = 0.0;
+        double worst_gap = 0.0, drift = 0.0;
         int judged = all_pairs[k].solver != LUCID_CONTACT_NEWTON &&
                      all_pairs[k].model != LUCID_CONTACT_RAISIM;
         int converged = 0, steps = 0;
@@ -198,6 +214,7 @@ static void test_mass_ratio_reports_are_honest(void **state) {
             assert_true(lambda && g && G);
             for (int i = 0; i < p.n; ++i)
                 memcpy(lambda + 3 * i, lucid_world_contacts(w)[ids[i]].force, 3 * sizeof(double));
+            drift += newton_drift(w, &p, lambda) * lucid_world_get_options(w)->dt;
             double ncp = eq15(&p, LUCID_CRITERION_NCP, lambda, p.R);
             assert_true(fabs(st.residual - ncp) <= rounding_slack(&p, lambda) + 1e-12 * ncp);
             double gmax = 0.0, dmax = 0.0;
@@ -224,11 +241,16 @@ static void test_mass_ratio_reports_are_honest(void **state) {
             "mass ratio 1e9, %s:%s: %d of %d steps with contacts converged, boxes off by %.3g m\n",
             lucid_contact_model_name(all_pairs[k].model),
             lucid_contact_solver_name(all_pairs[k].solver), converged, steps, worst_gap);
-        /* lambda = 0 in place of a warm answer at round-off level dropped both boxes */
-        /* measured 1.0e-4 (the rest depth); ccp:newton's compliance (newton_compliance x
-         * diag G) lets the light box sink 8.2e-4 m, as before the per-island units (7.7e-4) */
-        if (holds)
-            assert_true(worst_gap < (all_pairs[k].solver == LUCID_CONTACT_NEWTON ? 1e-3 : 1.5e-4));
+        /* lambda = 0 in place of a warm answer at round-off level dropped both boxes; the
+         * boxes stay within 1.5e-4 m (measured 5e-5: the rest depth), except that ccp:newton's
+         * own compliance lets the light box sink at its drift speed (newton_drift) */
+        if (all_pairs[k].solver == LUCID_CONTACT_NEWTON) {
+            printf("  ccp:newton: its compliance's drift beyond the correction speed: %.3g m\n",
+                   drift);
+            assert_true(drift > 0.0 && worst_gap < 1.5e-4 + 1.1 * drift);
+        } else if (holds) {
+            assert_true(worst_gap < 1.5e-4);
+        }
         lucid_world_destroy(w);
     }
 }

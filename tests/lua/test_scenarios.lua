@@ -168,7 +168,7 @@ local function stack_problem(ratio)
   w:add_static{shape = lucid.halfspace({0, 0, 1}, 0), friction = MU}
   local cube = lucid.box(0.1, 0.1, 0.1)
   w:add_body{shape = cube, mass = 1 / math.sqrt(ratio), friction = MU, pose = at(0, 0, REST)}
-  w:add_body{shape = cube, mass = math.sqrt(ratio), friction = MU, pose = at(0, 0, 3 * REST)}
+  w:add_body{shape = cube, mass = math.sqrt(ratio), friction = MU, pose = at(0, 0, 2 * REST + 0.1)}
   w:step(5)
   local p = w:contact_problem()
   t.eq(#p.mu, 8)
