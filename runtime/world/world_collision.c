@@ -293,20 +293,6 @@ typedef struct hfield_points {
     lucid_vec3 n[HFIELD_MAX_POINTS];
 } hfield_points;
 
-/* Twice the area of the convex hull of a, b, c, d across the unit normal n: the largest
- * |shoelace| over the three cyclic orders (as the patch's reduction, contact_patch.h). */
-static double hull4_area2(lucid_vec3 a, lucid_vec3 b, lucid_vec3 c, lucid_vec3 d, lucid_vec3 n) {
-    const lucid_vec3 *order[3][4] = {{&a, &b, &c, &d}, {&a, &b, &d, &c}, {&a, &c, &b, &d}};
-    double best = 0.0;
-    for (int o = 0; o < 3; ++o) {
-        lucid_vec3 sum = lucid_vec3_zero();
-        for (int q = 0; q < 4; ++q)
-            sum = lucid_vec3_add(sum, lucid_vec3_cross(*order[o][q], *order[o][(q + 1) % 4]));
-        best = fmax(best, fabs(lucid_vec3_dot(sum, n)));
-    }
-    return best;
-}
-
 /* How much keeping point x adds, given the kept points pick[0 .. k): the patch's
  * area-maximising choice for the first four (the farthest from the deepest point, the largest
  * triangle, the largest quadrilateral), then the distance to the nearest kept point. */
@@ -317,7 +303,7 @@ static double spread_score(const hfield_points *h, const int *pick, int k, lucid
     if (k == 2)
         return lucid_vec3_norm(
             lucid_vec3_cross(lucid_vec3_sub(h->p[pick[1]].p1, a), lucid_vec3_sub(x, a)));
-    if (k == 3) return hull4_area2(a, h->p[pick[1]].p1, h->p[pick[2]].p1, x, n);
+    if (k == 3) return lucid_patch_quad_area2(a, h->p[pick[1]].p1, h->p[pick[2]].p1, x, n);
     double gap = INFINITY;
     for (int j = 0; j < k; ++j) gap = fmin(gap, lucid_vec3_dist(x, h->p[pick[j]].p1));
     return gap;

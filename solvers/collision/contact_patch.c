@@ -391,10 +391,8 @@ static int reduce_points(patch_point *p, int n, int capacity) {
     return n;
 }
 
-/* Area of the convex hull of the 4 points a, b, c, d of a plane with unit normal n: the
- * largest |shoelace| over the three cyclic orders (the convex one when the points are in
- * convex position). */
-static double quad_area2(lucid_vec3 a, lucid_vec3 b, lucid_vec3 c, lucid_vec3 d, lucid_vec3 n) {
+double lucid_patch_quad_area2(lucid_vec3 a, lucid_vec3 b, lucid_vec3 c, lucid_vec3 d,
+                              lucid_vec3 n) {
     const lucid_vec3 *order[3][4] = {{&a, &b, &c, &d}, {&a, &b, &d, &c}, {&a, &c, &b, &d}};
     double best = 0.0;
     for (int o = 0; o < 3; ++o) {
@@ -419,10 +417,10 @@ static int spread_points(patch_point *p, int n, int capacity, lucid_vec3 normal)
             for (int j = 0; j < k; ++j) used |= pick[j] == q;
             if (used) continue;
             lucid_vec3 x = p[q].on_ref, a = p[pick[0]].on_ref;
-            double score = k == 1 ? lucid_vec3_dist(x, a)
-                           : k == 2
-                               ? triangle_area2(a, p[pick[1]].on_ref, x)
-                               : quad_area2(a, p[pick[1]].on_ref, p[pick[2]].on_ref, x, normal);
+            double score = k == 1   ? lucid_vec3_dist(x, a)
+                           : k == 2 ? triangle_area2(a, p[pick[1]].on_ref, x)
+                                    : lucid_patch_quad_area2(a, p[pick[1]].on_ref,
+                                                             p[pick[2]].on_ref, x, normal);
             if (score > best) best = score, pick[k] = q;
         }
     }

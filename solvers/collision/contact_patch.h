@@ -86,6 +86,11 @@ typedef struct lucid_patch_options {
 /* margin 0, angular_tolerance LUCID_PATCH_ANGULAR_TOLERANCE, max_points LUCID_PATCH_MAX_POINTS. */
 void lucid_patch_options_default(lucid_patch_options *opt);
 
+/* Twice the area of the convex hull of the 4 points a, b, c, d of a plane with unit normal n:
+ * the largest |shoelace| over the three cyclic orders (the convex one when the points are in
+ * convex position); the patch reduction's measure of a quadrilateral. */
+double lucid_patch_quad_area2(lucid_vec3 a, lucid_vec3 b, lucid_vec3 c, lucid_vec3 d, lucid_vec3 n);
+
 typedef struct lucid_contact_point {
     lucid_vec3 p1, p2; /* world points on shape 1 and shape 2: p2 - p1 = separation * normal */
     double separation; /* < 0 penetrating */
