@@ -444,9 +444,8 @@ static void expect_bytes_failure(const temp_dir *dir, const char *name, const ch
     if (strstr(err, message) == NULL) fail_msg("'%s' not in '%s' (memory)", message, err);
 }
 
-/* Regression (issue 16): a NUL byte used to end an OBJ silently (the vertices after it were
- * dropped) and a PLY file was "no vertices"; now the NUL is an error at its line, and other
- * formats, recognised by extension or by magic bytes, are read by assimp (issue 34). */
+/* A NUL byte in an OBJ is an error at its line (no vertices silently dropped); other formats,
+ * recognised by extension or by magic bytes, are read by assimp. */
 static void nul_bytes_and_unsupported_formats_are_named(void **state) {
     (void)state;
     temp_dir dir;

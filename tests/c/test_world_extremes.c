@@ -241,9 +241,9 @@ static void test_mass_ratio_reports_are_honest(void **state) {
             "mass ratio 1e9, %s:%s: %d of %d steps with contacts converged, boxes off by %.3g m\n",
             lucid_contact_model_name(all_pairs[k].model),
             lucid_contact_solver_name(all_pairs[k].solver), converged, steps, worst_gap);
-        /* lambda = 0 in place of a warm answer at round-off level dropped both boxes; the
-         * boxes stay within 1.5e-4 m (measured 5e-5: the rest depth), except that ccp:newton's
-         * own compliance lets the light box sink at its drift speed (newton_drift) */
+        /* the pairs that hold the stack keep both boxes within 1.5e-4 m of the rest depth;
+         * ccp:newton's own compliance lets the light box sink at its drift speed
+         * (newton_drift) */
         if (all_pairs[k].solver == LUCID_CONTACT_NEWTON) {
             printf("  ccp:newton: its compliance's drift beyond the correction speed: %.3g m\n",
                    drift);
