@@ -294,286 +294,41 @@ lucid_status lucid_world_reserve_workspace(lucid_world *w, int m) {
     return LUCID_OK;
 }
 
-static double max_abs(const double *x, size_t n) {
-    double m = 0.0;
-    for (size_t k = 0; k < n; ++k) m = fmax(m, fabs(x[k]));
-    return m;
+/* ---- the dense backend of the island solve (world_island_solve.c) ---------------------- */
+
+typedef struct dense_island {
+    lucid_world *w;
+    const lucid_contact_problem *p;
+} dense_island;
+
+static lucid_status dense_solve(void *ctx, const lucid_contact_options *o, double *dual,
+                                lucid_contact_result *res) {
+    dense_island *d = ctx;
+    return lucid_contact_solve(d->p, o, d->w->workspace, d->w->lambda, dual, res);
 }
 
-static int all_finite(const double *x, size_t n) {
-    for (size_t k = 0; k < n; ++k)
-        if (!isfinite(x[k])) return 0;
-    return 1;
+static int dense_judge(void *ctx, lucid_contact_result *res) {
+    dense_island *d = ctx;
+    lucid_contact_velocity(d->p, d->w->lambda, d->w->sigma);
+    return lucid_world_judge(d->p, d->w->opt.contact.model, d->w->lambda, d->w->sigma, res);
 }
 
-/* The mean diagonal of G + R: ADMM's penalty for the retry. The solver's own choice,
- * sqrt(eig_min eig_max), vanishes for the singular G of hyperstatic contacts (a row of
- * touching bodies), where ncp:admm can diverge or return NaN. */
-static double mean_diagonal(const lucid_contact_problem *p) {
+static double dense_round_off(void *ctx) {
+    dense_island *d = ctx;
+    return lucid_contact_round_off(d->p, d->w->lambda);
+}
+
+static double dense_mean_diagonal(void *ctx) {
+    const lucid_contact_problem *p = ((dense_island *)ctx)->p;
     double sum = 0.0;
     for (int k = 0; k < 3 * p->n; ++k) sum += lucid_contact_diag(p, k);
     return sum / (3 * p->n);
 }
 
-/* w->spare holds, for the solve of one island, the warm start (lambda, dual) and then the
- * best attempt so far (lambda, dual): 4 x 3n. */
-static double *warm_copy(const lucid_world *w) {
-    return w->spare;
-}
-
-static double *best_copy(const lucid_world *w, size_t n3) {
-    return w->spare + 2 * n3;
-}
-
-/* The world keeps ADMM's multiplier as a contact's dual (the next step's warm start):
- * gamma = -(sigma + Gamma) at a solution, where ip's dual is y = sigma + Gamma. */
-static void ip_dual_as_admm(double *dual, size_t n3) {
-    for (size_t k = 0; k < n3; ++k) dual[k] = -dual[k];
-}
-
-/* An ip attempt that stopped on an error of its own (a Newton system not SPD, a non-finite
- * step) is a failed attempt, never kept, not a failed step: the best answer so far stands. */
-static lucid_status ip_failed(lucid_contact_result *res) {
-    memset(res, 0, sizeof *res);
-    res->diverged = 1;
-    return LUCID_OK;
-}
-
-/* The model's interior point (ncp:ip or ccp:ip, kappa = 0) as the last attempt: see
- * world_internal.h. The solver stops on p's own criterion (criterion_of_p), the one the ip's
- * answer is compared on. */
-int lucid_world_has_ip_attempt(const lucid_contact_options *o, int n) {
-    return (o->solver == LUCID_CONTACT_ADMM || o->solver == LUCID_CONTACT_STAGGERED) &&
-           n <= LUCID_WORLD_IP_ATTEMPT_CONTACTS &&
-           lucid_contact_pair_check(o->model, LUCID_CONTACT_IP) == LUCID_OK;
-}
-
-/* One solve of attempt `a`: 0 warm from the saved warm start with the options as given (ADMM
- * from the carried rho when there is one, lucid_world_warm_rho), 1
- * cold with ADMM's penalty set to the mean diagonal, 2 the model's projected Gauss-Seidel
- * (robust on degenerate problems) from the best finite attempt so far (`from_best`), else
- * from the saved warm start, 3 the model's interior point (lucid_world_has_ip_attempt) from its own
- * start. */
-static lucid_status attempt(lucid_world *w, const lucid_contact_problem *p, int a, int from_best,
-                            double warm_rho, lucid_contact_result *res) {
-    size_t n3 = (size_t)(3 * p->n);
-    lucid_contact_options o = w->opt.contact;
-    if (a == 0 && warm_rho > 0.0) o.rho = warm_rho;
-    if (a > 0 && o.solver == LUCID_CONTACT_ADMM && o.rho <= 0.0) o.rho = mean_diagonal(p);
-    const double *start = a == 2 && from_best ? best_copy(w, n3) : warm_copy(w);
-    memcpy(w->lambda, start, sizeof(double) * n3);
-    memcpy(w->dual, start + n3, sizeof(double) * n3);
-    if (a == 1) {
-        memset(w->lambda, 0, sizeof(double) * n3);
-        memset(w->dual, 0, sizeof(double) * n3);
-        o.warm_start = 0;
-    }
-    if (a == 2) {
-        o.solver = LUCID_CONTACT_PGS;
-        if (from_best) o.warm_start = 1; /* continues the best answer of this step */
-    }
-    if (a == 3) {
-        o.solver = LUCID_CONTACT_IP, o.kappa = 0.0, o.warm_start = 0; /* exact, its own start */
-        lucid_status s = lucid_contact_solve(p, &o, w->workspace, w->lambda, w->dual, res);
-        ip_dual_as_admm(w->dual, n3);
-        return s == LUCID_OK || s == LUCID_ERR_NO_MEMORY ? s : ip_failed(res);
-    }
-    return lucid_contact_solve(p, &o, w->workspace, w->lambda, a == 2 ? NULL : w->dual, res);
-}
-
-/* The model criterion of the cold start lambda = 0 (its velocity is g). */
-static double criterion_at_zero(lucid_world *w, const lucid_contact_problem *p) {
-    memset(w->sigma, 0, sizeof(double) * (size_t)(3 * p->n));
-    lucid_contact_criteria c;
-    lucid_contact_criteria_eval(p, lucid_contact_model_criterion(w->opt.contact.model), w->sigma,
-                                p->g, NULL, &c);
-    return c.abs;
-}
-
-/* The cold start lambda = 0 (and a zero dual) as the answer: it meets tol itself, so no
- * warm start (a stale force from the last step) may replace it. */
-static lucid_status accept_zero(lucid_world *w, const lucid_contact_problem *p,
-                                lucid_contact_result *res) {
-    size_t n3 = (size_t)(3 * p->n);
-    memset(w->lambda, 0, sizeof(double) * n3);
-    memset(w->dual, 0, sizeof(double) * n3);
-    memset(res, 0, sizeof *res);
-    lucid_contact_criterion kind = lucid_contact_model_criterion(w->opt.contact.model);
-    lucid_contact_criteria_eval(p, kind, w->lambda, p->g, NULL, &res->model);
-    lucid_contact_criteria_eval(p, LUCID_CRITERION_NCP, w->lambda, p->g, NULL, &res->ncp);
-    res->converged = 1;
-    return LUCID_OK;
-}
-
-/* An answer whose criterion is within twice what rounding its forces to doubles can cause
- * (lucid_contact_round_off) is as good as double precision resolves: no retry can reliably
- * do better (the 1e3 kg on 1e-3 kg stack: ~1.7e-5 against tol 1e-6, docs/scenarios.md), so
- * none is made. It stays converged = 0: tol was not met. */
-static int at_round_off(const lucid_world *w, const lucid_contact_problem *p,
-                        const lucid_contact_result *res) {
-    return res->model.abs <= 2.0 * lucid_contact_round_off(p, w->lambda);
-}
-
-/* The attempt worth making after attempt a did not meet tol (-1: none left). finite: a's
- * answer passed verify (res holds its recomputed criteria; w->lambda its forces); p_abs its
- * model criterion of p, zero that of lambda = 0. */
-static int next_attempt(lucid_world *w, const lucid_contact_problem *p, int a, int finite,
-                        double zero, double p_abs, const lucid_contact_result *res) {
-    const lucid_contact_options *o = &w->opt.contact;
-    if (finite && !res->diverged && at_round_off(w, p, res)) return -1;
-    int has_pgs = lucid_contact_pair_check(o->model, LUCID_CONTACT_PGS) == LUCID_OK;
-    int pgs = has_pgs && o->solver != LUCID_CONTACT_PGS ? 2 : -1;
-    int ip = lucid_world_has_ip_attempt(o, p->n) ? 3 : -1;
-    if (a == 0) {
-        int failed = !finite || res->diverged || !(p_abs <= zero);
-        return failed || pgs < 0 ? 1 : pgs;
-    }
-    if (a == 1) return pgs >= 0 ? pgs : ip;
-    return a == 2 ? ip : -1;
-}
-
-/* 1 when the solver stops on a criterion of p itself, which verify can recompute. Two do
- * not: ccp:newton solves a compliant CCP (R = newton_compliance x diag where p has none) and
- * stops on that problem's criterion, and raisim:bisection stops on the fixed point of its
- * per-contact map (its model has no complementarity form), and ip with kappa > 0 stops on
- * the relaxed system (contact_ip.h). Judged on p's CCP or NCP
- * criterion instead, every answer failed (Newton's compliant answers read ~5e-3 on the heap
- * of boxes, RaiSim's any sliding contact) and each step paid the retries. */
-static int criterion_of_p(const lucid_contact_options *o) {
-    return o->solver != LUCID_CONTACT_NEWTON && o->model != LUCID_CONTACT_RAISIM &&
-           !(o->solver == LUCID_CONTACT_IP && o->kappa > 0.0); /* relaxed: its own system */
-}
-
-/* Checks a solver's answer (attempt a) independently of its own report: finite forces and
- * velocities, and the model's criterion recomputed here (kept from the solver where it is
- * not a criterion of p, see criterion_of_p). Sets res->converged to whether it meets tol,
- * res->model / res->ncp to the criteria (NaN-safe: a NaN fails every test), *p_abs to the
- * model criterion of p (what the cold start lambda = 0 is compared on). */
-static int verify(lucid_world *w, const lucid_contact_problem *p, int a, lucid_contact_result *res,
-                  double *p_abs) {
-    size_t n3 = (size_t)(3 * p->n);
-    lucid_contact_velocity(p, w->lambda, w->sigma);
-    if (!all_finite(w->lambda, n3) || !all_finite(w->sigma, n3)) return 0;
-    /* the criteria multiply forces by velocities: refuse what would overflow (it reads 0) */
-    if (!(max_abs(w->lambda, n3) * max_abs(w->sigma, n3) < 1e300)) return 0;
-    lucid_contact_criteria own = res->model;
-    lucid_contact_criterion kind = lucid_contact_model_criterion(w->opt.contact.model);
-    lucid_contact_criteria_eval(p, kind, w->lambda, w->sigma, NULL, &res->model);
-    *p_abs = res->model.abs;
-    if (a < 2 && !criterion_of_p(&w->opt.contact)) res->model = own;
-    lucid_contact_criteria_eval(p, LUCID_CRITERION_NCP, w->lambda, w->sigma, NULL, &res->ncp);
-    if (!isfinite(res->model.abs) || !isfinite(res->ncp.abs)) return 0;
-    res->converged = res->converged && res->model.abs <= w->opt.contact.tol;
-    return 1;
-}
-
-/* Solves p warm started from w->lambda / w->dual; a solver may fail on a degenerate problem
- * (it may even report convergence with NaN forces), so every answer is verified and the
- * finite one with the smallest criterion is kept (copied aside, never recomputed), or the
- * first that meets tol. When the warm solve does not meet tol, a retry is made only where
- * it can help:
- * - cold, when the warm answer is not finite, diverged, or worse than the cold start
- *   lambda = 0 itself (then the warm start made things worse: a cold solve is what it must
- *   not lose to), or when the model has no PGS to continue with (raisim; or the solver is
- *   PGS), the cold solve being the only other attempt;
- * - else the model's PGS, from the best answer so far: it polishes an ADMM or Newton answer
- *   that ran out of iterations near the solution. On the falling heap of 50 boxes (ncp:admm,
- *   1000 iterations) a cold ADMM retry had beaten the unconverged warm answer in 1 island in
- *   4 and met tol in 1 in 20, for the price of a full solve; PGS from the warm answer meets
- *   tol in 87% of those islands and improves on the answer in 95%;
- * - after a cold attempt, the model's PGS from the best answer (when there is one);
- * - last, the model's interior point where lucid_world_has_ip_attempt says (its answer kept
- *   only when it meets tol).
- * Without warm start the cold solve is the first attempt. */
-static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_problem *p,
-                                        double warm_rho, lucid_contact_result *res) {
-    size_t n3 = (size_t)(3 * p->n);
-    int have_best = 0, iterations = 0;
-    int best_cold = 0;
-    lucid_contact_result best_res;
-    memcpy(warm_copy(w), w->lambda, sizeof(double) * n3);
-    memcpy(warm_copy(w) + n3, w->dual, sizeof(double) * n3);
-    double zero = criterion_at_zero(w, p);
-    if (zero <= w->opt.contact.tol) return accept_zero(w, p, res);
-    for (int a = w->opt.contact.warm_start ? 0 : 1; a >= 0;) {
-        lucid_status s = attempt(w, p, a, have_best, warm_rho, res);
-        if (s != LUCID_OK) return s;
-        iterations += res->iterations;
-        double p_abs = INFINITY;
-        int finite = verify(w, p, a, res, &p_abs);
-        /* ccp:newton's own criterion (CCP of its compliant problem) equals p's at lambda = 0,
-         * so its answers are compared with lambda = 0 on it: on p's rigid criterion a
-         * compliant answer reads worse than nothing on the 1e9 stack, which then sank */
-        if (a < 2 && w->opt.contact.solver == LUCID_CONTACT_NEWTON) p_abs = res->model.abs;
-        /* an answer descending from the warm start is never kept when worse than lambda = 0
-         * (a stale force launched light bodies), unless its criterion is within what rounding
-         * its forces can cause (then it cannot be told from the solution: the 1e4 kg box on a
-         * 1e-5 kg one reads ~1e4 with a bound of ~5e3, and lambda = 0 drops both through the
-         * ground); cold answers are the solver's own */
-        int cold = a == 1 || a == 3 || (a == 2 && have_best && best_cold);
-        /* a solver that stops on its own model's criterion (criterion_of_p) and met it has
-         * solved that model, wherever it started: p's criterion, on which λ = 0 can read
-         * better than a relaxed model's answer for a pressing contact, does not judge it */
-        int own = a < 2 && !criterion_of_p(&w->opt.contact) && res->converged;
-        int eligible = finite && (cold || own || p_abs <= zero ||
-                                  p_abs <= 2.0 * lucid_contact_round_off(p, w->lambda));
-        int met = eligible && res->converged; /* kept even when no smaller than the best */
-        res->converged = met;
-        /* the ip's answer only when it meets tol: unconverged, it differs from the fixed-point
-         * solvers' in directions the criterion does not see (a rolling sphere at tol 1e-13:
-         * lambda_t by 7e-8 of 30 N between criteria 1.9e-10 and 9e-12), and a whole step
-         * would switch between them under a perturbation (finite differences of steps) */
-        int ip_kept = a != 3 || met;
-        int better =
-            met || (eligible && ip_kept && (!have_best || res->model.abs < best_res.model.abs));
-        if (better) {
-            memcpy(best_copy(w, n3), w->lambda, sizeof(double) * n3);
-            /* PGS has no dual: that of the answer it continued from stays in w->dual */
-            memcpy(best_copy(w, n3) + n3, w->dual, sizeof(double) * n3);
-            best_res = *res, have_best = 1, best_cold = cold;
-        }
-        if (met) break;
-        a = next_attempt(w, p, a, finite, zero, p_abs, res);
-    }
-    if (!have_best) { /* no finite answer, or only warm ones worse than doing nothing */
-        accept_zero(w, p, res);
-        res->converged = 0;
-        res->iterations = iterations;
-        return LUCID_OK;
-    }
-    memcpy(w->lambda, best_copy(w, n3), sizeof(double) * n3);
-    memcpy(w->dual, best_copy(w, n3) + n3, sizeof(double) * n3);
-    *res = best_res;
-    res->iterations = iterations;
-    return LUCID_OK;
-}
-
-/* The largest power of two not above x (x > 0 and finite). */
-static double power_of_two_below(double x) {
-    int e;
-    frexp(x, &e); /* x = f 2^e, f in [0.5, 1) */
-    return ldexp(1.0, e - 1);
-}
-
-/* The units the island's problem is solved in, powers of two at most 1: velocity_scale
- * (units of g, m/s^2) ~ ||g||_inf, the free contact velocity the forces must cancel, and
- * force_scale (N) ~ ||g||_inf / max_i (G + R)_(i,n)(i,n), the normal force that cancels it on
- * the contact of the lightest body (m g on a body resting under gravity; the tangential
- * diagonal holds rotational terms, 1440 times larger on a 1 um sphere sunk to the rest
- * depth, which would make the scaled forces O(1e3)). The solver's tol then bounds
- * errors relative to these scales: forces to tol x force_scale, velocities to
- * tol x velocity_scale. Scales are capped at 1 (for islands of bodies of a kilogram and more
- * tol stays the absolute one, already that fine relative to their forces), so a light body
- * gets a tolerance as strict relative to its weight as a 1 kg body has: the absolute 1e-6 N
- * accepted a stale warm-start force that launched a 1 µm sphere (4e-15 kg) by metres. */
-static void problem_scales(const lucid_contact_problem *p, double *force_scale,
-                           double *velocity_scale) {
-    double v = max_abs(p->g, (size_t)(3 * p->n)), d = 0.0;
-    for (int i = 0; i < p->n; ++i) d = fmax(d, lucid_contact_diag(p, 3 * i + 2));
-    *velocity_scale = v > 0.0 && v < 1.0 ? power_of_two_below(v) : 1.0;
-    double f = (v > 0.0 ? v : 1.0) / d;
-    *force_scale = f > 0.0 && f < 1.0 ? power_of_two_below(f) : 1.0;
-    if (!(*force_scale >= 0x1p-1000)) *force_scale = 0x1p-1000; /* no subnormal scales */
+static double max_abs(const double *x, size_t n) {
+    double m = 0.0;
+    for (size_t k = 0; k < n; ++k) m = fmax(m, fabs(x[k]));
+    return m;
 }
 
 /* Expresses the island's problem in units of f for forces and v for velocities:
@@ -618,11 +373,23 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
     lucid_contact_dense_null_rows(m, w->G, w->R, w->mu);
     lucid_contact_problem p = {m, w->G, w->g, w->mu, lucid_world_problem_R(w->R, m)};
     lucid_contact_result res;
-    double force_scale, velocity_scale;
-    problem_scales(&p, &force_scale, &velocity_scale);
+    double force_scale, velocity_scale, diag = 0.0;
+    for (int i = 0; i < m; ++i) diag = fmax(diag, lucid_contact_diag(&p, 3 * i + 2));
+    lucid_world_island_scales(max_abs(w->g, 3 * (size_t)m), diag, &force_scale, &velocity_scale);
     rescale(w, m, force_scale, velocity_scale);
-    s = solve_with_fallback(w, &p, lucid_world_warm_rho(w, list, m, force_scale, velocity_scale),
-                            &res);
+    dense_island d = {w, &p};
+    lucid_world_island island = {.n = m,
+                                 .n3 = 3 * (size_t)m,
+                                 .lambda = w->lambda,
+                                 .dual = w->dual,
+                                 .spare = w->spare,
+                                 .ctx = &d,
+                                 .solve = dense_solve,
+                                 .judge = dense_judge,
+                                 .round_off = dense_round_off,
+                                 .mean_diagonal = dense_mean_diagonal};
+    s = lucid_world_island_solve(
+        w, &island, lucid_world_warm_rho(w, list, m, force_scale, velocity_scale), &res);
     rescale(w, m, 1.0 / force_scale, 1.0 / velocity_scale); /* exact: powers of two */
     if (s != LUCID_OK) return s;
     lucid_world_keep_rho(w, list, m, res.rho, force_scale, velocity_scale);

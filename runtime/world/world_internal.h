@@ -235,26 +235,50 @@ int lucid_world_sparse_threshold(const lucid_world_options *o);
 #define LUCID_WORLD_SPARSE_IP_CROSSOVER     48
 /* ADMM on an island touching a model's links (docs/world.md, benchmarks/robot_step.md) */
 #define LUCID_WORLD_SPARSE_ADMM_ROBOT_CROSSOVER 8
-/* world_delassus.c: 1 when the solve of an island of n contacts ends, if tol is still
- * missed, with the model's interior point (kappa = 0), on both paths (docs/world.md, "Where
- * ADMM and PGS stall"): ADMM or staggered solvers (not PGS: a PGS world's forces are PGS's,
- * the same on both paths to rounding, tests/c/test_world_sparse.c, whose PGS pile the dense
- * and body-space ip answers left 4.9e-3 N apart of 11.6 N at 58ab8a8), islands of at most
- * LUCID_WORLD_IP_ATTEMPT_CONTACTS contacts. Measured why (at 58ab8a8, no bound): on
- * tests/lua/test_world.lua's pile of 7 boxes (one island of 58 contacts, dt 2e-3) the ip's
- * step-1 answer (9.8e-7 where ADMM/PGS ended at 4.3e-5) left steps 2-4 at 1.6e-4 to 7.3e-4
- * for every attempt, the ip's included, where without it they meet 1e-6 from step 3; the
- * drop task's box has 2 or 4 contacts on the steps where ADMM and PGS stall. */
+/* The largest island whose solve ends, if tol is still missed, with the model's interior
+ * point (ADMM and staggered worlds; not PGS, whose forces stay PGS's): on larger islands the
+ * ip's answer, another solution of a hyperstatic problem, left the next steps' warm solves
+ * further from tol than without it (docs/benchmarks/world_step_history.md). */
 #define LUCID_WORLD_IP_ATTEMPT_CONTACTS 16
-/* world_sparse.c: after ADMM misses tol on a body-space island, the model's PGS goes before
- * the interior point only from an answer within this many tol of it; from farther the ip
- * goes first and PGS after it. Measured over the whole ctest run (every body-space PGS
- * attempt logged with the criterion it started from, at 4228bcc): PGS met tol from below
- * 10 tol in 56 of 170 attempts, from 10-100 tol in 2 of 194, beyond in 4 of 561; on the
- * Allegro grasp's cold step it ran 200 futile sweeps (~250 us) before the ip converged. The
- * dense path keeps PGS first: there it met tol from 1e7 tol in 41 of 144 attempts. */
-#define LUCID_WORLD_PGS_POLISH 10.0
 int lucid_world_has_ip_attempt(const lucid_contact_options *o, int n);
+
+/* An island's contact problem as the island solve (world_island_solve.c) sees it, on either
+ * backend: n contacts, the answer worked on (lambda, dual: 3n each, in the island's units),
+ * spare room for the warm start and the best answer (4 x 3n), and the backend's operations:
+ * - solve: runs the solver of o on lambda (and dual, when not NULL), warm from them when
+ *   o->warm_start;
+ * - judge: the model's and the NCP criteria of lambda into res->model / res->ncp (its
+ *   velocity computed again); 0 when the forces, their velocity or a criterion is not finite,
+ *   or a product of them would overflow;
+ * - round_off: how much of the criterion rounding the forces to doubles can cause (after judge);
+ * - mean_diagonal: the mean diagonal of G + R. */
+typedef struct lucid_world_island {
+    int n;
+    size_t n3;
+    double *lambda, *dual, *spare;
+    void *ctx;
+    lucid_status (*solve)(void *ctx, const lucid_contact_options *o, double *dual,
+                          lucid_contact_result *res);
+    int (*judge)(void *ctx, lucid_contact_result *res);
+    double (*round_off)(void *ctx);
+    double (*mean_diagonal)(void *ctx);
+} lucid_world_island;
+/* Solves an island (its warm start in isl->lambda / dual) and leaves the kept answer there;
+ * out: its criteria, converged (met tol), the iterations of every attempt. */
+lucid_status lucid_world_island_solve(const lucid_world *w, const lucid_world_island *isl,
+                                      double warm_rho, lucid_contact_result *out);
+/* The judge of an island's backend from lambda and its velocity sigma: the model's and the NCP
+ * criteria (p's G is not read); 0 when not finite or a product would overflow. */
+int lucid_world_judge(const lucid_contact_problem *p, lucid_contact_model model,
+                      const double *lambda, const double *sigma, lucid_contact_result *res);
+/* The units an island is solved in (powers of two at most 1): velocity_scale ~ g_max
+ * (||g||_inf, the free contact velocity the forces cancel) and force_scale ~ g_max / diag_max
+ * (the largest normal diagonal of G + R: the force that cancels it on the lightest body), so
+ * that tol bounds forces relative to the island's weights; capped at 1, so islands of
+ * kilogram bodies keep the absolute tol, and a light body gets as strict a tolerance relative
+ * to its weight as a 1 kg body has. */
+void lucid_world_island_scales(double g_max, double diag_max, double *force_scale,
+                               double *velocity_scale);
 /* The dense contact solvers' workspace (w->workspace) for islands of m contacts: grown only. */
 lucid_status lucid_world_reserve_workspace(lucid_world *w, int m);
 lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, int m,

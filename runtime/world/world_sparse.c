@@ -9,14 +9,8 @@
  * d_k, lever arm r = p - x_com, I the world inertia):
  *   J_s row k = sign (d_k, r x d_k),   W_s row k = sign (d_k / m, I^-1 (r x d_k)),
  * and after the solve v_free += dt u_lin, w_free += dt u_ang with u = M^-1 J^T lambda.
- * The attempts mirror the dense path's for a PGS solver: warm, then cold when the warm answer
- * misses tol; the finite answer with the smaller criterion is kept. For ADMM they mirror
- * world_delassus.c's: lambda = 0 when it meets tol; warm; then the model's PGS from the best
- * answer (or a cold ADMM first when the warm answer is not finite, diverged or worse than
- * lambda = 0), and the model's interior point where lucid_world_has_ip_attempt says (kept
- * only when it meets tol), which goes before PGS when the best answer is farther than
- * LUCID_WORLD_PGS_POLISH tol from it; every answer verified by its criterion recomputed here. The
- * problem is solved in the island's units as the dense one (problem_scales: powers of two, exact).
+ * The island solve (attempts, judging, the kept answer) is world_island_solve.c's, in the
+ * island's units as the dense one (lucid_world_island_scales: powers of two, exact).
  * Buffers grow only (sizes in size_t with overflow checks), so a step allocates nothing once they
  * are large enough. */
 #include <float.h>
@@ -295,22 +289,6 @@ static lucid_status assemble(lucid_world *w, const int *list, int m, const lucid
     return LUCID_OK;
 }
 
-static int finite_answer(const double *x, size_t n) {
-    double big = 0.0;
-    for (size_t k = 0; k < n; ++k) {
-        if (!isfinite(x[k])) return 0;
-        big = fmax(big, fabs(x[k]));
-    }
-    return big < 1e150; /* the criteria multiply forces by velocities: no overflow */
-}
-
-/* The largest power of two not above x (x > 0 and finite). */
-static double power_of_two_below(double x) {
-    int e;
-    frexp(x, &e);
-    return ldexp(1.0, e - 1);
-}
-
 /* (G + R)_nn of contact i: sum over its sides of J_s row 2 . W_s row 2 */
 static double normal_diagonal(const lucid_contact_sparse_problem *p, int i) {
     double d = p->R ? p->R[3 * i + 2] : 0.0;
@@ -338,17 +316,6 @@ static double row_diagonal(const void *ctx, int k) {
     return d;
 }
 
-/* The island's units, as problem_scales of world_delassus.c (powers of two at most 1). */
-static void problem_scales(const lucid_contact_sparse_problem *p, double *f, double *v) {
-    double gv = 0.0, d = 0.0;
-    for (size_t k = 0; k < 3 * (size_t)p->n; ++k) gv = fmax(gv, fabs(p->g[k]));
-    for (int i = 0; i < p->n; ++i) d = fmax(d, normal_diagonal(p, i));
-    *v = gv > 0.0 && gv < 1.0 ? power_of_two_below(gv) : 1.0;
-    double ff = (gv > 0.0 ? gv : 1.0) / d;
-    *f = ff > 0.0 && ff < 1.0 ? power_of_two_below(ff) : 1.0;
-    if (!(*f >= 0x1p-1000)) *f = 0x1p-1000;
-}
-
 /* lambda' = lambda / f, g' = g / v, dual' = dual / v, W' = W f / v (G' = G f / v),
  * M' = M v / f, R' = R f / v: exact with powers of two; rescale(1 / f, 1 / v) undoes it. */
 static void rescale(lucid_world_sparse *sp, int m, double f, double v) {
@@ -361,16 +328,6 @@ static void rescale(lucid_world_sparse *sp, int m, double f, double v) {
         sp->g[k] /= v, sp->R[k] *= fv, sp->dual[k] /= v;
         sp->lambda[k] /= f;
     }
-}
-
-/* The model criterion of lambda (sigma: scratch 3n, u: 6 per slot) and its NCP one. */
-static void criteria(const lucid_contact_sparse_problem *p, lucid_contact_model model,
-                     const double *lambda, double *u, double *sigma, lucid_contact_result *res) {
-    lucid_contact_sparse_velocity(p, lambda, u, sigma);
-    lucid_contact_problem dense = {p->n, NULL, p->g, p->mu, p->R};
-    lucid_contact_criteria_eval(&dense, lucid_contact_model_criterion(model), lambda, sigma, NULL,
-                                &res->model);
-    lucid_contact_criteria_eval(&dense, LUCID_CRITERION_NCP, lambda, sigma, NULL, &res->ncp);
 }
 
 /* d (3n) += |J| |W|^T x through the slots (u: scratch of lucid_sparse_columns), x[k] given by
@@ -444,141 +401,59 @@ static lucid_status ip_attempt(lucid_world *w, const lucid_contact_sparse_proble
     return lucid_contact_solve(&dense, o, w->workspace, sp->lambda, sp->dual, res);
 }
 
-/* One attempt: 0 warm with the world's solver (ADMM from the carried rho when there is one,
- * lucid_world_warm_rho), 1 cold (ADMM's rho the mean diagonal of G + R as in
- * world_delassus.c), 2 the model's PGS from `start`, 3 the model's interior point
- * (lucid_world_has_ip_attempt). ip_next: the interior point may still follow, so ADMM gives up
- * once its forecast misses tol (lucid_contact_options.give_up: it goes before PGS from an
- * answer that far, next_attempt). */
-static lucid_status attempt(lucid_world *w, const lucid_contact_sparse_problem *p, int a,
-                            const double *start, double warm_rho, int ip_next,
-                            lucid_contact_result *res) {
-    lucid_world_sparse *sp = w->sparse;
-    size_t n3 = 3 * (size_t)p->n;
-    lucid_contact_options o = w->opt.contact;
-    if (a == 0 && warm_rho > 0.0) o.rho = warm_rho;
-    o.give_up = ip_next && a < 2;
-    memcpy(sp->lambda, start, sizeof(double) * n3);
-    memcpy(sp->dual, start + n3, sizeof(double) * n3);
-    if (a == 1) {
-        memset(sp->lambda, 0, sizeof(double) * n3), memset(sp->dual, 0, sizeof(double) * n3);
-        o.warm_start = 0;
-        if (o.solver == LUCID_CONTACT_ADMM && o.rho <= 0.0) {
-            double sum = 0.0; /* the trace of G + R */
-            for (int i = 0; i < p->n; ++i) {
-                for (int s = 2 * i; s < 2 * i + 2; ++s) {
-                    if (p->body[s] < 0) continue;
-                    size_t at = lucid_sparse_side_at(p, s),
-                           w3 = 3 * lucid_sparse_width(p, p->body[s]);
-                    const double *J = p->J + at, *Wb = p->W + at;
-                    for (size_t k = 0; k < w3; ++k) sum += J[k] * Wb[k];
-                }
-                if (p->R) sum += p->R[3 * i] + p->R[3 * i + 1] + p->R[3 * i + 2];
-            }
-            o.rho = sum / (double)n3;
-        }
+/* ---- the body-space backend of the island solve (world_island_solve.c) ----------------- */
+
+typedef struct sparse_island {
+    lucid_world *w;
+    const lucid_contact_sparse_problem *p;
+} sparse_island;
+
+/* The world's solver in body space; the interior point as an attempt of another solver
+ * (lucid_world_has_ip_attempt) in contact space (ip_attempt). */
+static lucid_status sparse_solve(void *ctx, const lucid_contact_options *o, double *dual,
+                                 lucid_contact_result *res) {
+    sparse_island *d = ctx;
+    lucid_world_sparse *sp = d->w->sparse;
+    switch (o->solver) {
+        case LUCID_CONTACT_PGS:
+            return lucid_contact_solve_pgs_sparse(d->p, o, sp->work, sp->lambda, res);
+        case LUCID_CONTACT_NEWTON:
+            return lucid_contact_solve_newton_sparse(d->p, o, sp->ws, sp->lambda, res);
+        case LUCID_CONTACT_IP:
+            if (d->w->opt.contact.solver != LUCID_CONTACT_IP) return ip_attempt(d->w, d->p, o, res);
+            return lucid_contact_solve_ip_sparse(d->p, o, sp->ws, sp->lambda, dual, res);
+        default:
+            return lucid_contact_solve_admm_sparse(d->p, o, sp->ws, sp->lambda, dual, res);
     }
-    if (a == 2) o.solver = LUCID_CONTACT_PGS, o.warm_start = 1;
-    if (a == 3) { /* the model's interior point, exact, from its own start (world_delassus.c) */
-        o.solver = LUCID_CONTACT_IP, o.kappa = 0.0, o.warm_start = 0;
-        lucid_status s = ip_attempt(w, p, &o, res);
-        for (size_t k = 0; k < n3; ++k) sp->dual[k] = -sp->dual[k]; /* as ADMM's multiplier */
-        if (s == LUCID_OK || s == LUCID_ERR_NO_MEMORY) return s;
-        memset(res, 0, sizeof *res), res->diverged = 1; /* a failed attempt, never kept */
-        return LUCID_OK;
-    }
-    if (o.solver == LUCID_CONTACT_PGS)
-        return lucid_contact_solve_pgs_sparse(p, &o, sp->work, sp->lambda, res);
-    if (o.solver == LUCID_CONTACT_NEWTON)
-        return lucid_contact_solve_newton_sparse(p, &o, sp->ws, sp->lambda, res);
-    if (o.solver == LUCID_CONTACT_IP)
-        return lucid_contact_solve_ip_sparse(p, &o, sp->ws, sp->lambda, sp->dual, res);
-    return lucid_contact_solve_admm_sparse(p, &o, sp->ws, sp->lambda, sp->dual, res);
 }
 
-/* The attempt after attempt a missed tol (-1: none left; tried: a mask of those made). After
- * the warm one: cold when its answer failed (not finite, or worse than lambda = 0: `kept`
- * false) or there is no PGS. Then the model's PGS from the best answer while that is within
- * LUCID_WORLD_PGS_POLISH tol (`near`), else the interior point first where the island has
- * one and PGS after it (world_internal.h says why); each at most once. */
-static int next_attempt(int a, int kept, int pgs, int ip, int tried, int near) {
-    if (a == 0 && (!kept || pgs < 0)) return 1;
-    int first = near || ip < 0 ? pgs : ip, second = first == pgs ? ip : pgs;
-    if (first >= 0 && !(tried & (1 << first))) return first;
-    if (second >= 0 && !(tried & (1 << second))) return second;
-    return -1;
+/* u and sigma of sp->lambda in sp->work (u: the slots' columns, then sigma: 3n). */
+static double *sparse_sigma(const sparse_island *d) {
+    return d->w->sparse->work + lucid_sparse_columns(d->p);
 }
 
-/* The attempts of the dense path (world_delassus.c's solve_with_fallback) on the sparse form:
- * lambda = 0 when it meets tol; warm; then the model's PGS from the best answer or, when the
- * warm answer failed (not finite, diverged, worse than lambda = 0) or the solver is PGS, cold;
- * the interior point in the order next_attempt gives.
- * Every answer is verified (criterion recomputed); the first meeting tol, else the best
- * eligible one, is kept in sp->lambda / sp->dual. */
-static lucid_status solve_with_fallback(lucid_world *w, const lucid_contact_sparse_problem *p,
-                                        double warm_rho, lucid_contact_result *out,
-                                        int *iterations) {
-    lucid_world_sparse *sp = w->sparse;
-    size_t n3 = 3 * (size_t)p->n;
-    double *warm = sp->best, *best = sp->best + 2 * n3, *u = sp->work,
-           *sigma = sp->work + lucid_sparse_columns(p), *scratch = sigma + n3;
-    const lucid_contact_options *o = &w->opt.contact;
-    memcpy(warm, sp->lambda, sizeof(double) * n3);
-    memcpy(warm + n3, sp->dual, sizeof(double) * n3);
-    lucid_contact_result res = {0}, best_res;
-    memset(sp->lambda, 0, sizeof(double) * n3);
-    criteria(p, o->model, sp->lambda, u, sigma, &res);
-    double zero = res.model.abs;
-    *iterations = 0;
-    if (zero <= o->tol) {
-        memset(sp->dual, 0, sizeof(double) * n3);
-        res.converged = 1, *out = res;
-        return LUCID_OK;
-    }
-    int have_best = 0, best_cold = 0, pgs = o->solver != LUCID_CONTACT_PGS ? 2 : -1, tried = 0;
-    int ip = lucid_world_has_ip_attempt(o, p->n) ? 3 : -1;
-    for (int a = o->warm_start ? 0 : 1; a >= 0;) {
-        lucid_status s = attempt(w, p, a, a == 2 && have_best ? best : warm, warm_rho,
-                                 ip >= 0 && !(tried & (1 << ip)), &res);
-        if (s != LUCID_OK) return s;
-        *iterations += res.iterations;
-        int finite = !res.diverged && finite_answer(sp->lambda, n3);
-        lucid_contact_criteria own = res.model;
-        if (finite) {
-            criteria(p, o->model, sp->lambda, u, sigma, &res);
-            finite = finite_answer(sigma, n3) && isfinite(res.model.abs) && isfinite(res.ncp.abs);
-        }
-        /* ccp:newton stops on the CCP of its compliant problem (world_delassus.c's
-         * criterion_of_p): its own report is kept, and compared with lambda = 0 on it */
-        if (finite && a < 2 && o->solver == LUCID_CONTACT_NEWTON) res.model = own;
-        int cold = a == 1 || a == 3 || (a == 2 && have_best && best_cold);
-        int eligible =
-            finite && (cold || res.model.abs <= zero ||
-                       res.model.abs <= 2.0 * round_off(p, sp->lambda, sigma, u, scratch));
-        int met = eligible && res.model.abs <= o->tol;
-        res.converged = met;
-        /* the ip's answer only when it meets tol (world_delassus.c says why) */
-        if (met || (eligible && a != 3 && (!have_best || res.model.abs < best_res.model.abs))) {
-            memcpy(best, sp->lambda, sizeof(double) * n3);
-            memcpy(best + n3, sp->dual, sizeof(double) * n3);
-            best_res = res, have_best = 1, best_cold = cold;
-        }
-        if (met) break;
-        if (finite && res.model.abs <= 2.0 * round_off(p, sp->lambda, sigma, u, scratch)) break;
-        tried |= 1 << a;
-        a = next_attempt(a, finite && res.model.abs <= zero, pgs, ip, tried,
-                         have_best && best_res.model.abs <= LUCID_WORLD_PGS_POLISH * o->tol);
-    }
-    if (!have_best) {
-        memset(sp->lambda, 0, sizeof(double) * n3), memset(sp->dual, 0, sizeof(double) * n3);
-        memset(out, 0, sizeof *out);
-        criteria(p, o->model, sp->lambda, u, sigma, out);
-        return LUCID_OK;
-    }
-    memcpy(sp->lambda, best, sizeof(double) * n3);
-    memcpy(sp->dual, best + n3, sizeof(double) * n3);
-    *out = best_res;
-    return LUCID_OK;
+static int sparse_judge(void *ctx, lucid_contact_result *res) {
+    sparse_island *d = ctx;
+    lucid_world_sparse *sp = d->w->sparse;
+    double *sigma = sparse_sigma(d);
+    lucid_contact_sparse_velocity(d->p, sp->lambda, sp->work, sigma);
+    lucid_contact_problem form = {d->p->n, NULL, d->p->g, d->p->mu, d->p->R};
+    return lucid_world_judge(&form, d->w->opt.contact.model, sp->lambda, sigma, res);
+}
+
+static double sparse_round_off(void *ctx) {
+    sparse_island *d = ctx;
+    double *sigma = sparse_sigma(d);
+    return round_off(d->p, d->w->sparse->lambda, sigma, d->w->sparse->work,
+                     sigma + 3 * (size_t)d->p->n);
+}
+
+/* The trace of G + R over its size, from the pieces. */
+static double sparse_mean_diagonal(void *ctx) {
+    const lucid_contact_sparse_problem *p = ((sparse_island *)ctx)->p;
+    double sum = 0.0;
+    for (int k = 0; k < 3 * p->n; ++k) sum += row_diagonal(p, k) + (p->R ? p->R[k] : 0.0);
+    return sum / (3.0 * p->n);
 }
 
 /* v_free += dt u of each slot: a free body's twist (centre of mass, angular), a model tree's
@@ -611,12 +486,25 @@ lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, in
                                       sp->side_at, sp->mass_at, sp->span};
     lucid_contact_null_rows(m, row_diagonal, &p, sp->R, sp->mu);
     p.R = lucid_world_problem_R(sp->R, m);
-    double f, v;
-    problem_scales(&p, &f, &v);
+    double f, v, g_max = 0.0, diag = 0.0;
+    for (size_t k = 0; k < 3 * (size_t)m; ++k) g_max = fmax(g_max, fabs(p.g[k]));
+    for (int i = 0; i < m; ++i) diag = fmax(diag, normal_diagonal(&p, i));
+    lucid_world_island_scales(g_max, diag, &f, &v);
     rescale(sp, m, f, v);
     lucid_contact_result res;
-    int iterations = 0;
-    s = solve_with_fallback(w, &p, lucid_world_warm_rho(w, list, m, f, v), &res, &iterations);
+    sparse_island d = {w, &p};
+    lucid_world_island island = {.n = m,
+                                 .n3 = 3 * (size_t)m,
+                                 .lambda = sp->lambda,
+                                 .dual = sp->dual,
+                                 .spare = sp->best,
+                                 .ctx = &d,
+                                 .solve = sparse_solve,
+                                 .judge = sparse_judge,
+                                 .round_off = sparse_round_off,
+                                 .mean_diagonal = sparse_mean_diagonal};
+    s = lucid_world_island_solve(w, &island, lucid_world_warm_rho(w, list, m, f, v), &res);
+    int iterations = res.iterations;
     rescale(sp, m, 1.0 / f, 1.0 / v);
     if (s != LUCID_OK) return s;
     lucid_world_keep_rho(w, list, m, res.rho, f, v);
@@ -627,9 +515,10 @@ lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, in
     /* u = M^-1 J^T lambda of the kept answer (world units); v+ = v_free + dt u */
     double *u = sp->work, *sigma = sp->work + lucid_sparse_columns(&p);
     lucid_contact_sparse_velocity(&p, sp->lambda, u, sigma);
-    lucid_contact_result world_units;
-    criteria(&p, LUCID_CONTACT_NCP, sp->lambda, u, sigma, &world_units); /* leaves u */
-    w->stats.residual = fmax(w->stats.residual, world_units.ncp.abs);
+    lucid_contact_problem form = {p.n, NULL, p.g, p.mu, p.R};
+    lucid_contact_criteria ncp;
+    lucid_contact_criteria_eval(&form, LUCID_CRITERION_NCP, sp->lambda, sigma, NULL, &ncp);
+    w->stats.residual = fmax(w->stats.residual, ncp.abs);
     for (int i = 0; i < m; ++i) {
         memcpy(w->contacts[list[i]].force, sp->lambda + 3 * (size_t)i, sizeof(double) * 3);
         memcpy(w->contacts[list[i]].dual, sp->dual + 3 * (size_t)i, sizeof(double) * 3);

@@ -1,0 +1,175 @@
+/* The island solve, written once for both backends (a dense G, world_delassus.c, or the
+ * body-space pieces, world_sparse.c): the attempts made on one island's problem, how each
+ * answer is judged and which one the step keeps. The backend says how a solver runs on its
+ * form and how an answer's criteria are computed (lucid_world_island). */
+#include <math.h>
+#include <string.h>
+
+#include "runtime/world/world_internal.h"
+
+enum { WARM, COLD, PGS, IP };
+
+/* 1 when the solver stops on a criterion of p itself, which the island can recompute. Not:
+ * ccp:newton (it solves a compliant CCP where p has no compliance), raisim:bisection (the
+ * fixed point of its per-contact map; its model has no complementarity form) and ip with
+ * kappa > 0 (the relaxed system, contact_ip.h). Their answers are judged on their own report,
+ * p's criterion reading a relaxed model's answer as worse than no force at all. */
+static int criterion_of_p(const lucid_contact_options *o) {
+    return o->solver != LUCID_CONTACT_NEWTON && o->model != LUCID_CONTACT_RAISIM &&
+           !(o->solver == LUCID_CONTACT_IP && o->kappa > 0.0);
+}
+
+/* The interior point (kappa = 0, from its own start) as an attempt for islands of at most
+ * LUCID_WORLD_IP_ATTEMPT_CONTACTS contacts solved by ADMM or staggered projections (see
+ * world_internal.h). */
+int lucid_world_has_ip_attempt(const lucid_contact_options *o, int n) {
+    return (o->solver == LUCID_CONTACT_ADMM || o->solver == LUCID_CONTACT_STAGGERED) &&
+           n <= LUCID_WORLD_IP_ATTEMPT_CONTACTS &&
+           lucid_contact_pair_check(o->model, LUCID_CONTACT_IP) == LUCID_OK;
+}
+
+/* One solve of attempt a from `start` (lambda, dual): WARM with the world's options (ADMM from
+ * the carried rho), COLD from zero (ADMM's rho the mean diagonal of G + R: the solver's own
+ * sqrt(eig_min eig_max) vanishes for the singular G of hyperstatic contacts), PGS continuing
+ * `start`, IP from its own start. ip_next: an interior point may still follow, so ADMM in body
+ * space may give up once its forecast misses tol. */
+static lucid_status attempt(const lucid_world *w, const lucid_world_island *isl, int a,
+                            const double *start, double warm_rho, int ip_next,
+                            lucid_contact_result *res) {
+    lucid_contact_options o = w->opt.contact;
+    if (a == WARM && warm_rho > 0.0) o.rho = warm_rho;
+    o.give_up = ip_next && a < PGS;
+    memcpy(isl->lambda, start, sizeof(double) * isl->n3);
+    memcpy(isl->dual, start + isl->n3, sizeof(double) * isl->n3);
+    if (a == COLD) {
+        memset(isl->lambda, 0, sizeof(double) * isl->n3);
+        memset(isl->dual, 0, sizeof(double) * isl->n3);
+        o.warm_start = 0;
+        if (o.solver == LUCID_CONTACT_ADMM && o.rho <= 0.0) o.rho = isl->mean_diagonal(isl->ctx);
+    }
+    if (a == PGS) o.solver = LUCID_CONTACT_PGS, o.warm_start = 1;
+    if (a != IP) return isl->solve(isl->ctx, &o, a == PGS ? NULL : isl->dual, res);
+    o.solver = LUCID_CONTACT_IP, o.kappa = 0.0, o.warm_start = 0;
+    lucid_status s = isl->solve(isl->ctx, &o, isl->dual, res);
+    /* the world keeps ADMM's multiplier -(sigma + Gamma) as the dual; ip's is sigma + Gamma */
+    for (size_t k = 0; k < isl->n3; ++k) isl->dual[k] = -isl->dual[k];
+    if (s == LUCID_OK || s == LUCID_ERR_NO_MEMORY) return s;
+    memset(res, 0, sizeof *res); /* an error of the ip's own: a failed attempt, never kept */
+    res->diverged = 1;
+    return LUCID_OK;
+}
+
+/* The attempt after attempt a missed tol (-1: none left): after the warm one, cold when its
+ * answer failed (not finite, or worse than lambda = 0: `kept` false) or the model has no PGS;
+ * then the model's PGS from the best answer (it polishes an answer that ran out of iterations
+ * near the solution), then the interior point where the island has one; each at most once. */
+static int next_attempt(int a, int kept, int pgs, int ip) {
+    if (a == WARM && (!kept || pgs < 0)) return COLD;
+    if (a < PGS && pgs >= 0) return PGS;
+    return a < IP ? ip : -1;
+}
+
+/* lambda = 0 (and a zero dual) as the answer, with its criteria. */
+static void set_zero(const lucid_world_island *isl, lucid_contact_result *res) {
+    memset(isl->lambda, 0, sizeof(double) * isl->n3);
+    memset(isl->dual, 0, sizeof(double) * isl->n3);
+    memset(res, 0, sizeof *res);
+    isl->judge(isl->ctx, res);
+}
+
+/* Solves the island from the warm start in isl->lambda / isl->dual. A solver may fail on a
+ * degenerate problem (even report convergence with NaN forces), so every answer is judged
+ * (criteria recomputed by the backend) and the first meeting tol, else the best eligible one,
+ * is kept. An answer descending from the warm start is eligible only when no worse than
+ * lambda = 0 (a stale force launched light bodies) or within what rounding its forces can
+ * cause; cold answers are the solver's own. Attempts: lambda = 0 when it meets tol; warm; then
+ * those next_attempt gives. The ip's answer is kept only when it meets tol: unconverged, it
+ * differs from the fixed-point solvers' in directions the criterion does not see, and a whole
+ * step would switch between them under a perturbation. */
+lucid_status lucid_world_island_solve(const lucid_world *w, const lucid_world_island *isl,
+                                      double warm_rho, lucid_contact_result *out) {
+    const lucid_contact_options *o = &w->opt.contact;
+    size_t n3 = isl->n3;
+    double *warm = isl->spare, *best = isl->spare + 2 * n3;
+    memcpy(warm, isl->lambda, sizeof(double) * n3);
+    memcpy(warm + n3, isl->dual, sizeof(double) * n3);
+    lucid_contact_result res, best_res;
+    set_zero(isl, &res);
+    double zero = res.model.abs;
+    if (zero <= o->tol) {
+        res.converged = 1, *out = res;
+        return LUCID_OK;
+    }
+    int has_pgs = lucid_contact_pair_check(o->model, LUCID_CONTACT_PGS) == LUCID_OK;
+    int pgs = has_pgs && o->solver != LUCID_CONTACT_PGS ? PGS : -1;
+    int ip = lucid_world_has_ip_attempt(o, isl->n) ? IP : -1;
+    int have_best = 0, best_cold = 0, iterations = 0;
+    for (int a = o->warm_start ? WARM : COLD; a >= 0;) {
+        const double *start = a == PGS && have_best ? best : warm;
+        lucid_status s = attempt(w, isl, a, start, warm_rho, ip >= 0 && a < IP, &res);
+        if (s != LUCID_OK) return s;
+        iterations += res.iterations;
+        lucid_contact_criteria own = res.model;
+        int finite = !res.diverged && isl->judge(isl->ctx, &res);
+        double p_abs = res.model.abs; /* compared with lambda = 0 */
+        int relaxed = a < PGS && !criterion_of_p(o);
+        if (finite && relaxed) res.model = own;
+        /* ccp:newton's own criterion equals p's at lambda = 0: compared there on its own */
+        if (a < PGS && o->solver == LUCID_CONTACT_NEWTON) p_abs = res.model.abs;
+        int cold = a == COLD || a == IP || (a == PGS && have_best && best_cold);
+        double round_off = finite ? isl->round_off(isl->ctx) : INFINITY;
+        int eligible = finite && (cold || (relaxed && res.converged) || p_abs <= zero ||
+                                  p_abs <= 2.0 * round_off);
+        int met = eligible && res.converged && res.model.abs <= o->tol;
+        res.converged = met;
+        if (met || (eligible && a != IP && (!have_best || res.model.abs < best_res.model.abs))) {
+            memcpy(best, isl->lambda, sizeof(double) * n3);
+            memcpy(best + n3, isl->dual, sizeof(double) * n3);
+            best_res = res, have_best = 1, best_cold = cold;
+        }
+        if (met) break;
+        /* within twice what rounding the forces can cause: no attempt can reliably do better */
+        if (finite && res.model.abs <= 2.0 * round_off) break;
+        a = next_attempt(a, finite && p_abs <= zero, pgs, ip);
+    }
+    if (!have_best) { /* no finite answer, or only warm ones worse than doing nothing */
+        set_zero(isl, out);
+        out->iterations = iterations;
+        return LUCID_OK;
+    }
+    memcpy(isl->lambda, best, sizeof(double) * n3);
+    memcpy(isl->dual, best + n3, sizeof(double) * n3);
+    *out = best_res;
+    out->iterations = iterations;
+    return LUCID_OK;
+}
+
+int lucid_world_judge(const lucid_contact_problem *p, lucid_contact_model model,
+                      const double *lambda, const double *sigma, lucid_contact_result *res) {
+    size_t n3 = 3 * (size_t)p->n;
+    double big_lambda = 0.0, big_sigma = 0.0;
+    for (size_t k = 0; k < n3; ++k) {
+        if (!isfinite(lambda[k]) || !isfinite(sigma[k])) return 0;
+        big_lambda = fmax(big_lambda, fabs(lambda[k])), big_sigma = fmax(big_sigma, fabs(sigma[k]));
+    }
+    lucid_contact_criteria_eval(p, lucid_contact_model_criterion(model), lambda, sigma, NULL,
+                                &res->model);
+    lucid_contact_criteria_eval(p, LUCID_CRITERION_NCP, lambda, sigma, NULL, &res->ncp);
+    /* the criteria multiply forces by velocities: what would overflow reads 0 */
+    return big_lambda * big_sigma < 1e300 && isfinite(res->model.abs) && isfinite(res->ncp.abs);
+}
+
+/* The largest power of two not above x (x > 0 and finite). */
+static double power_of_two_below(double x) {
+    int e;
+    frexp(x, &e); /* x = f 2^e, f in [0.5, 1) */
+    return ldexp(1.0, e - 1);
+}
+
+void lucid_world_island_scales(double g_max, double diag_max, double *force_scale,
+                               double *velocity_scale) {
+    *velocity_scale = g_max > 0.0 && g_max < 1.0 ? power_of_two_below(g_max) : 1.0;
+    double f = (g_max > 0.0 ? g_max : 1.0) / diag_max;
+    *force_scale = f > 0.0 && f < 1.0 ? power_of_two_below(f) : 1.0;
+    if (!(*force_scale >= 0x1p-1000)) *force_scale = 0x1p-1000; /* no subnormal scales */
+}
