@@ -32,9 +32,13 @@ void lucid_world_default_options(lucid_world_options *o) {
     lucid_single_level_default_options(&o->single_level);
 }
 
-double lucid_world_correction_speed(const lucid_world_options *o) {
+double lucid_world_correction_speed_for(const lucid_world_options *o, double slop) {
     return o->correction_speed >= 0.0 ? o->correction_speed
-                                      : sqrt(2.0 * LUCID_STANDARD_GRAVITY * o->slop);
+                                      : sqrt(2.0 * LUCID_STANDARD_GRAVITY * slop);
+}
+
+double lucid_world_correction_speed(const lucid_world_options *o) {
+    return lucid_world_correction_speed_for(o, o->slop);
 }
 
 static lucid_status bad(const char **why, const char *msg, lucid_status s) {

@@ -31,6 +31,10 @@
  *                                              within the step, d + v_N dt < 0 (impacts; v_N
  *                                              at the start of the step, e the larger of the
  *                                              two bodies' restitution).
+ * The slop is the contact's: min(options.slop, LUCID_WORLD_SLOP_PER_SIZE L), L the smallest
+ * half extent of the smaller part it touches on a moving body (static bodies, halfspaces and
+ * heightfields do not count), so a small body rests at a depth proportional to its size; v_c
+ * is derived from that slop. Joint limits use options.slop.
  * Contacts are independent between islands (bodies connected through contacts, static bodies
  * not joining them): each island is assembled and solved on its own.
  *
@@ -65,10 +69,13 @@ typedef struct lucid_world_options {
                                     * eps_abs in N and m/s^2 for bodies of a kilogram and more
                                     * and a relative tolerance for lighter ones; see
                                     * world_delassus.c for the retries when a solve fails */
-    double slop;                   /* m, a resting contact settles slop/2 deep (default 1e-4) */
+    double slop;                   /* m, a resting contact settles slop/2 deep (default 1e-4);
+                                    * parts smaller than slop / LUCID_WORLD_SLOP_PER_SIZE (half
+                                    * extent) take a slop proportional to their size */
     double correction_speed;       /* m/s (rad/s on a hinge's limit), >= 0: the fastest a deeper
-                                    * overlap is pushed out; -1 (default): sqrt(2 g_n slop), the
-                                    * speed that rises a body by slop under standard gravity */
+                                    * overlap is pushed out; -1 (default): sqrt(2 g_n slop) with
+                                    * the contact's slop, the speed that rises a body by slop
+                                    * under standard gravity */
     double margin;                 /* m, contacts are generated for gaps below it (default 5e-3) */
     double restitution_threshold;  /* m/s, approach speed above which restitution acts (0.5) */
     double compliance;             /* >= 0, R on the normal entries (default 0: rigid) */
@@ -94,7 +101,15 @@ void lucid_world_default_options(lucid_world_options *o);
 /* Standard gravity (m/s^2): a body thrown up at sqrt(2 g_n slop) rises slop. */
 #define LUCID_STANDARD_GRAVITY 9.80665
 
-/* The correction speed v_c the options give (their own, or sqrt(2 g_n slop) for -1). */
+/* A contact's slop is at most this fraction of the smallest half extent L of the smaller
+ * moving part it touches: it rests slop/2 <= 1% of L deep, and a ball rolls on a radius within
+ * 0.5% of its own (its contact point lies slop/4 inside it). The default slop 1e-4 m is that
+ * of parts of L >= 5 mm, so bodies of a centimetre and more keep it. */
+#define LUCID_WORLD_SLOP_PER_SIZE 0.02
+
+/* The correction speed v_c the options give for a contact of slop `slop`: their own, or
+ * sqrt(2 g_n slop) for -1. lucid_world_correction_speed: that of options.slop (the largest). */
+double lucid_world_correction_speed_for(const lucid_world_options *o, double slop);
 double lucid_world_correction_speed(const lucid_world_options *o);
 
 lucid_status lucid_world_options_check(const lucid_world_options *o, const char **why);

@@ -64,6 +64,16 @@ static lucid_status check_parts(const lucid_body_part *parts, int n, int allow_h
     return LUCID_OK;
 }
 
+/* A part's smallest half extent in its own frame (its box's), the length its contacts' slop
+ * scales with; INFINITY for the unbounded halfspace and heightfield. */
+static double part_size(const lucid_shape *s) {
+    if (s->kind == LUCID_SHAPE_HALFSPACE || s->kind == LUCID_SHAPE_HEIGHTFIELD) return INFINITY;
+    lucid_se3 I = lucid_se3_identity();
+    lucid_vec3 lo, hi;
+    lucid_shape_aabb(s, &I, &lo, &hi);
+    return 0.5 * fmin(hi.x - lo.x, fmin(hi.y - lo.y, hi.z - lo.z));
+}
+
 /* Appends the parts and a zeroed body (of no model); returns its index. */
 lucid_status lucid_world_push_body(lucid_world *w, const lucid_body_part *parts,
                                    const lucid_part_contact *contact, int n, int *index) {
@@ -84,8 +94,9 @@ lucid_status lucid_world_push_body(lucid_world *w, const lucid_body_part *parts,
     if (n > 0) memcpy(w->parts + w->num_parts, parts, sizeof *parts * (size_t)n);
     for (int i = 0; i < n; ++i) {
         /* a plain body's part: a geom of MuJoCo's defaults (its friction is the body's) */
-        lucid_part_contact plain = {-1, 3, 0, 0.0, 0.0, 0.0, 1u, 1u};
+        lucid_part_contact plain = {-1, 3, 0, 0.0, 0.0, 0.0, 1u, 1u, 0.0}; /* size: below */
         w->part_contact[w->num_parts + i] = contact ? contact[i] : plain;
+        w->part_contact[w->num_parts + i].size = part_size(&parts[i].shape);
     }
     w->num_parts += n;
     *index = w->num_bodies++;

@@ -206,9 +206,10 @@ static lucid_vec3 contact_velocity(const lucid_world *w, int k, const lucid_vec3
 }
 
 /* The reference normal velocity c*_N (see world.h). v_n_before: normal velocity at the start
- * of the step, for restitution. Bodies are brought to a rest depth of slop / 2 rather than to
- * an exact touch: at zero distance the collision normal is the direction of a vector of
- * rounding size (meaningless), while a small overlap gives EPA a well-defined normal. */
+ * of the step, for restitution. Bodies are brought to a rest depth of slop / 2 (the contact's
+ * slop, lucid_world_contact_slop) rather than to an exact touch: at zero distance the
+ * collision normal is the direction of a vector of rounding size (meaningless), while a small
+ * overlap gives EPA a well-defined normal. */
 static double reference_normal_velocity(const lucid_world *w, const lucid_world_contact *c,
                                         double v_n_before) {
     return lucid_world_reference_velocity_branch(w, c, v_n_before, -1, NULL);
@@ -220,17 +221,32 @@ double lucid_world_contact_restitution(const lucid_world *w, const lucid_world_c
 
 /* The piece of c*_N at separation d: 0 speculative (above the band), 1 the rest band, 2 deep.
  * The band reaches slop/10 above the rest depth slop/2: a resting contact lies inside it, ten
- * times farther from its edge than it drifts at rest (~1e-6 m), so the step is smooth there. */
-static int piece_of(const lucid_world_options *o, double d) {
-    return d > -0.4 * o->slop ? 0 : d >= -o->slop ? 1 : 2;
+ * times farther from its edge than it drifts at rest (~1e-6 m at slop 1e-4), so the step is
+ * smooth there. */
+static int piece_of(double slop, double d) {
+    return d > -0.4 * slop ? 0 : d >= -slop ? 1 : 2;
+}
+
+double lucid_world_contact_slop(const lucid_world *w, const lucid_world_contact *c) {
+    double slop = w->opt.slop;
+    if (c->limit_sign != 0) return slop; /* rad or m on a dof: no body length applies */
+    const int body[2] = {c->body1, c->body2}, part[2] = {c->part1, c->part2};
+    for (int p = 0; p < 2; ++p) {
+        const lucid_body *b = &w->bodies[body[p]];
+        if (b->is_static) continue; /* the ground's size says nothing of the resting body's */
+        double size = w->part_contact[b->part_begin + part[p]].size;
+        slop = fmin(slop, LUCID_WORLD_SLOP_PER_SIZE * size);
+    }
+    return slop;
 }
 
 double lucid_world_reference_slope(const lucid_world *w, const lucid_world_contact *c, int branch) {
     const lucid_world_options *o = &w->opt;
-    double d = c->separation - c->include_margin;
+    double d = c->separation - c->include_margin, slop = lucid_world_contact_slop(w, c);
     int piece = branch % 3;
     if (piece == 1) return 0.0;
-    if (piece == 2 && -(d + 0.5 * o->slop) > lucid_world_correction_speed(o) * o->dt) return 0.0;
+    if (piece == 2 && -(d + 0.5 * slop) > lucid_world_correction_speed_for(o, slop) * o->dt)
+        return 0.0;
     return -1.0 / o->dt;
 }
 
@@ -240,11 +256,12 @@ double lucid_world_reference_velocity_branch(const lucid_world *w, const lucid_w
                                              double v_n_before, int branch, int *chosen) {
     const lucid_world_options *o = &w->opt;
     double d = c->separation - c->include_margin, ref = 0.0;
-    int piece = branch >= 0 ? branch % 3 : piece_of(o, d);
+    double slop = lucid_world_contact_slop(w, c);
+    int piece = branch >= 0 ? branch % 3 : piece_of(slop, d);
     if (piece == 0)
-        ref = -(d + 0.5 * o->slop) / o->dt;
+        ref = -(d + 0.5 * slop) / o->dt;
     else if (piece == 2)
-        ref = fmin(-(d + 0.5 * o->slop) / o->dt, lucid_world_correction_speed(o));
+        ref = fmin(-(d + 0.5 * slop) / o->dt, lucid_world_correction_speed_for(o, slop));
     /* an impact: fast approach that closes the gap within this step */
     double e = lucid_world_contact_restitution(w, c);
     int impact = branch >= 0 ? branch >= 3

@@ -38,6 +38,8 @@ typedef struct lucid_part_contact {
     int priority; /* the higher one's condim and friction win a pair */
     double friction, margin, gap;
     unsigned contype, conaffinity;
+    double size; /* m, the part's smallest half extent, the length its contacts' slop scales
+                  * with (INFINITY for halfspaces and heightfields); set by push_body */
 } lucid_part_contact;
 
 /* One row block of the contact Jacobian: the velocity of the contact point on one body along
@@ -471,6 +473,9 @@ void lucid_world_integrate_jacobians(const lucid_world *w, const double *x0, con
                                      double *Dq, double *Dp);
 /* c*_N of contact c on a given piece (branch >= 0) or on the one the rules choose (branch < 0,
  * stored in *chosen when not NULL): 0 speculative, 1 rest band, 2 Baumgarte, + 3 restitution. */
+/* The slop of contact c (see world.h): options.slop, or SLOP_PER_SIZE times the smaller
+ * touching part of a moving body when that is smaller; options.slop for joint limits. */
+double lucid_world_contact_slop(const lucid_world *w, const lucid_world_contact *c);
 /* dc*_N/dd on the piece `branch` at the contact's separation d (the impact's target aside). */
 double lucid_world_reference_slope(const lucid_world *w, const lucid_world_contact *c, int branch);
 double lucid_world_reference_velocity_branch(const lucid_world *w, const lucid_world_contact *c,

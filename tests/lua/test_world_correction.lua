@@ -2,30 +2,34 @@
 -- no more than the correction speed v_c, so no body leaves a correction faster than v_c
 -- (by default sqrt(2 g_n slop): it rises at most slop), whatever the time step; Baumgarte's
 -- -beta (-d - slop) / dt threw a box created 2 cm in the ground 0.79 m up at dt 1e-3 and 22 m
--- at dt 1e-4. Joint limits take the same rule.
+-- at dt 1e-4. Joint limits take the same rule. A contact's slop scales with the smaller moving
+-- part it touches (world.h, LUCID_WORLD_SLOP_PER_SIZE), so small bodies rest as deep, relative
+-- to their size, as large ones.
 local t = require "testing"
 local lucid = require "lucid"
 
 local G = 9.81
 
--- A 20 cm box created `depth` into the ground, stepped for `duration` s: its highest and final
--- heights above the touching height 0.1, and the time it reaches the rest depth.
-local function overlap_drop(dt, depth, duration, opts)
+-- A box of half extent h (default 0.1, 1 kg; else of the world's density) created `depth`
+-- into the ground, stepped for `duration` s: its highest and final heights above the touching
+-- height h, and the time it reaches -slop (default 1e-4).
+local function overlap_drop(dt, depth, duration, opts, h, slop)
   local o = {dt = dt, gravity = {0, 0, -G}}
   for k, v in pairs(opts or {}) do o[k] = v end
   local w = lucid.world(o)
   w:add_static{shape = lucid.halfspace({0, 0, 1}, 0)}
-  local b = w:add_body{shape = lucid.box(0.1, 0.1, 0.1), mass = 1,
-                       pose = lucid.se3.new({1, 0, 0, 0}, {0, 0, 0.1 - depth})}
+  h = h or 0.1
+  local b = w:add_body{shape = lucid.box(h, h, h), mass = h == 0.1 and 1 or nil,
+                       pose = lucid.se3.new({1, 0, 0, 0}, {0, 0, h - depth})}
   local top, out_at = -math.huge, nil
-  local slop = o.slop or 1e-4
+  slop = slop or o.slop or 1e-4
   for i = 1, math.floor(duration / dt + 0.5) do
     w:step()
-    local z = w:pose(b):translation()[3] - 0.1
+    local z = w:pose(b):translation()[3] - h
     top = math.max(top, z)
     if not out_at and z >= -slop then out_at = i * dt end
   end
-  return top, w:pose(b):translation()[3] - 0.1, out_at
+  return top, w:pose(b):translation()[3] - h, out_at
 end
 
 t.case("an overlap is pushed out without launching the body, at dt 1e-3 and 1e-4", function()
@@ -93,3 +97,61 @@ t.case("MuJoCo's humanoid with every limited joint past its limit: no kick, and 
   end
 end)
 
+
+-- The slop of a contact is min(slop, 0.02 L), L the smallest half extent of the smaller moving
+-- part it touches: a 1 mm cube (1 mg at density 1000) rests 0.5% of its size deep, where
+-- slop = 1e-4 m for every size put it 5% deep, and a ball of 1 mm rolls with omega r / v =
+-- 1 / (1 - slop / 4r) = 1.005 (its contact point lies midway between the witness points, slop/4
+-- inside it), where it was 1.053. A 6 cm box keeps the default slop.
+t.case("small bodies rest at a depth proportional to their size; a 6 cm box within 1e-4 m", function()
+  local function settle(shape, r, vx)
+    local w = lucid.world{dt = 1e-3}
+    w:add_static{shape = lucid.halfspace({0, 0, 1}, 0), friction = 0.5}
+    local b = w:add_body{shape = shape, pose = lucid.se3.new({1, 0, 0, 0}, {0, 0, r}),
+                         velocity = {vx or 0, 0, 0, 0, 0, 0}}
+    w:step(1000)
+    local deepest = 0
+    for _, c in ipairs(w:contacts()) do deepest = math.min(deepest, c.separation) end
+    return w, b, -deepest
+  end
+  for _, h in ipairs{5e-4, 1e-3, 0.03} do
+    local _, _, depth = settle(lucid.box(h, h, h), h)
+    local slop = math.min(1e-4, 0.02 * h)
+    print(string.format("%.0f mm cube: rests %.3e m deep, %.2f%% of its size (slop %.1e)", 2e3 * h,
+                        depth, 100 * depth / (2 * h), slop))
+    -- in its own rest band [0.4 slop, slop]
+    t.truthy(depth >= 0.4 * slop and depth <= slop, "in the rest band of its slop: " .. depth)
+    if h == 5e-4 then t.truthy(depth <= 0.02 * 2 * h, "the 1 mm cube: <= 2% of its size") end
+    if h == 0.03 then t.truthy(depth <= 1e-4, "the 6 cm box: <= 1e-4 m") end
+  end
+  -- a 1 mm ball launched sliding at 5 cm/s: rolling after 1 s
+  local r = 5e-4
+  local w, b = settle(lucid.sphere(r), r, 0.05)
+  local v = w:velocity(b)
+  local ratio = v[5] * r / v[1]
+  print(string.format("1 mm ball rolling at %.4f m/s: omega r / v = %.5f", v[1], ratio))
+  t.truthy(math.abs(ratio - 1) <= 0.01, "rolls with omega r / v within 1% of 1: " .. ratio)
+end)
+
+-- The correction speed is derived from the contact's slop: a 1 mm cube created 0.2 mm in the
+-- ground is pushed out at sqrt(2 g_n 1e-5) = 0.014 m/s and rises at most its slop 1e-5 m; a
+-- static part's size does not count (a 6 cm box on a 1 mm static plate keeps slop 1e-4).
+t.case("a small body's correction speed follows its slop; static parts do not count", function()
+  local slop = 0.02 * 5e-4
+  local vc = math.sqrt(2 * 9.80665 * slop)
+  local top, final, out_at = overlap_drop(1e-3, 2e-4, 0.1, nil, 5e-4, slop)
+  print(string.format("1 mm cube 0.2 mm deep: highest %.2e m, final %.2e m, out at %.4f s", top,
+                      final, out_at or -1))
+  t.truthy(top <= slop + 1e-7, "rises at most its slop: " .. top)
+  t.truthy(final >= -slop and final <= -0.4 * slop, "at rest in its band: " .. final)
+  t.truthy(out_at and math.abs(out_at - (2e-4 - slop) / vc) <= 1e-3, -- one step
+           "out at its correction speed: " .. tostring(out_at))
+  local w = lucid.world{dt = 1e-3}
+  w:add_static{shape = lucid.box(0.1, 0.1, 5e-4), pose = lucid.se3.new({1, 0, 0, 0}, {0, 0, -5e-4})}
+  local b = w:add_body{shape = lucid.box(0.03, 0.03, 0.03), mass = 1,
+                       pose = lucid.se3.new({1, 0, 0, 0}, {0, 0, 0.03})}
+  w:step(500)
+  local depth = 0.03 - w:pose(b):translation()[3]
+  print(string.format("6 cm box on a 1 mm static plate: rests %.3e m deep", depth))
+  t.truthy(depth >= 0.4e-4 and depth <= 1e-4, "in the default slop's band: " .. depth)
+end)
