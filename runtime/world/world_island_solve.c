@@ -59,14 +59,18 @@ static lucid_status attempt(const lucid_world *w, const lucid_world_island *isl,
     return LUCID_OK;
 }
 
-/* The attempt after attempt a missed tol (-1: none left): after the warm one, cold when its
- * answer failed (not finite, or worse than lambda = 0: `kept` false) or the model has no PGS;
- * then the model's PGS from the best answer (it polishes an answer that ran out of iterations
- * near the solution), then the interior point where the island has one; each at most once. */
-static int next_attempt(int a, int kept, int pgs, int ip) {
+/* The attempt after attempt a missed tol (-1: none left; tried: a mask of those made). After
+ * the warm one: cold when its answer failed (not finite, or worse than lambda = 0: `kept`
+ * false) or the model has no PGS. Then the model's PGS from the best answer (it polishes an
+ * answer that ran out of iterations near the solution) and the interior point where the island
+ * has one, each at most once: PGS first, unless the backend puts the ip first (ip_first) while
+ * the best answer is farther than LUCID_WORLD_PGS_POLISH tol (`near` false). */
+static int next_attempt(int a, int kept, int pgs, int ip, int tried, int ip_first) {
     if (a == WARM && (!kept || pgs < 0)) return COLD;
-    if (a < PGS && pgs >= 0) return PGS;
-    return a < IP ? ip : -1;
+    int first = ip_first && ip >= 0 ? ip : pgs, second = first == pgs ? ip : pgs;
+    if (first >= 0 && !(tried & (1 << first))) return first;
+    if (second >= 0 && !(tried & (1 << second))) return second;
+    return -1;
 }
 
 /* lambda = 0 (and a zero dual) as the answer, with its criteria. */
@@ -103,10 +107,11 @@ lucid_status lucid_world_island_solve(const lucid_world *w, const lucid_world_is
     int has_pgs = lucid_contact_pair_check(o->model, LUCID_CONTACT_PGS) == LUCID_OK;
     int pgs = has_pgs && o->solver != LUCID_CONTACT_PGS ? PGS : -1;
     int ip = lucid_world_has_ip_attempt(o, isl->n) ? IP : -1;
-    int have_best = 0, best_cold = 0, iterations = 0;
+    int have_best = 0, best_cold = 0, tried = 0, iterations = 0;
     for (int a = o->warm_start ? WARM : COLD; a >= 0;) {
         const double *start = a == PGS && have_best ? best : warm;
-        lucid_status s = attempt(w, isl, a, start, warm_rho, ip >= 0 && a < IP, &res);
+        lucid_status s =
+            attempt(w, isl, a, start, warm_rho, ip >= 0 && !(tried & (1 << IP)), &res);
         if (s != LUCID_OK) return s;
         iterations += res.iterations;
         lucid_contact_criteria own = res.model;
@@ -130,7 +135,9 @@ lucid_status lucid_world_island_solve(const lucid_world *w, const lucid_world_is
         if (met) break;
         /* within twice what rounding the forces can cause: no attempt can reliably do better */
         if (finite && res.model.abs <= 2.0 * round_off) break;
-        a = next_attempt(a, finite && p_abs <= zero, pgs, ip);
+        tried |= 1 << a;
+        int near = have_best && best_res.model.abs <= LUCID_WORLD_PGS_POLISH * o->tol;
+        a = next_attempt(a, finite && p_abs <= zero, pgs, ip, tried, isl->ip_first && !near);
     }
     if (!have_best) { /* no finite answer, or only warm ones worse than doing nothing */
         set_zero(isl, out);

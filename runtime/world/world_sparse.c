@@ -495,6 +495,7 @@ lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, in
     sparse_island d = {w, &p};
     lucid_world_island island = {.n = m,
                                  .n3 = 3 * (size_t)m,
+                                 .ip_first = 1,
                                  .lambda = sp->lambda,
                                  .dual = sp->dual,
                                  .spare = sp->best,

@@ -33,6 +33,31 @@ run("stack 10", w, 400)
 w = world(); ground(w)
 for r = 0, 4 do for c = 0, 4 - r do box(w, (c - (4 - r) / 2) * 0.21, 0, 0.1 + 0.2 * r + 0.001 * r, 0.1) end end
 run("pyramid 15", w, 400)
+-- a 7-dof arm (tasks/models/arm7.xml, capsule links, position servos) sweeping its first joint
+-- through its box and a row of four more boxes on the floor
+local arm = lucid.model.load("tasks/models/arm7.xml")
+w = world(arm.timestep) -- the file has its floor
+local arm_id = w:add_model(arm)
+local boxes = {}
+for i = 1, 4 do boxes[i] = box(w, 0.72 * math.cos(0.25 * i), 0.72 * math.sin(0.25 * i), 0.04, 0.04) end
+local start = {}
+for i = 1, 4 do start[i] = w:pose(boxes[i]):translation() end
+do
+  local conv, it, steps = 0, 0, 2000
+  local t0 = os.clock()
+  for s = 1, steps do
+    w:set_control(arm_id, {1.2 * math.sin(2 * math.pi * s * arm.timestep / 4), 1.7, 0, -0.5, 0, 0.9, 0})
+    w:step()
+    local st = w:stats()
+    if st.converged then conv = conv + 1 end
+    it = it + st.iterations
+  end
+  local pushed = 0
+  for i = 1, 4 do pushed = math.max(pushed, (w:pose(boxes[i]):translation() - start[i]):norm()) end
+  print(string.format("%-10s %-16s %6.2f%% converged of %d steps, %6.1f iterations/step, %.3f ms/step CPU" ..
+    " (boxes pushed up to %.2f m)", pair, "arm7 pushing", 100 * conv / steps, steps, it / steps,
+    1000 * (os.clock() - t0) / steps, pushed))
+end
 -- MuJoCo's humanoid dropped on its floor
 local m = lucid.model.load("/usr/share/mujoco/model/humanoid/humanoid.xml")
 w = world(m.timestep); w:add_model(m)

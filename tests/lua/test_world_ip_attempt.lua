@@ -71,11 +71,11 @@ t.case("the ip attempt in body space: the same step converges, the same forces a
       end
     end
     -- (ADMM's steps differ more, up to 1e-7 N here: its body-space x-step is a sparse LDL)
-    -- both paths run one island solve: ADMM, PGS, then the ip, whose answers must agree
-    if sd.iterations > 400 or ss.iterations > 400 then
+    -- dense: ADMM, PGS, then the ip; body space: ADMM, then the ip at once (its answer was
+    -- farther than LUCID_WORLD_PGS_POLISH tol from tol, where PGS rarely meets it)
+    if sd.iterations > 400 and ss.iterations > 200 then
       reached = reached + 1
-      t.truthy(sd.iterations > 400 and ss.iterations > 400,
-               "step " .. step .. ": the same attempts on both paths")
+      t.truthy(ss.iterations < 400, "step " .. step .. ": body space skipped PGS, " .. ss.iterations)
       t.truthy(gap <= 1e-8 * big, "step " .. step .. ": ip forces differ by " .. gap)
     end
   end
