@@ -405,8 +405,9 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
                                  .judge = dense_judge,
                                  .round_off = dense_round_off,
                                  .mean_diagonal = dense_mean_diagonal};
-    s = lucid_world_island_solve(
-        w, &island, lucid_world_warm_rho(w, list, m, force_scale, velocity_scale), &res);
+    s = lucid_world_island_solve(&w->opt.contact, &island,
+                                 lucid_world_warm_rho(w, list, m, force_scale, velocity_scale),
+                                 &res);
     rescale(w, m, 1.0 / force_scale, 1.0 / velocity_scale); /* exact: powers of two */
     if (s != LUCID_OK) return s;
     lucid_world_keep_rho(w, list, m, res.rho, force_scale, velocity_scale);

@@ -272,9 +272,10 @@ typedef struct lucid_world_island {
     double (*round_off)(void *ctx);
     double (*mean_diagonal)(void *ctx);
 } lucid_world_island;
-/* Solves an island (its warm start in isl->lambda / dual) and leaves the kept answer there;
- * out: its criteria, converged (met tol), the iterations of every attempt. */
-lucid_status lucid_world_island_solve(const lucid_world *w, const lucid_world_island *isl,
+/* Solves an island with the world's contact options o (its warm start in isl->lambda / dual)
+ * and leaves the kept answer there; out: its criteria, converged (met tol), the iterations of
+ * every attempt. */
+lucid_status lucid_world_island_solve(const lucid_contact_options *o, const lucid_world_island *isl,
                                       double warm_rho, lucid_contact_result *out);
 /* The judge of an island's backend from lambda and its velocity sigma: the model's and the NCP
  * criteria (p's G is not read); 0 when not finite or a product would overflow. */

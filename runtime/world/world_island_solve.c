@@ -33,10 +33,10 @@ int lucid_world_has_ip_attempt(const lucid_contact_options *o, int n) {
  * sqrt(eig_min eig_max) vanishes for the singular G of hyperstatic contacts), PGS continuing
  * `start`, IP from its own start. ip_next: an interior point may still follow, so ADMM in body
  * space may give up once its forecast misses tol. */
-static lucid_status attempt(const lucid_world *w, const lucid_world_island *isl, int a,
-                            const double *start, double warm_rho, int ip_next,
+static lucid_status attempt(const lucid_contact_options *options, const lucid_world_island *isl,
+                            int a, const double *start, double warm_rho, int ip_next,
                             lucid_contact_result *res) {
-    lucid_contact_options o = w->opt.contact;
+    lucid_contact_options o = *options;
     if (a == WARM && warm_rho > 0.0) o.rho = warm_rho;
     o.give_up = ip_next && a < PGS;
     memcpy(isl->lambda, start, sizeof(double) * isl->n3);
@@ -87,12 +87,12 @@ static void set_zero(const lucid_world_island *isl, lucid_contact_result *res) {
  * is kept. An answer descending from the warm start is eligible only when no worse than
  * lambda = 0 (a stale force launched light bodies) or within what rounding its forces can
  * cause; cold answers are the solver's own. Attempts: lambda = 0 when it meets tol; warm; then
- * those next_attempt gives. The ip's answer is kept only when it meets tol: unconverged, it
- * differs from the fixed-point solvers' in directions the criterion does not see, and a whole
- * step would switch between them under a perturbation. */
-lucid_status lucid_world_island_solve(const lucid_world *w, const lucid_world_island *isl,
+ * those next_attempt gives. The ip's answer is kept only when it meets tol or no other answer
+ * is eligible (then it beats lambda = 0, which leaves pressing contacts without force):
+ * unconverged, it differs from the fixed-point solvers' in directions the criterion does not
+ * see, and a whole step would switch between them under a perturbation. */
+lucid_status lucid_world_island_solve(const lucid_contact_options *o, const lucid_world_island *isl,
                                       double warm_rho, lucid_contact_result *out) {
-    const lucid_contact_options *o = &w->opt.contact;
     size_t n3 = isl->n3;
     double *warm = isl->spare, *best = isl->spare + 2 * n3;
     memcpy(warm, isl->lambda, sizeof(double) * n3);
@@ -110,8 +110,7 @@ lucid_status lucid_world_island_solve(const lucid_world *w, const lucid_world_is
     int have_best = 0, best_cold = 0, tried = 0, iterations = 0;
     for (int a = o->warm_start ? WARM : COLD; a >= 0;) {
         const double *start = a == PGS && have_best ? best : warm;
-        lucid_status s =
-            attempt(w, isl, a, start, warm_rho, ip >= 0 && !(tried & (1 << IP)), &res);
+        lucid_status s = attempt(o, isl, a, start, warm_rho, ip >= 0 && !(tried & (1 << IP)), &res);
         if (s != LUCID_OK) return s;
         iterations += res.iterations;
         lucid_contact_criteria own = res.model;
@@ -127,7 +126,7 @@ lucid_status lucid_world_island_solve(const lucid_world *w, const lucid_world_is
                                   p_abs <= 2.0 * round_off);
         int met = eligible && res.converged && res.model.abs <= o->tol;
         res.converged = met;
-        if (met || (eligible && a != IP && (!have_best || res.model.abs < best_res.model.abs))) {
+        if (met || (eligible && (!have_best || (a != IP && res.model.abs < best_res.model.abs)))) {
             memcpy(best, isl->lambda, sizeof(double) * n3);
             memcpy(best + n3, isl->dual, sizeof(double) * n3);
             best_res = res, have_best = 1, best_cold = cold;

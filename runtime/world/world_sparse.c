@@ -504,7 +504,8 @@ lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, in
                                  .judge = sparse_judge,
                                  .round_off = sparse_round_off,
                                  .mean_diagonal = sparse_mean_diagonal};
-    s = lucid_world_island_solve(w, &island, lucid_world_warm_rho(w, list, m, f, v), &res);
+    s = lucid_world_island_solve(&w->opt.contact, &island, lucid_world_warm_rho(w, list, m, f, v),
+                                 &res);
     int iterations = res.iterations;
     rescale(sp, m, 1.0 / f, 1.0 / v);
     if (s != LUCID_OK) return s;

@@ -1,0 +1,166 @@
+/* The island solve's policy (runtime/world/world_island_solve.c) on a scripted backend: each
+ * attempt's answer and criterion are given, so the order of the attempts, which answer is kept
+ * and what stats it reports can be checked exactly, independently of any solver. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "runtime/world/world_internal.h"
+
+/* One contact; an attempt's answer is lambda = (0, 0, id), its criterion criterion[id]. The
+ * ids: 0 lambda = 0, 1 warm ADMM, 2 cold ADMM, 3 PGS, 4 ip. NaN criterion: a non-finite answer. */
+enum { ZERO, WARM_ADMM, COLD_ADMM, PGS_SWEEPS, IP_SOLVE, IDS };
+
+typedef struct script {
+    double criterion[IDS];
+    int order[8], made; /* the ids of the attempts, in order */
+    double lambda[3], dual[3], spare[12];
+} script;
+
+static int id_of(const lucid_contact_options *o) {
+    if (o->solver == LUCID_CONTACT_PGS) return PGS_SWEEPS;
+    if (o->solver == LUCID_CONTACT_IP) return IP_SOLVE;
+    return o->warm_start ? WARM_ADMM : COLD_ADMM;
+}
+
+static lucid_status scripted_solve(void *ctx, const lucid_contact_options *o, double *dual,
+                                   lucid_contact_result *res) {
+    script *sc = ctx;
+    int id = id_of(o);
+    sc->order[sc->made++] = id;
+    sc->lambda[0] = sc->lambda[1] = 0.0, sc->lambda[2] = id;
+    if (dual) dual[0] = dual[1] = dual[2] = 0.0;
+    memset(res, 0, sizeof *res);
+    res->iterations = 10 * id;
+    res->model.abs = sc->criterion[id];
+    res->converged = sc->criterion[id] <= o->tol;
+    return LUCID_OK;
+}
+
+static int scripted_judge(void *ctx, lucid_contact_result *res) {
+    script *sc = ctx;
+    double c = sc->criterion[(int)sc->lambda[2]];
+    res->model.abs = res->ncp.abs = c;
+    return isfinite(c);
+}
+
+static double no_round_off(void *ctx) {
+    (void)ctx;
+    return 0.0;
+}
+
+static double unit_diagonal(void *ctx) {
+    (void)ctx;
+    return 1.0;
+}
+
+/* Runs the policy (ncp:admm, tol 1e-6, warm started) on the script; returns the kept id. */
+static int run(script *sc, int ip_first, lucid_contact_result *out) {
+    lucid_contact_options o = lucid_contact_default_options();
+    o.model = LUCID_CONTACT_NCP, o.solver = LUCID_CONTACT_ADMM, o.tol = 1e-6, o.warm_start = 1;
+    lucid_world_island isl = {.n = 1,
+                              .n3 = 3,
+                              .ip_first = ip_first,
+                              .lambda = sc->lambda,
+                              .dual = sc->dual,
+                              .spare = sc->spare,
+                              .ctx = sc,
+                              .solve = scripted_solve,
+                              .judge = scripted_judge,
+                              .round_off = no_round_off,
+                              .mean_diagonal = unit_diagonal};
+    assert_int_equal(lucid_world_island_solve(&o, &isl, 0.0, out), LUCID_OK);
+    return (int)sc->lambda[2];
+}
+
+static void test_zero_meets_tol(void **state) {
+    (void)state;
+    script sc = {.criterion = {1e-9, 1e-3, 1e-3, 1e-3, 1e-3}};
+    lucid_contact_result out;
+    assert_int_equal(run(&sc, 0, &out), ZERO);
+    assert_int_equal(sc.made, 0);
+    assert_true(out.converged);
+}
+
+/* Dense order: warm ADMM, PGS from its answer, then the ip, which meets tol and is kept. */
+static void test_dense_order(void **state) {
+    (void)state;
+    script sc = {.criterion = {1.0, 1e-3, 1e-3, 5e-4, 1e-9}};
+    lucid_contact_result out;
+    assert_int_equal(run(&sc, 0, &out), IP_SOLVE);
+    assert_int_equal(sc.made, 3);
+    assert_int_equal(sc.order[0], WARM_ADMM);
+    assert_int_equal(sc.order[1], PGS_SWEEPS);
+    assert_int_equal(sc.order[2], IP_SOLVE);
+    assert_true(out.converged);
+    assert_int_equal(out.iterations, 10 * WARM_ADMM + 10 * PGS_SWEEPS + 10 * IP_SOLVE);
+}
+
+/* Body space from an answer far from tol: the ip first; it meets tol, PGS is never run. */
+static void test_ip_first_when_far(void **state) {
+    (void)state;
+    script sc = {.criterion = {1.0, 1e-3, 1e-3, 5e-4, 1e-9}};
+    lucid_contact_result out;
+    assert_int_equal(run(&sc, 1, &out), IP_SOLVE);
+    assert_int_equal(sc.made, 2);
+    assert_int_equal(sc.order[1], IP_SOLVE);
+}
+
+/* ...and PGS first from an answer within LUCID_WORLD_PGS_POLISH tol, which it polishes. */
+static void test_pgs_first_when_near(void **state) {
+    (void)state;
+    script sc = {.criterion = {1.0, 5e-6, 5e-6, 1e-7, 1e-9}};
+    lucid_contact_result out;
+    assert_int_equal(run(&sc, 1, &out), PGS_SWEEPS);
+    assert_int_equal(sc.made, 2);
+    assert_int_equal(sc.order[1], PGS_SWEEPS);
+}
+
+/* A warm answer worse than lambda = 0 is not kept: the cold solve follows and is kept (a cold
+ * answer is the solver's own) when nothing meets tol. */
+static void test_warm_worse_than_zero(void **state) {
+    (void)state;
+    script sc = {.criterion = {1.0, 2.0, 0.5, 0.7, 0.9}};
+    lucid_contact_result out;
+    assert_int_equal(run(&sc, 0, &out), COLD_ADMM);
+    assert_int_equal(sc.order[1], COLD_ADMM);
+    assert_false(out.converged);
+    assert_true(out.model.abs == 0.5);
+}
+
+/* No answer but the ip's is eligible (warm and PGS-from-warm worse than lambda = 0, the cold
+ * solve not finite): the ip's unconverged answer is kept rather than lambda = 0, which would
+ * leave a pressing contact without force. */
+static void test_ip_kept_over_zero(void **state) {
+    (void)state;
+    script sc = {.criterion = {1.0, 2.0, NAN, 3.0, 1e-4}};
+    lucid_contact_result out;
+    assert_int_equal(run(&sc, 0, &out), IP_SOLVE);
+    assert_int_equal(sc.made, 4);
+    assert_false(out.converged);
+    assert_true(out.model.abs == 1e-4);
+}
+
+/* Nothing finite or eligible at all: lambda = 0, unconverged, every attempt's iterations. */
+static void test_nothing_eligible(void **state) {
+    (void)state;
+    script sc = {.criterion = {1.0, 2.0, NAN, 3.0, NAN}};
+    lucid_contact_result out;
+    assert_int_equal(run(&sc, 0, &out), ZERO);
+    assert_false(out.converged);
+    assert_int_equal(out.iterations, 10 * (WARM_ADMM + COLD_ADMM + PGS_SWEEPS + IP_SOLVE));
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_zero_meets_tol),       cmocka_unit_test(test_dense_order),
+        cmocka_unit_test(test_ip_first_when_far),    cmocka_unit_test(test_pgs_first_when_near),
+        cmocka_unit_test(test_warm_worse_than_zero), cmocka_unit_test(test_ip_kept_over_zero),
+        cmocka_unit_test(test_nothing_eligible),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
