@@ -16,6 +16,18 @@ lucid_lua_fields lucid_lua_fields_at(lua_State *L, int idx, const char *fname, c
     return f;
 }
 
+lucid_lua_fields lucid_lua_fields_of(lua_State *L, int idx, const char *fname, const char *table) {
+    lucid_lua_fields f = {L, lua_absindex(L, idx), fname, {0}};
+    snprintf(f.prefix, sizeof f.prefix, "%s.", table);
+    return f;
+}
+
+int lucid_lua_has_field(lua_State *L, int idx, const char *key) {
+    int type = lua_getfield(L, idx, key);
+    lua_pop(L, 1);
+    return type != LUA_TNIL;
+}
+
 int lucid_lua_field(lua_State *L, int idx, const char *key) {
     if (lua_getfield(L, idx, key) != LUA_TNIL) return 1;
     lua_pop(L, 1);
@@ -34,7 +46,9 @@ double lucid_lua_number_field(const lucid_lua_fields *f, const char *key, double
 
 /* The range as words: ">= 0", "> 0", "<= 1", "in (0, 2)". */
 static void range_words(const lucid_lua_range *r, char *out, size_t size) {
-    if (isinf(r->hi))
+    if (isinf(r->hi) && r->lo == 0.0 && r->lo_open)
+        snprintf(out, size, "positive"); /* lucid_lua_checkpositive's word */
+    else if (isinf(r->hi))
         snprintf(out, size, "%s %g", r->lo_open ? ">" : ">=", r->lo);
     else if (isinf(r->lo))
         snprintf(out, size, "%s %g", r->hi_open ? "<" : "<=", r->hi);

@@ -22,8 +22,14 @@ typedef struct lucid_lua_fields {
 /* The readers of the table at idx (made absolute); prefix NULL is "". */
 lucid_lua_fields lucid_lua_fields_at(lua_State *L, int idx, const char *fname, const char *prefix);
 
+/* The readers of a named nested table ("bodies[2]"): keys are written "bodies[2].key". */
+lucid_lua_fields lucid_lua_fields_of(lua_State *L, int idx, const char *fname, const char *table);
+
 /* Field `key` of the table at idx pushed; 1 when it is not nil (else popped, 0). */
 int lucid_lua_field(lua_State *L, int idx, const char *key);
+
+/* 1 when field `key` of the table at idx is not nil (nothing pushed). */
+int lucid_lua_has_field(lua_State *L, int idx, const char *key);
 
 /* A closed or open interval; an infinite bound is no bound. */
 typedef struct lucid_lua_range {
