@@ -3,6 +3,7 @@
  *                             relaxation=, alpha=, rho=, stall_tol=, inner_max_iter=,
  *                             compliance=, kappa=}
  *   lucid.contact.residual(G, g, mu, lambda [, {R=, model=}])
+ *   lucid.contact.options(): the contact options' description (lua_options.h)
  * A relaxed interior-point solve (solver = "ip", kappa > 0) also returns sol.kappa and
  * sol:derivatives() (lua_contact_relaxed.h).
  * Both results carry `round_off`: how much of eps_abs rounding lambda to doubles can cause
@@ -314,8 +315,10 @@ void lucid_open_contact(lua_State *L) {
         lua_setfield(L, -2, "__gc");
     }
     lua_pop(L, 1);
-    static const luaL_Reg functions[] = {
-        {"solve", contact_solve}, {"residual", contact_residual}, {NULL, NULL}};
+    static const luaL_Reg functions[] = {{"solve", contact_solve},
+                                         {"residual", contact_residual},
+                                         {"options", lucid_lua_contact_option_list},
+                                         {NULL, NULL}};
     luaL_newlib(L, functions);
     lucid_open_contact_derivatives(L);
     lua_setfield(L, -2, "contact");

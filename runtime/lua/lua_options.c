@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "runtime/lua/check.h"
+#include "runtime/world/world.h"
 
 const lucid_lua_range lucid_lua_any = {-INFINITY, INFINITY, 0, 0};
 
@@ -253,8 +254,9 @@ unsigned lucid_lua_read_contact_options(lua_State *L, int idx, const char *fname
     return present;
 }
 
-void lucid_lua_push_contact_option(lua_State *L, const lucid_lua_contact_option *opt,
-                                   const lucid_contact_options *o) {
+/* The value of option opt in o pushed as Lua sees it (a name, number or boolean). */
+static void push_value(lua_State *L, const lucid_lua_contact_option *opt,
+                       const lucid_contact_options *o) {
     const char *at = (const char *)o + opt->offset;
     double x;
     int k;
@@ -278,4 +280,44 @@ void lucid_lua_push_contact_option(lua_State *L, const lucid_lua_contact_option 
                 lua_pushinteger(L, k);
             return;
     }
+}
+
+int lucid_lua_contact_option_list(lua_State *L) {
+    static const char *const type_names[] = {"number", "integer", "boolean", "string", "string"};
+    lucid_world_options world;
+    lucid_world_default_options(&world);
+    lucid_contact_options solve = lucid_contact_default_options();
+    lua_newtable(L); /* the defaults each binding reads from {} */
+    int empty = lua_gettop(L);
+    lucid_lua_read_contact_options(L, empty, "lucid.contact.options", "",
+                                   LUCID_LUA_CONTACT_WORLD_KEYS, NULL, &world.contact);
+    lucid_lua_read_contact_options(L, empty, "lucid.contact.options", "",
+                                   LUCID_LUA_CONTACT_SOLVE_KEYS, NULL, &solve);
+    lua_newtable(L);
+    for (int i = 0; lucid_lua_contact_options[i].name; ++i) {
+        const lucid_lua_contact_option *opt = &lucid_lua_contact_options[i];
+        lua_createtable(L, 0, 6);
+        lua_pushstring(L, opt->name);
+        lua_setfield(L, -2, "name");
+        lua_pushstring(L, type_names[opt->type]);
+        lua_setfield(L, -2, "type");
+        if (!isinf(opt->range.lo) || !isinf(opt->range.hi)) {
+            char words[64];
+            range_words(&opt->range, words, sizeof words);
+            lua_pushstring(L, words);
+            lua_setfield(L, -2, "range");
+        }
+        lua_pushstring(L, opt->doc);
+        lua_setfield(L, -2, "doc");
+        if (opt->bit & LUCID_LUA_CONTACT_WORLD_KEYS) {
+            push_value(L, opt, &world.contact);
+            lua_setfield(L, -2, "world");
+        }
+        if (opt->bit & LUCID_LUA_CONTACT_SOLVE_KEYS) {
+            push_value(L, opt, &solve);
+            lua_setfield(L, -2, "solve");
+        }
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
 }

@@ -119,8 +119,9 @@ unsigned lucid_lua_read_contact_options(lua_State *L, int idx, const char *fname
                                         const char *prefix, unsigned keys, const char *const *extra,
                                         lucid_contact_options *o);
 
-/* The value of option opt in o pushed as Lua sees it (a name, number or boolean). */
-void lucid_lua_push_contact_option(lua_State *L, const lucid_lua_contact_option *opt,
-                                   const lucid_contact_options *o);
+/* lucid.contact.options(): a list of {name=, type=, range=, doc=, world=, solve=}, one per
+ * entry of the table; world and solve: the default where that binding takes the key (nil
+ * elsewhere), as it reads an empty table. */
+int lucid_lua_contact_option_list(lua_State *L);
 
 #endif
