@@ -2,7 +2,6 @@
 #include "runtime/lua/lua_derivative_options.h"
 
 #include <lauxlib.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -45,12 +44,11 @@ void lucid_lua_read_derivative_options(lua_State *L, int idx, const char *fname,
     }
     lucid_lua_check_option_names_prefixed(L, idx, gjk ? option_keys : estimator_keys, fname,
                                           prefix);
-    static const lucid_lua_range positive = {0.0, INFINITY, 1, 0};
     lucid_lua_fields f = lucid_lua_fields_at(L, idx, fname, prefix);
     o->method = method_field(&f);
-    o->step = lucid_lua_number_in(&f, "step", o->step, &positive);
+    o->step = lucid_lua_number_in(&f, "step", o->step, &lucid_lua_positive);
     o->samples = (int)lucid_lua_integer_field(&f, "samples", o->samples, 1, 100000000);
-    o->noise = lucid_lua_number_in(&f, "noise", o->noise, &positive);
+    o->noise = lucid_lua_number_in(&f, "noise", o->noise, &lucid_lua_positive);
     o->levels = (int)lucid_lua_integer_field(&f, "levels", o->levels, 0, 1000000000);
     o->seed = (uint64_t)lucid_lua_integer_field(&f, "seed", 0, LUA_MININTEGER, LUA_MAXINTEGER);
     if (gjk) lucid_lua_read_derivative_query_options(L, idx, fname, gjk);

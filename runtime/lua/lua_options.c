@@ -10,6 +10,8 @@
 #include "runtime/world/world.h"
 
 const lucid_lua_range lucid_lua_any = {-INFINITY, INFINITY, 0, 0};
+const lucid_lua_range lucid_lua_positive = {0.0, INFINITY, 1, 0};
+const lucid_lua_range lucid_lua_nonnegative = {0.0, INFINITY, 0, 0};
 
 lucid_lua_fields lucid_lua_fields_at(lua_State *L, int idx, const char *fname, const char *prefix) {
     lucid_lua_fields f = {L, lua_absindex(L, idx), fname, {0}};

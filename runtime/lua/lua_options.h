@@ -37,8 +37,8 @@ typedef struct lucid_lua_range {
     unsigned char lo_open, hi_open;
 } lucid_lua_range;
 
-/* Any finite number (the range of plain number fields). */
-extern const lucid_lua_range lucid_lua_any;
+/* Any finite number (the range of plain number fields), > 0, >= 0. */
+extern const lucid_lua_range lucid_lua_any, lucid_lua_positive, lucid_lua_nonnegative;
 
 /* A finite Lua number (strings are not converted). */
 double lucid_lua_number_field(const lucid_lua_fields *f, const char *key, double fallback);
