@@ -62,14 +62,6 @@ static lucid_gjk_algorithm check_algorithm(lua_State *L, const char *fname) {
     return LUCID_GJK_VANILLA;
 }
 
-static lucid_gjk_tolerance check_tol_mode(lua_State *L, const char *fname) {
-    const char *name = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
-    if (strcmp(name, "absolute") == 0) return LUCID_GJK_TOL_ABSOLUTE;
-    if (strcmp(name, "relative") == 0) return LUCID_GJK_TOL_RELATIVE;
-    lucid_lua_fail(L, fname, "tol_mode must be \"absolute\" or \"relative\"");
-    return LUCID_GJK_TOL_ABSOLUTE;
-}
-
 /* warm_start: a previous result table (its separation field) or a 3-vector (vec or table). */
 static void check_warm_start(lua_State *L, const char *fname, lucid_gjk_options *opt) {
     if (lua_type(L, -1) == LUA_TTABLE) {
@@ -107,10 +99,11 @@ static void read_query_values(lua_State *L, int idx, const char *fname, lucid_gj
     }
     lucid_lua_fields f = lucid_lua_fields_at(L, idx, fname, "");
     opt->normalize = lucid_lua_boolean_field(&f, "normalize", opt->normalize);
-    if (lucid_lua_field(L, idx, "tol_mode")) {
-        opt->tol_mode = check_tol_mode(L, fname);
-        lua_pop(L, 1);
-    }
+    static const char *const tol_modes[] = {"absolute", "relative", NULL};
+    static const lucid_gjk_tolerance tol_mode_of[] = {LUCID_GJK_TOL_ABSOLUTE,
+                                                      LUCID_GJK_TOL_RELATIVE};
+    int mode = lucid_lua_enum_field(&f, "tol_mode", tol_modes, -1);
+    if (mode >= 0) opt->tol_mode = tol_mode_of[mode];
     if (lucid_lua_field(L, idx, "warm_start")) {
         check_warm_start(L, fname, opt);
         lua_pop(L, 1);

@@ -116,6 +116,26 @@ const char *lucid_lua_string_field(const lucid_lua_fields *f, const char *key, i
     return s;
 }
 
+int lucid_lua_enum_field(const lucid_lua_fields *f, const char *key, const char *const *names,
+                         int fallback) {
+    if (!lucid_lua_field(f->L, f->idx, key)) return fallback;
+    const char *given = lua_type(f->L, -1) == LUA_TSTRING ? lua_tostring(f->L, -1) : NULL;
+    for (int i = 0; given && names[i]; ++i)
+        if (strcmp(given, names[i]) == 0) {
+            lua_pop(f->L, 1);
+            return i;
+        }
+    char list[256] = "", name[160];
+    for (int i = 0; names[i]; ++i) {
+        const char *sep = i == 0 ? "" : names[i + 1] ? ", " : " or ";
+        size_t used = strlen(list);
+        snprintf(list + used, sizeof list - used, "%s\"%s\"", sep, names[i]);
+    }
+    return lucid_lua_fail(f->L, f->fname, "%s must be %s (got %s)",
+                          label(f, key, name, sizeof name), list,
+                          given ? given : lucid_lua_typename(f->L, -1));
+}
+
 /* ---- the contact options ----------------------------------------------------------------- */
 
 #define AT(field) offsetof(lucid_contact_options, field)

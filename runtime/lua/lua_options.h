@@ -57,6 +57,11 @@ int lucid_lua_boolean_field(const lucid_lua_fields *f, const char *key, int fall
 /* A string (kept alive by the table), or NULL when absent; required: absent is an error. */
 const char *lucid_lua_string_field(const lucid_lua_fields *f, const char *key, int required);
 
+/* One of the NULL-terminated names (its index), or fallback when absent; another value is the
+ * error 'PREFIXkey must be "a", "b" or "c" (got x)'. */
+int lucid_lua_enum_field(const lucid_lua_fields *f, const char *key, const char *const *names,
+                         int fallback);
+
 /* ---- the contact options (lucid_contact_options) --------------------------------------- */
 
 /* The keys of the table, one bit each, selecting which keys a binding reads. */

@@ -158,16 +158,11 @@ static void read_options(lua_State *L, int idx, lucid_world *w, lucid_step_deriv
         lucid_lua_fail(L, FNAME, "opts must be a table (got %s)", lucid_lua_typename(L, idx));
     lucid_lua_check_option_names(L, idx, keys, FNAME);
     lucid_lua_fields f = lucid_lua_fields_at(L, idx, FNAME, "");
-    const char *m = lucid_lua_string_field(&f, "method", 0);
-    if (m && strcmp(m, "implicit") == 0)
-        o->method = LUCID_STEP_IMPLICIT;
-    else if (m && strcmp(m, "finite_differences") == 0)
-        o->method = LUCID_STEP_FINITE_DIFFERENCES;
-    else if (m && strcmp(m, "relaxed") == 0)
-        o->method = LUCID_STEP_RELAXED;
-    else if (m)
-        lucid_lua_fail(L, FNAME,
-                       "method must be \"implicit\", \"relaxed\" or \"finite_differences\"");
+    static const char *const methods[] = {"implicit", "relaxed", "finite_differences", NULL};
+    static const lucid_step_method method_of[] = {LUCID_STEP_IMPLICIT, LUCID_STEP_RELAXED,
+                                                  LUCID_STEP_FINITE_DIFFERENCES};
+    int m = lucid_lua_enum_field(&f, "method", methods, -1);
+    if (m >= 0) o->method = method_of[m];
     o->step = lucid_lua_number_field(&f, "step", o->step);
     o->tol = lucid_lua_number_field(&f, "tol", o->tol);
     o->threshold = lucid_lua_number_field(&f, "threshold", o->threshold);
