@@ -287,9 +287,6 @@ static int contact_derivatives(lua_State *L) {
     s->d = lucid_contact_derivatives_create(n);
     if (!s->d) lucid_lua_fail(L, DERIVATIVES, "cannot allocate storage for %d contacts", n);
     lucid_contact_problem p = {n, Gm->data, g, mu, R};
-    const char *why = NULL;
-    lucid_status status = lucid_contact_problem_validate(&p, &why);
-    if (status != LUCID_OK) lucid_lua_fail(L, DERIVATIVES, "%s", why ? why : "invalid problem");
     if (newton) { /* the compliance ccp:newton solved with, some of it derived from G */
         s->compliance = po.newton_compliance;
         s->derived = calloc((size_t)(m > 0 ? m : 1), 1);
@@ -300,6 +297,9 @@ static int contact_derivatives(lua_State *L) {
                            "ccp:newton needs equal tangential compliance R per contact");
         p.R = solved_R;
     }
+    const char *why = NULL; /* after the compliance: a newton problem's R = 0 rows are filled */
+    lucid_status status = lucid_contact_problem_validate(&p, &why);
+    if (status != LUCID_OK) lucid_lua_fail(L, DERIVATIVES, "%s", why ? why : "invalid problem");
     status = lucid_contact_derivatives_factor(s->d, &p, lambda, &o);
     if (status != LUCID_OK) fail_status(L, DERIVATIVES, status);
     lucid_contact_derivative_info info;
