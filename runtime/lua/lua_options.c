@@ -37,7 +37,7 @@ int lucid_lua_field(lua_State *L, int idx, const char *key) {
     return 0;
 }
 
-/* "PREFIXkey" in label. */
+/* The key as messages name it: PREFIX key, in out. */
 static const char *label(const lucid_lua_fields *f, const char *key, char *out, size_t size) {
     snprintf(out, size, "%s%s", f->prefix, key);
     return out;
@@ -47,7 +47,7 @@ double lucid_lua_number_field(const lucid_lua_fields *f, const char *key, double
     return lucid_lua_number_in(f, key, fallback, &lucid_lua_any);
 }
 
-/* The range as words: ">= 0", "> 0", "<= 1", "in (0, 2)". */
+/* The range as words: "positive", ">= 0", "<= 1", "in (0, 2)". */
 static void range_words(const lucid_lua_range *r, char *out, size_t size) {
     if (isinf(r->hi) && r->lo == 0.0 && r->lo_open)
         snprintf(out, size, "positive"); /* lucid_lua_checkpositive's word */
