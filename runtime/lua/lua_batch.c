@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "runtime/lua/check.h"
+#include "runtime/lua/lua_options.h"
 #include "runtime/lua/lua_matrix.h"
 #include "runtime/lua/lua_world.h"
 #include "runtime/lua/modules.h"
@@ -136,22 +137,12 @@ static int l_rollout(lua_State *L) {
     size_t steps = 0;
     if (!lua_isnil(L, 4)) {
         lucid_lua_check_option_names(L, 4, keys, FNAME);
-        if (lua_getfield(L, 4, "threads") != LUA_TNIL)
-            threads = (int)lucid_lua_checkinteger_range(L, -1, 1, LUCID_BATCH_MAX_THREADS, FNAME,
-                                                        "threads");
-        lua_pop(L, 1);
-        if (lua_getfield(L, 4, "steps") != LUA_TNIL)
-            steps = (size_t)lucid_lua_checkinteger_range(L, -1, 0, INT32_MAX, FNAME, "steps"),
-            has_steps = 1;
-        lua_pop(L, 1);
-        if (lua_getfield(L, 4, "record") != LUA_TNIL) {
-            const char *r = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
-            if (strcmp(r, "all") == 0)
-                record_all = 1;
-            else if (strcmp(r, "final") != 0)
-                fail(L, "record must be \"final\" or \"all\"");
-        }
-        lua_pop(L, 1);
+        static const char *const records[] = {"final", "all", NULL};
+        lucid_lua_fields f = lucid_lua_fields_at(L, 4, FNAME, "");
+        threads = (int)lucid_lua_integer_field(&f, "threads", 0, 1, LUCID_BATCH_MAX_THREADS);
+        has_steps = lucid_lua_has_field(L, 4, "steps");
+        steps = (size_t)lucid_lua_integer_field(&f, "steps", 0, 0, INT32_MAX);
+        record_all = lucid_lua_enum_field(&f, "record", records, 0) == 1;
     }
     int nx = lucid_world_state_size(w), nu = lucid_world_controls_size(w);
     size_t count;

@@ -33,6 +33,7 @@
 #include "runtime/lua/lua_derivative_workspace.h"
 #include "runtime/lua/lua_ad.h"
 #include "runtime/lua/lua_matrix.h"
+#include "runtime/lua/lua_options.h"
 #include "runtime/lua/lua_query_options.h"
 #include "runtime/lua/lua_se3.h"
 #include "runtime/lua/lua_shape.h"
@@ -49,19 +50,6 @@ static const char *const BATCH_OPTIONS[] = {"algorithm", "normalize",  "tol",   
                                             "max_iter",  "warm_start", "epa_tol", "epa_max_iter",
                                             "chain",     NULL};
 
-/* Every key of the options table must be a known option name. */
-static void check_option_names(lua_State *L, int idx, const char *fname, const char *const *allowed,
-                               const char *prefix) {
-    lucid_lua_check_option_names_prefixed(L, idx, allowed, fname, prefix);
-}
-
-/* Pushes opts[name]; returns 0 (and pops it) when it is nil. */
-static int push_option(lua_State *L, int idx, const char *name) {
-    if (lua_getfield(L, idx, name) != LUA_TNIL) return 1;
-    lua_pop(L, 1);
-    return 0;
-}
-
 static lucid_gjk_algorithm check_algorithm(lua_State *L, const char *fname) {
     if (lua_type(L, -1) != LUA_TSTRING)
         lucid_lua_fail(L, fname, "algorithm must be a string (got %s)", lucid_lua_typename(L, -1));
@@ -72,20 +60,6 @@ static lucid_gjk_algorithm check_algorithm(lua_State *L, const char *fname) {
     lucid_lua_fail(L, fname,
                    "unknown algorithm '%s' (expected \"gjk\", \"polyak\" or \"nesterov\")", name);
     return LUCID_GJK_VANILLA;
-}
-
-static lucid_gjk_tolerance check_tol_mode(lua_State *L, const char *fname) {
-    const char *name = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
-    if (strcmp(name, "absolute") == 0) return LUCID_GJK_TOL_ABSOLUTE;
-    if (strcmp(name, "relative") == 0) return LUCID_GJK_TOL_RELATIVE;
-    lucid_lua_fail(L, fname, "tol_mode must be \"absolute\" or \"relative\"");
-    return LUCID_GJK_TOL_ABSOLUTE;
-}
-
-static int check_boolean(lua_State *L, const char *fname, const char *what) {
-    if (!lua_isboolean(L, -1))
-        lucid_lua_fail(L, fname, "%s must be a boolean (got %s)", what, lucid_lua_typename(L, -1));
-    return lua_toboolean(L, -1);
 }
 
 /* warm_start: a previous result table (its separation field) or a 3-vector (vec or table). */
@@ -107,45 +81,30 @@ static void check_warm_start(lua_State *L, const char *fname, lucid_gjk_options 
     opt->warm_vector = lucid_lua_checkvec3(L, -1, fname, "warm_start");
 }
 
-/* Reads the number / integer options (each value is on top of the stack when checked). */
+/* Reads the number / integer options. */
 static void read_numeric_options(lua_State *L, int idx, const char *fname, lucid_gjk_options *opt) {
-    if (push_option(L, idx, "tol")) {
-        opt->tol = lucid_lua_checkfinite(L, -1, fname, "tol");
-        if (!(opt->tol > 0.0)) lucid_lua_fail(L, fname, "tol must be > 0 (got %f)", opt->tol);
-        lua_pop(L, 1);
-    }
-    if (push_option(L, idx, "max_iter")) {
-        opt->max_iter = (int)lucid_lua_checkinteger_range(L, -1, 1, INT_MAX, fname, "max_iter");
-        lua_pop(L, 1);
-    }
-    if (push_option(L, idx, "epa_tol")) {
-        opt->epa_tol = lucid_lua_checkfinite(L, -1, fname, "epa_tol");
-        if (!(opt->epa_tol >= 0.0))
-            lucid_lua_fail(L, fname, "epa_tol must be >= 0 (got %f)", opt->epa_tol);
-        lua_pop(L, 1);
-    }
-    if (push_option(L, idx, "epa_max_iter")) {
-        opt->epa_max_iter =
-            (int)lucid_lua_checkinteger_range(L, -1, 1, LUCID_EPA_MAX_ITER, fname, "epa_max_iter");
-        lua_pop(L, 1);
-    }
+    lucid_lua_fields f = lucid_lua_fields_at(L, idx, fname, "");
+    opt->tol = lucid_lua_number_in(&f, "tol", opt->tol, &lucid_lua_positive);
+    opt->max_iter = (int)lucid_lua_integer_field(&f, "max_iter", opt->max_iter, 1, INT_MAX);
+    opt->epa_tol = lucid_lua_number_in(&f, "epa_tol", opt->epa_tol, &lucid_lua_nonnegative);
+    opt->epa_max_iter =
+        (int)lucid_lua_integer_field(&f, "epa_max_iter", opt->epa_max_iter, 1, LUCID_EPA_MAX_ITER);
 }
 
 /* The query options present in the table at idx, over *opt (names not checked). */
 static void read_query_values(lua_State *L, int idx, const char *fname, lucid_gjk_options *opt) {
-    if (push_option(L, idx, "algorithm")) {
+    if (lucid_lua_field(L, idx, "algorithm")) {
         opt->algorithm = check_algorithm(L, fname);
         lua_pop(L, 1);
     }
-    if (push_option(L, idx, "normalize")) {
-        opt->normalize = check_boolean(L, fname, "normalize");
-        lua_pop(L, 1);
-    }
-    if (push_option(L, idx, "tol_mode")) {
-        opt->tol_mode = check_tol_mode(L, fname);
-        lua_pop(L, 1);
-    }
-    if (push_option(L, idx, "warm_start")) {
+    lucid_lua_fields f = lucid_lua_fields_at(L, idx, fname, "");
+    opt->normalize = lucid_lua_boolean_field(&f, "normalize", opt->normalize);
+    static const char *const tol_modes[] = {"absolute", "relative", NULL};
+    static const lucid_gjk_tolerance tol_mode_of[] = {LUCID_GJK_TOL_ABSOLUTE,
+                                                      LUCID_GJK_TOL_RELATIVE};
+    int mode = lucid_lua_enum_field(&f, "tol_mode", tol_modes, -1);
+    if (mode >= 0) opt->tol_mode = tol_mode_of[mode];
+    if (lucid_lua_field(L, idx, "warm_start")) {
         check_warm_start(L, fname, opt);
         lua_pop(L, 1);
     }
@@ -156,9 +115,9 @@ void lucid_lua_read_derivative_query_options(lua_State *L, int idx, const char *
                                              lucid_gjk_options *opt) {
     lucid_derivative_query_options_default(opt);
     if (!lua_istable(L, idx)) return;
-    int tol_mode_given = push_option(L, idx, "tol_mode");
+    int tol_mode_given = lucid_lua_field(L, idx, "tol_mode");
     if (tol_mode_given) lua_pop(L, 1);
-    if (push_option(L, idx, "tol")) {
+    if (lucid_lua_field(L, idx, "tol")) {
         lua_pop(L, 1);
         if (!tol_mode_given) opt->tol_mode = LUCID_GJK_TOL_ABSOLUTE; /* as in lucid.distance */
     }
@@ -177,15 +136,13 @@ static void read_options_for(lua_State *L, int idx, const char *fname, const cha
     }
     if (!lua_istable(L, idx))
         lucid_lua_fail(L, fname, "opts must be a table (got %s)", lucid_lua_typename(L, idx));
-    check_option_names(L, idx, fname, allowed, "");
+    lucid_lua_check_option_names(L, idx, allowed, fname);
     if (derivatives)
         lucid_lua_read_derivative_query_options(L, idx, fname, opt);
     else
         read_query_values(L, idx, fname, opt);
-    if (chain && push_option(L, idx, "chain")) {
-        *chain = check_boolean(L, fname, "chain");
-        lua_pop(L, 1);
-    }
+    lucid_lua_fields f = lucid_lua_fields_at(L, idx, fname, "");
+    if (chain) *chain = lucid_lua_boolean_field(&f, "chain", 0);
 }
 
 static void read_options(lua_State *L, int idx, const char *fname, const char *const *allowed,
@@ -248,7 +205,7 @@ static void check_pair_query(lua_State *L, const char *fname, const char *const 
 static int read_derivatives(lua_State *L, int opts_idx, const char *fname,
                             lucid_derivative_options *d) {
     lucid_derivative_options_default(d);
-    if (!lua_istable(L, opts_idx) || !push_option(L, opts_idx, "derivatives")) return 0;
+    if (!lua_istable(L, opts_idx) || !lucid_lua_field(L, opts_idx, "derivatives")) return 0;
     lucid_lua_read_derivative_options(L, -1, fname, "derivatives.", d, NULL);
     lua_pop(L, 1);
     return 1;

@@ -3,6 +3,7 @@
  *                             relaxation=, alpha=, rho=, stall_tol=, inner_max_iter=,
  *                             compliance=, kappa=}
  *   lucid.contact.residual(G, g, mu, lambda [, {R=, model=}])
+ *   lucid.contact.options(): the contact options' description (lua_options.h)
  * A relaxed interior-point solve (solver = "ip", kappa > 0) also returns sol.kappa and
  * sol:derivatives() (lua_contact_relaxed.h).
  * Both results carry `round_off`: how much of eps_abs rounding lambda to doubles can cause
@@ -16,6 +17,7 @@
 #include "runtime/lua/check.h"
 #include "runtime/lua/lua_contact_relaxed.h"
 #include "runtime/lua/lua_matrix.h"
+#include "runtime/lua/lua_options.h"
 #include "runtime/lua/modules.h"
 #include "solvers/contact/contact_direction.h"
 #include "solvers/contact/contact_polish.h"
@@ -87,99 +89,14 @@ static void push_criteria(lua_State *L, const lucid_contact_criteria *c) {
     }
 }
 
-/* Field `key` of the table at idx pushed; returns 1 when it is not nil (else pops it). */
-static int get_field(lua_State *L, int idx, const char *key) {
-    if (lua_getfield(L, idx, key) != LUA_TNIL) return 1;
-    lua_pop(L, 1);
-    return 0;
-}
-
-static double number_field(lua_State *L, int idx, const char *key, double fallback) {
-    if (!get_field(L, idx, key)) return fallback;
-    double x = lucid_lua_checkfinite(L, -1, SOLVE, key);
-    lua_pop(L, 1);
-    return x;
-}
-
-static int integer_field(lua_State *L, int idx, const char *key, int fallback, int lo) {
-    if (!get_field(L, idx, key)) return fallback;
-    int k = (int)lucid_lua_checkinteger_range(L, -1, lo, 1000000000, SOLVE, key);
-    lua_pop(L, 1);
-    return k;
-}
-
-static const char *const solve_keys[] = {
-    "G",          "g",          "mu",         "R",     "model", "solver",    "tol",
-    "max_iter",   "warm_start", "relaxation", "alpha", "rho",   "stall_tol", "inner_max_iter",
-    "compliance", "kappa",      NULL};
-
-static lucid_contact_solver default_solver(lucid_contact_model model) {
-    switch (model) {
-        case LUCID_CONTACT_LCP:
-            return LUCID_CONTACT_PGS;
-        case LUCID_CONTACT_RAISIM:
-            return LUCID_CONTACT_BISECTION;
-        case LUCID_CONTACT_CCP:
-        case LUCID_CONTACT_NCP:
-            break;
-    }
-    return LUCID_CONTACT_ADMM;
-}
-
-static void read_model_and_solver(lua_State *L, int idx, lucid_contact_options *o) {
-    o->model = LUCID_CONTACT_NCP;
-    if (get_field(L, idx, "model")) {
-        const char *name = lua_tostring(L, -1);
-        if (lua_type(L, -1) != LUA_TSTRING ||
-            lucid_contact_model_parse(name, &o->model) != LUCID_OK)
-            lucid_lua_fail(L, SOLVE, "unknown model '%s' (expected lcp, ccp, raisim or ncp)",
-                           luaL_tolstring(L, -1, NULL));
-        lua_pop(L, 1);
-    }
-    o->solver = default_solver(o->model);
-    if (get_field(L, idx, "solver")) {
-        const char *name = lua_tostring(L, -1);
-        if (lua_type(L, -1) != LUA_TSTRING ||
-            lucid_contact_solver_parse(name, &o->solver) != LUCID_OK)
-            lucid_lua_fail(
-                L, SOLVE,
-                "unknown solver '%s' (expected pgs, admm, newton, staggered, bisection or ip)",
-                luaL_tolstring(L, -1, NULL));
-        lua_pop(L, 1);
-    }
-    if (lucid_contact_pair_check(o->model, o->solver) != LUCID_OK)
-        lucid_lua_fail(L, SOLVE,
-                       "invalid model/solver pair %s:%s (valid: lcp:pgs, ccp:pgs, ccp:admm, "
-                       "ccp:newton, ccp:ip, raisim:bisection, ncp:pgs, ncp:staggered, ncp:admm, "
-                       "ncp:ip)",
-                       lucid_contact_model_name(o->model), lucid_contact_solver_name(o->solver));
-}
-
-static void read_options(lua_State *L, int idx, lucid_contact_options *o) {
-    o->tol = number_field(L, idx, "tol", o->tol);
-    if (o->tol < 0.0) lucid_lua_fail(L, SOLVE, "tol must be >= 0 (got %f)", o->tol);
-    o->max_iter = integer_field(L, idx, "max_iter", o->max_iter, 0);
-    o->inner_max_iter = integer_field(L, idx, "inner_max_iter", o->inner_max_iter, 1);
-    o->stall_tol = number_field(L, idx, "stall_tol", o->stall_tol);
-    o->relaxation = number_field(L, idx, "relaxation", o->relaxation);
-    o->admm_alpha = number_field(L, idx, "alpha", o->admm_alpha);
-    o->rho = number_field(L, idx, "rho", o->rho);
-    o->newton_compliance = number_field(L, idx, "compliance", o->newton_compliance);
-    o->kappa = number_field(L, idx, "kappa", o->kappa);
-    if (o->kappa < 0.0) lucid_lua_fail(L, SOLVE, "kappa must be >= 0 (got %f)", o->kappa);
-    if (o->stall_tol < 0.0) lucid_lua_fail(L, SOLVE, "stall_tol must be >= 0");
-    if (!(o->relaxation > 0.0 && o->relaxation < 2.0))
-        lucid_lua_fail(L, SOLVE, "relaxation must be in (0, 2) (got %f)", o->relaxation);
-    if (!(o->admm_alpha > 0.0 && o->admm_alpha < 2.0))
-        lucid_lua_fail(L, SOLVE, "alpha must be in (0, 2) (got %f)", o->admm_alpha);
-    if (!(o->newton_compliance > 0.0)) lucid_lua_fail(L, SOLVE, "compliance must be positive");
-}
+/* solve's own keys; the contact options' are LUCID_LUA_CONTACT_SOLVE_KEYS (lua_options.h) */
+static const char *const solve_keys[] = {"G", "g", "mu", "R", "warm_start", NULL};
 
 /* warm_start = an initial lambda (vec or table), or a previous solution (its lambda, dual
  * and rho). Fills lambda (and dual, returning 1 when one was given). */
 static int read_warm_start(lua_State *L, int idx, int m, double *lambda, double *dual,
                            lucid_contact_options *o) {
-    if (!get_field(L, idx, "warm_start")) return 0;
+    if (!lucid_lua_field(L, idx, "warm_start")) return 0;
     int top = lua_gettop(L), has_dual = 0;
     o->warm_start = 1;
     if (lua_type(L, top) == LUA_TTABLE && lua_getfield(L, top, "lambda") != LUA_TNIL) {
@@ -255,22 +172,20 @@ static int contact_solve(lua_State *L) {
     if (lua_type(L, 1) != LUA_TTABLE)
         lucid_lua_fail(L, SOLVE, "expects a table of options (got %s)", lucid_lua_typename(L, 1));
     lua_settop(L, 1);
-    lucid_lua_check_option_names(L, 1, solve_keys, SOLVE);
+    lucid_contact_options o = lucid_contact_default_options();
+    o.first_order = 1; /* converged: accurate to first order in tol (contact_direction.h) */
+    lucid_lua_read_contact_options(L, 1, SOLVE, "", LUCID_LUA_CONTACT_SOLVE_KEYS, solve_keys, &o);
     const double *G = NULL;
     if (lua_getfield(L, 1, "G") == LUA_TNIL) lucid_lua_fail(L, SOLVE, "G is required");
     int n = check_delassus(L, lua_gettop(L), SOLVE, &G); /* G stays on the stack */
     int m = 3 * n;
-    lucid_contact_options o = lucid_contact_default_options();
-    o.first_order = 1; /* converged: accurate to first order in tol (contact_direction.h) */
-    read_model_and_solver(L, 1, &o);
-    read_options(L, 1, &o);
     double *g = new_buffer(L, m), *mu = new_buffer(L, n), *dual = new_buffer(L, m);
     double *R = NULL;
     if (lua_getfield(L, 1, "g") == LUA_TNIL) lucid_lua_fail(L, SOLVE, "g is required");
     lucid_lua_checkvalues(L, -1, m, g, SOLVE, "g");
     if (lua_getfield(L, 1, "mu") == LUA_TNIL) lucid_lua_fail(L, SOLVE, "mu is required");
     lucid_lua_checkvalues(L, -1, n, mu, SOLVE, "mu");
-    if (get_field(L, 1, "R")) {
+    if (lucid_lua_field(L, 1, "R")) {
         R = new_buffer(L, m);
         lucid_lua_checkvalues(L, -2, m, R, SOLVE, "R");
     }
@@ -400,8 +315,10 @@ void lucid_open_contact(lua_State *L) {
         lua_setfield(L, -2, "__gc");
     }
     lua_pop(L, 1);
-    static const luaL_Reg functions[] = {
-        {"solve", contact_solve}, {"residual", contact_residual}, {NULL, NULL}};
+    static const luaL_Reg functions[] = {{"solve", contact_solve},
+                                         {"residual", contact_residual},
+                                         {"options", lucid_lua_contact_option_list},
+                                         {NULL, NULL}};
     luaL_newlib(L, functions);
     lucid_open_contact_derivatives(L);
     lua_setfield(L, -2, "contact");

@@ -21,6 +21,7 @@
 #include "runtime/lua/check.h"
 #include "runtime/lua/lua_contact_relaxed.h"
 #include "runtime/lua/lua_matrix.h"
+#include "runtime/lua/lua_options.h"
 #include "runtime/lua/modules.h"
 
 #define DERIVATIVES "lucid.contact.derivatives"
@@ -48,57 +49,23 @@ static double *new_buffer(lua_State *L, size_t count) {
     return b;
 }
 
-/* Field key of the table at idx pushed; 1 when it is not nil (else popped). */
-static int get_field(lua_State *L, int idx, const char *key) {
-    if (lua_getfield(L, idx, key) != LUA_TNIL) return 1;
-    lua_pop(L, 1);
-    return 0;
-}
-
-static const char *string_field(lua_State *L, int idx, const char *key, const char *what) {
-    if (!get_field(L, idx, key)) return NULL;
-    if (lua_type(L, -1) != LUA_TSTRING)
-        lucid_lua_fail(L, DERIVATIVES, "%s must be a string (got %s)", what,
-                       lucid_lua_typename(L, -1));
-    const char *v = lua_tostring(L, -1);
-    lua_pop(L, 1); /* the string stays alive in the table */
-    return v;
-}
-
-static int boolean_option(lua_State *L, int idx, const char *key, int fallback) {
-    if (!get_field(L, idx, key)) return fallback;
-    if (lua_type(L, -1) != LUA_TBOOLEAN)
-        lucid_lua_fail(L, DERIVATIVES, "opts.%s must be a boolean (got %s)", key,
-                       lucid_lua_typename(L, -1));
-    int v = lua_toboolean(L, -1);
-    lua_pop(L, 1);
-    return v;
-}
-
-static double number_option(lua_State *L, int idx, const char *key, double fallback) {
-    if (!get_field(L, idx, key)) return fallback;
-    char what[64];
-    snprintf(what, sizeof what, "opts.%s", key);
-    double v = lucid_lua_checkfinite(L, -1, DERIVATIVES, what);
-    lua_pop(L, 1);
-    return v;
-}
-
 static lucid_status fail_status(lua_State *L, const char *fname, lucid_status status) {
     return (lucid_status)lucid_lua_fail_status(L, fname, status);
 }
 
-/* The model of the solution: sol.model, else problem.model, else "ncp"; both given must agree. */
-static lucid_contact_model read_model(lua_State *L, int problem, int sol) {
-    const char *a = string_field(L, sol, "model", "sol.model");
-    const char *b = string_field(L, problem, "model", "problem.model");
-    if (a && b && strcmp(a, b) != 0)
-        lucid_lua_fail(L, DERIVATIVES, "sol.model '%s' differs from problem.model '%s'", a, b);
-    const char *name = a ? a : b ? b : "ncp";
+/* The model of the solution: sol.model, else the problem's (problem.model or "ncp"); both
+ * given must agree. */
+static lucid_contact_model read_model(const lucid_lua_fields *sol, const lucid_contact_options *po,
+                                      unsigned given) {
+    const char *name = lucid_lua_string_field(sol, "model", 0);
+    if (!name) return po->model;
     lucid_contact_model model;
     if (lucid_contact_model_parse(name, &model) != LUCID_OK)
-        lucid_lua_fail(L, DERIVATIVES, "unknown model '%s' (expected lcp, ccp, raisim or ncp)",
+        lucid_lua_fail(sol->L, DERIVATIVES, "unknown model '%s' (expected lcp, ccp, raisim or ncp)",
                        name);
+    if ((given & LUCID_LUA_CONTACT_MODEL) && model != po->model)
+        lucid_lua_fail(sol->L, DERIVATIVES, "sol.model '%s' differs from problem.model '%s'", name,
+                       lucid_contact_model_name(po->model));
     return model;
 }
 
@@ -159,19 +126,19 @@ static int jvp(lua_State *L) {
     lucid_lua_check_option_names(L, 1, keys, fname);
     double *dG = NULL, *dg = NULL, *dmu = NULL, *dR = new_buffer(L, (size_t)m);
     int has_R = 0;
-    if (get_field(L, 1, "G")) {
+    if (lucid_lua_field(L, 1, "G")) {
         dG = new_buffer(L, (size_t)m * (size_t)m);
         read_dG(L, -2, m, dG, fname, "G");
     }
-    if (get_field(L, 1, "g")) {
+    if (lucid_lua_field(L, 1, "g")) {
         dg = new_buffer(L, m);
         lucid_lua_checkvalues(L, -2, m, dg, fname, "g");
     }
-    if (get_field(L, 1, "mu")) {
+    if (lucid_lua_field(L, 1, "mu")) {
         dmu = new_buffer(L, s->n);
         lucid_lua_checkvalues(L, -2, s->n, dmu, fname, "mu");
     }
-    if (get_field(L, 1, "R")) lucid_lua_checkvalues(L, -1, m, dR, fname, "R"), has_R = 1;
+    if (lucid_lua_field(L, 1, "R")) lucid_lua_checkvalues(L, -1, m, dR, fname, "R"), has_R = 1;
     derived_compliance_jvp(s, dG, dR);
     lucid_lua_matrix *out = lucid_lua_newvector(L, m);
     lucid_status status = lucid_contact_derivatives_jvp(
@@ -233,12 +200,11 @@ static void push_closure(lua_State *L, int state_idx, lua_CFunction f, const cha
     lua_setfield(L, -2, name);
 }
 
-static const char *const problem_keys[] = {
-    "G",          "g",          "mu",         "R",     "model", "solver",    "tol",
-    "max_iter",   "warm_start", "relaxation", "alpha", "rho",   "stall_tol", "inner_max_iter",
-    "compliance", "kappa",      NULL};
+/* the problem's own keys; its contact options are lucid.contact.solve's (lua_options.h) */
+static const char *const problem_keys[] = {"G", "g", "mu", "R", "warm_start", NULL};
 static const char *const option_keys[] = {"method", "threshold",         "rcond",
                                           "dense",  "allow_unconverged", NULL};
+static const lucid_lua_range unit_interval = {0.0, 1.0, 0, 1}; /* [0, 1) */
 
 static int contact_derivatives(lua_State *L) {
     lua_settop(L, 3);
@@ -250,43 +216,38 @@ static int contact_derivatives(lua_State *L) {
         lucid_lua_fail(L, DERIVATIVES, "sol must be a table (got %s)", lucid_lua_typename(L, 2));
     if (!lua_isnil(L, 3) && lua_type(L, 3) != LUA_TTABLE)
         lucid_lua_fail(L, DERIVATIVES, "opts must be a table (got %s)", lucid_lua_typename(L, 3));
-    lucid_lua_check_option_names_prefixed(L, 1, problem_keys, DERIVATIVES, "problem.");
+    lucid_contact_options po = lucid_contact_default_options();
+    unsigned given = lucid_lua_read_contact_options(
+        L, 1, DERIVATIVES, "problem.", LUCID_LUA_CONTACT_SOLVE_KEYS, problem_keys, &po);
     if (lua_isnil(L, 3)) {
         lua_newtable(L);
         lua_replace(L, 3);
     }
     lucid_lua_check_option_names_prefixed(L, 3, option_keys, DERIVATIVES, "opts.");
-    const char *method = string_field(L, 3, "method", "opts.method");
+    lucid_lua_fields opts = lucid_lua_fields_at(L, 3, DERIVATIVES, "opts.");
+    lucid_lua_fields sol = lucid_lua_fields_at(L, 2, DERIVATIVES, "sol.");
+    const char *method = lucid_lua_string_field(&opts, "method", 0);
+    int dense = lucid_lua_boolean_field(&opts, "dense", 1);
+    int allow = lucid_lua_boolean_field(&opts, "allow_unconverged", 0);
     if (method && strcmp(method, "relaxed") == 0) /* lua_contact_relaxed.c */
-        return lucid_lua_relaxed_contact_derivatives(L, 1, 2, boolean_option(L, 3, "dense", 1),
-                                                     boolean_option(L, 3, "allow_unconverged", 0),
-                                                     DERIVATIVES);
+        return lucid_lua_relaxed_contact_derivatives(L, 1, 2, dense, allow, DERIVATIVES);
     if (method && strcmp(method, "active_set") != 0)
         lucid_lua_fail(L, DERIVATIVES, "unknown opts.method '%s' (expected active_set or relaxed)",
                        method);
-    lucid_contact_model model = read_model(L, 1, 2);
-    const char *solver = string_field(L, 2, "solver", "sol.solver");
-    if (solver && strcmp(solver, "ip") == 0 && get_field(L, 1, "kappa")) {
-        double kappa = lucid_lua_checkfinite(L, -1, DERIVATIVES, "problem.kappa");
-        lua_pop(L, 1);
-        if (kappa > 0.0) /* a point of the central path, not a solution of the model */
-            lucid_lua_fail(L, DERIVATIVES,
-                           "sol is a relaxed ip solution (kappa = %f > 0): the active-set "
-                           "derivatives are those of exact solutions (kappa = 0)",
-                           kappa);
-    }
+    lucid_contact_model model = read_model(&sol, &po, given);
+    const char *solver = lucid_lua_string_field(&sol, "solver", 0);
+    if (solver && strcmp(solver, "ip") == 0 && po.kappa > 0.0)
+        /* a point of the central path, not a solution of the model */
+        lucid_lua_fail(L, DERIVATIVES,
+                       "sol is a relaxed ip solution (kappa = %f > 0): the active-set "
+                       "derivatives are those of exact solutions (kappa = 0)",
+                       po.kappa);
     lucid_contact_derivative_options o = lucid_contact_derivative_default_options(model);
-    o.threshold = number_option(L, 3, "threshold", o.threshold);
-    o.rcond = number_option(L, 3, "rcond", o.rcond);
-    if (!(o.threshold >= 0.0 && o.threshold < 1.0))
-        lucid_lua_fail(L, DERIVATIVES, "opts.threshold must be in [0, 1) (got %f)", o.threshold);
-    if (!(o.rcond >= 0.0 && o.rcond < 1.0))
-        lucid_lua_fail(L, DERIVATIVES, "opts.rcond must be in [0, 1) (got %f)", o.rcond);
-    int dense = boolean_option(L, 3, "dense", 1);
-    int allow = boolean_option(L, 3, "allow_unconverged", 0);
+    o.threshold = lucid_lua_number_in(&opts, "threshold", o.threshold, &unit_interval);
+    o.rcond = lucid_lua_number_in(&opts, "rcond", o.rcond, &unit_interval);
 
     /* the problem */
-    if (!get_field(L, 1, "G")) lucid_lua_fail(L, DERIVATIVES, "problem.G is required");
+    if (!lucid_lua_field(L, 1, "G")) lucid_lua_fail(L, DERIVATIVES, "problem.G is required");
     lucid_lua_matrix *Gm = lucid_lua_tomatrix(L, -1);
     if (!Gm)
         lucid_lua_fail(L, DERIVATIVES, "problem.G must be a lucid.mat (got %s)",
@@ -299,19 +260,18 @@ static int contact_derivatives(lua_State *L) {
         lucid_lua_fail(L, DERIVATIVES, "problem.G must be finite (has NaN or Inf)");
     int n = Gm->rows / 3, m = 3 * n;
     double *g = new_buffer(L, m), *mu = new_buffer(L, n), *R = NULL, *lambda = new_buffer(L, m);
-    if (!get_field(L, 1, "g")) lucid_lua_fail(L, DERIVATIVES, "problem.g is required");
+    if (!lucid_lua_field(L, 1, "g")) lucid_lua_fail(L, DERIVATIVES, "problem.g is required");
     lucid_lua_checkvalues(L, -1, m, g, DERIVATIVES, "problem.g");
-    if (!get_field(L, 1, "mu")) lucid_lua_fail(L, DERIVATIVES, "problem.mu is required");
+    if (!lucid_lua_field(L, 1, "mu")) lucid_lua_fail(L, DERIVATIVES, "problem.mu is required");
     lucid_lua_checkvalues(L, -1, n, mu, DERIVATIVES, "problem.mu");
     int newton = model == LUCID_CONTACT_CCP && solver && strcmp(solver, "newton") == 0;
-    int has_R = lua_getfield(L, 1, "R") != LUA_TNIL, R_idx = lua_gettop(L);
-    if (has_R || newton) {
+    if (lucid_lua_field(L, 1, "R")) {
         R = new_buffer(L, m);
-        if (has_R) lucid_lua_checkvalues(L, R_idx, m, R, DERIVATIVES, "problem.R");
+        lucid_lua_checkvalues(L, -2, m, R, DERIVATIVES, "problem.R");
     }
 
     /* the solution */
-    if (!get_field(L, 2, "lambda")) lucid_lua_fail(L, DERIVATIVES, "sol.lambda is required");
+    if (!lucid_lua_field(L, 2, "lambda")) lucid_lua_fail(L, DERIVATIVES, "sol.lambda is required");
     lucid_lua_checkvalues(L, -1, m, lambda, DERIVATIVES, "sol.lambda");
     lua_getfield(L, 2, "converged");
     if (!allow && !lua_toboolean(L, -1))
@@ -326,26 +286,18 @@ static int contact_derivatives(lua_State *L) {
     s->n = n;
     s->d = lucid_contact_derivatives_create(n);
     if (!s->d) lucid_lua_fail(L, DERIVATIVES, "cannot allocate storage for %d contacts", n);
-    if (newton) {             /* the compliance ccp:newton solved with (contact_newton.c) */
-        s->compliance = 1e-8; /* lucid_contact_default_options().newton_compliance */
-        if (get_field(L, 1, "compliance")) {
-            s->compliance = lucid_lua_checkfinite(L, -1, DERIVATIVES, "problem.compliance");
-            lua_pop(L, 1);
-        }
-        if (!(s->compliance > 0.0))
-            lucid_lua_fail(L, DERIVATIVES, "problem.compliance must be positive");
+    lucid_contact_problem p = {n, Gm->data, g, mu, R};
+    if (newton) { /* the compliance ccp:newton solved with, some of it derived from G */
+        s->compliance = po.newton_compliance;
         s->derived = calloc((size_t)(m > 0 ? m : 1), 1);
         if (!s->derived) lucid_lua_fail(L, DERIVATIVES, "out of memory");
-        for (int i = 0; i < n; ++i) {
-            double trace = 0.0;
-            for (int a = 0; a < 3; ++a) trace += Gm->data[(3 * i + a) * (size_t)(m + 1)];
-            for (int a = 0; a < 3; ++a)
-                if (!(R[3 * i + a] > 0.0))
-                    R[3 * i + a] = s->compliance * trace / 3.0, s->derived[3 * i + a] = 1;
-        }
+        double *solved_R = new_buffer(L, m);
+        if (lucid_contact_newton_compliance(&p, s->compliance, solved_R, s->derived) != LUCID_OK)
+            lucid_lua_fail(L, DERIVATIVES,
+                           "ccp:newton needs equal tangential compliance R per contact");
+        p.R = solved_R;
     }
-    lucid_contact_problem p = {n, Gm->data, g, mu, R};
-    const char *why = NULL;
+    const char *why = NULL; /* after the compliance: a newton problem's R = 0 rows are filled */
     lucid_status status = lucid_contact_problem_validate(&p, &why);
     if (status != LUCID_OK) lucid_lua_fail(L, DERIVATIVES, "%s", why ? why : "invalid problem");
     status = lucid_contact_derivatives_factor(s->d, &p, lambda, &o);

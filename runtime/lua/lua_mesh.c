@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "runtime/lua/check.h"
+#include "runtime/lua/lua_options.h"
 #include "runtime/lua/lua_matrix.h"
 #include "runtime/lua/lua_shape.h"
 #include "runtime/lua/modules.h"
@@ -52,15 +53,10 @@ static lucid_decompose_options read_options(lua_State *L, int idx, const char *f
     if (!lua_istable(L, idx))
         lucid_lua_fail(L, fname, "options must be a table (got %s)", lucid_lua_typename(L, idx));
     lucid_lua_check_option_names(L, idx, keys, fname);
-    if (lua_getfield(L, idx, "max_parts") != LUA_TNIL)
-        o.max_parts = (int)lucid_lua_checkinteger_range(L, -1, 1, 1 << 20, fname, "max_parts");
-    lua_pop(L, 1);
-    if (lua_getfield(L, idx, "concavity") != LUA_TNIL)
-        o.concavity = lucid_lua_checkpositive(L, -1, fname, "concavity");
-    lua_pop(L, 1);
-    if (lua_getfield(L, idx, "scale") != LUA_TNIL)
-        *scale = lucid_lua_checkpositive(L, -1, fname, "scale");
-    lua_pop(L, 1);
+    lucid_lua_fields f = lucid_lua_fields_at(L, idx, fname, "");
+    o.max_parts = (int)lucid_lua_integer_field(&f, "max_parts", o.max_parts, 1, 1 << 20);
+    o.concavity = lucid_lua_number_in(&f, "concavity", o.concavity, &lucid_lua_positive);
+    *scale = lucid_lua_number_in(&f, "scale", 1.0, &lucid_lua_positive);
     return o;
 }
 

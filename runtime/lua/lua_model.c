@@ -24,6 +24,7 @@
 
 #include "runtime/lua/check.h"
 #include "runtime/lua/lua_matrix.h"
+#include "runtime/lua/lua_options.h"
 #include "runtime/lua/lua_rng.h"
 #include "runtime/lua/lua_se3.h"
 #include "runtime/lua/lua_shape.h"
@@ -91,45 +92,14 @@ static lucid_model *check_self(lua_State *L, const char *fname, lucid_model_data
 
 /* ---- argument helpers ---------------------------------------------------------------------- */
 
-/* Field `key` of the table at idx pushed; returns 1 when it is not nil (else pops it). */
-static int get_field(lua_State *L, int idx, const char *key) {
-    if (lua_getfield(L, idx, key) != LUA_TNIL) return 1;
-    lua_pop(L, 1);
-    return 0;
-}
-
-static double number_field(lua_State *L, int idx, const char *key, double fallback,
-                           const char *what) {
-    if (!get_field(L, idx, key)) return fallback;
-    char name[128];
-    if (snprintf(name, sizeof name, "%s.%s", what, key) < 0) name[0] = '\0';
-    double x = lucid_lua_checkfinite(L, -1, BUILD, name);
-    lua_pop(L, 1);
-    return x;
-}
-
 /* A limit field: a finite number, or math.huge for none. */
 static double limit_field(lua_State *L, int idx, const char *key, const char *what) {
-    if (!get_field(L, idx, key)) return INFINITY;
+    if (!lucid_lua_field(L, idx, key)) return INFINITY;
     if (lua_type(L, -1) != LUA_TNUMBER || isnan(lua_tonumber(L, -1)) || !(lua_tonumber(L, -1) > 0))
         lucid_lua_fail(L, BUILD, "%s.%s must be a number > 0 (math.huge for none)", what, key);
     double x = lua_tonumber(L, -1);
     lua_pop(L, 1);
     return x;
-}
-
-static const char *string_field(lua_State *L, int idx, const char *key, const char *what,
-                                int required) {
-    if (!get_field(L, idx, key)) {
-        if (required) lucid_lua_fail(L, BUILD, "%s.%s is required (a string)", what, key);
-        return NULL;
-    }
-    if (lua_type(L, -1) != LUA_TSTRING)
-        lucid_lua_fail(L, BUILD, "%s.%s must be a string (got %s)", what, key,
-                       lucid_lua_typename(L, -1));
-    const char *s = lua_tostring(L, -1);
-    lua_pop(L, 1); /* the string stays alive in the table */
-    return s;
 }
 
 static void check_table(lua_State *L, int idx, const char *fname, const char *what) {
@@ -200,7 +170,8 @@ static void read_joint(lua_State *L, int idx, lucid_model_spec *s, int body, con
         "armature", "stiffness", "springref", "velocity_limit", "effort_limit", NULL};
     check_table(L, idx, BUILD, what);
     check_keys(L, idx, keys, what);
-    const char *kind_name = string_field(L, idx, "kind", what, 1);
+    lucid_lua_fields in = lucid_lua_fields_of(L, idx, BUILD, what);
+    const char *kind_name = lucid_lua_string_field(&in, "kind", 1);
     lucid_joint_kind kind = LUCID_JOINT_FIXED;
     if (!parse_joint_kind(kind_name, &kind))
         lucid_lua_fail(L, BUILD,
@@ -208,29 +179,29 @@ static void read_joint(lua_State *L, int idx, lucid_model_spec *s, int body, con
                        "spherical, free or planar)",
                        what, kind_name);
     lucid_joint_spec j = lucid_joint_spec_default(kind);
-    j.name = string_field(L, idx, "name", what, 0);
+    j.name = lucid_lua_string_field(&in, "name", 0);
     char name[160];
-    if (get_field(L, idx, "axis")) {
+    if (lucid_lua_field(L, idx, "axis")) {
         if (snprintf(name, sizeof name, "%s.axis", what) < 0) name[0] = '\0';
         j.axis = lucid_lua_checkvec3(L, -1, BUILD, name);
         lua_pop(L, 1);
     }
-    if (get_field(L, idx, "anchor")) {
+    if (lucid_lua_field(L, idx, "anchor")) {
         if (snprintf(name, sizeof name, "%s.anchor", what) < 0) name[0] = '\0';
         j.anchor = lucid_lua_checkvec3(L, -1, BUILD, name);
         lua_pop(L, 1);
     }
-    j.ref = number_field(L, idx, "ref", 0.0, what);
-    if (get_field(L, idx, "range")) {
+    j.ref = lucid_lua_number_field(&in, "ref", 0.0);
+    if (lucid_lua_field(L, idx, "range")) {
         if (snprintf(name, sizeof name, "%s.range", what) < 0) name[0] = '\0';
         check_range(L, lua_gettop(L), name, &j.lower, &j.upper);
         j.limited = 1;
         lua_pop(L, 1);
     }
-    j.damping = number_field(L, idx, "damping", 0.0, what);
-    j.armature = number_field(L, idx, "armature", 0.0, what);
-    j.stiffness = number_field(L, idx, "stiffness", 0.0, what);
-    j.springref = number_field(L, idx, "springref", 0.0, what);
+    j.damping = lucid_lua_number_field(&in, "damping", 0.0);
+    j.armature = lucid_lua_number_field(&in, "armature", 0.0);
+    j.stiffness = lucid_lua_number_field(&in, "stiffness", 0.0);
+    j.springref = lucid_lua_number_field(&in, "springref", 0.0);
     j.velocity_limit = limit_field(L, idx, "velocity_limit", what);
     j.effort_limit = limit_field(L, idx, "effort_limit", what);
     lucid_status st = lucid_model_spec_add_joint(s, body, &j, NULL);
@@ -251,26 +222,27 @@ static void read_geom(lua_State *L, int idx, lucid_model_spec *s, int body, cons
                                        "conaffinity", "name", NULL};
     check_table(L, idx, BUILD, what);
     check_keys(L, idx, keys, what);
+    lucid_lua_fields in = lucid_lua_fields_of(L, idx, BUILD, what);
     char name[160];
     lucid_geom_spec g = lucid_geom_spec_default();
     g.body = body;
-    g.name = string_field(L, idx, "name", what, 0);
-    if (!get_field(L, idx, "shape")) lucid_lua_fail(L, BUILD, "%s.shape is required", what);
+    g.name = lucid_lua_string_field(&in, "name", 0);
+    if (!lucid_lua_field(L, idx, "shape")) lucid_lua_fail(L, BUILD, "%s.shape is required", what);
     if (snprintf(name, sizeof name, "%s.shape", what) < 0) name[0] = '\0';
     g.shape = *lucid_lua_checkshape(L, -1, BUILD, name);
     lua_pop(L, 1); /* the shape stays alive in the table */
-    if (get_field(L, idx, "pose")) {
+    if (lucid_lua_field(L, idx, "pose")) {
         if (snprintf(name, sizeof name, "%s.pose", what) < 0) name[0] = '\0';
         g.pose = *lucid_lua_checkpose(L, -1, BUILD, name);
         lua_pop(L, 1);
     }
-    g.friction = number_field(L, idx, "friction", g.friction, what);
-    if (get_field(L, idx, "contype")) {
+    g.friction = lucid_lua_number_field(&in, "friction", g.friction);
+    if (lucid_lua_field(L, idx, "contype")) {
         if (snprintf(name, sizeof name, "%s.contype", what) < 0) name[0] = '\0';
         g.contype = (unsigned)lucid_lua_checkinteger_range(L, -1, 0, UINT32_MAX, BUILD, name);
         lua_pop(L, 1);
     }
-    if (get_field(L, idx, "conaffinity")) {
+    if (lucid_lua_field(L, idx, "conaffinity")) {
         if (snprintf(name, sizeof name, "%s.conaffinity", what) < 0) name[0] = '\0';
         g.conaffinity = (unsigned)lucid_lua_checkinteger_range(L, -1, 0, UINT32_MAX, BUILD, name);
         lua_pop(L, 1);
@@ -310,26 +282,27 @@ static void read_body(lua_State *L, int idx, lucid_model_spec *s, lua_Integer k)
     if (snprintf(what, sizeof what, "bodies[%lld]", (long long)k) < 0) what[0] = '\0';
     check_table(L, idx, BUILD, what);
     check_keys(L, idx, keys, what);
+    lucid_lua_fields in = lucid_lua_fields_of(L, idx, BUILD, what);
     lucid_body_spec b = lucid_body_spec_default();
-    b.name = string_field(L, idx, "name", what, 1);
+    b.name = lucid_lua_string_field(&in, "name", 1);
     if (strcmp(b.name, "world") == 0 || lucid_model_spec_find_body(s, b.name) >= 0)
         lucid_lua_fail(L, BUILD, "%s.name: the name '%s' is already used", what, b.name);
     lua_getfield(L, idx, "parent");
     if (snprintf(name, sizeof name, "%s.parent", what) < 0) name[0] = '\0';
     b.parent = body_ref(L, -1, s, name);
     lua_pop(L, 1);
-    if (get_field(L, idx, "placement")) {
+    if (lucid_lua_field(L, idx, "placement")) {
         if (snprintf(name, sizeof name, "%s.placement", what) < 0) name[0] = '\0';
         b.placement = *lucid_lua_checkpose(L, -1, BUILD, name);
         lua_pop(L, 1);
     }
-    b.mass = number_field(L, idx, "mass", 0.0, what);
-    if (get_field(L, idx, "com")) {
+    b.mass = lucid_lua_number_field(&in, "mass", 0.0);
+    if (lucid_lua_field(L, idx, "com")) {
         if (snprintf(name, sizeof name, "%s.com", what) < 0) name[0] = '\0';
         b.com = lucid_lua_checkvec3(L, -1, BUILD, name);
         lua_pop(L, 1);
     }
-    if (get_field(L, idx, "inertia")) {
+    if (lucid_lua_field(L, idx, "inertia")) {
         if (snprintf(name, sizeof name, "%s.inertia", what) < 0) name[0] = '\0';
         int diag = 0;
         if (lua_type(L, -1) == LUA_TTABLE) {
@@ -345,7 +318,7 @@ static void read_body(lua_State *L, int idx, lucid_model_spec *s, lua_Integer k)
     int index;
     lucid_status st = lucid_model_spec_add_body(s, &b, &index);
     if (st != LUCID_OK) fail_spec(L, st, what);
-    if (get_field(L, idx, "joints")) {
+    if (lucid_lua_field(L, idx, "joints")) {
         int t = lua_gettop(L);
         if (snprintf(name, sizeof name, "%s.joints", what) < 0) name[0] = '\0';
         lua_Integer n = list_length(L, t, name);
@@ -358,7 +331,7 @@ static void read_body(lua_State *L, int idx, lucid_model_spec *s, lua_Integer k)
         }
         lua_pop(L, 1);
     }
-    if (get_field(L, idx, "shapes")) {
+    if (lucid_lua_field(L, idx, "shapes")) {
         int t = lua_gettop(L);
         if (snprintf(name, sizeof name, "%s.shapes", what) < 0) name[0] = '\0';
         lua_Integer n = list_length(L, t, name);
@@ -377,28 +350,23 @@ static void read_frame(lua_State *L, int idx, lucid_model_spec *s, const char *w
     static const char *const keys[] = {"name", "body", "placement", NULL};
     check_table(L, idx, BUILD, what);
     check_keys(L, idx, keys, what);
+    lucid_lua_fields in = lucid_lua_fields_of(L, idx, BUILD, what);
     char name[160];
     lucid_frame_spec f;
     memset(&f, 0, sizeof f);
     f.placement = lucid_se3_identity();
-    f.name = string_field(L, idx, "name", what, 1);
+    f.name = lucid_lua_string_field(&in, "name", 1);
     lua_getfield(L, idx, "body");
     if (snprintf(name, sizeof name, "%s.body", what) < 0) name[0] = '\0';
     f.body = body_ref(L, -1, s, name);
     lua_pop(L, 1);
-    if (get_field(L, idx, "placement")) {
+    if (lucid_lua_field(L, idx, "placement")) {
         if (snprintf(name, sizeof name, "%s.placement", what) < 0) name[0] = '\0';
         f.placement = *lucid_lua_checkpose(L, -1, BUILD, name);
         lua_pop(L, 1);
     }
     lucid_status st = lucid_model_spec_add_frame(s, &f, NULL);
     if (st != LUCID_OK) fail_spec(L, st, what);
-}
-
-static int has_field(lua_State *L, int idx, const char *key) {
-    int t = lua_getfield(L, idx, key);
-    lua_pop(L, 1);
-    return t != LUA_TNIL;
 }
 
 /* An optional array of 3 numbers at key (out unchanged when absent). */
@@ -425,13 +393,14 @@ static void read_actuator(lua_State *L, int idx, lucid_model_spec *s, const char
     static const char *const kinds[] = {"motor", "position", "velocity", "damper", "general", NULL};
     check_table(L, idx, BUILD, what);
     check_keys(L, idx, keys, what);
+    lucid_lua_fields in = lucid_lua_fields_of(L, idx, BUILD, what);
     char name[160];
     lucid_actuator_spec a = lucid_actuator_spec_default();
-    a.name = string_field(L, idx, "name", what, 0);
-    const char *joint = string_field(L, idx, "joint", what, 1);
+    a.name = lucid_lua_string_field(&in, "name", 0);
+    const char *joint = lucid_lua_string_field(&in, "joint", 1);
     a.joint = lucid_model_spec_find_joint(s, joint);
     if (a.joint < 0) lucid_lua_fail(L, BUILD, "%s.joint: unknown joint '%s'", what, joint);
-    const char *kind = string_field(L, idx, "kind", what, 0);
+    const char *kind = lucid_lua_string_field(&in, "kind", 0);
     if (kind) {
         int k = 0;
         while (kinds[k] && strcmp(kinds[k], kind) != 0) k++;
@@ -442,21 +411,21 @@ static void read_actuator(lua_State *L, int idx, lucid_model_spec *s, const char
                            what, kind);
         a.kind = (lucid_actuator_kind)k;
     }
-    a.kp = number_field(L, idx, "kp", 0.0, what);
-    a.kv = number_field(L, idx, "kv", 0.0, what);
+    a.kp = lucid_lua_number_field(&in, "kp", 0.0);
+    a.kv = lucid_lua_number_field(&in, "kv", 0.0);
     read_triple(L, idx, "gain", what, a.gain);
     read_triple(L, idx, "bias", what, a.bias);
     if (a.kind != LUCID_ACTUATOR_GENERAL &&
-        (has_field(L, idx, "gain") || has_field(L, idx, "bias")))
+        (lucid_lua_has_field(L, idx, "gain") || lucid_lua_has_field(L, idx, "bias")))
         lucid_lua_fail(L, BUILD, "%s: gain and bias are for kind = \"general\"", what);
-    a.gear = number_field(L, idx, "gear", 1.0, what);
-    if (get_field(L, idx, "ctrl_range")) {
+    a.gear = lucid_lua_number_field(&in, "gear", 1.0);
+    if (lucid_lua_field(L, idx, "ctrl_range")) {
         if (snprintf(name, sizeof name, "%s.ctrl_range", what) < 0) name[0] = '\0';
         check_range(L, lua_gettop(L), name, &a.ctrl_lower, &a.ctrl_upper);
         a.ctrl_limited = 1;
         lua_pop(L, 1);
     }
-    if (get_field(L, idx, "force_range")) {
+    if (lucid_lua_field(L, idx, "force_range")) {
         if (snprintf(name, sizeof name, "%s.force_range", what) < 0) name[0] = '\0';
         check_range(L, lua_gettop(L), name, &a.force_lower, &a.force_upper);
         a.force_limited = 1;
@@ -469,7 +438,7 @@ static void read_actuator(lua_State *L, int idx, lucid_model_spec *s, const char
 /* Calls read(L, element index, spec, "key[i]") for each element of the list field `key`. */
 static void read_list(lua_State *L, int idx, const char *key, lucid_model_spec *s,
                       void (*read)(lua_State *, int, lucid_model_spec *, const char *)) {
-    if (!get_field(L, idx, key)) return;
+    if (!lucid_lua_field(L, idx, key)) return;
     int t = lua_gettop(L);
     lua_Integer n = list_length(L, t, key);
     char what[64];
@@ -514,20 +483,21 @@ static int l_build(lua_State *L) {
     lucid_status st = lucid_model_spec_create(NULL, &box->s);
     if (st != LUCID_OK) lucid_lua_fail_status(L, BUILD, st);
     lucid_model_spec *s = box->s;
-    const char *name = string_field(L, 1, "name", "model", 0);
+    lucid_lua_fields in = lucid_lua_fields_of(L, 1, BUILD, "model");
+    const char *name = lucid_lua_string_field(&in, "name", 0);
     if (name) {
         s->name = strdup(name);
         if (!s->name) lucid_lua_fail_status(L, BUILD, LUCID_ERR_NO_MEMORY);
     }
-    if (get_field(L, 1, "gravity")) {
+    if (lucid_lua_field(L, 1, "gravity")) {
         s->gravity = lucid_lua_checkvec3(L, -1, BUILD, "gravity");
         lua_pop(L, 1);
     }
-    if (get_field(L, 1, "timestep")) {
+    if (lucid_lua_field(L, 1, "timestep")) {
         s->timestep = lucid_lua_checkpositive(L, -1, BUILD, "timestep");
         lua_pop(L, 1);
     }
-    if (get_field(L, 1, "bodies")) {
+    if (lucid_lua_field(L, 1, "bodies")) {
         int t = lua_gettop(L);
         lua_Integer n = list_length(L, t, "bodies");
         for (lua_Integer i = 1; i <= n; ++i) {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "runtime/lua/check.h"
+#include "runtime/lua/lua_options.h"
 #include "runtime/lua/lua_model.h"
 #include "runtime/lua/modules.h"
 #include "runtime/model/model.h"
@@ -49,40 +50,21 @@ static void read_options(lua_State *L, int idx, lucid_model_load_options *o) {
         lua_pushnil(L); /* keep the stack shape: [dirs-or-nil] */
         lua_pushnil(L);
     }
-    lua_getfield(L, idx, "meshes");
-    if (!lua_isnil(L, -1)) {
-        const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-        if (v && strcmp(v, "decompose") == 0) /* a geom per part is not built yet */
-            lucid_lua_fail(L, FNAME,
+    static const char *const meshes[] = {"load", "skip", NULL};
+    static const char *const inertia[] = {"repair", "strict", NULL};
+    lucid_lua_fields f = lucid_lua_fields_at(L, idx, FNAME, "");
+    if (lucid_lua_field(L, idx, "meshes")) {
+        if (lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), "decompose") == 0)
+            lucid_lua_fail(L, FNAME, /* a geom per part is not built yet */
                            "meshes = \"decompose\" is not supported yet (a model's mesh geom is "
                            "its convex hull); decompose a mesh with lucid.mesh.decompose and add "
                            "its parts to a world as a composite body");
-        if (!v || (strcmp(v, "load") != 0 && strcmp(v, "skip") != 0))
-            lucid_lua_fail(L, FNAME, "meshes must be \"load\" or \"skip\" (got %s)",
-                           v ? v : lucid_lua_typename(L, -1));
-        o->skip_meshes = strcmp(v, "skip") == 0;
+        lua_pop(L, 1);
     }
-    lua_pop(L, 1);
-    lua_getfield(L, idx, "floating_base");
-    if (!lua_isnil(L, -1)) {
-        if (!lua_isboolean(L, -1))
-            lucid_lua_fail(L, FNAME, "floating_base must be a boolean (got %s)",
-                           lucid_lua_typename(L, -1));
-        o->floating_base = lua_toboolean(L, -1);
-    }
-    lua_pop(L, 1);
-    lua_getfield(L, idx, "scale");
-    if (!lua_isnil(L, -1)) o->scale = lucid_lua_checkpositive(L, -1, FNAME, "scale");
-    lua_pop(L, 1);
-    lua_getfield(L, idx, "inertia");
-    if (!lua_isnil(L, -1)) {
-        const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-        if (!v || (strcmp(v, "repair") != 0 && strcmp(v, "strict") != 0))
-            lucid_lua_fail(L, FNAME, "inertia must be \"repair\" or \"strict\" (got %s)",
-                           v ? v : lucid_lua_typename(L, -1));
-        o->strict_inertia = strcmp(v, "strict") == 0;
-    }
-    lua_pop(L, 1);
+    o->skip_meshes = lucid_lua_enum_field(&f, "meshes", meshes, o->skip_meshes) == 1;
+    o->floating_base = lucid_lua_boolean_field(&f, "floating_base", o->floating_base);
+    o->scale = lucid_lua_number_in(&f, "scale", o->scale, &lucid_lua_positive);
+    o->strict_inertia = lucid_lua_enum_field(&f, "inertia", inertia, o->strict_inertia) == 1;
 }
 
 static int model_load(lua_State *L) {

@@ -7,6 +7,7 @@
 #include "runtime/lua/lua_matrix.h"
 #include "runtime/lua/lua_se3.h"
 #include "runtime/lua/lua_shape.h"
+#include "runtime/lua/lua_options.h"
 #include "runtime/lua/modules.h"
 #include "solvers/collision/contact_patch.h"
 
@@ -19,27 +20,14 @@ static void read_options(lua_State *L, int idx, const char *fname, lucid_patch_o
     if (!lua_istable(L, idx))
         lucid_lua_fail(L, fname, "options must be a table (got %s)", lucid_lua_typename(L, idx));
     lucid_lua_check_option_names(L, idx, keys, fname);
-    lua_getfield(L, idx, "margin");
-    if (!lua_isnil(L, -1)) {
-        opt->margin = lucid_lua_checkfinite(L, -1, fname, "margin");
-        if (opt->margin < 0.0) lucid_lua_fail(L, fname, "margin must be >= 0");
-    }
-    lua_getfield(L, idx, "angular_tolerance");
-    if (!lua_isnil(L, -1)) {
-        double a = lucid_lua_checkfinite(L, -1, fname, "angular_tolerance");
-        if (a < 0.0 || a >= 0.5 * 3.14159265358979323846)
-            lucid_lua_fail(L, fname, "angular_tolerance must be in [0, pi/2)");
-        opt->angular_tolerance = a;
-    }
-    lua_getfield(L, idx, "max_points");
-    if (!lua_isnil(L, -1)) {
-        if (!lua_isinteger(L, -1)) lucid_lua_fail(L, fname, "max_points must be an integer");
-        lua_Integer k = lua_tointeger(L, -1);
-        if (k < 1 || k > LUCID_PATCH_MAX_POINTS)
-            lucid_lua_fail(L, fname, "max_points must be in [1, %d]", LUCID_PATCH_MAX_POINTS);
-        opt->max_points = (int)k;
-    }
-    lua_pop(L, 3);
+    lucid_lua_fields f = lucid_lua_fields_at(L, idx, fname, "");
+    opt->margin = lucid_lua_number_in(&f, "margin", opt->margin, &lucid_lua_nonnegative);
+    double a = lucid_lua_number_field(&f, "angular_tolerance", opt->angular_tolerance);
+    if (a < 0.0 || a >= 0.5 * 3.14159265358979323846)
+        lucid_lua_fail(L, fname, "angular_tolerance must be in [0, pi/2) (got %f)", a);
+    opt->angular_tolerance = a;
+    opt->max_points =
+        (int)lucid_lua_integer_field(&f, "max_points", opt->max_points, 1, LUCID_PATCH_MAX_POINTS);
 }
 
 static void push_point(lua_State *L, const lucid_contact_point *p) {

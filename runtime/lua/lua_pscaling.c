@@ -13,6 +13,7 @@
 #include <limits.h>
 
 #include "runtime/lua/check.h"
+#include "runtime/lua/lua_options.h"
 #include "runtime/lua/lua_matrix.h"
 #include "runtime/lua/lua_se3.h"
 #include "runtime/lua/lua_shape.h"
@@ -27,21 +28,10 @@ static void read_options(lua_State *L, int idx, const char *fname, lucid_pscalin
     if (!lua_istable(L, idx))
         lucid_lua_fail(L, fname, "opts must be a table (got %s)", lucid_lua_typename(L, idx));
     lucid_lua_check_option_names(L, idx, PSCALING_OPTIONS, fname);
-    if (lua_getfield(L, idx, "tol") != LUA_TNIL) {
-        opt->tol = lucid_lua_checkfinite(L, -1, fname, "tol");
-        if (!(opt->tol > 0.0)) lucid_lua_fail(L, fname, "tol must be > 0 (got %f)", opt->tol);
-    }
-    lua_pop(L, 1);
-    if (lua_getfield(L, idx, "max_iter") != LUA_TNIL)
-        opt->max_iter = (int)lucid_lua_checkinteger_range(L, -1, 1, INT_MAX, fname, "max_iter");
-    lua_pop(L, 1);
-    if (lua_getfield(L, idx, "derivatives") != LUA_TNIL) {
-        if (!lua_isboolean(L, -1))
-            lucid_lua_fail(L, fname, "derivatives must be a boolean (got %s)",
-                           lucid_lua_typename(L, -1));
-        opt->derivatives = lua_toboolean(L, -1);
-    }
-    lua_pop(L, 1);
+    lucid_lua_fields f = lucid_lua_fields_at(L, idx, fname, "");
+    opt->tol = lucid_lua_number_in(&f, "tol", opt->tol, &lucid_lua_positive);
+    opt->max_iter = (int)lucid_lua_integer_field(&f, "max_iter", opt->max_iter, 1, INT_MAX);
+    opt->derivatives = lucid_lua_boolean_field(&f, "derivatives", opt->derivatives);
 }
 
 static void set_number(lua_State *L, const char *name, double v) {

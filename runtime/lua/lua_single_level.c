@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "runtime/lua/check.h"
+#include "runtime/lua/lua_options.h"
 
 static void read_table(lua_State *L, int idx, lucid_single_level_options *o, const char *fname) {
     static const char *const keys[] = {"kappa", "tol", "max_iter", "warm_start", NULL};
@@ -11,23 +12,11 @@ static void read_table(lua_State *L, int idx, lucid_single_level_options *o, con
         lucid_lua_fail(L, fname, "single_level must be a table of options (got %s)",
                        lucid_lua_typename(L, idx));
     lucid_lua_check_option_names_prefixed(L, idx, keys, fname, "single_level.");
-    if (lua_getfield(L, idx, "kappa") != LUA_TNIL)
-        o->kappa = lucid_lua_checkpositive(L, -1, fname, "single_level.kappa");
-    lua_pop(L, 1);
-    if (lua_getfield(L, idx, "tol") != LUA_TNIL)
-        o->tol = lucid_lua_checkpositive(L, -1, fname, "single_level.tol");
-    lua_pop(L, 1);
-    if (lua_getfield(L, idx, "max_iter") != LUA_TNIL)
-        o->max_iter =
-            (int)lucid_lua_checkinteger_range(L, -1, 1, 1000000, fname, "single_level.max_iter");
-    lua_pop(L, 1);
-    if (lua_getfield(L, idx, "warm_start") != LUA_TNIL) {
-        if (!lua_isboolean(L, -1))
-            lucid_lua_fail(L, fname, "single_level.warm_start must be a boolean (got %s)",
-                           lucid_lua_typename(L, -1));
-        o->warm_start = lua_toboolean(L, -1);
-    }
-    lua_pop(L, 1);
+    lucid_lua_fields f = lucid_lua_fields_at(L, idx, fname, "single_level.");
+    o->kappa = lucid_lua_number_in(&f, "kappa", o->kappa, &lucid_lua_positive);
+    o->tol = lucid_lua_number_in(&f, "tol", o->tol, &lucid_lua_positive);
+    o->max_iter = (int)lucid_lua_integer_field(&f, "max_iter", o->max_iter, 1, 1000000);
+    o->warm_start = lucid_lua_boolean_field(&f, "warm_start", o->warm_start);
 }
 
 void lucid_lua_read_single_level_options(lua_State *L, int idx, lucid_world_options *o,

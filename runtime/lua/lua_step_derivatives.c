@@ -10,6 +10,7 @@
  * geometry derivative). D.geometry says which was used, D.contacts[k].estimated whether that
  * contact's geometry derivative came from the estimator. */
 #include <lauxlib.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,22 +19,10 @@
 #include "runtime/lua/check.h"
 #include "runtime/lua/lua_derivative_options.h"
 #include "runtime/lua/lua_matrix.h"
+#include "runtime/lua/lua_options.h"
 #include "runtime/lua/lua_world.h"
 
 static const char *const FNAME = "lucid.world:step_derivatives";
-
-static double field_number(lua_State *L, int t, const char *key, double fallback) {
-    lua_getfield(L, t, key);
-    double v = fallback;
-    if (!lua_isnil(L, -1)) {
-        if (lua_type(L, -1) != LUA_TNUMBER)
-            lucid_lua_fail(L, FNAME, "%s must be a number (got %s)", key,
-                           lucid_lua_typename(L, -1));
-        v = lua_tonumber(L, -1);
-    }
-    lua_pop(L, 1);
-    return v;
-}
 
 /* Entries of parameter table t other than [1] and the keys of the NULL-terminated list fail. */
 static void check_param_keys(lua_State *L, int t, int k, const char *fname,
@@ -48,18 +37,12 @@ static void check_param_keys(lua_State *L, int t, int k, const char *fname,
     }
 }
 
-/* Optional integer field `key` of t, from 1 (default 1), returned from 0. */
+/* Optional integer field `key` of parameter table t, from 1 (default 1), returned from 0. */
 static int optional_index(lua_State *L, int t, int k, const char *fname, const char *key) {
-    lua_getfield(L, t, key);
-    lua_Integer i = 1;
-    if (!lua_isnil(L, -1)) {
-        if (!lua_isinteger(L, -1))
-            lucid_lua_fail(L, fname, "params[%d].%s must be an integer", k, key);
-        i = lua_tointeger(L, -1);
-        if (i < 1 || i > 1000000) lucid_lua_fail(L, fname, "params[%d].%s out of range", k, key);
-    }
-    lua_pop(L, 1);
-    return (int)i - 1;
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "params[%d].", k);
+    lucid_lua_fields f = lucid_lua_fields_at(L, t, fname, prefix);
+    return (int)lucid_lua_integer_field(&f, key, 1, 1, 1000000) - 1;
 }
 
 /* {model = id, link = name, "mass"} or {model = id, joint = name, "damping"} at t. */
@@ -174,27 +157,17 @@ static void read_options(lua_State *L, int idx, lucid_world *w, lucid_step_deriv
     if (!lua_istable(L, idx))
         lucid_lua_fail(L, FNAME, "opts must be a table (got %s)", lucid_lua_typename(L, idx));
     lucid_lua_check_option_names(L, idx, keys, FNAME);
-    lua_getfield(L, idx, "method");
-    if (!lua_isnil(L, -1)) {
-        const char *m = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
-        if (strcmp(m, "implicit") == 0)
-            o->method = LUCID_STEP_IMPLICIT;
-        else if (strcmp(m, "finite_differences") == 0)
-            o->method = LUCID_STEP_FINITE_DIFFERENCES;
-        else if (strcmp(m, "relaxed") == 0)
-            o->method = LUCID_STEP_RELAXED;
-        else
-            lucid_lua_fail(L, FNAME,
-                           "method must be \"implicit\", \"relaxed\" or \"finite_differences\"");
-    }
-    lua_pop(L, 1);
-    o->step = field_number(L, idx, "step", o->step);
-    o->tol = field_number(L, idx, "tol", o->tol);
-    o->threshold = field_number(L, idx, "threshold", o->threshold);
-    o->kappa = field_number(L, idx, "kappa", o->kappa);
-    double it = field_number(L, idx, "max_iter", o->max_iter);
-    if (!(it >= 1 && it <= 1e9)) lucid_lua_fail(L, FNAME, "max_iter must be in [1, 1e9]");
-    o->max_iter = (int)it;
+    lucid_lua_fields f = lucid_lua_fields_at(L, idx, FNAME, "");
+    static const char *const methods[] = {"implicit", "relaxed", "finite_differences", NULL};
+    static const lucid_step_method method_of[] = {LUCID_STEP_IMPLICIT, LUCID_STEP_RELAXED,
+                                                  LUCID_STEP_FINITE_DIFFERENCES};
+    int m = lucid_lua_enum_field(&f, "method", methods, -1);
+    if (m >= 0) o->method = method_of[m];
+    o->step = lucid_lua_number_field(&f, "step", o->step);
+    o->tol = lucid_lua_number_field(&f, "tol", o->tol);
+    o->threshold = lucid_lua_number_field(&f, "threshold", o->threshold);
+    o->kappa = lucid_lua_number_field(&f, "kappa", o->kappa);
+    o->max_iter = (int)lucid_lua_integer_field(&f, "max_iter", o->max_iter, 1, 1000000000);
     read_geometry(L, idx, o, e, gjk);
     lua_getfield(L, idx, "params");
     if (lua_isnil(L, -1)) {

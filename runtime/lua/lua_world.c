@@ -1,6 +1,6 @@
 /* lucid.world: the rigid-body world from Lua.
  *   w = lucid.world{gravity=, dt=, contact={model=, solver=, tol=, max_iter=, warm_start=,
- *                                          kappa=},
+ *                                          kappa=, polish=} (lua_options.h),
  *                   slop=, correction_speed=, margin=, restitution_threshold=, compliance=,
  *                   warm_start_radius=, density=}
  *   id = w:add_body{shape=, mass=, inertia=, pose=, velocity=, friction=, restitution=}
@@ -34,6 +34,7 @@
 
 #include "runtime/lua/check.h"
 #include "runtime/lua/lua_matrix.h"
+#include "runtime/lua/lua_options.h"
 #include "runtime/lua/lua_record.h"
 #include "runtime/lua/lua_se3.h"
 #include "runtime/lua/lua_shape.h"
@@ -41,6 +42,7 @@
 #include "runtime/lua/lua_world.h"
 #include "runtime/lua/modules.h"
 #include "runtime/world/world.h"
+#include "solvers/collision/contact_patch.h"
 
 #define WORLD_METATABLE "lucid.world"
 #define NEW             "lucid.world"
@@ -74,27 +76,12 @@ static lucid_world *check_world(lua_State *L, const char *fname) {
     return box->w;
 }
 
-/* Field `key` of the table at idx pushed; returns 1 when it is not nil (else pops it). */
 lucid_world *lucid_lua_checkworld(lua_State *L, int idx, const char *fname) {
     world_box *box = luaL_testudata(L, idx, WORLD_METATABLE);
     if (!box)
         lucid_lua_fail(L, fname, "expected a lucid.world (got %s)", lucid_lua_typename(L, idx));
     if (!box->w) lucid_lua_fail(L, fname, "the world has been finalized");
     return box->w;
-}
-
-static int get_field(lua_State *L, int idx, const char *key) {
-    if (lua_getfield(L, idx, key) != LUA_TNIL) return 1;
-    lua_pop(L, 1);
-    return 0;
-}
-
-static double number_field(lua_State *L, int idx, const char *key, double fallback,
-                           const char *fname) {
-    if (!get_field(L, idx, key)) return fallback;
-    double x = lucid_lua_checkfinite(L, -1, fname, key);
-    lua_pop(L, 1);
-    return x;
 }
 
 static void check_table_arg(lua_State *L, int idx, const char *fname) {
@@ -104,63 +91,6 @@ static void check_table_arg(lua_State *L, int idx, const char *fname) {
 }
 
 /* ---- lucid.world{...} ------------------------------------------------------------------ */
-
-/* contact.<key>: a boolean, as 0 or 1 (fallback when absent). */
-static int contact_flag(lua_State *L, int idx, const char *key, int fallback) {
-    if (!get_field(L, idx, key)) return fallback;
-    if (!lua_isboolean(L, -1))
-        lucid_lua_fail(L, NEW, "contact.%s must be a boolean (got %s)", key,
-                       lucid_lua_typename(L, -1));
-    int flag = lua_toboolean(L, -1);
-    lua_pop(L, 1);
-    return flag;
-}
-
-static void read_contact_options(lua_State *L, int idx, lucid_contact_options *o) {
-    static const char *const keys[] = {"model",      "solver", "tol",    "max_iter",
-                                       "warm_start", "kappa",  "polish", NULL};
-    if (lua_type(L, idx) != LUA_TTABLE)
-        lucid_lua_fail(L, NEW, "contact must be a table of options (got %s)",
-                       lucid_lua_typename(L, idx));
-    lucid_lua_check_option_names_prefixed(L, idx, keys, NEW, "contact.");
-    int has_solver = 0;
-    if (get_field(L, idx, "model")) {
-        if (lua_type(L, -1) != LUA_TSTRING ||
-            lucid_contact_model_parse(lua_tostring(L, -1), &o->model) != LUCID_OK)
-            lucid_lua_fail(L, NEW, "unknown contact model '%s' (expected lcp, ccp, raisim or ncp)",
-                           luaL_tolstring(L, -1, NULL));
-        lua_pop(L, 1);
-    }
-    if (get_field(L, idx, "solver")) {
-        if (lua_type(L, -1) != LUA_TSTRING ||
-            lucid_contact_solver_parse(lua_tostring(L, -1), &o->solver) != LUCID_OK)
-            lucid_lua_fail(L, NEW,
-                           "unknown contact solver '%s' (expected pgs, admm, newton, staggered, "
-                           "bisection or ip)",
-                           luaL_tolstring(L, -1, NULL));
-        lua_pop(L, 1);
-        has_solver = 1;
-    }
-    if (!has_solver) /* the model's robust default */
-        o->solver = o->model == LUCID_CONTACT_LCP      ? LUCID_CONTACT_PGS
-                    : o->model == LUCID_CONTACT_RAISIM ? LUCID_CONTACT_BISECTION
-                                                       : LUCID_CONTACT_ADMM;
-    if (lucid_contact_pair_check(o->model, o->solver) != LUCID_OK)
-        lucid_lua_fail(L, NEW,
-                       "invalid contact model/solver pair %s:%s (valid: lcp:pgs, ccp:pgs, "
-                       "ccp:admm, ccp:newton, ccp:ip, raisim:bisection, ncp:pgs, ncp:staggered, "
-                       "ncp:admm, ncp:ip)",
-                       lucid_contact_model_name(o->model), lucid_contact_solver_name(o->solver));
-    o->tol = number_field(L, idx, "tol", o->tol, NEW);
-    o->kappa = number_field(L, idx, "kappa", o->kappa, NEW);
-    if (!(o->kappa >= 0.0)) lucid_lua_fail(L, NEW, "contact.kappa must be >= 0 (got %f)", o->kappa);
-    if (get_field(L, idx, "max_iter")) {
-        o->max_iter = (int)lucid_lua_checkinteger_range(L, -1, 1, 1000000000, NEW, "max_iter");
-        lua_pop(L, 1);
-    }
-    o->warm_start = contact_flag(L, idx, "warm_start", o->warm_start);
-    o->polish = contact_flag(L, idx, "polish", o->polish);
-}
 
 static void read_world_options(lua_State *L, int idx, lucid_world_options *o) {
     static const char *const keys[] = {"gravity",
@@ -182,35 +112,36 @@ static void read_world_options(lua_State *L, int idx, lucid_world_options *o) {
     if (lua_isnoneornil(L, idx)) return;
     check_table_arg(L, idx, NEW);
     lucid_lua_check_option_names(L, idx, keys, NEW);
-    if (get_field(L, idx, "gravity")) {
+    lucid_lua_fields f = lucid_lua_fields_at(L, idx, NEW, "");
+    if (lucid_lua_field(L, idx, "gravity")) {
         o->gravity = lucid_lua_checkvec3(L, -1, NEW, "gravity");
         lua_pop(L, 1);
     }
-    o->dt = number_field(L, idx, "dt", o->dt, NEW);
-    o->slop = number_field(L, idx, "slop", o->slop, NEW);
-    o->correction_speed = number_field(L, idx, "correction_speed", o->correction_speed, NEW);
-    o->margin = number_field(L, idx, "margin", o->margin, NEW);
+    o->dt = lucid_lua_number_field(&f, "dt", o->dt);
+    o->slop = lucid_lua_number_field(&f, "slop", o->slop);
+    o->correction_speed = lucid_lua_number_field(&f, "correction_speed", o->correction_speed);
+    o->margin = lucid_lua_number_field(&f, "margin", o->margin);
     o->restitution_threshold =
-        number_field(L, idx, "restitution_threshold", o->restitution_threshold, NEW);
-    o->compliance = number_field(L, idx, "compliance", o->compliance, NEW);
-    o->warm_start_radius = number_field(L, idx, "warm_start_radius", o->warm_start_radius, NEW);
-    o->density = number_field(L, idx, "density", o->density, NEW);
-    if (get_field(L, idx, "patch_points")) {
-        if (!lua_isinteger(L, -1)) lucid_lua_fail(L, NEW, "patch_points must be an integer");
-        lua_Integer k = lua_tointeger(L, -1);
-        o->patch_points = k >= 1 && k <= 16 ? (int)k : 0; /* checked below */
-        lua_pop(L, 1);
-    }
-    if (get_field(L, idx, "sparse_threshold")) {
-        if (!lua_isinteger(L, -1)) lucid_lua_fail(L, NEW, "sparse_threshold must be an integer");
-        lua_Integer k = lua_tointeger(L, -1);
-        if (k < -1 || k > INT_MAX)
+        lucid_lua_number_field(&f, "restitution_threshold", o->restitution_threshold);
+    o->compliance = lucid_lua_number_field(&f, "compliance", o->compliance);
+    o->warm_start_radius = lucid_lua_number_field(&f, "warm_start_radius", o->warm_start_radius);
+    o->density = lucid_lua_number_field(&f, "density", o->density);
+    o->patch_points = (int)lucid_lua_integer_field(&f, "patch_points", o->patch_points, 1,
+                                                   LUCID_PATCH_MAX_POINTS);
+    if (lucid_lua_field(L, idx, "sparse_threshold")) {
+        lua_Integer k =
+            lucid_lua_checkinteger_range(L, -1, LUA_MININTEGER, INT_MAX, NEW, "sparse_threshold");
+        if (k < -1)
             lucid_lua_fail(L, NEW, "sparse_threshold must be >= 0 (or -1: automatic), got %I", k);
         o->sparse_threshold = (int)k;
         lua_pop(L, 1);
     }
-    if (get_field(L, idx, "contact")) {
-        read_contact_options(L, lua_gettop(L), &o->contact);
+    if (lucid_lua_field(L, idx, "contact")) {
+        if (lua_type(L, -1) != LUA_TTABLE)
+            lucid_lua_fail(L, NEW, "contact must be a table of options (got %s)",
+                           lucid_lua_typename(L, -1));
+        lucid_lua_read_contact_options(L, -1, NEW, "contact.", LUCID_LUA_CONTACT_WORLD_KEYS, NULL,
+                                       &o->contact);
         lua_pop(L, 1);
     }
     lucid_lua_read_single_level_options(L, idx, o, NEW);
@@ -263,7 +194,7 @@ static void retain_shape(lua_State *L, int idx, const char *fname) {
  * live in a userdata left on the stack. Returns the count. */
 static int read_parts(lua_State *L, int idx, const char *fname, lucid_body_part **parts,
                       int required) {
-    if (!get_field(L, idx, "shape")) {
+    if (!lucid_lua_field(L, idx, "shape")) {
         if (required) lucid_lua_fail(L, fname, "shape is required");
         *parts = lua_newuserdatauv(L, sizeof **parts, 0);
         return 0;
@@ -308,7 +239,7 @@ static int read_parts(lua_State *L, int idx, const char *fname, lucid_body_part 
 
 static lucid_se3 pose_field(lua_State *L, int idx, const char *fname) {
     lucid_se3 T = lucid_se3_identity();
-    if (get_field(L, idx, "pose")) {
+    if (lucid_lua_field(L, idx, "pose")) {
         T = *lucid_lua_checkpose(L, -1, fname, "pose");
         lua_pop(L, 1);
     }
@@ -378,21 +309,22 @@ static int l_add_body(lua_State *L) {
     lucid_body_part *parts;
     d.num_parts = read_parts(L, 2, fname, &parts, 0);
     d.parts = parts;
-    if (get_field(L, 2, "mass")) {
+    if (lucid_lua_field(L, 2, "mass")) {
         d.has_mass = 1, d.mass = lucid_lua_checkfinite(L, -1, fname, "mass");
         lua_pop(L, 1);
     }
-    if (get_field(L, 2, "inertia")) {
+    if (lucid_lua_field(L, 2, "inertia")) {
         d.has_inertia = 1, d.inertia = read_inertia(L, lua_gettop(L), fname);
         lua_pop(L, 1);
     }
     d.pose = pose_field(L, 2, fname);
-    if (get_field(L, 2, "velocity")) {
+    if (lucid_lua_field(L, 2, "velocity")) {
         lucid_lua_checkvalues(L, -1, 6, d.velocity, fname, "velocity");
         lua_pop(L, 1);
     }
-    d.friction = number_field(L, 2, "friction", d.friction, fname);
-    d.restitution = number_field(L, 2, "restitution", d.restitution, fname);
+    lucid_lua_fields f = lucid_lua_fields_at(L, 2, fname, "");
+    d.friction = lucid_lua_number_field(&f, "friction", d.friction);
+    d.restitution = lucid_lua_number_field(&f, "restitution", d.restitution);
     const char *why = NULL;
     int id = -1;
     lucid_status s = lucid_world_add_body(w, &d, &id, &why);
@@ -409,7 +341,8 @@ static int l_add_static(lua_State *L) {
     lucid_body_part *parts;
     int n = read_parts(L, 2, fname, &parts, 1);
     lucid_se3 T = pose_field(L, 2, fname);
-    double friction = number_field(L, 2, "friction", 0.5, fname);
+    lucid_lua_fields f = lucid_lua_fields_at(L, 2, fname, "");
+    double friction = lucid_lua_number_field(&f, "friction", 0.5);
     const char *why = NULL;
     int id = -1;
     lucid_status s = lucid_world_add_static(w, parts, n, &T, friction, &id, &why);

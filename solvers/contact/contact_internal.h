@@ -84,14 +84,17 @@ void lucid_contact_pgs_update(lucid_contact_model model, double mu, const double
 /* Newton's R-metric projection needs equal tangential compliances. A tangential row whose
  * diagonal d of G is null (contact_null_rows.h) relative to its given compliance or to the
  * contact's trace is one no motion reaches: its force changes nothing, nor does its
- * compliance, so it takes the other tangent's. given: the problem's 3 entries or NULL. */
-static inline void lucid_contact_newton_null_tangent(const double d[3], const double *given,
-                                                     double R[3]) {
+ * compliance, so it takes the other tangent's. given: the problem's 3 entries or NULL. Returns
+ * the rows that took the other's (bit a: row a). */
+static inline int lucid_contact_newton_null_tangent(const double d[3], const double *given,
+                                                    double R[3]) {
     double trace = d[0] + d[1] + d[2];
+    int copied = 0; /* bit a: R[a] took R[1 - a] */
     for (int a = 0; a < 2; ++a) {
         double scale = given ? fmax(trace, given[a]) : trace;
-        if (d[a] <= LUCID_CONTACT_NULL_ROW * scale) R[a] = R[1 - a];
+        if (d[a] <= LUCID_CONTACT_NULL_ROW * scale) R[a] = R[1 - a], copied |= 1 << a;
     }
+    return copied;
 }
 
 /* --- the solvers -------------------------------------------------------------------------- */

@@ -58,16 +58,22 @@ static void set_compliance(newton *nt, const double *R_target, double scale) {
         nt->mu_scaled[i] = nt->p->mu[i] * sqrt(nt->R[3 * i] / nt->R[3 * i + 2]);
 }
 
-static lucid_status effective_compliance(const lucid_contact_problem *p, double eps, double *R) {
+lucid_status lucid_contact_newton_compliance(const lucid_contact_problem *p, double compliance,
+                                             double *R, unsigned char *derived) {
     long m = 3L * p->n;
     for (int i = 0; i < p->n; ++i) {
         double d[3], trace = 0.0;
+        unsigned char from_G[3];
         for (int a = 0; a < 3; ++a) trace += d[a] = p->G[(3 * i + a) * (m + 1)];
         for (int a = 0; a < 3; ++a) {
             double given = p->R ? p->R[3 * i + a] : 0.0;
-            R[3 * i + a] = given > 0.0 ? given : eps * trace / 3.0;
+            from_G[a] = !(given > 0.0);
+            R[3 * i + a] = from_G[a] ? compliance * trace / 3.0 : given;
         }
-        lucid_contact_newton_null_tangent(d, p->R ? p->R + 3 * i : NULL, R + 3 * i);
+        int copied = lucid_contact_newton_null_tangent(d, p->R ? p->R + 3 * i : NULL, R + 3 * i);
+        for (int a = 0; a < 2; ++a)
+            if (copied & (1 << a)) from_G[a] = from_G[1 - a];
+        if (derived) memcpy(derived + 3 * i, from_G, 3);
         if (R[3 * i] != R[3 * i + 1] || !(R[3 * i + 2] > 0.0)) return LUCID_ERR_ARGUMENT;
     }
     return LUCID_OK;
@@ -310,7 +316,7 @@ lucid_status lucid_contact_solve_newton(lucid_contact_run *run, double *lambda) 
                  .GS = ws->mat[2],
                  .chol = ws->mat[0],
                  .cols = ws->iwork};
-    lucid_status status = effective_compliance(p, o->newton_compliance, R);
+    lucid_status status = lucid_contact_newton_compliance(p, o->newton_compliance, R, NULL);
     if (status != LUCID_OK) return status;
     /* Nothing factorises G any more: check it is PSD as the other solvers do. */
     if ((status = lucid_contact_check_psd(run)) != LUCID_OK) return status;

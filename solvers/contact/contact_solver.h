@@ -91,4 +91,11 @@ lucid_status lucid_contact_solve(const lucid_contact_problem *p, const lucid_con
                                  lucid_contact_workspace *ws, double *lambda, double *dual,
                                  lucid_contact_result *result);
 
+/* The compliance ccp:newton solves with (a dense problem; contact_newton.c): R_k = the
+ * problem's R_k where > 0, else compliance x trace(G_ii) / 3 (derived[k] = 1: R_k depends on
+ * G so; derived may be NULL); a tangential row no motion reaches takes the other tangent's.
+ * R: 3n entries. LUCID_ERR_ARGUMENT when a contact's tangential entries then differ. */
+lucid_status lucid_contact_newton_compliance(const lucid_contact_problem *p, double compliance,
+                                             double *R, unsigned char *derived);
+
 #endif

@@ -128,6 +128,30 @@ t.case("compliant CCP by ccp:newton: derivatives of the problem it solves", func
   t.allnear(col(D.dlambda_dg, 1), fd(p, "g", {1, 0, 0, 0, 0, 0}, h), 1e-6, "dg rigid")
 end)
 
+-- A tangential row no motion reaches (G's first row is zero) with a given compliance on the
+-- other tangent: Newton gives the null row that tangent's R (lucid_contact_newton_compliance),
+-- so the derivatives must too. The binding's former copy of the compliance gave it
+-- 1e-8 x trace / 3 instead and missed central differences by up to 9e-3.
+t.case("ccp:newton with a null tangential row: derivatives of the compliance Newton used", function()
+  local p = {G = lucid.mat{{0, 0, 0}, {0, 1, 0.2}, {0, 0.2, 1}}, g = {0.05, -0.2, -1},
+             mu = {0.5}, R = {0, 0.01, 0.01}, model = "ccp", solver = "newton", tol = 1e-12}
+  local sol = lucid.contact.solve(p)
+  t.truthy(sol.model_residual.abs < 1e-12, "solved: " .. sol.model_residual.abs)
+  local D = lucid.contact.derivatives(p, sol, {allow_unconverged = true})
+  local h = 1e-6
+  for k = 1, 3 do -- central differences (the solve's `converged` stays false on the null row)
+    local function at(s)
+      local q = copy(p)
+      q.g = {p.g[1], p.g[2], p.g[3]}
+      q.g[k] = q.g[k] + s * h
+      local r = lucid.contact.solve(q)
+      assert(r.model_residual.abs < 1e-12)
+      return r.lambda
+    end
+    t.allnear(col(D.dlambda_dg, k), (at(1) - at(-1)) * (1 / (2 * h)), 1e-6, "dg column " .. k)
+  end
+end)
+
 t.case("lucid.ad.jacobian through the solve (lucid.contact.primitive)", function()
   local p = coupled()
   p.model = "ncp"

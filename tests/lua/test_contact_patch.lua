@@ -171,7 +171,7 @@ t.case("max_points reduces a face-face patch and is range-checked", function()
   local T = pose(0, 0, 0, 0.199)
   t.eq(#lucid.contact_patch(box, I, box, T).points, 4)
   for k = 1, 4 do t.eq(#lucid.contact_patch(box, I, box, T, {max_points = k}).points, k) end
-  t.raises("lucid.contact_patch: max_points must be in [1, 16]", lucid.contact_patch, box, I, box,
+  t.raises("lucid.contact_patch: max_points = 0 is out of range [1, 16]", lucid.contact_patch, box, I, box,
     T, {max_points = 0})
   t.raises("lucid.contact_patch: max_points must be an integer", lucid.contact_patch, box, I, box,
     T, {max_points = 1.5})

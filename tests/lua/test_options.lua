@@ -105,3 +105,113 @@ t.case("misspelt options and numbers given as strings are errors", function()
   t.raises("lucid.contact.residual: unknown option 'modle'", lucid.contact.residual, lucid.eye(3),
     {0, 0, -1}, {0.5}, {0, 0, 1}, {modle = "ccp"})
 end)
+
+-- The contact options are described once (lucid.contact.options(), runtime/lua/lua_options.c)
+-- and read by one parser in lucid.world's contact = {...}, lucid.contact.solve and
+-- lucid.contact.derivatives' problem.
+local G1, g1, mu1 = lucid.eye(3), {0, 0, -1}, {0.5}
+local contact_bindings = {
+  {"lucid.world", "contact.", "world", function(o) return lucid.world{contact = o} end},
+  {"lucid.contact.solve", "", "solve", function(o)
+    local p = {G = G1, g = g1, mu = mu1}
+    for k, v in pairs(o) do p[k] = v end
+    return lucid.contact.solve(p) end},
+  {"lucid.contact.derivatives", "problem.", "solve", function(o)
+    local p = {G = G1, g = g1, mu = mu1}
+    for k, v in pairs(o) do p[k] = v end
+    return lucid.contact.derivatives(p, {lambda = {0, 0, 1}, converged = true}) end},
+}
+
+t.case("contact options: unknown keys, wrong types and out-of-range values in every binding", function()
+  for _, b in ipairs(contact_bindings) do
+    local name, prefix, _, call = b[1], b[2], b[3], b[4]
+    t.raises(string.format("%s: unknown option '%stolerance'", name, prefix), call, {tolerance = 1})
+    t.raises(string.format("%s: %stol must be a number (got string)", name, prefix), call,
+             {tol = "1e-6"})
+    t.raises(string.format("%s: %smax_iter must be an integer (got 2.5)", name, prefix), call,
+             {max_iter = 2.5})
+    t.raises(string.format("%s: %stol must be >= 0 (got -1.0)", name, prefix), call, {tol = -1})
+    t.raises(string.format("%s: %skappa must be >= 0 (got -1.0)", name, prefix), call, {kappa = -1})
+    t.raises(string.format("%s: unknown %smodel 'soft'", name, prefix:gsub("%.$", " ")), call,
+             {model = "soft"})
+    t.raises(string.format("%s: invalid %smodel/solver pair lcp:admm", name, prefix:gsub("%.$", " ")),
+             call, {model = "lcp", solver = "admm"})
+  end
+  -- each binding takes its own keys of the table: a solver's tuning is not a world option,
+  -- the world's polish flag not a solve option
+  t.raises("lucid.world: unknown option 'contact.relaxation'", lucid.world, {contact = {relaxation = 1}})
+  t.raises("lucid.contact.solve: unknown option 'polish'", lucid.contact.solve,
+           {G = G1, g = g1, mu = mu1, polish = true})
+  t.raises("lucid.world: contact.warm_start must be a boolean (got table)", lucid.world,
+           {contact = {warm_start = {0, 0, 1}}})
+  -- patch_points out of range was mapped to 0 and refused without its value; now it is named
+  t.raises("lucid.world: patch_points = 17 is out of range [1, 16]", lucid.world, {patch_points = 17})
+end)
+
+-- A value outside each option's range, the range as lucid.contact.options() states it.
+local outside = {tol = -1, max_iter = -1, relaxation = 2, alpha = 0, stall_tol = -1,
+                 inner_max_iter = 0, compliance = 0, kappa = -1}
+
+t.case("contact options: every range of the table is enforced by every binding taking the key", function()
+  local checked = 0
+  for _, opt in ipairs(lucid.contact.options()) do
+    if opt.range then
+      local v = outside[opt.name]
+      t.truthy(v ~= nil, "an out-of-range value for " .. opt.name .. " (" .. opt.range .. ")")
+      for _, b in ipairs(contact_bindings) do
+        local name, prefix, which, call = b[1], b[2], b[3], b[4]
+        if opt[which] ~= nil then
+          local ok, err = pcall(call, {[opt.name] = v})
+          t.truthy(not ok and err:find(name .. ": " .. prefix .. opt.name, 1, true),
+                   string.format("%s refuses %s%s = %s: %s", name, prefix, opt.name, v, tostring(err)))
+          t.truthy(err:find(opt.range, 1, true) or err:find("out of range", 1, true),
+                   "the message states the range: " .. err)
+          checked = checked + 1
+        end
+      end
+    end
+  end
+  t.truthy(checked >= 19, "checked " .. checked)
+end)
+
+t.case("contact options: the defaults each binding reads from {}", function()
+  local by = {}
+  for _, opt in ipairs(lucid.contact.options()) do by[opt.name] = opt end
+  t.eq(by.max_iter.world, 200, "world max_iter")
+  t.eq(by.max_iter.solve, 1000, "solve max_iter")
+  t.eq(by.solver.world, "admm", "world solver")
+  t.eq(by.warm_start.world, true, "world warm_start")
+  t.truthy(by.warm_start.solve == nil and by.polish.solve == nil, "solve's own warm_start")
+  t.truthy(by.relaxation.world == nil, "relaxation is solve's")
+  -- what the solve reports matches the table
+  local sol = lucid.contact.solve{G = G1, g = g1, mu = mu1}
+  t.eq(sol.model, by.model.solve, "model")
+  t.eq(sol.solver, by.solver.solve, "solver")
+end)
+
+-- The docs list every key of the table, so that neither can drift: docs/world.md's `contact`
+-- row and docs/contact.md's fields table (whose numeric defaults must equal the table's).
+t.case("contact options: every key of the table is documented with its default", function()
+  local function read(path)
+    local h = assert(io.open(path), "cannot read " .. path .. " (run from the repository root)")
+    local s = h:read("a")
+    h:close()
+    return s
+  end
+  local world_row = read("docs/world.md"):match("\n| `contact` |([^\n]*)")
+  local contact = read("docs/contact.md")
+  t.truthy(world_row, "docs/world.md has a `contact` row")
+  for _, opt in ipairs(lucid.contact.options()) do
+    if opt.world ~= nil then
+      t.truthy(world_row:find(opt.name .. "=", 1, true), "docs/world.md's contact row lists " .. opt.name)
+    end
+    if opt.solve ~= nil then
+      local row = contact:match("\n| `" .. opt.name .. "` |([^\n]*)")
+      t.truthy(row, "docs/contact.md's fields table has a row for " .. opt.name)
+      local default = row and tonumber(row:match("| ([^|]-) |%s*$"))
+      if default and type(opt.solve) == "number" then
+        t.eq(default, opt.solve, "docs/contact.md's default of " .. opt.name)
+      end
+    end
+  end
+end)

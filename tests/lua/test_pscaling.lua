@@ -105,7 +105,7 @@ t.case("misuse: arguments and options", function()
   t.raises("lucid.pscaling: opts must be a table", lucid.pscaling, s, I, s, T, 3)
   t.raises("lucid.pscaling: unknown option 'tolerance'", lucid.pscaling, s, I, s, T,
            {tolerance = 1})
-  t.raises("lucid.pscaling: tol must be > 0", lucid.pscaling, s, I, s, T, {tol = 0})
+  t.raises("lucid.pscaling: tol must be positive (got 0.0)", lucid.pscaling, s, I, s, T, {tol = 0})
   t.raises("lucid.pscaling: tol", lucid.pscaling, s, I, s, T, {tol = "1"})
   t.raises("lucid.pscaling: max_iter", lucid.pscaling, s, I, s, T, {max_iter = 0})
   t.raises("lucid.pscaling: derivatives must be a boolean", lucid.pscaling, s, I, s, T,

@@ -1,0 +1,345 @@
+/* Option-table readers and the contact options' description (lua_options.h). */
+#include "runtime/lua/lua_options.h"
+
+#include <lauxlib.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime/lua/check.h"
+#include "runtime/world/world.h"
+
+const lucid_lua_range lucid_lua_any = {-INFINITY, INFINITY, 0, 0};
+const lucid_lua_range lucid_lua_positive = {0.0, INFINITY, 1, 0};
+const lucid_lua_range lucid_lua_nonnegative = {0.0, INFINITY, 0, 0};
+
+lucid_lua_fields lucid_lua_fields_at(lua_State *L, int idx, const char *fname, const char *prefix) {
+    lucid_lua_fields f = {L, lua_absindex(L, idx), fname, {0}};
+    snprintf(f.prefix, sizeof f.prefix, "%s", prefix ? prefix : "");
+    return f;
+}
+
+lucid_lua_fields lucid_lua_fields_of(lua_State *L, int idx, const char *fname, const char *table) {
+    lucid_lua_fields f = {L, lua_absindex(L, idx), fname, {0}};
+    snprintf(f.prefix, sizeof f.prefix, "%s.", table);
+    return f;
+}
+
+int lucid_lua_has_field(lua_State *L, int idx, const char *key) {
+    int type = lua_getfield(L, idx, key);
+    lua_pop(L, 1);
+    return type != LUA_TNIL;
+}
+
+int lucid_lua_field(lua_State *L, int idx, const char *key) {
+    if (lua_getfield(L, idx, key) != LUA_TNIL) return 1;
+    lua_pop(L, 1);
+    return 0;
+}
+
+/* The key as messages name it: PREFIX key, in out. */
+static const char *label(const lucid_lua_fields *f, const char *key, char *out, size_t size) {
+    snprintf(out, size, "%s%s", f->prefix, key);
+    return out;
+}
+
+double lucid_lua_number_field(const lucid_lua_fields *f, const char *key, double fallback) {
+    return lucid_lua_number_in(f, key, fallback, &lucid_lua_any);
+}
+
+/* The range as words: "positive", ">= 0", "<= 1", "in (0, 2)". */
+static void range_words(const lucid_lua_range *r, char *out, size_t size) {
+    if (isinf(r->hi) && r->lo == 0.0 && r->lo_open)
+        snprintf(out, size, "positive"); /* lucid_lua_checkpositive's word */
+    else if (isinf(r->hi))
+        snprintf(out, size, "%s %g", r->lo_open ? ">" : ">=", r->lo);
+    else if (isinf(r->lo))
+        snprintf(out, size, "%s %g", r->hi_open ? "<" : "<=", r->hi);
+    else
+        snprintf(out, size, "in %c%g, %g%c", r->lo_open ? '(' : '[', r->lo, r->hi,
+                 r->hi_open ? ')' : ']');
+}
+
+static int in_range(double x, const lucid_lua_range *r) {
+    int above = r->lo_open ? x > r->lo : x >= r->lo;
+    int below = r->hi_open ? x < r->hi : x <= r->hi;
+    return above && below;
+}
+
+double lucid_lua_number_in(const lucid_lua_fields *f, const char *key, double fallback,
+                           const lucid_lua_range *r) {
+    if (!lucid_lua_field(f->L, f->idx, key)) return fallback;
+    char name[160], words[64];
+    double x = lucid_lua_checkfinite(f->L, -1, f->fname, label(f, key, name, sizeof name));
+    if (!in_range(x, r)) {
+        range_words(r, words, sizeof words);
+        lucid_lua_fail(f->L, f->fname, "%s must be %s (got %f)", name, words, x);
+    }
+    lua_pop(f->L, 1);
+    return x;
+}
+
+lua_Integer lucid_lua_integer_field(const lucid_lua_fields *f, const char *key,
+                                    lua_Integer fallback, lua_Integer lo, lua_Integer hi) {
+    if (!lucid_lua_field(f->L, f->idx, key)) return fallback;
+    char name[160];
+    lua_Integer k =
+        lucid_lua_checkinteger_range(f->L, -1, lo, hi, f->fname, label(f, key, name, sizeof name));
+    lua_pop(f->L, 1);
+    return k;
+}
+
+int lucid_lua_boolean_field(const lucid_lua_fields *f, const char *key, int fallback) {
+    if (!lucid_lua_field(f->L, f->idx, key)) return fallback;
+    char name[160];
+    if (!lua_isboolean(f->L, -1))
+        lucid_lua_fail(f->L, f->fname, "%s must be a boolean (got %s)",
+                       label(f, key, name, sizeof name), lucid_lua_typename(f->L, -1));
+    int flag = lua_toboolean(f->L, -1);
+    lua_pop(f->L, 1);
+    return flag;
+}
+
+const char *lucid_lua_string_field(const lucid_lua_fields *f, const char *key, int required) {
+    char name[160];
+    if (!lucid_lua_field(f->L, f->idx, key)) {
+        if (required)
+            lucid_lua_fail(f->L, f->fname, "%s is required (a string)",
+                           label(f, key, name, sizeof name));
+        return NULL;
+    }
+    if (lua_type(f->L, -1) != LUA_TSTRING)
+        lucid_lua_fail(f->L, f->fname, "%s must be a string (got %s)",
+                       label(f, key, name, sizeof name), lucid_lua_typename(f->L, -1));
+    const char *s = lua_tostring(f->L, -1);
+    lua_pop(f->L, 1); /* the string stays alive in the table */
+    return s;
+}
+
+int lucid_lua_enum_field(const lucid_lua_fields *f, const char *key, const char *const *names,
+                         int fallback) {
+    if (!lucid_lua_field(f->L, f->idx, key)) return fallback;
+    const char *given = lua_type(f->L, -1) == LUA_TSTRING ? lua_tostring(f->L, -1) : NULL;
+    for (int i = 0; given && names[i]; ++i)
+        if (strcmp(given, names[i]) == 0) {
+            lua_pop(f->L, 1);
+            return i;
+        }
+    char list[256] = "", name[160];
+    for (int i = 0; names[i]; ++i) {
+        const char *sep = i == 0 ? "" : names[i + 1] ? ", " : " or ";
+        size_t used = strlen(list);
+        snprintf(list + used, sizeof list - used, "%s\"%s\"", sep, names[i]);
+    }
+    return lucid_lua_fail(f->L, f->fname, "%s must be %s (got %s)",
+                          label(f, key, name, sizeof name), list,
+                          given ? given : lucid_lua_typename(f->L, -1));
+}
+
+/* ---- the contact options ----------------------------------------------------------------- */
+
+#define AT(field) offsetof(lucid_contact_options, field)
+#define ANY                                                                                        \
+    { -INFINITY, INFINITY, 0, 0 }
+#define AT_LEAST0                                                                                  \
+    { 0.0, INFINITY, 0, 0 }
+#define ABOVE0                                                                                     \
+    { 0.0, INFINITY, 1, 0 }
+#define OPEN02                                                                                     \
+    { 0.0, 2.0, 1, 1 }
+#define ITERS(lo)                                                                                  \
+    { lo, 1e9, 0, 0 }
+
+const lucid_lua_contact_option lucid_lua_contact_options[] = {
+    {"model", LUCID_LUA_CONTACT_MODEL, LUCID_LUA_OPTION_MODEL, AT(model), ANY,
+     "the contact model: lcp, ccp, raisim or ncp"},
+    {"solver", LUCID_LUA_CONTACT_SOLVER, LUCID_LUA_OPTION_SOLVER, AT(solver), ANY,
+     "pgs, admm, newton, staggered, bisection or ip; default: the model's robust one"},
+    {"tol", LUCID_LUA_CONTACT_TOL, LUCID_LUA_OPTION_NUMBER, AT(tol), AT_LEAST0,
+     "on the model criterion's abs value"},
+    {"max_iter", LUCID_LUA_CONTACT_MAX_ITER, LUCID_LUA_OPTION_INTEGER, AT(max_iter), ITERS(0),
+     "outer iterations"},
+    {"warm_start", LUCID_LUA_CONTACT_WARM_START, LUCID_LUA_OPTION_BOOLEAN, AT(warm_start), ANY,
+     "start from the previous step's forces"},
+    {"relaxation", LUCID_LUA_CONTACT_RELAXATION, LUCID_LUA_OPTION_NUMBER, AT(relaxation), OPEN02,
+     "PGS over-relaxation"},
+    {"alpha", LUCID_LUA_CONTACT_ALPHA, LUCID_LUA_OPTION_NUMBER, AT(admm_alpha), OPEN02,
+     "ADMM over-relaxation"},
+    {"rho", LUCID_LUA_CONTACT_RHO, LUCID_LUA_OPTION_NUMBER, AT(rho), ANY,
+     "ADMM initial rho; <= 0 picks sqrt(eig_min eig_max) of G + R"},
+    {"stall_tol", LUCID_LUA_CONTACT_STALL_TOL, LUCID_LUA_OPTION_NUMBER, AT(stall_tol), AT_LEAST0,
+     "relative change of lambda below which a solver has stalled"},
+    {"inner_max_iter", LUCID_LUA_CONTACT_INNER_MAX_ITER, LUCID_LUA_OPTION_INTEGER,
+     AT(inner_max_iter), ITERS(1), "staggered projections: ADMM iterations per inner QP"},
+    {"compliance", LUCID_LUA_CONTACT_COMPLIANCE, LUCID_LUA_OPTION_NUMBER, AT(newton_compliance),
+     ABOVE0, "ccp:newton: R = compliance x trace(G_ii) / 3 where R = 0"},
+    {"kappa", LUCID_LUA_CONTACT_KAPPA, LUCID_LUA_OPTION_NUMBER, AT(kappa), AT_LEAST0,
+     "ip: the central-path relaxation (0: exact complementarity)"},
+    {"polish", LUCID_LUA_CONTACT_POLISH, LUCID_LUA_OPTION_BOOLEAN, AT(polish), ANY,
+     "body-space ADMM: Newton on the equations of the contact modes"},
+    {NULL, 0, LUCID_LUA_OPTION_NUMBER, 0, ANY, NULL},
+};
+
+static lucid_contact_solver default_solver(lucid_contact_model model) {
+    switch (model) {
+        case LUCID_CONTACT_LCP:
+            return LUCID_CONTACT_PGS;
+        case LUCID_CONTACT_RAISIM:
+            return LUCID_CONTACT_BISECTION;
+        case LUCID_CONTACT_CCP:
+        case LUCID_CONTACT_NCP:
+            break;
+    }
+    return LUCID_CONTACT_ADMM;
+}
+
+/* The names of the keys accepted, NULL-terminated in out (room for 32). */
+static void accepted_names(unsigned keys, const char *const *extra, const char **out) {
+    size_t n = 0;
+    for (const char *const *e = extra; e && *e && n < 31; ++e) out[n++] = *e;
+    for (const lucid_lua_contact_option *o = lucid_lua_contact_options; o->name && n < 31; ++o)
+        if (keys & o->bit) out[n++] = o->name;
+    out[n] = NULL;
+}
+
+/* The model and the solver (the model's default when absent), and their pair. noun: the
+ * prefix as a word ("contact." -> "contact "). */
+static void read_model_solver(const lucid_lua_fields *f, unsigned keys, const char *noun,
+                              lucid_contact_options *o, unsigned *present) {
+    lua_State *L = f->L;
+    if ((keys & LUCID_LUA_CONTACT_MODEL) && lucid_lua_field(L, f->idx, "model")) {
+        if (lua_type(L, -1) != LUA_TSTRING ||
+            lucid_contact_model_parse(lua_tostring(L, -1), &o->model) != LUCID_OK)
+            lucid_lua_fail(L, f->fname, "unknown %smodel '%s' (expected lcp, ccp, raisim or ncp)",
+                           noun, luaL_tolstring(L, -1, NULL));
+        lua_pop(L, 1);
+        *present |= LUCID_LUA_CONTACT_MODEL;
+    }
+    if (!(keys & LUCID_LUA_CONTACT_SOLVER)) return;
+    if (lucid_lua_field(L, f->idx, "solver")) {
+        if (lua_type(L, -1) != LUA_TSTRING ||
+            lucid_contact_solver_parse(lua_tostring(L, -1), &o->solver) != LUCID_OK)
+            lucid_lua_fail(L, f->fname,
+                           "unknown %ssolver '%s' (expected pgs, admm, newton, staggered, "
+                           "bisection or ip)",
+                           noun, luaL_tolstring(L, -1, NULL));
+        lua_pop(L, 1);
+        *present |= LUCID_LUA_CONTACT_SOLVER;
+    } else {
+        o->solver = default_solver(o->model);
+    }
+    if (lucid_contact_pair_check(o->model, o->solver) != LUCID_OK)
+        lucid_lua_fail(L, f->fname,
+                       "invalid %smodel/solver pair %s:%s (valid: lcp:pgs, ccp:pgs, ccp:admm, "
+                       "ccp:newton, ccp:ip, raisim:bisection, ncp:pgs, ncp:staggered, ncp:admm, "
+                       "ncp:ip)",
+                       noun, lucid_contact_model_name(o->model),
+                       lucid_contact_solver_name(o->solver));
+}
+
+unsigned lucid_lua_read_contact_options(lua_State *L, int idx, const char *fname,
+                                        const char *prefix, unsigned keys, const char *const *extra,
+                                        lucid_contact_options *o) {
+    const char *names[32];
+    accepted_names(keys, extra, names);
+    lucid_lua_fields f = lucid_lua_fields_at(L, idx, fname, prefix);
+    lucid_lua_check_option_names_prefixed(L, f.idx, names, fname, f.prefix);
+    char noun[96];
+    snprintf(noun, sizeof noun, "%s", f.prefix);
+    size_t len = strlen(noun);
+    if (len > 0 && noun[len - 1] == '.') noun[len - 1] = ' ';
+    unsigned present = 0;
+    read_model_solver(&f, keys, noun, o, &present);
+    for (const lucid_lua_contact_option *opt = lucid_lua_contact_options; opt->name; ++opt) {
+        if (!(keys & opt->bit) || opt->type == LUCID_LUA_OPTION_MODEL ||
+            opt->type == LUCID_LUA_OPTION_SOLVER)
+            continue;
+        if (!lucid_lua_field(L, f.idx, opt->name)) continue;
+        lua_pop(L, 1);
+        present |= opt->bit;
+        char *at = (char *)o + opt->offset;
+        if (opt->type == LUCID_LUA_OPTION_NUMBER) {
+            double x;
+            memcpy(&x, at, sizeof x);
+            x = lucid_lua_number_in(&f, opt->name, x, &opt->range);
+            memcpy(at, &x, sizeof x);
+        } else {
+            int k;
+            memcpy(&k, at, sizeof k);
+            k = opt->type == LUCID_LUA_OPTION_BOOLEAN
+                    ? lucid_lua_boolean_field(&f, opt->name, k)
+                    : (int)lucid_lua_integer_field(&f, opt->name, k, (lua_Integer)opt->range.lo,
+                                                   (lua_Integer)opt->range.hi);
+            memcpy(at, &k, sizeof k);
+        }
+    }
+    return present;
+}
+
+/* The value of option opt in o pushed as Lua sees it (a name, number or boolean). */
+static void push_value(lua_State *L, const lucid_lua_contact_option *opt,
+                       const lucid_contact_options *o) {
+    const char *at = (const char *)o + opt->offset;
+    double x;
+    int k;
+    switch (opt->type) {
+        case LUCID_LUA_OPTION_MODEL:
+            lua_pushstring(L, lucid_contact_model_name(o->model));
+            return;
+        case LUCID_LUA_OPTION_SOLVER:
+            lua_pushstring(L, lucid_contact_solver_name(o->solver));
+            return;
+        case LUCID_LUA_OPTION_NUMBER:
+            memcpy(&x, at, sizeof x);
+            lua_pushnumber(L, x);
+            return;
+        case LUCID_LUA_OPTION_INTEGER:
+        case LUCID_LUA_OPTION_BOOLEAN:
+            memcpy(&k, at, sizeof k);
+            if (opt->type == LUCID_LUA_OPTION_BOOLEAN)
+                lua_pushboolean(L, k);
+            else
+                lua_pushinteger(L, k);
+            return;
+    }
+}
+
+int lucid_lua_contact_option_list(lua_State *L) {
+    static const char *const type_names[] = {"number", "integer", "boolean", "string", "string"};
+    lucid_world_options world;
+    lucid_world_default_options(&world);
+    lucid_contact_options solve = lucid_contact_default_options();
+    lua_newtable(L); /* the defaults each binding reads from {} */
+    int empty = lua_gettop(L);
+    lucid_lua_read_contact_options(L, empty, "lucid.contact.options", "",
+                                   LUCID_LUA_CONTACT_WORLD_KEYS, NULL, &world.contact);
+    lucid_lua_read_contact_options(L, empty, "lucid.contact.options", "",
+                                   LUCID_LUA_CONTACT_SOLVE_KEYS, NULL, &solve);
+    lua_newtable(L);
+    for (int i = 0; lucid_lua_contact_options[i].name; ++i) {
+        const lucid_lua_contact_option *opt = &lucid_lua_contact_options[i];
+        lua_createtable(L, 0, 6);
+        lua_pushstring(L, opt->name);
+        lua_setfield(L, -2, "name");
+        lua_pushstring(L, type_names[opt->type]);
+        lua_setfield(L, -2, "type");
+        if (!isinf(opt->range.lo) || !isinf(opt->range.hi)) {
+            char words[64];
+            range_words(&opt->range, words, sizeof words);
+            lua_pushstring(L, words);
+            lua_setfield(L, -2, "range");
+        }
+        lua_pushstring(L, opt->doc);
+        lua_setfield(L, -2, "doc");
+        if (opt->bit & LUCID_LUA_CONTACT_WORLD_KEYS) {
+            push_value(L, opt, &world.contact);
+            lua_setfield(L, -2, "world");
+        }
+        if (opt->bit & LUCID_LUA_CONTACT_SOLVE_KEYS) {
+            push_value(L, opt, &solve);
+            lua_setfield(L, -2, "solve");
+        }
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
