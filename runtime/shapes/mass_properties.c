@@ -1,4 +1,4 @@
-#include "runtime/world/mass_properties.h"
+#include "runtime/shapes/mass_properties.h"
 
 #include <math.h>
 
