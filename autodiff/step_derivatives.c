@@ -142,7 +142,9 @@ static void set_mass(lucid_body *b, double mass) {
     b->inv_inertia = lucid_mat3_scale(&b->inv_inertia, 1.0 / s);
 }
 
-int lucid_step_shape_size_count(const lucid_shape *s) {
+/* The number of sizes a shape has as LUCID_STEP_PARAM_SIZE (0: none, e.g. a halfspace or a
+ * convex mesh). */
+static int shape_size_count(const lucid_shape *s) {
     switch (s->kind) {
         case LUCID_SHAPE_SPHERE:
             return 1;
@@ -158,7 +160,7 @@ int lucid_step_shape_size_count(const lucid_shape *s) {
     }
 }
 
-/* The size `index` of shape s (lucid_step_shape_size_count of them). */
+/* The size `index` of shape s (shape_size_count of them). */
 static double *shape_size(lucid_shape *s, int index) {
     switch (s->kind) {
         case LUCID_SHAPE_SPHERE:
@@ -265,7 +267,7 @@ static const char *param_problem(const lucid_world *w, const lucid_step_param *p
     if (p->kind == LUCID_STEP_PARAM_SIZE) {
         if (b->model >= 0) return "a size parameter needs a free or static body (not a link)";
         if (p->part < 0 || p->part >= b->num_parts) return "size parameter of an unknown part";
-        int count = lucid_step_shape_size_count(&w->parts[b->part_begin + p->part].shape);
+        int count = shape_size_count(&w->parts[b->part_begin + p->part].shape);
         if (count == 0) return "the part's shape has no size parameter (halfspace, convex mesh)";
         if (p->index < 0 || p->index >= count) return "size index out of range for the shape";
     }

@@ -65,14 +65,6 @@ static void mesh_properties(const lucid_convex_mesh *m, double density,
     out->inertia = lucid_mat3_scale(&I, density);
 }
 
-lucid_status lucid_shape_volume(const lucid_shape *s, double *volume) {
-    if (!s || !volume) return LUCID_ERR_ARGUMENT;
-    lucid_mass_properties p;
-    lucid_status st = lucid_shape_mass_properties(s, 1.0, &p);
-    if (st == LUCID_OK) *volume = p.mass;
-    return st;
-}
-
 lucid_status lucid_shape_mass_properties(const lucid_shape *s, double density,
                                          lucid_mass_properties *out) {
     if (!s || !out || !(density > 0.0) || !isfinite(density)) return LUCID_ERR_ARGUMENT;
