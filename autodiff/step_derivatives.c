@@ -9,13 +9,13 @@
 #include "autodiff/step_positions.h"
 #include "runtime/model/model.h"
 
-#include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "runtime/world/world_internal.h"
 #include "solvers/contact/contact_ip.h"
+#include "solvers/dense/dense_product.h"
 
 void lucid_step_derivative_default_options(lucid_step_derivative_options *o) {
     memset(o, 0, sizeof *o);
@@ -449,8 +449,7 @@ static void add_column(double *out, const double *x, double a, size_t n) {
 static void gemm(size_t r, size_t k, size_t q, const double *A, const double *B, double beta,
                  double *C) {
     if (r == 0 || k == 0 || q == 0) return;
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)r, (int)k, (int)q, 1.0, A, (int)r,
-                B, (int)q, beta, C, (int)r);
+    lucid_dense_gemm(0, 0, (int)r, (int)k, (int)q, 1.0, A, (int)r, B, (int)q, beta, C, (int)r);
 }
 
 /* out = D post: x+ (a tangent at x1) to first order in the final velocities (see
@@ -726,10 +725,8 @@ static lucid_status force_jacobian(ctx *c) {
 /* out += dx+/dlambda dlambda = D (Pl dlambda). */
 static void add_force_change(ctx *c, double *out) {
     size_t nt = (size_t)c->nt, np = nt / 2, n3 = 3 * (size_t)c->n;
-    cblas_dgemv(CblasColMajor, CblasNoTrans, (int)np, (int)n3, 1.0, c->Pl, (int)np, c->dlambda, 1,
-                0.0, c->dp_lambda, 1);
-    cblas_dgemv(CblasColMajor, CblasNoTrans, (int)nt, (int)np, 1.0, c->D, (int)nt, c->dp_lambda, 1,
-                1.0, out, 1);
+    lucid_dense_gemv((int)np, (int)n3, 1.0, c->Pl, (int)np, c->dlambda, 0.0, c->dp_lambda);
+    lucid_dense_gemv((int)nt, (int)np, 1.0, c->D, (int)nt, c->dp_lambda, 1.0, out);
 }
 
 /* ---- the models' velocity and control columns, analytic ------------------------------------
@@ -819,8 +816,8 @@ static void add_rows_part(ctx *c, size_t k) {
     memset(c->Jrows, 0, n3 * np * sizeof(double));
     for (int q = 0; q < c->n; ++q)
         lucid_world_contact_rows_add(c->w, q, c->body_slot, c->model_slot, c->Jrows + 3 * q, n3);
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n3, (int)k, (int)np,
-                1.0 / c->w->opt.dt, c->Jrows, (int)n3, c->dP, (int)np, 1.0, c->dS, (int)n3);
+    lucid_dense_gemm(0, 0, (int)n3, (int)k, (int)np, 1.0 / c->w->opt.dt, c->Jrows, (int)n3, c->dP,
+                     (int)np, 1.0, c->dS, (int)n3);
 }
 
 /* dP += Pl_i dLambda_i over the k kept columns, island i's forces taken in reverse: the rows of
@@ -852,10 +849,10 @@ static lucid_status add_island_forces(ctx *c, int i, size_t k) {
             memcpy(c->gather + m3 * col + 3 * e, c->dS + n3 * col + 3 * q, 3 * sizeof(double));
             c->gather_mu[mm * col + e] = c->dMu[(n3 / 3) * col + q];
         }
-    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)r, (int)k, (int)m3, 1.0, c->Gg,
-                (int)m3, c->gather, (int)m3, 0.0, c->island_out, (int)r);
-    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)r, (int)k, (int)mm, 1.0, c->Gmu,
-                (int)mm, c->gather_mu, (int)mm, 1.0, c->island_out, (int)r);
+    lucid_dense_gemm(1, 0, (int)r, (int)k, (int)m3, 1.0, c->Gg, (int)m3, c->gather, (int)m3, 0.0,
+                     c->island_out, (int)r);
+    lucid_dense_gemm(1, 0, (int)r, (int)k, (int)mm, 1.0, c->Gmu, (int)mm, c->gather_mu, (int)mm,
+                     1.0, c->island_out, (int)r);
     for (size_t col = 0; col < k; ++col)
         for (size_t j = 0; j < r; ++j)
             c->dP[(size_t)c->rows[j] + np * col] += c->island_out[j + r * col];

@@ -43,14 +43,8 @@ local EXCEPTIONS = {
     "the interior point's Newton systems (LU and Cholesky on workspace buffers)",
   ["solvers/contact/contact_polish.c -> <lapacke.h>"] =
     "the polish's Newton system (LU on workspace buffers)",
-  ["solvers/contact/contact_newton.c -> <cblas.h>"] =
-    "a symmetric product (dsymv) in the Newton iteration",
   ["autodiff/contact_derivatives.c -> <lapacke.h>"] =
     "a rank-revealing complete orthogonal factorisation (dgeqp3, dtzrzf, dormrz)",
-  ["autodiff/contact_derivatives.c -> <cblas.h>"] =
-    "a triangular solve (dtrsm) on the factorisation above",
-  ["autodiff/step_derivatives.c -> <cblas.h>"] =
-    "the products of the step Jacobians (dgemm, dgemv)",
 }
 
 local FLOOR = {}
