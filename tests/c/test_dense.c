@@ -15,6 +15,7 @@
 #include "solvers/dense/dense_least_squares.h"
 #include "solvers/dense/dense_lu.h"
 #include "solvers/dense/dense_product.h"
+#include "solvers/dense/dense_qr.h"
 #include "solvers/dense/dense_status.h"
 #include "solvers/dense/dense_svd.h"
 #include "solvers/dense/dense_threads.h"
@@ -404,7 +405,8 @@ static void info_maps_to_the_routine_failure(void **state) {
                  {LUCID_DENSE_POTRS, LUCID_ERR_INTERNAL},
                  {LUCID_DENSE_GETRS, LUCID_ERR_INTERNAL},
                  {LUCID_DENSE_GECON, LUCID_ERR_INTERNAL},
-                 {LUCID_DENSE_TRCON, LUCID_ERR_INTERNAL}};
+                 {LUCID_DENSE_TRCON, LUCID_ERR_INTERNAL},
+                 {LUCID_DENSE_GEQP3, LUCID_ERR_INTERNAL}};
     for (size_t k = 0; k < sizeof table / sizeof table[0]; ++k) {
         assert_int_equal(lucid_dense_status_from_info(table[k].routine, 0), LUCID_OK);
         assert_int_equal(lucid_dense_status_from_info(table[k].routine, 2), table[k].failure);
@@ -546,6 +548,40 @@ static void blas_passthroughs_match_reference_loops(void **state) {
     }
 }
 
+/* A P = Q R on a rank-3 6 x 4 matrix (column 2 = column 0 + column 1): P a permutation, R's
+ * diagonal non-increasing in magnitude with the last one at round-off, and R^T R = (A P)^T A P
+ * (Q orthogonal). Non-finite input and empty shapes. */
+static void qr_pivoted_reveals_the_rank(void **state) {
+    (void)state;
+    enum { M = 6, N = 4 };
+    double a[M * N], r[M * N], tau[N];
+    int jpvt[N];
+    fill(a, M * N, 0.8);
+    for (int i = 0; i < M; ++i) a[i + M * 2] = a[i] + a[i + M];
+    memcpy(r, a, sizeof a);
+    assert_int_equal(lucid_dense_qr_pivoted(M, N, r, M, jpvt, tau), LUCID_OK);
+    int seen[N] = {0};
+    for (int j = 0; j < N; ++j) {
+        assert_true(jpvt[j] >= 1 && jpvt[j] <= N);
+        seen[jpvt[j] - 1]++;
+    }
+    for (int j = 0; j < N; ++j) assert_int_equal(seen[j], 1);
+    for (int j = 1; j < N; ++j) assert_true(fabs(r[j + M * j]) <= fabs(r[(j - 1) + M * (j - 1)]));
+    assert_true(fabs(r[(N - 1) + M * (N - 1)]) < 1e-12 * fabs(r[0]));
+    assert_true(fabs(r[(N - 2) + M * (N - 2)]) > 1e-3 * fabs(r[0]));
+    for (int i = 0; i < N; ++i)
+        for (int j = 0; j < N; ++j) {
+            double rtr = 0.0, apap = 0.0;
+            for (int k = 0; k <= i && k <= j; ++k) rtr += r[k + M * i] * r[k + M * j];
+            for (int k = 0; k < M; ++k) apap += a[k + M * (jpvt[i] - 1)] * a[k + M * (jpvt[j] - 1)];
+            assert_near(rtr, apap, 1e-12);
+        }
+    a[3] = NAN;
+    assert_int_equal(lucid_dense_qr_pivoted(M, N, a, M, jpvt, tau), LUCID_ERR_NONFINITE);
+    assert_int_equal(lucid_dense_qr_pivoted(0, N, a, M, jpvt, tau), LUCID_OK);
+    assert_int_equal(lucid_dense_qr_pivoted(M, N, r, M - 1, jpvt, tau), LUCID_ERR_ARGUMENT);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(cholesky_recovers_the_factor_and_solves),
@@ -569,6 +605,7 @@ int main(void) {
         cmocka_unit_test(thread_count_is_settable),
         cmocka_unit_test(products_match_reference_loops),
         cmocka_unit_test(blas_passthroughs_match_reference_loops),
+        cmocka_unit_test(qr_pivoted_reveals_the_rank),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

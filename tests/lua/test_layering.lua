@@ -31,8 +31,6 @@ local EXCEPTIONS = {
     "reads the world's bodies, contacts and model instances",
   ["autodiff/single_level_derivatives.c -> runtime/world/world_internal.h"] =
     "re-runs the world's single-level step stages and reads its factorisation",
-  ["runtime/model/base_parameters.c -> <lapacke.h>"] =
-    "a pivoted QR (dgeqp3) that solvers/dense does not wrap yet",
   ["solvers/contact/contact_dense.c -> <lapacke.h>"] =
     "the contact solvers' dense kernels: allocation-free _work calls on caller buffers",
   ["solvers/contact/contact_dense.c -> <cblas.h>"] =
