@@ -34,7 +34,7 @@ local EXCEPTIONS = {
   ["solvers/contact/contact_dense.c -> <lapacke.h>"] =
     "the contact solvers' dense kernels: allocation-free _work calls on caller buffers",
   ["solvers/contact/contact_dense.c -> <cblas.h>"] =
-    "the contact solvers' dense kernels (dtrsv, dtrmm, dsyrk)",
+    "the contact solvers' dense kernels (dtrmm, dsyrk)",
   ["solvers/contact/contact_psd.c -> <lapacke.h>"] =
     "a Cholesky of a lower triangle only (lucid_dense_cholesky checks the whole matrix)",
   ["solvers/contact/contact_ip.c -> <lapacke.h>"] =
