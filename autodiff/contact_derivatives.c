@@ -3,7 +3,6 @@
  * conditioned, its LU factors: LU_RCOND), and the products.
  * Minimum-norm solve:  x = P Z^T [T^-1 (Q^T b)_1..r; 0];
  * transposed:          z = Q [T^-T (Z P^T w)_1..r; 0]   (the transpose of the same map). */
-#include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 #include "autodiff/contact_derivatives_internal.h"
 #include "solvers/contact/contact_criteria.h"
 #include "solvers/contact/contact_math.h"
+#include "solvers/dense/dense_product.h"
 
 #define DEFAULT_THRESHOLD 1e-6
 #define DEFAULT_RCOND     1e-10
@@ -251,9 +251,7 @@ static lucid_status solve(lucid_contact_derivatives *d, double *B, int nrhs, dou
     lapack_int info = LAPACKE_dormqr_work(LAPACK_COL_MAJOR, 'L', 'T', q, nrhs, q, d->K, q, d->tau,
                                           B, q, d->work, d->lwork);
     if (info != 0) return LUCID_ERR_INTERNAL;
-    if (r > 0)
-        cblas_dtrsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, r, nrhs, 1.0,
-                    d->K, q, B, q);
+    if (r > 0) lucid_dense_upper_solve(0, r, nrhs, d->K, q, B, q);
     for (int c = 0; c < nrhs; ++c)
         for (int k = r; k < q; ++k) B[k + (size_t)q * c] = 0.0;
     if (r > 0 && r < q) {
@@ -288,9 +286,7 @@ static lucid_status solve_transposed(lucid_contact_derivatives *d, double *Z, in
                                    Z, q, d->work, d->lwork);
         if (info != 0) return LUCID_ERR_INTERNAL;
     }
-    if (r > 0)
-        cblas_dtrsm(CblasColMajor, CblasLeft, CblasUpper, CblasTrans, CblasNonUnit, r, nrhs, 1.0,
-                    d->K, q, Z, q);
+    if (r > 0) lucid_dense_upper_solve(1, r, nrhs, d->K, q, Z, q);
     for (int c = 0; c < nrhs; ++c)
         for (int k = r; k < q; ++k) Z[k + (size_t)q * c] = 0.0;
     info = LAPACKE_dormqr_work(LAPACK_COL_MAJOR, 'L', 'N', q, nrhs, q, d->K, q, d->tau, Z, q,

@@ -9,13 +9,13 @@
 #include "autodiff/step_positions.h"
 #include "runtime/model/model.h"
 
-#include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "runtime/world/world_internal.h"
 #include "solvers/contact/contact_ip.h"
+#include "solvers/dense/dense_product.h"
 
 void lucid_step_derivative_default_options(lucid_step_derivative_options *o) {
     memset(o, 0, sizeof *o);
@@ -142,7 +142,9 @@ static void set_mass(lucid_body *b, double mass) {
     b->inv_inertia = lucid_mat3_scale(&b->inv_inertia, 1.0 / s);
 }
 
-int lucid_step_shape_size_count(const lucid_shape *s) {
+/* The number of sizes a shape has as LUCID_STEP_PARAM_SIZE (0: none, e.g. a halfspace or a
+ * convex mesh). */
+static int shape_size_count(const lucid_shape *s) {
     switch (s->kind) {
         case LUCID_SHAPE_SPHERE:
             return 1;
@@ -158,7 +160,7 @@ int lucid_step_shape_size_count(const lucid_shape *s) {
     }
 }
 
-/* The size `index` of shape s (lucid_step_shape_size_count of them). */
+/* The size `index` of shape s (shape_size_count of them). */
 static double *shape_size(lucid_shape *s, int index) {
     switch (s->kind) {
         case LUCID_SHAPE_SPHERE:
@@ -265,7 +267,7 @@ static const char *param_problem(const lucid_world *w, const lucid_step_param *p
     if (p->kind == LUCID_STEP_PARAM_SIZE) {
         if (b->model >= 0) return "a size parameter needs a free or static body (not a link)";
         if (p->part < 0 || p->part >= b->num_parts) return "size parameter of an unknown part";
-        int count = lucid_step_shape_size_count(&w->parts[b->part_begin + p->part].shape);
+        int count = shape_size_count(&w->parts[b->part_begin + p->part].shape);
         if (count == 0) return "the part's shape has no size parameter (halfspace, convex mesh)";
         if (p->index < 0 || p->index >= count) return "size index out of range for the shape";
     }
@@ -447,8 +449,7 @@ static void add_column(double *out, const double *x, double a, size_t n) {
 static void gemm(size_t r, size_t k, size_t q, const double *A, const double *B, double beta,
                  double *C) {
     if (r == 0 || k == 0 || q == 0) return;
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)r, (int)k, (int)q, 1.0, A, (int)r,
-                B, (int)q, beta, C, (int)r);
+    lucid_dense_gemm(0, 0, (int)r, (int)k, (int)q, 1.0, A, (int)r, B, (int)q, beta, C, (int)r);
 }
 
 /* out = D post: x+ (a tangent at x1) to first order in the final velocities (see
@@ -724,10 +725,8 @@ static lucid_status force_jacobian(ctx *c) {
 /* out += dx+/dlambda dlambda = D (Pl dlambda). */
 static void add_force_change(ctx *c, double *out) {
     size_t nt = (size_t)c->nt, np = nt / 2, n3 = 3 * (size_t)c->n;
-    cblas_dgemv(CblasColMajor, CblasNoTrans, (int)np, (int)n3, 1.0, c->Pl, (int)np, c->dlambda, 1,
-                0.0, c->dp_lambda, 1);
-    cblas_dgemv(CblasColMajor, CblasNoTrans, (int)nt, (int)np, 1.0, c->D, (int)nt, c->dp_lambda, 1,
-                1.0, out, 1);
+    lucid_dense_gemv((int)np, (int)n3, 1.0, c->Pl, (int)np, c->dlambda, 0.0, c->dp_lambda);
+    lucid_dense_gemv((int)nt, (int)np, 1.0, c->D, (int)nt, c->dp_lambda, 1.0, out);
 }
 
 /* ---- the models' velocity and control columns, analytic ------------------------------------
@@ -817,8 +816,8 @@ static void add_rows_part(ctx *c, size_t k) {
     memset(c->Jrows, 0, n3 * np * sizeof(double));
     for (int q = 0; q < c->n; ++q)
         lucid_world_contact_rows_add(c->w, q, c->body_slot, c->model_slot, c->Jrows + 3 * q, n3);
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n3, (int)k, (int)np,
-                1.0 / c->w->opt.dt, c->Jrows, (int)n3, c->dP, (int)np, 1.0, c->dS, (int)n3);
+    lucid_dense_gemm(0, 0, (int)n3, (int)k, (int)np, 1.0 / c->w->opt.dt, c->Jrows, (int)n3, c->dP,
+                     (int)np, 1.0, c->dS, (int)n3);
 }
 
 /* dP += Pl_i dLambda_i over the k kept columns, island i's forces taken in reverse: the rows of
@@ -850,10 +849,10 @@ static lucid_status add_island_forces(ctx *c, int i, size_t k) {
             memcpy(c->gather + m3 * col + 3 * e, c->dS + n3 * col + 3 * q, 3 * sizeof(double));
             c->gather_mu[mm * col + e] = c->dMu[(n3 / 3) * col + q];
         }
-    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)r, (int)k, (int)m3, 1.0, c->Gg,
-                (int)m3, c->gather, (int)m3, 0.0, c->island_out, (int)r);
-    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)r, (int)k, (int)mm, 1.0, c->Gmu,
-                (int)mm, c->gather_mu, (int)mm, 1.0, c->island_out, (int)r);
+    lucid_dense_gemm(1, 0, (int)r, (int)k, (int)m3, 1.0, c->Gg, (int)m3, c->gather, (int)m3, 0.0,
+                     c->island_out, (int)r);
+    lucid_dense_gemm(1, 0, (int)r, (int)k, (int)mm, 1.0, c->Gmu, (int)mm, c->gather_mu, (int)mm,
+                     1.0, c->island_out, (int)r);
     for (size_t col = 0; col < k; ++col)
         for (size_t j = 0; j < r; ++j)
             c->dP[(size_t)c->rows[j] + np * col] += c->island_out[j + r * col];

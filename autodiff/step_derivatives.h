@@ -1,7 +1,7 @@
-/* Derivatives of one world step x+ = step(x, u; theta) (API.md "Differentiable simulation";
- * docs/step_derivatives.md), in the state's tangent coordinates (lucid_world_state_integrate):
- *   A = dx+/dx (2nv x 2nv), B = dx+/du (2nv x nu), P = dx+/dtheta (2nv x np),
- * each column the central difference (tangent of x+ at the nominal x+) along one input.
+/* Derivatives of one world step x+ = step(x, u; theta) (docs/step_derivatives.md), in the state's
+ * tangent coordinates (lucid_world_state_integrate): A = dx+/dx (2nv x 2nv), B = dx+/du (2nv x nu),
+ * P = dx+/dtheta (2nv x np), each column the central difference (tangent of x+ at the nominal x+)
+ * along one input.
  *
  * LUCID_STEP_IMPLICIT: the contact solution is differentiated exactly by the implicit function
  * theorem on its active modes (autodiff/contact_derivatives.h), one factorisation per island;
@@ -56,10 +56,6 @@ typedef struct lucid_step_param {
     int index; /* (link) or joint (lucid_world_set_model_param); SIZE: which size, from 0 */
     int part;  /* SIZE: the part of the body, from 0 */
 } lucid_step_param;
-
-/* The number of sizes a shape has as LUCID_STEP_PARAM_SIZE (0: none, e.g. a halfspace or a
- * convex mesh). */
-int lucid_step_shape_size_count(const lucid_shape *s);
 
 /* How the position and parameter columns of "implicit" and "relaxed" get the contacts at the
  * perturbed configuration (docs/step_derivatives.md, "Contact geometry"). */

@@ -20,6 +20,7 @@
 #include "runtime/shapes/shape.h"
 #include "runtime/shapes/convex_mesh.h"
 #include "runtime/shapes/mesh_file.h"
+#include "runtime/shapes/mass_properties.h"
 
 /* collision: distance, Boolean collision, batches, contact patches */
 #include "solvers/collision/collision.h"
@@ -35,7 +36,6 @@
 #include "solvers/dense/dense_threads.h"
 
 /* the world: bodies, stepping, state, controls, batch rollouts */
-#include "runtime/world/mass_properties.h"
 #include "runtime/world/world.h"
 #include "runtime/world/world_batch.h"
 
@@ -44,8 +44,8 @@
 #include "autodiff/tape.h"
 #include "autodiff/jacobian.h"
 
-/* articulated models and their dynamics (runtime/model/, runtime/dynamics/): their public
- * headers go here as they land (model_spec.h is the loaders' input description) */
+/* articulated models (runtime/model/): the loaders' input description (model.h, dynamics.h
+ * and the other model headers are installed too, not included here) */
 #include "runtime/model/model_spec.h"
 
 /* the Lua host: a Lua state with `lucid` loaded (luaopen_lucid for embedding) */

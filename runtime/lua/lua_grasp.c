@@ -1,4 +1,4 @@
-/* Lua binding of grasp quality (solvers/grasp/grasp_epsilon.h), an addition to API.md:
+/* Lua binding of grasp quality (solvers/grasp/grasp_epsilon.h; docs/grasp.md):
  *   eps, info = lucid.grasp.epsilon(points, normals, mu [, opts])
  *   W, s = lucid.grasp.wrenches(points, normals, mu [, opts])
  * points, normals: a list of k 3-vectors (tables or lucid.vec) or a 3 x k lucid.mat; normals

@@ -1,4 +1,4 @@
-/* m:actuators() (an addition to API.md's model methods): each actuator's kind, joint and gains,
+/* m:actuators() (docs/grasp.md, "Models"): each actuator's kind, joint and gains,
  * so that scripts can turn joint torques into position-servo targets. Each entry: {name, kind =
  * "motor" | "position" | "velocity" | "damper" | "general", joint = joint name, dof (1-based
  * index into v), coord (1-based index into q), gear, kp, gain = {g0, g1, g2}, bias = {b0, b1,

@@ -1,4 +1,4 @@
-/* m:geoms() (an addition to API.md's model methods): the model's collision geometry as Lua
+/* m:geoms() (docs/grasp.md, "Models"): the model's collision geometry as Lua
  * shapes, for tasks that reason about a robot's links (grasp synthesis: link penetration).
  * Each entry: {body = name or nil (static), name = geom name or nil, shape = lucid.shape (a
  * copy), pose = se3 in the body's frame (static geoms: in the model's world frame), contype,

@@ -1,5 +1,5 @@
-/* Lua binding of contact patches: lucid.contact_patch(s1, T1, s2, T2 [, opts]) (an addition
- * to API.md's Collision section; see solvers/collision/contact_patch.h). Runs lucid.distance
+/* Lua binding of contact patches: lucid.contact_patch(s1, T1, s2, T2 [, opts]) (docs/collision.md;
+ * see solvers/collision/contact_patch.h). Runs lucid.distance
  * with default options, then clips the supporting features. */
 #include <lauxlib.h>
 

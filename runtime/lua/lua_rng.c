@@ -14,12 +14,13 @@
 #include "runtime/lua/check.h"
 #include "runtime/lua/modules.h"
 
-lucid_rng *lucid_lua_torng(lua_State *L, int idx) {
+/* The generator at idx or NULL. */
+static lucid_rng *torng(lua_State *L, int idx) {
     return luaL_testudata(L, idx, LUCID_RNG_METATABLE);
 }
 
 lucid_rng *lucid_lua_checkrng(lua_State *L, int idx, const char *fname) {
-    lucid_rng *rng = lucid_lua_torng(L, idx);
+    lucid_rng *rng = torng(L, idx);
     if (!rng)
         lucid_lua_fail(L, fname, "argument %d must be a lucid.rng generator (got %s)", idx,
                        lucid_lua_typename(L, idx));

@@ -13,7 +13,5 @@
 /* The generator at idx, or a Lua error "FNAME: argument N must be a lucid.rng generator
  * (got TYPE)". The pointer stays valid while the userdata is reachable (e.g. on the stack). */
 lucid_rng *lucid_lua_checkrng(lua_State *L, int idx, const char *fname);
-/* The generator at idx or NULL. */
-lucid_rng *lucid_lua_torng(lua_State *L, int idx);
 
 #endif

@@ -38,7 +38,8 @@ const lucid_se3 *lucid_lua_tose3(lua_State *L, int idx) {
     return luaL_testudata(L, idx, LUCID_SE3_METATABLE);
 }
 
-const lucid_se3 *lucid_lua_checkse3(lua_State *L, int idx, const char *fname, const char *what) {
+/* The pose at idx, or a Lua error "FNAME: WHAT must be a lucid.se3 pose (got ...)". */
+static const lucid_se3 *checkse3(lua_State *L, int idx, const char *fname, const char *what) {
     const lucid_se3 *T = lucid_lua_tose3(L, idx);
     if (!T)
         lucid_lua_fail(L, fname, "%s must be a lucid.se3 pose (got %s)", what,
@@ -47,7 +48,7 @@ const lucid_se3 *lucid_lua_checkse3(lua_State *L, int idx, const char *fname, co
 }
 
 const lucid_se3 *lucid_lua_checkpose(lua_State *L, int idx, const char *fname, const char *what) {
-    const lucid_se3 *T = lucid_lua_checkse3(L, idx, fname, what);
+    const lucid_se3 *T = checkse3(L, idx, fname, what);
     double t = lucid_vec3_max_abs(T->t);
     if (!(t <= LUCID_GEOMETRY_MAX))
         lucid_lua_fail(L, fname,
@@ -183,7 +184,7 @@ static int l_jl_inv(lua_State *L) {
 /* ---- pose methods ----------------------------------------------------------------------- */
 
 static int m_log(lua_State *L) {
-    const lucid_se3 *T = lucid_lua_checkse3(L, 1, "lucid.se3:log", "self");
+    const lucid_se3 *T = checkse3(L, 1, "lucid.se3:log", "self");
     double xi[6];
     lucid_se3_log(T, xi);
     lucid_lua_pushvalues(L, xi, 6);
@@ -191,7 +192,7 @@ static int m_log(lua_State *L) {
 }
 
 static int m_inverse(lua_State *L) {
-    const lucid_se3 *T = lucid_lua_checkse3(L, 1, "lucid.se3:inverse", "self");
+    const lucid_se3 *T = checkse3(L, 1, "lucid.se3:inverse", "self");
     lucid_se3 inv = lucid_se3_inverse(T);
     lucid_lua_pushse3(L, &inv);
     return 1;
@@ -199,8 +200,8 @@ static int m_inverse(lua_State *L) {
 
 static int m_mul(lua_State *L) {
     const char *fname = "lucid.se3.__mul";
-    const lucid_se3 *A = lucid_lua_checkse3(L, 1, fname, "left operand");
-    const lucid_se3 *B = lucid_lua_checkse3(L, 2, fname, "right operand");
+    const lucid_se3 *A = checkse3(L, 1, fname, "left operand");
+    const lucid_se3 *B = checkse3(L, 2, fname, "right operand");
     lucid_se3 AB = lucid_se3_compose(A, B);
     lucid_lua_pushse3(L, &AB);
     return 1;
@@ -208,7 +209,7 @@ static int m_mul(lua_State *L) {
 
 static int m_act(lua_State *L) {
     const char *fname = "lucid.se3:act";
-    const lucid_se3 *T = lucid_lua_checkse3(L, 1, fname, "self");
+    const lucid_se3 *T = checkse3(L, 1, fname, "self");
     lucid_lua_matrix *m = lucid_lua_tomatrix(L, 2);
     if (m && !m->is_vector && m->rows == 3 && m->cols != 1) { /* 3 x n block of points */
         if (!lucid_all_finite(m->data, 3L * m->cols))
@@ -224,19 +225,19 @@ static int m_act(lua_State *L) {
 }
 
 static int m_rotation(lua_State *L) {
-    const lucid_se3 *T = lucid_lua_checkse3(L, 1, "lucid.se3:rotation", "self");
+    const lucid_se3 *T = checkse3(L, 1, "lucid.se3:rotation", "self");
     lucid_lua_pushmat3(L, &T->R);
     return 1;
 }
 
 static int m_translation(lua_State *L) {
-    const lucid_se3 *T = lucid_lua_checkse3(L, 1, "lucid.se3:translation", "self");
+    const lucid_se3 *T = checkse3(L, 1, "lucid.se3:translation", "self");
     lucid_lua_pushvec3(L, T->t);
     return 1;
 }
 
 static int m_quat(lua_State *L) {
-    const lucid_se3 *T = lucid_lua_checkse3(L, 1, "lucid.se3:quat", "self");
+    const lucid_se3 *T = checkse3(L, 1, "lucid.se3:quat", "self");
     lucid_quat q = lucid_se3_to_quat(T);
     double v[4] = {q.w, q.x, q.y, q.z};
     lucid_lua_pushvalues(L, v, 4);
@@ -244,7 +245,7 @@ static int m_quat(lua_State *L) {
 }
 
 static int m_adjoint(lua_State *L) {
-    const lucid_se3 *T = lucid_lua_checkse3(L, 1, "lucid.se3:adjoint", "self");
+    const lucid_se3 *T = checkse3(L, 1, "lucid.se3:adjoint", "self");
     double Ad[36];
     lucid_se3_adjoint(T, Ad);
     push_mat6(L, Ad);
@@ -252,7 +253,7 @@ static int m_adjoint(lua_State *L) {
 }
 
 static int m_matrix(lua_State *L) {
-    const lucid_se3 *T = lucid_lua_checkse3(L, 1, "lucid.se3:matrix", "self");
+    const lucid_se3 *T = checkse3(L, 1, "lucid.se3:matrix", "self");
     double H[16] = {0};
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) H[i + 4 * j] = T->R.m[i + 3 * j];
@@ -263,7 +264,7 @@ static int m_matrix(lua_State *L) {
 }
 
 static int m_tostring(lua_State *L) {
-    const lucid_se3 *T = lucid_lua_checkse3(L, 1, "lucid.se3:__tostring", "self");
+    const lucid_se3 *T = checkse3(L, 1, "lucid.se3:__tostring", "self");
     lucid_quat q = lucid_se3_to_quat(T);
     char buf[256];
     snprintf(buf, sizeof buf, "lucid.se3{q = {%.6g, %.6g, %.6g, %.6g}, t = {%.6g, %.6g, %.6g}}",

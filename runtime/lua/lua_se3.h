@@ -8,8 +8,6 @@
 
 #define LUCID_SE3_METATABLE "lucid.se3"
 
-/* The pose at idx, or a Lua error "FNAME: WHAT must be a lucid.se3 pose (got ...)". */
-const lucid_se3 *lucid_lua_checkse3(lua_State *L, int idx, const char *fname, const char *what);
 /* The pose at idx or NULL. */
 const lucid_se3 *lucid_lua_tose3(lua_State *L, int idx);
 

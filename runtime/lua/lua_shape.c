@@ -56,11 +56,6 @@ static shape_userdata *check_userdata(lua_State *L, int idx, const char *fname, 
     return u;
 }
 
-const lucid_shape *lucid_lua_toshape(lua_State *L, int idx) {
-    shape_userdata *u = luaL_testudata(L, idx, LUCID_SHAPE_METATABLE);
-    return u && !u->finalized && owns_data(u) ? &u->shape : NULL;
-}
-
 void lucid_lua_mesh_release(lucid_lua_mesh_ref *ref) {
     if (ref == NULL || --ref->count > 0) return;
     lucid_convex_mesh_destroy(ref->mesh);

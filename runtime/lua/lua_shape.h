@@ -18,9 +18,6 @@ const lucid_shape *lucid_lua_checkshape(lua_State *L, int idx, const char *fname
 const lucid_shape *lucid_lua_checkconvex(lua_State *L, int idx, const char *fname,
                                          const char *what);
 
-/* The shape at idx or NULL. */
-const lucid_shape *lucid_lua_toshape(lua_State *L, int idx);
-
 /* The mesh of a convex shape is reference-counted in C: the shape holds one reference
  * (released by its __gc) and a holder that keeps a copy of the shape beyond the call (a
  * world) takes one with lucid_lua_shape_retain and releases it in its own finaliser. The

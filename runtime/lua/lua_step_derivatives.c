@@ -1,10 +1,10 @@
-/* w:step_derivatives([opts]) (API.md "Differentiable simulation"; C: autodiff/step_derivatives.h):
+/* w:step_derivatives([opts]) (docs/step_derivatives.md; C: autodiff/step_derivatives.h):
  * steps the world once and returns D = {A = dx+/dx, B = dx+/du, params = {dx+/dtheta_k ...},
  * contacts = {{mode =, margin =, switched =}, ...}, fallback_columns =, rank_deficient =}.
  * opts: method ("implicit" | "relaxed" | "finite_differences"), step, tol, max_iter, threshold,
  * kappa, params (a list of {body = id, "mass" | "friction" | "restitution"}, {"compliance"},
- * {body = id, "size", part = k, index = i} (a shape size, lucid_step_shape_size_count),
- * {model = id, link = name, "mass"} and {model = id, joint = name, "damping"}), geometry
+ * {body = id, "size", part = k, index = i} (a shape size, the sizes autodiff/step_derivatives.c
+ * counts), {model = id, link = name, "mass"} and {model = id, joint = name, "damping"}), geometry
  * ("auto" | "carried" | "collide": how position and parameter columns get their contacts) and
  * collision (the estimator table of lucid.distance_derivatives for contacts without an exact
  * geometry derivative). D.geometry says which was used, D.contacts[k].estimated whether that

@@ -1,9 +1,9 @@
-/* Robots in the world from Lua (API.md "Robots in the world"; C side runtime/world/world_model.c):
- *   id = w:add_model(m [, {q=, v=, pose=, friction=, restitution=}])   (model ids 1-based,
- *        their own numbering; the links become world bodies, see w:links(id))
- *   w:q(id), w:v(id), w:set_q(id, q), w:set_v(id, v), w:control(id), w:set_control(id, u)
- *   w:frame_pose(id, name) -> se3;  w:links(id) -> {name = body id, ...}
- * The world keeps the model userdata alive (in its uservalue) as long as it exists. */
+/* Robots in the world from Lua (docs/world.md "Robots in the world"; C side
+ * runtime/world/world_model.c): id = w:add_model(m [, {q=, v=, pose=, friction=, restitution=}])
+ * (model ids 1-based, their own numbering; the links become world bodies, see w:links(id)) w:q(id),
+ * w:v(id), w:set_q(id, q), w:set_v(id, v), w:control(id), w:set_control(id, u) w:frame_pose(id,
+ * name) -> se3;  w:links(id) -> {name = body id, ...} The world keeps the model userdata alive (in
+ * its uservalue) as long as it exists. */
 #include <lauxlib.h>
 #include <string.h>
 

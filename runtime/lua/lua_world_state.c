@@ -1,4 +1,4 @@
-/* The world's state tangent space from Lua (API.md "World state and its tangent space"; C side
+/* The world's state tangent space from Lua (docs/world.md "Stepping and state"; C side
  * runtime/world/world_state.c):
  *   x1 = w:state_integrate(x, dx)     x (+) dx, dx of 2 nv entries
  *   dx = w:state_difference(x0, x1)   the dx with x0 (+) dx = x1 */

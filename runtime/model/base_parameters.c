@@ -1,7 +1,6 @@
 /* Base parameters by a column-pivoted QR of a stacked regressor (base_parameters.h). */
 #include "runtime/model/base_parameters.h"
 
-#include <lapacke.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -11,6 +10,7 @@
 
 #include "runtime/math/rng.h"
 #include "runtime/model/configuration.h"
+#include "solvers/dense/dense_qr.h"
 
 /* The largest scaled regrouping coefficient the base in theta's order may have: the pivoted
  * QR's are about 1, so at most two more digits are lost to rounding in theta_b. */
@@ -105,7 +105,7 @@ static int cmp_size(const void *a, const void *b) {
 }
 
 /* Fills bp's index sets (ascending) and beta from the pivots and the solved R11^-1 R12. */
-static lucid_status fill_result(lucid_base_parameters *bp, const lapack_int *jpvt, const double *B,
+static lucid_status fill_result(lucid_base_parameters *bp, const int *jpvt, const double *B,
                                 size_t r) {
     size_t p = bp->nparams, nd = p - r;
     size_t *pos = malloc((p + 1) * sizeof *pos); /* pivot position of each column */
@@ -143,17 +143,16 @@ static lucid_status allocate(lucid_base_parameters **out, size_t p, size_t sampl
 /* dgeqp3 of the scaled stack W (rows x p, overwritten): jpvt and the rank, with the diagonal
  * at the rank boundary. */
 static lucid_status pivoted_qr(lucid_base_parameters *bp, double *W, size_t rows, double tol,
-                               lapack_int *jpvt, char *err, size_t errlen) {
+                               int *jpvt, char *err, size_t errlen) {
     size_t p = bp->nparams, kmax = rows < p ? rows : p;
     double *tau = malloc((kmax + 1) * sizeof *tau);
     if (!tau) return LUCID_ERR_NO_MEMORY;
-    int info = LAPACKE_dgeqp3(LAPACK_COL_MAJOR, (lapack_int)rows, (lapack_int)p, W,
-                              (lapack_int)rows, jpvt, tau);
+    lucid_status st = lucid_dense_qr_pivoted((int)rows, (int)p, W, (int)rows, jpvt, tau);
     free(tau);
-    if (info == LAPACK_WORK_MEMORY_ERROR) return LUCID_ERR_NO_MEMORY;
-    if (info != 0)
-        return failf(err, errlen, LUCID_ERR_INTERNAL,
-                     "lucid_model_base_parameters: dgeqp3 failed (info %d)", info);
+    if (st == LUCID_ERR_NO_MEMORY) return st;
+    if (st != LUCID_OK)
+        return failf(err, errlen, st, "lucid_model_base_parameters: the pivoted QR failed (%s)",
+                     lucid_status_string(st));
     double r00 = kmax ? fabs(W[0]) : 0.0;
     size_t r = 0;
     while (r < kmax && r00 > 0.0 && fabs(W[r + rows * r]) > tol * r00) ++r;
@@ -165,7 +164,7 @@ static lucid_status pivoted_qr(lucid_base_parameters *bp, double *W, size_t rows
 
 /* The pivoted QR's own base (its first rank pivots): beta = R11^-1 R12 from its factors. */
 static lucid_status pivoted_base(lucid_base_parameters *bp, double *W, size_t rows,
-                                 const lapack_int *jpvt) {
+                                 const int *jpvt) {
     size_t p = bp->nparams, r = bp->rank;
     upper_solve(W, rows, r, W + rows * r, rows, p - r); /* in W's columns r.. */
     double *Bc = malloc((r * (p - r) + 1) * sizeof *Bc);
@@ -241,7 +240,7 @@ static int natural_base(lucid_base_parameters *bp, const double *W, size_t rows,
 static lucid_status factorise(lucid_base_parameters *bp, double *W, size_t rows, double tol,
                               int pivoted, char *err, size_t errlen) {
     size_t p = bp->nparams;
-    lapack_int *jpvt = calloc(p + 1, sizeof *jpvt);
+    int *jpvt = calloc(p + 1, sizeof *jpvt);
     double *Wc = malloc((rows * p + 1) * sizeof *Wc);
     lucid_status st = jpvt && Wc ? LUCID_OK : LUCID_ERR_NO_MEMORY;
     if (st == LUCID_OK) {

@@ -80,8 +80,7 @@ void lucid_model_aba_derivatives(const lucid_model *m, lucid_model_data *d, cons
  * lucid_model_ltdl factorises d->M as lucid_model_crba left it (d->M is kept). */
 void lucid_model_ltdl(const lucid_model *m, lucid_model_data *d);
 /* Each operates in place on nrhs right-hand sides, column j at x + j * ld (ld >= nv):
- * mass_solve x <- M^-1 x, ltdl_solve_lt x <- L^-T x, ltdl_solve_l x <- L^-1 x,
- * ltdl_solve_d x <- D^-1 x, ltdl_half_solve x <- D^-1/2 L^-T x (so that for Y =
+ * mass_solve x <- M^-1 x, ltdl_half_solve x <- D^-1/2 L^-T x (so that for Y =
  * half_solve(J^T), J M^-1 J^T = Y^T Y), mass_multiply y = M x from the factors (x, y distinct,
  * both with leading dimension ld). */
 void lucid_model_mass_solve(const lucid_model *m, const lucid_model_data *d, double *x, size_t ld,
@@ -91,12 +90,6 @@ void lucid_model_mass_solve(const lucid_model *m, const lucid_model_data *d, dou
  * column at x[k - lo], ld >= hi - lo; O(hi - lo) per column, not O(nv). */
 void lucid_model_mass_solve_range(const lucid_model *m, const lucid_model_data *d, size_t lo,
                                   size_t hi, double *x, size_t ld, size_t nrhs);
-void lucid_model_ltdl_solve_lt(const lucid_model *m, const lucid_model_data *d, double *x,
-                               size_t ld, size_t nrhs);
-void lucid_model_ltdl_solve_l(const lucid_model *m, const lucid_model_data *d, double *x, size_t ld,
-                              size_t nrhs);
-void lucid_model_ltdl_solve_d(const lucid_model *m, const lucid_model_data *d, double *x, size_t ld,
-                              size_t nrhs);
 void lucid_model_ltdl_half_solve(const lucid_model *m, const lucid_model_data *d, double *x,
                                  size_t ld, size_t nrhs);
 void lucid_model_mass_multiply(const lucid_model *m, const lucid_model_data *d, const double *x,

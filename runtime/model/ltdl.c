@@ -59,8 +59,8 @@ static void solve_lt_columns(const lucid_model *m, const lucid_model_data *d, si
 }
 
 /* x <- L^-T x: for k = nv-1 .. 0, x_a -= L(k, a) x_k over the ancestors a of k. */
-void lucid_model_ltdl_solve_lt(const lucid_model *m, const lucid_model_data *d, double *x,
-                               size_t ld, size_t nrhs) {
+static void ltdl_solve_lt(const lucid_model *m, const lucid_model_data *d, double *x, size_t ld,
+                          size_t nrhs) {
     size_t c = 0;
     for (; c + 3 <= nrhs; c += 3)
         solve_lt_columns(m, d, 0, m->nv, x + c * ld, x + (c + 1) * ld, x + (c + 2) * ld);
@@ -90,8 +90,8 @@ static void solve_l_columns(const lucid_model *m, const lucid_model_data *d, siz
 }
 
 /* x <- L^-1 x: for k = 0 .. nv-1, x_k -= sum over the ancestors a of L(k, a) x_a. */
-void lucid_model_ltdl_solve_l(const lucid_model *m, const lucid_model_data *d, double *x, size_t ld,
-                              size_t nrhs) {
+static void ltdl_solve_l(const lucid_model *m, const lucid_model_data *d, double *x, size_t ld,
+                         size_t nrhs) {
     size_t c = 0;
     for (; c + 3 <= nrhs; c += 3)
         solve_l_columns(m, d, 0, m->nv, x + c * ld, x + (c + 1) * ld, x + (c + 2) * ld);
@@ -99,8 +99,8 @@ void lucid_model_ltdl_solve_l(const lucid_model *m, const lucid_model_data *d, d
 }
 
 /* x <- D^-1 x */
-void lucid_model_ltdl_solve_d(const lucid_model *m, const lucid_model_data *d, double *x, size_t ld,
-                              size_t nrhs) {
+static void ltdl_solve_d(const lucid_model *m, const lucid_model_data *d, double *x, size_t ld,
+                         size_t nrhs) {
     for (size_t c = 0; c < nrhs; ++c)
         for (size_t k = 0; k < m->nv; ++k) x[c * ld + k] /= d->D[k];
 }
@@ -108,9 +108,9 @@ void lucid_model_ltdl_solve_d(const lucid_model *m, const lucid_model_data *d, d
 /* x <- M^-1 x = L^-1 D^-1 L^-T x */
 void lucid_model_mass_solve(const lucid_model *m, const lucid_model_data *d, double *x, size_t ld,
                             size_t nrhs) {
-    lucid_model_ltdl_solve_lt(m, d, x, ld, nrhs);
-    lucid_model_ltdl_solve_d(m, d, x, ld, nrhs);
-    lucid_model_ltdl_solve_l(m, d, x, ld, nrhs);
+    ltdl_solve_lt(m, d, x, ld, nrhs);
+    ltdl_solve_d(m, d, x, ld, nrhs);
+    ltdl_solve_l(m, d, x, ld, nrhs);
 }
 
 /* x <- M^-1 x on dofs [lo, hi) (dynamics.h): each column's arithmetic as mass_solve's. */
@@ -135,7 +135,7 @@ void lucid_model_mass_solve_range(const lucid_model *m, const lucid_model_data *
 /* x <- D^-1/2 L^-T x */
 void lucid_model_ltdl_half_solve(const lucid_model *m, const lucid_model_data *d, double *x,
                                  size_t ld, size_t nrhs) {
-    lucid_model_ltdl_solve_lt(m, d, x, ld, nrhs);
+    ltdl_solve_lt(m, d, x, ld, nrhs);
     for (size_t c = 0; c < nrhs; ++c)
         for (size_t k = 0; k < m->nv; ++k) x[c * ld + k] /= sqrt(d->D[k]);
 }

@@ -18,7 +18,7 @@
 #include "runtime/model/model_xml.h"
 #include "runtime/shapes/heightfield.h"
 #include "runtime/shapes/shape.h"
-#include "runtime/world/mass_properties.h"
+#include "runtime/shapes/mass_properties.h"
 
 #define X_               (&P->x)
 #define IS               lucid_model_xml_is

@@ -94,11 +94,6 @@ size_t lucid_model_joint_nv(const lucid_model *m, size_t j);
 int lucid_model_joint_body(const lucid_model *m, size_t j); /* public body it moves */
 /* Node frame in the parent node's frame at zero joint motion. */
 lucid_se3 lucid_model_joint_placement(const lucid_model *m, size_t j);
-double lucid_model_joint_ref(const lucid_model *m, size_t j);
-/* The spatial inertia the node carries, in its frame: mass, first moment h = mass * com, and
- * rotational inertia about the node frame's origin. */
-void lucid_model_joint_inertia(const lucid_model *m, size_t j, double *mass, lucid_vec3 *h,
-                               lucid_mat3 *inertia_origin);
 int lucid_model_find_joint(const lucid_model *m, const char *name); /* -1 if none */
 /* The joint (node) that joint j copies, q_j = multiplier * q_target + offset (URDF mimic), or
  * -1 (multiplier and offset, may be NULL, untouched then). Stored for the coupling rows the
@@ -118,8 +113,6 @@ const double *lucid_model_damping(const lucid_model *m);
  * yet (docs/model_files.md). */
 const double *lucid_model_frictionloss(const lucid_model *m);
 const double *lucid_model_armature(const lucid_model *m);
-const double *lucid_model_stiffness(const lucid_model *m);
-const double *lucid_model_springref(const lucid_model *m);
 /* 1 where a 1-dof joint's coordinate is limited (nq entries; 0 on multi-dof joints). */
 const int *lucid_model_limited(const lucid_model *m);
 /* The parent dof of each dof (nv entries, -1 at a root): the sparsity pattern of M and of
@@ -162,11 +155,8 @@ typedef enum lucid_frame_kind {
     LUCID_FRAME_FIXED, /* a welded body (merged into its parent) */
     LUCID_FRAME_SITE   /* a frame of the spec (site, URDF fixed link given as a frame) */
 } lucid_frame_kind;
-const char *lucid_model_frame_name(const lucid_model *m, size_t f);
 lucid_frame_kind lucid_model_frame_kind(const lucid_model *m, size_t f);
-int lucid_model_frame_joint(const lucid_model *m, size_t f);           /* node, -1: world */
-lucid_se3 lucid_model_frame_placement(const lucid_model *m, size_t f); /* in the node frame */
-int lucid_model_find_frame(const lucid_model *m, const char *name);    /* -1 if none */
+int lucid_model_find_frame(const lucid_model *m, const char *name); /* -1 if none */
 
 /* ---- actuators, 0 <= a < nu ------------------------------------------------------------ */
 typedef struct lucid_model_actuator {
@@ -194,7 +184,6 @@ double lucid_model_actuator_gain(const lucid_model_actuator *A, const double *q,
 /* tau (nv) = sum over actuators of gear f on the actuator's dof: MuJoCo's qfrc_actuator. */
 void lucid_model_actuation(const lucid_model *m, const double *q, const double *v, const double *u,
                            double *tau);
-int lucid_model_find_actuator(const lucid_model *m, const char *name); /* -1 if none */
 
 /* ---- keyframes (MJCF <key>), 0 <= k < nkeyframes --------------------------------------------
  * q, v, u in lucid's layout (MuJoCo's qpos/qvel/ctrl mapped: a free joint's q is its pose

@@ -69,16 +69,6 @@ int lucid_model_joint_body(const lucid_model *m, size_t j) {
 lucid_se3 lucid_model_joint_placement(const lucid_model *m, size_t j) {
     return m->nodes[j].X_tree;
 }
-double lucid_model_joint_ref(const lucid_model *m, size_t j) {
-    return m->nodes[j].ref;
-}
-void lucid_model_joint_inertia(const lucid_model *m, size_t j, double *mass, lucid_vec3 *h,
-                               lucid_mat3 *inertia_origin) {
-    const lucid_inertia *in = &m->nodes[j].inertia;
-    if (mass) *mass = in->mass;
-    if (h) *h = in->h;
-    if (inertia_origin) *inertia_origin = in->I;
-}
 int lucid_model_find_joint(const lucid_model *m, const char *name) {
     for (size_t i = 0; name && i < m->nnodes; ++i)
         if (strcmp(m->nodes[i].name, name) == 0) return (int)i;
@@ -115,12 +105,6 @@ int lucid_model_joint_mimic(const lucid_model *m, size_t j, double *multiplier, 
 }
 const double *lucid_model_armature(const lucid_model *m) {
     return m->armature;
-}
-const double *lucid_model_stiffness(const lucid_model *m) {
-    return m->stiffness;
-}
-const double *lucid_model_springref(const lucid_model *m) {
-    return m->springref;
 }
 const int *lucid_model_limited(const lucid_model *m) {
     return m->limited;
@@ -166,17 +150,8 @@ void lucid_model_body_geoms(const lucid_model *m, int body, size_t *first, size_
     *count = m->geom_start[b + 1] - m->geom_start[b];
 }
 
-const char *lucid_model_frame_name(const lucid_model *m, size_t f) {
-    return m->frames[f].name;
-}
 lucid_frame_kind lucid_model_frame_kind(const lucid_model *m, size_t f) {
     return m->frames[f].kind;
-}
-int lucid_model_frame_joint(const lucid_model *m, size_t f) {
-    return m->frames[f].node;
-}
-lucid_se3 lucid_model_frame_placement(const lucid_model *m, size_t f) {
-    return m->frames[f].placement;
 }
 int lucid_model_find_frame(const lucid_model *m, const char *name) {
     for (size_t i = 0; name && i < m->nframes; ++i)
@@ -197,12 +172,6 @@ int lucid_model_find_keyframe(const lucid_model *m, const char *name) {
     for (size_t i = 0; i < m->nkeyframes; ++i)
         if (name && m->keyframes[i].name[0] && strcmp(m->keyframes[i].name, name) == 0)
             return (int)i;
-    return -1;
-}
-
-int lucid_model_find_actuator(const lucid_model *m, const char *name) {
-    for (size_t i = 0; name && i < m->nu; ++i)
-        if (strcmp(m->actuators[i].name, name) == 0) return (int)i;
     return -1;
 }
 

@@ -124,8 +124,6 @@ static inline int lucid_model_node_last_dof(const lucid_model *m, int node) {
 /* The dynamics algorithms on data already posed at q by lucid_model_forward_kinematics (the
  * world's model step computes the kinematics once and runs several of them on it): the same
  * results as lucid_model_rnea, _nle, _crba at that q, bit for bit. */
-void lucid_model_rnea_posed(const lucid_model *m, lucid_model_data *d, const double *v,
-                            const double *a, double *tau);
 void lucid_model_nle_posed(const lucid_model *m, lucid_model_data *d, const double *v, double *b);
 void lucid_model_crba_posed(const lucid_model *m, lucid_model_data *d);
 /* RNEA's forward pass on posed data: every node's twist d->v, acceleration d->a (gravity

@@ -34,7 +34,8 @@ void lucid_model_xml_release(lucid_model_xml *x) {
     x->nstrings = x->ndocs = 0;
 }
 
-const char *lucid_model_xml_file(const xmlNode *node) {
+/* The file an element came from. */
+static const char *xml_file(const xmlNode *node) {
     return node && node->doc && node->doc->URL ? (const char *)node->doc->URL : "model";
 }
 
@@ -57,7 +58,7 @@ lucid_status lucid_model_xml_fail(lucid_model_xml *x, const xmlNode *node, lucid
                                   const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    lucid_status r = vfail(x, lucid_model_xml_file(node), lucid_model_xml_line(node), st, fmt, ap);
+    lucid_status r = vfail(x, xml_file(node), lucid_model_xml_line(node), st, fmt, ap);
     va_end(ap);
     return r;
 }
@@ -85,7 +86,7 @@ static void vwarn(lucid_model_xml *x, const char *file, long line, const char *f
 void lucid_model_xml_warn(lucid_model_xml *x, const xmlNode *node, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vwarn(x, lucid_model_xml_file(node), lucid_model_xml_line(node), fmt, ap);
+    vwarn(x, xml_file(node), lucid_model_xml_line(node), fmt, ap);
     va_end(ap);
 }
 

@@ -66,8 +66,7 @@ xmlDoc *lucid_model_xml_read(lucid_model_xml *x, const char *path, const xmlNode
 unsigned char *lucid_model_xml_read_asset(lucid_model_xml *x, const xmlNode *node, const char *path,
                                           size_t *size);
 
-/* The file an element came from, and its line. */
-const char *lucid_model_xml_file(const xmlNode *node);
+/* The line an element comes from. */
 long lucid_model_xml_line(const xmlNode *node);
 
 /* Element tests and iteration over element children. */

@@ -3,12 +3,16 @@
 #include "runtime/model/model_internal.h"
 #include "runtime/model/spatial.h"
 
+/* lucid_model_rnea on data posed at q (lucid_model_forward_kinematics). */
+static void rnea_posed(const lucid_model *m, lucid_model_data *d, const double *v, const double *a,
+                       double *tau);
+
 /* Forward: v_i = iMp v_p + S qd_i, a_i = iMp a_p + S qdd_i + v_i x S qd_i (a_world = -g),
  * f_i = I_i a_i + v_i x* I_i v_i; backward: tau_i = S^T f_i + armature qdd_i, f_p += pMi f_i. */
 void lucid_model_rnea(const lucid_model *m, lucid_model_data *d, const double *q, const double *v,
                       const double *a, double *tau) {
     lucid_model_forward_kinematics(m, d, q);
-    lucid_model_rnea_posed(m, d, v, a, tau);
+    rnea_posed(m, d, v, a, tau);
 }
 
 /* The forward pass: every node's twist, acceleration and wrench (data v, a, f). */
@@ -39,8 +43,8 @@ void lucid_model_rnea_forward(const lucid_model *m, lucid_model_data *d, const d
     }
 }
 
-void lucid_model_rnea_posed(const lucid_model *m, lucid_model_data *d, const double *v,
-                            const double *a, double *tau) {
+static void rnea_posed(const lucid_model *m, lucid_model_data *d, const double *v, const double *a,
+                       double *tau) {
     lucid_model_rnea_forward(m, d, v, a);
     for (size_t i = m->nnodes; i-- > 0;) {
         const lucid_model_node *nd = &m->nodes[i];
@@ -67,5 +71,5 @@ void lucid_model_nle(const lucid_model *m, lucid_model_data *d, const double *q,
 void lucid_model_nle_posed(const lucid_model *m, lucid_model_data *d, const double *v, double *b) {
     double *zero = d->tmp;
     for (size_t k = 0; k < m->nv; ++k) zero[k] = 0.0;
-    lucid_model_rnea_posed(m, d, v, zero, b);
+    rnea_posed(m, d, v, zero, b);
 }

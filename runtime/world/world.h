@@ -179,8 +179,8 @@ lucid_status lucid_world_step(lucid_world *w);
 /* Why the last lucid_world_step failed, "" after a successful one (valid until the next). */
 const char *lucid_world_last_error(const lucid_world *w);
 
-/* The state x = (q, v) (API.md, runtime/world/world_state.c): every free body's pose as free-
- * joint coordinates (x, y, z, qw, qx, qy, qz), in id order, then every model's q; then every
+/* The state x = (q, v) (docs/world.md, runtime/world/world_state.c): every free body's pose as
+ * free- joint coordinates (x, y, z, qw, qx, qy, qz), in id order, then every model's q; then every
  * free body's body-frame twist (linear velocity of the body origin, angular velocity, in body
  * axes), then every model's v. Static bodies and model links are not in it. nq = 7 per free
  * body + the models' nq, nv = 6 per free body + the models' nv; size nq + nv. */

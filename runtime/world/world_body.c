@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "runtime/world/mass_properties.h"
+#include "runtime/shapes/mass_properties.h"
 #include "runtime/world/world_internal.h"
 
 void lucid_body_desc_default(lucid_body_desc *d) {

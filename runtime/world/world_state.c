@@ -1,4 +1,4 @@
-/* The world's state and its tangent space (API.md, "World state and its tangent space").
+/* The world's state and its tangent space (docs/world.md, "Stepping and state").
  *
  * x = (q, v): every free body's configuration as a free joint, (x, y, z, qw, qx, qy, qz) in
  * body-id order, then every model's q; then every free body's velocity, the body twist in the

@@ -52,7 +52,7 @@
  *
  * Everything runs on the caller's stack (no heap allocation) and is deterministic.
  *
- * Lua (an addition to API.md's Collision section):
+ * Lua (docs/collision.md):
  *   patch = lucid.contact_patch(s1, T1, s2, T2 [, opts])
  * runs lucid.distance with default options, then this function; opts: `margin` (m, >= 0,
  * default 0), `angular_tolerance` (radians in [0, pi/2), default 1e-2), `max_points` (integer

@@ -1,7 +1,9 @@
 /* Batched signed distances: validate every pose, then run lucid_distance per column. */
 #include "solvers/collision/distance_batch.h"
 
-lucid_status lucid_pose_column(const double *X, int column, lucid_se3 *T) {
+/* Pose of column `column` of X (7 x n, column-major); the quaternion is normalised.
+ * Errors: LUCID_ERR_NONFINITE (NaN or Inf), LUCID_ERR_ARGUMENT (zero quaternion). */
+static lucid_status pose_column(const double *X, int column, lucid_se3 *T) {
     const double *c = X + (long)LUCID_POSE_ROWS * column;
     return lucid_se3_from_quat(lucid_quat_make(c[0], c[1], c[2], c[3]),
                                lucid_vec3_make(c[4], c[5], c[6]), T);
@@ -10,7 +12,7 @@ lucid_status lucid_pose_column(const double *X, int column, lucid_se3 *T) {
 static lucid_status check_poses(const double *X, int n, int which, lucid_batch_error *err) {
     lucid_se3 T;
     for (int i = 0; i < n; ++i) {
-        lucid_status st = lucid_pose_column(X, i, &T);
+        lucid_status st = pose_column(X, i, &T);
         if (st == LUCID_OK && !(lucid_vec3_max_abs(T.t) <= LUCID_GEOMETRY_MAX))
             st = LUCID_ERR_ARGUMENT; /* outside the representable range (shape.h) */
         if (st != LUCID_OK) {
@@ -41,8 +43,8 @@ lucid_status lucid_distance_batch(const lucid_shape *s1, const lucid_shape *s2, 
     lucid_distance_result res;
     for (int i = 0; i < n; ++i) {
         lucid_se3 T1, T2;
-        lucid_pose_column(X1, i, &T1);
-        lucid_pose_column(X2, i, &T2);
+        pose_column(X1, i, &T1);
+        pose_column(X2, i, &T2);
         st = lucid_distance(s1, &T1, s2, &T2, &opt, &res);
         if (st != LUCID_OK) return st; /* option errors surface on the first query */
         distances[i] = res.distance;

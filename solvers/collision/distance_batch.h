@@ -15,10 +15,6 @@ typedef struct lucid_batch_error {
     int column;
 } lucid_batch_error;
 
-/* Pose of column `column` of X (7 x n, column-major); the quaternion is normalised.
- * Errors: LUCID_ERR_NONFINITE (NaN or Inf), LUCID_ERR_ARGUMENT (zero quaternion). */
-lucid_status lucid_pose_column(const double *X, int column, lucid_se3 *T);
-
 /* distances[i] (and iterations[i], when iterations is not NULL) of the query
  * (s1 at column i of X1, s2 at column i of X2), i < n. opt may be NULL (defaults).
  * chain = 0: every query uses opt as given (its warm start included).

@@ -43,8 +43,11 @@ static void row(row_builder *b, double bx, double by, double bz, double aa, doub
     b->a0[i] = a0;
 }
 
+/* A mesh's vertex mean (lucid_pscaling_centre of a convex shape). */
+static lucid_vec3 centre_mesh(const lucid_convex_mesh *mesh);
+
 static void mesh_rows(row_builder *b, const lucid_convex_mesh *mesh, double L) {
-    lucid_vec3 c = lucid_vec3_scale(lucid_pscaling_centre_mesh(mesh), 1.0 / L);
+    lucid_vec3 c = lucid_vec3_scale(centre_mesh(mesh), 1.0 / L);
     for (int f = 0; f < mesh->num_faces; ++f) {
         lucid_vec3 n = mesh->face_normals[f];
         begin_block(b);
@@ -126,15 +129,14 @@ static void shape_rows(row_builder *b, const lucid_shape *s, double L) {
     }
 }
 
-lucid_vec3 lucid_pscaling_centre_mesh(const lucid_convex_mesh *mesh) {
+static lucid_vec3 centre_mesh(const lucid_convex_mesh *mesh) {
     lucid_vec3 c = lucid_vec3_zero();
     for (int i = 0; i < mesh->num_vertices; ++i) c = lucid_vec3_add(c, mesh->vertices[i]);
     return lucid_vec3_scale(c, 1.0 / mesh->num_vertices);
 }
 
 lucid_vec3 lucid_pscaling_centre(const lucid_shape *s) {
-    return s->kind == LUCID_SHAPE_CONVEX ? lucid_pscaling_centre_mesh(s->u.mesh)
-                                         : lucid_vec3_zero();
+    return s->kind == LUCID_SHAPE_CONVEX ? centre_mesh(s->u.mesh) : lucid_vec3_zero();
 }
 
 double lucid_pscaling_radius(const lucid_shape *s) {
@@ -151,7 +153,7 @@ double lucid_pscaling_radius(const lucid_shape *s) {
         case LUCID_SHAPE_CONE:
             return hypot(s->u.round.radius, s->u.round.half_length);
         case LUCID_SHAPE_CONVEX: {
-            lucid_vec3 c = lucid_pscaling_centre_mesh(s->u.mesh);
+            lucid_vec3 c = centre_mesh(s->u.mesh);
             double r = 0.0;
             for (int i = 0; i < s->u.mesh->num_vertices; ++i)
                 r = fmax(r, lucid_vec3_dist(s->u.mesh->vertices[i], c));

@@ -29,7 +29,6 @@ typedef struct lucid_pscaling_program {
 double lucid_pscaling_radius(const lucid_shape *s);
 /* The local point the shape is scaled about (origin, or a mesh's vertex mean). */
 lucid_vec3 lucid_pscaling_centre(const lucid_shape *s);
-lucid_vec3 lucid_pscaling_centre_mesh(const lucid_convex_mesh *mesh);
 
 /* Builds the program of (s1, T1, s2, T2). LUCID_ERR_ARGUMENT when it does not fit
  * LUCID_CONE_MAX_ROWS. Neither shape may be a halfspace whose partner's centre is inside it

@@ -81,13 +81,6 @@ lucid_contact_kkt *lucid_contact_sparse_workspace_kkt(lucid_contact_sparse_works
     return ws->kkt;
 }
 
-size_t lucid_contact_sparse_workspace_bytes(const lucid_contact_sparse_workspace *ws) {
-    size_t fit = (size_t)ws->polish_n;
-    return sizeof *ws + ws->cap * sizeof(double) + lucid_contact_hessian_bytes(ws->h) +
-           (ws->kkt ? lucid_contact_kkt_bytes(ws->kkt) : 0) +
-           lucid_contact_polisher_bytes(ws->polisher) + 9 * fit * fit * sizeof(double);
-}
-
 /* The polisher and its dense G for islands of up to fit contacts (grown, never shrunk). */
 static lucid_status reserve_polish(lucid_contact_sparse_workspace *ws, int fit) {
     if (fit <= ws->polish_n) return LUCID_OK;

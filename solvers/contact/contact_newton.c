@@ -24,7 +24,6 @@
  * Continuation: Newton's iterations grow as R shrinks (the cost's pieces get thin), so a solve
  * runs stages with R scaled by 1e6, 1e4, 1e2 (for the default compliance), each to tol x scale
  * and warm starting the next, and ends on R itself (docs/contact.md, "Newton (Alg. 4)"). */
-#include <cblas.h>
 #include <math.h>
 #include <string.h>
 
@@ -32,6 +31,7 @@
 #include "solvers/contact/contact_direction.h"
 #include "solvers/contact/contact_internal.h"
 #include "solvers/contact/contact_line_search.h"
+#include "solvers/dense/dense_product.h"
 
 #define LINE_SEARCH_TOL     1e-8
 #define LINE_SEARCH_EVALS   60
@@ -271,11 +271,11 @@ static lucid_status iterate(lucid_contact_run *run, const newton *nt, double *mu
     const lucid_contact_problem *p = run->p;
     int m = nt->m;
     for (int i = 0; i < m; ++i) b->e[i] = mu[i] - gamma[i];
-    cblas_dsymv(CblasColMajor, CblasLower, m, 1.0, p->G, m, b->e, 1, 0.0, b->Ge, 1);
+    lucid_dense_symv_lower(m, 1.0, p->G, m, b->e, 0.0, b->Ge);
     lucid_status status = direction(nt, b->e, b->Ge, dmu, b->cols, b->Scol, b->GS, b->K, b->chol);
     if (status != LUCID_OK) return status;
     ++run->result->factorizations;
-    cblas_dsymv(CblasColMajor, CblasLower, m, 1.0, p->G, m, dmu, 1, 0.0, dc, 1);
+    lucid_dense_symv_lower(m, 1.0, p->G, m, dmu, 0.0, dc);
     line_ctx line = {nt, dot(dc, mu, m), dot(dc, dmu, m)};
     /* phi'(0) = dc . e; dc = 0 means the step only moves mu along the null space of G
      * (v does not change) and the full step is exact there. */
@@ -325,7 +325,7 @@ lucid_status lucid_contact_solve_newton(lucid_contact_run *run, double *lambda) 
     else
         memset(mu, 0, sizeof(double) * (size_t)m);
     memcpy(c, p->g, sizeof(double) * (size_t)m);
-    if (o->warm_start) cblas_dsymv(CblasColMajor, CblasLower, m, 1.0, p->G, m, mu, 1, 1.0, c, 1);
+    if (o->warm_start) lucid_dense_symv_lower(m, 1.0, p->G, m, mu, 1.0, c);
     /* Continuation: the iterations Newton needs grow as R shrinks (on a heap of 50 boxes:
      * 8 at 1e-1 diag G, 42 at 1e-5, 357 at 1e-8), as the cost's pieces get thin. The solve
      * therefore first solves the problem with R scaled by 1e6, 1e4, 1e2, ... (each stage to

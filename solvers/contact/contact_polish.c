@@ -51,13 +51,6 @@ void lucid_contact_polisher_destroy(lucid_contact_polisher *pl) {
     free(pl);
 }
 
-size_t lucid_contact_polisher_bytes(const lucid_contact_polisher *pl) {
-    if (!pl) return 0;
-    size_t n = (size_t)(pl->capacity > 0 ? pl->capacity : 1), m = 3 * n;
-    return sizeof *pl + 3 * n + n * sizeof(int) + m * sizeof(lapack_int) +
-           (m * m + m) * sizeof(double);
-}
-
 int lucid_contact_polisher_fits(const lucid_contact_polisher *pl, int n) {
     return pl && n > 0 && n <= pl->capacity;
 }

@@ -53,7 +53,6 @@ typedef struct lucid_contact_polisher lucid_contact_polisher;
  * contacts (NULL on a negative size or no memory). */
 lucid_contact_polisher *lucid_contact_polisher_create(int max_contacts);
 void lucid_contact_polisher_destroy(lucid_contact_polisher *pl);
-size_t lucid_contact_polisher_bytes(const lucid_contact_polisher *pl);
 /* Whether problems of n contacts are polished by pl (pl may be NULL: no). */
 int lucid_contact_polisher_fits(const lucid_contact_polisher *pl, int n);
 /* Whether an attempt may still come in this solve of n contacts: pl fits and fewer than

@@ -130,8 +130,6 @@ lucid_contact_sparse_workspace *lucid_contact_sparse_workspace_create(void);
 void lucid_contact_sparse_workspace_destroy(lucid_contact_sparse_workspace *ws);
 lucid_status lucid_contact_sparse_reserve(lucid_contact_sparse_workspace *ws, int n,
                                           size_t columns);
-/* Bytes the workspace holds. */
-size_t lucid_contact_sparse_workspace_bytes(const lucid_contact_sparse_workspace *ws);
 
 /* ADMM of lucid_contact_solve (ccp:admm, ncp:admm) on the sparse form: the same iteration
  * (spectral rho, over-relaxation, De Saxce shift, Anderson acceleration, checks), its x-step

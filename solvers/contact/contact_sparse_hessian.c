@@ -121,17 +121,6 @@ void lucid_contact_hessian_destroy(lucid_contact_hessian *h) {
     free(h);
 }
 
-size_t lucid_contact_hessian_factor_size(const lucid_contact_hessian *h) {
-    return h->nv > 0 ? (size_t)h->Lp[h->nv] : 0;
-}
-
-size_t lucid_contact_hessian_bytes(const lucid_contact_hessian *h) {
-    size_t bytes = sizeof *h;
-    for (int k = 0; k < B_COUNT; ++k)
-        bytes += h->cap[k] * (k >= B_AX ? sizeof(double) : sizeof(idx));
-    return bytes;
-}
-
 /* a * b + c in size_t, SIZE_MAX on overflow */
 static size_t mul_add(size_t a, size_t b, size_t c) {
     if (b != 0 && a > (SIZE_MAX - c) / b) return SIZE_MAX;

@@ -43,10 +43,6 @@ lucid_status lucid_contact_hessian_factor_uniform(lucid_contact_hessian *h,
                                                   const lucid_contact_sparse_problem *p, double w);
 /* x (6 per body slot) <- H^-1 x */
 void lucid_contact_hessian_solve(lucid_contact_hessian *h, double *x);
-/* Non-zeros of the last factor L (a measure of the fill). */
-size_t lucid_contact_hessian_factor_size(const lucid_contact_hessian *h);
-/* Bytes the struct holds. */
-size_t lucid_contact_hessian_bytes(const lucid_contact_hessian *h);
 
 /* The sparse solvers' workspace (contact_sparse.h) as they share it: 17 (3n) + 12 bodies
  * doubles at least, and its H. */

@@ -66,15 +66,6 @@ void lucid_contact_kkt_destroy(lucid_contact_kkt *k) {
     free(k);
 }
 
-size_t lucid_contact_kkt_entries(const lucid_contact_kkt *k) {
-    return (size_t)k->nnz;
-}
-
-size_t lucid_contact_kkt_bytes(const lucid_contact_kkt *k) {
-    return sizeof *k + (k->cap_inc_start + k->cap_inc + k->cap_Ap + k->cap_Ai) * sizeof(idx) +
-           (k->cap_Ax + k->cap_rhs) * sizeof(double);
-}
-
 /* The sides on each slot (inc_start, inc); Ap serves as the fill pointers (nb <= size). */
 static void sides_by_slot(lucid_contact_kkt *k, const lucid_contact_sparse_problem *p) {
     idx nb = p->num_bodies;

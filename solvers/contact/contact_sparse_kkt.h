@@ -48,9 +48,6 @@ lucid_status lucid_contact_kkt_factor(lucid_contact_kkt *k, const lucid_contact_
                                       const double *B, int pin_rays);
 /* x (3n) <- (J M^-1 J^T + B)^-1 x */
 void lucid_contact_kkt_solve(lucid_contact_kkt *k, double *x);
-/* Entries of K's pattern, and bytes the struct holds (KLU's objects not counted). */
-size_t lucid_contact_kkt_entries(const lucid_contact_kkt *k);
-size_t lucid_contact_kkt_bytes(const lucid_contact_kkt *k);
 
 /* The sparse solvers' workspace's K (created on first use; NULL when that fails). */
 lucid_contact_kkt *lucid_contact_sparse_workspace_kkt(lucid_contact_sparse_workspace *ws);

@@ -5,7 +5,8 @@
 
 #include "solvers/dense/dense_input.h"
 
-double lucid_dense_singular_rcond(int n) {
+/* The singularity threshold on the reciprocal condition number for an n x n matrix. */
+static double singular_rcond(int n) {
     return n * DBL_EPSILON;
 }
 
@@ -20,7 +21,7 @@ static lucid_status factor_checked(int n, double *a, int lda, int *ipiv, double 
     info = LAPACKE_dgecon_work(LAPACK_COL_MAJOR, '1', n, a, lda, anorm, &rcond, work, iwork);
     status = lucid_dense_status_from_info(LUCID_DENSE_GECON, info);
     if (status != LUCID_OK) return status;
-    return rcond < lucid_dense_singular_rcond(n) ? LUCID_ERR_SINGULAR : LUCID_OK;
+    return rcond < singular_rcond(n) ? LUCID_ERR_SINGULAR : LUCID_OK;
 }
 
 lucid_status lucid_dense_lu_solve(lucid_dense_workspace *ws, int n, int nrhs, double *a, int lda,

@@ -20,7 +20,4 @@ lucid_status lucid_dense_lu_solve(lucid_dense_workspace *ws, int n, int nrhs, do
 /* Replaces the n x n A in a by its inverse. */
 lucid_status lucid_dense_inverse(lucid_dense_workspace *ws, int n, double *a, int lda);
 
-/* The singularity threshold on the reciprocal condition number for an n x n matrix. */
-double lucid_dense_singular_rcond(int n);
-
 #endif

@@ -32,3 +32,29 @@ double lucid_dense_norm2(int n, const double *x) {
     /* dnrm2 scales internally, so huge or tiny entries neither overflow nor flush to zero. */
     return n > 0 ? cblas_dnrm2(n, x, 1) : 0.0;
 }
+
+static enum CBLAS_TRANSPOSE op(int trans) {
+    return trans ? CblasTrans : CblasNoTrans;
+}
+
+void lucid_dense_gemm(int trans_a, int trans_b, int m, int n, int k, double alpha, const double *a,
+                      int lda, const double *b, int ldb, double beta, double *c, int ldc) {
+    cblas_dgemm(CblasColMajor, op(trans_a), op(trans_b), m, n, k, alpha, a, lda, b, ldb, beta, c,
+                ldc);
+}
+
+void lucid_dense_gemv(int m, int n, double alpha, const double *a, int lda, const double *x,
+                      double beta, double *y) {
+    cblas_dgemv(CblasColMajor, CblasNoTrans, m, n, alpha, a, lda, x, 1, beta, y, 1);
+}
+
+void lucid_dense_symv_lower(int n, double alpha, const double *a, int lda, const double *x,
+                            double beta, double *y) {
+    cblas_dsymv(CblasColMajor, CblasLower, n, alpha, a, lda, x, 1, beta, y, 1);
+}
+
+void lucid_dense_upper_solve(int trans, int n, int nrhs, const double *u, int ldu, double *b,
+                             int ldb) {
+    cblas_dtrsm(CblasColMajor, CblasLeft, CblasUpper, op(trans), CblasNonUnit, n, nrhs, 1.0, u, ldu,
+                b, ldb);
+}

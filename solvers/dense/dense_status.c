@@ -19,6 +19,7 @@ static lucid_status failure_status(lucid_dense_routine routine) {
         case LUCID_DENSE_GETRS:
         case LUCID_DENSE_GECON:
         case LUCID_DENSE_TRCON:
+        case LUCID_DENSE_GEQP3:
             break; /* these never report info > 0 */
     }
     return LUCID_ERR_INTERNAL;

@@ -16,7 +16,8 @@ typedef enum lucid_dense_routine {
     LUCID_DENSE_GELS,  /* QR least squares: info > 0 means rank-deficient */
     LUCID_DENSE_GELSD, /* SVD least squares: info > 0 means no convergence */
     LUCID_DENSE_SYEVD, /* symmetric eigen: info > 0 means no convergence */
-    LUCID_DENSE_GESVD  /* SVD: info > 0 means no convergence */
+    LUCID_DENSE_GESVD, /* SVD: info > 0 means no convergence */
+    LUCID_DENSE_GEQP3  /* pivoted QR */
 } lucid_dense_routine;
 
 /* info == 0 -> LUCID_OK; LAPACKE's memory errors -> LUCID_ERR_NO_MEMORY; any other

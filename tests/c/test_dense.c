@@ -15,6 +15,7 @@
 #include "solvers/dense/dense_least_squares.h"
 #include "solvers/dense/dense_lu.h"
 #include "solvers/dense/dense_product.h"
+#include "solvers/dense/dense_qr.h"
 #include "solvers/dense/dense_status.h"
 #include "solvers/dense/dense_svd.h"
 #include "solvers/dense/dense_threads.h"
@@ -404,7 +405,8 @@ static void info_maps_to_the_routine_failure(void **state) {
                  {LUCID_DENSE_POTRS, LUCID_ERR_INTERNAL},
                  {LUCID_DENSE_GETRS, LUCID_ERR_INTERNAL},
                  {LUCID_DENSE_GECON, LUCID_ERR_INTERNAL},
-                 {LUCID_DENSE_TRCON, LUCID_ERR_INTERNAL}};
+                 {LUCID_DENSE_TRCON, LUCID_ERR_INTERNAL},
+                 {LUCID_DENSE_GEQP3, LUCID_ERR_INTERNAL}};
     for (size_t k = 0; k < sizeof table / sizeof table[0]; ++k) {
         assert_int_equal(lucid_dense_status_from_info(table[k].routine, 0), LUCID_OK);
         assert_int_equal(lucid_dense_status_from_info(table[k].routine, 2), table[k].failure);
@@ -476,6 +478,110 @@ static void products_match_reference_loops(void **state) {
     assert_near(lucid_dense_norm1(2, 1, v, 2), 7e200, 1e186);
 }
 
+/* The strided BLAS passthroughs against loops: transposes, alpha and beta, leading dimensions
+ * beyond the rows, and only the documented triangle read (the other one holds NaN). */
+static void blas_passthroughs_match_reference_loops(void **state) {
+    (void)state;
+    enum { M = 5, N = 4, K = 3, LD = 7 };
+    double a[LD * 6], b[LD * 6], c[LD * N], ref[LD * N];
+    for (int ta = 0; ta < 2; ++ta)
+        for (int tb = 0; tb < 2; ++tb) {
+            fill(a, LD * 6, 0.3 + ta);
+            fill(b, LD * 6, 0.7 + tb);
+            fill(c, LD * N, 1.1);
+            for (int i = 0; i < M; ++i)
+                for (int j = 0; j < N; ++j) {
+                    double s = 0.0;
+                    for (int p = 0; p < K; ++p)
+                        s += (ta ? a[p + LD * i] : a[i + LD * p]) *
+                             (tb ? b[j + LD * p] : b[p + LD * j]);
+                    ref[i + LD * j] = 0.5 * s - 2.0 * c[i + LD * j];
+                }
+            lucid_dense_gemm(ta, tb, M, N, K, 0.5, a, LD, b, LD, -2.0, c, LD);
+            for (int i = 0; i < M; ++i)
+                for (int j = 0; j < N; ++j) assert_near(c[i + LD * j], ref[i + LD * j], 1e-14);
+        }
+    double x[LD], y[LD], yref[LD];
+    fill(a, LD * 6, 2.3);
+    fill(x, LD, 0.9);
+    fill(y, LD, 1.7);
+    for (int i = 0; i < M; ++i) {
+        double s = 0.0;
+        for (int j = 0; j < N; ++j) s += a[i + LD * j] * x[j];
+        yref[i] = 3.0 * s + 0.25 * y[i];
+    }
+    lucid_dense_gemv(M, N, 3.0, a, LD, x, 0.25, y);
+    for (int i = 0; i < M; ++i) assert_near(y[i], yref[i], 1e-14);
+    /* symmetric: the lower triangle of a, NaN above it */
+    fill(y, LD, 1.3);
+    for (int i = 0; i < M; ++i) {
+        double s = 0.0;
+        for (int j = 0; j < M; ++j) s += (i >= j ? a[i + LD * j] : a[j + LD * i]) * x[j];
+        yref[i] = -1.5 * s + y[i];
+    }
+    for (int j = 1; j < M; ++j)
+        for (int i = 0; i < j; ++i) a[i + LD * j] = NAN;
+    lucid_dense_symv_lower(M, -1.5, a, LD, x, 1.0, y);
+    for (int i = 0; i < M; ++i) assert_near(y[i], yref[i], 1e-14);
+    /* upper triangular solves: b = op(U) x_true, NaN below the diagonal */
+    for (int trans = 0; trans < 2; ++trans) {
+        double u[LD * M], xt[LD * 2], rhs[LD * 2];
+        fill(u, LD * M, 0.4 + trans);
+        fill(xt, LD * 2, 1.9);
+        for (int j = 0; j < M; ++j) {
+            u[j + LD * j] = 2.0 + fabs(u[j + LD * j]);
+            for (int i = j + 1; i < M; ++i) u[i + LD * j] = NAN;
+        }
+        for (int col = 0; col < 2; ++col)
+            for (int i = 0; i < M; ++i) {
+                double s = 0.0;
+                for (int p = 0; p < M; ++p) {
+                    double uip =
+                        trans ? (p <= i ? u[p + LD * i] : 0.0) : (i <= p ? u[i + LD * p] : 0.0);
+                    s += uip * xt[p + LD * col];
+                }
+                rhs[i + LD * col] = s;
+            }
+        lucid_dense_upper_solve(trans, M, 2, u, LD, rhs, LD);
+        for (int col = 0; col < 2; ++col)
+            for (int i = 0; i < M; ++i) assert_near(rhs[i + LD * col], xt[i + LD * col], 1e-13);
+    }
+}
+
+/* A P = Q R on a rank-3 6 x 4 matrix (column 2 = column 0 + column 1): P a permutation, R's
+ * diagonal non-increasing in magnitude with the last one at round-off, and R^T R = (A P)^T A P
+ * (Q orthogonal). Non-finite input and empty shapes. */
+static void qr_pivoted_reveals_the_rank(void **state) {
+    (void)state;
+    enum { M = 6, N = 4 };
+    double a[M * N], r[M * N], tau[N];
+    int jpvt[N];
+    fill(a, M * N, 0.8);
+    for (int i = 0; i < M; ++i) a[i + M * 2] = a[i] + a[i + M];
+    memcpy(r, a, sizeof a);
+    assert_int_equal(lucid_dense_qr_pivoted(M, N, r, M, jpvt, tau), LUCID_OK);
+    int seen[N] = {0};
+    for (int j = 0; j < N; ++j) {
+        assert_true(jpvt[j] >= 1 && jpvt[j] <= N);
+        seen[jpvt[j] - 1]++;
+    }
+    for (int j = 0; j < N; ++j) assert_int_equal(seen[j], 1);
+    for (int j = 1; j < N; ++j) assert_true(fabs(r[j + M * j]) <= fabs(r[(j - 1) + M * (j - 1)]));
+    assert_true(fabs(r[(N - 1) + M * (N - 1)]) < 1e-12 * fabs(r[0]));
+    assert_true(fabs(r[(N - 2) + M * (N - 2)]) > 1e-3 * fabs(r[0]));
+    for (int i = 0; i < N; ++i)
+        for (int j = 0; j < N; ++j) {
+            double rtr = 0.0, apap = 0.0;
+            for (int k = 0; k <= i && k <= j; ++k) rtr += r[k + M * i] * r[k + M * j];
+            for (int k = 0; k < M; ++k) apap += a[k + M * (jpvt[i] - 1)] * a[k + M * (jpvt[j] - 1)];
+            assert_near(rtr, apap, 1e-12);
+        }
+    a[3] = NAN;
+    assert_int_equal(lucid_dense_qr_pivoted(M, N, a, M, jpvt, tau), LUCID_ERR_NONFINITE);
+    assert_int_equal(lucid_dense_qr_pivoted(0, N, a, M, jpvt, tau), LUCID_OK);
+    assert_int_equal(lucid_dense_qr_pivoted(M, N, r, M - 1, jpvt, tau), LUCID_ERR_ARGUMENT);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(cholesky_recovers_the_factor_and_solves),
@@ -498,6 +604,8 @@ int main(void) {
         cmocka_unit_test(workspace_is_queried_once_per_shape_and_reused),
         cmocka_unit_test(thread_count_is_settable),
         cmocka_unit_test(products_match_reference_loops),
+        cmocka_unit_test(blas_passthroughs_match_reference_loops),
+        cmocka_unit_test(qr_pivoted_reveals_the_rank),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "runtime/shapes/convex_mesh.h"
-#include "runtime/world/mass_properties.h"
+#include "runtime/shapes/mass_properties.h"
 #include "runtime/world/world.h"
 
 #define PI 3.14159265358979323846

@@ -1,6 +1,6 @@
 -- lucid.model and lucid.dynamics from Lua: a 2-link arm against its closed-form mass matrix,
 -- random trees with every joint kind (RNEA inverts ABA, CRBA columns, Jacobians by central
--- differences, integrate/difference), the fields and methods of API.md, and named errors.
+-- differences, integrate/difference), the fields and methods of docs/model.md, and named errors.
 local t = require "testing"
 local lucid = require "lucid"
 

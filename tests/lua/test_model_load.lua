@@ -1,4 +1,4 @@
--- lucid.model.load: MJCF and URDF chosen by content, the options of API.md (package_dirs,
+-- lucid.model.load: MJCF and URDF chosen by content, the options of docs/model_files.md (package_dirs,
 -- meshes, floating_base, scale, inertia) with their checks, and errors that name the function and the
 -- file:line of the fault. The loaders' values are checked in C (test_mjcf_load against MuJoCo,
 -- test_urdf_load); here: what Lua sees of them.

@@ -13,9 +13,6 @@ typedef struct lucid_mass_properties {
     lucid_mat3 inertia; /* about com, axes of that frame (kg m^2) */
 } lucid_mass_properties;
 
-/* Volume of a shape (LUCID_ERR_ARGUMENT for a halfspace: unbounded). */
-lucid_status lucid_shape_volume(const lucid_shape *s, double *volume);
-
 /* Mass properties of s at `density` (> 0) in its own frame. Halfspace: LUCID_ERR_ARGUMENT. */
 lucid_status lucid_shape_mass_properties(const lucid_shape *s, double density,
                                          lucid_mass_properties *out);

@@ -1,4 +1,4 @@
-#include "runtime/world/mass_properties.h"
+#include "runtime/shapes/mass_properties.h"
 
 #include <math.h>
 
@@ -63,14 +63,6 @@ static void mesh_properties(const lucid_convex_mesh *m, double density,
     out->mass = density * volume;
     out->com = lucid_vec3_add(ref, com);
     out->inertia = lucid_mat3_scale(&I, density);
-}
-
-lucid_status lucid_shape_volume(const lucid_shape *s, double *volume) {
-    if (!s || !volume) return LUCID_ERR_ARGUMENT;
-    lucid_mass_properties p;
-    lucid_status st = lucid_shape_mass_properties(s, 1.0, &p);
-    if (st == LUCID_OK) *volume = p.mass;
-    return st;
 }
 
 lucid_status lucid_shape_mass_properties(const lucid_shape *s, double density,
