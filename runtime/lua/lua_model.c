@@ -304,8 +304,8 @@ static int body_ref(lua_State *L, int idx, const lucid_model_spec *s, const char
 }
 
 static void read_body(lua_State *L, int idx, lucid_model_spec *s, lua_Integer k) {
-    static const char *const keys[] = {"name",    "parent", "placement", "mass", "com",
-                                       "inertia", "joints", "shapes",    NULL};
+    static const char *const keys[] = {"name",    "parent", "placement", "mass",  "com",
+                                       "inertia", "joints", "shapes",    "mocap", NULL};
     char what[64], name[160];
     if (snprintf(what, sizeof what, "bodies[%lld]", (long long)k) < 0) what[0] = '\0';
     check_table(L, idx, BUILD, what);
@@ -324,6 +324,13 @@ static void read_body(lua_State *L, int idx, lucid_model_spec *s, lua_Integer k)
         lua_pop(L, 1);
     }
     b.mass = number_field(L, idx, "mass", 0.0, what);
+    if (get_field(L, idx, "mocap")) {
+        if (lua_type(L, -1) != LUA_TBOOLEAN)
+            lucid_lua_fail(L, BUILD, "%s.mocap must be a boolean (got %s)", what,
+                           lucid_lua_typename(L, -1));
+        b.mocap = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+    }
     if (get_field(L, idx, "com")) {
         if (snprintf(name, sizeof name, "%s.com", what) < 0) name[0] = '\0';
         b.com = lucid_lua_checkvec3(L, -1, BUILD, name);

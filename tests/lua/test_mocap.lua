@@ -270,6 +270,27 @@ t.case("mocap poses stay out of the state; clones and batches carry them", funct
   for r = 1, #final do t.eq(X:get(r, 1), final[r]) end
 end)
 
+t.case("lucid.model.build makes mocap bodies too", function()
+  local m = lucid.model.build{
+    bodies = {{name = "hand", mocap = true, placement = pose(0, 0, 1),
+               shapes = {{shape = lucid.sphere(0.1)}}},
+              {name = "ball", placement = pose(0, 0, 0.5), mass = 1, inertia = {4e-3, 4e-3, 4e-3},
+               joints = {{name = "free", kind = "free"}}, shapes = {{shape = lucid.sphere(0.1)}}}},
+  }
+  t.eq(m.nmocap, 1)
+  t.eq(m.nq, 7)
+  local w = lucid.world{dt = 1e-3, gravity = {0, 0, 0}, slop = SLOP}
+  local id = w:add_model(m, {v = {0, 0, 2, 0, 0, 0}}) -- the ball flies up into the hand
+  t.allnear(translation(w:mocap(id, "hand")), {0, 0, 1}, 0)
+  w:step(300)
+  -- it stops against the hand at the rest depth slop/2 (restitution 0: the speculative
+  -- contact lands it there) and the hand stays where it was
+  t.near(w:frame_pose(id, "ball"):translation()[3], 0.8 + SLOP / 2, 1e-3 * SLOP)
+  t.allnear(translation(w:mocap(id, "hand")), {0, 0, 1}, 0)
+  t.raises("lucid.model.build: bodies[1].mocap must be a boolean (got number)",
+           lucid.model.build, {bodies = {{name = "h", mocap = 1}}})
+end)
+
 t.case("misuse gets named errors", function()
   local m = lucid.model.load(FILE)
   local w = lucid.world{}
