@@ -2,7 +2,8 @@
  * never links it): the keyframes' mocap poses equal MuJoCo's mj_resetDataKeyframe mocap_pos /
  * mocap_quat, and a ball dropped onto a tilted mocap plate (tilted through set_mocap and
  * mocap_quat) lands when and where MuJoCo's does and rolls down the plate as it does, within
- * what MuJoCo's soft contact explains (see test_drop). Exits 77 (skipped) without MuJoCo. */
+ * what MuJoCo's soft contact explains (see test_drop); and set_mocap's refusals. Exits 77
+ * (skipped) without MuJoCo, after the tests that do not need it. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -30,6 +31,65 @@
 #define DROP LUCID_SOURCE_DIR "/tests/data/model/mjcf_mocap_drop.xml"
 
 static int skipped;
+
+/* lucid_world_model_set_mocap's refusals, each leaving the pose as it was. */
+static void test_set_mocap_errors(void **state) {
+    (void)state;
+    char err[1024] = "";
+    lucid_model_spec *spec = NULL;
+    lucid_model *m = NULL;
+    lucid_status st = lucid_model_spec_load(KEYS, NULL, &spec, err, sizeof err);
+    if (st == LUCID_OK) st = lucid_model_compile(spec, &m, err, sizeof err);
+    lucid_model_spec_destroy(spec);
+    assert_int_equal(st, LUCID_OK);
+    lucid_world_options o;
+    lucid_world_default_options(&o);
+    lucid_world *w = NULL;
+    assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
+    lucid_world_model_desc d;
+    lucid_world_model_desc_default(&d);
+    int id = -1;
+    assert_int_equal(lucid_world_add_model(w, m, &d, &id, NULL), LUCID_OK);
+    lucid_se3 before, after, P = lucid_se3_identity();
+    assert_int_equal(lucid_world_model_mocap(w, id, 0, &before), LUCID_OK);
+    const char *why = NULL;
+    P.t.x = NAN;
+    assert_int_equal(lucid_world_model_set_mocap(w, id, 0, &P, &why), LUCID_ERR_NONFINITE);
+    assert_string_equal(why, "pose must be finite");
+    P = lucid_se3_identity();
+    P.R.m[0] = 1.01; /* off SO(3) by 1e-2 > LUCID_WORLD_MOCAP_ROTATION_TOLERANCE */
+    assert_int_equal(lucid_world_model_set_mocap(w, id, 0, &P, &why), LUCID_ERR_ARGUMENT);
+    assert_string_equal(why, "the pose's R is not a rotation matrix");
+    P = lucid_se3_identity();
+    P.R.m[0] = -1; /* a reflection: det -1 */
+    assert_int_equal(lucid_world_model_set_mocap(w, id, 0, &P, &why), LUCID_ERR_ARGUMENT);
+    P = lucid_se3_identity();
+    P.t.z = 2 * LUCID_GEOMETRY_MAX;
+    assert_int_equal(lucid_world_model_set_mocap(w, id, 0, &P, &why), LUCID_ERR_ARGUMENT);
+    P = lucid_se3_identity();
+    assert_int_equal(lucid_world_model_set_mocap(w, id, 2, &P, &why), LUCID_ERR_ARGUMENT);
+    assert_string_equal(why, "unknown model or mocap body");
+    assert_int_equal(lucid_world_model_set_mocap(w, id + 1, 0, &P, &why), LUCID_ERR_ARGUMENT);
+    assert_int_equal(lucid_world_model_mocap(w, id, 2, &after), LUCID_ERR_ARGUMENT);
+    assert_int_equal(lucid_world_model_mocap(w, id, 0, &after), LUCID_OK);
+    assert_memory_equal(&after, &before, sizeof after);
+    /* within the tolerance a rotation is projected onto SO(3) */
+    P.R.m[0] = 1 + 1e-9;
+    assert_int_equal(lucid_world_model_set_mocap(w, id, 0, &P, &why), LUCID_OK);
+    assert_int_equal(lucid_world_model_mocap(w, id, 0, &after), LUCID_OK);
+    assert_true(fabs(after.R.m[0] - 1) <= 1e-15);
+    /* the mocap bodies' world bodies, in mocap order after the links */
+    int mocap_bodies = 0;
+    for (int b = 0; b < lucid_world_body_count(w); ++b) {
+        int k = lucid_world_body_mocap(w, b);
+        if (k < 0) continue;
+        assert_int_equal(k, mocap_bodies++);
+        assert_int_equal(lucid_world_is_static(w, b), 1);
+    }
+    assert_int_equal(mocap_bodies, 2);
+    lucid_world_destroy(w);
+    lucid_model_destroy(m);
+}
 
 #if HAVE_MUJOCO
 static mujoco_api mj;
@@ -243,6 +303,7 @@ static void test_drop(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_set_mocap_errors),
         cmocka_unit_test(test_keyframes),
         cmocka_unit_test(test_drop),
     };
