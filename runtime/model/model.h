@@ -226,7 +226,9 @@ size_t lucid_model_nkeyframes(const lucid_model *m);
 const lucid_model_keyframe *lucid_model_keyframes(const lucid_model *m); /* nkeyframes entries */
 int lucid_model_find_keyframe(const lucid_model *m, const char *name);   /* -1 if none */
 
-/* ---- contact exclusions: pairs of public bodies (-1: the world) whose geoms never collide */
+/* ---- contact exclusions: pairs of public bodies (-1: the world, LUCID_MODEL_EXCLUDE_MOCAP(k):
+ * mocap body k) whose geoms never collide */
+#define LUCID_MODEL_EXCLUDE_MOCAP(k) (-2 - (int)(k))
 const int (*lucid_model_excludes(const lucid_model *m))[2];
 
 /* Names by kind: kind "body", "joint", "frame", "actuator" or "mocap"; *count receives how many.

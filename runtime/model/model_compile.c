@@ -1102,12 +1102,11 @@ static lucid_status compile(const compile_ctx *c, lucid_model *m, lucid_body_spe
             if (b < LUCID_MODEL_WORLD || b >= (int)s->nbodies)
                 return fail(c, LUCID_ERR_ARGUMENT, "exclude", NULL, i, 0, "body %d out of range",
                             b);
-            if (b != LUCID_MODEL_WORLD && loc[b].mocap >= 0)
-                return fail(c, LUCID_ERR_ARGUMENT, "exclude", NULL, i, 0,
-                            "an exclusion of mocap body '%s' is not supported",
-                            m->mocap[loc[b].mocap].name);
             int node = b == LUCID_MODEL_WORLD ? -1 : loc[b].node;
-            m->excludes[i][k] = node < 0 ? -1 : m->nodes[node].body;
+            int mocap = b == LUCID_MODEL_WORLD ? -1 : loc[b].mocap;
+            m->excludes[i][k] = mocap >= 0 ? LUCID_MODEL_EXCLUDE_MOCAP(mocap)
+                                : node < 0 ? -1
+                                           : m->nodes[node].body;
         }
     }
     m->nexcludes = s->nexcludes;

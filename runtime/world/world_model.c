@@ -416,16 +416,20 @@ static int is_child_of(const lucid_world *w, const lucid_body *child, const luci
     return p >= 0 || m->nodes[child->node].kind != LUCID_JOINT_FREE;
 }
 
+/* A body's name in its model's exclusion pairs (lucid_model_excludes). */
+static int exclude_code(const lucid_body *b) {
+    return b->mocap >= 0 ? LUCID_MODEL_EXCLUDE_MOCAP(b->mocap) : b->link;
+}
+
 int lucid_world_models_pair_allowed(const lucid_world *w, int a, int b) {
     const lucid_body *ba = &w->bodies[a], *bb = &w->bodies[b];
     if (ba->model < 0 || ba->model != bb->model) return 1;
     if (is_child_of(w, ba, bb) || is_child_of(w, bb, ba)) return 0;
-    if (ba->mocap >= 0 || bb->mocap >= 0) return 1; /* no exclusion names a mocap body */
     const lucid_model *m = w->models[ba->model].model;
     const int(*ex)[2] = lucid_model_excludes(m);
     for (size_t k = 0; k < lucid_model_nexcludes(m); ++k)
-        if ((ex[k][0] == ba->link && ex[k][1] == bb->link) ||
-            (ex[k][0] == bb->link && ex[k][1] == ba->link))
+        if ((ex[k][0] == exclude_code(ba) && ex[k][1] == exclude_code(bb)) ||
+            (ex[k][0] == exclude_code(bb) && ex[k][1] == exclude_code(ba)))
             return 0;
     return 1;
 }
