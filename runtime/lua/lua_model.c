@@ -2,7 +2,7 @@
  *   m = lucid.model.build{name=, gravity=, timestep=, bodies={...}, shapes={...}, frames={...},
  *                         actuators={...}, exclude={...}}
  *   m.nq, m.nv, m.nu, m.nbodies, m.njoints, m.nframes, m.gravity, m.timestep, m.name,
- *   m.nkeyframes
+ *   m.nkeyframes, m.nmocap
  *   m:names(kind), m:joints(), m:mass(), m:limits(), m:neutral(), m:keyframe(key),
  *   m:random_configuration(rng),
  *   m:integrate(q, v [, dt]), m:difference(q0, q1), m:normalize(q), m:frame_pose(q, name),
@@ -276,8 +276,8 @@ static int body_ref(lua_State *L, int idx, const lucid_model_spec *s, const char
 }
 
 static void read_body(lua_State *L, int idx, lucid_model_spec *s, lua_Integer k) {
-    static const char *const keys[] = {"name",    "parent", "placement", "mass", "com",
-                                       "inertia", "joints", "shapes",    NULL};
+    static const char *const keys[] = {"name",    "parent", "placement", "mass",  "com",
+                                       "inertia", "joints", "shapes",    "mocap", NULL};
     char what[64], name[160];
     if (snprintf(what, sizeof what, "bodies[%lld]", (long long)k) < 0) what[0] = '\0';
     check_table(L, idx, BUILD, what);
@@ -297,6 +297,7 @@ static void read_body(lua_State *L, int idx, lucid_model_spec *s, lua_Integer k)
         lua_pop(L, 1);
     }
     b.mass = lucid_lua_number_field(&in, "mass", 0.0);
+    b.mocap = lucid_lua_boolean_field(&in, "mocap", 0);
     if (lucid_lua_field(L, idx, "com")) {
         if (snprintf(name, sizeof name, "%s.com", what) < 0) name[0] = '\0';
         b.com = lucid_lua_checkvec3(L, -1, BUILD, name);
@@ -574,7 +575,9 @@ static int l_names(lua_State *L) {
     const char *kind = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
     size_t n;
     if (!kind || !lucid_model_names_count(m, kind, &n))
-        lucid_lua_fail(L, F, "kind must be \"body\", \"joint\", \"frame\" or \"actuator\" (got %s)",
+        lucid_lua_fail(L, F,
+                       "kind must be \"body\", \"joint\", \"frame\", \"actuator\" or \"mocap\" "
+                       "(got %s)",
                        kind ? kind : lucid_lua_typename(L, 2));
     lua_createtable(L, (int)n, 0);
     for (size_t i = 0; i < n; ++i) {
@@ -670,7 +673,8 @@ static int l_neutral(lua_State *L) {
     return 1;
 }
 
-/* m:keyframe(name or 1-based index): the keyframe's q, v and controls (model.h). */
+/* m:keyframe(name or 1-based index): the keyframe's q, v, controls and mocap poses (a list of
+ * lucid.se3 in mocap order, m:names("mocap"); model.h). */
 static int l_keyframe(lua_State *L) {
     const char *F = "lucid.model:keyframe";
     lucid_model *m = check_self(L, F, NULL);
@@ -694,7 +698,13 @@ static int l_keyframe(lua_State *L) {
     memcpy(lucid_lua_newvector(L, nq)->data, K->q, (size_t)nq * sizeof(double));
     memcpy(lucid_lua_newvector(L, nv)->data, K->v, (size_t)nv * sizeof(double));
     memcpy(lucid_lua_newvector(L, nu)->data, K->u, (size_t)nu * sizeof(double));
-    return 3;
+    size_t nmocap = lucid_model_nmocap(m);
+    lua_createtable(L, (int)nmocap, 0);
+    for (size_t b = 0; b < nmocap; ++b) {
+        lucid_lua_pushse3(L, &K->mocap[b]);
+        lua_rawseti(L, -2, (lua_Integer)b + 1);
+    }
+    return 4;
 }
 
 static int l_random_configuration(lua_State *L) {
@@ -801,7 +811,7 @@ static int l_index(lua_State *L) {
     lua_pop(L, 1);
     static const char *const fields[] = {"nq",      "nv",         "nu",      "nbodies",
                                          "njoints", "nframes",    "gravity", "timestep",
-                                         "name",    "nkeyframes", NULL};
+                                         "name",    "nkeyframes", "nmocap",  NULL};
     int which = -1;
     for (int i = 0; fields[i]; ++i)
         if (strcmp(k, fields[i]) == 0) which = i;
@@ -835,6 +845,9 @@ static int l_index(lua_State *L) {
             break;
         case 9:
             lua_pushinteger(L, (lua_Integer)lucid_model_nkeyframes(m));
+            break;
+        case 10:
+            lua_pushinteger(L, (lua_Integer)lucid_model_nmocap(m));
             break;
         default:
             lua_pushstring(L, lucid_model_name(m));

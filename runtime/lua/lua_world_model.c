@@ -1,9 +1,12 @@
 /* Robots in the world from Lua (docs/world.md "Robots in the world"; C side
- * runtime/world/world_model.c): id = w:add_model(m [, {q=, v=, pose=, friction=, restitution=}])
- * (model ids 1-based, their own numbering; the links become world bodies, see w:links(id)) w:q(id),
- * w:v(id), w:set_q(id, q), w:set_v(id, v), w:control(id), w:set_control(id, u) w:frame_pose(id,
- * name) -> se3;  w:links(id) -> {name = body id, ...} The world keeps the model userdata alive (in
- * its uservalue) as long as it exists. */
+ * runtime/world/world_model.c):
+ *   id = w:add_model(m [, {q=, v=, pose=, friction=, restitution=}])   (model ids 1-based,
+ *        their own numbering; the links become world bodies, see w:links(id))
+ *   w:q(id), w:v(id), w:set_q(id, q), w:set_v(id, v), w:control(id), w:set_control(id, u)
+ *   w:frame_pose(id, name) -> se3;  w:links(id) -> {name = body id, ...}
+ *   w:mocap(id, body) -> se3;  w:set_mocap(id, body, pose)   (body: a mocap body's name or
+ *        1-based index in m:names("mocap"); poses in the model's frame, world.h)
+ * The world keeps the model userdata alive (in its uservalue) as long as it exists. */
 #include <lauxlib.h>
 #include <string.h>
 
@@ -148,7 +151,52 @@ static int l_frame_pose(lua_State *L) {
     return 1;
 }
 
-/* {body name = world body id} for the model's links (and "static" for its fixed geoms). */
+/* A mocap body of model id at idx: its name or 1-based index, returned 0-based. */
+static size_t check_mocap(lua_State *L, const lucid_world *w, int id, int idx, const char *fname) {
+    const lucid_model *m = lucid_world_model_of(w, id);
+    size_t n = lucid_model_nmocap(m);
+    if (lua_type(L, idx) == LUA_TSTRING) {
+        int k = lucid_model_find_mocap(m, lua_tostring(L, idx));
+        if (k < 0)
+            lucid_lua_fail(L, fname, "model %d has no mocap body named '%s' (it has %I)", id + 1,
+                           lua_tostring(L, idx), (lua_Integer)n);
+        return (size_t)k;
+    }
+    if (!lua_isinteger(L, idx))
+        lucid_lua_fail(L, fname, "mocap body must be a name or a 1-based index (got %s)",
+                       lucid_lua_typename(L, idx));
+    lua_Integer i = lua_tointeger(L, idx);
+    if (i < 1 || (lua_Unsigned)i > n)
+        lucid_lua_fail(L, fname, "mocap index %I out of range (model %d has %I mocap bodies)", i,
+                       id + 1, (lua_Integer)n);
+    return (size_t)(i - 1);
+}
+
+static int l_mocap(lua_State *L) {
+    static const char *const fname = "lucid.world:mocap";
+    lucid_world *w = lucid_lua_checkworld(L, 1, fname);
+    int id = check_model_id(L, w, 2, fname);
+    size_t k = check_mocap(L, w, id, 3, fname);
+    lucid_se3 T;
+    lucid_world_model_mocap(w, id, k, &T);
+    lucid_lua_pushse3(L, &T);
+    return 1;
+}
+
+static int l_set_mocap(lua_State *L) {
+    static const char *const fname = "lucid.world:set_mocap";
+    lucid_world *w = lucid_lua_checkworld(L, 1, fname);
+    int id = check_model_id(L, w, 2, fname);
+    size_t k = check_mocap(L, w, id, 3, fname);
+    const lucid_se3 *T = lucid_lua_checkpose(L, 4, fname, "pose");
+    const char *why = NULL;
+    lucid_status s = lucid_world_model_set_mocap(w, id, k, T, &why);
+    if (s != LUCID_OK) lucid_lua_fail(L, fname, "%s", why ? why : lucid_status_string(s));
+    return 0;
+}
+
+/* {body name = world body id} for the model's links (and "static" for its fixed geoms, each
+ * mocap body's name for its world body). */
 static int l_links(lua_State *L) {
     static const char *const fname = "lucid.world:links";
     lucid_world *w = lucid_lua_checkworld(L, 1, fname);
@@ -158,8 +206,12 @@ static int l_links(lua_State *L) {
     for (int b = 0; b < lucid_world_body_count(w); ++b) {
         int link;
         if (lucid_world_body_model(w, b, &link) != id) continue;
+        int mocap = lucid_world_body_mocap(w, b);
         lua_pushinteger(L, b + 1);
-        lua_setfield(L, -2, link < 0 ? "static" : lucid_model_body_name(m, (size_t)link));
+        lua_setfield(L, -2,
+                     mocap >= 0 ? lucid_model_mocap_name(m, (size_t)mocap)
+                     : link < 0 ? "static"
+                                : lucid_model_body_name(m, (size_t)link));
     }
     return 1;
 }
@@ -174,6 +226,8 @@ void lucid_lua_world_model_methods(lua_State *L) {
                                        {"set_control", l_set_control},
                                        {"frame_pose", l_frame_pose},
                                        {"links", l_links},
+                                       {"mocap", l_mocap},
+                                       {"set_mocap", l_set_mocap},
                                        {NULL, NULL}};
     luaL_setfuncs(L, methods, 0);
 }

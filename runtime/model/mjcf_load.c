@@ -1366,14 +1366,8 @@ static lucid_status body_contents(mjcf *P, const xmlNode *el, int body, int chil
         if (!IS(c, "body")) continue;
         if (lucid_model_xml_check_attrs(X_, c, body_attrs)) break;
         const char *v = ATTR(c, "mocap");
-        int bb;
-        if (v && (bb = lucid_model_xml_bool(X_, c, "mocap", v)) != 0) {
-            if (bb > 0)
-                lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE,
-                                     "<body> mocap bodies are not supported (the world has no "
-                                     "kinematic bodies posed by the user)");
-            break;
-        }
+        int mocap = v ? lucid_model_xml_bool(X_, c, "mocap", v) : 0;
+        if (mocap < 0) break;
         int cc = childclass;
         if ((v = ATTR(c, "childclass")) && (cc = class_index(P, v)) < 0) {
             lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<body>: unknown childclass '%s'", v);
@@ -1382,6 +1376,7 @@ static lucid_status body_contents(mjcf *P, const xmlNode *el, int body, int chil
         lucid_body_spec b = lucid_body_spec_default();
         b.name = ATTR(c, "name");
         b.parent = body;
+        b.mocap = mocap;
         b.line = (int)lucid_model_xml_line(c);
         if (!frame(P, c, -1, -1, &b.placement)) break;
         int index = -1;
@@ -1738,26 +1733,27 @@ static lucid_status key(mjcf *P, const xmlNode *el) {
     if (ATTR(el, "act"))
         return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
                                     "<key> act: lucid's actuators have no activation state");
-    if (ATTR(el, "mpos") || ATTR(el, "mquat"))
-        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
-                                    "<key> %s: mocap bodies are not supported",
-                                    ATTR(el, "mpos") ? "mpos" : "mquat");
     double time;
     if (reals(P, el, -1, 0, "time", &time, 1, 1) < 0) return X_->status;
     size_t nq, nv;
     mujoco_sizes(P->spec, &nq, &nv);
-    lucid_keyframe_spec k = {
-        ATTR(el, "name"), NULL, NULL, NULL, 0, 0, 0, (int)lucid_model_xml_line(el)};
+    size_t nmocap = 0;
+    for (size_t b = 0; b < P->spec->nbodies; b++) nmocap += P->spec->bodies[b].mocap != 0;
+    lucid_keyframe_spec k = {.name = ATTR(el, "name"), .line = (int)lucid_model_xml_line(el)};
     if (key_values(P, el, "qpos", nq, &k.qpos) && key_values(P, el, "qvel", nv, &k.qvel) &&
-        key_values(P, el, "ctrl", P->spec->nactuators, &k.ctrl)) {
+        key_values(P, el, "ctrl", P->spec->nactuators, &k.ctrl) &&
+        key_values(P, el, "mpos", 3 * nmocap, &k.mpos) &&
+        key_values(P, el, "mquat", 4 * nmocap, &k.mquat)) {
         k.nqpos = k.qpos ? nq : 0, k.nqvel = k.qvel ? nv : 0;
         k.nctrl = k.ctrl ? P->spec->nactuators : 0;
+        k.nmpos = k.mpos ? 3 * nmocap : 0, k.nmquat = k.mquat ? 4 * nmocap : 0;
         if (k.qpos) key_scale(P, k.qpos, 7);
         if (k.qvel) key_scale(P, k.qvel, 6);
+        for (size_t i = 0; i < k.nmpos; i++) k.mpos[i] *= P->scale;
         lucid_status st = lucid_model_spec_add_keyframe(P->spec, &k, NULL);
         if (st) lucid_model_xml_fail(X_, el, st, "<key>: %s", lucid_status_string(st));
     }
-    free(k.qpos), free(k.qvel), free(k.ctrl);
+    free(k.qpos), free(k.qvel), free(k.ctrl), free(k.mpos), free(k.mquat);
     return X_->status;
 }
 

@@ -142,6 +142,9 @@ typedef struct lucid_model_geom {
     int condim, priority;
     double solmix, margin, gap;
     unsigned contype, conaffinity;
+    int mocap;          /* the mocap body it moves with (-1: none); such a geom counts as static
+                         * (body = joint = -1, pose at the mocap body's initial pose) */
+    lucid_se3 in_mocap; /* its pose in that mocap body's frame */
 } lucid_model_geom;
 const lucid_model_geom *lucid_model_geoms(const lucid_model *m); /* ngeoms entries */
 /* The geoms of body b (-1: the static ones) are geoms[*first .. *first + *count). */
@@ -157,6 +160,19 @@ typedef enum lucid_frame_kind {
 } lucid_frame_kind;
 lucid_frame_kind lucid_model_frame_kind(const lucid_model *m, size_t f);
 int lucid_model_find_frame(const lucid_model *m, const char *name); /* -1 if none */
+/* The mocap body frame f moves with (-1: none) and, in *in_mocap (may be NULL), its pose in that
+ * body's frame; the frame's placement (node -1) is its pose at the mocap body's initial pose. */
+int lucid_model_frame_mocap(const lucid_model *m, size_t f, lucid_se3 *in_mocap);
+
+/* ---- mocap bodies (MJCF mocap="true"), 0 <= k < nmocap ----------------------------------
+ * Kinematic bodies posed by the user (MuJoCo's mocap_pos/mocap_quat): children of the world
+ * with no joints, their geoms (and the bodies welded to them) static parts of the world posed
+ * at the pose the world holds for them (lucid_world_model_set_mocap), in spec order. */
+size_t lucid_model_nmocap(const lucid_model *m);
+const char *lucid_model_mocap_name(const lucid_model *m, size_t k);
+/* The initial pose (the body's placement in the model's world frame: MuJoCo's body_pos/quat). */
+lucid_se3 lucid_model_mocap_pose(const lucid_model *m, size_t k);
+int lucid_model_find_mocap(const lucid_model *m, const char *name); /* -1 if none */
 
 /* ---- actuators, 0 <= a < nu ------------------------------------------------------------ */
 typedef struct lucid_model_actuator {
@@ -192,15 +208,19 @@ void lucid_model_actuation(const lucid_model *m, const double *q, const double *
 typedef struct lucid_model_keyframe {
     const char *name; /* "" when unnamed */
     double *q, *v, *u;
+    lucid_se3 *mocap; /* nmocap poses in the model's world frame (MuJoCo's mpos, mquat
+                       * normalised; absent: the initial poses); NULL when nmocap is 0 */
 } lucid_model_keyframe;
 size_t lucid_model_nkeyframes(const lucid_model *m);
 const lucid_model_keyframe *lucid_model_keyframes(const lucid_model *m); /* nkeyframes entries */
 int lucid_model_find_keyframe(const lucid_model *m, const char *name);   /* -1 if none */
 
-/* ---- contact exclusions: pairs of public bodies (-1: the world) whose geoms never collide */
+/* ---- contact exclusions: pairs of public bodies (-1: the world, LUCID_MODEL_EXCLUDE_MOCAP(k):
+ * mocap body k) whose geoms never collide */
+#define LUCID_MODEL_EXCLUDE_MOCAP(k) (-2 - (int)(k))
 const int (*lucid_model_excludes(const lucid_model *m))[2];
 
-/* Names by kind: kind "body", "joint", "frame" or "actuator"; *count receives how many.
+/* Names by kind: kind "body", "joint", "frame", "actuator" or "mocap"; *count receives how many.
  * Returns 0 (and *count 0) for an unknown kind. name(i) for i < *count. */
 int lucid_model_names_count(const lucid_model *m, const char *kind, size_t *count);
 const char *lucid_model_name_at(const lucid_model *m, const char *kind, size_t i);

@@ -159,6 +159,26 @@ int lucid_model_find_frame(const lucid_model *m, const char *name) {
     return -1;
 }
 
+int lucid_model_frame_mocap(const lucid_model *m, size_t f, lucid_se3 *in_mocap) {
+    if (in_mocap) *in_mocap = m->frames[f].in_mocap;
+    return m->frames[f].mocap;
+}
+
+size_t lucid_model_nmocap(const lucid_model *m) {
+    return m->nmocap;
+}
+const char *lucid_model_mocap_name(const lucid_model *m, size_t k) {
+    return m->mocap[k].name;
+}
+lucid_se3 lucid_model_mocap_pose(const lucid_model *m, size_t k) {
+    return m->mocap[k].pose;
+}
+int lucid_model_find_mocap(const lucid_model *m, const char *name) {
+    for (size_t i = 0; name && i < m->nmocap; ++i)
+        if (strcmp(m->mocap[i].name, name) == 0) return (int)i;
+    return -1;
+}
+
 const lucid_model_actuator *lucid_model_actuators(const lucid_model *m) {
     return m->actuators;
 }
@@ -190,6 +210,8 @@ int lucid_model_names_count(const lucid_model *m, const char *kind, size_t *coun
         *count = m->nframes;
     else if (strcmp(kind, "actuator") == 0)
         *count = m->nu;
+    else if (strcmp(kind, "mocap") == 0)
+        *count = m->nmocap;
     else
         return 0;
     return 1;
@@ -205,6 +227,8 @@ const char *lucid_model_name_at(const lucid_model *m, const char *kind, size_t i
             return m->nodes[i].name;
         case 'f':
             return m->frames[i].name;
+        case 'm':
+            return m->mocap[i].name;
         default:
             return m->actuators[i].name;
     }

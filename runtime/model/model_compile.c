@@ -207,8 +207,11 @@ void lucid_model_destroy(lucid_model *m) {
     for (size_t i = 0; i < m->nkeyframes; ++i) {
         free((char *)m->keyframes[i].name);
         free(m->keyframes[i].q); /* one block: q, v, u */
+        free(m->keyframes[i].mocap);
     }
     free(m->keyframes);
+    for (size_t i = 0; i < m->nmocap; ++i) free(m->mocap[i].name);
+    free(m->mocap);
     for (size_t i = 0; i < m->nmeshes; ++i) lucid_convex_mesh_destroy(m->meshes[i]);
     for (size_t i = 0; i < m->nhfields; ++i) lucid_heightfield_destroy(m->hfields[i]);
     free(m->hfields);
@@ -368,6 +371,7 @@ typedef struct body_loc {
     int node;
     lucid_se3 in_node;
     int public_index; /* -1 when welded */
+    int mocap;        /* the mocap body it moves with (in_node is then in its frame), -1: none */
 } body_loc;
 
 static lucid_status check_unique(const compile_ctx *c, char **names, size_t n, const char *what,
@@ -378,6 +382,42 @@ static lucid_status check_unique(const compile_ctx *c, char **names, size_t n, c
                 return fail(c, LUCID_ERR_ARGUMENT, what, names[i], i, lines ? lines[i] : 0,
                             "the name is used twice");
     return LUCID_OK;
+}
+
+/* Spec body b and mocap bodies: a mocap body (a child of the world with no joints) gets the
+ * next mocap index in *mocap and its frame becomes the reference of its contents (*base the
+ * identity); a body with joints under one is refused (its tree would need a moving root). */
+static lucid_status mocap_body(const compile_ctx *c, lucid_model *m, const lucid_body_spec *bodies,
+                               size_t b, int moving, int *mocap, lucid_se3 *base) {
+    const lucid_body_spec *bs = &bodies[b];
+    if (!bs->mocap) {
+        if (*mocap >= 0 && moving)
+            return fail(c, LUCID_ERR_ARGUMENT, "body", bs->name, b, bs->line,
+                        "a body with joints under mocap body '%s' is not supported",
+                        m->mocap[*mocap].name);
+        return LUCID_OK;
+    }
+    if (bs->parent != LUCID_MODEL_WORLD)
+        return fail(c, LUCID_ERR_ARGUMENT, "body", bs->name, b, bs->line,
+                    "a mocap body must be a child of the world body");
+    if (moving)
+        return fail(c, LUCID_ERR_ARGUMENT, "body", bs->name, b, bs->line,
+                    "a mocap body cannot have joints");
+    lucid_model_mocap *mc = &m->mocap[m->nmocap];
+    if (!(mc->name = make_name(bs->name, "body", b))) return LUCID_ERR_NO_MEMORY;
+    mc->pose = bs->placement;
+    *mocap = (int)m->nmocap++;
+    *base = lucid_se3_identity();
+    return LUCID_OK;
+}
+
+/* A frame's placement: `pose` in the node frame, or in mocap body `mocap`'s frame when >= 0
+ * (the placement is then the pose at that body's initial pose). */
+static void set_frame_placement(const lucid_model *m, lucid_model_frame *f, int mocap,
+                                lucid_se3 pose) {
+    f->mocap = mocap;
+    f->in_mocap = mocap >= 0 ? pose : lucid_se3_identity();
+    f->placement = mocap >= 0 ? lucid_se3_compose(&m->mocap[mocap].pose, &pose) : pose;
 }
 
 /* Builds nodes, bodies and frames; st != OK leaves a partially filled model to destroy. */
@@ -396,7 +436,10 @@ static lucid_status build_tree(const compile_ctx *c, lucid_model *m, lucid_body_
     m->nodes = alloc_array(nnodes, sizeof *m->nodes);
     m->bodies = alloc_array(nbodies, sizeof *m->bodies);
     m->frames = alloc_array(s->nbodies + s->nframes, sizeof *m->frames);
-    if (!m->nodes || !m->bodies || !m->frames) {
+    size_t nmocap = 0;
+    for (size_t b = 0; b < s->nbodies; ++b) nmocap += bodies[b].mocap != 0;
+    m->mocap = alloc_array(nmocap, sizeof *m->mocap);
+    if (!m->nodes || !m->bodies || !m->frames || !m->mocap) {
         free(moving);
         return LUCID_ERR_NO_MEMORY;
     }
@@ -409,6 +452,12 @@ static lucid_status build_tree(const compile_ctx *c, lucid_model *m, lucid_body_
             bs->parent == LUCID_MODEL_WORLD ? lucid_se3_identity() : loc[bs->parent].in_node;
         base = lucid_se3_compose(&base, &bs->placement);
         int pub = moving[b] ? (int)m->nbodies : -1;
+        int mocap = bs->parent == LUCID_MODEL_WORLD ? -1 : loc[bs->parent].mocap;
+        lucid_status sm = mocap_body(c, m, bodies, b, moving[b], &mocap, &base);
+        if (sm != LUCID_OK) {
+            free(moving);
+            return sm;
+        }
         if (moving[b]) {
             lucid_model_body *mb = &m->bodies[m->nbodies++];
             mb->name = make_name(bs->name, "body", b);
@@ -452,6 +501,7 @@ static lucid_status build_tree(const compile_ctx *c, lucid_model *m, lucid_body_
         loc[b].node = pnode;
         loc[b].in_node = base;
         loc[b].public_index = pub;
+        loc[b].mocap = mocap;
         if (moving[b]) {
             m->bodies[pub].node = pnode;
             m->bodies[pub].placement = base;
@@ -471,7 +521,7 @@ static lucid_status build_tree(const compile_ctx *c, lucid_model *m, lucid_body_
         m->nframes++;
         f->kind = moving[b] ? LUCID_FRAME_BODY : LUCID_FRAME_FIXED;
         f->node = pnode;
-        f->placement = base;
+        set_frame_placement(m, f, mocap, base);
     }
     free(moving);
     m->nq = nq;
@@ -485,10 +535,11 @@ static lucid_status build_tree(const compile_ctx *c, lucid_model *m, lucid_body_
         f->kind = LUCID_FRAME_SITE;
         if (fs->body == LUCID_MODEL_WORLD) {
             f->node = -1;
-            f->placement = fs->placement;
+            set_frame_placement(m, f, -1, fs->placement);
         } else {
             f->node = loc[fs->body].node;
-            f->placement = lucid_se3_compose(&loc[fs->body].in_node, &fs->placement);
+            set_frame_placement(m, f, loc[fs->body].mocap,
+                                lucid_se3_compose(&loc[fs->body].in_node, &fs->placement));
         }
     }
     for (size_t b = 0; b < m->nbodies; ++b) m->total_mass += m->bodies[b].mass;
@@ -683,6 +734,9 @@ static lucid_status build_geoms(const compile_ctx *c, lucid_model *m, const body
             mg->pose = g->body == LUCID_MODEL_WORLD
                            ? pose
                            : lucid_se3_compose(&loc[g->body].in_node, &pose);
+            mg->mocap = g->body == LUCID_MODEL_WORLD ? -1 : loc[g->body].mocap;
+            mg->in_mocap = mg->mocap >= 0 ? mg->pose : lucid_se3_identity();
+            if (mg->mocap >= 0) mg->pose = lucid_se3_compose(&m->mocap[mg->mocap].pose, &mg->pose);
             mg->friction = g->friction;
             mg->condim = g->condim, mg->priority = g->priority;
             mg->solmix = g->solmix, mg->margin = g->margin, mg->gap = g->gap;
@@ -934,6 +988,31 @@ static lucid_status key_state(const compile_ctx *c, const lucid_model *m, const 
     return LUCID_OK;
 }
 
+/* Keyframe k's mpos/mquat (3 and 4 per mocap body) as poses; absent: the initial poses. */
+static lucid_status key_mocap(const compile_ctx *c, const lucid_model *m, size_t k,
+                              lucid_se3 *poses) {
+    const lucid_keyframe_spec *K = &c->spec->keyframes[k];
+    if ((K->nmpos && K->nmpos != 3 * m->nmocap) || (K->nmquat && K->nmquat != 4 * m->nmocap))
+        return fail(c, LUCID_ERR_ARGUMENT, "keyframe", K->name, k, K->line,
+                    "%s has %zu numbers, the model's %zu mocap bodies need %zu",
+                    K->nmpos && K->nmpos != 3 * m->nmocap ? "mpos" : "mquat",
+                    K->nmpos && K->nmpos != 3 * m->nmocap ? K->nmpos : K->nmquat, m->nmocap,
+                    (K->nmpos && K->nmpos != 3 * m->nmocap ? 3 : 4) * m->nmocap);
+    for (size_t b = 0; b < m->nmocap; ++b) {
+        poses[b] = m->mocap[b].pose;
+        if (K->nmpos) poses[b].t = lucid_vec3_load(K->mpos + 3 * b);
+        lucid_quat r;
+        if (K->nmquat && !unit_quat(K->mquat + 4 * b, &r))
+            return fail(c, LUCID_ERR_ARGUMENT, "keyframe", K->name, k, K->line,
+                        "mquat of mocap body '%s' has no direction", m->mocap[b].name);
+        if (K->nmquat) poses[b].R = lucid_quat_to_mat3(r);
+        if (!se3_isfinite(&poses[b]))
+            return fail(c, LUCID_ERR_NONFINITE, "keyframe", K->name, k, K->line,
+                        "mpos of mocap body '%s' is not finite", m->mocap[b].name);
+    }
+    return LUCID_OK;
+}
+
 static lucid_status build_keyframes(const compile_ctx *c, lucid_model *m, const int *joint_node) {
     const lucid_model_spec *s = c->spec;
     if (s->nkeyframes == 0) return LUCID_OK;
@@ -947,9 +1026,12 @@ static lucid_status build_keyframes(const compile_ctx *c, lucid_model *m, const 
         mk->q = alloc_array(n, sizeof *mk->q); /* zeros */
         m->nkeyframes++;                       /* destroy frees what was allocated */
         if (!mk->name || !mk->q) return LUCID_ERR_NO_MEMORY;
+        if (m->nmocap && !(mk->mocap = alloc_array(m->nmocap, sizeof *mk->mocap)))
+            return LUCID_ERR_NO_MEMORY;
         mk->v = mk->q + m->nq, mk->u = mk->v + m->nv;
         lucid_model_neutral(m, mk->q);
         lucid_status st = key_state(c, m, joint_node, k, mk->q, mk->v);
+        if (st == LUCID_OK) st = key_mocap(c, m, k, mk->mocap);
         if (st != LUCID_OK) return st;
         for (size_t a = 0; a < K->nctrl; ++a) mk->u[a] = K->ctrl[a];
         if (!all_finite(mk->q, n))
@@ -1021,7 +1103,10 @@ static lucid_status compile(const compile_ctx *c, lucid_model *m, lucid_body_spe
                 return fail(c, LUCID_ERR_ARGUMENT, "exclude", NULL, i, 0, "body %d out of range",
                             b);
             int node = b == LUCID_MODEL_WORLD ? -1 : loc[b].node;
-            m->excludes[i][k] = node < 0 ? -1 : m->nodes[node].body;
+            int mocap = b == LUCID_MODEL_WORLD ? -1 : loc[b].mocap;
+            m->excludes[i][k] = mocap >= 0 ? LUCID_MODEL_EXCLUDE_MOCAP(mocap)
+                                : node < 0 ? -1
+                                           : m->nodes[node].body;
         }
     }
     m->nexcludes = s->nexcludes;

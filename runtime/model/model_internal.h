@@ -41,7 +41,14 @@ typedef struct lucid_model_frame {
     lucid_frame_kind kind;
     int node;            /* -1: world */
     lucid_se3 placement; /* in the node frame */
+    int mocap;           /* the mocap body it moves with, -1: none */
+    lucid_se3 in_mocap;  /* its pose in that body's frame */
 } lucid_model_frame;
+
+typedef struct lucid_model_mocap {
+    char *name;
+    lucid_se3 pose; /* initial pose in the model's world frame */
+} lucid_model_mocap;
 
 struct lucid_model {
     atomic_int refs; /* lucid_model_retain / lucid_model_destroy (0 counts as 1) */
@@ -61,6 +68,8 @@ struct lucid_model {
     lucid_model_actuator *actuators;
     lucid_model_keyframe *keyframes;
     size_t nkeyframes;
+    lucid_model_mocap *mocap;
+    size_t nmocap;
     int (*excludes)[2];
     /* per coordinate (nq) and per dof (nv) */
     double *lower, *upper, *springref;

@@ -45,7 +45,9 @@ typedef struct lucid_body_spec {
     double mass;         /* kg */
     lucid_vec3 com;      /* centre of mass, body frame */
     lucid_mat3 inertia;  /* about com, body axes (kg m^2) */
-    int line;            /* source line, 0 if none */
+    int mocap; /* MJCF mocap: a child of the world with no joints, posed by the user (the world's
+                * lucid_world_model_set_mocap); its placement is its initial pose */
+    int line;  /* source line, 0 if none */
 } lucid_body_spec;
 
 typedef struct lucid_joint_spec {
@@ -121,13 +123,14 @@ typedef struct lucid_actuator_spec {
 
 /* A keyframe (MJCF <key>) in MuJoCo's layout: qpos over the spec's joints in order (free: world
  * position, then quaternion w x y z; ball: quaternion; hinge, slide: the coordinate), qvel
- * (free: world linear velocity, then body angular velocity), ctrl per actuator. An absent array
- * (count 0) means MuJoCo's default: qpos0 (lucid's neutral configuration), zero velocity and
- * controls. */
+ * (free: world linear velocity, then body angular velocity), ctrl per actuator, mpos (3) and
+ * mquat (4, w x y z) per mocap body in spec order. An absent array (count 0) means MuJoCo's
+ * default: qpos0 (lucid's neutral configuration), zero velocity and controls, the mocap
+ * bodies' placements. */
 typedef struct lucid_keyframe_spec {
     const char *name; /* NULL: unnamed */
-    double *qpos, *qvel, *ctrl;
-    size_t nqpos, nqvel, nctrl;
+    double *qpos, *qvel, *ctrl, *mpos, *mquat;
+    size_t nqpos, nqvel, nctrl, nmpos, nmquat;
     int line;
 } lucid_keyframe_spec;
 

@@ -310,8 +310,24 @@ lucid_status lucid_world_model_set_control(lucid_world *w, int id, const double 
 /* World placement of the model's frame `frame` (lucid_model_find_frame) at its q. */
 lucid_status lucid_world_model_frame_pose(const lucid_world *w, int id, size_t frame, lucid_se3 *T);
 /* The model a world body belongs to (-1 for a free or static body) and, in *link, the
- * model's body index (-1: the model's static geoms). */
+ * model's body index (-1: the model's static geoms or a mocap body). */
 int lucid_world_body_model(const lucid_world *w, int body, int *link);
+
+/* Mocap bodies (lucid_model_nmocap): each is a static world body of its model (after its links
+ * and static geoms), posed by the user; contacts see it at rest (zero velocity, as MuJoCo's
+ * mocap bodies: a moving one pushes bodies only through the overlap its new pose makes, which
+ * the position correction resolves). Its pose is not part of the state (lucid_world_get_state,
+ * like every static body's), clones copy it, set_state leaves it. Poses are in the model's
+ * world frame (MuJoCo's mocap_pos, mocap_quat), the world frame when the model was added at the
+ * identity. set: LUCID_ERR_ARGUMENT (*why) for an unknown model or mocap index, a rotation off
+ * SO(3) by more than LUCID_WORLD_MOCAP_ROTATION_TOLERANCE (||R^T R - I||_F; within it R is
+ * projected onto SO(3)) or a translation beyond LUCID_GEOMETRY_MAX; LUCID_ERR_NONFINITE. */
+#define LUCID_WORLD_MOCAP_ROTATION_TOLERANCE 1e-6 /* that of lucid.se3's constructors */
+lucid_status lucid_world_model_mocap(const lucid_world *w, int id, size_t k, lucid_se3 *pose);
+lucid_status lucid_world_model_set_mocap(lucid_world *w, int id, size_t k, const lucid_se3 *pose,
+                                         const char **why);
+/* The mocap index (of its model) of world body `body`, -1 for any other body. */
+int lucid_world_body_mocap(const lucid_world *w, int body);
 /* The model geom (index into lucid_model_geoms) that part `part` of a model's world body is;
  * -1 for a free or static body's part or an unknown body or part. */
 int lucid_world_part_geom(const lucid_world *w, int body, int part);

@@ -90,7 +90,7 @@ lucid_status lucid_world_push_body(lucid_world *w, const lucid_body_part *parts,
     lucid_body *b = &w->bodies[w->num_bodies];
     memset(b, 0, sizeof *b);
     b->part_begin = w->num_parts, b->num_parts = n;
-    b->model = b->link = b->node = -1;
+    b->model = b->link = b->node = b->mocap = -1;
     if (n > 0) memcpy(w->parts + w->num_parts, parts, sizeof *parts * (size_t)n);
     for (int i = 0; i < n; ++i) {
         /* a plain body's part: a geom of MuJoCo's defaults (its friction is the body's) */

@@ -25,6 +25,7 @@ typedef struct lucid_body {
     lucid_vec3 force, torque; /* accumulators, cleared by each step */
     double friction, restitution;
     int model; /* the model whose link (or static geoms) this body is, -1 for a free body */
+    int mocap; /* the model's mocap body this static body is, -1 for any other */
     int link;  /* the model's public body it is (-1: the model's static geoms) */
     int node;  /* the model's tree node carrying the link */
 } lucid_body;
@@ -75,6 +76,7 @@ typedef struct lucid_world_model {
     double restitution;
     int first_body, num_bodies; /* the world bodies of its links, contiguous */
     int static_body;            /* the world body of its static geoms, -1 when none */
+    int first_mocap;            /* the world bodies of its mocap bodies, contiguous (-1: none) */
     /* Its trees: contiguous dof ranges [tree_dof[t], tree_dof[t + 1]), each a union of whole
      * subtrees hanging from the model's world body (a free body, a fixed-base arm), so M~ is
      * block diagonal over them: each is a slot and connects islands as a free body does. */

@@ -146,8 +146,15 @@ int lucid_world_models_sync(lucid_world *dst, const lucid_world *src) {
     return 1;
 }
 
+/* The geoms of model body b that a world body carries: all of a link's; of the static group,
+ * those of mocap body `mocap` (-1: the ones fixed in the model's world frame). */
+static int carries(const lucid_model_geom *g, int b, int mocap) {
+    return b >= 0 || g->mocap == mocap;
+}
+
 /* The world bodies of a model: one per moving model body (its geoms as parts, possibly none),
- * then one static body for the geoms fixed in the model's world frame (if any). */
+ * then one static body for the geoms fixed in the model's world frame (if any), then one static
+ * body per mocap body (possibly without parts), posed at its initial pose. */
 static lucid_status add_link_bodies(lucid_world *w, lucid_world_model *wm, int index,
                                     const lucid_world_model_desc *d) {
     const lucid_model *m = wm->model;
@@ -155,11 +162,15 @@ static lucid_status add_link_bodies(lucid_world *w, lucid_world_model *wm, int i
     wm->first_body = w->num_bodies;
     wm->num_bodies = (int)lucid_model_nbodies(m);
     wm->static_body = -1;
-    for (int k = 0; k <= wm->num_bodies; ++k) {
+    wm->first_mocap = -1;
+    int nmocap = (int)lucid_model_nmocap(m);
+    for (int k = 0; k <= wm->num_bodies + nmocap; ++k) {
         int b = k < wm->num_bodies ? k : -1; /* the links first, then the static geoms */
-        size_t first, count;
-        lucid_model_body_geoms(m, b, &first, &count);
-        if (b < 0 && count == 0) continue;
+        int mocap = k > wm->num_bodies ? k - wm->num_bodies - 1 : -1;
+        size_t first, all, count = 0;
+        lucid_model_body_geoms(m, b, &first, &all);
+        for (size_t i = 0; i < all; ++i) count += (size_t)carries(&geoms[first + i], b, mocap);
+        if (b < 0 && mocap < 0 && count == 0) continue;
         lucid_body_part parts[64];
         lucid_part_contact contact[64];
         lucid_body_part *list = parts;
@@ -172,13 +183,19 @@ static lucid_status add_link_bodies(lucid_world *w, lucid_world_model *wm, int i
                 return LUCID_ERR_NO_MEMORY;
             }
         }
-        double friction = d->has_friction ? d->friction : (count ? geoms[first].friction : 0.5);
+        double friction = d->has_friction ? d->friction : 0.5;
+        for (size_t i = all; i-- > 0;)
+            if (!d->has_friction && carries(&geoms[first + i], b, mocap))
+                friction = geoms[first + i].friction; /* the first geom's */
         size_t used = 0;
-        for (size_t i = 0; i < count; ++i) {
+        for (size_t i = 0; i < all; ++i) {
             const lucid_model_geom *g = &geoms[first + i];
+            if (!carries(g, b, mocap)) continue;
             if (g->contype == 0 && g->conaffinity == 0) continue; /* visual only */
             list[used].shape = g->shape;
-            list[used].pose = b < 0 ? lucid_se3_compose(&d->pose, &g->pose) : g->pose;
+            list[used].pose = mocap >= 0 ? g->in_mocap
+                              : b < 0    ? lucid_se3_compose(&d->pose, &g->pose)
+                                         : g->pose;
             lucid_part_contact *pc = &params[used];
             pc->geom = (int)(first + i);
             /* friction given for the model: every geom's, condim 3 (1 for none) */
@@ -196,11 +213,17 @@ static lucid_status add_link_bodies(lucid_world *w, lucid_world_model *wm, int i
         body->model = index;
         body->link = b;
         body->node = b < 0 ? -1 : lucid_model_body_joint(m, (size_t)b);
+        body->mocap = mocap;
         body->is_static = b < 0;
         body->pose = b < 0 ? lucid_se3_identity() : d->pose;
+        if (mocap >= 0) {
+            lucid_se3 initial = lucid_model_mocap_pose(m, (size_t)mocap);
+            body->pose = lucid_se3_compose(&d->pose, &initial);
+        }
         body->friction = friction;
         body->restitution = d->restitution;
-        if (b < 0) wm->static_body = id;
+        if (b < 0 && mocap < 0) wm->static_body = id;
+        if (mocap == 0) wm->first_mocap = id;
     }
     return LUCID_OK;
 }
@@ -337,19 +360,65 @@ lucid_status lucid_world_model_frame_pose(const lucid_world *w, int id, size_t f
                                           lucid_se3 *T) {
     lucid_world_model *wm = get_model(w, id);
     if (!wm || !T || frame >= lucid_model_nframes(wm->model)) return LUCID_ERR_ARGUMENT;
+    lucid_se3 in_mocap;
+    int mocap = lucid_model_frame_mocap(wm->model, frame, &in_mocap);
+    if (mocap >= 0) { /* a mocap body's world pose, the frame fixed to it */
+        *T = lucid_se3_compose(&w->bodies[wm->first_mocap + mocap].pose, &in_mocap);
+        return LUCID_OK;
+    }
     lucid_se3 local = lucid_model_frame_pose(wm->model, wm->data, frame);
     *T = lucid_se3_compose(&wm->base, &local);
     return LUCID_OK;
 }
 
+/* A mocap body's world body, NULL for an unknown model or index. */
+static lucid_body *mocap_body(const lucid_world *w, int id, size_t k) {
+    lucid_world_model *wm = get_model(w, id);
+    if (!wm || k >= lucid_model_nmocap(wm->model)) return NULL;
+    return &w->bodies[wm->first_mocap + (int)k];
+}
+
+lucid_status lucid_world_model_mocap(const lucid_world *w, int id, size_t k, lucid_se3 *pose) {
+    const lucid_body *b = mocap_body(w, id, k);
+    if (!b || !pose) return LUCID_ERR_ARGUMENT;
+    lucid_se3 to_model = lucid_se3_inverse(&w->models[id].base);
+    *pose = lucid_se3_compose(&to_model, &b->pose);
+    return LUCID_OK;
+}
+
+lucid_status lucid_world_model_set_mocap(lucid_world *w, int id, size_t k, const lucid_se3 *pose,
+                                         const char **why) {
+    lucid_body *b = mocap_body(w, id, k);
+    if (!b || !pose) return bad(why, "unknown model or mocap body", LUCID_ERR_ARGUMENT);
+    lucid_se3 T;
+    lucid_status s =
+        lucid_se3_from_rotation(&pose->R, pose->t, LUCID_WORLD_MOCAP_ROTATION_TOLERANCE, &T);
+    if (s == LUCID_ERR_NONFINITE) return bad(why, "pose must be finite", s);
+    if (s != LUCID_OK) return bad(why, "the pose's R is not a rotation matrix", s);
+    if (!(lucid_vec3_max_abs(T.t) <= LUCID_GEOMETRY_MAX))
+        return bad(why, "the pose's translation is beyond LUCID_GEOMETRY_MAX", LUCID_ERR_ARGUMENT);
+    b->pose = lucid_se3_compose(&w->models[id].base, &T);
+    return LUCID_OK;
+}
+
+int lucid_world_body_mocap(const lucid_world *w, int body) {
+    if (!w || body < 0 || body >= w->num_bodies) return -1;
+    return w->bodies[body].mocap;
+}
+
 /* Whether link body `child` hangs from `parent` (the same model's link or static geoms): a
  * root link counts as the child of the model's static geoms unless it is on a free joint. */
 static int is_child_of(const lucid_world *w, const lucid_body *child, const lucid_body *parent) {
-    if (child->link < 0) return 0;
+    if (child->link < 0 || parent->mocap >= 0) return 0;
     const lucid_model *m = w->models[child->model].model;
     int p = lucid_model_body_parent(m, (size_t)child->link);
     if (p != parent->link) return 0;
     return p >= 0 || m->nodes[child->node].kind != LUCID_JOINT_FREE;
+}
+
+/* A body's name in its model's exclusion pairs (lucid_model_excludes). */
+static int exclude_code(const lucid_body *b) {
+    return b->mocap >= 0 ? LUCID_MODEL_EXCLUDE_MOCAP(b->mocap) : b->link;
 }
 
 int lucid_world_models_pair_allowed(const lucid_world *w, int a, int b) {
@@ -359,8 +428,8 @@ int lucid_world_models_pair_allowed(const lucid_world *w, int a, int b) {
     const lucid_model *m = w->models[ba->model].model;
     const int(*ex)[2] = lucid_model_excludes(m);
     for (size_t k = 0; k < lucid_model_nexcludes(m); ++k)
-        if ((ex[k][0] == ba->link && ex[k][1] == bb->link) ||
-            (ex[k][0] == bb->link && ex[k][1] == ba->link))
+        if ((ex[k][0] == exclude_code(ba) && ex[k][1] == exclude_code(bb)) ||
+            (ex[k][0] == exclude_code(bb) && ex[k][1] == exclude_code(ba)))
             return 0;
     return 1;
 }
