@@ -239,18 +239,12 @@ int lucid_world_sparse_threshold(const lucid_world_options *o);
 #define LUCID_WORLD_SPARSE_IP_CROSSOVER     48
 /* ADMM on an island touching a model's links (docs/world.md, benchmarks/robot_step.md) */
 #define LUCID_WORLD_SPARSE_ADMM_ROBOT_CROSSOVER 8
-/* The largest island whose solve ends, if tol is still missed, with the model's interior
- * point (ADMM and staggered worlds; not PGS, whose forces stay PGS's): on larger islands the
- * ip's answer, another solution of a hyperstatic problem, left the next steps' warm solves
- * further from tol than without it (docs/benchmarks/world_step_history.md). */
-#define LUCID_WORLD_IP_ATTEMPT_CONTACTS 16
 /* A body-space island's answer farther than this many tol from tol goes to the interior point
  * before PGS (lucid_world_island.ip_first): there PGS rarely meets tol from far (its sweeps
  * crawl on hyperstatic grasps), while on dense islands PGS goes first, its fixed point being
  * exact where the ip's answer, meeting tol, can leave a sliding friction direction off by what
  * the criterion does not see (docs/benchmarks/world_step_history.md). */
 #define LUCID_WORLD_PGS_POLISH 10.0
-int lucid_world_has_ip_attempt(const lucid_contact_options *o, int n);
 
 /* An island's contact problem as the island solve (world_island_solve.c) sees it, on either
  * backend: n contacts, the answer worked on (lambda, dual: 3n each, in the island's units),

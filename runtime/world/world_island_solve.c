@@ -19,12 +19,12 @@ static int criterion_of_p(const lucid_contact_options *o) {
            !(o->solver == LUCID_CONTACT_IP && o->kappa > 0.0);
 }
 
-/* The interior point (kappa = 0, from its own start) as an attempt for islands of at most
- * LUCID_WORLD_IP_ATTEMPT_CONTACTS contacts solved by ADMM or staggered projections (see
- * world_internal.h). */
-int lucid_world_has_ip_attempt(const lucid_contact_options *o, int n) {
+/* The interior point (kappa = 0, from its own start) as the last attempt of ADMM and staggered
+ * worlds: a second-order method, it meets tol where the first-order ones crawl (degenerate
+ * contacts at the stick-slip boundary, docs/benchmarks/solve_choice.md). Not for PGS worlds,
+ * whose forces stay PGS's. */
+static int has_ip_attempt(const lucid_contact_options *o) {
     return (o->solver == LUCID_CONTACT_ADMM || o->solver == LUCID_CONTACT_STAGGERED) &&
-           n <= LUCID_WORLD_IP_ATTEMPT_CONTACTS &&
            lucid_contact_pair_check(o->model, LUCID_CONTACT_IP) == LUCID_OK;
 }
 
@@ -106,7 +106,7 @@ lucid_status lucid_world_island_solve(const lucid_contact_options *o, const luci
     }
     int has_pgs = lucid_contact_pair_check(o->model, LUCID_CONTACT_PGS) == LUCID_OK;
     int pgs = has_pgs && o->solver != LUCID_CONTACT_PGS ? PGS : -1;
-    int ip = lucid_world_has_ip_attempt(o, isl->n) ? IP : -1;
+    int ip = has_ip_attempt(o) ? IP : -1;
     int have_best = 0, best_cold = 0, tried = 0, iterations = 0;
     for (int a = o->warm_start ? WARM : COLD; a >= 0;) {
         const double *start = a == PGS && have_best ? best : warm;

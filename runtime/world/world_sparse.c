@@ -379,19 +379,19 @@ static double round_off(const lucid_contact_sparse_problem *p, const double *lam
     return worst;
 }
 
-/* The interior point's attempt (lucid_world_has_ip_attempt: at most
- * LUCID_WORLD_IP_ATTEMPT_CONTACTS contacts) in contact space, on G = J M^-1 J^T built from the
- * sparse pieces: its Newton systems are then 3n x 3n dense LUs (48 x 48 at most), where the
- * body-space form factors [M -J^T; J B] by KLU, whose sparse kernels cost 2.8x more on a
- * robot island (a model's M block is dense): on the Allegro grasp's cold step (10 contacts, 22
- * columns) the ip took 368 us there and 132 us here, the step 1041 -> 670 us
- * (docs/benchmarks/step_derivatives.md, "Cold robot islands"). Same iteration, the same
- * answer to rounding. G goes into the dense path's buffer w->G, free here: a dense island
- * assembles its own before solving, and lucid_world_last_problem reads it only when the last
- * island was dense. */
+/* The interior point's attempt (world_island_solve.c): on islands of at most the ip's
+ * body-space crossover (LUCID_WORLD_SPARSE_IP_CROSSOVER) in contact space, on G = J M^-1 J^T
+ * built from the sparse pieces, its Newton systems dense LUs: there KLU's sparse kernels on
+ * [M -J^T; J B] cost more (2.8x on a robot island, whose model block of M is dense;
+ * docs/benchmarks/step_derivatives.md, "Cold robot islands"); larger ones in body space. The
+ * same iteration, the same answer to rounding. G goes into the dense path's buffer w->G, free
+ * here: a dense island assembles its own before solving, and lucid_world_last_problem reads it
+ * only when the last island was dense. */
 static lucid_status ip_attempt(lucid_world *w, const lucid_contact_sparse_problem *p,
                                const lucid_contact_options *o, lucid_contact_result *res) {
     lucid_world_sparse *sp = w->sparse;
+    if (p->n > LUCID_WORLD_SPARSE_IP_CROSSOVER)
+        return lucid_contact_solve_ip_sparse(p, o, sp->ws, sp->lambda, sp->dual, res);
     size_t n3 = 3 * (size_t)p->n;
     lucid_status s = lucid_world_reserve_workspace(w, p->n);
     if (s == LUCID_OK) s = lucid_world_reserve((void **)&w->G, &w->G_cap, n3 * n3, sizeof(double));
@@ -409,7 +409,7 @@ typedef struct sparse_island {
 } sparse_island;
 
 /* The world's solver in body space; the interior point as an attempt of another solver
- * (lucid_world_has_ip_attempt) in contact space (ip_attempt). */
+ * (world_island_solve.c) through ip_attempt. */
 static lucid_status sparse_solve(void *ctx, const lucid_contact_options *o, double *dual,
                                  lucid_contact_result *res) {
     sparse_island *d = ctx;
