@@ -9,9 +9,16 @@
 #include "runtime/lua/check.h"
 #include "runtime/world/world.h"
 
-const lucid_lua_range lucid_lua_any = {-INFINITY, INFINITY, 0, 0};
-const lucid_lua_range lucid_lua_positive = {0.0, INFINITY, 1, 0};
-const lucid_lua_range lucid_lua_nonnegative = {0.0, INFINITY, 0, 0};
+#define ANY                                                                                        \
+    { -INFINITY, INFINITY, 0, 0 }
+#define AT_LEAST0                                                                                  \
+    { 0.0, INFINITY, 0, 0 }
+#define ABOVE0                                                                                     \
+    { 0.0, INFINITY, 1, 0 }
+
+const lucid_lua_range lucid_lua_any = ANY;
+const lucid_lua_range lucid_lua_positive = ABOVE0;
+const lucid_lua_range lucid_lua_nonnegative = AT_LEAST0;
 
 lucid_lua_fields lucid_lua_fields_at(lua_State *L, int idx, const char *fname, const char *prefix) {
     lucid_lua_fields f = {L, lua_absindex(L, idx), fname, {0}};
@@ -139,12 +146,6 @@ int lucid_lua_enum_field(const lucid_lua_fields *f, const char *key, const char 
 /* ---- the contact options ----------------------------------------------------------------- */
 
 #define AT(field) offsetof(lucid_contact_options, field)
-#define ANY                                                                                        \
-    { -INFINITY, INFINITY, 0, 0 }
-#define AT_LEAST0                                                                                  \
-    { 0.0, INFINITY, 0, 0 }
-#define ABOVE0                                                                                     \
-    { 0.0, INFINITY, 1, 0 }
 #define OPEN02                                                                                     \
     { 0.0, 2.0, 1, 1 }
 #define ITERS(lo)                                                                                  \
@@ -294,12 +295,12 @@ static void push_value(lua_State *L, const lucid_lua_contact_option *opt,
             lua_pushnumber(L, x);
             return;
         case LUCID_LUA_OPTION_INTEGER:
+            memcpy(&k, at, sizeof k);
+            lua_pushinteger(L, k);
+            return;
         case LUCID_LUA_OPTION_BOOLEAN:
             memcpy(&k, at, sizeof k);
-            if (opt->type == LUCID_LUA_OPTION_BOOLEAN)
-                lua_pushboolean(L, k);
-            else
-                lua_pushinteger(L, k);
+            lua_pushboolean(L, k);
             return;
     }
 }

@@ -342,12 +342,6 @@ static double dense_mean_diagonal(void *ctx) {
     return sum / (3 * p->n);
 }
 
-static double max_abs(const double *x, size_t n) {
-    double m = 0.0;
-    for (size_t k = 0; k < n; ++k) m = fmax(m, fabs(x[k]));
-    return m;
-}
-
 /* Expresses the island's problem in units of f for forces and v for velocities:
  * lambda' = lambda / f, g' = g / v, dual' = dual / v, G' = G f / v, R' = R f / v (so that
  * sigma' = sigma / v). With powers of two it is exact, and rescale(1 / f, 1 / v) undoes it. */
@@ -392,7 +386,7 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
     lucid_contact_result res;
     double force_scale, velocity_scale, diag = 0.0;
     for (int i = 0; i < m; ++i) diag = fmax(diag, lucid_contact_diag(&p, 3 * i + 2));
-    lucid_world_island_scales(max_abs(w->g, 3 * (size_t)m), diag, &force_scale, &velocity_scale);
+    lucid_world_island_scales(w->g, m, diag, &force_scale, &velocity_scale);
     rescale(w, m, force_scale, velocity_scale);
     dense_island d = {w, &p};
     lucid_world_island island = {.n = m,

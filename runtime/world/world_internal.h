@@ -277,13 +277,13 @@ lucid_status lucid_world_island_solve(const lucid_contact_options *o, const luci
  * criteria (p's G is not read); 0 when not finite or a product would overflow. */
 int lucid_world_judge(const lucid_contact_problem *p, lucid_contact_model model,
                       const double *lambda, const double *sigma, lucid_contact_result *res);
-/* The units an island is solved in (powers of two at most 1): velocity_scale ~ g_max
- * (||g||_inf, the free contact velocity the forces cancel) and force_scale ~ g_max / diag_max
- * (the largest normal diagonal of G + R: the force that cancels it on the lightest body), so
- * that tol bounds forces relative to the island's weights; capped at 1, so islands of
- * kilogram bodies keep the absolute tol, and a light body gets as strict a tolerance relative
- * to its weight as a 1 kg body has. */
-void lucid_world_island_scales(double g_max, double diag_max, double *force_scale,
+/* The units an island of n contacts is solved in (powers of two at most 1): velocity_scale ~
+ * g_max = ||g||_inf (the free contact velocity the forces cancel) and force_scale ~ g_max /
+ * diag_max (the largest normal diagonal of G + R: the force that cancels it on the lightest body),
+ * so that tol bounds forces relative to the island's weights; capped at 1, so islands of kilogram
+ * bodies keep the absolute tol, and a light body gets as strict a tolerance relative to its weight
+ * as a 1 kg body has. */
+void lucid_world_island_scales(const double *g, int n, double diag_max, double *force_scale,
                                double *velocity_scale);
 /* The dense contact solvers' workspace (w->workspace) for islands of m contacts: grown only. */
 lucid_status lucid_world_reserve_workspace(lucid_world *w, int m);

@@ -172,8 +172,10 @@ static double power_of_two_below(double x) {
     return ldexp(1.0, e - 1);
 }
 
-void lucid_world_island_scales(double g_max, double diag_max, double *force_scale,
+void lucid_world_island_scales(const double *g, int n, double diag_max, double *force_scale,
                                double *velocity_scale) {
+    double g_max = 0.0;
+    for (size_t k = 0; k < 3 * (size_t)n; ++k) g_max = fmax(g_max, fabs(g[k]));
     *velocity_scale = g_max > 0.0 && g_max < 1.0 ? power_of_two_below(g_max) : 1.0;
     double f = (g_max > 0.0 ? g_max : 1.0) / diag_max;
     *force_scale = f > 0.0 && f < 1.0 ? power_of_two_below(f) : 1.0;

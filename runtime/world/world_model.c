@@ -183,10 +183,12 @@ static lucid_status add_link_bodies(lucid_world *w, lucid_world_model *wm, int i
                 return LUCID_ERR_NO_MEMORY;
             }
         }
-        double friction = d->has_friction ? d->friction : 0.5;
-        for (size_t i = all; i-- > 0;)
-            if (!d->has_friction && carries(&geoms[first + i], b, mocap))
-                friction = geoms[first + i].friction; /* the first geom's */
+        double friction = d->has_friction ? d->friction : 0.5; /* else the first geom's */
+        for (size_t i = 0; i < all && !d->has_friction; ++i)
+            if (carries(&geoms[first + i], b, mocap)) {
+                friction = geoms[first + i].friction;
+                break;
+            }
         size_t used = 0;
         for (size_t i = 0; i < all; ++i) {
             const lucid_model_geom *g = &geoms[first + i];

@@ -289,18 +289,6 @@ static lucid_status assemble(lucid_world *w, const int *list, int m, const lucid
     return LUCID_OK;
 }
 
-/* (G + R)_nn of contact i: sum over its sides of J_s row 2 . W_s row 2 */
-static double normal_diagonal(const lucid_contact_sparse_problem *p, int i) {
-    double d = p->R ? p->R[3 * i + 2] : 0.0;
-    for (int s = 2 * i; s < 2 * i + 2; ++s) {
-        if (p->body[s] < 0) continue;
-        size_t w = lucid_sparse_width(p, p->body[s]), at = lucid_sparse_side_at(p, s) + 2 * w;
-        const double *J = p->J + at, *W = p->W + at;
-        for (size_t k = 0; k < w; ++k) d += J[k] * W[k];
-    }
-    return d;
-}
-
 /* G's entry (k, k): sum over the sides of contact k / 3 of J_s row k % 3 . W_s row k % 3
  * (lucid_contact_null_rows). */
 static double row_diagonal(const void *ctx, int k) {
@@ -314,6 +302,11 @@ static double row_diagonal(const void *ctx, int k) {
         for (size_t c = 0; c < w; ++c) d += J[c] * W[c];
     }
     return d;
+}
+
+/* (G + R)_nn of contact i. */
+static double normal_diagonal(const lucid_contact_sparse_problem *p, int i) {
+    return (p->R ? p->R[3 * i + 2] : 0.0) + row_diagonal(p, 3 * i + 2);
 }
 
 /* lambda' = lambda / f, g' = g / v, dual' = dual / v, W' = W f / v (G' = G f / v),
@@ -379,19 +372,17 @@ static double round_off(const lucid_contact_sparse_problem *p, const double *lam
     return worst;
 }
 
-/* The interior point's attempt (world_island_solve.c): on islands of at most the ip's
- * body-space crossover (LUCID_WORLD_SPARSE_IP_CROSSOVER) in contact space, on G = J M^-1 J^T
- * built from the sparse pieces, its Newton systems dense LUs: there KLU's sparse kernels on
- * [M -J^T; J B] cost more (2.8x on a robot island, whose model block of M is dense;
- * docs/benchmarks/step_derivatives.md, "Cold robot islands"); larger ones in body space. The
- * same iteration, the same answer to rounding. G goes into the dense path's buffer w->G, free
- * here: a dense island assembles its own before solving, and lucid_world_last_problem reads it
- * only when the last island was dense. */
+/* The interior point's attempt on an island of at most the ip's body-space crossover
+ * (LUCID_WORLD_SPARSE_IP_CROSSOVER; larger ones run it in body space, sparse_solve), in contact
+ * space on G = J M^-1 J^T built from the sparse pieces, its Newton systems dense LUs: there
+ * KLU's sparse kernels on [M -J^T; J B] cost more (2.8x on a robot island, whose model block of
+ * M is dense; docs/benchmarks/step_derivatives.md, "Cold robot islands"). The same iteration,
+ * the same answer to rounding. G goes into the dense path's buffer w->G, free here: a dense
+ * island assembles its own before solving, and lucid_world_last_problem reads it only when the
+ * last island was dense. */
 static lucid_status ip_attempt(lucid_world *w, const lucid_contact_sparse_problem *p,
                                const lucid_contact_options *o, lucid_contact_result *res) {
     lucid_world_sparse *sp = w->sparse;
-    if (p->n > LUCID_WORLD_SPARSE_IP_CROSSOVER)
-        return lucid_contact_solve_ip_sparse(p, o, sp->ws, sp->lambda, sp->dual, res);
     size_t n3 = 3 * (size_t)p->n;
     lucid_status s = lucid_world_reserve_workspace(w, p->n);
     if (s == LUCID_OK) s = lucid_world_reserve((void **)&w->G, &w->G_cap, n3 * n3, sizeof(double));
@@ -408,8 +399,7 @@ typedef struct sparse_island {
     const lucid_contact_sparse_problem *p;
 } sparse_island;
 
-/* The world's solver in body space; the interior point as an attempt of another solver
- * (world_island_solve.c) through ip_attempt. */
+/* The world's solver in body space, or the interior point as another solver's attempt. */
 static lucid_status sparse_solve(void *ctx, const lucid_contact_options *o, double *dual,
                                  lucid_contact_result *res) {
     sparse_island *d = ctx;
@@ -419,8 +409,10 @@ static lucid_status sparse_solve(void *ctx, const lucid_contact_options *o, doub
             return lucid_contact_solve_pgs_sparse(d->p, o, sp->work, sp->lambda, res);
         case LUCID_CONTACT_NEWTON:
             return lucid_contact_solve_newton_sparse(d->p, o, sp->ws, sp->lambda, res);
-        case LUCID_CONTACT_IP:
-            if (d->w->opt.contact.solver != LUCID_CONTACT_IP) return ip_attempt(d->w, d->p, o, res);
+        case LUCID_CONTACT_IP: /* as another solver's attempt, small islands in contact space */
+            if (d->w->opt.contact.solver != LUCID_CONTACT_IP &&
+                d->p->n <= LUCID_WORLD_SPARSE_IP_CROSSOVER)
+                return ip_attempt(d->w, d->p, o, res);
             return lucid_contact_solve_ip_sparse(d->p, o, sp->ws, sp->lambda, dual, res);
         default:
             return lucid_contact_solve_admm_sparse(d->p, o, sp->ws, sp->lambda, dual, res);
@@ -486,10 +478,9 @@ lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, in
                                       sp->side_at, sp->mass_at, sp->span};
     lucid_contact_null_rows(m, row_diagonal, &p, sp->R, sp->mu);
     p.R = lucid_world_problem_R(sp->R, m);
-    double f, v, g_max = 0.0, diag = 0.0;
-    for (size_t k = 0; k < 3 * (size_t)m; ++k) g_max = fmax(g_max, fabs(p.g[k]));
+    double f, v, diag = 0.0;
     for (int i = 0; i < m; ++i) diag = fmax(diag, normal_diagonal(&p, i));
-    lucid_world_island_scales(g_max, diag, &f, &v);
+    lucid_world_island_scales(p.g, m, diag, &f, &v);
     rescale(sp, m, f, v);
     lucid_contact_result res;
     sparse_island d = {w, &p};
@@ -506,12 +497,11 @@ lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, in
                                  .mean_diagonal = sparse_mean_diagonal};
     s = lucid_world_island_solve(&w->opt.contact, &island, lucid_world_warm_rho(w, list, m, f, v),
                                  &res);
-    int iterations = res.iterations;
     rescale(sp, m, 1.0 / f, 1.0 / v);
     if (s != LUCID_OK) return s;
     lucid_world_keep_rho(w, list, m, res.rho, f, v);
     sp->last = p, sp->last_list = list;
-    w->stats.solver_iterations += iterations;
+    w->stats.solver_iterations += res.iterations;
     w->stats.converged &= res.converged;
     w->stats.scaled_residual = fmax(w->stats.scaled_residual, res.model.abs);
     /* u = M^-1 J^T lambda of the kept answer (world units); v+ = v_free + dt u */
