@@ -20,6 +20,26 @@ static int same_contacts(const lucid_world *w, const lucid_world_contact *expect
     return 1;
 }
 
+/* Within each run of contacts of one shape pair (a patch), the detected points in the order of
+ * expect's, each taking the nearest remaining one: a perturbed detection may list a patch's
+ * points in another order (an equal face on an equal face clips from either side), and the
+ * forces belong to the points they were solved for. */
+static void follow_points(lucid_world *w, const lucid_world_contact *expect, int n) {
+    for (int a = 0, b; a < n; a = b) {
+        for (b = a + 1; b < n && same_contact(&expect[b], &expect[a]);) ++b;
+        for (int k = a; k + 1 < b; ++k) {
+            int best = k;
+            double dmin = lucid_vec3_dist(w->contacts[k].point, expect[k].point);
+            for (int j = k + 1; j < b; ++j) {
+                double d = lucid_vec3_dist(w->contacts[j].point, expect[k].point);
+                if (d < dmin) dmin = d, best = j;
+            }
+            lucid_world_contact t = w->contacts[k];
+            w->contacts[k] = w->contacts[best], w->contacts[best] = t;
+        }
+    }
+}
+
 /* The piece of c*_N that the derivatives follow: the step's (resting contacts lie inside the
  * rest band, away from its edges). */
 static int derivative_branch(const lucid_world *w, const lucid_world_contact *c, double v_before) {
@@ -65,6 +85,7 @@ static lucid_status forces_and_integrate(lucid_world *w, const lucid_world_conta
                                          double *v_before, int *branch, int *same) {
     if (!same_contacts(w, expect, n)) return LUCID_OK;
     *same = 1;
+    follow_points(w, expect, n);
     lucid_status s = lucid_world_contact_rows(w);
     if (s != LUCID_OK) return s;
     apply_forces(w, n, lambda, sigma, mu, v_before, branch);

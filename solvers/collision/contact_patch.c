@@ -373,11 +373,28 @@ static int deepest_index(const patch_point *p, int n) {
     return best;
 }
 
-/* Repeatedly drops the point (never the deepest) spanning the smallest triangle with its
+/* The point a reduction keeps first: the deepest, depths within tol being equal, and of equal
+ * ones the farthest from the points' centroid. Equal faces turned in their plane clip to an
+ * octagon whose edge crossings tie with its corners: a corner keeps the kept set continuous. */
+static int anchor_index(const patch_point *p, int n, double tol) {
+    double least = p[deepest_index(p, n)].separation;
+    lucid_vec3 centre = lucid_vec3_zero();
+    for (int q = 0; q < n; ++q) centre = lucid_vec3_add(centre, p[q].on_ref);
+    centre = lucid_vec3_scale(centre, 1.0 / n);
+    int best = -1;
+    double far = -1.0;
+    for (int q = 0; q < n; ++q) {
+        double r = lucid_vec3_dist(p[q].on_ref, centre);
+        if (p[q].separation <= least + tol && r > far) far = r, best = q;
+    }
+    return best;
+}
+
+/* Repeatedly drops the point (never the anchor) spanning the smallest triangle with its
  * neighbours along the cycle, until `capacity` remain. */
-static int reduce_points(patch_point *p, int n, int capacity) {
+static int reduce_points(patch_point *p, int n, int capacity, double tol) {
     while (n > capacity) {
-        int keep = deepest_index(p, n), drop = -1;
+        int keep = anchor_index(p, n, tol), drop = -1;
         double least = INFINITY;
         for (int q = 0; q < n; ++q) {
             if (q == keep) continue;
@@ -405,11 +422,11 @@ double lucid_patch_quad_area2(lucid_vec3 a, lucid_vec3 b, lucid_vec3 c, lucid_ve
 }
 
 /* Keeps `capacity` (1 to 4) well-spread points, the area-maximising choice of Box2D and
- * Bullet: the deepest point, the one farthest from it, the one spanning the largest triangle
- * with them, then the one giving the largest quadrilateral (on the reference plane, normal
- * n). The kept points keep their cyclic order; ties go to the lowest index. */
-static int spread_points(patch_point *p, int n, int capacity, lucid_vec3 normal) {
-    int pick[4] = {deepest_index(p, n), -1, -1, -1};
+ * Bullet: the anchor (the deepest point, anchor_index), the one farthest from it, the one spanning
+ * the largest triangle with them, then the one giving the largest quadrilateral (on the reference
+ * plane, normal n). The kept points keep their cyclic order; ties go to the lowest index. */
+static int spread_points(patch_point *p, int n, int capacity, lucid_vec3 normal, double tol) {
+    int pick[4] = {anchor_index(p, n, tol), -1, -1, -1};
     for (int k = 1; k < capacity; ++k) {
         double best = -1.0;
         for (int q = 0; q < n; ++q) {
@@ -595,8 +612,9 @@ lucid_status lucid_contact_patch(const lucid_shape *s1, const lucid_se3 *T1, con
      * round-off give all their points at any gap */
     count = filter_points(pts, count, opt->margin, length_tol);
     if (count > opt->max_points)
-        count = opt->max_points <= 4 ? spread_points(pts, count, opt->max_points, ref.normal)
-                                     : reduce_points(pts, count, opt->max_points);
+        count = opt->max_points <= 4
+                    ? spread_points(pts, count, opt->max_points, ref.normal, length_tol)
+                    : reduce_points(pts, count, opt->max_points, length_tol);
     out->normal = which == 1 ? ref.normal : lucid_vec3_neg(ref.normal);
     write_points(pts, count, which == 1, out);
     return LUCID_OK;
