@@ -560,13 +560,14 @@ lucid_status lucid_contact_geometry_derivatives(const lucid_shape *s1, const luc
 }
 
 void lucid_contact_geometry_rigid(const lucid_se3 *T1, const lucid_se3 *T2,
-                                  const lucid_contact_geometry *g,
+                                  const lucid_contact_geometry *g, int normal_shape,
                                   lucid_contact_geometry_derivative *d) {
     memset(d, 0, sizeof *d);
     lucid_vec3 n = g->normal;
-    lucid_mat3 Hn = lucid_mat3_hat(n), A = lucid_mat3_mul(&Hn, &T1->R);
+    const lucid_se3 *Tn = normal_shape == 2 ? T2 : T1;
+    lucid_mat3 Hn = lucid_mat3_hat(n), A = lucid_mat3_mul(&Hn, &Tn->R);
     A = lucid_mat3_scale(&A, -1.0);
-    add_block(d->dnormal, 3, &A);
+    add_block(d->dnormal, normal_shape == 2 ? 9 : 3, &A);
     add_rigid(d->dpoint, 0, T1, lucid_vec3_axpy(g->point, -0.5 * g->separation, n), 0.5);
     add_rigid(d->dpoint, 6, T2, lucid_vec3_axpy(g->point, 0.5 * g->separation, n), 0.5);
     separation_rows(T1, T2, g, d->dseparation);

@@ -73,13 +73,14 @@ lucid_status lucid_contact_geometry_derivatives(const lucid_shape *s1, const luc
                                                 lucid_derivative_workspace *ws,
                                                 lucid_contact_geometry_derivative *d);
 
-/* The rigid carriage: the separation exact (envelope theorem), the normal rigid with shape 1
- * and each witness with its shape. Not the geometry's derivative in general; the step
- * derivatives use it for a contact without an exact rule that carries no force and is
- * separated, whose point and normal do not enter the step to first order (its force stays 0:
- * it is breaking) - only its separation, which decides whether it stays a contact. */
+/* The rigid carriage: the separation exact (envelope theorem), the normal rigid with shape
+ * normal_shape (1 or 2) and each witness with its shape. Not the geometry's derivative in
+ * general; the step derivatives use it for a contact without an exact rule that carries no
+ * force and is separated, whose point and normal do not enter the step to first order (its
+ * force stays 0: it is breaking) - only its separation, which decides whether it stays a
+ * contact. */
 void lucid_contact_geometry_rigid(const lucid_se3 *T1, const lucid_se3 *T2,
-                                  const lucid_contact_geometry *g,
+                                  const lucid_contact_geometry *g, int normal_shape,
                                   lucid_contact_geometry_derivative *d);
 
 /* The local twist from T0 to T, log(T0^-1 T) (linear part first) to first order:

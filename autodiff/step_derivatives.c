@@ -402,6 +402,33 @@ static const lucid_step_param *perturb(ctx *c, int col, double delta,
     return p;
 }
 
+/* How many contacts of list share contact k's shape pair and are present witnesses (not
+ * predicted ones): more than one is a patch. */
+static int present_count(const lucid_world_contact *list, int n, const lucid_world_contact *k) {
+    int count = 0;
+    for (int i = 0; i < n; ++i)
+        count += !list[i].predicted && list[i].body1 == k->body1 && list[i].body2 == k->body2 &&
+                 list[i].part1 == k->part1 && list[i].part2 == k->part2;
+    return count;
+}
+
+/* A predicted witness (lucid_world_contact.predicted) without force: its points rigid with
+ * their bodies, the normal with the halfspace when there is one, the separation exact
+ * (envelope theorem, lucid_contact_geometry_rigid), the point and normal out of the step to
+ * first order. With a force it has no rule: its points follow the free twists too. */
+static lucid_status predicted_geometry(const lucid_world_contact *k0, const lucid_shape *s2,
+                                       const lucid_se3 *T, const lucid_contact_geometry *g,
+                                       lucid_contact_geometry_derivative *d) {
+    if (k0->force[0] != 0.0 || k0->force[1] != 0.0 || k0->force[2] != 0.0)
+        return LUCID_ERR_ARGUMENT;
+    lucid_contact_geometry_rigid(&T[0], &T[1], g, s2->kind == LUCID_SHAPE_HALFSPACE ? 2 : 1, d);
+    return LUCID_OK;
+}
+
+static int presses(const lucid_world_contact *k) {
+    return k->force[0] != 0.0 || k->force[1] != 0.0 || k->force[2] != 0.0;
+}
+
 /* How many contacts of list share contact k's shape pair. */
 static int pair_count(const lucid_world_contact *list, int n, const lucid_world_contact *k) {
     int count = 0;
@@ -529,7 +556,7 @@ static lucid_status contacts_may_appear(ctx *c, int *appear) {
 
 /* The geometry derivatives of the nominal shape contacts at x0 (link poses by step_begin):
  * c->carry = 1 when the options ask for carried contacts and every one has them. */
-static lucid_status setup_geometry(ctx *c, lucid_step_jacobians *J, const char **why) {
+static lucid_status geometry_rules(ctx *c, lucid_step_jacobians *J, const char **why) {
     const lucid_step_derivative_options *o = c->o;
     if (o->method == LUCID_STEP_FINITE_DIFFERENCES || o->geometry == LUCID_STEP_GEOMETRY_COLLIDE)
         return LUCID_OK;
@@ -564,14 +591,15 @@ static lucid_status setup_geometry(ctx *c, lucid_step_jacobians *J, const char *
         const lucid_shape *s1 = &w->parts[w->bodies[k0->body1].part_begin + k0->part1].shape;
         const lucid_shape *s2 = &w->parts[w->bodies[k0->body2].part_begin + k0->part2].shape;
         lucid_contact_geometry g0 = {k0->point, lucid_mat3_col(&k0->frame, 2), k0->separation};
-        int patch = pair_count(c->contacts, c->ns, k0) > 1;
-        s = lucid_contact_geometry_derivatives(s1, &T[0], s2, &T[1], &g0, patch, o->collision,
-                                               c->ws, &c->geo[k]);
+        int patch = present_count(c->contacts, c->ns, k0) > 1;
+        s = k0->predicted ? predicted_geometry(k0, s2, T, &g0, &c->geo[k])
+                          : lucid_contact_geometry_derivatives(s1, &T[0], s2, &T[1], &g0, patch,
+                                                               o->collision, c->ws, &c->geo[k]);
         if (s == LUCID_ERR_NO_MEMORY) return s;
         if (s != LUCID_OK && k0->separation > 0.0 && k0->force[0] == 0.0 && k0->force[1] == 0.0 &&
             k0->force[2] == 0.0) {
             /* separated and without force: only its separation enters the step (exact) */
-            lucid_contact_geometry_rigid(&T[0], &T[1], &g0, &c->geo[k]);
+            lucid_contact_geometry_rigid(&T[0], &T[1], &g0, 1, &c->geo[k]);
             s = LUCID_OK;
         }
         if (s != LUCID_OK) {
@@ -579,7 +607,11 @@ static lucid_status setup_geometry(ctx *c, lucid_step_jacobians *J, const char *
                 memset(J->estimated, 0, sizeof(int) * (size_t)c->n);
                 return LUCID_OK; /* collision detection at each perturbed configuration */
             }
-            if (why && (s1->kind == LUCID_SHAPE_HEIGHTFIELD || s2->kind == LUCID_SHAPE_HEIGHTFIELD))
+            if (why && k0->predicted)
+                *why = "a pressing predicted witness has no carried rule (its points follow the "
+                       "free twists): use geometry = \"collide\" or \"auto\"";
+            else if (why &&
+                     (s1->kind == LUCID_SHAPE_HEIGHTFIELD || s2->kind == LUCID_SHAPE_HEIGHTFIELD))
                 *why = "a height field contact's geometry is not carried (its prism is not "
                        "recorded): use geometry = \"collide\" or \"auto\"";
             else if (why)
@@ -593,6 +625,17 @@ static lucid_status setup_geometry(ctx *c, lucid_step_jacobians *J, const char *
     }
     c->carry = 1;
     J->carried = 1;
+    return LUCID_OK;
+}
+
+/* geometry_rules, then the implicit derivatives' inexact contacts flagged: a pressing
+ * predicted witness, detected again at each column, keeps the velocity and control columns'
+ * points where the nominal twists put them (those columns reuse the nominal contacts). */
+static lucid_status setup_geometry(ctx *c, lucid_step_jacobians *J, const char **why) {
+    lucid_status s = geometry_rules(c, J, why);
+    if (s != LUCID_OK || c->o->method == LUCID_STEP_FINITE_DIFFERENCES) return s;
+    for (int k = 0; k < c->n; ++k)
+        if (c->contacts[k].predicted && presses(&c->contacts[k])) J->estimated[k] = 1;
     return LUCID_OK;
 }
 

@@ -224,6 +224,10 @@ typedef struct lucid_world_contact {
      * body1 = body2 = the link it moves, frame the identity, separation the distance to the
      * bound (rad or m), no friction. */
     int limit_model, limit_dof, limit_sign;
+    /* 1: not the pair's present witness but the material points its bodies' free twists bring
+     * closest by the step's end (a turning curved surface: docs/world.md), each point rigid
+     * with its body */
+    int predicted;
 } lucid_world_contact;
 
 int lucid_world_contact_count(const lucid_world *w);

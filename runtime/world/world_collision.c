@@ -242,6 +242,64 @@ static lucid_status shape_pair_points(const lucid_shape *s1, const lucid_se3 *T1
     return LUCID_OK;
 }
 
+/* A free body's pose after the step at its free twist (as the step integrates it), or its
+ * pose when it does not move on its own (static, a link). */
+static lucid_se3 predicted_pose(const lucid_world *w, int i) {
+    const lucid_body *b = &w->bodies[i];
+    if (b->is_static || b->model >= 0 || (size_t)i >= w->v_cap) return b->pose;
+    const double dt = w->opt.dt;
+    lucid_vec3 x = lucid_vec3_axpy(lucid_body_com_world(b), dt, w->v_free[i]);
+    lucid_quat r =
+        lucid_quat_mul(lucid_quat_exp(lucid_vec3_scale(w->w_free[i], dt)), b->orientation);
+    lucid_quat_normalize(&r);
+    lucid_se3 T;
+    T.R = lucid_quat_to_mat3(r);
+    T.t = lucid_vec3_sub(x, lucid_mat3_mul_vec(&T.R, b->com));
+    return T;
+}
+
+/* Shapes whose witness point travels over a curved surface as they turn (a sphere's keeps its
+ * distance to the centre; polytopes, capsule ends and cylinder rims get their vertices). */
+static int rolls(const lucid_shape *s) {
+    return s->kind == LUCID_SHAPE_ELLIPSOID || s->kind == LUCID_SHAPE_CONE ||
+           s->kind == LUCID_SHAPE_CYLINDER;
+}
+
+/* The material points that the free twists bring closest by the step's end: the witness pair
+ * of the predicted poses, carried back to the bodies' present poses (each with its body). A
+ * single contact on a turning curved surface constrains the point that is deepest now, while
+ * the linearised step moves another one deeper by ~(omega dt)^2 (rho - p) / 2. Returns 1 and
+ * the point when it ends deeper than the present witness by more than tol. */
+static int predicted_witness(const lucid_world *w, int a, const lucid_shape *sa,
+                             const lucid_se3 *Ta, int b, const lucid_shape *sb, const lucid_se3 *Tb,
+                             const lucid_contact_point *now, const lucid_vec3 *n, int count,
+                             double tol, lucid_contact_point *out, lucid_vec3 *normal) {
+    lucid_se3 Pa = predicted_pose(w, a), Pb = predicted_pose(w, b);
+    const lucid_body *ba = &w->bodies[a], *bb = &w->bodies[b];
+    /* the parts' predicted poses: body motion composed with the part's pose in the body */
+    lucid_se3 Ma = lucid_se3_compose(&Pa, &(lucid_se3){lucid_mat3_tmul(&ba->pose.R, &Ta->R),
+                                                       lucid_se3_act_inv(&ba->pose, Ta->t)});
+    lucid_se3 Mb = lucid_se3_compose(&Pb, &(lucid_se3){lucid_mat3_tmul(&bb->pose.R, &Tb->R),
+                                                       lucid_se3_act_inv(&bb->pose, Tb->t)});
+    lucid_distance_result d;
+    if (checked_distance(sa, &Ma, sb, &Mb, 1e-3, &d) != LUCID_OK) return 0;
+    /* the present points' least end separation, to first order, at the same twists */
+    double end_now = INFINITY;
+    for (int k = 0; k < count; ++k) {
+        lucid_vec3 va =
+            lucid_vec3_sub(lucid_se3_act(&Ma, lucid_se3_act_inv(Ta, now[k].p1)), now[k].p1);
+        lucid_vec3 vb =
+            lucid_vec3_sub(lucid_se3_act(&Mb, lucid_se3_act_inv(Tb, now[k].p2)), now[k].p2);
+        end_now = fmin(end_now, now[k].separation + lucid_vec3_dot(n[k], lucid_vec3_sub(vb, va)));
+    }
+    if (!(d.distance < end_now - tol)) return 0;
+    out->p1 = lucid_se3_act(Ta, lucid_se3_act_inv(&Ma, d.p1));
+    out->p2 = lucid_se3_act(Tb, lucid_se3_act_inv(&Mb, d.p2));
+    out->separation = lucid_vec3_dot(d.normal, lucid_vec3_sub(out->p2, out->p1));
+    *normal = d.normal;
+    return 1;
+}
+
 /* A part's contact parameters; a plain body's part takes its body's friction and condim 3,
  * or 1 when that friction is 0 (a frictionless body). */
 static lucid_part_contact part_contact(const lucid_world *w, int body, int part) {
@@ -546,14 +604,25 @@ static lucid_status collide_parts(lucid_world *w, int a, int ia, int b, int ib) 
                               &patch, normals, &found);
     }
     if (s != LUCID_OK || !found) return s;
-    const lucid_vec3 *ns = points == hp.p ? hp.n : normals;
     lucid_world_contact c = {0};
     c.body1 = a, c.body2 = b, c.part1 = ia, c.part2 = ib;
     c.friction = friction;
     c.include_margin = include_margin;
+    int present = patch.count; /* the points after it are predicted */
+    /* what the position correction takes out within the step anyway (world.h) */
+    double recovered =
+        lucid_world_correction_speed_for(&w->opt, lucid_world_contact_slop(w, &c)) * w->opt.dt;
+    if (points == patch.points && patch.count < w->opt.patch_points &&
+        (rolls(&pa->shape) || rolls(&pb->shape)) &&
+        predicted_witness(w, a, &pa->shape, &Ta, b, &pb->shape, &Tb, patch.points, normals,
+                          patch.count, recovered, &patch.points[patch.count],
+                          &normals[patch.count]))
+        patch.count++;
+    const lucid_vec3 *ns = points == hp.p ? hp.n : normals;
     for (int k = 0; k < patch.count; ++k) {
         const lucid_contact_point *p = &points[k];
         if (!(p->separation < margin)) continue;
+        c.predicted = k >= present;
         c.frame = lucid_world_contact_frame(ns[k]);
         c.point = lucid_vec3_scale(lucid_vec3_add(p->p1, p->p2), 0.5);
         c.separation = p->separation;

@@ -50,6 +50,22 @@ t.case("spinning capsules and cylinders dropped on the ground sink less than 1 m
   end
 end)
 
+t.case("spinning ellipsoids and cones dropped on the ground sink less than 1 mm at dt 2 ms", function()
+  -- their single witness travels over the surface as they turn, and the linearised step moved
+  -- another point ~(omega dt)^2 (rho - p) / 2 deeper each step (3 mm for the ellipsoid, 0.6 mm
+  -- for the cone); the predicted witness (world_collision.c) constrains that point too
+  local plane, I = lucid.halfspace({0, 0, 1}, 0), lucid.se3.identity()
+  local shapes = {ellipsoid = lucid.ellipsoid(0.05, 0.08, 0.15), cone = lucid.cone(0.05, 0.15)}
+  for name, shape in pairs(shapes) do
+    local d = drops(shape, 0.002, plane, I)
+    print(string.format("%s on a plane, dt 0.002 s: deepest %.3g m", name, d))
+    t.truthy(d < 1e-3, string.format("%s sank %g m", name, d))
+    -- at 1/120 s the deepest step is an impact whose impulse spins the body up within the
+    -- step, which the free twist's prediction does not see (docs/world.md)
+    print(string.format("%s on a plane, dt 1/120 s: deepest %.3g m", name, drops(shape, 1 / 120, plane, I)))
+  end
+end)
+
 t.case("a tilted capsule at 2 m/s stops at a 1 cm wall (60 Hz)", function()
   -- r 1 cm, its axis 15 degrees off the wall's plane: its one contact alternated between
   -- its two ends and it rocked through
