@@ -75,6 +75,8 @@ typedef struct ctx {
     /* carried contact geometry (carry = 1): the ns shape contacts' derivatives, the bodies'
      * nominal poses and twists from them (one evaluation's), and the carried list */
     int carry, ns;
+    int predicted_press; /* a predicted witness presses: its points follow the free twists,
+                          * so no column reuses the nominal contacts (setup_geometry) */
     lucid_contact_geometry_derivative *geo;
     lucid_se3 *body0;
     double *body_xi;
@@ -628,15 +630,13 @@ static lucid_status geometry_rules(ctx *c, lucid_step_jacobians *J, const char *
     return LUCID_OK;
 }
 
-/* geometry_rules, then the implicit derivatives' inexact contacts flagged: a pressing
- * predicted witness, detected again at each column, keeps the velocity and control columns'
- * points where the nominal twists put them (those columns reuse the nominal contacts). */
+/* geometry_rules; a pressing predicted witness's points follow the free twists, so no column
+ * may reuse the nominal contacts: each is evaluated with detection at its own inputs. */
 static lucid_status setup_geometry(ctx *c, lucid_step_jacobians *J, const char **why) {
     lucid_status s = geometry_rules(c, J, why);
-    if (s != LUCID_OK || c->o->method == LUCID_STEP_FINITE_DIFFERENCES) return s;
     for (int k = 0; k < c->n; ++k)
-        if (c->contacts[k].predicted && presses(&c->contacts[k])) J->estimated[k] = 1;
-    return LUCID_OK;
+        c->predicted_press |= c->contacts[k].predicted && presses(&c->contacts[k]);
+    return s;
 }
 
 /* Whether column col is a shape size: its contacts move with the geometry, not with the
@@ -1282,7 +1282,7 @@ static lucid_status columns(ctx *c, lucid_step_jacobians *J) {
     } else {
         /* the columns that keep the configuration first, on the nominal contact rows (a
          * fallback to whole steps ends the reuse), then positions and parameters */
-        c->reuse = 1;
+        c->reuse = !c->predicted_press;
         if (s == LUCID_OK) s = velocity_jacobian(c);
         if (s == LUCID_OK) s = force_jacobian(c);
         if (s == LUCID_OK) s = model_jacobians(c);
