@@ -83,7 +83,7 @@ local function probe(step)
   for i, c in ipairs(r.contacts) do order[i] = {i, math.max(c.primal, c.dual, c.complementarity)} end
   table.sort(order, function(a, b) return a[2] > b[2] end)
   local contacts = w:contacts()
-  for j = 1, 4 do
+  for j = 1, math.min(4, #order) do
     local i = order[j][1]
     local c = contacts[P.contacts[i]]
     print(string.format("  contact %d (bodies %d, %d: %s) criterion %.2e, velocity (%.2e, %.2e, %.2e), " ..
