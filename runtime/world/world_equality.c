@@ -6,12 +6,17 @@
  *   F = M~^-1 E^T, S = E F,  P = M~^-1 - F S^+ F^T  (the constrained mobility),
  *
  * so wherever the world applies M~^-1 (free velocity, the contact rows' Y = M~^-1 J^T, the
- * summed contact impulses) it applies P, and the free velocity is projected onto
- * E v_free = r (r = -phi / dt, each entry at most the correction speed v_c: joint limits' law
- * without a rest band, a bilateral row having no side to rest on). E P = 0, so contact impulses
- * keep E v+ = r and the contact solver sees the Delassus matrix J P J^T of the constrained
- * mechanism. The rows join whole trees (world_model.c's find_trees), so P stays block diagonal
- * over the model's trees.
+ * summed contact impulses) it applies P, and the free velocity is projected onto E v_free = 0.
+ * E P = 0, so contact impulses keep E v+ = 0 and the contact solver sees the Delassus matrix
+ * J P J^T of the constrained mechanism. The rows join whole trees (world_model.c's
+ * find_trees), so P stays block diagonal over the model's trees.
+ *
+ * Drift: after q+ = q (+) dt v+ the rows' second-order error (about (dt w)^2 times the
+ * mechanism's size) and any violation the state started with are removed at the position
+ * level by Gauss-Newton steps q <- q (+) (-F S^+ phi(q)) (post-stabilisation, Cline and Pai
+ * 2003): a bilateral row has no side to rest on, and a position projection corrects fully in
+ * one step without adding velocity, where a velocity bias -phi/dt would add kinetic energy
+ * (measured in tests/c/test_world_equality.c: the four-bar closes to round-off).
  *
  * S is singular where rows are redundant (a planar four-bar's 3-row connect has rank 2): S^+ is
  * a diagonally pivoted Cholesky factor of S that stops at the first pivot at or below
@@ -29,12 +34,12 @@
 #include "runtime/model/model_internal.h"
 #include "runtime/world/world_internal.h"
 
-/* The doubles of the workspace: E (k nv), F (nv k), L (k k), phi, r, y, lambda, scale, z,
- * target (k each); dq (nv). */
+/* The doubles of the workspace: E (k nv), F (nv k), L (k k), phi, y, lambda, scale, z (k
+ * each); dq (nv). */
 static int workspace_size(size_t k, size_t nv, size_t *n) {
     if (nv > 0 && k > SIZE_MAX / 4 / nv) return 0;
     if (k > SIZE_MAX / 8 / (k > 0 ? k : 1)) return 0;
-    *n = 2 * k * nv + k * k + 7 * k + nv;
+    *n = 2 * k * nv + k * k + 5 * k + nv;
     return *n <= SIZE_MAX / sizeof(double) - 1;
 }
 
@@ -56,15 +61,15 @@ void lucid_world_equality_free(lucid_world_model *wm) {
 
 typedef struct eq_views {
     size_t k, nv;
-    double *E, *F, *L, *phi, *r, *y, *lambda, *scale, *z, *target, *dq;
+    double *E, *F, *L, *phi, *y, *lambda, *scale, *z, *dq;
 } eq_views;
 
 static eq_views views(const lucid_world_model *wm) {
     eq_views v;
     v.k = wm->model->equality_rows, v.nv = lucid_model_nv(wm->model);
     v.E = wm->eq, v.F = v.E + v.k * v.nv, v.L = v.F + v.k * v.nv, v.phi = v.L + v.k * v.k;
-    v.r = v.phi + v.k, v.y = v.r + v.k, v.lambda = v.y + v.k, v.scale = v.lambda + v.k;
-    v.z = v.scale + v.k, v.target = v.z + v.k, v.dq = v.target + v.k;
+    v.y = v.phi + v.k, v.lambda = v.y + v.k, v.scale = v.lambda + v.k;
+    v.z = v.scale + v.k, v.dq = v.z + v.k;
     return v;
 }
 
@@ -211,22 +216,16 @@ static void assemble(lucid_world_model *wm, const eq_views *v) {
     wm->eq_rank = pivoted_cholesky(v->L, v->k, v->scale, wm->eq_piv);
 }
 
-void lucid_world_equality_prepare(const lucid_world *w, lucid_world_model *wm) {
+void lucid_world_equality_prepare(lucid_world_model *wm) {
     if (wm->model->equality_rows == 0) return;
     eq_views v = views(wm);
     assemble(wm, &v);
-    /* the step's target: E v = r = -phi / dt, at most v_c per row; the violation it leads to */
-    double vc = lucid_world_correction_speed_for(&w->opt, w->opt.slop), dt = w->opt.dt;
-    for (size_t i = 0; i < v.k; ++i) {
-        v.r[i] = fmax(-vc, fmin(vc, -v.phi[i] / dt));
-        v.target[i] = v.phi[i] + dt * v.r[i];
-    }
 }
 
-/* The largest |phi - target| entry. */
+/* The largest |phi| entry. */
 static double residual(const eq_views *v) {
     double worst = 0.0;
-    for (size_t i = 0; i < v->k; ++i) worst = fmax(worst, fabs(v->phi[i] - v->target[i]));
+    for (size_t i = 0; i < v->k; ++i) worst = fmax(worst, fabs(v->phi[i]));
     return worst;
 }
 
@@ -238,8 +237,8 @@ void lucid_world_equality_stabilise(lucid_world_model *wm) {
     assemble(wm, &v);
     double res = residual(&v);
     for (int it = 0; it < LUCID_WORLD_EQUALITY_PROJECTIONS && res > 0.0; ++it) {
-        for (size_t i = 0; i < v.k; ++i) v.y[i] = v.target[i] - v.phi[i];
-        solve_s(wm, &v, v.y, v.lambda); /* dq = F S^+ (target - phi): M~-least change */
+        for (size_t i = 0; i < v.k; ++i) v.y[i] = -v.phi[i];
+        solve_s(wm, &v, v.y, v.lambda); /* dq = -F S^+ phi: the M~-least change */
         memset(v.dq, 0, v.nv * sizeof(double));
         for (size_t i = 0; i < v.k; ++i)
             for (size_t j = 0; j < v.nv; ++j) v.dq[j] += v.F[v.nv * i + j] * v.lambda[i];
@@ -277,8 +276,8 @@ void lucid_world_equality_project(const lucid_world_model *wm, size_t lo, size_t
 void lucid_world_equality_free_velocity(lucid_world_model *wm) {
     if (wm->model->equality_rows == 0) return;
     eq_views v = views(wm);
-    for (size_t i = 0; i < v.k; ++i) { /* b = r - E v_free */
-        double s = v.r[i];
+    for (size_t i = 0; i < v.k; ++i) { /* b = -E v_free */
+        double s = 0.0;
         for (size_t j = 0; j < v.nv; ++j) s -= v.E[i * v.nv + j] * wm->v_free[j];
         v.y[i] = s;
     }

@@ -346,18 +346,18 @@ lucid_status lucid_world_clone_into(const lucid_world *w, lucid_world **copy);
 /* Equality constraints as bilateral rows (world_equality.c): the workspace (sized at
  * add_model), E, F and S's factor at the posed, factorised step (prepare), the projection of
  * columns over dofs [lo, lo + width) by P = M~^-1 - F S^+ F^T after M~^-1 was applied
- * (project), and v_free onto E v_free = -phi / dt, at most v_c per row (free_velocity). */
+ * (project), and v_free onto E v_free = 0 (free_velocity). */
 lucid_status lucid_world_equality_allocate(lucid_world_model *wm);
 void lucid_world_equality_free(lucid_world_model *wm);
-void lucid_world_equality_prepare(const lucid_world *w, lucid_world_model *wm);
+void lucid_world_equality_prepare(lucid_world_model *wm);
 void lucid_world_equality_project(const lucid_world_model *wm, size_t lo, size_t width, double *X,
                                   size_t ld, size_t ncol);
 void lucid_world_equality_free_velocity(lucid_world_model *wm);
-/* After q+ = q (+) dt v+: Gauss-Newton steps dq = F S^+ (target - phi(q+)) (the M~-least
- * change; target = phi + dt r, zero unless the violation was beyond v_c dt) so the rows' second
- * order drift of the step does not accumulate; at most LUCID_WORLD_EQUALITY_PROJECTIONS (Newton's
- * convergence is quadratic: a drift of 1e-4 of the mechanism's size reaches round-off in two),
- * stopping once an iteration fails to halve the residual. Leaves data posed at q+. */
+/* After q+ = q (+) dt v+: Gauss-Newton steps dq = -F S^+ phi(q+) (the M~-least change) so the
+ * rows' second-order drift does not accumulate and a violated start is corrected; at most
+ * LUCID_WORLD_EQUALITY_PROJECTIONS (Newton's convergence is quadratic: a drift of 1e-4 of the
+ * mechanism's size reaches round-off in two), stopping once an iteration fails to halve the
+ * largest |phi|. Leaves data posed at q+. */
 #define LUCID_WORLD_EQUALITY_PROJECTIONS 4
 void lucid_world_equality_stabilise(lucid_world_model *wm);
 /* Whether tree t of model `model` carries equality rows; whether any model has them. */

@@ -570,7 +570,7 @@ static void model_free_velocity(const lucid_world *w, lucid_world_model *wm, int
         for (size_t i = 0; i < nv; ++i)
             wm->data->M[i + nv * i] += dt * (m->damping[i] + Da[i]) + dt * dt * K[i];
         lucid_model_ltdl(m, wm->data);
-        lucid_world_equality_prepare(w, wm);
+        lucid_world_equality_prepare(wm);
     }
     lucid_model_mass_solve(m, wm->data, tau, nv, 1);
     for (size_t i = 0; i < nv; ++i) {
