@@ -383,6 +383,21 @@ static void test_step_derivatives_refused(void **state) {
     lucid_model_destroy(m);
 }
 
+/* Compilation errors name the file, the element's line and the equality. */
+static void test_compile_errors(void **state) {
+    (void)state;
+    lucid_model_spec *spec = NULL;
+    lucid_model *m = NULL;
+    char err[512];
+    assert_int_equal(lucid_model_spec_load(DATA "mjcf_equality_ball.xml", NULL, &spec, err, sizeof err),
+                     LUCID_OK);
+    assert_int_equal(lucid_model_compile(spec, &m, err, sizeof err), LUCID_ERR_ARGUMENT);
+    assert_null(m);
+    assert_non_null(strstr(err, "mjcf_equality_ball.xml:13: equality 'couple': joint1 and joint2 "
+                                "must be hinge or slide joints"));
+    lucid_model_spec_destroy(spec);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fourbar_closes_every_step),
@@ -393,6 +408,7 @@ int main(void) {
         cmocka_unit_test(test_weld_holds),
         cmocka_unit_test(test_contact_on_loop_converges),
         cmocka_unit_test(test_step_derivatives_refused),
+        cmocka_unit_test(test_compile_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
