@@ -573,6 +573,12 @@ static lucid_status default_class(mjcf *P, const xmlNode *el, int parent) {
             continue;
         }
         int k = element_kind(c);
+        if (IS(c, "equality") && ATTR(c, "active")) { /* the one default that changes physics */
+            lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE,
+                                 "<default>: <equality> 'active' is not supported in defaults "
+                                 "(set it on each constraint)");
+            break;
+        }
         if (k < 0) {
             if (!ignored_default(c))
                 lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<default>: unsupported element <%s>",
@@ -1678,16 +1684,16 @@ done:
 
 #define EQUALITY_COMMON "name", "class", "active", "solref", "solimp"
 static const char *const connect_attrs[] = {EQUALITY_COMMON, "body1", "body2", "anchor", NULL};
-static const char *const weld_attrs[] = {EQUALITY_COMMON, "body1",   "body2",
-                                         "anchor",        "relpose", "torquescale", NULL};
-static const char *const joint_eq_attrs[] = {EQUALITY_COMMON, "joint1", "joint2", "polycoef",
-                                             NULL};
+static const char *const weld_attrs[] = {EQUALITY_COMMON, "body1",       "body2", "anchor",
+                                         "relpose",       "torquescale", NULL};
+static const char *const joint_eq_attrs[] = {EQUALITY_COMMON, "joint1", "joint2", "polycoef", NULL};
 
 /* body1 (required) and body2 (default: the world) of a connect or weld; 0 after failing. */
 static int equality_bodies(mjcf *P, const xmlNode *el, lucid_equality_spec *e) {
     const char *n1 = ATTR(el, "body1"), *n2 = ATTR(el, "body2");
-    if (!n1) return !lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<%s>: missing body1",
-                                          (const char *)el->name);
+    if (!n1)
+        return !lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<%s>: missing body1",
+                                     (const char *)el->name);
     e->body1 = body_named(P, n1);
     e->body2 = n2 ? body_named(P, n2) : LUCID_MODEL_WORLD;
     if (e->body1 == -2 || e->body2 == -2)
@@ -1745,10 +1751,9 @@ static lucid_status equality_one(mjcf *P, const xmlNode *c) {
     int k = 0;
     while (kinds[k] && !IS(c, kinds[k])) k++;
     if (!kinds[k]) {
-        const char *why = IS(c, "tendon") ? " (tendon couplings are not supported)"
-                          : IS(c, "distance")
-                              ? " (MuJoCo 2.2.2 removed distance constraints)"
-                              : "";
+        const char *why = IS(c, "tendon")     ? " (tendon couplings are not supported)"
+                          : IS(c, "distance") ? " (MuJoCo 2.2.2 removed distance constraints)"
+                                              : "";
         return lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<equality>: <%s> is not supported%s",
                                     (const char *)c->name, why);
     }

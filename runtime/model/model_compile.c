@@ -1056,14 +1056,15 @@ static lucid_status equalities(const compile_ctx *c, lucid_model *m, const body_
         for (size_t j = 0; j < m->nnodes; ++j) mimics += m->nodes[j].mimic >= 0;
         if (mimics == 0) return LUCID_OK;
     }
-    int *node = alloc_array(s->nbodies, sizeof *node), *mocap = alloc_array(s->nbodies, sizeof *mocap);
+    int *node = alloc_array(s->nbodies, sizeof *node),
+        *mocap = alloc_array(s->nbodies, sizeof *mocap);
     lucid_se3 *in_node = alloc_array(s->nbodies, sizeof *in_node);
     lucid_status st = LUCID_ERR_NO_MEMORY;
     if (node && mocap && in_node) {
         for (size_t b = 0; b < s->nbodies; ++b)
             node[b] = loc[b].node, mocap[b] = loc[b].mocap, in_node[b] = loc[b].in_node;
-        st = lucid_model_build_equalities(m, s, node, in_node, mocap, joint_node, c->err,
-                                          c->errlen);
+        st =
+            lucid_model_build_equalities(m, s, node, in_node, mocap, joint_node, c->err, c->errlen);
     }
     free(node), free(mocap), free(in_node);
     return st;

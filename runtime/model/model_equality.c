@@ -100,7 +100,8 @@ static lucid_status body_pair(const eq_ctx *c, const lucid_equality_spec *e, siz
     lucid_vec3 p1 = lucid_se3_act(&B1, rel.t);
     q->p1 = lucid_se3_act(&X1i, p1), q->p2 = lucid_se3_act(&X2i, p2);
     /* R_b1 rel.R = R_b2: R_n1 (in1.R rel.R in2.R^T) = R_n2 */
-    lucid_mat3 A = lucid_mat3_mul(&in_node[0].R, &rel.R), in2T = lucid_mat3_transpose(&in_node[1].R);
+    lucid_mat3 A = lucid_mat3_mul(&in_node[0].R, &rel.R),
+               in2T = lucid_mat3_transpose(&in_node[1].R);
     q->R12 = lucid_mat3_mul(&A, &in2T);
     q->rotation = e->torquescale > 0.0;
     q->rows = q->rotation ? 6 : 3;
@@ -112,7 +113,7 @@ static int scalar_joint(const eq_ctx *c, int j) {
     if (j < 0 || (size_t)j >= c->spec->njoints || c->joint_node[j] < 0) return -1;
     const lucid_model_node *nd = &c->m->nodes[c->joint_node[j]];
     return nd->kind == LUCID_JOINT_REVOLUTE || nd->kind == LUCID_JOINT_PRISMATIC ? c->joint_node[j]
-                                                                                : -1;
+                                                                                 : -1;
 }
 
 static lucid_status joint_pair(const eq_ctx *c, const lucid_equality_spec *e, size_t i,
@@ -161,8 +162,8 @@ static lucid_status add(const eq_ctx *c, const lucid_equality_spec *e, size_t i)
     lucid_model_equality q;
     memset(&q, 0, sizeof q);
     q.kind = e->kind;
-    lucid_status st = e->kind == LUCID_EQUALITY_JOINT ? joint_pair(c, e, i, &q)
-                                                      : body_pair(c, e, i, &q);
+    lucid_status st =
+        e->kind == LUCID_EQUALITY_JOINT ? joint_pair(c, e, i, &q) : body_pair(c, e, i, &q);
     if (st != LUCID_OK) return st;
     if (!dof_range(m, &q)) return eq_fail(c, e, i, "no joint moves either side");
     q.name = copy_name(e->name);
@@ -213,6 +214,7 @@ lucid_status lucid_model_build_equalities(lucid_model *m, const lucid_model_spec
     }
     lucid_model_data_destroy(c.d);
     free(q0);
-    if (st == LUCID_ERR_NO_MEMORY && err && errlen && !err[0]) snprintf(err, errlen, "out of memory");
+    if (st == LUCID_ERR_NO_MEMORY && err && errlen && !err[0])
+        snprintf(err, errlen, "out of memory");
     return st;
 }

@@ -49,15 +49,15 @@ typedef struct lucid_model_frame {
 typedef struct lucid_model_equality {
     char *name; /* "" when unnamed (a URDF mimic: the mimic joint's name) */
     lucid_equality_kind kind;
-    int node1, node2;    /* connect, weld: the nodes carrying body1 and body2 (-1: world) */
-    lucid_vec3 p1, p2;   /* the points that meet, in node1's and node2's frames */
-    int rotation;        /* weld with torquescale > 0: node2's frame turned by R12 in node1's */
-    lucid_mat3 R12;      /* (orientation rows) */
-    size_t q1, v1;       /* joint: joint1's coordinate and dof */
-    size_t q2, v2;       /* joint2's; v2 = SIZE_MAX: none */
-    double coef[5];      /* q1 - ref1 = coef[0] + coef[1] d + ... + coef[4] d^4, d = q2 - ref2 */
+    int node1, node2;  /* connect, weld: the nodes carrying body1 and body2 (-1: world) */
+    lucid_vec3 p1, p2; /* the points that meet, in node1's and node2's frames */
+    int rotation;      /* weld with torquescale > 0: node2's frame turned by R12 in node1's */
+    lucid_mat3 R12;    /* (orientation rows) */
+    size_t q1, v1;     /* joint: joint1's coordinate and dof */
+    size_t q2, v2;     /* joint2's; v2 = SIZE_MAX: none */
+    double coef[5];    /* q1 - ref1 = coef[0] + coef[1] d + ... + coef[4] d^4, d = q2 - ref2 */
     double ref1, ref2;
-    size_t rows;         /* 3 (connect, weld without rotation), 6 (weld), 1 (joint) */
+    size_t rows;           /* 3 (connect, weld without rotation), 6 (weld), 1 (joint) */
     size_t dof_lo, dof_hi; /* its rows touch dofs in [dof_lo, dof_hi] only */
 } lucid_model_equality;
 

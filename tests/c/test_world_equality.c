@@ -90,7 +90,8 @@ static double run_fourbar(const lucid_model *m, double dt, int steps, double *po
     double worst = 0.0;
     for (int k = 0; k < steps; ++k) {
         assert_int_equal(lucid_world_step(w), LUCID_OK);
-        worst = fmax(worst, lucid_vec3_norm(lucid_vec3_sub(frame_point(w, id, "rocker", end), pin)));
+        worst =
+            fmax(worst, lucid_vec3_norm(lucid_vec3_sub(frame_point(w, id, "rocker", end), pin)));
         lucid_vec3_store(frame_point(w, id, "coupler", far), point + 3 * (k + 1));
     }
     lucid_world_destroy(w);
@@ -271,8 +272,8 @@ static void test_urdf_mimic_holds(void **state) {
         worst = fmax(worst, fmax(fabs(q[q2] - q[q1]), fabs(q[q3] - (-0.5 * q[q1] + 0.01))));
         lo = fmin(lo, q[q1]), hi = fmax(hi, q[q1]);
     }
-    printf("mimic gripper: finger_joint1 in [%.3g, %.3g] m, largest coupling error %.3g m\n",
-           lo, hi, worst);
+    printf("mimic gripper: finger_joint1 in [%.3g, %.3g] m, largest coupling error %.3g m\n", lo,
+           hi, worst);
     assert_true(worst < 1e-6);
     assert_true(hi - lo > 0.03); /* it opened and closed */
     lucid_world_destroy(w);
@@ -294,9 +295,9 @@ static void test_weld_holds(void **state) {
     assert_int_equal(lucid_world_model_frame_pose(w, id, (size_t)fbox, &B), LUCID_OK);
     lucid_se3 Ai = lucid_se3_inverse(&A), rel0 = lucid_se3_compose(&Ai, &B);
     lucid_se3 bob0;
-    assert_int_equal(lucid_world_model_frame_pose(w, id, (size_t)lucid_model_find_frame(m, "bob"),
-                                                  &bob0),
-                     LUCID_OK);
+    assert_int_equal(
+        lucid_world_model_frame_pose(w, id, (size_t)lucid_model_find_frame(m, "bob"), &bob0),
+        LUCID_OK);
     lucid_vec3 pin = lucid_vec3_make(0, 0.9652704, 1.1969616); /* the anchor, world */
     lucid_se3 bob0i = lucid_se3_inverse(&bob0);
     lucid_vec3 top = lucid_se3_act(&bob0i, pin); /* the box's point there */
@@ -352,7 +353,8 @@ static void test_contact_on_loop_converges(void **state) {
         }
         gap = fmax(gap, lucid_vec3_norm(lucid_vec3_sub(frame_point(wd, id, "rocker", end), pin)));
         for (int i = 0; i < 3; ++i)
-            differ = fmax(differ, fabs(lucid_world_model_q(wd, id)[i] - lucid_world_model_q(ws, id)[i]));
+            differ =
+                fmax(differ, fabs(lucid_world_model_q(wd, id)[i] - lucid_world_model_q(ws, id)[i]));
     }
     lucid_world_energy e = lucid_world_energy_of(wd);
     printf("four-bar on a block: %d contact steps, all converged; loop gap %.3g m; kinetic "
@@ -389,8 +391,9 @@ static void test_compile_errors(void **state) {
     lucid_model_spec *spec = NULL;
     lucid_model *m = NULL;
     char err[512];
-    assert_int_equal(lucid_model_spec_load(DATA "mjcf_equality_ball.xml", NULL, &spec, err, sizeof err),
-                     LUCID_OK);
+    assert_int_equal(
+        lucid_model_spec_load(DATA "mjcf_equality_ball.xml", NULL, &spec, err, sizeof err),
+        LUCID_OK);
     assert_int_equal(lucid_model_compile(spec, &m, err, sizeof err), LUCID_ERR_ARGUMENT);
     assert_null(m);
     assert_non_null(strstr(err, "mjcf_equality_ball.xml:13: equality 'couple': joint1 and joint2 "
