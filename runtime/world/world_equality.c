@@ -35,19 +35,27 @@
 #include "runtime/world/world_internal.h"
 
 /* The doubles of the workspace: E (k nv), F (nv k), L (k k), phi, y, lambda, scale, z (k
- * each); dq (nv). */
-static int workspace_size(size_t k, size_t nv, size_t *n) {
-    if (nv > 0 && k > SIZE_MAX / 4 / nv) return 0;
-    if (k > SIZE_MAX / 8 / (k > 0 ? k : 1)) return 0;
-    *n = 2 * k * nv + k * k + 5 * k + nv;
-    return *n <= SIZE_MAX / sizeof(double) - 1;
+ * each); dq (nv), q_prev (nq). */
+/* *n += a b, 0 when it overflows. */
+static int add_product(size_t *n, size_t a, size_t b) {
+    if (a != 0 && b > SIZE_MAX / a) return 0;
+    if (a * b > SIZE_MAX - *n) return 0;
+    *n += a * b;
+    return 1;
+}
+
+static int workspace_size(size_t k, size_t nv, size_t nq, size_t *n) {
+    *n = 0;
+    return add_product(n, 2 * k, nv) && add_product(n, k, k) && add_product(n, 5, k) &&
+           add_product(n, 1, nv) && add_product(n, 1, nq) && *n <= SIZE_MAX / sizeof(double);
 }
 
 lucid_status lucid_world_equality_allocate(lucid_world_model *wm) {
     size_t k = wm->model->equality_rows, nv = lucid_model_nv(wm->model), n;
+    size_t nq = lucid_model_nq(wm->model);
     wm->eq = NULL, wm->eq_piv = NULL, wm->eq_rank = 0;
     if (k == 0) return LUCID_OK;
-    if (!workspace_size(k, nv, &n)) return LUCID_ERR_NO_MEMORY;
+    if (k > SIZE_MAX / 2 || !workspace_size(k, nv, nq, &n)) return LUCID_ERR_NO_MEMORY;
     wm->eq = calloc(n, sizeof(double));
     wm->eq_piv = calloc(k, sizeof(size_t));
     return wm->eq && wm->eq_piv ? LUCID_OK : LUCID_ERR_NO_MEMORY;
@@ -61,7 +69,7 @@ void lucid_world_equality_free(lucid_world_model *wm) {
 
 typedef struct eq_views {
     size_t k, nv;
-    double *E, *F, *L, *phi, *y, *lambda, *scale, *z, *dq;
+    double *E, *F, *L, *phi, *y, *lambda, *scale, *z, *dq, *q_prev;
 } eq_views;
 
 static eq_views views(const lucid_world_model *wm) {
@@ -69,7 +77,7 @@ static eq_views views(const lucid_world_model *wm) {
     v.k = wm->model->equality_rows, v.nv = lucid_model_nv(wm->model);
     v.E = wm->eq, v.F = v.E + v.k * v.nv, v.L = v.F + v.k * v.nv, v.phi = v.L + v.k * v.k;
     v.y = v.phi + v.k, v.lambda = v.y + v.k, v.scale = v.lambda + v.k;
-    v.z = v.scale + v.k, v.dq = v.z + v.k;
+    v.z = v.scale + v.k, v.dq = v.z + v.k, v.q_prev = v.dq + v.nv;
     return v;
 }
 
@@ -242,10 +250,16 @@ void lucid_world_equality_stabilise(lucid_world_model *wm) {
         memset(v.dq, 0, v.nv * sizeof(double));
         for (size_t i = 0; i < v.k; ++i)
             for (size_t j = 0; j < v.nv; ++j) v.dq[j] += v.F[v.nv * i + j] * v.lambda[i];
+        memcpy(v.q_prev, wm->q, m->nq * sizeof(double));
         lucid_model_integrate(m, wm->q, v.dq, 1.0, wm->q);
         lucid_model_forward_kinematics(m, wm->data, wm->q);
         assemble(wm, &v);
         double next = residual(&v);
+        if (!(next < res)) { /* no better (round-off, or far from the rows' manifold): undo */
+            memcpy(wm->q, v.q_prev, m->nq * sizeof(double));
+            lucid_model_forward_kinematics(m, wm->data, wm->q);
+            break;
+        }
         if (!(next < 0.5 * res)) break; /* at round-off: Newton no longer contracts */
         res = next;
     }

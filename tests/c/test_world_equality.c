@@ -22,6 +22,7 @@
 #include "runtime/math/so3.h"
 #include "runtime/model/model_load.h"
 #include "runtime/world/world.h"
+#include "runtime/world/world_internal.h"
 
 #if __has_include(<mujoco/mujoco.h>) && __has_include(<dlfcn.h>)
 #define HAVE_MUJOCO 1
@@ -103,6 +104,13 @@ static void test_fourbar_closes_every_step(void **state) {
     lucid_model *m = load(DATA "mjcf_fourbar.xml");
     assert_int_equal(lucid_model_nequalities(m), 1);
     assert_int_equal(lucid_model_equality_rows(m), 3);
+    { /* the planar loop's out-of-plane row is redundant: S has rank 2 and the factor drops it */
+        lucid_world *w = world(0.002);
+        add(w, m);
+        assert_int_equal(lucid_world_step(w), LUCID_OK);
+        assert_int_equal(w->models[0].eq_rank, 2);
+        lucid_world_destroy(w);
+    }
     const int steps = 1000; /* 2 s at 2 ms */
     double *point = calloc(3 * (size_t)(steps + 1), sizeof(double));
     double gap = run_fourbar(m, 0.002, steps, point);
@@ -326,6 +334,7 @@ static void test_weld_holds(void **state) {
            dpos, drot, arm_turn, dpin, bob_turn);
     assert_true(dpos < 1e-6 && drot < 1e-6 && dpin < 1e-6);
     assert_true(arm_turn > 0.5 && bob_turn > 0.05);
+    assert_int_equal(w->models[0].eq_rank, 9); /* a weld and a ball weld: independent rows */
     lucid_world_destroy(w);
     lucid_model_destroy(m);
 }
