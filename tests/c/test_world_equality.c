@@ -45,15 +45,21 @@ static lucid_model *load(const char *path) {
     return m;
 }
 
-static lucid_world *world_with(double dt, int sparse_threshold) {
+static lucid_world *world_solver(double dt, int sparse_threshold, lucid_contact_model model,
+                                 lucid_contact_solver solver) {
     lucid_world_options o;
     lucid_world_default_options(&o);
     o.dt = dt;
     o.sparse_threshold = sparse_threshold;
+    if ((int)solver >= 0) o.contact.model = model, o.contact.solver = solver;
     o.gravity = lucid_vec3_make(0, 0, -9.81);
     lucid_world *w = NULL;
     assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
     return w;
+}
+
+static lucid_world *world_with(double dt, int sparse_threshold) {
+    return world_solver(dt, sparse_threshold, LUCID_CONTACT_NCP, (lucid_contact_solver)-1);
 }
 
 static lucid_world *world(double dt) {
@@ -339,13 +345,13 @@ static void test_weld_holds(void **state) {
     lucid_model_destroy(m);
 }
 
-/* The four-bar's crank falls onto a block and rests there: every contact step converges, the
- * loop stays closed, and asking for body space (sparse_threshold 0) gives the same steps
- * (islands touching constrained trees are solved densely). */
-static void test_contact_on_loop_converges(void **state) {
-    (void)state;
+/* The four-bar's crank falls onto a block and rests there, with each solver: every contact step
+ * converges, the loop stays closed, and asking for body space (sparse_threshold 0) gives the
+ * same steps (islands touching constrained trees are solved densely). */
+static void contact_on_loop(lucid_contact_model model, lucid_contact_solver solver) {
     lucid_model *m = load(DATA "mjcf_fourbar_floor.xml");
-    lucid_world *wd = world(0.002), *ws = world_with(0.002, 0);
+    lucid_world *wd = world_solver(0.002, 1000000000, model, solver);
+    lucid_world *ws = world_solver(0.002, 0, model, solver);
     int id = add(wd, m);
     add(ws, m);
     lucid_vec3 end = lucid_vec3_make(ROCKER_END[0], ROCKER_END[1], ROCKER_END[2]);
@@ -366,9 +372,10 @@ static void test_contact_on_loop_converges(void **state) {
                 fmax(differ, fabs(lucid_world_model_q(wd, id)[i] - lucid_world_model_q(ws, id)[i]));
     }
     lucid_world_energy e = lucid_world_energy_of(wd);
-    printf("four-bar on a block: %d contact steps, all converged; loop gap %.3g m; kinetic "
-           "energy at 2 s %.3g J; body space asked for: difference %.3g\n",
-           contact_steps, gap, e.kinetic, differ);
+    printf("four-bar on a block, %s:%s: %d contact steps, all converged; loop gap %.3g m; "
+           "kinetic energy at 2 s %.3g J; body space asked for: difference %.3g\n",
+           lucid_contact_model_name(model), lucid_contact_solver_name(solver), contact_steps, gap,
+           e.kinetic, differ);
     assert_true(contact_steps > 500);
     assert_true(gap < 1e-5);
     assert_true(e.kinetic < 1e-9);
@@ -376,6 +383,15 @@ static void test_contact_on_loop_converges(void **state) {
     lucid_world_destroy(wd);
     lucid_world_destroy(ws);
     lucid_model_destroy(m);
+}
+
+static void test_contact_on_loop_converges(void **state) {
+    (void)state;
+    contact_on_loop(LUCID_CONTACT_NCP, LUCID_CONTACT_ADMM);
+    contact_on_loop(LUCID_CONTACT_NCP, LUCID_CONTACT_PGS);
+    contact_on_loop(LUCID_CONTACT_CCP, LUCID_CONTACT_NEWTON);
+    contact_on_loop(LUCID_CONTACT_NCP, LUCID_CONTACT_IP);
+    contact_on_loop(LUCID_CONTACT_LCP, LUCID_CONTACT_PGS);
 }
 
 static void test_step_derivatives_refused(void **state) {
