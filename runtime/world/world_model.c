@@ -11,7 +11,9 @@
  *   v+ = v_free + M~^-1 J^T lambda dt,   q+ = q (+) dt v+
  * so a stiff servo (kp dt^2 >> inertia) or a large damping stays stable: they act on v+. M~
  * keeps the branch-induced sparsity of M, so it is factorised by the tree's LTDL and every
- * M~^-1 product is two sparse triangular solves: no dense inverse of M anywhere.
+ * M~^-1 product is two sparse triangular solves: no dense inverse of M anywhere. A model with
+ * equality constraints applies the constrained mobility P in place of M~^-1 and projects its
+ * positions back onto the constraints after integration (world_equality.c).
  * Gravity is the world's (the model's own is replaced: the difference is a uniform force
  * field, added through the centre-of-mass Jacobians). */
 #include <math.h>
