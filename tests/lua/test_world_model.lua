@@ -387,3 +387,25 @@ t.case("a four-bar (MJCF <equality><connect>) stays closed, from a set state and
   t.raises("lucid.world:step_derivatives: equality constraints (MJCF <equality>, URDF mimic) " ..
            "have no step derivatives yet", w.step_derivatives, w)
 end)
+
+t.case("a weld's explicit relpose (MuJoCo's: body2 in body1's frame) equals the qpos0 default", function()
+  local f = io.open("tests/data/model/mjcf_weld.xml"):read("a")
+  -- the box's pose in the arm's frame at qpos0: (0.45, 0, 0), turned 20 degrees about z
+  local explicit = f:gsub('<weld name="carry" body1="arm" body2="box"/>',
+    '<weld name="carry" body1="arm" body2="box" relpose="0.45 0 0 0.984807753012208 0 0 0.17364817766693"/>')
+  t.truthy(explicit ~= f)
+  local path = os.tmpname() .. ".xml"
+  local out = assert(io.open(path, "w"))
+  out:write(explicit)
+  out:close()
+  local function run(file)
+    local w = lucid.world{dt = 0.002, gravity = {0, 0, -9.81}}
+    local id = w:add_model(lucid.model.load(file))
+    for _ = 1, 300 do w:step() end
+    return w:q(id)
+  end
+  local a, b = run("tests/data/model/mjcf_weld.xml"), run(path)
+  os.remove(path)
+  t.truthy((a - b):norm() < 1e-9, (a - b):norm())
+  t.truthy(math.abs(a[1]) > 0.1) -- the arm swung
+end)
