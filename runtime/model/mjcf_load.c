@@ -573,6 +573,12 @@ static lucid_status default_class(mjcf *P, const xmlNode *el, int parent) {
             continue;
         }
         int k = element_kind(c);
+        if (IS(c, "equality") && ATTR(c, "active")) { /* the one default that changes physics */
+            lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE,
+                                 "<default>: <equality> 'active' is not supported in defaults "
+                                 "(set it on each constraint)");
+            break;
+        }
         if (k < 0) {
             if (!ignored_default(c))
                 lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<default>: unsupported element <%s>",
@@ -1674,6 +1680,125 @@ done:
     return X_->status;
 }
 
+/* ---- <equality> ----------------------------------------------------------------------------- */
+
+#define EQUALITY_COMMON "name", "class", "active", "solref", "solimp"
+static const char *const connect_attrs[] = {EQUALITY_COMMON, "body1", "body2", "anchor", NULL};
+static const char *const weld_attrs[] = {EQUALITY_COMMON, "body1",       "body2", "anchor",
+                                         "relpose",       "torquescale", NULL};
+static const char *const joint_eq_attrs[] = {EQUALITY_COMMON, "joint1", "joint2", "polycoef", NULL};
+
+/* body1 (required) and body2 (default: the world) of a connect or weld; 0 after failing. */
+static int equality_bodies(mjcf *P, const xmlNode *el, lucid_equality_spec *e) {
+    const char *n1 = ATTR(el, "body1"), *n2 = ATTR(el, "body2");
+    if (!n1)
+        return !lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<%s>: missing body1",
+                                     (const char *)el->name);
+    e->body1 = body_named(P, n1);
+    e->body2 = n2 ? body_named(P, n2) : LUCID_MODEL_WORLD;
+    if (e->body1 == -2 || e->body2 == -2)
+        return !lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<%s>: unknown body '%s'",
+                                     (const char *)el->name, e->body1 == -2 ? n1 : n2);
+    return 1;
+}
+
+/* A spec joint by name, -1 after failing. */
+static int equality_joint(mjcf *P, const xmlNode *el, const char *name) {
+    int j = lucid_model_spec_find_joint(P->spec, name);
+    if (j < 0) lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<joint>: unknown joint '%s'", name);
+    return j;
+}
+
+/* joint1, joint2 and polycoef (exactly 5 numbers, as MuJoCo 2.2.2 reads it), rescaled to the
+ * loader's length unit on slide joints: c_k' = u1 c_k / u2^k. */
+static int equality_joints(mjcf *P, const xmlNode *el, lucid_equality_spec *e) {
+    const char *n1 = ATTR(el, "joint1"), *n2 = ATTR(el, "joint2");
+    if (!n1) return !lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<joint>: missing joint1");
+    if ((e->joint1 = equality_joint(P, el, n1)) < 0) return 0;
+    if (n2 && (e->joint2 = equality_joint(P, el, n2)) < 0) return 0;
+    if (reals(P, el, -1, -1, "polycoef", e->polycoef, 5, 5) < 0) return 0;
+    double u1 = P->spec->joints[e->joint1].kind == LUCID_JOINT_PRISMATIC ? P->scale : 1.0;
+    double u2 = n2 && P->spec->joints[e->joint2].kind == LUCID_JOINT_PRISMATIC ? P->scale : 1.0;
+    for (int k = 0; k < 5; ++k) e->polycoef[k] *= u1 / pow(u2, k);
+    return 1;
+}
+
+/* weld's anchor, relpose (a zero quaternion: the relative pose at qpos0, MuJoCo's rule) and
+ * torquescale. */
+static int equality_weld(mjcf *P, const xmlNode *el, lucid_equality_spec *e) {
+    double r[7];
+    int n = reals(P, el, -1, -1, "relpose", r, 7, 7);
+    if (n < 0 || !real1(P, el, -1, -1, "torquescale", &e->torquescale)) return 0;
+    if (!(e->torquescale >= 0.0) || !isfinite(e->torquescale))
+        return !lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                     "<weld>: torquescale must be >= 0 and finite");
+    if (n == 7 && (r[3] != 0.0 || r[4] != 0.0 || r[5] != 0.0 || r[6] != 0.0)) {
+        lucid_quat q = {r[3], r[4], r[5], r[6]};
+        if (!lucid_quat_normalize(&q))
+            return !lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<weld>: bad relpose quaternion");
+        e->relpose = lucid_se3_make(lucid_quat_to_mat3(q),
+                                    lucid_vec3_scale(lucid_vec3_make(r[0], r[1], r[2]), P->scale));
+        e->has_relpose = 1;
+    }
+    return 1;
+}
+
+/* One equality element; solref and solimp are read (checked) and ignored with a warning: the
+ * world's equality rows are hard. */
+static lucid_status equality_one(mjcf *P, const xmlNode *c) {
+    static const char *const kinds[] = {"connect", "weld", "joint", NULL};
+    static const char *const *const eq_attrs[] = {connect_attrs, weld_attrs, joint_eq_attrs};
+    int k = 0;
+    while (kinds[k] && !IS(c, kinds[k])) k++;
+    if (!kinds[k]) {
+        const char *why = IS(c, "tendon")     ? " (tendon couplings are not supported)"
+                          : IS(c, "distance") ? " (MuJoCo 2.2.2 removed distance constraints)"
+                                              : "";
+        return lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<equality>: <%s> is not supported%s",
+                                    (const char *)c->name, why);
+    }
+    if (lucid_model_xml_check_attrs(X_, c, eq_attrs[k])) return X_->status;
+    lucid_equality_spec e = lucid_equality_spec_default((lucid_equality_kind)k);
+    e.name = ATTR(c, "name");
+    e.line = c->line;
+    const char *v = ATTR(c, "active");
+    if (v && (e.active = lucid_model_xml_bool(X_, c, "active", v)) < 0) return X_->status;
+    double sol[5];
+    int nref = reals(P, c, -1, -1, "solref", sol, 2, 2), nimp = 0;
+    if (nref >= 0) nimp = reals(P, c, -1, -1, "solimp", sol, 3, 5);
+    if (nref < 0 || nimp < 0) return X_->status;
+    if (nref > 0 || nimp > 0)
+        lucid_model_xml_warn(X_, c,
+                             "<%s>: solref/solimp ignored: lucid's equality constraints are hard "
+                             "(exact rows, no softness)",
+                             kinds[k]);
+    if (k != LUCID_EQUALITY_JOINT) {
+        if (!equality_bodies(P, c, &e)) return X_->status;
+        double a[3] = {0.0, 0.0, 0.0};
+        int n = reals(P, c, -1, -1, "anchor", a, 3, 3);
+        if (n < 0) return X_->status;
+        if (n == 0 && k == LUCID_EQUALITY_CONNECT)
+            return lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<connect>: missing anchor");
+        e.anchor = lucid_vec3_scale(lucid_vec3_make(a[0], a[1], a[2]), P->scale);
+        if (k == LUCID_EQUALITY_WELD && !equality_weld(P, c, &e)) return X_->status;
+    } else if (!equality_joints(P, c, &e)) {
+        return X_->status;
+    }
+    lucid_status st = lucid_model_spec_add_equality(P->spec, &e, NULL);
+    if (st) lucid_model_xml_fail(X_, c, st, "<equality>: %s", lucid_status_string(st));
+    return X_->status;
+}
+
+static lucid_status equality(mjcf *P, const xmlNode *el) {
+    static const char *const none[] = {NULL};
+    if (lucid_model_xml_check_attrs(X_, el, none)) return X_->status;
+    node_list kids = {0};
+    if (!collect(P, el, &kids, 0))
+        for (size_t i = 0; i < kids.n && !X_->status; i++) equality_one(P, kids.items[i]);
+    free(kids.items);
+    return X_->status;
+}
+
 /* ---- <keyframe> ------------------------------------------------------------------------------ */
 
 static const char *const key_attrs[] = {"name", "time",  "qpos", "qvel", "act",
@@ -1817,6 +1942,8 @@ static lucid_status model(mjcf *P, const xmlNode *root) {
         const xmlNode *c = top.items[i];
         if (IS(c, "contact")) {
             contact(P, c);
+        } else if (IS(c, "equality")) {
+            equality(P, c);
         } else if (IS(c, "actuator")) {
             node_list acts = {0};
             if (!collect(P, c, &acts, 0))

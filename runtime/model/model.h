@@ -30,9 +30,9 @@
  * body an identity placement and its MJCF pos/quat as the initial configuration.
  *
  * Choices made at compilation (errors, never silent):
- *  - mimic joints (q = multiplier * q_target + offset) keep their own dof and are stored
- *    (lucid_model_joint_mimic) for the coupling rows the world does not build yet; their
- *    target must be a revolute or prismatic joint;
+ *  - mimic joints (q = multiplier * q_target + offset) keep their own dof (lucid_model_joint_mimic)
+ *    and the world holds the coupling as an equality row (model_internal.h's equalities, with
+ *    the spec's <equality> constraints); their target must be a revolute or prismatic joint;
  *  - limits on spherical and free joints are refused (a box on a quaternion is meaningless);
  *  - a body with mass > 0 needs a symmetric positive definite inertia; a massless body needs
  *    a symmetric positive semi-definite one (normally zero); a node whose whole subtree has no
@@ -96,9 +96,13 @@ int lucid_model_joint_body(const lucid_model *m, size_t j); /* public body it mo
 lucid_se3 lucid_model_joint_placement(const lucid_model *m, size_t j);
 int lucid_model_find_joint(const lucid_model *m, const char *name); /* -1 if none */
 /* The joint (node) that joint j copies, q_j = multiplier * q_target + offset (URDF mimic), or
- * -1 (multiplier and offset, may be NULL, untouched then). Stored for the coupling rows the
- * world does not build yet: the world moves a mimic joint as an independent one. */
+ * -1 (multiplier and offset, may be NULL, untouched then). The world enforces the coupling as
+ * a hard equality row (docs/model_files.md). */
 int lucid_model_joint_mimic(const lucid_model *m, size_t j, double *multiplier, double *offset);
+/* Equality constraints the world enforces (active MJCF <equality> elements and mimic
+ * couplings) and their rows (3 connect, 6 weld, 1 joint coupling). */
+size_t lucid_model_nequalities(const lucid_model *m);
+size_t lucid_model_equality_rows(const lucid_model *m);
 
 /* ---- per-coordinate and per-dof vectors (arrays of nq or nv entries) -------------------
  * lower/upper: nq entries, -INFINITY/INFINITY for unlimited coordinates (quaternion and

@@ -103,6 +103,12 @@ int lucid_model_joint_mimic(const lucid_model *m, size_t j, double *multiplier, 
     }
     return nd->mimic;
 }
+size_t lucid_model_nequalities(const lucid_model *m) {
+    return m->nequalities;
+}
+size_t lucid_model_equality_rows(const lucid_model *m) {
+    return m->equality_rows;
+}
 const double *lucid_model_armature(const lucid_model *m) {
     return m->armature;
 }

@@ -210,6 +210,8 @@ void lucid_model_destroy(lucid_model *m) {
         free(m->keyframes[i].mocap);
     }
     free(m->keyframes);
+    for (size_t i = 0; i < m->nequalities; ++i) free(m->equalities[i].name);
+    free(m->equalities);
     for (size_t i = 0; i < m->nmocap; ++i) free(m->mocap[i].name);
     free(m->mocap);
     for (size_t i = 0; i < m->nmeshes; ++i) lucid_convex_mesh_destroy(m->meshes[i]);
@@ -1045,6 +1047,29 @@ static lucid_status build_keyframes(const compile_ctx *c, lucid_model *m, const 
     return LUCID_OK;
 }
 
+/* The spec's equality constraints and mimic couplings (model_equality.c). */
+static lucid_status equalities(const compile_ctx *c, lucid_model *m, const body_loc *loc,
+                               const int *joint_node) {
+    const lucid_model_spec *s = c->spec;
+    if (s->nequalities == 0) {
+        size_t mimics = 0;
+        for (size_t j = 0; j < m->nnodes; ++j) mimics += m->nodes[j].mimic >= 0;
+        if (mimics == 0) return LUCID_OK;
+    }
+    int *node = alloc_array(s->nbodies, sizeof *node),
+        *mocap = alloc_array(s->nbodies, sizeof *mocap);
+    lucid_se3 *in_node = alloc_array(s->nbodies, sizeof *in_node);
+    lucid_status st = LUCID_ERR_NO_MEMORY;
+    if (node && mocap && in_node) {
+        for (size_t b = 0; b < s->nbodies; ++b)
+            node[b] = loc[b].node, mocap[b] = loc[b].mocap, in_node[b] = loc[b].in_node;
+        st =
+            lucid_model_build_equalities(m, s, node, in_node, mocap, joint_node, c->err, c->errlen);
+    }
+    free(node), free(mocap), free(in_node);
+    return st;
+}
+
 static lucid_status compile(const compile_ctx *c, lucid_model *m, lucid_body_spec *bodies,
                             lucid_joint_spec *joints, body_loc *loc, int *joint_node) {
     const lucid_model_spec *s = c->spec;
@@ -1114,6 +1139,7 @@ static lucid_status compile(const compile_ctx *c, lucid_model *m, lucid_body_spe
     if (st != LUCID_OK) return st;
     st = check_massless(c, m);
     if (st == LUCID_OK) st = check_mass_matrix(c, m);
+    if (st == LUCID_OK) st = equalities(c, m, loc, joint_node);
     return st;
 }
 

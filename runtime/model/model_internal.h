@@ -45,6 +45,22 @@ typedef struct lucid_model_frame {
     lucid_se3 in_mocap;  /* its pose in that body's frame */
 } lucid_model_frame;
 
+/* An active equality constraint (model_equality.c; the world's rows: world_equality.c). */
+typedef struct lucid_model_equality {
+    char *name; /* "" when unnamed (a URDF mimic: the mimic joint's name) */
+    lucid_equality_kind kind;
+    int node1, node2;  /* connect, weld: the nodes carrying body1 and body2 (-1: world) */
+    lucid_vec3 p1, p2; /* the points that meet, in node1's and node2's frames */
+    int rotation;      /* weld with torquescale > 0: node2's frame turned by R12 in node1's */
+    lucid_mat3 R12;    /* (orientation rows) */
+    size_t q1, v1;     /* joint: joint1's coordinate and dof */
+    size_t q2, v2;     /* joint2's; v2 = SIZE_MAX: none */
+    double coef[5];    /* q1 - ref1 = coef[0] + coef[1] d + ... + coef[4] d^4, d = q2 - ref2 */
+    double ref1, ref2;
+    size_t rows;           /* 3 (connect, weld without rotation), 6 (weld), 1 (joint) */
+    size_t dof_lo, dof_hi; /* its rows touch dofs in [dof_lo, dof_hi] only */
+} lucid_model_equality;
+
 typedef struct lucid_model_mocap {
     char *name;
     lucid_se3 pose; /* initial pose in the model's world frame */
@@ -71,6 +87,8 @@ struct lucid_model {
     lucid_model_mocap *mocap;
     size_t nmocap;
     int (*excludes)[2];
+    lucid_model_equality *equalities; /* the active ones */
+    size_t nequalities, equality_rows;
     /* per coordinate (nq) and per dof (nv) */
     double *lower, *upper, *springref;
     int *limited;
@@ -139,5 +157,15 @@ void lucid_model_crba_posed(const lucid_model *m, lucid_model_data *d);
  * included as the world's acceleration -g) and wrench d->f = I a + v x* I v (node frames). */
 void lucid_model_rnea_forward(const lucid_model *m, lucid_model_data *d, const double *v,
                               const double *a);
+
+/* Compiles spec's active equality constraints and the nodes' mimic couplings into
+ * m->equalities (after the tree and dofs are built): body_node and body_in_node give each spec
+ * body's node (-1: the world) and its frame there, body_mocap its mocap body (-1: none),
+ * joint_node each spec joint's node (-1: fixed). Errors are "source:line: equality 'name':
+ * reason" in err. */
+lucid_status lucid_model_build_equalities(lucid_model *m, const lucid_model_spec *spec,
+                                          const int *body_node, const lucid_se3 *body_in_node,
+                                          const int *body_mocap, const int *joint_node, char *err,
+                                          size_t errlen);
 
 #endif

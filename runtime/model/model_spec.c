@@ -85,6 +85,8 @@ void lucid_model_spec_destroy(lucid_model_spec *s) {
         free(k->mpos), free(k->mquat);
     }
     free(s->keyframes);
+    for (size_t i = 0; i < s->nequalities; i++) free((char *)s->equalities[i].name);
+    free(s->equalities);
     free(s->bodies);
     free(s->joints);
     free(s->joint_body);
@@ -297,6 +299,34 @@ lucid_actuator_spec lucid_actuator_spec_default(void) {
     a.kind = LUCID_ACTUATOR_MOTOR;
     a.gear = 1.0;
     return a;
+}
+
+lucid_equality_spec lucid_equality_spec_default(lucid_equality_kind kind) {
+    lucid_equality_spec e;
+    memset(&e, 0, sizeof e);
+    e.kind = kind;
+    e.active = 1;
+    e.body1 = e.body2 = LUCID_MODEL_WORLD;
+    e.joint1 = e.joint2 = -1;
+    e.relpose = lucid_se3_identity();
+    e.torquescale = 1.0;
+    e.polycoef[1] = 1.0;
+    return e;
+}
+
+lucid_status lucid_model_spec_add_equality(lucid_model_spec *s, const lucid_equality_spec *eq,
+                                           int *index) {
+    if (!s || !eq || s->nequalities >= INT32_MAX) return LUCID_ERR_ARGUMENT;
+    if (!reserve((void **)&s->equalities, &s->cap_equalities, s->nequalities,
+                 sizeof *s->equalities))
+        return LUCID_ERR_NO_MEMORY;
+    lucid_equality_spec e = *eq;
+    int ok = 1;
+    e.name = copy_string(eq->name, &ok);
+    if (!ok) return LUCID_ERR_NO_MEMORY;
+    if (index) *index = (int)s->nequalities;
+    s->equalities[s->nequalities++] = e;
+    return LUCID_OK;
 }
 
 lucid_status lucid_model_spec_add_heightfield(lucid_model_spec *s, lucid_heightfield *h) {

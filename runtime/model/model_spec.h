@@ -66,8 +66,8 @@ typedef struct lucid_joint_spec {
     double armature;       /* added to the diagonal of M, per dof */
     double stiffness;      /* passive spring: tau = -stiffness (q - springref) */
     double springref;
-    /* name of the joint this one copies, NULL if none: q = multiplier * q_mimic + offset;
-     * stored in the model (lucid_model_joint_mimic), not enforced by the world yet */
+    /* name of the joint this one copies, NULL if none: q = multiplier * q_mimic + offset,
+     * a coupling the world enforces as an equality row (lucid_model_joint_mimic) */
     const char *mimic;
     double mimic_multiplier, mimic_offset;
     int line;
@@ -121,6 +121,36 @@ typedef struct lucid_actuator_spec {
     int line;
 } lucid_actuator_spec;
 
+/* An equality constraint (MJCF <equality>, MuJoCo 2.2.2's meanings), enforced by the world
+ * as hard bilateral rows (docs/model_files.md):
+ *  - connect: the point `anchor` (body1's frame) stays where it is in body2's frame at the
+ *    neutral configuration (3 rows);
+ *  - weld: body2 keeps the pose relpose (position, then quaternion w x y z) in body1's frame,
+ *    the point `anchor` of body2 (its frame) meeting relpose's position; without relpose
+ *    (has_relpose 0) the relative pose at the neutral configuration (6 rows; 3 when
+ *    torquescale is 0: the rotation is free);
+ *  - joint: q1 - ref1 = c0 + c1 d + ... + c4 d^4, d = q2 - ref2 (ref: the joints' neutral
+ *    coordinate); joint2 -1: q1 - ref1 = c0 (1 row; revolute and prismatic joints). */
+typedef enum lucid_equality_kind {
+    LUCID_EQUALITY_CONNECT,
+    LUCID_EQUALITY_WELD,
+    LUCID_EQUALITY_JOINT
+} lucid_equality_kind;
+
+typedef struct lucid_equality_spec {
+    const char *name; /* may be NULL */
+    lucid_equality_kind kind;
+    int active;         /* 0: stored, not enforced */
+    int body1, body2;   /* connect, weld: spec bodies, body2 may be LUCID_MODEL_WORLD */
+    int joint1, joint2; /* joint: spec joints, joint2 -1: none */
+    lucid_vec3 anchor;
+    int has_relpose;
+    lucid_se3 relpose;
+    double torquescale; /* weld: >= 0; a hard weld's rows only depend on whether it is 0 */
+    double polycoef[5];
+    int line;
+} lucid_equality_spec;
+
 /* A keyframe (MJCF <key>) in MuJoCo's layout: qpos over the spec's joints in order (free: world
  * position, then quaternion w x y z; ball: quaternion; hinge, slide: the coordinate), qvel
  * (free: world linear velocity, then body angular velocity), ctrl per actuator, mpos (3) and
@@ -157,6 +187,8 @@ typedef struct lucid_model_spec {
     size_t nkeyframes, cap_keyframes;
     lucid_heightfield **hfields; /* owned height fields, which heightfield geoms refer to */
     size_t nhfields, cap_hfields;
+    lucid_equality_spec *equalities;
+    size_t nequalities, cap_equalities;
 } lucid_model_spec;
 
 /* An empty spec (gravity (0, 0, -9.81), timestep 0.002); source may be NULL. */
@@ -182,6 +214,9 @@ lucid_status lucid_model_spec_add_exclude(lucid_model_spec *spec, int body1, int
 /* Copies the keyframe's name and arrays; the compiler checks their sizes. */
 lucid_status lucid_model_spec_add_keyframe(lucid_model_spec *spec, const lucid_keyframe_spec *key,
                                            int *index);
+/* Appends an equality constraint (name copied); indices are checked by the compiler. */
+lucid_status lucid_model_spec_add_equality(lucid_model_spec *spec, const lucid_equality_spec *eq,
+                                           int *index);
 /* Hands a height field to the spec (destroyed on failure too); geoms of kind
  * LUCID_SHAPE_HEIGHTFIELD refer to it (lucid_shape_heightfield), on the world body only. */
 lucid_status lucid_model_spec_add_heightfield(lucid_model_spec *spec, lucid_heightfield *h);
@@ -197,5 +232,8 @@ lucid_body_spec lucid_body_spec_default(void);
 lucid_joint_spec lucid_joint_spec_default(lucid_joint_kind kind);
 lucid_geom_spec lucid_geom_spec_default(void);
 lucid_actuator_spec lucid_actuator_spec_default(void);
+/* active, body2 LUCID_MODEL_WORLD, joint1 = joint2 = -1, torquescale 1, polycoef (0 1 0 0 0),
+ * identity relpose (has_relpose 0). */
+lucid_equality_spec lucid_equality_spec_default(lucid_equality_kind kind);
 
 #endif

@@ -451,11 +451,6 @@ static lucid_status link_body(urdf *P, urdf_link *L, int parent_body) {
             !reals(P, mim, "offset", &j.mimic_offset, 1))
             return X_->status;
         if (kind == LUCID_JOINT_PRISMATIC) j.mimic_offset *= P->scale;
-        lucid_model_xml_warn(X_, mim,
-                             "<mimic>: joint '%s' copies '%s' (multiplier %g, offset %g): stored "
-                             "in the model (lucid_model_joint_mimic) but not enforced yet: the "
-                             "world moves it as an independent, unactuated joint",
-                             J->name, j.mimic, j.mimic_multiplier, j.mimic_offset);
     }
     st = lucid_model_spec_add_joint(P->spec, L->body, &j, NULL);
     if (st) return lucid_model_xml_fail(X_, el, st, "<joint>: %s", lucid_status_string(st));

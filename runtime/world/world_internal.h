@@ -83,6 +83,10 @@ typedef struct lucid_world_model {
     int num_trees, first_tree; /* first_tree: the trees of the models before it */
     size_t *tree_dof;          /* num_trees + 1 offsets */
     int *dof_tree;             /* per dof */
+    /* its equality rows (world_equality.c): E, F = M~^-1 E^T, the pivoted factor of S = E F
+     * and its rank, of this step's configuration; NULL without equality constraints */
+    double *eq;
+    size_t *eq_piv, eq_rank;
 } lucid_world_model;
 
 /* Body-space islands (world_sparse.c). */
@@ -339,6 +343,28 @@ void lucid_world_model_add_actuation_stiffness(const lucid_world *w, int i, doub
  * held (NULL: none) when that copy has w's bodies, parts and models, so that a caller making
  * one copy per call (the step derivatives) allocates nothing in the steady state. */
 lucid_status lucid_world_clone_into(const lucid_world *w, lucid_world **copy);
+/* Equality constraints as bilateral rows (world_equality.c): the workspace (sized at
+ * add_model), E, F and S's factor at the posed, factorised step (prepare), the projection of
+ * columns over dofs [lo, lo + width) by P = M~^-1 - F S^+ F^T after M~^-1 was applied
+ * (project), and v_free onto E v_free = 0 (free_velocity). */
+lucid_status lucid_world_equality_allocate(lucid_world_model *wm);
+void lucid_world_equality_free(lucid_world_model *wm);
+void lucid_world_equality_prepare(lucid_world_model *wm);
+void lucid_world_equality_project(const lucid_world_model *wm, size_t lo, size_t width, double *X,
+                                  size_t ld, size_t ncol);
+void lucid_world_equality_free_velocity(lucid_world_model *wm);
+/* After q+ = q (+) dt v+: Gauss-Newton steps dq = -F S^+ phi(q+) (the M~-least change) so the
+ * rows' second-order drift does not accumulate and a violated start is corrected; at most
+ * LUCID_WORLD_EQUALITY_PROJECTIONS (Newton's convergence is quadratic: a drift of 1e-4 of the
+ * mechanism's size reaches round-off in two), stopping once an iteration fails to halve the
+ * largest |phi|. Leaves data posed at q+. */
+#define LUCID_WORLD_EQUALITY_PROJECTIONS 4
+void lucid_world_equality_stabilise(lucid_world_model *wm);
+/* Whether tree t of model `model` carries equality rows; whether any model has them. */
+int lucid_world_models_tree_constrained(const lucid_world *w, int model, int tree);
+int lucid_world_models_have_equalities(const lucid_world *w);
+/* The world velocity of world point p fixed to a node per unit rate of its ancestor dof k. */
+lucid_vec3 lucid_world_model_dof_point_column(const lucid_world_model *wm, int k, lucid_vec3 p);
 void lucid_world_models_begin_step(lucid_world *w);     /* free velocities, M~, link poses */
 lucid_status lucid_world_models_limits(lucid_world *w); /* joint-limit contacts */
 lucid_status lucid_world_models_reserve_rows(lucid_world *w);

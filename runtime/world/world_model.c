@@ -11,7 +11,9 @@
  *   v+ = v_free + M~^-1 J^T lambda dt,   q+ = q (+) dt v+
  * so a stiff servo (kp dt^2 >> inertia) or a large damping stays stable: they act on v+. M~
  * keeps the branch-induced sparsity of M, so it is factorised by the tree's LTDL and every
- * M~^-1 product is two sparse triangular solves: no dense inverse of M anywhere.
+ * M~^-1 product is two sparse triangular solves: no dense inverse of M anywhere. A model with
+ * equality constraints applies the constrained mobility P in place of M~^-1 and projects its
+ * positions back onto the constraints after integration (world_equality.c).
  * Gravity is the world's (the model's own is replaced: the difference is a uniform force
  * field, added through the centre-of-mass Jacobians). */
 #include <math.h>
@@ -45,6 +47,7 @@ static int all_finite(const double *x, size_t n) {
 }
 
 static void free_model(lucid_world_model *wm) {
+    lucid_world_equality_free(wm);
     lucid_model_data_destroy(wm->data);
     free(wm->q);
     free(wm->tree_dof);
@@ -63,18 +66,24 @@ void lucid_world_models_destroy(lucid_world *w) {
 }
 
 /* The model's trees (lucid_world_model): a dof's subtree is its root dof's (dof_parent -1;
- * parents come before children), and a tree is a run of dofs no subtree crosses, closed at
- * dof k when every subtree met so far ends before k. root: nv scratch entries. */
+ * parents come before children), and a tree is a run of dofs no subtree crosses and no
+ * equality constraint spans, closed at dof k when every subtree and equality met so far ends
+ * before k. root: 2 nv scratch entries. */
 static void find_trees(lucid_world_model *wm, size_t *root) {
     const lucid_model *m = wm->model;
-    size_t nv = lucid_model_nv(m), end = 0;
+    size_t nv = lucid_model_nv(m), end = 0, *reach = root + nv;
     for (size_t k = 0; k < nv; ++k) root[k] = m->dof_parent[k] < 0 ? k : root[m->dof_parent[k]];
     size_t *last = wm->tree_dof; /* per root dof: its subtree's last dof (then the offsets) */
-    for (size_t k = 0; k < nv; ++k) last[root[k]] = k;
+    for (size_t k = 0; k < nv; ++k) last[root[k]] = k, reach[k] = k;
+    for (size_t i = 0; i < m->nequalities; ++i) { /* an equality's dofs join one tree */
+        const lucid_model_equality *q = &m->equalities[i];
+        if (q->dof_hi > reach[q->dof_lo]) reach[q->dof_lo] = q->dof_hi;
+    }
     int t = -1;
     for (size_t k = 0; k < nv; ++k) {
         if (k >= end) ++t;
         if (last[root[k]] + 1 > end) end = last[root[k]] + 1;
+        if (reach[k] + 1 > end) end = reach[k] + 1;
         wm->dof_tree[k] = t;
     }
     wm->num_trees = t + 1;
@@ -93,13 +102,14 @@ static lucid_status allocate_model(lucid_world_model *wm) {
     const lucid_model *m = wm->model;
     size_t nq = lucid_model_nq(m), nv = lucid_model_nv(m), nu = lucid_model_nu(m);
     size_t n = state_block(m);
-    wm->tree_dof = NULL, wm->dof_tree = NULL, wm->data = NULL;
+    wm->tree_dof = NULL, wm->dof_tree = NULL, wm->data = NULL, wm->eq = NULL, wm->eq_piv = NULL;
     wm->q = calloc(n > 0 ? n : 1, sizeof(double));
     wm->tree_dof = calloc(nv + 1, sizeof(size_t));
     wm->dof_tree = calloc(nv > 0 ? nv : 1, sizeof(int));
-    size_t *root = calloc(nv > 0 ? nv : 1, sizeof(size_t));
+    size_t *root = calloc(nv > 0 ? 2 * nv : 1, sizeof(size_t));
     if (!wm->q || !wm->tree_dof || !wm->dof_tree || !root ||
-        lucid_model_data_create(m, &wm->data) != LUCID_OK) {
+        lucid_model_data_create(m, &wm->data) != LUCID_OK ||
+        lucid_world_equality_allocate(wm) != LUCID_OK) {
         free(root);
         free_model(wm);
         return LUCID_ERR_NO_MEMORY;
@@ -454,7 +464,7 @@ int lucid_world_part_geom(const lucid_world *w, int body, int part) {
 /* The world velocity of point p fixed to a node per unit rate of dof k (an ancestor dof of
  * that node): its axis e in world axes, e itself for a translation, e x (p - o) for a
  * rotation about the dof node's origin o (the base frame included). */
-static lucid_vec3 dof_point_column(const lucid_world_model *wm, int k, lucid_vec3 p) {
+lucid_vec3 lucid_world_model_dof_point_column(const lucid_world_model *wm, int k, lucid_vec3 p) {
     const lucid_model *m = wm->model;
     lucid_se3 X = lucid_se3_compose(&wm->base, &wm->data->oMi[m->dof_node[k]]);
     int a = m->dof_axis[k];
@@ -468,7 +478,7 @@ static void add_point_force(const lucid_world_model *wm, int node, lucid_vec3 p,
                             double *tau) {
     const lucid_model *m = wm->model;
     for (int k = lucid_model_node_last_dof(m, node); k >= 0; k = m->dof_parent[k])
-        tau[k] += lucid_vec3_dot(dof_point_column(wm, k, p), f);
+        tau[k] += lucid_vec3_dot(lucid_world_model_dof_point_column(wm, k, p), f);
 }
 
 /* 3 x width rows (row d at out + d width, over the dofs from lo of the node's tree): the world
@@ -478,7 +488,7 @@ static void point_rows(const lucid_world_model *wm, int node, lucid_vec3 p, cons
     const lucid_model *m = wm->model;
     memset(out, 0, 3 * width * sizeof(double));
     for (int k = lucid_model_node_last_dof(m, node); k >= 0; k = m->dof_parent[k]) {
-        lucid_vec3 col = dof_point_column(wm, k, p);
+        lucid_vec3 col = lucid_world_model_dof_point_column(wm, k, p);
         for (int d = 0; d < 3; ++d)
             out[(size_t)d * width + (size_t)k - lo] =
                 sign * lucid_vec3_dot(lucid_mat3_col(frame, d), col);
@@ -562,12 +572,14 @@ static void model_free_velocity(const lucid_world *w, lucid_world_model *wm, int
         for (size_t i = 0; i < nv; ++i)
             wm->data->M[i + nv * i] += dt * (m->damping[i] + Da[i]) + dt * dt * K[i];
         lucid_model_ltdl(m, wm->data);
+        lucid_world_equality_prepare(wm);
     }
     lucid_model_mass_solve(m, wm->data, tau, nv, 1);
     for (size_t i = 0; i < nv; ++i) {
         wm->v_start[i] = wm->v[i];
         wm->v_free[i] = wm->v[i] + tau[i];
     }
+    lucid_world_equality_free_velocity(wm);
 }
 
 /* How a clamp to [lo, hi] (when limited) passes a change of x: 1 inside, 0 outside, 1/2 on a
@@ -675,6 +687,7 @@ void lucid_world_models_integrate(lucid_world *w) {
         size_t nv = lucid_model_nv(wm->model);
         memcpy(wm->v, wm->v_free, nv * sizeof(double));
         lucid_model_integrate(wm->model, wm->q, wm->v, dt, wm->q);
+        lucid_world_equality_stabilise(wm);
         pose_links(w, wm);
     }
 }
@@ -820,6 +833,7 @@ void lucid_world_models_fill_side(lucid_world *w, int body, double sign,
     if (w->rows_without_inverse) return;
     memcpy(Y, J, 3 * width * sizeof(double));
     lucid_model_mass_solve_range(wm->model, wm->data, lo, lo + width, Y, width, 3);
+    lucid_world_equality_project(wm, lo, width, Y, width, 3);
 }
 
 void lucid_world_models_link_velocity(const lucid_world *w, int body, lucid_vec3 p, lucid_vec3 *v,
@@ -829,7 +843,7 @@ void lucid_world_models_link_velocity(const lucid_world *w, int body, lucid_vec3
     const lucid_model *m = wm->model;
     *v = lucid_vec3_zero(), *omega = lucid_vec3_zero();
     for (int k = lucid_model_node_last_dof(m, b->node); k >= 0; k = m->dof_parent[k]) {
-        *v = lucid_vec3_axpy(*v, wm->v_free[k], dof_point_column(wm, k, p));
+        *v = lucid_vec3_axpy(*v, wm->v_free[k], lucid_world_model_dof_point_column(wm, k, p));
         if (m->dof_axis[k] < 3) continue; /* a translation turns nothing */
         lucid_se3 X = lucid_se3_compose(&wm->base, &wm->data->oMi[m->dof_node[k]]);
         *omega = lucid_vec3_axpy(*omega, wm->v_free[k], lucid_mat3_col(&X.R, m->dof_axis[k] % 3));
@@ -900,6 +914,7 @@ void lucid_world_models_apply_forces(lucid_world *w, int n) {
         lucid_world_model *wm = &w->models[i];
         size_t nv = lucid_model_nv(wm->model);
         lucid_model_mass_solve(wm->model, wm->data, wm->work, nv, 1);
+        lucid_world_equality_project(wm, 0, nv, wm->work, nv, 1);
         for (size_t j = 0; j < nv; ++j) wm->v_free[j] += w->opt.dt * wm->work[j];
     }
 }

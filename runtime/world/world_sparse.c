@@ -81,8 +81,23 @@ static int touches_model(const lucid_world *w, const int *list, int m) {
     return 0;
 }
 
+/* Whether a side of the island's contacts lies on a tree with equality rows: such islands are
+ * solved densely, whose rows carry the constrained mobility (world_equality.c); body space's
+ * KKT holds the tree's M~ alone. */
+static int touches_equality(const lucid_world *w, const int *list, int m) {
+    for (int k = 0; k < m; ++k)
+        for (int p = 0; p < 2; ++p) {
+            const lucid_contact_side *sd = &w->sides[2 * list[k] + p];
+            if (sd->model >= 0 && sd->tree >= 0 &&
+                lucid_world_models_tree_constrained(w, sd->model, sd->tree))
+                return 1;
+        }
+    return 0;
+}
+
 int lucid_world_sparse_applies(const lucid_world *w, const int *list, int m) {
     if (!lucid_contact_sparse_has(w->opt.contact.model, w->opt.contact.solver)) return 0;
+    if (touches_equality(w, list, m)) return 0;
     int threshold = lucid_world_sparse_threshold(&w->opt);
     if (w->opt.sparse_threshold < 0 && w->opt.contact.solver == LUCID_CONTACT_ADMM &&
         threshold > LUCID_WORLD_SPARSE_ADMM_ROBOT_CROSSOVER && touches_model(w, list, m))

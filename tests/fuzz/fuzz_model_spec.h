@@ -26,7 +26,8 @@ static inline void fuzz_warning(void *ctx, const char *message) {
 }
 
 /* On success: parents before children, indices in range, finite placements, masses and
- * inertias, mimic names set only with a multiplier, actuators on 1-dof joints with finite
+ * inertias, mimic names set only with a multiplier, equalities naming existing bodies or
+ * joints with finite numbers, actuators on 1-dof joints with finite
  * gains and ordered ranges, keyframes of MuJoCo's sizes with finite values. On failure:
  * no spec and a non-empty, terminated message. Meshes are skipped (the bytes cannot name a
  * readable mesh reliably; the skip path is what is exercised), lengths scaled by 1. */
@@ -106,6 +107,19 @@ static inline void fuzz_model(fuzz_model_parser parse, const char *name, const u
         for (size_t i = 0; i < K->nqpos; i++) FUZZ_REQUIRE(isfinite(K->qpos[i]));
         for (size_t i = 0; i < K->nqvel; i++) FUZZ_REQUIRE(isfinite(K->qvel[i]));
         for (size_t i = 0; i < K->nctrl; i++) FUZZ_REQUIRE(isfinite(K->ctrl[i]));
+    }
+    for (size_t e = 0; e < s->nequalities; e++) { /* names resolved, numbers finite */
+        const lucid_equality_spec *E = &s->equalities[e];
+        if (E->kind == LUCID_EQUALITY_JOINT) {
+            FUZZ_REQUIRE(E->joint1 >= 0 && (size_t)E->joint1 < s->njoints);
+            FUZZ_REQUIRE(E->joint2 >= -1 && E->joint2 < (int)s->njoints);
+            for (int i = 0; i < 5; i++) FUZZ_REQUIRE(isfinite(E->polycoef[i]));
+        } else {
+            FUZZ_REQUIRE(E->body1 >= LUCID_MODEL_WORLD && E->body1 < (int)s->nbodies);
+            FUZZ_REQUIRE(E->body2 >= LUCID_MODEL_WORLD && E->body2 < (int)s->nbodies);
+            FUZZ_REQUIRE(lucid_vec3_isfinite(E->anchor) && fuzz_finite_se3(&E->relpose));
+            FUZZ_REQUIRE(E->torquescale >= 0.0 && isfinite(E->torquescale));
+        }
     }
     for (size_t e = 0; e < s->nexcludes; e++)
         for (int i = 0; i < 2; i++)

@@ -1,0 +1,220 @@
+/* Equality constraints of a compiled model (model_internal.h): the spec's <equality> elements
+ * and URDF mimic couplings, resolved to nodes, dofs and the points that meet, with the
+ * relative poses MuJoCo takes at the neutral configuration (qpos0). The world turns them
+ * into bilateral rows (runtime/world/world_equality.c). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/model/configuration.h"
+#include "runtime/model/dynamics.h"
+#include "runtime/model/model_internal.h"
+
+typedef struct eq_ctx {
+    lucid_model *m;
+    const lucid_model_spec *spec;
+    const int *body_node, *body_mocap, *joint_node;
+    const lucid_se3 *body_in_node;
+    lucid_model_data *d; /* posed at the neutral configuration */
+    char *err;
+    size_t errlen;
+} eq_ctx;
+
+static lucid_status eq_fail(const eq_ctx *c, const lucid_equality_spec *e, size_t i,
+                            const char *fmt, ...) {
+    if (!c->err || c->errlen == 0) return LUCID_ERR_ARGUMENT;
+    char reason[400], who[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof reason, fmt, ap);
+    va_end(ap);
+    if (e->name)
+        snprintf(who, sizeof who, "equality '%s'", e->name);
+    else
+        snprintf(who, sizeof who, "equality #%zu", i + 1);
+    if (c->spec->source && e->line > 0)
+        snprintf(c->err, c->errlen, "%s:%d: %s: %s", c->spec->source, e->line, who, reason);
+    else if (c->spec->source)
+        snprintf(c->err, c->errlen, "%s: %s: %s", c->spec->source, who, reason);
+    else
+        snprintf(c->err, c->errlen, "%s: %s", who, reason);
+    return LUCID_ERR_ARGUMENT;
+}
+
+/* The world pose of node n at the neutral configuration (-1: the world frame). */
+static lucid_se3 node_pose(const eq_ctx *c, int n) {
+    return n < 0 ? lucid_se3_identity() : c->d->oMi[n];
+}
+
+/* The dofs moving node n: its chain, from its last dof down to the root dof. */
+static void chain_range(const lucid_model *m, int n, size_t *lo, size_t *hi) {
+    for (int k = n < 0 ? -1 : lucid_model_node_last_dof(m, n); k >= 0; k = m->dof_parent[k]) {
+        if ((size_t)k < *lo) *lo = (size_t)k;
+        if ((size_t)k > *hi) *hi = (size_t)k;
+    }
+}
+
+static int spec_body_ok(const eq_ctx *c, int b) {
+    return b == LUCID_MODEL_WORLD || (b >= 0 && (size_t)b < c->spec->nbodies);
+}
+
+/* connect and weld: nodes, the points that meet and (weld) the relative orientation. */
+static lucid_status body_pair(const eq_ctx *c, const lucid_equality_spec *e, size_t i,
+                              lucid_model_equality *q) {
+    if (!spec_body_ok(c, e->body1) || !spec_body_ok(c, e->body2))
+        return eq_fail(c, e, i, "body index out of range");
+    if (e->body1 == LUCID_MODEL_WORLD)
+        return eq_fail(c, e, i, "body1 is the world (name a body; body2 may be the world)");
+    int b[2] = {e->body1, e->body2};
+    lucid_se3 in_node[2];
+    for (int k = 0; k < 2; ++k) {
+        if (b[k] != LUCID_MODEL_WORLD && c->body_mocap[b[k]] >= 0)
+            return eq_fail(c, e, i, "body '%s' is a mocap body (not supported in equalities)",
+                           c->spec->bodies[b[k]].name);
+        in_node[k] = b[k] == LUCID_MODEL_WORLD ? lucid_se3_identity() : c->body_in_node[b[k]];
+    }
+    q->node1 = b[0] == LUCID_MODEL_WORLD ? -1 : c->body_node[b[0]];
+    q->node2 = b[1] == LUCID_MODEL_WORLD ? -1 : c->body_node[b[1]];
+    if (q->node1 == q->node2)
+        return eq_fail(c, e, i, "body1 and body2 move together (the same link or both fixed)");
+    lucid_se3 X1 = node_pose(c, q->node1), X2 = node_pose(c, q->node2);
+    lucid_se3 B1 = lucid_se3_compose(&X1, &in_node[0]), B2 = lucid_se3_compose(&X2, &in_node[1]);
+    lucid_se3 X1i = lucid_se3_inverse(&X1), X2i = lucid_se3_inverse(&X2);
+    if (e->kind == LUCID_EQUALITY_CONNECT) { /* anchor in body1; where it is in body2 at q0 */
+        lucid_vec3 p = lucid_se3_act(&B1, e->anchor);
+        q->p1 = lucid_se3_act(&X1i, p), q->p2 = lucid_se3_act(&X2i, p);
+        q->rows = 3;
+        return LUCID_OK;
+    }
+    /* weld: body2's anchor meets relpose's position in body1; body2 turned by relpose */
+    lucid_vec3 p2 = lucid_se3_act(&B2, e->anchor);
+    lucid_se3 rel = e->relpose;
+    if (!e->has_relpose) { /* the relative pose at q0, the anchor's point meeting */
+        lucid_se3 B1i = lucid_se3_inverse(&B1);
+        rel = lucid_se3_compose(&B1i, &B2);
+        rel.t = lucid_se3_act(&B1i, p2);
+    }
+    lucid_vec3 p1 = lucid_se3_act(&B1, rel.t);
+    q->p1 = lucid_se3_act(&X1i, p1), q->p2 = lucid_se3_act(&X2i, p2);
+    /* R_b1 rel.R = R_b2: R_n1 (in1.R rel.R in2.R^T) = R_n2 */
+    lucid_mat3 A = lucid_mat3_mul(&in_node[0].R, &rel.R),
+               in2T = lucid_mat3_transpose(&in_node[1].R);
+    q->R12 = lucid_mat3_mul(&A, &in2T);
+    q->rotation = e->torquescale > 0.0;
+    q->rows = q->rotation ? 6 : 3;
+    return LUCID_OK;
+}
+
+/* A 1-dof spec joint's node, or -1. */
+static int scalar_joint(const eq_ctx *c, int j) {
+    if (j < 0 || (size_t)j >= c->spec->njoints || c->joint_node[j] < 0) return -1;
+    const lucid_model_node *nd = &c->m->nodes[c->joint_node[j]];
+    return nd->kind == LUCID_JOINT_REVOLUTE || nd->kind == LUCID_JOINT_PRISMATIC ? c->joint_node[j]
+                                                                                 : -1;
+}
+
+static lucid_status joint_pair(const eq_ctx *c, const lucid_equality_spec *e, size_t i,
+                               lucid_model_equality *q) {
+    int n1 = scalar_joint(c, e->joint1), n2 = e->joint2 < 0 ? -1 : scalar_joint(c, e->joint2);
+    if (n1 < 0 || (e->joint2 >= 0 && n2 < 0))
+        return eq_fail(c, e, i, "joint1 and joint2 must be hinge or slide joints");
+    if (n1 == n2) return eq_fail(c, e, i, "joint1 and joint2 are the same joint");
+    for (int k = 0; k < 5; ++k)
+        if (!isfinite(e->polycoef[k])) return eq_fail(c, e, i, "polycoef must be finite");
+    const lucid_model_node *a = &c->m->nodes[n1];
+    q->q1 = a->idx_q, q->v1 = a->idx_v, q->ref1 = a->ref;
+    q->q2 = q->v2 = SIZE_MAX, q->ref2 = 0.0;
+    if (n2 >= 0) {
+        const lucid_model_node *b = &c->m->nodes[n2];
+        q->q2 = b->idx_q, q->v2 = b->idx_v, q->ref2 = b->ref;
+    }
+    memcpy(q->coef, e->polycoef, sizeof q->coef);
+    q->rows = 1;
+    return LUCID_OK;
+}
+
+/* The dof range an equality's rows touch; 0 when none moves. */
+static int dof_range(const lucid_model *m, lucid_model_equality *q) {
+    size_t lo = SIZE_MAX, hi = 0;
+    if (q->kind == LUCID_EQUALITY_JOINT) {
+        lo = hi = q->v1;
+        if (q->v2 != SIZE_MAX) lo = lo < q->v2 ? lo : q->v2, hi = hi > q->v2 ? hi : q->v2;
+    } else {
+        chain_range(m, q->node1, &lo, &hi);
+        chain_range(m, q->node2, &lo, &hi);
+    }
+    q->dof_lo = lo, q->dof_hi = hi;
+    return lo != SIZE_MAX;
+}
+
+static char *copy_name(const char *s) {
+    size_t n = strlen(s ? s : "") + 1;
+    char *out = malloc(n);
+    if (out) memcpy(out, s ? s : "", n);
+    return out;
+}
+
+static lucid_status add(const eq_ctx *c, const lucid_equality_spec *e, size_t i) {
+    lucid_model *m = c->m;
+    lucid_model_equality q;
+    memset(&q, 0, sizeof q);
+    q.kind = e->kind;
+    lucid_status st =
+        e->kind == LUCID_EQUALITY_JOINT ? joint_pair(c, e, i, &q) : body_pair(c, e, i, &q);
+    if (st != LUCID_OK) return st;
+    if (!dof_range(m, &q)) return eq_fail(c, e, i, "no joint moves either side");
+    q.name = copy_name(e->name);
+    if (!q.name) return LUCID_ERR_NO_MEMORY;
+    m->equalities[m->nequalities++] = q;
+    m->equality_rows += q.rows;
+    return LUCID_OK;
+}
+
+/* A node's mimic coupling as a joint equality: q = multiplier q_target + offset (absolute
+ * coordinates, URDF's). */
+static lucid_status add_mimic(lucid_model *m, const lucid_model_node *nd) {
+    const lucid_model_node *t = &m->nodes[nd->mimic];
+    lucid_model_equality q;
+    memset(&q, 0, sizeof q);
+    q.kind = LUCID_EQUALITY_JOINT;
+    q.q1 = nd->idx_q, q.v1 = nd->idx_v, q.q2 = t->idx_q, q.v2 = t->idx_v;
+    q.coef[0] = nd->mimic_offset, q.coef[1] = nd->mimic_multiplier;
+    q.rows = 1;
+    dof_range(m, &q);
+    q.name = copy_name(nd->name);
+    if (!q.name) return LUCID_ERR_NO_MEMORY;
+    m->equalities[m->nequalities++] = q;
+    m->equality_rows += 1;
+    return LUCID_OK;
+}
+
+lucid_status lucid_model_build_equalities(lucid_model *m, const lucid_model_spec *spec,
+                                          const int *body_node, const lucid_se3 *body_in_node,
+                                          const int *body_mocap, const int *joint_node, char *err,
+                                          size_t errlen) {
+    size_t n = 0;
+    for (size_t i = 0; i < spec->nequalities; ++i) n += spec->equalities[i].active != 0;
+    for (size_t j = 0; j < m->nnodes; ++j) n += m->nodes[j].mimic >= 0;
+    if (n == 0) return LUCID_OK;
+    m->equalities = calloc(n, sizeof *m->equalities);
+    double *q0 = calloc(m->nq ? m->nq : 1, sizeof *q0);
+    eq_ctx c = {m, spec, body_node, body_mocap, joint_node, body_in_node, NULL, err, errlen};
+    lucid_status st = LUCID_ERR_NO_MEMORY;
+    if (m->equalities && q0 && lucid_model_data_create(m, &c.d) == LUCID_OK) {
+        lucid_model_neutral(m, q0);
+        lucid_model_forward_kinematics(m, c.d, q0);
+        st = LUCID_OK;
+        for (size_t i = 0; i < spec->nequalities && st == LUCID_OK; ++i)
+            if (spec->equalities[i].active) st = add(&c, &spec->equalities[i], i);
+        for (size_t j = 0; j < m->nnodes && st == LUCID_OK; ++j)
+            if (m->nodes[j].mimic >= 0) st = add_mimic(m, &m->nodes[j]);
+    }
+    lucid_model_data_destroy(c.d);
+    free(q0);
+    if (st == LUCID_ERR_NO_MEMORY && err && errlen && !err[0])
+        snprintf(err, errlen, "out of memory");
+    return st;
+}

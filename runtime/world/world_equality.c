@@ -1,0 +1,314 @@
+/* Equality constraints of a model in the world (connect, weld, joint couplings, URDF mimic;
+ * compiled in runtime/model/model_equality.c) as hard bilateral rows, eliminated from the
+ * model's joint-space KKT system by their Schur complement:
+ *
+ *   E: the k rows' Jacobian over the model's dofs, phi their violation at this step's q,
+ *   F = M~^-1 E^T, S = E F,  P = M~^-1 - F S^+ F^T  (the constrained mobility),
+ *
+ * so wherever the world applies M~^-1 (free velocity, the contact rows' Y = M~^-1 J^T, the
+ * summed contact impulses) it applies P, and the free velocity is projected onto E v_free = 0.
+ * E P = 0, so contact impulses keep E v+ = 0 and the contact solver sees the Delassus matrix
+ * J P J^T of the constrained mechanism. The rows join whole trees (world_model.c's
+ * find_trees), so P stays block diagonal over the model's trees.
+ *
+ * Drift: after q+ = q (+) dt v+ the rows' second-order error (about (dt w)^2 times the
+ * mechanism's size) and any violation the state started with are removed at the position
+ * level by Gauss-Newton steps q <- q (+) (-F S^+ phi(q)) (post-stabilisation, Cline and Pai
+ * 2003): a bilateral row has no side to rest on, and a position projection corrects fully in
+ * one step without adding velocity, where a velocity bias -phi/dt would add kinetic energy
+ * (measured in tests/c/test_world_equality.c: the four-bar closes to round-off).
+ *
+ * S is singular where rows are redundant (a planar four-bar's 3-row connect has rank 2): S^+ is
+ * a diagonally pivoted Cholesky factor of S that stops at the first pivot at or below
+ * k eps max diag(S) of the pivot's tree (LAPACK dpstrf's default tolerance), the dropped rows'
+ * multipliers zero. Any solution of S lambda = b gives the same E^T lambda, so P does not depend
+ * on which of the redundant rows is dropped. */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/math/so3.h"
+#include "runtime/model/dynamics.h"
+#include "runtime/model/model_internal.h"
+#include "runtime/world/world_internal.h"
+
+/* The doubles of the workspace: E (k nv), F (nv k), L (k k), phi, y, lambda, scale, z (k
+ * each); dq (nv), q_prev (nq). */
+/* *n += a b, 0 when it overflows. */
+static int add_product(size_t *n, size_t a, size_t b) {
+    if (a != 0 && b > SIZE_MAX / a) return 0;
+    if (a * b > SIZE_MAX - *n) return 0;
+    *n += a * b;
+    return 1;
+}
+
+static int workspace_size(size_t k, size_t nv, size_t nq, size_t *n) {
+    *n = 0;
+    return add_product(n, 2 * k, nv) && add_product(n, k, k) && add_product(n, 5, k) &&
+           add_product(n, 1, nv) && add_product(n, 1, nq) && *n <= SIZE_MAX / sizeof(double);
+}
+
+lucid_status lucid_world_equality_allocate(lucid_world_model *wm) {
+    size_t k = wm->model->equality_rows, nv = lucid_model_nv(wm->model), n;
+    size_t nq = lucid_model_nq(wm->model);
+    wm->eq = NULL, wm->eq_piv = NULL, wm->eq_rank = 0;
+    if (k == 0) return LUCID_OK;
+    if (k > SIZE_MAX / 2 || !workspace_size(k, nv, nq, &n)) return LUCID_ERR_NO_MEMORY;
+    wm->eq = calloc(n, sizeof(double));
+    wm->eq_piv = calloc(k, sizeof(size_t));
+    return wm->eq && wm->eq_piv ? LUCID_OK : LUCID_ERR_NO_MEMORY;
+}
+
+void lucid_world_equality_free(lucid_world_model *wm) {
+    free(wm->eq);
+    free(wm->eq_piv);
+    wm->eq = NULL, wm->eq_piv = NULL;
+}
+
+typedef struct eq_views {
+    size_t k, nv;
+    double *E, *F, *L, *phi, *y, *lambda, *scale, *z, *dq, *q_prev;
+} eq_views;
+
+static eq_views views(const lucid_world_model *wm) {
+    eq_views v;
+    v.k = wm->model->equality_rows, v.nv = lucid_model_nv(wm->model);
+    v.E = wm->eq, v.F = v.E + v.k * v.nv, v.L = v.F + v.k * v.nv, v.phi = v.L + v.k * v.k;
+    v.y = v.phi + v.k, v.lambda = v.y + v.k, v.scale = v.lambda + v.k;
+    v.z = v.scale + v.k, v.dq = v.z + v.k, v.q_prev = v.dq + v.nv;
+    return v;
+}
+
+/* The world pose of node n (-1: the model's world frame). */
+static lucid_se3 node_pose(const lucid_world_model *wm, int n) {
+    return n < 0 ? wm->base : lucid_se3_compose(&wm->base, &wm->data->oMi[n]);
+}
+
+/* row[k] += sign * (axis . velocity of world point p fixed to node n per unit rate of dof k),
+ * for the 3 axes e_d (rows row + d nv): a point's world velocity Jacobian. */
+static void add_point_rows(const lucid_world_model *wm, int n, lucid_vec3 p, double sign,
+                           double *row, size_t nv) {
+    const lucid_model *m = wm->model;
+    for (int k = n < 0 ? -1 : lucid_model_node_last_dof(m, n); k >= 0; k = m->dof_parent[k]) {
+        lucid_vec3 c = lucid_world_model_dof_point_column(wm, k, p);
+        row[k] += sign * c.x, row[nv + k] += sign * c.y, row[2 * nv + k] += sign * c.z;
+    }
+}
+
+/* The same for the world angular velocity of node n. */
+static void add_angular_rows(const lucid_world_model *wm, int n, double sign, double *row,
+                             size_t nv) {
+    const lucid_model *m = wm->model;
+    for (int k = n < 0 ? -1 : lucid_model_node_last_dof(m, n); k >= 0; k = m->dof_parent[k]) {
+        if (m->dof_axis[k] < 3) continue; /* a translation turns nothing */
+        lucid_se3 X = node_pose(wm, m->dof_node[k]);
+        lucid_vec3 e = lucid_mat3_col(&X.R, m->dof_axis[k] % 3);
+        row[k] += sign * e.x, row[nv + k] += sign * e.y, row[2 * nv + k] += sign * e.z;
+    }
+}
+
+/* Rows of equality q at row (E row-major, nv wide) and its violation phi. */
+static void equality_rows(const lucid_world_model *wm, const lucid_model_equality *q, double *E,
+                          double *phi, size_t nv) {
+    memset(E, 0, q->rows * nv * sizeof(double));
+    if (q->kind == LUCID_EQUALITY_JOINT) {
+        const double *x = wm->q;
+        double d = q->v2 == SIZE_MAX ? 0.0 : x[q->q2] - q->ref2, poly = q->coef[4], slope = 0.0;
+        for (int i = 3; i >= 0; --i) slope = slope * d + poly, poly = poly * d + q->coef[i];
+        phi[0] = x[q->q1] - q->ref1 - poly;
+        E[q->v1] = 1.0;
+        if (q->v2 != SIZE_MAX) E[q->v2] -= slope;
+        return;
+    }
+    lucid_se3 X1 = node_pose(wm, q->node1), X2 = node_pose(wm, q->node2);
+    lucid_vec3 x1 = lucid_se3_act(&X1, q->p1), x2 = lucid_se3_act(&X2, q->p2);
+    lucid_vec3_store(lucid_vec3_sub(x1, x2), phi);
+    add_point_rows(wm, q->node1, x1, 1.0, E, nv);
+    add_point_rows(wm, q->node2, x2, -1.0, E, nv);
+    if (!q->rotation) return;
+    /* node2's orientation against node1's turned by R12: log(R2 (R1 R12)^T), world axes */
+    lucid_mat3 R1 = lucid_mat3_mul(&X1.R, &q->R12), R1t = lucid_mat3_transpose(&R1);
+    lucid_mat3 Rerr = lucid_mat3_mul(&X2.R, &R1t);
+    lucid_vec3_store(lucid_so3_log(&Rerr), phi + 3);
+    add_angular_rows(wm, q->node2, 1.0, E + 3 * nv, nv);
+    add_angular_rows(wm, q->node1, -1.0, E + 3 * nv, nv);
+}
+
+/* Pivoted Cholesky of S (k x k, column-major in L, overwritten by the factor of its leading
+ * rank x rank block in pivot order); piv: the rows in pivot order. */
+static size_t pivoted_cholesky(double *L, size_t k, const double *scale, size_t *piv) {
+    for (size_t i = 0; i < k; ++i) piv[i] = i;
+    for (size_t j = 0; j < k; ++j) {
+        size_t p = j; /* the largest remaining diagonal relative to its tree's scale */
+        for (size_t i = j + 1; i < k; ++i)
+            if (L[i + k * i] * scale[piv[p]] > L[p + k * p] * scale[piv[i]]) p = i;
+        if (!(L[p + k * p] > (double)k * DBL_EPSILON * scale[piv[p]])) return j;
+        if (p != j) { /* symmetric swap of rows and columns j, p */
+            for (size_t i = 0; i < k; ++i) {
+                double t = L[j + k * i];
+                L[j + k * i] = L[p + k * i], L[p + k * i] = t;
+            }
+            for (size_t i = 0; i < k; ++i) {
+                double t = L[i + k * j];
+                L[i + k * j] = L[i + k * p], L[i + k * p] = t;
+            }
+            size_t t = piv[j];
+            piv[j] = piv[p], piv[p] = t;
+        }
+        double d = sqrt(L[j + k * j]);
+        L[j + k * j] = d;
+        for (size_t i = j + 1; i < k; ++i) L[i + k * j] /= d;
+        for (size_t c = j + 1; c < k; ++c)
+            for (size_t i = c; i < k; ++i) {
+                L[i + k * c] -= L[i + k * j] * L[c + k * j];
+                L[c + k * i] = L[i + k * c];
+            }
+    }
+    return k;
+}
+
+/* lambda = S^+ b through the pivoted factor (the dropped rows' multipliers zero); b and lambda
+ * distinct from v->z. */
+static void solve_s(const lucid_world_model *wm, const eq_views *v, const double *b,
+                    double *lambda) {
+    size_t k = v->k, r = wm->eq_rank;
+    const size_t *piv = wm->eq_piv;
+    double *z = v->z;
+    for (size_t i = 0; i < r; ++i) { /* L z = (P b) */
+        double s = b[piv[i]];
+        for (size_t j = 0; j < i; ++j) s -= v->L[i + k * j] * z[j];
+        z[i] = s / v->L[i + k * i];
+    }
+    for (size_t i = r; i-- > 0;) { /* L^T z' = z */
+        double s = z[i];
+        for (size_t j = i + 1; j < r; ++j) s -= v->L[j + k * i] * z[j];
+        z[i] = s / v->L[i + k * i];
+    }
+    for (size_t i = 0; i < k; ++i) lambda[i] = 0.0;
+    for (size_t i = 0; i < r; ++i) lambda[piv[i]] = z[i];
+}
+
+/* E, phi, F, S and its factor at the configuration the model's data is posed at. */
+static void assemble(lucid_world_model *wm, const eq_views *v) {
+    const lucid_model *m = wm->model;
+    size_t row = 0;
+    for (size_t i = 0; i < m->nequalities; ++i) {
+        equality_rows(wm, &m->equalities[i], v->E + row * v->nv, v->phi + row, v->nv);
+        row += m->equalities[i].rows;
+    }
+    memcpy(v->F, v->E, v->k * v->nv * sizeof(double)); /* row i of E = column i of F */
+    lucid_model_mass_solve(m, wm->data, v->F, v->nv, v->k);
+    for (size_t j = 0; j < v->k; ++j)
+        for (size_t i = 0; i < v->k; ++i) {
+            double s = 0.0;
+            for (size_t c = 0; c < v->nv; ++c) s += v->E[i * v->nv + c] * v->F[c + v->nv * j];
+            v->L[i + v->k * j] = s;
+        }
+    /* each row's scale: the largest diagonal of S among the rows of its tree */
+    row = 0;
+    for (size_t i = 0; i < m->nequalities; ++i) {
+        int t = wm->dof_tree[m->equalities[i].dof_lo];
+        double s = 0.0;
+        size_t r2 = 0;
+        for (size_t e = 0; e < m->nequalities; ++e) {
+            if (wm->dof_tree[m->equalities[e].dof_lo] == t)
+                for (size_t d = 0; d < m->equalities[e].rows; ++d)
+                    s = fmax(s, v->L[(r2 + d) * (v->k + 1)]);
+            r2 += m->equalities[e].rows;
+        }
+        for (size_t d = 0; d < m->equalities[i].rows; ++d) v->scale[row + d] = s;
+        row += m->equalities[i].rows;
+    }
+    wm->eq_rank = pivoted_cholesky(v->L, v->k, v->scale, wm->eq_piv);
+}
+
+void lucid_world_equality_prepare(lucid_world_model *wm) {
+    if (wm->model->equality_rows == 0) return;
+    eq_views v = views(wm);
+    assemble(wm, &v);
+}
+
+/* The largest |phi| entry. */
+static double residual(const eq_views *v) {
+    double worst = 0.0;
+    for (size_t i = 0; i < v->k; ++i) worst = fmax(worst, fabs(v->phi[i]));
+    return worst;
+}
+
+void lucid_world_equality_stabilise(lucid_world_model *wm) {
+    const lucid_model *m = wm->model;
+    if (m->equality_rows == 0) return;
+    eq_views v = views(wm);
+    lucid_model_forward_kinematics(m, wm->data, wm->q);
+    assemble(wm, &v);
+    double res = residual(&v);
+    for (int it = 0; it < LUCID_WORLD_EQUALITY_PROJECTIONS && res > 0.0; ++it) {
+        for (size_t i = 0; i < v.k; ++i) v.y[i] = -v.phi[i];
+        solve_s(wm, &v, v.y, v.lambda); /* dq = -F S^+ phi: the M~-least change */
+        memset(v.dq, 0, v.nv * sizeof(double));
+        for (size_t i = 0; i < v.k; ++i)
+            for (size_t j = 0; j < v.nv; ++j) v.dq[j] += v.F[v.nv * i + j] * v.lambda[i];
+        memcpy(v.q_prev, wm->q, m->nq * sizeof(double));
+        lucid_model_integrate(m, wm->q, v.dq, 1.0, wm->q);
+        lucid_model_forward_kinematics(m, wm->data, wm->q);
+        assemble(wm, &v);
+        double next = residual(&v);
+        if (!(next < res)) { /* no better (round-off, or far from the rows' manifold): undo */
+            memcpy(wm->q, v.q_prev, m->nq * sizeof(double));
+            lucid_model_forward_kinematics(m, wm->data, wm->q);
+            break;
+        }
+        if (!(next < 0.5 * res)) break; /* at round-off: Newton no longer contracts */
+        res = next;
+    }
+}
+
+/* X (columns over the dofs [lo, lo + width), leading dimension ld) <- X - F S^+ E X. */
+void lucid_world_equality_project(const lucid_world_model *wm, size_t lo, size_t width, double *X,
+                                  size_t ld, size_t ncol) {
+    if (wm->model->equality_rows == 0) return;
+    eq_views v = views(wm);
+    for (size_t c = 0; c < ncol; ++c) {
+        double *x = X + c * ld;
+        for (size_t i = 0; i < v.k; ++i) {
+            double s = 0.0;
+            const double *e = v.E + i * v.nv + lo;
+            for (size_t j = 0; j < width; ++j) s += e[j] * x[j];
+            v.y[i] = s;
+        }
+        solve_s(wm, &v, v.y, v.lambda);
+        for (size_t i = 0; i < v.k; ++i) {
+            if (v.lambda[i] == 0.0) continue;
+            const double *f = v.F + v.nv * i + lo;
+            for (size_t j = 0; j < width; ++j) x[j] -= f[j] * v.lambda[i];
+        }
+    }
+}
+
+void lucid_world_equality_free_velocity(lucid_world_model *wm) {
+    if (wm->model->equality_rows == 0) return;
+    eq_views v = views(wm);
+    for (size_t i = 0; i < v.k; ++i) { /* b = -E v_free */
+        double s = 0.0;
+        for (size_t j = 0; j < v.nv; ++j) s -= v.E[i * v.nv + j] * wm->v_free[j];
+        v.y[i] = s;
+    }
+    solve_s(wm, &v, v.y, v.lambda);
+    for (size_t i = 0; i < v.k; ++i)
+        for (size_t j = 0; j < v.nv; ++j) wm->v_free[j] += v.F[v.nv * i + j] * v.lambda[i];
+}
+
+int lucid_world_models_tree_constrained(const lucid_world *w, int model, int tree) {
+    const lucid_model *m = w->models[model].model;
+    for (size_t i = 0; i < m->nequalities; ++i)
+        if (w->models[model].dof_tree[m->equalities[i].dof_lo] == tree) return 1;
+    return 0;
+}
+
+int lucid_world_models_have_equalities(const lucid_world *w) {
+    for (int i = 0; i < w->num_models; ++i)
+        if (w->models[i].model->equality_rows > 0) return 1;
+    return 0;
+}
