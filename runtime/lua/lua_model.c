@@ -4,6 +4,7 @@
  *   m.nq, m.nv, m.nu, m.nbodies, m.njoints, m.nframes, m.gravity, m.timestep, m.name,
  *   m.nkeyframes, m.nmocap
  *   m:names(kind), m:joints(), m:mass(), m:limits(), m:neutral(), m:keyframe(key),
+ *   m:actuators(), m:tendons(), m:geoms(),
  *   m:random_configuration(rng),
  *   m:integrate(q, v [, dt]), m:difference(q0, q1), m:normalize(q), m:frame_pose(q, name),
  *   m:frame_jacobian(q, name [, ref])
@@ -995,6 +996,7 @@ void lucid_open_model(lua_State *L) {
                                        {"frame_jacobian", l_frame_jacobian},
                                        {"geoms", lucid_lua_model_geoms},
                                        {"actuators", lucid_lua_model_actuators},
+                                       {"tendons", lucid_lua_model_tendons},
                                        {NULL, NULL}};
     static const luaL_Reg dynamics[] = {{"rnea", l_rnea},
                                         {"aba", l_aba},

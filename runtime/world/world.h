@@ -219,11 +219,13 @@ typedef struct lucid_world_contact {
     double rho; /* the ADMM penalty its island's answer ended at (in the units of G), kept
                  * for warm start; 0 when none */
     double friction;
-    /* A joint limit rather than a shape contact when limit_sign != 0: dof limit_dof of model
+    /* A limit rather than a shape contact when limit_sign != 0: dof limit_dof of model
      * limit_model at its lower (+1: the normal velocity is +v_dof) or upper (-1) bound;
      * body1 = body2 = the link it moves, frame the identity, separation the distance to the
-     * bound (rad or m), no friction. */
-    int limit_model, limit_dof, limit_sign;
+     * bound (rad or m), no friction. A fixed tendon's limit has limit_tendon >= 0 (the model's
+     * tendon; limit_dof -1): its normal velocity is +-Ld, its row the tendon's moment, and
+     * include_margin the tendon's margin; limit_tendon is -1 on a joint limit. */
+    int limit_model, limit_dof, limit_sign, limit_tendon;
 } lucid_world_contact;
 
 int lucid_world_contact_count(const lucid_world *w);
