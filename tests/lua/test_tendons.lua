@@ -123,3 +123,31 @@ t.case("limited tendons held at their bounds: A, B equal finite differences", fu
   print(string.format("tendon_limit: held, |v| = %.1e", math.max(math.abs(v[1]), math.abs(v[2]), math.abs(v[3]))))
   check_against_fd("tendon_limit", w)
 end)
+
+t.case("a limit approached faster than margin / dt is caught before it crosses", function()
+  -- a hinge 8e-3 rad (beyond the world's margin, 5e-3) from its bound, closing at 5 rad/s: its
+  -- free motion would cross the bound by 2e-3 within the step; the limit joins the step first
+  local path = os.tmpname() .. ".xml"
+  local f = assert(io.open(path, "w"))
+  f:write([[<mujoco><compiler angle="radian"/><option gravity="0 0 0"/><worldbody><body>
+    <joint name="j" axis="0 0 1" limited="true" range="-0.5 0.5"/>
+    <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/></body></worldbody></mujoco>]])
+  f:close()
+  local m = lucid.model.load(path)
+  os.remove(path)
+  local w = lucid.world{dt = 2e-3}
+  local id = w:add_model(m)
+  w:set_q(id, {0.5 - 8e-3})
+  w:set_v(id, {5})
+  w:step()
+  t.truthy(w:q(id)[1] <= 0.5 + 1e-4, "q " .. w:q(id)[1] .. " beyond the bound plus the slop")
+  t.eq(#w:contacts(), 1)
+end)
+
+t.case("spatial tendons are refused by name (MuJoCo's arm26.xml)", function()
+  local arm = "/usr/share/mujoco/model/tendon_arm/arm26.xml"
+  local h = io.open(arm)
+  if not h then return t.skip("libmujoco-samples' arm26.xml not installed") end
+  h:close()
+  t.raises("arm26.xml:71: <tendon>: spatial tendons are not supported", lucid.model.load, arm)
+end)
