@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "runtime/model/model.h"
-#include "runtime/model/model_internal.h"
 #include "runtime/world/world_internal.h"
 #include "solvers/contact/contact_round_off.h"
 
@@ -48,7 +47,8 @@ static void link_trees(lucid_world *w) {
             int body = wm->first_body + b, t = lucid_world_models_tree(w, body);
             if (t < 0) continue;
             size_t first = wm->tree_dof[t];
-            int head = wm->first_body + wm->model->nodes[wm->model->dof_node[first]].body;
+            int node = lucid_model_dof_joint(wm->model)[first];
+            int head = wm->first_body + lucid_model_joint_body(wm->model, (size_t)node);
             int a = find_root(w->parent, body), r = find_root(w->parent, head);
             if (a != r) w->parent[a < r ? r : a] = a < r ? a : r;
         }

@@ -17,7 +17,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "runtime/model/model_internal.h"
+#include "runtime/model/model.h"
 #include "runtime/world/world_internal.h"
 
 /* The last dof of tendon t (its joints are 1-dof; dofs ascend along every branch). */
@@ -37,8 +37,9 @@ static size_t tendon_first_dof(const lucid_model_tendon *T) {
 
 size_t lucid_world_tendon_span_end(const lucid_model *m, size_t k) {
     size_t end = 0;
-    for (size_t t = 0; t < m->ntendons; ++t) {
-        const lucid_model_tendon *T = &m->tendons[t];
+    const lucid_model_tendon *tendons = lucid_model_tendons(m);
+    for (size_t t = 0; t < lucid_model_ntendons(m); ++t) {
+        const lucid_model_tendon *T = &tendons[t];
         if (T->limited && tendon_first_dof(T) == k && tendon_last_dof(T) + 1 > end)
             end = tendon_last_dof(T) + 1;
     }
@@ -54,14 +55,15 @@ int lucid_world_limit_detected(const lucid_world *w, double gap, double rate, do
 lucid_status lucid_world_tendon_limits(lucid_world *w, int i) {
     const lucid_world_model *wm = &w->models[i];
     const lucid_model *m = wm->model;
-    for (size_t t = 0; t < m->ntendons; ++t) {
-        const lucid_model_tendon *T = &m->tendons[t];
+    const lucid_model_tendon *tendons = lucid_model_tendons(m);
+    for (size_t t = 0; t < lucid_model_ntendons(m); ++t) {
+        const lucid_model_tendon *T = &tendons[t];
         if (!T->limited) continue;
         double L = lucid_model_tendon_length(T, wm->q);
         double Ld = lucid_model_tendon_velocity(T, wm->v_free);
         double gaps[2] = {L - T->lower, T->upper - L}, rates[2] = {Ld, -Ld};
-        int node = m->dof_node[tendon_last_dof(T)];
-        int body = wm->first_body + m->nodes[node].body;
+        int node = lucid_model_dof_joint(m)[tendon_last_dof(T)];
+        int body = wm->first_body + lucid_model_joint_body(m, (size_t)node);
         for (int side = 0; side < 2; ++side) {
             if (!lucid_world_limit_detected(w, gaps[side], rates[side], T->margin)) continue;
             lucid_world_contact c;
@@ -87,7 +89,8 @@ lucid_status lucid_world_tendon_limits(lucid_world *w, int i) {
 double lucid_world_limit_coefficient(const lucid_world *w, const lucid_world_contact *c,
                                      size_t dof) {
     if (c->limit_tendon < 0) return (int)dof == c->limit_dof ? c->limit_sign : 0.0;
-    const lucid_model_tendon *T = &w->models[c->limit_model].model->tendons[c->limit_tendon];
+    const lucid_model_tendon *T =
+        &lucid_model_tendons(w->models[c->limit_model].model)[c->limit_tendon];
     for (size_t i = 0; i < T->n; ++i)
         if (T->dof[i] == dof) return c->limit_sign * T->coef[i];
     return 0.0;
@@ -100,7 +103,8 @@ void lucid_world_limit_row(const lucid_world *w, const lucid_world_contact *c, d
         row[(size_t)c->limit_dof - lo] = sign * c->limit_sign;
         return;
     }
-    const lucid_model_tendon *T = &w->models[c->limit_model].model->tendons[c->limit_tendon];
+    const lucid_model_tendon *T =
+        &lucid_model_tendons(w->models[c->limit_model].model)[c->limit_tendon];
     for (size_t i = 0; i < T->n; ++i) row[T->dof[i] - lo] += sign * c->limit_sign * T->coef[i];
 }
 
@@ -111,8 +115,9 @@ void lucid_world_tendon_passive(const lucid_world_model *wm, double *tau) {
 double lucid_world_tendon_spring_power(const lucid_world_model *wm, const double *v) {
     const lucid_model *m = wm->model;
     double power = 0.0;
-    for (size_t t = 0; t < m->ntendons; ++t) {
-        const lucid_model_tendon *T = &m->tendons[t];
+    const lucid_model_tendon *tendons = lucid_model_tendons(m);
+    for (size_t t = 0; t < lucid_model_ntendons(m); ++t) {
+        const lucid_model_tendon *T = &tendons[t];
         if (T->stiffness == 0.0) continue;
         double f = -T->stiffness * (lucid_model_tendon_length(T, wm->q) - T->springlength);
         power += f * lucid_model_tendon_velocity(T, v);
@@ -123,9 +128,10 @@ double lucid_world_tendon_spring_power(const lucid_world_model *wm, const double
 /* X (nv x nv, column-major) += scale * value_t c_t c_t^T over the tendons, value_t read by get. */
 static void add_outer(const lucid_model *m, double scale, double (*get)(const lucid_model_tendon *),
                       double *X) {
-    size_t nv = m->nv;
-    for (size_t t = 0; t < m->ntendons; ++t) {
-        const lucid_model_tendon *T = &m->tendons[t];
+    size_t nv = lucid_model_nv(m);
+    const lucid_model_tendon *tendons = lucid_model_tendons(m);
+    for (size_t t = 0; t < lucid_model_ntendons(m); ++t) {
+        const lucid_model_tendon *T = &tendons[t];
         double s = scale * get(T);
         if (s == 0.0) continue;
         for (size_t i = 0; i < T->n; ++i)
