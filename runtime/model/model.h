@@ -39,8 +39,10 @@
  *    mass (a dof that would have no inertia, unless its armature makes it positive) is
  *    refused, and so is a model whose mass matrix at the neutral configuration is singular
  *    (redundant joints, e.g. two coaxial hinges carrying one body);
- *  - actuators act on revolute or prismatic joints only; a plane geom (halfspace) must be
- *    static (on the world body), as in MuJoCo.
+ *  - actuators act on revolute or prismatic joints or on fixed tendons only; a fixed tendon's
+ *    joints are revolute or prismatic, each once, with finite coefficients, its range has
+ *    lower <= upper and its stiffness, damping, frictionloss and margin are >= 0; a plane geom
+ *    (halfspace) must be static (on the world body), as in MuJoCo.
  * Messages read "source:line: reason" when the spec has a source and the element a line,
  * else "body 'name': reason" (joint, geom, frame, actuator likewise). */
 #ifndef LUCID_MODEL_H

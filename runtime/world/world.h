@@ -268,8 +268,9 @@ lucid_status lucid_world_last_problem_dense(lucid_world *w, lucid_contact_proble
  * `priority` geom's; condim 1 is frictionless; the pair acts at separation max(margin) -
  * max(gap) (lucid_world_contact.include_margin). has_friction gives every geom of the model
  * that friction and condim 3 (1 for friction 0). Joint
- * limits act as unilateral contacts (lucid_world_contact.limit_sign). Damping, joint springs
- * and position servos are implicit in the step (world_model.c). The state (lucid_world_get_state)
+ * and fixed-tendon limits act as unilateral contacts (lucid_world_contact.limit_sign). Damping,
+ * joint springs and position servos on joints are implicit in the step (world_model.c); tendon
+ * springs, dampers and actuators explicit (world_tendon.c). The state (lucid_world_get_state)
  * holds every model's q after the free bodies' poses, and its v after their twists. */
 typedef struct lucid_model lucid_model;
 typedef struct lucid_world_model_desc {
