@@ -35,12 +35,19 @@ static size_t tendon_first_dof(const lucid_model_tendon *T) {
     return first;
 }
 
+/* Whether tendon T has rows in the contact problem (then its dofs share one tree). The hook for
+ * the dry-friction rows: a tendon with frictionloss > 0 will have one too, its row the same
+ * moment (lucid_world_limit_row's) bounded by |f| <= frictionloss. */
+static int has_rows(const lucid_model_tendon *T) {
+    return T->limited;
+}
+
 size_t lucid_world_tendon_span_end(const lucid_model *m, size_t k) {
     size_t end = 0;
     const lucid_model_tendon *tendons = lucid_model_tendons(m);
     for (size_t t = 0; t < lucid_model_ntendons(m); ++t) {
         const lucid_model_tendon *T = &tendons[t];
-        if (T->limited && tendon_first_dof(T) == k && tendon_last_dof(T) + 1 > end)
+        if (has_rows(T) && tendon_first_dof(T) == k && tendon_last_dof(T) + 1 > end)
             end = tendon_last_dof(T) + 1;
     }
     return end;

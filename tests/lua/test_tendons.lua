@@ -74,22 +74,25 @@ t.case("m:tendons() lists each fixed tendon as the file defines it", function()
 end)
 
 t.case("a tendon limit is a contact naming its tendon, and holds the range", function()
-  local m = lucid.model.load(LIMIT)
-  local w = lucid.world{dt = m.timestep}
-  local id = w:add_model(m)
-  w:set_control(id, {1})
-  local seen, worst = {}, 0
-  for _ = 1, 1000 do
-    w:step()
-    local q = w:q(id)
-    worst = math.max(worst, q[1] + 0.5 * q[2] - 0.6, -0.2 - (q[1] - q[3]), q[1] - q[3] - 0.2)
-    for _, c in ipairs(w:contacts()) do
-      t.truthy(c.tendon and c.dof == nil and c.model == id, "a tendon limit")
-      seen[c.tendon .. c.limit] = true
-    end
+  -- on the dense path and in body space (sparse_threshold 0: the merged tree is one slot)
+  for _, threshold in ipairs{1000000000, 0} do
+    local m = lucid.model.load(LIMIT)
+    local w = lucid.world{dt = m.timestep, sparse_threshold = threshold}
+    local id = w:add_model(m)
+    w:set_control(id, {1})
+    local seen, worst = {}, 0
+    for _ = 1, 1000 do
+      w:step()
+      local q = w:q(id)
+      worst = math.max(worst, q[1] + 0.5 * q[2] - 0.6, -0.2 - (q[1] - q[3]), q[1] - q[3] - 0.2)
+      for _, c in ipairs(w:contacts()) do
+        t.truthy(c.tendon and c.dof == nil and c.model == id, "a tendon limit")
+        seen[c.tendon .. c.limit] = true
+      end
   end
   t.truthy(seen["1upper"] and seen["2lower"] and seen["2upper"], "both tendons' limits act")
   t.truthy(worst <= 1e-4, "the largest excess " .. worst .. " is within the slop")
+  end
 end)
 
 t.case("tendon springs, dampers and actuators in free motion: A, B equal finite differences", function()
