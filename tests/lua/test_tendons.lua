@@ -89,9 +89,9 @@ t.case("a tendon limit is a contact naming its tendon, and holds the range", fun
         t.truthy(c.tendon and c.dof == nil and c.model == id, "a tendon limit")
         seen[c.tendon .. c.limit] = true
       end
-  end
-  t.truthy(seen["1upper"] and seen["2lower"] and seen["2upper"], "both tendons' limits act")
-  t.truthy(worst <= 1e-4, "the largest excess " .. worst .. " is within the slop")
+    end
+    t.truthy(seen["1upper"] and seen["2lower"] and seen["2upper"], "both tendons' limits act")
+    t.truthy(worst <= 1e-4, "the largest excess " .. worst .. " is within the slop")
   end
 end)
 
