@@ -577,8 +577,8 @@ static int l_names(lua_State *L) {
     size_t n;
     if (!kind || !lucid_model_names_count(m, kind, &n))
         lucid_lua_fail(L, F,
-                       "kind must be \"body\", \"joint\", \"frame\", \"actuator\" or \"mocap\" "
-                       "(got %s)",
+                       "kind must be \"body\", \"joint\", \"frame\", \"actuator\", \"mocap\" "
+                       "or \"tendon\" (got %s)",
                        kind ? kind : lucid_lua_typename(L, 2));
     lua_createtable(L, (int)n, 0);
     for (size_t i = 0; i < n; ++i) {
