@@ -154,3 +154,28 @@ t.case("spatial tendons are refused by name (MuJoCo's arm26.xml)", function()
   h:close()
   t.raises("arm26.xml:71: <tendon>: spatial tendons are not supported", lucid.model.load, arm)
 end)
+
+t.case("a tendon's margin makes its limit act that far inside the range", function()
+  -- a pendulum falling onto "swing" = 2 q's upper bound 0.6 with margin 0.1: it comes to rest
+  -- at L = 0.5 plus the rest depth slop / 2 (MuJoCo 2.2.2 rests at 0.5018: its soft limit acts
+  -- at range - margin too)
+  local path = os.tmpname() .. ".xml"
+  local f = assert(io.open(path, "w"))
+  f:write([[<mujoco><compiler angle="radian"/><worldbody><body>
+    <joint name="j" axis="0 1 0" damping="0.2"/>
+    <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03" contype="0" conaffinity="0"/>
+    </body></worldbody><tendon><fixed name="swing" limited="true" range="-1 0.6" margin="0.1">
+    <joint joint="j" coef="2"/></fixed></tendon></mujoco>]])
+  f:close()
+  local m = lucid.model.load(path)
+  os.remove(path)
+  t.eq(m:tendons()[1].margin, 0.1)
+  local w = lucid.world{dt = 2e-3}
+  local id = w:add_model(m)
+  for _ = 1, 1500 do w:step() end
+  local L = 2 * w:q(id)[1]
+  t.near(L, 0.5 + 0.5e-4, 1e-6)
+  local c = w:contacts()[1]
+  t.eq(c.include_margin, 0.1)
+  t.truthy(c.lambda[3] > 0, "the limit holds the pendulum")
+end)
