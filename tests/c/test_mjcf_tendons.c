@@ -297,6 +297,49 @@ static void test_limit_overshoot(void **state) {
     lucid_world_destroy(w);
     free_both(mm, md, lm);
 }
+/* A clone taken while the tendon limits act steps as the world does once the world's own
+ * warm-start memory is cleared as the clone's is (lucid_world_set_state), bit for bit: the
+ * merged tree, the limit rows and their keys are the clone's too. */
+static void test_clone_at_limits(void **state) {
+    (void)state;
+    char err[512];
+    lucid_model_spec *spec = NULL;
+    lucid_model *lm = NULL;
+    lucid_status st = lucid_model_spec_load(LIMIT, NULL, &spec, err, sizeof err);
+    if (st == LUCID_OK) st = lucid_model_compile(spec, &lm, err, sizeof err);
+    lucid_model_spec_destroy(spec);
+    assert_int_equal(st, LUCID_OK);
+    lucid_world_options o;
+    lucid_world_default_options(&o);
+    o.dt = lucid_model_timestep(lm);
+    lucid_world *w = NULL, *c = NULL;
+    assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
+    lucid_world_model_desc d;
+    lucid_world_model_desc_default(&d);
+    int id;
+    assert_int_equal(lucid_world_add_model(w, lm, &d, &id, NULL), LUCID_OK);
+    const double u = 1.0;
+    assert_int_equal(lucid_world_model_set_control(w, id, &u, NULL), LUCID_OK);
+    for (int s = 0; s < 300; s++) assert_int_equal(lucid_world_step(w), LUCID_OK);
+    int limits = 0;
+    for (int k = 0; k < lucid_world_contact_count(w); k++)
+        limits += lucid_world_contacts(w)[k].limit_tendon >= 0;
+    assert_true(limits > 0);
+    assert_int_equal(lucid_world_clone(w, &c), LUCID_OK);
+    double x[64];
+    assert_true(lucid_world_state_size(w) <= 64);
+    lucid_world_get_state(w, x);
+    assert_int_equal(lucid_world_set_state(w, x, NULL), LUCID_OK);
+    for (int s = 0; s < 100; s++) {
+        assert_int_equal(lucid_world_step(w), LUCID_OK);
+        assert_int_equal(lucid_world_step(c), LUCID_OK);
+    }
+    assert_memory_equal(lucid_world_model_q(w, id), lucid_world_model_q(c, id),
+                        lucid_model_nq(lm) * sizeof(double));
+    lucid_world_destroy(c);
+    lucid_world_destroy(w);
+    lucid_model_destroy(lm);
+}
 #else
 static void test_definitions(void **state) {
     (void)state;
@@ -326,6 +369,9 @@ int main(void) {
         cmocka_unit_test(test_random_states),
         cmocka_unit_test(test_spring_trajectory),
         cmocka_unit_test(test_limit_overshoot),
+#if HAVE_MUJOCO
+        cmocka_unit_test(test_clone_at_limits),
+#endif
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     if (failed) return failed;
