@@ -27,6 +27,7 @@
 #include "runtime/model/model.h"
 #include "runtime/model/model_load.h"
 #include "runtime/world/world.h"
+#include "runtime/world/world_internal.h"
 
 #if __has_include(<mujoco/mujoco.h>) && __has_include(<dlfcn.h>)
 #define HAVE_MUJOCO 1
@@ -299,7 +300,8 @@ static void test_limit_overshoot(void **state) {
 }
 /* A clone taken while the tendon limits act steps as the world does once the world's own
  * warm-start memory is cleared as the clone's is (lucid_world_set_state), bit for bit: the
- * merged tree, the limit rows and their keys are the clone's too. */
+ * merged tree, the limit rows and their keys are the clone's too. Then the warm start: each
+ * tendon limit of the next step starts from the force its key held in this one. */
 static void test_clone_at_limits(void **state) {
     (void)state;
     char err[512];
@@ -336,6 +338,23 @@ static void test_clone_at_limits(void **state) {
     }
     assert_memory_equal(lucid_world_model_q(w, id), lucid_world_model_q(c, id),
                         lucid_model_nq(lm) * sizeof(double));
+    /* warm start: the next step's tendon limits start from this step's forces, found by their
+     * key (model, tendon, side) */
+    double last[2][2] = {{0.0, 0.0}, {0.0, 0.0}}; /* [tendon][side] */
+    const lucid_world_contact *k = lucid_world_contacts(w);
+    for (int i = 0; i < lucid_world_contact_count(w); i++)
+        if (k[i].limit_tendon >= 0) last[k[i].limit_tendon][k[i].limit_sign < 0] = k[i].force[2];
+    assert_int_equal(lucid_world_step_prepare(w), LUCID_OK);
+    lucid_world_warm_start(w);
+    int warm = 0;
+    k = lucid_world_contacts(w);
+    for (int i = 0; i < lucid_world_contact_count(w); i++) {
+        if (k[i].limit_tendon < 0) continue;
+        double f = last[k[i].limit_tendon][k[i].limit_sign < 0];
+        assert_true(k[i].force[2] == f);
+        warm += f > 0.0;
+    }
+    assert_true(warm > 0);
     lucid_world_destroy(c);
     lucid_world_destroy(w);
     lucid_model_destroy(lm);

@@ -179,26 +179,3 @@ t.case("a tendon's margin makes its limit act that far inside the range", functi
   t.eq(c.include_margin, 0.1)
   t.truthy(c.lambda[3] > 0, "the limit holds the pendulum")
 end)
-
-t.case("tendon limits are warm started (keyed by model, tendon and side)", function()
-  -- two limits held for 500 steps: the carried forces save most of the solver's iterations
-  -- (a key that never matched would leave it at the cold count)
-  local per_step = {}
-  for _, warm in ipairs{true, false} do
-    local m = lucid.model.load(LIMIT)
-    local w = lucid.world{dt = m.timestep, contact = {warm_start = warm}}
-    local id = w:add_model(m)
-    for _, j in ipairs{"j1", "j2", "j3"} do w:set_param({model = id, joint = j, "damping"}, 0.05) end
-    w:set_q(id, {1.3, -1.4, 1.5})
-    w:set_control(id, {0.5})
-    local iterations = 0
-    for s = 1, 1000 do
-      w:step()
-      if s > 500 then iterations = iterations + w:stats().iterations end
-    end
-    per_step[#per_step + 1] = iterations / 500
-  end
-  print(string.format("tendon limits: %.1f iterations per step warm, %.1f cold", per_step[1],
-                      per_step[2]))
-  t.truthy(per_step[1] < 0.5 * per_step[2], "warm start saves iterations")
-end)
