@@ -437,7 +437,8 @@ static int pair_count(const lucid_world_contact *list, int n, const lucid_world_
     for (int i = 0; i < n; ++i)
         count += list[i].body1 == k->body1 && list[i].body2 == k->body2 &&
                  list[i].part1 == k->part1 && list[i].part2 == k->part2 &&
-                 list[i].limit_sign == k->limit_sign && list[i].limit_dof == k->limit_dof;
+                 list[i].limit_sign == k->limit_sign && list[i].limit_dof == k->limit_dof &&
+                 list[i].limit_tendon == k->limit_tendon;
     return count;
 }
 

@@ -394,7 +394,8 @@ void lucid_step_positions_column(lucid_step_positions *s, int j, double *dp, dou
     for (int k = 0; k < s->ns; ++k) contact_geometry(s, k, j, dp, dsep);
     for (int k = s->ns; k < s->n; ++k) {
         const lucid_world_contact *c = &w->contacts[k];
-        dsep[k] = i >= 0 && c->limit_model == i && c->limit_dof == j ? c->limit_sign : 0.0;
+        dsep[k] =
+            i >= 0 && c->limit_model == i ? lucid_world_limit_coefficient(w, c, (size_t)j) : 0.0;
     }
     for (int mm = 0; mm < w->num_models; ++mm) {
         if (!s->touched[mm]) continue;

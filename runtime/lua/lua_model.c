@@ -4,6 +4,7 @@
  *   m.nq, m.nv, m.nu, m.nbodies, m.njoints, m.nframes, m.gravity, m.timestep, m.name,
  *   m.nkeyframes, m.nmocap
  *   m:names(kind), m:joints(), m:mass(), m:limits(), m:neutral(), m:keyframe(key),
+ *   m:actuators(), m:tendons(), m:geoms(),
  *   m:random_configuration(rng),
  *   m:integrate(q, v [, dt]), m:difference(q0, q1), m:normalize(q), m:frame_pose(q, name),
  *   m:frame_jacobian(q, name [, ref])
@@ -576,8 +577,8 @@ static int l_names(lua_State *L) {
     size_t n;
     if (!kind || !lucid_model_names_count(m, kind, &n))
         lucid_lua_fail(L, F,
-                       "kind must be \"body\", \"joint\", \"frame\", \"actuator\" or \"mocap\" "
-                       "(got %s)",
+                       "kind must be \"body\", \"joint\", \"frame\", \"actuator\", \"mocap\" "
+                       "or \"tendon\" (got %s)",
                        kind ? kind : lucid_lua_typename(L, 2));
     lua_createtable(L, (int)n, 0);
     for (size_t i = 0; i < n; ++i) {
@@ -995,6 +996,7 @@ void lucid_open_model(lua_State *L) {
                                        {"frame_jacobian", l_frame_jacobian},
                                        {"geoms", lucid_lua_model_geoms},
                                        {"actuators", lucid_lua_model_actuators},
+                                       {"tendons", lucid_lua_model_tendons},
                                        {NULL, NULL}};
     static const luaL_Reg dynamics[] = {{"rnea", l_rnea},
                                         {"aba", l_aba},

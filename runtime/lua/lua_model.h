@@ -34,5 +34,7 @@ void lucid_lua_add_regressor(lua_State *L);
 int lucid_lua_model_geoms(lua_State *L);
 /* m:actuators() (runtime/lua/lua_model_actuators.c). */
 int lucid_lua_model_actuators(lua_State *L);
+/* m:tendons() (runtime/lua/lua_model_actuators.c). */
+int lucid_lua_model_tendons(lua_State *L);
 
 #endif

@@ -3,7 +3,12 @@
  * "motor" | "position" | "velocity" | "damper" | "general", joint = joint name, dof (1-based
  * index into v), coord (1-based index into q), gear, kp, gain = {g0, g1, g2}, bias = {b0, b1,
  * b2}, ctrl_range = {lo, hi} or nil, force_range = {lo, hi} or nil}. The torque is gear f with
- * f = (g0 + g1 L + g2 Ld) u + b0 + b1 L + b2 Ld, L = gear q, Ld = gear v (model.h). */
+ * f = (g0 + g1 L + g2 Ld) u + b0 + b1 L + b2 Ld, L = gear q, Ld = gear v (model.h). An actuator
+ * on a fixed tendon has tendon = its name (1-based index: tendon_index) instead of joint, dof
+ * and coord, with L = gear L_tendon.
+ * m:tendons() (docs/model.md): each fixed tendon's {name, joints = {joint names}, coefs =
+ * {coefficients}, range = {lo, hi} or nil, margin, stiffness, damping, springlength,
+ * frictionloss}. */
 #include <lauxlib.h>
 #include <limits.h>
 
@@ -43,12 +48,19 @@ int lucid_lua_model_actuators(lua_State *L) {
         lua_setfield(L, -2, "name");
         lua_pushstring(L, kinds[a->kind]);
         lua_setfield(L, -2, "kind");
-        lua_pushstring(L, lucid_model_joint_name(m, (size_t)a->joint));
-        lua_setfield(L, -2, "joint");
-        lua_pushinteger(L, (lua_Integer)a->dof + 1);
-        lua_setfield(L, -2, "dof");
-        lua_pushinteger(L, (lua_Integer)a->coord + 1);
-        lua_setfield(L, -2, "coord");
+        if (a->tendon) {
+            lua_pushstring(L, a->tendon->name);
+            lua_setfield(L, -2, "tendon");
+            lua_pushinteger(L, (lua_Integer)a->tendon_index + 1);
+            lua_setfield(L, -2, "tendon_index");
+        } else {
+            lua_pushstring(L, lucid_model_joint_name(m, (size_t)a->joint));
+            lua_setfield(L, -2, "joint");
+            lua_pushinteger(L, (lua_Integer)a->dof + 1);
+            lua_setfield(L, -2, "dof");
+            lua_pushinteger(L, (lua_Integer)a->coord + 1);
+            lua_setfield(L, -2, "coord");
+        }
         lua_pushnumber(L, a->gear);
         lua_setfield(L, -2, "gear");
         lua_pushnumber(L, a->kp);
@@ -57,6 +69,45 @@ int lucid_lua_model_actuators(lua_State *L) {
         set_triple(L, a->bias, "bias");
         set_range(L, a->ctrl_limited, a->ctrl_lower, a->ctrl_upper, "ctrl_range");
         set_range(L, a->force_limited, a->force_lower, a->force_upper, "force_range");
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
+static void set_number(lua_State *L, double x, const char *key) {
+    lua_pushnumber(L, x);
+    lua_setfield(L, -2, key);
+}
+
+int lucid_lua_model_tendons(lua_State *L) {
+    const char *F = "lucid.model:tendons";
+    lucid_model *m = lucid_lua_checkmodel(L, 1, F, "self", NULL);
+    size_t n = lucid_model_ntendons(m);
+    const lucid_model_tendon *ts = lucid_model_tendons(m);
+    lua_createtable(L, n > (size_t)INT_MAX ? 0 : (int)n, 0);
+    for (size_t i = 0; i < n; ++i) {
+        const lucid_model_tendon *t = &ts[i];
+        lua_createtable(L, 0, 9);
+        lua_pushstring(L, t->name);
+        lua_setfield(L, -2, "name");
+        lua_createtable(L, (int)t->n, 0);
+        for (size_t k = 0; k < t->n; ++k) {
+            lua_pushstring(L, lucid_model_joint_name(m, (size_t)t->joint[k]));
+            lua_rawseti(L, -2, (lua_Integer)k + 1);
+        }
+        lua_setfield(L, -2, "joints");
+        lua_createtable(L, (int)t->n, 0);
+        for (size_t k = 0; k < t->n; ++k) {
+            lua_pushnumber(L, t->coef[k]);
+            lua_rawseti(L, -2, (lua_Integer)k + 1);
+        }
+        lua_setfield(L, -2, "coefs");
+        set_range(L, t->limited, t->lower, t->upper, "range");
+        set_number(L, t->margin, "margin");
+        set_number(L, t->stiffness, "stiffness");
+        set_number(L, t->damping, "damping");
+        set_number(L, t->springlength, "springlength");
+        set_number(L, t->frictionloss, "frictionloss");
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     return 1;

@@ -458,9 +458,12 @@ static int l_contacts(lua_State *L) {
             lua_pushboolean(L, 1);
             lua_setfield(L, -2, "predicted");
         }
-        if (c[i].limit_sign != 0) { /* a joint limit of a model */
+        if (c[i].limit_sign != 0) { /* a joint or tendon limit of a model */
             set_integer(L, "model", c[i].limit_model + 1);
-            set_integer(L, "dof", c[i].limit_dof + 1);
+            if (c[i].limit_tendon >= 0)
+                set_integer(L, "tendon", c[i].limit_tendon + 1);
+            else
+                set_integer(L, "dof", c[i].limit_dof + 1);
             lua_pushstring(L, c[i].limit_sign > 0 ? "lower" : "upper");
             lua_setfield(L, -2, "limit");
         }

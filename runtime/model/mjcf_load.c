@@ -26,7 +26,7 @@
 
 static const double deg = 3.14159265358979323846 / 180.0;
 
-enum { K_JOINT, K_GEOM, K_SITE, K_ACTUATOR, K_MESH, K_COUNT };
+enum { K_JOINT, K_GEOM, K_SITE, K_ACTUATOR, K_MESH, K_TENDON, K_COUNT };
 #define CLASS_NODES       8
 #define MAX_INCLUDE_DEPTH 16
 
@@ -508,6 +508,13 @@ static int actuator_type(const xmlNode *c) {
 
 static const char *const mesh_attrs[] = {"name",   "class",   "file",         "scale",
                                          "refpos", "refquat", "smoothnormal", NULL};
+/* MuJoCo 2.2.2's <fixed> tendon, and its <default><tendon> (which adds the visual ones) */
+#define TENDON_COMMON                                                                              \
+    "group", "limited", "range", "solreflimit", "solimplimit", "solreffriction", "solimpfriction", \
+        "frictionloss", "margin", "stiffness", "damping", "springlength", "user"
+static const char *const fixed_attrs[] = {"name", "class", TENDON_COMMON, NULL};
+static const char *const tendon_default_attrs[] = {TENDON_COMMON, "width", "rgba", "material",
+                                                   NULL};
 
 static int element_kind(const xmlNode *c) {
     if (IS(c, "joint")) return K_JOINT;
@@ -515,16 +522,17 @@ static int element_kind(const xmlNode *c) {
     if (IS(c, "site")) return K_SITE;
     if (actuator_type(c) >= 0) return K_ACTUATOR;
     if (IS(c, "mesh")) return K_MESH;
+    if (IS(c, "tendon")) return K_TENDON;
     return -1;
 }
 
-static const char *const *kind_attrs[K_COUNT] = {joint_attrs, geom_attrs, site_attrs,
-                                                 actuator_attrs, mesh_attrs};
+static const char *const *kind_attrs[K_COUNT] = {joint_attrs,    geom_attrs, site_attrs,
+                                                 actuator_attrs, mesh_attrs, tendon_default_attrs};
 
 /* Default children that only matter to elements lucid refuses or ignores anyway. */
 static int ignored_default(const xmlNode *c) {
     static const char *const names[] = {"camera", "light",    "material", "texture",
-                                        "pair",   "equality", "tendon",   NULL};
+                                        "pair",   "equality", NULL};
     for (int i = 0; names[i]; i++)
         if (IS(c, names[i])) return 1;
     return 0;
@@ -1413,6 +1421,7 @@ typedef struct mj_actuator {
     int dyntype, gaintype, biastype;
     double gainprm[10], biasprm[10];
     const xmlNode *joint;   /* the element that named the joint */
+    const xmlNode *tendon;  /* or the one that named a tendon */
     const xmlNode *trn;     /* one that named another transmission, or NULL */
     const char *trn_attr;   /* its attribute */
     const xmlNode *foreign; /* a default of a type lucid does not read, still in effect */
@@ -1443,7 +1452,7 @@ static int keyword(mjcf *P, const xmlNode *el, const char *attr, const char *con
 static int apply_common(mjcf *P, const xmlNode *el, mj_actuator *a) {
     /* the transmission named first: its target (tendon, site, cranksite) before slider-crank
      * details */
-    static const char *const others[] = {"tendon",     "site",        "cranksite", "jointinparent",
+    static const char *const others[] = {"site",       "cranksite",   "jointinparent",
                                          "slidersite", "cranklength", NULL};
     int t;
     if ((t = tristate(P, el, -1, 0, "ctrllimited")) < 0) return 0;
@@ -1458,7 +1467,8 @@ static int apply_common(mjcf *P, const xmlNode *el, mj_actuator *a) {
         reals(P, el, -1, 0, "lengthrange", unused, 2, 2) < 0 ||
         reals(P, el, -1, 0, "gear", a->gear, 1, 6) < 0)
         return 0;
-    if (ATTR(el, "joint")) a->joint = el;
+    if (ATTR(el, "joint")) a->joint = el, a->tendon = NULL;
+    if (ATTR(el, "tendon")) a->tendon = el, a->joint = NULL;
     for (int i = 0; others[i]; i++)
         if (ATTR(el, others[i])) {
             a->trn = el, a->trn_attr = others[i];
@@ -1570,6 +1580,39 @@ static int actuator_range(mjcf *P, const xmlNode *el, int t, const double r[2], 
     return 1;
 }
 
+/* The actuator's transmission: a hinge or slide joint, or a fixed tendon; 0 after failing. */
+static int actuator_target(mjcf *P, const xmlNode *el, const mj_actuator *m,
+                           lucid_actuator_spec *a) {
+    const char *name = (const char *)el->name;
+    const char *tn = m->tendon ? ATTR(m->tendon, "tendon") : NULL;
+    if (tn) {
+        a->joint = -1;
+        a->tendon = lucid_model_spec_find_tendon(P->spec, tn);
+        if (a->tendon < 0)
+            lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<%s>: unknown tendon '%s'", name, tn);
+        return a->tendon >= 0;
+    }
+    const char *jn = m->joint ? ATTR(m->joint, "joint") : NULL;
+    if (!jn) {
+        lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                             "<%s>: missing 'joint' or 'tendon' (the supported transmissions)",
+                             name);
+        return 0;
+    }
+    a->joint = lucid_model_spec_find_joint(P->spec, jn);
+    if (a->joint < 0) {
+        lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<%s>: unknown joint '%s'", name, jn);
+        return 0;
+    }
+    lucid_joint_kind jk = P->spec->joints[a->joint].kind;
+    if (jk != LUCID_JOINT_REVOLUTE && jk != LUCID_JOINT_PRISMATIC) {
+        lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                             "<%s>: joint '%s' is not a hinge or slide joint", name, jn);
+        return 0;
+    }
+    return 1;
+}
+
 static lucid_status actuator(mjcf *P, const xmlNode *el) {
     int type = actuator_type(el);
     const char *name = (const char *)el->name;
@@ -1591,7 +1634,8 @@ static lucid_status actuator(mjcf *P, const xmlNode *el) {
                                     (long)lucid_model_xml_line(m.foreign));
     if (m.trn)
         return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
-                                    "<%s>: '%s' transmissions are not supported (only 'joint')",
+                                    "<%s>: '%s' transmissions are not supported (only 'joint' "
+                                    "and 'tendon')",
                                     name, m.trn_attr);
     if (m.dyntype != DYN_NONE)
         return lucid_model_xml_fail(
@@ -1608,18 +1652,7 @@ static lucid_status actuator(mjcf *P, const xmlNode *el) {
     lucid_actuator_spec a = lucid_actuator_spec_default();
     a.name = ATTR(el, "name");
     a.line = (int)lucid_model_xml_line(el);
-    const char *jn = m.joint ? ATTR(m.joint, "joint") : NULL;
-    if (!jn)
-        return lucid_model_xml_fail(
-            X_, el, LUCID_ERR_PARSE,
-            "<%s>: missing 'joint' (only joint transmissions are supported)", name);
-    a.joint = lucid_model_spec_find_joint(P->spec, jn);
-    if (a.joint < 0)
-        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<%s>: unknown joint '%s'", name, jn);
-    lucid_joint_kind jk = P->spec->joints[a.joint].kind;
-    if (jk != LUCID_JOINT_REVOLUTE && jk != LUCID_JOINT_PRISMATIC)
-        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
-                                    "<%s>: joint '%s' is not a hinge or slide joint", name, jn);
+    if (!actuator_target(P, el, &m, &a)) return X_->status;
     a.gear = m.gear[0];
     static const lucid_actuator_kind kinds[] = {LUCID_ACTUATOR_MOTOR, LUCID_ACTUATOR_POSITION,
                                                 LUCID_ACTUATOR_VELOCITY, LUCID_ACTUATOR_DAMPER,
@@ -1799,6 +1832,145 @@ static lucid_status equality(mjcf *P, const xmlNode *el) {
     return X_->status;
 }
 
+/* ---- <tendon> ------------------------------------------------------------------------------- */
+
+static const char *const tendon_joint_attrs[] = {"joint", "coef", NULL};
+
+/* The <joint joint= coef=> children of a <fixed> tendon into t (arrays grown by realloc, owned
+ * by the caller); 0 after failing. */
+static int fixed_joints(mjcf *P, const xmlNode *el, lucid_tendon_spec *t) {
+    node_list kids = {0};
+    if (collect(P, el, &kids, 0)) goto fail;
+    for (size_t i = 0; i < kids.n; i++) {
+        const xmlNode *c = kids.items[i];
+        if (!IS(c, "joint")) {
+            lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE,
+                                 "<fixed>: <%s> is not a tendon element "
+                                 "(a fixed tendon lists <joint joint=\"...\" coef=\"...\"/>)",
+                                 (const char *)c->name);
+            goto fail;
+        }
+        if (lucid_model_xml_check_attrs(X_, c, tendon_joint_attrs)) goto fail;
+        const char *jn = ATTR(c, "joint");
+        double coef;
+        if (!jn || !ATTR(c, "coef")) {
+            lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<fixed> <joint>: missing '%s'",
+                                 jn ? "coef" : "joint");
+            goto fail;
+        }
+        if (!real1(P, c, -1, 0, "coef", &coef)) goto fail;
+        int j = lucid_model_spec_find_joint(P->spec, jn);
+        if (j < 0) {
+            lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<fixed> <joint>: unknown joint '%s'", jn);
+            goto fail;
+        }
+        lucid_joint_kind jk = P->spec->joints[j].kind;
+        if (jk != LUCID_JOINT_REVOLUTE && jk != LUCID_JOINT_PRISMATIC) {
+            lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE,
+                                 "<fixed> <joint>: joint '%s' is not a hinge or slide joint", jn);
+            goto fail;
+        }
+        int *js = realloc(t->joints, (t->n + 1) * sizeof *js);
+        if (js) t->joints = js;
+        double *cs = js ? realloc(t->coef, (t->n + 1) * sizeof *cs) : NULL;
+        if (cs) t->coef = cs;
+        if (!js || !cs) {
+            lucid_model_xml_fail(X_, c, LUCID_ERR_NO_MEMORY, "out of memory");
+            goto fail;
+        }
+        t->joints[t->n] = j, t->coef[t->n] = coef, t->n++;
+    }
+    free(kids.items);
+    return 1;
+fail:
+    free(kids.items);
+    return 0;
+}
+
+/* The values of a <fixed> tendon (its own, else its class's <tendon> default); 0 after failing. */
+static int fixed_values(mjcf *P, const xmlNode *el, int cls, lucid_tendon_spec *t) {
+    double r[2];
+    int nr = reals(P, el, K_TENDON, cls, "range", r, 2, 2);
+    if (nr < 0) return 0;
+    int lim = limited_flag(P, el, K_TENDON, cls, "limited", nr == 2);
+    if (lim < 0) return 0;
+    if (lim) {
+        if (nr != 2) {
+            lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<fixed>: limited without a 'range'");
+            return 0;
+        }
+        if (!(r[0] < r[1])) {
+            lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                 "<fixed>: range lower %g is not below upper %g", r[0], r[1]);
+            return 0;
+        }
+        t->limited = 1, t->lower = r[0], t->upper = r[1];
+    }
+    if (!real1(P, el, K_TENDON, cls, "stiffness", &t->stiffness) ||
+        !real1(P, el, K_TENDON, cls, "damping", &t->damping) ||
+        !real1(P, el, K_TENDON, cls, "frictionloss", &t->frictionloss) ||
+        !real1(P, el, K_TENDON, cls, "margin", &t->margin))
+        return 0;
+    double spring = -1.0; /* MuJoCo's sentinel: a negative springlength means "at qpos_spring" */
+    if (!real1(P, el, K_TENDON, cls, "springlength", &spring)) return 0;
+    if (spring >= 0.0) t->springlength = spring;
+    if (t->stiffness < 0.0 || t->damping < 0.0 || t->frictionloss < 0.0 || t->margin < 0.0) {
+        lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                             "<fixed>: negative stiffness, damping, frictionloss or margin");
+        return 0;
+    }
+    /* hook for the dry-friction rows: until they exist the value is stored, not simulated */
+    if (t->frictionloss > 0.0)
+        lucid_model_xml_warn(X_, el,
+                             "<fixed>: tendon dry friction (frictionloss %g) stored in the model "
+                             "(m:tendons()) but not simulated yet",
+                             t->frictionloss);
+    return 1;
+}
+
+/* One <fixed> tendon into the spec. */
+static lucid_status fixed_tendon(mjcf *P, const xmlNode *el) {
+    if (lucid_model_xml_check_attrs(X_, el, fixed_attrs)) return X_->status;
+    int cls = element_class(P, el, -1);
+    if (cls < 0) return X_->status;
+    lucid_tendon_spec t = lucid_tendon_spec_default();
+    t.name = ATTR(el, "name");
+    t.line = (int)lucid_model_xml_line(el);
+    if (t.name && lucid_model_spec_find_tendon(P->spec, t.name) >= 0)
+        lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<fixed>: tendon '%s' defined twice", t.name);
+    else if (fixed_values(P, el, cls, &t) && fixed_joints(P, el, &t)) {
+        lucid_status st = t.n ? lucid_model_spec_add_tendon(P->spec, &t, NULL) : LUCID_OK;
+        if (!t.n)
+            lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<fixed>: a fixed tendon needs joints");
+        else if (st)
+            lucid_model_xml_fail(X_, el, st, "<fixed>: %s", lucid_status_string(st));
+    }
+    free(t.joints), free(t.coef);
+    return X_->status;
+}
+
+/* <tendon>: fixed tendons; spatial ones (through sites and wrapping geoms) are refused. */
+static lucid_status tendons(mjcf *P, const xmlNode *el) {
+    static const char *const none[] = {NULL};
+    if (lucid_model_xml_check_attrs(X_, el, none)) return X_->status;
+    node_list kids = {0};
+    if (collect(P, el, &kids, 0)) goto done;
+    for (size_t i = 0; i < kids.n && !X_->status; i++) {
+        const xmlNode *c = kids.items[i];
+        if (IS(c, "fixed"))
+            fixed_tendon(P, c);
+        else if (IS(c, "spatial"))
+            lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE,
+                                 "<tendon>: spatial tendons are not supported (only <fixed>)");
+        else
+            lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<tendon>: <%s> is not supported",
+                                 (const char *)c->name);
+    }
+done:
+    free(kids.items);
+    return X_->status;
+}
+
 /* ---- <keyframe> ------------------------------------------------------------------------------ */
 
 static const char *const key_attrs[] = {"name", "time",  "qpos", "qvel", "act",
@@ -1938,6 +2110,9 @@ static lucid_status model(mjcf *P, const xmlNode *root) {
         if (lucid_model_xml_check_attrs(X_, c, none)) break;
         body_contents(P, c, LUCID_MODEL_WORLD, -1);
     }
+    /* tendons before actuators, which may name them */
+    for (size_t i = 0; i < top.n && !X_->status; i++)
+        if (IS(top.items[i], "tendon")) tendons(P, top.items[i]);
     for (size_t i = 0; i < top.n && !X_->status; i++) {
         const xmlNode *c = top.items[i];
         if (IS(c, "contact")) {
@@ -1952,7 +2127,7 @@ static lucid_status model(mjcf *P, const xmlNode *root) {
         } else if (!IS(c, "compiler") && !IS(c, "option") && !IS(c, "default") && !IS(c, "asset") &&
                    !IS(c, "worldbody") && !IS(c, "size") && !IS(c, "visual") &&
                    !IS(c, "statistic") && !IS(c, "custom") && !IS(c, "sensor") &&
-                   !IS(c, "keyframe")) {
+                   !IS(c, "keyframe") && !IS(c, "tendon")) {
             lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<mujoco>: <%s> is not supported",
                                  (const char *)c->name);
         }

@@ -39,8 +39,10 @@
  *    mass (a dof that would have no inertia, unless its armature makes it positive) is
  *    refused, and so is a model whose mass matrix at the neutral configuration is singular
  *    (redundant joints, e.g. two coaxial hinges carrying one body);
- *  - actuators act on revolute or prismatic joints only; a plane geom (halfspace) must be
- *    static (on the world body), as in MuJoCo.
+ *  - actuators act on revolute or prismatic joints or on fixed tendons only; a fixed tendon's
+ *    joints are revolute or prismatic, each once, with finite coefficients, its range has
+ *    lower <= upper and its stiffness, damping, frictionloss and margin are >= 0; a plane geom
+ *    (halfspace) must be static (on the world body), as in MuJoCo.
  * Messages read "source:line: reason" when the spec has a source and the element a line,
  * else "body 'name': reason" (joint, geom, frame, actuator likewise). */
 #ifndef LUCID_MODEL_H
@@ -103,6 +105,14 @@ int lucid_model_joint_mimic(const lucid_model *m, size_t j, double *multiplier, 
  * couplings) and their rows (3 connect, 6 weld, 1 joint coupling). */
 size_t lucid_model_nequalities(const lucid_model *m);
 size_t lucid_model_equality_rows(const lucid_model *m);
+/* E (lucid_model_equality_rows x nv, row-major) and the violation phi of every equality at q,
+ * the data posed at q (lucid_model_forward_kinematics), in the model's frame: connect and weld
+ * positions x1 - x2 (3 rows), a weld's orientation log(R2 (R1 R12)^T) (3 rows), a joint
+ * coupling q1 - ref1 - poly(q2 - ref2) (1 row); E v is the rate of phi. */
+void lucid_model_equality_jacobian(const lucid_model *m, const lucid_model_data *d, const double *q,
+                                   double *E, double *phi);
+/* Equality i's first dof (its rows touch no dof below it) and its number of rows. */
+void lucid_model_equality_span(const lucid_model *m, size_t i, size_t *dof_lo, size_t *rows);
 
 /* ---- per-coordinate and per-dof vectors (arrays of nq or nv entries) -------------------
  * lower/upper: nq entries, -INFINITY/INFINITY for unlimited coordinates (quaternion and
@@ -178,17 +188,53 @@ const char *lucid_model_mocap_name(const lucid_model *m, size_t k);
 lucid_se3 lucid_model_mocap_pose(const lucid_model *m, size_t k);
 int lucid_model_find_mocap(const lucid_model *m, const char *name); /* -1 if none */
 
+/* ---- fixed tendons (MJCF <tendon><fixed>), 0 <= t < ntendons --------------------------------
+ * A linear combination of 1-dof joints (MuJoCo 2.2.2's fixed tendon): length
+ * L = sum_i coef[i] q[coord[i]], velocity Ld = sum_i coef[i] v[dof[i]], so its moment (dL/dq)
+ * is coef on those dofs. The world keeps L in [lower, upper] by a limit row (a unilateral contact
+ * whose Jacobian row is the moment; it acts at margin inside the range, as MuJoCo's) and applies
+ * the passive force f = -stiffness (L - springlength) - damping Ld along the moment, explicitly
+ * (docs/world.md). frictionloss is stored, not simulated yet. */
+typedef struct lucid_model_tendon {
+    const char *name;
+    size_t n;            /* joints */
+    int *joint;          /* their nodes */
+    size_t *dof, *coord; /* idx_v, idx_q of each joint */
+    double *coef;        /* n coefficients */
+    int limited;         /* lower/upper apply */
+    double lower, upper; /* m or rad (the coefficients' units times q's) */
+    double margin;       /* the limit acts when L is within margin of a bound (>= 0) */
+    double stiffness;    /* >= 0 */
+    double damping;      /* >= 0 */
+    double frictionloss; /* >= 0, stored (the world does not simulate it yet) */
+    double springlength; /* the spring's rest length (default: L at the joints' springref) */
+    int line;            /* source line, 0 if none */
+} lucid_model_tendon;
+size_t lucid_model_ntendons(const lucid_model *m);
+const lucid_model_tendon *lucid_model_tendons(const lucid_model *m); /* ntendons entries */
+int lucid_model_find_tendon(const lucid_model *m, const char *name); /* -1 if none */
+double lucid_model_tendon_length(const lucid_model_tendon *T, const double *q);
+double lucid_model_tendon_velocity(const lucid_model_tendon *T, const double *v);
+/* tau (nv) += the tendons' passive forces f_t c_t, f_t = -stiffness (L - springlength) - damping
+ * Ld: MuJoCo 2.2.2's tendon part of qfrc_passive. */
+void lucid_model_tendon_passive(const lucid_model *m, const double *q, const double *v,
+                                double *tau);
+
 /* ---- actuators, 0 <= a < nu ------------------------------------------------------------ */
 typedef struct lucid_model_actuator {
     const char *name;
     lucid_actuator_kind kind;
-    int joint;       /* node */
-    size_t dof;      /* idx_v of the joint */
-    size_t coord;    /* idx_q of the joint */
-    double gear, kp; /* kp: a position servo's gain[0], 0 for other kinds */
+    /* the transmission: a 1-dof joint (tendon NULL), or a fixed tendon of the model */
+    const lucid_model_tendon *tendon;
+    int tendon_index; /* -1: a joint transmission */
+    int joint;        /* node (-1 for a tendon) */
+    size_t dof;       /* idx_v of the joint */
+    size_t coord;     /* idx_q of the joint */
+    double gear, kp;  /* kp: a position servo's gain[0], 0 for other kinds */
     double
         gain[3]; /* f = (gain[0] + gain[1] L + gain[2] Ld) u + bias[0] + bias[1] L + bias[2] Ld */
-    double bias[3]; /* with L = gear q[coord], Ld = gear v[dof] (every kind in this form) */
+    double bias[3]; /* with L = gear q[coord], Ld = gear v[dof] (every kind in this form); on a
+                     * tendon L = gear L_tendon, Ld = gear Ld_tendon */
     int ctrl_limited;
     double ctrl_lower, ctrl_upper;
     int force_limited;
@@ -201,7 +247,15 @@ double lucid_model_actuator_force(const lucid_model_actuator *A, const double *q
                                   double u);
 /* A's gain at (q, v) (df/du inside both ranges). */
 double lucid_model_actuator_gain(const lucid_model_actuator *A, const double *q, const double *v);
-/* tau (nv) = sum over actuators of gear f on the actuator's dof: MuJoCo's qfrc_actuator. */
+/* A's length L (gear times the joint's q or the tendon's length) and velocity Ld. */
+double lucid_model_actuator_length(const lucid_model_actuator *A, const double *q);
+double lucid_model_actuator_velocity(const lucid_model_actuator *A, const double *v);
+/* tau += scale * dL/dq (nv): gear on the joint's dof, or gear coef on the tendon's dofs. */
+void lucid_model_actuator_add_moment(const lucid_model_actuator *A, double scale, double *tau);
+/* R (nv x nv, column-major) += scale * dL/dq^T dL/dq: the outer product of A's moment. */
+void lucid_model_actuator_add_outer(const lucid_model_actuator *A, double scale, double *R,
+                                    size_t nv);
+/* tau (nv) = sum over actuators of f times their moment: MuJoCo's qfrc_actuator. */
 void lucid_model_actuation(const lucid_model *m, const double *q, const double *v, const double *u,
                            double *tau);
 
@@ -224,8 +278,8 @@ int lucid_model_find_keyframe(const lucid_model *m, const char *name);   /* -1 i
 #define LUCID_MODEL_EXCLUDE_MOCAP(k) (-2 - (int)(k))
 const int (*lucid_model_excludes(const lucid_model *m))[2];
 
-/* Names by kind: kind "body", "joint", "frame", "actuator" or "mocap"; *count receives how many.
- * Returns 0 (and *count 0) for an unknown kind. name(i) for i < *count. */
+/* Names by kind: kind "body", "joint", "frame", "actuator", "mocap" or "tendon"; *count receives
+ * how many. Returns 0 (and *count 0) for an unknown kind. name(i) for i < *count. */
 int lucid_model_names_count(const lucid_model *m, const char *kind, size_t *count);
 const char *lucid_model_name_at(const lucid_model *m, const char *kind, size_t i);
 

@@ -188,6 +188,17 @@ int lucid_model_find_mocap(const lucid_model *m, const char *name) {
 const lucid_model_actuator *lucid_model_actuators(const lucid_model *m) {
     return m->actuators;
 }
+size_t lucid_model_ntendons(const lucid_model *m) {
+    return m->ntendons;
+}
+const lucid_model_tendon *lucid_model_tendons(const lucid_model *m) {
+    return m->tendons;
+}
+int lucid_model_find_tendon(const lucid_model *m, const char *name) {
+    for (size_t i = 0; name && i < m->ntendons; ++i)
+        if (strcmp(m->tendons[i].name, name) == 0) return (int)i;
+    return -1;
+}
 size_t lucid_model_nkeyframes(const lucid_model *m) {
     return m->nkeyframes;
 }
@@ -218,6 +229,8 @@ int lucid_model_names_count(const lucid_model *m, const char *kind, size_t *coun
         *count = m->nu;
     else if (strcmp(kind, "mocap") == 0)
         *count = m->nmocap;
+    else if (strcmp(kind, "tendon") == 0)
+        *count = m->ntendons;
     else
         return 0;
     return 1;
@@ -235,6 +248,8 @@ const char *lucid_model_name_at(const lucid_model *m, const char *kind, size_t i
             return m->frames[i].name;
         case 'm':
             return m->mocap[i].name;
+        case 't':
+            return m->tendons[i].name;
         default:
             return m->actuators[i].name;
     }

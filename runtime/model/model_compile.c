@@ -204,6 +204,11 @@ void lucid_model_destroy(lucid_model *m) {
     for (size_t i = 0; i < m->nframes; ++i) free(m->frames[i].name);
     for (size_t i = 0; i < m->ngeoms; ++i) free((char *)m->geoms[i].name);
     for (size_t i = 0; i < m->nu; ++i) free((char *)m->actuators[i].name);
+    for (size_t i = 0; i < m->ntendons; ++i) {
+        lucid_model_tendon *t = &m->tendons[i];
+        free((char *)t->name), free(t->joint), free(t->dof), free(t->coord), free(t->coef);
+    }
+    free(m->tendons);
     for (size_t i = 0; i < m->nkeyframes; ++i) {
         free((char *)m->keyframes[i].name);
         free(m->keyframes[i].q); /* one block: q, v, u */
@@ -782,6 +787,127 @@ static void actuator_gain_bias(const lucid_actuator_spec *a, double gain[3], dou
     }
 }
 
+/* Tendon t's joints: 1-dof joints of the model, each once, with finite coefficients. */
+static lucid_status check_tendon_joints(const compile_ctx *c, const lucid_tendon_spec *t, size_t i,
+                                        const int *joint_node) {
+    const lucid_model_spec *s = c->spec;
+    if (t->n == 0)
+        return fail(c, LUCID_ERR_ARGUMENT, "tendon", t->name, i, t->line, "has no joints");
+    for (size_t k = 0; k < t->n; ++k) {
+        int j = t->joints[k];
+        if (j < 0 || (size_t)j >= s->njoints)
+            return fail(c, LUCID_ERR_ARGUMENT, "tendon", t->name, i, t->line,
+                        "joint %d out of range", j);
+        lucid_joint_kind jk = s->joints[j].kind;
+        const char *jn = s->joints[j].name ? s->joints[j].name : "?";
+        if ((jk != LUCID_JOINT_REVOLUTE && jk != LUCID_JOINT_PRISMATIC) || joint_node[j] < 0)
+            return fail(c, LUCID_ERR_ARGUMENT, "tendon", t->name, i, t->line,
+                        "joint '%s' is not a hinge or slide joint", jn);
+        if (!isfinite(t->coef[k]))
+            return fail(c, LUCID_ERR_NONFINITE, "tendon", t->name, i, t->line,
+                        "the coefficient of joint '%s' is not finite", jn);
+        for (size_t l = 0; l < k; ++l)
+            if (t->joints[l] == j)
+                return fail(c, LUCID_ERR_ARGUMENT, "tendon", t->name, i, t->line,
+                            "joint '%s' appears twice", jn);
+    }
+    return LUCID_OK;
+}
+
+/* Tendon t's values: finite, non-negative stiffness, damping, frictionloss and margin, and
+ * lower <= upper when limited (MuJoCo's compiler checks). */
+static lucid_status check_tendon_values(const compile_ctx *c, const lucid_tendon_spec *t,
+                                        size_t i) {
+    double v[4] = {t->stiffness, t->damping, t->frictionloss, t->margin};
+    static const char *const what[4] = {"stiffness", "damping", "frictionloss", "margin"};
+    for (int k = 0; k < 4; ++k)
+        if (!(v[k] >= 0.0) || !isfinite(v[k]))
+            return fail(c, LUCID_ERR_ARGUMENT, "tendon", t->name, i, t->line,
+                        "%s must be finite and >= 0 (got %g)", what[k], v[k]);
+    if (t->limited && (!isfinite(t->lower) || !isfinite(t->upper) || !(t->lower <= t->upper)))
+        return fail(c, LUCID_ERR_ARGUMENT, "tendon", t->name, i, t->line,
+                    "range [%g, %g] must be finite with lower <= upper", t->lower, t->upper);
+    if (isinf(t->springlength))
+        return fail(c, LUCID_ERR_NONFINITE, "tendon", t->name, i, t->line,
+                    "springlength is not finite");
+    return LUCID_OK;
+}
+
+/* The model's fixed tendons from the spec's (after the joints' nodes and springrefs). */
+static lucid_status build_tendons(const compile_ctx *c, lucid_model *m, const int *joint_node) {
+    const lucid_model_spec *s = c->spec;
+    m->tendons = alloc_array(s->ntendons, sizeof *m->tendons);
+    if (!m->tendons) return LUCID_ERR_NO_MEMORY;
+    for (size_t i = 0; i < s->ntendons; ++i) {
+        const lucid_tendon_spec *t = &s->tendons[i];
+        lucid_status st = check_tendon_joints(c, t, i, joint_node);
+        if (st == LUCID_OK) st = check_tendon_values(c, t, i);
+        if (st != LUCID_OK) return st;
+        lucid_model_tendon *mt = &m->tendons[m->ntendons];
+        memset(mt, 0, sizeof *mt);
+        mt->name = make_name(t->name, "tendon", i);
+        mt->joint = alloc_array(t->n, sizeof *mt->joint);
+        mt->dof = alloc_array(t->n, sizeof *mt->dof);
+        mt->coord = alloc_array(t->n, sizeof *mt->coord);
+        mt->coef = alloc_array(t->n, sizeof *mt->coef);
+        m->ntendons++;
+        if (!mt->name || !mt->joint || !mt->dof || !mt->coord || !mt->coef)
+            return LUCID_ERR_NO_MEMORY;
+        mt->n = t->n;
+        double spring = 0.0;
+        for (size_t k = 0; k < t->n; ++k) {
+            const lucid_model_node *nd = &m->nodes[joint_node[t->joints[k]]];
+            mt->joint[k] = joint_node[t->joints[k]];
+            mt->dof[k] = nd->idx_v, mt->coord[k] = nd->idx_q;
+            mt->coef[k] = t->coef[k];
+            spring += t->coef[k] * m->springref[nd->idx_q];
+        }
+        mt->limited = t->limited;
+        mt->lower = t->limited ? t->lower : -INFINITY;
+        mt->upper = t->limited ? t->upper : INFINITY;
+        mt->margin = t->margin;
+        mt->stiffness = t->stiffness, mt->damping = t->damping;
+        mt->frictionloss = t->frictionloss;
+        /* MuJoCo 2.2.2's tendon_lengthspring: the length at qpos_spring unless given */
+        mt->springlength = isnan(t->springlength) ? spring : t->springlength;
+        mt->line = t->line;
+        for (size_t k = 0; k < i; ++k)
+            if (strcmp(mt->name, m->tendons[k].name) == 0)
+                return fail(c, LUCID_ERR_ARGUMENT, "tendon", mt->name, i, t->line,
+                            "the name is used twice");
+    }
+    return LUCID_OK;
+}
+
+/* The transmission of spec actuator a: a 1-dof joint or a tendon of m. */
+static lucid_status actuator_transmission(const compile_ctx *c, const lucid_model *m, size_t i,
+                                          const int *joint_node, lucid_model_actuator *ma) {
+    const lucid_model_spec *s = c->spec;
+    const lucid_actuator_spec *a = &s->actuators[i];
+    const char *nm = a->name;
+    ma->tendon = NULL, ma->tendon_index = -1, ma->joint = -1, ma->dof = 0, ma->coord = 0;
+    if (a->tendon >= 0) {
+        if ((size_t)a->tendon >= m->ntendons)
+            return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line, "tendon %d out of range",
+                        a->tendon);
+        ma->tendon = &m->tendons[a->tendon];
+        ma->tendon_index = a->tendon;
+        return LUCID_OK;
+    }
+    if (a->joint < 0 || (size_t)a->joint >= s->njoints)
+        return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line, "joint %d out of range",
+                    a->joint);
+    lucid_joint_kind jk = s->joints[a->joint].kind;
+    if (jk != LUCID_JOINT_REVOLUTE && jk != LUCID_JOINT_PRISMATIC)
+        return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
+                    "acts on joint '%s', which is not revolute or prismatic",
+                    s->joints[a->joint].name ? s->joints[a->joint].name : "?");
+    ma->joint = joint_node[a->joint];
+    ma->dof = m->nodes[ma->joint].idx_v;
+    ma->coord = m->nodes[ma->joint].idx_q;
+    return LUCID_OK;
+}
+
 static lucid_status build_actuators(const compile_ctx *c, lucid_model *m, const int *joint_node) {
     const lucid_model_spec *s = c->spec;
     m->actuators = alloc_array(s->nactuators, sizeof *m->actuators);
@@ -789,14 +915,9 @@ static lucid_status build_actuators(const compile_ctx *c, lucid_model *m, const 
     for (size_t i = 0; i < s->nactuators; ++i) {
         const lucid_actuator_spec *a = &s->actuators[i];
         const char *nm = a->name;
-        if (a->joint < 0 || (size_t)a->joint >= s->njoints)
-            return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line, "joint %d out of range",
-                        a->joint);
-        lucid_joint_kind jk = s->joints[a->joint].kind;
-        if (jk != LUCID_JOINT_REVOLUTE && jk != LUCID_JOINT_PRISMATIC)
-            return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
-                        "acts on joint '%s', which is not revolute or prismatic",
-                        s->joints[a->joint].name ? s->joints[a->joint].name : "?");
+        lucid_model_actuator trn;
+        lucid_status st = actuator_transmission(c, m, i, joint_node, &trn);
+        if (st != LUCID_OK) return st;
         if ((unsigned)a->kind > LUCID_ACTUATOR_GENERAL)
             return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
                         "unknown actuator kind %d", (int)a->kind);
@@ -827,9 +948,8 @@ static lucid_status build_actuators(const compile_ctx *c, lucid_model *m, const 
         if (!ma->name) return LUCID_ERR_NO_MEMORY;
         m->nu++;
         ma->kind = a->kind;
-        ma->joint = joint_node[a->joint];
-        ma->dof = m->nodes[ma->joint].idx_v;
-        ma->coord = m->nodes[ma->joint].idx_q;
+        ma->tendon = trn.tendon, ma->tendon_index = trn.tendon_index;
+        ma->joint = trn.joint, ma->dof = trn.dof, ma->coord = trn.coord;
         ma->gear = a->gear;
         ma->kp = a->kind == LUCID_ACTUATOR_POSITION ? a->kp : 0.0;
         actuator_gain_bias(a, ma->gain, ma->bias);
@@ -1112,6 +1232,7 @@ static lucid_status compile(const compile_ctx *c, lucid_model *m, lucid_body_spe
     st = build_dofs(m, joints, joint_node, s->njoints);
     if (st == LUCID_OK) st = build_mimics(c, m, joints, joint_node);
     if (st == LUCID_OK) st = build_geoms(c, m, loc);
+    if (st == LUCID_OK) st = build_tendons(c, m, joint_node);
     if (st == LUCID_OK) st = build_actuators(c, m, joint_node);
     if (st != LUCID_OK) return st;
     for (size_t i = 0; i < m->nu; ++i)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/math/so3.h"
 #include "runtime/model/configuration.h"
 #include "runtime/model/dynamics.h"
 #include "runtime/model/model_internal.h"
@@ -217,4 +218,75 @@ lucid_status lucid_model_build_equalities(lucid_model *m, const lucid_model_spec
     if (st == LUCID_ERR_NO_MEMORY && err && errlen && !err[0])
         snprintf(err, errlen, "out of memory");
     return st;
+}
+
+/* ---- rows at a configuration ------------------------------------------------------------- */
+
+/* The pose of node n in the model's frame (-1: the identity). */
+static lucid_se3 posed_node(const lucid_model_data *d, int n) {
+    return n < 0 ? lucid_se3_identity() : d->oMi[n];
+}
+
+/* rows (3, nv apart) += sign * the velocity of point p fixed to node n per unit rate of each
+ * dof: a point's velocity Jacobian. */
+static void add_point_rows(const lucid_model *m, const lucid_model_data *d, int n, lucid_vec3 p,
+                           double sign, double *row, size_t nv) {
+    for (int k = n < 0 ? -1 : lucid_model_node_last_dof(m, n); k >= 0; k = m->dof_parent[k]) {
+        lucid_se3 X = d->oMi[m->dof_node[k]];
+        int a = m->dof_axis[k];
+        lucid_vec3 e = lucid_mat3_col(&X.R, a % 3);
+        lucid_vec3 c = a < 3 ? e : lucid_vec3_cross(e, lucid_vec3_sub(p, X.t));
+        row[k] += sign * c.x, row[nv + k] += sign * c.y, row[2 * nv + k] += sign * c.z;
+    }
+}
+
+/* The same for node n's angular velocity. */
+static void add_angular_rows(const lucid_model *m, const lucid_model_data *d, int n, double sign,
+                             double *row, size_t nv) {
+    for (int k = n < 0 ? -1 : lucid_model_node_last_dof(m, n); k >= 0; k = m->dof_parent[k]) {
+        if (m->dof_axis[k] < 3) continue; /* a translation turns nothing */
+        lucid_vec3 e = lucid_mat3_col(&d->oMi[m->dof_node[k]].R, m->dof_axis[k] % 3);
+        row[k] += sign * e.x, row[nv + k] += sign * e.y, row[2 * nv + k] += sign * e.z;
+    }
+}
+
+/* Rows of equality e (row-major, nv wide) and its violation phi at q, d posed at q. */
+static void equality_rows(const lucid_model *m, const lucid_model_data *d, const double *q,
+                          const lucid_model_equality *e, double *E, double *phi) {
+    size_t nv = m->nv;
+    memset(E, 0, e->rows * nv * sizeof(double));
+    if (e->kind == LUCID_EQUALITY_JOINT) {
+        double x = e->v2 == SIZE_MAX ? 0.0 : q[e->q2] - e->ref2, poly = e->coef[4], slope = 0.0;
+        for (int i = 3; i >= 0; --i) slope = slope * x + poly, poly = poly * x + e->coef[i];
+        phi[0] = q[e->q1] - e->ref1 - poly;
+        E[e->v1] = 1.0;
+        if (e->v2 != SIZE_MAX) E[e->v2] -= slope;
+        return;
+    }
+    lucid_se3 X1 = posed_node(d, e->node1), X2 = posed_node(d, e->node2);
+    lucid_vec3 x1 = lucid_se3_act(&X1, e->p1), x2 = lucid_se3_act(&X2, e->p2);
+    lucid_vec3_store(lucid_vec3_sub(x1, x2), phi);
+    add_point_rows(m, d, e->node1, x1, 1.0, E, nv);
+    add_point_rows(m, d, e->node2, x2, -1.0, E, nv);
+    if (!e->rotation) return;
+    /* node2's orientation against node1's turned by R12: log(R2 (R1 R12)^T) */
+    lucid_mat3 R1 = lucid_mat3_mul(&X1.R, &e->R12), R1t = lucid_mat3_transpose(&R1);
+    lucid_mat3 Rerr = lucid_mat3_mul(&X2.R, &R1t);
+    lucid_vec3_store(lucid_so3_log(&Rerr), phi + 3);
+    add_angular_rows(m, d, e->node2, 1.0, E + 3 * nv, nv);
+    add_angular_rows(m, d, e->node1, -1.0, E + 3 * nv, nv);
+}
+
+void lucid_model_equality_jacobian(const lucid_model *m, const lucid_model_data *d, const double *q,
+                                   double *E, double *phi) {
+    size_t row = 0;
+    for (size_t i = 0; i < m->nequalities; ++i) {
+        equality_rows(m, d, q, &m->equalities[i], E + row * m->nv, phi + row);
+        row += m->equalities[i].rows;
+    }
+}
+
+void lucid_model_equality_span(const lucid_model *m, size_t i, size_t *dof_lo, size_t *rows) {
+    *dof_lo = m->equalities[i].dof_lo;
+    *rows = m->equalities[i].rows;
 }

@@ -82,6 +82,8 @@ struct lucid_model {
     lucid_heightfield **hfields; /* owned, taken over from the spec */
     size_t nhfields;
     lucid_model_actuator *actuators;
+    lucid_model_tendon *tendons; /* fixed tendons (model.h) */
+    size_t ntendons;
     lucid_model_keyframe *keyframes;
     size_t nkeyframes;
     lucid_model_mocap *mocap;

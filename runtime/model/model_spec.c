@@ -79,6 +79,11 @@ void lucid_model_spec_destroy(lucid_model_spec *s) {
     }
     for (size_t i = 0; i < s->nframes; i++) free((char *)s->frames[i].name);
     for (size_t i = 0; i < s->nactuators; i++) free((char *)s->actuators[i].name);
+    for (size_t i = 0; i < s->ntendons; i++) {
+        free((char *)s->tendons[i].name);
+        free(s->tendons[i].joints), free(s->tendons[i].coef);
+    }
+    free(s->tendons);
     for (size_t i = 0; i < s->nkeyframes; i++) {
         lucid_keyframe_spec *k = &s->keyframes[i];
         free((char *)k->name), free(k->qpos), free(k->qvel), free(k->ctrl);
@@ -187,8 +192,10 @@ lucid_status lucid_model_spec_add_frame(lucid_model_spec *s, const lucid_frame_s
 
 lucid_status lucid_model_spec_add_actuator(lucid_model_spec *s, const lucid_actuator_spec *actuator,
                                            int *index) {
-    if (!s || !actuator || actuator->joint < 0 || (size_t)actuator->joint >= s->njoints ||
-        s->nactuators >= INT32_MAX)
+    int on_tendon = actuator && actuator->tendon >= 0;
+    if (!s || !actuator || s->nactuators >= INT32_MAX ||
+        (on_tendon ? (size_t)actuator->tendon >= s->ntendons
+                   : actuator->joint < 0 || (size_t)actuator->joint >= s->njoints))
         return LUCID_ERR_ARGUMENT;
     if (!reserve((void **)&s->actuators, &s->cap_actuators, s->nactuators, sizeof *s->actuators))
         return LUCID_ERR_NO_MEMORY;
@@ -261,6 +268,12 @@ int lucid_model_spec_find_joint(const lucid_model_spec *s, const char *name) {
     return -1;
 }
 
+int lucid_model_spec_find_tendon(const lucid_model_spec *s, const char *name) {
+    for (size_t i = 0; s && name && i < s->ntendons; i++)
+        if (s->tendons[i].name && strcmp(s->tendons[i].name, name) == 0) return (int)i;
+    return -1;
+}
+
 lucid_body_spec lucid_body_spec_default(void) {
     lucid_body_spec b;
     memset(&b, 0, sizeof b);
@@ -298,6 +311,7 @@ lucid_actuator_spec lucid_actuator_spec_default(void) {
     memset(&a, 0, sizeof a);
     a.kind = LUCID_ACTUATOR_MOTOR;
     a.gear = 1.0;
+    a.tendon = -1;
     return a;
 }
 
@@ -326,6 +340,40 @@ lucid_status lucid_model_spec_add_equality(lucid_model_spec *s, const lucid_equa
     if (!ok) return LUCID_ERR_NO_MEMORY;
     if (index) *index = (int)s->nequalities;
     s->equalities[s->nequalities++] = e;
+    return LUCID_OK;
+}
+
+lucid_tendon_spec lucid_tendon_spec_default(void) {
+    lucid_tendon_spec t;
+    memset(&t, 0, sizeof t);
+    t.springlength = NAN;
+    return t;
+}
+
+lucid_status lucid_model_spec_add_tendon(lucid_model_spec *s, const lucid_tendon_spec *tendon,
+                                         int *index) {
+    if (!s || !tendon || (tendon->n > 0 && (!tendon->joints || !tendon->coef)) ||
+        tendon->n > INT32_MAX || s->ntendons >= INT32_MAX)
+        return LUCID_ERR_ARGUMENT;
+    for (size_t i = 0; i < tendon->n; i++)
+        if (tendon->joints[i] < 0 || (size_t)tendon->joints[i] >= s->njoints)
+            return LUCID_ERR_ARGUMENT;
+    if (!reserve((void **)&s->tendons, &s->cap_tendons, s->ntendons, sizeof *s->tendons))
+        return LUCID_ERR_NO_MEMORY;
+    lucid_tendon_spec t = *tendon;
+    int ok = 1;
+    size_t n = tendon->n ? tendon->n : 1;
+    t.name = copy_string(tendon->name, &ok);
+    t.joints = malloc(n * sizeof *t.joints);
+    t.coef = malloc(n * sizeof *t.coef);
+    if (!ok || !t.joints || !t.coef) {
+        free((char *)t.name), free(t.joints), free(t.coef);
+        return LUCID_ERR_NO_MEMORY;
+    }
+    if (tendon->n) memcpy(t.joints, tendon->joints, tendon->n * sizeof *t.joints);
+    if (tendon->n) memcpy(t.coef, tendon->coef, tendon->n * sizeof *t.coef);
+    if (index) *index = (int)s->ntendons;
+    s->tendons[s->ntendons++] = t;
     return LUCID_OK;
 }
 

@@ -108,7 +108,8 @@ typedef enum lucid_actuator_kind {
 typedef struct lucid_actuator_spec {
     const char *name;
     lucid_actuator_kind kind;
-    int joint; /* index into the spec's joints (1-dof joints only) */
+    int joint;  /* index into the spec's joints (1-dof joints only), -1 with a tendon */
+    int tendon; /* index into the spec's tendons (a tendon transmission), -1: the joint */
     double gear;
     double kp;      /* position servos */
     double kv;      /* velocity servos and dampers */
@@ -151,6 +152,22 @@ typedef struct lucid_equality_spec {
     int line;
 } lucid_equality_spec;
 
+/* A fixed tendon (MJCF <tendon><fixed>, MuJoCo's semantics): length L = sum_i coef[i] q_i over
+ * n 1-dof joints (indices into the spec's joints), limited to [lower, upper] (acting at margin
+ * inside it), with a spring to springlength (NAN: L at the joints' springref) and damping along
+ * it; frictionloss is stored. The model's lucid_model_tendon. */
+typedef struct lucid_tendon_spec {
+    const char *name; /* may be NULL */
+    size_t n;
+    int *joints;  /* n joint indices (copied by add_tendon) */
+    double *coef; /* n coefficients (copied) */
+    int limited;
+    double lower, upper, margin;
+    double stiffness, damping, frictionloss;
+    double springlength; /* NAN: the length at the joints' springref */
+    int line;
+} lucid_tendon_spec;
+
 /* A keyframe (MJCF <key>) in MuJoCo's layout: qpos over the spec's joints in order (free: world
  * position, then quaternion w x y z; ball: quaternion; hinge, slide: the coordinate), qvel
  * (free: world linear velocity, then body angular velocity), ctrl per actuator, mpos (3) and
@@ -185,6 +202,8 @@ typedef struct lucid_model_spec {
     size_t nexcludes, cap_excludes;
     lucid_keyframe_spec *keyframes;
     size_t nkeyframes, cap_keyframes;
+    lucid_tendon_spec *tendons;
+    size_t ntendons, cap_tendons;
     lucid_heightfield **hfields; /* owned height fields, which heightfield geoms refer to */
     size_t nhfields, cap_hfields;
     lucid_equality_spec *equalities;
@@ -210,6 +229,9 @@ lucid_status lucid_model_spec_add_frame(lucid_model_spec *spec, const lucid_fram
                                         int *index);
 lucid_status lucid_model_spec_add_actuator(lucid_model_spec *spec,
                                            const lucid_actuator_spec *actuator, int *index);
+/* Copies the name, joint indices and coefficients; the compiler checks them. */
+lucid_status lucid_model_spec_add_tendon(lucid_model_spec *spec, const lucid_tendon_spec *tendon,
+                                         int *index);
 lucid_status lucid_model_spec_add_exclude(lucid_model_spec *spec, int body1, int body2);
 /* Copies the keyframe's name and arrays; the compiler checks their sizes. */
 lucid_status lucid_model_spec_add_keyframe(lucid_model_spec *spec, const lucid_keyframe_spec *key,
@@ -224,6 +246,7 @@ lucid_status lucid_model_spec_add_heightfield(lucid_model_spec *spec, lucid_heig
 /* Index of the body / joint named `name`, or -1. */
 int lucid_model_spec_find_body(const lucid_model_spec *spec, const char *name);
 int lucid_model_spec_find_joint(const lucid_model_spec *spec, const char *name);
+int lucid_model_spec_find_tendon(const lucid_model_spec *spec, const char *name);
 
 /* Defaults a loader starts an element from: identity placement/pose, unit axis z, zero mass
  * and inertia, no limits (velocity/effort INFINITY), gear 1, friction 1, condim 3,
@@ -231,9 +254,10 @@ int lucid_model_spec_find_joint(const lucid_model_spec *spec, const char *name);
 lucid_body_spec lucid_body_spec_default(void);
 lucid_joint_spec lucid_joint_spec_default(lucid_joint_kind kind);
 lucid_geom_spec lucid_geom_spec_default(void);
-lucid_actuator_spec lucid_actuator_spec_default(void);
 /* active, body2 LUCID_MODEL_WORLD, joint1 = joint2 = -1, torquescale 1, polycoef (0 1 0 0 0),
  * identity relpose (has_relpose 0). */
 lucid_equality_spec lucid_equality_spec_default(lucid_equality_kind kind);
+lucid_actuator_spec lucid_actuator_spec_default(void); /* joint 0, tendon -1 */
+lucid_tendon_spec lucid_tendon_spec_default(void);     /* no joints, springlength NAN */
 
 #endif

@@ -219,11 +219,13 @@ typedef struct lucid_world_contact {
     double rho; /* the ADMM penalty its island's answer ended at (in the units of G), kept
                  * for warm start; 0 when none */
     double friction;
-    /* A joint limit rather than a shape contact when limit_sign != 0: dof limit_dof of model
+    /* A limit rather than a shape contact when limit_sign != 0: dof limit_dof of model
      * limit_model at its lower (+1: the normal velocity is +v_dof) or upper (-1) bound;
      * body1 = body2 = the link it moves, frame the identity, separation the distance to the
-     * bound (rad or m), no friction. */
-    int limit_model, limit_dof, limit_sign;
+     * bound (rad or m), no friction. A fixed tendon's limit has limit_tendon >= 0 (the model's
+     * tendon; limit_dof -1): its normal velocity is +-Ld, its row the tendon's moment, and
+     * include_margin the tendon's margin; limit_tendon is -1 on a joint limit. */
+    int limit_model, limit_dof, limit_sign, limit_tendon;
     /* 1: not the pair's present witness but the material points its bodies' free twists bring
      * closest by the step's end (a turning curved surface: docs/world.md), each point rigid
      * with its body */
@@ -270,8 +272,9 @@ lucid_status lucid_world_last_problem_dense(lucid_world *w, lucid_contact_proble
  * `priority` geom's; condim 1 is frictionless; the pair acts at separation max(margin) -
  * max(gap) (lucid_world_contact.include_margin). has_friction gives every geom of the model
  * that friction and condim 3 (1 for friction 0). Joint
- * limits act as unilateral contacts (lucid_world_contact.limit_sign). Damping, joint springs
- * and position servos are implicit in the step (world_model.c). The state (lucid_world_get_state)
+ * and fixed-tendon limits act as unilateral contacts (lucid_world_contact.limit_sign). Damping,
+ * joint springs and position servos on joints are implicit in the step (world_model.c); tendon
+ * springs, dampers and actuators explicit (world_tendon.c). The state (lucid_world_get_state)
  * holds every model's q after the free bodies' poses, and its v after their twists. */
 typedef struct lucid_model lucid_model;
 typedef struct lucid_world_model_desc {

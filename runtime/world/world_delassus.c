@@ -36,17 +36,20 @@ static int dynamic_body(const lucid_world *w, int body1, int body2) {
     return fixed(w, body1) ? body2 : body1;
 }
 
-/* The links of one subtree of a model move together: one island (each link joined to its
- * parent link when that is on the same tree; links on different trees join only through
- * contacts, as free bodies do). A link no dof moves (tree -1) joins none. */
+/* The links of one tree of a model move together: one island (each link joined to the link of
+ * its tree's first dof, which also joins the subtrees a limited tendon merged into the tree;
+ * links on different trees join only through contacts, as free bodies do). A link no dof moves
+ * (tree -1) joins none. */
 static void link_trees(lucid_world *w) {
     for (int i = 0; i < w->num_models; ++i) {
         const lucid_world_model *wm = &w->models[i];
         for (int b = 0; b < wm->num_bodies; ++b) {
             int body = wm->first_body + b, t = lucid_world_models_tree(w, body);
-            int p = lucid_model_body_parent(wm->model, (size_t)b);
-            if (t < 0 || p < 0 || lucid_world_models_tree(w, wm->first_body + p) != t) continue;
-            int a = find_root(w->parent, body), r = find_root(w->parent, wm->first_body + p);
+            if (t < 0) continue;
+            size_t first = wm->tree_dof[t];
+            int node = lucid_model_dof_joint(wm->model)[first];
+            int head = wm->first_body + lucid_model_joint_body(wm->model, (size_t)node);
+            int a = find_root(w->parent, body), r = find_root(w->parent, head);
             if (a != r) w->parent[a < r ? r : a] = a < r ? a : r;
         }
     }

@@ -31,7 +31,7 @@
 
 #include "runtime/math/so3.h"
 #include "runtime/model/dynamics.h"
-#include "runtime/model/model_internal.h"
+#include "runtime/model/model.h"
 #include "runtime/world/world_internal.h"
 
 /* The doubles of the workspace: E (k nv), F (nv k), L (k k), phi, y, lambda, scale, z (k
@@ -51,7 +51,7 @@ static int workspace_size(size_t k, size_t nv, size_t nq, size_t *n) {
 }
 
 lucid_status lucid_world_equality_allocate(lucid_world_model *wm) {
-    size_t k = wm->model->equality_rows, nv = lucid_model_nv(wm->model), n;
+    size_t k = lucid_model_equality_rows(wm->model), nv = lucid_model_nv(wm->model), n;
     size_t nq = lucid_model_nq(wm->model);
     wm->eq = NULL, wm->eq_piv = NULL, wm->eq_rank = 0;
     if (k == 0) return LUCID_OK;
@@ -74,66 +74,11 @@ typedef struct eq_views {
 
 static eq_views views(const lucid_world_model *wm) {
     eq_views v;
-    v.k = wm->model->equality_rows, v.nv = lucid_model_nv(wm->model);
+    v.k = lucid_model_equality_rows(wm->model), v.nv = lucid_model_nv(wm->model);
     v.E = wm->eq, v.F = v.E + v.k * v.nv, v.L = v.F + v.k * v.nv, v.phi = v.L + v.k * v.k;
     v.y = v.phi + v.k, v.lambda = v.y + v.k, v.scale = v.lambda + v.k;
     v.z = v.scale + v.k, v.dq = v.z + v.k, v.q_prev = v.dq + v.nv;
     return v;
-}
-
-/* The world pose of node n (-1: the model's world frame). */
-static lucid_se3 node_pose(const lucid_world_model *wm, int n) {
-    return n < 0 ? wm->base : lucid_se3_compose(&wm->base, &wm->data->oMi[n]);
-}
-
-/* row[k] += sign * (axis . velocity of world point p fixed to node n per unit rate of dof k),
- * for the 3 axes e_d (rows row + d nv): a point's world velocity Jacobian. */
-static void add_point_rows(const lucid_world_model *wm, int n, lucid_vec3 p, double sign,
-                           double *row, size_t nv) {
-    const lucid_model *m = wm->model;
-    for (int k = n < 0 ? -1 : lucid_model_node_last_dof(m, n); k >= 0; k = m->dof_parent[k]) {
-        lucid_vec3 c = lucid_world_model_dof_point_column(wm, k, p);
-        row[k] += sign * c.x, row[nv + k] += sign * c.y, row[2 * nv + k] += sign * c.z;
-    }
-}
-
-/* The same for the world angular velocity of node n. */
-static void add_angular_rows(const lucid_world_model *wm, int n, double sign, double *row,
-                             size_t nv) {
-    const lucid_model *m = wm->model;
-    for (int k = n < 0 ? -1 : lucid_model_node_last_dof(m, n); k >= 0; k = m->dof_parent[k]) {
-        if (m->dof_axis[k] < 3) continue; /* a translation turns nothing */
-        lucid_se3 X = node_pose(wm, m->dof_node[k]);
-        lucid_vec3 e = lucid_mat3_col(&X.R, m->dof_axis[k] % 3);
-        row[k] += sign * e.x, row[nv + k] += sign * e.y, row[2 * nv + k] += sign * e.z;
-    }
-}
-
-/* Rows of equality q at row (E row-major, nv wide) and its violation phi. */
-static void equality_rows(const lucid_world_model *wm, const lucid_model_equality *q, double *E,
-                          double *phi, size_t nv) {
-    memset(E, 0, q->rows * nv * sizeof(double));
-    if (q->kind == LUCID_EQUALITY_JOINT) {
-        const double *x = wm->q;
-        double d = q->v2 == SIZE_MAX ? 0.0 : x[q->q2] - q->ref2, poly = q->coef[4], slope = 0.0;
-        for (int i = 3; i >= 0; --i) slope = slope * d + poly, poly = poly * d + q->coef[i];
-        phi[0] = x[q->q1] - q->ref1 - poly;
-        E[q->v1] = 1.0;
-        if (q->v2 != SIZE_MAX) E[q->v2] -= slope;
-        return;
-    }
-    lucid_se3 X1 = node_pose(wm, q->node1), X2 = node_pose(wm, q->node2);
-    lucid_vec3 x1 = lucid_se3_act(&X1, q->p1), x2 = lucid_se3_act(&X2, q->p2);
-    lucid_vec3_store(lucid_vec3_sub(x1, x2), phi);
-    add_point_rows(wm, q->node1, x1, 1.0, E, nv);
-    add_point_rows(wm, q->node2, x2, -1.0, E, nv);
-    if (!q->rotation) return;
-    /* node2's orientation against node1's turned by R12: log(R2 (R1 R12)^T), world axes */
-    lucid_mat3 R1 = lucid_mat3_mul(&X1.R, &q->R12), R1t = lucid_mat3_transpose(&R1);
-    lucid_mat3 Rerr = lucid_mat3_mul(&X2.R, &R1t);
-    lucid_vec3_store(lucid_so3_log(&Rerr), phi + 3);
-    add_angular_rows(wm, q->node2, 1.0, E + 3 * nv, nv);
-    add_angular_rows(wm, q->node1, -1.0, E + 3 * nv, nv);
 }
 
 /* Pivoted Cholesky of S (k x k, column-major in L, overwritten by the factor of its leading
@@ -193,11 +138,8 @@ static void solve_s(const lucid_world_model *wm, const eq_views *v, const double
 /* E, phi, F, S and its factor at the configuration the model's data is posed at. */
 static void assemble(lucid_world_model *wm, const eq_views *v) {
     const lucid_model *m = wm->model;
-    size_t row = 0;
-    for (size_t i = 0; i < m->nequalities; ++i) {
-        equality_rows(wm, &m->equalities[i], v->E + row * v->nv, v->phi + row, v->nv);
-        row += m->equalities[i].rows;
-    }
+    size_t row = 0, neq = lucid_model_nequalities(m);
+    lucid_model_equality_jacobian(m, wm->data, wm->q, v->E, v->phi);
     memcpy(v->F, v->E, v->k * v->nv * sizeof(double)); /* row i of E = column i of F */
     lucid_model_mass_solve(m, wm->data, v->F, v->nv, v->k);
     for (size_t j = 0; j < v->k; ++j)
@@ -207,25 +149,27 @@ static void assemble(lucid_world_model *wm, const eq_views *v) {
             v->L[i + v->k * j] = s;
         }
     /* each row's scale: the largest diagonal of S among the rows of its tree */
-    row = 0;
-    for (size_t i = 0; i < m->nequalities; ++i) {
-        int t = wm->dof_tree[m->equalities[i].dof_lo];
+    for (size_t i = 0; i < neq; ++i) {
+        size_t lo, rows;
+        lucid_model_equality_span(m, i, &lo, &rows);
+        int t = wm->dof_tree[lo];
         double s = 0.0;
         size_t r2 = 0;
-        for (size_t e = 0; e < m->nequalities; ++e) {
-            if (wm->dof_tree[m->equalities[e].dof_lo] == t)
-                for (size_t d = 0; d < m->equalities[e].rows; ++d)
-                    s = fmax(s, v->L[(r2 + d) * (v->k + 1)]);
-            r2 += m->equalities[e].rows;
+        for (size_t e = 0; e < neq; ++e) {
+            size_t lo_e, rows_e;
+            lucid_model_equality_span(m, e, &lo_e, &rows_e);
+            if (wm->dof_tree[lo_e] == t)
+                for (size_t d = 0; d < rows_e; ++d) s = fmax(s, v->L[(r2 + d) * (v->k + 1)]);
+            r2 += rows_e;
         }
-        for (size_t d = 0; d < m->equalities[i].rows; ++d) v->scale[row + d] = s;
-        row += m->equalities[i].rows;
+        for (size_t d = 0; d < rows; ++d) v->scale[row + d] = s;
+        row += rows;
     }
     wm->eq_rank = pivoted_cholesky(v->L, v->k, v->scale, wm->eq_piv);
 }
 
 void lucid_world_equality_prepare(lucid_world_model *wm) {
-    if (wm->model->equality_rows == 0) return;
+    if (lucid_model_equality_rows(wm->model) == 0) return;
     eq_views v = views(wm);
     assemble(wm, &v);
 }
@@ -239,7 +183,7 @@ static double residual(const eq_views *v) {
 
 void lucid_world_equality_stabilise(lucid_world_model *wm) {
     const lucid_model *m = wm->model;
-    if (m->equality_rows == 0) return;
+    if (lucid_model_equality_rows(m) == 0) return;
     eq_views v = views(wm);
     lucid_model_forward_kinematics(m, wm->data, wm->q);
     assemble(wm, &v);
@@ -250,13 +194,13 @@ void lucid_world_equality_stabilise(lucid_world_model *wm) {
         memset(v.dq, 0, v.nv * sizeof(double));
         for (size_t i = 0; i < v.k; ++i)
             for (size_t j = 0; j < v.nv; ++j) v.dq[j] += v.F[v.nv * i + j] * v.lambda[i];
-        memcpy(v.q_prev, wm->q, m->nq * sizeof(double));
+        memcpy(v.q_prev, wm->q, lucid_model_nq(m) * sizeof(double));
         lucid_model_integrate(m, wm->q, v.dq, 1.0, wm->q);
         lucid_model_forward_kinematics(m, wm->data, wm->q);
         assemble(wm, &v);
         double next = residual(&v);
         if (!(next < res)) { /* no better (round-off, or far from the rows' manifold): undo */
-            memcpy(wm->q, v.q_prev, m->nq * sizeof(double));
+            memcpy(wm->q, v.q_prev, lucid_model_nq(m) * sizeof(double));
             lucid_model_forward_kinematics(m, wm->data, wm->q);
             break;
         }
@@ -268,7 +212,7 @@ void lucid_world_equality_stabilise(lucid_world_model *wm) {
 /* X (columns over the dofs [lo, lo + width), leading dimension ld) <- X - F S^+ E X. */
 void lucid_world_equality_project(const lucid_world_model *wm, size_t lo, size_t width, double *X,
                                   size_t ld, size_t ncol) {
-    if (wm->model->equality_rows == 0) return;
+    if (lucid_model_equality_rows(wm->model) == 0) return;
     eq_views v = views(wm);
     for (size_t c = 0; c < ncol; ++c) {
         double *x = X + c * ld;
@@ -288,7 +232,7 @@ void lucid_world_equality_project(const lucid_world_model *wm, size_t lo, size_t
 }
 
 void lucid_world_equality_free_velocity(lucid_world_model *wm) {
-    if (wm->model->equality_rows == 0) return;
+    if (lucid_model_equality_rows(wm->model) == 0) return;
     eq_views v = views(wm);
     for (size_t i = 0; i < v.k; ++i) { /* b = -E v_free */
         double s = 0.0;
@@ -302,13 +246,15 @@ void lucid_world_equality_free_velocity(lucid_world_model *wm) {
 
 int lucid_world_models_tree_constrained(const lucid_world *w, int model, int tree) {
     const lucid_model *m = w->models[model].model;
-    for (size_t i = 0; i < m->nequalities; ++i)
-        if (w->models[model].dof_tree[m->equalities[i].dof_lo] == tree) return 1;
+    for (size_t i = 0, lo, rows; i < lucid_model_nequalities(m); ++i) {
+        lucid_model_equality_span(m, i, &lo, &rows);
+        if (w->models[model].dof_tree[lo] == tree) return 1;
+    }
     return 0;
 }
 
 int lucid_world_models_have_equalities(const lucid_world *w) {
     for (int i = 0; i < w->num_models; ++i)
-        if (w->models[i].model->equality_rows > 0) return 1;
+        if (lucid_model_equality_rows(w->models[i].model) > 0) return 1;
     return 0;
 }

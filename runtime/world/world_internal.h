@@ -58,7 +58,7 @@ typedef struct lucid_contact_side {
 
 /* The warm-start memory: last step's contacts' forces as world vectors. */
 typedef struct lucid_cached_force {
-    int limit; /* 1 for a joint limit, keyed (limit_model, limit_dof, limit_sign) */
+    int limit; /* 1 for a limit, keyed (limit_model, limit_tendon, limit_dof, limit_sign) */
     int body1, body2, part1, part2;
     lucid_vec3 point, force, dual; /* world vectors */
     double rho;                    /* its island's final ADMM penalty (0: none) */
@@ -366,7 +366,32 @@ int lucid_world_models_have_equalities(const lucid_world *w);
 /* The world velocity of world point p fixed to a node per unit rate of its ancestor dof k. */
 lucid_vec3 lucid_world_model_dof_point_column(const lucid_world_model *wm, int k, lucid_vec3 p);
 void lucid_world_models_begin_step(lucid_world *w);     /* free velocities, M~, link poses */
-lucid_status lucid_world_models_limits(lucid_world *w); /* joint-limit contacts */
+lucid_status lucid_world_models_limits(lucid_world *w); /* joint- and tendon-limit contacts */
+/* Fixed tendons (world_tendon.c). The end (last dof + 1) of the limited tendons whose first dof
+ * is k (0: none), which a model's tree must reach (find_trees). */
+size_t lucid_world_tendon_span_end(const lucid_model *m, size_t k);
+/* Whether a limit at distance gap from its bound, closing at rate (the free velocity's, which
+ * makes gap + dt rate the unconstrained step's end), needs its contact this step: within the
+ * world's margin plus its own margin now or at the step's end (a fast approach is caught before
+ * it crosses the bound, as the shape contacts' sweep does). */
+int lucid_world_limit_detected(const lucid_world *w, double gap, double rate, double margin);
+/* Model i's tendon-limit contacts (after its joint limits: their warm-start keys sort so). */
+lucid_status lucid_world_tendon_limits(lucid_world *w, int i);
+/* The coefficient of dof `dof` of the model in limit contact c's normal row, before the side's
+ * sign: limit_sign on a joint limit's dof, limit_sign coef on a tendon's dofs, else 0. */
+double lucid_world_limit_coefficient(const lucid_world *w, const lucid_world_contact *c,
+                                     size_t dof);
+/* row (width, over the tree's dofs from lo) = sign times limit contact c's normal row. */
+void lucid_world_limit_row(const lucid_world *w, const lucid_world_contact *c, double sign,
+                           size_t lo, size_t width, double *row);
+/* tau += the tendons' passive forces -c (stiffness (L - springlength) + damping Ld) at the
+ * model's q and v. */
+void lucid_world_tendon_passive(const lucid_world_model *wm, double *tau);
+/* The power of the tendons' springs at the model's q and velocity v. */
+double lucid_world_tendon_spring_power(const lucid_world_model *wm, const double *v);
+/* X (nv x nv, column-major) += scale sum_t damping_t c_t c_t^T (resp. stiffness_t). */
+void lucid_world_tendon_add_damping(const lucid_model *m, double scale, double *X);
+void lucid_world_tendon_add_stiffness(const lucid_model *m, double scale, double *R);
 lucid_status lucid_world_models_reserve_rows(lucid_world *w);
 void lucid_world_models_fill_side(lucid_world *w, int body, double sign,
                                   const lucid_world_contact *c, lucid_contact_side *side);

@@ -6,8 +6,9 @@
  * One step of a model (semi-implicit Euler, as free bodies; K, D diagonal per dof):
  *   M~ = M(q) + dt (D + Da) + dt^2 K
  *   M~ (v_free - v) = dt (tau(u, q, v) - b(q, v) - D v - dt K v)
- * (K: joint stiffness and the actuators' bias stiffness -gear^2 b1, Da: their bias damping
- * -gear^2 b2, each where positive: a position servo's gear^2 kp, a velocity servo's gear^2 kv)
+ * (K: joint stiffness and the joint actuators' bias stiffness -gear^2 b1, Da: their bias
+ * damping -gear^2 b2, each where positive: a position servo's gear^2 kp, a velocity servo's
+ * gear^2 kv; fixed tendons' springs, dampers and actuators are explicit in tau, world_tendon.c)
  *   v+ = v_free + M~^-1 J^T lambda dt,   q+ = q (+) dt v+
  * so a stiff servo (kp dt^2 >> inertia) or a large damping stays stable: they act on v+. M~
  * keeps the branch-induced sparsity of M, so it is factorised by the tree's LTDL and every
@@ -66,9 +67,9 @@ void lucid_world_models_destroy(lucid_world *w) {
 }
 
 /* The model's trees (lucid_world_model): a dof's subtree is its root dof's (dof_parent -1;
- * parents come before children), and a tree is a run of dofs no subtree crosses and no
- * equality constraint spans, closed at dof k when every subtree and equality met so far ends
- * before k. root: 2 nv scratch entries. */
+ * parents come before children), and a tree is a run of dofs that no subtree, equality
+ * constraint or limited tendon crosses, closed at dof k when every subtree, equality and tendon
+ * met so far ends before k. root: 2 nv scratch entries. */
 static void find_trees(lucid_world_model *wm, size_t *root) {
     const lucid_model *m = wm->model;
     size_t nv = lucid_model_nv(m), end = 0, *reach = root + nv;
@@ -84,6 +85,9 @@ static void find_trees(lucid_world_model *wm, size_t *root) {
         if (k >= end) ++t;
         if (last[root[k]] + 1 > end) end = last[root[k]] + 1;
         if (reach[k] + 1 > end) end = reach[k] + 1;
+        /* a limited tendon's dofs share one tree: its limit row is built over one */
+        size_t span = lucid_world_tendon_span_end(m, k);
+        if (span > end) end = span;
         wm->dof_tree[k] = t;
     }
     wm->num_trees = t + 1;
@@ -514,7 +518,7 @@ static void gravity_correction(const lucid_world *w, const lucid_world_model *wm
 static double actuator_raw_force(const lucid_world_model *wm, const lucid_model_actuator *A,
                                  double u) {
     if (A->ctrl_limited) u = fmin(fmax(u, A->ctrl_lower), A->ctrl_upper);
-    double L = A->gear * wm->q[A->coord], Ld = A->gear * wm->v[A->dof];
+    double L = lucid_model_actuator_length(A, wm->q), Ld = lucid_model_actuator_velocity(A, wm->v);
     return lucid_model_actuator_gain(A, wm->q, wm->v) * u + A->bias[0] + A->bias[1] * L +
            A->bias[2] * Ld;
 }
@@ -530,8 +534,8 @@ static double actuator_damping(const lucid_model_actuator *A) {
     return fmax(0.0, -A->bias[2]) * A->gear * A->gear;
 }
 
-/* The diagonals K and Da of the implicit stiffness (servos, springs) and actuator damping, and
- * the explicit generalised forces of actuators and springs, into tau. */
+/* The diagonals K and Da of the implicit stiffness (servos and springs on joints) and actuator
+ * damping, and the explicit generalised forces of actuators, springs and tendons, into tau. */
 static void actuation(const lucid_world_model *wm, double *K, double *Da, double *tau) {
     const lucid_model *m = wm->model;
     const lucid_model_actuator *act = lucid_model_actuators(m);
@@ -546,10 +550,14 @@ static void actuation(const lucid_world_model *wm, double *K, double *Da, double
     }
     for (size_t a = 0; a < m->nu; ++a) {
         const lucid_model_actuator *A = &act[a];
-        K[A->dof] += actuator_stiffness(A);
-        Da[A->dof] += actuator_damping(A);
-        tau[A->dof] += A->gear * lucid_model_actuator_force(A, wm->q, wm->v, wm->u[a]);
+        if (!A->tendon) { /* a tendon's would couple its dofs in M~: explicit (world_tendon.c) */
+            K[A->dof] += actuator_stiffness(A);
+            Da[A->dof] += actuator_damping(A);
+        }
+        lucid_model_actuator_add_moment(A, lucid_model_actuator_force(A, wm->q, wm->v, wm->u[a]),
+                                        tau);
     }
+    lucid_world_tendon_passive(wm, tau);
 }
 
 /* v_free of one model, and (refactor) its factorised M~ for the contact rows (wm->data);
@@ -621,14 +629,16 @@ lucid_status lucid_world_model_free_velocity_jacobians(lucid_world *w, int i, do
     actuation(wm, K, Da, tau); /* K: the implicit stiffness of servos and springs */
     memset(zero, 0, nv * sizeof(double));
     /* X = db/dv + D + dt K - dtau/dv (b = rnea(q, v, 0): its dtau/dv, gravity and armature drop
-     * out; the actuators' dtau/dv = gear^2 (b2 + g2 u) through the force clamp) */
+     * out; the actuators' dtau/dv = (b2 + g2 u) r r^T through the force clamp, r their moment;
+     * a tendon's damping b c c^T) */
     lucid_model_rnea_derivatives(m, wm->data, wm->q, wm->v, zero, scratch, dv_dv);
     for (size_t k = 0; k < nv; ++k) dv_dv[k + nv * k] += m->damping[k] + dt * K[k];
+    lucid_world_tendon_add_damping(m, 1.0, dv_dv);
     for (size_t a = 0; a < lucid_model_nu(m); ++a) {
         const lucid_model_actuator *A = &act[a];
         double uc, sf = force_slope(wm, A, wm->u[a]);
         control_slope(A, wm->u[a], &uc);
-        dv_dv[A->dof + nv * A->dof] -= sf * A->gear * A->gear * (A->bias[2] + A->gain[2] * uc);
+        lucid_model_actuator_add_outer(A, -sf * (A->bias[2] + A->gain[2] * uc), dv_dv, nv);
     }
     lucid_model_mass_solve(m, wm->data, dv_dv, nv, nv);
     for (size_t c = 0; c < nv * nv; ++c) dv_dv[c] *= -dt;
@@ -636,7 +646,8 @@ lucid_status lucid_world_model_free_velocity_jacobians(lucid_world *w, int i, do
     size_t nu = lucid_model_nu(m);
     memset(dv_du, 0, nv * nu * sizeof(double));
     for (size_t a = 0; a < nu; ++a)
-        dv_du[act[a].dof + nv * a] = dt * act[a].gear * actuator_slope(wm, &act[a], wm->u[a]);
+        lucid_model_actuator_add_moment(&act[a], dt * actuator_slope(wm, &act[a], wm->u[a]),
+                                        dv_du + nv * a);
     if (nu > 0) lucid_model_mass_solve(m, wm->data, dv_du, nv, nu);
     return LUCID_OK;
 }
@@ -648,8 +659,8 @@ int lucid_world_model_gravity_is_world(const lucid_world *w, int i) {
     return dg.x == 0.0 && dg.y == 0.0 && dg.z == 0.0;
 }
 
-/* d tau / dq of actuation(): -k on a spring's coordinate, gear^2 (b1 + g1 u) (through the
- * force clamp's slope) on an actuator's. */
+/* d tau / dq of actuation(): -k on a spring's coordinate, (b1 + g1 u) r r^T (through the
+ * force clamp's slope) for an actuator of moment r, -k c c^T for a tendon's spring. */
 void lucid_world_model_add_actuation_stiffness(const lucid_world *w, int i, double scale,
                                                double *R) {
     const lucid_world_model *wm = &w->models[i];
@@ -664,8 +675,9 @@ void lucid_world_model_add_actuation_stiffness(const lucid_world *w, int i, doub
         const lucid_model_actuator *A = &act[a];
         double uc, sf = force_slope(wm, A, wm->u[a]);
         control_slope(A, wm->u[a], &uc);
-        R[A->dof + nv * A->dof] += scale * sf * A->gear * A->gear * (A->bias[1] + A->gain[1] * uc);
+        lucid_model_actuator_add_outer(A, scale * sf * (A->bias[1] + A->gain[1] * uc), R, nv);
     }
+    lucid_world_tendon_add_stiffness(m, -scale, R);
 }
 
 void lucid_world_models_begin_step(lucid_world *w) {
@@ -707,8 +719,9 @@ double lucid_world_models_actuation_work(const lucid_world *w) {
         for (size_t a = 0; a < m->nu; ++a) {
             const lucid_model_actuator *A = &act[a];
             double f = lucid_model_actuator_force(A, wm->q, wm->v_start, wm->u[a]);
-            work += A->gear * f * wm->v_free[A->dof];
+            work += f * lucid_model_actuator_velocity(A, wm->v_free);
         }
+        work += lucid_world_tendon_spring_power(wm, wm->v_free);
     }
     return w->opt.dt * work;
 }
@@ -731,8 +744,10 @@ int lucid_world_models_finite(const lucid_world *w) {
 
 /* ---- joint limits ------------------------------------------------------------------------ */
 
-/* A limit contact on a 1-dof coordinate when it is within the margin of its bound (or beyond):
- * separation = q - lower (or upper - q), normal velocity +v (or -v), no friction. */
+/* A limit contact on a 1-dof coordinate when it is within the margin of its bound (or beyond),
+ * now or at the end of its free motion (lucid_world_limit_detected):
+ * separation = q - lower (or upper - q), normal velocity +v (or -v), no friction; then the
+ * model's tendon limits (world_tendon.c). */
 lucid_status lucid_world_models_limits(lucid_world *w) {
     for (int i = 0; i < w->num_models; ++i) {
         const lucid_world_model *wm = &w->models[i];
@@ -740,10 +755,11 @@ lucid_status lucid_world_models_limits(lucid_world *w) {
         for (size_t j = 0; j < m->nnodes; ++j) {
             const lucid_model_node *nd = &m->nodes[j];
             if (nd->nq != 1 || !m->limited[nd->idx_q]) continue;
-            double q = wm->q[nd->idx_q];
+            double q = wm->q[nd->idx_q], v = wm->v_free[nd->idx_v];
             double gaps[2] = {q - m->lower[nd->idx_q], m->upper[nd->idx_q] - q};
+            double rates[2] = {v, -v};
             for (int side = 0; side < 2; ++side) {
-                if (!(gaps[side] < w->opt.margin)) continue;
+                if (!lucid_world_limit_detected(w, gaps[side], rates[side], 0.0)) continue;
                 lucid_world_contact c;
                 memset(&c, 0, sizeof c);
                 int body = wm->first_body + nd->body;
@@ -751,6 +767,7 @@ lucid_status lucid_world_models_limits(lucid_world *w) {
                 c.part1 = c.part2 = -1;
                 c.limit_model = i;
                 c.limit_dof = (int)nd->idx_v;
+                c.limit_tendon = -1;
                 c.limit_sign = side == 0 ? 1 : -1;
                 c.frame = lucid_mat3_identity();
                 c.point = w->bodies[body].pose.t;
@@ -760,6 +777,8 @@ lucid_status lucid_world_models_limits(lucid_world *w) {
                 if (s != LUCID_OK) return s;
             }
         }
+        lucid_status s = lucid_world_tendon_limits(w, i);
+        if (s != LUCID_OK) return s;
     }
     return LUCID_OK;
 }
@@ -809,9 +828,9 @@ lucid_status lucid_world_models_reserve_rows(lucid_world *w) {
 }
 
 /* Fills side's rows J (3 x width over the link's tree, row d at J + d width: sign times the
- * velocity of the contact point on the link along frame column d; a limit: sign times +-e_dof
- * on the normal row) and Y = M~^-1 J^T (width x 3, column d at Y + d width): M~ is block
- * diagonal over the trees, so both are zero off the tree's dofs. */
+ * velocity of the contact point on the link along frame column d; a limit: sign times its
+ * normal row, +-e_dof or a tendon's +-coef) and Y = M~^-1 J^T (width x 3, column d at Y + d width):
+ * M~ is block diagonal over the trees, so both are zero off the tree's dofs. */
 void lucid_world_models_fill_side(lucid_world *w, int body, double sign,
                                   const lucid_world_contact *c, lucid_contact_side *side) {
     const lucid_body *b = &w->bodies[body];
@@ -825,8 +844,8 @@ void lucid_world_models_fill_side(lucid_world *w, int body, double sign,
     w->link_rows += 3 * width;
     double *J = w->link_J + side->row, *Y = w->link_Y + side->row;
     if (c->limit_sign != 0) {
-        memset(J, 0, 3 * width * sizeof(double));
-        J[2 * width + (size_t)c->limit_dof - lo] = sign * c->limit_sign;
+        memset(J, 0, 2 * width * sizeof(double));
+        lucid_world_limit_row(w, c, sign, lo, width, J + 2 * width);
     } else {
         point_rows(wm, b->node, c->point, &c->frame, sign, lo, width, J);
     }

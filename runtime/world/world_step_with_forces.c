@@ -6,11 +6,13 @@
 #include "runtime/model/model.h"
 #include "runtime/world/world_internal.h"
 
-/* Same contact identity: bodies, parts and joint limit (a patch keeps its point order). */
+/* Same contact identity: bodies, parts and joint or tendon limit (a patch keeps its point
+ * order). */
 static int same_contact(const lucid_world_contact *a, const lucid_world_contact *b) {
     return a->body1 == b->body1 && a->body2 == b->body2 && a->part1 == b->part1 &&
            a->part2 == b->part2 && a->limit_model == b->limit_model &&
-           a->limit_dof == b->limit_dof && a->limit_sign == b->limit_sign;
+           a->limit_dof == b->limit_dof && a->limit_sign == b->limit_sign &&
+           a->limit_tendon == b->limit_tendon;
 }
 
 static int same_contacts(const lucid_world *w, const lucid_world_contact *expect, int n) {

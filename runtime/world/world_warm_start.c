@@ -11,12 +11,15 @@
 
 #include "runtime/world/world_internal.h"
 
-/* Shape contacts keyed (0, body1, body2, part1, part2), joint limits (generated after them)
- * (1, model, dof, sign): the order contacts are generated in. */
+/* Shape contacts keyed (0, body1, body2, part1, part2), limits (generated after them)
+ * (1, model, tendon, dof, sign) with tendon -1 for a joint's: the order contacts are generated
+ * in (a model's joint limits, then its tendons'). */
 static int compare_key(const lucid_cached_force *c, const lucid_world_contact *k) {
     int a[5] = {c->limit, c->body1, c->body2, c->part1, c->part2};
     int b[5] = {k->limit_sign != 0, k->body1, k->body2, k->part1, k->part2};
-    if (k->limit_sign != 0) b[1] = k->limit_model, b[2] = k->limit_dof, b[3] = k->limit_sign;
+    if (c->limit) a[2] = c->part2, a[3] = c->body2, a[4] = c->part1;
+    if (k->limit_sign != 0)
+        b[1] = k->limit_model, b[2] = k->limit_tendon, b[3] = k->limit_dof, b[4] = k->limit_sign;
     for (int i = 0; i < 5; ++i)
         if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
     return 0;
@@ -90,7 +93,9 @@ lucid_status lucid_world_remember_forces(lucid_world *w) {
         lucid_cached_force *m = &w->cache_next[i];
         m->limit = c->limit_sign != 0;
         m->body1 = c->body1, m->body2 = c->body2, m->part1 = c->part1, m->part2 = c->part2;
-        if (m->limit) m->body1 = c->limit_model, m->body2 = c->limit_dof, m->part1 = c->limit_sign;
+        if (m->limit) /* the key's fields: model, dof, sign, tendon */
+            m->body1 = c->limit_model, m->body2 = c->limit_dof, m->part1 = c->limit_sign,
+            m->part2 = c->limit_tendon;
         m->point = c->point;
         m->force = lucid_mat3_mul_vec(&c->frame, lucid_vec3_load(c->force));
         m->dual = lucid_mat3_mul_vec(&c->frame, lucid_vec3_load(c->dual));

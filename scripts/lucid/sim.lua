@@ -98,6 +98,15 @@ function M.step(w, x, u, opts)
     w:step()
     return w:state()
   end
+  -- the parts' sizes, checked as the plain path checks them before they are joined
+  for _, part in ipairs{{x, nx, "x"}, {u, nu, "u"}, {opts.theta, np, "opts.theta"}} do
+    local v, n, what = part[1], part[2], part[3]
+    if is_ad(v) then
+      if #v ~= n then check.fail(FNAME, "%s must have %d entries (got %d)", what, n, #v) end
+    elseif v ~= nil then
+      numbers(v, n, what)
+    end
+  end
   -- The step's Jacobian is computed when a sweep asks for it (lucid.ad calls `jacobian` once
   -- per sweep and primitive) and not kept: the tape holds each step's inputs only, so a
   -- gradient over N steps stores N input vectors, not N dense Jacobians. The recomputed step

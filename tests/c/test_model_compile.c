@@ -231,6 +231,57 @@ static void actuators_and_geoms_are_checked(void **state) {
     expect_error(s, LUCID_ERR_ARGUMENT, "arm.xml:52: geom 'bad': invalid sphere shape");
 }
 
+/* A tendon over joints j (n of them, coefficient 1 each) and its values, added to s. */
+static void add_tendon(lucid_model_spec *s, const int *j, size_t n, lucid_tendon_spec t) {
+    double coef[4] = {1.0, 1.0, 1.0, 1.0};
+    t.name = "t", t.line = 60, t.n = n, t.joints = (int *)j, t.coef = coef;
+    assert_int_equal(lucid_model_spec_add_tendon(s, &t, NULL), LUCID_OK);
+}
+
+/* Fixed tendons: a joint twice, a ball joint, a negative stiffness and an inverted range are
+ * refused naming the tendon; a valid one compiles with its spring length at the springrefs. */
+static void tendons_are_checked(void **state) {
+    (void)state;
+    const int both[2] = {0, 1}, twice[2] = {1, 1};
+    lucid_model_spec *s = arm_spec("arm.xml");
+    add_tendon(s, twice, 2, lucid_tendon_spec_default());
+    expect_error(s, LUCID_ERR_ARGUMENT, "arm.xml:60: tendon 't': joint 'elbow' appears twice");
+    s = arm_spec("arm.xml");
+    lucid_tendon_spec t = lucid_tendon_spec_default();
+    t.stiffness = -1.0;
+    add_tendon(s, both, 2, t);
+    expect_error(s, LUCID_ERR_ARGUMENT,
+                 "arm.xml:60: tendon 't': stiffness must be finite and >= 0");
+    s = arm_spec("arm.xml");
+    t = lucid_tendon_spec_default();
+    t.limited = 1, t.lower = 1.0, t.upper = -1.0;
+    add_tendon(s, both, 2, t);
+    expect_error(s, LUCID_ERR_ARGUMENT, "arm.xml:60: tendon 't': range [1, -1] must be finite");
+    s = arm_spec("arm.xml");
+    lucid_joint_spec ball = lucid_joint_spec_default(LUCID_JOINT_SPHERICAL);
+    ball.name = "wrist";
+    lucid_body_spec hand = lucid_body_spec_default();
+    hand.name = "hand", hand.parent = 1, hand.mass = 0.3;
+    hand.inertia = lucid_mat3_diag(lucid_vec3_make(1e-3, 1e-3, 1e-3));
+    int ih, iw;
+    assert_int_equal(lucid_model_spec_add_body(s, &hand, &ih), LUCID_OK);
+    assert_int_equal(lucid_model_spec_add_joint(s, ih, &ball, &iw), LUCID_OK);
+    const int with_ball[2] = {0, iw};
+    add_tendon(s, with_ball, 2, lucid_tendon_spec_default());
+    expect_error(s, LUCID_ERR_ARGUMENT,
+                 "arm.xml:60: tendon 't': joint 'wrist' is not a hinge or slide joint");
+    s = arm_spec("arm.xml");
+    s->joints[0].springref = 0.25, s->joints[1].springref = -0.5;
+    add_tendon(s, both, 2, lucid_tendon_spec_default());
+    lucid_model *m = NULL;
+    char err[256];
+    assert_int_equal(lucid_model_compile(s, &m, err, sizeof err), LUCID_OK);
+    assert_int_equal((int)lucid_model_ntendons(m), 1);
+    assert_true(lucid_model_tendons(m)[0].springlength == 0.25 - 0.5);
+    lucid_model_destroy(m);
+    lucid_model_spec_destroy(s);
+}
+
 /* A welded body's mass moves its parent's inertia, its geoms join the parent, and it stays a
  * frame placed where it was; the dynamics equal those of one body with the merged inertia. */
 static void welded_bodies_merge_into_their_parent(void **state) {
@@ -391,6 +442,7 @@ int main(void) {
         cmocka_unit_test(redundant_joints_are_refused),
         cmocka_unit_test(duplicate_names_are_refused),
         cmocka_unit_test(actuators_and_geoms_are_checked),
+        cmocka_unit_test(tendons_are_checked),
         cmocka_unit_test(welded_bodies_merge_into_their_parent),
         cmocka_unit_test(several_joints_equal_a_massless_chain),
         cmocka_unit_test(model_takes_over_meshes),

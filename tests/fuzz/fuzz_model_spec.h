@@ -27,10 +27,11 @@ static inline void fuzz_warning(void *ctx, const char *message) {
 
 /* On success: parents before children, indices in range, finite placements, masses and
  * inertias, mimic names set only with a multiplier, equalities naming existing bodies or
- * joints with finite numbers, actuators on 1-dof joints with finite
- * gains and ordered ranges, keyframes of MuJoCo's sizes with finite values. On failure:
- * no spec and a non-empty, terminated message. Meshes are skipped (the bytes cannot name a
- * readable mesh reliably; the skip path is what is exercised), lengths scaled by 1. */
+ * joints with finite numbers, actuators on 1-dof joints or tendons with finite gains and
+ * ordered ranges, fixed tendons over 1-dof joints with finite coefficients, keyframes of
+ * MuJoCo's sizes with finite values. On failure: no spec and a non-empty, terminated message.
+ * Meshes are skipped (the bytes cannot name a readable mesh reliably; the skip path is what is
+ * exercised), lengths scaled by 1. */
 static inline void fuzz_model(fuzz_model_parser parse, const char *name, const uint8_t *data,
                               size_t size) {
     lucid_model_load_options o = lucid_model_load_options_default();
@@ -83,15 +84,33 @@ static inline void fuzz_model(fuzz_model_parser parse, const char *name, const u
     }
     for (size_t a = 0; a < s->nactuators; a++) {
         const lucid_actuator_spec *A = &s->actuators[a];
-        FUZZ_REQUIRE(A->joint >= 0 && (size_t)A->joint < s->njoints);
-        lucid_joint_kind k = s->joints[A->joint].kind;
-        FUZZ_REQUIRE(k == LUCID_JOINT_REVOLUTE || k == LUCID_JOINT_PRISMATIC);
+        if (A->tendon >= 0) {
+            FUZZ_REQUIRE((size_t)A->tendon < s->ntendons);
+        } else {
+            FUZZ_REQUIRE(A->joint >= 0 && (size_t)A->joint < s->njoints);
+            lucid_joint_kind k = s->joints[A->joint].kind;
+            FUZZ_REQUIRE(k == LUCID_JOINT_REVOLUTE || k == LUCID_JOINT_PRISMATIC);
+        }
         FUZZ_REQUIRE(isfinite(A->gear) && isfinite(A->kp) && isfinite(A->kv));
         for (int i = 0; i < 3; i++) FUZZ_REQUIRE(isfinite(A->gain[i]) && isfinite(A->bias[i]));
         FUZZ_REQUIRE(!A->ctrl_limited || A->ctrl_lower < A->ctrl_upper);
         FUZZ_REQUIRE(!A->force_limited || A->force_lower < A->force_upper);
         FUZZ_REQUIRE(A->kind != LUCID_ACTUATOR_DAMPER ||
                      (A->kv >= 0.0 && A->ctrl_limited && A->ctrl_lower >= 0.0));
+    }
+    for (size_t t = 0; t < s->ntendons; t++) { /* fixed tendons over 1-dof joints */
+        const lucid_tendon_spec *T = &s->tendons[t];
+        FUZZ_REQUIRE(T->n > 0);
+        for (size_t i = 0; i < T->n; i++) {
+            FUZZ_REQUIRE(T->joints[i] >= 0 && (size_t)T->joints[i] < s->njoints);
+            lucid_joint_kind k = s->joints[T->joints[i]].kind;
+            FUZZ_REQUIRE(k == LUCID_JOINT_REVOLUTE || k == LUCID_JOINT_PRISMATIC);
+            FUZZ_REQUIRE(isfinite(T->coef[i]));
+        }
+        FUZZ_REQUIRE(!T->limited || T->lower < T->upper);
+        FUZZ_REQUIRE(T->stiffness >= 0.0 && T->damping >= 0.0 && T->frictionloss >= 0.0 &&
+                     T->margin >= 0.0);
+        FUZZ_REQUIRE(isnan(T->springlength) || T->springlength >= 0.0);
     }
     size_t mj_nq = 0, mj_nv = 0; /* MuJoCo's qpos and qvel sizes, the keyframes' */
     for (size_t j = 0; j < s->njoints; j++) {

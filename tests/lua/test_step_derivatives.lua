@@ -552,6 +552,11 @@ t.case("misuse gets named errors", function()
   t.raises("lucid.world:state_integrate: dx must have 12 entries", w.state_integrate, w, w:state(), {1})
   t.raises("lucid.sim.step: unknown option 'mthod'", lucid.sim.step, w, w:state(), nil, {mthod = 1})
   t.raises("lucid.sim.step: x must have 13 entries", lucid.sim.step, w, {1, 2}, nil)
+  -- a differentiable x of the wrong size is refused by name too, before the step runs
+  lucid.ad.jacobian(function(x)
+    t.raises("lucid.sim.step: x must have 13 entries (got 6)", lucid.sim.step, w, x, nil)
+    return x
+  end, {1, 2, 3, 4, 5, 6})
 end)
 
 t.case("across stick-slip: implicit jumps, relaxed varies continuously", function()
