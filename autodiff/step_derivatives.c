@@ -1292,6 +1292,9 @@ lucid_status lucid_world_step_derivatives(lucid_world *w, const lucid_step_deriv
         bad = "method relaxed needs the world's contact model ncp or ccp";
     if (!bad && (unsigned)o->geometry > LUCID_STEP_GEOMETRY_COLLIDE) bad = "unknown geometry";
     if (!bad && o->collision) bad = estimator_problem(o->collision);
+    if (!bad && o->method != LUCID_STEP_FINITE_DIFFERENCES && lucid_world_models_friction_dofs(w))
+        bad = "joint dry friction (frictionloss) rows are differentiated by method "
+              "finite_differences only";
     if (!bad && w->opt.collision == LUCID_WORLD_COLLISION_SINGLE_LEVEL &&
         o->method != LUCID_STEP_RELAXED)
         bad = "a single_level world has method relaxed only (at its single_level.kappa)";

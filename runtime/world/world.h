@@ -224,6 +224,12 @@ typedef struct lucid_world_contact {
      * body1 = body2 = the link it moves, frame the identity, separation the distance to the
      * bound (rad or m), no friction. */
     int limit_model, limit_dof, limit_sign;
+    /* A joint's dry-friction row rather than a shape contact when > 0 (N m or N, the dof's
+     * frictionloss; limit_sign 0): dof limit_dof of model limit_model, body1 = body2 = the link
+     * it moves, frame the identity. Its t1 row is the dof's velocity and |force[0]| <=
+     * frictionloss opposes it (force[2] = frictionloss, the prescribed normal force of a
+     * virtual decoupled normal row with friction 1; force[1] = 0): docs/world.md. */
+    double frictionloss;
 } lucid_world_contact;
 
 int lucid_world_contact_count(const lucid_world *w);

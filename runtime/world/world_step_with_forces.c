@@ -10,7 +10,8 @@
 static int same_contact(const lucid_world_contact *a, const lucid_world_contact *b) {
     return a->body1 == b->body1 && a->body2 == b->body2 && a->part1 == b->part1 &&
            a->part2 == b->part2 && a->limit_model == b->limit_model &&
-           a->limit_dof == b->limit_dof && a->limit_sign == b->limit_sign;
+           a->limit_dof == b->limit_dof && a->limit_sign == b->limit_sign &&
+           a->frictionloss == b->frictionloss;
 }
 
 static int same_contacts(const lucid_world *w, const lucid_world_contact *expect, int n) {
@@ -89,6 +90,7 @@ lucid_status lucid_world_step_with_contacts(lucid_world *w, const lucid_world_co
     lucid_status s = LUCID_OK;
     for (int k = 0; k < ng && s == LUCID_OK; ++k) s = lucid_world_push_contact(w, &given[k]);
     if (s == LUCID_OK) s = lucid_world_models_limits(w);
+    if (s == LUCID_OK) s = lucid_world_models_friction_rows(w);
     if (s != LUCID_OK) return s;
     return forces_and_integrate(w, expect, n, lambda, sigma, mu, v_before, branch, same);
 }
