@@ -230,6 +230,8 @@ typedef struct lucid_world_contact {
      * frictionloss opposes it (force[2] = frictionloss, the prescribed normal force of a
      * virtual decoupled normal row with friction 1; force[1] = 0): docs/world.md. */
     double frictionloss;
+    double row_diagonal; /* a dry-friction row: d, its normal row's G_nn (the dof row's own
+                          * diagonal), set by the island solve; the step derivatives read it */
 } lucid_world_contact;
 
 int lucid_world_contact_count(const lucid_world *w);
@@ -292,14 +294,15 @@ lucid_status lucid_world_add_model(lucid_world *w, const lucid_model *m,
 int lucid_world_model_count(const lucid_world *w);
 const lucid_model *lucid_world_model_of(const lucid_world *w, int id); /* NULL if unknown */
 /* A model's physical parameters (world_model_params.c): a link's (model body's) mass, its
- * inertia scaled with it, and a joint's damping (every dof of it). Setting one changes this
- * world's own variant of the model (runtime/model/model_variant.h), never the model the caller
- * or other worlds hold. LUCID_ERR_ARGUMENT (*why says why) for an unknown model, link or
+ * inertia scaled with it, and a joint's damping or frictionloss (every dof of it). Setting one
+ * changes this world's own variant of the model (runtime/model/model_variant.h), never the model
+ * the caller or other worlds hold. LUCID_ERR_ARGUMENT (*why says why) for an unknown model, link or
  * joint, a link that does not carry its joint's whole inertia, or a value out of range (mass
- * > 0, damping >= 0, finite). */
+ * > 0, damping and frictionloss >= 0, finite). */
 typedef enum lucid_model_param_kind {
     LUCID_MODEL_PARAM_LINK_MASS = 0,
-    LUCID_MODEL_PARAM_JOINT_DAMPING
+    LUCID_MODEL_PARAM_JOINT_DAMPING,
+    LUCID_MODEL_PARAM_JOINT_FRICTIONLOSS /* every dof of the joint (N m or N) */
 } lucid_model_param_kind;
 lucid_status lucid_world_model_param(const lucid_world *w, int model, lucid_model_param_kind kind,
                                      size_t index, double *value, const char **why);

@@ -194,9 +194,10 @@ static void assemble_delassus(lucid_world *w, const int *list, int m, double *G)
  * under Signorini and De Saxce's cone (lcp, ncp, raisim) lambda_n = f exactly: separating
  * (lambda = 0) has sigma_n = -d f < 0, sticking and sliding both need sigma_n = 0. With
  * friction 1 the t1 force is then |lambda_t1| <= f, opposing the dof's velocity (MDP). */
-static void friction_row_normal(lucid_world *w, int m, int i, double frictionloss) {
+static void friction_row_normal(lucid_world *w, int m, int i, lucid_world_contact *c) {
     size_t n = 3 * (size_t)i + 2, ld = 3 * (size_t)m;
-    w->g[n] = -w->G[n * (ld + 1)] * frictionloss;
+    c->row_diagonal = w->G[n * (ld + 1)];
+    w->g[n] = -c->row_diagonal * c->frictionloss;
     w->R[n] = 0.0;
 }
 
@@ -385,7 +386,7 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
     const double dt = w->opt.dt;
     assemble_delassus(w, list, m, w->G);
     for (int i = 0; i < m; ++i) {
-        const lucid_world_contact *c = &w->contacts[list[i]];
+        lucid_world_contact *c = &w->contacts[list[i]];
         lucid_vec3 vf = contact_velocity(w, list[i], w->v_free, w->w_free);
         double before = contact_velocity(w, list[i], v0, w0).z;
         vf.z -= reference_normal_velocity(w, c, before);
@@ -393,7 +394,7 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
         w->mu[i] = c->friction;
         w->R[3 * i] = w->R[3 * i + 1] = 0.0;
         w->R[3 * i + 2] = w->opt.compliance;
-        if (c->frictionloss > 0.0) friction_row_normal(w, m, i, c->frictionloss);
+        if (c->frictionloss > 0.0) friction_row_normal(w, m, i, c);
         memcpy(w->lambda + 3 * i, c->force, sizeof c->force);
         memcpy(w->dual + 3 * i, c->dual, sizeof c->dual);
     }

@@ -4,7 +4,9 @@
 -- balance m g l (cos q1 - cos q0) = f |q0 - q1| puts it; one inside the band never moves; the
 -- URDF version is the same; every contact model and solver pair either solves the rows or
 -- refuses them by name; ball and free joints get one row per dof; islands with friction rows
--- are solved densely; MuJoCo 2.2.2's soft friction loss against it.
+-- are solved densely; the step derivatives through a sliding or stuck row against the analytic
+-- ones and central differences, with frictionloss a parameter; MuJoCo 2.2.2's soft friction
+-- loss against it.
 local t = require "testing"
 local lucid = require "lucid"
 
@@ -234,16 +236,73 @@ t.case("islands with friction rows are solved densely", function()
   t.truthy(p.sparse == nil, "a dense island (a body-space one has its sparse pieces)")
 end)
 
-t.case("step derivatives: finite differences only, others refused by name", function()
+-- Whether a matches b to 1e-6 of b's largest entry, plus 1e-12: what a central difference of
+-- step 1e-4 resolves (eps |x| / h). Also returns the gap and that largest entry.
+local function close(a, b, rows, cols)
+  local worst, top = 0, 0
+  for i = 1, rows do
+    for j = 1, cols do
+      worst = math.max(worst, math.abs(a:get(i, j) - b:get(i, j)))
+      top = math.max(top, math.abs(b:get(i, j)))
+    end
+  end
+  return worst <= 1e-6 * top + 1e-12, string.format("%.1e of %.1e", worst, top)
+end
+
+t.case("step derivatives through a friction row: analytic and central differences", function()
+  -- tight solves, so that whole perturbed steps resolve 1e-4 shifts (tol 1e-12)
   local path = mjcf_pendulum(F)
-  local w = lucid.world{dt = 1e-3}
-  w:add_model(lucid.model.load(path), {q = {0.6}})
+  local inertia = MASS * (L * L + 0.4 * R * R)
+  for _, q0 in ipairs{0.6, 0.15} do -- sliding at step 50, stuck
+    local w = lucid.world{dt = 1e-3, contact = {tol = 1e-12, max_iter = 500}}
+    local id = w:add_model(lucid.model.load(path), {q = {q0}})
+    w:step(50)
+    local x = w:state()
+    local P = {{model = id, joint = "hinge", "frictionloss"}, {model = id, joint = "hinge", "damping"}}
+    t.eq(w:param(P[1]), F)
+    local D = w:step_derivatives{method = "implicit", params = P}
+    local q, v = w:q(id)[1], w:v(id)[1]
+    local sliding = q0 == 0.6
+    t.eq(D.contacts[1].mode, sliding and "sliding" or "sticking")
+    t.eq(D.fallback_columns, 0)
+    -- sliding: v+ = v + dt (-m g l sin q - f sign v+) / I; stuck: v+ = 0 whatever the inputs
+    local dvdq = sliding and -1e-3 * MASS * G * L * math.cos(q - 1e-3 * v) / inertia or 0
+    local dvdf = sliding and -1e-3 * (v > 0 and 1 or -1) / inertia or 0
+    t.near(D.A:get(2, 2), sliding and 1 or 0, 1e-12)
+    t.near(D.params[1]:get(2, 1), dvdf, 1e-12)
+    t.near(D.params[1]:get(1, 1), 1e-3 * dvdf, 1e-12)
+    w:set_state(x)
+    local E = w:step_derivatives{method = "finite_differences", step = 1e-4, params = P}
+    local oka, ga = close(D.A, E.A, 2, 2)
+    local okf, gf = close(D.params[1], E.params[1], 2, 1)
+    local okd, gd = close(D.params[2], E.params[2], 2, 1)
+    io.stderr:write(string.format("  %s: from central differences A %s, frictionloss %s, damping "
+      .. "%s; dv+/dq %.10g (analytic %.10g)\n", D.contacts[1].mode, ga, gf, gd, D.A:get(2, 1),
+      dvdq))
+    t.truthy(oka and okf and okd, ga .. " " .. gf .. " " .. gd)
+    t.near(D.A:get(2, 1), dvdq, 1e-9 * math.abs(dvdq) + 1e-15)
+  end
   os.remove(path)
-  w:step(10)
-  t.raises("joint dry friction (frictionloss) rows are differentiated by method "
-           .. "finite_differences only", w.step_derivatives, w, {method = "implicit"})
-  local D = w:step_derivatives{method = "finite_differences"}
-  t.truthy(D.A ~= nil)
+end)
+
+t.case("w:param and w:set_param: a joint's frictionloss, on the world's own model", function()
+  local path = mjcf_pendulum(F)
+  local m = lucid.model.load(path)
+  os.remove(path)
+  local w = lucid.world{dt = 1e-3}
+  local id = w:add_model(m, {q = {0.15}}) -- held by f = 1, falls with f = 0.5
+  local spec = {model = id, joint = "hinge", "frictionloss"}
+  w:set_param(spec, 0.5)
+  t.eq(w:param(spec), 0.5)
+  t.eq(m:joints()[1].frictionloss, F, "the caller's model keeps its own")
+  w:step(100)
+  -- it slides: q0 - a dt^2 n (n + 1) / 2 of the symplectic Euler step at the start's
+  -- acceleration a = (m g l sin q0 - 0.5) / I (which changes by 0.5 % over the 5 mrad it moves)
+  local a = (MASS * G * L * math.sin(0.15) - 0.5) / (MASS * (L * L + 0.4 * R * R))
+  t.near(w:q(id)[1], 0.15 - a * 1e-6 * 100 * 101 / 2, 1e-4)
+  t.eq(friction_row(w).frictionloss, 0.5)
+  t.raises("lucid.world:set_param: a joint's frictionloss must be >= 0 and finite", w.set_param, w,
+           spec, -1)
 end)
 
 -- MuJoCo 2.2.2 (tests/bench/mujoco_arm_log, no control) on the same file: its friction loss is a
