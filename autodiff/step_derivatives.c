@@ -199,13 +199,15 @@ static double *param_value(ctx *c, const lucid_step_param *p) {
 
 static int is_model_param(const lucid_step_param *p) {
     return p->kind == LUCID_STEP_PARAM_LINK_MASS || p->kind == LUCID_STEP_PARAM_JOINT_DAMPING ||
-           p->kind == LUCID_STEP_PARAM_JOINT_FRICTIONLOSS;
+           p->kind == LUCID_STEP_PARAM_JOINT_FRICTIONLOSS ||
+           p->kind == LUCID_STEP_PARAM_JOINT_ARMATURE;
 }
 
 static lucid_model_param_kind model_param_kind(const lucid_step_param *p) {
-    return p->kind == LUCID_STEP_PARAM_LINK_MASS       ? LUCID_MODEL_PARAM_LINK_MASS
-           : p->kind == LUCID_STEP_PARAM_JOINT_DAMPING ? LUCID_MODEL_PARAM_JOINT_DAMPING
-                                                       : LUCID_MODEL_PARAM_JOINT_FRICTIONLOSS;
+    return p->kind == LUCID_STEP_PARAM_LINK_MASS        ? LUCID_MODEL_PARAM_LINK_MASS
+           : p->kind == LUCID_STEP_PARAM_JOINT_DAMPING  ? LUCID_MODEL_PARAM_JOINT_DAMPING
+           : p->kind == LUCID_STEP_PARAM_JOINT_ARMATURE ? LUCID_MODEL_PARAM_JOINT_ARMATURE
+                                                        : LUCID_MODEL_PARAM_JOINT_FRICTIONLOSS;
 }
 
 /* A model parameter shifted on a variant of the model; param_restore puts the model back. */

@@ -47,7 +47,8 @@ typedef enum lucid_step_param_kind {
                             * box half extents x, y, z; ellipsoid radii; capsule, cylinder, cone
                             * radius then half length): the collision geometry only, the body's
                             * mass and inertia stay as they are */
-    LUCID_STEP_PARAM_JOINT_FRICTIONLOSS /* a model joint's dry friction (all its dofs) */
+    LUCID_STEP_PARAM_JOINT_FRICTIONLOSS, /* a model joint's dry friction (all its dofs) */
+    LUCID_STEP_PARAM_JOINT_ARMATURE      /* a model joint's armature (all its dofs) */
 } lucid_step_param_kind;
 
 typedef struct lucid_step_param {

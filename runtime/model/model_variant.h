@@ -1,7 +1,7 @@
 /* A model variant: a model that shares another's structure (tree, names, geoms, meshes,
- * limits, actuators) and owns its inertial, damping and frictionloss parameters, so that one
- * world can change a link's mass or a joint's damping or dry friction (system identification, step
- * derivatives) without touching the model other worlds and the caller hold. */
+ * limits, actuators) and owns its inertial, damping, frictionloss and armature parameters, so
+ * that one world can change a link's mass or a joint's damping, dry friction or armature (system
+ * identification, step derivatives) without touching the model other worlds and the caller hold. */
 #ifndef LUCID_MODEL_VARIANT_H
 #define LUCID_MODEL_VARIANT_H
 
@@ -23,5 +23,9 @@ lucid_status lucid_model_variant_set_joint_damping(lucid_model *v, size_t j, dou
 /* The dry friction (frictionloss) of every dof of joint j (>= 0 and finite); as above. */
 lucid_status lucid_model_variant_set_joint_frictionloss(lucid_model *v, size_t j, double f,
                                                         const char **why);
+/* The armature of every dof of joint j (>= 0 and finite; > 0 for a joint that moves no mass,
+ * whose mass matrix row it alone keeps regular); as above. */
+lucid_status lucid_model_variant_set_joint_armature(lucid_model *v, size_t j, double armature,
+                                                    const char **why);
 
 #endif

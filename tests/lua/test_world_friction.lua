@@ -5,8 +5,8 @@
 -- URDF version is the same; every contact model and solver pair either solves the rows or
 -- refuses them by name; ball and free joints get one row per dof; islands with friction rows
 -- are solved densely; the step derivatives through a sliding or stuck row against the analytic
--- ones and central differences, with frictionloss a parameter; MuJoCo 2.2.2's soft friction
--- loss against it.
+-- ones and central differences, with frictionloss (and armature) parameters; MuJoCo 2.2.2's
+-- soft friction loss against it.
 local t = require "testing"
 local lucid = require "lucid"
 
@@ -303,6 +303,40 @@ t.case("w:param and w:set_param: a joint's frictionloss, on the world's own mode
   t.eq(friction_row(w).frictionloss, 0.5)
   t.raises("lucid.world:set_param: a joint's frictionloss must be >= 0 and finite", w.set_param, w,
            spec, -1)
+end)
+
+t.case("a joint's armature as a parameter: w:param, w:set_param and its derivative", function()
+  local path = mjcf_pendulum(F)
+  local m = lucid.model.load(path)
+  os.remove(path)
+  local w = lucid.world{dt = 1e-3, contact = {tol = 1e-12, max_iter = 500}}
+  local id = w:add_model(m, {q = {0.6}})
+  local spec = {model = id, joint = "hinge", "armature"}
+  t.eq(w:param(spec), 0)
+  w:set_param(spec, 0.05)
+  t.eq(w:param(spec), 0.05)
+  t.raises("lucid.world:set_param: a joint's armature must be >= 0 and finite", w.set_param, w,
+           spec, -1)
+  w:step(50)
+  local x, q = w:state(), w:q(id)[1]
+  local D = w:step_derivatives{method = "implicit", params = {spec}}
+  -- sliding: v+ = v + dt tau / (I + a), tau = -m g l sin q - f sign v+
+  local tau = -MASS * G * L * math.sin(q) - F * (w:v(id)[1] > 0 and 1 or -1)
+  local inertia = MASS * (L * L + 0.4 * R * R) + 0.05
+  t.near(D.params[1]:get(2, 1), -1e-3 * tau / inertia ^ 2, 1e-9 * math.abs(tau) / inertia ^ 2)
+  w:set_state(x)
+  local E = w:step_derivatives{method = "finite_differences", step = 1e-4, params = {spec}}
+  local ok, gap_text = close(D.params[1], E.params[1], 2, 1)
+  io.stderr:write("  armature: from central differences " .. gap_text .. "\n")
+  t.truthy(ok, gap_text)
+  -- a joint that moves no mass keeps its armature > 0 (its mass matrix row is nothing else)
+  local rotor = lucid.model.build{bodies = {{name = "rotor", mass = 0, inertia = {0, 0, 0},
+    joints = {{name = "spin", kind = "revolute", axis = {0, 0, 1}, armature = 0.1}}}}}
+  local wr = lucid.world{}
+  local rid = wr:add_model(rotor)
+  t.raises("lucid.world:set_param: the joint moves no mass: its armature must stay > 0",
+           wr.set_param, wr, {model = rid, joint = "spin", "armature"}, 0)
+  wr:set_param({model = rid, joint = "spin", "armature"}, 0.2)
 end)
 
 -- MuJoCo 2.2.2 (tests/bench/mujoco_arm_log, no control) on the same file: its friction loss is a
