@@ -351,8 +351,6 @@ lucid_status lucid_world_models_friction_rows(lucid_world *w);
 static inline int lucid_world_contact_on_dof(const lucid_world_contact *c) {
     return c->limit_sign != 0 || c->frictionloss > 0.0;
 }
-/* The number of the models' dofs with frictionloss > 0 (each a dry-friction row per step). */
-size_t lucid_world_models_friction_dofs(const lucid_world *w);
 /* 1 when one of the n contacts of list (NULL: 0..n-1) is a dry-friction row. */
 int lucid_world_has_friction_rows(const lucid_world *w, const int *list, int n);
 lucid_status lucid_world_models_reserve_rows(lucid_world *w);

@@ -787,15 +787,6 @@ lucid_status lucid_world_models_friction_rows(lucid_world *w) {
     return LUCID_OK;
 }
 
-size_t lucid_world_models_friction_dofs(const lucid_world *w) {
-    size_t count = 0;
-    for (int i = 0; i < w->num_models; ++i) {
-        const lucid_model *m = w->models[i].model;
-        for (size_t k = 0; k < lucid_model_nv(m); ++k) count += m->frictionloss[k] > 0.0;
-    }
-    return count;
-}
-
 int lucid_world_has_friction_rows(const lucid_world *w, const int *list, int n) {
     for (int k = 0; k < n; ++k)
         if (w->contacts[list ? list[k] : k].frictionloss > 0.0) return 1;

@@ -1,8 +1,7 @@
 /* The physical parameters of a world's models that system identification and the step
  * derivatives change: a link's mass and a joint's damping, dry friction (frictionloss) and
- * armature. The
- * world changes its own variant of the model (runtime/model/model_variant.h); the model the caller
- * holds, and other worlds holding it, keep theirs. */
+ * armature. The world changes its own variant of the model (runtime/model/model_variant.h);
+ * the model the caller holds, and other worlds holding it, keep theirs. */
 #include "runtime/model/model_variant.h"
 #include "runtime/world/world_internal.h"
 
