@@ -301,6 +301,12 @@ t.case("step derivatives through a friction row: analytic and central difference
       dvdq))
     t.truthy(oka and okf and okd, ga .. " " .. gf .. " " .. gd)
     t.near(D.A:get(2, 1), dvdq, 1e-9 * math.abs(dvdq) + 1e-15)
+    -- the relaxed method's central path at kappa 1e-8 through the same rows: its smoothing
+    -- leaves the state columns (measured 1e-13) and bends the frictionloss one (9e-4 sliding)
+    w:set_state(x)
+    local K = w:step_derivatives{method = "relaxed", kappa = 1e-8, params = P}
+    t.truthy((close(K.A, D.A, 2, 2)), "relaxed A")
+    t.near(K.params[1]:get(2, 1), dvdf, 2e-3 * math.abs(dvdf) + 1e-9, "relaxed frictionloss")
   end
   os.remove(path)
 end)
