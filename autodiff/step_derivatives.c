@@ -200,12 +200,16 @@ static double *param_value(ctx *c, const lucid_step_param *p) {
 }
 
 static int is_model_param(const lucid_step_param *p) {
-    return p->kind == LUCID_STEP_PARAM_LINK_MASS || p->kind == LUCID_STEP_PARAM_JOINT_DAMPING;
+    return p->kind == LUCID_STEP_PARAM_LINK_MASS || p->kind == LUCID_STEP_PARAM_JOINT_DAMPING ||
+           p->kind == LUCID_STEP_PARAM_JOINT_FRICTIONLOSS ||
+           p->kind == LUCID_STEP_PARAM_JOINT_ARMATURE;
 }
 
 static lucid_model_param_kind model_param_kind(const lucid_step_param *p) {
-    return p->kind == LUCID_STEP_PARAM_LINK_MASS ? LUCID_MODEL_PARAM_LINK_MASS
-                                                 : LUCID_MODEL_PARAM_JOINT_DAMPING;
+    return p->kind == LUCID_STEP_PARAM_LINK_MASS        ? LUCID_MODEL_PARAM_LINK_MASS
+           : p->kind == LUCID_STEP_PARAM_JOINT_DAMPING  ? LUCID_MODEL_PARAM_JOINT_DAMPING
+           : p->kind == LUCID_STEP_PARAM_JOINT_ARMATURE ? LUCID_MODEL_PARAM_JOINT_ARMATURE
+                                                        : LUCID_MODEL_PARAM_JOINT_FRICTIONLOSS;
 }
 
 /* A model parameter shifted on a variant of the model; param_restore puts the model back. */
@@ -563,7 +567,7 @@ static lucid_status geometry_rules(ctx *c, lucid_step_jacobians *J, const char *
     const lucid_step_derivative_options *o = c->o;
     if (o->method == LUCID_STEP_FINITE_DIFFERENCES || o->geometry == LUCID_STEP_GEOMETRY_COLLIDE)
         return LUCID_OK;
-    while (c->ns < c->n && c->contacts[c->ns].limit_sign == 0) ++c->ns;
+    while (c->ns < c->n && !lucid_world_contact_on_dof(&c->contacts[c->ns])) ++c->ns;
     int ok = 1;
     c->geo = grab(c, (size_t)c->ns, sizeof *c->geo, &ok);
     c->body0 = grab(c, (size_t)c->w->num_bodies, sizeof *c->body0, &ok);
@@ -1208,6 +1212,7 @@ static lucid_status factor_islands(ctx *c, lucid_step_jacobians *J) {
             memcpy(c->li + 3 * k, c->lambda0 + 3 * list[k], 3 * sizeof(double));
             c->mi[k] = c->mu0[list[k]];
             c->R[3 * k] = c->R[3 * k + 1] = 0.0, c->R[3 * k + 2] = w->opt.compliance;
+            if (c->contacts[list[k]].frictionloss > 0.0) c->R[3 * k + 2] = 0.0; /* rigid */
         }
         lucid_contact_dense_null_rows(m, c->G, c->R, c->mi); /* as the step's problem */
         /* g = sigma - (G + R) lambda */

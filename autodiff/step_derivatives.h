@@ -43,16 +43,18 @@ typedef enum lucid_step_param_kind {
     LUCID_STEP_PARAM_COMPLIANCE,  /* the world's normal compliance R (body unused) */
     LUCID_STEP_PARAM_LINK_MASS,   /* a model link's mass, its inertia scaled with it */
     LUCID_STEP_PARAM_JOINT_DAMPING, /* a model joint's damping (all its dofs) */
-    LUCID_STEP_PARAM_SIZE /* a size of a body's shape (part `part`, size `index`: sphere radius;
-                           * box half extents x, y, z; ellipsoid radii; capsule, cylinder, cone
-                           * radius then half length): the collision geometry only, the body's
-                           * mass and inertia stay as they are */
+    LUCID_STEP_PARAM_SIZE, /* a size of a body's shape (part `part`, size `index`: sphere radius;
+                            * box half extents x, y, z; ellipsoid radii; capsule, cylinder, cone
+                            * radius then half length): the collision geometry only, the body's
+                            * mass and inertia stay as they are */
+    LUCID_STEP_PARAM_JOINT_FRICTIONLOSS, /* a model joint's dry friction (all its dofs) */
+    LUCID_STEP_PARAM_JOINT_ARMATURE      /* a model joint's armature (all its dofs) */
 } lucid_step_param_kind;
 
 typedef struct lucid_step_param {
     lucid_step_param_kind kind;
     int body;  /* world body id (static bodies: friction and size only) */
-    int model; /* LINK_MASS, JOINT_DAMPING: the world's model id, and index its model body */
+    int model; /* LINK_MASS, JOINT_*: the world's model id, and index its model body */
     int index; /* (link) or joint (lucid_world_set_model_param); SIZE: which size, from 0 */
     int part;  /* SIZE: the part of the body, from 0 */
 } lucid_step_param;

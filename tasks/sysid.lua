@@ -7,8 +7,9 @@
 --           parameter the chosen data cannot determine -- mu when nothing slides, the mass
 --           when no known force acts, e when nothing bounces -- is flagged, not reported as
 --           a number);
---   robot   the link masses and joint damping of lucid's 3-link arm (built here with
---           lucid.model.build) from joint trajectories under known random torques;
+--   robot   the link masses, joint damping and joint dry friction (frictionloss) of lucid's
+--           3-link arm (built here with lucid.model.build) from joint trajectories under known
+--           random torques;
 --   cross   the object's trajectories produced by MuJoCo 2.2.2 (tests/bench/mujoco_box_traj,
 --           built when <mujoco/mujoco.h> exists; skipped with a message otherwise): the
 --           parameters lucid finds and the residual left measure the mismatch between the two
@@ -140,7 +141,7 @@ local t = task.new{
     {name = "friction-out", kind = "string", default = "frictionloss",
      choices = {"frictionloss", "omit"}, check = for_problems("friction-out", {"log"}),
      help = "log: --write-model writes dry friction as MuJoCo's frictionloss (URDF <dynamics "
-       .. "friction>), or omits it (lucid's loader refuses joint dry friction today)"},
+       .. "friction>), or omits it"},
     {name = "cutoff", kind = "number", default = 10, min = 0,
      check = for_problems("cutoff", {"log"}),
      help = "log: zero-phase low-pass cut-off (Hz) for q, v and tau before differentiating "
@@ -546,13 +547,16 @@ end
 -- A 3-link arm hanging from a fixed base at 1 m, joints about y, links as uniform rods (length
 -- L, inertia m L^2 / 12 about the centre: a link's mass parameter scales its inertia with it,
 -- as a change of density would), torque motors on every joint, no contacts. Parameters: the
--- three link masses, then the three joints' damping.
+-- three link masses, the three joints' damping, then their dry friction (frictionloss: the
+-- world's friction rows, differentiated through w:step_derivatives like the rest).
 local ROBOT_DT, ROBOT_STEPS = 0.005, 200
+local ROBOT_HORIZONS = {ROBOT_STEPS / 4, ROBOT_STEPS / 2, ROBOT_STEPS}
 local LINKS = {{name = "upper", joint = "shoulder", length = 0.30},
                {name = "fore", joint = "elbow", length = 0.25},
                {name = "hand", joint = "wrist", length = 0.15}}
 local ROBOT_PARAMS = {"upper mass", "fore mass", "hand mass", "shoulder damping",
-                      "elbow damping", "wrist damping"}
+                      "elbow damping", "wrist damping", "shoulder frictionloss",
+                      "elbow frictionloss", "wrist frictionloss"}
 
 local function build_arm(theta)
   local bodies = {}
@@ -563,7 +567,7 @@ local function build_arm(theta)
                  placement = lucid.se3.new({1, 0, 0, 0}, i > 1 and {0, 0, -LINKS[i - 1].length} or {0, 0, 1}),
                  mass = m, com = {0, 0, -L / 2}, inertia = {rod, rod, 1e-4 * m},
                  joints = {{name = l.joint, kind = "revolute", axis = {0, 1, 0},
-                            damping = theta[3 + i]}}}
+                            damping = theta[3 + i], frictionloss = theta[6 + i]}}}
   end
   local actuators = {}
   for i, l in ipairs(LINKS) do actuators[i] = {name = l.joint, joint = l.joint, kind = "motor"} end
@@ -594,13 +598,14 @@ local function draw_torques()
 end
 
 -- The joint angles under the torques; with sensitivity, also their derivatives by the link
--- masses and joint damping, chained from w:step_derivatives (S+ = A S + P): the joints are
+-- masses, joint damping and frictionloss, chained from w:step_derivatives (S+ = A S + P): the joints are
 -- hinges, so rows 1..3 of the tangent are dq.
 local ROBOT_STEP_PARAMS = {{link = "upper", "mass"}, {link = "fore", "mass"}, {link = "hand", "mass"},
                            {joint = "shoulder", "damping"}, {joint = "elbow", "damping"},
-                           {joint = "wrist", "damping"}}
+                           {joint = "wrist", "damping"}, {joint = "shoulder", "frictionloss"},
+                           {joint = "elbow", "frictionloss"}, {joint = "wrist", "frictionloss"}}
 
-local function robot_observations(theta, torque, sensitivity)
+local function robot_observations(theta, torque, sensitivity, steps)
   local m = build_arm(theta)
   local w = lucid.world{dt = ROBOT_DT, gravity = {0, 0, -9.81}}
   local id = w:add_model(m, {q = {0.3, -0.2, 0.1}})
@@ -613,7 +618,7 @@ local function robot_observations(theta, torque, sensitivity)
     dopts = {method = "implicit", params = params}
     S = lucid.zeros(6, #params)
   end
-  for k = 1, ROBOT_STEPS do
+  for k = 1, steps or ROBOT_STEPS do
     w:set_control(id, torque(k))
     if sensitivity then
       local D = w:step_derivatives(dopts)
@@ -638,18 +643,19 @@ local function robot_observations(theta, torque, sensitivity)
   return obs
 end
 
-local function robot_model(torque, meas)
-  local model = {names = ROBOT_PARAMS, lower = {1e-3, 1e-3, 1e-3, 1e-4, 1e-4, 1e-4},
-                 upper = {100, 100, 100, 100, 100, 100}}
+-- The fit of the first `steps` observations.
+local function robot_model(torque, meas, steps)
+  local model = {names = ROBOT_PARAMS, lower = {1e-3, 1e-3, 1e-3, 1e-4, 1e-4, 1e-4, 1e-4, 1e-4, 1e-4},
+                 upper = {100, 100, 100, 100, 100, 100, 100, 100, 100}}
   local function residual(theta)
-    local obs, r = robot_observations(theta, torque), {}
+    local obs, r = robot_observations(theta, torque, false, steps), {}
     for k, q in ipairs(obs) do
       for j = 1, 3 do r[#r + 1] = (q[j] - meas[k][j]) / SIGMA_Q end
     end
     return r
   end
   local function evaluate_implicit(theta)
-    local obs, r = robot_observations(theta, torque, true), {}
+    local obs, r = robot_observations(theta, torque, true, steps), {}
     local J = lucid.zeros(3 * #obs, #theta)
     for k, q in ipairs(obs) do
       for j = 1, 3 do
@@ -682,10 +688,16 @@ local function run_robot(truth)
   for k, q in ipairs(clean) do
     meas[k] = {q[1] + SIGMA_Q * rng:normal(), q[2] + SIGMA_Q * rng:normal(), q[3] + SIGMA_Q * rng:normal()}
   end
-  local model = robot_model(torque, meas)
   local best, runs = nil, {}
   for gi, theta0 in ipairs(guesses_for(truth, opts.guesses)) do
-    local theta, info, J, m, seconds = identify(model, theta0)
+    -- horizon continuation: each fit starts from the shorter one's (a stick-slip triple
+    -- pendulum's residual over 1 s has local minima a 0.25 s one does not)
+    local theta, info, J, m, seconds, total = theta0, nil, nil, nil, nil, 0
+    for _, steps in ipairs(ROBOT_HORIZONS) do
+      theta, info, J, m, seconds = identify(robot_model(torque, meas, steps), theta)
+      total = total + seconds
+    end
+    seconds = total
     local run = {guess = theta0, estimate = theta, info = info, J = J, m = m, seconds = seconds}
     runs[gi] = run
     if not best or info.cost < best.info.cost then best = run end
@@ -1162,8 +1174,10 @@ elseif opts.problem == "object" then
                                  res.best.m, METHOD, t.seed))
   end)
 elseif opts.problem == "robot" then
+  -- masses (kg), damping (N m s), frictionloss (N m: 3-7 % of each joint's torque amplitude)
   local truth = {rng:uniform(0.8, 1.5), rng:uniform(0.5, 1.0), rng:uniform(0.2, 0.5),
-                 rng:uniform(0.1, 0.5), rng:uniform(0.05, 0.3), rng:uniform(0.02, 0.1)}
+                 rng:uniform(0.1, 0.5), rng:uniform(0.05, 0.3), rng:uniform(0.02, 0.1),
+                 rng:uniform(0.12, 0.28), rng:uniform(0.06, 0.14), rng:uniform(0.018, 0.042)}
   local bar = t:progress(1, "sysid robot")
   local res = run_robot(truth)
   bar:step()

@@ -167,8 +167,9 @@ static int parse_joint_kind(const char *s, lucid_joint_kind *k) {
 
 static void read_joint(lua_State *L, int idx, lucid_model_spec *s, int body, const char *what) {
     static const char *const keys[] = {
-        "name",     "kind",      "axis",      "anchor",         "ref",          "range", "damping",
-        "armature", "stiffness", "springref", "velocity_limit", "effort_limit", NULL};
+        "name",           "kind",         "axis",         "anchor",    "ref",
+        "range",          "damping",      "armature",     "stiffness", "springref",
+        "velocity_limit", "effort_limit", "frictionloss", NULL};
     check_table(L, idx, BUILD, what);
     check_keys(L, idx, keys, what);
     lucid_lua_fields in = lucid_lua_fields_of(L, idx, BUILD, what);
@@ -203,6 +204,7 @@ static void read_joint(lua_State *L, int idx, lucid_model_spec *s, int body, con
     j.armature = lucid_lua_number_field(&in, "armature", 0.0);
     j.stiffness = lucid_lua_number_field(&in, "stiffness", 0.0);
     j.springref = lucid_lua_number_field(&in, "springref", 0.0);
+    j.frictionloss = lucid_lua_number_field(&in, "frictionloss", 0.0);
     j.velocity_limit = limit_field(L, idx, "velocity_limit", what);
     j.effort_limit = limit_field(L, idx, "effort_limit", what);
     lucid_status st = lucid_model_spec_add_joint(s, body, &j, NULL);

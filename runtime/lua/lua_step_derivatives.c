@@ -4,8 +4,9 @@
  * opts: method ("implicit" | "relaxed" | "finite_differences"), step, tol, max_iter, threshold,
  * kappa, params (a list of {body = id, "mass" | "friction" | "restitution"}, {"compliance"},
  * {body = id, "size", part = k, index = i} (a shape size, the sizes autodiff/step_derivatives.c
- * counts), {model = id, link = name, "mass"} and {model = id, joint = name, "damping"}), geometry
- * ("auto" | "carried" | "collide": how position and parameter columns get their contacts) and
+ * counts), {model = id, link = name, "mass"} and {model = id, joint = name, "damping" |
+ * "frictionloss" | "armature"}), geometry ("auto" | "carried" | "collide": how position and
+ * parameter columns get their contacts) and
  * collision (the estimator table of lucid.distance_derivatives for contacts without an exact
  * geometry derivative). D.geometry says which was used, D.contacts[k].estimated whether that
  * contact's geometry derivative came from the estimator. */
@@ -45,17 +46,19 @@ static int optional_index(lua_State *L, int t, int k, const char *fname, const c
     return (int)lucid_lua_integer_field(&f, key, 1, 1, 1000000) - 1;
 }
 
-/* {model = id, link = name, "mass"} or {model = id, joint = name, "damping"} at t. */
+/* {model = id, link = name, "mass"} or {model = id, joint = name, "damping" | "frictionloss" |
+ * "armature"} at t. */
 static lucid_step_param read_model_param(lua_State *L, lucid_world *w, int t, int k,
                                          const char *fname) {
     lua_rawgeti(L, t, 1);
     const char *kind = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
     int mass = strcmp(kind, "mass") == 0, damping = strcmp(kind, "damping") == 0;
+    int frictionloss = strcmp(kind, "frictionloss") == 0, armature = strcmp(kind, "armature") == 0;
     lua_pop(L, 1);
-    if (!mass && !damping)
+    if (!mass && !damping && !frictionloss && !armature)
         lucid_lua_fail(L, fname,
-                       "params[%d][1] must be \"mass\" (with link =) or \"damping\" "
-                       "(with joint =) for a model",
+                       "params[%d][1] must be \"mass\" (with link =), \"damping\", "
+                       "\"frictionloss\" or \"armature\" (with joint =) for a model",
                        k);
     const char *key = mass ? "link" : "joint";
     const char *const keys[] = {"model", key, NULL};
@@ -74,8 +77,11 @@ static lucid_step_param read_model_param(lua_State *L, lucid_world *w, int t, in
     int index = mass ? lucid_model_find_body(m, name) : lucid_model_find_joint(m, name);
     if (index < 0) lucid_lua_fail(L, fname, "params[%d]: the model has no %s \"%s\"", k, key, name);
     lua_pop(L, 1);
-    lucid_step_param p = {mass ? LUCID_STEP_PARAM_LINK_MASS : LUCID_STEP_PARAM_JOINT_DAMPING, -1,
-                          (int)id - 1, index, -1};
+    lucid_step_param p = {mass       ? LUCID_STEP_PARAM_LINK_MASS
+                          : damping  ? LUCID_STEP_PARAM_JOINT_DAMPING
+                          : armature ? LUCID_STEP_PARAM_JOINT_ARMATURE
+                                     : LUCID_STEP_PARAM_JOINT_FRICTIONLOSS,
+                          -1, (int)id - 1, index, -1};
     return p;
 }
 
@@ -99,8 +105,8 @@ static lucid_step_param read_param(lua_State *L, lucid_world *w, int k, const ch
     if (kind < 0)
         lucid_lua_fail(L, fname,
                        "params[%d][1] must be \"mass\", \"friction\", \"restitution\", "
-                       "\"size\" or \"compliance\" (or a model's \"mass\", \"damping\" with "
-                       "model =)",
+                       "\"size\" or \"compliance\" (or a model's \"mass\", \"damping\", "
+                       "\"frictionloss\", \"armature\" with model =)",
                        k);
     lua_pop(L, 1);
     lucid_step_param p = {(lucid_step_param_kind)kind, -1, -1, -1, -1};

@@ -452,11 +452,17 @@ static int l_contacts(lua_State *L) {
         set_number(L, "include_margin", c[i].include_margin);
         int g1 = lucid_world_part_geom(w, c[i].body1, c[i].part1);
         int g2 = lucid_world_part_geom(w, c[i].body2, c[i].part2);
-        if (c[i].limit_sign == 0 && g1 >= 0) set_integer(L, "geom1", g1 + 1);
-        if (c[i].limit_sign == 0 && g2 >= 0) set_integer(L, "geom2", g2 + 1);
+        int on_dof = c[i].limit_sign != 0 || c[i].frictionloss > 0.0;
+        if (!on_dof && g1 >= 0) set_integer(L, "geom1", g1 + 1);
+        if (!on_dof && g2 >= 0) set_integer(L, "geom2", g2 + 1);
         if (c[i].predicted) {
             lua_pushboolean(L, 1);
             lua_setfield(L, -2, "predicted");
+        }
+        if (c[i].frictionloss > 0.0) { /* a joint's dry-friction row */
+            set_integer(L, "model", c[i].limit_model + 1);
+            set_integer(L, "dof", c[i].limit_dof + 1);
+            set_number(L, "frictionloss", c[i].frictionloss);
         }
         if (c[i].limit_sign != 0) { /* a joint or tendon limit of a model */
             set_integer(L, "model", c[i].limit_model + 1);

@@ -1063,12 +1063,6 @@ static lucid_status joint(mjcf *P, const xmlNode *el, int body, int childclass) 
     if (!real1(P, el, K_JOINT, cls, "frictionloss", &j.frictionloss)) return X_->status;
     if (j.frictionloss < 0.0)
         return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<joint>: negative frictionloss");
-    if (j.frictionloss > 0.0)
-        lucid_model_xml_warn(X_, el,
-                             "<joint>: dry friction (frictionloss %g) stored in the model "
-                             "(lucid_model_frictionloss, m:joints()) but not simulated yet: the "
-                             "world applies no dry friction",
-                             j.frictionloss);
     double z[2] = {0.0, 0.0};
     if (!real1(P, el, K_JOINT, cls, "margin", &z[0])) return X_->status;
     if (z[0] != 0.0)

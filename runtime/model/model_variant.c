@@ -1,5 +1,6 @@
 /* Model variants (model_variant.h): a shallow copy of the model whose nodes (inertias), bodies
- * (masses) and damping are its own; every other array stays the base model's. */
+ * (masses), damping, frictionloss and armature are its own; every other array stays the base
+ * model's. */
 #include "runtime/model/model_variant.h"
 
 #include <math.h>
@@ -28,8 +29,11 @@ lucid_model *lucid_model_variant(const lucid_model *m) {
     v->nodes = copy_of(m->nodes, m->nnodes, sizeof *m->nodes);
     v->bodies = copy_of(m->bodies, m->nbodies, sizeof *m->bodies);
     v->damping = copy_of(m->damping, m->nv, sizeof *m->damping);
-    if (!v->nodes || !v->bodies || !v->damping) {
-        free(v->nodes), free(v->bodies), free(v->damping), free(v);
+    v->frictionloss = copy_of(m->frictionloss, m->nv, sizeof *m->frictionloss);
+    v->armature = copy_of(m->armature, m->nv, sizeof *m->armature);
+    if (!v->nodes || !v->bodies || !v->damping || !v->frictionloss || !v->armature) {
+        free(v->nodes), free(v->bodies), free(v->damping), free(v->frictionloss);
+        free(v->armature), free(v);
         return NULL;
     }
     v->base = lucid_model_retain(m->base ? m->base : m); /* names and the rest live there */
@@ -62,5 +66,41 @@ lucid_status lucid_model_variant_set_joint_damping(lucid_model *v, size_t j, dou
         return fail(why, "a joint's damping must be >= 0 and finite");
     const lucid_model_node *nd = &v->nodes[j];
     for (size_t k = 0; k < nd->nv; ++k) v->damping[nd->idx_v + k] = damping;
+    return LUCID_OK;
+}
+
+lucid_status lucid_model_variant_set_joint_frictionloss(lucid_model *v, size_t j, double f,
+                                                        const char **why) {
+    if (!v || !v->base) return fail(why, "only a model variant can be changed");
+    if (j >= v->nnodes) return fail(why, "unknown joint");
+    if (!(f >= 0.0) || !isfinite(f))
+        return fail(why, "a joint's frictionloss must be >= 0 and finite");
+    const lucid_model_node *nd = &v->nodes[j];
+    for (size_t k = 0; k < nd->nv; ++k) v->frictionloss[nd->idx_v + k] = f;
+    return LUCID_OK;
+}
+
+/* Whether node j's subtree carries inertia (else only its armature keeps M regular). */
+static int subtree_has_inertia(const lucid_model *m, size_t j) {
+    for (size_t i = j; i < m->nnodes; ++i) {
+        size_t a = i; /* is j an ancestor of i (nodes are in topological order)? */
+        while (a != j && m->nodes[a].parent >= 0 && (size_t)m->nodes[a].parent >= j)
+            a = (size_t)m->nodes[a].parent;
+        const lucid_inertia *in = &m->nodes[i].inertia;
+        if (a == j && in->mass + lucid_mat3_trace(&in->I) > 0.0) return 1;
+    }
+    return 0;
+}
+
+lucid_status lucid_model_variant_set_joint_armature(lucid_model *v, size_t j, double armature,
+                                                    const char **why) {
+    if (!v || !v->base) return fail(why, "only a model variant can be changed");
+    if (j >= v->nnodes) return fail(why, "unknown joint");
+    if (!(armature >= 0.0) || !isfinite(armature))
+        return fail(why, "a joint's armature must be >= 0 and finite");
+    if (armature == 0.0 && !subtree_has_inertia(v, j))
+        return fail(why, "the joint moves no mass: its armature must stay > 0");
+    const lucid_model_node *nd = &v->nodes[j];
+    for (size_t k = 0; k < nd->nv; ++k) v->armature[nd->idx_v + k] = armature;
     return LUCID_OK;
 }

@@ -1,7 +1,7 @@
 /* A model variant: a model that shares another's structure (tree, names, geoms, meshes,
- * limits, actuators) and owns its inertial and damping parameters, so that one world can change
- * a link's mass or a joint's damping (system identification, step derivatives) without
- * touching the model other worlds and the caller hold. */
+ * limits, actuators) and owns its inertial, damping, frictionloss and armature parameters, so
+ * that one world can change a link's mass or a joint's damping, dry friction or armature (system
+ * identification, step derivatives) without touching the model other worlds and the caller hold. */
 #ifndef LUCID_MODEL_VARIANT_H
 #define LUCID_MODEL_VARIANT_H
 
@@ -20,5 +20,12 @@ lucid_status lucid_model_variant_set_body_mass(lucid_model *v, size_t b, double 
 /* The damping of every dof of joint j (>= 0 and finite); LUCID_ERR_ARGUMENT otherwise. */
 lucid_status lucid_model_variant_set_joint_damping(lucid_model *v, size_t j, double damping,
                                                    const char **why);
+/* The dry friction (frictionloss) of every dof of joint j (>= 0 and finite); as above. */
+lucid_status lucid_model_variant_set_joint_frictionloss(lucid_model *v, size_t j, double f,
+                                                        const char **why);
+/* The armature of every dof of joint j (>= 0 and finite; > 0 for a joint that moves no mass,
+ * whose mass matrix row it alone keeps regular); as above. */
+lucid_status lucid_model_variant_set_joint_armature(lucid_model *v, size_t j, double armature,
+                                                    const char **why);
 
 #endif

@@ -432,12 +432,6 @@ static lucid_status link_body(urdf *P, urdf_link *L, int parent_body) {
         if (j.damping < 0.0 || j.frictionloss < 0.0)
             return lucid_model_xml_fail(X_, dyn, LUCID_ERR_PARSE, "<dynamics>: negative %s",
                                         j.damping < 0.0 ? "damping" : "friction");
-        if (j.frictionloss > 0.0)
-            lucid_model_xml_warn(X_, dyn,
-                                 "<dynamics>: joint '%s': dry friction %g stored in the model "
-                                 "(lucid_model_frictionloss, m:joints()) but not simulated yet: "
-                                 "the world applies no dry friction",
-                                 J->name, j.frictionloss);
     }
     if (mim) {
         attrs(P, mim, mimic_attrs);

@@ -230,6 +230,14 @@ typedef struct lucid_world_contact {
      * closest by the step's end (a turning curved surface: docs/world.md), each point rigid
      * with its body */
     int predicted;
+    /* A joint's dry-friction row rather than a shape contact when > 0 (N m or N, the dof's
+     * frictionloss; limit_sign 0, limit_tendon -1): dof limit_dof of model limit_model, body1 =
+     * body2 = the link it moves, frame the identity. Its t1 row is the dof's velocity and
+     * |force[0]| <= frictionloss opposes it (force[2] = frictionloss, the prescribed normal
+     * force of a virtual decoupled normal row with friction 1; force[1] = 0): docs/world.md. */
+    double frictionloss;
+    double row_diagonal; /* a dry-friction row: d, its normal row's G_nn (the dof row's own
+                          * diagonal), set by the island solve; the step derivatives read it */
 } lucid_world_contact;
 
 int lucid_world_contact_count(const lucid_world *w);
@@ -293,14 +301,17 @@ lucid_status lucid_world_add_model(lucid_world *w, const lucid_model *m,
 int lucid_world_model_count(const lucid_world *w);
 const lucid_model *lucid_world_model_of(const lucid_world *w, int id); /* NULL if unknown */
 /* A model's physical parameters (world_model_params.c): a link's (model body's) mass, its
- * inertia scaled with it, and a joint's damping (every dof of it). Setting one changes this
- * world's own variant of the model (runtime/model/model_variant.h), never the model the caller
- * or other worlds hold. LUCID_ERR_ARGUMENT (*why says why) for an unknown model, link or
- * joint, a link that does not carry its joint's whole inertia, or a value out of range (mass
- * > 0, damping >= 0, finite). */
+ * inertia scaled with it, and a joint's damping, frictionloss or armature (every dof of it).
+ * Setting one changes this world's own variant of the model (runtime/model/model_variant.h), never
+ * the model the caller or other worlds hold. LUCID_ERR_ARGUMENT (*why says why) for an unknown
+ * model, link or joint, a link that does not carry its joint's whole inertia, or a value out of
+ * range (mass > 0, damping, frictionloss and armature >= 0, finite; armature > 0 on a joint moving
+ * no mass). */
 typedef enum lucid_model_param_kind {
     LUCID_MODEL_PARAM_LINK_MASS = 0,
-    LUCID_MODEL_PARAM_JOINT_DAMPING
+    LUCID_MODEL_PARAM_JOINT_DAMPING,
+    LUCID_MODEL_PARAM_JOINT_FRICTIONLOSS, /* every dof of the joint (N m or N) */
+    LUCID_MODEL_PARAM_JOINT_ARMATURE      /* every dof of the joint (kg m^2 or kg) */
 } lucid_model_param_kind;
 lucid_status lucid_world_model_param(const lucid_world *w, int model, lucid_model_param_kind kind,
                                      size_t index, double *value, const char **why);

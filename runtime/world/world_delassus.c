@@ -138,7 +138,7 @@ static lucid_status fill_sides(lucid_world *w) {
     if (s != LUCID_OK) return s;
     for (int k = 0; k < w->num_contacts; ++k) {
         const lucid_world_contact *c = &w->contacts[k];
-        if (c->limit_sign != 0) { /* one side: the link, with the sign in its row */
+        if (lucid_world_contact_on_dof(c)) { /* one side: the link, with the sign in its row */
             memset(&w->sides[2 * k], 0, sizeof w->sides[2 * k]);
             w->sides[2 * k].body = w->sides[2 * k].model = w->sides[2 * k].tree = -1;
             fill_side(w, c->body2, +1.0, c, &w->sides[2 * k + 1]);
@@ -186,6 +186,22 @@ static void assemble_delassus(lucid_world *w, const int *list, int m, double *G)
     for (int i = 0; i < m; ++i)
         if (w->contacts[list[i]].limit_sign != 0)
             for (int k = 0; k < 2; ++k) G[(3 * i + k) * ((size_t)ld + 1)] = 1.0;
+    /* a friction row's virtual normal row: decoupled, with its dof row's diagonal d (so the
+     * island's scaling reads it in the units of the problem) */
+    for (int i = 0; i < m; ++i)
+        if (w->contacts[list[i]].frictionloss > 0.0)
+            G[(3 * i + 2) * ((size_t)ld + 1)] = G[3 * i * ((size_t)ld + 1)];
+}
+
+/* A friction row's normal row: sigma_n = d (lambda_n - f) (G_nn = d decoupled, R_n = 0), so
+ * under Signorini and De Saxce's cone (lcp, ncp, raisim) lambda_n = f exactly: separating
+ * (lambda = 0) has sigma_n = -d f < 0, sticking and sliding both need sigma_n = 0. With
+ * friction 1 the t1 force is then |lambda_t1| <= f, opposing the dof's velocity (MDP). */
+static void friction_row_normal(lucid_world *w, int m, int i, lucid_world_contact *c) {
+    size_t n = 3 * (size_t)i + 2, ld = 3 * (size_t)m;
+    c->row_diagonal = w->G[n * (ld + 1)];
+    w->g[n] = -c->row_diagonal * c->frictionloss;
+    w->R[n] = 0.0;
 }
 
 /* Velocity of contact k's frame directions from the given body velocities. */
@@ -232,7 +248,7 @@ static int piece_of(double slop, double d) {
 
 double lucid_world_contact_slop(const lucid_world *w, const lucid_world_contact *c) {
     double slop = w->opt.slop;
-    if (c->limit_sign != 0) return slop; /* rad or m on a dof: no body length applies */
+    if (lucid_world_contact_on_dof(c)) return slop; /* rad or m on a dof: no body length applies */
     const int body[2] = {c->body1, c->body2}, part[2] = {c->part1, c->part2};
     for (int p = 0; p < 2; ++p) {
         const lucid_body *b = &w->bodies[body[p]];
@@ -373,7 +389,7 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
     const double dt = w->opt.dt;
     assemble_delassus(w, list, m, w->G);
     for (int i = 0; i < m; ++i) {
-        const lucid_world_contact *c = &w->contacts[list[i]];
+        lucid_world_contact *c = &w->contacts[list[i]];
         lucid_vec3 vf = contact_velocity(w, list[i], w->v_free, w->w_free);
         double before = contact_velocity(w, list[i], v0, w0).z;
         vf.z -= reference_normal_velocity(w, c, before);
@@ -381,6 +397,7 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
         w->mu[i] = c->friction;
         w->R[3 * i] = w->R[3 * i + 1] = 0.0;
         w->R[3 * i + 2] = w->opt.compliance;
+        if (c->frictionloss > 0.0) friction_row_normal(w, m, i, c);
         memcpy(w->lambda + 3 * i, c->force, sizeof c->force);
         memcpy(w->dual + 3 * i, c->dual, sizeof c->dual);
     }

@@ -58,7 +58,8 @@ typedef struct lucid_contact_side {
 
 /* The warm-start memory: last step's contacts' forces as world vectors. */
 typedef struct lucid_cached_force {
-    int limit; /* 1 for a limit, keyed (limit_model, limit_tendon, limit_dof, limit_sign) */
+    int limit; /* 1 for a limit, keyed (limit_model, limit_tendon, limit_dof, limit_sign), 2 for
+                * a dry-friction row (limit_model, -1, limit_dof, 0), 0 for a shape contact */
     int body1, body2, part1, part2;
     lucid_vec3 point, force, dual; /* world vectors */
     double rho;                    /* its island's final ADMM penalty (0: none) */
@@ -392,6 +393,17 @@ double lucid_world_tendon_spring_power(const lucid_world_model *wm, const double
 /* X (nv x nv, column-major) += scale sum_t damping_t c_t c_t^T (resp. stiffness_t). */
 void lucid_world_tendon_add_damping(const lucid_model *m, double scale, double *X);
 void lucid_world_tendon_add_stiffness(const lucid_model *m, double scale, double *R);
+/* The joints' dry-friction rows (lucid_world_contact.frictionloss): one per dof whose
+ * frictionloss is > 0, pushed after the limits. LUCID_ERR_ARGUMENT with w->error set under the
+ * ccp contact model, whose dual cone would add |sigma_t| / d to their bound. */
+lucid_status lucid_world_models_friction_rows(lucid_world *w);
+/* 1 for a row on one dof of a model (a joint limit or a dry-friction row): one side, the
+ * link's, with identity frame. */
+static inline int lucid_world_contact_on_dof(const lucid_world_contact *c) {
+    return c->limit_sign != 0 || c->frictionloss > 0.0;
+}
+/* 1 when one of the n contacts of list (NULL: 0..n-1) is a dry-friction row. */
+int lucid_world_has_friction_rows(const lucid_world *w, const int *list, int n);
 lucid_status lucid_world_models_reserve_rows(lucid_world *w);
 void lucid_world_models_fill_side(lucid_world *w, int body, double sign,
                                   const lucid_world_contact *c, lucid_contact_side *side);

@@ -19,6 +19,7 @@
  * field, added through the centre-of-mass Jacobians). */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -783,6 +784,48 @@ lucid_status lucid_world_models_limits(lucid_world *w) {
     return LUCID_OK;
 }
 
+/* ---- joint dry friction ------------------------------------------------------------------ */
+
+/* A dry-friction row per dof with frictionloss f > 0 (MuJoCo's friction dofs, per dof of ball
+ * and free joints too): its t1 row is the dof, |lambda_t1| <= f, no separation. */
+lucid_status lucid_world_models_friction_rows(lucid_world *w) {
+    for (int i = 0; i < w->num_models; ++i) {
+        const lucid_world_model *wm = &w->models[i];
+        const lucid_model *m = wm->model;
+        for (size_t k = 0; k < lucid_model_nv(m); ++k) {
+            if (!(m->frictionloss[k] > 0.0)) continue;
+            if (w->opt.contact.model == LUCID_CONTACT_CCP) {
+                snprintf(w->error, sizeof w->error,
+                         "dry friction (frictionloss, model %d dof %d) needs contact model ncp, "
+                         "lcp or raisim: ccp's cone raises its bound",
+                         i + 1, (int)k + 1);
+                return LUCID_ERR_ARGUMENT;
+            }
+            lucid_world_contact c;
+            memset(&c, 0, sizeof c);
+            int body = wm->first_body + m->nodes[m->dof_node[k]].body;
+            c.body1 = c.body2 = body;
+            c.part1 = c.part2 = -1;
+            c.limit_model = i;
+            c.limit_dof = (int)k;
+            c.limit_tendon = -1;
+            c.frictionloss = m->frictionloss[k];
+            c.frame = lucid_mat3_identity();
+            c.point = w->bodies[body].pose.t;
+            c.friction = 1.0; /* the bound is friction x the prescribed normal force f */
+            lucid_status s = lucid_world_push_contact(w, &c);
+            if (s != LUCID_OK) return s;
+        }
+    }
+    return LUCID_OK;
+}
+
+int lucid_world_has_friction_rows(const lucid_world *w, const int *list, int n) {
+    for (int k = 0; k < n; ++k)
+        if (w->contacts[list ? list[k] : k].frictionloss > 0.0) return 1;
+    return 0;
+}
+
 /* ---- contact rows on links ----------------------------------------------------------------- */
 
 int lucid_world_models_tree(const lucid_world *w, int body) {
@@ -813,7 +856,7 @@ lucid_status lucid_world_models_reserve_rows(lucid_world *w) {
         for (int p = 0; p < 2; ++p) {
             const lucid_body *b = &w->bodies[bodies[p]];
             if (b->model < 0 || b->is_static) continue;
-            if (c->limit_sign != 0 && p == 0) continue; /* a limit has one side */
+            if (lucid_world_contact_on_dof(c) && p == 0) continue; /* a dof row has one side */
             size_t width = tree_width(w, bodies[p]);
             if (width > (SIZE_MAX / 3 - total)) return LUCID_ERR_NO_MEMORY;
             total += 3 * width;
@@ -829,8 +872,9 @@ lucid_status lucid_world_models_reserve_rows(lucid_world *w) {
 
 /* Fills side's rows J (3 x width over the link's tree, row d at J + d width: sign times the
  * velocity of the contact point on the link along frame column d; a limit: sign times its
- * normal row, +-e_dof or a tendon's +-coef) and Y = M~^-1 J^T (width x 3, column d at Y + d width):
- * M~ is block diagonal over the trees, so both are zero off the tree's dofs. */
+ * normal row, +-e_dof or a tendon's +-coef; a friction row: sign times e_dof on t1) and
+ * Y = M~^-1 J^T (width x 3, column d at Y + d width): M~ is block diagonal over the trees, so
+ * both are zero off the tree's dofs. */
 void lucid_world_models_fill_side(lucid_world *w, int body, double sign,
                                   const lucid_world_contact *c, lucid_contact_side *side) {
     const lucid_body *b = &w->bodies[body];
@@ -843,9 +887,12 @@ void lucid_world_models_fill_side(lucid_world *w, int body, double sign,
     side->row = w->link_rows;
     w->link_rows += 3 * width;
     double *J = w->link_J + side->row, *Y = w->link_Y + side->row;
-    if (c->limit_sign != 0) {
+    if (c->limit_sign != 0) { /* a limit's normal row */
         memset(J, 0, 2 * width * sizeof(double));
         lucid_world_limit_row(w, c, sign, lo, width, J + 2 * width);
+    } else if (c->frictionloss > 0.0) { /* a dry-friction row's t1: the dof */
+        memset(J, 0, 3 * width * sizeof(double));
+        J[(size_t)c->limit_dof - lo] = sign;
     } else {
         point_rows(wm, b->node, c->point, &c->frame, sign, lo, width, J);
     }

@@ -1,7 +1,7 @@
 /* The physical parameters of a world's models that system identification and the step
- * derivatives change: a link's mass and a joint's damping. The world changes its own variant
- * of the model (runtime/model/model_variant.h); the model the caller holds, and other worlds
- * holding it, keep theirs. */
+ * derivatives change: a link's mass and a joint's damping, dry friction (frictionloss) and
+ * armature. The world changes its own variant of the model (runtime/model/model_variant.h);
+ * the model the caller holds, and other worlds holding it, keep theirs. */
 #include "runtime/model/model_variant.h"
 #include "runtime/world/world_internal.h"
 
@@ -24,7 +24,8 @@ static const char *check(const lucid_world *w, int model, lucid_model_param_kind
     if (!m) return "unknown model";
     if (kind == LUCID_MODEL_PARAM_LINK_MASS)
         return index < lucid_model_nbodies(m) ? NULL : "unknown link";
-    if (kind == LUCID_MODEL_PARAM_JOINT_DAMPING)
+    if (kind == LUCID_MODEL_PARAM_JOINT_DAMPING || kind == LUCID_MODEL_PARAM_JOINT_FRICTIONLOSS ||
+        kind == LUCID_MODEL_PARAM_JOINT_ARMATURE)
         return index < lucid_model_njoints(m) ? NULL : "unknown joint";
     return "unknown model parameter kind";
 }
@@ -34,8 +35,11 @@ lucid_status lucid_world_model_param(const lucid_world *w, int model, lucid_mode
     const char *bad = w && value ? check(w, model, kind, index) : "argument missing";
     if (bad) return fail(why, bad);
     const lucid_model *m = lucid_world_model_of(w, model);
-    *value = kind == LUCID_MODEL_PARAM_LINK_MASS ? lucid_model_body_mass(m, index)
-                                                 : lucid_model_damping(m)[joint_dof(m, index)];
+    size_t k = kind == LUCID_MODEL_PARAM_LINK_MASS ? 0 : joint_dof(m, index);
+    *value = kind == LUCID_MODEL_PARAM_LINK_MASS        ? lucid_model_body_mass(m, index)
+             : kind == LUCID_MODEL_PARAM_JOINT_DAMPING  ? lucid_model_damping(m)[k]
+             : kind == LUCID_MODEL_PARAM_JOINT_ARMATURE ? lucid_model_armature(m)[k]
+                                                        : lucid_model_frictionloss(m)[k];
     return LUCID_OK;
 }
 
@@ -47,7 +51,11 @@ lucid_status lucid_world_set_model_param(lucid_world *w, int model, lucid_model_
     if (!v) return LUCID_ERR_NO_MEMORY;
     lucid_status s = kind == LUCID_MODEL_PARAM_LINK_MASS
                          ? lucid_model_variant_set_body_mass(v, index, value, why)
-                         : lucid_model_variant_set_joint_damping(v, index, value, why);
+                     : kind == LUCID_MODEL_PARAM_JOINT_DAMPING
+                         ? lucid_model_variant_set_joint_damping(v, index, value, why)
+                     : kind == LUCID_MODEL_PARAM_JOINT_ARMATURE
+                         ? lucid_model_variant_set_joint_armature(v, index, value, why)
+                         : lucid_model_variant_set_joint_frictionloss(v, index, value, why);
     if (s == LUCID_OK) lucid_world_replace_model(w, model, v);
     lucid_model_destroy(v); /* the world holds its own reference */
     return s;

@@ -98,6 +98,8 @@ static int touches_equality(const lucid_world *w, const int *list, int m) {
 int lucid_world_sparse_applies(const lucid_world *w, const int *list, int m) {
     if (!lucid_contact_sparse_has(w->opt.contact.model, w->opt.contact.solver)) return 0;
     if (touches_equality(w, list, m)) return 0;
+    /* a dry-friction row's virtual normal row has no body-space column: dense */
+    if (lucid_world_has_friction_rows(w, list, m)) return 0;
     int threshold = lucid_world_sparse_threshold(&w->opt);
     if (w->opt.sparse_threshold < 0 && w->opt.contact.solver == LUCID_CONTACT_ADMM &&
         threshold > LUCID_WORLD_SPARSE_ADMM_ROBOT_CROSSOVER && touches_model(w, list, m))

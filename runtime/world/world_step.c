@@ -187,6 +187,7 @@ lucid_status lucid_world_step_prepare(lucid_world *w) {
     if (s != LUCID_OK) return s;
     s = lucid_world_collide(w);
     if (s == LUCID_OK) s = lucid_world_models_limits(w);
+    if (s == LUCID_OK) s = lucid_world_models_friction_rows(w);
     return s == LUCID_OK ? LUCID_OK : failed(w, "collision detection", s);
 }
 

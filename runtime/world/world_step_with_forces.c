@@ -12,7 +12,7 @@ static int same_contact(const lucid_world_contact *a, const lucid_world_contact 
     return a->body1 == b->body1 && a->body2 == b->body2 && a->part1 == b->part1 &&
            a->part2 == b->part2 && a->limit_model == b->limit_model &&
            a->limit_dof == b->limit_dof && a->limit_sign == b->limit_sign &&
-           a->limit_tendon == b->limit_tendon;
+           a->limit_tendon == b->limit_tendon && (a->frictionloss > 0.0) == (b->frictionloss > 0.0);
 }
 
 static int same_contacts(const lucid_world *w, const lucid_world_contact *expect, int n) {
@@ -51,12 +51,19 @@ static int derivative_branch(const lucid_world *w, const lucid_world_contact *c,
 }
 
 /* sigma_k = (J_k v+ - c*_k e_n) / dt + R_k lambda_k (+ lambda_T on a limit's unit tangential
- * diagonal): the solver's (G + R) lambda + g, evaluated through the velocities. */
-static void contact_sigma(const lucid_world *w, int k, const double *v_before, int *branch,
-                          double *sigma) {
+ * diagonal): the solver's (G + R) lambda + g, evaluated through the velocities. A friction
+ * row's normal: d (lambda_n - f), d the nominal step's (expect's; it multiplies lambda_n - f,
+ * zero at a solution, so its own change with the inputs drops out of dsigma). */
+static void contact_sigma(const lucid_world *w, const lucid_world_contact *expect, int k,
+                          const double *v_before, int *branch, double *sigma) {
     const lucid_world_contact *c = &w->contacts[k];
     const double dt = w->opt.dt;
     lucid_vec3 u = lucid_world_contact_velocity(w, k, w->v_free, w->w_free);
+    if (c->frictionloss > 0.0) {
+        sigma[0] = u.x / dt, sigma[1] = u.y / dt;
+        sigma[2] = expect[k].row_diagonal * (c->force[2] - c->frictionloss);
+        return;
+    }
     if (branch[k] < 0) branch[k] = derivative_branch(w, c, v_before[k]);
     u.z -= lucid_world_reference_velocity_branch(w, c, v_before[k], branch[k], NULL);
     lucid_vec3_store(lucid_vec3_scale(u, 1.0 / dt), sigma);
@@ -66,8 +73,9 @@ static void contact_sigma(const lucid_world *w, int k, const double *v_before, i
 
 /* Contact forces lambda into the contacts, the final velocities v+ = v_free + dt M~^-1 J^T
  * lambda and sigma, once the contact list and its rows are those of expect. */
-static void apply_forces(lucid_world *w, int n, const double *lambda, double *sigma, double *mu,
-                         double *v_before, int *branch) {
+static void apply_forces(lucid_world *w, const lucid_world_contact *expect, int n,
+                         const double *lambda, double *sigma, double *mu, double *v_before,
+                         int *branch) {
     for (int k = 0; k < n; ++k) {
         lucid_world_contact *c = &w->contacts[k];
         memcpy(c->force, lambda + 3 * k, sizeof c->force);
@@ -77,7 +85,7 @@ static void apply_forces(lucid_world *w, int n, const double *lambda, double *si
     }
     for (int k = 0; k < n; ++k) lucid_world_apply_contact_force(w, k);
     if (w->rows_without_inverse) lucid_world_models_apply_forces(w, n);
-    for (int k = 0; k < n; ++k) contact_sigma(w, k, v_before, branch, sigma + 3 * k);
+    for (int k = 0; k < n; ++k) contact_sigma(w, expect, k, v_before, branch, sigma + 3 * k);
 }
 
 /* Once the contact list is set: when it is expect's, its rows, the forces lambda and the
@@ -90,7 +98,7 @@ static lucid_status forces_and_integrate(lucid_world *w, const lucid_world_conta
     follow_points(w, expect, n);
     lucid_status s = lucid_world_contact_rows(w);
     if (s != LUCID_OK) return s;
-    apply_forces(w, n, lambda, sigma, mu, v_before, branch);
+    apply_forces(w, expect, n, lambda, sigma, mu, v_before, branch);
     return lucid_world_step_integrate(w);
 }
 
@@ -112,6 +120,7 @@ lucid_status lucid_world_step_with_contacts(lucid_world *w, const lucid_world_co
     lucid_status s = LUCID_OK;
     for (int k = 0; k < ng && s == LUCID_OK; ++k) s = lucid_world_push_contact(w, &given[k]);
     if (s == LUCID_OK) s = lucid_world_models_limits(w);
+    if (s == LUCID_OK) s = lucid_world_models_friction_rows(w);
     if (s != LUCID_OK) return s;
     return forces_and_integrate(w, expect, n, lambda, sigma, mu, v_before, branch, same);
 }
@@ -125,7 +134,7 @@ lucid_status lucid_world_step_with_forces_reuse(lucid_world *w, const lucid_worl
     *same = 1;
     lucid_status s = lucid_world_step_prepare_velocities(w);
     if (s != LUCID_OK) return s;
-    apply_forces(w, n, lambda, sigma, mu, v_before, branch);
+    apply_forces(w, expect, n, lambda, sigma, mu, v_before, branch);
     lucid_world_post_velocity(w, post);
     return LUCID_OK;
 }

@@ -11,14 +11,20 @@
 
 #include "runtime/world/world_internal.h"
 
+/* The kind of a contact's key: 0 a shape contact, 1 a limit, 2 a dry-friction row. */
+static int key_kind(const lucid_world_contact *c) {
+    return c->limit_sign != 0 ? 1 : c->frictionloss > 0.0 ? 2 : 0;
+}
+
 /* Shape contacts keyed (0, body1, body2, part1, part2), limits (generated after them)
- * (1, model, tendon, dof, sign) with tendon -1 for a joint's: the order contacts are generated
- * in (a model's joint limits, then its tendons'). */
+ * (1, model, tendon, dof, sign) with tendon -1 for a joint's, dry-friction rows (after those)
+ * (2, model, -1, dof, 0): the order contacts are generated in (a model's joint limits, then its
+ * tendons'). */
 static int compare_key(const lucid_cached_force *c, const lucid_world_contact *k) {
     int a[5] = {c->limit, c->body1, c->body2, c->part1, c->part2};
-    int b[5] = {k->limit_sign != 0, k->body1, k->body2, k->part1, k->part2};
+    int b[5] = {key_kind(k), k->body1, k->body2, k->part1, k->part2};
     if (c->limit) a[2] = c->part2, a[3] = c->body2, a[4] = c->part1;
-    if (k->limit_sign != 0)
+    if (b[0] != 0)
         b[1] = k->limit_model, b[2] = k->limit_tendon, b[3] = k->limit_dof, b[4] = k->limit_sign;
     for (int i = 0; i < 5; ++i)
         if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
@@ -91,7 +97,7 @@ lucid_status lucid_world_remember_forces(lucid_world *w) {
     for (int i = 0; i < w->num_contacts; ++i) {
         const lucid_world_contact *c = &w->contacts[i];
         lucid_cached_force *m = &w->cache_next[i];
-        m->limit = c->limit_sign != 0;
+        m->limit = key_kind(c);
         m->body1 = c->body1, m->body2 = c->body2, m->part1 = c->part1, m->part2 = c->part2;
         if (m->limit) /* the key's fields: model, dof, sign, tendon */
             m->body1 = c->limit_model, m->body2 = c->limit_dof, m->part1 = c->limit_sign,

@@ -53,14 +53,15 @@ t.case("object: what the data cannot determine is flagged", function()
   t.eq(d.restitution.identifiable, true, "e from the bounce")
 end)
 
-t.case("robot: link masses and joint damping within 2 %", function()
+t.case("robot: link masses and joint damping within 2 %, joint friction loss within 10 %", function()
   local out, code = run("--problem robot --seed 1 --guesses 2 --json")
   t.eq(code, 0)
   local r = json.decode(out)
-  t.eq(r.method, "implicit") -- link mass and damping through w:step_derivatives
-  t.eq(#r.parameters, 6)
+  t.eq(r.method, "implicit") -- link mass, damping and frictionloss through w:step_derivatives
+  t.eq(#r.parameters, 9)
   for _, p in ipairs(r.parameters) do
-    t.truthy(p.identifiable and p.relative_error < 0.02, p.parameter)
+    local bound = p.parameter:find("frictionloss", 1, true) and 0.1 or 0.02
+    t.truthy(p.identifiable and p.relative_error < bound, p.parameter)
   end
 end)
 

@@ -335,8 +335,7 @@ t.case("write_model on a URDF: lucid reads the values back, MuJoCo loads it", fu
   for k = 1, 10 * nb + nv do
     t.near(th[k], theta[k], 1e-12 * (1 + math.abs(theta[k])), "theta " .. k)
   end
-  -- with dry friction: <dynamics friction>, which MuJoCo 2.2.2 simulates and lucid's loader
-  -- stores (warning that its world does not simulate it yet)
+  -- with dry friction: <dynamics friction>, which MuJoCo 2.2.2 and lucid's world simulate
   sysid.write_model(urdf, dir .. "/friction.urdf", m, est, {})
   local f = assert(io.open(dir .. "/friction.urdf"))
   local text = f:read("a")
