@@ -209,6 +209,43 @@ static void warm_start_reduces_iterations(void **state) {
     test_problem_free(&t);
 }
 
+/* The dense ADMM computes the spectrum of G + R only when the solve needs it: to start
+ * without a given rho, or once its rule moves rho (the factor kappa^rho_power and the bounds);
+ * a warm solve that keeps the caller's rho makes none, and reaches the same answer. */
+static void admm_computes_the_spectrum_only_when_rho_moves(void **state) {
+    (void)state;
+    test_problem t = test_random_problem(5, 11);
+    lucid_contact_workspace *ws = lucid_contact_workspace_create(5);
+    pair pr = {LUCID_CONTACT_NCP, LUCID_CONTACT_ADMM};
+    lucid_contact_options o = options_for(pr, 1e-8, 20000);
+    double l[15], dual[15], l0[15], dual0[15];
+    lucid_contact_result first, kept, moved;
+    assert_int_equal(lucid_contact_solve(&t.p, &o, ws, l, dual, &first), LUCID_OK);
+    assert_true(first.converged && first.spectra == 1);
+    memcpy(l0, l, sizeof l), memcpy(dual0, dual, sizeof dual);
+    for (int c = 0; c < 15; ++c) t.g[c] += 1e-6 * cos(c); /* the next time step */
+    o.warm_start = 1, o.rho = first.rho;
+    assert_int_equal(lucid_contact_solve(&t.p, &o, ws, l, dual, &kept), LUCID_OK);
+    assert_true(kept.converged && kept.iterations > 0);
+    assert_true(kept.factorizations == 1 && kept.rho == first.rho && kept.spectra == 0);
+    /* a rho far below the spectrum's: the rule raises it, after computing the spectrum */
+    memcpy(l, l0, sizeof l), memcpy(dual, dual0, sizeof dual);
+    o.rho = 1e-6 * first.rho;
+    assert_int_equal(lucid_contact_solve(&t.p, &o, ws, l, dual, &moved), LUCID_OK);
+    assert_true(moved.converged && moved.spectra == 1 && moved.rho > o.rho);
+    lucid_contact_workspace_destroy(ws);
+    test_problem_free(&t);
+    /* with a given rho and no spectrum, check_psd still refuses an indefinite G (3, 1, -1) */
+    test_problem bad = test_problem_alloc(1);
+    bad.G[0] = bad.G[4] = bad.G[8] = 1.0, bad.G[2] = bad.G[6] = 2.0;
+    bad.g[2] = -1.0, bad.mu[0] = 0.5;
+    o = options_for(pr, 1e-8, 100);
+    o.rho = 1.0;
+    double lb[3];
+    assert_int_equal(solve(&bad.p, &o, lb, &moved), LUCID_ERR_NOT_SPD);
+    test_problem_free(&bad);
+}
+
 /* At the cap: converged = 0, iterations = max_iter, lambda the last (finite) iterate. The
  * one other exit before the cap is an iterate that repeats itself bit for bit (stall_tol 0),
  * which ncp:staggered's outer loop reaches here at its second iteration: it must say so. */
@@ -256,6 +293,7 @@ int main(void) {
         cmocka_unit_test(every_solver_reaches_its_criterion_on_random_problems),
         cmocka_unit_test(global_solvers_handle_an_ill_conditioned_stack),
         cmocka_unit_test(warm_start_reduces_iterations),
+        cmocka_unit_test(admm_computes_the_spectrum_only_when_rho_moves),
         cmocka_unit_test(hitting_the_cap_reports_not_converged),
         cmocka_unit_test(separating_contacts_get_no_impulse),
     };
