@@ -55,10 +55,10 @@ static void admm_setup(lucid_contact_run *run, lucid_contact_admm *s) {
 }
 
 /* The spectrum of G + R (eig_min, eig_max, singular: the eigenvalues, in ws->mat[2]) and
- * rho from it unless the options or the caller gave one. Only a move of rho uses it (its factor
- * kappa^rho_power and its bounds) and a solve without a given rho (its start), so the warm
- * solves that keep their carried rho never make it (the settled 10-box stack's whole step was
- * 46 % dsyevd, perf). */
+ * rho from it unless the options or the caller gave one. Made only when the solve needs it: to
+ * start without a rho, to move rho (its factor kappa^rho_power and its bounds), or to choose
+ * the x-step where eig_bound cannot (lucid_contact_admm_needs_spectrum); the warm solves that
+ * keep their carried rho never make it (the settled 10-box stack's step was 46 % dsyevd). */
 static lucid_status admm_spectrum(lucid_contact_run *run, lucid_contact_admm *s) {
     const lucid_contact_problem *p = run->p;
     lucid_contact_workspace *ws = run->ws;
@@ -159,6 +159,8 @@ lucid_status lucid_contact_solve_admm(lucid_contact_run *run, double *lambda, do
     accel_init(&acc, run->ws, m);
     for (int k = 1; !done && k <= o->max_iter; ++k) {
         if (acc.u) pack(s.z, s.gamma, s.rho, m, acc.u);
+        if (lucid_contact_admm_needs_spectrum(&s) && (status = admm_spectrum(run, &s)) != LUCID_OK)
+            return status;
         if ((status = lucid_contact_admm_iterate(&s, b, project_cones, p)) != LUCID_OK)
             return status;
         run->result->iterations = k;

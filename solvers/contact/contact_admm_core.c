@@ -92,6 +92,11 @@ lucid_status lucid_contact_admm_iterate(lucid_contact_admm *s, const double *b,
     return LUCID_OK;
 }
 
+int lucid_contact_admm_needs_spectrum(const lucid_contact_admm *s) {
+    return s->spectrum_pending && s->rho != s->factored_rho &&
+           !((s->eig_bound + s->rho) / s->rho <= LUCID_CONTACT_ADMM_INVERSE_CONDITION);
+}
+
 int lucid_contact_admm_adapt_direction(const lucid_contact_admm *s, double ratio) {
     /* Residuals relative to their own units (forces, velocities), as OSQP does, so the
      * balance does not depend on the problem's scaling; 0/0 cannot occur (products). */

@@ -61,7 +61,7 @@ typedef struct lucid_contact_result {
     int diverged;                 /* the iterate became non-finite: lambda = dual = 0 returned */
     int stalled;                  /* stopped because the iterate no longer moved */
     int factorizations;           /* Cholesky factorisations performed (ADMM, Newton) */
-    int spectra;                  /* dense ADMM: eigendecompositions of G + R (0, 1) */
+    int spectra;                  /* ADMM: spectra of G + R computed (0, 1, contact.md) */
     double rho;                   /* ADMM: final rho, to warm start the next solve */
     int polished;                 /* the answer came from the active-set polish */
     lucid_contact_criteria model; /* the model's own criterion (what tol applies to) */
