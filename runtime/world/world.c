@@ -19,6 +19,7 @@ void lucid_world_default_options(lucid_world_options *o) {
     o->contact.tol = 1e-6;
     o->contact.max_iter = 200;
     o->contact.warm_start = 1;
+    o->contact.check_psd = 0; /* an island's G = J M^-1 J^T is PSD by construction */
     o->slop = 1e-4;
     o->correction_speed = -1.0;
     o->margin = 5e-3;

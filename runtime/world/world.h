@@ -62,7 +62,8 @@ typedef struct lucid_world_options {
     lucid_vec3 gravity;            /* m/s^2, default (0, 0, -9.81) */
     double dt;                     /* s, > 0, default 1e-3 */
     lucid_contact_options contact; /* model, solver, tol, max_iter...: default ncp:admm, 1e-6,
-                                    * 200 iterations, warm started across steps. Each island is
+                                    * 200 iterations, warm started across steps, check_psd
+                                    * off (G = J M^-1 J^T is PSD by construction). Each island is
                                     * solved in its own units (world_delassus.c, problem_scales:
                                     * forces ~ the weight of its lightest body, velocities ~ its
                                     * free velocity, each capped at 1), so tol is the paper's

@@ -81,6 +81,12 @@ static void set_zero(const lucid_world_island *isl, lucid_contact_result *res) {
     isl->judge(isl->ctx, res);
 }
 
+/* The round-off bound of the island's current answer, computed once (*cache NAN until then). */
+static double answer_round_off(const lucid_world_island *isl, double *cache) {
+    if (isnan(*cache)) *cache = isl->round_off(isl->ctx);
+    return *cache;
+}
+
 /* Solves the island from the warm start in isl->lambda / isl->dual. A solver may fail on a
  * degenerate problem (even report convergence with NaN forces), so every answer is judged
  * (criteria recomputed by the backend) and the first meeting tol, else the best eligible one,
@@ -121,9 +127,10 @@ lucid_status lucid_world_island_solve(const lucid_contact_options *o, const luci
         /* ccp:newton's own criterion equals p's at lambda = 0: compared there on its own */
         if (a < PGS && o->solver == LUCID_CONTACT_NEWTON) p_abs = res.model.abs;
         int cold = a == COLD || a == IP || (a == PGS && have_best && best_cold);
-        double round_off = finite ? isl->round_off(isl->ctx) : INFINITY;
+        /* the round-off bound (a pass over the island's G) only where a decision reads it */
+        double round_off = NAN;
         int eligible = finite && (cold || (relaxed && res.converged) || p_abs <= zero ||
-                                  p_abs <= 2.0 * round_off);
+                                  p_abs <= 2.0 * answer_round_off(isl, &round_off));
         int met = eligible && res.converged && res.model.abs <= o->tol;
         res.converged = met;
         if (met || (eligible && (!have_best || (a != IP && res.model.abs < best_res.model.abs)))) {
@@ -133,7 +140,7 @@ lucid_status lucid_world_island_solve(const lucid_contact_options *o, const luci
         }
         if (met) break;
         /* within twice what rounding the forces can cause: no attempt can reliably do better */
-        if (finite && res.model.abs <= 2.0 * round_off) break;
+        if (finite && res.model.abs <= 2.0 * answer_round_off(isl, &round_off)) break;
         tried |= 1 << a;
         int near = have_best && best_res.model.abs <= LUCID_WORLD_PGS_POLISH * o->tol;
         a = next_attempt(a, finite && p_abs <= zero, pgs, ip, tried, isl->ip_first && !near);

@@ -36,7 +36,7 @@ static void linear_term(const lucid_contact_problem *p, int ncp, const double *v
 }
 
 /* Sets up the ADMM state from the workspace; rho is the caller's (0 when none) until
- * admm_spectrum. */
+ * admm_prepare. */
 static void admm_setup(lucid_contact_run *run, lucid_contact_admm *s) {
     const lucid_contact_problem *p = run->p;
     lucid_contact_workspace *ws = run->ws;
@@ -54,17 +54,45 @@ static void admm_setup(lucid_contact_run *run, lucid_contact_admm *s) {
                               .factored_rho = NAN};
 }
 
-/* The spectrum of G + R (eig_min, eig_max) and rho from the options or from it: only the
- * iterations use them, so a warm start that meets tol at once skips this eigendecomposition
- * (a settled box's whole step was 35% dsyevd, perf). Uses ws->mat[1] as scratch. */
+/* The spectrum of G + R (eig_min, eig_max, singular: the eigenvalues, in ws->mat[2]) and
+ * rho from it unless the options or the caller gave one. Made only when the solve needs it: to
+ * start without a rho, to move rho (its factor kappa^rho_power and its bounds), or to choose
+ * the x-step where eig_bound cannot (lucid_contact_admm_needs_spectrum); the warm solves that
+ * keep their carried rho never make it (the settled 10-box stack's step was 46 % dsyevd). */
 static lucid_status admm_spectrum(lucid_contact_run *run, lucid_contact_admm *s) {
     const lucid_contact_problem *p = run->p;
     lucid_contact_workspace *ws = run->ws;
-    lucid_status status = lucid_contact_eigen(ws, p->G, p->R, s->m, ws->eig, NULL, ws->mat[1]);
+    lucid_status status = lucid_contact_eigen(ws, p->G, p->R, s->m, ws->eig, NULL, ws->mat[2]);
     if (status != LUCID_OK) return status;
     if ((status = lucid_contact_admm_set_spectrum(s, ws->eig, s->m)) != LUCID_OK) return status;
-    s->rho = run->o->rho > 0.0 ? run->o->rho : lucid_contact_admm_spectral_rho(s);
+    s->spectrum_pending = 0;
+    run->result->spectra = 1;
+    if (!(s->rho > 0.0)) s->rho = lucid_contact_admm_spectral_rho(s);
     return LUCID_OK;
+}
+
+/* Gershgorin's bound on the largest eigenvalue of G + R (max row sum of |G| plus R): the
+ * x-step's condition bound while the spectrum is pending. */
+static double eig_bound(const lucid_contact_problem *p, int m) {
+    double bound = 0.0;
+    for (int j = 0; j < m; ++j) { /* G is symmetric: column sums */
+        const double *col = p->G + (size_t)m * (size_t)j;
+        double sum = p->R ? p->R[j] : 0.0;
+        for (int i = 0; i < m; ++i) sum += fabs(col[i]);
+        bound = lucid_contact_fmax(bound, sum);
+    }
+    return bound;
+}
+
+/* What the iterations need before the first: the spectrum when no rho is given (its rho;
+ * it also refuses an indefinite G + R), else the bound on eig_max, after a PSD check by a
+ * Cholesky factorisation with check_psd. */
+static lucid_status admm_prepare(lucid_contact_run *run, lucid_contact_admm *s) {
+    if (!(s->rho > 0.0)) return admm_spectrum(run, s);
+    lucid_status status = run->o->check_psd ? lucid_contact_check_psd(run) : LUCID_OK;
+    s->spectrum_pending = 1;
+    s->eig_bound = eig_bound(run->p, s->m);
+    return status;
 }
 
 /* Iterations until the next evaluation of the full criterion: its velocity (G + R) z costs
@@ -79,7 +107,7 @@ static int check_period(const lucid_contact_run *run) {
     return run->result->model.abs <= near ? 1 : LUCID_CONTACT_ADMM_CHECK_PERIOD;
 }
 
-/* Anderson acceleration of the (z, gamma / rho) map in ws->mat[1] (free after the spectrum):
+/* Anderson acceleration of the (z, gamma / rho) map in ws->mat[1]:
  * its memory shrinks on problems too small for the buffer, where ADMM is fast anyway. */
 typedef struct admm_accel {
     lucid_anderson a;
@@ -126,11 +154,13 @@ lucid_status lucid_contact_solve_admm(lucid_contact_run *run, double *lambda, do
         s.gamma[k] = !o->warm_start ? 0.0 : (dual ? dual[k] : from_velocity);
     }
     int done = lucid_contact_check(run, s.z, sigma), checked = 1, next_check = 1;
-    if (!done && (status = admm_spectrum(run, &s)) != LUCID_OK) return status;
+    if (!done && (status = admm_prepare(run, &s)) != LUCID_OK) return status;
     admm_accel acc;
     accel_init(&acc, run->ws, m);
     for (int k = 1; !done && k <= o->max_iter; ++k) {
         if (acc.u) pack(s.z, s.gamma, s.rho, m, acc.u);
+        if (lucid_contact_admm_needs_spectrum(&s) && (status = admm_spectrum(run, &s)) != LUCID_OK)
+            return status;
         if ((status = lucid_contact_admm_iterate(&s, b, project_cones, p)) != LUCID_OK)
             return status;
         run->result->iterations = k;
@@ -154,7 +184,10 @@ lucid_status lucid_contact_solve_admm(lucid_contact_run *run, double *lambda, do
          * factor is used, the extrapolations fit round-off and ended 4.5x above the
          * round-off floor that plain ADMM reaches within 2x. Never on the last iteration:
          * the returned z is a projected one. */
-        if (lucid_contact_admm_adapt(&s, o->rho_ratio, o->rho_power))
+        if (s.spectrum_pending && lucid_contact_admm_adapt_direction(&s, o->rho_ratio) &&
+            (status = admm_spectrum(run, &s)) != LUCID_OK)
+            return status;
+        if (!s.spectrum_pending && lucid_contact_admm_adapt(&s, o->rho_ratio, o->rho_power))
             lucid_anderson_reset(&acc.a);
         else if (k < o->max_iter && s.inverted)
             accelerate(&acc, &s);

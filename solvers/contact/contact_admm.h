@@ -35,6 +35,10 @@ typedef struct lucid_contact_admm {
     double rho, factored_rho, alpha;
     double eig_min, eig_max; /* smallest non-zero and largest eigenvalue of A + R (rho, kappa) */
     int singular;            /* A + R has a null space (eigenvalues below the threshold) */
+    /* 1 while eig_min, eig_max, singular are not known yet (computed once a solve needs them:
+     * docs/contact.md): the x-step's condition is then bounded with eig_bound >= eig_max */
+    int spectrum_pending;
+    double eig_bound;
     double primal_residual, dual_residual; /* ||x - z||_inf, rho ||z - z_prev||_inf */
     double force_scale, velocity_scale;    /* max(|x|, |z|), max(|gamma|, |b|) */
     int factorizations;
@@ -44,6 +48,9 @@ typedef struct lucid_contact_admm {
  * above the round-off of an assembled J M^-1 J^T (~1e-14 relative) and below the spread of
  * physical effective masses (the paper's 1e6 mass ratios give ~1e-7). */
 #define LUCID_CONTACT_ADMM_NULL_EIGENVALUE 1e-10
+/* A + R is refused as indefinite when an eigenvalue (a Rayleigh quotient) is below minus this
+ * fraction of the largest: far beyond the round-off of an assembled J M^-1 J^T. */
+#define LUCID_CONTACT_ADMM_NEGATIVE_EIGENVALUE 1e-9
 
 /* The full criterion is evaluated every iteration within this factor of tol, and every
  * PERIOD-th iteration further away (contact_admm.c). */
@@ -115,6 +122,14 @@ lucid_status lucid_contact_admm_iterate(lucid_contact_admm *s, const double *b,
  * stops. Otherwise nothing changes but the scratch (2 x 3n). */
 int lucid_contact_admm_polish(lucid_contact_polisher *pl, lucid_contact_run *run,
                               lucid_contact_admm *s, double *sigma, double *scratch);
+/* 1 when the next iteration needs the spectrum first: it is pending, rho changed since the
+ * last factorisation, and eig_bound cannot show kappa(A + R + rho I) <=
+ * LUCID_CONTACT_ADMM_INVERSE_CONDITION (the choice of x-step then reads the spectrum, so that
+ * it is the one the spectrum gives). */
+int lucid_contact_admm_needs_spectrum(const lucid_contact_admm *s);
+/* The direction the spectral rule moves rho after an iteration: +1 up (the primal residual
+ * exceeds ratio x the dual, each relative to its own scale), -1 down, 0 none. */
+int lucid_contact_admm_adapt_direction(const lucid_contact_admm *s, double ratio);
 /* Applies the spectral rule to rho after an iteration; returns 1 when rho changed. */
 int lucid_contact_admm_adapt(lucid_contact_admm *s, double ratio, double power);
 

@@ -7,7 +7,8 @@
 
 lucid_status lucid_contact_admm_set_spectrum(lucid_contact_admm *s, const double *values, int m) {
     double top = values[m - 1];
-    if (!(top > 0.0) || !isfinite(top) || values[0] < -1e-9 * top) return LUCID_ERR_NOT_SPD;
+    if (!(top > 0.0) || !isfinite(top) || values[0] < -LUCID_CONTACT_ADMM_NEGATIVE_EIGENVALUE * top)
+        return LUCID_ERR_NOT_SPD;
     double zero = LUCID_CONTACT_ADMM_NULL_EIGENVALUE * top;
     int k = 0;
     while (values[k] <= zero) ++k; /* stops at m - 1: top > zero */
@@ -44,8 +45,10 @@ double lucid_contact_admm_kappa(const lucid_contact_admm *s) {
     return s->eig_max / s->eig_min;
 }
 
-/* kappa of A + R + rho I from the spectrum of A + R (its null space shifts to rho). */
+/* kappa of A + R + rho I from the spectrum of A + R (its null space shifts to rho), or its
+ * bound (eig_bound + rho) / rho while the spectrum is pending. */
 static double shifted_condition(const lucid_contact_admm *s) {
+    if (s->spectrum_pending) return (s->eig_bound + s->rho) / s->rho;
     double lowest = s->singular ? 0.0 : s->eig_min;
     return (s->eig_max + s->rho) / (lowest + s->rho);
 }
@@ -89,19 +92,29 @@ lucid_status lucid_contact_admm_iterate(lucid_contact_admm *s, const double *b,
     return LUCID_OK;
 }
 
-int lucid_contact_admm_adapt(lucid_contact_admm *s, double ratio, double power) {
-    double factor = pow(lucid_contact_admm_kappa(s), power);
-    if (!(factor > 1.0)) return 0;
+int lucid_contact_admm_needs_spectrum(const lucid_contact_admm *s) {
+    return s->spectrum_pending && s->rho != s->factored_rho &&
+           !((s->eig_bound + s->rho) / s->rho <= LUCID_CONTACT_ADMM_INVERSE_CONDITION);
+}
+
+int lucid_contact_admm_adapt_direction(const lucid_contact_admm *s, double ratio) {
     /* Residuals relative to their own units (forces, velocities), as OSQP does, so the
      * balance does not depend on the problem's scaling; 0/0 cannot occur (products). */
     double primal = s->primal_residual * s->velocity_scale;
     double dual = s->dual_residual * s->force_scale;
+    return primal > ratio * dual ? 1 : dual > ratio * primal ? -1 : 0;
+}
+
+int lucid_contact_admm_adapt(lucid_contact_admm *s, double ratio, double power) {
+    double factor = pow(lucid_contact_admm_kappa(s), power);
+    if (!(factor > 1.0)) return 0;
     /* rho stays within the spectrum [eig_min, eig_max] around its sqrt(eig_min eig_max)
      * start: beyond it the x-step is either unregularised or ignores A, and unbounded
      * decreases (a warm start where z no longer moves) drove rho to 1e-8 and stalled. */
     double old = s->rho;
-    if (primal > ratio * dual) s->rho = fmin(s->rho * factor, lucid_contact_fmax(old, s->eig_max));
-    if (dual > ratio * primal) s->rho = lucid_contact_fmax(s->rho / factor, fmin(old, s->eig_min));
+    int direction = lucid_contact_admm_adapt_direction(s, ratio);
+    if (direction > 0) s->rho = fmin(s->rho * factor, lucid_contact_fmax(old, s->eig_max));
+    if (direction < 0) s->rho = lucid_contact_fmax(s->rho / factor, fmin(old, s->eig_min));
     return s->rho != old;
 }
 

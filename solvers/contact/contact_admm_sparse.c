@@ -180,8 +180,10 @@ static lucid_status refactor(sparse_admm *a) {
     return LUCID_OK;
 }
 
-/* kappa of G + R + rho I from the (estimated) spectrum of G + R, as contact_admm_core.c */
+/* kappa of G + R + rho I from the (estimated) spectrum of G + R, as contact_admm_core.c (its
+ * bound while the spectrum is pending) */
 static double shifted_condition(const lucid_contact_admm *s) {
+    if (s->spectrum_pending) return (s->eig_bound + s->rho) / s->rho;
     double lowest = s->singular ? 0.0 : s->eig_min;
     return (s->eig_max + s->rho) / (lowest + s->rho);
 }
@@ -219,8 +221,9 @@ static lucid_status iterate(sparse_admm *a, const double *b) {
 
 /* Largest eigenvalue of G + R by power iteration (30 products, O(n) each; the Rayleigh
  * quotient of the last iterate, from below, raised by 5% as a bound); the smallest non-zero
- * one as LUCID_CONTACT_SPARSE_EIG_RATIO times it; singular when 3n > the columns (rank). */
-static lucid_status spectrum(sparse_admm *a) {
+ * one as LUCID_CONTACT_SPARSE_EIG_RATIO times it; singular when 3n > the columns (rank).
+ * Made only when the solve needs it, as the dense ADMM's (contact_admm.c, docs/contact.md). */
+static lucid_status spectrum(sparse_admm *a, lucid_contact_result *result) {
     const lucid_contact_sparse_problem *p = a->p;
     size_t m = 3 * (size_t)p->n;
     double *v = a->v[V_T], *y = a->v[V_E], top = 0.0;
@@ -240,7 +243,40 @@ static lucid_status spectrum(sparse_admm *a) {
     a->s.eig_max = 1.05 * top;
     a->s.eig_min = LUCID_CONTACT_SPARSE_EIG_RATIO * a->s.eig_max;
     a->s.singular = m > lucid_sparse_columns(p);
+    a->s.spectrum_pending = 0;
+    result->spectra = 1;
     return LUCID_OK;
+}
+
+/* Gershgorin's bound on the largest eigenvalue of G + R: the largest row sum of |J| |W|^T
+ * (which bounds |G| entrywise) plus R, one product with the pieces' absolute values. */
+static double eig_bound(const sparse_admm *a) {
+    const lucid_contact_sparse_problem *p = a->p;
+    double *u = a->u, *d = a->v[V_E];
+    memset(u, 0, sizeof(double) * lucid_sparse_columns(p));
+    for (int s = 0; s < 2 * p->n; ++s) { /* u = |W|^T 1 */
+        if (p->body[s] < 0) continue;
+        size_t w = lucid_sparse_width(p, p->body[s]), lo, hi;
+        lucid_sparse_span(p, s, 1, &lo, &hi);
+        const double *W = p->W + lucid_sparse_side_at(p, s);
+        double *ub = u + lucid_sparse_begin(p, p->body[s]);
+        for (size_t r = 0; r < 3; ++r)
+            for (size_t k = lo; k < hi; ++k) ub[k] += fabs(W[r * w + k]);
+    }
+    for (size_t k = 0; k < 3 * (size_t)p->n; ++k) d[k] = p->R ? p->R[k] : 0.0;
+    for (int s = 0; s < 2 * p->n; ++s) { /* d += |J| u */
+        if (p->body[s] < 0) continue;
+        size_t w = lucid_sparse_width(p, p->body[s]), lo, hi;
+        lucid_sparse_span(p, s, 0, &lo, &hi);
+        const double *J = p->J + lucid_sparse_side_at(p, s);
+        const double *ub = u + lucid_sparse_begin(p, p->body[s]);
+        for (size_t r = 0; r < 3; ++r)
+            for (size_t k = lo; k < hi; ++k)
+                d[3 * (size_t)(s / 2) + r] += fabs(J[r * w + k]) * ub[k];
+    }
+    double bound = 0.0;
+    for (size_t k = 0; k < 3 * (size_t)p->n; ++k) bound = lucid_contact_fmax(bound, d[k]);
+    return bound;
 }
 
 /* b = g (+ the De Saxce shift for the NCP from the velocity estimate), as contact_admm.c */
@@ -396,11 +432,15 @@ lucid_status lucid_contact_solve_admm_sparse(const lucid_contact_sparse_problem 
         return LUCID_OK;
     }
     lucid_status status = LUCID_OK;
-    if (!done) { /* H and the spectrum serve the iterations only */
+    if (!done) { /* H serves the iterations only; the spectrum their start without a rho, or
+                  * a move of rho (as the dense ADMM: contact_admm.c) */
         status = lucid_contact_hessian_analyze(ws->h, p);
-        if (status == LUCID_OK) status = spectrum(&a);
+        if (status == LUCID_OK && !(o->rho > 0.0)) status = spectrum(&a, result);
         if (status != LUCID_OK) return status;
-        if (!(o->rho > 0.0)) s->rho = initial_rho(&a, &run);
+        if (!(o->rho > 0.0))
+            s->rho = initial_rho(&a, &run);
+        else
+            s->spectrum_pending = 1, s->eig_bound = eig_bound(&a);
     }
     lucid_anderson acc;
     lucid_anderson_init(&acc, 2 * m, ws->memory, accel_storage);
@@ -413,6 +453,8 @@ lucid_status lucid_contact_solve_admm_sparse(const lucid_contact_sparse_problem 
     }
     for (int k = 1; !done && k <= o->max_iter; ++k) {
         if (acc_u) pack(s->z, s->gamma, s->rho, m, acc_u);
+        if (lucid_contact_admm_needs_spectrum(s) && (status = spectrum(&a, result)) != LUCID_OK)
+            return status;
         if ((status = iterate(&a, b)) != LUCID_OK) return status;
         result->iterations = k;
         checked = k >= next_check;
@@ -437,7 +479,10 @@ lucid_status lucid_contact_solve_admm_sparse(const lucid_contact_sparse_problem 
             result->stalled = 1;
             break;
         }
-        if (lucid_contact_admm_adapt(s, o->rho_ratio, o->rho_power))
+        if (s->spectrum_pending && lucid_contact_admm_adapt_direction(s, o->rho_ratio) &&
+            (status = spectrum(&a, result)) != LUCID_OK)
+            return status;
+        if (!s->spectrum_pending && lucid_contact_admm_adapt(s, o->rho_ratio, o->rho_power))
             lucid_anderson_reset(&acc);
         else if (k < o->max_iter && s->inverted && acc_u) {
             pack(s->z, s->gamma, s->rho, m, acc_g);

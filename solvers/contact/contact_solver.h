@@ -33,8 +33,10 @@ typedef struct lucid_contact_options {
     double rho_power;   /* ADMM: spectral update factor kappa^rho_power (0.05) */
     int inner_max_iter; /* staggered projections: ADMM iterations per inner QP (200) */
     double newton_compliance; /* ccp:newton: R_k = this x trace(G_ii)/3 where R_k = 0 (1e-8) */
-    int check_psd; /* 1: PGS, bisection and staggered check G + R is PSD by a Cholesky factorisation
-                    * (default); ADMM and Newton always check (they factorise G anyway) */
+    int check_psd; /* 1: PGS, bisection, staggered and ADMM with a given rho check G + R is PSD by a
+                    * Cholesky factorisation (default; the world turns it off: its G = J M^-1 J^T
+                    * is PSD by construction); ADMM without a rho checks with its spectrum,
+                    * Newton always checks (it factorises G anyway) */
     double kappa;  /* ip: the central-path relaxation lambda_i . (sigma_i + Gamma_i) = kappa it
                     * stops at (>= 0; 0 by default: the exact problem). With kappa > 0 the model
                     * criterion is the residual of the relaxed system (contact_ip.c) */
@@ -59,6 +61,7 @@ typedef struct lucid_contact_result {
     int diverged;                 /* the iterate became non-finite: lambda = dual = 0 returned */
     int stalled;                  /* stopped because the iterate no longer moved */
     int factorizations;           /* Cholesky factorisations performed (ADMM, Newton) */
+    int spectra;                  /* ADMM: spectra of G + R computed (0, 1, contact.md) */
     double rho;                   /* ADMM: final rho, to warm start the next solve */
     int polished;                 /* the answer came from the active-set polish */
     lucid_contact_criteria model; /* the model's own criterion (what tol applies to) */

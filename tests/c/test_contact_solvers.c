@@ -7,6 +7,7 @@
 
 #include <cmocka.h>
 
+#include "solvers/contact/contact_sparse.h"
 #include "tests/c/test_contact_problems.h"
 
 static const pair ncp_pairs[] = {
@@ -209,6 +210,90 @@ static void warm_start_reduces_iterations(void **state) {
     test_problem_free(&t);
 }
 
+/* The dense ADMM computes the spectrum of G + R only when the solve needs it: to start
+ * without a given rho, or once its rule moves rho (the factor kappa^rho_power and the bounds);
+ * a warm solve that keeps the caller's rho makes none, and reaches the same answer. */
+static void admm_computes_the_spectrum_only_when_rho_moves(void **state) {
+    (void)state;
+    test_problem t = test_random_problem(5, 11);
+    lucid_contact_workspace *ws = lucid_contact_workspace_create(5);
+    pair pr = {LUCID_CONTACT_NCP, LUCID_CONTACT_ADMM};
+    lucid_contact_options o = options_for(pr, 1e-8, 20000);
+    double l[15], dual[15], l0[15], dual0[15];
+    lucid_contact_result first, kept, moved;
+    assert_int_equal(lucid_contact_solve(&t.p, &o, ws, l, dual, &first), LUCID_OK);
+    assert_true(first.converged && first.spectra == 1);
+    memcpy(l0, l, sizeof l), memcpy(dual0, dual, sizeof dual);
+    for (int c = 0; c < 15; ++c) t.g[c] += 1e-6 * cos(c); /* the next time step */
+    o.warm_start = 1, o.rho = first.rho;
+    assert_int_equal(lucid_contact_solve(&t.p, &o, ws, l, dual, &kept), LUCID_OK);
+    assert_true(kept.converged && kept.iterations > 0);
+    assert_true(kept.factorizations == 1 && kept.rho == first.rho && kept.spectra == 0);
+    /* a rho far below the spectrum's: the rule raises it, after computing the spectrum */
+    memcpy(l, l0, sizeof l), memcpy(dual, dual0, sizeof dual);
+    o.rho = 1e-6 * first.rho;
+    assert_int_equal(lucid_contact_solve(&t.p, &o, ws, l, dual, &moved), LUCID_OK);
+    assert_true(moved.converged && moved.spectra == 1 && moved.rho > o.rho);
+    lucid_contact_workspace_destroy(ws);
+    test_problem_free(&t);
+    /* with a given rho and no spectrum, check_psd still refuses an indefinite G (3, 1, -1) */
+    test_problem bad = test_problem_alloc(1);
+    bad.G[0] = bad.G[4] = bad.G[8] = 1.0, bad.G[2] = bad.G[6] = 2.0;
+    bad.g[2] = -1.0, bad.mu[0] = 0.5;
+    o = options_for(pr, 1e-8, 100);
+    o.rho = 1.0;
+    double lb[3];
+    assert_int_equal(solve(&bad.p, &o, lb, &moved), LUCID_ERR_NOT_SPD);
+    test_problem_free(&bad);
+}
+
+/* The same for the body-space ADMM on a unit cube (1 kg, inertia 1/6) resting on its four
+ * bottom corners (the ground a static side), pushed sideways: its power iteration runs only to
+ * start without a rho or once the rule moves rho (the polish off, so that ADMM iterates). */
+static void sparse_admm_computes_the_spectrum_only_when_rho_moves(void **state) {
+    (void)state;
+    enum { N = 4 };
+    double J[2 * N * 18] = {0}, W[2 * N * 18] = {0}, M[36] = {0}, g[3 * N], mu[N];
+    int body[2 * N];
+    for (int k = 0; k < 6; ++k) M[7 * k] = k < 3 ? 1.0 : 1.0 / 6.0;
+    for (int i = 0; i < N; ++i) {
+        double r[3] = {i & 1 ? 0.5 : -0.5, i & 2 ? 0.5 : -0.5, -0.5};
+        body[2 * i] = 0, body[2 * i + 1] = -1, mu[i] = 0.5;
+        for (int d = 0; d < 3; ++d) { /* row d: (e_d, r x e_d) and W = M^-1 of it */
+            double e[3] = {d == 0, d == 1, d == 2}, *Jr = J + 36 * i + 6 * d;
+            double c[3] = {r[1] * e[2] - r[2] * e[1], r[2] * e[0] - r[0] * e[2],
+                           r[0] * e[1] - r[1] * e[0]};
+            for (int k = 0; k < 3; ++k)
+                Jr[k] = e[k], Jr[3 + k] = c[k], W[36 * i + 6 * d + k] = e[k],
+                W[36 * i + 6 * d + 3 + k] = 6.0 * c[k];
+        }
+        g[3 * i] = 0.01, g[3 * i + 1] = 0.0, g[3 * i + 2] = -0.05;
+    }
+    lucid_contact_sparse_problem p = {
+        .n = N, .num_bodies = 1, .body = body, .J = J, .W = W, .g = g, .mu = mu, .M = M};
+    lucid_contact_sparse_workspace *ws = lucid_contact_sparse_workspace_create();
+    assert_non_null(ws);
+    assert_int_equal(lucid_contact_sparse_reserve(ws, N, 6), LUCID_OK);
+    pair pr = {LUCID_CONTACT_NCP, LUCID_CONTACT_ADMM};
+    lucid_contact_options o = options_for(pr, 1e-6, 2000);
+    o.polish = 0;
+    double l[3 * N], dual[3 * N], l0[3 * N], dual0[3 * N];
+    lucid_contact_result first, kept, moved;
+    assert_int_equal(lucid_contact_solve_admm_sparse(&p, &o, ws, l, dual, &first), LUCID_OK);
+    assert_true(first.converged && first.spectra == 1);
+    memcpy(l0, l, sizeof l), memcpy(dual0, dual, sizeof dual);
+    for (int c = 0; c < 3 * N; ++c) g[c] += 1e-5 * cos(c);
+    o.warm_start = 1, o.rho = first.rho;
+    assert_int_equal(lucid_contact_solve_admm_sparse(&p, &o, ws, l, dual, &kept), LUCID_OK);
+    assert_true(kept.converged && kept.iterations > 0);
+    assert_true(kept.factorizations == 1 && kept.rho == first.rho && kept.spectra == 0);
+    memcpy(l, l0, sizeof l), memcpy(dual, dual0, sizeof dual);
+    o.rho = 1e-6 * first.rho;
+    assert_int_equal(lucid_contact_solve_admm_sparse(&p, &o, ws, l, dual, &moved), LUCID_OK);
+    assert_true(moved.converged && moved.spectra == 1 && moved.rho > o.rho);
+    lucid_contact_sparse_workspace_destroy(ws);
+}
+
 /* At the cap: converged = 0, iterations = max_iter, lambda the last (finite) iterate. The
  * one other exit before the cap is an iterate that repeats itself bit for bit (stall_tol 0),
  * which ncp:staggered's outer loop reaches here at its second iteration: it must say so. */
@@ -256,6 +341,8 @@ int main(void) {
         cmocka_unit_test(every_solver_reaches_its_criterion_on_random_problems),
         cmocka_unit_test(global_solvers_handle_an_ill_conditioned_stack),
         cmocka_unit_test(warm_start_reduces_iterations),
+        cmocka_unit_test(admm_computes_the_spectrum_only_when_rho_moves),
+        cmocka_unit_test(sparse_admm_computes_the_spectrum_only_when_rho_moves),
         cmocka_unit_test(hitting_the_cap_reports_not_converged),
         cmocka_unit_test(separating_contacts_get_no_impulse),
     };

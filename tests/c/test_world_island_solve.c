@@ -18,6 +18,8 @@ enum { ZERO, WARM_ADMM, COLD_ADMM, PGS_SWEEPS, IP_SOLVE, IDS };
 typedef struct script {
     double criterion[IDS];
     int order[8], made; /* the ids of the attempts, in order */
+    int round_offs;     /* calls of the round-off bound */
+    double round_off;   /* its value */
     double lambda[3], dual[3], spare[12];
 } script;
 
@@ -48,9 +50,10 @@ static int scripted_judge(void *ctx, lucid_contact_result *res) {
     return isfinite(c);
 }
 
-static double no_round_off(void *ctx) {
-    (void)ctx;
-    return 0.0;
+static double scripted_round_off(void *ctx) {
+    script *sc = ctx;
+    ++sc->round_offs;
+    return sc->round_off;
 }
 
 static double unit_diagonal(void *ctx) {
@@ -71,7 +74,7 @@ static int run(script *sc, int ip_first, lucid_contact_result *out) {
                               .ctx = sc,
                               .solve = scripted_solve,
                               .judge = scripted_judge,
-                              .round_off = no_round_off,
+                              .round_off = scripted_round_off,
                               .mean_diagonal = unit_diagonal};
     assert_int_equal(lucid_world_island_solve(&o, &isl, 0.0, out), LUCID_OK);
     return (int)sc->lambda[2];
@@ -120,6 +123,21 @@ static void test_pgs_first_when_near(void **state) {
     assert_int_equal(sc.order[1], PGS_SWEEPS);
 }
 
+/* The round-off bound (a pass over G) is computed only where a decision reads it: not for a
+ * warm answer better than lambda = 0 that meets tol; for one worse than lambda = 0 (it is
+ * eligible within twice its round-off), once per attempt, and that answer is then kept. */
+static void test_round_off_only_when_read(void **state) {
+    (void)state;
+    script sc = {.criterion = {1.0, 1e-9, 1e-3, 1e-3, 1e-3}};
+    lucid_contact_result out;
+    assert_int_equal(run(&sc, 0, &out), WARM_ADMM);
+    assert_int_equal(sc.round_offs, 0);
+    script worse = {.criterion = {1e-3, 2e-3, 1e-3, 1e-3, 1e-3}, .round_off = 1.5e-3};
+    assert_int_equal(run(&worse, 0, &out), WARM_ADMM);
+    assert_int_equal(worse.made, 1);
+    assert_int_equal(worse.round_offs, 1);
+}
+
 /* A warm answer worse than lambda = 0 is not kept: the cold solve follows and is kept (a cold
  * answer is the solver's own) when nothing meets tol. */
 static void test_warm_worse_than_zero(void **state) {
@@ -157,9 +175,13 @@ static void test_nothing_eligible(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_zero_meets_tol),       cmocka_unit_test(test_dense_order),
-        cmocka_unit_test(test_ip_first_when_far),    cmocka_unit_test(test_pgs_first_when_near),
-        cmocka_unit_test(test_warm_worse_than_zero), cmocka_unit_test(test_ip_kept_over_zero),
+        cmocka_unit_test(test_zero_meets_tol),
+        cmocka_unit_test(test_dense_order),
+        cmocka_unit_test(test_ip_first_when_far),
+        cmocka_unit_test(test_pgs_first_when_near),
+        cmocka_unit_test(test_round_off_only_when_read),
+        cmocka_unit_test(test_warm_worse_than_zero),
+        cmocka_unit_test(test_ip_kept_over_zero),
         cmocka_unit_test(test_nothing_eligible),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
