@@ -28,6 +28,7 @@
 #if __has_include(<mujoco/mujoco.h>) && __has_include(<dlfcn.h>)
 #define HAVE_MUJOCO 1
 #include "tests/bench/mujoco_api.h"
+#include "tests/c/test_mujoco_compare.h"
 #else
 #define HAVE_MUJOCO 0
 #endif
@@ -57,24 +58,6 @@ static void random_quat(uint64_t *s, double *q) {
         n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
     } while (n < 0.1 || n > 1.0);
     for (int i = 0; i < 4; i++) q[i] /= n;
-}
-
-/* max |a_i - b_i| <= tol * max(max |b_i|, 1e-300) over n entries; prints the worst. */
-static double compare(const char *what, const double *a, const double *b, size_t n, double tol,
-                      int index) {
-    double scale = 0.0, gap = 0.0;
-    size_t worst = 0;
-    for (size_t i = 0; i < n; i++) {
-        scale = fmax(scale, fabs(b[i]));
-        if (fabs(a[i] - b[i]) > gap) gap = fabs(a[i] - b[i]), worst = i;
-    }
-    double rel = scale > 0.0 ? gap / scale : gap;
-    if (!(rel <= tol)) {
-        fprintf(stderr, "%s %d: entry %zu lucid %.17g MuJoCo %.17g (%.3g relative)\n", what, index,
-                worst, a[worst], b[worst], rel);
-        fail();
-    }
-    return rel;
 }
 
 static int setup(void **state) {

@@ -32,6 +32,7 @@
 #if __has_include(<mujoco/mujoco.h>) && __has_include(<dlfcn.h>)
 #define HAVE_MUJOCO 1
 #include "tests/bench/mujoco_api.h"
+#include "tests/c/test_mujoco_compare.h"
 #else
 #define HAVE_MUJOCO 0
 #endif
@@ -51,24 +52,6 @@ static int have_api;
 static double uniform(uint64_t *s, double lo, double hi) {
     *s ^= *s >> 12, *s ^= *s << 25, *s ^= *s >> 27;
     return lo + (hi - lo) * (double)((*s * 2685821657736338717ull) >> 11) * 0x1.0p-53;
-}
-
-/* max |a_i - b_i| <= tol * max(max |b_i|, 1e-300) over n entries; prints the worst. */
-static double compare(const char *what, const double *a, const double *b, size_t n, double tol,
-                      int index) {
-    double scale = 0.0, gap = 0.0;
-    size_t worst = 0;
-    for (size_t i = 0; i < n; i++) {
-        scale = fmax(scale, fabs(b[i]));
-        if (fabs(a[i] - b[i]) > gap) gap = fabs(a[i] - b[i]), worst = i;
-    }
-    double rel = scale > 0.0 ? gap / scale : gap;
-    if (!(rel <= tol)) {
-        fprintf(stderr, "%s %d: entry %zu lucid %.17g MuJoCo %.17g (%.3g relative)\n", what, index,
-                worst, a[worst], b[worst], rel);
-        fail();
-    }
-    return rel;
 }
 
 /* Both libraries' models of one file; 0 (skipped) without MuJoCo. */
