@@ -13,9 +13,40 @@ set(LUCID_LUA_CMOD_DIR ${CMAKE_INSTALL_LIBDIR}/lua/5.4
 install(TARGETS lucid_module LIBRARY DESTINATION ${LUCID_LUA_CMOD_DIR})
 install(TARGETS lucid RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES runtime/lucid.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/lucid)
-foreach(dir runtime solvers autodiff)
-  install(DIRECTORY ${dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/lucid/${dir}
-          FILES_MATCHING PATTERN "*.h")
+
+# The public headers: every header under runtime/, solvers/ and autodiff/ except the private
+# ones, *_internal.h and any header that includes one (transitively). Installed under
+# include/lucid/ with their folders; tests/consumer compiles each one on its own.
+function(lucid_private_header header out)
+  set(${out} 0 PARENT_SCOPE)
+  if(header MATCHES "_internal\\.h$")
+    set(${out} 1 PARENT_SCOPE)
+    return()
+  endif()
+  file(STRINGS ${PROJECT_SOURCE_DIR}/${header} includes REGEX "^#include \"")
+  foreach(line IN LISTS includes)
+    string(REGEX REPLACE "^#include \"([^\"]+)\".*" "\\1" inc "${line}")
+    if(EXISTS ${PROJECT_SOURCE_DIR}/${inc} AND NOT inc STREQUAL header)
+      lucid_private_header(${inc} private)
+      if(private)
+        set(${out} 1 PARENT_SCOPE)
+        return()
+      endif()
+    endif()
+  endforeach()
+endfunction()
+
+file(GLOB_RECURSE LUCID_HEADERS RELATIVE ${PROJECT_SOURCE_DIR} CONFIGURE_DEPENDS
+     ${PROJECT_SOURCE_DIR}/runtime/*.h ${PROJECT_SOURCE_DIR}/solvers/*.h
+     ${PROJECT_SOURCE_DIR}/autodiff/*.h)
+set(LUCID_PUBLIC_HEADERS "")
+foreach(header IN LISTS LUCID_HEADERS)
+  lucid_private_header(${header} private)
+  if(NOT private AND NOT header STREQUAL "runtime/lucid.h")
+    list(APPEND LUCID_PUBLIC_HEADERS ${header})
+    get_filename_component(dir ${header} DIRECTORY)
+    install(FILES ${header} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/lucid/${dir})
+  endif()
 endforeach()
 
 set(LUCID_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/lucid)

@@ -34,3 +34,17 @@ cc -std=c11 -o "$work/consumer-pkgconfig-shared" "$source/main.c" $(pkg-config -
 check pkg-config "$work/consumer-pkgconfig-static" static
 libdir=$(pkg-config --variable=libdir lucid)
 LD_LIBRARY_PATH="$libdir" check pkg-config "$work/consumer-pkgconfig-shared" shared
+
+# Only public headers are installed (cmake/LucidInstall.cmake), and each compiles on its own:
+# none reaches a private one.
+inc="$work/prefix/include/lucid"
+n=0
+while IFS= read -r h; do
+    # shellcheck disable=SC2046
+    printf '#include "%s"\n' "${h#"$inc"/}" |
+        cc -std=c11 -fsyntax-only -x c - $(pkg-config --cflags lucid) ||
+        { echo "installed header ${h#"$inc"/} does not compile on its own"; exit 1; }
+    n=$((n + 1))
+done < <(find "$inc" -name '*.h' | sort)
+if find "$inc" -name '*_internal.h' | grep -q .; then echo "a private header is installed"; exit 1; fi
+echo "installed headers: $n, each compiles on its own"
