@@ -348,3 +348,31 @@ t.case("a tendon's friction row: warm started from its key, refused by ccp", fun
   t.raises("lucid.world:step: dry friction (frictionloss, model 1 tendon 1) needs contact model "
            .. "ncp, lcp or raisim: ccp's cone raises its bound", w.step, w)
 end)
+
+t.case("a tendon with a limit and frictionloss: both rows, held, A equals finite differences", function()
+  -- LIMIT's "bend" with frictionloss 0.05: held at its upper bound (and "pair" at its lower),
+  -- its friction row stuck; the rows (limit and friction, keyed apart) on one tendon. Central
+  -- differences of 1e-4 and 1e-5 let "pair" go (its force 0.02 falls to 0 at +1e-5: a switch),
+  -- 3e-6 does not
+  local text = assert(io.open(LIMIT)):read("a")
+  local path = os.tmpname() .. ".xml"
+  local f = assert(io.open(path, "w"))
+  f:write((text:gsub('range="%-0.3 0.6">', 'range="-0.3 0.6" frictionloss="0.05">')))
+  f:close()
+  local m = lucid.model.load(path)
+  os.remove(path)
+  t.eq(m:tendons()[1].frictionloss, 0.05)
+  local w = lucid.world{dt = 1e-3, contact = {tol = 1e-12, max_iter = 5000}}
+  local id = w:add_model(m)
+  for _, j in ipairs{"j1", "j2", "j3"} do w:set_param({model = id, joint = j, "damping"}, 0.05) end
+  w:set_q(id, {1.3, -1.4, 1.5})
+  w:set_control(id, {0.5})
+  for _ = 1, 1500 do w:step() end
+  local rows = {}
+  for _, c in ipairs(w:contacts()) do
+    rows[#rows + 1] = c.tendon .. (c.limit or "friction")
+    if c.frictionloss then t.truthy(math.abs(c.lambda[1]) < 0.05, "stuck inside its band") end
+  end
+  t.eq(table.concat(rows, " "), "1upper 2lower 1friction")
+  check_against_fd("tendon_limit_friction", w)
+end)
