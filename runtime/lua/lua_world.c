@@ -459,9 +459,12 @@ static int l_contacts(lua_State *L) {
             lua_pushboolean(L, 1);
             lua_setfield(L, -2, "predicted");
         }
-        if (c[i].frictionloss > 0.0) { /* a joint's dry-friction row */
+        if (c[i].frictionloss > 0.0) { /* a joint's or tendon's dry-friction row */
             set_integer(L, "model", c[i].limit_model + 1);
-            set_integer(L, "dof", c[i].limit_dof + 1);
+            if (c[i].limit_tendon >= 0)
+                set_integer(L, "tendon", c[i].limit_tendon + 1);
+            else
+                set_integer(L, "dof", c[i].limit_dof + 1);
             set_number(L, "frictionloss", c[i].frictionloss);
         }
         if (c[i].limit_sign != 0) { /* a joint or tendon limit of a model */

@@ -1913,12 +1913,6 @@ static int fixed_values(mjcf *P, const xmlNode *el, int cls, lucid_tendon_spec *
                              "<fixed>: negative stiffness, damping, frictionloss or margin");
         return 0;
     }
-    /* hook for the dry-friction rows: until they exist the value is stored, not simulated */
-    if (t->frictionloss > 0.0)
-        lucid_model_xml_warn(X_, el,
-                             "<fixed>: tendon dry friction (frictionloss %g) stored in the model "
-                             "(m:tendons()) but not simulated yet",
-                             t->frictionloss);
     return 1;
 }
 

@@ -231,11 +231,13 @@ typedef struct lucid_world_contact {
      * closest by the step's end (a turning curved surface: docs/world.md), each point rigid
      * with its body */
     int predicted;
-    /* A joint's dry-friction row rather than a shape contact when > 0 (N m or N, the dof's
-     * frictionloss; limit_sign 0, limit_tendon -1): dof limit_dof of model limit_model, body1 =
-     * body2 = the link it moves, frame the identity. Its t1 row is the dof's velocity and
-     * |force[0]| <= frictionloss opposes it (force[2] = frictionloss, the prescribed normal
-     * force of a virtual decoupled normal row with friction 1; force[1] = 0): docs/world.md. */
+    /* A dry-friction row rather than a shape contact when > 0 (N m or N, the dof's or the
+     * tendon's frictionloss; limit_sign 0): a joint's on dof limit_dof of model limit_model
+     * (limit_tendon -1), a fixed tendon's on tendon limit_tendon (limit_dof -1); body1 = body2 =
+     * the link it moves (a tendon's: its last joint's), frame the identity. Its t1 row is the
+     * dof's velocity (a tendon's: Ld, its moment) and |force[0]| <= frictionloss opposes it
+     * (force[2] = frictionloss, the prescribed normal force of a virtual decoupled normal row
+     * with friction 1; force[1] = 0): docs/world.md. */
     double frictionloss;
     double row_diagonal; /* a dry-friction row: d, its normal row's G_nn (the dof row's own
                           * diagonal), set by the island solve; the step derivatives read it */

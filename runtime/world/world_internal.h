@@ -59,7 +59,8 @@ typedef struct lucid_contact_side {
 /* The warm-start memory: last step's contacts' forces as world vectors. */
 typedef struct lucid_cached_force {
     int limit; /* 1 for a limit, keyed (limit_model, limit_tendon, limit_dof, limit_sign), 2 for
-                * a dry-friction row (limit_model, -1, limit_dof, 0), 0 for a shape contact */
+                * a dry-friction row (limit_model, limit_tendon, limit_dof, 0): a joint's
+                * (model, -1, dof, 0), a tendon's (model, tendon, -1, 0); 0 a shape contact */
     int body1, body2, part1, part2;
     lucid_vec3 point, force, dual; /* world vectors */
     double rho;                    /* its island's final ADMM penalty (0: none) */
@@ -368,8 +369,9 @@ int lucid_world_models_have_equalities(const lucid_world *w);
 lucid_vec3 lucid_world_model_dof_point_column(const lucid_world_model *wm, int k, lucid_vec3 p);
 void lucid_world_models_begin_step(lucid_world *w);     /* free velocities, M~, link poses */
 lucid_status lucid_world_models_limits(lucid_world *w); /* joint- and tendon-limit contacts */
-/* Fixed tendons (world_tendon.c). The end (last dof + 1) of the limited tendons whose first dof
- * is k (0: none), which a model's tree must reach (find_trees). */
+/* Fixed tendons (world_tendon.c). The end (last dof + 1) of the tendons with rows (limited, or
+ * with frictionloss > 0) whose first dof is k (0: none), which a model's tree must reach
+ * (find_trees). */
 size_t lucid_world_tendon_span_end(const lucid_model *m, size_t k);
 /* Whether a limit at distance gap from its bound, closing at rate (the free velocity's, which
  * makes gap + dt rate the unconstrained step's end), needs its contact this step: within the
@@ -382,6 +384,10 @@ lucid_status lucid_world_tendon_limits(lucid_world *w, int i);
  * sign: limit_sign on a joint limit's dof, limit_sign coef on a tendon's dofs, else 0. */
 double lucid_world_limit_coefficient(const lucid_world *w, const lucid_world_contact *c,
                                      size_t dof);
+/* row (width, over the tree's dofs from lo) = scale times the row of dof-row contact c (a joint
+ * limit or dry-friction row: e_dof; a tendon's: its moment, coef on its dofs). */
+void lucid_world_tendon_row(const lucid_world *w, const lucid_world_contact *c, double scale,
+                            size_t lo, size_t width, double *row);
 /* row (width, over the tree's dofs from lo) = sign times limit contact c's normal row. */
 void lucid_world_limit_row(const lucid_world *w, const lucid_world_contact *c, double sign,
                            size_t lo, size_t width, double *row);
@@ -393,12 +399,14 @@ double lucid_world_tendon_spring_power(const lucid_world_model *wm, const double
 /* X (nv x nv, column-major) += scale sum_t damping_t c_t c_t^T (resp. stiffness_t). */
 void lucid_world_tendon_add_damping(const lucid_model *m, double scale, double *X);
 void lucid_world_tendon_add_stiffness(const lucid_model *m, double scale, double *R);
-/* The joints' dry-friction rows (lucid_world_contact.frictionloss): one per dof whose
- * frictionloss is > 0, pushed after the limits. LUCID_ERR_ARGUMENT with w->error set under the
- * ccp contact model, whose dual cone would add |sigma_t| / d to their bound. */
+/* The dry-friction rows (lucid_world_contact.frictionloss): per model, one per dof whose
+ * frictionloss is > 0, then one per tendon whose frictionloss is > 0
+ * (lucid_world_tendon_friction_rows), pushed after the limits. LUCID_ERR_ARGUMENT with w->error
+ * set under the ccp contact model, whose dual cone would add |sigma_t| / d to their bound. */
 lucid_status lucid_world_models_friction_rows(lucid_world *w);
-/* 1 for a row on one dof of a model (a joint limit or a dry-friction row): one side, the
- * link's, with identity frame. */
+lucid_status lucid_world_tendon_friction_rows(lucid_world *w, int i);
+/* 1 for a row on a model's dofs (a joint or tendon limit, a joint's or tendon's dry-friction
+ * row): one side, the link's, with identity frame. */
 static inline int lucid_world_contact_on_dof(const lucid_world_contact *c) {
     return c->limit_sign != 0 || c->frictionloss > 0.0;
 }

@@ -816,6 +816,8 @@ lucid_status lucid_world_models_friction_rows(lucid_world *w) {
             lucid_status s = lucid_world_push_contact(w, &c);
             if (s != LUCID_OK) return s;
         }
+        lucid_status s = lucid_world_tendon_friction_rows(w, i);
+        if (s != LUCID_OK) return s;
     }
     return LUCID_OK;
 }
@@ -890,9 +892,9 @@ void lucid_world_models_fill_side(lucid_world *w, int body, double sign,
     if (c->limit_sign != 0) { /* a limit's normal row */
         memset(J, 0, 2 * width * sizeof(double));
         lucid_world_limit_row(w, c, sign, lo, width, J + 2 * width);
-    } else if (c->frictionloss > 0.0) { /* a dry-friction row's t1: the dof */
-        memset(J, 0, 3 * width * sizeof(double));
-        J[(size_t)c->limit_dof - lo] = sign;
+    } else if (c->frictionloss > 0.0) { /* a dry-friction row's t1: the dof or tendon moment */
+        memset(J + width, 0, 2 * width * sizeof(double));
+        lucid_world_tendon_row(w, c, sign, lo, width, J);
     } else {
         point_rows(wm, b->node, c->point, &c->frame, sign, lo, width, J);
     }

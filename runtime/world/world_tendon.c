@@ -1,13 +1,15 @@
 /* Fixed tendons of the world's models (runtime/model/model.h's lucid_model_tendon): their
- * length limits as limit rows, and their passive spring and damping forces.
+ * length limits as limit rows, their dry friction (frictionloss) as friction rows, and their
+ * passive spring and damping forces.
  *
  * A limit is a limit contact like a joint's (lucid_world_contact.limit_sign): one side, the
  * link of the tendon's last joint, frame the identity, separation the distance of L to the bound
  * and include_margin the tendon's margin (so it acts margin inside the range, as MuJoCo's), no
  * friction; its normal Jacobian row is the tendon's moment +-coef on its dofs instead of +-e_dof
  * (lucid_world_limit_row), and the position correction, warm start (keyed (model, tendon, sign))
- * and clone are the joint limits'. The row is built over one tree of the model, so the dofs of a
- * limited tendon are kept in one tree (lucid_world_tendon_span_end).
+ * and clone are the joint limits'. A friction row is a joint's (lucid_world_contact.frictionloss)
+ * with the moment as its t1 row, keyed (model, tendon). The rows are built over one tree of the
+ * model, so the dofs of a tendon with rows are kept in one tree (lucid_world_tendon_span_end).
  *
  * The passive force f = -stiffness (L - springlength) - damping Ld acts along the moment
  * explicitly, as in MuJoCo 2.2.2's mj_passive (its Euler integrator makes only the joints' damping
@@ -15,6 +17,7 @@
  * sparsity of M~'s LTDL factor. The step is stable while dt^2 stiffness / (c^T M^-1 c)^-1 and
  * dt damping c^T M^-1 c stay well below 1. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "runtime/model/model.h"
@@ -35,11 +38,10 @@ static size_t tendon_first_dof(const lucid_model_tendon *T) {
     return first;
 }
 
-/* Whether tendon T has rows in the contact problem (then its dofs share one tree). The hook for
- * the dry-friction rows: a tendon with frictionloss > 0 will have one too, its row the same
- * moment (lucid_world_limit_row's) bounded by |f| <= frictionloss. */
+/* Whether tendon T has rows in the contact problem (then its dofs share one tree): a limit, or a
+ * dry-friction row (frictionloss > 0) on its moment (lucid_world_tendon_row). */
 static int has_rows(const lucid_model_tendon *T) {
-    return T->limited;
+    return T->limited || T->frictionloss > 0.0;
 }
 
 size_t lucid_world_tendon_span_end(const lucid_model *m, size_t k) {
@@ -93,6 +95,41 @@ lucid_status lucid_world_tendon_limits(lucid_world *w, int i) {
     return LUCID_OK;
 }
 
+/* The dry-friction rows of model i's tendons with frictionloss f > 0 (after its joints'): one
+ * each on the link of the tendon's last joint, its t1 row the moment (|lambda_t1| <= f). */
+lucid_status lucid_world_tendon_friction_rows(lucid_world *w, int i) {
+    const lucid_world_model *wm = &w->models[i];
+    const lucid_model *m = wm->model;
+    const lucid_model_tendon *tendons = lucid_model_tendons(m);
+    for (size_t t = 0; t < lucid_model_ntendons(m); ++t) {
+        const lucid_model_tendon *T = &tendons[t];
+        if (!(T->frictionloss > 0.0)) continue;
+        if (w->opt.contact.model == LUCID_CONTACT_CCP) {
+            snprintf(w->error, sizeof w->error,
+                     "dry friction (frictionloss, model %d tendon %d) needs contact model ncp, "
+                     "lcp or raisim: ccp's cone raises its bound",
+                     i + 1, (int)t + 1);
+            return LUCID_ERR_ARGUMENT;
+        }
+        int node = lucid_model_dof_joint(m)[tendon_last_dof(T)];
+        int body = wm->first_body + lucid_model_joint_body(m, (size_t)node);
+        lucid_world_contact c;
+        memset(&c, 0, sizeof c);
+        c.body1 = c.body2 = body;
+        c.part1 = c.part2 = -1;
+        c.limit_model = i;
+        c.limit_dof = -1;
+        c.limit_tendon = (int)t;
+        c.frictionloss = T->frictionloss;
+        c.frame = lucid_mat3_identity();
+        c.point = w->bodies[body].pose.t;
+        c.friction = 1.0; /* the bound is friction x the prescribed normal force f */
+        lucid_status s = lucid_world_push_contact(w, &c);
+        if (s != LUCID_OK) return s;
+    }
+    return LUCID_OK;
+}
+
 double lucid_world_limit_coefficient(const lucid_world *w, const lucid_world_contact *c,
                                      size_t dof) {
     if (c->limit_tendon < 0) return (int)dof == c->limit_dof ? c->limit_sign : 0.0;
@@ -103,16 +140,21 @@ double lucid_world_limit_coefficient(const lucid_world *w, const lucid_world_con
     return 0.0;
 }
 
-void lucid_world_limit_row(const lucid_world *w, const lucid_world_contact *c, double sign,
-                           size_t lo, size_t width, double *row) {
+void lucid_world_tendon_row(const lucid_world *w, const lucid_world_contact *c, double scale,
+                            size_t lo, size_t width, double *row) {
     memset(row, 0, width * sizeof(double));
     if (c->limit_tendon < 0) {
-        row[(size_t)c->limit_dof - lo] = sign * c->limit_sign;
+        row[(size_t)c->limit_dof - lo] = scale;
         return;
     }
     const lucid_model_tendon *T =
         &lucid_model_tendons(w->models[c->limit_model].model)[c->limit_tendon];
-    for (size_t i = 0; i < T->n; ++i) row[T->dof[i] - lo] += sign * c->limit_sign * T->coef[i];
+    for (size_t i = 0; i < T->n; ++i) row[T->dof[i] - lo] += scale * T->coef[i];
+}
+
+void lucid_world_limit_row(const lucid_world *w, const lucid_world_contact *c, double sign,
+                           size_t lo, size_t width, double *row) {
+    lucid_world_tendon_row(w, c, sign * c->limit_sign, lo, width, row);
 }
 
 void lucid_world_tendon_passive(const lucid_world_model *wm, double *tau) {

@@ -18,8 +18,8 @@ static int key_kind(const lucid_world_contact *c) {
 
 /* Shape contacts keyed (0, body1, body2, part1, part2), limits (generated after them)
  * (1, model, tendon, dof, sign) with tendon -1 for a joint's, dry-friction rows (after those)
- * (2, model, -1, dof, 0): the order contacts are generated in (a model's joint limits, then its
- * tendons'). */
+ * (2, model, -1, dof, 0) for a joint's, (2, model, tendon, -1, 0) for a tendon's: the order
+ * contacts are generated in (a model's joint rows, then its tendons'). */
 static int compare_key(const lucid_cached_force *c, const lucid_world_contact *k) {
     int a[5] = {c->limit, c->body1, c->body2, c->part1, c->part2};
     int b[5] = {key_kind(k), k->body1, k->body2, k->part1, k->part2};

@@ -2,12 +2,16 @@
 -- the files' tendons (defaults and classes included), a tendon's limit is a world contact naming
 -- the tendon, and w:step_derivatives equals central differences of whole steps with tendon
 -- springs, dampers and actuators in free motion and with limited tendons held at their bounds.
+-- A tendon's frictionloss is a dry-friction row on its moment: two pendulums coupled by it stick
+-- inside its band, slide with the tendon's force exactly f at the analytic acceleration, stop
+-- where the energy balance puts them; its derivatives equal central differences.
 -- The comparisons with MuJoCo 2.2.2 are tests/c/test_mjcf_tendons.c.
 local t = require "testing"
 local lucid = require "lucid"
 
 local SPRING = "tests/data/model/mjcf_tendon_spring.xml"
 local LIMIT = "tests/data/model/mjcf_tendon_limit.xml"
+local FRICTION = "tests/data/model/mjcf_tendon_friction.xml"
 
 -- list equality, entry by entry
 local function same(a, b, what)
@@ -178,4 +182,197 @@ t.case("a tendon's margin makes its limit act that far inside the range", functi
   local c = w:contacts()[1]
   t.eq(c.include_margin, 0.1)
   t.truthy(c.lambda[3] > 0, "the limit holds the pendulum")
+end)
+
+-- ---- a tendon's dry friction (FRICTION: "couple" = j1 - j2, frictionloss 1 N m, two equal
+-- pendulums of 1 kg balls, radius 0.05, 0.5 m below their hinges) ----------------------------
+local G, ARM, MASS, F = 9.81, 0.5, 1.0, 1.0
+local INERTIA = MASS * (ARM * ARM + 0.4 * 0.05 * 0.05) -- each pendulum's, about its hinge
+
+-- The tendon's friction row of the last step (nil when none).
+local function tendon_friction(w)
+  for _, c in ipairs(w:contacts()) do
+    if c.frictionloss and c.tendon then return c end
+  end
+end
+
+-- The bound on a stuck row's velocity the solver's answer guarantees (as in
+-- tests/lua/test_world_friction.lua): |Ld| <= dt res ((1 + |lambda|) / (lambda_n - |lambda_t|) + 1);
+-- 0 for a force on the cone's edge (sliding).
+local function stuck_bound(w, c)
+  local res, l = w:stats().residual, c.lambda
+  if l[3] - math.abs(l[1]) <= 1e-6 * c.frictionloss then return 0 end
+  local norm = math.sqrt(l[1] ^ 2 + l[2] ^ 2 + l[3] ^ 2)
+  return 1e-3 * res * ((1 + norm) / (l[3] - math.abs(l[1])) + 1)
+end
+
+-- The angle q1 < 0 where a symmetric release from q0 > 0 (q2 = -q1) first stops: each pendulum's
+-- m g l (cos q1 - cos q0) equals f |q0 - q1| (the tendon's friction works f |dL| = 2 f |dq|).
+local function stop_angle(q0)
+  local function h(q1) return MASS * G * ARM * (math.cos(q1) - math.cos(q0)) - F * (q0 - q1) end
+  local lo, hi = -q0, 0.0
+  for _ = 1, 200 do
+    local mid = 0.5 * (lo + hi)
+    if h(mid) < 0 then lo = mid else hi = mid end
+  end
+  return 0.5 * (lo + hi)
+end
+
+t.case("a tendon's frictionloss is simulated, with no load warning", function()
+  local m = lucid.model.load(FRICTION)
+  t.eq(m:tendons()[1].frictionloss, F)
+  local script = os.tmpname() .. ".lua"
+  local f = assert(io.open(script, "w"))
+  f:write(string.format("lucid.model.load(%q)\n", FRICTION))
+  f:close()
+  local pipe = assert(io.popen(arg[-1] .. " " .. script .. " 2>&1"))
+  local out = pipe:read("a")
+  pipe:close()
+  os.remove(script)
+  t.eq(out, "", "no warning")
+end)
+
+t.case("a tendon with frictionloss inside its band never moves", function()
+  -- symmetric releases: the tendon must hold m g l sin q0 (0.73, 0.97 N m < f) on each joint
+  for _, q0 in ipairs{0.15, -0.2} do
+    local w = lucid.world{dt = 1e-3}
+    local id = w:add_model(lucid.model.load(FRICTION), {q = {q0, -q0}})
+    local drift, Ld0 = 0, 0
+    for _ = 1, 2000 do
+      local q = w:q(id)
+      w:step()
+      local c, v = tendon_friction(w), w:v(id)
+      t.eq(#w:contacts(), 1)
+      t.truthy(c.model == id and c.tendon == 1 and c.dof == nil and c.frictionloss == F, "the row")
+      t.near(c.lambda[3], F, 1e-6 * F, "the prescribed normal force")
+      local bound = stuck_bound(w, c)
+      drift = drift + 1e-3 * bound
+      t.truthy(math.abs(v[1]) <= bound and math.abs(v[2]) <= bound, v[1])
+      -- it holds gravity's force along the moment (1, -1), m g l (sin q1 - sin q2) / 2 (M = I Id),
+      -- up to what changed the (bounded) tendon velocity
+      local Ld = v[1] - v[2]
+      t.near(c.lambda[1], MASS * G * ARM * (math.sin(q[1]) - math.sin(q[2])) / 2,
+             INERTIA * math.abs(Ld - Ld0) / 2e-3 + 1e-12, "holds gravity's force")
+      Ld0 = Ld
+    end
+    local q = w:q(id)
+    t.truthy(math.abs(q[1] - q0) <= drift and math.abs(q[2] + q0) <= drift, q[1] - q0)
+  end
+end)
+
+t.case("a tendon released beyond its band slides at |lambda_t| = f and stops by energy", function()
+  local q0 = 0.6 -- m g l sin q0 = 2.77 N m > f
+  local w = lucid.world{dt = 1e-3}
+  local id = w:add_model(lucid.model.load(FRICTION), {q = {q0, -q0}})
+  local stop, worst_slide, slid = nil, 0, 0
+  for i = 1, 3000 do
+    w:step()
+    local c, v = tendon_friction(w), w:v(id)
+    local Ld = v[1] - v[2]
+    if math.abs(Ld) > 2 * stuck_bound(w, c) then -- sliding: the tendon's force is f against Ld
+      t.truthy(not stop, "stuck for good at step " .. tostring(stop) .. ", moving at " .. i)
+      worst_slide = math.max(worst_slide, math.abs(c.lambda[1] + F * (Ld > 0 and 1 or -1)))
+      slid = slid + 1
+    else
+      stop = stop or i
+    end
+  end
+  local q, q1 = w:q(id), stop_angle(q0)
+  io.stderr:write(string.format("  tendon friction: slid %d steps, stuck at step %s: q1 %.9f "
+    .. "(energy balance %.9f, gap %.1e), q1 + q2 %.1e; sliding ||lambda_t| - f| <= %.1e\n", slid,
+    tostring(stop), q[1], q1, q[1] - q1, q[1] + q[2], worst_slide))
+  t.truthy(slid > 100 and stop, "it slid, then stuck")
+  t.truthy(worst_slide <= 1e-6 * F, worst_slide) -- tol 1e-6 on the scaled criterion
+  t.near(q[1], q1, 1e-5, "the energy balance's stop angle") -- the symplectic step's O(dt)
+  t.near(q[2], -q[1], 1e-12, "the symmetric release stays symmetric")
+  t.truthy(math.abs(MASS * G * ARM * math.sin(q[1])) < F, "inside the band")
+end)
+
+t.case("a sliding tendon: the acceleration along and across it is the analytic one", function()
+  -- released asymmetric: gravity's torques differ, the common mode q1 + q2 is free and the
+  -- tendon slides: v+_i = v_i + dt (-m g l sin q_i + c_i lambda) / I, lambda = -f sign(Ld+),
+  -- c = (1, -1) (the step's symplectic Euler at the start's q; M = I Id: two trees)
+  local w = lucid.world{dt = 1e-3, contact = {tol = 1e-12, max_iter = 5000}}
+  local id = w:add_model(lucid.model.load(FRICTION), {q = {0.7, 0.1}})
+  local c_coef, worst, steps = {1, -1}, 0, 0
+  for _ = 1, 300 do
+    local q, v = w:q(id), w:v(id)
+    w:step()
+    local vp, c = w:v(id), tendon_friction(w)
+    local Ld = vp[1] - vp[2]
+    if math.abs(Ld) > 1e-6 then
+      steps = steps + 1
+      local lambda = -F * (Ld > 0 and 1 or -1)
+      t.near(c.lambda[1], lambda, 1e-9 * F, "|lambda_t| = f")
+      for i = 1, 2 do
+        local a = (-MASS * G * ARM * math.sin(q[i]) + c_coef[i] * lambda) / INERTIA
+        local gap = math.abs((vp[i] - v[i]) / 1e-3 - a)
+        worst = math.max(worst, gap / math.abs(a))
+      end
+    end
+  end
+  io.stderr:write(string.format("  sliding tendon: %d steps, acceleration within %.1e relative "
+    .. "of the analytic one\n", steps, worst))
+  t.truthy(steps >= 250, steps)
+  t.truthy(worst <= 1e-9, worst)
+end)
+
+t.case("a tendon's friction row: A equals finite differences, sliding and stuck", function()
+  for _, case in ipairs{{q = {0.7, 0.1}, mode = "sliding"}, {q = {0.15, -0.15}, mode = "sticking"}} do
+    local w = lucid.world{dt = 1e-3, contact = {tol = 1e-12, max_iter = 5000}}
+    local id = w:add_model(lucid.model.load(FRICTION), {q = case.q})
+    w:step(50)
+    local D = check_against_fd("tendon_friction " .. case.mode, w)
+    t.eq(D.contacts[1].mode, case.mode)
+    t.eq(D.fallback_columns, 0)
+    t.truthy(math.abs(w:v(id)[1] - w:v(id)[2]) > (case.mode == "sliding" and 0.1 or -1), "Ld")
+  end
+end)
+
+t.case("a tendon's friction row: warm started from its key, refused by ccp", function()
+  local iterations = {}
+  for _, warm in ipairs{true, false} do
+    local w = lucid.world{dt = 1e-3, contact = {warm_start = warm}}
+    w:add_model(lucid.model.load(FRICTION), {q = {0.15, -0.15}})
+    iterations[warm] = 0
+    for _ = 1, 2000 do
+      w:step()
+      iterations[warm] = iterations[warm] + w:stats().iterations
+    end
+  end
+  io.stderr:write(string.format("  tendon friction stuck 2000 steps: %d iterations warm, %d cold\n",
+                                iterations[true], iterations[false]))
+  t.truthy(iterations[true] * 10 < iterations[false], iterations[true])
+  local w = lucid.world{dt = 1e-3, contact = {model = "ccp"}}
+  w:add_model(lucid.model.load(FRICTION))
+  t.raises("lucid.world:step: dry friction (frictionloss, model 1 tendon 1) needs contact model "
+           .. "ncp, lcp or raisim: ccp's cone raises its bound", w.step, w)
+end)
+
+t.case("a tendon with a limit and frictionloss: both rows, held, A equals finite differences", function()
+  -- LIMIT's "bend" with frictionloss 0.05: held at its upper bound (and "pair" at its lower),
+  -- its friction row stuck; the rows (limit and friction, keyed apart) on one tendon. Central
+  -- differences of 1e-4 and 1e-5 let "pair" go (its force 0.02 falls to 0 at +1e-5: a switch),
+  -- 3e-6 does not
+  local text = assert(io.open(LIMIT)):read("a")
+  local path = os.tmpname() .. ".xml"
+  local f = assert(io.open(path, "w"))
+  f:write((text:gsub('range="%-0.3 0.6">', 'range="-0.3 0.6" frictionloss="0.05">')))
+  f:close()
+  local m = lucid.model.load(path)
+  os.remove(path)
+  t.eq(m:tendons()[1].frictionloss, 0.05)
+  local w = lucid.world{dt = 1e-3, contact = {tol = 1e-12, max_iter = 5000}}
+  local id = w:add_model(m)
+  for _, j in ipairs{"j1", "j2", "j3"} do w:set_param({model = id, joint = j, "damping"}, 0.05) end
+  w:set_q(id, {1.3, -1.4, 1.5})
+  w:set_control(id, {0.5})
+  for _ = 1, 1500 do w:step() end
+  local rows = {}
+  for _, c in ipairs(w:contacts()) do
+    rows[#rows + 1] = c.tendon .. (c.limit or "friction")
+    if c.frictionloss then t.truthy(math.abs(c.lambda[1]) < 0.05, "stuck inside its band") end
+  end
+  t.eq(table.concat(rows, " "), "1upper 2lower 1friction")
+  check_against_fd("tendon_limit_friction", w)
 end)
