@@ -7,6 +7,7 @@
 #include "autodiff/contact_geometry_derivatives.h"
 #include "autodiff/single_level_derivatives.h"
 #include "autodiff/step_positions.h"
+#include "runtime/model/configuration.h"
 #include "runtime/model/model.h"
 
 #include <math.h>
@@ -738,13 +739,50 @@ static lucid_status solve_dlambda(ctx *c) {
     return LUCID_OK;
 }
 
+/* A model with equality rows ends its step with the position stabilisation q1 = stab(q0 (+) dt
+ * p): its position rows of D and Dq (tangents at q0 (+) dt p) are turned into tangents at q1 by
+ * stab's Jacobian S (lucid_world_equality_stabilise_jacobian), rows <- S rows. */
+static lucid_status stabilised_jacobians(ctx *c) {
+    lucid_world *w = c->w;
+    size_t nt = (size_t)c->nt, np = nt / 2, qoff = 0;
+    for (int i = 0; i < w->num_bodies; ++i)
+        qoff += !w->bodies[i].is_static && w->bodies[i].model < 0 ? 7 : 0;
+    for (int i = 0; i < w->num_models; ++i) {
+        lucid_world_model *wm = &w->models[i];
+        size_t nq = lucid_model_nq(wm->model), nv = lucid_model_nv(wm->model);
+        size_t o = (size_t)c->model_slot[i];
+        if (lucid_model_equality_rows(wm->model) > 0) {
+            int ok = 1;
+            double *q_pre = grab(c, nq, sizeof(double), &ok);
+            double *S = grab(c, nv * nv, sizeof(double), &ok);
+            double *scratch = grab(c, nq + 2 * nv, sizeof(double), &ok);
+            double *rows = grab(c, nv * np, sizeof(double), &ok);
+            if (!ok) return LUCID_ERR_NO_MEMORY;
+            lucid_model_integrate(wm->model, c->x0 + qoff, c->post0 + o, w->opt.dt, q_pre);
+            lucid_world_equality_stabilise_jacobian(wm, q_pre, c->o->step, S, scratch);
+            for (double *J = c->D; J; J = J == c->D ? c->Dq : NULL) {
+                for (size_t col = 0; col < np; ++col) /* rows = S J[o .. o + nv, :] */
+                    for (size_t r = 0; r < nv; ++r) {
+                        double acc = 0.0;
+                        for (size_t k = 0; k < nv; ++k) acc += S[r + nv * k] * J[o + k + nt * col];
+                        rows[r + nv * col] = acc;
+                    }
+                for (size_t col = 0; col < np; ++col)
+                    memcpy(J + o + nt * col, rows + nv * col, nv * sizeof(double));
+            }
+        }
+        qoff += nq;
+    }
+    return LUCID_OK;
+}
+
 /* D = dx+/dp (nt x nt/2) at the nominal final velocities p0 (right after the nominal full
  * evaluation, whose v_free arrays hold them): x+ = (q (+) dt p, p) at the nominal configuration,
  * smooth, a tangent at x1 = x+(x0, p0), from the integrator's exp/log Jacobians (analytic). */
 static lucid_status velocity_jacobian(ctx *c) {
     lucid_world_post_velocity(c->w, c->post0);
     lucid_world_integrate_jacobians(c->w, c->x0, c->post0, c->Dq, c->D);
-    return LUCID_OK;
+    return stabilised_jacobians(c);
 }
 
 /* Pl = dp/dlambda at the nominal inputs (dx+/dlambda = D Pl): p is affine in lambda (p = v_free
@@ -1282,7 +1320,7 @@ static lucid_status columns(ctx *c, lucid_step_jacobians *J) {
         c->w->opt.contact.polish = 1;
     }
     lucid_status s = factor_islands(c, J);
-    int cols = c->nt + c->nu + c->np;
+    int cols = c->nt + c->nu + c->np, eq = lucid_world_models_have_equalities(c->w);
     if (c->o->method == LUCID_STEP_FINITE_DIFFERENCES) {
         for (int col = 0; col < cols && s == LUCID_OK; ++col) s = fd_column(c, col, J);
     } else {
@@ -1301,7 +1339,8 @@ static lucid_status columns(ctx *c, lucid_step_jacobians *J) {
                 : f >= 0 ? body_column(c, col, f, j, velocity, J)
                          : implicit_column(c, col, J);
         }
-        if (s == LUCID_OK && c->reuse && c->carry) s = position_columns(c, J);
+        /* the analytic position columns know neither P nor the stabilisation */
+        if (s == LUCID_OK && c->reuse && c->carry && !eq) s = position_columns(c, J);
         if (s == LUCID_OK) s = flush_columns(c, J);
         c->reuse = 0;
         for (int col = 0; col < cols && s == LUCID_OK; ++col)
@@ -1341,9 +1380,10 @@ lucid_status lucid_world_step_derivatives(lucid_world *w, const lucid_step_deriv
         bad = "method relaxed needs the world's contact model ncp or ccp";
     if (!bad && (unsigned)o->geometry > LUCID_STEP_GEOMETRY_COLLIDE) bad = "unknown geometry";
     if (!bad && o->collision) bad = estimator_problem(o->collision);
-    if (!bad && lucid_world_models_have_equalities(w))
-        bad = "equality constraints (MJCF <equality>, URDF mimic) have no step derivatives yet: "
-              "their projection is not differentiated";
+    if (!bad && lucid_world_models_have_equalities(w) &&
+        w->opt.collision == LUCID_WORLD_COLLISION_SINGLE_LEVEL)
+        bad = "equality constraints (MJCF <equality>, URDF mimic) in a single_level world have no "
+              "step derivatives: its relaxed derivatives do not differentiate their projection";
     if (!bad && w->opt.collision == LUCID_WORLD_COLLISION_SINGLE_LEVEL &&
         o->method != LUCID_STEP_RELAXED)
         bad = "a single_level world has method relaxed only (at its single_level.kappa)";

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "runtime/math/so3.h"
+#include "runtime/model/configuration.h"
 #include "runtime/model/dynamics.h"
 #include "runtime/model/model.h"
 #include "runtime/world/world_internal.h"
@@ -207,6 +208,34 @@ void lucid_world_equality_stabilise(lucid_world_model *wm) {
         if (!(next < 0.5 * res)) break; /* at round-off: Newton no longer contracts */
         res = next;
     }
+}
+
+/* S = d stabilise(q_pre (+) d) / dd at d = 0 (nv x nv, column-major), read as a tangent at
+ * q1 = stabilise(q_pre), by central differences of step h: the step derivatives chain it after
+ * the integrator's Jacobians. The Gauss-Newton projection runs to round-off, so it is the
+ * smooth map onto the rows' manifold (its iteration count changes nothing above round-off).
+ * scratch: nq + 2 nv doubles. Leaves wm->q = q1, the data posed there. */
+void lucid_world_equality_stabilise_jacobian(lucid_world_model *wm, const double *q_pre, double h,
+                                             double *S, double *scratch) {
+    const lucid_model *m = wm->model;
+    size_t nq = lucid_model_nq(m), nv = lucid_model_nv(m);
+    double *q1 = scratch, *d = q1 + nq, *minus = d + nv;
+    memcpy(wm->q, q_pre, nq * sizeof(double));
+    lucid_world_equality_stabilise(wm);
+    memcpy(q1, wm->q, nq * sizeof(double));
+    for (size_t j = 0; j < nv; ++j) {
+        double *col = S + nv * j;
+        for (int side = 0; side < 2; ++side) {
+            memset(d, 0, nv * sizeof(double));
+            d[j] = side == 0 ? h : -h;
+            lucid_model_integrate(m, q_pre, d, 1.0, wm->q);
+            lucid_world_equality_stabilise(wm);
+            lucid_model_difference(m, q1, wm->q, side == 0 ? col : minus);
+        }
+        for (size_t i = 0; i < nv; ++i) col[i] = (col[i] - minus[i]) / (2.0 * h);
+    }
+    memcpy(wm->q, q1, nq * sizeof(double));
+    lucid_model_forward_kinematics(m, wm->data, wm->q);
 }
 
 /* X (columns over the dofs [lo, lo + width), leading dimension ld) <- X - F S^+ E X. */

@@ -330,6 +330,9 @@ int lucid_world_models_sync(lucid_world *dst, const lucid_world *src);
 lucid_status lucid_world_body_free_velocity_jacobians(const lucid_world *w, int body,
                                                       double *dfree_dxi, double *dstart_dxi,
                                                       double *dfree_du);
+/* Model i's free velocity differentiated at its state and inputs with respect to its start
+ * velocity (dv_dv, nv x nv) and inputs (dv_du, nv x nu), at the step's factorised M~ (scratch:
+ * nv x nv); with equality rows both are projected as v_free is (I - F S^+ E, at q). */
 lucid_status lucid_world_model_free_velocity_jacobians(lucid_world *w, int i, double *dv_dv,
                                                        double *dv_du, double *scratch);
 /* Whether model i's own gravity, turned by its base, is the world's (its dynamics' gravity
@@ -362,6 +365,10 @@ void lucid_world_equality_free_velocity(lucid_world_model *wm);
  * largest |phi|. Leaves data posed at q+. */
 #define LUCID_WORLD_EQUALITY_PROJECTIONS 4
 void lucid_world_equality_stabilise(lucid_world_model *wm);
+/* d stabilise(q_pre (+) d) / dd (nv x nv), a tangent at q1 = stabilise(q_pre), by central
+ * differences of step h (scratch: nq + 2 nv); leaves wm->q = q1, posed. */
+void lucid_world_equality_stabilise_jacobian(lucid_world_model *wm, const double *q_pre, double h,
+                                             double *S, double *scratch);
 /* Whether tree t of model `model` carries equality rows; whether any model has them. */
 int lucid_world_models_tree_constrained(const lucid_world *w, int model, int tree);
 int lucid_world_models_have_equalities(const lucid_world *w);

@@ -581,8 +581,9 @@ static void model_free_velocity(const lucid_world *w, lucid_world_model *wm, int
         for (size_t i = 0; i < nv; ++i)
             wm->data->M[i + nv * i] += dt * (m->damping[i] + Da[i]) + dt * dt * K[i];
         lucid_model_ltdl(m, wm->data);
-        lucid_world_equality_prepare(wm);
     }
+    /* E, F at q (also without refactor: the last integration's stabilisation left them at q+) */
+    lucid_world_equality_prepare(wm);
     lucid_model_mass_solve(m, wm->data, tau, nv, 1);
     for (size_t i = 0; i < nv; ++i) {
         wm->v_start[i] = wm->v[i];
@@ -650,6 +651,12 @@ lucid_status lucid_world_model_free_velocity_jacobians(lucid_world *w, int i, do
         lucid_model_actuator_add_moment(&act[a], dt * actuator_slope(wm, &act[a], wm->u[a]),
                                         dv_du + nv * a);
     if (nu > 0) lucid_model_mass_solve(m, wm->data, dv_du, nv, nu);
+    if (lucid_model_equality_rows(m) > 0) { /* v_free is projected onto E v = 0, so are both */
+        lucid_model_forward_kinematics(m, wm->data, wm->q);
+        lucid_world_equality_prepare(wm); /* at q (a step's stabilisation left them at q+) */
+        lucid_world_equality_project(wm, 0, nv, dv_dv, nv, nv);
+        lucid_world_equality_project(wm, 0, nv, dv_du, nv, nu);
+    }
     return LUCID_OK;
 }
 

@@ -394,19 +394,35 @@ static void test_contact_on_loop_converges(void **state) {
     contact_on_loop(LUCID_CONTACT_LCP, LUCID_CONTACT_PGS);
 }
 
-static void test_step_derivatives_refused(void **state) {
+/* Step derivatives: the two-stage world's (checked against finite differences in
+ * tests/lua/test_equality_derivatives.lua) leave the world as its step; a single_level world's
+ * relaxed derivatives do not differentiate the projection and refuse by name. */
+static void test_step_derivatives_single_level_refused(void **state) {
     (void)state;
     lucid_model *m = load(DATA "mjcf_fourbar.xml");
-    lucid_world *w = world(0.002);
-    add(w, m);
+    lucid_world *w = world(0.002), *c = world(0.002);
+    add(w, m), add(c, m);
     lucid_step_derivative_options o;
     lucid_step_derivative_default_options(&o);
     lucid_step_jacobians J;
     const char *why = NULL;
+    assert_int_equal(lucid_world_step_derivatives(w, &o, &J, &why), LUCID_OK);
+    assert_int_equal(lucid_world_step(c), LUCID_OK);
+    double xw[6], xc[6];
+    lucid_world_get_state(w, xw), lucid_world_get_state(c, xc);
+    assert_memory_equal(xw, xc, sizeof xw);
+    lucid_step_jacobians_free(&J);
+    lucid_world_destroy(w);
+    w = world(0.002);
+    w->opt.collision = LUCID_WORLD_COLLISION_SINGLE_LEVEL;
+    add(w, m);
+    o.method = LUCID_STEP_RELAXED;
     assert_int_equal(lucid_world_step_derivatives(w, &o, &J, &why), LUCID_ERR_ARGUMENT);
     assert_non_null(why);
-    assert_non_null(strstr(why, "equality constraints"));
+    assert_non_null(strstr(why, "equality constraints (MJCF <equality>, URDF mimic) in a "
+                                "single_level world"));
     lucid_world_destroy(w);
+    lucid_world_destroy(c);
     lucid_model_destroy(m);
 }
 
@@ -435,7 +451,7 @@ int main(void) {
         cmocka_unit_test(test_urdf_mimic_holds),
         cmocka_unit_test(test_weld_holds),
         cmocka_unit_test(test_contact_on_loop_converges),
-        cmocka_unit_test(test_step_derivatives_refused),
+        cmocka_unit_test(test_step_derivatives_single_level_refused),
         cmocka_unit_test(test_compile_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
