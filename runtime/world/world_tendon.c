@@ -59,6 +59,25 @@ int lucid_world_limit_detected(const lucid_world *w, double gap, double rate, do
     return gap + fmin(0.0, w->opt.dt * rate) < w->opt.margin + margin;
 }
 
+/* A row of model i's tendon t (a limit's or a dry-friction row): on the link of the tendon's
+ * last joint, identity frame, no shape parts; the caller sets what kind it is. */
+static lucid_world_contact tendon_row(const lucid_world *w, int i, size_t t) {
+    const lucid_world_model *wm = &w->models[i];
+    const lucid_model *m = wm->model;
+    int node = lucid_model_dof_joint(m)[tendon_last_dof(&lucid_model_tendons(m)[t])];
+    int body = wm->first_body + lucid_model_joint_body(m, (size_t)node);
+    lucid_world_contact c;
+    memset(&c, 0, sizeof c);
+    c.body1 = c.body2 = body;
+    c.part1 = c.part2 = -1;
+    c.limit_model = i;
+    c.limit_dof = -1;
+    c.limit_tendon = (int)t;
+    c.frame = lucid_mat3_identity();
+    c.point = w->bodies[body].pose.t;
+    return c;
+}
+
 /* The limit contacts of model i's limited tendons within the detection margin of a bound:
  * separation L - lower (sign +1) or upper - L (sign -1), acting at the tendon's margin. */
 lucid_status lucid_world_tendon_limits(lucid_world *w, int i) {
@@ -71,20 +90,10 @@ lucid_status lucid_world_tendon_limits(lucid_world *w, int i) {
         double L = lucid_model_tendon_length(T, wm->q);
         double Ld = lucid_model_tendon_velocity(T, wm->v_free);
         double gaps[2] = {L - T->lower, T->upper - L}, rates[2] = {Ld, -Ld};
-        int node = lucid_model_dof_joint(m)[tendon_last_dof(T)];
-        int body = wm->first_body + lucid_model_joint_body(m, (size_t)node);
         for (int side = 0; side < 2; ++side) {
             if (!lucid_world_limit_detected(w, gaps[side], rates[side], T->margin)) continue;
-            lucid_world_contact c;
-            memset(&c, 0, sizeof c);
-            c.body1 = c.body2 = body;
-            c.part1 = c.part2 = -1;
-            c.limit_model = i;
-            c.limit_dof = -1;
-            c.limit_tendon = (int)t;
+            lucid_world_contact c = tendon_row(w, i, t);
             c.limit_sign = side == 0 ? 1 : -1;
-            c.frame = lucid_mat3_identity();
-            c.point = w->bodies[body].pose.t;
             c.separation = gaps[side];
             c.include_margin = T->margin;
             c.friction = 0.0;
@@ -111,18 +120,8 @@ lucid_status lucid_world_tendon_friction_rows(lucid_world *w, int i) {
                      i + 1, (int)t + 1);
             return LUCID_ERR_ARGUMENT;
         }
-        int node = lucid_model_dof_joint(m)[tendon_last_dof(T)];
-        int body = wm->first_body + lucid_model_joint_body(m, (size_t)node);
-        lucid_world_contact c;
-        memset(&c, 0, sizeof c);
-        c.body1 = c.body2 = body;
-        c.part1 = c.part2 = -1;
-        c.limit_model = i;
-        c.limit_dof = -1;
-        c.limit_tendon = (int)t;
+        lucid_world_contact c = tendon_row(w, i, t);
         c.frictionloss = T->frictionloss;
-        c.frame = lucid_mat3_identity();
-        c.point = w->bodies[body].pose.t;
         c.friction = 1.0; /* the bound is friction x the prescribed normal force f */
         lucid_status s = lucid_world_push_contact(w, &c);
         if (s != LUCID_OK) return s;
