@@ -48,7 +48,14 @@ int lucid_lua_model_actuators(lua_State *L) {
         lua_setfield(L, -2, "name");
         lua_pushstring(L, kinds[a->kind]);
         lua_setfield(L, -2, "kind");
-        if (a->tendon) {
+        if (a->crank >= 0) {
+            lua_pushstring(L, lucid_model_name_at(m, "frame", (size_t)a->crank));
+            lua_setfield(L, -2, "cranksite");
+            lua_pushstring(L, lucid_model_name_at(m, "frame", (size_t)a->slider));
+            lua_setfield(L, -2, "slidersite");
+            lua_pushnumber(L, a->cranklength);
+            lua_setfield(L, -2, "cranklength");
+        } else if (a->tendon) {
             lua_pushstring(L, a->tendon->name);
             lua_setfield(L, -2, "tendon");
             lua_pushinteger(L, (lua_Integer)a->tendon_index + 1);

@@ -1414,8 +1414,11 @@ typedef struct mj_actuator {
     double ctrlrange[2], forcerange[2], gear[6];
     int dyntype, gaintype, biastype;
     double gainprm[10], biasprm[10];
-    const xmlNode *joint;   /* the element that named the joint */
-    const xmlNode *tendon;  /* or the one that named a tendon */
+    const xmlNode *joint;  /* the element that named the joint */
+    const xmlNode *tendon; /* or the one that named a tendon */
+    const xmlNode *crank;  /* or the one that named a cranksite (a slider-crank) */
+    const xmlNode *slider; /* the one that named its slidersite */
+    double cranklength;
     const xmlNode *trn;     /* one that named another transmission, or NULL */
     const char *trn_attr;   /* its attribute */
     const xmlNode *foreign; /* a default of a type lucid does not read, still in effect */
@@ -1444,10 +1447,8 @@ static int keyword(mjcf *P, const xmlNode *el, const char *attr, const char *con
 
 /* The attributes every type reads (MuJoCo's common part of OneActuator); 0 after failing. */
 static int apply_common(mjcf *P, const xmlNode *el, mj_actuator *a) {
-    /* the transmission named first: its target (tendon, site, cranksite) before slider-crank
-     * details */
-    static const char *const others[] = {"site",       "cranksite",   "jointinparent",
-                                         "slidersite", "cranklength", NULL};
+    /* the transmissions lucid does not simulate */
+    static const char *const others[] = {"site", "jointinparent", NULL};
     int t;
     if ((t = tristate(P, el, -1, 0, "ctrllimited")) < 0) return 0;
     if (ATTR(el, "ctrllimited")) a->ctrllimited = t;
@@ -1459,10 +1460,13 @@ static int apply_common(mjcf *P, const xmlNode *el, mj_actuator *a) {
         reals(P, el, -1, 0, "forcerange", a->forcerange, 2, 2) < 0 ||
         reals(P, el, -1, 0, "actrange", unused, 2, 2) < 0 ||
         reals(P, el, -1, 0, "lengthrange", unused, 2, 2) < 0 ||
-        reals(P, el, -1, 0, "gear", a->gear, 1, 6) < 0)
+        reals(P, el, -1, 0, "gear", a->gear, 1, 6) < 0 ||
+        !real1(P, el, -1, 0, "cranklength", &a->cranklength))
         return 0;
-    if (ATTR(el, "joint")) a->joint = el, a->tendon = NULL;
-    if (ATTR(el, "tendon")) a->tendon = el, a->joint = NULL;
+    if (ATTR(el, "joint")) a->joint = el, a->tendon = a->crank = NULL;
+    if (ATTR(el, "tendon")) a->tendon = el, a->joint = a->crank = NULL;
+    if (ATTR(el, "cranksite")) a->crank = el, a->joint = a->tendon = NULL;
+    if (ATTR(el, "slidersite")) a->slider = el;
     for (int i = 0; others[i]; i++)
         if (ATTR(el, others[i])) {
             a->trn = el, a->trn_attr = others[i];
@@ -1574,10 +1578,48 @@ static int actuator_range(mjcf *P, const xmlNode *el, int t, const double r[2], 
     return 1;
 }
 
-/* The actuator's transmission: a hinge or slide joint, or a fixed tendon; 0 after failing. */
+/* The spec frame (site) named `name`, -1 after failing (attr: the attribute that named it). */
+static int site_index(mjcf *P, const xmlNode *el, const char *attr, const char *name) {
+    for (size_t i = 0; i < P->spec->nframes; i++)
+        if (P->spec->frames[i].name && strcmp(P->spec->frames[i].name, name) == 0) return (int)i;
+    lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<%s>: unknown %s '%s'", (const char *)el->name,
+                         attr, name);
+    return -1;
+}
+
+/* A slider-crank (MuJoCo's cranksite, slidersite, cranklength > 0); 0 after failing. */
+static int crank_target(mjcf *P, const xmlNode *el, const mj_actuator *m, lucid_actuator_spec *a) {
+    const char *name = (const char *)el->name;
+    if (!m->slider) {
+        lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                             "<%s>: a 'cranksite' transmission needs a 'slidersite'", name);
+        return 0;
+    }
+    if (!(m->cranklength > 0.0)) {
+        lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                             "<%s>: a slider-crank needs cranklength > 0 (got %g)", name,
+                             m->cranklength);
+        return 0;
+    }
+    a->joint = -1;
+    a->crank = site_index(P, el, "cranksite", ATTR(m->crank, "cranksite"));
+    if (a->crank < 0) return 0;
+    a->slider = site_index(P, el, "slidersite", ATTR(m->slider, "slidersite"));
+    a->cranklength = m->cranklength;
+    return a->slider >= 0;
+}
+
+/* The actuator's transmission: a hinge or slide joint, a fixed tendon or a slider-crank; 0 after
+ * failing. */
 static int actuator_target(mjcf *P, const xmlNode *el, const mj_actuator *m,
                            lucid_actuator_spec *a) {
     const char *name = (const char *)el->name;
+    if (m->crank) return crank_target(P, el, m, a);
+    if (m->slider) {
+        lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                             "<%s>: 'slidersite' needs a 'cranksite' (a slider-crank)", name);
+        return 0;
+    }
     const char *tn = m->tendon ? ATTR(m->tendon, "tendon") : NULL;
     if (tn) {
         a->joint = -1;
@@ -1589,7 +1631,8 @@ static int actuator_target(mjcf *P, const xmlNode *el, const mj_actuator *m,
     const char *jn = m->joint ? ATTR(m->joint, "joint") : NULL;
     if (!jn) {
         lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
-                             "<%s>: missing 'joint' or 'tendon' (the supported transmissions)",
+                             "<%s>: missing 'joint', 'tendon' or 'cranksite' (the supported "
+                             "transmissions)",
                              name);
         return 0;
     }
@@ -1628,8 +1671,8 @@ static lucid_status actuator(mjcf *P, const xmlNode *el) {
                                     (long)lucid_model_xml_line(m.foreign));
     if (m.trn)
         return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
-                                    "<%s>: '%s' transmissions are not supported (only 'joint' "
-                                    "and 'tendon')",
+                                    "<%s>: '%s' transmissions are not supported (only 'joint', "
+                                    "'tendon' and 'cranksite')",
                                     name, m.trn_attr);
     if (m.dyntype != DYN_NONE)
         return lucid_model_xml_fail(

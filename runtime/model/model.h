@@ -39,7 +39,8 @@
  *    mass (a dof that would have no inertia, unless its armature makes it positive) is
  *    refused, and so is a model whose mass matrix at the neutral configuration is singular
  *    (redundant joints, e.g. two coaxial hinges carrying one body);
- *  - actuators act on revolute or prismatic joints or on fixed tendons only; a fixed tendon's
+ *  - actuators act on revolute or prismatic joints, on fixed tendons or through a slider-crank
+ *    (two frames on no mocap body, cranklength > 0) only; a fixed tendon's
  *    joints are revolute or prismatic, each once, with finite coefficients, its range has
  *    lower <= upper and its stiffness, damping, frictionloss and margin are >= 0; a plane geom
  *    (halfspace) must be static (on the world body), as in MuJoCo.
@@ -224,17 +225,23 @@ void lucid_model_tendon_passive(const lucid_model *m, const double *q, const dou
 typedef struct lucid_model_actuator {
     const char *name;
     lucid_actuator_kind kind;
-    /* the transmission: a 1-dof joint (tendon NULL), or a fixed tendon of the model */
+    /* the transmission: a 1-dof joint (tendon NULL, crank -1), a fixed tendon of the model, or
+     * a slider-crank (MuJoCo 2.2.2's): the rod of length cranklength joins the crank pin (frame
+     * crank's origin) to a slider on the z axis of frame slider; L = a.v - sqrt((a.v)^2 + r^2 -
+     * v.v) with v = crank - slider origin, a that axis (a.v where the root is not real) */
     const lucid_model_tendon *tendon;
-    int tendon_index; /* -1: a joint transmission */
-    int joint;        /* node (-1 for a tendon) */
-    size_t dof;       /* idx_v of the joint */
-    size_t coord;     /* idx_q of the joint */
-    double gear, kp;  /* kp: a position servo's gain[0], 0 for other kinds */
+    int tendon_index;  /* -1: a joint transmission */
+    int crank, slider; /* frames of a slider-crank, -1: none */
+    double cranklength;
+    const lucid_model *model; /* the model whose frames a slider-crank reads (NULL otherwise) */
+    int joint;                /* node (-1 for a tendon or a slider-crank) */
+    size_t dof;               /* idx_v of the joint */
+    size_t coord;             /* idx_q of the joint */
+    double gear, kp;          /* kp: a position servo's gain[0], 0 for other kinds */
     double
         gain[3]; /* f = (gain[0] + gain[1] L + gain[2] Ld) u + bias[0] + bias[1] L + bias[2] Ld */
     double bias[3]; /* with L = gear q[coord], Ld = gear v[dof] (every kind in this form); on a
-                     * tendon L = gear L_tendon, Ld = gear Ld_tendon */
+                     * tendon L = gear L_tendon, Ld = gear Ld_tendon; a slider-crank's likewise */
     int ctrl_limited;
     double ctrl_lower, ctrl_upper;
     int force_limited;
@@ -247,14 +254,18 @@ double lucid_model_actuator_force(const lucid_model_actuator *A, const double *q
                                   double u);
 /* A's gain at (q, v) (df/du inside both ranges). */
 double lucid_model_actuator_gain(const lucid_model_actuator *A, const double *q, const double *v);
-/* A's length L (gear times the joint's q or the tendon's length) and velocity Ld. */
+/* A's length L (gear times the joint's q, the tendon's length or the slider-crank's) and its
+ * velocity Ld = dL/dq v at q. */
 double lucid_model_actuator_length(const lucid_model_actuator *A, const double *q);
-double lucid_model_actuator_velocity(const lucid_model_actuator *A, const double *v);
-/* tau += scale * dL/dq (nv): gear on the joint's dof, or gear coef on the tendon's dofs. */
-void lucid_model_actuator_add_moment(const lucid_model_actuator *A, double scale, double *tau);
-/* R (nv x nv, column-major) += scale * dL/dq^T dL/dq: the outer product of A's moment. */
-void lucid_model_actuator_add_outer(const lucid_model_actuator *A, double scale, double *R,
-                                    size_t nv);
+double lucid_model_actuator_velocity(const lucid_model_actuator *A, const double *q,
+                                     const double *v);
+/* tau += scale * dL/dq (nv) at q: gear on the joint's dof, gear coef on the tendon's dofs, or a
+ * slider-crank's (MuJoCo's actuator_moment; it depends on q for a slider-crank only). */
+void lucid_model_actuator_add_moment(const lucid_model_actuator *A, const double *q, double scale,
+                                     double *tau);
+/* R (nv x nv, column-major) += scale * dL/dq^T dL/dq: the outer product of A's moment at q. */
+void lucid_model_actuator_add_outer(const lucid_model_actuator *A, const double *q, double scale,
+                                    double *R, size_t nv);
 /* tau (nv) = sum over actuators of f times their moment: MuJoCo's qfrc_actuator. */
 void lucid_model_actuation(const lucid_model *m, const double *q, const double *v, const double *u,
                            double *tau);

@@ -880,13 +880,40 @@ static lucid_status build_tendons(const compile_ctx *c, lucid_model *m, const in
     return LUCID_OK;
 }
 
-/* The transmission of spec actuator a: a 1-dof joint or a tendon of m. */
+/* A slider-crank between two spec frames (sites) of spec actuator i; the model's frames follow
+ * its bodies' (build_tree). */
+static lucid_status crank_transmission(const compile_ctx *c, const lucid_model *m, size_t i,
+                                       lucid_model_actuator *ma) {
+    const lucid_model_spec *s = c->spec;
+    const lucid_actuator_spec *a = &s->actuators[i];
+    const char *nm = a->name;
+    if (a->crank < 0 || a->slider < 0 || (size_t)a->crank >= s->nframes ||
+        (size_t)a->slider >= s->nframes)
+        return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
+                    "a slider-crank needs a crank and a slider frame (got %d, %d)", a->crank,
+                    a->slider);
+    if (!(a->cranklength > 0.0) || !isfinite(a->cranklength))
+        return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
+                    "a slider-crank needs cranklength > 0 (got %g)", a->cranklength);
+    ma->crank = (int)(s->nbodies + (size_t)a->crank);
+    ma->slider = (int)(s->nbodies + (size_t)a->slider);
+    if (m->frames[ma->crank].mocap >= 0 || m->frames[ma->slider].mocap >= 0)
+        return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
+                    "a slider-crank's frames must not be on a mocap body");
+    ma->cranklength = a->cranklength;
+    ma->model = m;
+    return LUCID_OK;
+}
+
+/* The transmission of spec actuator a: a 1-dof joint, a tendon of m or a slider-crank. */
 static lucid_status actuator_transmission(const compile_ctx *c, const lucid_model *m, size_t i,
                                           const int *joint_node, lucid_model_actuator *ma) {
     const lucid_model_spec *s = c->spec;
     const lucid_actuator_spec *a = &s->actuators[i];
     const char *nm = a->name;
     ma->tendon = NULL, ma->tendon_index = -1, ma->joint = -1, ma->dof = 0, ma->coord = 0;
+    ma->crank = ma->slider = -1, ma->cranklength = 0.0, ma->model = NULL;
+    if (a->crank >= 0 || a->slider >= 0) return crank_transmission(c, m, i, ma);
     if (a->tendon >= 0) {
         if ((size_t)a->tendon >= m->ntendons)
             return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line, "tendon %d out of range",
@@ -950,6 +977,8 @@ static lucid_status build_actuators(const compile_ctx *c, lucid_model *m, const 
         m->nu++;
         ma->kind = a->kind;
         ma->tendon = trn.tendon, ma->tendon_index = trn.tendon_index;
+        ma->crank = trn.crank, ma->slider = trn.slider, ma->cranklength = trn.cranklength;
+        ma->model = trn.model;
         ma->joint = trn.joint, ma->dof = trn.dof, ma->coord = trn.coord;
         ma->gear = a->gear;
         ma->kp = a->kind == LUCID_ACTUATOR_POSITION ? a->kp : 0.0;

@@ -192,10 +192,13 @@ lucid_status lucid_model_spec_add_frame(lucid_model_spec *s, const lucid_frame_s
 
 lucid_status lucid_model_spec_add_actuator(lucid_model_spec *s, const lucid_actuator_spec *actuator,
                                            int *index) {
-    int on_tendon = actuator && actuator->tendon >= 0;
-    if (!s || !actuator || s->nactuators >= INT32_MAX ||
-        (on_tendon ? (size_t)actuator->tendon >= s->ntendons
-                   : actuator->joint < 0 || (size_t)actuator->joint >= s->njoints))
+    if (!s || !actuator || s->nactuators >= INT32_MAX) return LUCID_ERR_ARGUMENT;
+    int on_crank = actuator->crank >= 0 || actuator->slider >= 0;
+    if (on_crank
+            ? actuator->crank < 0 || actuator->slider < 0 ||
+                  (size_t)actuator->crank >= s->nframes || (size_t)actuator->slider >= s->nframes
+        : actuator->tendon >= 0 ? (size_t)actuator->tendon >= s->ntendons
+                                : actuator->joint < 0 || (size_t)actuator->joint >= s->njoints)
         return LUCID_ERR_ARGUMENT;
     if (!reserve((void **)&s->actuators, &s->cap_actuators, s->nactuators, sizeof *s->actuators))
         return LUCID_ERR_NO_MEMORY;
@@ -312,6 +315,7 @@ lucid_actuator_spec lucid_actuator_spec_default(void) {
     a.kind = LUCID_ACTUATOR_MOTOR;
     a.gear = 1.0;
     a.tendon = -1;
+    a.crank = a.slider = -1;
     return a;
 }
 

@@ -110,6 +110,10 @@ typedef struct lucid_actuator_spec {
     lucid_actuator_kind kind;
     int joint;  /* index into the spec's joints (1-dof joints only), -1 with a tendon */
     int tendon; /* index into the spec's tendons (a tendon transmission), -1: the joint */
+    /* a slider-crank (MuJoCo's cranksite/slidersite): indices into the spec's frames, -1: none;
+     * with them joint and tendon are ignored, cranklength (the rod, > 0) in m */
+    int crank, slider;
+    double cranklength;
     double gear;
     double kp;      /* position servos */
     double kv;      /* velocity servos and dampers */
@@ -257,7 +261,7 @@ lucid_geom_spec lucid_geom_spec_default(void);
 /* active, body2 LUCID_MODEL_WORLD, joint1 = joint2 = -1, torquescale 1, polycoef (0 1 0 0 0),
  * identity relpose (has_relpose 0). */
 lucid_equality_spec lucid_equality_spec_default(lucid_equality_kind kind);
-lucid_actuator_spec lucid_actuator_spec_default(void); /* joint 0, tendon -1 */
+lucid_actuator_spec lucid_actuator_spec_default(void); /* joint 0, tendon -1, no crank */
 lucid_tendon_spec lucid_tendon_spec_default(void);     /* no joints, springlength NAN */
 
 #endif

@@ -519,7 +519,8 @@ static void gravity_correction(const lucid_world *w, const lucid_world_model *wm
 static double actuator_raw_force(const lucid_world_model *wm, const lucid_model_actuator *A,
                                  double u) {
     if (A->ctrl_limited) u = fmin(fmax(u, A->ctrl_lower), A->ctrl_upper);
-    double L = lucid_model_actuator_length(A, wm->q), Ld = lucid_model_actuator_velocity(A, wm->v);
+    double L = lucid_model_actuator_length(A, wm->q),
+           Ld = lucid_model_actuator_velocity(A, wm->q, wm->v);
     return lucid_model_actuator_gain(A, wm->q, wm->v) * u + A->bias[0] + A->bias[1] * L +
            A->bias[2] * Ld;
 }
@@ -551,12 +552,13 @@ static void actuation(const lucid_world_model *wm, double *K, double *Da, double
     }
     for (size_t a = 0; a < m->nu; ++a) {
         const lucid_model_actuator *A = &act[a];
-        if (!A->tendon) { /* a tendon's would couple its dofs in M~: explicit (world_tendon.c) */
+        if (A->joint >= 0) { /* a tendon's or slider-crank's would couple its dofs in M~:
+                                explicit (world_tendon.c) */
             K[A->dof] += actuator_stiffness(A);
             Da[A->dof] += actuator_damping(A);
         }
-        lucid_model_actuator_add_moment(A, lucid_model_actuator_force(A, wm->q, wm->v, wm->u[a]),
-                                        tau);
+        lucid_model_actuator_add_moment(A, wm->q,
+                                        lucid_model_actuator_force(A, wm->q, wm->v, wm->u[a]), tau);
     }
     lucid_world_tendon_passive(wm, tau);
 }
@@ -640,7 +642,7 @@ lucid_status lucid_world_model_free_velocity_jacobians(lucid_world *w, int i, do
         const lucid_model_actuator *A = &act[a];
         double uc, sf = force_slope(wm, A, wm->u[a]);
         control_slope(A, wm->u[a], &uc);
-        lucid_model_actuator_add_outer(A, -sf * (A->bias[2] + A->gain[2] * uc), dv_dv, nv);
+        lucid_model_actuator_add_outer(A, wm->q, -sf * (A->bias[2] + A->gain[2] * uc), dv_dv, nv);
     }
     lucid_model_mass_solve(m, wm->data, dv_dv, nv, nv);
     for (size_t c = 0; c < nv * nv; ++c) dv_dv[c] *= -dt;
@@ -648,7 +650,7 @@ lucid_status lucid_world_model_free_velocity_jacobians(lucid_world *w, int i, do
     size_t nu = lucid_model_nu(m);
     memset(dv_du, 0, nv * nu * sizeof(double));
     for (size_t a = 0; a < nu; ++a)
-        lucid_model_actuator_add_moment(&act[a], dt * actuator_slope(wm, &act[a], wm->u[a]),
+        lucid_model_actuator_add_moment(&act[a], wm->q, dt * actuator_slope(wm, &act[a], wm->u[a]),
                                         dv_du + nv * a);
     if (nu > 0) lucid_model_mass_solve(m, wm->data, dv_du, nv, nu);
     if (lucid_model_equality_rows(m) > 0) { /* v_free is projected onto E v = 0, so are both */
@@ -683,7 +685,8 @@ void lucid_world_model_add_actuation_stiffness(const lucid_world *w, int i, doub
         const lucid_model_actuator *A = &act[a];
         double uc, sf = force_slope(wm, A, wm->u[a]);
         control_slope(A, wm->u[a], &uc);
-        lucid_model_actuator_add_outer(A, scale * sf * (A->bias[1] + A->gain[1] * uc), R, nv);
+        lucid_model_actuator_add_outer(A, wm->q, scale * sf * (A->bias[1] + A->gain[1] * uc), R,
+                                       nv);
     }
     lucid_world_tendon_add_stiffness(m, -scale, R);
 }
@@ -727,11 +730,20 @@ double lucid_world_models_actuation_work(const lucid_world *w) {
         for (size_t a = 0; a < m->nu; ++a) {
             const lucid_model_actuator *A = &act[a];
             double f = lucid_model_actuator_force(A, wm->q, wm->v_start, wm->u[a]);
-            work += f * lucid_model_actuator_velocity(A, wm->v_free);
+            work += f * lucid_model_actuator_velocity(A, wm->q, wm->v_free);
         }
         work += lucid_world_tendon_spring_power(wm, wm->v_free);
     }
     return w->opt.dt * work;
+}
+
+int lucid_world_models_have_cranks(const lucid_world *w) {
+    for (int i = 0; i < w->num_models; ++i) {
+        const lucid_model *m = w->models[i].model;
+        for (size_t a = 0; a < m->nu; ++a)
+            if (lucid_model_actuators(m)[a].crank >= 0) return 1;
+    }
+    return 0;
 }
 
 double lucid_world_models_total_mass(const lucid_world *w) {

@@ -172,7 +172,7 @@ static void test_random_states(void **state) {
         worst[1] = fmax(worst[1], compare("ten_velocity", vel, md->ten_velocity, nt, TOL, s));
         for (size_t a = 0; a < nu; a++) {
             memset(row, 0, nv * sizeof *row);
-            lucid_model_actuator_add_moment(&A[a], 1.0, row);
+            lucid_model_actuator_add_moment(&A[a], md->qpos, 1.0, row);
             worst[2] = fmax(worst[2], compare("actuator_moment", row, md->actuator_moment + a * nv,
                                               nv, TOL, s));
             if (mm->actuator_forcelimited[a]) force_clamped(mm, md, (int)a) ? clamped++ : missed++;
