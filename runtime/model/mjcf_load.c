@@ -1959,6 +1959,91 @@ done:
     return X_->status;
 }
 
+/* ---- <sensor> -------------------------------------------------------------------------------- */
+
+/* The sensor kinds lucid computes (model.h), by MJCF element name; -1 for any other. */
+static int sensor_kind(const xmlNode *el) {
+    for (int k = 0; k < LUCID_SENSOR_KIND_COUNT; k++)
+        if (IS(el, lucid_sensor_kind_name((lucid_sensor_kind)k))) return k;
+    return -1;
+}
+
+/* A frame sensor's objtype: 0 xbody (the body frame), 1 site; the others are refused. */
+static int sensor_objtype(mjcf *P, const xmlNode *el) {
+    const char *t = ATTR(el, "objtype");
+    if (!t) {
+        lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<%s>: missing 'objtype'",
+                             (const char *)el->name);
+        return -1;
+    }
+    if (strcmp(t, "xbody") == 0) return 0;
+    if (strcmp(t, "site") == 0) return 1;
+    lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                         "<%s>: objtype '%s' is not supported (xbody and site are; body is the "
+                         "inertial frame, which lucid does not keep)",
+                         (const char *)el->name, t);
+    return -1;
+}
+
+/* One <sensor> child of a kind lucid computes. */
+static lucid_status sensor(mjcf *P, const xmlNode *el, lucid_sensor_kind kind) {
+    static const char *const joint_attrs_[] = {"name", "noise", "cutoff", "user", "joint", NULL};
+    static const char *const act_attrs_[] = {"name", "noise", "cutoff", "user", "actuator", NULL};
+    static const char *const frame_attrs_[] = {"name",    "noise",   "cutoff", "user",
+                                               "objtype", "objname", NULL};
+    const char *const *allowed = kind == LUCID_SENSOR_ACTUATORFRC ? act_attrs_
+                                 : kind >= LUCID_SENSOR_FRAMEPOS  ? frame_attrs_
+                                                                  : joint_attrs_;
+    if (lucid_model_xml_check_attrs(X_, el, allowed)) return X_->status;
+    lucid_sensor_spec S = {0};
+    S.name = ATTR(el, "name");
+    S.kind = kind;
+    S.line = (int)lucid_model_xml_line(el);
+    const char *what = kind == LUCID_SENSOR_ACTUATORFRC ? "actuator"
+                       : kind >= LUCID_SENSOR_FRAMEPOS  ? "objname"
+                                                        : "joint";
+    S.object = ATTR(el, what);
+    if (!S.object)
+        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<%s>: missing '%s'",
+                                    (const char *)el->name, what);
+    if (kind >= LUCID_SENSOR_FRAMEPOS && (S.objtype = sensor_objtype(P, el)) < 0) return X_->status;
+    if (!real1(P, el, -1, -1, "noise", &S.noise) || !real1(P, el, -1, -1, "cutoff", &S.cutoff))
+        return X_->status;
+    if (!(S.noise >= 0.0) || !(S.cutoff >= 0.0))
+        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<%s>: noise and cutoff must be >= 0",
+                                    (const char *)el->name);
+    if (S.noise > 0.0 || S.cutoff > 0.0)
+        lucid_model_xml_warn(X_, el, "<%s>: noise and cutoff are stored, not applied",
+                             (const char *)el->name);
+    lucid_status st = lucid_model_spec_add_sensor(P->spec, &S, NULL);
+    if (st)
+        return lucid_model_xml_fail(X_, el, st, "<%s>: %s", (const char *)el->name,
+                                    lucid_status_string(st));
+    return LUCID_OK;
+}
+
+/* <sensor>: the kinds lucid computes; every other kind is refused by name. */
+static lucid_status sensors(mjcf *P, const xmlNode *el) {
+    static const char *const none[] = {NULL};
+    if (lucid_model_xml_check_attrs(X_, el, none)) return X_->status;
+    node_list kids = {0};
+    if (collect(P, el, &kids, 0)) goto done;
+    for (size_t i = 0; i < kids.n && !X_->status; i++) {
+        const xmlNode *c = kids.items[i];
+        int k = sensor_kind(c);
+        if (k >= 0)
+            sensor(P, c, (lucid_sensor_kind)k);
+        else
+            lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE,
+                                 "<sensor>: <%s> is not supported (lucid computes jointpos, "
+                                 "jointvel, actuatorfrc, framepos and framequat)",
+                                 (const char *)c->name);
+    }
+done:
+    free(kids.items);
+    return X_->status;
+}
+
 /* ---- <keyframe> ------------------------------------------------------------------------------ */
 
 static const char *const key_attrs[] = {"name", "time",  "qpos", "qvel", "act",
@@ -2107,6 +2192,8 @@ static lucid_status model(mjcf *P, const xmlNode *root) {
             contact(P, c);
         } else if (IS(c, "equality")) {
             equality(P, c);
+        } else if (IS(c, "sensor")) {
+            sensors(P, c);
         } else if (IS(c, "actuator")) {
             node_list acts = {0};
             if (!collect(P, c, &acts, 0))
@@ -2114,8 +2201,8 @@ static lucid_status model(mjcf *P, const xmlNode *root) {
             free(acts.items);
         } else if (!IS(c, "compiler") && !IS(c, "option") && !IS(c, "default") && !IS(c, "asset") &&
                    !IS(c, "worldbody") && !IS(c, "size") && !IS(c, "visual") &&
-                   !IS(c, "statistic") && !IS(c, "custom") && !IS(c, "sensor") &&
-                   !IS(c, "keyframe") && !IS(c, "tendon")) {
+                   !IS(c, "statistic") && !IS(c, "custom") && !IS(c, "keyframe") &&
+                   !IS(c, "tendon")) {
             lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<mujoco>: <%s> is not supported",
                                  (const char *)c->name);
         }

@@ -1,0 +1,50 @@
+/* A model's sensors in the world (model.h "sensors", docs/world.md "Sensors"): MuJoCo 2.2.2's
+ * sensordata of the kinds lucid computes, at the world's current state (after the last step
+ * or set_state), which is what MuJoCo's mj_forward computes at that state. */
+#include "runtime/math/quat.h"
+#include "runtime/model/model.h"
+#include "runtime/world/world.h"
+
+/* Sensor S's values at the model's current state into y (S->dim values). */
+static void sensor_values(const lucid_world *w, int id, const lucid_model_sensor *S, double *y) {
+    const lucid_model *m = lucid_world_model_of(w, id);
+    const double *q = lucid_world_model_q(w, id), *v = lucid_world_model_v(w, id);
+    switch (S->kind) {
+        case LUCID_SENSOR_JOINTPOS:
+            y[0] = q[lucid_model_joint_idx_q(m, (size_t)S->object)];
+            return;
+        case LUCID_SENSOR_JOINTVEL:
+            y[0] = v[lucid_model_joint_idx_v(m, (size_t)S->object)];
+            return;
+        case LUCID_SENSOR_ACTUATORFRC: {
+            const lucid_model_actuator *A = &lucid_model_actuators(m)[S->object];
+            y[0] = lucid_model_actuator_force(A, q, v, lucid_world_model_control(w, id)[S->object]);
+            return;
+        }
+        case LUCID_SENSOR_FRAMEPOS:
+        case LUCID_SENSOR_FRAMEQUAT: {
+            lucid_se3 T;
+            lucid_world_model_frame_pose(w, id, (size_t)S->object, &T);
+            if (S->kind == LUCID_SENSOR_FRAMEPOS) {
+                lucid_vec3_store(T.t, y);
+                return;
+            }
+            /* q and -q are one rotation: the sign with w >= 0 */
+            lucid_quat r = lucid_quat_from_mat3(&T.R);
+            double s = r.w < 0.0 ? -1.0 : 1.0;
+            y[0] = s * r.w, y[1] = s * r.x, y[2] = s * r.y, y[3] = s * r.z;
+            return;
+        }
+        default:
+            return;
+    }
+}
+
+lucid_status lucid_world_model_sensors(const lucid_world *w, int id, double *out) {
+    const lucid_model *m = w && out ? lucid_world_model_of(w, id) : NULL;
+    if (!m) return LUCID_ERR_ARGUMENT;
+    const lucid_model_sensor *S = lucid_model_sensors(m);
+    for (size_t k = 0; k < lucid_model_nsensors(m); ++k)
+        sensor_values(w, id, &S[k], out + S[k].adr);
+    return LUCID_OK;
+}
