@@ -225,7 +225,8 @@ static int l_sensors(lua_State *L) {
     size_t n = lucid_model_nsensordata(lucid_world_model_of(w, id));
     if (n > (size_t)INT_MAX) lucid_lua_fail(L, fname, "too many sensor values");
     lucid_lua_matrix *y = lucid_lua_newvector(L, (int)n);
-    lucid_world_model_sensors(w, id, y->data);
+    lucid_status s = lucid_world_model_sensors(w, id, y->data);
+    if (s != LUCID_OK) lucid_lua_fail_status(L, fname, s);
     return 1;
 }
 

@@ -1991,8 +1991,12 @@ static lucid_status sensor(mjcf *P, const xmlNode *el, lucid_sensor_kind kind) {
     static const char *const act_attrs_[] = {"name", "noise", "cutoff", "user", "actuator", NULL};
     static const char *const frame_attrs_[] = {"name",    "noise",   "cutoff", "user",
                                                "objtype", "objname", NULL};
+    static const char *const site_attrs_[] = {"name", "noise", "cutoff", "user", "site", NULL};
+    int on_site = kind == LUCID_SENSOR_GYRO || kind == LUCID_SENSOR_VELOCIMETER;
+    int on_frame = kind == LUCID_SENSOR_FRAMEPOS || kind == LUCID_SENSOR_FRAMEQUAT;
     const char *const *allowed = kind == LUCID_SENSOR_ACTUATORFRC ? act_attrs_
-                                 : kind >= LUCID_SENSOR_FRAMEPOS  ? frame_attrs_
+                                 : on_frame                       ? frame_attrs_
+                                 : on_site                        ? site_attrs_
                                                                   : joint_attrs_;
     if (lucid_model_xml_check_attrs(X_, el, allowed)) return X_->status;
     lucid_sensor_spec S = {0};
@@ -2000,13 +2004,15 @@ static lucid_status sensor(mjcf *P, const xmlNode *el, lucid_sensor_kind kind) {
     S.kind = kind;
     S.line = (int)lucid_model_xml_line(el);
     const char *what = kind == LUCID_SENSOR_ACTUATORFRC ? "actuator"
-                       : kind >= LUCID_SENSOR_FRAMEPOS  ? "objname"
+                       : on_frame                       ? "objname"
+                       : on_site                        ? "site"
                                                         : "joint";
     S.object = ATTR(el, what);
     if (!S.object)
         return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<%s>: missing '%s'",
                                     (const char *)el->name, what);
-    if (kind >= LUCID_SENSOR_FRAMEPOS && (S.objtype = sensor_objtype(P, el)) < 0) return X_->status;
+    S.objtype = on_site ? 1 : 0;
+    if (on_frame && (S.objtype = sensor_objtype(P, el)) < 0) return X_->status;
     if (!real1(P, el, -1, -1, "noise", &S.noise) || !real1(P, el, -1, -1, "cutoff", &S.cutoff))
         return X_->status;
     if (!(S.noise >= 0.0) || !(S.cutoff >= 0.0))
@@ -2036,7 +2042,8 @@ static lucid_status sensors(mjcf *P, const xmlNode *el) {
         else
             lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE,
                                  "<sensor>: <%s> is not supported (lucid computes jointpos, "
-                                 "jointvel, actuatorfrc, framepos and framequat)",
+                                 "jointvel, actuatorfrc, framepos, framequat, gyro and "
+                                 "velocimeter)",
                                  (const char *)c->name);
     }
 done:

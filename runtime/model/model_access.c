@@ -390,7 +390,7 @@ lucid_status lucid_model_data_create(const lucid_model *m, lucid_model_data **ou
 
 const char *lucid_sensor_kind_name(lucid_sensor_kind kind) {
     static const char *const names[LUCID_SENSOR_KIND_COUNT] = {
-        "jointpos", "jointvel", "actuatorfrc", "framepos", "framequat"};
+        "jointpos", "jointvel", "actuatorfrc", "framepos", "framequat", "gyro", "velocimeter"};
     return (unsigned)kind < LUCID_SENSOR_KIND_COUNT ? names[kind] : "?";
 }
 size_t lucid_model_nsensors(const lucid_model *m) {

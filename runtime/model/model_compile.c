@@ -1234,8 +1234,10 @@ static lucid_status sensor_object(const compile_ctx *c, const lucid_model *m, si
             return LUCID_OK;
         case LUCID_SENSOR_FRAMEPOS:
         case LUCID_SENSOR_FRAMEQUAT:
+        case LUCID_SENSOR_GYRO:
+        case LUCID_SENSOR_VELOCIMETER:
             *object = find_frame_of(m, S->object, S->objtype);
-            *dim = S->kind == LUCID_SENSOR_FRAMEPOS ? 3 : 4;
+            *dim = S->kind == LUCID_SENSOR_FRAMEQUAT ? 4 : 3;
             if (*object < 0)
                 return fail(c, LUCID_ERR_ARGUMENT, kind, S->name, k, S->line, "no %s named '%s'",
                             S->objtype == 1 ? "site" : "body", S->object);

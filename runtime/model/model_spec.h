@@ -183,16 +183,19 @@ typedef struct lucid_keyframe_spec {
 
 /* A sensor (MJCF <sensor> child) of a kind lucid computes (model.h); the compiler resolves its
  * object by name: a joint (jointpos, jointvel), an actuator (actuatorfrc), a body or a site
- * (framepos, framequat: objtype 0 body, 1 site). */
+ * (framepos, framequat: objtype 0 body, 1 site), a site (gyro, velocimeter: objtype 1). */
 typedef enum lucid_sensor_kind {
     LUCID_SENSOR_JOINTPOS,
     LUCID_SENSOR_JOINTVEL,
     LUCID_SENSOR_ACTUATORFRC,
     LUCID_SENSOR_FRAMEPOS,
     LUCID_SENSOR_FRAMEQUAT,
+    LUCID_SENSOR_GYRO,        /* a site's angular velocity in its own frame */
+    LUCID_SENSOR_VELOCIMETER, /* a site origin's linear velocity in the site's frame */
     LUCID_SENSOR_KIND_COUNT
 } lucid_sensor_kind;
-/* "jointpos", "jointvel", "actuatorfrc", "framepos", "framequat" (MJCF's element names). */
+/* "jointpos", "jointvel", "actuatorfrc", "framepos", "framequat", "gyro", "velocimeter"
+ * (MJCF's element names). */
 const char *lucid_sensor_kind_name(lucid_sensor_kind kind);
 typedef struct lucid_sensor_spec {
     const char *name; /* NULL: unnamed */

@@ -10,7 +10,7 @@ local DATA = "tests/data/model/"
 
 t.case("m:sensors lists each sensor's type, object, dim and adr in the file's order", function()
   local s = lucid.model.load(FILE):sensors()
-  t.eq(#s, 16)
+  t.eq(#s, 21)
   t.eq(s[1].name, "q_wrist"); t.eq(s[1].type, "jointpos"); t.eq(s[1].object, "wrist")
   t.eq(s[1].objtype, "joint"); t.eq(s[1].dim, 1); t.eq(s[1].adr, 1)
   t.eq(s[5].type, "actuatorfrc"); t.eq(s[5].object, "servo"); t.eq(s[5].objtype, "actuator")
@@ -18,6 +18,8 @@ t.case("m:sensors lists each sensor's type, object, dim and adr in the file's or
   t.eq(s[8].type, "framequat"); t.eq(s[8].dim, 4); t.eq(s[8].adr, 10)
   t.eq(s[12].object, "tip"); t.eq(s[12].objtype, "site")
   t.eq(s[3].name, ""); t.eq(s[16].adr, 38); t.eq(s[16].noise, 0)
+  t.eq(s[17].name, "w_tip"); t.eq(s[17].type, "gyro"); t.eq(s[17].objtype, "site")
+  t.eq(s[17].adr, 42); t.eq(s[21].type, "velocimeter"); t.eq(s[21].adr, 54)
 end)
 
 t.case("w:sensors reads the world's current state (model pose included)", function()
@@ -29,7 +31,7 @@ t.case("w:sensors reads the world's current state (model pose included)", functi
   for _ = 1, 20 do w:step() end
   local y, q, v = w:sensors(id), w:q(id), w:v(id)
   local s = m:sensors()
-  t.eq(#y:totable(), 41)
+  t.eq(#y:totable(), 56)
   local idx = {}
   for i, j in ipairs(m:names("joint")) do idx[j] = i end
   t.eq(y[1], q[idx.wrist]); t.eq(y[2], v[idx.slide]); t.eq(y[3], q[idx.slide])
@@ -46,6 +48,9 @@ t.case("w:sensors reads the world's current state (model pose included)", functi
       t.truthy(y[s[k].adr] >= 0, "w >= 0")
     end
   end
+  -- a site on the world does not move; the tip's speed is nonzero after the steps
+  t.allnear({y[54], y[55], y[56]}, {0, 0, 0}, 0, "velocimeter on the world")
+  t.truthy(math.abs(y[42]) + math.abs(y[43]) + math.abs(y[44]) > 0, "gyro of the tip")
 end)
 
 t.case("refusals name the file, the line and the reason", function()
