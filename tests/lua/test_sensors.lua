@@ -53,6 +53,24 @@ t.case("w:sensors reads the world's current state (model pose included)", functi
   t.truthy(math.abs(y[42]) + math.abs(y[43]) + math.abs(y[44]) > 0, "gyro of the tip")
 end)
 
+t.case("w:sensors follows set_state, set_q and set_v (the kinematics are refreshed)", function()
+  local m = lucid.model.load(FILE)
+  local w = lucid.world{dt = m.timestep}
+  local id = w:add_model(m, {v = {1, -2, 3, 0.5}})
+  w:set_control(id, {0.5, -0.2})
+  local s0, y0 = w:state(), w:sensors(id):totable()
+  for _ = 1, 10 do w:step() end
+  local y1 = w:sensors(id):totable()
+  t.truthy(math.abs(y1[7] - y0[7]) > 1e-6, "the steps moved the lower body")
+  w:set_state(s0)
+  t.allnear(w:sensors(id), y0, 0, "after set_state")
+  w:set_q(id, w:q(id)) -- unchanged q: unchanged values
+  t.allnear(w:sensors(id), y0, 0, "after set_q")
+  w:set_v(id, {0, 0, 0, 0})
+  local y2 = w:sensors(id):totable()
+  for k = 42, 56 do t.eq(y2[k], 0, "velocity sensor " .. k .. " at rest") end
+end)
+
 t.case("refusals name the file, the line and the reason", function()
   local F = "lucid.model.load: " .. DATA
   t.raises(F .. "bad_mjcf_sensor_kind.xml:11: <sensor>: <touch> is not supported",
