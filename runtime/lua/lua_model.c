@@ -999,6 +999,7 @@ void lucid_open_model(lua_State *L) {
                                        {"geoms", lucid_lua_model_geoms},
                                        {"actuators", lucid_lua_model_actuators},
                                        {"tendons", lucid_lua_model_tendons},
+                                       {"sensors", lucid_lua_model_sensors},
                                        {NULL, NULL}};
     static const luaL_Reg dynamics[] = {{"rnea", l_rnea},
                                         {"aba", l_aba},

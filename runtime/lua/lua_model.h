@@ -36,5 +36,6 @@ int lucid_lua_model_geoms(lua_State *L);
 int lucid_lua_model_actuators(lua_State *L);
 /* m:tendons() (runtime/lua/lua_model_actuators.c). */
 int lucid_lua_model_tendons(lua_State *L);
+int lucid_lua_model_sensors(lua_State *L);
 
 #endif

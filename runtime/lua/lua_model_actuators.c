@@ -8,7 +8,11 @@
  * and coord, with L = gear L_tendon.
  * m:tendons() (docs/model.md): each fixed tendon's {name, joints = {joint names}, coefs =
  * {coefficients}, range = {lo, hi} or nil, margin, stiffness, damping, springlength,
- * frictionloss}. */
+ * frictionloss}.
+ * m:sensors() (docs/model.md): each sensor's {name, type = "jointpos" | "jointvel" |
+ * "actuatorfrc" | "framepos" | "framequat" | "gyro" | "velocimeter", object = its joint, actuator,
+ * body or site name, objtype = "joint" | "actuator" | "xbody" | "site", dim, adr (1-based index of
+ * its first value in w:sensors), noise, cutoff}. */
 #include <lauxlib.h>
 #include <limits.h>
 
@@ -115,6 +119,55 @@ int lucid_lua_model_tendons(lua_State *L) {
         set_number(L, t->damping, "damping");
         set_number(L, t->springlength, "springlength");
         set_number(L, t->frictionloss, "frictionloss");
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
+/* The name and objtype of sensor S's object. */
+static void sensor_object(const lucid_model *m, const lucid_model_sensor *S, const char **name,
+                          const char **type) {
+    switch (S->kind) {
+        case LUCID_SENSOR_JOINTPOS:
+        case LUCID_SENSOR_JOINTVEL:
+            *name = lucid_model_joint_name(m, (size_t)S->object), *type = "joint";
+            return;
+        case LUCID_SENSOR_ACTUATORFRC:
+            *name = lucid_model_actuators(m)[S->object].name, *type = "actuator";
+            return;
+        default:
+            *name = lucid_model_name_at(m, "frame", (size_t)S->object);
+            *type =
+                lucid_model_frame_kind(m, (size_t)S->object) == LUCID_FRAME_SITE ? "site" : "xbody";
+            return;
+    }
+}
+
+int lucid_lua_model_sensors(lua_State *L) {
+    const char *F = "lucid.model:sensors";
+    lucid_model *m = lucid_lua_checkmodel(L, 1, F, "self", NULL);
+    size_t n = lucid_model_nsensors(m);
+    const lucid_model_sensor *ss = lucid_model_sensors(m);
+    lua_createtable(L, n > (size_t)INT_MAX ? 0 : (int)n, 0);
+    for (size_t i = 0; i < n; ++i) {
+        const lucid_model_sensor *S = &ss[i];
+        const char *object, *objtype;
+        sensor_object(m, S, &object, &objtype);
+        lua_createtable(L, 0, 8);
+        lua_pushstring(L, S->name);
+        lua_setfield(L, -2, "name");
+        lua_pushstring(L, lucid_sensor_kind_name(S->kind));
+        lua_setfield(L, -2, "type");
+        lua_pushstring(L, object ? object : "");
+        lua_setfield(L, -2, "object");
+        lua_pushstring(L, objtype);
+        lua_setfield(L, -2, "objtype");
+        lua_pushinteger(L, (lua_Integer)S->dim);
+        lua_setfield(L, -2, "dim");
+        lua_pushinteger(L, (lua_Integer)S->adr + 1);
+        lua_setfield(L, -2, "adr");
+        set_number(L, S->noise, "noise");
+        set_number(L, S->cutoff, "cutoff");
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     return 1;

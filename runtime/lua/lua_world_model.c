@@ -6,8 +6,10 @@
  *   w:frame_pose(id, name) -> se3;  w:links(id) -> {name = body id, ...}
  *   w:mocap(id, body) -> se3;  w:set_mocap(id, body, pose)   (body: a mocap body's name or
  *        1-based index in m:names("mocap"); poses in the model's frame, world.h)
+ *   w:sensors(id) -> lucid.vec of the model's sensor values (m:sensors(), world.h)
  * The world keeps the model userdata alive (in its uservalue) as long as it exists. */
 #include <lauxlib.h>
+#include <limits.h>
 #include <string.h>
 
 #include "runtime/lua/check.h"
@@ -216,6 +218,18 @@ static int l_links(lua_State *L) {
     return 1;
 }
 
+static int l_sensors(lua_State *L) {
+    static const char *const fname = "lucid.world:sensors";
+    lucid_world *w = lucid_lua_checkworld(L, 1, fname);
+    int id = check_model_id(L, w, 2, fname);
+    size_t n = lucid_model_nsensordata(lucid_world_model_of(w, id));
+    if (n > (size_t)INT_MAX) lucid_lua_fail(L, fname, "too many sensor values");
+    lucid_lua_matrix *y = lucid_lua_newvector(L, (int)n);
+    lucid_status s = lucid_world_model_sensors(w, id, y->data);
+    if (s != LUCID_OK) lucid_lua_fail_status(L, fname, s);
+    return 1;
+}
+
 void lucid_lua_world_model_methods(lua_State *L) {
     static const luaL_Reg methods[] = {{"add_model", l_add_model},
                                        {"q", l_q},
@@ -228,6 +242,7 @@ void lucid_lua_world_model_methods(lua_State *L) {
                                        {"links", l_links},
                                        {"mocap", l_mocap},
                                        {"set_mocap", l_set_mocap},
+                                       {"sensors", l_sensors},
                                        {NULL, NULL}};
     luaL_setfuncs(L, methods, 0);
 }

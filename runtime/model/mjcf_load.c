@@ -2002,6 +2002,155 @@ done:
     return X_->status;
 }
 
+/* ---- <sensor> -------------------------------------------------------------------------------- */
+
+/* The sensor kinds lucid computes (model.h), by MJCF element name; -1 for any other. */
+static int sensor_kind(const xmlNode *el) {
+    for (int k = 0; k < LUCID_SENSOR_KIND_COUNT; k++)
+        if (IS(el, lucid_sensor_kind_name((lucid_sensor_kind)k))) return k;
+    return -1;
+}
+
+/* MuJoCo 2.2.2's other sensor elements: read and skipped with a warning (a sensor changes no
+ * physics, so the model still loads); any other element name is an error. */
+static int mujoco_sensor(const xmlNode *el) {
+    static const char *const kinds[] = {"touch",
+                                        "accelerometer",
+                                        "force",
+                                        "torque",
+                                        "magnetometer",
+                                        "rangefinder",
+                                        "tendonpos",
+                                        "tendonvel",
+                                        "actuatorpos",
+                                        "actuatorvel",
+                                        "ballquat",
+                                        "ballangvel",
+                                        "jointlimitpos",
+                                        "jointlimitvel",
+                                        "jointlimitfrc",
+                                        "tendonlimitpos",
+                                        "tendonlimitvel",
+                                        "tendonlimitfrc",
+                                        "framexaxis",
+                                        "frameyaxis",
+                                        "framezaxis",
+                                        "framelinvel",
+                                        "frameangvel",
+                                        "framelinacc",
+                                        "frameangacc",
+                                        "subtreecom",
+                                        "subtreelinvel",
+                                        "subtreeangmom",
+                                        "clock",
+                                        "user",
+                                        NULL};
+    for (int k = 0; kinds[k]; k++)
+        if (IS(el, kinds[k])) return 1;
+    return 0;
+}
+
+/* Warns that sensor el is skipped, and why: w:sensors leaves it out. */
+static void skip_sensor(mjcf *P, const xmlNode *el, const char *why) {
+    lucid_model_xml_warn(X_, el,
+                         "<%s>: skipped (%s): w:sensors leaves it out, so later sensors' values "
+                         "sit earlier than in MuJoCo's sensordata (m:sensors() gives each adr)",
+                         (const char *)el->name, why);
+}
+
+/* A frame sensor's objtype: 0 xbody (the body frame), 1 site; -2 for body, geom and camera
+ * (skipped with a warning: lucid keeps no inertial frames, and MuJoCo may re-centre mesh
+ * geoms); -1 after failing. */
+static int sensor_objtype(mjcf *P, const xmlNode *el) {
+    const char *t = ATTR(el, "objtype");
+    if (!t) {
+        lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<%s>: missing 'objtype'",
+                             (const char *)el->name);
+        return -1;
+    }
+    if (strcmp(t, "xbody") == 0) return 0;
+    if (strcmp(t, "site") == 0) return 1;
+    if (strcmp(t, "body") == 0 || strcmp(t, "geom") == 0 || strcmp(t, "camera") == 0) return -2;
+    lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<%s>: unknown objtype '%s'",
+                         (const char *)el->name, t);
+    return -1;
+}
+
+/* One <sensor> child of a kind lucid computes. */
+static lucid_status sensor(mjcf *P, const xmlNode *el, lucid_sensor_kind kind) {
+    static const char *const joint_attrs_[] = {"name", "noise", "cutoff", "user", "joint", NULL};
+    static const char *const act_attrs_[] = {"name", "noise", "cutoff", "user", "actuator", NULL};
+    static const char *const frame_attrs_[] = {"name",    "noise",   "cutoff",  "user", "objtype",
+                                               "objname", "reftype", "refname", NULL};
+    static const char *const site_attrs_[] = {"name", "noise", "cutoff", "user", "site", NULL};
+    int on_site = kind == LUCID_SENSOR_GYRO || kind == LUCID_SENSOR_VELOCIMETER;
+    int on_frame = kind == LUCID_SENSOR_FRAMEPOS || kind == LUCID_SENSOR_FRAMEQUAT;
+    const char *const *allowed = kind == LUCID_SENSOR_ACTUATORFRC ? act_attrs_
+                                 : on_frame                       ? frame_attrs_
+                                 : on_site                        ? site_attrs_
+                                                                  : joint_attrs_;
+    if (lucid_model_xml_check_attrs(X_, el, allowed)) return X_->status;
+    lucid_sensor_spec S = {0};
+    S.name = ATTR(el, "name");
+    S.kind = kind;
+    S.line = (int)lucid_model_xml_line(el);
+    const char *what = kind == LUCID_SENSOR_ACTUATORFRC ? "actuator"
+                       : on_frame                       ? "objname"
+                       : on_site                        ? "site"
+                                                        : "joint";
+    S.object = ATTR(el, what);
+    if (!S.object)
+        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<%s>: missing '%s'",
+                                    (const char *)el->name, what);
+    S.objtype = on_site ? 1 : 0;
+    if (on_frame && (S.objtype = sensor_objtype(P, el)) == -1) return X_->status;
+    if (S.objtype == -2) {
+        skip_sensor(P, el, "objtype body, geom and camera are not computed: xbody and site are");
+        return LUCID_OK;
+    }
+    if (on_frame && (ATTR(el, "reftype") || ATTR(el, "refname"))) {
+        skip_sensor(P, el, "frame sensors relative to another frame are not computed");
+        return LUCID_OK;
+    }
+    if (!real1(P, el, -1, -1, "noise", &S.noise) || !real1(P, el, -1, -1, "cutoff", &S.cutoff))
+        return X_->status;
+    if (!(S.noise >= 0.0) || !(S.cutoff >= 0.0))
+        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<%s>: noise and cutoff must be >= 0",
+                                    (const char *)el->name);
+    if (S.noise > 0.0 || S.cutoff > 0.0)
+        lucid_model_xml_warn(X_, el, "<%s>: noise and cutoff are stored, not applied",
+                             (const char *)el->name);
+    lucid_status st = lucid_model_spec_add_sensor(P->spec, &S, NULL);
+    if (st)
+        return lucid_model_xml_fail(X_, el, st, "<%s>: %s", (const char *)el->name,
+                                    lucid_status_string(st));
+    return LUCID_OK;
+}
+
+/* <sensor>: the kinds lucid computes; MuJoCo's others are skipped with a warning. */
+static lucid_status sensors(mjcf *P, const xmlNode *el) {
+    static const char *const none[] = {NULL};
+    if (lucid_model_xml_check_attrs(X_, el, none)) return X_->status;
+    node_list kids = {0};
+    if (collect(P, el, &kids, 0)) goto done;
+    for (size_t i = 0; i < kids.n && !X_->status; i++) {
+        const xmlNode *c = kids.items[i];
+        int k = sensor_kind(c);
+        if (k >= 0)
+            sensor(P, c, (lucid_sensor_kind)k);
+        else if (mujoco_sensor(c))
+            skip_sensor(P, c,
+                        "lucid computes jointpos, jointvel, actuatorfrc, framepos, framequat, "
+                        "gyro and velocimeter");
+        else
+            lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<sensor>: unknown sensor <%s>",
+                                 (const char *)c->name);
+    }
+done:
+    free(kids.items);
+    return X_->status;
+}
+
 /* ---- <keyframe> ------------------------------------------------------------------------------ */
 
 static const char *const key_attrs[] = {"name", "time",  "qpos", "qvel", "act",
@@ -2150,6 +2299,8 @@ static lucid_status model(mjcf *P, const xmlNode *root) {
             contact(P, c);
         } else if (IS(c, "equality")) {
             equality(P, c);
+        } else if (IS(c, "sensor")) {
+            sensors(P, c);
         } else if (IS(c, "actuator")) {
             node_list acts = {0};
             if (!collect(P, c, &acts, 0))
@@ -2157,8 +2308,8 @@ static lucid_status model(mjcf *P, const xmlNode *root) {
             free(acts.items);
         } else if (!IS(c, "compiler") && !IS(c, "option") && !IS(c, "default") && !IS(c, "asset") &&
                    !IS(c, "worldbody") && !IS(c, "size") && !IS(c, "visual") &&
-                   !IS(c, "statistic") && !IS(c, "custom") && !IS(c, "sensor") &&
-                   !IS(c, "keyframe") && !IS(c, "tendon")) {
+                   !IS(c, "statistic") && !IS(c, "custom") && !IS(c, "keyframe") &&
+                   !IS(c, "tendon")) {
             lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<mujoco>: <%s> is not supported",
                                  (const char *)c->name);
         }

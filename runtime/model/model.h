@@ -284,6 +284,27 @@ size_t lucid_model_nkeyframes(const lucid_model *m);
 const lucid_model_keyframe *lucid_model_keyframes(const lucid_model *m); /* nkeyframes entries */
 int lucid_model_find_keyframe(const lucid_model *m, const char *name);   /* -1 if none */
 
+/* ---- sensors (MJCF <sensor>), 0 <= k < nsensors ---------------------------------------------
+ * MuJoCo 2.2.2's sensors of the kinds lucid computes, in the file's order; their values are
+ * laid out as MuJoCo's sensordata (sensor k at adr, dim values). jointpos/jointvel: a hinge or
+ * slide joint's q and v; actuatorfrc: the actuator's scalar force (MuJoCo's actuator_force);
+ * framepos (3) and framequat (4, w x y z): a body's or site's pose in the model's world frame;
+ * gyro and velocimeter (3 each): a site's angular velocity and its origin's linear velocity,
+ * both in the site's frame (MuJoCo's mj_objectVelocity, local).
+ * noise and cutoff are stored, not applied (lucid's sensors are noiseless and unclamped). */
+/* lucid_sensor_kind: model_spec.h */
+typedef struct lucid_model_sensor {
+    const char *name; /* "" when unnamed */
+    lucid_sensor_kind kind;
+    int object;           /* joint node, actuator index or frame index */
+    size_t dim, adr;      /* its values: sensordata[adr .. adr + dim) */
+    double noise, cutoff; /* stored, not applied */
+    int line;             /* source line, 0 if none */
+} lucid_model_sensor;
+size_t lucid_model_nsensors(const lucid_model *m);
+const lucid_model_sensor *lucid_model_sensors(const lucid_model *m); /* nsensors entries */
+size_t lucid_model_nsensordata(const lucid_model *m); /* the sum of the sensors' dims */
+
 /* ---- contact exclusions: pairs of public bodies (-1: the world, LUCID_MODEL_EXCLUDE_MOCAP(k):
  * mocap body k) whose geoms never collide */
 #define LUCID_MODEL_EXCLUDE_MOCAP(k) (-2 - (int)(k))

@@ -387,3 +387,18 @@ lucid_status lucid_model_data_create(const lucid_model *m, lucid_model_data **ou
     *out = d;
     return LUCID_OK;
 }
+
+const char *lucid_sensor_kind_name(lucid_sensor_kind kind) {
+    static const char *const names[LUCID_SENSOR_KIND_COUNT] = {
+        "jointpos", "jointvel", "actuatorfrc", "framepos", "framequat", "gyro", "velocimeter"};
+    return (unsigned)kind < LUCID_SENSOR_KIND_COUNT ? names[kind] : "?";
+}
+size_t lucid_model_nsensors(const lucid_model *m) {
+    return m->nsensors;
+}
+const lucid_model_sensor *lucid_model_sensors(const lucid_model *m) {
+    return m->sensors;
+}
+size_t lucid_model_nsensordata(const lucid_model *m) {
+    return m->nsensordata;
+}

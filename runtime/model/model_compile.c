@@ -216,6 +216,8 @@ void lucid_model_destroy(lucid_model *m) {
         free(m->keyframes[i].mocap);
     }
     free(m->keyframes);
+    for (size_t i = 0; i < m->nsensors; ++i) free((char *)m->sensors[i].name);
+    free(m->sensors);
     for (size_t i = 0; i < m->nequalities; ++i) free(m->equalities[i].name);
     free(m->equalities);
     for (size_t i = 0; i < m->nmocap; ++i) free(m->mocap[i].name);
@@ -1220,6 +1222,81 @@ static lucid_status equalities(const compile_ctx *c, lucid_model *m, const body_
     return st;
 }
 
+/* The frame named `name` of a body (objtype 0: a moving or welded body) or a site (1); -1. */
+static int find_frame_of(const lucid_model *m, const char *name, int objtype) {
+    for (size_t f = 0; f < m->nframes; ++f) {
+        int site = m->frames[f].kind == LUCID_FRAME_SITE;
+        if (site == (objtype == 1) && strcmp(m->frames[f].name, name) == 0) return (int)f;
+    }
+    return -1;
+}
+
+static int find_actuator(const lucid_model *m, const char *name) {
+    for (size_t a = 0; a < m->nu; ++a)
+        if (m->actuators[a].name && strcmp(m->actuators[a].name, name) == 0) return (int)a;
+    return -1;
+}
+
+/* Sensor k's object resolved by name into *object, its dimension into *dim. */
+static lucid_status sensor_object(const compile_ctx *c, const lucid_model *m, size_t k, int *object,
+                                  size_t *dim) {
+    const lucid_sensor_spec *S = &c->spec->sensors[k];
+    const char *kind = lucid_sensor_kind_name(S->kind);
+    switch (S->kind) {
+        case LUCID_SENSOR_JOINTPOS:
+        case LUCID_SENSOR_JOINTVEL:
+            *object = lucid_model_find_joint(m, S->object), *dim = 1;
+            if (*object < 0)
+                return fail(c, LUCID_ERR_ARGUMENT, kind, S->name, k, S->line, "no joint named '%s'",
+                            S->object);
+            if (m->nodes[*object].kind != LUCID_JOINT_REVOLUTE &&
+                m->nodes[*object].kind != LUCID_JOINT_PRISMATIC)
+                return fail(c, LUCID_ERR_ARGUMENT, kind, S->name, k, S->line,
+                            "joint '%s' is not a hinge or a slide (MuJoCo's requirement)",
+                            S->object);
+            return LUCID_OK;
+        case LUCID_SENSOR_ACTUATORFRC:
+            *object = find_actuator(m, S->object), *dim = 1;
+            if (*object < 0)
+                return fail(c, LUCID_ERR_ARGUMENT, kind, S->name, k, S->line,
+                            "no actuator named '%s'", S->object);
+            return LUCID_OK;
+        case LUCID_SENSOR_FRAMEPOS:
+        case LUCID_SENSOR_FRAMEQUAT:
+        case LUCID_SENSOR_GYRO:
+        case LUCID_SENSOR_VELOCIMETER:
+            *object = find_frame_of(m, S->object, S->objtype);
+            *dim = S->kind == LUCID_SENSOR_FRAMEQUAT ? 4 : 3;
+            if (*object < 0)
+                return fail(c, LUCID_ERR_ARGUMENT, kind, S->name, k, S->line, "no %s named '%s'",
+                            S->objtype == 1 ? "site" : "body", S->object);
+            return LUCID_OK;
+        default:
+            return fail(c, LUCID_ERR_ARGUMENT, "sensor", S->name, k, S->line, "unknown kind");
+    }
+}
+
+/* The spec's sensors with their objects resolved and their values laid out in order. */
+static lucid_status build_sensors(const compile_ctx *c, lucid_model *m) {
+    const lucid_model_spec *s = c->spec;
+    if (s->nsensors == 0) return LUCID_OK;
+    m->sensors = alloc_array(s->nsensors, sizeof *m->sensors);
+    if (!m->sensors) return LUCID_ERR_NO_MEMORY;
+    for (size_t k = 0; k < s->nsensors; ++k) {
+        const lucid_sensor_spec *S = &s->sensors[k];
+        lucid_model_sensor *ms = &m->sensors[k];
+        ms->name = dup_string(S->name ? S->name : "");
+        m->nsensors++; /* destroy frees what was allocated */
+        if (!ms->name) return LUCID_ERR_NO_MEMORY;
+        ms->kind = S->kind, ms->noise = S->noise, ms->cutoff = S->cutoff, ms->line = S->line;
+        lucid_status st = sensor_object(c, m, k, &ms->object, &ms->dim);
+        if (st != LUCID_OK) return st;
+        ms->adr = m->nsensordata;
+        m->nsensordata += ms->dim;
+    }
+    return LUCID_OK;
+}
+
 static lucid_status compile(const compile_ctx *c, lucid_model *m, lucid_body_spec *bodies,
                             lucid_joint_spec *joints, body_loc *loc, int *joint_node) {
     const lucid_model_spec *s = c->spec;
@@ -1287,6 +1364,7 @@ static lucid_status compile(const compile_ctx *c, lucid_model *m, lucid_body_spe
     }
     m->nexcludes = s->nexcludes;
     st = build_keyframes(c, m, joint_node);
+    if (st == LUCID_OK) st = build_sensors(c, m);
     if (st != LUCID_OK) return st;
     st = check_massless(c, m);
     if (st == LUCID_OK) st = check_mass_matrix(c, m);

@@ -86,6 +86,8 @@ struct lucid_model {
     size_t ntendons;
     lucid_model_keyframe *keyframes;
     size_t nkeyframes;
+    lucid_model_sensor *sensors;
+    size_t nsensors, nsensordata;
     lucid_model_mocap *mocap;
     size_t nmocap;
     int (*excludes)[2];

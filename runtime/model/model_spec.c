@@ -90,6 +90,11 @@ void lucid_model_spec_destroy(lucid_model_spec *s) {
         free(k->mpos), free(k->mquat);
     }
     free(s->keyframes);
+    for (size_t i = 0; i < s->nsensors; i++) {
+        free((char *)s->sensors[i].name);
+        free((char *)s->sensors[i].object);
+    }
+    free(s->sensors);
     for (size_t i = 0; i < s->nequalities; i++) free((char *)s->equalities[i].name);
     free(s->equalities);
     free(s->bodies);
@@ -246,6 +251,26 @@ lucid_status lucid_model_spec_add_keyframe(lucid_model_spec *s, const lucid_keyf
     }
     if (index) *index = (int)s->nkeyframes;
     s->keyframes[s->nkeyframes++] = k;
+    return LUCID_OK;
+}
+
+lucid_status lucid_model_spec_add_sensor(lucid_model_spec *s, const lucid_sensor_spec *sensor,
+                                         int *index) {
+    if (!s || !sensor || !sensor->object || s->nsensors >= INT32_MAX ||
+        (unsigned)sensor->kind >= LUCID_SENSOR_KIND_COUNT)
+        return LUCID_ERR_ARGUMENT;
+    if (!reserve((void **)&s->sensors, &s->cap_sensors, s->nsensors, sizeof *s->sensors))
+        return LUCID_ERR_NO_MEMORY;
+    lucid_sensor_spec k = *sensor;
+    int ok = 1;
+    k.name = copy_string(sensor->name, &ok);
+    k.object = copy_string(sensor->object, &ok);
+    if (!ok) {
+        free((char *)k.name), free((char *)k.object);
+        return LUCID_ERR_NO_MEMORY;
+    }
+    if (index) *index = (int)s->nsensors;
+    s->sensors[s->nsensors++] = k;
     return LUCID_OK;
 }
 

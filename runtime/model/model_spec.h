@@ -185,6 +185,31 @@ typedef struct lucid_keyframe_spec {
     int line;
 } lucid_keyframe_spec;
 
+/* A sensor (MJCF <sensor> child) of a kind lucid computes (model.h); the compiler resolves its
+ * object by name: a joint (jointpos, jointvel), an actuator (actuatorfrc), a body or a site
+ * (framepos, framequat: objtype 0 body, 1 site), a site (gyro, velocimeter: objtype 1). */
+typedef enum lucid_sensor_kind {
+    LUCID_SENSOR_JOINTPOS,
+    LUCID_SENSOR_JOINTVEL,
+    LUCID_SENSOR_ACTUATORFRC,
+    LUCID_SENSOR_FRAMEPOS,
+    LUCID_SENSOR_FRAMEQUAT,
+    LUCID_SENSOR_GYRO,        /* a site's angular velocity in its own frame */
+    LUCID_SENSOR_VELOCIMETER, /* a site origin's linear velocity in the site's frame */
+    LUCID_SENSOR_KIND_COUNT
+} lucid_sensor_kind;
+/* "jointpos", "jointvel", "actuatorfrc", "framepos", "framequat", "gyro", "velocimeter"
+ * (MJCF's element names). */
+const char *lucid_sensor_kind_name(lucid_sensor_kind kind);
+typedef struct lucid_sensor_spec {
+    const char *name; /* NULL: unnamed */
+    lucid_sensor_kind kind;
+    const char *object;
+    int objtype; /* frame sensors: 0 body (MJCF's body and xbody), 1 site */
+    double noise, cutoff;
+    int line;
+} lucid_sensor_spec;
+
 typedef struct lucid_model_spec {
     char *source; /* the file it came from (for messages), NULL if none */
     char *name;
@@ -212,6 +237,8 @@ typedef struct lucid_model_spec {
     size_t nhfields, cap_hfields;
     lucid_equality_spec *equalities;
     size_t nequalities, cap_equalities;
+    lucid_sensor_spec *sensors;
+    size_t nsensors, cap_sensors;
 } lucid_model_spec;
 
 /* An empty spec (gravity (0, 0, -9.81), timestep 0.002); source may be NULL. */
@@ -240,6 +267,9 @@ lucid_status lucid_model_spec_add_exclude(lucid_model_spec *spec, int body1, int
 /* Copies the keyframe's name and arrays; the compiler checks their sizes. */
 lucid_status lucid_model_spec_add_keyframe(lucid_model_spec *spec, const lucid_keyframe_spec *key,
                                            int *index);
+/* Copies the sensor's name and object name; the compiler resolves the object. */
+lucid_status lucid_model_spec_add_sensor(lucid_model_spec *spec, const lucid_sensor_spec *sensor,
+                                         int *index);
 /* Appends an equality constraint (name copied); indices are checked by the compiler. */
 lucid_status lucid_model_spec_add_equality(lucid_model_spec *spec, const lucid_equality_spec *eq,
                                            int *index);

@@ -1,0 +1,218 @@
+/* MJCF sensors against MuJoCo 2.2.2 (libmujoco dlopen'ed: a test-only dependency) on
+ * tests/data/model/mjcf_sensors.xml (jointpos, jointvel, actuatorfrc, framepos and framequat of
+ * moving and welded bodies and of sites):
+ *   - the layout equals MuJoCo's: sensor count, each sensor's dim and adr, nsensordata;
+ *   - at 200 random states and controls (MuJoCo: qpos, qvel, ctrl then mj_forward; lucid: a
+ *     world at that state, lucid_world_model_sensors) the sensordata agree to 1e-9, framequat
+ *     up to the sign (q and -q are one rotation; lucid's has w >= 0), and the controls and
+ *     force clamps of the servo are hit;
+ *   - along 200 steps of lucid's world, its sensors at each state equal MuJoCo's mj_forward at
+ *     that same state (the sensors describe the world's current state).
+ * Exit 77 with a message when MuJoCo is missing. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "runtime/model/model.h"
+#include "runtime/model/model_load.h"
+#include "runtime/world/world.h"
+
+#if __has_include(<mujoco/mujoco.h>) && __has_include(<dlfcn.h>)
+#define HAVE_MUJOCO 1
+#include "tests/bench/mujoco_api.h"
+#include "tests/c/test_mujoco_compare.h"
+#else
+#define HAVE_MUJOCO 0
+#endif
+
+#define SENSORS LUCID_SOURCE_DIR "/tests/data/model/mjcf_sensors.xml"
+#define STATES  200
+#define TOL     1e-9
+
+static int skipped;
+
+#if HAVE_MUJOCO
+static mujoco_api mj;
+static int have_api;
+
+/* xorshift64*: the test's own random stream, uniform in [lo, hi). */
+static double uniform(uint64_t *s, double lo, double hi) {
+    *s ^= *s >> 12, *s ^= *s << 25, *s ^= *s >> 27;
+    return lo + (hi - lo) * (double)((*s * 2685821657736338717ull) >> 11) * 0x1.0p-53;
+}
+
+/* Both libraries' models of the file; 0 (skipped) without MuJoCo. */
+static int load_both(mjModel **mm, mjData **md, lucid_model **lm) {
+    if (!have_api) {
+        skipped = 1;
+        return 0;
+    }
+    char err[1024] = "";
+    *mm = mj.load_xml(SENSORS, NULL, err, sizeof err);
+    if (!*mm) fprintf(stderr, "MuJoCo: %s\n", err);
+    assert_non_null(*mm);
+    *md = mj.make_data(*mm);
+    assert_non_null(*md);
+    lucid_model_spec *spec = NULL;
+    lucid_status st = lucid_model_spec_load(SENSORS, NULL, &spec, err, sizeof err);
+    if (st == LUCID_OK) st = lucid_model_compile(spec, lm, err, sizeof err);
+    if (st != LUCID_OK) fprintf(stderr, "lucid: %s\n", err);
+    lucid_model_spec_destroy(spec);
+    assert_int_equal(st, LUCID_OK);
+    /* hinges and slides only: lucid's coordinates are MuJoCo's */
+    assert_int_equal((int)lucid_model_nq(*lm), (*mm)->nq);
+    assert_int_equal((int)lucid_model_nv(*lm), (*mm)->nv);
+    assert_int_equal((int)lucid_model_nu(*lm), (*mm)->nu);
+    return 1;
+}
+
+static void free_both(mjModel *mm, mjData *md, lucid_model *lm) {
+    mj.delete_data(md);
+    mj.delete_model(mm);
+    lucid_model_destroy(lm);
+}
+
+static void test_layout(void **state) {
+    (void)state;
+    mjModel *mm;
+    mjData *md;
+    lucid_model *lm;
+    if (!load_both(&mm, &md, &lm)) return;
+    const lucid_model_sensor *S = lucid_model_sensors(lm);
+    assert_int_equal((int)lucid_model_nsensors(lm), mm->nsensor);
+    assert_int_equal((int)lucid_model_nsensordata(lm), mm->nsensordata);
+    for (int k = 0; k < mm->nsensor; k++) {
+        assert_int_equal((int)S[k].dim, mm->sensor_dim[k]);
+        assert_int_equal((int)S[k].adr, mm->sensor_adr[k]);
+        assert_string_equal(S[k].name, mm->names + mm->name_sensoradr[k]);
+    }
+    free_both(mm, md, lm);
+}
+
+/* MuJoCo's sensordata at its current qpos, qvel, ctrl against lucid's world at that state. */
+static double compare_at(const mjModel *mm, mjData *md, const lucid_model *lm, lucid_world *w,
+                         int id, double *mine, int index) {
+    mj.forward(mm, md);
+    assert_int_equal(lucid_world_model_sensors(w, id, mine), LUCID_OK);
+    const lucid_model_sensor *S = lucid_model_sensors(lm);
+    for (size_t k = 0; k < lucid_model_nsensors(lm); k++) {
+        if (S[k].kind != LUCID_SENSOR_FRAMEQUAT) continue;
+        double *a = mine + S[k].adr;
+        const double *b = md->sensordata + S[k].adr;
+        if (a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] < 0.0)
+            for (int i = 0; i < 4; i++) a[i] = -a[i];
+    }
+    return compare("sensordata", mine, md->sensordata, (size_t)mm->nsensordata, TOL, index);
+}
+
+/* A world holding lm alone at MuJoCo's state and controls. */
+static lucid_world *world_of(const lucid_model *lm, const mjData *md, int *id) {
+    lucid_world_options o;
+    lucid_world_default_options(&o);
+    o.dt = lucid_model_timestep(lm);
+    lucid_world *w = NULL;
+    assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
+    lucid_world_model_desc d;
+    lucid_world_model_desc_default(&d);
+    d.q = md->qpos, d.v = md->qvel;
+    assert_int_equal(lucid_world_add_model(w, lm, &d, id, NULL), LUCID_OK);
+    assert_int_equal(lucid_world_model_set_control(w, *id, md->ctrl, NULL), LUCID_OK);
+    return w;
+}
+
+static void test_random_states(void **state) {
+    (void)state;
+    mjModel *mm;
+    mjData *md;
+    lucid_model *lm;
+    if (!load_both(&mm, &md, &lm)) return;
+    double *mine = malloc((size_t)mm->nsensordata * sizeof *mine);
+    assert_non_null(mine);
+    uint64_t seed = 0x9E3779B97F4A7C15ull;
+    double worst = 0.0;
+    int force_clamped = 0, ctrl_clamped = 0;
+    for (int s = 0; s < STATES; s++) {
+        mj.reset_data(mm, md);
+        for (int i = 0; i < mm->nq; i++) md->qpos[i] = uniform(&seed, -2, 2);
+        for (int i = 0; i < mm->nv; i++) md->qvel[i] = uniform(&seed, -3, 3);
+        for (int i = 0; i < mm->nu; i++) md->ctrl[i] = uniform(&seed, -3, 3);
+        int id;
+        lucid_world *w = world_of(lm, md, &id);
+        worst = fmax(worst, compare_at(mm, md, lm, w, id, mine, s));
+        force_clamped += fabs(md->actuator_force[0]) == 5.0;
+        ctrl_clamped += fabs(md->ctrl[0]) > 1.0;
+        lucid_world_destroy(w);
+    }
+    printf("%d random states: sensordata worst relative gap %.2g; servo force clamped %d, "
+           "control clamped %d\n",
+           STATES, worst, force_clamped, ctrl_clamped);
+    assert_true(force_clamped > 0 && force_clamped < STATES && ctrl_clamped > 0);
+    free(mine);
+    free_both(mm, md, lm);
+}
+
+static void test_trajectory(void **state) {
+    (void)state;
+    mjModel *mm;
+    mjData *md;
+    lucid_model *lm;
+    if (!load_both(&mm, &md, &lm)) return;
+    double *mine = malloc((size_t)mm->nsensordata * sizeof *mine);
+    assert_non_null(mine);
+    md->ctrl[0] = 0.7, md->ctrl[1] = -0.3;
+    md->qvel[1] = 2.0;
+    int id;
+    lucid_world *w = world_of(lm, md, &id);
+    double worst = 0.0;
+    for (int s = 0; s < STATES; s++) {
+        assert_int_equal(lucid_world_step(w), LUCID_OK);
+        memcpy(md->qpos, lucid_world_model_q(w, id), (size_t)mm->nq * sizeof(double));
+        memcpy(md->qvel, lucid_world_model_v(w, id), (size_t)mm->nv * sizeof(double));
+        worst = fmax(worst, compare_at(mm, md, lm, w, id, mine, s));
+    }
+    printf("%d steps of lucid's world: sensordata at each state, worst relative gap %.2g\n", STATES,
+           worst);
+    lucid_world_destroy(w);
+    free(mine);
+    free_both(mm, md, lm);
+}
+#else
+static void test_layout(void **state) {
+    (void)state;
+    skipped = 1;
+}
+static void test_random_states(void **state) {
+    (void)state;
+    skipped = 1;
+}
+static void test_trajectory(void **state) {
+    (void)state;
+    skipped = 1;
+}
+#endif
+
+int main(void) {
+#if HAVE_MUJOCO
+    have_api = load_mujoco(&mj);
+    if (!have_api) fprintf(stderr, "MuJoCo 2.2.2 (libmujoco.so) not found: not compared\n");
+#endif
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_layout),
+        cmocka_unit_test(test_random_states),
+        cmocka_unit_test(test_trajectory),
+    };
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    if (failed) return failed;
+    if (skipped) {
+        fprintf(stderr, "test_mjcf_sensors: MuJoCo 2.2.2 missing: skipped\n");
+        return 77;
+    }
+    return 0;
+}

@@ -1,0 +1,106 @@
+-- MJCF sensors (docs/model_files.md, docs/model.md m:sensors(), docs/world.md w:sensors): the
+-- listing, the values' layout and their meaning at the world's current state (w:q, w:v, the
+-- actuator's force, w:frame_pose, the model's pose included), and the refusals naming file:line.
+-- The comparisons with MuJoCo 2.2.2 are tests/c/test_mjcf_sensors.c.
+local t = require "testing"
+local lucid = require "lucid"
+
+local FILE = "tests/data/model/mjcf_sensors.xml"
+local DATA = "tests/data/model/"
+
+t.case("m:sensors lists each sensor's type, object, dim and adr in the file's order", function()
+  local s = lucid.model.load(FILE):sensors()
+  t.eq(#s, 21)
+  t.eq(s[1].name, "q_wrist"); t.eq(s[1].type, "jointpos"); t.eq(s[1].object, "wrist")
+  t.eq(s[1].objtype, "joint"); t.eq(s[1].dim, 1); t.eq(s[1].adr, 1)
+  t.eq(s[5].type, "actuatorfrc"); t.eq(s[5].object, "servo"); t.eq(s[5].objtype, "actuator")
+  t.eq(s[7].type, "framepos"); t.eq(s[7].objtype, "xbody"); t.eq(s[7].adr, 7)
+  t.eq(s[8].type, "framequat"); t.eq(s[8].dim, 4); t.eq(s[8].adr, 10)
+  t.eq(s[12].object, "tip"); t.eq(s[12].objtype, "site")
+  t.eq(s[3].name, ""); t.eq(s[16].adr, 38); t.eq(s[16].noise, 0)
+  t.eq(s[17].name, "w_tip"); t.eq(s[17].type, "gyro"); t.eq(s[17].objtype, "site")
+  t.eq(s[17].adr, 42); t.eq(s[21].type, "velocimeter"); t.eq(s[21].adr, 54)
+end)
+
+t.case("w:sensors reads the world's current state (model pose included)", function()
+  local m = lucid.model.load(FILE)
+  local w = lucid.world{dt = m.timestep}
+  local pose = lucid.se3.exp(lucid.vec{0.3, -0.2, 0.1, 0.2, 0.4, -0.1})
+  local id = w:add_model(m, {q = {0.1, 0.4, -0.3, 0.7}, v = {0.5, -1, 2, 0.3}, pose = pose})
+  w:set_control(id, {0.4, 1.5})
+  for _ = 1, 20 do w:step() end
+  local y, q, v = w:sensors(id), w:q(id), w:v(id)
+  local s = m:sensors()
+  t.eq(#y:totable(), 56)
+  local idx = {}
+  for i, j in ipairs(m:names("joint")) do idx[j] = i end
+  t.eq(y[1], q[idx.wrist]); t.eq(y[2], v[idx.slide]); t.eq(y[3], q[idx.slide])
+  t.eq(y[4], v[idx.elbow_x])
+  t.eq(y[6], 1.5) -- the motor's force is its control: gear scales its moment only (MuJoCo)
+  for k = 7, 16 do
+    local T = w:frame_pose(id, s[k].object)
+    if s[k].type == "framepos" then
+      t.allnear({y[s[k].adr], y[s[k].adr + 1], y[s[k].adr + 2]}, T:translation(), 1e-15, s[k].object)
+    else
+      local r, sign = T:quat():totable(), 1
+      if r[1] < 0 then sign = -1 end
+      for i = 1, 4 do t.near(y[s[k].adr + i - 1], sign * r[i], 1e-15, s[k].object) end
+      t.truthy(y[s[k].adr] >= 0, "w >= 0")
+    end
+  end
+  -- a site on the world does not move; the tip's speed is nonzero after the steps
+  t.allnear({y[54], y[55], y[56]}, {0, 0, 0}, 0, "velocimeter on the world")
+  t.truthy(math.abs(y[42]) + math.abs(y[43]) + math.abs(y[44]) > 0, "gyro of the tip")
+end)
+
+t.case("w:sensors follows set_state, set_q and set_v (the kinematics are refreshed)", function()
+  local m = lucid.model.load(FILE)
+  local w = lucid.world{dt = m.timestep}
+  local id = w:add_model(m, {v = {1, -2, 3, 0.5}})
+  w:set_control(id, {0.5, -0.2})
+  local s0, y0 = w:state(), w:sensors(id):totable()
+  for _ = 1, 10 do w:step() end
+  local y1 = w:sensors(id):totable()
+  t.truthy(math.abs(y1[7] - y0[7]) > 1e-6, "the steps moved the lower body")
+  w:set_state(s0)
+  t.allnear(w:sensors(id), y0, 0, "after set_state")
+  w:set_q(id, w:q(id)) -- unchanged q: unchanged values
+  t.allnear(w:sensors(id), y0, 0, "after set_q")
+  w:set_v(id, {0, 0, 0, 0})
+  local y2 = w:sensors(id):totable()
+  for k = 42, 56 do t.eq(y2[k], 0, "velocity sensor " .. k .. " at rest") end
+end)
+
+-- A sensor lucid does not compute changes no physics: the model loads, the sensor is left out
+-- of w:sensors, and a warning names file:line and why.
+t.case("MuJoCo's other sensors are skipped with a warning naming file:line", function()
+  local cases = {{"mjcf_sensor_skip_kind.xml", "<touch>: skipped (lucid computes jointpos"},
+                 {"mjcf_sensor_skip_objtype.xml", "<framequat>: skipped (objtype body, geom"},
+                 {"mjcf_sensor_skip_ref.xml", "<framepos>: skipped (frame sensors relative"}}
+  for _, c in ipairs(cases) do
+    local script = os.tmpname() .. ".lua"
+    local f = assert(io.open(script, "w"))
+    f:write(string.format("print(#lucid.model.load(%q):sensors())\n", DATA .. c[1]))
+    f:close()
+    local pipe = assert(io.popen(arg[-1] .. " " .. script .. " 2>&1"))
+    local out = pipe:read("a")
+    pipe:close()
+    os.remove(script)
+    t.truthy(out:find("lucid: " .. DATA .. c[1] .. ":11: warning: " .. c[2], 1, true), out)
+    t.truthy(out:find("\n0\n", 1, true) or out:match("^0\n") or out:find("\n0$"), out)
+  end
+end)
+
+t.case("refusals name the file, the line and the reason", function()
+  local F = "lucid.model.load: " .. DATA
+  t.raises(F .. "bad_mjcf_sensor_kind.xml:11: <sensor>: unknown sensor <touchy>",
+           lucid.model.load, DATA .. "bad_mjcf_sensor_kind.xml")
+  t.raises(F .. "mjcf_sensor_unknown_joint.xml:11: jointpos 'qa': no joint named 'nope'",
+           lucid.model.load, DATA .. "mjcf_sensor_unknown_joint.xml")
+  t.raises(F .. "mjcf_sensor_unknown_site.xml:11: framepos #1: no site named 'nope'",
+           lucid.model.load, DATA .. "mjcf_sensor_unknown_site.xml")
+  t.raises(F .. "bad_mjcf_sensor_noise.xml:11: <jointvel>: noise and cutoff must be >= 0",
+           lucid.model.load, DATA .. "bad_mjcf_sensor_noise.xml")
+  local w = lucid.world{}
+  t.raises("lucid.world:sensors: unknown model id 1", w.sensors, w, 1)
+end)
