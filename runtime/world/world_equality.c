@@ -15,8 +15,7 @@
  * mechanism's size) and any violation the state started with are removed at the position
  * level by Gauss-Newton steps q <- q (+) (-F S^+ phi(q)) (post-stabilisation, Cline and Pai
  * 2003): a bilateral row has no side to rest on, and a position projection corrects fully in
- * one step without adding velocity, where a velocity bias -phi/dt would add kinetic energy
- * (measured in tests/c/test_world_equality.c: the four-bar closes to round-off).
+ * one step without adding velocity, where a velocity bias -phi/dt would add kinetic energy.
  *
  * S is singular where rows are redundant (a planar four-bar's 3-row connect has rank 2): S^+ is
  * a diagonally pivoted Cholesky factor of S that stops at the first pivot at or below

@@ -10,8 +10,8 @@
  *     steps are the same semi-implicit Euler here (no joint damping, springs or armature, the
  *     tendons' forces explicit in both), so the gap is rounding, bounded by 1e-9 rad;
  *   - 2 s of the limit model pushed into its bounds: lucid's tendon lengths stay within the
- *     range plus the rest band of its position correction (slop), and MuJoCo's soft limit's
- *     overshoot is measured and printed;
+ *     range plus the rest band of its position correction (slop), beside MuJoCo's soft limit's
+ *     overshoot (printed);
  *   - tests/data/model/mjcf_tendon_friction.xml (two pendulums coupled by a tendon with
  *     frictionloss) released beyond its band: wherever MuJoCo's soft friction row is saturated
  *     (its force +-f) the two trajectories agree to 1e-6 rad, lucid's tendon force is f

@@ -312,7 +312,8 @@ static void test_weld_holds(void **state) {
     assert_int_equal(
         lucid_world_model_frame_pose(w, id, (size_t)lucid_model_find_frame(m, "bob"), &bob0),
         LUCID_OK);
-    lucid_vec3 pin = lucid_vec3_make(0, 0.9652704, 1.1969616); /* the anchor, world */
+    /* the "hang" weld's anchor as mjcf_weld.xml gives it (world frame) */
+    lucid_vec3 pin = lucid_vec3_make(0, 0.9652704, 1.1969616);
     lucid_se3 bob0i = lucid_se3_inverse(&bob0);
     lucid_vec3 top = lucid_se3_act(&bob0i, pin); /* the box's point there */
     assert_true(lucid_vec3_norm(lucid_vec3_sub(top, lucid_vec3_make(0, 0, 0.2))) < 1e-6);
