@@ -8,6 +8,7 @@
 -- The comparisons with MuJoCo 2.2.2 are tests/c/test_mjcf_tendons.c.
 local t = require "testing"
 local lucid = require "lucid"
+local rows = require "friction_rows"
 
 local SPRING = "tests/data/model/mjcf_tendon_spring.xml"
 local LIMIT = "tests/data/model/mjcf_tendon_limit.xml"
@@ -189,23 +190,6 @@ end)
 local G, ARM, MASS, F = 9.81, 0.5, 1.0, 1.0
 local INERTIA = MASS * (ARM * ARM + 0.4 * 0.05 * 0.05) -- each pendulum's, about its hinge
 
--- The tendon's friction row of the last step (nil when none).
-local function tendon_friction(w)
-  for _, c in ipairs(w:contacts()) do
-    if c.frictionloss and c.tendon then return c end
-  end
-end
-
--- The bound on a stuck row's velocity the solver's answer guarantees (as in
--- tests/lua/test_world_friction.lua): |Ld| <= dt res ((1 + |lambda|) / (lambda_n - |lambda_t|) + 1);
--- 0 for a force on the cone's edge (sliding).
-local function stuck_bound(w, c)
-  local res, l = w:stats().residual, c.lambda
-  if l[3] - math.abs(l[1]) <= 1e-6 * c.frictionloss then return 0 end
-  local norm = math.sqrt(l[1] ^ 2 + l[2] ^ 2 + l[3] ^ 2)
-  return 1e-3 * res * ((1 + norm) / (l[3] - math.abs(l[1])) + 1)
-end
-
 -- The angle q1 < 0 where a symmetric release from q0 > 0 (q2 = -q1) first stops: each pendulum's
 -- m g l (cos q1 - cos q0) equals f |q0 - q1| (the tendon's friction works f |dL| = 2 f |dq|).
 local function stop_angle(q0)
@@ -241,11 +225,11 @@ t.case("a tendon with frictionloss inside its band never moves", function()
     for _ = 1, 2000 do
       local q = w:q(id)
       w:step()
-      local c, v = tendon_friction(w), w:v(id)
+      local c, v = rows.row(w, true), w:v(id)
       t.eq(#w:contacts(), 1)
       t.truthy(c.model == id and c.tendon == 1 and c.dof == nil and c.frictionloss == F, "the row")
       t.near(c.lambda[3], F, 1e-6 * F, "the prescribed normal force")
-      local bound = stuck_bound(w, c)
+      local bound = rows.stuck_bound(w, c, 1e-3)
       drift = drift + 1e-3 * bound
       t.truthy(math.abs(v[1]) <= bound and math.abs(v[2]) <= bound, v[1])
       -- it holds gravity's force along the moment (1, -1), m g l (sin q1 - sin q2) / 2 (M = I Id),
@@ -267,9 +251,9 @@ t.case("a tendon released beyond its band slides at |lambda_t| = f and stops by 
   local stop, worst_slide, slid = nil, 0, 0
   for i = 1, 3000 do
     w:step()
-    local c, v = tendon_friction(w), w:v(id)
+    local c, v = rows.row(w, true), w:v(id)
     local Ld = v[1] - v[2]
-    if math.abs(Ld) > 2 * stuck_bound(w, c) then -- sliding: the tendon's force is f against Ld
+    if math.abs(Ld) > 2 * rows.stuck_bound(w, c, 1e-3) then -- sliding: the tendon's force is f against Ld
       t.truthy(not stop, "stuck for good at step " .. tostring(stop) .. ", moving at " .. i)
       worst_slide = math.max(worst_slide, math.abs(c.lambda[1] + F * (Ld > 0 and 1 or -1)))
       slid = slid + 1
@@ -298,7 +282,7 @@ t.case("a sliding tendon: the acceleration along and across it is the analytic o
   for _ = 1, 300 do
     local q, v = w:q(id), w:v(id)
     w:step()
-    local vp, c = w:v(id), tendon_friction(w)
+    local vp, c = w:v(id), rows.row(w, true)
     local Ld = vp[1] - vp[2]
     if math.abs(Ld) > 1e-6 then
       steps = steps + 1

@@ -9,6 +9,7 @@
 -- soft friction loss against it.
 local t = require "testing"
 local lucid = require "lucid"
+local rows = require "friction_rows"
 
 local G, L, MASS, F = 9.81, 0.5, 1.0, 1.0 -- gravity, bob distance, mass, friction loss (N m)
 local R = 0.05                             -- the bob's radius
@@ -52,12 +53,6 @@ local function urdf_pendulum(frictionloss)
 end
 
 -- The friction row of the last step (nil when none).
-local function friction_row(w)
-  for _, c in ipairs(w:contacts()) do
-    if c.frictionloss then return c end
-  end
-end
-
 -- Steps the model from q0 at rest for n steps; returns the world, its id and the trajectory.
 local function run(path, q0, n, contact)
   local w = lucid.world{dt = 1e-3, contact = contact}
@@ -82,19 +77,6 @@ local function stop_angle(q0)
   return 0.5 * (lo + hi)
 end
 
--- The bound on a stuck dof's velocity the solver's answer guarantees: its force lambda inside the
--- cone (|lambda_t| < lambda_n), sigma + Gamma within delta of the dual cone K* and
--- |lambda . (sigma + Gamma)| = c. For d' in K*, lambda . d' >= (lambda_n - |lambda_t|) |d'_t|,
--- so |sigma_t| <= (c + |lambda| delta) / (lambda_n - |lambda_t|) + delta, and c, delta <= res
--- (w:stats().residual): |v| = dt |sigma_t| <= dt res ((1 + |lambda|) / (lambda_n - |lambda_t|) + 1).
--- A force on the cone's edge (within tol 1e-6 of f) is sliding's: bound 0.
-local function stuck_bound(w, c)
-  local res, l = w:stats().residual, c.lambda
-  if l[3] - math.abs(l[1]) <= 1e-6 * c.frictionloss then return 0 end
-  local norm = math.sqrt(l[1] ^ 2 + l[2] ^ 2 + l[3] ^ 2)
-  return 1e-3 * res * ((1 + norm) / (l[3] - math.abs(l[1])) + 1)
-end
-
 t.case("a pendulum released beyond its friction band swings once and sticks inside it", function()
   local q0 = 0.6 -- m g l sin q0 = 2.77 N m > f
   local path = mjcf_pendulum(F)
@@ -107,10 +89,10 @@ t.case("a pendulum released beyond its friction band swings once and sticks insi
   local stop, worst_slide = nil, 0
   for i = 1, 3000 do
     w:step()
-    local v, c = w:v(id)[1], friction_row(w)
+    local v, c = w:v(id)[1], rows.row(w)
     t.near(c.lambda[3], F, 1e-6 * F, "the prescribed normal force")
     t.eq(c.lambda[2], 0)
-    local bound = stuck_bound(w, c)
+    local bound = rows.stuck_bound(w, c, 1e-3)
     if math.abs(v) > bound then -- sliding: the friction torque is f against the motion
       t.truthy(not stop, "stuck for good at step " .. tostring(stop) .. ", moving at " .. i)
       worst_slide = math.max(worst_slide, math.abs(c.lambda[1] + F * (v > 0 and 1 or -1)))
@@ -125,7 +107,7 @@ t.case("a pendulum released beyond its friction band swings once and sticks insi
   -- one swing of the symplectic Euler step (its O(dt) energy error: 7e-7 rad measured)
   t.near(q, q1, 1e-5, "the energy balance's stop angle")
   t.truthy(math.abs(MASS * G * L * math.sin(q)) < F, "inside the band")
-  local c = friction_row(w)
+  local c = rows.row(w)
   t.eq(c.model, id)
   t.eq(c.dof, 1)
   t.eq(c.frictionloss, F)
@@ -142,9 +124,9 @@ t.case("a pendulum inside its friction band never moves", function()
     for _ = 1, 2000 do
       local q = w:q(id)[1]
       w:step()
-      local c, v = friction_row(w), w:v(id)[1]
-      drift = drift + 1e-3 * stuck_bound(w, c) -- what the stuck bound lets q move
-      t.truthy(math.abs(v) <= stuck_bound(w, c), v)
+      local c, v = rows.row(w), w:v(id)[1]
+      drift = drift + 1e-3 * rows.stuck_bound(w, c, 1e-3) -- what the stuck bound lets q move
+      t.truthy(math.abs(v) <= rows.stuck_bound(w, c, 1e-3), v)
       -- it holds gravity's torque, up to what changed the (bounded) velocity
       t.near(c.lambda[1], MASS * G * L * math.sin(q), inertia * math.abs(v - v0) / 1e-3 + 1e-12,
              "holds gravity's torque")
@@ -197,7 +179,7 @@ t.case("every contact model and solver pair solves the friction rows or refuses 
     local model, solver = pair:match("(%w+):(%w+)")
     local w, id, q = run(path, 0.6, 3000, {model = model, solver = solver})
     t.near(q[#q], q1, 1e-5, pair)
-    t.truthy(math.abs(w:v(id)[1]) <= stuck_bound(w, friction_row(w)), pair)
+    t.truthy(math.abs(w:v(id)[1]) <= rows.stuck_bound(w, rows.row(w), 1e-3), pair)
     t.truthy(w:stats().converged, pair)
   end
   for _, solver in ipairs{"pgs", "admm", "newton", "ip"} do
@@ -326,7 +308,7 @@ t.case("w:param and w:set_param: a joint's frictionloss, on the world's own mode
   -- acceleration a = (m g l sin q0 - 0.5) / I (which changes by 0.5 % over the 5 mrad it moves)
   local a = (MASS * G * L * math.sin(0.15) - 0.5) / (MASS * (L * L + 0.4 * R * R))
   t.near(w:q(id)[1], 0.15 - a * 1e-6 * 100 * 101 / 2, 1e-4)
-  t.eq(friction_row(w).frictionloss, 0.5)
+  t.eq(rows.row(w).frictionloss, 0.5)
   t.raises("lucid.world:set_param: a joint's frictionloss must be >= 0 and finite", w.set_param, w,
            spec, -1)
 end)
