@@ -32,6 +32,10 @@ typedef enum lucid_reference_frame {
 void lucid_model_frame_jacobian(const lucid_model *m, const lucid_model_data *d, size_t f,
                                 lucid_reference_frame ref, double *J);
 
+/* The frame's twist J v in `ref` (after lucid_model_forward_kinematics), without forming J. */
+void lucid_model_frame_velocity(const lucid_model *m, const lucid_model_data *d, size_t f,
+                                const double *v, lucid_reference_frame ref, double twist[6]);
+
 /* tau = M(q) a + b(q, v) (inverse dynamics). O(njoints). */
 void lucid_model_rnea(const lucid_model *m, lucid_model_data *d, const double *q, const double *v,
                       const double *a, double *tau);

@@ -1,30 +1,23 @@
 /* A model's sensors in the world (model.h "sensors", docs/world.md "Sensors"): MuJoCo 2.2.2's
  * sensordata of the kinds lucid computes, at the world's current state (after the last step
  * or set_state), which is what MuJoCo's mj_forward computes at that state. */
-#include <stdint.h>
-#include <stdlib.h>
-
 #include "runtime/math/quat.h"
 #include "runtime/model/dynamics.h"
 #include "runtime/model/model.h"
 #include "runtime/world/world.h"
 #include "runtime/world/world_internal.h"
 
-/* Frame f's twist in its own frame (linear, then angular) at the model's current state, with
- * J (6 x nv) as scratch; zero for a frame no dof moves (static, mocap). */
-static void frame_twist(const lucid_world *w, int id, size_t f, double *J, double twist[6]) {
+/* Frame f's twist in its own frame (linear, then angular) at the model's current state; zero
+ * for a frame no dof moves (static, mocap). */
+static void frame_twist(const lucid_world *w, int id, size_t f, double twist[6]) {
     const lucid_world_model *wm = &w->models[id];
-    size_t nv = lucid_model_nv(wm->model);
     for (int r = 0; r < 6; ++r) twist[r] = 0.0;
     if (lucid_model_frame_mocap(wm->model, f, NULL) >= 0) return;
-    lucid_model_frame_jacobian(wm->model, wm->data, f, LUCID_REF_LOCAL, J);
-    for (size_t k = 0; k < nv; ++k)
-        for (int r = 0; r < 6; ++r) twist[r] += J[6 * k + (size_t)r] * wm->v[k];
+    lucid_model_frame_velocity(wm->model, wm->data, f, wm->v, LUCID_REF_LOCAL, twist);
 }
 
 /* Sensor S's values at the model's current state into y (S->dim values). */
-static void sensor_values(const lucid_world *w, int id, const lucid_model_sensor *S, double *J,
-                          double *y) {
+static void sensor_values(const lucid_world *w, int id, const lucid_model_sensor *S, double *y) {
     const lucid_model *m = lucid_world_model_of(w, id);
     const double *q = lucid_world_model_q(w, id), *v = lucid_world_model_v(w, id);
     switch (S->kind) {
@@ -56,7 +49,7 @@ static void sensor_values(const lucid_world *w, int id, const lucid_model_sensor
         case LUCID_SENSOR_GYRO:
         case LUCID_SENSOR_VELOCIMETER: {
             double twist[6];
-            frame_twist(w, id, (size_t)S->object, J, twist);
+            frame_twist(w, id, (size_t)S->object, twist);
             int at = S->kind == LUCID_SENSOR_GYRO ? 3 : 0;
             for (int i = 0; i < 3; ++i) y[i] = twist[at + i];
             return;
@@ -66,27 +59,11 @@ static void sensor_values(const lucid_world *w, int id, const lucid_model_sensor
     }
 }
 
-/* Whether a sensor of m needs a frame's velocity (gyro, velocimeter). */
-static int needs_velocity(const lucid_model *m) {
-    const lucid_model_sensor *S = lucid_model_sensors(m);
-    for (size_t k = 0; k < lucid_model_nsensors(m); ++k)
-        if (S[k].kind == LUCID_SENSOR_GYRO || S[k].kind == LUCID_SENSOR_VELOCIMETER) return 1;
-    return 0;
-}
-
 lucid_status lucid_world_model_sensors(const lucid_world *w, int id, double *out) {
     const lucid_model *m = w && out ? lucid_world_model_of(w, id) : NULL;
     if (!m) return LUCID_ERR_ARGUMENT;
-    /* the frame Jacobian's scratch (6 nv doubles) only for velocity sensors */
-    size_t nv = lucid_model_nv(m);
-    double *J = NULL;
-    if (nv && needs_velocity(m)) {
-        if (nv > SIZE_MAX / (6 * sizeof *J) || !(J = malloc(6 * nv * sizeof *J)))
-            return LUCID_ERR_NO_MEMORY;
-    }
     const lucid_model_sensor *S = lucid_model_sensors(m);
     for (size_t k = 0; k < lucid_model_nsensors(m); ++k)
-        sensor_values(w, id, &S[k], J, out + S[k].adr);
-    free(J);
+        sensor_values(w, id, &S[k], out + S[k].adr);
     return LUCID_OK;
 }

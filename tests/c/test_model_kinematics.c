@@ -144,6 +144,21 @@ static void frame_jacobians_match_finite_differences(void **state) {
                 worst = fmax(worst, err);
                 assert_true(err <= 1e-7);
             }
+            /* the twist without J equals J v in each frame */
+            lucid_model_forward_kinematics(m, d, q);
+            for (size_t k = 0; k < nv; ++k) e[k] = sin(1.0 + (double)(k + f));
+            const double *Js[3] = {J, Jw, Ja};
+            const lucid_reference_frame refs[3] = {LUCID_REF_LOCAL, LUCID_REF_WORLD,
+                                                   LUCID_REF_LOCAL_WORLD_ALIGNED};
+            for (int r = 0; r < 3; ++r) {
+                double twist[6], Jv[6] = {0, 0, 0, 0, 0, 0}, scale = 1.0;
+                lucid_model_frame_velocity(m, d, f, e, refs[r], twist);
+                for (size_t k = 0; k < nv; ++k)
+                    for (int i = 0; i < 6; ++i) Jv[i] += Js[r][6 * k + (size_t)i] * e[k];
+                for (int i = 0; i < 6; ++i) scale = fmax(scale, fabs(Jv[i]));
+                assert_true(diff_inf(twist, Jv, 6) <= 1e-14 * scale);
+            }
+            memset(e, 0, nv * sizeof *e);
         }
         free(q), free(qp), free(e), free(J), free(Jw), free(Ja);
         lucid_model_data_destroy(d);
@@ -180,6 +195,7 @@ static void algorithms_do_not_allocate(void **state) {
     lucid_model_forward_kinematics(m, d, q);
     lucid_model_frame_pose(m, d, 3);
     lucid_model_frame_jacobian(m, d, 3, LUCID_REF_WORLD, J);
+    lucid_model_frame_velocity(m, d, 3, v, LUCID_REF_LOCAL, X);
     lucid_model_rnea(m, d, q, v, a, tau);
     lucid_model_nle(m, d, q, v, tau);
     lucid_model_aba(m, d, q, v, tau, a);
