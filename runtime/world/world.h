@@ -64,12 +64,13 @@ typedef struct lucid_world_options {
     lucid_contact_options contact; /* model, solver, tol, max_iter...: default ncp:admm, 1e-6,
                                     * 200 iterations, warm started across steps, check_psd
                                     * off (G = J M^-1 J^T is PSD by construction). Each island is
-                                    * solved in its own units (world_delassus.c, problem_scales:
+                                    * solved in its own units (world_island_solve.c,
+                                    * lucid_world_island_scales:
                                     * forces ~ the weight of its lightest body, velocities ~ its
                                     * free velocity, each capped at 1), so tol is the paper's
                                     * eps_abs in N and m/s^2 for bodies of a kilogram and more
                                     * and a relative tolerance for lighter ones; see
-                                    * world_delassus.c for the retries when a solve fails */
+                                    * world_island_solve.c for the attempts when a solve fails */
     double slop;                   /* m, a resting contact settles slop/2 deep (default 1e-4);
                                     * parts smaller than slop / LUCID_WORLD_SLOP_PER_SIZE (half
                                     * extent) take a slop proportional to their size */
@@ -369,7 +370,7 @@ typedef struct lucid_world_stats {
     int converged;          /* every island's answer met tol, on the scaled criterion */
     double residual;        /* largest NCP criterion (abs, in N and m/s^2) over islands */
     double scaled_residual; /* largest model criterion in the island's units (what tol bounds,
-                             * see world_delassus.c: problem_scales) */
+                             * see world_island_solve.c: lucid_world_island_scales) */
     /* The energy-jump guard (lucid_world_step, docs/world.md): energy_ratio = T+ / (T + W + E_c),
      * T and T+ the kinetic energy before and after the step, W the positive part of the work of
      * gravity, applied wrenches, actuators and joint springs over it, E_c = sum m (g_n + |g|)
