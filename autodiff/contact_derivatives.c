@@ -3,7 +3,6 @@
  * conditioned, its LU factors: LU_RCOND), and the products.
  * Minimum-norm solve:  x = P Z^T [T^-1 (Q^T b)_1..r; 0];
  * transposed:          z = Q [T^-T (Z P^T w)_1..r; 0]   (the transpose of the same map). */
-#include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 #include "autodiff/contact_derivatives_internal.h"
 #include "solvers/contact/contact_criteria.h"
 #include "solvers/contact/contact_math.h"
+#include "solvers/dense/dense_kernels.h"
 #include "solvers/dense/dense_product.h"
 
 #define DEFAULT_THRESHOLD 1e-6
@@ -34,12 +34,12 @@ struct lucid_contact_derivatives {
     double *margins;                   /* n */
     int *active;                       /* q / 3 contact indices */
     double *K;                         /* q x q: its COD after factor */
-    lapack_int *jpvt;                  /* q */
-    lapack_int *iwork;                 /* q: the rcond estimate's signs (dlacn2) */
+    int *jpvt;                         /* q */
+    int *iwork;                        /* q: the rcond estimate's signs (dlacn2) */
     double *tau, *tauz, *v0, *v1;      /* q, q, m, m */
     double *scratch;                   /* m x m */
     double *work;
-    lapack_int lwork;
+    int lwork;
 };
 
 lucid_contact_derivative_options
@@ -62,15 +62,15 @@ static lucid_contact_derivatives *create(lucid_arena *arena, int max_contacts) {
     d->in_arena = arena != NULL;
     d->capacity = max_contacts;
     size_t n = (size_t)(max_contacts > 0 ? max_contacts : 1), m = 3 * n;
-    d->lwork = (lapack_int)(8192 + 66 * (m + 1));
+    d->lwork = (int)(8192 + 66 * (m + 1));
     d->lambda = take(arena, m, sizeof(double));
     d->lins = take(arena, n, sizeof *d->lins);
     d->modes = take(arena, n, sizeof *d->modes);
     d->margins = take(arena, n, sizeof(double));
     d->active = take(arena, n, sizeof(int));
     d->K = take(arena, m * m, sizeof(double));
-    d->jpvt = take(arena, m, sizeof(lapack_int));
-    d->iwork = take(arena, m, sizeof(lapack_int));
+    d->jpvt = take(arena, m, sizeof(int));
+    d->iwork = take(arena, m, sizeof(int));
     d->tau = take(arena, m, sizeof(double));
     d->tauz = take(arena, m, sizeof(double));
     d->v0 = take(arena, m, sizeof(double));
@@ -150,11 +150,10 @@ static void assemble(lucid_contact_derivatives *d, const lucid_contact_problem *
  * (a numerically singular K) gives 0. */
 static double lu_rcond(lucid_contact_derivatives *d, int q, double norm) {
     double *v = d->work, *x = d->work + q, est = 0.0;
-    lapack_int kase = 0, isave[3] = {0, 0, 0};
+    int kase = 0, isave[3] = {0, 0, 0};
     do {
-        LAPACKE_dlacn2_work(q, v, x, d->iwork, &est, &kase, isave);
-        if (kase != 0 && LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, kase == 1 ? 'N' : 'T', q, 1, d->K, q,
-                                             d->jpvt, x, q) != 0)
+        lucid_dense_lacn2(q, v, x, d->iwork, &est, &kase, isave);
+        if (kase != 0 && lucid_dense_getrs(kase != 1, q, 1, d->K, q, d->jpvt, x, q) != 0)
             return 0.0;
     } while (kase != 0);
     return est > 0.0 && isfinite(est) ? 1.0 / (norm * est) : 0.0;
@@ -165,9 +164,9 @@ static double lu_rcond(lucid_contact_derivatives *d, int q, double norm) {
 static int factor_lu(lucid_contact_derivatives *d) {
     int q = d->q;
     memcpy(d->scratch, d->K, sizeof(double) * (size_t)q * (size_t)q);
-    double norm = LAPACKE_dlange_work(LAPACK_COL_MAJOR, '1', q, q, d->K, q, NULL);
+    double norm = lucid_dense_norm1_unchecked(q, q, d->K, q);
     double rcond = 0.0;
-    lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, q, q, d->K, q, d->jpvt);
+    int info = lucid_dense_getrf(q, d->K, q, d->jpvt);
     if (info == 0 && isfinite(norm) && norm > 0.0) rcond = lu_rcond(d, q, norm);
     if (info == 0 && rcond >= LU_RCOND) {
         d->lu = 1, d->rank = q;
@@ -211,15 +210,14 @@ lucid_status lucid_contact_derivatives_factor(lucid_contact_derivatives *d,
     assemble(d, p);
     if (factor_lu(d)) return LUCID_OK;
     for (int k = 0; k < q; ++k) d->jpvt[k] = 0;
-    lapack_int info =
-        LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, q, q, d->K, q, d->jpvt, d->tau, d->work, d->lwork);
+    int info = lucid_dense_geqp3(q, q, d->K, q, d->jpvt, d->tau, d->work, d->lwork);
     if (info != 0) return LUCID_ERR_INTERNAL;
     double first = fabs(d->K[0]);
     int rank = 0;
     while (rank < q && fabs(d->K[rank + (size_t)q * rank]) > o->rcond * first) ++rank;
     d->rank = rank;
     if (rank > 0 && rank < q) {
-        info = LAPACKE_dtzrzf_work(LAPACK_COL_MAJOR, rank, q, d->K, q, d->tauz, d->work, d->lwork);
+        info = lucid_dense_tzrzf(rank, q, d->K, q, d->tauz, d->work, d->lwork);
         if (info != 0) return LUCID_ERR_INTERNAL;
     }
     return LUCID_OK;
@@ -245,18 +243,15 @@ double lucid_contact_derivatives_margin(const lucid_contact_derivatives *d, int 
 static lucid_status solve(lucid_contact_derivatives *d, double *B, int nrhs, double *perm) {
     int q = d->q, r = d->rank;
     if (d->lu)
-        return LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', q, nrhs, d->K, q, d->jpvt, B, q) == 0
-                   ? LUCID_OK
-                   : LUCID_ERR_INTERNAL;
-    lapack_int info = LAPACKE_dormqr_work(LAPACK_COL_MAJOR, 'L', 'T', q, nrhs, q, d->K, q, d->tau,
-                                          B, q, d->work, d->lwork);
+        return lucid_dense_getrs(0, q, nrhs, d->K, q, d->jpvt, B, q) == 0 ? LUCID_OK
+                                                                          : LUCID_ERR_INTERNAL;
+    int info = lucid_dense_ormqr(1, q, nrhs, q, d->K, q, d->tau, B, q, d->work, d->lwork);
     if (info != 0) return LUCID_ERR_INTERNAL;
     if (r > 0) lucid_dense_upper_solve(0, r, nrhs, d->K, q, B, q);
     for (int c = 0; c < nrhs; ++c)
         for (int k = r; k < q; ++k) B[k + (size_t)q * c] = 0.0;
     if (r > 0 && r < q) {
-        info = LAPACKE_dormrz_work(LAPACK_COL_MAJOR, 'L', 'T', q, nrhs, r, q - r, d->K, q, d->tauz,
-                                   B, q, d->work, d->lwork);
+        info = lucid_dense_ormrz(1, q, nrhs, r, q - r, d->K, q, d->tauz, B, q, d->work, d->lwork);
         if (info != 0) return LUCID_ERR_INTERNAL;
     }
     for (int c = 0; c < nrhs; ++c) {
@@ -272,25 +267,22 @@ static lucid_status solve_transposed(lucid_contact_derivatives *d, double *Z, in
                                      double *perm) {
     int q = d->q, r = d->rank;
     if (d->lu)
-        return LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'T', q, nrhs, d->K, q, d->jpvt, Z, q) == 0
-                   ? LUCID_OK
-                   : LUCID_ERR_INTERNAL;
+        return lucid_dense_getrs(1, q, nrhs, d->K, q, d->jpvt, Z, q) == 0 ? LUCID_OK
+                                                                          : LUCID_ERR_INTERNAL;
     for (int c = 0; c < nrhs; ++c) {
         double *z = Z + (size_t)q * c;
         for (int k = 0; k < q; ++k) perm[k] = z[d->jpvt[k] - 1];
         memcpy(z, perm, sizeof(double) * (size_t)q);
     }
-    lapack_int info;
+    int info;
     if (r > 0 && r < q) {
-        info = LAPACKE_dormrz_work(LAPACK_COL_MAJOR, 'L', 'N', q, nrhs, r, q - r, d->K, q, d->tauz,
-                                   Z, q, d->work, d->lwork);
+        info = lucid_dense_ormrz(0, q, nrhs, r, q - r, d->K, q, d->tauz, Z, q, d->work, d->lwork);
         if (info != 0) return LUCID_ERR_INTERNAL;
     }
     if (r > 0) lucid_dense_upper_solve(1, r, nrhs, d->K, q, Z, q);
     for (int c = 0; c < nrhs; ++c)
         for (int k = r; k < q; ++k) Z[k + (size_t)q * c] = 0.0;
-    info = LAPACKE_dormqr_work(LAPACK_COL_MAJOR, 'L', 'N', q, nrhs, q, d->K, q, d->tau, Z, q,
-                               d->work, d->lwork);
+    info = lucid_dense_ormqr(0, q, nrhs, q, d->K, q, d->tau, Z, q, d->work, d->lwork);
     return info == 0 ? LUCID_OK : LUCID_ERR_INTERNAL;
 }
 

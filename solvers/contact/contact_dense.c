@@ -1,9 +1,9 @@
-/* The few dense LAPACK kernels the contact solvers need, on caller-owned buffers. */
-#include <cblas.h>
-#include <lapacke.h>
+/* The contact solvers' dense factorisations of G + R + shift I (Cholesky, its inverse, the
+ * spectrum) on caller-owned buffers, through the unchecked kernels of solvers/dense. */
 #include <string.h>
 
 #include "solvers/contact/contact_internal.h"
+#include "solvers/dense/dense_kernels.h"
 
 static void copy_shifted(const double *A, const double *R, double shift, int m, double *out) {
     memcpy(out, A, sizeof(double) * (size_t)m * (size_t)m);
@@ -13,7 +13,7 @@ static void copy_shifted(const double *A, const double *R, double shift, int m, 
 lucid_status lucid_contact_cholesky(const double *A, const double *R, double shift, int m,
                                     double *chol) {
     copy_shifted(A, R, shift, m, chol);
-    lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', m, chol, m);
+    int info = lucid_dense_potrf(m, chol, m);
     if (info > 0) return LUCID_ERR_NOT_SPD;
     return info == 0 ? LUCID_OK : LUCID_ERR_INTERNAL;
 }
@@ -44,58 +44,17 @@ lucid_status lucid_contact_eigen(lucid_contact_workspace *ws, const double *A, c
                                  int m, double *values, double *vectors, double *scratch) {
     double *a = vectors ? vectors : scratch;
     copy_shifted(A, R, 0.0, m, a);
-    lapack_int info =
-        LAPACKE_dsyevd_work(LAPACK_COL_MAJOR, vectors ? 'V' : 'N', 'L', m, a, m, values, ws->lwork,
-                            ws->lwork_size, ws->iwork, ws->iwork_size);
+    int info = lucid_dense_syevd(vectors != NULL, m, a, m, values, ws->lwork, ws->lwork_size,
+                                 ws->iwork, ws->iwork_size);
     return info == 0 ? LUCID_OK : LUCID_ERR_INTERNAL;
-}
-
-/* Below this order the recursions hand over to LAPACK's unblocked kernels. */
-enum { RECURSION_BASE = 32 };
-
-/* L (n x n lower, leading dimension ld) <- L^{-1}, in place: with L = [L11 0; L21 L22],
- * L^{-1} = [X11 0; -X22 L21 X11 X22], X = the inverses of the diagonal blocks. Recursive so
- * that the work is matrix-matrix products: OpenBLAS's dtrtri runs unblocked (matrix-vector)
- * at the sizes of a world's islands, where it was 3x slower than this (perf). */
-static lucid_status lower_inverse(double *L, int n, int ld) {
-    if (n <= RECURSION_BASE) {
-        lapack_int info = LAPACKE_dtrtri_work(LAPACK_COL_MAJOR, 'L', 'N', n, L, ld);
-        return info == 0 ? LUCID_OK : info > 0 ? LUCID_ERR_NOT_SPD : LUCID_ERR_INTERNAL;
-    }
-    int n1 = n / 2, n2 = n - n1;
-    double *L11 = L, *L21 = L + n1, *L22 = L + n1 + (size_t)ld * n1;
-    lucid_status status = lower_inverse(L11, n1, ld);
-    if (status == LUCID_OK) status = lower_inverse(L22, n2, ld);
-    if (status != LUCID_OK) return status;
-    cblas_dtrmm(CblasColMajor, CblasRight, CblasLower, CblasNoTrans, CblasNonUnit, n2, n1, 1.0, L11,
-                ld, L21, ld);
-    cblas_dtrmm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, n2, n1, -1.0, L22,
-                ld, L21, ld);
-    return LUCID_OK;
-}
-
-/* The lower triangle of X^T X for X lower (n x n), in place: [X11 0; X21 X22] gives
- * X11^T X11 + X21^T X21, X22^T X21 and X22^T X22 (the same recursion, for dlauum). */
-static void lower_gram(double *X, int n, int ld) {
-    if (n <= RECURSION_BASE) {
-        LAPACKE_dlauum_work(LAPACK_COL_MAJOR, 'L', n, X, ld);
-        return;
-    }
-    int n1 = n / 2, n2 = n - n1;
-    double *X11 = X, *X21 = X + n1, *X22 = X + n1 + (size_t)ld * n1;
-    lower_gram(X11, n1, ld);
-    cblas_dsyrk(CblasColMajor, CblasLower, CblasTrans, n1, n2, 1.0, X21, ld, 1.0, X11, ld);
-    cblas_dtrmm(CblasColMajor, CblasLeft, CblasLower, CblasTrans, CblasNonUnit, n2, n1, 1.0, X22,
-                ld, X21, ld);
-    lower_gram(X22, n2, ld);
 }
 
 lucid_status lucid_contact_inverse(const double *A, const double *R, double shift, int m,
                                    double *inv) {
     lucid_status status = lucid_contact_cholesky(A, R, shift, m, inv);
-    if (status == LUCID_OK) status = lower_inverse(inv, m, m); /* L^{-1} */
-    if (status == LUCID_OK) lower_gram(inv, m, m);             /* L^{-T} L^{-1} = (L L^T)^{-1} */
-    return status;
+    if (status != LUCID_OK) return status;
+    int info = lucid_dense_cholesky_inverse(m, inv, m);
+    return info == 0 ? LUCID_OK : info > 0 ? LUCID_ERR_NOT_SPD : LUCID_ERR_INTERNAL;
 }
 
 /* out = S x for the symmetric S whose lower triangle inv holds (dsymv written out, for the

@@ -13,11 +13,11 @@
  * of the distance to the cones' boundary. */
 #include "solvers/contact/contact_ip.h"
 
-#include <lapacke.h>
 #include <math.h>
 #include <string.h>
 
 #include "solvers/contact/contact_cone.h"
+#include "solvers/dense/dense_kernels.h"
 #include "solvers/contact/contact_internal.h"
 #include "solvers/contact/contact_math.h"
 #include "solvers/contact/contact_sparse.h"
@@ -271,8 +271,7 @@ static lucid_status assemble_and_factor_shifted(ip *s, double shift) {
             A[k + (size_t)m * k] = 1.0;
         }
     }
-    lapack_int info = s->ncp ? LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, m, m, A, m, s->ipiv)
-                             : LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', m, A, m);
+    int info = s->ncp ? lucid_dense_getrf(m, A, m, s->ipiv) : lucid_dense_potrf(m, A, m);
     if (info > 0) return LUCID_ERR_NOT_SPD;
     return info == 0 ? LUCID_OK : LUCID_ERR_INTERNAL;
 }
@@ -298,10 +297,9 @@ static void factor_solve(const ip *s, int transposed, double *x) {
     if (s->sp)
         factor_solve_sparse(s, x); /* never transposed: no derivatives in body space */
     else if (s->ncp)
-        LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, transposed ? 'T' : 'N', s->m, 1, s->A, s->m, s->ipiv,
-                            x, s->m);
+        lucid_dense_getrs(transposed, s->m, 1, s->A, s->m, s->ipiv, x, s->m);
     else
-        LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', s->m, 1, s->A, s->m, x, s->m);
+        lucid_dense_potrs(s->m, 1, s->A, s->m, x, s->m);
 }
 
 /* (I + E) u in place */

@@ -2,7 +2,6 @@
  * modes' equations, the acceptance test. */
 #include "solvers/contact/contact_polish.h"
 
-#include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 #include "solvers/contact/contact_math.h"
 #include "solvers/contact/contact_round_off.h"
 #include "solvers/contact/contact_sliding_rows.h"
+#include "solvers/dense/dense_kernels.h"
 
 enum { BREAKING = 0, STICKING = 1, SLIDING = 2 };
 
@@ -19,7 +19,7 @@ struct lucid_contact_polisher {
     int failures;                        /* failed attempts in this solve */
     signed char *modes, *guess, *failed; /* the attempt's, the last call's and the failed guess */
     int *active;                         /* n: indices of the contacts not breaking */
-    lapack_int *ipiv;                    /* 3n */
+    int *ipiv;                           /* 3n */
     double *K, *rhs;                     /* (3n)^2, 3n */
 };
 
@@ -35,7 +35,7 @@ lucid_contact_polisher *lucid_contact_polisher_create(int max_contacts) {
     pl->guess = pl->modes ? pl->modes + n : NULL;
     pl->failed = pl->modes ? pl->modes + 2 * n : NULL;
     pl->active = malloc(n * sizeof(int));
-    pl->ipiv = malloc(m * sizeof(lapack_int));
+    pl->ipiv = malloc(m * sizeof(int));
     pl->K = malloc((m * m + m) * sizeof(double));
     pl->rhs = pl->K ? pl->K + m * m : NULL;
     if (!pl->modes || !pl->active || !pl->ipiv || !pl->K) {
@@ -173,14 +173,14 @@ static void assemble(lucid_contact_polisher *pl, const lucid_contact_problem *p,
  * on the floor leave internal forces that no equation fixes, and an LU would pick them from
  * round-off, a different answer at every step). */
 static int solve(lucid_contact_polisher *pl, int q) {
-    if (LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, q, q, pl->K, q, pl->ipiv) != 0) return 0;
+    if (lucid_dense_getrf(q, pl->K, q, pl->ipiv) != 0) return 0;
     double lo = INFINITY, hi = 0.0;
     for (int k = 0; k < q; ++k) {
         double d = fabs(pl->K[k + (size_t)q * k]);
         lo = d < lo ? d : lo, hi = lucid_contact_fmax(hi, d);
     }
     if (!(lo > LUCID_CONTACT_POLISH_PIVOT * hi)) return 0;
-    return LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', q, 1, pl->K, q, pl->ipiv, pl->rhs, q) == 0;
+    return lucid_dense_getrs(0, q, 1, pl->K, q, pl->ipiv, pl->rhs, q) == 0;
 }
 
 /* Newton on the modes' equations from out (modified in place; sigma its velocity, *criteria

@@ -1,8 +1,9 @@
 #include "solvers/contact/contact_psd.h"
 
 #include <float.h>
-#include <lapacke.h>
 #include <math.h>
+
+#include "solvers/dense/dense_kernels.h"
 
 /* Entry (i, j) of G + diag(R), symmetrised (validation allows G a round-off asymmetry). */
 static double entry(const lucid_contact_problem *p, long m, long i, long j) {
@@ -36,6 +37,5 @@ int lucid_contact_delassus_is_psd(const lucid_contact_problem *p, double *work) 
     double eps = 4.0 * (double)k * (double)(k + 1) * (0.5 * DBL_EPSILON); /* header */
     for (long j = 0; j < k; ++j) H[j + m * j] += eps;
     /* Cholesky (lower) in place; a non-positive pivot fails */
-    return k == 0 ||
-           LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', (lapack_int)k, H, (lapack_int)m) == 0;
+    return k == 0 || lucid_dense_potrf((int)k, H, (int)m) == 0;
 }

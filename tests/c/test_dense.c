@@ -2,6 +2,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -12,6 +13,7 @@
 #include "solvers/dense/dense_cholesky.h"
 #include "solvers/dense/dense_eigen.h"
 #include "solvers/dense/dense_input.h"
+#include "solvers/dense/dense_kernels.h"
 #include "solvers/dense/dense_least_squares.h"
 #include "solvers/dense/dense_lu.h"
 #include "solvers/dense/dense_product.h"
@@ -155,6 +157,63 @@ static void inverse_times_matrix_is_identity(void **state) {
     for (int j = 0; j < n; ++j)
         for (int i = 0; i < n; ++i) assert_near(AT(prod, n, i, j), i == j, 1e-13);
     lucid_dense_workspace_destroy(ws);
+}
+
+/* ---- unchecked kernels (dense_kernels.h) ---- */
+
+/* The unchecked LU and Cholesky solve what the checked API solves (A^T x = b too), the
+ * recursive inverse of L L^T times A is the identity on both sides of its recursion base,
+ * and dlacn2's estimate of ||A^-1||_1 is a lower bound within a factor 3 of it. */
+static void unchecked_kernels_match_the_checked_ones(void **state) {
+    (void)state;
+    enum { n = 6 };
+    double a0[n * n], a[n * n], b[n], x[n] = {1, -2, 3, 0.5, -1, 2}, y[n];
+    int ipiv[n];
+    fill(a0, n * n, 2.3);
+    for (int i = 0; i < n; ++i) AT(a0, n, i, i) += 3.0;
+    memcpy(a, a0, sizeof a);
+    assert_int_equal(lucid_dense_getrf(n, a, n, ipiv), 0);
+    naive_matmul(n, 1, n, a0, 1, x, 0, b); /* b = A^T x */
+    assert_int_equal(lucid_dense_getrs(1, n, 1, a, n, ipiv, b, n), 0);
+    assert_all_near(b, x, n, 1e-13);
+    /* ||A^-1||_1 from the inverse's columns, against the estimate */
+    double inv_norm = 0.0;
+    for (int j = 0; j < n; ++j) {
+        for (int i = 0; i < n; ++i) y[i] = i == j;
+        assert_int_equal(lucid_dense_getrs(0, n, 1, a, n, ipiv, y, n), 0);
+        double s = 0.0;
+        for (int i = 0; i < n; ++i) s += fabs(y[i]);
+        inv_norm = fmax(inv_norm, s);
+    }
+    double v[n], w[n], est = 0.0;
+    int isgn[n], kase = 0, isave[3] = {0, 0, 0};
+    do {
+        lucid_dense_lacn2(n, v, w, isgn, &est, &kase, isave);
+        if (kase) assert_int_equal(lucid_dense_getrs(kase != 1, n, 1, a, n, ipiv, w, n), 0);
+    } while (kase);
+    assert_true(est <= inv_norm * (1 + 1e-12) && est >= inv_norm / 3);
+    const int sizes[] = {1, 31, 33, 100};
+    for (size_t t = 0; t < sizeof sizes / sizeof sizes[0]; ++t) {
+        int m = sizes[t];
+        double *g = malloc(sizeof(double) * (size_t)m * m), *l = malloc(sizeof(double) * m * m);
+        fill(g, m * m, 0.4 + (double)t);
+        for (int j = 0; j < m; ++j) /* symmetric, diagonally dominant */
+            for (int i = 0; i < j; ++i) AT(g, m, i, j) = AT(g, m, j, i);
+        for (int i = 0; i < m; ++i) AT(g, m, i, i) = fabs(AT(g, m, i, i)) + m;
+        memcpy(l, g, sizeof(double) * (size_t)m * m);
+        assert_int_equal(lucid_dense_potrf(m, l, m), 0);
+        assert_int_equal(lucid_dense_cholesky_inverse(m, l, m), 0);
+        double worst = 0.0;
+        for (int j = 0; j < m; ++j)
+            for (int i = 0; i < m; ++i) {
+                double s = 0.0;
+                for (int k = 0; k < m; ++k)
+                    s += AT(g, m, i, k) * (k >= j ? AT(l, m, k, j) : AT(l, m, j, k));
+                worst = fmax(worst, fabs(s - (i == j)));
+            }
+        assert_true(worst < 1e-12);
+        free(g), free(l);
+    }
 }
 
 static void lu_reports_exactly_and_numerically_singular(void **state) {
@@ -586,6 +645,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(cholesky_recovers_the_factor_and_solves),
         cmocka_unit_test(cholesky_rejects_bad_input),
+        cmocka_unit_test(unchecked_kernels_match_the_checked_ones),
         cmocka_unit_test(lu_solves_a_system_that_needs_pivoting),
         cmocka_unit_test(inverse_of_orthogonal_is_transpose),
         cmocka_unit_test(inverse_times_matrix_is_identity),

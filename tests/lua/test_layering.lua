@@ -31,18 +31,6 @@ local EXCEPTIONS = {
     "reads the world's bodies, contacts and model instances",
   ["autodiff/single_level_derivatives.c -> runtime/world/world_internal.h"] =
     "re-runs the world's single-level step stages and reads its factorisation",
-  ["solvers/contact/contact_dense.c -> <lapacke.h>"] =
-    "the contact solvers' dense kernels: allocation-free _work calls on caller buffers",
-  ["solvers/contact/contact_dense.c -> <cblas.h>"] =
-    "the contact solvers' dense kernels (dtrmm, dsyrk)",
-  ["solvers/contact/contact_psd.c -> <lapacke.h>"] =
-    "a Cholesky of a lower triangle only (lucid_dense_cholesky checks the whole matrix)",
-  ["solvers/contact/contact_ip.c -> <lapacke.h>"] =
-    "the interior point's Newton systems (LU and Cholesky on workspace buffers)",
-  ["solvers/contact/contact_polish.c -> <lapacke.h>"] =
-    "the polish's Newton system (LU on workspace buffers)",
-  ["autodiff/contact_derivatives.c -> <lapacke.h>"] =
-    "a rank-revealing complete orthogonal factorisation (dgeqp3, dtzrzf, dormrz)",
 }
 
 local FLOOR = {}
