@@ -911,15 +911,18 @@ t.case("a spinning ellipsoid's predicted witness: detected again at every column
     return w
   end
   local w = spinning(2)
+  local x = w:state()
   local pressing = 0
   for _, c in ipairs(w:contacts()) do
     if c.predicted and c.lambda[3] > 0 then pressing = pressing + 1 end
   end
   t.eq(pressing, 1)
-  local D = check_against_fd("spinning ellipsoid, predicted witness", w, {steps = {1e-5, 1e-6, 1e-7}})
-  t.eq(D.geometry, "collide")
+  -- at the state whose contacts were counted (step_derivatives steps the world)
   t.raises("pressing predicted witness has no carried rule",
            function() w:step_derivatives{geometry = "carried"} end)
+  w:set_state(x)
+  local D = check_against_fd("spinning ellipsoid, predicted witness", w, {steps = {1e-5, 1e-6, 1e-7}})
+  t.eq(D.geometry, "collide")
   -- once it spins on with a single witness, the geometry is carried again
   w = spinning(12)
   t.eq(#w:contacts(), 1)
