@@ -437,6 +437,7 @@ static int predicted_witnesses(const lucid_world *w, int a, const lucid_shape *s
                                const lucid_se3 *Ta, int b, const lucid_shape *sb,
                                const lucid_se3 *Tb, lucid_contact_point *points, lucid_vec3 *n,
                                int count, int max, double tol, double mu, double e) {
+    if (count >= max) return count;
     twist_ranges g = {.ra = pair_body_of(w, a),
                       .rb = pair_body_of(w, b),
                       .sa = sa,
