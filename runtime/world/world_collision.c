@@ -327,10 +327,11 @@ static twist impulse_change(const pair_body *r, lucid_vec3 x, lucid_vec3 P) {
 }
 
 /* The largest impulse the point p gives in the step on its own: the one that stops its
- * relative velocity u (plastic, sticking) when that lies in the friction cone, else the
- * sliding one, mu times the normal impulse against the slip, that stops the normal approach;
- * times 1 + e (restitution). The twist changes it gives a and b (P on b, -P on a); 0 when
- * the point does not approach. */
+ * relative velocity u (plastic, sticking), or where that leaves the friction cone, mu times
+ * the normal impulse along the tangential impulse sticking asks for, the normal one stopping
+ * the approach (the two agree on the cone, so the impulse is continuous in u); times 1 + e
+ * (restitution). The twist changes it gives a and b (P on b, -P on a); 0 when the point does
+ * not approach. */
 static int stopping_impulse(const pair_body *ra, const pair_body *rb, const lucid_contact_point *p,
                             lucid_vec3 n, double mu, double e, twist *da, twist *db) {
     lucid_mat3 K = lucid_mat3_zero();
@@ -346,10 +347,10 @@ static int stopping_impulse(const pair_body *ra, const pair_body *rb, const luci
     if (!(un < 0.0) || !lucid_mat3_inverse(&K, &Ki)) return 0;
     lucid_vec3 P = lucid_vec3_neg(lucid_mat3_mul_vec(&Ki, u));
     double Pn = lucid_vec3_dot(n, P);
-    if (!(Pn > 0.0) || lucid_vec3_norm(lucid_vec3_axpy(P, -Pn, n)) > mu * Pn) {
-        lucid_vec3 slip = lucid_vec3_axpy(u, -un, n);
-        double ls = lucid_vec3_norm(slip);
-        lucid_vec3 dir = ls > 0.0 ? lucid_vec3_axpy(n, -mu / ls, slip) : n;
+    lucid_vec3 Pt = lucid_vec3_axpy(P, -Pn, n);
+    double lt = lucid_vec3_norm(Pt);
+    if (!(lt <= mu * Pn)) {
+        lucid_vec3 dir = lt > 0.0 ? lucid_vec3_axpy(n, mu / lt, Pt) : n;
         double k = lucid_vec3_dot(n, lucid_mat3_mul_vec(&K, dir));
         if (!(k > 0.0)) dir = n, k = lucid_vec3_dot(n, lucid_mat3_mul_vec(&K, n));
         if (!(k > 0.0)) return 0;
