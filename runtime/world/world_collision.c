@@ -386,7 +386,7 @@ typedef struct {
     int taken;
 } twist_sample;
 
-/* the free twists, one end per present point and two halves per added point */
+/* the free twists, one end per present point and two halves per added point (max points) */
 #define MAX_TWIST_SAMPLES (2 * LUCID_PATCH_MAX_POINTS + 1)
 
 /* The pair being predicted: its bodies, parts and the segments' twist changes. */
@@ -415,13 +415,14 @@ static int add_sample(const twist_ranges *g, twist_sample *S, int *ns, int seg, 
     return 1;
 }
 
-/* The nearest s on the sample's segment below (the free twists at 0 count) and above it. */
+/* The nearest s sampled on sample j's segment below it (the free twists at 0 count) and above
+ * it (INFINITY when none). */
 static void segment_neighbours(const twist_sample *S, int ns, int j, double *lo, double *hi) {
-    *lo = 0.0, *hi = S[j].s;
+    *lo = 0.0, *hi = INFINITY;
     for (int i = 0; i < ns; ++i) {
         if (S[i].seg != S[j].seg) continue;
         if (S[i].s < S[j].s) *lo = fmax(*lo, S[i].s);
-        if (S[i].s > S[j].s) *hi = *hi > S[j].s ? fmin(*hi, S[i].s) : S[i].s;
+        if (S[i].s > S[j].s) *hi = fmin(*hi, S[i].s);
     }
 }
 
@@ -473,7 +474,7 @@ static int predicted_witnesses(const lucid_world *w, int a, const lucid_shape *s
         double lo, hi;
         segment_neighbours(S, ns, best, &lo, &hi);
         add_sample(&g, S, &ns, x.seg, 0.5 * (lo + x.s));
-        if (hi > x.s) add_sample(&g, S, &ns, x.seg, 0.5 * (x.s + hi));
+        if (hi < INFINITY) add_sample(&g, S, &ns, x.seg, 0.5 * (x.s + hi));
     }
     return count;
 }
