@@ -157,9 +157,20 @@ static int vertex_or_edge_on_face(const lucid_shape *s1, const lucid_shape *s2,
             curved_or_box(s1));
 }
 
+/* The radius of the curved features whose points lucid_face_vertices gives (a capsule's end
+ * spheres, a cylinder's or cone's rim); 0 for a polytope's corners. */
+static double feature_radius(const lucid_shape *s) {
+    if (s->kind == LUCID_SHAPE_CAPSULE) return s->radius;
+    if (s->kind == LUCID_SHAPE_CYLINDER || s->kind == LUCID_SHAPE_CONE) return s->u.round.radius;
+    return 0.0;
+}
+
 /* The patch's points (an edge clipped to the face keeps the points where it leaves the face,
  * which no corner gives), then the deepest corners over the face that are not among them, up
- * to max_points. */
+ * to max_points. A corner is the patch's witness when within the witness's accuracy on a
+ * feature of radius r: a normal accepted to NORMAL_CHECK_TOLERANCE in separation leaves it
+ * sqrt(2 r NORMAL_CHECK_TOLERANCE) along the feature (a duplicate row took a slot and stalled
+ * the solve). */
 static lucid_status add_corners(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
                                 const lucid_se3 *T2, double margin, int max_points,
                                 lucid_contact_patch_result *patch) {
@@ -167,12 +178,14 @@ static lucid_status add_corners(const lucid_shape *s1, const lucid_se3 *T1, cons
     int reference = patch->feature1 == LUCID_FEATURE_POLYGON ? 1 : 2;
     lucid_status s =
         lucid_face_vertices(s1, T1, s2, T2, reference, patch->normal, margin, max_points, &c);
+    double r = feature_radius(reference == 1 ? s2 : s1);
+    double same = sqrt(2.0 * r * NORMAL_CHECK_TOLERANCE);
     for (int k = 0; s == LUCID_OK && k < c.count && patch->count < max_points; ++k) {
         int known = 0;
         for (int q = 0; q < patch->count && !known; ++q)
             known = lucid_vec3_dist(patch->points[q].p1, c.points[k].p1) +
                         lucid_vec3_dist(patch->points[q].p2, c.points[k].p2) <=
-                    1e-9 * (1.0 + fabs(c.points[k].separation));
+                    2.0 * same + 1e-9 * (1.0 + fabs(c.points[k].separation));
         if (!known) patch->points[patch->count++] = c.points[k];
     }
     return s;
@@ -242,22 +255,6 @@ static lucid_status shape_pair_points(const lucid_shape *s1, const lucid_se3 *T1
     return LUCID_OK;
 }
 
-/* A free body's pose after the step at its free twist (as the step integrates it), or its
- * pose when it does not move on its own (static, a link). */
-static lucid_se3 predicted_pose(const lucid_world *w, int i) {
-    const lucid_body *b = &w->bodies[i];
-    if (b->is_static || b->model >= 0 || (size_t)i >= w->v_cap) return b->pose;
-    const double dt = w->opt.dt;
-    lucid_vec3 x = lucid_vec3_axpy(lucid_body_com_world(b), dt, w->v_free[i]);
-    lucid_quat r =
-        lucid_quat_mul(lucid_quat_exp(lucid_vec3_scale(w->w_free[i], dt)), b->orientation);
-    lucid_quat_normalize(&r);
-    lucid_se3 T;
-    T.R = lucid_quat_to_mat3(r);
-    T.t = lucid_vec3_sub(x, lucid_mat3_mul_vec(&T.R, b->com));
-    return T;
-}
-
 /* Shapes whose witness point travels over a curved surface as they turn (a sphere's keeps its
  * distance to the centre; polytopes, capsule ends and cylinder rims get their vertices). */
 static int rolls(const lucid_shape *s) {
@@ -265,39 +262,221 @@ static int rolls(const lucid_shape *s) {
            s->kind == LUCID_SHAPE_CYLINDER;
 }
 
-/* The material points that the free twists bring closest by the step's end: the witness pair
- * of the predicted poses, carried back to the bodies' present poses (each with its body). A
- * single contact on a turning curved surface constrains the point that is deepest now, while
- * the linearised step moves another one deeper by ~(omega dt)^2 (rho - p) / 2. Returns 1 and
- * the point when it ends deeper than the present witness by more than tol. */
-static int predicted_witness(const lucid_world *w, int a, const lucid_shape *sa,
-                             const lucid_se3 *Ta, int b, const lucid_shape *sb, const lucid_se3 *Tb,
-                             const lucid_contact_point *now, const lucid_vec3 *n, int count,
-                             double tol, lucid_contact_point *out, lucid_vec3 *normal) {
-    lucid_se3 Pa = predicted_pose(w, a), Pb = predicted_pose(w, b);
-    const lucid_body *ba = &w->bodies[a], *bb = &w->bodies[b];
-    /* the parts' predicted poses: body motion composed with the part's pose in the body */
-    lucid_se3 Ma = lucid_se3_compose(&Pa, &(lucid_se3){lucid_mat3_tmul(&ba->pose.R, &Ta->R),
-                                                       lucid_se3_act_inv(&ba->pose, Ta->t)});
-    lucid_se3 Mb = lucid_se3_compose(&Pb, &(lucid_se3){lucid_mat3_tmul(&bb->pose.R, &Tb->R),
-                                                       lucid_se3_act_inv(&bb->pose, Tb->t)});
-    lucid_distance_result d;
-    if (checked_distance(sa, &Ma, sb, &Mb, 1e-3, &d) != LUCID_OK) return 0;
-    /* the present points' least end separation, to first order, at the same twists */
-    double end_now = INFINITY;
-    for (int k = 0; k < count; ++k) {
-        lucid_vec3 va =
-            lucid_vec3_sub(lucid_se3_act(&Ma, lucid_se3_act_inv(Ta, now[k].p1)), now[k].p1);
-        lucid_vec3 vb =
-            lucid_vec3_sub(lucid_se3_act(&Mb, lucid_se3_act_inv(Tb, now[k].p2)), now[k].p2);
-        end_now = fmin(end_now, now[k].separation + lucid_vec3_dot(n[k], lucid_vec3_sub(vb, va)));
+/* A twist: the velocity of the centre of mass and the angular velocity. */
+typedef struct {
+    lucid_vec3 v, w;
+} twist;
+
+/* One body of a pair: its free twist, or none when it does not move on its own (static, a
+ * link: it keeps its pose). */
+typedef struct {
+    const lucid_body *body;
+    int moves;
+    lucid_vec3 com;
+    twist free;
+} pair_body;
+
+static pair_body pair_body_of(const lucid_world *w, int i) {
+    const lucid_body *b = &w->bodies[i];
+    pair_body r = {.body = b, .com = lucid_body_com_world(b)};
+    r.moves = !(b->is_static || b->model >= 0 || (size_t)i >= w->v_cap);
+    if (r.moves) r.free.v = w->v_free[i], r.free.w = w->w_free[i];
+    return r;
+}
+
+/* The velocity of the material point x at the twist t (0 for a body that keeps its pose). */
+static lucid_vec3 point_velocity(const pair_body *r, const twist *t, lucid_vec3 x) {
+    if (!r->moves) return lucid_vec3_zero();
+    return lucid_vec3_add(t->v, lucid_vec3_cross(t->w, lucid_vec3_sub(x, r->com)));
+}
+
+/* A part's pose after the step at the twist t, as the step integrates the body (its centre of
+ * mass moves by dt v, its rotation by exp(dt w)), composed with the part's present pose T in
+ * the body. */
+static lucid_se3 part_pose_at(const pair_body *r, const twist *t, double dt, const lucid_se3 *T) {
+    const lucid_body *b = r->body;
+    if (!r->moves) return *T;
+    lucid_quat q = lucid_quat_mul(lucid_quat_exp(lucid_vec3_scale(t->w, dt)), b->orientation);
+    lucid_quat_normalize(&q);
+    lucid_se3 P;
+    P.R = lucid_quat_to_mat3(q);
+    P.t = lucid_vec3_sub(lucid_vec3_axpy(r->com, dt, t->v), lucid_mat3_mul_vec(&P.R, b->com));
+    return lucid_se3_compose(
+        &P, &(lucid_se3){lucid_mat3_tmul(&b->pose.R, &T->R), lucid_se3_act_inv(&b->pose, T->t)});
+}
+
+/* The inverse mass a moving body shows at its point x: m^-1 1 - [r] I^-1 [r], r = x - com. */
+static lucid_mat3 point_inverse_mass(const pair_body *r, lucid_vec3 x) {
+    lucid_mat3 Rh = lucid_mat3_hat(lucid_vec3_sub(x, r->com));
+    lucid_mat3 Iw = lucid_body_inv_inertia_world(r->body);
+    lucid_mat3 RI = lucid_mat3_mul(&Rh, &Iw), RIR = lucid_mat3_mul(&RI, &Rh);
+    lucid_mat3 m = lucid_mat3_identity();
+    m = lucid_mat3_scale(&m, r->body->inv_mass);
+    return lucid_mat3_sub(&m, &RIR);
+}
+
+/* The twist change the impulse P at the body's point x gives (none for a body that keeps its
+ * pose). */
+static twist impulse_change(const pair_body *r, lucid_vec3 x, lucid_vec3 P) {
+    twist d = {lucid_vec3_zero(), lucid_vec3_zero()};
+    if (!r->moves) return d;
+    lucid_mat3 Iw = lucid_body_inv_inertia_world(r->body);
+    d.v = lucid_vec3_scale(P, r->body->inv_mass);
+    d.w = lucid_mat3_mul_vec(&Iw, lucid_vec3_cross(lucid_vec3_sub(x, r->com), P));
+    return d;
+}
+
+/* The largest impulse the point p gives in the step on its own: the one that stops its
+ * relative velocity u (plastic, sticking), or where that leaves the friction cone, mu times
+ * the normal impulse along the tangential impulse sticking asks for, the normal one stopping
+ * the approach (the two agree on the cone, so the impulse is continuous in u); times 1 + e
+ * (restitution). The twist changes it gives a and b (P on b, -P on a); 0 when the point does
+ * not approach. */
+static int stopping_impulse(const pair_body *ra, const pair_body *rb, const lucid_contact_point *p,
+                            lucid_vec3 n, double mu, double e, twist *da, twist *db) {
+    lucid_mat3 K = lucid_mat3_zero();
+    if (ra->moves) K = point_inverse_mass(ra, p->p1);
+    if (rb->moves) {
+        lucid_mat3 Kb = point_inverse_mass(rb, p->p2);
+        K = lucid_mat3_add(&K, &Kb);
     }
-    if (!(d.distance < end_now - tol)) return 0;
-    out->p1 = lucid_se3_act(Ta, lucid_se3_act_inv(&Ma, d.p1));
-    out->p2 = lucid_se3_act(Tb, lucid_se3_act_inv(&Mb, d.p2));
-    out->separation = lucid_vec3_dot(d.normal, lucid_vec3_sub(out->p2, out->p1));
-    *normal = d.normal;
+    lucid_vec3 u =
+        lucid_vec3_sub(point_velocity(rb, &rb->free, p->p2), point_velocity(ra, &ra->free, p->p1));
+    double un = lucid_vec3_dot(n, u);
+    lucid_mat3 Ki;
+    if (!(un < 0.0) || !lucid_mat3_inverse(&K, &Ki)) return 0;
+    lucid_vec3 P = lucid_vec3_neg(lucid_mat3_mul_vec(&Ki, u));
+    double Pn = lucid_vec3_dot(n, P);
+    lucid_vec3 Pt = lucid_vec3_axpy(P, -Pn, n);
+    double lt = lucid_vec3_norm(Pt);
+    if (!(lt <= mu * Pn)) {
+        lucid_vec3 dir = lt > 0.0 ? lucid_vec3_axpy(n, mu / lt, Pt) : n;
+        double k = lucid_vec3_dot(n, lucid_mat3_mul_vec(&K, dir));
+        if (!(k > 0.0)) dir = n, k = lucid_vec3_dot(n, lucid_mat3_mul_vec(&K, n));
+        if (!(k > 0.0)) return 0;
+        P = lucid_vec3_scale(dir, -un / k);
+    }
+    P = lucid_vec3_scale(P, 1.0 + e);
+    *da = impulse_change(ra, p->p1, lucid_vec3_neg(P));
+    *db = impulse_change(rb, p->p2, P);
     return 1;
+}
+
+/* The least end separation of the points at the twists ta, tb as the step constrains it, to
+ * first order: separation + dt n . (relative velocity of the material points). */
+static double linear_end(const pair_body *ra, const twist *ta, const pair_body *rb, const twist *tb,
+                         double dt, const lucid_contact_point *p, const lucid_vec3 *n, int count) {
+    double end = INFINITY;
+    for (int k = 0; k < count; ++k) {
+        lucid_vec3 u =
+            lucid_vec3_sub(point_velocity(rb, tb, p[k].p2), point_velocity(ra, ta, p[k].p1));
+        end = fmin(end, p[k].separation + dt * lucid_vec3_dot(n[k], u));
+    }
+    return end;
+}
+
+/* One twist of the range: on segment seg (-1: the free twists) at s, the twists, the witness
+ * pair of the parts' poses they predict, and whether that pair was added. */
+typedef struct {
+    int seg;
+    double s;
+    twist ta, tb;
+    lucid_distance_result d;
+    lucid_se3 Ma, Mb;
+    int taken;
+} twist_sample;
+
+/* the free twists, one end per present point and two halves per added point (max points) */
+#define MAX_TWIST_SAMPLES (2 * LUCID_PATCH_MAX_POINTS + 1)
+
+/* The pair being predicted: its bodies, parts and the segments' twist changes. */
+typedef struct {
+    pair_body ra, rb;
+    const lucid_shape *sa, *sb;
+    const lucid_se3 *Ta, *Tb;
+    double dt;
+    twist da[LUCID_PATCH_MAX_POINTS], db[LUCID_PATCH_MAX_POINTS];
+} twist_ranges;
+
+/* Appends the sample at (seg, s); 0 when there is no room or its distance failed. */
+static int add_sample(const twist_ranges *g, twist_sample *S, int *ns, int seg, double s) {
+    if (*ns >= MAX_TWIST_SAMPLES) return 0;
+    twist_sample x = {.seg = seg, .s = s, .ta = g->ra.free, .tb = g->rb.free};
+    if (seg >= 0) {
+        x.ta.v = lucid_vec3_axpy(x.ta.v, s, g->da[seg].v);
+        x.ta.w = lucid_vec3_axpy(x.ta.w, s, g->da[seg].w);
+        x.tb.v = lucid_vec3_axpy(x.tb.v, s, g->db[seg].v);
+        x.tb.w = lucid_vec3_axpy(x.tb.w, s, g->db[seg].w);
+    }
+    x.Ma = part_pose_at(&g->ra, &x.ta, g->dt, g->Ta);
+    x.Mb = part_pose_at(&g->rb, &x.tb, g->dt, g->Tb);
+    if (checked_distance(g->sa, &x.Ma, g->sb, &x.Mb, 1e-3, &x.d) != LUCID_OK) return 0;
+    S[(*ns)++] = x;
+    return 1;
+}
+
+/* The nearest s sampled on sample j's segment below it (the free twists at 0 count) and above
+ * it (INFINITY when none). */
+static void segment_neighbours(const twist_sample *S, int ns, int j, double *lo, double *hi) {
+    *lo = 0.0, *hi = INFINITY;
+    for (int i = 0; i < ns; ++i) {
+        if (S[i].seg != S[j].seg) continue;
+        if (S[i].s < S[j].s) *lo = fmax(*lo, S[i].s);
+        if (S[i].s > S[j].s) *hi = fmin(*hi, S[i].s);
+    }
+}
+
+/* Predicted witnesses: the material points that the twists the step may end with bring
+ * deepest. One contact on a turning curved surface constrains the point that is deepest now,
+ * while the step turns another one deeper by ~(omega dt)^2 (rho - p) / 2, and an impact's
+ * impulse turns the body within the step. The twists range from the free ones to those after
+ * each present point's stopping impulse (one segment per point, s in [0, 1]); the witness pair
+ * of the poses a twist predicts, carried back to the present poses (each with its body), is
+ * added where it ends deeper than the points so far constrain by more than tol, the deepest
+ * such first; an added twist's neighbours halfway on its segment are tried next, up to max
+ * points. Returns the new count. */
+static int predicted_witnesses(const lucid_world *w, int a, const lucid_shape *sa,
+                               const lucid_se3 *Ta, int b, const lucid_shape *sb,
+                               const lucid_se3 *Tb, lucid_contact_point *points, lucid_vec3 *n,
+                               int count, int max, double tol, double mu, double e) {
+    if (count >= max) return count;
+    twist_ranges g = {.ra = pair_body_of(w, a),
+                      .rb = pair_body_of(w, b),
+                      .sa = sa,
+                      .sb = sb,
+                      .Ta = Ta,
+                      .Tb = Tb,
+                      .dt = w->opt.dt};
+    twist_sample S[MAX_TWIST_SAMPLES];
+    int ns = 0, present = count;
+    add_sample(&g, S, &ns, -1, 0.0);
+    for (int k = 0; k < present; ++k)
+        if (stopping_impulse(&g.ra, &g.rb, &points[k], n[k], mu, e, &g.da[k], &g.db[k]))
+            add_sample(&g, S, &ns, k, 1.0);
+    while (count < max) {
+        int best = -1;
+        double worst = tol;
+        for (int j = 0; j < ns; ++j) {
+            if (S[j].taken) continue;
+            double gap = linear_end(&g.ra, &S[j].ta, &g.rb, &S[j].tb, g.dt, points, n, count) -
+                         S[j].d.distance;
+            if (gap > worst) worst = gap, best = j;
+        }
+        if (best < 0) break;
+        twist_sample x = S[best];
+        S[best].taken = 1;
+        lucid_contact_point *p = &points[count];
+        p->p1 = lucid_se3_act(Ta, lucid_se3_act_inv(&x.Ma, x.d.p1));
+        p->p2 = lucid_se3_act(Tb, lucid_se3_act_inv(&x.Mb, x.d.p2));
+        p->separation = lucid_vec3_dot(x.d.normal, lucid_vec3_sub(p->p2, p->p1));
+        n[count++] = x.d.normal;
+        if (x.seg < 0) continue; /* the free twists: no segment of its own */
+        double lo, hi;
+        segment_neighbours(S, ns, best, &lo, &hi);
+        add_sample(&g, S, &ns, x.seg, 0.5 * (lo + x.s));
+        if (hi < INFINITY) add_sample(&g, S, &ns, x.seg, 0.5 * (x.s + hi));
+    }
+    return count;
 }
 
 /* A part's contact parameters; a plain body's part takes its body's friction and condim 3,
@@ -612,16 +791,16 @@ static lucid_status collide_parts(lucid_world *w, int a, int ia, int b, int ib) 
     /* what the position correction takes out within the step anyway (world.h) */
     double recovered =
         lucid_world_correction_speed_for(&w->opt, lucid_world_contact_slop(w, &c)) * w->opt.dt;
-    if (points == patch.points && patch.count < w->opt.patch_points &&
-        (rolls(&pa->shape) || rolls(&pb->shape)) &&
-        predicted_witness(w, a, &pa->shape, &Ta, b, &pb->shape, &Tb, patch.points, normals,
-                          patch.count, recovered, &patch.points[patch.count],
-                          &normals[patch.count]))
-        patch.count++;
+    if (points == patch.points && (rolls(&pa->shape) || rolls(&pb->shape)))
+        patch.count = predicted_witnesses(w, a, &pa->shape, &Ta, b, &pb->shape, &Tb, patch.points,
+                                          normals, patch.count, w->opt.patch_points, recovered,
+                                          friction, lucid_world_contact_restitution(w, &c));
     const lucid_vec3 *ns = points == hp.p ? hp.n : normals;
     for (int k = 0; k < patch.count; ++k) {
         const lucid_contact_point *p = &points[k];
-        if (!(p->separation < margin)) continue;
+        /* a predicted witness ends deeper than the points within the margin: kept wherever it
+         * is now (an impact's spin-up is no part of the sweep) */
+        if (!(p->separation < margin) && k < present) continue;
         c.predicted = k >= present;
         c.frame = lucid_world_contact_frame(ns[k]);
         c.point = lucid_vec3_scale(lucid_vec3_add(p->p1, p->p2), 0.5);
