@@ -513,7 +513,7 @@ static const char *const mesh_attrs[] = {"name",   "class",   "file",         "s
     "group", "limited", "range", "solreflimit", "solimplimit", "solreffriction", "solimpfriction", \
         "frictionloss", "margin", "stiffness", "damping", "springlength", "user"
 static const char *const fixed_attrs[] = {"name", "class", TENDON_COMMON, NULL};
-static const char *const spatial_attrs[] = {"name",  "class", TENDON_COMMON, "width",
+static const char *const spatial_attrs[] = {"name", "class",    TENDON_COMMON, "width",
                                             "rgba", "material", NULL};
 static const char *const tendon_default_attrs[] = {TENDON_COMMON, "width", "rgba", "material",
                                                    NULL};
@@ -2028,8 +2028,8 @@ static int spatial_element(mjcf *P, const xmlNode *c, lucid_tendon_path_spec *e)
                                          "spheres and cylinders only",
                                          n, lucid_shape_kind_name(k));
         if (side && (e->side = find_site(P, side)) < 0)
-            return !lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE,
-                                         "<geom>: unknown sidesite '%s'", side);
+            return !lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<geom>: unknown sidesite '%s'",
+                                         side);
         return 1;
     }
     if (IS(c, "pulley")) {

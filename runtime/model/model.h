@@ -205,15 +205,15 @@ typedef enum lucid_tendon_kind { LUCID_TENDON_FIXED, LUCID_TENDON_SPATIAL } luci
 /* A spatial tendon's path element, posed on a node of the tree (-1: the world). */
 typedef struct lucid_model_tendon_point {
     lucid_tendon_path_kind kind;
-    int node;        /* site, geom: the node carrying it, -1: the world */
-    lucid_se3 pose;  /* site: its placement in the node frame; geom: its pose there */
-    int object;      /* site: its model frame; geom: its model geom */
-    int cylinder;    /* geom: 1 a cylinder (unbounded along its z axis), 0 a sphere */
-    double radius;   /* geom */
-    int side;        /* geom: the model frame of its side site, -1: none */
-    int side_node;   /* that site's node (-1: the world) */
+    int node;              /* site, geom: the node carrying it, -1: the world */
+    lucid_se3 pose;        /* site: its placement in the node frame; geom: its pose there */
+    int object;            /* site: its model frame; geom: its model geom */
+    int cylinder;          /* geom: 1 a cylinder (unbounded along its z axis), 0 a sphere */
+    double radius;         /* geom */
+    int side;              /* geom: the model frame of its side site, -1: none */
+    int side_node;         /* that site's node (-1: the world) */
     lucid_vec3 side_point; /* and its origin in that node's frame */
-    double divisor;  /* pulley: the following branch's length is divided by it (> 0) */
+    double divisor;        /* pulley: the following branch's length is divided by it (> 0) */
 } lucid_model_tendon_point;
 typedef struct lucid_model_tendon {
     const char *name;

@@ -869,8 +869,8 @@ static lucid_status spatial_point(const compile_ctx *c, const lucid_model *m, co
     }
     if (e->kind == LUCID_TENDON_PATH_SITE) {
         if (e->index < 0 || (size_t)e->index >= s->nframes)
-            return fail(c, LUCID_ERR_ARGUMENT, "tendon", t->name, i, line,
-                        "site %d out of range", e->index);
+            return fail(c, LUCID_ERR_ARGUMENT, "tendon", t->name, i, line, "site %d out of range",
+                        e->index);
         const lucid_model_frame *f = &m->frames[s->nbodies + (size_t)e->index];
         if (f->mocap >= 0)
             return fail(c, LUCID_ERR_ARGUMENT, "tendon", t->name, i, line,
@@ -933,7 +933,8 @@ static lucid_status check_path(const compile_ctx *c, const lucid_tendon_spec *t,
         else if (p[k].kind == LUCID_TENDON_PATH_GEOM &&
                  (prev != LUCID_TENDON_PATH_SITE || next != LUCID_TENDON_PATH_SITE))
             why = "a wrapping geom must sit between two sites";
-        else if (p[k].kind == LUCID_TENDON_PATH_SITE && (prev < 0 || prev == LUCID_TENDON_PATH_PULLEY) &&
+        else if (p[k].kind == LUCID_TENDON_PATH_SITE &&
+                 (prev < 0 || prev == LUCID_TENDON_PATH_PULLEY) &&
                  (next < 0 || next == LUCID_TENDON_PATH_PULLEY))
             why = "a site needs a neighbour that is no pulley (a branch of one site)";
         else if (p[k].kind == LUCID_TENDON_PATH_SITE && next == LUCID_TENDON_PATH_SITE &&

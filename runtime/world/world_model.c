@@ -686,8 +686,8 @@ void lucid_world_model_add_actuation_stiffness(const lucid_world *w, int i, doub
         const lucid_model_actuator *A = &act[a];
         double uc, sf = force_slope(wm, A, wm->u[a]);
         control_slope(A, wm->u[a], &uc);
-        lucid_model_actuator_add_outer(A, wm->q, scale * sf * (A->bias[1] + A->gain[1] * uc), R,
-                                       nv, wm->moment);
+        lucid_model_actuator_add_outer(A, wm->q, scale * sf * (A->bias[1] + A->gain[1] * uc), R, nv,
+                                       wm->moment);
     }
     lucid_world_tendon_add_stiffness(wm, -scale, R);
 }

@@ -337,7 +337,8 @@ static void test_friction_sliding(void **state) {
            "%.3g there, %.3g at worst; lucid slid %d steps at ||lambda_t| - f| <= %.2g; at 3 s "
            "MuJoCo's tendon creeps at Ld = %.3g rad/s (lucid %.3g), its L %.3g rad from lucid's\n",
            steps, saturated, gap, worst_gap, sliding, worst_force,
-           lucid_model_tendon_velocity(&T[0], md->qpos, md->qvel), lucid_model_tendon_velocity(&T[0], q, v),
+           lucid_model_tendon_velocity(&T[0], md->qpos, md->qvel),
+           lucid_model_tendon_velocity(&T[0], q, v),
            lucid_model_tendon_length(&T[0], md->qpos) - lucid_model_tendon_length(&T[0], q));
     assert_true(saturated > 100 && sliding > 100);
     assert_true(gap <= 1e-6);
