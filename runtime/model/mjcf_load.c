@@ -2002,7 +2002,7 @@ static int find_geom(const mjcf *P, const char *name) {
 }
 
 /* One child of a <spatial> tendon into e: <site site>, <geom geom [sidesite]> (a sphere or a
- * cylinder) or <pulley divisor>; 0 after failing. The order rules are the compiler's. */
+ * cylinder) or <pulley divisor>; 0 after failing. */
 static int spatial_element(mjcf *P, const xmlNode *c, lucid_tendon_path_spec *e) {
     e->line = (int)lucid_model_xml_line(c), e->side = -1, e->index = -1, e->divisor = 0.0;
     if (IS(c, "site")) {
@@ -2049,7 +2049,7 @@ static int spatial_element(mjcf *P, const xmlNode *c, lucid_tendon_path_spec *e)
                                  (const char *)c->name);
 }
 
-/* One <spatial> tendon into the spec: its path, then the compiler's checks. */
+/* One <spatial> tendon into the spec: its path, checked against MuJoCo's rules. */
 static lucid_status spatial_tendon(mjcf *P, const xmlNode *el) {
     if (lucid_model_xml_check_attrs(X_, el, spatial_attrs)) return X_->status;
     int cls = element_class(P, el, -1);
@@ -2066,11 +2066,11 @@ static lucid_status spatial_tendon(mjcf *P, const xmlNode *el) {
         if (kids.n && !t.path) lucid_model_xml_fail(X_, el, LUCID_ERR_NO_MEMORY, "out of memory");
         for (size_t i = 0; t.path && i < kids.n; i++, t.npath++)
             if (!spatial_element(P, kids.items[i], &t.path[i])) break;
-        if (!X_->status && t.npath < 2)
-            lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
-                                 "<spatial>: a spatial tendon needs at least two path elements "
-                                 "(got %zu)",
-                                 t.npath);
+        size_t k = 0;
+        const char *why = X_->status ? NULL : lucid_tendon_path_problem(&t, &k);
+        if (why)
+            lucid_model_xml_fail(X_, k < kids.n ? kids.items[k] : el, LUCID_ERR_PARSE,
+                                 "<spatial>: %s", why);
         if (!X_->status) {
             lucid_status st = lucid_model_spec_add_tendon(P->spec, &t, NULL);
             if (st) lucid_model_xml_fail(X_, el, st, "<spatial>: %s", lucid_status_string(st));

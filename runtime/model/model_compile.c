@@ -909,41 +909,13 @@ static lucid_status spatial_point(const compile_ctx *c, const lucid_model *m, co
     return LUCID_OK;
 }
 
-/* MuJoCo's rules for a spatial path: at least two elements, starting with a site; a geom
- * between two sites; a pulley neither last nor after a pulley; a site with a neighbour that
- * is no pulley, not the same site twice in a row. So each branch starts and ends with a site. */
+/* MuJoCo's rules for a spatial path (lucid_tendon_path_problem). */
 static lucid_status check_path(const compile_ctx *c, const lucid_tendon_spec *t, size_t i) {
-    const lucid_tendon_path_spec *p = t->path;
-    size_t n = t->npath;
-#define KIND(k) ((k) < n ? (int)p[k].kind : -1)
-    if (n < 2)
-        return fail(c, LUCID_ERR_ARGUMENT, "tendon", t->name, i, t->line,
-                    "a spatial path needs at least two elements (got %zu)", n);
-    if (p[0].kind != LUCID_TENDON_PATH_SITE)
-        return fail(c, LUCID_ERR_ARGUMENT, "tendon", t->name, i, p[0].line,
-                    "a spatial path must start with a site");
-    for (size_t k = 0; k < n; ++k) {
-        int line = p[k].line > 0 ? p[k].line : t->line;
-        int prev = k > 0 ? KIND(k - 1) : -1, next = KIND(k + 1);
-        const char *why = NULL;
-        if (p[k].kind == LUCID_TENDON_PATH_PULLEY && prev == LUCID_TENDON_PATH_PULLEY)
-            why = "a pulley follows a pulley";
-        else if (p[k].kind == LUCID_TENDON_PATH_PULLEY && k + 1 == n)
-            why = "the path ends with a pulley";
-        else if (p[k].kind == LUCID_TENDON_PATH_GEOM &&
-                 (prev != LUCID_TENDON_PATH_SITE || next != LUCID_TENDON_PATH_SITE))
-            why = "a wrapping geom must sit between two sites";
-        else if (p[k].kind == LUCID_TENDON_PATH_SITE &&
-                 (prev < 0 || prev == LUCID_TENDON_PATH_PULLEY) &&
-                 (next < 0 || next == LUCID_TENDON_PATH_PULLEY))
-            why = "a site needs a neighbour that is no pulley (a branch of one site)";
-        else if (p[k].kind == LUCID_TENDON_PATH_SITE && next == LUCID_TENDON_PATH_SITE &&
-                 p[k + 1].index == p[k].index)
-            why = "the same site twice in a row";
-        if (why) return fail(c, LUCID_ERR_ARGUMENT, "tendon", t->name, i, line, "%s", why);
-    }
-#undef KIND
-    return LUCID_OK;
+    size_t k = 0;
+    const char *why = lucid_tendon_path_problem(t, &k);
+    if (!why) return LUCID_OK;
+    int line = k < t->npath && t->path[k].line > 0 ? t->path[k].line : t->line;
+    return fail(c, LUCID_ERR_ARGUMENT, "tendon", t->name, i, line, "%s", why);
 }
 
 /* Spatial tendon mt's dofs: every dof on the chains of its sites, geoms and side sites. */

@@ -422,3 +422,34 @@ lucid_status lucid_model_spec_add_heightfield(lucid_model_spec *s, lucid_heightf
     s->hfields[s->nhfields++] = h;
     return LUCID_OK;
 }
+
+const char *lucid_tendon_path_problem(const lucid_tendon_spec *t, size_t *where) {
+    const lucid_tendon_path_spec *p = t->path;
+    size_t n = t->npath;
+    *where = 0;
+    if (n < 2) return "a spatial path needs at least two elements";
+    if (p[0].kind != LUCID_TENDON_PATH_SITE) return "a spatial path must start with a site";
+    for (size_t k = 0; k < n; ++k) {
+        int prev = k > 0 ? (int)p[k - 1].kind : -1, next = k + 1 < n ? (int)p[k + 1].kind : -1;
+        int pulley_or_end_before = prev < 0 || prev == LUCID_TENDON_PATH_PULLEY;
+        int pulley_or_end_after = next < 0 || next == LUCID_TENDON_PATH_PULLEY;
+        const char *why = NULL;
+        if (p[k].kind == LUCID_TENDON_PATH_PULLEY && prev == LUCID_TENDON_PATH_PULLEY)
+            why = "a pulley follows a pulley";
+        else if (p[k].kind == LUCID_TENDON_PATH_PULLEY && next < 0)
+            why = "the path ends with a pulley";
+        else if (p[k].kind == LUCID_TENDON_PATH_GEOM &&
+                 (prev != LUCID_TENDON_PATH_SITE || next != LUCID_TENDON_PATH_SITE))
+            why = "a wrapping geom must sit between two sites";
+        else if (p[k].kind == LUCID_TENDON_PATH_SITE && pulley_or_end_before && pulley_or_end_after)
+            why = "a site needs a neighbour that is no pulley (a branch of one site)";
+        else if (p[k].kind == LUCID_TENDON_PATH_SITE && next == LUCID_TENDON_PATH_SITE &&
+                 p[k + 1].index == p[k].index)
+            why = "the same site twice in a row";
+        if (why) {
+            *where = k;
+            return why;
+        }
+    }
+    return NULL;
+}

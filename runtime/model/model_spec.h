@@ -298,6 +298,12 @@ lucid_status lucid_model_spec_add_equality(lucid_model_spec *spec, const lucid_e
  * LUCID_SHAPE_HEIGHTFIELD refer to it (lucid_shape_heightfield), on the world body only. */
 lucid_status lucid_model_spec_add_heightfield(lucid_model_spec *spec, lucid_heightfield *h);
 
+/* Why spatial tendon t's path breaks MuJoCo's rules, NULL if it does not (*where: the offending
+ * element): at least two elements, starting with a site; a geom between two sites; a pulley
+ * neither last nor after a pulley; a site with a neighbour that is no pulley; not the same site
+ * twice in a row. So each branch starts and ends with a site. */
+const char *lucid_tendon_path_problem(const lucid_tendon_spec *t, size_t *where);
+
 /* Index of the body / joint named `name`, or -1. */
 int lucid_model_spec_find_body(const lucid_model_spec *spec, const char *name);
 int lucid_model_spec_find_joint(const lucid_model_spec *spec, const char *name);
