@@ -40,9 +40,11 @@ static size_t tendon_first_dof(const lucid_model_tendon *T) {
 }
 
 /* Whether tendon T has rows in the contact problem (then its dofs share one tree): a limit, or a
- * dry-friction row (frictionloss > 0) on its moment (lucid_world_tendon_row). */
+ * dry-friction row (frictionloss > 0) on its moment (lucid_world_tendon_row). A spatial tendon
+ * that no dof moves (its path on the world only) has a constant length and a zero moment: no
+ * rows (MuJoCo's would have a zero Jacobian row and no effect). */
 static int has_rows(const lucid_model_tendon *T) {
-    return T->limited || T->frictionloss > 0.0;
+    return T->n > 0 && (T->limited || T->frictionloss > 0.0);
 }
 
 size_t lucid_world_tendon_span_end(const lucid_model *m, size_t k) {
@@ -87,7 +89,7 @@ lucid_status lucid_world_tendon_limits(lucid_world *w, int i) {
     const lucid_model_tendon *tendons = lucid_model_tendons(m);
     for (size_t t = 0; t < lucid_model_ntendons(m); ++t) {
         const lucid_model_tendon *T = &tendons[t];
-        if (!T->limited) continue;
+        if (!T->limited || !has_rows(T)) continue;
         double L = lucid_model_tendon_length(T, wm->q);
         double Ld = lucid_model_tendon_velocity(T, wm->q, wm->v_free);
         double gaps[2] = {L - T->lower, T->upper - L}, rates[2] = {Ld, -Ld};
@@ -113,7 +115,7 @@ lucid_status lucid_world_tendon_friction_rows(lucid_world *w, int i) {
     const lucid_model_tendon *tendons = lucid_model_tendons(m);
     for (size_t t = 0; t < lucid_model_ntendons(m); ++t) {
         const lucid_model_tendon *T = &tendons[t];
-        if (!(T->frictionloss > 0.0)) continue;
+        if (!(T->frictionloss > 0.0) || !has_rows(T)) continue;
         if (w->opt.contact.model == LUCID_CONTACT_CCP) {
             snprintf(w->error, sizeof w->error,
                      "dry friction (frictionloss, model %d tendon %d) needs contact model ncp, "

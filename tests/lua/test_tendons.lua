@@ -466,3 +466,45 @@ t.case("a spatial tendon sliding: |lambda| = f, the analytic first step", functi
   end
   t.truthy(w:v(id)[1] > 0.1, "it slides down")
 end)
+
+t.case("a world with spatial tendon rows replays from its state bit for bit", function()
+  -- SPATIAL driven as in tests/c/test_mjcf_spatial_tendons.c: "straight" held at its upper
+  -- bound from step 184; from the state at step 200, 50 steps twice give the same q exactly
+  local m = lucid.model.load(SPATIAL)
+  local w = lucid.world{dt = m.timestep}
+  local id = w:add_model(m)
+  w:set_control(id, {0.5, 0.3, 0.2, 0.4, -0.3})
+  w:step(200)
+  local held = false
+  for _, c in ipairs(w:contacts()) do held = held or (c.tendon == 1 and c.limit == "upper") end
+  t.truthy(held, "the limit acts")
+  local x = w:state()
+  local runs = {}
+  for r = 1, 2 do
+    w:set_state(x)
+    w:step(50)
+    runs[r] = w:q(id)
+  end
+  same(runs[1], runs[2], "q")
+end)
+
+t.case("a spatial tendon no joint moves has no rows: it loads and steps", function()
+  -- between two world sites: constant length 0.5, outside its range and with frictionloss; its
+  -- limit and friction rows would have zero Jacobians (no effect in MuJoCo), so lucid adds none
+  local path = os.tmpname() .. ".xml"
+  local f = assert(io.open(path, "w"))
+  f:write([[<mujoco><worldbody><site name="a"/><site name="b" pos="0 0 0.5"/>
+    <body><joint name="j" axis="0 1 0"/><geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02"
+    contype="0" conaffinity="0"/></body></worldbody>
+    <tendon><spatial name="fixed_in_world" limited="true" range="1 2" frictionloss="1">
+    <site site="a"/><site site="b"/></spatial></tendon></mujoco>]])
+  f:close()
+  local m = lucid.model.load(path)
+  os.remove(path)
+  t.eq(#m:tendons()[1].joints, 0)
+  local w = lucid.world{dt = m.timestep}
+  local id = w:add_model(m)
+  w:step(10)
+  t.eq(#w:contacts(), 0)
+  t.truthy(w:v(id)[1] > 0, "the pendulum falls freely")
+end)
