@@ -255,7 +255,7 @@ void lucid_model_tendon_passive(const lucid_model *m, const double *q, const dou
 typedef struct lucid_model_actuator {
     const char *name;
     lucid_actuator_kind kind;
-    /* the transmission: a 1-dof joint (tendon NULL, crank -1), a fixed tendon of the model, or
+    /* the transmission: a 1-dof joint (tendon NULL, crank -1), a tendon of the model, or
      * a slider-crank (MuJoCo 2.2.2's): the rod of length cranklength joins the crank pin (frame
      * crank's origin) to a slider on the z axis of frame slider; L = a.v - sqrt((a.v)^2 + r^2 -
      * v.v) with v = crank - slider origin, a that axis (a.v where the root is not real) */
