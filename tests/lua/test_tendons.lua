@@ -493,15 +493,18 @@ t.case("a spatial tendon no joint moves has no rows: it loads and steps", functi
   -- limit and friction rows would have zero Jacobians (no effect in MuJoCo), so lucid adds none
   local path = os.tmpname() .. ".xml"
   local f = assert(io.open(path, "w"))
-  f:write([[<mujoco><worldbody><site name="a"/><site name="b" pos="0 0 0.5"/>
+  f:write([[<mujoco><default><default class="soft"><tendon stiffness="7"/></default></default>
+    <worldbody><site name="a"/><site name="b" pos="0 0 0.5"/>
     <body><joint name="j" axis="0 1 0"/><geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02"
     contype="0" conaffinity="0"/></body></worldbody>
-    <tendon><spatial name="fixed_in_world" limited="true" range="1 2" frictionloss="1">
-    <site site="a"/><site site="b"/></spatial></tendon></mujoco>]])
+    <tendon><spatial name="fixed_in_world" class="soft" limited="true" range="1 2"
+    frictionloss="1"><site site="a"/><site site="b"/></spatial></tendon></mujoco>]])
   f:close()
   local m = lucid.model.load(path)
   os.remove(path)
   t.eq(#m:tendons()[1].joints, 0)
+  t.eq(m:tendons()[1].stiffness, 7) -- its class's <tendon> default
+  t.eq(m:tendons()[1].springlength, 0.5)
   local w = lucid.world{dt = m.timestep}
   local id = w:add_model(m)
   w:step(10)
