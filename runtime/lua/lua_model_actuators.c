@@ -6,9 +6,10 @@
  * f = (g0 + g1 L + g2 Ld) u + b0 + b1 L + b2 Ld, L = gear q, Ld = gear v (model.h). An actuator
  * on a fixed tendon has tendon = its name (1-based index: tendon_index) instead of joint, dof
  * and coord, with L = gear L_tendon.
- * m:tendons() (docs/model.md): each fixed tendon's {name, joints = {joint names}, coefs =
- * {coefficients}, range = {lo, hi} or nil, margin, stiffness, damping, springlength,
- * frictionloss}.
+ * m:tendons() (docs/model.md): each tendon's {name, kind = "fixed" | "spatial", joints = {joint
+ * names} (a spatial tendon's: the joints that move its path), coefs = {coefficients} (fixed) or
+ * path = {{site = name}, {geom = name, sidesite = name}, {pulley = divisor}, ...} (spatial),
+ * range = {lo, hi} or nil, margin, stiffness, damping, springlength, frictionloss}.
  * m:sensors() (docs/model.md): each sensor's {name, type = "jointpos" | "jointvel" |
  * "actuatorfrc" | "framepos" | "framequat" | "gyro" | "velocimeter", object = its joint, actuator,
  * body or site name, objtype = "joint" | "actuator" | "xbody" | "site", dim, adr (1-based index of
@@ -90,6 +91,31 @@ static void set_number(lua_State *L, double x, const char *key) {
     lua_setfield(L, -2, key);
 }
 
+/* A spatial tendon's path: {site = name}, {geom = name, sidesite = name or nil}, {pulley =
+ * divisor} in MJCF order. */
+static void push_path(lua_State *L, const lucid_model *m, const lucid_model_tendon *t) {
+    lua_createtable(L, (int)t->npath, 0);
+    for (size_t k = 0; k < t->npath; ++k) {
+        const lucid_model_tendon_point *P = &t->path[k];
+        lua_createtable(L, 0, 2);
+        if (P->kind == LUCID_TENDON_PATH_PULLEY) {
+            set_number(L, P->divisor, "pulley");
+        } else if (P->kind == LUCID_TENDON_PATH_SITE) {
+            lua_pushstring(L, lucid_model_name_at(m, "frame", (size_t)P->object));
+            lua_setfield(L, -2, "site");
+        } else {
+            const char *gn = lucid_model_geoms(m)[P->object].name;
+            lua_pushstring(L, gn ? gn : "");
+            lua_setfield(L, -2, "geom");
+            if (P->side >= 0) {
+                lua_pushstring(L, lucid_model_name_at(m, "frame", (size_t)P->side));
+                lua_setfield(L, -2, "sidesite");
+            }
+        }
+        lua_rawseti(L, -2, (lua_Integer)k + 1);
+    }
+}
+
 int lucid_lua_model_tendons(lua_State *L) {
     const char *F = "lucid.model:tendons";
     lucid_model *m = lucid_lua_checkmodel(L, 1, F, "self", NULL);
@@ -98,21 +124,30 @@ int lucid_lua_model_tendons(lua_State *L) {
     lua_createtable(L, n > (size_t)INT_MAX ? 0 : (int)n, 0);
     for (size_t i = 0; i < n; ++i) {
         const lucid_model_tendon *t = &ts[i];
-        lua_createtable(L, 0, 9);
+        lua_createtable(L, 0, 11);
         lua_pushstring(L, t->name);
         lua_setfield(L, -2, "name");
+        lua_pushstring(L, lucid_model_tendon_is_spatial(t) ? "spatial" : "fixed");
+        lua_setfield(L, -2, "kind");
         lua_createtable(L, (int)t->n, 0);
+        lua_Integer nj = 0;
         for (size_t k = 0; k < t->n; ++k) {
+            if (k > 0 && t->joint[k] == t->joint[k - 1]) continue; /* a ball's or free's dofs */
             lua_pushstring(L, lucid_model_joint_name(m, (size_t)t->joint[k]));
-            lua_rawseti(L, -2, (lua_Integer)k + 1);
+            lua_rawseti(L, -2, ++nj);
         }
         lua_setfield(L, -2, "joints");
-        lua_createtable(L, (int)t->n, 0);
-        for (size_t k = 0; k < t->n; ++k) {
-            lua_pushnumber(L, t->coef[k]);
-            lua_rawseti(L, -2, (lua_Integer)k + 1);
+        if (lucid_model_tendon_is_spatial(t)) {
+            push_path(L, m, t);
+            lua_setfield(L, -2, "path");
+        } else {
+            lua_createtable(L, (int)t->n, 0);
+            for (size_t k = 0; k < t->n; ++k) {
+                lua_pushnumber(L, t->coef[k]);
+                lua_rawseti(L, -2, (lua_Integer)k + 1);
+            }
+            lua_setfield(L, -2, "coefs");
         }
-        lua_setfield(L, -2, "coefs");
         set_range(L, t->limited, t->lower, t->upper, "range");
         set_number(L, t->margin, "margin");
         set_number(L, t->stiffness, "stiffness");

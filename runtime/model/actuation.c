@@ -1,37 +1,15 @@
 /* Actuator forces in MuJoCo 2.2.2's gain/bias form (mj_fwdActuation with dyntype none and a
- * joint, fixed-tendon or slider-crank transmission): with the length L = gear q on a 1-dof joint
+ * joint, tendon or slider-crank transmission): with the length L = gear q on a 1-dof joint
  * (gear L_t on a tendon, gear L_crank on a slider-crank) and its velocity Ld,
  *   f = (g0 + g1 L + g2 Ld) clamp(u, ctrlrange) + b0 + b1 L + b2 Ld,  clamped to forcerange,
- *   tau = f dL/dq  (MuJoCo's qfrc_actuator: gear on the joint's dof, gear coef on a tendon's). */
+ *   tau = f dL/dq  (MuJoCo's qfrc_actuator: gear on the joint's dof, gear times a tendon's
+ *   moment (runtime/model/tendon.c)). */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "runtime/model/model_internal.h"
 #include "runtime/model/spatial.h"
-
-double lucid_model_tendon_length(const lucid_model_tendon *T, const double *q) {
-    double L = 0.0;
-    for (size_t i = 0; i < T->n; ++i) L += T->coef[i] * q[T->coord[i]];
-    return L;
-}
-
-double lucid_model_tendon_velocity(const lucid_model_tendon *T, const double *v) {
-    double Ld = 0.0;
-    for (size_t i = 0; i < T->n; ++i) Ld += T->coef[i] * v[T->dof[i]];
-    return Ld;
-}
-
-void lucid_model_tendon_passive(const lucid_model *m, const double *q, const double *v,
-                                double *tau) {
-    for (size_t t = 0; t < m->ntendons; ++t) {
-        const lucid_model_tendon *T = &m->tendons[t];
-        double f = 0.0;
-        if (T->stiffness != 0.0)
-            f -= T->stiffness * (lucid_model_tendon_length(T, q) - T->springlength);
-        if (T->damping != 0.0) f -= T->damping * lucid_model_tendon_velocity(T, v);
-        for (size_t i = 0; f != 0.0 && i < T->n; ++i) tau[T->dof[i]] += f * T->coef[i];
-    }
-}
 
 /* ---- slider-crank (MuJoCo 2.2.2's mj_transmission, mjTRN_SLIDERCRANK) ----------------------
  * The poses come from walking each frame's chain at q (no model data, nothing allocated); a
@@ -124,7 +102,7 @@ double lucid_model_actuator_velocity(const lucid_model_actuator *A, const double
             if (v[k] != 0.0) Ld += crank_entry(A, &c, q, k) * v[k];
         return Ld;
     }
-    return A->gear * (A->tendon ? lucid_model_tendon_velocity(A->tendon, v) : v[A->dof]);
+    return A->gear * (A->tendon ? lucid_model_tendon_velocity(A->tendon, q, v) : v[A->dof]);
 }
 
 void lucid_model_actuator_add_moment(const lucid_model_actuator *A, const double *q, double scale,
@@ -138,30 +116,20 @@ void lucid_model_actuator_add_moment(const lucid_model_actuator *A, const double
         tau[A->dof] += scale * A->gear;
         return;
     }
-    for (size_t i = 0; i < A->tendon->n; ++i)
-        tau[A->tendon->dof[i]] += scale * A->gear * A->tendon->coef[i];
+    lucid_model_tendon_add_moment(A->tendon, q, scale * A->gear, 0, SIZE_MAX, tau);
 }
 
 void lucid_model_actuator_add_outer(const lucid_model_actuator *A, const double *q, double scale,
-                                    double *R, size_t nv) {
-    if (A->crank >= 0) {
-        crank_state c = crank_at(A, q);
-        for (size_t i = 0; i < nv; ++i) {
-            double ri = crank_entry(A, &c, q, i);
-            for (size_t k = 0; ri != 0.0 && k < nv; ++k)
-                R[i + nv * k] += scale * ri * crank_entry(A, &c, q, k);
-        }
-        return;
-    }
-    if (!A->tendon) {
+                                    double *R, size_t nv, double *scratch) {
+    if (!A->tendon && A->crank < 0) {
         R[A->dof + nv * A->dof] += scale * A->gear * A->gear;
         return;
     }
-    const lucid_model_tendon *T = A->tendon;
-    double g2 = A->gear * A->gear;
-    for (size_t i = 0; i < T->n; ++i)
-        for (size_t k = 0; k < T->n; ++k)
-            R[T->dof[i] + nv * T->dof[k]] += scale * g2 * T->coef[i] * T->coef[k];
+    memset(scratch, 0, nv * sizeof *scratch);
+    lucid_model_actuator_add_moment(A, q, 1.0, scratch);
+    for (size_t i = 0; i < nv; ++i)
+        for (size_t k = 0; scratch[i] != 0.0 && k < nv; ++k)
+            R[i + nv * k] += scale * scratch[i] * scratch[k];
 }
 
 double lucid_model_actuator_gain(const lucid_model_actuator *A, const double *q, const double *v) {

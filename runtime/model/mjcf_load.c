@@ -513,6 +513,8 @@ static const char *const mesh_attrs[] = {"name",   "class",   "file",         "s
     "group", "limited", "range", "solreflimit", "solimplimit", "solreffriction", "solimpfriction", \
         "frictionloss", "margin", "stiffness", "damping", "springlength", "user"
 static const char *const fixed_attrs[] = {"name", "class", TENDON_COMMON, NULL};
+static const char *const spatial_attrs[] = {"name", "class",    TENDON_COMMON, "width",
+                                            "rgba", "material", NULL};
 static const char *const tendon_default_attrs[] = {TENDON_COMMON, "width", "rgba", "material",
                                                    NULL};
 
@@ -1924,8 +1926,10 @@ fail:
     return 0;
 }
 
-/* The values of a <fixed> tendon (its own, else its class's <tendon> default); 0 after failing. */
-static int fixed_values(mjcf *P, const xmlNode *el, int cls, lucid_tendon_spec *t) {
+/* The values of a <fixed> or <spatial> tendon (its own, else its class's <tendon> default); 0
+ * after failing. */
+static int tendon_values(mjcf *P, const xmlNode *el, int cls, lucid_tendon_spec *t) {
+    const char *kind = (const char *)el->name;
     double r[2];
     int nr = reals(P, el, K_TENDON, cls, "range", r, 2, 2);
     if (nr < 0) return 0;
@@ -1933,12 +1937,12 @@ static int fixed_values(mjcf *P, const xmlNode *el, int cls, lucid_tendon_spec *
     if (lim < 0) return 0;
     if (lim) {
         if (nr != 2) {
-            lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<fixed>: limited without a 'range'");
+            lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<%s>: limited without a 'range'", kind);
             return 0;
         }
         if (!(r[0] < r[1])) {
             lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
-                                 "<fixed>: range lower %g is not below upper %g", r[0], r[1]);
+                                 "<%s>: range lower %g is not below upper %g", kind, r[0], r[1]);
             return 0;
         }
         t->limited = 1, t->lower = r[0], t->upper = r[1];
@@ -1953,7 +1957,7 @@ static int fixed_values(mjcf *P, const xmlNode *el, int cls, lucid_tendon_spec *
     if (spring >= 0.0) t->springlength = spring;
     if (t->stiffness < 0.0 || t->damping < 0.0 || t->frictionloss < 0.0 || t->margin < 0.0) {
         lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
-                             "<fixed>: negative stiffness, damping, frictionloss or margin");
+                             "<%s>: negative stiffness, damping, frictionloss or margin", kind);
         return 0;
     }
     return 1;
@@ -1969,7 +1973,7 @@ static lucid_status fixed_tendon(mjcf *P, const xmlNode *el) {
     t.line = (int)lucid_model_xml_line(el);
     if (t.name && lucid_model_spec_find_tendon(P->spec, t.name) >= 0)
         lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<fixed>: tendon '%s' defined twice", t.name);
-    else if (fixed_values(P, el, cls, &t) && fixed_joints(P, el, &t)) {
+    else if (tendon_values(P, el, cls, &t) && fixed_joints(P, el, &t)) {
         lucid_status st = t.n ? lucid_model_spec_add_tendon(P->spec, &t, NULL) : LUCID_OK;
         if (!t.n)
             lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<fixed>: a fixed tendon needs joints");
@@ -1980,7 +1984,104 @@ static lucid_status fixed_tendon(mjcf *P, const xmlNode *el) {
     return X_->status;
 }
 
-/* <tendon>: fixed tendons; spatial ones (through sites and wrapping geoms) are refused. */
+static const char *const spatial_site_attrs[] = {"site", NULL};
+static const char *const spatial_geom_attrs[] = {"geom", "sidesite", NULL};
+static const char *const spatial_pulley_attrs[] = {"divisor", NULL};
+
+/* The spec frame (MJCF site) named name, -1 if none. */
+static int find_site(const mjcf *P, const char *name) {
+    for (size_t i = 0; i < P->spec->nframes; i++)
+        if (P->spec->frames[i].name && strcmp(P->spec->frames[i].name, name) == 0) return (int)i;
+    return -1;
+}
+
+static int find_geom(const mjcf *P, const char *name) {
+    for (size_t i = 0; i < P->spec->ngeoms; i++)
+        if (P->spec->geoms[i].name && strcmp(P->spec->geoms[i].name, name) == 0) return (int)i;
+    return -1;
+}
+
+/* One child of a <spatial> tendon into e: <site site>, <geom geom [sidesite]> (a sphere or a
+ * cylinder) or <pulley divisor>; 0 after failing. */
+static int spatial_element(mjcf *P, const xmlNode *c, lucid_tendon_path_spec *e) {
+    e->line = (int)lucid_model_xml_line(c), e->side = -1, e->index = -1, e->divisor = 0.0;
+    if (IS(c, "site")) {
+        if (lucid_model_xml_check_attrs(X_, c, spatial_site_attrs)) return 0;
+        const char *n = ATTR(c, "site");
+        if (!n) return !lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<site>: missing 'site'");
+        e->kind = LUCID_TENDON_PATH_SITE, e->index = find_site(P, n);
+        if (e->index < 0)
+            return !lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<site>: unknown site '%s'", n);
+        return 1;
+    }
+    if (IS(c, "geom")) {
+        if (lucid_model_xml_check_attrs(X_, c, spatial_geom_attrs)) return 0;
+        const char *n = ATTR(c, "geom"), *side = ATTR(c, "sidesite");
+        if (!n) return !lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<geom>: missing 'geom'");
+        e->kind = LUCID_TENDON_PATH_GEOM, e->index = find_geom(P, n);
+        if (e->index < 0)
+            return !lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<geom>: unknown geom '%s'", n);
+        lucid_shape_kind k = P->spec->geoms[e->index].shape.kind;
+        if (k != LUCID_SHAPE_SPHERE && k != LUCID_SHAPE_CYLINDER)
+            return !lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE,
+                                         "<geom>: geom '%s' is a %s: a tendon wraps around "
+                                         "spheres and cylinders only",
+                                         n, lucid_shape_kind_name(k));
+        if (side && (e->side = find_site(P, side)) < 0)
+            return !lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<geom>: unknown sidesite '%s'",
+                                         side);
+        return 1;
+    }
+    if (IS(c, "pulley")) {
+        if (lucid_model_xml_check_attrs(X_, c, spatial_pulley_attrs)) return 0;
+        e->kind = LUCID_TENDON_PATH_PULLEY;
+        if (!ATTR(c, "divisor"))
+            return !lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<pulley>: missing 'divisor'");
+        if (!real1(P, c, -1, 0, "divisor", &e->divisor)) return 0;
+        if (!(e->divisor > 0.0))
+            return !lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE,
+                                         "<pulley>: divisor must be > 0 (got %g)", e->divisor);
+        return 1;
+    }
+    return !lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE,
+                                 "<spatial>: <%s> is not a tendon element (a spatial tendon "
+                                 "lists <site>, <geom> and <pulley>)",
+                                 (const char *)c->name);
+}
+
+/* One <spatial> tendon into the spec: its path, checked against MuJoCo's rules. */
+static lucid_status spatial_tendon(mjcf *P, const xmlNode *el) {
+    if (lucid_model_xml_check_attrs(X_, el, spatial_attrs)) return X_->status;
+    int cls = element_class(P, el, -1);
+    if (cls < 0) return X_->status;
+    lucid_tendon_spec t = lucid_tendon_spec_default();
+    t.name = ATTR(el, "name");
+    t.line = (int)lucid_model_xml_line(el);
+    node_list kids = {0};
+    if (t.name && lucid_model_spec_find_tendon(P->spec, t.name) >= 0) {
+        lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<spatial>: tendon '%s' defined twice",
+                             t.name);
+    } else if (tendon_values(P, el, cls, &t) && !collect(P, el, &kids, 0)) {
+        t.path = kids.n ? calloc(kids.n, sizeof *t.path) : NULL;
+        if (kids.n && !t.path) lucid_model_xml_fail(X_, el, LUCID_ERR_NO_MEMORY, "out of memory");
+        for (size_t i = 0; t.path && i < kids.n; i++, t.npath++)
+            if (!spatial_element(P, kids.items[i], &t.path[i])) break;
+        size_t k = 0;
+        const char *why = X_->status ? NULL : lucid_tendon_path_problem(&t, &k);
+        if (why)
+            lucid_model_xml_fail(X_, k < kids.n ? kids.items[k] : el, LUCID_ERR_PARSE,
+                                 "<spatial>: %s", why);
+        if (!X_->status) {
+            lucid_status st = lucid_model_spec_add_tendon(P->spec, &t, NULL);
+            if (st) lucid_model_xml_fail(X_, el, st, "<spatial>: %s", lucid_status_string(st));
+        }
+    }
+    free(kids.items);
+    free(t.path);
+    return X_->status;
+}
+
+/* <tendon>: fixed and spatial tendons. */
 static lucid_status tendons(mjcf *P, const xmlNode *el) {
     static const char *const none[] = {NULL};
     if (lucid_model_xml_check_attrs(X_, el, none)) return X_->status;
@@ -1991,8 +2092,7 @@ static lucid_status tendons(mjcf *P, const xmlNode *el) {
         if (IS(c, "fixed"))
             fixed_tendon(P, c);
         else if (IS(c, "spatial"))
-            lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE,
-                                 "<tendon>: spatial tendons are not supported (only <fixed>)");
+            spatial_tendon(P, c);
         else
             lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<tendon>: <%s> is not supported",
                                  (const char *)c->name);

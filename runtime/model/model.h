@@ -39,8 +39,9 @@
  *    mass (a dof that would have no inertia, unless its armature makes it positive) is
  *    refused, and so is a model whose mass matrix at the neutral configuration is singular
  *    (redundant joints, e.g. two coaxial hinges carrying one body);
- *  - actuators act on revolute or prismatic joints, on fixed tendons or through a slider-crank
- *    (two frames on no mocap body, cranklength > 0) only; a fixed tendon's
+ *  - actuators act on revolute or prismatic joints, on tendons or through a slider-crank
+ *    (two frames on no mocap body, cranklength > 0) only; a spatial tendon's sites and geoms
+ *    are on no mocap body and its path is MuJoCo's (docs/model_files.md); a fixed tendon's
  *    joints are revolute or prismatic, each once, with finite coefficients, its range has
  *    lower <= upper and its stiffness, damping, frictionloss and margin are >= 0; a plane geom
  *    (halfspace) must be static (on the world body), as in MuJoCo.
@@ -189,35 +190,64 @@ const char *lucid_model_mocap_name(const lucid_model *m, size_t k);
 lucid_se3 lucid_model_mocap_pose(const lucid_model *m, size_t k);
 int lucid_model_find_mocap(const lucid_model *m, const char *name); /* -1 if none */
 
-/* ---- fixed tendons (MJCF <tendon><fixed>), 0 <= t < ntendons --------------------------------
- * A linear combination of 1-dof joints (MuJoCo 2.2.2's fixed tendon): length
- * L = sum_i coef[i] q[coord[i]], velocity Ld = sum_i coef[i] v[dof[i]], so its moment (dL/dq)
- * is coef on those dofs. The world keeps L in [lower, upper] by a limit row (a unilateral contact
- * whose Jacobian row is the moment; it acts at margin inside the range, as MuJoCo's) and applies
- * the passive force f = -stiffness (L - springlength) - damping Ld along the moment, explicitly
- * (docs/world.md). frictionloss is stored, not simulated yet. */
+/* ---- tendons (MJCF <tendon>), 0 <= t < ntendons ---------------------------------------------
+ * MuJoCo 2.2.2's tendons. A fixed tendon is a linear combination of 1-dof joints: length
+ * L = sum_i coef[i] q[coord[i]], so its moment (dL/dq) is coef on dof[i]. A spatial tendon is a
+ * path through sites, wrapping around spheres and cylinders, split into branches by pulleys
+ * (MuJoCo's mj_tendon and mju_wrap): L is the sum of the branches' lengths, each divided by its
+ * pulley's divisor, and its moment depends on q (n, dof: every dof that can move a point of the
+ * path, ascending; joint: their nodes; coord and coef unused). The velocity is Ld = dL/dq v.
+ * The world keeps L in [lower, upper] by a limit row (a unilateral contact whose Jacobian row is
+ * the moment; it acts at margin inside the range, as MuJoCo's), bounds the force along it by
+ * frictionloss (a friction row), and applies the passive force f = -stiffness (L -
+ * springlength) - damping Ld along the moment, explicitly (docs/model_files.md). */
+typedef enum lucid_tendon_kind { LUCID_TENDON_FIXED, LUCID_TENDON_SPATIAL } lucid_tendon_kind;
+/* A spatial tendon's path element, posed on a node of the tree (-1: the world). */
+typedef struct lucid_model_tendon_point {
+    lucid_tendon_path_kind kind;
+    int node;              /* site, geom: the node carrying it, -1: the world */
+    lucid_se3 pose;        /* site: its placement in the node frame; geom: its pose there */
+    int object;            /* site: its model frame; geom: its model geom */
+    int cylinder;          /* geom: 1 a cylinder (unbounded along its z axis), 0 a sphere */
+    double radius;         /* geom */
+    int side;              /* geom: the model frame of its side site, -1: none */
+    int side_node;         /* that site's node (-1: the world) */
+    lucid_vec3 side_point; /* and its origin in that node's frame */
+    double divisor;        /* pulley: the following branch's length is divided by it (> 0) */
+} lucid_model_tendon_point;
 typedef struct lucid_model_tendon {
     const char *name;
-    size_t n;            /* joints */
+    lucid_tendon_kind kind;
+    size_t n;            /* fixed: joints; spatial: the dofs that can move the path */
     int *joint;          /* their nodes */
-    size_t *dof, *coord; /* idx_v, idx_q of each joint */
-    double *coef;        /* n coefficients */
-    int limited;         /* lower/upper apply */
-    double lower, upper; /* m or rad (the coefficients' units times q's) */
-    double margin;       /* the limit acts when L is within margin of a bound (>= 0) */
-    double stiffness;    /* >= 0 */
-    double damping;      /* >= 0 */
-    double frictionloss; /* >= 0, stored (the world does not simulate it yet) */
-    double springlength; /* the spring's rest length (default: L at the joints' springref) */
-    int line;            /* source line, 0 if none */
+    size_t *dof, *coord; /* idx_v, idx_q of each joint (spatial: dof only) */
+    double *coef;        /* fixed: n coefficients; spatial: NULL */
+    size_t npath;        /* spatial: the path (MJCF order); fixed: 0 */
+    lucid_model_tendon_point *path;
+    const lucid_model *model; /* the model whose frames a spatial path reads */
+    int limited;              /* lower/upper apply */
+    double lower, upper;      /* m or rad (the coefficients' units times q's) */
+    double margin;            /* the limit acts when L is within margin of a bound (>= 0) */
+    double stiffness;         /* >= 0 */
+    double damping;           /* >= 0 */
+    double frictionloss;      /* >= 0: dry friction along the tendon (a friction row) */
+    double springlength;      /* the spring's rest length (default: L at the joints' springref) */
+    int line;                 /* source line, 0 if none */
 } lucid_model_tendon;
 size_t lucid_model_ntendons(const lucid_model *m);
 const lucid_model_tendon *lucid_model_tendons(const lucid_model *m); /* ntendons entries */
 int lucid_model_find_tendon(const lucid_model *m, const char *name); /* -1 if none */
 double lucid_model_tendon_length(const lucid_model_tendon *T, const double *q);
-double lucid_model_tendon_velocity(const lucid_model_tendon *T, const double *v);
-/* tau (nv) += the tendons' passive forces f_t c_t, f_t = -stiffness (L - springlength) - damping
- * Ld: MuJoCo 2.2.2's tendon part of qfrc_passive. */
+/* Ld = dL/dq v at q. */
+double lucid_model_tendon_velocity(const lucid_model_tendon *T, const double *q, const double *v);
+/* out[k - lo] += scale dL/dq_k at q for the dofs lo <= k < lo + width (MuJoCo's ten_J row);
+ * nothing is allocated. */
+void lucid_model_tendon_add_moment(const lucid_model_tendon *T, const double *q, double scale,
+                                   size_t lo, size_t width, double *out);
+/* Whether T's moment depends on q (a spatial tendon). */
+int lucid_model_tendon_is_spatial(const lucid_model_tendon *T);
+/* tau (nv) += the tendons' passive forces f_t dL_t/dq, f_t = -stiffness (L - springlength) -
+ * damping Ld: MuJoCo 2.2.2's tendon part of qfrc_passive. */
 void lucid_model_tendon_passive(const lucid_model *m, const double *q, const double *v,
                                 double *tau);
 
@@ -225,7 +255,7 @@ void lucid_model_tendon_passive(const lucid_model *m, const double *q, const dou
 typedef struct lucid_model_actuator {
     const char *name;
     lucid_actuator_kind kind;
-    /* the transmission: a 1-dof joint (tendon NULL, crank -1), a fixed tendon of the model, or
+    /* the transmission: a 1-dof joint (tendon NULL, crank -1), a tendon of the model, or
      * a slider-crank (MuJoCo 2.2.2's): the rod of length cranklength joins the crank pin (frame
      * crank's origin) to a slider on the z axis of frame slider; L = a.v - sqrt((a.v)^2 + r^2 -
      * v.v) with v = crank - slider origin, a that axis (a.v where the root is not real) */
@@ -259,13 +289,15 @@ double lucid_model_actuator_gain(const lucid_model_actuator *A, const double *q,
 double lucid_model_actuator_length(const lucid_model_actuator *A, const double *q);
 double lucid_model_actuator_velocity(const lucid_model_actuator *A, const double *q,
                                      const double *v);
-/* tau += scale * dL/dq (nv) at q: gear on the joint's dof, gear coef on the tendon's dofs, or a
- * slider-crank's (MuJoCo's actuator_moment; it depends on q for a slider-crank only). */
+/* tau += scale * dL/dq (nv) at q: gear on the joint's dof, gear times the tendon's moment, or a
+ * slider-crank's (MuJoCo's actuator_moment; it depends on q for a slider-crank and a spatial
+ * tendon). */
 void lucid_model_actuator_add_moment(const lucid_model_actuator *A, const double *q, double scale,
                                      double *tau);
-/* R (nv x nv, column-major) += scale * dL/dq^T dL/dq: the outer product of A's moment at q. */
+/* R (nv x nv, column-major) += scale * dL/dq^T dL/dq: the outer product of A's moment at q;
+ * scratch: nv doubles. */
 void lucid_model_actuator_add_outer(const lucid_model_actuator *A, const double *q, double scale,
-                                    double *R, size_t nv);
+                                    double *R, size_t nv, double *scratch);
 /* tau (nv) = sum over actuators of f times their moment: MuJoCo's qfrc_actuator. */
 void lucid_model_actuation(const lucid_model *m, const double *q, const double *v, const double *u,
                            double *tau);

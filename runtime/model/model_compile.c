@@ -208,6 +208,7 @@ void lucid_model_destroy(lucid_model *m) {
     for (size_t i = 0; i < m->ntendons; ++i) {
         lucid_model_tendon *t = &m->tendons[i];
         free((char *)t->name), free(t->joint), free(t->dof), free(t->coord), free(t->coef);
+        free(t->path);
     }
     free(m->tendons);
     for (size_t i = 0; i < m->nkeyframes; ++i) {
@@ -836,35 +837,178 @@ static lucid_status check_tendon_values(const compile_ctx *c, const lucid_tendon
     return LUCID_OK;
 }
 
-/* The model's fixed tendons from the spec's (after the joints' nodes and springrefs). */
-static lucid_status build_tendons(const compile_ctx *c, lucid_model *m, const int *joint_node) {
+/* The model geom that spec geom g became (build_geoms keeps the spec's order per body). */
+static int model_geom(const lucid_model_spec *s, const lucid_model *m, const body_loc *loc,
+                      size_t g) {
+    int node = s->geoms[g].body == LUCID_MODEL_WORLD ? -1 : loc[s->geoms[g].body].node;
+    int body = node < 0 ? -1 : m->nodes[node].body;
+    size_t index = m->geom_start[body + 1];
+    for (size_t i = 0; i < g; ++i) {
+        int ni = s->geoms[i].body == LUCID_MODEL_WORLD ? -1 : loc[s->geoms[i].body].node;
+        index += (ni < 0 ? -1 : m->nodes[ni].body) == body;
+    }
+    return (int)index;
+}
+
+/* Path element k of spatial tendon t (spec index i) into P: its site or geom posed on its node
+ * (on no mocap body), a geom a sphere or a cylinder with its side site, a pulley's divisor. */
+static lucid_status spatial_point(const compile_ctx *c, const lucid_model *m, const body_loc *loc,
+                                  const lucid_tendon_spec *t, size_t i, size_t k,
+                                  lucid_model_tendon_point *P) {
+    const lucid_model_spec *s = c->spec;
+    const lucid_tendon_path_spec *e = &t->path[k];
+    int line = e->line > 0 ? e->line : t->line;
+    memset(P, 0, sizeof *P);
+    P->kind = e->kind, P->side = -1, P->side_node = -1, P->pose = lucid_se3_identity();
+    if (e->kind == LUCID_TENDON_PATH_PULLEY) {
+        if (!(e->divisor > 0.0) || !isfinite(e->divisor))
+            return fail(c, LUCID_ERR_ARGUMENT, "tendon", t->name, i, line,
+                        "a pulley's divisor must be finite and > 0 (got %g)", e->divisor);
+        P->divisor = e->divisor;
+        return LUCID_OK;
+    }
+    if (e->kind == LUCID_TENDON_PATH_SITE) {
+        if (e->index < 0 || (size_t)e->index >= s->nframes)
+            return fail(c, LUCID_ERR_ARGUMENT, "tendon", t->name, i, line, "site %d out of range",
+                        e->index);
+        const lucid_model_frame *f = &m->frames[s->nbodies + (size_t)e->index];
+        if (f->mocap >= 0)
+            return fail(c, LUCID_ERR_ARGUMENT, "tendon", t->name, i, line,
+                        "site '%s' is on a mocap body", f->name);
+        P->object = (int)(s->nbodies + (size_t)e->index);
+        P->node = f->node, P->pose = f->placement;
+        return LUCID_OK;
+    }
+    if (e->kind != LUCID_TENDON_PATH_GEOM || e->index < 0 || (size_t)e->index >= s->ngeoms)
+        return fail(c, LUCID_ERR_ARGUMENT, "tendon", t->name, i, line,
+                    "path element %zu is no site, geom or pulley", k + 1);
+    const lucid_geom_spec *g = &s->geoms[e->index];
+    const char *gn = g->name ? g->name : "?";
+    if (g->shape.kind != LUCID_SHAPE_SPHERE && g->shape.kind != LUCID_SHAPE_CYLINDER)
+        return fail(c, LUCID_ERR_ARGUMENT, "tendon", t->name, i, line,
+                    "geom '%s' is not a sphere or a cylinder (the only wrapping geoms)", gn);
+    P->object = model_geom(s, m, loc, (size_t)e->index);
+    const lucid_model_geom *mg = &m->geoms[P->object];
+    if (mg->mocap >= 0)
+        return fail(c, LUCID_ERR_ARGUMENT, "tendon", t->name, i, line,
+                    "geom '%s' is on a mocap body", gn);
+    P->node = mg->joint, P->pose = mg->pose;
+    P->cylinder = g->shape.kind == LUCID_SHAPE_CYLINDER;
+    P->radius = P->cylinder ? g->shape.u.round.radius : g->shape.radius;
+    if (e->side >= 0) {
+        if ((size_t)e->side >= s->nframes)
+            return fail(c, LUCID_ERR_ARGUMENT, "tendon", t->name, i, line,
+                        "side site %d out of range", e->side);
+        const lucid_model_frame *f = &m->frames[s->nbodies + (size_t)e->side];
+        if (f->mocap >= 0)
+            return fail(c, LUCID_ERR_ARGUMENT, "tendon", t->name, i, line,
+                        "side site '%s' is on a mocap body", f->name);
+        P->side = (int)(s->nbodies + (size_t)e->side);
+        P->side_node = f->node, P->side_point = f->placement.t;
+    }
+    return LUCID_OK;
+}
+
+/* MuJoCo's rules for a spatial path (lucid_tendon_path_problem). */
+static lucid_status check_path(const compile_ctx *c, const lucid_tendon_spec *t, size_t i) {
+    size_t k = 0;
+    const char *why = lucid_tendon_path_problem(t, &k);
+    if (!why) return LUCID_OK;
+    int line = k < t->npath && t->path[k].line > 0 ? t->path[k].line : t->line;
+    return fail(c, LUCID_ERR_ARGUMENT, "tendon", t->name, i, line, "%s", why);
+}
+
+/* Spatial tendon mt's dofs: every dof on the chains of its sites, geoms and side sites. */
+static lucid_status spatial_dofs(const lucid_model *m, lucid_model_tendon *mt) {
+    size_t nv = m->nv, n = 0;
+    char *on = alloc_array(nv, 1);
+    if (!on) return LUCID_ERR_NO_MEMORY;
+    memset(on, 0, nv > 0 ? nv : 1);
+    for (size_t k = 0; k < mt->npath; ++k) {
+        int nodes[2] = {mt->path[k].node, mt->path[k].side_node};
+        if (mt->path[k].kind == LUCID_TENDON_PATH_PULLEY) continue;
+        for (int e = 0; e < 2; ++e)
+            for (int j = nodes[e]; j >= 0; j = m->nodes[j].parent)
+                for (size_t d = 0; d < m->nodes[j].nv; ++d) on[m->nodes[j].idx_v + d] = 1;
+    }
+    for (size_t d = 0; d < nv; ++d) n += on[d] != 0;
+    mt->joint = alloc_array(n, sizeof *mt->joint);
+    mt->dof = alloc_array(n, sizeof *mt->dof);
+    mt->coord = alloc_array(n, sizeof *mt->coord);
+    if (!mt->joint || !mt->dof || !mt->coord) {
+        free(on);
+        return LUCID_ERR_NO_MEMORY;
+    }
+    for (size_t d = 0; d < nv; ++d) {
+        if (!on[d]) continue;
+        const lucid_model_node *nd = &m->nodes[m->dof_node[d]];
+        mt->joint[mt->n] = m->dof_node[d];
+        mt->dof[mt->n] = d, mt->coord[mt->n] = nd->idx_q + (d - nd->idx_v);
+        mt->n++;
+    }
+    free(on);
+    return LUCID_OK;
+}
+
+/* Spatial tendon t (spec index i) into mt: its path and dofs. */
+static lucid_status build_spatial(const compile_ctx *c, const lucid_model *m, const body_loc *loc,
+                                  const lucid_tendon_spec *t, size_t i, lucid_model_tendon *mt) {
+    lucid_status st = check_path(c, t, i);
+    if (st != LUCID_OK) return st;
+    mt->kind = LUCID_TENDON_SPATIAL;
+    mt->model = m;
+    mt->path = alloc_array(t->npath, sizeof *mt->path);
+    if (!mt->path) return LUCID_ERR_NO_MEMORY;
+    for (size_t k = 0; k < t->npath; ++k) {
+        st = spatial_point(c, m, loc, t, i, k, &mt->path[k]);
+        if (st != LUCID_OK) return st;
+        mt->npath++;
+    }
+    return spatial_dofs(m, mt);
+}
+
+/* Fixed tendon t into mt: its joints and coefficients. */
+static lucid_status build_fixed(const lucid_model *m, const lucid_tendon_spec *t,
+                                const int *joint_node, lucid_model_tendon *mt) {
+    mt->kind = LUCID_TENDON_FIXED;
+    mt->model = m;
+    mt->joint = alloc_array(t->n, sizeof *mt->joint);
+    mt->dof = alloc_array(t->n, sizeof *mt->dof);
+    mt->coord = alloc_array(t->n, sizeof *mt->coord);
+    mt->coef = alloc_array(t->n, sizeof *mt->coef);
+    if (!mt->joint || !mt->dof || !mt->coord || !mt->coef) return LUCID_ERR_NO_MEMORY;
+    mt->n = t->n;
+    for (size_t k = 0; k < t->n; ++k) {
+        const lucid_model_node *nd = &m->nodes[joint_node[t->joints[k]]];
+        mt->joint[k] = joint_node[t->joints[k]];
+        mt->dof[k] = nd->idx_v, mt->coord[k] = nd->idx_q;
+        mt->coef[k] = t->coef[k];
+    }
+    return LUCID_OK;
+}
+
+/* The model's tendons from the spec's (after the joints' nodes, springrefs and geoms). */
+static lucid_status build_tendons(const compile_ctx *c, lucid_model *m, const int *joint_node,
+                                  const body_loc *loc) {
     const lucid_model_spec *s = c->spec;
     m->tendons = alloc_array(s->ntendons, sizeof *m->tendons);
     if (!m->tendons) return LUCID_ERR_NO_MEMORY;
     for (size_t i = 0; i < s->ntendons; ++i) {
         const lucid_tendon_spec *t = &s->tendons[i];
-        lucid_status st = check_tendon_joints(c, t, i, joint_node);
+        if (t->n > 0 && t->npath > 0)
+            return fail(c, LUCID_ERR_ARGUMENT, "tendon", t->name, i, t->line,
+                        "has both joints (fixed) and a path (spatial)");
+        lucid_status st = t->npath > 0 ? LUCID_OK : check_tendon_joints(c, t, i, joint_node);
         if (st == LUCID_OK) st = check_tendon_values(c, t, i);
         if (st != LUCID_OK) return st;
         lucid_model_tendon *mt = &m->tendons[m->ntendons];
         memset(mt, 0, sizeof *mt);
         mt->name = make_name(t->name, "tendon", i);
-        mt->joint = alloc_array(t->n, sizeof *mt->joint);
-        mt->dof = alloc_array(t->n, sizeof *mt->dof);
-        mt->coord = alloc_array(t->n, sizeof *mt->coord);
-        mt->coef = alloc_array(t->n, sizeof *mt->coef);
         m->ntendons++;
-        if (!mt->name || !mt->joint || !mt->dof || !mt->coord || !mt->coef)
-            return LUCID_ERR_NO_MEMORY;
-        mt->n = t->n;
-        double spring = 0.0;
-        for (size_t k = 0; k < t->n; ++k) {
-            const lucid_model_node *nd = &m->nodes[joint_node[t->joints[k]]];
-            mt->joint[k] = joint_node[t->joints[k]];
-            mt->dof[k] = nd->idx_v, mt->coord[k] = nd->idx_q;
-            mt->coef[k] = t->coef[k];
-            spring += t->coef[k] * m->springref[nd->idx_q];
-        }
+        if (!mt->name) return LUCID_ERR_NO_MEMORY;
+        st = t->npath > 0 ? build_spatial(c, m, loc, t, i, mt) : build_fixed(m, t, joint_node, mt);
+        if (st != LUCID_OK) return st;
+        double spring = lucid_model_tendon_length(mt, m->springref);
         mt->limited = t->limited;
         mt->lower = t->limited ? t->lower : -INFINITY;
         mt->upper = t->limited ? t->upper : INFINITY;
@@ -1339,7 +1483,7 @@ static lucid_status compile(const compile_ctx *c, lucid_model *m, lucid_body_spe
     st = build_dofs(m, joints, joint_node, s->njoints);
     if (st == LUCID_OK) st = build_mimics(c, m, joints, joint_node);
     if (st == LUCID_OK) st = build_geoms(c, m, loc);
-    if (st == LUCID_OK) st = build_tendons(c, m, joint_node);
+    if (st == LUCID_OK) st = build_tendons(c, m, joint_node, loc);
     if (st == LUCID_OK) st = build_actuators(c, m, joint_node);
     if (st != LUCID_OK) return st;
     for (size_t i = 0; i < m->nu; ++i)

@@ -81,7 +81,7 @@ void lucid_model_spec_destroy(lucid_model_spec *s) {
     for (size_t i = 0; i < s->nactuators; i++) free((char *)s->actuators[i].name);
     for (size_t i = 0; i < s->ntendons; i++) {
         free((char *)s->tendons[i].name);
-        free(s->tendons[i].joints), free(s->tendons[i].coef);
+        free(s->tendons[i].joints), free(s->tendons[i].coef), free(s->tendons[i].path);
     }
     free(s->tendons);
     for (size_t i = 0; i < s->nkeyframes; i++) {
@@ -382,7 +382,8 @@ lucid_tendon_spec lucid_tendon_spec_default(void) {
 lucid_status lucid_model_spec_add_tendon(lucid_model_spec *s, const lucid_tendon_spec *tendon,
                                          int *index) {
     if (!s || !tendon || (tendon->n > 0 && (!tendon->joints || !tendon->coef)) ||
-        tendon->n > INT32_MAX || s->ntendons >= INT32_MAX)
+        (tendon->npath > 0 && !tendon->path) || tendon->n > INT32_MAX ||
+        tendon->npath > INT32_MAX || s->ntendons >= INT32_MAX)
         return LUCID_ERR_ARGUMENT;
     for (size_t i = 0; i < tendon->n; i++)
         if (tendon->joints[i] < 0 || (size_t)tendon->joints[i] >= s->njoints)
@@ -395,12 +396,14 @@ lucid_status lucid_model_spec_add_tendon(lucid_model_spec *s, const lucid_tendon
     t.name = copy_string(tendon->name, &ok);
     t.joints = malloc(n * sizeof *t.joints);
     t.coef = malloc(n * sizeof *t.coef);
-    if (!ok || !t.joints || !t.coef) {
-        free((char *)t.name), free(t.joints), free(t.coef);
+    t.path = malloc((tendon->npath ? tendon->npath : 1) * sizeof *t.path);
+    if (!ok || !t.joints || !t.coef || !t.path) {
+        free((char *)t.name), free(t.joints), free(t.coef), free(t.path);
         return LUCID_ERR_NO_MEMORY;
     }
     if (tendon->n) memcpy(t.joints, tendon->joints, tendon->n * sizeof *t.joints);
     if (tendon->n) memcpy(t.coef, tendon->coef, tendon->n * sizeof *t.coef);
+    if (tendon->npath) memcpy(t.path, tendon->path, tendon->npath * sizeof *t.path);
     if (index) *index = (int)s->ntendons;
     s->tendons[s->ntendons++] = t;
     return LUCID_OK;
@@ -418,4 +421,35 @@ lucid_status lucid_model_spec_add_heightfield(lucid_model_spec *s, lucid_heightf
     }
     s->hfields[s->nhfields++] = h;
     return LUCID_OK;
+}
+
+const char *lucid_tendon_path_problem(const lucid_tendon_spec *t, size_t *where) {
+    const lucid_tendon_path_spec *p = t->path;
+    size_t n = t->npath;
+    *where = 0;
+    if (n < 2) return "a spatial path needs at least two elements";
+    if (p[0].kind != LUCID_TENDON_PATH_SITE) return "a spatial path must start with a site";
+    for (size_t k = 0; k < n; ++k) {
+        int prev = k > 0 ? (int)p[k - 1].kind : -1, next = k + 1 < n ? (int)p[k + 1].kind : -1;
+        int pulley_or_end_before = prev < 0 || prev == LUCID_TENDON_PATH_PULLEY;
+        int pulley_or_end_after = next < 0 || next == LUCID_TENDON_PATH_PULLEY;
+        const char *why = NULL;
+        if (p[k].kind == LUCID_TENDON_PATH_PULLEY && prev == LUCID_TENDON_PATH_PULLEY)
+            why = "a pulley follows a pulley";
+        else if (p[k].kind == LUCID_TENDON_PATH_PULLEY && next < 0)
+            why = "the path ends with a pulley";
+        else if (p[k].kind == LUCID_TENDON_PATH_GEOM &&
+                 (prev != LUCID_TENDON_PATH_SITE || next != LUCID_TENDON_PATH_SITE))
+            why = "a wrapping geom must sit between two sites";
+        else if (p[k].kind == LUCID_TENDON_PATH_SITE && pulley_or_end_before && pulley_or_end_after)
+            why = "a site needs a neighbour that is no pulley (a branch of one site)";
+        else if (p[k].kind == LUCID_TENDON_PATH_SITE && next == LUCID_TENDON_PATH_SITE &&
+                 p[k + 1].index == p[k].index)
+            why = "the same site twice in a row";
+        if (why) {
+            *where = k;
+            return why;
+        }
+    }
+    return NULL;
 }

@@ -156,15 +156,36 @@ typedef struct lucid_equality_spec {
     int line;
 } lucid_equality_spec;
 
-/* A fixed tendon (MJCF <tendon><fixed>, MuJoCo's semantics): length L = sum_i coef[i] q_i over
- * n 1-dof joints (indices into the spec's joints), limited to [lower, upper] (acting at margin
- * inside it), with a spring to springlength (NAN: L at the joints' springref) and damping along
- * it; frictionloss is stored. The model's lucid_model_tendon. */
+/* One element of a spatial tendon's path (MJCF <spatial> children, MuJoCo 2.2.2's meanings): a
+ * site the tendon passes through, a sphere or cylinder geom it wraps around (between two sites;
+ * side: a site on the side it prefers, or inside the geom: the path passes through it), or a
+ * pulley starting a new branch whose length counts divided by divisor (> 0). */
+typedef enum lucid_tendon_path_kind {
+    LUCID_TENDON_PATH_SITE,
+    LUCID_TENDON_PATH_GEOM,
+    LUCID_TENDON_PATH_PULLEY
+} lucid_tendon_path_kind;
+typedef struct lucid_tendon_path_spec {
+    lucid_tendon_path_kind kind;
+    int index;      /* site: a spec frame; geom: a spec geom; pulley: -1 */
+    int side;       /* geom: the spec frame of its side site, -1: none */
+    double divisor; /* pulley */
+    int line;
+} lucid_tendon_path_spec;
+
+/* A tendon (MuJoCo's semantics). Fixed (n > 0, npath 0): length L = sum_i coef[i] q_i over n
+ * 1-dof joints (indices into the spec's joints). Spatial (npath > 0, n 0): the length of the
+ * path through its sites and around its wrapping geoms (MuJoCo 2.2.2's mj_tendon). Either is
+ * limited to [lower, upper] (acting at margin inside it), with a spring to springlength (NAN: L
+ * at the joints' springref), damping and dry friction (frictionloss) along it. The model's
+ * lucid_model_tendon. */
 typedef struct lucid_tendon_spec {
     const char *name; /* may be NULL */
     size_t n;
     int *joints;  /* n joint indices (copied by add_tendon) */
     double *coef; /* n coefficients (copied) */
+    size_t npath;
+    lucid_tendon_path_spec *path; /* npath elements (copied) */
     int limited;
     double lower, upper, margin;
     double stiffness, damping, frictionloss;
@@ -260,7 +281,7 @@ lucid_status lucid_model_spec_add_frame(lucid_model_spec *spec, const lucid_fram
                                         int *index);
 lucid_status lucid_model_spec_add_actuator(lucid_model_spec *spec,
                                            const lucid_actuator_spec *actuator, int *index);
-/* Copies the name, joint indices and coefficients; the compiler checks them. */
+/* Copies the name, joint indices and coefficients or the path; the compiler checks them. */
 lucid_status lucid_model_spec_add_tendon(lucid_model_spec *spec, const lucid_tendon_spec *tendon,
                                          int *index);
 lucid_status lucid_model_spec_add_exclude(lucid_model_spec *spec, int body1, int body2);
@@ -276,6 +297,12 @@ lucid_status lucid_model_spec_add_equality(lucid_model_spec *spec, const lucid_e
 /* Hands a height field to the spec (destroyed on failure too); geoms of kind
  * LUCID_SHAPE_HEIGHTFIELD refer to it (lucid_shape_heightfield), on the world body only. */
 lucid_status lucid_model_spec_add_heightfield(lucid_model_spec *spec, lucid_heightfield *h);
+
+/* Why spatial tendon t's path breaks MuJoCo's rules, NULL if it does not (*where: the offending
+ * element): at least two elements, starting with a site; a geom between two sites; a pulley
+ * neither last nor after a pulley; a site with a neighbour that is no pulley; not the same site
+ * twice in a row. So each branch starts and ends with a site. */
+const char *lucid_tendon_path_problem(const lucid_tendon_spec *t, size_t *where);
 
 /* Index of the body / joint named `name`, or -1. */
 int lucid_model_spec_find_body(const lucid_model_spec *spec, const char *name);

@@ -74,7 +74,8 @@ typedef struct lucid_world_model {
     lucid_se3 base;           /* the model's world frame in the world */
     double *q, *u, *v;        /* configuration, actuator inputs (held), velocity */
     double *v_free, *v_start; /* free (then final) velocity of the step, and its start */
-    double *work;             /* 3 nv */
+    double *work;             /* 4 nv */
+    double *moment;           /* nv: a q-dependent moment (spatial tendon, slider-crank) */
     double restitution;
     int first_body, num_bodies; /* the world bodies of its links, contiguous */
     int static_body;            /* the world body of its static geoms, -1 when none */
@@ -374,11 +375,13 @@ int lucid_world_models_tree_constrained(const lucid_world *w, int model, int tre
 int lucid_world_models_have_equalities(const lucid_world *w);
 /* Whether any model has a slider-crank actuator (its moment depends on q). */
 int lucid_world_models_have_cranks(const lucid_world *w);
+/* Whether any model has a spatial tendon (its moment depends on q). */
+int lucid_world_models_have_spatial_tendons(const lucid_world *w);
 /* The world velocity of world point p fixed to a node per unit rate of its ancestor dof k. */
 lucid_vec3 lucid_world_model_dof_point_column(const lucid_world_model *wm, int k, lucid_vec3 p);
 void lucid_world_models_begin_step(lucid_world *w);     /* free velocities, M~, link poses */
 lucid_status lucid_world_models_limits(lucid_world *w); /* joint- and tendon-limit contacts */
-/* Fixed tendons (world_tendon.c). The end (last dof + 1) of the tendons with rows (limited, or
+/* Tendons (world_tendon.c). The end (last dof + 1) of the tendons with rows (limited, or
  * with frictionloss > 0) whose first dof is k (0: none), which a model's tree must reach
  * (find_trees). */
 size_t lucid_world_tendon_span_end(const lucid_model *m, size_t k);
@@ -390,11 +393,11 @@ int lucid_world_limit_detected(const lucid_world *w, double gap, double rate, do
 /* Model i's tendon-limit contacts (after its joint limits: their warm-start keys sort so). */
 lucid_status lucid_world_tendon_limits(lucid_world *w, int i);
 /* The coefficient of dof `dof` of the model in limit contact c's normal row, before the side's
- * sign: limit_sign on a joint limit's dof, limit_sign coef on a tendon's dofs, else 0. */
+ * sign: limit_sign on a joint limit's dof, limit_sign dL/dq_dof on a tendon's, else 0. */
 double lucid_world_limit_coefficient(const lucid_world *w, const lucid_world_contact *c,
                                      size_t dof);
 /* row (width, over the tree's dofs from lo) = scale times the row of dof-row contact c (a joint
- * limit or dry-friction row: e_dof; a tendon's: its moment, coef on its dofs). */
+ * limit or dry-friction row: e_dof; a tendon's: its moment dL/dq at the model's q). */
 void lucid_world_tendon_row(const lucid_world *w, const lucid_world_contact *c, double scale,
                             size_t lo, size_t width, double *row);
 /* row (width, over the tree's dofs from lo) = sign times limit contact c's normal row. */
@@ -405,9 +408,10 @@ void lucid_world_limit_row(const lucid_world *w, const lucid_world_contact *c, d
 void lucid_world_tendon_passive(const lucid_world_model *wm, double *tau);
 /* The power of the tendons' springs at the model's q and velocity v. */
 double lucid_world_tendon_spring_power(const lucid_world_model *wm, const double *v);
-/* X (nv x nv, column-major) += scale sum_t damping_t c_t c_t^T (resp. stiffness_t). */
-void lucid_world_tendon_add_damping(const lucid_model *m, double scale, double *X);
-void lucid_world_tendon_add_stiffness(const lucid_model *m, double scale, double *R);
+/* X (nv x nv, column-major) += scale sum_t damping_t c_t c_t^T (resp. stiffness_t), c_t the
+ * tendons' moments at the model's q (wm->moment: scratch). */
+void lucid_world_tendon_add_damping(const lucid_world_model *wm, double scale, double *X);
+void lucid_world_tendon_add_stiffness(const lucid_world_model *wm, double scale, double *R);
 /* The dry-friction rows (lucid_world_contact.frictionloss): per model, one per dof whose
  * frictionloss is > 0, then one per tendon whose frictionloss is > 0
  * (lucid_world_tendon_friction_rows), pushed after the limits. LUCID_ERR_ARGUMENT with w->error

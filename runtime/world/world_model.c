@@ -96,10 +96,10 @@ static void find_trees(lucid_world_model *wm, size_t *root) {
     wm->tree_dof[wm->num_trees] = nv;
 }
 
-/* The doubles of a model's state block that clone and sync copy: q, v, u, v_free, v_start and
- * 4 nv of scratch. */
+/* The doubles of a model's state block that clone and sync copy: q, v, u, v_free, v_start,
+ * 4 nv of scratch and the moment scratch. */
 static size_t state_block(const lucid_model *m) {
-    return lucid_model_nq(m) + 7 * lucid_model_nv(m) + lucid_model_nu(m);
+    return lucid_model_nq(m) + 8 * lucid_model_nv(m) + lucid_model_nu(m);
 }
 
 /* The state block, the model's workspace and its trees. */
@@ -122,7 +122,7 @@ static lucid_status allocate_model(lucid_world_model *wm) {
     find_trees(wm, root);
     free(root);
     wm->v = wm->q + nq, wm->u = wm->v + nv, wm->v_free = wm->u + nu;
-    wm->v_start = wm->v_free + nv, wm->work = wm->v_start + nv;
+    wm->v_start = wm->v_free + nv, wm->work = wm->v_start + nv, wm->moment = wm->work + 4 * nv;
     return LUCID_OK;
 }
 
@@ -637,12 +637,13 @@ lucid_status lucid_world_model_free_velocity_jacobians(lucid_world *w, int i, do
      * a tendon's damping b c c^T) */
     lucid_model_rnea_derivatives(m, wm->data, wm->q, wm->v, zero, scratch, dv_dv);
     for (size_t k = 0; k < nv; ++k) dv_dv[k + nv * k] += m->damping[k] + dt * K[k];
-    lucid_world_tendon_add_damping(m, 1.0, dv_dv);
+    lucid_world_tendon_add_damping(wm, 1.0, dv_dv);
     for (size_t a = 0; a < lucid_model_nu(m); ++a) {
         const lucid_model_actuator *A = &act[a];
         double uc, sf = force_slope(wm, A, wm->u[a]);
         control_slope(A, wm->u[a], &uc);
-        lucid_model_actuator_add_outer(A, wm->q, -sf * (A->bias[2] + A->gain[2] * uc), dv_dv, nv);
+        lucid_model_actuator_add_outer(A, wm->q, -sf * (A->bias[2] + A->gain[2] * uc), dv_dv, nv,
+                                       wm->moment);
     }
     lucid_model_mass_solve(m, wm->data, dv_dv, nv, nv);
     for (size_t c = 0; c < nv * nv; ++c) dv_dv[c] *= -dt;
@@ -685,10 +686,10 @@ void lucid_world_model_add_actuation_stiffness(const lucid_world *w, int i, doub
         const lucid_model_actuator *A = &act[a];
         double uc, sf = force_slope(wm, A, wm->u[a]);
         control_slope(A, wm->u[a], &uc);
-        lucid_model_actuator_add_outer(A, wm->q, scale * sf * (A->bias[1] + A->gain[1] * uc), R,
-                                       nv);
+        lucid_model_actuator_add_outer(A, wm->q, scale * sf * (A->bias[1] + A->gain[1] * uc), R, nv,
+                                       wm->moment);
     }
-    lucid_world_tendon_add_stiffness(m, -scale, R);
+    lucid_world_tendon_add_stiffness(wm, -scale, R);
 }
 
 void lucid_world_models_begin_step(lucid_world *w) {
@@ -742,6 +743,15 @@ int lucid_world_models_have_cranks(const lucid_world *w) {
         const lucid_model *m = w->models[i].model;
         for (size_t a = 0; a < m->nu; ++a)
             if (lucid_model_actuators(m)[a].crank >= 0) return 1;
+    }
+    return 0;
+}
+
+int lucid_world_models_have_spatial_tendons(const lucid_world *w) {
+    for (int i = 0; i < w->num_models; ++i) {
+        const lucid_model *m = w->models[i].model;
+        for (size_t t = 0; t < lucid_model_ntendons(m); ++t)
+            if (lucid_model_tendon_is_spatial(&lucid_model_tendons(m)[t])) return 1;
     }
     return 0;
 }

@@ -1,15 +1,16 @@
-/* Fixed tendons of the world's models (runtime/model/model.h's lucid_model_tendon): their
- * length limits as limit rows, their dry friction (frictionloss) as friction rows, and their
- * passive spring and damping forces.
+/* Tendons of the world's models (runtime/model/model.h's lucid_model_tendon, fixed and spatial):
+ * their length limits as limit rows, their dry friction (frictionloss) as friction rows, and
+ * their passive spring and damping forces.
  *
  * A limit is a limit contact like a joint's (lucid_world_contact.limit_sign): one side, the
- * link of the tendon's last joint, frame the identity, separation the distance of L to the bound
+ * link of the tendon's last dof, frame the identity, separation the distance of L to the bound
  * and include_margin the tendon's margin (so it acts margin inside the range, as MuJoCo's), no
- * friction; its normal Jacobian row is the tendon's moment +-coef on its dofs instead of +-e_dof
- * (lucid_world_limit_row), and the position correction, warm start (keyed (model, tendon, sign))
- * and clone are the joint limits'. A friction row is a joint's (lucid_world_contact.frictionloss)
- * with the moment as its t1 row, keyed (model, tendon). The rows are built over one tree of the
- * model, so the dofs of a tendon with rows are kept in one tree (lucid_world_tendon_span_end).
+ * friction; its normal Jacobian row is the tendon's moment dL/dq at the model's q (constant for
+ * a fixed tendon, +-coef on its dofs) instead of +-e_dof (lucid_world_limit_row), and the
+ * position correction, warm start (keyed (model, tendon, sign)) and clone are the joint limits'.
+ * A friction row is a joint's (lucid_world_contact.frictionloss) with the moment as its t1 row,
+ * keyed (model, tendon). The rows are built over one tree of the model, so the dofs of a tendon
+ * with rows are kept in one tree (lucid_world_tendon_span_end).
  *
  * The passive force f = -stiffness (L - springlength) - damping Ld acts along the moment
  * explicitly, as in MuJoCo 2.2.2's mj_passive (its Euler integrator makes only the joints' damping
@@ -23,7 +24,7 @@
 #include "runtime/model/model.h"
 #include "runtime/world/world_internal.h"
 
-/* The last dof of tendon t (its joints are 1-dof; dofs ascend along every branch). */
+/* The last dof of tendon t (dofs ascend along every branch). */
 static size_t tendon_last_dof(const lucid_model_tendon *T) {
     size_t last = 0;
     for (size_t i = 0; i < T->n; ++i)
@@ -39,9 +40,11 @@ static size_t tendon_first_dof(const lucid_model_tendon *T) {
 }
 
 /* Whether tendon T has rows in the contact problem (then its dofs share one tree): a limit, or a
- * dry-friction row (frictionloss > 0) on its moment (lucid_world_tendon_row). */
+ * dry-friction row (frictionloss > 0) on its moment (lucid_world_tendon_row). A spatial tendon
+ * that no dof moves (its path on the world only) has a constant length and a zero moment: no
+ * rows (MuJoCo's would have a zero Jacobian row and no effect). */
 static int has_rows(const lucid_model_tendon *T) {
-    return T->limited || T->frictionloss > 0.0;
+    return T->n > 0 && (T->limited || T->frictionloss > 0.0);
 }
 
 size_t lucid_world_tendon_span_end(const lucid_model *m, size_t k) {
@@ -60,7 +63,7 @@ int lucid_world_limit_detected(const lucid_world *w, double gap, double rate, do
 }
 
 /* A row of model i's tendon t (a limit's or a dry-friction row): on the link of the tendon's
- * last joint, identity frame, no shape parts; the caller sets what kind it is. */
+ * last dof, identity frame, no shape parts; the caller sets what kind it is. */
 static lucid_world_contact tendon_row(const lucid_world *w, int i, size_t t) {
     const lucid_world_model *wm = &w->models[i];
     const lucid_model *m = wm->model;
@@ -86,9 +89,9 @@ lucid_status lucid_world_tendon_limits(lucid_world *w, int i) {
     const lucid_model_tendon *tendons = lucid_model_tendons(m);
     for (size_t t = 0; t < lucid_model_ntendons(m); ++t) {
         const lucid_model_tendon *T = &tendons[t];
-        if (!T->limited) continue;
+        if (!T->limited || !has_rows(T)) continue;
         double L = lucid_model_tendon_length(T, wm->q);
-        double Ld = lucid_model_tendon_velocity(T, wm->v_free);
+        double Ld = lucid_model_tendon_velocity(T, wm->q, wm->v_free);
         double gaps[2] = {L - T->lower, T->upper - L}, rates[2] = {Ld, -Ld};
         for (int side = 0; side < 2; ++side) {
             if (!lucid_world_limit_detected(w, gaps[side], rates[side], T->margin)) continue;
@@ -112,7 +115,7 @@ lucid_status lucid_world_tendon_friction_rows(lucid_world *w, int i) {
     const lucid_model_tendon *tendons = lucid_model_tendons(m);
     for (size_t t = 0; t < lucid_model_ntendons(m); ++t) {
         const lucid_model_tendon *T = &tendons[t];
-        if (!(T->frictionloss > 0.0)) continue;
+        if (!(T->frictionloss > 0.0) || !has_rows(T)) continue;
         if (w->opt.contact.model == LUCID_CONTACT_CCP) {
             snprintf(w->error, sizeof w->error,
                      "dry friction (frictionloss, model %d tendon %d) needs contact model ncp, "
@@ -132,11 +135,11 @@ lucid_status lucid_world_tendon_friction_rows(lucid_world *w, int i) {
 double lucid_world_limit_coefficient(const lucid_world *w, const lucid_world_contact *c,
                                      size_t dof) {
     if (c->limit_tendon < 0) return (int)dof == c->limit_dof ? c->limit_sign : 0.0;
-    const lucid_model_tendon *T =
-        &lucid_model_tendons(w->models[c->limit_model].model)[c->limit_tendon];
-    for (size_t i = 0; i < T->n; ++i)
-        if (T->dof[i] == dof) return c->limit_sign * T->coef[i];
-    return 0.0;
+    const lucid_world_model *wm = &w->models[c->limit_model];
+    double e = 0.0;
+    lucid_model_tendon_add_moment(&lucid_model_tendons(wm->model)[c->limit_tendon], wm->q,
+                                  c->limit_sign, dof, 1, &e);
+    return e;
 }
 
 void lucid_world_tendon_row(const lucid_world *w, const lucid_world_contact *c, double scale,
@@ -146,9 +149,9 @@ void lucid_world_tendon_row(const lucid_world *w, const lucid_world_contact *c, 
         row[(size_t)c->limit_dof - lo] = scale;
         return;
     }
-    const lucid_model_tendon *T =
-        &lucid_model_tendons(w->models[c->limit_model].model)[c->limit_tendon];
-    for (size_t i = 0; i < T->n; ++i) row[T->dof[i] - lo] += scale * T->coef[i];
+    const lucid_world_model *wm = &w->models[c->limit_model];
+    lucid_model_tendon_add_moment(&lucid_model_tendons(wm->model)[c->limit_tendon], wm->q, scale,
+                                  lo, width, row);
 }
 
 void lucid_world_limit_row(const lucid_world *w, const lucid_world_contact *c, double sign,
@@ -168,23 +171,28 @@ double lucid_world_tendon_spring_power(const lucid_world_model *wm, const double
         const lucid_model_tendon *T = &tendons[t];
         if (T->stiffness == 0.0) continue;
         double f = -T->stiffness * (lucid_model_tendon_length(T, wm->q) - T->springlength);
-        power += f * lucid_model_tendon_velocity(T, v);
+        power += f * lucid_model_tendon_velocity(T, wm->q, v);
     }
     return power;
 }
 
-/* X (nv x nv, column-major) += scale * value_t c_t c_t^T over the tendons, value_t read by get. */
-static void add_outer(const lucid_model *m, double scale, double (*get)(const lucid_model_tendon *),
-                      double *X) {
+/* X (nv x nv, column-major) += scale * value_t c_t c_t^T over the tendons, value_t read by get,
+ * c_t the moment at the model's q (in wm->moment). */
+static void add_outer(const lucid_world_model *wm, double scale,
+                      double (*get)(const lucid_model_tendon *), double *X) {
+    const lucid_model *m = wm->model;
     size_t nv = lucid_model_nv(m);
     const lucid_model_tendon *tendons = lucid_model_tendons(m);
+    double *c = wm->moment;
     for (size_t t = 0; t < lucid_model_ntendons(m); ++t) {
         const lucid_model_tendon *T = &tendons[t];
         double s = scale * get(T);
         if (s == 0.0) continue;
+        memset(c, 0, nv * sizeof *c);
+        lucid_model_tendon_add_moment(T, wm->q, 1.0, 0, nv, c);
         for (size_t i = 0; i < T->n; ++i)
             for (size_t k = 0; k < T->n; ++k)
-                X[T->dof[i] + nv * T->dof[k]] += s * T->coef[i] * T->coef[k];
+                X[T->dof[i] + nv * T->dof[k]] += s * c[T->dof[i]] * c[T->dof[k]];
     }
 }
 
@@ -195,10 +203,10 @@ static double stiffness_of(const lucid_model_tendon *T) {
     return T->stiffness;
 }
 
-void lucid_world_tendon_add_damping(const lucid_model *m, double scale, double *X) {
-    add_outer(m, scale, damping_of, X);
+void lucid_world_tendon_add_damping(const lucid_world_model *wm, double scale, double *X) {
+    add_outer(wm, scale, damping_of, X);
 }
 
-void lucid_world_tendon_add_stiffness(const lucid_model *m, double scale, double *R) {
-    add_outer(m, scale, stiffness_of, R);
+void lucid_world_tendon_add_stiffness(const lucid_world_model *wm, double scale, double *R) {
+    add_outer(wm, scale, stiffness_of, R);
 }

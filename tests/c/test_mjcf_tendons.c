@@ -163,7 +163,7 @@ static void test_random_states(void **state) {
         mj.fwd_actuation(mm, md);
         for (size_t t = 0; t < nt; t++) {
             len[t] = lucid_model_tendon_length(&T[t], md->qpos);
-            vel[t] = lucid_model_tendon_velocity(&T[t], md->qvel);
+            vel[t] = lucid_model_tendon_velocity(&T[t], md->qpos, md->qvel);
             memset(row, 0, nv * sizeof *row);
             for (size_t i = 0; i < T[t].n; i++) row[T[t].dof[i]] += T[t].coef[i];
             worst[0] = fmax(worst[0], compare("ten_J", row, md->ten_J + t * nv, nv, TOL, s));
@@ -326,7 +326,7 @@ static void test_friction_sliding(void **state) {
         assert_int_equal(lucid_world_contact_count(w), 1);
         const lucid_world_contact *c = lucid_world_contacts(w);
         assert_int_equal(c->limit_tendon, 0);
-        double Ld = lucid_model_tendon_velocity(&T[0], v);
+        double Ld = lucid_model_tendon_velocity(&T[0], q, v);
         if (fabs(Ld) > 1e-6) { /* sliding: the force is f against the tendon's velocity */
             sliding++;
             worst_force = fmax(worst_force, fabs(c->force[0] + copysign(f, Ld)));
@@ -337,14 +337,15 @@ static void test_friction_sliding(void **state) {
            "%.3g there, %.3g at worst; lucid slid %d steps at ||lambda_t| - f| <= %.2g; at 3 s "
            "MuJoCo's tendon creeps at Ld = %.3g rad/s (lucid %.3g), its L %.3g rad from lucid's\n",
            steps, saturated, gap, worst_gap, sliding, worst_force,
-           lucid_model_tendon_velocity(&T[0], md->qvel), lucid_model_tendon_velocity(&T[0], v),
+           lucid_model_tendon_velocity(&T[0], md->qpos, md->qvel),
+           lucid_model_tendon_velocity(&T[0], q, v),
            lucid_model_tendon_length(&T[0], md->qpos) - lucid_model_tendon_length(&T[0], q));
     assert_true(saturated > 100 && sliding > 100);
     assert_true(gap <= 1e-6);
     assert_true(worst_force <= 1e-6 * f);
     /* MuJoCo's soft stick creeps where lucid's holds */
-    assert_true(fabs(lucid_model_tendon_velocity(&T[0], md->qvel)) >
-                1e3 * fabs(lucid_model_tendon_velocity(&T[0], v)));
+    assert_true(fabs(lucid_model_tendon_velocity(&T[0], md->qpos, md->qvel)) >
+                1e3 * fabs(lucid_model_tendon_velocity(&T[0], q, v)));
     lucid_world_destroy(w);
     free_both(mm, md, lm);
 }

@@ -203,6 +203,45 @@ static void test_loop_step_allocates_nothing(void **state) {
     lucid_model_destroy(m);
 }
 
+/* Spatial tendons (tests/data/model/mjcf_tendon_spatial.xml: wraps, a pulley, springs,
+ * dampers, actuators, driven as tests/c/test_mjcf_spatial_tendons.c drives it until its limited
+ * tendon is held at its bound): their lengths, moments and rows are computed without allocating. */
+static void test_spatial_tendon_step_allocates_nothing(void **state) {
+    (void)state;
+    char err[512];
+    lucid_model_spec *spec = NULL;
+    lucid_model *m = NULL;
+    if (lucid_model_spec_load(LUCID_SOURCE_DIR "/tests/data/model/mjcf_tendon_spatial.xml", NULL,
+                              &spec, err, sizeof err) != LUCID_OK)
+        fail_msg("%s", err);
+    lucid_status st = lucid_model_compile(spec, &m, err, sizeof err);
+    lucid_model_spec_destroy(spec);
+    if (st != LUCID_OK) fail_msg("%s", err);
+    lucid_world_options o;
+    lucid_world_default_options(&o);
+    o.dt = lucid_model_timestep(m);
+    lucid_world *w = NULL;
+    assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
+    lucid_world_model_desc d;
+    lucid_world_model_desc_default(&d);
+    int id;
+    assert_int_equal(lucid_world_add_model(w, m, &d, &id, NULL), LUCID_OK);
+    const double u[5] = {0.5, 0.3, 0.2, 0.4, -0.3};
+    assert_int_equal(lucid_world_model_set_control(w, id, u, NULL), LUCID_OK);
+    for (int i = 0; i < 200; ++i) assert_int_equal(lucid_world_step(w), LUCID_OK);
+    counting = 1, allocations = 0;
+    for (int i = 0; i < 50; ++i) assert_int_equal(lucid_world_step(w), LUCID_OK);
+    long during = allocations;
+    counting = 0;
+    int contacts = lucid_world_contact_count(w);
+    printf("spatial tendons: %d tendon limit rows, %ld allocations in 50 steps\n", contacts,
+           during);
+    assert_true(contacts > 0);
+    assert_int_equal(during, 0);
+    lucid_world_destroy(w);
+    lucid_model_destroy(m);
+}
+
 /* The step derivatives of a robot in contact (the arm pressing its box, the default dense
  * path, every column analytic or on the kept copy): once the world's copy and arena have grown,
  * a call allocates only the Jacobians it hands the caller (A, B, P, mode, margin, switched,
@@ -247,6 +286,7 @@ int main(void) {
         cmocka_unit_test(test_body_space_admm_step_allocates_nothing),
         cmocka_unit_test(test_robot_body_space_step_allocates_nothing),
         cmocka_unit_test(test_loop_step_allocates_nothing),
+        cmocka_unit_test(test_spatial_tendon_step_allocates_nothing),
         cmocka_unit_test(test_robot_step_derivatives_allocate_only_outputs)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -28,7 +28,8 @@ static inline void fuzz_warning(void *ctx, const char *message) {
 /* On success: parents before children, indices in range, finite placements, masses and
  * inertias, mimic names set only with a multiplier, equalities naming existing bodies or
  * joints with finite numbers, actuators on 1-dof joints or tendons with finite gains and
- * ordered ranges, fixed tendons over 1-dof joints with finite coefficients, keyframes of
+ * ordered ranges, fixed tendons over 1-dof joints with finite coefficients, spatial tendons
+ * through existing sites and sphere or cylinder geoms with positive divisors, keyframes of
  * MuJoCo's sizes with finite values. On failure: no spec and a non-empty, terminated message.
  * Meshes are skipped (the bytes cannot name a readable mesh reliably; the skip path is what is
  * exercised), lengths scaled by 1. */
@@ -98,9 +99,23 @@ static inline void fuzz_model(fuzz_model_parser parse, const char *name, const u
         FUZZ_REQUIRE(A->kind != LUCID_ACTUATOR_DAMPER ||
                      (A->kv >= 0.0 && A->ctrl_limited && A->ctrl_lower >= 0.0));
     }
-    for (size_t t = 0; t < s->ntendons; t++) { /* fixed tendons over 1-dof joints */
+    for (size_t t = 0; t < s->ntendons; t++) { /* fixed tendons over 1-dof joints, or paths */
         const lucid_tendon_spec *T = &s->tendons[t];
-        FUZZ_REQUIRE(T->n > 0);
+        FUZZ_REQUIRE((T->n > 0) != (T->npath > 0));
+        for (size_t i = 0; i < T->npath; i++) { /* sites, sphere or cylinder geoms, pulleys */
+            const lucid_tendon_path_spec *e = &T->path[i];
+            if (e->kind == LUCID_TENDON_PATH_PULLEY) {
+                FUZZ_REQUIRE(e->divisor > 0.0 && isfinite(e->divisor));
+            } else if (e->kind == LUCID_TENDON_PATH_SITE) {
+                FUZZ_REQUIRE(e->index >= 0 && (size_t)e->index < s->nframes);
+            } else {
+                FUZZ_REQUIRE(e->kind == LUCID_TENDON_PATH_GEOM);
+                FUZZ_REQUIRE(e->index >= 0 && (size_t)e->index < s->ngeoms);
+                lucid_shape_kind g = s->geoms[e->index].shape.kind;
+                FUZZ_REQUIRE(g == LUCID_SHAPE_SPHERE || g == LUCID_SHAPE_CYLINDER);
+                FUZZ_REQUIRE(e->side >= -1 && e->side < (int)s->nframes);
+            }
+        }
         for (size_t i = 0; i < T->n; i++) {
             FUZZ_REQUIRE(T->joints[i] >= 0 && (size_t)T->joints[i] < s->njoints);
             lucid_joint_kind k = s->joints[T->joints[i]].kind;

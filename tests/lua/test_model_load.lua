@@ -95,7 +95,7 @@ t.case("file errors name the function, the file and the line", function()
            DATA .. "no_such.urdf")
   t.raises(F .. DATA .. "bad_urdf_cycle.urdf:3: link 'b' is not connected", lucid.model.load,
            DATA .. "bad_urdf_cycle.urdf")
-  t.raises(F .. DATA .. "bad_mjcf_tendon.xml:9: <tendon>: spatial tendons are not supported",
+  t.raises(F .. DATA .. "bad_mjcf_tendon.xml:9: <site>: unknown site 'a'",
            lucid.model.load, DATA .. "bad_mjcf_tendon.xml")
   -- read fine, refused by the compiler (a massless leaf on a moving joint), still named
   local leaf = os.tmpname() .. ".urdf"

@@ -152,12 +152,13 @@ t.case("a limit approached faster than margin / dt is caught before it crosses",
   t.eq(#w:contacts(), 1)
 end)
 
-t.case("spatial tendons are refused by name (MuJoCo's arm26.xml)", function()
+t.case("MuJoCo's arm26.xml: its spatial tendons load, its muscles are refused by name", function()
   local arm = "/usr/share/mujoco/model/tendon_arm/arm26.xml"
   local h = io.open(arm)
   if not h then return t.skip("libmujoco-samples' arm26.xml not installed") end
   h:close()
-  t.raises("arm26.xml:71: <tendon>: spatial tendons are not supported", lucid.model.load, arm)
+  t.raises("arm26.xml:113: <actuator>: actuator type <muscle> is not supported", lucid.model.load,
+           arm)
 end)
 
 t.case("a tendon's margin makes its limit act that far inside the range", function()
@@ -359,4 +360,138 @@ t.case("a tendon with a limit and frictionloss: both rows, held, A equals finite
   end
   t.eq(table.concat(rows, " "), "1upper 2lower 1friction")
   check_against_fd("tendon_limit_friction", w)
+end)
+
+-- ---- spatial tendons (SPATIAL: tests/data/model/mjcf_tendon_spatial.xml; against MuJoCo 2.2.2
+-- in tests/c/test_mjcf_spatial_tendons.c) -----------------------------------------------------
+local SPATIAL = "tests/data/model/mjcf_tendon_spatial.xml"
+local SPATIAL_FRICTION = "tests/data/model/mjcf_tendon_spatial_friction.xml"
+
+t.case("m:tendons() lists each spatial tendon's path", function()
+  local ts = lucid.model.load(SPATIAL):tendons()
+  t.eq(#ts, 6)
+  t.eq(ts[1].kind, "spatial")
+  same(ts[1].joints, {"j1", "j2", "j3"}, "joints")
+  t.eq(ts[1].coefs, nil)
+  same(ts[1].range, {0.4, 1.4}, "range")
+  local p = ts[5].path
+  t.eq(#p, 3)
+  t.eq(p[1].site, "a5")
+  t.eq(p[2].geom, "elbow")
+  t.eq(p[2].sidesite, "side")
+  t.eq(p[3].site, "c3")
+  t.eq(ts[6].path[3].pulley, 2)
+  same(ts[6].joints, {"j1", "j4"}, "joints")
+  t.eq(ts[6].stiffness, 5)
+end)
+
+t.case("a world with a spatial tendon: step_derivatives refuses it by name", function()
+  local m = lucid.model.load(SPATIAL)
+  local w = lucid.world{dt = m.timestep}
+  w:add_model(m)
+  w:step()
+  t.raises("spatial tendons (MJCF <tendon><spatial>) have no step derivatives",
+           w.step_derivatives, w)
+end)
+
+t.case("a spatial tendon's site on a mocap body is refused by name", function()
+  t.raises("mjcf_tendon_spatial_mocap.xml:17: tendon 't': site 'ms' is on a mocap body",
+           lucid.model.load, "tests/data/model/mjcf_tendon_spatial_mocap.xml")
+end)
+
+-- The pendulum of SPATIAL_FRICTION with frictionloss f (a copy of the file).
+local function string_pendulum(f)
+  local h = assert(io.open(SPATIAL_FRICTION))
+  local text = h:read("a")
+  h:close()
+  local path = os.tmpname() .. ".xml"
+  local o = assert(io.open(path, "w"))
+  o:write((text:gsub('frictionloss="20"', 'frictionloss="' .. f .. '"')))
+  o:close()
+  local m = lucid.model.load(path)
+  os.remove(path)
+  local w = lucid.world{dt = m.timestep}
+  return w, w:add_model(m), m
+end
+
+t.case("a spatial tendon's dry friction holds a load below f, exactly", function()
+  -- gravity loads the string with m g = 9.81 N < f = 20 N: the friction row holds it at
+  -- |lambda| = 9.81 N and the pendulum never moves
+  -- (the row is stuck: its velocity Ld = 0.4 v within the solver's bound, stuck_bound above)
+  local w, id, m = string_pendulum(20)
+  local drift = 0
+  for _ = 1, 500 do
+    w:step()
+    local c = tendon_friction(w)
+    t.truthy(c and c.tendon == 1, "the string's friction row")
+    t.near(math.abs(c.lambda[1]), 9.81, 1e-6)
+    local bound = stuck_bound(w, c) * m.timestep / 1e-3 -- stuck_bound's dt is 1e-3
+    t.truthy(math.abs(0.4 * w:v(id)[1]) <= bound, w:v(id)[1])
+    drift = drift + m.timestep * bound / 0.4
+  end
+  t.truthy(math.abs(w:q(id)[1]) <= drift, "q " .. w:q(id)[1] .. " beyond " .. drift)
+end)
+
+t.case("a spatial tendon sliding: |lambda| = f, the analytic first step", function()
+  -- f = 4 N < 9.81 N: the first step's acceleration is (m g l - f dL/dq) / (m l^2 + I_yy) with
+  -- l = dL/dq = 0.4 m (the string vertical at q = 0); then it keeps sliding at |lambda| = f
+  local f = 4
+  -- (the row's |lambda| = f to the solver's tolerance; the step's acceleration from its lambda
+  -- to rounding)
+  local w, id, m = string_pendulum(f)
+  w:step()
+  local lambda = math.abs(tendon_friction(w).lambda[1])
+  t.near(lambda, f, 1e-6 * f)
+  local qdd = (9.81 * 0.4 - lambda * 0.4) / (0.4 * 0.4 + 0.001)
+  t.near(w:v(id)[1], m.timestep * qdd, 1e-12 * m.timestep * qdd)
+  for _ = 1, 100 do
+    w:step()
+    t.near(math.abs(tendon_friction(w).lambda[1]), f, 1e-6 * f)
+  end
+  t.truthy(w:v(id)[1] > 0.1, "it slides down")
+end)
+
+t.case("a world with spatial tendon rows replays from its state bit for bit", function()
+  -- SPATIAL driven as in tests/c/test_mjcf_spatial_tendons.c: "straight" held at its upper
+  -- bound from step 184; from the state at step 200, 50 steps twice give the same q exactly
+  local m = lucid.model.load(SPATIAL)
+  local w = lucid.world{dt = m.timestep}
+  local id = w:add_model(m)
+  w:set_control(id, {0.5, 0.3, 0.2, 0.4, -0.3})
+  w:step(200)
+  local held = false
+  for _, c in ipairs(w:contacts()) do held = held or (c.tendon == 1 and c.limit == "upper") end
+  t.truthy(held, "the limit acts")
+  local x = w:state()
+  local runs = {}
+  for r = 1, 2 do
+    w:set_state(x)
+    w:step(50)
+    runs[r] = w:q(id)
+  end
+  same(runs[1], runs[2], "q")
+end)
+
+t.case("a spatial tendon no joint moves has no rows: it loads and steps", function()
+  -- between two world sites: constant length 0.5, outside its range and with frictionloss; its
+  -- limit and friction rows would have zero Jacobians (no effect in MuJoCo), so lucid adds none
+  local path = os.tmpname() .. ".xml"
+  local f = assert(io.open(path, "w"))
+  f:write([[<mujoco><default><default class="soft"><tendon stiffness="7"/></default></default>
+    <worldbody><site name="a"/><site name="b" pos="0 0 0.5"/>
+    <body><joint name="j" axis="0 1 0"/><geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02"
+    contype="0" conaffinity="0"/></body></worldbody>
+    <tendon><spatial name="fixed_in_world" class="soft" limited="true" range="1 2"
+    frictionloss="1"><site site="a"/><site site="b"/></spatial></tendon></mujoco>]])
+  f:close()
+  local m = lucid.model.load(path)
+  os.remove(path)
+  t.eq(#m:tendons()[1].joints, 0)
+  t.eq(m:tendons()[1].stiffness, 7) -- its class's <tendon> default
+  t.eq(m:tendons()[1].springlength, 0.5)
+  local w = lucid.world{dt = m.timestep}
+  local id = w:add_model(m)
+  w:step(10)
+  t.eq(#w:contacts(), 0)
+  t.truthy(w:v(id)[1] > 0, "the pendulum falls freely")
 end)
