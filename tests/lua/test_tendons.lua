@@ -417,15 +417,15 @@ end
 t.case("a spatial tendon's dry friction holds a load below f, exactly", function()
   -- gravity loads the string with m g = 9.81 N < f = 20 N: the friction row holds it at
   -- |lambda| = 9.81 N and the pendulum never moves
-  -- (the row is stuck: its velocity Ld = 0.4 v within the solver's bound, stuck_bound above)
+  -- (the row is stuck: its velocity Ld = 0.4 v within the solver's bound, friction_rows.lua)
   local w, id, m = string_pendulum(20)
   local drift = 0
   for _ = 1, 500 do
     w:step()
-    local c = tendon_friction(w)
+    local c = rows.row(w, true)
     t.truthy(c and c.tendon == 1, "the string's friction row")
     t.near(math.abs(c.lambda[1]), 9.81, 1e-6)
-    local bound = stuck_bound(w, c) * m.timestep / 1e-3 -- stuck_bound's dt is 1e-3
+    local bound = rows.stuck_bound(w, c, m.timestep)
     t.truthy(math.abs(0.4 * w:v(id)[1]) <= bound, w:v(id)[1])
     drift = drift + m.timestep * bound / 0.4
   end
@@ -440,13 +440,13 @@ t.case("a spatial tendon sliding: |lambda| = f, the analytic first step", functi
   -- to rounding)
   local w, id, m = string_pendulum(f)
   w:step()
-  local lambda = math.abs(tendon_friction(w).lambda[1])
+  local lambda = math.abs(rows.row(w, true).lambda[1])
   t.near(lambda, f, 1e-6 * f)
   local qdd = (9.81 * 0.4 - lambda * 0.4) / (0.4 * 0.4 + 0.001)
   t.near(w:v(id)[1], m.timestep * qdd, 1e-12 * m.timestep * qdd)
   for _ = 1, 100 do
     w:step()
-    t.near(math.abs(tendon_friction(w).lambda[1]), f, 1e-6 * f)
+    t.near(math.abs(rows.row(w, true).lambda[1]), f, 1e-6 * f)
   end
   t.truthy(w:v(id)[1] > 0.1, "it slides down")
 end)
