@@ -146,9 +146,14 @@ local t = task.new{
      check = for_problems("cutoff", {"log"}),
      help = "log: zero-phase low-pass cut-off (Hz) for q, v and tau before differentiating "
        .. "(0: none)"},
+    {name = "friction-model", kind = "string", default = "mujoco", choices = {"mujoco", "tanh"},
+     check = for_problems("friction-model", {"log"}),
+     help = "log: dry friction as MuJoCo's soft frictionloss (the written model's), or "
+       .. "tanh(v / coulomb-smoothing)"},
     {name = "coulomb-smoothing", kind = "number", default = 0.01, min = 0,
      check = for_problems("coulomb-smoothing", {"log"}),
-     help = "log: Coulomb friction column tanh(v / eps) with this eps (rad/s or m/s; 0: sign(v))"},
+     help = "log: Coulomb friction column tanh(v / eps) with this eps (rad/s or m/s; 0: sign(v)): "
+       .. "the model of --friction-model tanh, and the first fit of mujoco's"},
     {name = "prior", kind = "number", default = 1, positive = true,
      check = for_problems("prior", {"log"}),
      help = "log: relative standard deviation of the prior at the model file's values"},
@@ -876,7 +881,7 @@ local function list(v, n)
 end
 
 -- measured and predicted torques of one log (every k-th sample, about 400 per series)
-local function plot_torques(m, samples, theta, theta0, ropts, label)
+local function plot_torques(m, samples, theta, theta0, ropts, label, friction)
   local file = opts.plot .. "_log_" .. label .. ".svg"
   local every = math.max(1, #samples.t // 400)
   local series = {}
@@ -886,6 +891,7 @@ local function plot_torques(m, samples, theta, theta0, ropts, label)
     local x, meas, fit, nom = {}, {}, {}, {}
     for k = 1, #samples.t, every do
       local Y = lucid.dynamics.regressor(m, samples.q[k], samples.v[k], samples.a[k], ropts)
+      if friction then Y:set(j, 10 * m.nbodies + m.nv + j, friction[k][j]) end
       local row = #x + 1
       x[row], meas[row] = samples.t[k], samples.tau[k][j]
       fit[row], nom[row] = (Y * theta)[j], (Y * theta0)[j]
@@ -915,17 +921,22 @@ local function run_log()
   local val = val_path and read_samples(m, val_path)
   local ok, est = pcall(sysid.identify, m, train, {
     prior = opts.prior, coulomb_smoothing = opts["coulomb-smoothing"],
+    friction_model = opts["friction-model"],
     identifiable_ratio = opts["identifiable-ratio"], inertia_margin = opts["inertia-margin"],
     iterations = GIVEN.iterations and opts.iterations or LOG_ITERATIONS})
   if not ok then fail(tostring(est)) end
   local nb, nv = m.nbodies, m.nv
   local rms_train, rms_train0 = sysid.rms(est.stats, est.theta), sysid.rms(est.stats, est.theta0)
-  local sv = val and sysid.accumulate(m, val, est.ropts)
+  -- the validation log's Coulomb column at the estimate (the nominal model has no friction)
+  local fval = val and est.friction and sysid.friction_columns(m, val, est.theta, est.ropts, est.zones)
+  local sv = val and sysid.accumulate(m, val, est.ropts, fval)
   local rms_val = sv and sysid.rms(sv, est.theta)
   local rms_val0 = sv and sysid.rms(sv, est.theta0)
   local figures = {problem = "log", model = model_path, data = train_path, validate = val_path,
                    rate = 1 / (train.t[2] - train.t[1]), cutoff = opts.cutoff,
                    coulomb_smoothing = opts["coulomb-smoothing"], prior = opts.prior,
+                   friction_model = opts["friction-model"], friction_rounds = est.friction_rounds,
+                   friction_zones = est.zones,
                    identifiable_ratio = opts["identifiable-ratio"],
                    inertia_margin = opts["inertia-margin"],
                    samples = {train = #train.t, validation = val and #val.t or nil},
@@ -980,10 +991,11 @@ local function run_log()
   end
   if opts.plot ~= "" then
     plot_dir()
-    figures.plots = {train = plot_torques(m, train, est.theta, est.theta0, est.ropts, "train")}
+    figures.plots = {train = plot_torques(m, train, est.theta, est.theta0, est.ropts, "train",
+                                          est.friction)}
     if val then
       figures.plots.validation = plot_torques(m, val, est.theta, est.theta0, est.ropts,
-                                              "validation")
+                                              "validation", fval)
     end
   end
   figures.seconds = lucid.clock() - started
