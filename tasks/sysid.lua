@@ -865,6 +865,21 @@ local function load_robot()
   return m, path
 end
 
+-- --friction-model mujoco models MuJoCo's default friction constraint: a model file that sets
+-- its own is refused rather than fitted with the wrong one
+local function check_friction_model(path)
+  if opts["friction-model"] ~= "mujoco" then return end
+  local f = assert(io.open(path))
+  local text = f:read("a")
+  f:close()
+  for _, key in ipairs{"solreffriction", "solimpfriction"} do
+    if text:find(key, 1, true) then
+      fail(string.format("%s sets %s: --friction-model mujoco assumes MuJoCo's default "
+        .. "(use --friction-model tanh)", path, key))
+    end
+  end
+end
+
 -- a log read and prepared, or exit 2 with its file:line message
 local function read_samples(m, path)
   local ok, log = pcall(sysid.read_log, path, m)
@@ -914,6 +929,7 @@ local PI_NAMES = {"m", "mx", "my", "mz", "Ixx", "Ixy", "Iyy", "Ixz", "Iyz", "Izz
 local function run_log()
   local started = lucid.clock()
   local m, model_path = load_robot()
+  check_friction_model(model_path)
   local defaults = not GIVEN.data
   local train_path = defaults and DEFAULT_TRAIN or opts.data
   local val_path = opts.validate ~= "" and opts.validate or (defaults and DEFAULT_VALIDATE or nil)
@@ -928,7 +944,8 @@ local function run_log()
   local nb, nv = m.nbodies, m.nv
   local rms_train, rms_train0 = sysid.rms(est.stats, est.theta), sysid.rms(est.stats, est.theta0)
   -- the validation log's Coulomb column at the estimate (the nominal model has no friction)
-  local fval = val and est.friction and sysid.friction_columns(m, val, est.theta, est.ropts, est.zones)
+  local fval = val and est.friction
+    and sysid.friction_columns(m, val, est.theta, est.ropts, est.zones)
   local sv = val and sysid.accumulate(m, val, est.ropts, fval)
   local rms_val = sv and sysid.rms(sv, est.theta)
   local rms_val0 = sv and sysid.rms(sv, est.theta0)
@@ -936,7 +953,6 @@ local function run_log()
                    rate = 1 / (train.t[2] - train.t[1]), cutoff = opts.cutoff,
                    coulomb_smoothing = opts["coulomb-smoothing"], prior = opts.prior,
                    friction_model = opts["friction-model"], friction_rounds = est.friction_rounds,
-                   friction_zones = est.zones,
                    identifiable_ratio = opts["identifiable-ratio"],
                    inertia_margin = opts["inertia-margin"],
                    samples = {train = #train.t, validation = val and #val.t or nil},
@@ -967,6 +983,10 @@ local function run_log()
                    rms = {train = rms_train[d], nominal_train = rms_train0[d],
                           validation = rms_val and rms_val[d],
                           nominal_validation = rms_val0 and rms_val0[d]}}
+    if est.zones then
+      entry.friction_zone = est.zones[d]
+      entry.friction_zone_identified = est.zone_identified[d] or false
+    end
     for key, idx in pairs(k) do
       entry[key] = est.theta[idx]
       entry.std[key] = est.std[idx]
@@ -1030,6 +1050,16 @@ local function run_log()
     end
     print(task.format_table({"joint", "damping", "friction", "armature", "rms train (id / nominal)",
                              "rms validation"}, rows))
+    if est.zones then
+      local zs = {}
+      for _, j in ipairs(sysid.joints(m, "sysid")) do
+        local e = figures.joints[j.name]
+        zs[#zs + 1] = string.format("%s %.3g%s", j.name, e.friction_zone,
+                                    e.friction_zone_identified and "" or " (MuJoCo's)")
+      end
+      print(string.format("friction: MuJoCo's frictionloss, %d fits; linear zones (rad/s^2): %s",
+                          est.friction_rounds, table.concat(zs, ", ")))
+    end
     print(string.format("base parameters: %d (%d identified by the data); Gauss-Newton %d "
       .. "iterations (%s), %.2f s", est.base_parameters.rank, n_ident, est.info.iterations,
       est.info.reason, figures.seconds))

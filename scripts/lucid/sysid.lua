@@ -307,6 +307,9 @@ local FRICTION_CUTOFF = 3 * 2 / (MJ_DMAX * MJ_TIMECONST) / (2 * math.pi)
 -- differences of the filtered q (v); the samples within `trim` seconds (default 1 / cutoff,
 -- one sample without the filter) of either end, where the filter's padding and the one-sided
 -- differences show, are left out.
+-- For sysid.friction_columns the result also holds, per dof and over the whole log, raw_v (the
+-- logged velocity, or the filtered one) and full_a (the acceleration through
+-- opts.friction_cutoff, default FRICTION_CUTOFF), and `first`, the index there of sample 1.
 function sysid.prepare(log, opts)
   opts = opts or {}
   local cutoff, h = opts.cutoff or 0, 1 / log.rate
@@ -499,9 +502,9 @@ local function refine_zones(model, samples, theta, st, zones, noise, ratio)
   for j = 1, nv do
     for _, c in ipairs{10 * nb, 10 * nb + nv, 10 * nb + 2 * nv} do rest[c + j] = 0 end
   end
-  local out = {}
+  local out, identified = {}, {}
   for j = 1, nv do
-    out[j] = zones[j]
+    out[j], identified[j] = zones[j], false
     if zones[j] >= ZONE_RESOLUTION * argument_noise(samples, j, B) then
       local r = {}
       for _, b in ipairs(st.batches[j]) do
@@ -513,10 +516,10 @@ local function refine_zones(model, samples, theta, st, zones, noise, ratio)
                                    math.log(zones[j] * ZONE_RANGE), ZONE_EVALUATIONS)
       local curvature = (f(x + ZONE_STEP) - 2 * fx + f(x - ZONE_STEP)) / ZONE_STEP ^ 2
       local std = curvature > 0 and math.sqrt(2 * noise[j] / curvature) or math.huge
-      if std <= ratio then out[j] = math.exp(x) end
+      if std <= ratio then out[j], identified[j] = math.exp(x), true end
     end
   end
-  return out
+  return out, identified
 end
 
 -- ---- normal equations -------------------------------------------------------------------
@@ -820,18 +823,20 @@ function sysid.identify(model, train, opts)
   local out = fit(model, train, opts, ropts, theta0, st)
   if fmodel == "mujoco" then
     local zones = sysid.friction_zones(model, out.theta, ropts)
+    local identified = {}
     for round = 1, FRICTION_ROUNDS do
       local prev, prev_zones = out.theta, zones
       if round > 1 then
         -- searched within ZONE_RANGE of the zones MuJoCo derives from the estimate
         local noise = {}
         for j = 1, nv do noise[j] = out.samples_per_independent * out.sigma[j] ^ 2 end
-        zones = refine_zones(model, train, prev, st, sysid.friction_zones(model, prev, ropts),
-                             noise, opts.identifiable_ratio or 0.1)
+        zones, identified = refine_zones(model, train, prev, st,
+                                         sysid.friction_zones(model, prev, ropts), noise,
+                                         opts.identifiable_ratio or 0.1)
       end
       st = sysid.with_friction(st, sysid.friction_columns(model, train, prev, ropts, zones))
       out = fit(model, train, opts, ropts, theta0, st)
-      out.friction_rounds, out.zones = round, zones
+      out.friction_rounds, out.zones, out.zone_identified = round, zones, identified
       local moved, zmoved = 0, 0
       for j = 1, nv do
         local k = 10 * nb + nv + j
