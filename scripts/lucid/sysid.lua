@@ -835,7 +835,7 @@ function sysid.identify(model, train, opts)
                                          opts.identifiable_ratio or 0.1)
       end
       st = sysid.with_friction(st, sysid.friction_columns(model, train, prev, ropts, zones))
-      out = fit(model, train, opts, ropts, theta0, st)
+      out = fit(model, train, opts, ropts, theta0, st, prev)
       out.friction_rounds, out.zones, out.zone_identified = round, zones, identified
       local moved, zmoved = 0, 0
       for j = 1, nv do
@@ -850,8 +850,9 @@ function sysid.identify(model, train, opts)
   return out
 end
 
--- One fit of sysid.identify with the Coulomb column given (sysid.friction_columns) or ropts'.
-fit = function(model, train, opts, ropts, theta0, st)
+-- One fit of sysid.identify on st (its Coulomb column ropts' or sysid.with_friction's), from
+-- `start` (the previous fit's theta) or the unconstrained fit.
+fit = function(model, train, opts, ropts, theta0, st, start)
   local rel = opts.prior or 1
   local ratio = opts.identifiable_ratio or 0.1
   local nb, nv = model.nbodies, model.nv
@@ -894,7 +895,7 @@ fit = function(model, train, opts, ropts, theta0, st)
   for k = 1, 10 * nb do offset[k] = margin * theta0[k] end
   local forward, jac = theta_map(nb, nv, offset)
   local map = lucid.ad.primitive{forward = forward, jacobian = jac, name = "theta(z)"}
-  local z0 = z_of_theta(th_free - offset, nb, nv, floors)
+  local z0 = z_of_theta((start or th_free) - offset, nb, nv, floors)
   -- the shape prior: (d_i - d_i nominal) / shape_prior for each body's log-Cholesky diagonal
   local shape = opts.shape_prior or 1
   local Sz = lucid.zeros(3 * nb, p)
