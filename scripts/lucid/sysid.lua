@@ -442,7 +442,7 @@ end
 -- ZONE_STEP, in the fit's noise units kappa sigma_j^2) is below the identifiable ratio. The
 -- estimate's inertia errors move MuJoCo's zone (a light joint's armature by 18 %, which the
 -- fit then absorbed in its friction and damping), while a zone narrow against that noise is
--- biased by it (one moved 3x from the truth's and its validation error rose 1.4x).
+-- biased by it (one moved 1.6x from the truth's and its validation error rose 1.4x).
 local ZONE_RANGE, ZONE_EVALUATIONS, ZONE_STEP, ZONE_RESOLUTION = 10, 16, 0.05, 3
 
 -- the RMS of joint j's a + B v less its low-passed self (the fit's cut-off): its noise
