@@ -8,7 +8,11 @@
 --       realisable body (positive definite pseudo-inertia).
 --   sysid.read_log(path, model)           the CSV log (t, q_<joint>, [v_, a_], tau_<joint>)
 --   sysid.prepare(log, opts)               q, v, a, tau per sample (zero-phase filtered)
---   sysid.accumulate(model, samples, opts) per-joint normal equations of the regressor
+--   sysid.accumulate(model, samples, opts, friction, keep)  per-joint normal equations of the
+--                                          regressor (friction: another Coulomb column)
+--   sysid.with_friction(st, friction)      the same from kept rows with another Coulomb column
+--   sysid.friction_zones(model, theta, ropts), sysid.friction_columns(model, samples, theta,
+--       ropts, zones)                      MuJoCo's soft frictionloss as the Coulomb column
 --   sysid.identify(model, train, opts)     the physically consistent estimate with its prior
 --   sysid.rms(stats, theta)                per-joint torque RMS error of theta on a log
 --   sysid.excite(model, opts)              a Fourier excitation trajectory (Swevers et al.)
@@ -340,6 +344,9 @@ function sysid.prepare(log, opts)
   -- (the acceleration through the wider friction_cutoff: in MuJoCo's friction model it sets
   -- the force directly while the joint sticks, which 10 Hz smeared)
   local fc = opts.friction_cutoff or FRICTION_CUTOFF
+  if not (fc > 0) then
+    check.fail("lucid.sysid.prepare", "friction_cutoff must be > 0 (got %s)", tostring(fc))
+  end
   local function ffilt(x) return fc < log.rate / 2 and sysid.filtfilt(x, log.rate, fc) or x end
   out.raw_v, out.full_a = {}, {}
   for _, j in ipairs(log.joints) do

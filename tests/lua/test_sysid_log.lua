@@ -121,7 +121,8 @@ t.case("CSV logs: file:line errors", function()
   os.remove(dir)
 end)
 
-t.case("task options: unknown, wrong type, wrong problem, cut-off above Nyquist", function()
+t.case("task options: unknown, wrong type, wrong problem, cut-off above Nyquist, friction model",
+       function()
   local out, code = run("--problem log --cutoff ten")
   t.eq(code, 2); t.truthy(out:find("--cutoff expects a finite number", 1, true), out)
   out, code = run("--problem log --cutof 5")
@@ -132,6 +133,22 @@ t.case("task options: unknown, wrong type, wrong problem, cut-off above Nyquist"
   t.eq(code, 2); t.truthy(out:find("is an option of --problem log only", 1, true), out)
   out, code = run("--problem log --cutoff 150 --plot ''")
   t.eq(code, 2); t.truthy(out:find("below the Nyquist rate 100 Hz", 1, true), out)
+  out, code = run("--problem log --friction-model coulomb --plot ''")
+  t.eq(code, 2); t.truthy(out:find("--friction-model", 1, true), out)
+  -- MuJoCo's friction model assumes the default friction constraint: another one is refused
+  local f = assert(io.open("tasks/models/sysid_arm4.xml"))
+  local text = f:read("a"):gsub('<joint name="j1"', '<joint name="j1" solreffriction="0.01 1"')
+  f:close()
+  local dir = tmpdir()
+  f = assert(io.open(dir .. "/arm4.xml", "w"))
+  f:write(text)
+  f:close()
+  out, code = run("--problem log --model " .. dir .. "/arm4.xml --data "
+                  .. "tasks/data/sysid_arm4_train.csv --plot ''")
+  t.eq(code, 2)
+  t.truthy(out:find("arm4.xml sets solreffriction: --friction-model mujoco assumes MuJoCo's "
+                    .. "default (use --friction-model tanh)", 1, true), out)
+  os.execute("rm -rf '" .. dir .. "'")
 end)
 
 t.case("MuJoCo's friction model: its zones, the clamped columns, the kept rows", function()
@@ -177,6 +194,8 @@ t.case("MuJoCo's friction model: its zones, the clamped columns, the kept rows",
   t.truthy(dH < 1e-12 and dg < 1e-12, string.format("kept rows: H %.3g, g %.3g", dH, dg))
   t.raises("opts.friction_model must be 'tanh' or 'mujoco' (got 'coulomb')", sysid.identify, m,
            s, {friction_model = "coulomb"})
+  t.raises("lucid.sysid.prepare: friction_cutoff must be > 0 (got 0)", sysid.prepare, log,
+           {cutoff = 10, friction_cutoff = 0})
 end)
 
 local TRUTH = "tests/data/sysid/arm4_truth.xml"
