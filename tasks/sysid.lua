@@ -7,7 +7,7 @@
 --           parameter the chosen data cannot determine -- mu when nothing slides, the mass
 --           when no known force acts, e when nothing bounces -- is flagged, not reported as
 --           a number);
---   robot   the link masses, joint damping and joint dry friction (frictionloss) of lucid's
+--   robot   the link masses, joint damping, dry friction (frictionloss) and armature of lucid's
 --           3-link arm (built here with lucid.model.build) from joint trajectories under known
 --           random torques;
 --   cross   the object's trajectories produced by MuJoCo 2.2.2 (tests/bench/mujoco_box_traj,
@@ -146,9 +146,14 @@ local t = task.new{
      check = for_problems("cutoff", {"log"}),
      help = "log: zero-phase low-pass cut-off (Hz) for q, v and tau before differentiating "
        .. "(0: none)"},
+    {name = "friction-model", kind = "string", default = "mujoco", choices = {"mujoco", "tanh"},
+     check = for_problems("friction-model", {"log"}),
+     help = "log: dry friction as MuJoCo's soft frictionloss (the written model's), or "
+       .. "tanh(v / coulomb-smoothing)"},
     {name = "coulomb-smoothing", kind = "number", default = 0.01, min = 0,
      check = for_problems("coulomb-smoothing", {"log"}),
-     help = "log: Coulomb friction column tanh(v / eps) with this eps (rad/s or m/s; 0: sign(v))"},
+     help = "log: Coulomb friction column tanh(v / eps) with this eps (rad/s or m/s; 0: sign(v)): "
+       .. "the model of --friction-model tanh, and the first fit of mujoco's"},
     {name = "prior", kind = "number", default = 1, positive = true,
      check = for_problems("prior", {"log"}),
      help = "log: relative standard deviation of the prior at the model file's values"},
@@ -356,8 +361,10 @@ end
 
 -- model = {np, names, residual(theta) -> list, jacobian(theta, r) -> m x np lucid.mat in theta}
 -- Returns theta, info (lucid.optim's) and J at the estimate.
-local function identify(model, theta0)
+local function identify(model, theta0, prior)
   local cache_z, cache_r, cache_J
+  local z0 = {}
+  for i = 1, #theta0 do z0[i] = math.log(theta0[i]) end
   local function at(z)
     local same = cache_z ~= nil
     if same then for i = 1, #z do if z[i] ~= cache_z[i] then same = false break end end end
@@ -376,10 +383,17 @@ local function identify(model, theta0)
       io.stderr:write(string.format("theta %.6g %.6g %.6g cost %.6g\n", theta[1], theta[2], theta[3], c / 2))
     end
     -- d r / d z = d r / d theta * theta
-    local Jz = lucid.zeros(#r, #z)
+    local m = #r
+    local Jz = lucid.zeros(m + (prior and #z or 0), #z)
     for j = 1, #z do
       local scale = inside[j] and theta[j] or 0
-      for i = 1, #r do Jz:set(i, j, Jtheta:get(i, j) * scale) end
+      for i = 1, m do Jz:set(i, j, Jtheta:get(i, j) * scale) end
+    end
+    if prior then -- rows (z - z0) / prior
+      for j = 1, #z do
+        r[m + j] = (z[j] - z0[j]) / prior
+        Jz:set(m + j, j, 1 / prior)
+      end
     end
     cache_z = {}
     for i = 1, #z do cache_z[i] = z[i] end
@@ -391,8 +405,6 @@ local function identify(model, theta0)
     forward = function(z) return (at(z)) end,
     jacobian = function(z) local _, J = at(z) return J end,
   }
-  local z0 = {}
-  for i = 1, #theta0 do z0[i] = math.log(theta0[i]) end
   local start = lucid.clock()
   local z, info = lucid.optim.gauss_newton(function(z) return P(z) end, lucid.vec(z0), {
     max_iter = opts.iterations, damping = "adaptive", lambda = 1e-3, tol = 1e-8,
@@ -551,12 +563,18 @@ end
 -- world's friction rows, differentiated through w:step_derivatives like the rest).
 local ROBOT_DT, ROBOT_STEPS = 0.005, 200
 local ROBOT_HORIZONS = {ROBOT_STEPS / 4, ROBOT_STEPS / 2, ROBOT_STEPS}
+-- The shorter horizons' fits are held near their start by rows (z - z_start) / this (in
+-- e-folds; the guesses lie within 0.5 of the truth): 0.25 s of a 12-parameter arm leaves
+-- directions the data barely see, along which a step ran every parameter to its bound.
+-- The full horizon's fit has no prior.
+local ROBOT_HORIZON_PRIOR = 1
 local LINKS = {{name = "upper", joint = "shoulder", length = 0.30},
                {name = "fore", joint = "elbow", length = 0.25},
                {name = "hand", joint = "wrist", length = 0.15}}
 local ROBOT_PARAMS = {"upper mass", "fore mass", "hand mass", "shoulder damping",
                       "elbow damping", "wrist damping", "shoulder frictionloss",
-                      "elbow frictionloss", "wrist frictionloss"}
+                      "elbow frictionloss", "wrist frictionloss", "shoulder armature",
+                      "elbow armature", "wrist armature"}
 
 local function build_arm(theta)
   local bodies = {}
@@ -567,7 +585,8 @@ local function build_arm(theta)
                  placement = lucid.se3.new({1, 0, 0, 0}, i > 1 and {0, 0, -LINKS[i - 1].length} or {0, 0, 1}),
                  mass = m, com = {0, 0, -L / 2}, inertia = {rod, rod, 1e-4 * m},
                  joints = {{name = l.joint, kind = "revolute", axis = {0, 1, 0},
-                            damping = theta[3 + i], frictionloss = theta[6 + i]}}}
+                            damping = theta[3 + i], frictionloss = theta[6 + i],
+                            armature = theta[9 + i]}}}
   end
   local actuators = {}
   for i, l in ipairs(LINKS) do actuators[i] = {name = l.joint, joint = l.joint, kind = "motor"} end
@@ -598,12 +617,14 @@ local function draw_torques()
 end
 
 -- The joint angles under the torques; with sensitivity, also their derivatives by the link
--- masses, joint damping and frictionloss, chained from w:step_derivatives (S+ = A S + P): the joints are
+-- masses, joint damping, frictionloss and armature, chained from w:step_derivatives (S+ = A S + P): the joints are
 -- hinges, so rows 1..3 of the tangent are dq.
 local ROBOT_STEP_PARAMS = {{link = "upper", "mass"}, {link = "fore", "mass"}, {link = "hand", "mass"},
                            {joint = "shoulder", "damping"}, {joint = "elbow", "damping"},
                            {joint = "wrist", "damping"}, {joint = "shoulder", "frictionloss"},
-                           {joint = "elbow", "frictionloss"}, {joint = "wrist", "frictionloss"}}
+                           {joint = "elbow", "frictionloss"}, {joint = "wrist", "frictionloss"},
+                           {joint = "shoulder", "armature"}, {joint = "elbow", "armature"},
+                           {joint = "wrist", "armature"}}
 
 local function robot_observations(theta, torque, sensitivity, steps)
   local m = build_arm(theta)
@@ -645,8 +666,9 @@ end
 
 -- The fit of the first `steps` observations.
 local function robot_model(torque, meas, steps)
-  local model = {names = ROBOT_PARAMS, lower = {1e-3, 1e-3, 1e-3, 1e-4, 1e-4, 1e-4, 1e-4, 1e-4, 1e-4},
-                 upper = {100, 100, 100, 100, 100, 100, 100, 100, 100}}
+  local model = {names = ROBOT_PARAMS,
+                 lower = {1e-3, 1e-3, 1e-3, 1e-4, 1e-4, 1e-4, 1e-4, 1e-4, 1e-4, 1e-6, 1e-6, 1e-6},
+                 upper = {100, 100, 100, 100, 100, 100, 100, 100, 100, 10, 10, 10}}
   local function residual(theta)
     local obs, r = robot_observations(theta, torque, false, steps), {}
     for k, q in ipairs(obs) do
@@ -693,8 +715,9 @@ local function run_robot(truth)
     -- horizon continuation: each fit starts from the shorter one's (a stick-slip triple
     -- pendulum's residual over 1 s has local minima a 0.25 s one does not)
     local theta, info, J, m, seconds, total = theta0, nil, nil, nil, nil, 0
-    for _, steps in ipairs(ROBOT_HORIZONS) do
-      theta, info, J, m, seconds = identify(robot_model(torque, meas, steps), theta)
+    for h, steps in ipairs(ROBOT_HORIZONS) do
+      local prior = h < #ROBOT_HORIZONS and ROBOT_HORIZON_PRIOR or nil
+      theta, info, J, m, seconds = identify(robot_model(torque, meas, steps), theta, prior)
       total = total + seconds
     end
     seconds = total
@@ -860,6 +883,21 @@ local function load_robot()
   return m, path
 end
 
+-- --friction-model mujoco models MuJoCo's default friction constraint: a model file that sets
+-- its own is refused rather than fitted with the wrong one
+local function check_friction_model(path)
+  if opts["friction-model"] ~= "mujoco" then return end
+  local f = assert(io.open(path))
+  local text = f:read("a")
+  f:close()
+  for _, key in ipairs{"solreffriction", "solimpfriction"} do
+    if text:find(key, 1, true) then
+      fail(string.format("%s sets %s: --friction-model mujoco assumes MuJoCo's default "
+        .. "(use --friction-model tanh)", path, key))
+    end
+  end
+end
+
 -- a log read and prepared, or exit 2 with its file:line message
 local function read_samples(m, path)
   local ok, log = pcall(sysid.read_log, path, m)
@@ -876,7 +914,7 @@ local function list(v, n)
 end
 
 -- measured and predicted torques of one log (every k-th sample, about 400 per series)
-local function plot_torques(m, samples, theta, theta0, ropts, label)
+local function plot_torques(m, samples, theta, theta0, ropts, label, friction)
   local file = opts.plot .. "_log_" .. label .. ".svg"
   local every = math.max(1, #samples.t // 400)
   local series = {}
@@ -886,6 +924,7 @@ local function plot_torques(m, samples, theta, theta0, ropts, label)
     local x, meas, fit, nom = {}, {}, {}, {}
     for k = 1, #samples.t, every do
       local Y = lucid.dynamics.regressor(m, samples.q[k], samples.v[k], samples.a[k], ropts)
+      if friction then Y:set(j, 10 * m.nbodies + m.nv + j, friction[k][j]) end
       local row = #x + 1
       x[row], meas[row] = samples.t[k], samples.tau[k][j]
       fit[row], nom[row] = (Y * theta)[j], (Y * theta0)[j]
@@ -908,6 +947,7 @@ local PI_NAMES = {"m", "mx", "my", "mz", "Ixx", "Ixy", "Iyy", "Ixz", "Iyz", "Izz
 local function run_log()
   local started = lucid.clock()
   local m, model_path = load_robot()
+  check_friction_model(model_path)
   local defaults = not GIVEN.data
   local train_path = defaults and DEFAULT_TRAIN or opts.data
   local val_path = opts.validate ~= "" and opts.validate or (defaults and DEFAULT_VALIDATE or nil)
@@ -915,17 +955,22 @@ local function run_log()
   local val = val_path and read_samples(m, val_path)
   local ok, est = pcall(sysid.identify, m, train, {
     prior = opts.prior, coulomb_smoothing = opts["coulomb-smoothing"],
+    friction_model = opts["friction-model"],
     identifiable_ratio = opts["identifiable-ratio"], inertia_margin = opts["inertia-margin"],
     iterations = GIVEN.iterations and opts.iterations or LOG_ITERATIONS})
   if not ok then fail(tostring(est)) end
   local nb, nv = m.nbodies, m.nv
   local rms_train, rms_train0 = sysid.rms(est.stats, est.theta), sysid.rms(est.stats, est.theta0)
-  local sv = val and sysid.accumulate(m, val, est.ropts)
+  -- the validation log's Coulomb column at the estimate (the nominal model has no friction)
+  local fval = val and est.friction
+    and sysid.friction_columns(m, val, est.theta, est.ropts, est.zones)
+  local sv = val and sysid.accumulate(m, val, est.ropts, fval)
   local rms_val = sv and sysid.rms(sv, est.theta)
   local rms_val0 = sv and sysid.rms(sv, est.theta0)
   local figures = {problem = "log", model = model_path, data = train_path, validate = val_path,
                    rate = 1 / (train.t[2] - train.t[1]), cutoff = opts.cutoff,
                    coulomb_smoothing = opts["coulomb-smoothing"], prior = opts.prior,
+                   friction_model = opts["friction-model"], friction_rounds = est.friction_rounds,
                    identifiable_ratio = opts["identifiable-ratio"],
                    inertia_margin = opts["inertia-margin"],
                    samples = {train = #train.t, validation = val and #val.t or nil},
@@ -956,6 +1001,10 @@ local function run_log()
                    rms = {train = rms_train[d], nominal_train = rms_train0[d],
                           validation = rms_val and rms_val[d],
                           nominal_validation = rms_val0 and rms_val0[d]}}
+    if est.zones then
+      entry.friction_zone = est.zones[d]
+      entry.friction_zone_identified = est.zone_identified[d] or false
+    end
     for key, idx in pairs(k) do
       entry[key] = est.theta[idx]
       entry.std[key] = est.std[idx]
@@ -980,10 +1029,11 @@ local function run_log()
   end
   if opts.plot ~= "" then
     plot_dir()
-    figures.plots = {train = plot_torques(m, train, est.theta, est.theta0, est.ropts, "train")}
+    figures.plots = {train = plot_torques(m, train, est.theta, est.theta0, est.ropts, "train",
+                                          est.friction)}
     if val then
       figures.plots.validation = plot_torques(m, val, est.theta, est.theta0, est.ropts,
-                                              "validation")
+                                              "validation", fval)
     end
   end
   figures.seconds = lucid.clock() - started
@@ -1018,6 +1068,16 @@ local function run_log()
     end
     print(task.format_table({"joint", "damping", "friction", "armature", "rms train (id / nominal)",
                              "rms validation"}, rows))
+    if est.zones then
+      local zs = {}
+      for _, j in ipairs(sysid.joints(m, "sysid")) do
+        local e = figures.joints[j.name]
+        zs[#zs + 1] = string.format("%s %.3g%s", j.name, e.friction_zone,
+                                    e.friction_zone_identified and "" or " (MuJoCo's)")
+      end
+      print(string.format("friction: MuJoCo's frictionloss, %d fits; linear zones (rad/s^2): %s",
+                          est.friction_rounds, table.concat(zs, ", ")))
+    end
     print(string.format("base parameters: %d (%d identified by the data); Gauss-Newton %d "
       .. "iterations (%s), %.2f s", est.base_parameters.rank, n_ident, est.info.iterations,
       est.info.reason, figures.seconds))
@@ -1175,9 +1235,11 @@ elseif opts.problem == "object" then
   end)
 elseif opts.problem == "robot" then
   -- masses (kg), damping (N m s), frictionloss (N m: 3-7 % of each joint's torque amplitude)
+  -- armature (kg m^2: 4-35 % of each link's own inertia about its joint at the middle masses)
   local truth = {rng:uniform(0.8, 1.5), rng:uniform(0.5, 1.0), rng:uniform(0.2, 0.5),
                  rng:uniform(0.1, 0.5), rng:uniform(0.05, 0.3), rng:uniform(0.02, 0.1),
-                 rng:uniform(0.12, 0.28), rng:uniform(0.06, 0.14), rng:uniform(0.018, 0.042)}
+                 rng:uniform(0.12, 0.28), rng:uniform(0.06, 0.14), rng:uniform(0.018, 0.042),
+                 rng:uniform(0.004, 0.012), rng:uniform(0.001, 0.003), rng:uniform(1e-4, 3e-4)}
   local bar = t:progress(1, "sysid robot")
   local res = run_robot(truth)
   bar:step()

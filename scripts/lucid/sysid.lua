@@ -8,7 +8,11 @@
 --       realisable body (positive definite pseudo-inertia).
 --   sysid.read_log(path, model)           the CSV log (t, q_<joint>, [v_, a_], tau_<joint>)
 --   sysid.prepare(log, opts)               q, v, a, tau per sample (zero-phase filtered)
---   sysid.accumulate(model, samples, opts) per-joint normal equations of the regressor
+--   sysid.accumulate(model, samples, opts, friction, keep)  per-joint normal equations of the
+--                                          regressor (friction: another Coulomb column)
+--   sysid.with_friction(st, friction)      the same from kept rows with another Coulomb column
+--   sysid.friction_zones(model, theta, ropts), sysid.friction_columns(model, samples, theta,
+--       ropts, zones)                      MuJoCo's soft frictionloss as the Coulomb column
 --   sysid.identify(model, train, opts)     the physically consistent estimate with its prior
 --   sysid.rms(stats, theta)                per-joint torque RMS error of theta on a log
 --   sysid.excite(model, opts)              a Fourier excitation trajectory (Swevers et al.)
@@ -294,12 +298,22 @@ local function derivative(x, h)
   return d
 end
 
+-- MuJoCo 2.2.2's default solreffriction timeconst and solimpfriction dmin, dmax (see
+-- sysid.friction_columns)
+local MJ_TIMECONST, MJ_DMIN, MJ_DMAX = 0.02, 0.9, 0.95
+-- The cut-off (Hz) of the acceleration in MuJoCo's friction model (sysid.friction_columns):
+-- three times the bandwidth B / (2 pi) = 17 Hz of its default friction constraint.
+local FRICTION_CUTOFF = 3 * 2 / (MJ_DMAX * MJ_TIMECONST) / (2 * math.pi)
+
 -- The samples the fit uses: {q, v, a, tau} as lists of tables (one per sample, dof order).
 -- With cutoff > 0, q, tau and the logged v and a are zero-phase filtered (all alike, so the
 -- regressor and the torque see the same filter); v and a missing from the log are central
 -- differences of the filtered q (v); the samples within `trim` seconds (default 1 / cutoff,
 -- one sample without the filter) of either end, where the filter's padding and the one-sided
 -- differences show, are left out.
+-- For sysid.friction_columns the result also holds, per dof and over the whole log, raw_v (the
+-- logged velocity, or the filtered one) and full_a (the acceleration through
+-- opts.friction_cutoff, default FRICTION_CUTOFF), and `first`, the index there of sample 1.
 function sysid.prepare(log, opts)
   opts = opts or {}
   local cutoff, h = opts.cutoff or 0, 1 / log.rate
@@ -324,7 +338,23 @@ function sysid.prepare(log, opts)
       log.path, n, 2 * skip)
   end
   local out = {t = {}, q = {}, v = {}, a = {}, tau = {}, nv = #log.joints, rate = log.rate,
-               cutoff = cutoff}
+               cutoff = cutoff, first = skip + 1}
+  -- the whole log's raw velocity (the filtered one when none was logged) and filtered
+  -- acceleration, per dof: sysid.friction_columns evaluates dry friction on them
+  -- (the acceleration through the wider friction_cutoff: in MuJoCo's friction model it sets
+  -- the force directly while the joint sticks, which 10 Hz smeared)
+  local fc = opts.friction_cutoff or FRICTION_CUTOFF
+  if not (fc > 0) then
+    check.fail("lucid.sysid.prepare", "friction_cutoff must be > 0 (got %s)", tostring(fc))
+  end
+  local function ffilt(x) return fc < log.rate / 2 and sysid.filtfilt(x, log.rate, fc) or x end
+  out.raw_v, out.full_a = {}, {}
+  for _, j in ipairs(log.joints) do
+    local d = j.dof
+    out.raw_v[d] = log.v and log.v[d] or v[d]
+    out.full_a[d] = log.a and ffilt(log.a[d])
+      or derivative(log.v and ffilt(log.v[d]) or derivative(ffilt(log.q[d]), h), h)
+  end
   for k = skip + 1, n - skip do
     local i = #out.t + 1
     out.t[i] = log.t[k]
@@ -335,20 +365,193 @@ function sysid.prepare(log, opts)
   return out
 end
 
+-- ---- dry friction as MuJoCo simulates it ---------------------------------------------------
+
+-- MuJoCo 2.2.2's frictionloss is a soft constraint (default solreffriction 0.02 1, solimpfriction
+-- 0.9 0.95): given the joint's acceleration a and velocity v its force is the clamp of
+-- (a + B v) / R to [-F, F] (the Newton solver's optimality condition for a friction row), with
+-- B = 2 / (dmax timeconst), timeconst = max(0.02, 2 timestep), and R = (1 - dmin) / dmin times
+-- the dof's diagonal of M^-1 at q = 0 (dof_invweight0, armature included).
+
+-- diag(M(0)^-1) of theta (inertial parameters, damping, Coulomb and armature columns) from the
+-- regressor: M's column k is Y(0, 0, e_k) theta - Y(0, 0, 0) theta
+local function inverse_mass_diagonal(model, theta, ropts)
+  local nv = model.nv
+  local zero = {}
+  for j = 1, nv do zero[j] = 0 end
+  local g = lucid.dynamics.regressor(model, zero, zero, zero, ropts) * theta
+  local M = lucid.zeros(nv, nv)
+  for k = 1, nv do
+    local e = {}
+    for j = 1, nv do e[j] = j == k and 1 or 0 end
+    local col = lucid.dynamics.regressor(model, zero, zero, e, ropts) * theta - g
+    for j = 1, nv do M:set(j, k, col[j]) end
+  end
+  local Minv = M:solve(lucid.eye(nv))
+  local d = {}
+  for j = 1, nv do d[j] = Minv:get(j, j) end
+  return d
+end
+
+local function mujoco_B(model)
+  return 2 / (MJ_DMAX * math.max(MJ_TIMECONST, 2 * model.timestep))
+end
+
+-- Each joint's linear zone W_j = R_j F_j of MuJoCo's friction model at theta (in the units of
+-- a + B v): the friction force is F_j clamp((a + B v) / W_j, -1, 1).
+function sysid.friction_zones(model, theta, ropts)
+  local nb, nv = model.nbodies, model.nv
+  local w = inverse_mass_diagonal(model, theta, ropts)
+  local zones = {}
+  for j = 1, nv do zones[j] = (1 - MJ_DMIN) / MJ_DMIN * w[j] * theta[10 * nb + nv + j] end
+  return zones
+end
+
+-- Joint j's Coulomb column clamp((a + B v) / W, -1, 1) (sign(a + B v) where W = 0) on the
+-- whole log's raw velocity and filtered acceleration, then filtered like the torque (the force
+-- jumps within milliseconds; the filter is linear, the clamp is not), trimmed like the samples.
+local function friction_column(samples, j, W, B)
+  local v, a, c = samples.raw_v[j], samples.full_a[j], {}
+  for k = 1, #v do
+    local x = a[k] + B * v[k]
+    c[k] = W > 0 and math.max(-1, math.min(1, x / W)) or (x > 0 and 1 or x < 0 and -1 or 0)
+  end
+  if samples.cutoff > 0 then c = sysid.filtfilt(c, samples.rate, samples.cutoff) end
+  local out = {}
+  for k = 1, #samples.t do out[k] = c[samples.first + k - 1] end
+  return out
+end
+
+-- The Coulomb column of every sample under MuJoCo's friction model, with the given zones
+-- (default: sysid.friction_zones at theta). Returns {[k] = {[dof] = value}} for
+-- sysid.accumulate.
+function sysid.friction_columns(model, samples, theta, ropts, zones)
+  local nv = model.nv
+  zones = zones or sysid.friction_zones(model, theta, ropts)
+  local B = mujoco_B(model)
+  local cols = {}
+  for j = 1, nv do cols[j] = friction_column(samples, j, zones[j], B) end
+  local out = {}
+  for k = 1, #samples.t do
+    local row = {}
+    for j = 1, nv do row[j] = cols[j][k] end
+    out[k] = row
+  end
+  return out
+end
+
+-- Each joint's zone identified from the log (refine_zones): with the rest of theta held, the
+-- W_j (golden section on log W within a factor ZONE_RANGE of MuJoCo's zone at the estimate)
+-- whose column, refitted with the joint's damping, friction and armature by least squares,
+-- leaves the smallest torque error on joint j. It replaces MuJoCo's zone where the log
+-- determines it: the zone spans ZONE_RESOLUTION standard deviations of the noise of its
+-- argument a + B v, and its standard error in log W (from the error's curvature over
+-- ZONE_STEP, in the fit's noise units kappa sigma_j^2) is below the identifiable ratio. The
+-- estimate's inertia errors move MuJoCo's zone (a light joint's armature by 18 %, which the
+-- fit then absorbed in its friction and damping), while a zone narrow against that noise is
+-- biased by it (one moved 1.6x from the truth's and its validation error rose 1.4x).
+local ZONE_RANGE, ZONE_EVALUATIONS, ZONE_STEP, ZONE_RESOLUTION = 10, 16, 0.05, 3
+
+-- the RMS of joint j's a + B v less its low-passed self (the fit's cut-off): its noise
+local function argument_noise(samples, j, B)
+  local x = {}
+  for k = 1, #samples.raw_v[j] do x[k] = samples.full_a[j][k] + B * samples.raw_v[j][k] end
+  local xs = samples.cutoff > 0 and sysid.filtfilt(x, samples.rate, samples.cutoff) or x
+  local s = 0
+  for k = 1, #x do s = s + (x[k] - xs[k]) ^ 2 end
+  return math.sqrt(s / #x)
+end
+
+-- the least-squares residual sum of squares of r (joint j's torque less the rest of the
+-- model) against joint j's columns v, clamp((a + B v) / e^logW) and a
+local function zone_error(samples, j, r, logW, B)
+  local f = friction_column(samples, j, math.exp(logW), B)
+  local s11, s12, s13, s22, s23, s33, b1, b2, b3, rr = 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+  for k = 1, #samples.t do -- sums in plain numbers: fast in Lua
+    local x1, x2, x3, rk = samples.v[k][j], f[k], samples.a[k][j], r[k]
+    s11, s12, s13 = s11 + x1 * x1, s12 + x1 * x2, s13 + x1 * x3
+    s22, s23, s33 = s22 + x2 * x2, s23 + x2 * x3, s33 + x3 * x3
+    b1, b2, b3, rr = b1 + x1 * rk, b2 + x2 * rk, b3 + x3 * rk, rr + rk * rk
+  end
+  local A = lucid.mat{{s11, s12, s13}, {s12, s22, s23}, {s13, s23, s33}}
+  local b = lucid.vec{b1, b2, b3}
+  local ok, c = pcall(A.cholsolve, A, b)
+  if not ok then return math.huge end
+  return rr - c:dot(b)
+end
+
+-- golden section of f over [lo, hi] in `evaluations` calls: the best point and its value
+local function golden_section(f, lo, hi, evaluations)
+  local g = (math.sqrt(5) - 1) / 2
+  local x1, x2 = hi - g * (hi - lo), lo + g * (hi - lo)
+  local f1, f2 = f(x1), f(x2)
+  for _ = 3, evaluations do
+    if f1 <= f2 then
+      hi, x2, f2 = x2, x1, f1
+      x1 = hi - g * (hi - lo)
+      f1 = f(x1)
+    else
+      lo, x1, f1 = x1, x2, f2
+      x2 = lo + g * (hi - lo)
+      f2 = f(x2)
+    end
+  end
+  if f1 <= f2 then return x1, f1 end
+  return x2, f2
+end
+
+-- zones: MuJoCo's at theta; noise[j] = kappa sigma_j^2 (the fit's); st kept its rows
+local function refine_zones(model, samples, theta, st, zones, noise, ratio)
+  local nb, nv = model.nbodies, model.nv
+  local B = mujoco_B(model)
+  -- theta without the joints' own terms: r = tau - Y theta_rest per joint
+  local rest = lucid.vec(theta)
+  for j = 1, nv do
+    for _, c in ipairs{10 * nb, 10 * nb + nv, 10 * nb + 2 * nv} do rest[c + j] = 0 end
+  end
+  local out, identified = {}, {}
+  for j = 1, nv do
+    out[j], identified[j] = zones[j], false
+    if zones[j] >= ZONE_RESOLUTION * argument_noise(samples, j, B) then
+      local r = {}
+      for _, b in ipairs(st.batches[j]) do
+        local rb = b.tau - b.Y * rest
+        for i = 1, #rb do r[b.first + i - 1] = rb[i] end
+      end
+      local function f(logW) return zone_error(samples, j, r, logW, B) end
+      local x, fx = golden_section(f, math.log(zones[j] / ZONE_RANGE),
+                                   math.log(zones[j] * ZONE_RANGE), ZONE_EVALUATIONS)
+      local curvature = (f(x + ZONE_STEP) - 2 * fx + f(x - ZONE_STEP)) / ZONE_STEP ^ 2
+      local std = curvature > 0 and math.sqrt(2 * noise[j] / curvature) or math.huge
+      if std <= ratio then out[j], identified[j] = math.exp(x), true end
+    end
+  end
+  return out, identified
+end
+
 -- ---- normal equations -------------------------------------------------------------------
 
 local BATCH = 256
 
 -- Per joint j: H_j = sum_k y_jk^T y_jk, g_j = sum_k y_jk^T tau_jk, s_j = sum tau_jk^2 over the
 -- samples (y_jk row j of the regressor at sample k), so any theta's torque error on the log
--- is theta^T H_j theta - 2 theta^T g_j + s_j without another pass.
-function sysid.accumulate(model, samples, ropts)
+-- is theta^T H_j theta - 2 theta^T g_j + s_j without another pass. friction (optional, from
+-- sysid.friction_columns; ropts with damping and coulomb) replaces the Coulomb column's values.
+-- With keep, st.batches[j] holds joint j's rows (lucid.mat per BATCH samples, with their first
+-- sample), for sysid.with_friction.
+function sysid.accumulate(model, samples, ropts, friction, keep)
   local nv = model.nv
-  local st = {n = #samples.t, H = {}, g = {}, s = {}}
+  local fcol = 10 * model.nbodies + nv -- the Coulomb column of dof 0
+  local st = {n = #samples.t, H = {}, g = {}, s = {}, batches = keep and {} or nil,
+              fcol = fcol}
   -- rows of BATCH samples are stacked per joint (Y:totable() and lucid.mat in C), then one
   -- product Y_j^T Y_j per batch: a rank-one update per sample allocated a p x p matrix each
   local rows, taus = {}, {}
-  for j = 1, nv do rows[j], taus[j], st.s[j] = {}, {}, 0 end
+  for j = 1, nv do
+    rows[j], taus[j], st.s[j] = {}, {}, 0
+    if keep then st.batches[j] = {} end
+  end
+  local first = 1
   local function flush()
     if #rows[1] == 0 then return end
     for j = 1, nv do
@@ -357,22 +560,44 @@ function sysid.accumulate(model, samples, ropts)
       local H, g = YjT * Yj, YjT * tj
       st.H[j] = st.H[j] and st.H[j] + H or H
       st.g[j] = st.g[j] and st.g[j] + g or g
+      if keep then table.insert(st.batches[j], {Y = Yj, tau = tj, first = first}) end
       rows[j], taus[j] = {}, {}
     end
   end
   for k = 1, st.n do
     local Y = lucid.dynamics.regressor(model, samples.q[k], samples.v[k], samples.a[k], ropts)
     local yt = Y:totable()
+    if friction then
+      for j = 1, nv do yt[j][fcol + j] = friction[k][j] end
+    end
     for j = 1, nv do
       local tau = samples.tau[k][j]
       local b = #rows[j] + 1
       rows[j][b], taus[j][b] = yt[j], tau
       st.s[j] = st.s[j] + tau * tau
     end
-    if #rows[1] == BATCH then flush() end
+    if #rows[1] == BATCH then flush(); first = k + 1 end
   end
   flush()
   return st
+end
+
+-- st (accumulated with keep) with the Coulomb column's values replaced by friction (from
+-- sysid.friction_columns): the normal equations again from the kept rows, no regressor pass.
+-- st's rows are changed in place.
+function sysid.with_friction(st, friction)
+  local out = {n = st.n, H = {}, g = {}, s = st.s, batches = st.batches, fcol = st.fcol,
+               friction = friction}
+  for j, batches in ipairs(st.batches) do
+    for _, b in ipairs(batches) do
+      for i = 1, b.Y:rows() do b.Y:set(i, st.fcol + j, friction[b.first + i - 1][j]) end
+      local YT = b.Y:T()
+      local H, g = YT * b.Y, YT * b.tau
+      out.H[j] = out.H[j] and out.H[j] + H or H
+      out.g[j] = out.g[j] and out.g[j] + g or g
+    end
+  end
+  return out
 end
 
 -- per-joint RMS torque error of theta (a lucid.vec) on the accumulated log
@@ -437,6 +662,13 @@ local function rms_of(samples, field, j)
   return math.sqrt(s / #samples.t)
 end
 
+-- A joint parameter's exp(z) with z at most Z_MAX: a Gauss-Newton trial step from a parameter
+-- near 0 (its z far negative, its column tiny) can take z past exp's overflow, where theta(z)
+-- failed instead of returning a cost the line search rejects (e^300 is astronomically wrong
+-- for any joint, and the search then shortens the step).
+local Z_MAX = 300
+local function exp_capped(z) return math.exp(math.min(z, Z_MAX)) end
+
 -- theta of z: each body's log-Cholesky block plus `offset` (margin times the nominal body),
 -- exp of the joint parameters
 local function theta_map(nb, nv, offset)
@@ -449,7 +681,7 @@ local function theta_map(nb, nv, offset)
       local pi = lc.to_pi(zb)
       for i = 1, 10 do th[10 * b + i] = pi[i] + offset[10 * b + i] end
     end
-    for k = 10 * nb + 1, p do th[k] = math.exp(z[k]) end
+    for k = 10 * nb + 1, p do th[k] = exp_capped(z[k]) end
     return lucid.vec(th)
   end
   local function jacobian(z)
@@ -462,7 +694,7 @@ local function theta_map(nb, nv, offset)
         for k = 1, 10 do J:set(10 * b + i, 10 * b + k, Jb:get(i, k)) end
       end
     end
-    for k = 10 * nb + 1, p do J:set(k, k, math.exp(z[k])) end
+    for k = 10 * nb + 1, p do J:set(k, k, z[k] < Z_MAX and math.exp(z[k]) or 0) end
     return J
   end
   return forward, jacobian
@@ -543,7 +775,13 @@ end
 
 local IDENTIFY_KEYS = {prior = "number", iterations = "number", coulomb_smoothing = "number",
                        identifiable_ratio = "number", eig_floor = "number",
-                       inertia_margin = "number", shape_prior = "number"}
+                       inertia_margin = "number", shape_prior = "number",
+                       friction_model = "string"}
+local FRICTION_MODELS = {tanh = true, mujoco = true}
+-- friction_model "mujoco": the fit is repeated with the Coulomb column of the previous
+-- estimate until no joint's friction moves by more than FRICTION_TOL of itself and no zone by
+-- more than ZONE_TOL (the golden section's last bracket is 0.6 % wide), or FRICTION_ROUNDS fits
+local FRICTION_ROUNDS, FRICTION_TOL, ZONE_TOL = 10, 1e-3, 1e-2
 
 -- Each parameter's scale for the identifiability rule: per body m, m l, m l^2 (as the prior's
 -- standard deviations at rel = 1); 0 for the joint parameters (judged relative to the estimate).
@@ -570,21 +808,62 @@ end
 -- samples per independent one. opts: prior (relative std, default 1), iterations (500),
 -- coulomb_smoothing (0), identifiable_ratio (0.1), eig_floor (1e-6: the starting point's
 -- smallest pseudo-inertia eigenvalue relative to the largest), inertia_margin (1e-3),
--- shape_prior (1, in e-folds of each log-Cholesky diagonal entry).
+-- shape_prior (1, in e-folds of each log-Cholesky diagonal entry), friction_model ("tanh": the
+-- Coulomb column tanh(v / coulomb_smoothing) on the filtered v; "mujoco": MuJoCo's soft
+-- frictionloss, sysid.friction_columns, at the estimate, which the tanh fit starts).
 -- Each body's pseudo-inertia is J = U U^T + inertia_margin J_nominal: strictly inside the
 -- realisable set (on its boundary, a body with all its mass on a plane, MuJoCo's compiler
 -- refuses the inertia by rounding: A + B >= C fails).
+local fit -- one fit at a given Coulomb column (below)
 function sysid.identify(model, train, opts)
   local fname = "lucid.sysid.identify"
   opts = check.options(fname, opts or {}, IDENTIFY_KEYS, "opts")
-  local rel = opts.prior or 1
-  local ratio = opts.identifiable_ratio or 0.1
   local nb, nv = model.nbodies, model.nv
   local ropts = {damping = true, coulomb = true, armature = true,
                  coulomb_smoothing = opts.coulomb_smoothing or 0}
   local theta0 = lucid.dynamics.inertial_parameters(model, ropts)
+  local fmodel = opts.friction_model or "tanh"
+  if not FRICTION_MODELS[fmodel] then
+    check.fail(fname, "opts.friction_model must be 'tanh' or 'mujoco' (got '%s')", fmodel)
+  end
+  local st = sysid.accumulate(model, train, ropts, nil, fmodel == "mujoco")
+  local out = fit(model, train, opts, ropts, theta0, st)
+  if fmodel == "mujoco" then
+    local zones = sysid.friction_zones(model, out.theta, ropts)
+    local identified = {}
+    for round = 1, FRICTION_ROUNDS do
+      local prev, prev_zones = out.theta, zones
+      if round > 1 then
+        -- searched within ZONE_RANGE of the zones MuJoCo derives from the estimate
+        local noise = {}
+        for j = 1, nv do noise[j] = out.samples_per_independent * out.sigma[j] ^ 2 end
+        zones, identified = refine_zones(model, train, prev, st,
+                                         sysid.friction_zones(model, prev, ropts), noise,
+                                         opts.identifiable_ratio or 0.1)
+      end
+      st = sysid.with_friction(st, sysid.friction_columns(model, train, prev, ropts, zones))
+      out = fit(model, train, opts, ropts, theta0, st, prev)
+      out.friction_rounds, out.zones, out.zone_identified = round, zones, identified
+      local moved, zmoved = 0, 0
+      for j = 1, nv do
+        local k = 10 * nb + nv + j
+        moved = math.max(moved, math.abs(out.theta[k] - prev[k]) / out.theta[k])
+        zmoved = math.max(zmoved, math.abs(zones[j] - prev_zones[j]) / zones[j])
+      end
+      if moved < FRICTION_TOL and zmoved < ZONE_TOL then break end
+    end
+  end
+  out.friction_model = fmodel
+  return out
+end
+
+-- One fit of sysid.identify on st (its Coulomb column ropts' or sysid.with_friction's), from
+-- `start` (the previous fit's theta) or the unconstrained fit.
+fit = function(model, train, opts, ropts, theta0, st, start)
+  local rel = opts.prior or 1
+  local ratio = opts.identifiable_ratio or 0.1
+  local nb, nv = model.nbodies, model.nv
   local p = #theta0
-  local st = sysid.accumulate(model, train, ropts)
   local scale = {tau = {}, v = {}, a = {}}
   for j = 1, nv do
     scale.tau[j] = math.max(rms_of(train, "tau", j), 1e-12)
@@ -623,7 +902,7 @@ function sysid.identify(model, train, opts)
   for k = 1, 10 * nb do offset[k] = margin * theta0[k] end
   local forward, jac = theta_map(nb, nv, offset)
   local map = lucid.ad.primitive{forward = forward, jacobian = jac, name = "theta(z)"}
-  local z0 = z_of_theta(th_free - offset, nb, nv, floors)
+  local z0 = z_of_theta((start or th_free) - offset, nb, nv, floors)
   -- the shape prior: (d_i - d_i nominal) / shape_prior for each body's log-Cholesky diagonal
   local shape = opts.shape_prior or 1
   local Sz = lucid.zeros(3 * nb, p)
@@ -644,6 +923,7 @@ function sysid.identify(model, train, opts)
   -- covariances: posterior (data and prior) for theta, data only for the base parameters
   local cov = H:solve(lucid.eye(p))
   local out = {theta = theta, theta0 = theta0, theta_free = th_free, sigma = sigma, info = info,
+               friction = st.friction,
                samples_per_independent = kappa,
                prior_sd = sd, ropts = ropts, stats = st, nb = nb, nv = nv}
   -- identified: standard deviation below `ratio` of max(|estimate|, the parameter's scale)

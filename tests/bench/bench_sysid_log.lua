@@ -4,12 +4,13 @@
 -- only q and tau written, so v and a come from the filter), because the timing, not the
 -- accuracy, is measured here (tests/lua/test_sysid_log.lua checks accuracy against MuJoCo).
 -- Prints the CPU seconds of reading + filtering, accumulating the normal equations and the
--- constrained solve.
---   build/lucid tests/bench/bench_sysid_log.lua [SECONDS]   (default 30)
+-- constrained solve, with the given friction model (default mujoco, the task's).
+--   build/lucid tests/bench/bench_sysid_log.lua [SECONDS [FRICTION_MODEL]]   (30, mujoco)
 local lucid = require "lucid"
 local sysid = require "lucid.sysid"
 
 local seconds = tonumber(arg[1] or 30)
+local friction_model = arg[2] or "mujoco"
 local rate = 500
 local f = assert(io.open("tasks/models/arm7.xml"))
 local text = f:read("a"):gsub('<body name="box".-</body>', "")
@@ -48,7 +49,8 @@ f:close()
 local t0 = os.clock()
 local samples = sysid.prepare(sysid.read_log(log_path, m), {cutoff = 10})
 local t1 = os.clock()
-local est = sysid.identify(m, samples, {coulomb_smoothing = 0.01})
+local est = sysid.identify(m, samples, {coulomb_smoothing = 0.01,
+                                       friction_model = friction_model})
 local t2 = os.clock()
 local st = sysid.accumulate(m, samples, est.ropts)
 local t3 = os.clock()
@@ -60,5 +62,6 @@ for d = 1, m.nv do worst = math.max(worst, rms[d]) end
 print(string.format("bench_sysid_log: %g s at %d Hz, %d dofs, %d samples, %d parameters, "
   .. "rank %d", seconds, rate, m.nv, #samples.t, #est.theta, est.base_parameters.rank))
 print(string.format("read + filter %.2f s, identify %.2f s (its accumulation alone %.2f s), %d "
-  .. "Gauss-Newton iterations (%s); worst training rms %.3g N m", t1 - t0, t2 - t1, t3 - t2,
-  est.info.iterations, est.info.reason, worst))
+  .. "Gauss-Newton iterations (%s) in the last of %d fits (friction model %s); worst training "
+  .. "rms %.3g N m", t1 - t0, t2 - t1, t3 - t2, est.info.iterations, est.info.reason,
+  1 + (est.friction_rounds or 0), friction_model, worst))

@@ -53,14 +53,17 @@ t.case("object: what the data cannot determine is flagged", function()
   t.eq(d.restitution.identifiable, true, "e from the bounce")
 end)
 
-t.case("robot: link masses and joint damping within 2 %, joint friction loss within 10 %", function()
+-- armature: issue 35 asks 25 %; seeds 0-9 measured at most 1.8 % (frictionloss 5.7 %)
+t.case("robot: link masses and joint damping within 2 %, friction loss 10 %, armature 5 %",
+       function()
   local out, code = run("--problem robot --seed 1 --guesses 2 --json")
   t.eq(code, 0)
   local r = json.decode(out)
-  t.eq(r.method, "implicit") -- link mass, damping and frictionloss through w:step_derivatives
-  t.eq(#r.parameters, 9)
+  t.eq(r.method, "implicit") -- mass, damping, frictionloss, armature by w:step_derivatives
+  t.eq(#r.parameters, 12)
+  local bounds = {frictionloss = 0.1, armature = 0.05}
   for _, p in ipairs(r.parameters) do
-    local bound = p.parameter:find("frictionloss", 1, true) and 0.1 or 0.02
+    local bound = bounds[p.parameter:match("(%a+)$")] or 0.02
     t.truthy(p.identifiable and p.relative_error < bound, p.parameter)
   end
 end)

@@ -121,7 +121,8 @@ t.case("CSV logs: file:line errors", function()
   os.remove(dir)
 end)
 
-t.case("task options: unknown, wrong type, wrong problem, cut-off above Nyquist", function()
+t.case("task options: unknown, wrong type, wrong problem, cut-off above Nyquist, friction model",
+       function()
   local out, code = run("--problem log --cutoff ten")
   t.eq(code, 2); t.truthy(out:find("--cutoff expects a finite number", 1, true), out)
   out, code = run("--problem log --cutof 5")
@@ -132,6 +133,69 @@ t.case("task options: unknown, wrong type, wrong problem, cut-off above Nyquist"
   t.eq(code, 2); t.truthy(out:find("is an option of --problem log only", 1, true), out)
   out, code = run("--problem log --cutoff 150 --plot ''")
   t.eq(code, 2); t.truthy(out:find("below the Nyquist rate 100 Hz", 1, true), out)
+  out, code = run("--problem log --friction-model coulomb --plot ''")
+  t.eq(code, 2); t.truthy(out:find("--friction-model", 1, true), out)
+  -- MuJoCo's friction model assumes the default friction constraint: another one is refused
+  local f = assert(io.open("tasks/models/sysid_arm4.xml"))
+  local text = f:read("a"):gsub('<joint name="j1"', '<joint name="j1" solreffriction="0.01 1"')
+  f:close()
+  local dir = tmpdir()
+  f = assert(io.open(dir .. "/arm4.xml", "w"))
+  f:write(text)
+  f:close()
+  out, code = run("--problem log --model " .. dir .. "/arm4.xml --data "
+                  .. "tasks/data/sysid_arm4_train.csv --plot ''")
+  t.eq(code, 2)
+  t.truthy(out:find("arm4.xml sets solreffriction: --friction-model mujoco assumes MuJoCo's "
+                    .. "default (use --friction-model tanh)", 1, true), out)
+  os.execute("rm -rf '" .. dir .. "'")
+end)
+
+t.case("MuJoCo's friction model: its zones, the clamped columns, the kept rows", function()
+  local m = lucid.model.load("tasks/models/sysid_arm4.xml")
+  local ropts = {damping = true, coulomb = true, armature = true}
+  local theta = lucid.dynamics.inertial_parameters(m, ropts)
+  local nb, nv = m.nbodies, m.nv
+  local F = {0.3, 0.25, 0.15, 0.05}
+  for j = 1, nv do theta[10 * nb + nv + j] = F[j] end
+  -- the zone R F, R = (1 - dmin) / dmin diag(M(0)^-1) (MuJoCo's dof_invweight0), M by CRBA
+  local zones = sysid.friction_zones(m, theta, ropts)
+  local Minv = lucid.mat(lucid.dynamics.crba(m, {0, 0, 0, 0})):solve(lucid.eye(nv))
+  for j = 1, nv do
+    t.near(zones[j], (0.1 / 0.9) * Minv:get(j, j) * F[j], 1e-12 * zones[j], "zone " .. j)
+  end
+  -- unfiltered: the column is clamp((a + B v) / W) of the raw v and the acceleration
+  local log = sysid.read_log("tasks/data/sysid_arm4_train.csv", m)
+  local raw = sysid.prepare(log, {cutoff = 0})
+  local B = 2 / (0.95 * math.max(0.02, 2 * m.timestep))
+  local cols = sysid.friction_columns(m, raw, theta, ropts)
+  local worst, inside = 0, 0
+  for k = 1, #raw.t do
+    for j = 1, nv do
+      local i = raw.first + k - 1
+      local x = (raw.full_a[j][i] + B * raw.raw_v[j][i]) / zones[j]
+      worst = math.max(worst, math.abs(cols[k][j] - math.max(-1, math.min(1, x))))
+      if math.abs(x) < 1 then inside = inside + 1 end
+    end
+  end
+  t.eq(worst, 0)
+  t.truthy(inside > 0, "some samples inside the linear zone")
+  -- the normal equations from the kept rows equal a fresh pass with the same column
+  local s = sysid.prepare(log, {cutoff = 10})
+  local f1 = sysid.friction_columns(m, s, theta, ropts)
+  local kept = sysid.accumulate(m, s, ropts, nil, true)
+  local again, fresh = sysid.with_friction(kept, f1), sysid.accumulate(m, s, ropts, f1)
+  local dH, dg = 0, 0
+  for j = 1, nv do
+    dH = math.max(dH, (again.H[j] - fresh.H[j]):norm() / fresh.H[j]:norm())
+    dg = math.max(dg, (lucid.vec(again.g[j]) - lucid.vec(fresh.g[j])):norm()
+                      / lucid.vec(fresh.g[j]):norm())
+  end
+  t.truthy(dH < 1e-12 and dg < 1e-12, string.format("kept rows: H %.3g, g %.3g", dH, dg))
+  t.raises("opts.friction_model must be 'tanh' or 'mujoco' (got 'coulomb')", sysid.identify, m,
+           s, {friction_model = "coulomb"})
+  t.raises("lucid.sysid.prepare: friction_cutoff must be > 0 (got 0)", sysid.prepare, log,
+           {cutoff = 10, friction_cutoff = 0})
 end)
 
 local TRUTH = "tests/data/sysid/arm4_truth.xml"
@@ -149,6 +213,14 @@ local function theta_of_truth(path, ropts, friction, dir)
   local th = lucid.dynamics.inertial_parameters(m, ropts)
   for j = 1, m.nv do th[10 * m.nbodies + m.nv + j] = friction[j] end
   return th
+end
+
+-- The truth's per-joint torque RMS error on a prepared log, through the fit's columns: its
+-- Coulomb column MuJoCo's friction at the truth (its own zones) when the fit used that model.
+local function truth_rms(m, samples, ropts, theta_true, r)
+  local friction = r.friction_model == "mujoco"
+    and sysid.friction_columns(m, samples, theta_true, ropts) or nil
+  return sysid.rms(sysid.accumulate(m, samples, ropts, friction), theta_true)
 end
 
 t.case("MuJoCo 2.2.2 arm: identify, validate, write the model back", function()
@@ -183,7 +255,7 @@ t.case("MuJoCo 2.2.2 arm: identify, validate, write the model back", function()
                  coulomb_smoothing = r.coulomb_smoothing}
   local theta_true = theta_of_truth(TRUTH, ropts, TRUE_FRICTION, dir)
   local val = sysid.prepare(sysid.read_log(dir .. "/log2.csv", m), {cutoff = r.cutoff})
-  local rms_true = sysid.rms(sysid.accumulate(m, val, ropts), theta_true)
+  local rms_true = truth_rms(m, val, ropts, theta_true, r)
   local truth = {j1 = {0.5, 0.3, 0.02}, j2 = {0.4, 0.25, 0.015}, j3 = {0.25, 0.15, 0.01},
                  j4 = {0.08, 0.05, 0.004}}
   local report = {}
@@ -206,30 +278,30 @@ t.case("MuJoCo 2.2.2 arm: identify, validate, write the model back", function()
                                            truth[name][k]))
       end
     end
-    -- validation: within 1.3x the truth's RMS (model mismatch: MuJoCo's soft frictionloss),
-    -- under 0.05 N m (2.5 sigma of the torque noise), and 10x better than the nominal model
+    -- validation: within 1.2x the truth's RMS, under 0.05 N m (2.5 sigma of the torque
+    -- noise), and 10x better than the nominal model
     local v = e.rms.validation
     report[#report + 1] = string.format("%s rms %.4g (truth %.4g, nominal %.4g)", name, v,
                                         rms_true[d], e.rms.nominal_validation)
-    t.truthy(v <= 1.3 * rms_true[d], string.format("%s validation rms %.4g > 1.3 x truth's %.4g",
+    t.truthy(v <= 1.2 * rms_true[d], string.format("%s validation rms %.4g > 1.2 x truth's %.4g",
                                                    name, v, rms_true[d]))
     t.truthy(v < 0.05, name .. " validation rms " .. v)
     t.truthy(10 * v < e.rms.nominal_validation, name .. " against the nominal model")
   end
   for name, l in pairs(r.links) do t.truthy(l.consistent, name .. " consistent") end
   -- base parameters against the truth's, in standard errors (which count the filter's
-  -- correlation of the samples): 29 of 32 within 3 measured, worst 3.9
+  -- correlation of the samples): all within 3
   local bp = lucid.dynamics.base_parameters(m, ropts)
   t.eq(bp.rank, r.rank)
   local true_b = bp.map * theta_true
-  local within = 0
+  local zmax = 0
   for i, b in ipairs(r.base_parameters) do
     t.eq(b.name, bp.names[i])
-    if math.abs(b.estimate - true_b[i]) <= 3 * b.std_error then within = within + 1 end
+    local z = math.abs(b.estimate - true_b[i]) / b.std_error
+    zmax = math.max(zmax, z)
+    t.truthy(z <= 3, string.format("%s %.3g standard errors off", b.name, z))
   end
-  report[#report + 1] = string.format("base parameters within 3 std errors: %d of %d", within,
-                                      r.rank)
-  t.truthy(within >= 0.85 * r.rank, within .. " base parameters within 3 std errors")
+  report[#report + 1] = string.format("base parameters: worst %.2f std errors off", zmax)
   io.stderr:write("  ", table.concat(report, "; "), "\n")
   -- the written model: MuJoCo loads and simulates it, lucid loads it without frictionloss and
   -- reads back the identified parameters
@@ -373,9 +445,9 @@ t.case("write_model on a URDF: lucid reads the values back, MuJoCo loads it", fu
   os.execute("rm -rf '" .. dir .. "'")
 end)
 
--- Issue 35's 7-dof case: every target met. Measured: damping within 0.9 %, friction 3.2 %,
--- armature (j3-j7) 4.3 %, validation RMS at most 1.08x the truth's, all 62 base parameters
--- within 2.1 standard errors.
+-- Issue 35's 7-dof case: every target met. Measured: damping within 0.23 %, friction 1.1 %,
+-- armature (j3-j7) 2.7 %, validation RMS at most 1.05x the truth's, all 62 base parameters
+-- within 3 standard errors.
 t.case("MuJoCo 2.2.2 7-dof arm: the issue's targets", function()
   local generator = (interpreter:match("^(.*)/[^/]*$") or ".") .. "/tests/bench/mujoco_arm_log"
   local probe = io.open(generator, "r")
@@ -407,7 +479,7 @@ t.case("MuJoCo 2.2.2 7-dof arm: the issue's targets", function()
                  coulomb_smoothing = r.coulomb_smoothing}
   local theta_true = theta_of_truth(truth_file, ropts, {0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2}, dir)
   local val = sysid.prepare(sysid.read_log(dir .. "/log2.csv", m), {cutoff = r.cutoff})
-  local rms_true = sysid.rms(sysid.accumulate(m, val, ropts), theta_true)
+  local rms_true = truth_rms(m, val, ropts, theta_true, r)
   local worst = {damping = 0, friction = 0, armature = 0, ratio = 0}
   for d, name in ipairs(m:names("joint")) do
     local e = r.joints[name]
@@ -445,13 +517,10 @@ end)
 -- issue's targets on a URDF arm, and the written URDF loads in MuJoCo and lucid. MuJoCo runs it
 -- at 0.2 ms (the <mujoco> extension is added to a copy: lucid would warn about it): at 0.5 ms
 -- the explicit PD loop chattered, and a friction-free copy diverged, where j2 ~ 0 aligns j1 and
--- j3. Two targets are reported, not asserted (measured with the default Coulomb smoothing):
--- friction is 10.0 % low on j3 and 14 % on j7, and the validation RMS is 1.24x the truth's on
--- j4; 7 of the 62 base parameters (j3, j5, j7 damping and Coulomb, link5.my + link6.my) lie
--- 3.6-6.6 standard errors off. MuJoCo's frictionloss is a soft constraint whose linear zone
--- widens with the joint's inverse inertia, so on the light z joints it is softer than tanh(v /
--- 0.01): the fit trades Coulomb for viscous friction there (--coulomb-smoothing 0.03 puts j3 and
--- j7 within 2 % but j4 13 % off).
+-- j3. Measured: damping within 0.5 %, friction 0.8 %, validation RMS at most 1.11x the truth's,
+-- identified friction zones within 3.6 % of the truth's. One target is reported, not asserted:
+-- link7.my lies 3.06 standard errors off (3.04 with the truth's own friction columns, so not
+-- the friction model; 61 of 62 within 3).
 t.case("MuJoCo 2.2.2 iiwa-class URDF: the issue's targets, the written URDF loads", function()
   local generator = (interpreter:match("^(.*)/[^/]*$") or ".") .. "/tests/bench/mujoco_arm_log"
   local probe = io.open(generator, "r")
@@ -501,8 +570,9 @@ t.case("MuJoCo 2.2.2 iiwa-class URDF: the issue's targets, the written URDF load
   local nb, nv = m.nbodies, m.nv
   for j, joint in ipairs(truth:joints()) do theta_true[10 * nb + nv + j] = joint.frictionloss end
   local val = sysid.prepare(sysid.read_log(dir .. "/log2.csv", m), {cutoff = r.cutoff})
-  local rms_true = sysid.rms(sysid.accumulate(m, val, ropts), theta_true)
-  local reported = {friction = {j3 = true, j7 = true}, ratio = {j4 = true}}
+  local rms_true = truth_rms(m, val, ropts, theta_true, r)
+  -- the zones the fit identified against the truth's (MuJoCo's at the truth's inertias)
+  local true_zones = sysid.friction_zones(m, theta_true, ropts)
   local report = {}
   for d, name in ipairs(m:names("joint")) do
     local e = r.joints[name]
@@ -514,32 +584,32 @@ t.case("MuJoCo 2.2.2 iiwa-class URDF: the issue's targets, the written URDF load
                                         100 * ed, 100 * ef, ratio)
     t.truthy(e.identified.damping and e.identified.friction, name .. " identified")
     t.truthy(ed < 0.25, string.format("%s damping %.4g (truth %.4g)", name, e.damping, damping))
-    if not reported.friction[name] then
-      t.truthy(ef < 0.1, string.format("%s friction %.4g (truth %.4g)", name, e.friction, friction))
-    end
-    if not reported.ratio[name] then
-      t.truthy(ratio <= 1.2, string.format("%s validation rms %.4g > 1.2 x truth's %.4g", name,
-                                           e.rms.validation, rms_true[d]))
+    t.truthy(ef < 0.1, string.format("%s friction %.4g (truth %.4g)", name, e.friction, friction))
+    t.truthy(ratio <= 1.2, string.format("%s validation rms %.4g > 1.2 x truth's %.4g", name,
+                                         e.rms.validation, rms_true[d]))
+    if e.friction_zone_identified then
+      local ez = math.abs(e.friction_zone - true_zones[d]) / true_zones[d]
+      report[#report + 1] = string.format("%s zone %.1f%%", name, 100 * ez)
+      t.truthy(ez < 0.05, string.format("%s zone %.4g (truth's %.4g)", name, e.friction_zone,
+                                        true_zones[d]))
     end
     t.truthy(10 * e.rms.validation < e.rms.nominal_validation, name .. " against the nominal")
   end
   for name, l in pairs(r.links) do t.truthy(l.consistent, name .. " consistent") end
-  -- base parameters within 3 standard errors of the truth's, but for the reported ones
-  local off = {["j3.damping"] = true, ["j5.damping"] = true, ["j7.damping"] = true,
-               ["j3.coulomb"] = true, ["j5.coulomb"] = true, ["j7.coulomb"] = true,
-               ["link5.my + link6.my"] = true}
+  -- base parameters within 3 standard errors of the truth's, but for the reported one (3.06
+  -- measured, 3.04 with the truth's own friction columns: not the friction model)
+  local off = {["link7.my"] = 3.5}
   local bp = lucid.dynamics.base_parameters(m, ropts)
   local true_b = bp.map * theta_true
-  local within = 0
+  local within, outside = 0, {}
   for i, b in ipairs(r.base_parameters) do
     local z = math.abs(b.estimate - true_b[i]) / b.std_error
-    if z <= 3 then within = within + 1 end
-    if not off[b.name] then
-      t.truthy(z <= 3, string.format("%s %.3g standard errors off", b.name, z))
-    end
+    if z <= 3 then within = within + 1 else outside[#outside + 1] = string.format("%s %.2f",
+                                                                                   b.name, z) end
+    t.truthy(z <= (off[b.name] or 3), string.format("%s %.3g standard errors off", b.name, z))
   end
-  report[#report + 1] = string.format("base parameters within 3 std errors: %d of %d", within,
-                                      #r.base_parameters)
+  report[#report + 1] = string.format("base parameters within 3 std errors: %d of %d (%s)",
+                                      within, #r.base_parameters, table.concat(outside, ", "))
   io.stderr:write("  iiwa class: ", table.concat(report, "; "), "\n")
   -- the written URDF: lucid loads it with the identified joint parameters, MuJoCo simulates it
   local back = lucid.model.load(written)
