@@ -26,6 +26,11 @@
 -- Objects: --objects builtin (a box, a capsule hull and an ellipsoid hull, built here) or
 -- meshes (the hulls of the shared meshes, LUCID_MESHES_DIR or <repo>/../shared/data/meshes,
 -- each scaled so its largest extent is uniform in [5, 15] cm); --object FILE for one mesh file.
+-- --decompose: each mesh is its convex parts (lucid.mesh.decompose; --objects builtin adds an
+-- open bin built here), so fingertips and links may touch inside a concavity. The distance to
+-- the object is then the least over its parts, with the nearest part's witness and normal
+-- (the nearest point of a union is on its boundary); the mass, the centre of mass and the
+-- simulated body are the parts' composite; epsilon is unchanged (points and normals).
 local lucid = require "lucid"
 local task = require "lucid.task"
 local plot = require "lucid.plot"
@@ -45,6 +50,13 @@ local t = task.new{
     {name = "object", kind = "string", default = "", file = true,
      help = "one mesh file (OBJ/STL, its convex hull) instead of --objects"},
     {name = "full", kind = "flag", help = "benchmark size: every shared mesh, 10 grasps each"},
+    {name = "decompose", kind = "flag",
+     help = "objects as their convex parts (lucid.mesh.decompose), not their hulls; --objects "
+       .. "builtin adds an open bin"},
+    {name = "max-parts", kind = "integer", default = 64, min = 1, max = 1048576,
+     help = "--decompose: most parts per object"},
+    {name = "concavity", kind = "number", default = 0.01, positive = true, max = 100,
+     help = "--decompose: stop once the parts' volume is within this fraction of the mesh's"},
     {name = "grasps", kind = "integer", default = 3, min = 1, max = 10000,
      help = "grasps per object"},
     {name = "fingers", kind = "integer", default = 3, min = 3, max = 4,
@@ -108,9 +120,26 @@ local function mesh_files(dir)
   return files
 end
 
+local function decompose_options(scale)
+  return {max_parts = opts["max-parts"], concavity = opts.concavity, scale = scale}
+end
+
+-- The convex parts of a closed mesh (a file or a {vertices=, triangles=} table) as shapes, or
+-- nil and the reason; one part is no decomposition (nil, nil).
+local function decomposed(mesh, scale)
+  local ok, parts = pcall(lucid.mesh.decompose, mesh, decompose_options(scale))
+  if not ok then return nil, tostring(parts) end
+  if #parts == 1 then return nil end
+  local shapes = {}
+  for i, p in ipairs(parts) do shapes[i] = p.shape end
+  return shapes
+end
+
 -- The hull of a mesh file scaled so its largest extent is uniform in [5, 15] cm; a file that
--- is not a readable OBJ/STL mesh (or whose hull is flat) is an error naming it.
-local function scaled_mesh(path)
+-- is not a readable OBJ/STL mesh (or whose hull is flat) is an error naming it. With
+-- --decompose also its parts: a mesh that cannot be decomposed is an error for --object, else
+-- (strict false) its hull, with a warning.
+local function scaled_mesh(path, strict)
   if not path:lower():match("%.obj$") and not path:lower():match("%.stl$") then
     fail(string.format("object '%s' is not a convex mesh: expected an .obj or .stl file", path))
   end
@@ -118,7 +147,13 @@ local function scaled_mesh(path)
   if not ok then fail(string.format("object '%s' is not a convex mesh: %s", path, tostring(raw))) end
   local lo, hi = raw:aabb()
   local extent = math.max(hi[1] - lo[1], hi[2] - lo[2], hi[3] - lo[3])
-  return lucid.load_mesh(path, {scale = rng:uniform(0.05, 0.15) / extent})
+  local scale = rng:uniform(0.05, 0.15) / extent
+  local hull = lucid.load_mesh(path, {scale = scale})
+  if not opts.decompose then return hull end
+  local parts, why = decomposed(path, scale)
+  if why and strict then fail(string.format("object '%s' cannot be decomposed: %s", path, why)) end
+  if why then io.stderr:write(string.format("grasp: %s: its hull (not decomposed: %s)\n", path, why)) end
+  return hull, parts
 end
 
 -- Points on a surface of revolution-like shape, for the built-in hulls.
@@ -132,6 +167,33 @@ local function fibonacci(n, f)
   return pts
 end
 
+-- An open bin (--decompose): outer half-extents ax x ay, height h, walls and floor t thick,
+-- its cavity open at the top (z = h); a closed triangle mesh facing outwards.
+local function open_bin(ax, ay, h, t)
+  local V, F = {}, {}
+  local function ring(x, y, z) -- counter-clockwise seen from +z
+    local first = #V
+    for _, s in ipairs({{1, 1}, {-1, 1}, {-1, -1}, {1, -1}}) do V[#V + 1] = {s[1] * x, s[2] * y, z} end
+    return first
+  end
+  local ob, ot = ring(ax, ay, 0), ring(ax, ay, h)
+  local it, ib = ring(ax - t, ay - t, h), ring(ax - t, ay - t, t)
+  V[#V + 1] = {0, 0, 0}
+  local cb = #V
+  V[#V + 1] = {0, 0, t}
+  local ci = #V
+  for i = 0, 3 do
+    local j = (i + 1) % 4
+    local o0, o1, t0, t1 = ob + i + 1, ob + j + 1, ot + i + 1, ot + j + 1
+    local i0, i1, b0, b1 = it + i + 1, it + j + 1, ib + i + 1, ib + j + 1
+    for _, tri in ipairs({{o0, o1, t1}, {o0, t1, t0}, {t0, t1, i1}, {t0, i1, i0}, {i0, i1, b1},
+                          {i0, b1, b0}, {b0, b1, ci}, {o1, o0, cb}}) do
+      F[#F + 1] = tri -- outer wall, rim, inner wall, cavity floor, bottom
+    end
+  end
+  return {vertices = V, triangles = F}
+end
+
 local function builtin_objects()
   local box = {}
   for _, sx in ipairs({-1, 1}) do
@@ -143,9 +205,16 @@ local function builtin_objects()
     return {0.025 * x, 0.025 * y, 0.025 * z + (z >= 0 and 0.035 or -0.035)}
   end)
   local ellipsoid = fibonacci(160, function(x, y, z) return {0.055 * x, 0.035 * y, 0.025 * z} end)
-  return {{name = "box", shape = lucid.convex(box)},
-          {name = "capsule_hull", shape = lucid.convex(capsule)},
-          {name = "ellipsoid_hull", shape = lucid.convex(ellipsoid)}}
+  local list = {{name = "box", shape = lucid.convex(box)},
+                {name = "capsule_hull", shape = lucid.convex(capsule)},
+                {name = "ellipsoid_hull", shape = lucid.convex(ellipsoid)}}
+  if opts.decompose then
+    local bin = open_bin(0.04, 0.03, 0.05, 0.01)
+    local parts, why = decomposed(bin, 1)
+    if not parts then fail("the built-in bin cannot be decomposed: " .. tostring(why)) end
+    list[#list + 1] = {name = "bin", shape = lucid.convex(bin.vertices), parts = parts}
+  end
+  return list
 end
 
 -- Centre of mass (uniform density) and radius about it of a convex hull: tetrahedra from a
@@ -171,16 +240,38 @@ local function mass_properties(shape)
   return com, math.abs(volume), radius
 end
 
+-- The centre of mass and volume of an object (its parts' composite when decomposed) and its
+-- radius about that centre (the hull's farthest vertex).
+local function object_mass_properties(o)
+  local com, volume = mass_properties(o.shape)
+  if o.parts then
+    local moment = lucid.vec{0, 0, 0}
+    volume = 0
+    for _, p in ipairs(o.parts) do
+      local c, v = mass_properties(p)
+      volume, moment = volume + v, moment + c * v
+    end
+    com = moment / volume
+  end
+  local V, radius = o.shape:vertices(), 0
+  for i = 1, V:cols() do
+    radius = math.max(radius, (lucid.vec{V:get(1, i), V:get(2, i), V:get(3, i)} - com):norm())
+  end
+  return com, volume, radius
+end
+
 local function load_objects()
   local list
   if opts.object ~= "" then
     if not exists(opts.object) then fail(string.format("object '%s': no such file", opts.object)) end
-    list = {{name = opts.object:match("([^/]*)$"), shape = scaled_mesh(opts.object)}}
+    local shape, parts = scaled_mesh(opts.object, true)
+    list = {{name = opts.object:match("([^/]*)$"), shape = shape, parts = parts}}
   elseif opts.objects == "meshes" or opts.full then
     local dir = meshes_dir()
     list = {}
     for _, file in ipairs(mesh_files(dir)) do
-      list[#list + 1] = {name = file:match("([^/]*)%.%w+$"), shape = scaled_mesh(dir .. "/" .. file)}
+      local shape, parts = scaled_mesh(dir .. "/" .. file, false)
+      list[#list + 1] = {name = file:match("([^/]*)%.%w+$"), shape = shape, parts = parts}
     end
   else
     list = builtin_objects()
@@ -189,7 +280,13 @@ local function load_objects()
     if o.shape:kind() ~= "convex" then
       fail(string.format("object '%s' is not a convex mesh (%s)", o.name, o.shape:kind()))
     end
-    o.com, o.volume, o.radius = mass_properties(o.shape)
+    o.com, o.volume, o.radius = object_mass_properties(o)
+    -- the simulated body: the parts as a composite, else the hull
+    o.body_shape = o.shape
+    if o.parts then
+      o.body_shape = {}
+      for i, p in ipairs(o.parts) do o.body_shape[i] = {shape = p} end
+    end
     local lo, hi = o.shape:aabb()
     o.extent = math.max(hi[1] - lo[1], hi[2] - lo[2], hi[3] - lo[3])
   end
@@ -205,6 +302,21 @@ local QUERY = {derivatives = {method = "finite_differences", step = 1e-7}}
 local MU_SAFE = 0.7 -- forces within 0.7 mu: inside the 8-edge polygon (cos(pi/8) = 0.92)
 
 local function fingertip_pose(c) return lucid.se3.exp(lucid.ad.concat{c, 0, 0, 0}) end
+
+-- The object's part nearest to `shape` at the plain pose T (the object at T_o): the hull when
+-- the object is not decomposed. A union's distance is its parts' least, and the nearest part's
+-- witness and normal are the union's (its nearest point is on the union's boundary).
+local function nearest_part(o, shape, T, T_o)
+  if not o.parts then return o.shape end
+  local best, best_d = o.parts[1], math.huge
+  for _, p in ipairs(o.parts) do
+    local d = lucid.distance(shape, T, p, T_o).distance
+    if d < best_d then best, best_d = p, d end
+  end
+  return best
+end
+
+local function at(c) return lucid.se3.new({1, 0, 0, 0}, c) end
 
 -- Orthonormal tangents of the unit n (Duff et al. 2017), differentiable in n; the branch on
 -- the sign of n_z is taken on its value.
@@ -235,7 +347,8 @@ local function fingertip_residual(o, k)
       local base = 6 * (i - 1)
       local c = x:slice(base + 1, base + 3)
       local beta, lambda = x:slice(base + 4, base + 5), x[base + 6]
-      local r = lucid.distance(tip, fingertip_pose(c), o.shape, IDENTITY, QUERY)
+      local part = nearest_part(o, tip, at(c:value()), IDENTITY)
+      local r = lucid.distance(tip, fingertip_pose(c), part, IDENTITY, QUERY)
       local n = r.normal
       local t1, t2 = tangents(n)
       local f = n * lambda + t1 * beta[1] + t2 * beta[2]
@@ -270,7 +383,7 @@ end
 
 -- A start: directions from the centre of mass spread evenly (k = 3: 120 degrees apart in a
 -- random plane; k = 4: a random regular tetrahedron), jittered, each fingertip moved onto the
--- surface along them.
+-- surface along them (from outside, or for a decomposed object from a random depth).
 local function fingertip_start(o, k)
   local R = lucid.se3.random(rng):rotation()
   local dirs = {}
@@ -289,9 +402,12 @@ local function fingertip_start(o, k)
   for i = 1, k do
     local d = dirs[i] + random_unit() * 0.25
     d = d / d:norm()
-    local c = o.com + d * (o.radius + TIP_RADIUS)
+    -- a decomposed object: at a random depth along d, so that a start in a concavity's free
+    -- space slides onto its inner surface (one inside the solid slides out)
+    local depth = o.parts and rng:uniform() or 1
+    local c = o.com + d * (depth * (o.radius + TIP_RADIUS))
     for _ = 1, 3 do -- slide onto the surface along the normal
-      local r = lucid.distance(tip, lucid.se3.new({1, 0, 0, 0}, c), o.shape, IDENTITY)
+      local r = lucid.distance(tip, at(c), nearest_part(o, tip, at(c), IDENTITY), IDENTITY)
       c = c + r.normal * r.distance
     end
     for a = 1, 3 do x[#x + 1] = c[a] end
@@ -300,16 +416,23 @@ local function fingertip_start(o, k)
   return lucid.vec(x)
 end
 
--- Contact points (on the object), inward normals and fingertip distances at x.
+-- Whether a contact of `shape` at T is in a concavity: more than 1 mm inside the hull.
+local function in_concavity(o, shape, T, T_o)
+  return o.parts ~= nil and lucid.distance(shape, T, o.shape, T_o).distance < -0.001
+end
+
+-- Contact points (on the object), inward normals and fingertip distances at x, and how many
+-- fingertips touch in a concavity.
 local function fingertip_contacts(o, k, x)
-  local points, normals, dmax = {}, {}, 0
+  local points, normals, dmax, concave = {}, {}, 0, 0
   for i = 1, k do
-    local c = lucid.vec{x[6 * i - 5], x[6 * i - 4], x[6 * i - 3]}
-    local r = lucid.distance(tip, lucid.se3.new({1, 0, 0, 0}, c), o.shape, IDENTITY)
+    local T = at(lucid.vec{x[6 * i - 5], x[6 * i - 4], x[6 * i - 3]})
+    local r = lucid.distance(tip, T, nearest_part(o, tip, T, IDENTITY), IDENTITY)
     points[i], normals[i] = r.p2, r.normal
     dmax = math.max(dmax, math.abs(r.distance))
+    if in_concavity(o, tip, T, IDENTITY) then concave = concave + 1 end
   end
-  return points, normals, dmax
+  return points, normals, dmax, concave
 end
 
 -- Epsilon of contacts given in the object frame, or in a frame where the object's centre of
@@ -328,9 +451,10 @@ local function fingertip_grasp(o, k)
     local x, info = lucid.optim.gauss_newton(residual, fingertip_start(o, k), {
       max_iter = opts.iterations, damping = "adaptive", lambda = 1e-6, min_cost = 1e-14,
       tol = 0})
-    local points, normals, dmax = fingertip_contacts(o, k, x)
+    local points, normals, dmax, concave = fingertip_contacts(o, k, x)
     local eps, q = epsilon_of(o, points, normals)
     result = {attempts = attempt, epsilon = eps, margin = q.margin, cost = info.cost,
+              concave = concave,
               iterations = (result.iterations or 0) + info.iterations, distance = dmax,
               history = result.history or info.history, first_epsilon = result.first_epsilon or eps,
               points = points, normals = normals}
@@ -477,10 +601,12 @@ local function hand_residual(H, o, T_ref)
     local dq = q - q0
     local kin = body_kinematics(H, q0)
     local T_o = T_ref * lucid.se3.exp(x:slice(1, 6))
+    local T_o0 = T_ref * lucid.se3.exp({xv[1], xv[2], xv[3], xv[4], xv[5], xv[6]})
     local com = T_o:act(o.com)
     local out, force, torque, lambda_sum, t = {}, nil, nil, 0, 0
     for _, g in ipairs(H.geoms) do
-      local r = lucid.distance(g.shape, geom_pose(g, kin, dq), o.shape, T_o, QUERY)
+      local part = nearest_part(o, g.shape, g.body and kin[g.body].T * g.pose or g.pose, T_o0)
+      local r = lucid.distance(g.shape, geom_pose(g, kin, dq), part, T_o, QUERY)
       if g.tip then
         t = t + 1
         local base = 6 + nq + 3 * (t - 1)
@@ -525,14 +651,15 @@ end
 -- Signed distances of every geom at (q, T_o): fingertip contacts and the worst link.
 local function hand_contacts(H, o, q, T_o)
   local kin = body_kinematics(H, q)
-  local points, normals, tip_gap, min_distance = {}, {}, 0, math.huge
+  local points, normals, tip_gap, min_distance, concave = {}, {}, 0, math.huge, 0
   for _, g in ipairs(H.geoms) do
     local Tg = g.body and kin[g.body].T * g.pose or g.pose
-    local r = lucid.distance(g.shape, Tg, o.shape, T_o)
+    local r = lucid.distance(g.shape, Tg, nearest_part(o, g.shape, Tg, T_o), T_o)
     min_distance = math.min(min_distance, r.distance)
     if g.tip then
       points[#points + 1], normals[#normals + 1] = r.p2, r.normal
       tip_gap = math.max(tip_gap, math.abs(r.distance))
+      if in_concavity(o, g.shape, Tg, T_o) then concave = concave + 1 end
     end
   end
   local min_self = math.huge
@@ -542,7 +669,7 @@ local function hand_contacts(H, o, q, T_o)
     local Tb = gb.body and kin[gb.body].T * gb.pose or gb.pose
     min_self = math.min(min_self, lucid.distance(ga.shape, Ta, gb.shape, Tb).distance)
   end
-  return points, normals, tip_gap, min_distance, min_self
+  return points, normals, tip_gap, min_distance, min_self, concave
 end
 
 -- Servo targets that make the hand apply the synthesised contact forces: joint torques
@@ -567,7 +694,8 @@ local function squeeze_targets(H, o, x, T_ref, eps)
     if g.tip then
       t = t + 1
       local base = 6 + nq + 3 * (t - 1)
-      local r = lucid.distance(g.shape, kin[g.body].T * g.pose, o.shape, T_o)
+      local Tg = kin[g.body].T * g.pose
+      local r = lucid.distance(g.shape, Tg, nearest_part(o, g.shape, Tg, T_o), T_o)
       local n = r.normal
       local sign = n[3] >= 0 and 1 or -1
       local a = -1 / (sign + n[3])
@@ -633,7 +761,8 @@ local function replay_grasp(H, o, q, T_o, u, file)
   local dt = 0.002
   local w = lucid.world{gravity = {0, 0, 0}, dt = dt}
   local hid = w:add_model(H.m, {q = q})
-  local bid = w:add_body{shape = o.shape, pose = T_o, friction = opts.mu, mass = DENSITY * o.volume}
+  local bid = w:add_body{shape = o.body_shape, pose = T_o, friction = opts.mu,
+                         mass = DENSITY * o.volume}
   local rec = t:record(w, file, dt)
   w:set_control(hid, u)
   w:step(math.floor(0.3 / dt + 0.5))
@@ -650,7 +779,7 @@ local function simulate_grasp(H, o, q, T_o, u)
   local function new_world(g)
     local w = lucid.world{gravity = g, dt = dt}
     local hid = w:add_model(H.m, {q = q})
-    local bid = w:add_body{shape = o.shape, pose = T_o, friction = opts.mu,
+    local bid = w:add_body{shape = o.body_shape, pose = T_o, friction = opts.mu,
                            mass = DENSITY * o.volume}
     return w, hid, bid
   end
@@ -695,9 +824,10 @@ local function hand_grasp(H, o)
     for i = 1, H.nq do q[i] = x[6 + i] end
     q = lucid.vec(q)
     local T_o = T_ref * lucid.se3.exp({x[1], x[2], x[3], x[4], x[5], x[6]})
-    local points, normals, tip_gap, min_distance, min_self = hand_contacts(H, o, q, T_o)
+    local points, normals, tip_gap, min_distance, min_self, concave = hand_contacts(H, o, q, T_o)
     local eps = epsilon_of(o, points, normals, T_o:act(o.com))
     result = {attempts = attempt, epsilon = eps, cost = info.cost, iterations = iterations,
+              concave = concave,
               targets = squeeze_targets(H, o, x, T_ref, eps),
               tip_gap = tip_gap, penetration = math.max(0, -min_distance), q = q, T_o = T_o,
               self_penetration = math.max(0, -min_self),
@@ -714,24 +844,44 @@ end
 -- ---- run ------------------------------------------------------------------------------------
 
 local objects = load_objects()
+
+-- --decompose: an object's parts and its contacts in a concavity (> 1 mm inside the hull).
+local function decomposition_figures(row, o, concave)
+  if not opts.decompose then return end
+  row.parts = o.parts and #o.parts or 1
+  row.concave_contacts = concave
+end
 local per_object = opts.full and math.max(opts.grasps, 10) or opts.grasps
 local total = #objects * per_object
+
+-- A grasp's epsilon and contacts (object frame) for --json under --decompose, so that the
+-- certificate can be checked against the object's own surface.
+local function contact_list(r)
+  local points, normals = {}, {}
+  for i, p in ipairs(r.points) do
+    points[i] = {p[1], p[2], p[3]}
+    normals[i] = {r.normals[i][1], r.normals[i][2], r.normals[i][3]}
+  end
+  return {epsilon = r.epsilon, points = points, normals = normals}
+end
 
 local function run_fingertips()
   local k = opts.fingers
   local bar = t:progress(total, "fingertip grasps")
   local rows, all_eps, first_closure, closure, seconds, histories = {}, {}, 0, 0, 0, {}
-  local worst_distance, iterations, attempts = 0, 0, 0
+  local worst_distance, iterations, attempts, concave = 0, 0, 0, 0
   for _, o in ipairs(objects) do
-    local eps, fc = {}, 0
+    local eps, fc, concave_o, contacts = {}, 0, 0, {}
     local start = os.clock()
     for g = 1, per_object do
       local r = fingertip_grasp(o, k)
+      contacts[g] = contact_list(r)
       eps[g] = r.epsilon
       all_eps[#all_eps + 1] = r.epsilon
       if r.epsilon > 0 then fc, closure = fc + 1, closure + 1 end
       if r.first_epsilon > 0 then first_closure = first_closure + 1 end
       worst_distance = math.max(worst_distance, r.distance)
+      concave_o = concave_o + r.concave
       iterations, attempts = iterations + r.iterations, attempts + r.attempts
       if g == 1 and #histories < 6 then histories[#histories + 1] = {name = o.name, y = r.history} end
       bar:step()
@@ -742,6 +892,9 @@ local function run_fingertips()
     rows[#rows + 1] = {object = o.name, extent = o.extent, grasps = per_object,
                        force_closure_rate = fc / per_object, epsilon_median = q.median,
                        epsilon_min = q.min, epsilon_max = q.max, seconds = s}
+    decomposition_figures(rows[#rows], o, concave_o)
+    if opts.decompose then rows[#rows].contacts = contacts end
+    concave = concave + concave_o
   end
   bar:done()
   local q = stats.summary(all_eps)
@@ -752,6 +905,7 @@ local function run_fingertips()
     max_fingertip_distance = worst_distance, mean_iterations = iterations / total,
     mean_attempts = attempts / total, grasps_per_second_per_core = total / seconds,
   }
+  if opts.decompose then summary.concave_contacts = concave end
   return summary, rows, all_eps, histories
 end
 
@@ -760,9 +914,9 @@ local function run_hand()
   local bar = t:progress(total, "hand grasps")
   local rows, all_eps, closure, ok_count, first_ok, success, seconds, sim_seconds = {}, {}, 0, 0, 0, 0, 0, 0
   local worst_pen, worst_gap, iterations, attempts, histories = 0, 0, 0, 0, {}
-  local worst_self = 0
+  local worst_self, concave = 0, 0
   for _, o in ipairs(objects) do
-    local eps, fc, sc, pen = {}, 0, 0, 0
+    local eps, fc, sc, pen, concave_o = {}, 0, 0, 0, 0
     local s_opt, s_sim = 0, 0
     for g = 1, per_object do
       local start = os.clock()
@@ -776,6 +930,7 @@ local function run_hand()
       pen = math.max(pen, r.penetration)
       worst_self = math.max(worst_self, r.self_penetration)
       worst_gap = math.max(worst_gap, r.tip_gap)
+      concave_o = concave_o + r.concave
       iterations, attempts = iterations + r.iterations, attempts + r.attempts
       start = os.clock()
       local moved = simulate_grasp(H, o, r.q, r.T_o, r.targets)
@@ -792,6 +947,8 @@ local function run_hand()
                        force_closure_rate = fc / per_object, success_rate = sc / per_object,
                        epsilon_median = q.median, epsilon_min = q.min, epsilon_max = q.max,
                        max_penetration = pen, seconds = s_opt, simulation_seconds = s_sim}
+    decomposition_figures(rows[#rows], o, concave_o)
+    concave = concave + concave_o
   end
   bar:done()
   local q = stats.summary(all_eps)
@@ -805,6 +962,7 @@ local function run_hand()
     grasps_per_second_per_core = total / seconds,
     checked_grasps_per_second_per_core = total / (seconds + sim_seconds),
   }
+  if opts.decompose then summary.concave_contacts = concave end
   return summary, rows, all_eps, histories
 end
 
@@ -836,6 +994,16 @@ end
 local figures = {summary = summary, objects = rows, seed = t.seed, problem = opts.problem,
                  torque_scale = "1 / rho (rho: object radius about its centre of mass)",
                  cone_edges = opts.edges, plots = plots}
+local function print_decomposition()
+  if not opts.decompose then return end
+  local list = {}
+  for _, r in ipairs(rows) do
+    list[#list + 1] = string.format("%s %d parts, %d in a concavity", r.object, r.parts,
+                                    r.concave_contacts)
+  end
+  print("decomposed (contacts more than 1 mm inside the hull): " .. table.concat(list, "; "))
+end
+
 local function print_fingertips()
   local table_rows = {}
   for _, r in ipairs(rows) do
@@ -844,6 +1012,7 @@ local function print_fingertips()
   end
   print(task.format_table({"object", "extent cm", "closure %", "eps min", "eps median",
                            "eps max", "seconds"}, table_rows))
+  print_decomposition()
   print(string.format("overall: force closure (epsilon > 0) %.1f%% (%.1f%% at the first attempt), "
     .. "epsilon median %.3g, min %.3g; worst fingertip distance %.2g m; %.1f iterations, "
     .. "%.2f attempts per grasp; %.2f grasps/s/core", 100 * summary.force_closure_rate,
@@ -861,6 +1030,7 @@ local function print_hand()
   end
   print(task.format_table({"object", "extent cm", "closure %", "held %", "eps min", "eps median",
                            "pen. mm", "opt. s", "sim. s"}, table_rows))
+  print_decomposition()
   print(string.format("overall (%s, %d fingertips): force closure %.1f%%, valid (closure, "
     .. "penetration <= 1 mm, fingertips within 1 mm) %.1f%% (%.1f%% at the first attempt), "
     .. "valid and held in simulation %.1f%%; epsilon median %.3g; max penetration %.2g mm "

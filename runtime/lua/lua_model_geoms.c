@@ -3,7 +3,9 @@
  * Each entry: {body = name or nil (static), name = geom name or nil, shape = lucid.shape (a
  * copy), pose = se3 in the body's frame (static geoms: in the model's world frame), contype,
  * conaffinity, and MuJoCo's contact parameters friction (sliding), condim, priority, margin,
- * gap (docs/model_files.md)}. A link's geom in the world: m:frame_pose(q, body) * pose. */
+ * gap (docs/model_files.md)}, and for a mesh decomposed by the loader (meshes = "decompose")
+ * parts = {convex shapes}, in the geom's frame (shape is then the mesh's hull). A link's geom in
+ * the world: m:frame_pose(q, body) * pose. */
 #include <lauxlib.h>
 #include <limits.h>
 
@@ -51,6 +53,14 @@ int lucid_lua_model_geoms(lua_State *L) {
         lua_setfield(L, -2, "margin");
         lua_pushnumber(L, g->gap);
         lua_setfield(L, -2, "gap");
+        if (g->nparts > 0) {
+            lua_createtable(L, g->nparts > (size_t)INT_MAX ? 0 : (int)g->nparts, 0);
+            for (size_t k = 0; k < g->nparts; ++k) {
+                lucid_lua_push_shape_copy(L, &g->parts[k], F);
+                lua_rawseti(L, -2, (lua_Integer)k + 1);
+            }
+            lua_setfield(L, -2, "parts");
+        }
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     return 1;

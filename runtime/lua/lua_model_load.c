@@ -1,6 +1,7 @@
 /* lucid.model.load(path [, opts]): an MJCF or URDF file (chosen by its root element) read into
  * a model spec (runtime/model/model_load.h), compiled (runtime/model/model.h) and returned as
- * a lucid.model. opts: package_dirs (a list of folder names), meshes ("load" or "skip"),
+ * a lucid.model. opts: package_dirs (a list of folder names), meshes ("load", "skip" or
+ * "decompose"), decompose ({max_parts=, concavity=}, with meshes = "decompose" only),
  * floating_base (boolean), scale (number > 0), inertia ("repair" or "strict"); any other key
  * is an error. Every error is raised
  * as "lucid.model.load: file:line: reason". See docs/model_files.md. */
@@ -19,10 +20,29 @@
 
 #define FNAME "lucid.model.load"
 
+/* opts.decompose: lucid_mesh_decompose's max_parts and concavity for meshes = "decompose". */
+static void read_decompose(lua_State *L, int idx, lucid_model_load_options *o) {
+    if (!lucid_lua_field(L, idx, "decompose")) return;
+    if (!lua_istable(L, -1))
+        lucid_lua_fail(L, FNAME, "decompose must be a table {max_parts=, concavity=} (got %s)",
+                       lucid_lua_typename(L, -1));
+    if (!o->decompose_meshes)
+        lucid_lua_fail(L, FNAME, "decompose options need meshes = \"decompose\"");
+    static const char *const keys[] = {"max_parts", "concavity", NULL};
+    int t = lua_absindex(L, -1);
+    lucid_lua_check_option_names_prefixed(L, t, keys, FNAME, "decompose.");
+    lucid_lua_fields f = lucid_lua_fields_at(L, t, FNAME, "decompose.");
+    o->decompose.max_parts =
+        (int)lucid_lua_integer_field(&f, "max_parts", o->decompose.max_parts, 1, 1 << 20);
+    o->decompose.concavity =
+        lucid_lua_number_in(&f, "concavity", o->decompose.concavity, &lucid_lua_positive);
+    lua_pop(L, 1);
+}
+
 /* Reads the options table at idx into *o; package folder names are kept in a userdata pushed
  * on the stack (alive until the call returns, collected on error). */
 static void read_options(lua_State *L, int idx, lucid_model_load_options *o) {
-    static const char *const keys[] = {"package_dirs", "meshes",  "floating_base",
+    static const char *const keys[] = {"package_dirs", "meshes",  "decompose", "floating_base",
                                        "scale",        "inertia", NULL};
     lucid_lua_check_option_names(L, idx, keys, FNAME);
     lua_getfield(L, idx, "package_dirs");
@@ -50,18 +70,13 @@ static void read_options(lua_State *L, int idx, lucid_model_load_options *o) {
         lua_pushnil(L); /* keep the stack shape: [dirs-or-nil] */
         lua_pushnil(L);
     }
-    static const char *const meshes[] = {"load", "skip", NULL};
+    static const char *const meshes[] = {"load", "skip", "decompose", NULL};
     static const char *const inertia[] = {"repair", "strict", NULL};
     lucid_lua_fields f = lucid_lua_fields_at(L, idx, FNAME, "");
-    if (lucid_lua_field(L, idx, "meshes")) {
-        if (lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), "decompose") == 0)
-            lucid_lua_fail(L, FNAME, /* a geom per part is not built yet */
-                           "meshes = \"decompose\" is not supported yet (a model's mesh geom is "
-                           "its convex hull); decompose a mesh with lucid.mesh.decompose and add "
-                           "its parts to a world as a composite body");
-        lua_pop(L, 1);
-    }
-    o->skip_meshes = lucid_lua_enum_field(&f, "meshes", meshes, o->skip_meshes) == 1;
+    int mode = lucid_lua_enum_field(&f, "meshes", meshes, 0);
+    o->skip_meshes = mode == 1;
+    o->decompose_meshes = mode == 2;
+    read_decompose(L, idx, o);
     o->floating_base = lucid_lua_boolean_field(&f, "floating_base", o->floating_base);
     o->scale = lucid_lua_number_in(&f, "scale", o->scale, &lucid_lua_positive);
     o->strict_inertia = lucid_lua_enum_field(&f, "inertia", inertia, o->strict_inertia) == 1;

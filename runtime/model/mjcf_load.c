@@ -1210,6 +1210,8 @@ static lucid_status geom(mjcf *P, const xmlNode *el, int body, int childclass, p
     /* the shape */
     lucid_status st = LUCID_OK;
     lucid_convex_mesh *hull = NULL;
+    lucid_model_xml_parts dec = {0}; /* meshes = "decompose" */
+    int decomposed = 0;
     if (sphere)
         st = lucid_shape_sphere(size[0], &g.shape);
     else if (capsule)
@@ -1249,6 +1251,10 @@ static lucid_status geom(mjcf *P, const xmlNode *el, int body, int childclass, p
         if (!hull) return LUCID_OK; /* skipped, with a warning */
         st = lucid_shape_convex(hull, &g.shape);
         if (st) lucid_convex_mesh_destroy(hull), hull = NULL;
+        if (!st && X_->opts->decompose_meshes) {
+            if (lucid_model_xml_decompose_mesh(X_, el, m->path, m->scale, &dec)) goto fail;
+            decomposed = 1;
+        }
     }
     if (st) return lucid_model_xml_fail(X_, el, st, "<geom>: %s", lucid_status_string(st));
     /* mass properties for a body without <inertial> */
@@ -1257,8 +1263,8 @@ static lucid_status geom(mjcf *P, const xmlNode *el, int body, int childclass, p
         if (!real1(P, el, K_GEOM, cls, "mass", &gmass) ||
             !real1(P, el, K_GEOM, cls, "density", &density))
             goto fail;
-        lucid_mass_properties mp;
-        lucid_status ms = lucid_shape_mass_properties(&g.shape, 1.0, &mp);
+        lucid_mass_properties mp = dec.unit; /* decomposed: the mesh's solid, not its hull */
+        lucid_status ms = decomposed ? LUCID_OK : lucid_shape_mass_properties(&g.shape, 1.0, &mp);
         if (ms) {
             lucid_model_xml_fail(X_, el, ms, "<geom>: mass properties: %s",
                                  lucid_status_string(ms));
@@ -1277,11 +1283,17 @@ static lucid_status geom(mjcf *P, const xmlNode *el, int body, int childclass, p
             goto fail;
         }
     }
-    st = lucid_model_spec_add_geom(P->spec, &g, hull, NULL);
-    if (st) return lucid_model_xml_fail(X_, el, st, "<geom>: %s", lucid_status_string(st));
-    return LUCID_OK;
+    int index;
+    st = lucid_model_spec_add_geom(P->spec, &g, hull, &index);
+    hull = NULL; /* the spec's now, also on failure */
+    if (st) {
+        lucid_model_xml_fail(X_, el, st, "<geom>: %s", lucid_status_string(st));
+        goto fail;
+    }
+    return lucid_model_xml_add_parts(X_, el, P->spec, index, &dec);
 fail:
     lucid_convex_mesh_destroy(hull);
+    lucid_model_xml_parts_free(&dec);
     return X_->status;
 }
 

@@ -161,6 +161,11 @@ typedef struct lucid_model_geom {
     int mocap;          /* the mocap body it moves with (-1: none); such a geom counts as static
                          * (body = joint = -1, pose at the mocap body's initial pose) */
     lucid_se3 in_mocap; /* its pose in that mocap body's frame */
+    /* nparts > 0: a decomposed mesh (loader option meshes = "decompose") that collides as
+     * these convex parts, each at the geom's pose with its contact parameters; shape is then
+     * the mesh's hull (for queries that want one convex shape) */
+    const lucid_shape *parts;
+    size_t nparts;
 } lucid_model_geom;
 const lucid_model_geom *lucid_model_geoms(const lucid_model *m); /* ngeoms entries */
 /* The geoms of body b (-1: the static ones) are geoms[*first .. *first + *count). */

@@ -233,6 +233,7 @@ void lucid_model_destroy(lucid_model *m) {
     free(m->geoms);
     free(m->geom_start);
     free(m->meshes);
+    free(m->part_shapes);
     free(m->actuators);
     free(m->excludes);
     free(m->lower);
@@ -663,6 +664,31 @@ static lucid_status build_mimics(const compile_ctx *c, lucid_model *m,
     return LUCID_OK;
 }
 
+/* The convex shapes of the spec's geom parts (meshes = "decompose") into m->part_shapes; the
+ * parts of spec geom i are part_shapes[part_start[i] .. part_start[i + 1]). The meshes stay
+ * the spec's until lucid_model_compile takes them over. */
+static lucid_status build_parts(const compile_ctx *c, lucid_model *m, size_t *part_start) {
+    const lucid_model_spec *s = c->spec;
+    m->part_shapes = alloc_array(s->nparts, sizeof *m->part_shapes);
+    if (!m->part_shapes) return LUCID_ERR_NO_MEMORY;
+    size_t k = 0;
+    for (size_t i = 0; i < s->ngeoms; ++i) {
+        part_start[i] = k;
+        for (; k < s->nparts && s->part_geom[k] == (int)i; ++k) {
+            lucid_status st = lucid_shape_convex(s->part_mesh[k], &m->part_shapes[k]);
+            if (st != LUCID_OK)
+                return fail(c, st, "geom", s->geoms[i].name, i, s->geoms[i].line,
+                            "invalid convex part %zu: %s", k - part_start[i] + 1,
+                            lucid_status_string(st));
+        }
+    }
+    part_start[s->ngeoms] = k;
+    if (k != s->nparts) /* part_geom out of order or out of range */
+        return fail(c, LUCID_ERR_ARGUMENT, "geom part", NULL, k, 0,
+                    "its geom %d is out of range or out of order", s->part_geom[k]);
+    return LUCID_OK;
+}
+
 static lucid_status build_geoms(const compile_ctx *c, lucid_model *m, const body_loc *loc) {
     const lucid_model_spec *s = c->spec;
     size_t n = s->ngeoms;
@@ -670,12 +696,14 @@ static lucid_status build_geoms(const compile_ctx *c, lucid_model *m, const body
     m->geom_start = alloc_array(m->nbodies + 2, sizeof *m->geom_start);
     size_t *slot = alloc_array(m->nbodies + 2, sizeof *slot);
     int *gbody = alloc_array(n, sizeof *gbody);
-    if (!m->geoms || !m->geom_start || !slot || !gbody) {
+    size_t *part_start = alloc_array(n + 1, sizeof *part_start);
+    if (!m->geoms || !m->geom_start || !slot || !gbody || !part_start) {
         free(slot);
         free(gbody);
+        free(part_start);
         return LUCID_ERR_NO_MEMORY;
     }
-    lucid_status st = LUCID_OK;
+    lucid_status st = build_parts(c, m, part_start);
     for (size_t i = 0; i < n && st == LUCID_OK; ++i) {
         lucid_geom_spec g = s->geoms[i];
         if (g.body < LUCID_MODEL_WORLD || g.body >= (int)s->nbodies) {
@@ -703,6 +731,9 @@ static lucid_status build_geoms(const compile_ctx *c, lucid_model *m, const body
             break;
         }
         lucid_status ss = check_shape(&g.shape, s->geom_mesh[i], s);
+        if (ss == LUCID_OK && part_start[i + 1] > part_start[i] &&
+            g.shape.kind != LUCID_SHAPE_CONVEX)
+            ss = LUCID_ERR_ARGUMENT; /* only a mesh geom is decomposed */
         if (ss != LUCID_OK) {
             st = fail(c, ss, "geom", g.name, i, g.line, "invalid %s shape: %s",
                       (unsigned)g.shape.kind <= LUCID_SHAPE_HEIGHTFIELD
@@ -753,6 +784,8 @@ static lucid_status build_geoms(const compile_ctx *c, lucid_model *m, const body
             mg->solmix = g->solmix, mg->margin = g->margin, mg->gap = g->gap;
             mg->contype = g->contype;
             mg->conaffinity = g->conaffinity;
+            mg->nparts = part_start[i + 1] - part_start[i];
+            mg->parts = mg->nparts ? m->part_shapes + part_start[i] : NULL;
             mg->name = NULL;
             if (g->name && !(mg->name = dup_string(g->name))) st = LUCID_ERR_NO_MEMORY;
         }
@@ -760,6 +793,7 @@ static lucid_status build_geoms(const compile_ctx *c, lucid_model *m, const body
     }
     free(slot);
     free(gbody);
+    free(part_start);
     return st;
 }
 
@@ -1538,6 +1572,7 @@ lucid_status lucid_model_compile(lucid_model_spec *spec, lucid_model **out, char
     if (st == LUCID_OK) {
         size_t nmesh = 0;
         for (size_t i = 0; i < spec->ngeoms; ++i) nmesh += spec->geom_mesh[i] != NULL;
+        nmesh += spec->nparts;
         m->meshes = alloc_array(nmesh, sizeof *m->meshes);
         if (!m->meshes) st = LUCID_ERR_NO_MEMORY;
         for (size_t i = 0; st == LUCID_OK && i < spec->ngeoms; ++i)
@@ -1545,6 +1580,8 @@ lucid_status lucid_model_compile(lucid_model_spec *spec, lucid_model **out, char
                 m->meshes[m->nmeshes++] = spec->geom_mesh[i];
                 spec->geom_mesh[i] = NULL;
             }
+        for (size_t k = 0; st == LUCID_OK && k < spec->nparts; ++k)
+            m->meshes[m->nmeshes++] = spec->part_mesh[k], spec->part_mesh[k] = NULL;
         m->hfields = alloc_array(spec->nhfields, sizeof *m->hfields);
         if (st == LUCID_OK && !m->hfields) st = LUCID_ERR_NO_MEMORY;
         for (size_t i = 0; st == LUCID_OK && i < spec->nhfields; ++i)

@@ -79,6 +79,7 @@ struct lucid_model {
     size_t *geom_start;      /* nbodies + 2 offsets: static = [0], body b = [b + 1] */
     lucid_convex_mesh **meshes;
     size_t nmeshes;
+    lucid_shape *part_shapes;    /* the decomposed geoms' parts, geom after geom (geoms[].parts) */
     lucid_heightfield **hfields; /* owned, taken over from the spec */
     size_t nhfields;
     lucid_model_actuator *actuators;

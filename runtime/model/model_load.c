@@ -13,6 +13,7 @@ lucid_model_load_options lucid_model_load_options_default(void) {
     lucid_model_load_options o;
     memset(&o, 0, sizeof o);
     o.scale = 1.0;
+    o.decompose = lucid_decompose_default_options();
     return o;
 }
 

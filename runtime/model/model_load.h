@@ -18,12 +18,17 @@
 
 #include "runtime/core/status.h"
 #include "runtime/model/model_spec.h"
+#include "runtime/shapes/mesh_decompose.h"
 
 typedef struct lucid_model_load_options {
     const char *const *package_dirs; /* folders searched for package://NAME/... (URDF, MJCF) */
     size_t npackage_dirs;
-    int skip_meshes;    /* meshes = "skip": an unreadable mesh drops its geom (warning on
-                           stderr) instead of failing the load */
+    int skip_meshes;      /* meshes = "skip": an unreadable mesh drops its geom (warning on
+                             stderr) instead of failing the load */
+    int decompose_meshes; /* meshes = "decompose": a collision mesh (closed, OBJ/STL) collides
+                             as its convex parts (lucid_mesh_decompose with `decompose`), its
+                             mass (MJCF) from the mesh's own solid */
+    lucid_decompose_options decompose;
     int floating_base;  /* URDF: a free joint between the world and the root link */
     double scale;       /* every length of the file times scale (> 0, finite; default 1) */
     int strict_inertia; /* inertia = "strict": an inertia that is not physically valid (or not

@@ -102,6 +102,9 @@ void lucid_model_spec_destroy(lucid_model_spec *s) {
     free(s->joint_body);
     free(s->geoms);
     free(s->geom_mesh);
+    for (size_t i = 0; i < s->nparts; i++) lucid_convex_mesh_destroy(s->part_mesh[i]);
+    free(s->part_mesh);
+    free(s->part_geom);
     free(s->frames);
     free(s->actuators);
     free(s->excludes);
@@ -177,6 +180,25 @@ lucid_status lucid_model_spec_add_geom(lucid_model_spec *s, const lucid_geom_spe
     if (index) *index = (int)s->ngeoms;
     s->geom_mesh[s->ngeoms] = mesh;
     s->geoms[s->ngeoms++] = g;
+    return LUCID_OK;
+}
+
+lucid_status lucid_model_spec_add_geom_part(lucid_model_spec *s, int geom,
+                                            lucid_convex_mesh *mesh) {
+    lucid_status st = LUCID_OK;
+    if (!s || !mesh || geom < 0 || (size_t)geom >= s->ngeoms ||
+        s->geoms[geom].shape.kind != LUCID_SHAPE_CONVEX || s->nparts >= INT32_MAX ||
+        (s->nparts > 0 && s->part_geom[s->nparts - 1] > geom))
+        st = LUCID_ERR_ARGUMENT;
+    else if (!reserve_pair((void **)&s->part_mesh, (void **)&s->part_geom, &s->cap_parts, s->nparts,
+                           sizeof *s->part_mesh, sizeof *s->part_geom))
+        st = LUCID_ERR_NO_MEMORY;
+    if (st != LUCID_OK) {
+        lucid_convex_mesh_destroy(mesh);
+        return st;
+    }
+    s->part_mesh[s->nparts] = mesh;
+    s->part_geom[s->nparts++] = geom;
     return LUCID_OK;
 }
 

@@ -244,6 +244,11 @@ typedef struct lucid_model_spec {
     lucid_geom_spec *geoms;
     lucid_convex_mesh **geom_mesh; /* owned mesh of a convex geom, NULL otherwise */
     size_t ngeoms, cap_geoms;
+    /* convex parts of decomposed mesh geoms (meshes = "decompose"): part k, an owned mesh in
+     * its geom's frame, belongs to geom part_geom[k]; parts of one geom are consecutive */
+    lucid_convex_mesh **part_mesh;
+    int *part_geom;
+    size_t nparts, cap_parts;
     lucid_frame_spec *frames;
     size_t nframes, cap_frames;
     lucid_actuator_spec *actuators;
@@ -277,6 +282,11 @@ lucid_status lucid_model_spec_add_joint(lucid_model_spec *spec, int body,
  * (also on failure: it is destroyed then); NULL for every other kind. */
 lucid_status lucid_model_spec_add_geom(lucid_model_spec *spec, const lucid_geom_spec *geom,
                                        lucid_convex_mesh *mesh, int *index);
+/* A convex part of geom `geom` (a mesh geom already added, the last one given parts): the geom
+ * then collides as its parts, each with the geom's pose and contact parameters. The mesh's
+ * ownership passes to the spec (also on failure). */
+lucid_status lucid_model_spec_add_geom_part(lucid_model_spec *spec, int geom,
+                                            lucid_convex_mesh *mesh);
 lucid_status lucid_model_spec_add_frame(lucid_model_spec *spec, const lucid_frame_spec *frame,
                                         int *index);
 lucid_status lucid_model_spec_add_actuator(lucid_model_spec *spec,

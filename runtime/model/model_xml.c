@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "runtime/shapes/mesh_decompose.h"
 #include "runtime/shapes/mesh_file.h"
 
 void lucid_model_xml_init(lucid_model_xml *x, const lucid_model_load_options *opts, char *err,
@@ -570,4 +571,86 @@ lucid_status lucid_model_xml_load_mesh(lucid_model_xml *x, const xmlNode *node, 
     }
     return lucid_model_xml_fail(x, node, st == LUCID_ERR_IO ? LUCID_ERR_IO : st,
                                 "cannot load mesh: %s", why);
+}
+
+void lucid_model_xml_parts_free(lucid_model_xml_parts *p) {
+    for (int i = 0; i < p->nparts; i++) lucid_convex_mesh_destroy(p->parts[i]);
+    free(p->parts);
+    p->parts = NULL;
+    p->nparts = 0;
+}
+
+/* The decomposition's parts as convex meshes into out (all or none). */
+static lucid_status parts_to_meshes(const lucid_decomposition *d, lucid_model_xml_parts *out,
+                                    char *why, size_t whylen) {
+    out->parts = calloc((size_t)d->num_parts, sizeof *out->parts);
+    if (!out->parts) return LUCID_ERR_NO_MEMORY;
+    for (int p = 0; p < d->num_parts; p++) {
+        int begin = d->part_offsets[p], n = d->part_offsets[p + 1] - begin;
+        char reason[256] = "";
+        lucid_status st = lucid_convex_mesh_create_msg(d->points + 3 * (size_t)begin, n,
+                                                       &out->parts[p], reason, (int)sizeof reason);
+        if (st != LUCID_OK) {
+            snprintf(why, whylen, "part %d: %.200s", p + 1, reason);
+            out->nparts = p;
+            lucid_model_xml_parts_free(out);
+            return st;
+        }
+        out->nparts = p + 1;
+    }
+    return LUCID_OK;
+}
+
+lucid_status lucid_model_xml_decompose_mesh(lucid_model_xml *x, const xmlNode *node,
+                                            const char *path, const double scale[3],
+                                            lucid_model_xml_parts *out) {
+    *out = (lucid_model_xml_parts){0};
+    double *points = NULL;
+    int *tris = NULL, n = 0, nt = 0;
+    char why[512] = "";
+    lucid_status st =
+        lucid_mesh_file_read_triangles(path, 1.0, &points, &n, &tris, &nt, why, (int)sizeof why);
+    if (st == LUCID_OK) {
+        for (int i = 0; i < n; i++)
+            for (int k = 0; k < 3; k++) points[3 * i + k] *= scale[k];
+        if (scale[0] * scale[1] * scale[2] < 0.0) /* a mirror turns the faces inwards */
+            for (int t = 0; t < nt; t++) {
+                int swap = tris[3 * t + 1];
+                tris[3 * t + 1] = tris[3 * t + 2], tris[3 * t + 2] = swap;
+            }
+        lucid_decompose_options o =
+            x->opts ? x->opts->decompose : lucid_decompose_default_options();
+        lucid_decomposition d = {0};
+        char reason[400] = "";
+        st = lucid_mesh_decompose(points, n, tris, nt, &o, &d, reason, (int)sizeof reason);
+        if (st != LUCID_OK) snprintf(why, sizeof why, "%.100s: %.400s", path, reason);
+        /* the solid's own mass: the parts' hulls also cover its concavities */
+        if (st == LUCID_OK)
+            st = lucid_triangle_mesh_mass_properties(points, n, tris, nt, 1.0, &out->unit);
+        if (st == LUCID_OK && d.num_parts > 1) st = parts_to_meshes(&d, out, why, sizeof why);
+        lucid_decomposition_free(&d);
+    }
+    free(points);
+    free(tris);
+    if (st == LUCID_OK) return LUCID_OK;
+    if (st == LUCID_ERR_NO_MEMORY)
+        return lucid_model_xml_fail(x, node, st, "out of memory decomposing mesh '%s'", path);
+    return lucid_model_xml_fail(x, node, st, "cannot decompose mesh: %s", why);
+}
+
+lucid_status lucid_model_xml_add_parts(lucid_model_xml *x, const xmlNode *node,
+                                       lucid_model_spec *spec, int geom, lucid_model_xml_parts *p) {
+    lucid_status st = LUCID_OK;
+    for (int i = 0; i < p->nparts; i++) {
+        lucid_convex_mesh *m = p->parts[i];
+        p->parts[i] = NULL; /* the spec owns it now, also on failure */
+        if (st == LUCID_OK)
+            st = lucid_model_spec_add_geom_part(spec, geom, m);
+        else
+            lucid_convex_mesh_destroy(m);
+    }
+    lucid_model_xml_parts_free(p);
+    if (st)
+        return lucid_model_xml_fail(x, node, st, "decomposed mesh: %s", lucid_status_string(st));
+    return LUCID_OK;
 }

@@ -11,6 +11,7 @@
 
 #include "runtime/model/model_load.h"
 #include "runtime/shapes/convex_mesh.h"
+#include "runtime/shapes/mass_properties.h"
 
 /* The deepest nesting of XML elements a model file may have (the root is level 1): libxml2's
  * default limit (256 open elements above the deepest), kept: XML_PARSE_HUGE would lift it and
@@ -121,5 +122,23 @@ int lucid_model_xml_inertia_valid(double mass, double unit, lucid_mat3 *I, doubl
  * are skipped (a warning naming node and the reason went to stderr); an error otherwise. */
 lucid_status lucid_model_xml_load_mesh(lucid_model_xml *x, const xmlNode *node, const char *path,
                                        const double scale[3], lucid_convex_mesh **mesh);
+
+/* meshes = "decompose": a mesh geom's convex parts and its solid's mass properties. */
+typedef struct lucid_model_xml_parts {
+    lucid_convex_mesh **parts; /* nparts hulls in the mesh's frame (none: the mesh is convex) */
+    int nparts;
+    lucid_mass_properties unit; /* the closed mesh's own solid at density 1 (not its hull's) */
+} lucid_model_xml_parts;
+
+/* Decomposes the closed mesh at path, its vertices scaled per axis, with the options'
+ * decompose settings (lucid_mesh_decompose); a decomposition into one part leaves out->parts
+ * empty (the geom stays its hull). Errors name node: "cannot decompose mesh: PATH: reason". */
+lucid_status lucid_model_xml_decompose_mesh(lucid_model_xml *x, const xmlNode *node,
+                                            const char *path, const double scale[3],
+                                            lucid_model_xml_parts *out);
+/* Hands the parts to the spec as geom's (lucid_model_spec_add_geom_part); p is emptied. */
+lucid_status lucid_model_xml_add_parts(lucid_model_xml *x, const xmlNode *node,
+                                       lucid_model_spec *spec, int geom, lucid_model_xml_parts *p);
+void lucid_model_xml_parts_free(lucid_model_xml_parts *p);
 
 #endif

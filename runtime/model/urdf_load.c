@@ -257,6 +257,7 @@ static lucid_status collision(urdf *P, const xmlNode *el, int body) {
     double sc = P->scale, v[3] = {1.0, 1.0, 1.0}, r = 0.0, len = 0.0;
     lucid_status st = LUCID_OK;
     lucid_convex_mesh *hull = NULL;
+    lucid_model_xml_parts dec = {0}; /* meshes = "decompose" (no mass from geoms in URDF) */
     if (IS(s, "box")) {
         attrs(P, s, box_attrs);
         if (!ATTR(s, "size"))
@@ -293,6 +294,9 @@ static lucid_status collision(urdf *P, const xmlNode *el, int body) {
             return X_->status ? X_->status
                               : lucid_model_xml_fail(X_, s, LUCID_ERR_NO_MEMORY, "out of memory");
         lucid_model_xml_load_mesh(X_, s, path, v, &hull);
+        if (hull && X_->opts->decompose_meshes &&
+            lucid_model_xml_decompose_mesh(X_, s, path, v, &dec))
+            lucid_convex_mesh_destroy(hull), hull = NULL;
         free(path);
         if (X_->status) return X_->status;
         if (!hull) return LUCID_OK; /* skipped, with a warning */
@@ -302,12 +306,18 @@ static lucid_status collision(urdf *P, const xmlNode *el, int body) {
         return lucid_model_xml_fail(X_, s, LUCID_ERR_PARSE, "<geometry>: unsupported shape <%s>",
                                     (const char *)s->name);
     }
-    if (st)
+    if (st) {
+        lucid_model_xml_parts_free(&dec);
         return lucid_model_xml_fail(X_, s, st, "<%s>: %s", (const char *)s->name,
                                     lucid_status_string(st));
-    st = lucid_model_spec_add_geom(P->spec, &g, hull, NULL);
-    if (st) return lucid_model_xml_fail(X_, el, st, "<collision>: %s", lucid_status_string(st));
-    return LUCID_OK;
+    }
+    int index;
+    st = lucid_model_spec_add_geom(P->spec, &g, hull, &index);
+    if (st) {
+        lucid_model_xml_parts_free(&dec);
+        return lucid_model_xml_fail(X_, el, st, "<collision>: %s", lucid_status_string(st));
+    }
+    return lucid_model_xml_add_parts(X_, s, P->spec, index, &dec);
 }
 
 static const char *const link_attrs[] = {"name", "type", NULL};

@@ -1,6 +1,7 @@
 #include "runtime/shapes/mass_properties.h"
 
 #include <math.h>
+#include <stddef.h>
 
 #include "runtime/shapes/convex_mesh.h"
 
@@ -29,6 +30,37 @@ static lucid_mat3 inertia_from_covariance(const lucid_mat3 *C) {
     return lucid_mat3_sub(&I, C);
 }
 
+/* Volume, first moment and covariance of a solid, summed over signed tetrahedra from a
+ * reference point. */
+typedef struct moments {
+    double volume;
+    lucid_vec3 first;
+    lucid_mat3 C;
+} moments;
+
+/* Adds the tetrahedron (ref, ref + a, ref + b, ref + c), signed by its orientation. */
+static void add_tetra(moments *s, lucid_vec3 a, lucid_vec3 b, lucid_vec3 c) {
+    double det = lucid_vec3_dot(a, lucid_vec3_cross(b, c)); /* 6 x signed volume */
+    s->volume += det / 6.0;
+    s->first = lucid_vec3_add(
+        s->first, lucid_vec3_scale(lucid_vec3_add(lucid_vec3_add(a, b), c), det / 24.0));
+    lucid_mat3 T = tetra_covariance(a, b, c, det);
+    s->C = lucid_mat3_add(&s->C, &T);
+}
+
+/* The mass properties at `density` of the summed moments about ref. */
+static void finish(const moments *s, lucid_vec3 ref, double density, lucid_mass_properties *out) {
+    lucid_vec3 com = lucid_vec3_scale(s->first, 1.0 / s->volume); /* relative to ref */
+    /* covariance about the centroid: C - V com com^T */
+    lucid_mat3 shift = lucid_mat3_outer(com, com);
+    shift = lucid_mat3_scale(&shift, s->volume);
+    lucid_mat3 C = lucid_mat3_sub(&s->C, &shift);
+    lucid_mat3 I = inertia_from_covariance(&C);
+    out->mass = density * s->volume;
+    out->com = lucid_vec3_add(ref, com);
+    out->inertia = lucid_mat3_scale(&I, density);
+}
+
 /* Fans every face from its first vertex and every triangle to the vertex mean, which is
  * inside the hull, so all tetrahedra have positive volume. */
 static void mesh_properties(const lucid_convex_mesh *m, double density,
@@ -36,33 +68,40 @@ static void mesh_properties(const lucid_convex_mesh *m, double density,
     lucid_vec3 ref = lucid_vec3_zero();
     for (int i = 0; i < m->num_vertices; ++i) ref = lucid_vec3_add(ref, m->vertices[i]);
     ref = lucid_vec3_scale(ref, 1.0 / m->num_vertices);
-    double volume = 0.0;
-    lucid_vec3 first = lucid_vec3_zero();
-    lucid_mat3 C = lucid_mat3_zero();
+    moments s = {0.0, lucid_vec3_zero(), lucid_mat3_zero()};
     for (int f = 0; f < m->num_faces; ++f) {
         const int *cycle = m->face_vertices + m->face_offsets[f];
         int count = m->face_offsets[f + 1] - m->face_offsets[f];
         lucid_vec3 a = lucid_vec3_sub(m->vertices[cycle[0]], ref);
-        for (int k = 1; k + 1 < count; ++k) {
-            lucid_vec3 b = lucid_vec3_sub(m->vertices[cycle[k]], ref);
-            lucid_vec3 c = lucid_vec3_sub(m->vertices[cycle[k + 1]], ref);
-            double det = lucid_vec3_dot(a, lucid_vec3_cross(b, c)); /* 6 x signed volume */
-            volume += det / 6.0;
-            first = lucid_vec3_add(
-                first, lucid_vec3_scale(lucid_vec3_add(lucid_vec3_add(a, b), c), det / 24.0));
-            lucid_mat3 T = tetra_covariance(a, b, c, det);
-            C = lucid_mat3_add(&C, &T);
-        }
+        for (int k = 1; k + 1 < count; ++k)
+            add_tetra(&s, a, lucid_vec3_sub(m->vertices[cycle[k]], ref),
+                      lucid_vec3_sub(m->vertices[cycle[k + 1]], ref));
     }
-    lucid_vec3 com = lucid_vec3_scale(first, 1.0 / volume); /* relative to ref */
-    /* covariance about the centroid: C - V com com^T */
-    lucid_mat3 shift = lucid_mat3_outer(com, com);
-    shift = lucid_mat3_scale(&shift, volume);
-    C = lucid_mat3_sub(&C, &shift);
-    lucid_mat3 I = inertia_from_covariance(&C);
-    out->mass = density * volume;
-    out->com = lucid_vec3_add(ref, com);
-    out->inertia = lucid_mat3_scale(&I, density);
+    finish(&s, ref, density, out);
+}
+
+lucid_status lucid_triangle_mesh_mass_properties(const double *points, int num_points,
+                                                 const int *triangles, int num_triangles,
+                                                 double density, lucid_mass_properties *out) {
+    if (!points || !triangles || !out || num_points < 1 || num_triangles < 1 || !(density > 0.0) ||
+        !isfinite(density))
+        return LUCID_ERR_ARGUMENT;
+    lucid_vec3 ref = lucid_vec3_zero();
+    for (int i = 0; i < num_points; ++i) ref = lucid_vec3_add(ref, lucid_vec3_load(points + 3 * i));
+    ref = lucid_vec3_scale(ref, 1.0 / num_points);
+    moments s = {0.0, lucid_vec3_zero(), lucid_mat3_zero()};
+    for (int t = 0; t < num_triangles; ++t) {
+        lucid_vec3 v[3];
+        for (int k = 0; k < 3; ++k) {
+            int i = triangles[3 * t + k];
+            if (i < 0 || i >= num_points) return LUCID_ERR_ARGUMENT;
+            v[k] = lucid_vec3_sub(lucid_vec3_load(points + 3 * (size_t)i), ref);
+        }
+        add_tetra(&s, v[0], v[1], v[2]);
+    }
+    if (!(s.volume > 0.0) || !isfinite(s.volume)) return LUCID_ERR_DEGENERATE;
+    finish(&s, ref, density, out);
+    return LUCID_OK;
 }
 
 lucid_status lucid_shape_mass_properties(const lucid_shape *s, double density,

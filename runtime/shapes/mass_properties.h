@@ -17,6 +17,15 @@ typedef struct lucid_mass_properties {
 lucid_status lucid_shape_mass_properties(const lucid_shape *s, double density,
                                          lucid_mass_properties *out);
 
+/* Mass properties at `density` (> 0) of the solid bounded by a closed, outward-oriented
+ * triangle mesh (num_triangles 0-based index triples into num_points xyz points), convex or
+ * not: signed tetrahedra from the vertex mean, exact for any closed mesh. An index out of
+ * range or a bad argument LUCID_ERR_ARGUMENT; a volume that is not positive (open or inward
+ * mesh) LUCID_ERR_DEGENERATE. */
+lucid_status lucid_triangle_mesh_mass_properties(const double *points, int num_points,
+                                                 const int *triangles, int num_triangles,
+                                                 double density, lucid_mass_properties *out);
+
 /* The properties of a part expressed in a parent frame where the part sits at pose T. */
 lucid_mass_properties lucid_mass_properties_transform(const lucid_mass_properties *p,
                                                       const lucid_se3 *T);

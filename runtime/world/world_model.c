@@ -184,7 +184,9 @@ static lucid_status add_link_bodies(lucid_world *w, lucid_world_model *wm, int i
         int mocap = k > wm->num_bodies ? k - wm->num_bodies - 1 : -1;
         size_t first, all, count = 0;
         lucid_model_body_geoms(m, b, &first, &all);
-        for (size_t i = 0; i < all; ++i) count += (size_t)carries(&geoms[first + i], b, mocap);
+        for (size_t i = 0; i < all; ++i) /* a decomposed geom is one part per convex piece */
+            if (carries(&geoms[first + i], b, mocap))
+                count += geoms[first + i].nparts ? geoms[first + i].nparts : 1;
         if (b < 0 && mocap < 0 && count == 0) continue;
         lucid_body_part parts[64];
         lucid_part_contact contact[64];
@@ -209,18 +211,20 @@ static lucid_status add_link_bodies(lucid_world *w, lucid_world_model *wm, int i
             const lucid_model_geom *g = &geoms[first + i];
             if (!carries(g, b, mocap)) continue;
             if (g->contype == 0 && g->conaffinity == 0) continue; /* visual only */
-            list[used].shape = g->shape;
-            list[used].pose = mocap >= 0 ? g->in_mocap
-                              : b < 0    ? lucid_se3_compose(&d->pose, &g->pose)
-                                         : g->pose;
-            lucid_part_contact *pc = &params[used];
-            pc->geom = (int)(first + i);
-            /* friction given for the model: every geom's, condim 3 (1 for none) */
-            pc->condim = d->has_friction ? (d->friction > 0.0 ? 3 : 1) : g->condim;
-            pc->friction = d->has_friction ? d->friction : g->friction;
-            pc->priority = g->priority, pc->margin = g->margin, pc->gap = g->gap;
-            pc->contype = g->contype, pc->conaffinity = g->conaffinity;
-            ++used;
+            for (size_t p = 0; p < (g->nparts ? g->nparts : 1); ++p) {
+                list[used].shape = g->nparts ? g->parts[p] : g->shape;
+                list[used].pose = mocap >= 0 ? g->in_mocap
+                                  : b < 0    ? lucid_se3_compose(&d->pose, &g->pose)
+                                             : g->pose;
+                lucid_part_contact *pc = &params[used];
+                pc->geom = (int)(first + i); /* every part reports its geom */
+                /* friction given for the model: every geom's, condim 3 (1 for none) */
+                pc->condim = d->has_friction ? (d->friction > 0.0 ? 3 : 1) : g->condim;
+                pc->friction = d->has_friction ? d->friction : g->friction;
+                pc->priority = g->priority, pc->margin = g->margin, pc->gap = g->gap;
+                pc->contype = g->contype, pc->conaffinity = g->conaffinity;
+                ++used;
+            }
         }
         int id;
         lucid_status s = lucid_world_push_body(w, list, params, (int)used, &id);

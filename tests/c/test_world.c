@@ -240,6 +240,52 @@ static void test_mesh_cube_matches_box(void **state) {
     lucid_convex_mesh_destroy(m);
 }
 
+/* A non-convex closed triangle mesh, an L-shaped prism, has the mass properties of its two
+ * boxes combined (not its hull's); an inward or open mesh and a bad index are refused. */
+static void test_triangle_mesh_mass_properties(void **state) {
+    (void)state;
+    const double xy[6][2] = {{0, 0}, {2, 0}, {2, 1}, {1, 1}, {1, 2}, {0, 2}}; /* CCW */
+    double pts[36];
+    for (int i = 0; i < 12; ++i) {
+        pts[3 * i] = xy[i % 6][0], pts[3 * i + 1] = xy[i % 6][1], pts[3 * i + 2] = i < 6 ? 0 : 0.5;
+    }
+    int tris[60], n = 0;
+    for (int k = 1; k + 1 < 6; ++k) { /* the profile fanned from (0, 0): bottom down, top up */
+        int bottom[3] = {0, k + 1, k}, top[3] = {6, 6 + k, 6 + k + 1};
+        for (int j = 0; j < 3; ++j) tris[3 * n + j] = bottom[j], tris[3 * (n + 1) + j] = top[j];
+        n += 2;
+    }
+    for (int i = 0; i < 6; ++i) { /* the sides, facing outwards */
+        int j = (i + 1) % 6;
+        int a[3] = {i, j, 6 + j}, b[3] = {i, 6 + j, 6 + i};
+        for (int k = 0; k < 3; ++k) tris[3 * n + k] = a[k], tris[3 * (n + 1) + k] = b[k];
+        n += 2;
+    }
+    lucid_mass_properties mesh, parts[2], expected;
+    assert_int_equal(lucid_triangle_mesh_mass_properties(pts, 12, tris, n, 700.0, &mesh), LUCID_OK);
+    lucid_shape boxes[2];
+    lucid_shape_box(1.0, 0.5, 0.25, &boxes[0]); /* [0, 2] x [0, 1] x [0, 0.5] */
+    lucid_shape_box(0.5, 0.5, 0.25, &boxes[1]); /* [0, 1] x [1, 2] x [0, 0.5] */
+    lucid_se3 at[2] = {lucid_se3_identity(), lucid_se3_identity()};
+    at[0].t = lucid_vec3_make(1.0, 0.5, 0.25), at[1].t = lucid_vec3_make(0.5, 1.5, 0.25);
+    for (int k = 0; k < 2; ++k) {
+        assert_int_equal(lucid_shape_mass_properties(&boxes[k], 700.0, &parts[k]), LUCID_OK);
+        parts[k] = lucid_mass_properties_transform(&parts[k], &at[k]);
+    }
+    assert_int_equal(lucid_mass_properties_combine(parts, 2, &expected), LUCID_OK);
+    assert_true(fabs(expected.mass - 700.0 * 1.5) < 1e-12 * expected.mass);
+    assert_close_props(&mesh, &expected, 1e-12);
+    for (int t = 0; t < n; ++t) { /* inwards */
+        int swap = tris[3 * t + 1];
+        tris[3 * t + 1] = tris[3 * t + 2], tris[3 * t + 2] = swap;
+    }
+    assert_int_equal(lucid_triangle_mesh_mass_properties(pts, 12, tris, n, 700.0, &mesh),
+                     LUCID_ERR_DEGENERATE);
+    tris[0] = 12;
+    assert_int_equal(lucid_triangle_mesh_mass_properties(pts, 12, tris, n, 700.0, &mesh),
+                     LUCID_ERR_ARGUMENT);
+}
+
 /* Points on a unit sphere (Fibonacci lattice). */
 static void sphere_point(int i, int n, double *x, double *y, double *z) {
     double zz = 1.0 - 2.0 * (i + 0.5) / n, r = sqrt(1.0 - zz * zz),
@@ -515,6 +561,7 @@ int main(void) {
         cmocka_unit_test(test_tumbling_keeps_energy_and_momentum),
         cmocka_unit_test(test_offset_centre_of_mass),
         cmocka_unit_test(test_mesh_cube_matches_box),
+        cmocka_unit_test(test_triangle_mesh_mass_properties),
         cmocka_unit_test(test_primitives_against_meshes),
         cmocka_unit_test(test_composite_parallel_axis),
         cmocka_unit_test(test_given_mass_and_inertia),

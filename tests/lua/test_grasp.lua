@@ -214,6 +214,83 @@ t.case("hand: the gripper's grasps are valid and hold in simulation (seed 2)", f
   t.eq(s.simulated_success_rate, 0)
 end)
 
+-- The task's built-in open bin (--decompose): outer 8 x 6 x 5 cm, walls and floor 1 cm. The
+-- signed distance to its solid: outside the outer box, or inside the cavity (open above).
+local function box_distance(p, lo, hi)
+  local out, inside = 0, -math.huge
+  for i = 1, 3 do
+    local d = math.max(lo[i] - p[i], p[i] - hi[i])
+    out, inside = out + math.max(d, 0) ^ 2, math.max(inside, d)
+  end
+  return math.sqrt(out) + math.min(inside, 0)
+end
+local function bin_distance(p)
+  return math.max(box_distance(p, {-0.04, -0.03, 0}, {0.04, 0.03, 0.05}),
+                  -box_distance(p, {-0.03, -0.02, 0.01}, {0.03, 0.02, 1}))
+end
+
+t.case("--decompose: fingertips touch inside the bin's cavity, on its surface, in force closure (seed 3)", function()
+  local out, stderr, code = run("--decompose --grasps 4 --seed 3 --json --plot ''")
+  t.eq(code, 0, stderr)
+  local r = json.decode(out)
+  t.eq(r.summary.force_closure_rate, 1)
+  t.truthy(r.summary.max_fingertip_distance < 1e-3)
+  local bin
+  for _, o in ipairs(r.objects) do
+    if o.object == "bin" then bin = o else t.eq(o.parts, 1, o.object .. " is convex") end
+  end
+  t.truthy(bin and bin.parts > 1, "the bin is decomposed")
+  local inside, worst = 0, 0
+  for _, g in ipairs(bin.contacts) do
+    -- force closure does not depend on the torque reference: recomputed from the contacts
+    t.truthy(lucid.grasp.epsilon(g.points, g.normals, 0.5, {center = {0, 0, 0.0217}}) > 0)
+    for _, p in ipairs(g.points) do
+      worst = math.max(worst, math.abs(bin_distance(p)))
+      -- more than 1 mm inside the hull (the outer box): in the cavity
+      if math.abs(p[1]) < 0.039 and math.abs(p[2]) < 0.029 and p[3] > 0.001 and p[3] < 0.049 then
+        inside = inside + 1
+      end
+    end
+  end
+  t.truthy(worst < 1e-3, "contacts on the bin's own surface (worst " .. worst .. " m)")
+  t.eq(inside, bin.concave_contacts, "contacts in the cavity")
+  t.truthy(inside > 0, "some fingertips touch inside the cavity")
+end)
+
+t.case("--decompose --object FILE: a closed mesh's parts; an open mesh is an error", function()
+  local V, F = {}, {}
+  for _, z in ipairs({0, 0.05}) do -- a U channel: two walls on a floor, 8 cm long
+    for _, xy in ipairs({{-0.03, 0}, {0.03, 0}, {0.03, 0.04}, {0.02, 0.04}, {0.02, 0.01},
+                         {-0.02, 0.01}, {-0.02, 0.04}, {-0.03, 0.04}}) do
+      V[#V + 1] = string.format("v %g %g %g", xy[1], z, xy[2])
+    end
+  end
+  -- the profile (in x, z at y = 0 and 0.05) fanned from vertex 1 and its sides
+  for _, tri in ipairs({{1, 2, 5}, {2, 3, 4}, {2, 4, 5}, {1, 5, 6}, {1, 6, 8}, {6, 7, 8}}) do
+    F[#F + 1] = string.format("f %d %d %d", tri[1], tri[2], tri[3])
+    F[#F + 1] = string.format("f %d %d %d", tri[1] + 8, tri[3] + 8, tri[2] + 8)
+  end
+  for i = 1, 8 do
+    local j = i % 8 + 1
+    F[#F + 1] = string.format("f %d %d %d", i, j + 8, j)
+    F[#F + 1] = string.format("f %d %d %d", i, i + 8, j + 8)
+  end
+  local closed = temp(".channel.obj", table.concat(V, "\n") .. "\n" .. table.concat(F, "\n") .. "\n")
+  local out, stderr, code = run("--decompose --object '" .. closed .. "' --grasps 1 --seed 1 --json --plot ''")
+  t.eq(code, 0, stderr)
+  local o = json.decode(out).objects[1]
+  t.truthy(o.parts >= 3, "a U channel needs 3 parts or more (" .. o.parts .. ")")
+  t.eq(o.force_closure_rate, 1)
+  local open = temp(".open.obj", table.concat(V, "\n") .. "\n" .. table.concat(F, "\n", 2) .. "\n")
+  local _, err
+  _, err, code = run("--decompose --object '" .. open .. "'")
+  t.eq(code, 2)
+  t.truthy(err:find("cannot be decomposed", 1, true) and err:find("not closed", 1, true), err)
+  -- without --decompose the open mesh is its hull, as before
+  _, err, code = run("--object '" .. open .. "' --grasps 1 --plot ''")
+  t.eq(code, 0, err)
+end)
+
 t.case("--help and the summary table", function()
   local out, _, code = run("--help")
   t.eq(code, 0)

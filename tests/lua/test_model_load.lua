@@ -75,12 +75,10 @@ t.case("option checking", function()
            {package_dirs = "x"})
   t.raises(F .. "package_dirs[2] must be a string (got number)", lucid.model.load, ARM,
            {package_dirs = {"a", 3}})
-  t.raises(F .. 'meshes must be "load" or "skip" (got maybe)', lucid.model.load, ARM,
-           {meshes = "maybe"})
-  t.raises(F .. 'meshes must be "load" or "skip" (got boolean)', lucid.model.load, ARM,
-           {meshes = true})
-  t.raises(F .. 'meshes = "decompose" is not supported yet', lucid.model.load, ARM,
-           {meshes = "decompose"})
+  t.raises(F .. 'meshes must be "load", "skip" or "decompose" (got maybe)', lucid.model.load,
+           ARM, {meshes = "maybe"})
+  t.raises(F .. 'meshes must be "load", "skip" or "decompose" (got boolean)', lucid.model.load,
+           ARM, {meshes = true})
   t.raises(F .. "floating_base must be a boolean (got number)", lucid.model.load, ARM,
            {floating_base = 1})
   t.raises(F .. "scale", lucid.model.load, ARM, {scale = 0, package_dirs = PKG})
