@@ -1384,6 +1384,9 @@ lucid_status lucid_world_step_derivatives(lucid_world *w, const lucid_step_deriv
         w->opt.collision == LUCID_WORLD_COLLISION_SINGLE_LEVEL)
         bad = "equality constraints (MJCF <equality>, URDF mimic) in a single_level world have no "
               "step derivatives: its relaxed derivatives do not differentiate their projection";
+    if (!bad && lucid_world_state_na(w) > 0)
+        bad = "actuator activations (MJCF dyntype integrator or filter, intvelocity, cylinder) "
+              "have no step derivatives yet: A and B leave out the activation block";
     if (!bad && lucid_world_models_have_cranks(w))
         bad = "slider-crank actuators (MJCF cranksite) have no step derivatives: their moment "
               "changes with q, which the actuation stiffness leaves out";

@@ -1,8 +1,9 @@
-/* Actuator forces in MuJoCo 2.2.2's gain/bias form (mj_fwdActuation with dyntype none and a
- * joint, fixed-tendon or slider-crank transmission): with the length L = gear q on a 1-dof joint
- * (gear L_t on a tendon, gear L_crank on a slider-crank) and its velocity Ld,
- *   f = (g0 + g1 L + g2 Ld) clamp(u, ctrlrange) + b0 + b1 L + b2 Ld,  clamped to forcerange,
- *   tau = f dL/dq  (MuJoCo's qfrc_actuator: gear on the joint's dof, gear coef on a tendon's). */
+/* Actuator forces in MuJoCo 2.2.2's gain/bias form (mj_fwdActuation with a joint, fixed-tendon
+ * or slider-crank transmission): with the length L = gear q on a 1-dof joint (gear L_t on a
+ * tendon, gear L_crank on a slider-crank) and its velocity Ld,
+ *   f = (g0 + g1 L + g2 Ld) w + b0 + b1 L + b2 Ld,  clamped to forcerange,
+ *   tau = f dL/dq  (MuJoCo's qfrc_actuator: gear on the joint's dof, gear coef on a tendon's),
+ * w = clamp(u, ctrlrange) (dyntype none) or the actuator's activation (integrator, filter). */
 #include <math.h>
 #include <string.h>
 
@@ -169,21 +170,48 @@ double lucid_model_actuator_gain(const lucid_model_actuator *A, const double *q,
     return A->gain[0] + A->gain[1] * L + A->gain[2] * Ld;
 }
 
+static double clamp_control(const lucid_model_actuator *A, double u) {
+    return A->ctrl_limited ? fmin(fmax(u, A->ctrl_lower), A->ctrl_upper) : u;
+}
+
+double lucid_model_actuator_input(const lucid_model_actuator *A, double u, const double *act) {
+    return A->act >= 0 ? act[A->act] : clamp_control(A, u);
+}
+
 double lucid_model_actuator_force(const lucid_model_actuator *A, const double *q, const double *v,
-                                  double u) {
-    if (A->ctrl_limited) u = fmin(fmax(u, A->ctrl_lower), A->ctrl_upper);
+                                  double u, const double *act) {
+    double w = lucid_model_actuator_input(A, u, act);
     double L = lucid_model_actuator_length(A, q), Ld = lucid_model_actuator_velocity(A, q, v);
     double f =
-        lucid_model_actuator_gain(A, q, v) * u + A->bias[0] + A->bias[1] * L + A->bias[2] * Ld;
+        lucid_model_actuator_gain(A, q, v) * w + A->bias[0] + A->bias[1] * L + A->bias[2] * Ld;
     if (A->force_limited) f = fmin(fmax(f, A->force_lower), A->force_upper);
     return f;
 }
 
+/* ---- actuator dynamics (MuJoCo 2.2.2's act_dot and mj_advance) --------------------------- */
+
+double lucid_model_actuator_act_dot(const lucid_model_actuator *A, double u, double a) {
+    double uc = clamp_control(A, u);
+    switch (A->dyn) {
+        case LUCID_ACTUATOR_DYN_INTEGRATOR:
+            return uc;
+        case LUCID_ACTUATOR_DYN_FILTER:
+            return (uc - a) / A->timeconst;
+        default:
+            return 0.0;
+    }
+}
+
+double lucid_model_actuator_act_next(const lucid_model_actuator *A, double u, double a, double dt) {
+    double next = a + dt * lucid_model_actuator_act_dot(A, u, a);
+    return A->act_limited ? fmin(fmax(next, A->act_lower), A->act_upper) : next;
+}
+
 void lucid_model_actuation(const lucid_model *m, const double *q, const double *v, const double *u,
-                           double *tau) {
+                           const double *act, double *tau) {
     memset(tau, 0, m->nv * sizeof *tau);
     for (size_t a = 0; a < m->nu; ++a) {
         const lucid_model_actuator *A = &m->actuators[a];
-        lucid_model_actuator_add_moment(A, q, lucid_model_actuator_force(A, q, v, u[a]), tau);
+        lucid_model_actuator_add_moment(A, q, lucid_model_actuator_force(A, q, v, u[a], act), tau);
     }
 }

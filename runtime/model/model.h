@@ -75,6 +75,7 @@ void lucid_model_destroy(lucid_model *m);
 size_t lucid_model_nq(const lucid_model *m);
 size_t lucid_model_nv(const lucid_model *m);
 size_t lucid_model_nu(const lucid_model *m);      /* actuators */
+size_t lucid_model_na(const lucid_model *m);      /* activations (stateful actuators) */
 size_t lucid_model_nbodies(const lucid_model *m); /* public (moving) bodies */
 size_t lucid_model_njoints(const lucid_model *m); /* tree nodes = moving joints */
 size_t lucid_model_nframes(const lucid_model *m);
@@ -246,12 +247,29 @@ typedef struct lucid_model_actuator {
     double ctrl_lower, ctrl_upper;
     int force_limited;
     double force_lower, force_upper;
+    /* dynamics (MuJoCo's dyntype): with dyn none the force's input is the clamped control;
+     * else it is the activation act[act] of the model's na, act_dot = u (integrator) or
+     * (u - act) / timeconst (filter), u clamped, act clamped to [act_lower, act_upper] after a
+     * step when act_limited */
+    lucid_actuator_dyn dyn;
+    int act; /* -1: stateless */
+    double timeconst;
+    int act_limited;
+    double act_lower, act_upper;
 } lucid_model_actuator;
 const lucid_model_actuator *lucid_model_actuators(const lucid_model *m); /* nu entries */
-/* Actuator A's force f at (q, v) and input u: u clamped to its control range, f = gain u + bias
- * clamped to its force range (MuJoCo 2.2.2's mj_fwdActuation, dyntype none). */
+/* Actuator A's force f at (q, v), control u and the model's activations act (na entries, read
+ * only for a stateful actuator; may be NULL when na is 0): f = gain w + bias clamped to its force
+ * range, w = u clamped to the control range, or act[A->act] (MuJoCo 2.2.2's mj_fwdActuation). */
 double lucid_model_actuator_force(const lucid_model_actuator *A, const double *q, const double *v,
-                                  double u);
+                                  double u, const double *act);
+/* A's input w: the clamped control, or its activation. */
+double lucid_model_actuator_input(const lucid_model_actuator *A, double u, const double *act);
+/* d act / dt of stateful actuator A at control u and its activation a (MuJoCo's act_dot). */
+double lucid_model_actuator_act_dot(const lucid_model_actuator *A, double u, double a);
+/* The activation after a step of dt from a (Euler), clamped to the range when limited (MuJoCo
+ * 2.2.2's mj_advance). */
+double lucid_model_actuator_act_next(const lucid_model_actuator *A, double u, double a, double dt);
 /* A's gain at (q, v) (df/du inside both ranges). */
 double lucid_model_actuator_gain(const lucid_model_actuator *A, const double *q, const double *v);
 /* A's length L (gear times the joint's q, the tendon's length or the slider-crank's) and its
@@ -266,19 +284,20 @@ void lucid_model_actuator_add_moment(const lucid_model_actuator *A, const double
 /* R (nv x nv, column-major) += scale * dL/dq^T dL/dq: the outer product of A's moment at q. */
 void lucid_model_actuator_add_outer(const lucid_model_actuator *A, const double *q, double scale,
                                     double *R, size_t nv);
-/* tau (nv) = sum over actuators of f times their moment: MuJoCo's qfrc_actuator. */
+/* tau (nv) = sum over actuators of f times their moment: MuJoCo's qfrc_actuator (act: the na
+ * activations, NULL when na is 0). */
 void lucid_model_actuation(const lucid_model *m, const double *q, const double *v, const double *u,
-                           double *tau);
+                           const double *act, double *tau);
 
 /* ---- keyframes (MJCF <key>), 0 <= k < nkeyframes --------------------------------------------
  * q, v, u in lucid's layout (MuJoCo's qpos/qvel/ctrl mapped: a free joint's q is its pose
  * relative to its placement and v its body twist; quaternions normalised); absent parts are the
  * neutral configuration, zero velocity and controls. */
 typedef struct lucid_model_keyframe {
-    const char *name; /* "" when unnamed */
-    double *q, *v, *u;
-    lucid_se3 *mocap; /* nmocap poses in the model's world frame (MuJoCo's mpos, mquat
-                       * normalised; absent: the initial poses); NULL when nmocap is 0 */
+    const char *name;        /* "" when unnamed */
+    double *q, *v, *u, *act; /* act: na activations (MuJoCo's act; absent: zero) */
+    lucid_se3 *mocap;        /* nmocap poses in the model's world frame (MuJoCo's mpos, mquat
+                              * normalised; absent: the initial poses); NULL when nmocap is 0 */
 } lucid_model_keyframe;
 size_t lucid_model_nkeyframes(const lucid_model *m);
 const lucid_model_keyframe *lucid_model_keyframes(const lucid_model *m); /* nkeyframes entries */

@@ -212,7 +212,7 @@ void lucid_model_destroy(lucid_model *m) {
     free(m->tendons);
     for (size_t i = 0; i < m->nkeyframes; ++i) {
         free((char *)m->keyframes[i].name);
-        free(m->keyframes[i].q); /* one block: q, v, u */
+        free(m->keyframes[i].q); /* one block: q, v, u, act */
         free(m->keyframes[i].mocap);
     }
     free(m->keyframes);
@@ -784,7 +784,11 @@ static void actuator_gain_bias(const lucid_actuator_spec *a, double gain[3], dou
         case LUCID_ACTUATOR_DAMPER:
             gain[2] = -a->kv;
             break;
+        case LUCID_ACTUATOR_INTVELOCITY: /* a position servo on the activation */
+            gain[0] = a->kp, bias[1] = -a->kp;
+            break;
         case LUCID_ACTUATOR_GENERAL:
+        case LUCID_ACTUATOR_CYLINDER:
             for (int k = 0; k < 3; ++k) gain[k] = a->gain[k], bias[k] = a->bias[k];
             break;
     }
@@ -938,6 +942,39 @@ static lucid_status actuator_transmission(const compile_ctx *c, const lucid_mode
     return LUCID_OK;
 }
 
+/* Spec actuator a's dynamics: a known dyn, the kinds' own (intvelocity: an integrator with an
+ * activation range, cylinder: a filter), a filter's time constant finite and > 0 (MuJoCo
+ * takes max(1e-15, timeconst) silently), an activation range only with an activation. */
+static lucid_status check_dynamics(const compile_ctx *c, const lucid_actuator_spec *a, size_t i) {
+    const char *nm = a->name;
+    if ((unsigned)a->dyn > LUCID_ACTUATOR_DYN_FILTER)
+        return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line, "unknown dynamics %d",
+                    (int)a->dyn);
+    if (a->kind == LUCID_ACTUATOR_INTVELOCITY &&
+        (a->dyn != LUCID_ACTUATOR_DYN_INTEGRATOR || !a->act_limited))
+        return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
+                    "an intvelocity actuator integrates its input within an activation range");
+    if (a->kind == LUCID_ACTUATOR_CYLINDER && a->dyn != LUCID_ACTUATOR_DYN_FILTER)
+        return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
+                    "a cylinder filters its input (dyn filter)");
+    if (a->kind != LUCID_ACTUATOR_INTVELOCITY && a->kind != LUCID_ACTUATOR_CYLINDER &&
+        a->kind != LUCID_ACTUATOR_GENERAL && a->dyn != LUCID_ACTUATOR_DYN_NONE)
+        return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
+                    "only general, intvelocity and cylinder actuators have dynamics");
+    if (a->dyn == LUCID_ACTUATOR_DYN_FILTER && (!(a->timeconst > 0.0) || !isfinite(a->timeconst)))
+        return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
+                    "a filter needs a finite time constant > 0 (got %g)", a->timeconst);
+    if (a->act_limited && a->dyn == LUCID_ACTUATOR_DYN_NONE)
+        return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
+                    "an activation range needs an activation (dyn integrator or filter)");
+    if (a->act_limited &&
+        (!isfinite(a->act_lower) || !isfinite(a->act_upper) || !(a->act_lower < a->act_upper)))
+        return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
+                    "the activation range [%g, %g] must be finite with lower < upper", a->act_lower,
+                    a->act_upper);
+    return LUCID_OK;
+}
+
 static lucid_status build_actuators(const compile_ctx *c, lucid_model *m, const int *joint_node) {
     const lucid_model_spec *s = c->spec;
     m->actuators = alloc_array(s->nactuators, sizeof *m->actuators);
@@ -948,7 +985,7 @@ static lucid_status build_actuators(const compile_ctx *c, lucid_model *m, const 
         lucid_model_actuator trn;
         lucid_status st = actuator_transmission(c, m, i, joint_node, &trn);
         if (st != LUCID_OK) return st;
-        if ((unsigned)a->kind > LUCID_ACTUATOR_GENERAL)
+        if ((unsigned)a->kind > LUCID_ACTUATOR_CYLINDER)
             return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
                         "unknown actuator kind %d", (int)a->kind);
         if (!isfinite(a->gear) || !isfinite(a->kp) || !isfinite(a->kv) || !all_finite(a->gain, 3) ||
@@ -973,6 +1010,8 @@ static lucid_status build_actuators(const compile_ctx *c, lucid_model *m, const 
             (a->force_limited && a->force_lower > a->force_upper))
             return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
                         "a lower limit is above its upper limit");
+        st = check_dynamics(c, a, i);
+        if (st != LUCID_OK) return st;
         lucid_model_actuator *ma = &m->actuators[m->nu];
         ma->name = make_name(nm, "actuator", i);
         if (!ma->name) return LUCID_ERR_NO_MEMORY;
@@ -991,6 +1030,12 @@ static lucid_status build_actuators(const compile_ctx *c, lucid_model *m, const 
         ma->force_limited = a->force_limited;
         ma->force_lower = a->force_limited ? a->force_lower : -INFINITY;
         ma->force_upper = a->force_limited ? a->force_upper : INFINITY;
+        ma->dyn = a->dyn;
+        ma->act = a->dyn == LUCID_ACTUATOR_DYN_NONE ? -1 : (int)m->na++;
+        ma->timeconst = a->dyn == LUCID_ACTUATOR_DYN_FILTER ? a->timeconst : 0.0;
+        ma->act_limited = a->act_limited;
+        ma->act_lower = a->act_limited ? a->act_lower : -INFINITY;
+        ma->act_upper = a->act_limited ? a->act_upper : INFINITY;
     }
     return LUCID_OK;
 }
@@ -1172,7 +1217,7 @@ static lucid_status build_keyframes(const compile_ctx *c, lucid_model *m, const 
     if (s->nkeyframes == 0) return LUCID_OK;
     m->keyframes = alloc_array(s->nkeyframes, sizeof *m->keyframes);
     if (!m->keyframes) return LUCID_ERR_NO_MEMORY;
-    size_t n = m->nq + m->nv + m->nu;
+    size_t n = m->nq + m->nv + m->nu + m->na;
     for (size_t k = 0; k < s->nkeyframes; ++k) {
         const lucid_keyframe_spec *K = &s->keyframes[k];
         lucid_model_keyframe *mk = &m->keyframes[m->nkeyframes];
@@ -1182,12 +1227,16 @@ static lucid_status build_keyframes(const compile_ctx *c, lucid_model *m, const 
         if (!mk->name || !mk->q) return LUCID_ERR_NO_MEMORY;
         if (m->nmocap && !(mk->mocap = alloc_array(m->nmocap, sizeof *mk->mocap)))
             return LUCID_ERR_NO_MEMORY;
-        mk->v = mk->q + m->nq, mk->u = mk->v + m->nv;
+        mk->v = mk->q + m->nq, mk->u = mk->v + m->nv, mk->act = mk->u + m->nu;
         lucid_model_neutral(m, mk->q);
         lucid_status st = key_state(c, m, joint_node, k, mk->q, mk->v);
         if (st == LUCID_OK) st = key_mocap(c, m, k, mk->mocap);
         if (st != LUCID_OK) return st;
         for (size_t a = 0; a < K->nctrl; ++a) mk->u[a] = K->ctrl[a];
+        if (K->nact && K->nact != m->na)
+            return fail(c, LUCID_ERR_ARGUMENT, "keyframe", K->name, k, K->line,
+                        "act has %zu numbers, the model %zu activations", K->nact, m->na);
+        for (size_t a = 0; a < K->nact; ++a) mk->act[a] = K->act[a];
         if (!all_finite(mk->q, n))
             return fail(c, LUCID_ERR_NONFINITE, "keyframe", K->name, k, K->line,
                         "a value is not finite");

@@ -73,6 +73,7 @@ typedef struct lucid_world_model {
     lucid_model_data *data;   /* kinematics and the factorised M~ of the current step */
     lucid_se3 base;           /* the model's world frame in the world */
     double *q, *u, *v;        /* configuration, actuator inputs (held), velocity */
+    double *act;              /* the model's na actuator activations (state) */
     double *v_free, *v_start; /* free (then final) velocity of the step, and its start */
     double *work;             /* 3 nv */
     double restitution;
@@ -447,6 +448,10 @@ int lucid_world_models_finite(const lucid_world *w);
 /* The models' part of the state: every model's q (nq in all), then every model's v (nv). */
 size_t lucid_world_models_nq(const lucid_world *w);
 size_t lucid_world_models_nv(const lucid_world *w);
+/* The models' actuator activations, model after model (world_state.c's last block). */
+size_t lucid_world_models_na(const lucid_world *w);
+void lucid_world_models_get_act(const lucid_world *w, double *act);
+void lucid_world_models_set_act(lucid_world *w, const double *act);
 void lucid_world_models_get_state(const lucid_world *w, double *q, double *v);
 lucid_status lucid_world_models_check_state(const lucid_world *w, const double *q, const double *v,
                                             const char **why);

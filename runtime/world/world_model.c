@@ -96,10 +96,10 @@ static void find_trees(lucid_world_model *wm, size_t *root) {
     wm->tree_dof[wm->num_trees] = nv;
 }
 
-/* The doubles of a model's state block that clone and sync copy: q, v, u, v_free, v_start and
- * 4 nv of scratch. */
+/* The doubles of a model's state block that clone and sync copy: q, v, u, act, v_free, v_start
+ * and 4 nv of scratch. */
 static size_t state_block(const lucid_model *m) {
-    return lucid_model_nq(m) + 7 * lucid_model_nv(m) + lucid_model_nu(m);
+    return lucid_model_nq(m) + 7 * lucid_model_nv(m) + lucid_model_nu(m) + lucid_model_na(m);
 }
 
 /* The state block, the model's workspace and its trees. */
@@ -121,7 +121,8 @@ static lucid_status allocate_model(lucid_world_model *wm) {
     }
     find_trees(wm, root);
     free(root);
-    wm->v = wm->q + nq, wm->u = wm->v + nv, wm->v_free = wm->u + nu;
+    wm->v = wm->q + nq, wm->u = wm->v + nv, wm->act = wm->u + nu;
+    wm->v_free = wm->act + lucid_model_na(m);
     wm->v_start = wm->v_free + nv, wm->work = wm->v_start + nv;
     return LUCID_OK;
 }
@@ -373,6 +374,22 @@ lucid_status lucid_world_model_set_control(lucid_world *w, int id, const double 
     return LUCID_OK;
 }
 
+const double *lucid_world_model_act(const lucid_world *w, int id) {
+    lucid_world_model *wm = get_model(w, id);
+    return wm ? wm->act : NULL;
+}
+
+lucid_status lucid_world_model_set_act(lucid_world *w, int id, const double *act,
+                                       const char **why) {
+    lucid_world_model *wm = get_model(w, id);
+    if (!wm || (!act && lucid_model_na(wm->model) > 0))
+        return bad(why, "unknown model", LUCID_ERR_ARGUMENT);
+    if (!all_finite(act, lucid_model_na(wm->model)))
+        return bad(why, "activations must be finite", LUCID_ERR_NONFINITE);
+    memcpy(wm->act, act, lucid_model_na(wm->model) * sizeof(double));
+    return LUCID_OK;
+}
+
 lucid_status lucid_world_model_frame_pose(const lucid_world *w, int id, size_t frame,
                                           lucid_se3 *T) {
     lucid_world_model *wm = get_model(w, id);
@@ -515,13 +532,14 @@ static void gravity_correction(const lucid_world *w, const lucid_world_model *wm
     }
 }
 
-/* Actuator A's force before its force clamp (its input u clamped to the control range). */
+/* Actuator A's force before its force clamp (its input: u clamped to the control range, or its
+ * activation). */
 static double actuator_raw_force(const lucid_world_model *wm, const lucid_model_actuator *A,
                                  double u) {
-    if (A->ctrl_limited) u = fmin(fmax(u, A->ctrl_lower), A->ctrl_upper);
+    double in = lucid_model_actuator_input(A, u, wm->act);
     double L = lucid_model_actuator_length(A, wm->q),
            Ld = lucid_model_actuator_velocity(A, wm->q, wm->v);
-    return lucid_model_actuator_gain(A, wm->q, wm->v) * u + A->bias[0] + A->bias[1] * L +
+    return lucid_model_actuator_gain(A, wm->q, wm->v) * in + A->bias[0] + A->bias[1] * L +
            A->bias[2] * Ld;
 }
 
@@ -557,8 +575,8 @@ static void actuation(const lucid_world_model *wm, double *K, double *Da, double
             K[A->dof] += actuator_stiffness(A);
             Da[A->dof] += actuator_damping(A);
         }
-        lucid_model_actuator_add_moment(A, wm->q,
-                                        lucid_model_actuator_force(A, wm->q, wm->v, wm->u[a]), tau);
+        lucid_model_actuator_add_moment(
+            A, wm->q, lucid_model_actuator_force(A, wm->q, wm->v, wm->u[a], wm->act), tau);
     }
     lucid_world_tendon_passive(wm, tau);
 }
@@ -608,15 +626,18 @@ static double force_slope(const lucid_world_model *wm, const lucid_model_actuato
                        actuator_raw_force(wm, A, u));
 }
 
-/* How the control clamp of A passes a change of u; uc: the clamped input. */
-static double control_slope(const lucid_model_actuator *A, double u, double *uc) {
-    *uc = A->ctrl_limited ? fmin(fmax(u, A->ctrl_lower), A->ctrl_upper) : u;
+/* How the force's input of A passes a change of u (0 for a stateful actuator: u moves its
+ * activation, not this step's force); uc: the input (the clamped control or the activation). */
+static double control_slope(const lucid_world_model *wm, const lucid_model_actuator *A, double u,
+                            double *uc) {
+    *uc = lucid_model_actuator_input(A, u, wm->act);
+    if (A->act >= 0) return 0.0;
     return clamp_slope(A->ctrl_limited, A->ctrl_lower, A->ctrl_upper, u);
 }
 
 /* d f / d u of actuator A: its gain through both clamps. */
 static double actuator_slope(const lucid_world_model *wm, const lucid_model_actuator *A, double u) {
-    double uc, slope = control_slope(A, u, &uc);
+    double uc, slope = control_slope(wm, A, u, &uc);
     return slope * lucid_model_actuator_gain(A, wm->q, wm->v) * force_slope(wm, A, u);
 }
 
@@ -641,7 +662,7 @@ lucid_status lucid_world_model_free_velocity_jacobians(lucid_world *w, int i, do
     for (size_t a = 0; a < lucid_model_nu(m); ++a) {
         const lucid_model_actuator *A = &act[a];
         double uc, sf = force_slope(wm, A, wm->u[a]);
-        control_slope(A, wm->u[a], &uc);
+        control_slope(wm, A, wm->u[a], &uc);
         lucid_model_actuator_add_outer(A, wm->q, -sf * (A->bias[2] + A->gain[2] * uc), dv_dv, nv);
     }
     lucid_model_mass_solve(m, wm->data, dv_dv, nv, nv);
@@ -684,7 +705,7 @@ void lucid_world_model_add_actuation_stiffness(const lucid_world *w, int i, doub
     for (size_t a = 0; a < m->nu; ++a) {
         const lucid_model_actuator *A = &act[a];
         double uc, sf = force_slope(wm, A, wm->u[a]);
-        control_slope(A, wm->u[a], &uc);
+        control_slope(wm, A, wm->u[a], &uc);
         lucid_model_actuator_add_outer(A, wm->q, scale * sf * (A->bias[1] + A->gain[1] * uc), R,
                                        nv);
     }
@@ -703,6 +724,18 @@ void lucid_world_models_free_velocities(lucid_world *w) {
     for (int i = 0; i < w->num_models; ++i) model_free_velocity(w, &w->models[i], 0);
 }
 
+/* act+ = act + dt act_dot(u, act), clamped to the activation range (MuJoCo 2.2.2's
+ * mj_advance: the step's force used act). */
+static void advance_activations(lucid_world_model *wm, double dt) {
+    const lucid_model *m = wm->model;
+    if (lucid_model_na(m) == 0) return;
+    const lucid_model_actuator *act = lucid_model_actuators(m);
+    for (size_t a = 0; a < m->nu; ++a)
+        if (act[a].act >= 0)
+            wm->act[act[a].act] =
+                lucid_model_actuator_act_next(&act[a], wm->u[a], wm->act[act[a].act], dt);
+}
+
 void lucid_world_models_integrate(lucid_world *w) {
     const double dt = w->opt.dt;
     for (int i = 0; i < w->num_models; ++i) {
@@ -710,6 +743,7 @@ void lucid_world_models_integrate(lucid_world *w) {
         size_t nv = lucid_model_nv(wm->model);
         memcpy(wm->v, wm->v_free, nv * sizeof(double));
         lucid_model_integrate(wm->model, wm->q, wm->v, dt, wm->q);
+        advance_activations(wm, dt);
         lucid_world_equality_stabilise(wm);
         pose_links(w, wm);
     }
@@ -729,7 +763,7 @@ double lucid_world_models_actuation_work(const lucid_world *w) {
         }
         for (size_t a = 0; a < m->nu; ++a) {
             const lucid_model_actuator *A = &act[a];
-            double f = lucid_model_actuator_force(A, wm->q, wm->v_start, wm->u[a]);
+            double f = lucid_model_actuator_force(A, wm->q, wm->v_start, wm->u[a], wm->act);
             work += f * lucid_model_actuator_velocity(A, wm->q, wm->v_free);
         }
         work += lucid_world_tendon_spring_power(wm, wm->v_free);
@@ -756,7 +790,8 @@ int lucid_world_models_finite(const lucid_world *w) {
     for (int i = 0; i < w->num_models; ++i) {
         const lucid_world_model *wm = &w->models[i];
         if (!all_finite(wm->q, lucid_model_nq(wm->model)) ||
-            !all_finite(wm->v, lucid_model_nv(wm->model)))
+            !all_finite(wm->v, lucid_model_nv(wm->model)) ||
+            !all_finite(wm->act, lucid_model_na(wm->model)))
             return 0;
     }
     return 1;
@@ -1069,6 +1104,28 @@ void lucid_world_models_set_state(lucid_world *w, const double *q, const double 
         memcpy(wm->v, v, nv * sizeof(double));
         pose_links(w, wm);
         q += nq, v += nv;
+    }
+}
+
+size_t lucid_world_models_na(const lucid_world *w) {
+    size_t n = 0;
+    for (int i = 0; i < w->num_models; ++i) n += lucid_model_na(w->models[i].model);
+    return n;
+}
+
+void lucid_world_models_get_act(const lucid_world *w, double *act) {
+    for (int i = 0; i < w->num_models; ++i) {
+        size_t na = lucid_model_na(w->models[i].model);
+        memcpy(act, w->models[i].act, na * sizeof(double));
+        act += na;
+    }
+}
+
+void lucid_world_models_set_act(lucid_world *w, const double *act) {
+    for (int i = 0; i < w->num_models; ++i) {
+        size_t na = lucid_model_na(w->models[i].model);
+        memcpy(w->models[i].act, act, na * sizeof(double));
+        act += na;
     }
 }
 
