@@ -668,19 +668,48 @@ lucid_status lucid_world_model_free_velocity_jacobians(lucid_world *w, int i, do
     lucid_model_mass_solve(m, wm->data, dv_dv, nv, nv);
     for (size_t c = 0; c < nv * nv; ++c) dv_dv[c] *= -dt;
     for (size_t k = 0; k < nv; ++k) dv_dv[k + nv * k] += 1.0;
-    size_t nu = lucid_model_nu(m);
-    memset(dv_du, 0, nv * nu * sizeof(double));
+    size_t nu = lucid_model_nu(m), ni = lucid_world_model_inputs(w, i);
+    memset(dv_du, 0, nv * ni * sizeof(double));
     for (size_t a = 0; a < nu; ++a)
         lucid_model_actuator_add_moment(&act[a], wm->q, dt * actuator_slope(wm, &act[a], wm->u[a]),
                                         dv_du + nv * a);
-    if (nu > 0) lucid_model_mass_solve(m, wm->data, dv_du, nv, nu);
+    for (size_t a = 0; ni > nu && a < nu; ++a) /* an activation moves f as gain x its change */
+        if (act[a].act >= 0)
+            lucid_model_actuator_add_moment(&act[a], wm->q,
+                                            dt * lucid_model_actuator_gain(&act[a], wm->q, wm->v) *
+                                                force_slope(wm, &act[a], wm->u[a]),
+                                            dv_du + nv * (nu + (size_t)act[a].act));
+    if (ni > 0) lucid_model_mass_solve(m, wm->data, dv_du, nv, ni);
     if (lucid_model_equality_rows(m) > 0) { /* v_free is projected onto E v = 0, so are both */
         lucid_model_forward_kinematics(m, wm->data, wm->q);
         lucid_world_equality_prepare(wm); /* at q (a step's stabilisation left them at q+) */
         lucid_world_equality_project(wm, 0, nv, dv_dv, nv, nv);
-        lucid_world_equality_project(wm, 0, nv, dv_du, nv, nu);
+        lucid_world_equality_project(wm, 0, nv, dv_du, nv, ni);
     }
     return LUCID_OK;
+}
+
+size_t lucid_world_model_inputs(const lucid_world *w, int i) {
+    const lucid_model *m = w->models[i].model;
+    return lucid_model_nu(m) + (w->act_inputs ? lucid_model_na(m) : 0);
+}
+
+void lucid_world_model_activation_slopes(const lucid_world *w, int i, double *d_act, double *d_u) {
+    const lucid_world_model *wm = &w->models[i];
+    const lucid_model *m = wm->model;
+    const lucid_model_actuator *act = lucid_model_actuators(m);
+    const double dt = w->opt.dt;
+    for (size_t a = 0; a < m->nu; ++a) {
+        const lucid_model_actuator *A = &act[a];
+        if (A->act < 0) continue;
+        double x = wm->act[A->act], u = wm->u[a];
+        double next = x + dt * lucid_model_actuator_act_dot(A, u, x); /* before its clamp */
+        double s = clamp_slope(A->act_limited, A->act_lower, A->act_upper, next);
+        double su = clamp_slope(A->ctrl_limited, A->ctrl_lower, A->ctrl_upper, u);
+        double rate = A->dyn == LUCID_ACTUATOR_DYN_FILTER ? 1.0 / A->timeconst : 1.0;
+        d_act[A->act] = s * (A->dyn == LUCID_ACTUATOR_DYN_FILTER ? 1.0 - dt * rate : 1.0);
+        d_u[A->act] = s * dt * rate * su;
+    }
 }
 
 int lucid_world_model_gravity_is_world(const lucid_world *w, int i) {

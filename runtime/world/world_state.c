@@ -37,7 +37,7 @@ void lucid_world_state_dims(const lucid_world *w, int *nq, int *nv) {
 }
 
 int lucid_world_state_na(const lucid_world *w) {
-    return (int)lucid_world_models_na(w);
+    return w->act_inputs ? 0 : (int)lucid_world_models_na(w); /* inputs in the derivatives */
 }
 
 int lucid_world_state_size(const lucid_world *w) {
