@@ -165,9 +165,82 @@ void lucid_model_actuator_add_outer(const lucid_model_actuator *A, const double 
             R[T->dof[i] + nv * T->dof[k]] += scale * g2 * T->coef[i] * T->coef[k];
 }
 
+/* ---- MuJoCo 2.2.2's muscle curves (mju_muscleGain, mju_muscleBias) -------------------------
+ * The length normalised to the optimal length L0 = (lr1 - lr0) / (range1 - range0):
+ * l = range0 + (len - lr0) / L0, the velocity v = vel / (L0 vmax). The compiler checks what
+ * MuJoCo guards with 1e-15 (range0 < range1, lr0 < lr1, lmin < 1 < lmax, vmax > 0, acc0 > 0
+ * where force < 0), so no guard is needed here. */
+
+/* The peak force F0: prm's force, or scale / acc0 when it is negative. */
+static double muscle_force(double acc0, const double *prm) {
+    return prm[2] < 0.0 ? prm[3] / acc0 : prm[2];
+}
+
+static double muscle_length(double len, const double lr[2], const double *prm, double *L0) {
+    *L0 = (lr[1] - lr[0]) / (prm[1] - prm[0]);
+    return prm[0] + (len - lr[0]) / *L0;
+}
+
+/* FL: two half-parabolas up from lmin to 1 and two down to lmax, zero beyond lmax. Below lmin
+ * MuJoCo 2.2.2 continues the second parabola (its tests skip the first branch there), so FL
+ * turns negative: kept, so that the forces are MuJoCo's. */
+static double muscle_fl(double l, double lmin, double lmax) {
+    double a = 0.5 * (lmin + 1.0), b = 0.5 * (1.0 + lmax), x;
+    if (l > lmax) return 0.0;
+    if (l >= lmin && l <= a) {
+        x = (l - lmin) / (a - lmin);
+        return 0.5 * x * x;
+    }
+    if (l <= 1.0) {
+        x = (1.0 - l) / (1.0 - a);
+        return 1.0 - 0.5 * x * x;
+    }
+    if (l <= b) {
+        x = (l - 1.0) / (b - 1.0);
+        return 1.0 - 0.5 * x * x;
+    }
+    x = (lmax - l) / (lmax - b);
+    return 0.5 * x * x;
+}
+
+/* FV: 0 below v = -1, (v + 1)^2 up to 0, then a parabola rising to fvmax at v = fvmax - 1. */
+static double muscle_fv(double v, double fvmax) {
+    double y = fvmax - 1.0;
+    if (v <= -1.0) return 0.0;
+    if (v <= 0.0) return (v + 1.0) * (v + 1.0);
+    if (v <= y) return fvmax - (y - v) * (y - v) / y;
+    return fvmax;
+}
+
+double lucid_muscle_gain(double len, double vel, const double lengthrange[2], double acc0,
+                         const double *prm) {
+    double L0, l = muscle_length(len, lengthrange, prm, &L0);
+    double fl = muscle_fl(l, prm[4], prm[5]), fv = muscle_fv(vel / (L0 * prm[6]), prm[8]);
+    return -muscle_force(acc0, prm) * fl * fv;
+}
+
+/* The passive force: zero below l = 1, a half-parabola to b = (1 + lmax) / 2, linear beyond. */
+double lucid_muscle_bias(double len, const double lengthrange[2], double acc0, const double *prm) {
+    double L0, l = muscle_length(len, lengthrange, prm, &L0);
+    double b = 0.5 * (1.0 + prm[5]), f = muscle_force(acc0, prm) * prm[7];
+    if (l <= 1.0) return 0.0;
+    if (l <= b) {
+        double x = (l - 1.0) / (b - 1.0);
+        return -f * 0.5 * x * x;
+    }
+    return -f * (0.5 + (l - b) / (b - 1.0));
+}
+
 double lucid_model_actuator_gain(const lucid_model_actuator *A, const double *q, const double *v) {
     double L = lucid_model_actuator_length(A, q), Ld = lucid_model_actuator_velocity(A, q, v);
+    if (A->gain_muscle) return lucid_muscle_gain(L, Ld, A->lengthrange, A->acc0, A->gainprm);
     return A->gain[0] + A->gain[1] * L + A->gain[2] * Ld;
+}
+
+double lucid_model_actuator_bias(const lucid_model_actuator *A, const double *q, const double *v) {
+    double L = lucid_model_actuator_length(A, q);
+    if (A->bias_muscle) return lucid_muscle_bias(L, A->lengthrange, A->acc0, A->biasprm);
+    return A->bias[0] + A->bias[1] * L + A->bias[2] * lucid_model_actuator_velocity(A, q, v);
 }
 
 static double clamp_control(const lucid_model_actuator *A, double u) {
@@ -181,9 +254,7 @@ double lucid_model_actuator_input(const lucid_model_actuator *A, double u, const
 double lucid_model_actuator_force(const lucid_model_actuator *A, const double *q, const double *v,
                                   double u, const double *act) {
     double w = lucid_model_actuator_input(A, u, act);
-    double L = lucid_model_actuator_length(A, q), Ld = lucid_model_actuator_velocity(A, q, v);
-    double f =
-        lucid_model_actuator_gain(A, q, v) * w + A->bias[0] + A->bias[1] * L + A->bias[2] * Ld;
+    double f = lucid_model_actuator_gain(A, q, v) * w + lucid_model_actuator_bias(A, q, v);
     if (A->force_limited) f = fmin(fmax(f, A->force_lower), A->force_upper);
     return f;
 }
@@ -197,6 +268,11 @@ double lucid_model_actuator_act_dot(const lucid_model_actuator *A, double u, dou
             return uc;
         case LUCID_ACTUATOR_DYN_FILTER:
             return (uc - a) / A->timeconst;
+        case LUCID_ACTUATOR_DYN_MUSCLE: { /* faster activation at high act, slower release */
+            double target = fmin(fmax(uc, 0.0), 1.0), level = 0.5 + 1.5 * fmin(fmax(a, 0.0), 1.0);
+            double tau = target > a ? A->muscle_tau[0] * level : A->muscle_tau[1] / level;
+            return (target - a) / tau;
+        }
         default:
             return 0.0;
     }

@@ -1412,7 +1412,7 @@ enum { DYN_NONE, DYN_INTEGRATOR, DYN_FILTER, DYN_MUSCLE, DYN_USER };
 enum { PRM_FIXED_NONE, PRM_AFFINE, PRM_MUSCLE, PRM_USER }; /* gain fixed / bias none = 0 */
 typedef struct mj_actuator {
     int ctrllimited, forcelimited, actlimited; /* 0, 1, 2: auto */
-    double ctrlrange[2], forcerange[2], actrange[2], gear[6];
+    double ctrlrange[2], forcerange[2], actrange[2], lengthrange[2], gear[6];
     int dyntype, gaintype, biastype;
     double dynprm[10], gainprm[10], biasprm[10];
     const xmlNode *joint;  /* the element that named the joint */
@@ -1458,11 +1458,10 @@ static int apply_common(mjcf *P, const xmlNode *el, mj_actuator *a) {
     if (ATTR(el, "forcelimited")) a->forcelimited = t;
     if ((t = tristate(P, el, -1, 0, "actlimited")) < 0) return 0;
     if (ATTR(el, "actlimited")) a->actlimited = t;
-    double unused[2];
     if (reals(P, el, -1, 0, "ctrlrange", a->ctrlrange, 2, 2) < 0 ||
         reals(P, el, -1, 0, "forcerange", a->forcerange, 2, 2) < 0 ||
         reals(P, el, -1, 0, "actrange", a->actrange, 2, 2) < 0 ||
-        reals(P, el, -1, 0, "lengthrange", unused, 2, 2) < 0 ||
+        reals(P, el, -1, 0, "lengthrange", a->lengthrange, 2, 2) < 0 ||
         reals(P, el, -1, 0, "gear", a->gear, 1, 6) < 0 ||
         !real1(P, el, -1, 0, "cranklength", &a->cranklength))
         return 0;
@@ -1475,6 +1474,28 @@ static int apply_common(mjcf *P, const xmlNode *el, mj_actuator *a) {
             a->trn = el, a->trn_attr = others[i];
             break;
         }
+    return 1;
+}
+
+/* A <muscle> applied to *a (MuJoCo 2.2.2's OneActuator: parameters still at the global
+ * defaults become the muscle's, then its attributes; the bias takes the gain's parameters); 0
+ * after failing. */
+static int muscle_attrs_apply(mjcf *P, const xmlNode *el, mj_actuator *a) {
+    static const double muscle[9] = {0.75, 1.05, -1.0, 200.0, 0.5, 1.6, 1.5, 1.3, 1.2};
+    static const double global[9] = {1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    if (a->dynprm[0] == 1.0) a->dynprm[0] = 0.01; /* tau_act */
+    if (a->dynprm[1] == 0.0) a->dynprm[1] = 0.04; /* tau_deact */
+    for (int k = 0; k < 9; k++)
+        if (a->gainprm[k] == global[k]) a->gainprm[k] = muscle[k];
+    static const char *const one[] = {"force", "scale", "lmin", "lmax", "vmax", "fpmax", "fvmax"};
+    if (reals(P, el, -1, 0, "timeconst", a->dynprm, 2, 2) < 0 ||
+        reals(P, el, -1, 0, "range", a->gainprm, 2, 2) < 0)
+        return 0;
+    for (int k = 0; k < 7; k++)
+        if (!real1(P, el, -1, 0, one[k], &a->gainprm[2 + k])) return 0;
+    for (int k = 0; k < 9; k++) a->biasprm[k] = a->gainprm[k];
+    a->dyntype = DYN_MUSCLE, a->gaintype = PRM_MUSCLE, a->biastype = PRM_MUSCLE;
+    a->foreign = NULL;
     return 1;
 }
 
@@ -1560,15 +1581,18 @@ static int apply_actuator(mjcf *P, const xmlNode *el, int type, int in_default, 
             a->foreign = NULL;
             return 1;
         }
-        default: /* muscle, adhesion: refused if used; as defaults they leave their common
-                    attributes and a mark */
+        case A_MUSCLE:
+            return muscle_attrs_apply(P, el, a);
+        default: /* adhesion: refused if used; as a default it leaves its common attributes and
+                    a mark */
             if (in_default) {
                 a->foreign = el;
                 return 1;
             }
             lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
                                  "<actuator>: actuator type <%s> is not supported (motor, "
-                                 "position, velocity, damper, general, intvelocity, cylinder)",
+                                 "position, velocity, damper, general, intvelocity, cylinder, "
+                                 "muscle)",
                                  name);
             return 0;
     }
@@ -1696,22 +1720,32 @@ static int actuator_dynamics(mjcf *P, const xmlNode *el, const mj_actuator *m,
         return 0;
     a->dyn = m->dyntype == DYN_INTEGRATOR ? LUCID_ACTUATOR_DYN_INTEGRATOR
              : m->dyntype == DYN_FILTER   ? LUCID_ACTUATOR_DYN_FILTER
+             : m->dyntype == DYN_MUSCLE   ? LUCID_ACTUATOR_DYN_MUSCLE
                                           : LUCID_ACTUATOR_DYN_NONE;
+    a->muscle_tau[0] = m->dynprm[0], a->muscle_tau[1] = m->dynprm[1];
     if (a->act_limited && a->dyn == LUCID_ACTUATOR_DYN_NONE) {
         lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
                              "<%s>: an activation range (actlimited, actrange) needs dyntype "
-                             "integrator or filter, not none",
+                             "integrator, filter or muscle, not none",
                              name);
         return 0;
     }
     if (a->dyn == LUCID_ACTUATOR_DYN_NONE && stateful_actuators(P->spec) > 0) {
         lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
                              "<%s>: stateless actuators must come before stateful ones "
-                             "(dyntype integrator or filter), as MuJoCo requires",
+                             "(dyntype integrator, filter or muscle), as MuJoCo requires",
                              name);
         return 0;
     }
     a->timeconst = m->dynprm[0];
+    if (a->dyn == LUCID_ACTUATOR_DYN_MUSCLE &&
+        !(a->muscle_tau[0] > 0.0 && a->muscle_tau[1] > 0.0)) {
+        lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                             "<%s>: muscle dynamics need time constants > 0 (dynprm[0..1] or "
+                             "timeconst; got %g, %g)",
+                             name, a->muscle_tau[0], a->muscle_tau[1]);
+        return 0;
+    }
     if (a->dyn == LUCID_ACTUATOR_DYN_FILTER && !(a->timeconst > 0.0)) {
         lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
                              "<%s>: a filter needs a time constant > 0 (dynprm[0] or "
@@ -1722,6 +1756,41 @@ static int actuator_dynamics(mjcf *P, const xmlNode *el, const mj_actuator *m,
     return 1;
 }
 
+/* A muscle gain or bias (gaintype/biastype muscle): its parameters and its length range, which
+ * the file must give (MuJoCo computes a missing one by simulating the model at compile time,
+ * which lucid does not); 0 after failing. */
+static int muscle_curves(mjcf *P, const xmlNode *el, const mj_actuator *m, lucid_actuator_spec *a) {
+    a->gain_muscle = m->gaintype == PRM_MUSCLE, a->bias_muscle = m->biastype == PRM_MUSCLE;
+    if (!a->gain_muscle && !a->bias_muscle) return 1;
+    memcpy(a->gainprm, m->gainprm, sizeof a->gainprm);
+    memcpy(a->biasprm, m->biasprm, sizeof a->biasprm);
+    for (int k = 0; k < 2; k++) { /* MuJoCo's compiler checks, by name */
+        const double *prm = k == 0 ? m->gainprm : m->biasprm;
+        const char *why = NULL;
+        if ((k == 0 ? !a->gain_muscle : !a->bias_muscle)) continue;
+        if (!(prm[0] < prm[1]))
+            why = "range[0] < range[1]";
+        else if (!(prm[4] < 1.0 && prm[5] > 1.0))
+            why = "lmin < 1 < lmax";
+        else if (!(prm[3] > 0.0 && prm[6] > 0.0 && prm[7] > 0.0 && prm[8] > 0.0))
+            why = "scale, vmax, fpmax and fvmax > 0";
+        if (why) {
+            lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<%s>: a muscle %s needs %s",
+                                 (const char *)el->name, k == 0 ? "gain" : "bias", why);
+            return 0;
+        }
+    }
+    if (!(m->lengthrange[0] < m->lengthrange[1])) {
+        lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                             "<%s>: a muscle needs 'lengthrange' (lower < upper): MuJoCo computes "
+                             "a missing one by simulation at compile time, lucid does not",
+                             (const char *)el->name);
+        return 0;
+    }
+    a->lengthrange[0] = m->lengthrange[0], a->lengthrange[1] = m->lengthrange[1];
+    return 1;
+}
+
 static lucid_status actuator(mjcf *P, const xmlNode *el) {
     int type = actuator_type(el);
     const char *name = (const char *)el->name;
@@ -1729,7 +1798,7 @@ static lucid_status actuator(mjcf *P, const xmlNode *el) {
         return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
                                     "<actuator>: actuator type <%s> is not supported (motor, "
                                     "position, velocity, damper, general, intvelocity, "
-                                    "cylinder)",
+                                    "cylinder, muscle)",
                                     name);
     if (lucid_model_xml_check_attrs(X_, el, actuator_type_attrs[type])) return X_->status;
     int cls = element_class(P, el, -1);
@@ -1747,17 +1816,15 @@ static lucid_status actuator(mjcf *P, const xmlNode *el) {
                                     "<%s>: '%s' transmissions are not supported (only 'joint', "
                                     "'tendon' and 'cranksite')",
                                     name, m.trn_attr);
-    if (m.dyntype > DYN_FILTER)
+    if (m.dyntype == DYN_USER)
         return lucid_model_xml_fail(
             X_, el, LUCID_ERR_PARSE,
-            "<%s>: dyntype=\"%s\" is not supported (none, integrator or filter)", name,
-            m.dyntype == DYN_MUSCLE ? "muscle" : "user");
-    if (m.gaintype > PRM_AFFINE || m.biastype > PRM_AFFINE)
+            "<%s>: dyntype=\"user\" is not supported (none, integrator, filter or muscle)", name);
+    if (m.gaintype == PRM_USER || m.biastype == PRM_USER)
         return lucid_model_xml_fail(
-            X_, el, LUCID_ERR_PARSE, "<%s>: %s=\"%s\" is not supported (fixed/none or affine)",
-            name, m.gaintype > PRM_AFFINE ? "gaintype" : "biastype",
-            m.gaintype > PRM_AFFINE ? (m.gaintype == PRM_MUSCLE ? "muscle" : "user")
-                                    : (m.biastype == PRM_MUSCLE ? "muscle" : "user"));
+            X_, el, LUCID_ERR_PARSE,
+            "<%s>: %s=\"user\" is not supported (fixed/none, affine or muscle)", name,
+            m.gaintype == PRM_USER ? "gaintype" : "biastype");
     lucid_actuator_spec a = lucid_actuator_spec_default();
     a.name = ATTR(el, "name");
     a.line = (int)lucid_model_xml_line(el);
@@ -1766,7 +1833,7 @@ static lucid_status actuator(mjcf *P, const xmlNode *el) {
     static const lucid_actuator_kind kinds[] = {LUCID_ACTUATOR_MOTOR,    LUCID_ACTUATOR_POSITION,
                                                 LUCID_ACTUATOR_VELOCITY, LUCID_ACTUATOR_DAMPER,
                                                 LUCID_ACTUATOR_GENERAL,  LUCID_ACTUATOR_INTVELOCITY,
-                                                LUCID_ACTUATOR_CYLINDER};
+                                                LUCID_ACTUATOR_CYLINDER, LUCID_ACTUATOR_MUSCLE};
     a.kind = kinds[type];
     a.kp = m.gainprm[0];
     a.kv = type == A_DAMPER ? -m.gainprm[2] : m.gainprm[0];
@@ -1775,6 +1842,7 @@ static lucid_status actuator(mjcf *P, const xmlNode *el) {
         a.gain[k] = k == 0 || m.gaintype == PRM_AFFINE ? m.gainprm[k] : 0.0;
         a.bias[k] = m.biastype == PRM_AFFINE ? m.biasprm[k] : 0.0;
     }
+    if (!muscle_curves(P, el, &m, &a)) return X_->status;
     if (!actuator_range(P, el, m.ctrllimited, m.ctrlrange, "ctrl", &a.ctrl_limited, &a.ctrl_lower,
                         &a.ctrl_upper) ||
         !actuator_range(P, el, m.forcelimited, m.forcerange, "force", &a.force_limited,

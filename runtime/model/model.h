@@ -254,6 +254,12 @@ typedef struct lucid_model_actuator {
     lucid_actuator_dyn dyn;
     int act; /* -1: stateless */
     double timeconst;
+    double muscle_tau[2]; /* muscle dynamics: tau_act, tau_deact */
+    /* muscle curves (model_spec.h) in place of the affine gain or bias */
+    int gain_muscle, bias_muscle;
+    double gainprm[LUCID_MUSCLE_PRM], biasprm[LUCID_MUSCLE_PRM];
+    double lengthrange[2];
+    double acc0; /* |M^-1 dL/dq| at the neutral configuration (MuJoCo's actuator_acc0) */
     int act_limited;
     double act_lower, act_upper;
 } lucid_model_actuator;
@@ -270,8 +276,14 @@ double lucid_model_actuator_act_dot(const lucid_model_actuator *A, double u, dou
 /* The activation after a step of dt from a (Euler), clamped to the range when limited (MuJoCo
  * 2.2.2's mj_advance). */
 double lucid_model_actuator_act_next(const lucid_model_actuator *A, double u, double a, double dt);
-/* A's gain at (q, v) (df/du inside both ranges). */
+/* A's gain at (q, v) (df/du inside both ranges) and bias (MuJoCo's: affine or muscle). */
 double lucid_model_actuator_gain(const lucid_model_actuator *A, const double *q, const double *v);
+double lucid_model_actuator_bias(const lucid_model_actuator *A, const double *q, const double *v);
+/* MuJoCo 2.2.2's muscle active force factor (-F0 FL(L) FV(V), negative) at length len and
+ * velocity vel, and passive force, with prm as model_spec.h describes. */
+double lucid_muscle_gain(double len, double vel, const double lengthrange[2], double acc0,
+                         const double *prm);
+double lucid_muscle_bias(double len, const double lengthrange[2], double acc0, const double *prm);
 /* A's length L (gear times the joint's q, the tendon's length or the slider-crank's) and its
  * velocity Ld = dL/dq v at q. */
 double lucid_model_actuator_length(const lucid_model_actuator *A, const double *q);

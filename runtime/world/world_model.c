@@ -537,10 +537,8 @@ static void gravity_correction(const lucid_world *w, const lucid_world_model *wm
 static double actuator_raw_force(const lucid_world_model *wm, const lucid_model_actuator *A,
                                  double u) {
     double in = lucid_model_actuator_input(A, u, wm->act);
-    double L = lucid_model_actuator_length(A, wm->q),
-           Ld = lucid_model_actuator_velocity(A, wm->q, wm->v);
-    return lucid_model_actuator_gain(A, wm->q, wm->v) * in + A->bias[0] + A->bias[1] * L +
-           A->bias[2] * Ld;
+    return lucid_model_actuator_gain(A, wm->q, wm->v) * in +
+           lucid_model_actuator_bias(A, wm->q, wm->v);
 }
 
 /* The implicit stiffness and damping of actuator A on its dof: the parts of its bias that pull
@@ -798,6 +796,17 @@ double lucid_world_models_actuation_work(const lucid_world *w) {
         work += lucid_world_tendon_spring_power(wm, wm->v_free);
     }
     return w->opt.dt * work;
+}
+
+int lucid_world_models_have_muscles(const lucid_world *w) {
+    for (int i = 0; i < w->num_models; ++i) {
+        const lucid_model *m = w->models[i].model;
+        for (size_t a = 0; a < m->nu; ++a) {
+            const lucid_model_actuator *A = &lucid_model_actuators(m)[a];
+            if (A->gain_muscle || A->bias_muscle || A->dyn == LUCID_ACTUATOR_DYN_MUSCLE) return 1;
+        }
+    }
+    return 0;
 }
 
 int lucid_world_models_have_cranks(const lucid_world *w) {

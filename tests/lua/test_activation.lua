@@ -204,3 +204,24 @@ t.case("step_derivatives with activations: method finite_differences", function(
   check("method finite_differences", w, w:state(), w:controls(), 1e-6,
         {method = "finite_differences", step = 1e-6, tol = 1e-13})
 end)
+
+t.case("muscles: activations in the state; step_derivatives refuses them by name", function()
+  local m = lucid.model.load("tests/data/model/mjcf_muscle.xml")
+  t.eq(m.na, 4)
+  local a = m:actuators()
+  t.eq(a[2].kind, "muscle")
+  t.eq(a[2].dyn, "muscle")
+  t.allnear({a[2].lengthrange[1], a[2].lengthrange[2], a[2].tau_act, a[2].tau_deact},
+            {-0.06, 0.06, 0.01, 0.04}, 0)
+  t.truthy(a[2].acc0 > 0, "acc0")
+  t.eq(a[5].kind, "general")
+  t.eq(a[5].dyn, "filter")
+  local w = lucid.world{dt = m.timestep}
+  local id = w:add_model(m)
+  w:set_control(id, {0, 1, 1, 1, 1})
+  w:step(10)
+  local act = w:act(id)
+  for k = 1, 4 do t.truthy(act[k] > 0 and act[k] < 1, "muscle activation rises") end
+  t.eq(#w:state(), m.nq + m.nv + m.na)
+  t.raises("lucid.world:step_derivatives: muscle actuators", function() w:step_derivatives() end)
+end)
