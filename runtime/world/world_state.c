@@ -67,7 +67,7 @@ void lucid_world_get_state(const lucid_world *w, double *x) {
         q += 7, v += 6;
     }
     lucid_world_models_get_state(w, x + 7 * nb, x + nq + 6 * nb);
-    lucid_world_models_get_act(w, x + nq + nv);
+    if (lucid_world_state_na(w) > 0) lucid_world_models_get_act(w, x + nq + nv);
 }
 
 static int all_finite(const double *x, int n) {
@@ -120,7 +120,7 @@ lucid_status lucid_world_set_state(lucid_world *w, const double *x, const char *
         q += 7, v += 6;
     }
     lucid_world_models_set_state(w, q, v);
-    lucid_world_models_set_act(w, act);
+    if (lucid_world_state_na(w) > 0) lucid_world_models_set_act(w, act);
     w->num_cache = 0;
     lucid_world_single_level_forget(w->single_level);
     w->num_contacts = 0;
