@@ -382,8 +382,9 @@ const double *lucid_world_model_act(const lucid_world *w, int id) {
 lucid_status lucid_world_model_set_act(lucid_world *w, int id, const double *act,
                                        const char **why) {
     lucid_world_model *wm = get_model(w, id);
-    if (!wm || (!act && lucid_model_na(wm->model) > 0))
-        return bad(why, "unknown model", LUCID_ERR_ARGUMENT);
+    if (!wm) return bad(why, "unknown model", LUCID_ERR_ARGUMENT);
+    if (!act && lucid_model_na(wm->model) > 0)
+        return bad(why, "activations missing", LUCID_ERR_ARGUMENT);
     if (!all_finite(act, lucid_model_na(wm->model)))
         return bad(why, "activations must be finite", LUCID_ERR_NONFINITE);
     memcpy(wm->act, act, lucid_model_na(wm->model) * sizeof(double));
