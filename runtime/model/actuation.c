@@ -212,6 +212,43 @@ static double muscle_fv(double v, double fvmax) {
     return fvmax;
 }
 
+/* dFL/dl on the branches of muscle_fl. */
+static double muscle_dfl(double l, double lmin, double lmax) {
+    double a = 0.5 * (lmin + 1.0), b = 0.5 * (1.0 + lmax);
+    if (l > lmax) return 0.0;
+    if (l >= lmin && l <= a) return (l - lmin) / ((a - lmin) * (a - lmin));
+    if (l <= 1.0) return (1.0 - l) / ((1.0 - a) * (1.0 - a));
+    if (l <= b) return -(l - 1.0) / ((b - 1.0) * (b - 1.0));
+    return -(lmax - l) / ((lmax - b) * (lmax - b));
+}
+
+/* dFV/dv on the branches of muscle_fv. */
+static double muscle_dfv(double v, double fvmax) {
+    double y = fvmax - 1.0;
+    if (v <= -1.0) return 0.0;
+    if (v <= 0.0) return 2.0 * (v + 1.0);
+    if (v <= y) return 2.0 * (y - v) / y;
+    return 0.0;
+}
+
+/* The muscle gain's partial derivatives in len and vel. */
+static void muscle_gain_partials(double len, double vel, const double lr[2], double acc0,
+                                 const double *prm, double *d_len, double *d_vel) {
+    double L0, l = muscle_length(len, lr, prm, &L0), v = vel / (L0 * prm[6]);
+    double f0 = muscle_force(acc0, prm);
+    *d_len = -f0 * muscle_dfl(l, prm[4], prm[5]) * muscle_fv(v, prm[8]) / L0;
+    *d_vel = -f0 * muscle_fl(l, prm[4], prm[5]) * muscle_dfv(v, prm[8]) / (L0 * prm[6]);
+}
+
+/* The passive force's derivative in len. */
+static double muscle_bias_partial(double len, const double lr[2], double acc0, const double *prm) {
+    double L0, l = muscle_length(len, lr, prm, &L0);
+    double b = 0.5 * (1.0 + prm[5]), f = muscle_force(acc0, prm) * prm[7];
+    if (l <= 1.0) return 0.0;
+    if (l <= b) return -f * (l - 1.0) / ((b - 1.0) * (b - 1.0) * L0);
+    return -f / ((b - 1.0) * L0);
+}
+
 double lucid_muscle_gain(double len, double vel, const double lengthrange[2], double acc0,
                          const double *prm) {
     double L0, l = muscle_length(len, lengthrange, prm, &L0);
@@ -235,6 +272,16 @@ double lucid_model_actuator_gain(const lucid_model_actuator *A, const double *q,
     double L = lucid_model_actuator_length(A, q), Ld = lucid_model_actuator_velocity(A, q, v);
     if (A->gain_muscle) return lucid_muscle_gain(L, Ld, A->lengthrange, A->acc0, A->gainprm);
     return A->gain[0] + A->gain[1] * L + A->gain[2] * Ld;
+}
+
+void lucid_model_actuator_force_partials(const lucid_model_actuator *A, const double *q,
+                                         const double *v, double w, double *d_len, double *d_vel) {
+    double L = lucid_model_actuator_length(A, q), Ld = lucid_model_actuator_velocity(A, q, v);
+    double gl = A->gain[1], gv = A->gain[2], bl = A->bias[1], bv = A->bias[2];
+    if (A->gain_muscle) muscle_gain_partials(L, Ld, A->lengthrange, A->acc0, A->gainprm, &gl, &gv);
+    if (A->bias_muscle) bl = muscle_bias_partial(L, A->lengthrange, A->acc0, A->biasprm), bv = 0.0;
+    *d_len = gl * w + bl;
+    *d_vel = gv * w + bv;
 }
 
 double lucid_model_actuator_bias(const lucid_model_actuator *A, const double *q, const double *v) {

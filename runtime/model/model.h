@@ -279,6 +279,10 @@ double lucid_model_actuator_act_next(const lucid_model_actuator *A, double u, do
 /* A's gain at (q, v) (df/du inside both ranges) and bias (MuJoCo's: affine or muscle). */
 double lucid_model_actuator_gain(const lucid_model_actuator *A, const double *q, const double *v);
 double lucid_model_actuator_bias(const lucid_model_actuator *A, const double *q, const double *v);
+/* The partial derivatives of gain w + bias (before the force clamp) in the length L and the
+ * velocity Ld at (q, v) and input w. */
+void lucid_model_actuator_force_partials(const lucid_model_actuator *A, const double *q,
+                                         const double *v, double w, double *d_len, double *d_vel);
 /* MuJoCo 2.2.2's muscle active force factor (-F0 FL(L) FV(V), negative) at length len and
  * velocity vel, and passive force, with prm as model_spec.h describes. */
 double lucid_muscle_gain(double len, double vel, const double lengthrange[2], double acc0,

@@ -662,7 +662,9 @@ lucid_status lucid_world_model_free_velocity_jacobians(lucid_world *w, int i, do
         const lucid_model_actuator *A = &act[a];
         double uc, sf = force_slope(wm, A, wm->u[a]);
         control_slope(wm, A, wm->u[a], &uc);
-        lucid_model_actuator_add_outer(A, wm->q, -sf * (A->bias[2] + A->gain[2] * uc), dv_dv, nv);
+        double d_len, d_vel;
+        lucid_model_actuator_force_partials(A, wm->q, wm->v, uc, &d_len, &d_vel);
+        lucid_model_actuator_add_outer(A, wm->q, -sf * d_vel, dv_dv, nv);
     }
     lucid_model_mass_solve(m, wm->data, dv_dv, nv, nv);
     for (size_t c = 0; c < nv * nv; ++c) dv_dv[c] *= -dt;
@@ -693,6 +695,30 @@ size_t lucid_world_model_inputs(const lucid_world *w, int i) {
     return lucid_model_nu(m) + (w->act_inputs ? lucid_model_na(m) : 0);
 }
 
+/* d act_dot / d act and d act_dot / d uc (uc: the control after its range clamp) of stateful A
+ * at control u and activation a. A muscle's: (t - a) / tau with t = clamp(uc, 0, 1) and tau
+ * growing (activating) or shrinking (relaxing) with clamp(a, 0, 1). */
+static void act_dot_partials(const lucid_model_actuator *A, double u, double a, double *da,
+                             double *du) {
+    if (A->dyn == LUCID_ACTUATOR_DYN_INTEGRATOR) {
+        *da = 0.0, *du = 1.0;
+        return;
+    }
+    if (A->dyn == LUCID_ACTUATOR_DYN_FILTER) {
+        *da = -1.0 / A->timeconst, *du = 1.0 / A->timeconst;
+        return;
+    }
+    double uc = A->ctrl_limited ? fmin(fmax(u, A->ctrl_lower), A->ctrl_upper) : u;
+    double t = fmin(fmax(uc, 0.0), 1.0), level = 0.5 + 1.5 * fmin(fmax(a, 0.0), 1.0);
+    double s_a = clamp_slope(1, 0.0, 1.0, a), tau, dtau;
+    if (t > a)
+        tau = A->muscle_tau[0] * level, dtau = 1.5 * A->muscle_tau[0] * s_a;
+    else
+        tau = A->muscle_tau[1] / level, dtau = -1.5 * A->muscle_tau[1] * s_a / (level * level);
+    *da = -1.0 / tau - (t - a) * dtau / (tau * tau);
+    *du = clamp_slope(1, 0.0, 1.0, uc) / tau;
+}
+
 void lucid_world_model_activation_slopes(const lucid_world *w, int i, double *d_act, double *d_u) {
     const lucid_world_model *wm = &w->models[i];
     const lucid_model *m = wm->model;
@@ -704,10 +730,10 @@ void lucid_world_model_activation_slopes(const lucid_world *w, int i, double *d_
         double x = wm->act[A->act], u = wm->u[a];
         double next = x + dt * lucid_model_actuator_act_dot(A, u, x); /* before its clamp */
         double s = clamp_slope(A->act_limited, A->act_lower, A->act_upper, next);
-        double su = clamp_slope(A->ctrl_limited, A->ctrl_lower, A->ctrl_upper, u);
-        double rate = A->dyn == LUCID_ACTUATOR_DYN_FILTER ? 1.0 / A->timeconst : 1.0;
-        d_act[A->act] = s * (A->dyn == LUCID_ACTUATOR_DYN_FILTER ? 1.0 - dt * rate : 1.0);
-        d_u[A->act] = s * dt * rate * su;
+        double su = clamp_slope(A->ctrl_limited, A->ctrl_lower, A->ctrl_upper, u), da, du;
+        act_dot_partials(A, u, x, &da, &du);
+        d_act[A->act] = s * (1.0 + dt * da);
+        d_u[A->act] = s * dt * du * su;
     }
 }
 
@@ -734,8 +760,9 @@ void lucid_world_model_add_actuation_stiffness(const lucid_world *w, int i, doub
         const lucid_model_actuator *A = &act[a];
         double uc, sf = force_slope(wm, A, wm->u[a]);
         control_slope(wm, A, wm->u[a], &uc);
-        lucid_model_actuator_add_outer(A, wm->q, scale * sf * (A->bias[1] + A->gain[1] * uc), R,
-                                       nv);
+        double d_len, d_vel;
+        lucid_model_actuator_force_partials(A, wm->q, wm->v, uc, &d_len, &d_vel);
+        lucid_model_actuator_add_outer(A, wm->q, scale * sf * d_len, R, nv);
     }
     lucid_world_tendon_add_stiffness(m, -scale, R);
 }
@@ -797,17 +824,6 @@ double lucid_world_models_actuation_work(const lucid_world *w) {
         work += lucid_world_tendon_spring_power(wm, wm->v_free);
     }
     return w->opt.dt * work;
-}
-
-int lucid_world_models_have_muscles(const lucid_world *w) {
-    for (int i = 0; i < w->num_models; ++i) {
-        const lucid_model *m = w->models[i].model;
-        for (size_t a = 0; a < m->nu; ++a) {
-            const lucid_model_actuator *A = &lucid_model_actuators(m)[a];
-            if (A->gain_muscle || A->bias_muscle || A->dyn == LUCID_ACTUATOR_DYN_MUSCLE) return 1;
-        }
-    }
-    return 0;
 }
 
 int lucid_world_models_have_cranks(const lucid_world *w) {
