@@ -1,6 +1,6 @@
 /* Robots in the world from Lua (docs/world.md "Robots in the world"; C side
  * runtime/world/world_model.c):
- *   id = w:add_model(m [, {q=, v=, pose=, friction=, restitution=}])   (model ids 1-based,
+ *   id = w:add_model(m [, {q=, v=, act=, pose=, friction=, restitution=}])   (model ids 1-based,
  *        their own numbering; the links become world bodies, see w:links(id))
  *   w:q(id), w:v(id), w:set_q(id, q), w:set_v(id, v), w:control(id), w:set_control(id, u),
  *   w:act(id), w:set_act(id, act)   (the actuator activations, m.na of them)
@@ -35,7 +35,7 @@ static int check_model_id(lua_State *L, const lucid_world *w, int idx, const cha
 
 static int l_add_model(lua_State *L) {
     static const char *const fname = "lucid.world:add_model";
-    static const char *const keys[] = {"q", "v", "pose", "friction", "restitution", NULL};
+    static const char *const keys[] = {"q", "v", "act", "pose", "friction", "restitution", NULL};
     lucid_world *w = lucid_lua_checkworld(L, 1, fname);
     lucid_model *m = lucid_lua_checkmodel(L, 2, fname, "model", NULL);
     lua_settop(L, 3);
@@ -57,6 +57,12 @@ static int l_add_model(lua_State *L) {
     }
     if (lua_getfield(L, 3, "v") != LUA_TNIL) {
         d.v = lucid_lua_readvalues(L, -1, lucid_model_nv(m), fname, "v");
+        lua_remove(L, -2);
+    } else {
+        lua_pop(L, 1);
+    }
+    if (lua_getfield(L, 3, "act") != LUA_TNIL) {
+        d.act = lucid_lua_readvalues(L, -1, lucid_model_na(m), fname, "act");
         lua_remove(L, -2);
     } else {
         lua_pop(L, 1);

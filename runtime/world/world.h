@@ -294,6 +294,7 @@ typedef struct lucid_model lucid_model;
 typedef struct lucid_world_model_desc {
     const double *q; /* copied */ /* nq entries, NULL: the neutral configuration */
     const double *v;              /* nv entries, NULL: zero */
+    const double *act;            /* na activations (finite), NULL: zero */
     lucid_se3 pose;     /* placement of the model's world frame (a fixed base's placement) */
     int has_friction;   /* friction given to every geom (condim 3, 1 for 0), else the file's */
     double friction;    /* in [0, 100] */

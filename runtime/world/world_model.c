@@ -275,6 +275,8 @@ lucid_status lucid_world_add_model(lucid_world *w, const lucid_model *m,
     if (d->q && lucid_model_check_configuration(m, d->q, NULL) != LUCID_OK)
         return bad(why, "q must be finite with non-zero quaternions", LUCID_ERR_ARGUMENT);
     if (d->v && !all_finite(d->v, nv)) return bad(why, "v must be finite", LUCID_ERR_NONFINITE);
+    if (d->act && !all_finite(d->act, lucid_model_na(m)))
+        return bad(why, "act must be finite", LUCID_ERR_NONFINITE);
     if (w->num_models == INT32_MAX) return bad(why, "too many models", LUCID_ERR_NO_MEMORY);
     lucid_status s = lucid_world_reserve((void **)&w->models, &w->model_cap,
                                          (size_t)w->num_models + 1, sizeof *w->models);
@@ -293,6 +295,7 @@ lucid_status lucid_world_add_model(lucid_world *w, const lucid_model *m,
         lucid_model_neutral(m, wm.q);
     }
     if (d->v) memcpy(wm.v, d->v, nv * sizeof(double));
+    if (d->act) memcpy(wm.act, d->act, lucid_model_na(m) * sizeof(double));
     int index = w->num_models;
     int bodies_before = w->num_bodies, parts_before = w->num_parts;
     s = add_link_bodies(w, &wm, index, d);
