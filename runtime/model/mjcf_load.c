@@ -1621,7 +1621,7 @@ static int actuator_range(mjcf *P, const xmlNode *el, int t, const double r[2], 
     int lim = resolve_limited(P, el, t, flag, r[0] != 0.0 || r[1] != 0.0);
     if (lim < 0) return 0;
     if (lim && !(r[0] < r[1])) {
-        lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<%s>: %s needs a %srange with lower < upper",
+        lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<%s>: %s needs '%srange' with lower < upper",
                              (const char *)el->name, flag, what);
         return 0;
     }
