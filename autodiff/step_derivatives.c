@@ -857,7 +857,7 @@ static lucid_status model_jacobians(ctx *c) {
     if (!ok) return LUCID_ERR_NO_MEMORY;
     int control = 0;
     for (int i = 0; i < nm && s == LUCID_OK; ++i) {
-        size_t nv = lucid_model_nv(w->models[i].model), nu = lucid_model_nu(w->models[i].model);
+        size_t nv = lucid_model_nv(w->models[i].model), nu = lucid_world_model_inputs(w, i);
         c->model_control[i] = control;
         control += (int)nu;
         c->model_dvdv[i] = grab(c, nv * nv, sizeof(double), &ok);
@@ -1363,8 +1363,8 @@ static const char *estimator_problem(const lucid_derivative_options *e) {
     return NULL;
 }
 
-lucid_status lucid_world_step_derivatives(lucid_world *w, const lucid_step_derivative_options *o,
-                                          lucid_step_jacobians *J, const char **why) {
+static lucid_status step_derivatives(lucid_world *w, const lucid_step_derivative_options *o,
+                                     lucid_step_jacobians *J, const char **why) {
     if (why) *why = NULL;
     if (!w || !o || !J) return LUCID_ERR_ARGUMENT;
     memset(J, 0, sizeof *J);
@@ -1415,6 +1415,7 @@ lucid_status lucid_world_step_derivatives(lucid_world *w, const lucid_step_deriv
     c.u0 = grab(&c, (size_t)c.nu, sizeof(double), &ok);
     lucid_status s = ok ? lucid_world_clone_into(w, &w->scratch) : LUCID_ERR_NO_MEMORY;
     c.w = w->scratch;
+    if (c.w) c.w->act_inputs = w->act_inputs;
     if (s != LUCID_OK) {
         release(&c);
         return s;
@@ -1444,4 +1445,103 @@ lucid_status lucid_world_step_derivatives(lucid_world *w, const lucid_step_deriv
     }
     release(&c);
     return s;
+}
+
+/* ---- actuator activations ------------------------------------------------------------------
+ * With activations the state is (q, v, act) and act+ = clamp(act + dt act_dot(u, act)) depends
+ * on u and act alone, while this step's force reads act as a stateless actuator reads its
+ * control. So the machinery above runs on (q, v) with the activations as inputs (act_inputs:
+ * each model's after its controls), and its A, B are rearranged: the activations' input
+ * columns become A's columns of act, the Euler update's slopes its act rows and B's. */
+
+/* Per model: its first entry among the internal inputs (with activations) and among the
+ * caller's controls, and its first activation; index nm: the totals. The activations' slopes
+ * (lucid_world_model_activation_slopes) at the inputs before the step: d_act, d_u (na each). */
+typedef struct act_layout {
+    int *in, *out, *act;
+    double *d_act, *d_u;
+} act_layout;
+
+/* X's act rows: d act+/d act on the diagonal, d act+/d u in B. */
+static void activation_rows(const lucid_world *w, const act_layout *L, int nt,
+                            lucid_step_jacobians *X) {
+    size_t n = (size_t)X->nt;
+    for (int i = 0; i < w->num_models; ++i) {
+        const lucid_model *m = w->models[i].model;
+        const lucid_model_actuator *A = lucid_model_actuators(m);
+        for (size_t a = 0; a < lucid_model_nu(m); ++a) {
+            if (A[a].act < 0) continue;
+            size_t j = (size_t)L->act[i] + (size_t)A[a].act, r = (size_t)nt + j;
+            X->A[r + n * r] = L->d_act[j];
+            X->B[r + n * (size_t)(L->out[i] + (int)a)] = L->d_u[j];
+        }
+    }
+}
+
+/* The caller's A, B, P (over (q, v, act)) from the internal ones in J (over (q, v), the
+ * activations as inputs). */
+static lucid_status expand(const lucid_world *w, const act_layout *L, lucid_step_jacobians *J) {
+    int nm = w->num_models, nt = J->nt, na = L->act[nm], nux = J->nu - na, np = J->np;
+    size_t n = (size_t)(nt + na), col_bytes = (size_t)nt * sizeof(double);
+    lucid_step_jacobians X = *J;
+    X.nt = nt + na, X.nu = nux;
+    X.A = calloc(n * n, sizeof(double));
+    X.B = calloc(n * (size_t)(nux > 0 ? nux : 1), sizeof(double));
+    X.P = calloc(n * (size_t)(np > 0 ? np : 1), sizeof(double));
+    if (!X.A || !X.B || !X.P) {
+        free(X.A), free(X.B), free(X.P);
+        return LUCID_ERR_NO_MEMORY;
+    }
+    for (int k = 0; k < nt; ++k) memcpy(X.A + n * (size_t)k, J->A + (size_t)nt * k, col_bytes);
+    for (int k = 0; k < np; ++k) memcpy(X.P + n * (size_t)k, J->P + (size_t)nt * k, col_bytes);
+    for (int i = 0; i < nm; ++i) { /* controls to B, activations to A's act columns */
+        int nu = L->out[i + 1] - L->out[i], nai = L->act[i + 1] - L->act[i];
+        for (int a = 0; a < nu; ++a)
+            memcpy(X.B + n * (size_t)(L->out[i] + a), J->B + (size_t)nt * (L->in[i] + a),
+                   col_bytes);
+        for (int j = 0; j < nai; ++j)
+            memcpy(X.A + n * (size_t)(nt + L->act[i] + j), J->B + (size_t)nt * (L->in[i] + nu + j),
+                   col_bytes);
+    }
+    for (int k = L->out[nm]; k < nux; ++k) /* the free bodies' wrenches */
+        memcpy(X.B + n * (size_t)k, J->B + (size_t)nt * (L->in[nm] + k - L->out[nm]), col_bytes);
+    activation_rows(w, L, nt, &X);
+    free(J->A), free(J->B), free(J->P);
+    *J = X;
+    return LUCID_OK;
+}
+
+static lucid_status step_derivatives_with_activations(lucid_world *w,
+                                                      const lucid_step_derivative_options *o,
+                                                      lucid_step_jacobians *J, const char **why) {
+    int nm = w->num_models;
+    size_t na = lucid_world_models_na(w);
+    act_layout L = {calloc((size_t)nm + 1, sizeof(int)), calloc((size_t)nm + 1, sizeof(int)),
+                    calloc((size_t)nm + 1, sizeof(int)), calloc(2 * na, sizeof(double)), NULL};
+    lucid_status s = L.in && L.out && L.act && L.d_act ? LUCID_OK : LUCID_ERR_NO_MEMORY;
+    for (int i = 0; s == LUCID_OK && i < nm; ++i) {
+        const lucid_model *m = w->models[i].model;
+        L.out[i + 1] = L.out[i] + (int)lucid_model_nu(m);
+        L.act[i + 1] = L.act[i] + (int)lucid_model_na(m);
+        L.in[i + 1] = L.in[i] + (int)(lucid_model_nu(m) + lucid_model_na(m));
+        L.d_u = L.d_act + na;
+        lucid_world_model_activation_slopes(w, i, L.d_act + L.act[i], L.d_u + L.act[i]);
+    }
+    if (s == LUCID_OK) {
+        w->act_inputs = 1;
+        s = step_derivatives(w, o, J, why);
+        w->act_inputs = 0;
+        if (w->scratch) w->scratch->act_inputs = 0;
+    }
+    if (s == LUCID_OK) s = expand(w, &L, J);
+    if (s != LUCID_OK) lucid_step_jacobians_free(J);
+    free(L.in), free(L.out), free(L.act), free(L.d_act);
+    return s;
+}
+
+lucid_status lucid_world_step_derivatives(lucid_world *w, const lucid_step_derivative_options *o,
+                                          lucid_step_jacobians *J, const char **why) {
+    if (w && lucid_world_models_na(w) > 0 && w->opt.collision != LUCID_WORLD_COLLISION_SINGLE_LEVEL)
+        return step_derivatives_with_activations(w, o, J, why);
+    return step_derivatives(w, o, J, why);
 }

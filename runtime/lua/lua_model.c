@@ -676,8 +676,8 @@ static int l_neutral(lua_State *L) {
     return 1;
 }
 
-/* m:keyframe(name or 1-based index): the keyframe's q, v, controls and mocap poses (a list of
- * lucid.se3 in mocap order, m:names("mocap"); model.h). */
+/* m:keyframe(name or 1-based index): the keyframe's q, v, controls, mocap poses (a list of
+ * lucid.se3 in mocap order, m:names("mocap"); model.h) and activations (m.na). */
 static int l_keyframe(lua_State *L) {
     const char *F = "lucid.model:keyframe";
     lucid_model *m = check_self(L, F, NULL);
@@ -707,7 +707,9 @@ static int l_keyframe(lua_State *L) {
         lucid_lua_pushse3(L, &K->mocap[b]);
         lua_rawseti(L, -2, (lua_Integer)b + 1);
     }
-    return 4;
+    int na = (int)lucid_model_na(m);
+    memcpy(lucid_lua_newvector(L, na)->data, K->act, (size_t)na * sizeof(double));
+    return 5;
 }
 
 static int l_random_configuration(lua_State *L) {
@@ -812,9 +814,9 @@ static int l_index(lua_State *L) {
     const char *k = lua_tostring(L, 2);
     if (lua_getfield(L, lua_upvalueindex(1), k) != LUA_TNIL) return 1; /* a method */
     lua_pop(L, 1);
-    static const char *const fields[] = {"nq",      "nv",         "nu",      "nbodies",
-                                         "njoints", "nframes",    "gravity", "timestep",
-                                         "name",    "nkeyframes", "nmocap",  NULL};
+    static const char *const fields[] = {"nq",      "nv",      "nu",       "nbodies", "njoints",
+                                         "nframes", "gravity", "timestep", "name",    "nkeyframes",
+                                         "nmocap",  "na",      NULL};
     int which = -1;
     for (int i = 0; fields[i]; ++i)
         if (strcmp(k, fields[i]) == 0) which = i;
@@ -851,6 +853,9 @@ static int l_index(lua_State *L) {
             break;
         case 10:
             lua_pushinteger(L, (lua_Integer)lucid_model_nmocap(m));
+            break;
+        case 11:
+            lua_pushinteger(L, (lua_Integer)lucid_model_na(m));
             break;
         default:
             lua_pushstring(L, lucid_model_name(m));

@@ -2,10 +2,14 @@
  * so that scripts can turn joint torques into position-servo targets. Each entry: {name, kind =
  * "motor" | "position" | "velocity" | "damper" | "general", joint = joint name, dof (1-based
  * index into v), coord (1-based index into q), gear, kp, gain = {g0, g1, g2}, bias = {b0, b1,
- * b2}, ctrl_range = {lo, hi} or nil, force_range = {lo, hi} or nil}. The torque is gear f with
- * f = (g0 + g1 L + g2 Ld) u + b0 + b1 L + b2 Ld, L = gear q, Ld = gear v (model.h). An actuator
- * on a fixed tendon has tendon = its name (1-based index: tendon_index) instead of joint, dof
- * and coord, with L = gear L_tendon.
+ * b2}, ctrl_range = {lo, hi} or nil, force_range = {lo, hi} or nil, dyn = "none" |
+ * "integrator" | "filter", and for an actuator with an activation act (its 1-based index among
+ * the model's m.na activations), timeconst (a filter's), tau_act and tau_deact (a muscle's),
+ * act_range = {lo, hi} or nil}; kind also "intvelocity" | "cylinder" | "muscle", dyn also
+ * "muscle"; with muscle curves (gain or bias) lengthrange = {lo, hi} and acc0. The torque is gear f
+ * with f = (g0 + g1 L + g2 Ld) u + b0 + b1 L + b2 Ld, L = gear q, Ld = gear v (model.h). An
+ * actuator on a tendon has tendon = its name (1-based index: tendon_index) instead of joint,
+ * dof and coord, with L = gear L_tendon.
  * m:tendons() (docs/model.md): each tendon's {name, kind = "fixed" | "spatial", joints = {joint
  * names} (a spatial tendon's: the joints that move its path), coefs = {coefficients} (fixed) or
  * path = {{site = name}, {geom = name, sidesite = name}, {pulley = divisor}, ...} (spatial),
@@ -29,6 +33,8 @@ static void set_triple(lua_State *L, const double x[3], const char *key) {
     lua_setfield(L, -2, key);
 }
 
+static void set_number(lua_State *L, double x, const char *key);
+
 static void set_range(lua_State *L, int limited, double lo, double hi, const char *key) {
     if (!limited) return;
     lua_createtable(L, 2, 0);
@@ -47,7 +53,9 @@ int lucid_lua_model_actuators(lua_State *L) {
     lua_createtable(L, n > (size_t)INT_MAX ? 0 : (int)n, 0);
     for (size_t i = 0; i < n; ++i) {
         const lucid_model_actuator *a = &acts[i];
-        static const char *const kinds[] = {"motor", "position", "velocity", "damper", "general"};
+        static const char *const kinds[] = {"motor",   "position",    "velocity", "damper",
+                                            "general", "intvelocity", "cylinder", "muscle"};
+        static const char *const dyns[] = {"none", "integrator", "filter", "muscle"};
         lua_createtable(L, 0, 11);
         lua_pushstring(L, a->name != NULL ? a->name : "");
         lua_setfield(L, -2, "name");
@@ -81,6 +89,22 @@ int lucid_lua_model_actuators(lua_State *L) {
         set_triple(L, a->bias, "bias");
         set_range(L, a->ctrl_limited, a->ctrl_lower, a->ctrl_upper, "ctrl_range");
         set_range(L, a->force_limited, a->force_lower, a->force_upper, "force_range");
+        lua_pushstring(L, dyns[a->dyn]);
+        lua_setfield(L, -2, "dyn");
+        if (a->gain_muscle || a->bias_muscle) { /* its muscle curves' length range and acc0 */
+            set_range(L, 1, a->lengthrange[0], a->lengthrange[1], "lengthrange");
+            set_number(L, a->acc0, "acc0");
+        }
+        if (a->act >= 0) { /* its activation: 1-based index among the model's na */
+            lua_pushinteger(L, (lua_Integer)a->act + 1);
+            lua_setfield(L, -2, "act");
+            if (a->dyn == LUCID_ACTUATOR_DYN_FILTER) set_number(L, a->timeconst, "timeconst");
+            if (a->dyn == LUCID_ACTUATOR_DYN_MUSCLE) {
+                set_number(L, a->muscle_tau[0], "tau_act");
+                set_number(L, a->muscle_tau[1], "tau_deact");
+            }
+            set_range(L, a->act_limited, a->act_lower, a->act_upper, "act_range");
+        }
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     return 1;

@@ -1,8 +1,9 @@
 /* Robots in the world from Lua (docs/world.md "Robots in the world"; C side
  * runtime/world/world_model.c):
- *   id = w:add_model(m [, {q=, v=, pose=, friction=, restitution=}])   (model ids 1-based,
+ *   id = w:add_model(m [, {q=, v=, act=, pose=, friction=, restitution=}])   (model ids 1-based,
  *        their own numbering; the links become world bodies, see w:links(id))
- *   w:q(id), w:v(id), w:set_q(id, q), w:set_v(id, v), w:control(id), w:set_control(id, u)
+ *   w:q(id), w:v(id), w:set_q(id, q), w:set_v(id, v), w:control(id), w:set_control(id, u),
+ *   w:act(id), w:set_act(id, act)   (the actuator activations, m.na of them)
  *   w:frame_pose(id, name) -> se3;  w:links(id) -> {name = body id, ...}
  *   w:mocap(id, body) -> se3;  w:set_mocap(id, body, pose)   (body: a mocap body's name or
  *        1-based index in m:names("mocap"); poses in the model's frame, world.h)
@@ -34,7 +35,7 @@ static int check_model_id(lua_State *L, const lucid_world *w, int idx, const cha
 
 static int l_add_model(lua_State *L) {
     static const char *const fname = "lucid.world:add_model";
-    static const char *const keys[] = {"q", "v", "pose", "friction", "restitution", NULL};
+    static const char *const keys[] = {"q", "v", "act", "pose", "friction", "restitution", NULL};
     lucid_world *w = lucid_lua_checkworld(L, 1, fname);
     lucid_model *m = lucid_lua_checkmodel(L, 2, fname, "model", NULL);
     lua_settop(L, 3);
@@ -56,6 +57,12 @@ static int l_add_model(lua_State *L) {
     }
     if (lua_getfield(L, 3, "v") != LUA_TNIL) {
         d.v = lucid_lua_readvalues(L, -1, lucid_model_nv(m), fname, "v");
+        lua_remove(L, -2);
+    } else {
+        lua_pop(L, 1);
+    }
+    if (lua_getfield(L, 3, "act") != LUA_TNIL) {
+        d.act = lucid_lua_readvalues(L, -1, lucid_model_na(m), fname, "act");
         lua_remove(L, -2);
     } else {
         lua_pop(L, 1);
@@ -89,15 +96,24 @@ static int l_add_model(lua_State *L) {
     return 1;
 }
 
-/* Pushes a copy of the model's q (kind 0), v (1) or controls (2) as a lucid.vec. */
+/* The length of a model's q (kind 0), v (1), controls (2) or activations (3). */
+static size_t vector_size(const lucid_model *m, int kind) {
+    return kind == 0   ? lucid_model_nq(m)
+           : kind == 1 ? lucid_model_nv(m)
+           : kind == 2 ? lucid_model_nu(m)
+                       : lucid_model_na(m);
+}
+
+/* Pushes a copy of the model's q (kind 0), v (1), controls (2) or activations (3). */
 static int get_vector(lua_State *L, const char *fname, int kind) {
     lucid_world *w = lucid_lua_checkworld(L, 1, fname);
     int id = check_model_id(L, w, 2, fname);
     const lucid_model *m = lucid_world_model_of(w, id);
-    size_t n = kind == 0 ? lucid_model_nq(m) : kind == 1 ? lucid_model_nv(m) : lucid_model_nu(m);
+    size_t n = vector_size(m, kind);
     const double *src = kind == 0   ? lucid_world_model_q(w, id)
                         : kind == 1 ? lucid_world_model_v(w, id)
-                                    : lucid_world_model_control(w, id);
+                        : kind == 2 ? lucid_world_model_control(w, id)
+                                    : lucid_world_model_act(w, id);
     lucid_lua_matrix *x = lucid_lua_newvector(L, (int)n);
     if (n) memcpy(x->data, src, n * sizeof(double));
     return 1;
@@ -112,6 +128,9 @@ static int l_v(lua_State *L) {
 static int l_control(lua_State *L) {
     return get_vector(L, "lucid.world:control", 2);
 }
+static int l_act(lua_State *L) {
+    return get_vector(L, "lucid.world:act", 3);
+}
 
 typedef lucid_status (*setter)(lucid_world *, int, const double *, const char **);
 
@@ -119,7 +138,7 @@ static int set_vector(lua_State *L, const char *fname, const char *what, setter 
     lucid_world *w = lucid_lua_checkworld(L, 1, fname);
     int id = check_model_id(L, w, 2, fname);
     const lucid_model *m = lucid_world_model_of(w, id);
-    size_t n = kind == 0 ? lucid_model_nq(m) : kind == 1 ? lucid_model_nv(m) : lucid_model_nu(m);
+    size_t n = vector_size(m, kind);
     lua_settop(L, 3);
     double *x = lucid_lua_readvalues(L, 3, n, fname, what);
     const char *why = NULL;
@@ -136,6 +155,9 @@ static int l_set_v(lua_State *L) {
 }
 static int l_set_control(lua_State *L) {
     return set_vector(L, "lucid.world:set_control", "u", lucid_world_model_set_control, 2);
+}
+static int l_set_act(lua_State *L) {
+    return set_vector(L, "lucid.world:set_act", "act", lucid_world_model_set_act, 3);
 }
 
 static int l_frame_pose(lua_State *L) {
@@ -238,6 +260,8 @@ void lucid_lua_world_model_methods(lua_State *L) {
                                        {"set_q", l_set_q},
                                        {"set_v", l_set_v},
                                        {"set_control", l_set_control},
+                                       {"act", l_act},
+                                       {"set_act", l_set_act},
                                        {"frame_pose", l_frame_pose},
                                        {"links", l_links},
                                        {"mocap", l_mocap},

@@ -1,9 +1,11 @@
-/* Actuator forces in MuJoCo 2.2.2's gain/bias form (mj_fwdActuation with dyntype none and a
- * joint, tendon or slider-crank transmission): with the length L = gear q on a 1-dof joint
- * (gear L_t on a tendon, gear L_crank on a slider-crank) and its velocity Ld,
- *   f = (g0 + g1 L + g2 Ld) clamp(u, ctrlrange) + b0 + b1 L + b2 Ld,  clamped to forcerange,
+/* Actuator forces in MuJoCo 2.2.2's gain/bias form (mj_fwdActuation with a joint, tendon or
+ * slider-crank transmission): with the length L = gear q on a 1-dof joint (gear L_t on a
+ * tendon, gear L_crank on a slider-crank) and its velocity Ld,
+ *   f = (g0 + g1 L + g2 Ld) w + b0 + b1 L + b2 Ld,  clamped to forcerange,
  *   tau = f dL/dq  (MuJoCo's qfrc_actuator: gear on the joint's dof, gear times a tendon's
- *   moment (runtime/model/tendon.c)). */
+ *   moment (runtime/model/tendon.c)),
+ * w = clamp(u, ctrlrange) (dyntype none) or the actuator's activation (integrator, filter,
+ * muscle). */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -132,26 +134,176 @@ void lucid_model_actuator_add_outer(const lucid_model_actuator *A, const double 
             R[i + nv * k] += scale * scratch[i] * scratch[k];
 }
 
+/* ---- MuJoCo 2.2.2's muscle curves (mju_muscleGain, mju_muscleBias) -------------------------
+ * The length normalised to the optimal length L0 = (lr1 - lr0) / (range1 - range0):
+ * l = range0 + (len - lr0) / L0, the velocity v = vel / (L0 vmax). The compiler checks what
+ * MuJoCo guards with 1e-15 (range0 < range1, lr0 < lr1, lmin < 1 < lmax, vmax > 0, acc0 > 0
+ * where force < 0), so no guard is needed here. */
+
+/* The peak force F0: prm's force, or scale / acc0 when it is negative. */
+static double muscle_force(double acc0, const double *prm) {
+    return prm[2] < 0.0 ? prm[3] / acc0 : prm[2];
+}
+
+static double muscle_length(double len, const double lr[2], const double *prm, double *L0) {
+    *L0 = (lr[1] - lr[0]) / (prm[1] - prm[0]);
+    return prm[0] + (len - lr[0]) / *L0;
+}
+
+/* FL: two half-parabolas up from lmin to 1 and two down to lmax, zero beyond lmax. Below lmin
+ * MuJoCo 2.2.2 continues the second parabola (its tests skip the first branch there), so FL
+ * turns negative: kept, so that the forces are MuJoCo's. */
+static double muscle_fl(double l, double lmin, double lmax) {
+    double a = 0.5 * (lmin + 1.0), b = 0.5 * (1.0 + lmax), x;
+    if (l > lmax) return 0.0;
+    if (l >= lmin && l <= a) {
+        x = (l - lmin) / (a - lmin);
+        return 0.5 * x * x;
+    }
+    if (l <= 1.0) {
+        x = (1.0 - l) / (1.0 - a);
+        return 1.0 - 0.5 * x * x;
+    }
+    if (l <= b) {
+        x = (l - 1.0) / (b - 1.0);
+        return 1.0 - 0.5 * x * x;
+    }
+    x = (lmax - l) / (lmax - b);
+    return 0.5 * x * x;
+}
+
+/* FV: 0 below v = -1, (v + 1)^2 up to 0, then a parabola rising to fvmax at v = fvmax - 1. */
+static double muscle_fv(double v, double fvmax) {
+    double y = fvmax - 1.0;
+    if (v <= -1.0) return 0.0;
+    if (v <= 0.0) return (v + 1.0) * (v + 1.0);
+    if (v <= y) return fvmax - (y - v) * (y - v) / y;
+    return fvmax;
+}
+
+/* dFL/dl on the branches of muscle_fl. */
+static double muscle_dfl(double l, double lmin, double lmax) {
+    double a = 0.5 * (lmin + 1.0), b = 0.5 * (1.0 + lmax);
+    if (l > lmax) return 0.0;
+    if (l >= lmin && l <= a) return (l - lmin) / ((a - lmin) * (a - lmin));
+    if (l <= 1.0) return (1.0 - l) / ((1.0 - a) * (1.0 - a));
+    if (l <= b) return -(l - 1.0) / ((b - 1.0) * (b - 1.0));
+    return -(lmax - l) / ((lmax - b) * (lmax - b));
+}
+
+/* dFV/dv on the branches of muscle_fv. */
+static double muscle_dfv(double v, double fvmax) {
+    double y = fvmax - 1.0;
+    if (v <= -1.0) return 0.0;
+    if (v <= 0.0) return 2.0 * (v + 1.0);
+    if (v <= y) return 2.0 * (y - v) / y;
+    return 0.0;
+}
+
+/* The muscle gain's partial derivatives in len and vel. */
+static void muscle_gain_partials(double len, double vel, const double lr[2], double acc0,
+                                 const double *prm, double *d_len, double *d_vel) {
+    double L0, l = muscle_length(len, lr, prm, &L0), v = vel / (L0 * prm[6]);
+    double f0 = muscle_force(acc0, prm);
+    *d_len = -f0 * muscle_dfl(l, prm[4], prm[5]) * muscle_fv(v, prm[8]) / L0;
+    *d_vel = -f0 * muscle_fl(l, prm[4], prm[5]) * muscle_dfv(v, prm[8]) / (L0 * prm[6]);
+}
+
+/* The passive force's derivative in len. */
+static double muscle_bias_partial(double len, const double lr[2], double acc0, const double *prm) {
+    double L0, l = muscle_length(len, lr, prm, &L0);
+    double b = 0.5 * (1.0 + prm[5]), f = muscle_force(acc0, prm) * prm[7];
+    if (l <= 1.0) return 0.0;
+    if (l <= b) return -f * (l - 1.0) / ((b - 1.0) * (b - 1.0) * L0);
+    return -f / ((b - 1.0) * L0);
+}
+
+double lucid_muscle_gain(double len, double vel, const double lengthrange[2], double acc0,
+                         const double *prm) {
+    double L0, l = muscle_length(len, lengthrange, prm, &L0);
+    double fl = muscle_fl(l, prm[4], prm[5]), fv = muscle_fv(vel / (L0 * prm[6]), prm[8]);
+    return -muscle_force(acc0, prm) * fl * fv;
+}
+
+/* The passive force: zero below l = 1, a half-parabola to b = (1 + lmax) / 2, linear beyond. */
+double lucid_muscle_bias(double len, const double lengthrange[2], double acc0, const double *prm) {
+    double L0, l = muscle_length(len, lengthrange, prm, &L0);
+    double b = 0.5 * (1.0 + prm[5]), f = muscle_force(acc0, prm) * prm[7];
+    if (l <= 1.0) return 0.0;
+    if (l <= b) {
+        double x = (l - 1.0) / (b - 1.0);
+        return -f * 0.5 * x * x;
+    }
+    return -f * (0.5 + (l - b) / (b - 1.0));
+}
+
 double lucid_model_actuator_gain(const lucid_model_actuator *A, const double *q, const double *v) {
     double L = lucid_model_actuator_length(A, q), Ld = lucid_model_actuator_velocity(A, q, v);
+    if (A->gain_muscle) return lucid_muscle_gain(L, Ld, A->lengthrange, A->acc0, A->gainprm);
     return A->gain[0] + A->gain[1] * L + A->gain[2] * Ld;
 }
 
-double lucid_model_actuator_force(const lucid_model_actuator *A, const double *q, const double *v,
-                                  double u) {
-    if (A->ctrl_limited) u = fmin(fmax(u, A->ctrl_lower), A->ctrl_upper);
+void lucid_model_actuator_force_partials(const lucid_model_actuator *A, const double *q,
+                                         const double *v, double w, double *d_len, double *d_vel) {
     double L = lucid_model_actuator_length(A, q), Ld = lucid_model_actuator_velocity(A, q, v);
-    double f =
-        lucid_model_actuator_gain(A, q, v) * u + A->bias[0] + A->bias[1] * L + A->bias[2] * Ld;
+    double gl = A->gain[1], gv = A->gain[2], bl = A->bias[1], bv = A->bias[2];
+    if (A->gain_muscle) muscle_gain_partials(L, Ld, A->lengthrange, A->acc0, A->gainprm, &gl, &gv);
+    if (A->bias_muscle) bl = muscle_bias_partial(L, A->lengthrange, A->acc0, A->biasprm), bv = 0.0;
+    *d_len = gl * w + bl;
+    *d_vel = gv * w + bv;
+}
+
+double lucid_model_actuator_bias(const lucid_model_actuator *A, const double *q, const double *v) {
+    double L = lucid_model_actuator_length(A, q);
+    if (A->bias_muscle) return lucid_muscle_bias(L, A->lengthrange, A->acc0, A->biasprm);
+    return A->bias[0] + A->bias[1] * L + A->bias[2] * lucid_model_actuator_velocity(A, q, v);
+}
+
+static double clamp_control(const lucid_model_actuator *A, double u) {
+    return A->ctrl_limited ? fmin(fmax(u, A->ctrl_lower), A->ctrl_upper) : u;
+}
+
+double lucid_model_actuator_input(const lucid_model_actuator *A, double u, const double *act) {
+    return A->act >= 0 ? act[A->act] : clamp_control(A, u);
+}
+
+double lucid_model_actuator_force(const lucid_model_actuator *A, const double *q, const double *v,
+                                  double u, const double *act) {
+    double w = lucid_model_actuator_input(A, u, act);
+    double f = lucid_model_actuator_gain(A, q, v) * w + lucid_model_actuator_bias(A, q, v);
     if (A->force_limited) f = fmin(fmax(f, A->force_lower), A->force_upper);
     return f;
 }
 
+/* ---- actuator dynamics (MuJoCo 2.2.2's act_dot and mj_advance) --------------------------- */
+
+double lucid_model_actuator_act_dot(const lucid_model_actuator *A, double u, double a) {
+    double uc = clamp_control(A, u);
+    switch (A->dyn) {
+        case LUCID_ACTUATOR_DYN_INTEGRATOR:
+            return uc;
+        case LUCID_ACTUATOR_DYN_FILTER:
+            return (uc - a) / A->timeconst;
+        case LUCID_ACTUATOR_DYN_MUSCLE: { /* faster activation at high act, slower release */
+            double target = fmin(fmax(uc, 0.0), 1.0), level = 0.5 + 1.5 * fmin(fmax(a, 0.0), 1.0);
+            double tau = target > a ? A->muscle_tau[0] * level : A->muscle_tau[1] / level;
+            return (target - a) / tau;
+        }
+        default:
+            return 0.0;
+    }
+}
+
+double lucid_model_actuator_act_next(const lucid_model_actuator *A, double u, double a, double dt) {
+    double next = a + dt * lucid_model_actuator_act_dot(A, u, a);
+    return A->act_limited ? fmin(fmax(next, A->act_lower), A->act_upper) : next;
+}
+
 void lucid_model_actuation(const lucid_model *m, const double *q, const double *v, const double *u,
-                           double *tau) {
+                           const double *act, double *tau) {
     memset(tau, 0, m->nv * sizeof *tau);
     for (size_t a = 0; a < m->nu; ++a) {
         const lucid_model_actuator *A = &m->actuators[a];
-        lucid_model_actuator_add_moment(A, q, lucid_model_actuator_force(A, q, v, u[a]), tau);
+        lucid_model_actuator_add_moment(A, q, lucid_model_actuator_force(A, q, v, u[a], act), tau);
     }
 }

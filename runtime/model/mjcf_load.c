@@ -175,6 +175,7 @@ static int resolve_limited(mjcf *P, const xmlNode *el, int t, const char *limite
     if (!P->autolimits) {
         const char *range = strcmp(limited, "limited") == 0       ? "range"
                             : strcmp(limited, "ctrllimited") == 0 ? "ctrlrange"
+                            : strcmp(limited, "actlimited") == 0  ? "actrange"
                                                                   : "forcerange";
         lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
                              "<%s> has '%s' but not '%s': set <compiler autolimits=\"true\"/> "
@@ -1424,10 +1425,10 @@ done:
 enum { DYN_NONE, DYN_INTEGRATOR, DYN_FILTER, DYN_MUSCLE, DYN_USER };
 enum { PRM_FIXED_NONE, PRM_AFFINE, PRM_MUSCLE, PRM_USER }; /* gain fixed / bias none = 0 */
 typedef struct mj_actuator {
-    int ctrllimited, forcelimited; /* 0, 1, 2: auto */
-    double ctrlrange[2], forcerange[2], gear[6];
+    int ctrllimited, forcelimited, actlimited; /* 0, 1, 2: auto */
+    double ctrlrange[2], forcerange[2], actrange[2], lengthrange[2], gear[6];
     int dyntype, gaintype, biastype;
-    double gainprm[10], biasprm[10];
+    double dynprm[10], gainprm[10], biasprm[10];
     const xmlNode *joint;  /* the element that named the joint */
     const xmlNode *tendon; /* or the one that named a tendon */
     const xmlNode *crank;  /* or the one that named a cranksite (a slider-crank) */
@@ -1441,8 +1442,9 @@ typedef struct mj_actuator {
 static mj_actuator mj_actuator_default(void) {
     mj_actuator a;
     memset(&a, 0, sizeof a);
-    a.ctrllimited = a.forcelimited = 2;
+    a.ctrllimited = a.forcelimited = a.actlimited = 2;
     a.gear[0] = 1.0;
+    a.dynprm[0] = 1.0;
     a.gainprm[0] = 1.0;
     return a;
 }
@@ -1468,12 +1470,12 @@ static int apply_common(mjcf *P, const xmlNode *el, mj_actuator *a) {
     if (ATTR(el, "ctrllimited")) a->ctrllimited = t;
     if ((t = tristate(P, el, -1, 0, "forcelimited")) < 0) return 0;
     if (ATTR(el, "forcelimited")) a->forcelimited = t;
-    if (tristate(P, el, -1, 0, "actlimited") < 0) return 0; /* checked; no activation */
-    double unused[2];
+    if ((t = tristate(P, el, -1, 0, "actlimited")) < 0) return 0;
+    if (ATTR(el, "actlimited")) a->actlimited = t;
     if (reals(P, el, -1, 0, "ctrlrange", a->ctrlrange, 2, 2) < 0 ||
         reals(P, el, -1, 0, "forcerange", a->forcerange, 2, 2) < 0 ||
-        reals(P, el, -1, 0, "actrange", unused, 2, 2) < 0 ||
-        reals(P, el, -1, 0, "lengthrange", unused, 2, 2) < 0 ||
+        reals(P, el, -1, 0, "actrange", a->actrange, 2, 2) < 0 ||
+        reals(P, el, -1, 0, "lengthrange", a->lengthrange, 2, 2) < 0 ||
         reals(P, el, -1, 0, "gear", a->gear, 1, 6) < 0 ||
         !real1(P, el, -1, 0, "cranklength", &a->cranklength))
         return 0;
@@ -1486,6 +1488,28 @@ static int apply_common(mjcf *P, const xmlNode *el, mj_actuator *a) {
             a->trn = el, a->trn_attr = others[i];
             break;
         }
+    return 1;
+}
+
+/* A <muscle> applied to *a (MuJoCo 2.2.2's OneActuator: parameters still at the global
+ * defaults become the muscle's, then its attributes; the bias takes the gain's parameters); 0
+ * after failing. */
+static int muscle_attrs_apply(mjcf *P, const xmlNode *el, mj_actuator *a) {
+    static const double muscle[9] = {0.75, 1.05, -1.0, 200.0, 0.5, 1.6, 1.5, 1.3, 1.2};
+    static const double global[9] = {1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    if (a->dynprm[0] == 1.0) a->dynprm[0] = 0.01; /* tau_act */
+    if (a->dynprm[1] == 0.0) a->dynprm[1] = 0.04; /* tau_deact */
+    for (int k = 0; k < 9; k++)
+        if (a->gainprm[k] == global[k]) a->gainprm[k] = muscle[k];
+    static const char *const one[] = {"force", "scale", "lmin", "lmax", "vmax", "fpmax", "fvmax"};
+    if (reals(P, el, -1, 0, "timeconst", a->dynprm, 2, 2) < 0 ||
+        reals(P, el, -1, 0, "range", a->gainprm, 2, 2) < 0)
+        return 0;
+    for (int k = 0; k < 7; k++)
+        if (!real1(P, el, -1, 0, one[k], &a->gainprm[2 + k])) return 0;
+    for (int k = 0; k < 9; k++) a->biasprm[k] = a->gainprm[k];
+    a->dyntype = DYN_MUSCLE, a->gaintype = PRM_MUSCLE, a->biastype = PRM_MUSCLE;
+    a->foreign = NULL;
     return 1;
 }
 
@@ -1536,8 +1560,7 @@ static int apply_actuator(mjcf *P, const xmlNode *el, int type, int in_default, 
                 !keyword(P, el, "gaintype", gain, &a->gaintype) ||
                 !keyword(P, el, "biastype", bias, &a->biastype))
                 return 0;
-            double dynprm[10];
-            if (reals(P, el, -1, 0, "dynprm", dynprm, 1, 10) < 0 ||
+            if (reals(P, el, -1, 0, "dynprm", a->dynprm, 1, 10) < 0 ||
                 reals(P, el, -1, 0, "gainprm", a->gainprm, 1, 10) < 0 ||
                 reals(P, el, -1, 0, "biasprm", a->biasprm, 1, 10) < 0)
                 return 0;
@@ -1545,17 +1568,46 @@ static int apply_actuator(mjcf *P, const xmlNode *el, int type, int in_default, 
                 ATTR(el, "gainprm") && ATTR(el, "biasprm"))
                 a->foreign = NULL;
             return 1;
-        default: /* intvelocity, cylinder, muscle, adhesion: refused if used; as defaults they
-                    leave their common attributes and a mark */
+        case A_INTVELOCITY: /* a position servo on the integrated control, always limited */
+            if (ATTR(el, "actlimited")) {
+                lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                     "<intvelocity>: unknown attribute 'actlimited' (its "
+                                     "activation is always limited, to 'actrange')");
+                return 0;
+            }
+            memset(a->biasprm, 0, sizeof a->biasprm);
+            if (!real1(P, el, -1, 0, "kp", &a->gainprm[0])) return 0;
+            a->biasprm[1] = -a->gainprm[0];
+            a->dyntype = DYN_INTEGRATOR, a->gaintype = PRM_FIXED_NONE, a->biastype = PRM_AFFINE;
+            a->actlimited = 1;
+            if (ATTR(el, "kp")) a->foreign = NULL;
+            return 1;
+        case A_CYLINDER: { /* a filtered input on an area; the bias kept unless given */
+            double diameter;
+            if (!real1(P, el, -1, 0, "timeconst", &a->dynprm[0]) ||
+                reals(P, el, -1, 0, "bias", a->biasprm, 3, 3) < 0 ||
+                !real1(P, el, -1, 0, "area", &a->gainprm[0]) ||
+                !real1(P, el, -1, 0, "diameter", &diameter))
+                return 0;
+            if (ATTR(el, "diameter"))
+                a->gainprm[0] = 3.14159265358979323846 / 4 * diameter * diameter;
+            a->dyntype = DYN_FILTER, a->gaintype = PRM_FIXED_NONE, a->biastype = PRM_AFFINE;
+            a->foreign = NULL;
+            return 1;
+        }
+        case A_MUSCLE:
+            return muscle_attrs_apply(P, el, a);
+        default: /* adhesion: refused if used; as a default it leaves its common attributes and
+                    a mark */
             if (in_default) {
                 a->foreign = el;
                 return 1;
             }
             lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
                                  "<actuator>: actuator type <%s> is not supported (motor, "
-                                 "position, velocity, damper, general%s)",
-                                 name,
-                                 type == A_INTVELOCITY ? "; it needs an activation state" : "");
+                                 "position, velocity, damper, general, intvelocity, cylinder, "
+                                 "muscle)",
+                                 name);
             return 0;
     }
 }
@@ -1583,7 +1635,7 @@ static int actuator_range(mjcf *P, const xmlNode *el, int t, const double r[2], 
     int lim = resolve_limited(P, el, t, flag, r[0] != 0.0 || r[1] != 0.0);
     if (lim < 0) return 0;
     if (lim && !(r[0] < r[1])) {
-        lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<%s>: %s needs a %srange with lower < upper",
+        lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<%s>: %s needs '%srange' with lower < upper",
                              (const char *)el->name, flag, what);
         return 0;
     }
@@ -1664,13 +1716,103 @@ static int actuator_target(mjcf *P, const xmlNode *el, const mj_actuator *m,
     return 1;
 }
 
+/* The number of the spec's actuators with an activation (dyn integrator or filter). */
+static size_t stateful_actuators(const lucid_model_spec *s) {
+    size_t n = 0;
+    for (size_t i = 0; i < s->nactuators; i++) n += s->actuators[i].dyn != LUCID_ACTUATOR_DYN_NONE;
+    return n;
+}
+
+/* The actuator's dynamics and activation range (MuJoCo 2.2.2's compiler rules: an activation
+ * range only with dynamics, stateless actuators before stateful ones, a filter's time
+ * constant > 0 (MuJoCo would take 1e-15)); 0 after failing. */
+static int actuator_dynamics(mjcf *P, const xmlNode *el, const mj_actuator *m,
+                             lucid_actuator_spec *a) {
+    const char *name = (const char *)el->name;
+    if (!actuator_range(P, el, m->actlimited, m->actrange, "act", &a->act_limited, &a->act_lower,
+                        &a->act_upper))
+        return 0;
+    a->dyn = m->dyntype == DYN_INTEGRATOR ? LUCID_ACTUATOR_DYN_INTEGRATOR
+             : m->dyntype == DYN_FILTER   ? LUCID_ACTUATOR_DYN_FILTER
+             : m->dyntype == DYN_MUSCLE   ? LUCID_ACTUATOR_DYN_MUSCLE
+                                          : LUCID_ACTUATOR_DYN_NONE;
+    a->muscle_tau[0] = m->dynprm[0], a->muscle_tau[1] = m->dynprm[1];
+    if (a->act_limited && a->dyn == LUCID_ACTUATOR_DYN_NONE) {
+        lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                             "<%s>: an activation range (actlimited, actrange) needs dyntype "
+                             "integrator, filter or muscle, not none",
+                             name);
+        return 0;
+    }
+    if (a->dyn == LUCID_ACTUATOR_DYN_NONE && stateful_actuators(P->spec) > 0) {
+        lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                             "<%s>: stateless actuators must come before stateful ones "
+                             "(dyntype integrator, filter or muscle), as MuJoCo requires",
+                             name);
+        return 0;
+    }
+    a->timeconst = m->dynprm[0];
+    if (a->dyn == LUCID_ACTUATOR_DYN_MUSCLE &&
+        !(a->muscle_tau[0] > 0.0 && a->muscle_tau[1] > 0.0)) {
+        lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                             "<%s>: muscle dynamics need time constants > 0 (dynprm[0..1] or "
+                             "timeconst; got %g, %g)",
+                             name, a->muscle_tau[0], a->muscle_tau[1]);
+        return 0;
+    }
+    if (a->dyn == LUCID_ACTUATOR_DYN_FILTER && !(a->timeconst > 0.0)) {
+        lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                             "<%s>: a filter needs a time constant > 0 (dynprm[0] or "
+                             "timeconst; got %g)",
+                             name, a->timeconst);
+        return 0;
+    }
+    return 1;
+}
+
+/* A muscle gain or bias (gaintype/biastype muscle): its parameters and its length range, which
+ * the file must give (MuJoCo computes a missing one by simulating the model at compile time,
+ * which lucid does not); 0 after failing. */
+static int muscle_curves(mjcf *P, const xmlNode *el, const mj_actuator *m, lucid_actuator_spec *a) {
+    a->gain_muscle = m->gaintype == PRM_MUSCLE, a->bias_muscle = m->biastype == PRM_MUSCLE;
+    if (!a->gain_muscle && !a->bias_muscle) return 1;
+    memcpy(a->gainprm, m->gainprm, sizeof a->gainprm);
+    memcpy(a->biasprm, m->biasprm, sizeof a->biasprm);
+    for (int k = 0; k < 2; k++) { /* MuJoCo's compiler checks, by name */
+        const double *prm = k == 0 ? m->gainprm : m->biasprm;
+        const char *why = NULL;
+        if ((k == 0 ? !a->gain_muscle : !a->bias_muscle)) continue;
+        if (!(prm[0] < prm[1]))
+            why = "range[0] < range[1]";
+        else if (!(prm[4] < 1.0 && prm[5] > 1.0))
+            why = "lmin < 1 < lmax";
+        else if (!(prm[3] > 0.0 && prm[6] > 0.0 && prm[7] > 0.0 && prm[8] > 0.0))
+            why = "scale, vmax, fpmax and fvmax > 0";
+        if (why) {
+            lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<%s>: a muscle %s needs %s",
+                                 (const char *)el->name, k == 0 ? "gain" : "bias", why);
+            return 0;
+        }
+    }
+    if (!(m->lengthrange[0] < m->lengthrange[1])) {
+        lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                             "<%s>: a muscle needs 'lengthrange' (lower < upper): MuJoCo computes "
+                             "a missing one by simulation at compile time, lucid does not",
+                             (const char *)el->name);
+        return 0;
+    }
+    a->lengthrange[0] = m->lengthrange[0], a->lengthrange[1] = m->lengthrange[1];
+    return 1;
+}
+
 static lucid_status actuator(mjcf *P, const xmlNode *el) {
     int type = actuator_type(el);
     const char *name = (const char *)el->name;
     if (type < 0)
         return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
                                     "<actuator>: actuator type <%s> is not supported (motor, "
-                                    "position, velocity, damper, general)",
+                                    "position, velocity, damper, general, intvelocity, "
+                                    "cylinder, muscle)",
                                     name);
     if (lucid_model_xml_check_attrs(X_, el, actuator_type_attrs[type])) return X_->status;
     int cls = element_class(P, el, -1);
@@ -1688,26 +1830,24 @@ static lucid_status actuator(mjcf *P, const xmlNode *el) {
                                     "<%s>: '%s' transmissions are not supported (only 'joint', "
                                     "'tendon' and 'cranksite')",
                                     name, m.trn_attr);
-    if (m.dyntype != DYN_NONE)
+    if (m.dyntype == DYN_USER)
         return lucid_model_xml_fail(
             X_, el, LUCID_ERR_PARSE,
-            "<%s>: dyntype=\"%s\" is not supported (only \"none\": lucid "
-            "has no actuator activation state)",
-            name, (const char *[]){"none", "integrator", "filter", "muscle", "user"}[m.dyntype]);
-    if (m.gaintype > PRM_AFFINE || m.biastype > PRM_AFFINE)
+            "<%s>: dyntype=\"user\" is not supported (none, integrator, filter or muscle)", name);
+    if (m.gaintype == PRM_USER || m.biastype == PRM_USER)
         return lucid_model_xml_fail(
-            X_, el, LUCID_ERR_PARSE, "<%s>: %s=\"%s\" is not supported (fixed/none or affine)",
-            name, m.gaintype > PRM_AFFINE ? "gaintype" : "biastype",
-            m.gaintype > PRM_AFFINE ? (m.gaintype == PRM_MUSCLE ? "muscle" : "user")
-                                    : (m.biastype == PRM_MUSCLE ? "muscle" : "user"));
+            X_, el, LUCID_ERR_PARSE,
+            "<%s>: %s=\"user\" is not supported (fixed/none, affine or muscle)", name,
+            m.gaintype == PRM_USER ? "gaintype" : "biastype");
     lucid_actuator_spec a = lucid_actuator_spec_default();
     a.name = ATTR(el, "name");
     a.line = (int)lucid_model_xml_line(el);
     if (!actuator_target(P, el, &m, &a)) return X_->status;
     a.gear = m.gear[0];
-    static const lucid_actuator_kind kinds[] = {LUCID_ACTUATOR_MOTOR, LUCID_ACTUATOR_POSITION,
+    static const lucid_actuator_kind kinds[] = {LUCID_ACTUATOR_MOTOR,    LUCID_ACTUATOR_POSITION,
                                                 LUCID_ACTUATOR_VELOCITY, LUCID_ACTUATOR_DAMPER,
-                                                LUCID_ACTUATOR_GENERAL};
+                                                LUCID_ACTUATOR_GENERAL,  LUCID_ACTUATOR_INTVELOCITY,
+                                                LUCID_ACTUATOR_CYLINDER, LUCID_ACTUATOR_MUSCLE};
     a.kind = kinds[type];
     a.kp = m.gainprm[0];
     a.kv = type == A_DAMPER ? -m.gainprm[2] : m.gainprm[0];
@@ -1716,10 +1856,12 @@ static lucid_status actuator(mjcf *P, const xmlNode *el) {
         a.gain[k] = k == 0 || m.gaintype == PRM_AFFINE ? m.gainprm[k] : 0.0;
         a.bias[k] = m.biastype == PRM_AFFINE ? m.biasprm[k] : 0.0;
     }
+    if (!muscle_curves(P, el, &m, &a)) return X_->status;
     if (!actuator_range(P, el, m.ctrllimited, m.ctrlrange, "ctrl", &a.ctrl_limited, &a.ctrl_lower,
                         &a.ctrl_upper) ||
         !actuator_range(P, el, m.forcelimited, m.forcerange, "force", &a.force_limited,
-                        &a.force_lower, &a.force_upper))
+                        &a.force_lower, &a.force_upper) ||
+        !actuator_dynamics(P, el, &m, &a))
         return X_->status;
     lucid_status st = lucid_model_spec_add_actuator(P->spec, &a, NULL);
     if (st) return lucid_model_xml_fail(X_, el, st, "<actuator>: %s", lucid_status_string(st));
@@ -2319,22 +2461,20 @@ static lucid_status key(mjcf *P, const xmlNode *el) {
         return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<keyframe>: unsupported element <%s>",
                                     (const char *)el->name);
     if (lucid_model_xml_check_attrs(X_, el, key_attrs)) return X_->status;
-    if (ATTR(el, "act"))
-        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
-                                    "<key> act: lucid's actuators have no activation state");
     double time;
     if (reals(P, el, -1, 0, "time", &time, 1, 1) < 0) return X_->status;
     size_t nq, nv;
     mujoco_sizes(P->spec, &nq, &nv);
     size_t nmocap = 0;
     for (size_t b = 0; b < P->spec->nbodies; b++) nmocap += P->spec->bodies[b].mocap != 0;
+    size_t na = stateful_actuators(P->spec);
     lucid_keyframe_spec k = {.name = ATTR(el, "name"), .line = (int)lucid_model_xml_line(el)};
     if (key_values(P, el, "qpos", nq, &k.qpos) && key_values(P, el, "qvel", nv, &k.qvel) &&
         key_values(P, el, "ctrl", P->spec->nactuators, &k.ctrl) &&
-        key_values(P, el, "mpos", 3 * nmocap, &k.mpos) &&
+        key_values(P, el, "act", na, &k.act) && key_values(P, el, "mpos", 3 * nmocap, &k.mpos) &&
         key_values(P, el, "mquat", 4 * nmocap, &k.mquat)) {
         k.nqpos = k.qpos ? nq : 0, k.nqvel = k.qvel ? nv : 0;
-        k.nctrl = k.ctrl ? P->spec->nactuators : 0;
+        k.nctrl = k.ctrl ? P->spec->nactuators : 0, k.nact = k.act ? na : 0;
         k.nmpos = k.mpos ? 3 * nmocap : 0, k.nmquat = k.mquat ? 4 * nmocap : 0;
         if (k.qpos) key_scale(P, k.qpos, 7);
         if (k.qvel) key_scale(P, k.qvel, 6);
@@ -2342,7 +2482,7 @@ static lucid_status key(mjcf *P, const xmlNode *el) {
         lucid_status st = lucid_model_spec_add_keyframe(P->spec, &k, NULL);
         if (st) lucid_model_xml_fail(X_, el, st, "<key>: %s", lucid_status_string(st));
     }
-    free(k.qpos), free(k.qvel), free(k.ctrl), free(k.mpos), free(k.mquat);
+    free(k.qpos), free(k.qvel), free(k.ctrl), free(k.act), free(k.mpos), free(k.mquat);
     return X_->status;
 }
 

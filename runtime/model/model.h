@@ -76,6 +76,7 @@ void lucid_model_destroy(lucid_model *m);
 size_t lucid_model_nq(const lucid_model *m);
 size_t lucid_model_nv(const lucid_model *m);
 size_t lucid_model_nu(const lucid_model *m);      /* actuators */
+size_t lucid_model_na(const lucid_model *m);      /* activations (stateful actuators) */
 size_t lucid_model_nbodies(const lucid_model *m); /* public (moving) bodies */
 size_t lucid_model_njoints(const lucid_model *m); /* tree nodes = moving joints */
 size_t lucid_model_nframes(const lucid_model *m);
@@ -281,14 +282,47 @@ typedef struct lucid_model_actuator {
     double ctrl_lower, ctrl_upper;
     int force_limited;
     double force_lower, force_upper;
+    /* dynamics (MuJoCo's dyntype): with dyn none the force's input is the clamped control;
+     * else it is the activation act[act] of the model's na, act_dot = u (integrator) or
+     * (u - act) / timeconst (filter), u clamped, act clamped to [act_lower, act_upper] after a
+     * step when act_limited */
+    lucid_actuator_dyn dyn;
+    int act; /* -1: stateless */
+    double timeconst;
+    double muscle_tau[2]; /* muscle dynamics: tau_act, tau_deact */
+    /* muscle curves (model_spec.h) in place of the affine gain or bias */
+    int gain_muscle, bias_muscle;
+    double gainprm[LUCID_MUSCLE_PRM], biasprm[LUCID_MUSCLE_PRM];
+    double lengthrange[2];
+    double acc0; /* |M^-1 dL/dq| at the neutral configuration (MuJoCo's actuator_acc0) */
+    int act_limited;
+    double act_lower, act_upper;
 } lucid_model_actuator;
 const lucid_model_actuator *lucid_model_actuators(const lucid_model *m); /* nu entries */
-/* Actuator A's force f at (q, v) and input u: u clamped to its control range, f = gain u + bias
- * clamped to its force range (MuJoCo 2.2.2's mj_fwdActuation, dyntype none). */
+/* Actuator A's force f at (q, v), control u and the model's activations act (na entries, read
+ * only for a stateful actuator; may be NULL when na is 0): f = gain w + bias clamped to its force
+ * range, w = u clamped to the control range, or act[A->act] (MuJoCo 2.2.2's mj_fwdActuation). */
 double lucid_model_actuator_force(const lucid_model_actuator *A, const double *q, const double *v,
-                                  double u);
-/* A's gain at (q, v) (df/du inside both ranges). */
+                                  double u, const double *act);
+/* A's input w: the clamped control, or its activation. */
+double lucid_model_actuator_input(const lucid_model_actuator *A, double u, const double *act);
+/* d act / dt of stateful actuator A at control u and its activation a (MuJoCo's act_dot). */
+double lucid_model_actuator_act_dot(const lucid_model_actuator *A, double u, double a);
+/* The activation after a step of dt from a (Euler), clamped to the range when limited (MuJoCo
+ * 2.2.2's mj_advance). */
+double lucid_model_actuator_act_next(const lucid_model_actuator *A, double u, double a, double dt);
+/* A's gain at (q, v) (df/du inside both ranges) and bias (MuJoCo's: affine or muscle). */
 double lucid_model_actuator_gain(const lucid_model_actuator *A, const double *q, const double *v);
+double lucid_model_actuator_bias(const lucid_model_actuator *A, const double *q, const double *v);
+/* The partial derivatives of gain w + bias (before the force clamp) in the length L and the
+ * velocity Ld at (q, v) and input w. */
+void lucid_model_actuator_force_partials(const lucid_model_actuator *A, const double *q,
+                                         const double *v, double w, double *d_len, double *d_vel);
+/* MuJoCo 2.2.2's muscle active force factor (-F0 FL(L) FV(V), negative) at length len and
+ * velocity vel, and passive force, with prm as model_spec.h describes. */
+double lucid_muscle_gain(double len, double vel, const double lengthrange[2], double acc0,
+                         const double *prm);
+double lucid_muscle_bias(double len, const double lengthrange[2], double acc0, const double *prm);
 /* A's length L (gear times the joint's q, the tendon's length or the slider-crank's) and its
  * velocity Ld = dL/dq v at q. */
 double lucid_model_actuator_length(const lucid_model_actuator *A, const double *q);
@@ -303,19 +337,20 @@ void lucid_model_actuator_add_moment(const lucid_model_actuator *A, const double
  * scratch: nv doubles. */
 void lucid_model_actuator_add_outer(const lucid_model_actuator *A, const double *q, double scale,
                                     double *R, size_t nv, double *scratch);
-/* tau (nv) = sum over actuators of f times their moment: MuJoCo's qfrc_actuator. */
+/* tau (nv) = sum over actuators of f times their moment: MuJoCo's qfrc_actuator (act: the na
+ * activations, NULL when na is 0). */
 void lucid_model_actuation(const lucid_model *m, const double *q, const double *v, const double *u,
-                           double *tau);
+                           const double *act, double *tau);
 
 /* ---- keyframes (MJCF <key>), 0 <= k < nkeyframes --------------------------------------------
  * q, v, u in lucid's layout (MuJoCo's qpos/qvel/ctrl mapped: a free joint's q is its pose
  * relative to its placement and v its body twist; quaternions normalised); absent parts are the
  * neutral configuration, zero velocity and controls. */
 typedef struct lucid_model_keyframe {
-    const char *name; /* "" when unnamed */
-    double *q, *v, *u;
-    lucid_se3 *mocap; /* nmocap poses in the model's world frame (MuJoCo's mpos, mquat
-                       * normalised; absent: the initial poses); NULL when nmocap is 0 */
+    const char *name;        /* "" when unnamed */
+    double *q, *v, *u, *act; /* act: na activations (MuJoCo's act; absent: zero) */
+    lucid_se3 *mocap;        /* nmocap poses in the model's world frame (MuJoCo's mpos, mquat
+                              * normalised; absent: the initial poses); NULL when nmocap is 0 */
 } lucid_model_keyframe;
 size_t lucid_model_nkeyframes(const lucid_model *m);
 const lucid_model_keyframe *lucid_model_keyframes(const lucid_model *m); /* nkeyframes entries */

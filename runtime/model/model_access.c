@@ -14,6 +14,9 @@ size_t lucid_model_nv(const lucid_model *m) {
 size_t lucid_model_nu(const lucid_model *m) {
     return m->nu;
 }
+size_t lucid_model_na(const lucid_model *m) {
+    return m->na;
+}
 size_t lucid_model_nbodies(const lucid_model *m) {
     return m->nbodies;
 }

@@ -213,7 +213,7 @@ void lucid_model_destroy(lucid_model *m) {
     free(m->tendons);
     for (size_t i = 0; i < m->nkeyframes; ++i) {
         free((char *)m->keyframes[i].name);
-        free(m->keyframes[i].q); /* one block: q, v, u */
+        free(m->keyframes[i].q); /* one block: q, v, u, act */
         free(m->keyframes[i].mocap);
     }
     free(m->keyframes);
@@ -819,10 +819,18 @@ static void actuator_gain_bias(const lucid_actuator_spec *a, double gain[3], dou
         case LUCID_ACTUATOR_DAMPER:
             gain[2] = -a->kv;
             break;
+        case LUCID_ACTUATOR_INTVELOCITY: /* a position servo on the activation */
+            gain[0] = a->kp, bias[1] = -a->kp;
+            break;
         case LUCID_ACTUATOR_GENERAL:
+        case LUCID_ACTUATOR_CYLINDER:
             for (int k = 0; k < 3; ++k) gain[k] = a->gain[k], bias[k] = a->bias[k];
             break;
+        case LUCID_ACTUATOR_MUSCLE: /* the muscle curves in place of both */
+            break;
     }
+    if (a->gain_muscle) gain[0] = gain[1] = gain[2] = 0.0;
+    if (a->bias_muscle) bias[0] = bias[1] = bias[2] = 0.0;
 }
 
 /* Tendon t's joints: 1-dof joints of the model, each once, with finite coefficients. */
@@ -1116,6 +1124,87 @@ static lucid_status actuator_transmission(const compile_ctx *c, const lucid_mode
     return LUCID_OK;
 }
 
+/* Spec actuator a's dynamics: a known dyn, the kinds' own (intvelocity: an integrator with an
+ * activation range, cylinder: a filter), a filter's time constant finite and > 0 (MuJoCo
+ * takes max(1e-15, timeconst) silently), an activation range only with an activation. */
+static lucid_status check_dynamics(const compile_ctx *c, const lucid_actuator_spec *a, size_t i) {
+    const char *nm = a->name;
+    if ((unsigned)a->dyn > LUCID_ACTUATOR_DYN_MUSCLE)
+        return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line, "unknown dynamics %d",
+                    (int)a->dyn);
+    if (a->kind == LUCID_ACTUATOR_MUSCLE &&
+        (a->dyn != LUCID_ACTUATOR_DYN_MUSCLE || !a->gain_muscle || !a->bias_muscle))
+        return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
+                    "a muscle has muscle dynamics, gain and bias");
+    if (a->dyn == LUCID_ACTUATOR_DYN_MUSCLE &&
+        !(a->muscle_tau[0] > 0.0 && a->muscle_tau[1] > 0.0 && all_finite(a->muscle_tau, 2)))
+        return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
+                    "muscle dynamics need finite time constants > 0 (got %g, %g)", a->muscle_tau[0],
+                    a->muscle_tau[1]);
+    if (a->kind == LUCID_ACTUATOR_INTVELOCITY &&
+        (a->dyn != LUCID_ACTUATOR_DYN_INTEGRATOR || !a->act_limited))
+        return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
+                    "an intvelocity actuator integrates its input within an activation range");
+    if (a->kind == LUCID_ACTUATOR_CYLINDER && a->dyn != LUCID_ACTUATOR_DYN_FILTER)
+        return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
+                    "a cylinder filters its input (dyn filter)");
+    if (a->kind != LUCID_ACTUATOR_INTVELOCITY && a->kind != LUCID_ACTUATOR_CYLINDER &&
+        a->kind != LUCID_ACTUATOR_GENERAL && a->kind != LUCID_ACTUATOR_MUSCLE &&
+        a->dyn != LUCID_ACTUATOR_DYN_NONE)
+        return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
+                    "only general, intvelocity, cylinder and muscle actuators have dynamics");
+    if (a->dyn == LUCID_ACTUATOR_DYN_FILTER && (!(a->timeconst > 0.0) || !isfinite(a->timeconst)))
+        return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
+                    "a filter needs a finite time constant > 0 (got %g)", a->timeconst);
+    if (a->act_limited && a->dyn == LUCID_ACTUATOR_DYN_NONE)
+        return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
+                    "an activation range needs an activation (dyn integrator or filter)");
+    if (a->act_limited &&
+        (!isfinite(a->act_lower) || !isfinite(a->act_upper) || !(a->act_lower < a->act_upper)))
+        return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
+                    "the activation range [%g, %g] must be finite with lower < upper", a->act_lower,
+                    a->act_upper);
+    return LUCID_OK;
+}
+
+/* A muscle curve's parameters (model_spec.h) as MuJoCo's compiler checks them; which: "gain"
+ * or "bias". */
+static lucid_status check_muscle_prm(const compile_ctx *c, const lucid_actuator_spec *a, size_t i,
+                                     const double *prm, const char *which) {
+    const char *nm = a->name;
+    if (!all_finite(prm, LUCID_MUSCLE_PRM))
+        return fail(c, LUCID_ERR_NONFINITE, "actuator", nm, i, a->line,
+                    "a muscle %sprm value is not finite", which);
+    if (!(prm[0] < prm[1]))
+        return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
+                    "a muscle %s needs range[0] < range[1] (got %g, %g)", which, prm[0], prm[1]);
+    if (!(prm[4] < 1.0 && prm[5] > 1.0))
+        return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
+                    "a muscle %s needs lmin < 1 < lmax (got %g, %g)", which, prm[4], prm[5]);
+    if (!(prm[3] > 0.0 && prm[6] > 0.0 && prm[7] > 0.0 && prm[8] > 0.0))
+        return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
+                    "a muscle %s needs scale, vmax, fpmax and fvmax > 0", which);
+    return LUCID_OK;
+}
+
+/* A muscle gain or bias: its parameters and its length range (given: lucid does not simulate
+ * MuJoCo's compile-time search for it). */
+static lucid_status check_muscle(const compile_ctx *c, const lucid_actuator_spec *a, size_t i) {
+    if (!a->gain_muscle && !a->bias_muscle) return LUCID_OK;
+    if (a->kind != LUCID_ACTUATOR_GENERAL && a->kind != LUCID_ACTUATOR_MUSCLE)
+        return fail(c, LUCID_ERR_ARGUMENT, "actuator", a->name, i, a->line,
+                    "only general and muscle actuators have muscle curves");
+    lucid_status st = LUCID_OK;
+    if (a->gain_muscle) st = check_muscle_prm(c, a, i, a->gainprm, "gain");
+    if (st == LUCID_OK && a->bias_muscle) st = check_muscle_prm(c, a, i, a->biasprm, "bias");
+    if (st == LUCID_OK && !(isfinite(a->lengthrange[0]) && isfinite(a->lengthrange[1]) &&
+                            a->lengthrange[0] < a->lengthrange[1]))
+        st = fail(c, LUCID_ERR_ARGUMENT, "actuator", a->name, i, a->line,
+                  "a muscle needs a length range lower < upper (got %g, %g)", a->lengthrange[0],
+                  a->lengthrange[1]);
+    return st;
+}
+
 static lucid_status build_actuators(const compile_ctx *c, lucid_model *m, const int *joint_node) {
     const lucid_model_spec *s = c->spec;
     m->actuators = alloc_array(s->nactuators, sizeof *m->actuators);
@@ -1126,7 +1215,7 @@ static lucid_status build_actuators(const compile_ctx *c, lucid_model *m, const 
         lucid_model_actuator trn;
         lucid_status st = actuator_transmission(c, m, i, joint_node, &trn);
         if (st != LUCID_OK) return st;
-        if ((unsigned)a->kind > LUCID_ACTUATOR_GENERAL)
+        if ((unsigned)a->kind > LUCID_ACTUATOR_MUSCLE)
             return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
                         "unknown actuator kind %d", (int)a->kind);
         if (!isfinite(a->gear) || !isfinite(a->kp) || !isfinite(a->kv) || !all_finite(a->gain, 3) ||
@@ -1151,6 +1240,9 @@ static lucid_status build_actuators(const compile_ctx *c, lucid_model *m, const 
             (a->force_limited && a->force_lower > a->force_upper))
             return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
                         "a lower limit is above its upper limit");
+        st = check_dynamics(c, a, i);
+        if (st == LUCID_OK) st = check_muscle(c, a, i);
+        if (st != LUCID_OK) return st;
         lucid_model_actuator *ma = &m->actuators[m->nu];
         ma->name = make_name(nm, "actuator", i);
         if (!ma->name) return LUCID_ERR_NO_MEMORY;
@@ -1169,6 +1261,17 @@ static lucid_status build_actuators(const compile_ctx *c, lucid_model *m, const 
         ma->force_limited = a->force_limited;
         ma->force_lower = a->force_limited ? a->force_lower : -INFINITY;
         ma->force_upper = a->force_limited ? a->force_upper : INFINITY;
+        ma->dyn = a->dyn;
+        ma->muscle_tau[0] = a->muscle_tau[0], ma->muscle_tau[1] = a->muscle_tau[1];
+        ma->gain_muscle = a->gain_muscle, ma->bias_muscle = a->bias_muscle;
+        memcpy(ma->gainprm, a->gainprm, sizeof ma->gainprm);
+        memcpy(ma->biasprm, a->biasprm, sizeof ma->biasprm);
+        ma->lengthrange[0] = a->lengthrange[0], ma->lengthrange[1] = a->lengthrange[1];
+        ma->act = a->dyn == LUCID_ACTUATOR_DYN_NONE ? -1 : (int)m->na++;
+        ma->timeconst = a->dyn == LUCID_ACTUATOR_DYN_FILTER ? a->timeconst : 0.0;
+        ma->act_limited = a->act_limited;
+        ma->act_lower = a->act_limited ? a->act_lower : -INFINITY;
+        ma->act_upper = a->act_limited ? a->act_upper : INFINITY;
     }
     return LUCID_OK;
 }
@@ -1202,6 +1305,40 @@ static lucid_status check_massless(const compile_ctx *c, const lucid_model *m) {
 }
 
 /* The mass matrix at the neutral configuration must be positive definite. */
+/* Each actuator's acc0 = |M^-1 dL/dq| at the neutral configuration (MuJoCo 2.2.2's mj_setConst
+ * at qpos0); a muscle whose peak force is scale / acc0 needs acc0 > 0. */
+static lucid_status actuator_acc0(const compile_ctx *c, lucid_model *m) {
+    if (m->nu == 0) return LUCID_OK;
+    lucid_model_data *d;
+    lucid_status st = lucid_model_data_create(m, &d);
+    if (st != LUCID_OK) return st;
+    double *q = alloc_array(m->nq, sizeof *q), *r = alloc_array(m->nv, sizeof *r);
+    if (!q || !r) st = LUCID_ERR_NO_MEMORY;
+    if (st == LUCID_OK) {
+        lucid_model_neutral(m, q);
+        lucid_model_crba(m, d, q);
+        lucid_model_ltdl(m, d);
+    }
+    for (size_t a = 0; st == LUCID_OK && a < m->nu; ++a) {
+        lucid_model_actuator *A = &m->actuators[a];
+        memset(r, 0, m->nv * sizeof *r);
+        lucid_model_actuator_add_moment(A, q, 1.0, r);
+        lucid_model_mass_solve(m, d, r, m->nv, 1);
+        double n2 = 0.0;
+        for (size_t k = 0; k < m->nv; ++k) n2 += r[k] * r[k];
+        A->acc0 = sqrt(n2);
+        int scaled =
+            (A->gain_muscle && A->gainprm[2] < 0.0) || (A->bias_muscle && A->biasprm[2] < 0.0);
+        if (scaled && !(A->acc0 > 0.0))
+            st = fail(c, LUCID_ERR_ARGUMENT, "actuator", A->name, a, c->spec->actuators[a].line,
+                      "a muscle whose force is scale / acc0 moves nothing at the neutral "
+                      "configuration (acc0 = 0)");
+    }
+    free(q), free(r);
+    lucid_model_data_destroy(d);
+    return st;
+}
+
 static lucid_status check_mass_matrix(const compile_ctx *c, const lucid_model *m) {
     lucid_model_data *d;
     lucid_status st = lucid_model_data_create(m, &d);
@@ -1350,7 +1487,7 @@ static lucid_status build_keyframes(const compile_ctx *c, lucid_model *m, const 
     if (s->nkeyframes == 0) return LUCID_OK;
     m->keyframes = alloc_array(s->nkeyframes, sizeof *m->keyframes);
     if (!m->keyframes) return LUCID_ERR_NO_MEMORY;
-    size_t n = m->nq + m->nv + m->nu;
+    size_t n = m->nq + m->nv + m->nu + m->na;
     for (size_t k = 0; k < s->nkeyframes; ++k) {
         const lucid_keyframe_spec *K = &s->keyframes[k];
         lucid_model_keyframe *mk = &m->keyframes[m->nkeyframes];
@@ -1360,12 +1497,16 @@ static lucid_status build_keyframes(const compile_ctx *c, lucid_model *m, const 
         if (!mk->name || !mk->q) return LUCID_ERR_NO_MEMORY;
         if (m->nmocap && !(mk->mocap = alloc_array(m->nmocap, sizeof *mk->mocap)))
             return LUCID_ERR_NO_MEMORY;
-        mk->v = mk->q + m->nq, mk->u = mk->v + m->nv;
+        mk->v = mk->q + m->nq, mk->u = mk->v + m->nv, mk->act = mk->u + m->nu;
         lucid_model_neutral(m, mk->q);
         lucid_status st = key_state(c, m, joint_node, k, mk->q, mk->v);
         if (st == LUCID_OK) st = key_mocap(c, m, k, mk->mocap);
         if (st != LUCID_OK) return st;
         for (size_t a = 0; a < K->nctrl; ++a) mk->u[a] = K->ctrl[a];
+        if (K->nact && K->nact != m->na)
+            return fail(c, LUCID_ERR_ARGUMENT, "keyframe", K->name, k, K->line,
+                        "act has %zu numbers, the model %zu activations", K->nact, m->na);
+        for (size_t a = 0; a < K->nact; ++a) mk->act[a] = K->act[a];
         if (!all_finite(mk->q, n))
             return fail(c, LUCID_ERR_NONFINITE, "keyframe", K->name, k, K->line,
                         "a value is not finite");
@@ -1546,6 +1687,7 @@ static lucid_status compile(const compile_ctx *c, lucid_model *m, lucid_body_spe
     if (st != LUCID_OK) return st;
     st = check_massless(c, m);
     if (st == LUCID_OK) st = check_mass_matrix(c, m);
+    if (st == LUCID_OK) st = actuator_acc0(c, m);
     if (st == LUCID_OK) st = equalities(c, m, loc, joint_node);
     return st;
 }

@@ -71,7 +71,7 @@ struct lucid_model {
     char *name;
     lucid_vec3 gravity;
     double timestep;
-    size_t nq, nv, nu, nnodes, nbodies, nframes, ngeoms, nexcludes;
+    size_t nq, nv, nu, na, nnodes, nbodies, nframes, ngeoms, nexcludes; /* na: activations */
     lucid_model_node *nodes;
     lucid_model_body *bodies;
     lucid_model_frame *frames;

@@ -86,7 +86,7 @@ void lucid_model_spec_destroy(lucid_model_spec *s) {
     free(s->tendons);
     for (size_t i = 0; i < s->nkeyframes; i++) {
         lucid_keyframe_spec *k = &s->keyframes[i];
-        free((char *)k->name), free(k->qpos), free(k->qvel), free(k->ctrl);
+        free((char *)k->name), free(k->qpos), free(k->qvel), free(k->ctrl), free(k->act);
         free(k->mpos), free(k->mquat);
     }
     free(s->keyframes);
@@ -253,8 +253,8 @@ static double *copy_values(const double *x, size_t n, int *ok) {
 lucid_status lucid_model_spec_add_keyframe(lucid_model_spec *s, const lucid_keyframe_spec *key,
                                            int *index) {
     if (!s || !key || s->nkeyframes >= INT32_MAX || (key->nqpos && !key->qpos) ||
-        (key->nqvel && !key->qvel) || (key->nctrl && !key->ctrl) || (key->nmpos && !key->mpos) ||
-        (key->nmquat && !key->mquat))
+        (key->nqvel && !key->qvel) || (key->nctrl && !key->ctrl) || (key->nact && !key->act) ||
+        (key->nmpos && !key->mpos) || (key->nmquat && !key->mquat))
         return LUCID_ERR_ARGUMENT;
     if (!reserve((void **)&s->keyframes, &s->cap_keyframes, s->nkeyframes, sizeof *s->keyframes))
         return LUCID_ERR_NO_MEMORY;
@@ -264,10 +264,11 @@ lucid_status lucid_model_spec_add_keyframe(lucid_model_spec *s, const lucid_keyf
     k.qpos = copy_values(key->qpos, key->nqpos, &ok);
     k.qvel = copy_values(key->qvel, key->nqvel, &ok);
     k.ctrl = copy_values(key->ctrl, key->nctrl, &ok);
+    k.act = copy_values(key->act, key->nact, &ok);
     k.mpos = copy_values(key->mpos, key->nmpos, &ok);
     k.mquat = copy_values(key->mquat, key->nmquat, &ok);
     if (!ok) {
-        free((char *)k.name), free(k.qpos), free(k.qvel), free(k.ctrl);
+        free((char *)k.name), free(k.qpos), free(k.qvel), free(k.ctrl), free(k.act);
         free(k.mpos), free(k.mquat);
         return LUCID_ERR_NO_MEMORY;
     }

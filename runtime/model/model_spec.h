@@ -98,12 +98,36 @@ typedef struct lucid_frame_spec {
 /* MuJoCo's actuator forms (dyntype none, joint transmission), in its gain/bias form: with the
  * length L = gear q and velocity Ld = gear v, force f = gain u + bias, tau = gear f. */
 typedef enum lucid_actuator_kind {
-    LUCID_ACTUATOR_MOTOR,    /* gain 1, no bias: tau = gear u */
-    LUCID_ACTUATOR_POSITION, /* gain kp, bias -kp L: tau = gear kp (u - gear q) */
-    LUCID_ACTUATOR_VELOCITY, /* gain kv, bias -kv Ld: tau = gear kv (u - gear v) */
-    LUCID_ACTUATOR_DAMPER,   /* gain -kv Ld, no bias: tau = -gear^2 kv v u (u >= 0) */
-    LUCID_ACTUATOR_GENERAL   /* gain g0 + g1 L + g2 Ld, bias b0 + b1 L + b2 Ld */
+    LUCID_ACTUATOR_MOTOR,       /* gain 1, no bias: tau = gear u */
+    LUCID_ACTUATOR_POSITION,    /* gain kp, bias -kp L: tau = gear kp (u - gear q) */
+    LUCID_ACTUATOR_VELOCITY,    /* gain kv, bias -kv Ld: tau = gear kv (u - gear v) */
+    LUCID_ACTUATOR_DAMPER,      /* gain -kv Ld, no bias: tau = -gear^2 kv v u (u >= 0) */
+    LUCID_ACTUATOR_GENERAL,     /* gain g0 + g1 L + g2 Ld, bias b0 + b1 L + b2 Ld */
+    LUCID_ACTUATOR_INTVELOCITY, /* gain kp, bias -kp L on an integrated input (dyn integrator,
+                                 * activation limited): a position servo tracking act */
+    LUCID_ACTUATOR_CYLINDER,    /* gain[0] (the area), bias[0..2]; a filtered input */
+    LUCID_ACTUATOR_MUSCLE       /* MuJoCo's muscle: gain and bias by its curves (muscle_gain,
+                                 * muscle_bias), muscle dynamics */
 } lucid_actuator_kind;
+
+/* MuJoCo's actuator dynamics: the force's input is the control u (none) or the actuator's
+ * activation act, a state of the world, with act_dot = u (integrator) or (u - act) / timeconst
+ * (filter), u clamped to the control range; act is clamped to its range after each step when
+ * limited (MuJoCo 2.2.2's mj_fwdActuation and mj_advance). */
+typedef enum lucid_actuator_dyn {
+    LUCID_ACTUATOR_DYN_NONE = 0,
+    LUCID_ACTUATOR_DYN_INTEGRATOR,
+    LUCID_ACTUATOR_DYN_FILTER,
+    LUCID_ACTUATOR_DYN_MUSCLE /* act_dot = (clamp(u, 0, 1) - act) / tau, tau = tau_act (0.5 + 1.5
+                               * clamp(act, 0, 1)) when activating, else tau_deact / (0.5 + 1.5
+                               * clamp(act, 0, 1)) (MuJoCo 2.2.2's mju_muscleDynamics) */
+} lucid_actuator_dyn;
+
+/* MuJoCo 2.2.2's muscle curves (mju_muscleGain, mju_muscleBias): prm = (range[0], range[1],
+ * force, scale, lmin, lmax, vmax, fpmax, fvmax) over the actuator's length range; force < 0
+ * means scale / acc0 (acc0: |M^-1 moment| at the neutral configuration, computed by the
+ * compiler). */
+enum { LUCID_MUSCLE_PRM = 9 };
 
 typedef struct lucid_actuator_spec {
     const char *name;
@@ -117,8 +141,19 @@ typedef struct lucid_actuator_spec {
     double gear;
     double kp;      /* position servos */
     double kv;      /* velocity servos and dampers */
-    double gain[3]; /* general: the affine gain (g0, g1, g2) and bias (b0, b1, b2) */
+    double gain[3]; /* general, cylinder: the affine gain (g0, g1, g2) and bias (b0, b1, b2) */
     double bias[3];
+    lucid_actuator_dyn dyn;       /* none except for intvelocity (integrator), cylinder (filter) and
+                                   * general */
+    double timeconst;             /* a filter's time constant (> 0) */
+    double muscle_tau[2];         /* muscle dynamics: activation and deactivation time constants */
+    int gain_muscle, bias_muscle; /* gain or bias by the muscle curves (then gain[], bias[]
+                                   * unused) with gainprm, biasprm */
+    double gainprm[LUCID_MUSCLE_PRM], biasprm[LUCID_MUSCLE_PRM];
+    double lengthrange[2]; /* a muscle's: lower < upper, given (MuJoCo computes a missing one
+                            * by simulation at compile time; lucid does not) */
+    int act_limited;       /* the activation clamped to [act_lower, act_upper] after a step */
+    double act_lower, act_upper;
     int ctrl_limited;
     double ctrl_lower, ctrl_upper;
     int force_limited;
@@ -200,9 +235,9 @@ typedef struct lucid_tendon_spec {
  * default: qpos0 (lucid's neutral configuration), zero velocity and controls, the mocap
  * bodies' placements. */
 typedef struct lucid_keyframe_spec {
-    const char *name; /* NULL: unnamed */
-    double *qpos, *qvel, *ctrl, *mpos, *mquat;
-    size_t nqpos, nqvel, nctrl, nmpos, nmquat;
+    const char *name;                                /* NULL: unnamed */
+    double *qpos, *qvel, *ctrl, *act, *mpos, *mquat; /* act: per stateful actuator */
+    size_t nqpos, nqvel, nctrl, nact, nmpos, nmquat;
     int line;
 } lucid_keyframe_spec;
 

@@ -181,21 +181,24 @@ lucid_status lucid_world_step(lucid_world *w);
 /* Why the last lucid_world_step failed, "" after a successful one (valid until the next). */
 const char *lucid_world_last_error(const lucid_world *w);
 
-/* The state x = (q, v) (docs/world.md, runtime/world/world_state.c): every free body's pose as
- * free- joint coordinates (x, y, z, qw, qx, qy, qz), in id order, then every model's q; then every
- * free body's body-frame twist (linear velocity of the body origin, angular velocity, in body
- * axes), then every model's v. Static bodies and model links are not in it. nq = 7 per free
- * body + the models' nq, nv = 6 per free body + the models' nv; size nq + nv. */
+/* The state x = (q, v, act) (docs/world.md, runtime/world/world_state.c): every free body's pose
+ * as free- joint coordinates (x, y, z, qw, qx, qy, qz), in id order, then every model's q; then
+ * every free body's body-frame twist (linear velocity of the body origin, angular velocity, in
+ * body axes), then every model's v; then every model's actuator activations (na, none in most
+ * worlds). Static bodies and model links are not in it. nq = 7 per free body + the models' nq,
+ * nv = 6 per free body + the models' nv, na the models' activations; size nq + nv + na. */
 void lucid_world_state_dims(const lucid_world *w, int *nq, int *nv); /* either may be NULL */
+int lucid_world_state_na(const lucid_world *w);
 int lucid_world_state_size(const lucid_world *w);
-int lucid_world_tangent_size(const lucid_world *w); /* 2 nv: (dq, dv) */
+int lucid_world_tangent_size(const lucid_world *w); /* 2 nv + na: (dq, dv, dact) */
 void lucid_world_get_state(const lucid_world *w, double *x);
 /* Sets the state (size lucid_world_state_size). Quaternions may have any non-zero norm (they
  * are normalised). It also forgets the warm-start memory, so stepping from a given state is a
  * pure function of it: set_state(x) then n steps reproduces the same trajectory bit for bit. */
 lucid_status lucid_world_set_state(lucid_world *w, const double *x, const char **why);
 /* out = x (+) dx (out may alias x): T exp(dq_body) for free bodies (the body-frame twist
- * convention of their velocities), the models' joint manifolds (lucid_model_integrate), v + dv.
+ * convention of their velocities), the models' joint manifolds (lucid_model_integrate), v + dv,
+ * act + dact.
  * LUCID_ERR_ARGUMENT for a zero quaternion in x. */
 lucid_status lucid_world_state_integrate(const lucid_world *w, const double *x, const double *dx,
                                          double *out);
@@ -292,6 +295,7 @@ typedef struct lucid_model lucid_model;
 typedef struct lucid_world_model_desc {
     const double *q; /* copied */ /* nq entries, NULL: the neutral configuration */
     const double *v;              /* nv entries, NULL: zero */
+    const double *act;            /* na activations (finite), NULL: zero */
     lucid_se3 pose;     /* placement of the model's world frame (a fixed base's placement) */
     int has_friction;   /* friction given to every geom (condim 3, 1 for 0), else the file's */
     double friction;    /* in [0, 100] */
@@ -329,6 +333,10 @@ lucid_status lucid_world_model_set_v(lucid_world *w, int id, const double *v, co
 /* Actuator inputs, held until changed (ctrlrange applied when the actuator is limited). */
 lucid_status lucid_world_model_set_control(lucid_world *w, int id, const double *u,
                                            const char **why);
+/* The model's actuator activations (lucid_model_na, MuJoCo's act; 0 when added), part of the
+ * state. set_act takes any finite values (the activation range clamps only a step's result). */
+const double *lucid_world_model_act(const lucid_world *w, int id); /* na */
+lucid_status lucid_world_model_set_act(lucid_world *w, int id, const double *act, const char **why);
 /* World placement of the model's frame `frame` (lucid_model_find_frame) at its q. */
 lucid_status lucid_world_model_frame_pose(const lucid_world *w, int id, size_t frame, lucid_se3 *T);
 /* The model's sensors (lucid_model_sensors) at its current state into out

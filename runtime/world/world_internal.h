@@ -73,6 +73,7 @@ typedef struct lucid_world_model {
     lucid_model_data *data;   /* kinematics and the factorised M~ of the current step */
     lucid_se3 base;           /* the model's world frame in the world */
     double *q, *u, *v;        /* configuration, actuator inputs (held), velocity */
+    double *act;              /* the model's na actuator activations (state) */
     double *v_free, *v_start; /* free (then final) velocity of the step, and its start */
     double *work;             /* 4 nv */
     double *moment;           /* nv: a q-dependent moment (spatial tendon, slider-crank) */
@@ -168,6 +169,11 @@ struct lucid_world {
     /* Set only by the step derivatives around their nominal step: the single-level step then
      * keeps each island's LU at its answer (otherwise not computed: nobody solves with it). */
     int single_level_lu;
+    /* Set only by the step derivatives (and on their copy): the models' activations are inputs,
+     * each model's after its controls in lucid_world_get/set_controls, and not part of the
+     * state (lucid_world_state_na 0), so that their machinery over (q, v) differentiates with
+     * respect to them as it does to controls (autodiff/step_derivatives.c). */
+    int act_inputs;
     struct lucid_world *scratch;  /* the step derivatives' copy (lucid_world_clone_into), kept */
     lucid_arena derivative_arena; /* the step derivatives' scratch, kept between calls */
 };
@@ -332,10 +338,18 @@ lucid_status lucid_world_body_free_velocity_jacobians(const lucid_world *w, int 
                                                       double *dfree_dxi, double *dstart_dxi,
                                                       double *dfree_du);
 /* Model i's free velocity differentiated at its state and inputs with respect to its start
- * velocity (dv_dv, nv x nv) and inputs (dv_du, nv x nu), at the step's factorised M~ (scratch:
- * nv x nv); with equality rows both are projected as v_free is (I - F S^+ E, at q). */
+ * velocity (dv_dv, nv x nv) and inputs (dv_du, nv x nu, or nv x (nu + na) with act_inputs: the
+ * activations' columns after the controls'), at the step's factorised M~ (scratch: nv x nv);
+ * with equality rows both are projected as v_free is (I - F S^+ E, at q). */
 lucid_status lucid_world_model_free_velocity_jacobians(lucid_world *w, int i, double *dv_dv,
                                                        double *dv_du, double *scratch);
+/* Model i's activations after a step differentiated with respect to themselves (d_act: na,
+ * diagonal) and to the control of the actuator each belongs to (d_u: na), at its current
+ * inputs: the Euler update's slopes through the control and activation clamps (1/2 on a
+ * bound, as lucid_world_model_free_velocity_jacobians takes a clamp). */
+void lucid_world_model_activation_slopes(const lucid_world *w, int i, double *d_act, double *d_u);
+/* The model's inputs in the controls vector: nu, plus na with act_inputs. */
+size_t lucid_world_model_inputs(const lucid_world *w, int i);
 /* Whether model i's own gravity, turned by its base, is the world's (its dynamics' gravity
  * then needs no correction term, which the analytic position columns of the step derivatives
  * do not differentiate). */
@@ -451,6 +465,10 @@ int lucid_world_models_finite(const lucid_world *w);
 /* The models' part of the state: every model's q (nq in all), then every model's v (nv). */
 size_t lucid_world_models_nq(const lucid_world *w);
 size_t lucid_world_models_nv(const lucid_world *w);
+/* The models' actuator activations, model after model (world_state.c's last block). */
+size_t lucid_world_models_na(const lucid_world *w);
+void lucid_world_models_get_act(const lucid_world *w, double *act);
+void lucid_world_models_set_act(lucid_world *w, const double *act);
 void lucid_world_models_get_state(const lucid_world *w, double *q, double *v);
 lucid_status lucid_world_models_check_state(const lucid_world *w, const double *q, const double *v,
                                             const char **why);

@@ -96,10 +96,10 @@ static void find_trees(lucid_world_model *wm, size_t *root) {
     wm->tree_dof[wm->num_trees] = nv;
 }
 
-/* The doubles of a model's state block that clone and sync copy: q, v, u, v_free, v_start,
- * 4 nv of scratch and the moment scratch. */
+/* The doubles of a model's state block that clone and sync copy: q, v, u, act, v_free,
+ * v_start, 4 nv of scratch and the moment scratch. */
 static size_t state_block(const lucid_model *m) {
-    return lucid_model_nq(m) + 8 * lucid_model_nv(m) + lucid_model_nu(m);
+    return lucid_model_nq(m) + 8 * lucid_model_nv(m) + lucid_model_nu(m) + lucid_model_na(m);
 }
 
 /* The state block, the model's workspace and its trees. */
@@ -121,7 +121,8 @@ static lucid_status allocate_model(lucid_world_model *wm) {
     }
     find_trees(wm, root);
     free(root);
-    wm->v = wm->q + nq, wm->u = wm->v + nv, wm->v_free = wm->u + nu;
+    wm->v = wm->q + nq, wm->u = wm->v + nv, wm->act = wm->u + nu;
+    wm->v_free = wm->act + lucid_model_na(m);
     wm->v_start = wm->v_free + nv, wm->work = wm->v_start + nv, wm->moment = wm->work + 4 * nv;
     return LUCID_OK;
 }
@@ -278,6 +279,8 @@ lucid_status lucid_world_add_model(lucid_world *w, const lucid_model *m,
     if (d->q && lucid_model_check_configuration(m, d->q, NULL) != LUCID_OK)
         return bad(why, "q must be finite with non-zero quaternions", LUCID_ERR_ARGUMENT);
     if (d->v && !all_finite(d->v, nv)) return bad(why, "v must be finite", LUCID_ERR_NONFINITE);
+    if (d->act && !all_finite(d->act, lucid_model_na(m)))
+        return bad(why, "act must be finite", LUCID_ERR_NONFINITE);
     if (w->num_models == INT32_MAX) return bad(why, "too many models", LUCID_ERR_NO_MEMORY);
     lucid_status s = lucid_world_reserve((void **)&w->models, &w->model_cap,
                                          (size_t)w->num_models + 1, sizeof *w->models);
@@ -296,6 +299,7 @@ lucid_status lucid_world_add_model(lucid_world *w, const lucid_model *m,
         lucid_model_neutral(m, wm.q);
     }
     if (d->v) memcpy(wm.v, d->v, nv * sizeof(double));
+    if (d->act) memcpy(wm.act, d->act, lucid_model_na(m) * sizeof(double));
     int index = w->num_models;
     int bodies_before = w->num_bodies, parts_before = w->num_parts;
     s = add_link_bodies(w, &wm, index, d);
@@ -374,6 +378,23 @@ lucid_status lucid_world_model_set_control(lucid_world *w, int id, const double 
     if (!all_finite(u, lucid_model_nu(wm->model)))
         return bad(why, "controls must be finite", LUCID_ERR_NONFINITE);
     memcpy(wm->u, u, lucid_model_nu(wm->model) * sizeof(double));
+    return LUCID_OK;
+}
+
+const double *lucid_world_model_act(const lucid_world *w, int id) {
+    lucid_world_model *wm = get_model(w, id);
+    return wm ? wm->act : NULL;
+}
+
+lucid_status lucid_world_model_set_act(lucid_world *w, int id, const double *act,
+                                       const char **why) {
+    lucid_world_model *wm = get_model(w, id);
+    if (!wm) return bad(why, "unknown model", LUCID_ERR_ARGUMENT);
+    if (!act && lucid_model_na(wm->model) > 0)
+        return bad(why, "activations missing", LUCID_ERR_ARGUMENT);
+    if (!all_finite(act, lucid_model_na(wm->model)))
+        return bad(why, "activations must be finite", LUCID_ERR_NONFINITE);
+    memcpy(wm->act, act, lucid_model_na(wm->model) * sizeof(double));
     return LUCID_OK;
 }
 
@@ -519,14 +540,13 @@ static void gravity_correction(const lucid_world *w, const lucid_world_model *wm
     }
 }
 
-/* Actuator A's force before its force clamp (its input u clamped to the control range). */
+/* Actuator A's force before its force clamp (its input: u clamped to the control range, or its
+ * activation). */
 static double actuator_raw_force(const lucid_world_model *wm, const lucid_model_actuator *A,
                                  double u) {
-    if (A->ctrl_limited) u = fmin(fmax(u, A->ctrl_lower), A->ctrl_upper);
-    double L = lucid_model_actuator_length(A, wm->q),
-           Ld = lucid_model_actuator_velocity(A, wm->q, wm->v);
-    return lucid_model_actuator_gain(A, wm->q, wm->v) * u + A->bias[0] + A->bias[1] * L +
-           A->bias[2] * Ld;
+    double in = lucid_model_actuator_input(A, u, wm->act);
+    return lucid_model_actuator_gain(A, wm->q, wm->v) * in +
+           lucid_model_actuator_bias(A, wm->q, wm->v);
 }
 
 /* The implicit stiffness and damping of actuator A on its dof: the parts of its bias that pull
@@ -561,8 +581,8 @@ static void actuation(const lucid_world_model *wm, double *K, double *Da, double
             K[A->dof] += actuator_stiffness(A);
             Da[A->dof] += actuator_damping(A);
         }
-        lucid_model_actuator_add_moment(A, wm->q,
-                                        lucid_model_actuator_force(A, wm->q, wm->v, wm->u[a]), tau);
+        lucid_model_actuator_add_moment(
+            A, wm->q, lucid_model_actuator_force(A, wm->q, wm->v, wm->u[a], wm->act), tau);
     }
     lucid_world_tendon_passive(wm, tau);
 }
@@ -612,15 +632,18 @@ static double force_slope(const lucid_world_model *wm, const lucid_model_actuato
                        actuator_raw_force(wm, A, u));
 }
 
-/* How the control clamp of A passes a change of u; uc: the clamped input. */
-static double control_slope(const lucid_model_actuator *A, double u, double *uc) {
-    *uc = A->ctrl_limited ? fmin(fmax(u, A->ctrl_lower), A->ctrl_upper) : u;
+/* How the force's input of A passes a change of u (0 for a stateful actuator: u moves its
+ * activation, not this step's force); uc: the input (the clamped control or the activation). */
+static double control_slope(const lucid_world_model *wm, const lucid_model_actuator *A, double u,
+                            double *uc) {
+    *uc = lucid_model_actuator_input(A, u, wm->act);
+    if (A->act >= 0) return 0.0;
     return clamp_slope(A->ctrl_limited, A->ctrl_lower, A->ctrl_upper, u);
 }
 
 /* d f / d u of actuator A: its gain through both clamps. */
 static double actuator_slope(const lucid_world_model *wm, const lucid_model_actuator *A, double u) {
-    double uc, slope = control_slope(A, u, &uc);
+    double uc, slope = control_slope(wm, A, u, &uc);
     return slope * lucid_model_actuator_gain(A, wm->q, wm->v) * force_slope(wm, A, u);
 }
 
@@ -645,26 +668,80 @@ lucid_status lucid_world_model_free_velocity_jacobians(lucid_world *w, int i, do
     for (size_t a = 0; a < lucid_model_nu(m); ++a) {
         const lucid_model_actuator *A = &act[a];
         double uc, sf = force_slope(wm, A, wm->u[a]);
-        control_slope(A, wm->u[a], &uc);
-        lucid_model_actuator_add_outer(A, wm->q, -sf * (A->bias[2] + A->gain[2] * uc), dv_dv, nv,
-                                       wm->moment);
+        control_slope(wm, A, wm->u[a], &uc);
+        double d_len, d_vel;
+        lucid_model_actuator_force_partials(A, wm->q, wm->v, uc, &d_len, &d_vel);
+        lucid_model_actuator_add_outer(A, wm->q, -sf * d_vel, dv_dv, nv, wm->moment);
     }
     lucid_model_mass_solve(m, wm->data, dv_dv, nv, nv);
     for (size_t c = 0; c < nv * nv; ++c) dv_dv[c] *= -dt;
     for (size_t k = 0; k < nv; ++k) dv_dv[k + nv * k] += 1.0;
-    size_t nu = lucid_model_nu(m);
-    memset(dv_du, 0, nv * nu * sizeof(double));
+    size_t nu = lucid_model_nu(m), ni = lucid_world_model_inputs(w, i);
+    memset(dv_du, 0, nv * ni * sizeof(double));
     for (size_t a = 0; a < nu; ++a)
         lucid_model_actuator_add_moment(&act[a], wm->q, dt * actuator_slope(wm, &act[a], wm->u[a]),
                                         dv_du + nv * a);
-    if (nu > 0) lucid_model_mass_solve(m, wm->data, dv_du, nv, nu);
+    for (size_t a = 0; ni > nu && a < nu; ++a) /* an activation moves f as gain x its change */
+        if (act[a].act >= 0)
+            lucid_model_actuator_add_moment(&act[a], wm->q,
+                                            dt * lucid_model_actuator_gain(&act[a], wm->q, wm->v) *
+                                                force_slope(wm, &act[a], wm->u[a]),
+                                            dv_du + nv * (nu + (size_t)act[a].act));
+    if (ni > 0) lucid_model_mass_solve(m, wm->data, dv_du, nv, ni);
     if (lucid_model_equality_rows(m) > 0) { /* v_free is projected onto E v = 0, so are both */
         lucid_model_forward_kinematics(m, wm->data, wm->q);
         lucid_world_equality_prepare(wm); /* at q (a step's stabilisation left them at q+) */
         lucid_world_equality_project(wm, 0, nv, dv_dv, nv, nv);
-        lucid_world_equality_project(wm, 0, nv, dv_du, nv, nu);
+        lucid_world_equality_project(wm, 0, nv, dv_du, nv, ni);
     }
     return LUCID_OK;
+}
+
+size_t lucid_world_model_inputs(const lucid_world *w, int i) {
+    const lucid_model *m = w->models[i].model;
+    return lucid_model_nu(m) + (w->act_inputs ? lucid_model_na(m) : 0);
+}
+
+/* d act_dot / d act and d act_dot / d uc (uc: the control after its range clamp) of stateful A
+ * at control u and activation a. A muscle's: (t - a) / tau with t = clamp(uc, 0, 1) and tau
+ * growing (activating) or shrinking (relaxing) with clamp(a, 0, 1). */
+static void act_dot_partials(const lucid_model_actuator *A, double u, double a, double *da,
+                             double *du) {
+    if (A->dyn == LUCID_ACTUATOR_DYN_INTEGRATOR) {
+        *da = 0.0, *du = 1.0;
+        return;
+    }
+    if (A->dyn == LUCID_ACTUATOR_DYN_FILTER) {
+        *da = -1.0 / A->timeconst, *du = 1.0 / A->timeconst;
+        return;
+    }
+    double uc = A->ctrl_limited ? fmin(fmax(u, A->ctrl_lower), A->ctrl_upper) : u;
+    double t = fmin(fmax(uc, 0.0), 1.0), level = 0.5 + 1.5 * fmin(fmax(a, 0.0), 1.0);
+    double s_a = clamp_slope(1, 0.0, 1.0, a), tau, dtau;
+    if (t > a)
+        tau = A->muscle_tau[0] * level, dtau = 1.5 * A->muscle_tau[0] * s_a;
+    else
+        tau = A->muscle_tau[1] / level, dtau = -1.5 * A->muscle_tau[1] * s_a / (level * level);
+    *da = -1.0 / tau - (t - a) * dtau / (tau * tau);
+    *du = clamp_slope(1, 0.0, 1.0, uc) / tau;
+}
+
+void lucid_world_model_activation_slopes(const lucid_world *w, int i, double *d_act, double *d_u) {
+    const lucid_world_model *wm = &w->models[i];
+    const lucid_model *m = wm->model;
+    const lucid_model_actuator *act = lucid_model_actuators(m);
+    const double dt = w->opt.dt;
+    for (size_t a = 0; a < m->nu; ++a) {
+        const lucid_model_actuator *A = &act[a];
+        if (A->act < 0) continue;
+        double x = wm->act[A->act], u = wm->u[a];
+        double next = x + dt * lucid_model_actuator_act_dot(A, u, x); /* before its clamp */
+        double s = clamp_slope(A->act_limited, A->act_lower, A->act_upper, next);
+        double su = clamp_slope(A->ctrl_limited, A->ctrl_lower, A->ctrl_upper, u), da, du;
+        act_dot_partials(A, u, x, &da, &du);
+        d_act[A->act] = s * (1.0 + dt * da);
+        d_u[A->act] = s * dt * du * su;
+    }
 }
 
 int lucid_world_model_gravity_is_world(const lucid_world *w, int i) {
@@ -689,9 +766,10 @@ void lucid_world_model_add_actuation_stiffness(const lucid_world *w, int i, doub
     for (size_t a = 0; a < m->nu; ++a) {
         const lucid_model_actuator *A = &act[a];
         double uc, sf = force_slope(wm, A, wm->u[a]);
-        control_slope(A, wm->u[a], &uc);
-        lucid_model_actuator_add_outer(A, wm->q, scale * sf * (A->bias[1] + A->gain[1] * uc), R, nv,
-                                       wm->moment);
+        control_slope(wm, A, wm->u[a], &uc);
+        double d_len, d_vel;
+        lucid_model_actuator_force_partials(A, wm->q, wm->v, uc, &d_len, &d_vel);
+        lucid_model_actuator_add_outer(A, wm->q, scale * sf * d_len, R, nv, wm->moment);
     }
     lucid_world_tendon_add_stiffness(wm, -scale, R);
 }
@@ -708,6 +786,18 @@ void lucid_world_models_free_velocities(lucid_world *w) {
     for (int i = 0; i < w->num_models; ++i) model_free_velocity(w, &w->models[i], 0);
 }
 
+/* act+ = act + dt act_dot(u, act), clamped to the activation range (MuJoCo 2.2.2's
+ * mj_advance: the step's force used act). */
+static void advance_activations(lucid_world_model *wm, double dt) {
+    const lucid_model *m = wm->model;
+    if (lucid_model_na(m) == 0) return;
+    const lucid_model_actuator *act = lucid_model_actuators(m);
+    for (size_t a = 0; a < m->nu; ++a)
+        if (act[a].act >= 0)
+            wm->act[act[a].act] =
+                lucid_model_actuator_act_next(&act[a], wm->u[a], wm->act[act[a].act], dt);
+}
+
 void lucid_world_models_integrate(lucid_world *w) {
     const double dt = w->opt.dt;
     for (int i = 0; i < w->num_models; ++i) {
@@ -715,6 +805,7 @@ void lucid_world_models_integrate(lucid_world *w) {
         size_t nv = lucid_model_nv(wm->model);
         memcpy(wm->v, wm->v_free, nv * sizeof(double));
         lucid_model_integrate(wm->model, wm->q, wm->v, dt, wm->q);
+        advance_activations(wm, dt);
         lucid_world_equality_stabilise(wm);
         pose_links(w, wm);
     }
@@ -734,7 +825,7 @@ double lucid_world_models_actuation_work(const lucid_world *w) {
         }
         for (size_t a = 0; a < m->nu; ++a) {
             const lucid_model_actuator *A = &act[a];
-            double f = lucid_model_actuator_force(A, wm->q, wm->v_start, wm->u[a]);
+            double f = lucid_model_actuator_force(A, wm->q, wm->v_start, wm->u[a], wm->act);
             work += f * lucid_model_actuator_velocity(A, wm->q, wm->v_free);
         }
         work += lucid_world_tendon_spring_power(wm, wm->v_free);
@@ -770,7 +861,8 @@ int lucid_world_models_finite(const lucid_world *w) {
     for (int i = 0; i < w->num_models; ++i) {
         const lucid_world_model *wm = &w->models[i];
         if (!all_finite(wm->q, lucid_model_nq(wm->model)) ||
-            !all_finite(wm->v, lucid_model_nv(wm->model)))
+            !all_finite(wm->v, lucid_model_nv(wm->model)) ||
+            !all_finite(wm->act, lucid_model_na(wm->model)))
             return 0;
     }
     return 1;
@@ -1083,6 +1175,28 @@ void lucid_world_models_set_state(lucid_world *w, const double *q, const double 
         memcpy(wm->v, v, nv * sizeof(double));
         pose_links(w, wm);
         q += nq, v += nv;
+    }
+}
+
+size_t lucid_world_models_na(const lucid_world *w) {
+    size_t n = 0;
+    for (int i = 0; i < w->num_models; ++i) n += lucid_model_na(w->models[i].model);
+    return n;
+}
+
+void lucid_world_models_get_act(const lucid_world *w, double *act) {
+    for (int i = 0; i < w->num_models; ++i) {
+        size_t na = lucid_model_na(w->models[i].model);
+        memcpy(act, w->models[i].act, na * sizeof(double));
+        act += na;
+    }
+}
+
+void lucid_world_models_set_act(lucid_world *w, const double *act) {
+    for (int i = 0; i < w->num_models; ++i) {
+        size_t na = lucid_model_na(w->models[i].model);
+        memcpy(w->models[i].act, act, na * sizeof(double));
+        act += na;
     }
 }
 

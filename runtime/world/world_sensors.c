@@ -29,7 +29,8 @@ static void sensor_values(const lucid_world *w, int id, const lucid_model_sensor
             return;
         case LUCID_SENSOR_ACTUATORFRC: {
             const lucid_model_actuator *A = &lucid_model_actuators(m)[S->object];
-            y[0] = lucid_model_actuator_force(A, q, v, lucid_world_model_control(w, id)[S->object]);
+            y[0] = lucid_model_actuator_force(A, q, v, lucid_world_model_control(w, id)[S->object],
+                                              lucid_world_model_act(w, id));
             return;
         }
         case LUCID_SENSOR_FRAMEPOS:

@@ -1,10 +1,11 @@
 /* The world's state and its tangent space (docs/world.md, "Stepping and state").
  *
- * x = (q, v): every free body's configuration as a free joint, (x, y, z, qw, qx, qy, qz) in
+ * x = (q, v, act): every free body's configuration as a free joint, (x, y, z, qw, qx, qy, qz) in
  * body-id order, then every model's q; then every free body's velocity, the body twist in the
  * body frame (linear velocity of the body origin, then angular velocity, both in body axes),
- * then every model's v. Static bodies are not in the state; model links move with their q.
- * Tangent vectors dx = (dq, dv) have 2 nv entries: nv = 6 per free body + the models' nv.
+ * then every model's v; then every model's actuator activations (na, usually none). Static
+ * bodies are not in the state; model links move with their q. Tangent vectors dx = (dq, dv,
+ * dact) have 2 nv + na entries: nv = 6 per free body + the models' nv; activations add.
  * A free body's configuration integrates as T (+) xi = T exp(xi) (Pinocchio's free joint). */
 #include <float.h>
 #include <math.h>
@@ -35,21 +36,25 @@ void lucid_world_state_dims(const lucid_world *w, int *nq, int *nv) {
     if (nv) *nv = 6 * nb + (int)lucid_world_models_nv(w);
 }
 
+int lucid_world_state_na(const lucid_world *w) {
+    return w->act_inputs ? 0 : (int)lucid_world_models_na(w); /* inputs in the derivatives */
+}
+
 int lucid_world_state_size(const lucid_world *w) {
     int nq, nv;
     lucid_world_state_dims(w, &nq, &nv);
-    return nq + nv;
+    return nq + nv + lucid_world_state_na(w);
 }
 
 int lucid_world_tangent_size(const lucid_world *w) {
     int nv;
     lucid_world_state_dims(w, NULL, &nv);
-    return 2 * nv;
+    return 2 * nv + lucid_world_state_na(w);
 }
 
 void lucid_world_get_state(const lucid_world *w, double *x) {
-    int nq;
-    lucid_world_state_dims(w, &nq, NULL);
+    int nq, nv;
+    lucid_world_state_dims(w, &nq, &nv);
     int nb = free_bodies(w);
     double *q = x, *v = x + nq;
     for (int i = 0; i < w->num_bodies; ++i) {
@@ -62,6 +67,7 @@ void lucid_world_get_state(const lucid_world *w, double *x) {
         q += 7, v += 6;
     }
     lucid_world_models_get_state(w, x + 7 * nb, x + nq + 6 * nb);
+    if (lucid_world_state_na(w) > 0) lucid_world_models_get_act(w, x + nq + nv);
 }
 
 static int all_finite(const double *x, int n) {
@@ -90,9 +96,11 @@ static lucid_status pose_of(const double *q, lucid_se3 *T) {
 lucid_status lucid_world_set_state(lucid_world *w, const double *x, const char **why) {
     if (!w || (!x && lucid_world_state_size(w) > 0))
         return bad(why, "state missing", LUCID_ERR_ARGUMENT);
-    int nq, nb = free_bodies(w);
-    lucid_world_state_dims(w, &nq, NULL);
-    const double *q = x, *v = x + nq;
+    int nq, nv, nb = free_bodies(w);
+    lucid_world_state_dims(w, &nq, &nv);
+    const double *q = x, *v = x + nq, *act = x + nq + nv;
+    if (!all_finite(act, lucid_world_state_na(w)))
+        return bad(why, "state must be finite", LUCID_ERR_NONFINITE);
     for (int k = 0; k < nb; ++k) {
         lucid_se3 T;
         if (!all_finite(q + 7 * k, 7) || !all_finite(v + 6 * k, 6))
@@ -112,6 +120,7 @@ lucid_status lucid_world_set_state(lucid_world *w, const double *x, const char *
         q += 7, v += 6;
     }
     lucid_world_models_set_state(w, q, v);
+    if (lucid_world_state_na(w) > 0) lucid_world_models_set_act(w, act);
     w->num_cache = 0;
     lucid_world_single_level_forget(w->single_level);
     w->num_contacts = 0;
@@ -138,6 +147,8 @@ lucid_status lucid_world_state_integrate(const lucid_world *w, const double *x, 
         for (int j = 0; j < 6; ++j) vo[j] = v[j] + dv[j];
     }
     lucid_world_models_integrate_state(w, q, v, dq, dv, qo, vo);
+    for (int k = 0, na = lucid_world_state_na(w); k < na; ++k)
+        out[nq + nv + k] = x[nq + nv + k] + dx[2 * nv + k];
     return LUCID_OK;
 }
 
@@ -156,5 +167,7 @@ lucid_status lucid_world_state_difference(const lucid_world *w, const double *x0
         for (int j = 0; j < 6; ++j) dv[j] = v1[j] - v0[j];
     }
     lucid_world_models_difference_state(w, q0, v0, q1, v1, dq, dv);
+    for (int k = 0, na = lucid_world_state_na(w); k < na; ++k)
+        dx[2 * nv + k] = x1[nq + nv + k] - x0[nq + nv + k];
     return LUCID_OK;
 }

@@ -176,7 +176,7 @@ static void test_qfrc_actuator(void **state) {
         mj.fwd_velocity(mm, md);
         mj.fwd_actuation(mm, md);
         /* actuated joints are hinges and slides: their coordinates are MuJoCo's */
-        lucid_model_actuation(lm, md->qpos, md->qvel, md->ctrl, tau);
+        lucid_model_actuation(lm, md->qpos, md->qvel, md->ctrl, NULL, tau);
         worst = fmax(worst, compare("qfrc_actuator", tau, md->qfrc_actuator, nv, TOL, s));
         for (int a = 0; a < mm->nu; a++) {
             if (mm->actuator_forcelimited[a]) force_clamped(a) ? clamped++ : free_limited++;

@@ -199,7 +199,7 @@ static void test_against_mujoco(void **state) {
         worst[0] = fmax(worst[0], compare("actuator_length", len, md->actuator_length, nu, TOL, s));
         worst[1] =
             fmax(worst[1], compare("actuator_velocity", vel, md->actuator_velocity, nu, TOL, s));
-        lucid_model_actuation(lm, md->qpos, md->qvel, md->ctrl, tau);
+        lucid_model_actuation(lm, md->qpos, md->qvel, md->ctrl, NULL, tau);
         worst[3] = fmax(worst[3], compare("qfrc_actuator", tau, md->qfrc_actuator, nv, TOL, s));
     }
     printf("%d states: worst relative gaps: length %.2g, velocity %.2g, moment %.2g, "

@@ -255,13 +255,13 @@ static void compare_states(const mjModel *mm, mjData *md, const lucid_model *lm,
          * clamped to 0), and each actuator's force */
         double scale = 0.0, gap = 0.0;
         for (size_t a = 0; a < nu; a++) {
-            double f = lucid_model_actuator_force(&A[a], md->qpos, md->qvel, md->ctrl[a]);
+            double f = lucid_model_actuator_force(&A[a], md->qpos, md->qvel, md->ctrl[a], NULL);
             worst[4] =
                 fmax(worst[4], compare("actuator_force", &f, &md->actuator_force[a], 1, TOL, s));
             for (size_t i = 0; i < nv; i++)
                 scale = fmax(scale, fabs(f * md->actuator_moment[a * nv + i]));
         }
-        lucid_model_actuation(lm, md->qpos, md->qvel, md->ctrl, tau);
+        lucid_model_actuation(lm, md->qpos, md->qvel, md->ctrl, NULL, tau);
         for (size_t i = 0; i < nv; i++) gap = fmax(gap, fabs(tau[i] - md->qfrc_actuator[i]));
         if (scale > 0.0) worst[4] = fmax(worst[4], gap / scale);
         assert_true(gap <= TOL * scale);

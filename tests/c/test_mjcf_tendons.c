@@ -183,7 +183,7 @@ static void test_random_states(void **state) {
         memset(tau, 0, nv * sizeof *tau);
         lucid_model_tendon_passive(lm, md->qpos, md->qvel, tau);
         worst[3] = fmax(worst[3], compare("qfrc_passive", tau, md->qfrc_passive, nv, TOL, s));
-        lucid_model_actuation(lm, md->qpos, md->qvel, md->ctrl, tau);
+        lucid_model_actuation(lm, md->qpos, md->qvel, md->ctrl, NULL, tau);
         worst[4] = fmax(worst[4], compare("qfrc_actuator", tau, md->qfrc_actuator, nv, TOL, s));
     }
     printf("%d random states: worst relative gaps ten_J %.2g, length/velocity %.2g, "

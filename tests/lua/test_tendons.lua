@@ -152,13 +152,12 @@ t.case("a limit approached faster than margin / dt is caught before it crosses",
   t.eq(#w:contacts(), 1)
 end)
 
-t.case("MuJoCo's arm26.xml: its spatial tendons load, its muscles are refused by name", function()
+t.case("MuJoCo's arm26.xml: its spatial tendons load, its muscles without lengthrange are refused by name", function()
   local arm = "/usr/share/mujoco/model/tendon_arm/arm26.xml"
   local h = io.open(arm)
   if not h then return t.skip("libmujoco-samples' arm26.xml not installed") end
   h:close()
-  t.raises("arm26.xml:113: <actuator>: actuator type <muscle> is not supported", lucid.model.load,
-           arm)
+  t.raises("arm26.xml:113: <muscle>: a muscle needs 'lengthrange'", lucid.model.load, arm)
 end)
 
 t.case("a tendon's margin makes its limit act that far inside the range", function()
