@@ -36,6 +36,21 @@ void lucid_model_frame_jacobian(const lucid_model *m, const lucid_model_data *d,
 void lucid_model_frame_velocity(const lucid_model *m, const lucid_model_data *d, size_t f,
                                 const double *v, lucid_reference_frame ref, double twist[6]);
 
+/* The sensors of a step (accelerometer, force, torque): poses d at q and runs RNEA with
+ * acceleration a under gravity g (model frame; the root accelerates at -g, so each body's
+ * acceleration carries gravity's proper acceleration), then gathers into each node's wrench
+ * d->f its subtree's: the wrench its parent applies through its joint, no external forces
+ * (node frame, about its origin). O(njoints). */
+void lucid_model_rnea_wrenches(const lucid_model *m, lucid_model_data *d, const double *q,
+                               const double *v, const double *a, lucid_vec3 g);
+/* After lucid_model_rnea_wrenches: frame f's origin acceleration minus g (MuJoCo's
+ * accelerometer), in f's frame; and the wrench (force, torque about f's origin) its node gets
+ * from its parent, in f's frame (zero on the world). */
+void lucid_model_frame_proper_acceleration(const lucid_model *m, const lucid_model_data *d,
+                                           size_t f, lucid_vec3 g, double out[3]);
+void lucid_model_frame_joint_wrench(const lucid_model *m, const lucid_model_data *d, size_t f,
+                                    double out[6]);
+
 /* tau = M(q) a + b(q, v) (inverse dynamics). O(njoints). */
 void lucid_model_rnea(const lucid_model *m, lucid_model_data *d, const double *q, const double *v,
                       const double *a, double *tau);

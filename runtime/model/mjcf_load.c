@@ -2114,37 +2114,14 @@ static int sensor_kind(const xmlNode *el) {
 /* MuJoCo 2.2.2's other sensor elements: read and skipped with a warning (a sensor changes no
  * physics, so the model still loads); any other element name is an error. */
 static int mujoco_sensor(const xmlNode *el) {
-    static const char *const kinds[] = {"touch",
-                                        "accelerometer",
-                                        "force",
-                                        "torque",
-                                        "magnetometer",
-                                        "rangefinder",
-                                        "tendonpos",
-                                        "tendonvel",
-                                        "actuatorpos",
-                                        "actuatorvel",
-                                        "ballquat",
-                                        "ballangvel",
-                                        "jointlimitpos",
-                                        "jointlimitvel",
-                                        "jointlimitfrc",
-                                        "tendonlimitpos",
-                                        "tendonlimitvel",
-                                        "tendonlimitfrc",
-                                        "framexaxis",
-                                        "frameyaxis",
-                                        "framezaxis",
-                                        "framelinvel",
-                                        "frameangvel",
-                                        "framelinacc",
-                                        "frameangacc",
-                                        "subtreecom",
-                                        "subtreelinvel",
-                                        "subtreeangmom",
-                                        "clock",
-                                        "user",
-                                        NULL};
+    static const char *const kinds[] = {
+        "touch",          "magnetometer",   "rangefinder",    "tendonpos",
+        "tendonvel",      "actuatorpos",    "actuatorvel",    "ballquat",
+        "ballangvel",     "jointlimitpos",  "jointlimitvel",  "jointlimitfrc",
+        "tendonlimitpos", "tendonlimitvel", "tendonlimitfrc", "framexaxis",
+        "frameyaxis",     "framezaxis",     "framelinvel",    "frameangvel",
+        "framelinacc",    "frameangacc",    "subtreecom",     "subtreelinvel",
+        "subtreeangmom",  "clock",          "user",           NULL};
     for (int k = 0; kinds[k]; k++)
         if (IS(el, kinds[k])) return 1;
     return 0;
@@ -2176,6 +2153,21 @@ static int sensor_objtype(mjcf *P, const xmlNode *el) {
     return -1;
 }
 
+/* 1 when the site named `name` sits on a body that has no joint of its own (the world, or a
+ * body welded to its parent): lucid merges such a body into its parent's, so the wrench its
+ * weld transmits (MuJoCo's force and torque there) is not computed. 0 otherwise (or no such
+ * site yet: the compiler names a missing one). */
+static int site_on_welded_body(const mjcf *P, const char *name) {
+    const lucid_model_spec *s = P->spec;
+    for (size_t i = 0; i < s->nframes; i++) {
+        if (!s->frames[i].name || strcmp(s->frames[i].name, name) != 0) continue;
+        for (size_t j = 0; j < s->njoints; j++)
+            if (s->joint_body[j] == s->frames[i].body) return 0;
+        return 1;
+    }
+    return 0;
+}
+
 /* One <sensor> child of a kind lucid computes. */
 static lucid_status sensor(mjcf *P, const xmlNode *el, lucid_sensor_kind kind) {
     static const char *const joint_attrs_[] = {"name", "noise", "cutoff", "user", "joint", NULL};
@@ -2183,7 +2175,9 @@ static lucid_status sensor(mjcf *P, const xmlNode *el, lucid_sensor_kind kind) {
     static const char *const frame_attrs_[] = {"name",    "noise",   "cutoff",  "user", "objtype",
                                                "objname", "reftype", "refname", NULL};
     static const char *const site_attrs_[] = {"name", "noise", "cutoff", "user", "site", NULL};
-    int on_site = kind == LUCID_SENSOR_GYRO || kind == LUCID_SENSOR_VELOCIMETER;
+    int wrench = kind == LUCID_SENSOR_FORCE || kind == LUCID_SENSOR_TORQUE;
+    int on_site = kind == LUCID_SENSOR_GYRO || kind == LUCID_SENSOR_VELOCIMETER ||
+                  kind == LUCID_SENSOR_ACCELEROMETER || wrench;
     int on_frame = kind == LUCID_SENSOR_FRAMEPOS || kind == LUCID_SENSOR_FRAMEQUAT;
     const char *const *allowed = kind == LUCID_SENSOR_ACTUATORFRC ? act_attrs_
                                  : on_frame                       ? frame_attrs_
@@ -2206,6 +2200,10 @@ static lucid_status sensor(mjcf *P, const xmlNode *el, lucid_sensor_kind kind) {
     if (on_frame && (S.objtype = sensor_objtype(P, el)) == -1) return X_->status;
     if (S.objtype == -2) {
         skip_sensor(P, el, "objtype body, geom and camera are not computed: xbody and site are");
+        return LUCID_OK;
+    }
+    if (wrench && site_on_welded_body(P, S.object)) {
+        skip_sensor(P, el, "the site's body has no joint: lucid merges it into its parent");
         return LUCID_OK;
     }
     if (on_frame && (ATTR(el, "reftype") || ATTR(el, "refname"))) {
@@ -2241,7 +2239,7 @@ static lucid_status sensors(mjcf *P, const xmlNode *el) {
         else if (mujoco_sensor(c))
             skip_sensor(P, c,
                         "lucid computes jointpos, jointvel, actuatorfrc, framepos, framequat, "
-                        "gyro and velocimeter");
+                        "gyro, velocimeter, accelerometer, force and torque");
         else
             lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<sensor>: unknown sensor <%s>",
                                  (const char *)c->name);

@@ -390,7 +390,8 @@ lucid_status lucid_model_data_create(const lucid_model *m, lucid_model_data **ou
 
 const char *lucid_sensor_kind_name(lucid_sensor_kind kind) {
     static const char *const names[LUCID_SENSOR_KIND_COUNT] = {
-        "jointpos", "jointvel", "actuatorfrc", "framepos", "framequat", "gyro", "velocimeter"};
+        "jointpos", "jointvel",    "actuatorfrc",   "framepos", "framequat",
+        "gyro",     "velocimeter", "accelerometer", "force",    "torque"};
     return (unsigned)kind < LUCID_SENSOR_KIND_COUNT ? names[kind] : "?";
 }
 size_t lucid_model_nsensors(const lucid_model *m) {

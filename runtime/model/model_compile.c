@@ -1409,6 +1409,9 @@ static lucid_status sensor_object(const compile_ctx *c, const lucid_model *m, si
         case LUCID_SENSOR_FRAMEQUAT:
         case LUCID_SENSOR_GYRO:
         case LUCID_SENSOR_VELOCIMETER:
+        case LUCID_SENSOR_ACCELEROMETER:
+        case LUCID_SENSOR_FORCE:
+        case LUCID_SENSOR_TORQUE:
             *object = find_frame_of(m, S->object, S->objtype);
             *dim = S->kind == LUCID_SENSOR_FRAMEQUAT ? 4 : 3;
             if (*object < 0)

@@ -217,6 +217,10 @@ typedef enum lucid_sensor_kind {
     LUCID_SENSOR_FRAMEQUAT,
     LUCID_SENSOR_GYRO,        /* a site's angular velocity in its own frame */
     LUCID_SENSOR_VELOCIMETER, /* a site origin's linear velocity in the site's frame */
+    /* of the last step (docs/world.md "Sensors"): */
+    LUCID_SENSOR_ACCELEROMETER, /* a site origin's acceleration minus gravity, site frame */
+    LUCID_SENSOR_FORCE,         /* the force the site's body gets from its parent, site frame */
+    LUCID_SENSOR_TORQUE,        /* and its torque about the site's origin */
     LUCID_SENSOR_KIND_COUNT
 } lucid_sensor_kind;
 /* "jointpos", "jointvel", "actuatorfrc", "framepos", "framequat", "gyro", "velocimeter"

@@ -76,6 +76,9 @@ typedef struct lucid_world_model {
     double *v_free, *v_start; /* free (then final) velocity of the step, and its start */
     double *work;             /* 4 nv */
     double *moment;           /* nv: a q-dependent moment (spatial tendon, slider-crank) */
+    double *q_start;          /* nq: the configuration the last step started from */
+    double *stepped;          /* 1 when q_start, v_start and v are the last step's (the acceleration
+                               * sensors read them), 0 before a step and after the state is set */
     double restitution;
     int first_body, num_bodies; /* the world bodies of its links, contiguous */
     int static_body;            /* the world body of its static geoms, -1 when none */

@@ -1,6 +1,10 @@
 /* A model's sensors in the world (model.h "sensors", docs/world.md "Sensors"): MuJoCo 2.2.2's
- * sensordata of the kinds lucid computes, at the world's current state (after the last step
- * or set_state), which is what MuJoCo's mj_forward computes at that state. */
+ * sensordata of the kinds lucid computes. The state sensors read the world's current state
+ * (after the last step or set_state), what MuJoCo's mj_forward computes at that state; the
+ * step sensors (accelerometer, force, torque) read the last step: its start (q, v) and the
+ * acceleration (v+ - v) / dt it applied, what mj_forward computes at the step's start. */
+#include <math.h>
+
 #include "runtime/math/quat.h"
 #include "runtime/model/dynamics.h"
 #include "runtime/model/model.h"
@@ -14,6 +18,42 @@ static void frame_twist(const lucid_world *w, int id, size_t f, double twist[6])
     for (int r = 0; r < 6; ++r) twist[r] = 0.0;
     if (lucid_model_frame_mocap(wm->model, f, NULL) >= 0) return;
     lucid_model_frame_velocity(wm->model, wm->data, f, wm->v, LUCID_REF_LOCAL, twist);
+}
+
+static int step_sensor(lucid_sensor_kind kind) {
+    return kind == LUCID_SENSOR_ACCELEROMETER || kind == LUCID_SENSOR_FORCE ||
+           kind == LUCID_SENSOR_TORQUE;
+}
+
+/* The last step's accelerations and joint wrenches into the model's data (its scratch: the
+ * caller re-poses it at q); 0 (nothing done) before a step or after the state was set. */
+static int pose_step(const lucid_world *w, const lucid_world_model *wm, lucid_vec3 *g) {
+    if (*wm->stepped != 1.0) return 0;
+    const lucid_model *m = wm->model;
+    size_t nv = lucid_model_nv(m);
+    double *a = wm->work;
+    for (size_t k = 0; k < nv; ++k) a[k] = (wm->v[k] - wm->v_start[k]) / w->opt.dt;
+    *g = lucid_mat3_tmul_vec(&wm->base.R, w->opt.gravity);
+    lucid_model_rnea_wrenches(m, wm->data, wm->q_start, wm->v_start, a, *g);
+    return 1;
+}
+
+/* Step sensor S's values into y from the data pose_step left (NaN when it did not). */
+static void step_sensor_values(const lucid_world *w, int id, const lucid_model_sensor *S, int posed,
+                               lucid_vec3 g, double *y) {
+    const lucid_world_model *wm = &w->models[id];
+    if (!posed) {
+        for (size_t i = 0; i < S->dim; ++i) y[i] = NAN;
+        return;
+    }
+    if (S->kind == LUCID_SENSOR_ACCELEROMETER) {
+        lucid_model_frame_proper_acceleration(wm->model, wm->data, (size_t)S->object, g, y);
+        return;
+    }
+    double f[6];
+    lucid_model_frame_joint_wrench(wm->model, wm->data, (size_t)S->object, f);
+    int at = S->kind == LUCID_SENSOR_FORCE ? 0 : 3;
+    for (int i = 0; i < 3; ++i) y[i] = f[at + i];
 }
 
 /* Sensor S's values at the model's current state into y (S->dim values). */
@@ -63,7 +103,20 @@ lucid_status lucid_world_model_sensors(const lucid_world *w, int id, double *out
     const lucid_model *m = w && out ? lucid_world_model_of(w, id) : NULL;
     if (!m) return LUCID_ERR_ARGUMENT;
     const lucid_model_sensor *S = lucid_model_sensors(m);
-    for (size_t k = 0; k < lucid_model_nsensors(m); ++k)
-        sensor_values(w, id, &S[k], out + S[k].adr);
+    size_t n = lucid_model_nsensors(m), steps = 0;
+    for (size_t k = 0; k < n; ++k) {
+        if (step_sensor(S[k].kind))
+            ++steps;
+        else
+            sensor_values(w, id, &S[k], out + S[k].adr);
+    }
+    if (steps == 0) return LUCID_OK;
+    /* the step sensors last: they re-pose the model's data, restored at q after */
+    const lucid_world_model *wm = &w->models[id];
+    lucid_vec3 g = lucid_vec3_zero();
+    int posed = pose_step(w, wm, &g);
+    for (size_t k = 0; k < n; ++k)
+        if (step_sensor(S[k].kind)) step_sensor_values(w, id, &S[k], posed, g, out + S[k].adr);
+    if (posed) lucid_model_forward_kinematics(m, wm->data, wm->q);
     return LUCID_OK;
 }
