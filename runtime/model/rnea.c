@@ -86,6 +86,18 @@ void lucid_model_rnea_wrenches(const lucid_model *m, lucid_model_data *d, const 
                                const double *v, const double *a, lucid_vec3 g) {
     lucid_model_forward_kinematics(m, d, q);
     forward_pass(m, d, v, a, g);
+}
+
+void lucid_model_wrench_external_force(const lucid_model *m, lucid_model_data *d, int node,
+                                       lucid_vec3 point, lucid_vec3 force) {
+    (void)m;
+    double f[6], fi[6];
+    lucid_sp_set(f, force, lucid_vec3_cross(point, force));
+    lucid_sp_force_act_inv(&d->oMi[node], f, fi);
+    for (int k = 0; k < 6; ++k) d->f[6 * node + k] -= fi[k];
+}
+
+void lucid_model_gather_wrenches(const lucid_model *m, lucid_model_data *d) {
     for (size_t i = m->nnodes; i-- > 0;) {
         int p = m->nodes[i].parent;
         if (p < 0) continue;

@@ -25,6 +25,29 @@ static int step_sensor(lucid_sensor_kind kind) {
            kind == LUCID_SENSOR_TORQUE;
 }
 
+/* The last step's shape contacts' forces on the model's links off their nodes' wrenches (in
+ * the model frame; the contacts are those of the step's start configuration). Limits and
+ * dry-friction rows act on dofs, not as external forces: they stay in the joint wrenches, as
+ * MuJoCo's cfrc_ext holds contacts only. */
+static void take_contact_forces(const lucid_world *w, const lucid_world_model *wm) {
+    lucid_se3 to_model = lucid_se3_inverse(&wm->base);
+    for (int k = 0; k < w->num_contacts; ++k) {
+        const lucid_world_contact *c = &w->contacts[k];
+        if (c->limit_sign != 0 || c->frictionloss > 0.0) continue;
+        lucid_vec3 lambda = lucid_vec3_make(c->force[0], c->force[1], c->force[2]);
+        lucid_vec3 F = lucid_mat3_mul_vec(&to_model.R, lucid_mat3_mul_vec(&c->frame, lambda));
+        lucid_vec3 p = lucid_se3_act(&to_model, c->point);
+        int bodies[2] = {c->body1, c->body2};
+        for (int s = 0; s < 2; ++s) {
+            int b = bodies[s];
+            if (b < wm->first_body || b >= wm->first_body + wm->num_bodies) continue;
+            /* the normal points from body1 into body2: body2 gets +F, body1 -F */
+            lucid_vec3 Fs = s == 1 ? F : lucid_vec3_scale(F, -1.0);
+            lucid_model_wrench_external_force(wm->model, wm->data, w->bodies[b].node, p, Fs);
+        }
+    }
+}
+
 /* The last step's accelerations and joint wrenches into the model's data (its scratch: the
  * caller re-poses it at q); 0 (nothing done) before a step or after the state was set. */
 static int pose_step(const lucid_world *w, const lucid_world_model *wm, lucid_vec3 *g) {
@@ -35,6 +58,8 @@ static int pose_step(const lucid_world *w, const lucid_world_model *wm, lucid_ve
     for (size_t k = 0; k < nv; ++k) a[k] = (wm->v[k] - wm->v_start[k]) / w->opt.dt;
     *g = lucid_mat3_tmul_vec(&wm->base.R, w->opt.gravity);
     lucid_model_rnea_wrenches(m, wm->data, wm->q_start, wm->v_start, a, *g);
+    take_contact_forces(w, wm);
+    lucid_model_gather_wrenches(m, wm->data);
     return 1;
 }
 
