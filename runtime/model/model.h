@@ -322,7 +322,9 @@ int lucid_model_find_keyframe(const lucid_model *m, const char *name);   /* -1 i
  * slide joint's q and v; actuatorfrc: the actuator's scalar force (MuJoCo's actuator_force);
  * framepos (3) and framequat (4, w x y z): a body's or site's pose in the model's world frame;
  * gyro and velocimeter (3 each): a site's angular velocity and its origin's linear velocity,
- * both in the site's frame (MuJoCo's mj_objectVelocity, local).
+ * both in the site's frame (MuJoCo's mj_objectVelocity, local); of the last step (the world
+ * computes them): accelerometer (a site origin's acceleration minus gravity), force and torque
+ * (the wrench a site's body gets from its parent, about the site), 3 each, in the site's frame.
  * noise and cutoff are stored, not applied (lucid's sensors are noiseless and unclamped). */
 /* lucid_sensor_kind: model_spec.h */
 typedef struct lucid_model_sensor {
