@@ -1285,6 +1285,39 @@ fail:
     return X_->status;
 }
 
+/* A site's zone (a touch sensor's volume): MuJoCo 2.2.2's type and size (default a sphere of
+ * 0.005), the size scaled like positions; a fromto (ft) sets the half-length of a capsule or
+ * cylinder (size[1]) and the z semi-axis of an ellipsoid or box (size[2]). 0 after failing. */
+static int site_zone(mjcf *P, const xmlNode *el, int cls, const double *ft, lucid_frame_spec *f) {
+    static const char *const types[] = {"sphere", "capsule", "ellipsoid", "cylinder", "box", NULL};
+    const char *type = lookup(P, el, K_SITE, cls, "type");
+    int t = 0;
+    if (type) {
+        while (types[t] && strcmp(types[t], type) != 0) t++;
+        if (!types[t]) {
+            lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<site>: unknown type '%s'", type);
+            return 0;
+        }
+    }
+    double size[3] = {0.005, 0.005, 0.005};
+    int n = reals(P, el, K_SITE, cls, "size", size, 1, 3);
+    if (n < 0) return 0;
+    for (int k = 0; k < 3; k++) {
+        if (!(size[k] >= 0.0)) {
+            lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<site>: size must be >= 0");
+            return 0;
+        }
+        f->zone_size[k] = size[k] * P->scale;
+    }
+    if (ft) {
+        double dx = ft[3] - ft[0], dy = ft[4] - ft[1], dz = ft[5] - ft[2];
+        double half = 0.5 * sqrt(dx * dx + dy * dy + dz * dz) * P->scale;
+        f->zone_size[t == 1 || t == 3 ? 1 : 2] = half;
+    }
+    f->zone = (lucid_zone_kind)t;
+    return 1;
+}
+
 static lucid_status site(mjcf *P, const xmlNode *el, int body, int childclass) {
     if (lucid_model_xml_check_attrs(X_, el, site_attrs)) return X_->status;
     int cls = element_class(P, el, childclass);
@@ -1309,6 +1342,7 @@ static lucid_status site(mjcf *P, const xmlNode *el, int body, int childclass) {
         return X_->status;
     }
     if (!f.name) return LUCID_OK; /* an unnamed site cannot be asked for: nothing to keep */
+    if (!site_zone(P, el, cls, nft == 6 ? ft : NULL, &f)) return X_->status;
     lucid_status st = lucid_model_spec_add_frame(P->spec, &f, NULL);
     if (st) return lucid_model_xml_fail(X_, el, st, "<site>: %s", lucid_status_string(st));
     return LUCID_OK;
@@ -2177,7 +2211,7 @@ static lucid_status sensor(mjcf *P, const xmlNode *el, lucid_sensor_kind kind) {
     static const char *const site_attrs_[] = {"name", "noise", "cutoff", "user", "site", NULL};
     int wrench = kind == LUCID_SENSOR_FORCE || kind == LUCID_SENSOR_TORQUE;
     int on_site = kind == LUCID_SENSOR_GYRO || kind == LUCID_SENSOR_VELOCIMETER ||
-                  kind == LUCID_SENSOR_ACCELEROMETER || wrench;
+                  kind == LUCID_SENSOR_ACCELEROMETER || kind == LUCID_SENSOR_TOUCH || wrench;
     int on_frame = kind == LUCID_SENSOR_FRAMEPOS || kind == LUCID_SENSOR_FRAMEQUAT;
     const char *const *allowed = kind == LUCID_SENSOR_ACTUATORFRC ? act_attrs_
                                  : on_frame                       ? frame_attrs_
@@ -2239,7 +2273,7 @@ static lucid_status sensors(mjcf *P, const xmlNode *el) {
         else if (mujoco_sensor(c))
             skip_sensor(P, c,
                         "lucid computes jointpos, jointvel, actuatorfrc, framepos, framequat, "
-                        "gyro, velocimeter, accelerometer, force and torque");
+                        "gyro, velocimeter, accelerometer, force, torque and touch");
         else
             lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<sensor>: unknown sensor <%s>",
                                  (const char *)c->name);

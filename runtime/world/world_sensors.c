@@ -1,7 +1,7 @@
 /* A model's sensors in the world (model.h "sensors", docs/world.md "Sensors"): MuJoCo 2.2.2's
  * sensordata of the kinds lucid computes. The state sensors read the world's current state
  * (after the last step or set_state), what MuJoCo's mj_forward computes at that state; the
- * step sensors (accelerometer, force, torque) read the last step: its start (q, v) and the
+ * step sensors (accelerometer, force, torque, touch) read the last step: its start (q, v) and the
  * acceleration (v+ - v) / dt it applied, what mj_forward computes at the step's start. */
 #include <math.h>
 
@@ -22,7 +22,83 @@ static void frame_twist(const lucid_world *w, int id, size_t f, double twist[6])
 
 static int step_sensor(lucid_sensor_kind kind) {
     return kind == LUCID_SENSOR_ACCELEROMETER || kind == LUCID_SENSOR_FORCE ||
-           kind == LUCID_SENSOR_TORQUE;
+           kind == LUCID_SENSOR_TORQUE || kind == LUCID_SENSOR_TOUCH;
+}
+
+/* Signed distance from p to a zone centred at the origin (capsule, cylinder along z; box). */
+static double zone_distance(lucid_zone_kind kind, const double s[3], lucid_vec3 p) {
+    if (kind == LUCID_ZONE_CAPSULE) {
+        double z = fmax(-s[1], fmin(s[1], p.z));
+        return sqrt(p.x * p.x + p.y * p.y + (p.z - z) * (p.z - z)) - s[0];
+    }
+    double e[3];
+    int n = kind == LUCID_ZONE_BOX ? 3 : 2; /* a cylinder: radial and axial excess */
+    if (kind == LUCID_ZONE_BOX)
+        e[0] = fabs(p.x) - s[0], e[1] = fabs(p.y) - s[1], e[2] = fabs(p.z) - s[2];
+    else
+        e[0] = sqrt(p.x * p.x + p.y * p.y) - s[0], e[1] = fabs(p.z) - s[1];
+    double out = 0.0, in = -INFINITY;
+    for (int k = 0; k < n; ++k) out += fmax(e[k], 0.0) * fmax(e[k], 0.0), in = fmax(in, e[k]);
+    return in > 0.0 ? sqrt(out) : in;
+}
+
+/* Whether the ray p + t d (t >= 0, in the zone's frame) meets the zone, as MuJoCo's
+ * mju_rayGeom >= 0 (always when p is inside). A sphere or an ellipsoid scales to the unit
+ * sphere (an affine map keeps the ray's hit); the others minimise their signed distance, convex
+ * along the ray, over t by golden sections down to 1e-12 of the search length. */
+static int ray_meets_zone(lucid_zone_kind kind, const double s[3], lucid_vec3 p, lucid_vec3 d) {
+    if (kind == LUCID_ZONE_SPHERE || kind == LUCID_ZONE_ELLIPSOID) {
+        double r[3] = {s[0], kind == LUCID_ZONE_SPHERE ? s[0] : s[1],
+                       kind == LUCID_ZONE_SPHERE ? s[0] : s[2]};
+        if (!(r[0] > 0.0 && r[1] > 0.0 && r[2] > 0.0)) return 0;
+        p = lucid_vec3_make(p.x / r[0], p.y / r[1], p.z / r[2]);
+        d = lucid_vec3_make(d.x / r[0], d.y / r[1], d.z / r[2]);
+        double pd = lucid_vec3_dot(p, d), dd = lucid_vec3_dot(d, d);
+        double t = dd > 0.0 ? fmax(0.0, -pd / dd) : 0.0; /* the ray's closest point */
+        return lucid_vec3_norm(lucid_vec3_add(p, lucid_vec3_scale(d, t))) <= 1.0;
+    }
+    double bound = sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
+    double lo = 0.0, hi = (lucid_vec3_norm(p) + bound) / fmax(lucid_vec3_norm(d), 1e-300);
+    const double phi = 0.5 * (sqrt(5.0) - 1.0), tol = 1e-12 * hi;
+    while (hi - lo > tol) {
+        double a = hi - phi * (hi - lo), b = lo + phi * (hi - lo);
+        if (zone_distance(kind, s, lucid_vec3_add(p, lucid_vec3_scale(d, a))) <=
+            zone_distance(kind, s, lucid_vec3_add(p, lucid_vec3_scale(d, b))))
+            hi = b;
+        else
+            lo = a;
+    }
+    return zone_distance(kind, s, lucid_vec3_add(p, lucid_vec3_scale(d, 0.5 * (lo + hi)))) <= 0.0;
+}
+
+/* MuJoCo's touch: the sum of the last step's contact normal forces on the site's link whose
+ * ray (from the contact point along the normal, away from the link) meets the site's zone;
+ * the site posed at the step's start, as the contacts (the data pose_step left). */
+static double touch_value(const lucid_world *w, const lucid_world_model *wm, size_t f) {
+    const lucid_model *m = wm->model;
+    double size[3];
+    lucid_zone_kind kind = lucid_model_frame_zone(m, f, size);
+    lucid_se3 site = lucid_model_frame_pose(m, wm->data, f);
+    site = lucid_se3_compose(&wm->base, &site);
+    int node = lucid_model_frame_node(m, f);
+    double sum = 0.0;
+    for (int k = 0; k < w->num_contacts; ++k) {
+        const lucid_world_contact *c = &w->contacts[k];
+        if (c->limit_sign != 0 || c->frictionloss > 0.0 || !(c->force[2] > 0.0)) continue;
+        int bodies[2] = {c->body1, c->body2};
+        for (int s = 0; s < 2; ++s) {
+            int b = bodies[s];
+            if (b < wm->first_body || b >= wm->first_body + wm->num_bodies ||
+                w->bodies[b].node != node)
+                continue;
+            lucid_vec3 n = lucid_mat3_col(&c->frame, 2); /* from body1 into body2 */
+            if (s == 1) n = lucid_vec3_scale(n, -1.0);
+            lucid_vec3 p = lucid_mat3_tmul_vec(&site.R, lucid_vec3_sub(c->point, site.t));
+            if (ray_meets_zone(kind, size, p, lucid_mat3_tmul_vec(&site.R, n))) sum += c->force[2];
+            break; /* a contact counts once, as MuJoCo's */
+        }
+    }
+    return sum;
 }
 
 /* The last step's shape contacts' forces on the model's links off their nodes' wrenches (in
@@ -69,6 +145,10 @@ static void step_sensor_values(const lucid_world *w, int id, const lucid_model_s
     const lucid_world_model *wm = &w->models[id];
     if (!posed) {
         for (size_t i = 0; i < S->dim; ++i) y[i] = NAN;
+        return;
+    }
+    if (S->kind == LUCID_SENSOR_TOUCH) {
+        y[0] = touch_value(w, wm, (size_t)S->object);
         return;
     }
     if (S->kind == LUCID_SENSOR_ACCELEROMETER) {

@@ -74,7 +74,7 @@ end)
 -- A sensor lucid does not compute changes no physics: the model loads, the sensor is left out
 -- of w:sensors, and a warning names file:line and why.
 t.case("MuJoCo's other sensors are skipped with a warning naming file:line", function()
-  local cases = {{"mjcf_sensor_skip_kind.xml", "<touch>: skipped (lucid computes jointpos"},
+  local cases = {{"mjcf_sensor_skip_kind.xml", "<magnetometer>: skipped (lucid computes jointpos"},
                  {"mjcf_sensor_skip_objtype.xml", "<framequat>: skipped (objtype body, geom"},
                  {"mjcf_sensor_skip_ref.xml", "<framepos>: skipped (frame sensors relative"}}
   for _, c in ipairs(cases) do
@@ -94,13 +94,13 @@ end)
 -- The step sensors (accelerometer, force, torque) read the last step: NaN before one and after
 -- the state is set; at rest the floor's contact force is not the joint's, the pivot's is the
 -- weight. MuJoCo comparisons in free motion: tests/c/test_mjcf_sensors.c.
-t.case("force and torque: a box on the floor loads its slide with nothing, a rod its pivot", function()
+t.case("force, torque, touch: a box on the floor loads its slide with nothing, a rod its pivot", function()
   local m = lucid.model.load(DATA .. "mjcf_step_sensors_contact.xml")
   local w = lucid.world{dt = m.timestep}
   w:add_static{shape = lucid.halfspace({0, 0, 1}, 0)}
   local id = w:add_model(m)
   local y = w:sensors(id)
-  for k = 1, 15 do t.truthy(y[k] ~= y[k], "NaN before a step: " .. k) end
+  for k = 1, 20 do t.truthy(y[k] ~= y[k], "NaN before a step: " .. k) end
   for _ = 1, 500 do w:step() end
   y = w:sensors(id)
   local g, box, rod = 9.81, 3, 2
@@ -116,9 +116,17 @@ t.case("force and torque: a box on the floor loads its slide with nothing, a rod
   t.allnear({y[10], y[11], y[12]}, {0, rod * g * math.sin(b), rod * g * math.cos(b)}, 1e-12 * rod * g,
             "force at the pivot")
   t.allnear({y[13], y[14], y[15]}, {0, 0, 0}, 1e-12 * rod * g, "torque at the pivot")
+  -- touch (MuJoCo's rule: a contact counts when its ray, from its point along the normal away
+  -- from the body, meets the site's zone): the weight on the covering site and the one below,
+  -- nothing on the centre's
+  t.near(y[16], box * g, 1e-6 * box * g, "touch covering the box")
+  t.eq(y[17], 0, "touch at the centre")
+  t.near(y[18], box * g, 1e-6 * box * g, "touch below the floor")
+  t.near(y[19], box * g, 1e-6 * box * g, "touch of a cylinder below the floor")
+  t.eq(y[20], 0, "touch of a capsule beside the box")
   w:set_v(id, w:v(id))
   y = w:sensors(id)
-  for k = 1, 15 do t.truthy(y[k] ~= y[k], "NaN after set_v: " .. k) end
+  for k = 1, 20 do t.truthy(y[k] ~= y[k], "NaN after set_v: " .. k) end
   w:step()
   t.truthy(w:sensors(id)[10] == w:sensors(id)[10], "a value again after a step")
 end)
