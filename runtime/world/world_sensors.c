@@ -46,7 +46,8 @@ static double zone_distance(lucid_zone_kind kind, const double s[3], lucid_vec3 
  * mju_rayGeom >= 0 (always when p is inside). A sphere or an ellipsoid scales to the unit
  * sphere (an affine map keeps the ray's hit); the others minimise their signed distance, convex
  * along the ray, over t by golden sections down to 1e-12 of the search length. */
-static int ray_meets_zone(lucid_zone_kind kind, const double s[3], lucid_vec3 p, lucid_vec3 d) {
+int lucid_world_ray_meets_zone(lucid_zone_kind kind, const double s[3], lucid_vec3 p,
+                               lucid_vec3 d) {
     if (kind == LUCID_ZONE_SPHERE || kind == LUCID_ZONE_ELLIPSOID) {
         double r[3] = {s[0], kind == LUCID_ZONE_SPHERE ? s[0] : s[1],
                        kind == LUCID_ZONE_SPHERE ? s[0] : s[2]};
@@ -94,7 +95,8 @@ static double touch_value(const lucid_world *w, const lucid_world_model *wm, siz
             lucid_vec3 n = lucid_mat3_col(&c->frame, 2); /* from body1 into body2 */
             if (s == 1) n = lucid_vec3_scale(n, -1.0);
             lucid_vec3 p = lucid_mat3_tmul_vec(&site.R, lucid_vec3_sub(c->point, site.t));
-            if (ray_meets_zone(kind, size, p, lucid_mat3_tmul_vec(&site.R, n))) sum += c->force[2];
+            if (lucid_world_ray_meets_zone(kind, size, p, lucid_mat3_tmul_vec(&site.R, n)))
+                sum += c->force[2];
             break; /* a contact counts once, as MuJoCo's */
         }
     }

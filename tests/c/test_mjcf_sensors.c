@@ -7,7 +7,10 @@
  *     up to the sign (q and -q are one rotation; lucid's has w >= 0), and the controls and
  *     force clamps of the servo are hit;
  *   - along 200 steps of lucid's world, its sensors at each state equal MuJoCo's mj_forward at
- *     that same state (the sensors describe the world's current state).
+ *     that same state (the sensors describe the world's current state);
+ *   - the step sensors (accelerometer, force, torque) on tests/data/model/mjcf_step_sensors.xml:
+ *     lucid one step from 200 random states and controls against mj_forward at that state;
+ *   - the touch sensor's zone test against mju_rayGeom on random rays and zones.
  * Exit 77 with a message when MuJoCo is missing. */
 #include <math.h>
 #include <setjmp.h>
@@ -23,6 +26,7 @@
 #include "runtime/model/model.h"
 #include "runtime/model/model_load.h"
 #include "runtime/world/world.h"
+#include "runtime/world/world_internal.h"
 
 #if __has_include(<mujoco/mujoco.h>) && __has_include(<dlfcn.h>)
 #define HAVE_MUJOCO 1
@@ -259,7 +263,43 @@ static void test_step_sensors(void **state) {
     free(theirs);
     free_both(mm, md, lm);
 }
+/* The touch sensor's zone test against MuJoCo's mju_rayGeom: random rays from points in and
+ * around random zones of each site type; every answer agrees, and both answers occur. */
+static void test_touch_zone(void **state) {
+    (void)state;
+    if (!have_api) {
+        skipped = 1;
+        return;
+    }
+    const double pos[3] = {0, 0, 0}, mat[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    uint64_t seed = 0x13198A2E03707344ull;
+    for (int kind = LUCID_ZONE_SPHERE; kind <= LUCID_ZONE_BOX; kind++) {
+        int hits = 0, n = 20000;
+        for (int i = 0; i < n; i++) {
+            double size[3], p[3], d[3];
+            for (int k = 0; k < 3; k++) size[k] = uniform(&seed, 0.05, 0.5);
+            for (int k = 0; k < 3; k++) p[k] = uniform(&seed, -1, 1);
+            for (int k = 0; k < 3; k++) d[k] = uniform(&seed, -1, 1);
+            double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+            for (int k = 0; k < 3; k++) d[k] /= len;
+            int theirs = mj.ray_geom(pos, mat, size, p, d, mjGEOM_SPHERE + kind) >= 0.0;
+            int mine = lucid_world_ray_meets_zone((lucid_zone_kind)kind, size, lucid_vec3_load(p),
+                                                  lucid_vec3_load(d));
+            if (mine != theirs)
+                fprintf(stderr, "zone %d ray %d: lucid %d MuJoCo %d\n", kind, i, mine, theirs);
+            assert_int_equal(mine, theirs);
+            hits += theirs;
+        }
+        printf("zone %d: %d random rays, %d meet it, lucid agrees with mju_rayGeom on all\n", kind,
+               n, hits);
+        assert_true(hits > 100 && hits < n - 100); /* both answers occur often */
+    }
+}
 #else
+static void test_touch_zone(void **state) {
+    (void)state;
+    skipped = 1;
+}
 static void test_step_sensors(void **state) {
     (void)state;
     skipped = 1;
@@ -284,10 +324,9 @@ int main(void) {
     if (!have_api) fprintf(stderr, "MuJoCo 2.2.2 (libmujoco.so) not found: not compared\n");
 #endif
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_layout),
-        cmocka_unit_test(test_random_states),
-        cmocka_unit_test(test_trajectory),
-        cmocka_unit_test(test_step_sensors),
+        cmocka_unit_test(test_layout),     cmocka_unit_test(test_random_states),
+        cmocka_unit_test(test_trajectory), cmocka_unit_test(test_step_sensors),
+        cmocka_unit_test(test_touch_zone),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     if (failed) return failed;
