@@ -145,20 +145,24 @@ static int pose_step(const lucid_world *w, const lucid_world_model *wm, lucid_ve
 static void step_sensor_values(const lucid_world *w, int id, const lucid_model_sensor *S, int posed,
                                lucid_vec3 g, double *y) {
     const lucid_world_model *wm = &w->models[id];
-    if (!posed) {
+    size_t frame = (size_t)S->object;
+    /* a mocap site's motion is the user's and a world site's contacts are not the model's */
+    int unknown = lucid_model_frame_mocap(wm->model, frame, NULL) >= 0 ||
+                  (S->kind == LUCID_SENSOR_TOUCH && lucid_model_frame_node(wm->model, frame) < 0);
+    if (!posed || unknown) {
         for (size_t i = 0; i < S->dim; ++i) y[i] = NAN;
         return;
     }
     if (S->kind == LUCID_SENSOR_TOUCH) {
-        y[0] = touch_value(w, wm, (size_t)S->object);
+        y[0] = touch_value(w, wm, frame);
         return;
     }
     if (S->kind == LUCID_SENSOR_ACCELEROMETER) {
-        lucid_model_frame_proper_acceleration(wm->model, wm->data, (size_t)S->object, g, y);
+        lucid_model_frame_proper_acceleration(wm->model, wm->data, frame, g, y);
         return;
     }
     double f[6];
-    lucid_model_frame_joint_wrench(wm->model, wm->data, (size_t)S->object, f);
+    lucid_model_frame_joint_wrench(wm->model, wm->data, frame, f);
     int at = S->kind == LUCID_SENSOR_FORCE ? 0 : 3;
     for (int i = 0; i < 3; ++i) y[i] = f[at + i];
 }

@@ -131,6 +131,16 @@ t.case("force, torque, touch: a box on the floor loads its slide with nothing, a
   t.truthy(w:sensors(id)[10] == w:sensors(id)[10], "a value again after a step")
 end)
 
+t.case("step sensors on a mocap site and touch on a world site are NaN", function()
+  local m = lucid.model.load(DATA .. "mjcf_step_sensors_nan.xml")
+  local w = lucid.world{dt = m.timestep}
+  local id = w:add_model(m)
+  w:step()
+  local y = w:sensors(id)
+  for k = 1, 5 do t.truthy(y[k] ~= y[k], "NaN: " .. k) end
+  t.allnear({y[6], y[7], y[8]}, {0, 0, 9.81}, 1e-15, "accelerometer on the world")
+end)
+
 t.case("force and torque on a body without a joint are skipped with a warning", function()
   local file = DATA .. "mjcf_sensor_skip_welded.xml"
   local script = os.tmpname() .. ".lua"
