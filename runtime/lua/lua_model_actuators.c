@@ -15,9 +15,10 @@
  * path = {{site = name}, {geom = name, sidesite = name}, {pulley = divisor}, ...} (spatial),
  * range = {lo, hi} or nil, margin, stiffness, damping, springlength, frictionloss}.
  * m:sensors() (docs/model.md): each sensor's {name, type = "jointpos" | "jointvel" |
- * "actuatorfrc" | "framepos" | "framequat" | "gyro" | "velocimeter", object = its joint, actuator,
- * body or site name, objtype = "joint" | "actuator" | "xbody" | "site", dim, adr (1-based index of
- * its first value in w:sensors), noise, cutoff}. */
+ * "actuatorfrc" | "framepos" | "framequat" | "gyro" | "velocimeter" | "accelerometer" | "force" |
+ * "torque" | "touch", object = its joint, actuator, body or site name, objtype = "joint" |
+ * "actuator" | "xbody" | "site", dim, adr (1-based index of its first value in w:sensors), noise,
+ * cutoff}. */
 #include <lauxlib.h>
 #include <limits.h>
 

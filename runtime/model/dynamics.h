@@ -36,6 +36,26 @@ void lucid_model_frame_jacobian(const lucid_model *m, const lucid_model_data *d,
 void lucid_model_frame_velocity(const lucid_model *m, const lucid_model_data *d, size_t f,
                                 const double *v, lucid_reference_frame ref, double twist[6]);
 
+/* The sensors of a step (accelerometer, force, torque), in three calls:
+ * lucid_model_rnea_wrenches poses d at q and runs RNEA's forward pass with acceleration a under
+ * gravity g (model frame; the root accelerates at -g, so each body's acceleration carries
+ * gravity's proper acceleration): each node's d->f = I a + v x* I v; then
+ * lucid_model_wrench_external_force takes an external force (point and force in the model
+ * frame) on a node off its wrench; lucid_model_gather_wrenches adds each node's subtree into
+ * its wrench: the wrench its parent applies through its joint (node frame, about its origin). */
+void lucid_model_rnea_wrenches(const lucid_model *m, lucid_model_data *d, const double *q,
+                               const double *v, const double *a, lucid_vec3 g);
+void lucid_model_wrench_external_force(const lucid_model *m, lucid_model_data *d, int node,
+                                       lucid_vec3 point, lucid_vec3 force);
+void lucid_model_gather_wrenches(const lucid_model *m, lucid_model_data *d);
+/* After lucid_model_gather_wrenches: frame f's origin acceleration minus g (MuJoCo's
+ * accelerometer), in f's frame; and the wrench (force, torque about f's origin) its node gets
+ * from its parent, in f's frame (zero on the world). */
+void lucid_model_frame_proper_acceleration(const lucid_model *m, const lucid_model_data *d,
+                                           size_t f, lucid_vec3 g, double out[3]);
+void lucid_model_frame_joint_wrench(const lucid_model *m, const lucid_model_data *d, size_t f,
+                                    double out[6]);
+
 /* tau = M(q) a + b(q, v) (inverse dynamics). O(njoints). */
 void lucid_model_rnea(const lucid_model *m, lucid_model_data *d, const double *q, const double *v,
                       const double *a, double *tau);

@@ -1298,6 +1298,39 @@ fail:
     return X_->status;
 }
 
+/* A site's zone (a touch sensor's volume): MuJoCo 2.2.2's type and size (default a sphere of
+ * 0.005), the size scaled like positions; a fromto (ft) sets the half-length of a capsule or
+ * cylinder (size[1]) and the z semi-axis of an ellipsoid or box (size[2]). 0 after failing. */
+static int site_zone(mjcf *P, const xmlNode *el, int cls, const double *ft, lucid_frame_spec *f) {
+    static const char *const types[] = {"sphere", "capsule", "ellipsoid", "cylinder", "box", NULL};
+    const char *type = lookup(P, el, K_SITE, cls, "type");
+    int t = 0;
+    if (type) {
+        while (types[t] && strcmp(types[t], type) != 0) t++;
+        if (!types[t]) {
+            lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<site>: unknown type '%s'", type);
+            return 0;
+        }
+    }
+    double size[3] = {0.005, 0.005, 0.005};
+    int n = reals(P, el, K_SITE, cls, "size", size, 1, 3);
+    if (n < 0) return 0;
+    for (int k = 0; k < 3; k++) {
+        if (!(size[k] >= 0.0)) {
+            lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<site>: size must be >= 0");
+            return 0;
+        }
+        f->zone_size[k] = size[k] * P->scale;
+    }
+    if (ft) {
+        double dx = ft[3] - ft[0], dy = ft[4] - ft[1], dz = ft[5] - ft[2];
+        double half = 0.5 * sqrt(dx * dx + dy * dy + dz * dz) * P->scale;
+        f->zone_size[t == 1 || t == 3 ? 1 : 2] = half;
+    }
+    f->zone = (lucid_zone_kind)t;
+    return 1;
+}
+
 static lucid_status site(mjcf *P, const xmlNode *el, int body, int childclass) {
     if (lucid_model_xml_check_attrs(X_, el, site_attrs)) return X_->status;
     int cls = element_class(P, el, childclass);
@@ -1322,6 +1355,7 @@ static lucid_status site(mjcf *P, const xmlNode *el, int body, int childclass) {
         return X_->status;
     }
     if (!f.name) return LUCID_OK; /* an unnamed site cannot be asked for: nothing to keep */
+    if (!site_zone(P, el, cls, nft == 6 ? ft : NULL, &f)) return X_->status;
     lucid_status st = lucid_model_spec_add_frame(P->spec, &f, NULL);
     if (st) return lucid_model_xml_fail(X_, el, st, "<site>: %s", lucid_status_string(st));
     return LUCID_OK;
@@ -2268,37 +2302,14 @@ static int sensor_kind(const xmlNode *el) {
 /* MuJoCo 2.2.2's other sensor elements: read and skipped with a warning (a sensor changes no
  * physics, so the model still loads); any other element name is an error. */
 static int mujoco_sensor(const xmlNode *el) {
-    static const char *const kinds[] = {"touch",
-                                        "accelerometer",
-                                        "force",
-                                        "torque",
-                                        "magnetometer",
-                                        "rangefinder",
-                                        "tendonpos",
-                                        "tendonvel",
-                                        "actuatorpos",
-                                        "actuatorvel",
-                                        "ballquat",
-                                        "ballangvel",
-                                        "jointlimitpos",
-                                        "jointlimitvel",
-                                        "jointlimitfrc",
-                                        "tendonlimitpos",
-                                        "tendonlimitvel",
-                                        "tendonlimitfrc",
-                                        "framexaxis",
-                                        "frameyaxis",
-                                        "framezaxis",
-                                        "framelinvel",
-                                        "frameangvel",
-                                        "framelinacc",
-                                        "frameangacc",
-                                        "subtreecom",
-                                        "subtreelinvel",
-                                        "subtreeangmom",
-                                        "clock",
-                                        "user",
-                                        NULL};
+    static const char *const kinds[] = {
+        "touch",          "magnetometer",   "rangefinder",    "tendonpos",
+        "tendonvel",      "actuatorpos",    "actuatorvel",    "ballquat",
+        "ballangvel",     "jointlimitpos",  "jointlimitvel",  "jointlimitfrc",
+        "tendonlimitpos", "tendonlimitvel", "tendonlimitfrc", "framexaxis",
+        "frameyaxis",     "framezaxis",     "framelinvel",    "frameangvel",
+        "framelinacc",    "frameangacc",    "subtreecom",     "subtreelinvel",
+        "subtreeangmom",  "clock",          "user",           NULL};
     for (int k = 0; kinds[k]; k++)
         if (IS(el, kinds[k])) return 1;
     return 0;
@@ -2330,6 +2341,21 @@ static int sensor_objtype(mjcf *P, const xmlNode *el) {
     return -1;
 }
 
+/* 1 when the site named `name` sits on a body that has no joint of its own (the world, or a
+ * body welded to its parent): lucid merges such a body into its parent's, so the wrench its
+ * weld transmits (MuJoCo's force and torque there) is not computed. 0 otherwise (or no such
+ * site yet: the compiler names a missing one). */
+static int site_on_welded_body(const mjcf *P, const char *name) {
+    const lucid_model_spec *s = P->spec;
+    for (size_t i = 0; i < s->nframes; i++) {
+        if (!s->frames[i].name || strcmp(s->frames[i].name, name) != 0) continue;
+        for (size_t j = 0; j < s->njoints; j++)
+            if (s->joint_body[j] == s->frames[i].body) return 0;
+        return 1;
+    }
+    return 0;
+}
+
 /* One <sensor> child of a kind lucid computes. */
 static lucid_status sensor(mjcf *P, const xmlNode *el, lucid_sensor_kind kind) {
     static const char *const joint_attrs_[] = {"name", "noise", "cutoff", "user", "joint", NULL};
@@ -2337,7 +2363,9 @@ static lucid_status sensor(mjcf *P, const xmlNode *el, lucid_sensor_kind kind) {
     static const char *const frame_attrs_[] = {"name",    "noise",   "cutoff",  "user", "objtype",
                                                "objname", "reftype", "refname", NULL};
     static const char *const site_attrs_[] = {"name", "noise", "cutoff", "user", "site", NULL};
-    int on_site = kind == LUCID_SENSOR_GYRO || kind == LUCID_SENSOR_VELOCIMETER;
+    int wrench = kind == LUCID_SENSOR_FORCE || kind == LUCID_SENSOR_TORQUE;
+    int on_site = kind == LUCID_SENSOR_GYRO || kind == LUCID_SENSOR_VELOCIMETER ||
+                  kind == LUCID_SENSOR_ACCELEROMETER || kind == LUCID_SENSOR_TOUCH || wrench;
     int on_frame = kind == LUCID_SENSOR_FRAMEPOS || kind == LUCID_SENSOR_FRAMEQUAT;
     const char *const *allowed = kind == LUCID_SENSOR_ACTUATORFRC ? act_attrs_
                                  : on_frame                       ? frame_attrs_
@@ -2360,6 +2388,10 @@ static lucid_status sensor(mjcf *P, const xmlNode *el, lucid_sensor_kind kind) {
     if (on_frame && (S.objtype = sensor_objtype(P, el)) == -1) return X_->status;
     if (S.objtype == -2) {
         skip_sensor(P, el, "objtype body, geom and camera are not computed: xbody and site are");
+        return LUCID_OK;
+    }
+    if (wrench && site_on_welded_body(P, S.object)) {
+        skip_sensor(P, el, "the site's body has no joint: lucid merges it into its parent");
         return LUCID_OK;
     }
     if (on_frame && (ATTR(el, "reftype") || ATTR(el, "refname"))) {
@@ -2395,7 +2427,7 @@ static lucid_status sensors(mjcf *P, const xmlNode *el) {
         else if (mujoco_sensor(c))
             skip_sensor(P, c,
                         "lucid computes jointpos, jointvel, actuatorfrc, framepos, framequat, "
-                        "gyro and velocimeter");
+                        "gyro, velocimeter, accelerometer, force, torque and touch");
         else
             lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<sensor>: unknown sensor <%s>",
                                  (const char *)c->name);

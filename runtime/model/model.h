@@ -181,6 +181,11 @@ typedef enum lucid_frame_kind {
     LUCID_FRAME_SITE   /* a frame of the spec (site, URDF fixed link given as a frame) */
 } lucid_frame_kind;
 lucid_frame_kind lucid_model_frame_kind(const lucid_model *m, size_t f);
+/* Site f's zone (MuJoCo's site type; its size into size[3]; LUCID_ZONE_SPHERE of size 0 for
+ * other frames). */
+lucid_zone_kind lucid_model_frame_zone(const lucid_model *m, size_t f, double size[3]);
+/* The tree node carrying frame f (-1: the world or a mocap body). */
+int lucid_model_frame_node(const lucid_model *m, size_t f);
 int lucid_model_find_frame(const lucid_model *m, const char *name); /* -1 if none */
 /* The mocap body frame f moves with (-1: none) and, in *in_mocap (may be NULL), its pose in that
  * body's frame; the frame's placement (node -1) is its pose at the mocap body's initial pose. */
@@ -362,7 +367,10 @@ int lucid_model_find_keyframe(const lucid_model *m, const char *name);   /* -1 i
  * slide joint's q and v; actuatorfrc: the actuator's scalar force (MuJoCo's actuator_force);
  * framepos (3) and framequat (4, w x y z): a body's or site's pose in the model's world frame;
  * gyro and velocimeter (3 each): a site's angular velocity and its origin's linear velocity,
- * both in the site's frame (MuJoCo's mj_objectVelocity, local).
+ * both in the site's frame (MuJoCo's mj_objectVelocity, local); of the last step (the world
+ * computes them): accelerometer (a site origin's acceleration minus gravity), force and torque
+ * (the wrench a site's body gets from its parent, about the site), 3 each, in the site's
+ * frame; touch (1: the normal contact forces in the site's zone).
  * noise and cutoff are stored, not applied (lucid's sensors are noiseless and unclamped). */
 /* lucid_sensor_kind: model_spec.h */
 typedef struct lucid_model_sensor {

@@ -393,7 +393,8 @@ lucid_status lucid_model_data_create(const lucid_model *m, lucid_model_data **ou
 
 const char *lucid_sensor_kind_name(lucid_sensor_kind kind) {
     static const char *const names[LUCID_SENSOR_KIND_COUNT] = {
-        "jointpos", "jointvel", "actuatorfrc", "framepos", "framequat", "gyro", "velocimeter"};
+        "jointpos",    "jointvel",      "actuatorfrc", "framepos", "framequat", "gyro",
+        "velocimeter", "accelerometer", "force",       "torque",   "touch"};
     return (unsigned)kind < LUCID_SENSOR_KIND_COUNT ? names[kind] : "?";
 }
 size_t lucid_model_nsensors(const lucid_model *m) {
@@ -404,4 +405,12 @@ const lucid_model_sensor *lucid_model_sensors(const lucid_model *m) {
 }
 size_t lucid_model_nsensordata(const lucid_model *m) {
     return m->nsensordata;
+}
+
+lucid_zone_kind lucid_model_frame_zone(const lucid_model *m, size_t f, double size[3]) {
+    for (int k = 0; k < 3; ++k) size[k] = m->frames[f].zone_size[k];
+    return m->frames[f].zone;
+}
+int lucid_model_frame_node(const lucid_model *m, size_t f) {
+    return m->frames[f].node;
 }

@@ -545,6 +545,8 @@ static lucid_status build_tree(const compile_ctx *c, lucid_model *m, lucid_body_
         if (!f->name) return LUCID_ERR_NO_MEMORY;
         m->nframes++;
         f->kind = LUCID_FRAME_SITE;
+        f->zone = fs->zone;
+        for (int k = 0; k < 3; ++k) f->zone_size[k] = fs->zone_size[k];
         if (fs->body == LUCID_MODEL_WORLD) {
             f->node = -1;
             set_frame_placement(m, f, -1, fs->placement);
@@ -1584,8 +1586,12 @@ static lucid_status sensor_object(const compile_ctx *c, const lucid_model *m, si
         case LUCID_SENSOR_FRAMEQUAT:
         case LUCID_SENSOR_GYRO:
         case LUCID_SENSOR_VELOCIMETER:
+        case LUCID_SENSOR_ACCELEROMETER:
+        case LUCID_SENSOR_FORCE:
+        case LUCID_SENSOR_TORQUE:
+        case LUCID_SENSOR_TOUCH:
             *object = find_frame_of(m, S->object, S->objtype);
-            *dim = S->kind == LUCID_SENSOR_FRAMEQUAT ? 4 : 3;
+            *dim = S->kind == LUCID_SENSOR_FRAMEQUAT ? 4 : S->kind == LUCID_SENSOR_TOUCH ? 1 : 3;
             if (*object < 0)
                 return fail(c, LUCID_ERR_ARGUMENT, kind, S->name, k, S->line, "no %s named '%s'",
                             S->objtype == 1 ? "site" : "body", S->object);

@@ -39,10 +39,12 @@ typedef struct lucid_model_body {
 typedef struct lucid_model_frame {
     char *name;
     lucid_frame_kind kind;
-    int node;            /* -1: world */
-    lucid_se3 placement; /* in the node frame */
-    int mocap;           /* the mocap body it moves with, -1: none */
-    lucid_se3 in_mocap;  /* its pose in that body's frame */
+    int node;             /* -1: world */
+    lucid_se3 placement;  /* in the node frame */
+    int mocap;            /* the mocap body it moves with, -1: none */
+    lucid_se3 in_mocap;   /* its pose in that body's frame */
+    lucid_zone_kind zone; /* a site's zone in its frame (lucid_frame_spec) */
+    double zone_size[3];
 } lucid_model_frame;
 
 /* An active equality constraint (model_equality.c; the world's rows: world_equality.c). */

@@ -88,10 +88,21 @@ typedef struct lucid_geom_spec {
     int line;
 } lucid_geom_spec;
 
+/* An MJCF site's zone (MuJoCo's site type and size: a touch sensor's volume). */
+typedef enum lucid_zone_kind {
+    LUCID_ZONE_SPHERE,    /* size[0]: radius (MuJoCo's default site: 0.005) */
+    LUCID_ZONE_CAPSULE,   /* radius, half-length along z */
+    LUCID_ZONE_ELLIPSOID, /* semi-axes */
+    LUCID_ZONE_CYLINDER,  /* radius, half-length along z */
+    LUCID_ZONE_BOX        /* half extents */
+} lucid_zone_kind;
+
 typedef struct lucid_frame_spec {
     const char *name;
-    int body;            /* body index, or LUCID_MODEL_WORLD */
-    lucid_se3 placement; /* in the body frame */
+    int body;             /* body index, or LUCID_MODEL_WORLD */
+    lucid_se3 placement;  /* in the body frame */
+    lucid_zone_kind zone; /* and its zone, in the frame (a site's; 0 size: none) */
+    double zone_size[3];
     int line;
 } lucid_frame_spec;
 
@@ -252,6 +263,11 @@ typedef enum lucid_sensor_kind {
     LUCID_SENSOR_FRAMEQUAT,
     LUCID_SENSOR_GYRO,        /* a site's angular velocity in its own frame */
     LUCID_SENSOR_VELOCIMETER, /* a site origin's linear velocity in the site's frame */
+    /* of the last step (docs/world.md "Sensors"): */
+    LUCID_SENSOR_ACCELEROMETER, /* a site origin's acceleration minus gravity, site frame */
+    LUCID_SENSOR_FORCE,         /* the force the site's body gets from its parent, site frame */
+    LUCID_SENSOR_TORQUE,        /* and its torque about the site's origin */
+    LUCID_SENSOR_TOUCH,         /* the normal forces of contacts in the site's zone */
     LUCID_SENSOR_KIND_COUNT
 } lucid_sensor_kind;
 /* "jointpos", "jointvel", "actuatorfrc", "framepos", "framequat", "gyro", "velocimeter"

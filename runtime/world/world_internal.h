@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "runtime/math/quat.h"
+#include "runtime/model/model_spec.h"
 #include "runtime/world/broad_phase.h"
 #include "runtime/world/world.h"
 #include "solvers/contact/contact_null_rows.h"
@@ -77,6 +78,9 @@ typedef struct lucid_world_model {
     double *v_free, *v_start; /* free (then final) velocity of the step, and its start */
     double *work;             /* 4 nv */
     double *moment;           /* nv: a q-dependent moment (spatial tendon, slider-crank) */
+    double *q_start;          /* nq: the configuration the last step started from */
+    double *stepped;          /* 1 when q_start, v_start and v are the last step's (the acceleration
+                               * sensors read them), 0 before a step and after the state is set */
     double restitution;
     int first_body, num_bodies; /* the world bodies of its links, contiguous */
     int static_body;            /* the world body of its static geoms, -1 when none */
@@ -92,6 +96,10 @@ typedef struct lucid_world_model {
     double *eq;
     size_t *eq_piv, eq_rank;
 } lucid_world_model;
+
+/* Whether the ray p + t d (t >= 0) meets a zone centred at the origin of its frame, as MuJoCo's
+ * mju_rayGeom >= 0 (always when p is inside): the touch sensor's test (world_sensors.c). */
+int lucid_world_ray_meets_zone(lucid_zone_kind kind, const double s[3], lucid_vec3 p, lucid_vec3 d);
 
 /* Body-space islands (world_sparse.c). */
 typedef struct lucid_world_sparse lucid_world_sparse;

@@ -97,9 +97,10 @@ static void find_trees(lucid_world_model *wm, size_t *root) {
 }
 
 /* The doubles of a model's state block that clone and sync copy: q, v, u, act, v_free,
- * v_start, 4 nv of scratch and the moment scratch. */
+ * v_start, 4 nv of scratch, the moment scratch, q_start and the stepped flag. */
 static size_t state_block(const lucid_model *m) {
-    return lucid_model_nq(m) + 8 * lucid_model_nv(m) + lucid_model_nu(m) + lucid_model_na(m);
+    return 2 * lucid_model_nq(m) + 8 * lucid_model_nv(m) + lucid_model_nu(m) + lucid_model_na(m) +
+           1;
 }
 
 /* The state block, the model's workspace and its trees. */
@@ -124,6 +125,7 @@ static lucid_status allocate_model(lucid_world_model *wm) {
     wm->v = wm->q + nq, wm->u = wm->v + nv, wm->act = wm->u + nu;
     wm->v_free = wm->act + lucid_model_na(m);
     wm->v_start = wm->v_free + nv, wm->work = wm->v_start + nv, wm->moment = wm->work + 4 * nv;
+    wm->q_start = wm->moment + nv, wm->stepped = wm->q_start + nq;
     return LUCID_OK;
 }
 
@@ -359,6 +361,7 @@ lucid_status lucid_world_model_set_q(lucid_world *w, int id, const double *q, co
     memcpy(wm->q, q, lucid_model_nq(wm->model) * sizeof(double));
     lucid_model_normalize(wm->model, wm->q);
     pose_links(w, wm);
+    *wm->stepped = 0.0;
     return LUCID_OK;
 }
 
@@ -368,6 +371,7 @@ lucid_status lucid_world_model_set_v(lucid_world *w, int id, const double *v, co
     if (!all_finite(v, lucid_model_nv(wm->model)))
         return bad(why, "v must be finite", LUCID_ERR_NONFINITE);
     memcpy(wm->v, v, lucid_model_nv(wm->model) * sizeof(double));
+    *wm->stepped = 0.0;
     return LUCID_OK;
 }
 
@@ -804,6 +808,8 @@ void lucid_world_models_integrate(lucid_world *w) {
         lucid_world_model *wm = &w->models[i];
         size_t nv = lucid_model_nv(wm->model);
         memcpy(wm->v, wm->v_free, nv * sizeof(double));
+        memcpy(wm->q_start, wm->q, lucid_model_nq(wm->model) * sizeof(double));
+        *wm->stepped = 1.0;
         lucid_model_integrate(wm->model, wm->q, wm->v, dt, wm->q);
         advance_activations(wm, dt);
         lucid_world_equality_stabilise(wm);
@@ -1174,6 +1180,7 @@ void lucid_world_models_set_state(lucid_world *w, const double *q, const double 
         lucid_model_normalize(wm->model, wm->q);
         memcpy(wm->v, v, nv * sizeof(double));
         pose_links(w, wm);
+        *wm->stepped = 0.0;
         q += nq, v += nv;
     }
 }

@@ -39,6 +39,9 @@ typedef struct mujoco_api {
     /* actuators and keyframes (test_mjcf_actuators) */
     void (*fwd_actuation)(const mjModel *, mjData *);
     void (*reset_keyframe)(const mjModel *, mjData *, int);
+    /* the touch sensor's zone test (test_mjcf_sensors) */
+    mjtNum (*ray_geom)(const mjtNum *, const mjtNum *, const mjtNum *, const mjtNum *,
+                       const mjtNum *, int);
 } mujoco_api;
 
 /* dlsym returns an object pointer; POSIX guarantees it converts to a function pointer. */
@@ -78,6 +81,7 @@ static inline int load_mujoco(mujoco_api *api) {
     LUCID_MUJOCO_LOAD(transition_fd, "mjd_transitionFD");
     LUCID_MUJOCO_LOAD(fwd_actuation, "mj_fwdActuation");
     LUCID_MUJOCO_LOAD(reset_keyframe, "mj_resetDataKeyframe");
+    LUCID_MUJOCO_LOAD(ray_geom, "mju_rayGeom");
     return 1;
 }
 #undef LUCID_MUJOCO_LOAD

@@ -7,7 +7,10 @@
  *     up to the sign (q and -q are one rotation; lucid's has w >= 0), and the controls and
  *     force clamps of the servo are hit;
  *   - along 200 steps of lucid's world, its sensors at each state equal MuJoCo's mj_forward at
- *     that same state (the sensors describe the world's current state).
+ *     that same state (the sensors describe the world's current state);
+ *   - the step sensors (accelerometer, force, torque) on tests/data/model/mjcf_step_sensors.xml:
+ *     lucid one step from 200 random states and controls against mj_forward at that state;
+ *   - the touch sensor's zone test against mju_rayGeom on random rays and zones.
  * Exit 77 with a message when MuJoCo is missing. */
 #include <math.h>
 #include <setjmp.h>
@@ -23,6 +26,7 @@
 #include "runtime/model/model.h"
 #include "runtime/model/model_load.h"
 #include "runtime/world/world.h"
+#include "runtime/world/world_internal.h"
 
 #if __has_include(<mujoco/mujoco.h>) && __has_include(<dlfcn.h>)
 #define HAVE_MUJOCO 1
@@ -32,9 +36,10 @@
 #define HAVE_MUJOCO 0
 #endif
 
-#define SENSORS LUCID_SOURCE_DIR "/tests/data/model/mjcf_sensors.xml"
-#define STATES  200
-#define TOL     1e-9
+#define SENSORS      LUCID_SOURCE_DIR "/tests/data/model/mjcf_sensors.xml"
+#define STEP_SENSORS LUCID_SOURCE_DIR "/tests/data/model/mjcf_step_sensors.xml"
+#define STATES       200
+#define TOL          1e-9
 
 static int skipped;
 
@@ -48,20 +53,20 @@ static double uniform(uint64_t *s, double lo, double hi) {
     return lo + (hi - lo) * (double)((*s * 2685821657736338717ull) >> 11) * 0x1.0p-53;
 }
 
-/* Both libraries' models of the file; 0 (skipped) without MuJoCo. */
-static int load_both(mjModel **mm, mjData **md, lucid_model **lm) {
+/* Both libraries' models of a file; 0 (skipped) without MuJoCo. */
+static int load_file(const char *path, mjModel **mm, mjData **md, lucid_model **lm) {
     if (!have_api) {
         skipped = 1;
         return 0;
     }
     char err[1024] = "";
-    *mm = mj.load_xml(SENSORS, NULL, err, sizeof err);
+    *mm = mj.load_xml(path, NULL, err, sizeof err);
     if (!*mm) fprintf(stderr, "MuJoCo: %s\n", err);
     assert_non_null(*mm);
     *md = mj.make_data(*mm);
     assert_non_null(*md);
     lucid_model_spec *spec = NULL;
-    lucid_status st = lucid_model_spec_load(SENSORS, NULL, &spec, err, sizeof err);
+    lucid_status st = lucid_model_spec_load(path, NULL, &spec, err, sizeof err);
     if (st == LUCID_OK) st = lucid_model_compile(spec, lm, err, sizeof err);
     if (st != LUCID_OK) fprintf(stderr, "lucid: %s\n", err);
     lucid_model_spec_destroy(spec);
@@ -71,6 +76,10 @@ static int load_both(mjModel **mm, mjData **md, lucid_model **lm) {
     assert_int_equal((int)lucid_model_nv(*lm), (*mm)->nv);
     assert_int_equal((int)lucid_model_nu(*lm), (*mm)->nu);
     return 1;
+}
+
+static int load_both(mjModel **mm, mjData **md, lucid_model **lm) {
+    return load_file(SENSORS, mm, md, lm);
 }
 
 static void free_both(mjModel *mm, mjData *md, lucid_model *lm) {
@@ -183,7 +192,118 @@ static void test_trajectory(void **state) {
     free(mine);
     free_both(mm, md, lm);
 }
+static int step_kind(lucid_sensor_kind k) {
+    return k == LUCID_SENSOR_ACCELEROMETER || k == LUCID_SENSOR_FORCE || k == LUCID_SENSOR_TORQUE;
+}
+
+/* The step sensors' entries of x (the others zeroed). */
+static void step_entries(const lucid_model *lm, double *x) {
+    const lucid_model_sensor *S = lucid_model_sensors(lm);
+    for (size_t k = 0; k < lucid_model_nsensors(lm); k++)
+        if (!step_kind(S[k].kind))
+            for (size_t i = 0; i < S[k].dim; i++) x[S[k].adr + i] = 0.0;
+}
+
+/* Whether every step sensor's value in x is NaN. */
+static int step_nan(const lucid_model *lm, const double *x) {
+    const lucid_model_sensor *S = lucid_model_sensors(lm);
+    for (size_t k = 0; k < lucid_model_nsensors(lm); k++)
+        for (size_t i = 0; i < S[k].dim; i++)
+            if (step_kind(S[k].kind) != (x[S[k].adr + i] != x[S[k].adr + i])) return 0;
+    return 1;
+}
+
+/* accelerometer, force, torque: lucid after one step from a state against MuJoCo's mj_forward
+ * at that state (its sensordata of mj_step), in free motion with motors only, where lucid's step
+ * is MuJoCo's Euler step: v+ = v + dt qacc. NaN before the step and after set_v. */
+static void test_step_sensors(void **state) {
+    (void)state;
+    mjModel *mm;
+    mjData *md;
+    lucid_model *lm;
+    if (!load_file(STEP_SENSORS, &mm, &md, &lm)) return;
+    size_t n = (size_t)mm->nsensordata;
+    assert_int_equal((int)lucid_model_nsensors(lm), mm->nsensor);
+    assert_int_equal((int)lucid_model_nsensordata(lm), mm->nsensordata);
+    double *mine = malloc(n * sizeof *mine), *theirs = malloc(n * sizeof *theirs);
+    assert_true(mine && theirs);
+    uint64_t seed = 0x243F6A8885A308D3ull;
+    double worst = 0.0, worst_acc = 0.0, scale = 0.0;
+    for (int s = 0; s < STATES; s++) {
+        mj.reset_data(mm, md);
+        for (int i = 0; i < mm->nq; i++) md->qpos[i] = uniform(&seed, -2, 2);
+        for (int i = 0; i < mm->nv; i++) md->qvel[i] = uniform(&seed, -3, 3);
+        for (int i = 0; i < mm->nu; i++) md->ctrl[i] = uniform(&seed, -3, 3);
+        int id;
+        lucid_world *w = world_of(lm, md, &id);
+        assert_int_equal(lucid_world_model_sensors(w, id, mine), LUCID_OK);
+        assert_true(step_nan(lm, mine));
+        mj.forward(mm, md);
+        assert_int_equal(lucid_world_step(w), LUCID_OK);
+        const double *v1 = lucid_world_model_v(w, id);
+        double acc[64];
+        assert_true(mm->nv <= 64);
+        for (int i = 0; i < mm->nv; i++) acc[i] = (v1[i] - md->qvel[i]) / mm->opt.timestep;
+        worst_acc = fmax(worst_acc, compare("qacc", acc, md->qacc, (size_t)mm->nv, TOL, s));
+        assert_int_equal(lucid_world_model_sensors(w, id, mine), LUCID_OK);
+        memcpy(theirs, md->sensordata, n * sizeof *theirs);
+        step_entries(lm, mine);
+        step_entries(lm, theirs);
+        for (size_t i = 0; i < n; i++) scale = fmax(scale, fabs(theirs[i]));
+        worst = fmax(worst, compare("step sensordata", mine, theirs, n, TOL, s));
+        assert_int_equal(lucid_world_model_set_v(w, id, v1, NULL), LUCID_OK);
+        assert_int_equal(lucid_world_model_sensors(w, id, mine), LUCID_OK);
+        assert_true(step_nan(lm, mine));
+        lucid_world_destroy(w);
+    }
+    printf("%d random states, one step each: accelerometer/force/torque worst relative gap %.2g "
+           "(largest value %.3g), the step's acceleration against qacc %.2g\n",
+           STATES, worst, scale, worst_acc);
+    free(mine);
+    free(theirs);
+    free_both(mm, md, lm);
+}
+/* The touch sensor's zone test against MuJoCo's mju_rayGeom: random rays from points in and
+ * around random zones of each site type; every answer agrees, and both answers occur. */
+static void test_touch_zone(void **state) {
+    (void)state;
+    if (!have_api) {
+        skipped = 1;
+        return;
+    }
+    const double pos[3] = {0, 0, 0}, mat[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    uint64_t seed = 0x13198A2E03707344ull;
+    for (int kind = LUCID_ZONE_SPHERE; kind <= LUCID_ZONE_BOX; kind++) {
+        int hits = 0, n = 20000;
+        for (int i = 0; i < n; i++) {
+            double size[3], p[3], d[3];
+            for (int k = 0; k < 3; k++) size[k] = uniform(&seed, 0.05, 0.5);
+            for (int k = 0; k < 3; k++) p[k] = uniform(&seed, -1, 1);
+            for (int k = 0; k < 3; k++) d[k] = uniform(&seed, -1, 1);
+            double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+            for (int k = 0; k < 3; k++) d[k] /= len;
+            int theirs = mj.ray_geom(pos, mat, size, p, d, mjGEOM_SPHERE + kind) >= 0.0;
+            int mine = lucid_world_ray_meets_zone((lucid_zone_kind)kind, size, lucid_vec3_load(p),
+                                                  lucid_vec3_load(d));
+            if (mine != theirs)
+                fprintf(stderr, "zone %d ray %d: lucid %d MuJoCo %d\n", kind, i, mine, theirs);
+            assert_int_equal(mine, theirs);
+            hits += theirs;
+        }
+        printf("zone %d: %d random rays, %d meet it, lucid agrees with mju_rayGeom on all\n", kind,
+               n, hits);
+        assert_true(hits > 100 && hits < n - 100); /* both answers occur often */
+    }
+}
 #else
+static void test_touch_zone(void **state) {
+    (void)state;
+    skipped = 1;
+}
+static void test_step_sensors(void **state) {
+    (void)state;
+    skipped = 1;
+}
 static void test_layout(void **state) {
     (void)state;
     skipped = 1;
@@ -204,9 +324,9 @@ int main(void) {
     if (!have_api) fprintf(stderr, "MuJoCo 2.2.2 (libmujoco.so) not found: not compared\n");
 #endif
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_layout),
-        cmocka_unit_test(test_random_states),
-        cmocka_unit_test(test_trajectory),
+        cmocka_unit_test(test_layout),     cmocka_unit_test(test_random_states),
+        cmocka_unit_test(test_trajectory), cmocka_unit_test(test_step_sensors),
+        cmocka_unit_test(test_touch_zone),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     if (failed) return failed;

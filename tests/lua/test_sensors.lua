@@ -74,7 +74,7 @@ end)
 -- A sensor lucid does not compute changes no physics: the model loads, the sensor is left out
 -- of w:sensors, and a warning names file:line and why.
 t.case("MuJoCo's other sensors are skipped with a warning naming file:line", function()
-  local cases = {{"mjcf_sensor_skip_kind.xml", "<touch>: skipped (lucid computes jointpos"},
+  local cases = {{"mjcf_sensor_skip_kind.xml", "<magnetometer>: skipped (lucid computes jointpos"},
                  {"mjcf_sensor_skip_objtype.xml", "<framequat>: skipped (objtype body, geom"},
                  {"mjcf_sensor_skip_ref.xml", "<framepos>: skipped (frame sensors relative"}}
   for _, c in ipairs(cases) do
@@ -89,6 +89,71 @@ t.case("MuJoCo's other sensors are skipped with a warning naming file:line", fun
     t.truthy(out:find("lucid: " .. DATA .. c[1] .. ":11: warning: " .. c[2], 1, true), out)
     t.truthy(out:find("\n0\n", 1, true) or out:match("^0\n") or out:find("\n0$"), out)
   end
+end)
+
+-- The step sensors (accelerometer, force, torque) read the last step: NaN before one and after
+-- the state is set; at rest the floor's contact force is not the joint's, the pivot's is the
+-- weight. MuJoCo comparisons in free motion: tests/c/test_mjcf_sensors.c.
+t.case("force, torque, touch: a box on the floor loads its slide with nothing, a rod its pivot", function()
+  local m = lucid.model.load(DATA .. "mjcf_step_sensors_contact.xml")
+  local w = lucid.world{dt = m.timestep}
+  w:add_static{shape = lucid.halfspace({0, 0, 1}, 0)}
+  local id = w:add_model(m)
+  local y = w:sensors(id)
+  for k = 1, 20 do t.truthy(y[k] ~= y[k], "NaN before a step: " .. k) end
+  for _ = 1, 500 do w:step() end
+  y = w:sensors(id)
+  local g, box, rod = 9.81, 3, 2
+  -- the floor holds the box: the slide transmits no force and no torque
+  t.allnear({y[1], y[2], y[3]}, {0, 0, 0}, 1e-6 * box * g, "force on the box's slide")
+  t.allnear({y[4], y[5], y[6]}, {0, 0, 0}, 1e-6 * box * g, "torque on the box's slide")
+  -- at rest the accelerometer reads -g in the site's frame (tilted 20 degrees about y)
+  local a = math.rad(20)
+  t.allnear({y[7], y[8], y[9]}, {-g * math.sin(a), 0, g * math.cos(a)}, 1e-6 * g, "accelerometer")
+  -- the pivot carries the rod's weight, no torque (its centre hangs below), in the site's frame
+  -- (turned 30 degrees about x)
+  local b = math.rad(30)
+  t.allnear({y[10], y[11], y[12]}, {0, rod * g * math.sin(b), rod * g * math.cos(b)}, 1e-12 * rod * g,
+            "force at the pivot")
+  t.allnear({y[13], y[14], y[15]}, {0, 0, 0}, 1e-12 * rod * g, "torque at the pivot")
+  -- touch (MuJoCo's rule: a contact counts when its ray, from its point along the normal away
+  -- from the body, meets the site's zone): the weight on the covering site and the one below,
+  -- nothing on the centre's
+  t.near(y[16], box * g, 1e-6 * box * g, "touch covering the box")
+  t.eq(y[17], 0, "touch at the centre")
+  t.near(y[18], box * g, 1e-6 * box * g, "touch below the floor")
+  t.near(y[19], box * g, 1e-6 * box * g, "touch of a cylinder below the floor")
+  t.eq(y[20], 0, "touch of a capsule beside the box")
+  w:set_v(id, w:v(id))
+  y = w:sensors(id)
+  for k = 1, 20 do t.truthy(y[k] ~= y[k], "NaN after set_v: " .. k) end
+  w:step()
+  t.truthy(w:sensors(id)[10] == w:sensors(id)[10], "a value again after a step")
+end)
+
+t.case("step sensors on a mocap site and touch on a world site are NaN", function()
+  local m = lucid.model.load(DATA .. "mjcf_step_sensors_nan.xml")
+  local w = lucid.world{dt = m.timestep}
+  local id = w:add_model(m)
+  w:step()
+  local y = w:sensors(id)
+  for k = 1, 5 do t.truthy(y[k] ~= y[k], "NaN: " .. k) end
+  t.allnear({y[6], y[7], y[8]}, {0, 0, 9.81}, 1e-15, "accelerometer on the world")
+end)
+
+t.case("force and torque on a body without a joint are skipped with a warning", function()
+  local file = DATA .. "mjcf_sensor_skip_welded.xml"
+  local script = os.tmpname() .. ".lua"
+  local f = assert(io.open(script, "w"))
+  f:write(string.format("local s = lucid.model.load(%q):sensors() print(#s, s[1].type)\n", file))
+  f:close()
+  local pipe = assert(io.popen(arg[-1] .. " " .. script .. " 2>&1"))
+  local out = pipe:read("a")
+  pipe:close()
+  os.remove(script)
+  t.truthy(out:find("lucid: " .. file .. ":13: warning: <force>: skipped (the site's body has no joint", 1,
+                    true), out)
+  t.truthy(out:find("1\taccelerometer", 1, true), out)
 end)
 
 t.case("refusals name the file, the line and the reason", function()
