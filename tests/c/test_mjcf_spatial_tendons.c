@@ -15,6 +15,8 @@
  *     to a temporary file): the six wrapped tendons' lengths, moments and forces at 200 random
  *     states within the joints' ranges to 1e-12 relative (skipped where the sample is not
  *     installed);
+ *   - arm26.xml itself with MuJoCo's compiled lengthranges written into its six muscles: acc0,
+ *     qfrc_actuator and act_dot equal MuJoCo's at 200 random states to 1e-12 relative;
  *   - the moments against central differences of the lengths (1e-7 relative), away from the
  *     kinks where a wrap starts or ends (also without MuJoCo).
  * Exit 77 with a message when MuJoCo is missing. */
@@ -426,6 +428,86 @@ static void test_arm26(void **state) {
     printf("\n");
     free_both(mm, md, lm);
 }
+
+/* arm26.xml with each of its six muscles given the lengthrange MuJoCo 2.2.2 computed for it
+ * (mm's, by its compile-time simulation, which lucid does not do); *path receives the copy. */
+static int arm26_with_lengthranges(const mjModel *mm, char *path, size_t size) {
+    FILE *f = fopen(ARM26, "rb");
+    if (!f) return 0;
+    char text[16384];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    assert_true(n > 0 && n < sizeof text - 1);
+    text[n] = '\0';
+    snprintf(path, size, "/tmp/lucid_arm26_lengthrange_%ld.xml", (long)getpid());
+    FILE *out = fopen(path, "wxb");
+    assert_non_null(out);
+    int a = 0;
+    for (const char *p = text; *p;) {
+        const char *hit = strstr(p, "<muscle name=");
+        const char *end = hit ? strstr(hit, "/>") : NULL;
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        fwrite(p, 1, len, out);
+        if (!end) break;
+        assert_true(a < mm->nu);
+        fprintf(out, " lengthrange=\"%.17g %.17g\"", mm->actuator_lengthrange[2 * a],
+                mm->actuator_lengthrange[2 * a + 1]);
+        p = end, a++;
+    }
+    fclose(out);
+    assert_int_equal(a, 6);
+    return 1;
+}
+
+/* MuJoCo's arm26 as it is (six muscles on six spatial tendons with wraps and side sites), given
+ * MuJoCo's own lengthranges: acc0 and, at random states within the joints' ranges, controls and
+ * activations in [0, 1], qfrc_actuator and act_dot equal MuJoCo's mj_fwdActuation. */
+static void test_arm26_muscles(void **state) {
+    (void)state;
+    char err[1024] = "", path[64];
+    mjModel *orig = have_api ? mj.load_xml(ARM26, NULL, err, sizeof err) : NULL;
+    if (!orig || !arm26_with_lengthranges(orig, path, sizeof path)) {
+        printf("arm26 muscles: %s: skipped\n", have_api ? "sample not installed" : "no MuJoCo");
+        if (orig) mj.delete_model(orig);
+        skipped = 1;
+        return;
+    }
+    mj.delete_model(orig);
+    mjModel *mm;
+    mjData *md;
+    lucid_model *lm;
+    int ok = load_both(path, &mm, &md, &lm);
+    remove(path);
+    if (!ok) return;
+    assert_int_equal((int)lucid_model_na(lm), mm->na);
+    const lucid_model_actuator *A = lucid_model_actuators(lm);
+    for (int a = 0; a < mm->nu; a++)
+        compare("acc0", &A[a].acc0, mm->actuator_acc0 + a, 1, 1e-12, a);
+    size_t nv = (size_t)mm->nv, na = (size_t)mm->na;
+    double tau[2], act_dot[6], worst[2] = {0.0, 0.0};
+    assert_true(nv == 2 && na == 6);
+    uint64_t seed = 0x2545F4914F6CDD1Dull;
+    for (int s = 0; s < STATES; s++) {
+        mj.reset_data(mm, md);
+        for (int i = 0; i < mm->nq; i++)
+            md->qpos[i] = uniform(&seed, mm->jnt_range[2 * i], mm->jnt_range[2 * i + 1]);
+        for (int i = 0; i < mm->nv; i++) md->qvel[i] = uniform(&seed, -3, 3);
+        for (int i = 0; i < mm->nu; i++) md->ctrl[i] = uniform(&seed, 0, 1);
+        for (int i = 0; i < mm->na; i++) md->act[i] = uniform(&seed, 0, 1);
+        mj.fwd_position(mm, md);
+        mj.fwd_velocity(mm, md);
+        mj.fwd_actuation(mm, md);
+        lucid_model_actuation(lm, md->qpos, md->qvel, md->ctrl, md->act, tau);
+        worst[0] = fmax(worst[0], compare("qfrc_actuator", tau, md->qfrc_actuator, nv, TOL, s));
+        for (int a = 0; a < mm->nu; a++)
+            act_dot[A[a].act] = lucid_model_actuator_act_dot(&A[a], md->ctrl[a], md->act[A[a].act]);
+        worst[1] = fmax(worst[1], compare("act_dot", act_dot, md->act_dot, na, TOL, s));
+    }
+    printf("arm26 with MuJoCo's lengthranges, %d random states: worst relative gaps "
+           "qfrc_actuator %.2g, act_dot %.2g\n",
+           STATES, worst[0], worst[1]);
+    free_both(mm, md, lm);
+}
 #else
 static void test_definitions(void **state) {
     (void)state;
@@ -440,6 +522,10 @@ static void test_limited_trajectory(void **state) {
     skipped = 1;
 }
 static void test_arm26(void **state) {
+    (void)state;
+    skipped = 1;
+}
+static void test_arm26_muscles(void **state) {
     (void)state;
     skipped = 1;
 }
@@ -471,7 +557,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_definitions),        cmocka_unit_test(test_random_states),
         cmocka_unit_test(test_limited_trajectory), cmocka_unit_test(test_arm26),
-        cmocka_unit_test(test_moment_differences),
+        cmocka_unit_test(test_arm26_muscles),      cmocka_unit_test(test_moment_differences),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     if (failed) return failed;
