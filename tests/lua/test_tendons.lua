@@ -427,6 +427,39 @@ t.case("a limited spatial tendon held at its bound: A, B equal finite difference
   check_against_fd("spatial_limit relaxed", w, SPATIAL_STEPS, {method = "relaxed"})
 end)
 
+t.case("a spatial tendon dragging a puck over the floor (a sliding contact): A, B equal finite differences", function()
+  -- a sphere on three slides, pulled by a sprung, damped rope wrapped round a world post (its
+  -- side site) and a motor on the rope: the contact slides; the carried contact and the rope's
+  -- moment both move in the position columns
+  local path = os.tmpname() .. ".xml"
+  local o = assert(io.open(path, "w"))
+  o:write([[<mujoco model="spatial_puck"><option timestep="0.002"/><worldbody>
+    <site name="anchor" pos="-0.6 0.05 0.12"/>
+    <geom name="post" type="cylinder" pos="-0.3 0 0.1" size="0.04 0.2" contype="0" conaffinity="0"/>
+    <site name="side" pos="-0.3 0.2 0.1"/>
+    <body name="puck" pos="0 0 0.1">
+      <joint name="x" type="slide" axis="1 0 0"/><joint name="y" type="slide" axis="0 1 0"/>
+      <joint name="z" type="slide" axis="0 0 1"/>
+      <geom type="sphere" size="0.1" mass="1"/><site name="hook" pos="-0.05 0.02 0.03"/>
+    </body></worldbody>
+    <tendon><spatial name="rope" stiffness="40" damping="0.5" springlength="0.3">
+      <site site="anchor"/><geom geom="post" sidesite="side"/><site site="hook"/>
+    </spatial></tendon>
+    <actuator><motor name="pull" tendon="rope"/></actuator></mujoco>]])
+  o:close()
+  local m = lucid.model.load(path)
+  os.remove(path)
+  local w = lucid.world{dt = m.timestep, contact = {tol = 1e-12, max_iter = 5000}}
+  local id = w:add_model(m)
+  w:add_static{shape = lucid.halfspace({0, 0, 1}, 0), friction = 0.5}
+  w:set_control(id, {-20})
+  w:step(100)
+  local D = check_against_fd("spatial_puck", w, SPATIAL_STEPS)
+  t.eq(#D.contacts, 1)
+  t.eq(D.contacts[1].mode, "sliding")
+  t.truthy(w:v(id)[1] < -1, "dragged along -x")
+end)
+
 t.case("a spatial tendon's site on a mocap body is refused by name", function()
   t.raises("mjcf_tendon_spatial_mocap.xml:17: tendon 't': site 'ms' is on a mocap body",
            lucid.model.load, "tests/data/model/mjcf_tendon_spatial_mocap.xml")
