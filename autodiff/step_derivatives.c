@@ -1387,9 +1387,6 @@ static lucid_status step_derivatives(lucid_world *w, const lucid_step_derivative
     if (!bad && lucid_world_models_have_cranks(w))
         bad = "slider-crank actuators (MJCF cranksite) have no step derivatives: their moment "
               "changes with q, which the actuation stiffness leaves out";
-    if (!bad && lucid_world_models_have_spatial_tendons(w))
-        bad = "spatial tendons (MJCF <tendon><spatial>) have no step derivatives: their moment "
-              "changes with q, which the tendon and actuation stiffness leave out";
     if (!bad && w->opt.collision == LUCID_WORLD_COLLISION_SINGLE_LEVEL &&
         o->method != LUCID_STEP_RELAXED)
         bad = "a single_level world has method relaxed only (at its single_level.kappa)";

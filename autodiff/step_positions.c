@@ -134,11 +134,20 @@ lucid_step_positions_create(lucid_arena *arena, lucid_world *w, const lucid_worl
     return s;
 }
 
+/* Whether model m has a spatial tendon: its moment changes with q, so its springs', dampers',
+ * actuators', limit and friction rows' forces turn with it (f dJ/dq), which these columns leave
+ * out. */
+static int has_spatial_tendon(const lucid_model *m) {
+    for (size_t t = 0; t < lucid_model_ntendons(m); ++t)
+        if (lucid_model_tendon_is_spatial(&lucid_model_tendons(m)[t])) return 1;
+    return 0;
+}
+
 int lucid_step_positions_model(lucid_step_positions *s, int i) {
     lucid_world *w = s->w;
     const lucid_world_model *wm = &w->models[i];
     const lucid_model *m = wm->model;
-    if (!lucid_world_model_gravity_is_world(w, i)) return 0;
+    if (!lucid_world_model_gravity_is_world(w, i) || has_spatial_tendon(m)) return 0;
     size_t nv = m->nv;
     double dt = w->opt.dt;
     const double *p = s->post0 + s->model_slot[i];

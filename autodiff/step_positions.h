@@ -24,8 +24,8 @@ lucid_step_positions_create(lucid_arena *arena, lucid_world *w, const lucid_worl
                             const double *lambda, const double *post0, const int *branch);
 
 /* Prepares model i's columns (its kinematics at x0, its dtau/dq and drnea/dq): 0 when the
- * model cannot be differentiated this way (the world's gravity differs from the model's:
- * its columns are then evaluated numerically). */
+ * model cannot be differentiated this way (the world's gravity differs from the model's, or a
+ * spatial tendon's moment changes with q: its columns are then evaluated numerically). */
 int lucid_step_positions_model(lucid_step_positions *s, int i);
 
 /* Prepares free body b's columns (its tangent T exp(e_j), j < 6, linear first); the world's

@@ -848,15 +848,6 @@ int lucid_world_models_have_cranks(const lucid_world *w) {
     return 0;
 }
 
-int lucid_world_models_have_spatial_tendons(const lucid_world *w) {
-    for (int i = 0; i < w->num_models; ++i) {
-        const lucid_model *m = w->models[i].model;
-        for (size_t t = 0; t < lucid_model_ntendons(m); ++t)
-            if (lucid_model_tendon_is_spatial(&lucid_model_tendons(m)[t])) return 1;
-    }
-    return 0;
-}
-
 double lucid_world_models_total_mass(const lucid_world *w) {
     double mass = 0.0;
     for (int i = 0; i < w->num_models; ++i) mass += lucid_model_total_mass(w->models[i].model);

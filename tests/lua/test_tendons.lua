@@ -4,7 +4,9 @@
 -- springs, dampers and actuators in free motion and with limited tendons held at their bounds.
 -- A tendon's frictionloss is a dry-friction row on its moment: two pendulums coupled by it stick
 -- inside its band, slide with the tendon's force exactly f at the analytic acceleration, stop
--- where the energy balance puts them; its derivatives equal central differences.
+-- where the energy balance puts them; its derivatives equal central differences. Spatial
+-- tendons' too: in free motion through sphere and cylinder wraps, held at a limit, and on a
+-- sliding and a stuck friction row (their moment's change with q included).
 -- The comparisons with MuJoCo 2.2.2 are tests/c/test_mjcf_tendons.c.
 local t = require "testing"
 local lucid = require "lucid"
@@ -26,14 +28,14 @@ local function maxabs(M)
   return m
 end
 
--- The implicit derivatives against central differences of whole steps solved to 1e-13 at
--- h = 1e-4, 1e-5, 3e-6: the best relative error of A and B (relative to the block's largest
+-- The implicit derivatives (opts: w:step_derivatives' options) against central differences of
+-- whole steps solved to 1e-13 at steps h (default 1e-4, 1e-5, 3e-6): the best relative error of A and B (relative to the block's largest
 -- entry, or dt for B), as tests/lua/test_step_derivatives.lua does.
-local function check_against_fd(name, w)
+local function check_against_fd(name, w, steps, opts)
   local x, u = w:state(), w:controls()
-  local D = w:step_derivatives()
+  local D = w:step_derivatives(opts)
   local best = {}
-  for _, h in ipairs{1e-4, 1e-5, 3e-6} do
+  for _, h in ipairs(steps or {1e-4, 1e-5, 3e-6}) do
     w:set_state(x)
     w:set_controls(u)
     local F = w:step_derivatives{method = "finite_differences", step = h, tol = 1e-13,
@@ -384,13 +386,78 @@ t.case("m:tendons() lists each spatial tendon's path", function()
   t.eq(ts[6].stiffness, 5)
 end)
 
-t.case("a world with a spatial tendon: step_derivatives refuses it by name", function()
+-- whole steps differenced at h = 1e-5, 1e-6, 1e-7 (the moments' wraps are smooth there)
+local SPATIAL_STEPS = {1e-5, 1e-6, 1e-7}
+
+t.case("spatial tendons in free motion (sphere, cylinder wraps, springs, dampers, actuators): A, B equal finite differences", function()
+  -- SPATIAL's six tendons wrapping its sphere and cylinder (side sites included) and the pulley,
+  -- springs and dampers on them and five tendon actuators, controls inside their ranges, moving
+  -- clear of "straight"'s limit
   local m = lucid.model.load(SPATIAL)
-  local w = lucid.world{dt = m.timestep}
-  w:add_model(m)
-  w:step()
-  t.raises("spatial tendons (MJCF <tendon><spatial>) have no step derivatives",
-           w.step_derivatives, w)
+  local w = lucid.world{dt = m.timestep, contact = {tol = 1e-12, max_iter = 5000}}
+  local id = w:add_model(m)
+  w:set_control(id, {0.5, 0.3, 0.2, 0.4, -0.3})
+  w:step(20)
+  t.eq(#w:contacts(), 0)
+  local v = w:v(id)
+  t.truthy(math.abs(v[1]) > 0.1, "it moves")
+  check_against_fd("spatial_free", w, SPATIAL_STEPS)
+  -- (at the next state: each check steps the world)
+  check_against_fd("spatial_free relaxed", w, SPATIAL_STEPS, {method = "relaxed"})
+end)
+
+t.case("a limited spatial tendon held at its bound: A, B equal finite differences", function()
+  -- SPATIAL driven as in tests/c/test_mjcf_spatial_tendons.c: "straight" at its upper bound
+  local m = lucid.model.load(SPATIAL)
+  local w = lucid.world{dt = m.timestep, contact = {tol = 1e-12, max_iter = 5000}}
+  local id = w:add_model(m)
+  w:set_control(id, {0.5, 0.3, 0.2, 0.4, -0.3})
+  w:step(200)
+  local held = 0
+  for _, c in ipairs(w:contacts()) do
+    if c.tendon == 1 and c.limit == "upper" and c.lambda[3] > 0 then held = held + 1 end
+  end
+  t.eq(held, 1)
+  check_against_fd("spatial_limit", w, SPATIAL_STEPS)
+  local held_next = false
+  for _, c in ipairs(w:contacts()) do
+    held_next = held_next or (c.tendon == 1 and c.limit == "upper" and c.lambda[3] > 0)
+  end
+  t.truthy(held_next, "still held a step later")
+  check_against_fd("spatial_limit relaxed", w, SPATIAL_STEPS, {method = "relaxed"})
+end)
+
+t.case("a spatial tendon dragging a puck over the floor (a sliding contact): A, B equal finite differences", function()
+  -- a sphere on three slides, pulled by a sprung, damped rope wrapped round a world post (its
+  -- side site) and a motor on the rope: the contact slides; the carried contact and the rope's
+  -- moment both move in the position columns
+  local path = os.tmpname() .. ".xml"
+  local o = assert(io.open(path, "w"))
+  o:write([[<mujoco model="spatial_puck"><option timestep="0.002"/><worldbody>
+    <site name="anchor" pos="-0.6 0.05 0.12"/>
+    <geom name="post" type="cylinder" pos="-0.3 0 0.1" size="0.04 0.2" contype="0" conaffinity="0"/>
+    <site name="side" pos="-0.3 0.2 0.1"/>
+    <body name="puck" pos="0 0 0.1">
+      <joint name="x" type="slide" axis="1 0 0"/><joint name="y" type="slide" axis="0 1 0"/>
+      <joint name="z" type="slide" axis="0 0 1"/>
+      <geom type="sphere" size="0.1" mass="1"/><site name="hook" pos="-0.05 0.02 0.03"/>
+    </body></worldbody>
+    <tendon><spatial name="rope" stiffness="40" damping="0.5" springlength="0.3">
+      <site site="anchor"/><geom geom="post" sidesite="side"/><site site="hook"/>
+    </spatial></tendon>
+    <actuator><motor name="pull" tendon="rope"/></actuator></mujoco>]])
+  o:close()
+  local m = lucid.model.load(path)
+  os.remove(path)
+  local w = lucid.world{dt = m.timestep, contact = {tol = 1e-12, max_iter = 5000}}
+  local id = w:add_model(m)
+  w:add_static{shape = lucid.halfspace({0, 0, 1}, 0), friction = 0.5}
+  w:set_control(id, {-20})
+  w:step(100)
+  local D = check_against_fd("spatial_puck", w, SPATIAL_STEPS)
+  t.eq(#D.contacts, 1)
+  t.eq(D.contacts[1].mode, "sliding")
+  t.truthy(w:v(id)[1] < -1, "dragged along -x")
 end)
 
 t.case("a spatial tendon's site on a mocap body is refused by name", function()
@@ -398,8 +465,9 @@ t.case("a spatial tendon's site on a mocap body is refused by name", function()
            lucid.model.load, "tests/data/model/mjcf_tendon_spatial_mocap.xml")
 end)
 
--- The pendulum of SPATIAL_FRICTION with frictionloss f (a copy of the file).
-local function string_pendulum(f)
+-- The pendulum of SPATIAL_FRICTION with frictionloss f (a copy of the file), in a world with
+-- contact options `contact` (default the world's).
+local function string_pendulum(f, contact)
   local h = assert(io.open(SPATIAL_FRICTION))
   local text = h:read("a")
   h:close()
@@ -409,7 +477,7 @@ local function string_pendulum(f)
   o:close()
   local m = lucid.model.load(path)
   os.remove(path)
-  local w = lucid.world{dt = m.timestep}
+  local w = lucid.world{dt = m.timestep, contact = contact}
   return w, w:add_model(m), m
 end
 
@@ -448,6 +516,21 @@ t.case("a spatial tendon sliding: |lambda| = f, the analytic first step", functi
     t.near(math.abs(rows.row(w, true).lambda[1]), f, 1e-6 * f)
   end
   t.truthy(w:v(id)[1] > 0.1, "it slides down")
+end)
+
+t.case("a spatial tendon's friction row, sliding and stuck: A equals finite differences", function()
+  -- the row's force turns with the string's moment (lambda dJ/dq): sliding at f = 4 N after 50
+  -- steps, stuck at f = 20 N with the pendulum raised 0.3 rad (the string no longer vertical)
+  for _, case in ipairs{{mode = "sliding", f = 4, q = 0}, {mode = "stuck", f = 20, q = -0.3}} do
+    local w, id = string_pendulum(case.f, {tol = 1e-12, max_iter = 5000})
+    w:set_q(id, {case.q})
+    w:step(50)
+    local c = rows.row(w, true)
+    t.truthy(c and c.tendon == 1, "the string's friction row")
+    local sliding = math.abs(math.abs(c.lambda[1]) - case.f) < 1e-6 * case.f
+    t.eq(sliding, case.mode == "sliding")
+    check_against_fd("spatial_friction " .. case.mode, w, SPATIAL_STEPS)
+  end
 end)
 
 t.case("a world with spatial tendon rows replays from its state bit for bit", function()
