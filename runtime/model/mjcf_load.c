@@ -1947,6 +1947,8 @@ static const char *const connect_attrs[] = {EQUALITY_COMMON, "body1", "body2", "
 static const char *const weld_attrs[] = {EQUALITY_COMMON, "body1",       "body2", "anchor",
                                          "relpose",       "torquescale", NULL};
 static const char *const joint_eq_attrs[] = {EQUALITY_COMMON, "joint1", "joint2", "polycoef", NULL};
+static const char *const tendon_eq_attrs[] = {EQUALITY_COMMON, "tendon1", "tendon2", "polycoef",
+                                              NULL};
 
 /* body1 (required) and body2 (default: the world) of a connect or weld; 0 after failing. */
 static int equality_bodies(mjcf *P, const xmlNode *el, lucid_equality_spec *e) {
@@ -1983,6 +1985,23 @@ static int equality_joints(mjcf *P, const xmlNode *el, lucid_equality_spec *e) {
     return 1;
 }
 
+/* A spec tendon by name, -1 after failing. */
+static int equality_tendon(mjcf *P, const xmlNode *el, const char *name) {
+    int t = lucid_model_spec_find_tendon(P->spec, name);
+    if (t < 0) lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<tendon>: unknown tendon '%s'", name);
+    return t;
+}
+
+/* tendon1, tendon2 and polycoef (exactly 5 numbers, as for <joint>); the lengths are read in
+ * the tendons' own units, unscaled, as their ranges are. */
+static int equality_tendons(mjcf *P, const xmlNode *el, lucid_equality_spec *e) {
+    const char *n1 = ATTR(el, "tendon1"), *n2 = ATTR(el, "tendon2");
+    if (!n1) return !lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<tendon>: missing tendon1");
+    if ((e->tendon1 = equality_tendon(P, el, n1)) < 0) return 0;
+    if (n2 && (e->tendon2 = equality_tendon(P, el, n2)) < 0) return 0;
+    return reals(P, el, -1, -1, "polycoef", e->polycoef, 5, 5) >= 0;
+}
+
 /* weld's anchor, relpose (a zero quaternion: the relative pose at qpos0, MuJoCo's rule) and
  * torquescale. */
 static int equality_weld(mjcf *P, const xmlNode *el, lucid_equality_spec *e) {
@@ -2006,14 +2025,13 @@ static int equality_weld(mjcf *P, const xmlNode *el, lucid_equality_spec *e) {
 /* One equality element; solref and solimp are read (checked) and ignored with a warning: the
  * world's equality rows are hard. */
 static lucid_status equality_one(mjcf *P, const xmlNode *c) {
-    static const char *const kinds[] = {"connect", "weld", "joint", NULL};
-    static const char *const *const eq_attrs[] = {connect_attrs, weld_attrs, joint_eq_attrs};
+    static const char *const kinds[] = {"connect", "weld", "joint", "tendon", NULL};
+    static const char *const *const eq_attrs[] = {connect_attrs, weld_attrs, joint_eq_attrs,
+                                                  tendon_eq_attrs};
     int k = 0;
     while (kinds[k] && !IS(c, kinds[k])) k++;
     if (!kinds[k]) {
-        const char *why = IS(c, "tendon")     ? " (tendon couplings are not supported)"
-                          : IS(c, "distance") ? " (MuJoCo 2.2.2 removed distance constraints)"
-                                              : "";
+        const char *why = IS(c, "distance") ? " (MuJoCo 2.2.2 removed distance constraints)" : "";
         return lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<equality>: <%s> is not supported%s",
                                     (const char *)c->name, why);
     }
@@ -2032,7 +2050,9 @@ static lucid_status equality_one(mjcf *P, const xmlNode *c) {
                              "<%s>: solref/solimp ignored: lucid's equality constraints are hard "
                              "(exact rows, no softness)",
                              kinds[k]);
-    if (k != LUCID_EQUALITY_JOINT) {
+    if (k == LUCID_EQUALITY_TENDON) {
+        if (!equality_tendons(P, c, &e)) return X_->status;
+    } else if (k != LUCID_EQUALITY_JOINT) {
         if (!equality_bodies(P, c, &e)) return X_->status;
         double a[3] = {0.0, 0.0, 0.0};
         int n = reals(P, c, -1, -1, "anchor", a, 3, 3);

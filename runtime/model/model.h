@@ -105,13 +105,14 @@ int lucid_model_find_joint(const lucid_model *m, const char *name); /* -1 if non
  * a hard equality row (docs/model_files.md). */
 int lucid_model_joint_mimic(const lucid_model *m, size_t j, double *multiplier, double *offset);
 /* Equality constraints the world enforces (active MJCF <equality> elements and mimic
- * couplings) and their rows (3 connect, 6 weld, 1 joint coupling). */
+ * couplings) and their rows (3 connect, 6 weld, 1 joint or tendon coupling). */
 size_t lucid_model_nequalities(const lucid_model *m);
 size_t lucid_model_equality_rows(const lucid_model *m);
 /* E (lucid_model_equality_rows x nv, row-major) and the violation phi of every equality at q,
  * the data posed at q (lucid_model_forward_kinematics), in the model's frame: connect and weld
  * positions x1 - x2 (3 rows), a weld's orientation log(R2 (R1 R12)^T) (3 rows), a joint
- * coupling q1 - ref1 - poly(q2 - ref2) (1 row); E v is the rate of phi. */
+ * coupling q1 - ref1 - poly(q2 - ref2) (1 row), a tendon coupling L1 - L1_0 - poly(L2 - L2_0)
+ * (1 row, dL1/dq - poly' dL2/dq); E v is the rate of phi. */
 void lucid_model_equality_jacobian(const lucid_model *m, const lucid_model_data *d, const double *q,
                                    double *E, double *phi);
 /* Equality i's first dof (its rows touch no dof below it) and its number of rows. */

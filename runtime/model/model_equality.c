@@ -19,7 +19,8 @@ typedef struct eq_ctx {
     const lucid_model_spec *spec;
     const int *body_node, *body_mocap, *joint_node;
     const lucid_se3 *body_in_node;
-    lucid_model_data *d; /* posed at the neutral configuration */
+    const double *q0;    /* the neutral configuration */
+    lucid_model_data *d; /* posed there */
     char *err;
     size_t errlen;
 } eq_ctx;
@@ -137,10 +138,44 @@ static lucid_status joint_pair(const eq_ctx *c, const lucid_equality_spec *e, si
     return LUCID_OK;
 }
 
+/* A tendon of the compiled model (the spec's tendons compile one to one), or NULL. */
+static const lucid_model_tendon *model_tendon(const eq_ctx *c, int t) {
+    return t >= 0 && (size_t)t < c->m->ntendons ? &c->m->tendons[t] : NULL;
+}
+
+/* tendon: the tendons and their lengths at the neutral configuration (MuJoCo's
+ * tendon_length0). */
+static lucid_status tendon_pair(const eq_ctx *c, const lucid_equality_spec *e, size_t i,
+                                lucid_model_equality *q) {
+    q->t1 = model_tendon(c, e->tendon1);
+    q->t2 = e->tendon2 < 0 ? NULL : model_tendon(c, e->tendon2);
+    if (!q->t1 || (e->tendon2 >= 0 && !q->t2)) return eq_fail(c, e, i, "tendon index out of range");
+    if (q->t1 == q->t2) return eq_fail(c, e, i, "tendon1 and tendon2 are the same tendon");
+    for (int k = 0; k < 5; ++k)
+        if (!isfinite(e->polycoef[k])) return eq_fail(c, e, i, "polycoef must be finite");
+    q->ref1 = lucid_model_tendon_length(q->t1, c->q0);
+    q->ref2 = q->t2 ? lucid_model_tendon_length(q->t2, c->q0) : 0.0;
+    q->q1 = q->v1 = q->q2 = q->v2 = SIZE_MAX;
+    memcpy(q->coef, e->polycoef, sizeof q->coef);
+    q->rows = 1;
+    return LUCID_OK;
+}
+
+/* lo, hi widened to the dofs tendon T's length depends on. */
+static void tendon_range(const lucid_model_tendon *T, size_t *lo, size_t *hi) {
+    for (size_t k = 0; T && k < T->n; ++k) {
+        if (T->dof[k] < *lo) *lo = T->dof[k];
+        if (T->dof[k] > *hi) *hi = T->dof[k];
+    }
+}
+
 /* The dof range an equality's rows touch; 0 when none moves. */
 static int dof_range(const lucid_model *m, lucid_model_equality *q) {
     size_t lo = SIZE_MAX, hi = 0;
-    if (q->kind == LUCID_EQUALITY_JOINT) {
+    if (q->kind == LUCID_EQUALITY_TENDON) {
+        tendon_range(q->t1, &lo, &hi);
+        tendon_range(q->t2, &lo, &hi);
+    } else if (q->kind == LUCID_EQUALITY_JOINT) {
         lo = hi = q->v1;
         if (q->v2 != SIZE_MAX) lo = lo < q->v2 ? lo : q->v2, hi = hi > q->v2 ? hi : q->v2;
     } else {
@@ -163,8 +198,9 @@ static lucid_status add(const eq_ctx *c, const lucid_equality_spec *e, size_t i)
     lucid_model_equality q;
     memset(&q, 0, sizeof q);
     q.kind = e->kind;
-    lucid_status st =
-        e->kind == LUCID_EQUALITY_JOINT ? joint_pair(c, e, i, &q) : body_pair(c, e, i, &q);
+    lucid_status st = e->kind == LUCID_EQUALITY_JOINT    ? joint_pair(c, e, i, &q)
+                      : e->kind == LUCID_EQUALITY_TENDON ? tendon_pair(c, e, i, &q)
+                                                         : body_pair(c, e, i, &q);
     if (st != LUCID_OK) return st;
     if (!dof_range(m, &q)) return eq_fail(c, e, i, "no joint moves either side");
     q.name = copy_name(e->name);
@@ -202,7 +238,7 @@ lucid_status lucid_model_build_equalities(lucid_model *m, const lucid_model_spec
     if (n == 0) return LUCID_OK;
     m->equalities = calloc(n, sizeof *m->equalities);
     double *q0 = calloc(m->nq ? m->nq : 1, sizeof *q0);
-    eq_ctx c = {m, spec, body_node, body_mocap, joint_node, body_in_node, NULL, err, errlen};
+    eq_ctx c = {m, spec, body_node, body_mocap, joint_node, body_in_node, q0, NULL, err, errlen};
     lucid_status st = LUCID_ERR_NO_MEMORY;
     if (m->equalities && q0 && lucid_model_data_create(m, &c.d) == LUCID_OK) {
         lucid_model_neutral(m, q0);
@@ -250,17 +286,32 @@ static void add_angular_rows(const lucid_model *m, const lucid_model_data *d, in
     }
 }
 
+/* poly(x) = coef[0] + coef[1] x + ... + coef[4] x^4 and its slope (Horner). */
+static double poly_at(const double *coef, double x, double *slope) {
+    double p = coef[4], s = 0.0;
+    for (int i = 3; i >= 0; --i) s = s * x + p, p = p * x + coef[i];
+    *slope = s;
+    return p;
+}
+
 /* Rows of equality e (row-major, nv wide) and its violation phi at q, d posed at q. */
 static void equality_rows(const lucid_model *m, const lucid_model_data *d, const double *q,
                           const lucid_model_equality *e, double *E, double *phi) {
     size_t nv = m->nv;
     memset(E, 0, e->rows * nv * sizeof(double));
     if (e->kind == LUCID_EQUALITY_JOINT) {
-        double x = e->v2 == SIZE_MAX ? 0.0 : q[e->q2] - e->ref2, poly = e->coef[4], slope = 0.0;
-        for (int i = 3; i >= 0; --i) slope = slope * x + poly, poly = poly * x + e->coef[i];
+        double slope, poly = poly_at(e->coef, e->v2 == SIZE_MAX ? 0.0 : q[e->q2] - e->ref2, &slope);
         phi[0] = q[e->q1] - e->ref1 - poly;
         E[e->v1] = 1.0;
         if (e->v2 != SIZE_MAX) E[e->v2] -= slope;
+        return;
+    }
+    if (e->kind == LUCID_EQUALITY_TENDON) { /* E = dL1/dq - poly' dL2/dq (MuJoCo's ten_J rows) */
+        double x = e->t2 ? lucid_model_tendon_length(e->t2, q) - e->ref2 : 0.0, slope;
+        double poly = poly_at(e->coef, x, &slope);
+        phi[0] = lucid_model_tendon_length(e->t1, q) - e->ref1 - poly;
+        lucid_model_tendon_add_moment(e->t1, q, 1.0, 0, nv, E);
+        if (e->t2) lucid_model_tendon_add_moment(e->t2, q, -slope, 0, nv, E);
         return;
     }
     lucid_se3 X1 = posed_node(d, e->node1), X2 = posed_node(d, e->node2);

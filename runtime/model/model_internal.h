@@ -58,8 +58,9 @@ typedef struct lucid_model_equality {
     size_t q1, v1;     /* joint: joint1's coordinate and dof */
     size_t q2, v2;     /* joint2's; v2 = SIZE_MAX: none */
     double coef[5];    /* q1 - ref1 = coef[0] + coef[1] d + ... + coef[4] d^4, d = q2 - ref2 */
-    double ref1, ref2;
-    size_t rows;           /* 3 (connect, weld without rotation), 6 (weld), 1 (joint) */
+    double ref1, ref2; /* joint: the neutral coordinates; tendon: the lengths there */
+    const lucid_model_tendon *t1, *t2; /* tendon: L1 and L2 in place of q1 and q2 (t2 NULL: none) */
+    size_t rows;           /* 3 (connect, weld without rotation), 6 (weld), 1 (joint, tendon) */
     size_t dof_lo, dof_hi; /* its rows touch dofs in [dof_lo, dof_hi] only */
 } lucid_model_equality;
 

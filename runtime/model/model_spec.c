@@ -374,6 +374,7 @@ lucid_equality_spec lucid_equality_spec_default(lucid_equality_kind kind) {
     e.active = 1;
     e.body1 = e.body2 = LUCID_MODEL_WORLD;
     e.joint1 = e.joint2 = -1;
+    e.tendon1 = e.tendon2 = -1;
     e.relpose = lucid_se3_identity();
     e.torquescale = 1.0;
     e.polycoef[1] = 1.0;

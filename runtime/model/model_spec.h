@@ -181,19 +181,24 @@ typedef struct lucid_actuator_spec {
  *    (has_relpose 0) the relative pose at the neutral configuration (6 rows; 3 when
  *    torquescale is 0: the rotation is free);
  *  - joint: q1 - ref1 = c0 + c1 d + ... + c4 d^4, d = q2 - ref2 (ref: the joints' neutral
- *    coordinate); joint2 -1: q1 - ref1 = c0 (1 row; revolute and prismatic joints). */
+ *    coordinate); joint2 -1: q1 - ref1 = c0 (1 row; revolute and prismatic joints);
+ *  - tendon: the same polynomial in the tendons' lengths, L1 - L1_0 = poly(L2 - L2_0), L_0 the
+ *    lengths at the neutral configuration (MuJoCo's tendon_length0); tendon2 -1: L1 - L1_0 =
+ *    c0 (1 row; fixed and spatial tendons). */
 typedef enum lucid_equality_kind {
     LUCID_EQUALITY_CONNECT,
     LUCID_EQUALITY_WELD,
-    LUCID_EQUALITY_JOINT
+    LUCID_EQUALITY_JOINT,
+    LUCID_EQUALITY_TENDON
 } lucid_equality_kind;
 
 typedef struct lucid_equality_spec {
     const char *name; /* may be NULL */
     lucid_equality_kind kind;
-    int active;         /* 0: stored, not enforced */
-    int body1, body2;   /* connect, weld: spec bodies, body2 may be LUCID_MODEL_WORLD */
-    int joint1, joint2; /* joint: spec joints, joint2 -1: none */
+    int active;           /* 0: stored, not enforced */
+    int body1, body2;     /* connect, weld: spec bodies, body2 may be LUCID_MODEL_WORLD */
+    int joint1, joint2;   /* joint: spec joints, joint2 -1: none */
+    int tendon1, tendon2; /* tendon: spec tendons, tendon2 -1: none */
     lucid_vec3 anchor;
     int has_relpose;
     lucid_se3 relpose;
@@ -376,8 +381,8 @@ int lucid_model_spec_find_tendon(const lucid_model_spec *spec, const char *name)
 lucid_body_spec lucid_body_spec_default(void);
 lucid_joint_spec lucid_joint_spec_default(lucid_joint_kind kind);
 lucid_geom_spec lucid_geom_spec_default(void);
-/* active, body2 LUCID_MODEL_WORLD, joint1 = joint2 = -1, torquescale 1, polycoef (0 1 0 0 0),
- * identity relpose (has_relpose 0). */
+/* active, body2 LUCID_MODEL_WORLD, joint1 = joint2 = tendon1 = tendon2 = -1, torquescale 1,
+ * polycoef (0 1 0 0 0), identity relpose (has_relpose 0). */
 lucid_equality_spec lucid_equality_spec_default(lucid_equality_kind kind);
 lucid_actuator_spec lucid_actuator_spec_default(void); /* joint 0, tendon -1, no crank */
 lucid_tendon_spec lucid_tendon_spec_default(void);     /* no joints, springlength NAN */

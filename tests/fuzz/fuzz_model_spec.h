@@ -148,6 +148,10 @@ static inline void fuzz_model(fuzz_model_parser parse, const char *name, const u
             FUZZ_REQUIRE(E->joint1 >= 0 && (size_t)E->joint1 < s->njoints);
             FUZZ_REQUIRE(E->joint2 >= -1 && E->joint2 < (int)s->njoints);
             for (int i = 0; i < 5; i++) FUZZ_REQUIRE(isfinite(E->polycoef[i]));
+        } else if (E->kind == LUCID_EQUALITY_TENDON) {
+            FUZZ_REQUIRE(E->tendon1 >= 0 && (size_t)E->tendon1 < s->ntendons);
+            FUZZ_REQUIRE(E->tendon2 >= -1 && E->tendon2 < (int)s->ntendons);
+            for (int i = 0; i < 5; i++) FUZZ_REQUIRE(isfinite(E->polycoef[i]));
         } else {
             FUZZ_REQUIRE(E->body1 >= LUCID_MODEL_WORLD && E->body1 < (int)s->nbodies);
             FUZZ_REQUIRE(E->body2 >= LUCID_MODEL_WORLD && E->body2 < (int)s->nbodies);

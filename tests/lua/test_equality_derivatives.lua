@@ -2,7 +2,8 @@
 -- URDF mimic; docs/step_derivatives.md, "Equality constraints"): the implicit derivatives equal
 -- central differences of whole steps (solved to 1e-13) within 1e-6 relative, best of h = 1e-4,
 -- 1e-5, 3e-6 as tests/lua/test_step_derivatives.lua's check_against_fd: a four-bar swinging
--- freely and driven by a motor and a servo, a polynomial joint coupling across two trees, welds
+-- freely and driven by a motor and a servo, a polynomial joint coupling across two trees, the
+-- same coupling of fixed tendons (<equality><tendon>; spatial tendons are refused), welds
 -- on free joints, a mimic gripper on its limits and the four-bar's crank resting on a block
 -- (contact and loop).
 -- Without the stabilisation's Jacobian the four-bar and the coupling are off by 2e-6 and 4e-6;
@@ -90,6 +91,19 @@ t.case("a polynomial joint coupling across two trees: A equals finite difference
   local w = world(lucid.model.load("tests/data/model/mjcf_joint_coupling.xml"))
   for _ = 1, 50 do w:step() end
   check_against_fd("joint coupling", w)
+end)
+
+t.case("a polynomial coupling of fixed tendons (<equality><tendon>): A equals finite differences", function()
+  local w = world(lucid.model.load("tests/data/model/mjcf_tendon_coupling.xml"))
+  for _ = 1, 50 do w:step() end
+  check_against_fd("tendon coupling", w)
+end)
+
+t.case("couplings of spatial tendons: refused by name, as any spatial tendon", function()
+  local w = world(lucid.model.load("tests/data/model/mjcf_tendon_equality_spatial.xml"))
+  w:step()
+  t.raises("spatial tendons (MJCF <tendon><spatial>) have no step derivatives",
+           w.step_derivatives, w, {})
 end)
 
 t.case("welds on free joints (an arm carrying a box, a box hanging by a ball): A equals differences", function()
