@@ -1355,8 +1355,9 @@ static int lr_step(const lr_search *S, double sign, double *f, double *t, double
     return 0;
 }
 
-/* L at the end of descending sign * L from start (sign 1: towards the minimum, -1: maximum). */
-static double lr_descend(const lr_search *S, double sign, const double *start) {
+/* L at the end of descending sign * L from start (sign 1: towards the minimum, -1: maximum);
+ * *stalled is set when LR_MAX_ITERS steps did not reach a stationary point. */
+static double lr_descend(const lr_search *S, double sign, const double *start, int *stalled) {
     for (size_t j = 0; j < S->k; ++j) S->q[S->coord[j]] = S->x[S->coord[j]] = start[j];
     double f = sign * lucid_model_actuator_length(S->A, S->q), t = 0.0;
     for (int it = 0; it < LR_MAX_ITERS; ++it) {
@@ -1364,10 +1365,11 @@ static double lr_descend(const lr_search *S, double sign, const double *start) {
         lucid_model_actuator_add_moment(S->A, S->q, sign, S->g);
         double gn = 0.0;
         for (size_t j = 0; j < S->k; ++j) gn = fmax(gn, fabs(S->g[S->dof[j]]));
-        if (gn == 0.0) break;
+        if (gn == 0.0) return sign * f;
         if (t == 0.0) t = S->width / gn;
-        if (!lr_step(S, sign, &f, &t, gn)) break;
+        if (!lr_step(S, sign, &f, &t, gn)) return sign * f;
     }
+    *stalled = 1;
     return sign * f;
 }
 
@@ -1403,8 +1405,10 @@ static lucid_status lr_joints(const compile_ctx *c, const lucid_model *m, size_t
     return LUCID_OK;
 }
 
-/* A's range: the least and greatest L found from the box's centre and its 2^k corners. */
-static void lr_extremes(const lr_search *S, double lr[2]) {
+/* A's range: the least and greatest L found from the box's centre and its 2^k corners; 0 when
+ * a descent stalled. */
+static int lr_extremes(const lr_search *S, double lr[2]) {
+    int stalled = 0;
     double start[LR_MAX_JOINTS];
     lr[0] = INFINITY, lr[1] = -INFINITY;
     for (size_t corner = 0; corner <= ((size_t)1 << S->k); ++corner) {
@@ -1412,9 +1416,10 @@ static void lr_extremes(const lr_search *S, double lr[2]) {
             start[j] = corner == ((size_t)1 << S->k) ? 0.5 * (S->lo[j] + S->hi[j])
                        : (corner >> j) & 1           ? S->hi[j]
                                                      : S->lo[j];
-        lr[0] = fmin(lr[0], lr_descend(S, 1.0, start));
-        lr[1] = fmax(lr[1], lr_descend(S, -1.0, start));
+        lr[0] = fmin(lr[0], lr_descend(S, 1.0, start, &stalled));
+        lr[1] = fmax(lr[1], lr_descend(S, -1.0, start, &stalled));
     }
+    return !stalled;
 }
 
 /* Each muscle whose spec asks for it gets its length range computed (see above); a model with
@@ -1443,8 +1448,12 @@ static lucid_status muscle_lengthranges(const compile_ctx *c, lucid_model *m) {
         }
         if (st != LUCID_OK) break;
         S.A = A;
-        lr_extremes(&S, A->lengthrange);
-        if (!(A->lengthrange[0] < A->lengthrange[1]))
+        if (!lr_extremes(&S, A->lengthrange))
+            st = fail(c, LUCID_ERR_ARGUMENT, "actuator", A->name, a, as->line,
+                      "its length range's search did not converge in %d steps: give "
+                      "'lengthrange'",
+                      (int)LR_MAX_ITERS);
+        else if (!(A->lengthrange[0] < A->lengthrange[1]))
             st = fail(c, LUCID_ERR_ARGUMENT, "actuator", A->name, a, as->line,
                       "the computed length range is empty (%g, %g): the joints' ranges do not "
                       "change its length",

@@ -226,6 +226,17 @@ t.case("a muscle's lengthrange lucid cannot compute, and <compiler><lengthrange>
   end
   t.raises("<compiler>: unknown element <foo>", muscle_model, "<compiler><foo/></compiler>", arm,
            "", [[<muscle joint="j"/>]])
+  -- constraints that cut the joints' box, and a tendon no joint moves
+  t.raises("actuator 'm': a muscle needs 'lengthrange' in a model with limited tendons",
+           muscle_model, "", arm, [[<fixed name="t" limited="true" range="-1 1">
+           <joint joint="j" coef="1"/></fixed>]], [[<muscle name="m" joint="j"/>]])
+  t.raises("actuator 'm': a muscle needs 'lengthrange' in a model with equality constraints",
+           muscle_model, "", arm .. [[</worldbody><equality><joint joint1="j" joint2="k"/>
+           </equality><worldbody>]], "", [[<muscle name="m" joint="j"/>]])
+  t.raises("actuator 'm': the computed length range is empty",
+           muscle_model, "", arm .. [[<site name="w2" pos="0 1 0"/>]],
+           [[<spatial name="t"><site site="w"/><site site="w2"/></spatial>]],
+           [[<muscle name="m" tendon="t"/>]])
 end)
 
 t.case("a tendon's margin makes its limit act that far inside the range", function()
