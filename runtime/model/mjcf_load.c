@@ -69,6 +69,7 @@ typedef struct mjcf {
     int balanceinertia;  /* moments violating A + B >= C become their mean (MuJoCo's) */
     int lr_mode_none;    /* <compiler><lengthrange mode="none">: no muscle range is computed */
     int lr_useexisting;  /* a muscle's valid lengthrange is kept, not computed (default 1) */
+    int lr_uselimit;     /* a limited joint or tendon transmission's range is taken as is */
     long group_lo, group_hi;
     mjcf_class *classes;
     size_t nclasses, cap_classes;
@@ -342,9 +343,7 @@ static lucid_status compiler_lengthrange(mjcf *P, const xmlNode *el) {
     }
     if ((v = ATTR(el, "uselimit"))) {
         if ((b = lucid_model_xml_bool(X_, el, "uselimit", v)) < 0) return X_->status;
-        if (b)
-            return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
-                                        "<lengthrange> uselimit=\"true\" is not supported");
+        P->lr_uselimit = b;
     }
     for (size_t i = 3; lengthrange_attrs[i]; i++)
         if (ATTR(el, lengthrange_attrs[i]))
@@ -1880,6 +1879,7 @@ static int muscle_curves(mjcf *P, const xmlNode *el, const mj_actuator *m, lucid
         return 0;
     }
     a->lengthrange_compute = !P->lr_mode_none && !(given && P->lr_useexisting);
+    a->lengthrange_uselimit = P->lr_uselimit;
     a->lengthrange[0] = m->lengthrange[0], a->lengthrange[1] = m->lengthrange[1];
     return 1;
 }

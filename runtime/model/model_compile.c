@@ -1425,6 +1425,19 @@ static int lr_extremes(const lr_search *S, double lr[2]) {
 /* Each muscle whose spec asks for it gets its length range computed (see above); a model with
  * equality constraints or limited tendons is refused (they bound the configurations MuJoCo's
  * simulation reaches, the joints' box does not). */
+/* MuJoCo's uselimit: a limited joint's or tendon's range, when it is A's transmission, is A's
+ * length range as it is (MuJoCo 2.2.2 copies it without the gear); 0 when neither applies. */
+static int lr_from_limit(const lucid_model *m, lucid_model_actuator *A) {
+    const lucid_model_tendon *T = A->tendon;
+    if (T && T->limited)
+        A->lengthrange[0] = T->lower, A->lengthrange[1] = T->upper;
+    else if (!T && A->crank < 0 && m->limited[A->coord])
+        A->lengthrange[0] = m->lower[A->coord], A->lengthrange[1] = m->upper[A->coord];
+    else
+        return 0;
+    return 1;
+}
+
 static lucid_status muscle_lengthranges(const compile_ctx *c, lucid_model *m) {
     lr_search S = {0};
     lucid_status st = LUCID_OK;
@@ -1432,6 +1445,13 @@ static lucid_status muscle_lengthranges(const compile_ctx *c, lucid_model *m) {
         lucid_model_actuator *A = &m->actuators[a];
         const lucid_actuator_spec *as = &c->spec->actuators[a];
         if (!as->lengthrange_compute || (!as->gain_muscle && !as->bias_muscle)) continue;
+        if (as->lengthrange_uselimit && lr_from_limit(m, A)) {
+            if (!(A->lengthrange[0] < A->lengthrange[1]))
+                return fail(c, LUCID_ERR_ARGUMENT, "actuator", A->name, a, as->line,
+                            "its transmission's range (%g, %g) is empty", A->lengthrange[0],
+                            A->lengthrange[1]);
+            continue;
+        }
         int tendon_limits = 0;
         for (size_t t = 0; t < m->ntendons; ++t) tendon_limits |= m->tendons[t].limited;
         if (c->spec->nequalities > 0 || tendon_limits)

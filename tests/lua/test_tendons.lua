@@ -207,6 +207,15 @@ t.case("a muscle's computed lengthrange: the extremes of its length over the joi
                                "", given)), {-math.pi / 3, math.pi / 2}, 1e-15)
   t.allnear(range(muscle_model([[<compiler><lengthrange mode="none"/></compiler>]], arm, "",
                                given)), {0, 1}, 0)
+  -- uselimit: a limited joint's or tendon's own range, as MuJoCo copies it (without the gear);
+  -- elsewhere the range is computed
+  local uselimit = [[<compiler><lengthrange uselimit="true"/></compiler>]]
+  t.allnear(range(muscle_model(uselimit, arm, "", [[<muscle joint="j" gear="2"/>]])),
+            {-math.pi / 3, math.pi / 2}, 1e-15)
+  t.allnear(range(muscle_model(uselimit, arm, [[<fixed name="t" limited="true" range="-0.2 0.3">
+    <joint joint="j" coef="1"/></fixed>]], [[<muscle tendon="t" gear="3"/>]])), {-0.2, 0.3}, 0)
+  t.allnear(range(muscle_model(uselimit, arm, [[<fixed name="t"><joint joint="j" coef="1"/>
+    </fixed>]], [[<muscle tendon="t"/>]])), {-math.pi / 3, math.pi / 2}, 1e-15)
 end)
 
 t.case("a muscle's lengthrange lucid cannot compute, and <compiler><lengthrange> options, are refused by name", function()
@@ -217,7 +226,6 @@ t.case("a muscle's lengthrange lucid cannot compute, and <compiler><lengthrange>
            muscle_model, [[<compiler><lengthrange mode="none"/></compiler>]], arm, "",
            [[<muscle joint="j"/>]])
   for _, c in ipairs{{[[mode="all"]], "<lengthrange> mode='all' is not supported"},
-                     {[[uselimit="true"]], [[<lengthrange> uselimit="true" is not supported]]},
                      {[[timestep="0.01"]], "<lengthrange> timestep is not supported"},
                      {[[tolrange="0.1"]], "<lengthrange> tolrange is not supported"},
                      {[[bogus="1"]], "bogus"}} do
