@@ -510,9 +510,10 @@ static void test_arm26_muscles(void **state) {
 }
 /* MuJoCo's arm26.xml unmodified: lucid computes its muscles' missing lengthranges as the
  * extremes of L over the joints' box (here at its corners: no extreme is interior). MuJoCo's
- * compile-time simulation pushes each muscle to the same corner but past it by the soft joint
- * limits' penetration, so its range contains lucid's and the gap at each end is that overshoot
- * times the moment there: at most ARM26_OVERSHOOT rad of joint angle (measured up to 1.30e-3).
+ * compile-time simulation (replayed here) pushes each muscle to the same corner but rests past
+ * it by the soft joint limits' penetration (at most ARM26_OVERSHOOT rad, measured 1.38e-3):
+ * lucid's L at that rest is MuJoCo's range end, and at the rest clamped into the box lucid's,
+ * so MuJoCo's range contains lucid's and the whole gap is that overshoot.
  * With lucid's own ranges the muscle forces differ from MuJoCo's by that gap alone: with
  * MuJoCo's ranges they agree to TOL at every state, and the gap through the force-length and
  * force-velocity curves is at most ARM26_FORCE_GAP relative (measured 6.9e-3). */
@@ -534,6 +535,37 @@ static void arm26_corners(const mjModel *mm, const lucid_model_actuator *A, cons
     }
 }
 
+/* MuJoCo 2.2.2's length-range search for actuator a, replayed (mj_setLengthRange with the
+ * default mjLROpt: accel 20, timestep 0.01, timeconst 1, inttotal 10, inteval 2, under the
+ * compiler's disable flags): the least (side 0) or greatest L of the last 2 s, and in q the
+ * configuration reaching it, past the joint limits. */
+static double arm26_mujoco_search(mjModel *mm, mjData *md, int a, int side, double q[2]) {
+    mjOption saved = mm->opt;
+    mm->opt.disableflags =
+        mjDSBL_FRICTIONLOSS | mjDSBL_CONTACT | mjDSBL_PASSIVE | mjDSBL_GRAVITY | mjDSBL_ACTUATION;
+    mm->opt.timestep = 0.01;
+    mj.reset_data(mm, md);
+    int nv = mm->nv, updated = 0;
+    double best = 0.0;
+    while (md->time < 10.0) {
+        for (int k = 0; k < nv; k++) md->qvel[k] *= exp(-mm->opt.timestep / 1.0);
+        mj.step1(mm, md);
+        mj.solve_m(mm, md, md->qfrc_applied, md->actuator_moment + a * nv, 1);
+        double n = 0.0;
+        for (int k = 0; k < nv; k++) n += md->qfrc_applied[k] * md->qfrc_applied[k];
+        for (int k = 0; k < nv; k++)
+            md->qfrc_applied[k] =
+                md->actuator_moment[a * nv + k] * (2 * side - 1) * 20.0 / fmax(mjMINVAL, sqrt(n));
+        double at[2] = {md->qpos[0], md->qpos[1]}; /* where step1 measured L */
+        mj.step2(mm, md);
+        double L = md->actuator_length[a];
+        if (md->time > 8.0 && (!updated || (side == 0 ? L < best : L > best)))
+            best = L, q[0] = at[0], q[1] = at[1], updated = 1;
+    }
+    mm->opt = saved;
+    return best;
+}
+
 static void test_arm26_computed_lengthranges(void **state) {
     (void)state;
     mjModel *mm;
@@ -547,7 +579,7 @@ static void test_arm26_computed_lengthranges(void **state) {
     if (!load_both(ARM26, &mm, &md, &lm)) return;
     const lucid_model_actuator *A = lucid_model_actuators(lm);
     lucid_model_actuator B[6]; /* the muscles with MuJoCo's ranges */
-    double worst_gap = 0.0, worst_over = 0.0, worst_f = 0.0, worst_same = 0.0;
+    double worst_gap = 0.0, worst_over = 0.0, worst_f = 0.0, worst_same = 0.0, worst_pen = 0.0;
     assert_int_equal(mm->nu, 6);
     for (int a = 0; a < mm->nu; a++) {
         const double *r = mm->actuator_lengthrange + 2 * a, *lr = A[a].lengthrange;
@@ -558,8 +590,25 @@ static void test_arm26_computed_lengthranges(void **state) {
         worst_over = fmax(worst_over, fmax(over[0], over[1]));
         worst_gap = fmax(worst_gap, fmax(lr[0] - r[0], r[1] - lr[1]) / width);
         B[a] = A[a], B[a].lengthrange[0] = r[0], B[a].lengthrange[1] = r[1];
+        /* the cause: MuJoCo's search rests past the joint box; lucid's L there is MuJoCo's
+         * range end, and at that rest clamped into the box lucid's own */
+        for (int side = 0; side < 2; side++) {
+            double rest[2], q[2], pen = 0.0;
+            double L = arm26_mujoco_search(mm, md, a, side, rest);
+            compare("MuJoCo's search replayed", &L, &r[side], 1, 1e-14, a);
+            for (int j = 0; j < 2; j++) {
+                double lo = mm->jnt_range[2 * j], hi = mm->jnt_range[2 * j + 1];
+                q[j] = fmin(fmax(rest[j], lo), hi);
+                pen = fmax(pen, fabs(rest[j] - q[j]));
+            }
+            double Lrest = lucid_model_actuator_length(&A[a], rest);
+            double Lbox = lucid_model_actuator_length(&A[a], q);
+            compare("L at MuJoCo's rest", &Lrest, &r[side], 1, 1e-13, a);
+            compare("L at MuJoCo's rest in the box", &Lbox, &lr[side], 1, 1e-13, a);
+            worst_pen = fmax(worst_pen, pen);
+        }
     }
-    assert_true(worst_over <= ARM26_OVERSHOOT);
+    assert_true(worst_over <= ARM26_OVERSHOOT && worst_pen <= ARM26_OVERSHOOT);
     uint64_t seed = 0x9E3779B97F4A7C15ull;
     for (int s = 0; s < STATES; s++) {
         mj.reset_data(mm, md);
@@ -583,9 +632,9 @@ static void test_arm26_computed_lengthranges(void **state) {
             fmax(worst_f, compare("qfrc_actuator", tau, md->qfrc_actuator, 2, ARM26_FORCE_GAP, s));
     }
     printf("arm26 computed lengthranges: MuJoCo's wider by at most %.3g of the width (a joint "
-           "overshoot of %.3g rad); %d random states: qfrc_actuator %.3g relative (%.2g with "
-           "MuJoCo's ranges)\n",
-           worst_gap, worst_over, STATES, worst_f, worst_same);
+           "overshoot of %.3g rad; its search rests up to %.3g rad past the limits); %d random "
+           "states: qfrc_actuator %.3g relative (%.2g with MuJoCo's ranges)\n",
+           worst_gap, worst_over, worst_pen, STATES, worst_f, worst_same);
     free_both(mm, md, lm);
 }
 #else
