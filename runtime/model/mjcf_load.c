@@ -345,7 +345,7 @@ static lucid_status compiler_lengthrange(mjcf *P, const xmlNode *el) {
         if ((b = lucid_model_xml_bool(X_, el, "uselimit", v)) < 0) return X_->status;
         P->lr_uselimit = b;
     }
-    for (size_t i = 3; lengthrange_attrs[i]; i++)
+    for (size_t i = 3; lengthrange_attrs[i]; i++) /* accel onwards: the simulation's */
         if (ATTR(el, lengthrange_attrs[i]))
             return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
                                         "<lengthrange> %s is not supported (a setting of "

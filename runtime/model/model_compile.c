@@ -1334,7 +1334,9 @@ static double clampd(double v, double lo, double hi) {
 }
 
 /* One Armijo-accepted projected step of sign * L from q along -g (step t, adapted); 0 when no
- * step decreases it any more (a constrained stationary point, to rounding). */
+ * step decreases it any more (a constrained stationary point, to rounding). The decrease asked
+ * is the customary 1e-4 of the linear prediction; steps below 1e-15 of the widest range are
+ * rounding. */
 static int lr_step(const lr_search *S, double sign, double *f, double *t, double gn) {
     double *q = S->q, *x = S->x, *g = S->g;
     for (; *t * gn > 1e-15 * S->width; *t *= 0.5) {
