@@ -67,6 +67,9 @@ typedef struct mjcf {
     int strippath;
     int inertiafromgeom; /* 0 false, 1 true, 2 auto */
     int balanceinertia;  /* moments violating A + B >= C become their mean (MuJoCo's) */
+    int lr_mode_none;    /* <compiler><lengthrange mode="none">: no muscle range is computed */
+    int lr_useexisting;  /* a muscle's valid lengthrange is kept, not computed (default 1) */
+    int lr_uselimit;     /* a limited joint or tendon transmission's range is taken as is */
     long group_lo, group_hi;
     mjcf_class *classes;
     size_t nclasses, cap_classes;
@@ -319,8 +322,47 @@ static const char *const compiler_attrs[] = {
     "boundinertia",    "settotalmass",      "balanceinertia",
     "fitaabb",         "exactmeshinertia",  NULL};
 
+static const char *const lengthrange_attrs[] = {"mode",     "useexisting", "uselimit", "accel",
+                                                "maxforce", "timeconst",   "timestep", "inttotal",
+                                                "inteval",  "tolrange",    NULL};
+
+/* <compiler><lengthrange>: which muscles get a computed length range. lucid computes it as the
+ * extremes over the joints' ranges (model_compile.c), so MuJoCo's settings of its simulation
+ * and the modes it has no counterpart for are refused by name. */
+static lucid_status compiler_lengthrange(mjcf *P, const xmlNode *el) {
+    if (lucid_model_xml_check_attrs(X_, el, lengthrange_attrs)) return X_->status;
+    const char *v = ATTR(el, "mode");
+    if (v && strcmp(v, "none") && strcmp(v, "muscle"))
+        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                    "<lengthrange> mode='%s' is not supported (none, muscle)", v);
+    P->lr_mode_none = v && strcmp(v, "none") == 0;
+    int b;
+    if ((v = ATTR(el, "useexisting"))) {
+        if ((b = lucid_model_xml_bool(X_, el, "useexisting", v)) < 0) return X_->status;
+        P->lr_useexisting = b;
+    }
+    if ((v = ATTR(el, "uselimit"))) {
+        if ((b = lucid_model_xml_bool(X_, el, "uselimit", v)) < 0) return X_->status;
+        P->lr_uselimit = b;
+    }
+    for (size_t i = 3; lengthrange_attrs[i]; i++) /* accel onwards: the simulation's */
+        if (ATTR(el, lengthrange_attrs[i]))
+            return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                        "<lengthrange> %s is not supported (a setting of "
+                                        "MuJoCo's simulation; lucid finds the range's extremes "
+                                        "over the joints' ranges)",
+                                        lengthrange_attrs[i]);
+    return LUCID_OK;
+}
+
 static lucid_status compiler(mjcf *P, const xmlNode *el) {
     if (lucid_model_xml_check_attrs(X_, el, compiler_attrs)) return X_->status;
+    for (const xmlNode *c = lucid_model_xml_first(el); c; c = lucid_model_xml_next(c)) {
+        if (!IS(c, "lengthrange"))
+            return lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<compiler>: unknown element <%s>",
+                                        (const char *)c->name);
+        if (compiler_lengthrange(P, c)) return X_->status;
+    }
     const char *v;
     if ((v = ATTR(el, "angle"))) {
         if (strcmp(v, "degree") && strcmp(v, "radian"))
@@ -1804,9 +1846,8 @@ static int actuator_dynamics(mjcf *P, const xmlNode *el, const mj_actuator *m,
     return 1;
 }
 
-/* A muscle gain or bias (gaintype/biastype muscle): its parameters and its length range, which
- * the file must give (MuJoCo computes a missing one by simulating the model at compile time,
- * which lucid does not); 0 after failing. */
+/* A muscle gain or bias (gaintype/biastype muscle): its parameters and its length range, given
+ * or left to the compiler to compute (<compiler><lengthrange>); 0 after failing. */
 static int muscle_curves(mjcf *P, const xmlNode *el, const mj_actuator *m, lucid_actuator_spec *a) {
     a->gain_muscle = m->gaintype == PRM_MUSCLE, a->bias_muscle = m->biastype == PRM_MUSCLE;
     if (!a->gain_muscle && !a->bias_muscle) return 1;
@@ -1828,13 +1869,17 @@ static int muscle_curves(mjcf *P, const xmlNode *el, const mj_actuator *m, lucid
             return 0;
         }
     }
-    if (!(m->lengthrange[0] < m->lengthrange[1])) {
+    /* <compiler><lengthrange>: computed unless an existing valid one is kept (useexisting) */
+    int given = m->lengthrange[0] < m->lengthrange[1];
+    if (P->lr_mode_none && !given) { /* MuJoCo would keep the invalid range: refused */
         lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
-                             "<%s>: a muscle needs 'lengthrange' (lower < upper): MuJoCo computes "
-                             "a missing one by simulation at compile time, lucid does not",
+                             "<%s>: a muscle needs 'lengthrange' (lower < upper) under "
+                             "<compiler><lengthrange mode=\"none\">",
                              (const char *)el->name);
         return 0;
     }
+    a->lengthrange_compute = !P->lr_mode_none && !(given && P->lr_useexisting);
+    a->lengthrange_uselimit = P->lr_uselimit;
     a->lengthrange[0] = m->lengthrange[0], a->lengthrange[1] = m->lengthrange[1];
     return 1;
 }
@@ -2647,6 +2692,7 @@ lucid_status lucid_model_spec_parse_mjcf(const char *name, const void *data, siz
     P->inertiafromgeom = 2;
     P->group_lo = 0;
     P->group_hi = 5;
+    P->lr_useexisting = 1;
     P->dir = lucid_model_xml_dirname(name);
     lucid_status st = LUCID_OK;
     if (!P->dir) st = lucid_model_xml_fail_file(X_, name, LUCID_ERR_NO_MEMORY, "out of memory");

@@ -1189,8 +1189,8 @@ static lucid_status check_muscle_prm(const compile_ctx *c, const lucid_actuator_
     return LUCID_OK;
 }
 
-/* A muscle gain or bias: its parameters and its length range (given: lucid does not simulate
- * MuJoCo's compile-time search for it). */
+/* A muscle gain or bias: its parameters and its length range (given, or computed later by
+ * muscle_lengthranges). */
 static lucid_status check_muscle(const compile_ctx *c, const lucid_actuator_spec *a, size_t i) {
     if (!a->gain_muscle && !a->bias_muscle) return LUCID_OK;
     if (a->kind != LUCID_ACTUATOR_GENERAL && a->kind != LUCID_ACTUATOR_MUSCLE)
@@ -1199,8 +1199,9 @@ static lucid_status check_muscle(const compile_ctx *c, const lucid_actuator_spec
     lucid_status st = LUCID_OK;
     if (a->gain_muscle) st = check_muscle_prm(c, a, i, a->gainprm, "gain");
     if (st == LUCID_OK && a->bias_muscle) st = check_muscle_prm(c, a, i, a->biasprm, "bias");
-    if (st == LUCID_OK && !(isfinite(a->lengthrange[0]) && isfinite(a->lengthrange[1]) &&
-                            a->lengthrange[0] < a->lengthrange[1]))
+    if (st == LUCID_OK && !a->lengthrange_compute &&
+        !(isfinite(a->lengthrange[0]) && isfinite(a->lengthrange[1]) &&
+          a->lengthrange[0] < a->lengthrange[1]))
         st = fail(c, LUCID_ERR_ARGUMENT, "actuator", a->name, i, a->line,
                   "a muscle needs a length range lower < upper (got %g, %g)", a->lengthrange[0],
                   a->lengthrange[1]);
@@ -1303,6 +1304,184 @@ static lucid_status check_massless(const compile_ctx *c, const lucid_model *m) {
         }
     }
     free(sub);
+    return st;
+}
+
+/* ---- computed muscle length ranges ----------------------------------------------------------
+ * MuJoCo 2.2.2 finds a muscle's missing length range by simulating the model with the actuator
+ * pushing its transmission to each extreme until joint limits stop it. lucid computes those
+ * extremes directly: min and max of L(q) over the box of the ranges of the joints that move
+ * the transmission, by projected gradient descent with the moment dL/dq from the box's centre
+ * and each corner. A transmission moved by an unlimited or multi-dof joint (where MuJoCo's
+ * simulation meets no limit either) is refused by name. */
+enum {
+    LR_MAX_JOINTS = 10,  /* 2^10 corner starts at most */
+    LR_MAX_ITERS = 1000, /* projected-gradient iterations per start */
+};
+
+typedef struct lr_search {
+    const lucid_model_actuator *A;
+    size_t k;                    /* the joints moving the transmission */
+    size_t dof[LR_MAX_JOINTS];   /* their dofs */
+    size_t coord[LR_MAX_JOINTS]; /* their coordinates */
+    double lo[LR_MAX_JOINTS], hi[LR_MAX_JOINTS];
+    double width;      /* the widest range */
+    double *q, *x, *g; /* nq, nq (both neutral outside the k coordinates), nv */
+} lr_search;
+
+static double clampd(double v, double lo, double hi) {
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* One Armijo-accepted projected step of sign * L from q along -g (step t, adapted); 0 when no
+ * step decreases it any more (a constrained stationary point, to rounding). The decrease asked
+ * is the customary 1e-4 of the linear prediction; steps below 1e-15 of the widest range are
+ * rounding. */
+static int lr_step(const lr_search *S, double sign, double *f, double *t, double gn) {
+    double *q = S->q, *x = S->x, *g = S->g;
+    for (; *t * gn > 1e-15 * S->width; *t *= 0.5) {
+        double dec = 0.0, step = 0.0;
+        for (size_t j = 0; j < S->k; ++j) {
+            size_t c = S->coord[j];
+            x[c] = clampd(q[c] - *t * g[S->dof[j]], S->lo[j], S->hi[j]);
+            dec += g[S->dof[j]] * (q[c] - x[c]), step = fmax(step, fabs(q[c] - x[c]));
+        }
+        if (step <= 1e-15 * S->width) return 0; /* pinned at bounds the gradient pushes into */
+        double fx = sign * lucid_model_actuator_length(S->A, x);
+        if (fx <= *f - 1e-4 * dec) {
+            for (size_t j = 0; j < S->k; ++j) q[S->coord[j]] = x[S->coord[j]];
+            *f = fx, *t *= 2.0;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* L at the end of descending sign * L from start (sign 1: towards the minimum, -1: maximum);
+ * *stalled is set when LR_MAX_ITERS steps did not reach a stationary point. */
+static double lr_descend(const lr_search *S, double sign, const double *start, int *stalled) {
+    for (size_t j = 0; j < S->k; ++j) S->q[S->coord[j]] = S->x[S->coord[j]] = start[j];
+    double f = sign * lucid_model_actuator_length(S->A, S->q), t = 0.0;
+    for (int it = 0; it < LR_MAX_ITERS; ++it) {
+        for (size_t j = 0; j < S->k; ++j) S->g[S->dof[j]] = 0.0;
+        lucid_model_actuator_add_moment(S->A, S->q, sign, S->g);
+        double gn = 0.0;
+        for (size_t j = 0; j < S->k; ++j) gn = fmax(gn, fabs(S->g[S->dof[j]]));
+        if (gn == 0.0) return sign * f;
+        if (t == 0.0) t = S->width / gn;
+        if (!lr_step(S, sign, &f, &t, gn)) return sign * f;
+    }
+    *stalled = 1;
+    return sign * f;
+}
+
+/* The joints moving A's transmission into S (their limits as the box); an error naming the
+ * first that is not a limited 1-dof joint. */
+static lucid_status lr_joints(const compile_ctx *c, const lucid_model *m, size_t a, lr_search *S) {
+    const lucid_model_actuator *A = &m->actuators[a];
+    const lucid_actuator_spec *as = &c->spec->actuators[a];
+    size_t n = A->tendon ? A->tendon->n : 1;
+    if (A->crank >= 0)
+        return fail(c, LUCID_ERR_ARGUMENT, "actuator", A->name, a, as->line,
+                    "a muscle on a slider-crank needs 'lengthrange' (lucid computes one only "
+                    "for joint and tendon transmissions)");
+    if (n > LR_MAX_JOINTS)
+        return fail(c, LUCID_ERR_ARGUMENT, "actuator", A->name, a, as->line,
+                    "a muscle moved by %zu joints needs 'lengthrange' (lucid computes one for "
+                    "at most %d)",
+                    n, (int)LR_MAX_JOINTS);
+    S->k = n, S->width = 0.0;
+    for (size_t j = 0; j < n; ++j) {
+        size_t dof = A->tendon ? A->tendon->dof[j] : A->dof;
+        const lucid_model_node *N = &m->nodes[m->dof_node[dof]];
+        size_t q = N->idx_q;
+        if (N->nq != 1 || N->nv != 1 || N->mimic >= 0 || !m->limited[q])
+            return fail(c, LUCID_ERR_ARGUMENT, "actuator", A->name, a, as->line,
+                        "a muscle needs 'lengthrange' when joint '%s' moving it is not a "
+                        "limited hinge or slide (MuJoCo finds the range by simulation; lucid "
+                        "computes it over the joints' ranges)",
+                        N->name);
+        S->dof[j] = dof, S->coord[j] = q, S->lo[j] = m->lower[q], S->hi[j] = m->upper[q];
+        S->width = fmax(S->width, S->hi[j] - S->lo[j]);
+    }
+    return LUCID_OK;
+}
+
+/* A's range: the least and greatest L found from the box's centre and its 2^k corners; 0 when
+ * a descent stalled. */
+static int lr_extremes(const lr_search *S, double lr[2]) {
+    int stalled = 0;
+    double start[LR_MAX_JOINTS];
+    lr[0] = INFINITY, lr[1] = -INFINITY;
+    for (size_t corner = 0; corner <= ((size_t)1 << S->k); ++corner) {
+        for (size_t j = 0; j < S->k; ++j) /* the last "corner" is the centre */
+            start[j] = corner == ((size_t)1 << S->k) ? 0.5 * (S->lo[j] + S->hi[j])
+                       : (corner >> j) & 1           ? S->hi[j]
+                                                     : S->lo[j];
+        lr[0] = fmin(lr[0], lr_descend(S, 1.0, start, &stalled));
+        lr[1] = fmax(lr[1], lr_descend(S, -1.0, start, &stalled));
+    }
+    return !stalled;
+}
+
+/* Each muscle whose spec asks for it gets its length range computed (see above); a model with
+ * equality constraints or limited tendons is refused (they bound the configurations MuJoCo's
+ * simulation reaches, the joints' box does not). */
+/* MuJoCo's uselimit: a limited joint's or tendon's range, when it is A's transmission, is A's
+ * length range as it is (MuJoCo 2.2.2 copies it without the gear); 0 when neither applies. */
+static int lr_from_limit(const lucid_model *m, lucid_model_actuator *A) {
+    const lucid_model_tendon *T = A->tendon;
+    if (T && T->limited)
+        A->lengthrange[0] = T->lower, A->lengthrange[1] = T->upper;
+    else if (!T && A->crank < 0 && m->limited[A->coord])
+        A->lengthrange[0] = m->lower[A->coord], A->lengthrange[1] = m->upper[A->coord];
+    else
+        return 0;
+    return 1;
+}
+
+static lucid_status muscle_lengthranges(const compile_ctx *c, lucid_model *m) {
+    lr_search S = {0};
+    lucid_status st = LUCID_OK;
+    for (size_t a = 0; st == LUCID_OK && a < m->nu; ++a) {
+        lucid_model_actuator *A = &m->actuators[a];
+        const lucid_actuator_spec *as = &c->spec->actuators[a];
+        if (!as->lengthrange_compute || (!as->gain_muscle && !as->bias_muscle)) continue;
+        if (as->lengthrange_uselimit && lr_from_limit(m, A)) {
+            if (!(A->lengthrange[0] < A->lengthrange[1]))
+                return fail(c, LUCID_ERR_ARGUMENT, "actuator", A->name, a, as->line,
+                            "its transmission's range (%g, %g) is empty", A->lengthrange[0],
+                            A->lengthrange[1]);
+            continue;
+        }
+        int tendon_limits = 0;
+        for (size_t t = 0; t < m->ntendons; ++t) tendon_limits |= m->tendons[t].limited;
+        if (c->spec->nequalities > 0 || tendon_limits)
+            return fail(c, LUCID_ERR_ARGUMENT, "actuator", A->name, a, as->line,
+                        "a muscle needs 'lengthrange' in a model with %s (lucid computes one "
+                        "over the joints' ranges alone)",
+                        tendon_limits ? "limited tendons" : "equality constraints");
+        st = lr_joints(c, m, a, &S);
+        if (st == LUCID_OK && !S.q) {
+            S.q = alloc_array(m->nq, sizeof *S.q), S.x = alloc_array(m->nq, sizeof *S.x);
+            S.g = alloc_array(m->nv, sizeof *S.g);
+            if (!S.q || !S.x || !S.g) st = LUCID_ERR_NO_MEMORY;
+            if (st == LUCID_OK) lucid_model_neutral(m, S.q), lucid_model_neutral(m, S.x);
+        }
+        if (st != LUCID_OK) break;
+        S.A = A;
+        if (!lr_extremes(&S, A->lengthrange))
+            st = fail(c, LUCID_ERR_ARGUMENT, "actuator", A->name, a, as->line,
+                      "its length range's search did not converge in %d steps: give "
+                      "'lengthrange'",
+                      (int)LR_MAX_ITERS);
+        else if (!(A->lengthrange[0] < A->lengthrange[1]))
+            st = fail(c, LUCID_ERR_ARGUMENT, "actuator", A->name, a, as->line,
+                      "the computed length range is empty (%g, %g): the joints' ranges do not "
+                      "change its length",
+                      A->lengthrange[0], A->lengthrange[1]);
+    }
+    free(S.q), free(S.x), free(S.g);
     return st;
 }
 
@@ -1693,6 +1872,7 @@ static lucid_status compile(const compile_ctx *c, lucid_model *m, lucid_body_spe
     if (st != LUCID_OK) return st;
     st = check_massless(c, m);
     if (st == LUCID_OK) st = check_mass_matrix(c, m);
+    if (st == LUCID_OK) st = muscle_lengthranges(c, m);
     if (st == LUCID_OK) st = actuator_acc0(c, m);
     if (st == LUCID_OK) st = equalities(c, m, loc, joint_node);
     return st;

@@ -161,9 +161,12 @@ typedef struct lucid_actuator_spec {
     int gain_muscle, bias_muscle; /* gain or bias by the muscle curves (then gain[], bias[]
                                    * unused) with gainprm, biasprm */
     double gainprm[LUCID_MUSCLE_PRM], biasprm[LUCID_MUSCLE_PRM];
-    double lengthrange[2]; /* a muscle's: lower < upper, given (MuJoCo computes a missing one
-                            * by simulation at compile time; lucid does not) */
-    int act_limited;       /* the activation clamped to [act_lower, act_upper] after a step */
+    double lengthrange[2];    /* a muscle's: lower < upper, given, or computed when */
+    int lengthrange_compute;  /* is set: the extremes of L over the joints' ranges (the compiler's
+                               * stand-in for MuJoCo's compile-time simulation; model_files.md) */
+    int lengthrange_uselimit; /* computed: a limited joint's or tendon's range when it is the
+                               * transmission (MuJoCo's uselimit: copied, gear not applied) */
+    int act_limited;          /* the activation clamped to [act_lower, act_upper] after a step */
     double act_lower, act_upper;
     int ctrl_limited;
     double ctrl_lower, ctrl_upper;

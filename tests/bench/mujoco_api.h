@@ -42,6 +42,10 @@ typedef struct mujoco_api {
     /* the touch sensor's zone test (test_mjcf_sensors) */
     mjtNum (*ray_geom)(const mjtNum *, const mjtNum *, const mjtNum *, const mjtNum *,
                        const mjtNum *, int);
+    /* the length-range search, replayed (test_mjcf_spatial_tendons) */
+    void (*step1)(const mjModel *, mjData *);
+    void (*step2)(const mjModel *, mjData *);
+    void (*solve_m)(const mjModel *, mjData *, mjtNum *, const mjtNum *, int);
 } mujoco_api;
 
 /* dlsym returns an object pointer; POSIX guarantees it converts to a function pointer. */
@@ -82,6 +86,9 @@ static inline int load_mujoco(mujoco_api *api) {
     LUCID_MUJOCO_LOAD(fwd_actuation, "mj_fwdActuation");
     LUCID_MUJOCO_LOAD(reset_keyframe, "mj_resetDataKeyframe");
     LUCID_MUJOCO_LOAD(ray_geom, "mju_rayGeom");
+    LUCID_MUJOCO_LOAD(step1, "mj_step1");
+    LUCID_MUJOCO_LOAD(step2, "mj_step2");
+    LUCID_MUJOCO_LOAD(solve_m, "mj_solveM");
     return 1;
 }
 #undef LUCID_MUJOCO_LOAD

@@ -154,12 +154,99 @@ t.case("a limit approached faster than margin / dt is caught before it crosses",
   t.eq(#w:contacts(), 1)
 end)
 
-t.case("MuJoCo's arm26.xml: its spatial tendons load, its muscles without lengthrange are refused by name", function()
+t.case("MuJoCo's arm26.xml loads: its muscles' missing lengthranges are computed", function()
+  -- the extremes over the joints' box (test_mjcf_spatial_tendons.c compares them and the forces
+  -- with MuJoCo's: its simulated ranges are wider by its soft joint limits' overshoot)
   local arm = "/usr/share/mujoco/model/tendon_arm/arm26.xml"
   local h = io.open(arm)
   if not h then return t.skip("libmujoco-samples' arm26.xml not installed") end
   h:close()
-  t.raises("arm26.xml:113: <muscle>: a muscle needs 'lengthrange'", lucid.model.load, arm)
+  local a = lucid.model.load(arm):actuators()
+  t.eq(#a, 6)
+  for _, m in ipairs(a) do
+    t.eq(m.kind, "muscle")
+    t.truthy(m.lengthrange[1] > 0 and m.lengthrange[1] < m.lengthrange[2], m.name)
+  end
+end)
+
+-- A one-muscle model: body/joint/site XML around a muscle line, written to a temporary file.
+local function muscle_model(compiler, worldbody, tendon, muscle)
+  local path = os.tmpname() .. ".xml"
+  local f = assert(io.open(path, "w"))
+  f:write("<mujoco>" .. compiler .. "<worldbody>" .. worldbody .. "</worldbody><tendon>" ..
+          tendon .. "</tendon><actuator>" .. muscle .. "</actuator></mujoco>")
+  f:close()
+  local ok, m = pcall(lucid.model.load, path)
+  os.remove(path)
+  if not ok then error(m, 0) end
+  return m
+end
+
+local arm = [[<body><joint name="j" axis="0 0 1" limited="true" range="-60 90"/>
+  <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02"/><site name="s" pos="0.2 0 0"/>
+  <body pos="0.3 0 0"><joint name="k" axis="0 0 1" range="0 1" limited="true"/>
+  <geom type="sphere" size="0.05"/></body></body><site name="w" pos="0.43301270189221935 0.25 0"/>]]
+
+t.case("a muscle's computed lengthrange: the extremes of its length over the joints' ranges", function()
+  local range = function(m) return m:actuators()[1].lengthrange end
+  -- a joint: gear times the joint's range
+  local r = range(muscle_model("", arm, "", [[<muscle joint="j" gear="2"/>]]))
+  t.allnear(r, {-2 * math.pi / 3, math.pi}, 1e-15)
+  -- a fixed tendon L = q_j - 0.5 q_k: its least and greatest values at the box's corners
+  r = range(muscle_model("", arm, [[<fixed name="t"><joint joint="j" coef="1"/>
+    <joint joint="k" coef="-0.5"/></fixed>]], [[<muscle tendon="t"/>]]))
+  t.allnear(r, {-math.pi / 3 - 0.5 * (math.pi / 180), math.pi / 2}, 1e-15)
+  -- a spatial tendon from the world site at 0.5 from the axis, 30 deg round it, to the arm's
+  -- site at 0.2: L = sqrt(0.29 - 0.2 cos(q - 30 deg)), least 0.3 inside the range (q = 30 deg),
+  -- greatest at its end q = -60 deg
+  r = range(muscle_model("", arm, [[<spatial name="t"><site site="w"/><site site="s"/></spatial>]],
+                         [[<muscle tendon="t"/>]]))
+  t.allnear(r, {0.3, math.sqrt(0.29)}, 1e-12)
+  -- useexisting="false": a given range is computed anyway; by default it is kept
+  local given = [[<muscle joint="j" lengthrange="0 1"/>]]
+  t.allnear(range(muscle_model("", arm, "", given)), {0, 1}, 0)
+  t.allnear(range(muscle_model([[<compiler><lengthrange useexisting="false"/></compiler>]], arm,
+                               "", given)), {-math.pi / 3, math.pi / 2}, 1e-15)
+  t.allnear(range(muscle_model([[<compiler><lengthrange mode="none"/></compiler>]], arm, "",
+                               given)), {0, 1}, 0)
+  -- uselimit: a limited joint's or tendon's own range, as MuJoCo copies it (without the gear);
+  -- elsewhere the range is computed
+  local uselimit = [[<compiler><lengthrange uselimit="true"/></compiler>]]
+  t.allnear(range(muscle_model(uselimit, arm, "", [[<muscle joint="j" gear="2"/>]])),
+            {-math.pi / 3, math.pi / 2}, 1e-15)
+  t.allnear(range(muscle_model(uselimit, arm, [[<fixed name="t" limited="true" range="-0.2 0.3">
+    <joint joint="j" coef="1"/></fixed>]], [[<muscle tendon="t" gear="3"/>]])), {-0.2, 0.3}, 0)
+  t.allnear(range(muscle_model(uselimit, arm, [[<fixed name="t"><joint joint="j" coef="1"/>
+    </fixed>]], [[<muscle tendon="t"/>]])), {-math.pi / 3, math.pi / 2}, 1e-15)
+end)
+
+t.case("a muscle's lengthrange lucid cannot compute, and <compiler><lengthrange> options, are refused by name", function()
+  local free = [[<body><joint name="u" axis="0 0 1"/><geom type="sphere" size="0.1"/></body>]]
+  t.raises("actuator 'm': a muscle needs 'lengthrange' when joint 'u' moving it is not a limited hinge or slide",
+           muscle_model, "", free, "", [[<muscle name="m" joint="u"/>]])
+  t.raises("a muscle needs 'lengthrange' (lower < upper) under <compiler><lengthrange mode=\"none\">",
+           muscle_model, [[<compiler><lengthrange mode="none"/></compiler>]], arm, "",
+           [[<muscle joint="j"/>]])
+  for _, c in ipairs{{[[mode="all"]], "<lengthrange> mode='all' is not supported"},
+                     {[[timestep="0.01"]], "<lengthrange> timestep is not supported"},
+                     {[[tolrange="0.1"]], "<lengthrange> tolrange is not supported"},
+                     {[[bogus="1"]], "bogus"}} do
+    t.raises(c[2], muscle_model, "<compiler><lengthrange " .. c[1] .. "/></compiler>", arm, "",
+             [[<muscle joint="j"/>]])
+  end
+  t.raises("<compiler>: unknown element <foo>", muscle_model, "<compiler><foo/></compiler>", arm,
+           "", [[<muscle joint="j"/>]])
+  -- constraints that cut the joints' box, and a tendon no joint moves
+  t.raises("actuator 'm': a muscle needs 'lengthrange' in a model with limited tendons",
+           muscle_model, "", arm, [[<fixed name="t" limited="true" range="-1 1">
+           <joint joint="j" coef="1"/></fixed>]], [[<muscle name="m" joint="j"/>]])
+  t.raises("actuator 'm': a muscle needs 'lengthrange' in a model with equality constraints",
+           muscle_model, "", arm .. [[</worldbody><equality><joint joint1="j" joint2="k"/>
+           </equality><worldbody>]], "", [[<muscle name="m" joint="j"/>]])
+  t.raises("actuator 'm': the computed length range is empty",
+           muscle_model, "", arm .. [[<site name="w2" pos="0 1 0"/>]],
+           [[<spatial name="t"><site site="w"/><site site="w2"/></spatial>]],
+           [[<muscle name="m" tendon="t"/>]])
 end)
 
 t.case("a tendon's margin makes its limit act that far inside the range", function()
