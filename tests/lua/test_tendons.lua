@@ -243,6 +243,10 @@ t.case("a muscle's lengthrange lucid cannot compute, and <compiler><lengthrange>
   t.raises("actuator 'm': a muscle needs 'lengthrange' in a model with equality constraints",
            muscle_model, "", arm .. [[</worldbody><equality><joint joint1="j" joint2="k"/>
            </equality><worldbody>]], "", [[<muscle name="m" joint="j"/>]])
+  -- a <general> takes a <muscle> default's gains and dynamics, so it needs a range too
+  t.raises("mjcf_general_muscle_default.xml:13: actuator 'actuator2': a muscle needs 'lengthrange' " ..
+           "when joint 'j' moving it is not a limited hinge or slide", lucid.model.load,
+           "tests/data/model/mjcf_general_muscle_default.xml")
   t.raises("actuator 'm': the computed length range is empty",
            muscle_model, "", arm .. [[<site name="w2" pos="0 1 0"/>]],
            [[<spatial name="t"><site site="w"/><site site="w2"/></spatial>]],
