@@ -511,12 +511,13 @@ static void test_arm26_muscles(void **state) {
 /* MuJoCo's arm26.xml unmodified: lucid computes its muscles' missing lengthranges as the
  * extremes of L over the joints' box (here at its corners: no extreme is interior). MuJoCo's
  * compile-time simulation (replayed here) pushes each muscle to the same corner but rests past
- * it by the soft joint limits' penetration (at most ARM26_OVERSHOOT rad, measured 1.38e-3):
+ * it by the soft joint limits' penetration (bounded by ARM26_OVERSHOOT rad; figures in
+ * docs/model_files.md, "Actuator activations"):
  * lucid's L at that rest is MuJoCo's range end, and at the rest clamped into the box lucid's,
  * so MuJoCo's range contains lucid's and the whole gap is that overshoot.
  * With lucid's own ranges the muscle forces differ from MuJoCo's by that gap alone: with
  * MuJoCo's ranges they agree to TOL at every state, and the gap through the force-length and
- * force-velocity curves is at most ARM26_FORCE_GAP relative (measured 6.9e-3). */
+ * force-velocity curves is at most ARM26_FORCE_GAP relative. */
 #define ARM26_OVERSHOOT 1.5e-3
 #define ARM26_FORCE_GAP 1e-2
 
@@ -556,7 +557,7 @@ static double arm26_mujoco_search(mjModel *mm, mjData *md, int a, int side, doub
         for (int k = 0; k < nv; k++)
             md->qfrc_applied[k] =
                 md->actuator_moment[a * nv + k] * (2 * side - 1) * 20.0 / fmax(mjMINVAL, sqrt(n));
-        double at[2] = {md->qpos[0], md->qpos[1]}; /* where step1 measured L */
+        double at[2] = {md->qpos[0], md->qpos[1]}; /* the pose step1 computed L at */
         mj.step2(mm, md);
         double L = md->actuator_length[a];
         if (md->time > 8.0 && (!updated || (side == 0 ? L < best : L > best)))
