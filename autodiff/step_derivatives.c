@@ -1384,9 +1384,6 @@ static lucid_status step_derivatives(lucid_world *w, const lucid_step_derivative
         w->opt.collision == LUCID_WORLD_COLLISION_SINGLE_LEVEL)
         bad = "equality constraints (MJCF <equality>, URDF mimic) in a single_level world have no "
               "step derivatives: its relaxed derivatives do not differentiate their projection";
-    if (!bad && lucid_world_models_have_cranks(w))
-        bad = "slider-crank actuators (MJCF cranksite) have no step derivatives: their moment "
-              "changes with q, which the actuation stiffness leaves out";
     if (!bad && w->opt.collision == LUCID_WORLD_COLLISION_SINGLE_LEVEL &&
         o->method != LUCID_STEP_RELAXED)
         bad = "a single_level world has method relaxed only (at its single_level.kappa)";

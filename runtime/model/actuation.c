@@ -38,8 +38,8 @@ static lucid_se3 frame_pose(const lucid_model *m, int f, const double *q) {
 /* The slider-crank at q: pin p_c, slider origin p_s and axis a, length (before gear) and the
  * length's gradients in v = p_c - p_s and in a. */
 typedef struct crank_state {
-    lucid_vec3 pc, ps, a, dldv, dlda;
-    double L;
+    lucid_vec3 pc, ps, a, v, dldv, dlda;
+    double L, av, sdet; /* sdet: sqrt(det), 0 where the rod cannot reach the axis */
 } crank_state;
 
 static crank_state crank_at(const lucid_model_actuator *A, const double *q) {
@@ -47,14 +47,15 @@ static crank_state crank_at(const lucid_model_actuator *A, const double *q) {
     lucid_se3 C = frame_pose(A->model, A->crank, q), S = frame_pose(A->model, A->slider, q);
     c.pc = C.t, c.ps = S.t;
     c.a = lucid_mat3_mul_vec(&S.R, lucid_vec3_make(0.0, 0.0, 1.0));
-    lucid_vec3 v = lucid_vec3_sub(c.pc, c.ps);
-    double av = lucid_vec3_dot(v, c.a), r = A->cranklength;
+    lucid_vec3 v = c.v = lucid_vec3_sub(c.pc, c.ps);
+    double av = c.av = lucid_vec3_dot(v, c.a), r = A->cranklength;
     double det = av * av + r * r - lucid_vec3_dot(v, v);
+    c.sdet = 0.0;
     if (det <= 0.0) { /* the rod cannot reach the axis: MuJoCo's L = a.v and its gradients */
         c.L = av, c.dldv = c.a, c.dlda = v;
         return c;
     }
-    double sdet = sqrt(det);
+    double sdet = c.sdet = sqrt(det);
     c.L = av - sdet;
     c.dldv =
         lucid_vec3_add(lucid_vec3_scale(c.a, 1.0 - av / sdet), lucid_vec3_scale(v, 1.0 / sdet));
@@ -86,6 +87,127 @@ static double crank_entry(const lucid_model_actuator *A, const crank_state *c, c
     double e = chain_entry(m, A->crank, q, k, c->pc, c->dldv, NULL, c->dlda);
     e += chain_entry(m, A->slider, q, k, c->ps, lucid_vec3_scale(c->dldv, -1.0), &c->a, c->dlda);
     return A->gear * e;
+}
+
+/* ---- the slider-crank moment's change with q ----------------------------------------------
+ * r_i = dL/dq_i = dldv . dv_i + dlda . da_i, with dv_i, da_i the motion of v and a per unit rate
+ * of dof i. Moving dof k (q (+) t e_k, as the step derivatives' tangents) changes r_i through
+ * the gradients (dldv, dlda move with v and a) and through dv_i, da_i: frame points move by
+ * dof k's world column J_k, and dof i's column turns by J_k x J_i when i is at or below k's
+ * node (autodiff/step_positions.c's convention). */
+
+/* Dof k's world column and the motion of v and a per unit rate of it. */
+typedef struct crank_dof {
+    lucid_vec3 lin, ang, dv, da;
+    int crank, slider; /* whether k moves the crank pin, the slider's frame */
+} crank_dof;
+
+/* Whether dof k moves frame f (k on the chain of the node carrying f). */
+static int moves_frame(const lucid_model *m, int f, size_t k) {
+    for (int j = m->frames[f].node; j >= 0; j = m->nodes[j].parent)
+        if (k >= m->nodes[j].idx_v && k < m->nodes[j].idx_v + m->nodes[j].nv) return 1;
+    return 0;
+}
+
+static lucid_vec3 point_rate(const crank_dof *d, lucid_vec3 p) {
+    return lucid_vec3_add(d->lin, lucid_vec3_cross(d->ang, p));
+}
+
+static crank_dof crank_dof_at(const lucid_model_actuator *A, const crank_state *c, const double *q,
+                              size_t k) {
+    const lucid_model *m = A->model;
+    crank_dof d = {.crank = moves_frame(m, A->crank, k), .slider = moves_frame(m, A->slider, k)};
+    d.lin = d.ang = d.dv = d.da = lucid_vec3_zero();
+    if (!d.crank && !d.slider) return d;
+    lucid_se3 X = node_pose(m, m->dof_node[k], q);
+    double w[6];
+    lucid_sp_world_column(&X, m->dof_axis[k], w);
+    d.lin = lucid_sp_lin(w), d.ang = lucid_sp_ang(w);
+    if (d.crank) d.dv = point_rate(&d, c->pc);
+    if (d.slider) {
+        d.dv = lucid_vec3_sub(d.dv, point_rate(&d, c->ps));
+        d.da = lucid_vec3_cross(d.ang, c->a);
+    }
+    return d;
+}
+
+/* The change of (dldv, dlda) when v and a move by (dv, da): L = a.v - sqrt(det),
+ * det = (a.v)^2 + r^2 - v.v (or L = a.v where det <= 0). */
+static void gradient_change(const crank_state *c, lucid_vec3 dv, lucid_vec3 da, lucid_vec3 *gv,
+                            lucid_vec3 *ga) {
+    if (c->sdet == 0.0) {
+        *gv = da, *ga = dv;
+        return;
+    }
+    double dav = lucid_vec3_dot(c->a, dv) + lucid_vec3_dot(c->v, da);
+    double dsdet = (c->av * dav - lucid_vec3_dot(c->v, dv)) / c->sdet;
+    double s = c->av / c->sdet, ds = (dav - s * dsdet) / c->sdet;
+    *gv =
+        lucid_vec3_add(lucid_vec3_sub(lucid_vec3_scale(da, 1.0 - s), lucid_vec3_scale(c->a, ds)),
+                       lucid_vec3_scale(lucid_vec3_sub(dv, lucid_vec3_scale(c->v, dsdet / c->sdet)),
+                                        1.0 / c->sdet));
+    *ga = lucid_vec3_sub(lucid_vec3_scale(dv, 1.0 - s), lucid_vec3_scale(c->v, ds));
+}
+
+/* Whether dof i's world column turns with dof k: i at or below k's node. */
+static int column_turns(const lucid_model *m, size_t i, size_t k) {
+    if (i < m->nodes[m->dof_node[k]].idx_v) return 0;
+    for (int j = lucid_model_node_last_dof(m, m->dof_node[i]); j >= 0; j = m->dof_parent[j])
+        if ((size_t)j == k) return 1;
+    return 0;
+}
+
+/* d r_i / dq_k (gear included) from the two dofs' motions. */
+static double crank_curvature(const lucid_model_actuator *A, const crank_state *c, size_t i,
+                              const crank_dof *di, size_t k, const crank_dof *dk) {
+    lucid_vec3 gv, ga;
+    gradient_change(c, dk->dv, dk->da, &gv, &ga);
+    double e = lucid_vec3_dot(gv, di->dv) + lucid_vec3_dot(ga, di->da);
+    /* dv_i and da_i along k: the frames' points and axis move, dof i's column turns */
+    lucid_vec3 tl = lucid_vec3_zero(), ta = lucid_vec3_zero();
+    if (column_turns(A->model, i, k)) {
+        tl = lucid_vec3_add(lucid_vec3_cross(dk->ang, di->lin), lucid_vec3_cross(dk->lin, di->ang));
+        ta = lucid_vec3_cross(dk->ang, di->ang);
+    }
+    lucid_vec3 ddv = lucid_vec3_zero();
+    if (di->crank) {
+        lucid_vec3 dpc = dk->crank ? point_rate(dk, c->pc) : lucid_vec3_zero();
+        ddv = lucid_vec3_add(lucid_vec3_add(tl, lucid_vec3_cross(ta, c->pc)),
+                             lucid_vec3_cross(di->ang, dpc));
+    }
+    if (di->slider) {
+        lucid_vec3 dps = dk->slider ? point_rate(dk, c->ps) : lucid_vec3_zero();
+        ddv = lucid_vec3_sub(ddv, lucid_vec3_add(lucid_vec3_add(tl, lucid_vec3_cross(ta, c->ps)),
+                                                 lucid_vec3_cross(di->ang, dps)));
+        lucid_vec3 dda =
+            lucid_vec3_add(lucid_vec3_cross(ta, c->a), lucid_vec3_cross(di->ang, dk->da));
+        e += lucid_vec3_dot(c->dlda, dda);
+    }
+    e += lucid_vec3_dot(c->dldv, ddv);
+    return A->gear * e;
+}
+
+void lucid_model_actuator_add_moment_change(const lucid_model_actuator *A, const double *q,
+                                            const double *v, double f, double g, double *R,
+                                            size_t nv, double *scratch) {
+    if (A->crank < 0) return; /* a joint's or fixed tendon's moment is constant */
+    crank_state c = crank_at(A, q);
+    for (size_t i = 0; i < nv; ++i) scratch[i] = crank_entry(A, &c, q, i);
+    for (size_t k = 0; k < nv; ++k) {
+        crank_dof dk = crank_dof_at(A, &c, q, k);
+        if (!dk.crank && !dk.slider) continue;
+        double hv = 0.0; /* d Ld / dq_k = sum_l v_l d r_l / dq_k */
+        for (size_t l = 0; g != 0.0 && l < nv; ++l) {
+            crank_dof dl = crank_dof_at(A, &c, q, l);
+            if (v[l] != 0.0 && (dl.crank || dl.slider))
+                hv += v[l] * crank_curvature(A, &c, l, &dl, k, &dk);
+        }
+        for (size_t i = 0; i < nv; ++i) {
+            crank_dof di = crank_dof_at(A, &c, q, i);
+            if (!di.crank && !di.slider) continue;
+            R[i + nv * k] += f * crank_curvature(A, &c, i, &di, k, &dk) + g * scratch[i] * hv;
+        }
+    }
 }
 
 /* ---- every transmission ----------------------------------------------------------------- */

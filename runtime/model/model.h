@@ -343,6 +343,14 @@ void lucid_model_actuator_add_moment(const lucid_model_actuator *A, const double
  * scratch: nv doubles. */
 void lucid_model_actuator_add_outer(const lucid_model_actuator *A, const double *q, double scale,
                                     double *R, size_t nv, double *scratch);
+/* R (nv x nv, column-major; R[i + nv k] the change of tau_i with q_k) += f dr/dq + g r (dLd/dq)
+ * with r = dL/dq at q and dLd/dq = v^T dr/dq: the change of f r with q at a fixed force f and a
+ * force slope g in Ld beyond what r's outer product gives. Nonzero for a slider-crank only (a
+ * joint's and a fixed tendon's moment are constant; a spatial tendon's is left out); q tangents
+ * as the step derivatives take them. scratch: nv doubles. */
+void lucid_model_actuator_add_moment_change(const lucid_model_actuator *A, const double *q,
+                                            const double *v, double f, double g, double *R,
+                                            size_t nv, double *scratch);
 /* tau (nv) = sum over actuators of f times their moment: MuJoCo's qfrc_actuator (act: the na
  * activations, NULL when na is 0). */
 void lucid_model_actuation(const lucid_model *m, const double *q, const double *v, const double *u,

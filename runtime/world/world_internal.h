@@ -395,8 +395,6 @@ void lucid_world_equality_stabilise_jacobian(lucid_world_model *wm, const double
 /* Whether tree t of model `model` carries equality rows; whether any model has them. */
 int lucid_world_models_tree_constrained(const lucid_world *w, int model, int tree);
 int lucid_world_models_have_equalities(const lucid_world *w);
-/* Whether any model has a slider-crank actuator (its moment depends on q). */
-int lucid_world_models_have_cranks(const lucid_world *w);
 /* The world velocity of world point p fixed to a node per unit rate of its ancestor dof k. */
 lucid_vec3 lucid_world_model_dof_point_column(const lucid_world_model *wm, int k, lucid_vec3 p);
 void lucid_world_models_begin_step(lucid_world *w);     /* free velocities, M~, link poses */

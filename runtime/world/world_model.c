@@ -756,7 +756,8 @@ int lucid_world_model_gravity_is_world(const lucid_world *w, int i) {
 }
 
 /* d tau / dq of actuation(): -k on a spring's coordinate, (b1 + g1 u) r r^T (through the
- * force clamp's slope) for an actuator of moment r, -k c c^T for a tendon's spring. */
+ * force clamp's slope) for an actuator of moment r (a slider-crank's also f dr/dq and its
+ * velocity slope times r dLd/dq), -k c c^T for a tendon's spring. */
 void lucid_world_model_add_actuation_stiffness(const lucid_world *w, int i, double scale,
                                                double *R) {
     const lucid_world_model *wm = &w->models[i];
@@ -774,6 +775,10 @@ void lucid_world_model_add_actuation_stiffness(const lucid_world *w, int i, doub
         double d_len, d_vel;
         lucid_model_actuator_force_partials(A, wm->q, wm->v, uc, &d_len, &d_vel);
         lucid_model_actuator_add_outer(A, wm->q, scale * sf * d_len, R, nv, wm->moment);
+        /* a slider-crank's moment turns with q: its force along the change, and Ld's change */
+        double f = lucid_model_actuator_force(A, wm->q, wm->v, wm->u[a], wm->act);
+        lucid_model_actuator_add_moment_change(A, wm->q, wm->v, scale * f, scale * sf * d_vel, R,
+                                               nv, wm->moment);
     }
     lucid_world_tendon_add_stiffness(wm, -scale, R);
 }
@@ -837,15 +842,6 @@ double lucid_world_models_actuation_work(const lucid_world *w) {
         work += lucid_world_tendon_spring_power(wm, wm->v_free);
     }
     return w->opt.dt * work;
-}
-
-int lucid_world_models_have_cranks(const lucid_world *w) {
-    for (int i = 0; i < w->num_models; ++i) {
-        const lucid_model *m = w->models[i].model;
-        for (size_t a = 0; a < m->nu; ++a)
-            if (lucid_model_actuators(m)[a].crank >= 0) return 1;
-    }
-    return 0;
 }
 
 double lucid_world_models_total_mass(const lucid_world *w) {

@@ -1,8 +1,10 @@
 -- MJCF slider-crank actuators (cranksite/slidersite, docs/model_files.md) from Lua: MuJoCo's
 -- sample slider_crank.xml loads, m:actuators() names each one's sites and rod, a world steps it
--- with its servos driving the cranks, and w:step_derivatives refuses it by name (the moment's
--- change with q is not in its actuation stiffness). The comparisons with MuJoCo 2.2.2 are
--- tests/c/test_mjcf_slider_crank.c.
+-- with its servos driving the cranks, and w:step_derivatives equals central differences of whole
+-- steps (the moment's change with q in the actuation stiffness: f dr/dq, and r dLd/dq for a
+-- velocity-dependent force), on the sample and on mjcf_slider_crank_damped.xml (velocity and
+-- affine actuators, tilted hinges, a rod reaching its axis and one that cannot). The comparisons
+-- with MuJoCo 2.2.2 are tests/c/test_mjcf_slider_crank.c.
 local t = require "testing"
 local lucid = require "lucid"
 
@@ -33,7 +35,46 @@ t.case("slider_crank.xml loads with its three slider-cranks", function()
   end
 end)
 
-t.case("the servos turn the cranks; step derivatives are refused by name", function()
+local DAMPED = "tests/data/model/mjcf_slider_crank_damped.xml"
+
+local function maxabs(M)
+  local m = 0
+  for i = 1, M:rows() do for j = 1, M:cols() do m = math.max(m, math.abs(M:get(i, j))) end end
+  return m
+end
+
+-- A and B of `method` against central differences of whole steps solved to 1e-13 (h = 1e-4,
+-- 1e-5, 1e-6): the best relative error of each block (relative to its largest entry, or 1e-3
+-- for B), as tests/lua/test_tendons.lua does.
+local function check_against_fd(name, w, method)
+  local x, u = w:state(), w:controls()
+  local D = w:step_derivatives{method = method}
+  local best = {}
+  for _, h in ipairs{1e-4, 1e-5, 1e-6} do
+    w:set_state(x)
+    w:set_controls(u)
+    local F = w:step_derivatives{method = "finite_differences", step = h, tol = 1e-13,
+                                 max_iter = 100000}
+    for _, b in ipairs{"A", "B"} do
+      local e = maxabs(D[b] - F[b]) / math.max(maxabs(F[b]), b == "A" and 1 or 1e-3)
+      print(string.format("%s (%s): h = %.0e: %s %.1e", name, method, h, b, e))
+      best[b] = math.min(best[b] or math.huge, e)
+    end
+  end
+  for b, e in pairs(best) do t.truthy(e <= 1e-6, name .. ": " .. b .. " relative error " .. e) end
+end
+
+-- A world of model m at q, v and controls u (every crank inside its control range).
+local function world_at(m, q, v, u)
+  local w = lucid.world{dt = m.timestep, contact = {tol = 1e-12, max_iter = 5000}}
+  local id = w:add_model(m)
+  w:set_q(id, q)
+  w:set_v(id, v)
+  w:set_control(id, u)
+  return w
+end
+
+t.case("the servos turn the cranks", function()
   local m = sample()
   if not m then return t.skip("libmujoco-samples' slider_crank.xml not installed") end
   local w = lucid.world{dt = m.timestep}
@@ -44,6 +85,33 @@ t.case("the servos turn the cranks; step derivatives are refused by name", funct
   local moved = 0
   for i = 1, 3 do moved = math.max(moved, math.abs(q[i])) end
   t.truthy(moved > 0.1, "the cranks moved " .. moved .. " rad")
-  t.raises("slider-crank actuators (MJCF cranksite) have no step derivatives",
-           w.step_derivatives, w)
+end)
+
+t.case("slider-crank step derivatives equal central differences", function()
+  local m = sample()
+  if not m then return t.skip("libmujoco-samples' slider_crank.xml not installed") end
+  for _, method in ipairs{"implicit", "relaxed"} do
+    check_against_fd("slider_crank.xml", world_at(m, {0.3, -0.4, 0.5}, {0.7, -1.1, 0.4},
+                                                  {0.05, -0.08, 0.03}), method)
+  end
+end)
+
+t.case("velocity-dependent slider-crank forces: step derivatives equal central differences",
+       function()
+  local m = lucid.model.load(DAMPED)
+  local kinds = {}
+  for i, a in ipairs(m:actuators()) do kinds[i] = a.kind end
+  t.eq(table.concat(kinds, " "), "general velocity position")
+  -- at q3 = 0.5 the third rod (0.05) cannot reach its slider's axis: the pin (0.1 cos q3,
+  -- 0.2 + 0.1 sin q3, 0) from the slider site (0, 0.1, 0) along a = (1, 0.2, 0) / |.| gives
+  -- det = (a.v)^2 + r^2 - v.v < 0, MuJoCo's L = a.v branch; the other two reach theirs
+  local q3 = 0.5
+  local vx, vy = 0.1 * math.cos(q3), 0.1 + 0.1 * math.sin(q3)
+  local n = math.sqrt(1 + 0.04)
+  local av = (vx + 0.2 * vy) / n
+  t.truthy(av * av + 0.05 ^ 2 - (vx * vx + vy * vy) < 0, "the broken rod's det < 0")
+  for _, method in ipairs{"implicit", "relaxed"} do
+    check_against_fd("mjcf_slider_crank_damped.xml",
+                     world_at(m, {0.3, -0.4, q3}, {0.7, -1.1, 0.4}, {0.05, -0.08, 0.03}), method)
+  end
 end)
