@@ -203,14 +203,16 @@ static double *param_value(ctx *c, const lucid_step_param *p) {
 static int is_model_param(const lucid_step_param *p) {
     return p->kind == LUCID_STEP_PARAM_LINK_MASS || p->kind == LUCID_STEP_PARAM_JOINT_DAMPING ||
            p->kind == LUCID_STEP_PARAM_JOINT_FRICTIONLOSS ||
-           p->kind == LUCID_STEP_PARAM_JOINT_ARMATURE;
+           p->kind == LUCID_STEP_PARAM_JOINT_ARMATURE ||
+           p->kind == LUCID_STEP_PARAM_TENDON_FRICTIONLOSS;
 }
 
 static lucid_model_param_kind model_param_kind(const lucid_step_param *p) {
-    return p->kind == LUCID_STEP_PARAM_LINK_MASS        ? LUCID_MODEL_PARAM_LINK_MASS
-           : p->kind == LUCID_STEP_PARAM_JOINT_DAMPING  ? LUCID_MODEL_PARAM_JOINT_DAMPING
-           : p->kind == LUCID_STEP_PARAM_JOINT_ARMATURE ? LUCID_MODEL_PARAM_JOINT_ARMATURE
-                                                        : LUCID_MODEL_PARAM_JOINT_FRICTIONLOSS;
+    return p->kind == LUCID_STEP_PARAM_LINK_MASS             ? LUCID_MODEL_PARAM_LINK_MASS
+           : p->kind == LUCID_STEP_PARAM_JOINT_DAMPING       ? LUCID_MODEL_PARAM_JOINT_DAMPING
+           : p->kind == LUCID_STEP_PARAM_JOINT_ARMATURE      ? LUCID_MODEL_PARAM_JOINT_ARMATURE
+           : p->kind == LUCID_STEP_PARAM_TENDON_FRICTIONLOSS ? LUCID_MODEL_PARAM_TENDON_FRICTIONLOSS
+                                                             : LUCID_MODEL_PARAM_JOINT_FRICTIONLOSS;
 }
 
 /* A model parameter shifted on a variant of the model; param_restore puts the model back. */
@@ -264,7 +266,7 @@ static const char *param_problem(const lucid_world *w, const lucid_step_param *p
     if (is_model_param(p)) {
         double value;
         const char *why = NULL;
-        if (p->index < 0) return "unknown link or joint";
+        if (p->index < 0) return "unknown link, joint or tendon";
         lucid_world_model_param(w, p->model, model_param_kind(p), (size_t)p->index, &value, &why);
         return why;
     }

@@ -4,12 +4,12 @@
  * opts: method ("implicit" | "relaxed" | "finite_differences"), step, tol, max_iter, threshold,
  * kappa, params (a list of {body = id, "mass" | "friction" | "restitution"}, {"compliance"},
  * {body = id, "size", part = k, index = i} (a shape size, the sizes autodiff/step_derivatives.c
- * counts), {model = id, link = name, "mass"} and {model = id, joint = name, "damping" |
- * "frictionloss" | "armature"}), geometry ("auto" | "carried" | "collide": how position and
- * parameter columns get their contacts) and
- * collision (the estimator table of lucid.distance_derivatives for contacts without an exact
- * geometry derivative). D.geometry says which was used, D.contacts[k].estimated whether that
- * contact's geometry derivative came from the estimator. */
+ * counts), {model = id, link = name, "mass"}, {model = id, joint = name, "damping" |
+ * "frictionloss" | "armature"} and {model = id, tendon = name, "frictionloss"}), geometry ("auto" |
+ * "carried" | "collide": how position and parameter columns get their contacts) and collision (the
+ * estimator table of lucid.distance_derivatives for contacts without an exact geometry derivative).
+ * D.geometry says which was used, D.contacts[k].estimated whether that contact's geometry
+ * derivative came from the estimator. */
 #include <lauxlib.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,8 +46,8 @@ static int optional_index(lua_State *L, int t, int k, const char *fname, const c
     return (int)lucid_lua_integer_field(&f, key, 1, 1, 1000000) - 1;
 }
 
-/* {model = id, link = name, "mass"} or {model = id, joint = name, "damping" | "frictionloss" |
- * "armature"} at t. */
+/* {model = id, link = name, "mass"}, {model = id, joint = name, "damping" | "frictionloss" |
+ * "armature"} or {model = id, tendon = name, "frictionloss"} at t. */
 static lucid_step_param read_model_param(lua_State *L, lucid_world *w, int t, int k,
                                          const char *fname) {
     lua_rawgeti(L, t, 1);
@@ -58,9 +58,13 @@ static lucid_step_param read_model_param(lua_State *L, lucid_world *w, int t, in
     if (!mass && !damping && !frictionloss && !armature)
         lucid_lua_fail(L, fname,
                        "params[%d][1] must be \"mass\" (with link =), \"damping\", "
-                       "\"frictionloss\" or \"armature\" (with joint =) for a model",
+                       "\"frictionloss\" or \"armature\" (with joint =) or \"frictionloss\" "
+                       "(with tendon =) for a model",
                        k);
-    const char *key = mass ? "link" : "joint";
+    lua_getfield(L, t, "tendon");
+    int tendon = frictionloss && !lua_isnil(L, -1);
+    lua_pop(L, 1);
+    const char *key = mass ? "link" : tendon ? "tendon" : "joint";
     const char *const keys[] = {"model", key, NULL};
     check_param_keys(L, t, k, fname, keys);
     lua_getfield(L, t, "model");
@@ -74,12 +78,15 @@ static lucid_step_param read_model_param(lua_State *L, lucid_world *w, int t, in
     if (lua_type(L, -1) != LUA_TSTRING)
         lucid_lua_fail(L, fname, "params[%d].%s must be a %s name", k, key, key);
     const char *name = lua_tostring(L, -1);
-    int index = mass ? lucid_model_find_body(m, name) : lucid_model_find_joint(m, name);
+    int index = mass     ? lucid_model_find_body(m, name)
+                : tendon ? lucid_model_find_tendon(m, name)
+                         : lucid_model_find_joint(m, name);
     if (index < 0) lucid_lua_fail(L, fname, "params[%d]: the model has no %s \"%s\"", k, key, name);
     lua_pop(L, 1);
     lucid_step_param p = {mass       ? LUCID_STEP_PARAM_LINK_MASS
                           : damping  ? LUCID_STEP_PARAM_JOINT_DAMPING
                           : armature ? LUCID_STEP_PARAM_JOINT_ARMATURE
+                          : tendon   ? LUCID_STEP_PARAM_TENDON_FRICTIONLOSS
                                      : LUCID_STEP_PARAM_JOINT_FRICTIONLOSS,
                           -1, (int)id - 1, index, -1};
     return p;

@@ -195,7 +195,7 @@ void lucid_model_destroy(lucid_model *m) {
     if (atomic_fetch_sub(&m->refs, 1) > 1) return; /* another holder remains */
     if (m->base) { /* a variant: its own arrays, then its reference to the base */
         free(m->nodes), free(m->bodies), free(m->damping), free(m->frictionloss);
-        free(m->armature);
+        free(m->armature), free(m->tendons);
         lucid_model_destroy((lucid_model *)m->base);
         free(m);
         return;

@@ -1,6 +1,6 @@
 /* Model variants (model_variant.h): a shallow copy of the model whose nodes (inertias), bodies
- * (masses), damping, frictionloss and armature are its own; every other array stays the base
- * model's. */
+ * (masses), damping, frictionloss, armature and tendon records are its own (a tendon's joints,
+ * coefficients and path stay the base's); every other array stays the base model's. */
 #include "runtime/model/model_variant.h"
 
 #include <math.h>
@@ -31,9 +31,10 @@ lucid_model *lucid_model_variant(const lucid_model *m) {
     v->damping = copy_of(m->damping, m->nv, sizeof *m->damping);
     v->frictionloss = copy_of(m->frictionloss, m->nv, sizeof *m->frictionloss);
     v->armature = copy_of(m->armature, m->nv, sizeof *m->armature);
-    if (!v->nodes || !v->bodies || !v->damping || !v->frictionloss || !v->armature) {
+    v->tendons = copy_of(m->tendons, m->ntendons, sizeof *m->tendons);
+    if (!v->nodes || !v->bodies || !v->damping || !v->frictionloss || !v->armature || !v->tendons) {
         free(v->nodes), free(v->bodies), free(v->damping), free(v->frictionloss);
-        free(v->armature), free(v);
+        free(v->armature), free(v->tendons), free(v);
         return NULL;
     }
     v->base = lucid_model_retain(m->base ? m->base : m); /* names and the rest live there */
@@ -102,5 +103,15 @@ lucid_status lucid_model_variant_set_joint_armature(lucid_model *v, size_t j, do
         return fail(why, "the joint moves no mass: its armature must stay > 0");
     const lucid_model_node *nd = &v->nodes[j];
     for (size_t k = 0; k < nd->nv; ++k) v->armature[nd->idx_v + k] = armature;
+    return LUCID_OK;
+}
+
+lucid_status lucid_model_variant_set_tendon_frictionloss(lucid_model *v, size_t t, double f,
+                                                         const char **why) {
+    if (!v || !v->base) return fail(why, "only a model variant can be changed");
+    if (t >= v->ntendons) return fail(why, "unknown tendon");
+    if (!(f >= 0.0) || !isfinite(f))
+        return fail(why, "a tendon's frictionloss must be >= 0 and finite");
+    v->tendons[t].frictionloss = f;
     return LUCID_OK;
 }

@@ -1,7 +1,8 @@
 /* A model variant: a model that shares another's structure (tree, names, geoms, meshes,
- * limits, actuators) and owns its inertial, damping, frictionloss and armature parameters, so
- * that one world can change a link's mass or a joint's damping, dry friction or armature (system
- * identification, step derivatives) without touching the model other worlds and the caller hold. */
+ * limits, actuators, the tendons' paths) and owns its inertial, damping, frictionloss and
+ * armature parameters and its tendon records, so that one world can change a link's mass, a
+ * joint's damping, dry friction or armature or a tendon's dry friction (system identification,
+ * step derivatives) without touching the model other worlds and the caller hold. */
 #ifndef LUCID_MODEL_VARIANT_H
 #define LUCID_MODEL_VARIANT_H
 
@@ -27,5 +28,8 @@ lucid_status lucid_model_variant_set_joint_frictionloss(lucid_model *v, size_t j
  * whose mass matrix row it alone keeps regular); as above. */
 lucid_status lucid_model_variant_set_joint_armature(lucid_model *v, size_t j, double armature,
                                                     const char **why);
+/* The dry friction (frictionloss) of tendon t (>= 0 and finite); as above. */
+lucid_status lucid_model_variant_set_tendon_frictionloss(lucid_model *v, size_t t, double f,
+                                                         const char **why);
 
 #endif

@@ -406,6 +406,94 @@ t.case("a tendon's friction row: A equals finite differences, sliding and stuck"
   end
 end)
 
+-- Whether params column P matches Q (central differences of whole steps) to 1e-6 of Q's largest
+-- entry plus 1e-12 (what a difference of step 1e-4 resolves), and the gap.
+local function column_close(P, Q)
+  local worst, top = 0, 0
+  for i = 1, Q:rows() do
+    worst = math.max(worst, math.abs(P:get(i, 1) - Q:get(i, 1)))
+    top = math.max(top, math.abs(Q:get(i, 1)))
+  end
+  return worst <= 1e-6 * top + 1e-12, string.format("%.1e of %.1e", worst, top)
+end
+
+t.case("a tendon's frictionloss as a parameter: w:param, w:set_param, the world's own model", function()
+  local m = lucid.model.load(FRICTION)
+  local w = lucid.world{dt = 1e-3}
+  local id = w:add_model(m, {q = {0.15, -0.15}}) -- held by f = 1 (0.73 N m), slides at f = 0.5
+  local spec = {model = id, tendon = "couple", "frictionloss"}
+  t.eq(w:param(spec), F)
+  w:set_param(spec, 0.5)
+  t.eq(w:param(spec), 0.5)
+  t.eq(m:tendons()[1].frictionloss, F, "the caller's model keeps its own")
+  w:step()
+  local c = rows.row(w, true)
+  t.eq(c.frictionloss, 0.5)
+  t.near(math.abs(c.lambda[1]), 0.5, 1e-6 * 0.5, "it slides at |lambda| = f")
+  w:set_param(spec, 0) -- no row, then one again
+  w:step()
+  t.eq(rows.row(w, true), nil)
+  w:set_param(spec, 2)
+  w:step()
+  t.eq(rows.row(w, true).frictionloss, 2)
+  t.raises("lucid.world:set_param: a tendon's frictionloss must be >= 0 and finite", w.set_param,
+           w, spec, -1)
+  t.raises("lucid.world:param: params[1]: the model has no tendon \"nope\"", w.param, w,
+           {model = id, tendon = "nope", "frictionloss"})
+  t.raises("params[1]: unknown entry", w.param, w, {model = id, tendon = "couple", "damping"})
+  -- added without frictionloss, the tendon's two pendulums are two trees: its row would join
+  -- them, so frictionloss > 0 is refused by name there (0 is accepted)
+  local h = assert(io.open(FRICTION))
+  local text = h:read("a")
+  h:close()
+  local path = os.tmpname() .. ".xml"
+  local o = assert(io.open(path, "w"))
+  o:write((text:gsub('frictionloss="1"', 'frictionloss="0"')))
+  o:close()
+  local free = lucid.model.load(path)
+  os.remove(path)
+  local v = lucid.world{dt = 1e-3}
+  local fid = v:add_model(free)
+  local fspec = {model = fid, tendon = "couple", "frictionloss"}
+  v:set_param(fspec, 0)
+  t.raises("lucid.world:set_param: the tendon's joints are in different trees of this world",
+           v.set_param, v, fspec, 1)
+  t.eq(v:param(fspec), 0)
+end)
+
+t.case("a tendon's frictionloss as a step-derivative parameter: analytic and central differences", function()
+  -- sliding: v+_i = v_i + dt (-m g l sin q_i + c_i lambda) / I with lambda = -f sign(Ld+),
+  -- c = (1, -1), so dv+_i/df = -dt c_i sign(Ld+) / I and dq+_i/df = dt dv+_i/df; stuck: the row
+  -- fixes Ld+ = 0 whatever f, and the common mode does not feel it: zero
+  for _, case in ipairs{{q = {0.7, 0.1}, mode = "sliding"}, {q = {0.15, -0.15}, mode = "sticking"}} do
+    local w = lucid.world{dt = 1e-3, contact = {tol = 1e-12, max_iter = 5000}}
+    local id = w:add_model(lucid.model.load(FRICTION), {q = case.q})
+    w:step(50)
+    local x, v = w:state(), w:v(id)
+    local P = {{model = id, tendon = "couple", "frictionloss"}}
+    local D = w:step_derivatives{method = "implicit", params = P}
+    t.eq(D.contacts[1].mode, case.mode)
+    t.eq(D.fallback_columns, 0)
+    local sliding = case.mode == "sliding"
+    w:set_state(x)
+    w:step()
+    local Ld = w:v(id)[1] - w:v(id)[2]
+    t.truthy(not sliding or math.abs(Ld) > 0.1, "Ld+ " .. Ld)
+    for i, c in ipairs{1, -1} do
+      local dv = sliding and -1e-3 * c * (Ld > 0 and 1 or -1) / INERTIA or 0
+      t.near(D.params[1]:get(2 + i, 1), dv, 1e-12, "dv+/df")
+      t.near(D.params[1]:get(i, 1), 1e-3 * dv, 1e-15, "dq+/df")
+    end
+    w:set_state(x)
+    local E = w:step_derivatives{method = "finite_differences", step = 1e-4, tol = 1e-13,
+                                 max_iter = 100000, params = P}
+    local ok, gap = column_close(D.params[1], E.params[1])
+    io.stderr:write(string.format("  tendon frictionloss column, %s: from central differences %s\n",
+                                  case.mode, gap))
+    t.truthy(ok, gap)
+  end
+end)
+
 t.case("a tendon's friction row: warm started from its key, refused by ccp", function()
   local iterations = {}
   for _, warm in ipairs{true, false} do
@@ -622,6 +710,24 @@ t.case("a spatial tendon's friction row, sliding and stuck: A equals finite diff
     t.eq(sliding, case.mode == "sliding")
     check_against_fd("spatial_friction " .. case.mode, w, SPATIAL_STEPS)
   end
+end)
+
+t.case("a spatial tendon's frictionloss as a parameter: its column equals central differences", function()
+  -- sliding at f = 4 N after 50 steps: the row's force is f along the string's moment
+  local w, id = string_pendulum(4, {tol = 1e-12, max_iter = 5000})
+  w:step(50)
+  local x = w:state()
+  local P = {{model = id, tendon = "string", "frictionloss"}}
+  t.eq(w:param(P[1]), 4)
+  local D = w:step_derivatives{method = "implicit", params = P}
+  t.eq(D.contacts[1].mode, "sliding")
+  w:set_state(x)
+  local E = w:step_derivatives{method = "finite_differences", step = 1e-4, tol = 1e-13,
+                               max_iter = 100000, params = P}
+  local ok, gap = column_close(D.params[1], E.params[1])
+  io.stderr:write(string.format("  spatial tendon frictionloss column: from central differences %s\n", gap))
+  t.truthy(ok, gap)
+  t.truthy(math.abs(D.params[1]:get(2, 1)) > 1e-4, "f moves v+")
 end)
 
 t.case("a world with spatial tendon rows replays from its state bit for bit", function()
