@@ -2076,7 +2076,9 @@ static lucid_status equality_one(mjcf *P, const xmlNode *c) {
     int k = 0;
     while (kinds[k] && !IS(c, kinds[k])) k++;
     if (!kinds[k]) {
-        const char *why = IS(c, "distance") ? " (MuJoCo 2.2.2 removed distance constraints)" : "";
+        const char *why = IS(c, "distance") ? " (nor by MuJoCo 2.2.2, which removed distance "
+                                              "constraints and refuses them)"
+                                            : "";
         return lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<equality>: <%s> is not supported%s",
                                     (const char *)c->name, why);
     }
