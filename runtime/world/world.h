@@ -19,9 +19,11 @@
  *                                              the margin: the bodies may close the gap down
  *                                              to a rest depth of slop/2, where the collision
  *                                              normal is well defined, unlike at d = 0),
- *   c*_N = 0                                  for -slop <= d <= -0.4 slop (the rest band, which
- *                                              holds the rest depth slop/10 inside its edge, so
- *                                              the step is smooth where contacts rest),
+ *   c*_N = 0                                  for -slop <= d <= -0.4 slop (the rest band: it
+ *                                              holds any depth a step ends at in it, slop/2
+ *                                              after a landing, slop/10 inside its edge, but
+ *                                              just past 0.4 slop after a slow approach;
+ *                                              docs/world.md "Position correction"),
  *   c*_N = min(-(d + slop/2) / dt, v_c)       when d < -slop: a deeper overlap is pushed back
  *                                              at no more than the correction speed v_c
  *                                              (options.correction_speed), so no body leaves a

@@ -4,7 +4,9 @@
 -- -beta (-d - slop) / dt threw a box created 2 cm in the ground 0.79 m up at dt 1e-3 and 22 m
 -- at dt 1e-4. Joint limits take the same rule. A contact's slop scales with the smaller moving
 -- part it touches (world.h, LUCID_WORLD_SLOP_PER_SIZE), so small bodies rest as deep, relative
--- to their size, as large ones.
+-- to their size, as large ones. A contact, joint limit or tendon limit closing from a touch
+-- rests where its last free step enters the rest band: slop/2 when the step would pass it,
+-- else that step's end, just past the band's edge at 0.4 slop under a weak load.
 local t = require "testing"
 local lucid = require "lucid"
 
@@ -154,4 +156,70 @@ t.case("a small body's correction speed follows its slop; static parts do not co
   local depth = 0.03 - w:pose(b):translation()[3]
   print(string.format("6 cm box on a 1 mm static plate: rests %.3e m deep", depth))
   t.truthy(depth >= 0.4e-4 and depth <= 1e-4, "in the default slop's band: " .. depth)
+end)
+
+-- ---- the rest depth of an approach from a touch (docs/world.md, "Position correction") -------
+local SLOP = 1e-4
+local TIGHT = {tol = 1e-12, max_iter = 5000} -- solves whose residual moves no contact at rest
+
+local function model_from(xml)
+  local path = os.tmpname() .. ".xml"
+  local o = assert(io.open(path, "w"))
+  o:write(xml)
+  o:close()
+  local m = lucid.model.load(path)
+  os.remove(path)
+  return m
+end
+
+-- A unit inertia on a hinge limited above at 0.5 rad, pushed by a motor; two such hinges whose
+-- fixed tendon j1 + j2 is limited above at 0.5, a motor on j1 (the tendon accelerates at the
+-- torque). No gravity.
+local INERTIA = '<inertial pos="0 0 0" mass="1" diaginertia="1 1 1"/>'
+local HINGE = [[<mujoco><compiler angle="radian"/><option gravity="0 0 0"/><worldbody><body>
+  <joint name="j" axis="0 1 0" limited="true" range="-1 0.5"/>]] .. INERTIA .. [[</body>
+  </worldbody><actuator><motor joint="j"/></actuator></mujoco>]]
+local TENDON = [[<mujoco><compiler angle="radian"/><option gravity="0 0 0"/><worldbody>
+  <body><joint name="j1" axis="0 1 0"/>]] .. INERTIA .. [[</body>
+  <body pos="1 0 0"><joint name="j2" axis="0 1 0"/>]] .. INERTIA .. [[</body></worldbody>
+  <tendon><fixed name="t" limited="true" range="-1 0.5"><joint joint="j1" coef="1"/>
+  <joint joint="j2" coef="1"/></fixed></tendon><actuator><motor joint="j1"/></actuator></mujoco>]]
+
+-- The depth (in slop) of the world's one contact after 1 s at dt 1e-3.
+local function rest_depth(w)
+  w:step(1000)
+  local c = w:contacts()
+  t.eq(#c, 1)
+  return -(c[1].separation - c[1].include_margin) / SLOP, c[1]
+end
+
+-- From a touch at rest under acceleration a the free steps (symplectic Euler) reach depths
+-- a dt^2 n (n + 1) / 2; the contact acts only once a step would pass slop/2 (the speculative
+-- reference lands it there), and the rest band (c* = 0) holds whatever depth a free step
+-- ended at inside it: the first free depth past 0.4 slop, or slop/2 if that step passes it.
+local function predicted_depth(a)
+  local n = 1
+  while a * 1e-6 * n * (n + 1) / 2 < 0.4 * SLOP do n = n + 1 end
+  return math.min(a * 1e-6 * n * (n + 1) / 2, 0.5 * SLOP) / SLOP
+end
+
+t.case("contacts, joint limits and tendon limits rest where their last free step enters the band", function()
+  for _, a in ipairs{10, 1, 0.1, 0.01} do
+    local expect = predicted_depth(a)
+    local w = lucid.world{dt = 1e-3, gravity = {0, 0, -a}, contact = TIGHT}
+    w:add_static{shape = lucid.halfspace({0, 0, 1}, 0)}
+    w:add_body{shape = lucid.sphere(0.1), mass = 1, pose = lucid.se3.new({1, 0, 0, 0}, {0, 0, 0.1})}
+    local sphere = rest_depth(w)
+    w = lucid.world{dt = 1e-3, contact = TIGHT}
+    w:set_control(w:add_model(model_from(HINGE), {q = {0.5}}), {a})
+    local hinge, hc = rest_depth(w)
+    t.eq(hc.limit, "upper")
+    w = lucid.world{dt = 1e-3, contact = TIGHT}
+    w:set_control(w:add_model(model_from(TENDON), {q = {0.25, 0.25}}), {a})
+    local tendon, tc = rest_depth(w)
+    t.truthy(tc.tendon == 1 and tc.limit == "upper", "the tendon's limit")
+    io.stderr:write(string.format("  load %g: rest depth (slop) predicted %.9f: sphere %.9f, hinge "
+      .. "limit %.9f, tendon limit %.9f\n", a, expect, sphere, hinge, tendon))
+    for _, d in ipairs{sphere, hinge, tendon} do t.near(d, expect, 1e-6) end
+  end
 end)
