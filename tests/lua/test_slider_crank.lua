@@ -3,7 +3,8 @@
 -- with its servos driving the cranks, and w:step_derivatives equals central differences of whole
 -- steps (the moment's change with q in the actuation stiffness: f dr/dq, and r dLd/dq for a
 -- velocity-dependent force), on the sample and on mjcf_slider_crank_damped.xml (velocity and
--- affine actuators, tilted hinges, a rod reaching its axis and one that cannot). The comparisons
+-- affine actuators, tilted hinges, a rod reaching its axis and one that cannot) and
+-- mjcf_slider_crank_floating.xml (free, ball and hinge dofs moving both sites). The comparisons
 -- with MuJoCo 2.2.2 are tests/c/test_mjcf_slider_crank.c.
 local t = require "testing"
 local lucid = require "lucid"
@@ -36,6 +37,7 @@ t.case("slider_crank.xml loads with its three slider-cranks", function()
 end)
 
 local DAMPED = "tests/data/model/mjcf_slider_crank_damped.xml"
+local FLOATING = "tests/data/model/mjcf_slider_crank_floating.xml"
 
 local function maxabs(M)
   local m = 0
@@ -114,4 +116,18 @@ t.case("velocity-dependent slider-crank forces: step derivatives equal central d
     check_against_fd("mjcf_slider_crank_damped.xml",
                      world_at(m, {0.3, -0.4, q3}, {0.7, -1.1, 0.4}, {0.05, -0.08, 0.03}), method)
   end
+end)
+
+t.case("slider-cranks on a floating base (free, ball, hinge dofs): step derivatives equal central differences",
+       function()
+  local m = lucid.model.load(FLOATING)
+  t.eq(m.nv, 10)
+  local w = lucid.world{dt = 1e-3, contact = {tol = 1e-12, max_iter = 5000}}
+  local id = w:add_model(m)
+  local v = {}
+  for i = 1, m.nv do v[i] = 0.3 * math.sin(1.7 * i) end
+  w:set_v(id, v)
+  w:set_control(id, {0.05, -0.08})
+  w:step(30) -- falling and turning
+  check_against_fd("mjcf_slider_crank_floating.xml", w, "implicit")
 end)
