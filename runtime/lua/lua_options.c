@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "runtime/lua/check.h"
+#include "runtime/lua/lua_matrix.h"
 #include "runtime/world/world.h"
 
 #define ANY                                                                                        \
@@ -141,6 +142,102 @@ int lucid_lua_enum_field(const lucid_lua_fields *f, const char *key, const char 
     return lucid_lua_fail(f->L, f->fname, "%s must be %s (got %s)",
                           label(f, key, name, sizeof name), list,
                           given ? given : lucid_lua_typename(f->L, -1));
+}
+
+/* ---- options described by a table ---------------------------------------------------------- */
+
+/* The value of option o at the top of the stack, checked and stored into s, popped. */
+static void read_option(const lucid_lua_fields *f, const lucid_option *o, void *s) {
+    lua_State *L = f->L;
+    char name[160];
+    label(f, o->name, name, sizeof name);
+    if (o->type == LUCID_OPTION_VEC3) {
+        lucid_vec3 v = lucid_lua_checkvec3(L, -1, f->fname, name);
+        lucid_option_set(o, s, 0, v.x), lucid_option_set(o, s, 1, v.y);
+        lucid_option_set(o, s, 2, v.z);
+    } else if (o->type == LUCID_OPTION_BOOLEAN) {
+        if (!lua_isboolean(L, -1))
+            lucid_lua_fail(L, f->fname, "%s must be a boolean (got %s)", name,
+                           lucid_lua_typename(L, -1));
+        lucid_option_set(o, s, 0, lua_toboolean(L, -1));
+    } else if (o->type == LUCID_OPTION_CHOICE) {
+        int value;
+        if (lua_type(L, -1) != LUA_TSTRING ||
+            !lucid_option_choice_value(o, lua_tostring(L, -1), &value))
+            lucid_lua_fail(L, f->fname, "%s must be %s (got %s)", name, o->words,
+                           lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1)
+                                                          : lucid_lua_typename(L, -1));
+        lucid_option_set(o, s, 0, value);
+    } else {
+        double x = o->type == LUCID_OPTION_INTEGER
+                       ? (double)lucid_lua_checkinteger_range(L, -1, LUA_MININTEGER, LUA_MAXINTEGER,
+                                                              f->fname, name)
+                       : lucid_lua_checkfinite(L, -1, f->fname, name);
+        if (!lucid_option_accepts(o, x) && o->type == LUCID_OPTION_INTEGER)
+            lucid_lua_fail(L, f->fname, "%s must be %s (got %I)", name, o->words, (lua_Integer)x);
+        if (!lucid_option_accepts(o, x))
+            lucid_lua_fail(L, f->fname, "%s must be %s (got %f)", name, o->words, x);
+        lucid_option_set(o, s, 0, x);
+    }
+    lua_pop(L, 1);
+}
+
+void lucid_lua_read_option_table(const lucid_lua_fields *f, const lucid_option *table, void *s) {
+    for (const lucid_option *o = table; o->name; ++o)
+        if (lucid_lua_field(f->L, f->idx, o->name)) read_option(f, o, s);
+}
+
+void lucid_lua_option_names(const lucid_option *table, const char *const *extra, const char **out,
+                            size_t size) {
+    size_t n = 0;
+    for (const lucid_option *o = table; o->name && n + 1 < size; ++o) out[n++] = o->name;
+    for (const char *const *e = extra; e && *e && n + 1 < size; ++e) out[n++] = *e;
+    out[n] = NULL;
+}
+
+/* The value of option o in s pushed as Lua sees it. */
+static void push_option_value(lua_State *L, const lucid_option *o, const void *s) {
+    switch (o->type) {
+        case LUCID_OPTION_NUMBER:
+            lua_pushnumber(L, lucid_option_get(o, s, 0));
+            return;
+        case LUCID_OPTION_INTEGER:
+            lua_pushinteger(L, (lua_Integer)lucid_option_get(o, s, 0));
+            return;
+        case LUCID_OPTION_BOOLEAN:
+            lua_pushboolean(L, lucid_option_get(o, s, 0) != 0.0);
+            return;
+        case LUCID_OPTION_CHOICE:
+            lua_pushstring(L, lucid_option_choice_name(o, (int)lucid_option_get(o, s, 0)));
+            return;
+        case LUCID_OPTION_VEC3:
+            lua_createtable(L, 3, 0);
+            for (int k = 0; k < 3; ++k) {
+                lua_pushnumber(L, lucid_option_get(o, s, k));
+                lua_rawseti(L, -2, k + 1);
+            }
+            return;
+    }
+}
+
+void lucid_lua_push_option_list(lua_State *L, const lucid_option *table, const void *s) {
+    static const char *const type_names[] = {"number", "integer", "boolean", "string", "vec3"};
+    lua_newtable(L);
+    int i = 0;
+    for (const lucid_option *o = table; o->name; ++o) {
+        lua_createtable(L, 0, 5);
+        lua_pushstring(L, o->name);
+        lua_setfield(L, -2, "name");
+        lua_pushstring(L, type_names[o->type]);
+        lua_setfield(L, -2, "type");
+        lua_pushstring(L, o->words);
+        lua_setfield(L, -2, "range");
+        lua_pushstring(L, o->doc);
+        lua_setfield(L, -2, "doc");
+        push_option_value(L, o, s);
+        lua_setfield(L, -2, "default");
+        lua_rawseti(L, -2, ++i);
+    }
 }
 
 /* ---- the contact options ----------------------------------------------------------------- */

@@ -9,6 +9,7 @@
 #include <lua.h>
 #include <stddef.h>
 
+#include "runtime/core/option_table.h"
 #include "solvers/contact/contact_solver.h"
 
 /* A table of options being read: errors name FNAME and a key as PREFIX key. */
@@ -61,6 +62,22 @@ const char *lucid_lua_string_field(const lucid_lua_fields *f, const char *key, i
  * error 'PREFIXkey must be "a", "b" or "c" (got x)'. */
 int lucid_lua_enum_field(const lucid_lua_fields *f, const char *key, const char *const *names,
                          int fallback);
+
+/* ---- options described by a table (runtime/core/option_table.h) ------------------------- */
+
+/* Reads the keys of f's table that `table` describes into the struct at s (absent keys keep
+ * their value), each checked as its entry says: errors "FNAME: PREFIXkey must be WORDS (got
+ * x)". The caller checks that no other key is present (lucid_lua_option_names). */
+void lucid_lua_read_option_table(const lucid_lua_fields *f, const lucid_option *table, void *s);
+
+/* The names of the table's entries followed by those of `extra` (NULL-terminated, or NULL),
+ * NULL-terminated, in out (room for `size`). */
+void lucid_lua_option_names(const lucid_option *table, const char *const *extra, const char **out,
+                            size_t size);
+
+/* Pushes a list of {name=, type=, range=, doc=, default=}, one per entry of the table, with
+ * the defaults read from the struct at s. */
+void lucid_lua_push_option_list(lua_State *L, const lucid_option *table, const void *s);
 
 /* ---- the contact options (lucid_contact_options) --------------------------------------- */
 
