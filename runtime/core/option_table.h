@@ -56,54 +56,53 @@ typedef struct lucid_option {
 #define LUCID_OPTION_AT_LEAST1_RANGE                                                               \
     { 1.0, INFINITY, 0, 0 }
 #define LUCID_OPTION_AT_LEAST1_WORDS ">= 1"
+#define LUCID_OPTION_ABOVE1_RANGE                                                                  \
+    { 1.0, INFINITY, 1, 0 }
+#define LUCID_OPTION_ABOVE1_WORDS "> 1"
+#define LUCID_OPTION_OPEN02_RANGE                                                                  \
+    { 0.0, 2.0, 1, 1 }
+#define LUCID_OPTION_OPEN02_WORDS "in (0, 2)"
+#define LUCID_OPTION_INTERVAL(LO, HI)                                                              \
+    { LO, HI, 0, 0 }
 
 #define LUCID_OPTION_STR_(x) #x
 #define LUCID_OPTION_STR(x)  LUCID_OPTION_STR_(x)
 
-/* Table entries of struct S, whose messages name field f as P f (P: "" or a nested table's
- * "name."): a number in range R (ANY, POSITIVE, NONNEGATIVE, AT_LEAST1), the same with one
+/* Table entries of struct S for its field f under the key NAME (the _AS forms; the others use
+ * f's own name), whose messages name it P NAME (P: "" or a nested table's "name."): a number
+ * in range R (ANY, POSITIVE, NONNEGATIVE, AT_LEAST1, ABOVE1, OPEN02), the same with one
  * special value V described by VWORDS, an integer in [LO, HI], an integer in range R, a
- * boolean, a choice among C (a lucid_option_choice list), a finite 3-vector; the terminator. */
-#define LUCID_OPTION_NUMBER_ENTRY(S, P, f, R, doc)                                                 \
+ * boolean, a choice among C (a lucid_option_choice list) described by WORDS, a finite
+ * 3-vector; the terminator. */
+#define LUCID_OPTION_ENTRY_(NAME, type, S, f, range, special_flag, special, C, WORDS, P, doc)      \
     {                                                                                              \
-#f, LUCID_OPTION_NUMBER, offsetof(S, f), LUCID_OPTION_##R##_RANGE, 0, 0.0, NULL,           \
-            LUCID_OPTION_##R##_WORDS, P #f " must be " LUCID_OPTION_##R##_WORDS, doc               \
+        NAME, type, offsetof(S, f), range, special_flag, special, C, WORDS,                        \
+            P NAME " must be " WORDS, doc                                                          \
     }
+#define LUCID_OPTION_NUMBER_AS(S, P, NAME, f, R, doc)                                              \
+    LUCID_OPTION_ENTRY_(#NAME, LUCID_OPTION_NUMBER, S, f, LUCID_OPTION_##R##_RANGE, 0, 0.0, NULL,  \
+                        LUCID_OPTION_##R##_WORDS, P, doc)
+#define LUCID_OPTION_NUMBER_ENTRY(S, P, f, R, doc) LUCID_OPTION_NUMBER_AS(S, P, f, f, R, doc)
 #define LUCID_OPTION_SPECIAL_ENTRY(S, P, f, type, R, V, VWORDS, doc)                               \
-    {                                                                                              \
-#f, type, offsetof(S, f), LUCID_OPTION_##R##_RANGE, 1, V, NULL,                            \
-            LUCID_OPTION_##R##_WORDS " (or " VWORDS ")",                                           \
-            P #f " must be " LUCID_OPTION_##R##_WORDS " (or " VWORDS ")", doc                      \
-    }
+    LUCID_OPTION_ENTRY_(#f, type, S, f, LUCID_OPTION_##R##_RANGE, 1, V, NULL,                      \
+                        LUCID_OPTION_##R##_WORDS " (or " VWORDS ")", P, doc)
 #define LUCID_OPTION_INTEGER_ENTRY(S, P, f, LO, HI, doc)                                           \
-    {                                                                                              \
-#f, LUCID_OPTION_INTEGER, offsetof(S, f),                                                  \
-            {LO, HI, 0, 0 }, 0, 0.0, NULL,                                                         \
-             "an integer in [" LUCID_OPTION_STR(LO) ", " LUCID_OPTION_STR(HI) "]",                 \
-             P #f " must be an integer in [" LUCID_OPTION_STR(LO) ", " LUCID_OPTION_STR(HI) "]",   \
-             doc                                                                                   \
-    }
-#define LUCID_OPTION_COUNT_ENTRY(S, P, f, R, doc)                                                  \
-    {                                                                                              \
-#f, LUCID_OPTION_INTEGER, offsetof(S, f), LUCID_OPTION_##R##_RANGE, 0, 0.0, NULL,          \
-            "an integer " LUCID_OPTION_##R##_WORDS,                                                \
-            P #f " must be an integer " LUCID_OPTION_##R##_WORDS, doc                              \
-    }
+    LUCID_OPTION_ENTRY_(                                                                           \
+        #f, LUCID_OPTION_INTEGER, S, f, LUCID_OPTION_INTERVAL(LO, HI), 0, 0.0, NULL,               \
+        "an integer in [" LUCID_OPTION_STR(LO) ", " LUCID_OPTION_STR(HI) "]", P, doc)
+#define LUCID_OPTION_COUNT_AS(S, P, NAME, f, R, doc)                                               \
+    LUCID_OPTION_ENTRY_(#NAME, LUCID_OPTION_INTEGER, S, f, LUCID_OPTION_##R##_RANGE, 0, 0.0, NULL, \
+                        "an integer " LUCID_OPTION_##R##_WORDS, P, doc)
+#define LUCID_OPTION_COUNT_ENTRY(S, P, f, R, doc) LUCID_OPTION_COUNT_AS(S, P, f, f, R, doc)
 #define LUCID_OPTION_BOOLEAN_ENTRY(S, P, f, doc)                                                   \
-    {                                                                                              \
-#f, LUCID_OPTION_BOOLEAN, offsetof(S, f),                                                  \
-            {0.0, 1.0, 0, 0 }, 0, 0.0, NULL, "a boolean", P #f " must be a boolean", doc           \
-    }
+    LUCID_OPTION_ENTRY_(#f, LUCID_OPTION_BOOLEAN, S, f, LUCID_OPTION_INTERVAL(0, 1), 0, 0.0, NULL, \
+                        "a boolean", P, doc)
 #define LUCID_OPTION_CHOICE_ENTRY(S, P, f, C, WORDS, doc)                                          \
-    {                                                                                              \
-#f, LUCID_OPTION_CHOICE, offsetof(S, f), LUCID_OPTION_ANY_RANGE, 0, 0.0, C, WORDS,         \
-            P #f " must be " WORDS, doc                                                            \
-    }
+    LUCID_OPTION_ENTRY_(#f, LUCID_OPTION_CHOICE, S, f, LUCID_OPTION_ANY_RANGE, 0, 0.0, C, WORDS,   \
+                        P, doc)
 #define LUCID_OPTION_VEC3_ENTRY(S, P, f, doc)                                                      \
-    {                                                                                              \
-#f, LUCID_OPTION_VEC3, offsetof(S, f), LUCID_OPTION_ANY_RANGE, 0, 0.0, NULL,               \
-            "3 finite numbers", P #f " must be finite", doc                                        \
-    }
+    LUCID_OPTION_ENTRY_(#f, LUCID_OPTION_VEC3, S, f, LUCID_OPTION_ANY_RANGE, 0, 0.0, NULL,         \
+                        "finite", P, doc)
 #define LUCID_OPTION_END                                                                           \
     { NULL, LUCID_OPTION_NUMBER, 0, LUCID_OPTION_ANY_RANGE, 0, 0.0, NULL, NULL, NULL, NULL }
 

@@ -242,41 +242,29 @@ void lucid_lua_push_option_list(lua_State *L, const lucid_option *table, const v
 
 /* ---- the contact options ----------------------------------------------------------------- */
 
-#define AT(field) offsetof(lucid_contact_options, field)
-#define OPEN02                                                                                     \
-    { 0.0, 2.0, 1, 1 }
-#define ITERS(lo)                                                                                  \
-    { lo, 1e9, 0, 0 }
-
-const lucid_lua_contact_option lucid_lua_contact_options[] = {
-    {"model", LUCID_LUA_CONTACT_MODEL, LUCID_LUA_OPTION_MODEL, AT(model), ANY,
-     "the contact model: lcp, ccp, raisim or ncp"},
-    {"solver", LUCID_LUA_CONTACT_SOLVER, LUCID_LUA_OPTION_SOLVER, AT(solver), ANY,
-     "pgs, admm, newton, staggered, bisection or ip; default: the model's robust one"},
-    {"tol", LUCID_LUA_CONTACT_TOL, LUCID_LUA_OPTION_NUMBER, AT(tol), AT_LEAST0,
-     "on the model criterion's abs value"},
-    {"max_iter", LUCID_LUA_CONTACT_MAX_ITER, LUCID_LUA_OPTION_INTEGER, AT(max_iter), ITERS(0),
-     "outer iterations"},
-    {"warm_start", LUCID_LUA_CONTACT_WARM_START, LUCID_LUA_OPTION_BOOLEAN, AT(warm_start), ANY,
-     "start from the previous step's forces"},
-    {"relaxation", LUCID_LUA_CONTACT_RELAXATION, LUCID_LUA_OPTION_NUMBER, AT(relaxation), OPEN02,
-     "PGS over-relaxation"},
-    {"alpha", LUCID_LUA_CONTACT_ALPHA, LUCID_LUA_OPTION_NUMBER, AT(admm_alpha), OPEN02,
-     "ADMM over-relaxation"},
-    {"rho", LUCID_LUA_CONTACT_RHO, LUCID_LUA_OPTION_NUMBER, AT(rho), ANY,
-     "ADMM initial rho; <= 0 picks sqrt(eig_min eig_max) of G + R"},
-    {"stall_tol", LUCID_LUA_CONTACT_STALL_TOL, LUCID_LUA_OPTION_NUMBER, AT(stall_tol), AT_LEAST0,
-     "relative change of lambda below which a solver has stalled"},
-    {"inner_max_iter", LUCID_LUA_CONTACT_INNER_MAX_ITER, LUCID_LUA_OPTION_INTEGER,
-     AT(inner_max_iter), ITERS(1), "staggered projections: ADMM iterations per inner QP"},
-    {"compliance", LUCID_LUA_CONTACT_COMPLIANCE, LUCID_LUA_OPTION_NUMBER, AT(newton_compliance),
-     ABOVE0, "ccp:newton: R = compliance x trace(G_ii) / 3 where R = 0"},
-    {"kappa", LUCID_LUA_CONTACT_KAPPA, LUCID_LUA_OPTION_NUMBER, AT(kappa), AT_LEAST0,
-     "ip: the central-path relaxation (0: exact complementarity)"},
-    {"polish", LUCID_LUA_CONTACT_POLISH, LUCID_LUA_OPTION_BOOLEAN, AT(polish), ANY,
-     "body-space ADMM: Newton on the equations of the contact modes"},
-    {NULL, 0, LUCID_LUA_OPTION_NUMBER, 0, ANY, NULL},
+const lucid_lua_contact_key lucid_lua_contact_keys[] = {
+    {"model", LUCID_LUA_CONTACT_MODEL},
+    {"solver", LUCID_LUA_CONTACT_SOLVER},
+    {"tol", LUCID_LUA_CONTACT_TOL},
+    {"max_iter", LUCID_LUA_CONTACT_MAX_ITER},
+    {"warm_start", LUCID_LUA_CONTACT_WARM_START},
+    {"relaxation", LUCID_LUA_CONTACT_RELAXATION},
+    {"alpha", LUCID_LUA_CONTACT_ALPHA},
+    {"rho", LUCID_LUA_CONTACT_RHO},
+    {"stall_tol", LUCID_LUA_CONTACT_STALL_TOL},
+    {"inner_max_iter", LUCID_LUA_CONTACT_INNER_MAX_ITER},
+    {"compliance", LUCID_LUA_CONTACT_COMPLIANCE},
+    {"kappa", LUCID_LUA_CONTACT_KAPPA},
+    {"polish", LUCID_LUA_CONTACT_POLISH},
+    {NULL, 0},
 };
+
+/* The bit of a key of lucid_contact_option_table, 0 for its C-only fields. */
+static unsigned key_bit(const char *name) {
+    for (const lucid_lua_contact_key *k = lucid_lua_contact_keys; k->name; ++k)
+        if (strcmp(k->name, name) == 0) return k->bit;
+    return 0;
+}
 
 static lucid_contact_solver default_solver(lucid_contact_model model) {
     switch (model) {
@@ -295,8 +283,8 @@ static lucid_contact_solver default_solver(lucid_contact_model model) {
 static void accepted_names(unsigned keys, const char *const *extra, const char **out) {
     size_t n = 0;
     for (const char *const *e = extra; e && *e && n < 31; ++e) out[n++] = *e;
-    for (const lucid_lua_contact_option *o = lucid_lua_contact_options; o->name && n < 31; ++o)
-        if (keys & o->bit) out[n++] = o->name;
+    for (const lucid_lua_contact_key *k = lucid_lua_contact_keys; k->name && n < 31; ++k)
+        if (keys & k->bit) out[n++] = k->name;
     out[n] = NULL;
 }
 
@@ -348,62 +336,18 @@ unsigned lucid_lua_read_contact_options(lua_State *L, int idx, const char *fname
     if (len > 0 && noun[len - 1] == '.') noun[len - 1] = ' ';
     unsigned present = 0;
     read_model_solver(&f, keys, noun, o, &present);
-    for (const lucid_lua_contact_option *opt = lucid_lua_contact_options; opt->name; ++opt) {
-        if (!(keys & opt->bit) || opt->type == LUCID_LUA_OPTION_MODEL ||
-            opt->type == LUCID_LUA_OPTION_SOLVER)
-            continue;
+    for (const lucid_option *opt = lucid_contact_option_table; opt->name; ++opt) {
+        unsigned bit = key_bit(opt->name);
+        if (!(keys & bit) || opt->type == LUCID_OPTION_CHOICE) continue;
         if (!lucid_lua_field(L, f.idx, opt->name)) continue;
-        lua_pop(L, 1);
-        present |= opt->bit;
-        char *at = (char *)o + opt->offset;
-        if (opt->type == LUCID_LUA_OPTION_NUMBER) {
-            double x;
-            memcpy(&x, at, sizeof x);
-            x = lucid_lua_number_in(&f, opt->name, x, &opt->range);
-            memcpy(at, &x, sizeof x);
-        } else {
-            int k;
-            memcpy(&k, at, sizeof k);
-            k = opt->type == LUCID_LUA_OPTION_BOOLEAN
-                    ? lucid_lua_boolean_field(&f, opt->name, k)
-                    : (int)lucid_lua_integer_field(&f, opt->name, k, (lua_Integer)opt->range.lo,
-                                                   (lua_Integer)opt->range.hi);
-            memcpy(at, &k, sizeof k);
-        }
+        read_option(&f, opt, o);
+        present |= bit;
     }
     return present;
 }
 
-/* The value of option opt in o pushed as Lua sees it (a name, number or boolean). */
-static void push_value(lua_State *L, const lucid_lua_contact_option *opt,
-                       const lucid_contact_options *o) {
-    const char *at = (const char *)o + opt->offset;
-    double x;
-    int k;
-    switch (opt->type) {
-        case LUCID_LUA_OPTION_MODEL:
-            lua_pushstring(L, lucid_contact_model_name(o->model));
-            return;
-        case LUCID_LUA_OPTION_SOLVER:
-            lua_pushstring(L, lucid_contact_solver_name(o->solver));
-            return;
-        case LUCID_LUA_OPTION_NUMBER:
-            memcpy(&x, at, sizeof x);
-            lua_pushnumber(L, x);
-            return;
-        case LUCID_LUA_OPTION_INTEGER:
-            memcpy(&k, at, sizeof k);
-            lua_pushinteger(L, k);
-            return;
-        case LUCID_LUA_OPTION_BOOLEAN:
-            memcpy(&k, at, sizeof k);
-            lua_pushboolean(L, k);
-            return;
-    }
-}
-
 int lucid_lua_contact_option_list(lua_State *L) {
-    static const char *const type_names[] = {"number", "integer", "boolean", "string", "string"};
+    static const char *const type_names[] = {"number", "integer", "boolean", "string", "vec3"};
     lucid_world_options world;
     lucid_world_default_options(&world);
     lucid_contact_options solve = lucid_contact_default_options();
@@ -414,30 +358,31 @@ int lucid_lua_contact_option_list(lua_State *L) {
     lucid_lua_read_contact_options(L, empty, "lucid.contact.options", "",
                                    LUCID_LUA_CONTACT_SOLVE_KEYS, NULL, &solve);
     lua_newtable(L);
-    for (int i = 0; lucid_lua_contact_options[i].name; ++i) {
-        const lucid_lua_contact_option *opt = &lucid_lua_contact_options[i];
+    int i = 0;
+    for (const lucid_option *opt = lucid_contact_option_table; opt->name; ++opt) {
+        unsigned bit = key_bit(opt->name);
+        if (!bit) continue;
         lua_createtable(L, 0, 6);
         lua_pushstring(L, opt->name);
         lua_setfield(L, -2, "name");
         lua_pushstring(L, type_names[opt->type]);
         lua_setfield(L, -2, "type");
-        if (!isinf(opt->range.lo) || !isinf(opt->range.hi)) {
-            char words[64];
-            range_words(&opt->range, words, sizeof words);
-            lua_pushstring(L, words);
+        if ((opt->type == LUCID_OPTION_NUMBER || opt->type == LUCID_OPTION_INTEGER) &&
+            (!isinf(opt->range.lo) || !isinf(opt->range.hi))) {
+            lua_pushstring(L, opt->words);
             lua_setfield(L, -2, "range");
         }
         lua_pushstring(L, opt->doc);
         lua_setfield(L, -2, "doc");
-        if (opt->bit & LUCID_LUA_CONTACT_WORLD_KEYS) {
-            push_value(L, opt, &world.contact);
+        if (bit & LUCID_LUA_CONTACT_WORLD_KEYS) {
+            push_option_value(L, opt, &world.contact);
             lua_setfield(L, -2, "world");
         }
-        if (opt->bit & LUCID_LUA_CONTACT_SOLVE_KEYS) {
-            push_value(L, opt, &solve);
+        if (bit & LUCID_LUA_CONTACT_SOLVE_KEYS) {
+            push_option_value(L, opt, &solve);
             lua_setfield(L, -2, "solve");
         }
-        lua_rawseti(L, -2, i + 1);
+        lua_rawseti(L, -2, ++i);
     }
     return 1;
 }

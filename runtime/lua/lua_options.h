@@ -1,7 +1,7 @@
 /* Reading option tables in the Lua bindings: one set of field readers (errors
  * "FNAME: PREFIXkey must be ...", absent or nil fields keep the fallback) and the contact
- * options described once (lucid_lua_contact_options), parsed by one function for every
- * binding that takes them (lucid.world's contact = {...}, lucid.contact.solve,
+ * options (lucid_contact_option_table, their Lua keys lucid_lua_contact_keys), parsed by one
+ * function for every binding that takes them (lucid.world's contact = {...}, lucid.contact.solve,
  * lucid.contact.derivatives' problem). */
 #ifndef LUCID_LUA_OPTIONS_H
 #define LUCID_LUA_OPTIONS_H
@@ -110,28 +110,13 @@ enum {
      LUCID_LUA_CONTACT_RHO | LUCID_LUA_CONTACT_STALL_TOL | LUCID_LUA_CONTACT_INNER_MAX_ITER |      \
      LUCID_LUA_CONTACT_COMPLIANCE | LUCID_LUA_CONTACT_KAPPA)
 
-typedef enum lucid_lua_option_type {
-    LUCID_LUA_OPTION_NUMBER,  /* double */
-    LUCID_LUA_OPTION_INTEGER, /* int, range in integers */
-    LUCID_LUA_OPTION_BOOLEAN, /* int 0 / 1 */
-    LUCID_LUA_OPTION_MODEL,   /* lucid_contact_model, by name */
-    LUCID_LUA_OPTION_SOLVER,  /* lucid_contact_solver, by name; default: the model's */
-} lucid_lua_option_type;
-
-/* One option: its Lua key, type, place in lucid_contact_options, valid range and meaning.
- * Defaults are those of the struct a binding starts from (lucid_contact_default_options,
- * lucid_world_default_options). */
-typedef struct lucid_lua_contact_option {
+/* The Lua keys of lucid_contact_option_table (solvers/contact/contact_solver.h) with their
+ * bits, in the table's order, terminated by a NULL name; the table's other entries are C-only. */
+typedef struct lucid_lua_contact_key {
     const char *name;
     unsigned bit;
-    lucid_lua_option_type type;
-    size_t offset;
-    lucid_lua_range range;
-    const char *doc;
-} lucid_lua_contact_option;
-
-/* The table, terminated by an entry of NULL name. */
-extern const lucid_lua_contact_option lucid_lua_contact_options[];
+} lucid_lua_contact_key;
+extern const lucid_lua_contact_key lucid_lua_contact_keys[];
 
 /* Reads the keys of the table at idx that `keys` (LUCID_LUA_CONTACT_* bits) selects into o,
  * keeping o's values for absent ones, after checking every key of the table is one of those

@@ -90,11 +90,7 @@ lucid_status lucid_world_options_check(const lucid_world_options *o, const char 
     if (!o) return bad(why, "options missing", LUCID_ERR_ARGUMENT);
     lucid_status s = lucid_option_table_check(lucid_world_option_table, o, why);
     if (s != LUCID_OK) return s;
-    if (lucid_contact_pair_check(o->contact.model, o->contact.solver) != LUCID_OK)
-        return bad(why, "invalid contact model/solver pair", LUCID_ERR_ARGUMENT);
-    if (!isfinite(o->contact.tol))
-        return bad(why, "contact tol must be finite", LUCID_ERR_NONFINITE);
-    if (o->contact.tol < 0.0) return bad(why, "contact tol must be >= 0", LUCID_ERR_ARGUMENT);
+    if ((s = lucid_contact_options_check(&o->contact, why)) != LUCID_OK) return s;
     if (o->contact.max_iter < 1)
         return bad(why, "contact max_iter must be >= 1", LUCID_ERR_ARGUMENT);
     return lucid_single_level_options_check(&o->single_level, why);

@@ -528,6 +528,13 @@ static void test_errors(void **state) {
     o.patch_points = 4, o.collision = 2;
     assert_int_equal(lucid_world_options_check(&o, &why), LUCID_ERR_ARGUMENT);
     assert_non_null(strstr(why, "collision must be"));
+    lucid_world_default_options(&o); /* the contact options' table, C-only fields included */
+    o.contact.relaxation = 2.0;
+    assert_int_equal(lucid_world_options_check(&o, &why), LUCID_ERR_ARGUMENT);
+    assert_string_equal(why, "contact relaxation must be in (0, 2)");
+    o.contact.relaxation = 0.8, o.contact.rho_ratio = 1.0;
+    assert_int_equal(lucid_world_options_check(&o, &why), LUCID_ERR_ARGUMENT);
+    assert_string_equal(why, "contact rho_ratio must be > 1");
     lucid_world_default_options(&o);
     o.contact.model = LUCID_CONTACT_LCP, o.contact.solver = LUCID_CONTACT_ADMM;
     assert_int_equal(lucid_world_create(&o, &w), LUCID_ERR_ARGUMENT);
