@@ -4,7 +4,7 @@
 #include <limits.h>
 #include <string.h>
 
-static int in_range(const lucid_option_range *r, double x) {
+int lucid_option_range_contains(const lucid_option_range *r, double x) {
     int above = r->lo_open ? x > r->lo : x >= r->lo;
     int below = r->hi_open ? x < r->hi : x <= r->hi;
     return above && below;
@@ -12,7 +12,7 @@ static int in_range(const lucid_option_range *r, double x) {
 
 int lucid_option_accepts(const lucid_option *o, double x) {
     if (o->has_special && x == o->special) return 1;
-    if (!isfinite(x) || !in_range(&o->range, x)) return 0;
+    if (!isfinite(x) || !lucid_option_range_contains(&o->range, x)) return 0;
     return o->type != LUCID_OPTION_INTEGER || (x == floor(x) && x >= INT_MIN && x <= INT_MAX);
 }
 

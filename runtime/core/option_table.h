@@ -106,6 +106,9 @@ typedef struct lucid_option {
 #define LUCID_OPTION_END                                                                           \
     { NULL, LUCID_OPTION_NUMBER, 0, LUCID_OPTION_ANY_RANGE, 0, 0.0, NULL, NULL, NULL, NULL }
 
+/* 1 when x lies in r. */
+int lucid_option_range_contains(const lucid_option_range *r, double x);
+
 /* 1 when x is a valid value of a NUMBER or INTEGER option: finite and in its range, or its
  * special value. */
 int lucid_option_accepts(const lucid_option *o, double x);

@@ -68,18 +68,12 @@ static void range_words(const lucid_lua_range *r, char *out, size_t size) {
                  r->hi_open ? ')' : ']');
 }
 
-static int in_range(double x, const lucid_lua_range *r) {
-    int above = r->lo_open ? x > r->lo : x >= r->lo;
-    int below = r->hi_open ? x < r->hi : x <= r->hi;
-    return above && below;
-}
-
 double lucid_lua_number_in(const lucid_lua_fields *f, const char *key, double fallback,
                            const lucid_lua_range *r) {
     if (!lucid_lua_field(f->L, f->idx, key)) return fallback;
     char name[160], words[64];
     double x = lucid_lua_checkfinite(f->L, -1, f->fname, label(f, key, name, sizeof name));
-    if (!in_range(x, r)) {
+    if (!lucid_option_range_contains(r, x)) {
         range_words(r, words, sizeof words);
         lucid_lua_fail(f->L, f->fname, "%s must be %s (got %f)", name, words, x);
     }

@@ -32,11 +32,8 @@ int lucid_lua_field(lua_State *L, int idx, const char *key);
 /* 1 when field `key` of the table at idx is not nil (nothing pushed). */
 int lucid_lua_has_field(lua_State *L, int idx, const char *key);
 
-/* A closed or open interval; an infinite bound is no bound. */
-typedef struct lucid_lua_range {
-    double lo, hi;
-    unsigned char lo_open, hi_open;
-} lucid_lua_range;
+/* A closed or open interval; an infinite bound is no bound (the options tables' interval). */
+typedef lucid_option_range lucid_lua_range;
 
 /* Any finite number (the range of plain number fields), > 0, >= 0. */
 extern const lucid_lua_range lucid_lua_any, lucid_lua_positive, lucid_lua_nonnegative;
