@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "runtime/lua/check.h"
+#include "runtime/lua/lua_matrix.h"
 #include "runtime/world/world.h"
 
 #define ANY                                                                                        \
@@ -67,18 +68,12 @@ static void range_words(const lucid_lua_range *r, char *out, size_t size) {
                  r->hi_open ? ')' : ']');
 }
 
-static int in_range(double x, const lucid_lua_range *r) {
-    int above = r->lo_open ? x > r->lo : x >= r->lo;
-    int below = r->hi_open ? x < r->hi : x <= r->hi;
-    return above && below;
-}
-
 double lucid_lua_number_in(const lucid_lua_fields *f, const char *key, double fallback,
                            const lucid_lua_range *r) {
     if (!lucid_lua_field(f->L, f->idx, key)) return fallback;
     char name[160], words[64];
     double x = lucid_lua_checkfinite(f->L, -1, f->fname, label(f, key, name, sizeof name));
-    if (!in_range(x, r)) {
+    if (!lucid_option_range_contains(r, x)) {
         range_words(r, words, sizeof words);
         lucid_lua_fail(f->L, f->fname, "%s must be %s (got %f)", name, words, x);
     }
@@ -143,43 +138,127 @@ int lucid_lua_enum_field(const lucid_lua_fields *f, const char *key, const char 
                           given ? given : lucid_lua_typename(f->L, -1));
 }
 
+/* ---- options described by a table ---------------------------------------------------------- */
+
+/* The value of option o at the top of the stack, checked and stored into s, popped. */
+static void read_option(const lucid_lua_fields *f, const lucid_option *o, void *s) {
+    lua_State *L = f->L;
+    char name[160];
+    label(f, o->name, name, sizeof name);
+    if (o->type == LUCID_OPTION_VEC3) {
+        lucid_vec3 v = lucid_lua_checkvec3(L, -1, f->fname, name);
+        lucid_option_set(o, s, 0, v.x), lucid_option_set(o, s, 1, v.y);
+        lucid_option_set(o, s, 2, v.z);
+    } else if (o->type == LUCID_OPTION_BOOLEAN) {
+        if (!lua_isboolean(L, -1))
+            lucid_lua_fail(L, f->fname, "%s must be a boolean (got %s)", name,
+                           lucid_lua_typename(L, -1));
+        lucid_option_set(o, s, 0, lua_toboolean(L, -1));
+    } else if (o->type == LUCID_OPTION_CHOICE) {
+        int value;
+        if (lua_type(L, -1) != LUA_TSTRING ||
+            !lucid_option_choice_value(o, lua_tostring(L, -1), &value))
+            lucid_lua_fail(L, f->fname, "%s must be %s (got %s)", name, o->words,
+                           lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1)
+                                                          : lucid_lua_typename(L, -1));
+        lucid_option_set(o, s, 0, value);
+    } else {
+        double x = o->type == LUCID_OPTION_INTEGER
+                       ? (double)lucid_lua_checkinteger_range(L, -1, LUA_MININTEGER, LUA_MAXINTEGER,
+                                                              f->fname, name)
+                       : lucid_lua_checkfinite(L, -1, f->fname, name);
+        if (!lucid_option_accepts(o, x) && o->type == LUCID_OPTION_INTEGER)
+            lucid_lua_fail(L, f->fname, "%s must be %s (got %I)", name, o->words, (lua_Integer)x);
+        if (!lucid_option_accepts(o, x))
+            lucid_lua_fail(L, f->fname, "%s must be %s (got %f)", name, o->words, x);
+        lucid_option_set(o, s, 0, x);
+    }
+    lua_pop(L, 1);
+}
+
+void lucid_lua_read_option_table(const lucid_lua_fields *f, const lucid_option *table, void *s) {
+    for (const lucid_option *o = table; o->name; ++o)
+        if (lucid_lua_field(f->L, f->idx, o->name)) read_option(f, o, s);
+}
+
+void lucid_lua_option_names(const lucid_option *table, const char *const *extra, const char **out,
+                            size_t size) {
+    size_t n = 0;
+    for (const lucid_option *o = table; o->name && n + 1 < size; ++o) out[n++] = o->name;
+    for (const char *const *e = extra; e && *e && n + 1 < size; ++e) out[n++] = *e;
+    out[n] = NULL;
+}
+
+/* The value of option o in s pushed as Lua sees it. */
+static void push_option_value(lua_State *L, const lucid_option *o, const void *s) {
+    switch (o->type) {
+        case LUCID_OPTION_NUMBER:
+            lua_pushnumber(L, lucid_option_get(o, s, 0));
+            return;
+        case LUCID_OPTION_INTEGER:
+            lua_pushinteger(L, (lua_Integer)lucid_option_get(o, s, 0));
+            return;
+        case LUCID_OPTION_BOOLEAN:
+            lua_pushboolean(L, lucid_option_get(o, s, 0) != 0.0);
+            return;
+        case LUCID_OPTION_CHOICE:
+            lua_pushstring(L, lucid_option_choice_name(o, (int)lucid_option_get(o, s, 0)));
+            return;
+        case LUCID_OPTION_VEC3:
+            lua_createtable(L, 3, 0);
+            for (int k = 0; k < 3; ++k) {
+                lua_pushnumber(L, lucid_option_get(o, s, k));
+                lua_rawseti(L, -2, k + 1);
+            }
+            return;
+    }
+}
+
+void lucid_lua_push_option_list(lua_State *L, const lucid_option *table, const void *s) {
+    static const char *const type_names[] = {"number", "integer", "boolean", "string", "vec3"};
+    lua_newtable(L);
+    int i = 0;
+    for (const lucid_option *o = table; o->name; ++o) {
+        lua_createtable(L, 0, 5);
+        lua_pushstring(L, o->name);
+        lua_setfield(L, -2, "name");
+        lua_pushstring(L, type_names[o->type]);
+        lua_setfield(L, -2, "type");
+        lua_pushstring(L, o->words);
+        lua_setfield(L, -2, "range");
+        lua_pushstring(L, o->doc);
+        lua_setfield(L, -2, "doc");
+        push_option_value(L, o, s);
+        lua_setfield(L, -2, "default");
+        lua_rawseti(L, -2, ++i);
+    }
+}
+
 /* ---- the contact options ----------------------------------------------------------------- */
 
-#define AT(field) offsetof(lucid_contact_options, field)
-#define OPEN02                                                                                     \
-    { 0.0, 2.0, 1, 1 }
-#define ITERS(lo)                                                                                  \
-    { lo, 1e9, 0, 0 }
-
-const lucid_lua_contact_option lucid_lua_contact_options[] = {
-    {"model", LUCID_LUA_CONTACT_MODEL, LUCID_LUA_OPTION_MODEL, AT(model), ANY,
-     "the contact model: lcp, ccp, raisim or ncp"},
-    {"solver", LUCID_LUA_CONTACT_SOLVER, LUCID_LUA_OPTION_SOLVER, AT(solver), ANY,
-     "pgs, admm, newton, staggered, bisection or ip; default: the model's robust one"},
-    {"tol", LUCID_LUA_CONTACT_TOL, LUCID_LUA_OPTION_NUMBER, AT(tol), AT_LEAST0,
-     "on the model criterion's abs value"},
-    {"max_iter", LUCID_LUA_CONTACT_MAX_ITER, LUCID_LUA_OPTION_INTEGER, AT(max_iter), ITERS(0),
-     "outer iterations"},
-    {"warm_start", LUCID_LUA_CONTACT_WARM_START, LUCID_LUA_OPTION_BOOLEAN, AT(warm_start), ANY,
-     "start from the previous step's forces"},
-    {"relaxation", LUCID_LUA_CONTACT_RELAXATION, LUCID_LUA_OPTION_NUMBER, AT(relaxation), OPEN02,
-     "PGS over-relaxation"},
-    {"alpha", LUCID_LUA_CONTACT_ALPHA, LUCID_LUA_OPTION_NUMBER, AT(admm_alpha), OPEN02,
-     "ADMM over-relaxation"},
-    {"rho", LUCID_LUA_CONTACT_RHO, LUCID_LUA_OPTION_NUMBER, AT(rho), ANY,
-     "ADMM initial rho; <= 0 picks sqrt(eig_min eig_max) of G + R"},
-    {"stall_tol", LUCID_LUA_CONTACT_STALL_TOL, LUCID_LUA_OPTION_NUMBER, AT(stall_tol), AT_LEAST0,
-     "relative change of lambda below which a solver has stalled"},
-    {"inner_max_iter", LUCID_LUA_CONTACT_INNER_MAX_ITER, LUCID_LUA_OPTION_INTEGER,
-     AT(inner_max_iter), ITERS(1), "staggered projections: ADMM iterations per inner QP"},
-    {"compliance", LUCID_LUA_CONTACT_COMPLIANCE, LUCID_LUA_OPTION_NUMBER, AT(newton_compliance),
-     ABOVE0, "ccp:newton: R = compliance x trace(G_ii) / 3 where R = 0"},
-    {"kappa", LUCID_LUA_CONTACT_KAPPA, LUCID_LUA_OPTION_NUMBER, AT(kappa), AT_LEAST0,
-     "ip: the central-path relaxation (0: exact complementarity)"},
-    {"polish", LUCID_LUA_CONTACT_POLISH, LUCID_LUA_OPTION_BOOLEAN, AT(polish), ANY,
-     "body-space ADMM: Newton on the equations of the contact modes"},
-    {NULL, 0, LUCID_LUA_OPTION_NUMBER, 0, ANY, NULL},
+const lucid_lua_contact_key lucid_lua_contact_keys[] = {
+    {"model", LUCID_LUA_CONTACT_MODEL},
+    {"solver", LUCID_LUA_CONTACT_SOLVER},
+    {"tol", LUCID_LUA_CONTACT_TOL},
+    {"max_iter", LUCID_LUA_CONTACT_MAX_ITER},
+    {"warm_start", LUCID_LUA_CONTACT_WARM_START},
+    {"relaxation", LUCID_LUA_CONTACT_RELAXATION},
+    {"alpha", LUCID_LUA_CONTACT_ALPHA},
+    {"rho", LUCID_LUA_CONTACT_RHO},
+    {"stall_tol", LUCID_LUA_CONTACT_STALL_TOL},
+    {"inner_max_iter", LUCID_LUA_CONTACT_INNER_MAX_ITER},
+    {"compliance", LUCID_LUA_CONTACT_COMPLIANCE},
+    {"kappa", LUCID_LUA_CONTACT_KAPPA},
+    {"polish", LUCID_LUA_CONTACT_POLISH},
+    {NULL, 0},
 };
+
+/* The bit of a key of lucid_contact_option_table, 0 for its C-only fields. */
+static unsigned key_bit(const char *name) {
+    for (const lucid_lua_contact_key *k = lucid_lua_contact_keys; k->name; ++k)
+        if (strcmp(k->name, name) == 0) return k->bit;
+    return 0;
+}
 
 static lucid_contact_solver default_solver(lucid_contact_model model) {
     switch (model) {
@@ -198,8 +277,8 @@ static lucid_contact_solver default_solver(lucid_contact_model model) {
 static void accepted_names(unsigned keys, const char *const *extra, const char **out) {
     size_t n = 0;
     for (const char *const *e = extra; e && *e && n < 31; ++e) out[n++] = *e;
-    for (const lucid_lua_contact_option *o = lucid_lua_contact_options; o->name && n < 31; ++o)
-        if (keys & o->bit) out[n++] = o->name;
+    for (const lucid_lua_contact_key *k = lucid_lua_contact_keys; k->name && n < 31; ++k)
+        if (keys & k->bit) out[n++] = k->name;
     out[n] = NULL;
 }
 
@@ -251,62 +330,18 @@ unsigned lucid_lua_read_contact_options(lua_State *L, int idx, const char *fname
     if (len > 0 && noun[len - 1] == '.') noun[len - 1] = ' ';
     unsigned present = 0;
     read_model_solver(&f, keys, noun, o, &present);
-    for (const lucid_lua_contact_option *opt = lucid_lua_contact_options; opt->name; ++opt) {
-        if (!(keys & opt->bit) || opt->type == LUCID_LUA_OPTION_MODEL ||
-            opt->type == LUCID_LUA_OPTION_SOLVER)
-            continue;
+    for (const lucid_option *opt = lucid_contact_option_table; opt->name; ++opt) {
+        unsigned bit = key_bit(opt->name);
+        if (!(keys & bit) || opt->type == LUCID_OPTION_CHOICE) continue;
         if (!lucid_lua_field(L, f.idx, opt->name)) continue;
-        lua_pop(L, 1);
-        present |= opt->bit;
-        char *at = (char *)o + opt->offset;
-        if (opt->type == LUCID_LUA_OPTION_NUMBER) {
-            double x;
-            memcpy(&x, at, sizeof x);
-            x = lucid_lua_number_in(&f, opt->name, x, &opt->range);
-            memcpy(at, &x, sizeof x);
-        } else {
-            int k;
-            memcpy(&k, at, sizeof k);
-            k = opt->type == LUCID_LUA_OPTION_BOOLEAN
-                    ? lucid_lua_boolean_field(&f, opt->name, k)
-                    : (int)lucid_lua_integer_field(&f, opt->name, k, (lua_Integer)opt->range.lo,
-                                                   (lua_Integer)opt->range.hi);
-            memcpy(at, &k, sizeof k);
-        }
+        read_option(&f, opt, o);
+        present |= bit;
     }
     return present;
 }
 
-/* The value of option opt in o pushed as Lua sees it (a name, number or boolean). */
-static void push_value(lua_State *L, const lucid_lua_contact_option *opt,
-                       const lucid_contact_options *o) {
-    const char *at = (const char *)o + opt->offset;
-    double x;
-    int k;
-    switch (opt->type) {
-        case LUCID_LUA_OPTION_MODEL:
-            lua_pushstring(L, lucid_contact_model_name(o->model));
-            return;
-        case LUCID_LUA_OPTION_SOLVER:
-            lua_pushstring(L, lucid_contact_solver_name(o->solver));
-            return;
-        case LUCID_LUA_OPTION_NUMBER:
-            memcpy(&x, at, sizeof x);
-            lua_pushnumber(L, x);
-            return;
-        case LUCID_LUA_OPTION_INTEGER:
-            memcpy(&k, at, sizeof k);
-            lua_pushinteger(L, k);
-            return;
-        case LUCID_LUA_OPTION_BOOLEAN:
-            memcpy(&k, at, sizeof k);
-            lua_pushboolean(L, k);
-            return;
-    }
-}
-
 int lucid_lua_contact_option_list(lua_State *L) {
-    static const char *const type_names[] = {"number", "integer", "boolean", "string", "string"};
+    static const char *const type_names[] = {"number", "integer", "boolean", "string", "vec3"};
     lucid_world_options world;
     lucid_world_default_options(&world);
     lucid_contact_options solve = lucid_contact_default_options();
@@ -317,30 +352,31 @@ int lucid_lua_contact_option_list(lua_State *L) {
     lucid_lua_read_contact_options(L, empty, "lucid.contact.options", "",
                                    LUCID_LUA_CONTACT_SOLVE_KEYS, NULL, &solve);
     lua_newtable(L);
-    for (int i = 0; lucid_lua_contact_options[i].name; ++i) {
-        const lucid_lua_contact_option *opt = &lucid_lua_contact_options[i];
+    int i = 0;
+    for (const lucid_option *opt = lucid_contact_option_table; opt->name; ++opt) {
+        unsigned bit = key_bit(opt->name);
+        if (!bit) continue;
         lua_createtable(L, 0, 6);
         lua_pushstring(L, opt->name);
         lua_setfield(L, -2, "name");
         lua_pushstring(L, type_names[opt->type]);
         lua_setfield(L, -2, "type");
-        if (!isinf(opt->range.lo) || !isinf(opt->range.hi)) {
-            char words[64];
-            range_words(&opt->range, words, sizeof words);
-            lua_pushstring(L, words);
+        if ((opt->type == LUCID_OPTION_NUMBER || opt->type == LUCID_OPTION_INTEGER) &&
+            (!isinf(opt->range.lo) || !isinf(opt->range.hi))) {
+            lua_pushstring(L, opt->words);
             lua_setfield(L, -2, "range");
         }
         lua_pushstring(L, opt->doc);
         lua_setfield(L, -2, "doc");
-        if (opt->bit & LUCID_LUA_CONTACT_WORLD_KEYS) {
-            push_value(L, opt, &world.contact);
+        if (bit & LUCID_LUA_CONTACT_WORLD_KEYS) {
+            push_option_value(L, opt, &world.contact);
             lua_setfield(L, -2, "world");
         }
-        if (opt->bit & LUCID_LUA_CONTACT_SOLVE_KEYS) {
-            push_value(L, opt, &solve);
+        if (bit & LUCID_LUA_CONTACT_SOLVE_KEYS) {
+            push_option_value(L, opt, &solve);
             lua_setfield(L, -2, "solve");
         }
-        lua_rawseti(L, -2, i + 1);
+        lua_rawseti(L, -2, ++i);
     }
     return 1;
 }

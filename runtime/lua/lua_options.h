@@ -1,7 +1,7 @@
 /* Reading option tables in the Lua bindings: one set of field readers (errors
  * "FNAME: PREFIXkey must be ...", absent or nil fields keep the fallback) and the contact
- * options described once (lucid_lua_contact_options), parsed by one function for every
- * binding that takes them (lucid.world's contact = {...}, lucid.contact.solve,
+ * options (lucid_contact_option_table, their Lua keys lucid_lua_contact_keys), parsed by one
+ * function for every binding that takes them (lucid.world's contact = {...}, lucid.contact.solve,
  * lucid.contact.derivatives' problem). */
 #ifndef LUCID_LUA_OPTIONS_H
 #define LUCID_LUA_OPTIONS_H
@@ -9,6 +9,7 @@
 #include <lua.h>
 #include <stddef.h>
 
+#include "runtime/core/option_table.h"
 #include "solvers/contact/contact_solver.h"
 
 /* A table of options being read: errors name FNAME and a key as PREFIX key. */
@@ -31,11 +32,8 @@ int lucid_lua_field(lua_State *L, int idx, const char *key);
 /* 1 when field `key` of the table at idx is not nil (nothing pushed). */
 int lucid_lua_has_field(lua_State *L, int idx, const char *key);
 
-/* A closed or open interval; an infinite bound is no bound. */
-typedef struct lucid_lua_range {
-    double lo, hi;
-    unsigned char lo_open, hi_open;
-} lucid_lua_range;
+/* A closed or open interval; an infinite bound is no bound (the options tables' interval). */
+typedef lucid_option_range lucid_lua_range;
 
 /* Any finite number (the range of plain number fields), > 0, >= 0. */
 extern const lucid_lua_range lucid_lua_any, lucid_lua_positive, lucid_lua_nonnegative;
@@ -61,6 +59,22 @@ const char *lucid_lua_string_field(const lucid_lua_fields *f, const char *key, i
  * error 'PREFIXkey must be "a", "b" or "c" (got x)'. */
 int lucid_lua_enum_field(const lucid_lua_fields *f, const char *key, const char *const *names,
                          int fallback);
+
+/* ---- options described by a table (runtime/core/option_table.h) ------------------------- */
+
+/* Reads the keys of f's table that `table` describes into the struct at s (absent keys keep
+ * their value), each checked as its entry says: errors "FNAME: PREFIXkey must be WORDS (got
+ * x)". The caller checks that no other key is present (lucid_lua_option_names). */
+void lucid_lua_read_option_table(const lucid_lua_fields *f, const lucid_option *table, void *s);
+
+/* The names of the table's entries followed by those of `extra` (NULL-terminated, or NULL),
+ * NULL-terminated, in out (room for `size`). */
+void lucid_lua_option_names(const lucid_option *table, const char *const *extra, const char **out,
+                            size_t size);
+
+/* Pushes a list of {name=, type=, range=, doc=, default=}, one per entry of the table, with
+ * the defaults read from the struct at s. */
+void lucid_lua_push_option_list(lua_State *L, const lucid_option *table, const void *s);
 
 /* ---- the contact options (lucid_contact_options) --------------------------------------- */
 
@@ -93,28 +107,13 @@ enum {
      LUCID_LUA_CONTACT_RHO | LUCID_LUA_CONTACT_STALL_TOL | LUCID_LUA_CONTACT_INNER_MAX_ITER |      \
      LUCID_LUA_CONTACT_COMPLIANCE | LUCID_LUA_CONTACT_KAPPA)
 
-typedef enum lucid_lua_option_type {
-    LUCID_LUA_OPTION_NUMBER,  /* double */
-    LUCID_LUA_OPTION_INTEGER, /* int, range in integers */
-    LUCID_LUA_OPTION_BOOLEAN, /* int 0 / 1 */
-    LUCID_LUA_OPTION_MODEL,   /* lucid_contact_model, by name */
-    LUCID_LUA_OPTION_SOLVER,  /* lucid_contact_solver, by name; default: the model's */
-} lucid_lua_option_type;
-
-/* One option: its Lua key, type, place in lucid_contact_options, valid range and meaning.
- * Defaults are those of the struct a binding starts from (lucid_contact_default_options,
- * lucid_world_default_options). */
-typedef struct lucid_lua_contact_option {
+/* The Lua keys of lucid_contact_option_table (solvers/contact/contact_solver.h) with their
+ * bits, in the table's order, terminated by a NULL name; the table's other entries are C-only. */
+typedef struct lucid_lua_contact_key {
     const char *name;
     unsigned bit;
-    lucid_lua_option_type type;
-    size_t offset;
-    lucid_lua_range range;
-    const char *doc;
-} lucid_lua_contact_option;
-
-/* The table, terminated by an entry of NULL name. */
-extern const lucid_lua_contact_option lucid_lua_contact_options[];
+} lucid_lua_contact_key;
+extern const lucid_lua_contact_key lucid_lua_contact_keys[];
 
 /* Reads the keys of the table at idx that `keys` (LUCID_LUA_CONTACT_* bits) selects into o,
  * keeping o's values for absent ones, after checking every key of the table is one of those

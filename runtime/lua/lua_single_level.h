@@ -1,6 +1,5 @@
-/* lucid.world's options of the single-level step: collision = "two_stage" (alias "default") |
- * "single_level" and single_level = {kappa=, tol=, max_iter=, warm_start=} (docs/single_level.md).
- */
+/* lucid.world's single_level = {kappa=, tol=, max_iter=, warm_start=}: the single-level step's
+ * options (docs/single_level.md), read through lucid_single_level_option_table. */
 #ifndef LUCID_LUA_SINGLE_LEVEL_H
 #define LUCID_LUA_SINGLE_LEVEL_H
 
@@ -8,7 +7,7 @@
 
 #include "runtime/world/world.h"
 
-/* Reads the two options from the table at idx into o (errors name fname). */
+/* Reads single_level of the table at idx into o->single_level (errors name fname). */
 void lucid_lua_read_single_level_options(lua_State *L, int idx, lucid_world_options *o,
                                          const char *fname);
 

@@ -93,49 +93,15 @@ static void check_table_arg(lua_State *L, int idx, const char *fname) {
 /* ---- lucid.world{...} ------------------------------------------------------------------ */
 
 static void read_world_options(lua_State *L, int idx, lucid_world_options *o) {
-    static const char *const keys[] = {"gravity",
-                                       "dt",
-                                       "contact",
-                                       "slop",
-                                       "correction_speed",
-                                       "margin",
-                                       "restitution_threshold",
-                                       "compliance",
-                                       "warm_start_radius",
-                                       "density",
-                                       "patch_points",
-                                       "sparse_threshold",
-                                       "collision",
-                                       "single_level",
-                                       NULL};
+    static const char *const nested[] = {"contact", "single_level", NULL};
+    const char *keys[32];
+    lucid_lua_option_names(lucid_world_option_table, nested, keys, 32);
     lucid_world_default_options(o);
     if (lua_isnoneornil(L, idx)) return;
     check_table_arg(L, idx, NEW);
     lucid_lua_check_option_names(L, idx, keys, NEW);
     lucid_lua_fields f = lucid_lua_fields_at(L, idx, NEW, "");
-    if (lucid_lua_field(L, idx, "gravity")) {
-        o->gravity = lucid_lua_checkvec3(L, -1, NEW, "gravity");
-        lua_pop(L, 1);
-    }
-    o->dt = lucid_lua_number_field(&f, "dt", o->dt);
-    o->slop = lucid_lua_number_field(&f, "slop", o->slop);
-    o->correction_speed = lucid_lua_number_field(&f, "correction_speed", o->correction_speed);
-    o->margin = lucid_lua_number_field(&f, "margin", o->margin);
-    o->restitution_threshold =
-        lucid_lua_number_field(&f, "restitution_threshold", o->restitution_threshold);
-    o->compliance = lucid_lua_number_field(&f, "compliance", o->compliance);
-    o->warm_start_radius = lucid_lua_number_field(&f, "warm_start_radius", o->warm_start_radius);
-    o->density = lucid_lua_number_field(&f, "density", o->density);
-    o->patch_points = (int)lucid_lua_integer_field(&f, "patch_points", o->patch_points, 1,
-                                                   LUCID_PATCH_MAX_POINTS);
-    if (lucid_lua_field(L, idx, "sparse_threshold")) {
-        lua_Integer k =
-            lucid_lua_checkinteger_range(L, -1, LUA_MININTEGER, INT_MAX, NEW, "sparse_threshold");
-        if (k < -1)
-            lucid_lua_fail(L, NEW, "sparse_threshold must be >= 0 (or -1: automatic), got %I", k);
-        o->sparse_threshold = (int)k;
-        lua_pop(L, 1);
-    }
+    lucid_lua_read_option_table(&f, lucid_world_option_table, o);
     if (lucid_lua_field(L, idx, "contact")) {
         if (lua_type(L, -1) != LUA_TTABLE)
             lucid_lua_fail(L, NEW, "contact must be a table of options (got %s)",
@@ -147,6 +113,38 @@ static void read_world_options(lua_State *L, int idx, lucid_world_options *o) {
     lucid_lua_read_single_level_options(L, idx, o, NEW);
     const char *why = NULL;
     if (lucid_world_options_check(o, &why) != LUCID_OK) lucid_lua_fail(L, NEW, "%s", why);
+}
+
+/* lucid.world.options(): {world = list, single_level = list} of {name, type, range, doc,
+ * default} (lucid_lua_push_option_list), the contact options being lucid.contact.options(). */
+static int l_world_options(lua_State *L) {
+    lucid_world_options o;
+    lucid_world_default_options(&o);
+    lua_createtable(L, 0, 2);
+    lucid_lua_push_option_list(L, lucid_world_option_table, &o);
+    lua_setfield(L, -2, "world");
+    lucid_lua_push_option_list(L, lucid_single_level_option_table, &o.single_level);
+    lua_setfield(L, -2, "single_level");
+    return 1;
+}
+
+static int l_world(lua_State *L);
+
+/* lucid.world(...) through __call: the table itself is dropped from the arguments. */
+static int l_world_call(lua_State *L) {
+    lua_remove(L, 1);
+    return l_world(L);
+}
+
+/* lucid.world: a table callable as the constructor, with its options() description. */
+static void push_world_table(lua_State *L) {
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, l_world_options);
+    lua_setfield(L, -2, "options");
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, l_world_call);
+    lua_setfield(L, -2, "__call");
+    lua_setmetatable(L, -2);
 }
 
 static int l_world(lua_State *L) {
@@ -708,7 +706,7 @@ void lucid_open_world(lua_State *L) {
     lua_pushcfunction(L, l_tostring);
     lua_setfield(L, -2, "__tostring");
     lua_pop(L, 1);
-    lua_pushcfunction(L, l_world);
+    push_world_table(L);
     lua_setfield(L, -2, "world");
     lucid_open_record(L);
 }

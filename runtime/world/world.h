@@ -101,7 +101,10 @@ typedef struct lucid_world_options {
 enum { LUCID_WORLD_COLLISION_TWO_STAGE = 0, LUCID_WORLD_COLLISION_SINGLE_LEVEL = 1 };
 
 void lucid_world_default_options(lucid_world_options *o);
-/* LUCID_OK, or LUCID_ERR_ARGUMENT / LUCID_ERR_NONFINITE with *why naming the bad option. */
+/* The options' description (lucid.world{...}, lucid.world.options()): every field but the
+ * nested contact (lucid_contact_options) and single_level (lucid_single_level_option_table). */
+extern const lucid_option lucid_world_option_table[];
+
 /* Standard gravity (m/s^2): a body thrown up at sqrt(2 g_n slop) rises slop. */
 #define LUCID_STANDARD_GRAVITY 9.80665
 
@@ -116,6 +119,8 @@ void lucid_world_default_options(lucid_world_options *o);
 double lucid_world_correction_speed_for(const lucid_world_options *o, double slop);
 double lucid_world_correction_speed(const lucid_world_options *o);
 
+/* LUCID_OK, or LUCID_ERR_ARGUMENT / LUCID_ERR_NONFINITE with *why naming the bad option (the
+ * table's rule, then the contact and single-level options). */
 lucid_status lucid_world_options_check(const lucid_world_options *o, const char **why);
 
 lucid_status lucid_world_create(const lucid_world_options *o, lucid_world **out);

@@ -121,17 +121,6 @@ static int all_finite(const double *x, long count) {
     return 1;
 }
 
-static lucid_status check_options(const lucid_contact_options *o) {
-    if (lucid_contact_pair_check(o->model, o->solver) != LUCID_OK) return LUCID_ERR_ARGUMENT;
-    int ok = o->tol >= 0.0 && o->max_iter >= 0 && o->stall_tol >= 0.0 && o->relaxation > 0.0 &&
-             o->relaxation < 2.0 && o->admm_alpha > 0.0 && o->admm_alpha < 2.0 &&
-             isfinite(o->rho) && o->rho_ratio > 1.0 && o->rho_power > 0.0 &&
-             o->inner_max_iter > 0 && o->newton_compliance > 0.0 && isfinite(o->tol) &&
-             isfinite(o->rho_ratio) && isfinite(o->rho_power) && isfinite(o->newton_compliance) &&
-             o->kappa >= 0.0 && isfinite(o->kappa);
-    return ok ? LUCID_OK : LUCID_ERR_ARGUMENT;
-}
-
 static lucid_status dispatch(lucid_contact_run *run, double *lambda, double *dual) {
     switch (run->o->solver) {
         case LUCID_CONTACT_PGS:
@@ -210,7 +199,7 @@ lucid_status lucid_contact_solve(const lucid_contact_problem *given, const lucid
     const lucid_contact_problem *p = condition_null_rows(given, ws, &conditioned);
     lucid_status status = lucid_contact_problem_validate(p, NULL);
     if (status != LUCID_OK) return status;
-    if ((status = check_options(o)) != LUCID_OK) return status;
+    if ((status = lucid_contact_options_check(o, NULL)) != LUCID_OK) return status;
     if (!ws || ws->capacity < p->n || (p->n > 0 && !lambda)) return LUCID_ERR_ARGUMENT;
     ws->ip_state.valid = 0;
     long m = 3L * p->n;

@@ -15,6 +15,7 @@
 #ifndef LUCID_CONTACT_SOLVER_H
 #define LUCID_CONTACT_SOLVER_H
 
+#include "runtime/core/option_table.h"
 #include "solvers/contact/contact_criteria.h"
 #include "solvers/contact/contact_problem.h"
 
@@ -53,6 +54,15 @@ typedef struct lucid_contact_options {
                       * iterates until it is met. 0 by default (the world judges its islands on
                       * the criterion alone, docs/world.md); lucid.contact.solve sets 1 */
 } lucid_contact_options;
+
+/* The options' description: the Lua keys (model, solver, tol, max_iter, warm_start,
+ * relaxation, alpha, rho, stall_tol, inner_max_iter, compliance, kappa, polish) and the C-only
+ * fields, with their valid values (lucid.contact.options(), runtime/lua/lua_options.h). */
+extern const lucid_option lucid_contact_option_table[];
+
+/* LUCID_OK, or LUCID_ERR_ARGUMENT with *why (if not NULL) the first bad option's rule or the
+ * invalid model/solver pair. */
+lucid_status lucid_contact_options_check(const lucid_contact_options *o, const char **why);
 
 typedef struct lucid_contact_result {
     int iterations;               /* outer iterations performed */

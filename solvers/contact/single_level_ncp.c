@@ -16,17 +16,22 @@ void lucid_single_level_default_options(lucid_single_level_options *o) {
     o->warm_start = 1;
 }
 
+#define S lucid_single_level_options
+const lucid_option lucid_single_level_option_table[] = {
+    LUCID_OPTION_NUMBER_ENTRY(S, "single_level.", kappa, POSITIVE,
+                              "complementarity relaxation the interior point stops at"),
+    LUCID_OPTION_NUMBER_ENTRY(S, "single_level.", tol, POSITIVE, "tolerance on its residual"),
+    LUCID_OPTION_COUNT_ENTRY(S, "single_level.", max_iter, AT_LEAST1, "Newton iterations per step"),
+    LUCID_OPTION_BOOLEAN_ENTRY(S, "single_level.", warm_start,
+                               "start from the last step's solution"),
+    LUCID_OPTION_END,
+};
+#undef S
+
 lucid_status lucid_single_level_options_check(const lucid_single_level_options *o,
                                               const char **why) {
-    const char *msg = NULL;
-    if (!(o->kappa > 0.0 && isfinite(o->kappa)))
-        msg = "single_level.kappa must be > 0";
-    else if (!(o->tol > 0.0 && isfinite(o->tol)))
-        msg = "single_level.tol must be > 0";
-    else if (o->max_iter < 1)
-        msg = "single_level.max_iter must be >= 1";
-    if (msg && why) *why = msg;
-    return msg ? LUCID_ERR_ARGUMENT : LUCID_OK;
+    lucid_status s = lucid_option_table_check(lucid_single_level_option_table, o, why);
+    return s == LUCID_ERR_NONFINITE ? LUCID_ERR_ARGUMENT : s;
 }
 
 lucid_status lucid_ncp_reserve(lucid_ncp_workspace *ws, size_t n) {

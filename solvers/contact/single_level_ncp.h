@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 
+#include "runtime/core/option_table.h"
 #include "runtime/core/status.h"
 
 typedef struct lucid_single_level_options {
@@ -25,6 +26,8 @@ typedef struct lucid_single_level_options {
 } lucid_single_level_options;
 
 void lucid_single_level_default_options(lucid_single_level_options *o);
+/* The options' description (lucid.world's single_level = {...}). */
+extern const lucid_option lucid_single_level_option_table[];
 /* LUCID_OK or LUCID_ERR_ARGUMENT with *why naming the option. */
 lucid_status lucid_single_level_options_check(const lucid_single_level_options *o,
                                               const char **why);

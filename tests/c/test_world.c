@@ -512,6 +512,29 @@ static void test_errors(void **state) {
     assert_int_equal(lucid_world_create(&o, &w), LUCID_ERR_ARGUMENT);
     assert_int_equal(lucid_world_options_check(&o, &why), LUCID_ERR_ARGUMENT);
     assert_non_null(strstr(why, "dt"));
+    /* the table's rules: NaN is not finite, a special value is accepted, others named */
+    o.dt = NAN;
+    assert_int_equal(lucid_world_options_check(&o, &why), LUCID_ERR_NONFINITE);
+    assert_string_equal(why, "dt must be > 0");
+    lucid_world_default_options(&o);
+    o.correction_speed = -1.0, o.sparse_threshold = -1;
+    assert_int_equal(lucid_world_options_check(&o, &why), LUCID_OK);
+    o.correction_speed = -0.5;
+    assert_int_equal(lucid_world_options_check(&o, &why), LUCID_ERR_ARGUMENT);
+    assert_string_equal(why, "correction_speed must be >= 0 (or -1: sqrt(2 g_n slop))");
+    o.correction_speed = -1.0, o.patch_points = 17;
+    assert_int_equal(lucid_world_options_check(&o, &why), LUCID_ERR_ARGUMENT);
+    assert_string_equal(why, "patch_points must be an integer in [1, 16]");
+    o.patch_points = 4, o.collision = 2;
+    assert_int_equal(lucid_world_options_check(&o, &why), LUCID_ERR_ARGUMENT);
+    assert_non_null(strstr(why, "collision must be"));
+    lucid_world_default_options(&o); /* the contact options' table, C-only fields included */
+    o.contact.relaxation = 2.0;
+    assert_int_equal(lucid_world_options_check(&o, &why), LUCID_ERR_ARGUMENT);
+    assert_string_equal(why, "contact relaxation must be in (0, 2)");
+    o.contact.relaxation = 0.8, o.contact.rho_ratio = 1.0;
+    assert_int_equal(lucid_world_options_check(&o, &why), LUCID_ERR_ARGUMENT);
+    assert_string_equal(why, "contact rho_ratio must be > 1");
     lucid_world_default_options(&o);
     o.contact.model = LUCID_CONTACT_LCP, o.contact.solver = LUCID_CONTACT_ADMM;
     assert_int_equal(lucid_world_create(&o, &w), LUCID_ERR_ARGUMENT);

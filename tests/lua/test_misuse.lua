@@ -525,7 +525,7 @@ t.case("issue 38 inputs: the documented errors are raised", function()
   end)
   t.raises("lucid.world:add_body: inertia is not physical: its principal moments violate A + B >= C",
            function() return lucid.world{}:add_body{mass = 1, inertia = {1, 1, 5}} end)
-  t.raises("lucid.world: sparse_threshold must be >= 0 (or -1: automatic), got -5", lucid.world, {sparse_threshold = -5})
+  t.raises("lucid.world: sparse_threshold must be >= 0 (or -1: automatic, per solver) (got -5)", lucid.world, {sparse_threshold = -5})
   t.truthy(lucid.world{sparse_threshold = -1} and lucid.world{sparse_threshold = 0}, "-1 and 0 stay valid")
   for _, s in ipairs({1e300, 1e-300}) do
     local T = lucid.se3.new({s, 0, 0, 0}, {0, 0, 0})

@@ -145,7 +145,7 @@ t.case("contact options: unknown keys, wrong types and out-of-range values in ev
   t.raises("lucid.world: contact.warm_start must be a boolean (got table)", lucid.world,
            {contact = {warm_start = {0, 0, 1}}})
   -- patch_points out of range was mapped to 0 and refused without its value; now it is named
-  t.raises("lucid.world: patch_points = 17 is out of range [1, 16]", lucid.world, {patch_points = 17})
+  t.raises("lucid.world: patch_points must be an integer in [1, 16] (got 17)", lucid.world, {patch_points = 17})
 end)
 
 -- A value outside each option's range, the range as lucid.contact.options() states it.
@@ -213,5 +213,58 @@ t.case("contact options: every key of the table is documented with its default",
         t.eq(default, opt.solve, "docs/contact.md's default of " .. opt.name)
       end
     end
+  end
+end)
+
+-- The world's options are described once (lucid.world.options(), runtime/world/world_options.c):
+-- every range is enforced with the table's words, and docs/world.md's table lists each option
+-- with the table's default.
+t.case("world options: the table's ranges are enforced and documented with their defaults", function()
+  local spec = lucid.world.options()
+  t.truthy(#spec.world >= 12 and #spec.single_level == 4, "the world and single-level tables")
+  local outside = {number = -2, integer = -2}
+  local checked = 0
+  for _, opt in ipairs(spec.world) do
+    local v = outside[opt.type]
+    if v and not (opt.name == "gravity") then
+      local ok, err = pcall(lucid.world, {[opt.name] = v})
+      if not ok then
+        t.truthy(err:find("lucid.world: " .. opt.name .. " must be " .. opt.range, 1, true),
+                 opt.name .. ": " .. err)
+        checked = checked + 1
+      end
+    end
+  end
+  t.truthy(checked >= 10, "out-of-range values refused with the table's words: " .. checked)
+  local ok, err = pcall(lucid.world, {single_level = {tol = 0}})
+  t.truthy(not ok and err:find("single_level.tol must be > 0", 1, true), tostring(err))
+  local h = assert(io.open("docs/world.md"))
+  local doc = h:read("a"):gsub("−", "-")
+  h:close()
+  local function cell(name)
+    local row = doc:match("\n| `" .. name .. "` |([^\n]*)")
+    t.truthy(row, "docs/world.md's options table has a row for " .. name)
+    return row and row:match("| ([^|]-) |%s*$"), row
+  end
+  for _, opt in ipairs(spec.world) do
+    local d = cell(opt.name)
+    if d and (opt.type == "number" or opt.type == "integer") then
+      t.eq(tonumber(d:match("^(%S+)")), opt.default, "docs/world.md's default of " .. opt.name)
+    elseif d and opt.type == "string" then
+      t.truthy(d:find('"' .. opt.default .. '"', 1, true), "docs/world.md's default of " .. opt.name)
+    elseif d and opt.type == "vec3" then
+      local x, y, z = d:match("%(([^,]+), ([^,]+), ([^%)]+)%)")
+      t.allnear({tonumber(x), tonumber(y), tonumber(z)}, opt.default, 0, "default of " .. opt.name)
+    end
+  end
+  local sl, sl_row = cell("single_level")
+  local defaults = {}
+  for v in (sl or ""):gmatch("[^,%s]+") do defaults[#defaults + 1] = v end
+  for k, opt in ipairs(spec.single_level) do
+    t.truthy(sl_row and sl_row:find(opt.name .. "=", 1, true),
+             "docs/world.md's single_level row lists " .. opt.name)
+    local d = type(opt.default) == "number" and tonumber(defaults[k]) or defaults[k]
+    t.eq(d, type(opt.default) == "number" and opt.default or tostring(opt.default),
+         "docs/world.md's default of single_level." .. opt.name)
   end
 end)

@@ -172,8 +172,8 @@ t.case("misuse raises errors naming the function", function()
   t.raises("lucid.world: dt must be > 0", lucid.world, {dt = 0})
   t.raises("lucid.world: dt must be > 0", lucid.world, {dt = -1})
   t.raises("lucid.world: unknown option 'gravty'", lucid.world, {gravty = {0, 0, 0}})
-  t.raises("lucid.world: patch_points = 0 is out of range [1, 16]", lucid.world, {patch_points = 0})
-  t.raises("lucid.world: patch_points = 17 is out of range [1, 16]", lucid.world,
+  t.raises("lucid.world: patch_points must be an integer in [1, 16] (got 0)", lucid.world, {patch_points = 0})
+  t.raises("lucid.world: patch_points must be an integer in [1, 16] (got 17)", lucid.world,
            {patch_points = 17})
   t.raises("lucid.world: patch_points must be an integer", lucid.world, {patch_points = 2.5})
   t.raises("lucid.world: invalid contact model/solver pair lcp:admm", lucid.world,
