@@ -109,6 +109,13 @@ static void *grab(ctx *c, size_t count, size_t size, int *ok) {
     return p;
 }
 
+/* grab without the zeroing, for a buffer every use writes before it reads. */
+static void *grab_raw(ctx *c, size_t count, size_t size, int *ok) {
+    void *p = lucid_arena_alloc_uninit(c->arena, count, size);
+    if (!p) *ok = 0;
+    return p;
+}
+
 /* What the caller receives (J's arrays): its own allocations, lucid_step_jacobians_free. */
 static void *grab_out(size_t count, size_t size, int *ok) {
     void *p = calloc(count ? count : 1, size);
@@ -1010,18 +1017,19 @@ static lucid_status begin_deferred(ctx *c) {
     }
     int ok = 1;
     c->defer_col = grab(c, kmax, sizeof(int), &ok);
-    c->dS = grab(c, 3 * n * kmax, sizeof(double), &ok);
-    c->dMu = grab(c, n * kmax, sizeof(double), &ok);
-    c->dP = grab(c, np * kmax, sizeof(double), &ok);
-    c->Out = grab(c, nt * kmax, sizeof(double), &ok);
-    c->gather = grab(c, 3 * maxm * kmax, sizeof(double), &ok);
-    c->gather_mu = grab(c, maxm * kmax, sizeof(double), &ok);
-    c->island_out = grab(c, np * kmax, sizeof(double), &ok);
+    /* each kept column's entries are written by defer_column, the rest by flush_columns */
+    c->dS = grab_raw(c, 3 * n * kmax, sizeof(double), &ok);
+    c->dMu = grab_raw(c, n * kmax, sizeof(double), &ok);
+    c->dP = grab_raw(c, np * kmax, sizeof(double), &ok);
+    c->Out = grab_raw(c, nt * kmax, sizeof(double), &ok);
+    c->gather = grab_raw(c, 3 * maxm * kmax, sizeof(double), &ok);
+    c->gather_mu = grab_raw(c, maxm * kmax, sizeof(double), &ok);
+    c->island_out = grab_raw(c, np * kmax, sizeof(double), &ok);
     c->rows = grab(c, np, sizeof(int), &ok);
-    c->Jrows = grab(c, 3 * n * np, sizeof(double), &ok);
-    c->Wl = grab(c, 3 * maxm * np, sizeof(double), &ok);
-    c->Gg = grab(c, 3 * maxm * np, sizeof(double), &ok);
-    c->Gmu = grab(c, maxm * np, sizeof(double), &ok);
+    c->Jrows = grab_raw(c, 3 * n * np, sizeof(double), &ok);
+    c->Wl = grab_raw(c, 3 * maxm * np, sizeof(double), &ok);
+    c->Gg = grab_raw(c, 3 * maxm * np, sizeof(double), &ok);
+    c->Gmu = grab_raw(c, maxm * np, sizeof(double), &ok);
     if (!ok) return LUCID_ERR_NO_MEMORY;
     c->defer = 1, c->ndefer = 0;
     return LUCID_OK;

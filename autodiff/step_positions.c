@@ -51,6 +51,8 @@ struct lucid_step_positions {
     double *dtau_dv, *astar;
     int *touched;    /* per model, in one column */
     int *moved;      /* per contact, in one column: its geometry moves */
+    double *slope;   /* per contact: the slope of c*_k in its separation on its piece, or -e
+                      * for an impact (in its approach velocity), as the nominal step fixed */
     double *dx, *dF; /* per contact: d point (3), d frame (9, column-major) */
 };
 
@@ -103,11 +105,17 @@ lucid_step_positions_create(lucid_arena *arena, lucid_world *w, const lucid_worl
     s->astar = lucid_arena_alloc(arena, nvmax, sizeof(double));
     s->touched = lucid_arena_alloc(arena, nm, sizeof(int));
     s->moved = lucid_arena_alloc(arena, un, sizeof(int));
+    s->slope = lucid_arena_alloc(arena, un, sizeof(double));
     s->dx = lucid_arena_alloc(arena, 3 * un, sizeof(double));
     s->dF = lucid_arena_alloc(arena, 9 * un, sizeof(double));
     if (!s->body_slot || !s->model_slot || !s->model_dof || !s->Jw || !s->V || !s->Vs || !s->R0 ||
-        !s->dtau_dv || !s->astar || !s->touched || !s->moved || !s->dx || !s->dF)
+        !s->dtau_dv || !s->astar || !s->touched || !s->moved || !s->slope || !s->dx || !s->dF)
         return NULL;
+    for (int k = 0; k < n; ++k) {
+        const lucid_world_contact *c = &w->contacts[k];
+        s->slope[k] = branch[k] >= 3 ? -lucid_world_contact_restitution(w, c)
+                                     : lucid_world_reference_slope(w, c, branch[k]);
+    }
     lucid_world_post_velocity_slots(w, s->body_slot, s->model_slot);
     size_t dof = 0;
     for (size_t i = 0; i < nm; ++i) {
@@ -375,8 +383,7 @@ static void contact_dsigma(const lucid_step_positions *s, int k, int j, const do
             }
         }
     }
-    double dc = s->branch[k] >= 3 ? -lucid_world_contact_restitution(w, c) * dvb
-                                  : lucid_world_reference_slope(w, c, s->branch[k]) * dsep;
+    double dc = s->slope[k] * (s->branch[k] >= 3 ? dvb : dsep);
     ds[0] = du.x / dt, ds[1] = du.y / dt, ds[2] = (du.z - dc) / dt;
 }
 
