@@ -48,10 +48,11 @@ lucid_contact_derivative_default_options(lucid_contact_model model) {
     return o;
 }
 
-/* count doubles-or-other of size bytes, from the arena when there is one (zeroed), else the
- * heap. */
+/* count doubles-or-other of size bytes, from the arena when there is one, else the heap;
+ * not zeroed either way (each is written before it is read; the LAPACK workspace alone is
+ * 8192 + 66 (3n + 1) doubles). */
 static void *take(lucid_arena *arena, size_t count, size_t size) {
-    return arena ? lucid_arena_alloc(arena, count, size) : malloc(count * size);
+    return arena ? lucid_arena_alloc_uninit(arena, count, size) : malloc(count * size);
 }
 
 static lucid_contact_derivatives *create(lucid_arena *arena, int max_contacts) {

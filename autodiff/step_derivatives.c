@@ -8,6 +8,7 @@
 #include "autodiff/single_level_derivatives.h"
 #include "autodiff/step_positions.h"
 #include "runtime/model/configuration.h"
+#include "runtime/model/dynamics.h"
 #include "runtime/model/model.h"
 
 #include <math.h>
@@ -52,6 +53,8 @@ typedef struct ctx {
     double *dp_lambda; /* one column's Pl dlambda (nt/2) */
     /* implicit: each model's dv_free/dv and dv_free/du at the nominal inputs (model_columns) */
     double **model_dvdv, **model_dvdu;
+    double **model_drnea;          /* each model's drnea/dq at its step's acceleration, for
+                                    * lucid_step_positions_model (a by-product of model_dvdv) */
     int *body_slot, *model_slot;   /* where a free body's and a model's entries start in p */
     int *model_control;            /* where a model's inputs start in u */
     double *dp_full, *dstart_full; /* one linear column's changes of p and of the start
@@ -73,6 +76,8 @@ typedef struct ctx {
     double saved_value;       /* a compliance's or a size's column: the value before the shift */
     lucid_model *saved_model; /* a model parameter's column: the model before the shift */
     int reuse;                /* the nominal full evaluation is the last one: see fixed_step */
+    int begun; /* the copy is at the nominal inputs, its step begun (geometry_rules), nothing
+                * evaluated since: the nominal evaluation starts from there */
     /* carried contact geometry (carry = 1): the ns shape contacts' derivatives, the bodies'
      * nominal poses and twists from them (one evaluation's), and the carried list */
     int carry, ns;
@@ -91,6 +96,8 @@ typedef struct ctx {
      * flush_columns as matrix products: dsigma (3n), dmu (n), dp (np), base (nt) per column;
      * per island the rows of Pl it moves (rows), their cotangents (Wl), their vjps (Gg, Gmu) */
     int defer, ndefer, *defer_col, *rows;
+    int unsolved0, unsolved1; /* the kept position columns [0, 1) whose models' dp still want
+                               * M~^-1 (lucid_step_positions_leave_rows) */
     double *dS, *dMu, *dP, *Out, *gather, *gather_mu, *island_out, *Wl, *Gg, *Gmu;
     double *Jrows; /* the contacts' rows J (3n x np): dS's part J dP / dt */
 } ctx;
@@ -98,6 +105,13 @@ typedef struct ctx {
 /* Scratch of one call, from the world's arena (zeroed): freed all at once by release. */
 static void *grab(ctx *c, size_t count, size_t size, int *ok) {
     void *p = lucid_arena_alloc(c->arena, count, size);
+    if (!p) *ok = 0;
+    return p;
+}
+
+/* grab without the zeroing, for a buffer every use writes before it reads. */
+static void *grab_raw(ctx *c, size_t count, size_t size, int *ok) {
+    void *p = lucid_arena_alloc_uninit(c->arena, count, size);
     if (!p) *ok = 0;
     return p;
 }
@@ -593,6 +607,7 @@ static lucid_status geometry_rules(ctx *c, lucid_step_jacobians *J, const char *
     if (s == LUCID_OK && o->geometry == LUCID_STEP_GEOMETRY_AUTO)
         s = contacts_may_appear(c, &appear);
     if (s != LUCID_OK || appear) return s; /* appearing contacts: detection at each column */
+    c->begun = 1;
     for (int i = 0; i < c->w->num_bodies; ++i) c->body0[i] = c->w->bodies[i].pose;
     for (int k = 0; k < c->ns; ++k) {
         const lucid_world_contact *k0 = &c->contacts[k];
@@ -660,28 +675,36 @@ static int changes_shape(const ctx *c, int col) {
  * following from them through D. */
 static lucid_status fixed_step(ctx *c, int col, double delta, const double *lambda, double *sigma,
                                double *mu, double *out, int *same) {
-    lucid_status s;
-    const lucid_step_param *p = perturb(c, col, delta, c->cache0, 0, &s);
-    if (s == LUCID_OK && c->reuse && keeps_configuration(c, col)) {
-        s = lucid_world_step_with_forces_reuse(c->w, c->contacts, c->n, lambda, sigma, mu, c->vb,
-                                               c->branch, c->post, same);
-        if (s == LUCID_OK && *same && out) linearised_state(c, c->post, out);
-        return s;
+    lucid_status s = LUCID_OK;
+    const lucid_step_param *p = NULL;
+    int begun = c->begun && c->carry && col < 0;
+    c->begun = 0;
+    if (begun) { /* the nominal inputs, begun by geometry_rules: its contacts are the nominal */
+        s = lucid_world_step_with_contacts(c->w, c->contacts, c->ns, c->contacts, c->n, lambda,
+                                           sigma, mu, c->vb, c->branch, same);
+    } else {
+        p = perturb(c, col, delta, c->cache0, 0, &s);
+        if (s == LUCID_OK && c->reuse && keeps_configuration(c, col)) {
+            s = lucid_world_step_with_forces_reuse(c->w, c->contacts, c->n, lambda, sigma, mu,
+                                                   c->vb, c->branch, c->post, same);
+            if (s == LUCID_OK && *same && out) linearised_state(c, c->post, out);
+            return s;
+        }
+        /* the rows' Y = M~^-1 J^T serve the nominal evaluation's later reuse only */
+        c->w->rows_without_inverse = col >= 0;
+        if (s == LUCID_OK && c->carry && !keeps_configuration(c, col) && !changes_shape(c, col)) {
+            s = lucid_world_step_begin(c->w);
+            *same = 0;
+            if (s == LUCID_OK && carry_contacts(c))
+                s = lucid_world_step_with_contacts(c->w, c->carried, c->ns, c->contacts, c->n,
+                                                   lambda, sigma, mu, c->vb, c->branch, same);
+        } else if (s == LUCID_OK) {
+            s = lucid_world_step_with_forces(c->w, c->contacts, c->n, lambda, sigma, mu, c->vb,
+                                             c->branch, same);
+        }
+        c->w->rows_without_inverse = 0;
+        if (p) param_restore(c, p);
     }
-    /* the rows' Y = M~^-1 J^T serve the nominal evaluation's later reuse only */
-    c->w->rows_without_inverse = col >= 0;
-    if (s == LUCID_OK && c->carry && !keeps_configuration(c, col) && !changes_shape(c, col)) {
-        s = lucid_world_step_begin(c->w);
-        *same = 0;
-        if (s == LUCID_OK && carry_contacts(c))
-            s = lucid_world_step_with_contacts(c->w, c->carried, c->ns, c->contacts, c->n, lambda,
-                                               sigma, mu, c->vb, c->branch, same);
-    } else if (s == LUCID_OK) {
-        s = lucid_world_step_with_forces(c->w, c->contacts, c->n, lambda, sigma, mu, c->vb,
-                                         c->branch, same);
-    }
-    c->w->rows_without_inverse = 0;
-    if (p) param_restore(c, p);
     if (s != LUCID_OK || !*same || !out) return s;
     lucid_world_get_state(c->w, c->xs);
     return lucid_world_state_difference(c->w, c->x1, c->xs, out);
@@ -855,6 +878,7 @@ static lucid_status model_jacobians(ctx *c) {
     if (s != LUCID_OK || nm == 0) return s;
     c->model_dvdv = grab(c, (size_t)nm, sizeof *c->model_dvdv, &ok);
     c->model_dvdu = grab(c, (size_t)nm, sizeof *c->model_dvdu, &ok);
+    c->model_drnea = grab(c, (size_t)nm, sizeof *c->model_drnea, &ok);
     c->model_control = grab(c, (size_t)nm + 1, sizeof(int), &ok);
     if (!ok) return LUCID_ERR_NO_MEMORY;
     int control = 0;
@@ -864,10 +888,12 @@ static lucid_status model_jacobians(ctx *c) {
         control += (int)nu;
         c->model_dvdv[i] = grab(c, nv * nv, sizeof(double), &ok);
         c->model_dvdu[i] = grab(c, nv * nu, sizeof(double), &ok);
-        double *scratch = grab(c, nv * nv, sizeof(double), &ok);
+        c->model_drnea[i] = grab(c, nv * nv, sizeof(double), &ok);
+        double *astar = grab(c, nv, sizeof(double), &ok);
         if (!ok) return LUCID_ERR_NO_MEMORY;
-        s = lucid_world_model_free_velocity_jacobians(w, i, c->model_dvdv[i], c->model_dvdu[i],
-                                                      scratch);
+        lucid_step_positions_astar(w, i, c->post0 + c->model_slot[i], astar);
+        s = lucid_world_model_free_velocity_jacobians(w, i, astar, c->model_dvdv[i],
+                                                      c->model_dvdu[i], c->model_drnea[i]);
     }
     c->model_control[nm] = control;
     return s;
@@ -947,6 +973,19 @@ static lucid_status add_island_forces(ctx *c, int i, size_t k) {
     return LUCID_OK;
 }
 
+/* dP <- M~^-1 dP on each model's rows of the kept position columns that want it, one
+ * multi-column solve per model. */
+static void solve_kept(ctx *c) {
+    size_t np = (size_t)c->nt / 2, first = (size_t)c->unsolved0;
+    int count = c->unsolved1 - c->unsolved0;
+    c->unsolved0 = c->unsolved1 = 0;
+    for (int i = 0; i < c->w->num_models && count > 0; ++i) {
+        const lucid_world_model *wm = &c->w->models[i];
+        lucid_model_mass_solve(wm->model, wm->data, c->dP + (size_t)c->model_slot[i] + np * first,
+                               np, (size_t)count);
+    }
+}
+
 /* The kept columns, all at once: Out = base + D (dP + Pl dLambda), dLambda = IFT(dS, dMu), as
  * matrix products over all the columns (per column they were matrix-vector products, a third of
  * the humanoid's derivative time). */
@@ -954,6 +993,7 @@ static lucid_status flush_columns(ctx *c, lucid_step_jacobians *J) {
     size_t k = (size_t)c->ndefer, nt = (size_t)c->nt, np = nt / 2;
     c->defer = 0, c->ndefer = 0;
     if (k == 0) return LUCID_OK;
+    solve_kept(c);
     if (c->n > 0) add_rows_part(c, k);
     for (int i = 0; i < c->islands; ++i) {
         lucid_status s = add_island_forces(c, i, k);
@@ -979,18 +1019,19 @@ static lucid_status begin_deferred(ctx *c) {
     }
     int ok = 1;
     c->defer_col = grab(c, kmax, sizeof(int), &ok);
-    c->dS = grab(c, 3 * n * kmax, sizeof(double), &ok);
-    c->dMu = grab(c, n * kmax, sizeof(double), &ok);
-    c->dP = grab(c, np * kmax, sizeof(double), &ok);
-    c->Out = grab(c, nt * kmax, sizeof(double), &ok);
-    c->gather = grab(c, 3 * maxm * kmax, sizeof(double), &ok);
-    c->gather_mu = grab(c, maxm * kmax, sizeof(double), &ok);
-    c->island_out = grab(c, np * kmax, sizeof(double), &ok);
+    /* each kept column's entries are written by defer_column, the rest by flush_columns */
+    c->dS = grab_raw(c, 3 * n * kmax, sizeof(double), &ok);
+    c->dMu = grab_raw(c, n * kmax, sizeof(double), &ok);
+    c->dP = grab_raw(c, np * kmax, sizeof(double), &ok);
+    c->Out = grab_raw(c, nt * kmax, sizeof(double), &ok);
+    c->gather = grab_raw(c, 3 * maxm * kmax, sizeof(double), &ok);
+    c->gather_mu = grab_raw(c, maxm * kmax, sizeof(double), &ok);
+    c->island_out = grab_raw(c, np * kmax, sizeof(double), &ok);
     c->rows = grab(c, np, sizeof(int), &ok);
-    c->Jrows = grab(c, 3 * n * np, sizeof(double), &ok);
-    c->Wl = grab(c, 3 * maxm * np, sizeof(double), &ok);
-    c->Gg = grab(c, 3 * maxm * np, sizeof(double), &ok);
-    c->Gmu = grab(c, maxm * np, sizeof(double), &ok);
+    c->Jrows = grab_raw(c, 3 * n * np, sizeof(double), &ok);
+    c->Wl = grab_raw(c, 3 * maxm * np, sizeof(double), &ok);
+    c->Gg = grab_raw(c, 3 * maxm * np, sizeof(double), &ok);
+    c->Gmu = grab_raw(c, maxm * np, sizeof(double), &ok);
     if (!ok) return LUCID_ERR_NO_MEMORY;
     c->defer = 1, c->ndefer = 0;
     return LUCID_OK;
@@ -1142,17 +1183,19 @@ static lucid_status position_columns(ctx *c, lucid_step_jacobians *J) {
                                                            c->geo, c->lambda0, c->post0, c->branch);
     if (!sp) return LUCID_ERR_NO_MEMORY;
     if (c->defer) lucid_step_positions_leave_rows(sp);
+    c->unsolved0 = c->ndefer;
     for (int f = 0; f < c->num_free && s == LUCID_OK; ++f) {
         lucid_step_positions_body(sp, c->free_body[f]);
         int slot = c->body_slot[c->free_body[f]]; /* its position columns too */
         for (int j = 0; j < 6 && s == LUCID_OK; ++j) s = position_column(c, sp, j, slot + j, J);
     }
     for (int i = 0; i < w->num_models && s == LUCID_OK; ++i) {
-        if (!lucid_step_positions_model(sp, i)) continue;
+        if (!lucid_step_positions_model(sp, i, c->model_drnea ? c->model_drnea[i] : NULL)) continue;
         size_t nv = lucid_model_nv(w->models[i].model);
         for (size_t j = 0; j < nv && s == LUCID_OK; ++j)
             s = position_column(c, sp, (int)j, c->model_slot[i] + (int)j, J);
     }
+    c->unsolved1 = c->defer ? c->ndefer : c->unsolved0;
     return s;
 }
 

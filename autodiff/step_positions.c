@@ -40,7 +40,8 @@ struct lucid_step_positions {
     double *Jw, *V, *Vs; /* per dof of every model (6 each): world column, link twists along
                           * the dof chain at p0 and at the start velocity */
     int model;           /* the model lucid_step_positions_model prepared, or -1 */
-    int leave_rows;      /* dsigma without J_k dp (lucid_step_positions_leave_rows) */
+    int leave_rows;      /* dsigma without J_k dp, dp before M~^-1
+                          * (lucid_step_positions_leave_rows) */
     int body;            /* the free body lucid_step_positions_body prepared, or -1 */
     lucid_vec3 vc, w_free0, tau, rc; /* that body's start (centre of mass) and free angular
                                       * velocities before contact, applied torque and centre
@@ -50,6 +51,8 @@ struct lucid_step_positions {
     double *dtau_dv, *astar;
     int *touched;    /* per model, in one column */
     int *moved;      /* per contact, in one column: its geometry moves */
+    double *slope;   /* per contact: the slope of c*_k in its separation on its piece, or -e
+                      * for an impact (in its approach velocity), as the nominal step fixed */
     double *dx, *dF; /* per contact: d point (3), d frame (9, column-major) */
 };
 
@@ -102,11 +105,17 @@ lucid_step_positions_create(lucid_arena *arena, lucid_world *w, const lucid_worl
     s->astar = lucid_arena_alloc(arena, nvmax, sizeof(double));
     s->touched = lucid_arena_alloc(arena, nm, sizeof(int));
     s->moved = lucid_arena_alloc(arena, un, sizeof(int));
+    s->slope = lucid_arena_alloc(arena, un, sizeof(double));
     s->dx = lucid_arena_alloc(arena, 3 * un, sizeof(double));
     s->dF = lucid_arena_alloc(arena, 9 * un, sizeof(double));
     if (!s->body_slot || !s->model_slot || !s->model_dof || !s->Jw || !s->V || !s->Vs || !s->R0 ||
-        !s->dtau_dv || !s->astar || !s->touched || !s->moved || !s->dx || !s->dF)
+        !s->dtau_dv || !s->astar || !s->touched || !s->moved || !s->slope || !s->dx || !s->dF)
         return NULL;
+    for (int k = 0; k < n; ++k) {
+        const lucid_world_contact *c = &w->contacts[k];
+        s->slope[k] = branch[k] >= 3 ? -lucid_world_contact_restitution(w, c)
+                                     : lucid_world_reference_slope(w, c, branch[k]);
+    }
     lucid_world_post_velocity_slots(w, s->body_slot, s->model_slot);
     size_t dof = 0;
     for (size_t i = 0; i < nm; ++i) {
@@ -143,16 +152,25 @@ static int has_spatial_tendon(const lucid_model *m) {
     return 0;
 }
 
-int lucid_step_positions_model(lucid_step_positions *s, int i) {
+void lucid_step_positions_astar(const lucid_world *w, int i, const double *post0, double *astar) {
+    const lucid_world_model *wm = &w->models[i];
+    const double dt = w->opt.dt;
+    for (size_t k = 0; k < wm->model->nv; ++k) astar[k] = (post0[k] - wm->v[k]) / dt;
+}
+
+int lucid_step_positions_model(lucid_step_positions *s, int i, const double *drnea_dq) {
     lucid_world *w = s->w;
     const lucid_world_model *wm = &w->models[i];
     const lucid_model *m = wm->model;
     if (!lucid_world_model_gravity_is_world(w, i) || has_spatial_tendon(m)) return 0;
     size_t nv = m->nv;
     double dt = w->opt.dt;
-    const double *p = s->post0 + s->model_slot[i];
-    for (size_t k = 0; k < nv; ++k) s->astar[k] = (p[k] - wm->v[k]) / dt;
-    lucid_model_rnea_derivatives(m, wm->data, wm->q, wm->v, s->astar, s->R0, s->dtau_dv);
+    if (drnea_dq) {
+        memcpy(s->R0, drnea_dq, nv * nv * sizeof(double));
+    } else {
+        lucid_step_positions_astar(w, i, s->post0 + s->model_slot[i], s->astar);
+        lucid_model_rnea_derivatives(m, wm->data, wm->q, wm->v, s->astar, s->R0, s->dtau_dv);
+    }
     for (size_t k = 0; k < nv * nv; ++k) s->R0[k] *= -dt;
     lucid_world_model_add_actuation_stiffness(w, i, dt, s->R0);
     s->model = i, s->body = -1;
@@ -365,8 +383,7 @@ static void contact_dsigma(const lucid_step_positions *s, int k, int j, const do
             }
         }
     }
-    double dc = s->branch[k] >= 3 ? -lucid_world_contact_restitution(w, c) * dvb
-                                  : lucid_world_reference_slope(w, c, s->branch[k]) * dsep;
+    double dc = s->slope[k] * (s->branch[k] >= 3 ? dvb : dsep);
     ds[0] = du.x / dt, ds[1] = du.y / dt, ds[2] = (du.z - dc) / dt;
 }
 
@@ -406,7 +423,7 @@ void lucid_step_positions_column(lucid_step_positions *s, int j, double *dp, dou
         dsep[k] =
             i >= 0 && c->limit_model == i ? lucid_world_limit_coefficient(w, c, (size_t)j) : 0.0;
     }
-    for (int mm = 0; mm < w->num_models; ++mm) {
+    for (int mm = 0; mm < w->num_models && !s->leave_rows; ++mm) {
         if (!s->touched[mm]) continue;
         const lucid_world_model *wm = &w->models[mm];
         lucid_model_mass_solve(wm->model, wm->data, dp + s->model_slot[mm],

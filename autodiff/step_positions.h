@@ -23,10 +23,15 @@ lucid_step_positions_create(lucid_arena *arena, lucid_world *w, const lucid_worl
                             int n, int ns, const lucid_contact_geometry_derivative *geo,
                             const double *lambda, const double *post0, const int *branch);
 
-/* Prepares model i's columns (its kinematics at x0, its dtau/dq and drnea/dq): 0 when the
- * model cannot be differentiated this way (the world's gravity differs from the model's, or a
- * spatial tendon's moment changes with q: its columns are then evaluated numerically). */
-int lucid_step_positions_model(lucid_step_positions *s, int i);
+/* Prepares model i's columns (its kinematics at x0, its dtau/dq and drnea/dq at the
+ * acceleration lucid_step_positions_astar gives; drnea_dq: that derivative when the caller has
+ * it, NULL: computed here): 0 when the model cannot be differentiated this way (the world's
+ * gravity differs from the model's, or a spatial tendon's moment changes with q: its columns
+ * are then evaluated numerically). */
+int lucid_step_positions_model(lucid_step_positions *s, int i, const double *drnea_dq);
+/* astar (nv) = (p0 - v) / dt, model i's acceleration over the nominal step (post0: its final
+ * velocities p0, v its state's), at which lucid_step_positions_model takes drnea/dq. */
+void lucid_step_positions_astar(const lucid_world *w, int i, const double *post0, double *astar);
 
 /* Prepares free body b's columns (its tangent T exp(e_j), j < 6, linear first); the world's
  * free velocities must be those before contact (lucid_world_step_prepare_velocities). */
@@ -38,8 +43,10 @@ void lucid_step_positions_body(lucid_step_positions *s, int b);
  * margin). */
 void lucid_step_positions_column(lucid_step_positions *s, int j, double *dp, double *dsigma,
                                  double *dsep);
-/* From now on the columns' dsigma leave out J_k dp / dt: the caller adds it to all its columns
- * at once (a matrix product; step_derivatives.c's flush_columns). */
+/* From now on the columns' dsigma leave out J_k dp / dt, and their dp holds each model's
+ * entries before M~^-1 (its right-hand side M~ dp): the caller solves and adds them for all its
+ * columns at once (multi-column solves and a matrix product; step_derivatives.c's
+ * flush_columns). */
 void lucid_step_positions_leave_rows(lucid_step_positions *s);
 
 #endif

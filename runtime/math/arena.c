@@ -26,17 +26,25 @@ static void *extra_alloc(lucid_arena *a, size_t bytes) {
     return p;
 }
 
-void *lucid_arena_alloc(lucid_arena *a, size_t count, size_t size) {
+static void *carve(lucid_arena *a, size_t count, size_t size, int zero) {
     if (count == 0) count = 1;
     if (size != 0 && count > (SIZE_MAX - ARENA_ALIGN) / size) return NULL;
     size_t bytes = round_up(count * size);
     if (a->block && bytes <= a->cap - a->used) {
         void *p = a->block + a->used;
         a->used += bytes;
-        memset(p, 0, bytes);
+        if (zero) memset(p, 0, bytes);
         return p;
     }
     return extra_alloc(a, bytes);
+}
+
+void *lucid_arena_alloc(lucid_arena *a, size_t count, size_t size) {
+    return carve(a, count, size, 1);
+}
+
+void *lucid_arena_alloc_uninit(lucid_arena *a, size_t count, size_t size) {
+    return carve(a, count, size, 0);
 }
 
 void lucid_arena_reset(lucid_arena *a) {

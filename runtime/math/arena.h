@@ -20,6 +20,9 @@ typedef struct lucid_arena {
 /* count x size bytes, zeroed, aligned to 64 bytes (a cache line, and any type); NULL when count x
  * size overflows or memory runs out. Valid until the next lucid_arena_reset or lucid_arena_free. */
 void *lucid_arena_alloc(lucid_arena *a, size_t count, size_t size);
+/* lucid_arena_alloc without the zeroing, for buffers the caller writes before it reads them
+ * (the contents are unspecified: the last round's). */
+void *lucid_arena_alloc_uninit(lucid_arena *a, size_t count, size_t size);
 /* Releases every allocation; the block grows to what the last round used when it fell short. */
 void lucid_arena_reset(lucid_arena *a);
 /* Frees everything; a is then empty (all zero) and usable again. */

@@ -347,10 +347,12 @@ lucid_status lucid_world_body_free_velocity_jacobians(const lucid_world *w, int 
                                                       double *dfree_du);
 /* Model i's free velocity differentiated at its state and inputs with respect to its start
  * velocity (dv_dv, nv x nv) and inputs (dv_du, nv x nu, or nv x (nu + na) with act_inputs: the
- * activations' columns after the controls'), at the step's factorised M~ (scratch: nv x nv);
- * with equality rows both are projected as v_free is (I - F S^+ E, at q). */
-lucid_status lucid_world_model_free_velocity_jacobians(lucid_world *w, int i, double *dv_dv,
-                                                       double *dv_du, double *scratch);
+ * activations' columns after the controls'), at the step's factorised M~; with equality rows
+ * both are projected as v_free is (I - F S^+ E, at q). drnea_dq (nv x nv) receives the
+ * by-product d rnea(q, v, acc) / dq at the acceleration acc (NULL: 0). */
+lucid_status lucid_world_model_free_velocity_jacobians(lucid_world *w, int i, const double *acc,
+                                                       double *dv_dv, double *dv_du,
+                                                       double *drnea_dq);
 /* Model i's activations after a step differentiated with respect to themselves (d_act: na,
  * diagonal) and to the control of the actuator each belongs to (d_u: na), at its current
  * inputs: the Euler update's slopes through the control and activation clamps (1/2 on a

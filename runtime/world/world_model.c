@@ -651,8 +651,9 @@ static double actuator_slope(const lucid_world_model *wm, const lucid_model_actu
     return slope * lucid_model_actuator_gain(A, wm->q, wm->v) * force_slope(wm, A, u);
 }
 
-lucid_status lucid_world_model_free_velocity_jacobians(lucid_world *w, int i, double *dv_dv,
-                                                       double *dv_du, double *scratch) {
+lucid_status lucid_world_model_free_velocity_jacobians(lucid_world *w, int i, const double *acc,
+                                                       double *dv_dv, double *dv_du,
+                                                       double *drnea_dq) {
     if (i < 0 || i >= w->num_models) return LUCID_ERR_ARGUMENT;
     lucid_world_model *wm = &w->models[i];
     const lucid_model *m = wm->model;
@@ -665,8 +666,8 @@ lucid_status lucid_world_model_free_velocity_jacobians(lucid_world *w, int i, do
     memset(zero, 0, nv * sizeof(double));
     /* X = db/dv + D + dt K - dtau/dv (b = rnea(q, v, 0): its dtau/dv, gravity and armature drop
      * out; the actuators' dtau/dv = (b2 + g2 u) r r^T through the force clamp, r their moment;
-     * a tendon's damping b c c^T) */
-    lucid_model_rnea_derivatives(m, wm->data, wm->q, wm->v, zero, scratch, dv_dv);
+     * a tendon's damping b c c^T); drnea/dv does not depend on the acceleration, drnea/dq does */
+    lucid_model_rnea_derivatives(m, wm->data, wm->q, wm->v, acc ? acc : zero, drnea_dq, dv_dv);
     for (size_t k = 0; k < nv; ++k) dv_dv[k + nv * k] += m->damping[k] + dt * K[k];
     lucid_world_tendon_add_damping(wm, 1.0, dv_dv);
     for (size_t a = 0; a < lucid_model_nu(m); ++a) {

@@ -1,6 +1,7 @@
 /* The scratch arena (runtime/math/arena.h): zeroed, aligned, disjoint allocations; a round
  * that outgrows the block is served all the same and the next reset makes the block large
- * enough, so that the same round again allocates nothing past it; overflowing sizes fail. */
+ * enough, so that the same round again allocates nothing past it; overflowing sizes fail;
+ * allocations without the zeroing share the block with the zeroed ones. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -63,10 +64,35 @@ static void overflowing_sizes_fail(void **state) {
     lucid_arena_free(&a);
 }
 
+/* Zeroed and unzeroed buffers alternating: aligned, disjoint, from the block in the steady
+ * state; a zeroed one is zero where the last round wrote. */
+static void unzeroed_buffers_share_the_block(void **state) {
+    (void)state;
+    lucid_arena a = {0};
+    for (int again = 0; again < 3; ++again) {
+        unsigned char *p[16];
+        for (int k = 0; k < 16; ++k) {
+            size_t bytes = 24 * (size_t)(k + 1);
+            p[k] = k % 2 ? lucid_arena_alloc_uninit(&a, bytes, 1) : lucid_arena_alloc(&a, bytes, 1);
+            assert_non_null(p[k]);
+            assert_int_equal((uintptr_t)p[k] % 64, 0);
+            for (size_t i = 0; k % 2 == 0 && i < bytes; ++i) assert_int_equal(p[k][i], 0);
+            memset(p[k], k + 1, bytes);
+        }
+        for (int k = 0; k < 16; ++k)
+            for (size_t i = 0; i < 24 * (size_t)(k + 1); ++i) assert_int_equal(p[k][i], k + 1);
+        if (again > 0) assert_int_equal(a.num_extra, 0);
+        lucid_arena_reset(&a);
+    }
+    assert_null(lucid_arena_alloc_uninit(&a, SIZE_MAX / 2, 4));
+    lucid_arena_free(&a);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_round_that_outgrows_the_block_fits_after_a_reset),
         cmocka_unit_test(overflowing_sizes_fail),
+        cmocka_unit_test(unzeroed_buffers_share_the_block),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
