@@ -11,7 +11,6 @@
 #include "solvers/contact/contact_round_off.h"
 #include "solvers/contact/contact_sliding_rows.h"
 #include "solvers/dense/dense_kernels.h"
-#include "solvers/dense/dense_product.h"
 
 enum { BREAKING = 0, STICKING = 1, SLIDING = 2 };
 
@@ -26,8 +25,8 @@ struct lucid_contact_polisher {
     double *copy;                        /* (3n)^2: K before its LU, then its COD */
     double *scale;                       /* 3n: the rows' scales (assemble) */
     double *keep;                        /* 3n: the forces before a round of project */
-    double *tau, *tauz, *perm, *work;    /* 3n each, then lwork */
-    int lwork, rank;                     /* rank < 3 na: the last solve was the COD's */
+    double *tau, *tauz, *perm;           /* 3n each: the COD's reflectors, a permuted vector */
+    int rank;                            /* rank < 3 na: the last solve was the COD's */
 };
 
 lucid_contact_polisher *lucid_contact_polisher_create(int max_contacts) {
@@ -43,10 +42,7 @@ lucid_contact_polisher *lucid_contact_polisher_create(int max_contacts) {
     pl->failed = pl->modes ? pl->modes + 2 * n : NULL;
     pl->active = malloc(n * sizeof(int));
     pl->ipiv = malloc(m * sizeof(int));
-    /* LAPACK's blocked QR and RZ want at most (m + 1) times their block size (<= 64) plus
-     * 2m: 8192 + 66 (m + 1) covers both, as contact_derivatives.c sizes them */
-    pl->lwork = (int)(8192 + 66 * (m + 1));
-    pl->K = malloc((2 * m * m + 6 * m + (size_t)pl->lwork) * sizeof(double));
+    pl->K = malloc((2 * m * m + 6 * m) * sizeof(double));
     pl->rhs = pl->K ? pl->K + m * m : NULL;
     pl->copy = pl->K ? pl->rhs + m : NULL;
     pl->tau = pl->K ? pl->copy + m * m : NULL;
@@ -54,7 +50,6 @@ lucid_contact_polisher *lucid_contact_polisher_create(int max_contacts) {
     pl->perm = pl->K ? pl->tauz + m : NULL;
     pl->scale = pl->K ? pl->perm + m : NULL;
     pl->keep = pl->K ? pl->scale + m : NULL;
-    pl->work = pl->K ? pl->keep + m : NULL;
     if (!pl->modes || !pl->active || !pl->ipiv || !pl->K) {
         lucid_contact_polisher_destroy(pl);
         return NULL;
@@ -197,40 +192,91 @@ static void residual_rows(lucid_contact_polisher *pl, const lucid_contact_proble
     }
 }
 
-/* rhs <- K^+ rhs through the complete orthogonal decomposition of K in pl->copy (rank
- * pl->rank, column pivots in pl->ipiv; solve_min_norm): the minimum-norm solution. */
-static int cod_apply(lucid_contact_polisher *pl, int q) {
-    double *K = pl->copy, *b = pl->rhs;
-    int rank = pl->rank;
-    if (lucid_dense_ormqr(1, q, 1, q, K, q, pl->tau, b, q, pl->work, pl->lwork) != 0) return 0;
-    lucid_dense_upper_solve(0, rank, 1, K, q, b, q);
-    for (int k = rank; k < q; ++k) b[k] = 0.0;
-    if (rank < q &&
-        lucid_dense_ormrz(1, q, 1, rank, q - rank, K, q, pl->tauz, b, q, pl->work, pl->lwork) != 0)
-        return 0;
-    for (int k = 0; k < q; ++k) pl->perm[pl->ipiv[k] - 1] = b[k];
-    memcpy(b, pl->perm, sizeof(double) * (size_t)q);
-    return 1;
+/* The Householder reflector I - tau v v^T (v = (1, x[1..len-1])) that maps x (len) onto
+ * (beta, 0, ..., 0): x becomes (beta, v[1..]), tau returned (0: x is already there). */
+static double reflector(double *x, int len) {
+    double tail = 0.0;
+    for (int i = 1; i < len; ++i) tail += x[i] * x[i];
+    if (!(tail > 0.0)) return 0.0;
+    double alpha = x[0], beta = -copysign(sqrt(alpha * alpha + tail), alpha);
+    for (int i = 1; i < len; ++i) x[i] /= alpha - beta;
+    x[0] = beta;
+    return (beta - alpha) / beta;
+}
+
+/* y (len) <- (I - tau v v^T) y with v = (1, v[1..len-1]). */
+static void reflect(const double *v, double tau, double *y, int len) {
+    double d = y[0];
+    for (int i = 1; i < len; ++i) d += v[i] * y[i];
+    d *= tau;
+    y[0] -= d;
+    for (int i = 1; i < len; ++i) y[i] -= d * v[i];
+}
+
+/* rhs <- K^+ rhs, the minimum-norm solution, through solve_min_norm's decomposition: with
+ * K P = Q [R1 R2; 0 0] and [R1 R2]^T = V [S; 0], x = P V [S^-T (Q^T rhs)_1..r; 0]. */
+static void cod_apply(lucid_contact_polisher *pl, int q) {
+    const double *QR = pl->copy, *VS = pl->K;
+    double *b = pl->rhs, *y = pl->perm;
+    int r = pl->rank;
+    for (int k = 0; k < r; ++k) reflect(QR + k + (size_t)q * k, pl->tau[k], b + k, q - k);
+    for (int i = 0; i < r; ++i) { /* S^T u = c: S^T is lower triangular */
+        double u = b[i];
+        for (int k = 0; k < i; ++k) u -= VS[k + (size_t)q * i] * y[k];
+        y[i] = u / VS[i + (size_t)q * i];
+    }
+    for (int k = r; k < q; ++k) y[k] = 0.0;
+    for (int i = r - 1; i >= 0; --i) reflect(VS + i + (size_t)q * i, pl->tauz[i], y + i, q - i);
+    for (int k = 0; k < q; ++k) b[pl->ipiv[k]] = y[k];
 }
 
 /* rhs <- the minimum-norm solution of K x = rhs (K in pl->copy) by a complete orthogonal
- * decomposition: QR with column pivoting, columns whose pivot is below
- * LUCID_CONTACT_POLISH_PIVOT of the first dropped, then RZ (as contact_derivatives.c). For
- * hyperstatic contacts (a box's 4 corners sticking on the floor, a grasp) the equations fix
- * the forces up to internal ones; the minimum-norm step leaves the start's internal forces as
- * they were (it is orthogonal to K's null space), so the answer follows the solver's iterate
- * continuously instead of an LU's pick from round-off. 0 when LAPACK fails or the rank is 0. */
+ * decomposition: Householder QR with column pivoting (the largest remaining column first),
+ * stopped at the first pivot below LUCID_CONTACT_POLISH_PIVOT of the first (the rank r), then
+ * the QR of [R1 R2]^T (into pl->K) that makes the solution the minimum-norm one. Unblocked
+ * and allocation-free: K has at most 3 LUCID_CONTACT_POLISH_MAX_CONTACTS rows, where LAPACK's
+ * blocked routines cost more in set-up than in flops. For hyperstatic contacts (a box's 4
+ * corners sticking on the floor, a grasp) the equations fix the forces up to internal ones;
+ * the minimum-norm step leaves the start's internal forces as they were (it is orthogonal to
+ * K's null space), so the answer follows the solver's iterate continuously instead of an LU's
+ * pick from round-off. 0 when the rank is 0. */
 static int solve_min_norm(lucid_contact_polisher *pl, int q) {
-    double *K = pl->copy;
-    for (int k = 0; k < q; ++k) pl->ipiv[k] = 0;
-    if (lucid_dense_geqp3(q, q, K, q, pl->ipiv, pl->tau, pl->work, pl->lwork) != 0) return 0;
-    int rank = 0;
-    while (rank < q && fabs(K[rank + (size_t)q * rank]) > LUCID_CONTACT_POLISH_PIVOT * fabs(K[0]))
-        ++rank;
-    if (rank == 0) return 0;
-    if (rank < q && lucid_dense_tzrzf(rank, q, K, q, pl->tauz, pl->work, pl->lwork) != 0) return 0;
-    pl->rank = rank;
-    return cod_apply(pl, q);
+    double *A = pl->copy, *W = pl->K, first = 0.0;
+    int r = 0;
+    for (int k = 0; k < q; ++k) pl->ipiv[k] = k;
+    for (; r < q; ++r) {
+        int best = r;
+        double big = -1.0;
+        for (int j = r; j < q; ++j) {
+            double norm = 0.0;
+            for (int i = r; i < q; ++i) norm += A[i + (size_t)q * j] * A[i + (size_t)q * j];
+            if (norm > big) big = norm, best = j;
+        }
+        if (r == 0) first = sqrt(big);
+        if (!(sqrt(big) > LUCID_CONTACT_POLISH_PIVOT * first)) break;
+        if (best != r) {
+            for (int i = 0; i < q; ++i) {
+                double t = A[i + (size_t)q * r];
+                A[i + (size_t)q * r] = A[i + (size_t)q * best], A[i + (size_t)q * best] = t;
+            }
+            int t = pl->ipiv[r];
+            pl->ipiv[r] = pl->ipiv[best], pl->ipiv[best] = t;
+        }
+        double *v = A + r + (size_t)q * r;
+        pl->tau[r] = reflector(v, q - r);
+        for (int j = r + 1; j < q; ++j) reflect(v, pl->tau[r], A + r + (size_t)q * j, q - r);
+    }
+    if (r == 0) return 0;
+    for (int i = 0; i < r; ++i) /* W = [R1 R2]^T, q x r */
+        for (int j = 0; j < q; ++j) W[j + (size_t)q * i] = j < i ? 0.0 : A[i + (size_t)q * j];
+    for (int i = 0; i < r; ++i) {
+        double *v = W + i + (size_t)q * i;
+        pl->tauz[i] = reflector(v, q - i);
+        for (int j = i + 1; j < r; ++j) reflect(v, pl->tauz[i], W + i + (size_t)q * j, q - i);
+    }
+    pl->rank = r;
+    cod_apply(pl, q);
+    return 1;
 }
 
 /* rhs <- K^-1 rhs by LU; where K is singular to working precision (a pivot below
@@ -256,10 +302,10 @@ static int solve(lucid_contact_polisher *pl, int q) {
  * COD (K held, the rows linear in lambda but for the sliding ones' direction), approach a point
  * of both at a linear rate (the violation halves each round where two contacts share a load).
  * At most LUCID_CONTACT_POLISH_PROJECTIONS rounds, while each lowers the criterion; out, sigma
- * and *criteria are the best round's. 1 unless LAPACK fails. */
-static int project(lucid_contact_polisher *pl, const lucid_contact_problem *p,
-                   lucid_contact_model model, double tol, int na, double *out, double *sigma,
-                   lucid_contact_criteria *criteria) {
+ * and *criteria are the best round's. */
+static void project(lucid_contact_polisher *pl, const lucid_contact_problem *p,
+                    lucid_contact_model model, double tol, int na, double *out, double *sigma,
+                    lucid_contact_criteria *criteria) {
     lucid_contact_criterion kind = lucid_contact_model_criterion(model);
     size_t bytes = sizeof(double) * 3 * (size_t)p->n;
     for (int round = 0; round < LUCID_CONTACT_POLISH_PROJECTIONS; ++round) {
@@ -272,7 +318,7 @@ static int project(lucid_contact_polisher *pl, const lucid_contact_problem *p,
         lucid_contact_velocity(p, out, sigma);
         scales(p, out, sigma, &F, &V);
         residual_rows(pl, p, model, na, out, sigma, V);
-        if (!cod_apply(pl, 3 * na)) return 0;
+        cod_apply(pl, 3 * na);
         for (int ki = 0; ki < na; ++ki)
             for (int a = 0; a < 3; ++a) out[3 * pl->active[ki] + a] += pl->rhs[3 * ki + a];
         lucid_contact_velocity(p, out, sigma);
@@ -286,7 +332,6 @@ static int project(lucid_contact_polisher *pl, const lucid_contact_problem *p,
             break;
         }
     }
-    return 1;
 }
 
 /* Newton on the modes' equations from out (modified in place; sigma its velocity, *criteria
@@ -330,7 +375,7 @@ static int newton(lucid_contact_polisher *pl, const lucid_contact_problem *p,
         if (!(criteria->abs <= 0.5 * before)) break; /* no Newton convergence: a wrong guess */
     }
     if (na > 0 && pl->rank < q && !(criteria->abs <= LUCID_CONTACT_POLISH_EXACT * tol))
-        return project(pl, p, model, tol, na, out, sigma, criteria);
+        project(pl, p, model, tol, na, out, sigma, criteria);
     return 1;
 }
 
