@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "solvers/contact/contact_cone.h"
 #include "solvers/contact/contact_math.h"
 #include "solvers/contact/contact_round_off.h"
 #include "solvers/contact/contact_sliding_rows.h"
@@ -19,8 +20,13 @@ struct lucid_contact_polisher {
     int failures;                        /* failed attempts in this solve */
     signed char *modes, *guess, *failed; /* the attempt's, the last call's and the failed guess */
     int *active;                         /* n: indices of the contacts not breaking */
-    int *ipiv;                           /* 3n */
+    int *ipiv;                           /* 3n: the LU's row pivots, the COD's column pivots */
     double *K, *rhs;                     /* (3n)^2, 3n */
+    double *copy;                        /* (3n)^2: K before its LU, then its COD */
+    double *scale;                       /* 3n: the rows' scales (assemble) */
+    double *keep;                        /* 3n: the forces before a round of project */
+    double *tau, *tauz, *perm;           /* 3n each: the COD's reflectors, a permuted vector */
+    int rank;                            /* rank < 3 na: the last solve was the COD's */
 };
 
 lucid_contact_polisher *lucid_contact_polisher_create(int max_contacts) {
@@ -36,8 +42,14 @@ lucid_contact_polisher *lucid_contact_polisher_create(int max_contacts) {
     pl->failed = pl->modes ? pl->modes + 2 * n : NULL;
     pl->active = malloc(n * sizeof(int));
     pl->ipiv = malloc(m * sizeof(int));
-    pl->K = malloc((m * m + m) * sizeof(double));
+    pl->K = malloc((2 * m * m + 6 * m) * sizeof(double));
     pl->rhs = pl->K ? pl->K + m * m : NULL;
+    pl->copy = pl->K ? pl->rhs + m : NULL;
+    pl->tau = pl->K ? pl->copy + m * m : NULL;
+    pl->tauz = pl->K ? pl->tau + m : NULL;
+    pl->perm = pl->K ? pl->tauz + m : NULL;
+    pl->scale = pl->K ? pl->perm + m : NULL;
+    pl->keep = pl->K ? pl->scale + m : NULL;
     if (!pl->modes || !pl->active || !pl->ipiv || !pl->K) {
         lucid_contact_polisher_destroy(pl);
         return NULL;
@@ -95,7 +107,7 @@ static int guess_due(lucid_contact_polisher *pl, const lucid_contact_problem *p,
     scales(p, lambda, sigma, &F, &V);
     for (int i = 0; i < n; ++i) {
         signed char mode = guess_mode(model, p->mu[i], lambda + 3 * i, sigma + 3 * i, F, V);
-        same = same && mode == pl->guess[i];
+        same = same && (settled || mode == pl->guess[i]);
         pl->guess[i] = mode;
     }
     pl->n = n, pl->have_previous = 1;
@@ -162,25 +174,164 @@ static void assemble(lucid_contact_polisher *pl, const lucid_contact_problem *p,
     for (int r = 0; r < q; ++r) {
         double big = 0.0;
         for (int c = 0; c < q; ++c) big = lucid_contact_fmax(big, fabs(pl->K[r + (size_t)q * c]));
-        if (!(big > 0.0)) continue;
-        for (int c = 0; c < q; ++c) pl->K[r + (size_t)q * c] /= big;
-        pl->rhs[r] /= big;
+        pl->scale[r] = big > 0.0 ? big : 1.0;
+        for (int c = 0; c < q; ++c) pl->K[r + (size_t)q * c] /= pl->scale[r];
+        pl->rhs[r] /= pl->scale[r];
     }
 }
 
-/* rhs <- K^-1 rhs by LU; 0 when K is singular to working precision: a pivot below
- * LUCID_CONTACT_POLISH_PIVOT of the largest (hyperstatic contacts: a box's 4 corners sticking
- * on the floor leave internal forces that no equation fixes, and an LU would pick them from
- * round-off, a different answer at every step). */
+/* rhs = -f at (l, s) for the active rows, scaled as the last assemble scaled them. */
+static void residual_rows(lucid_contact_polisher *pl, const lucid_contact_problem *p,
+                          lucid_contact_model model, int na, const double *l, const double *s,
+                          double V) {
+    for (int ki = 0; ki < na; ++ki) {
+        int i = pl->active[ki];
+        double f[3], Fl[9], Fs[9];
+        contact_rows(model, pl->modes[i], p->mu[i], l + 3 * i, s + 3 * i, V, f, Fl, Fs);
+        for (int a = 0; a < 3; ++a) pl->rhs[3 * ki + a] = -f[a] / pl->scale[3 * ki + a];
+    }
+}
+
+/* The Householder reflector I - tau v v^T (v = (1, x[1..len-1])) that maps x (len) onto
+ * (beta, 0, ..., 0): x becomes (beta, v[1..]), tau returned (0: x is already there). */
+static double reflector(double *x, int len) {
+    double tail = 0.0;
+    for (int i = 1; i < len; ++i) tail += x[i] * x[i];
+    if (!(tail > 0.0)) return 0.0;
+    double alpha = x[0], beta = -copysign(sqrt(alpha * alpha + tail), alpha);
+    for (int i = 1; i < len; ++i) x[i] /= alpha - beta;
+    x[0] = beta;
+    return (beta - alpha) / beta;
+}
+
+/* y (len) <- (I - tau v v^T) y with v = (1, v[1..len-1]). */
+static void reflect(const double *v, double tau, double *y, int len) {
+    double d = y[0];
+    for (int i = 1; i < len; ++i) d += v[i] * y[i];
+    d *= tau;
+    y[0] -= d;
+    for (int i = 1; i < len; ++i) y[i] -= d * v[i];
+}
+
+/* rhs <- K^+ rhs, the minimum-norm solution, through solve_min_norm's decomposition: with
+ * K P = Q [R1 R2; 0 0] and [R1 R2]^T = V [S; 0], x = P V [S^-T (Q^T rhs)_1..r; 0]. */
+static void cod_apply(lucid_contact_polisher *pl, int q) {
+    const double *QR = pl->copy, *VS = pl->K;
+    double *b = pl->rhs, *y = pl->perm;
+    int r = pl->rank;
+    for (int k = 0; k < r; ++k) reflect(QR + k + (size_t)q * k, pl->tau[k], b + k, q - k);
+    for (int i = 0; i < r; ++i) { /* S^T u = c: S^T is lower triangular */
+        double u = b[i];
+        for (int k = 0; k < i; ++k) u -= VS[k + (size_t)q * i] * y[k];
+        y[i] = u / VS[i + (size_t)q * i];
+    }
+    for (int k = r; k < q; ++k) y[k] = 0.0;
+    for (int i = r - 1; i >= 0; --i) reflect(VS + i + (size_t)q * i, pl->tauz[i], y + i, q - i);
+    for (int k = 0; k < q; ++k) b[pl->ipiv[k]] = y[k];
+}
+
+/* rhs <- the minimum-norm solution of K x = rhs (K in pl->copy) by a complete orthogonal
+ * decomposition: Householder QR with column pivoting (the largest remaining column first),
+ * stopped at the first pivot below LUCID_CONTACT_POLISH_PIVOT of the first (the rank r), then
+ * the QR of [R1 R2]^T (into pl->K) that makes the solution the minimum-norm one. Unblocked
+ * and allocation-free: K has at most 3 LUCID_CONTACT_POLISH_MAX_CONTACTS rows, where LAPACK's
+ * blocked routines cost more in set-up than in flops. For hyperstatic contacts (a box's 4
+ * corners sticking on the floor, a grasp) the equations fix the forces up to internal ones;
+ * the minimum-norm step leaves the start's internal forces as they were (it is orthogonal to
+ * K's null space), so the answer follows the solver's iterate continuously instead of an LU's
+ * pick from round-off. 0 when the rank is 0. */
+static int solve_min_norm(lucid_contact_polisher *pl, int q) {
+    double *A = pl->copy, *W = pl->K, first = 0.0;
+    int r = 0;
+    for (int k = 0; k < q; ++k) pl->ipiv[k] = k;
+    for (; r < q; ++r) {
+        int best = r;
+        double big = -1.0;
+        for (int j = r; j < q; ++j) {
+            double norm = 0.0;
+            for (int i = r; i < q; ++i) norm += A[i + (size_t)q * j] * A[i + (size_t)q * j];
+            if (norm > big) big = norm, best = j;
+        }
+        if (r == 0) first = sqrt(big);
+        if (!(sqrt(big) > LUCID_CONTACT_POLISH_PIVOT * first)) break;
+        if (best != r) {
+            for (int i = 0; i < q; ++i) {
+                double t = A[i + (size_t)q * r];
+                A[i + (size_t)q * r] = A[i + (size_t)q * best], A[i + (size_t)q * best] = t;
+            }
+            int t = pl->ipiv[r];
+            pl->ipiv[r] = pl->ipiv[best], pl->ipiv[best] = t;
+        }
+        double *v = A + r + (size_t)q * r;
+        pl->tau[r] = reflector(v, q - r);
+        for (int j = r + 1; j < q; ++j) reflect(v, pl->tau[r], A + r + (size_t)q * j, q - r);
+    }
+    if (r == 0) return 0;
+    for (int i = 0; i < r; ++i) /* W = [R1 R2]^T, q x r */
+        for (int j = 0; j < q; ++j) W[j + (size_t)q * i] = j < i ? 0.0 : A[i + (size_t)q * j];
+    for (int i = 0; i < r; ++i) {
+        double *v = W + i + (size_t)q * i;
+        pl->tauz[i] = reflector(v, q - i);
+        for (int j = i + 1; j < r; ++j) reflect(v, pl->tauz[i], W + i + (size_t)q * j, q - i);
+    }
+    pl->rank = r;
+    cod_apply(pl, q);
+    return 1;
+}
+
+/* rhs <- K^-1 rhs by LU; where K is singular to working precision (a pivot below
+ * LUCID_CONTACT_POLISH_PIVOT of the largest: hyperstatic contacts) its minimum-norm solution
+ * (solve_min_norm). 0 when neither exists. */
 static int solve(lucid_contact_polisher *pl, int q) {
-    if (lucid_dense_getrf(q, pl->K, q, pl->ipiv) != 0) return 0;
+    pl->rank = q;
+    memcpy(pl->copy, pl->K, sizeof(double) * (size_t)q * (size_t)q);
+    int lu = lucid_dense_getrf(q, pl->K, q, pl->ipiv) == 0;
     double lo = INFINITY, hi = 0.0;
-    for (int k = 0; k < q; ++k) {
+    for (int k = 0; lu && k < q; ++k) {
         double d = fabs(pl->K[k + (size_t)q * k]);
         lo = d < lo ? d : lo, hi = lucid_contact_fmax(hi, d);
     }
-    if (!(lo > LUCID_CONTACT_POLISH_PIVOT * hi)) return 0;
+    if (!lu || !(lo > LUCID_CONTACT_POLISH_PIVOT * hi)) return solve_min_norm(pl, q);
     return lucid_dense_getrs(0, q, 1, pl->K, q, pl->ipiv, pl->rhs, q) == 0;
+}
+
+/* The minimum-norm Newton step fixes the velocities but not the internal forces, which may
+ * leave a sticking force outside its cone (by ~the step, where the solver's iterate lay on the
+ * cone's edge). Alternating projections (von Neumann's) between the cones and the modes'
+ * solution set, whose orthogonal projection is the minimum-norm correction through the last
+ * COD (K held, the rows linear in lambda but for the sliding ones' direction), approach a point
+ * of both at a linear rate (the violation halves each round where two contacts share a load).
+ * At most LUCID_CONTACT_POLISH_PROJECTIONS rounds, while each lowers the criterion; out, sigma
+ * and *criteria are the best round's. */
+static void project(lucid_contact_polisher *pl, const lucid_contact_problem *p,
+                    lucid_contact_model model, double tol, int na, double *out, double *sigma,
+                    lucid_contact_criteria *criteria) {
+    lucid_contact_criterion kind = lucid_contact_model_criterion(model);
+    size_t bytes = sizeof(double) * 3 * (size_t)p->n;
+    for (int round = 0; round < LUCID_CONTACT_POLISH_PROJECTIONS; ++round) {
+        memcpy(pl->keep, out, bytes);
+        for (int ki = 0; ki < na; ++ki) {
+            int i = pl->active[ki];
+            lucid_cone_project(p->mu[i], out + 3 * i, out + 3 * i);
+        }
+        double F, V;
+        lucid_contact_velocity(p, out, sigma);
+        scales(p, out, sigma, &F, &V);
+        residual_rows(pl, p, model, na, out, sigma, V);
+        cod_apply(pl, 3 * na);
+        for (int ki = 0; ki < na; ++ki)
+            for (int a = 0; a < 3; ++a) out[3 * pl->active[ki] + a] += pl->rhs[3 * ki + a];
+        lucid_contact_velocity(p, out, sigma);
+        lucid_contact_criteria before = *criteria;
+        lucid_contact_criteria_eval(p, kind, out, sigma, NULL, criteria);
+        if (criteria->abs <= LUCID_CONTACT_POLISH_EXACT * tol) break;
+        if (!(criteria->abs < before.abs)) { /* back to the best round's */
+            memcpy(out, pl->keep, bytes);
+            lucid_contact_velocity(p, out, sigma);
+            *criteria = before;
+            break;
+        }
+    }
 }
 
 /* Newton on the modes' equations from out (modified in place; sigma its velocity, *criteria
@@ -223,6 +374,8 @@ static int newton(lucid_contact_polisher *pl, const lucid_contact_problem *p,
         if (moved <= 1e-9 * F) break; /* quadratic: the next step would be round-off */
         if (!(criteria->abs <= 0.5 * before)) break; /* no Newton convergence: a wrong guess */
     }
+    if (na > 0 && pl->rank < q && !(criteria->abs <= LUCID_CONTACT_POLISH_EXACT * tol))
+        project(pl, p, model, tol, na, out, sigma, criteria);
     return 1;
 }
 

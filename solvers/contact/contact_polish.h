@@ -9,7 +9,12 @@
  *   sliding   u . lambda_T + mu lambda_N = 0,  w . lambda_T = 0,  u = sigma_T / |sigma_T|,
  *             w = u turned by 90 degrees;  sigma_N = 0 (NCP) or sigma_N - mu |sigma_T| = 0 (CCP)
  * with sigma = (G + R) lambda + g; Newton on them (rows scaled as the derivatives' K, LU)
- * converges in one or two steps where the guess is right. The modes are guessed from the
+ * converges in one or two steps where the guess is right. Hyperstatic contacts (a box's
+ * corners sticking on the floor, a grasp) make K singular: their internal forces are not fixed
+ * by the equations. There the step is K's minimum-norm solution (a complete orthogonal
+ * decomposition, as the derivatives'), which keeps the iterate's internal forces, and where it
+ * leaves a sticking force outside its cone, alternating projections onto the cones and the
+ * modes' solution set follow (contact_polish.c). The modes are guessed from the
  * larger side of each complementarity, normalised by the force scale F = ||lambda||_inf and
  * the velocity scale V = max(||g||_inf, ||sigma - g||_inf):
  *   breaking  lambda_N / F < gap / V          (gap = sigma_N, CCP: sigma_N - mu |sigma_T|)
@@ -19,8 +24,7 @@
  * to tol; a wrong guess costs one dense LU of the active rows and the solver goes on. An
  * attempt is made when the guess is the same at two successive checks of the solver and is not
  * one that failed before, and at most LUCID_CONTACT_POLISH_MAX_FAILURES attempts fail in one
- * solve: where no guess works (a hyperstatic grasp: K is singular on its sticking contacts, and
- * its internal forces are not fixed by the equations) the solver pays for a few LUs only. Dense:
+ * solve: where no guess works the solver pays for a few factorisations only. Dense:
  * only islands of at most LUCID_CONTACT_POLISH_MAX_CONTACTS contacts. */
 #ifndef LUCID_CONTACT_POLISH_H
 #define LUCID_CONTACT_POLISH_H
@@ -36,7 +40,13 @@
 /* Newton steps of one attempt (a right guess converges in 1 or 2: the sliding rows are the
  * only nonlinear ones, through u). */
 #define LUCID_CONTACT_POLISH_NEWTON_STEPS 4
-/* LU pivots below this fraction of the largest make K singular: no polish (contact_polish.c). */
+/* Rounds of alternating projections after a minimum-norm Newton step (contact_polish.c): a
+ * bound on their work (each one O(q^2) correction and one product with G), within which a
+ * violation falling by half a round (two contacts sharing a load) falls by 2^-8. */
+#define LUCID_CONTACT_POLISH_PROJECTIONS 8
+/* LU pivots below this fraction of the largest make K singular (hyperstatic contacts): the
+ * step is then K's minimum-norm solution, columns whose QR pivot is below this fraction of the
+ * first dropped (contact_polish.c). */
 #define LUCID_CONTACT_POLISH_PIVOT 1e-10
 /* The round-off bound's factor under which a polished answer is kept though above tol (the
  * world's solvers stop there too, world_sparse.c). */
