@@ -3,7 +3,7 @@
  * separation - moves to first order with the local twists xi1, xi2 of its two shapes' poses,
  * T1 exp(xi1) and T2 exp(xi2) (linear part first, as lucid_distance_derivatives), so that the
  * step derivatives carry the nominal contacts to a perturbed configuration instead of running
- * collision detection there (autodiff/step_derivatives.c, docs/step_derivatives.md).
+ * collision detection there (runtime/world/step_derivatives.c, docs/step_derivatives.md).
  *
  *   separation  exact for every pair (envelope theorem): dphi = n . (V2(p2) - V1(p1)), V_i the
  *               rigid velocity of body i at its witness p_i = point -+ phi/2 n;

@@ -1,21 +1,21 @@
-/* w:step_derivatives([opts]) (docs/step_derivatives.md; C: autodiff/step_derivatives.h):
+/* w:step_derivatives([opts]) (docs/step_derivatives.md; C: runtime/world/step_derivatives.h):
  * steps the world once and returns D = {A = dx+/dx, B = dx+/du, params = {dx+/dtheta_k ...},
  * contacts = {{mode =, margin =, switched =}, ...}, fallback_columns =, rank_deficient =}.
  * opts: method ("implicit" | "relaxed" | "finite_differences"), step, tol, max_iter, threshold,
  * kappa, params (a list of {body = id, "mass" | "friction" | "restitution"}, {"compliance"},
- * {body = id, "size", part = k, index = i} (a shape size, the sizes autodiff/step_derivatives.c
- * counts), {model = id, link = name, "mass"}, {model = id, joint = name, "damping" |
- * "frictionloss" | "armature"} and {model = id, tendon = name, "frictionloss"}), geometry ("auto" |
- * "carried" | "collide": how position and parameter columns get their contacts) and collision (the
- * estimator table of lucid.distance_derivatives for contacts without an exact geometry derivative).
- * D.geometry says which was used, D.contacts[k].estimated whether that contact's geometry
- * derivative came from the estimator. */
+ * {body = id, "size", part = k, index = i} (a shape size, the sizes
+ * runtime/world/step_derivatives.c counts), {model = id, link = name, "mass"}, {model = id, joint =
+ * name, "damping" | "frictionloss" | "armature"} and {model = id, tendon = name, "frictionloss"}),
+ * geometry ("auto" | "carried" | "collide": how position and parameter columns get their contacts)
+ * and collision (the estimator table of lucid.distance_derivatives for contacts without an exact
+ * geometry derivative). D.geometry says which was used, D.contacts[k].estimated whether that
+ * contact's geometry derivative came from the estimator. */
 #include <lauxlib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "autodiff/step_derivatives.h"
+#include "runtime/world/step_derivatives.h"
 #include "runtime/model/model.h"
 #include "runtime/lua/check.h"
 #include "runtime/lua/lua_derivative_options.h"

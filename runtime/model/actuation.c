@@ -94,7 +94,7 @@ static double crank_entry(const lucid_model_actuator *A, const crank_state *c, c
  * of dof i. Moving dof k (q (+) t e_k, as the step derivatives' tangents) changes r_i through
  * the gradients (dldv, dlda move with v and a) and through dv_i, da_i: frame points move by
  * dof k's world column J_k, and dof i's column turns by J_k x J_i when i is at or below k's
- * node (autodiff/step_positions.c's convention). */
+ * node (runtime/world/step_positions.c's convention). */
 
 /* Dof k's world column and the motion of v and a per unit rate of it. */
 typedef struct crank_dof {

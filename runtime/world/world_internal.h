@@ -180,7 +180,7 @@ struct lucid_world {
     /* Set only by the step derivatives (and on their copy): the models' activations are inputs,
      * each model's after its controls in lucid_world_get/set_controls, and not part of the
      * state (lucid_world_state_na 0), so that their machinery over (q, v) differentiates with
-     * respect to them as it does to controls (autodiff/step_derivatives.c). */
+     * respect to them as it does to controls (runtime/world/step_derivatives.c). */
     int act_inputs;
     struct lucid_world *scratch;  /* the step derivatives' copy (lucid_world_clone_into), kept */
     lucid_arena derivative_arena; /* the step derivatives' scratch, kept between calls */
@@ -194,7 +194,7 @@ lucid_status lucid_world_step_single_level(lucid_world *w);
 void lucid_world_single_level_destroy(struct lucid_world_single_level *sl);
 /* Forgets its warm-start memory (set_state: stepping from a state is a function of it). */
 void lucid_world_single_level_forget(struct lucid_world_single_level *sl);
-/* For the step derivatives (autodiff/single_level_derivatives.c), about the last step's NCP
+/* For the step derivatives (runtime/world/single_level_derivatives.c), about the last step's NCP
  * (its islands' unknowns one after the other): its unknowns (0: no pair), its equations F at
  * the solution with the world's current poses, free velocities, frictions and shape sizes
  * (all unknowns' entries, the complementarity rows 0: no parameter enters them), J^-1 rhs

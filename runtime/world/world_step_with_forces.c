@@ -1,5 +1,5 @@
 /* The step with its contact forces given instead of solved, for the step derivatives
- * (autodiff/step_derivatives.c): the implicit function theorem differentiates the contact
+ * (runtime/world/step_derivatives.c): the implicit function theorem differentiates the contact
  * solution, and this map supplies the rest of the step at a fixed lambda. */
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* The integrator's Jacobian D = dx+/dp of the step derivatives (autodiff/step_derivatives.c,
+/* The integrator's Jacobian D = dx+/dp of the step derivatives (runtime/world/step_derivatives.c,
  * velocity_jacobian): lucid_world_integrate_jacobians (the exp/log Jacobians on SE(3) and the
  * joint manifolds) against the baseline it replaced in the same run, central differences of
  * lucid_world_step_integrate (two whole integrations, forward kinematics included, per column

@@ -55,7 +55,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "autodiff/step_derivatives.h"
+#include "runtime/world/step_derivatives.h"
 #include "mujoco_api.h"
 #include "robot_scene.h"
 

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "autodiff/step_derivatives.h"
+#include "runtime/world/step_derivatives.h"
 #include "runtime/model/model.h"
 #include "runtime/model/model_load.h"
 #include "runtime/shapes/convex_mesh.h"

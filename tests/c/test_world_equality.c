@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "autodiff/step_derivatives.h"
+#include "runtime/world/step_derivatives.h"
 #include "runtime/model/model.h"
 #include "runtime/math/so3.h"
 #include "runtime/model/model_load.h"

@@ -9,7 +9,7 @@
 #ifndef LUCID_SINGLE_LEVEL_DERIVATIVES_H
 #define LUCID_SINGLE_LEVEL_DERIVATIVES_H
 
-#include "autodiff/step_derivatives.h"
+#include "runtime/world/step_derivatives.h"
 
 lucid_status lucid_single_level_step_derivatives(lucid_world *w,
                                                  const lucid_step_derivative_options *o,

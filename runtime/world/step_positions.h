@@ -1,8 +1,8 @@
 /* Analytic position columns of the step derivatives (issue 11): how the fixed-force step map
  * moves with one tangent direction of an articulated model's configuration or of a free body's
  * pose, at the nominal contact forces, from the rigid-body algorithms' derivatives and the
- * carried contact geometry, without evaluating the map (autodiff/step_derivatives.c uses it; the
- * derivation is in step_positions.c and docs/step_derivatives.md). */
+ * carried contact geometry, without evaluating the map (runtime/world/step_derivatives.c uses it;
+ * the derivation is in step_positions.c and docs/step_derivatives.md). */
 #ifndef LUCID_STEP_POSITIONS_H
 #define LUCID_STEP_POSITIONS_H
 

@@ -3,10 +3,10 @@
  * the state, control and parameter, evaluated on a copy of the world made before the step
  * (lucid_world_clone_into, kept by the world between calls), so that the nominal step is
  * solved once. */
-#include "autodiff/step_derivatives.h"
+#include "runtime/world/step_derivatives.h"
 #include "autodiff/contact_geometry_derivatives.h"
-#include "autodiff/single_level_derivatives.h"
-#include "autodiff/step_positions.h"
+#include "runtime/world/single_level_derivatives.h"
+#include "runtime/world/step_positions.h"
 #include "runtime/model/configuration.h"
 #include "runtime/model/dynamics.h"
 #include "runtime/model/model.h"

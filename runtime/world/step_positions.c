@@ -19,7 +19,7 @@
  * using (J_j x J_k) . W = -J_k . (J_j x* W); the point's velocity V(x) = V_lin + V_ang x x on
  * a link of twist V changes by (J_j x (V - V_above))(x) + V_ang x dx, V_above the twist of the
  * node above j's, since only the dofs at or below j's node turn. */
-#include "autodiff/step_positions.h"
+#include "runtime/world/step_positions.h"
 
 #include <string.h>
 

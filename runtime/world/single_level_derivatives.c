@@ -1,5 +1,5 @@
 /* Step derivatives through the single-level NCP (single_level_derivatives.h). */
-#include "autodiff/single_level_derivatives.h"
+#include "runtime/world/single_level_derivatives.h"
 
 #include <stdlib.h>
 #include <string.h>
