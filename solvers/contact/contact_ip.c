@@ -62,6 +62,23 @@ static double dscale(const ip *s, int k) {
     return k % 3 == 2 && mu > 0.0 ? mu : 1.0;
 }
 
+/* 1 when contact i's y is stored as (y_T, u): NCP contacts (not rays). y_N = ||y_T|| + u with
+ * u = sigma_N / mu - r_N the cone's margin, which is what the Newton equations move (their row
+ * N reads du - d sigma_N / mu = -r_N, du = dy_N - yhat . dy_T). Stored, u keeps its digits when
+ * a sliding contact's u falls below the round-off of ||y_T|| (y_N - ||y_T|| would cancel). */
+static int curved(const ip *s, int i) {
+    return s->ncp && !is_ray(s, i);
+}
+
+/* y_i in the cone's coordinates (y_T, y_N) from its stored form. */
+static void y_full(const ip *s, int i, const double *yi, double out[3]) {
+    out[0] = yi[0], out[1] = yi[1];
+    out[2] = curved(s, i) ? lucid_contact_hypot(yi[0], yi[1]) + yi[2] : yi[2];
+}
+
+/* y_N^2 - ||y_T||^2 of the stored y_i, without cancellation. */
+static double y_jnorm2(const ip *s, int i, const double *yi);
+
 /* (G + R)_kk */
 static double diag_entry(const ip *s, int k) {
     return s->sp ? s->diag[k] : lucid_contact_diag(s->p, k);
@@ -99,6 +116,12 @@ static double jnorm2(const double *x) {
     return (x[2] - t) * (x[2] + t);
 }
 
+static double y_jnorm2(const ip *s, int i, const double *yi) {
+    if (!curved(s, i)) return jnorm2(yi);
+    double t = lucid_contact_hypot(yi[0], yi[1]);
+    return yi[2] * (yi[2] + 2.0 * t);
+}
+
 /* The largest a with x + a d in Q (x in int Q; HUGE_VAL when unbounded). With
  * f(a) = (x_N + a d_N)^2 - ||x_T + a d_T||^2 = qa a^2 + 2 qb a + qc (qc > 0), f >= 0 on
  * [0, a*] with a* the smallest positive root, qc / (-qb + sqrt(qb^2 - qa qc)), whenever
@@ -123,14 +146,15 @@ static double max_step(int ray, const double *x, const double *d) {
  * gamma = sqrt((1 + xb . yb) / 2), its square root u = (wb + e) / sqrt(2 (wb_N + 1)), and
  *   W = eta (2 u u^T - J),  W^-1 = (2 (J u)(J u)^T - J) / eta,  eta = (y^T J y / x^T J x)^(1/4)
  * (W^2 = eta^2 (2 wb wb^T - J) is the quadratic representation of the scaling point). */
-static void nt_scaling(int ray, const double *x, const double *y, double W[9], double Winv[9]) {
+static void nt_scaling(int ray, const double *x, const double *y, double y_jn, double W[9],
+                       double Winv[9]) {
     memset(W, 0, sizeof(double) * 9), memset(Winv, 0, sizeof(double) * 9);
     if (ray) {
         double eta = sqrt(y[2] / x[2]);
         W[8] = eta, Winv[8] = 1.0 / eta;
         return;
     }
-    double nx = sqrt(jnorm2(x)), ny = sqrt(jnorm2(y));
+    double nx = sqrt(jnorm2(x)), ny = sqrt(y_jn);
     double xb[3], yb[3], wb[3], u[3], Ju[3];
     for (int a = 0; a < 3; ++a) xb[a] = x[a] / nx, yb[a] = y[a] / ny;
     double gamma = sqrt(0.5 * (1.0 + xb[0] * yb[0] + xb[1] * yb[1] + xb[2] * yb[2]));
@@ -169,6 +193,7 @@ static void unscale(ip *s) {
 static void residual(ip *s) {
     for (int i = 0; i < s->n; ++i) {
         double *r = s->r + 3 * i, *y = s->y + 3 * i, *h = s->yhat + 3 * i;
+        /* NCP: y[2] is u = y_N - S(y), so r_N = u - sigma_N / mu */
         for (int a = 0; a < 3; ++a) r[a] = y[a] - s->sigma[3 * i + a] / dscale(s, 3 * i + a);
         h[0] = h[1] = h[2] = 0.0;
         if (is_ray(s, i)) {
@@ -177,21 +202,27 @@ static void residual(ip *s) {
         }
         if (!s->ncp) continue;
         double t = lucid_contact_hypot(y[0], y[1]);
-        r[2] -= t;
         if (t > 0.0) h[0] = y[0] / t, h[1] = y[1] / t;
     }
 }
 
 static double gap(const ip *s) {
     double sum = 0.0;
-    for (int k = 0; k < s->m; ++k) sum += s->x[k] * s->y[k];
+    for (int i = 0; i < s->n; ++i) {
+        double y[3];
+        y_full(s, i, s->y + 3 * i, y);
+        for (int a = 0; a < 3; ++a) sum += s->x[3 * i + a] * y[a];
+    }
     return sum / s->n;
 }
 
 /* Scalings and v = W x of every contact. */
 static void scale_all(ip *s) {
     for (int i = 0; i < s->n; ++i) {
-        nt_scaling(is_ray(s, i), s->x + 3 * i, s->y + 3 * i, s->W + 9 * i, s->Winv + 9 * i);
+        double y[3];
+        y_full(s, i, s->y + 3 * i, y);
+        nt_scaling(is_ray(s, i), s->x + 3 * i, y, y_jnorm2(s, i, s->y + 3 * i), s->W + 9 * i,
+                   s->Winv + 9 * i);
         double *W = s->W + 9 * i, *W2 = s->W2 + 9 * i;
         for (int b = 0; b < 3; ++b)
             for (int a = 0; a < 3; ++a)
@@ -338,12 +369,35 @@ static void direction(ip *s, const double *rc, double *dx, double *dy) {
     }
 }
 
+/* du = dy_N - yhat . dy_T of a curved contact: the change of its stored u. */
+static double margin_step(const ip *s, int i, const double *dy) {
+    const double *d = dy + 3 * i, *h = s->yhat + 3 * i;
+    return d[2] - h[0] * d[0] - h[1] * d[1];
+}
+
+/* The stored y_i + a dy_i. A curved contact moves y_T by a dy_T and u by a du, so the
+ * residual falls exactly by (1 - a), as for the CCP, and y in Q <=> u >= 0 bounds a linearly.
+ * A straight step along dy would cross the cone's curved side when y_T turns (at second order
+ * in a): it held sliding contacts whose velocity had to turn to steps of 1e-3 to 1e-7
+ * (docs/contact_ip.md). */
+static void y_step(const ip *s, int i, double a, const double *dy, double *out) {
+    const double *y = s->y + 3 * i, *d = dy + 3 * i;
+    double du = curved(s, i) ? margin_step(s, i, dy) : d[2];
+    out[0] = y[0] + a * d[0], out[1] = y[1] + a * d[1], out[2] = y[2] + a * du;
+}
+
+/* The largest a with y_step(a) in Q (HUGE_VAL when unbounded). */
+static double max_step_y(const ip *s, int i, const double *dy) {
+    if (!curved(s, i)) return max_step(is_ray(s, i), s->y + 3 * i, dy + 3 * i);
+    double du = margin_step(s, i, dy);
+    return du < 0.0 ? -s->y[3 * i + 2] / du : HUGE_VAL;
+}
+
 static double step_to_boundary(const ip *s, const double *dx, const double *dy) {
     double a = HUGE_VAL;
     for (int i = 0; i < s->n; ++i) {
-        int ray = is_ray(s, i);
-        a = fmin(a, max_step(ray, s->x + 3 * i, dx + 3 * i));
-        a = fmin(a, max_step(ray, s->y + 3 * i, dy + 3 * i));
+        a = fmin(a, max_step(is_ray(s, i), s->x + 3 * i, dx + 3 * i));
+        a = fmin(a, max_step_y(s, i, dy));
     }
     return a;
 }
@@ -354,8 +408,9 @@ static void relaxed_criteria(ip *s, lucid_contact_criteria *out) {
     double ep = 0.0, ed = 0.0, ec = 0.0, force = 0.0, velocity = 0.0;
     for (int i = 0; i < s->n; ++i) {
         int ray = is_ray(s, i);
-        double xy[3];
-        jordan(ray, s->x + 3 * i, s->y + 3 * i, xy);
+        double xy[3], y[3];
+        y_full(s, i, s->y + 3 * i, y);
+        jordan(ray, s->x + 3 * i, y, xy);
         xy[2] -= s->kappa;
         ep = fmax(ep, lucid_cone_distance(s->p->mu[i], s->lambda + 3 * i));
         for (int a = 0; a < 3; ++a) {
@@ -473,7 +528,12 @@ static lucid_status iterate(ip *s, double *alpha_out) {
         direction(s, rc, s->dxa, s->dya);
         double a = fmin(1.0, step_to_boundary(s, s->dxa, s->dya));
         double mu_aff = 0.0;
-        for (int k = 0; k < m; ++k) mu_aff += (s->x[k] + a * s->dxa[k]) * (s->y[k] + a * s->dya[k]);
+        for (int i = 0; i < s->n; ++i) {
+            double ya[3], yf[3];
+            y_step(s, i, a, s->dya, ya);
+            y_full(s, i, ya, yf);
+            for (int c = 0; c < 3; ++c) mu_aff += (s->x[3 * i + c] + a * s->dxa[3 * i + c]) * yf[c];
+        }
         mu_aff /= s->n;
         double ratio = fmax(mu_aff, 0.0) / mu, target = fmax(ratio * ratio * ratio * mu, s->kappa);
         for (int i = 0; i < s->n; ++i) {
@@ -490,7 +550,8 @@ static lucid_status iterate(ip *s, double *alpha_out) {
     for (int k = 0; k < m; ++k)
         if (!isfinite(s->dx[k]) || !isfinite(s->dy[k])) return LUCID_ERR_NONFINITE;
     double alpha = fmin(1.0, STEP_FRACTION * step_to_boundary(s, s->dx, s->dy));
-    for (int k = 0; k < m; ++k) s->x[k] += alpha * s->dx[k], s->y[k] += alpha * s->dy[k];
+    for (int k = 0; k < m; ++k) s->x[k] += alpha * s->dx[k];
+    for (int i = 0; i < s->n; ++i) y_step(s, i, alpha, s->dy, s->y + 3 * i);
     for (int i = 0; i < s->n; ++i)
         if (is_ray(s, i)) s->x[3 * i] = s->x[3 * i + 1] = s->y[3 * i] = s->y[3 * i + 1] = 0.0;
     *alpha_out = alpha;
@@ -536,7 +597,11 @@ static void solve(lucid_contact_run *run, ip *sp, double *lambda, double *dual) 
     run->result->converged = done;
     memcpy(lambda, s.lambda, sizeof(double) * (size_t)s.m);
     if (dual)
-        for (int k2 = 0; k2 < s.m; ++k2) dual[k2] = s.y[k2] * dscale(&s, k2);
+        for (int i = 0; i < s.n; ++i) {
+            double y[3];
+            y_full(&s, i, s.y + 3 * i, y);
+            for (int a = 0; a < 3; ++a) dual[3 * i + a] = y[a] * dscale(&s, 3 * i + a);
+        }
     *sp = s;
 }
 

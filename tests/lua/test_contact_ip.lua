@@ -176,3 +176,36 @@ t.case("relaxed derivatives approach lucid.contact.derivatives' active-set ones 
     t.truthy(previous <= 1e-5, model .. ": at kappa 1e-8: " .. table.concat(errors, " "))
   end
 end)
+
+-- Three contacts of rank-4 G = J J^T (hyperstatic) whose solution is lambda = 0 (every
+-- normal velocity of g is positive). Moving y straight along its Newton step crossed the
+-- velocity cone's curved side wherever a sliding velocity turned: the iterates went to a
+-- pressing, sliding third contact and stalled there at criterion 0.2 in 15 iterations. With
+-- y_N = ||y_T|| + u and u stepped linearly (docs/contact_ip.md), ncp:ip meets tol.
+t.case("ncp:ip finds the separating answer of a hyperstatic problem", function()
+  local J = {
+    {0.44554914064196682, 1.1579597437429503, -0.16313885295186659, -0.37260726232404473},
+    {-0.75403844875134629, 0.030063698555604989, -0.77137513958278348, -0.47022809488075817},
+    {-0.88839249612434312, 0.75105362534274667, 1.44904905059893, -0.46768371956541649},
+    {0.22545528043837224, -1.6074872962687667, -0.26751258089233054, 0.30880506878435299},
+    {0.26985776512522308, 0.1475933071591651, -0.49022505474016842, -0.22339339639296721},
+    {-1.4589456145319055, 1.2165893468203945, 0.17685508544537931, -0.27611432448122369},
+    {-0.52504066385830483, -0.54595859047676909, 0.52866714917202207, -1.7815584745618371},
+    {0.87463175110655422, 1.4114203331481048, -1.00606413876778, -0.030862082936416974},
+    {0.058637113944256025, -0.29217897337810605, 0.43351967230865873, -0.048607834763592983},
+  }
+  local g = {-0.47042512720463942, 0.71260135618054754, 1.5626263264910394, -1.5250000830972521, 0.31675203116041056, 0.42433667333973596, 1.5395399413633104, -1.8807268812453419, 0.41111046987470745}
+  local G = {}
+  for i = 1, #J do
+    G[i] = {}
+    for j = 1, #J do
+      G[i][j] = 0
+      for l = 1, #J[1] do G[i][j] = G[i][j] + J[i][l] * J[j][l] end
+    end
+  end
+  local mu = {0.5, 0.5, 0.5}
+  for i = 1, 3 do t.truthy(g[3 * i] > 0, "contact " .. i .. " separates at lambda = 0") end
+  local s = solve(lucid.mat(G), g, mu, {model = "ncp", tol = 1e-8})
+  t.truthy(s.converged, "ncp:ip met tol, criterion " .. s.model_residual.abs)
+  for k = 1, 9 do t.near(s.lambda[k], 0, 1e-8) end
+end)
