@@ -37,12 +37,14 @@ t.case("a corner landing where ADMM and PGS stall converges through the ip attem
   t.truthy(reached >= 1, "the ip attempt ran")
 end)
 
-t.case("the ip attempt in body space: the same step converges, the same forces as dense", function()
+t.case("the ip attempt in body space: the same step converges, the same motion as dense", function()
   -- the same drop, dense (sparse_threshold -1: 4 contacts stay dense) and in body space
   -- (threshold 0), both set to the dense world's state each step (which also clears both
   -- warm starts alike): step 11 reaches the ip attempt on both paths (ncp:ip dense,
-  -- in contact space from the sparse pieces in body space), both meet tol, and their forces agree
-  -- (two Newton solvers on one problem stopped at one criterion)
+  -- in contact space from the sparse pieces in body space), both meet tol, and the box moves
+  -- alike. The forces themselves are not compared: 4 contacts on one body give a G of rank 6
+  -- of 12, so the problem fixes the forces only up to internal ones, which two solvers stopped
+  -- at one criterion may leave apart (the wrench on the body, hence its velocity, is fixed)
   local function drop(threshold)
     local w = lucid.world{dt = 1 / 30, collision = "two_stage", sparse_threshold = threshold}
     w:add_static{shape = lucid.halfspace({0, 0, 1}, 0), friction = 0.5}
@@ -61,22 +63,19 @@ t.case("the ip attempt in body space: the same step converges, the same forces a
     local sd, ss = dense:stats(), sparse:stats()
     t.truthy(sd.converged and ss.converged, "step " .. step .. " converged on both paths")
     t.truthy(sparse:contact_problem{G = false}.sparse ~= nil or ss.contacts == 0, "body space")
-    local cd, cs = dense:contacts(), sparse:contacts()
-    t.eq(#cs, #cd)
+    t.eq(#sparse:contacts(), #dense:contacts())
+    local vd, vs = dense:velocity(2), sparse:velocity(2)
     local gap, big = 0, 0
-    for i = 1, #cd do
-      for k = 1, 3 do
-        gap = math.max(gap, math.abs(cd[i].lambda[k] - cs[i].lambda[k]))
-        big = math.max(big, math.abs(cd[i].lambda[k]))
-      end
+    for k = 1, 6 do
+      gap = math.max(gap, math.abs(vd[k] - vs[k]))
+      big = math.max(big, math.abs(vd[k]))
     end
-    -- (ADMM's steps differ more, up to 1e-7 N here: its body-space x-step is a sparse LDL)
     -- dense: ADMM, PGS, then the ip; body space: ADMM, then the ip at once (its answer was
     -- farther than LUCID_WORLD_PGS_POLISH tol from tol, where PGS rarely meets it)
     if sd.iterations > 400 and ss.iterations > 200 then
       reached = reached + 1
       t.truthy(ss.iterations < 400, "step " .. step .. ": body space skipped PGS, " .. ss.iterations)
-      t.truthy(gap <= 1e-8 * big, "step " .. step .. ": ip forces differ by " .. gap)
+      t.truthy(gap <= 1e-8 * big, "step " .. step .. ": velocities after the ip differ by " .. gap)
     end
   end
   t.truthy(reached >= 1, "the ip attempt ran on both paths")
