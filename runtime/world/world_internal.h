@@ -79,7 +79,7 @@ typedef struct lucid_world_model {
     double *work;             /* 4 nv */
     double *moment;           /* nv: a q-dependent moment (spatial tendon, slider-crank) */
     double *q_start;          /* nq: the configuration the last step started from */
-    double *stepped;          /* 1 when q_start, v_start and v are the last step's (the acceleration
+    int stepped;              /* 1 when q_start, v_start and v are the last step's (the step
                                * sensors read them), 0 before a step and after the state is set */
     double restitution;
     int first_body, num_bodies; /* the world bodies of its links, contiguous */
