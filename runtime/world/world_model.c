@@ -531,20 +531,28 @@ static void point_rows(const lucid_world_model *wm, int node, lucid_vec3 p, cons
     }
 }
 
+/* Joint j's mass and its centre of mass in the world into *com (the origin when massless; data
+ * posed). */
+static double joint_com(const lucid_world_model *wm, size_t j, lucid_vec3 *com) {
+    lucid_vec3 c;
+    double mass = lucid_model_joint_mass(wm->model, j, &c);
+    *com = lucid_vec3_zero();
+    if (!(mass > 0.0)) return mass;
+    lucid_se3 X = lucid_se3_compose(&wm->base, &lucid_model_data_joint_poses(wm->data)[j]);
+    *com = lucid_se3_act(&X, c);
+    return mass;
+}
+
 /* tau += generalised force of the world's gravity minus the model's own (which nle used). */
 static void gravity_correction(const lucid_world *w, const lucid_world_model *wm, double *tau) {
     const lucid_model *m = wm->model;
     lucid_vec3 g_model = lucid_mat3_mul_vec(&wm->base.R, lucid_model_gravity(m));
     lucid_vec3 dg = lucid_vec3_sub(w->opt.gravity, g_model);
     if (dg.x == 0.0 && dg.y == 0.0 && dg.z == 0.0) return;
-    const lucid_se3 *oMi = lucid_model_data_joint_poses(wm->data);
     for (size_t j = 0; j < lucid_model_njoints(m); ++j) {
-        lucid_vec3 c;
-        double mass = lucid_model_joint_mass(m, j, &c);
-        if (!(mass > 0.0)) continue;
-        lucid_se3 X = lucid_se3_compose(&wm->base, &oMi[j]);
-        lucid_vec3 com = lucid_se3_act(&X, c);
-        add_point_force(wm, (int)j, com, lucid_vec3_scale(dg, mass), tau);
+        lucid_vec3 com;
+        double mass = joint_com(wm, j, &com);
+        if (mass > 0.0) add_point_force(wm, (int)j, com, lucid_vec3_scale(dg, mass), tau);
     }
 }
 
@@ -1245,14 +1253,10 @@ void lucid_world_models_energy(const lucid_world *w, double *kinetic, double *po
         lucid_model_energy(m, wm->data, wm->q, wm->v, &k, &p); /* posed data at q */
         *kinetic += k;
         /* the world's gravity on the moving bodies' centres of mass */
-        const lucid_se3 *oMi = lucid_model_data_joint_poses(wm->data);
         for (size_t j = 0; j < lucid_model_njoints(m); ++j) {
-            lucid_vec3 c;
-            double mass = lucid_model_joint_mass(m, j, &c);
-            if (!(mass > 0.0)) continue;
-            lucid_se3 X = lucid_se3_compose(&wm->base, &oMi[j]);
-            lucid_vec3 com = lucid_se3_act(&X, c);
-            *potential -= mass * lucid_vec3_dot(w->opt.gravity, com);
+            lucid_vec3 com;
+            double mass = joint_com(wm, j, &com);
+            if (mass > 0.0) *potential -= mass * lucid_vec3_dot(w->opt.gravity, com);
         }
     }
 }
