@@ -1,10 +1,70 @@
-/* Comparing lucid's arrays with MuJoCo's in the MJCF tests (include after cmocka.h). */
+/* The MuJoCo-comparison tests' shared parts (include after cmocka.h): HAVE_MUJOCO (MuJoCo's
+ * headers are here; libmujoco.so is dlopen'ed at run time), lucid's and MuJoCo's models of an
+ * MJCF file, the comparison of their arrays and the tests' exit status. */
 #ifndef LUCID_TEST_MUJOCO_COMPARE_H
 #define LUCID_TEST_MUJOCO_COMPARE_H
 
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
+
+#include "tests/c/test_model_file.h"
+
+#if __has_include(<mujoco/mujoco.h>) && __has_include(<dlfcn.h>)
+#define HAVE_MUJOCO 1
+#include "tests/bench/mujoco_api.h"
+#else
+#define HAVE_MUJOCO 0
+#endif
+
+/* Whether MuJoCo was loaded (loaded non-zero); if not, says so and sets *skipped (the test then
+ * exits 77). */
+static inline int mujoco_loaded(int loaded, int *skipped) {
+    if (loaded) return 1;
+    fprintf(stderr, "MuJoCo 2.2.2 (libmujoco.so) not found: not compared\n");
+    *skipped = 1;
+    return 0;
+}
+
+/* main's exit status: cmocka's failures; else 77 (ctest's skip), saying `why`, when a comparison
+ * was skipped; else 0. */
+static inline int mujoco_test_result(int failed, int skipped, const char *name, const char *why) {
+    if (failed) return failed;
+    if (!skipped) return 0;
+    fprintf(stderr, "%s: %s: skipped\n", name, why);
+    return 77;
+}
+
+#if HAVE_MUJOCO
+/* MuJoCo's model and data of the file at path (the test fails with MuJoCo's message). */
+static inline void mujoco_load_file(const mujoco_api *mj, const char *path, mjModel **mm,
+                                    mjData **md) {
+    char err[1024] = "";
+    *mm = mj->load_xml(path, NULL, err, sizeof err);
+    if (!*mm) fprintf(stderr, "MuJoCo: %s\n", err);
+    assert_non_null(*mm);
+    *md = mj->make_data(*mm);
+    assert_non_null(*md);
+}
+
+/* Both libraries' models of the file at path, with as many coordinates, dofs and actuators
+ * (hinge, slide and ball joints: lucid's coordinates are MuJoCo's). */
+static inline void mujoco_load_both(const mujoco_api *mj, const char *path, mjModel **mm,
+                                    mjData **md, lucid_model **lm) {
+    mujoco_load_file(mj, path, mm, md);
+    *lm = test_load_model(path);
+    assert_int_equal((int)lucid_model_nq(*lm), (*mm)->nq);
+    assert_int_equal((int)lucid_model_nv(*lm), (*mm)->nv);
+    assert_int_equal((int)lucid_model_nu(*lm), (*mm)->nu);
+}
+
+/* Frees what mujoco_load_both made (each may be NULL). */
+static inline void mujoco_free_both(const mujoco_api *mj, mjModel *mm, mjData *md,
+                                    lucid_model *lm) {
+    if (md) mj->delete_data(md);
+    if (mm) mj->delete_model(mm);
+    lucid_model_destroy(lm);
+}
 
 /* max |a_i - b_i| <= tol * max(max |b_i|, 1e-300) over n entries; prints the worst. */
 static inline double compare(const char *what, const double *a, const double *b, size_t n,
@@ -23,5 +83,6 @@ static inline double compare(const char *what, const double *a, const double *b,
     }
     return rel;
 }
+#endif
 
 #endif
