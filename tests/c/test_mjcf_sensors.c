@@ -86,21 +86,6 @@ static double compare_at(const mjModel *mm, mjData *md, const lucid_model *lm, l
     return compare("sensordata", mine, md->sensordata, (size_t)mm->nsensordata, TOL, index);
 }
 
-/* A world holding lm alone at MuJoCo's state and controls. */
-static lucid_world *world_of(const lucid_model *lm, const mjData *md, int *id) {
-    lucid_world_options o;
-    lucid_world_default_options(&o);
-    o.dt = lucid_model_timestep(lm);
-    lucid_world *w = NULL;
-    assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
-    lucid_world_model_desc d;
-    lucid_world_model_desc_default(&d);
-    d.q = md->qpos, d.v = md->qvel;
-    assert_int_equal(lucid_world_add_model(w, lm, &d, id, NULL), LUCID_OK);
-    assert_int_equal(lucid_world_model_set_control(w, *id, md->ctrl, NULL), LUCID_OK);
-    return w;
-}
-
 static void test_random_states(void **state) {
     (void)state;
     mjModel *mm;
@@ -118,7 +103,7 @@ static void test_random_states(void **state) {
         for (int i = 0; i < mm->nv; i++) md->qvel[i] = xorshift_range(&seed, -3, 3);
         for (int i = 0; i < mm->nu; i++) md->ctrl[i] = xorshift_range(&seed, -3, 3);
         int id;
-        lucid_world *w = world_of(lm, md, &id);
+        lucid_world *w = mujoco_world_of(lm, md, &id);
         worst = fmax(worst, compare_at(mm, md, lm, w, id, mine, s));
         force_clamped += fabs(md->actuator_force[0]) == 5.0;
         ctrl_clamped += fabs(md->ctrl[0]) > 1.0;
@@ -143,7 +128,7 @@ static void test_trajectory(void **state) {
     md->ctrl[0] = 0.7, md->ctrl[1] = -0.3;
     md->qvel[1] = 2.0;
     int id;
-    lucid_world *w = world_of(lm, md, &id);
+    lucid_world *w = mujoco_world_of(lm, md, &id);
     double worst = 0.0;
     for (int s = 0; s < STATES; s++) {
         assert_int_equal(lucid_world_step(w), LUCID_OK);
@@ -200,7 +185,7 @@ static void test_step_sensors(void **state) {
         for (int i = 0; i < mm->nv; i++) md->qvel[i] = xorshift_range(&seed, -3, 3);
         for (int i = 0; i < mm->nu; i++) md->ctrl[i] = xorshift_range(&seed, -3, 3);
         int id;
-        lucid_world *w = world_of(lm, md, &id);
+        lucid_world *w = mujoco_world_of(lm, md, &id);
         assert_int_equal(lucid_world_model_sensors(w, id, mine), LUCID_OK);
         assert_true(step_nan(lm, mine));
         mj.forward(mm, md);

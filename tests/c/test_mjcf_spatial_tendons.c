@@ -265,21 +265,6 @@ static void test_random_states(void **state) {
     }
     mujoco_free_both(&mj, mm, md, lm);
 }
-/* A world holding model lm alone, at MuJoCo's state, with its controls. */
-static lucid_world *world_of(const lucid_model *lm, const mjData *md, int *id) {
-    lucid_world_options o;
-    lucid_world_default_options(&o);
-    o.dt = lucid_model_timestep(lm);
-    lucid_world *w = NULL;
-    assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
-    lucid_world_model_desc d;
-    lucid_world_model_desc_default(&d);
-    d.q = md->qpos, d.v = md->qvel;
-    assert_int_equal(lucid_world_add_model(w, lm, &d, id, NULL), LUCID_OK);
-    assert_int_equal(lucid_world_model_set_control(w, *id, md->ctrl, NULL), LUCID_OK);
-    return w;
-}
-
 /* 250 steps from rest under gravity and constant controls: the arm swings down and the limited
  * tendon "straight" (t = 0) reaches its bound. Before it does, both steps are the same
  * semi-implicit Euler step (no joint damping, springs or armature; the tendons' forces explicit
@@ -294,7 +279,7 @@ static void test_limited_trajectory(void **state) {
     const double u[5] = {0.5, 0.3, 0.2, 0.4, -0.3};
     memcpy(md->ctrl, u, sizeof u);
     int id;
-    lucid_world *w = world_of(lm, md, &id);
+    lucid_world *w = mujoco_world_of(lm, md, &id);
     const lucid_model_tendon *T = lucid_model_tendons(lm);
     assert_true(T[0].limited);
     double free_gap = 0.0, gap = 0.0, mine = 0.0, theirs = 0.0, Lmin = INFINITY, Lmax = -INFINITY;

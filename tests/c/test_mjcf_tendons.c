@@ -160,21 +160,6 @@ static void test_random_states(void **state) {
     mujoco_free_both(&mj, mm, md, lm);
 }
 
-/* A world holding model lm alone, at MuJoCo's state, with its controls. */
-static lucid_world *world_of(const lucid_model *lm, const mjData *md, int *id) {
-    lucid_world_options o;
-    lucid_world_default_options(&o);
-    o.dt = lucid_model_timestep(lm);
-    lucid_world *w = NULL;
-    assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
-    lucid_world_model_desc d;
-    lucid_world_model_desc_default(&d);
-    d.q = md->qpos, d.v = md->qvel;
-    assert_int_equal(lucid_world_add_model(w, lm, &d, id, NULL), LUCID_OK);
-    assert_int_equal(lucid_world_model_set_control(w, *id, md->ctrl, NULL), LUCID_OK);
-    return w;
-}
-
 static void test_spring_trajectory(void **state) {
     (void)state;
     mjModel *mm;
@@ -187,7 +172,7 @@ static void test_spring_trajectory(void **state) {
     memcpy(md->qpos, q0, sizeof q0), memcpy(md->qvel, v0, sizeof v0);
     memcpy(md->ctrl, u, sizeof u);
     int id;
-    lucid_world *w = world_of(lm, md, &id);
+    lucid_world *w = mujoco_world_of(lm, md, &id);
     int steps = (int)lround(1.0 / mm->opt.timestep);
     double gap = 0.0, travel = 0.0;
     for (int s = 0; s < steps; s++) {
@@ -224,7 +209,7 @@ static void test_limit_overshoot(void **state) {
     mj.reset_data(mm, md);
     md->ctrl[0] = 1.0; /* the motor pushes "bend" to its upper bound, gravity helps */
     int id;
-    lucid_world *w = world_of(lm, md, &id);
+    lucid_world *w = mujoco_world_of(lm, md, &id);
     const lucid_model_tendon *T = lucid_model_tendons(lm);
     size_t nt = lucid_model_ntendons(lm);
     int steps = (int)lround(2.0 / mm->opt.timestep), active[2] = {0, 0};
@@ -275,7 +260,7 @@ static void test_friction_sliding(void **state) {
     mj.reset_data(mm, md);
     md->qpos[0] = 0.7, md->qpos[1] = 0.1;
     int id;
-    lucid_world *w = world_of(lm, md, &id);
+    lucid_world *w = mujoco_world_of(lm, md, &id);
     const lucid_model_tendon *T = lucid_model_tendons(lm);
     const double f = T[0].frictionloss;
     int steps = (int)lround(3.0 / mm->opt.timestep), saturated = 0, sliding = 0;

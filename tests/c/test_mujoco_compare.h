@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "runtime/world/world.h"
 #include "tests/c/test_model_file.h"
 
 #if __has_include(<mujoco/mujoco.h>) && __has_include(<dlfcn.h>)
@@ -64,6 +65,22 @@ static inline void mujoco_free_both(const mujoco_api *mj, mjModel *mm, mjData *m
     if (md) mj->delete_data(md);
     if (mm) mj->delete_model(mm);
     lucid_model_destroy(lm);
+}
+
+/* A world holding model lm alone (the model's timestep, the world's default gravity) at
+ * MuJoCo's state (qpos, qvel) and controls; its model id into *id. */
+static inline lucid_world *mujoco_world_of(const lucid_model *lm, const mjData *md, int *id) {
+    lucid_world_options o;
+    lucid_world_default_options(&o);
+    o.dt = lucid_model_timestep(lm);
+    lucid_world *w = NULL;
+    assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
+    lucid_world_model_desc d;
+    lucid_world_model_desc_default(&d);
+    d.q = md->qpos, d.v = md->qvel;
+    assert_int_equal(lucid_world_add_model(w, lm, &d, id, NULL), LUCID_OK);
+    assert_int_equal(lucid_world_model_set_control(w, *id, md->ctrl, NULL), LUCID_OK);
+    return w;
 }
 
 /* max |a_i - b_i| <= tol * max(max |b_i|, 1e-300) over n entries; prints the worst. */
