@@ -397,8 +397,6 @@ int lucid_world_models_tree_constrained(const lucid_world *w, int model, int tre
 int lucid_world_models_have_equalities(const lucid_world *w);
 /* Whether any model has a slider-crank actuator (its moment depends on q). */
 int lucid_world_models_have_cranks(const lucid_world *w);
-/* The world velocity of world point p fixed to a node per unit rate of its ancestor dof k. */
-lucid_vec3 lucid_world_model_dof_point_column(const lucid_world_model *wm, int k, lucid_vec3 p);
 void lucid_world_models_begin_step(lucid_world *w);     /* free velocities, M~, link poses */
 lucid_status lucid_world_models_limits(lucid_world *w); /* joint- and tendon-limit contacts */
 /* Tendons (world_tendon.c). The end (last dof + 1) of the tendons with rows (limited, or

@@ -496,14 +496,26 @@ int lucid_world_part_geom(const lucid_world *w, int body, int part) {
 
 /* ---- the step ---------------------------------------------------------------------------- */
 
+/* The model's per-dof arrays a point's rows read (pointers into the model and its data, fetched
+ * once per point): each dof's joint, S column and parent, and the joints' world placements. */
+typedef struct dof_frames {
+    const int *joint, *axis, *parent;
+    const lucid_se3 *pose;
+} dof_frames;
+
+static dof_frames dof_frames_of(const lucid_world_model *wm) {
+    const lucid_model *m = wm->model;
+    return (dof_frames){lucid_model_dof_joint(m), lucid_model_dof_axis(m),
+                        lucid_model_dof_parent(m), lucid_model_data_joint_poses(wm->data)};
+}
+
 /* The world velocity of point p fixed to a node per unit rate of dof k (an ancestor dof of
  * that node): its axis e in world axes, e itself for a translation, e x (p - o) for a
  * rotation about the dof node's origin o (the base frame included). */
-lucid_vec3 lucid_world_model_dof_point_column(const lucid_world_model *wm, int k, lucid_vec3 p) {
-    const lucid_model *m = wm->model;
-    const lucid_se3 *oMi = lucid_model_data_joint_poses(wm->data);
-    lucid_se3 X = lucid_se3_compose(&wm->base, &oMi[lucid_model_dof_joint(m)[k]]);
-    int a = lucid_model_dof_axis(m)[k];
+static lucid_vec3 point_column(const lucid_world_model *wm, const dof_frames *F, int k,
+                               lucid_vec3 p) {
+    lucid_se3 X = lucid_se3_compose(&wm->base, &F->pose[F->joint[k]]);
+    int a = F->axis[k];
     lucid_vec3 e = lucid_mat3_col(&X.R, a % 3);
     return a < 3 ? e : lucid_vec3_cross(e, lucid_vec3_sub(p, X.t));
 }
@@ -512,19 +524,19 @@ lucid_vec3 lucid_world_model_dof_point_column(const lucid_world_model *wm, int k
  * node `node`. */
 static void add_point_force(const lucid_world_model *wm, int node, lucid_vec3 p, lucid_vec3 f,
                             double *tau) {
-    const int *parent = lucid_model_dof_parent(wm->model);
-    for (int k = lucid_model_joint_last_dof(wm->model, (size_t)node); k >= 0; k = parent[k])
-        tau[k] += lucid_vec3_dot(lucid_world_model_dof_point_column(wm, k, p), f);
+    dof_frames F = dof_frames_of(wm);
+    for (int k = lucid_model_joint_last_dof(wm->model, (size_t)node); k >= 0; k = F.parent[k])
+        tau[k] += lucid_vec3_dot(point_column(wm, &F, k, p), f);
 }
 
 /* 3 x width rows (row d at out + d width, over the dofs from lo of the node's tree): the world
  * velocity of point p fixed to `node`, projected on the columns of frame and scaled by sign. */
 static void point_rows(const lucid_world_model *wm, int node, lucid_vec3 p, const lucid_mat3 *frame,
                        double sign, size_t lo, size_t width, double *out) {
-    const int *parent = lucid_model_dof_parent(wm->model);
+    dof_frames F = dof_frames_of(wm);
     memset(out, 0, 3 * width * sizeof(double));
-    for (int k = lucid_model_joint_last_dof(wm->model, (size_t)node); k >= 0; k = parent[k]) {
-        lucid_vec3 col = lucid_world_model_dof_point_column(wm, k, p);
+    for (int k = lucid_model_joint_last_dof(wm->model, (size_t)node); k >= 0; k = F.parent[k]) {
+        lucid_vec3 col = point_column(wm, &F, k, p);
         for (int d = 0; d < 3; ++d)
             out[(size_t)d * width + (size_t)k - lo] =
                 sign * lucid_vec3_dot(lucid_mat3_col(frame, d), col);
@@ -1051,13 +1063,12 @@ void lucid_world_models_link_velocity(const lucid_world *w, int body, lucid_vec3
     const lucid_world_model *wm = &w->models[b->model];
     const lucid_model *m = wm->model;
     *v = lucid_vec3_zero(), *omega = lucid_vec3_zero();
-    const int *parent = lucid_model_dof_parent(m), *axis = lucid_model_dof_axis(m);
-    const lucid_se3 *oMi = lucid_model_data_joint_poses(wm->data);
-    for (int k = lucid_model_joint_last_dof(m, (size_t)b->node); k >= 0; k = parent[k]) {
-        *v = lucid_vec3_axpy(*v, wm->v_free[k], lucid_world_model_dof_point_column(wm, k, p));
-        if (axis[k] < 3) continue; /* a translation turns nothing */
-        lucid_se3 X = lucid_se3_compose(&wm->base, &oMi[lucid_model_dof_joint(m)[k]]);
-        *omega = lucid_vec3_axpy(*omega, wm->v_free[k], lucid_mat3_col(&X.R, axis[k] % 3));
+    dof_frames F = dof_frames_of(wm);
+    for (int k = lucid_model_joint_last_dof(m, (size_t)b->node); k >= 0; k = F.parent[k]) {
+        *v = lucid_vec3_axpy(*v, wm->v_free[k], point_column(wm, &F, k, p));
+        if (F.axis[k] < 3) continue; /* a translation turns nothing */
+        lucid_se3 X = lucid_se3_compose(&wm->base, &F.pose[F.joint[k]]);
+        *omega = lucid_vec3_axpy(*omega, wm->v_free[k], lucid_mat3_col(&X.R, F.axis[k] % 3));
     }
 }
 
