@@ -145,14 +145,7 @@ static void test_forces(void **state) {
 
 static void test_keyframes(void **state) {
     (void)state;
-    if (!have_mujoco()) return;
-    assert_int_equal((int)lucid_model_nkeyframes(lm), mm->nkey);
-    for (int k = 0; k < mm->nkey; k++) {
-        const lucid_model_keyframe *K = &lucid_model_keyframes(lm)[k];
-        compare("keyframe act", K->act, mm->key_act + mm->na * k, (size_t)mm->na, 0.0, k);
-        compare("keyframe q", K->q, mm->key_qpos + mm->nq * k, (size_t)mm->nq, 0.0, k);
-        compare("keyframe u", K->u, mm->key_ctrl + mm->nu * k, (size_t)mm->nu, 0.0, k);
-    }
+    if (have_mujoco()) mujoco_compare_keyframes(lm, mm);
 }
 
 /* 250 steps of file `path` from its keyframe "start" in lucid's world and by mj_step, controls
@@ -167,20 +160,8 @@ static void trajectory(const char *path, double *gap_q, double *gap_v) {
     mj.reset_keyframe(tm, td, k);
     const double u[5] = {0.7, 1.5, 3.0, 0.5, 0.8}; /* integrator's beyond its ctrlrange */
     memcpy(td->ctrl, u, sizeof u);
-    lucid_world_options o;
-    lucid_world_default_options(&o);
-    o.dt = lucid_model_timestep(tl);
-    lucid_vec3 g = lucid_model_gravity(tl);
-    o.gravity = g;
-    lucid_world *w = NULL;
-    assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
-    lucid_world_model_desc d;
-    lucid_world_model_desc_default(&d);
-    d.q = td->qpos, d.v = td->qvel;
     int id;
-    assert_int_equal(lucid_world_add_model(w, tl, &d, &id, NULL), LUCID_OK);
-    assert_int_equal(lucid_world_model_set_control(w, id, u, NULL), LUCID_OK);
-    assert_int_equal(lucid_world_model_set_act(w, id, td->act, NULL), LUCID_OK);
+    lucid_world *w = mujoco_world_of(tl, td, 1, &id);
     double gap_act = 0.0, travel = 0.0;
     *gap_q = *gap_v = 0.0;
     int at_limit[2] = {0, 0};

@@ -103,7 +103,7 @@ static void test_random_states(void **state) {
         for (int i = 0; i < mm->nv; i++) md->qvel[i] = xorshift_range(&seed, -3, 3);
         for (int i = 0; i < mm->nu; i++) md->ctrl[i] = xorshift_range(&seed, -3, 3);
         int id;
-        lucid_world *w = mujoco_world_of(lm, md, &id);
+        lucid_world *w = mujoco_world_of(lm, md, 0, &id);
         worst = fmax(worst, compare_at(mm, md, lm, w, id, mine, s));
         force_clamped += fabs(md->actuator_force[0]) == 5.0;
         ctrl_clamped += fabs(md->ctrl[0]) > 1.0;
@@ -128,7 +128,7 @@ static void test_trajectory(void **state) {
     md->ctrl[0] = 0.7, md->ctrl[1] = -0.3;
     md->qvel[1] = 2.0;
     int id;
-    lucid_world *w = mujoco_world_of(lm, md, &id);
+    lucid_world *w = mujoco_world_of(lm, md, 0, &id);
     double worst = 0.0;
     for (int s = 0; s < STATES; s++) {
         assert_int_equal(lucid_world_step(w), LUCID_OK);
@@ -185,7 +185,7 @@ static void test_step_sensors(void **state) {
         for (int i = 0; i < mm->nv; i++) md->qvel[i] = xorshift_range(&seed, -3, 3);
         for (int i = 0; i < mm->nu; i++) md->ctrl[i] = xorshift_range(&seed, -3, 3);
         int id;
-        lucid_world *w = mujoco_world_of(lm, md, &id);
+        lucid_world *w = mujoco_world_of(lm, md, 0, &id);
         assert_int_equal(lucid_world_model_sensors(w, id, mine), LUCID_OK);
         assert_true(step_nan(lm, mine));
         mj.forward(mm, md);

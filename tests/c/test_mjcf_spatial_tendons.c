@@ -279,7 +279,7 @@ static void test_limited_trajectory(void **state) {
     const double u[5] = {0.5, 0.3, 0.2, 0.4, -0.3};
     memcpy(md->ctrl, u, sizeof u);
     int id;
-    lucid_world *w = mujoco_world_of(lm, md, &id);
+    lucid_world *w = mujoco_world_of(lm, md, 0, &id);
     const lucid_model_tendon *T = lucid_model_tendons(lm);
     assert_true(T[0].limited);
     double free_gap = 0.0, gap = 0.0, mine = 0.0, theirs = 0.0, Lmin = INFINITY, Lmax = -INFINITY;

@@ -172,7 +172,7 @@ static void test_spring_trajectory(void **state) {
     memcpy(md->qpos, q0, sizeof q0), memcpy(md->qvel, v0, sizeof v0);
     memcpy(md->ctrl, u, sizeof u);
     int id;
-    lucid_world *w = mujoco_world_of(lm, md, &id);
+    lucid_world *w = mujoco_world_of(lm, md, 0, &id);
     int steps = (int)lround(1.0 / mm->opt.timestep);
     double gap = 0.0, travel = 0.0;
     for (int s = 0; s < steps; s++) {
@@ -209,7 +209,7 @@ static void test_limit_overshoot(void **state) {
     mj.reset_data(mm, md);
     md->ctrl[0] = 1.0; /* the motor pushes "bend" to its upper bound, gravity helps */
     int id;
-    lucid_world *w = mujoco_world_of(lm, md, &id);
+    lucid_world *w = mujoco_world_of(lm, md, 0, &id);
     const lucid_model_tendon *T = lucid_model_tendons(lm);
     size_t nt = lucid_model_ntendons(lm);
     int steps = (int)lround(2.0 / mm->opt.timestep), active[2] = {0, 0};
@@ -260,7 +260,7 @@ static void test_friction_sliding(void **state) {
     mj.reset_data(mm, md);
     md->qpos[0] = 0.7, md->qpos[1] = 0.1;
     int id;
-    lucid_world *w = mujoco_world_of(lm, md, &id);
+    lucid_world *w = mujoco_world_of(lm, md, 0, &id);
     const lucid_model_tendon *T = lucid_model_tendons(lm);
     const double f = T[0].frictionloss;
     int steps = (int)lround(3.0 / mm->opt.timestep), saturated = 0, sliding = 0;

@@ -67,12 +67,15 @@ static inline void mujoco_free_both(const mujoco_api *mj, mjModel *mm, mjData *m
     lucid_model_destroy(lm);
 }
 
-/* A world holding model lm alone (the model's timestep, the world's default gravity) at
- * MuJoCo's state (qpos, qvel) and controls; its model id into *id. */
-static inline lucid_world *mujoco_world_of(const lucid_model *lm, const mjData *md, int *id) {
+/* A world holding model lm alone (the model's timestep) at MuJoCo's state (qpos, qvel) and
+ * controls, its model id into *id; with own, under the model's gravity (else the world's
+ * default) and with MuJoCo's activations. */
+static inline lucid_world *mujoco_world_of(const lucid_model *lm, const mjData *md, int own,
+                                           int *id) {
     lucid_world_options o;
     lucid_world_default_options(&o);
     o.dt = lucid_model_timestep(lm);
+    if (own) o.gravity = lucid_model_gravity(lm);
     lucid_world *w = NULL;
     assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
     lucid_world_model_desc d;
@@ -80,6 +83,7 @@ static inline lucid_world *mujoco_world_of(const lucid_model *lm, const mjData *
     d.q = md->qpos, d.v = md->qvel;
     assert_int_equal(lucid_world_add_model(w, lm, &d, id, NULL), LUCID_OK);
     assert_int_equal(lucid_world_model_set_control(w, *id, md->ctrl, NULL), LUCID_OK);
+    if (own) assert_int_equal(lucid_world_model_set_act(w, *id, md->act, NULL), LUCID_OK);
     return w;
 }
 
@@ -99,6 +103,18 @@ static inline double compare(const char *what, const double *a, const double *b,
         fail();
     }
     return rel;
+}
+
+/* As many keyframes as MuJoCo's, each's act, q and u exactly MuJoCo's key_act, key_qpos and
+ * key_ctrl (hinges and slides: the same coordinates). */
+static inline void mujoco_compare_keyframes(const lucid_model *lm, const mjModel *mm) {
+    assert_int_equal((int)lucid_model_nkeyframes(lm), mm->nkey);
+    for (int k = 0; k < mm->nkey; k++) {
+        const lucid_model_keyframe *K = &lucid_model_keyframes(lm)[k];
+        compare("keyframe act", K->act, mm->key_act + mm->na * k, (size_t)mm->na, 0.0, k);
+        compare("keyframe q", K->q, mm->key_qpos + mm->nq * k, (size_t)mm->nq, 0.0, k);
+        compare("keyframe u", K->u, mm->key_ctrl + mm->nu * k, (size_t)mm->nu, 0.0, k);
+    }
 }
 #endif
 
