@@ -51,3 +51,12 @@ void lucid_model_crba_posed(const lucid_model *m, lucid_model_data *d) {
 const double *lucid_model_data_mass_matrix(const lucid_model_data *d) {
     return d->M;
 }
+
+void lucid_model_data_add_mass_diagonal(const lucid_model *m, lucid_model_data *d,
+                                        const double *x) {
+    for (size_t k = 0; k < m->nv; ++k) d->M[k + m->nv * k] += x[k];
+}
+
+const lucid_se3 *lucid_model_data_joint_poses(const lucid_model_data *d) {
+    return d->oMi;
+}

@@ -17,6 +17,9 @@
 /* Placements of every node (data: liMi, oMi). O(njoints). */
 void lucid_model_forward_kinematics(const lucid_model *m, lucid_model_data *d, const double *q);
 
+/* The world placements of the joint frames (njoints entries, lucid_model_forward_kinematics's). */
+const lucid_se3 *lucid_model_data_joint_poses(const lucid_model_data *d);
+
 /* The world placement of frame f (after lucid_model_forward_kinematics). */
 lucid_se3 lucid_model_frame_pose(const lucid_model *m, const lucid_model_data *d, size_t f);
 
@@ -68,6 +71,15 @@ void lucid_model_nle(const lucid_model *m, lucid_model_data *d, const double *q,
  * lucid_model_data_mass_matrix). O(sum of depths) spatial operations. */
 void lucid_model_crba(const lucid_model *m, lucid_model_data *d, const double *q);
 const double *lucid_model_data_mass_matrix(const lucid_model_data *d);
+/* d->M += diag(x) (nv entries), before lucid_model_ltdl: the world's implicit damping and
+ * stiffness regularise M this way. */
+void lucid_model_data_add_mass_diagonal(const lucid_model *m, lucid_model_data *d, const double *x);
+
+/* nle and CRBA on data already posed at q by lucid_model_forward_kinematics (the world's model
+ * step computes the kinematics once and runs both on it): lucid_model_nle's and
+ * lucid_model_crba's results at that q, bit for bit. */
+void lucid_model_nle_posed(const lucid_model *m, lucid_model_data *d, const double *v, double *b);
+void lucid_model_crba_posed(const lucid_model *m, lucid_model_data *d);
 
 /* a = M(q)^-1 (tau - b(q, v)) (forward dynamics, articulated-body algorithm). O(njoints). */
 void lucid_model_aba(const lucid_model *m, lucid_model_data *d, const double *q, const double *v,

@@ -126,6 +126,17 @@ static lucid_status collect(mjcf *P, const xmlNode *parent, node_list *out, int 
     return LUCID_OK;
 }
 
+/* fn on each element child of el (collect's: includes expanded), in order, until an error is
+ * recorded. */
+static lucid_status each_child(mjcf *P, const xmlNode *el,
+                               lucid_status (*fn)(mjcf *P, const xmlNode *c)) {
+    node_list kids = {0};
+    if (!collect(P, el, &kids, 0))
+        for (size_t i = 0; i < kids.n && !X_->status; i++) fn(P, kids.items[i]);
+    free(kids.items);
+    return X_->status;
+}
+
 /* ---- numbers and attributes through default classes --------------------------------------- */
 
 static int class_index(mjcf *P, const char *name) {
@@ -921,23 +932,13 @@ static const lucid_heightfield *find_hfield(mjcf *P, const char *name) {
     return NULL;
 }
 
-static lucid_status asset(mjcf *P, const xmlNode *el) {
-    node_list kids = {0};
-    if (collect(P, el, &kids, 0)) {
-        free(kids.items);
-        return X_->status;
-    }
-    for (size_t i = 0; i < kids.n && !X_->status; i++) {
-        const xmlNode *c = kids.items[i];
-        if (IS(c, "mesh"))
-            asset_mesh(P, c);
-        else if (IS(c, "hfield"))
-            asset_hfield(P, c);
-        else if (!IS(c, "texture") && !IS(c, "material") && !IS(c, "skin"))
-            lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<asset>: unsupported element <%s>",
-                                 (const char *)c->name);
-    }
-    free(kids.items);
+/* One child of <asset>: a mesh or a height field (textures, materials and skins ignored). */
+static lucid_status asset(mjcf *P, const xmlNode *c) {
+    if (IS(c, "mesh")) return asset_mesh(P, c);
+    if (IS(c, "hfield")) return asset_hfield(P, c);
+    if (!IS(c, "texture") && !IS(c, "material") && !IS(c, "skin"))
+        lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<asset>: unsupported element <%s>",
+                             (const char *)c->name);
     return X_->status;
 }
 
@@ -1955,33 +1956,21 @@ static int body_named(mjcf *P, const char *name) {
     return b >= 0 ? b : -2;
 }
 
-static lucid_status contact(mjcf *P, const xmlNode *el) {
-    node_list kids = {0};
-    if (collect(P, el, &kids, 0)) goto done;
-    for (size_t i = 0; i < kids.n && !X_->status; i++) {
-        const xmlNode *c = kids.items[i];
-        if (!IS(c, "exclude")) {
-            lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<contact>: <%s> is not supported",
-                                 (const char *)c->name);
-            break;
-        }
-        if (lucid_model_xml_check_attrs(X_, c, exclude_attrs)) break;
-        const char *n1 = ATTR(c, "body1"), *n2 = ATTR(c, "body2");
-        if (!n1 || !n2) {
-            lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<exclude>: missing body1 or body2");
-            break;
-        }
-        int b1 = body_named(P, n1), b2 = body_named(P, n2);
-        if (b1 == -2 || b2 == -2) {
-            lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<exclude>: unknown body '%s'",
-                                 b1 == -2 ? n1 : n2);
-            break;
-        }
-        lucid_status st = lucid_model_spec_add_exclude(P->spec, b1, b2);
-        if (st) lucid_model_xml_fail(X_, c, st, "<exclude>: %s", lucid_status_string(st));
-    }
-done:
-    free(kids.items);
+/* One child of <contact>: an <exclude body1 body2>. */
+static lucid_status contact(mjcf *P, const xmlNode *c) {
+    if (!IS(c, "exclude"))
+        return lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<contact>: <%s> is not supported",
+                                    (const char *)c->name);
+    if (lucid_model_xml_check_attrs(X_, c, exclude_attrs)) return X_->status;
+    const char *n1 = ATTR(c, "body1"), *n2 = ATTR(c, "body2");
+    if (!n1 || !n2)
+        return lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<exclude>: missing body1 or body2");
+    int b1 = body_named(P, n1), b2 = body_named(P, n2);
+    if (b1 == -2 || b2 == -2)
+        return lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<exclude>: unknown body '%s'",
+                                    b1 == -2 ? n1 : n2);
+    lucid_status st = lucid_model_spec_add_exclude(P->spec, b1, b2);
+    if (st) lucid_model_xml_fail(X_, c, st, "<exclude>: %s", lucid_status_string(st));
     return X_->status;
 }
 
@@ -2119,11 +2108,7 @@ static lucid_status equality_one(mjcf *P, const xmlNode *c) {
 static lucid_status equality(mjcf *P, const xmlNode *el) {
     static const char *const none[] = {NULL};
     if (lucid_model_xml_check_attrs(X_, el, none)) return X_->status;
-    node_list kids = {0};
-    if (!collect(P, el, &kids, 0))
-        for (size_t i = 0; i < kids.n && !X_->status; i++) equality_one(P, kids.items[i]);
-    free(kids.items);
-    return X_->status;
+    return each_child(P, el, equality_one);
 }
 
 /* ---- <tendon> ------------------------------------------------------------------------------- */
@@ -2336,25 +2321,19 @@ static lucid_status spatial_tendon(mjcf *P, const xmlNode *el) {
     return X_->status;
 }
 
+/* One child of <tendon>: a fixed or a spatial tendon. */
+static lucid_status tendon(mjcf *P, const xmlNode *c) {
+    if (IS(c, "fixed")) return fixed_tendon(P, c);
+    if (IS(c, "spatial")) return spatial_tendon(P, c);
+    return lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<tendon>: <%s> is not supported",
+                                (const char *)c->name);
+}
+
 /* <tendon>: fixed and spatial tendons. */
 static lucid_status tendons(mjcf *P, const xmlNode *el) {
     static const char *const none[] = {NULL};
     if (lucid_model_xml_check_attrs(X_, el, none)) return X_->status;
-    node_list kids = {0};
-    if (collect(P, el, &kids, 0)) goto done;
-    for (size_t i = 0; i < kids.n && !X_->status; i++) {
-        const xmlNode *c = kids.items[i];
-        if (IS(c, "fixed"))
-            fixed_tendon(P, c);
-        else if (IS(c, "spatial"))
-            spatial_tendon(P, c);
-        else
-            lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<tendon>: <%s> is not supported",
-                                 (const char *)c->name);
-    }
-done:
-    free(kids.items);
-    return X_->status;
+    return each_child(P, el, tendon);
 }
 
 /* ---- <sensor> -------------------------------------------------------------------------------- */
@@ -2480,28 +2459,25 @@ static lucid_status sensor(mjcf *P, const xmlNode *el, lucid_sensor_kind kind) {
     return LUCID_OK;
 }
 
-/* <sensor>: the kinds lucid computes; MuJoCo's others are skipped with a warning. */
+/* One child of <sensor>: a kind lucid computes; MuJoCo's others are skipped with a warning. */
+static lucid_status sensor_element(mjcf *P, const xmlNode *c) {
+    int k = sensor_kind(c);
+    if (k >= 0) return sensor(P, c, (lucid_sensor_kind)k);
+    if (mujoco_sensor(c))
+        skip_sensor(P, c,
+                    "lucid computes jointpos, jointvel, actuatorfrc, framepos, framequat, "
+                    "gyro, velocimeter, accelerometer, force, torque and touch");
+    else
+        lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<sensor>: unknown sensor <%s>",
+                             (const char *)c->name);
+    return X_->status;
+}
+
+/* <sensor>: its children. */
 static lucid_status sensors(mjcf *P, const xmlNode *el) {
     static const char *const none[] = {NULL};
     if (lucid_model_xml_check_attrs(X_, el, none)) return X_->status;
-    node_list kids = {0};
-    if (collect(P, el, &kids, 0)) goto done;
-    for (size_t i = 0; i < kids.n && !X_->status; i++) {
-        const xmlNode *c = kids.items[i];
-        int k = sensor_kind(c);
-        if (k >= 0)
-            sensor(P, c, (lucid_sensor_kind)k);
-        else if (mujoco_sensor(c))
-            skip_sensor(P, c,
-                        "lucid computes jointpos, jointvel, actuatorfrc, framepos, framequat, "
-                        "gyro, velocimeter, accelerometer, force, torque and touch");
-        else
-            lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<sensor>: unknown sensor <%s>",
-                                 (const char *)c->name);
-    }
-done:
-    free(kids.items);
-    return X_->status;
+    return each_child(P, el, sensor_element);
 }
 
 /* ---- <keyframe> ------------------------------------------------------------------------------ */
@@ -2588,11 +2564,7 @@ static lucid_status key(mjcf *P, const xmlNode *el) {
 static lucid_status keyframe(mjcf *P, const xmlNode *el) {
     static const char *const none[] = {NULL};
     if (lucid_model_xml_check_attrs(X_, el, none)) return X_->status;
-    node_list keys = {0};
-    if (!collect(P, el, &keys, 0))
-        for (size_t k = 0; k < keys.n && !X_->status; k++) key(P, keys.items[k]);
-    free(keys.items);
-    return X_->status;
+    return each_child(P, el, key);
 }
 
 /* ---- the document ---------------------------------------------------------------------------- */
@@ -2633,7 +2605,7 @@ static lucid_status model(mjcf *P, const xmlNode *root) {
         P->classes[0].parent = -1;
     }
     for (size_t i = 0; i < top.n && !X_->status; i++)
-        if (IS(top.items[i], "asset")) asset(P, top.items[i]);
+        if (IS(top.items[i], "asset")) each_child(P, top.items[i], asset);
     for (size_t i = 0; i < top.n && !X_->status; i++) {
         const xmlNode *c = top.items[i];
         if (!IS(c, "worldbody")) continue;
@@ -2647,16 +2619,13 @@ static lucid_status model(mjcf *P, const xmlNode *root) {
     for (size_t i = 0; i < top.n && !X_->status; i++) {
         const xmlNode *c = top.items[i];
         if (IS(c, "contact")) {
-            contact(P, c);
+            each_child(P, c, contact);
         } else if (IS(c, "equality")) {
             equality(P, c);
         } else if (IS(c, "sensor")) {
             sensors(P, c);
         } else if (IS(c, "actuator")) {
-            node_list acts = {0};
-            if (!collect(P, c, &acts, 0))
-                for (size_t k = 0; k < acts.n && !X_->status; k++) actuator(P, acts.items[k]);
-            free(acts.items);
+            each_child(P, c, actuator);
         } else if (!IS(c, "compiler") && !IS(c, "option") && !IS(c, "default") && !IS(c, "asset") &&
                    !IS(c, "worldbody") && !IS(c, "size") && !IS(c, "visual") &&
                    !IS(c, "statistic") && !IS(c, "custom") && !IS(c, "keyframe") &&

@@ -31,7 +31,7 @@
  *
  * Choices made at compilation (errors, never silent):
  *  - mimic joints (q = multiplier * q_target + offset) keep their own dof (lucid_model_joint_mimic)
- *    and the world holds the coupling as an equality row (model_internal.h's equalities, with
+ *    and the world holds the coupling as an equality row (lucid_model_nequalities, with
  *    the spec's <equality> constraints); their target must be a revolute or prismatic joint;
  *  - limits on spherical and free joints are refused (a box on a quaternion is meaningless);
  *  - a body with mass > 0 needs a symmetric positive definite inertia; a massless body needs
@@ -100,6 +100,12 @@ int lucid_model_joint_body(const lucid_model *m, size_t j); /* public body it mo
 /* Node frame in the parent node's frame at zero joint motion. */
 lucid_se3 lucid_model_joint_placement(const lucid_model *m, size_t j);
 int lucid_model_find_joint(const lucid_model *m, const char *name); /* -1 if none */
+/* Joint j's mass (its body's, welded bodies merged; 0 for a chain's intermediate node) and, when
+ * positive, its centre of mass in the joint frame into *com (may be NULL). */
+double lucid_model_joint_mass(const lucid_model *m, size_t j, lucid_vec3 *com);
+/* Joint j's last dof: it and its ancestors through lucid_model_dof_parent are the dofs that
+ * move joint j's frame. */
+int lucid_model_joint_last_dof(const lucid_model *m, size_t j);
 /* The joint (node) that joint j copies, q_j = multiplier * q_target + offset (URDF mimic), or
  * -1 (multiplier and offset, may be NULL, untouched then). The world enforces the coupling as
  * a hard equality row (docs/model_files.md). */
@@ -117,6 +123,8 @@ void lucid_model_equality_jacobian(const lucid_model *m, const lucid_model_data 
                                    double *E, double *phi);
 /* Equality i's first dof (its rows touch no dof below it) and its number of rows. */
 void lucid_model_equality_span(const lucid_model *m, size_t i, size_t *dof_lo, size_t *rows);
+/* Equality i's last dof (its rows touch no dof above it). */
+size_t lucid_model_equality_last_dof(const lucid_model *m, size_t i);
 
 /* ---- per-coordinate and per-dof vectors (arrays of nq or nv entries) -------------------
  * lower/upper: nq entries, -INFINITY/INFINITY for unlimited coordinates (quaternion and
@@ -131,6 +139,8 @@ const double *lucid_model_damping(const lucid_model *m);
  * yet (docs/model_files.md). */
 const double *lucid_model_frictionloss(const lucid_model *m);
 const double *lucid_model_armature(const lucid_model *m);
+const double *lucid_model_stiffness(const lucid_model *m); /* nv: joint springs (1-dof joints) */
+const double *lucid_model_springref(const lucid_model *m); /* nq: the springs' rest coordinates */
 /* 1 where a 1-dof joint's coordinate is limited (nq entries; 0 on multi-dof joints). */
 const int *lucid_model_limited(const lucid_model *m);
 /* The parent dof of each dof (nv entries, -1 at a root): the sparsity pattern of M and of
@@ -138,6 +148,9 @@ const int *lucid_model_limited(const lucid_model *m);
 const int *lucid_model_dof_parent(const lucid_model *m);
 /* The node that owns each dof (nv entries). */
 const int *lucid_model_dof_joint(const lucid_model *m);
+/* Each dof's column of the motion subspace S in its joint frame (nv entries): 0-2 a translation
+ * along x, y, z, 3-5 a rotation about x, y, z. */
+const int *lucid_model_dof_axis(const lucid_model *m);
 
 /* ---- bodies, 0 <= b < nbodies --------------------------------------------------------- */
 const char *lucid_model_body_name(const lucid_model *m, size_t b);

@@ -124,6 +124,23 @@ const int *lucid_model_dof_parent(const lucid_model *m) {
 const int *lucid_model_dof_joint(const lucid_model *m) {
     return m->dof_node;
 }
+const int *lucid_model_dof_axis(const lucid_model *m) {
+    return m->dof_axis;
+}
+const double *lucid_model_stiffness(const lucid_model *m) {
+    return m->stiffness;
+}
+const double *lucid_model_springref(const lucid_model *m) {
+    return m->springref;
+}
+double lucid_model_joint_mass(const lucid_model *m, size_t j, lucid_vec3 *com) {
+    const lucid_inertia *I = &m->nodes[j].inertia;
+    if (com && I->mass > 0.0) *com = lucid_vec3_scale(I->h, 1.0 / I->mass);
+    return I->mass;
+}
+int lucid_model_joint_last_dof(const lucid_model *m, size_t j) {
+    return lucid_model_node_last_dof(m, (int)j);
+}
 
 const char *lucid_model_body_name(const lucid_model *m, size_t b) {
     return m->bodies[b].name;

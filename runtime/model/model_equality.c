@@ -341,3 +341,7 @@ void lucid_model_equality_span(const lucid_model *m, size_t i, size_t *dof_lo, s
     *dof_lo = m->equalities[i].dof_lo;
     *rows = m->equalities[i].rows;
 }
+
+size_t lucid_model_equality_last_dof(const lucid_model *m, size_t i) {
+    return m->equalities[i].dof_hi;
+}

@@ -1,5 +1,5 @@
 /* The layout of a compiled model and of its workspace, shared by the algorithms of
- * runtime/model/ (and, read-only, by the world). Users go through model.h. */
+ * runtime/model/. Users (the world included) go through model.h and dynamics.h. */
 #ifndef LUCID_MODEL_INTERNAL_H
 #define LUCID_MODEL_INTERNAL_H
 
@@ -156,11 +156,6 @@ static inline int lucid_model_node_last_dof(const lucid_model *m, int node) {
     return (int)(m->nodes[node].idx_v + m->nodes[node].nv) - 1;
 }
 
-/* The dynamics algorithms on data already posed at q by lucid_model_forward_kinematics (the
- * world's model step computes the kinematics once and runs several of them on it): the same
- * results as lucid_model_rnea, _nle, _crba at that q, bit for bit. */
-void lucid_model_nle_posed(const lucid_model *m, lucid_model_data *d, const double *v, double *b);
-void lucid_model_crba_posed(const lucid_model *m, lucid_model_data *d);
 /* RNEA's forward pass on posed data: every node's twist d->v, acceleration d->a (gravity
  * included as the world's acceleration -g) and wrench d->f = I a + v x* I v (node frames). */
 void lucid_model_rnea_forward(const lucid_model *m, lucid_model_data *d, const double *v,

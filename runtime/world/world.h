@@ -352,10 +352,11 @@ lucid_status lucid_world_model_frame_pose(const lucid_world *w, int id, size_t f
 /* The model's sensors (lucid_model_sensors) at its current state into out
  * (lucid_model_nsensordata values, MuJoCo's sensordata layout); frame sensors in the world
  * frame (lucid_world_model_frame_pose's), framequat with w >= 0, gyro and velocimeter in the
- * site's frame. A model with gyro or velocimeter sensors takes 6 nv doubles of scratch for a
- * frame Jacobian (allocated per call: LUCID_ERR_NO_MEMORY when that fails).
+ * site's frame. The step sensors (accelerometer, force, torque, touch) are computed in the
+ * model's workspace, re-posed at its q after: the world's state is unchanged, but the call
+ * writes into w (not concurrently with other calls on w). Nothing is allocated.
  * LUCID_ERR_ARGUMENT for an unknown model id. */
-lucid_status lucid_world_model_sensors(const lucid_world *w, int id, double *out);
+lucid_status lucid_world_model_sensors(lucid_world *w, int id, double *out);
 /* The model a world body belongs to (-1 for a free or static body) and, in *link, the
  * model's body index (-1: the model's static geoms or a mocap body). */
 int lucid_world_body_model(const lucid_world *w, int body, int *link);

@@ -79,7 +79,7 @@ typedef struct lucid_world_model {
     double *work;             /* 4 nv */
     double *moment;           /* nv: a q-dependent moment (spatial tendon, slider-crank) */
     double *q_start;          /* nq: the configuration the last step started from */
-    double *stepped;          /* 1 when q_start, v_start and v are the last step's (the acceleration
+    int stepped;              /* 1 when q_start, v_start and v are the last step's (the step
                                * sensors read them), 0 before a step and after the state is set */
     double restitution;
     int first_body, num_bodies; /* the world bodies of its links, contiguous */
@@ -397,8 +397,6 @@ void lucid_world_equality_stabilise_jacobian(lucid_world_model *wm, const double
 /* Whether tree t of model `model` carries equality rows; whether any model has them. */
 int lucid_world_models_tree_constrained(const lucid_world *w, int model, int tree);
 int lucid_world_models_have_equalities(const lucid_world *w);
-/* The world velocity of world point p fixed to a node per unit rate of its ancestor dof k. */
-lucid_vec3 lucid_world_model_dof_point_column(const lucid_world_model *wm, int k, lucid_vec3 p);
 void lucid_world_models_begin_step(lucid_world *w);     /* free velocities, M~, link poses */
 lucid_status lucid_world_models_limits(lucid_world *w); /* joint- and tendon-limit contacts */
 /* Tendons (world_tendon.c). The end (last dof + 1) of the tendons with rows (limited, or

@@ -25,7 +25,6 @@
 
 #include "runtime/model/configuration.h"
 #include "runtime/model/dynamics.h"
-#include "runtime/model/model_internal.h"
 #include "runtime/world/world_internal.h"
 
 static void pose_links(lucid_world *w, lucid_world_model *wm);
@@ -74,12 +73,14 @@ void lucid_world_models_destroy(lucid_world *w) {
 static void find_trees(lucid_world_model *wm, size_t *root) {
     const lucid_model *m = wm->model;
     size_t nv = lucid_model_nv(m), end = 0, *reach = root + nv;
-    for (size_t k = 0; k < nv; ++k) root[k] = m->dof_parent[k] < 0 ? k : root[m->dof_parent[k]];
+    const int *parent = lucid_model_dof_parent(m);
+    for (size_t k = 0; k < nv; ++k) root[k] = parent[k] < 0 ? k : root[parent[k]];
     size_t *last = wm->tree_dof; /* per root dof: its subtree's last dof (then the offsets) */
     for (size_t k = 0; k < nv; ++k) last[root[k]] = k, reach[k] = k;
-    for (size_t i = 0; i < m->nequalities; ++i) { /* an equality's dofs join one tree */
-        const lucid_model_equality *q = &m->equalities[i];
-        if (q->dof_hi > reach[q->dof_lo]) reach[q->dof_lo] = q->dof_hi;
+    for (size_t i = 0; i < lucid_model_nequalities(m); ++i) { /* its dofs join one tree */
+        size_t lo, rows, hi = lucid_model_equality_last_dof(m, i);
+        lucid_model_equality_span(m, i, &lo, &rows);
+        if (hi > reach[lo]) reach[lo] = hi;
     }
     int t = -1;
     for (size_t k = 0; k < nv; ++k) {
@@ -97,10 +98,9 @@ static void find_trees(lucid_world_model *wm, size_t *root) {
 }
 
 /* The doubles of a model's state block that clone and sync copy: q, v, u, act, v_free,
- * v_start, 4 nv of scratch, the moment scratch, q_start and the stepped flag. */
+ * v_start, 4 nv of scratch, the moment scratch and q_start. */
 static size_t state_block(const lucid_model *m) {
-    return 2 * lucid_model_nq(m) + 8 * lucid_model_nv(m) + lucid_model_nu(m) + lucid_model_na(m) +
-           1;
+    return 2 * lucid_model_nq(m) + 8 * lucid_model_nv(m) + lucid_model_nu(m) + lucid_model_na(m);
 }
 
 /* The state block, the model's workspace and its trees. */
@@ -125,7 +125,7 @@ static lucid_status allocate_model(lucid_world_model *wm) {
     wm->v = wm->q + nq, wm->u = wm->v + nv, wm->act = wm->u + nu;
     wm->v_free = wm->act + lucid_model_na(m);
     wm->v_start = wm->v_free + nv, wm->work = wm->v_start + nv, wm->moment = wm->work + 4 * nv;
-    wm->q_start = wm->moment + nv, wm->stepped = wm->q_start + nq;
+    wm->q_start = wm->moment + nv;
     return LUCID_OK;
 }
 
@@ -158,7 +158,7 @@ int lucid_world_models_sync(lucid_world *dst, const lucid_world *src) {
         const lucid_world_model *from = &src->models[i];
         lucid_world_model *to = &dst->models[i];
         memcpy(to->q, from->q, state_block(from->model) * sizeof(double));
-        to->base = from->base, to->restitution = from->restitution;
+        to->base = from->base, to->restitution = from->restitution, to->stepped = from->stepped;
         pose_links(dst, to);
     }
     return 1;
@@ -262,9 +262,10 @@ static void pose_links(lucid_world *w, lucid_world_model *wm) {
 
 /* The link bodies at the model's kinematics (data posed at q). */
 static void place_links(lucid_world *w, lucid_world_model *wm) {
+    const lucid_se3 *oMi = lucid_model_data_joint_poses(wm->data);
     for (int b = 0; b < wm->num_bodies; ++b) {
         lucid_body *body = &w->bodies[wm->first_body + b];
-        body->pose = lucid_se3_compose(&wm->base, &wm->data->oMi[body->node]);
+        body->pose = lucid_se3_compose(&wm->base, &oMi[body->node]);
     }
 }
 
@@ -361,7 +362,7 @@ lucid_status lucid_world_model_set_q(lucid_world *w, int id, const double *q, co
     memcpy(wm->q, q, lucid_model_nq(wm->model) * sizeof(double));
     lucid_model_normalize(wm->model, wm->q);
     pose_links(w, wm);
-    *wm->stepped = 0.0;
+    wm->stepped = 0;
     return LUCID_OK;
 }
 
@@ -371,7 +372,7 @@ lucid_status lucid_world_model_set_v(lucid_world *w, int id, const double *v, co
     if (!all_finite(v, lucid_model_nv(wm->model)))
         return bad(why, "v must be finite", LUCID_ERR_NONFINITE);
     memcpy(wm->v, v, lucid_model_nv(wm->model) * sizeof(double));
-    *wm->stepped = 0.0;
+    wm->stepped = 0;
     return LUCID_OK;
 }
 
@@ -459,7 +460,7 @@ static int is_child_of(const lucid_world *w, const lucid_body *child, const luci
     const lucid_model *m = w->models[child->model].model;
     int p = lucid_model_body_parent(m, (size_t)child->link);
     if (p != parent->link) return 0;
-    return p >= 0 || m->nodes[child->node].kind != LUCID_JOINT_FREE;
+    return p >= 0 || lucid_model_joint_kind(m, (size_t)child->node) != LUCID_JOINT_FREE;
 }
 
 /* A body's name in its model's exclusion pairs (lucid_model_excludes). */
@@ -495,13 +496,26 @@ int lucid_world_part_geom(const lucid_world *w, int body, int part) {
 
 /* ---- the step ---------------------------------------------------------------------------- */
 
+/* The model's per-dof arrays a point's rows read (pointers into the model and its data, fetched
+ * once per point): each dof's joint, S column and parent, and the joints' world placements. */
+typedef struct dof_frames {
+    const int *joint, *axis, *parent;
+    const lucid_se3 *pose;
+} dof_frames;
+
+static dof_frames dof_frames_of(const lucid_world_model *wm) {
+    const lucid_model *m = wm->model;
+    return (dof_frames){lucid_model_dof_joint(m), lucid_model_dof_axis(m),
+                        lucid_model_dof_parent(m), lucid_model_data_joint_poses(wm->data)};
+}
+
 /* The world velocity of point p fixed to a node per unit rate of dof k (an ancestor dof of
  * that node): its axis e in world axes, e itself for a translation, e x (p - o) for a
  * rotation about the dof node's origin o (the base frame included). */
-lucid_vec3 lucid_world_model_dof_point_column(const lucid_world_model *wm, int k, lucid_vec3 p) {
-    const lucid_model *m = wm->model;
-    lucid_se3 X = lucid_se3_compose(&wm->base, &wm->data->oMi[m->dof_node[k]]);
-    int a = m->dof_axis[k];
+static lucid_vec3 point_column(const lucid_world_model *wm, const dof_frames *F, int k,
+                               lucid_vec3 p) {
+    lucid_se3 X = lucid_se3_compose(&wm->base, &F->pose[F->joint[k]]);
+    int a = F->axis[k];
     lucid_vec3 e = lucid_mat3_col(&X.R, a % 3);
     return a < 3 ? e : lucid_vec3_cross(e, lucid_vec3_sub(p, X.t));
 }
@@ -510,37 +524,47 @@ lucid_vec3 lucid_world_model_dof_point_column(const lucid_world_model *wm, int k
  * node `node`. */
 static void add_point_force(const lucid_world_model *wm, int node, lucid_vec3 p, lucid_vec3 f,
                             double *tau) {
-    const lucid_model *m = wm->model;
-    for (int k = lucid_model_node_last_dof(m, node); k >= 0; k = m->dof_parent[k])
-        tau[k] += lucid_vec3_dot(lucid_world_model_dof_point_column(wm, k, p), f);
+    dof_frames F = dof_frames_of(wm);
+    for (int k = lucid_model_joint_last_dof(wm->model, (size_t)node); k >= 0; k = F.parent[k])
+        tau[k] += lucid_vec3_dot(point_column(wm, &F, k, p), f);
 }
 
 /* 3 x width rows (row d at out + d width, over the dofs from lo of the node's tree): the world
  * velocity of point p fixed to `node`, projected on the columns of frame and scaled by sign. */
 static void point_rows(const lucid_world_model *wm, int node, lucid_vec3 p, const lucid_mat3 *frame,
                        double sign, size_t lo, size_t width, double *out) {
-    const lucid_model *m = wm->model;
+    dof_frames F = dof_frames_of(wm);
     memset(out, 0, 3 * width * sizeof(double));
-    for (int k = lucid_model_node_last_dof(m, node); k >= 0; k = m->dof_parent[k]) {
-        lucid_vec3 col = lucid_world_model_dof_point_column(wm, k, p);
+    for (int k = lucid_model_joint_last_dof(wm->model, (size_t)node); k >= 0; k = F.parent[k]) {
+        lucid_vec3 col = point_column(wm, &F, k, p);
         for (int d = 0; d < 3; ++d)
             out[(size_t)d * width + (size_t)k - lo] =
                 sign * lucid_vec3_dot(lucid_mat3_col(frame, d), col);
     }
 }
 
+/* Joint j's mass and its centre of mass in the world into *com (the origin when massless; data
+ * posed). */
+static double joint_com(const lucid_world_model *wm, size_t j, lucid_vec3 *com) {
+    lucid_vec3 c;
+    double mass = lucid_model_joint_mass(wm->model, j, &c);
+    *com = lucid_vec3_zero();
+    if (!(mass > 0.0)) return mass;
+    lucid_se3 X = lucid_se3_compose(&wm->base, &lucid_model_data_joint_poses(wm->data)[j]);
+    *com = lucid_se3_act(&X, c);
+    return mass;
+}
+
 /* tau += generalised force of the world's gravity minus the model's own (which nle used). */
 static void gravity_correction(const lucid_world *w, const lucid_world_model *wm, double *tau) {
     const lucid_model *m = wm->model;
-    lucid_vec3 g_model = lucid_mat3_mul_vec(&wm->base.R, m->gravity);
+    lucid_vec3 g_model = lucid_mat3_mul_vec(&wm->base.R, lucid_model_gravity(m));
     lucid_vec3 dg = lucid_vec3_sub(w->opt.gravity, g_model);
     if (dg.x == 0.0 && dg.y == 0.0 && dg.z == 0.0) return;
-    for (size_t j = 0; j < m->nnodes; ++j) {
-        const lucid_inertia *I = &m->nodes[j].inertia;
-        if (!(I->mass > 0.0)) continue;
-        lucid_se3 X = lucid_se3_compose(&wm->base, &wm->data->oMi[j]);
-        lucid_vec3 com = lucid_se3_act(&X, lucid_vec3_scale(I->h, 1.0 / I->mass));
-        add_point_force(wm, (int)j, com, lucid_vec3_scale(dg, I->mass), tau);
+    for (size_t j = 0; j < lucid_model_njoints(m); ++j) {
+        lucid_vec3 com;
+        double mass = joint_com(wm, j, &com);
+        if (mass > 0.0) add_point_force(wm, (int)j, com, lucid_vec3_scale(dg, mass), tau);
     }
 }
 
@@ -569,16 +593,17 @@ static double actuator_damping(const lucid_model_actuator *A) {
 static void actuation(const lucid_world_model *wm, double *K, double *Da, double *tau) {
     const lucid_model *m = wm->model;
     const lucid_model_actuator *act = lucid_model_actuators(m);
-    for (size_t i = 0; i < m->nv; ++i) K[i] = 0.0, Da[i] = 0.0;
-    for (size_t j = 0; j < m->nnodes; ++j) {
-        const lucid_model_node *nd = &m->nodes[j];
-        if (nd->nq != 1) continue;
-        double k = m->stiffness[nd->idx_v];
+    const double *stiffness = lucid_model_stiffness(m), *springref = lucid_model_springref(m);
+    for (size_t i = 0; i < lucid_model_nv(m); ++i) K[i] = 0.0, Da[i] = 0.0;
+    for (size_t j = 0; j < lucid_model_njoints(m); ++j) {
+        if (lucid_model_joint_nq(m, j) != 1) continue;
+        size_t iq = lucid_model_joint_idx_q(m, j), iv = lucid_model_joint_idx_v(m, j);
+        double k = stiffness[iv];
         if (k == 0.0) continue;
-        K[nd->idx_v] += k;
-        tau[nd->idx_v] -= k * (wm->q[nd->idx_q] - m->springref[nd->idx_q]);
+        K[iv] += k;
+        tau[iv] -= k * (wm->q[iq] - springref[iq]);
     }
-    for (size_t a = 0; a < m->nu; ++a) {
+    for (size_t a = 0; a < lucid_model_nu(m); ++a) {
         const lucid_model_actuator *A = &act[a];
         if (A->joint >= 0) { /* a tendon's or slider-crank's would couple its dofs in M~:
                                 explicit (world_tendon.c) */
@@ -596,7 +621,8 @@ static void actuation(const lucid_world_model *wm, double *K, double *Da, double
 static void model_free_velocity(const lucid_world *w, lucid_world_model *wm, int refactor) {
     const lucid_model *m = wm->model;
     const double dt = w->opt.dt;
-    size_t nv = m->nv;
+    size_t nv = lucid_model_nv(m);
+    const double *damping = lucid_model_damping(m);
     double *tau = wm->work, *K = wm->work + nv, *b = wm->work + 2 * nv, *Da = wm->work + 3 * nv;
     memset(tau, 0, nv * sizeof(double));
     actuation(wm, K, Da, tau);
@@ -605,11 +631,11 @@ static void model_free_velocity(const lucid_world *w, lucid_world_model *wm, int
     lucid_model_nle_posed(m, wm->data, wm->v, b);
     gravity_correction(w, wm, tau);
     for (size_t i = 0; i < nv; ++i)
-        tau[i] = dt * (tau[i] - b[i] - m->damping[i] * wm->v[i] - dt * K[i] * wm->v[i]);
+        tau[i] = dt * (tau[i] - b[i] - damping[i] * wm->v[i] - dt * K[i] * wm->v[i]);
     if (refactor) {
         lucid_model_crba_posed(m, wm->data);
-        for (size_t i = 0; i < nv; ++i)
-            wm->data->M[i + nv * i] += dt * (m->damping[i] + Da[i]) + dt * dt * K[i];
+        for (size_t i = 0; i < nv; ++i) Da[i] = dt * (damping[i] + Da[i]) + dt * dt * K[i];
+        lucid_model_data_add_mass_diagonal(m, wm->data, Da); /* M~ */
         lucid_model_ltdl(m, wm->data);
     }
     /* E, F at q (also without refactor: the last integration's stabilisation left them at q+) */
@@ -659,7 +685,7 @@ lucid_status lucid_world_model_free_velocity_jacobians(lucid_world *w, int i, co
     const lucid_model *m = wm->model;
     const lucid_model_actuator *act = lucid_model_actuators(m);
     const double dt = w->opt.dt;
-    size_t nv = m->nv;
+    size_t nv = lucid_model_nv(m);
     double *K = wm->work + nv, *tau = wm->work, *zero = wm->work + 2 * nv, *Da = wm->work + 3 * nv;
     memset(tau, 0, nv * sizeof(double));
     actuation(wm, K, Da, tau); /* K: the implicit stiffness of servos and springs */
@@ -668,7 +694,8 @@ lucid_status lucid_world_model_free_velocity_jacobians(lucid_world *w, int i, co
      * out; the actuators' dtau/dv = (b2 + g2 u) r r^T through the force clamp, r their moment;
      * a tendon's damping b c c^T); drnea/dv does not depend on the acceleration, drnea/dq does */
     lucid_model_rnea_derivatives(m, wm->data, wm->q, wm->v, acc ? acc : zero, drnea_dq, dv_dv);
-    for (size_t k = 0; k < nv; ++k) dv_dv[k + nv * k] += m->damping[k] + dt * K[k];
+    const double *damping = lucid_model_damping(m);
+    for (size_t k = 0; k < nv; ++k) dv_dv[k + nv * k] += damping[k] + dt * K[k];
     lucid_world_tendon_add_damping(wm, 1.0, dv_dv);
     for (size_t a = 0; a < lucid_model_nu(m); ++a) {
         const lucid_model_actuator *A = &act[a];
@@ -736,7 +763,7 @@ void lucid_world_model_activation_slopes(const lucid_world *w, int i, double *d_
     const lucid_model *m = wm->model;
     const lucid_model_actuator *act = lucid_model_actuators(m);
     const double dt = w->opt.dt;
-    for (size_t a = 0; a < m->nu; ++a) {
+    for (size_t a = 0; a < lucid_model_nu(m); ++a) {
         const lucid_model_actuator *A = &act[a];
         if (A->act < 0) continue;
         double x = wm->act[A->act], u = wm->u[a];
@@ -751,7 +778,7 @@ void lucid_world_model_activation_slopes(const lucid_world *w, int i, double *d_
 
 int lucid_world_model_gravity_is_world(const lucid_world *w, int i) {
     const lucid_world_model *wm = &w->models[i];
-    lucid_vec3 g_model = lucid_mat3_mul_vec(&wm->base.R, wm->model->gravity);
+    lucid_vec3 g_model = lucid_mat3_mul_vec(&wm->base.R, lucid_model_gravity(wm->model));
     lucid_vec3 dg = lucid_vec3_sub(w->opt.gravity, g_model);
     return dg.x == 0.0 && dg.y == 0.0 && dg.z == 0.0;
 }
@@ -764,12 +791,13 @@ void lucid_world_model_add_actuation_stiffness(const lucid_world *w, int i, doub
     const lucid_world_model *wm = &w->models[i];
     const lucid_model *m = wm->model;
     const lucid_model_actuator *act = lucid_model_actuators(m);
-    size_t nv = m->nv;
-    for (size_t j = 0; j < m->nnodes; ++j) {
-        const lucid_model_node *nd = &m->nodes[j];
-        if (nd->nq == 1) R[nd->idx_v + nv * nd->idx_v] -= scale * m->stiffness[nd->idx_v];
+    size_t nv = lucid_model_nv(m);
+    for (size_t j = 0; j < lucid_model_njoints(m); ++j) {
+        size_t iv = lucid_model_joint_idx_v(m, j);
+        if (lucid_model_joint_nq(m, j) == 1)
+            R[iv + nv * iv] -= scale * lucid_model_stiffness(m)[iv];
     }
-    for (size_t a = 0; a < m->nu; ++a) {
+    for (size_t a = 0; a < lucid_model_nu(m); ++a) {
         const lucid_model_actuator *A = &act[a];
         double uc, sf = force_slope(wm, A, wm->u[a]);
         control_slope(wm, A, wm->u[a], &uc);
@@ -802,7 +830,7 @@ static void advance_activations(lucid_world_model *wm, double dt) {
     const lucid_model *m = wm->model;
     if (lucid_model_na(m) == 0) return;
     const lucid_model_actuator *act = lucid_model_actuators(m);
-    for (size_t a = 0; a < m->nu; ++a)
+    for (size_t a = 0; a < lucid_model_nu(m); ++a)
         if (act[a].act >= 0)
             wm->act[act[a].act] =
                 lucid_model_actuator_act_next(&act[a], wm->u[a], wm->act[act[a].act], dt);
@@ -815,7 +843,7 @@ void lucid_world_models_integrate(lucid_world *w) {
         size_t nv = lucid_model_nv(wm->model);
         memcpy(wm->v, wm->v_free, nv * sizeof(double));
         memcpy(wm->q_start, wm->q, lucid_model_nq(wm->model) * sizeof(double));
-        *wm->stepped = 1.0;
+        wm->stepped = 1;
         lucid_model_integrate(wm->model, wm->q, wm->v, dt, wm->q);
         advance_activations(wm, dt);
         lucid_world_equality_stabilise(wm);
@@ -829,13 +857,13 @@ double lucid_world_models_actuation_work(const lucid_world *w) {
         const lucid_world_model *wm = &w->models[i];
         const lucid_model *m = wm->model;
         const lucid_model_actuator *act = lucid_model_actuators(m);
-        for (size_t j = 0; j < m->nnodes; ++j) { /* springs: tau = -k (q - springref) */
-            const lucid_model_node *nd = &m->nodes[j];
-            double k = nd->nq == 1 ? m->stiffness[nd->idx_v] : 0.0;
-            if (k != 0.0)
-                work -= k * (wm->q[nd->idx_q] - m->springref[nd->idx_q]) * wm->v_free[nd->idx_v];
+        const double *stiffness = lucid_model_stiffness(m), *springref = lucid_model_springref(m);
+        for (size_t j = 0; j < lucid_model_njoints(m); ++j) { /* springs: -k (q - springref) */
+            size_t iq = lucid_model_joint_idx_q(m, j), iv = lucid_model_joint_idx_v(m, j);
+            double k = lucid_model_joint_nq(m, j) == 1 ? stiffness[iv] : 0.0;
+            if (k != 0.0) work -= k * (wm->q[iq] - springref[iq]) * wm->v_free[iv];
         }
-        for (size_t a = 0; a < m->nu; ++a) {
+        for (size_t a = 0; a < lucid_model_nu(m); ++a) {
             const lucid_model_actuator *A = &act[a];
             double f = lucid_model_actuator_force(A, wm->q, wm->v_start, wm->u[a], wm->act);
             work += f * lucid_model_actuator_velocity(A, wm->q, wm->v_free);
@@ -872,21 +900,22 @@ lucid_status lucid_world_models_limits(lucid_world *w) {
     for (int i = 0; i < w->num_models; ++i) {
         const lucid_world_model *wm = &w->models[i];
         const lucid_model *m = wm->model;
-        for (size_t j = 0; j < m->nnodes; ++j) {
-            const lucid_model_node *nd = &m->nodes[j];
-            if (nd->nq != 1 || !m->limited[nd->idx_q]) continue;
-            double q = wm->q[nd->idx_q], v = wm->v_free[nd->idx_v];
-            double gaps[2] = {q - m->lower[nd->idx_q], m->upper[nd->idx_q] - q};
+        const double *lower = lucid_model_lower_limits(m), *upper = lucid_model_upper_limits(m);
+        for (size_t j = 0; j < lucid_model_njoints(m); ++j) {
+            size_t iq = lucid_model_joint_idx_q(m, j), iv = lucid_model_joint_idx_v(m, j);
+            if (lucid_model_joint_nq(m, j) != 1 || !lucid_model_limited(m)[iq]) continue;
+            double q = wm->q[iq], v = wm->v_free[iv];
+            double gaps[2] = {q - lower[iq], upper[iq] - q};
             double rates[2] = {v, -v};
             for (int side = 0; side < 2; ++side) {
                 if (!lucid_world_limit_detected(w, gaps[side], rates[side], 0.0)) continue;
                 lucid_world_contact c;
                 memset(&c, 0, sizeof c);
-                int body = wm->first_body + nd->body;
+                int body = wm->first_body + lucid_model_joint_body(m, j);
                 c.body1 = c.body2 = body;
                 c.part1 = c.part2 = -1;
                 c.limit_model = i;
-                c.limit_dof = (int)nd->idx_v;
+                c.limit_dof = (int)iv;
                 c.limit_tendon = -1;
                 c.limit_sign = side == 0 ? 1 : -1;
                 c.frame = lucid_mat3_identity();
@@ -911,8 +940,9 @@ lucid_status lucid_world_models_friction_rows(lucid_world *w) {
     for (int i = 0; i < w->num_models; ++i) {
         const lucid_world_model *wm = &w->models[i];
         const lucid_model *m = wm->model;
+        const double *frictionloss = lucid_model_frictionloss(m);
         for (size_t k = 0; k < lucid_model_nv(m); ++k) {
-            if (!(m->frictionloss[k] > 0.0)) continue;
+            if (!(frictionloss[k] > 0.0)) continue;
             if (w->opt.contact.model == LUCID_CONTACT_CCP) {
                 snprintf(w->error, sizeof w->error,
                          "dry friction (frictionloss, model %d dof %d) needs contact model ncp, "
@@ -922,13 +952,14 @@ lucid_status lucid_world_models_friction_rows(lucid_world *w) {
             }
             lucid_world_contact c;
             memset(&c, 0, sizeof c);
-            int body = wm->first_body + m->nodes[m->dof_node[k]].body;
+            size_t joint = (size_t)lucid_model_dof_joint(m)[k];
+            int body = wm->first_body + lucid_model_joint_body(m, joint);
             c.body1 = c.body2 = body;
             c.part1 = c.part2 = -1;
             c.limit_model = i;
             c.limit_dof = (int)k;
             c.limit_tendon = -1;
-            c.frictionloss = m->frictionloss[k];
+            c.frictionloss = frictionloss[k];
             c.frame = lucid_mat3_identity();
             c.point = w->bodies[body].pose.t;
             c.friction = 1.0; /* the bound is friction x the prescribed normal force f */
@@ -952,7 +983,7 @@ int lucid_world_has_friction_rows(const lucid_world *w, const int *list, int n) 
 int lucid_world_models_tree(const lucid_world *w, int body) {
     const lucid_body *b = &w->bodies[body];
     const lucid_world_model *wm = &w->models[b->model];
-    int k = lucid_model_node_last_dof(wm->model, b->node);
+    int k = lucid_model_joint_last_dof(wm->model, (size_t)b->node);
     return k >= 0 ? wm->dof_tree[k] : -1;
 }
 
@@ -1029,11 +1060,12 @@ void lucid_world_models_link_velocity(const lucid_world *w, int body, lucid_vec3
     const lucid_world_model *wm = &w->models[b->model];
     const lucid_model *m = wm->model;
     *v = lucid_vec3_zero(), *omega = lucid_vec3_zero();
-    for (int k = lucid_model_node_last_dof(m, b->node); k >= 0; k = m->dof_parent[k]) {
-        *v = lucid_vec3_axpy(*v, wm->v_free[k], lucid_world_model_dof_point_column(wm, k, p));
-        if (m->dof_axis[k] < 3) continue; /* a translation turns nothing */
-        lucid_se3 X = lucid_se3_compose(&wm->base, &wm->data->oMi[m->dof_node[k]]);
-        *omega = lucid_vec3_axpy(*omega, wm->v_free[k], lucid_mat3_col(&X.R, m->dof_axis[k] % 3));
+    dof_frames F = dof_frames_of(wm);
+    for (int k = lucid_model_joint_last_dof(m, (size_t)b->node); k >= 0; k = F.parent[k]) {
+        *v = lucid_vec3_axpy(*v, wm->v_free[k], point_column(wm, &F, k, p));
+        if (F.axis[k] < 3) continue; /* a translation turns nothing */
+        lucid_se3 X = lucid_se3_compose(&wm->base, &F.pose[F.joint[k]]);
+        *omega = lucid_vec3_axpy(*omega, wm->v_free[k], lucid_mat3_col(&X.R, F.axis[k] % 3));
     }
 }
 
@@ -1111,7 +1143,7 @@ void lucid_world_models_tree_mass(const lucid_world *w, int model, int t, double
     const lucid_world_model *wm = &w->models[model];
     size_t nv = lucid_model_nv(wm->model), lo = wm->tree_dof[t];
     size_t width = wm->tree_dof[t + 1] - lo;
-    const double *from = wm->data->M + lo + nv * lo;
+    const double *from = lucid_model_data_mass_matrix(wm->data) + lo + nv * lo;
     for (size_t j = 0; j < width; ++j) memcpy(M + width * j, from + nv * j, width * sizeof(double));
 }
 
@@ -1168,7 +1200,7 @@ void lucid_world_models_set_state(lucid_world *w, const double *q, const double 
         lucid_model_normalize(wm->model, wm->q);
         memcpy(wm->v, v, nv * sizeof(double));
         pose_links(w, wm);
-        *wm->stepped = 0.0;
+        wm->stepped = 0;
         q += nq, v += nv;
     }
 }
@@ -1229,12 +1261,10 @@ void lucid_world_models_energy(const lucid_world *w, double *kinetic, double *po
         lucid_model_energy(m, wm->data, wm->q, wm->v, &k, &p); /* posed data at q */
         *kinetic += k;
         /* the world's gravity on the moving bodies' centres of mass */
-        for (size_t j = 0; j < m->nnodes; ++j) {
-            const lucid_inertia *I = &m->nodes[j].inertia;
-            if (!(I->mass > 0.0)) continue;
-            lucid_se3 X = lucid_se3_compose(&wm->base, &wm->data->oMi[j]);
-            lucid_vec3 com = lucid_se3_act(&X, lucid_vec3_scale(I->h, 1.0 / I->mass));
-            *potential -= I->mass * lucid_vec3_dot(w->opt.gravity, com);
+        for (size_t j = 0; j < lucid_model_njoints(m); ++j) {
+            lucid_vec3 com;
+            double mass = joint_com(wm, j, &com);
+            if (mass > 0.0) *potential -= mass * lucid_vec3_dot(w->opt.gravity, com);
         }
     }
 }

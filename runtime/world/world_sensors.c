@@ -107,7 +107,7 @@ static double touch_value(const lucid_world *w, const lucid_world_model *wm, siz
  * the model frame; the contacts are those of the step's start configuration). Limits and
  * dry-friction rows act on dofs, not as external forces: they stay in the joint wrenches, as
  * MuJoCo's cfrc_ext holds contacts only. */
-static void take_contact_forces(const lucid_world *w, const lucid_world_model *wm) {
+static void take_contact_forces(const lucid_world *w, lucid_world_model *wm) {
     lucid_se3 to_model = lucid_se3_inverse(&wm->base);
     for (int k = 0; k < w->num_contacts; ++k) {
         const lucid_world_contact *c = &w->contacts[k];
@@ -126,10 +126,11 @@ static void take_contact_forces(const lucid_world *w, const lucid_world_model *w
     }
 }
 
-/* The last step's accelerations and joint wrenches into the model's data (its scratch: the
- * caller re-poses it at q); 0 (nothing done) before a step or after the state was set. */
-static int pose_step(const lucid_world *w, const lucid_world_model *wm, lucid_vec3 *g) {
-    if (*wm->stepped != 1.0) return 0;
+/* The last step's accelerations (into wm->work) and joint wrenches into the model's data (its
+ * workspace: the caller re-poses it at q); 0 (nothing done) before a step or after the state
+ * was set. */
+static int pose_step(const lucid_world *w, lucid_world_model *wm, lucid_vec3 *g) {
+    if (!wm->stepped) return 0;
     const lucid_model *m = wm->model;
     size_t nv = lucid_model_nv(m);
     double *a = wm->work;
@@ -211,7 +212,7 @@ static void sensor_values(const lucid_world *w, int id, const lucid_model_sensor
     }
 }
 
-lucid_status lucid_world_model_sensors(const lucid_world *w, int id, double *out) {
+lucid_status lucid_world_model_sensors(lucid_world *w, int id, double *out) {
     const lucid_model *m = w && out ? lucid_world_model_of(w, id) : NULL;
     if (!m) return LUCID_ERR_ARGUMENT;
     const lucid_model_sensor *S = lucid_model_sensors(m);
@@ -224,7 +225,7 @@ lucid_status lucid_world_model_sensors(const lucid_world *w, int id, double *out
     }
     if (steps == 0) return LUCID_OK;
     /* the step sensors last: they re-pose the model's data, restored at q after */
-    const lucid_world_model *wm = &w->models[id];
+    lucid_world_model *wm = &w->models[id];
     lucid_vec3 g = lucid_vec3_zero();
     int posed = pose_step(w, wm, &g);
     for (size_t k = 0; k < n; ++k)

@@ -13,16 +13,9 @@
 
 #include "runtime/world/broad_phase.h"
 #include "runtime/world/world.h"
+#include "tests/c/test_random.h"
 
 #define N 1000
-
-static double uniform(uint64_t *state) {
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    return (double)(z >> 11) * (1.0 / 9007199254740992.0);
-}
 
 typedef struct scene {
     lucid_vec3 lo[N], hi[N];

@@ -33,13 +33,8 @@
 #include "runtime/model/model_load.h"
 #include "runtime/world/world.h"
 
-#if __has_include(<mujoco/mujoco.h>) && __has_include(<dlfcn.h>)
-#define HAVE_MUJOCO 1
-#include "tests/bench/mujoco_api.h"
 #include "tests/c/test_mujoco_compare.h"
-#else
-#define HAVE_MUJOCO 0
-#endif
+#include "tests/c/test_random.h"
 
 #define MODEL    LUCID_SOURCE_DIR "/tests/data/model/mjcf_activation.xml"
 #define EXPLICIT LUCID_SOURCE_DIR "/tests/data/model/mjcf_activation_explicit.xml"
@@ -47,47 +42,17 @@
 #define TOL      1e-12
 #define STEPS    250
 
-static int skipped;
-
 #if HAVE_MUJOCO
+static int skipped;
 static mujoco_api mj;
 static mjModel *mm;
 static mjData *md;
 static lucid_model *lm;
 
-/* xorshift64*: the test's own random stream, uniform in [lo, hi). */
-static double uniform(uint64_t *s, double lo, double hi) {
-    *s ^= *s >> 12, *s ^= *s << 25, *s ^= *s >> 27;
-    return lo + (hi - lo) * (double)((*s * 2685821657736338717ull) >> 11) * 0x1.0p-53;
-}
-
-/* lucid's model of the file at path. */
-static lucid_model *load_lucid(const char *path) {
-    char err[1024] = "";
-    lucid_model_spec *spec = NULL;
-    lucid_model *m = NULL;
-    lucid_status st = lucid_model_spec_load(path, NULL, &spec, err, sizeof err);
-    if (st == LUCID_OK) st = lucid_model_compile(spec, &m, err, sizeof err);
-    if (st != LUCID_OK) fprintf(stderr, "lucid: %s\n", err);
-    lucid_model_spec_destroy(spec);
-    assert_int_equal(st, LUCID_OK);
-    return m;
-}
-
 static int setup(void **state) {
     (void)state;
     if (!load_mujoco(&mj)) return 0;
-    char err[1024] = "";
-    mm = mj.load_xml(MODEL, NULL, err, sizeof err);
-    if (!mm) fprintf(stderr, "MuJoCo: %s\n", err);
-    assert_non_null(mm);
-    md = mj.make_data(mm);
-    assert_non_null(md);
-    lm = load_lucid(MODEL);
-    /* hinges and slides only: lucid's coordinates are MuJoCo's */
-    assert_int_equal((int)lucid_model_nq(lm), mm->nq);
-    assert_int_equal((int)lucid_model_nv(lm), mm->nv);
-    assert_int_equal((int)lucid_model_nu(lm), mm->nu);
+    mujoco_load_both(&mj, MODEL, &mm, &md, &lm);
     assert_int_equal((int)lucid_model_na(lm), mm->na);
     assert_true(mm->na == 4 && mm->nq == mm->nv);
     return 0;
@@ -95,17 +60,12 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
     (void)state;
-    if (md) mj.delete_data(md);
-    if (mm) mj.delete_model(mm);
-    lucid_model_destroy(lm);
+    mujoco_free_both(&mj, mm, md, lm);
     return 0;
 }
 
 static int have_mujoco(void) {
-    if (mm) return 1;
-    fprintf(stderr, "MuJoCo 2.2.2 (libmujoco.so) not found: not compared\n");
-    skipped = 1;
-    return 0;
+    return mujoco_loaded(mm != NULL, &skipped);
 }
 
 static void test_compiled(void **state) {
@@ -141,10 +101,10 @@ static void test_compiled(void **state) {
 /* A random state, controls and activations (beyond their ranges too) in MuJoCo's data. */
 static void random_state(uint64_t *seed) {
     mj.reset_data(mm, md);
-    for (int i = 0; i < mm->nq; i++) md->qpos[i] = uniform(seed, -2, 2);
-    for (int i = 0; i < mm->nv; i++) md->qvel[i] = uniform(seed, -3, 3);
-    for (int i = 0; i < mm->nu; i++) md->ctrl[i] = uniform(seed, -3, 3);
-    for (int i = 0; i < mm->na; i++) md->act[i] = uniform(seed, -2, 2);
+    for (int i = 0; i < mm->nq; i++) md->qpos[i] = xorshift_range(seed, -2, 2);
+    for (int i = 0; i < mm->nv; i++) md->qvel[i] = xorshift_range(seed, -3, 3);
+    for (int i = 0; i < mm->nu; i++) md->ctrl[i] = xorshift_range(seed, -3, 3);
+    for (int i = 0; i < mm->na; i++) md->act[i] = xorshift_range(seed, -2, 2);
 }
 
 static void test_forces(void **state) {
@@ -185,44 +145,23 @@ static void test_forces(void **state) {
 
 static void test_keyframes(void **state) {
     (void)state;
-    if (!have_mujoco()) return;
-    assert_int_equal((int)lucid_model_nkeyframes(lm), mm->nkey);
-    for (int k = 0; k < mm->nkey; k++) {
-        const lucid_model_keyframe *K = &lucid_model_keyframes(lm)[k];
-        compare("keyframe act", K->act, mm->key_act + mm->na * k, (size_t)mm->na, 0.0, k);
-        compare("keyframe q", K->q, mm->key_qpos + mm->nq * k, (size_t)mm->nq, 0.0, k);
-        compare("keyframe u", K->u, mm->key_ctrl + mm->nu * k, (size_t)mm->nu, 0.0, k);
-    }
+    if (have_mujoco()) mujoco_compare_keyframes(lm, mm);
 }
 
 /* 250 steps of file `path` from its keyframe "start" in lucid's world and by mj_step, controls
  * held; the largest q and v gaps. */
 static void trajectory(const char *path, double *gap_q, double *gap_v) {
-    char err[1024] = "";
-    mjModel *tm = mj.load_xml(path, NULL, err, sizeof err);
-    assert_non_null(tm);
-    mjData *td = mj.make_data(tm);
-    assert_non_null(td);
-    lucid_model *tl = load_lucid(path);
+    mjModel *tm;
+    mjData *td;
+    mujoco_load_file(&mj, path, &tm, &td);
+    lucid_model *tl = test_load_model(path);
     int k = lucid_model_find_keyframe(tl, "start");
     assert_true(k >= 0);
     mj.reset_keyframe(tm, td, k);
     const double u[5] = {0.7, 1.5, 3.0, 0.5, 0.8}; /* integrator's beyond its ctrlrange */
     memcpy(td->ctrl, u, sizeof u);
-    lucid_world_options o;
-    lucid_world_default_options(&o);
-    o.dt = lucid_model_timestep(tl);
-    lucid_vec3 g = lucid_model_gravity(tl);
-    o.gravity = g;
-    lucid_world *w = NULL;
-    assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
-    lucid_world_model_desc d;
-    lucid_world_model_desc_default(&d);
-    d.q = td->qpos, d.v = td->qvel;
     int id;
-    assert_int_equal(lucid_world_add_model(w, tl, &d, &id, NULL), LUCID_OK);
-    assert_int_equal(lucid_world_model_set_control(w, id, u, NULL), LUCID_OK);
-    assert_int_equal(lucid_world_model_set_act(w, id, td->act, NULL), LUCID_OK);
+    lucid_world *w = mujoco_world_of(tl, td, 1, &id);
     double gap_act = 0.0, travel = 0.0;
     *gap_q = *gap_v = 0.0;
     int at_limit[2] = {0, 0};
@@ -250,9 +189,7 @@ static void trajectory(const char *path, double *gap_q, double *gap_v) {
     assert_true(at_limit[0] > 0 && at_limit[1] > 0);
     assert_true(travel > 1.0);
     lucid_world_destroy(w);
-    lucid_model_destroy(tl);
-    mj.delete_data(td);
-    mj.delete_model(tm);
+    mujoco_free_both(&mj, tm, td, tl);
 }
 
 static void test_trajectory(void **state) {
@@ -265,32 +202,6 @@ static void test_trajectory(void **state) {
     trajectory(MODEL, &gap_q, &gap_v);
     assert_true(gap_q <= 0.05 && gap_v <= 0.5);
 }
-#else
-static int setup(void **state) {
-    (void)state;
-    return 0;
-}
-static int teardown(void **state) {
-    (void)state;
-    return 0;
-}
-static void test_compiled(void **state) {
-    (void)state;
-    skipped = 1;
-}
-static void test_forces(void **state) {
-    (void)state;
-    skipped = 1;
-}
-static void test_keyframes(void **state) {
-    (void)state;
-    skipped = 1;
-}
-static void test_trajectory(void **state) {
-    (void)state;
-    skipped = 1;
-}
-#endif
 
 int main(void) {
     const struct CMUnitTest tests[] = {
@@ -300,10 +211,10 @@ int main(void) {
         cmocka_unit_test(test_trajectory),
     };
     int failed = cmocka_run_group_tests(tests, setup, teardown);
-    if (failed) return failed;
-    if (skipped) {
-        fprintf(stderr, "test_mjcf_activation: MuJoCo 2.2.2 missing: skipped\n");
-        return 77;
-    }
-    return 0;
+    return mujoco_test_result(failed, skipped, "test_mjcf_activation", "MuJoCo 2.2.2 missing");
 }
+#else
+int main(void) {
+    return mujoco_test_result(0, 1, "test_mjcf_activation", "MuJoCo 2.2.2 missing");
+}
+#endif

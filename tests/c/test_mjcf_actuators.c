@@ -25,60 +25,25 @@
 #include "runtime/model/model.h"
 #include "runtime/model/model_load.h"
 
-#if __has_include(<mujoco/mujoco.h>) && __has_include(<dlfcn.h>)
-#define HAVE_MUJOCO 1
-#include "tests/bench/mujoco_api.h"
 #include "tests/c/test_mujoco_compare.h"
-#else
-#define HAVE_MUJOCO 0
-#endif
+#include "tests/c/test_random.h"
 
 #define MODEL  LUCID_SOURCE_DIR "/tests/data/model/mjcf_actuators.xml"
 #define STATES 200
 #define TOL    1e-9
 
-static int skipped;
-
 #if HAVE_MUJOCO
+static int skipped;
 static mujoco_api mj;
 static mjModel *mm;
 static mjData *md;
 static lucid_model *lm;
 
-/* xorshift64*: the test's own random stream, uniform in [lo, hi). */
-static double uniform(uint64_t *s, double lo, double hi) {
-    *s ^= *s >> 12, *s ^= *s << 25, *s ^= *s >> 27;
-    return lo + (hi - lo) * (double)((*s * 2685821657736338717ull) >> 11) * 0x1.0p-53;
-}
-
-static void random_quat(uint64_t *s, double *q) {
-    double n = 0.0;
-    do {
-        for (int i = 0; i < 4; i++) q[i] = uniform(s, -1, 1);
-        n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    } while (n < 0.1 || n > 1.0);
-    for (int i = 0; i < 4; i++) q[i] /= n;
-}
-
 static int setup(void **state) {
     (void)state;
     if (!load_mujoco(&mj)) return 0;
-    char err[1024] = "";
-    mm = mj.load_xml(MODEL, NULL, err, sizeof err);
-    if (!mm) fprintf(stderr, "MuJoCo: %s\n", err);
-    assert_non_null(mm);
-    md = mj.make_data(mm);
-    assert_non_null(md);
-    lucid_model_spec *spec = NULL;
-    lucid_status st = lucid_model_spec_load(MODEL, NULL, &spec, err, sizeof err);
-    if (st == LUCID_OK) st = lucid_model_compile(spec, &lm, err, sizeof err);
-    if (st != LUCID_OK) fprintf(stderr, "lucid: %s\n", err);
-    lucid_model_spec_destroy(spec);
-    assert_int_equal(st, LUCID_OK);
+    mujoco_load_both(&mj, MODEL, &mm, &md, &lm);
     /* lucid's nodes are MuJoCo's joints, in the same order, at the same coordinates */
-    assert_int_equal((int)lucid_model_nq(lm), mm->nq);
-    assert_int_equal((int)lucid_model_nv(lm), mm->nv);
-    assert_int_equal((int)lucid_model_nu(lm), mm->nu);
     for (int j = 0; j < mm->njnt; j++) {
         assert_int_equal((int)lucid_model_joint_idx_q(lm, (size_t)j), mm->jnt_qposadr[j]);
         assert_int_equal((int)lucid_model_joint_idx_v(lm, (size_t)j), mm->jnt_dofadr[j]);
@@ -88,17 +53,12 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
     (void)state;
-    if (md) mj.delete_data(md);
-    if (mm) mj.delete_model(mm);
-    lucid_model_destroy(lm);
+    mujoco_free_both(&mj, mm, md, lm);
     return 0;
 }
 
 static int have_mujoco(void) {
-    if (mm) return 1;
-    fprintf(stderr, "MuJoCo 2.2.2 (libmujoco.so) not found: not compared\n");
-    skipped = 1;
-    return 0;
+    return mujoco_loaded(mm != NULL, &skipped);
 }
 
 static void test_gain_bias(void **state) {
@@ -140,18 +100,18 @@ static void random_state(uint64_t *seed) {
         double *qp = md->qpos + mm->jnt_qposadr[j];
         switch (mm->jnt_type[j]) {
             case mjJNT_FREE:
-                for (int i = 0; i < 3; i++) qp[i] = uniform(seed, -1, 1);
-                random_quat(seed, qp + 3);
+                for (int i = 0; i < 3; i++) qp[i] = xorshift_range(seed, -1, 1);
+                xorshift_quat(seed, qp + 3);
                 break;
             case mjJNT_BALL:
-                random_quat(seed, qp);
+                xorshift_quat(seed, qp);
                 break;
             default:
-                qp[0] = uniform(seed, -2, 2);
+                qp[0] = xorshift_range(seed, -2, 2);
         }
     }
-    for (int i = 0; i < mm->nv; i++) md->qvel[i] = uniform(seed, -3, 3);
-    for (int i = 0; i < mm->nu; i++) md->ctrl[i] = uniform(seed, -3, 3);
+    for (int i = 0; i < mm->nv; i++) md->qvel[i] = xorshift_range(seed, -3, 3);
+    for (int i = 0; i < mm->nu; i++) md->ctrl[i] = xorshift_range(seed, -3, 3);
 }
 
 /* Whether MuJoCo's actuator force sits on a bound of its force range. */
@@ -240,28 +200,6 @@ static void test_keyframes(void **state) {
     free(q);
     free(v);
 }
-#else
-static int setup(void **state) {
-    (void)state;
-    return 0;
-}
-static int teardown(void **state) {
-    (void)state;
-    return 0;
-}
-static void test_gain_bias(void **state) {
-    (void)state;
-    skipped = 1;
-}
-static void test_qfrc_actuator(void **state) {
-    (void)state;
-    skipped = 1;
-}
-static void test_keyframes(void **state) {
-    (void)state;
-    skipped = 1;
-}
-#endif
 
 int main(void) {
     const struct CMUnitTest tests[] = {
@@ -270,10 +208,10 @@ int main(void) {
         cmocka_unit_test(test_keyframes),
     };
     int failed = cmocka_run_group_tests(tests, setup, teardown);
-    if (failed) return failed;
-    if (skipped) {
-        fprintf(stderr, "test_mjcf_actuators: MuJoCo 2.2.2 missing: skipped\n");
-        return 77;
-    }
-    return 0;
+    return mujoco_test_result(failed, skipped, "test_mjcf_actuators", "MuJoCo 2.2.2 missing");
 }
+#else
+int main(void) {
+    return mujoco_test_result(0, 1, "test_mjcf_actuators", "MuJoCo 2.2.2 missing");
+}
+#endif

@@ -20,28 +20,9 @@
 #include "runtime/model/model_load.h"
 #include "runtime/world/world_internal.h"
 
-#if __has_include(<mujoco/mujoco.h>) && __has_include(<dlfcn.h>)
-#define HAVE_MUJOCO 1
-#include "tests/bench/mujoco_api.h"
-#else
-#define HAVE_MUJOCO 0
-#endif
+#include "tests/c/test_mujoco_compare.h"
 
 static int skipped;
-
-static lucid_model *load_model(const char *path) {
-    lucid_model_spec *s = NULL;
-    char err[1024];
-    lucid_status st = lucid_model_spec_load(path, NULL, &s, err, sizeof err);
-    if (st != LUCID_OK) fprintf(stderr, "%s\n", err);
-    assert_int_equal(st, LUCID_OK);
-    lucid_model *m = NULL;
-    st = lucid_model_compile(s, &m, err, sizeof err);
-    if (st != LUCID_OK) fprintf(stderr, "%s\n", err);
-    assert_int_equal(st, LUCID_OK);
-    lucid_model_spec_destroy(s);
-    return m;
-}
 
 #if HAVE_MUJOCO
 /* lucid's geom index of MuJoCo geom g, by name (every geom of the scenes compared is named
@@ -71,18 +52,16 @@ static void compare_contacts(const char *path, const double *qpos, int nq, int w
         skipped = 1;
         return;
     }
-    char err[1024] = "";
-    mjModel *m = mj.load_xml(path, NULL, err, sizeof err);
-    if (!m) fprintf(stderr, "MuJoCo: %s\n", err);
-    assert_non_null(m);
-    mjData *d = mj.make_data(m);
+    mjModel *m;
+    mjData *d;
+    mujoco_load_file(&mj, path, &m, &d);
     if (qpos) {
         assert_int_equal(nq, m->nq);
         memcpy(d->qpos, qpos, (size_t)nq * sizeof(double));
     }
     mj.forward(m, d);
 
-    lucid_model *lm = load_model(path);
+    lucid_model *lm = test_load_model(path);
     assert_int_equal((int)lucid_model_ngeoms(lm), m->ngeom);
     lucid_world_options o;
     lucid_world_default_options(&o);
@@ -152,9 +131,7 @@ static void compare_contacts(const char *path, const double *qpos, int nq, int w
     if (want_pairs >= 0) assert_int_equal(found, want_pairs);
     free(q);
     lucid_world_destroy(w);
-    lucid_model_destroy(lm);
-    mj.delete_data(d);
-    mj.delete_model(m);
+    mujoco_free_both(&mj, m, d, lm);
 }
 #else
 static void compare_contacts(const char *path, const double *qpos, int nq, int want_pairs) {
@@ -193,10 +170,5 @@ int main(void) {
         cmocka_unit_test(test_humanoid),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
-    if (failed) return failed;
-    if (skipped) {
-        fprintf(stderr, "test_mjcf_contact: not compared (above): skipped\n");
-        return 77;
-    }
-    return 0;
+    return mujoco_test_result(failed, skipped, "test_mjcf_contact", "not compared (above)");
 }

@@ -26,41 +26,18 @@
 #include "runtime/model/model_load.h"
 #include "runtime/world/world.h"
 
-#if __has_include(<mujoco/mujoco.h>) && __has_include(<dlfcn.h>)
-#define HAVE_MUJOCO 1
-#include "tests/bench/mujoco_api.h"
 #include "tests/c/test_mujoco_compare.h"
-#else
-#define HAVE_MUJOCO 0
-#endif
+#include "tests/c/test_random.h"
 
 #define DATA    LUCID_SOURCE_DIR "/tests/data/model/"
 #define FIXED   DATA "mjcf_tendon_coupling.xml"
 #define SPATIAL DATA "mjcf_tendon_equality_spatial.xml"
 #define STATES  200
 
-static lucid_model *load(const char *path) {
-    char err[1024] = "";
-    lucid_model_spec *spec = NULL;
-    lucid_model *m = NULL;
-    lucid_status st = lucid_model_spec_load(path, NULL, &spec, err, sizeof err);
-    if (st == LUCID_OK) st = lucid_model_compile(spec, &m, err, sizeof err);
-    if (st != LUCID_OK) fprintf(stderr, "lucid: %s\n", err);
-    lucid_model_spec_destroy(spec);
-    assert_int_equal(st, LUCID_OK);
-    return m;
-}
-
-/* xorshift64*: the test's own random stream, uniform in [lo, hi). */
-static double uniform(uint64_t *s, double lo, double hi) {
-    *s ^= *s >> 12, *s ^= *s << 25, *s ^= *s >> 27;
-    return lo + (hi - lo) * (double)((*s * 2685821657736338717ull) >> 11) * 0x1.0p-53;
-}
-
 /* A random configuration: q0 (+) a random tangent step of up to 1.5 per dof. */
 static void random_q(const lucid_model *m, uint64_t *seed, double *q, double *dq) {
     lucid_model_neutral(m, q);
-    for (size_t k = 0; k < lucid_model_nv(m); ++k) dq[k] = uniform(seed, -1.5, 1.5);
+    for (size_t k = 0; k < lucid_model_nv(m); ++k) dq[k] = xorshift_range(seed, -1.5, 1.5);
     lucid_model_integrate(m, q, dq, 1.0, q);
 }
 
@@ -74,7 +51,7 @@ static void rows_at(const lucid_model *m, lucid_model_data *d, const double *q, 
 /* E against central differences of phi (step h along each tangent direction) at random
  * configurations; the worst gap relative to the row's largest entry. */
 static double rows_vs_differences(const char *path) {
-    lucid_model *m = load(path);
+    lucid_model *m = test_load_model(path);
     size_t nq = lucid_model_nq(m), nv = lucid_model_nv(m), k = lucid_model_equality_rows(m);
     assert_true(k > 0);
     lucid_model_data *d = NULL;
@@ -124,12 +101,10 @@ static void test_rows_match_differences(void **state) {
 /* phi and E against MuJoCo's equality rows (efc_pos, efc_J) at random states: the worst
  * relative gap of E, *pos_gap the worst absolute gap of phi. */
 static double rows_vs_mujoco(const mujoco_api *api, const char *path, double *pos_gap) {
-    char err[1024] = "";
-    mjModel *mm = api->load_xml(path, NULL, err, sizeof err);
-    if (!mm) fprintf(stderr, "MuJoCo: %s\n", err);
-    assert_non_null(mm);
-    mjData *md = api->make_data(mm);
-    lucid_model *m = load(path);
+    mjModel *mm;
+    mjData *md;
+    mujoco_load_file(api, path, &mm, &md);
+    lucid_model *m = test_load_model(path);
     size_t nq = lucid_model_nq(m), nv = lucid_model_nv(m), k = lucid_model_equality_rows(m);
     assert_int_equal((int)nq, mm->nq); /* hinges, slides and balls: the same coordinates */
     assert_int_equal((int)nv, mm->nv);
@@ -166,9 +141,7 @@ static double rows_vs_mujoco(const mujoco_api *api, const char *path, double *po
     }
     free(dq), free(E), free(phi);
     lucid_model_data_destroy(d);
-    lucid_model_destroy(m);
-    api->delete_data(md);
-    api->delete_model(mm);
+    mujoco_free_both(api, mm, md, m);
     return worst;
 }
 #endif
@@ -209,7 +182,7 @@ static double violation(const lucid_world *w, int id, lucid_model_data *d) {
  * violation after any step; *start: before the first, *swing: the largest |q - q0| of
  * coordinate `watch`. */
 static double hold(const char *path, size_t watch, double *start, double *swing) {
-    lucid_model *m = load(path);
+    lucid_model *m = test_load_model(path);
     lucid_world_options o;
     lucid_world_default_options(&o);
     o.dt = 0.002;
@@ -247,7 +220,7 @@ static void test_coupling_holds(void **state) {
     assert_true(worst < 1e-6);
     assert_true(swing > 0.5);
     /* the hand-written rule at the final state */
-    lucid_model *m = load(FIXED);
+    lucid_model *m = test_load_model(FIXED);
     lucid_world_options o;
     lucid_world_default_options(&o);
     o.gravity = lucid_vec3_make(0, 0, -9.81);

@@ -23,12 +23,7 @@
 #include "runtime/shapes/heightfield.h"
 #include "runtime/world/world_internal.h"
 
-#if __has_include(<mujoco/mujoco.h>) && __has_include(<dlfcn.h>)
-#define HAVE_MUJOCO 1
-#include "tests/bench/mujoco_api.h"
-#else
-#define HAVE_MUJOCO 0
-#endif
+#include "tests/c/test_mujoco_compare.h"
 
 #define SLOPE     LUCID_SOURCE_DIR "/tests/data/model/hfield_slope.xml"
 #define PLANE     LUCID_SOURCE_DIR "/tests/data/model/hfield_slope_plane.xml"
@@ -65,6 +60,7 @@ static const lucid_heightfield *field_of(const lucid_model *m) {
 #define DT    5e-4
 #define STEPS 2000
 
+#if HAVE_MUJOCO
 /* The sphere's path on lucid's world stepping the model of path: its free joint's position,
  * relative to the body's placement. */
 static void lucid_path(const char *path, double (*out)[3]) {
@@ -97,21 +93,17 @@ static double path_gap(double (*a)[3], double (*b)[3]) {
     return gap;
 }
 
-#if HAVE_MUJOCO
 /* MuJoCo's path of the free body (qpos minus the body's placement, as lucid's q). */
 static void mujoco_path(const mujoco_api *mj, const char *path, double (*out)[3]) {
-    char err[1024] = "";
-    mjModel *m = mj->load_xml(path, NULL, err, sizeof err);
-    if (!m) fprintf(stderr, "MuJoCo: %s\n", err);
-    assert_non_null(m);
+    mjModel *m;
+    mjData *d;
+    mujoco_load_file(mj, path, &m, &d);
     assert_true(m->opt.timestep == DT);
-    mjData *d = mj->make_data(m);
     for (int k = 0; k < STEPS; ++k) {
         mj->step(m, d);
         for (int j = 0; j < 3; ++j) out[k][j] = d->qpos[j] - m->body_pos[3 + j];
     }
-    mj->delete_data(d);
-    mj->delete_model(m);
+    mujoco_free_both(mj, m, d, NULL);
 }
 
 /* The heights of the field of path are MuJoCo's (float) for both: the binary and the PNG
@@ -205,10 +197,6 @@ int main(void) {
         cmocka_unit_test(test_png_equals_binary),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
-    if (failed) return failed;
-    if (skipped) {
-        fprintf(stderr, "test_mjcf_hfield: not compared with MuJoCo (above): skipped\n");
-        return 77;
-    }
-    return 0;
+    return mujoco_test_result(failed, skipped, "test_mjcf_hfield",
+                              "not compared with MuJoCo (above)");
 }

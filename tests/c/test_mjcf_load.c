@@ -22,12 +22,7 @@
 #include "runtime/model/model_load.h"
 #include "runtime/shapes/convex_mesh.h"
 
-#if __has_include(<mujoco/mujoco.h>) && __has_include(<dlfcn.h>)
-#define HAVE_MUJOCO 1
-#include "tests/bench/mujoco_api.h"
-#else
-#define HAVE_MUJOCO 0
-#endif
+#include "tests/c/test_mujoco_compare.h"
 
 #define TOL 1e-9
 
@@ -39,18 +34,6 @@ static int skipped; /* a model or MuJoCo was missing */
  * are checked against the exact value in test_mesh instead. */
 static double inertial_tol = TOL;
 
-static const char *shared_dir(void) {
-    const char *d = getenv("LUCID_SHARED_DIR");
-    return d ? d : LUCID_SOURCE_DIR "/../shared";
-}
-
-static int file_exists(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return 0;
-    fclose(f);
-    return 1;
-}
-
 static lucid_model_spec *load(const char *path) {
     lucid_model_spec *s = NULL;
     char err[1024];
@@ -60,6 +43,18 @@ static lucid_model_spec *load(const char *path) {
     return s;
 }
 
+static void joint_dims(lucid_joint_kind k, int *nq, int *nv) {
+    *nq = k == LUCID_JOINT_FREE        ? 7
+          : k == LUCID_JOINT_SPHERICAL ? 4
+          : k == LUCID_JOINT_FIXED     ? 0
+                                       : 1;
+    *nv = k == LUCID_JOINT_FREE        ? 6
+          : k == LUCID_JOINT_SPHERICAL ? 3
+          : k == LUCID_JOINT_FIXED     ? 0
+                                       : 1;
+}
+
+#if HAVE_MUJOCO
 /* |a - b| <= tol * max(scale, |a|, |b|) */
 static void near_tol(double a, double b, double scale, double rel, const char *what, int index) {
     double tol = rel * fmax(scale, fmax(fabs(a), fabs(b)));
@@ -90,18 +85,6 @@ static void near_rotation(const lucid_mat3 *R, const double *q, const char *what
     for (int i = 0; i < 9; i++) near(R->m[i], M.m[i], 1.0, what, index);
 }
 
-static void joint_dims(lucid_joint_kind k, int *nq, int *nv) {
-    *nq = k == LUCID_JOINT_FREE        ? 7
-          : k == LUCID_JOINT_SPHERICAL ? 4
-          : k == LUCID_JOINT_FIXED     ? 0
-                                       : 1;
-    *nv = k == LUCID_JOINT_FREE        ? 6
-          : k == LUCID_JOINT_SPHERICAL ? 3
-          : k == LUCID_JOINT_FIXED     ? 0
-                                       : 1;
-}
-
-#if HAVE_MUJOCO
 static int mujoco_joint_type(lucid_joint_kind k) {
     switch (k) {
         case LUCID_JOINT_FREE:
@@ -392,7 +375,7 @@ static void test_mesh(void **state) {
 static void test_humanoid(void **state) {
     (void)state;
     const char *path = "/usr/share/mujoco/model/humanoid/humanoid.xml";
-    if (!file_exists(path)) {
+    if (!test_file_exists(path)) {
         fprintf(stderr, "%s missing (Debian libmujoco-samples): skipped\n", path);
         skipped = 1;
         return;
@@ -415,8 +398,8 @@ static void test_humanoid(void **state) {
 
 static void shared_model(const char *name, int bodies, int nq, int nv, int nu, double mass) {
     char path[1024];
-    snprintf(path, sizeof path, "%s/data/robots/%s", shared_dir(), name);
-    if (!file_exists(path)) {
+    snprintf(path, sizeof path, "%s/data/robots/%s", test_shared_dir(), name);
+    if (!test_file_exists(path)) {
         fprintf(stderr, "%s missing (../shared absent; LUCID_SHARED_DIR overrides): skipped\n",
                 path);
         skipped = 1;
@@ -459,10 +442,6 @@ int main(void) {
         cmocka_unit_test(test_allegro_cube),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
-    if (failed) return failed;
-    if (skipped) {
-        fprintf(stderr, "test_mjcf_load: some models were not compared (above): skipped\n");
-        return 77;
-    }
-    return 0;
+    return mujoco_test_result(failed, skipped, "test_mjcf_load",
+                              "some models were not compared (above)");
 }

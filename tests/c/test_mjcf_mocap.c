@@ -20,12 +20,7 @@
 #include "runtime/model/model_load.h"
 #include "runtime/world/world.h"
 
-#if __has_include(<mujoco/mujoco.h>) && __has_include(<dlfcn.h>)
-#define HAVE_MUJOCO 1
-#include "tests/bench/mujoco_api.h"
-#else
-#define HAVE_MUJOCO 0
-#endif
+#include "tests/c/test_mujoco_compare.h"
 
 #define KEYS LUCID_SOURCE_DIR "/tests/data/model/mjcf_mocap.xml"
 #define DROP LUCID_SOURCE_DIR "/tests/data/model/mjcf_mocap_drop.xml"
@@ -102,39 +97,17 @@ static int setup(void **state) {
 }
 
 static int have_mujoco(void) {
-    if (have) return 1;
-    fprintf(stderr, "MuJoCo 2.2.2 (libmujoco.so) not found: not compared\n");
-    skipped = 1;
-    return 0;
-}
-
-static lucid_model *load_lucid(const char *path) {
-    char err[1024] = "";
-    lucid_model_spec *spec = NULL;
-    lucid_model *m = NULL;
-    lucid_status st = lucid_model_spec_load(path, NULL, &spec, err, sizeof err);
-    if (st == LUCID_OK) st = lucid_model_compile(spec, &m, err, sizeof err);
-    if (st != LUCID_OK) fprintf(stderr, "lucid: %s\n", err);
-    lucid_model_spec_destroy(spec);
-    assert_int_equal(st, LUCID_OK);
-    return m;
-}
-
-static mjModel *load_mujoco_model(const char *path) {
-    char err[1024] = "";
-    mjModel *m = mj.load_xml(path, NULL, err, sizeof err);
-    if (!m) fprintf(stderr, "MuJoCo: %s\n", err);
-    assert_non_null(m);
-    return m;
+    return mujoco_loaded(have, &skipped);
 }
 
 /* Every keyframe's mocap poses (and the initial ones) equal MuJoCo's to 1e-12. */
 static void test_keyframes(void **state) {
     (void)state;
     if (!have_mujoco()) return;
-    lucid_model *lm = load_lucid(KEYS);
-    mjModel *mm = load_mujoco_model(KEYS);
-    mjData *md = mj.make_data(mm);
+    lucid_model *lm = test_load_model(KEYS);
+    mjModel *mm;
+    mjData *md;
+    mujoco_load_file(&mj, KEYS, &mm, &md);
     assert_int_equal((int)lucid_model_nmocap(lm), mm->nmocap);
     for (int k = -1; k < mm->nkey; ++k) {
         if (k >= 0) mj.reset_keyframe(mm, md, k);
@@ -150,9 +123,7 @@ static void test_keyframes(void **state) {
             for (int i = 0; i < 3; ++i) assert_true(fabs(lp[i] - mp[i]) <= 1e-12);
         }
     }
-    mj.delete_data(md);
-    mj.delete_model(mm);
-    lucid_model_destroy(lm);
+    mujoco_free_both(&mj, mm, md, lm);
 }
 
 /* The plate's tilt about x (rad) and the drop: the ball (radius R, centre H above the plate's
@@ -172,7 +143,7 @@ typedef struct drop_result {
 
 /* The drop in lucid with time step dt (MuJoCo's: the file's). */
 static drop_result drop_lucid(double dt) {
-    lucid_model *lm = load_lucid(DROP);
+    lucid_model *lm = test_load_model(DROP);
     lucid_world_options o;
     lucid_world_default_options(&o);
     o.dt = dt;
@@ -210,8 +181,9 @@ static drop_result drop_lucid(double dt) {
 }
 
 static drop_result drop_mujoco(void) {
-    mjModel *mm = load_mujoco_model(DROP);
-    mjData *md = mj.make_data(mm);
+    mjModel *mm;
+    mjData *md;
+    mujoco_load_file(&mj, DROP, &mm, &md);
     mm->opt.gravity[2] = -GRAVITY;
     md->mocap_quat[0] = cos(TILT / 2), md->mocap_quat[1] = sin(TILT / 2);
     md->mocap_quat[2] = md->mocap_quat[3] = 0;
@@ -229,8 +201,7 @@ static drop_result drop_mujoco(void) {
             r.land_time = s * mm->opt.timestep, memcpy(r.land, md->qpos, 3 * sizeof(double));
         if (s == steps) memcpy(r.end, md->qpos, 3 * sizeof(double));
     }
-    mj.delete_data(md);
-    mj.delete_model(mm);
+    mujoco_free_both(&mj, mm, md, NULL);
     return r;
 }
 
@@ -308,10 +279,5 @@ int main(void) {
         cmocka_unit_test(test_drop),
     };
     int failed = cmocka_run_group_tests(tests, setup, teardown);
-    if (failed) return failed;
-    if (skipped) {
-        fprintf(stderr, "test_mjcf_mocap: MuJoCo 2.2.2 missing: skipped\n");
-        return 77;
-    }
-    return 0;
+    return mujoco_test_result(failed, skipped, "test_mjcf_mocap", "MuJoCo 2.2.2 missing");
 }

@@ -28,13 +28,8 @@
 #include "runtime/world/world.h"
 #include "runtime/world/world_internal.h"
 
-#if __has_include(<mujoco/mujoco.h>) && __has_include(<dlfcn.h>)
-#define HAVE_MUJOCO 1
-#include "tests/bench/mujoco_api.h"
 #include "tests/c/test_mujoco_compare.h"
-#else
-#define HAVE_MUJOCO 0
-#endif
+#include "tests/c/test_random.h"
 
 #define SENSORS      LUCID_SOURCE_DIR "/tests/data/model/mjcf_sensors.xml"
 #define STEP_SENSORS LUCID_SOURCE_DIR "/tests/data/model/mjcf_step_sensors.xml"
@@ -47,45 +42,15 @@ static int skipped;
 static mujoco_api mj;
 static int have_api;
 
-/* xorshift64*: the test's own random stream, uniform in [lo, hi). */
-static double uniform(uint64_t *s, double lo, double hi) {
-    *s ^= *s >> 12, *s ^= *s << 25, *s ^= *s >> 27;
-    return lo + (hi - lo) * (double)((*s * 2685821657736338717ull) >> 11) * 0x1.0p-53;
-}
-
 /* Both libraries' models of a file; 0 (skipped) without MuJoCo. */
 static int load_file(const char *path, mjModel **mm, mjData **md, lucid_model **lm) {
-    if (!have_api) {
-        skipped = 1;
-        return 0;
-    }
-    char err[1024] = "";
-    *mm = mj.load_xml(path, NULL, err, sizeof err);
-    if (!*mm) fprintf(stderr, "MuJoCo: %s\n", err);
-    assert_non_null(*mm);
-    *md = mj.make_data(*mm);
-    assert_non_null(*md);
-    lucid_model_spec *spec = NULL;
-    lucid_status st = lucid_model_spec_load(path, NULL, &spec, err, sizeof err);
-    if (st == LUCID_OK) st = lucid_model_compile(spec, lm, err, sizeof err);
-    if (st != LUCID_OK) fprintf(stderr, "lucid: %s\n", err);
-    lucid_model_spec_destroy(spec);
-    assert_int_equal(st, LUCID_OK);
-    /* hinges and slides only: lucid's coordinates are MuJoCo's */
-    assert_int_equal((int)lucid_model_nq(*lm), (*mm)->nq);
-    assert_int_equal((int)lucid_model_nv(*lm), (*mm)->nv);
-    assert_int_equal((int)lucid_model_nu(*lm), (*mm)->nu);
+    if (!mujoco_loaded(have_api, &skipped)) return 0;
+    mujoco_load_both(&mj, path, mm, md, lm);
     return 1;
 }
 
 static int load_both(mjModel **mm, mjData **md, lucid_model **lm) {
     return load_file(SENSORS, mm, md, lm);
-}
-
-static void free_both(mjModel *mm, mjData *md, lucid_model *lm) {
-    mj.delete_data(md);
-    mj.delete_model(mm);
-    lucid_model_destroy(lm);
 }
 
 static void test_layout(void **state) {
@@ -102,7 +67,7 @@ static void test_layout(void **state) {
         assert_int_equal((int)S[k].adr, mm->sensor_adr[k]);
         assert_string_equal(S[k].name, mm->names + mm->name_sensoradr[k]);
     }
-    free_both(mm, md, lm);
+    mujoco_free_both(&mj, mm, md, lm);
 }
 
 /* MuJoCo's sensordata at its current qpos, qvel, ctrl against lucid's world at that state. */
@@ -121,21 +86,6 @@ static double compare_at(const mjModel *mm, mjData *md, const lucid_model *lm, l
     return compare("sensordata", mine, md->sensordata, (size_t)mm->nsensordata, TOL, index);
 }
 
-/* A world holding lm alone at MuJoCo's state and controls. */
-static lucid_world *world_of(const lucid_model *lm, const mjData *md, int *id) {
-    lucid_world_options o;
-    lucid_world_default_options(&o);
-    o.dt = lucid_model_timestep(lm);
-    lucid_world *w = NULL;
-    assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
-    lucid_world_model_desc d;
-    lucid_world_model_desc_default(&d);
-    d.q = md->qpos, d.v = md->qvel;
-    assert_int_equal(lucid_world_add_model(w, lm, &d, id, NULL), LUCID_OK);
-    assert_int_equal(lucid_world_model_set_control(w, *id, md->ctrl, NULL), LUCID_OK);
-    return w;
-}
-
 static void test_random_states(void **state) {
     (void)state;
     mjModel *mm;
@@ -149,11 +99,11 @@ static void test_random_states(void **state) {
     int force_clamped = 0, ctrl_clamped = 0;
     for (int s = 0; s < STATES; s++) {
         mj.reset_data(mm, md);
-        for (int i = 0; i < mm->nq; i++) md->qpos[i] = uniform(&seed, -2, 2);
-        for (int i = 0; i < mm->nv; i++) md->qvel[i] = uniform(&seed, -3, 3);
-        for (int i = 0; i < mm->nu; i++) md->ctrl[i] = uniform(&seed, -3, 3);
+        for (int i = 0; i < mm->nq; i++) md->qpos[i] = xorshift_range(&seed, -2, 2);
+        for (int i = 0; i < mm->nv; i++) md->qvel[i] = xorshift_range(&seed, -3, 3);
+        for (int i = 0; i < mm->nu; i++) md->ctrl[i] = xorshift_range(&seed, -3, 3);
         int id;
-        lucid_world *w = world_of(lm, md, &id);
+        lucid_world *w = mujoco_world_of(lm, md, 0, &id);
         worst = fmax(worst, compare_at(mm, md, lm, w, id, mine, s));
         force_clamped += fabs(md->actuator_force[0]) == 5.0;
         ctrl_clamped += fabs(md->ctrl[0]) > 1.0;
@@ -164,7 +114,7 @@ static void test_random_states(void **state) {
            STATES, worst, force_clamped, ctrl_clamped);
     assert_true(force_clamped > 0 && force_clamped < STATES && ctrl_clamped > 0);
     free(mine);
-    free_both(mm, md, lm);
+    mujoco_free_both(&mj, mm, md, lm);
 }
 
 static void test_trajectory(void **state) {
@@ -178,7 +128,7 @@ static void test_trajectory(void **state) {
     md->ctrl[0] = 0.7, md->ctrl[1] = -0.3;
     md->qvel[1] = 2.0;
     int id;
-    lucid_world *w = world_of(lm, md, &id);
+    lucid_world *w = mujoco_world_of(lm, md, 0, &id);
     double worst = 0.0;
     for (int s = 0; s < STATES; s++) {
         assert_int_equal(lucid_world_step(w), LUCID_OK);
@@ -190,7 +140,7 @@ static void test_trajectory(void **state) {
            worst);
     lucid_world_destroy(w);
     free(mine);
-    free_both(mm, md, lm);
+    mujoco_free_both(&mj, mm, md, lm);
 }
 static int step_kind(lucid_sensor_kind k) {
     return k == LUCID_SENSOR_ACCELEROMETER || k == LUCID_SENSOR_FORCE || k == LUCID_SENSOR_TORQUE;
@@ -231,11 +181,11 @@ static void test_step_sensors(void **state) {
     double worst = 0.0, worst_acc = 0.0, scale = 0.0;
     for (int s = 0; s < STATES; s++) {
         mj.reset_data(mm, md);
-        for (int i = 0; i < mm->nq; i++) md->qpos[i] = uniform(&seed, -2, 2);
-        for (int i = 0; i < mm->nv; i++) md->qvel[i] = uniform(&seed, -3, 3);
-        for (int i = 0; i < mm->nu; i++) md->ctrl[i] = uniform(&seed, -3, 3);
+        for (int i = 0; i < mm->nq; i++) md->qpos[i] = xorshift_range(&seed, -2, 2);
+        for (int i = 0; i < mm->nv; i++) md->qvel[i] = xorshift_range(&seed, -3, 3);
+        for (int i = 0; i < mm->nu; i++) md->ctrl[i] = xorshift_range(&seed, -3, 3);
         int id;
-        lucid_world *w = world_of(lm, md, &id);
+        lucid_world *w = mujoco_world_of(lm, md, 0, &id);
         assert_int_equal(lucid_world_model_sensors(w, id, mine), LUCID_OK);
         assert_true(step_nan(lm, mine));
         mj.forward(mm, md);
@@ -261,7 +211,7 @@ static void test_step_sensors(void **state) {
            STATES, worst, scale, worst_acc);
     free(mine);
     free(theirs);
-    free_both(mm, md, lm);
+    mujoco_free_both(&mj, mm, md, lm);
 }
 /* The touch sensor's zone test against MuJoCo's mju_rayGeom: random rays from points in and
  * around random zones of each site type; every answer agrees, and both answers occur. */
@@ -277,9 +227,9 @@ static void test_touch_zone(void **state) {
         int hits = 0, n = 20000;
         for (int i = 0; i < n; i++) {
             double size[3], p[3], d[3];
-            for (int k = 0; k < 3; k++) size[k] = uniform(&seed, 0.05, 0.5);
-            for (int k = 0; k < 3; k++) p[k] = uniform(&seed, -1, 1);
-            for (int k = 0; k < 3; k++) d[k] = uniform(&seed, -1, 1);
+            for (int k = 0; k < 3; k++) size[k] = xorshift_range(&seed, 0.05, 0.5);
+            for (int k = 0; k < 3; k++) p[k] = xorshift_range(&seed, -1, 1);
+            for (int k = 0; k < 3; k++) d[k] = xorshift_range(&seed, -1, 1);
             double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
             for (int k = 0; k < 3; k++) d[k] /= len;
             int theirs = mj.ray_geom(pos, mat, size, p, d, mjGEOM_SPHERE + kind) >= 0.0;
@@ -329,10 +279,5 @@ int main(void) {
         cmocka_unit_test(test_touch_zone),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
-    if (failed) return failed;
-    if (skipped) {
-        fprintf(stderr, "test_mjcf_sensors: MuJoCo 2.2.2 missing: skipped\n");
-        return 77;
-    }
-    return 0;
+    return mujoco_test_result(failed, skipped, "test_mjcf_sensors", "MuJoCo 2.2.2 missing");
 }

@@ -28,13 +28,8 @@
 #include "runtime/model/model_load.h"
 #include "runtime/world/world.h"
 
-#if __has_include(<mujoco/mujoco.h>) && __has_include(<dlfcn.h>)
-#define HAVE_MUJOCO 1
-#include "tests/bench/mujoco_api.h"
 #include "tests/c/test_mujoco_compare.h"
-#else
-#define HAVE_MUJOCO 0
-#endif
+#include "tests/c/test_random.h"
 
 #define SAMPLE "/usr/share/mujoco/model/slider_crank/slider_crank.xml"
 #define STATES 200
@@ -46,13 +41,7 @@ static lucid_model *lm;
 static int setup(void **state) {
     (void)state;
     if (access(SAMPLE, R_OK) != 0) return 0;
-    char err[1024] = "";
-    lucid_model_spec *spec = NULL;
-    lucid_status st = lucid_model_spec_load(SAMPLE, NULL, &spec, err, sizeof err);
-    if (st == LUCID_OK) st = lucid_model_compile(spec, &lm, err, sizeof err);
-    if (st != LUCID_OK) fprintf(stderr, "lucid: %s\n", err);
-    lucid_model_spec_destroy(spec);
-    assert_int_equal(st, LUCID_OK);
+    lm = test_load_model(SAMPLE);
     return 0;
 }
 
@@ -122,26 +111,11 @@ static void test_moment_is_derivative(void **state) {
 #if HAVE_MUJOCO
 static mujoco_api mj;
 
-/* xorshift64*: the test's own random stream, uniform in [lo, hi). */
-static double uniform(uint64_t *s, double lo, double hi) {
-    *s ^= *s >> 12, *s ^= *s << 25, *s ^= *s >> 27;
-    return lo + (hi - lo) * (double)((*s * 2685821657736338717ull) >> 11) * 0x1.0p-53;
-}
-
 /* MuJoCo's model and data of the sample; 0 (skipped) without MuJoCo. */
 static int load_mj(mjModel **mm, mjData **md) {
     if (!have_sample()) return 0;
-    if (!mj.lib && !load_mujoco(&mj)) {
-        fprintf(stderr, "MuJoCo 2.2.2 (libmujoco.so) not found: not compared\n");
-        skipped = 1;
-        return 0;
-    }
-    char err[1024] = "";
-    *mm = mj.load_xml(SAMPLE, NULL, err, sizeof err);
-    if (!*mm) fprintf(stderr, "MuJoCo: %s\n", err);
-    assert_non_null(*mm);
-    *md = mj.make_data(*mm);
-    assert_non_null(*md);
+    if (!mujoco_loaded(mj.lib || load_mujoco(&mj), &skipped)) return 0;
+    mujoco_load_file(&mj, SAMPLE, mm, md);
     assert_int_equal((int)lucid_model_nq(lm), (*mm)->nq); /* hinges: the same coordinates */
     assert_int_equal((int)lucid_model_nv(lm), (*mm)->nv);
     assert_int_equal((int)lucid_model_nu(lm), (*mm)->nu);
@@ -181,9 +155,9 @@ static void test_against_mujoco(void **state) {
     int reached = 0, missed = 0;
     for (int s = 0; s < STATES; s++) {
         mj.reset_data(mm, md);
-        for (size_t i = 0; i < nv; i++) md->qpos[i] = uniform(&seed, -3.14159, 3.14159);
-        for (size_t i = 0; i < nv; i++) md->qvel[i] = uniform(&seed, -3, 3);
-        for (size_t i = 0; i < nu; i++) md->ctrl[i] = uniform(&seed, -0.2, 0.2);
+        for (size_t i = 0; i < nv; i++) md->qpos[i] = xorshift_range(&seed, -3.14159, 3.14159);
+        for (size_t i = 0; i < nv; i++) md->qvel[i] = xorshift_range(&seed, -3, 3);
+        for (size_t i = 0; i < nu; i++) md->ctrl[i] = xorshift_range(&seed, -0.2, 0.2);
         mj.fwd_position(mm, md);
         mj.fwd_velocity(mm, md);
         mj.fwd_actuation(mm, md);
@@ -206,8 +180,7 @@ static void test_against_mujoco(void **state) {
            "qfrc_actuator %.2g; rod reaching the axis %d, not %d\n",
            STATES, worst[0], worst[1], worst[2], worst[3], reached, missed);
     assert_true(reached > 0 && missed > 0);
-    mj.delete_data(md);
-    mj.delete_model(mm);
+    mujoco_free_both(&mj, mm, md, NULL);
 }
 
 /* The sample stepped in lucid's world and by mj_step from its initial state, controls held. */
@@ -252,8 +225,7 @@ static void test_simulation(void **state) {
     assert_true(travel > 0.1); /* the actuators moved the mechanism */
     assert_true(gap <= 1e-9);  /* the same step: rounding apart */
     lucid_world_destroy(w);
-    mj.delete_data(md);
-    mj.delete_model(mm);
+    mujoco_free_both(&mj, mm, md, NULL);
 }
 #else
 static void test_against_mujoco(void **state) {
@@ -274,10 +246,6 @@ int main(void) {
         cmocka_unit_test(test_simulation),
     };
     int failed = cmocka_run_group_tests(tests, setup, teardown);
-    if (failed) return failed;
-    if (skipped) {
-        fprintf(stderr, "test_mjcf_slider_crank: the sample or MuJoCo 2.2.2 missing: skipped\n");
-        return 77;
-    }
-    return 0;
+    return mujoco_test_result(failed, skipped, "test_mjcf_slider_crank",
+                              "the sample or MuJoCo 2.2.2 missing");
 }

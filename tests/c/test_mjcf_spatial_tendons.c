@@ -37,13 +37,8 @@
 #include "runtime/model/model_load.h"
 #include "runtime/world/world.h"
 
-#if __has_include(<mujoco/mujoco.h>) && __has_include(<dlfcn.h>)
-#define HAVE_MUJOCO 1
-#include "tests/bench/mujoco_api.h"
 #include "tests/c/test_mujoco_compare.h"
-#else
-#define HAVE_MUJOCO 0
-#endif
+#include "tests/c/test_random.h"
 
 #define SPATIAL LUCID_SOURCE_DIR "/tests/data/model/mjcf_tendon_spatial.xml"
 #define ARM26   "/usr/share/mujoco/model/tendon_arm/arm26.xml"
@@ -51,24 +46,6 @@
 #define TOL     1e-12
 
 static int skipped;
-
-static lucid_model *load_lucid(const char *path) {
-    char err[1024] = "";
-    lucid_model_spec *spec = NULL;
-    lucid_model *lm = NULL;
-    lucid_status st = lucid_model_spec_load(path, NULL, &spec, err, sizeof err);
-    if (st == LUCID_OK) st = lucid_model_compile(spec, &lm, err, sizeof err);
-    if (st != LUCID_OK) fprintf(stderr, "lucid: %s\n", err);
-    lucid_model_spec_destroy(spec);
-    assert_int_equal(st, LUCID_OK);
-    return lm;
-}
-
-/* xorshift64*: the test's own random stream, uniform in [lo, hi). */
-static double uniform(uint64_t *s, double lo, double hi) {
-    *s ^= *s >> 12, *s ^= *s << 25, *s ^= *s >> 27;
-    return lo + (hi - lo) * (double)((*s * 2685821657736338717ull) >> 11) * 0x1.0p-53;
-}
 
 /* The moment of every tendon of lm against central differences of its length along q ⊕ h e_k
  * (a ball's tangent included) at 200 random configurations; worst[t]: the largest gap relative
@@ -85,7 +62,7 @@ static void moment_vs_differences(const lucid_model *lm, double *worst, int *kin
     const double h = 1e-6;
     for (int s = 0; s < STATES; s++) {
         lucid_model_neutral(lm, q);
-        for (size_t i = 0; i < nv; i++) e[i] = uniform(&seed, -1.5, 1.5);
+        for (size_t i = 0; i < nv; i++) e[i] = xorshift_range(&seed, -1.5, 1.5);
         lucid_model_integrate(lm, q, e, 1.0, q); /* a random configuration */
         for (size_t t = 0; t < nt; t++) {
             memset(row, 0, nv * sizeof *row);
@@ -117,29 +94,10 @@ static int have_api;
 
 /* Both libraries' models of one file; 0 (skipped) without MuJoCo. */
 static int load_both(const char *path, mjModel **mm, mjData **md, lucid_model **lm) {
-    if (!have_api) {
-        skipped = 1;
-        return 0;
-    }
-    char err[1024] = "";
-    *mm = mj.load_xml(path, NULL, err, sizeof err);
-    if (!*mm) fprintf(stderr, "MuJoCo: %s\n", err);
-    assert_non_null(*mm);
-    *md = mj.make_data(*mm);
-    assert_non_null(*md);
-    *lm = load_lucid(path);
-    /* hinge, slide and ball joints: lucid's coordinates are MuJoCo's */
-    assert_int_equal((int)lucid_model_nq(*lm), (*mm)->nq);
-    assert_int_equal((int)lucid_model_nv(*lm), (*mm)->nv);
-    assert_int_equal((int)lucid_model_nu(*lm), (*mm)->nu);
+    if (!mujoco_loaded(have_api, &skipped)) return 0;
+    mujoco_load_both(&mj, path, mm, md, lm);
     assert_int_equal((int)lucid_model_ntendons(*lm), (*mm)->ntendon);
     return 1;
-}
-
-static void free_both(mjModel *mm, mjData *md, lucid_model *lm) {
-    mj.delete_data(md);
-    mj.delete_model(mm);
-    lucid_model_destroy(lm);
 }
 
 /* Each tendon's path and values against MuJoCo's compiled one. */
@@ -194,16 +152,17 @@ static void random_state(const mjModel *mm, mjData *md, uint64_t *seed) {
         double *q = md->qpos + mm->jnt_qposadr[j];
         if (mm->jnt_type[j] == mjJNT_BALL) {
             double n = 0.0;
-            for (int k = 0; k < 4; k++) q[k] = uniform(seed, -1, 1), n += q[k] * q[k];
+            for (int k = 0; k < 4; k++) q[k] = xorshift_range(seed, -1, 1), n += q[k] * q[k];
             for (int k = 0; k < 4; k++) q[k] /= sqrt(n);
         } else if (mm->jnt_limited[j]) {
-            q[0] = uniform(seed, mm->jnt_range[2 * j], mm->jnt_range[2 * j + 1]);
+            q[0] = xorshift_range(seed, mm->jnt_range[2 * j], mm->jnt_range[2 * j + 1]);
         } else {
-            q[0] = mm->jnt_type[j] == mjJNT_SLIDE ? uniform(seed, -0.2, 0.2) : uniform(seed, -2, 2);
+            q[0] = mm->jnt_type[j] == mjJNT_SLIDE ? xorshift_range(seed, -0.2, 0.2)
+                                                  : xorshift_range(seed, -2, 2);
         }
     }
-    for (int i = 0; i < mm->nv; i++) md->qvel[i] = uniform(seed, -3, 3);
-    for (int i = 0; i < mm->nu; i++) md->ctrl[i] = uniform(seed, -3, 3);
+    for (int i = 0; i < mm->nv; i++) md->qvel[i] = xorshift_range(seed, -3, 3);
+    for (int i = 0; i < mm->nu; i++) md->ctrl[i] = xorshift_range(seed, -3, 3);
 }
 
 /* Whether MuJoCo's tendon t wraps around a geom in md (a wrap point on a geom). */
@@ -278,7 +237,7 @@ static void test_definitions(void **state) {
     lucid_model *lm;
     if (!load_both(SPATIAL, &mm, &md, &lm)) return;
     check_tendons(mm, lm);
-    free_both(mm, md, lm);
+    mujoco_free_both(&mj, mm, md, lm);
     printf("spatial tendon definitions: equal MuJoCo's\n");
 }
 
@@ -304,23 +263,8 @@ static void test_random_states(void **state) {
                      mm->wrap_type[mm->tendon_adr[t] + i] == mjWRAP_CYLINDER;
         if (geoms) assert_true(wrapped[t] > 10 && straight[t] > 10); /* both met */
     }
-    free_both(mm, md, lm);
+    mujoco_free_both(&mj, mm, md, lm);
 }
-/* A world holding model lm alone, at MuJoCo's state, with its controls. */
-static lucid_world *world_of(const lucid_model *lm, const mjData *md, int *id) {
-    lucid_world_options o;
-    lucid_world_default_options(&o);
-    o.dt = lucid_model_timestep(lm);
-    lucid_world *w = NULL;
-    assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
-    lucid_world_model_desc d;
-    lucid_world_model_desc_default(&d);
-    d.q = md->qpos, d.v = md->qvel;
-    assert_int_equal(lucid_world_add_model(w, lm, &d, id, NULL), LUCID_OK);
-    assert_int_equal(lucid_world_model_set_control(w, *id, md->ctrl, NULL), LUCID_OK);
-    return w;
-}
-
 /* 250 steps from rest under gravity and constant controls: the arm swings down and the limited
  * tendon "straight" (t = 0) reaches its bound. Before it does, both steps are the same
  * semi-implicit Euler step (no joint damping, springs or armature; the tendons' forces explicit
@@ -335,7 +279,7 @@ static void test_limited_trajectory(void **state) {
     const double u[5] = {0.5, 0.3, 0.2, 0.4, -0.3};
     memcpy(md->ctrl, u, sizeof u);
     int id;
-    lucid_world *w = world_of(lm, md, &id);
+    lucid_world *w = mujoco_world_of(lm, md, 0, &id);
     const lucid_model_tendon *T = lucid_model_tendons(lm);
     assert_true(T[0].limited);
     double free_gap = 0.0, gap = 0.0, mine = 0.0, theirs = 0.0, Lmin = INFINITY, Lmax = -INFINITY;
@@ -370,7 +314,7 @@ static void test_limited_trajectory(void **state) {
     assert_true(free_gap <= 1e-9);
     assert_true(mine <= slop);
     lucid_world_destroy(w);
-    free_both(mm, md, lm);
+    mujoco_free_both(&mj, mm, md, lm);
 }
 /* arm26.xml with "<muscle" replaced by "<motor" (its default and its six actuators), written
  * beside nothing else (the sample includes no file); *path receives the copy's name. */
@@ -426,7 +370,7 @@ static void test_arm26(void **state) {
         assert_true(wrapped[t] > 10);
     }
     printf("\n");
-    free_both(mm, md, lm);
+    mujoco_free_both(&mj, mm, md, lm);
 }
 
 /* arm26.xml with each of its six muscles given the lengthrange MuJoCo 2.2.2 computed for it
@@ -490,10 +434,10 @@ static void test_arm26_muscles(void **state) {
     for (int s = 0; s < STATES; s++) {
         mj.reset_data(mm, md);
         for (int i = 0; i < mm->nq; i++)
-            md->qpos[i] = uniform(&seed, mm->jnt_range[2 * i], mm->jnt_range[2 * i + 1]);
-        for (int i = 0; i < mm->nv; i++) md->qvel[i] = uniform(&seed, -3, 3);
-        for (int i = 0; i < mm->nu; i++) md->ctrl[i] = uniform(&seed, 0, 1);
-        for (int i = 0; i < mm->na; i++) md->act[i] = uniform(&seed, 0, 1);
+            md->qpos[i] = xorshift_range(&seed, mm->jnt_range[2 * i], mm->jnt_range[2 * i + 1]);
+        for (int i = 0; i < mm->nv; i++) md->qvel[i] = xorshift_range(&seed, -3, 3);
+        for (int i = 0; i < mm->nu; i++) md->ctrl[i] = xorshift_range(&seed, 0, 1);
+        for (int i = 0; i < mm->na; i++) md->act[i] = xorshift_range(&seed, 0, 1);
         mj.fwd_position(mm, md);
         mj.fwd_velocity(mm, md);
         mj.fwd_actuation(mm, md);
@@ -506,7 +450,7 @@ static void test_arm26_muscles(void **state) {
     printf("arm26 with MuJoCo's lengthranges, %d random states: worst relative gaps "
            "qfrc_actuator %.2g, act_dot %.2g\n",
            STATES, worst[0], worst[1]);
-    free_both(mm, md, lm);
+    mujoco_free_both(&mj, mm, md, lm);
 }
 /* MuJoCo's arm26.xml unmodified: lucid computes its muscles' missing lengthranges as the
  * extremes of L over the joints' box (here at its corners: no extreme is interior). MuJoCo's
@@ -614,10 +558,10 @@ static void test_arm26_computed_lengthranges(void **state) {
     for (int s = 0; s < STATES; s++) {
         mj.reset_data(mm, md);
         for (int i = 0; i < mm->nq; i++)
-            md->qpos[i] = uniform(&seed, mm->jnt_range[2 * i], mm->jnt_range[2 * i + 1]);
-        for (int i = 0; i < mm->nv; i++) md->qvel[i] = uniform(&seed, -3, 3);
-        for (int i = 0; i < mm->nu; i++) md->ctrl[i] = uniform(&seed, 0, 1);
-        for (int i = 0; i < mm->na; i++) md->act[i] = uniform(&seed, 0, 1);
+            md->qpos[i] = xorshift_range(&seed, mm->jnt_range[2 * i], mm->jnt_range[2 * i + 1]);
+        for (int i = 0; i < mm->nv; i++) md->qvel[i] = xorshift_range(&seed, -3, 3);
+        for (int i = 0; i < mm->nu; i++) md->ctrl[i] = xorshift_range(&seed, 0, 1);
+        for (int i = 0; i < mm->na; i++) md->act[i] = xorshift_range(&seed, 0, 1);
         mj.fwd_position(mm, md);
         mj.fwd_velocity(mm, md);
         mj.fwd_actuation(mm, md);
@@ -636,7 +580,7 @@ static void test_arm26_computed_lengthranges(void **state) {
            "overshoot of %.3g rad; its search rests up to %.3g rad past the limits); %d random "
            "states: qfrc_actuator %.3g relative (%.2g with MuJoCo's ranges)\n",
            worst_gap, worst_over, worst_pen, STATES, worst_f, worst_same);
-    free_both(mm, md, lm);
+    mujoco_free_both(&mj, mm, md, lm);
 }
 #else
 static void test_definitions(void **state) {
@@ -667,7 +611,7 @@ static void test_arm26_computed_lengthranges(void **state) {
 
 static void test_moment_differences(void **state) {
     (void)state;
-    lucid_model *lm = load_lucid(SPATIAL);
+    lucid_model *lm = test_load_model(SPATIAL);
     double worst[16] = {0.0};
     int kinks = 0;
     assert_true(lucid_model_ntendons(lm) <= 16);
@@ -698,10 +642,5 @@ int main(void) {
         cmocka_unit_test(test_moment_differences),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
-    if (failed) return failed;
-    if (skipped) {
-        fprintf(stderr, "test_mjcf_spatial_tendons: MuJoCo 2.2.2 missing: skipped\n");
-        return 77;
-    }
-    return 0;
+    return mujoco_test_result(failed, skipped, "test_mjcf_spatial_tendons", "MuJoCo 2.2.2 missing");
 }

@@ -33,13 +33,8 @@
 #include "runtime/world/world.h"
 #include "runtime/world/world_internal.h"
 
-#if __has_include(<mujoco/mujoco.h>) && __has_include(<dlfcn.h>)
-#define HAVE_MUJOCO 1
-#include "tests/bench/mujoco_api.h"
 #include "tests/c/test_mujoco_compare.h"
-#else
-#define HAVE_MUJOCO 0
-#endif
+#include "tests/c/test_random.h"
 
 #define SPRING   LUCID_SOURCE_DIR "/tests/data/model/mjcf_tendon_spring.xml"
 #define LIMIT    LUCID_SOURCE_DIR "/tests/data/model/mjcf_tendon_limit.xml"
@@ -53,42 +48,12 @@ static int skipped;
 static mujoco_api mj;
 static int have_api;
 
-/* xorshift64*: the test's own random stream, uniform in [lo, hi). */
-static double uniform(uint64_t *s, double lo, double hi) {
-    *s ^= *s >> 12, *s ^= *s << 25, *s ^= *s >> 27;
-    return lo + (hi - lo) * (double)((*s * 2685821657736338717ull) >> 11) * 0x1.0p-53;
-}
-
 /* Both libraries' models of one file; 0 (skipped) without MuJoCo. */
 static int load_both(const char *path, mjModel **mm, mjData **md, lucid_model **lm) {
-    if (!have_api) {
-        skipped = 1;
-        return 0;
-    }
-    char err[1024] = "";
-    *mm = mj.load_xml(path, NULL, err, sizeof err);
-    if (!*mm) fprintf(stderr, "MuJoCo: %s\n", err);
-    assert_non_null(*mm);
-    *md = mj.make_data(*mm);
-    assert_non_null(*md);
-    lucid_model_spec *spec = NULL;
-    lucid_status st = lucid_model_spec_load(path, NULL, &spec, err, sizeof err);
-    if (st == LUCID_OK) st = lucid_model_compile(spec, lm, err, sizeof err);
-    if (st != LUCID_OK) fprintf(stderr, "lucid: %s\n", err);
-    lucid_model_spec_destroy(spec);
-    assert_int_equal(st, LUCID_OK);
-    /* hinges and slides only: lucid's coordinates are MuJoCo's */
-    assert_int_equal((int)lucid_model_nq(*lm), (*mm)->nq);
-    assert_int_equal((int)lucid_model_nv(*lm), (*mm)->nv);
-    assert_int_equal((int)lucid_model_nu(*lm), (*mm)->nu);
+    if (!mujoco_loaded(have_api, &skipped)) return 0;
+    mujoco_load_both(&mj, path, mm, md, lm);
     assert_int_equal((int)lucid_model_ntendons(*lm), (*mm)->ntendon);
     return 1;
-}
-
-static void free_both(mjModel *mm, mjData *md, lucid_model *lm) {
-    mj.delete_data(md);
-    mj.delete_model(mm);
-    lucid_model_destroy(lm);
 }
 
 /* Each tendon's definition against MuJoCo's compiled one. */
@@ -126,7 +91,7 @@ static void test_definitions(void **state) {
         lucid_model *lm;
         if (!load_both(paths[k], &mm, &md, &lm)) return;
         check_tendons(mm, lm);
-        free_both(mm, md, lm);
+        mujoco_free_both(&mj, mm, md, lm);
     }
     printf("tendon definitions: equal MuJoCo's in both models\n");
 }
@@ -155,9 +120,9 @@ static void test_random_states(void **state) {
     int clamped = 0, missed = 0, ctrl_clamped = 0;
     for (int s = 0; s < STATES; s++) {
         mj.reset_data(mm, md);
-        for (int i = 0; i < mm->nq; i++) md->qpos[i] = uniform(&seed, -2, 2);
-        for (int i = 0; i < mm->nv; i++) md->qvel[i] = uniform(&seed, -3, 3);
-        for (int i = 0; i < mm->nu; i++) md->ctrl[i] = uniform(&seed, -3, 3);
+        for (int i = 0; i < mm->nq; i++) md->qpos[i] = xorshift_range(&seed, -2, 2);
+        for (int i = 0; i < mm->nv; i++) md->qvel[i] = xorshift_range(&seed, -3, 3);
+        for (int i = 0; i < mm->nu; i++) md->ctrl[i] = xorshift_range(&seed, -3, 3);
         mj.fwd_position(mm, md);
         mj.fwd_velocity(mm, md);
         mj.fwd_actuation(mm, md);
@@ -192,22 +157,7 @@ static void test_random_states(void **state) {
            STATES, worst[0], worst[1], worst[2], worst[3], worst[4], clamped, missed, ctrl_clamped);
     assert_true(clamped > 0 && missed > 0 && ctrl_clamped > 0);
     free(tau), free(row), free(len), free(vel);
-    free_both(mm, md, lm);
-}
-
-/* A world holding model lm alone, at MuJoCo's state, with its controls. */
-static lucid_world *world_of(const lucid_model *lm, const mjData *md, int *id) {
-    lucid_world_options o;
-    lucid_world_default_options(&o);
-    o.dt = lucid_model_timestep(lm);
-    lucid_world *w = NULL;
-    assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
-    lucid_world_model_desc d;
-    lucid_world_model_desc_default(&d);
-    d.q = md->qpos, d.v = md->qvel;
-    assert_int_equal(lucid_world_add_model(w, lm, &d, id, NULL), LUCID_OK);
-    assert_int_equal(lucid_world_model_set_control(w, *id, md->ctrl, NULL), LUCID_OK);
-    return w;
+    mujoco_free_both(&mj, mm, md, lm);
 }
 
 static void test_spring_trajectory(void **state) {
@@ -222,7 +172,7 @@ static void test_spring_trajectory(void **state) {
     memcpy(md->qpos, q0, sizeof q0), memcpy(md->qvel, v0, sizeof v0);
     memcpy(md->ctrl, u, sizeof u);
     int id;
-    lucid_world *w = world_of(lm, md, &id);
+    lucid_world *w = mujoco_world_of(lm, md, 0, &id);
     int steps = (int)lround(1.0 / mm->opt.timestep);
     double gap = 0.0, travel = 0.0;
     for (int s = 0; s < steps; s++) {
@@ -241,7 +191,7 @@ static void test_spring_trajectory(void **state) {
     assert_true(travel > 0.5); /* the springs and actuators moved the model */
     assert_true(gap <= 1e-9);
     lucid_world_destroy(w);
-    free_both(mm, md, lm);
+    mujoco_free_both(&mj, mm, md, lm);
 }
 
 /* The largest excess of tendon t's length over its range (0 inside). */
@@ -259,7 +209,7 @@ static void test_limit_overshoot(void **state) {
     mj.reset_data(mm, md);
     md->ctrl[0] = 1.0; /* the motor pushes "bend" to its upper bound, gravity helps */
     int id;
-    lucid_world *w = world_of(lm, md, &id);
+    lucid_world *w = mujoco_world_of(lm, md, 0, &id);
     const lucid_model_tendon *T = lucid_model_tendons(lm);
     size_t nt = lucid_model_ntendons(lm);
     int steps = (int)lround(2.0 / mm->opt.timestep), active[2] = {0, 0};
@@ -284,7 +234,7 @@ static void test_limit_overshoot(void **state) {
         assert_true(mine[t] <= slop);
     }
     lucid_world_destroy(w);
-    free_both(mm, md, lm);
+    mujoco_free_both(&mj, mm, md, lm);
 }
 /* MuJoCo's force on tendon t's friction row in its last step, and whether it has one. */
 static int mujoco_tendon_friction(const mjData *md, int t, double *force) {
@@ -310,7 +260,7 @@ static void test_friction_sliding(void **state) {
     mj.reset_data(mm, md);
     md->qpos[0] = 0.7, md->qpos[1] = 0.1;
     int id;
-    lucid_world *w = world_of(lm, md, &id);
+    lucid_world *w = mujoco_world_of(lm, md, 0, &id);
     const lucid_model_tendon *T = lucid_model_tendons(lm);
     const double f = T[0].frictionloss;
     int steps = (int)lround(3.0 / mm->opt.timestep), saturated = 0, sliding = 0;
@@ -347,7 +297,7 @@ static void test_friction_sliding(void **state) {
     assert_true(fabs(lucid_model_tendon_velocity(&T[0], md->qpos, md->qvel)) >
                 1e3 * fabs(lucid_model_tendon_velocity(&T[0], q, v)));
     lucid_world_destroy(w);
-    free_both(mm, md, lm);
+    mujoco_free_both(&mj, mm, md, lm);
 }
 
 /* A clone taken while the tendon limits act steps as the world does once the world's own
@@ -450,10 +400,5 @@ int main(void) {
 #endif
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
-    if (failed) return failed;
-    if (skipped) {
-        fprintf(stderr, "test_mjcf_tendons: MuJoCo 2.2.2 missing: skipped\n");
-        return 77;
-    }
-    return 0;
+    return mujoco_test_result(failed, skipped, "test_mjcf_tendons", "MuJoCo 2.2.2 missing");
 }

@@ -32,16 +32,12 @@
 #include <cmocka.h>
 
 #include "runtime/model/model_load.h"
+#include "test_model_file.h"
 #include "test_model_util.h"
 
 enum { NSTATES = 3 };
 
 static int shared_missing;
-
-static const char *shared_dir(void) {
-    const char *d = getenv("LUCID_SHARED_DIR");
-    return d ? d : LUCID_SOURCE_DIR "/../shared";
-}
 
 typedef struct workspace {
     const lucid_model *m;
@@ -242,7 +238,7 @@ static void shared_robots(void **state) {
                   {"a1.urdf", 1}};
     char path[1024], label[64];
     for (size_t k = 0; k < sizeof robots / sizeof *robots; ++k) {
-        snprintf(path, sizeof path, "%s/data/robots/%s", shared_dir(), robots[k].file);
+        snprintf(path, sizeof path, "%s/data/robots/%s", test_shared_dir(), robots[k].file);
         if (access(path, R_OK) != 0) {
             fprintf(stderr, "%s missing (../shared absent; LUCID_SHARED_DIR overrides)\n", path);
             shared_missing = 1;

@@ -1,10 +1,27 @@
 /* A model file (MJCF or URDF) loaded and compiled for a cmocka test, failing the test with the
- * loader's message. Include after <cmocka.h>. */
+ * loader's message, and where the shared model files are. Include after <cmocka.h>. */
 #ifndef LUCID_TEST_MODEL_FILE_H
 #define LUCID_TEST_MODEL_FILE_H
 
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "runtime/model/model.h"
 #include "runtime/model/model_load.h"
+
+/* The shared data folder: LUCID_SHARED_DIR, else shared/ beside the source tree. */
+static inline const char *test_shared_dir(void) {
+    const char *d = getenv("LUCID_SHARED_DIR");
+    return d ? d : LUCID_SOURCE_DIR "/../shared";
+}
+
+/* Whether the file at path can be opened for reading. */
+static inline int test_file_exists(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    fclose(f);
+    return 1;
+}
 
 static inline lucid_model *test_load_model(const char *path) {
     char err[512];

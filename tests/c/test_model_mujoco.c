@@ -34,64 +34,15 @@
 #include "runtime/model/model.h"
 #include "runtime/model/model_load.h"
 
-#if __has_include(<mujoco/mujoco.h>) && __has_include(<dlfcn.h>)
-#define HAVE_MUJOCO 1
-#include "tests/bench/mujoco_api.h"
-#else
-#define HAVE_MUJOCO 0
-#endif
+#include "tests/c/test_mujoco_compare.h"
+#include "tests/c/test_random.h"
 
 #define STATES 100
 #define TOL    1e-9
 
 static int skipped;
 
-static const char *shared_dir(void) {
-    const char *d = getenv("LUCID_SHARED_DIR");
-    return d ? d : LUCID_SOURCE_DIR "/../shared";
-}
-
-static int file_exists(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return 0;
-    fclose(f);
-    return 1;
-}
-
 #if HAVE_MUJOCO
-/* xorshift64*: the test's own random stream, uniform in [lo, hi). */
-static double uniform(uint64_t *s, double lo, double hi) {
-    *s ^= *s >> 12, *s ^= *s << 25, *s ^= *s >> 27;
-    return lo + (hi - lo) * (double)((*s * 2685821657736338717ull) >> 11) * 0x1.0p-53;
-}
-
-static void random_quat(uint64_t *s, double *q) {
-    double n = 0.0;
-    do {
-        for (int i = 0; i < 4; i++) q[i] = uniform(s, -1, 1);
-        n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    } while (n < 0.1 || n > 1.0);
-    for (int i = 0; i < 4; i++) q[i] /= n;
-}
-
-/* max |a_i - b_i| <= TOL * max |b_i| over n entries; prints the worst. Returns the ratio. */
-static double compare(const char *what, const double *a, const double *b, size_t n, int state) {
-    double scale = 0.0, gap = 0.0;
-    size_t worst = 0;
-    for (size_t i = 0; i < n; i++) {
-        scale = fmax(scale, fabs(b[i]));
-        if (fabs(a[i] - b[i]) > gap) gap = fabs(a[i] - b[i]), worst = i;
-    }
-    double rel = scale > 0.0 ? gap / scale : gap;
-    if (!(rel <= TOL)) {
-        fprintf(stderr,
-                "state %d: %s differs: entry %zu lucid %.17g MuJoCo %.17g (%.3g relative)\n", state,
-                what, worst, a[worst], b[worst], rel);
-        fail();
-    }
-    return rel;
-}
-
 /* lucid reads lucid_path (meshes skipped), MuJoCo mujoco_path (the same model). MJCF: the
  * same path, and lucid's bodies take MuJoCo's compiled inertias (see below); URDF: MuJoCo
  * fuses fixed links into their parents, so bodies are matched by name only (the inertias of
@@ -166,20 +117,20 @@ static void compare_files(const char *lucid_path, const char *path) {
             double *qp = md->qpos + mm->jnt_qposadr[j];
             switch (mm->jnt_type[j]) {
                 case mjJNT_FREE:
-                    for (int i = 0; i < 3; i++) qp[i] = uniform(&seed, -1, 1);
-                    random_quat(&seed, qp + 3);
+                    for (int i = 0; i < 3; i++) qp[i] = xorshift_range(&seed, -1, 1);
+                    xorshift_quat(&seed, qp + 3);
                     break;
                 case mjJNT_BALL:
-                    random_quat(&seed, qp);
+                    xorshift_quat(&seed, qp);
                     break;
                 default: {
                     double lo = mm->jnt_limited[j] ? mm->jnt_range[2 * j] : -3.14159;
                     double hi = mm->jnt_limited[j] ? mm->jnt_range[2 * j + 1] : 3.14159;
-                    qp[0] = uniform(&seed, lo, hi);
+                    qp[0] = xorshift_range(&seed, lo, hi);
                 }
             }
         }
-        for (int i = 0; i < mm->nv; i++) md->qvel[i] = uniform(&seed, -2, 2);
+        for (int i = 0; i < mm->nv; i++) md->qvel[i] = xorshift_range(&seed, -2, 2);
         for (int i = 0; i < mm->nu; i++) md->ctrl[i] = 0.0;
         mj.forward(mm, md);
         mj.full_m(mm, Mmj, md->qM);
@@ -227,7 +178,7 @@ static void compare_files(const char *lucid_path, const char *path) {
                     got[3 * r + c] = lucid_mat3_at(&X.R, r, c), ref[3 * r + c] = xm[3 * r + c];
             lucid_vec3_store(X.t, got + 9);
             memcpy(ref + 9, md->xpos + 3 * body, 3 * sizeof(double));
-            compare("body placement", got, ref, 12, s);
+            compare("body placement", got, ref, 12, TOL, s);
         }
         /* M = T^T M_mj T */
         for (size_t i = 0; i < nv; i++)
@@ -243,7 +194,8 @@ static void compare_files(const char *lucid_path, const char *path) {
                 want[i + nv * k] = acc;
             }
         lucid_model_crba(m, d, q);
-        worst[0] = fmax(worst[0], compare("M", lucid_model_data_mass_matrix(d), want, nv * nv, s));
+        worst[0] =
+            fmax(worst[0], compare("M", lucid_model_data_mass_matrix(d), want, nv * nv, TOL, s));
         /* b = T^T (b_mj + M_mj dT v) */
         for (size_t i = 0; i < nv; i++) {
             double acc = md->qfrc_bias[i];
@@ -256,7 +208,7 @@ static void compare_files(const char *lucid_path, const char *path) {
             want[i] = acc;
         }
         lucid_model_nle(m, d, q, v, b);
-        worst[1] = fmax(worst[1], compare("bias forces", b, want, nv, s));
+        worst[1] = fmax(worst[1], compare("bias forces", b, want, nv, TOL, s));
         /* tau = T^T (passive + actuator); a = T^-1 (a_mj - dT v) (T^-1 = T^T: orthogonal) */
         for (size_t i = 0; i < nv; i++) {
             double acc = 0.0;
@@ -268,7 +220,7 @@ static void compare_files(const char *lucid_path, const char *path) {
             want[i] = acc;
         }
         lucid_model_aba(m, d, q, v, tau, a);
-        worst[2] = fmax(worst[2], compare("forward acceleration", a, want, nv, s));
+        worst[2] = fmax(worst[2], compare("forward acceleration", a, want, nv, TOL, s));
     }
     printf("%s: %d states: M %.2g, bias %.2g, acceleration %.2g (largest relative gaps)\n",
            lucid_path, STATES, worst[0], worst[1], worst[2]);
@@ -293,7 +245,7 @@ static void compare_model(const char *path) {
 static void test_humanoid(void **state) {
     (void)state;
     const char *path = "/usr/share/mujoco/model/humanoid/humanoid.xml";
-    if (!file_exists(path)) {
+    if (!test_file_exists(path)) {
         fprintf(stderr, "%s missing (Debian libmujoco-samples): skipped\n", path);
         skipped = 1;
         return;
@@ -304,8 +256,8 @@ static void test_humanoid(void **state) {
 static void test_allegro(void **state) {
     (void)state;
     char path[1024];
-    snprintf(path, sizeof path, "%s/data/robots/allegro_right_hand.xml", shared_dir());
-    if (!file_exists(path)) {
+    snprintf(path, sizeof path, "%s/data/robots/allegro_right_hand.xml", test_shared_dir());
+    if (!test_file_exists(path)) {
         fprintf(stderr, "%s missing (../shared absent; LUCID_SHARED_DIR overrides): skipped\n",
                 path);
         skipped = 1;
@@ -358,8 +310,8 @@ static int strip_urdf(const char *src, char *out, size_t outlen) {
 static void test_ur5(void **state) {
     (void)state;
     char path[1024], stripped[256];
-    snprintf(path, sizeof path, "%s/data/robots/ur5.urdf", shared_dir());
-    if (!file_exists(path)) {
+    snprintf(path, sizeof path, "%s/data/robots/ur5.urdf", test_shared_dir());
+    if (!test_file_exists(path)) {
         fprintf(stderr, "%s missing (../shared absent; LUCID_SHARED_DIR overrides): skipped\n",
                 path);
         skipped = 1;
@@ -383,10 +335,6 @@ int main(void) {
         cmocka_unit_test(test_ur5),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
-    if (failed) return failed;
-    if (skipped) {
-        fprintf(stderr, "test_model_mujoco: some models were not compared (above): skipped\n");
-        return 77;
-    }
-    return 0;
+    return mujoco_test_result(failed, skipped, "test_model_mujoco",
+                              "some models were not compared (above)");
 }

@@ -22,16 +22,12 @@
 #include "runtime/model/base_parameters.h"
 #include "runtime/model/model_load.h"
 #include "test_alloc_counter.h"
+#include "test_model_file.h"
 #include "test_model_util.h"
 
 enum { NSTATES = 6 };
 
 static int shared_missing;
-
-static const char *shared_dir(void) {
-    const char *d = getenv("LUCID_SHARED_DIR");
-    return d ? d : LUCID_SOURCE_DIR "/../shared";
-}
 
 static double inf_norm(const double *x, size_t n) {
     double s = 0.0;
@@ -275,7 +271,7 @@ static void shared_robots(void **state) {
                   {"a1.urdf", 1}};
     char path[1024], label[64];
     for (size_t k = 0; k < sizeof robots / sizeof *robots; ++k) {
-        snprintf(path, sizeof path, "%s/data/robots/%s", shared_dir(), robots[k].file);
+        snprintf(path, sizeof path, "%s/data/robots/%s", test_shared_dir(), robots[k].file);
         if (access(path, R_OK) != 0) {
             fprintf(stderr, "%s missing (../shared absent; LUCID_SHARED_DIR overrides)\n", path);
             shared_missing = 1;

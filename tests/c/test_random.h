@@ -1,9 +1,10 @@
 /* Deterministic random inputs shared by the C tests and benchmarks: a splitmix64 stream
  * local to each test (independent of the library's RNG, so a bug there cannot hide one
- * here), random unit directions and rotations. */
+ * here), an xorshift64* one, random unit directions and rotations. */
 #ifndef LUCID_TEST_RANDOM_H
 #define LUCID_TEST_RANDOM_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include "runtime/math/quat.h"
@@ -17,6 +18,24 @@ static inline double uniform(uint64_t *state) {
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     z ^= z >> 31;
     return (double)(z >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* Uniform in [lo, hi) from an xorshift64* stream (state non-zero): the MuJoCo-comparison
+ * tests' draws, a stream of its own (not uniform()'s). */
+static inline double xorshift_range(uint64_t *s, double lo, double hi) {
+    *s ^= *s >> 12, *s ^= *s << 25, *s ^= *s >> 27;
+    return lo + (hi - lo) * (double)((*s * 2685821657736338717ull) >> 11) * 0x1.0p-53;
+}
+
+/* A random unit quaternion q[4] (w, x, y, z) from xorshift_range's stream (normalised from the
+ * cube's shell 0.1 <= |q| <= 1). */
+static inline void xorshift_quat(uint64_t *s, double q[4]) {
+    double n = 0.0;
+    do {
+        for (int i = 0; i < 4; i++) q[i] = xorshift_range(s, -1, 1);
+        n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    } while (n < 0.1 || n > 1.0);
+    for (int i = 0; i < 4; i++) q[i] /= n;
 }
 
 /* Uniform on the unit sphere (rejection from the cube). */

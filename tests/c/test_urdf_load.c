@@ -18,6 +18,7 @@
 #include "runtime/model/model.h"
 #include "runtime/model/model_load.h"
 #include "runtime/shapes/convex_mesh.h"
+#include "test_model_file.h"
 #include "test_random.h"
 
 #define FORMS    LUCID_SOURCE_DIR "/tests/data/model/urdf_forms.urdf"
@@ -25,11 +26,6 @@
 #define NOISE    LUCID_SOURCE_DIR "/tests/data/model/urdf_noise.urdf"
 
 static int skipped;
-
-static const char *shared_dir(void) {
-    const char *d = getenv("LUCID_SHARED_DIR");
-    return d ? d : LUCID_SOURCE_DIR "/../shared";
-}
 
 static lucid_model_spec *load_with(const char *path, const lucid_model_load_options *o) {
     lucid_model_spec *s = NULL;
@@ -581,7 +577,7 @@ static void test_dae_collision(void **state) {
 
 static lucid_model_spec *shared(const char *name, int floating) {
     char path[1024];
-    snprintf(path, sizeof path, "%s/data/robots/%s", shared_dir(), name);
+    snprintf(path, sizeof path, "%s/data/robots/%s", test_shared_dir(), name);
     FILE *f = fopen(path, "rb");
     if (!f) {
         fprintf(stderr, "%s missing (../shared absent; LUCID_SHARED_DIR overrides): skipped\n",

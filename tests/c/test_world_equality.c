@@ -24,12 +24,7 @@
 #include "runtime/world/world.h"
 #include "runtime/world/world_internal.h"
 
-#if __has_include(<mujoco/mujoco.h>) && __has_include(<dlfcn.h>)
-#define HAVE_MUJOCO 1
-#include "tests/bench/mujoco_api.h"
-#else
-#define HAVE_MUJOCO 0
-#endif
+#include "tests/c/test_mujoco_compare.h"
 
 #define DATA LUCID_SOURCE_DIR "/tests/data/model/"
 

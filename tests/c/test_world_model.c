@@ -14,6 +14,8 @@
 #include "runtime/model/dynamics.h"
 #include "runtime/model/model.h"
 #include "runtime/world/world.h"
+#include "runtime/world/world_internal.h" /* lucid_world_clone_into */
+#include "tests/c/test_model_file.h"
 
 static const double HALF = 0.05; /* box half-extent (m) */
 /* Every case runs twice: every island on the dense path (a sparse_threshold no island
@@ -447,6 +449,48 @@ static void test_state_round_trip(void **state) {
     free(x0), free(x1), free(x2);
 }
 
+/* The step sensors read the last step (the model's stepped flag with its q_start, v_start):
+ * a clone and a synced copy (lucid_world_clone, _clone_into) give the same values bit for bit,
+ * and NaN once the state is set (no step behind it). */
+static void test_step_sensors_follow_copies(void **state) {
+    (void)state;
+    lucid_model *m = test_load_model(LUCID_SOURCE_DIR "/tests/data/model/mjcf_step_sensors.xml");
+    lucid_world_options o;
+    lucid_world_default_options(&o);
+    o.dt = lucid_model_timestep(m);
+    lucid_world *w = NULL, *c = NULL;
+    assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
+    lucid_world_model_desc md;
+    lucid_world_model_desc_default(&md);
+    int id;
+    assert_int_equal(lucid_world_add_model(w, m, &md, &id, NULL), LUCID_OK);
+    const double u[3] = {0.5, -1.0, 0.3};
+    assert_int_equal(lucid_world_model_set_control(w, id, u, NULL), LUCID_OK);
+    size_t n = lucid_model_nsensordata(m);
+    double *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b);
+    double *x = calloc((size_t)lucid_world_state_size(w), sizeof *x);
+    assert_true(a && b && x);
+    for (int k = 0; k < 20; ++k) assert_int_equal(lucid_world_step(w), LUCID_OK);
+    for (int copy = 0; copy < 2; ++copy) { /* a clone, then the sync of clone_into */
+        if (copy == 1) assert_int_equal(lucid_world_step(w), LUCID_OK);
+        lucid_status st = copy ? lucid_world_clone_into(w, &c) : lucid_world_clone(w, &c);
+        assert_int_equal(st, LUCID_OK);
+        assert_int_equal(lucid_world_model_sensors(w, id, a), LUCID_OK);
+        assert_int_equal(lucid_world_model_sensors(c, id, b), LUCID_OK);
+        for (size_t i = 0; i < n; ++i) assert_true(isfinite(a[i]));
+        assert_memory_equal(a, b, n * sizeof *a);
+    }
+    lucid_world_get_state(w, x);
+    assert_int_equal(lucid_world_set_state(w, x, NULL), LUCID_OK);
+    assert_int_equal(lucid_world_clone_into(w, &c), LUCID_OK);
+    assert_int_equal(lucid_world_model_sensors(c, id, b), LUCID_OK);
+    assert_true(isfinite(b[0]) && isnan(b[1])); /* jointpos; the accelerometer a_tip */
+    lucid_world_destroy(c);
+    lucid_world_destroy(w);
+    lucid_model_destroy(m);
+    free(a), free(b), free(x);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_free_joint_model_matches_free_body),
@@ -456,6 +500,7 @@ int main(void) {
         cmocka_unit_test(test_joint_limit_holds),
         cmocka_unit_test(test_stiff_servo_is_stable),
         cmocka_unit_test(test_state_round_trip),
+        cmocka_unit_test(test_step_sensors_follow_copies),
     };
     int failed = cmocka_run_group_tests_name("dense path", tests, NULL, NULL);
     path_threshold = 0;

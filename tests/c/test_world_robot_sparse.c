@@ -37,11 +37,6 @@
 
 static int skipped, ran;
 
-static const char *shared_dir(void) {
-    const char *d = getenv("LUCID_SHARED_DIR");
-    return d ? d : LUCID_SOURCE_DIR "/../shared";
-}
-
 static int readable(const char *path) {
     FILE *f = fopen(path, "rb");
     if (f) fclose(f);
@@ -195,7 +190,7 @@ static scene allegro(void) {
         "allegro", "",  {0, 1.2, 1.2, 1.2, 0, 1.2, 1.2, 1.2, 0, 1.2, 1.2, 1.2, 1.3, 1.2, 1.2, 1.2},
         16,        400, 0,
         0};
-    snprintf(sc.path, sizeof sc.path, "%s/data/robots/allegro_cube.xml", shared_dir());
+    snprintf(sc.path, sizeof sc.path, "%s/data/robots/allegro_cube.xml", test_shared_dir());
     return sc;
 }
 
