@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "runtime/model/dynamics.h"
+#include "runtime/model/model_internal.h"
 #include "runtime/model/spatial.h"
 
 /* Inverse of the n x n symmetric positive definite A (n <= 6, column-major, ld n) by Cholesky:

@@ -1,5 +1,6 @@
 /* Kinetic and potential energy, centre of mass (dynamics.h). */
 #include "runtime/model/dynamics.h"
+#include "runtime/model/model_internal.h"
 #include "runtime/model/spatial.h"
 
 /* T = 1/2 sum v_i . I_i v_i + 1/2 sum armature qd^2; V = -g . sum (R_i h_i + m_i p_i). */

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "runtime/model/dynamics.h"
+#include "runtime/model/model_internal.h"
 #include "runtime/model/spatial.h"
 
 /* The twist in `ref` of frame f (world placement oMf) made by a unit velocity of dof k of node

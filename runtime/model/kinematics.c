@@ -1,5 +1,6 @@
 /* Forward kinematics and frame placements (dynamics.h). */
 #include "runtime/model/dynamics.h"
+#include "runtime/model/model_internal.h"
 #include "runtime/model/spatial.h"
 
 /* liMi = X_tree X_J(q_i), oMi = oM_parent liMi, parents first. */

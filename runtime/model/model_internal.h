@@ -6,14 +6,7 @@
 #include <stdatomic.h>
 
 #include "runtime/model/model.h"
-
-/* A rigid-body inertia in some frame: mass, first moment h = mass * com, and the rotational
- * inertia about the frame's origin. Composite inertias (CRBA) stay of this form. */
-typedef struct lucid_inertia {
-    double mass;
-    lucid_vec3 h;
-    lucid_mat3 I;
-} lucid_inertia;
+#include "runtime/model/spatial.h"
 
 typedef struct lucid_model_node {
     char *name;
@@ -170,5 +163,45 @@ lucid_status lucid_model_build_equalities(lucid_model *m, const lucid_model_spec
                                           const int *body_node, const lucid_se3 *body_in_node,
                                           const int *body_mocap, const int *joint_node, char *err,
                                           size_t errlen);
+
+/* The joint motion X_J(q) of a node (its frame relative to its zero-motion frame). */
+static inline lucid_se3 lucid_joint_motion(const lucid_model_node *nd, const double *q) {
+    lucid_se3 X = lucid_se3_identity();
+    switch (nd->kind) {
+        case LUCID_JOINT_REVOLUTE: {
+            double th = q[0] - nd->ref, c = cos(th), s = sin(th);
+            lucid_mat3 R = {{c, s, 0, -s, c, 0, 0, 0, 1}};
+            X.R = R;
+            break;
+        }
+        case LUCID_JOINT_PRISMATIC:
+            X.t = lucid_vec3_make(0.0, 0.0, q[0] - nd->ref);
+            break;
+        case LUCID_JOINT_SPHERICAL: {
+            lucid_quat qu = lucid_quat_make(q[0], q[1], q[2], q[3]);
+            lucid_quat_normalize(&qu);
+            X.R = lucid_quat_to_mat3(qu);
+            break;
+        }
+        case LUCID_JOINT_FREE: {
+            lucid_quat qu = lucid_quat_make(q[3], q[4], q[5], q[6]);
+            lucid_quat_normalize(&qu);
+            X.R = lucid_quat_to_mat3(qu);
+            X.t = lucid_vec3_make(q[0], q[1], q[2]);
+            break;
+        }
+        case LUCID_JOINT_PLANAR: {
+            double n = hypot(q[2], q[3]);
+            double c = n > 0.0 ? q[2] / n : 1.0, s = n > 0.0 ? q[3] / n : 0.0;
+            lucid_mat3 R = {{c, s, 0, -s, c, 0, 0, 0, 1}};
+            X.R = R;
+            X.t = lucid_vec3_make(q[0], q[1], 0.0);
+            break;
+        }
+        default:
+            break;
+    }
+    return X;
+}
 
 #endif

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "runtime/model/dynamics.h"
+#include "runtime/model/model_internal.h"
 #include "runtime/model/spatial.h"
 
 static inline double dot6(const double *a, const double *b) {

@@ -67,7 +67,7 @@ static lucid_vec3 point_velocity(const double *V, lucid_vec3 x) {
 
 /* Whether dof j is on the chain from dof `last` to the root. */
 static int on_chain(const lucid_model *m, int last, int j) {
-    for (int k = last; k >= j; k = m->dof_parent[k])
+    for (int k = last; k >= j; k = lucid_model_dof_parent(m)[k])
         if (k == j) return 1;
     return 0;
 }
@@ -121,16 +121,17 @@ lucid_step_positions_create(lucid_arena *arena, lucid_world *w, const lucid_worl
     for (size_t i = 0; i < nm; ++i) {
         const lucid_world_model *wm = &w->models[i];
         const lucid_model *m = wm->model;
-        size_t nv = m->nv;
+        size_t nv = lucid_model_nv(m);
         s->model_dof[i] = dof;
         /* the world columns and the chains' twists at q0 (wm->data posed there) */
         const double *p = post0 + s->model_slot[i];
         for (size_t k = 0; k < nv; ++k) {
-            lucid_se3 X = lucid_se3_compose(&wm->base, &wm->data->oMi[m->dof_node[k]]);
+            lucid_se3 X = lucid_se3_compose(
+                &wm->base, &lucid_model_data_joint_poses(wm->data)[lucid_model_dof_joint(m)[k]]);
             double *J = s->Jw + 6 * (dof + k), *V = s->V + 6 * (dof + k),
                    *Vs = s->Vs + 6 * (dof + k);
-            lucid_sp_world_column(&X, m->dof_axis[k], J);
-            int par = m->dof_parent[k];
+            lucid_sp_world_column(&X, lucid_model_dof_axis(m)[k], J);
+            int par = lucid_model_dof_parent(m)[k];
             for (int r = 0; r < 6; ++r) {
                 V[r] = (par >= 0 ? s->V[6 * (dof + (size_t)par) + r] : 0.0) + J[r] * p[k];
                 Vs[r] = (par >= 0 ? s->Vs[6 * (dof + (size_t)par) + r] : 0.0) + J[r] * wm->v[k];
@@ -155,7 +156,7 @@ static int has_spatial_tendon(const lucid_model *m) {
 void lucid_step_positions_astar(const lucid_world *w, int i, const double *post0, double *astar) {
     const lucid_world_model *wm = &w->models[i];
     const double dt = w->opt.dt;
-    for (size_t k = 0; k < wm->model->nv; ++k) astar[k] = (post0[k] - wm->v[k]) / dt;
+    for (size_t k = 0; k < lucid_model_nv(wm->model); ++k) astar[k] = (post0[k] - wm->v[k]) / dt;
 }
 
 int lucid_step_positions_model(lucid_step_positions *s, int i, const double *drnea_dq) {
@@ -163,7 +164,7 @@ int lucid_step_positions_model(lucid_step_positions *s, int i, const double *drn
     const lucid_world_model *wm = &w->models[i];
     const lucid_model *m = wm->model;
     if (!lucid_world_model_gravity_is_world(w, i) || has_spatial_tendon(m)) return 0;
-    size_t nv = m->nv;
+    size_t nv = lucid_model_nv(m);
     double dt = w->opt.dt;
     if (drnea_dq) {
         memcpy(s->R0, drnea_dq, nv * nv * sizeof(double));
@@ -232,7 +233,7 @@ static int side_twist(const lucid_step_positions *s, int k, int side, int j, dou
     }
     if (b->model != s->model || b->is_static) return 0;
     const lucid_model *m = w->models[s->model].model;
-    if (!on_chain(m, lucid_model_node_last_dof(m, b->node), j)) return 0;
+    if (!on_chain(m, lucid_model_joint_last_dof(m, (size_t)b->node), j)) return 0;
     double xb[6];
     lucid_sp_motion_act_inv(&b->pose, s->Jw + 6 * (s->model_dof[s->model] + (size_t)j), xb);
     lucid_contact_geometry_twist_part(&w->parts[b->part_begin + (side ? c->part2 : c->part1)].pose,
@@ -258,10 +259,12 @@ static void side_force_change(lucid_step_positions *s, int k, int side, int movi
         double W[6], dW[6], Z[6] = {0, 0, 0, 0, 0, 0};
         lucid_sp_set(W, f, lucid_vec3_cross(x, f));
         lucid_sp_set(dW, df, lucid_vec3_add(lucid_vec3_cross(x, df), lucid_vec3_cross(dx, f)));
-        int first = moving ? (int)m->nodes[m->dof_node[j]].idx_v : 0;
+        int first =
+            moving ? (int)lucid_model_joint_idx_v(m, (size_t)lucid_model_dof_joint(m)[j]) : 0;
         if (moving) lucid_sp_cross_force(Jw + 6 * (size_t)j, W, Z);
         double *rhs = dp + s->model_slot[sd->model];
-        for (int q = lucid_model_node_last_dof(m, b->node); q >= 0; q = m->dof_parent[q]) {
+        for (int q = lucid_model_joint_last_dof(m, (size_t)b->node); q >= 0;
+             q = lucid_model_dof_parent(m)[q]) {
             double val = dot6(Jw + 6 * (size_t)q, dW);
             if (moving && q >= first) val -= dot6(Jw + 6 * (size_t)q, Z);
             rhs[q] += dt * val;
@@ -342,14 +345,15 @@ static void side_velocity(const lucid_step_positions *s, int k, int side, int j,
         return;
     }
     const lucid_model *m = w->models[b->model].model;
-    int last = lucid_model_node_last_dof(m, b->node);
+    int last = lucid_model_joint_last_dof(m, (size_t)b->node);
     if (last < 0) return;
     size_t d0 = s->model_dof[b->model];
     const double *V = (start ? s->Vs : s->V) + 6 * (d0 + (size_t)last);
     *vel = point_velocity(V, x);
     *dvel = lucid_vec3_cross(lucid_sp_ang(V), dx);
     if (b->model != s->model || !on_chain(m, last, j)) return;
-    int above = m->dof_parent[m->nodes[m->dof_node[j]].idx_v];
+    int above =
+        lucid_model_dof_parent(m)[lucid_model_joint_idx_v(m, (size_t)lucid_model_dof_joint(m)[j])];
     double rel[6], t[6];
     for (int r = 0; r < 6; ++r)
         rel[r] = V[r] - (above >= 0 ? (start ? s->Vs : s->V)[6 * (d0 + (size_t)above) + r] : 0.0);

@@ -104,6 +104,42 @@ t.case("every include follows the layering rule (or is a listed exception)", fun
     table.concat(stale, "\n  "))
 end)
 
+-- The internal headers a header brings in with it: those it includes, directly or through
+-- other headers of the repository (memoised in `memo`).
+local function internal_closure(header, direct, memo, visiting)
+  if memo[header] then return memo[header] end
+  if visiting[header] then return {} end
+  visiting[header] = true
+  local out = {}
+  for _, inc in ipairs(direct[header] or {}) do
+    if inc:match("_internal%.h$") then out[inc] = true end
+    for h in pairs(internal_closure(inc, direct, memo, visiting)) do out[h] = true end
+  end
+  visiting[header] = nil
+  memo[header] = out
+  return out
+end
+
+t.case("no file reaches another folder's internal header through a public one", function()
+  local all = includes()
+  local direct = {}
+  for _, e in ipairs(all) do
+    direct[e[1]] = direct[e[1]] or {}
+    table.insert(direct[e[1]], e[2])
+  end
+  local memo, bad = {}, {}
+  for _, e in ipairs(all) do
+    for h in pairs(internal_closure(e[2], direct, memo, {})) do
+      if folder(h) ~= folder(e[1]) and h ~= e[2] then
+        bad[#bad + 1] = e[1] .. " -> " .. e[2] .. " -> ... " .. h
+      end
+    end
+  end
+  table.sort(bad)
+  t.truthy(#bad == 0, "public headers that carry another folder's internals:\n  " ..
+    table.concat(bad, "\n  "))
+end)
+
 t.case("the rule rejects what it should", function()
   t.truthy(violation("runtime/model/mjcf_load.c", "runtime/world/world.h"), "model -> world")
   t.truthy(violation("solvers/contact/contact_pgs.c", "solvers/collision/gjk.h"),
