@@ -23,7 +23,7 @@
  *                                              holds any depth a step ends at in it, slop/2
  *                                              after a landing, slop/10 inside its edge, but
  *                                              just past 0.4 slop after a slow approach;
- *                                              docs/world.md "Position correction"),
+ *                                              docs/world_step.md "Position correction"),
  *   c*_N = min(-(d + slop/2) / dt, v_c)       when d < -slop: a deeper overlap is pushed back
  *                                              at no more than the correction speed v_c
  *                                              (options.correction_speed), so no body leaves a

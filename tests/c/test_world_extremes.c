@@ -134,7 +134,7 @@ static int add_box(lucid_world *w, double half, double mass, lucid_vec3 at) {
     return id;
 }
 
-/* The largest power of two not above x, capped at 1 (docs/world.md, "Units of the solve"). */
+/* The largest power of two not above x, capped at 1 (docs/world_step.md, "Units of the solve"). */
 static double unit_of(double x) {
     if (!(x > 0.0) || x >= 1.0) return 1.0;
     return pow(2.0, floor(log2(x)));

@@ -1,4 +1,4 @@
--- The position correction (docs/world.md, "Position correction"): an overlap is pushed out at
+-- The position correction (docs/world_step.md, "Position correction"): an overlap is pushed out at
 -- no more than the correction speed v_c, so no body leaves a correction faster than v_c
 -- (by default sqrt(2 g_n slop): it rises at most slop), whatever the time step; Baumgarte's
 -- -beta (-d - slop) / dt threw a box created 2 cm in the ground 0.79 m up at dt 1e-3 and 22 m
@@ -158,7 +158,7 @@ t.case("a small body's correction speed follows its slop; static parts do not co
   t.truthy(depth >= 0.4e-4 and depth <= 1e-4, "in the default slop's band: " .. depth)
 end)
 
--- ---- the rest depth of an approach from a touch (docs/world.md, "Position correction") -------
+-- ---- the rest depth of an approach from a touch (docs/world_step.md, "Position correction") -------
 local SLOP = 1e-4
 local TIGHT = {tol = 1e-12, max_iter = 5000} -- solves whose residual moves no contact at rest
 

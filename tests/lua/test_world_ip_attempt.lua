@@ -1,5 +1,5 @@
--- The island solve's last attempt, the model's interior point (docs/world.md, "Where ADMM and
--- PGS stall"): a box landing on a corner (tasks/single_level_drop.lua's box at 30 Hz, in an
+-- The island solve's last attempt, the model's interior point (docs/world_step.md, "The island
+-- solve"): a box landing on a corner (tasks/single_level_drop.lua's box at 30 Hz, in an
 -- orientation found by search) gives on step 11 an NCP where the warm ncp:admm and the PGS
 -- after it both spend their 200 iterations without meeting tol 1e-6; the ip attempt meets it.
 local t = require "testing"
