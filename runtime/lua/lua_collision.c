@@ -50,18 +50,6 @@ static const char *const BATCH_OPTIONS[] = {"algorithm", "normalize",  "tol",   
                                             "max_iter",  "warm_start", "epa_tol", "epa_max_iter",
                                             "chain",     NULL};
 
-static lucid_gjk_algorithm check_algorithm(lua_State *L, const char *fname) {
-    if (lua_type(L, -1) != LUA_TSTRING)
-        lucid_lua_fail(L, fname, "algorithm must be a string (got %s)", lucid_lua_typename(L, -1));
-    const char *name = lua_tostring(L, -1);
-    if (strcmp(name, "gjk") == 0) return LUCID_GJK_VANILLA;
-    if (strcmp(name, "polyak") == 0) return LUCID_GJK_POLYAK;
-    if (strcmp(name, "nesterov") == 0) return LUCID_GJK_NESTEROV;
-    lucid_lua_fail(L, fname,
-                   "unknown algorithm '%s' (expected \"gjk\", \"polyak\" or \"nesterov\")", name);
-    return LUCID_GJK_VANILLA;
-}
-
 /* warm_start: a previous result table (its separation field) or a 3-vector (vec or table). */
 static void check_warm_start(lua_State *L, const char *fname, lucid_gjk_options *opt) {
     if (lua_type(L, -1) == LUA_TTABLE) {
@@ -81,34 +69,15 @@ static void check_warm_start(lua_State *L, const char *fname, lucid_gjk_options 
     opt->warm_vector = lucid_lua_checkvec3(L, -1, fname, "warm_start");
 }
 
-/* Reads the number / integer options. */
-static void read_numeric_options(lua_State *L, int idx, const char *fname, lucid_gjk_options *opt) {
-    lucid_lua_fields f = lucid_lua_fields_at(L, idx, fname, "");
-    opt->tol = lucid_lua_number_in(&f, "tol", opt->tol, &lucid_lua_positive);
-    opt->max_iter = (int)lucid_lua_integer_field(&f, "max_iter", opt->max_iter, 1, INT_MAX);
-    opt->epa_tol = lucid_lua_number_in(&f, "epa_tol", opt->epa_tol, &lucid_lua_nonnegative);
-    opt->epa_max_iter =
-        (int)lucid_lua_integer_field(&f, "epa_max_iter", opt->epa_max_iter, 1, LUCID_EPA_MAX_ITER);
-}
-
-/* The query options present in the table at idx, over *opt (names not checked). */
+/* The query options present in the table at idx, over *opt (names not checked): those of
+ * lucid_gjk_option_table, and the warm start. */
 static void read_query_values(lua_State *L, int idx, const char *fname, lucid_gjk_options *opt) {
-    if (lucid_lua_field(L, idx, "algorithm")) {
-        opt->algorithm = check_algorithm(L, fname);
-        lua_pop(L, 1);
-    }
     lucid_lua_fields f = lucid_lua_fields_at(L, idx, fname, "");
-    opt->normalize = lucid_lua_boolean_field(&f, "normalize", opt->normalize);
-    static const char *const tol_modes[] = {"absolute", "relative", NULL};
-    static const lucid_gjk_tolerance tol_mode_of[] = {LUCID_GJK_TOL_ABSOLUTE,
-                                                      LUCID_GJK_TOL_RELATIVE};
-    int mode = lucid_lua_enum_field(&f, "tol_mode", tol_modes, -1);
-    if (mode >= 0) opt->tol_mode = tol_mode_of[mode];
+    lucid_lua_read_option_table(&f, lucid_gjk_option_table, opt);
     if (lucid_lua_field(L, idx, "warm_start")) {
         check_warm_start(L, fname, opt);
         lua_pop(L, 1);
     }
-    read_numeric_options(L, idx, fname, opt);
 }
 
 void lucid_lua_read_derivative_query_options(lua_State *L, int idx, const char *fname,

@@ -21,9 +21,7 @@ static lucid_status check_query(const lucid_shape *s1, const lucid_se3 *T1, cons
                                 const lucid_se3 *T2, const lucid_gjk_options *opt,
                                 const lucid_distance_result *res) {
     if (!s1 || !T1 || !s2 || !T2 || !opt || !res) return LUCID_ERR_ARGUMENT;
-    if (!(opt->tol > 0.0) || !isfinite(opt->tol) || opt->max_iter < 1 || opt->epa_max_iter < 0 ||
-        !(opt->epa_tol >= 0.0) || !isfinite(opt->epa_tol))
-        return LUCID_ERR_ARGUMENT;
+    if (lucid_gjk_options_check(opt, NULL) != LUCID_OK) return LUCID_ERR_ARGUMENT;
     if (s1->kind == LUCID_SHAPE_HALFSPACE && s2->kind == LUCID_SHAPE_HALFSPACE)
         return LUCID_ERR_ARGUMENT;
     /* a height field is not convex: the world collides its cells (heightfield.h) */

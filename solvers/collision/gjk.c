@@ -6,19 +6,6 @@
 
 #include "solvers/collision/epa.h"
 
-void lucid_gjk_options_default(lucid_gjk_options *opt) {
-    opt->algorithm = LUCID_GJK_VANILLA;
-    opt->normalize = 0;
-    opt->tol = 1e-8;
-    opt->tol_mode = LUCID_GJK_TOL_ABSOLUTE;
-    opt->max_iter = 128;
-    opt->warm_start = LUCID_WARM_BOX_CENTERS;
-    opt->warm_vector = lucid_vec3_zero();
-    opt->previous = NULL;
-    opt->epa_tol = 1e-9;
-    opt->epa_max_iter = LUCID_EPA_MAX_ITER;
-}
-
 /* Relative mode: g <= tol ||x||^2, floored by the round-off of g itself (about
  * eps ||x|| ||s|| per term): below that floor no floating-point gap can decide, so a contact
  * closer than ~eps |s| / tol would otherwise never count as converged. */

@@ -11,6 +11,8 @@
 #ifndef LUCID_GJK_H
 #define LUCID_GJK_H
 
+#include "runtime/core/option_table.h"
+#include "runtime/core/status.h"
 #include "solvers/collision/simplex.h"
 
 typedef enum lucid_gjk_algorithm {
@@ -47,6 +49,11 @@ typedef struct lucid_gjk_options {
 } lucid_gjk_options;
 
 void lucid_gjk_options_default(lucid_gjk_options *opt);
+/* The options' description (lucid.distance and the other queries' opts): every field but the
+ * warm start (warm_start, warm_vector, previous). */
+extern const lucid_option lucid_gjk_option_table[];
+/* LUCID_OK, or LUCID_ERR_ARGUMENT with *why (if not NULL) the first bad option's rule. */
+lucid_status lucid_gjk_options_check(const lucid_gjk_options *opt, const char **why);
 
 typedef enum lucid_gjk_outcome {
     LUCID_GJK_SEPARATED, /* converged (or cap reached) with the origin outside D */

@@ -3,6 +3,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -279,6 +280,18 @@ static void caps_give_defined_results(void **state) {
     o.epa_max_iter = LUCID_EPA_MAX_ITER;
     double deep = query(&e1, lucid_se3_identity(), &e2, pose_t(0.1, 0.05, 0.1), &o).distance;
     assert_true(deep <= shallow + 1e-12);
+    /* a cap above the EPA's buffers is refused (lucid_gjk_option_table), not clamped */
+    const char *why = NULL;
+    o.epa_max_iter = LUCID_EPA_MAX_ITER + 1;
+    assert_int_equal(lucid_gjk_options_check(&o, &why), LUCID_ERR_ARGUMENT);
+    assert_string_equal(why, "epa_max_iter must be an integer in [0, 1024]");
+    lucid_se3 T = pose_t(0.1, 0.05, 0.1), I = lucid_se3_identity();
+    lucid_distance_result res;
+    assert_int_equal(lucid_distance(&e1, &I, &e2, &T, &o, &res), LUCID_ERR_ARGUMENT);
+    lucid_gjk_options_default(&o);
+    o.algorithm = (lucid_gjk_algorithm)7;
+    assert_int_equal(lucid_gjk_options_check(&o, &why), LUCID_ERR_ARGUMENT);
+    assert_non_null(strstr(why, "algorithm must be"));
 }
 
 static void tiny_and_huge_boxes(void **state) {

@@ -170,7 +170,8 @@ t.case("the query options of lucid.distance are accepted, with the same meaning"
   local T2 = se3.exp({0.5, 0, 0, 0, 0, 0})
   local F = "lucid.distance_derivatives: "
   t.raises(F .. "epa_tol must be >= 0", D, s, T1, s, T2, {epa_tol = -1})
-  t.raises(F .. "epa_max_iter", D, s, T1, s, T2, {epa_max_iter = 0})
+  t.raises(F .. "epa_max_iter must be an integer in [0, 1024] (got 1025)", D, s, T1, s, T2,
+           {epa_max_iter = 1025})
   t.raises(F .. "tol_mode must be", D, s, T1, s, T2, {tol_mode = "loose"})
 end)
 
