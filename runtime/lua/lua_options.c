@@ -189,6 +189,9 @@ void lucid_lua_option_names(const lucid_option *table, const char *const *extra,
     out[n] = NULL;
 }
 
+/* The Lua type of each lucid_option_type, as the option lists name it. */
+static const char *const type_names[] = {"number", "integer", "boolean", "string", "vec3"};
+
 /* The value of option o in s pushed as Lua sees it. */
 static void push_option_value(lua_State *L, const lucid_option *o, const void *s) {
     switch (o->type) {
@@ -215,7 +218,6 @@ static void push_option_value(lua_State *L, const lucid_option *o, const void *s
 }
 
 void lucid_lua_push_option_list(lua_State *L, const lucid_option *table, const void *s) {
-    static const char *const type_names[] = {"number", "integer", "boolean", "string", "vec3"};
     lua_newtable(L);
     int i = 0;
     for (const lucid_option *o = table; o->name; ++o) {
@@ -341,7 +343,6 @@ unsigned lucid_lua_read_contact_options(lua_State *L, int idx, const char *fname
 }
 
 int lucid_lua_contact_option_list(lua_State *L) {
-    static const char *const type_names[] = {"number", "integer", "boolean", "string", "vec3"};
     lucid_world_options world;
     lucid_world_default_options(&world);
     lucid_contact_options solve = lucid_contact_default_options();

@@ -67,7 +67,8 @@ static lucid_vec3 point_velocity(const double *V, lucid_vec3 x) {
 
 /* Whether dof j is on the chain from dof `last` to the root. */
 static int on_chain(const lucid_model *m, int last, int j) {
-    for (int k = last; k >= j; k = lucid_model_dof_parent(m)[k])
+    const int *parent = lucid_model_dof_parent(m);
+    for (int k = last; k >= j; k = parent[k])
         if (k == j) return 1;
     return 0;
 }
@@ -125,13 +126,15 @@ lucid_step_positions_create(lucid_arena *arena, lucid_world *w, const lucid_worl
         s->model_dof[i] = dof;
         /* the world columns and the chains' twists at q0 (wm->data posed there) */
         const double *p = post0 + s->model_slot[i];
+        const lucid_se3 *poses = lucid_model_data_joint_poses(wm->data);
+        const int *joint = lucid_model_dof_joint(m), *axis = lucid_model_dof_axis(m),
+                  *parent = lucid_model_dof_parent(m);
         for (size_t k = 0; k < nv; ++k) {
-            lucid_se3 X = lucid_se3_compose(
-                &wm->base, &lucid_model_data_joint_poses(wm->data)[lucid_model_dof_joint(m)[k]]);
+            lucid_se3 X = lucid_se3_compose(&wm->base, &poses[joint[k]]);
             double *J = s->Jw + 6 * (dof + k), *V = s->V + 6 * (dof + k),
                    *Vs = s->Vs + 6 * (dof + k);
-            lucid_sp_world_column(&X, lucid_model_dof_axis(m)[k], J);
-            int par = lucid_model_dof_parent(m)[k];
+            lucid_sp_world_column(&X, axis[k], J);
+            int par = parent[k];
             for (int r = 0; r < 6; ++r) {
                 V[r] = (par >= 0 ? s->V[6 * (dof + (size_t)par) + r] : 0.0) + J[r] * p[k];
                 Vs[r] = (par >= 0 ? s->Vs[6 * (dof + (size_t)par) + r] : 0.0) + J[r] * wm->v[k];
@@ -263,8 +266,8 @@ static void side_force_change(lucid_step_positions *s, int k, int side, int movi
             moving ? (int)lucid_model_joint_idx_v(m, (size_t)lucid_model_dof_joint(m)[j]) : 0;
         if (moving) lucid_sp_cross_force(Jw + 6 * (size_t)j, W, Z);
         double *rhs = dp + s->model_slot[sd->model];
-        for (int q = lucid_model_joint_last_dof(m, (size_t)b->node); q >= 0;
-             q = lucid_model_dof_parent(m)[q]) {
+        const int *parent = lucid_model_dof_parent(m);
+        for (int q = lucid_model_joint_last_dof(m, (size_t)b->node); q >= 0; q = parent[q]) {
             double val = dot6(Jw + 6 * (size_t)q, dW);
             if (moving && q >= first) val -= dot6(Jw + 6 * (size_t)q, Z);
             rhs[q] += dt * val;

@@ -178,21 +178,28 @@ static double violation(const lucid_world *w, int id, lucid_model_data *d) {
     return worst;
 }
 
-/* 1000 steps (2 s) of dt 2 ms under gravity from the neutral configuration: the largest
- * violation after any step; *start: before the first, *swing: the largest |q - q0| of
- * coordinate `watch`. */
-static double hold(const char *path, size_t watch, double *start, double *swing) {
-    lucid_model *m = test_load_model(path);
+/* A world under gravity (-9.81 along z) holding model m at its neutral configuration (its id
+ * into *id); dt 0 keeps the default step. */
+static lucid_world *world_with(const lucid_model *m, double dt, int *id) {
     lucid_world_options o;
     lucid_world_default_options(&o);
-    o.dt = 0.002;
+    if (dt > 0.0) o.dt = dt;
     o.gravity = lucid_vec3_make(0, 0, -9.81);
     lucid_world *w = NULL;
     assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
     lucid_world_model_desc desc;
     lucid_world_model_desc_default(&desc);
+    assert_int_equal(lucid_world_add_model(w, m, &desc, id, NULL), LUCID_OK);
+    return w;
+}
+
+/* 1000 steps (2 s) of dt 2 ms under gravity from the neutral configuration: the largest
+ * violation after any step; *start: before the first, *swing: the largest |q - q0| of
+ * coordinate `watch`. */
+static double hold(const char *path, size_t watch, double *start, double *swing) {
+    lucid_model *m = test_load_model(path);
     int id;
-    assert_int_equal(lucid_world_add_model(w, m, &desc, &id, NULL), LUCID_OK);
+    lucid_world *w = world_with(m, 0.002, &id);
     lucid_model_data *d = NULL;
     assert_int_equal(lucid_model_data_create(m, &d), LUCID_OK);
     double q0 = lucid_world_model_q(w, id)[watch], worst = 0.0;
@@ -221,15 +228,8 @@ static void test_coupling_holds(void **state) {
     assert_true(swing > 0.5);
     /* the hand-written rule at the final state */
     lucid_model *m = test_load_model(FIXED);
-    lucid_world_options o;
-    lucid_world_default_options(&o);
-    o.gravity = lucid_vec3_make(0, 0, -9.81);
-    lucid_world *w = NULL;
-    assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
-    lucid_world_model_desc desc;
-    lucid_world_model_desc_default(&desc);
     int id;
-    assert_int_equal(lucid_world_add_model(w, m, &desc, &id, NULL), LUCID_OK);
+    lucid_world *w = world_with(m, 0.0, &id);
     for (int s = 0; s < 300; ++s) assert_int_equal(lucid_world_step(w), LUCID_OK);
     const double *q = lucid_world_model_q(w, id);
     double ta = q[0] + 0.5 * q[1] - (0.2 + 0.5 * -0.3), x = 2.0 * q[2] - 2.0 * -0.1;

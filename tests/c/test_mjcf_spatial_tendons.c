@@ -403,6 +403,21 @@ static int arm26_with_lengthranges(const mjModel *mm, char *path, size_t size) {
     return 1;
 }
 
+/* arm26's state for an actuation comparison: q uniform over the joints' ranges, v in
+ * [-3, 3], controls and activations in [0, 1], then MuJoCo's position, velocity and actuation
+ * stages. */
+static void random_actuated_state(const mjModel *mm, mjData *md, uint64_t *seed) {
+    mj.reset_data(mm, md);
+    for (int i = 0; i < mm->nq; i++)
+        md->qpos[i] = xorshift_range(seed, mm->jnt_range[2 * i], mm->jnt_range[2 * i + 1]);
+    for (int i = 0; i < mm->nv; i++) md->qvel[i] = xorshift_range(seed, -3, 3);
+    for (int i = 0; i < mm->nu; i++) md->ctrl[i] = xorshift_range(seed, 0, 1);
+    for (int i = 0; i < mm->na; i++) md->act[i] = xorshift_range(seed, 0, 1);
+    mj.fwd_position(mm, md);
+    mj.fwd_velocity(mm, md);
+    mj.fwd_actuation(mm, md);
+}
+
 /* MuJoCo's arm26 as it is (six muscles on six spatial tendons with wraps and side sites), given
  * MuJoCo's own lengthranges: acc0 and, at random states within the joints' ranges, controls and
  * activations in [0, 1], qfrc_actuator and act_dot equal MuJoCo's mj_fwdActuation. */
@@ -432,15 +447,7 @@ static void test_arm26_muscles(void **state) {
     assert_true(nv == 2 && na == 6);
     uint64_t seed = 0x2545F4914F6CDD1Dull;
     for (int s = 0; s < STATES; s++) {
-        mj.reset_data(mm, md);
-        for (int i = 0; i < mm->nq; i++)
-            md->qpos[i] = xorshift_range(&seed, mm->jnt_range[2 * i], mm->jnt_range[2 * i + 1]);
-        for (int i = 0; i < mm->nv; i++) md->qvel[i] = xorshift_range(&seed, -3, 3);
-        for (int i = 0; i < mm->nu; i++) md->ctrl[i] = xorshift_range(&seed, 0, 1);
-        for (int i = 0; i < mm->na; i++) md->act[i] = xorshift_range(&seed, 0, 1);
-        mj.fwd_position(mm, md);
-        mj.fwd_velocity(mm, md);
-        mj.fwd_actuation(mm, md);
+        random_actuated_state(mm, md, &seed);
         lucid_model_actuation(lm, md->qpos, md->qvel, md->ctrl, md->act, tau);
         worst[0] = fmax(worst[0], compare("qfrc_actuator", tau, md->qfrc_actuator, nv, TOL, s));
         for (int a = 0; a < mm->nu; a++)
@@ -556,15 +563,7 @@ static void test_arm26_computed_lengthranges(void **state) {
     assert_true(worst_over <= ARM26_OVERSHOOT && worst_pen <= ARM26_OVERSHOOT);
     uint64_t seed = 0x9E3779B97F4A7C15ull;
     for (int s = 0; s < STATES; s++) {
-        mj.reset_data(mm, md);
-        for (int i = 0; i < mm->nq; i++)
-            md->qpos[i] = xorshift_range(&seed, mm->jnt_range[2 * i], mm->jnt_range[2 * i + 1]);
-        for (int i = 0; i < mm->nv; i++) md->qvel[i] = xorshift_range(&seed, -3, 3);
-        for (int i = 0; i < mm->nu; i++) md->ctrl[i] = xorshift_range(&seed, 0, 1);
-        for (int i = 0; i < mm->na; i++) md->act[i] = xorshift_range(&seed, 0, 1);
-        mj.fwd_position(mm, md);
-        mj.fwd_velocity(mm, md);
-        mj.fwd_actuation(mm, md);
+        random_actuated_state(mm, md, &seed);
         double tau[2], same[2] = {0.0, 0.0};
         lucid_model_actuation(lm, md->qpos, md->qvel, md->ctrl, md->act, tau);
         for (int a = 0; a < mm->nu; a++)
