@@ -895,6 +895,13 @@ static lucid_status asset_hfield(mjcf *P, const xmlNode *el) {
                                         "<hfield>: elevation needs nrow and ncol >= 2 (got %ld, "
                                         "%ld)",
                                         nrow, ncol);
+        /* each number takes at least a character: a grid the text cannot hold is refused
+         * before its nrow x ncol doubles are allocated (a shorter miss is counted below) */
+        if ((size_t)nrow * (size_t)ncol > strlen(elev))
+            return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                        "<hfield>: elevation holds fewer than nrow x ncol = %ld "
+                                        "numbers",
+                                        nrow * ncol);
         e = malloc((size_t)nrow * (size_t)ncol * sizeof *e);
         if (!e) return lucid_model_xml_fail(X_, el, LUCID_ERR_NO_MEMORY, "out of memory");
         if (lucid_model_xml_reals(X_, el, "elevation", elev, e, nr * nc, nr * nc) < 0) {
