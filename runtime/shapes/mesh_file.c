@@ -320,12 +320,69 @@ static lucid_status parse_text(reader *r, char *data, size_t size, int stl) {
     return stl ? parse_ascii_stl(r, data) : parse_obj(r, data);
 }
 
+/* The unsigned decimal at *p (its leading digits), saturated above 1e9; advances *p past it. */
+static size_t leading_count(const char **p) {
+    size_t v = 0;
+    for (; isdigit((unsigned char)**p); ++*p)
+        v = v < 1000000000u ? v * 10 + (size_t)(**p - '0') : v;
+    return v;
+}
+
+/* The next whitespace-separated token at or after p (a '#' comment runs to its line's end). */
+static const char *next_token(const char *p) {
+    for (;;) {
+        while (isspace((unsigned char)*p)) ++p;
+        if (*p != '#') return p;
+        while (*p != '\0' && *p != '\n') ++p;
+    }
+}
+
+/* assimp sizes its arrays by the counts an OFF or PLY header declares before reading a
+ * vertex, so a count no file of this size can hold (every vertex and face takes a byte at
+ * least) is refused here: OFF's [keyword] [dimension] vertices faces edges, PLY's
+ * "element NAME COUNT" lines. */
+static lucid_status check_declared_counts(reader *r, const char *data, size_t size,
+                                          const char *format) {
+    size_t most = 0;
+    if (strcmp(format, "off") == 0) {
+        const char *p = next_token(data);
+        int counts = 3;
+        if (!isdigit((unsigned char)*p)) { /* the keyword [ST][C][N][4][n]OFF: n, a dimension */
+            for (; *p != '\0' && !isspace((unsigned char)*p); ++p) counts += *p == 'n';
+            counts = counts > 4 ? 4 : counts;
+        }
+        for (int k = 0; k < counts; ++k) {
+            p = next_token(p);
+            size_t v = leading_count(&p);
+            most = v > most ? v : most;
+            while (*p != '\0' && !isspace((unsigned char)*p)) ++p;
+        }
+    } else if (strcmp(format, "ply") == 0) {
+        const char *end = strstr(data, "end_header");
+        for (const char *p = strstr(data, "element"); p != NULL && (end == NULL || p < end);
+             p = strstr(p + 1, "element")) {
+            const char *q = next_token(p + 7);
+            while (*q != '\0' && !isspace((unsigned char)*q)) ++q; /* the element's name */
+            q = next_token(q);
+            size_t v = leading_count(&q);
+            most = v > most ? v : most;
+        }
+    }
+    if (most > size)
+        return fail(r, LUCID_ERR_PARSE, 0,
+                    "%s header declares %zu elements, more than its %zu bytes can hold", format,
+                    most, size);
+    return LUCID_OK;
+}
+
 /* A format lucid does not read itself (COLLADA .dae, PLY, glTF, ...) through assimp: every
  * vertex of every mesh, placed by its node's transform (COLLADA's <unit> included) in the
  * file's own axes (COLLADA's up_axis is not applied: ROS and Gazebo take the file's z as up). */
 static lucid_status parse_with_assimp(reader *r, const char *data, size_t size,
                                       const char *format) {
     if (size > UINT_MAX) return fail(r, LUCID_ERR_PARSE, 0, "%s: file too large", format);
+    lucid_status st = check_declared_counts(r, data, size, format);
+    if (st != LUCID_OK) return st;
     struct aiPropertyStore *props = aiCreatePropertyStore();
     if (props == NULL) return fail(r, LUCID_ERR_NO_MEMORY, 0, "out of memory");
     aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_COLLADA_IGNORE_UP_DIRECTION, 1);
@@ -336,7 +393,6 @@ static lucid_status parse_with_assimp(reader *r, const char *data, size_t size,
     if (scene == NULL)
         return fail(r, LUCID_ERR_PARSE, 0, "'%s' file not read by assimp: %s", format,
                     aiGetErrorString());
-    lucid_status st = LUCID_OK;
     for (unsigned m = 0; st == LUCID_OK && m < scene->mNumMeshes; ++m) {
         const struct aiMesh *mesh = scene->mMeshes[m];
         for (unsigned k = 0; st == LUCID_OK && k < mesh->mNumVertices; ++k) {

@@ -533,6 +533,28 @@ static void other_formats_are_read_through_assimp(void **state) {
         assert_int_equal(found, 1);
     }
     lucid_convex_mesh_destroy(hull);
+    /* a header declaring more vertices or faces than the file can hold is refused before
+     * assimp sizes its arrays by it (fuzz_stl: an OFF face count of 100 digits, an OOM) */
+    static const char huge_off[] = "OFF\r\n 6\n88888888888888888888888888888888888888\n";
+    static const char huge_ply[] = "ply\nformat ascii 1.0\nelement vertex 4000000000\n"
+                                   "property float x\nend_header\n0\n";
+    static const char n_off[] = "nOFF\n3\n4 4 0\n0 0 0\n";
+    const char *refused[][2] = {{"h.off", huge_off}, {"h", huge_off}, {"h.ply", huge_ply}};
+    for (size_t c = 0; c < 3; ++c) {
+        double *none = NULL;
+        int count = 0;
+        st = lucid_mesh_file_parse_points(refused[c][0], refused[c][1], strlen(refused[c][1]),
+                                          1.0, &none, &count, err, sizeof err);
+        assert_int_equal(st, LUCID_ERR_PARSE);
+        if (strstr(err, "more than its") == NULL) fail_msg("%s: %s", refused[c][0], err);
+    }
+    /* nOFF's dimension is not a count: a 4-vertex file passes the check (assimp reads on) */
+    double *few = NULL;
+    int nfew = 0;
+    st = lucid_mesh_file_parse_points("n.off", n_off, strlen(n_off), 1.0, &few, &nfew, err,
+                                      sizeof err);
+    assert_true(st == LUCID_OK || strstr(err, "more than its") == NULL);
+    free(few);
     /* the same file saying Y_UP: its axes are kept too (ROS and Gazebo read a mesh's z as up) */
     FILE *f = fopen(LUCID_SOURCE_DIR "/tests/data/model/meshes/tetra.dae", "rb");
     assert_non_null(f);
