@@ -65,6 +65,8 @@ local t = task.new{
      help = "friction coefficient"},
     {name = "edges", kind = "integer", default = 8, min = 3, max = 64,
      help = "edges of each linearised friction cone (epsilon)"},
+    {name = "torsion", kind = "number", default = 0, min = 0, max = 1,
+     help = "soft-finger torsional friction of the fingertips in epsilon (m; 0: point contacts)"},
     {name = "iterations", kind = "integer", default = 60, min = 1,
      help = "Gauss-Newton iterations per attempt"},
     {name = "restarts", kind = "integer", default = 4, min = 0,
@@ -440,7 +442,7 @@ end
 local function epsilon_of(o, points, normals, center)
   return lucid.grasp.epsilon(points, normals, opts.mu,
                              {edges = opts.edges, center = center or o.com,
-                              torque_scale = 1 / o.radius})
+                              torque_scale = 1 / o.radius, torsion = opts.torsion})
 end
 
 -- One grasp: attempts until epsilon > 0 or the restarts are spent.
@@ -993,7 +995,7 @@ end
 
 local figures = {summary = summary, objects = rows, seed = t.seed, problem = opts.problem,
                  torque_scale = "1 / rho (rho: object radius about its centre of mass)",
-                 cone_edges = opts.edges, plots = plots}
+                 cone_edges = opts.edges, torsion = opts.torsion, plots = plots}
 local function print_decomposition()
   if not opts.decompose then return end
   local list = {}

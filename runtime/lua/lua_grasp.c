@@ -3,7 +3,8 @@
  *   W, s = lucid.grasp.wrenches(points, normals, mu [, opts])
  * points, normals: a list of k 3-vectors (tables or lucid.vec) or a 3 x k lucid.mat; normals
  * point into the object. opts: edges (integer in [3, 64], default 8), center (3-vector,
- * default origin), torque_scale (> 0, default 1 / max |p - center|). */
+ * default origin), torque_scale (> 0, default 1 / max |p - center|), torsion (>= 0 m, default 0:
+ * point contacts; > 0: soft fingers). */
 #include <lauxlib.h>
 #include <stdint.h>
 #include <string.h>
@@ -17,7 +18,7 @@
 #define GRASP_MAX_CONTACTS 4096
 
 static void read_options(lua_State *L, int idx, const char *fname, lucid_grasp_options *opt) {
-    static const char *const keys[] = {"edges", "center", "torque_scale", NULL};
+    static const char *const keys[] = {"edges", "center", "torque_scale", "torsion", NULL};
     lucid_grasp_options_default(opt);
     if (lua_isnoneornil(L, idx)) return;
     if (!lua_istable(L, idx))
@@ -32,7 +33,13 @@ static void read_options(lua_State *L, int idx, const char *fname, lucid_grasp_o
     lua_getfield(L, idx, "torque_scale");
     if (!lua_isnil(L, -1))
         opt->torque_scale = lucid_lua_checkpositive(L, -1, fname, "opts.torque_scale");
-    lua_pop(L, 3);
+    lua_getfield(L, idx, "torsion");
+    if (!lua_isnil(L, -1)) {
+        opt->torsion = lucid_lua_checkfinite(L, -1, fname, "opts.torsion");
+        if (opt->torsion < 0.0)
+            lucid_lua_fail(L, fname, "opts.torsion must be >= 0 (got %f)", opt->torsion);
+    }
+    lua_pop(L, 4);
 }
 
 /* The number of 3-vectors at idx: columns of a 3 x k matrix or entries of a list. */
@@ -69,7 +76,8 @@ static void read_vectors(lua_State *L, int idx, size_t k, double *out, const cha
     }
 }
 
-/* Reads arguments 1-4; returns k and leaves a buffer of 6 k m + 6 k doubles (userdata,
+/* Reads arguments 1-4; returns k and leaves a buffer of 6 k e + 6 k doubles (e wrenches a
+ * contact, lucid_grasp_contact_wrenches) (userdata,
  * collected with the stack) whose first 6 k hold points then normals. */
 static double *read_grasp(lua_State *L, const char *fname, size_t *k_out, double *mu,
                           lucid_grasp_options *opt) {
@@ -84,7 +92,8 @@ static double *read_grasp(lua_State *L, const char *fname, size_t *k_out, double
     *mu = lucid_lua_checkfinite(L, 3, fname, "mu");
     if (*mu < 0.0) lucid_lua_fail(L, fname, "mu must be >= 0 (got %f)", *mu);
     read_options(L, 4, fname, opt);
-    double *buf = lua_newuserdatauv(L, sizeof(double) * (6 * k + 6 * k * (size_t)opt->edges), 0);
+    size_t e = lucid_grasp_contact_wrenches(opt);
+    double *buf = lua_newuserdatauv(L, sizeof(double) * (6 * k + 6 * k * e), 0);
     read_vectors(L, 1, k, buf, fname, "points");
     read_vectors(L, 2, k, buf + 3 * k, fname, "normals");
     for (size_t i = 0; i < k; ++i) {
@@ -110,7 +119,7 @@ static int l_epsilon(lua_State *L) {
         return lucid_lua_fail_status(L, fname, st);
     }
     lua_pushnumber(L, r.epsilon);
-    lua_createtable(L, 0, 6);
+    lua_createtable(L, 0, 7);
     lua_pushnumber(L, r.margin);
     lua_setfield(L, -2, "margin");
     lua_pushboolean(L, r.force_closure);
@@ -123,6 +132,8 @@ static int l_epsilon(lua_State *L) {
     lua_setfield(L, -2, "torque_scale");
     lua_pushinteger(L, opt.edges);
     lua_setfield(L, -2, "edges");
+    lua_pushnumber(L, opt.torsion);
+    lua_setfield(L, -2, "torsion");
     return 2;
 }
 
@@ -135,7 +146,7 @@ static int l_wrenches(lua_State *L) {
     double scale = 1.0, *w = buf + 6 * k;
     lucid_status st = lucid_grasp_wrenches(buf, buf + 3 * k, k, mu, &opt, w, &scale);
     if (st != LUCID_OK) return lucid_lua_fail_status(L, fname, st);
-    lucid_lua_pushmatrix_data(L, w, 6, (int)(k * (size_t)opt.edges));
+    lucid_lua_pushmatrix_data(L, w, 6, (int)(k * lucid_grasp_contact_wrenches(&opt)));
     lua_pushnumber(L, scale);
     return 2;
 }

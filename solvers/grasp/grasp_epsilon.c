@@ -52,13 +52,14 @@ static void tangent_basis(const double n[3], double t1[3], double t2[3]) {
 static lucid_status check_inputs(const double *points, const double *normals, size_t k, double mu,
                                  const lucid_grasp_options *opt) {
     if (points == NULL || normals == NULL || opt == NULL || k == 0) return LUCID_ERR_ARGUMENT;
-    if (k > ((size_t)-1) / (3 * sizeof(double) * LUCID_GRASP_MAX_EDGES)) return LUCID_ERR_ARGUMENT;
+    if (k > ((size_t)-1) / (6 * sizeof(double) * (3 * LUCID_GRASP_MAX_EDGES + 2)))
+        return LUCID_ERR_ARGUMENT;
     if (opt->edges < LUCID_GRASP_MIN_EDGES || opt->edges > LUCID_GRASP_MAX_EDGES)
         return LUCID_ERR_ARGUMENT;
     if (!all_finite(points, 3 * k) || !all_finite(normals, 3 * k) || !isfinite(mu) ||
-        !all_finite(opt->center, 3) || !isfinite(opt->torque_scale))
+        !all_finite(opt->center, 3) || !isfinite(opt->torque_scale) || !isfinite(opt->torsion))
         return LUCID_ERR_NONFINITE;
-    if (mu < 0.0 || opt->torque_scale < 0.0) return LUCID_ERR_ARGUMENT;
+    if (mu < 0.0 || opt->torque_scale < 0.0 || opt->torsion < 0.0) return LUCID_ERR_ARGUMENT;
     for (size_t i = 0; i < k; ++i) {
         const double *n = normals + 3 * i;
         if (!(n[0] * n[0] + n[1] * n[1] + n[2] * n[2] > 0.0)) return LUCID_ERR_ARGUMENT;
@@ -78,6 +79,19 @@ static double torque_scale(const double *points, size_t k, const lucid_grasp_opt
     return radius > 0.0 ? 1.0 / radius : 1.0;
 }
 
+size_t lucid_grasp_contact_wrenches(const lucid_grasp_options *opt) {
+    size_t m = (size_t)opt->edges;
+    return opt->torsion > 0.0 ? 3 * m + 2 : m;
+}
+
+/* The wrench (f, s (r x f + tau n)) of the force f = n + ft t1 + fs t2 and torsion tau. */
+static void edge_wrench(const double r[3], const double n[3], const double t1[3],
+                        const double t2[3], double ft, double fs, double tau, double s, double *w) {
+    for (int a = 0; a < 3; ++a) w[a] = n[a] + ft * t1[a] + fs * t2[a];
+    cross(r, w, w + 3);
+    for (int a = 0; a < 3; ++a) w[3 + a] = s * (w[3 + a] + tau * n[a]);
+}
+
 lucid_status lucid_grasp_wrenches(const double *points, const double *normals, size_t k, double mu,
                                   const lucid_grasp_options *opt, double *wrenches, double *scale) {
     lucid_status st = check_inputs(points, normals, k, mu, opt);
@@ -85,7 +99,10 @@ lucid_status lucid_grasp_wrenches(const double *points, const double *normals, s
     if (wrenches == NULL) return LUCID_ERR_ARGUMENT;
     double s = torque_scale(points, k, opt);
     if (scale != NULL) *scale = s;
-    const int m = opt->edges;
+    const int m = opt->edges, soft = opt->torsion > 0.0;
+    const size_t e = lucid_grasp_contact_wrenches(opt);
+    /* ring latitudes: the equator alone for a point contact, -pi/4, 0, pi/4 for a soft finger */
+    const double half = sqrt(0.5), lat_cos[3] = {half, 1.0, half}, lat_sin[3] = {-half, 0.0, half};
     for (size_t i = 0; i < k; ++i) {
         const double *v = normals + 3 * i;
         double len = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
@@ -93,13 +110,15 @@ lucid_status lucid_grasp_wrenches(const double *points, const double *normals, s
         tangent_basis(n, t1, t2);
         double r[3] = {points[3 * i] - opt->center[0], points[3 * i + 1] - opt->center[1],
                        points[3 * i + 2] - opt->center[2]};
-        for (int j = 0; j < m; ++j) {
-            double angle = GRASP_TWO_PI * j / m, c = mu * cos(angle), sn = mu * sin(angle);
-            double *w = wrenches + GRASP_DIM * (i * (size_t)m + (size_t)j);
-            for (int a = 0; a < 3; ++a) w[a] = n[a] + c * t1[a] + sn * t2[a];
-            cross(r, w, w + 3);
-            for (int a = 3; a < 6; ++a) w[a] *= s;
-        }
+        double *w = wrenches + GRASP_DIM * i * e;
+        for (int ring = soft ? 0 : 1; ring < (soft ? 3 : 2); ++ring)
+            for (int j = 0; j < m; ++j, w += GRASP_DIM) {
+                double angle = GRASP_TWO_PI * j / m, c = mu * lat_cos[ring];
+                edge_wrench(r, n, t1, t2, c * cos(angle), c * sin(angle),
+                            opt->torsion * lat_sin[ring], s, w);
+            }
+        for (int pole = 0; soft && pole < 2; ++pole, w += GRASP_DIM)
+            edge_wrench(r, n, t1, t2, 0.0, 0.0, pole ? opt->torsion : -opt->torsion, s, w);
     }
     return LUCID_OK;
 }
@@ -196,7 +215,7 @@ lucid_status lucid_grasp_epsilon(const double *points, const double *normals, si
     if (out == NULL) return LUCID_ERR_ARGUMENT;
     lucid_status st = check_inputs(points, normals, k, mu, opt);
     if (st != LUCID_OK) return st;
-    size_t n = k * (size_t)opt->edges;
+    size_t n = k * lucid_grasp_contact_wrenches(opt);
     double *w = malloc(sizeof(double) * GRASP_DIM * n);
     if (w == NULL) return LUCID_ERR_NO_MEMORY;
     double scale = 1.0;

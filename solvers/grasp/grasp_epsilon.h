@@ -11,7 +11,15 @@
  * of n_i (Duff et al. 2017, so the edges depend on n_i only). Wrench of an edge:
  *   w_ij = (f_ij, s (p_i - c) x f_ij)
  * with c the torque reference (the object's centre of mass) and s the torque scale (1/m), by
- * default 1 / max_i |p_i - c| so that epsilon does not depend on the object's size. */
+ * default 1 / max_i |p_i - c| so that epsilon does not depend on the object's size.
+ *
+ * Soft-finger contacts (torsion gamma > 0, a length: MuJoCo's condim 4 torsional friction)
+ * also resist a torque tau about their normal, with the elliptic cone
+ *   f_N >= sqrt(|f_T|^2 / mu^2 + tau^2 / gamma^2).
+ * At unit normal force its section is an ellipsoid in (f_T, tau), linearised like the point
+ * contact's circle by 3 m + 2 points on it: rings of m edges at latitudes 0 and +-pi/4,
+ *   f = n + mu cos(phi) (cos a_j t1 + sin a_j t2),   tau = gamma sin(phi),
+ * and the poles (f = n, tau = +-gamma); an edge's wrench adds s tau n to its torque. */
 #ifndef LUCID_GRASP_EPSILON_H
 #define LUCID_GRASP_EPSILON_H
 
@@ -26,6 +34,7 @@ typedef struct lucid_grasp_options {
     int edges;           /* m, edges of each linearised friction cone, in [3, 64]; default 8 */
     double center[3];    /* c, torque reference point (object frame); default the origin */
     double torque_scale; /* s > 0; 0 (default) means 1 / max_i |p_i - c| */
+    double torsion;      /* gamma >= 0 (m): soft-finger contacts; 0 (default): point contacts */
 } lucid_grasp_options;
 
 typedef struct lucid_grasp_result {
@@ -41,10 +50,14 @@ typedef struct lucid_grasp_result {
 
 void lucid_grasp_options_default(lucid_grasp_options *opt);
 
-/* The k m wrenches w_ij of k contacts (points, normals: 3 k doubles each, column j of the 6 x
- * (k m) column-major output is contact j / m, edge j % m). *scale receives the s used.
- * LUCID_ERR_ARGUMENT for k = 0, mu < 0, a zero normal or bad options; LUCID_ERR_NONFINITE for
- * a non-finite input. Allocates nothing. */
+/* Wrenches per contact: m for point contacts, 3 m + 2 for soft fingers (torsion > 0). */
+size_t lucid_grasp_contact_wrenches(const lucid_grasp_options *opt);
+
+/* The k e wrenches of k contacts, e = lucid_grasp_contact_wrenches(opt) (points, normals: 3 k
+ * doubles each; column j of the 6 x (k e) column-major output is contact j / e, edge j % e:
+ * the rings from latitude -pi/4 up, then the poles -gamma, +gamma). *scale receives the s used.
+ * LUCID_ERR_ARGUMENT for k = 0, mu < 0, torsion < 0, a zero normal or bad options;
+ * LUCID_ERR_NONFINITE for a non-finite input. Allocates nothing. */
 lucid_status lucid_grasp_wrenches(const double *points, const double *normals, size_t k, double mu,
                                   const lucid_grasp_options *opt, double *wrenches, double *scale);
 

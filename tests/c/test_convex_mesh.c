@@ -543,8 +543,8 @@ static void other_formats_are_read_through_assimp(void **state) {
     for (size_t c = 0; c < 3; ++c) {
         double *none = NULL;
         int count = 0;
-        st = lucid_mesh_file_parse_points(refused[c][0], refused[c][1], strlen(refused[c][1]),
-                                          1.0, &none, &count, err, sizeof err);
+        st = lucid_mesh_file_parse_points(refused[c][0], refused[c][1], strlen(refused[c][1]), 1.0,
+                                          &none, &count, err, sizeof err);
         assert_int_equal(st, LUCID_ERR_PARSE);
         if (strstr(err, "more than its") == NULL) fail_msg("%s: %s", refused[c][0], err);
     }

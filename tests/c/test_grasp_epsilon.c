@@ -272,6 +272,75 @@ static void non_closure_grasps_are_zero(void **state) {
     assert_true(r.margin < 0.0);
 }
 
+static void cross(const double a[3], const double b[3], double out[3]) {
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* Soft fingers: each of the 3 m + 2 wrenches of a contact has unit normal force and lies on
+ * the friction ellipsoid |f_T|^2 / mu^2 + tau^2 / gamma^2 = 1, its torque being
+ * s (r x f + tau n); the rings sit at latitudes -pi/4, 0, pi/4 and the poles at -+gamma. */
+static void soft_finger_wrenches_follow_the_definition(void **state) {
+    (void)state;
+    lucid_grasp_options opt;
+    lucid_grasp_options_default(&opt);
+    opt.edges = 5;
+    opt.torsion = 0.01;
+    opt.torque_scale = 7.0;
+    opt.center[1] = 0.2;
+    assert_int_equal((int)lucid_grasp_contact_wrenches(&opt), 17);
+    const double p[3] = {0.1, -0.2, 0.3}, n[3] = {0.0, 0.6, 0.8}, mu = 0.4;
+    double w[6 * 17], s;
+    assert_int_equal(lucid_grasp_wrenches(p, n, 1, mu, &opt, w, &s), LUCID_OK);
+    const double r[3] = {p[0], p[1] - 0.2, p[2]};
+    for (int j = 0; j < 17; ++j) {
+        const double *f = w + 6 * j;
+        double ft[3], rf[3], tau_v[3];
+        assert_near(f[0] * n[0] + f[1] * n[1] + f[2] * n[2], 1.0, 1e-14);
+        for (int a = 0; a < 3; ++a) ft[a] = f[a] - n[a];
+        cross(r, f, rf);
+        for (int a = 0; a < 3; ++a) tau_v[a] = f[3 + a] / s - rf[a];
+        double tau = tau_v[0] * n[0] + tau_v[1] * n[1] + tau_v[2] * n[2];
+        for (int a = 0; a < 3; ++a) assert_near(tau_v[a], tau * n[a], 1e-14); /* along n */
+        double t2 = ft[0] * ft[0] + ft[1] * ft[1] + ft[2] * ft[2];
+        assert_near(t2 / (mu * mu) + tau * tau / (opt.torsion * opt.torsion), 1.0, 1e-12);
+        double want = j < 5 ? -sqrt(0.5) : j < 10 ? 0.0 : j < 15 ? sqrt(0.5) : j == 15 ? -1 : 1;
+        assert_near(tau / opt.torsion, want, 1e-12);
+    }
+}
+
+/* Two antipodal fingertips resist no torque about their axis as point contacts (epsilon 0)
+ * but do as soft fingers: epsilon equals the brute-force facet enumeration's. On the box grasp
+ * each gamma's hull contains the smaller gammas' (a ring's point is a convex combination of the
+ * +-pi/4 rings' at a larger gamma, the equator is kept), so epsilon, from the point contacts'
+ * value, never falls, and rises well above it once torsion is what limited it. */
+static void soft_fingers_resist_torsion(void **state) {
+    (void)state;
+    lucid_grasp_options opt;
+    lucid_grasp_options_default(&opt);
+    opt.edges = 3;
+    opt.torsion = 0.01;
+    double p2[6] = {0.05, 0, 0, -0.05, 0, 0}, n2[6] = {-1, 0, 0, 1, 0, 0}, w[6 * 22], s;
+    lucid_grasp_result r;
+    assert_int_equal(lucid_grasp_epsilon(p2, n2, 2, 0.8, &opt, &r, NULL, 0), LUCID_OK);
+    assert_true(r.force_closure && !r.degenerate);
+    assert_int_equal(lucid_grasp_wrenches(p2, n2, 2, 0.8, &opt, w, &s), LUCID_OK);
+    assert_near(r.epsilon, brute_force_epsilon(w, 22), 1e-12);
+    double eps[5];
+    const double gammas[5] = {0.0, 0.002, 0.01, 0.05, 0.2};
+    for (int g = 0; g < 5; ++g) {
+        lucid_grasp_options_default(&opt);
+        opt.torsion = gammas[g];
+        assert_int_equal(lucid_grasp_epsilon(box_points, box_normals, 4, 0.5, &opt, &r, NULL, 0),
+                         LUCID_OK);
+        assert_true(r.force_closure);
+        eps[g] = r.epsilon;
+        if (g > 0) assert_true(eps[g] >= eps[g - 1] - 1e-12);
+    }
+    assert_true(eps[3] > 1.5 * eps[0]); /* torsion, not friction, bounded the box grasp */
+}
+
 static void bad_arguments_are_errors(void **state) {
     (void)state;
     lucid_grasp_options opt;
@@ -293,6 +362,13 @@ static void bad_arguments_are_errors(void **state) {
     opt.torque_scale = -1.0;
     assert_int_equal(lucid_grasp_epsilon(box_points, box_normals, 4, 0.5, &opt, &r, NULL, 0),
                      LUCID_ERR_ARGUMENT);
+    opt.torque_scale = 0.0;
+    opt.torsion = -0.01;
+    assert_int_equal(lucid_grasp_epsilon(box_points, box_normals, 4, 0.5, &opt, &r, NULL, 0),
+                     LUCID_ERR_ARGUMENT);
+    opt.torsion = NAN;
+    assert_int_equal(lucid_grasp_epsilon(box_points, box_normals, 4, 0.5, &opt, &r, NULL, 0),
+                     LUCID_ERR_NONFINITE);
     double w[12] = {INFINITY};
     assert_int_equal(lucid_grasp_hull_epsilon(w, 2, &r, NULL, 0), LUCID_ERR_NONFINITE);
 }
@@ -307,6 +383,8 @@ int main(void) {
         cmocka_unit_test(box_grasp_matches_brute_force),
         cmocka_unit_test(invariant_under_motion_and_scale),
         cmocka_unit_test(non_closure_grasps_are_zero),
+        cmocka_unit_test(soft_finger_wrenches_follow_the_definition),
+        cmocka_unit_test(soft_fingers_resist_torsion),
         cmocka_unit_test(bad_arguments_are_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

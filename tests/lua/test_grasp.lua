@@ -73,6 +73,22 @@ t.case("a known box grasp is in force closure; epsilon is invariant to how it is
   end
 end)
 
+t.case("soft fingers: 3 m + 2 wrenches a contact, torsion about the normal", function()
+  -- two antipodal fingertips: no closure as point contacts, closure as soft fingers
+  local P2, N2 = {{0.05, 0, 0}, {-0.05, 0, 0}}, {{-1, 0, 0}, {1, 0, 0}}
+  local eps, info = lucid.grasp.epsilon(P2, N2, 0.8, {torsion = 0.01})
+  t.truthy(eps > 0 and info.force_closure, "soft antipodal grasp")
+  t.eq(info.torsion, 0.01)
+  local W, s = lucid.grasp.wrenches(P2, N2, 0.8, {edges = 4, torsion = 0.01})
+  t.eq(W:cols(), 2 * (3 * 4 + 2))
+  -- the last two columns of contact 1 are its poles: f = n, torque s (r x n -+ gamma n)
+  for k, sign in ipairs{-1, 1} do
+    local c = 14 - 2 + k
+    t.near(W:get(1, c), -1, 1e-15)
+    t.near(W:get(4, c), s * sign * 0.01 * -1, 1e-15)
+  end
+end)
+
 t.case("non-closure grasps have epsilon exactly 0", function()
   local eps, info = lucid.grasp.epsilon({{0.05, 0, 0}, {-0.05, 0, 0}}, {{-1, 0, 0}, {1, 0, 0}}, 0.8)
   t.eq(eps, 0)
@@ -97,6 +113,8 @@ t.case("lucid.grasp.epsilon rejects bad arguments by name", function()
   raises("opts.edges", BOX_POINTS, BOX_NORMALS, 0.5, {edges = 2})
   raises("opts.torque_scale", BOX_POINTS, BOX_NORMALS, 0.5, {torque_scale = -1})
   raises("opts.center", BOX_POINTS, BOX_NORMALS, 0.5, {center = {0, 0}})
+  raises("opts.torsion must be >= 0", BOX_POINTS, BOX_NORMALS, 0.5, {torsion = -0.01})
+  raises("opts.torsion", BOX_POINTS, BOX_NORMALS, 0.5, {torsion = "x"})
   raises("4 points but 3 normals", BOX_POINTS, {{1, 0, 0}, {1, 0, 0}, {1, 0, 0}}, 0.5)
   raises("mu must be >= 0", BOX_POINTS, BOX_NORMALS, -0.1)
   raises("mu", BOX_POINTS, BOX_NORMALS, 0 / 0)
