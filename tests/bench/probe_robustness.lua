@@ -200,11 +200,12 @@ scene{name = "1 m 1000 kg MJCF free box", dt = 0.005, steps = 300, build = funct
   local m = lucid.model.load(box_mjcf(1, 1000))
   local w = lucid.world{dt = 0.005, contact = c}
   local q = m:neutral()
-  local r = lucid.se3.exp(lucid.vec(T1)):quat()
+  local turn = lucid.se3.exp(lucid.vec(T1))
+  local r = turn:quat()
   q[4], q[5], q[6], q[7] = r[1], r[2], r[3], r[4]
-  local v = lucid.zeros(6)
-  for i = 4, 6 do v[i] = S1[i] end
-  return w, w:add_model(m, {q = q, v = v}), m
+  -- the free joint's twist is in the body frame: the same world spin as the bodies'
+  local wb = turn:rotation():T() * lucid.vec{S1[4], S1[5], S1[6]}
+  return w, w:add_model(m, {q = q, v = {0, 0, 0, wb[1], wb[2], wb[3]}}), m
 end}
 
 local function energy(w, id, m)
