@@ -2,7 +2,8 @@
 -- (issue 32's robustness scenes; the sweep: tests/bench/probe_robustness.lua,
 -- docs/benchmarks/robustness.md): a one-link pendulum lands on its floor (each contact point
 -- moves along one direction only: its 3 x 3 block has rank 1), and the Allegro hand on a free
--- joint, turned palm down, falls on a floor. Each lands without sinking or gaining energy.
+-- joint, turned palm down, falls on a floor. Each lands without sinking or gaining energy. A
+-- floor through the fixed hand's palm keeps every state finite.
 local t = require "testing"
 local lucid = require "lucid"
 
@@ -103,5 +104,29 @@ t.case("the Allegro hand on a free joint falls palm down on a floor with every p
     t.truthy(finite, name .. ": finite state")
     t.truthy(deepest > 0 and deepest <= 1e-3, name .. string.format(": depth %.3g m", deepest))
     t.truthy(gain <= 1e-9 * math.abs(e0), name .. string.format(": energy gain %.3g J", gain))
+  end
+end)
+
+-- The floor through the palm of the fixed hand: the fingers' base links, each on a hinge about
+-- its own long axis, sit centred in it, so no motion can separate them and no answer meets
+-- tol (docs/benchmarks/robustness.md). The state must stay finite: ccp:pgs's sweeps diverged
+-- here (criterion 4e55 at step 1, NaN by step 5) before their steps were capped at the
+-- stability limit (contact.md).
+t.case("a floor through the Allegro hand's palm keeps the state finite with every pair", function()
+  local f = io.open(HAND)
+  if not f then t.skip("needs " .. HAND .. " (LUCID_SHARED_DIR)") end
+  f:close()
+  local m = lucid.model.load(HAND)
+  for _, pair in ipairs(PAIRS) do
+    local w = lucid.world{dt = 0.002, contact = {model = pair[1], solver = pair[2]}}
+    w:add_static{shape = lucid.halfspace({0, 0, 1}, 0)}
+    w:add_model(m)
+    for k = 1, 6 do
+      w:step()
+      local x = w:state()
+      for i = 1, #x do
+        t.truthy(math.abs(x[i]) < math.huge, pair[1] .. ":" .. pair[2] .. " finite at step " .. k)
+      end
+    end
   end
 end)
