@@ -14,12 +14,14 @@
  *   primal = max_i dist(lambda_i, K), dual = max_i ||T_i(lambda) - lambda_i||_inf (an impulse),
  *   complementarity = max_i |lambda_N,i sigma_N,i| (Signorini, which the model keeps);
  * the NCP criterion is reported beside it like for every model. */
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 
 #include "runtime/math/mat3.h"
 #include "solvers/contact/contact_cone.h"
 #include "solvers/contact/contact_internal.h"
+#include "solvers/contact/contact_null_rows.h"
 
 #define SCAN_ANGLES     16
 #define BISECTION_STEPS 60
@@ -100,14 +102,71 @@ static lucid_mat3 diagonal_block(const lucid_contact_problem *p, int i) {
     return A;
 }
 
-/* Inverse of the diagonal block scaled by its trace first: lucid_mat3_inverse's absolute
- * determinant floor would reject a well-conditioned block of tiny entries (1e-300 I). */
-static int block_inverse(const lucid_mat3 *A, lucid_mat3 *inverse) {
+/* Eigenvalues w and eigenvectors (the columns of V) of the symmetric S by cyclic Jacobi
+ * rotations, until the off-diagonal sum is below DBL_EPSILON of the diagonal's: the
+ * eigenvalues are then within that of S's (Weyl), far below the null-direction threshold. */
+static void symmetric_eigen(lucid_mat3 S, double w[3], lucid_mat3 *V) {
+    static const int pairs[3][2] = {{0, 1}, {0, 2}, {1, 2}};
+    *V = lucid_mat3_identity();
+    for (int sweep = 0; sweep < 32; ++sweep) { /* quadratic: a few sweeps reach round-off */
+        double off = fabs(S.m[3]) + fabs(S.m[6]) + fabs(S.m[7]);
+        if (!(off > DBL_EPSILON * (fabs(S.m[0]) + fabs(S.m[4]) + fabs(S.m[8])))) break;
+        for (int r = 0; r < 3; ++r) {
+            int p = pairs[r][0], q = pairs[r][1];
+            double apq = S.m[p + 3 * q];
+            if (apq == 0.0) continue;
+            double theta = (S.m[q + 3 * q] - S.m[p + 3 * p]) / (2.0 * apq);
+            double t = copysign(1.0, theta) / (fabs(theta) + hypot(theta, 1.0));
+            double c = 1.0 / hypot(t, 1.0), sn = t * c;
+            for (int k = 0; k < 3; ++k) { /* S J, then J^T (S J), and V J */
+                double a = S.m[k + 3 * p], b = S.m[k + 3 * q];
+                S.m[k + 3 * p] = c * a - sn * b, S.m[k + 3 * q] = sn * a + c * b;
+            }
+            for (int k = 0; k < 3; ++k) {
+                double a = S.m[p + 3 * k], b = S.m[q + 3 * k];
+                S.m[p + 3 * k] = c * a - sn * b, S.m[q + 3 * k] = sn * a + c * b;
+            }
+            for (int k = 0; k < 3; ++k) {
+                double a = V->m[k + 3 * p], b = V->m[k + 3 * q];
+                V->m[k + 3 * p] = c * a - sn * b, V->m[k + 3 * q] = sn * a + c * b;
+            }
+        }
+    }
+    w[0] = S.m[0], w[1] = S.m[4], w[2] = S.m[8];
+}
+
+/* The inverse the stiction guess l0 = -A^-1 gt uses, and whether that guess stops the contact
+ * (*stops). A regular block: its inverse, scaled by its trace first (lucid_mat3_inverse's
+ * absolute determinant floor would reject a well-conditioned block of tiny entries, 1e-300 I).
+ * A singular one: a force along a null direction of the PSD block A = J_i M^-1 J_i^T + R_i
+ * (l^T A l = 0, so J_i^T l = 0 and R_i l = 0) moves no body (a single hinge's contact moves
+ * along one direction, a turntable's tangents along one). As for a null row
+ * (contact_null_rows.h) those directions (eigenvalues at most LUCID_CONTACT_NULL_ROW of the
+ * trace) get the compliance trace(A), which selects their least force; the guess stops the
+ * contact only when gt has no component along them (none beyond its round-off): no force can
+ * remove one, so the contact slides or takes off. Without this the map was undefined and the
+ * contact kept its force: a pendulum fell through its floor. 0 when the block is null. */
+static int block_inverse(const lucid_mat3 *A, lucid_vec3 gt, lucid_mat3 *inverse, int *stops) {
     double trace = lucid_mat3_at(A, 0, 0) + lucid_mat3_at(A, 1, 1) + lucid_mat3_at(A, 2, 2);
-    if (!(trace > 0.0)) return 0;
-    lucid_mat3 scaled = lucid_mat3_scale(A, 1.0 / trace);
-    if (!lucid_mat3_inverse(&scaled, inverse)) return 0;
-    *inverse = lucid_mat3_scale(inverse, 1.0 / trace);
+    if (!(trace > 0.0) || !lucid_mat3_isfinite(A)) return 0;
+    lucid_mat3 scaled = lucid_mat3_scale(A, 1.0 / trace), V; /* eigenvalues in [0, 1] */
+    *stops = 1;
+    if (lucid_mat3_inverse(&scaled, inverse)) {
+        *inverse = lucid_mat3_scale(inverse, 1.0 / trace);
+        return 1;
+    }
+    double w[3], round_off = LUCID_CONTACT_NULL_ROW * lucid_vec3_norm(gt);
+    symmetric_eigen(scaled, w, &V);
+    *inverse = lucid_mat3_zero();
+    for (int k = 0; k < 3; ++k) {
+        lucid_vec3 v = lucid_mat3_col(&V, k);
+        if (w[k] <= LUCID_CONTACT_NULL_ROW) {
+            w[k] = 1.0;
+            if (fabs(lucid_vec3_dot(v, gt)) > round_off) *stops = 0;
+        }
+        lucid_mat3 term = lucid_mat3_outer(v, lucid_vec3_scale(v, 1.0 / (w[k] * trace)));
+        *inverse = lucid_mat3_add(inverse, &term);
+    }
     return 1;
 }
 
@@ -119,13 +178,14 @@ static lucid_vec3 update_contact(const lucid_contact_problem *p, int i, const do
     e.gt = lucid_vec3_sub(lucid_vec3_load(sigma + 3 * i), lucid_mat3_mul_vec(&e.A, li));
     if (e.gt.z > 0.0) return lucid_vec3_zero(); /* take-off */
     lucid_mat3 inverse;
+    int stops;
     *ok = 1;
-    if (!block_inverse(&e.A, &inverse)) {
+    if (!block_inverse(&e.A, e.gt, &inverse, &stops)) {
         *ok = 0;
         return li;
     }
     lucid_vec3 l0 = lucid_vec3_neg(lucid_mat3_mul_vec(&inverse, e.gt));
-    if (hypot(l0.x, l0.y) <= e.mu * l0.z) return l0; /* stiction */
+    if (stops && hypot(l0.x, l0.y) <= e.mu * l0.z) return l0; /* stiction */
     if (e.mu == 0.0) return lucid_vec3_make(0.0, 0.0, fmax(0.0, -e.gt.z / e.A.m[8]));
     return solve_sliding(&e, l0);
 }
@@ -142,7 +202,7 @@ static int check(lucid_contact_run *run, const double *lambda, const double *sig
         const double *l = lambda + 3 * i;
         int ok = 1;
         lucid_vec3 t = update_contact(p, i, sigma, lambda, &ok);
-        /* no map, no fixed point: a singular block must not read as converged */
+        /* no map, no fixed point: a null block must not read as converged */
         double moved = ok ? lucid_vec3_max_abs(lucid_vec3_sub(t, lucid_vec3_load(l))) : INFINITY;
         fixed = isnan(moved) ? INFINITY : fmax(fixed, moved);
         ep = fmax(ep, lucid_cone_distance(p->mu[i], l));

@@ -349,3 +349,31 @@ t.case("every pair solves a problem with a zero row of G", function()
              name .. ": no friction on a contact nothing can press")
   end
 end)
+
+-- A contact whose block has rank 1 and no zero row (a point on a single hinge moves along one
+-- direction u): forces along the plane normal to u move nothing. Every pair must still press
+-- it (sigma_N >= 0 with lambda in the cone, the LCP's pyramid); raisim:bisection's per-contact map inverted the
+-- block and, finding none, left lambda = 0 (sigma_N = -1: the contact sinks).
+t.case("every pair solves a contact whose block is singular without a zero row", function()
+  local u = {0.48, 0.36, 0.8}
+  local rows = {}
+  for i = 1, 3 do
+    rows[i] = {}
+    for j = 1, 3 do rows[i][j] = 2 * u[i] * u[j] end
+  end
+  for _, pr in ipairs(t.CONTACT_PAIRS) do
+    for _, g in ipairs{{0.1, -0.2, -1}, {1.5, -0.2, -1}, {0, 0, -1}} do
+      local name = string.format("%s:%s g = (%g, %g, %g)", pr[1], pr[2], g[1], g[2], g[3])
+      local sol = lucid.contact.solve{G = lucid.mat(rows), g = g, mu = {0.5}, model = pr[1],
+                                      solver = pr[2], tol = 1e-6, max_iter = 5000}
+      local l = sol.lambda
+      t.truthy(sol.converged, name .. ": converged")
+      local ul = u[1] * l[1] + u[2] * l[2] + u[3] * l[3]
+      t.truthy(2 * u[3] * ul + g[3] >= -1e-6, name .. ": the contact stops sinking")
+      -- the LCP's friction set is the box pyramid |lambda_Ti| <= mu lambda_N
+      local friction = pr[1] == "lcp" and math.max(math.abs(l[1]), math.abs(l[2]))
+                       or math.sqrt(l[1] ^ 2 + l[2] ^ 2)
+      t.truthy(friction <= 0.5 * l[3] * (1 + 1e-9) + 1e-12, name .. ": force in the cone")
+    end
+  end
+end)
