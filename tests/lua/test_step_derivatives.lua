@@ -540,7 +540,18 @@ t.case("misuse gets named errors", function()
   t.raises(F .. ": params[1][1] must be", w.step_derivatives, w, {params = {{body = b, "colour"}}})
   t.raises(F .. ": params[1]: unknown body id 9", w.step_derivatives, w, {params = {{body = 9, "mass"}}})
   t.raises(F .. ": a mass parameter needs a free body", w.step_derivatives, w, {params = {{body = 1, "mass"}}})
-  t.raises(F .. ": step must be in (0, 1)", w.step_derivatives, w, {step = 0})
+  -- the reader follows lucid_step_derivative_option_table: values outside its ranges and
+  -- wrong types are errors with its words
+  t.raises(F .. ": step must be in (0, 1) (got 0.0)", w.step_derivatives, w, {step = 0})
+  t.raises(F .. ": step must be in (0, 1) (got 1.0)", w.step_derivatives, w, {step = 1})
+  t.raises(F .. ": tol must be > 0 (got 0.0)", w.step_derivatives, w, {tol = 0})
+  t.raises(F .. ": max_iter must be an integer >= 1 (got 0)", w.step_derivatives, w, {max_iter = 0})
+  t.raises(F .. ": threshold must be > 0 (got -1.0)", w.step_derivatives, w, {threshold = -1})
+  t.raises(F .. ": kappa must be > 0 (got 0.0)", w.step_derivatives, w, {kappa = 0})
+  t.raises(F .. ": step must be a number (got string)", w.step_derivatives, w, {step = "1e-6"})
+  t.raises(F .. ': geometry must be "auto", "carried" or "collide" (got number)',
+           w.step_derivatives, w, {geometry = 1})
+  t.raises(F .. ": opts must be a table (got string)", w.step_derivatives, w, "implicit")
   t.raises(F .. ": the part's shape has no size parameter", w.step_derivatives, w,
            {params = {{body = 1, "size"}}})
   t.raises(F .. ": size index out of range", w.step_derivatives, w, {params = {{body = b, "size", index = 2}}})
