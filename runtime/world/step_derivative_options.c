@@ -39,7 +39,7 @@ const lucid_option lucid_step_derivative_option_table[] = {
     LUCID_OPTION_COUNT_ENTRY(S, "", max_iter, AT_LEAST1,
                              "finite_differences: the contact solver's iteration limit"),
     LUCID_OPTION_NUMBER_ENTRY(S, "", threshold, POSITIVE,
-                              "implicit: the margin below which a contact's mode is ambiguous"),
+                              "implicit: tau of the contact modes' classification"),
     LUCID_OPTION_NUMBER_ENTRY(S, "", kappa, POSITIVE,
                               "relaxed: the central-path relaxation, N m/s^2 per contact"),
     LUCID_OPTION_CHOICE_ENTRY(S, "", geometry, geometries, "\"auto\", \"carried\" or \"collide\"",
