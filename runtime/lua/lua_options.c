@@ -270,13 +270,17 @@ static int l_options(lua_State *L) {
     lucid_step_derivative_default_options(&step);
     lucid_batch_options batch;
     lucid_batch_default_options(&batch);
-    lua_createtable(L, 0, 7);
+    lucid_derivative_options estimator;
+    lucid_derivative_options_default(&estimator);
+    lua_createtable(L, 0, 8);
     lucid_lua_push_option_list(L, lucid_world_option_table, &world);
     lua_setfield(L, -2, "world");
     lucid_lua_push_option_list(L, lucid_single_level_option_table, &world.single_level);
     lua_setfield(L, -2, "single_level");
     lucid_lua_push_option_list(L, lucid_gjk_option_table, &gjk);
     lua_setfield(L, -2, "distance");
+    lucid_lua_push_option_list(L, lucid_derivative_option_table, &estimator);
+    lua_setfield(L, -2, "distance_derivatives");
     lucid_lua_push_option_list(L, lucid_patch_option_table, &patch);
     lua_setfield(L, -2, "contact_patch");
     lucid_lua_push_option_list(L, lucid_pscaling_option_table, &pscaling);

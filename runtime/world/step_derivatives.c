@@ -1389,15 +1389,6 @@ static lucid_status columns(ctx *c, lucid_step_jacobians *J) {
 
 /* What is wrong with the collision-derivative estimator's options (NULL: nothing), checked
  * up front: a failure inside the columns would only fall back to collision detection. */
-static const char *estimator_problem(const lucid_derivative_options *e) {
-    if ((unsigned)e->method > LUCID_DERIV_ANALYTIC) return "collision.method is unknown";
-    if (e->samples < 1) return "collision.samples must be >= 1";
-    if (!(e->noise > 0.0 && isfinite(e->noise))) return "collision.noise must be > 0";
-    if (e->levels < 0) return "collision.levels must be >= 0";
-    if (!(e->step >= 0.0 && isfinite(e->step))) return "collision.step must be >= 0";
-    return NULL;
-}
-
 static lucid_status step_derivatives(lucid_world *w, const lucid_step_derivative_options *o,
                                      lucid_step_jacobians *J, const char **why) {
     if (why) *why = NULL;
@@ -1408,7 +1399,7 @@ static lucid_status step_derivatives(lucid_world *w, const lucid_step_derivative
     if (!bad && o->method == LUCID_STEP_RELAXED && w->opt.contact.model != LUCID_CONTACT_NCP &&
         w->opt.contact.model != LUCID_CONTACT_CCP)
         bad = "method relaxed needs the world's contact model ncp or ccp";
-    if (!bad && o->collision) bad = estimator_problem(o->collision);
+    if (!bad && o->collision) lucid_derivative_options_check(o->collision, &bad);
     if (!bad && lucid_world_models_have_equalities(w) &&
         w->opt.collision == LUCID_WORLD_COLLISION_SINGLE_LEVEL)
         bad = "equality constraints (MJCF <equality>, URDF mimic) in a single_level world have no "

@@ -98,6 +98,19 @@ static void test_each_rule_refused(void **state) {
         lucid_world_get_state(w, after);
         assert_memory_equal(before, after, sizeof before); /* nothing was stepped */
     }
+    /* the estimator of o.collision is checked by lucid_derivative_option_table */
+    lucid_step_derivative_options o;
+    lucid_step_derivative_default_options(&o);
+    lucid_derivative_options e;
+    lucid_derivative_options_default(&e);
+    e.noise = -1.0;
+    o.collision = &e;
+    lucid_step_jacobians J;
+    const char *why = NULL;
+    assert_int_equal(lucid_world_step_derivatives(w, &o, &J, &why), LUCID_ERR_ARGUMENT);
+    assert_string_equal(why, "noise must be > 0");
+    lucid_world_get_state(w, after);
+    assert_memory_equal(before, after, sizeof before);
     lucid_world_destroy(w);
 }
 

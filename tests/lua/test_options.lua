@@ -289,6 +289,8 @@ local readers = {
   world = {"lucid.world", "", function(o) return lucid.world(o) end},
   single_level = {"lucid.world", "single_level.", function(o) return lucid.world{single_level = o} end},
   distance = {"lucid.distance", "", function(o) return lucid.distance(sphere, I, box, far, o) end},
+  distance_derivatives = {"lucid.distance_derivatives", "", function(o)
+    return lucid.distance_derivatives(sphere, I, box, far, o) end},
   contact_patch = {"lucid.contact_patch", "", function(o) return lucid.contact_patch(box, I, box, far, o) end},
   pscaling = {"lucid.pscaling", "", function(o) return lucid.pscaling(sphere, I, box, far, o) end},
   step_derivatives = {"lucid.world:step_derivatives", "", function(o)
@@ -339,7 +341,7 @@ t.case("every option table's ranges, choices and booleans are enforced by its re
       end
     end
   end
-  t.eq(tables, 7, "the tables of lucid.options()")
+  t.eq(tables, 8, "the tables of lucid.options()")
   t.eq(checked, expected, "every option but the 3-vectors (any finite value) checked")
   print(string.format("option tables: %d tables, %d options refused out of range", tables, checked))
 end)
@@ -357,6 +359,7 @@ end)
 -- table is exactly the option table list nothing else.
 local docs_tables = {
   {"distance", "docs/collision.md", "### Options (all optional", false},
+  {"distance_derivatives", "docs/collision.md", "`lucid_derivative_option_table`", false},
   {"contact_patch", "docs/collision.md", "`lucid_patch_option_table`", true},
   {"pscaling", "docs/single_level.md", "`lucid_pscaling_option_table`", true},
   {"step_derivatives", "docs/step_derivatives.md", "`lucid_step_derivative_option_table`", true},

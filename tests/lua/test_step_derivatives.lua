@@ -1027,7 +1027,11 @@ t.case("contact geometry without an exact rule: collide by default, an estimator
   local F = "lucid.world:step_derivatives"
   t.raises(F .. ": unknown option 'collision.sample'", w.step_derivatives, w, {collision = {sample = 3}})
   t.raises(F .. ": collision.samples", w.step_derivatives, w, {collision = {samples = 0}})
-  t.raises(F .. ": unknown collision.method 'magic'", w.step_derivatives, w, {collision = {method = "magic"}})
+  t.raises(F .. ': collision.method must be "finite_differences", "zeroth_order", '
+           .. '"first_order_gaussian", "first_order_gumbel" or "analytic" (got magic)',
+           w.step_derivatives, w, {collision = {method = "magic"}})
+  t.raises(F .. ": collision.noise must be > 0 (got 0.0)", w.step_derivatives, w,
+           {collision = {noise = 0}})
   t.raises(F .. ": opts.collision must be a table", w.step_derivatives, w, {collision = "gaussian"})
   t.raises(F .. ": geometry must be", w.step_derivatives, w, {geometry = "guess"})
 end)
