@@ -9,6 +9,7 @@
 #include "runtime/lua/check.h"
 #include "runtime/lua/lua_matrix.h"
 #include "runtime/lua/modules.h"
+#include "runtime/shapes/mesh_decompose.h"
 #include "runtime/world/step_derivatives.h"
 #include "runtime/world/world.h"
 #include "runtime/world/world_batch.h"
@@ -272,7 +273,8 @@ static int l_options(lua_State *L) {
     lucid_batch_default_options(&batch);
     lucid_derivative_options estimator;
     lucid_derivative_options_default(&estimator);
-    lua_createtable(L, 0, 8);
+    lucid_decompose_options decompose = lucid_decompose_default_options();
+    lua_createtable(L, 0, 9);
     lucid_lua_push_option_list(L, lucid_world_option_table, &world);
     lua_setfield(L, -2, "world");
     lucid_lua_push_option_list(L, lucid_single_level_option_table, &world.single_level);
@@ -281,6 +283,8 @@ static int l_options(lua_State *L) {
     lua_setfield(L, -2, "distance");
     lucid_lua_push_option_list(L, lucid_derivative_option_table, &estimator);
     lua_setfield(L, -2, "distance_derivatives");
+    lucid_lua_push_option_list(L, lucid_decompose_option_table, &decompose);
+    lua_setfield(L, -2, "mesh_decompose");
     lucid_lua_push_option_list(L, lucid_patch_option_table, &patch);
     lua_setfield(L, -2, "contact_patch");
     lucid_lua_push_option_list(L, lucid_pscaling_option_table, &pscaling);
