@@ -274,7 +274,9 @@ static int l_options(lua_State *L) {
     lucid_derivative_options estimator;
     lucid_derivative_options_default(&estimator);
     lucid_decompose_options decompose = lucid_decompose_default_options();
-    lua_createtable(L, 0, 9);
+    lucid_contact_derivative_options contact_derivatives =
+        lucid_contact_derivative_default_options(LUCID_CONTACT_NCP);
+    lua_createtable(L, 0, 10);
     lucid_lua_push_option_list(L, lucid_world_option_table, &world);
     lua_setfield(L, -2, "world");
     lucid_lua_push_option_list(L, lucid_single_level_option_table, &world.single_level);
@@ -283,6 +285,8 @@ static int l_options(lua_State *L) {
     lua_setfield(L, -2, "distance");
     lucid_lua_push_option_list(L, lucid_derivative_option_table, &estimator);
     lua_setfield(L, -2, "distance_derivatives");
+    lucid_lua_push_option_list(L, lucid_contact_derivative_option_table, &contact_derivatives);
+    lua_setfield(L, -2, "contact_derivatives");
     lucid_lua_push_option_list(L, lucid_decompose_option_table, &decompose);
     lua_setfield(L, -2, "mesh_decompose");
     lucid_lua_push_option_list(L, lucid_patch_option_table, &patch);

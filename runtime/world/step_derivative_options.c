@@ -23,7 +23,8 @@ static const lucid_option_choice geometries[] = {
     {NULL, 0},
 };
 
-/* (0, 1): a difference step of 1 is no longer small against unit-scaled coordinates. */
+/* (0, 1): a difference step of 1 is no longer small against unit-scaled coordinates; tau is
+ * a fraction of a normalised force or velocity (lucid_contact_derivative_option_table). */
 #define LUCID_OPTION_OPEN01_RANGE                                                                  \
     { 0.0, 1.0, 1, 1 }
 #define LUCID_OPTION_OPEN01_WORDS "in (0, 1)"
@@ -38,7 +39,7 @@ const lucid_option lucid_step_derivative_option_table[] = {
                               "finite_differences: the contact solver's tol in perturbed steps"),
     LUCID_OPTION_COUNT_ENTRY(S, "", max_iter, AT_LEAST1,
                              "finite_differences: the contact solver's iteration limit"),
-    LUCID_OPTION_NUMBER_ENTRY(S, "", threshold, POSITIVE,
+    LUCID_OPTION_NUMBER_ENTRY(S, "", threshold, OPEN01,
                               "implicit: tau of the contact modes' classification"),
     LUCID_OPTION_NUMBER_ENTRY(S, "", kappa, POSITIVE,
                               "relaxed: the central-path relaxation, N m/s^2 per contact"),

@@ -82,7 +82,8 @@ typedef struct lucid_step_derivative_options {
     double tol;   /* finite differences: the contact solver's tol in the perturbed steps,
                    * > 0 (default 1e-11) */
     int max_iter; /* finite differences: its iteration limit, >= 1 (default 10000) */
-    double threshold; /* implicit: the mode threshold of lucid_contact_derivative_options, > 0 */
+    double threshold; /* implicit: the mode threshold of lucid_contact_derivative_options, in
+                       * (0, 1) */
     double kappa;     /* relaxed: the central-path relaxation, > 0 (default 1e-6, in the island's
                        * units: N m/s^2 per contact) */
     const lucid_step_param *params;

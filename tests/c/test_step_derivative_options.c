@@ -52,7 +52,7 @@ static const bad_case bad_cases[] = {
     {tol_zero, "tol must be > 0"},
     {tol_nan, "tol must be > 0"},
     {max_iter_zero, "max_iter must be an integer >= 1"},
-    {threshold_zero, "threshold must be > 0"},
+    {threshold_zero, "threshold must be in (0, 1)"},
     {kappa_inf, "kappa must be > 0"},
     {method_unknown, "method must be \"implicit\", \"relaxed\" or \"finite_differences\""},
     {geometry_unknown, "geometry must be \"auto\", \"carried\" or \"collide\""},

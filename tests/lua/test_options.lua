@@ -293,6 +293,9 @@ local readers = {
     return lucid.distance_derivatives(sphere, I, box, far, o) end},
   contact_patch = {"lucid.contact_patch", "", function(o) return lucid.contact_patch(box, I, box, far, o) end},
   pscaling = {"lucid.pscaling", "", function(o) return lucid.pscaling(sphere, I, box, far, o) end},
+  contact_derivatives = {"lucid.contact.derivatives", "opts.", function(o)
+    return lucid.contact.derivatives({G = lucid.eye(3), g = {0, 0, -1}, mu = {0.5}},
+                                     {lambda = {0, 0, 1}, converged = true}, o) end},
   mesh_decompose = {"lucid.mesh.decompose", "", function(o)
     local V = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
     return lucid.mesh.decompose({vertices = V, triangles = {{1, 3, 2}, {1, 2, 4}, {1, 4, 3}, {2, 3, 4}}}, o)
@@ -345,7 +348,7 @@ t.case("every option table's ranges, choices and booleans are enforced by its re
       end
     end
   end
-  t.eq(tables, 9, "the tables of lucid.options()")
+  t.eq(tables, 10, "the tables of lucid.options()")
   t.eq(checked, expected, "every option but the 3-vectors (any finite value) checked")
   print(string.format("option tables: %d tables, %d options refused out of range", tables, checked))
 end)
@@ -367,6 +370,8 @@ local docs_tables = {
   {"contact_patch", "docs/collision.md", "`lucid_patch_option_table`", true},
   {"pscaling", "docs/single_level.md", "`lucid_pscaling_option_table`", true},
   {"mesh_decompose", "docs/world.md", "`lucid_decompose_option_table`", false},
+  {"contact_derivatives", "docs/contact_derivatives.md", "`lucid_contact_derivative_option_table`",
+   false},
   {"step_derivatives", "docs/step_derivatives.md", "`lucid_step_derivative_option_table`", true},
   {"batch", "docs/batch.md", "`lucid_batch_option_table`", true},
 }
