@@ -564,6 +564,15 @@ t.case("misuse gets named errors", function()
   t.raises("lucid.world:state_integrate: dx must have 12 entries", w.state_integrate, w, w:state(), {1})
   t.raises("lucid.sim.step: unknown option 'mthod'", lucid.sim.step, w, w:state(), nil, {mthod = 1})
   t.raises("lucid.sim.step: x must have 13 entries", lucid.sim.step, w, {1, 2}, nil)
+  -- sim.step takes every option of w:step_derivatives' table (lucid.options()) and hands it on
+  t.raises("lucid.sim.step: opts.geometry must be a string (got number)", lucid.sim.step, w,
+           w:state(), nil, {geometry = 1})
+  local u0 = w:controls()
+  t.raises('lucid.world:step_derivatives: geometry must be "auto", "carried" or "collide" (got '
+           .. 'guess)', lucid.ad.jacobian, function(u)
+             return lucid.sim.step(w, w:state(), u, {geometry = "guess"}) end, u0)
+  t.raises("lucid.world:step_derivatives: kappa must be > 0 (got 0.0)", lucid.ad.jacobian,
+           function(u) return lucid.sim.step(w, w:state(), u, {kappa = 0}) end, u0)
   -- a differentiable x of the wrong size is refused by name too, before the step runs
   lucid.ad.jacobian(function(x)
     t.raises("lucid.sim.step: x must have 13 entries (got 6)", lucid.sim.step, w, x, nil)
