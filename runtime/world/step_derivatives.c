@@ -1387,18 +1387,18 @@ static lucid_status columns(ctx *c, lucid_step_jacobians *J) {
     return s;
 }
 
-/* What is wrong with the collision-derivative estimator's options (NULL: nothing), checked
- * up front: a failure inside the columns would only fall back to collision detection. */
 static lucid_status step_derivatives(lucid_world *w, const lucid_step_derivative_options *o,
                                      lucid_step_jacobians *J, const char **why) {
     if (why) *why = NULL;
     if (!w || !o || !J) return LUCID_ERR_ARGUMENT;
     memset(J, 0, sizeof *J);
     const char *bad = check_params(w, o);
-    if (!bad) lucid_step_derivative_options_check(o, &bad);
+    if (!bad) lucid_step_derivative_options_check(o, &bad); /* bad: the broken rule */
     if (!bad && o->method == LUCID_STEP_RELAXED && w->opt.contact.model != LUCID_CONTACT_NCP &&
         w->opt.contact.model != LUCID_CONTACT_CCP)
         bad = "method relaxed needs the world's contact model ncp or ccp";
+    /* the estimator's options up front: a failure inside the columns would only fall back to
+     * collision detection */
     if (!bad && o->collision) lucid_derivative_options_check(o->collision, &bad);
     if (!bad && lucid_world_models_have_equalities(w) &&
         w->opt.collision == LUCID_WORLD_COLLISION_SINGLE_LEVEL)
