@@ -10,9 +10,18 @@
 #include "autodiff/collision_derivatives_sampling.h"
 #include "solvers/collision/epa.h"
 
-static const char *const method_names[] = {
-    "finite_differences", "zeroth_order", "first_order_gaussian", "first_order_gumbel", "analytic"};
-#define METHOD_COUNT ((int)(sizeof method_names / sizeof method_names[0]))
+#include <assert.h>
+
+static_assert(sizeof(lucid_derivative_method) == sizeof(int), "CHOICE options are stored as int");
+
+static const lucid_option_choice methods[] = {
+    {"finite_differences", LUCID_DERIV_FINITE_DIFFERENCES},
+    {"zeroth_order", LUCID_DERIV_ZEROTH_ORDER},
+    {"first_order_gaussian", LUCID_DERIV_FIRST_ORDER_GAUSSIAN},
+    {"first_order_gumbel", LUCID_DERIV_FIRST_ORDER_GUMBEL},
+    {"analytic", LUCID_DERIV_ANALYTIC},
+    {NULL, 0},
+};
 
 void lucid_derivative_query_options_default(lucid_gjk_options *opt) {
     lucid_gjk_options_default(opt);
@@ -33,38 +42,44 @@ void lucid_derivative_options_default(lucid_derivative_options *opt) {
     opt->gjk = NULL;
 }
 
+#define S lucid_derivative_options
+const lucid_option lucid_derivative_option_table[] = {
+    LUCID_OPTION_CHOICE_ENTRY(S, "", method, methods,
+                              "\"finite_differences\", \"zeroth_order\", \"first_order_gaussian\", "
+                              "\"first_order_gumbel\" or \"analytic\"",
+                              "the estimator"),
+    LUCID_OPTION_SPECIAL_ENTRY(S, "", step, LUCID_OPTION_NUMBER, POSITIVE, 0.0,
+                               "0: automatic, lucid_derivative_auto_step",
+                               "finite_differences: central step on each twist coordinate"),
+    LUCID_OPTION_COUNT_ENTRY(S, "", samples, AT_LEAST1,
+                             "zeroth_order, first_order_gaussian: samples M"),
+    LUCID_OPTION_NUMBER_ENTRY(S, "", noise, POSITIVE,
+                              "smoothing eps: noise std on the twist (zeroth order) or on x* (m, "
+                              "Gaussian), temperature (m^2, Gumbel)"),
+    LUCID_OPTION_COUNT_ENTRY(S, "", levels, NONNEGATIVE,
+                             "first_order_gumbel: adjacency levels around the support vertex"),
+    LUCID_OPTION_END,
+};
+#undef S
+
+lucid_status lucid_derivative_options_check(const lucid_derivative_options *opt, const char **why) {
+    lucid_status s = lucid_option_table_check(lucid_derivative_option_table, opt, why);
+    return s == LUCID_ERR_NONFINITE ? LUCID_ERR_ARGUMENT : s;
+}
+
+/* The method's entry: the table's first. */
+#define METHOD_OPTION (&lucid_derivative_option_table[0])
+
 int lucid_derivative_method_from_name(const char *name, lucid_derivative_method *method) {
-    if (name == NULL) return 0;
-    for (int i = 0; i < METHOD_COUNT; ++i)
-        if (strcmp(name, method_names[i]) == 0) {
-            *method = (lucid_derivative_method)i;
-            return 1;
-        }
-    return 0;
+    int value;
+    if (name == NULL || !lucid_option_choice_value(METHOD_OPTION, name, &value)) return 0;
+    *method = (lucid_derivative_method)value;
+    return 1;
 }
 
 const char *lucid_derivative_method_name(lucid_derivative_method method) {
-    if ((int)method < 0 || (int)method >= METHOD_COUNT) return "unknown";
-    return method_names[method];
-}
-
-static int positive(double x) {
-    return isfinite(x) && x > 0.0;
-}
-
-static lucid_status check_options(const lucid_derivative_options *opt) {
-    switch (opt->method) {
-        case LUCID_DERIV_FINITE_DIFFERENCES:
-            return isfinite(opt->step) && opt->step >= 0.0 ? LUCID_OK : LUCID_ERR_ARGUMENT;
-        case LUCID_DERIV_ZEROTH_ORDER:
-        case LUCID_DERIV_FIRST_ORDER_GAUSSIAN:
-            return opt->samples >= 1 && positive(opt->noise) ? LUCID_OK : LUCID_ERR_ARGUMENT;
-        case LUCID_DERIV_FIRST_ORDER_GUMBEL:
-            return opt->levels >= 0 && positive(opt->noise) ? LUCID_OK : LUCID_ERR_ARGUMENT;
-        case LUCID_DERIV_ANALYTIC:
-            return LUCID_OK;
-    }
-    return LUCID_ERR_ARGUMENT;
+    const char *name = lucid_option_choice_name(METHOD_OPTION, (int)method);
+    return name ? name : "unknown";
 }
 
 /* Whether the first-order method can build a Hessian for s (before any query runs). */
@@ -123,7 +138,7 @@ static lucid_status check_request(const lucid_shape *s1, const lucid_se3 *T1, co
                                   const lucid_derivative_workspace *ws, const void *res) {
     if (s1 == NULL || T1 == NULL || s2 == NULL || T2 == NULL || res == NULL)
         return LUCID_ERR_ARGUMENT;
-    lucid_status st = check_options(opt);
+    lucid_status st = lucid_derivative_options_check(opt, NULL);
     if (st == LUCID_OK) st = check_shape(s1, opt->method);
     if (st == LUCID_OK) st = check_shape(s2, opt->method);
     if (st == LUCID_OK && opt->method == LUCID_DERIV_FIRST_ORDER_GUMBEL && ws == NULL)

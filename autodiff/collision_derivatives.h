@@ -55,6 +55,16 @@ typedef struct lucid_derivative_options {
 
 void lucid_derivative_options_default(lucid_derivative_options *opt);
 
+/* The options described (option_table.h; seed and gjk are not in it): the check of
+ * lucid_distance_derivatives and of lucid_world_step_derivatives' collision, and the Lua
+ * readers of lucid.distance_derivatives, lucid.distance's derivatives and w:step_derivatives'
+ * collision. Every entry is checked, whatever the method. */
+extern const lucid_option lucid_derivative_option_table[];
+
+/* LUCID_OK when every option of the table is valid, else LUCID_ERR_ARGUMENT with *why (if not
+ * NULL) the first bad option's rule. */
+lucid_status lucid_derivative_options_check(const lucid_derivative_options *opt, const char **why);
+
 /* Distance-query options for derivatives: lucid's defaults with the tolerances tightened to
  * rounding level (GJK: relative gap tolerance 1e-30, i.e. the round-off floor of the gap,
  * max_iter 512; EPA: epa_tol 1e-15 m, up to LUCID_EPA_MAX_ITER). Derivatives divide query errors

@@ -48,6 +48,21 @@ lucid_contact_derivative_default_options(lucid_contact_model model) {
     return o;
 }
 
+/* [0, 1): both are fractions of a normalised quantity (a force, a velocity, the first pivot). */
+#define LUCID_OPTION_FRACTION_RANGE                                                                \
+    { 0.0, 1.0, 0, 1 }
+#define LUCID_OPTION_FRACTION_WORDS "in [0, 1)"
+
+#define S lucid_contact_derivative_options
+const lucid_option lucid_contact_derivative_option_table[] = {
+    LUCID_OPTION_NUMBER_ENTRY(S, "", threshold, FRACTION,
+                              "tau of the modes: breaking below tau F, sticking below tau V"),
+    LUCID_OPTION_NUMBER_ENTRY(S, "", rcond, FRACTION,
+                              "pivots of K below rcond x the first are dropped"),
+    LUCID_OPTION_END,
+};
+#undef S
+
 /* count doubles-or-other of size bytes, from the arena when there is one, else the heap;
  * not zeroed either way (each is written before it is read; the LAPACK workspace alone is
  * 8192 + 66 (3n + 1) doubles). */
@@ -183,8 +198,8 @@ lucid_status lucid_contact_derivatives_factor(lucid_contact_derivatives *d,
     if (!d || !p || !o || (p->n > 0 && !lambda)) return LUCID_ERR_ARGUMENT;
     lucid_status status = lucid_contact_problem_validate(p, NULL);
     if (status != LUCID_OK) return status;
-    if (p->n > d->capacity || !(o->threshold >= 0.0) || !(o->rcond >= 0.0) ||
-        !isfinite(o->threshold) || !(o->rcond < 1.0))
+    if (p->n > d->capacity ||
+        lucid_option_table_check(lucid_contact_derivative_option_table, o, NULL) != LUCID_OK)
         return LUCID_ERR_ARGUMENT;
     int n = p->n, m = 3 * n;
     for (int k = 0; k < m; ++k)

@@ -24,6 +24,7 @@
 
 #include "runtime/math/arena.h"
 
+#include "runtime/core/option_table.h"
 #include "runtime/core/status.h"
 #include "solvers/contact/contact_problem.h"
 
@@ -38,9 +39,13 @@ const char *lucid_contact_mode_name(lucid_contact_mode mode);
 
 typedef struct lucid_contact_derivative_options {
     lucid_contact_model model; /* the model lambda solves (its optimality conditions are used) */
-    double threshold;          /* tau above (default 1e-6): must exceed the solution's error */
-    double rcond;              /* rank threshold on the pivots of K (default 1e-10) */
+    double threshold; /* tau above, in [0, 1) (default 1e-6): must exceed the solution's error */
+    double rcond;     /* rank threshold on the pivots of K, in [0, 1) (default 1e-10) */
 } lucid_contact_derivative_options;
+
+/* threshold and rcond described (option_table.h; model is the solution's, not an option):
+ * lucid_contact_derivatives_factor's check and lucid.contact.derivatives' reader. */
+extern const lucid_option lucid_contact_derivative_option_table[];
 
 typedef struct lucid_contact_derivative_info {
     int contacts;       /* n */

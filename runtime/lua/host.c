@@ -73,6 +73,7 @@ int luaopen_lucid(lua_State *L) {
     lucid_open_pscaling(L);
     lucid_open_grasp(L);
     lucid_open_mesh(L);
+    lucid_open_options(L);
 
     /* Register before running the Lua side so its modules can `require "lucid"`. */
     luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);

@@ -5,16 +5,15 @@
  * sequences, each an nu x T lucid.mat (column t: the controls of step t, as w:controls()
  * lays them out) or a table of T control vectors. record = "final" (default): X is the
  * nx x N mat of final states; "all": a table of N nx x (T+1) mats (column 1 = X0's column).
- * threads: default min(N, online CPUs). w is only read. Results are bit-identical to the
- * serial loop (w:set_state(x0); per step w:set_controls(u_t); w:step()) whatever threads is.
- * Buffers are userdata, so an error raised anywhere leaks nothing; the pool is destroyed
- * before any error is raised. */
+ * opts: lucid_batch_option_table (threads 0, the default: min(N, online CPUs)). w is only
+ * read. Results are bit-identical to the serial loop (w:set_state(x0); per step
+ * w:set_controls(u_t); w:step()) whatever threads is. Buffers are userdata, so an error raised
+ * anywhere leaks nothing; the pool is destroyed before any error is raised. */
 #include <lauxlib.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "runtime/lua/check.h"
 #include "runtime/lua/lua_options.h"
@@ -116,34 +115,17 @@ static void read_controls(lua_State *L, int idx, int nu, size_t count, size_t st
     }
 }
 
-static int default_threads(size_t count) {
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    if (cpus < 1) cpus = 1;
-    if (cpus > LUCID_BATCH_MAX_THREADS) cpus = LUCID_BATCH_MAX_THREADS;
-    if ((size_t)cpus > count) cpus = count > 0 ? (long)count : 1;
-    return (int)cpus;
-}
-
 static int l_rollout(lua_State *L) {
-    static const char *const keys[] = {"threads", "steps", "record", NULL};
     lucid_world *w = lucid_lua_checkworld(L, 1, FNAME);
     lua_settop(L, 4);
     int has_u = !lua_isnil(L, 3);
     if (has_u && lua_type(L, 3) != LUA_TTABLE)
         fail(L, "U must be nil or a table of control sequences (got %s)", lucid_lua_typename(L, 3));
-    if (!lua_isnil(L, 4) && lua_type(L, 4) != LUA_TTABLE)
-        fail(L, "opts must be a table (got %s)", lucid_lua_typename(L, 4));
-    int threads = 0, record_all = 0, has_steps = 0;
-    size_t steps = 0;
-    if (!lua_isnil(L, 4)) {
-        lucid_lua_check_option_names(L, 4, keys, FNAME);
-        static const char *const records[] = {"final", "all", NULL};
-        lucid_lua_fields f = lucid_lua_fields_at(L, 4, FNAME, "");
-        threads = (int)lucid_lua_integer_field(&f, "threads", 0, 1, LUCID_BATCH_MAX_THREADS);
-        has_steps = lucid_lua_has_field(L, 4, "steps");
-        steps = (size_t)lucid_lua_integer_field(&f, "steps", 0, 0, INT32_MAX);
-        record_all = lucid_lua_enum_field(&f, "record", records, 0) == 1;
-    }
+    lucid_batch_options o;
+    lucid_batch_default_options(&o);
+    lucid_lua_read_options(L, 4, FNAME, "opts", lucid_batch_option_table, NULL, &o);
+    int has_steps = o.steps >= 0, record_all = o.record;
+    size_t steps = has_steps ? (size_t)o.steps : 0;
     int nx = lucid_world_state_size(w), nu = lucid_world_controls_size(w);
     size_t count;
     double *x0 = read_states(L, 2, nx, &count);
@@ -168,14 +150,13 @@ static int l_rollout(lua_State *L) {
         u = scratch(L, (size_t)nu * steps * count, "U");
         read_controls(L, 3, nu, count, steps, u);
     }
-    if (threads == 0) threads = default_threads(count);
     size_t cols = record_all ? steps + 1 : 1;
     double *out = scratch(L, (size_t)nx * cols * count, "the result");
 
     lucid_batch_problem p = {count, steps, x0, u, record_all, out, NULL, NULL};
     size_t failed = 0;
     char why[200];
-    lucid_status s = lucid_world_batch_rollout(w, threads, &p, &failed, why, sizeof why);
+    lucid_status s = lucid_world_batch_rollout(w, o.threads, &p, &failed, why, sizeof why);
     if (s != LUCID_OK) {
         if (why[0]) fail(L, "rollout %zu: %s", failed + 1, why);
         lucid_lua_fail_status(L, FNAME, s);

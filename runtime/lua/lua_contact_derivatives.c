@@ -202,9 +202,8 @@ static void push_closure(lua_State *L, int state_idx, lua_CFunction f, const cha
 
 /* the problem's own keys; its contact options are lucid.contact.solve's (lua_options.h) */
 static const char *const problem_keys[] = {"G", "g", "mu", "R", "warm_start", NULL};
-static const char *const option_keys[] = {"method", "threshold",         "rcond",
-                                          "dense",  "allow_unconverged", NULL};
-static const lucid_lua_range unit_interval = {0.0, 1.0, 0, 1}; /* [0, 1) */
+/* opts: lucid_contact_derivative_option_table's keys and the binding's own */
+static const char *const own_option_keys[] = {"method", "dense", "allow_unconverged", NULL};
 
 static int contact_derivatives(lua_State *L) {
     lua_settop(L, 3);
@@ -223,6 +222,8 @@ static int contact_derivatives(lua_State *L) {
         lua_newtable(L);
         lua_replace(L, 3);
     }
+    const char *option_keys[8];
+    lucid_lua_option_names(lucid_contact_derivative_option_table, own_option_keys, option_keys, 8);
     lucid_lua_check_option_names_prefixed(L, 3, option_keys, DERIVATIVES, "opts.");
     lucid_lua_fields opts = lucid_lua_fields_at(L, 3, DERIVATIVES, "opts.");
     lucid_lua_fields sol = lucid_lua_fields_at(L, 2, DERIVATIVES, "sol.");
@@ -243,8 +244,7 @@ static int contact_derivatives(lua_State *L) {
                        "derivatives are those of exact solutions (kappa = 0)",
                        po.kappa);
     lucid_contact_derivative_options o = lucid_contact_derivative_default_options(model);
-    o.threshold = lucid_lua_number_in(&opts, "threshold", o.threshold, &unit_interval);
-    o.rcond = lucid_lua_number_in(&opts, "rcond", o.rcond, &unit_interval);
+    lucid_lua_read_option_table(&opts, lucid_contact_derivative_option_table, &o);
 
     /* the problem */
     if (!lucid_lua_field(L, 1, "G")) lucid_lua_fail(L, DERIVATIVES, "problem.G is required");

@@ -46,16 +46,13 @@ static holder *push_holder(lua_State *L) {
 
 static lucid_decompose_options read_options(lua_State *L, int idx, const char *fname,
                                             double *scale) {
-    static const char *const keys[] = {"max_parts", "concavity", "scale", NULL};
+    static const char *const scale_key[] = {"scale", NULL};
     lucid_decompose_options o = lucid_decompose_default_options();
     *scale = 1.0;
-    if (lua_isnoneornil(L, idx)) return o;
-    if (!lua_istable(L, idx))
-        lucid_lua_fail(L, fname, "options must be a table (got %s)", lucid_lua_typename(L, idx));
-    lucid_lua_check_option_names(L, idx, keys, fname);
+    if (!lucid_lua_read_options(L, idx, fname, "options", lucid_decompose_option_table, scale_key,
+                                &o))
+        return o;
     lucid_lua_fields f = lucid_lua_fields_at(L, idx, fname, "");
-    o.max_parts = (int)lucid_lua_integer_field(&f, "max_parts", o.max_parts, 1, 1 << 20);
-    o.concavity = lucid_lua_number_in(&f, "concavity", o.concavity, &lucid_lua_positive);
     *scale = lucid_lua_number_in(&f, "scale", 1.0, &lucid_lua_positive);
     return o;
 }

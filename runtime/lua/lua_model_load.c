@@ -28,14 +28,12 @@ static void read_decompose(lua_State *L, int idx, lucid_model_load_options *o) {
                        lucid_lua_typename(L, -1));
     if (!o->decompose_meshes)
         lucid_lua_fail(L, FNAME, "decompose options need meshes = \"decompose\"");
-    static const char *const keys[] = {"max_parts", "concavity", NULL};
+    const char *keys[4];
+    lucid_lua_option_names(lucid_decompose_option_table, NULL, keys, 4);
     int t = lua_absindex(L, -1);
     lucid_lua_check_option_names_prefixed(L, t, keys, FNAME, "decompose.");
     lucid_lua_fields f = lucid_lua_fields_at(L, t, FNAME, "decompose.");
-    o->decompose.max_parts =
-        (int)lucid_lua_integer_field(&f, "max_parts", o->decompose.max_parts, 1, 1 << 20);
-    o->decompose.concavity =
-        lucid_lua_number_in(&f, "concavity", o->decompose.concavity, &lucid_lua_positive);
+    lucid_lua_read_option_table(&f, lucid_decompose_option_table, &o->decompose);
     lua_pop(L, 1);
 }
 

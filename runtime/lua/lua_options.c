@@ -8,7 +8,13 @@
 
 #include "runtime/lua/check.h"
 #include "runtime/lua/lua_matrix.h"
+#include "runtime/lua/modules.h"
+#include "runtime/shapes/mesh_decompose.h"
+#include "runtime/world/step_derivatives.h"
 #include "runtime/world/world.h"
+#include "runtime/world/world_batch.h"
+#include "solvers/collision/contact_patch.h"
+#include "solvers/collision/pscaling.h"
 
 #define ANY                                                                                        \
     { -INFINITY, INFINITY, 0, 0 }
@@ -181,6 +187,20 @@ void lucid_lua_read_option_table(const lucid_lua_fields *f, const lucid_option *
         if (lucid_lua_field(f->L, f->idx, o->name)) read_option(f, o, s);
 }
 
+int lucid_lua_read_options(lua_State *L, int idx, const char *fname, const char *what,
+                           const lucid_option *table, const char *const *extra, void *s) {
+    if (lua_isnoneornil(L, idx)) return 0;
+    idx = lua_absindex(L, idx);
+    if (!lua_istable(L, idx))
+        lucid_lua_fail(L, fname, "%s must be a table (got %s)", what, lucid_lua_typename(L, idx));
+    const char *names[48];
+    lucid_lua_option_names(table, extra, names, sizeof names / sizeof *names);
+    lucid_lua_check_option_names(L, idx, names, fname);
+    lucid_lua_fields f = lucid_lua_fields_at(L, idx, fname, "");
+    lucid_lua_read_option_table(&f, table, s);
+    return 1;
+}
+
 void lucid_lua_option_names(const lucid_option *table, const char *const *extra, const char **out,
                             size_t size) {
     size_t n = 0;
@@ -234,6 +254,55 @@ void lucid_lua_push_option_list(lua_State *L, const lucid_option *table, const v
         lua_setfield(L, -2, "default");
         lua_rawseti(L, -2, ++i);
     }
+}
+
+/* lucid.options(): every option table but the contact one (lucid.contact.options()), by the
+ * name of what reads it, each a list as lucid_lua_push_option_list pushes it. */
+static int l_options(lua_State *L) {
+    lucid_world_options world;
+    lucid_world_default_options(&world);
+    lucid_gjk_options gjk;
+    lucid_gjk_options_default(&gjk);
+    lucid_patch_options patch;
+    lucid_patch_options_default(&patch);
+    lucid_pscaling_options pscaling;
+    lucid_pscaling_options_default(&pscaling);
+    lucid_step_derivative_options step;
+    lucid_step_derivative_default_options(&step);
+    lucid_batch_options batch;
+    lucid_batch_default_options(&batch);
+    lucid_derivative_options estimator;
+    lucid_derivative_options_default(&estimator);
+    lucid_decompose_options decompose = lucid_decompose_default_options();
+    lucid_contact_derivative_options contact_derivatives =
+        lucid_contact_derivative_default_options(LUCID_CONTACT_NCP);
+    lua_createtable(L, 0, 10);
+    lucid_lua_push_option_list(L, lucid_world_option_table, &world);
+    lua_setfield(L, -2, "world");
+    lucid_lua_push_option_list(L, lucid_single_level_option_table, &world.single_level);
+    lua_setfield(L, -2, "single_level");
+    lucid_lua_push_option_list(L, lucid_gjk_option_table, &gjk);
+    lua_setfield(L, -2, "distance");
+    lucid_lua_push_option_list(L, lucid_derivative_option_table, &estimator);
+    lua_setfield(L, -2, "distance_derivatives");
+    lucid_lua_push_option_list(L, lucid_contact_derivative_option_table, &contact_derivatives);
+    lua_setfield(L, -2, "contact_derivatives");
+    lucid_lua_push_option_list(L, lucid_decompose_option_table, &decompose);
+    lua_setfield(L, -2, "mesh_decompose");
+    lucid_lua_push_option_list(L, lucid_patch_option_table, &patch);
+    lua_setfield(L, -2, "contact_patch");
+    lucid_lua_push_option_list(L, lucid_pscaling_option_table, &pscaling);
+    lua_setfield(L, -2, "pscaling");
+    lucid_lua_push_option_list(L, lucid_step_derivative_option_table, &step);
+    lua_setfield(L, -2, "step_derivatives");
+    lucid_lua_push_option_list(L, lucid_batch_option_table, &batch);
+    lua_setfield(L, -2, "batch");
+    return 1;
+}
+
+void lucid_open_options(lua_State *L) {
+    lua_pushcfunction(L, l_options);
+    lua_setfield(L, -2, "options");
 }
 
 /* ---- the contact options ----------------------------------------------------------------- */

@@ -67,6 +67,13 @@ int lucid_lua_enum_field(const lucid_lua_fields *f, const char *key, const char 
  * x)". The caller checks that no other key is present (lucid_lua_option_names). */
 void lucid_lua_read_option_table(const lucid_lua_fields *f, const lucid_option *table, void *s);
 
+/* The options table at idx read through `table` into the struct at s, which keeps its values
+ * when idx is none or nil (then 0 is returned, else 1). Errors name fname: a value that is not
+ * a table ("WHAT must be a table (got T)"), a key neither the table's nor one of `extra`
+ * (NULL-terminated, or NULL: the caller reads those), a bad value (as above). */
+int lucid_lua_read_options(lua_State *L, int idx, const char *fname, const char *what,
+                           const lucid_option *table, const char *const *extra, void *s);
+
 /* The names of the table's entries followed by those of `extra` (NULL-terminated, or NULL),
  * NULL-terminated, in out (room for `size`). */
 void lucid_lua_option_names(const lucid_option *table, const char *const *extra, const char **out,

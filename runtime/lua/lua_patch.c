@@ -11,25 +11,6 @@
 #include "runtime/lua/modules.h"
 #include "solvers/collision/contact_patch.h"
 
-/* opts.margin (>= 0), opts.angular_tolerance (radians in [0, pi/2)) and opts.max_points
- * (integer in [1, 16]), defaults elsewhere. */
-static void read_options(lua_State *L, int idx, const char *fname, lucid_patch_options *opt) {
-    static const char *const keys[] = {"margin", "angular_tolerance", "max_points", NULL};
-    lucid_patch_options_default(opt);
-    if (lua_isnoneornil(L, idx)) return;
-    if (!lua_istable(L, idx))
-        lucid_lua_fail(L, fname, "options must be a table (got %s)", lucid_lua_typename(L, idx));
-    lucid_lua_check_option_names(L, idx, keys, fname);
-    lucid_lua_fields f = lucid_lua_fields_at(L, idx, fname, "");
-    opt->margin = lucid_lua_number_in(&f, "margin", opt->margin, &lucid_lua_nonnegative);
-    double a = lucid_lua_number_field(&f, "angular_tolerance", opt->angular_tolerance);
-    if (a < 0.0 || a >= 0.5 * 3.14159265358979323846)
-        lucid_lua_fail(L, fname, "angular_tolerance must be in [0, pi/2) (got %f)", a);
-    opt->angular_tolerance = a;
-    opt->max_points =
-        (int)lucid_lua_integer_field(&f, "max_points", opt->max_points, 1, LUCID_PATCH_MAX_POINTS);
-}
-
 static void push_point(lua_State *L, const lucid_contact_point *p) {
     lua_createtable(L, 0, 3);
     lucid_lua_pushvec3(L, p->p1);
@@ -47,7 +28,8 @@ static int l_contact_patch(lua_State *L) {
     const lucid_shape *s2 = lucid_lua_checkconvex(L, 3, fname, "shape 2");
     const lucid_se3 *T2 = lucid_lua_checkpose(L, 4, fname, "pose 2");
     lucid_patch_options opt;
-    read_options(L, 5, fname, &opt);
+    lucid_patch_options_default(&opt);
+    lucid_lua_read_options(L, 5, fname, "options", lucid_patch_option_table, NULL, &opt);
     if (s1->kind == LUCID_SHAPE_HALFSPACE && s2->kind == LUCID_SHAPE_HALFSPACE)
         return lucid_lua_fail(L, fname, "both shapes are halfspaces");
 

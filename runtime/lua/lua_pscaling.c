@@ -2,15 +2,13 @@
  *
  *   r = lucid.pscaling(s1, T1, s2, T2 [, opts])
  *
- * opts: tol (KKT residual, > 0), max_iter (>= 1), derivatives (boolean). Unknown option names
- * are errors. Result: alpha, phi, point, normal, iterations, converged, residual, scale,
- * closed_form and, with derivatives, dalpha_dT1, dalpha_dT2 (6-vectors) and dpoint_dT1,
- * dpoint_dT2, dnormal_dT1, dnormal_dT2 (3 x 6), w.r.t. the local twists (v, w) of T1, T2.
- * With derivatives, derivatives_defined is false (and the derivative fields absent) when the
- * solution is not unique (a face resting on a face: p can slide). An iteration cap is no
- * error: the last iterate comes back with converged = false. */
+ * opts: tol, max_iter, derivatives (lucid_pscaling_option_table). Result: alpha, phi, point,
+ * normal, iterations, converged, residual, scale, closed_form and, with derivatives, dalpha_dT1,
+ * dalpha_dT2 (6-vectors) and dpoint_dT1, dpoint_dT2, dnormal_dT1, dnormal_dT2 (3 x 6), w.r.t. the
+ * local twists (v, w) of T1, T2. With derivatives, derivatives_defined is false (and the derivative
+ * fields absent) when the solution is not unique (a face resting on a face: p can slide). An
+ * iteration cap is no error: the last iterate comes back with converged = false. */
 #include <lauxlib.h>
-#include <limits.h>
 
 #include "runtime/lua/check.h"
 #include "runtime/lua/lua_options.h"
@@ -19,20 +17,6 @@
 #include "runtime/lua/lua_shape.h"
 #include "runtime/lua/modules.h"
 #include "solvers/collision/pscaling.h"
-
-static const char *const PSCALING_OPTIONS[] = {"tol", "max_iter", "derivatives", NULL};
-
-static void read_options(lua_State *L, int idx, const char *fname, lucid_pscaling_options *opt) {
-    lucid_pscaling_options_default(opt);
-    if (lua_isnoneornil(L, idx)) return;
-    if (!lua_istable(L, idx))
-        lucid_lua_fail(L, fname, "opts must be a table (got %s)", lucid_lua_typename(L, idx));
-    lucid_lua_check_option_names(L, idx, PSCALING_OPTIONS, fname);
-    lucid_lua_fields f = lucid_lua_fields_at(L, idx, fname, "");
-    opt->tol = lucid_lua_number_in(&f, "tol", opt->tol, &lucid_lua_positive);
-    opt->max_iter = (int)lucid_lua_integer_field(&f, "max_iter", opt->max_iter, 1, INT_MAX);
-    opt->derivatives = lucid_lua_boolean_field(&f, "derivatives", opt->derivatives);
-}
 
 static void set_number(lua_State *L, const char *name, double v) {
     lua_pushnumber(L, v);
@@ -82,7 +66,8 @@ static int l_pscaling(lua_State *L) {
     const lucid_shape *s2 = lucid_lua_checkconvex(L, 3, fname, "s2");
     const lucid_se3 *T2 = lucid_lua_checkpose(L, 4, fname, "T2");
     lucid_pscaling_options opt;
-    read_options(L, 5, fname, &opt);
+    lucid_pscaling_options_default(&opt);
+    lucid_lua_read_options(L, 5, fname, "opts", lucid_pscaling_option_table, NULL, &opt);
     if (s1->kind == LUCID_SHAPE_HALFSPACE && s2->kind == LUCID_SHAPE_HALFSPACE)
         return lucid_lua_fail(L, fname, "s1 and s2 are both halfspaces (no centre to scale)");
     lucid_pscaling_result r;

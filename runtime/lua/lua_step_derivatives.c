@@ -136,22 +136,9 @@ static lucid_step_param read_param(lua_State *L, lucid_world *w, int k, const ch
     return p;
 }
 
-/* opts.geometry and opts.collision (into e and gjk, which o->collision then points to). */
-static void read_geometry(lua_State *L, int idx, lucid_step_derivative_options *o,
-                          lucid_derivative_options *e, lucid_gjk_options *gjk) {
-    lua_getfield(L, idx, "geometry");
-    if (!lua_isnil(L, -1)) {
-        const char *g = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
-        if (strcmp(g, "auto") == 0)
-            o->geometry = LUCID_STEP_GEOMETRY_AUTO;
-        else if (strcmp(g, "carried") == 0)
-            o->geometry = LUCID_STEP_GEOMETRY_CARRIED;
-        else if (strcmp(g, "collide") == 0)
-            o->geometry = LUCID_STEP_GEOMETRY_COLLIDE;
-        else
-            lucid_lua_fail(L, FNAME, "geometry must be \"auto\", \"carried\" or \"collide\"");
-    }
-    lua_pop(L, 1);
+/* opts.collision (into e and gjk, which o->collision then points to). */
+static void read_collision(lua_State *L, int idx, lucid_step_derivative_options *o,
+                           lucid_derivative_options *e, lucid_gjk_options *gjk) {
     lua_getfield(L, idx, "collision");
     if (!lua_isnil(L, -1)) {
         lucid_lua_read_derivative_options(L, -1, FNAME, "collision.", e, gjk);
@@ -160,28 +147,17 @@ static void read_geometry(lua_State *L, int idx, lucid_step_derivative_options *
     lua_pop(L, 1);
 }
 
-/* The options table at idx into o; params into a userdata buffer left on the stack. */
+/* The options table at idx into o (lucid_step_derivative_option_table, params, collision);
+ * params into a userdata buffer left on the stack. */
 static void read_options(lua_State *L, int idx, lucid_world *w, lucid_step_derivative_options *o,
                          lucid_derivative_options *e, lucid_gjk_options *gjk) {
-    static const char *const keys[] = {"method", "step",   "tol",      "max_iter",  "threshold",
-                                       "kappa",  "params", "geometry", "collision", NULL};
+    static const char *const nested[] = {"params", "collision", NULL};
     lucid_step_derivative_default_options(o);
-    if (lua_isnoneornil(L, idx)) return;
-    if (!lua_istable(L, idx))
-        lucid_lua_fail(L, FNAME, "opts must be a table (got %s)", lucid_lua_typename(L, idx));
-    lucid_lua_check_option_names(L, idx, keys, FNAME);
-    lucid_lua_fields f = lucid_lua_fields_at(L, idx, FNAME, "");
-    static const char *const methods[] = {"implicit", "relaxed", "finite_differences", NULL};
-    static const lucid_step_method method_of[] = {LUCID_STEP_IMPLICIT, LUCID_STEP_RELAXED,
-                                                  LUCID_STEP_FINITE_DIFFERENCES};
-    int m = lucid_lua_enum_field(&f, "method", methods, -1);
-    if (m >= 0) o->method = method_of[m];
-    o->step = lucid_lua_number_field(&f, "step", o->step);
-    o->tol = lucid_lua_number_field(&f, "tol", o->tol);
-    o->threshold = lucid_lua_number_field(&f, "threshold", o->threshold);
-    o->kappa = lucid_lua_number_field(&f, "kappa", o->kappa);
-    o->max_iter = (int)lucid_lua_integer_field(&f, "max_iter", o->max_iter, 1, 1000000000);
-    read_geometry(L, idx, o, e, gjk);
+    if (!lucid_lua_read_options(L, idx, FNAME, "opts", lucid_step_derivative_option_table, nested,
+                                o))
+        return;
+    idx = lua_absindex(L, idx);
+    read_collision(L, idx, o, e, gjk);
     lua_getfield(L, idx, "params");
     if (lua_isnil(L, -1)) {
         lua_pop(L, 1);

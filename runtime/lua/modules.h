@@ -27,5 +27,6 @@ void lucid_open_model_load(lua_State *L); /* lucid.model.load (after model) */
 void lucid_open_pscaling(lua_State *L);   /* lucid.pscaling (runtime/lua/lua_pscaling.c) */
 void lucid_open_grasp(lua_State *L);      /* lucid.grasp.epsilon, lucid.grasp.wrenches */
 void lucid_open_mesh(lua_State *L);       /* lucid.mesh.decompose */
+void lucid_open_options(lua_State *L);    /* lucid.options (runtime/lua/lua_options.c) */
 
 #endif

@@ -22,6 +22,16 @@ lucid_decompose_options lucid_decompose_default_options(void) {
     return o;
 }
 
+#define S lucid_decompose_options
+const lucid_option lucid_decompose_option_table[] = {
+    LUCID_OPTION_INTEGER_ENTRY(S, "", max_parts, 1, LUCID_DECOMPOSE_MAX_PARTS,
+                               "the most convex parts"),
+    LUCID_OPTION_NUMBER_ENTRY(S, "", concavity, POSITIVE,
+                              "the parts' total volume may exceed the mesh's by this fraction"),
+    LUCID_OPTION_END,
+};
+#undef S
+
 static lucid_status fail(char *err, int err_size, lucid_status status, const char *fmt, ...) {
     if (err != NULL && err_size > 0) {
         va_list args;
@@ -460,12 +470,10 @@ static lucid_status check_input(const double *points, int np, const int *tris, i
                     nt);
     if (nt > INT32_MAX / 3)
         return fail(err, err_size, LUCID_ERR_ARGUMENT, "too many triangles (%d)", nt);
-    if (o->max_parts < 1)
-        return fail(err, err_size, LUCID_ERR_ARGUMENT, "max_parts must be at least 1 (got %d)",
-                    o->max_parts);
-    if (!isfinite(o->concavity) || !(o->concavity > 0))
-        return fail(err, err_size, LUCID_ERR_ARGUMENT,
-                    "concavity must be finite and positive (got %g)", o->concavity);
+    const char *why = NULL;
+    if (lucid_option_table_check(lucid_decompose_option_table, o, &why) != LUCID_OK)
+        return fail(err, err_size, LUCID_ERR_ARGUMENT, "%s (got %d parts, concavity %g)", why,
+                    o->max_parts, o->concavity);
     for (int i = 0; i < 3 * np; ++i)
         if (!isfinite(points[i]))
             return fail(err, err_size, LUCID_ERR_NONFINITE, "vertex %d is not finite", i / 3 + 1);

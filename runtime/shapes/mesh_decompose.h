@@ -18,16 +18,24 @@
 #ifndef LUCID_MESH_DECOMPOSE_H
 #define LUCID_MESH_DECOMPOSE_H
 
+#include "runtime/core/option_table.h"
 #include "runtime/core/status.h"
 
+/* The most parts asked for: the decomposition allocates a cell per part up front. */
+#define LUCID_DECOMPOSE_MAX_PARTS 1048576
+
 typedef struct lucid_decompose_options {
-    int max_parts;    /* at least 1 */
+    int max_parts;    /* 1 .. LUCID_DECOMPOSE_MAX_PARTS */
     double concavity; /* finite, > 0: the parts' total volume may exceed the mesh's by this
                          fraction of it */
 } lucid_decompose_options;
 
 /* Defaults: 64 parts, concavity 0.01 (the documented values of lucid.mesh.decompose). */
 lucid_decompose_options lucid_decompose_default_options(void);
+
+/* The options described (option_table.h): lucid_mesh_decompose's check and the Lua readers of
+ * lucid.mesh.decompose and lucid.model.load's decompose. */
+extern const lucid_option lucid_decompose_option_table[];
 
 typedef struct lucid_decomposition {
     int num_parts;

@@ -19,16 +19,6 @@
 #include "solvers/contact/contact_ip.h"
 #include "solvers/dense/dense_product.h"
 
-void lucid_step_derivative_default_options(lucid_step_derivative_options *o) {
-    memset(o, 0, sizeof *o);
-    o->method = LUCID_STEP_IMPLICIT;
-    o->step = 1e-6;
-    o->tol = 1e-11;
-    o->max_iter = 10000;
-    o->threshold = lucid_contact_derivative_default_options(LUCID_CONTACT_NCP).threshold;
-    o->kappa = 1e-6;
-}
-
 void lucid_step_jacobians_free(lucid_step_jacobians *J) {
     if (!J) return;
     free(J->A), free(J->B), free(J->P), free(J->mode), free(J->margin), free(J->switched);
@@ -1286,7 +1276,7 @@ static lucid_status factor_islands(ctx *c, lucid_step_jacobians *J) {
     if (!same) return LUCID_ERR_NO_MEMORY;
     lucid_contact_derivative_options opt =
         lucid_contact_derivative_default_options(w->opt.contact.model);
-    if (c->o->threshold > 0.0) opt.threshold = c->o->threshold;
+    opt.threshold = c->o->threshold;
     for (int i = 0; i < c->islands; ++i) {
         int b = c->island_start[i], m = c->island_start[i + 1] - b;
         const int *list = c->island_contacts + b;
@@ -1397,34 +1387,19 @@ static lucid_status columns(ctx *c, lucid_step_jacobians *J) {
     return s;
 }
 
-/* What is wrong with the collision-derivative estimator's options (NULL: nothing), checked
- * up front: a failure inside the columns would only fall back to collision detection. */
-static const char *estimator_problem(const lucid_derivative_options *e) {
-    if ((unsigned)e->method > LUCID_DERIV_ANALYTIC) return "collision.method is unknown";
-    if (e->samples < 1) return "collision.samples must be >= 1";
-    if (!(e->noise > 0.0 && isfinite(e->noise))) return "collision.noise must be > 0";
-    if (e->levels < 0) return "collision.levels must be >= 0";
-    if (!(e->step >= 0.0 && isfinite(e->step))) return "collision.step must be >= 0";
-    return NULL;
-}
-
 static lucid_status step_derivatives(lucid_world *w, const lucid_step_derivative_options *o,
                                      lucid_step_jacobians *J, const char **why) {
     if (why) *why = NULL;
     if (!w || !o || !J) return LUCID_ERR_ARGUMENT;
     memset(J, 0, sizeof *J);
     const char *bad = check_params(w, o);
-    if (!bad && !(o->step > 0.0 && o->step < 1.0)) bad = "step must be in (0, 1)";
-    if (!bad && !(o->tol > 0.0)) bad = "tol must be > 0";
-    if (!bad && o->max_iter < 1) bad = "max_iter must be >= 1";
-    if (!bad && (unsigned)o->method > LUCID_STEP_RELAXED) bad = "unknown method";
-    if (!bad && o->method == LUCID_STEP_RELAXED && !(o->kappa > 0.0 && isfinite(o->kappa)))
-        bad = "kappa must be > 0";
+    if (!bad) lucid_step_derivative_options_check(o, &bad); /* bad: the broken rule */
     if (!bad && o->method == LUCID_STEP_RELAXED && w->opt.contact.model != LUCID_CONTACT_NCP &&
         w->opt.contact.model != LUCID_CONTACT_CCP)
         bad = "method relaxed needs the world's contact model ncp or ccp";
-    if (!bad && (unsigned)o->geometry > LUCID_STEP_GEOMETRY_COLLIDE) bad = "unknown geometry";
-    if (!bad && o->collision) bad = estimator_problem(o->collision);
+    /* the estimator's options up front: a failure inside the columns would only fall back to
+     * collision detection */
+    if (!bad && o->collision) lucid_derivative_options_check(o->collision, &bad);
     if (!bad && lucid_world_models_have_equalities(w) &&
         w->opt.collision == LUCID_WORLD_COLLISION_SINGLE_LEVEL)
         bad = "equality constraints (MJCF <equality>, URDF mimic) in a single_level world have no "

@@ -77,12 +77,13 @@ typedef enum lucid_step_geometry {
 
 typedef struct lucid_step_derivative_options {
     lucid_step_method method;
-    double step;      /* h of the central differences, > 0 (default 1e-6); a parameter within h of
-                       * its lower bound 0 takes a forward difference */
-    double tol;       /* finite differences: the contact solver's tol in the perturbed steps
-                       * (default 1e-11) */
-    int max_iter;     /* finite differences: its iteration limit (default 10000) */
-    double threshold; /* implicit: the mode threshold of lucid_contact_derivative_options */
+    double step;  /* h of the central differences, in (0, 1) (default 1e-6); a parameter within h of
+                   * its lower bound 0 takes a forward difference */
+    double tol;   /* finite differences: the contact solver's tol in the perturbed steps,
+                   * > 0 (default 1e-11) */
+    int max_iter; /* finite differences: its iteration limit, >= 1 (default 10000) */
+    double threshold; /* implicit: the mode threshold of lucid_contact_derivative_options, in
+                       * (0, 1) */
     double kappa;     /* relaxed: the central-path relaxation, > 0 (default 1e-6, in the island's
                        * units: N m/s^2 per contact) */
     const lucid_step_param *params;
@@ -94,6 +95,15 @@ typedef struct lucid_step_derivative_options {
 } lucid_step_derivative_options;
 
 void lucid_step_derivative_default_options(lucid_step_derivative_options *o);
+
+/* The options described (option_table.h; params and collision are not in it): the check of
+ * lucid_world_step_derivatives and w:step_derivatives' reader. */
+extern const lucid_option lucid_step_derivative_option_table[];
+
+/* LUCID_OK when every option of the table is valid, else LUCID_ERR_ARGUMENT with *why (if not
+ * NULL) the first bad option's rule ("step must be in (0, 1)"). */
+lucid_status lucid_step_derivative_options_check(const lucid_step_derivative_options *o,
+                                                 const char **why);
 
 /* A parameter's value, and setting it (a mass scales the body's inertia with it; friction in
  * [0, 100], restitution in [0, 1], mass and compliance >= 0... as lucid_world_add_body checks;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct lucid_batch {
     int threads;
@@ -243,9 +244,45 @@ lucid_status lucid_world_batch_rollout(const lucid_world *w, int threads,
                                        const lucid_batch_problem *p, size_t *failed, char *why,
                                        size_t why_size) {
     lucid_batch *b;
+    if (threads == 0 && p) threads = lucid_batch_auto_threads(p->count);
     lucid_status s = lucid_batch_create(w, threads, &b);
     if (s != LUCID_OK) return s;
     s = lucid_batch_run(b, p, failed, why, why_size);
     lucid_batch_destroy(b);
     return s;
 }
+
+int lucid_batch_auto_threads(size_t count) {
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cpus < 1) cpus = 1;
+    if (cpus > LUCID_BATCH_MAX_THREADS) cpus = LUCID_BATCH_MAX_THREADS;
+    if ((size_t)cpus > count) cpus = count > 0 ? (long)count : 1;
+    return (int)cpus;
+}
+
+void lucid_batch_default_options(lucid_batch_options *o) {
+    o->threads = 0;
+    o->steps = -1;
+    o->record = 0;
+}
+
+static const lucid_option_choice records[] = {{"final", 0}, {"all", 1}, {NULL, 0}};
+
+/* Worker counts a pool takes, and the non-negative step counts. */
+#define LUCID_OPTION_THREADS_RANGE LUCID_OPTION_INTERVAL(1, LUCID_BATCH_MAX_THREADS)
+#define LUCID_OPTION_THREADS_WORDS                                                                 \
+    "an integer in [1, " LUCID_OPTION_STR(LUCID_BATCH_MAX_THREADS) "]"
+#define LUCID_OPTION_STEPS_RANGE LUCID_OPTION_NONNEGATIVE_RANGE
+#define LUCID_OPTION_STEPS_WORDS "an integer >= 0"
+
+#define S lucid_batch_options
+const lucid_option lucid_batch_option_table[] = {
+    LUCID_OPTION_SPECIAL_ENTRY(S, "", threads, LUCID_OPTION_INTEGER, THREADS, 0.0,
+                               "0: min(rollouts, online CPUs)", "worker threads"),
+    LUCID_OPTION_SPECIAL_ENTRY(S, "", steps, LUCID_OPTION_INTEGER, STEPS, -1.0,
+                               "-1: the control sequences' length", "steps of each rollout"),
+    LUCID_OPTION_CHOICE_ENTRY(S, "", record, records, "\"final\" or \"all\"",
+                              "the final states, or every state of each rollout"),
+    LUCID_OPTION_END,
+};
+#undef S

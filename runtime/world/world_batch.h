@@ -28,6 +28,21 @@
 
 #define LUCID_BATCH_MAX_THREADS 256
 
+/* The options of a batch rollout (lucid.batch.rollout's opts), described by
+ * lucid_batch_option_table (option_table.h) which its Lua reader follows. */
+typedef struct lucid_batch_options {
+    int threads; /* 1..LUCID_BATCH_MAX_THREADS, or 0 (default): lucid_batch_auto_threads */
+    int steps;   /* T >= 0, or -1 (default): the length of the control sequences */
+    int record;  /* 0 (default): final states only; 1: every state (record_all) */
+} lucid_batch_options;
+
+void lucid_batch_default_options(lucid_batch_options *o);
+extern const lucid_option lucid_batch_option_table[];
+
+/* The threads of a pool for `count` rollouts: min(count, online CPUs,
+ * LUCID_BATCH_MAX_THREADS), at least 1. */
+int lucid_batch_auto_threads(size_t count);
+
 typedef struct lucid_batch lucid_batch;
 
 typedef struct lucid_batch_problem {
@@ -58,7 +73,7 @@ int lucid_batch_threads(const lucid_batch *b);
 lucid_status lucid_batch_run(lucid_batch *b, const lucid_batch_problem *p, size_t *failed,
                              char *why, size_t why_size);
 
-/* create, run, destroy. */
+/* create (threads 0: lucid_batch_auto_threads(p->count)), run, destroy. */
 lucid_status lucid_world_batch_rollout(const lucid_world *w, int threads,
                                        const lucid_batch_problem *p, size_t *failed, char *why,
                                        size_t why_size);

@@ -9,7 +9,8 @@
 --   dx1/d(x, u, theta) = E(x1) [A L(x), B, P]
 -- with A, B, P of w:step_derivatives (tangent space) and E, L the Jacobians of the state's
 -- retraction (w:state_jacobians: quaternion coordinates in, quaternion coordinates out).
--- opts: method, step, tol, max_iter, threshold (as w:step_derivatives), params (a list of
+-- opts: method, step, tol, max_iter, threshold, kappa, geometry (w:step_derivatives' table,
+-- checked by it when a sweep reaches the step), params (a list of
 -- parameter specs, {body = id, "mass"} ...) and theta (their values, set on w before the step;
 -- differentiable). The step's Jacobian (nx x (nx + nu + np)) is formed when a derivative sweep
 -- reaches the step and dropped after it: the tape keeps each step's inputs, so reverse mode
@@ -60,8 +61,13 @@ local function rows_of(m)
   return out
 end
 
-local OPTION_TYPES = {method = "string", step = "number", tol = "number", max_iter = "number",
-                      threshold = "number", kappa = "number", params = "table", theta = "any"}
+-- w:step_derivatives' options (lucid.options().step_derivatives: its C table) with their Lua
+-- types, then sim's own; w:step_derivatives checks their values.
+local DERIVATIVE_OPTIONS, OPTION_TYPES = {}, {params = "table", theta = "any"}
+for _, o in ipairs(lucid.options().step_derivatives) do
+  DERIVATIVE_OPTIONS[#DERIVATIVE_OPTIONS + 1] = o.name
+  OPTION_TYPES[o.name] = o.type == "integer" and "number" or o.type
+end
 
 function M.step(w, x, u, opts)
   if check.typename(w) ~= "lucid.world" then
@@ -74,8 +80,8 @@ function M.step(w, x, u, opts)
   if (opts.theta == nil) ~= (np == 0) then
     check.fail(FNAME, "opts.params and opts.theta go together")
   end
-  local sd = {method = opts.method, step = opts.step, tol = opts.tol, max_iter = opts.max_iter,
-              threshold = opts.threshold, kappa = opts.kappa, params = np > 0 and params or nil}
+  local sd = {params = np > 0 and params or nil}
+  for _, name in ipairs(DERIVATIVE_OPTIONS) do sd[name] = opts[name] end
   local function apply(z)
     local xs, us, ts = {}, {}, {}
     for i = 1, nx do xs[i] = z[i] end

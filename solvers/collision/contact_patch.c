@@ -548,14 +548,10 @@ static lucid_status check_arguments(const lucid_shape *s1, const lucid_se3 *T1,
         return LUCID_ERR_ARGUMENT; /* not convex: the world collides its prisms */
     if (!pose_is_finite(T1) || !pose_is_finite(T2) || !isfinite(dist->distance) ||
         !lucid_vec3_isfinite(dist->p1) || !lucid_vec3_isfinite(dist->p2) ||
-        !lucid_vec3_isfinite(dist->normal) || !isfinite(opt->margin) ||
-        !isfinite(opt->angular_tolerance))
+        !lucid_vec3_isfinite(dist->normal))
         return LUCID_ERR_NONFINITE;
-    if (!(lucid_vec3_norm2(dist->normal) > 0.0) || opt->margin < 0.0 ||
-        opt->angular_tolerance < 0.0 || opt->angular_tolerance >= 0.5 * PATCH_PI ||
-        opt->max_points < 1 || opt->max_points > LUCID_PATCH_MAX_POINTS)
-        return LUCID_ERR_ARGUMENT;
-    return LUCID_OK;
+    if (!(lucid_vec3_norm2(dist->normal) > 0.0)) return LUCID_ERR_ARGUMENT;
+    return lucid_option_table_check(lucid_patch_option_table, opt, NULL);
 }
 
 void lucid_patch_options_default(lucid_patch_options *opt) {
@@ -563,6 +559,23 @@ void lucid_patch_options_default(lucid_patch_options *opt) {
     opt->angular_tolerance = LUCID_PATCH_ANGULAR_TOLERANCE;
     opt->max_points = LUCID_PATCH_MAX_POINTS;
 }
+
+/* [0, pi/2): a feature turned by a quarter turn no longer faces the normal. */
+#define LUCID_OPTION_QUARTER_TURN_RANGE                                                            \
+    { 0.0, 0.5 * PATCH_PI, 0, 1 }
+#define LUCID_OPTION_QUARTER_TURN_WORDS "in [0, pi/2)"
+
+#define S lucid_patch_options
+const lucid_option lucid_patch_option_table[] = {
+    LUCID_OPTION_NUMBER_ENTRY(S, "", margin, NONNEGATIVE,
+                              "points with separation <= margin are kept, m"),
+    LUCID_OPTION_NUMBER_ENTRY(S, "", angular_tolerance, QUARTER_TURN,
+                              "how far from the normal a face or edge may turn and still count "
+                              "as supporting, rad"),
+    LUCID_OPTION_INTEGER_ENTRY(S, "", max_points, 1, LUCID_PATCH_MAX_POINTS, "points kept"),
+    LUCID_OPTION_END,
+};
+#undef S
 
 lucid_status lucid_contact_patch(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
                                  const lucid_se3 *T2, const lucid_distance_result *dist,

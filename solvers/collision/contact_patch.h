@@ -61,6 +61,7 @@
 #ifndef LUCID_CONTACT_PATCH_H
 #define LUCID_CONTACT_PATCH_H
 
+#include "runtime/core/option_table.h"
 #include "solvers/collision/collision.h"
 
 #define LUCID_PATCH_MAX_POINTS 16 /* capacity of a patch after reduction */
@@ -85,6 +86,10 @@ typedef struct lucid_patch_options {
 
 /* margin 0, angular_tolerance LUCID_PATCH_ANGULAR_TOLERANCE, max_points LUCID_PATCH_MAX_POINTS. */
 void lucid_patch_options_default(lucid_patch_options *opt);
+
+/* The options described (option_table.h): lucid_contact_patch's check and lucid.contact_patch's
+ * reader. */
+extern const lucid_option lucid_patch_option_table[];
 
 /* Twice the area of the convex hull of the 4 points a, b, c, d of a plane with unit normal n:
  * the largest |shoelace| over the three cyclic orders (the convex one when the points are in

@@ -23,6 +23,16 @@ void lucid_pscaling_options_default(lucid_pscaling_options *opt) {
     opt->derivatives = 0;
 }
 
+#define S lucid_pscaling_options
+const lucid_option lucid_pscaling_option_table[] = {
+    LUCID_OPTION_NUMBER_ENTRY(S, "", tol, POSITIVE, "KKT residual of the dimensionless program"),
+    LUCID_OPTION_COUNT_ENTRY(S, "", max_iter, AT_LEAST1, "interior-point iterations"),
+    LUCID_OPTION_BOOLEAN_ENTRY(S, "", derivatives,
+                               "the derivatives w.r.t. both poses (12 back-substitutions)"),
+    LUCID_OPTION_END,
+};
+#undef S
+
 static int pose_ok(const lucid_se3 *T, lucid_status *st) {
     for (int i = 0; i < 9; ++i)
         if (!isfinite(T->R.m[i])) return *st = LUCID_ERR_NONFINITE, 0;
@@ -156,7 +166,8 @@ lucid_status lucid_pscaling(const lucid_shape *s1, const lucid_se3 *T1, const lu
     lucid_pscaling_options def;
     lucid_pscaling_options_default(&def);
     if (!opt) opt = &def;
-    if (!s1 || !s2 || !T1 || !T2 || !res || !(opt->tol > 0.0) || opt->max_iter < 1)
+    if (!s1 || !s2 || !T1 || !T2 || !res ||
+        lucid_option_table_check(lucid_pscaling_option_table, opt, NULL) != LUCID_OK)
         return LUCID_ERR_ARGUMENT;
     if (s1->kind == LUCID_SHAPE_HALFSPACE && s2->kind == LUCID_SHAPE_HALFSPACE)
         return LUCID_ERR_ARGUMENT;

@@ -18,6 +18,7 @@
 #ifndef LUCID_PSCALING_H
 #define LUCID_PSCALING_H
 
+#include "runtime/core/option_table.h"
 #include "runtime/shapes/shape.h"
 
 typedef struct lucid_pscaling_options {
@@ -27,6 +28,9 @@ typedef struct lucid_pscaling_options {
 } lucid_pscaling_options;
 
 void lucid_pscaling_options_default(lucid_pscaling_options *opt);
+
+/* The options described (option_table.h): lucid_pscaling's check and lucid.pscaling's reader. */
+extern const lucid_option lucid_pscaling_option_table[];
 
 /* Derivatives w.r.t. the local twists (v, w) of T1 and T2 (T exp(d), linear first, as in
  * se3.h). 3 x 6 blocks are column-major: (i, j) at [i + 3 j]. */
@@ -48,11 +52,11 @@ typedef struct lucid_pscaling_result {
     lucid_pscaling_derivatives d; /* when options.derivatives */
 } lucid_pscaling_result;
 
-/* Errors: LUCID_ERR_ARGUMENT (NULL pointers, two halfspaces, tol <= 0, max_iter < 1, a mesh
- * with more faces than the program holds, a translation beyond LUCID_GEOMETRY_MAX),
- * LUCID_ERR_NONFINITE (NaN/Inf in a pose), LUCID_ERR_NO_CONVERGENCE (iteration cap; res holds
- * the last iterate), LUCID_ERR_SINGULAR (the solver's linear system broke down, or, with
- * derivatives, the solution is not unique, e.g. a face resting on a face, or the centres
+/* Errors: LUCID_ERR_ARGUMENT (NULL pointers, two halfspaces, an option outside
+ * lucid_pscaling_option_table, a mesh with more faces than the program holds, a translation beyond
+ * LUCID_GEOMETRY_MAX), LUCID_ERR_NONFINITE (NaN/Inf in a pose), LUCID_ERR_NO_CONVERGENCE (iteration
+ * cap; res holds the last iterate), LUCID_ERR_SINGULAR (the solver's linear system broke down, or,
+ * with derivatives, the solution is not unique, e.g. a face resting on a face, or the centres
  * coincide, alpha ~ 0: alpha, p and n are then filled, the derivatives zero). */
 lucid_status lucid_pscaling(const lucid_shape *s1, const lucid_se3 *T1, const lucid_shape *s2,
                             const lucid_se3 *T2, const lucid_pscaling_options *opt,

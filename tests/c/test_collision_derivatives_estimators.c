@@ -286,6 +286,17 @@ static void bad_requests_are_rejected(void **state) {
     o = options(&s, (lucid_derivative_method)99);
     assert_int_equal(lucid_distance_derivatives(&s.s1, &s.T1, &s.s2, &s.T2, &o, NULL, &r),
                      LUCID_ERR_ARGUMENT);
+    /* every entry of lucid_derivative_option_table is checked whatever the method (a bad
+     * sample count passed unseen under finite differences), with the table's rule */
+    o = options(&s, LUCID_DERIV_FINITE_DIFFERENCES);
+    o.samples = 0;
+    assert_int_equal(lucid_distance_derivatives(&s.s1, &s.T1, &s.s2, &s.T2, &o, NULL, &r),
+                     LUCID_ERR_ARGUMENT);
+    const char *why = NULL;
+    assert_int_equal(lucid_derivative_options_check(&o, &why), LUCID_ERR_ARGUMENT);
+    assert_string_equal(why, "samples must be an integer >= 1");
+    o.samples = 20, o.step = 0.0; /* 0: the automatic step */
+    assert_int_equal(lucid_derivative_options_check(&o, &why), LUCID_OK);
     /* Gumbel needs meshes on both sides, a workspace and levels >= 0. */
     lucid_derivative_workspace *ws;
     assert_int_equal(lucid_derivative_workspace_create(&ws), LUCID_OK);

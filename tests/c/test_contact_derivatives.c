@@ -303,6 +303,30 @@ static void raisim_matches_finite_differences(void **state) {
     sweep(LUCID_CONTACT_RAISIM);
 }
 
+/* threshold and rcond as lucid_contact_derivative_option_table states them: in [0, 1) (a
+ * threshold of 1 or more passed the factorisation's check before and read every contact as
+ * breaking), finite. */
+static void options_checked_by_the_table(void **state) {
+    (void)state;
+    double G[9] = {2, 0, 0, 0, 2, 0, 0, 0, 3}, g[3] = {0.1, 0, -1}, mu[1] = {0.5};
+    double lambda[3] = {0, 0, 1.0 / 3.0};
+    lucid_contact_problem p = {1, G, g, mu, NULL};
+    lucid_contact_derivatives *d = lucid_contact_derivatives_create(1);
+    lucid_contact_derivative_options o =
+        lucid_contact_derivative_default_options(LUCID_CONTACT_NCP);
+    assert_int_equal(lucid_contact_derivatives_factor(d, &p, lambda, &o), LUCID_OK);
+    const double bad[] = {1.0, 2.0, -1e-12, NAN, INFINITY};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
+        o = lucid_contact_derivative_default_options(LUCID_CONTACT_NCP);
+        o.threshold = bad[k];
+        assert_int_equal(lucid_contact_derivatives_factor(d, &p, lambda, &o), LUCID_ERR_ARGUMENT);
+        o = lucid_contact_derivative_default_options(LUCID_CONTACT_NCP);
+        o.rcond = bad[k];
+        assert_int_equal(lucid_contact_derivatives_factor(d, &p, lambda, &o), LUCID_ERR_ARGUMENT);
+    }
+    lucid_contact_derivatives_destroy(d);
+}
+
 /* One sliding contact, G = diag(a, a, b): sigma_N = b l_N + g_N = 0 and sigma_T = a l_T + g_T
  * parallel to l_T's opposite u = g_T / |g_T| give l_N = -g_N / b, l_T = -mu l_N u (NCP), so
  *   dl_N/dg_N = -1/b, dl_T/dg_N = mu u / b, dl_T/dg_T = (mu g_N / (b |g_T|)) (I - u u^T),
@@ -711,6 +735,7 @@ int main(void) {
         cmocka_unit_test(ccp_matches_finite_differences),
         cmocka_unit_test(lcp_matches_finite_differences),
         cmocka_unit_test(raisim_matches_finite_differences),
+        cmocka_unit_test(options_checked_by_the_table),
         cmocka_unit_test(single_sliding_contact_closed_form),
         cmocka_unit_test(dense_jacobians_are_the_products),
         cmocka_unit_test(hyperstatic_box_velocity_sensitivities),

@@ -452,6 +452,13 @@ static void bad_input(void **state) {
     lucid_pscaling_options_default(&o);
     o.max_iter = 0;
     assert_int_equal(lucid_pscaling(&ball, &I, &ball, &T, &o, &r), LUCID_ERR_ARGUMENT);
+    /* every option as lucid_pscaling_option_table describes it: a NaN tol, a flag not 0 or 1 */
+    lucid_pscaling_options_default(&o);
+    o.tol = NAN;
+    assert_int_equal(lucid_pscaling(&ball, &I, &ball, &T, &o, &r), LUCID_ERR_ARGUMENT);
+    lucid_pscaling_options_default(&o);
+    o.derivatives = 2;
+    assert_int_equal(lucid_pscaling(&ball, &I, &ball, &T, &o, &r), LUCID_ERR_ARGUMENT);
     lucid_se3 bad = T;
     bad.t.y = NAN;
     assert_int_equal(lucid_pscaling(&ball, &I, &ball, &bad, NULL, &r), LUCID_ERR_NONFINITE);

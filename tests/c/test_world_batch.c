@@ -66,7 +66,7 @@ static void identical_to_serial(int record_all) {
     assert_true(before && after && ref && got);
     lucid_world_get_state(w, before);
 
-    const int threads[] = {1, 2, 3, 7};
+    const int threads[] = {1, 2, 3, 7, 0}; /* 0: lucid_batch_auto_threads */
     size_t order[ROLLOUTS];
     for (int shuffled = 0; shuffled < 2; ++shuffled) {
         shuffle(order, ROLLOUTS, 1234 + (uint64_t)shuffled);
@@ -173,6 +173,11 @@ static void test_failures(void **state) {
     assert_int_equal(lucid_world_batch_rollout(w, 2, &p, NULL, NULL, 0), LUCID_ERR_ARGUMENT);
     lucid_batch *b = NULL;
     assert_int_equal(lucid_batch_create(w, 0, &b), LUCID_ERR_ARGUMENT);
+    /* threads 0 of lucid_world_batch_rollout: one per rollout, at most one per CPU */
+    assert_int_equal(lucid_batch_auto_threads(0), 1);
+    assert_int_equal(lucid_batch_auto_threads(1), 1);
+    assert_true(lucid_batch_auto_threads(3) >= 1 && lucid_batch_auto_threads(3) <= 3);
+    assert_true(lucid_batch_auto_threads(100000) <= LUCID_BATCH_MAX_THREADS);
     assert_int_equal(lucid_batch_create(w, LUCID_BATCH_MAX_THREADS + 1, &b), LUCID_ERR_ARGUMENT);
     free(got), free(ref), free(x0), free(u);
     lucid_world_destroy(w);

@@ -126,9 +126,29 @@ t.case("argument errors name lucid.batch.rollout", function()
   local R = lucid.batch.rollout
   t.raises("lucid.batch.rollout: expected a lucid.world", R, {}, {x}, nil, {steps = 1})
   t.raises("number of steps is missing", R, w, {x})
-  t.raises("unknown option 'thread'", R, w, {x}, nil, {thread = 2, steps = 1})
-  t.raises("threads", R, w, {x}, nil, {threads = 0, steps = 1})
-  t.raises("record must be", R, w, {x}, nil, {record = "some", steps = 1})
+  -- the reader follows lucid_batch_option_table: unknown keys, wrong types and values outside
+  -- its ranges are errors with its words
+  t.raises("lucid.batch.rollout: unknown option 'thread' (expected one of: threads, steps, record)",
+           R, w, {x}, nil, {thread = 2, steps = 1})
+  t.raises("lucid.batch.rollout: threads must be an integer in [1, 256] (or 0: min(rollouts, "
+           .. "online CPUs)) (got 257)", R, w, {x}, nil, {threads = 257, steps = 1})
+  t.raises("lucid.batch.rollout: threads must be an integer in [1, 256] (or 0: min(rollouts, "
+           .. "online CPUs)) (got -1)", R, w, {x}, nil, {threads = -1, steps = 1})
+  t.raises("lucid.batch.rollout: threads must be an integer (got 1.5)", R, w, {x}, nil,
+           {threads = 1.5, steps = 1})
+  t.raises("lucid.batch.rollout: steps must be an integer >= 0 (or -1: the control sequences' "
+           .. "length) (got -2)", R, w, {x}, nil, {steps = -2})
+  t.raises("lucid.batch.rollout: steps must be an integer (got string)", R, w, {x}, nil,
+           {steps = "3"})
+  t.raises('lucid.batch.rollout: record must be "final" or "all" (got some)', R, w, {x}, nil,
+           {record = "some", steps = 1})
+  t.raises('lucid.batch.rollout: record must be "final" or "all" (got boolean)', R, w, {x}, nil,
+           {record = true, steps = 1})
+  t.raises("lucid.batch.rollout: opts must be a table (got number)", R, w, {x}, nil, 3)
+  -- threads 0 is the default (min(N, online CPUs)); steps -1 (the default) takes U's length
+  local X0 = {x, x, x}
+  t.allnear(R(w, X0, nil, {steps = 2, threads = 0}), R(w, X0, nil, {steps = 2}), 0)
+  t.raises("number of steps is missing", R, w, {x}, nil, {steps = -1})
   t.raises("X0[1] must have", R, w, {{1, 2}}, nil, {steps = 1})
   t.raises("X0 must have 13 rows", R, w, lucid.zeros(3, 2), nil, {steps = 1})
   t.raises("U must have one control sequence per rollout", R, w, {x, x}, {lucid.zeros(6, 2)})

@@ -159,8 +159,15 @@ t.case("bad arguments raise errors naming lucid.contact_patch", function()
   t.raises("lucid.contact_patch: options must be a table", lucid.contact_patch, box, I, box, T, 3)
   t.raises("lucid.contact_patch: margin must be >= 0", lucid.contact_patch, box, I, box, T, {margin = -1})
   t.raises("lucid.contact_patch: margin", lucid.contact_patch, box, I, box, T, {margin = 0 / 0})
-  t.raises("lucid.contact_patch: angular_tolerance must be in [0, pi/2)", lucid.contact_patch,
-    box, I, box, T, {angular_tolerance = 2})
+  t.raises("lucid.contact_patch: angular_tolerance must be in [0, pi/2) (got 2.0)",
+    lucid.contact_patch, box, I, box, T, {angular_tolerance = 2})
+  t.raises("lucid.contact_patch: angular_tolerance must be in [0, pi/2) (got 1.5707963267949)",
+    lucid.contact_patch, box, I, box, T, {angular_tolerance = math.pi / 2})
+  t.raises("lucid.contact_patch: angular_tolerance must be a number (got string)",
+    lucid.contact_patch, box, I, box, T, {angular_tolerance = "0.1"})
+  -- the reader follows lucid_patch_option_table
+  t.raises("lucid.contact_patch: unknown option 'max_point' (expected one of: margin, "
+    .. "angular_tolerance, max_points)", lucid.contact_patch, box, I, box, T, {max_point = 2})
   local h = lucid.halfspace({0, 0, 1}, 0)
   t.raises("lucid.contact_patch: both shapes are halfspaces", lucid.contact_patch, h, I, h, T)
 end)
@@ -171,8 +178,10 @@ t.case("max_points reduces a face-face patch and is range-checked", function()
   local T = pose(0, 0, 0, 0.199)
   t.eq(#lucid.contact_patch(box, I, box, T).points, 4)
   for k = 1, 4 do t.eq(#lucid.contact_patch(box, I, box, T, {max_points = k}).points, k) end
-  t.raises("lucid.contact_patch: max_points = 0 is out of range [1, 16]", lucid.contact_patch, box, I, box,
-    T, {max_points = 0})
+  t.raises("lucid.contact_patch: max_points must be an integer in [1, 16] (got 0)",
+    lucid.contact_patch, box, I, box, T, {max_points = 0})
+  t.raises("lucid.contact_patch: max_points must be an integer in [1, 16] (got 17)",
+    lucid.contact_patch, box, I, box, T, {max_points = 17})
   t.raises("lucid.contact_patch: max_points must be an integer", lucid.contact_patch, box, I, box,
     T, {max_points = 1.5})
 end)

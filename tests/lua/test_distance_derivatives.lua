@@ -212,15 +212,28 @@ t.case("bad input raises errors naming lucid.distance_derivatives", function()
   t.raises(F .. "argument 2 (T1) must be a lucid.se3 pose", D, s, {}, s, T2)
   t.raises(F .. "argument 4 (T2) must be a lucid.se3 pose", D, s, I, s, 3)
   t.raises(F .. "argument 1 (s1) must be a lucid shape", D, I, I, s, T2)
-  t.raises(F .. "unknown method 'newton'", D, s, I, s, T2, {method = "newton"})
-  t.raises(F .. "method must be a string", D, s, I, s, T2, {method = 3})
-  t.raises(F .. "samples", D, s, I, s, T2, {method = "zeroth_order", samples = 0})
-  t.raises(F .. "samples", D, s, I, s, T2, {method = "first_order_gaussian", samples = -3})
-  t.raises(F .. "noise must be positive", D, s, I, s, T2, {method = "zeroth_order", noise = 0})
-  t.raises(F .. "noise must be positive", D, s, I, s, T2, {noise = -1})
+  -- the estimator's options follow lucid_derivative_option_table, whatever the method
+  local methods = '"finite_differences", "zeroth_order", "first_order_gaussian", '
+    .. '"first_order_gumbel" or "analytic"'
+  t.raises(F .. "method must be " .. methods .. " (got newton)", D, s, I, s, T2, {method = "newton"})
+  t.raises(F .. "method must be " .. methods .. " (got number)", D, s, I, s, T2, {method = 3})
+  t.raises(F .. "samples must be an integer >= 1 (got 0)", D, s, I, s, T2,
+           {method = "zeroth_order", samples = 0})
+  t.raises(F .. "samples must be an integer >= 1 (got -3)", D, s, I, s, T2,
+           {method = "first_order_gaussian", samples = -3})
+  t.raises(F .. "samples must be an integer >= 1 (got 0)", D, s, I, s, T2, {samples = 0})
+  t.raises(F .. "samples must be an integer (got 2.5)", D, s, I, s, T2, {samples = 2.5})
+  t.raises(F .. "noise must be > 0 (got 0.0)", D, s, I, s, T2, {method = "zeroth_order", noise = 0})
+  t.raises(F .. "noise must be > 0 (got -1.0)", D, s, I, s, T2, {noise = -1})
   t.raises(F .. "noise must be finite", D, s, I, s, T2, {noise = 0 / 0})
-  t.raises(F .. "step must be positive", D, s, I, s, T2, {step = 0})
-  t.raises(F .. "levels", D, s, I, s, T2, {method = "first_order_gumbel", levels = -1})
+  t.raises(F .. "noise must be a number (got string)", D, s, I, s, T2, {noise = "1e-3"})
+  t.raises(F .. "step must be > 0 (or 0: automatic, lucid_derivative_auto_step) (got -1.0)", D, s,
+           I, s, T2, {step = -1})
+  t.raises(F .. "levels must be an integer >= 0 (got -1)", D, s, I, s, T2,
+           {method = "first_order_gumbel", levels = -1})
+  t.raises(F .. "seed must be an integer (got 0.5)", D, s, I, s, T2, {seed = 0.5})
+  -- step 0 is the automatic step, as in C (Lua refused it before)
+  t.allnear(D(s, I, s, T2, {step = 0}).ddistance, D(s, I, s, T2).ddistance, 0, "step 0")
   t.raises(F .. "first_order_gumbel needs meshes with vertex adjacency", D, s, I, s, T2,
            {method = "first_order_gumbel"})
   t.raises(F .. "analytic needs smooth curved shapes", D, box, I, s, T2, {method = "analytic"})

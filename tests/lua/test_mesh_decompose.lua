@@ -322,10 +322,21 @@ t.case("bad meshes and options are refused by name", function()
   t.raises(":3: face refers to vertex 3, but 2 vertices are defined before it",
            lucid.mesh.decompose, path)
   os.remove(path)
-  t.raises("unknown option 'parts'", lucid.mesh.decompose, cube_mesh(), {parts = 3})
-  t.raises("max_parts", lucid.mesh.decompose, cube_mesh(), {max_parts = 0})
-  t.raises("concavity", lucid.mesh.decompose, cube_mesh(), {concavity = -1})
-  t.raises("concavity", lucid.mesh.decompose, cube_mesh(), {concavity = "0.1"})
+  -- the options follow lucid_decompose_option_table (scale is the binding's own)
+  local F = "lucid.mesh.decompose: "
+  t.raises(F .. "unknown option 'parts' (expected one of: max_parts, concavity, scale)",
+           lucid.mesh.decompose, cube_mesh(), {parts = 3})
+  t.raises(F .. "max_parts must be an integer in [1, 1048576] (got 0)", lucid.mesh.decompose,
+           cube_mesh(), {max_parts = 0})
+  t.raises(F .. "max_parts must be an integer in [1, 1048576] (got 1048577)",
+           lucid.mesh.decompose, cube_mesh(), {max_parts = 1048577})
+  t.raises(F .. "max_parts must be an integer (got 2.5)", lucid.mesh.decompose, cube_mesh(),
+           {max_parts = 2.5})
+  t.raises(F .. "concavity must be > 0 (got -1.0)", lucid.mesh.decompose, cube_mesh(),
+           {concavity = -1})
+  t.raises(F .. "concavity must be a number (got string)", lucid.mesh.decompose, cube_mesh(),
+           {concavity = "0.1"})
+  t.raises(F .. "scale must be positive (got 0.0)", lucid.mesh.decompose, cube_mesh(), {scale = 0})
   t.raises("expected a mesh file path or a {vertices=, triangles=} table", lucid.mesh.decompose, 3)
   t.raises("unknown option 'mesh.faces'", lucid.mesh.decompose, {vertices = {}, faces = {}})
 end)

@@ -201,10 +201,13 @@ t.case("decompose options reach the decomposition; bad ones are refused by name"
   t.eq(#select(2, geom_named(two, "bin")).parts, 2)
   t.raises("lucid.model.load: unknown option 'decompose.max_part'", lucid.model.load, BIN,
            {meshes = "decompose", decompose = {max_part = 2}})
-  t.raises("decompose.max_parts", lucid.model.load, BIN,
-           {meshes = "decompose", decompose = {max_parts = 0}})
-  t.raises("decompose.concavity", lucid.model.load, BIN,
+  -- the same reader as lucid.mesh.decompose's (lucid_decompose_option_table)
+  t.raises("lucid.model.load: decompose.max_parts must be an integer in [1, 1048576] (got 0)",
+           lucid.model.load, BIN, {meshes = "decompose", decompose = {max_parts = 0}})
+  t.raises("lucid.model.load: decompose.concavity must be > 0 (got -1.0)", lucid.model.load, BIN,
            {meshes = "decompose", decompose = {concavity = -1}})
+  t.raises("lucid.model.load: decompose.concavity must be a number (got boolean)",
+           lucid.model.load, BIN, {meshes = "decompose", decompose = {concavity = true}})
   t.raises("decompose must be a table", lucid.model.load, BIN,
            {meshes = "decompose", decompose = 3})
   t.raises('decompose options need meshes = "decompose"', lucid.model.load, BIN,

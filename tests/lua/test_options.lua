@@ -34,6 +34,14 @@ local cases = {
     return lucid.distance_derivatives(sphere, I, box, far, o) end},
   {"lucid.contact_patch", "", function(o) return lucid.contact_patch(box, I, box, far, o) end},
   {"lucid.pscaling", "", function(o) return lucid.pscaling(sphere, I, box, far, o) end},
+  {"lucid.world:step_derivatives", "", function(o)
+    local w = lucid.world{}
+    w:add_body{shape = sphere, mass = 1}
+    return w:step_derivatives(o) end},
+  {"lucid.batch.rollout", "", function(o)
+    local w = lucid.world{}
+    w:add_body{shape = sphere, mass = 1}
+    return lucid.batch.rollout(w, {w:state()}, nil, o) end, {steps = 1}},
   {"lucid.ad.jacobian", "", function(o) return lucid.ad.jacobian(function(x) return x end, {1}, o) end},
   {"lucid.ad.grad", "", function(o) return lucid.ad.grad(function(x) return x:dot(x) end, {1}, o) end},
   {"lucid.ad.primitive", "spec.", function(o) return lucid.ad.primitive(o) end,
@@ -266,5 +274,161 @@ t.case("world options: the table's ranges are enforced and documented with their
     local d = type(opt.default) == "number" and tonumber(defaults[k]) or defaults[k]
     t.eq(d, type(opt.default) == "number" and opt.default or tostring(opt.default),
          "docs/world.md's default of single_level." .. opt.name)
+  end
+end)
+
+-- Every table of lucid.options() (runtime/core/option_table.h) is what its reader enforces:
+-- a value just outside each option's range, read from the range's words, is refused with
+-- "FNAME: PREFIXNAME must be WORDS (got x)", a wrong choice and a non-boolean likewise.
+local function world_with_body()
+  local w = lucid.world{}
+  w:add_body{shape = sphere, mass = 1}
+  return w
+end
+local readers = {
+  world = {"lucid.world", "", function(o) return lucid.world(o) end},
+  single_level = {"lucid.world", "single_level.", function(o) return lucid.world{single_level = o} end},
+  distance = {"lucid.distance", "", function(o) return lucid.distance(sphere, I, box, far, o) end},
+  distance_derivatives = {"lucid.distance_derivatives", "", function(o)
+    return lucid.distance_derivatives(sphere, I, box, far, o) end},
+  contact_patch = {"lucid.contact_patch", "", function(o) return lucid.contact_patch(box, I, box, far, o) end},
+  pscaling = {"lucid.pscaling", "", function(o) return lucid.pscaling(sphere, I, box, far, o) end},
+  contact_derivatives = {"lucid.contact.derivatives", "opts.", function(o)
+    return lucid.contact.derivatives({G = lucid.eye(3), g = {0, 0, -1}, mu = {0.5}},
+                                     {lambda = {0, 0, 1}, converged = true}, o) end},
+  mesh_decompose = {"lucid.mesh.decompose", "", function(o)
+    local V = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
+    return lucid.mesh.decompose({vertices = V, triangles = {{1, 3, 2}, {1, 2, 4}, {1, 4, 3}, {2, 3, 4}}}, o)
+  end},
+  step_derivatives = {"lucid.world:step_derivatives", "", function(o)
+    return world_with_body():step_derivatives(o) end},
+  batch = {"lucid.batch.rollout", "", function(o)
+    local w = world_with_body()
+    local opts = {steps = 1}
+    for k, v in pairs(o) do opts[k] = v end
+    return lucid.batch.rollout(w, {w:state()}, nil, opts) end},
+}
+
+-- A number outside the range its words state ("> 0", "an integer >= 1", "in [0, pi/2)",
+-- "an integer in [1, 256] (or 0: ...)"), never the special value; nil for "finite".
+local function outside(words)
+  local special = tonumber(words:match("%(or (%-?[%d.]+):"))
+  local base = words:gsub(" %(or .*%)$", "")
+  local hi = base:match("in [%[(][^,]+, ([^%]%)]+)[%])]$")
+  if hi then return (hi == "pi/2" and math.pi / 2 or tonumber(hi)) + 1 end
+  local op, bound = base:match("([<>]=?) (%S+)$")
+  if not op then return nil end
+  local v = op:sub(1, 1) == ">" and tonumber(bound) - (op == ">=" and 1 or 0)
+                                 or tonumber(bound) + (op == "<=" and 1 or 0)
+  if v == special then v = v - 1 end
+  return v
+end
+
+t.case("every option table's ranges, choices and booleans are enforced by its reader", function()
+  local lists = lucid.options()
+  local checked, tables, expected = 0, 0, 0
+  for key, list in pairs(lists) do
+    local r = readers[key]
+    t.truthy(r, "a reader for lucid.options()." .. key)
+    tables = tables + 1
+    local fname, prefix, call = r[1], r[2], r[3]
+    for _, opt in ipairs(list) do
+      if opt.type ~= "vec3" then expected = expected + 1 end
+      local value
+      if opt.type == "number" or opt.type == "integer" then value = outside(opt.range)
+      elseif opt.type == "string" then value = "zz_none"
+      elseif opt.type == "boolean" then value = 1 end
+      t.truthy(value ~= nil or opt.range == "finite", key .. "." .. opt.name .. ": no value outside " .. opt.range)
+      if value ~= nil then
+        local ok, err = pcall(call, {[opt.name] = value})
+        local head = string.format("%s: %s%s must be %s (got ", fname, prefix, opt.name, opt.range)
+        t.truthy(not ok and err:sub(1, #head) == head,
+                 string.format("%s.%s = %s: %s", key, opt.name, tostring(value), tostring(err)))
+        checked = checked + 1
+      end
+    end
+  end
+  t.eq(tables, 10, "the tables of lucid.options()")
+  t.eq(checked, expected, "every option but the 3-vectors (any finite value) checked")
+  print(string.format("option tables: %d tables, %d options refused out of range", tables, checked))
+end)
+
+t.case("the range words name the values the reader refuses", function()
+  t.eq(outside("> 0"), 0)
+  t.eq(outside(">= 0 (or -1: automatic)"), -2)
+  t.eq(outside("an integer in [1, 256] (or 0: all CPUs)"), 257)
+  t.near(outside("in [0, pi/2)"), math.pi / 2 + 1, 0)
+  t.eq(outside("finite"), nil)
+end)
+
+-- The docs' tables of these options list every option, with the table's range words (or each
+-- choice, or "boolean") in its row and the table's default in its last cell; the pages whose
+-- table is exactly the option table list nothing else.
+local docs_tables = {
+  {"distance", "docs/collision.md", "### Options (all optional", false},
+  {"distance_derivatives", "docs/collision.md", "`lucid_derivative_option_table`", false},
+  {"contact_patch", "docs/collision.md", "`lucid_patch_option_table`", true},
+  {"pscaling", "docs/single_level.md", "`lucid_pscaling_option_table`", true},
+  {"mesh_decompose", "docs/world.md", "`lucid_decompose_option_table`", false},
+  {"contact_derivatives", "docs/contact_derivatives.md", "`lucid_contact_derivative_option_table`",
+   false},
+  {"step_derivatives", "docs/step_derivatives.md", "`lucid_step_derivative_option_table`", true},
+  {"batch", "docs/batch.md", "`lucid_batch_option_table`", true},
+}
+
+-- The rows of the first table after `anchor` in the file: name -> its cells, backticks removed.
+local function docs_rows(path, anchor)
+  local h = assert(io.open(path), "cannot read " .. path .. " (run from the repository root)")
+  local text = h:read("a")
+  h:close()
+  local at = text:find(anchor, 1, true)
+  t.truthy(at, path .. " has " .. anchor)
+  local rows, count, started = {}, 0, false
+  for line in text:sub(at or 1):gmatch("[^\n]*") do
+    local row = line:match("^%s*(|.*|)%s*$")
+    if row then
+      started = true
+      local cells = {}
+      for cell in row:sub(2):gmatch("%s*(.-)%s*|") do cells[#cells + 1] = (cell:gsub("`", "")) end
+      local name = cells[1]
+      if name ~= "option" and not name:match("^%-+$") then rows[name], count = cells, count + 1 end
+    elseif started and line ~= "" then
+      break
+    end
+  end
+  return rows, count
+end
+
+t.case("the docs' option tables agree with lucid.options(): rows, ranges, defaults", function()
+  local lists = lucid.options()
+  for _, d in ipairs(docs_tables) do
+    local key, path, anchor, exact = d[1], d[2], d[3], d[4]
+    local rows, count = docs_rows(path, anchor)
+    for _, opt in ipairs(lists[key]) do
+      local cells = rows[opt.name]
+      t.truthy(cells, string.format("%s's table has a row for %s", path, opt.name))
+      if cells then
+        local meaning = table.concat(cells, " | ", 2, #cells - 1)
+        if opt.type == "string" then
+          for choice in opt.range:gmatch('"([^"]+)"') do
+            t.truthy(meaning:find('"' .. choice .. '"', 1, true), path .. ": " .. opt.name .. " names " .. choice)
+          end
+        elseif opt.type == "boolean" then
+          t.truthy(meaning:find("boolean", 1, true), path .. ": " .. opt.name .. " is a boolean")
+        else
+          t.truthy(meaning:find(opt.range, 1, true),
+                   string.format("%s: %s's row states '%s': %s", path, opt.name, opt.range, meaning))
+        end
+        local default = cells[#cells]:match("^(%S+)")
+        if type(opt.default) == "number" then
+          t.eq(tonumber(default), opt.default, path .. ": the default of " .. opt.name)
+        elseif type(opt.default) == "string" then
+          t.eq(default, '"' .. opt.default .. '"', path .. ": the default of " .. opt.name)
+        else
+          t.eq(default, tostring(opt.default), path .. ": the default of " .. opt.name)
+        end
+      end
+    end
+    if exact then t.eq(count, #lists[key], path .. ": rows of the " .. key .. " table") end
   end
 end)

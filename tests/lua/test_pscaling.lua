@@ -103,11 +103,17 @@ t.case("misuse: arguments and options", function()
   t.raises("lucid.pscaling: s1 must be a lucid shape", lucid.pscaling, 1, I, s, T)
   t.raises("lucid.pscaling: T2 must be a lucid.se3 pose", lucid.pscaling, s, I, s, {1, 2, 3})
   t.raises("lucid.pscaling: opts must be a table", lucid.pscaling, s, I, s, T, 3)
-  t.raises("lucid.pscaling: unknown option 'tolerance'", lucid.pscaling, s, I, s, T,
-           {tolerance = 1})
-  t.raises("lucid.pscaling: tol must be positive (got 0.0)", lucid.pscaling, s, I, s, T, {tol = 0})
-  t.raises("lucid.pscaling: tol", lucid.pscaling, s, I, s, T, {tol = "1"})
-  t.raises("lucid.pscaling: max_iter", lucid.pscaling, s, I, s, T, {max_iter = 0})
+  -- the reader follows lucid_pscaling_option_table: unknown keys, wrong types and values
+  -- outside the table's ranges are errors with its words
+  t.raises("lucid.pscaling: unknown option 'tolerance' (expected one of: tol, max_iter, derivatives)",
+           lucid.pscaling, s, I, s, T, {tolerance = 1})
+  t.raises("lucid.pscaling: tol must be > 0 (got 0.0)", lucid.pscaling, s, I, s, T, {tol = 0})
+  t.raises("lucid.pscaling: tol must be a number (got string)", lucid.pscaling, s, I, s, T,
+           {tol = "1"})
+  t.raises("lucid.pscaling: max_iter must be an integer >= 1 (got 0)", lucid.pscaling, s, I, s, T,
+           {max_iter = 0})
+  t.raises("lucid.pscaling: max_iter must be an integer (got 2.5)", lucid.pscaling, s, I, s, T,
+           {max_iter = 2.5})
   t.raises("lucid.pscaling: derivatives must be a boolean", lucid.pscaling, s, I, s, T,
            {derivatives = 1})
   local g = lucid.halfspace({0, 0, 1}, 0)

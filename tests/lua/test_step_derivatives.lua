@@ -540,7 +540,19 @@ t.case("misuse gets named errors", function()
   t.raises(F .. ": params[1][1] must be", w.step_derivatives, w, {params = {{body = b, "colour"}}})
   t.raises(F .. ": params[1]: unknown body id 9", w.step_derivatives, w, {params = {{body = 9, "mass"}}})
   t.raises(F .. ": a mass parameter needs a free body", w.step_derivatives, w, {params = {{body = 1, "mass"}}})
-  t.raises(F .. ": step must be in (0, 1)", w.step_derivatives, w, {step = 0})
+  -- the reader follows lucid_step_derivative_option_table: values outside its ranges and
+  -- wrong types are errors with its words
+  t.raises(F .. ": step must be in (0, 1) (got 0.0)", w.step_derivatives, w, {step = 0})
+  t.raises(F .. ": step must be in (0, 1) (got 1.0)", w.step_derivatives, w, {step = 1})
+  t.raises(F .. ": tol must be > 0 (got 0.0)", w.step_derivatives, w, {tol = 0})
+  t.raises(F .. ": max_iter must be an integer >= 1 (got 0)", w.step_derivatives, w, {max_iter = 0})
+  t.raises(F .. ": threshold must be in (0, 1) (got -1.0)", w.step_derivatives, w, {threshold = -1})
+  t.raises(F .. ": threshold must be in (0, 1) (got 1.0)", w.step_derivatives, w, {threshold = 1})
+  t.raises(F .. ": kappa must be > 0 (got 0.0)", w.step_derivatives, w, {kappa = 0})
+  t.raises(F .. ": step must be a number (got string)", w.step_derivatives, w, {step = "1e-6"})
+  t.raises(F .. ': geometry must be "auto", "carried" or "collide" (got number)',
+           w.step_derivatives, w, {geometry = 1})
+  t.raises(F .. ": opts must be a table (got string)", w.step_derivatives, w, "implicit")
   t.raises(F .. ": the part's shape has no size parameter", w.step_derivatives, w,
            {params = {{body = 1, "size"}}})
   t.raises(F .. ": size index out of range", w.step_derivatives, w, {params = {{body = b, "size", index = 2}}})
@@ -552,6 +564,15 @@ t.case("misuse gets named errors", function()
   t.raises("lucid.world:state_integrate: dx must have 12 entries", w.state_integrate, w, w:state(), {1})
   t.raises("lucid.sim.step: unknown option 'mthod'", lucid.sim.step, w, w:state(), nil, {mthod = 1})
   t.raises("lucid.sim.step: x must have 13 entries", lucid.sim.step, w, {1, 2}, nil)
+  -- sim.step takes every option of w:step_derivatives' table (lucid.options()) and hands it on
+  t.raises("lucid.sim.step: opts.geometry must be a string (got number)", lucid.sim.step, w,
+           w:state(), nil, {geometry = 1})
+  local u0 = w:controls()
+  t.raises('lucid.world:step_derivatives: geometry must be "auto", "carried" or "collide" (got '
+           .. 'guess)', lucid.ad.jacobian, function(u)
+             return lucid.sim.step(w, w:state(), u, {geometry = "guess"}) end, u0)
+  t.raises("lucid.world:step_derivatives: kappa must be > 0 (got 0.0)", lucid.ad.jacobian,
+           function(u) return lucid.sim.step(w, w:state(), u, {kappa = 0}) end, u0)
   -- a differentiable x of the wrong size is refused by name too, before the step runs
   lucid.ad.jacobian(function(x)
     t.raises("lucid.sim.step: x must have 13 entries (got 6)", lucid.sim.step, w, x, nil)
@@ -1016,7 +1037,11 @@ t.case("contact geometry without an exact rule: collide by default, an estimator
   local F = "lucid.world:step_derivatives"
   t.raises(F .. ": unknown option 'collision.sample'", w.step_derivatives, w, {collision = {sample = 3}})
   t.raises(F .. ": collision.samples", w.step_derivatives, w, {collision = {samples = 0}})
-  t.raises(F .. ": unknown collision.method 'magic'", w.step_derivatives, w, {collision = {method = "magic"}})
+  t.raises(F .. ': collision.method must be "finite_differences", "zeroth_order", '
+           .. '"first_order_gaussian", "first_order_gumbel" or "analytic" (got magic)',
+           w.step_derivatives, w, {collision = {method = "magic"}})
+  t.raises(F .. ": collision.noise must be > 0 (got 0.0)", w.step_derivatives, w,
+           {collision = {noise = 0}})
   t.raises(F .. ": opts.collision must be a table", w.step_derivatives, w, {collision = "gaussian"})
   t.raises(F .. ": geometry must be", w.step_derivatives, w, {geometry = "guess"})
 end)

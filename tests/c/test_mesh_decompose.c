@@ -1,0 +1,55 @@
+/* lucid_mesh_decompose's options, checked through lucid_decompose_option_table: the defaults
+ * decompose a tetrahedron, each rule is refused with its words. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "runtime/shapes/mesh_decompose.h"
+
+/* The unit tetrahedron, faces oriented outwards. */
+static const double points[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+static const int triangles[] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3};
+
+static lucid_status decompose(const lucid_decompose_options *o, char *err) {
+    lucid_decomposition d;
+    memset(&d, 0, sizeof d);
+    lucid_status s = lucid_mesh_decompose(points, 4, triangles, 4, o, &d, err, 200);
+    if (s == LUCID_OK) {
+        assert_int_equal(d.num_parts, 1); /* convex: its own hull */
+        assert_true(fabs(d.mesh_volume - 1.0 / 6.0) < 1e-15);
+        lucid_decomposition_free(&d);
+    }
+    return s;
+}
+
+static void test_options_checked_by_the_table(void **state) {
+    (void)state;
+    char err[200] = "";
+    lucid_decompose_options o = lucid_decompose_default_options();
+    assert_int_equal(decompose(&o, err), LUCID_OK);
+    o.max_parts = 0;
+    assert_int_equal(decompose(&o, err), LUCID_ERR_ARGUMENT);
+    assert_string_equal(err, "max_parts must be an integer in [1, 1048576] (got 0 parts, "
+                             "concavity 0.01)");
+    o.max_parts = LUCID_DECOMPOSE_MAX_PARTS + 1; /* a cell per part is allocated up front */
+    assert_int_equal(decompose(&o, err), LUCID_ERR_ARGUMENT);
+    o.max_parts = LUCID_DECOMPOSE_MAX_PARTS;
+    assert_int_equal(decompose(&o, err), LUCID_OK);
+    o = lucid_decompose_default_options();
+    o.concavity = NAN;
+    assert_int_equal(decompose(&o, err), LUCID_ERR_ARGUMENT);
+    assert_non_null(strstr(err, "concavity must be > 0"));
+    o.concavity = 0.0;
+    assert_int_equal(decompose(&o, err), LUCID_ERR_ARGUMENT);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_options_checked_by_the_table),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
