@@ -209,3 +209,43 @@ t.case("ncp:ip finds the separating answer of a hyperstatic problem", function()
   t.truthy(s.converged, "ncp:ip met tol, criterion " .. s.model_residual.abs)
   for k = 1, 9 do t.near(s.lambda[k], 0, 1e-8) end
 end)
+
+-- One body (mass 1, diagonal inertia) on the ground at six points: G = J M^-1 J^T of rank 6
+-- in 18 rows, g = J v + (0, 0, b_i) (problem 472 of tests/bench/bench_ip_hyperstatic.lua).
+-- The Newton iterates of the NCP stalled there at criterion 8e-7 (tol 1e-8): its Newton
+-- matrix is near singular on these hyperstatic contacts. The proximal continuation
+-- (docs/contact_ip.md) meets tol.
+t.case("ncp:ip meets tol on a hyperstatic problem where Newton's iterates stall", function()
+  local inertia = {1.388318071141839, 1.4140225469600409, 1.8441421915777028}
+  local v = {-0.37933844607323408, -0.256412697955966, -1.8970113410614431, 0.59840536117553711,
+             0.74694781843572855, 0.86333000473678112}
+  local b = {0, 0, 0.67264396417886019, 0.71816505119204521, 0, 0}
+  local r = {{0.1382856285199523, -0.76381435617804527, -0.65191965107806027},
+             {0.91889226622879505, 0.29608549457043409, -0.52046256139874458},
+             {0.82106418255716562, 0.5753068458288908, -0.9812642892356962},
+             {-0.81726789847016335, 0.7890740679576993, -0.6063746721483767},
+             {0.59045387338846922, 0.75348708778619766, -0.82068347954191267},
+             {0.97659651003777981, -0.95950295869261026, -0.61502770055085421}}
+  local J = {} -- rows t1 = x, t2 = y, n = z of the point velocity v + w x r_i
+  for i, p in ipairs(r) do
+    J[3 * i - 2] = {1, 0, 0, 0, p[3], -p[2]}
+    J[3 * i - 1] = {0, 1, 0, -p[3], 0, p[1]}
+    J[3 * i] = {0, 0, 1, p[2], -p[1], 0}
+  end
+  local minv = {1, 1, 1, 1 / inertia[1], 1 / inertia[2], 1 / inertia[3]}
+  local G, g, mu = {}, {}, {}
+  for a = 1, #J do
+    G[a], g[a] = {}, 0
+    for c = 1, #J do
+      local s = 0
+      for k = 1, 6 do s = s + J[a][k] * minv[k] * J[c][k] end
+      G[a][c] = s
+    end
+    for k = 1, 6 do g[a] = g[a] + J[a][k] * v[k] end
+  end
+  for i = 1, #r do g[3 * i], mu[i] = g[3 * i] + b[i], 0.5 end
+  local s = solve(lucid.mat(G), g, mu, {model = "ncp", tol = 1e-8})
+  t.truthy(s.converged, "ncp:ip met tol, criterion " .. s.model_residual.abs)
+  local check = lucid.contact.residual(lucid.mat(G), g, mu, s.lambda)
+  t.truthy(check.abs <= 1e-8, "the answer's own NCP criterion " .. check.abs)
+end)
