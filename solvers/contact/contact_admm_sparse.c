@@ -102,7 +102,7 @@ lucid_status lucid_contact_sparse_reserve(lucid_contact_sparse_workspace *ws, in
     size_t accel = memory ? (size_t)lucid_anderson_storage((int)(2 * m), memory) + 4 * m : 0;
     size_t want = V_COUNT * m + 2 * nv + accel;
     if (want < 17 * m + 2 * nv) want = 17 * m + 2 * nv; /* contact_newton_sparse.c's */
-    if (want < 33 * m + nv) want = 33 * m + nv;         /* contact_ip.c's */
+    if (want < 30 * m + nv) want = 30 * m + nv;         /* contact_ip.c's */
     if (want > ws->cap) {
         size_t c = ws->cap > 0 ? ws->cap : 64;
         while (c < want) {

@@ -29,7 +29,7 @@ struct lucid_contact_workspace {
 };
 
 /* Vectors of 3N in the interior-point buffer. */
-#define LUCID_CONTACT_IP_VECTORS 29
+#define LUCID_CONTACT_IP_VECTORS 26
 
 /* One solve's bookkeeping shared by the solver loops. */
 typedef struct lucid_contact_run {

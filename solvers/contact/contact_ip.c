@@ -29,10 +29,6 @@
 
 #define WARM_SHIFT   1e-3 /* warm start: shift into the interior by this x the force size */
 #define STALL_WINDOW 10   /* stalled: the criterion has not halved in this many iterations */
-/* The proximal continuation's weight (solve_proximal): halved after a proximal problem met tol,
- * quadrupled after one did not (the adaptive damping of Levenberg-Marquardt methods). */
-#define PROX_SHRINK 0.5
-#define PROX_GROW   4.0
 
 /* Buffers of one solve in ws->ip; x, y, yhat (E) and the factor survive the solve. In body
  * space (sp != NULL) p holds g, mu and R only (G = NULL) and A is never formed: see
@@ -47,12 +43,11 @@ typedef struct ip {
     int n, m, ncp;
     double kappa;
     double *x, *y, *dx, *dy, *dxa, *dya, *r, *rhs, *v, *w, *sigma, *lambda, *t1, *t2;
-    double *x_best, *y_best;          /* the iterate with the smallest model criterion so far */
-    double *prox_g, *prox_R, *centre; /* the proximal continuation's problem and centre */
-    double *W, *W2;                   /* 9 per contact each (3m), column-major 3x3 */
-    double *Winv;                     /* 9 per contact */
-    double *yhat; /* 3 per contact: E's row, y_T / ||y_T|| (0 for the CCP and rays) */
-    double *A;    /* m x m: ws->mat[0] */
+    double *x_best, *y_best; /* the iterate with the smallest model criterion so far */
+    double *W, *W2;          /* 9 per contact each (3m), column-major 3x3 */
+    double *Winv;            /* 9 per contact */
+    double *yhat;            /* 3 per contact: E's row, y_T / ||y_T|| (0 for the CCP and rays) */
+    double *A;               /* m x m: ws->mat[0] */
     int factorizations;
     int *ipiv;
 } ip;
@@ -505,13 +500,13 @@ static ip ip_layout(lucid_contact_run *run) {
             .kappa = run->o->kappa,
             .A = ws->mat[0],
             .ipiv = ws->ipiv};
-    double **slots[] = {&s.x,    &s.y,      &s.dx,     &s.dy,     &s.dxa,    &s.dya,   &s.r,
-                        &s.rhs,  &s.v,      &s.w,      &s.sigma,  &s.lambda, &s.t1,    &s.t2,
-                        &s.yhat, &s.x_best, &s.y_best, &s.prox_g, &s.prox_R, &s.centre};
+    double **slots[] = {&s.x,  &s.y,   &s.dx,   &s.dy,     &s.dxa,   &s.dya,
+                        &s.r,  &s.rhs, &s.v,    &s.w,      &s.sigma, &s.lambda,
+                        &s.t1, &s.t2,  &s.yhat, &s.x_best, &s.y_best};
     size_t count = sizeof slots / sizeof slots[0];
     for (size_t k = 0; k < count; ++k) *slots[k] = b + k * (size_t)m;
     s.W = b + count * m, s.W2 = s.W + 3 * (size_t)m, s.Winv = s.W2 + 3 * (size_t)m;
-    return s; /* 20 + 9 = 29 vectors: LUCID_CONTACT_IP_VECTORS */
+    return s; /* 17 + 9 = 26 vectors: LUCID_CONTACT_IP_VECTORS */
 }
 
 /* One predictor-corrector iteration from (x, y) whose residual r is current. */
@@ -610,99 +605,12 @@ static void solve(lucid_contact_run *run, ip *sp, double *lambda, double *dual) 
     *sp = s;
 }
 
-/* (G + R)_kk of every row of a body-space problem (below). */
-static void sparse_diagonal(const lucid_contact_sparse_problem *p, double *diag);
-
-/* The corrected velocity sigma + Gamma of s's current lambda (its sigma current) into dual. */
-static void corrected_velocity(const ip *s, double *dual) {
-    for (int i = 0; i < s->n; ++i) {
-        const double *v = s->sigma + 3 * i;
-        dual[3 * i] = v[0], dual[3 * i + 1] = v[1], dual[3 * i + 2] = v[2];
-        if (s->ncp) dual[3 * i + 2] += s->p->mu[i] * lucid_contact_hypot(v[0], v[1]);
-    }
-}
-
-/* Proximal-point continuation of an NCP solve that stalled (docs/contact_ip.md): the NCP is
- * not monotone, and on hyperstatic contacts its Newton matrix (I + E) P + W^2 can be near
- * singular, where the iterates stall. The proximal problem around a centre lambda_c,
- *   sigma = (G + R + eps I) lambda + g - eps lambda_c,
- * has the NCP's solutions as its fixed points (lambda = lambda_c) and, for eps large against
- * the shift's non-monotone part, a unique solution the ip reaches. Each proximal problem is
- * solved from the ip's own start; one that meets tol becomes the next centre and eps halves,
- * one that does not leaves the centre and eps quadruples (Levenberg-Marquardt's adaptive
- * damping). eps starts at the mean diagonal of G + R times the stalled answer's criterion
- * (capped at 1; the island solve's units make it relative): the damping of a regularised
- * Newton step falling with the residual (Yamashita and Fukushima). The loop stops, as the ip
- * stalls, when a proximal answer does not halve the best criterion. The answer is the best in
- * the model's criterion; every proximal iteration counts against max_iter. */
-static void solve_proximal(lucid_contact_run *run, ip *sp, double *lambda, double *dual) {
-    lucid_contact_result *res = run->result;
-    const lucid_contact_options *o = run->o;
-    if (!sp->ncp || sp->kappa > 0.0 || !(res->model.abs > o->tol) || !isfinite(res->model.abs) ||
-        res->iterations >= o->max_iter)
-        return;
-    ip s = *sp;
-    const lucid_contact_problem *p = s.p;
-    const lucid_contact_sparse_problem *bodies = s.sp;
-    int m = s.m;
-    size_t bytes = sizeof(double) * (size_t)m;
-    double diag_mean = 0.0;
-    for (int k = 0; k < m; ++k) diag_mean += diag_entry(&s, k) / m;
-    double eps = diag_mean * fmin(1.0, res->model.abs), best = res->model.abs;
-    memcpy(s.centre, lambda, bytes);
-    lucid_contact_problem q = {p->n, p->G, s.prox_g, p->mu, s.prox_R};
-    lucid_contact_sparse_problem sq;
-    if (bodies) sq = *bodies, sq.g = s.prox_g, sq.R = s.prox_R;
-    lucid_contact_options oq = *o;
-    oq.warm_start = 0, oq.first_order = 0;
-    lucid_contact_result rq;
-    lucid_contact_run inner = {&q, &oq, run->ws, &rq, run->criterion};
-    int iterations = res->iterations, factorizations = res->factorizations, met = 0;
-    while (!met && iterations < o->max_iter && eps > 0.0 && isfinite(eps)) {
-        for (int k = 0; k < m; ++k) {
-            s.prox_g[k] = p->g[k] - eps * s.centre[k];
-            s.prox_R[k] = (p->R ? p->R[k] : 0.0) + eps;
-        }
-        s.p = &q, s.sp = bodies ? &sq : NULL;
-        if (bodies) sparse_diagonal(&sq, s.diag);
-        memset(&rq, 0, sizeof rq);
-        oq.max_iter = o->max_iter - iterations;
-        solve(&inner, &s, s.t2, NULL); /* the proximal answer into t2 */
-        iterations += rq.iterations, factorizations += rq.factorizations;
-        s.p = p, s.sp = bodies;
-        if (bodies) sparse_diagonal(bodies, s.diag);
-        double before = best;
-        if (rq.converged) {
-            memcpy(s.centre, s.t2, bytes);
-            eps *= PROX_SHRINK;
-            check(run, &s); /* the NCP's criterion of the proximal answer (x is its) */
-            if (run->result->model.abs < best) {
-                best = run->result->model.abs;
-                memcpy(lambda, s.lambda, bytes);
-                if (dual) corrected_velocity(&s, dual);
-            }
-        } else {
-            eps *= PROX_GROW;
-            continue;
-        }
-        /* stalled, as the ip's own iterations: a proximal answer that did not halve the best */
-        if (!(best <= 0.5 * before)) break;
-        met = best <= o->tol; /* the direction test is the end game's, not the proximal loop's */
-    }
-    /* the criteria of the answer kept */
-    for (int k = 0; k < m; ++k) s.x[k] = lambda[k] * dscale(&s, k);
-    int done = check(run, &s);
-    res->converged = done, res->stalled = !done;
-    res->iterations = iterations, res->factorizations = factorizations;
-}
-
 lucid_status lucid_contact_solve_ip(lucid_contact_run *run, double *lambda, double *dual) {
     const lucid_contact_problem *p = run->p;
     lucid_status status = lucid_contact_check_psd(run);
     if (status != LUCID_OK) return status;
     ip s = ip_layout(run);
     solve(run, &s, lambda, dual);
-    solve_proximal(run, &s, lambda, dual);
     /* The relaxed system's factor at the returned point, for the derivatives. */
     if (s.kappa > 0.0 && isfinite(run->result->ncp.abs)) {
         scale_all(&s);
@@ -760,19 +668,18 @@ lucid_status lucid_contact_solve_ip_sparse(const lucid_contact_sparse_problem *p
             .m = (int)m,
             .ncp = o->model == LUCID_CONTACT_NCP,
             .kappa = o->kappa};
-    double **slots[] = {&s.x,    &s.y,      &s.dx,     &s.dy,    &s.dxa,    &s.dya,    &s.r,
-                        &s.rhs,  &s.v,      &s.w,      &s.sigma, &s.lambda, &s.t1,     &s.t2,
-                        &s.yhat, &s.x_best, &s.y_best, &s.diag,  &s.prox_g, &s.prox_R, &s.centre};
+    double **slots[] = {&s.x,  &s.y,   &s.dx,   &s.dy,     &s.dxa,    &s.dya,
+                        &s.r,  &s.rhs, &s.v,    &s.w,      &s.sigma,  &s.lambda,
+                        &s.t1, &s.t2,  &s.yhat, &s.x_best, &s.y_best, &s.diag};
     size_t count = sizeof slots / sizeof slots[0];
     for (size_t k = 0; k < count; ++k) *slots[k] = b + k * m;
     s.W = b + count * m, s.W2 = s.W + 3 * m, s.Winv = s.W2 + 3 * m;
-    s.B = s.Winv + 3 * m, s.u = s.B + 3 * m; /* 33 vectors of 3n and one of the columns */
+    s.B = s.Winv + 3 * m, s.u = s.B + 3 * m; /* 30 vectors of 3n and one of the columns */
     if (!s.K) return LUCID_ERR_NO_MEMORY;
     lucid_status status = lucid_contact_kkt_analyze(s.K, p);
     if (status != LUCID_OK) return status;
     sparse_diagonal(p, s.diag);
     solve(&run, &s, lambda, dual);
-    solve_proximal(&run, &s, lambda, dual);
     return LUCID_OK;
 }
 
