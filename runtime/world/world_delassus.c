@@ -150,10 +150,12 @@ static lucid_status fill_sides(lucid_world *w) {
     return LUCID_OK;
 }
 
-/* Adds the 3x3 block of contacts i (rows) and j (columns) through one shared body. */
+/* Adds the 3x3 block of contacts i (rows) and j (columns) through one shared body, and with
+ * `mirror` its transpose to block (j, i). */
 static void add_block(const lucid_world *w, const lucid_world_contact *ci,
                       const lucid_contact_side *si, const lucid_world_contact *cj,
-                      const lucid_contact_side *sj, double *G, int ld, int row, int col) {
+                      const lucid_contact_side *sj, double *G, int ld, int row, int col,
+                      int mirror) {
     double inv_m = w->bodies[si->body].inv_mass, s = si->sign * sj->sign;
     for (int l = 0; l < 3; ++l) {
         lucid_vec3 dj = lucid_mat3_col(&cj->frame, l);
@@ -161,24 +163,27 @@ static void add_block(const lucid_world *w, const lucid_world_contact *ci,
             lucid_vec3 dk = lucid_mat3_col(&ci->frame, k);
             double v = lucid_vec3_dot(dk, dj) * inv_m + lucid_vec3_dot(si->ang[k], sj->inv_ang[l]);
             G[(row + k) + (size_t)ld * (col + l)] += s * v;
+            if (mirror) G[(col + l) + (size_t)ld * (row + k)] += s * v;
         }
     }
 }
 
+/* G = J M^-1 J^T over the island's contacts: the blocks (i, j >= i) through each shared body
+ * or tree, each also written to (j, i) (half the work of computing both). */
 static void assemble_delassus(lucid_world *w, const int *list, int m, double *G) {
     int ld = 3 * m; /* m <= LUCID_WORLD_MAX_ISLAND_CONTACTS */
     memset(G, 0, sizeof(double) * (size_t)ld * (size_t)ld);
     for (int i = 0; i < m; ++i)
-        for (int j = 0; j < m; ++j) {
+        for (int j = i; j < m; ++j) {
             const lucid_contact_side *a = &w->sides[2 * list[i]], *b = &w->sides[2 * list[j]];
             for (int p = 0; p < 2; ++p)
                 for (int q = 0; q < 2; ++q) {
                     if (a[p].body >= 0 && a[p].body == b[q].body)
                         add_block(w, &w->contacts[list[i]], &a[p], &w->contacts[list[j]], &b[q], G,
-                                  ld, 3 * i, 3 * j);
+                                  ld, 3 * i, 3 * j, j > i);
                     if (a[p].model >= 0 && a[p].model == b[q].model && a[p].tree >= 0 &&
                         a[p].tree == b[q].tree)
-                        lucid_world_models_add_block(w, &a[p], &b[q], G, ld, 3 * i, 3 * j);
+                        lucid_world_models_add_block(w, &a[p], &b[q], G, ld, 3 * i, 3 * j, j > i);
                 }
         }
     /* a joint limit has no tangential rows: unit decoupled ones keep G + R regular, and its

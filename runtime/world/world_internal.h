@@ -452,8 +452,11 @@ lucid_vec3 lucid_world_models_side_velocity(const lucid_world *w, const lucid_co
  * the link's angular velocity. */
 void lucid_world_models_link_velocity(const lucid_world *w, int body, lucid_vec3 p, lucid_vec3 *v,
                                       lucid_vec3 *omega);
+/* G's block (row, col) += J_a Y_b through a and b's shared tree, and with `mirror` its
+ * transpose to block (col, row) (G is symmetric: J_b Y_a = (J_a Y_b)^T). */
 void lucid_world_models_add_block(const lucid_world *w, const lucid_contact_side *a,
-                                  const lucid_contact_side *b, double *G, int ld, int row, int col);
+                                  const lucid_contact_side *b, double *G, int ld, int row, int col,
+                                  int mirror);
 void lucid_world_models_apply_impulse(lucid_world *w, const lucid_contact_side *side,
                                       const double force[3]);
 /* The tree of link body `body` (-1: a link no dof moves). */

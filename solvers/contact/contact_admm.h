@@ -7,7 +7,9 @@
  * The inverse of A + R + rho I (from its Cholesky factor) is reused until rho changes: one
  * symmetric matrix-vector product per x-step instead of two triangular solves (reading half
  * the memory, and a product vectorises where a substitution cannot: 20% of ncp:admm on a
- * heap of boxes; rho changes every ~50 iterations there). Multiplying by an inverse is not
+ * heap of boxes; rho changes every ~50 iterations there). The inverse is formed at the
+ * factor's second x-step: it costs twice the factorisation, which a factor used once (the
+ * warm solve of a settled island: one x-step) never pays back. Multiplying by an inverse is not
  * backward stable, though: its residual grows with the condition number kappa_x of
  * A + R + rho I, where the triangular solves' does not. Above
  * LUCID_CONTACT_ADMM_INVERSE_CONDITION the factor is kept and solved with instead (the
@@ -28,9 +30,10 @@ typedef void (*lucid_contact_projection)(const void *ctx, const double *x, doubl
 typedef struct lucid_contact_admm {
     int m;
     const double *A, *R; /* m x m column-major, optional diagonal R */
-    double *factor;      /* m x m, lower triangle: (A + R + rho I)^{-1} when `inverted`, else the
-                          * Cholesky factor of A + R + rho I */
-    int inverted;
+    double *factor;      /* m x m, lower triangle: (A + R + rho I)^{-1} when `factor_inverse`,
+                          * else the Cholesky factor of A + R + rho I */
+    int inverted;        /* the x-step multiplies by the inverse (from its second use on) */
+    int factor_inverse;
     double *x, *z, *z_prev, *gamma, *rhs; /* m-vectors */
     double rho, factored_rho, alpha;
     double eig_min, eig_max; /* smallest non-zero and largest eigenvalue of A + R (rho, kappa) */

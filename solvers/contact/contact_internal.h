@@ -56,6 +56,8 @@ void lucid_contact_cholesky_solve(const double *chol, int m, double *x);
  * LUCID_ERR_NOT_SPD when the factor does not exist. */
 lucid_status lucid_contact_inverse(const double *A, const double *R, double shift, int m,
                                    double *inv);
+/* chol (lucid_contact_cholesky's factor) <- the inverse's lower triangle, in place */
+lucid_status lucid_contact_invert_factor(double *chol, int m);
 /* out <- inv x (inv as lucid_contact_inverse leaves it; out and x distinct) */
 void lucid_contact_inverse_apply(const double *inv, int m, const double *x, double *out);
 /* Eigenvalues (ascending) of A + diag(R), and eigenvectors into `vectors` when not NULL
