@@ -20,6 +20,9 @@ struct lucid_contact_workspace {
     double *null_R, *null_mu; /* 3N and N: a problem's R and mu with its null rows conditioned */
     double *ip; /* interior point: LUCID_CONTACT_IP_VECTORS vectors of 3N (contact_ip.c) */
     int *ipiv;  /* 3N pivots of its LU factorisation */
+    /* 1 when the solver returned with vec[0] holding (G + R) lambda + g of the returned
+     * lambda, which lucid_contact_solve's checks then read instead of recomputing it */
+    int sigma_current;
     /* What the last solve left for lucid_contact_ip_jvp / _vjp: mat[0] holds the factor of the
      * relaxed system at the returned point when `valid` (reset by every solve). */
     struct {
