@@ -97,7 +97,7 @@ int lucid_contact_admm_hopeless(lucid_contact_admm_forecast *f, int k, double cr
 
 /* x-steps per row of A by triangular solves after which a factor is inverted: the inversion
  * (dtrtri + dlauum) costs what m/9 (m >= 96) to m/4 (m = 24) x-steps save by a product over
- * two triangular solves (docs/benchmarks/solve_choice.md). Inverting at about that break-even
+ * two triangular solves (docs/benchmarks/bin.md). Inverting at about that break-even
  * keeps the x-steps within twice the cost of the better choice made knowing the iteration
  * count (the ski-rental bound); at least one x-step is always solved. */
 #define LUCID_CONTACT_ADMM_INVERT_AFTER_PER_ROW 0.125
