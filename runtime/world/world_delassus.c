@@ -340,17 +340,33 @@ lucid_status lucid_world_reserve_workspace(lucid_world *w, int m) {
 typedef struct dense_island {
     lucid_world *w;
     const lucid_contact_problem *p;
+    const double *solved_sigma; /* the last solve's velocity of its answer, until judged */
 } dense_island;
 
 static lucid_status dense_solve(void *ctx, const lucid_contact_options *o, double *dual,
                                 lucid_contact_result *res) {
     dense_island *d = ctx;
-    return lucid_contact_solve(d->p, o, d->w->workspace, d->w->lambda, dual, res);
+    lucid_status s = lucid_contact_solve(d->p, o, d->w->workspace, d->w->lambda, dual, res);
+    d->solved_sigma = s == LUCID_OK ? lucid_contact_workspace_velocity(d->w->workspace) : NULL;
+    return s;
 }
 
+static int all_zero(const double *x, size_t count) {
+    for (size_t k = 0; k < count; ++k)
+        if (x[k] != 0.0) return 0;
+    return 1;
+}
+
+/* The answer's velocity: the solve's own while the answer is the solve's (the island solve
+ * sets no other answer but lambda = 0, whose product costs nothing), else (G + R) lambda + g. */
 static int dense_judge(void *ctx, lucid_contact_result *res) {
     dense_island *d = ctx;
-    lucid_contact_velocity(d->p, d->w->lambda, d->w->sigma);
+    size_t n3 = 3 * (size_t)d->p->n;
+    if (d->solved_sigma && !all_zero(d->w->lambda, n3))
+        memcpy(d->w->sigma, d->solved_sigma, sizeof(double) * n3);
+    else
+        lucid_contact_velocity(d->p, d->w->lambda, d->w->sigma);
+    d->solved_sigma = NULL;
     return lucid_world_judge(d->p, d->w->opt.contact.model, d->w->lambda, d->w->sigma, res);
 }
 
@@ -413,7 +429,7 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
     for (int i = 0; i < m; ++i) diag = fmax(diag, lucid_contact_diag(&p, 3 * i + 2));
     lucid_world_island_scales(w->g, m, diag, &force_scale, &velocity_scale);
     rescale(w, m, force_scale, velocity_scale);
-    dense_island d = {w, &p};
+    dense_island d = {w, &p, NULL};
     lucid_world_island island = {.n = m,
                                  .n3 = 3 * (size_t)m,
                                  .lambda = w->lambda,

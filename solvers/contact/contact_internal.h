@@ -23,6 +23,7 @@ struct lucid_contact_workspace {
     /* 1 when the solver returned with vec[0] holding (G + R) lambda + g of the returned
      * lambda, which lucid_contact_solve's checks then read instead of recomputing it */
     int sigma_current;
+    int sigma_given; /* lucid_contact_workspace_velocity's: vec[0] is of the caller's problem */
     /* What the last solve left for lucid_contact_ip_jvp / _vjp: mat[0] holds the factor of the
      * relaxed system at the returned point when `valid` (reset by every solve). */
     struct {

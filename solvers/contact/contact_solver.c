@@ -73,6 +73,10 @@ int lucid_contact_workspace_capacity(const lucid_contact_workspace *ws) {
     return ws ? ws->capacity : 0;
 }
 
+const double *lucid_contact_workspace_velocity(const lucid_contact_workspace *ws) {
+    return ws && ws->sigma_given ? ws->vec[0] : NULL;
+}
+
 double lucid_contact_max_abs(const double *x, long count) {
     double m = 0.0;
     for (long k = 0; k < count; ++k) m = lucid_contact_fmax(m, fabs(x[k]));
@@ -196,6 +200,7 @@ lucid_status lucid_contact_solve(const lucid_contact_problem *given, const lucid
                                  lucid_contact_result *result) {
     if (!o || !result) return LUCID_ERR_ARGUMENT;
     memset(result, 0, sizeof *result);
+    if (ws) ws->sigma_given = 0;
     lucid_contact_problem conditioned;
     const lucid_contact_problem *p = condition_null_rows(given, ws, &conditioned);
     lucid_status status = lucid_contact_problem_validate(p, NULL);
@@ -216,5 +221,6 @@ lucid_status lucid_contact_solve(const lucid_contact_problem *given, const lucid
     if (status == LUCID_OK) guard_divergence(&run, lambda, dual);
     if (status == LUCID_OK) check_first_order(&run, lambda);
     if (status != LUCID_OK) ws->ip_state.valid = 0;
+    ws->sigma_given = status == LUCID_OK && p == given; /* guard_divergence's velocity */
     return status;
 }
