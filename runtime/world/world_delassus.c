@@ -317,7 +317,7 @@ static lucid_status reserve_problem(lucid_world *w, int m) {
         s = lucid_world_reserve((void **)&w->lambda, &w->lambda_cap, n3, sizeof(double));
     if (s == LUCID_OK) s = lucid_world_reserve((void **)&w->dual, &w->dual_cap, n3, sizeof(double));
     if (s == LUCID_OK)
-        s = lucid_world_reserve((void **)&w->spare, &w->spare_cap, 4 * n3, sizeof(double));
+        s = lucid_world_reserve((void **)&w->spare, &w->spare_cap, 5 * n3, sizeof(double));
     if (s == LUCID_OK)
         s = lucid_world_reserve((void **)&w->sigma, &w->sigma_cap, n3, sizeof(double));
     if (s != LUCID_OK) return s;
@@ -341,6 +341,8 @@ typedef struct dense_island {
     lucid_world *w;
     const lucid_contact_problem *p;
     const double *solved_sigma; /* the last solve's velocity of its answer, until judged */
+    double *judged;             /* the lambda whose velocity the last judge left in w->sigma (3n) */
+    int has_judged;
 } dense_island;
 
 static lucid_status dense_solve(void *ctx, const lucid_contact_options *o, double *dual,
@@ -367,6 +369,8 @@ static int dense_judge(void *ctx, lucid_contact_result *res) {
     else
         lucid_contact_velocity(d->p, d->w->lambda, d->w->sigma);
     d->solved_sigma = NULL;
+    memcpy(d->judged, d->w->lambda, sizeof(double) * n3);
+    d->has_judged = 1;
     return lucid_world_judge(d->p, d->w->opt.contact.model, d->w->lambda, d->w->sigma, res);
 }
 
@@ -429,7 +433,7 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
     for (int i = 0; i < m; ++i) diag = fmax(diag, lucid_contact_diag(&p, 3 * i + 2));
     lucid_world_island_scales(w->g, m, diag, &force_scale, &velocity_scale);
     rescale(w, m, force_scale, velocity_scale);
-    dense_island d = {w, &p, NULL};
+    dense_island d = {w, &p, NULL, w->spare + 4 * 3 * (size_t)m, 0};
     lucid_world_island island = {.n = m,
                                  .n3 = 3 * (size_t)m,
                                  .lambda = w->lambda,
@@ -443,12 +447,15 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
     s = lucid_world_island_solve(&w->opt.contact, &island,
                                  lucid_world_warm_rho(w, list, m, force_scale, velocity_scale),
                                  &res);
+    /* the kept answer's velocity: the last judge's when it judged that answer in these units */
+    int judged = d.has_judged && force_scale == 1.0 && velocity_scale == 1.0 &&
+                 memcmp(d.judged, w->lambda, sizeof(double) * 3 * (size_t)m) == 0;
     rescale(w, m, 1.0 / force_scale, 1.0 / velocity_scale); /* exact: powers of two */
     if (s != LUCID_OK) return s;
     lucid_world_keep_rho(w, list, m, res.rho, force_scale, velocity_scale);
     w->stats.solver_iterations += res.iterations;
     w->stats.converged &= res.converged;
-    lucid_contact_velocity(&p, w->lambda, w->sigma);
+    if (!judged) lucid_contact_velocity(&p, w->lambda, w->sigma);
     lucid_contact_criteria ncp;
     lucid_contact_criteria_eval(&p, LUCID_CRITERION_NCP, w->lambda, w->sigma, NULL, &ncp);
     w->stats.residual = fmax(w->stats.residual, ncp.abs);

@@ -154,7 +154,8 @@ struct lucid_world {
 
     /* one island's problem */
     double *G, *g, *mu, *R, *lambda, *dual;
-    double *spare; /* the warm start and the best attempt, kept while retrying (12n) */
+    double *spare; /* the warm start and the best attempt, kept while retrying, and the dense
+                    * judge's last lambda (15n) */
     double *sigma; /* contact velocity of a solution, to verify it (3n) */
     size_t g_cap, mu_cap, R_cap, lambda_cap, dual_cap, spare_cap, sigma_cap, G_cap;
     lucid_contact_workspace *workspace;
@@ -269,7 +270,8 @@ int lucid_world_sparse_threshold(const lucid_world_options *o);
 
 /* An island's contact problem as the island solve (world_island_solve.c) sees it, on either
  * backend: n contacts, the answer worked on (lambda, dual: 3n each, in the island's units),
- * spare room for the warm start and the best answer (4 x 3n), and the backend's operations:
+ * spare room for the warm start and the best answer (4 x 3n; the dense backend's 5th 3n is its
+ * judge's), and the backend's operations:
  * - solve: runs the solver of o on lambda (and dual, when not NULL), warm from them when
  *   o->warm_start;
  * - judge: the model's and the NCP criteria of lambda into res->model / res->ncp (its
