@@ -275,8 +275,8 @@ int lucid_world_sparse_threshold(const lucid_world_options *o);
  * - solve: runs the solver of o on lambda (and dual, when not NULL), warm from them when
  *   o->warm_start;
  * - judge: the model's and the NCP criteria of lambda into res->model / res->ncp (its
- *   velocity computed again); 0 when the forces, their velocity or a criterion is not finite,
- *   or a product of them would overflow;
+ *   velocity computed again, or the solve's own velocity of that lambda); 0 when the forces,
+ *   their velocity or a criterion is not finite, or a product of them would overflow;
  * - round_off: how much of the criterion rounding the forces to doubles can cause (after judge);
  * - mean_diagonal: the mean diagonal of G + R. */
 typedef struct lucid_world_island {
