@@ -150,10 +150,12 @@ static lucid_status fill_sides(lucid_world *w) {
     return LUCID_OK;
 }
 
-/* Adds the 3x3 block of contacts i (rows) and j (columns) through one shared body. */
+/* Adds the 3x3 block of contacts i (rows) and j (columns) through one shared body, and with
+ * `mirror` its transpose to block (j, i). */
 static void add_block(const lucid_world *w, const lucid_world_contact *ci,
                       const lucid_contact_side *si, const lucid_world_contact *cj,
-                      const lucid_contact_side *sj, double *G, int ld, int row, int col) {
+                      const lucid_contact_side *sj, double *G, int ld, int row, int col,
+                      int mirror) {
     double inv_m = w->bodies[si->body].inv_mass, s = si->sign * sj->sign;
     for (int l = 0; l < 3; ++l) {
         lucid_vec3 dj = lucid_mat3_col(&cj->frame, l);
@@ -161,24 +163,27 @@ static void add_block(const lucid_world *w, const lucid_world_contact *ci,
             lucid_vec3 dk = lucid_mat3_col(&ci->frame, k);
             double v = lucid_vec3_dot(dk, dj) * inv_m + lucid_vec3_dot(si->ang[k], sj->inv_ang[l]);
             G[(row + k) + (size_t)ld * (col + l)] += s * v;
+            if (mirror) G[(col + l) + (size_t)ld * (row + k)] += s * v;
         }
     }
 }
 
+/* G = J M^-1 J^T over the island's contacts: the blocks (i, j >= i) through each shared body
+ * or tree, each also written to (j, i) (half the work of computing both). */
 static void assemble_delassus(lucid_world *w, const int *list, int m, double *G) {
     int ld = 3 * m; /* m <= LUCID_WORLD_MAX_ISLAND_CONTACTS */
     memset(G, 0, sizeof(double) * (size_t)ld * (size_t)ld);
     for (int i = 0; i < m; ++i)
-        for (int j = 0; j < m; ++j) {
+        for (int j = i; j < m; ++j) {
             const lucid_contact_side *a = &w->sides[2 * list[i]], *b = &w->sides[2 * list[j]];
             for (int p = 0; p < 2; ++p)
                 for (int q = 0; q < 2; ++q) {
                     if (a[p].body >= 0 && a[p].body == b[q].body)
                         add_block(w, &w->contacts[list[i]], &a[p], &w->contacts[list[j]], &b[q], G,
-                                  ld, 3 * i, 3 * j);
+                                  ld, 3 * i, 3 * j, j > i);
                     if (a[p].model >= 0 && a[p].model == b[q].model && a[p].tree >= 0 &&
                         a[p].tree == b[q].tree)
-                        lucid_world_models_add_block(w, &a[p], &b[q], G, ld, 3 * i, 3 * j);
+                        lucid_world_models_add_block(w, &a[p], &b[q], G, ld, 3 * i, 3 * j, j > i);
                 }
         }
     /* a joint limit has no tangential rows: unit decoupled ones keep G + R regular, and its
@@ -312,7 +317,7 @@ static lucid_status reserve_problem(lucid_world *w, int m) {
         s = lucid_world_reserve((void **)&w->lambda, &w->lambda_cap, n3, sizeof(double));
     if (s == LUCID_OK) s = lucid_world_reserve((void **)&w->dual, &w->dual_cap, n3, sizeof(double));
     if (s == LUCID_OK)
-        s = lucid_world_reserve((void **)&w->spare, &w->spare_cap, 4 * n3, sizeof(double));
+        s = lucid_world_reserve((void **)&w->spare, &w->spare_cap, 5 * n3, sizeof(double));
     if (s == LUCID_OK)
         s = lucid_world_reserve((void **)&w->sigma, &w->sigma_cap, n3, sizeof(double));
     if (s != LUCID_OK) return s;
@@ -335,17 +340,37 @@ lucid_status lucid_world_reserve_workspace(lucid_world *w, int m) {
 typedef struct dense_island {
     lucid_world *w;
     const lucid_contact_problem *p;
+    const double *solved_sigma; /* the last solve's velocity of its answer, until judged */
+    double *judged;             /* the lambda whose velocity the last judge left in w->sigma (3n) */
+    int has_judged;
 } dense_island;
 
 static lucid_status dense_solve(void *ctx, const lucid_contact_options *o, double *dual,
                                 lucid_contact_result *res) {
     dense_island *d = ctx;
-    return lucid_contact_solve(d->p, o, d->w->workspace, d->w->lambda, dual, res);
+    lucid_status s = lucid_contact_solve(d->p, o, d->w->workspace, d->w->lambda, dual, res);
+    d->solved_sigma = s == LUCID_OK ? lucid_contact_workspace_velocity(d->w->workspace) : NULL;
+    return s;
 }
 
+static int all_zero(const double *x, size_t count) {
+    for (size_t k = 0; k < count; ++k)
+        if (x[k] != 0.0) return 0;
+    return 1;
+}
+
+/* The answer's velocity: the solve's own while the answer is the solve's (the island solve
+ * sets no other answer but lambda = 0, whose product costs nothing), else (G + R) lambda + g. */
 static int dense_judge(void *ctx, lucid_contact_result *res) {
     dense_island *d = ctx;
-    lucid_contact_velocity(d->p, d->w->lambda, d->w->sigma);
+    size_t n3 = 3 * (size_t)d->p->n;
+    if (d->solved_sigma && !all_zero(d->w->lambda, n3))
+        memcpy(d->w->sigma, d->solved_sigma, sizeof(double) * n3);
+    else
+        lucid_contact_velocity(d->p, d->w->lambda, d->w->sigma);
+    d->solved_sigma = NULL;
+    memcpy(d->judged, d->w->lambda, sizeof(double) * n3);
+    d->has_judged = 1;
     return lucid_world_judge(d->p, d->w->opt.contact.model, d->w->lambda, d->w->sigma, res);
 }
 
@@ -408,7 +433,7 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
     for (int i = 0; i < m; ++i) diag = fmax(diag, lucid_contact_diag(&p, 3 * i + 2));
     lucid_world_island_scales(w->g, m, diag, &force_scale, &velocity_scale);
     rescale(w, m, force_scale, velocity_scale);
-    dense_island d = {w, &p};
+    dense_island d = {w, &p, NULL, w->spare + 4 * 3 * (size_t)m, 0};
     lucid_world_island island = {.n = m,
                                  .n3 = 3 * (size_t)m,
                                  .lambda = w->lambda,
@@ -422,12 +447,15 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
     s = lucid_world_island_solve(&w->opt.contact, &island,
                                  lucid_world_warm_rho(w, list, m, force_scale, velocity_scale),
                                  &res);
+    /* the kept answer's velocity: the last judge's when it judged that answer in these units */
+    int judged = d.has_judged && force_scale == 1.0 && velocity_scale == 1.0 &&
+                 memcmp(d.judged, w->lambda, sizeof(double) * 3 * (size_t)m) == 0;
     rescale(w, m, 1.0 / force_scale, 1.0 / velocity_scale); /* exact: powers of two */
     if (s != LUCID_OK) return s;
     lucid_world_keep_rho(w, list, m, res.rho, force_scale, velocity_scale);
     w->stats.solver_iterations += res.iterations;
     w->stats.converged &= res.converged;
-    lucid_contact_velocity(&p, w->lambda, w->sigma);
+    if (!judged) lucid_contact_velocity(&p, w->lambda, w->sigma);
     lucid_contact_criteria ncp;
     lucid_contact_criteria_eval(&p, LUCID_CRITERION_NCP, w->lambda, w->sigma, NULL, &ncp);
     w->stats.residual = fmax(w->stats.residual, ncp.abs);

@@ -154,7 +154,8 @@ struct lucid_world {
 
     /* one island's problem */
     double *G, *g, *mu, *R, *lambda, *dual;
-    double *spare; /* the warm start and the best attempt, kept while retrying (12n) */
+    double *spare; /* the warm start and the best attempt, kept while retrying, and the dense
+                    * judge's last lambda (15n) */
     double *sigma; /* contact velocity of a solution, to verify it (3n) */
     size_t g_cap, mu_cap, R_cap, lambda_cap, dual_cap, spare_cap, sigma_cap, G_cap;
     lucid_contact_workspace *workspace;
@@ -269,12 +270,13 @@ int lucid_world_sparse_threshold(const lucid_world_options *o);
 
 /* An island's contact problem as the island solve (world_island_solve.c) sees it, on either
  * backend: n contacts, the answer worked on (lambda, dual: 3n each, in the island's units),
- * spare room for the warm start and the best answer (4 x 3n), and the backend's operations:
+ * spare room for the warm start and the best answer (4 x 3n; the dense backend's 5th 3n is its
+ * judge's), and the backend's operations:
  * - solve: runs the solver of o on lambda (and dual, when not NULL), warm from them when
  *   o->warm_start;
  * - judge: the model's and the NCP criteria of lambda into res->model / res->ncp (its
- *   velocity computed again); 0 when the forces, their velocity or a criterion is not finite,
- *   or a product of them would overflow;
+ *   velocity computed again, or the solve's own velocity of that lambda); 0 when the forces,
+ *   their velocity or a criterion is not finite, or a product of them would overflow;
  * - round_off: how much of the criterion rounding the forces to doubles can cause (after judge);
  * - mean_diagonal: the mean diagonal of G + R. */
 typedef struct lucid_world_island {
@@ -452,8 +454,11 @@ lucid_vec3 lucid_world_models_side_velocity(const lucid_world *w, const lucid_co
  * the link's angular velocity. */
 void lucid_world_models_link_velocity(const lucid_world *w, int body, lucid_vec3 p, lucid_vec3 *v,
                                       lucid_vec3 *omega);
+/* G's block (row, col) += J_a Y_b through a and b's shared tree, and with `mirror` its
+ * transpose to block (col, row) (G is symmetric: J_b Y_a = (J_a Y_b)^T). */
 void lucid_world_models_add_block(const lucid_world *w, const lucid_contact_side *a,
-                                  const lucid_contact_side *b, double *G, int ld, int row, int col);
+                                  const lucid_contact_side *b, double *G, int ld, int row, int col,
+                                  int mirror);
 void lucid_world_models_apply_impulse(lucid_world *w, const lucid_contact_side *side,
                                       const double force[3]);
 /* The tree of link body `body` (-1: a link no dof moves). */

@@ -165,9 +165,12 @@ int lucid_world_judge(const lucid_contact_problem *p, lucid_contact_model model,
         if (!isfinite(lambda[k]) || !isfinite(sigma[k])) return 0;
         big_lambda = fmax(big_lambda, fabs(lambda[k])), big_sigma = fmax(big_sigma, fabs(sigma[k]));
     }
-    lucid_contact_criteria_eval(p, lucid_contact_model_criterion(model), lambda, sigma, NULL,
-                                &res->model);
-    lucid_contact_criteria_eval(p, LUCID_CRITERION_NCP, lambda, sigma, NULL, &res->ncp);
+    lucid_contact_criterion criterion = lucid_contact_model_criterion(model);
+    lucid_contact_criteria_eval(p, criterion, lambda, sigma, NULL, &res->model);
+    if (criterion == LUCID_CRITERION_NCP) /* the same criterion: evaluated once */
+        res->ncp = res->model;
+    else
+        lucid_contact_criteria_eval(p, LUCID_CRITERION_NCP, lambda, sigma, NULL, &res->ncp);
     /* the criteria multiply forces by velocities: what would overflow reads 0 */
     return big_lambda * big_sigma < 1e300 && isfinite(res->model.abs) && isfinite(res->ncp.abs);
 }

@@ -1086,8 +1086,8 @@ lucid_vec3 lucid_world_models_side_velocity(const lucid_world *w, const lucid_co
  * nine sums in one pass over the dofs (six loads for nine products, where nine passes loaded
  * two for one; each sum in the same order, so the same bits). */
 void lucid_world_models_add_block(const lucid_world *w, const lucid_contact_side *a,
-                                  const lucid_contact_side *b, double *G, int ld, int row,
-                                  int col) {
+                                  const lucid_contact_side *b, double *G, int ld, int row, int col,
+                                  int mirror) {
     size_t nv = a->width;
     const double *Ja = w->link_J + a->row, *Yb = w->link_Y + b->row;
     double s[9] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}; /* s[k + 3 l] */
@@ -1100,6 +1100,8 @@ void lucid_world_models_add_block(const lucid_world *w, const lucid_contact_side
     }
     for (int l = 0; l < 3; ++l)
         for (int k = 0; k < 3; ++k) G[(row + k) + (size_t)ld * (size_t)(col + l)] += s[k + 3 * l];
+    for (int l = 0; mirror && l < 3; ++l)
+        for (int k = 0; k < 3; ++k) G[(col + l) + (size_t)ld * (size_t)(row + k)] += s[k + 3 * l];
 }
 
 /* v_free += dt Y lambda: the contact impulse of one side on its model. */

@@ -198,6 +198,7 @@ lucid_status lucid_contact_solve_admm(lucid_contact_run *run, double *lambda, do
         done = lucid_contact_check(run, s.z, sigma);
     }
     if (done) run->result->converged = 1;
+    run->ws->sigma_current = 1; /* sigma is the velocity of s.z: from its last check */
     memcpy(lambda, s.z, sizeof(double) * (size_t)m);
     if (dual) memcpy(dual, s.gamma, sizeof(double) * (size_t)m);
     run->result->rho = s.rho;

@@ -7,9 +7,11 @@
  * The inverse of A + R + rho I (from its Cholesky factor) is reused until rho changes: one
  * symmetric matrix-vector product per x-step instead of two triangular solves (reading half
  * the memory, and a product vectorises where a substitution cannot: 20% of ncp:admm on a
- * heap of boxes; rho changes every ~50 iterations there). Multiplying by an inverse is not
- * backward stable, though: its residual grows with the condition number kappa_x of
- * A + R + rho I, where the triangular solves' does not. Above
+ * heap of boxes; rho changes every ~50 iterations there). The inverse is formed once the
+ * factor has made m LUCID_CONTACT_ADMM_INVERT_AFTER_PER_ROW x-steps by triangular solves (a
+ * settled island's warm solve makes one or two, which the inversion would not pay back).
+ * Multiplying by an inverse is not backward stable, though: its residual grows with the
+ * condition number kappa_x of A + R + rho I, where the triangular solves' does not. Above
  * LUCID_CONTACT_ADMM_INVERSE_CONDITION the factor is kept and solved with instead (the
  * 1e3 kg on 1e-3 kg stack ended at 2.7x its round-off floor with the inverse, 1.3x without:
  * docs/scenarios.md). rho follows the spectral
@@ -28,9 +30,10 @@ typedef void (*lucid_contact_projection)(const void *ctx, const double *x, doubl
 typedef struct lucid_contact_admm {
     int m;
     const double *A, *R; /* m x m column-major, optional diagonal R */
-    double *factor;      /* m x m, lower triangle: (A + R + rho I)^{-1} when `inverted`, else the
-                          * Cholesky factor of A + R + rho I */
-    int inverted;
+    double *factor;      /* m x m, lower triangle: (A + R + rho I)^{-1} when `factor_inverse`,
+                          * else the Cholesky factor of A + R + rho I */
+    int inverted;        /* the x-step multiplies by the inverse once it is formed */
+    int factor_inverse, factor_uses;      /* x-steps made with the current factor */
     double *x, *z, *z_prev, *gamma, *rhs; /* m-vectors */
     double rho, factored_rho, alpha;
     double eig_min, eig_max; /* smallest non-zero and largest eigenvalue of A + R (rho, kappa) */
@@ -91,6 +94,13 @@ int lucid_contact_admm_hopeless(lucid_contact_admm_forecast *f, int k, double cr
  * inverse: its residual is then within ~1e4 eps relative, well below every tolerance a
  * caller can ask for on problems whose round-off floor is not itself that close. */
 #define LUCID_CONTACT_ADMM_INVERSE_CONDITION 1e4
+
+/* x-steps per row of A by triangular solves after which a factor is inverted: the inversion
+ * (dtrtri + dlauum) costs what m/9 (m >= 96) to m/4 (m = 24) x-steps save by a product over
+ * two triangular solves (docs/benchmarks/bin.md). Inverting at about that break-even
+ * keeps the x-steps within twice the cost of the better choice made knowing the iteration
+ * count (the ski-rental bound); at least one x-step is always solved. */
+#define LUCID_CONTACT_ADMM_INVERT_AFTER_PER_ROW 0.125
 
 /* Sets eig_min, eig_max from the ascending spectrum of A + R (m values). A + R is PSD, not PD,
  * whenever there are more contact rows than degrees of freedom (hyperstatic contacts), and

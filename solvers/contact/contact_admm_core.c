@@ -58,16 +58,20 @@ lucid_status lucid_contact_admm_iterate(lucid_contact_admm *s, const double *b,
     int m = s->m;
     if (s->rho != s->factored_rho) {
         s->inverted = shifted_condition(s) <= LUCID_CONTACT_ADMM_INVERSE_CONDITION;
-        lucid_status status = s->inverted
-                                  ? lucid_contact_inverse(s->A, s->R, s->rho, m, s->factor)
-                                  : lucid_contact_cholesky(s->A, s->R, s->rho, m, s->factor);
+        lucid_status status = lucid_contact_cholesky(s->A, s->R, s->rho, m, s->factor);
         if (status != LUCID_OK) return status;
-        s->factored_rho = s->rho;
+        s->factored_rho = s->rho, s->factor_inverse = 0, s->factor_uses = 0;
         ++s->factorizations;
+    } else if (s->inverted && !s->factor_inverse &&
+               s->factor_uses >= LUCID_CONTACT_ADMM_INVERT_AFTER_PER_ROW * m) {
+        lucid_status status = lucid_contact_invert_factor(s->factor, m);
+        if (status != LUCID_OK) return status;
+        s->factor_inverse = 1;
     }
+    ++s->factor_uses;
     double rho = s->rho, alpha = s->alpha;
     for (int k = 0; k < m; ++k) s->rhs[k] = rho * s->z[k] - s->gamma[k] - b[k];
-    if (s->inverted) {
+    if (s->factor_inverse) {
         lucid_contact_inverse_apply(s->factor, m, s->rhs, s->x);
     } else {
         memcpy(s->x, s->rhs, sizeof(double) * (size_t)m);

@@ -49,12 +49,15 @@ lucid_status lucid_contact_eigen(lucid_contact_workspace *ws, const double *A, c
     return info == 0 ? LUCID_OK : LUCID_ERR_INTERNAL;
 }
 
+lucid_status lucid_contact_invert_factor(double *chol, int m) {
+    int info = lucid_dense_cholesky_inverse(m, chol, m);
+    return info == 0 ? LUCID_OK : info > 0 ? LUCID_ERR_NOT_SPD : LUCID_ERR_INTERNAL;
+}
+
 lucid_status lucid_contact_inverse(const double *A, const double *R, double shift, int m,
                                    double *inv) {
     lucid_status status = lucid_contact_cholesky(A, R, shift, m, inv);
-    if (status != LUCID_OK) return status;
-    int info = lucid_dense_cholesky_inverse(m, inv, m);
-    return info == 0 ? LUCID_OK : info > 0 ? LUCID_ERR_NOT_SPD : LUCID_ERR_INTERNAL;
+    return status == LUCID_OK ? lucid_contact_invert_factor(inv, m) : status;
 }
 
 /* out = S x for the symmetric S whose lower triangle inv holds (dsymv written out, for the

@@ -20,6 +20,10 @@ struct lucid_contact_workspace {
     double *null_R, *null_mu; /* 3N and N: a problem's R and mu with its null rows conditioned */
     double *ip; /* interior point: LUCID_CONTACT_IP_VECTORS vectors of 3N (contact_ip.c) */
     int *ipiv;  /* 3N pivots of its LU factorisation */
+    /* 1 when the solver returned with vec[0] holding (G + R) lambda + g of the returned
+     * lambda, which lucid_contact_solve's checks then read instead of recomputing it */
+    int sigma_current;
+    int sigma_given; /* lucid_contact_workspace_velocity's: vec[0] is of the caller's problem */
     /* What the last solve left for lucid_contact_ip_jvp / _vjp: mat[0] holds the factor of the
      * relaxed system at the returned point when `valid` (reset by every solve). */
     struct {
@@ -56,6 +60,8 @@ void lucid_contact_cholesky_solve(const double *chol, int m, double *x);
  * LUCID_ERR_NOT_SPD when the factor does not exist. */
 lucid_status lucid_contact_inverse(const double *A, const double *R, double shift, int m,
                                    double *inv);
+/* chol (lucid_contact_cholesky's factor) <- the inverse's lower triangle, in place */
+lucid_status lucid_contact_invert_factor(double *chol, int m);
 /* out <- inv x (inv as lucid_contact_inverse leaves it; out and x distinct) */
 void lucid_contact_inverse_apply(const double *inv, int m, const double *x, double *out);
 /* Eigenvalues (ascending) of A + diag(R), and eigenvectors into `vectors` when not NULL

@@ -73,6 +73,10 @@ int lucid_contact_workspace_capacity(const lucid_contact_workspace *ws) {
     return ws ? ws->capacity : 0;
 }
 
+const double *lucid_contact_workspace_velocity(const lucid_contact_workspace *ws) {
+    return ws && ws->sigma_given ? ws->vec[0] : NULL;
+}
+
 double lucid_contact_max_abs(const double *x, long count) {
     double m = 0.0;
     for (long k = 0; k < count; ++k) m = lucid_contact_fmax(m, fabs(x[k]));
@@ -142,7 +146,8 @@ static lucid_status dispatch(lucid_contact_run *run, double *lambda, double *dua
 /* Whatever a solver did, a non-finite answer is never reported: when lambda, its velocity,
  * its NCP criterion or the dual is not finite, the result becomes diverged (lambda = 0,
  * dual = 0, converged = stalled = 0, criteria of that lambda; the model criterion is then the
- * generic one of lucid_contact_model_criterion). */
+ * generic one of lucid_contact_model_criterion). Leaves the velocity of the returned lambda in
+ * ws->vec[0] (the solver's own when ws->sigma_current). */
 static void guard_divergence(lucid_contact_run *run, double *lambda, double *dual) {
     const lucid_contact_problem *p = run->p;
     long m = 3L * p->n;
@@ -152,7 +157,7 @@ static void guard_divergence(lucid_contact_run *run, double *lambda, double *dua
                             run->o->solver == LUCID_CONTACT_IP); /* others leave it alone */
     int finite = all_finite(lambda, m) && (!has_dual || all_finite(dual, m));
     if (finite) {
-        lucid_contact_velocity(p, lambda, sigma);
+        if (!run->ws->sigma_current) lucid_contact_velocity(p, lambda, sigma);
         finite = all_finite(sigma, m) && isfinite(r->ncp.abs);
     }
     if (finite) return;
@@ -165,12 +170,12 @@ static void guard_divergence(lucid_contact_run *run, double *lambda, double *dua
 }
 
 /* With o->first_order, a converged answer whose friction directions are not accurate to first
- * order (contact_direction.h) is not converged. The velocity is that of p: a solver's own
- * compliance (ccp:newton's) is tangentially isotropic and does not change the residual. */
+ * order (contact_direction.h) is not converged. The velocity is that of p (guard_divergence
+ * left it in ws->vec[0]): a solver's own compliance (ccp:newton's) is tangentially isotropic
+ * and does not change the residual. */
 static void check_first_order(lucid_contact_run *run, const double *lambda) {
     if (!run->result->converged || !lucid_contact_first_order_applies(run->o)) return;
-    double *sigma = run->ws->vec[0];
-    lucid_contact_velocity(run->p, lambda, sigma);
+    const double *sigma = run->ws->vec[0];
     if (!(lucid_contact_direction_residual(run->p, lambda, sigma) <= run->o->tol))
         run->result->converged = 0;
 }
@@ -195,13 +200,14 @@ lucid_status lucid_contact_solve(const lucid_contact_problem *given, const lucid
                                  lucid_contact_result *result) {
     if (!o || !result) return LUCID_ERR_ARGUMENT;
     memset(result, 0, sizeof *result);
+    if (ws) ws->sigma_given = 0;
     lucid_contact_problem conditioned;
     const lucid_contact_problem *p = condition_null_rows(given, ws, &conditioned);
     lucid_status status = lucid_contact_problem_validate(p, NULL);
     if (status != LUCID_OK) return status;
     if ((status = lucid_contact_options_check(o, NULL)) != LUCID_OK) return status;
     if (!ws || ws->capacity < p->n || (p->n > 0 && !lambda)) return LUCID_ERR_ARGUMENT;
-    ws->ip_state.valid = 0;
+    ws->ip_state.valid = 0, ws->sigma_current = 0;
     long m = 3L * p->n;
     if (o->warm_start && !all_finite(lambda, m)) return LUCID_ERR_NONFINITE;
     if (o->warm_start && dual && !all_finite(dual, m)) return LUCID_ERR_NONFINITE;
@@ -215,5 +221,6 @@ lucid_status lucid_contact_solve(const lucid_contact_problem *given, const lucid
     if (status == LUCID_OK) guard_divergence(&run, lambda, dual);
     if (status == LUCID_OK) check_first_order(&run, lambda);
     if (status != LUCID_OK) ws->ip_state.valid = 0;
+    ws->sigma_given = status == LUCID_OK && p == given; /* guard_divergence's velocity */
     return status;
 }

@@ -86,6 +86,10 @@ lucid_contact_options lucid_contact_default_options(void);
 lucid_contact_workspace *lucid_contact_workspace_create(int max_contacts);
 void lucid_contact_workspace_destroy(lucid_contact_workspace *ws);
 int lucid_contact_workspace_capacity(const lucid_contact_workspace *ws);
+/* The velocity (G + R) lambda + g (3n) of the lambda the last lucid_contact_solve on ws
+ * returned with LUCID_OK, valid until ws's next solve; NULL when that solve did not return
+ * LUCID_OK or solved a copy of its problem with null rows conditioned (contact_null_rows.h). */
+const double *lucid_contact_workspace_velocity(const lucid_contact_workspace *ws);
 
 /* Solves p with the options' model and solver. lambda (3n) holds the warm start on entry
  * when o->warm_start and the solution on exit. dual (3n, may be NULL) is the ADMM multiplier

@@ -3,7 +3,7 @@
  *
  *   build/tests/bench/bench_bin [--n LIST] [--pile N] [--settle S] [--seconds S] [--budget S]
  *       [--memory MIB] [--lucid LIST] [--patch-points K] [--sparse-threshold K] [--no-mujoco]
- *       [--no-lucid]
+ *       [--no-lucid] [--stack N]
  * Run it with OPENBLAS_NUM_THREADS=1. --help lists the options.
  *
  * Scenes (dt = 5 ms, friction 0.5, density 1000 kg/m^3 on both sides, masses and inertias from
@@ -12,7 +12,8 @@
  * by half a cell so that each object lands on several below, each object tilted by up to
  * 0.3 rad about a random axis and dropped from 1 cm above the layer below. Bin scenes: boxes
  * of 6 cm. Pile: boxes (4-7 cm), capsules, ellipsoids and convex hulls of 12 random points,
- * in turn, in cells of 9 cm. MuJoCo 2.2.2 collides every pair of these (ellipsoids and meshes
+ * in turn, in cells of 9 cm. Stack (--stack N): N cubes of 20 cm, untilted, 1 mm apart, on
+ * the floor of a bin 1 m wide. MuJoCo 2.2.2 collides every pair of these (ellipsoids and meshes
  * through libccd's MPR, one point per pair; boxes by its own box code), so both simulate the
  * same shapes.
  *
@@ -190,6 +191,22 @@ static scene make_scene(const char *name, int n, int mixed, uint64_t seed) {
         o->x[1] = -s.half_width + 0.004 + (cell / s.k + 0.5) * s.cell + shift;
         o->x[2] = z + r + 0.01;
         layer_height = fmax(layer_height, 2.0 * r + 0.01);
+    }
+    return s;
+}
+
+/* A stack of n cubes of 20 cm (issue 32's "stack of 10 boxes", bench_solve_choice.lua's), each
+ * 1 mm above the one below, untilted, in a bin 1 m wide (the walls far from the stack). */
+static scene make_stack(int n) {
+    scene s = {.name = "stack", .n = n, .k = 1, .cell = 0.2, .half_width = 0.5};
+    s.objects = checked_malloc(sizeof *s.objects * (size_t)n);
+    for (int i = 0; i < n; ++i) {
+        object *o = &s.objects[i];
+        memset(o, 0, sizeof *o);
+        o->kind = OBJ_BOX;
+        o->size[0] = o->size[1] = o->size[2] = 0.1;
+        o->q[0] = 1.0;
+        o->x[2] = 0.1 + 0.201 * i;
     }
     return s;
 }
@@ -557,7 +574,7 @@ static void run_mujoco(const scene *sc, int settle_steps, int timed_steps, run_r
 #define MAX_SETTINGS 3
 
 typedef struct bench_options {
-    int n[MAX_LIST], num_n, pile, mujoco, num_settings;
+    int n[MAX_LIST], num_n, pile, stack, mujoco, num_settings;
     double settle, seconds, budget, memory_mib;
     lucid_world_options world[MAX_SETTINGS]; /* lucid's settings */
     char name[MAX_SETTINGS][32];
@@ -683,6 +700,7 @@ static const char usage[] =
     "usage: bench_bin [options]\n"
     "  --n LIST            boxes in the bin scenes, comma-separated (default 16,64,256,1024)\n"
     "  --pile N            objects of the mixed pile, 0 for none (default 200)\n"
+    "  --stack N           cubes of 20 cm stacked on the floor, 0 for none (default 0)\n"
     "  --settle S          untimed seconds before the timed window (default 0.5)\n"
     "  --seconds S         timed window (default 0.1: 20 steps of 5 ms)\n"
     "  --budget S          CPU seconds a run may take before it is killed (default 300)\n"
@@ -777,6 +795,9 @@ static int parse_options(int argc, char **argv, bench_options *o) {
         } else if (!strcmp(a, "--pile")) {
             if (!v || !parse_double(v, &x) || x < 0 || x > 100000) return 0;
             o->pile = (int)x;
+        } else if (!strcmp(a, "--stack")) {
+            if (!v || !parse_double(v, &x) || x < 0 || x > 1000 || x != floor(x)) return 0;
+            o->stack = (int)x;
         } else if (!strcmp(a, "--settle")) {
             if (!v || !parse_double(v, &o->settle) || o->settle < 0) return 0;
         } else if (!strcmp(a, "--seconds")) {
@@ -829,12 +850,13 @@ int main(int argc, char **argv) {
            "ms/step", "/MuJoCo", "contacts", "NCP p50", "NCP p90", "max pen", "islands", "peak MiB",
            "conv %", "iter");
     /* every run at once (the machine may be shared: CPU time is what is measured) */
-    int num_scenes = o.num_n + (o.pile > 0), num_sims = o.num_settings + o.mujoco;
-    scene scenes[MAX_LIST + 1];
-    child children[(MAX_LIST + 1) * (MAX_SETTINGS + 1)];
+    int num_scenes = o.num_n + (o.stack > 0) + (o.pile > 0), num_sims = o.num_settings + o.mujoco;
+    scene scenes[MAX_LIST + 2];
+    child children[(MAX_LIST + 2) * (MAX_SETTINGS + 1)];
     for (int s = 0; s < num_scenes; ++s) {
-        scenes[s] =
-            s == o.num_n ? make_scene("pile", o.pile, 1, 7) : make_scene("bin", o.n[s], 0, 5);
+        scenes[s] = s < o.num_n                   ? make_scene("bin", o.n[s], 0, 5)
+                    : s == o.num_n && o.stack > 0 ? make_stack(o.stack)
+                                                  : make_scene("pile", o.pile, 1, 7);
         for (int k = 0; k < num_sims; ++k)
             children[s * num_sims + k] = start_child(&o, &scenes[s], k - o.mujoco);
     }

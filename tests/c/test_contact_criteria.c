@@ -1,4 +1,5 @@
 /* Cone projections, the NCP/CCP/LCP criteria on hand-built cases, and input validation. */
+#include <float.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -237,9 +238,21 @@ static void invalid_inputs_have_clear_statuses(void **state) {
     test_problem t = test_random_problem(2, 3);
     const char *why = NULL;
     assert_int_equal(lucid_contact_problem_validate(&t.p, &why), LUCID_OK);
+    double diagonal = t.G[7];
     t.G[7] = NAN;
     assert_int_equal(lucid_contact_problem_validate(&t.p, &why), LUCID_ERR_NONFINITE);
     assert_string_equal(why, "G holds NaN or Inf");
+    t.G[7] = diagonal;
+    assert_int_equal(lucid_contact_problem_validate(&t.p, NULL), LUCID_OK);
+    t.G[6 * 5] = INFINITY; /* (0, 5): above the diagonal */
+    assert_int_equal(lucid_contact_problem_validate(&t.p, NULL), LUCID_ERR_NONFINITE);
+    test_problem_free(&t);
+    /* finite entries whose sums overflow (G scaled to a largest entry of DBL_MAX / 1.5) */
+    t = test_random_problem(2, 3);
+    double top = 0.0;
+    for (int k = 0; k < 36; ++k) top = fmax(top, fabs(t.G[k]));
+    for (int k = 0; k < 36; ++k) t.G[k] *= DBL_MAX / 1.5 / top;
+    assert_int_equal(lucid_contact_problem_validate(&t.p, NULL), LUCID_OK);
     test_problem_free(&t);
     t = test_random_problem(2, 3);
     lucid_contact_problem p = t.p;

@@ -333,6 +333,35 @@ static void separating_contacts_get_no_impulse(void **state) {
     test_problem_free(&t);
 }
 
+/* lucid_contact_workspace_velocity: bit for bit (G + R) lambda + g of each solver's answer
+ * (the ADMM's own, the others' recomputed); NULL after a refused solve and after a solve of
+ * a problem whose null rows were conditioned (its velocity is of the conditioned copy). */
+static void the_workspace_keeps_the_answers_velocity(void **state) {
+    (void)state;
+    test_problem t = test_random_problem(3, 7);
+    lucid_contact_workspace *ws = lucid_contact_workspace_create(3);
+    assert_null(lucid_contact_workspace_velocity(ws)); /* no solve yet */
+    double l[9], sigma[9];
+    lucid_contact_result res;
+    for (int k = 0; k < PAIRS; ++k) {
+        lucid_contact_options o = options_for(all_pairs[k], 1e-9, 1000);
+        assert_int_equal(lucid_contact_solve(&t.p, &o, ws, l, NULL, &res), LUCID_OK);
+        const double *kept = lucid_contact_workspace_velocity(ws);
+        assert_non_null(kept);
+        lucid_contact_velocity(&t.p, l, sigma);
+        for (int c = 0; c < 9; ++c) assert_true(kept[c] == sigma[c]);
+        o.tol = NAN;
+        assert_int_equal(lucid_contact_solve(&t.p, &o, ws, l, NULL, &res), LUCID_ERR_ARGUMENT);
+        assert_null(lucid_contact_workspace_velocity(ws));
+    }
+    for (int j = 0; j < 9; ++j) t.G[8 + 9 * j] = t.G[j + 9 * 8] = 0.0; /* row 8: null */
+    lucid_contact_options o = options_for(all_pairs[0], 1e-9, 1000);
+    assert_int_equal(lucid_contact_solve(&t.p, &o, ws, l, NULL, &res), LUCID_OK);
+    assert_null(lucid_contact_workspace_velocity(ws));
+    lucid_contact_workspace_destroy(ws);
+    test_problem_free(&t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(box_on_plane_sticks_below_the_friction_bound),
@@ -345,6 +374,7 @@ int main(void) {
         cmocka_unit_test(sparse_admm_computes_the_spectrum_only_when_rho_moves),
         cmocka_unit_test(hitting_the_cap_reports_not_converged),
         cmocka_unit_test(separating_contacts_get_no_impulse),
+        cmocka_unit_test(the_workspace_keeps_the_answers_velocity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
