@@ -554,7 +554,7 @@ static int carry_contacts(ctx *c) {
         out->frame = lucid_world_contact_frame(g.normal); /* as detection builds it */
         double include_margin; /* the parts' contact parameters, as detection pairs them */
         lucid_world_pair_contact(w, k0->body1, k0->part1, k0->body2, k0->part2, &out->friction,
-                                 &include_margin);
+                                 &out->torsion, &include_margin);
         kept &= g.separation < c->margin0[k];
     }
     return kept;

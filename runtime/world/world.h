@@ -231,6 +231,9 @@ typedef struct lucid_world_contact {
     double rho; /* the ADMM penalty its island's answer ended at (in the units of G), kept
                  * for warm start; 0 when none */
     double friction;
+    /* m, the pair's torsional friction coefficient (condim 4, docs/model_files.md); 0: none.
+     * A contact with torsion > 0 has a fourth row, the relative angular velocity about n */
+    double torsion;
     /* A limit rather than a shape contact when limit_sign != 0: dof limit_dof of model
      * limit_model at its lower (+1: the normal velocity is +v_dof) or upper (-1) bound;
      * body1 = body2 = the link it moves, frame the identity, separation the distance to the

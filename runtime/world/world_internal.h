@@ -36,9 +36,9 @@ typedef struct lucid_body {
  * body's (lucid_world_pair_contact). */
 typedef struct lucid_part_contact {
     int geom;     /* the model's geom index, -1 for a free or static body's part */
-    int condim;   /* 1 or 3 */
+    int condim;   /* 1, 3 or 4 (4: torsional friction as well) */
     int priority; /* the higher one's condim and friction win a pair */
-    double friction, margin, gap;
+    double friction, torsion, margin, gap;
     unsigned contype, conaffinity;
     double size; /* m, the part's smallest half extent, the length its contacts' slop scales
                   * with (INFINITY for halfspaces and heightfields); set by push_body */
@@ -218,11 +218,12 @@ lucid_status lucid_world_broad_phase(lucid_world *w, const double *extra);
 /* Steps of lucid_world_step, one file each. */
 lucid_status lucid_world_collide(lucid_world *w); /* world_collision.c */
 /* The contact parameters of parts (a, ia) and (b, ib) (world_collision.c): 0 when their
- * bitmasks keep them apart, else 1 with *friction (0 under condim 1) and *include_margin
- * (MuJoCo's margin - gap). MuJoCo's rule between model geoms; lucid's (the smaller friction)
- * between plain bodies; docs/model_files.md for a model geom against a plain body. */
+ * bitmasks keep them apart, else 1 with *friction (0 under condim 1), *torsion (m, the
+ * torsional coefficient: 0 below condim 4; torsion may be NULL) and *include_margin (MuJoCo's
+ * margin - gap). MuJoCo's rule between model geoms; lucid's (the smaller friction) between
+ * plain bodies; docs/model_files.md for a model geom against a plain body. */
 int lucid_world_pair_contact(const lucid_world *w, int a, int ia, int b, int ib, double *friction,
-                             double *include_margin);
+                             double *torsion, double *include_margin);
 /* The margin within which detection generates the pair's contacts this step: the world's,
  * plus a positive include margin and how far the bodies may move (w->sweep, when given). */
 double lucid_world_pair_margin(const lucid_world *w, int a, int b, double include_margin);

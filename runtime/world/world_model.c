@@ -224,6 +224,7 @@ static lucid_status add_link_bodies(lucid_world *w, lucid_world_model *wm, int i
                 /* friction given for the model: every geom's, condim 3 (1 for none) */
                 pc->condim = d->has_friction ? (d->friction > 0.0 ? 3 : 1) : g->condim;
                 pc->friction = d->has_friction ? d->friction : g->friction;
+                pc->torsion = d->has_friction ? 0.0 : g->torsion;
                 pc->priority = g->priority, pc->margin = g->margin, pc->gap = g->gap;
                 pc->contype = g->contype, pc->conaffinity = g->conaffinity;
                 ++used;
