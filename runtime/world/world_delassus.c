@@ -192,7 +192,7 @@ static void add_spin_block(const lucid_contact_side *si, const lucid_contact_sid
 }
 
 /* G of an island of m contacts with dim rows each (3, or 4 when one has torsional friction:
- * a contact without has a decoupled unit spin row whose force the cone then holds at zero). */
+ * a contact without has a decoupled spin row whose force the cone then holds at zero). */
 static void assemble_delassus_dim(lucid_world *w, const int *list, int m, int dim, double *G) {
     int ld = dim * m; /* m <= LUCID_WORLD_MAX_ISLAND_CONTACTS */
     memset(G, 0, sizeof(double) * (size_t)ld * (size_t)ld);
@@ -462,9 +462,8 @@ static int island_dim(const lucid_world *w, const int *list, int m) {
 }
 
 /* Torsional friction needs a pair with sliding friction (its row is scaled by mu_t / mu,
- * lucid_world_contact_spin) and a solver that takes contacts of dim 4 (ccp or ncp with admm
- * or pgs):
- * an island that has it otherwise is refused by name rather than solved without it. */
+ * lucid_world_contact_spin) and a solver that takes contacts of dim 4 (ccp or ncp with admm or
+ * pgs): an island that has it otherwise is refused by name rather than solved without it. */
 static lucid_status check_torsion(lucid_world *w, const int *list, int m) {
     for (int i = 0; i < m; ++i) {
         const lucid_world_contact *c = &w->contacts[list[i]];
