@@ -192,7 +192,7 @@ static int contact_solve(lua_State *L) {
     lucid_lua_matrix *lambda = lucid_lua_newvector(L, m > 0 ? m : 0);
     int lambda_idx = lua_gettop(L);
     int has_dual = read_warm_start(L, 1, m, lambda->data, dual, &o);
-    lucid_contact_problem p = {n, G, g, mu, R};
+    lucid_contact_problem p = {n, G, g, mu, R, 3};
     check_psd(L, &p);
     lucid_contact_workspace *ws = NULL;
     workspace_box *box = lua_newuserdatauv(L, sizeof *box, 0);
@@ -282,7 +282,7 @@ static int contact_residual(lua_State *L) {
             kind = lucid_contact_model_criterion(model);
         }
     }
-    lucid_contact_problem p = {n, G, g, mu, R};
+    lucid_contact_problem p = {n, G, g, mu, R, 3};
     lucid_status status = lucid_contact_problem_validate(&p, NULL);
     if (status != LUCID_OK) fail_problem(L, RESIDUAL, &p, status);
     lucid_contact_velocity(&p, lambda, sigma);

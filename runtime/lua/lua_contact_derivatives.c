@@ -286,7 +286,7 @@ static int contact_derivatives(lua_State *L) {
     s->n = n;
     s->d = lucid_contact_derivatives_create(n);
     if (!s->d) lucid_lua_fail(L, DERIVATIVES, "cannot allocate storage for %d contacts", n);
-    lucid_contact_problem p = {n, Gm->data, g, mu, R};
+    lucid_contact_problem p = {n, Gm->data, g, mu, R, 3};
     if (newton) { /* the compliance ccp:newton solved with, some of it derived from G */
         s->compliance = po.newton_compliance;
         s->derived = calloc((size_t)(m > 0 ? m : 1), 1);

@@ -51,7 +51,7 @@ void lucid_lua_relaxed_state_new(lua_State *L, const char *fname, int n, const d
     memcpy(mu_copy, mu, sizeof(double) * (size_t)n);
     if (R) memcpy(R_copy, R, sizeof(double) * m);
     s->has_R = R != NULL;
-    s->p = (lucid_contact_problem){n, G_copy, g_copy, mu_copy, R ? R_copy : NULL};
+    s->p = (lucid_contact_problem){n, G_copy, g_copy, mu_copy, R ? R_copy : NULL, 3};
     s->ws = lucid_contact_workspace_create(n);
     if (!s->ws) lucid_lua_fail(L, fname, "cannot allocate a workspace for %d contacts", n);
     *p = s->p;

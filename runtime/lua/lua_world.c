@@ -447,6 +447,10 @@ static int l_contacts(lua_State *L) {
         lua_setfield(L, -2, "force");
         set_number(L, "separation", c[i].separation);
         set_number(L, "friction", c[i].friction);
+        if (c[i].torsion > 0.0) { /* condim 4: the torsional coefficient and torque about n */
+            set_number(L, "torsion", c[i].torsion);
+            set_number(L, "torque", c[i].torsion_force);
+        }
         set_number(L, "include_margin", c[i].include_margin);
         int g1 = lucid_world_part_geom(w, c[i].body1, c[i].part1);
         int g2 = lucid_world_part_geom(w, c[i].body2, c[i].part2);
@@ -520,9 +524,13 @@ static int l_contact_problem(lua_State *L) {
             lucid_lua_fail(L, fname, "an island of %d contacts is too large for G (at most %d)",
                            sp.n, LUA_WORLD_DENSE_G_MAX);
         if (want_G < 0) want_G = sp.n <= LUA_WORLD_DENSE_G_MAX;
-        p = (lucid_contact_problem){sp.n, NULL, sp.g, sp.mu, sp.R};
+        p = (lucid_contact_problem){sp.n, NULL, sp.g, sp.mu, sp.R, 3};
         list = sparse_list;
     }
+    if (lucid_contact_dim(&p) == 4)
+        lucid_lua_fail(L, fname,
+                       "the last island has torsional friction (condim 4, 4 rows per contact), "
+                       "which this view of 3 rows per contact does not show");
     const lucid_world_contact *c = lucid_world_contacts(w);
     int n3 = 3 * p.n;
     lua_createtable(L, 0, 8);

@@ -50,6 +50,9 @@ void lucid_model_rnea_wrenches(const lucid_model *m, lucid_model_data *d, const 
                                const double *v, const double *a, lucid_vec3 g);
 void lucid_model_wrench_external_force(const lucid_model *m, lucid_model_data *d, int node,
                                        lucid_vec3 point, lucid_vec3 force);
+/* The same for an external couple (a torque, model frame): a contact's torsional friction. */
+void lucid_model_wrench_external_torque(const lucid_model *m, lucid_model_data *d, int node,
+                                        lucid_vec3 torque);
 void lucid_model_gather_wrenches(const lucid_model *m, lucid_model_data *d);
 /* After lucid_model_gather_wrenches: frame f's origin acceleration minus g (MuJoCo's
  * accelerometer), in f's frame; and the wrench (force, torque about f's origin) its node gets

@@ -720,9 +720,14 @@ static lucid_status build_geoms(const compile_ctx *c, lucid_model *m, const body
                       "friction must be finite and >= 0 (got %g)", g.friction);
             break;
         }
-        if (g.condim != 1 && g.condim != 3) {
+        if (!isfinite(g.torsion) || g.torsion < 0.0) {
             st = fail(c, LUCID_ERR_ARGUMENT, "geom", g.name, i, g.line,
-                      "condim must be 1 or 3 (got %d)", g.condim);
+                      "torsion must be finite and >= 0 (got %g)", g.torsion);
+            break;
+        }
+        if (g.condim != 1 && g.condim != 3 && g.condim != 4) {
+            st = fail(c, LUCID_ERR_ARGUMENT, "geom", g.name, i, g.line,
+                      "condim must be 1, 3 or 4 (got %d)", g.condim);
             break;
         }
         if (!(g.margin >= 0.0 && g.gap >= 0.0 && isfinite(g.margin) && isfinite(g.gap) &&
@@ -781,7 +786,7 @@ static lucid_status build_geoms(const compile_ctx *c, lucid_model *m, const body
             mg->mocap = g->body == LUCID_MODEL_WORLD ? -1 : loc[g->body].mocap;
             mg->in_mocap = mg->mocap >= 0 ? mg->pose : lucid_se3_identity();
             if (mg->mocap >= 0) mg->pose = lucid_se3_compose(&m->mocap[mg->mocap].pose, &mg->pose);
-            mg->friction = g->friction;
+            mg->friction = g->friction, mg->torsion = g->torsion;
             mg->condim = g->condim, mg->priority = g->priority;
             mg->solmix = g->solmix, mg->margin = g->margin, mg->gap = g->gap;
             mg->contype = g->contype;

@@ -80,7 +80,8 @@ typedef struct lucid_geom_spec {
     lucid_se3 pose;    /* in the body frame */
     /* MuJoCo's contact parameters (docs/model_files.md; URDF: MuJoCo's defaults) */
     double friction;               /* sliding friction coefficient, >= 0 */
-    int condim;                    /* 1 (frictionless unless the pair's other geom has 3) or 3 */
+    double torsion;                /* m, >= 0: the torsional coefficient (MJCF friction[1]) */
+    int condim;                    /* 1 frictionless, 3 sliding, 4 sliding and torsional */
     int priority;                  /* a pair takes the higher priority geom's condim, friction */
     double solmix;                 /* finite; mixes only solref/solimp, which lucid has not */
     double margin, gap;            /* m, >= 0: a pair acts at separation max margin - max gap */

@@ -97,6 +97,15 @@ void lucid_model_wrench_external_force(const lucid_model *m, lucid_model_data *d
     for (int k = 0; k < 6; ++k) d->f[6 * node + k] -= fi[k];
 }
 
+void lucid_model_wrench_external_torque(const lucid_model *m, lucid_model_data *d, int node,
+                                        lucid_vec3 torque) {
+    (void)m;
+    double f[6], fi[6];
+    lucid_sp_set(f, lucid_vec3_zero(), torque);
+    lucid_sp_force_act_inv(&d->oMi[node], f, fi);
+    for (int k = 0; k < 6; ++k) d->f[6 * node + k] -= fi[k];
+}
+
 void lucid_model_gather_wrenches(const lucid_model *m, lucid_model_data *d) {
     for (size_t i = m->nnodes; i-- > 0;) {
         int p = m->nodes[i].parent;

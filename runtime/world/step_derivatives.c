@@ -544,7 +544,7 @@ static int carry_contacts(ctx *c) {
         out->frame = lucid_world_contact_frame(g.normal); /* as detection builds it */
         double include_margin; /* the parts' contact parameters, as detection pairs them */
         lucid_world_pair_contact(w, k0->body1, k0->part1, k0->body2, k0->part2, &out->friction,
-                                 &include_margin);
+                                 &out->torsion, &include_margin);
         kept &= g.separation < c->margin0[k];
     }
     return kept;
@@ -1230,7 +1230,7 @@ static lucid_status relaxed_island(ctx *c, int i, const lucid_contact_problem *p
     memcpy(G, p->G, sizeof(double) * m3 * m3), memcpy(g, p->g, sizeof(double) * m3);
     memcpy(mu, p->mu, sizeof(double) * n);
     if (p->R) memcpy(R, p->R, sizeof(double) * m3);
-    c->ip_problem[i] = (lucid_contact_problem){p->n, G, g, mu, p->R ? R : NULL};
+    c->ip_problem[i] = (lucid_contact_problem){p->n, G, g, mu, p->R ? R : NULL, 3};
     lucid_contact_options o = lucid_contact_default_options();
     o.model = c->w->opt.contact.model;
     o.solver = LUCID_CONTACT_IP;
@@ -1294,7 +1294,7 @@ static lucid_status factor_islands(ctx *c, lucid_step_jacobians *J) {
             for (int q = 0; q < 3 * m; ++q) acc -= c->G[r + (size_t)(3 * m) * q] * c->li[q];
             c->g[r] = acc;
         }
-        lucid_contact_problem p = {m, c->G, c->g, c->mi, lucid_world_problem_R(c->R, m)};
+        lucid_contact_problem p = {m, c->G, c->g, c->mi, lucid_world_problem_R(c->R, 3L * m), 3};
         c->ift[i] = lucid_contact_derivatives_create_in(c->arena, m);
         if (!c->ift[i]) return LUCID_ERR_NO_MEMORY;
         s = lucid_contact_derivatives_factor(c->ift[i], &p, c->li, &opt);
@@ -1387,6 +1387,14 @@ static lucid_status columns(ctx *c, lucid_step_jacobians *J) {
     return s;
 }
 
+/* 1 when a part of the world may make contacts with torsional friction (condim 4), whose spin
+ * rows the derivatives do not take. */
+static int has_torsion(const lucid_world *w) {
+    for (int k = 0; k < w->num_parts; ++k)
+        if (w->part_contact[k].condim >= 4 && w->part_contact[k].torsion > 0.0) return 1;
+    return 0;
+}
+
 static lucid_status step_derivatives(lucid_world *w, const lucid_step_derivative_options *o,
                                      lucid_step_jacobians *J, const char **why) {
     if (why) *why = NULL;
@@ -1404,6 +1412,9 @@ static lucid_status step_derivatives(lucid_world *w, const lucid_step_derivative
         w->opt.collision == LUCID_WORLD_COLLISION_SINGLE_LEVEL)
         bad = "equality constraints (MJCF <equality>, URDF mimic) in a single_level world have no "
               "step derivatives: its relaxed derivatives do not differentiate their projection";
+    if (!bad && has_torsion(w))
+        bad = "torsional friction (MJCF condim 4) has no step derivatives: a model geom of the "
+              "world has it";
     if (!bad && w->opt.collision == LUCID_WORLD_COLLISION_SINGLE_LEVEL &&
         o->method != LUCID_STEP_RELAXED)
         bad = "a single_level world has method relaxed only (at its single_level.kappa)";

@@ -231,6 +231,11 @@ typedef struct lucid_world_contact {
     double rho; /* the ADMM penalty its island's answer ended at (in the units of G), kept
                  * for warm start; 0 when none */
     double friction;
+    /* m, the pair's torsional friction coefficient (condim 4, docs/model_files.md); 0: none.
+     * A contact with torsion > 0 has a fourth row, the relative angular velocity about n */
+    double torsion;
+    double torsion_force; /* N m, the torque about n of its torsional friction (on body2) */
+    double torsion_dual;  /* the solver's dual of its spin row, kept for warm start */
     /* A limit rather than a shape contact when limit_sign != 0: dof limit_dof of model
      * limit_model at its lower (+1: the normal velocity is +v_dof) or upper (-1) bound;
      * body1 = body2 = the link it moves, frame the identity, separation the distance to the
@@ -291,7 +296,8 @@ lucid_status lucid_world_last_problem_dense(lucid_world *w, lucid_contact_proble
  * semantics (docs/model_files.md): two geoms collide when (contype1 & conaffinity2) ||
  * (contype2 & conaffinity1), a free or static body counting as a geom of contype = conaffinity
  * = 1; a pair of geoms takes the larger condim and the larger friction, or the higher
- * `priority` geom's; condim 1 is frictionless; the pair acts at separation max(margin) -
+ * `priority` geom's; condim 1 is frictionless, condim 4 adds torsional friction (a fourth row
+ * per contact, lucid_world_contact.torsion); the pair acts at separation max(margin) -
  * max(gap) (lucid_world_contact.include_margin). has_friction gives every geom of the model
  * that friction and condim 3 (1 for friction 0). Joint
  * and fixed-tendon limits act as unilateral contacts (lucid_world_contact.limit_sign). Damping,

@@ -94,7 +94,7 @@ lucid_status lucid_world_push_body(lucid_world *w, const lucid_body_part *parts,
     if (n > 0) memcpy(w->parts + w->num_parts, parts, sizeof *parts * (size_t)n);
     for (int i = 0; i < n; ++i) {
         /* a plain body's part: a geom of MuJoCo's defaults (its friction is the body's) */
-        lucid_part_contact plain = {-1, 3, 0, 0.0, 0.0, 0.0, 1u, 1u, 0.0}; /* size: below */
+        lucid_part_contact plain = {.geom = -1, .condim = 3, .contype = 1u, .conaffinity = 1u};
         w->part_contact[w->num_parts + i] = contact ? contact[i] : plain;
         w->part_contact[w->num_parts + i].size = part_size(&parts[i].shape);
     }

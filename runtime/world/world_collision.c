@@ -489,25 +489,30 @@ static lucid_part_contact part_contact(const lucid_world *w, int body, int part)
 }
 
 int lucid_world_pair_contact(const lucid_world *w, int a, int ia, int b, int ib, double *friction,
-                             double *include_margin) {
+                             double *torsion, double *include_margin) {
     lucid_part_contact p = part_contact(w, a, ia), q = part_contact(w, b, ib);
     int plain = p.geom < 0 || q.geom < 0;
+    double unused;
+    if (!torsion) torsion = &unused;
     if (p.geom < 0 && q.geom < 0) { /* lucid's rule: the smaller coefficient */
-        *friction = fmin(p.friction, q.friction), *include_margin = 0.0;
+        *friction = fmin(p.friction, q.friction), *torsion = 0.0, *include_margin = 0.0;
         return 1;
     }
     /* MuJoCo's filter: collide when either's type meets the other's affinity */
     if (!(p.contype & q.conaffinity) && !(q.contype & p.conaffinity)) return 0;
     int condim;
-    double mu;
+    double mu, mu_t;
     if (p.priority != q.priority) { /* the higher priority geom's parameters */
         const lucid_part_contact *win = p.priority > q.priority ? &p : &q;
-        condim = win->condim, mu = win->friction;
-    } else { /* the larger condim; friction the larger, or a plain body's rule, the smaller */
+        condim = win->condim, mu = win->friction, mu_t = win->torsion;
+    } else { /* the larger condim; friction the larger, or a plain body's rule, the smaller;
+              * a plain body has no torsional coefficient: the geom's applies */
         condim = p.condim > q.condim ? p.condim : q.condim;
         mu = plain ? fmin(p.friction, q.friction) : fmax(p.friction, q.friction);
+        mu_t = fmax(p.torsion, q.torsion);
     }
     *friction = condim == 1 ? 0.0 : mu;
+    *torsion = condim >= 4 ? mu_t : 0.0;
     *include_margin = fmax(p.margin, q.margin) - fmax(p.gap, q.gap);
     return 1;
 }
@@ -749,8 +754,9 @@ static lucid_status collide_parts(lucid_world *w, int a, int ia, int b, int ib) 
     if ((ka == LUCID_SHAPE_HEIGHTFIELD || kb == LUCID_SHAPE_HEIGHTFIELD) &&
         (ka == LUCID_SHAPE_HALFSPACE || kb == LUCID_SHAPE_HALFSPACE || ka == kb))
         return LUCID_OK;
-    double friction, include_margin;
-    if (!lucid_world_pair_contact(w, a, ia, b, ib, &friction, &include_margin)) return LUCID_OK;
+    double friction, torsion, include_margin;
+    if (!lucid_world_pair_contact(w, a, ia, b, ib, &friction, &torsion, &include_margin))
+        return LUCID_OK;
     /* the margin grows with how far the two surfaces may move towards each other this step */
     double margin = lucid_world_pair_margin(w, a, b, include_margin);
     double pad = 0.5 * w->opt.margin;
@@ -786,6 +792,7 @@ static lucid_status collide_parts(lucid_world *w, int a, int ia, int b, int ib) 
     lucid_world_contact c = {0};
     c.body1 = a, c.body2 = b, c.part1 = ia, c.part2 = ib;
     c.friction = friction;
+    c.torsion = torsion;
     c.include_margin = include_margin;
     int present = patch.count; /* the points after it are predicted */
     /* what the position correction takes out within the step anyway (world.h) */

@@ -129,6 +129,12 @@ static void fill_side(lucid_world *w, int body, double sign, const lucid_world_c
         side->ang[k] = lucid_vec3_cross(r, lucid_mat3_col(&c->frame, k));
         side->inv_ang[k] = lucid_mat3_mul_vec(&inv, side->ang[k]);
     }
+    double spin = lucid_world_contact_spin(c);
+    if (spin > 0.0) { /* the spin row: a n . w */
+        side->spin = 1;
+        side->spin_ang = lucid_vec3_scale(lucid_mat3_col(&c->frame, 2), spin);
+        side->inv_spin_ang = lucid_mat3_mul_vec(&inv, side->spin_ang);
+    }
 }
 
 static lucid_status fill_sides(lucid_world *w) {
@@ -168,42 +174,82 @@ static void add_block(const lucid_world *w, const lucid_world_contact *ci,
     }
 }
 
-/* G = J M^-1 J^T over the island's contacts: the blocks (i, j >= i) through each shared body
- * or tree, each also written to (j, i) (half the work of computing both). */
-static void assemble_delassus(lucid_world *w, const int *list, int m, double *G) {
-    int ld = 3 * m; /* m <= LUCID_WORLD_MAX_ISLAND_CONTACTS */
+/* The spin entries of contacts i (rows at row) and j (columns at col) through one shared free
+ * body: the spin row against j's rows, i's rows against j's spin row (dim 4 islands). */
+static void add_spin_block(const lucid_contact_side *si, const lucid_contact_side *sj, double *G,
+                           int ld, int row, int col) {
+    double s = si->sign * sj->sign;
+    size_t L = (size_t)ld;
+    if (si->spin) {
+        for (int l = 0; l < 3; ++l)
+            G[(size_t)(row + 3) + L * (size_t)(col + l)] +=
+                s * lucid_vec3_dot(si->spin_ang, sj->inv_ang[l]);
+        if (sj->spin)
+            G[(size_t)(row + 3) + L * (size_t)(col + 3)] +=
+                s * lucid_vec3_dot(si->spin_ang, sj->inv_spin_ang);
+    }
+    if (sj->spin)
+        for (int k = 0; k < 3; ++k)
+            G[(size_t)(row + k) + L * (size_t)(col + 3)] +=
+                s * lucid_vec3_dot(si->ang[k], sj->inv_spin_ang);
+}
+
+/* G = J M^-1 J^T of an island of m contacts with dim rows each (3, or 4 when one has torsional
+ * friction: a contact without has a decoupled spin row whose force the cone then holds at
+ * zero). dim 3: the blocks (i, j >= i) through each shared body or tree, each also written to
+ * (j, i) (half the work of computing both); dim 4: every block (i, j). */
+static void assemble_delassus_dim(lucid_world *w, const int *list, int m, int dim, double *G) {
+    int ld = dim * m; /* m <= LUCID_WORLD_MAX_ISLAND_CONTACTS */
     memset(G, 0, sizeof(double) * (size_t)ld * (size_t)ld);
     for (int i = 0; i < m; ++i)
-        for (int j = i; j < m; ++j) {
+        for (int j = dim == 4 ? 0 : i; j < m; ++j) {
             const lucid_contact_side *a = &w->sides[2 * list[i]], *b = &w->sides[2 * list[j]];
+            int mirror = dim == 3 && j > i;
             for (int p = 0; p < 2; ++p)
                 for (int q = 0; q < 2; ++q) {
-                    if (a[p].body >= 0 && a[p].body == b[q].body)
+                    if (a[p].body >= 0 && a[p].body == b[q].body) {
                         add_block(w, &w->contacts[list[i]], &a[p], &w->contacts[list[j]], &b[q], G,
-                                  ld, 3 * i, 3 * j, j > i);
+                                  ld, dim * i, dim * j, mirror);
+                        if (dim == 4) add_spin_block(&a[p], &b[q], G, ld, dim * i, dim * j);
+                    }
                     if (a[p].model >= 0 && a[p].model == b[q].model && a[p].tree >= 0 &&
-                        a[p].tree == b[q].tree)
-                        lucid_world_models_add_block(w, &a[p], &b[q], G, ld, 3 * i, 3 * j, j > i);
+                        a[p].tree == b[q].tree) {
+                        lucid_world_models_add_block(w, &a[p], &b[q], G, ld, dim * i, dim * j,
+                                                     mirror);
+                        if (dim == 4)
+                            lucid_world_models_add_spin_block(w, &a[p], &b[q], G, ld, dim * i,
+                                                              dim * j);
+                    }
                 }
         }
     /* a joint limit has no tangential rows: unit decoupled ones keep G + R regular, and its
      * zero friction holds their forces at zero */
     for (int i = 0; i < m; ++i)
         if (w->contacts[list[i]].limit_sign != 0)
-            for (int k = 0; k < 2; ++k) G[(3 * i + k) * ((size_t)ld + 1)] = 1.0;
+            for (int k = 0; k < 2; ++k) G[(dim * i + k) * ((size_t)ld + 1)] = 1.0;
     /* a friction row's virtual normal row: decoupled, with its dof row's diagonal d (so the
      * island's scaling reads it in the units of the problem) */
     for (int i = 0; i < m; ++i)
         if (w->contacts[list[i]].frictionloss > 0.0)
-            G[(3 * i + 2) * ((size_t)ld + 1)] = G[3 * i * ((size_t)ld + 1)];
+            G[(dim * i + 2) * ((size_t)ld + 1)] = G[dim * i * ((size_t)ld + 1)];
+    /* a contact without torsional friction in a dim 4 island: a decoupled spin row with its
+     * normal row's diagonal (in the units of its other rows: the spectrum of G, which ADMM's
+     * penalty follows, keeps its range) */
+    for (int i = 0; dim == 4 && i < m; ++i)
+        if (!(lucid_world_contact_spin(&w->contacts[list[i]]) > 0.0))
+            G[(4 * (size_t)i + 3) * ((size_t)ld + 1)] = G[(4 * (size_t)i + 2) * ((size_t)ld + 1)];
+}
+
+static void assemble_delassus(lucid_world *w, const int *list, int m, double *G) {
+    assemble_delassus_dim(w, list, m, 3, G);
 }
 
 /* A friction row's normal row: sigma_n = d (lambda_n - f) (G_nn = d decoupled, R_n = 0), so
  * under Signorini and De Saxce's cone (lcp, ncp, raisim) lambda_n = f exactly: separating
  * (lambda = 0) has sigma_n = -d f < 0, sticking and sliding both need sigma_n = 0. With
  * friction 1 the t1 force is then |lambda_t1| <= f, opposing the dof's velocity (MDP). */
-static void friction_row_normal(lucid_world *w, int m, int i, lucid_world_contact *c) {
-    size_t n = 3 * (size_t)i + 2, ld = 3 * (size_t)m;
+static void friction_row_normal(lucid_world *w, int m, int dim, int i, lucid_world_contact *c) {
+    size_t n = (size_t)dim * (size_t)i + 2, ld = (size_t)dim * (size_t)m;
     c->row_diagonal = w->G[n * (ld + 1)];
     w->g[n] = -c->row_diagonal * c->frictionloss;
     w->R[n] = 0.0;
@@ -227,6 +273,21 @@ static lucid_vec3 contact_velocity(const lucid_world *w, int k, const lucid_vec3
                                  lucid_vec3_dot(s->ang[d], om[s->body]));
     }
     return lucid_vec3_load(out);
+}
+
+/* Velocity of contact k's spin row (a n . (w2 - w1), torsional friction) from the given body
+ * velocities (0 without torsional friction). */
+static double spin_velocity(const lucid_world *w, int k, const lucid_vec3 *om) {
+    double out = 0.0;
+    for (int p = 0; p < 2; ++p) {
+        const lucid_contact_side *s = &w->sides[2 * k + p];
+        if (!s->spin) continue;
+        if (s->model >= 0)
+            out += lucid_world_models_side_spin_velocity(w, s, om == w->w_free);
+        else if (s->body >= 0)
+            out += s->sign * lucid_vec3_dot(s->spin_ang, om[s->body]);
+    }
+    return out;
 }
 
 /* The reference normal velocity c*_N (see world.h). v_n_before: normal velocity at the start
@@ -298,16 +359,16 @@ double lucid_world_reference_velocity_branch(const lucid_world *w, const lucid_w
 
 /* ---- solving ---------------------------------------------------------------------------- */
 
-/* Buffers for an island of m contacts; the island bound keeps every size below in int range
- * (3 x 2048 rows) and the memory at ~2 GB. */
-static lucid_status reserve_problem(lucid_world *w, int m) {
+/* Buffers for an island of m contacts of dim rows; the island bound keeps every size below in
+ * int range (4 x 2048 rows) and the memory at ~2 GB (3.5 GB with torsional friction). */
+static lucid_status reserve_problem(lucid_world *w, int m, int dim) {
     if (m > LUCID_WORLD_MAX_ISLAND_CONTACTS) {
         snprintf(w->error, sizeof w->error,
                  "an island of %d contacts exceeds the %d contacts the dense contact solver takes",
                  m, LUCID_WORLD_MAX_ISLAND_CONTACTS);
         return LUCID_ERR_NO_MEMORY;
     }
-    size_t n3 = 3 * (size_t)m;
+    size_t n3 = (size_t)dim * (size_t)m;
     lucid_status s = lucid_world_reserve((void **)&w->G, &w->G_cap, n3 * n3, sizeof(double));
     if (s == LUCID_OK) s = lucid_world_reserve((void **)&w->g, &w->g_cap, n3, sizeof(double));
     if (s == LUCID_OK)
@@ -321,7 +382,7 @@ static lucid_status reserve_problem(lucid_world *w, int m) {
     if (s == LUCID_OK)
         s = lucid_world_reserve((void **)&w->sigma, &w->sigma_cap, n3, sizeof(double));
     if (s != LUCID_OK) return s;
-    return lucid_world_reserve_workspace(w, m);
+    return lucid_world_reserve_workspace(w, (dim * m + 2) / 3); /* its capacity: 3 rows each */
 }
 
 lucid_status lucid_world_reserve_workspace(lucid_world *w, int m) {
@@ -341,7 +402,7 @@ typedef struct dense_island {
     lucid_world *w;
     const lucid_contact_problem *p;
     const double *solved_sigma; /* the last solve's velocity of its answer, until judged */
-    double *judged;             /* the lambda whose velocity the last judge left in w->sigma (3n) */
+    double *judged; /* the lambda whose velocity the last judge left in w->sigma (all rows) */
     int has_judged;
 } dense_island;
 
@@ -363,7 +424,7 @@ static int all_zero(const double *x, size_t count) {
  * sets no other answer but lambda = 0, whose product costs nothing), else (G + R) lambda + g. */
 static int dense_judge(void *ctx, lucid_contact_result *res) {
     dense_island *d = ctx;
-    size_t n3 = 3 * (size_t)d->p->n;
+    size_t n3 = (size_t)lucid_contact_rows(d->p);
     if (d->solved_sigma && !all_zero(d->w->lambda, n3))
         memcpy(d->w->sigma, d->solved_sigma, sizeof(double) * n3);
     else
@@ -382,16 +443,16 @@ static double dense_round_off(void *ctx) {
 static double dense_mean_diagonal(void *ctx) {
     const lucid_contact_problem *p = ((dense_island *)ctx)->p;
     double sum = 0.0;
-    for (int k = 0; k < 3 * p->n; ++k) sum += lucid_contact_diag(p, k);
-    return sum / (3 * p->n);
+    long rows = lucid_contact_rows(p);
+    for (int k = 0; k < rows; ++k) sum += lucid_contact_diag(p, k);
+    return sum / (double)rows;
 }
 
 /* Expresses the island's problem in units of f for forces and v for velocities:
  * lambda' = lambda / f, g' = g / v, dual' = dual / v, G' = G f / v, R' = R f / v (so that
  * sigma' = sigma / v). With powers of two it is exact, and rescale(1 / f, 1 / v) undoes it. */
-static void rescale(lucid_world *w, int m, double f, double v) {
+static void rescale(lucid_world *w, size_t n3, double f, double v) {
     if (f == 1.0 && v == 1.0) return;
-    size_t n3 = 3 * (size_t)m;
     double fv = f / v;
     for (size_t k = 0; k < n3 * n3; ++k) w->G[k] *= fv;
     for (size_t k = 0; k < n3; ++k) {
@@ -400,42 +461,105 @@ static void rescale(lucid_world *w, int m, double f, double v) {
     }
 }
 
-const double *lucid_world_problem_R(const double *R, int m) {
-    for (int k = 0; k < 3 * m; ++k)
+const double *lucid_world_problem_R(const double *R, long rows) {
+    for (long k = 0; k < rows; ++k)
         if (R[k] > 0.0) return R;
     return NULL;
+}
+
+/* The name of contact c's geom on side p (body1: 0), or its body's when it is no model geom. */
+static void side_name(const lucid_world *w, const lucid_world_contact *c, int p, char *buf,
+                      size_t n) {
+    int body = p ? c->body2 : c->body1, part = p ? c->part2 : c->part1;
+    const lucid_body *b = &w->bodies[body];
+    int geom = w->part_contact[b->part_begin + part].geom;
+    const char *name =
+        b->model >= 0 && geom >= 0 ? lucid_model_geoms(w->models[b->model].model)[geom].name : NULL;
+    if (name)
+        snprintf(buf, n, "geom '%s'", name);
+    else
+        snprintf(buf, n, "part %d of body %d", part + 1, body + 1);
+}
+
+/* Rows per contact of an island: 4 when one of its contacts has torsional friction, else 3. */
+static int island_dim(const lucid_world *w, const int *list, int m) {
+    for (int i = 0; i < m; ++i)
+        if (w->contacts[list[i]].torsion > 0.0) return 4;
+    return 3;
+}
+
+/* Torsional friction needs a pair with sliding friction (its row is scaled by mu_t / mu,
+ * lucid_world_contact_spin) and a solver that takes contacts of dim 4 (ccp or ncp with admm or
+ * pgs): an island that has it otherwise is refused by name rather than solved without it. */
+static lucid_status check_torsion(lucid_world *w, const int *list, int m) {
+    for (int i = 0; i < m; ++i) {
+        const lucid_world_contact *c = &w->contacts[list[i]];
+        if (!(c->torsion > 0.0)) continue;
+        char a[48], b[48];
+        side_name(w, c, 0, a, sizeof a);
+        side_name(w, c, 1, b, sizeof b);
+        if (!(c->friction > 0.0)) {
+            snprintf(w->error, sizeof w->error,
+                     "contact of %.40s and %.40s: torsional friction needs sliding friction > 0", a,
+                     b);
+            return LUCID_ERR_ARGUMENT;
+        }
+        const lucid_contact_options *o = &w->opt.contact;
+        if (!lucid_contact_dim_supported(o, 4)) {
+            snprintf(w->error, sizeof w->error,
+                     "contact of %.32s and %.32s: torsional friction (condim 4) needs ncp or ccp "
+                     "with admm or pgs, not %s:%s",
+                     a, b, lucid_contact_model_name(o->model),
+                     lucid_contact_solver_name(o->solver));
+            return LUCID_ERR_ARGUMENT;
+        }
+    }
+    return LUCID_OK;
 }
 
 /* v_start / w_start: the velocities at the start of the step (centre of mass, world). */
 static lucid_status solve_island(lucid_world *w, const int *list, int m, const lucid_vec3 *v0,
                                  const lucid_vec3 *w0) {
-    lucid_status s = reserve_problem(w, m);
+    int dim = island_dim(w, list, m);
+    lucid_status s = dim == 4 ? check_torsion(w, list, m) : LUCID_OK;
+    if (s == LUCID_OK) s = reserve_problem(w, m, dim);
     if (s != LUCID_OK) return s;
     const double dt = w->opt.dt;
-    assemble_delassus(w, list, m, w->G);
+    size_t rows = (size_t)dim * (size_t)m;
+    assemble_delassus_dim(w, list, m, dim, w->G);
     for (int i = 0; i < m; ++i) {
         lucid_world_contact *c = &w->contacts[list[i]];
         lucid_vec3 vf = contact_velocity(w, list[i], w->v_free, w->w_free);
         double before = contact_velocity(w, list[i], v0, w0).z;
         vf.z -= reference_normal_velocity(w, c, before);
-        lucid_vec3_store(lucid_vec3_scale(vf, 1.0 / dt), w->g + 3 * i);
+        lucid_vec3_store(lucid_vec3_scale(vf, 1.0 / dt), w->g + dim * i);
         w->mu[i] = c->friction;
-        w->R[3 * i] = w->R[3 * i + 1] = 0.0;
-        w->R[3 * i + 2] = w->opt.compliance;
-        if (c->frictionloss > 0.0) friction_row_normal(w, m, i, c);
-        memcpy(w->lambda + 3 * i, c->force, sizeof c->force);
-        memcpy(w->dual + 3 * i, c->dual, sizeof c->dual);
+        w->R[dim * i] = w->R[dim * i + 1] = 0.0;
+        w->R[dim * i + 2] = w->opt.compliance;
+        if (c->frictionloss > 0.0) friction_row_normal(w, m, dim, i, c);
+        memcpy(w->lambda + dim * i, c->force, sizeof c->force);
+        memcpy(w->dual + dim * i, c->dual, sizeof c->dual);
+        if (dim == 4) { /* the spin row: its free velocity, force lambda_s = torque / a */
+            double a = lucid_world_contact_spin(c);
+            size_t k = 4 * (size_t)i + 3;
+            w->g[k] = spin_velocity(w, list[i], w->w_free) / dt;
+            w->R[k] = 0.0;
+            w->lambda[k] = a > 0.0 ? c->torsion_force / a : 0.0;
+            w->dual[k] = a > 0.0 ? c->torsion_dual : 0.0;
+        }
     }
-    lucid_contact_dense_null_rows(m, w->G, w->R, w->mu);
-    lucid_contact_problem p = {m, w->G, w->g, w->mu, lucid_world_problem_R(w->R, m)};
+    lucid_contact_dense_null_rows_dim(m, dim, w->G, w->R, w->mu);
+    lucid_contact_problem p = {m, w->G, w->g, w->mu, lucid_world_problem_R(w->R, (long)rows), dim};
+    w->last_dim = dim;
     lucid_contact_result res;
     double force_scale, velocity_scale, diag = 0.0;
-    for (int i = 0; i < m; ++i) diag = fmax(diag, lucid_contact_diag(&p, 3 * i + 2));
-    lucid_world_island_scales(w->g, m, diag, &force_scale, &velocity_scale);
-    rescale(w, m, force_scale, velocity_scale);
-    dense_island d = {w, &p, NULL, w->spare + 4 * 3 * (size_t)m, 0};
+    for (int i = 0; i < m; ++i) diag = fmax(diag, lucid_contact_diag(&p, dim * i + 2));
+    lucid_world_island_scales(w->g, rows, diag, &force_scale, &velocity_scale);
+    rescale(w, rows, force_scale, velocity_scale);
+    dense_island d = {w, &p, NULL, w->spare + 4 * (size_t)rows, 0};
     lucid_world_island island = {.n = m,
-                                 .n3 = 3 * (size_t)m,
+                                 .n3 = rows,
+                                 .no_ip = dim == 4,
                                  .lambda = w->lambda,
                                  .dual = w->dual,
                                  .spare = w->spare,
@@ -449,8 +573,8 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
                                  &res);
     /* the kept answer's velocity: the last judge's when it judged that answer in these units */
     int judged = d.has_judged && force_scale == 1.0 && velocity_scale == 1.0 &&
-                 memcmp(d.judged, w->lambda, sizeof(double) * 3 * (size_t)m) == 0;
-    rescale(w, m, 1.0 / force_scale, 1.0 / velocity_scale); /* exact: powers of two */
+                 memcmp(d.judged, w->lambda, sizeof(double) * (size_t)rows) == 0;
+    rescale(w, rows, 1.0 / force_scale, 1.0 / velocity_scale); /* exact: powers of two */
     if (s != LUCID_OK) return s;
     lucid_world_keep_rho(w, list, m, res.rho, force_scale, velocity_scale);
     w->stats.solver_iterations += res.iterations;
@@ -462,21 +586,32 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
     w->stats.scaled_residual = fmax(w->stats.scaled_residual, res.model.abs);
     for (int i = 0; i < m; ++i) {
         lucid_world_contact *c = &w->contacts[list[i]];
-        memcpy(c->force, w->lambda + 3 * i, sizeof c->force);
-        memcpy(c->dual, w->dual + 3 * i, sizeof c->dual);
+        memcpy(c->force, w->lambda + dim * i, sizeof c->force);
+        memcpy(c->dual, w->dual + dim * i, sizeof c->dual);
+        double a = dim == 4 ? lucid_world_contact_spin(c) : 0.0;
+        c->torsion_force = a * (a > 0.0 ? w->lambda[4 * i + 3] : 0.0);
+        c->torsion_dual = a > 0.0 ? w->dual[4 * i + 3] : 0.0;
         lucid_world_apply_contact_force(w, list[i]);
     }
     return LUCID_OK;
 }
 
-/* v+ += dt M^-1 J_k^T lambda_k on both sides of contact k (lambda_k = its force). */
+/* v+ += dt M^-1 J_k^T lambda_k on both sides of contact k (lambda_k = its force, and its
+ * spin force torsion_force / a with torsional friction). */
 void lucid_world_apply_contact_force(lucid_world *w, int k) {
     const lucid_world_contact *c = &w->contacts[k];
+    double a = lucid_world_contact_spin(c);
+    double lambda_s = a > 0.0 ? c->torsion_force / a : 0.0;
     for (int p2 = 0; p2 < 2; ++p2) {
         const lucid_contact_side *sd = &w->sides[2 * k + p2];
-        if (sd->model >= 0 && !w->rows_without_inverse)
+        if (sd->model >= 0 && !w->rows_without_inverse) {
             lucid_world_models_apply_impulse(w, sd, c->force);
+            if (sd->spin) lucid_world_models_apply_spin_impulse(w, sd, lambda_s);
+        }
         if (sd->body < 0) continue;
+        if (sd->spin) /* the spin's angular impulse dt lambda_s I^-1 a n */
+            w->w_free[sd->body] = lucid_vec3_axpy(
+                w->w_free[sd->body], sd->sign * w->opt.dt * lambda_s, sd->inv_spin_ang);
         const lucid_body *b = &w->bodies[sd->body];
         lucid_vec3 lin = lucid_vec3_zero(), ang = lucid_vec3_zero();
         for (int d = 0; d < 3; ++d) {

@@ -36,9 +36,9 @@ typedef struct lucid_body {
  * body's (lucid_world_pair_contact). */
 typedef struct lucid_part_contact {
     int geom;     /* the model's geom index, -1 for a free or static body's part */
-    int condim;   /* 1 or 3 */
+    int condim;   /* 1, 3 or 4 (4: torsional friction as well) */
     int priority; /* the higher one's condim and friction win a pair */
-    double friction, margin, gap;
+    double friction, torsion, margin, gap;
     unsigned contype, conaffinity;
     double size; /* m, the part's smallest half extent, the length its contacts' slop scales
                   * with (INFINITY for halfspaces and heightfields); set by push_body */
@@ -55,6 +55,11 @@ typedef struct lucid_contact_side {
     int tree;              /* and the model's tree of the link (lucid_world_model), else -1 */
     size_t row;            /* a link side's rows J and Y = M~^-1 J^T in link_J / link_Y, */
     size_t dof, width;     /* over the tree's dofs [dof, dof + width): row d at row + d width */
+    /* A contact with torsional friction (lucid_world_contact_spin > 0) has a fourth row, the
+     * spin: a times the angular velocity about n (a the spin scale); a body's is a n . w
+     * (spin_ang = a n, inv_spin_ang = I_world^-1 a n), a link's row 3 of its J and Y. */
+    int spin;
+    lucid_vec3 spin_ang, inv_spin_ang;
 } lucid_contact_side;
 
 /* The warm-start memory: last step's contacts' forces as world vectors. */
@@ -63,8 +68,9 @@ typedef struct lucid_cached_force {
                 * a dry-friction row (limit_model, limit_tendon, limit_dof, 0): a joint's
                 * (model, -1, dof, 0), a tendon's (model, tendon, -1, 0); 0 a shape contact */
     int body1, body2, part1, part2;
-    lucid_vec3 point, force, dual; /* world vectors */
-    double rho;                    /* its island's final ADMM penalty (0: none) */
+    lucid_vec3 point, force, dual;  /* world vectors */
+    lucid_vec3 torque, torque_dual; /* torsional friction's torque and spin dual along n */
+    double rho;                     /* its island's final ADMM penalty (0: none) */
 } lucid_cached_force;
 
 /* An articulated model in the world (world_model.c). */
@@ -161,6 +167,7 @@ struct lucid_world {
     lucid_contact_workspace *workspace;
     lucid_world_sparse *sparse; /* body-space islands' buffers (NULL until one is solved) */
     int last_sparse;            /* the last island solved was on the body-space path */
+    int last_dim;               /* rows per contact of the last dense island (3, 4: torsion) */
     lucid_world_model *models;
     int num_models;
     size_t model_cap;
@@ -219,11 +226,12 @@ lucid_status lucid_world_broad_phase(lucid_world *w, const double *extra);
 /* Steps of lucid_world_step, one file each. */
 lucid_status lucid_world_collide(lucid_world *w); /* world_collision.c */
 /* The contact parameters of parts (a, ia) and (b, ib) (world_collision.c): 0 when their
- * bitmasks keep them apart, else 1 with *friction (0 under condim 1) and *include_margin
- * (MuJoCo's margin - gap). MuJoCo's rule between model geoms; lucid's (the smaller friction)
- * between plain bodies; docs/model_files.md for a model geom against a plain body. */
+ * bitmasks keep them apart, else 1 with *friction (0 under condim 1), *torsion (m, the
+ * torsional coefficient: 0 below condim 4; torsion may be NULL) and *include_margin (MuJoCo's
+ * margin - gap). MuJoCo's rule between model geoms; lucid's (the smaller friction) between
+ * plain bodies; docs/model_files.md for a model geom against a plain body. */
 int lucid_world_pair_contact(const lucid_world *w, int a, int ia, int b, int ib, double *friction,
-                             double *include_margin);
+                             double *torsion, double *include_margin);
 /* The margin within which detection generates the pair's contacts this step: the world's,
  * plus a positive include margin and how far the bodies may move (w->sweep, when given). */
 double lucid_world_pair_margin(const lucid_world *w, int a, int b, double include_margin);
@@ -239,7 +247,7 @@ double lucid_world_warm_rho(const lucid_world *w, const int *list, int m, double
 void lucid_world_keep_rho(lucid_world *w, const int *list, int m, double rho, double f, double v);
 /* R as an island problem's compliance: NULL when every entry is zero (rigid).
  * world_delassus.c */
-const double *lucid_world_problem_R(const double *R, int m);
+const double *lucid_world_problem_R(const double *R, long rows);
 lucid_status lucid_world_solve_contacts(lucid_world *w, const lucid_vec3 *v_start,
                                         const lucid_vec3 *w_start); /* world_delassus.c */
 
@@ -283,6 +291,7 @@ typedef struct lucid_world_island {
     int n;
     size_t n3;
     int ip_first; /* the ip before PGS from answers farther than LUCID_WORLD_PGS_POLISH tol */
+    int no_ip;    /* no interior-point attempt (contacts of dim 4, which it does not take) */
     double *lambda, *dual, *spare;
     void *ctx;
     lucid_status (*solve)(void *ctx, const lucid_contact_options *o, double *dual,
@@ -300,13 +309,14 @@ lucid_status lucid_world_island_solve(const lucid_contact_options *o, const luci
  * criteria (p's G is not read); 0 when not finite or a product would overflow. */
 int lucid_world_judge(const lucid_contact_problem *p, lucid_contact_model model,
                       const double *lambda, const double *sigma, lucid_contact_result *res);
-/* The units an island of n contacts is solved in (powers of two at most 1): velocity_scale ~
+/* The units an island of `rows` rows (3 per contact, 4 with torsional friction) is solved in
+ * (powers of two at most 1): velocity_scale ~
  * g_max = ||g||_inf (the free contact velocity the forces cancel) and force_scale ~ g_max /
  * diag_max (the largest normal diagonal of G + R: the force that cancels it on the lightest body),
  * so that tol bounds forces relative to the island's weights; capped at 1, so islands of kilogram
  * bodies keep the absolute tol, and a light body gets as strict a tolerance relative to its weight
  * as a 1 kg body has. */
-void lucid_world_island_scales(const double *g, int n, double diag_max, double *force_scale,
+void lucid_world_island_scales(const double *g, size_t rows, double diag_max, double *force_scale,
                                double *velocity_scale);
 /* The dense contact solvers' workspace (w->workspace) for islands of m contacts: grown only. */
 lucid_status lucid_world_reserve_workspace(lucid_world *w, int m);
@@ -443,6 +453,14 @@ lucid_status lucid_world_tendon_friction_rows(lucid_world *w, int i);
 static inline int lucid_world_contact_on_dof(const lucid_world_contact *c) {
     return c->limit_sign != 0 || c->frictionloss > 0.0;
 }
+/* The scale a of contact c's spin row (torsional friction, condim 4), 0 when it has none: its
+ * row is a n . (w2 - w1) and its force lambda_s the torque / a, so that the elliptic cone
+ * ||(f_t / mu, tau / mu_t)|| <= f_n is the isotropic ||(f_t, lambda_s)|| <= mu f_n with
+ * a = mu_t / mu (docs/world_step.md). A contact with torsion needs mu > 0 (checked by the
+ * island solve). */
+static inline double lucid_world_contact_spin(const lucid_world_contact *c) {
+    return c->torsion > 0.0 && c->friction > 0.0 ? c->torsion / c->friction : 0.0;
+}
 /* 1 when one of the n contacts of list (NULL: 0..n-1) is a dry-friction row. */
 int lucid_world_has_friction_rows(const lucid_world *w, const int *list, int n);
 lucid_status lucid_world_models_reserve_rows(lucid_world *w);
@@ -461,6 +479,16 @@ void lucid_world_models_add_block(const lucid_world *w, const lucid_contact_side
                                   int mirror);
 void lucid_world_models_apply_impulse(lucid_world *w, const lucid_contact_side *side,
                                       const double force[3]);
+/* The spin row of a link side (side->spin): its velocity J_s v (v_free when `free`, else the
+ * step's start), its G entries against side b's rows (G[row + 3, col + l] for b's rows l, and
+ * G[row + k, col + 3] when b has a spin row; both on one tree) and v_free += dt Y_s lambda_s. */
+double lucid_world_models_side_spin_velocity(const lucid_world *w, const lucid_contact_side *side,
+                                             int free);
+void lucid_world_models_add_spin_block(const lucid_world *w, const lucid_contact_side *a,
+                                       const lucid_contact_side *b, double *G, int ld, int row,
+                                       int col);
+void lucid_world_models_apply_spin_impulse(lucid_world *w, const lucid_contact_side *side,
+                                           double lambda_s);
 /* The tree of link body `body` (-1: a link no dof moves). */
 int lucid_world_models_tree(const lucid_world *w, int body);
 /* The body-space path (world_sparse.c): M (width x width, symmetric) = the block of a model's

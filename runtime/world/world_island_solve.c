@@ -112,7 +112,7 @@ lucid_status lucid_world_island_solve(const lucid_contact_options *o, const luci
     }
     int has_pgs = lucid_contact_pair_check(o->model, LUCID_CONTACT_PGS) == LUCID_OK;
     int pgs = has_pgs && o->solver != LUCID_CONTACT_PGS ? PGS : -1;
-    int ip = has_ip_attempt(o) ? IP : -1;
+    int ip = has_ip_attempt(o) && !isl->no_ip ? IP : -1;
     int have_best = 0, best_cold = 0, tried = 0, iterations = 0;
     for (int a = o->warm_start ? WARM : COLD; a >= 0;) {
         const double *start = a == PGS && have_best ? best : warm;
@@ -159,7 +159,7 @@ lucid_status lucid_world_island_solve(const lucid_contact_options *o, const luci
 
 int lucid_world_judge(const lucid_contact_problem *p, lucid_contact_model model,
                       const double *lambda, const double *sigma, lucid_contact_result *res) {
-    size_t n3 = 3 * (size_t)p->n;
+    size_t n3 = (size_t)lucid_contact_rows(p);
     double big_lambda = 0.0, big_sigma = 0.0;
     for (size_t k = 0; k < n3; ++k) {
         if (!isfinite(lambda[k]) || !isfinite(sigma[k])) return 0;
@@ -182,10 +182,10 @@ static double power_of_two_below(double x) {
     return ldexp(1.0, e - 1);
 }
 
-void lucid_world_island_scales(const double *g, int n, double diag_max, double *force_scale,
+void lucid_world_island_scales(const double *g, size_t rows, double diag_max, double *force_scale,
                                double *velocity_scale) {
     double g_max = 0.0;
-    for (size_t k = 0; k < 3 * (size_t)n; ++k) g_max = fmax(g_max, fabs(g[k]));
+    for (size_t k = 0; k < rows; ++k) g_max = fmax(g_max, fabs(g[k]));
     *velocity_scale = g_max > 0.0 && g_max < 1.0 ? power_of_two_below(g_max) : 1.0;
     double f = (g_max > 0.0 ? g_max : 1.0) / diag_max;
     *force_scale = f > 0.0 && f < 1.0 ? power_of_two_below(f) : 1.0;

@@ -224,6 +224,7 @@ static lucid_status add_link_bodies(lucid_world *w, lucid_world_model *wm, int i
                 /* friction given for the model: every geom's, condim 3 (1 for none) */
                 pc->condim = d->has_friction ? (d->friction > 0.0 ? 3 : 1) : g->condim;
                 pc->friction = d->has_friction ? d->friction : g->friction;
+                pc->torsion = d->has_friction ? 0.0 : g->torsion;
                 pc->priority = g->priority, pc->margin = g->margin, pc->gap = g->gap;
                 pc->contype = g->contype, pc->conaffinity = g->conaffinity;
                 ++used;
@@ -1010,8 +1011,8 @@ lucid_status lucid_world_models_reserve_rows(lucid_world *w) {
             if (b->model < 0 || b->is_static) continue;
             if (lucid_world_contact_on_dof(c) && p == 0) continue; /* a dof row has one side */
             size_t width = tree_width(w, bodies[p]);
-            if (width > (SIZE_MAX / 3 - total)) return LUCID_ERR_NO_MEMORY;
-            total += 3 * width;
+            if (width > (SIZE_MAX / 4 - total)) return LUCID_ERR_NO_MEMORY;
+            total += (lucid_world_contact_spin(c) > 0.0 ? 4 : 3) * width;
         }
     }
     lucid_status s =
@@ -1022,11 +1023,24 @@ lucid_status lucid_world_models_reserve_rows(lucid_world *w) {
     return s;
 }
 
+/* Row `out` (width) of the spin: scale times the link's angular velocity about the world axis
+ * n per unit rate of each dof (zero for translations). */
+static void spin_row(const lucid_world_model *wm, int node, lucid_vec3 n, double scale, size_t lo,
+                     size_t width, double *out) {
+    dof_frames F = dof_frames_of(wm);
+    memset(out, 0, width * sizeof(double));
+    for (int k = lucid_model_joint_last_dof(wm->model, (size_t)node); k >= 0; k = F.parent[k]) {
+        if (F.axis[k] < 3) continue; /* a translation turns nothing */
+        lucid_se3 X = lucid_se3_compose(&wm->base, &F.pose[F.joint[k]]);
+        out[(size_t)k - lo] = scale * lucid_vec3_dot(n, lucid_mat3_col(&X.R, F.axis[k] % 3));
+    }
+}
+
 /* Fills side's rows J (3 x width over the link's tree, row d at J + d width: sign times the
  * velocity of the contact point on the link along frame column d; a limit: sign times its
- * normal row, +-e_dof or a tendon's +-coef; a friction row: sign times e_dof on t1) and
- * Y = M~^-1 J^T (width x 3, column d at Y + d width): M~ is block diagonal over the trees, so
- * both are zero off the tree's dofs. */
+ * normal row, +-e_dof or a tendon's +-coef; a friction row: sign times e_dof on t1; a fourth,
+ * the spin row, with torsional friction) and Y = M~^-1 J^T (width x 3 or 4, column d at
+ * Y + d width): M~ is block diagonal over the trees, so both are zero off the tree's dofs. */
 void lucid_world_models_fill_side(lucid_world *w, int body, double sign,
                                   const lucid_world_contact *c, lucid_contact_side *side) {
     const lucid_body *b = &w->bodies[body];
@@ -1037,7 +1051,10 @@ void lucid_world_models_fill_side(lucid_world *w, int body, double sign,
     side->tree = t;
     side->dof = lo, side->width = width;
     side->row = w->link_rows;
-    w->link_rows += 3 * width;
+    double spin = lucid_world_contact_spin(c);
+    int rows = spin > 0.0 ? 4 : 3;
+    side->spin = spin > 0.0;
+    w->link_rows += (size_t)rows * width;
     double *J = w->link_J + side->row, *Y = w->link_Y + side->row;
     if (c->limit_sign != 0) { /* a limit's normal row */
         memset(J, 0, 2 * width * sizeof(double));
@@ -1048,10 +1065,12 @@ void lucid_world_models_fill_side(lucid_world *w, int body, double sign,
     } else {
         point_rows(wm, b->node, c->point, &c->frame, sign, lo, width, J);
     }
+    if (side->spin)
+        spin_row(wm, b->node, lucid_mat3_col(&c->frame, 2), sign * spin, lo, width, J + 3 * width);
     if (w->rows_without_inverse) return;
-    memcpy(Y, J, 3 * width * sizeof(double));
-    lucid_model_mass_solve_range(wm->model, wm->data, lo, lo + width, Y, width, 3);
-    lucid_world_equality_project(wm, lo, width, Y, width, 3);
+    memcpy(Y, J, (size_t)rows * width * sizeof(double));
+    lucid_model_mass_solve_range(wm->model, wm->data, lo, lo + width, Y, width, (size_t)rows);
+    lucid_world_equality_project(wm, lo, width, Y, width, (size_t)rows);
 }
 
 void lucid_world_models_link_velocity(const lucid_world *w, int body, lucid_vec3 p, lucid_vec3 *v,
@@ -1102,6 +1121,47 @@ void lucid_world_models_add_block(const lucid_world *w, const lucid_contact_side
         for (int k = 0; k < 3; ++k) G[(row + k) + (size_t)ld * (size_t)(col + l)] += s[k + 3 * l];
     for (int l = 0; mirror && l < 3; ++l)
         for (int k = 0; k < 3; ++k) G[(col + l) + (size_t)ld * (size_t)(row + k)] += s[k + 3 * l];
+}
+
+double lucid_world_models_side_spin_velocity(const lucid_world *w, const lucid_contact_side *side,
+                                             int free) {
+    const lucid_world_model *wm = &w->models[side->model];
+    size_t nv = side->width;
+    const double *v = (free ? wm->v_free : wm->v_start) + side->dof;
+    const double *J = w->link_J + side->row + 3 * nv;
+    double out = 0.0;
+    for (size_t i = 0; i < nv; ++i) out += J[i] * v[i];
+    return out;
+}
+
+/* J_a row r times Y_b column c over the tree's nv dofs. */
+static double row_dot(const lucid_world *w, const lucid_contact_side *a, int r,
+                      const lucid_contact_side *b, int c) {
+    size_t nv = a->width;
+    const double *J = w->link_J + a->row + (size_t)r * nv, *Y = w->link_Y + b->row + (size_t)c * nv;
+    double s = 0.0;
+    for (size_t i = 0; i < nv; ++i) s += J[i] * Y[i];
+    return s;
+}
+
+void lucid_world_models_add_spin_block(const lucid_world *w, const lucid_contact_side *a,
+                                       const lucid_contact_side *b, double *G, int ld, int row,
+                                       int col) {
+    size_t L = (size_t)ld;
+    if (a->spin)
+        for (int l = 0; l < (b->spin ? 4 : 3); ++l)
+            G[(size_t)(row + 3) + L * (size_t)(col + l)] += row_dot(w, a, 3, b, l);
+    if (b->spin)
+        for (int k = 0; k < 3; ++k)
+            G[(size_t)(row + k) + L * (size_t)(col + 3)] += row_dot(w, a, k, b, 3);
+}
+
+void lucid_world_models_apply_spin_impulse(lucid_world *w, const lucid_contact_side *side,
+                                           double lambda_s) {
+    lucid_world_model *wm = &w->models[side->model];
+    size_t nv = side->width;
+    const double *Y = w->link_Y + side->row + 3 * nv;
+    for (size_t i = 0; i < nv; ++i) wm->v_free[side->dof + i] += w->opt.dt * Y[i] * lambda_s;
 }
 
 /* v_free += dt Y lambda: the contact impulse of one side on its model. */

@@ -100,6 +100,9 @@ int lucid_world_sparse_applies(const lucid_world *w, const int *list, int m) {
     if (touches_equality(w, list, m)) return 0;
     /* a dry-friction row's virtual normal row has no body-space column: dense */
     if (lucid_world_has_friction_rows(w, list, m)) return 0;
+    /* torsional friction (contacts of dim 4) is solved densely only */
+    for (int i = 0; i < m; ++i)
+        if (w->contacts[list[i]].torsion > 0.0) return 0;
     int threshold = lucid_world_sparse_threshold(&w->opt);
     if (w->opt.sparse_threshold < 0 && w->opt.contact.solver == LUCID_CONTACT_ADMM &&
         threshold > LUCID_WORLD_SPARSE_ADMM_ROBOT_CROSSOVER && touches_model(w, list, m))
@@ -405,7 +408,7 @@ static lucid_status ip_attempt(lucid_world *w, const lucid_contact_sparse_proble
     if (s == LUCID_OK) s = lucid_world_reserve((void **)&w->G, &w->G_cap, n3 * n3, sizeof(double));
     if (s != LUCID_OK) return s;
     lucid_contact_sparse_delassus(p, w->G);
-    lucid_contact_problem dense = {p->n, w->G, p->g, p->mu, p->R};
+    lucid_contact_problem dense = {p->n, w->G, p->g, p->mu, p->R, 3};
     return lucid_contact_solve(&dense, o, w->workspace, sp->lambda, sp->dual, res);
 }
 
@@ -446,7 +449,7 @@ static int sparse_judge(void *ctx, lucid_contact_result *res) {
     lucid_world_sparse *sp = d->w->sparse;
     double *sigma = sparse_sigma(d);
     lucid_contact_sparse_velocity(d->p, sp->lambda, sp->work, sigma);
-    lucid_contact_problem form = {d->p->n, NULL, d->p->g, d->p->mu, d->p->R};
+    lucid_contact_problem form = {d->p->n, NULL, d->p->g, d->p->mu, d->p->R, 3};
     return lucid_world_judge(&form, d->w->opt.contact.model, sp->lambda, sigma, res);
 }
 
@@ -494,10 +497,10 @@ lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, in
                                       sp->g,       sp->mu,      NULL,     sp->M, sp->dof,
                                       sp->side_at, sp->mass_at, sp->span};
     lucid_contact_null_rows(m, row_diagonal, &p, sp->R, sp->mu);
-    p.R = lucid_world_problem_R(sp->R, m);
+    p.R = lucid_world_problem_R(sp->R, 3L * m);
     double f, v, diag = 0.0;
     for (int i = 0; i < m; ++i) diag = fmax(diag, normal_diagonal(&p, i));
-    lucid_world_island_scales(p.g, m, diag, &f, &v);
+    lucid_world_island_scales(p.g, 3 * (size_t)m, diag, &f, &v);
     rescale(sp, m, f, v);
     lucid_contact_result res;
     sparse_island d = {w, &p};
@@ -524,7 +527,7 @@ lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, in
     /* u = M^-1 J^T lambda of the kept answer (world units); v+ = v_free + dt u */
     double *u = sp->work, *sigma = sp->work + lucid_sparse_columns(&p);
     lucid_contact_sparse_velocity(&p, sp->lambda, u, sigma);
-    lucid_contact_problem form = {p.n, NULL, p.g, p.mu, p.R};
+    lucid_contact_problem form = {p.n, NULL, p.g, p.mu, p.R, 3};
     lucid_contact_criteria ncp;
     lucid_contact_criteria_eval(&form, LUCID_CRITERION_NCP, sp->lambda, sigma, NULL, &ncp);
     w->stats.residual = fmax(w->stats.residual, ncp.abs);
@@ -563,7 +566,7 @@ lucid_status lucid_world_last_problem_dense(lucid_world *w, lucid_contact_proble
                          : lucid_world_reserve((void **)&w->G, &w->G_cap, n3 * n3, sizeof(double));
     if (s != LUCID_OK) return s;
     lucid_contact_sparse_delassus(&sp, w->G);
-    *p = (lucid_contact_problem){sp.n, w->G, sp.g, sp.mu, sp.R};
+    *p = (lucid_contact_problem){sp.n, w->G, sp.g, sp.mu, sp.R, 3};
     if (contacts) *contacts = list;
     return LUCID_OK;
 }

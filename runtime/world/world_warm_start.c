@@ -50,6 +50,7 @@ void lucid_world_warm_start(lucid_world *w) {
         lucid_world_contact *c = &w->contacts[i];
         memset(c->force, 0, sizeof c->force);
         memset(c->dual, 0, sizeof c->dual);
+        c->torsion_force = c->torsion_dual = 0.0;
         c->rho = 0.0;
         if (!w->opt.contact.warm_start) continue;
         int best = -1;
@@ -62,6 +63,9 @@ void lucid_world_warm_start(lucid_world *w) {
         if (best < 0) continue;
         lucid_vec3_store(lucid_mat3_tmul_vec(&c->frame, w->cache[best].force), c->force);
         lucid_vec3_store(lucid_mat3_tmul_vec(&c->frame, w->cache[best].dual), c->dual);
+        lucid_vec3 n = lucid_mat3_col(&c->frame, 2);
+        c->torsion_force = lucid_vec3_dot(n, w->cache[best].torque);
+        c->torsion_dual = lucid_vec3_dot(n, w->cache[best].torque_dual);
         c->rho = w->cache[best].rho;
     }
 }
@@ -105,6 +109,9 @@ lucid_status lucid_world_remember_forces(lucid_world *w) {
         m->point = c->point;
         m->force = lucid_mat3_mul_vec(&c->frame, lucid_vec3_load(c->force));
         m->dual = lucid_mat3_mul_vec(&c->frame, lucid_vec3_load(c->dual));
+        lucid_vec3 n = lucid_mat3_col(&c->frame, 2);
+        m->torque = lucid_vec3_scale(n, c->torsion_force);
+        m->torque_dual = lucid_vec3_scale(n, c->torsion_dual);
         m->rho = c->rho;
     }
     lucid_cached_force *tmp = w->cache;

@@ -22,15 +22,25 @@
 
 static void project_cones(const void *ctx, const double *x, double *out) {
     const lucid_contact_problem *p = ctx;
+    if (lucid_contact_dim(p) == 4) {
+        for (int i = 0; i < p->n; ++i) lucid_cone4_project(p->mu[i], x + 4 * i, out + 4 * i);
+        return;
+    }
     for (int i = 0; i < p->n; ++i) lucid_cone_project(p->mu[i], x + 3 * i, out + 3 * i);
 }
 
 /* b = g (+ the De Saxce shift mu_i ||v_T,i|| for the NCP, v the given velocity estimate;
- * only norms of its tangential parts are read, so gamma can stand for -gamma). */
+ * only norms of its tangential parts are read, so gamma can stand for -gamma; with dim 4 the
+ * spin row is tangential). */
 static void linear_term(const lucid_contact_problem *p, int ncp, const double *velocity,
                         double *b) {
-    memcpy(b, p->g, sizeof(double) * 3 * (size_t)p->n);
+    memcpy(b, p->g, sizeof(double) * (size_t)lucid_contact_rows(p));
     if (!ncp) return;
+    if (lucid_contact_dim(p) == 4) {
+        for (int i = 0; i < p->n; ++i)
+            b[4 * i + 2] += p->mu[i] * lucid_cone4_tangent_norm(velocity + 4 * i);
+        return;
+    }
     for (int i = 0; i < p->n; ++i)
         b[3 * i + 2] += p->mu[i] * lucid_contact_hypot(velocity[3 * i], velocity[3 * i + 1]);
 }
@@ -40,7 +50,7 @@ static void linear_term(const lucid_contact_problem *p, int ncp, const double *v
 static void admm_setup(lucid_contact_run *run, lucid_contact_admm *s) {
     const lucid_contact_problem *p = run->p;
     lucid_contact_workspace *ws = run->ws;
-    *s = (lucid_contact_admm){.m = 3 * p->n,
+    *s = (lucid_contact_admm){.m = (int)lucid_contact_rows(p),
                               .A = p->G,
                               .R = p->R,
                               .factor = ws->mat[0],
@@ -139,7 +149,7 @@ static void accelerate(admm_accel *acc, lucid_contact_admm *s) {
 lucid_status lucid_contact_solve_admm(lucid_contact_run *run, double *lambda, double *dual) {
     const lucid_contact_problem *p = run->p;
     const lucid_contact_options *o = run->o;
-    int m = 3 * p->n, ncp = o->model == LUCID_CONTACT_NCP;
+    int m = (int)lucid_contact_rows(p), ncp = o->model == LUCID_CONTACT_NCP;
     lucid_contact_admm s;
     admm_setup(run, &s);
     lucid_status status = LUCID_OK;

@@ -396,7 +396,7 @@ lucid_status lucid_contact_solve_admm_sparse(const lucid_contact_sparse_problem 
         return LUCID_ERR_ARGUMENT;
     int m = 3 * p->n, ncp = o->model == LUCID_CONTACT_NCP;
     if (!o->warm_start) memset(lambda, 0, sizeof(double) * (size_t)m);
-    lucid_contact_problem dense = {p->n, NULL, p->g, p->mu, p->R};
+    lucid_contact_problem dense = {p->n, NULL, p->g, p->mu, p->R, 3};
     lucid_contact_run run = {&dense, o, NULL, result, lucid_contact_model_criterion(o->model)};
     if (p->n == 0) {
         result->converged = 1;

@@ -102,6 +102,47 @@ static double polyhedral_cone_distance(const lucid_vec3 edge[4], const double xs
     return best;
 }
 
+double lucid_cone4_tangent_norm(const double x[4]) {
+    return lucid_contact_hypot(lucid_contact_hypot(x[0], x[1]), x[3]);
+}
+
+/* project_wedge with three tangential entries (0, 1, 3) and the normal at 2. */
+static void project_wedge4(double a, double b, const double x[4], double out[4]) {
+    double r = lucid_cone4_tangent_norm(x), n = x[2];
+    if (a * r <= b * n && n >= 0.0) {
+        for (int k = 0; k < 4; ++k) out[k] = x[k];
+        return;
+    }
+    if (b * r <= -a * n) {
+        out[0] = out[1] = out[2] = out[3] = 0.0;
+        return;
+    }
+    double s = (b * r + a * n) / (a * a + b * b);
+    double scale = r > 0.0 ? s * b / r : 0.0;
+    out[0] = x[0] * scale, out[1] = x[1] * scale, out[3] = x[3] * scale, out[2] = s * a;
+}
+
+void lucid_cone4_project(double mu, const double x[4], double out[4]) {
+    project_wedge4(1.0, mu, x, out);
+}
+
+static double distance4(const double x[4], const double p[4]) {
+    double d[4] = {x[0] - p[0], x[1] - p[1], x[2] - p[2], x[3] - p[3]};
+    return lucid_contact_hypot(lucid_cone4_tangent_norm(d), d[2]);
+}
+
+double lucid_cone4_distance(double mu, const double x[4]) {
+    double p[4];
+    project_wedge4(1.0, mu, x, p);
+    return distance4(x, p);
+}
+
+double lucid_cone4_distance_dual(double mu, const double x[4]) {
+    double p[4];
+    project_wedge4(mu, 1.0, x, p);
+    return distance4(x, p);
+}
+
 double lucid_pyramid_distance(double mu, const double x[3]) {
     if (mu == 0.0) return lucid_cone_distance(0.0, x);
     const lucid_vec3 edge[4] = {lucid_vec3_make(mu, mu, 1.0), lucid_vec3_make(-mu, mu, 1.0),

@@ -21,6 +21,15 @@ void lucid_cone_project_horizontal(double mu, double x[3]);
 double lucid_cone_distance(double mu, const double x[3]);
 double lucid_cone_distance_dual(double mu, const double x[3]);
 double lucid_pyramid_distance(double mu, const double x[3]);
+
+/* The cone of a contact with torsional friction (lucid_contact_problem dim 4): x = (t1, t2,
+ * n, s), K_mu = {||(x_t1, x_t2, x_s)|| <= mu x_n}, the same isotropic cone over three
+ * tangential entries. Projections (out may alias x) and distances as above. */
+void lucid_cone4_project(double mu, const double x[4], double out[4]);
+double lucid_cone4_distance(double mu, const double x[4]);
+double lucid_cone4_distance_dual(double mu, const double x[4]);
+/* The norm of the tangential entries (t1, t2, s). */
+double lucid_cone4_tangent_norm(const double x[4]);
 double lucid_pyramid_distance_dual(double mu, const double x[3]);
 
 #endif

@@ -55,32 +55,52 @@ static double residual(double value) {
 void lucid_contact_answer_scales(const lucid_contact_problem *p, const double *lambda,
                                  const double *sigma, double *force, double *velocity) {
     double f = 0.0, v = 0.0;
-    for (int k = 0; k < 3 * p->n; ++k) {
+    for (long k = 0; k < lucid_contact_rows(p); ++k) {
         f = lucid_contact_fmax(f, fabs(lambda[k]));
         v = lucid_contact_fmax(v, lucid_contact_fmax(fabs(p->g[k]), fabs(sigma[k] - p->g[k])));
     }
     *force = f, *velocity = v;
 }
 
+/* The residuals (eps_p, eps_d, eps_c) of a contact with torsional friction (dim 4): the
+ * second-order cone over (t1, t2, s); the kind's Gamma for NCP, none otherwise (no LCP solver
+ * takes dim 4). */
+static void residuals4(lucid_contact_criterion kind, double mu, const double l[4],
+                       const double s[4], double out[3]) {
+    double d[4] = {s[0], s[1], s[2], s[3]};
+    if (kind == LUCID_CRITERION_NCP) d[2] += mu * lucid_cone4_tangent_norm(s);
+    out[0] = lucid_cone4_distance(mu, l), out[1] = lucid_cone4_distance_dual(mu, d);
+    out[2] = fabs(l[0] * d[0] + l[1] * d[1] + l[2] * d[2] + l[3] * d[3]);
+    if (!finite3(l) || !isfinite(l[3]) || !finite3(d) || !isfinite(d[3]))
+        out[0] = out[1] = out[2] = INFINITY;
+}
+
 void lucid_contact_criteria_eval(const lucid_contact_problem *p, lucid_contact_criterion kind,
                                  const double *lambda, const double *sigma, double *per_contact,
                                  lucid_contact_criteria *out) {
     double ep = 0.0, ed = 0.0, ec = 0.0;
+    int dim = lucid_contact_dim(p);
     for (int i = 0; i < p->n; ++i) {
-        const double *l = lambda + 3 * i, *s = sigma + 3 * i;
-        double mu = p->mu[i], d[3];
-        corrected_velocity(kind, mu, s, d);
-        int pyramid = kind == LUCID_CRITERION_LCP;
-        double pi = pyramid ? lucid_pyramid_distance(mu, l) : lucid_cone_distance(mu, l);
-        double di = pyramid ? lucid_pyramid_distance_dual(mu, d) : lucid_cone_distance_dual(mu, d);
-        double ci = fabs(l[0] * d[0] + l[1] * d[1] + l[2] * d[2]);
-        if (!finite3(l) || !finite3(d)) pi = di = ci = INFINITY;
+        const double *l = lambda + dim * i, *s = sigma + dim * i;
+        double mu = p->mu[i], d[3], pi, di, ci;
+        if (dim == 4) {
+            double r[3];
+            residuals4(kind, mu, l, s, r);
+            pi = r[0], di = r[1], ci = r[2];
+        } else {
+            corrected_velocity(kind, mu, s, d);
+            int pyramid = kind == LUCID_CRITERION_LCP;
+            pi = pyramid ? lucid_pyramid_distance(mu, l) : lucid_cone_distance(mu, l);
+            di = pyramid ? lucid_pyramid_distance_dual(mu, d) : lucid_cone_distance_dual(mu, d);
+            ci = fabs(l[0] * d[0] + l[1] * d[1] + l[2] * d[2]);
+            if (!finite3(l) || !finite3(d)) pi = di = ci = INFINITY;
+        }
         pi = residual(pi), di = residual(di), ci = residual(ci);
         if (per_contact)
             per_contact[3 * i] = pi, per_contact[3 * i + 1] = di, per_contact[3 * i + 2] = ci;
         ep = worst(ep, pi), ed = worst(ed, di), ec = worst(ec, ci);
     }
-    long m = 3L * p->n;
+    long m = lucid_contact_rows(p);
     double force = max_abs(lambda, m), velocity = max_abs(p->g, m);
     for (long k = 0; k < m; ++k) velocity = worst(velocity, fabs(sigma[k] - p->g[k]));
     out->primal = ep, out->dual = ed, out->complementarity = ec;

@@ -653,7 +653,7 @@ lucid_status lucid_contact_solve_ip_sparse(const lucid_contact_sparse_problem *p
         o->max_iter < 0 || !(o->kappa >= 0.0) ||
         (p->n > 0 && (!p->body || !p->J || !p->W || !p->M || !p->g || !p->mu)))
         return LUCID_ERR_ARGUMENT;
-    lucid_contact_problem dense = {p->n, NULL, p->g, p->mu, p->R};
+    lucid_contact_problem dense = {p->n, NULL, p->g, p->mu, p->R, 3};
     lucid_contact_run run = {&dense, o, NULL, result, lucid_contact_model_criterion(o->model)};
     if (p->n == 0) {
         result->converged = 1;

@@ -244,7 +244,7 @@ lucid_status lucid_contact_solve_newton_sparse(const lucid_contact_sparse_proble
         (p->n > 0 && (!p->body || !p->J || !p->W || !p->M || !p->g || !p->mu)))
         return LUCID_ERR_ARGUMENT;
     int m = 3 * p->n;
-    lucid_contact_problem dense = {p->n, NULL, p->g, p->mu, p->R};
+    lucid_contact_problem dense = {p->n, NULL, p->g, p->mu, p->R, 3};
     lucid_contact_run run = {&dense, o, NULL, result, LUCID_CRITERION_CCP};
     if (!o->warm_start) memset(lambda, 0, sizeof(double) * (size_t)m);
     if (p->n == 0) {

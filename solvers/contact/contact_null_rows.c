@@ -3,20 +3,25 @@
 #include <math.h>
 #include <stddef.h>
 
-int lucid_contact_null_rows(int n, double (*diag)(const void *, int), const void *ctx, double *R,
-                            double *mu) {
+int lucid_contact_null_rows_dim(int n, int dim, double (*diag)(const void *, int), const void *ctx,
+                                double *R, double *mu) {
     double top = 0.0;
-    for (int k = 0; k < 3 * n; ++k) top = fmax(top, diag(ctx, k));
+    for (int k = 0; k < dim * n; ++k) top = fmax(top, diag(ctx, k));
     if (!(top > 0.0)) top = 1.0; /* nothing moves at all: every row is null, any R will do */
     int count = 0;
-    for (int k = 0; k < 3 * n; ++k) {
+    for (int k = 0; k < dim * n; ++k) {
         if (!(R[k] >= 0.0) || diag(ctx, k) + R[k] > LUCID_CONTACT_NULL_ROW * top)
             continue; /* a moving row, or a bad R for the problem's validation to refuse */
         R[k] = top;
-        if (k % 3 == 2) mu[k / 3] = 0.0;
+        if (k % dim == 2) mu[k / dim] = 0.0;
         ++count;
     }
     return count;
+}
+
+int lucid_contact_null_rows(int n, double (*diag)(const void *, int), const void *ctx, double *R,
+                            double *mu) {
+    return lucid_contact_null_rows_dim(n, 3, diag, ctx, R, mu);
 }
 
 typedef struct dense_matrix {
@@ -31,5 +36,10 @@ static double dense_diagonal(const void *ctx, int k) {
 }
 
 int lucid_contact_dense_null_rows(int n, const double *G, double *R, double *mu) {
-    return lucid_contact_null_rows(n, dense_diagonal, &(dense_matrix){G, 3 * (size_t)n}, R, mu);
+    return lucid_contact_dense_null_rows_dim(n, 3, G, R, mu);
+}
+
+int lucid_contact_dense_null_rows_dim(int n, int dim, const double *G, double *R, double *mu) {
+    return lucid_contact_null_rows_dim(n, dim, dense_diagonal,
+                                       &(dense_matrix){G, (size_t)dim * (size_t)n}, R, mu);
 }

@@ -30,5 +30,10 @@ int lucid_contact_null_rows(int n, double (*diag)(const void *, int), const void
 
 /* lucid_contact_null_rows on a dense 3n x 3n G (column-major). */
 int lucid_contact_dense_null_rows(int n, const double *G, double *R, double *mu);
+/* The same for dim rows per contact (3, or 4 with torsional friction: the normal is row 2 of
+ * each contact's dim), R of dim n entries, G dim n x dim n. */
+int lucid_contact_null_rows_dim(int n, int dim, double (*diag)(const void *, int), const void *ctx,
+                                double *R, double *mu);
+int lucid_contact_dense_null_rows_dim(int n, int dim, const double *G, double *R, double *mu);
 
 #endif

@@ -84,6 +84,66 @@ void lucid_contact_pgs_update(lucid_contact_model model, double mu, const double
         update_split(model, mu, D, s, l);
 }
 
+/* ---- contacts of dim 4 (torsional friction: (t1, t2, n, s), s a third tangential row) ---- */
+
+/* The Gershgorin bound of the largest eigenvalue of D's block over the rows `rows` (4 x 4 D). */
+static double eig_bound4(const double D[16], const int *rows, int k) {
+    double top = 0.0;
+    for (int a = 0; a < k; ++a) {
+        double row = 0.0;
+        for (int b = 0; b < k; ++b) row += fabs(D[rows[a] + 4 * rows[b]]);
+        top = lucid_contact_fmax(top, row);
+    }
+    return top;
+}
+
+/* Alg. 6 / Alg. 2 with three tangential rows (0, 1, 3): the NCP's exact normal step, then the
+ * tangential step (at most 2 / eig_bound of their block) and the horizontal projection on the
+ * ball of radius mu lN; the CCP's step 4 / trace (at most 2 / eig_bound) and the cone's
+ * projection. */
+static void update4(lucid_contact_model model, double mu, const double D[16], const double s[4],
+                    double l[4]) {
+    static const int tangent[3] = {0, 1, 3}, all[4] = {0, 1, 2, 3};
+    if (model == LUCID_CONTACT_CCP) {
+        double step = fmin(4.0 / (D[0] + D[5] + D[10] + D[15]), 2.0 / eig_bound4(D, all, 4));
+        for (int a = 0; a < 4; ++a) l[a] -= step * s[a];
+        lucid_cone4_project(mu, l, l);
+        return;
+    }
+    double lN = lucid_contact_fmax(0.0, l[2] - s[2] / D[10]), dN = lN - l[2];
+    double step = fmin(1.0 / fmin(fmin(D[0], D[5]), D[15]), 2.0 / eig_bound4(D, tangent, 3));
+    for (int k = 0; k < 3; ++k) l[tangent[k]] -= step * (s[tangent[k]] + D[tangent[k] + 8] * dN);
+    l[2] = lN;
+    double radius = mu * lN, r = lucid_cone4_tangent_norm(l);
+    if (r > radius) {
+        double scale = r > 0.0 ? radius / r : 0.0;
+        for (int k = 0; k < 3; ++k) l[tangent[k]] *= scale;
+    }
+}
+
+/* One sweep over the contacts of a dim 4 problem; returns the largest change. */
+static double sweep4(const lucid_contact_problem *p, lucid_contact_model model, double w,
+                     double *lambda, double *sigma) {
+    long m = 4L * p->n;
+    double change = 0.0;
+    for (int i = 0; i < p->n; ++i) {
+        double *li = lambda + 4 * i, l[4] = {li[0], li[1], li[2], li[3]}, D[16], delta[4];
+        for (int b = 0; b < 4; ++b)
+            for (int a = 0; a < 4; ++a) D[a + 4 * b] = lucid_contact_entry(p, 4 * i + a, 4 * i + b);
+        update4(model, p->mu[i], D, sigma + 4 * i, l);
+        for (int a = 0; a < 4; ++a) {
+            delta[a] = w * (l[a] - li[a]);
+            li[a] += delta[a];
+            change = lucid_contact_fmax(change, fabs(delta[a]));
+            if (delta[a] == 0.0) continue;
+            const double *column = p->G + m * (4 * i + a);
+            for (long k = 0; k < m; ++k) sigma[k] += column[k] * delta[a];
+            if (p->R) sigma[4 * i + a] += p->R[4 * i + a] * delta[a];
+        }
+    }
+    return change;
+}
+
 lucid_status lucid_contact_solve_pgs(lucid_contact_run *run, double *lambda) {
     const lucid_contact_problem *p = run->p;
     const lucid_contact_options *o = run->o;
@@ -91,7 +151,8 @@ lucid_status lucid_contact_solve_pgs(lucid_contact_run *run, double *lambda) {
         lucid_status status = lucid_contact_check_psd(run);
         if (status != LUCID_OK) return status;
     }
-    long m = 3L * p->n;
+    long m = lucid_contact_rows(p);
+    int dim = lucid_contact_dim(p);
     double *sigma = run->ws->vec[0];
     lucid_contact_velocity(p, lambda, sigma);
     if (lucid_contact_check(run, lambda, sigma)) {
@@ -101,7 +162,8 @@ lucid_status lucid_contact_solve_pgs(lucid_contact_run *run, double *lambda) {
     double w = o->relaxation;
     for (int k = 1; k <= o->max_iter; ++k) {
         double change = 0.0;
-        for (int i = 0; i < p->n; ++i) {
+        if (dim == 4) change = sweep4(p, o->model, w, lambda, sigma);
+        for (int i = 0; dim == 3 && i < p->n; ++i) {
             double *li = lambda + 3 * i, l[3] = {li[0], li[1], li[2]}, D[9];
             for (int b = 0; b < 3; ++b)
                 for (int a = 0; a < 3; ++a) D_(a, b) = block(p, i, a, b);

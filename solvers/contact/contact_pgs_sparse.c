@@ -115,7 +115,7 @@ lucid_status lucid_contact_solve_pgs_sparse(const lucid_contact_sparse_problem *
     if (!o->warm_start) memset(lambda, 0, sizeof(double) * m);
     double *u = work, *sigma = work + lucid_sparse_columns(p), *diag = sigma + m;
     /* the criteria read n, g, mu and R only: no G */
-    lucid_contact_problem dense = {p->n, NULL, p->g, p->mu, p->R};
+    lucid_contact_problem dense = {p->n, NULL, p->g, p->mu, p->R, 3};
     lucid_contact_run run = {&dense, o, NULL, result, lucid_contact_model_criterion(o->model)};
     for (int i = 0; i < p->n; ++i) diagonal_block(p, i, diag + 9 * (size_t)i);
     lucid_contact_sparse_velocity(p, lambda, u, sigma);

@@ -95,10 +95,12 @@ double lucid_contact_diag(const lucid_contact_problem *p, int k) {
 lucid_status lucid_contact_problem_validate(const lucid_contact_problem *p, const char **why) {
     if (why) *why = "";
     if (!p || p->n < 0) return fail(why, "negative number of contacts", LUCID_ERR_ARGUMENT);
-    if (p->n > 0x7fffffff / 3 / 3) return fail(why, "too many contacts", LUCID_ERR_ARGUMENT);
+    if (p->dim != 0 && p->dim != 3 && p->dim != 4)
+        return fail(why, "dim (rows per contact) must be 3 or 4", LUCID_ERR_ARGUMENT);
+    if (p->n > 0x7fffffff / 4 / 4) return fail(why, "too many contacts", LUCID_ERR_ARGUMENT);
     if (p->n == 0) return LUCID_OK;
     if (!p->G || !p->g || !p->mu) return fail(why, "missing G, g or mu", LUCID_ERR_ARGUMENT);
-    long m = 3L * p->n;
+    long m = lucid_contact_rows(p);
     g_summary G = summarise_G(p->G, m);
     if (!G.finite) return fail(why, "G holds NaN or Inf", LUCID_ERR_NONFINITE);
     if (!all_finite(p->g, m)) return fail(why, "g holds NaN or Inf", LUCID_ERR_NONFINITE);
@@ -121,7 +123,7 @@ lucid_status lucid_contact_problem_validate(const lucid_contact_problem *p, cons
 }
 
 void lucid_contact_velocity(const lucid_contact_problem *p, const double *lambda, double *sigma) {
-    long m = 3L * p->n;
+    long m = lucid_contact_rows(p);
     for (long i = 0; i < m; ++i) sigma[i] = p->g[i] + (p->R ? p->R[i] * lambda[i] : 0.0);
     for (long j = 0; j < m; ++j) {
         double lj = lambda[j];

@@ -1,7 +1,10 @@
 /* The Delassus contact problem shared by every contact model and solver.
  * n contacts; contact i owns entries 3i..3i+2 of lambda, g and the rows/columns of G, in its
  * frame (t1, t2, n): tangents first, normal last. The contact velocity of a candidate impulse
- * lambda is sigma = G lambda + g + R lambda (R an optional diagonal compliance). */
+ * lambda is sigma = G lambda + g + R lambda (R an optional diagonal compliance).
+ * With dim = 4 (torsional friction, MJCF condim 4) contact i owns entries 4i..4i+3, (t1, t2,
+ * n, s): s a third tangential row (the spin about n, scaled as the caller chooses), in the cone
+ * ||(x_t1, x_t2, x_s)|| <= mu x_n; only ccp:admm and ncp:admm take it (docs/contact.md). */
 #ifndef LUCID_CONTACT_PROBLEM_H
 #define LUCID_CONTACT_PROBLEM_H
 
@@ -13,7 +16,16 @@ typedef struct lucid_contact_problem {
     const double *g;  /* 3n free velocity */
     const double *mu; /* n friction coefficients, in [0, LUCID_CONTACT_MAX_FRICTION] */
     const double *R;  /* 3n diagonal compliance (>= 0), or NULL for rigid contacts */
+    int dim;          /* rows per contact: 3 (or 0, the same), or 4; the sizes above are dim n */
 } lucid_contact_problem;
+
+/* Rows per contact (3 or 4) and rows in all (dim n). */
+static inline int lucid_contact_dim(const lucid_contact_problem *p) {
+    return p->dim == 4 ? 4 : 3;
+}
+static inline long lucid_contact_rows(const lucid_contact_problem *p) {
+    return (long)lucid_contact_dim(p) * p->n;
+}
 
 /* The largest friction coefficient accepted. The criteria of Eq. 15 lose sensitivity as mu
  * grows: for the NCP, a contact velocity sigma with a penetrating normal part sigma_N < 0 has
@@ -68,7 +80,7 @@ double lucid_contact_diag(const lucid_contact_problem *p, int k);
 
 /* Entry (r, c) of G + R. */
 static inline double lucid_contact_entry(const lucid_contact_problem *p, int r, int c) {
-    double v = p->G[r + 3L * p->n * c];
+    double v = p->G[r + lucid_contact_rows(p) * c];
     return r == c && p->R ? v + p->R[r] : v;
 }
 

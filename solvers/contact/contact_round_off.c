@@ -8,7 +8,7 @@
  * lambda_j|) with eps / 2 the unit round-off. */
 static void row(const lucid_contact_problem *p, const double *lambda, long r, double *sigma,
                 double *delta) {
-    long m = 3L * p->n;
+    long m = lucid_contact_rows(p);
     double rr = p->R ? p->R[r] : 0.0;
     double v = p->g[r] + rr * lambda[r], size = fabs(p->g[r]) + fabs(rr * lambda[r]);
     double moved = rr * lucid_half_ulp(lambda[r]);
@@ -28,12 +28,24 @@ double lucid_contact_round_off_bound(double mu, const double l[3], const double 
     return hypot(hypot(l[0], l[1]), l[2]) * (total + mu * tangential) + 0.5 * DBL_EPSILON * product;
 }
 
+/* The bound of a contact with torsional friction (dim 4): the spin row joins the tangential
+ * ones, (t1, t2, s) folded into the two entries of the dim-3 bound ((t1, s) as one). */
+static double round_off_bound4(double mu, const double l[4], const double s[4],
+                               const double delta[4]) {
+    double l3[3] = {hypot(l[0], l[3]), l[1], l[2]}, s3[3] = {hypot(s[0], s[3]), s[1], s[2]};
+    double d3[3] = {hypot(delta[0], delta[3]), delta[1], delta[2]};
+    return lucid_contact_round_off_bound(mu, l3, s3, d3);
+}
+
 double lucid_contact_round_off(const lucid_contact_problem *p, const double *lambda) {
     double worst = 0.0;
+    int dim = lucid_contact_dim(p);
     for (int i = 0; i < p->n; ++i) {
-        double s[3], d[3];
-        for (int a = 0; a < 3; ++a) row(p, lambda, 3L * i + a, s + a, d + a);
-        worst = fmax(worst, lucid_contact_round_off_bound(p->mu[i], lambda + 3 * i, s, d));
+        double s[4], d[4];
+        for (int a = 0; a < dim; ++a) row(p, lambda, (long)dim * i + a, s + a, d + a);
+        worst =
+            fmax(worst, dim == 4 ? round_off_bound4(p->mu[i], lambda + 4 * i, s, d)
+                                 : lucid_contact_round_off_bound(p->mu[i], lambda + 3 * i, s, d));
     }
     return worst;
 }

@@ -93,6 +93,12 @@ int lucid_contact_stalled(double change, double size, double stall_tol) {
     return change <= stall_tol * size; /* a product, not a ratio: 0/0 cannot happen */
 }
 
+int lucid_contact_dim_supported(const lucid_contact_options *o, int dim) {
+    int solver = o->solver == LUCID_CONTACT_ADMM || o->solver == LUCID_CONTACT_PGS;
+    return dim == 3 || (dim == 4 && solver && !o->first_order &&
+                        (o->model == LUCID_CONTACT_CCP || o->model == LUCID_CONTACT_NCP));
+}
+
 int lucid_contact_first_order_applies(const lucid_contact_options *o) {
     return o->first_order && (o->model == LUCID_CONTACT_CCP || o->model == LUCID_CONTACT_NCP) &&
            !(o->solver == LUCID_CONTACT_IP && o->kappa > 0.0); /* relaxed: not a solution */
@@ -100,6 +106,13 @@ int lucid_contact_first_order_applies(const lucid_contact_options *o) {
 
 /* The model criterion meets tol, and with o->first_order the friction directions too. */
 int lucid_contact_check(lucid_contact_run *run, const double *lambda, const double *sigma) {
+    if (lucid_contact_dim(run->p) == 4) { /* no first-order direction check for dim 4 */
+        lucid_contact_criteria_eval(run->p, run->criterion, lambda, sigma, NULL,
+                                    &run->result->model);
+        lucid_contact_criteria_eval(run->p, LUCID_CRITERION_NCP, lambda, sigma, NULL,
+                                    &run->result->ncp);
+        return run->result->model.abs <= run->o->tol;
+    }
     lucid_contact_criteria_eval(run->p, run->criterion, lambda, sigma, NULL, &run->result->model);
     if (run->criterion == LUCID_CRITERION_NCP)
         run->result->ncp = run->result->model;
@@ -113,7 +126,7 @@ int lucid_contact_check(lucid_contact_run *run, const double *lambda, const doub
 
 lucid_status lucid_contact_check_psd(lucid_contact_run *run) {
     const lucid_contact_problem *p = run->p;
-    int m = 3 * p->n;
+    int m = (int)lucid_contact_rows(p);
     double scale = 0.0;
     for (int k = 0; k < m; ++k) scale = lucid_contact_fmax(scale, lucid_contact_diag(p, k));
     return lucid_contact_cholesky(p->G, p->R, 1e-9 * scale, m, run->ws->mat[0]);
@@ -150,7 +163,7 @@ static lucid_status dispatch(lucid_contact_run *run, double *lambda, double *dua
  * ws->vec[0] (the solver's own when ws->sigma_current). */
 static void guard_divergence(lucid_contact_run *run, double *lambda, double *dual) {
     const lucid_contact_problem *p = run->p;
-    long m = 3L * p->n;
+    long m = lucid_contact_rows(p);
     double *sigma = run->ws->vec[0];
     lucid_contact_result *r = run->result;
     int has_dual = dual && (run->o->solver == LUCID_CONTACT_ADMM ||
@@ -185,11 +198,14 @@ static void check_first_order(lucid_contact_run *run, const double *lambda) {
 static const lucid_contact_problem *condition_null_rows(const lucid_contact_problem *p,
                                                         lucid_contact_workspace *ws,
                                                         lucid_contact_problem *q) {
-    if (!p || p->n <= 0 || !p->G || !p->mu || !ws || ws->capacity < p->n) return p;
-    size_t m = 3 * (size_t)p->n;
+    if (!p || p->n <= 0 || !p->G || !p->mu || !ws || 3L * ws->capacity < lucid_contact_rows(p))
+        return p;
+    size_t m = (size_t)lucid_contact_rows(p);
     for (size_t k = 0; k < m; ++k) ws->null_R[k] = p->R ? p->R[k] : 0.0;
     memcpy(ws->null_mu, p->mu, sizeof(double) * (size_t)p->n);
-    if (lucid_contact_dense_null_rows(p->n, p->G, ws->null_R, ws->null_mu) == 0) return p;
+    if (lucid_contact_dense_null_rows_dim(p->n, lucid_contact_dim(p), p->G, ws->null_R,
+                                          ws->null_mu) == 0)
+        return p;
     *q = *p;
     q->R = ws->null_R, q->mu = ws->null_mu;
     return q;
@@ -206,9 +222,10 @@ lucid_status lucid_contact_solve(const lucid_contact_problem *given, const lucid
     lucid_status status = lucid_contact_problem_validate(p, NULL);
     if (status != LUCID_OK) return status;
     if ((status = lucid_contact_options_check(o, NULL)) != LUCID_OK) return status;
-    if (!ws || ws->capacity < p->n || (p->n > 0 && !lambda)) return LUCID_ERR_ARGUMENT;
+    if (!lucid_contact_dim_supported(o, lucid_contact_dim(p))) return LUCID_ERR_ARGUMENT;
+    long m = lucid_contact_rows(p);
+    if (!ws || 3L * ws->capacity < m || (p->n > 0 && !lambda)) return LUCID_ERR_ARGUMENT;
     ws->ip_state.valid = 0, ws->sigma_current = 0;
-    long m = 3L * p->n;
     if (o->warm_start && !all_finite(lambda, m)) return LUCID_ERR_NONFINITE;
     if (o->warm_start && dual && !all_finite(dual, m)) return LUCID_ERR_NONFINITE;
     if (!o->warm_start && m > 0) memset(lambda, 0, sizeof(double) * (size_t)m);

@@ -190,7 +190,7 @@ static double ncp_residual(const contact_sample *c, int count, int touching_only
         mu[n++] = c[i].mu;
     }
     if (n == 0) return -1.0;
-    lucid_contact_problem p = {n, NULL, g, mu, NULL}; /* the criteria read n, mu and g only */
+    lucid_contact_problem p = {n, NULL, g, mu, NULL, 3}; /* the criteria read n, mu and g only */
     lucid_contact_criteria out;
     lucid_contact_criteria_eval(&p, LUCID_CRITERION_NCP, lambda, sigma, NULL, &out);
     return out.abs;

@@ -96,7 +96,7 @@ static lucid_contact_criteria criteria_of(lucid_contact_criterion kind, double m
                                           const double l[3], const double sigma[3]) {
     double G[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, g[3], s[3];
     for (int a = 0; a < 3; ++a) g[a] = sigma[a] - l[a];
-    lucid_contact_problem p = {1, G, g, &mu, NULL};
+    lucid_contact_problem p = {1, G, g, &mu, NULL, 3};
     lucid_contact_velocity(&p, l, s);
     for (int a = 0; a < 3; ++a) assert_true(fabs(s[a] - sigma[a]) < 1e-15);
     lucid_contact_criteria c;
@@ -342,7 +342,7 @@ static void solver_rejects_bad_options_and_workspaces(void **state) {
     assert_true(res.converged);
     for (int c = 0; c < 6; ++c) assert_true(fabs(l[c] - l2[c]) < 1e-6);
     /* no contacts: trivially converged */
-    lucid_contact_problem empty = {0, NULL, NULL, NULL, NULL};
+    lucid_contact_problem empty = {0, NULL, NULL, NULL, NULL, 3};
     assert_int_equal(lucid_contact_solve(&empty, &o, ws, NULL, NULL, &res), LUCID_OK);
     assert_true(res.converged);
     lucid_contact_workspace_destroy(ws);

@@ -184,7 +184,7 @@ static lucid_contact_problem moved(const lucid_contact_problem *p, const directi
     for (int k = 0; k < m; ++k) g[k] = p->g[k] + h * d->dg[k];
     for (int k = 0; k < n; ++k) mu[k] = p->mu[k] + h * d->dmu[k];
     for (int k = 0; k < m; ++k) R[k] = p->R ? p->R[k] + h * d->dR[k] : 0.0;
-    return (lucid_contact_problem){n, G, g, mu, p->R ? R : NULL};
+    return (lucid_contact_problem){n, G, g, mu, p->R ? R : NULL, 3};
 }
 
 /* The model's solvers, in the order tried for the finite differences. */
@@ -337,7 +337,7 @@ static void single_sliding_contact_closed_form(void **state) {
     (void)state;
     const double a = 2.0, b = 3.0, mu = 0.4, gT[2] = {1.5, -2.0}, gN = -1.2;
     double G[9] = {a, 0, 0, 0, a, 0, 0, 0, b}, g[3] = {gT[0], gT[1], gN}, muv[1] = {mu};
-    lucid_contact_problem p = {1, G, g, muv, NULL};
+    lucid_contact_problem p = {1, G, g, muv, NULL, 3};
     double nT = hypot(gT[0], gT[1]), u[2] = {gT[0] / nT, gT[1] / nT};
     lucid_contact_derivatives *d = lucid_contact_derivatives_create(1);
     for (int model = LUCID_CONTACT_CCP; model <= LUCID_CONTACT_NCP; model += 2) {
@@ -489,7 +489,7 @@ static void box_case(lucid_contact_model model, double vx, double mu0, const cha
     double vf[BOX_NV] = {vx, 0.3 * vx, -9.81 * 0.01, 0.0, 0.0, 0.0};
     box_jacobian(shift, J);
     box_problem(J, vf, G, g);
-    lucid_contact_problem p = {4, G, g, mu, NULL};
+    lucid_contact_problem p = {4, G, g, mu, NULL, 3};
     double lambda[12];
     lucid_contact_solver solver = LUCID_CONTACT_ADMM;
     assert_true(solve(&p, model, solver, 1e-13, 0, lambda));
@@ -519,7 +519,7 @@ static void box_case(lucid_contact_model model, double vx, double mu0, const cha
     double Gp[144], gp[12], Gm[144], gm[12], lp[12], lm[12];
     box_problem(Jp, vp, Gp, gp), box_problem(Jm, vm, Gm, gm);
     memcpy(lp, lambda, sizeof lp), memcpy(lm, lambda, sizeof lm);
-    lucid_contact_problem pp = {4, Gp, gp, mp, NULL}, pm = {4, Gm, gm, mm, NULL};
+    lucid_contact_problem pp = {4, Gp, gp, mp, NULL, 3}, pm = {4, Gm, gm, mm, NULL, 3};
     assert_true(solve(&pp, model, solver, 1e-13, 1, lp));
     assert_true(solve(&pm, model, solver, 1e-13, 1, lm));
     double Pp[BOX_NV], Pm[BOX_NV], fd[BOX_NV];
@@ -624,7 +624,7 @@ static void dumped_case(const char *file, lucid_contact_model model, lucid_conta
     for (size_t k = 0; k < mm; ++k) dG[k] = (Gp[k] - Gm[k]) / (2 * h);
     for (int k = 0; k < m; ++k) dg[k] = (gp[k] - gm[k]) / (2 * h);
     memcpy(lp, lambda, sizeof(double) * (size_t)m), memcpy(lm, lambda, sizeof(double) * (size_t)m);
-    lucid_contact_problem pp = {n, Gp, gp, p->mu, NULL}, pm = {n, Gm, gm, p->mu, NULL};
+    lucid_contact_problem pp = {n, Gp, gp, p->mu, NULL, 3}, pm = {n, Gm, gm, p->mu, NULL, 3};
     assert_true(solve(&pp, model, solver, tol, 1, lp));
     assert_true(solve(&pm, model, solver, tol, 1, lm));
     /* fd of G (I + e A)^T lambda' */

@@ -156,7 +156,7 @@ static void central_difference(const test_problem *t, const lucid_contact_option
         for (int k = 0; k < m; ++k) g[k] = t->g[k] + s * dg[k];
         for (int k = 0; k < m * m; ++k) G[k] = t->G[k] + (dG ? s * dG[k] : 0.0);
         for (int i = 0; i < n; ++i) mu[i] = t->mu[i] + (dmu ? s * dmu[i] : 0.0);
-        lucid_contact_problem q = {n, G, g, mu, NULL};
+        lucid_contact_problem q = {n, G, g, mu, NULL, 3};
         lucid_contact_result r = solve(&q, o, ws, side ? lm : lp);
         assert_true(r.converged);
     }

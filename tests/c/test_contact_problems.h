@@ -35,7 +35,7 @@ static inline test_problem test_problem_alloc(int n) {
     t.G = calloc((size_t)m * m + 1, sizeof(double));
     t.g = calloc((size_t)m + 1, sizeof(double));
     t.mu = calloc((size_t)n + 1, sizeof(double));
-    t.p = (lucid_contact_problem){n, t.G, t.g, t.mu, NULL};
+    t.p = (lucid_contact_problem){n, t.G, t.g, t.mu, NULL, 3};
     return t;
 }
 

@@ -30,7 +30,7 @@ static void gram(int n, int k, double s, double shift, unsigned seed, double *G)
 
 static int psd(int n, const double *G, const double *R) {
     double g[6] = {0}, mu[2] = {0.5, 0.5}, work[36];
-    lucid_contact_problem p = {n, G, g, mu, R};
+    lucid_contact_problem p = {n, G, g, mu, R, 3};
     return lucid_contact_delassus_is_psd(&p, work);
 }
 
@@ -74,7 +74,7 @@ static void the_direction_residual_is_first_order_in_the_angle(void **state) {
     (void)state;
     /* a sliding contact: lambda_T antiparallel to sigma_T, then turned by theta */
     double G[9] = {0}, g[3] = {0}, mu = 0.5;
-    lucid_contact_problem p = {1, G, g, &mu, NULL};
+    lucid_contact_problem p = {1, G, g, &mu, NULL, 3};
     double sigma[3] = {2.0, 0.0, 0.0};
     for (double theta = 1e-2; theta > 1e-8; theta /= 10.0) {
         double lambda[3] = {-0.5 * cos(theta), -0.5 * sin(theta), 1.0};

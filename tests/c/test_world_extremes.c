@@ -223,7 +223,7 @@ static void test_mass_ratio_reports_are_honest(void **state) {
             double V = unit_of(gmax), F = unit_of((gmax > 0 ? gmax : 1.0) / dmax);
             for (int r = 0; r < m; ++r) g[r] = p.g[r] / V, lambda[r] /= F;
             for (size_t r = 0; r < (size_t)m * (size_t)m; ++r) G[r] = p.G[r] * F / V;
-            lucid_contact_problem scaled = {p.n, G, g, p.mu, NULL};
+            lucid_contact_problem scaled = {p.n, G, g, p.mu, NULL, 3};
             double model =
                 eq15(&scaled, lucid_contact_model_criterion(all_pairs[k].model), lambda, NULL);
             if (judged) {
