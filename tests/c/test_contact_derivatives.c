@@ -310,7 +310,7 @@ static void options_checked_by_the_table(void **state) {
     (void)state;
     double G[9] = {2, 0, 0, 0, 2, 0, 0, 0, 3}, g[3] = {0.1, 0, -1}, mu[1] = {0.5};
     double lambda[3] = {0, 0, 1.0 / 3.0};
-    lucid_contact_problem p = {1, G, g, mu, NULL};
+    lucid_contact_problem p = {1, G, g, mu, NULL, 3};
     lucid_contact_derivatives *d = lucid_contact_derivatives_create(1);
     lucid_contact_derivative_options o =
         lucid_contact_derivative_default_options(LUCID_CONTACT_NCP);
