@@ -8,7 +8,10 @@
 -- (kinetic + potential + the position servos' 1/2 kp (u - gear q)^2) divided by the start's
 -- energy above its rest, the unconverged steps, and the steps where a contact deeper than
 -- 1 mm was left without any normal force while the island was not separating.
--- Usage: ./lucid tests/bench/probe_robustness.lua [--scene NAME] [--json]
+-- Usage: ./lucid tests/bench/probe_robustness.lua [--scene NAME] [--pair MODEL:SOLVER] [--json]
+--        [--floor-friction MU] [--correction-speed VC]
+-- (the last two set the Allegro scenes' floor friction and world correction_speed: the
+-- defaults' cause studies in docs/benchmarks/robustness.md)
 local lucid = require "lucid"
 
 local PAIRS = {{"ncp", "admm"}, {"ncp", "pgs"}, {"ncp", "ip"}, {"ncp", "staggered"},
@@ -16,9 +19,13 @@ local PAIRS = {{"ncp", "admm"}, {"ncp", "pgs"}, {"ncp", "ip"}, {"ncp", "staggere
                {"lcp", "pgs"}, {"raisim", "bisection"}}
 local SHARED = (os.getenv("LUCID_SHARED_DIR") or "../shared") .. "/data/robots/"
 
-local only, json = nil, false
+local only, only_pair, json = nil, nil, false
+local floor_friction, correction_speed -- nil: the defaults
 for i = 1, #arg do
   if arg[i] == "--scene" then only = arg[i + 1] end
+  if arg[i] == "--pair" then only_pair = arg[i + 1] end
+  if arg[i] == "--floor-friction" then floor_friction = assert(tonumber(arg[i + 1]), "--floor-friction: a number") end
+  if arg[i] == "--correction-speed" then correction_speed = assert(tonumber(arg[i + 1]), "--correction-speed: a number") end
   if arg[i] == "--json" then json = true end
 end
 
@@ -138,8 +145,8 @@ end}
 
 local function allegro(c, floor_z)
   local m = lucid.model.load(SHARED .. "allegro_right_hand.xml")
-  local w = lucid.world{dt = 0.002, contact = c}
-  w:add_static{shape = lucid.halfspace({0, 0, 1}, floor_z)}
+  local w = lucid.world{dt = 0.002, contact = c, correction_speed = correction_speed}
+  w:add_static{shape = lucid.halfspace({0, 0, 1}, floor_z), friction = floor_friction}
   return w, w:add_model(m), m
 end
 
@@ -260,6 +267,7 @@ print(string.format("%-32s %-17s %-6s %5s %9s %9s %9s %6s %5s %6s", "scene", "pa
 for _, s in ipairs(SCENES) do
   if not only or s.name:find(only, 1, true) then
     for _, pair in ipairs(PAIRS) do
+      if only_pair and only_pair ~= pair[1] .. ":" .. pair[2] then goto next_pair end
       local r = run(s, pair)
       local name = pair[1] .. ":" .. pair[2]
       rows[#rows + 1] = {scene = s.name, pair = name, result = r}
@@ -272,6 +280,7 @@ for _, s in ipairs(SCENES) do
                             r.unconverged, r.unforced, r.seconds))
       end
       io.stdout:flush()
+      ::next_pair::
     end
   end
 end
