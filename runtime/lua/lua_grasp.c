@@ -2,44 +2,25 @@
  *   eps, info = lucid.grasp.epsilon(points, normals, mu [, opts])
  *   W, s = lucid.grasp.wrenches(points, normals, mu [, opts])
  * points, normals: a list of k 3-vectors (tables or lucid.vec) or a 3 x k lucid.mat; normals
- * point into the object. opts: edges (integer in [3, 64], default 8), center (3-vector,
- * default origin), torque_scale (> 0, default 1 / max |p - center|), torsion (>= 0 m, default 0:
- * point contacts; > 0: soft fingers). */
+ * point into the object. opts: the keys of lucid_grasp_option_table (edges, center,
+ * torque_scale, torsion), with its rules and defaults. */
 #include <lauxlib.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "runtime/lua/check.h"
 #include "runtime/lua/lua_matrix.h"
+#include "runtime/lua/lua_options.h"
 #include "runtime/lua/modules.h"
 #include "solvers/grasp/grasp_epsilon.h"
 
 /* Contacts beyond this are surely a mistake (qhull's cost grows fast with the point count). */
 #define GRASP_MAX_CONTACTS 4096
 
+/* opts read through lucid_grasp_option_table over the defaults. */
 static void read_options(lua_State *L, int idx, const char *fname, lucid_grasp_options *opt) {
-    static const char *const keys[] = {"edges", "center", "torque_scale", "torsion", NULL};
     lucid_grasp_options_default(opt);
-    if (lua_isnoneornil(L, idx)) return;
-    if (!lua_istable(L, idx))
-        lucid_lua_fail(L, fname, "opts must be a table (got %s)", lucid_lua_typename(L, idx));
-    lucid_lua_check_option_names(L, idx, keys, fname);
-    lua_getfield(L, idx, "edges");
-    if (!lua_isnil(L, -1))
-        opt->edges = (int)lucid_lua_checkinteger_range(L, -1, LUCID_GRASP_MIN_EDGES,
-                                                       LUCID_GRASP_MAX_EDGES, fname, "opts.edges");
-    lua_getfield(L, idx, "center");
-    if (!lua_isnil(L, -1)) lucid_lua_checkvalues(L, -1, 3, opt->center, fname, "opts.center");
-    lua_getfield(L, idx, "torque_scale");
-    if (!lua_isnil(L, -1))
-        opt->torque_scale = lucid_lua_checkpositive(L, -1, fname, "opts.torque_scale");
-    lua_getfield(L, idx, "torsion");
-    if (!lua_isnil(L, -1)) {
-        opt->torsion = lucid_lua_checkfinite(L, -1, fname, "opts.torsion");
-        if (opt->torsion < 0.0)
-            lucid_lua_fail(L, fname, "opts.torsion must be >= 0 (got %f)", opt->torsion);
-    }
-    lua_pop(L, 4);
+    lucid_lua_read_options(L, idx, fname, "opts", lucid_grasp_option_table, NULL, opt);
 }
 
 /* The number of 3-vectors at idx: columns of a 3 x k matrix or entries of a list. */

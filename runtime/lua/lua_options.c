@@ -15,6 +15,7 @@
 #include "runtime/world/world_batch.h"
 #include "solvers/collision/contact_patch.h"
 #include "solvers/collision/pscaling.h"
+#include "solvers/grasp/grasp_epsilon.h"
 
 #define ANY                                                                                        \
     { -INFINITY, INFINITY, 0, 0 }
@@ -276,7 +277,9 @@ static int l_options(lua_State *L) {
     lucid_decompose_options decompose = lucid_decompose_default_options();
     lucid_contact_derivative_options contact_derivatives =
         lucid_contact_derivative_default_options(LUCID_CONTACT_NCP);
-    lua_createtable(L, 0, 10);
+    lucid_grasp_options grasp;
+    lucid_grasp_options_default(&grasp);
+    lua_createtable(L, 0, 11);
     lucid_lua_push_option_list(L, lucid_world_option_table, &world);
     lua_setfield(L, -2, "world");
     lucid_lua_push_option_list(L, lucid_single_level_option_table, &world.single_level);
@@ -289,6 +292,8 @@ static int l_options(lua_State *L) {
     lua_setfield(L, -2, "contact_derivatives");
     lucid_lua_push_option_list(L, lucid_decompose_option_table, &decompose);
     lua_setfield(L, -2, "mesh_decompose");
+    lucid_lua_push_option_list(L, lucid_grasp_option_table, &grasp);
+    lua_setfield(L, -2, "grasp");
     lucid_lua_push_option_list(L, lucid_patch_option_table, &patch);
     lua_setfield(L, -2, "contact_patch");
     lucid_lua_push_option_list(L, lucid_pscaling_option_table, &pscaling);

@@ -19,6 +19,21 @@ void lucid_grasp_options_default(lucid_grasp_options *opt) {
     opt->edges = 8;
 }
 
+#define S lucid_grasp_options
+const lucid_option lucid_grasp_option_table[] = {
+    LUCID_OPTION_INTEGER_ENTRY(S, "", edges, LUCID_GRASP_MIN_EDGES, LUCID_GRASP_MAX_EDGES,
+                               "m, edges of each linearised friction cone"),
+    LUCID_OPTION_VEC3_ENTRY(S, "", center,
+                            "the torque reference c (m), normally the object's centre of mass"),
+    LUCID_OPTION_SPECIAL_ENTRY(S, "", torque_scale, LUCID_OPTION_NUMBER, POSITIVE, 0.0,
+                               "0: automatic, 1 / the farthest point's distance to c",
+                               "s multiplying torques (1/m)"),
+    LUCID_OPTION_NUMBER_ENTRY(S, "", torsion, NONNEGATIVE,
+                              "gamma (m): soft-finger contacts; 0 is the point contact"),
+    LUCID_OPTION_END,
+};
+#undef S
+
 static void set_message(char *err, size_t err_size, const char *text) {
     if (err != NULL && err_size > 0) snprintf(err, err_size, "%s", text);
 }
@@ -49,17 +64,17 @@ static void tangent_basis(const double n[3], double t1[3], double t2[3]) {
     t2[2] = -n[1];
 }
 
+/* The inputs' check; *why (if not NULL) receives a bad option's rule, else stays. */
 static lucid_status check_inputs(const double *points, const double *normals, size_t k, double mu,
-                                 const lucid_grasp_options *opt) {
+                                 const lucid_grasp_options *opt, const char **why) {
     if (points == NULL || normals == NULL || opt == NULL || k == 0) return LUCID_ERR_ARGUMENT;
     if (k > ((size_t)-1) / (6 * sizeof(double) * (3 * LUCID_GRASP_MAX_EDGES + 2)))
         return LUCID_ERR_ARGUMENT;
-    if (opt->edges < LUCID_GRASP_MIN_EDGES || opt->edges > LUCID_GRASP_MAX_EDGES)
-        return LUCID_ERR_ARGUMENT;
-    if (!all_finite(points, 3 * k) || !all_finite(normals, 3 * k) || !isfinite(mu) ||
-        !all_finite(opt->center, 3) || !isfinite(opt->torque_scale) || !isfinite(opt->torsion))
+    lucid_status st = lucid_option_table_check(lucid_grasp_option_table, opt, why);
+    if (st != LUCID_OK) return st;
+    if (!all_finite(points, 3 * k) || !all_finite(normals, 3 * k) || !isfinite(mu))
         return LUCID_ERR_NONFINITE;
-    if (mu < 0.0 || opt->torque_scale < 0.0 || opt->torsion < 0.0) return LUCID_ERR_ARGUMENT;
+    if (mu < 0.0) return LUCID_ERR_ARGUMENT;
     for (size_t i = 0; i < k; ++i) {
         const double *n = normals + 3 * i;
         if (!(n[0] * n[0] + n[1] * n[1] + n[2] * n[2] > 0.0)) return LUCID_ERR_ARGUMENT;
@@ -94,7 +109,7 @@ static void edge_wrench(const double r[3], const double n[3], const double t1[3]
 
 lucid_status lucid_grasp_wrenches(const double *points, const double *normals, size_t k, double mu,
                                   const lucid_grasp_options *opt, double *wrenches, double *scale) {
-    lucid_status st = check_inputs(points, normals, k, mu, opt);
+    lucid_status st = check_inputs(points, normals, k, mu, opt, NULL);
     if (st != LUCID_OK) return st;
     if (wrenches == NULL) return LUCID_ERR_ARGUMENT;
     double s = torque_scale(points, k, opt);
@@ -213,7 +228,9 @@ lucid_status lucid_grasp_epsilon(const double *points, const double *normals, si
                                  size_t err_size) {
     set_message(err, err_size, "");
     if (out == NULL) return LUCID_ERR_ARGUMENT;
-    lucid_status st = check_inputs(points, normals, k, mu, opt);
+    const char *why = NULL;
+    lucid_status st = check_inputs(points, normals, k, mu, opt, &why);
+    if (why != NULL) set_message(err, err_size, why);
     if (st != LUCID_OK) return st;
     size_t n = k * lucid_grasp_contact_wrenches(opt);
     double *w = malloc(sizeof(double) * GRASP_DIM * n);

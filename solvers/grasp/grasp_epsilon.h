@@ -25,6 +25,7 @@
 
 #include <stddef.h>
 
+#include "runtime/core/option_table.h"
 #include "runtime/core/status.h"
 
 #define LUCID_GRASP_MIN_EDGES 3
@@ -50,13 +51,18 @@ typedef struct lucid_grasp_result {
 
 void lucid_grasp_options_default(lucid_grasp_options *opt);
 
+/* The options described (option_table.h): the check of lucid_grasp_wrenches and
+ * lucid_grasp_epsilon and the Lua reader of lucid.grasp.epsilon and lucid.grasp.wrenches. */
+extern const lucid_option lucid_grasp_option_table[];
+
 /* Wrenches per contact: m for point contacts, 3 m + 2 for soft fingers (torsion > 0). */
 size_t lucid_grasp_contact_wrenches(const lucid_grasp_options *opt);
 
 /* The k e wrenches of k contacts, e = lucid_grasp_contact_wrenches(opt) (points, normals: 3 k
  * doubles each; column j of the 6 x (k e) column-major output is contact j / e, edge j % e:
  * the rings from latitude -pi/4 up, then the poles -gamma, +gamma). *scale receives the s used.
- * LUCID_ERR_ARGUMENT for k = 0, mu < 0, torsion < 0, a zero normal or bad options;
+ * LUCID_ERR_ARGUMENT for k = 0, mu < 0, a zero normal or options outside
+ * lucid_grasp_option_table;
  * LUCID_ERR_NONFINITE for a non-finite input. Allocates nothing. */
 lucid_status lucid_grasp_wrenches(const double *points, const double *normals, size_t k, double mu,
                                   const lucid_grasp_options *opt, double *wrenches, double *scale);
@@ -67,7 +73,8 @@ lucid_status lucid_grasp_wrenches(const double *points, const double *normals, s
 lucid_status lucid_grasp_hull_epsilon(const double *wrenches, size_t n, lucid_grasp_result *out,
                                       char *err, size_t err_size);
 
-/* Wrenches then epsilon: the quality of a grasp with k contacts. */
+/* Wrenches then epsilon: the quality of a grasp with k contacts. Bad options leave their rule
+ * (lucid_grasp_option_table) in err. */
 lucid_status lucid_grasp_epsilon(const double *points, const double *normals, size_t k, double mu,
                                  const lucid_grasp_options *opt, lucid_grasp_result *out, char *err,
                                  size_t err_size);

@@ -369,6 +369,36 @@ static void bad_arguments_are_errors(void **state) {
     opt.torsion = NAN;
     assert_int_equal(lucid_grasp_epsilon(box_points, box_normals, 4, 0.5, &opt, &r, NULL, 0),
                      LUCID_ERR_NONFINITE);
+    /* each option's rule is lucid_grasp_option_table's, named in err */
+    static const struct {
+        int edges;
+        double center_x, torque_scale, torsion;
+        lucid_status status;
+        const char *rule;
+    } bad[] = {
+        {2, 0.0, 0.0, 0.0, LUCID_ERR_ARGUMENT, "edges must be an integer in [3, 64]"},
+        {65, 0.0, 0.0, 0.0, LUCID_ERR_ARGUMENT, "edges must be an integer in [3, 64]"},
+        {8, INFINITY, 0.0, 0.0, LUCID_ERR_NONFINITE, "center must be finite"},
+        {8, 0.0, -1e-12, 0.0, LUCID_ERR_ARGUMENT, "torque_scale must be > 0 (or 0: automatic"},
+        {8, 0.0, NAN, 0.0, LUCID_ERR_NONFINITE, "torque_scale must be > 0 (or 0: automatic"},
+        {8, 0.0, 0.0, -1e-12, LUCID_ERR_ARGUMENT, "torsion must be >= 0"},
+        {8, 0.0, 0.0, INFINITY, LUCID_ERR_NONFINITE, "torsion must be >= 0"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); ++i) {
+        char err[160] = "";
+        lucid_grasp_options_default(&opt);
+        opt.edges = bad[i].edges;
+        opt.center[0] = bad[i].center_x;
+        opt.torque_scale = bad[i].torque_scale;
+        opt.torsion = bad[i].torsion;
+        double wr[6 * 4 * 65], s;
+        assert_int_equal(lucid_grasp_wrenches(box_points, box_normals, 4, 0.5, &opt, wr, &s),
+                         bad[i].status);
+        assert_int_equal(
+            lucid_grasp_epsilon(box_points, box_normals, 4, 0.5, &opt, &r, err, sizeof err),
+            bad[i].status);
+        assert_non_null(strstr(err, bad[i].rule));
+    }
     double w[12] = {INFINITY};
     assert_int_equal(lucid_grasp_hull_epsilon(w, 2, &r, NULL, 0), LUCID_ERR_NONFINITE);
 }

@@ -34,6 +34,10 @@ local cases = {
     return lucid.distance_derivatives(sphere, I, box, far, o) end},
   {"lucid.contact_patch", "", function(o) return lucid.contact_patch(box, I, box, far, o) end},
   {"lucid.pscaling", "", function(o) return lucid.pscaling(sphere, I, box, far, o) end},
+  {"lucid.grasp.epsilon", "", function(o)
+    return lucid.grasp.epsilon({{1, 0, 0}, {-1, 0, 0}}, {{-1, 0, 0}, {1, 0, 0}}, 0.5, o) end},
+  {"lucid.grasp.wrenches", "", function(o)
+    return lucid.grasp.wrenches({{1, 0, 0}, {-1, 0, 0}}, {{-1, 0, 0}, {1, 0, 0}}, 0.5, o) end},
   {"lucid.world:step_derivatives", "", function(o)
     local w = lucid.world{}
     w:add_body{shape = sphere, mass = 1}
@@ -300,6 +304,8 @@ local readers = {
     local V = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
     return lucid.mesh.decompose({vertices = V, triangles = {{1, 3, 2}, {1, 2, 4}, {1, 4, 3}, {2, 3, 4}}}, o)
   end},
+  grasp = {"lucid.grasp.epsilon", "", function(o)
+    return lucid.grasp.epsilon({{1, 0, 0}, {-1, 0, 0}}, {{-1, 0, 0}, {1, 0, 0}}, 0.5, o) end},
   step_derivatives = {"lucid.world:step_derivatives", "", function(o)
     return world_with_body():step_derivatives(o) end},
   batch = {"lucid.batch.rollout", "", function(o)
@@ -348,7 +354,7 @@ t.case("every option table's ranges, choices and booleans are enforced by its re
       end
     end
   end
-  t.eq(tables, 10, "the tables of lucid.options()")
+  t.eq(tables, 11, "the tables of lucid.options()")
   t.eq(checked, expected, "every option but the 3-vectors (any finite value) checked")
   print(string.format("option tables: %d tables, %d options refused out of range", tables, checked))
 end)
@@ -372,6 +378,7 @@ local docs_tables = {
   {"mesh_decompose", "docs/world.md", "`lucid_decompose_option_table`", false},
   {"contact_derivatives", "docs/contact_derivatives.md", "`lucid_contact_derivative_option_table`",
    false},
+  {"grasp", "docs/grasp.md", "`lucid_grasp_option_table`", true},
   {"step_derivatives", "docs/step_derivatives.md", "`lucid_step_derivative_option_table`", true},
   {"batch", "docs/batch.md", "`lucid_batch_option_table`", true},
 }
@@ -420,7 +427,11 @@ t.case("the docs' option tables agree with lucid.options(): rows, ranges, defaul
                    string.format("%s: %s's row states '%s': %s", path, opt.name, opt.range, meaning))
         end
         local default = cells[#cells]:match("^(%S+)")
-        if type(opt.default) == "number" then
+        if opt.type == "vec3" then
+          local x, y, z = cells[#cells]:match("^%(([^,]+), ([^,]+), ([^%)]+)%)")
+          t.allnear({tonumber(x), tonumber(y), tonumber(z)}, opt.default, 0,
+                    path .. ": the default of " .. opt.name)
+        elseif type(opt.default) == "number" then
           t.eq(tonumber(default), opt.default, path .. ": the default of " .. opt.name)
         elseif type(opt.default) == "string" then
           t.eq(default, '"' .. opt.default .. '"', path .. ": the default of " .. opt.name)
