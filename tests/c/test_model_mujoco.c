@@ -256,15 +256,17 @@ static void compare_model(const char *path) {
 #endif
 
 /* Every robot model of Debian's libmujoco-samples (issue 34): one humanoid, 22 in one file
- * (22 free joints in one model), the humanoid bodies of humanoid100 and hammock, the
- * slider-crank (its loop's <equality> is a constraint, disabled on both sides) and arm26 (its
- * spatial tendons pull through MuJoCo's passive and actuator forces). */
+ * (22 free joints in one model), humanoid100 (its humanoids and a floor of free objects), the
+ * humanoid bodies of humanoid100 and hammock, the slider-crank (its loop's <equality> is a
+ * constraint, disabled on both sides) and arm26 (its spatial tendons pull through MuJoCo's passive
+ * and actuator forces). */
 static void test_samples(void **state) {
     (void)state;
     static const char *const files[] = {
         "humanoid/humanoid.xml",         "humanoid/22_humanoids.xml",
         "humanoid100/humanoid_body.xml", "hammock/humanoid_body.xml",
         "slider_crank/slider_crank.xml", "tendon_arm/arm26.xml",
+        "humanoid100/humanoid100.xml",
     };
     for (size_t i = 0; i < sizeof files / sizeof files[0]; ++i) {
         char path[256];
