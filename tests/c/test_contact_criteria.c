@@ -307,7 +307,7 @@ static void solver_rejects_bad_options_and_workspaces(void **state) {
     test_problem t = test_random_problem(2, 4);
     lucid_contact_workspace *small = lucid_contact_workspace_create(1);
     lucid_contact_options o = lucid_contact_default_options();
-    double l[6];
+    double l[6] = {0};
     lucid_contact_result res;
     assert_int_equal(lucid_contact_solve(&t.p, &o, small, l, NULL, &res), LUCID_ERR_ARGUMENT);
     lucid_contact_workspace_destroy(small);

@@ -187,7 +187,7 @@ static void warm_start_reduces_iterations(void **state) {
     for (int k = 0; k < PAIRS; ++k) {
         double tol = all_pairs[k].solver == LUCID_CONTACT_NEWTON ? 1e-6 : 1e-8;
         lucid_contact_options o = options_for(all_pairs[k], tol, 20000);
-        double l[15], dual[15];
+        double l[15], dual[15] = {0}; /* PGS leaves dual as given */
         lucid_contact_result first, cold, warm;
         assert_int_equal(lucid_contact_solve(&t.p, &o, ws, l, dual, &first), LUCID_OK);
         assert_true(first.converged);
