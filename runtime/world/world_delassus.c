@@ -489,8 +489,8 @@ static int island_dim(const lucid_world *w, const int *list, int m) {
 }
 
 /* Torsional friction needs a pair with sliding friction (its row is scaled by mu_t / mu,
- * lucid_world_contact_spin) and a solver that takes contacts of dim 4 (ccp or ncp with admm or
- * pgs): an island that has it otherwise is refused by name rather than solved without it. */
+ * lucid_world_contact_spin) and a solver that takes contacts of dim 4 (ccp or ncp with admm,
+ * pgs or ip): an island that has it otherwise is refused by name rather than solved without it. */
 static lucid_status check_torsion(lucid_world *w, const int *list, int m) {
     for (int i = 0; i < m; ++i) {
         const lucid_world_contact *c = &w->contacts[list[i]];
@@ -508,7 +508,7 @@ static lucid_status check_torsion(lucid_world *w, const int *list, int m) {
         if (!lucid_contact_dim_supported(o, 4)) {
             snprintf(w->error, sizeof w->error,
                      "contact of %.32s and %.32s: torsional friction (condim 4) needs ncp or ccp "
-                     "with admm or pgs, not %s:%s",
+                     "with admm, pgs or ip, not %s:%s",
                      a, b, lucid_contact_model_name(o->model),
                      lucid_contact_solver_name(o->solver));
             return LUCID_ERR_ARGUMENT;
@@ -559,7 +559,6 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
     dense_island d = {w, &p, NULL, w->spare + 4 * (size_t)rows, 0};
     lucid_world_island island = {.n = m,
                                  .n3 = rows,
-                                 .no_ip = dim == 4,
                                  .lambda = w->lambda,
                                  .dual = w->dual,
                                  .spare = w->spare,

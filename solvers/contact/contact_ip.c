@@ -10,7 +10,9 @@
  * step (r_c = -v o v) gives the centring sigma = (mu_aff / mu)^3, then the combined step
  * r_c = max(sigma mu, kappa) e - v o v - (W dx_a) o (W^-1 dy_a); near the relaxed central
  * point (kappa > 0, gap within 10 kappa) plain Newton on v o v = kappa e. Steps stop at 0.99
- * of the distance to the cones' boundary. */
+ * of the distance to the cones' boundary. Contacts of dim 4 (torsional friction, (t1, t2, n, s))
+ * have the cone of dimension 4 with head n: every formula below is that of a second-order
+ * cone of any dimension, written over the tangential entries T = (t1, t2[, s]). */
 #include "solvers/contact/contact_ip.h"
 
 #include <math.h>
@@ -41,12 +43,13 @@ typedef struct ip {
     double *B;                              /* body space: 9 per contact, row-major */
     double *u;                              /* body space: the columns */
     int n, m, ncp;
+    int d; /* rows per contact: 3, or 4 (t1, t2, n, s) */
     double kappa;
     double *x, *y, *dx, *dy, *dxa, *dya, *r, *rhs, *v, *w, *sigma, *lambda, *t1, *t2;
     double *x_best, *y_best; /* the iterate with the smallest model criterion so far */
-    double *W, *W2;          /* 9 per contact each (3m), column-major 3x3 */
-    double *Winv;            /* 9 per contact */
-    double *yhat;            /* 3 per contact: E's row, y_T / ||y_T|| (0 for the CCP and rays) */
+    double *W, *W2;          /* d^2 per contact each (d m), column-major d x d */
+    double *Winv;            /* d^2 per contact */
+    double *yhat;            /* d per contact: E's row, y_T / ||y_T|| (0 for the CCP and rays) */
     double *A;               /* m x m: ws->mat[0] */
     int factorizations;
     int *ipiv;
@@ -56,10 +59,19 @@ static int is_ray(const ip *s, int i) {
     return s->p->mu[i] == 0.0;
 }
 
+/* The head (normal) entry of a contact's d entries; the others are tangential. */
+#define HEAD 2
+
 /* D's diagonal entry k: 1 on tangents, mu on normals (1 for rays). */
 static double dscale(const ip *s, int k) {
-    double mu = s->p->mu[k / 3];
-    return k % 3 == 2 && mu > 0.0 ? mu : 1.0;
+    double mu = s->p->mu[k / s->d];
+    return k % s->d == HEAD && mu > 0.0 ? mu : 1.0;
+}
+
+/* ||x_T|| of a contact's d entries (t1, t2[, s]); dim 3 as before, through hypot. */
+static double tnorm(int d, const double *x) {
+    if (d == 3) return lucid_contact_hypot(x[0], x[1]);
+    return sqrt(x[0] * x[0] + x[1] * x[1] + x[3] * x[3]);
 }
 
 /* 1 when contact i's y is stored as (y_T, u): NCP contacts (not rays). y_N = ||y_T|| + u with
@@ -71,9 +83,9 @@ static int curved(const ip *s, int i) {
 }
 
 /* y_i in the cone's coordinates (y_T, y_N) from its stored form. */
-static void y_full(const ip *s, int i, const double *yi, double out[3]) {
-    out[0] = yi[0], out[1] = yi[1];
-    out[2] = curved(s, i) ? lucid_contact_hypot(yi[0], yi[1]) + yi[2] : yi[2];
+static void y_full(const ip *s, int i, const double *yi, double *out) {
+    for (int a = 0; a < s->d; ++a) out[a] = yi[a];
+    out[HEAD] = curved(s, i) ? tnorm(s->d, yi) + yi[HEAD] : yi[HEAD];
 }
 
 /* y_N^2 - ||y_T||^2 of the stored y_i, without cancellation. */
@@ -84,42 +96,56 @@ static double diag_entry(const ip *s, int k) {
     return s->sp ? s->diag[k] : lucid_contact_diag(s->p, k);
 }
 
-/* ---- one cone (3 entries, head last) ----------------------------------------------------- */
+/* ---- one cone (d entries, head HEAD) ------------------------------------------------------ */
 
 /* a o b = (a_N b_T + b_N a_T, a . b) */
-static void jordan(int ray, const double *a, const double *b, double *out) {
+static void jordan(int d, int ray, const double *a, const double *b, double *out) {
     if (ray) {
-        out[0] = out[1] = 0.0, out[2] = a[2] * b[2];
+        for (int c = 0; c < d; ++c) out[c] = 0.0;
+        out[HEAD] = a[HEAD] * b[HEAD];
         return;
     }
-    out[0] = a[2] * b[0] + b[2] * a[0];
-    out[1] = a[2] * b[1] + b[2] * a[1];
-    out[2] = a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    double dot = 0.0;
+    for (int c = 0; c < d; ++c) {
+        dot += a[c] * b[c];
+        if (c != HEAD) out[c] = a[HEAD] * b[c] + b[HEAD] * a[c];
+    }
+    out[HEAD] = dot;
 }
 
 /* a with v o a = r (v in int Q) */
-static void jordan_divide(int ray, const double *v, const double *r, double *a) {
+static void jordan_divide(int d, int ray, const double *v, const double *r, double *a) {
     if (ray) {
-        a[0] = a[1] = 0.0, a[2] = r[2] / v[2];
+        for (int c = 0; c < d; ++c) a[c] = 0.0;
+        a[HEAD] = r[HEAD] / v[HEAD];
         return;
     }
-    double det =
-        (v[2] - lucid_contact_hypot(v[0], v[1])) * (v[2] + lucid_contact_hypot(v[0], v[1]));
-    a[2] = (v[2] * r[2] - v[0] * r[0] - v[1] * r[1]) / det;
-    a[0] = (r[0] - a[2] * v[0]) / v[2];
-    a[1] = (r[1] - a[2] * v[1]) / v[2];
+    double t = tnorm(d, v), det = (v[HEAD] - t) * (v[HEAD] + t), num = v[HEAD] * r[HEAD];
+    for (int c = 0; c < d; ++c)
+        if (c != HEAD) num -= v[c] * r[c];
+    a[HEAD] = num / det;
+    for (int c = 0; c < d; ++c)
+        if (c != HEAD) a[c] = (r[c] - a[HEAD] * v[c]) / v[HEAD];
 }
 
 /* (x_N - ||x_T||)(x_N + ||x_T||) = x^T J x, without cancellation */
-static double jnorm2(const double *x) {
-    double t = lucid_contact_hypot(x[0], x[1]);
-    return (x[2] - t) * (x[2] + t);
+static double jnorm2(int d, const double *x) {
+    double t = tnorm(d, x);
+    return (x[HEAD] - t) * (x[HEAD] + t);
 }
 
 static double y_jnorm2(const ip *s, int i, const double *yi) {
-    if (!curved(s, i)) return jnorm2(yi);
-    double t = lucid_contact_hypot(yi[0], yi[1]);
-    return yi[2] * (yi[2] + 2.0 * t);
+    if (!curved(s, i)) return jnorm2(s->d, yi);
+    double t = tnorm(s->d, yi);
+    return yi[HEAD] * (yi[HEAD] + 2.0 * t);
+}
+
+/* x^T J y with J = diag(-1 on T, 1 on N) */
+static double jdot(int d, const double *x, const double *y) {
+    double q = x[HEAD] * y[HEAD];
+    for (int c = 0; c < d; ++c)
+        if (c != HEAD) q -= x[c] * y[c];
+    return q;
 }
 
 /* The largest a with x + a d in Q (x in int Q; HUGE_VAL when unbounded). With
@@ -128,12 +154,10 @@ static double y_jnorm2(const ip *s, int i, const double *yi) {
  * qa < 0 or qb < 0 (and a real root exists). f >= 0 also holds on -Q: a path through the
  * apex (d along x's axis: a double root, which round-off may turn into none) leaves Q with f
  * >= 0, so the head x_N + a d_N >= 0 bounds a as well. */
-static double max_step(int ray, const double *x, const double *d) {
-    double head = d[2] < 0.0 ? -x[2] / d[2] : HUGE_VAL;
+static double max_step(int dim, int ray, const double *x, const double *d) {
+    double head = d[HEAD] < 0.0 ? -x[HEAD] / d[HEAD] : HUGE_VAL;
     if (ray) return head;
-    double qa = d[2] * d[2] - d[0] * d[0] - d[1] * d[1];
-    double qb = x[2] * d[2] - x[0] * d[0] - x[1] * d[1];
-    double qc = jnorm2(x);
+    double qa = jdot(dim, d, d), qb = jdot(dim, x, d), qc = jnorm2(dim, x);
     if (!(qa < 0.0 || qb < 0.0)) return head;
     double disc = qb * qb - qa * qc;
     if (qa > 0.0 && disc < 0.0) return head; /* f > 0 everywhere */
@@ -141,41 +165,45 @@ static double max_step(int ray, const double *x, const double *d) {
 }
 
 /* Nesterov-Todd scaling of (x, y) (x = forces, y = velocities, both in int Q): W x = W^-1 y.
- * With J = diag(-1, -1, 1), xb = x / sqrt(x^T J x), yb = y / sqrt(y^T J y) (determinant 1),
- * the scaling point of (xb, yb) is their geometric mean wb = (yb + J xb) / (2 gamma),
- * gamma = sqrt((1 + xb . yb) / 2), its square root u = (wb + e) / sqrt(2 (wb_N + 1)), and
+ * With J = diag(-1 on T, 1 on N), xb = x / sqrt(x^T J x), yb = y / sqrt(y^T J y)
+ * (determinant 1), the scaling point of (xb, yb) is their geometric mean
+ * wb = (yb + J xb) / (2 gamma), gamma = sqrt((1 + xb . yb) / 2), its square root
+ * u = (wb + e) / sqrt(2 (wb_N + 1)), and
  *   W = eta (2 u u^T - J),  W^-1 = (2 (J u)(J u)^T - J) / eta,  eta = (y^T J y / x^T J x)^(1/4)
  * (W^2 = eta^2 (2 wb wb^T - J) is the quadratic representation of the scaling point). */
-static void nt_scaling(int ray, const double *x, const double *y, double y_jn, double W[9],
-                       double Winv[9]) {
-    memset(W, 0, sizeof(double) * 9), memset(Winv, 0, sizeof(double) * 9);
+static void nt_scaling(int d, int ray, const double *x, const double *y, double y_jn, double *W,
+                       double *Winv) {
+    memset(W, 0, sizeof(double) * (size_t)(d * d)),
+        memset(Winv, 0, sizeof(double) * (size_t)(d * d));
     if (ray) {
-        double eta = sqrt(y[2] / x[2]);
-        W[8] = eta, Winv[8] = 1.0 / eta;
+        double eta = sqrt(y[HEAD] / x[HEAD]);
+        W[HEAD * (d + 1)] = eta, Winv[HEAD * (d + 1)] = 1.0 / eta;
         return;
     }
-    double nx = sqrt(jnorm2(x)), ny = sqrt(y_jn);
-    double xb[3], yb[3], wb[3], u[3], Ju[3];
-    for (int a = 0; a < 3; ++a) xb[a] = x[a] / nx, yb[a] = y[a] / ny;
-    double gamma = sqrt(0.5 * (1.0 + xb[0] * yb[0] + xb[1] * yb[1] + xb[2] * yb[2]));
-    wb[0] = (yb[0] - xb[0]) / (2.0 * gamma);
-    wb[1] = (yb[1] - xb[1]) / (2.0 * gamma);
-    wb[2] = (yb[2] + xb[2]) / (2.0 * gamma);
-    double d = sqrt(2.0 * (wb[2] + 1.0));
-    u[0] = wb[0] / d, u[1] = wb[1] / d, u[2] = (wb[2] + 1.0) / d;
-    Ju[0] = -u[0], Ju[1] = -u[1], Ju[2] = u[2];
+    double nx = sqrt(jnorm2(d, x)), ny = sqrt(y_jn);
+    double xb[4], yb[4], wb[4] = {0}, u[4], Ju[4], J[4], dot = 1.0; /* 1 + xb . yb */
+    for (int a = 0; a < d; ++a) xb[a] = x[a] / nx, yb[a] = y[a] / ny, J[a] = a == HEAD ? 1.0 : -1.0;
+    for (int a = 0; a < d; ++a) dot += xb[a] * yb[a];
+    double gamma = sqrt(0.5 * dot);
+    for (int a = 0; a < d; ++a) wb[a] = (yb[a] + J[a] * xb[a]) / (2.0 * gamma);
+    double dn = sqrt(2.0 * (wb[HEAD] + 1.0));
+    for (int a = 0; a < d; ++a) u[a] = (a == HEAD ? wb[a] + 1.0 : wb[a]) / dn, Ju[a] = J[a] * u[a];
     double eta = sqrt(ny / nx);
-    static const double J[3] = {-1.0, -1.0, 1.0};
-    for (int b = 0; b < 3; ++b)
-        for (int a = 0; a < 3; ++a) {
+    for (int b = 0; b < d; ++b)
+        for (int a = 0; a < d; ++a) {
             double j = a == b ? J[a] : 0.0;
-            W[a + 3 * b] = eta * (2.0 * u[a] * u[b] - j);
-            Winv[a + 3 * b] = (2.0 * Ju[a] * Ju[b] - j) / eta;
+            W[a + d * b] = eta * (2.0 * u[a] * u[b] - j);
+            Winv[a + d * b] = (2.0 * Ju[a] * Ju[b] - j) / eta;
         }
 }
 
-static void mat3_vec(const double M[9], const double *x, double *out) {
-    for (int a = 0; a < 3; ++a) out[a] = M[a] * x[0] + M[a + 3] * x[1] + M[a + 6] * x[2];
+/* out = M x, M d x d column-major */
+static void mat_vec(int d, const double *M, const double *x, double *out) {
+    for (int a = 0; a < d; ++a) {
+        double t = M[a] * x[0];
+        for (int c = 1; c < d; ++c) t += M[a + d * c] * x[c];
+        out[a] = t;
+    }
 }
 
 /* ---- the whole problem -------------------------------------------------------------------- */
@@ -192,26 +220,30 @@ static void unscale(ip *s) {
 /* r = y - D^-1 sigma - S(y) (tangents of rays: 0); yhat = E's rows (NCP). */
 static void residual(ip *s) {
     for (int i = 0; i < s->n; ++i) {
-        double *r = s->r + 3 * i, *y = s->y + 3 * i, *h = s->yhat + 3 * i;
-        /* NCP: y[2] is u = y_N - S(y), so r_N = u - sigma_N / mu */
-        for (int a = 0; a < 3; ++a) r[a] = y[a] - s->sigma[3 * i + a] / dscale(s, 3 * i + a);
-        h[0] = h[1] = h[2] = 0.0;
+        int d = s->d;
+        double *r = s->r + d * i, *y = s->y + d * i, *h = s->yhat + d * i;
+        /* NCP: y[HEAD] is u = y_N - S(y), so r_N = u - sigma_N / mu */
+        for (int a = 0; a < d; ++a) r[a] = y[a] - s->sigma[d * i + a] / dscale(s, d * i + a);
+        for (int a = 0; a < d; ++a) h[a] = 0.0;
         if (is_ray(s, i)) {
-            r[0] = r[1] = 0.0;
+            for (int a = 0; a < d; ++a)
+                if (a != HEAD) r[a] = 0.0;
             continue;
         }
         if (!s->ncp) continue;
-        double t = lucid_contact_hypot(y[0], y[1]);
-        if (t > 0.0) h[0] = y[0] / t, h[1] = y[1] / t;
+        double t = tnorm(d, y);
+        if (t > 0.0)
+            for (int a = 0; a < d; ++a)
+                if (a != HEAD) h[a] = y[a] / t;
     }
 }
 
 static double gap(const ip *s) {
     double sum = 0.0;
     for (int i = 0; i < s->n; ++i) {
-        double y[3];
-        y_full(s, i, s->y + 3 * i, y);
-        for (int a = 0; a < 3; ++a) sum += s->x[3 * i + a] * y[a];
+        double y[4];
+        y_full(s, i, s->y + s->d * i, y);
+        for (int a = 0; a < s->d; ++a) sum += s->x[s->d * i + a] * y[a];
     }
     return sum / s->n;
 }
@@ -219,15 +251,19 @@ static double gap(const ip *s) {
 /* Scalings and v = W x of every contact. */
 static void scale_all(ip *s) {
     for (int i = 0; i < s->n; ++i) {
-        double y[3];
-        y_full(s, i, s->y + 3 * i, y);
-        nt_scaling(is_ray(s, i), s->x + 3 * i, y, y_jnorm2(s, i, s->y + 3 * i), s->W + 9 * i,
-                   s->Winv + 9 * i);
-        double *W = s->W + 9 * i, *W2 = s->W2 + 9 * i;
-        for (int b = 0; b < 3; ++b)
-            for (int a = 0; a < 3; ++a)
-                W2[a + 3 * b] = W[a] * W[3 * b] + W[a + 3] * W[1 + 3 * b] + W[a + 6] * W[2 + 3 * b];
-        mat3_vec(W, s->x + 3 * i, s->v + 3 * i);
+        int d = s->d, dd = d * d;
+        double y[4];
+        y_full(s, i, s->y + d * i, y);
+        nt_scaling(d, is_ray(s, i), s->x + d * i, y, y_jnorm2(s, i, s->y + d * i), s->W + dd * i,
+                   s->Winv + dd * i);
+        double *W = s->W + dd * i, *W2 = s->W2 + dd * i;
+        for (int b = 0; b < d; ++b)
+            for (int a = 0; a < d; ++a) {
+                double t = W[a] * W[d * b];
+                for (int c = 1; c < d; ++c) t += W[a + d * c] * W[c + d * b];
+                W2[a + d * b] = t;
+            }
+        mat_vec(d, W, s->x + d * i, s->v + d * i);
     }
 }
 
@@ -280,24 +316,27 @@ static lucid_status assemble_and_factor_shifted(ip *s, double shift) {
             A[i + (size_t)m * j] = p->G[i + (size_t)m * j] / (dscale(s, i) * dj);
         if (p->R) A[j + (size_t)m * j] += p->R[j] / (dj * dj);
     }
+    int d = s->d;
     if (s->ncp)
         for (int i = 0; i < s->n; ++i) {
-            const double *h = s->yhat + 3 * i;
-            if (h[0] == 0.0 && h[1] == 0.0) continue;
+            const double *h = s->yhat + d * i;
+            if (h[0] == 0.0 && h[1] == 0.0 && (d == 3 || h[3] == 0.0)) continue;
             for (int j = 0; j < m; ++j) {
-                double *col = A + (size_t)m * j + 3 * i;
-                col[2] += h[0] * col[0] + h[1] * col[1];
+                double *col = A + (size_t)m * j + d * i;
+                col[HEAD] += h[0] * col[0] + h[1] * col[1];
+                if (d == 4) col[HEAD] += h[3] * col[3];
             }
         }
     for (int i = 0; i < s->n; ++i)
-        for (int b = 0; b < 3; ++b)
-            for (int a = 0; a < 3; ++a)
-                A[3 * i + a + (size_t)m * (3 * i + b)] += s->W2[9 * i + a + 3 * b];
+        for (int b = 0; b < d; ++b)
+            for (int a = 0; a < d; ++a)
+                A[d * i + a + (size_t)m * (d * i + b)] += s->W2[d * d * i + a + d * b];
     for (int k = 0; k < m; ++k) A[k + (size_t)m * k] += shift;
     for (int i = 0; i < s->n; ++i) {
         if (!is_ray(s, i)) continue;
-        for (int t = 0; t < 2; ++t) {
-            int k = 3 * i + t;
+        for (int t = 0; t < d; ++t) {
+            if (t == HEAD) continue;
+            int k = d * i + t;
             for (int j = 0; j < m; ++j) A[k + (size_t)m * j] = A[j + (size_t)m * k] = 0.0;
             A[k + (size_t)m * k] = 1.0;
         }
@@ -315,7 +354,7 @@ static lucid_status assemble_and_factor(ip *s) {
     double big = 0.0;
     for (int k = 0; k < s->m; ++k)
         big = fmax(big, diag_entry(s, k) / (dscale(s, k) * dscale(s, k)) +
-                            s->W2[9 * (k / 3) + 4 * (k % 3)]);
+                            s->W2[s->d * s->d * (k / s->d) + (s->d + 1) * (k % s->d)]);
     lucid_status status = assemble_and_factor_shifted(s, 0.0);
     if (status != LUCID_ERR_NOT_SPD) return status;
     for (double f = 1e-14; status == LUCID_ERR_NOT_SPD && f <= 1e-6; f *= 100.0)
@@ -335,44 +374,59 @@ static void factor_solve(const ip *s, int transposed, double *x) {
 
 /* (I + E) u in place */
 static void apply_IE(const ip *s, double *u) {
+    int d = s->d;
     for (int i = 0; i < s->n; ++i) {
-        const double *h = s->yhat + 3 * i;
-        u[3 * i + 2] += h[0] * u[3 * i] + h[1] * u[3 * i + 1];
+        const double *h = s->yhat + d * i;
+        double *ui = u + d * i;
+        ui[HEAD] += h[0] * ui[0] + h[1] * ui[1];
+        if (d == 4) ui[HEAD] += h[3] * ui[3];
     }
 }
 
 /* (I + E)^T u in place */
 static void apply_IE_transposed(const ip *s, double *u) {
+    int d = s->d;
     for (int i = 0; i < s->n; ++i) {
-        const double *h = s->yhat + 3 * i;
-        u[3 * i] += h[0] * u[3 * i + 2], u[3 * i + 1] += h[1] * u[3 * i + 2];
+        const double *h = s->yhat + d * i;
+        double *ui = u + d * i;
+        for (int a = 0; a < d; ++a)
+            if (a != HEAD) ui[a] += h[a] * ui[HEAD];
     }
+}
+
+/* Zeroes the tangential entries of rays in z. */
+static void zero_ray_tangents(const ip *s, double *z) {
+    for (int i = 0; i < s->n; ++i)
+        if (is_ray(s, i))
+            for (int a = 0; a < s->d; ++a)
+                if (a != HEAD) z[s->d * i + a] = 0.0;
 }
 
 /* The Newton direction (dx, dy) for the complementarity right-hand side rc (per contact). */
 static void direction(ip *s, const double *rc, double *dx, double *dy) {
+    int d = s->d;
     for (int i = 0; i < s->n; ++i) {
         int ray = is_ray(s, i);
-        jordan_divide(ray, s->v + 3 * i, rc + 3 * i, s->w + 3 * i);
-        mat3_vec(s->W + 9 * i, s->w + 3 * i, s->t1 + 3 * i); /* W w */
+        jordan_divide(d, ray, s->v + d * i, rc + d * i, s->w + d * i);
+        mat_vec(d, s->W + d * d * i, s->w + d * i, s->t1 + d * i); /* W w */
     }
     memcpy(dx, s->r, sizeof(double) * (size_t)s->m);
     apply_IE(s, dx);
     for (int k = 0; k < s->m; ++k) dx[k] += s->t1[k];
-    for (int i = 0; i < s->n; ++i)
-        if (is_ray(s, i)) dx[3 * i] = dx[3 * i + 1] = 0.0;
+    zero_ray_tangents(s, dx);
     factor_solve(s, 0, dx);
     for (int i = 0; i < s->n; ++i) {
-        double W2dx[3];
-        mat3_vec(s->W2 + 9 * i, dx + 3 * i, W2dx);
-        for (int a = 0; a < 3; ++a) dy[3 * i + a] = s->t1[3 * i + a] - W2dx[a];
+        double W2dx[4];
+        mat_vec(d, s->W2 + d * d * i, dx + d * i, W2dx);
+        for (int a = 0; a < d; ++a) dy[d * i + a] = s->t1[d * i + a] - W2dx[a];
     }
 }
 
 /* du = dy_N - yhat . dy_T of a curved contact: the change of its stored u. */
 static double margin_step(const ip *s, int i, const double *dy) {
-    const double *d = dy + 3 * i, *h = s->yhat + 3 * i;
-    return d[2] - h[0] * d[0] - h[1] * d[1];
+    const double *d = dy + s->d * i, *h = s->yhat + s->d * i;
+    double du = d[HEAD] - h[0] * d[0] - h[1] * d[1];
+    return s->d == 4 ? du - h[3] * d[3] : du;
 }
 
 /* The stored y_i + a dy_i. A curved contact moves y_T by a dy_T and u by a du, so the
@@ -381,22 +435,23 @@ static double margin_step(const ip *s, int i, const double *dy) {
  * in a): it held sliding contacts whose velocity had to turn to steps of 1e-3 to 1e-7
  * (docs/contact_ip.md). */
 static void y_step(const ip *s, int i, double a, const double *dy, double *out) {
-    const double *y = s->y + 3 * i, *d = dy + 3 * i;
-    double du = curved(s, i) ? margin_step(s, i, dy) : d[2];
-    out[0] = y[0] + a * d[0], out[1] = y[1] + a * d[1], out[2] = y[2] + a * du;
+    const double *y = s->y + s->d * i, *d = dy + s->d * i;
+    double du = curved(s, i) ? margin_step(s, i, dy) : d[HEAD];
+    for (int c = 0; c < s->d; ++c) out[c] = y[c] + a * (c == HEAD ? du : d[c]);
 }
 
 /* The largest a with y_step(a) in Q (HUGE_VAL when unbounded). */
 static double max_step_y(const ip *s, int i, const double *dy) {
-    if (!curved(s, i)) return max_step(is_ray(s, i), s->y + 3 * i, dy + 3 * i);
+    int d = s->d;
+    if (!curved(s, i)) return max_step(d, is_ray(s, i), s->y + d * i, dy + d * i);
     double du = margin_step(s, i, dy);
-    return du < 0.0 ? -s->y[3 * i + 2] / du : HUGE_VAL;
+    return du < 0.0 ? -s->y[d * i + HEAD] / du : HUGE_VAL;
 }
 
 static double step_to_boundary(const ip *s, const double *dx, const double *dy) {
     double a = HUGE_VAL;
     for (int i = 0; i < s->n; ++i) {
-        a = fmin(a, max_step(is_ray(s, i), s->x + 3 * i, dx + 3 * i));
+        a = fmin(a, max_step(s->d, is_ray(s, i), s->x + s->d * i, dx + s->d * i));
         a = fmin(a, max_step_y(s, i, dy));
     }
     return a;
@@ -407,14 +462,15 @@ static double step_to_boundary(const ip *s, const double *dx, const double *dy) 
 static void relaxed_criteria(ip *s, lucid_contact_criteria *out) {
     double ep = 0.0, ed = 0.0, ec = 0.0, force = 0.0, velocity = 0.0;
     for (int i = 0; i < s->n; ++i) {
-        int ray = is_ray(s, i);
-        double xy[3], y[3];
-        y_full(s, i, s->y + 3 * i, y);
-        jordan(ray, s->x + 3 * i, y, xy);
-        xy[2] -= s->kappa;
-        ep = fmax(ep, lucid_cone_distance(s->p->mu[i], s->lambda + 3 * i));
-        for (int a = 0; a < 3; ++a) {
-            ed = fmax(ed, fabs(s->r[3 * i + a] * dscale(s, 3 * i + a)));
+        int ray = is_ray(s, i), d = s->d;
+        double xy[4], y[4], mu = s->p->mu[i];
+        y_full(s, i, s->y + d * i, y);
+        jordan(d, ray, s->x + d * i, y, xy);
+        xy[HEAD] -= s->kappa;
+        ep = fmax(ep, d == 4 ? lucid_cone4_distance(mu, s->lambda + d * i)
+                             : lucid_cone_distance(mu, s->lambda + d * i));
+        for (int a = 0; a < d; ++a) {
+            ed = fmax(ed, fabs(s->r[d * i + a] * dscale(s, d * i + a)));
             ec = fmax(ec, fabs(xy[a]));
         }
     }
@@ -450,10 +506,12 @@ static int check(lucid_contact_run *run, ip *s) {
 /* Per contact, a point of int Q: z + (max(||z_T|| - z_N, 0) + shift) e (rays: z_T = 0). */
 static void into_interior(const ip *s, double *z, double shift) {
     for (int i = 0; i < s->n; ++i) {
-        double *zi = z + 3 * i;
-        if (is_ray(s, i)) zi[0] = zi[1] = 0.0;
-        double t = lucid_contact_hypot(zi[0], zi[1]);
-        zi[2] = fmax(zi[2], t) + shift;
+        double *zi = z + s->d * i;
+        if (is_ray(s, i))
+            for (int a = 0; a < s->d; ++a)
+                if (a != HEAD) zi[a] = 0.0;
+        double t = tnorm(s->d, zi);
+        zi[HEAD] = fmax(zi[HEAD], t) + shift;
     }
 }
 
@@ -479,7 +537,7 @@ static void start(lucid_contact_run *run, ip *s, const double *lambda) {
     if (!(sy > 0.0)) sy = 1.0;
     double sx = sy / (diag / m);
     memset(s->x, 0, sizeof(double) * (size_t)m), memset(s->y, 0, sizeof(double) * (size_t)m);
-    for (int i = 0; i < s->n; ++i) s->x[3 * i + 2] = sx, s->y[3 * i + 2] = sy;
+    for (int i = 0; i < s->n; ++i) s->x[s->d * i + HEAD] = sx, s->y[s->d * i + HEAD] = sy;
     if (!run->o->warm_start) return;
     for (int k = 0; k < m; ++k) s->x[k] = lambda[k] * dscale(s, k);
     double xs = lucid_contact_max_abs(s->x, m);
@@ -491,11 +549,12 @@ static void start(lucid_contact_run *run, ip *s, const double *lambda) {
 static ip ip_layout(lucid_contact_run *run) {
     const lucid_contact_problem *p = run->p;
     lucid_contact_workspace *ws = run->ws;
-    int m = 3 * p->n;
+    int d = lucid_contact_dim(p), m = d * p->n;
     double *b = ws->ip;
     ip s = {.p = p,
             .n = p->n,
             .m = m,
+            .d = d,
             .ncp = run->o->model == LUCID_CONTACT_NCP,
             .kappa = run->o->kappa,
             .A = ws->mat[0],
@@ -505,8 +564,8 @@ static ip ip_layout(lucid_contact_run *run) {
                         &s.t1, &s.t2,  &s.yhat, &s.x_best, &s.y_best};
     size_t count = sizeof slots / sizeof slots[0];
     for (size_t k = 0; k < count; ++k) *slots[k] = b + k * (size_t)m;
-    s.W = b + count * m, s.W2 = s.W + 3 * (size_t)m, s.Winv = s.W2 + 3 * (size_t)m;
-    return s; /* 17 + 9 = 26 vectors: LUCID_CONTACT_IP_VECTORS */
+    s.W = b + count * m, s.W2 = s.W + (size_t)d * m, s.Winv = s.W2 + (size_t)d * m;
+    return s; /* 17 + 3 d vectors of d n (29 for d = 4): LUCID_CONTACT_IP_VECTORS of 3 capacity */
 }
 
 /* One predictor-corrector iteration from (x, y) whose residual r is current. */
@@ -518,32 +577,32 @@ static lucid_status iterate(ip *s, double *alpha_out) {
     ++s->factorizations;
     double mu = gap(s);
     double *rc = s->rhs;
-    int newton = s->kappa > 0.0 && mu <= NEWTON_ZONE * s->kappa;
+    int newton = s->kappa > 0.0 && mu <= NEWTON_ZONE * s->kappa, d = s->d;
     for (int i = 0; i < s->n; ++i) {
-        jordan(is_ray(s, i), s->v + 3 * i, s->v + 3 * i, rc + 3 * i);
-        for (int a = 0; a < 3; ++a) rc[3 * i + a] = -rc[3 * i + a];
-        if (newton) rc[3 * i + 2] += s->kappa;
+        jordan(d, is_ray(s, i), s->v + d * i, s->v + d * i, rc + d * i);
+        for (int a = 0; a < d; ++a) rc[d * i + a] = -rc[d * i + a];
+        if (newton) rc[d * i + HEAD] += s->kappa;
     }
     if (!newton) {
         direction(s, rc, s->dxa, s->dya);
         double a = fmin(1.0, step_to_boundary(s, s->dxa, s->dya));
         double mu_aff = 0.0;
         for (int i = 0; i < s->n; ++i) {
-            double ya[3], yf[3];
+            double ya[4], yf[4];
             y_step(s, i, a, s->dya, ya);
             y_full(s, i, ya, yf);
-            for (int c = 0; c < 3; ++c) mu_aff += (s->x[3 * i + c] + a * s->dxa[3 * i + c]) * yf[c];
+            for (int c = 0; c < d; ++c) mu_aff += (s->x[d * i + c] + a * s->dxa[d * i + c]) * yf[c];
         }
         mu_aff /= s->n;
         double ratio = fmax(mu_aff, 0.0) / mu, target = fmax(ratio * ratio * ratio * mu, s->kappa);
         for (int i = 0; i < s->n; ++i) {
             int ray = is_ray(s, i);
-            double wdx[3], wdy[3], corr[3];
-            mat3_vec(s->W + 9 * i, s->dxa + 3 * i, wdx);
-            mat3_vec(s->Winv + 9 * i, s->dya + 3 * i, wdy);
-            jordan(ray, wdx, wdy, corr);
-            for (int a2 = 0; a2 < 3; ++a2) rc[3 * i + a2] -= corr[a2];
-            rc[3 * i + 2] += target;
+            double wdx[4], wdy[4], corr[4];
+            mat_vec(d, s->W + d * d * i, s->dxa + d * i, wdx);
+            mat_vec(d, s->Winv + d * d * i, s->dya + d * i, wdy);
+            jordan(d, ray, wdx, wdy, corr);
+            for (int a2 = 0; a2 < d; ++a2) rc[d * i + a2] -= corr[a2];
+            rc[d * i + HEAD] += target;
         }
     }
     direction(s, rc, s->dx, s->dy);
@@ -551,9 +610,8 @@ static lucid_status iterate(ip *s, double *alpha_out) {
         if (!isfinite(s->dx[k]) || !isfinite(s->dy[k])) return LUCID_ERR_NONFINITE;
     double alpha = fmin(1.0, STEP_FRACTION * step_to_boundary(s, s->dx, s->dy));
     for (int k = 0; k < m; ++k) s->x[k] += alpha * s->dx[k];
-    for (int i = 0; i < s->n; ++i) y_step(s, i, alpha, s->dy, s->y + 3 * i);
-    for (int i = 0; i < s->n; ++i)
-        if (is_ray(s, i)) s->x[3 * i] = s->x[3 * i + 1] = s->y[3 * i] = s->y[3 * i + 1] = 0.0;
+    for (int i = 0; i < s->n; ++i) y_step(s, i, alpha, s->dy, s->y + d * i);
+    zero_ray_tangents(s, s->x), zero_ray_tangents(s, s->y);
     *alpha_out = alpha;
     return LUCID_OK;
 }
@@ -598,9 +656,9 @@ static void solve(lucid_contact_run *run, ip *sp, double *lambda, double *dual) 
     memcpy(lambda, s.lambda, sizeof(double) * (size_t)s.m);
     if (dual)
         for (int i = 0; i < s.n; ++i) {
-            double y[3];
-            y_full(&s, i, s.y + 3 * i, y);
-            for (int a = 0; a < 3; ++a) dual[3 * i + a] = y[a] * dscale(&s, 3 * i + a);
+            double y[4];
+            y_full(&s, i, s.y + s.d * i, y);
+            for (int a = 0; a < s.d; ++a) dual[s.d * i + a] = y[a] * dscale(&s, s.d * i + a);
         }
     *sp = s;
 }
@@ -666,6 +724,7 @@ lucid_status lucid_contact_solve_ip_sparse(const lucid_contact_sparse_problem *p
             .K = lucid_contact_sparse_workspace_kkt(ws),
             .n = p->n,
             .m = (int)m,
+            .d = 3,
             .ncp = o->model == LUCID_CONTACT_NCP,
             .kappa = o->kappa};
     double **slots[] = {&s.x,  &s.y,   &s.dx,   &s.dy,     &s.dxa,    &s.dya,
@@ -720,7 +779,7 @@ lucid_status lucid_contact_ip_jvp(const lucid_contact_problem *p, lucid_contact_
     int any_mu = 0;
     for (int i = 0; dmu && i < s.n; ++i)
         if (!is_ray(&s, i) && dmu[i] != 0.0) {
-            s.t1[3 * i + 2] = s.lambda[3 * i + 2] * dmu[i] / p->mu[i];
+            s.t1[s.d * i + HEAD] = s.lambda[s.d * i + HEAD] * dmu[i] / p->mu[i];
             any_mu = 1;
         }
     if (any_mu) {
@@ -734,16 +793,16 @@ lucid_status lucid_contact_ip_jvp(const lucid_contact_problem *p, lucid_contact_
     }
     for (int k = 0; k < m; ++k) b[k] /= dscale(&s, k);
     for (int i = 0; dmu && i < s.n; ++i)
-        if (!is_ray(&s, i)) b[3 * i + 2] -= s.sigma[3 * i + 2] * dmu[i] / (p->mu[i] * p->mu[i]);
+        if (!is_ray(&s, i))
+            b[s.d * i + HEAD] -= s.sigma[s.d * i + HEAD] * dmu[i] / (p->mu[i] * p->mu[i]);
     /* A dx = -(I + E) b (rays' tangents: 0) */
     apply_IE(&s, b);
     for (int k = 0; k < m; ++k) b[k] = -b[k];
-    for (int i = 0; i < s.n; ++i)
-        if (is_ray(&s, i)) b[3 * i] = b[3 * i + 1] = 0.0;
+    zero_ray_tangents(&s, b);
     factor_solve(&s, 0, b);
     for (int k = 0; k < m; ++k) dlambda[k] = b[k] / dscale(&s, k);
     for (int i = 0; dmu && i < s.n; ++i)
-        if (!is_ray(&s, i)) dlambda[3 * i + 2] -= s.lambda[3 * i + 2] * dmu[i] / p->mu[i];
+        if (!is_ray(&s, i)) dlambda[s.d * i + HEAD] -= s.lambda[s.d * i + HEAD] * dmu[i] / p->mu[i];
     return LUCID_OK;
 }
 
@@ -759,8 +818,7 @@ lucid_status lucid_contact_ip_vjp(const lucid_contact_problem *p, lucid_contact_
     double *q = s.dx;
     for (int k = 0; k < m; ++k) q[k] = lambda_bar[k] / dscale(&s, k);
     factor_solve(&s, 1, q);
-    for (int i = 0; i < s.n; ++i)
-        if (is_ray(&s, i)) q[3 * i] = q[3 * i + 1] = 0.0;
+    zero_ray_tangents(&s, q);
     apply_IE_transposed(&s, q);
     for (int k = 0; k < m; ++k) q[k] = -q[k];
     for (int k = 0; k < m; ++k) g_bar[k] = q[k] / dscale(&s, k);
@@ -783,9 +841,10 @@ lucid_status lucid_contact_ip_vjp(const lucid_contact_problem *p, lucid_contact_
                 mu_bar[i] = 0.0;
                 continue;
             }
-            double lN = s.lambda[3 * i + 2];
-            mu_bar[i] = -q[3 * i + 2] * s.sigma[3 * i + 2] / (mu * mu) - lN / mu * s.t1[3 * i + 2] -
-                        lambda_bar[3 * i + 2] * lN / mu;
+            int k = s.d * i + HEAD;
+            double lN = s.lambda[k];
+            mu_bar[i] =
+                -q[k] * s.sigma[k] / (mu * mu) - lN / mu * s.t1[k] - lambda_bar[k] * lN / mu;
         }
     }
     return LUCID_OK;

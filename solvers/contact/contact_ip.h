@@ -11,7 +11,9 @@
  * and Mehrotra's predictor-corrector; kappa = 0 drives the gap to 0 (an exact solver held to
  * the model's criterion), kappa > 0 stops on the central path (relaxed complementarity). A
  * contact with mu = 0 has the ray {lambda_T = 0, lambda_N >= 0} for a cone: its tangential
- * impulse is pinned at 0 and only its normal pair is complementary. */
+ * impulse is pinned at 0 and only its normal pair is complementary. Contacts of dim 4
+ * (t1, t2, n, s) have the cone of dimension 4 with head n, D_i = diag(1, 1, mu_i, 1) (dense
+ * problems; the body-space solve takes dim 3). */
 #ifndef LUCID_CONTACT_IP_H
 #define LUCID_CONTACT_IP_H
 

@@ -4,7 +4,8 @@
  * lambda is sigma = G lambda + g + R lambda (R an optional diagonal compliance).
  * With dim = 4 (torsional friction, MJCF condim 4) contact i owns entries 4i..4i+3, (t1, t2,
  * n, s): s a third tangential row (the spin about n, scaled as the caller chooses), in the cone
- * ||(x_t1, x_t2, x_s)|| <= mu x_n; only ccp:admm and ncp:admm take it (docs/contact.md). */
+ * ||(x_t1, x_t2, x_s)|| <= mu x_n; the pairs of lucid_contact_dim_supported take it
+ * (docs/contact.md). */
 #ifndef LUCID_CONTACT_PROBLEM_H
 #define LUCID_CONTACT_PROBLEM_H
 

@@ -94,7 +94,8 @@ int lucid_contact_stalled(double change, double size, double stall_tol) {
 }
 
 int lucid_contact_dim_supported(const lucid_contact_options *o, int dim) {
-    int solver = o->solver == LUCID_CONTACT_ADMM || o->solver == LUCID_CONTACT_PGS;
+    int solver = o->solver == LUCID_CONTACT_ADMM || o->solver == LUCID_CONTACT_PGS ||
+                 o->solver == LUCID_CONTACT_IP;
     return dim == 3 || (dim == 4 && solver && !o->first_order &&
                         (o->model == LUCID_CONTACT_CCP || o->model == LUCID_CONTACT_NCP));
 }
