@@ -25,14 +25,15 @@
 
 struct lucid_contact_derivatives {
     int capacity, n, q, rank;
-    int lu; /* K holds its LU factors (jpvt the row pivots), not its COD: K is well conditioned */
+    int dim; /* rows per contact of the factored problem (3 or 4) */
+    int lu;  /* K holds its LU factors (jpvt the row pivots), not its COD: K is well conditioned */
     int in_arena; /* its memory belongs to an arena (lucid_contact_derivatives_create_in) */
     lucid_contact_model model;
     double *lambda;                    /* m */
     lucid_contact_linearization *lins; /* n */
     lucid_contact_mode *modes;         /* n */
     double *margins;                   /* n */
-    int *active;                       /* q / 3 contact indices */
+    int *active;                       /* q / dim contact indices */
     double *K;                         /* q x q: its COD after factor */
     int *jpvt;                         /* q */
     int *iwork;                        /* q: the rcond estimate's signs (dlacn2) */
@@ -119,39 +120,44 @@ void lucid_contact_derivatives_destroy(lucid_contact_derivatives *d) {
     free(d);
 }
 
+/* Row a of Fs (D entries) dotted with x. */
+static double fs_dot(const lucid_contact_linearization *lin, int D, int a, const double *x) {
+    double v = 0.0;
+    for (int c = 0; c < D; ++c) v += lin->Fs[D * a + c] * x[c];
+    return v;
+}
+
 /* K = Fl + Fs (G + R)_AA, then each row (and its linearisation) scaled to unit max-norm. */
 static void assemble(lucid_contact_derivatives *d, const lucid_contact_problem *p) {
-    int q = d->q, na = q / 3;
+    int D = d->dim, q = d->q, na = q / D;
     for (int kj = 0; kj < na; ++kj) {
         int j = d->active[kj];
-        for (int b = 0; b < 3; ++b) {
-            double *col = d->K + (size_t)q * (3 * kj + b);
+        for (int b = 0; b < D; ++b) {
+            double *col = d->K + (size_t)q * (D * kj + b);
             for (int ki = 0; ki < na; ++ki) {
                 int i = d->active[ki];
                 const lucid_contact_linearization *lin = d->lins + i;
-                double A[3] = {lucid_contact_entry(p, 3 * i, 3 * j + b),
-                               lucid_contact_entry(p, 3 * i + 1, 3 * j + b),
-                               lucid_contact_entry(p, 3 * i + 2, 3 * j + b)};
-                for (int a = 0; a < 3; ++a) {
-                    const double *Fs = lin->Fs + 3 * a;
-                    double v = Fs[0] * A[0] + Fs[1] * A[1] + Fs[2] * A[2];
-                    if (i == j) v += lin->Fl[3 * a + b];
-                    col[3 * ki + a] = v;
+                double A[4];
+                for (int c = 0; c < D; ++c) A[c] = lucid_contact_entry(p, D * i + c, D * j + b);
+                for (int a = 0; a < D; ++a) {
+                    double v = fs_dot(lin, D, a, A);
+                    if (i == j) v += lin->Fl[D * a + b];
+                    col[D * ki + a] = v;
                 }
             }
         }
     }
     for (int ki = 0; ki < na; ++ki) {
         lucid_contact_linearization *lin = d->lins + d->active[ki];
-        for (int a = 0; a < 3; ++a) {
-            int r = 3 * ki + a;
+        for (int a = 0; a < D; ++a) {
+            int r = D * ki + a;
             double big = 0.0;
             for (int c = 0; c < q; ++c)
                 big = lucid_contact_fmax(big, fabs(d->K[r + (size_t)q * c]));
             if (!(big > 0.0)) continue;
             double s = 1.0 / big;
             for (int c = 0; c < q; ++c) d->K[r + (size_t)q * c] *= s;
-            for (int c = 0; c < 3; ++c) lin->Fl[3 * a + c] *= s, lin->Fs[3 * a + c] *= s;
+            for (int c = 0; c < D; ++c) lin->Fl[D * a + c] *= s, lin->Fs[D * a + c] *= s;
             lin->Fmu[a] *= s;
             if (lin->fa_row == a)
                 for (int c = 0; c < 3; ++c) lin->Fa[c] *= s;
@@ -198,13 +204,15 @@ lucid_status lucid_contact_derivatives_factor(lucid_contact_derivatives *d,
     if (!d || !p || !o || (p->n > 0 && !lambda)) return LUCID_ERR_ARGUMENT;
     lucid_status status = lucid_contact_problem_validate(p, NULL);
     if (status != LUCID_OK) return status;
-    if (p->n > d->capacity ||
+    int D = lucid_contact_dim(p);
+    if (p->n > d->capacity || lucid_contact_rows(p) > 3L * d->capacity ||
+        (D == 4 && o->model != LUCID_CONTACT_NCP && o->model != LUCID_CONTACT_CCP) ||
         lucid_option_table_check(lucid_contact_derivative_option_table, o, NULL) != LUCID_OK)
         return LUCID_ERR_ARGUMENT;
-    int n = p->n, m = 3 * n;
+    int n = p->n, m = D * n;
     for (int k = 0; k < m; ++k)
         if (!isfinite(lambda[k])) return LUCID_ERR_NONFINITE;
-    d->n = n, d->model = o->model, d->q = 0, d->rank = 0;
+    d->n = n, d->dim = D, d->model = o->model, d->q = 0, d->rank = 0;
     memcpy(d->lambda, lambda, sizeof(double) * (size_t)m);
     double *sigma = d->v0;
     lucid_contact_velocity(p, lambda, sigma);
@@ -213,14 +221,13 @@ lucid_status lucid_contact_derivatives_factor(lucid_contact_derivatives *d,
     if (!isfinite(sc.velocity)) return LUCID_ERR_NONFINITE;
     int na = 0;
     for (int i = 0; i < n; ++i) {
-        double A_N[3] = {lucid_contact_entry(p, 3 * i + 2, 3 * i),
-                         lucid_contact_entry(p, 3 * i + 2, 3 * i + 1),
-                         lucid_contact_entry(p, 3 * i + 2, 3 * i + 2)};
-        d->modes[i] = lucid_contact_linearize(o->model, p->mu[i], lambda + 3 * i, sigma + 3 * i,
+        double A_N[4];
+        for (int c = 0; c < D; ++c) A_N[c] = lucid_contact_entry(p, D * i + 2, D * i + c);
+        d->modes[i] = lucid_contact_linearize(o->model, D, p->mu[i], lambda + D * i, sigma + D * i,
                                               A_N, &sc, o->threshold, d->lins + i, d->margins + i);
         if (d->modes[i] != LUCID_CONTACT_BREAKING) d->active[na++] = i;
     }
-    int q = d->q = 3 * na;
+    int q = d->q = D * na;
     d->lu = 0;
     if (q == 0) return LUCID_OK;
     assemble(d, p);
@@ -241,7 +248,7 @@ lucid_status lucid_contact_derivatives_factor(lucid_contact_derivatives *d,
 
 void lucid_contact_derivatives_get_info(const lucid_contact_derivatives *d,
                                         lucid_contact_derivative_info *info) {
-    info->contacts = d->n, info->active = d->q / 3, info->size = d->q, info->rank = d->rank;
+    info->contacts = d->n, info->active = d->q / d->dim, info->size = d->q, info->rank = d->rank;
     info->rank_deficient = d->rank < d->q;
     info->margin = INFINITY;
     for (int i = 0; i < d->n; ++i) info->margin = fmin(info->margin, d->margins[i]);
@@ -313,64 +320,63 @@ lucid_status lucid_contact_derivatives_jvp(lucid_contact_derivatives *d, const d
                                            const double *dg, const double *dmu, const double *dR,
                                            double *dlambda) {
     if (!d || !dlambda) return LUCID_ERR_ARGUMENT;
-    int n = d->n, m = 3 * n, q = d->q;
+    int D = d->dim, n = d->n, m = D * n, q = d->q;
     if (!finite_or_null(dG, (long)m * m) || !finite_or_null(dg, m) || !finite_or_null(dmu, n) ||
         !finite_or_null(dR, m))
         return LUCID_ERR_NONFINITE;
     memset(dlambda, 0, sizeof(double) * (size_t)m);
     if (q == 0) return LUCID_OK;
     double *b = d->v0;
-    for (int k = 0; k < q / 3; ++k) {
+    for (int k = 0; k < q / D; ++k) {
         int i = d->active[k];
         const lucid_contact_linearization *lin = d->lins + i;
-        double ds[3] = {0.0, 0.0, 0.0}, dA[3] = {0.0, 0.0, 0.0};
-        for (int a = 0; a < 3; ++a) {
-            int r = 3 * i + a;
+        double ds[4] = {0.0, 0.0, 0.0, 0.0}, dA[3] = {0.0, 0.0, 0.0};
+        for (int a = 0; a < D; ++a) {
+            int r = D * i + a;
             if (dg) ds[a] += dg[r];
             if (dR) ds[a] += dR[r] * d->lambda[r];
             if (dG)
                 for (int c = 0; c < m; ++c) ds[a] += dG[r + (size_t)m * c] * d->lambda[c];
         }
-        if (lin->fa_row >= 0) {
+        if (lin->fa_row >= 0) { /* RaiSim: D = 3 */
             for (int c = 0; c < 3; ++c)
                 dA[c] = dG ? dG[(3 * i + 2) + (size_t)m * (3 * i + c)] : 0.0;
             if (dR) dA[2] += dR[3 * i + 2];
         }
-        for (int a = 0; a < 3; ++a) {
-            const double *Fs = lin->Fs + 3 * a;
-            double v = Fs[0] * ds[0] + Fs[1] * ds[1] + Fs[2] * ds[2];
+        for (int a = 0; a < D; ++a) {
+            double v = fs_dot(lin, D, a, ds);
             if (dmu) v += lin->Fmu[a] * dmu[i];
             if (lin->fa_row == a) v += lin->Fa[0] * dA[0] + lin->Fa[1] * dA[1] + lin->Fa[2] * dA[2];
-            b[3 * k + a] = -v;
+            b[D * k + a] = -v;
         }
     }
     lucid_status status = solve(d, b, 1, d->v1);
     if (status != LUCID_OK) return status;
-    for (int k = 0; k < q / 3; ++k)
-        for (int a = 0; a < 3; ++a) dlambda[3 * d->active[k] + a] = b[3 * k + a];
+    for (int k = 0; k < q / D; ++k)
+        for (int a = 0; a < D; ++a) dlambda[D * d->active[k] + a] = b[D * k + a];
     return LUCID_OK;
 }
 
 lucid_status lucid_contact_derivatives_vjp(lucid_contact_derivatives *d, const double *w,
                                            double *gG, double *gg, double *gmu, double *gR) {
     if (!d || !w) return LUCID_ERR_ARGUMENT;
-    int n = d->n, m = 3 * n, q = d->q;
+    int D = d->dim, n = d->n, m = D * n, q = d->q;
     if (!finite_or_null(w, m)) return LUCID_ERR_NONFINITE;
     /* y = -Fs^T z per active contact (0 elsewhere), z = (K^T)^+ w_A */
     double *z = d->v0, *y = d->scratch;
     memset(y, 0, sizeof(double) * (size_t)m);
-    for (int k = 0; k < q / 3; ++k)
-        for (int a = 0; a < 3; ++a) z[3 * k + a] = w[3 * d->active[k] + a];
+    for (int k = 0; k < q / D; ++k)
+        for (int a = 0; a < D; ++a) z[D * k + a] = w[D * d->active[k] + a];
     if (q > 0) {
         lucid_status status = solve_transposed(d, z, 1, d->v1);
         if (status != LUCID_OK) return status;
     }
-    for (int k = 0; k < q / 3; ++k) {
+    for (int k = 0; k < q / D; ++k) {
         const lucid_contact_linearization *lin = d->lins + d->active[k];
-        for (int c = 0; c < 3; ++c) {
+        for (int c = 0; c < D; ++c) {
             double v = 0.0;
-            for (int a = 0; a < 3; ++a) v += lin->Fs[3 * a + c] * z[3 * k + a];
-            y[3 * d->active[k] + c] = -v;
+            for (int a = 0; a < D; ++a) v += lin->Fs[D * a + c] * z[D * k + a];
+            y[D * d->active[k] + c] = -v;
         }
     }
     if (gg) memcpy(gg, y, sizeof(double) * (size_t)m);
@@ -380,12 +386,12 @@ lucid_status lucid_contact_derivatives_vjp(lucid_contact_derivatives *d, const d
         for (int c = 0; c < m; ++c)
             for (int r = 0; r < m; ++r) gG[r + (size_t)m * c] = y[r] * d->lambda[c];
     if (gmu) memset(gmu, 0, sizeof(double) * (size_t)n);
-    for (int k = 0; k < q / 3; ++k) {
+    for (int k = 0; k < q / D; ++k) {
         int i = d->active[k];
         const lucid_contact_linearization *lin = d->lins + i;
         if (gmu)
-            for (int a = 0; a < 3; ++a) gmu[i] -= lin->Fmu[a] * z[3 * k + a];
-        if (lin->fa_row < 0) continue;
+            for (int a = 0; a < D; ++a) gmu[i] -= lin->Fmu[a] * z[D * k + a];
+        if (lin->fa_row < 0) continue; /* RaiSim: D = 3 */
         double zr = z[3 * k + lin->fa_row];
         if (gG)
             for (int c = 0; c < 3; ++c)
@@ -395,13 +401,13 @@ lucid_status lucid_contact_derivatives_vjp(lucid_contact_derivatives *d, const d
     return LUCID_OK;
 }
 
-/* The g and mu parts of vjp for every column of W at once, in chunks of at most 3n columns (the
- * scratch holds q x 3n): Z = (K^T)^+ W_A, then per active contact gg_i = -Fs_i^T z_i and gmu_i =
- * -Fmu_i . z_i. */
+/* The g and mu parts of vjp for every column of W at once, in chunks of at most m = D n columns
+ * (the scratch holds q x m): Z = (K^T)^+ W_A, then per active contact gg_i = -Fs_i^T z_i and gmu_i
+ * = -Fmu_i . z_i. */
 lucid_status lucid_contact_derivatives_vjp_many(lucid_contact_derivatives *d, const double *W,
                                                 int count, double *gg, double *gmu) {
     if (!d || !W || count < 0) return LUCID_ERR_ARGUMENT;
-    int n = d->n, m = 3 * n, q = d->q;
+    int D = d->dim, n = d->n, m = D * n, q = d->q;
     if (!finite_or_null(W, (long)m * count)) return LUCID_ERR_NONFINITE;
     if (gg) memset(gg, 0, sizeof(double) * (size_t)m * (size_t)count);
     if (gmu) memset(gmu, 0, sizeof(double) * (size_t)n * (size_t)count);
@@ -410,48 +416,49 @@ lucid_status lucid_contact_derivatives_vjp_many(lucid_contact_derivatives *d, co
         int cols = count - c0 < m ? count - c0 : m;
         double *Z = d->scratch;
         for (int c = 0; c < cols; ++c)
-            for (int k = 0; k < q / 3; ++k)
-                for (int a = 0; a < 3; ++a)
-                    Z[3 * k + a + (size_t)q * c] =
-                        W[3 * d->active[k] + a + (size_t)m * (size_t)(c0 + c)];
+            for (int k = 0; k < q / D; ++k)
+                for (int a = 0; a < D; ++a)
+                    Z[D * k + a + (size_t)q * c] =
+                        W[D * d->active[k] + a + (size_t)m * (size_t)(c0 + c)];
         lucid_status status = solve_transposed(d, Z, cols, d->v1);
         if (status != LUCID_OK) return status;
         for (int c = 0; c < cols; ++c)
-            for (int k = 0; k < q / 3; ++k) {
+            for (int k = 0; k < q / D; ++k) {
                 int i = d->active[k];
                 const lucid_contact_linearization *lin = d->lins + i;
-                const double *z = Z + 3 * k + (size_t)q * c;
-                if (gg)
-                    for (int e = 0; e < 3; ++e)
-                        gg[3 * i + e + (size_t)m * (size_t)(c0 + c)] =
-                            -(lin->Fs[e] * z[0] + lin->Fs[3 + e] * z[1] + lin->Fs[6 + e] * z[2]);
-                if (gmu)
-                    gmu[i + (size_t)n * (size_t)(c0 + c)] =
-                        -(lin->Fmu[0] * z[0] + lin->Fmu[1] * z[1] + lin->Fmu[2] * z[2]);
+                const double *z = Z + D * k + (size_t)q * c;
+                double gm = 0.0;
+                for (int e = 0; e < D; ++e) {
+                    double v = 0.0;
+                    for (int a = 0; a < D; ++a) v += lin->Fs[D * a + e] * z[a];
+                    if (gg) gg[D * i + e + (size_t)m * (size_t)(c0 + c)] = -v;
+                    gm -= lin->Fmu[e] * z[e];
+                }
+                if (gmu) gmu[i + (size_t)n * (size_t)(c0 + c)] = gm;
             }
     }
     return LUCID_OK;
 }
 
 /* Solves for the columns in B (q x cols), scatters the rows of the active contacts into out
- * (3n x cols), zero elsewhere. */
+ * (D n x cols), zero elsewhere. */
 static lucid_status solve_scatter(lucid_contact_derivatives *d, double *B, int cols, double *out) {
-    int m = 3 * d->n, q = d->q;
+    int D = d->dim, m = D * d->n, q = d->q;
     memset(out, 0, sizeof(double) * (size_t)m * (size_t)cols);
     if (q == 0 || cols == 0) return LUCID_OK;
     lucid_status status = solve(d, B, cols, d->v1);
     if (status != LUCID_OK) return status;
     for (int c = 0; c < cols; ++c)
-        for (int k = 0; k < q / 3; ++k)
-            for (int a = 0; a < 3; ++a)
-                out[3 * d->active[k] + a + (size_t)m * c] = B[3 * k + a + (size_t)q * c];
+        for (int k = 0; k < q / D; ++k)
+            for (int a = 0; a < D; ++a)
+                out[D * d->active[k] + a + (size_t)m * c] = B[D * k + a + (size_t)q * c];
     return LUCID_OK;
 }
 
 lucid_status lucid_contact_derivatives_jacobian(lucid_contact_derivatives *d, double *dg,
                                                 double *dmu, double *dR) {
     if (!d) return LUCID_ERR_ARGUMENT;
-    int n = d->n, m = 3 * n, q = d->q;
+    int D = d->dim, n = d->n, m = D * n, q = d->q;
     double *B = d->scratch;
     lucid_status status = LUCID_OK;
     for (int pass = 0; pass < 3 && status == LUCID_OK; ++pass) {
@@ -459,18 +466,18 @@ lucid_status lucid_contact_derivatives_jacobian(lucid_contact_derivatives *d, do
         if (!out) continue;
         int cols = pass == 1 ? n : m;
         memset(B, 0, sizeof(double) * (size_t)q * (size_t)cols);
-        for (int k = 0; k < q / 3; ++k) {
+        for (int k = 0; k < q / D; ++k) {
             int i = d->active[k];
             const lucid_contact_linearization *lin = d->lins + i;
-            for (int a = 0; a < 3; ++a) {
-                double *row = B + 3 * k + a;
+            for (int a = 0; a < D; ++a) {
+                double *row = B + D * k + a;
                 if (pass == 1) {
                     row[(size_t)q * i] = -lin->Fmu[a];
                     continue;
                 }
-                for (int c = 0; c < 3; ++c) {
-                    double scale = pass == 0 ? 1.0 : d->lambda[3 * i + c];
-                    row[(size_t)q * (3 * i + c)] = -lin->Fs[3 * a + c] * scale;
+                for (int c = 0; c < D; ++c) {
+                    double scale = pass == 0 ? 1.0 : d->lambda[D * i + c];
+                    row[(size_t)q * (D * i + c)] = -lin->Fs[D * a + c] * scale;
                 }
                 if (pass == 2 && lin->fa_row == a) row[(size_t)q * (3 * i + 2)] -= lin->Fa[2];
             }

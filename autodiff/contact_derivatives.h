@@ -18,7 +18,10 @@
  * contacts; rank_deficient is then set). Products (JVP, VJP) cost two orthogonal applications
  * and one triangular solve; nothing dense of size 3n x 3n is formed unless asked. A K that
  * LAPACK's condition estimate shows far from that rank test (rcond_1 >= 1e-6) is factored by LU
- * instead: there K^+ = K^-1, the same derivative at a quarter of the factorisation's cost. */
+ * instead: there K^+ = K^-1, the same derivative at a quarter of the factorisation's cost.
+ * Problems of dim 4 (torsional friction, rows t1, t2, n, s) are taken under the NCP and the CCP:
+ * the tangential part is (t1, t2, s), each contact has 4 conditions and every 3n below reads
+ * 4n (K has 4 x active rows). */
 #ifndef LUCID_CONTACT_DERIVATIVES_H
 #define LUCID_CONTACT_DERIVATIVES_H
 
@@ -61,7 +64,8 @@ typedef struct lucid_contact_derivatives lucid_contact_derivatives;
 lucid_contact_derivative_options
 lucid_contact_derivative_default_options(lucid_contact_model model);
 
-/* Storage for problems of up to max_contacts contacts (NULL on bad size or no memory). */
+/* Storage for problems of up to max_contacts contacts and 3 max_contacts rows (so dim-4
+ * problems of up to 3/4 max_contacts contacts; NULL on bad size or no memory). */
 lucid_contact_derivatives *lucid_contact_derivatives_create(int max_contacts);
 void lucid_contact_derivatives_destroy(lucid_contact_derivatives *d);
 /* The same, its memory carved from arena (valid until the arena's next reset; destroy is then
@@ -70,9 +74,10 @@ lucid_contact_derivatives *lucid_contact_derivatives_create_in(lucid_arena *aren
                                                                int max_contacts);
 
 /* Classifies the contacts of the solution lambda of p and factors K. p and lambda are copied
- * where needed (they may change afterwards). LUCID_ERR_ARGUMENT on bad sizes/options or too
- * small a storage, the problem's validation status, LUCID_ERR_NONFINITE for a non-finite
- * lambda, LUCID_ERR_INTERNAL if LAPACK fails. Allocates nothing. */
+ * where needed (they may change afterwards). LUCID_ERR_ARGUMENT on bad sizes/options, too
+ * small a storage or dim 4 under the LCP or RaiSim's model, the problem's validation status,
+ * LUCID_ERR_NONFINITE for a non-finite lambda, LUCID_ERR_INTERNAL if LAPACK fails. Allocates
+ * nothing. */
 lucid_status lucid_contact_derivatives_factor(lucid_contact_derivatives *d,
                                               const lucid_contact_problem *p, const double *lambda,
                                               const lucid_contact_derivative_options *o);

@@ -12,7 +12,10 @@
  *     lambda_k + sign(sigma_k) mu lambda_N (sliding); F2 = sigma_N
  *   RaiSim sliding, uh = lambda_T / |lambda_T|, n1 = (uh, -mu), n2 = row N of (G + R)_ii:
  *     F0 = mu lambda_N - |lambda_T|, F1 = sigma . (n1 x n2) (stationarity on the ellipse
- *     {|lambda_T| = mu lambda_N} x {sigma_N = 0}), F2 = sigma_N. */
+ *     {|lambda_T| = mu lambda_N} x {sigma_N = 0}), F2 = sigma_N
+ * Dim 4 (torsional friction; NCP and CCP): lambda_T = (t1, t2, s), rows 0..3 of (t1, t2, n, s);
+ * the sliding rows as above with u in that 3-space and F1, F3 along an orthonormal basis w1, w2
+ * of u's complement (the derivative does not depend on which). */
 #include <math.h>
 #include <string.h>
 
@@ -40,13 +43,6 @@ static void cross(const double a[3], const double b[3], double out[3]) {
     out[0] = a[1] * b[2] - a[2] * b[1];
     out[1] = a[2] * b[0] - a[0] * b[2];
     out[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-/* The normal slack of a breaking contact: how far sigma (or its corrected form) is inside the
- * dual cone. NCP, LCP and RaiSim: sigma_N > 0; CCP: sigma_N - mu |sigma_T| > 0. */
-static double breaking_slack(lucid_contact_model model, double mu, const double s[3]) {
-    if (model == LUCID_CONTACT_CCP) return s[2] - mu * hypot(s[0], s[1]);
-    return s[2];
 }
 
 /* Sliding rows of the NCP and the CCP (header; solvers/contact/contact_sliding_rows.h); u from
@@ -112,31 +108,89 @@ static void sliding_raisim(double mu, const double l[3], const double s[3], cons
     lin->Fs[8] = 1.0;
 }
 
-lucid_contact_mode lucid_contact_linearize(lucid_contact_model model, double mu, const double l[3],
-                                           const double s[3], const double A_N[3],
+/* The tangential rows (t1, t2, s) of a dim-4 contact. */
+static const int T4[3] = {0, 1, 3};
+
+static double norm3(const double a[3]) {
+    return sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+}
+
+/* w1, w2: an orthonormal basis of the plane orthogonal to the unit u (cross products with the
+ * axis least aligned with u). */
+static void complement(const double u[3], double w1[3], double w2[3]) {
+    int k = fabs(u[0]) <= fabs(u[1]) ? (fabs(u[0]) <= fabs(u[2]) ? 0 : 2)
+                                     : (fabs(u[1]) <= fabs(u[2]) ? 1 : 2);
+    double e[3] = {0.0, 0.0, 0.0};
+    e[k] = 1.0;
+    cross(u, e, w1);
+    double nw = norm3(w1);
+    for (int c = 0; c < 3; ++c) w1[c] /= nw;
+    cross(u, w1, w2);
+}
+
+/* The sliding rows of a dim-4 contact under the NCP or the CCP (file header): row 0 the force
+ * along -u on the cone, rows 1 and 3 the rotation of u along w1 and w2 (scaled as
+ * lucid_contact_sliding_rows scales F1), row 2 the normal condition. */
+static void sliding_cone4(lucid_contact_model model, double mu, const double *l, const double *s,
+                          lucid_contact_linearization *lin) {
+    double sv[3] = {s[0], s[1], s[3]}, lv[3] = {l[0], l[1], l[3]};
+    double sT = norm3(sv), lT = norm3(lv), u[3] = {1.0, 0.0, 0.0}, w[2][3];
+    if (sT > 0.0)
+        for (int c = 0; c < 3; ++c) u[c] = sv[c] / sT;
+    else if (lT > 0.0)
+        for (int c = 0; c < 3; ++c) u[c] = -lv[c] / lT;
+    complement(u, w[0], w[1]);
+    double force = mu * l[2], c_l = 1.0, c_s = 1.0; /* the F1 scaling of contact_sliding_rows */
+    if (sT <= force)
+        c_l = force > 0.0 ? sT / force : 0.0;
+    else
+        c_s = force / sT;
+    lin->Fl[2] = mu;
+    lin->Fs[10] = 1.0;
+    for (int j = 0; j < 3; ++j) {
+        int t = T4[j];
+        lin->Fl[t] = u[j];
+        lin->Fl[4 + t] = c_l * w[0][j], lin->Fs[4 + t] = c_s * w[0][j];
+        lin->Fl[12 + t] = c_l * w[1][j], lin->Fs[12 + t] = c_s * w[1][j];
+        if (model == LUCID_CONTACT_CCP) lin->Fs[8 + t] = -mu * u[j];
+    }
+    lin->Fmu[0] = sT > 0.0 || mu > 0.0 ? l[2] : 0.0;
+    if (model == LUCID_CONTACT_CCP) lin->Fmu[2] = -sT;
+}
+
+/* |(x_t1, x_t2[, x_s])|: the tangential part of a contact's entries. */
+static double tangential(int dim, const double *x) {
+    return dim == 4 ? sqrt(x[0] * x[0] + x[1] * x[1] + x[3] * x[3]) : hypot(x[0], x[1]);
+}
+
+lucid_contact_mode lucid_contact_linearize(lucid_contact_model model, int dim, double mu,
+                                           const double *l, const double *s, const double *A_N,
                                            const lucid_contact_scales *sc, double tau,
                                            lucid_contact_linearization *lin, double *margin) {
     memset(lin, 0, sizeof *lin);
     lin->fa_row = -1;
     double normal = ratio(l[2], sc->force);
     if (!(normal > tau)) {
-        lin->Fl[0] = lin->Fl[4] = lin->Fl[8] = 1.0;
-        *margin = ratio(breaking_slack(model, mu, s), sc->velocity);
+        for (int k = 0; k < dim; ++k) lin->Fl[(dim + 1) * k] = 1.0;
+        double slack = model == LUCID_CONTACT_CCP ? s[2] - mu * tangential(dim, s) : s[2];
+        *margin = ratio(slack, sc->velocity);
         return LUCID_CONTACT_BREAKING;
     }
     *margin = normal;
     if (model == LUCID_CONTACT_LCP)
         return sliding_box(mu, l, s, sc, tau, lin, margin) ? LUCID_CONTACT_SLIDING
                                                            : LUCID_CONTACT_STICKING;
-    double slip = ratio(hypot(s[0], s[1]), sc->velocity);
+    double slip = ratio(tangential(dim, s), sc->velocity);
     if (slip <= tau && mu > 0.0) {
-        lin->Fs[0] = lin->Fs[4] = lin->Fs[8] = 1.0;
-        *margin = fmin(*margin, ratio(mu * l[2] - hypot(l[0], l[1]), sc->force));
+        for (int k = 0; k < dim; ++k) lin->Fs[(dim + 1) * k] = 1.0;
+        *margin = fmin(*margin, ratio(mu * l[2] - tangential(dim, l), sc->force));
         return LUCID_CONTACT_STICKING;
     }
     *margin = fmin(*margin, slip);
     if (model == LUCID_CONTACT_RAISIM)
         sliding_raisim(mu, l, s, A_N, lin);
+    else if (dim == 4)
+        sliding_cone4(model, mu, l, s, lin);
     else
         sliding_cone(model, mu, l, s, lin);
     return LUCID_CONTACT_SLIDING;

@@ -33,13 +33,15 @@ typedef struct ctx {
     const lucid_world *w0; /* the caller's, after the nominal step (its islands and sweeps) */
     const lucid_step_derivative_options *o;
     int nx, nt, nu, np, n; /* state, tangent, controls, parameters, nominal contacts */
+    int dim; /* rows per contact in lambda, sigma and the islands' problems (3, or 4 with
+              * torsional friction: lucid_world_contact_dim) */
     double *x0, *u0, *x1, *xs, *us, *dx, *dplus, *dminus;
     lucid_cached_force *cache0, *cache1;
     int ncache0, ncache1;
     lucid_world_contact *contacts; /* the nominal step's */
     double *lambda0, *lambda_s, *sigma0, *sigma_p, *sigma_m, *mu0, *mu_p, *mu_m, *vb;
     double *dsigma, *dmu, *dlambda;
-    double *Pl; /* implicit: dp/dlambda at the nominal inputs (nt/2 x 3n); dx+/dlambda = D Pl */
+    double *Pl; /* implicit: dp/dlambda at the nominal inputs (nt/2 x dim n); dx+/dlambda = D Pl */
     double *dp_lambda; /* one column's Pl dlambda (nt/2) */
     /* implicit: each model's dv_free/dv and dv_free/du at the nominal inputs (model_columns) */
     double **model_dvdv, **model_dvdu;
@@ -83,13 +85,13 @@ typedef struct ctx {
     int *analytic;      /* per position column: computed by position_columns */
     double *pos_dsep;   /* one position column's separations' change (n) */
     /* implicit (dense IFT): the linear columns' inputs, kept and finished together by
-     * flush_columns as matrix products: dsigma (3n), dmu (n), dp (np), base (nt) per column;
+     * flush_columns as matrix products: dsigma (dim n), dmu (n), dp (np), base (nt) per column;
      * per island the rows of Pl it moves (rows), their cotangents (Wl), their vjps (Gg, Gmu) */
     int defer, ndefer, *defer_col, *rows;
     int unsolved0, unsolved1; /* the kept position columns [0, 1) whose models' dp still want
                                * M~^-1 (lucid_step_positions_leave_rows) */
     double *dS, *dMu, *dP, *Out, *gather, *gather_mu, *island_out, *Wl, *Gg, *Gmu;
-    double *Jrows; /* the contacts' rows J (3n x np): dS's part J dP / dt */
+    double *Jrows; /* the contacts' rows J (dim n x np): dS's part J dP / dt */
 } ctx;
 
 /* Scratch of one call, from the world's arena (zeroed): freed all at once by release. */
@@ -229,9 +231,32 @@ static lucid_status model_param_shift(ctx *c, const lucid_step_param *p, double 
     return lucid_world_set_model_param(c->w, p->model, kind, (size_t)p->index, value + delta, NULL);
 }
 
+/* The world part of model p->model's geom p->index at or after part k (a decomposed geom has
+ * several), or -1. */
+static int geom_part(const lucid_world *w, const lucid_step_param *p, int k) {
+    for (int i = 0; i < w->num_bodies; ++i) {
+        const lucid_body *b = &w->bodies[i];
+        if (b->model != p->model || p->index < 0) continue;
+        for (int j = b->part_begin; j < b->part_begin + b->num_parts; ++j)
+            if (j >= k && w->part_contact[j].geom == p->index) return j;
+    }
+    return -1;
+}
+
+/* Every part of the geom of a GEOM_TORSION parameter takes torsion t. */
+static void set_geom_torsion(lucid_world *w, const lucid_step_param *p, double t) {
+    for (int k = geom_part(w, p, 0); k >= 0; k = geom_part(w, p, k + 1))
+        w->part_contact[k].torsion = t;
+}
+
 /* theta += delta (a mass scales the inertia with it). */
 static lucid_status param_shift(ctx *c, const lucid_step_param *p, double delta) {
     if (is_model_param(p)) return model_param_shift(c, p, delta);
+    if (p->kind == LUCID_STEP_PARAM_GEOM_TORSION) {
+        c->saved_value = c->w->part_contact[geom_part(c->w, p, 0)].torsion;
+        set_geom_torsion(c->w, p, c->saved_value + delta);
+        return LUCID_OK;
+    }
     if (p->kind == LUCID_STEP_PARAM_COMPLIANCE || p->kind == LUCID_STEP_PARAM_SIZE) {
         double *value = param_value(c, p);
         c->saved_value = *value;
@@ -255,6 +280,10 @@ static void param_restore(ctx *c, const lucid_step_param *p) {
         c->saved_model = NULL;
         return;
     }
+    if (p->kind == LUCID_STEP_PARAM_GEOM_TORSION) {
+        set_geom_torsion(c->w, p, c->saved_value);
+        return;
+    }
     if (p->kind == LUCID_STEP_PARAM_COMPLIANCE || p->kind == LUCID_STEP_PARAM_SIZE) {
         *param_value(c, p) = c->saved_value;
         return;
@@ -267,6 +296,12 @@ static void param_restore(ctx *c, const lucid_step_param *p) {
 
 static const char *param_problem(const lucid_world *w, const lucid_step_param *p) {
     if (p->kind == LUCID_STEP_PARAM_COMPLIANCE) return NULL;
+    if (p->kind == LUCID_STEP_PARAM_GEOM_TORSION) {
+        if (!lucid_world_model_of(w, p->model)) return "unknown model";
+        return geom_part(w, p, 0) >= 0 ? NULL
+                                       : "the geom collides with nothing in this world (no "
+                                         "contype or conaffinity, or no such geom)";
+    }
     if (is_model_param(p)) {
         double value;
         const char *why = NULL;
@@ -304,6 +339,10 @@ lucid_status lucid_step_param_get(const lucid_world *w, const lucid_step_param *
         *value = *shape_size(&copy, p->index);
         return LUCID_OK;
     }
+    if (p->kind == LUCID_STEP_PARAM_GEOM_TORSION) {
+        *value = w->part_contact[geom_part(w, p, 0)].torsion;
+        return LUCID_OK;
+    }
     const lucid_body *b = p->kind == LUCID_STEP_PARAM_COMPLIANCE ? NULL : &w->bodies[p->body];
     *value = p->kind == LUCID_STEP_PARAM_MASS          ? b->mass
              : p->kind == LUCID_STEP_PARAM_FRICTION    ? b->friction
@@ -336,6 +375,10 @@ lucid_status lucid_step_param_set(lucid_world *w, const lucid_step_param *p, dou
     }
     if (p->kind == LUCID_STEP_PARAM_SIZE) {
         *part_size(w, p) = value;
+        return LUCID_OK;
+    }
+    if (p->kind == LUCID_STEP_PARAM_GEOM_TORSION) {
+        set_geom_torsion(w, p, value);
         return LUCID_OK;
     }
     lucid_body *b = &w->bodies[p->body];
@@ -732,11 +775,12 @@ static lucid_status fd_column(ctx *c, int col, lucid_step_jacobians *J) {
 
 /* dlambda = IFT(dsigma, dmu), island by island. */
 static lucid_status solve_dlambda(ctx *c) {
+    int D = c->dim;
     for (int i = 0; i < c->islands; ++i) {
         int b = c->island_start[i], m = c->island_start[i + 1] - b;
         for (int k = 0; k < m; ++k) {
             int q = c->island_contacts[b + k];
-            memcpy(c->gi + 3 * k, c->dsigma + 3 * q, 3 * sizeof(double));
+            memcpy(c->gi + D * k, c->dsigma + D * q, (size_t)D * sizeof(double));
             c->mi[k] = c->dmu[q];
         }
         if (c->ip) {
@@ -749,7 +793,8 @@ static lucid_status solve_dlambda(ctx *c) {
             if (s != LUCID_OK) return s;
         }
         for (int k = 0; k < m; ++k)
-            memcpy(c->dlambda + 3 * c->island_contacts[b + k], c->di + 3 * k, 3 * sizeof(double));
+            memcpy(c->dlambda + D * c->island_contacts[b + k], c->di + D * k,
+                   (size_t)D * sizeof(double));
     }
     return LUCID_OK;
 }
@@ -802,9 +847,9 @@ static lucid_status velocity_jacobian(ctx *c) {
 
 /* Pl = dp/dlambda at the nominal inputs (dx+/dlambda = D Pl): p is affine in lambda (p = v_free
  * + dt M~^-1 J^T lambda), so each column is the impulse of a unit force, exact, on the nominal
- * contact rows. */
+ * contact rows (a spin row's: lambda_s = 1, the torque a). */
 static lucid_status force_jacobian(ctx *c) {
-    size_t n3 = 3 * (size_t)c->n, nt = (size_t)c->nt, np = nt / 2;
+    size_t D = (size_t)c->dim, n3 = D * (size_t)c->n, nt = (size_t)c->nt, np = nt / 2;
     int ok = 1;
     double *P = c->Pl = grab(c, np * n3, sizeof(double), &ok);
     c->dp_lambda = grab(c, np, sizeof(double), &ok);
@@ -812,12 +857,13 @@ static lucid_status force_jacobian(ctx *c) {
     lucid_status s = lucid_world_restore_contacts(c->w, c->contacts, c->n);
     if (s != LUCID_OK) return s;
     for (size_t i = 0; i < n3; ++i) {
-        lucid_world_contact *k = &c->w->contacts[i / 3];
+        lucid_world_contact *k = &c->w->contacts[i / D];
         memset(c->post, 0, np * sizeof(double));
         lucid_world_set_post_velocity(c->w, c->post);
         k->force[0] = k->force[1] = k->force[2] = 0.0;
-        k->force[i % 3] = 1.0;
-        lucid_world_apply_contact_force(c->w, (int)(i / 3));
+        k->torsion_force = i % D == 3 ? lucid_world_contact_spin(k) : 0.0;
+        if (i % D < 3) k->force[i % D] = 1.0;
+        lucid_world_apply_contact_force(c->w, (int)(i / D));
         lucid_world_post_velocity(c->w, P + np * i);
     }
     return LUCID_OK;
@@ -825,7 +871,7 @@ static lucid_status force_jacobian(ctx *c) {
 
 /* out += dx+/dlambda dlambda = D (Pl dlambda). */
 static void add_force_change(ctx *c, double *out) {
-    size_t nt = (size_t)c->nt, np = nt / 2, n3 = 3 * (size_t)c->n;
+    size_t nt = (size_t)c->nt, np = nt / 2, n3 = (size_t)c->dim * (size_t)c->n;
     lucid_dense_gemv((int)np, (int)n3, 1.0, c->Pl, (int)np, c->dlambda, 0.0, c->dp_lambda);
     lucid_dense_gemv((int)nt, (int)np, 1.0, c->D, (int)nt, c->dp_lambda, 1.0, out);
 }
@@ -901,8 +947,9 @@ static void add_impact(const ctx *c, int k, double dv_before, double *ds) {
 static void defer_column(ctx *c, int col, size_t slot, const double *dp, size_t len,
                          const double *base) {
     size_t k = (size_t)c->ndefer++, nt = (size_t)c->nt, np = nt / 2, n = (size_t)c->n;
+    size_t n3 = (size_t)c->dim * n;
     c->defer_col[k] = col;
-    memcpy(c->dS + 3 * n * k, c->dsigma, 3 * n * sizeof(double));
+    memcpy(c->dS + n3 * k, c->dsigma, n3 * sizeof(double));
     memcpy(c->dMu + n * k, c->dmu, n * sizeof(double));
     double *p = c->dP + np * k, *out = c->Out + nt * k;
     memset(p, 0, np * sizeof(double));
@@ -916,10 +963,14 @@ static void defer_column(ctx *c, int col, size_t slot, const double *dp, size_t 
 /* dS += J dP / dt over the k kept columns: the contact rows' part every one of them left out
  * (linear_dsigma, lucid_step_positions_leave_rows), one matrix product. */
 static void add_rows_part(ctx *c, size_t k) {
-    size_t np = (size_t)c->nt / 2, n3 = 3 * (size_t)c->n;
+    size_t D = (size_t)c->dim, np = (size_t)c->nt / 2, n3 = D * (size_t)c->n;
     memset(c->Jrows, 0, n3 * np * sizeof(double));
-    for (int q = 0; q < c->n; ++q)
-        lucid_world_contact_rows_add(c->w, q, c->body_slot, c->model_slot, c->Jrows + 3 * q, n3);
+    for (int q = 0; q < c->n; ++q) {
+        double *rows = c->Jrows + D * (size_t)q;
+        lucid_world_contact_rows_add(c->w, q, c->body_slot, c->model_slot, rows, n3);
+        if (D == 4)
+            lucid_world_contact_spin_row_add(c->w, q, c->body_slot, c->model_slot, rows + 3, n3);
+    }
     lucid_dense_gemm(0, 0, (int)n3, (int)k, (int)np, 1.0 / c->w->opt.dt, c->Jrows, (int)n3, c->dP,
                      (int)np, 1.0, c->dS, (int)n3);
 }
@@ -930,15 +981,15 @@ static void add_rows_part(ctx *c, size_t k) {
  * sides (the humanoid's 27, where the dense dl/dg and dl/dmu took 68), then Pl_i dLambda_i =
  * Gg^T dS_i + Gmu^T dMu_i. */
 static lucid_status add_island_forces(ctx *c, int i, size_t k) {
-    size_t np = (size_t)c->nt / 2, n3 = 3 * (size_t)c->n;
+    size_t D = (size_t)c->dim, np = (size_t)c->nt / 2, n = (size_t)c->n, n3 = D * n;
     int b = c->island_start[i];
-    size_t mm = (size_t)(c->island_start[i + 1] - b), m3 = 3 * mm, r = 0;
+    size_t mm = (size_t)(c->island_start[i + 1] - b), m3 = D * mm, r = 0;
     const int *list = c->island_contacts + b;
     for (size_t row = 0; row < np; ++row) { /* Wl's column r: the row's island entries, kept
                                              * (r advances) when one is non-zero */
         int moved = 0;
         for (size_t e = 0; e < m3; ++e) {
-            double v = c->Pl[row + np * (3 * (size_t)list[e / 3] + e % 3)];
+            double v = c->Pl[row + np * (D * (size_t)list[e / D] + e % D)];
             c->Wl[e + m3 * r] = v;
             moved |= v != 0.0;
         }
@@ -950,8 +1001,8 @@ static lucid_status add_island_forces(ctx *c, int i, size_t k) {
     for (size_t col = 0; col < k; ++col)
         for (size_t e = 0; e < mm; ++e) {
             size_t q = (size_t)list[e];
-            memcpy(c->gather + m3 * col + 3 * e, c->dS + n3 * col + 3 * q, 3 * sizeof(double));
-            c->gather_mu[mm * col + e] = c->dMu[(n3 / 3) * col + q];
+            memcpy(c->gather + m3 * col + D * e, c->dS + n3 * col + D * q, D * sizeof(double));
+            c->gather_mu[mm * col + e] = c->dMu[n * col + q];
         }
     lucid_dense_gemm(1, 0, (int)r, (int)k, (int)m3, 1.0, c->Gg, (int)m3, c->gather, (int)m3, 0.0,
                      c->island_out, (int)r);
@@ -1002,7 +1053,7 @@ static lucid_status flush_columns(ctx *c, lucid_step_jacobians *J) {
 static lucid_status begin_deferred(ctx *c) {
     if (c->ip) return LUCID_OK;
     size_t nt = (size_t)c->nt, np = nt / 2, n = (size_t)c->n, kmax = nt + (size_t)c->nu;
-    size_t maxm = 0;
+    size_t maxm = 0, D = (size_t)c->dim;
     for (int i = 0; i < c->islands; ++i) {
         size_t m = (size_t)(c->island_start[i + 1] - c->island_start[i]);
         maxm = m > maxm ? m : maxm;
@@ -1010,17 +1061,17 @@ static lucid_status begin_deferred(ctx *c) {
     int ok = 1;
     c->defer_col = grab(c, kmax, sizeof(int), &ok);
     /* each kept column's entries are written by defer_column, the rest by flush_columns */
-    c->dS = grab_raw(c, 3 * n * kmax, sizeof(double), &ok);
+    c->dS = grab_raw(c, D * n * kmax, sizeof(double), &ok);
     c->dMu = grab_raw(c, n * kmax, sizeof(double), &ok);
     c->dP = grab_raw(c, np * kmax, sizeof(double), &ok);
     c->Out = grab_raw(c, nt * kmax, sizeof(double), &ok);
-    c->gather = grab_raw(c, 3 * maxm * kmax, sizeof(double), &ok);
+    c->gather = grab_raw(c, D * maxm * kmax, sizeof(double), &ok);
     c->gather_mu = grab_raw(c, maxm * kmax, sizeof(double), &ok);
     c->island_out = grab_raw(c, np * kmax, sizeof(double), &ok);
     c->rows = grab(c, np, sizeof(int), &ok);
-    c->Jrows = grab_raw(c, 3 * n * np, sizeof(double), &ok);
-    c->Wl = grab_raw(c, 3 * maxm * np, sizeof(double), &ok);
-    c->Gg = grab_raw(c, 3 * maxm * np, sizeof(double), &ok);
+    c->Jrows = grab_raw(c, D * n * np, sizeof(double), &ok);
+    c->Wl = grab_raw(c, D * maxm * np, sizeof(double), &ok);
+    c->Gg = grab_raw(c, D * maxm * np, sizeof(double), &ok);
     c->Gmu = grab_raw(c, maxm * np, sizeof(double), &ok);
     if (!ok) return LUCID_ERR_NO_MEMORY;
     c->defer = 1, c->ndefer = 0;
@@ -1031,7 +1082,7 @@ static lucid_status begin_deferred(ctx *c) {
  * dx+ = base + D dp + dx+/dlambda dlambda (base: NULL or x+'s change at fixed p). */
 static lucid_status linear_column(ctx *c, int col, size_t slot, const double *dp, size_t len,
                                   const double *base, lucid_step_jacobians *J) {
-    size_t nt = (size_t)c->nt, n3 = 3 * (size_t)c->n;
+    size_t nt = (size_t)c->nt, n3 = (size_t)c->dim * (size_t)c->n;
     if (c->defer) {
         defer_column(c, col, slot, dp, len, base);
         return LUCID_OK;
@@ -1071,8 +1122,13 @@ static void linear_dsigma(ctx *c, const double *dp, const double *dstart) {
         lucid_vec3 u = c->defer
                            ? lucid_vec3_zero()
                            : lucid_world_contact_rows_times(w, k, c->body_slot, c->model_slot, dp);
-        double *ds = c->dsigma + 3 * k;
+        double *ds = c->dsigma + c->dim * k;
         lucid_vec3_store(lucid_vec3_scale(u, inv_dt), ds);
+        if (c->dim == 4) /* the spin row's J_s dp / dt (left to flush_columns when kept) */
+            ds[3] = c->defer ? 0.0
+                             : lucid_world_contact_spin_rows_times(w, k, c->body_slot,
+                                                                   c->model_slot, dp) *
+                                   inv_dt;
         c->dmu[k] = 0.0;
         if (dstart && c->branch[k] >= 3) /* only an impact's target reads the start velocity */
             add_impact(c, k,
@@ -1192,7 +1248,7 @@ static lucid_status position_columns(ctx *c, lucid_step_jacobians *J) {
 /* dx+/de = d/de x+(e, lambda0) + dx+/dlambda dlambda, dlambda = IFT(dsigma, dmu). */
 static lucid_status implicit_column(ctx *c, int col, lucid_step_jacobians *J) {
     double h = c->o->step, lo = lower_shift(c, col), scale = 1.0 / ((1.0 - lo) * h);
-    size_t n3 = 3 * (size_t)c->n, nt = (size_t)c->nt;
+    size_t n3 = (size_t)c->dim * (size_t)c->n, nt = (size_t)c->nt;
     int same_p = 1, same_m = 1;
     lucid_status s = fixed_step(c, col, h, c->lambda0, c->sigma_p, c->mu_p, c->dplus, &same_p);
     if (s == LUCID_OK)
@@ -1267,7 +1323,8 @@ static lucid_status factor_islands(ctx *c, lucid_step_jacobians *J) {
     for (int i = 0; i < c->islands; ++i)
         if (c->island_start[i + 1] - c->island_start[i] > maxm)
             maxm = c->island_start[i + 1] - c->island_start[i];
-    size_t m3 = 3 * (size_t)maxm;
+    int D = c->dim;
+    size_t m3 = (size_t)D * (size_t)maxm;
     c->G = grab(c, m3 * m3, sizeof(double), &same);
     c->g = grab(c, m3, sizeof(double), &same), c->R = grab(c, m3, sizeof(double), &same);
     c->li = grab(c, m3, sizeof(double), &same), c->gi = grab(c, m3, sizeof(double), &same);
@@ -1280,22 +1337,25 @@ static lucid_status factor_islands(ctx *c, lucid_step_jacobians *J) {
     for (int i = 0; i < c->islands; ++i) {
         int b = c->island_start[i], m = c->island_start[i + 1] - b;
         const int *list = c->island_contacts + b;
-        lucid_world_island_delassus(w, list, m, c->G);
+        lucid_world_island_delassus_dim(w, list, m, D, c->G);
         for (int k = 0; k < m; ++k) {
-            memcpy(c->li + 3 * k, c->lambda0 + 3 * list[k], 3 * sizeof(double));
+            memcpy(c->li + D * k, c->lambda0 + D * list[k], (size_t)D * sizeof(double));
             c->mi[k] = c->mu0[list[k]];
-            c->R[3 * k] = c->R[3 * k + 1] = 0.0, c->R[3 * k + 2] = w->opt.compliance;
-            if (c->contacts[list[k]].frictionloss > 0.0) c->R[3 * k + 2] = 0.0; /* rigid */
+            for (int e = 0; e < D; ++e) c->R[D * k + e] = 0.0;
+            c->R[D * k + 2] = w->opt.compliance;
+            if (c->contacts[list[k]].frictionloss > 0.0) c->R[D * k + 2] = 0.0; /* rigid */
         }
-        lucid_contact_dense_null_rows(m, c->G, c->R, c->mi); /* as the step's problem */
+        lucid_contact_dense_null_rows_dim(m, D, c->G, c->R, c->mi); /* as the step's problem */
         /* g = sigma - (G + R) lambda */
-        for (int r = 0; r < 3 * m; ++r) {
-            double acc = c->sigma0[3 * list[r / 3] + r % 3] - c->R[r] * c->li[r];
-            for (int q = 0; q < 3 * m; ++q) acc -= c->G[r + (size_t)(3 * m) * q] * c->li[q];
+        for (int r = 0; r < D * m; ++r) {
+            double acc = c->sigma0[D * list[r / D] + r % D] - c->R[r] * c->li[r];
+            for (int q = 0; q < D * m; ++q) acc -= c->G[r + (size_t)(D * m) * q] * c->li[q];
             c->g[r] = acc;
         }
-        lucid_contact_problem p = {m, c->G, c->g, c->mi, lucid_world_problem_R(c->R, 3L * m), 3};
-        c->ift[i] = lucid_contact_derivatives_create_in(c->arena, m);
+        lucid_contact_problem p = {m, c->G, c->g, c->mi, lucid_world_problem_R(c->R, (long)D * m),
+                                   D};
+        /* a storage holds 3 rows a contact: dim 4 wants 4 m / 3 of them */
+        c->ift[i] = lucid_contact_derivatives_create_in(c->arena, (D * m + 2) / 3);
         if (!c->ift[i]) return LUCID_ERR_NO_MEMORY;
         s = lucid_contact_derivatives_factor(c->ift[i], &p, c->li, &opt);
         if (s != LUCID_OK) return s;
@@ -1324,10 +1384,10 @@ static lucid_status allocate(ctx *c, lucid_step_jacobians *J) {
     c->Dq = grab(c, nt * (nt / 2), sizeof(double), &ok);
     c->post0 = grab(c, nt / 2, sizeof(double), &ok), c->post = grab(c, nt / 2, sizeof(double), &ok);
     c->contacts = grab(c, n, sizeof *c->contacts, &ok);
-    double **three[] = {&c->lambda0, &c->lambda_s, &c->sigma0, &c->sigma_p,
-                        &c->sigma_m, &c->dsigma,   &c->dlambda};
-    for (size_t k = 0; k < sizeof three / sizeof three[0]; ++k)
-        *three[k] = grab(c, 3 * n, sizeof(double), &ok);
+    double **rows[] = {&c->lambda0, &c->lambda_s, &c->sigma0, &c->sigma_p,
+                       &c->sigma_m, &c->dsigma,   &c->dlambda};
+    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; ++k)
+        *rows[k] = grab(c, (size_t)c->dim * n, sizeof(double), &ok);
     double **one[] = {&c->mu0, &c->mu_p, &c->mu_m, &c->vb, &c->dmu};
     for (size_t k = 0; k < sizeof one / sizeof one[0]; ++k)
         *one[k] = grab(c, n, sizeof(double), &ok);
@@ -1374,8 +1434,8 @@ static lucid_status columns(ctx *c, lucid_step_jacobians *J) {
                 : f >= 0 ? body_column(c, col, f, j, velocity, J)
                          : implicit_column(c, col, J);
         }
-        /* the analytic position columns know neither P nor the stabilisation */
-        if (s == LUCID_OK && c->reuse && c->carry && !eq) s = position_columns(c, J);
+        /* the analytic position columns know neither P, the stabilisation nor the spin rows */
+        if (s == LUCID_OK && c->reuse && c->carry && !eq && c->dim == 3) s = position_columns(c, J);
         if (s == LUCID_OK) s = flush_columns(c, J);
         c->reuse = 0;
         for (int col = 0; col < cols && s == LUCID_OK; ++col)
@@ -1385,14 +1445,6 @@ static lucid_status columns(ctx *c, lucid_step_jacobians *J) {
     }
     c->w->opt.contact = saved;
     return s;
-}
-
-/* 1 when a part of the world may make contacts with torsional friction (condim 4), whose spin
- * rows the derivatives do not take. */
-static int has_torsion(const lucid_world *w) {
-    for (int k = 0; k < w->num_parts; ++k)
-        if (w->part_contact[k].condim >= 4 && w->part_contact[k].torsion > 0.0) return 1;
-    return 0;
 }
 
 static lucid_status step_derivatives(lucid_world *w, const lucid_step_derivative_options *o,
@@ -1412,9 +1464,9 @@ static lucid_status step_derivatives(lucid_world *w, const lucid_step_derivative
         w->opt.collision == LUCID_WORLD_COLLISION_SINGLE_LEVEL)
         bad = "equality constraints (MJCF <equality>, URDF mimic) in a single_level world have no "
               "step derivatives: its relaxed derivatives do not differentiate their projection";
-    if (!bad && has_torsion(w))
-        bad = "torsional friction (MJCF condim 4) has no step derivatives: a model geom of the "
-              "world has it";
+    if (!bad && lucid_world_contact_dim(w) == 4 && o->method == LUCID_STEP_RELAXED)
+        bad = "torsional friction (MJCF condim 4) has no relaxed step derivatives (the interior "
+              "point solver takes 3 rows a contact): use method implicit or fd";
     if (!bad && w->opt.collision == LUCID_WORLD_COLLISION_SINGLE_LEVEL &&
         o->method != LUCID_STEP_RELAXED)
         bad = "a single_level world has method relaxed only (at its single_level.kappa)";
@@ -1434,7 +1486,8 @@ static lucid_status step_derivatives(lucid_world *w, const lucid_step_derivative
              .nx = lucid_world_state_size(w),
              .nt = lucid_world_tangent_size(w),
              .nu = lucid_world_controls_size(w),
-             .np = o->num_params};
+             .np = o->num_params,
+             .dim = lucid_world_contact_dim(w)};
     int ok = copy_cache(&c, w, &c.cache0, &c.ncache0);
     c.x0 = grab(&c, (size_t)c.nx, sizeof(double), &ok);
     c.u0 = grab(&c, (size_t)c.nu, sizeof(double), &ok);
@@ -1458,8 +1511,12 @@ static lucid_status step_derivatives(lucid_world *w, const lucid_step_derivative
     if (s == LUCID_OK) {
         lucid_world_get_state(w, c.x1);
         if (c.n > 0) memcpy(c.contacts, w->contacts, sizeof *c.contacts * (size_t)c.n);
-        for (int k = 0; k < c.n; ++k)
-            memcpy(c.lambda0 + 3 * k, w->contacts[k].force, 3 * sizeof(double));
+        for (int k = 0; k < c.n; ++k) { /* a spin row's force is torsion_force / a */
+            const lucid_world_contact *ck = &w->contacts[k];
+            double a = lucid_world_contact_spin(ck);
+            memcpy(c.lambda0 + c.dim * k, ck->force, 3 * sizeof(double));
+            if (c.dim == 4) c.lambda0[4 * k + 3] = a > 0.0 ? ck->torsion_force / a : 0.0;
+        }
         J->nt = c.nt, J->nu = c.nu, J->np = c.np, J->contacts = c.n;
         s = setup_geometry(&c, J, why);
         if (s == LUCID_OK) s = columns(&c, J);

@@ -47,16 +47,20 @@ typedef enum lucid_step_param_kind {
                             * box half extents x, y, z; ellipsoid radii; capsule, cylinder, cone
                             * radius then half length): the collision geometry only, the body's
                             * mass and inertia stay as they are */
-    LUCID_STEP_PARAM_JOINT_FRICTIONLOSS, /* a model joint's dry friction (all its dofs) */
-    LUCID_STEP_PARAM_JOINT_ARMATURE,     /* a model joint's armature (all its dofs) */
-    LUCID_STEP_PARAM_TENDON_FRICTIONLOSS /* a model tendon's dry friction (index: the tendon) */
+    LUCID_STEP_PARAM_JOINT_FRICTIONLOSS,  /* a model joint's dry friction (all its dofs) */
+    LUCID_STEP_PARAM_JOINT_ARMATURE,      /* a model joint's armature (all its dofs) */
+    LUCID_STEP_PARAM_TENDON_FRICTIONLOSS, /* a model tendon's dry friction (index: the tendon) */
+    LUCID_STEP_PARAM_GEOM_TORSION         /* a model geom's torsional friction coefficient (m, MJCF
+                                           * friction[1]; index: the geom; every part of a decomposed
+                                           * geom): a pair takes the larger at equal priority */
 } lucid_step_param_kind;
 
 typedef struct lucid_step_param {
     lucid_step_param_kind kind;
     int body;  /* world body id (static bodies: friction and size only) */
-    int model; /* LINK_MASS, JOINT_*, TENDON_*: the world's model id, and index its model body */
-    int index; /* (link), joint or tendon (lucid_world_set_model_param); SIZE: which size, from 0 */
+    int model; /* LINK_MASS, JOINT_*, TENDON_*, GEOM_TORSION: the world's model id, and index its
+                * model body (link), joint or tendon (lucid_world_set_model_param) or geom */
+    int index; /* those, or SIZE: which size, from 0 */
     int part;  /* SIZE: the part of the body, from 0 */
 } lucid_step_param;
 

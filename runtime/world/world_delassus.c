@@ -636,6 +636,10 @@ void lucid_world_island_delassus(lucid_world *w, const int *list, int m, double 
     assemble_delassus(w, list, m, G);
 }
 
+void lucid_world_island_delassus_dim(lucid_world *w, const int *list, int m, int dim, double *G) {
+    assemble_delassus_dim(w, list, m, dim, G);
+}
+
 lucid_vec3 lucid_world_contact_velocity(const lucid_world *w, int k, const lucid_vec3 *v,
                                         const lucid_vec3 *om) {
     return contact_velocity(w, k, v, om);

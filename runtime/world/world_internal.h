@@ -560,7 +560,15 @@ void lucid_world_models_apply_forces(lucid_world *w, int n);
 /* The dense Delassus matrix J M~^-1 J^T of the m contacts in list (3m x 3m, column-major; limit
  * contacts get unit tangential diagonals), from the rows lucid_world_contact_rows built. */
 void lucid_world_island_delassus(lucid_world *w, const int *list, int m, double *G);
-/* One step with the contact forces lambda (3n, in the frames of `expect`) instead of a solve:
+/* The same with dim rows per contact (3, or 4: the spin rows, a contact without torsional
+ * friction decoupled as the solve's island has it): dim m x dim m. */
+void lucid_world_island_delassus_dim(lucid_world *w, const int *list, int m, int dim, double *G);
+/* Rows per contact of the step derivatives' contact arrays (lambda, sigma): 4 when a part of
+ * the world has condim 4 (torsional friction: the spin row, force lambda_s = torsion_force / a;
+ * 0 for a contact without), else 3. By condim, not by the torsion a parameter shifts. */
+int lucid_world_contact_dim(const lucid_world *w);
+/* One step with the contact forces lambda (dim n, lucid_world_contact_dim, in the frames of
+ * `expect`) instead of a solve:
  * prepare, then if the contact list equals expect's n contacts (bodies, parts, limits, order:
  * *same = 1) v+ = v_free + dt M~^-1 J^T lambda, sigma (3n) = (J v+ - c* e_n)/dt + R lambda (the
  * solver's (G + R) lambda + g), mu (n, may be NULL) each contact's friction, and integration.
@@ -606,6 +614,12 @@ lucid_vec3 lucid_world_contact_rows_times(const lucid_world *w, int k, const int
  * points at the contact's first row of a column-major matrix of leading dimension ld). */
 void lucid_world_contact_rows_add(const lucid_world *w, int k, const int *body_slot,
                                   const int *model_slot, double *rows, size_t ld);
+/* The same for contact k's spin row (torsional friction; 0 / nothing without): J_s dp, and
+ * row[ld c] += J_s's entry c. */
+double lucid_world_contact_spin_rows_times(const lucid_world *w, int k, const int *body_slot,
+                                           const int *model_slot, const double *dp);
+void lucid_world_contact_spin_row_add(const lucid_world *w, int k, const int *body_slot,
+                                      const int *model_slot, double *row, size_t ld);
 /* The Jacobians of x+ = lucid_world_step_integrate from configuration x0's positions with
  * final velocities p (lucid_world_post_velocity layout), as a tangent at x+(x0, p) itself
  * (world_integrate_jacobians.c): Dp = dx+/dp and Dq = dx+/d(position tangent of x0) at fixed

@@ -1189,6 +1189,11 @@ void lucid_world_models_apply_forces(lucid_world *w, int n) {
             double *work = wm->work + side->dof;
             for (int d = 0; d < 3; ++d)
                 for (size_t j = 0; j < nv; ++j) work[j] += J[(size_t)d * nv + j] * f[d];
+            if (side->spin) { /* the spin row's force lambda_s = torsion_force / a */
+                double ls =
+                    w->contacts[k].torsion_force / lucid_world_contact_spin(&w->contacts[k]);
+                for (size_t j = 0; j < nv; ++j) work[j] += J[3 * nv + j] * ls;
+            }
             touched = 1;
         }
     for (int i = 0; touched && i < w->num_models; ++i) {

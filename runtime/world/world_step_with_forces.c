@@ -50,14 +50,36 @@ static int derivative_branch(const lucid_world *w, const lucid_world_contact *c,
     return piece;
 }
 
+int lucid_world_contact_dim(const lucid_world *w) {
+    for (int k = 0; k < w->num_parts; ++k)
+        if (w->part_contact[k].condim >= 4) return 4;
+    return 3;
+}
+
+/* The spin row's velocity a n . (w2 - w1) of contact k from v_free (0 without torsion). */
+static double spin_velocity(const lucid_world *w, int k) {
+    double out = 0.0;
+    for (int p = 0; p < 2; ++p) {
+        const lucid_contact_side *sd = &w->sides[2 * k + p];
+        if (!sd->spin) continue;
+        if (sd->model >= 0)
+            out += lucid_world_models_side_spin_velocity(w, sd, 1);
+        else if (sd->body >= 0)
+            out += sd->sign * lucid_vec3_dot(sd->spin_ang, w->w_free[sd->body]);
+    }
+    return out;
+}
+
 /* sigma_k = (J_k v+ - c*_k e_n) / dt + R_k lambda_k (+ lambda_T on a limit's unit tangential
- * diagonal): the solver's (G + R) lambda + g, evaluated through the velocities. A friction
+ * diagonal; sigma_k[3] = J_s v+ / dt, the spin row, in a world of dim 4): the solver's
+ * (G + R) lambda + g, evaluated through the velocities. A friction
  * row's normal: d (lambda_n - f), d the nominal step's (expect's; it multiplies lambda_n - f,
  * zero at a solution, so its own change with the inputs drops out of dsigma). */
 static void contact_sigma(const lucid_world *w, const lucid_world_contact *expect, int k,
-                          const double *v_before, int *branch, double *sigma) {
+                          const double *v_before, int *branch, int dim, double *sigma) {
     const lucid_world_contact *c = &w->contacts[k];
     const double dt = w->opt.dt;
+    if (dim == 4) sigma[3] = spin_velocity(w, k) / dt;
     lucid_vec3 u = lucid_world_contact_velocity(w, k, w->v_free, w->w_free);
     if (c->frictionloss > 0.0) {
         sigma[0] = u.x / dt, sigma[1] = u.y / dt;
@@ -76,16 +98,18 @@ static void contact_sigma(const lucid_world *w, const lucid_world_contact *expec
 static void apply_forces(lucid_world *w, const lucid_world_contact *expect, int n,
                          const double *lambda, double *sigma, double *mu, double *v_before,
                          int *branch) {
+    int dim = lucid_world_contact_dim(w);
     for (int k = 0; k < n; ++k) {
         lucid_world_contact *c = &w->contacts[k];
-        memcpy(c->force, lambda + 3 * k, sizeof c->force);
+        memcpy(c->force, lambda + dim * k, sizeof c->force);
+        c->torsion_force = dim == 4 ? lucid_world_contact_spin(c) * lambda[4 * k + 3] : 0.0;
         if (mu) mu[k] = c->friction;
         /* the models' velocity at the start is what their side velocity reads for "not free" */
         v_before[k] = lucid_world_contact_velocity(w, k, w->v_start, w->w_start).z;
     }
     for (int k = 0; k < n; ++k) lucid_world_apply_contact_force(w, k);
     if (w->rows_without_inverse) lucid_world_models_apply_forces(w, n);
-    for (int k = 0; k < n; ++k) contact_sigma(w, expect, k, v_before, branch, sigma + 3 * k);
+    for (int k = 0; k < n; ++k) contact_sigma(w, expect, k, v_before, branch, dim, sigma + dim * k);
 }
 
 /* Once the contact list is set: when it is expect's, its rows, the forces lambda and the
@@ -234,6 +258,43 @@ void lucid_world_contact_rows_add(const lucid_world *w, int k, const int *body_s
                     out[(size_t)d + ld * (size_t)(3 + e)] += sd->sign * ang[e];
                 }
             }
+        }
+    }
+}
+
+double lucid_world_contact_spin_rows_times(const lucid_world *w, int k, const int *body_slot,
+                                           const int *model_slot, const double *dp) {
+    double out = 0.0;
+    for (int side = 0; side < 2; ++side) {
+        const lucid_contact_side *sd = &w->sides[2 * k + side];
+        if (!sd->spin) continue;
+        if (sd->model >= 0) {
+            size_t nv = sd->width;
+            const double *J = w->link_J + sd->row + 3 * nv,
+                         *x = dp + model_slot[sd->model] + sd->dof;
+            for (size_t q = 0; q < nv; ++q) out += J[q] * x[q];
+        } else if (sd->body >= 0) {
+            out += sd->sign *
+                   lucid_vec3_dot(sd->spin_ang, lucid_vec3_load(dp + body_slot[sd->body] + 3));
+        }
+    }
+    return out;
+}
+
+void lucid_world_contact_spin_row_add(const lucid_world *w, int k, const int *body_slot,
+                                      const int *model_slot, double *row, size_t ld) {
+    for (int side = 0; side < 2; ++side) {
+        const lucid_contact_side *sd = &w->sides[2 * k + side];
+        if (!sd->spin) continue;
+        if (sd->model >= 0) {
+            size_t nv = sd->width;
+            const double *J = w->link_J + sd->row + 3 * nv;
+            double *out = row + ld * ((size_t)model_slot[sd->model] + sd->dof);
+            for (size_t q = 0; q < nv; ++q) out[ld * q] += J[q];
+        } else if (sd->body >= 0) {
+            double *out = row + ld * ((size_t)body_slot[sd->body] + 3);
+            const double a[3] = {sd->spin_ang.x, sd->spin_ang.y, sd->spin_ang.z};
+            for (int e = 0; e < 3; ++e) out[ld * (size_t)e] += sd->sign * a[e];
         }
     }
 }

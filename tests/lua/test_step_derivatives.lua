@@ -1069,3 +1069,90 @@ t.case("a contact that may appear in a perturbed configuration: detection at eac
   w:set_state(x)
   t.eq(w:step_derivatives{geometry = "carried"}.fallback_columns, 0) -- documented blind spot
 end)
+
+-- Torsional friction (MJCF condim 4): each contact's fourth row, the spin a n . (w2 - w1)
+-- with a = mu_t / mu, in the IFT's dim-4 problem; a geom's torsional coefficient is a
+-- parameter. Smooth regimes only: spinning (the spin on the cone's boundary) and held.
+local function write_xml(xml)
+  local path = os.tmpname()
+  local f = assert(io.open(path, "w"))
+  f:write(xml)
+  f:close()
+  return path
+end
+
+local function column_size(P)
+  local m = 0
+  for i = 1, P:rows() do m = math.max(m, math.abs(P:get(i, 1))) end
+  return m
+end
+
+t.case("torsional friction: a sphere spinning and sliding on a condim 4 floor", function()
+  -- the floor's torsional coefficient (0.02 m) is the pair's (the larger): its column is smooth
+  local m = lucid.model.load(write_xml([[
+<mujoco><option timestep="0.001"/><worldbody>
+  <geom name="floor" type="plane" size="0 0 1" condim="4" friction="1 0.02"/>
+  <body pos="0 0 0.1"><freejoint/>
+    <geom name="ball" type="sphere" size="0.1" mass="1" condim="4" friction="1 0.005"/></body>
+</worldbody></mujoco>]]))
+  for _, vx in ipairs{0, 0.3} do -- spinning; spinning and sliding (one cone over both)
+    local w = lucid.world{dt = 1e-3, contact = {tol = 1e-12, max_iter = 5000}}
+    local id = w:add_model(m)
+    w:step(300)
+    local v = w:v(id)
+    v[1], v[6] = vx, 10
+    w:set_v(id, v)
+    w:step(5)
+    local torsion = {model = id, geom = "floor", "torsion"}
+    t.near(w:param(torsion), 0.02, 0)
+    local D = check_against_fd("sphere spinning at vx " .. vx, w, {params = {torsion}})
+    t.eq(#D.contacts, 1)
+    t.eq(D.contacts[1].mode, "sliding")
+    t.truthy(column_size(D.params[1]) > 1, "the torsion column moves the spin")
+  end
+end)
+
+t.case("torsional friction: a box twisted below and above its torsional limit", function()
+  -- a plain box (friction 1) on a condim 4 floor (0.01, 0.05 m: the pair's), four corner
+  -- contacts; a torque of 0.5x the limit is held (sticking), 1.5x spins it (sliding)
+  local m = lucid.model.load(write_xml([[
+<mujoco><worldbody>
+  <geom name="floor" type="plane" size="0 0 1" condim="4" friction="0.01 0.05"/>
+</worldbody></mujoco>]]))
+  local h, mu, mu_t = 0.05, 0.01, 0.05
+  local limit = 9.81 * math.sqrt(mu * mu * 2 * h * h + mu_t * mu_t)
+  for _, frac in ipairs{0.5, 1.5} do
+    local w = lucid.world{dt = 1e-3, contact = {tol = 1e-12, max_iter = 5000}}
+    local id = w:add_model(m)
+    local box = w:add_body{shape = lucid.box(h, h, h), mass = 1, friction = 1, pose = at(0, 0, h)}
+    w:step(200)
+    for _ = 1, 20 do
+      w:set_controls{0, 0, 0, 0, 0, frac * limit}
+      w:step()
+    end
+    w:set_controls{0, 0, 0, 0, 0, frac * limit}
+    local torsion = {model = id, geom = "floor", "torsion"}
+    local D = check_against_fd("box at " .. frac .. " x its torsional limit", w,
+                               {params = {torsion, {body = box, "mass"}}})
+    t.eq(#D.contacts, 4)
+    for _, c in ipairs(D.contacts) do t.eq(c.mode, frac < 1 and "sticking" or "sliding") end
+    if frac > 1 then t.truthy(column_size(D.params[1]) > 1e-3, "the torsion column moves the spin") end
+  end
+end)
+
+t.case("torsional friction: w:param / w:set_param, and what has no derivatives", function()
+  local m = lucid.model.load("tests/data/model/mjcf_torsion_spin.xml")
+  local w = lucid.world{dt = 1e-3}
+  local id = w:add_model(m)
+  local floor = {model = id, geom = "floor", "torsion"}
+  t.near(w:param(floor), 0.01, 0)
+  w:set_param(floor, 0.03)
+  t.near(w:param(floor), 0.03, 0)
+  w:step(100)
+  t.near(w:contacts()[1].torsion, 0.03, 0) -- the pair takes the larger
+  t.raises("lucid.world:set_param: parameter value out of range", w.set_param, w, floor, -1)
+  t.raises("the model has no geom \"wall\"", w.param, w, {model = id, geom = "wall", "torsion"})
+  t.raises("params[1]: unknown entry", w.param, w, {model = id, geom = "floor", "torsion", part = 1})
+  t.raises("torsional friction (MJCF condim 4) has no relaxed step derivatives",
+           w.step_derivatives, w, {method = "relaxed"})
+end)
