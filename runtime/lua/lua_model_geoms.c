@@ -3,7 +3,7 @@
  * Each entry: {body = name or nil (static), name = geom name or nil, shape = lucid.shape (a
  * copy), pose = se3 in the body's frame (static geoms: in the model's world frame), contype,
  * conaffinity, and MuJoCo's contact parameters friction (sliding), torsion (m, MJCF
- * friction[1]), condim, priority, margin,
+ * friction[1]), rolling (m, friction[2]), condim, priority, margin,
  * gap (docs/model_files.md)}, and for a mesh decomposed by the loader (meshes = "decompose")
  * parts = {convex shapes}, in the geom's frame (shape is then the mesh's hull). A link's geom in
  * the world: m:frame_pose(q, body) * pose. */
@@ -23,7 +23,7 @@ int lucid_lua_model_geoms(lua_State *L) {
     lua_createtable(L, n > (size_t)INT_MAX ? 0 : (int)n, 0);
     for (size_t i = 0; i < n; ++i) {
         const lucid_model_geom *g = &geoms[i];
-        lua_createtable(L, 0, 12);
+        lua_createtable(L, 0, 13);
         lucid_se3 pose = g->pose;
         if (g->body >= 0) {
             lucid_se3 placement = lucid_model_body_placement(m, (size_t)g->body);
@@ -48,6 +48,8 @@ int lucid_lua_model_geoms(lua_State *L) {
         lua_setfield(L, -2, "friction");
         lua_pushnumber(L, g->torsion);
         lua_setfield(L, -2, "torsion");
+        lua_pushnumber(L, g->rolling);
+        lua_setfield(L, -2, "rolling");
         lua_pushinteger(L, g->condim);
         lua_setfield(L, -2, "condim");
         lua_pushinteger(L, g->priority);

@@ -451,6 +451,11 @@ static int l_contacts(lua_State *L) {
             set_number(L, "torsion", c[i].torsion);
             set_number(L, "torque", c[i].torsion_force);
         }
+        if (c[i].rolling > 0.0) { /* condim 6: the rolling coefficient, torques about t1, t2 */
+            set_number(L, "rolling", c[i].rolling);
+            lucid_lua_pushvalues(L, c[i].rolling_force, 2);
+            lua_setfield(L, -2, "rolling_torque");
+        }
         set_number(L, "include_margin", c[i].include_margin);
         int g1 = lucid_world_part_geom(w, c[i].body1, c[i].part1);
         int g2 = lucid_world_part_geom(w, c[i].body2, c[i].part2);
@@ -527,10 +532,13 @@ static int l_contact_problem(lua_State *L) {
         p = (lucid_contact_problem){sp.n, NULL, sp.g, sp.mu, sp.R, 3};
         list = sparse_list;
     }
-    if (lucid_contact_dim(&p) == 4)
+    if (lucid_contact_dim(&p) > 3)
         lucid_lua_fail(L, fname,
-                       "the last island has torsional friction (condim 4, 4 rows per contact), "
-                       "which this view of 3 rows per contact does not show");
+                       "the last island has %s, which this view of 3 rows per contact does not "
+                       "show",
+                       lucid_contact_dim(&p) == 4
+                           ? "torsional friction (condim 4, 4 rows per contact)"
+                           : "rolling friction (condim 6, 6 rows per contact)");
     const lucid_world_contact *c = lucid_world_contacts(w);
     int n3 = 3 * p.n;
     lua_createtable(L, 0, 8);

@@ -1234,14 +1234,10 @@ static lucid_status geom(mjcf *P, const xmlNode *el, int body, int childclass, p
         !lucid_model_xml_int(X_, el, "priority", v, INT_MIN, INT_MAX, &priority))
         return X_->status;
     if (X_->status) return X_->status;
-    if (condim == 6)
-        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
-                                    "<geom> condim=\"6\" is not supported (rolling friction; 1: "
-                                    "frictionless, 3: sliding, 4: sliding and torsional friction)");
-    if (condim != 1 && condim != 3 && condim != 4)
+    if (condim != 1 && condim != 3 && condim != 4 && condim != 6)
         return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
                                     "<geom> condim must be 1, 3, 4 or 6 (got %ld)", condim);
-    /* sliding, torsional (a length) and rolling (read, used by condim 6 only) coefficients */
+    /* sliding, torsional (a length, condim >= 4) and rolling (a length, condim 6) coefficients */
     double fr[3] = {1.0, 0.005, 0.0001};
     if (reals(P, el, K_GEOM, cls, "friction", fr, 1, 3) < 0) return X_->status;
     if (fr[0] < 0.0 || fr[1] < 0.0 || fr[2] < 0.0)
@@ -1249,6 +1245,7 @@ static lucid_status geom(mjcf *P, const xmlNode *el, int body, int childclass, p
     /* the pair's rule (condim and friction of the pair, docs/model_files.md) is the world's */
     g.friction = fr[0];
     g.torsion = fr[1] * P->scale;
+    g.rolling = fr[2] * P->scale;
     g.condim = (int)condim;
     g.priority = (int)priority;
     g.contype = (unsigned)contype;

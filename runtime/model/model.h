@@ -170,7 +170,7 @@ typedef struct lucid_model_geom {
     lucid_shape shape; /* meshes are owned by the model */
     lucid_se3 pose;    /* in the node's frame (in the world frame when static) */
     double friction;   /* MuJoCo's contact parameters, as lucid_geom_spec has them */
-    double torsion;
+    double torsion, rolling;
     int condim, priority;
     double solmix, margin, gap;
     unsigned contype, conaffinity;

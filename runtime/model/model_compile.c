@@ -725,9 +725,14 @@ static lucid_status build_geoms(const compile_ctx *c, lucid_model *m, const body
                       "torsion must be finite and >= 0 (got %g)", g.torsion);
             break;
         }
-        if (g.condim != 1 && g.condim != 3 && g.condim != 4) {
+        if (!isfinite(g.rolling) || g.rolling < 0.0) {
             st = fail(c, LUCID_ERR_ARGUMENT, "geom", g.name, i, g.line,
-                      "condim must be 1, 3 or 4 (got %d)", g.condim);
+                      "rolling must be finite and >= 0 (got %g)", g.rolling);
+            break;
+        }
+        if (g.condim != 1 && g.condim != 3 && g.condim != 4 && g.condim != 6) {
+            st = fail(c, LUCID_ERR_ARGUMENT, "geom", g.name, i, g.line,
+                      "condim must be 1, 3, 4 or 6 (got %d)", g.condim);
             break;
         }
         if (!(g.margin >= 0.0 && g.gap >= 0.0 && isfinite(g.margin) && isfinite(g.gap) &&
@@ -786,7 +791,7 @@ static lucid_status build_geoms(const compile_ctx *c, lucid_model *m, const body
             mg->mocap = g->body == LUCID_MODEL_WORLD ? -1 : loc[g->body].mocap;
             mg->in_mocap = mg->mocap >= 0 ? mg->pose : lucid_se3_identity();
             if (mg->mocap >= 0) mg->pose = lucid_se3_compose(&m->mocap[mg->mocap].pose, &mg->pose);
-            mg->friction = g->friction, mg->torsion = g->torsion;
+            mg->friction = g->friction, mg->torsion = g->torsion, mg->rolling = g->rolling;
             mg->condim = g->condim, mg->priority = g->priority;
             mg->solmix = g->solmix, mg->margin = g->margin, mg->gap = g->gap;
             mg->contype = g->contype;

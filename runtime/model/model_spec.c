@@ -350,7 +350,8 @@ lucid_geom_spec lucid_geom_spec_default(void) {
     g.body = LUCID_MODEL_WORLD;
     g.pose = lucid_se3_identity();
     g.friction = 1.0;
-    g.torsion = 0.005; /* MuJoCo's default friction[1] */
+    g.torsion = 0.005;  /* MuJoCo's default friction[1] */
+    g.rolling = 0.0001; /* and friction[2] */
     g.condim = 3;
     g.solmix = 1.0;
     g.contype = 1;

@@ -81,7 +81,8 @@ typedef struct lucid_geom_spec {
     /* MuJoCo's contact parameters (docs/model_files.md; URDF: MuJoCo's defaults) */
     double friction;               /* sliding friction coefficient, >= 0 */
     double torsion;                /* m, >= 0: the torsional coefficient (MJCF friction[1]) */
-    int condim;                    /* 1 frictionless, 3 sliding, 4 sliding and torsional */
+    double rolling;                /* m, >= 0: the rolling coefficient (MJCF friction[2]) */
+    int condim;                    /* 1 frictionless, 3 sliding, 4 and torsional, 6 and rolling */
     int priority;                  /* a pair takes the higher priority geom's condim, friction */
     double solmix;                 /* finite; mixes only solref/solimp, which lucid has not */
     double margin, gap;            /* m, >= 0: a pair acts at separation max margin - max gap */

@@ -1447,6 +1447,13 @@ static lucid_status columns(ctx *c, lucid_step_jacobians *J) {
     return s;
 }
 
+/* 1 when a part of the world may make contacts with rolling friction (condim 6). */
+static int has_rolling(const lucid_world *w) {
+    for (int k = 0; k < w->num_parts; ++k)
+        if (w->part_contact[k].condim >= 6 && w->part_contact[k].rolling > 0.0) return 1;
+    return 0;
+}
+
 static lucid_status step_derivatives(lucid_world *w, const lucid_step_derivative_options *o,
                                      lucid_step_jacobians *J, const char **why) {
     if (why) *why = NULL;
@@ -1464,9 +1471,9 @@ static lucid_status step_derivatives(lucid_world *w, const lucid_step_derivative
         w->opt.collision == LUCID_WORLD_COLLISION_SINGLE_LEVEL)
         bad = "equality constraints (MJCF <equality>, URDF mimic) in a single_level world have no "
               "step derivatives: its relaxed derivatives do not differentiate their projection";
-    if (!bad && lucid_world_contact_dim(w) == 4 && o->method == LUCID_STEP_RELAXED)
-        bad = "torsional friction (MJCF condim 4) has no relaxed step derivatives (the interior "
-              "point solver takes 3 rows a contact): use method implicit or fd";
+    if (!bad && has_rolling(w))
+        bad = "rolling friction (MJCF condim 6) has no step derivatives: a model geom of the "
+              "world has it";
     if (!bad && w->opt.collision == LUCID_WORLD_COLLISION_SINGLE_LEVEL &&
         o->method != LUCID_STEP_RELAXED)
         bad = "a single_level world has method relaxed only (at its single_level.kappa)";

@@ -205,7 +205,7 @@ void lucid_world_last_problem(const lucid_world *w, lucid_contact_problem *p,
     int n = w->num_contacts > 0 && k >= 0 && !w->last_sparse
                 ? w->island_start[k + 1] - w->island_start[k]
                 : 0;
-    int dim = n > 0 && w->last_dim == 4 ? 4 : 3;
+    int dim = n > 0 && (w->last_dim == 4 || w->last_dim == 6) ? w->last_dim : 3;
     *p = (lucid_contact_problem){
         n, w->G, w->g, w->mu, n > 0 ? lucid_world_problem_R(w->R, (long)dim * n) : NULL, dim};
     if (contacts) *contacts = n > 0 ? w->island_contacts + w->island_start[k] : NULL;

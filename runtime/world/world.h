@@ -236,6 +236,11 @@ typedef struct lucid_world_contact {
     double torsion;
     double torsion_force; /* N m, the torque about n of its torsional friction (on body2) */
     double torsion_dual;  /* the solver's dual of its spin row, kept for warm start */
+    /* m, the pair's rolling friction coefficient (condim 6); 0: none. A contact with
+     * rolling > 0 has six rows: the spin and the relative angular velocities about t1, t2 */
+    double rolling;
+    double rolling_force[2]; /* N m, the rolling torques about t1, t2 (on body2) */
+    double rolling_dual[2];  /* the solver's duals of its rolling rows, kept for warm start */
     /* A limit rather than a shape contact when limit_sign != 0: dof limit_dof of model
      * limit_model at its lower (+1: the normal velocity is +v_dof) or upper (-1) bound;
      * body1 = body2 = the link it moves, frame the identity, separation the distance to the
@@ -297,7 +302,8 @@ lucid_status lucid_world_last_problem_dense(lucid_world *w, lucid_contact_proble
  * (contype2 & conaffinity1), a free or static body counting as a geom of contype = conaffinity
  * = 1; a pair of geoms takes the larger condim and the larger friction, or the higher
  * `priority` geom's; condim 1 is frictionless, condim 4 adds torsional friction (a fourth row
- * per contact, lucid_world_contact.torsion); the pair acts at separation max(margin) -
+ * per contact, lucid_world_contact.torsion), condim 6 rolling friction as well (six rows,
+ * lucid_world_contact.rolling); the pair acts at separation max(margin) -
  * max(gap) (lucid_world_contact.include_margin). has_friction gives every geom of the model
  * that friction and condim 3 (1 for friction 0). Joint
  * and fixed-tendon limits act as unilateral contacts (lucid_world_contact.limit_sign). Damping,

@@ -517,6 +517,16 @@ int lucid_world_pair_contact(const lucid_world *w, int a, int ia, int b, int ib,
     return 1;
 }
 
+double lucid_world_pair_rolling(const lucid_world *w, int a, int ia, int b, int ib) {
+    lucid_part_contact p = part_contact(w, a, ia), q = part_contact(w, b, ib);
+    if (p.geom < 0 && q.geom < 0) return 0.0; /* plain bodies have no rolling friction */
+    if (p.priority != q.priority) {
+        const lucid_part_contact *win = p.priority > q.priority ? &p : &q;
+        return win->condim >= 6 ? win->rolling : 0.0;
+    }
+    return (p.condim > q.condim ? p.condim : q.condim) >= 6 ? fmax(p.rolling, q.rolling) : 0.0;
+}
+
 double lucid_world_pair_margin(const lucid_world *w, int a, int b, double include_margin) {
     int swept = w->sweep && w->sweep_cap >= (size_t)w->num_bodies;
     /* a negative include margin (gap > margin) keeps the world's: contacts act deeper only */
@@ -793,6 +803,7 @@ static lucid_status collide_parts(lucid_world *w, int a, int ia, int b, int ib) 
     c.body1 = a, c.body2 = b, c.part1 = ia, c.part2 = ib;
     c.friction = friction;
     c.torsion = torsion;
+    c.rolling = lucid_world_pair_rolling(w, a, ia, b, ib);
     c.include_margin = include_margin;
     int present = patch.count; /* the points after it are predicted */
     /* what the position correction takes out within the step anyway (world.h) */

@@ -135,6 +135,14 @@ static void fill_side(lucid_world *w, int body, double sign, const lucid_world_c
         side->spin_ang = lucid_vec3_scale(lucid_mat3_col(&c->frame, 2), spin);
         side->inv_spin_ang = lucid_mat3_mul_vec(&inv, side->spin_ang);
     }
+    double roll = lucid_world_contact_roll(c);
+    if (roll > 0.0) { /* the rolling rows: b t_k . w */
+        side->roll = 1;
+        for (int k = 0; k < 2; ++k) {
+            side->roll_ang[k] = lucid_vec3_scale(lucid_mat3_col(&c->frame, k), roll);
+            side->inv_roll_ang[k] = lucid_mat3_mul_vec(&inv, side->roll_ang[k]);
+        }
+    }
 }
 
 static lucid_status fill_sides(lucid_world *w) {
@@ -194,15 +202,41 @@ static void add_spin_block(const lucid_contact_side *si, const lucid_contact_sid
                 s * lucid_vec3_dot(si->ang[k], sj->inv_spin_ang);
 }
 
+/* The angular direction of a free body side's row r (0..5; zero for a row it has not) and its
+ * image under I^-1. */
+static lucid_vec3 side_ang(const lucid_contact_side *s, int r, int inverse) {
+    if (r < 3) return inverse ? s->inv_ang[r] : s->ang[r];
+    if (r == 3) return !s->spin ? lucid_vec3_zero() : inverse ? s->inv_spin_ang : s->spin_ang;
+    if (!s->roll) return lucid_vec3_zero();
+    return inverse ? s->inv_roll_ang[r - 4] : s->roll_ang[r - 4];
+}
+
+/* The rolling entries of contacts i and j through one shared free body (dim 6 islands): i's
+ * rolling rows against j's rows, i's other rows against j's rolling rows. */
+static void add_roll_block(const lucid_contact_side *si, const lucid_contact_side *sj, double *G,
+                           int ld, int row, int col) {
+    double s = si->sign * sj->sign;
+    size_t L = (size_t)ld;
+    for (int k = 4; si->roll && k < 6; ++k)
+        for (int l = 0; l < 6; ++l)
+            G[(size_t)(row + k) + L * (size_t)(col + l)] +=
+                s * lucid_vec3_dot(side_ang(si, k, 0), side_ang(sj, l, 1));
+    for (int l = 4; sj->roll && l < 6; ++l)
+        for (int k = 0; k < 4; ++k)
+            G[(size_t)(row + k) + L * (size_t)(col + l)] +=
+                s * lucid_vec3_dot(side_ang(si, k, 0), side_ang(sj, l, 1));
+}
+
 /* G = J M^-1 J^T of an island of m contacts with dim rows each (3, or 4 when one has torsional
  * friction: a contact without has a decoupled spin row whose force the cone then holds at
- * zero). dim 3: the blocks (i, j >= i) through each shared body or tree, each also written to
- * (j, i) (half the work of computing both); dim 4: every block (i, j). */
+ * zero; 6 when one has rolling friction, the same for its rolling rows). dim 3: the blocks
+ * (i, j >= i) through each shared body or tree, each also written to (j, i) (half the work of
+ * computing both); dims 4 and 6: every block (i, j). */
 static void assemble_delassus_dim(lucid_world *w, const int *list, int m, int dim, double *G) {
     int ld = dim * m; /* m <= LUCID_WORLD_MAX_ISLAND_CONTACTS */
     memset(G, 0, sizeof(double) * (size_t)ld * (size_t)ld);
     for (int i = 0; i < m; ++i)
-        for (int j = dim == 4 ? 0 : i; j < m; ++j) {
+        for (int j = dim > 3 ? 0 : i; j < m; ++j) {
             const lucid_contact_side *a = &w->sides[2 * list[i]], *b = &w->sides[2 * list[j]];
             int mirror = dim == 3 && j > i;
             for (int p = 0; p < 2; ++p)
@@ -210,14 +244,18 @@ static void assemble_delassus_dim(lucid_world *w, const int *list, int m, int di
                     if (a[p].body >= 0 && a[p].body == b[q].body) {
                         add_block(w, &w->contacts[list[i]], &a[p], &w->contacts[list[j]], &b[q], G,
                                   ld, dim * i, dim * j, mirror);
-                        if (dim == 4) add_spin_block(&a[p], &b[q], G, ld, dim * i, dim * j);
+                        if (dim > 3) add_spin_block(&a[p], &b[q], G, ld, dim * i, dim * j);
+                        if (dim == 6) add_roll_block(&a[p], &b[q], G, ld, dim * i, dim * j);
                     }
                     if (a[p].model >= 0 && a[p].model == b[q].model && a[p].tree >= 0 &&
                         a[p].tree == b[q].tree) {
                         lucid_world_models_add_block(w, &a[p], &b[q], G, ld, dim * i, dim * j,
                                                      mirror);
-                        if (dim == 4)
+                        if (dim > 3)
                             lucid_world_models_add_spin_block(w, &a[p], &b[q], G, ld, dim * i,
+                                                              dim * j);
+                        if (dim == 6)
+                            lucid_world_models_add_roll_block(w, &a[p], &b[q], G, ld, dim * i,
                                                               dim * j);
                     }
                 }
@@ -235,9 +273,13 @@ static void assemble_delassus_dim(lucid_world *w, const int *list, int m, int di
     /* a contact without torsional friction in a dim 4 island: a decoupled spin row with its
      * normal row's diagonal (in the units of its other rows: the spectrum of G, which ADMM's
      * penalty follows, keeps its range) */
-    for (int i = 0; dim == 4 && i < m; ++i)
-        if (!(lucid_world_contact_spin(&w->contacts[list[i]]) > 0.0))
-            G[(4 * (size_t)i + 3) * ((size_t)ld + 1)] = G[(4 * (size_t)i + 2) * ((size_t)ld + 1)];
+    for (int i = 0; dim > 3 && i < m; ++i) {
+        const lucid_world_contact *c = &w->contacts[list[i]];
+        size_t D = (size_t)ld + 1, n = (size_t)dim * (size_t)i + 2;
+        if (!(lucid_world_contact_spin(c) > 0.0)) G[(n + 1) * D] = G[n * D];
+        if (dim == 6 && !(lucid_world_contact_roll(c) > 0.0))
+            G[(n + 2) * D] = G[(n + 3) * D] = G[n * D];
+    }
 }
 
 static void assemble_delassus(lucid_world *w, const int *list, int m, double *G) {
@@ -286,6 +328,21 @@ static double spin_velocity(const lucid_world *w, int k, const lucid_vec3 *om) {
             out += lucid_world_models_side_spin_velocity(w, s, om == w->w_free);
         else if (s->body >= 0)
             out += s->sign * lucid_vec3_dot(s->spin_ang, om[s->body]);
+    }
+    return out;
+}
+
+/* Velocity of contact k's rolling row r (4 or 5: b t_r . (w2 - w1), rolling friction) from the
+ * given body velocities (0 without rolling friction). */
+static double roll_velocity(const lucid_world *w, int k, int r, const lucid_vec3 *om) {
+    double out = 0.0;
+    for (int p = 0; p < 2; ++p) {
+        const lucid_contact_side *s = &w->sides[2 * k + p];
+        if (!s->roll) continue;
+        if (s->model >= 0)
+            out += lucid_world_models_side_row_velocity(w, s, r, om == w->w_free);
+        else if (s->body >= 0)
+            out += s->sign * lucid_vec3_dot(s->roll_ang[r - 4], om[s->body]);
     }
     return out;
 }
@@ -483,33 +540,40 @@ static void side_name(const lucid_world *w, const lucid_world_contact *c, int p,
 
 /* Rows per contact of an island: 4 when one of its contacts has torsional friction, else 3. */
 static int island_dim(const lucid_world *w, const int *list, int m) {
-    for (int i = 0; i < m; ++i)
-        if (w->contacts[list[i]].torsion > 0.0) return 4;
-    return 3;
+    int dim = 3;
+    for (int i = 0; i < m; ++i) {
+        const lucid_world_contact *c = &w->contacts[list[i]];
+        if (c->rolling > 0.0) return 6;
+        if (c->torsion > 0.0) dim = 4;
+    }
+    return dim;
 }
 
 /* Torsional friction needs a pair with sliding friction (its row is scaled by mu_t / mu,
- * lucid_world_contact_spin) and a solver that takes contacts of dim 4 (ccp or ncp with admm,
- * pgs or ip): an island that has it otherwise is refused by name rather than solved without it. */
-static lucid_status check_torsion(lucid_world *w, const int *list, int m) {
+ * lucid_world_contact_spin) and a solver that takes contacts of its dim (ccp or ncp with admm
+ * or pgs; dim 4 also ip): an island that has it otherwise is refused by name rather than solved
+ * without it. */
+static lucid_status check_torsion(lucid_world *w, const int *list, int m, int dim) {
     for (int i = 0; i < m; ++i) {
         const lucid_world_contact *c = &w->contacts[list[i]];
-        if (!(c->torsion > 0.0)) continue;
+        if (!(c->torsion > 0.0) && !(c->rolling > 0.0)) continue;
+        const char *kind =
+            c->rolling > 0.0 ? "rolling friction (condim 6)" : "torsional friction (condim 4)";
         char a[48], b[48];
         side_name(w, c, 0, a, sizeof a);
         side_name(w, c, 1, b, sizeof b);
         if (!(c->friction > 0.0)) {
             snprintf(w->error, sizeof w->error,
-                     "contact of %.40s and %.40s: torsional friction needs sliding friction > 0", a,
-                     b);
+                     "contact of %.40s and %.40s: %s needs sliding friction > 0", a, b,
+                     c->rolling > 0.0 ? "rolling friction" : "torsional friction");
             return LUCID_ERR_ARGUMENT;
         }
         const lucid_contact_options *o = &w->opt.contact;
-        if (!lucid_contact_dim_supported(o, 4)) {
+        if (!lucid_contact_dim_supported(o, dim)) {
             snprintf(w->error, sizeof w->error,
-                     "contact of %.32s and %.32s: torsional friction (condim 4) needs ncp or ccp "
-                     "with admm, pgs or ip, not %s:%s",
-                     a, b, lucid_contact_model_name(o->model),
+                     "contact of %.32s and %.32s: %s needs ncp or ccp with %s, not %s:%s", a, b,
+                     kind, dim == 4 ? "admm, pgs or ip" : "admm or pgs",
+                     lucid_contact_model_name(o->model),
                      lucid_contact_solver_name(o->solver));
             return LUCID_ERR_ARGUMENT;
         }
@@ -521,7 +585,7 @@ static lucid_status check_torsion(lucid_world *w, const int *list, int m) {
 static lucid_status solve_island(lucid_world *w, const int *list, int m, const lucid_vec3 *v0,
                                  const lucid_vec3 *w0) {
     int dim = island_dim(w, list, m);
-    lucid_status s = dim == 4 ? check_torsion(w, list, m) : LUCID_OK;
+    lucid_status s = dim > 3 ? check_torsion(w, list, m, dim) : LUCID_OK;
     if (s == LUCID_OK) s = reserve_problem(w, m, dim);
     if (s != LUCID_OK) return s;
     const double dt = w->opt.dt;
@@ -539,13 +603,21 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
         if (c->frictionloss > 0.0) friction_row_normal(w, m, dim, i, c);
         memcpy(w->lambda + dim * i, c->force, sizeof c->force);
         memcpy(w->dual + dim * i, c->dual, sizeof c->dual);
-        if (dim == 4) { /* the spin row: its free velocity, force lambda_s = torque / a */
+        if (dim > 3) { /* the spin row: its free velocity, force lambda_s = torque / a */
             double a = lucid_world_contact_spin(c);
-            size_t k = 4 * (size_t)i + 3;
+            size_t k = (size_t)dim * (size_t)i + 3;
             w->g[k] = spin_velocity(w, list[i], w->w_free) / dt;
             w->R[k] = 0.0;
             w->lambda[k] = a > 0.0 ? c->torsion_force / a : 0.0;
             w->dual[k] = a > 0.0 ? c->torsion_dual : 0.0;
+        }
+        for (int r = 4; r < dim; ++r) { /* the rolling rows: lambda_r = torque / b */
+            double b = lucid_world_contact_roll(c);
+            size_t k = 6 * (size_t)i + (size_t)r;
+            w->g[k] = roll_velocity(w, list[i], r, w->w_free) / dt;
+            w->R[k] = 0.0;
+            w->lambda[k] = b > 0.0 ? c->rolling_force[r - 4] / b : 0.0;
+            w->dual[k] = b > 0.0 ? c->rolling_dual[r - 4] : 0.0;
         }
     }
     lucid_contact_dense_null_rows_dim(m, dim, w->G, w->R, w->mu);
@@ -559,6 +631,7 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
     dense_island d = {w, &p, NULL, w->spare + 4 * (size_t)rows, 0};
     lucid_world_island island = {.n = m,
                                  .n3 = rows,
+                                 .no_ip = dim == 6, /* the ip takes dims 3 and 4 */
                                  .lambda = w->lambda,
                                  .dual = w->dual,
                                  .spare = w->spare,
@@ -587,30 +660,43 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
         lucid_world_contact *c = &w->contacts[list[i]];
         memcpy(c->force, w->lambda + dim * i, sizeof c->force);
         memcpy(c->dual, w->dual + dim * i, sizeof c->dual);
-        double a = dim == 4 ? lucid_world_contact_spin(c) : 0.0;
-        c->torsion_force = a * (a > 0.0 ? w->lambda[4 * i + 3] : 0.0);
-        c->torsion_dual = a > 0.0 ? w->dual[4 * i + 3] : 0.0;
+        double a = dim > 3 ? lucid_world_contact_spin(c) : 0.0;
+        c->torsion_force = a * (a > 0.0 ? w->lambda[dim * i + 3] : 0.0);
+        c->torsion_dual = a > 0.0 ? w->dual[dim * i + 3] : 0.0;
+        double b = dim == 6 ? lucid_world_contact_roll(c) : 0.0;
+        for (int k = 0; k < 2; ++k) {
+            c->rolling_force[k] = b * (b > 0.0 ? w->lambda[6 * i + 4 + k] : 0.0);
+            c->rolling_dual[k] = b > 0.0 ? w->dual[6 * i + 4 + k] : 0.0;
+        }
         lucid_world_apply_contact_force(w, list[i]);
     }
     return LUCID_OK;
 }
 
 /* v+ += dt M^-1 J_k^T lambda_k on both sides of contact k (lambda_k = its force, and its
- * spin force torsion_force / a with torsional friction). */
+ * spin force torsion_force / a with torsional friction, its rolling forces rolling_force / b
+ * with rolling friction). */
 void lucid_world_apply_contact_force(lucid_world *w, int k) {
     const lucid_world_contact *c = &w->contacts[k];
     double a = lucid_world_contact_spin(c);
-    double lambda_s = a > 0.0 ? c->torsion_force / a : 0.0;
+    double lambda_s = a > 0.0 ? c->torsion_force / a : 0.0, roll = lucid_world_contact_roll(c);
+    double lambda_r[2] = {roll > 0.0 ? c->rolling_force[0] / roll : 0.0,
+                          roll > 0.0 ? c->rolling_force[1] / roll : 0.0};
     for (int p2 = 0; p2 < 2; ++p2) {
         const lucid_contact_side *sd = &w->sides[2 * k + p2];
         if (sd->model >= 0 && !w->rows_without_inverse) {
             lucid_world_models_apply_impulse(w, sd, c->force);
             if (sd->spin) lucid_world_models_apply_spin_impulse(w, sd, lambda_s);
+            for (int r = 0; sd->roll && r < 2; ++r)
+                lucid_world_models_apply_row_impulse(w, sd, 4 + r, lambda_r[r]);
         }
         if (sd->body < 0) continue;
         if (sd->spin) /* the spin's angular impulse dt lambda_s I^-1 a n */
             w->w_free[sd->body] = lucid_vec3_axpy(
                 w->w_free[sd->body], sd->sign * w->opt.dt * lambda_s, sd->inv_spin_ang);
+        for (int r = 0; sd->roll && r < 2; ++r) /* the rolling's dt lambda_r I^-1 b t_r */
+            w->w_free[sd->body] = lucid_vec3_axpy(
+                w->w_free[sd->body], sd->sign * w->opt.dt * lambda_r[r], sd->inv_roll_ang[r]);
         const lucid_body *b = &w->bodies[sd->body];
         lucid_vec3 lin = lucid_vec3_zero(), ang = lucid_vec3_zero();
         for (int d = 0; d < 3; ++d) {

@@ -36,9 +36,9 @@ typedef struct lucid_body {
  * body's (lucid_world_pair_contact). */
 typedef struct lucid_part_contact {
     int geom;     /* the model's geom index, -1 for a free or static body's part */
-    int condim;   /* 1, 3 or 4 (4: torsional friction as well) */
+    int condim;   /* 1, 3, 4 (torsional friction as well) or 6 (and rolling) */
     int priority; /* the higher one's condim and friction win a pair */
-    double friction, torsion, margin, gap;
+    double friction, torsion, rolling, margin, gap;
     unsigned contype, conaffinity;
     double size; /* m, the part's smallest half extent, the length its contacts' slop scales
                   * with (INFINITY for halfspaces and heightfields); set by push_body */
@@ -60,6 +60,11 @@ typedef struct lucid_contact_side {
      * (spin_ang = a n, inv_spin_ang = I_world^-1 a n), a link's row 3 of its J and Y. */
     int spin;
     lucid_vec3 spin_ang, inv_spin_ang;
+    /* With rolling friction (lucid_world_contact_roll > 0) rows 4 and 5, the rolling: b times
+     * the angular velocity about t1, t2; a body's roll_ang[k] = b t_k (inv_roll_ang = I^-1 of
+     * it), a link's rows 4, 5 of its J and Y (row 3, the spin, then present even when zero). */
+    int roll;
+    lucid_vec3 roll_ang[2], inv_roll_ang[2];
 } lucid_contact_side;
 
 /* The warm-start memory: last step's contacts' forces as world vectors. */
@@ -69,7 +74,8 @@ typedef struct lucid_cached_force {
                 * (model, -1, dof, 0), a tendon's (model, tendon, -1, 0); 0 a shape contact */
     int body1, body2, part1, part2;
     lucid_vec3 point, force, dual;  /* world vectors */
-    lucid_vec3 torque, torque_dual; /* torsional friction's torque and spin dual along n */
+    lucid_vec3 torque, torque_dual; /* torsional and rolling friction's torque and duals (along
+                                     * n, t1, t2) */
     double rho;                     /* its island's final ADMM penalty (0: none) */
 } lucid_cached_force;
 
@@ -167,7 +173,7 @@ struct lucid_world {
     lucid_contact_workspace *workspace;
     lucid_world_sparse *sparse; /* body-space islands' buffers (NULL until one is solved) */
     int last_sparse;            /* the last island solved was on the body-space path */
-    int last_dim;               /* rows per contact of the last dense island (3, 4: torsion) */
+    int last_dim; /* rows per contact of the last dense island (3, 4: torsion, 6: rolling) */
     lucid_world_model *models;
     int num_models;
     size_t model_cap;
@@ -232,6 +238,9 @@ lucid_status lucid_world_collide(lucid_world *w); /* world_collision.c */
  * plain bodies; docs/model_files.md for a model geom against a plain body. */
 int lucid_world_pair_contact(const lucid_world *w, int a, int ia, int b, int ib, double *friction,
                              double *torsion, double *include_margin);
+/* The pair's rolling coefficient (m): 0 below condim 6, else the higher priority geom's or the
+ * larger of the two at equal priority (MuJoCo's rule). */
+double lucid_world_pair_rolling(const lucid_world *w, int a, int ia, int b, int ib);
 /* The margin within which detection generates the pair's contacts this step: the world's,
  * plus a positive include margin and how far the bodies may move (w->sweep, when given). */
 double lucid_world_pair_margin(const lucid_world *w, int a, int b, double include_margin);
@@ -461,6 +470,16 @@ static inline int lucid_world_contact_on_dof(const lucid_world_contact *c) {
 static inline double lucid_world_contact_spin(const lucid_world_contact *c) {
     return c->torsion > 0.0 && c->friction > 0.0 ? c->torsion / c->friction : 0.0;
 }
+/* The scale b of contact c's rolling rows (rolling friction, condim 6), 0 when it has none:
+ * rows b t_k . (w2 - w1), forces the torques / b, b = mu_r / mu, so that MuJoCo's elliptic cone
+ * ||(f_t / mu, tau / mu_t, rho / mu_r)|| <= f_n is the isotropic one over five rows. */
+static inline double lucid_world_contact_roll(const lucid_world_contact *c) {
+    return c->rolling > 0.0 && c->friction > 0.0 ? c->rolling / c->friction : 0.0;
+}
+/* Rows of contact c in a dense island: 6 with rolling friction, 4 with torsional, else 3. */
+static inline int lucid_world_contact_dim(const lucid_world_contact *c) {
+    return lucid_world_contact_roll(c) > 0.0 ? 6 : lucid_world_contact_spin(c) > 0.0 ? 4 : 3;
+}
 /* 1 when one of the n contacts of list (NULL: 0..n-1) is a dry-friction row. */
 int lucid_world_has_friction_rows(const lucid_world *w, const int *list, int n);
 lucid_status lucid_world_models_reserve_rows(lucid_world *w);
@@ -489,6 +508,16 @@ void lucid_world_models_add_spin_block(const lucid_world *w, const lucid_contact
                                        int col);
 void lucid_world_models_apply_spin_impulse(lucid_world *w, const lucid_contact_side *side,
                                            double lambda_s);
+/* The rolling rows of a link side (side->roll, rows 4 and 5 of J and Y): row r's velocity, G's
+ * entries of a's rolling rows against b's rows and of a's other rows against b's rolling rows
+ * (both on one tree) and v_free += dt Y_r lambda_r. */
+double lucid_world_models_side_row_velocity(const lucid_world *w, const lucid_contact_side *side,
+                                            int r, int free);
+void lucid_world_models_add_roll_block(const lucid_world *w, const lucid_contact_side *a,
+                                       const lucid_contact_side *b, double *G, int ld, int row,
+                                       int col);
+void lucid_world_models_apply_row_impulse(lucid_world *w, const lucid_contact_side *side, int r,
+                                          double lambda);
 /* The tree of link body `body` (-1: a link no dof moves). */
 int lucid_world_models_tree(const lucid_world *w, int body);
 /* The body-space path (world_sparse.c): M (width x width, symmetric) = the block of a model's

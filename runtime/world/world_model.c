@@ -225,6 +225,7 @@ static lucid_status add_link_bodies(lucid_world *w, lucid_world_model *wm, int i
                 pc->condim = d->has_friction ? (d->friction > 0.0 ? 3 : 1) : g->condim;
                 pc->friction = d->has_friction ? d->friction : g->friction;
                 pc->torsion = d->has_friction ? 0.0 : g->torsion;
+                pc->rolling = d->has_friction ? 0.0 : g->rolling;
                 pc->priority = g->priority, pc->margin = g->margin, pc->gap = g->gap;
                 pc->contype = g->contype, pc->conaffinity = g->conaffinity;
                 ++used;
@@ -1011,8 +1012,8 @@ lucid_status lucid_world_models_reserve_rows(lucid_world *w) {
             if (b->model < 0 || b->is_static) continue;
             if (lucid_world_contact_on_dof(c) && p == 0) continue; /* a dof row has one side */
             size_t width = tree_width(w, bodies[p]);
-            if (width > (SIZE_MAX / 4 - total)) return LUCID_ERR_NO_MEMORY;
-            total += (lucid_world_contact_spin(c) > 0.0 ? 4 : 3) * width;
+            if (width > (SIZE_MAX / 6 - total)) return LUCID_ERR_NO_MEMORY;
+            total += (size_t)lucid_world_contact_dim(c) * width;
         }
     }
     lucid_status s =
@@ -1051,9 +1052,10 @@ void lucid_world_models_fill_side(lucid_world *w, int body, double sign,
     side->tree = t;
     side->dof = lo, side->width = width;
     side->row = w->link_rows;
-    double spin = lucid_world_contact_spin(c);
-    int rows = spin > 0.0 ? 4 : 3;
+    double spin = lucid_world_contact_spin(c), roll = lucid_world_contact_roll(c);
+    int rows = lucid_world_contact_dim(c);
     side->spin = spin > 0.0;
+    side->roll = roll > 0.0;
     w->link_rows += (size_t)rows * width;
     double *J = w->link_J + side->row, *Y = w->link_Y + side->row;
     if (c->limit_sign != 0) { /* a limit's normal row */
@@ -1065,8 +1067,11 @@ void lucid_world_models_fill_side(lucid_world *w, int body, double sign,
     } else {
         point_rows(wm, b->node, c->point, &c->frame, sign, lo, width, J);
     }
-    if (side->spin)
+    if (rows > 3) /* the spin (zero without torsional friction), the rolling rows */
         spin_row(wm, b->node, lucid_mat3_col(&c->frame, 2), sign * spin, lo, width, J + 3 * width);
+    for (int k = 0; side->roll && k < 2; ++k)
+        spin_row(wm, b->node, lucid_mat3_col(&c->frame, k), sign * roll, lo, width,
+                 J + (size_t)(4 + k) * width);
     if (w->rows_without_inverse) return;
     memcpy(Y, J, (size_t)rows * width * sizeof(double));
     lucid_model_mass_solve_range(wm->model, wm->data, lo, lo + width, Y, width, (size_t)rows);
@@ -1154,6 +1159,43 @@ void lucid_world_models_add_spin_block(const lucid_world *w, const lucid_contact
     if (b->spin)
         for (int k = 0; k < 3; ++k)
             G[(size_t)(row + k) + L * (size_t)(col + 3)] += row_dot(w, a, k, b, 3);
+}
+
+double lucid_world_models_side_row_velocity(const lucid_world *w, const lucid_contact_side *side,
+                                            int r, int free) {
+    const lucid_world_model *wm = &w->models[side->model];
+    size_t nv = side->width;
+    const double *v = (free ? wm->v_free : wm->v_start) + side->dof;
+    const double *J = w->link_J + side->row + (size_t)r * nv;
+    double out = 0.0;
+    for (size_t i = 0; i < nv; ++i) out += J[i] * v[i];
+    return out;
+}
+
+/* Rows of a link side in link_J / link_Y. */
+static int side_rows(const lucid_contact_side *s) {
+    return s->roll ? 6 : s->spin ? 4 : 3;
+}
+
+void lucid_world_models_add_roll_block(const lucid_world *w, const lucid_contact_side *a,
+                                       const lucid_contact_side *b, double *G, int ld, int row,
+                                       int col) {
+    size_t L = (size_t)ld;
+    int rb = side_rows(b), ra = side_rows(a) < 4 ? side_rows(a) : 4;
+    for (int k = 4; a->roll && k < 6; ++k)
+        for (int l = 0; l < rb; ++l)
+            G[(size_t)(row + k) + L * (size_t)(col + l)] += row_dot(w, a, k, b, l);
+    for (int l = 4; b->roll && l < 6; ++l)
+        for (int k = 0; k < ra; ++k)
+            G[(size_t)(row + k) + L * (size_t)(col + l)] += row_dot(w, a, k, b, l);
+}
+
+void lucid_world_models_apply_row_impulse(lucid_world *w, const lucid_contact_side *side, int r,
+                                          double lambda) {
+    lucid_world_model *wm = &w->models[side->model];
+    size_t nv = side->width;
+    const double *Y = w->link_Y + side->row + (size_t)r * nv;
+    for (size_t i = 0; i < nv; ++i) wm->v_free[side->dof + i] += w->opt.dt * Y[i] * lambda;
 }
 
 void lucid_world_models_apply_spin_impulse(lucid_world *w, const lucid_contact_side *side,

@@ -115,9 +115,13 @@ static void take_contact_forces(const lucid_world *w, lucid_world_model *wm) {
         lucid_vec3 lambda = lucid_vec3_make(c->force[0], c->force[1], c->force[2]);
         lucid_vec3 F = lucid_mat3_mul_vec(&to_model.R, lucid_mat3_mul_vec(&c->frame, lambda));
         lucid_vec3 p = lucid_se3_act(&to_model, c->point);
-        /* torsional friction: a couple about the normal */
+        /* torsional friction: a couple about the normal; rolling friction: about the tangents */
         lucid_vec3 T = lucid_vec3_scale(
             lucid_mat3_mul_vec(&to_model.R, lucid_mat3_col(&c->frame, 2)), c->torsion_force);
+        for (int r = 0; c->rolling > 0.0 && r < 2; ++r)
+            T = lucid_vec3_axpy(T, c->rolling_force[r],
+                                lucid_mat3_mul_vec(&to_model.R, lucid_mat3_col(&c->frame, r)));
+        int has_couple = c->torsion_force != 0.0 || c->rolling > 0.0;
         int bodies[2] = {c->body1, c->body2};
         for (int s = 0; s < 2; ++s) {
             int b = bodies[s];
@@ -125,7 +129,7 @@ static void take_contact_forces(const lucid_world *w, lucid_world_model *wm) {
             /* the normal points from body1 into body2: body2 gets +F, body1 -F */
             lucid_vec3 Fs = s == 1 ? F : lucid_vec3_scale(F, -1.0);
             lucid_model_wrench_external_force(wm->model, wm->data, w->bodies[b].node, p, Fs);
-            if (c->torsion_force != 0.0)
+            if (has_couple)
                 lucid_model_wrench_external_torque(wm->model, wm->data, w->bodies[b].node,
                                                    s == 1 ? T : lucid_vec3_scale(T, -1.0));
         }

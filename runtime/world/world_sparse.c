@@ -102,7 +102,7 @@ int lucid_world_sparse_applies(const lucid_world *w, const int *list, int m) {
     if (lucid_world_has_friction_rows(w, list, m)) return 0;
     /* torsional friction (contacts of dim 4) is solved densely only */
     for (int i = 0; i < m; ++i)
-        if (w->contacts[list[i]].torsion > 0.0) return 0;
+        if (w->contacts[list[i]].torsion > 0.0 || w->contacts[list[i]].rolling > 0.0) return 0;
     int threshold = lucid_world_sparse_threshold(&w->opt);
     if (w->opt.sparse_threshold < 0 && w->opt.contact.solver == LUCID_CONTACT_ADMM &&
         threshold > LUCID_WORLD_SPARSE_ADMM_ROBOT_CROSSOVER && touches_model(w, list, m))

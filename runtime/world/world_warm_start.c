@@ -51,6 +51,7 @@ void lucid_world_warm_start(lucid_world *w) {
         memset(c->force, 0, sizeof c->force);
         memset(c->dual, 0, sizeof c->dual);
         c->torsion_force = c->torsion_dual = 0.0;
+        c->rolling_force[0] = c->rolling_force[1] = c->rolling_dual[0] = c->rolling_dual[1] = 0.0;
         c->rho = 0.0;
         if (!w->opt.contact.warm_start) continue;
         int best = -1;
@@ -66,6 +67,11 @@ void lucid_world_warm_start(lucid_world *w) {
         lucid_vec3 n = lucid_mat3_col(&c->frame, 2);
         c->torsion_force = lucid_vec3_dot(n, w->cache[best].torque);
         c->torsion_dual = lucid_vec3_dot(n, w->cache[best].torque_dual);
+        for (int k = 0; c->rolling > 0.0 && k < 2; ++k) {
+            lucid_vec3 t = lucid_mat3_col(&c->frame, k);
+            c->rolling_force[k] = lucid_vec3_dot(t, w->cache[best].torque);
+            c->rolling_dual[k] = lucid_vec3_dot(t, w->cache[best].torque_dual);
+        }
         c->rho = w->cache[best].rho;
     }
 }
@@ -112,6 +118,11 @@ lucid_status lucid_world_remember_forces(lucid_world *w) {
         lucid_vec3 n = lucid_mat3_col(&c->frame, 2);
         m->torque = lucid_vec3_scale(n, c->torsion_force);
         m->torque_dual = lucid_vec3_scale(n, c->torsion_dual);
+        for (int k = 0; c->rolling > 0.0 && k < 2; ++k) { /* rolling torques about t1, t2 */
+            lucid_vec3 t = lucid_mat3_col(&c->frame, k);
+            m->torque = lucid_vec3_axpy(m->torque, c->rolling_force[k], t);
+            m->torque_dual = lucid_vec3_axpy(m->torque_dual, c->rolling_dual[k], t);
+        }
         m->rho = c->rho;
     }
     lucid_cached_force *tmp = w->cache;

@@ -22,23 +22,26 @@
 
 static void project_cones(const void *ctx, const double *x, double *out) {
     const lucid_contact_problem *p = ctx;
-    if (lucid_contact_dim(p) == 4) {
-        for (int i = 0; i < p->n; ++i) lucid_cone4_project(p->mu[i], x + 4 * i, out + 4 * i);
+    int dim = lucid_contact_dim(p);
+    if (dim > 3) {
+        for (int i = 0; i < p->n; ++i)
+            lucid_cone_n_project(dim, p->mu[i], x + dim * i, out + dim * i);
         return;
     }
     for (int i = 0; i < p->n; ++i) lucid_cone_project(p->mu[i], x + 3 * i, out + 3 * i);
 }
 
 /* b = g (+ the De Saxce shift mu_i ||v_T,i|| for the NCP, v the given velocity estimate;
- * only norms of its tangential parts are read, so gamma can stand for -gamma; with dim 4 the
- * spin row is tangential). */
+ * only norms of its tangential parts are read, so gamma can stand for -gamma; with dim 4 or 6
+ * the spin and rolling rows are tangential). */
 static void linear_term(const lucid_contact_problem *p, int ncp, const double *velocity,
                         double *b) {
     memcpy(b, p->g, sizeof(double) * (size_t)lucid_contact_rows(p));
     if (!ncp) return;
-    if (lucid_contact_dim(p) == 4) {
+    int dim = lucid_contact_dim(p);
+    if (dim > 3) {
         for (int i = 0; i < p->n; ++i)
-            b[4 * i + 2] += p->mu[i] * lucid_cone4_tangent_norm(velocity + 4 * i);
+            b[dim * i + 2] += p->mu[i] * lucid_cone_n_tangent_norm(dim, velocity + dim * i);
         return;
     }
     for (int i = 0; i < p->n; ++i)

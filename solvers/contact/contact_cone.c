@@ -102,45 +102,65 @@ static double polyhedral_cone_distance(const lucid_vec3 edge[4], const double xs
     return best;
 }
 
-double lucid_cone4_tangent_norm(const double x[4]) {
-    return lucid_contact_hypot(lucid_contact_hypot(x[0], x[1]), x[3]);
+double lucid_cone_n_tangent_norm(int dim, const double *x) {
+    double r = lucid_contact_hypot(x[0], x[1]);
+    for (int k = 3; k < dim; ++k) r = lucid_contact_hypot(r, x[k]);
+    return r;
 }
 
-/* project_wedge with three tangential entries (0, 1, 3) and the normal at 2. */
-static void project_wedge4(double a, double b, const double x[4], double out[4]) {
-    double r = lucid_cone4_tangent_norm(x), n = x[2];
+double lucid_cone4_tangent_norm(const double x[4]) {
+    return lucid_cone_n_tangent_norm(4, x);
+}
+
+/* project_wedge with dim - 1 tangential entries (0, 1, 3, ..., dim - 1) and the normal at 2. */
+static void project_wedge_n(int dim, double a, double b, const double *x, double *out) {
+    double r = lucid_cone_n_tangent_norm(dim, x), n = x[2];
     if (a * r <= b * n && n >= 0.0) {
-        for (int k = 0; k < 4; ++k) out[k] = x[k];
+        for (int k = 0; k < dim; ++k) out[k] = x[k];
         return;
     }
     if (b * r <= -a * n) {
-        out[0] = out[1] = out[2] = out[3] = 0.0;
+        for (int k = 0; k < dim; ++k) out[k] = 0.0;
         return;
     }
     double s = (b * r + a * n) / (a * a + b * b);
     double scale = r > 0.0 ? s * b / r : 0.0;
-    out[0] = x[0] * scale, out[1] = x[1] * scale, out[3] = x[3] * scale, out[2] = s * a;
+    for (int k = 0; k < dim; ++k) out[k] = x[k] * scale;
+    out[2] = s * a;
+}
+
+void lucid_cone_n_project(int dim, double mu, const double *x, double *out) {
+    project_wedge_n(dim, 1.0, mu, x, out);
 }
 
 void lucid_cone4_project(double mu, const double x[4], double out[4]) {
-    project_wedge4(1.0, mu, x, out);
+    lucid_cone_n_project(4, mu, x, out);
 }
 
-static double distance4(const double x[4], const double p[4]) {
-    double d[4] = {x[0] - p[0], x[1] - p[1], x[2] - p[2], x[3] - p[3]};
-    return lucid_contact_hypot(lucid_cone4_tangent_norm(d), d[2]);
+static double distance_n(int dim, const double *x, const double *p) {
+    double d[LUCID_CONE_MAX_DIM];
+    for (int k = 0; k < dim; ++k) d[k] = x[k] - p[k];
+    return lucid_contact_hypot(lucid_cone_n_tangent_norm(dim, d), d[2]);
+}
+
+double lucid_cone_n_distance(int dim, double mu, const double *x) {
+    double p[LUCID_CONE_MAX_DIM];
+    project_wedge_n(dim, 1.0, mu, x, p);
+    return distance_n(dim, x, p);
+}
+
+double lucid_cone_n_distance_dual(int dim, double mu, const double *x) {
+    double p[LUCID_CONE_MAX_DIM];
+    project_wedge_n(dim, mu, 1.0, x, p);
+    return distance_n(dim, x, p);
 }
 
 double lucid_cone4_distance(double mu, const double x[4]) {
-    double p[4];
-    project_wedge4(1.0, mu, x, p);
-    return distance4(x, p);
+    return lucid_cone_n_distance(4, mu, x);
 }
 
 double lucid_cone4_distance_dual(double mu, const double x[4]) {
-    double p[4];
-    project_wedge4(mu, 1.0, x, p);
-    return distance4(x, p);
+    return lucid_cone_n_distance_dual(4, mu, x);
 }
 
 double lucid_pyramid_distance(double mu, const double x[3]) {

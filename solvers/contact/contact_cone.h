@@ -30,6 +30,14 @@ double lucid_cone4_distance(double mu, const double x[4]);
 double lucid_cone4_distance_dual(double mu, const double x[4]);
 /* The norm of the tangential entries (t1, t2, s). */
 double lucid_cone4_tangent_norm(const double x[4]);
+
+/* The same cone over dim - 1 tangential entries (dim 4, or 6 with rolling friction: x = (t1,
+ * t2, n, s, r1, r2)); the tangential entries are 0, 1 and 3 .. dim - 1. */
+#define LUCID_CONE_MAX_DIM 6
+void lucid_cone_n_project(int dim, double mu, const double *x, double *out);
+double lucid_cone_n_distance(int dim, double mu, const double *x);
+double lucid_cone_n_distance_dual(int dim, double mu, const double *x);
+double lucid_cone_n_tangent_norm(int dim, const double *x);
 double lucid_pyramid_distance_dual(double mu, const double x[3]);
 
 #endif

@@ -62,17 +62,19 @@ void lucid_contact_answer_scales(const lucid_contact_problem *p, const double *l
     *force = f, *velocity = v;
 }
 
-/* The residuals (eps_p, eps_d, eps_c) of a contact with torsional friction (dim 4): the
- * second-order cone over (t1, t2, s); the kind's Gamma for NCP, none otherwise (no LCP solver
- * takes dim 4). */
-static void residuals4(lucid_contact_criterion kind, double mu, const double l[4],
-                       const double s[4], double out[3]) {
-    double d[4] = {s[0], s[1], s[2], s[3]};
-    if (kind == LUCID_CRITERION_NCP) d[2] += mu * lucid_cone4_tangent_norm(s);
-    out[0] = lucid_cone4_distance(mu, l), out[1] = lucid_cone4_distance_dual(mu, d);
-    out[2] = fabs(l[0] * d[0] + l[1] * d[1] + l[2] * d[2] + l[3] * d[3]);
-    if (!finite3(l) || !isfinite(l[3]) || !finite3(d) || !isfinite(d[3]))
-        out[0] = out[1] = out[2] = INFINITY;
+/* The residuals (eps_p, eps_d, eps_c) of a contact with torsional (dim 4) or rolling friction
+ * (dim 6): the second-order cone over (t1, t2, s[, r1, r2]); the kind's Gamma for NCP, none
+ * otherwise (no LCP solver takes dim 4 or 6). */
+static void residuals_n(lucid_contact_criterion kind, int dim, double mu, const double *l,
+                        const double *s, double out[3]) {
+    double d[LUCID_CONE_MAX_DIM], dot = 0.0;
+    int finite = 1;
+    for (int k = 0; k < dim; ++k) d[k] = s[k];
+    if (kind == LUCID_CRITERION_NCP) d[2] += mu * lucid_cone_n_tangent_norm(dim, s);
+    out[0] = lucid_cone_n_distance(dim, mu, l), out[1] = lucid_cone_n_distance_dual(dim, mu, d);
+    for (int k = 0; k < dim; ++k) dot += l[k] * d[k], finite &= isfinite(l[k]) && isfinite(d[k]);
+    out[2] = fabs(dot);
+    if (!finite) out[0] = out[1] = out[2] = INFINITY;
 }
 
 void lucid_contact_criteria_eval(const lucid_contact_problem *p, lucid_contact_criterion kind,
@@ -83,9 +85,9 @@ void lucid_contact_criteria_eval(const lucid_contact_problem *p, lucid_contact_c
     for (int i = 0; i < p->n; ++i) {
         const double *l = lambda + dim * i, *s = sigma + dim * i;
         double mu = p->mu[i], d[3], pi, di, ci;
-        if (dim == 4) {
+        if (dim > 3) {
             double r[3];
-            residuals4(kind, mu, l, s, r);
+            residuals_n(kind, dim, mu, l, s, r);
             pi = r[0], di = r[1], ci = r[2];
         } else {
             corrected_velocity(kind, mu, s, d);

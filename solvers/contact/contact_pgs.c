@@ -84,61 +84,71 @@ void lucid_contact_pgs_update(lucid_contact_model model, double mu, const double
         update_split(model, mu, D, s, l);
 }
 
-/* ---- contacts of dim 4 (torsional friction: (t1, t2, n, s), s a third tangential row) ---- */
+/* ---- contacts of dim 4 or 6 (torsional friction: (t1, t2, n, s), s a third tangential row;
+ * rolling friction: (t1, t2, n, s, r1, r2), five tangential rows) ---- */
 
-/* The Gershgorin bound of the largest eigenvalue of D's block over the rows `rows` (4 x 4 D). */
-static double eig_bound4(const double D[16], const int *rows, int k) {
+/* The Gershgorin bound of the largest eigenvalue of D's block over the rows `rows` (dim x dim
+ * D). */
+static double eig_bound_n(int dim, const double *D, const int *rows, int k) {
     double top = 0.0;
     for (int a = 0; a < k; ++a) {
         double row = 0.0;
-        for (int b = 0; b < k; ++b) row += fabs(D[rows[a] + 4 * rows[b]]);
+        for (int b = 0; b < k; ++b) row += fabs(D[rows[a] + dim * rows[b]]);
         top = lucid_contact_fmax(top, row);
     }
     return top;
 }
 
-/* Alg. 6 / Alg. 2 with three tangential rows (0, 1, 3): the NCP's exact normal step, then the
- * tangential step (at most 2 / eig_bound of their block) and the horizontal projection on the
- * ball of radius mu lN; the CCP's step 4 / trace (at most 2 / eig_bound) and the cone's
- * projection. */
-static void update4(lucid_contact_model model, double mu, const double D[16], const double s[4],
-                    double l[4]) {
-    static const int tangent[3] = {0, 1, 3}, all[4] = {0, 1, 2, 3};
+/* Alg. 6 / Alg. 2 with dim - 1 tangential rows (0, 1, 3, ...): the NCP's exact normal step,
+ * then the tangential step (at most 2 / eig_bound of their block) and the horizontal
+ * projection on the ball of radius mu lN; the CCP's step dim / trace (at most 2 / eig_bound)
+ * and the cone's projection. */
+static void update_n(int dim, lucid_contact_model model, double mu, const double *D,
+                     const double *s, double *l) {
+    static const int tangent[5] = {0, 1, 3, 4, 5}, all[6] = {0, 1, 2, 3, 4, 5};
+    int nt = dim - 1;
     if (model == LUCID_CONTACT_CCP) {
-        double step = fmin(4.0 / (D[0] + D[5] + D[10] + D[15]), 2.0 / eig_bound4(D, all, 4));
-        for (int a = 0; a < 4; ++a) l[a] -= step * s[a];
-        lucid_cone4_project(mu, l, l);
+        double trace = 0.0;
+        for (int a = 0; a < dim; ++a) trace += D[a * (dim + 1)];
+        double step = fmin(dim / trace, 2.0 / eig_bound_n(dim, D, all, dim));
+        for (int a = 0; a < dim; ++a) l[a] -= step * s[a];
+        lucid_cone_n_project(dim, mu, l, l);
         return;
     }
-    double lN = lucid_contact_fmax(0.0, l[2] - s[2] / D[10]), dN = lN - l[2];
-    double step = fmin(1.0 / fmin(fmin(D[0], D[5]), D[15]), 2.0 / eig_bound4(D, tangent, 3));
-    for (int k = 0; k < 3; ++k) l[tangent[k]] -= step * (s[tangent[k]] + D[tangent[k] + 8] * dN);
+    double lN = lucid_contact_fmax(0.0, l[2] - s[2] / D[2 * (dim + 1)]), dN = lN - l[2];
+    double smallest = D[0];
+    for (int k = 1; k < nt; ++k) smallest = fmin(smallest, D[tangent[k] * (dim + 1)]);
+    double step = fmin(1.0 / smallest, 2.0 / eig_bound_n(dim, D, tangent, nt));
+    for (int k = 0; k < nt; ++k)
+        l[tangent[k]] -= step * (s[tangent[k]] + D[tangent[k] + 2 * dim] * dN);
     l[2] = lN;
-    double radius = mu * lN, r = lucid_cone4_tangent_norm(l);
+    double radius = mu * lN, r = lucid_cone_n_tangent_norm(dim, l);
     if (r > radius) {
         double scale = r > 0.0 ? radius / r : 0.0;
-        for (int k = 0; k < 3; ++k) l[tangent[k]] *= scale;
+        for (int k = 0; k < nt; ++k) l[tangent[k]] *= scale;
     }
 }
 
-/* One sweep over the contacts of a dim 4 problem; returns the largest change. */
-static double sweep4(const lucid_contact_problem *p, lucid_contact_model model, double w,
-                     double *lambda, double *sigma) {
-    long m = 4L * p->n;
+/* One sweep over the contacts of a dim 4 or 6 problem; returns the largest change. */
+static double sweep_n(const lucid_contact_problem *p, int dim, lucid_contact_model model, double w,
+                      double *lambda, double *sigma) {
+    long m = (long)dim * p->n;
     double change = 0.0;
     for (int i = 0; i < p->n; ++i) {
-        double *li = lambda + 4 * i, l[4] = {li[0], li[1], li[2], li[3]}, D[16], delta[4];
-        for (int b = 0; b < 4; ++b)
-            for (int a = 0; a < 4; ++a) D[a + 4 * b] = lucid_contact_entry(p, 4 * i + a, 4 * i + b);
-        update4(model, p->mu[i], D, sigma + 4 * i, l);
-        for (int a = 0; a < 4; ++a) {
+        double *li = lambda + dim * i, l[6], D[36], delta[6];
+        for (int a = 0; a < dim; ++a) l[a] = li[a];
+        for (int b = 0; b < dim; ++b)
+            for (int a = 0; a < dim; ++a)
+                D[a + dim * b] = lucid_contact_entry(p, dim * i + a, dim * i + b);
+        update_n(dim, model, p->mu[i], D, sigma + dim * i, l);
+        for (int a = 0; a < dim; ++a) {
             delta[a] = w * (l[a] - li[a]);
             li[a] += delta[a];
             change = lucid_contact_fmax(change, fabs(delta[a]));
             if (delta[a] == 0.0) continue;
-            const double *column = p->G + m * (4 * i + a);
+            const double *column = p->G + m * (dim * i + a);
             for (long k = 0; k < m; ++k) sigma[k] += column[k] * delta[a];
-            if (p->R) sigma[4 * i + a] += p->R[4 * i + a] * delta[a];
+            if (p->R) sigma[dim * i + a] += p->R[dim * i + a] * delta[a];
         }
     }
     return change;
@@ -162,7 +172,7 @@ lucid_status lucid_contact_solve_pgs(lucid_contact_run *run, double *lambda) {
     double w = o->relaxation;
     for (int k = 1; k <= o->max_iter; ++k) {
         double change = 0.0;
-        if (dim == 4) change = sweep4(p, o->model, w, lambda, sigma);
+        if (dim > 3) change = sweep_n(p, dim, o->model, w, lambda, sigma);
         for (int i = 0; dim == 3 && i < p->n; ++i) {
             double *li = lambda + 3 * i, l[3] = {li[0], li[1], li[2]}, D[9];
             for (int b = 0; b < 3; ++b)

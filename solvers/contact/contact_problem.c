@@ -95,9 +95,9 @@ double lucid_contact_diag(const lucid_contact_problem *p, int k) {
 lucid_status lucid_contact_problem_validate(const lucid_contact_problem *p, const char **why) {
     if (why) *why = "";
     if (!p || p->n < 0) return fail(why, "negative number of contacts", LUCID_ERR_ARGUMENT);
-    if (p->dim != 0 && p->dim != 3 && p->dim != 4)
-        return fail(why, "dim (rows per contact) must be 3 or 4", LUCID_ERR_ARGUMENT);
-    if (p->n > 0x7fffffff / 4 / 4) return fail(why, "too many contacts", LUCID_ERR_ARGUMENT);
+    if (p->dim != 0 && p->dim != 3 && p->dim != 4 && p->dim != 6)
+        return fail(why, "dim (rows per contact) must be 3, 4 or 6", LUCID_ERR_ARGUMENT);
+    if (p->n > 0x7fffffff / 6 / 6) return fail(why, "too many contacts", LUCID_ERR_ARGUMENT);
     if (p->n == 0) return LUCID_OK;
     if (!p->G || !p->g || !p->mu) return fail(why, "missing G, g or mu", LUCID_ERR_ARGUMENT);
     long m = lucid_contact_rows(p);

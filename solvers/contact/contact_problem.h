@@ -4,8 +4,10 @@
  * lambda is sigma = G lambda + g + R lambda (R an optional diagonal compliance).
  * With dim = 4 (torsional friction, MJCF condim 4) contact i owns entries 4i..4i+3, (t1, t2,
  * n, s): s a third tangential row (the spin about n, scaled as the caller chooses), in the cone
- * ||(x_t1, x_t2, x_s)|| <= mu x_n; the pairs of lucid_contact_dim_supported take it
- * (docs/contact.md). */
+ * ||(x_t1, x_t2, x_s)|| <= mu x_n. With dim = 6 (rolling friction, MJCF condim 6) contact i owns
+ * entries 6i..6i+5, (t1, t2, n, s, r1, r2): r1, r2 the rolling about t1, t2, two more tangential
+ * rows of the same cone ||(x_t1, x_t2, x_s, x_r1, x_r2)|| <= mu x_n. The pairs of
+ * lucid_contact_dim_supported take them (docs/contact.md). */
 #ifndef LUCID_CONTACT_PROBLEM_H
 #define LUCID_CONTACT_PROBLEM_H
 
@@ -17,12 +19,12 @@ typedef struct lucid_contact_problem {
     const double *g;  /* 3n free velocity */
     const double *mu; /* n friction coefficients, in [0, LUCID_CONTACT_MAX_FRICTION] */
     const double *R;  /* 3n diagonal compliance (>= 0), or NULL for rigid contacts */
-    int dim;          /* rows per contact: 3 (or 0, the same), or 4; the sizes above are dim n */
+    int dim;          /* rows per contact: 3 (or 0, the same), 4 or 6; the sizes are dim n */
 } lucid_contact_problem;
 
-/* Rows per contact (3 or 4) and rows in all (dim n). */
+/* Rows per contact (3, 4 or 6) and rows in all (dim n). */
 static inline int lucid_contact_dim(const lucid_contact_problem *p) {
-    return p->dim == 4 ? 4 : 3;
+    return p->dim == 4 || p->dim == 6 ? p->dim : 3;
 }
 static inline long lucid_contact_rows(const lucid_contact_problem *p) {
     return (long)lucid_contact_dim(p) * p->n;

@@ -28,12 +28,15 @@ double lucid_contact_round_off_bound(double mu, const double l[3], const double 
     return hypot(hypot(l[0], l[1]), l[2]) * (total + mu * tangential) + 0.5 * DBL_EPSILON * product;
 }
 
-/* The bound of a contact with torsional friction (dim 4): the spin row joins the tangential
- * ones, (t1, t2, s) folded into the two entries of the dim-3 bound ((t1, s) as one). */
-static double round_off_bound4(double mu, const double l[4], const double s[4],
-                               const double delta[4]) {
-    double l3[3] = {hypot(l[0], l[3]), l[1], l[2]}, s3[3] = {hypot(s[0], s[3]), s[1], s[2]};
-    double d3[3] = {hypot(delta[0], delta[3]), delta[1], delta[2]};
+/* The bound of a contact with torsional (dim 4) or rolling friction (dim 6): the spin and
+ * rolling rows join the tangential ones, folded into t1 of the dim-3 bound ((t1, s, r1, r2) as
+ * one entry). */
+static double round_off_bound_n(int dim, double mu, const double *l, const double *s,
+                                const double *delta) {
+    double l3[3] = {l[0], l[1], l[2]}, s3[3] = {s[0], s[1], s[2]};
+    double d3[3] = {delta[0], delta[1], delta[2]};
+    for (int k = 3; k < dim; ++k)
+        l3[0] = hypot(l3[0], l[k]), s3[0] = hypot(s3[0], s[k]), d3[0] = hypot(d3[0], delta[k]);
     return lucid_contact_round_off_bound(mu, l3, s3, d3);
 }
 
@@ -41,11 +44,11 @@ double lucid_contact_round_off(const lucid_contact_problem *p, const double *lam
     double worst = 0.0;
     int dim = lucid_contact_dim(p);
     for (int i = 0; i < p->n; ++i) {
-        double s[4], d[4];
+        double s[6], d[6];
         for (int a = 0; a < dim; ++a) row(p, lambda, (long)dim * i + a, s + a, d + a);
         worst =
-            fmax(worst, dim == 4 ? round_off_bound4(p->mu[i], lambda + 4 * i, s, d)
-                                 : lucid_contact_round_off_bound(p->mu[i], lambda + 3 * i, s, d));
+            fmax(worst, dim > 3 ? round_off_bound_n(dim, p->mu[i], lambda + (long)dim * i, s, d)
+                                : lucid_contact_round_off_bound(p->mu[i], lambda + 3 * i, s, d));
     }
     return worst;
 }

@@ -94,9 +94,9 @@ int lucid_contact_stalled(double change, double size, double stall_tol) {
 }
 
 int lucid_contact_dim_supported(const lucid_contact_options *o, int dim) {
-    int solver = o->solver == LUCID_CONTACT_ADMM || o->solver == LUCID_CONTACT_PGS ||
-                 o->solver == LUCID_CONTACT_IP;
-    return dim == 3 || (dim == 4 && solver && !o->first_order &&
+    int solver = o->solver == LUCID_CONTACT_ADMM || o->solver == LUCID_CONTACT_PGS;
+    int ip = o->solver == LUCID_CONTACT_IP && dim == 4; /* the ip's cone of dimension 4 */
+    return dim == 3 || ((dim == 4 || dim == 6) && (solver || ip) && !o->first_order &&
                         (o->model == LUCID_CONTACT_CCP || o->model == LUCID_CONTACT_NCP));
 }
 
@@ -107,7 +107,7 @@ int lucid_contact_first_order_applies(const lucid_contact_options *o) {
 
 /* The model criterion meets tol, and with o->first_order the friction directions too. */
 int lucid_contact_check(lucid_contact_run *run, const double *lambda, const double *sigma) {
-    if (lucid_contact_dim(run->p) == 4) { /* no first-order direction check for dim 4 */
+    if (lucid_contact_dim(run->p) > 3) { /* no first-order direction check for dim 4 or 6 */
         lucid_contact_criteria_eval(run->p, run->criterion, lambda, sigma, NULL,
                                     &run->result->model);
         lucid_contact_criteria_eval(run->p, LUCID_CRITERION_NCP, lambda, sigma, NULL,

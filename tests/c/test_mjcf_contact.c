@@ -5,7 +5,8 @@
  * (exclude = 0) are the pairs lucid's collision detection finds active (separation below the
  * include margin, the world's speculative margin set to 0), and each pair's friction (0 for
  * condim 1, else MuJoCo's friction[0]), torsional coefficient (MuJoCo's spin friction under
- * condim 4, else 0) and include margin (margin - gap) are MuJoCo's.
+ * condim 4, else 0), rolling coefficient (its roll friction under condim 6, else 0) and include
+ * margin (margin - gap) are MuJoCo's.
  * Exit 77 with a message when MuJoCo or the humanoid is missing. */
 #include <math.h>
 #include <setjmp.h>
@@ -88,6 +89,7 @@ static void compare_contacts(const char *path, const double *qpos, int nq, int w
         int g1 = lucid_geom(lm, m, c->geom1), g2 = lucid_geom(lm, m, c->geom2);
         double friction = c->dim == 1 ? 0.0 : c->friction[0];
         double torsion = c->dim >= 4 ? c->friction[2] : 0.0; /* (t1, t2, spin, roll1, roll2) */
+        double rolling = c->dim >= 6 ? c->friction[3] : 0.0;
         int seen = 0;
         for (int k = 0; k < lucid_world_contact_count(w); ++k) {
             const lucid_world_contact *l = &lucid_world_contacts(w)[k];
@@ -96,12 +98,12 @@ static void compare_contacts(const char *path, const double *qpos, int nq, int w
             int h2 = lucid_world_part_geom(w, l->body2, l->part2);
             if (pair_key(h1, h2, n) != pair_key(g1, g2, n)) continue;
             ++seen;
-            if (l->friction != friction || l->torsion != torsion ||
+            if (l->friction != friction || l->torsion != torsion || l->rolling != rolling ||
                 l->include_margin != c->includemargin)
-                fail_msg("pair (%d, %d): lucid friction %g, torsion %g, include margin %g; MuJoCo "
-                         "%g, %g, %g",
-                         g1, g2, l->friction, l->torsion, l->include_margin, friction, torsion,
-                         c->includemargin);
+                fail_msg("pair (%d, %d): lucid friction %g, torsion %g, rolling %g, include margin "
+                         "%g; MuJoCo %g, %g, %g, %g",
+                         g1, g2, l->friction, l->torsion, l->rolling, l->include_margin, friction,
+                         torsion, rolling, c->includemargin);
         }
         if (!seen) fail_msg("MuJoCo's pair (%d, %d) (dist %g) not found by lucid", g1, g2, c->dist);
     }
@@ -130,10 +132,9 @@ static void compare_contacts(const char *path, const double *qpos, int nq, int w
         for (int j = 0; j < found && !known; ++j) known = keys[j] == key;
         if (!known && found < 256) keys[found++] = key;
     }
-    printf(
-        "%s: %d MuJoCo contacts, %d active pairs, %d lucid contacts: friction, torsion and include "
-        "margin as MuJoCo's\n",
-        path, d->ncon, found, lucid_world_contact_count(w));
+    printf("%s: %d MuJoCo contacts, %d active pairs, %d lucid contacts: friction, torsion, rolling "
+           "and include margin as MuJoCo's\n",
+           path, d->ncon, found, lucid_world_contact_count(w));
     if (want_pairs >= 0) assert_int_equal(found, want_pairs);
     free(q);
     lucid_world_destroy(w);
@@ -154,6 +155,8 @@ static void test_scene(void **state) {
     compare_contacts(LUCID_SOURCE_DIR "/tests/data/model/mjcf_contact.xml", NULL, 0, 8);
     /* condim 4: the three spheres on the floor */
     compare_contacts(LUCID_SOURCE_DIR "/tests/data/model/mjcf_torsion.xml", NULL, 0, 3);
+    /* condim 6: the four spheres on the floor */
+    compare_contacts(LUCID_SOURCE_DIR "/tests/data/model/mjcf_rolling_pairs.xml", NULL, 0, 4);
 }
 
 /* The humanoid lying on its back on its floor: its torso 6.5 cm high (5 mm deep), rotated a quarter

@@ -232,6 +232,7 @@ static void compare_geoms(const lucid_model_spec *s, const mjModel *m) {
         assert_int_equal((int)G->conaffinity, m->geom_conaffinity[g]);
         near(G->friction, m->geom_friction[3 * g], 0.0, "geom friction", g);
         near(G->torsion, m->geom_friction[3 * g + 1], 0.0, "geom torsional friction", g);
+        near(G->rolling, m->geom_friction[3 * g + 2], 0.0, "geom rolling friction", g);
         assert_int_equal(G->condim, m->geom_condim[g]);
         assert_int_equal(G->priority, m->geom_priority[g]);
         near(G->solmix, m->geom_solmix[g], 0.0, "geom solmix", g);
