@@ -34,7 +34,7 @@ typedef struct ctx {
     const lucid_step_derivative_options *o;
     int nx, nt, nu, np, n; /* state, tangent, controls, parameters, nominal contacts */
     int dim; /* rows per contact in lambda, sigma and the islands' problems (3, or 4 with
-              * torsional friction: lucid_world_contact_dim) */
+              * torsional friction: lucid_world_derivative_dim) */
     double *x0, *u0, *x1, *xs, *us, *dx, *dplus, *dminus;
     lucid_cached_force *cache0, *cache1;
     int ncache0, ncache1;
@@ -1275,18 +1275,19 @@ static lucid_status implicit_column(ctx *c, int col, lucid_step_jacobians *J) {
 /* Relaxed: island i's problem p solved by the ip solver at kappa (a copy of it is kept with
  * the workspace, whose factorisation lucid_contact_ip_jvp reuses). */
 static lucid_status relaxed_island(ctx *c, int i, const lucid_contact_problem *p) {
-    size_t m3 = 3 * (size_t)p->n, n = (size_t)p->n;
+    size_t m3 = (size_t)lucid_contact_rows(p), n = (size_t)p->n;
     int ok = 1;
     double *data = grab(c, m3 * m3 + 4 * m3 + n, sizeof(double), &ok);
     c->ip_data[i] = data;
-    c->ip[i] = lucid_contact_workspace_create(p->n);
+    c->ip[i] = lucid_contact_workspace_create((int)((m3 + 2) / 3)); /* 3 rows a capacity unit */
     if (!ok || !c->ip[i]) return LUCID_ERR_NO_MEMORY;
     double *G = data, *g = G + m3 * m3, *R = g + m3, *mu = R + m3, *lambda = mu + n,
            *dual = lambda + m3;
     memcpy(G, p->G, sizeof(double) * m3 * m3), memcpy(g, p->g, sizeof(double) * m3);
     memcpy(mu, p->mu, sizeof(double) * n);
     if (p->R) memcpy(R, p->R, sizeof(double) * m3);
-    c->ip_problem[i] = (lucid_contact_problem){p->n, G, g, mu, p->R ? R : NULL, 3};
+    c->ip_problem[i] =
+        (lucid_contact_problem){p->n, G, g, mu, p->R ? R : NULL, lucid_contact_dim(p)};
     lucid_contact_options o = lucid_contact_default_options();
     o.model = c->w->opt.contact.model;
     o.solver = LUCID_CONTACT_IP;
@@ -1494,7 +1495,7 @@ static lucid_status step_derivatives(lucid_world *w, const lucid_step_derivative
              .nt = lucid_world_tangent_size(w),
              .nu = lucid_world_controls_size(w),
              .np = o->num_params,
-             .dim = lucid_world_contact_dim(w)};
+             .dim = lucid_world_derivative_dim(w)};
     int ok = copy_cache(&c, w, &c.cache0, &c.ncache0);
     c.x0 = grab(&c, (size_t)c.nx, sizeof(double), &ok);
     c.u0 = grab(&c, (size_t)c.nu, sizeof(double), &ok);

@@ -573,8 +573,7 @@ static lucid_status check_torsion(lucid_world *w, const int *list, int m, int di
             snprintf(w->error, sizeof w->error,
                      "contact of %.32s and %.32s: %s needs ncp or ccp with %s, not %s:%s", a, b,
                      kind, dim == 4 ? "admm, pgs or ip" : "admm or pgs",
-                     lucid_contact_model_name(o->model),
-                     lucid_contact_solver_name(o->solver));
+                     lucid_contact_model_name(o->model), lucid_contact_solver_name(o->solver));
             return LUCID_ERR_ARGUMENT;
         }
     }

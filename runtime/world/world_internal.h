@@ -595,8 +595,8 @@ void lucid_world_island_delassus_dim(lucid_world *w, const int *list, int m, int
 /* Rows per contact of the step derivatives' contact arrays (lambda, sigma): 4 when a part of
  * the world has condim 4 (torsional friction: the spin row, force lambda_s = torsion_force / a;
  * 0 for a contact without), else 3. By condim, not by the torsion a parameter shifts. */
-int lucid_world_contact_dim(const lucid_world *w);
-/* One step with the contact forces lambda (dim n, lucid_world_contact_dim, in the frames of
+int lucid_world_derivative_dim(const lucid_world *w);
+/* One step with the contact forces lambda (dim n, lucid_world_derivative_dim, in the frames of
  * `expect`) instead of a solve:
  * prepare, then if the contact list equals expect's n contacts (bodies, parts, limits, order:
  * *same = 1) v+ = v_free + dt M~^-1 J^T lambda, sigma (3n) = (J v+ - c* e_n)/dt + R lambda (the

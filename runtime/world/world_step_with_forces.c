@@ -50,7 +50,7 @@ static int derivative_branch(const lucid_world *w, const lucid_world_contact *c,
     return piece;
 }
 
-int lucid_world_contact_dim(const lucid_world *w) {
+int lucid_world_derivative_dim(const lucid_world *w) {
     for (int k = 0; k < w->num_parts; ++k)
         if (w->part_contact[k].condim >= 4) return 4;
     return 3;
@@ -98,7 +98,7 @@ static void contact_sigma(const lucid_world *w, const lucid_world_contact *expec
 static void apply_forces(lucid_world *w, const lucid_world_contact *expect, int n,
                          const double *lambda, double *sigma, double *mu, double *v_before,
                          int *branch) {
-    int dim = lucid_world_contact_dim(w);
+    int dim = lucid_world_derivative_dim(w);
     for (int k = 0; k < n; ++k) {
         lucid_world_contact *c = &w->contacts[k];
         memcpy(c->force, lambda + dim * k, sizeof c->force);

@@ -132,8 +132,6 @@ t.case("what does not take torsional friction refuses it by name", function()
     function() staggered:step() end)
   local w = lucid.world{dt = m.timestep}
   w:add_model(m)
-  t.raises("torsional friction (MJCF condim 4) has no relaxed step derivatives",
-    function() w:step_derivatives{method = "relaxed"} end)
   w:step()
   t.raises("torsional friction (condim 4, 4 rows per contact)", function() w:contact_problem() end)
   local slick = m:geoms()
