@@ -101,8 +101,8 @@ static double eig_bound4(const double D[16], const int *rows, int k) {
  * tangential step (at most 2 / eig_bound of their block) and the horizontal projection on the
  * ball of radius mu lN; the CCP's step 4 / trace (at most 2 / eig_bound) and the cone's
  * projection. */
-static void update4(lucid_contact_model model, double mu, const double D[16], const double s[4],
-                    double l[4]) {
+void lucid_contact_pgs_update4(lucid_contact_model model, double mu, const double D[16],
+                               const double s[4], double l[4]) {
     static const int tangent[3] = {0, 1, 3}, all[4] = {0, 1, 2, 3};
     if (model == LUCID_CONTACT_CCP) {
         double step = fmin(4.0 / (D[0] + D[5] + D[10] + D[15]), 2.0 / eig_bound4(D, all, 4));
@@ -130,7 +130,7 @@ static double sweep4(const lucid_contact_problem *p, lucid_contact_model model, 
         double *li = lambda + 4 * i, l[4] = {li[0], li[1], li[2], li[3]}, D[16], delta[4];
         for (int b = 0; b < 4; ++b)
             for (int a = 0; a < 4; ++a) D[a + 4 * b] = lucid_contact_entry(p, 4 * i + a, 4 * i + b);
-        update4(model, p->mu[i], D, sigma + 4 * i, l);
+        lucid_contact_pgs_update4(model, p->mu[i], D, sigma + 4 * i, l);
         for (int a = 0; a < 4; ++a) {
             delta[a] = w * (l[a] - li[a]);
             li[a] += delta[a];

@@ -2,7 +2,8 @@
  *
  * Contact i has two sides s = 2i, 2i+1, each acting on one body slot body[s] (-1: none, a
  * static body). A side holds two 3 x 6 blocks, rows d = 0..2 along the contact frame
- * (t1, t2, n), columns (linear, angular) of the body's twist:
+ * (t1, t2, n) (and with dim 4 a fourth, the spin s), columns (linear, angular) of the body's
+ * twist:
  *   J_s  the contact Jacobian block (its sign included), and
  *   W_s  = (M_b^-1 J_s^T)^T, the block of M^-1 J^T (linear part / m, angular part I^-1 .),
  * so that G = J M^-1 J^T is never formed: with u_b = sum over the sides s of body b of
@@ -56,7 +57,18 @@ typedef struct lucid_contact_sparse_problem {
                             * [span[4s], span[4s + 1]) of its slot, W outside
                             * [span[4s + 2], span[4s + 3]) (a robot link's rows touch its
                             * ancestors' dofs; M~^-1 spreads W over the ones they move) */
+    int dim;               /* rows per contact: 3 (or 0, the same), or 4 (torsional friction:
+                            * (t1, t2, n, s) as lucid_contact_problem's); the blocks are then
+                            * dim x w, and g, R and the solvers' vectors dim n */
 } lucid_contact_sparse_problem;
+
+/* Rows per contact (3 or 4) and rows in all (dim n). */
+static inline int lucid_sparse_dim(const lucid_contact_sparse_problem *p) {
+    return p->dim == 4 ? 4 : 3;
+}
+static inline size_t lucid_sparse_rows(const lucid_contact_sparse_problem *p) {
+    return (size_t)lucid_sparse_dim(p) * (size_t)p->n;
+}
 
 /* The first column of slot b, its width, the offsets of side s's blocks and of slot b's mass
  * block, and the number of columns (velocity unknowns) of p. */
@@ -67,7 +79,7 @@ static inline size_t lucid_sparse_width(const lucid_contact_sparse_problem *p, i
     return p->dof ? p->dof[b + 1] - p->dof[b] : 6;
 }
 static inline size_t lucid_sparse_side_at(const lucid_contact_sparse_problem *p, int s) {
-    return p->dof ? p->side_at[s] : 18 * (size_t)s;
+    return p->dof ? p->side_at[s] : 6 * (size_t)lucid_sparse_dim(p) * (size_t)s;
 }
 static inline size_t lucid_sparse_mass_at(const lucid_contact_sparse_problem *p, int b) {
     return p->dof ? p->mass_at[b] : 36 * (size_t)b;
@@ -87,10 +99,12 @@ static inline void lucid_sparse_span(const lucid_contact_sparse_problem *p, int 
 }
 
 /* Doubles of workspace lucid_contact_solve_pgs_sparse needs: the columns (6 a free body,
- * lucid_sparse_columns) + 12 n (0 when that overflows size_t or n is negative). */
+ * lucid_sparse_columns) + 12 n (0 when that overflows size_t or n is negative); _dim for
+ * contacts of dim rows (3 or 4): the columns + dim (dim + 1) n. */
 size_t lucid_contact_sparse_work_size(int n, size_t columns);
+size_t lucid_contact_sparse_work_size_dim(int n, int dim, size_t columns);
 
-/* u (lucid_sparse_columns) = M^-1 J^T lambda by slots, then sigma = J u + g + R lambda (3n). */
+/* u (lucid_sparse_columns) = M^-1 J^T lambda by slots, then sigma = J u + g + R lambda (dim n). */
 void lucid_contact_sparse_velocity(const lucid_contact_sparse_problem *p, const double *lambda,
                                    double *u, double *sigma);
 
@@ -105,15 +119,15 @@ lucid_status lucid_contact_solve_pgs_sparse(const lucid_contact_sparse_problem *
                                             const lucid_contact_options *o, double *work,
                                             double *lambda, lucid_contact_result *result);
 
-/* f (lucid_sparse_columns) = J^T y (y: 3n) */
+/* f (lucid_sparse_columns) = J^T y (y: dim n) */
 void lucid_contact_sparse_jt(const lucid_contact_sparse_problem *p, const double *y, double *f);
-/* y (3n) = J u (u: lucid_sparse_columns) */
+/* y (dim n) = J u (u: lucid_sparse_columns) */
 void lucid_contact_sparse_j(const lucid_contact_sparse_problem *p, const double *u, double *y);
-/* y (3n) = (G + R) x with G = J M^-1 J^T through W; u: lucid_sparse_columns of scratch */
+/* y (dim n) = (G + R) x with G = J M^-1 J^T through W; u: lucid_sparse_columns of scratch */
 void lucid_contact_sparse_apply(const lucid_contact_sparse_problem *p, const double *x, double *u,
                                 double *y);
 
-/* G (3n x 3n, column-major) = J M^-1 J^T: the dense Delassus matrix of p without diag(R) (a
+/* G (dim n x dim n, column-major) = J M^-1 J^T: the dense Delassus matrix of p without diag(R) (a
  * dense problem holds R apart, lucid_contact_problem), built on request only
  * (lucid_world_last_sparse_problem's users, the world's ip attempt); O(n^2) memory and time. */
 void lucid_contact_sparse_delassus(const lucid_contact_sparse_problem *p, double *G);
@@ -130,6 +144,9 @@ lucid_contact_sparse_workspace *lucid_contact_sparse_workspace_create(void);
 void lucid_contact_sparse_workspace_destroy(lucid_contact_sparse_workspace *ws);
 lucid_status lucid_contact_sparse_reserve(lucid_contact_sparse_workspace *ws, int n,
                                           size_t columns);
+/* As lucid_contact_sparse_reserve for contacts of dim rows (3 or 4; 4 for ADMM only). */
+lucid_status lucid_contact_sparse_reserve_dim(lucid_contact_sparse_workspace *ws, int n, int dim,
+                                              size_t columns);
 
 /* ADMM of lucid_contact_solve (ccp:admm, ncp:admm) on the sparse form: the same iteration
  * (spectral rho, over-relaxation, De Saxce shift, Anderson acceleration, checks), its x-step
