@@ -1,9 +1,9 @@
 /* The contact problem in body space, for islands too large for a dense Delassus matrix.
  *
  * Contact i has two sides s = 2i, 2i+1, each acting on one body slot body[s] (-1: none, a
- * static body). A side holds two 3 x 6 blocks, rows d = 0..2 along the contact frame
- * (t1, t2, n) (and with dim 4 a fourth, the spin s), columns (linear, angular) of the body's
- * twist:
+ * static body). A side holds two 3 x 6 blocks (dim x 6: with dim 4 a fourth row, the spin
+ * s), rows d = 0..2 along the contact frame (t1, t2, n), columns (linear, angular) of the
+ * body's twist:
  *   J_s  the contact Jacobian block (its sign included), and
  *   W_s  = (M_b^-1 J_s^T)^T, the block of M^-1 J^T (linear part / m, angular part I^-1 .),
  * so that G = J M^-1 J^T is never formed: with u_b = sum over the sides s of body b of
@@ -11,7 +11,8 @@
  *   sigma_i = sum_s J_s u_body(s) + g_i + R_i lambda_i,
  *   G_ii    = sum_s J_s W_s^T                                 (the only blocks formed).
  * Storage is O(n + bodies); a product with G costs O(n). Both blocks are row-major, 18
- * numbers a side, 36 a contact. g, mu, R (may be NULL) as in lucid_contact_problem.
+ * numbers a side, 36 a contact (24, 48 with dim 4). g, mu, R (may be NULL) as in
+ * lucid_contact_problem.
  *
  * Slots of any width. A slot is a group of velocity unknowns (columns): 6 for a free body
  * (its twist), nv for an articulated model (all its links share the model's generalised
@@ -42,11 +43,11 @@ typedef struct lucid_contact_sparse_problem {
     int n;             /* contacts */
     int num_bodies;    /* body slots, 0 .. num_bodies - 1 */
     const int *body;   /* 2n slots (-1 for none) */
-    const double *J;   /* 2n x 18: J_s, row-major 3 x 6 */
-    const double *W;   /* 2n x 18: W_s = (M^-1 J_s^T)^T, row-major 3 x 6 */
-    const double *g;   /* 3n */
+    const double *J;   /* 2n x 6 dim: J_s, row-major dim x 6 */
+    const double *W;   /* 2n x 6 dim: W_s = (M^-1 J_s^T)^T, row-major dim x 6 */
+    const double *g;   /* dim n */
     const double *mu;  /* n */
-    const double *R;   /* 3n or NULL */
+    const double *R;   /* dim n or NULL */
     const double *M;   /* num_bodies x 36: each slot's 6 x 6 mass matrix (m I, I_world), row-major
                         * (with dof: w x w at mass_at); read by the ADMM and Newton solvers only
                         * (NULL for PGS) */
