@@ -529,7 +529,7 @@ static int l_contact_problem(lua_State *L) {
             lucid_lua_fail(L, fname, "an island of %d contacts is too large for G (at most %d)",
                            sp.n, LUA_WORLD_DENSE_G_MAX);
         if (want_G < 0) want_G = sp.n <= LUA_WORLD_DENSE_G_MAX;
-        p = (lucid_contact_problem){sp.n, NULL, sp.g, sp.mu, sp.R, 3};
+        p = (lucid_contact_problem){sp.n, NULL, sp.g, sp.mu, sp.R, lucid_sparse_dim(&sp)};
         list = sparse_list;
     }
     if (lucid_contact_dim(&p) > 3)

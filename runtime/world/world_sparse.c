@@ -9,6 +9,10 @@
  * d_k, lever arm r = p - x_com, I the world inertia):
  *   J_s row k = sign (d_k, r x d_k),   W_s row k = sign (d_k / m, I^-1 (r x d_k)),
  * and after the solve v_free += dt u_lin, w_free += dt u_ang with u = M^-1 J^T lambda.
+ * An island with torsional friction has 4 rows a contact (dim 4, as the dense island's): the
+ * spin row J_s row 3 = sign (0, a n), W_s row 3 = sign (0, I^-1 a n) (a model link's: row 3 of
+ * its J and Y, lucid_world_models_fill_side); a contact without torsion in such an island has
+ * a zero spin row made decoupled by R = its normal row's diagonal, as the dense G's entry.
  * The island solve (attempts, judging, the kept answer) is world_island_solve.c's, in the
  * island's units as the dense one (lucid_world_island_scales: powers of two, exact).
  * Buffers grow only (sizes in size_t with overflow checks), so a step allocates nothing once they
@@ -40,6 +44,7 @@ struct lucid_world_sparse {
         side_at_cap, mass_at_cap, span_cap, J_cap, W_cap, M_cap, g_cap, mu_cap, R_cap, lambda_cap,
         dual_cap, best_cap, work_cap;
     lucid_contact_sparse_workspace *ws;
+    int dim;                           /* rows per contact of the island being solved (3, 4) */
     lucid_contact_sparse_problem last; /* the last island's problem (world units) */
     const int *last_list;              /* its contacts */
 };
@@ -95,14 +100,26 @@ static int touches_equality(const lucid_world *w, const int *list, int m) {
     return 0;
 }
 
+/* Rows per contact of an island: 4 when one of its contacts has torsional friction, else 3. */
+static int island_dim(const lucid_world *w, const int *list, int m) {
+    for (int i = 0; i < m; ++i)
+        if (w->contacts[list[i]].torsion > 0.0) return 4;
+    return 3;
+}
+
 int lucid_world_sparse_applies(const lucid_world *w, const int *list, int m) {
     if (!lucid_contact_sparse_has(w->opt.contact.model, w->opt.contact.solver)) return 0;
     if (touches_equality(w, list, m)) return 0;
     /* a dry-friction row's virtual normal row has no body-space column: dense */
     if (lucid_world_has_friction_rows(w, list, m)) return 0;
-    /* torsional friction (contacts of dim 4) is solved densely only */
+    /* rolling friction (dim 6) is solved densely only; torsional friction (dim 4) where the
+     * body-space solvers take it (admm, pgs): otherwise the dense island solves it (ip) or
+     * refuses it by name */
     for (int i = 0; i < m; ++i)
-        if (w->contacts[list[i]].torsion > 0.0 || w->contacts[list[i]].rolling > 0.0) return 0;
+        if (w->contacts[list[i]].rolling > 0.0) return 0;
+    if (island_dim(w, list, m) == 4 && (!lucid_contact_dim_supported(&w->opt.contact, 4) ||
+                                        w->opt.contact.solver == LUCID_CONTACT_IP))
+        return 0;
     int threshold = lucid_world_sparse_threshold(&w->opt);
     if (w->opt.sparse_threshold < 0 && w->opt.contact.solver == LUCID_CONTACT_ADMM &&
         threshold > LUCID_WORLD_SPARSE_ADMM_ROBOT_CROSSOVER && touches_model(w, list, m))
@@ -110,8 +127,9 @@ int lucid_world_sparse_applies(const lucid_world *w, const int *list, int m) {
     return m > threshold;
 }
 
-/* The per-contact and per-slot buffers of an island of m contacts (at most 2m slots). */
-static lucid_status reserve(lucid_world *w, size_t m) {
+/* The per-contact and per-slot buffers of an island of m contacts of dim rows (at most 2m
+ * slots). */
+static lucid_status reserve(lucid_world *w, size_t m, int dim) {
     if (!w->sparse) {
         w->sparse = calloc(1, sizeof *w->sparse);
         if (!w->sparse) return LUCID_ERR_NO_MEMORY;
@@ -130,31 +148,33 @@ static lucid_status reserve(lucid_world *w, size_t m) {
     if (s == LUCID_OK) s = grow((void **)&sp->side_at, &sp->side_at_cap, 2 * m, sizeof(size_t));
     if (s == LUCID_OK) s = grow((void **)&sp->mass_at, &sp->mass_at_cap, 2 * m, sizeof(size_t));
     if (s == LUCID_OK) s = grow((void **)&sp->span, &sp->span_cap, 8 * m, sizeof(size_t));
-    if (s == LUCID_OK) s = grow((void **)&sp->g, &sp->g_cap, 3 * m, sizeof(double));
+    size_t rows = (size_t)dim * m;
+    if (s == LUCID_OK) s = grow((void **)&sp->g, &sp->g_cap, rows, sizeof(double));
     if (s == LUCID_OK) s = grow((void **)&sp->mu, &sp->mu_cap, m, sizeof(double));
-    if (s == LUCID_OK) s = grow((void **)&sp->R, &sp->R_cap, 3 * m, sizeof(double));
-    if (s == LUCID_OK) s = grow((void **)&sp->lambda, &sp->lambda_cap, 3 * m, sizeof(double));
-    if (s == LUCID_OK) s = grow((void **)&sp->dual, &sp->dual_cap, 3 * m, sizeof(double));
-    if (s == LUCID_OK) s = grow((void **)&sp->best, &sp->best_cap, 12 * m, sizeof(double));
+    if (s == LUCID_OK) s = grow((void **)&sp->R, &sp->R_cap, rows, sizeof(double));
+    if (s == LUCID_OK) s = grow((void **)&sp->lambda, &sp->lambda_cap, rows, sizeof(double));
+    if (s == LUCID_OK) s = grow((void **)&sp->dual, &sp->dual_cap, rows, sizeof(double));
+    if (s == LUCID_OK) s = grow((void **)&sp->best, &sp->best_cap, 4 * rows, sizeof(double));
+    sp->dim = dim;
     return s;
 }
 
 /* The buffers sized by the island's slots: J and W (jw doubles), M, the solvers' workspace. */
 static lucid_status reserve_slots(lucid_world *w, size_t m, size_t columns) {
     lucid_world_sparse *sp = w->sparse;
-    size_t work = lucid_contact_sparse_work_size((int)m, columns);
+    size_t work = lucid_contact_sparse_work_size_dim((int)m, sp->dim, columns);
     if (work == 0) return LUCID_ERR_NO_MEMORY;
     lucid_status s = grow((void **)&sp->J, &sp->J_cap, sp->jw_len, sizeof(double));
     if (s == LUCID_OK) s = grow((void **)&sp->W, &sp->W_cap, sp->jw_len, sizeof(double));
     if (s == LUCID_OK) s = grow((void **)&sp->M, &sp->M_cap, sp->mass_len, sizeof(double));
     if (s == LUCID_OK) s = grow((void **)&sp->work, &sp->work_cap, work, sizeof(double));
     if (s == LUCID_OK && w->opt.contact.solver != LUCID_CONTACT_PGS)
-        s = lucid_contact_sparse_reserve(sp->ws, (int)m, columns);
+        s = lucid_contact_sparse_reserve_dim(sp->ws, (int)m, sp->dim, columns);
     return s;
 }
 
-/* The blocks (3 x 6) of side `side` of contact k on a free body. */
-static void fill_blocks(const lucid_world *w, int k, int side, double *J, double *W) {
+/* The blocks (dim x 6) of side `side` of contact k on a free body. */
+static void fill_blocks(const lucid_world *w, int k, int side, int dim, double *J, double *W) {
     const lucid_world_contact *c = &w->contacts[k];
     const lucid_contact_side *s = &w->sides[2 * k + side];
     double inv_m = w->bodies[s->body].inv_mass;
@@ -165,6 +185,11 @@ static void fill_blocks(const lucid_world *w, int k, int side, double *J, double
         lucid_vec3_store(lucid_vec3_scale(dir, s->sign * inv_m), W + 6 * d);
         lucid_vec3_store(lucid_vec3_scale(s->inv_ang[d], s->sign), W + 6 * d + 3);
     }
+    if (dim == 3) return;
+    memset(J + 18, 0, sizeof(double) * 6), memset(W + 18, 0, sizeof(double) * 6);
+    if (!s->spin) return; /* the spin row: sign (0, a n), W's sign (0, I^-1 a n) */
+    lucid_vec3_store(lucid_vec3_scale(s->spin_ang, s->sign), J + 21);
+    lucid_vec3_store(lucid_vec3_scale(s->inv_spin_ang, s->sign), W + 21);
 }
 
 /* M (row-major 6 x 6) = diag(m I, R I_body R^T) of body b */
@@ -216,26 +241,42 @@ static int side_slot(lucid_world *w, int k, int side, int *slots) {
 /* Side s's blocks J and W (contact k, side `side`). */
 static void fill_side_blocks(lucid_world *w, int k, int side, int s) {
     lucid_world_sparse *sp = w->sparse;
-    int b = sp->body[s], owner = sp->owner[b];
+    int b = sp->body[s], owner = sp->owner[b], dim = sp->dim;
     size_t width = sp->dof[b + 1] - sp->dof[b];
     double *J = sp->J + sp->side_at[s], *W = sp->W + sp->side_at[s];
     const lucid_contact_side *cs = &w->sides[2 * k + side];
     if (owner >= 0) {
-        fill_blocks(w, k, side, J, W);
-    } else if (owner <= -2) { /* a link: the rows over its tree's dofs, W = (M~^-1 J^T)^T */
-        memcpy(J, w->link_J + cs->row, sizeof(double) * 3 * width);
-        memcpy(W, w->link_Y + cs->row, sizeof(double) * 3 * width);
-    } else { /* a limit's tangential rows: J = W = [I_2; 0] */
-        static const double rows[6] = {1.0, 0.0, 0.0, 1.0, 0.0, 0.0};
-        memcpy(J, rows, sizeof rows), memcpy(W, rows, sizeof rows);
+        fill_blocks(w, k, side, dim, J, W);
+        return;
     }
+    /* a link: the rows over its tree's dofs, W = (M~^-1 J^T)^T, its spin row (row 3 of its J
+     * and Y) when it has one; a limit's tangential rows: J = W = [I_2; 0] */
+    size_t rows = owner <= -2 && cs->spin ? 4 : 3;
+    if (owner <= -2) {
+        memcpy(J, w->link_J + cs->row, sizeof(double) * rows * width);
+        memcpy(W, w->link_Y + cs->row, sizeof(double) * rows * width);
+    } else {
+        static const double unit[6] = {1.0, 0.0, 0.0, 1.0, 0.0, 0.0};
+        memcpy(J, unit, sizeof unit), memcpy(W, unit, sizeof unit);
+    }
+    if (dim == 4 && rows == 3) /* no spin on this side */
+        memset(J + 3 * width, 0, sizeof(double) * width),
+            memset(W + 3 * width, 0, sizeof(double) * width);
 }
 
-/* [*lo, *hi): the columns of a row-major 3 x w block with a non-zero entry (0, 0 when none). */
-static void nonzero_span(const double *B, size_t w, size_t *lo, size_t *hi) {
+/* Whether column c of a row-major dim x w block is zero. */
+static int zero_column(const double *B, int dim, size_t w, size_t c) {
+    for (int d = 0; d < dim; ++d)
+        if (B[(size_t)d * w + c] != 0.0) return 0;
+    return 1;
+}
+
+/* [*lo, *hi): the columns of a row-major dim x w block with a non-zero entry (0, 0 when
+ * none). */
+static void nonzero_span(const double *B, int dim, size_t w, size_t *lo, size_t *hi) {
     size_t a = 0, b = w;
-    while (a < w && B[a] == 0.0 && B[w + a] == 0.0 && B[2 * w + a] == 0.0) ++a;
-    while (b > a && B[b - 1] == 0.0 && B[w + b - 1] == 0.0 && B[2 * w + b - 1] == 0.0) --b;
+    while (a < w && zero_column(B, dim, w, a)) ++a;
+    while (b > a && zero_column(B, dim, w, b - 1)) --b;
     *lo = a, *hi = b;
 }
 
@@ -255,13 +296,46 @@ static void fill_mass(lucid_world *w, int b) {
     }
 }
 
+/* J_s row r . W_s row r of side s (its blocks filled): its share of G's entry of row r. */
+static double side_row_product(const lucid_world_sparse *sp, int s, int r) {
+    int b = sp->body[s];
+    if (b < 0) return 0.0;
+    size_t width = sp->dof[b + 1] - sp->dof[b], at = sp->side_at[s] + (size_t)r * width;
+    double d = 0.0;
+    for (size_t k = 0; k < width; ++k) d += sp->J[at + k] * sp->W[at + k];
+    return d;
+}
+
+/* The spin row of contact k, the island's i-th (dim 4, its sides' blocks filled): g_s, its
+ * free spin velocity a n . (w2 - w1) / dt; R_s 0, or for a contact without torsion its
+ * normal row's diagonal of G (the zero row decoupled as the dense island's); the warm start
+ * lambda_s = torque / a and its dual. */
+static void assemble_spin(lucid_world *w, int k, int i) {
+    lucid_world_sparse *sp = w->sparse;
+    const lucid_world_contact *c = &w->contacts[k];
+    size_t at = 4 * (size_t)i + 3;
+    double spin = 0.0, a = lucid_world_contact_spin(c);
+    for (int p = 0; p < 2; ++p) {
+        const lucid_contact_side *sd = &w->sides[2 * k + p];
+        if (!sd->spin) continue;
+        if (sd->model >= 0)
+            spin += lucid_world_models_side_spin_velocity(w, sd, 1);
+        else if (sd->body >= 0)
+            spin += sd->sign * lucid_vec3_dot(sd->spin_ang, w->w_free[sd->body]);
+    }
+    sp->g[at] = spin / w->opt.dt;
+    sp->R[at] = a > 0.0 ? 0.0 : side_row_product(sp, 2 * i, 2) + side_row_product(sp, 2 * i + 1, 2);
+    sp->lambda[at] = a > 0.0 ? c->torsion_force / a : 0.0;
+    sp->dual[at] = a > 0.0 ? c->torsion_dual : 0.0;
+}
+
 /* The island's problem (*slots: the number of slots). Two passes: the slots and the offsets
  * of every block, then (once J, W, M have room) the blocks. */
 static lucid_status assemble(lucid_world *w, const int *list, int m, const lucid_vec3 *v0,
                              const lucid_vec3 *w0, int *slots_out) {
     lucid_world_sparse *sp = w->sparse;
     const double dt = w->opt.dt;
-    int slots = 0, need_mass = w->opt.contact.solver != LUCID_CONTACT_PGS;
+    int slots = 0, need_mass = w->opt.contact.solver != LUCID_CONTACT_PGS, dim = sp->dim;
     for (int i = 0; i < m; ++i)
         for (int side = 0; side < 2; ++side) {
             const lucid_contact_side *cs = &w->sides[2 * list[i] + side];
@@ -278,8 +352,8 @@ static lucid_status assemble(lucid_world *w, const int *list, int m, const lucid
             sp->side_body[s] = b >= 0 && sp->owner[b] != -1 ? (side ? c->body2 : c->body1) : -1;
             sp->side_at[s] = sp->jw_len;
             size_t width = b >= 0 ? sp->dof[b + 1] - sp->dof[b] : 0;
-            if (width > (SIZE_MAX / 16 - sp->jw_len) / 3) return LUCID_ERR_NO_MEMORY;
-            sp->jw_len += 3 * width;
+            if (width > (SIZE_MAX / 16 - sp->jw_len) / 4) return LUCID_ERR_NO_MEMORY;
+            sp->jw_len += (size_t)sp->dim * width;
         }
     lucid_status st = reserve_slots(w, (size_t)m, sp->dof[slots]);
     if (st != LUCID_OK) return st;
@@ -292,32 +366,35 @@ static lucid_status assemble(lucid_world *w, const int *list, int m, const lucid
             if (b < 0) continue;
             fill_side_blocks(w, list[i], side, s);
             size_t width = sp->dof[b + 1] - sp->dof[b], *span = sp->span + 4 * (size_t)s;
-            nonzero_span(sp->J + sp->side_at[s], width, span, span + 1);
-            nonzero_span(sp->W + sp->side_at[s], width, span + 2, span + 3);
+            nonzero_span(sp->J + sp->side_at[s], dim, width, span, span + 1);
+            nonzero_span(sp->W + sp->side_at[s], dim, width, span + 2, span + 3);
         }
+        size_t at = (size_t)dim * (size_t)i;
         lucid_vec3 vf = lucid_world_contact_velocity(w, list[i], w->v_free, w->w_free);
         double before = lucid_world_contact_velocity(w, list[i], v0, w0).z;
         vf.z -= lucid_world_reference_velocity(w, c, before);
-        lucid_vec3_store(lucid_vec3_scale(vf, 1.0 / dt), sp->g + 3 * (size_t)i);
+        lucid_vec3_store(lucid_vec3_scale(vf, 1.0 / dt), sp->g + at);
         sp->mu[i] = c->friction;
-        sp->R[3 * i] = sp->R[3 * i + 1] = 0.0;
-        sp->R[3 * i + 2] = w->opt.compliance;
-        memcpy(sp->lambda + 3 * (size_t)i, c->force, sizeof c->force);
-        memcpy(sp->dual + 3 * (size_t)i, c->dual, sizeof c->dual);
+        sp->R[at] = sp->R[at + 1] = 0.0;
+        sp->R[at + 2] = w->opt.compliance;
+        memcpy(sp->lambda + at, c->force, sizeof c->force);
+        memcpy(sp->dual + at, c->dual, sizeof c->dual);
+        if (dim == 4) assemble_spin(w, list[i], i);
     }
     *slots_out = slots;
     return LUCID_OK;
 }
 
-/* G's entry (k, k): sum over the sides of contact k / 3 of J_s row k % 3 . W_s row k % 3
- * (lucid_contact_null_rows). */
+/* G's entry (k, k): sum over the sides of contact k / dim of J_s row k % dim . W_s row
+ * k % dim (lucid_contact_null_rows). */
 static double row_diagonal(const void *ctx, int k) {
     const lucid_contact_sparse_problem *p = ctx;
+    int dim = lucid_sparse_dim(p);
     double d = 0.0;
-    for (int s = 2 * (k / 3); s < 2 * (k / 3) + 2; ++s) {
+    for (int s = 2 * (k / dim); s < 2 * (k / dim) + 2; ++s) {
         if (p->body[s] < 0) continue;
         size_t w = lucid_sparse_width(p, p->body[s]);
-        size_t at = lucid_sparse_side_at(p, s) + (size_t)(k % 3) * w;
+        size_t at = lucid_sparse_side_at(p, s) + (size_t)(k % dim) * w;
         const double *J = p->J + at, *W = p->W + at;
         for (size_t c = 0; c < w; ++c) d += J[c] * W[c];
     }
@@ -326,14 +403,15 @@ static double row_diagonal(const void *ctx, int k) {
 
 /* (G + R)_nn of contact i. */
 static double normal_diagonal(const lucid_contact_sparse_problem *p, int i) {
-    return (p->R ? p->R[3 * i + 2] : 0.0) + row_diagonal(p, 3 * i + 2);
+    int k = lucid_sparse_dim(p) * i + 2;
+    return (p->R ? p->R[k] : 0.0) + row_diagonal(p, k);
 }
 
 /* lambda' = lambda / f, g' = g / v, dual' = dual / v, W' = W f / v (G' = G f / v),
  * M' = M v / f, R' = R f / v: exact with powers of two; rescale(1 / f, 1 / v) undoes it. */
 static void rescale(lucid_world_sparse *sp, int m, double f, double v) {
     if (f == 1.0 && v == 1.0) return;
-    size_t n3 = 3 * (size_t)m;
+    size_t n3 = (size_t)sp->dim * (size_t)m;
     double fv = f / v;
     for (size_t k = 0; k < sp->jw_len; ++k) sp->W[k] *= fv;
     for (size_t k = 0; k < sp->mass_len; ++k) sp->M[k] /= fv;
@@ -343,17 +421,19 @@ static void rescale(lucid_world_sparse *sp, int m, double f, double v) {
     }
 }
 
-/* d (3n) += |J| |W|^T x through the slots (u: scratch of lucid_sparse_columns), x[k] given by
- * weight(lambda[k]): |G| x without G. */
+/* d (dim n) += |J| |W|^T x through the slots (u: scratch of lucid_sparse_columns), x[k] given
+ * by weight(lambda[k]): |G| x without G. */
 static void add_abs_product(const lucid_contact_sparse_problem *p, const double *lambda,
                             double (*weight)(double), double *u, double *d) {
+    int dim = lucid_sparse_dim(p);
     memset(u, 0, sizeof(double) * lucid_sparse_columns(p));
     for (int s = 0; s < 2 * p->n; ++s) {
         if (p->body[s] < 0) continue;
         size_t w = lucid_sparse_width(p, p->body[s]);
-        const double *W = p->W + lucid_sparse_side_at(p, s), *l = lambda + 3 * (size_t)(s / 2);
+        const double *W = p->W + lucid_sparse_side_at(p, s),
+                     *l = lambda + (size_t)dim * (size_t)(s / 2);
         double *ub = u + lucid_sparse_begin(p, p->body[s]);
-        for (int r = 0; r < 3; ++r) {
+        for (int r = 0; r < dim; ++r) {
             double x = weight(l[r]);
             for (size_t k = 0; k < w; ++k) ub[k] += fabs(W[r * w + k]) * x;
         }
@@ -363,8 +443,9 @@ static void add_abs_product(const lucid_contact_sparse_problem *p, const double 
         size_t w = lucid_sparse_width(p, p->body[s]);
         const double *J = p->J + lucid_sparse_side_at(p, s),
                      *ub = u + lucid_sparse_begin(p, p->body[s]);
-        for (int r = 0; r < 3; ++r)
-            for (size_t k = 0; k < w; ++k) d[3 * (size_t)(s / 2) + r] += fabs(J[r * w + k]) * ub[k];
+        for (int r = 0; r < dim; ++r)
+            for (size_t k = 0; k < w; ++k)
+                d[(size_t)dim * (size_t)(s / 2) + r] += fabs(J[r * w + k]) * ub[k];
     }
 }
 
@@ -373,11 +454,24 @@ static double unit_round_off_of(double x) {
     return 0.5 * DBL_EPSILON * fabs(x);
 }
 
-/* lucid_contact_round_off on the sparse form (sigma: lambda's velocity, d: scratch 3n): |G + R|
- * through |J| |W|^T, whose products bound |G|'s entrywise (an upper bound of the same rounding). */
+/* Contact i's share of the round-off bound (lucid_contact_round_off_bound), a contact of dim 4
+ * folded as contact_round_off.c does: (t1, s) as one tangential entry. */
+static double contact_round_off(const lucid_contact_sparse_problem *p, int i, const double *lambda,
+                                const double *sigma, const double *d) {
+    if (lucid_sparse_dim(p) == 3)
+        return lucid_contact_round_off_bound(p->mu[i], lambda + 3 * i, sigma + 3 * i, d + 3 * i);
+    const double *l = lambda + 4 * i, *s = sigma + 4 * i, *e = d + 4 * i;
+    double l3[3] = {hypot(l[0], l[3]), l[1], l[2]}, s3[3] = {hypot(s[0], s[3]), s[1], s[2]};
+    double d3[3] = {hypot(e[0], e[3]), e[1], e[2]};
+    return lucid_contact_round_off_bound(p->mu[i], l3, s3, d3);
+}
+
+/* lucid_contact_round_off on the sparse form (sigma: lambda's velocity, d: scratch dim n):
+ * |G + R| through |J| |W|^T, whose products bound |G|'s entrywise (an upper bound of the same
+ * rounding). */
 static double round_off(const lucid_contact_sparse_problem *p, const double *lambda,
                         const double *sigma, double *u, double *d) {
-    size_t n3 = 3 * (size_t)p->n;
+    size_t n3 = lucid_sparse_rows(p);
     for (size_t k = 0; k < n3; ++k) {
         double r = p->R ? p->R[k] : 0.0;
         d[k] = r * lucid_half_ulp(lambda[k]) +
@@ -386,9 +480,7 @@ static double round_off(const lucid_contact_sparse_problem *p, const double *lam
     add_abs_product(p, lambda, lucid_half_ulp, u, d);
     add_abs_product(p, lambda, unit_round_off_of, u, d);
     double worst = 0.0;
-    for (int i = 0; i < p->n; ++i)
-        worst = fmax(worst, lucid_contact_round_off_bound(p->mu[i], lambda + 3 * i, sigma + 3 * i,
-                                                          d + 3 * i));
+    for (int i = 0; i < p->n; ++i) worst = fmax(worst, contact_round_off(p, i, lambda, sigma, d));
     return worst;
 }
 
@@ -449,7 +541,7 @@ static int sparse_judge(void *ctx, lucid_contact_result *res) {
     lucid_world_sparse *sp = d->w->sparse;
     double *sigma = sparse_sigma(d);
     lucid_contact_sparse_velocity(d->p, sp->lambda, sp->work, sigma);
-    lucid_contact_problem form = {d->p->n, NULL, d->p->g, d->p->mu, d->p->R, 3};
+    lucid_contact_problem form = {d->p->n, NULL, d->p->g, d->p->mu, d->p->R, d->p->dim};
     return lucid_world_judge(&form, d->w->opt.contact.model, sp->lambda, sigma, res);
 }
 
@@ -457,15 +549,16 @@ static double sparse_round_off(void *ctx) {
     sparse_island *d = ctx;
     double *sigma = sparse_sigma(d);
     return round_off(d->p, d->w->sparse->lambda, sigma, d->w->sparse->work,
-                     sigma + 3 * (size_t)d->p->n);
+                     sigma + lucid_sparse_rows(d->p));
 }
 
 /* The trace of G + R over its size, from the pieces. */
 static double sparse_mean_diagonal(void *ctx) {
     const lucid_contact_sparse_problem *p = ((sparse_island *)ctx)->p;
     double sum = 0.0;
-    for (int k = 0; k < 3 * p->n; ++k) sum += row_diagonal(p, k) + (p->R ? p->R[k] : 0.0);
-    return sum / (3.0 * p->n);
+    int rows = (int)lucid_sparse_rows(p);
+    for (int k = 0; k < rows; ++k) sum += row_diagonal(p, k) + (p->R ? p->R[k] : 0.0);
+    return sum / (double)rows;
 }
 
 /* v_free += dt u of each slot: a free body's twist (centre of mass, angular), a model tree's
@@ -488,25 +581,28 @@ static void apply_velocities(lucid_world *w, int slots, const double *u) {
 
 lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, int m,
                                              const lucid_vec3 *v0, const lucid_vec3 *w0) {
-    lucid_status s = reserve(w, (size_t)m);
+    int dim = island_dim(w, list, m);
+    lucid_status s = reserve(w, (size_t)m, dim);
     int slots = 0;
     if (s == LUCID_OK) s = assemble(w, list, m, v0, w0, &slots);
     if (s != LUCID_OK) return s;
     lucid_world_sparse *sp = w->sparse;
     lucid_contact_sparse_problem p = {m,           slots,       sp->body, sp->J, sp->W,
                                       sp->g,       sp->mu,      NULL,     sp->M, sp->dof,
-                                      sp->side_at, sp->mass_at, sp->span};
-    lucid_contact_null_rows(m, row_diagonal, &p, sp->R, sp->mu);
-    p.R = lucid_world_problem_R(sp->R, 3L * m);
+                                      sp->side_at, sp->mass_at, sp->span, dim};
+    size_t rows = lucid_sparse_rows(&p);
+    lucid_contact_null_rows_dim(m, dim, row_diagonal, &p, sp->R, sp->mu);
+    p.R = lucid_world_problem_R(sp->R, (long)rows);
     double f, v, diag = 0.0;
     for (int i = 0; i < m; ++i) diag = fmax(diag, normal_diagonal(&p, i));
-    lucid_world_island_scales(p.g, 3 * (size_t)m, diag, &f, &v);
+    lucid_world_island_scales(p.g, rows, diag, &f, &v);
     rescale(sp, m, f, v);
     lucid_contact_result res;
     sparse_island d = {w, &p};
     lucid_world_island island = {.n = m,
-                                 .n3 = 3 * (size_t)m,
+                                 .n3 = rows,
                                  .ip_first = 1,
+                                 .no_ip = dim == 4, /* the body-space interior point takes 3 rows */
                                  .lambda = sp->lambda,
                                  .dual = sp->dual,
                                  .spare = sp->best,
@@ -527,13 +623,18 @@ lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, in
     /* u = M^-1 J^T lambda of the kept answer (world units); v+ = v_free + dt u */
     double *u = sp->work, *sigma = sp->work + lucid_sparse_columns(&p);
     lucid_contact_sparse_velocity(&p, sp->lambda, u, sigma);
-    lucid_contact_problem form = {p.n, NULL, p.g, p.mu, p.R, 3};
+    lucid_contact_problem form = {p.n, NULL, p.g, p.mu, p.R, dim};
     lucid_contact_criteria ncp;
     lucid_contact_criteria_eval(&form, LUCID_CRITERION_NCP, sp->lambda, sigma, NULL, &ncp);
     w->stats.residual = fmax(w->stats.residual, ncp.abs);
     for (int i = 0; i < m; ++i) {
-        memcpy(w->contacts[list[i]].force, sp->lambda + 3 * (size_t)i, sizeof(double) * 3);
-        memcpy(w->contacts[list[i]].dual, sp->dual + 3 * (size_t)i, sizeof(double) * 3);
+        lucid_world_contact *c = &w->contacts[list[i]];
+        size_t at = (size_t)dim * (size_t)i;
+        memcpy(c->force, sp->lambda + at, sizeof(double) * 3);
+        memcpy(c->dual, sp->dual + at, sizeof(double) * 3);
+        double a = dim == 4 ? lucid_world_contact_spin(c) : 0.0; /* torque = a lambda_s */
+        c->torsion_force = a > 0.0 ? a * sp->lambda[at + 3] : 0.0;
+        c->torsion_dual = a > 0.0 ? sp->dual[at + 3] : 0.0;
     }
     apply_velocities(w, slots, u);
     return LUCID_OK;
@@ -560,13 +661,13 @@ lucid_status lucid_world_last_problem_dense(lucid_world *w, lucid_contact_proble
     const int *list = NULL;
     lucid_world_last_sparse_problem(w, &sp, NULL, &list);
     if (sp.n == 0) return LUCID_OK;
-    size_t n3 = 3 * (size_t)sp.n;
+    size_t n3 = lucid_sparse_rows(&sp);
     lucid_status s = sp.n > LUCID_WORLD_MAX_ISLAND_CONTACTS
                          ? LUCID_ERR_NO_MEMORY
                          : lucid_world_reserve((void **)&w->G, &w->G_cap, n3 * n3, sizeof(double));
     if (s != LUCID_OK) return s;
     lucid_contact_sparse_delassus(&sp, w->G);
-    *p = (lucid_contact_problem){sp.n, w->G, sp.g, sp.mu, sp.R, 3};
+    *p = (lucid_contact_problem){sp.n, w->G, sp.g, sp.mu, sp.R, lucid_sparse_dim(&sp)};
     if (contacts) *contacts = list;
     return LUCID_OK;
 }

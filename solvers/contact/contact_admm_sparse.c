@@ -21,9 +21,9 @@
 #include "solvers/contact/contact_sparse_hessian.h"
 #include "solvers/contact/contact_sparse_kkt.h"
 
-/* vectors of 3n: x z z_prev gamma rhs b sigma w t e, the polish's candidate and its velocity,
- * and 3 more for H's 3 x 3 blocks (9n: D); of the columns (6 a free body): u f; then
- * Anderson's */
+/* vectors of dim n (3 or 4 rows a contact): x z z_prev gamma rhs b sigma w t e, the polish's
+ * candidate and its velocity, and dim more for H's dim x dim blocks (dim^2 n: D); of the
+ * columns (6 a free body): u f; then Anderson's */
 enum {
     V_X,
     V_Z,
@@ -37,7 +37,7 @@ enum {
     V_E,
     V_POLISH,
     V_D = V_POLISH + 2,
-    V_COUNT = V_D + 3
+    V_COUNT = V_D + 4 /* D's dim vectors of dim n at most */
 };
 
 struct lucid_contact_sparse_workspace {
@@ -48,7 +48,7 @@ struct lucid_contact_sparse_workspace {
     lucid_contact_polisher *polisher; /* for islands it fits (contact_polish.h) */
     double *G;                        /* the polish's dense J M^-1 J^T, (3 polish_n)^2 */
     int polish_n;                     /* the contacts the polisher and G are sized for */
-    int n, memory;                    /* reserved sizes; Anderson memory that fits an int */
+    int n, dim, memory; /* reserved sizes (contacts, rows each); Anderson memory that fits */
     size_t columns;
 };
 
@@ -94,8 +94,13 @@ static lucid_status reserve_polish(lucid_contact_sparse_workspace *ws, int fit) 
 
 lucid_status lucid_contact_sparse_reserve(lucid_contact_sparse_workspace *ws, int n,
                                           size_t columns) {
-    if (!ws || n < 0) return LUCID_ERR_ARGUMENT;
-    size_t m = 3 * (size_t)n, nv = columns;
+    return lucid_contact_sparse_reserve_dim(ws, n, 3, columns);
+}
+
+lucid_status lucid_contact_sparse_reserve_dim(lucid_contact_sparse_workspace *ws, int n, int dim,
+                                              size_t columns) {
+    if (!ws || n < 0 || (dim != 3 && dim != 4)) return LUCID_ERR_ARGUMENT;
+    size_t m = (size_t)dim * (size_t)n, nv = columns;
     if ((size_t)n > SIZE_MAX / 64 || columns > SIZE_MAX / 64) return LUCID_ERR_NO_MEMORY;
     int memory = LUCID_CONTACT_ADMM_ANDERSON_MEMORY;
     if (2 * m > (size_t)INT32_MAX / (2 * (size_t)memory + 5)) memory = 0;
@@ -114,7 +119,8 @@ lucid_status lucid_contact_sparse_reserve(lucid_contact_sparse_workspace *ws, in
         if (!b) return LUCID_ERR_NO_MEMORY;
         ws->buf = b, ws->cap = c;
     }
-    ws->n = n, ws->columns = columns, ws->memory = memory;
+    ws->n = n, ws->dim = dim, ws->columns = columns, ws->memory = memory;
+    if (dim == 4) return LUCID_OK; /* no polish for dim 4 (polisher below) */
     return reserve_polish(
         ws, n < LUCID_CONTACT_POLISH_MAX_CONTACTS ? n : LUCID_CONTACT_POLISH_MAX_CONTACTS);
 }
@@ -128,13 +134,17 @@ typedef struct sparse_admm {
 
 static void project_cones(const void *ctx, const double *x, double *out) {
     const lucid_contact_sparse_problem *p = ctx;
+    if (lucid_sparse_dim(p) == 4) {
+        for (int i = 0; i < p->n; ++i) lucid_cone4_project(p->mu[i], x + 4 * i, out + 4 * i);
+        return;
+    }
     for (int i = 0; i < p->n; ++i) lucid_cone_project(p->mu[i], x + 3 * i, out + 3 * i);
 }
 
 /* x (3n) <- (G + R + rho I)^-1 r through H (factorised for w = 1 / (R + rho)) */
 static void woodbury(sparse_admm *a, const double *r, double *x) {
     const lucid_contact_sparse_problem *p = a->p;
-    size_t m = 3 * (size_t)p->n;
+    size_t m = lucid_sparse_rows(p);
     double *t = a->v[V_T], *w = a->v[V_W];
     for (size_t k = 0; k < m; ++k) t[k] = r[k] * w[k];
     lucid_contact_sparse_jt(p, t, a->f);
@@ -149,7 +159,7 @@ static void woodbury(sparse_admm *a, const double *r, double *x) {
  * far under any tolerance) */
 static void x_step(sparse_admm *a, const double *r, double *x) {
     const lucid_contact_sparse_problem *p = a->p;
-    size_t m = 3 * (size_t)p->n;
+    size_t m = lucid_sparse_rows(p);
     double *e = a->v[V_E], rho = a->s.rho;
     woodbury(a, r, x);
     if (a->s.inverted) return;
@@ -164,14 +174,15 @@ static void x_step(sparse_admm *a, const double *r, double *x) {
 static lucid_status refactor(sparse_admm *a) {
     const lucid_contact_sparse_problem *p = a->p;
     double *w = a->v[V_W], *D = a->v[V_D], rho = a->s.rho;
-    for (size_t k = 0; k < 3 * (size_t)p->n; ++k) w[k] = 1.0 / ((p->R ? p->R[k] : 0.0) + rho);
+    size_t dim = (size_t)lucid_sparse_dim(p);
+    for (size_t k = 0; k < lucid_sparse_rows(p); ++k) w[k] = 1.0 / ((p->R ? p->R[k] : 0.0) + rho);
     lucid_status st;
     if (!p->R) {
         st = lucid_contact_hessian_factor_uniform(a->ws->h, p, 1.0 / rho);
     } else {
-        memset(D, 0, sizeof(double) * 9 * (size_t)p->n);
+        memset(D, 0, sizeof(double) * dim * dim * (size_t)p->n);
         for (size_t i = 0; i < (size_t)p->n; ++i)
-            for (int a3 = 0; a3 < 3; ++a3) D[9 * i + 4 * a3] = w[3 * i + a3];
+            for (size_t r = 0; r < dim; ++r) D[dim * dim * i + (dim + 1) * r] = w[dim * i + r];
         st = lucid_contact_hessian_factor(a->ws->h, p, D);
     }
     if (st != LUCID_OK) return st;
@@ -225,7 +236,7 @@ static lucid_status iterate(sparse_admm *a, const double *b) {
  * Made only when the solve needs it, as the dense ADMM's (contact_admm.c, docs/contact.md). */
 static lucid_status spectrum(sparse_admm *a, lucid_contact_result *result) {
     const lucid_contact_sparse_problem *p = a->p;
-    size_t m = 3 * (size_t)p->n;
+    size_t m = lucid_sparse_rows(p);
     double *v = a->v[V_T], *y = a->v[V_E], top = 0.0;
     for (size_t k = 0; k < m; ++k) v[k] = 1.0 + 0.1 * (double)(k % 7);
     for (int it = 0; it < 30; ++it) {
@@ -252,6 +263,7 @@ static lucid_status spectrum(sparse_admm *a, lucid_contact_result *result) {
  * (which bounds |G| entrywise) plus R, one product with the pieces' absolute values. */
 static double eig_bound(const sparse_admm *a) {
     const lucid_contact_sparse_problem *p = a->p;
+    size_t dim = (size_t)lucid_sparse_dim(p);
     double *u = a->u, *d = a->v[V_E];
     memset(u, 0, sizeof(double) * lucid_sparse_columns(p));
     for (int s = 0; s < 2 * p->n; ++s) { /* u = |W|^T 1 */
@@ -260,30 +272,36 @@ static double eig_bound(const sparse_admm *a) {
         lucid_sparse_span(p, s, 1, &lo, &hi);
         const double *W = p->W + lucid_sparse_side_at(p, s);
         double *ub = u + lucid_sparse_begin(p, p->body[s]);
-        for (size_t r = 0; r < 3; ++r)
+        for (size_t r = 0; r < dim; ++r)
             for (size_t k = lo; k < hi; ++k) ub[k] += fabs(W[r * w + k]);
     }
-    for (size_t k = 0; k < 3 * (size_t)p->n; ++k) d[k] = p->R ? p->R[k] : 0.0;
+    for (size_t k = 0; k < lucid_sparse_rows(p); ++k) d[k] = p->R ? p->R[k] : 0.0;
     for (int s = 0; s < 2 * p->n; ++s) { /* d += |J| u */
         if (p->body[s] < 0) continue;
         size_t w = lucid_sparse_width(p, p->body[s]), lo, hi;
         lucid_sparse_span(p, s, 0, &lo, &hi);
         const double *J = p->J + lucid_sparse_side_at(p, s);
         const double *ub = u + lucid_sparse_begin(p, p->body[s]);
-        for (size_t r = 0; r < 3; ++r)
+        for (size_t r = 0; r < dim; ++r)
             for (size_t k = lo; k < hi; ++k)
-                d[3 * (size_t)(s / 2) + r] += fabs(J[r * w + k]) * ub[k];
+                d[dim * (size_t)(s / 2) + r] += fabs(J[r * w + k]) * ub[k];
     }
     double bound = 0.0;
-    for (size_t k = 0; k < 3 * (size_t)p->n; ++k) bound = lucid_contact_fmax(bound, d[k]);
+    for (size_t k = 0; k < lucid_sparse_rows(p); ++k) bound = lucid_contact_fmax(bound, d[k]);
     return bound;
 }
 
-/* b = g (+ the De Saxce shift for the NCP from the velocity estimate), as contact_admm.c */
+/* b = g (+ the De Saxce shift for the NCP from the velocity estimate), as contact_admm.c (with
+ * dim 4 the spin row is tangential) */
 static void linear_term(const lucid_contact_sparse_problem *p, int ncp, const double *velocity,
                         double *b) {
-    memcpy(b, p->g, sizeof(double) * 3 * (size_t)p->n);
+    memcpy(b, p->g, sizeof(double) * lucid_sparse_rows(p));
     if (!ncp) return;
+    if (lucid_sparse_dim(p) == 4) {
+        for (int i = 0; i < p->n; ++i)
+            b[4 * i + 2] += p->mu[i] * lucid_cone4_tangent_norm(velocity + 4 * i);
+        return;
+    }
     for (int i = 0; i < p->n; ++i)
         b[3 * i + 2] += p->mu[i] * lucid_contact_hypot(velocity[3 * i], velocity[3 * i + 1]);
 }
@@ -291,13 +309,15 @@ static void linear_term(const lucid_contact_sparse_problem *p, int ncp, const do
 /* sigma = (G + R) z + g */
 static void velocity(sparse_admm *a, const double *z, double *sigma) {
     lucid_contact_sparse_apply(a->p, z, a->u, sigma);
-    for (size_t k = 0; k < 3 * (size_t)a->p->n; ++k) sigma[k] += a->p->g[k];
+    for (size_t k = 0; k < lucid_sparse_rows(a->p); ++k) sigma[k] += a->p->g[k];
 }
 
 /* The solve's polisher: NULL when contact.polish is off (every lucid_contact_polisher_* query
- * then says no). */
+ * then says no), and for contacts of dim 4: the polish's modes (stick, slide, separate) and
+ * their Newton systems are written for the 3-row cone (contact_polish.c), and the dense ADMM
+ * that solves dim-4 islands has no polish either. */
 static lucid_contact_polisher *polisher(const sparse_admm *a, const lucid_contact_run *run) {
-    return run->o->polish ? a->ws->polisher : NULL;
+    return run->o->polish && lucid_sparse_dim(a->p) == 3 ? a->ws->polisher : NULL;
 }
 
 /* The active-set polish of the iterate when it is due (contact_polish.h), on run's dense
@@ -388,15 +408,18 @@ lucid_status lucid_contact_solve_admm_sparse(const lucid_contact_sparse_problem 
                                              double *dual, lucid_contact_result *result) {
     if (!result) return LUCID_ERR_ARGUMENT;
     memset(result, 0, sizeof *result);
-    if (!p || !o || !ws || !lambda || p->n < 0 || p->num_bodies < 0 || ws->n < p->n ||
+    if (!p || !o || !ws || !lambda || p->n < 0 || p->num_bodies < 0 ||
+        (size_t)ws->n * (size_t)ws->dim < lucid_sparse_rows(p) ||
         ws->columns < lucid_sparse_columns(p) || o->solver != LUCID_CONTACT_ADMM ||
         (o->model != LUCID_CONTACT_CCP && o->model != LUCID_CONTACT_NCP) || !(o->tol >= 0.0) ||
         o->max_iter < 0 || !(o->admm_alpha > 0.0 && o->admm_alpha < 2.0) ||
-        (p->n > 0 && (!p->body || !p->J || !p->W || !p->M || !p->g || !p->mu)))
+        (p->n > 0 && (!p->body || !p->J || !p->W || !p->M || !p->g || !p->mu)) ||
+        (p->dim != 0 && p->dim != 3 && p->dim != 4) ||
+        !lucid_contact_dim_supported(o, lucid_sparse_dim(p)))
         return LUCID_ERR_ARGUMENT;
-    int m = 3 * p->n, ncp = o->model == LUCID_CONTACT_NCP;
+    int m = (int)lucid_sparse_rows(p), ncp = o->model == LUCID_CONTACT_NCP;
     if (!o->warm_start) memset(lambda, 0, sizeof(double) * (size_t)m);
-    lucid_contact_problem dense = {p->n, NULL, p->g, p->mu, p->R, 3};
+    lucid_contact_problem dense = {p->n, NULL, p->g, p->mu, p->R, lucid_sparse_dim(p)};
     lucid_contact_run run = {&dense, o, NULL, result, lucid_contact_model_criterion(o->model)};
     if (p->n == 0) {
         result->converged = 1;

@@ -11,16 +11,21 @@
 #include "solvers/contact/contact_sparse.h"
 
 size_t lucid_contact_sparse_work_size(int n, size_t columns) {
-    if (n < 0) return 0;
-    size_t b = (size_t)n;
-    if (b > SIZE_MAX / 12 || columns > SIZE_MAX - 12 * b) return 0;
-    return columns + 12 * b;
+    return lucid_contact_sparse_work_size_dim(n, 3, columns);
 }
 
-/* out (3) = J_s x (a row-major 3 x w block, non-zero in columns [lo, hi), times a w-vector) */
-static void block_times(const double *B, size_t w, size_t lo, size_t hi, const double *x,
-                        double out[3]) {
-    for (int d = 0; d < 3; ++d) {
+size_t lucid_contact_sparse_work_size_dim(int n, int dim, size_t columns) {
+    if (n < 0 || (dim != 3 && dim != 4)) return 0;
+    size_t b = (size_t)n, per = (size_t)dim * (size_t)(dim + 1); /* sigma, the diagonal blocks */
+    if (b > SIZE_MAX / per || columns > SIZE_MAX - per * b) return 0;
+    return columns + per * b;
+}
+
+/* out (dim) = J_s x (a row-major dim x w block, non-zero in columns [lo, hi), times a
+ * w-vector) */
+static void block_times(const double *B, int dim, size_t w, size_t lo, size_t hi, const double *x,
+                        double *out) {
+    for (int d = 0; d < dim; ++d) {
         const double *r = B + (size_t)d * w;
         double v = 0.0;
         for (size_t k = lo; k < hi; ++k) v += r[k] * x[k];
@@ -28,10 +33,10 @@ static void block_times(const double *B, size_t w, size_t lo, size_t hi, const d
     }
 }
 
-/* u_b += W_s^T delta (W_s non-zero in columns [lo, hi)) */
-static void scatter(const double *W, size_t w, size_t lo, size_t hi, const double delta[3],
+/* u_b += W_s^T delta (W_s dim x w, non-zero in columns [lo, hi)) */
+static void scatter(const double *W, int dim, size_t w, size_t lo, size_t hi, const double *delta,
                     double *u) {
-    for (int d = 0; d < 3; ++d) {
+    for (int d = 0; d < dim; ++d) {
         if (delta[d] == 0.0) continue;
         const double *r = W + (size_t)d * w;
         for (size_t k = lo; k < hi; ++k) u[k] += r[k] * delta[d];
@@ -39,56 +44,60 @@ static void scatter(const double *W, size_t w, size_t lo, size_t hi, const doubl
 }
 
 /* u_slot(s) += W_s^T delta for side s */
-static void scatter_side(const lucid_contact_sparse_problem *p, int s, const double delta[3],
+static void scatter_side(const lucid_contact_sparse_problem *p, int s, const double *delta,
                          double *u) {
     int b = p->body[s];
     size_t lo, hi;
     lucid_sparse_span(p, s, 1, &lo, &hi);
-    scatter(p->W + lucid_sparse_side_at(p, s), lucid_sparse_width(p, b), lo, hi, delta,
-            u + lucid_sparse_begin(p, b));
+    scatter(p->W + lucid_sparse_side_at(p, s), lucid_sparse_dim(p), lucid_sparse_width(p, b), lo,
+            hi, delta, u + lucid_sparse_begin(p, b));
 }
 
 /* The velocity of contact i: sum_s J_s u_body(s) + g_i + R_i lambda_i. */
 static void contact_velocity(const lucid_contact_sparse_problem *p, int i, const double *u,
-                             const double *lambda, double s[3]) {
-    for (int d = 0; d < 3; ++d)
-        s[d] = p->g[3 * i + d] + (p->R ? p->R[3 * i + d] * lambda[3 * i + d] : 0.0);
+                             const double *lambda, double *s) {
+    int dim = lucid_sparse_dim(p);
+    size_t at = (size_t)dim * (size_t)i;
+    for (int d = 0; d < dim; ++d)
+        s[d] = p->g[at + d] + (p->R ? p->R[at + d] * lambda[at + d] : 0.0);
     for (int side = 2 * i; side < 2 * i + 2; ++side) {
         if (p->body[side] < 0) continue;
-        double v[3];
+        double v[4];
         int b = p->body[side];
         size_t lo, hi;
         lucid_sparse_span(p, side, 0, &lo, &hi);
-        block_times(p->J + lucid_sparse_side_at(p, side), lucid_sparse_width(p, b), lo, hi,
+        block_times(p->J + lucid_sparse_side_at(p, side), dim, lucid_sparse_width(p, b), lo, hi,
                     u + lucid_sparse_begin(p, b), v);
-        for (int d = 0; d < 3; ++d) s[d] += v[d];
+        for (int d = 0; d < dim; ++d) s[d] += v[d];
     }
 }
 
 void lucid_contact_sparse_velocity(const lucid_contact_sparse_problem *p, const double *lambda,
                                    double *u, double *sigma) {
+    size_t dim = (size_t)lucid_sparse_dim(p);
     memset(u, 0, sizeof(double) * lucid_sparse_columns(p));
     for (int side = 0; side < 2 * p->n; ++side)
-        if (p->body[side] >= 0) scatter_side(p, side, lambda + 3 * (side / 2), u);
-    for (int i = 0; i < p->n; ++i) contact_velocity(p, i, u, lambda, sigma + 3 * i);
+        if (p->body[side] >= 0) scatter_side(p, side, lambda + dim * (size_t)(side / 2), u);
+    for (int i = 0; i < p->n; ++i) contact_velocity(p, i, u, lambda, sigma + dim * (size_t)i);
 }
 
-/* D (column-major 3 x 3) = sum_s J_s W_s^T + diag(R_i) */
-static void diagonal_block(const lucid_contact_sparse_problem *p, int i, double D[9]) {
-    memset(D, 0, sizeof(double) * 9);
+/* D (column-major dim x dim) = sum_s J_s W_s^T + diag(R_i) */
+static void diagonal_block(const lucid_contact_sparse_problem *p, int i, double *D) {
+    int dim = lucid_sparse_dim(p);
+    memset(D, 0, sizeof(double) * (size_t)(dim * dim));
     for (int side = 2 * i; side < 2 * i + 2; ++side) {
         if (p->body[side] < 0) continue;
         size_t at = lucid_sparse_side_at(p, side), w = lucid_sparse_width(p, p->body[side]);
         const double *J = p->J + at, *W = p->W + at;
-        for (int a = 0; a < 3; ++a)
-            for (int b = 0; b < 3; ++b) {
+        for (int a = 0; a < dim; ++a)
+            for (int b = 0; b < dim; ++b) {
                 double v = 0.0;
-                for (size_t k = 0; k < w; ++k) v += J[a * w + k] * W[b * w + k];
-                D[a + 3 * b] += v;
+                for (size_t k = 0; k < w; ++k) v += J[(size_t)a * w + k] * W[(size_t)b * w + k];
+                D[a + dim * b] += v;
             }
     }
     if (p->R)
-        for (int a = 0; a < 3; ++a) D[4 * a] += p->R[3 * i + a];
+        for (int a = 0; a < dim; ++a) D[(dim + 1) * a] += p->R[(size_t)dim * (size_t)i + a];
 }
 
 static int valid(const lucid_contact_sparse_problem *p, const lucid_contact_options *o,
@@ -100,9 +109,13 @@ static int valid(const lucid_contact_sparse_problem *p, const lucid_contact_opti
     if (!(o->relaxation > 0.0 && o->relaxation < 2.0) || o->max_iter < 0 || !(o->tol >= 0.0))
         return 0;
     if (p->n > 0 && p->dof && (!p->side_at || (!p->mass_at && p->M))) return 0;
+    if ((p->dim != 0 && p->dim != 3 && p->dim != 4) ||
+        !lucid_contact_dim_supported(o, lucid_sparse_dim(p)))
+        return 0;
     for (int s = 0; s < 2 * p->n; ++s)
         if (p->body[s] >= p->num_bodies) return 0;
-    return lucid_contact_sparse_work_size(p->n, lucid_sparse_columns(p)) > 0;
+    return lucid_contact_sparse_work_size_dim(p->n, lucid_sparse_dim(p), lucid_sparse_columns(p)) >
+           0;
 }
 
 lucid_status lucid_contact_solve_pgs_sparse(const lucid_contact_sparse_problem *p,
@@ -111,13 +124,14 @@ lucid_status lucid_contact_solve_pgs_sparse(const lucid_contact_sparse_problem *
     if (!result) return LUCID_ERR_ARGUMENT;
     memset(result, 0, sizeof *result);
     if (!valid(p, o, work, lambda)) return LUCID_ERR_ARGUMENT;
-    size_t m = 3 * (size_t)p->n;
+    int dim = lucid_sparse_dim(p);
+    size_t m = lucid_sparse_rows(p), dd = (size_t)(dim * dim);
     if (!o->warm_start) memset(lambda, 0, sizeof(double) * m);
     double *u = work, *sigma = work + lucid_sparse_columns(p), *diag = sigma + m;
     /* the criteria read n, g, mu and R only: no G */
-    lucid_contact_problem dense = {p->n, NULL, p->g, p->mu, p->R, 3};
+    lucid_contact_problem dense = {p->n, NULL, p->g, p->mu, p->R, dim};
     lucid_contact_run run = {&dense, o, NULL, result, lucid_contact_model_criterion(o->model)};
-    for (int i = 0; i < p->n; ++i) diagonal_block(p, i, diag + 9 * (size_t)i);
+    for (int i = 0; i < p->n; ++i) diagonal_block(p, i, diag + dd * (size_t)i);
     lucid_contact_sparse_velocity(p, lambda, u, sigma);
     if (lucid_contact_check(&run, lambda, sigma)) {
         result->converged = 1;
@@ -127,10 +141,14 @@ lucid_status lucid_contact_solve_pgs_sparse(const lucid_contact_sparse_problem *
     for (int k = 1; k <= o->max_iter; ++k) {
         double change = 0.0;
         for (int i = 0; i < p->n; ++i) {
-            double *li = lambda + 3 * i, l[3] = {li[0], li[1], li[2]}, s[3], delta[3];
+            double *li = lambda + (size_t)dim * (size_t)i, l[4], s[4], delta[4];
+            memcpy(l, li, sizeof(double) * (size_t)dim);
             contact_velocity(p, i, u, lambda, s);
-            lucid_contact_pgs_update(o->model, p->mu[i], diag + 9 * (size_t)i, s, l);
-            for (int a = 0; a < 3; ++a) {
+            if (dim == 4)
+                lucid_contact_pgs_update4(o->model, p->mu[i], diag + dd * (size_t)i, s, l);
+            else
+                lucid_contact_pgs_update(o->model, p->mu[i], diag + dd * (size_t)i, s, l);
+            for (int a = 0; a < dim; ++a) {
                 delta[a] = w * (l[a] - li[a]);
                 li[a] += delta[a];
                 change = lucid_contact_fmax(change, fabs(delta[a]));
@@ -139,7 +157,8 @@ lucid_status lucid_contact_solve_pgs_sparse(const lucid_contact_sparse_problem *
                 if (p->body[side] >= 0) scatter_side(p, side, delta, u);
         }
         result->iterations = k;
-        for (int i = 0; i < p->n; ++i) contact_velocity(p, i, u, lambda, sigma + 3 * i);
+        for (int i = 0; i < p->n; ++i)
+            contact_velocity(p, i, u, lambda, sigma + (size_t)dim * (size_t)i);
         if (lucid_contact_check(&run, lambda, sigma)) {
             result->converged = 1;
             break;

@@ -1,8 +1,9 @@
 /* The contact problem in body space, for islands too large for a dense Delassus matrix.
  *
  * Contact i has two sides s = 2i, 2i+1, each acting on one body slot body[s] (-1: none, a
- * static body). A side holds two 3 x 6 blocks, rows d = 0..2 along the contact frame
- * (t1, t2, n), columns (linear, angular) of the body's twist:
+ * static body). A side holds two 3 x 6 blocks (dim x 6: with dim 4 a fourth row, the spin
+ * s), rows d = 0..2 along the contact frame (t1, t2, n), columns (linear, angular) of the
+ * body's twist:
  *   J_s  the contact Jacobian block (its sign included), and
  *   W_s  = (M_b^-1 J_s^T)^T, the block of M^-1 J^T (linear part / m, angular part I^-1 .),
  * so that G = J M^-1 J^T is never formed: with u_b = sum over the sides s of body b of
@@ -10,7 +11,8 @@
  *   sigma_i = sum_s J_s u_body(s) + g_i + R_i lambda_i,
  *   G_ii    = sum_s J_s W_s^T                                 (the only blocks formed).
  * Storage is O(n + bodies); a product with G costs O(n). Both blocks are row-major, 18
- * numbers a side, 36 a contact. g, mu, R (may be NULL) as in lucid_contact_problem.
+ * numbers a side, 36 a contact (24, 48 with dim 4). g, mu, R (may be NULL) as in
+ * lucid_contact_problem.
  *
  * Slots of any width. A slot is a group of velocity unknowns (columns): 6 for a free body
  * (its twist), nv for an articulated model (all its links share the model's generalised
@@ -41,11 +43,11 @@ typedef struct lucid_contact_sparse_problem {
     int n;             /* contacts */
     int num_bodies;    /* body slots, 0 .. num_bodies - 1 */
     const int *body;   /* 2n slots (-1 for none) */
-    const double *J;   /* 2n x 18: J_s, row-major 3 x 6 */
-    const double *W;   /* 2n x 18: W_s = (M^-1 J_s^T)^T, row-major 3 x 6 */
-    const double *g;   /* 3n */
+    const double *J;   /* 2n x 6 dim: J_s, row-major dim x 6 */
+    const double *W;   /* 2n x 6 dim: W_s = (M^-1 J_s^T)^T, row-major dim x 6 */
+    const double *g;   /* dim n */
     const double *mu;  /* n */
-    const double *R;   /* 3n or NULL */
+    const double *R;   /* dim n or NULL */
     const double *M;   /* num_bodies x 36: each slot's 6 x 6 mass matrix (m I, I_world), row-major
                         * (with dof: w x w at mass_at); read by the ADMM and Newton solvers only
                         * (NULL for PGS) */
@@ -56,7 +58,18 @@ typedef struct lucid_contact_sparse_problem {
                             * [span[4s], span[4s + 1]) of its slot, W outside
                             * [span[4s + 2], span[4s + 3]) (a robot link's rows touch its
                             * ancestors' dofs; M~^-1 spreads W over the ones they move) */
+    int dim;               /* rows per contact: 3 (or 0, the same), or 4 (torsional friction:
+                            * (t1, t2, n, s) as lucid_contact_problem's); the blocks are then
+                            * dim x w, and g, R and the solvers' vectors dim n */
 } lucid_contact_sparse_problem;
+
+/* Rows per contact (3 or 4) and rows in all (dim n). */
+static inline int lucid_sparse_dim(const lucid_contact_sparse_problem *p) {
+    return p->dim == 4 ? 4 : 3;
+}
+static inline size_t lucid_sparse_rows(const lucid_contact_sparse_problem *p) {
+    return (size_t)lucid_sparse_dim(p) * (size_t)p->n;
+}
 
 /* The first column of slot b, its width, the offsets of side s's blocks and of slot b's mass
  * block, and the number of columns (velocity unknowns) of p. */
@@ -67,7 +80,7 @@ static inline size_t lucid_sparse_width(const lucid_contact_sparse_problem *p, i
     return p->dof ? p->dof[b + 1] - p->dof[b] : 6;
 }
 static inline size_t lucid_sparse_side_at(const lucid_contact_sparse_problem *p, int s) {
-    return p->dof ? p->side_at[s] : 18 * (size_t)s;
+    return p->dof ? p->side_at[s] : 6 * (size_t)lucid_sparse_dim(p) * (size_t)s;
 }
 static inline size_t lucid_sparse_mass_at(const lucid_contact_sparse_problem *p, int b) {
     return p->dof ? p->mass_at[b] : 36 * (size_t)b;
@@ -87,10 +100,12 @@ static inline void lucid_sparse_span(const lucid_contact_sparse_problem *p, int 
 }
 
 /* Doubles of workspace lucid_contact_solve_pgs_sparse needs: the columns (6 a free body,
- * lucid_sparse_columns) + 12 n (0 when that overflows size_t or n is negative). */
+ * lucid_sparse_columns) + 12 n (0 when that overflows size_t or n is negative); _dim for
+ * contacts of dim rows (3 or 4): the columns + dim (dim + 1) n. */
 size_t lucid_contact_sparse_work_size(int n, size_t columns);
+size_t lucid_contact_sparse_work_size_dim(int n, int dim, size_t columns);
 
-/* u (lucid_sparse_columns) = M^-1 J^T lambda by slots, then sigma = J u + g + R lambda (3n). */
+/* u (lucid_sparse_columns) = M^-1 J^T lambda by slots, then sigma = J u + g + R lambda (dim n). */
 void lucid_contact_sparse_velocity(const lucid_contact_sparse_problem *p, const double *lambda,
                                    double *u, double *sigma);
 
@@ -105,15 +120,15 @@ lucid_status lucid_contact_solve_pgs_sparse(const lucid_contact_sparse_problem *
                                             const lucid_contact_options *o, double *work,
                                             double *lambda, lucid_contact_result *result);
 
-/* f (lucid_sparse_columns) = J^T y (y: 3n) */
+/* f (lucid_sparse_columns) = J^T y (y: dim n) */
 void lucid_contact_sparse_jt(const lucid_contact_sparse_problem *p, const double *y, double *f);
-/* y (3n) = J u (u: lucid_sparse_columns) */
+/* y (dim n) = J u (u: lucid_sparse_columns) */
 void lucid_contact_sparse_j(const lucid_contact_sparse_problem *p, const double *u, double *y);
-/* y (3n) = (G + R) x with G = J M^-1 J^T through W; u: lucid_sparse_columns of scratch */
+/* y (dim n) = (G + R) x with G = J M^-1 J^T through W; u: lucid_sparse_columns of scratch */
 void lucid_contact_sparse_apply(const lucid_contact_sparse_problem *p, const double *x, double *u,
                                 double *y);
 
-/* G (3n x 3n, column-major) = J M^-1 J^T: the dense Delassus matrix of p without diag(R) (a
+/* G (dim n x dim n, column-major) = J M^-1 J^T: the dense Delassus matrix of p without diag(R) (a
  * dense problem holds R apart, lucid_contact_problem), built on request only
  * (lucid_world_last_sparse_problem's users, the world's ip attempt); O(n^2) memory and time. */
 void lucid_contact_sparse_delassus(const lucid_contact_sparse_problem *p, double *G);
@@ -130,6 +145,9 @@ lucid_contact_sparse_workspace *lucid_contact_sparse_workspace_create(void);
 void lucid_contact_sparse_workspace_destroy(lucid_contact_sparse_workspace *ws);
 lucid_status lucid_contact_sparse_reserve(lucid_contact_sparse_workspace *ws, int n,
                                           size_t columns);
+/* As lucid_contact_sparse_reserve for contacts of dim rows (3 or 4; 4 for ADMM only). */
+lucid_status lucid_contact_sparse_reserve_dim(lucid_contact_sparse_workspace *ws, int n, int dim,
+                                              size_t columns);
 
 /* ADMM of lucid_contact_solve (ccp:admm, ncp:admm) on the sparse form: the same iteration
  * (spectral rho, over-relaxation, De Saxce shift, Anderson acceleration, checks), its x-step

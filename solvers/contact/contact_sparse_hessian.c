@@ -35,7 +35,7 @@ struct lucid_contact_hessian {
     idx *diag;                    /* per slot, w x w at mass_at(b): the position in Ax of each
                                    * entry of its diagonal block, -1 where it stays zero */
     idx *dcount;                  /* nv: rows of each column's diagonal block */
-    double *Ax, *Lx, *D, *Y, *DJ; /* DJ: 3 w_max of scratch */
+    double *Ax, *Lx, *D, *Y, *DJ; /* DJ: 4 w_max of scratch */
     double *Ax_mass, *Ax_jtj;     /* factor_uniform's parts of Ax: M and J^T J */
     int parts_ready;              /* those parts are of the analysed problem */
     size_t cap[36];
@@ -184,13 +184,15 @@ static void order(lucid_contact_hessian *h, const lucid_contact_sparse_problem *
     for (idx k = 0; k < h->nv; ++k) h->Pinv[h->P[k]] = k;
 }
 
-/* The columns of a row-major 3 x w block with a non-zero entry, into nz; returns their count.
- * A robot's contact rows are zero on the dofs that do not move the contact point (other
+/* The columns of a row-major dim x w block with a non-zero entry, into nz; returns their
+ * count. A robot's contact rows are zero on the dofs that do not move the contact point (other
  * branches of the tree): skipping them makes J^T D J cost depth^2 instead of nv^2. */
-static idx nonzero_columns(const double *J, idx w, idx *nz) {
+static idx nonzero_columns(const double *J, int dim, idx w, idx *nz) {
     idx k = 0;
     for (idx c = 0; c < w; ++c)
-        if (J[c] != 0.0 || J[w + c] != 0.0 || J[2 * w + c] != 0.0) nz[k++] = c;
+        if (J[c] != 0.0 || J[w + c] != 0.0 || J[2 * w + c] != 0.0 ||
+            (dim == 4 && J[3 * w + c] != 0.0))
+            nz[k++] = c;
     return k;
 }
 
@@ -200,7 +202,8 @@ static void mark_pairs(lucid_contact_hessian *h, const lucid_contact_sparse_prob
                        const double *Ja, const double *Jc) {
     idx w = (idx)lucid_sparse_width(p, (int)b), *pm = h->diag + lucid_sparse_mass_at(p, (int)b);
     idx *na = h->nz, *nc = h->nz + w;
-    idx ka = nonzero_columns(Ja, w, na), kc = nonzero_columns(Jc, w, nc);
+    int dim = lucid_sparse_dim(p);
+    idx ka = nonzero_columns(Ja, dim, w, na), kc = nonzero_columns(Jc, dim, w, nc);
     for (idx u = 0; u < ka; ++u)
         for (idx t = 0; t < kc; ++t) pm[na[u] * w + nc[t]] = pm[nc[t] * w + na[u]] = 1;
 }
@@ -304,7 +307,7 @@ lucid_status lucid_contact_hessian_analyze(lucid_contact_hessian *h,
     }
     if (diag == SIZE_MAX) return LUCID_ERR_NO_MEMORY;
     lucid_status s = grow(h, B_NZ, widest > 0 ? 2 * widest : 1);
-    if (s == LUCID_OK) s = grow(h, B_DJ, widest > 0 ? 3 * widest : 1);
+    if (s == LUCID_OK) s = grow(h, B_DJ, widest > 0 ? 4 * widest : 1);
     if (s == LUCID_OK) s = grow(h, B_DIAG, diag > 0 ? diag : 1);
     if (s != LUCID_OK) return s;
     block_graph(h, p);
@@ -344,7 +347,7 @@ lucid_status lucid_contact_hessian_analyze(lucid_contact_hessian *h,
     return s;
 }
 
-/* H += J_a^T D J_b (J row-major 3 x w, D row-major 3 x 3) in column block b, over the
+/* H += J_a^T D J_b (J row-major dim x w, D row-major dim x dim) in column block b, over the
  * non-zero columns of each: into b's diagonal block when `row` < 0 (J_a on slot b too), else
  * into the row block of J_a's slot whose first row, after the diagonal block's, is `row`. */
 static void add_weighted(lucid_contact_hessian *h, const lucid_contact_sparse_problem *p, idx b,
@@ -352,23 +355,26 @@ static void add_weighted(lucid_contact_hessian *h, const lucid_contact_sparse_pr
     idx first = (idx)lucid_sparse_begin(p, (int)b), wb = (idx)lucid_sparse_width(p, (int)b);
     const idx *pm = h->diag + lucid_sparse_mass_at(p, (int)b);
     idx *nzb = h->nz, *nza = h->nz + wb; /* wb + wa <= 2 w_max */
-    idx kb = nonzero_columns(Jb, wb, nzb);
-    idx ka = Ja == Jb ? kb : nonzero_columns(Ja, wa, nza);
+    int dim = lucid_sparse_dim(p);
+    idx kb = nonzero_columns(Jb, dim, wb, nzb);
+    idx ka = Ja == Jb ? kb : nonzero_columns(Ja, dim, wa, nza);
     if (Ja == Jb) nza = nzb;
-    double *DJ = h->DJ; /* D J_b on its non-zero columns: 3 x kb */
-    for (int a = 0; a < 3; ++a)
+    double *DJ = h->DJ; /* D J_b on its non-zero columns: dim x kb */
+    for (int a = 0; a < dim; ++a)
         for (idx t = 0; t < kb; ++t) {
             idx l = nzb[t];
-            DJ[a * kb + t] =
-                D[3 * a] * Jb[l] + D[3 * a + 1] * Jb[wb + l] + D[3 * a + 2] * Jb[2 * wb + l];
+            const double *Da = D + dim * a;
+            double v = Da[0] * Jb[l] + Da[1] * Jb[wb + l] + Da[2] * Jb[2 * wb + l];
+            DJ[a * kb + t] = dim == 4 ? v + Da[3] * Jb[3 * wb + l] : v;
         }
     for (idx t = 0; t < kb; ++t) {
         idx l = nzb[t];
-        double d0 = DJ[t], d1 = DJ[kb + t], d2 = DJ[2 * kb + t];
+        double d0 = DJ[t], d1 = DJ[kb + t], d2 = DJ[2 * kb + t], d3 = dim == 4 ? DJ[3 * kb + t] : 0;
         double *base = h->Ax + h->Ap[first + l] + h->dcount[first + l] + row;
         for (idx u = 0; u < ka; ++u) {
             idx r = nza[u];
             double v = Ja[r] * d0 + Ja[wa + r] * d1 + Ja[2 * wa + r] * d2;
+            if (dim == 4) v += Ja[3 * wa + r] * d3;
             if (row < 0)
                 h->Ax[pm[r * wb + l]] += v;
             else
@@ -387,12 +393,13 @@ static void add_mass(lucid_contact_hessian *h, const lucid_contact_sparse_proble
             h->Ax[k] += M[width * (h->Ai[k] - first) + l];
 }
 
-/* Ax += sum over contacts i of J_i^T D_i J_i (D_i = D + 9 i, or D itself for every contact
- * when `shared`) */
+/* Ax += sum over contacts i of J_i^T D_i J_i (D_i = D + dim^2 i, or D itself for every
+ * contact when `shared`) */
 static void add_contacts(lucid_contact_hessian *h, const lucid_contact_sparse_problem *p,
                          const double *D, int shared) {
+    idx dd = (idx)lucid_sparse_dim(p) * lucid_sparse_dim(p);
     for (idx i = 0; i < h->n; ++i) {
-        const double *wi = shared ? D : D + 9 * i;
+        const double *wi = shared ? D : D + dd * i;
         for (idx s = 2 * i; s < 2 * i + 2; ++s) {
             idx b = p->body[s];
             if (b < 0) continue;
@@ -430,7 +437,9 @@ lucid_status lucid_contact_hessian_factor_uniform(lucid_contact_hessian *h,
                                                   const lucid_contact_sparse_problem *p, double w) {
     size_t nnz = (size_t)h->nnz;
     if (!h->parts_ready) {
-        static const double identity[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+        static const double identity3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+        static const double identity4[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+        const double *identity = lucid_sparse_dim(p) == 4 ? identity4 : identity3;
         lucid_status s = grow(h, B_AX_MASS, nnz > 0 ? nnz : 1);
         if (s == LUCID_OK) s = grow(h, B_AX_JTJ, nnz > 0 ? nnz : 1);
         if (s != LUCID_OK) return s;

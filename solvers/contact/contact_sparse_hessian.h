@@ -29,8 +29,9 @@ void lucid_contact_hessian_destroy(lucid_contact_hessian *h);
  * LUCID_ERR_NO_MEMORY when a size overflows or an allocation fails. */
 lucid_status lucid_contact_hessian_analyze(lucid_contact_hessian *h,
                                            const lucid_contact_sparse_problem *p);
-/* H = M + sum over contacts i of J_i^T D_i J_i (D: n symmetric PSD 3 x 3 blocks, 9 numbers
- * each, row-major), factorised. LUCID_ERR_NOT_SPD when a pivot is not positive and finite. */
+/* H = M + sum over contacts i of J_i^T D_i J_i (D: n symmetric PSD dim x dim blocks,
+ * dim^2 numbers each, row-major; dim = lucid_sparse_dim(p)), factorised. LUCID_ERR_NOT_SPD when a
+ * pivot is not positive and finite. */
 lucid_status lucid_contact_hessian_factor(lucid_contact_hessian *h,
                                           const lucid_contact_sparse_problem *p, const double *D);
 /* H = M + w J^T J (every D_i = w I, w >= 0), factorised: the parts M and J^T J are assembled

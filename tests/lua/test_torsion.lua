@@ -134,6 +134,16 @@ t.case("what does not take torsional friction refuses it by name", function()
   w:add_model(m)
   w:step()
   t.raises("torsional friction (condim 4, 4 rows per contact)", function() w:contact_problem() end)
+  -- a torsional island in body space (sparse_threshold 0) too: its view would be 3 rows
+  local body = lucid.world{dt = m.timestep, sparse_threshold = 0}
+  body:add_model(m)
+  body:step()
+  t.raises("torsional friction (condim 4, 4 rows per contact)", function() body:contact_problem() end)
+  -- ncp:staggered has no body-space form: the island stays dense, which refuses it by name
+  local staggered0 = lucid.world{dt = m.timestep, sparse_threshold = 0,
+                                 contact = {model = "ncp", solver = "staggered"}}
+  staggered0:add_model(m)
+  t.raises("not ncp:staggered", function() staggered0:step() end)
   local slick = m:geoms()
   t.eq(slick[1].condim, 4)
   t.near(slick[2].torsion, 0.01, 1e-15)
