@@ -269,6 +269,9 @@ double lucid_world_reference_velocity(const lucid_world *w, const lucid_world_co
 /* world_sparse.c: whether an island of m contacts is solved in body space, the solve (forces
  * into the contacts, velocities into v_free / w_free) and the buffers' release. */
 int lucid_world_sparse_applies(const lucid_world *w, const int *list, int m);
+/* Whether the island solve ends with an interior-point attempt under o (ADMM and staggered
+ * worlds whose model has an ip pair; world_island_solve.c). */
+int lucid_world_island_has_ip_attempt(const lucid_contact_options *o);
 /* The island size above which the body-space path is taken: opt.sparse_threshold when >= 0,
  * else (automatic) the measured crossover of the solver (docs/world.md): */
 int lucid_world_sparse_threshold(const lucid_world_options *o);
