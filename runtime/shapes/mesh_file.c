@@ -328,13 +328,32 @@ static size_t leading_count(const char **p) {
     return v;
 }
 
-/* The next whitespace-separated token at or after p (a '#' comment runs to its line's end). */
-static const char *next_token(const char *p) {
+/* The next whitespace-separated token at or after p; with `comments`, a '#' comment runs to
+ * its line's end ('\n' or '\r'). */
+static const char *next_token(const char *p, int comments) {
     for (;;) {
         while (isspace((unsigned char)*p)) ++p;
-        if (*p != '#') return p;
-        while (*p != '\0' && *p != '\n') ++p;
+        if (!comments || *p != '#') return p;
+        while (*p != '\0' && *p != '\n' && *p != '\r') ++p;
     }
+}
+
+/* The largest of OFF's counts: [keyword] [dimension] vertices faces edges. */
+static size_t off_counts(const char *data, int comments) {
+    size_t most = 0;
+    const char *p = next_token(data, comments);
+    int counts = 3;
+    if (!isdigit((unsigned char)*p)) { /* the keyword [ST][C][N][4][n]OFF: n, a dimension */
+        for (; *p != '\0' && !isspace((unsigned char)*p); ++p) counts += *p == 'n';
+        counts = counts > 4 ? 4 : counts;
+    }
+    for (int k = 0; k < counts; ++k) {
+        p = next_token(p, comments);
+        size_t v = leading_count(&p);
+        most = v > most ? v : most;
+        while (*p != '\0' && !isspace((unsigned char)*p)) ++p;
+    }
+    return most;
 }
 
 /* assimp sizes its arrays by the counts an OFF or PLY header declares before reading a
@@ -345,25 +364,16 @@ static lucid_status check_declared_counts(reader *r, const char *data, size_t si
                                           const char *format) {
     size_t most = 0;
     if (strcmp(format, "off") == 0) {
-        const char *p = next_token(data);
-        int counts = 3;
-        if (!isdigit((unsigned char)*p)) { /* the keyword [ST][C][N][4][n]OFF: n, a dimension */
-            for (; *p != '\0' && !isspace((unsigned char)*p); ++p) counts += *p == 'n';
-            counts = counts > 4 ? 4 : counts;
-        }
-        for (int k = 0; k < counts; ++k) {
-            p = next_token(p);
-            size_t v = leading_count(&p);
-            most = v > most ? v : most;
-            while (*p != '\0' && !isspace((unsigned char)*p)) ++p;
-        }
+        /* read with and without '#' comments: whichever way assimp's tokenizer takes them */
+        size_t a = off_counts(data, 1), b = off_counts(data, 0);
+        most = a > b ? a : b;
     } else if (strcmp(format, "ply") == 0) {
         const char *end = strstr(data, "end_header");
         for (const char *p = strstr(data, "element"); p != NULL && (end == NULL || p < end);
              p = strstr(p + 1, "element")) {
-            const char *q = next_token(p + 7);
+            const char *q = next_token(p + 7, 1);
             while (*q != '\0' && !isspace((unsigned char)*q)) ++q; /* the element's name */
-            q = next_token(q);
+            q = next_token(q, 1);
             size_t v = leading_count(&q);
             most = v > most ? v : most;
         }

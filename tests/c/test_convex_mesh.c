@@ -539,8 +539,11 @@ static void other_formats_are_read_through_assimp(void **state) {
     static const char huge_ply[] = "ply\nformat ascii 1.0\nelement vertex 4000000000\n"
                                    "property float x\nend_header\n0\n";
     static const char n_off[] = "nOFF\n3\n4 4 0\n0 0 0\n";
-    const char *refused[][2] = {{"h.off", huge_off}, {"h", huge_off}, {"h.ply", huge_ply}};
-    for (size_t c = 0; c < 3; ++c) {
+    /* a '#' line that assimp does not take as a comment ('\r' ends it for either reading) */
+    static const char hash_off[] = "OFF\r\n# 6888888888\r\r888888888888888888\t888\t8\n";
+    const char *refused[][2] = {
+        {"h.off", huge_off}, {"h", huge_off}, {"h.ply", huge_ply}, {"c.off", hash_off}};
+    for (size_t c = 0; c < 4; ++c) {
         double *none = NULL;
         int count = 0;
         st = lucid_mesh_file_parse_points(refused[c][0], refused[c][1], strlen(refused[c][1]), 1.0,
