@@ -23,13 +23,15 @@
 
 static const double IDENTITY4[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
 
-/* lambda of one contact (G = I, mu) with free velocity g under the pair. */
-static lucid_status solve4(lucid_contact_model model, lucid_contact_solver solver, double mu,
-                           const double g[4], double lambda[4]) {
-    lucid_contact_problem p = {1, IDENTITY4, g, &mu, NULL, 4};
+/* lambda of one contact of dim rows (G = I, mu) with free velocity g under the pair. */
+static lucid_status solve_one(int dim, lucid_contact_model model, lucid_contact_solver solver,
+                              double mu, const double *g, double *lambda) {
+    double G[36] = {0};
+    for (int k = 0; k < dim; ++k) G[k * (dim + 1)] = 1.0;
+    lucid_contact_problem p = {1, G, g, &mu, NULL, dim};
     lucid_contact_options o = lucid_contact_default_options();
     o.model = model, o.solver = solver, o.tol = 1e-12, o.max_iter = 5000;
-    lucid_contact_workspace *ws = lucid_contact_workspace_create(2); /* 6 >= 4 rows */
+    lucid_contact_workspace *ws = lucid_contact_workspace_create(2); /* 6 >= dim rows */
     assert_non_null(ws);
     lucid_contact_result res;
     lucid_status s = lucid_contact_solve(&p, &o, ws, lambda, NULL, &res);
@@ -38,8 +40,8 @@ static lucid_status solve4(lucid_contact_model model, lucid_contact_solver solve
     return s;
 }
 
-static void near4(const double a[4], const double b[4], double tol) {
-    for (int k = 0; k < 4; ++k)
+static void near_n(int n, const double *a, const double *b, double tol) {
+    for (int k = 0; k < n; ++k)
         if (!(fabs(a[k] - b[k]) <= tol)) fail_msg("entry %d: %.17g, expected %.17g", k, a[k], b[k]);
 }
 
@@ -60,26 +62,26 @@ static void closed_form(void **state) {
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
         double lambda[4];
-        assert_int_equal(solve4(LUCID_CONTACT_NCP, LUCID_CONTACT_ADMM, mu, cases[c].g, lambda),
+        assert_int_equal(
+            solve_one(4, LUCID_CONTACT_NCP, LUCID_CONTACT_ADMM, mu, cases[c].g, lambda), LUCID_OK);
+        near_n(4, lambda, cases[c].lambda, 1e-9);
+        assert_int_equal(solve_one(4, LUCID_CONTACT_NCP, LUCID_CONTACT_PGS, mu, cases[c].g, lambda),
                          LUCID_OK);
-        near4(lambda, cases[c].lambda, 1e-9);
-        assert_int_equal(solve4(LUCID_CONTACT_NCP, LUCID_CONTACT_PGS, mu, cases[c].g, lambda),
+        near_n(4, lambda, cases[c].lambda, 1e-9);
+        assert_int_equal(solve_one(4, LUCID_CONTACT_NCP, LUCID_CONTACT_IP, mu, cases[c].g, lambda),
                          LUCID_OK);
-        near4(lambda, cases[c].lambda, 1e-9);
-        assert_int_equal(solve4(LUCID_CONTACT_NCP, LUCID_CONTACT_IP, mu, cases[c].g, lambda),
-                         LUCID_OK);
-        near4(lambda, cases[c].lambda, 1e-9);
+        near_n(4, lambda, cases[c].lambda, 1e-9);
         int slides = c == 0 || c == 2;
         if (slides || c == 4) continue; /* the CCP lifts a sliding contact off */
-        assert_int_equal(solve4(LUCID_CONTACT_CCP, LUCID_CONTACT_ADMM, mu, cases[c].g, lambda),
+        assert_int_equal(
+            solve_one(4, LUCID_CONTACT_CCP, LUCID_CONTACT_ADMM, mu, cases[c].g, lambda), LUCID_OK);
+        near_n(4, lambda, cases[c].lambda, 1e-9);
+        assert_int_equal(solve_one(4, LUCID_CONTACT_CCP, LUCID_CONTACT_PGS, mu, cases[c].g, lambda),
                          LUCID_OK);
-        near4(lambda, cases[c].lambda, 1e-9);
-        assert_int_equal(solve4(LUCID_CONTACT_CCP, LUCID_CONTACT_PGS, mu, cases[c].g, lambda),
+        near_n(4, lambda, cases[c].lambda, 1e-9);
+        assert_int_equal(solve_one(4, LUCID_CONTACT_CCP, LUCID_CONTACT_IP, mu, cases[c].g, lambda),
                          LUCID_OK);
-        near4(lambda, cases[c].lambda, 1e-9);
-        assert_int_equal(solve4(LUCID_CONTACT_CCP, LUCID_CONTACT_IP, mu, cases[c].g, lambda),
-                         LUCID_OK);
-        near4(lambda, cases[c].lambda, 1e-9);
+        near_n(4, lambda, cases[c].lambda, 1e-9);
     }
 }
 
@@ -222,11 +224,11 @@ static void other_pairs_refuse_it(void **state) {
     (void)state;
     const double g[4] = {0.0, 0.0, -1.0, 3.0};
     double lambda[4];
-    assert_int_equal(solve4(LUCID_CONTACT_NCP, LUCID_CONTACT_STAGGERED, 0.5, g, lambda),
+    assert_int_equal(solve_one(4, LUCID_CONTACT_NCP, LUCID_CONTACT_STAGGERED, 0.5, g, lambda),
                      LUCID_ERR_ARGUMENT);
-    assert_int_equal(solve4(LUCID_CONTACT_CCP, LUCID_CONTACT_NEWTON, 0.5, g, lambda),
+    assert_int_equal(solve_one(4, LUCID_CONTACT_CCP, LUCID_CONTACT_NEWTON, 0.5, g, lambda),
                      LUCID_ERR_ARGUMENT);
-    assert_int_equal(solve4(LUCID_CONTACT_LCP, LUCID_CONTACT_PGS, 0.5, g, lambda),
+    assert_int_equal(solve_one(4, LUCID_CONTACT_LCP, LUCID_CONTACT_PGS, 0.5, g, lambda),
                      LUCID_ERR_ARGUMENT);
     double mu = 0.5;
     lucid_contact_problem p = {1, IDENTITY4, g, &mu, NULL, 5};
@@ -248,7 +250,7 @@ static void cone4_projection_is_moreau(void **state) {
                     lucid_cone4_project(mu, x, p);
                     assert_true(lucid_cone4_distance(mu, p) <= 1e-14);
                     lucid_cone4_project(mu, p, q);
-                    near4(p, q, 1e-14);
+                    near_n(4, p, q, 1e-14);
                     for (int k = 0; k < 4; ++k) r[k] = p[k] - x[k]; /* -(x - P(x)) in K* */
                     assert_true(lucid_cone4_distance_dual(mu, r) <= 1e-14);
                     double dot = 0.0;
@@ -260,28 +262,6 @@ static void cone4_projection_is_moreau(void **state) {
 /* Contacts of dim 6 (rolling friction: (t1, t2, n, s, r1, r2)): the same closed form with five
  * tangential rows, by ncp:admm and ncp:pgs (ccp where nothing slides); the other pairs refuse
  * it. */
-static const double IDENTITY6[36] = {1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
-                                     0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1};
-
-static lucid_status solve6(lucid_contact_model model, lucid_contact_solver solver, double mu,
-                           const double g[6], double lambda[6]) {
-    lucid_contact_problem p = {1, IDENTITY6, g, &mu, NULL, 6};
-    lucid_contact_options o = lucid_contact_default_options();
-    o.model = model, o.solver = solver, o.tol = 1e-12, o.max_iter = 5000;
-    lucid_contact_workspace *ws = lucid_contact_workspace_create(2); /* 6 rows */
-    assert_non_null(ws);
-    lucid_contact_result res;
-    lucid_status s = lucid_contact_solve(&p, &o, ws, lambda, NULL, &res);
-    if (s == LUCID_OK) assert_true(res.converged);
-    lucid_contact_workspace_destroy(ws);
-    return s;
-}
-
-static void near6(const double a[6], const double b[6], double tol) {
-    for (int k = 0; k < 6; ++k)
-        if (!(fabs(a[k] - b[k]) <= tol)) fail_msg("entry %d: %.17g, expected %.17g", k, a[k], b[k]);
-}
-
 static void closed_form6(void **state) {
     (void)state;
     const double mu = 0.5;
@@ -299,27 +279,27 @@ static void closed_form6(void **state) {
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
         double lambda[6];
-        assert_int_equal(solve6(LUCID_CONTACT_NCP, LUCID_CONTACT_ADMM, mu, cases[c].g, lambda),
+        assert_int_equal(
+            solve_one(6, LUCID_CONTACT_NCP, LUCID_CONTACT_ADMM, mu, cases[c].g, lambda), LUCID_OK);
+        near_n(6, lambda, cases[c].lambda, 1e-9);
+        assert_int_equal(solve_one(6, LUCID_CONTACT_NCP, LUCID_CONTACT_PGS, mu, cases[c].g, lambda),
                          LUCID_OK);
-        near6(lambda, cases[c].lambda, 1e-9);
-        assert_int_equal(solve6(LUCID_CONTACT_NCP, LUCID_CONTACT_PGS, mu, cases[c].g, lambda),
-                         LUCID_OK);
-        near6(lambda, cases[c].lambda, 1e-9);
+        near_n(6, lambda, cases[c].lambda, 1e-9);
         if (c != 1) continue; /* the CCP lifts a sliding contact off */
-        assert_int_equal(solve6(LUCID_CONTACT_CCP, LUCID_CONTACT_ADMM, mu, cases[c].g, lambda),
+        assert_int_equal(
+            solve_one(6, LUCID_CONTACT_CCP, LUCID_CONTACT_ADMM, mu, cases[c].g, lambda), LUCID_OK);
+        near_n(6, lambda, cases[c].lambda, 1e-9);
+        assert_int_equal(solve_one(6, LUCID_CONTACT_CCP, LUCID_CONTACT_PGS, mu, cases[c].g, lambda),
                          LUCID_OK);
-        near6(lambda, cases[c].lambda, 1e-9);
-        assert_int_equal(solve6(LUCID_CONTACT_CCP, LUCID_CONTACT_PGS, mu, cases[c].g, lambda),
-                         LUCID_OK);
-        near6(lambda, cases[c].lambda, 1e-9);
+        near_n(6, lambda, cases[c].lambda, 1e-9);
     }
     const double g[6] = {0.0, 0.0, -1.0, 0.0, 3.0, 0.0};
     double lambda[6];
-    assert_int_equal(solve6(LUCID_CONTACT_NCP, LUCID_CONTACT_IP, mu, g, lambda),
+    assert_int_equal(solve_one(6, LUCID_CONTACT_NCP, LUCID_CONTACT_IP, mu, g, lambda),
                      LUCID_ERR_ARGUMENT);
-    assert_int_equal(solve6(LUCID_CONTACT_CCP, LUCID_CONTACT_NEWTON, mu, g, lambda),
+    assert_int_equal(solve_one(6, LUCID_CONTACT_CCP, LUCID_CONTACT_NEWTON, mu, g, lambda),
                      LUCID_ERR_ARGUMENT);
-    assert_int_equal(solve6(LUCID_CONTACT_NCP, LUCID_CONTACT_STAGGERED, mu, g, lambda),
+    assert_int_equal(solve_one(6, LUCID_CONTACT_NCP, LUCID_CONTACT_STAGGERED, mu, g, lambda),
                      LUCID_ERR_ARGUMENT);
 }
 
@@ -333,7 +313,7 @@ static void cone6_projection_is_moreau(void **state) {
         lucid_cone_n_project(6, mu, x, p);
         assert_true(lucid_cone_n_distance(6, mu, p) <= 1e-14);
         lucid_cone_n_project(6, mu, p, q);
-        near6(p, q, 1e-14);
+        near_n(6, p, q, 1e-14);
         for (int k = 0; k < 6; ++k) r[k] = p[k] - x[k], dot += r[k] * p[k];
         assert_true(lucid_cone_n_distance_dual(6, mu, r) <= 1e-14);
         assert_true(fabs(dot) <= 1e-14);

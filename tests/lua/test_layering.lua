@@ -37,11 +37,7 @@ local function folder(path)
   return path:match("^([%w_]+)/")
 end
 
-local function exists(path)
-  local h = io.open(path)
-  if h then h:close() end
-  return h ~= nil
-end
+local exists = t.exists
 
 -- The rule's verdict on one include of `file` (nil when allowed).
 local function violation(file, inc)

@@ -9,11 +9,7 @@ local DATA = "tests/data/model/"
 local ARM = DATA .. "urdf_arm.urdf"
 local PKG = {DATA .. "packages"}
 
-local function exists(path)
-  local f = io.open(path, "rb")
-  if f then f:close() end
-  return f ~= nil
-end
+local exists = t.exists
 
 t.case("an MJCF file: the forms model", function()
   local m = lucid.model.load(DATA .. "mjcf_forms.xml")

@@ -8,11 +8,7 @@
 local t = require "testing"
 local lucid = require "lucid"
 
-local function exists(path)
-  local f = io.open(path, "rb")
-  if f then f:close() end
-  return f ~= nil
-end
+local exists = t.exists
 
 local function normal_vec(rng, n, s)
   local v = {}

@@ -10,19 +10,9 @@ local lucid = require "lucid"
 local SCENE = "tests/data/model/mjcf_rolling.xml" -- ctest runs from the repository root
 local G, R, MU_R = 9.81, 0.1, 0.002
 
-local function exists(path)
-  local f = io.open(path, "r")
-  if f then f:close() end
-  return f ~= nil
-end
+local exists = t.exists
 
-local function write(xml)
-  local path = os.tmpname()
-  local f = assert(io.open(path, "w"))
-  f:write(xml)
-  f:close()
-  return path
-end
+local write = t.write_temp
 
 -- SCENE's sphere rolling along x at 0.1 m/s (w_y = 1 rad/s) for 0.3 s: w_y r.
 local function rolled(contact)

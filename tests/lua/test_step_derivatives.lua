@@ -1073,13 +1073,7 @@ end)
 -- Torsional friction (MJCF condim 4): each contact's fourth row, the spin a n . (w2 - w1)
 -- with a = mu_t / mu, in the IFT's dim-4 problem; a geom's torsional coefficient is a
 -- parameter. Smooth regimes only: spinning (the spin on the cone's boundary) and held.
-local function write_xml(xml)
-  local path = os.tmpname()
-  local f = assert(io.open(path, "w"))
-  f:write(xml)
-  f:close()
-  return path
-end
+local write_xml = t.write_temp
 
 local function column_size(P)
   local m = 0

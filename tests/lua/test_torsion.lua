@@ -9,19 +9,9 @@ local lucid = require "lucid"
 local SPIN_SCENE = "tests/data/model/mjcf_torsion_spin.xml" -- ctest runs from the repository root
 local G = 9.81
 
-local function exists(path)
-  local f = io.open(path, "r")
-  if f then f:close() end
-  return f ~= nil
-end
+local exists = t.exists
 
-local function write(xml)
-  local path = os.tmpname()
-  local f = assert(io.open(path, "w"))
-  f:write(xml)
-  f:close()
-  return path
-end
+local write = t.write_temp
 
 -- The sphere of SPIN_SCENE (r = 0.1 m, 1 kg, mu_t = 0.01 m) resting, then spun at 10 rad/s.
 local function spinning_sphere(opts)

@@ -9,11 +9,7 @@ local SHARED = os.getenv("LUCID_SHARED_DIR") or "../shared"
 local ROBOTS = SHARED .. "/data/robots/"
 local HUMANOID = "/usr/share/mujoco/model/humanoid/humanoid.xml"
 
-local function exists(path)
-  local f = io.open(path, "rb")
-  if f then f:close() end
-  return f ~= nil
-end
+local exists = t.exists
 
 -- A 0.5 m pendulum: a 1 kg bob on a hinge about y, 1 m above the origin.
 local function pendulum(opts)
