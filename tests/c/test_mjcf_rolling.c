@@ -9,18 +9,15 @@
  * against the rolling, dv/dt = -mu_r N r / (I + m r^2) = -5 mu_r g / (7 r) = -0.14014 m/s^2.
  * In MuJoCo's elliptic cone ||(F / mu, tau / mu_r)|| <= N the force that keeps the sphere
  * rolling takes its share of the cone, so at the cone's boundary |tau| = mu_r N / sqrt(1 +
- * (5 mu_r / (7 r mu))^2): 1.0001 times smaller here, 7e-6 m/s after 0.5 s, below what the
- * test resolves (lucid's measured rate 0.140151 m/s^2 over 0.1..0.5 s, 0.140143 without the
- * cone's share, 0.140129 with it).
+ * (5 mu_r / (7 r mu))^2), 1.0001 times smaller here: below what the gaps below resolve.
  *
  * lucid's rigid contact follows the rate from v0 = 0.1 m/s (w = 1 rad/s); a condim 3 pair
  * keeps rolling. MuJoCo's rolling row is soft (a damper below its bound): at w = 1 rad/s it
  * decelerates at 0.03 m/s^2, so MuJoCo is compared from v0 = 1 m/s (w = 10 rad/s), where its
- * torque reaches the bound. There lucid's sphere on a condim 3 floor speeds up by itself
- * (+0.036 m/s^2: its free joint integrates the body twist as a screw, pose(q) exp(v dt), which
- * sinks a rolling sphere by r (w dt)^2 / 2 a step into the floor, and the position correction
- * pushes it back), so lucid's rolling friction is measured as the condim 6 velocity less the
- * condim 3 one. Exit 77 with a message when MuJoCo is missing (the analytic checks run). */
+ * torque reaches the bound. There lucid's sphere on a condim 3 floor drifts by itself (its
+ * free joint integrates the body twist as a screw, docs/model_files.md), so lucid's rolling
+ * friction is taken as the condim 6 velocity less the condim 3 one. Exit 77 with a message when
+ * MuJoCo is missing (the analytic checks run). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -45,15 +42,13 @@ static int skipped;
 #define G            9.81
 #define SAMPLES      5
 #define SAMPLE_STEPS 100 /* v compared every 0.1 s up to 0.5 s */
-/* lucid against the analytic rate from v0 = 0.1 m/s: measured at most 3.6e-6 m/s (at 0.1 s,
- * the contact settling; 1e-6 at 0.5 s, of the 0.070 m/s lost), the rolling w r the same. */
+/* lucid (v and w r) against the analytic rate from v0 = 0.1 m/s, of the 0.070 m/s lost (figures
+ * in docs/model_files.md, "Rolling friction"). */
 #define ANALYTIC_GAP 2e-5
-/* condim 3 from v0 = 0.1 m/s keeps rolling: measured 7.1e-6 m/s on v and 4.5e-5 on w r at
- * 0.5 s (the screw integration above), where condim 6 has lost 0.070 */
+/* condim 3 from v0 = 0.1 m/s keeps rolling, up to the screw integration's drift above */
 #define CONDIM3_GAP 1e-4
-/* From v0 = 1 m/s: MuJoCo's loss against the analytic, measured 4.2e-5 m/s at 0.5 s; lucid's
- * (condim 6 less condim 3) against MuJoCo's, measured 1.7e-3 m/s (2.4 % of the 0.070 m/s
- * lost: the condim 3 run's drift is not exactly additive). */
+/* From v0 = 1 m/s: MuJoCo's loss against the analytic; lucid's (condim 6 less condim 3)
+ * against MuJoCo's (the condim 3 run's drift is not exactly additive). */
 #define MUJOCO_ANALYTIC_GAP 1e-4
 #define MUJOCO_GAP          3e-3
 
