@@ -664,6 +664,40 @@ static int l_stats(lua_State *L) {
     return 1;
 }
 
+/* w:islands(): the last step's islands, each {contacts, dim, backend, answer, attempts,
+ * iterations, converged, residual} (lucid_world_islands). */
+static int l_islands(lua_State *L) {
+    static const char *const answers[] = {"zero", "warm", "cold", "pgs", "ip", "newton"};
+    lucid_world *w = check_world(L, "lucid.world:islands");
+    int n;
+    const lucid_world_island_info *info = lucid_world_islands(w, &n);
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; ++i) {
+        const lucid_world_island_info *is = &info[i];
+        lua_createtable(L, 0, 8);
+        set_integer(L, "contacts", is->contacts);
+        set_integer(L, "dim", is->dim);
+        lua_pushstring(L, is->body_space ? "body" : "dense");
+        lua_setfield(L, -2, "backend");
+        lua_pushstring(L, answers[is->answer]);
+        lua_setfield(L, -2, "answer");
+        lua_newtable(L); /* the attempts made, as a set listed in this order */
+        int k = 0;
+        for (int a = LUCID_ISLAND_WARM; a <= LUCID_ISLAND_NEWTON; ++a) {
+            if (!(is->attempts & (1u << a))) continue;
+            lua_pushstring(L, answers[a]);
+            lua_rawseti(L, -2, ++k);
+        }
+        lua_setfield(L, -2, "attempts");
+        set_integer(L, "iterations", is->iterations);
+        lua_pushboolean(L, is->converged);
+        lua_setfield(L, -2, "converged");
+        set_number(L, "residual", is->residual);
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
 /* ---- recording ------------------------------------------------------------------------- */
 
 static int l_record(lua_State *L) {
@@ -707,6 +741,7 @@ void lucid_open_world(lua_State *L) {
                                        {"set_controls", l_set_controls},
                                        {"energy", l_energy},
                                        {"stats", l_stats},
+                                       {"islands", l_islands},
                                        {"contact_problem", l_contact_problem},
                                        {"record", l_record},
                                        {NULL, NULL}};

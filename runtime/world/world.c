@@ -73,6 +73,7 @@ void lucid_world_destroy(lucid_world *w) {
                        w->contact_island,
                        w->island_start,
                        w->island_contacts,
+                       w->island_info,
                        w->G,
                        w->g,
                        w->mu,
@@ -197,6 +198,13 @@ const lucid_world_contact *lucid_world_contacts(const lucid_world *w) {
 }
 lucid_world_stats lucid_world_last_stats(const lucid_world *w) {
     return w->stats;
+}
+const lucid_world_island_info *lucid_world_islands(const lucid_world *w, int *count) {
+    *count = w->num_island_info;
+    return w->num_island_info > 0 ? w->island_info : NULL;
+}
+lucid_world_island_info *lucid_world_current_island(lucid_world *w) {
+    return w->num_island_info > 0 ? &w->island_info[w->num_island_info - 1] : NULL;
 }
 
 void lucid_world_last_problem(const lucid_world *w, lucid_contact_problem *p,

@@ -416,6 +416,34 @@ typedef struct lucid_world_stats {
 #define LUCID_WORLD_ENERGY_JUMP 10.0
 lucid_world_stats lucid_world_last_stats(const lucid_world *w);
 
+/* Which answer of the island solve (world_island_solve.c, docs/world.md "How a step works") an
+ * island's applied forces are. */
+typedef enum lucid_island_answer {
+    LUCID_ISLAND_ZERO,  /* lambda = 0: it met tol, or no attempt gave an answer to keep */
+    LUCID_ISLAND_WARM,  /* the world's solver from the forces carried from the last step */
+    LUCID_ISLAND_COLD,  /* the world's solver from zero */
+    LUCID_ISLAND_PGS,   /* the model's PGS continuing the best answer so far */
+    LUCID_ISLAND_IP,    /* the model's interior point from its own start */
+    LUCID_ISLAND_NEWTON /* the single-level pipeline's Newton on the island's NCP */
+} lucid_island_answer;
+
+/* One island of the last step and how its contact problem was solved. */
+typedef struct lucid_world_island_info {
+    int contacts;               /* its contacts, joint-limit and dry-friction rows included */
+    int dim;                    /* rows per contact: 3, 4 (torsion) or 6 (rolling) */
+    int body_space;             /* solved in body space (world_sparse.c), else on a dense G */
+    lucid_island_answer answer; /* the attempt whose answer the step applied */
+    unsigned attempts;          /* the attempts made: bit (1 << a) for each answer a */
+    int iterations;             /* of all its attempts */
+    int converged;              /* the applied answer met tol */
+    double residual; /* the applied answer's model criterion in the island's units (what tol
+                      * bounds; lucid_world_stats.scaled_residual is the largest) */
+} lucid_world_island_info;
+
+/* The islands of the last step, in the order they were solved (*count of them; NULL when none,
+ * and after a failed step those solved before it failed). Valid until the next step. */
+const lucid_world_island_info *lucid_world_islands(const lucid_world *w, int *count);
+
 /* A copy of w: same options, bodies, static bodies, state and pending applied wrenches, with
  * empty buffers and no warm-start memory (as after lucid_world_set_state). Shapes are copied;
  * a convex mesh they point to is shared (meshes are immutable) and must outlive both worlds.

@@ -638,7 +638,8 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
                                  .solve = dense_solve,
                                  .judge = dense_judge,
                                  .round_off = dense_round_off,
-                                 .mean_diagonal = dense_mean_diagonal};
+                                 .mean_diagonal = dense_mean_diagonal,
+                                 .info = lucid_world_current_island(w)};
     s = lucid_world_island_solve(&w->opt.contact, &island,
                                  lucid_world_warm_rho(w, list, m, force_scale, velocity_scale),
                                  &res);
@@ -747,9 +748,15 @@ lucid_status lucid_world_solve_contacts(lucid_world *w, const lucid_vec3 *v0,
     if (s == LUCID_OK) s = build_islands(w);
     if (s != LUCID_OK) return s;
     w->stats.islands = w->num_islands;
+    s = lucid_world_reserve((void **)&w->island_info, &w->island_info_cap, (size_t)w->num_islands,
+                            sizeof *w->island_info);
+    if (s != LUCID_OK) return s;
     for (int i = 0; i < w->num_islands; ++i) {
         int begin = w->island_start[i], end = w->island_start[i + 1];
         w->last_sparse = lucid_world_sparse_applies(w, w->island_contacts + begin, end - begin);
+        w->island_info[i] =
+            (lucid_world_island_info){.contacts = end - begin, .body_space = w->last_sparse};
+        w->num_island_info = i + 1;
         s = w->last_sparse ? lucid_world_solve_island_sparse(w, w->island_contacts + begin,
                                                              end - begin, v0, w0)
                            : solve_island(w, w->island_contacts + begin, end - begin, v0, w0);

@@ -184,6 +184,9 @@ struct lucid_world {
     int rows_without_inverse;
     size_t link_J_cap, link_Y_cap, link_rows;
     lucid_world_stats stats;
+    lucid_world_island_info *island_info; /* this step's islands as solved */
+    int num_island_info;
+    size_t island_info_cap;
     double applied_work; /* J, this step's work of applied wrenches, actuators and springs (set
                           * by lucid_world_step_integrate, for the energy-jump guard) */
     char error[160];     /* why the last step failed ("" when it did not) */
@@ -311,7 +314,10 @@ typedef struct lucid_world_island {
     int (*judge)(void *ctx, lucid_contact_result *res);
     double (*round_off)(void *ctx);
     double (*mean_diagonal)(void *ctx);
+    lucid_world_island_info *info; /* where the solve reports its attempts (NULL: nowhere) */
 } lucid_world_island;
+/* The report of the island being solved (the last of w->island_info). */
+lucid_world_island_info *lucid_world_current_island(lucid_world *w);
 /* Solves an island with the world's contact options o (its warm start in isl->lambda / dual)
  * and leaves the kept answer there; out: its criteria, converged (met tol), the iterations of
  * every attempt. */

@@ -7,7 +7,13 @@
 
 #include "runtime/world/world_internal.h"
 
-enum { WARM, COLD, PGS, IP };
+/* The attempts, numbered as the answers they give (lucid_island_answer). */
+enum {
+    WARM = LUCID_ISLAND_WARM,
+    COLD = LUCID_ISLAND_COLD,
+    PGS = LUCID_ISLAND_PGS,
+    IP = LUCID_ISLAND_IP
+};
 
 /* 1 when the solver stops on a criterion of p itself, which the island can recompute. Not:
  * ccp:newton (it solves a compliant CCP where p has no compliance), raisim:bisection (the
@@ -87,6 +93,20 @@ static double answer_round_off(const lucid_world_island *isl, double *cache) {
     return *cache;
 }
 
+/* The island's report: which answer was kept, the attempts made and the kept criteria. */
+static void report(const lucid_world_island *isl, int answer, int tried,
+                   const lucid_contact_result *res) {
+    lucid_world_island_info *info = isl->info;
+    if (!info) return;
+    info->contacts = isl->n;
+    info->dim = isl->n > 0 ? (int)(isl->n3 / (size_t)isl->n) : 3;
+    info->answer = (lucid_island_answer)answer;
+    info->attempts = (unsigned)tried;
+    info->iterations = res->iterations;
+    info->converged = res->converged;
+    info->residual = res->model.abs;
+}
+
 /* Solves the island from the warm start in isl->lambda / isl->dual. A solver may fail on a
  * degenerate problem (even report convergence with NaN forces), so every answer is judged
  * (criteria recomputed by the backend) and the first meeting tol, else the best eligible one,
@@ -108,12 +128,13 @@ lucid_status lucid_world_island_solve(const lucid_contact_options *o, const luci
     double zero = res.model.abs;
     if (zero <= o->tol) {
         res.converged = 1, *out = res;
+        report(isl, LUCID_ISLAND_ZERO, 0, out);
         return LUCID_OK;
     }
     int has_pgs = lucid_contact_pair_check(o->model, LUCID_CONTACT_PGS) == LUCID_OK;
     int pgs = has_pgs && o->solver != LUCID_CONTACT_PGS ? PGS : -1;
     int ip = lucid_world_island_has_ip_attempt(o) && !isl->no_ip ? IP : -1;
-    int have_best = 0, best_cold = 0, tried = 0, iterations = 0;
+    int have_best = 0, best_cold = 0, best_answer = LUCID_ISLAND_ZERO, tried = 0, iterations = 0;
     for (int a = o->warm_start ? WARM : COLD; a >= 0;) {
         const double *start = a == PGS && have_best ? best : warm;
         lucid_status s = attempt(o, isl, a, start, warm_rho, ip >= 0 && !(tried & (1 << IP)), &res);
@@ -136,24 +157,26 @@ lucid_status lucid_world_island_solve(const lucid_contact_options *o, const luci
         if (met || (eligible && (!have_best || (a != IP && res.model.abs < best_res.model.abs)))) {
             memcpy(best, isl->lambda, sizeof(double) * n3);
             memcpy(best + n3, isl->dual, sizeof(double) * n3);
-            best_res = res, have_best = 1, best_cold = cold;
+            best_res = res, have_best = 1, best_cold = cold, best_answer = a;
         }
+        tried |= 1 << a;
         if (met) break;
         /* within twice what rounding the forces can cause: no attempt can reliably do better */
         if (finite && res.model.abs <= 2.0 * answer_round_off(isl, &round_off)) break;
-        tried |= 1 << a;
         int near = have_best && best_res.model.abs <= LUCID_WORLD_PGS_POLISH * o->tol;
         a = next_attempt(a, finite && p_abs <= zero, pgs, ip, tried, isl->ip_first && !near);
     }
     if (!have_best) { /* no finite answer, or only warm ones worse than doing nothing */
         set_zero(isl, out);
         out->iterations = iterations;
+        report(isl, LUCID_ISLAND_ZERO, tried, out);
         return LUCID_OK;
     }
     memcpy(isl->lambda, best, sizeof(double) * n3);
     memcpy(isl->dual, best + n3, sizeof(double) * n3);
     *out = best_res;
     out->iterations = iterations;
+    report(isl, best_answer, tried, out);
     return LUCID_OK;
 }
 

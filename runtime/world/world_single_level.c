@@ -956,10 +956,22 @@ static lucid_status solve_islands(lucid_world *w, struct lucid_world_single_leve
     w->stats.solver_iterations = 0;
     w->stats.converged = 1;
     w->stats.residual = 0.0;
+    lucid_status s = lucid_world_reserve((void **)&w->island_info, &w->island_info_cap,
+                                         (size_t)sl->num_islands, sizeof *w->island_info);
+    if (s != LUCID_OK) return fail(w, s, "island reports");
     for (int i = 0; i < sl->num_islands; ++i) {
         sl_island *is = &sl->islands[i];
         lucid_ncp_result res;
-        lucid_status s = solve_island(w, is, &res);
+        s = solve_island(w, is, &res);
+        w->island_info[i] =
+            (lucid_world_island_info){.contacts = is->num_pairs,
+                                      .dim = 3,
+                                      .answer = LUCID_ISLAND_NEWTON,
+                                      .attempts = 1u << LUCID_ISLAND_NEWTON,
+                                      .iterations = res.iterations,
+                                      .converged = res.converged,
+                                      .residual = fmax(res.residual, res.complementarity)};
+        w->num_island_info = i + 1;
         w->stats.solver_iterations += res.iterations;
         w->stats.converged = w->stats.converged && res.converged;
         w->stats.residual = fmax(w->stats.residual, fmax(res.residual, res.complementarity));

@@ -617,7 +617,8 @@ lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, in
                                  .solve = sparse_solve,
                                  .judge = sparse_judge,
                                  .round_off = sparse_round_off,
-                                 .mean_diagonal = sparse_mean_diagonal};
+                                 .mean_diagonal = sparse_mean_diagonal,
+                                 .info = lucid_world_current_island(w)};
     s = lucid_world_island_solve(&w->opt.contact, &island, lucid_world_warm_rho(w, list, m, f, v),
                                  &res);
     rescale(sp, m, 1.0 / f, 1.0 / v);

@@ -169,6 +169,7 @@ static lucid_status failed(lucid_world *w, const char *stage, lucid_status s) {
 static lucid_status start_step(lucid_world *w) {
     memset(&w->stats, 0, sizeof w->stats);
     w->stats.converged = 1;
+    w->num_island_info = 0;
     w->error[0] = '\0';
     lucid_status s = reserve_velocities(w);
     if (s != LUCID_OK) return failed(w, "velocity buffers", s);
