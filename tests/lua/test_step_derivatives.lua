@@ -366,6 +366,115 @@ t.case("the Allegro hand touching its cube: A, B equal finite differences", func
   t.eq(D.geometry, "carried") -- capsule tips, box links and the cube carried by their twists
 end)
 
+-- The Allegro hand holding its cube. The file's recipe (position servos to 1.2 rad) ends on the
+-- cone's edge: an overdamped servo slides its pad until its tangential force falls to mu
+-- lambda_N, approaching that point geometrically, so three contacts stick within 1e-6 of the
+-- edge and the step has one-sided derivatives there (docs/benchmarks/step_derivatives.md).
+-- A firm hold as a user would command it: at the recipe's settled configuration, contact
+-- forces that hold the cube with every cube contact at most half its friction (alternating
+-- projections between the cube's equilibrium and the cones shrunk to mu/2, from the recipe's
+-- normal forces; a contact off the cube keeps its normal force only), and the servo targets
+-- u = q + (b(q) - J^T f) / kp that produce them at rest. Settled 300 steps under those
+-- targets, A equals central differences.
+local function cross(a, b) return {a[2] * b[3] - a[3] * b[2], a[3] * b[1] - a[1] * b[3], a[1] * b[2] - a[2] * b[1]} end
+local function dot(a, b) return a[1] * b[1] + a[2] * b[2] + a[3] * b[3] end
+
+t.case("the Allegro hand holding its cube inside its cones: A equals central differences", function()
+  local path = (os.getenv("LUCID_SHARED_DIR") or "../shared") .. "/data/robots/allegro_cube.xml"
+  if not t.exists(path) then t.skip("no " .. path .. " (../shared absent)") end
+  local m = lucid.model.load(path)
+  local w = lucid.world{dt = 0.002, contact = {tol = 1e-10, max_iter = 5000}}
+  local id = w:add_model(m)
+  w:set_control(id, {0, 1.2, 1.2, 1.2, 0, 1.2, 1.2, 1.2, 0, 1.2, 1.2, 1.2, 1.3, 1.2, 1.2, 1.2})
+  w:step(1500) -- the recipe's hold: its slides have stopped (slip below 1e-12 m/s)
+  local names, cube = {}, w:links(id).cube
+  for k, v in pairs(w:links(id)) do names[v] = k end
+  local q, nv = w:q(id), #w:v(id)
+  -- J^T f of a world force f at world point p on link `name` (none on the static palm)
+  local function jt(name, p, f)
+    local out = lucid.zeros(nv)
+    if name == "static" then return out end
+    local J = m:frame_jacobian(q, name, "local_world_aligned")
+    local o = m:frame_pose(q, name):translation()
+    local tq = cross({p[1] - o[1], p[2] - o[2], p[3] - o[3]}, f)
+    for k = 1, nv do
+      local s = 0
+      for r = 1, 3 do s = s + J:get(r, k) * f[r] + J:get(r + 3, k) * tq[r] end
+      out[k] = s
+    end
+    return out
+  end
+  local cs, on_cube = w:contacts(), {}
+  for i, c in ipairs(cs) do
+    if c.lambda[3] > 0 and (c.body1 == cube or c.body2 == cube) then on_cube[#on_cube + 1] = i end
+  end
+  -- E maps the forces on the cube (3 per contact, world axes) to its 6 rows; b the rows' bias
+  local b = lucid.dynamics.nle(m, q, lucid.zeros(nv))
+  local E, rhs, n = lucid.zeros(6, 3 * #on_cube), lucid.zeros(6), {}
+  for r = 1, 6 do rhs[r] = b[16 + r] end
+  for j, i in ipairs(on_cube) do
+    local c = cs[i]
+    local s = c.body2 == cube and 1 or -1 -- c.normal, c.force: on body 2
+    n[j] = {s * c.normal[1], s * c.normal[2], s * c.normal[3]}
+    for k = 1, 3 do
+      local e = {0, 0, 0}
+      e[k] = 1
+      local g = jt("cube", c.point, e)
+      for r = 1, 6 do E:set(r, 3 * j - 3 + k, g[16 + r]) end
+    end
+  end
+  local EEt = E * E:T()
+  local x = lucid.zeros(3 * #on_cube)
+  for j, i in ipairs(on_cube) do for k = 1, 3 do x[3 * j - 3 + k] = cs[i].lambda[3] * n[j][k] end end
+  local gap = math.huge
+  for _ = 1, 5000 do
+    local a = x - E:T() * EEt:solve(E * x - rhs) -- onto the cube's equilibrium
+    for j, i in ipairs(on_cube) do -- onto the cone of friction mu / 2
+      local f = {a[3 * j - 2], a[3 * j - 1], a[3 * j]}
+      local fn, mu = dot(f, n[j]), 0.5 * cs[i].friction
+      local tv = {f[1] - fn * n[j][1], f[2] - fn * n[j][2], f[3] - fn * n[j][3]}
+      local ft = math.sqrt(dot(tv, tv))
+      local pn = ft <= mu * fn and fn or math.max(0, (fn + mu * ft) / (1 + mu * mu))
+      local sc = ft > 0 and math.min(ft, mu * pn) / ft or 0
+      for k = 1, 3 do x[3 * j - 3 + k] = pn * n[j][k] + sc * tv[k] end
+    end
+    gap = (x - a):norm()
+    if gap < 1e-9 then break end
+  end
+  t.truthy(gap < 1e-9, "forces inside mu/2 that hold the cube: " .. gap)
+  x = x - E:T() * EEt:solve(E * x - rhs)
+  local tau = lucid.zeros(nv)
+  for i, c in ipairs(cs) do
+    local f = {c.lambda[3] * c.normal[1], c.lambda[3] * c.normal[2], c.lambda[3] * c.normal[3]}
+    for j, k in ipairs(on_cube) do
+      if k == i then
+        local s = c.body2 == cube and 1 or -1
+        f = {s * x[3 * j - 2], s * x[3 * j - 1], s * x[3 * j]}
+      end
+    end
+    tau = tau + jt(names[c.body2], c.point, f) - jt(names[c.body1], c.point, f)
+  end
+  local u = {}
+  for i, a in ipairs(m:actuators()) do
+    u[i] = q[a.coord] + (b[a.dof] - tau[a.dof]) / a.kp
+    t.truthy(u[i] >= a.ctrl_range[1] and u[i] <= a.ctrl_range[2], a.name .. " within its range")
+  end
+  local x0 = w:state()
+  w:set_control(id, u)
+  w:step(300)
+  local moved = w:state_difference(x0, w:state()):norm()
+  local D = check_against_fd("allegro holding", w, {steps = {1e-5, 1e-6, 1e-7}, blocks = {"A"}})
+  local least = math.huge
+  for _, c in ipairs(D.contacts) do
+    if c.mode == "sticking" then least = math.min(least, c.margin) end
+    t.truthy(c.mode ~= "sliding", "every pressing contact sticks")
+  end
+  print(string.format("allegro holding: state moved %.1e in 300 steps, least sticking margin %.3f",
+                      moved, least))
+  t.truthy(moved < 1e-9, "the designed hold is at rest: " .. moved)
+  t.truthy(least > 0.05, "its contacts stick inside their cones: " .. least)
+end)
+
 t.case("w:step_derivatives leaves the world as w:step does", function()
   -- the arm with its box on the floor: same state, contacts and warm-start memory afterwards,
   -- so the next steps are the same bit for bit
