@@ -1449,8 +1449,8 @@ static lucid_status columns(ctx *c, lucid_step_jacobians *J) {
                 : f >= 0 ? body_column(c, col, f, j, velocity, J)
                          : implicit_column(c, col, J);
         }
-        /* the analytic position columns know neither P, the stabilisation nor the spin rows */
-        if (s == LUCID_OK && c->reuse && c->carry && !eq && c->dim == 3) s = position_columns(c, J);
+        /* the analytic position columns know neither P nor the stabilisation */
+        if (s == LUCID_OK && c->reuse && c->carry && !eq) s = position_columns(c, J);
         if (s == LUCID_OK) s = flush_columns(c, J);
         c->reuse = 0;
         for (int col = 0; col < cols && s == LUCID_OK; ++col)

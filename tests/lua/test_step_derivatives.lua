@@ -1240,3 +1240,27 @@ t.case("rolling friction: w:param / w:set_param; the relaxed method refuses it b
   t.raises("rolling friction (MJCF condim 6) has no relaxed step derivatives",
     function() w:step_derivatives{method = "relaxed"} end)
 end)
+
+t.case("torsional and rolling friction on a curved support: the position columns turn the frame",
+  function()
+  -- a ball rolling and spinning over a static sphere (a dome): moving the ball turns the
+  -- contact's normal and tangents, so the spin and rolling rows' directions and couples move
+  -- with the position columns (analytic, from the carried geometry: step_positions.c)
+  for _, condim in ipairs{4, 6} do
+    local m = lucid.model.load(write_xml(string.format([[
+<mujoco><option timestep="0.001"/><worldbody>
+  <geom name="dome" type="sphere" size="1" condim="%d" friction="1 0.01 0.004"/>
+  <body pos="0.3 0.1 1.05"><freejoint/>
+    <geom name="ball" type="sphere" size="0.1" mass="1" condim="%d" friction="1 0.002 0.002"/></body>
+</worldbody></mujoco>]], condim, condim)))
+    local w = lucid.world{dt = 1e-3, contact = {tol = 1e-12, max_iter = 5000}}
+    local id = w:add_model(m)
+    w:step(30)
+    w:set_v(id, {0.2, -0.1, 0, 1, 2, 3})
+    w:step(3)
+    local D = check_against_fd("ball over a dome, condim " .. condim, w)
+    t.eq(#D.contacts, 1)
+    t.eq(D.contacts[1].mode, "sliding")
+    t.eq(D.geometry, "carried")
+  end
+end)
