@@ -25,7 +25,7 @@
 
 struct lucid_contact_derivatives {
     int capacity, n, q, rank;
-    int dim; /* rows per contact of the factored problem (3 or 4) */
+    int dim; /* rows per contact of the factored problem (3, 4 or 6) */
     int lu;  /* K holds its LU factors (jpvt the row pivots), not its COD: K is well conditioned */
     int in_arena; /* its memory belongs to an arena (lucid_contact_derivatives_create_in) */
     lucid_contact_model model;
@@ -137,7 +137,7 @@ static void assemble(lucid_contact_derivatives *d, const lucid_contact_problem *
             for (int ki = 0; ki < na; ++ki) {
                 int i = d->active[ki];
                 const lucid_contact_linearization *lin = d->lins + i;
-                double A[4];
+                double A[6];
                 for (int c = 0; c < D; ++c) A[c] = lucid_contact_entry(p, D * i + c, D * j + b);
                 for (int a = 0; a < D; ++a) {
                     double v = fs_dot(lin, D, a, A);
@@ -206,7 +206,7 @@ lucid_status lucid_contact_derivatives_factor(lucid_contact_derivatives *d,
     if (status != LUCID_OK) return status;
     int D = lucid_contact_dim(p);
     if (p->n > d->capacity || lucid_contact_rows(p) > 3L * d->capacity ||
-        (D == 4 && o->model != LUCID_CONTACT_NCP && o->model != LUCID_CONTACT_CCP) ||
+        (D > 3 && o->model != LUCID_CONTACT_NCP && o->model != LUCID_CONTACT_CCP) ||
         lucid_option_table_check(lucid_contact_derivative_option_table, o, NULL) != LUCID_OK)
         return LUCID_ERR_ARGUMENT;
     int n = p->n, m = D * n;
@@ -221,7 +221,7 @@ lucid_status lucid_contact_derivatives_factor(lucid_contact_derivatives *d,
     if (!isfinite(sc.velocity)) return LUCID_ERR_NONFINITE;
     int na = 0;
     for (int i = 0; i < n; ++i) {
-        double A_N[4];
+        double A_N[6];
         for (int c = 0; c < D; ++c) A_N[c] = lucid_contact_entry(p, D * i + 2, D * i + c);
         d->modes[i] = lucid_contact_linearize(o->model, D, p->mu[i], lambda + D * i, sigma + D * i,
                                               A_N, &sc, o->threshold, d->lins + i, d->margins + i);
@@ -330,7 +330,7 @@ lucid_status lucid_contact_derivatives_jvp(lucid_contact_derivatives *d, const d
     for (int k = 0; k < q / D; ++k) {
         int i = d->active[k];
         const lucid_contact_linearization *lin = d->lins + i;
-        double ds[4] = {0.0, 0.0, 0.0, 0.0}, dA[3] = {0.0, 0.0, 0.0};
+        double ds[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, dA[3] = {0.0, 0.0, 0.0};
         for (int a = 0; a < D; ++a) {
             int r = D * i + a;
             if (dg) ds[a] += dg[r];

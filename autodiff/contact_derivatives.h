@@ -19,9 +19,10 @@
  * and one triangular solve; nothing dense of size 3n x 3n is formed unless asked. A K that
  * LAPACK's condition estimate shows far from that rank test (rcond_1 >= 1e-6) is factored by LU
  * instead: there K^+ = K^-1, the same derivative at a quarter of the factorisation's cost.
- * Problems of dim 4 (torsional friction, rows t1, t2, n, s) are taken under the NCP and the CCP:
- * the tangential part is (t1, t2, s), each contact has 4 conditions and every 3n below reads
- * 4n (K has 4 x active rows). */
+ * Problems of dim 4 (torsional friction, rows t1, t2, n, s) and 6 (rolling friction as well,
+ * rows t1, t2, n, s, r1, r2) are taken under the NCP and the CCP: the tangential part is (t1,
+ * t2, s) or (t1, t2, s, r1, r2), each contact has dim conditions and every 3n below reads dim n
+ * (K has dim x active rows). */
 #ifndef LUCID_CONTACT_DERIVATIVES_H
 #define LUCID_CONTACT_DERIVATIVES_H
 
@@ -53,7 +54,7 @@ extern const lucid_option lucid_contact_derivative_option_table[];
 typedef struct lucid_contact_derivative_info {
     int contacts;       /* n */
     int active;         /* contacts not breaking */
-    int size;           /* rows of K (3 x active) */
+    int size;           /* rows of K (dim x active) */
     int rank;           /* numerical rank of K */
     int rank_deficient; /* rank < size: the minimum-norm derivative is returned */
     double margin;      /* min over contacts of the normalised distance to a mode switch */
@@ -65,7 +66,8 @@ lucid_contact_derivative_options
 lucid_contact_derivative_default_options(lucid_contact_model model);
 
 /* Storage for problems of up to max_contacts contacts and 3 max_contacts rows (so dim-4
- * problems of up to 3/4 max_contacts contacts; NULL on bad size or no memory). */
+ * problems of up to 3/4 max_contacts contacts, dim-6 of up to 1/2; NULL on bad size or no
+ * memory). */
 lucid_contact_derivatives *lucid_contact_derivatives_create(int max_contacts);
 void lucid_contact_derivatives_destroy(lucid_contact_derivatives *d);
 /* The same, its memory carved from arena (valid until the arena's next reset; destroy is then
@@ -75,7 +77,7 @@ lucid_contact_derivatives *lucid_contact_derivatives_create_in(lucid_arena *aren
 
 /* Classifies the contacts of the solution lambda of p and factors K. p and lambda are copied
  * where needed (they may change afterwards). LUCID_ERR_ARGUMENT on bad sizes/options, too
- * small a storage or dim 4 under the LCP or RaiSim's model, the problem's validation status,
+ * small a storage or dim 4 or 6 under the LCP or RaiSim's model, the problem's validation status,
  * LUCID_ERR_NONFINITE for a non-finite lambda, LUCID_ERR_INTERNAL if LAPACK fails. Allocates
  * nothing. */
 lucid_status lucid_contact_derivatives_factor(lucid_contact_derivatives *d,

@@ -5,12 +5,12 @@
 
 #include "autodiff/contact_derivatives.h"
 
-/* The linearised conditions of one contact of dim D (3 or 4): rows r = 0..D-1 of
+/* The linearised conditions of one contact of dim D (3, 4 or 6): rows r = 0..D-1 of
  *   Fl dlambda_i + Fs dsigma_i + Fmu dmu_i + [r == fa_row] Fa . dA_i = 0
  * with Fl, Fs row-major (F[D r + c]) and dA_i the perturbation of row N of the diagonal block
  * (G + R)_ii (RaiSim's sliding plane only, D = 3; fa_row = -1 elsewhere). */
 typedef struct lucid_contact_linearization {
-    double Fl[16], Fs[16], Fmu[4], Fa[3];
+    double Fl[36], Fs[36], Fmu[6], Fa[3];
     int fa_row;
 } lucid_contact_linearization;
 
@@ -21,7 +21,7 @@ typedef struct lucid_contact_scales {
 } lucid_contact_scales;
 
 /* Classifies contact i of the solution (lambda_i, sigma_i = its velocity, A_N = row N of its
- * diagonal block of G + R; dim entries each, dim 4 only under the NCP or the CCP) under
+ * diagonal block of G + R; dim entries each, dims 4 and 6 only under the NCP or the CCP) under
  * `model`, fills its linearisation and returns its mode; *margin receives its normalised
  * distance to the nearest mode switch. */
 lucid_contact_mode lucid_contact_linearize(lucid_contact_model model, int dim, double mu,

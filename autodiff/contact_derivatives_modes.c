@@ -13,13 +13,15 @@
  *   RaiSim sliding, uh = lambda_T / |lambda_T|, n1 = (uh, -mu), n2 = row N of (G + R)_ii:
  *     F0 = mu lambda_N - |lambda_T|, F1 = sigma . (n1 x n2) (stationarity on the ellipse
  *     {|lambda_T| = mu lambda_N} x {sigma_N = 0}), F2 = sigma_N
- * Dim 4 (torsional friction; NCP and CCP): lambda_T = (t1, t2, s), rows 0..3 of (t1, t2, n, s);
- * the sliding rows as above with u in that 3-space and F1, F3 along an orthonormal basis w1, w2
+ * Dims 4 and 6 (torsional and rolling friction; NCP and CCP): lambda_T = (t1, t2, s) of rows
+ * (t1, t2, n, s), or (t1, t2, s, r1, r2) of rows (t1, t2, n, s, r1, r2); the sliding rows as
+ * above with u in that 3- or 5-space and the rows t2, s (, r1, r2) along an orthonormal basis
  * of u's complement (the derivative does not depend on which). */
 #include <math.h>
 #include <string.h>
 
 #include "autodiff/contact_derivatives_internal.h"
+#include "solvers/contact/contact_cone.h"
 #include "solvers/contact/contact_sliding_rows.h"
 
 const char *lucid_contact_mode_name(lucid_contact_mode mode) {
@@ -108,59 +110,69 @@ static void sliding_raisim(double mu, const double l[3], const double s[3], cons
     lin->Fs[8] = 1.0;
 }
 
-/* The tangential rows (t1, t2, s) of a dim-4 contact. */
-static const int T4[3] = {0, 1, 3};
+/* The tangential rows of a contact of dim 4 (t1, t2, s) or 6 (t1, t2, s, r1, r2). */
+static const int TN[5] = {0, 1, 3, 4, 5};
 
-static double norm3(const double a[3]) {
-    return sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+/* The k - 1 unit vectors orthogonal to the unit u of R^k (k = 3 or 5) and to each other: the
+ * columns H e_i, i != j, of the Householder reflection H = I - 2 v v^T / v^T v, v = u + sign(u_j)
+ * e_j, j the largest entry of u, which maps u to -sign(u_j) e_j (so H e_i . u = 0); vector a at
+ * w + k a. */
+static void complement(int k, const double *u, double *w) {
+    int j = 0;
+    for (int c = 1; c < k; ++c)
+        if (fabs(u[c]) > fabs(u[j])) j = c;
+    double v[5] = {0.0, 0.0, 0.0, 0.0, 0.0}, vv = 0.0;
+    for (int c = 0; c < k; ++c) v[c] = u[c];
+    v[j] += u[j] >= 0.0 ? 1.0 : -1.0;
+    for (int c = 0; c < k; ++c) vv += v[c] * v[c];
+    for (int i = 0, a = 0; i < k; ++i) {
+        if (i == j) continue;
+        for (int c = 0; c < k; ++c) w[k * a + c] = (c == i ? 1.0 : 0.0) - 2.0 * v[c] * v[i] / vv;
+        ++a;
+    }
 }
 
-/* w1, w2: an orthonormal basis of the plane orthogonal to the unit u (cross products with the
- * axis least aligned with u). */
-static void complement(const double u[3], double w1[3], double w2[3]) {
-    int k = fabs(u[0]) <= fabs(u[1]) ? (fabs(u[0]) <= fabs(u[2]) ? 0 : 2)
-                                     : (fabs(u[1]) <= fabs(u[2]) ? 1 : 2);
-    double e[3] = {0.0, 0.0, 0.0};
-    e[k] = 1.0;
-    cross(u, e, w1);
-    double nw = norm3(w1);
-    for (int c = 0; c < 3; ++c) w1[c] /= nw;
-    cross(u, w1, w2);
-}
-
-/* The sliding rows of a dim-4 contact under the NCP or the CCP (file header): row 0 the force
- * along -u on the cone, rows 1 and 3 the rotation of u along w1 and w2 (scaled as
- * lucid_contact_sliding_rows scales F1), row 2 the normal condition. */
-static void sliding_cone4(lucid_contact_model model, double mu, const double *l, const double *s,
-                          lucid_contact_linearization *lin) {
-    double sv[3] = {s[0], s[1], s[3]}, lv[3] = {l[0], l[1], l[3]};
-    double sT = norm3(sv), lT = norm3(lv), u[3] = {1.0, 0.0, 0.0}, w[2][3];
+/* The sliding rows of a contact of dim 4 or 6 under the NCP or the CCP (file header): row 0
+ * the force along -u on the cone, the other tangential rows the rotation of u along the basis
+ * of u's complement (scaled as lucid_contact_sliding_rows scales F1), row 2 the normal
+ * condition. */
+static void sliding_cone_n(lucid_contact_model model, int dim, double mu, const double *l,
+                           const double *s, lucid_contact_linearization *lin) {
+    int k = dim - 1;
+    double sv[5] = {0.0}, lv[5] = {0.0}, u[5] = {0.0}, w[20] = {0.0}, sT = 0.0, lT = 0.0;
+    for (int c = 0; c < k; ++c) {
+        sv[c] = s[TN[c]], lv[c] = l[TN[c]], u[c] = c == 0 ? 1.0 : 0.0;
+        sT += sv[c] * sv[c], lT += lv[c] * lv[c];
+    }
+    sT = sqrt(sT), lT = sqrt(lT);
     if (sT > 0.0)
-        for (int c = 0; c < 3; ++c) u[c] = sv[c] / sT;
+        for (int c = 0; c < k; ++c) u[c] = sv[c] / sT;
     else if (lT > 0.0)
-        for (int c = 0; c < 3; ++c) u[c] = -lv[c] / lT;
-    complement(u, w[0], w[1]);
+        for (int c = 0; c < k; ++c) u[c] = -lv[c] / lT;
+    complement(k, u, w);
     double force = mu * l[2], c_l = 1.0, c_s = 1.0; /* the F1 scaling of contact_sliding_rows */
     if (sT <= force)
         c_l = force > 0.0 ? sT / force : 0.0;
     else
         c_s = force / sT;
     lin->Fl[2] = mu;
-    lin->Fs[10] = 1.0;
-    for (int j = 0; j < 3; ++j) {
-        int t = T4[j];
+    lin->Fs[dim * 2 + 2] = 1.0;
+    for (int j = 0; j < k; ++j) {
+        int t = TN[j];
         lin->Fl[t] = u[j];
-        lin->Fl[4 + t] = c_l * w[0][j], lin->Fs[4 + t] = c_s * w[0][j];
-        lin->Fl[12 + t] = c_l * w[1][j], lin->Fs[12 + t] = c_s * w[1][j];
-        if (model == LUCID_CONTACT_CCP) lin->Fs[8 + t] = -mu * u[j];
+        for (int a = 0; a + 1 < k; ++a) { /* the rotation rows: the tangential rows after t1 */
+            int row = dim * TN[a + 1] + t;
+            lin->Fl[row] = c_l * w[k * a + j], lin->Fs[row] = c_s * w[k * a + j];
+        }
+        if (model == LUCID_CONTACT_CCP) lin->Fs[dim * 2 + t] = -mu * u[j];
     }
     lin->Fmu[0] = sT > 0.0 || mu > 0.0 ? l[2] : 0.0;
     if (model == LUCID_CONTACT_CCP) lin->Fmu[2] = -sT;
 }
 
-/* |(x_t1, x_t2[, x_s])|: the tangential part of a contact's entries. */
+/* |(x_t1, x_t2[, x_s[, x_r1, x_r2]])|: the tangential part of a contact's entries. */
 static double tangential(int dim, const double *x) {
-    return dim == 4 ? sqrt(x[0] * x[0] + x[1] * x[1] + x[3] * x[3]) : hypot(x[0], x[1]);
+    return dim > 3 ? lucid_cone_n_tangent_norm(dim, x) : hypot(x[0], x[1]);
 }
 
 lucid_contact_mode lucid_contact_linearize(lucid_contact_model model, int dim, double mu,
@@ -189,8 +201,8 @@ lucid_contact_mode lucid_contact_linearize(lucid_contact_model model, int dim, d
     *margin = fmin(*margin, slip);
     if (model == LUCID_CONTACT_RAISIM)
         sliding_raisim(mu, l, s, A_N, lin);
-    else if (dim == 4)
-        sliding_cone4(model, mu, l, s, lin);
+    else if (dim > 3)
+        sliding_cone_n(model, dim, mu, l, s, lin);
     else
         sliding_cone(model, mu, l, s, lin);
     return LUCID_CONTACT_SLIDING;

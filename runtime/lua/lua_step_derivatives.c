@@ -6,7 +6,7 @@
  * {body = id, "size", part = k, index = i} (a shape size, the sizes
  * runtime/world/step_derivatives.c counts), {model = id, link = name, "mass"}, {model = id, joint =
  * name, "damping" | "frictionloss" | "armature"}, {model = id, tendon = name, "frictionloss"} and
- * {model = id, geom = name, "torsion"}),
+ * {model = id, geom = name, "torsion" | "rolling"}),
  * geometry ("auto" | "carried" | "collide": how position and parameter columns get their contacts)
  * and collision (the estimator table of lucid.distance_derivatives for contacts without an exact
  * geometry derivative). D.geometry says which was used, D.contacts[k].estimated whether that
@@ -57,25 +57,25 @@ static int find_geom(const lucid_model *m, const char *name) {
 
 /* {model = id, link = name, "mass"}, {model = id, joint = name, "damping" | "frictionloss" |
  * "armature"}, {model = id, tendon = name, "frictionloss"} or {model = id, geom = name,
- * "torsion"} at t. */
+ * "torsion" | "rolling"} at t. */
 static lucid_step_param read_model_param(lua_State *L, lucid_world *w, int t, int k,
                                          const char *fname) {
     lua_rawgeti(L, t, 1);
     const char *kind = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
     int mass = strcmp(kind, "mass") == 0, damping = strcmp(kind, "damping") == 0;
     int frictionloss = strcmp(kind, "frictionloss") == 0, armature = strcmp(kind, "armature") == 0;
-    int torsion = strcmp(kind, "torsion") == 0;
+    int torsion = strcmp(kind, "torsion") == 0, rolling = strcmp(kind, "rolling") == 0;
     lua_pop(L, 1);
-    if (!mass && !damping && !frictionloss && !armature && !torsion)
+    if (!mass && !damping && !frictionloss && !armature && !torsion && !rolling)
         lucid_lua_fail(L, fname,
                        "params[%d][1] must be \"mass\" (with link =), \"damping\", "
                        "\"frictionloss\" or \"armature\" (with joint =), \"frictionloss\" "
-                       "(with tendon =) or \"torsion\" (with geom =) for a model",
+                       "(with tendon =) or \"torsion\" or \"rolling\" (with geom =) for a model",
                        k);
     lua_getfield(L, t, "tendon");
     int tendon = frictionloss && !lua_isnil(L, -1);
     lua_pop(L, 1);
-    const char *key = mass ? "link" : tendon ? "tendon" : torsion ? "geom" : "joint";
+    const char *key = mass ? "link" : tendon ? "tendon" : torsion || rolling ? "geom" : "joint";
     const char *const keys[] = {"model", key, NULL};
     check_param_keys(L, t, k, fname, keys);
     lua_getfield(L, t, "model");
@@ -89,10 +89,10 @@ static lucid_step_param read_model_param(lua_State *L, lucid_world *w, int t, in
     if (lua_type(L, -1) != LUA_TSTRING)
         lucid_lua_fail(L, fname, "params[%d].%s must be a %s name", k, key, key);
     const char *name = lua_tostring(L, -1);
-    int index = mass      ? lucid_model_find_body(m, name)
-                : tendon  ? lucid_model_find_tendon(m, name)
-                : torsion ? find_geom(m, name)
-                          : lucid_model_find_joint(m, name);
+    int index = mass                 ? lucid_model_find_body(m, name)
+                : tendon             ? lucid_model_find_tendon(m, name)
+                : torsion || rolling ? find_geom(m, name)
+                                     : lucid_model_find_joint(m, name);
     if (index < 0) lucid_lua_fail(L, fname, "params[%d]: the model has no %s \"%s\"", k, key, name);
     lua_pop(L, 1);
     lucid_step_param p = {mass       ? LUCID_STEP_PARAM_LINK_MASS
@@ -100,6 +100,7 @@ static lucid_step_param read_model_param(lua_State *L, lucid_world *w, int t, in
                           : armature ? LUCID_STEP_PARAM_JOINT_ARMATURE
                           : tendon   ? LUCID_STEP_PARAM_TENDON_FRICTIONLOSS
                           : torsion  ? LUCID_STEP_PARAM_GEOM_TORSION
+                          : rolling  ? LUCID_STEP_PARAM_GEOM_ROLLING
                                      : LUCID_STEP_PARAM_JOINT_FRICTIONLOSS,
                           -1, (int)id - 1, index, -1};
     return p;

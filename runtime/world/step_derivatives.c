@@ -33,8 +33,8 @@ typedef struct ctx {
     const lucid_world *w0; /* the caller's, after the nominal step (its islands and sweeps) */
     const lucid_step_derivative_options *o;
     int nx, nt, nu, np, n; /* state, tangent, controls, parameters, nominal contacts */
-    int dim; /* rows per contact in lambda, sigma and the islands' problems (3, or 4 with
-              * torsional friction: lucid_world_derivative_dim) */
+    int dim;               /* rows per contact in lambda, sigma and the islands' problems (3, 4 with
+                            * torsional friction, 6 with rolling: lucid_world_derivative_dim) */
     double *x0, *u0, *x1, *xs, *us, *dx, *dplus, *dminus;
     lucid_cached_force *cache0, *cache1;
     int ncache0, ncache1;
@@ -243,18 +243,27 @@ static int geom_part(const lucid_world *w, const lucid_step_param *p, int k) {
     return -1;
 }
 
-/* Every part of the geom of a GEOM_TORSION parameter takes torsion t. */
-static void set_geom_torsion(lucid_world *w, const lucid_step_param *p, double t) {
-    for (int k = geom_part(w, p, 0); k >= 0; k = geom_part(w, p, k + 1))
-        w->part_contact[k].torsion = t;
+static int is_geom_param(const lucid_step_param *p) {
+    return p->kind == LUCID_STEP_PARAM_GEOM_TORSION || p->kind == LUCID_STEP_PARAM_GEOM_ROLLING;
+}
+
+/* The coefficient of a GEOM_* parameter in part k's contact parameters. */
+static double *geom_value(lucid_world *w, const lucid_step_param *p, int k) {
+    lucid_part_contact *pc = &w->part_contact[k];
+    return p->kind == LUCID_STEP_PARAM_GEOM_ROLLING ? &pc->rolling : &pc->torsion;
+}
+
+/* Every part of the geom of a GEOM_* parameter takes the coefficient t. */
+static void set_geom_value(lucid_world *w, const lucid_step_param *p, double t) {
+    for (int k = geom_part(w, p, 0); k >= 0; k = geom_part(w, p, k + 1)) *geom_value(w, p, k) = t;
 }
 
 /* theta += delta (a mass scales the inertia with it). */
 static lucid_status param_shift(ctx *c, const lucid_step_param *p, double delta) {
     if (is_model_param(p)) return model_param_shift(c, p, delta);
-    if (p->kind == LUCID_STEP_PARAM_GEOM_TORSION) {
-        c->saved_value = c->w->part_contact[geom_part(c->w, p, 0)].torsion;
-        set_geom_torsion(c->w, p, c->saved_value + delta);
+    if (is_geom_param(p)) {
+        c->saved_value = *geom_value(c->w, p, geom_part(c->w, p, 0));
+        set_geom_value(c->w, p, c->saved_value + delta);
         return LUCID_OK;
     }
     if (p->kind == LUCID_STEP_PARAM_COMPLIANCE || p->kind == LUCID_STEP_PARAM_SIZE) {
@@ -280,8 +289,8 @@ static void param_restore(ctx *c, const lucid_step_param *p) {
         c->saved_model = NULL;
         return;
     }
-    if (p->kind == LUCID_STEP_PARAM_GEOM_TORSION) {
-        set_geom_torsion(c->w, p, c->saved_value);
+    if (is_geom_param(p)) {
+        set_geom_value(c->w, p, c->saved_value);
         return;
     }
     if (p->kind == LUCID_STEP_PARAM_COMPLIANCE || p->kind == LUCID_STEP_PARAM_SIZE) {
@@ -296,7 +305,7 @@ static void param_restore(ctx *c, const lucid_step_param *p) {
 
 static const char *param_problem(const lucid_world *w, const lucid_step_param *p) {
     if (p->kind == LUCID_STEP_PARAM_COMPLIANCE) return NULL;
-    if (p->kind == LUCID_STEP_PARAM_GEOM_TORSION) {
+    if (is_geom_param(p)) {
         if (!lucid_world_model_of(w, p->model)) return "unknown model";
         return geom_part(w, p, 0) >= 0 ? NULL
                                        : "the geom collides with nothing in this world (no "
@@ -339,8 +348,9 @@ lucid_status lucid_step_param_get(const lucid_world *w, const lucid_step_param *
         *value = *shape_size(&copy, p->index);
         return LUCID_OK;
     }
-    if (p->kind == LUCID_STEP_PARAM_GEOM_TORSION) {
-        *value = w->part_contact[geom_part(w, p, 0)].torsion;
+    if (is_geom_param(p)) {
+        const lucid_part_contact *pc = &w->part_contact[geom_part(w, p, 0)];
+        *value = p->kind == LUCID_STEP_PARAM_GEOM_ROLLING ? pc->rolling : pc->torsion;
         return LUCID_OK;
     }
     const lucid_body *b = p->kind == LUCID_STEP_PARAM_COMPLIANCE ? NULL : &w->bodies[p->body];
@@ -377,8 +387,8 @@ lucid_status lucid_step_param_set(lucid_world *w, const lucid_step_param *p, dou
         *part_size(w, p) = value;
         return LUCID_OK;
     }
-    if (p->kind == LUCID_STEP_PARAM_GEOM_TORSION) {
-        set_geom_torsion(w, p, value);
+    if (is_geom_param(p)) {
+        set_geom_value(w, p, value);
         return LUCID_OK;
     }
     lucid_body *b = &w->bodies[p->body];
@@ -588,6 +598,7 @@ static int carry_contacts(ctx *c) {
         double include_margin; /* the parts' contact parameters, as detection pairs them */
         lucid_world_pair_contact(w, k0->body1, k0->part1, k0->body2, k0->part2, &out->friction,
                                  &out->torsion, &include_margin);
+        out->rolling = lucid_world_pair_rolling(w, k0->body1, k0->part1, k0->body2, k0->part2);
         kept &= g.separation < c->margin0[k];
     }
     return kept;
@@ -847,7 +858,7 @@ static lucid_status velocity_jacobian(ctx *c) {
 
 /* Pl = dp/dlambda at the nominal inputs (dx+/dlambda = D Pl): p is affine in lambda (p = v_free
  * + dt M~^-1 J^T lambda), so each column is the impulse of a unit force, exact, on the nominal
- * contact rows (a spin row's: lambda_s = 1, the torque a). */
+ * contact rows (a spin row's: lambda_s = 1, the torque a; a rolling row's: the torque b). */
 static lucid_status force_jacobian(ctx *c) {
     size_t D = (size_t)c->dim, n3 = D * (size_t)c->n, nt = (size_t)c->nt, np = nt / 2;
     int ok = 1;
@@ -862,6 +873,8 @@ static lucid_status force_jacobian(ctx *c) {
         lucid_world_set_post_velocity(c->w, c->post);
         k->force[0] = k->force[1] = k->force[2] = 0.0;
         k->torsion_force = i % D == 3 ? lucid_world_contact_spin(k) : 0.0;
+        for (size_t r = 0; r < 2; ++r)
+            k->rolling_force[r] = i % D == 4 + r ? lucid_world_contact_roll(k) : 0.0;
         if (i % D < 3) k->force[i % D] = 1.0;
         lucid_world_apply_contact_force(c->w, (int)(i / D));
         lucid_world_post_velocity(c->w, P + np * i);
@@ -968,8 +981,8 @@ static void add_rows_part(ctx *c, size_t k) {
     for (int q = 0; q < c->n; ++q) {
         double *rows = c->Jrows + D * (size_t)q;
         lucid_world_contact_rows_add(c->w, q, c->body_slot, c->model_slot, rows, n3);
-        if (D == 4)
-            lucid_world_contact_spin_row_add(c->w, q, c->body_slot, c->model_slot, rows + 3, n3);
+        for (int r = 3; r < (int)D; ++r) /* the spin and rolling rows */
+            lucid_world_contact_row_add(c->w, q, r, c->body_slot, c->model_slot, rows + r, n3);
     }
     lucid_dense_gemm(0, 0, (int)n3, (int)k, (int)np, 1.0 / c->w->opt.dt, c->Jrows, (int)n3, c->dP,
                      (int)np, 1.0, c->dS, (int)n3);
@@ -1124,11 +1137,12 @@ static void linear_dsigma(ctx *c, const double *dp, const double *dstart) {
                            : lucid_world_contact_rows_times(w, k, c->body_slot, c->model_slot, dp);
         double *ds = c->dsigma + c->dim * k;
         lucid_vec3_store(lucid_vec3_scale(u, inv_dt), ds);
-        if (c->dim == 4) /* the spin row's J_s dp / dt (left to flush_columns when kept) */
-            ds[3] = c->defer ? 0.0
-                             : lucid_world_contact_spin_rows_times(w, k, c->body_slot,
-                                                                   c->model_slot, dp) *
-                                   inv_dt;
+        for (int r = 3; r < c->dim; ++r) /* the spin and rolling rows' J_r dp / dt (left to
+                                          * flush_columns when kept) */
+            ds[r] = c->defer
+                        ? 0.0
+                        : lucid_world_contact_row_times(w, k, r, c->body_slot, c->model_slot, dp) *
+                              inv_dt;
         c->dmu[k] = 0.0;
         if (dstart && c->branch[k] >= 3) /* only an impact's target reads the start velocity */
             add_impact(c, k,
@@ -1355,7 +1369,7 @@ static lucid_status factor_islands(ctx *c, lucid_step_jacobians *J) {
         }
         lucid_contact_problem p = {m, c->G, c->g, c->mi, lucid_world_problem_R(c->R, (long)D * m),
                                    D};
-        /* a storage holds 3 rows a contact: dim 4 wants 4 m / 3 of them */
+        /* a storage holds 3 rows a contact: dim D wants D m / 3 of them */
         c->ift[i] = lucid_contact_derivatives_create_in(c->arena, (D * m + 2) / 3);
         if (!c->ift[i]) return LUCID_ERR_NO_MEMORY;
         s = lucid_contact_derivatives_factor(c->ift[i], &p, c->li, &opt);
@@ -1435,8 +1449,8 @@ static lucid_status columns(ctx *c, lucid_step_jacobians *J) {
                 : f >= 0 ? body_column(c, col, f, j, velocity, J)
                          : implicit_column(c, col, J);
         }
-        /* the analytic position columns know neither P, the stabilisation nor the spin rows */
-        if (s == LUCID_OK && c->reuse && c->carry && !eq && c->dim == 3) s = position_columns(c, J);
+        /* the analytic position columns know neither P nor the stabilisation */
+        if (s == LUCID_OK && c->reuse && c->carry && !eq) s = position_columns(c, J);
         if (s == LUCID_OK) s = flush_columns(c, J);
         c->reuse = 0;
         for (int col = 0; col < cols && s == LUCID_OK; ++col)
@@ -1446,6 +1460,14 @@ static lucid_status columns(ctx *c, lucid_step_jacobians *J) {
     }
     c->w->opt.contact = saved;
     return s;
+}
+
+/* Whether the relaxed method's interior point solver takes the world's problems of dim. */
+static int relaxed_takes_dim(const lucid_world *w, int dim) {
+    lucid_contact_options o = w->opt.contact;
+    o.solver = LUCID_CONTACT_IP;
+    o.first_order = 0;
+    return lucid_contact_dim_supported(&o, dim);
 }
 
 /* 1 when a part of the world may make contacts with rolling friction (condim 6). */
@@ -1472,9 +1494,14 @@ static lucid_status step_derivatives(lucid_world *w, const lucid_step_derivative
         w->opt.collision == LUCID_WORLD_COLLISION_SINGLE_LEVEL)
         bad = "equality constraints (MJCF <equality>, URDF mimic) in a single_level world have no "
               "step derivatives: its relaxed derivatives do not differentiate their projection";
-    if (!bad && has_rolling(w))
-        bad = "rolling friction (MJCF condim 6) has no step derivatives: a model geom of the "
-              "world has it";
+    if (!bad && has_rolling(w) && w->opt.collision == LUCID_WORLD_COLLISION_SINGLE_LEVEL)
+        bad = "rolling friction (MJCF condim 6) in a single_level world has no step derivatives: "
+              "a model geom of the world has it";
+    if (!bad && o->method == LUCID_STEP_RELAXED && lucid_world_derivative_dim(w) == 6 &&
+        !relaxed_takes_dim(w, 6))
+        bad = "rolling friction (MJCF condim 6) has no relaxed step derivatives: the interior "
+              "point solver that method differentiates takes contact problems of dim 3 and 4 "
+              "(use method \"implicit\")";
     if (!bad && w->opt.collision == LUCID_WORLD_COLLISION_SINGLE_LEVEL &&
         o->method != LUCID_STEP_RELAXED)
         bad = "a single_level world has method relaxed only (at its single_level.kappa)";
@@ -1519,11 +1546,14 @@ static lucid_status step_derivatives(lucid_world *w, const lucid_step_derivative
     if (s == LUCID_OK) {
         lucid_world_get_state(w, c.x1);
         if (c.n > 0) memcpy(c.contacts, w->contacts, sizeof *c.contacts * (size_t)c.n);
-        for (int k = 0; k < c.n; ++k) { /* a spin row's force is torsion_force / a */
+        for (int k = 0; k < c.n; ++k) { /* a spin row's force is torsion_force / a, a rolling
+                                         * row's rolling_force / b */
             const lucid_world_contact *ck = &w->contacts[k];
-            double a = lucid_world_contact_spin(ck);
+            double a = lucid_world_contact_spin(ck), b = lucid_world_contact_roll(ck);
             memcpy(c.lambda0 + c.dim * k, ck->force, 3 * sizeof(double));
-            if (c.dim == 4) c.lambda0[4 * k + 3] = a > 0.0 ? ck->torsion_force / a : 0.0;
+            if (c.dim > 3) c.lambda0[c.dim * k + 3] = a > 0.0 ? ck->torsion_force / a : 0.0;
+            for (int r = 0; c.dim == 6 && r < 2; ++r)
+                c.lambda0[6 * k + 4 + r] = b > 0.0 ? ck->rolling_force[r] / b : 0.0;
         }
         J->nt = c.nt, J->nu = c.nu, J->np = c.np, J->contacts = c.n;
         s = setup_geometry(&c, J, why);

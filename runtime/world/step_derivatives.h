@@ -50,15 +50,17 @@ typedef enum lucid_step_param_kind {
     LUCID_STEP_PARAM_JOINT_FRICTIONLOSS,  /* a model joint's dry friction (all its dofs) */
     LUCID_STEP_PARAM_JOINT_ARMATURE,      /* a model joint's armature (all its dofs) */
     LUCID_STEP_PARAM_TENDON_FRICTIONLOSS, /* a model tendon's dry friction (index: the tendon) */
-    LUCID_STEP_PARAM_GEOM_TORSION         /* a model geom's torsional friction coefficient (m, MJCF
+    LUCID_STEP_PARAM_GEOM_TORSION,        /* a model geom's torsional friction coefficient (m, MJCF
                                            * friction[1]; index: the geom; every part of a decomposed
                                            * geom): a pair takes the larger at equal priority */
+    LUCID_STEP_PARAM_GEOM_ROLLING         /* a model geom's rolling friction coefficient (m, MJCF
+                                           * friction[2]; as GEOM_TORSION) */
 } lucid_step_param_kind;
 
 typedef struct lucid_step_param {
     lucid_step_param_kind kind;
     int body;  /* world body id (static bodies: friction and size only) */
-    int model; /* LINK_MASS, JOINT_*, TENDON_*, GEOM_TORSION: the world's model id, and index its
+    int model; /* LINK_MASS, JOINT_*, TENDON_*, GEOM_*: the world's model id, and index its
                 * model body (link), joint or tendon (lucid_world_set_model_param) or geom */
     int index; /* those, or SIZE: which size, from 0 */
     int part;  /* SIZE: the part of the body, from 0 */

@@ -18,7 +18,12 @@
  *   dtau_k = J_k . (dW - [k at or below j's node] J_j x* W),  dW = (df, x x df + dx x f),
  * using (J_j x J_k) . W = -J_k . (J_j x* W); the point's velocity V(x) = V_lin + V_ang x x on
  * a link of twist V changes by (J_j x (V - V_above))(x) + V_ang x dx, V_above the twist of the
- * node above j's, since only the dofs at or below j's node turn. */
+ * node above j's, since only the dofs at or below j's node turn.
+ * With torsional or rolling friction (dim 4 or 6) rows 3.. are angular: row r is c_r e_r .
+ * (w2 - w1), e_r = n, t1, t2 for r = 3, 4, 5 and c_r the spin or rolling scale, its force a
+ * couple sign c_r lambda_r e_r on each side: the couple joins W's angular part (dW's with
+ * the turned e_r), and dsigma_r = c_r (de_r . w_rel + e_r . dw_rel + e_r . J_r dp) / dt, dw of a
+ * link the angular part of J_j x (V - V_above) (a free body's w is p's own: 0). */
 #include "runtime/world/step_positions.h"
 
 #include <string.h>
@@ -31,6 +36,7 @@ struct lucid_step_positions {
     lucid_world *w;
     const lucid_world_contact *contacts;
     int n, ns, np;
+    int dim; /* rows per contact of lambda and dsigma (lucid_world_derivative_dim) */
     const lucid_contact_geometry_derivative *geo;
     const double *lambda, *post0;
     const int *branch;
@@ -88,7 +94,8 @@ lucid_step_positions_create(lucid_arena *arena, lucid_world *w, const lucid_worl
                                 .post0 = post0,
                                 .branch = branch,
                                 .model = -1,
-                                .body = -1};
+                                .body = -1,
+                                .dim = lucid_world_derivative_dim(w)};
     size_t nm = (size_t)w->num_models, un = (size_t)n, total = 0, nvmax = 0;
     for (size_t i = 0; i < nm; ++i) {
         size_t nv = lucid_model_nv(w->models[i].model);
@@ -244,6 +251,27 @@ static int side_twist(const lucid_step_positions *s, int k, int side, int j, dou
     return 1;
 }
 
+/* Contact k's angular rows' scales c_r (r = 3 .. dim - 1; 0 for a row it has not) and their
+ * couple's direction e_r (column r - 3 of (n, t1, t2)) in frame F (column-major 3 x 3). */
+static double row_scale(const lucid_world_contact *c, int r) {
+    return r == 3 ? lucid_world_contact_spin(c) : lucid_world_contact_roll(c);
+}
+static lucid_vec3 row_direction(const double *F, int r) {
+    int col = r == 3 ? 2 : r - 4;
+    return lucid_vec3_load(F + 3 * col);
+}
+
+/* The couple sum_r c_r lambda_r e_r of contact k's angular rows in frame F (its frame, or its
+ * derivative dF: then the couple's change). */
+static lucid_vec3 couple(const lucid_step_positions *s, int k, const double *F) {
+    const lucid_world_contact *c = &s->w->contacts[k];
+    const double *l = s->lambda + s->dim * k;
+    lucid_vec3 out = lucid_vec3_zero();
+    for (int r = 3; r < s->dim; ++r)
+        out = lucid_vec3_axpy(out, row_scale(c, r) * l[r], row_direction(F, r));
+    return out;
+}
+
 /* dp (rhs of the models, impulses of the free bodies) += the change of contact k's force on
  * side `side` at its moved point and frame. */
 static void side_force_change(lucid_step_positions *s, int k, int side, int moving, int j,
@@ -251,17 +279,21 @@ static void side_force_change(lucid_step_positions *s, int k, int side, int movi
     lucid_world *w = s->w;
     const lucid_world_contact *c = &w->contacts[k];
     const lucid_contact_side *sd = &w->sides[2 * k + side];
-    const double dt = w->opt.dt, *l = s->lambda + 3 * k;
+    const double dt = w->opt.dt, *l = s->lambda + s->dim * k;
     lucid_vec3 x = c->point, dx = lucid_vec3_load(s->dx + 3 * k);
     lucid_vec3 f = lucid_vec3_scale(frame_apply(c->frame.m, l), sd->sign);
     lucid_vec3 df = lucid_vec3_scale(frame_apply(s->dF + 9 * k, l), sd->sign);
+    lucid_vec3 C = lucid_vec3_scale(couple(s, k, c->frame.m), sd->sign);
+    lucid_vec3 dC = lucid_vec3_scale(couple(s, k, s->dF + 9 * k), sd->sign);
     if (sd->model >= 0) {
         const lucid_model *m = w->models[sd->model].model;
         const lucid_body *b = &w->bodies[side ? c->body2 : c->body1];
         const double *Jw = s->Jw + 6 * s->model_dof[sd->model];
         double W[6], dW[6], Z[6] = {0, 0, 0, 0, 0, 0};
-        lucid_sp_set(W, f, lucid_vec3_cross(x, f));
-        lucid_sp_set(dW, df, lucid_vec3_add(lucid_vec3_cross(x, df), lucid_vec3_cross(dx, f)));
+        lucid_sp_set(W, f, lucid_vec3_add(lucid_vec3_cross(x, f), C));
+        lucid_sp_set(
+            dW, df,
+            lucid_vec3_add(lucid_vec3_add(lucid_vec3_cross(x, df), lucid_vec3_cross(dx, f)), dC));
         int first =
             moving ? (int)lucid_model_joint_idx_v(m, (size_t)lucid_model_dof_joint(m)[j]) : 0;
         if (moving) lucid_sp_cross_force(Jw + 6 * (size_t)j, W, Z);
@@ -283,8 +315,9 @@ static void side_force_change(lucid_step_positions *s, int k, int side, int movi
             body_motion(s, j, &phi, &dcom);
             dr = lucid_vec3_sub(dx, dcom);
         }
-        lucid_vec3 torque = lucid_vec3_cross(r, f);
-        lucid_vec3 dtorque = lucid_vec3_add(lucid_vec3_cross(dr, f), lucid_vec3_cross(r, df));
+        lucid_vec3 torque = lucid_vec3_add(lucid_vec3_cross(r, f), C);
+        lucid_vec3 dtorque =
+            lucid_vec3_add(lucid_vec3_add(lucid_vec3_cross(dr, f), lucid_vec3_cross(r, df)), dC);
         /* d(I^-1 t) = I^-1 (dt - phi x t) + phi x I^-1 t */
         dtorque = lucid_vec3_sub(dtorque, lucid_vec3_cross(phi, torque));
         lucid_vec3 dw = lucid_vec3_add(lucid_mat3_mul_vec(&inv, dtorque),
@@ -364,6 +397,62 @@ static void side_velocity(const lucid_step_positions *s, int k, int side, int j,
     *dvel = lucid_vec3_add(*dvel, point_velocity(t, x));
 }
 
+/* A side's angular velocity at the final velocities p0 and its change along dof j at fixed p
+ * (a free body's is p's own; a link's turns when j is on its chain). */
+static void side_angular(const lucid_step_positions *s, int k, int side, int j, lucid_vec3 *om,
+                         lucid_vec3 *dom) {
+    const lucid_world *w = s->w;
+    const lucid_world_contact *c = &w->contacts[k];
+    const lucid_body *b = &w->bodies[side ? c->body2 : c->body1];
+    *om = *dom = lucid_vec3_zero();
+    if (b->is_static) return;
+    if (b->model < 0) {
+        *om = lucid_vec3_load(s->post0 + s->body_slot[side ? c->body2 : c->body1] + 3);
+        return;
+    }
+    const lucid_model *m = w->models[b->model].model;
+    int last = lucid_model_joint_last_dof(m, (size_t)b->node);
+    if (last < 0) return;
+    size_t d0 = s->model_dof[b->model];
+    const double *V = s->V + 6 * (d0 + (size_t)last);
+    *om = lucid_sp_ang(V);
+    if (b->model != s->model || !on_chain(m, last, j)) return;
+    int above =
+        lucid_model_dof_parent(m)[lucid_model_joint_idx_v(m, (size_t)lucid_model_dof_joint(m)[j])];
+    double rel[6], t[6];
+    for (int r = 0; r < 6; ++r)
+        rel[r] = V[r] - (above >= 0 ? s->V[6 * (d0 + (size_t)above) + r] : 0.0);
+    lucid_sp_cross_motion(s->Jw + 6 * (d0 + (size_t)j), rel, t);
+    *dom = lucid_sp_ang(t);
+}
+
+/* dsigma of contact k's angular rows r = 3 .. dim - 1: c_r (de_r . w_rel + e_r . dw_rel +
+ * [rows kept] J_r dp) / dt. */
+static void angular_dsigma(const lucid_step_positions *s, int k, int j, const double *dp,
+                           double *ds) {
+    const lucid_world *w = s->w;
+    const lucid_world_contact *c = &w->contacts[k];
+    const double dt = w->opt.dt;
+    int moved = k < s->ns && s->moved[k];
+    lucid_vec3 rel = lucid_vec3_zero(), drel = lucid_vec3_zero();
+    for (int side = 0; moved && side < 2; ++side) {
+        double sign = w->sides[2 * k + side].sign;
+        lucid_vec3 om, dom;
+        side_angular(s, k, side, j, &om, &dom);
+        rel = lucid_vec3_axpy(rel, sign, om), drel = lucid_vec3_axpy(drel, sign, dom);
+    }
+    for (int r = 3; r < s->dim; ++r) {
+        double v = s->leave_rows
+                       ? 0.0
+                       : lucid_world_contact_row_times(w, k, r, s->body_slot, s->model_slot, dp);
+        double scale = row_scale(c, r);
+        if (moved && scale > 0.0)
+            v += scale * (lucid_vec3_dot(row_direction(s->dF + 9 * k, r), rel) +
+                          lucid_vec3_dot(row_direction(c->frame.m, r), drel));
+        ds[r] = v / dt;
+    }
+}
+
 /* dsigma of contact k: (dJ p0 + J dp - dc* e_n) / dt. */
 static void contact_dsigma(const lucid_step_positions *s, int k, int j, const double *dp,
                            double dsep, double *ds) {
@@ -436,5 +525,8 @@ void lucid_step_positions_column(lucid_step_positions *s, int j, double *dp, dou
         lucid_model_mass_solve(wm->model, wm->data, dp + s->model_slot[mm],
                                lucid_model_nv(wm->model), 1);
     }
-    for (int k = 0; k < s->n; ++k) contact_dsigma(s, k, j, dp, dsep[k], dsigma + 3 * k);
+    for (int k = 0; k < s->n; ++k) {
+        contact_dsigma(s, k, j, dp, dsep[k], dsigma + s->dim * k);
+        if (s->dim > 3) angular_dsigma(s, k, j, dp, dsigma + s->dim * k);
+    }
 }

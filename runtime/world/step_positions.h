@@ -15,7 +15,8 @@ typedef struct lucid_step_positions lucid_step_positions;
 /* The state of world w right after the nominal fixed-force evaluation at x0: its contacts (n,
  * the first ns shape contacts with the geometry derivatives geo, then joint limits), their
  * rows, each model's factorised M~ and its kinematics at x0 in place (as
- * lucid_world_step_prepare_velocities leaves them), lambda (3n) the forces, post0 (np entries,
+ * lucid_world_step_prepare_velocities leaves them), lambda (dim n, lucid_world_derivative_dim:
+ * with torsional or rolling friction the spin and rolling rows too) the forces, post0 (np entries,
  * lucid_world_post_velocity) the final velocities, branch (n) each contact's piece of the
  * reference velocity. Scratch from arena; NULL when it runs out. */
 lucid_step_positions *
@@ -38,7 +39,7 @@ void lucid_step_positions_astar(const lucid_world *w, int i, const double *post0
 void lucid_step_positions_body(lucid_step_positions *s, int b);
 
 /* Column j (a dof of the model, or a tangent of the free body, prepared last) at the nominal
- * forces: dp (np entries, the change of the final velocities), dsigma (3n, of sigma = (G + R)
+ * forces: dp (np entries, the change of the final velocities), dsigma (dim n, of sigma = (G + R)
  * lambda + g) and dsep (n, of the separations, for the caller's check that no contact leaves its
  * margin). */
 void lucid_step_positions_column(lucid_step_positions *s, int j, double *dp, double *dsigma,

@@ -601,9 +601,10 @@ void lucid_world_island_delassus(lucid_world *w, const int *list, int m, double 
 /* The same with dim rows per contact (3, or 4: the spin rows, a contact without torsional
  * friction decoupled as the solve's island has it): dim m x dim m. */
 void lucid_world_island_delassus_dim(lucid_world *w, const int *list, int m, int dim, double *G);
-/* Rows per contact of the step derivatives' contact arrays (lambda, sigma): 4 when a part of
- * the world has condim 4 (torsional friction: the spin row, force lambda_s = torsion_force / a;
- * 0 for a contact without), else 3. By condim, not by the torsion a parameter shifts. */
+/* Rows per contact of the step derivatives' contact arrays (lambda, sigma): 6 when a part of
+ * the world has condim 6 (rolling friction: rows 4, 5, forces rolling_force / b), else 4 when
+ * one has condim 4 (torsional friction: the spin row, force lambda_s = torsion_force / a; 0 for
+ * a contact without), else 3. By condim, not by the coefficients a parameter shifts. */
 int lucid_world_derivative_dim(const lucid_world *w);
 /* One step with the contact forces lambda (dim n, lucid_world_derivative_dim, in the frames of
  * `expect`) instead of a solve:
@@ -652,12 +653,13 @@ lucid_vec3 lucid_world_contact_rows_times(const lucid_world *w, int k, const int
  * points at the contact's first row of a column-major matrix of leading dimension ld). */
 void lucid_world_contact_rows_add(const lucid_world *w, int k, const int *body_slot,
                                   const int *model_slot, double *rows, size_t ld);
-/* The same for contact k's spin row (torsional friction; 0 / nothing without): J_s dp, and
- * row[ld c] += J_s's entry c. */
-double lucid_world_contact_spin_rows_times(const lucid_world *w, int k, const int *body_slot,
-                                           const int *model_slot, const double *dp);
-void lucid_world_contact_spin_row_add(const lucid_world *w, int k, const int *body_slot,
-                                      const int *model_slot, double *row, size_t ld);
+/* The same for contact k's row r = 3 (the spin, torsional friction), 4 or 5 (the rolling,
+ * rolling friction); 0 / nothing when it has not that row: J_r dp, and row[ld c] += J_r's entry
+ * c. */
+double lucid_world_contact_row_times(const lucid_world *w, int k, int r, const int *body_slot,
+                                     const int *model_slot, const double *dp);
+void lucid_world_contact_row_add(const lucid_world *w, int k, int r, const int *body_slot,
+                                 const int *model_slot, double *row, size_t ld);
 /* The Jacobians of x+ = lucid_world_step_integrate from configuration x0's positions with
  * final velocities p (lucid_world_post_velocity layout), as a tangent at x+(x0, p) itself
  * (world_integrate_jacobians.c): Dp = dx+/dp and Dq = dx+/d(position tangent of x0) at fixed

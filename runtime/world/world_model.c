@@ -1236,6 +1236,11 @@ void lucid_world_models_apply_forces(lucid_world *w, int n) {
                     w->contacts[k].torsion_force / lucid_world_contact_spin(&w->contacts[k]);
                 for (size_t j = 0; j < nv; ++j) work[j] += J[3 * nv + j] * ls;
             }
+            double roll = lucid_world_contact_roll(&w->contacts[k]);
+            for (int r = 0; side->roll && r < 2; ++r) { /* lambda_r = rolling_force / b */
+                double lr = w->contacts[k].rolling_force[r] / roll;
+                for (size_t j = 0; j < nv; ++j) work[j] += J[(size_t)(4 + r) * nv + j] * lr;
+            }
             touched = 1;
         }
     for (int i = 0; touched && i < w->num_models; ++i) {

@@ -51,9 +51,12 @@ static int derivative_branch(const lucid_world *w, const lucid_world_contact *c,
 }
 
 int lucid_world_derivative_dim(const lucid_world *w) {
-    for (int k = 0; k < w->num_parts; ++k)
-        if (w->part_contact[k].condim >= 4) return 4;
-    return 3;
+    int dim = 3;
+    for (int k = 0; k < w->num_parts; ++k) {
+        if (w->part_contact[k].condim >= 6) return 6;
+        if (w->part_contact[k].condim >= 4) dim = 4;
+    }
+    return dim;
 }
 
 /* The spin row's velocity a n . (w2 - w1) of contact k from v_free (0 without torsion). */
@@ -70,8 +73,24 @@ static double spin_velocity(const lucid_world *w, int k) {
     return out;
 }
 
+/* The rolling row r's velocity (4 or 5) b t_r . (w2 - w1) of contact k from v_free (0 without
+ * rolling friction). */
+static double roll_velocity(const lucid_world *w, int k, int r) {
+    double out = 0.0;
+    for (int p = 0; p < 2; ++p) {
+        const lucid_contact_side *sd = &w->sides[2 * k + p];
+        if (!sd->roll) continue;
+        if (sd->model >= 0)
+            out += lucid_world_models_side_row_velocity(w, sd, r, 1);
+        else if (sd->body >= 0)
+            out += sd->sign * lucid_vec3_dot(sd->roll_ang[r - 4], w->w_free[sd->body]);
+    }
+    return out;
+}
+
 /* sigma_k = (J_k v+ - c*_k e_n) / dt + R_k lambda_k (+ lambda_T on a limit's unit tangential
- * diagonal; sigma_k[3] = J_s v+ / dt, the spin row, in a world of dim 4): the solver's
+ * diagonal; sigma_k[3] = J_s v+ / dt, the spin row, in a world of dim 4 or 6, sigma_k[4, 5] =
+ * J_r v+ / dt, the rolling rows, in a world of dim 6): the solver's
  * (G + R) lambda + g, evaluated through the velocities. A friction
  * row's normal: d (lambda_n - f), d the nominal step's (expect's; it multiplies lambda_n - f,
  * zero at a solution, so its own change with the inputs drops out of dsigma). */
@@ -79,7 +98,8 @@ static void contact_sigma(const lucid_world *w, const lucid_world_contact *expec
                           const double *v_before, int *branch, int dim, double *sigma) {
     const lucid_world_contact *c = &w->contacts[k];
     const double dt = w->opt.dt;
-    if (dim == 4) sigma[3] = spin_velocity(w, k) / dt;
+    if (dim > 3) sigma[3] = spin_velocity(w, k) / dt;
+    for (int r = 4; r < dim; ++r) sigma[r] = roll_velocity(w, k, r) / dt;
     lucid_vec3 u = lucid_world_contact_velocity(w, k, w->v_free, w->w_free);
     if (c->frictionloss > 0.0) {
         sigma[0] = u.x / dt, sigma[1] = u.y / dt;
@@ -102,7 +122,10 @@ static void apply_forces(lucid_world *w, const lucid_world_contact *expect, int 
     for (int k = 0; k < n; ++k) {
         lucid_world_contact *c = &w->contacts[k];
         memcpy(c->force, lambda + dim * k, sizeof c->force);
-        c->torsion_force = dim == 4 ? lucid_world_contact_spin(c) * lambda[4 * k + 3] : 0.0;
+        c->torsion_force = dim > 3 ? lucid_world_contact_spin(c) * lambda[dim * k + 3] : 0.0;
+        for (int r = 0; r < 2; ++r)
+            c->rolling_force[r] =
+                dim == 6 ? lucid_world_contact_roll(c) * lambda[6 * k + 4 + r] : 0.0;
         if (mu) mu[k] = c->friction;
         /* the models' velocity at the start is what their side velocity reads for "not free" */
         v_before[k] = lucid_world_contact_velocity(w, k, w->v_start, w->w_start).z;
@@ -262,39 +285,52 @@ void lucid_world_contact_rows_add(const lucid_world *w, int k, const int *body_s
     }
 }
 
-double lucid_world_contact_spin_rows_times(const lucid_world *w, int k, const int *body_slot,
-                                           const int *model_slot, const double *dp) {
+/* The angular direction of a free body side's row r (3: the spin, 4, 5: the rolling), or NULL
+ * when the side has no such row. */
+static const lucid_vec3 *side_row_ang(const lucid_contact_side *sd, int r) {
+    if (r == 3) return sd->spin ? &sd->spin_ang : NULL;
+    return sd->roll ? &sd->roll_ang[r - 4] : NULL;
+}
+
+/* Whether a side has row r (a link's rows 3.. are present up to its last one: side_rows). */
+static int side_has_row(const lucid_contact_side *sd, int r) {
+    return r == 3 ? sd->spin || sd->roll : sd->roll;
+}
+
+double lucid_world_contact_row_times(const lucid_world *w, int k, int r, const int *body_slot,
+                                     const int *model_slot, const double *dp) {
     double out = 0.0;
     for (int side = 0; side < 2; ++side) {
         const lucid_contact_side *sd = &w->sides[2 * k + side];
-        if (!sd->spin) continue;
+        if (!side_has_row(sd, r)) continue;
         if (sd->model >= 0) {
             size_t nv = sd->width;
-            const double *J = w->link_J + sd->row + 3 * nv,
+            const double *J = w->link_J + sd->row + (size_t)r * nv,
                          *x = dp + model_slot[sd->model] + sd->dof;
             for (size_t q = 0; q < nv; ++q) out += J[q] * x[q];
-        } else if (sd->body >= 0) {
-            out += sd->sign *
-                   lucid_vec3_dot(sd->spin_ang, lucid_vec3_load(dp + body_slot[sd->body] + 3));
+        } else if (sd->body >= 0 && side_row_ang(sd, r)) {
+            out += sd->sign * lucid_vec3_dot(*side_row_ang(sd, r),
+                                             lucid_vec3_load(dp + body_slot[sd->body] + 3));
         }
     }
     return out;
 }
 
-void lucid_world_contact_spin_row_add(const lucid_world *w, int k, const int *body_slot,
-                                      const int *model_slot, double *row, size_t ld) {
+void lucid_world_contact_row_add(const lucid_world *w, int k, int r, const int *body_slot,
+                                 const int *model_slot, double *row, size_t ld) {
     for (int side = 0; side < 2; ++side) {
         const lucid_contact_side *sd = &w->sides[2 * k + side];
-        if (!sd->spin) continue;
+        if (!side_has_row(sd, r)) continue;
         if (sd->model >= 0) {
             size_t nv = sd->width;
-            const double *J = w->link_J + sd->row + 3 * nv;
+            const double *J = w->link_J + sd->row + (size_t)r * nv;
             double *out = row + ld * ((size_t)model_slot[sd->model] + sd->dof);
             for (size_t q = 0; q < nv; ++q) out[ld * q] += J[q];
-        } else if (sd->body >= 0) {
+        } else if (sd->body >= 0 && side_row_ang(sd, r)) {
             double *out = row + ld * ((size_t)body_slot[sd->body] + 3);
-            const double a[3] = {sd->spin_ang.x, sd->spin_ang.y, sd->spin_ang.z};
-            for (int e = 0; e < 3; ++e) out[ld * (size_t)e] += sd->sign * a[e];
+            lucid_vec3 a = *side_row_ang(sd, r);
+            const double e3[3] = {a.x, a.y, a.z};
+            for (int e = 0; e < 3; ++e) out[ld * (size_t)e] += sd->sign * e3[e];
         }
     }
 }

@@ -1,9 +1,13 @@
 /* Exact sensitivities of contact problems of dim 4 (torsional friction: rows t1, t2, n, s; the
- * cone ||(x_t1, x_t2, x_s)|| <= mu x_n) against central differences of ncp:admm / ccp:admm.
+ * cone ||(x_t1, x_t2, x_s)|| <= mu x_n) and dim 6 (rolling friction as well: rows t1, t2, n, s,
+ * r1, r2; the cone over the five tangential entries) against central differences of
+ * ncp:admm / ccp:admm (or pgs).
  *
  * As in test_contact_derivatives.c, problems with known modes are built by construction: per
- * contact a mode (breaking, sticking, sliding along a random direction of the 3-dimensional
- * tangential space, so spinning, sliding or both), lambda* and sigma* meeting its conditions
+ * contact a mode (breaking, sticking, sliding along a random direction of the 3- or
+ * 5-dimensional tangential space, so spinning, sliding, rolling or all; in dim 6 half of the
+ * sliding contacts roll alone: slip only in (r1, r2), the rolling force at the cone's bound),
+ * lambda* and sigma* meeting its conditions
  * with margins >= 0.2, a random SPD G (and R), g = sigma* - (G + R) lambda*. The derivatives at
  * lambda* are compared along a random direction (dg, dG symmetric, dmu, dR) with central
  * differences (step 1e-5) of the model's solvers converged to 1e-13 from lambda*:
@@ -20,16 +24,16 @@
 #include "tests/c/test_contact_problems.h"
 
 #define MAXN     3
-#define MAXM     (4 * MAXN)
+#define MAXM     (6 * MAXN)
 #define FD_STEP  1e-5
 #define FD_TOL   1e-13
 #define REL_TOL  1e-6
 #define PROBLEMS 200
 
-static const int TANGENTIAL[3] = {0, 1, 3};
+static const int TANGENTIAL[5] = {0, 1, 3, 4, 5};
 
 typedef struct built {
-    int n, m;
+    int n, m, dim;
     double G[MAXM * MAXM], g[MAXM], mu[MAXN], R[MAXM], lambda[MAXM];
     int compliant;
     lucid_contact_mode modes[MAXN];
@@ -52,26 +56,29 @@ static double max_abs(const double *a, int count) {
 }
 
 static lucid_contact_problem problem(const built *b) {
-    return (lucid_contact_problem){b->n, b->G, b->g, b->mu, b->compliant ? b->R : NULL, 4};
+    return (lucid_contact_problem){b->n, b->G, b->g, b->mu, b->compliant ? b->R : NULL, b->dim};
 }
 
-/* A random unit vector of R^3. */
-static void unit3(test_rng *r, double u[3]) {
+/* A random unit vector of R^k, or with `rolling` (k = 5) one of the rolling entries' plane
+ * (3, 4). */
+static void unit(test_rng *r, int k, int rolling, double *u) {
     double s;
     do {
-        for (int c = 0; c < 3; ++c) u[c] = test_normal(r);
-        s = sqrt(dot(u, u, 3));
+        for (int c = 0; c < k; ++c) u[c] = rolling && c < 3 ? 0.0 : test_normal(r);
+        s = sqrt(dot(u, u, k));
     } while (s < 1e-3);
-    for (int c = 0; c < 3; ++c) u[c] /= s;
+    for (int c = 0; c < k; ++c) u[c] /= s;
 }
 
-/* n contacts of dim 4 whose solution under `model` (NCP or CCP) has drawn modes. G = A A^T / 2m
- * + 0.2 I with A Gaussian (m x 2m): SPD, condition below ~30. */
-static built build(lucid_contact_model model, int n, int compliant, test_rng *r) {
+/* n contacts of dim D (4 or 6) whose solution under `model` (NCP or CCP) has drawn modes.
+ * G = A A^T / 2m + 0.2 I with A Gaussian (m x 2m): SPD, condition below ~30. *rolling_alone
+ * counts the sliding contacts that roll alone. */
+static built build(lucid_contact_model model, int D, int n, int compliant, test_rng *r,
+                   int *rolling_alone) {
     built b;
     memset(&b, 0, sizeof b);
-    b.n = n, b.m = 4 * n, b.compliant = compliant;
-    int m = b.m;
+    b.n = n, b.m = D * n, b.dim = D, b.compliant = compliant;
+    int m = b.m, kt = D - 1;
     double A[MAXM * 2 * MAXM];
     for (int k = 0; k < m * 2 * m; ++k) A[k] = test_normal(r);
     for (int i = 0; i < m; ++i)
@@ -83,30 +90,33 @@ static built build(lucid_contact_model model, int n, int compliant, test_rng *r)
     if (compliant)
         for (int i = 0; i < n; ++i) {
             double rt = uni(r, 0.0, 0.2);
-            b.R[4 * i] = b.R[4 * i + 1] = b.R[4 * i + 3] = rt, b.R[4 * i + 2] = uni(r, 0.0, 0.2);
+            for (int c = 0; c < kt; ++c) b.R[D * i + TANGENTIAL[c]] = rt;
+            b.R[D * i + 2] = uni(r, 0.0, 0.2);
         }
     double sigma[MAXM];
     for (int i = 0; i < n; ++i) {
-        double mu = b.mu[i] = uni(r, 0.2, 1.0), u[3];
-        double *l = b.lambda + 4 * i, *s = sigma + 4 * i;
+        double mu = b.mu[i] = uni(r, 0.2, 1.0), u[5];
+        double *l = b.lambda + D * i, *s = sigma + D * i;
         int mode = (int)(3 * test_uniform(r));
+        int rolling = D == 6 && mode == LUCID_CONTACT_SLIDING && test_uniform(r) < 0.5;
         b.modes[i] = (lucid_contact_mode)mode;
-        unit3(r, u);
-        for (int c = 0; c < 4; ++c) l[c] = s[c] = 0.0;
+        *rolling_alone += rolling;
+        unit(r, kt, rolling, u);
+        for (int c = 0; c < D; ++c) l[c] = s[c] = 0.0;
         if (mode == LUCID_CONTACT_BREAKING) {
             double st = uni(r, 0.0, 1.0);
-            for (int c = 0; c < 3; ++c) s[TANGENTIAL[c]] = st * u[c];
+            for (int c = 0; c < kt; ++c) s[TANGENTIAL[c]] = st * u[c];
             s[2] = uni(r, 0.2, 1.0) + (model == LUCID_CONTACT_CCP ? mu * st : 0.0);
             continue;
         }
         l[2] = uni(r, 0.5, 1.5);
         if (mode == LUCID_CONTACT_STICKING) {
             double rho = uni(r, 0.0, 0.75);
-            for (int c = 0; c < 3; ++c) l[TANGENTIAL[c]] = mu * l[2] * rho * u[c];
+            for (int c = 0; c < kt; ++c) l[TANGENTIAL[c]] = mu * l[2] * rho * u[c];
             continue;
         }
         double speed = uni(r, 0.2, 1.0);
-        for (int c = 0; c < 3; ++c)
+        for (int c = 0; c < kt; ++c)
             l[TANGENTIAL[c]] = -mu * l[2] * u[c], s[TANGENTIAL[c]] = speed * u[c];
         s[2] = model == LUCID_CONTACT_CCP ? mu * speed : 0.0;
     }
@@ -147,8 +157,9 @@ static direction random_direction(test_rng *r, const built *b) {
         d.dmu[i] = 0.2 * test_normal(r);
         if (!b->compliant) continue;
         double dt = 0.1 * test_normal(r); /* keep the tangential rows' compliance equal */
-        d.dR[4 * i] = d.dR[4 * i + 1] = d.dR[4 * i + 3] = dt,
-                 d.dR[4 * i + 2] = 0.1 * test_normal(r);
+        int D = b->dim;
+        for (int c = 0; c < D - 1; ++c) d.dR[D * i + TANGENTIAL[c]] = dt;
+        d.dR[D * i + 2] = 0.1 * test_normal(r);
     }
     return d;
 }
@@ -179,15 +190,15 @@ static int central_difference(const built *b, lucid_contact_model model, const d
     return 0;
 }
 
-static void sweep(lucid_contact_model model) {
-    test_rng r = {0x70e510u + (uint64_t)model};
-    /* storage counted in rows: MAXN contacts of dim 4 need 4/3 MAXN of dim 3 */
-    lucid_contact_derivatives *der = lucid_contact_derivatives_create(MAXM / 3);
+static void sweep(lucid_contact_model model, int D) {
+    test_rng r = {0x70e510u + (uint64_t)model + (D == 6 ? 0x600u : 0u)};
+    /* storage counted in rows: MAXN contacts of dim D need D/3 MAXN of dim 3 */
+    lucid_contact_derivatives *der = lucid_contact_derivatives_create(D * MAXN / 3);
     assert_non_null(der);
-    int checked = 0, no_fd = 0, modes_seen[3] = {0, 0, 0};
+    int checked = 0, no_fd = 0, modes_seen[3] = {0, 0, 0}, rolling_alone = 0;
     double worst = 0.0, worst_adjoint = 0.0;
     for (int k = 0; checked < PROBLEMS && k < 2 * PROBLEMS; ++k) {
-        built b = build(model, 1 + k % MAXN, (k / 3) % 2, &r);
+        built b = build(model, D, 1 + k % MAXN, (k / 3) % 2, &r, &rolling_alone);
         int n = b.n, m = b.m;
         lucid_contact_problem p = problem(&b);
         lucid_contact_derivative_options o = lucid_contact_derivative_default_options(model);
@@ -200,7 +211,7 @@ static void sweep(lucid_contact_model model) {
         }
         assert_true(info.margin >= 0.01);
         assert_false(info.rank_deficient);
-        assert_int_equal(info.size, 4 * info.active);
+        assert_int_equal(info.size, D * info.active);
         direction d = random_direction(&r, &b);
         double jvp[MAXM], fd[MAXM];
         assert_int_equal(
@@ -245,30 +256,43 @@ static void sweep(lucid_contact_model model) {
         }
         ++checked;
     }
-    print_message("%s dim 4: %d problems (%d more without a converging solver), modes "
-                  "breaking/sticking/sliding %d/%d/%d, worst |jvp - fd| / scale %.2e, worst "
-                  "adjoint %.2e\n",
-                  lucid_contact_model_name(model), checked, no_fd, modes_seen[0], modes_seen[1],
-                  modes_seen[2], worst, worst_adjoint);
+    print_message("%s dim %d: %d problems (%d more without a converging solver), modes "
+                  "breaking/sticking/sliding %d/%d/%d (rolling alone %d), worst |jvp - fd| / "
+                  "scale %.2e, worst adjoint %.2e\n",
+                  lucid_contact_model_name(model), D, checked, no_fd, modes_seen[0], modes_seen[1],
+                  modes_seen[2], rolling_alone, worst, worst_adjoint);
     assert_int_equal(checked, PROBLEMS);
+    if (D == 6) assert_true(rolling_alone > 0);
     lucid_contact_derivatives_destroy(der);
 }
 
 static void ncp_matches_finite_differences(void **state) {
     (void)state;
-    sweep(LUCID_CONTACT_NCP);
+    sweep(LUCID_CONTACT_NCP, 4);
 }
 
 static void ccp_matches_finite_differences(void **state) {
     (void)state;
-    sweep(LUCID_CONTACT_CCP);
+    sweep(LUCID_CONTACT_CCP, 4);
 }
 
-/* The LCP's pyramid and RaiSim's model have no dim 4; a storage holds 3 x max_contacts rows. */
+static void ncp_dim6_matches_finite_differences(void **state) {
+    (void)state;
+    sweep(LUCID_CONTACT_NCP, 6);
+}
+
+static void ccp_dim6_matches_finite_differences(void **state) {
+    (void)state;
+    sweep(LUCID_CONTACT_CCP, 6);
+}
+
+/* The LCP's pyramid and RaiSim's model have no dim 4 or 6; a storage holds 3 x max_contacts
+ * rows. */
 static void refusals(void **state) {
     (void)state;
     test_rng r = {99};
-    built b = build(LUCID_CONTACT_NCP, 3, 0, &r);
+    int rolling = 0;
+    built b = build(LUCID_CONTACT_NCP, 4, 3, 0, &r, &rolling);
     lucid_contact_problem p = problem(&b);
     lucid_contact_derivatives *small = lucid_contact_derivatives_create(3); /* 9 < 12 rows */
     lucid_contact_derivatives *der = lucid_contact_derivatives_create(4);
@@ -281,6 +305,15 @@ static void refusals(void **state) {
     assert_int_equal(lucid_contact_derivatives_factor(der, &p, b.lambda, &o), LUCID_ERR_ARGUMENT);
     o.model = LUCID_CONTACT_RAISIM;
     assert_int_equal(lucid_contact_derivatives_factor(der, &p, b.lambda, &o), LUCID_ERR_ARGUMENT);
+    /* dim 6: 2 contacts need 12 rows, 4 capacity units; the LCP refused as well */
+    built b6 = build(LUCID_CONTACT_NCP, 6, 2, 0, &r, &rolling);
+    lucid_contact_problem p6 = problem(&b6);
+    o.model = LUCID_CONTACT_NCP;
+    assert_int_equal(lucid_contact_derivatives_factor(small, &p6, b6.lambda, &o),
+                     LUCID_ERR_ARGUMENT);
+    assert_int_equal(lucid_contact_derivatives_factor(der, &p6, b6.lambda, &o), LUCID_OK);
+    o.model = LUCID_CONTACT_LCP;
+    assert_int_equal(lucid_contact_derivatives_factor(der, &p6, b6.lambda, &o), LUCID_ERR_ARGUMENT);
     lucid_contact_derivatives_destroy(small), lucid_contact_derivatives_destroy(der);
 }
 
@@ -288,6 +321,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ncp_matches_finite_differences),
         cmocka_unit_test(ccp_matches_finite_differences),
+        cmocka_unit_test(ncp_dim6_matches_finite_differences),
+        cmocka_unit_test(ccp_dim6_matches_finite_differences),
         cmocka_unit_test(refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1274,3 +1274,102 @@ t.case("torsional friction: w:param / w:set_param", function()
   t.raises("the model has no geom \"wall\"", w.param, w, {model = id, geom = "wall", "torsion"})
   t.raises("params[1]: unknown entry", w.param, w, {model = id, geom = "floor", "torsion", part = 1})
 end)
+
+-- Rolling friction (MJCF condim 6): rows 4 and 5 of each contact, the rolling b t_k . (w2 - w1)
+-- with b = mu_r / mu, in the IFT's dim-6 problem; a geom's rolling coefficient is a parameter.
+-- Smooth regimes only: rolling at the cone's bound (decelerating: "sliding") and held inside it
+-- ("sticking").
+t.case("rolling friction: a ball rolling on a condim 6 floor, at its rolling bound", function()
+  -- the floor's rolling coefficient (0.003 m) is the pair's (the larger): its column is smooth
+  local m = lucid.model.load(write_xml([[
+<mujoco><option timestep="0.001"/><worldbody>
+  <geom name="floor" type="plane" size="0 0 1" condim="6" friction="1 0.005 0.003"/>
+  <body pos="0 0 0.1"><freejoint/>
+    <geom name="ball" type="sphere" size="0.1" mass="1" condim="6" friction="1 0.002 0.002"/></body>
+</worldbody></mujoco>]]))
+  for _, spin in ipairs{0, 2} do -- rolling; rolling and spinning (one cone over both)
+    local w = lucid.world{dt = 1e-3, contact = {tol = 1e-12, max_iter = 5000}}
+    local id = w:add_model(m)
+    w:step(300)
+    w:set_v(id, {0.2, 0, 0, 0, 2, spin})
+    w:step(5)
+    local rolling = {model = id, geom = "floor", "rolling"}
+    t.near(w:param(rolling), 0.003, 0)
+    local D = check_against_fd("ball rolling, spin " .. spin, w, {params = {rolling}})
+    t.eq(#D.contacts, 1)
+    t.eq(D.contacts[1].mode, "sliding")
+    t.truthy(column_size(D.params[1]) > 1, "the rolling column moves the roll")
+  end
+end)
+
+t.case("rolling friction: a ball held by its rolling friction below the limit, rolled above it",
+  function()
+  -- a plain sphere (friction 1) on a condim 6 floor (mu_r 0.004 m, the pair's): a torque about
+  -- y of 0.5 x mu_r m g is held by the rolling torque alone (sticking, inside the cone); 1.5 x
+  -- rolls it (the rolling torque at its bound: sliding)
+  local m = lucid.model.load(write_xml([[
+<mujoco><worldbody>
+  <geom name="floor" type="plane" size="0 0 1" condim="6" friction="1 0.005 0.004"/>
+</worldbody></mujoco>]]))
+  local r, limit = 0.1, 0.004 * 9.81
+  for _, frac in ipairs{0.5, 1.5} do
+    local w = lucid.world{dt = 1e-3, contact = {tol = 1e-12, max_iter = 5000}}
+    local id = w:add_model(m)
+    local ball = w:add_body{shape = lucid.sphere(r), mass = 1, friction = 1, pose = at(0, 0, r)}
+    w:step(200)
+    for _ = 1, 20 do
+      w:set_controls{0, 0, 0, 0, frac * limit, 0}
+      w:step()
+    end
+    w:set_controls{0, 0, 0, 0, frac * limit, 0}
+    local rolling = {model = id, geom = "floor", "rolling"}
+    -- the held ball's B: the differences carry a fixed offset (B's error times h is 1e-10 at
+    -- every h), above 1e-6 for h <= 1e-4, so h = 1e-3 (2.5% of the limit) joins the steps
+    local D = check_against_fd("ball at " .. frac .. " x its rolling limit", w,
+                               {params = {rolling, {body = ball, "mass"}},
+                                steps = {1e-3, 1e-4, 1e-5, 3e-6}})
+    t.eq(#D.contacts, 1)
+    t.eq(D.contacts[1].mode, frac < 1 and "sticking" or "sliding")
+    if frac > 1 then t.truthy(column_size(D.params[1]) > 1e-3, "the rolling column moves the roll") end
+  end
+end)
+
+t.case("rolling friction: w:param / w:set_param; the relaxed method refuses it by name", function()
+  local m = lucid.model.load("tests/data/model/mjcf_rolling.xml")
+  local w = lucid.world{dt = 1e-3}
+  local id = w:add_model(m)
+  local floor = {model = id, geom = "floor", "rolling"}
+  t.near(w:param(floor), 0.002, 0)
+  w:set_param(floor, 0.003)
+  t.near(w:param(floor), 0.003, 0)
+  w:step(100)
+  t.near(w:contacts()[1].rolling, 0.003, 0) -- the pair takes the larger
+  t.raises("lucid.world:set_param: parameter value out of range", w.set_param, w, floor, -1)
+  t.raises("params[1]: unknown entry", w.param, w, {model = id, geom = "floor", "rolling", part = 1})
+  t.raises("rolling friction (MJCF condim 6) has no relaxed step derivatives",
+    function() w:step_derivatives{method = "relaxed"} end)
+end)
+
+t.case("torsional and rolling friction on a curved support: the position columns turn the frame",
+  function()
+  -- a ball rolling and spinning over a static sphere (a dome): moving the ball turns the
+  -- contact's normal and tangents, so the spin and rolling rows' directions and couples move
+  -- with the position columns (analytic, from the carried geometry: step_positions.c)
+  for _, condim in ipairs{4, 6} do
+    local m = lucid.model.load(write_xml(string.format([[
+<mujoco><option timestep="0.001"/><worldbody>
+  <geom name="dome" type="sphere" size="1" condim="%d" friction="1 0.01 0.004"/>
+  <body pos="0.3 0.1 1.05"><freejoint/>
+    <geom name="ball" type="sphere" size="0.1" mass="1" condim="%d" friction="1 0.002 0.002"/></body>
+</worldbody></mujoco>]], condim, condim)))
+    local w = lucid.world{dt = 1e-3, contact = {tol = 1e-12, max_iter = 5000}}
+    local id = w:add_model(m)
+    w:step(30)
+    w:set_v(id, {0.2, -0.1, 0, 1, 2, 3})
+    w:step(3)
+    local D = check_against_fd("ball over a dome, condim " .. condim, w)
+    t.eq(#D.contacts, 1)
+    t.eq(D.contacts[1].mode, "sliding")
+    t.eq(D.geometry, "carried")
+  end
+end)
