@@ -120,9 +120,8 @@ static void compare_pairs(const char *path, int want) {
             if (want_set[a * n + b] == got[a * n + b]) continue;
             ++differ;
             fprintf(stderr, "%s: geoms %d '%s' (body '%s') and %d '%s' (body '%s'): %s\n", path, a,
-                    m->names + m->name_geomadr[a], m->names + m->name_bodyadr[m->geom_bodyid[a]],
-                    b, m->names + m->name_geomadr[b],
-                    m->names + m->name_bodyadr[m->geom_bodyid[b]],
+                    m->names + m->name_geomadr[a], m->names + m->name_bodyadr[m->geom_bodyid[a]], b,
+                    m->names + m->name_geomadr[b], m->names + m->name_bodyadr[m->geom_bodyid[b]],
                     want_set[a * n + b] ? "MuJoCo collides them, lucid not"
                                         : "lucid collides them, MuJoCo not");
         }

@@ -191,3 +191,21 @@ t.case("MuJoCo's humanoid and the shared robots", function()
 end)
 
 
+
+t.case("m.filter_parent: MuJoCo's parent filter for MJCF, adjacency for URDF", function()
+  local m = lucid.model.load(DATA .. "mjcf_filter.xml")
+  t.eq(m.filter_parent, "parent")
+  t.eq(lucid.model.load(DATA .. "mjcf_filter_noparent.xml").filter_parent, "none")
+  t.eq(lucid.model.load(ARM, {package_dirs = PKG}).filter_parent, "adjacent")
+  -- arm, hinged to the world, lies through the worldbody's pillar: MuJoCo's rule collides them
+  local w = lucid.world{dt = 0.001}
+  w:add_model(m)
+  w:step() -- the step's contacts
+  local names, found = {}, false
+  for i, g in ipairs(m:geoms()) do names[i] = g.name end
+  for _, c in ipairs(w:contacts()) do
+    local a, b = names[c.geom1], names[c.geom2]
+    found = found or (a == "arm_geom" and b == "pillar") or (a == "pillar" and b == "arm_geom")
+  end
+  t.truthy(found, "arm_geom and pillar are not in contact")
+end)
