@@ -209,3 +209,16 @@ t.case("m.filter_parent: MuJoCo's parent filter for MJCF, adjacency for URDF", f
   end
   t.truthy(found, "arm_geom and pillar are not in contact")
 end)
+
+t.case("<option collision>: all and dynamic read, predefined refused (no <pair>)", function()
+  local body = '<worldbody><body><joint type="free"/><geom size="1"/></body></worldbody>'
+  for _, v in ipairs({"all", "dynamic"}) do
+    t.truthy(load_text('<mujoco><option collision="' .. v .. '"/>' .. body .. '</mujoco>'), v)
+  end
+  local ok, err = load_text('<mujoco><option collision="predefined"/>' .. body .. '</mujoco>')
+  t.truthy(not ok and err:find('collision="predefined" is not supported', 1, true), err)
+  ok, err = load_text('<mujoco><option collision="pairs"/>' .. body .. '</mujoco>')
+  t.truthy(not ok and err:find("'pairs' is not all, predefined or dynamic", 1, true), err)
+  ok, err = load_text('<mujoco><contact><pair geom1="a" geom2="b"/></contact>' .. body .. '</mujoco>')
+  t.truthy(not ok and err:find("<pair> is not supported", 1, true), err)
+end)
