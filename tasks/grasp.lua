@@ -496,14 +496,19 @@ local DENSITY = 500
 local body_kinematics
 
 -- Pairs of the hand's own geoms that the world collides (not on one body, not a parent and its
--- child, a root link counting as the child of the static geoms), less those already closer
+-- child under the model's m.filter_parent: with "adjacent" a root link counts as the child of
+-- the static geoms, with "parent" not, with "none" no pair is a parent's), less those already closer
 -- than the clearance at the model's neutral configuration: overlaps built into the model, like
 -- the MJCF <exclude> pairs that m:geoms() cannot tell.
 function self_pairs(H, joints)
   local parent = {}
   local body_of = {}
   for _, j in ipairs(joints) do body_of[j.name] = j.body end
-  for _, j in ipairs(joints) do parent[j.body] = j.parent and body_of[j.parent] or "<static>" end
+  local rule = H.m.filter_parent
+  for _, j in ipairs(joints) do
+    local p = j.parent and body_of[j.parent] or (rule == "adjacent" and "<static>" or nil)
+    parent[j.body] = rule ~= "none" and p or nil
+  end
   local kin = body_kinematics(H, H.m:neutral())
   local pairs = {}
   for a = 1, #H.geoms do

@@ -814,9 +814,9 @@ static int l_index(lua_State *L) {
     const char *k = lua_tostring(L, 2);
     if (lua_getfield(L, lua_upvalueindex(1), k) != LUA_TNIL) return 1; /* a method */
     lua_pop(L, 1);
-    static const char *const fields[] = {"nq",      "nv",      "nu",       "nbodies", "njoints",
-                                         "nframes", "gravity", "timestep", "name",    "nkeyframes",
-                                         "nmocap",  "na",      NULL};
+    static const char *const fields[] = {
+        "nq",       "nv",   "nu",         "nbodies", "njoints", "nframes",       "gravity",
+        "timestep", "name", "nkeyframes", "nmocap",  "na",      "filter_parent", NULL};
     int which = -1;
     for (int i = 0; fields[i]; ++i)
         if (strcmp(k, fields[i]) == 0) which = i;
@@ -857,6 +857,11 @@ static int l_index(lua_State *L) {
         case 11:
             lua_pushinteger(L, (lua_Integer)lucid_model_na(m));
             break;
+        case 12: { /* the parent/child collision rule (model.h) */
+            static const char *const names[] = {"adjacent", "parent", "none"};
+            lua_pushstring(L, names[lucid_model_filter_parent(m)]);
+            break;
+        }
         default:
             lua_pushstring(L, lucid_model_name(m));
             break;

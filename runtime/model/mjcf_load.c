@@ -451,9 +451,21 @@ static const char *const option_attrs[] = {
     "jacobian",         "solver",        "iterations", "noslip_iterations", "mpr_iterations",
     "magnetic",         "o_margin",      "o_solref",   "o_solimp",          "wind",
     "density",          "viscosity",     NULL};
-static const char *const flag_refused[] = {"constraint", "equality",     "frictionloss",
-                                           "limit",      "contact",      "passive",
-                                           "actuation",  "filterparent", NULL};
+static const char *const flag_refused[] = {"constraint", "equality", "frictionloss", "limit",
+                                           "contact",    "passive",  "actuation",    NULL};
+
+/* <option collision>: "all" and "dynamic" are one rule without <pair> (which lucid refuses);
+ * "predefined" (only <pair>s collide) is refused. 0 after failing. */
+static int collision_mode(mjcf *P, const xmlNode *el) {
+    const char *v = ATTR(el, "collision");
+    if (!v || strcmp(v, "all") == 0 || strcmp(v, "dynamic") == 0) return 1;
+    if (strcmp(v, "predefined") == 0)
+        return !lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                     "<option> collision=\"predefined\" is not supported (lucid "
+                                     "has no <pair>)");
+    return !lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                 "<option> collision: '%s' is not all, predefined or dynamic", v);
+}
 
 static lucid_status option(mjcf *P, const xmlNode *el) {
     if (lucid_model_xml_check_attrs(X_, el, option_attrs)) return X_->status;
@@ -462,6 +474,7 @@ static lucid_status option(mjcf *P, const xmlNode *el) {
     if (!(t > 0.0))
         return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<option> timestep must be > 0");
     P->spec->timestep = t;
+    if (!collision_mode(P, el)) return X_->status;
     int n = reals(P, el, -1, -1, "gravity", g, 3, 3);
     if (n < 0) return X_->status;
     if (n == 3) P->spec->gravity = lucid_vec3_make(g[0], g[1], g[2]);
@@ -489,6 +502,11 @@ static lucid_status option(mjcf *P, const xmlNode *el) {
             int disable = strcmp(v, "disable") == 0;
             if (strcmp(name, "gravity") == 0) {
                 if (disable) P->spec->gravity = lucid_vec3_zero();
+                continue;
+            }
+            if (strcmp(name, "filterparent") == 0) { /* MuJoCo's parent/child filter */
+                P->spec->filter_parent =
+                    disable ? LUCID_MODEL_FILTER_NONE : LUCID_MODEL_FILTER_PARENT;
                 continue;
             }
             int refused = strcmp(name, "override") == 0 && !disable;
@@ -2676,6 +2694,7 @@ lucid_status lucid_model_spec_parse_mjcf(const char *name, const void *data, siz
     lucid_status st = LUCID_OK;
     if (!P->dir) st = lucid_model_xml_fail_file(X_, name, LUCID_ERR_NO_MEMORY, "out of memory");
     if (!st) st = lucid_model_spec_create(name, &P->spec);
+    if (!st) P->spec->filter_parent = LUCID_MODEL_FILTER_PARENT; /* MuJoCo's rule */
     if (st) lucid_model_xml_fail_file(X_, name, st, "%s", lucid_status_string(st));
     xmlDoc *doc = st ? NULL : lucid_model_xml_parse(X_, name, data, size);
     if (doc) {

@@ -166,6 +166,7 @@ int lucid_model_find_body(const lucid_model *m, const char *name); /* -1 if none
 typedef struct lucid_model_geom {
     const char *name;  /* NULL when unnamed */
     int body;          /* public body, -1 for a static geom */
+    int frame;         /* the file body holding it (its frame index), -1: the world body */
     int joint;         /* node that carries it, -1 for a static geom */
     lucid_shape shape; /* meshes are owned by the model */
     lucid_se3 pose;    /* in the node's frame (in the world frame when static) */
@@ -408,10 +409,12 @@ size_t lucid_model_nsensors(const lucid_model *m);
 const lucid_model_sensor *lucid_model_sensors(const lucid_model *m); /* nsensors entries */
 size_t lucid_model_nsensordata(const lucid_model *m); /* the sum of the sensors' dims */
 
-/* ---- contact exclusions: pairs of public bodies (-1: the world, LUCID_MODEL_EXCLUDE_MOCAP(k):
- * mocap body k) whose geoms never collide */
-#define LUCID_MODEL_EXCLUDE_MOCAP(k) (-2 - (int)(k))
+/* ---- contact filtering ---------------------------------------------------------------------
+ * Exclusions: pairs of file bodies (frame indices, -1: the world body) whose own geoms never
+ * collide (MJCF <exclude>: MuJoCo's body pair, a welded body's geoms alone). */
 const int (*lucid_model_excludes(const lucid_model *m))[2];
+/* The model's parent/child rule (lucid_model_parent_filter, model_spec.h). */
+lucid_model_parent_filter lucid_model_filter_parent(const lucid_model *m);
 
 /* Names by kind: kind "body", "joint", "frame", "actuator", "mocap" or "tendon"; *count receives
  * how many. Returns 0 (and *count 0) for an unknown kind. name(i) for i < *count. */

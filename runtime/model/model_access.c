@@ -236,6 +236,10 @@ const int (*lucid_model_excludes(const lucid_model *m))[2] {
     return (const int(*)[2])m->excludes;
 }
 
+lucid_model_parent_filter lucid_model_filter_parent(const lucid_model *m) {
+    return m->filter_parent;
+}
+
 int lucid_model_names_count(const lucid_model *m, const char *kind, size_t *count) {
     *count = 0;
     if (!kind) return 0;

@@ -783,6 +783,7 @@ static lucid_status build_geoms(const compile_ctx *c, lucid_model *m, const body
             lucid_se3 pose = g->pose;
             check_placement(c, &pose, "geom", g->name, i, g->line, "pose"); /* re-projects */
             mg->body = gbody[i];
+            mg->frame = g->body == LUCID_MODEL_WORLD ? -1 : g->body;
             mg->joint = node;
             mg->shape = g->shape;
             mg->pose = g->body == LUCID_MODEL_WORLD
@@ -1869,14 +1870,11 @@ static lucid_status compile(const compile_ctx *c, lucid_model *m, lucid_body_spe
             if (b < LUCID_MODEL_WORLD || b >= (int)s->nbodies)
                 return fail(c, LUCID_ERR_ARGUMENT, "exclude", NULL, i, 0, "body %d out of range",
                             b);
-            int node = b == LUCID_MODEL_WORLD ? -1 : loc[b].node;
-            int mocap = b == LUCID_MODEL_WORLD ? -1 : loc[b].mocap;
-            m->excludes[i][k] = mocap >= 0 ? LUCID_MODEL_EXCLUDE_MOCAP(mocap)
-                                : node < 0 ? -1
-                                           : m->nodes[node].body;
+            m->excludes[i][k] = b == LUCID_MODEL_WORLD ? -1 : b; /* frame b is spec body b */
         }
     }
     m->nexcludes = s->nexcludes;
+    m->filter_parent = s->filter_parent;
     st = build_keyframes(c, m, joint_node);
     if (st == LUCID_OK) st = build_sensors(c, m);
     if (st != LUCID_OK) return st;

@@ -87,8 +87,9 @@ struct lucid_model {
     size_t nsensors, nsensordata;
     lucid_model_mocap *mocap;
     size_t nmocap;
-    int (*excludes)[2];
-    lucid_model_equality *equalities; /* the active ones */
+    int (*excludes)[2];                      /* frame index pairs, -1: the world body */
+    lucid_model_parent_filter filter_parent; /* the parent/child rule (model.h) */
+    lucid_model_equality *equalities;        /* the active ones */
     size_t nequalities, equality_rows;
     /* per coordinate (nq) and per dof (nv) */
     double *lower, *upper, *springref;

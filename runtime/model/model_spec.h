@@ -292,6 +292,15 @@ typedef struct lucid_sensor_spec {
     int line;
 } lucid_sensor_spec;
 
+/* Which link and parent link pairs never collide, beside the bitmasks and the exclusions. */
+typedef enum lucid_model_parent_filter {
+    LUCID_MODEL_FILTER_ADJACENT, /* a link and its parent link, a root link not on a free joint
+                                  * and the static geoms (URDF, lucid.model.build) */
+    LUCID_MODEL_FILTER_PARENT,   /* a link and its parent link, never the world body's geoms
+                                  * (MJCF: MuJoCo's filterparent) */
+    LUCID_MODEL_FILTER_NONE      /* none (MJCF <flag filterparent="disable">) */
+} lucid_model_parent_filter;
+
 typedef struct lucid_model_spec {
     char *source; /* the file it came from (for messages), NULL if none */
     char *name;
@@ -316,6 +325,7 @@ typedef struct lucid_model_spec {
     size_t nactuators, cap_actuators;
     int (*excludes)[2]; /* body index pairs whose geoms never collide */
     size_t nexcludes, cap_excludes;
+    lucid_model_parent_filter filter_parent; /* default LUCID_MODEL_FILTER_ADJACENT */
     lucid_keyframe_spec *keyframes;
     size_t nkeyframes, cap_keyframes;
     lucid_tendon_spec *tendons;

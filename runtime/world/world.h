@@ -295,9 +295,11 @@ lucid_status lucid_world_last_problem_dense(lucid_world *w, lucid_contact_proble
  * moving model body, plus one static body for the geoms fixed in the model's world frame when
  * it has any), posed by forward kinematics: lucid_world_pose works on them, velocities and
  * forces are set through the model (lucid_world_set_velocity / apply_force refuse them). Its
- * links collide with every body, static shape and other model, and with its own links except
- * a parent and its child (a root link that is not on a free joint and the model's static geoms
- * count as parent and child) and the model's exclusion pairs. Contacts follow MuJoCo's
+ * links collide with every body, static shape and other model, and with its own links and
+ * static geoms as its filter says (docs/model_files.md, Collision filtering): not a link and
+ * its parent link (lucid_model_filter_parent; LUCID_MODEL_FILTER_ADJACENT: also a root link
+ * not on a free joint and the static geoms; LUCID_MODEL_FILTER_NONE: none), not the geoms of
+ * an excluded pair of file bodies. Contacts follow MuJoCo's
  * semantics (docs/model_files.md): two geoms collide when (contype1 & conaffinity2) ||
  * (contype2 & conaffinity1), a free or static body counting as a geom of contype = conaffinity
  * = 1; a pair of geoms takes the larger condim and the larger friction, or the higher

@@ -765,7 +765,8 @@ static lucid_status collide_parts(lucid_world *w, int a, int ia, int b, int ib) 
         (ka == LUCID_SHAPE_HALFSPACE || kb == LUCID_SHAPE_HALFSPACE || ka == kb))
         return LUCID_OK;
     double friction, torsion, include_margin;
-    if (!lucid_world_pair_contact(w, a, ia, b, ib, &friction, &torsion, &include_margin))
+    if (!lucid_world_models_parts_allowed(w, a, ia, b, ib) ||
+        !lucid_world_pair_contact(w, a, ia, b, ib, &friction, &torsion, &include_margin))
         return LUCID_OK;
     /* the margin grows with how far the two surfaces may move towards each other this step */
     double margin = lucid_world_pair_margin(w, a, b, include_margin);

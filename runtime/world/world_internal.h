@@ -561,9 +561,12 @@ void lucid_world_models_energy(const lucid_world *w, double *kinetic, double *po
 double lucid_world_models_actuation_work(const lucid_world *w);
 /* The models' total mass (for the energy-jump guard). */
 double lucid_world_models_total_mass(const lucid_world *w);
-/* Whether the geoms of bodies a and b may touch (same model: not parent and child, not an
- * excluded pair). */
+/* Whether the geoms of bodies a and b may touch (same model: not parent and child under the
+ * model's parent filter, lucid_model_filter_parent). */
 int lucid_world_models_pair_allowed(const lucid_world *w, int a, int b);
+/* Whether part ia of body a and part ib of body b may touch (same model: their geoms' file
+ * bodies are no excluded pair, lucid_model_excludes). */
+int lucid_world_models_parts_allowed(const lucid_world *w, int a, int ia, int b, int ib);
 
 /* The parts of lucid_world_step (world_step.c), for the step derivatives: prepare = velocity
  * buffers, free velocities, collision and joint limits (the contact list); integrate = the

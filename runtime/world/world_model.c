@@ -455,31 +455,39 @@ int lucid_world_body_mocap(const lucid_world *w, int body) {
     return w->bodies[body].mocap;
 }
 
-/* Whether link body `child` hangs from `parent` (the same model's link or static geoms): a
- * root link counts as the child of the model's static geoms unless it is on a free joint. */
+/* Whether link body `child` hangs from `parent` (the same model's link or static geoms) under
+ * the model's parent filter: its parent link (MuJoCo's weld parent) unless the filter is off;
+ * with LUCID_MODEL_FILTER_ADJACENT also the static geoms for a root link not on a free joint. */
 static int is_child_of(const lucid_world *w, const lucid_body *child, const lucid_body *parent) {
     if (child->link < 0 || parent->mocap >= 0) return 0;
     const lucid_model *m = w->models[child->model].model;
+    lucid_model_parent_filter f = lucid_model_filter_parent(m);
     int p = lucid_model_body_parent(m, (size_t)child->link);
-    if (p != parent->link) return 0;
-    return p >= 0 || lucid_model_joint_kind(m, (size_t)child->node) != LUCID_JOINT_FREE;
-}
-
-/* A body's name in its model's exclusion pairs (lucid_model_excludes). */
-static int exclude_code(const lucid_body *b) {
-    return b->mocap >= 0 ? LUCID_MODEL_EXCLUDE_MOCAP(b->mocap) : b->link;
+    if (f == LUCID_MODEL_FILTER_NONE || p != parent->link) return 0;
+    if (p >= 0) return 1;
+    return f == LUCID_MODEL_FILTER_ADJACENT &&
+           lucid_model_joint_kind(m, (size_t)child->node) != LUCID_JOINT_FREE;
 }
 
 int lucid_world_models_pair_allowed(const lucid_world *w, int a, int b) {
     const lucid_body *ba = &w->bodies[a], *bb = &w->bodies[b];
     if (ba->model < 0 || ba->model != bb->model) return 1;
-    if (is_child_of(w, ba, bb) || is_child_of(w, bb, ba)) return 0;
+    return !is_child_of(w, ba, bb) && !is_child_of(w, bb, ba);
+}
+
+int lucid_world_models_parts_allowed(const lucid_world *w, int a, int ia, int b, int ib) {
+    const lucid_body *ba = &w->bodies[a], *bb = &w->bodies[b];
+    if (ba->model < 0 || ba->model != bb->model) return 1;
     const lucid_model *m = w->models[ba->model].model;
+    size_t n = lucid_model_nexcludes(m);
+    if (n == 0) return 1;
+    const lucid_model_geom *geoms = lucid_model_geoms(m);
+    int ga = w->part_contact[ba->part_begin + ia].geom;
+    int gb = w->part_contact[bb->part_begin + ib].geom;
+    int fa = geoms[ga].frame, fb = geoms[gb].frame;
     const int(*ex)[2] = lucid_model_excludes(m);
-    for (size_t k = 0; k < lucid_model_nexcludes(m); ++k)
-        if ((ex[k][0] == exclude_code(ba) && ex[k][1] == exclude_code(bb)) ||
-            (ex[k][0] == exclude_code(bb) && ex[k][1] == exclude_code(ba)))
-            return 0;
+    for (size_t k = 0; k < n; ++k)
+        if ((ex[k][0] == fa && ex[k][1] == fb) || (ex[k][0] == fb && ex[k][1] == fa)) return 0;
     return 1;
 }
 

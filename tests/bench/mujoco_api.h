@@ -46,6 +46,8 @@ typedef struct mujoco_api {
     void (*step1)(const mjModel *, mjData *);
     void (*step2)(const mjModel *, mjData *);
     void (*solve_m)(const mjModel *, mjData *, mjtNum *, const mjtNum *, int);
+    /* collision filtering (test_mjcf_filter) */
+    void (*collision)(const mjModel *, mjData *);
 } mujoco_api;
 
 /* dlsym returns an object pointer; POSIX guarantees it converts to a function pointer. */
@@ -89,6 +91,7 @@ static inline int load_mujoco(mujoco_api *api) {
     LUCID_MUJOCO_LOAD(step1, "mj_step1");
     LUCID_MUJOCO_LOAD(step2, "mj_step2");
     LUCID_MUJOCO_LOAD(solve_m, "mj_solveM");
+    LUCID_MUJOCO_LOAD(collision, "mj_collision");
     return 1;
 }
 #undef LUCID_MUJOCO_LOAD

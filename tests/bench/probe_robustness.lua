@@ -60,8 +60,7 @@ local PLANAR = write([[
   </worldbody>
 </mujoco>]])
 
--- A root link hinged to the world does not collide with the file's own geoms (docs/model_files.md):
--- the floor is added as a static halfspace.
+-- The floor is added as a static halfspace of the world, not a geom of the file.
 local PENDULUM = write([[
 <mujoco model="pendulum">
   <option timestep="0.005"/>

@@ -249,8 +249,8 @@ local function rod_swing(exclude)
 end
 
 t.case("a link hinged to the world collides with a mocap body unless excluded", function()
-  -- a root link counts as the child of the model's static geoms, and <exclude> names the
-  -- world here: neither keeps the rod off the block, which stops its swing
+  -- MuJoCo's parent filter never takes the world's geoms, and <exclude> names the world here:
+  -- neither keeps the rod off the block, which stops its swing
   local lowest, hits = rod_swing("world")
   t.truthy(hits > 0, "the rod passed through the mocap block")
   t.truthy(lowest > -0.6 and lowest < -0.45, "the rod's swing ended at q = " .. lowest)

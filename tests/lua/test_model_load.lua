@@ -191,3 +191,34 @@ t.case("MuJoCo's humanoid and the shared robots", function()
 end)
 
 
+
+t.case("m.filter_parent: MuJoCo's parent filter for MJCF, adjacency for URDF", function()
+  local m = lucid.model.load(DATA .. "mjcf_filter.xml")
+  t.eq(m.filter_parent, "parent")
+  t.eq(lucid.model.load(DATA .. "mjcf_filter_noparent.xml").filter_parent, "none")
+  t.eq(lucid.model.load(ARM, {package_dirs = PKG}).filter_parent, "adjacent")
+  -- arm, hinged to the world, lies through the worldbody's pillar: MuJoCo's rule collides them
+  local w = lucid.world{dt = 0.001}
+  w:add_model(m)
+  w:step() -- the step's contacts
+  local names, found = {}, false
+  for i, g in ipairs(m:geoms()) do names[i] = g.name end
+  for _, c in ipairs(w:contacts()) do
+    local a, b = names[c.geom1], names[c.geom2]
+    found = found or (a == "arm_geom" and b == "pillar") or (a == "pillar" and b == "arm_geom")
+  end
+  t.truthy(found, "arm_geom and pillar are not in contact")
+end)
+
+t.case("<option collision>: all and dynamic read, predefined refused (no <pair>)", function()
+  local body = '<worldbody><body><joint type="free"/><geom size="1"/></body></worldbody>'
+  for _, v in ipairs({"all", "dynamic"}) do
+    t.truthy(load_text('<mujoco><option collision="' .. v .. '"/>' .. body .. '</mujoco>'), v)
+  end
+  local ok, err = load_text('<mujoco><option collision="predefined"/>' .. body .. '</mujoco>')
+  t.truthy(not ok and err:find('collision="predefined" is not supported', 1, true), err)
+  ok, err = load_text('<mujoco><option collision="pairs"/>' .. body .. '</mujoco>')
+  t.truthy(not ok and err:find("'pairs' is not all, predefined or dynamic", 1, true), err)
+  ok, err = load_text('<mujoco><contact><pair geom1="a" geom2="b"/></contact>' .. body .. '</mujoco>')
+  t.truthy(not ok and err:find("<pair> is not supported", 1, true), err)
+end)

@@ -49,8 +49,7 @@ local function land(w, id, m, steps)
   return deepest, gain, e0, finite
 end
 
--- A root link hinged to the world does not touch its own file's geoms (docs/model_files.md):
--- the floor is a static halfspace.
+-- The floor is a static halfspace of the world, not a geom of the file.
 local PENDULUM = [[
 <mujoco model="pendulum">
   <option timestep="0.005"/>
