@@ -84,13 +84,12 @@ void lucid_model_integrate(const lucid_model *m, const double *q, const double *
                 break;
             }
             case LUCID_JOINT_FREE: {
-                /* pose * exp(xi): rotation R0 exp(w), translation t0 + R0 Jl(w) v */
+                /* translation and rotation apart (MuJoCo's mj_integratePos): t0 + R0 dt v,
+                 * R0 exp(dt w) */
                 lucid_quat q0 = load_unit_quat(x + 3);
                 lucid_vec3 lin = lucid_vec3_scale(lucid_vec3_load(dv), dt);
                 lucid_vec3 w = lucid_vec3_scale(lucid_vec3_load(dv + 3), dt);
-                lucid_mat3 Jl = lucid_so3_jl(w);
-                lucid_vec3 dt_local = lucid_mat3_mul_vec(&Jl, lin);
-                lucid_vec3 t = lucid_vec3_add(lucid_vec3_load(x), lucid_quat_rotate(q0, dt_local));
+                lucid_vec3 t = lucid_vec3_add(lucid_vec3_load(x), lucid_quat_rotate(q0, lin));
                 lucid_vec3_store(t, y);
                 store_quat(lucid_quat_mul(q0, quat_exp(w)), y + 3);
                 break;
@@ -133,13 +132,13 @@ void lucid_model_difference(const lucid_model *m, const double *q0, const double
                 lucid_vec3_store(lucid_so3_log(&R), dv);
                 break;
             }
-            case LUCID_JOINT_FREE: {
-                lucid_se3 A =
-                    lucid_se3_make(lucid_quat_to_mat3(load_unit_quat(a + 3)), lucid_vec3_load(a));
-                lucid_se3 B =
-                    lucid_se3_make(lucid_quat_to_mat3(load_unit_quat(b + 3)), lucid_vec3_load(b));
-                lucid_se3 D = lucid_se3_between(&A, &B);
-                lucid_se3_log(&D, dv);
+            case LUCID_JOINT_FREE: { /* (Ra^T (tb - ta), log(Ra^T Rb)): integrate's inverse */
+                lucid_mat3 Ra = lucid_quat_to_mat3(load_unit_quat(a + 3));
+                lucid_mat3 Rb = lucid_quat_to_mat3(load_unit_quat(b + 3));
+                lucid_vec3 d = lucid_vec3_sub(lucid_vec3_load(b), lucid_vec3_load(a));
+                lucid_vec3_store(lucid_mat3_tmul_vec(&Ra, d), dv);
+                lucid_mat3 R = lucid_mat3_tmul(&Ra, &Rb);
+                lucid_vec3_store(lucid_so3_log(&R), dv + 3);
                 break;
             }
             case LUCID_JOINT_PLANAR: {

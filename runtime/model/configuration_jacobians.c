@@ -1,5 +1,6 @@
 /* The Jacobians of the configuration integrator q1 = q ⊕ dt v (configuration.h), in the
- * tangent space at q1. Every joint integrates on the right, q1 = q exp(xi) with xi = dt v, so
+ * tangent space at q1. A free joint integrates its translation and rotation apart (below);
+ * every other joint on the right, q1 = q exp(xi) with xi = dt v, so
  * q exp(d) exp(xi) = q1 exp(Ad(exp(-xi)) d) and exp(xi + dt e) = exp(xi) exp(Jr(xi) dt e).
  * A planar joint is the subgroup of SE(3) with twists (vx, vy, 0, 0, 0, w): its exp is the
  * SE(3) one restricted there (V(w) of configuration.c's se2_exp is Jl_SO3(w e_z) on the plane),
@@ -16,9 +17,15 @@ static double *at(double *J, size_t ld, size_t i, size_t r, size_t c) {
     return J + (i + r) + ld * (i + c);
 }
 
-static void put_mat3(double *J, size_t ld, size_t i, const lucid_mat3 *B, double scale) {
+/* The 3x3 block at rows i + r0, columns i + c0, scaled. */
+static void put_block(double *J, size_t ld, size_t i, size_t r0, size_t c0, const lucid_mat3 *B,
+                      double scale) {
     for (size_t r = 0; r < 3; ++r)
-        for (size_t c = 0; c < 3; ++c) *at(J, ld, i, r, c) = scale * B->m[r + 3 * c];
+        for (size_t c = 0; c < 3; ++c) *at(J, ld, i, r0 + r, c0 + c) = scale * B->m[r + 3 * c];
+}
+
+static void put_mat3(double *J, size_t ld, size_t i, const lucid_mat3 *B, double scale) {
+    put_block(J, ld, i, 0, 0, B, scale);
 }
 
 /* The 6x6 (column-major) block, or its rows/columns sel[0..n-1], scaled. */
@@ -43,9 +50,29 @@ static void se3_blocks(const double xi[6], double dt, const int *sel, size_t n, 
     }
 }
 
+/* A free joint, (t, R) (+) (l, w) = (t + R l, R exp(w)) with (l, w) = dt v, E = exp(w):
+ * Jq = [E^T, -E^T hat(l); 0, E^T], Jv = dt [E^T, 0; 0, Jr(w)]. */
+static void free_blocks(const double *v, double dt, double *Jq, double *Jv, size_t ld, size_t i) {
+    lucid_vec3 l = lucid_vec3_scale(lucid_vec3_load(v), dt);
+    lucid_vec3 w = lucid_vec3_scale(lucid_vec3_load(v + 3), dt);
+    lucid_mat3 E = lucid_so3_exp(w), Et = lucid_mat3_transpose(&E);
+    if (Jq) {
+        lucid_mat3 L = lucid_mat3_hat(l);
+        L = lucid_mat3_mul(&Et, &L);
+        put_mat3(Jq, ld, i, &Et, 1.0);
+        put_block(Jq, ld, i, 0, 3, &L, -1.0);
+        put_block(Jq, ld, i, 3, 3, &Et, 1.0);
+    }
+    if (Jv) {
+        lucid_mat3 Jr = lucid_so3_jr(w);
+        put_mat3(Jv, ld, i, &Et, dt);
+        put_block(Jv, ld, i, 3, 3, &Jr, dt);
+    }
+}
+
 static void joint_blocks(const lucid_model_node *nd, const double *v, double dt, double *Jq,
                          double *Jv, size_t ld) {
-    static const int all6[6] = {0, 1, 2, 3, 4, 5}, planar[3] = {0, 1, 5};
+    static const int planar[3] = {0, 1, 5};
     const double *dv = v + nd->idx_v;
     size_t i = nd->idx_v;
     switch (nd->kind) {
@@ -66,12 +93,9 @@ static void joint_blocks(const lucid_model_node *nd, const double *v, double dt,
             }
             break;
         }
-        case LUCID_JOINT_FREE: {
-            double xi[6];
-            for (int k = 0; k < 6; ++k) xi[k] = dt * dv[k];
-            se3_blocks(xi, dt, all6, 6, Jq, Jv, ld, i);
+        case LUCID_JOINT_FREE:
+            free_blocks(dv, dt, Jq, Jv, ld, i);
             break;
-        }
         case LUCID_JOINT_PLANAR: {
             double xi[6] = {dt * dv[0], dt * dv[1], 0.0, 0.0, 0.0, dt * dv[2]};
             se3_blocks(xi, dt, planar, 3, Jq, Jv, ld, i);

@@ -3,7 +3,8 @@
  * At the nominal forces lambda0 a model's step is
  *   M~(q) (p - v) = dt (tau(q, u) - b(q, v) - D v - dt K v + J(q)^T lambda0),
  * so along a tangent direction e_j of its configuration (dM/dq a* + db/dq = drnea/dq at
- * a* = (p0 - v) / dt, Carpentier & Mansard's derivatives):
+ * a* = (p0 - v) / dt less the free joints' turn rate w x l (configuration.h), Carpentier &
+ * Mansard's derivatives):
  *   M~ dp = dt (dtau/dq - drnea/dq(q, v, a*) + d(J^T lambda0)/dq) e_j,
  * every other body's final velocity changes through its contact forces' change, and
  *   dsigma_k = (dJ_k p0 + J_k dp - dc*_k e_n) / dt
@@ -28,6 +29,7 @@
 
 #include <string.h>
 
+#include "runtime/model/configuration.h"
 #include "runtime/model/dynamics.h"
 #include "runtime/model/spatial.h"
 #include "runtime/world/world_internal.h"
@@ -167,6 +169,7 @@ void lucid_step_positions_astar(const lucid_world *w, int i, const double *post0
     const lucid_world_model *wm = &w->models[i];
     const double dt = w->opt.dt;
     for (size_t k = 0; k < lucid_model_nv(wm->model); ++k) astar[k] = (post0[k] - wm->v[k]) / dt;
+    lucid_model_free_turn_rate(wm->model, wm->v, -1.0, astar); /* less the free joints' w x l */
 }
 
 int lucid_step_positions_model(lucid_step_positions *s, int i, const double *drnea_dq) {

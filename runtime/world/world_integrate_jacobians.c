@@ -12,7 +12,8 @@
  *   d/drho0: rho = E = R+^T R0;  d/dth0: th = I, rho = hat(c) - E hat(c),
  *          dOm = hat(Om), dlin = hat(R+^T vf) + hat(c) hat(Om)
  * (every dlin from d(R+^T x) = hat(R+^T x) th). A model's q+ = q0 (+) dt p has the joint
- * manifolds' Jacobians (lucid_model_integrate_jacobians) and v+ = p. */
+ * manifolds' Jacobians (lucid_model_integrate_jacobians) and v+ = p, but for a free joint's
+ * linear velocity read in its new frame, exp(dt w)^T l (lucid_model_free_transport). */
 #include <string.h>
 
 #include "runtime/math/so3.h"
@@ -91,6 +92,7 @@ void lucid_world_integrate_jacobians(const lucid_world *w, const double *x0, con
         double *jq = Dq ? Dq + o + nt * o : NULL, *jv = Dp ? Dp + o + nt * o : NULL;
         lucid_model_integrate_jacobians_ld(m, q, p, w->opt.dt, jq, jv, nt);
         for (size_t j = 0; Dp && j < mv; ++j) Dp[(nv + o + j) + nt * (o + j)] = 1.0;
+        if (Dp) lucid_model_free_transport_jacobian(m, p, w->opt.dt, Dp + (nv + o) + nt * o, nt);
         q += mq, p += mv, o += mv;
     }
 }

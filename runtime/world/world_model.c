@@ -655,6 +655,7 @@ static void model_free_velocity(const lucid_world *w, lucid_world_model *wm, int
         wm->v_start[i] = wm->v[i];
         wm->v_free[i] = wm->v[i] + tau[i];
     }
+    lucid_model_free_turn_rate(m, wm->v, dt, wm->v_free); /* free joints: MuJoCo's velocity */
     lucid_world_equality_free_velocity(wm);
 }
 
@@ -718,6 +719,7 @@ lucid_status lucid_world_model_free_velocity_jacobians(lucid_world *w, int i, co
     lucid_model_mass_solve(m, wm->data, dv_dv, nv, nv);
     for (size_t c = 0; c < nv * nv; ++c) dv_dv[c] *= -dt;
     for (size_t k = 0; k < nv; ++k) dv_dv[k + nv * k] += 1.0;
+    lucid_model_free_turn_rate_jacobian(m, wm->v, dt, dv_dv, nv);
     size_t nu = lucid_model_nu(m), ni = lucid_world_model_inputs(w, i);
     memset(dv_du, 0, nv * ni * sizeof(double));
     for (size_t a = 0; a < nu; ++a)
@@ -855,6 +857,7 @@ void lucid_world_models_integrate(lucid_world *w) {
         memcpy(wm->q_start, wm->q, lucid_model_nq(wm->model) * sizeof(double));
         wm->stepped = 1;
         lucid_model_integrate(wm->model, wm->q, wm->v, dt, wm->q);
+        lucid_model_free_transport(wm->model, dt, wm->v); /* free joints: l in the new frame */
         advance_activations(wm, dt);
         lucid_world_equality_stabilise(wm);
         pose_links(w, wm);

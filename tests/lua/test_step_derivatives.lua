@@ -92,6 +92,19 @@ t.case("free flight and a tumbling body: A, B equal finite differences", functio
   check_against_fd("tumbling", g)
 end)
 
+t.case("a free-jointed model tumbling in free flight: A, B equal finite differences", function()
+  -- a box whose centre of mass is off its joint's origin, linear and angular velocity apart:
+  -- the free joint's turn rate dt (w x l) and its transport exp(dt w)^T l (docs/model.md)
+  local m = lucid.model.load(t.write_temp([[
+<mujoco><worldbody><body pos="0 0 1" euler="10 20 30"><freejoint/>
+  <geom type="box" size="0.15 0.05 0.01" pos="0.05 -0.02 0.03" mass="1"/></body>
+</worldbody></mujoco>]]))
+  local w = lucid.world{dt = 1e-3}
+  local id = w:add_model(m)
+  w:set_v(id, {1, 2, -3, 0.05, 20, 0.5})
+  check_against_fd("free-jointed box", w)
+end)
+
 t.case("an MJCF box held at its geom's margin - gap: A and B equal finite differences", function()
   -- include margin 0.006 (tests/data/model/mjcf_margin.xml): its contacts act on separation -
   -- 0.006; the box 7.5e-5 m past it (inside the rest band, where c*_N is flat: the derivatives
