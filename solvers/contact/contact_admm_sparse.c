@@ -107,7 +107,8 @@ lucid_status lucid_contact_sparse_reserve_dim(lucid_contact_sparse_workspace *ws
     size_t accel = memory ? (size_t)lucid_anderson_storage((int)(2 * m), memory) + 4 * m : 0;
     size_t want = V_COUNT * m + 2 * nv + accel;
     if (want < 17 * m + 2 * nv) want = 17 * m + 2 * nv; /* contact_newton_sparse.c's */
-    if (want < 30 * m + nv) want = 30 * m + nv;         /* contact_ip.c's */
+    if (want < (18 + 4 * (size_t)dim) * m + nv) /* contact_ip.c's: 18 + 4 dim vectors of m */
+        want = (18 + 4 * (size_t)dim) * m + nv;
     if (want > ws->cap) {
         size_t c = ws->cap > 0 ? ws->cap : 64;
         while (c < want) {

@@ -40,8 +40,8 @@ typedef struct ip {
     const lucid_contact_problem *p;
     const lucid_contact_sparse_problem *sp; /* body space, or NULL */
     lucid_contact_kkt *K;                   /* body space: [M -J^T; J B] */
-    double *diag;                           /* body space: (G + R)_kk, 3n */
-    double *B;                              /* body space: 9 per contact, row-major */
+    double *diag;                           /* body space: (G + R)_kk, d n */
+    double *B;                              /* body space: d^2 per contact, row-major */
     double *u;                              /* body space: the columns */
     int n, m, ncp;
     int d; /* rows per contact: 3, 4 (t1, t2, n, s) or 6 (t1, t2, n, s, r1, r2) */
@@ -290,35 +290,31 @@ static void scale_all(ip *s) {
 
 /* Body space. With dx = D z, multiplying A dx = b by D (I + E)^-1 = D (I - E) gives
  *   (G + B) z = D (I - E) b,  B = R + D (I - E)(W^2 + shift I) D
- * (B block diagonal, 3 x 3 a contact, symmetric for the CCP), solved through the sparse
+ * (B block diagonal, d x d a contact, symmetric for the CCP), solved through the sparse
  * augmented system [M -J^T; J B] [u; z] = [0; r] factorised by KLU (contact_sparse_kkt.h:
  * why not Woodbury through M + J^T B^-1 J, nor G + B in contact space). A ray's tangents are
  * pinned (dx_T = 0) as in the dense path: their rows and columns are the identity's. */
 static lucid_status factor_sparse(ip *s, double shift) {
+    int n = s->d, nn = n * n;
     for (int i = 0; i < s->n; ++i) {
-        const double *W2 = s->W2 + 9 * i, *h = s->yhat + 3 * i;
-        double *B = s->B + 9 * i, d[3];
-        for (int a = 0; a < 3; ++a) d[a] = dscale(s, 3 * i + a);
-        for (int a = 0; a < 3; ++a) /* B[a][b] = d_a ((I - E)(W^2 + shift I))_ab d_b + R_a */
-            for (int b = 0; b < 3; ++b) {
-                double c = W2[a + 3 * b] + (a == b ? shift : 0.0);
-                if (a == 2)
-                    c -= h[0] * (W2[3 * b] + (b == 0 ? shift : 0.0)) +
-                         h[1] * (W2[1 + 3 * b] + (b == 1 ? shift : 0.0));
-                B[3 * a + b] = d[a] * c * d[b];
-            }
+        const double *W2 = s->W2 + nn * i, *h = s->yhat + n * i;
+        double *B = s->B + nn * i, d[MAX_DIM], col[MAX_DIM];
+        for (int a = 0; a < n; ++a) d[a] = dscale(s, n * i + a);
+        for (int b = 0; b < n; ++b) { /* B[a][b] = d_a ((I - E)(W^2 + shift I))_ab d_b + R_a */
+            for (int a = 0; a < n; ++a) col[a] = W2[a + n * b] + (a == b ? shift : 0.0);
+            col[HEAD] -= tdot(n, h, col);
+            for (int a = 0; a < n; ++a) B[n * a + b] = d[a] * col[a] * d[b];
+        }
         if (s->p->R)
-            for (int a = 0; a < 3; ++a) B[4 * a] += s->p->R[3 * i + a];
+            for (int a = 0; a < n; ++a) B[(n + 1) * a] += s->p->R[n * i + a];
     }
     return lucid_contact_kkt_factor(s->K, s->sp, s->B, 1);
 }
 
 /* x <- A^-1 x in body space: r = D (I - E) x, z = S^-1 r, x = D z (rays' tangents: 0). */
 static void factor_solve_sparse(const ip *s, double *x) {
-    for (int i = 0; i < s->n; ++i) {
-        const double *h = s->yhat + 3 * i;
-        x[3 * i + 2] -= h[0] * x[3 * i] + h[1] * x[3 * i + 1];
-    }
+    int d = s->d;
+    for (int i = 0; i < s->n; ++i) x[d * i + HEAD] -= tdot(d, s->yhat + d * i, x + d * i);
     for (int k = 0; k < s->m; ++k) x[k] *= dscale(s, k);
     lucid_contact_kkt_solve(s->K, x);
     for (int k = 0; k < s->m; ++k) x[k] *= dscale(s, k);
@@ -444,7 +440,10 @@ static void direction(ip *s, const double *rc, double *dx, double *dy) {
 /* du = dy_N - yhat . dy_T of a curved contact: the change of its stored u. */
 static double margin_step(const ip *s, int i, const double *dy) {
     const double *d = dy + s->d * i, *h = s->yhat + s->d * i;
-    return d[HEAD] - tdot(s->d, h, d);
+    double du = d[HEAD]; /* term by term: dims 3 and 4 as before, bit for bit */
+    for (int a = 0; a < s->d; ++a)
+        if (a != HEAD) du -= h[a] * d[a];
+    return du;
 }
 
 /* The stored y_i + a dy_i. A curved contact moves y_T by a dy_T and u by a du, so the
@@ -704,16 +703,17 @@ lucid_status lucid_contact_solve_ip(lucid_contact_run *run, double *lambda, doub
 
 /* (G + R)_kk of every row: sum over the contact's sides of J_s row . W_s row (+ R) */
 static void sparse_diagonal(const lucid_contact_sparse_problem *p, double *diag) {
+    int dim = lucid_sparse_dim(p);
     for (int i = 0; i < p->n; ++i)
-        for (int a = 0; a < 3; ++a) {
-            double d = p->R ? p->R[3 * i + a] : 0.0;
+        for (int a = 0; a < dim; ++a) {
+            double d = p->R ? p->R[dim * i + a] : 0.0;
             for (int side = 2 * i; side < 2 * i + 2; ++side) {
                 if (p->body[side] < 0) continue;
                 size_t w = lucid_sparse_width(p, p->body[side]);
                 size_t at = lucid_sparse_side_at(p, side) + (size_t)a * w;
                 for (size_t k = 0; k < w; ++k) d += p->J[at + k] * p->W[at + k];
             }
-            diag[3 * i + a] = d;
+            diag[dim * i + a] = d;
         }
 }
 
@@ -726,23 +726,24 @@ lucid_status lucid_contact_solve_ip_sparse(const lucid_contact_sparse_problem *p
     if (!p || !o || !ws || !lambda || p->n < 0 || p->num_bodies < 0 ||
         o->solver != LUCID_CONTACT_IP ||
         (o->model != LUCID_CONTACT_CCP && o->model != LUCID_CONTACT_NCP) || !(o->tol >= 0.0) ||
-        o->max_iter < 0 || !(o->kappa >= 0.0) ||
+        o->max_iter < 0 || !(o->kappa >= 0.0) || (p->dim != 0 && p->dim != 3 && p->dim != 4) ||
         (p->n > 0 && (!p->body || !p->J || !p->W || !p->M || !p->g || !p->mu)))
         return LUCID_ERR_ARGUMENT;
-    lucid_contact_problem dense = {p->n, NULL, p->g, p->mu, p->R, 3};
+    int d = lucid_sparse_dim(p);
+    lucid_contact_problem dense = {p->n, NULL, p->g, p->mu, p->R, d};
     lucid_contact_run run = {&dense, o, NULL, result, lucid_contact_model_criterion(o->model)};
     if (p->n == 0) {
         result->converged = 1;
         return LUCID_OK;
     }
-    size_t m = 3 * (size_t)p->n;
+    size_t m = (size_t)d * (size_t)p->n;
     double *b = lucid_contact_sparse_workspace_buffer(ws);
     ip s = {.p = &dense,
             .sp = p,
             .K = lucid_contact_sparse_workspace_kkt(ws),
             .n = p->n,
             .m = (int)m,
-            .d = 3,
+            .d = d,
             .ncp = o->model == LUCID_CONTACT_NCP,
             .kappa = o->kappa};
     double **slots[] = {&s.x,  &s.y,   &s.dx,   &s.dy,     &s.dxa,    &s.dya,
@@ -750,8 +751,8 @@ lucid_status lucid_contact_solve_ip_sparse(const lucid_contact_sparse_problem *p
                         &s.t1, &s.t2,  &s.yhat, &s.x_best, &s.y_best, &s.diag};
     size_t count = sizeof slots / sizeof slots[0];
     for (size_t k = 0; k < count; ++k) *slots[k] = b + k * m;
-    s.W = b + count * m, s.W2 = s.W + 3 * m, s.Winv = s.W2 + 3 * m;
-    s.B = s.Winv + 3 * m, s.u = s.B + 3 * m; /* 30 vectors of 3n and one of the columns */
+    s.W = b + count * m, s.W2 = s.W + d * m, s.Winv = s.W2 + d * m;
+    s.B = s.Winv + d * m, s.u = s.B + d * m; /* 18 + 4 d vectors of d n, one of the columns */
     if (!s.K) return LUCID_ERR_NO_MEMORY;
     lucid_status status = lucid_contact_kkt_analyze(s.K, p);
     if (status != LUCID_OK) return status;
