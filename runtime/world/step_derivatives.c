@@ -1462,14 +1462,6 @@ static lucid_status columns(ctx *c, lucid_step_jacobians *J) {
     return s;
 }
 
-/* Whether the relaxed method's interior point solver takes the world's problems of dim. */
-static int relaxed_takes_dim(const lucid_world *w, int dim) {
-    lucid_contact_options o = w->opt.contact;
-    o.solver = LUCID_CONTACT_IP;
-    o.first_order = 0;
-    return lucid_contact_dim_supported(&o, dim);
-}
-
 /* 1 when a part of the world may make contacts with rolling friction (condim 6). */
 static int has_rolling(const lucid_world *w) {
     for (int k = 0; k < w->num_parts; ++k)
@@ -1497,11 +1489,6 @@ static lucid_status step_derivatives(lucid_world *w, const lucid_step_derivative
     if (!bad && has_rolling(w) && w->opt.collision == LUCID_WORLD_COLLISION_SINGLE_LEVEL)
         bad = "rolling friction (MJCF condim 6) in a single_level world has no step derivatives: "
               "a model geom of the world has it";
-    if (!bad && o->method == LUCID_STEP_RELAXED && lucid_world_derivative_dim(w) == 6 &&
-        !relaxed_takes_dim(w, 6))
-        bad = "rolling friction (MJCF condim 6) has no relaxed step derivatives: the interior "
-              "point solver that method differentiates takes contact problems of dim 3 and 4 "
-              "(use method \"implicit\")";
     if (!bad && w->opt.collision == LUCID_WORLD_COLLISION_SINGLE_LEVEL &&
         o->method != LUCID_STEP_RELAXED)
         bad = "a single_level world has method relaxed only (at its single_level.kappa)";

@@ -571,9 +571,10 @@ static lucid_status check_torsion(lucid_world *w, const int *list, int m, int di
         const lucid_contact_options *o = &w->opt.contact;
         if (!lucid_contact_dim_supported(o, dim)) {
             snprintf(w->error, sizeof w->error,
-                     "contact of %.32s and %.32s: %s needs ncp or ccp with %s, not %s:%s", a, b,
-                     kind, dim == 4 ? "admm, pgs or ip" : "admm or pgs",
-                     lucid_contact_model_name(o->model), lucid_contact_solver_name(o->solver));
+                     "contact of %.32s and %.32s: %s needs ncp or ccp with admm, pgs or ip, not "
+                     "%s:%s",
+                     a, b, kind, lucid_contact_model_name(o->model),
+                     lucid_contact_solver_name(o->solver));
             return LUCID_ERR_ARGUMENT;
         }
     }
@@ -630,7 +631,6 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
     dense_island d = {w, &p, NULL, w->spare + 4 * (size_t)rows, 0};
     lucid_world_island island = {.n = m,
                                  .n3 = rows,
-                                 .no_ip = dim == 6, /* the ip takes dims 3 and 4 */
                                  .lambda = w->lambda,
                                  .dual = w->dual,
                                  .spare = w->spare,

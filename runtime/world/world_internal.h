@@ -306,7 +306,6 @@ typedef struct lucid_world_island {
     int n;
     size_t n3;
     int ip_first; /* the ip before PGS from answers farther than LUCID_WORLD_PGS_POLISH tol */
-    int no_ip;    /* no interior-point attempt (no island sets it today) */
     double *lambda, *dual, *spare;
     void *ctx;
     lucid_status (*solve)(void *ctx, const lucid_contact_options *o, double *dual,

@@ -133,7 +133,7 @@ lucid_status lucid_world_island_solve(const lucid_contact_options *o, const luci
     }
     int has_pgs = lucid_contact_pair_check(o->model, LUCID_CONTACT_PGS) == LUCID_OK;
     int pgs = has_pgs && o->solver != LUCID_CONTACT_PGS ? PGS : -1;
-    int ip = lucid_world_island_has_ip_attempt(o) && !isl->no_ip ? IP : -1;
+    int ip = lucid_world_island_has_ip_attempt(o) ? IP : -1;
     int have_best = 0, best_cold = 0, best_answer = LUCID_ISLAND_ZERO, tried = 0, iterations = 0;
     for (int a = o->warm_start ? WARM : COLD; a >= 0;) {
         const double *start = a == PGS && have_best ? best : warm;

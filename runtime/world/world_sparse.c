@@ -100,16 +100,6 @@ static int touches_equality(const lucid_world *w, const int *list, int m) {
     return 0;
 }
 
-/* Whether a torsional (dim 4) island may go to body space: where its solver takes dim 4 there
- * (admm, pgs) and, under the automatic choice, where the island solve has no interior-point
- * attempt, which body space makes on 3 rows a contact only (the dense ip takes dim 4: it is
- * what meets tol where ADMM stalls). An explicit sparse_threshold is followed. */
-static int sparse_takes_torsion(const lucid_world *w) {
-    const lucid_contact_options *o = &w->opt.contact;
-    if (!lucid_contact_dim_supported(o, 4) || o->solver == LUCID_CONTACT_IP) return 0;
-    return w->opt.sparse_threshold >= 0 || !lucid_world_island_has_ip_attempt(o);
-}
-
 /* Rows per contact of an island: 4 when one of its contacts has torsional friction, else 3. */
 static int island_dim(const lucid_world *w, const int *list, int m) {
     for (int i = 0; i < m; ++i)
@@ -122,11 +112,11 @@ int lucid_world_sparse_applies(const lucid_world *w, const int *list, int m) {
     if (touches_equality(w, list, m)) return 0;
     /* a dry-friction row's virtual normal row has no body-space column: dense */
     if (lucid_world_has_friction_rows(w, list, m)) return 0;
-    /* rolling friction (dim 6) is solved densely only; torsional friction (dim 4) as
-     * sparse_takes_torsion says: otherwise the dense island solves it or refuses it by name */
+    /* rolling friction (dim 6) is solved densely only; torsional friction (dim 4) by the
+     * solvers that take it (admm, pgs, ip): the others' dense island refuses it by name */
     for (int i = 0; i < m; ++i)
         if (w->contacts[list[i]].rolling > 0.0) return 0;
-    if (island_dim(w, list, m) == 4 && !sparse_takes_torsion(w)) return 0;
+    if (island_dim(w, list, m) == 4 && !lucid_contact_dim_supported(&w->opt.contact, 4)) return 0;
     int threshold = lucid_world_sparse_threshold(&w->opt);
     if (w->opt.sparse_threshold < 0 && w->opt.contact.solver == LUCID_CONTACT_ADMM &&
         threshold > LUCID_WORLD_SPARSE_ADMM_ROBOT_CROSSOVER && touches_model(w, list, m))
@@ -502,12 +492,12 @@ static double round_off(const lucid_contact_sparse_problem *p, const double *lam
 static lucid_status ip_attempt(lucid_world *w, const lucid_contact_sparse_problem *p,
                                const lucid_contact_options *o, lucid_contact_result *res) {
     lucid_world_sparse *sp = w->sparse;
-    size_t n3 = 3 * (size_t)p->n;
-    lucid_status s = lucid_world_reserve_workspace(w, p->n);
+    size_t n3 = lucid_sparse_rows(p); /* dim n; the workspace's capacity: 3 rows each */
+    lucid_status s = lucid_world_reserve_workspace(w, (int)((n3 + 2) / 3));
     if (s == LUCID_OK) s = lucid_world_reserve((void **)&w->G, &w->G_cap, n3 * n3, sizeof(double));
     if (s != LUCID_OK) return s;
     lucid_contact_sparse_delassus(p, w->G);
-    lucid_contact_problem dense = {p->n, w->G, p->g, p->mu, p->R, 3};
+    lucid_contact_problem dense = {p->n, w->G, p->g, p->mu, p->R, lucid_sparse_dim(p)};
     return lucid_contact_solve(&dense, o, w->workspace, sp->lambda, sp->dual, res);
 }
 
@@ -609,7 +599,6 @@ lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, in
     lucid_world_island island = {.n = m,
                                  .n3 = rows,
                                  .ip_first = 1,
-                                 .no_ip = dim == 4, /* the body-space interior point takes 3 rows */
                                  .lambda = sp->lambda,
                                  .dual = sp->dual,
                                  .spare = sp->best,

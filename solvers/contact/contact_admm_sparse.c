@@ -101,13 +101,15 @@ lucid_status lucid_contact_sparse_reserve_dim(lucid_contact_sparse_workspace *ws
                                               size_t columns) {
     if (!ws || n < 0 || (dim != 3 && dim != 4)) return LUCID_ERR_ARGUMENT;
     size_t m = (size_t)dim * (size_t)n, nv = columns;
-    if ((size_t)n > SIZE_MAX / 64 || columns > SIZE_MAX / 64) return LUCID_ERR_NO_MEMORY;
+    /* the largest sum below, (18 + 4 dim) dim n + 2 columns + accel, stays below SIZE_MAX */
+    if ((size_t)n > SIZE_MAX / 1024 || columns > SIZE_MAX / 1024) return LUCID_ERR_NO_MEMORY;
     int memory = LUCID_CONTACT_ADMM_ANDERSON_MEMORY;
     if (2 * m > (size_t)INT32_MAX / (2 * (size_t)memory + 5)) memory = 0;
     size_t accel = memory ? (size_t)lucid_anderson_storage((int)(2 * m), memory) + 4 * m : 0;
     size_t want = V_COUNT * m + 2 * nv + accel;
     if (want < 17 * m + 2 * nv) want = 17 * m + 2 * nv; /* contact_newton_sparse.c's */
-    if (want < 30 * m + nv) want = 30 * m + nv;         /* contact_ip.c's */
+    if (want < (18 + 4 * (size_t)dim) * m + nv) /* contact_ip.c's: 18 + 4 dim vectors of m */
+        want = (18 + 4 * (size_t)dim) * m + nv;
     if (want > ws->cap) {
         size_t c = ws->cap > 0 ? ws->cap : 64;
         while (c < want) {

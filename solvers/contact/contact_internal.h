@@ -32,8 +32,8 @@ struct lucid_contact_workspace {
     } ip_state;
 };
 
-/* Vectors of 3N in the interior-point buffer: 17 + 3 d vectors of d n rows <= 3N (dim 4: 29). */
-#define LUCID_CONTACT_IP_VECTORS 29
+/* Vectors of 3N in the interior-point buffer: 17 + 3 d vectors of d n rows <= 3N (dim 6: 35). */
+#define LUCID_CONTACT_IP_VECTORS 35
 
 /* One solve's bookkeeping shared by the solver loops. */
 typedef struct lucid_contact_run {

@@ -11,8 +11,9 @@
  * r_c = max(sigma mu, kappa) e - v o v - (W dx_a) o (W^-1 dy_a); near the relaxed central
  * point (kappa > 0, gap within 10 kappa) plain Newton on v o v = kappa e. Steps stop at 0.99
  * of the distance to the cones' boundary. Contacts of dim 4 (torsional friction, (t1, t2, n, s))
- * have the cone of dimension 4 with head n: every formula below is that of a second-order
- * cone of any dimension, written over the tangential entries T = (t1, t2[, s]). */
+ * and 6 (rolling, (t1, t2, n, s, r1, r2)) have the cone of dimension 4 or 6 with head n: every
+ * formula below is that of a second-order cone of any dimension, written over the tangential
+ * entries T (all but n). */
 #include "solvers/contact/contact_ip.h"
 
 #include <math.h>
@@ -39,11 +40,11 @@ typedef struct ip {
     const lucid_contact_problem *p;
     const lucid_contact_sparse_problem *sp; /* body space, or NULL */
     lucid_contact_kkt *K;                   /* body space: [M -J^T; J B] */
-    double *diag;                           /* body space: (G + R)_kk, 3n */
-    double *B;                              /* body space: 9 per contact, row-major */
+    double *diag;                           /* body space: (G + R)_kk, d n */
+    double *B;                              /* body space: d^2 per contact, row-major */
     double *u;                              /* body space: the columns */
     int n, m, ncp;
-    int d; /* rows per contact: 3, or 4 (t1, t2, n, s) */
+    int d; /* rows per contact: 3, 4 (t1, t2, n, s) or 6 (t1, t2, n, s, r1, r2) */
     double kappa;
     double *x, *y, *dx, *dy, *dxa, *dya, *r, *rhs, *v, *w, *sigma, *lambda, *t1, *t2;
     double *x_best, *y_best; /* the iterate with the smallest model criterion so far */
@@ -60,7 +61,8 @@ static int is_ray(const ip *s, int i) {
 }
 
 /* The head (normal) entry of a contact's d entries; the others are tangential. */
-#define HEAD 2
+#define HEAD    2
+#define MAX_DIM 6 /* rows per contact: 3, 4 (t1, t2, n, s) or 6 (t1, t2, n, s, r1, r2) */
 
 /* D's diagonal entry k: 1 on tangents, mu on normals (1 for rays). */
 static double dscale(const ip *s, int k) {
@@ -68,10 +70,28 @@ static double dscale(const ip *s, int k) {
     return k % s->d == HEAD && mu > 0.0 ? mu : 1.0;
 }
 
-/* ||x_T|| of a contact's d entries (t1, t2[, s]); dim 3 as before, through hypot. */
+/* ||x_T|| of a contact's d entries (t1, t2[, s[, r1, r2]]); dim 3 as before, through hypot. */
 static double tnorm(int d, const double *x) {
     if (d == 3) return lucid_contact_hypot(x[0], x[1]);
-    return sqrt(x[0] * x[0] + x[1] * x[1] + x[3] * x[3]);
+    double t = 0.0;
+    for (int a = 0; a < d; ++a)
+        if (a != HEAD) t += x[a] * x[a];
+    return sqrt(t);
+}
+
+/* h_T . x_T over a contact's tangential entries (h: E's row) */
+static double tdot(int d, const double *h, const double *x) {
+    double t = 0.0;
+    for (int a = 0; a < d; ++a)
+        if (a != HEAD) t += h[a] * x[a];
+    return t;
+}
+
+/* 1 when E's row h of a contact is zero (the CCP, rays, a resting y_T) */
+static int tzero(int d, const double *h) {
+    for (int a = 0; a < d; ++a)
+        if (a != HEAD && h[a] != 0.0) return 0;
+    return 1;
 }
 
 /* 1 when contact i's y is stored as (y_T, u): NCP contacts (not rays). y_N = ||y_T|| + u with
@@ -181,7 +201,8 @@ static void nt_scaling(int d, int ray, const double *x, const double *y, double 
         return;
     }
     double nx = sqrt(jnorm2(d, x)), ny = sqrt(y_jn);
-    double xb[4], yb[4], wb[4] = {0}, u[4], Ju[4], J[4], dot = 1.0; /* 1 + xb . yb */
+    double xb[MAX_DIM], yb[MAX_DIM], wb[MAX_DIM] = {0}, u[MAX_DIM], Ju[MAX_DIM], J[MAX_DIM],
+                                     dot = 1.0; /* 1 + xb . yb */
     for (int a = 0; a < d; ++a) xb[a] = x[a] / nx, yb[a] = y[a] / ny, J[a] = a == HEAD ? 1.0 : -1.0;
     for (int a = 0; a < d; ++a) dot += xb[a] * yb[a];
     double gamma = sqrt(0.5 * dot);
@@ -241,7 +262,7 @@ static void residual(ip *s) {
 static double gap(const ip *s) {
     double sum = 0.0;
     for (int i = 0; i < s->n; ++i) {
-        double y[4];
+        double y[MAX_DIM];
         y_full(s, i, s->y + s->d * i, y);
         for (int a = 0; a < s->d; ++a) sum += s->x[s->d * i + a] * y[a];
     }
@@ -252,7 +273,7 @@ static double gap(const ip *s) {
 static void scale_all(ip *s) {
     for (int i = 0; i < s->n; ++i) {
         int d = s->d, dd = d * d;
-        double y[4];
+        double y[MAX_DIM];
         y_full(s, i, s->y + d * i, y);
         nt_scaling(d, is_ray(s, i), s->x + d * i, y, y_jnorm2(s, i, s->y + d * i), s->W + dd * i,
                    s->Winv + dd * i);
@@ -269,35 +290,31 @@ static void scale_all(ip *s) {
 
 /* Body space. With dx = D z, multiplying A dx = b by D (I + E)^-1 = D (I - E) gives
  *   (G + B) z = D (I - E) b,  B = R + D (I - E)(W^2 + shift I) D
- * (B block diagonal, 3 x 3 a contact, symmetric for the CCP), solved through the sparse
+ * (B block diagonal, d x d a contact, symmetric for the CCP), solved through the sparse
  * augmented system [M -J^T; J B] [u; z] = [0; r] factorised by KLU (contact_sparse_kkt.h:
  * why not Woodbury through M + J^T B^-1 J, nor G + B in contact space). A ray's tangents are
  * pinned (dx_T = 0) as in the dense path: their rows and columns are the identity's. */
 static lucid_status factor_sparse(ip *s, double shift) {
+    int n = s->d, nn = n * n;
     for (int i = 0; i < s->n; ++i) {
-        const double *W2 = s->W2 + 9 * i, *h = s->yhat + 3 * i;
-        double *B = s->B + 9 * i, d[3];
-        for (int a = 0; a < 3; ++a) d[a] = dscale(s, 3 * i + a);
-        for (int a = 0; a < 3; ++a) /* B[a][b] = d_a ((I - E)(W^2 + shift I))_ab d_b + R_a */
-            for (int b = 0; b < 3; ++b) {
-                double c = W2[a + 3 * b] + (a == b ? shift : 0.0);
-                if (a == 2)
-                    c -= h[0] * (W2[3 * b] + (b == 0 ? shift : 0.0)) +
-                         h[1] * (W2[1 + 3 * b] + (b == 1 ? shift : 0.0));
-                B[3 * a + b] = d[a] * c * d[b];
-            }
+        const double *W2 = s->W2 + nn * i, *h = s->yhat + n * i;
+        double *B = s->B + nn * i, d[MAX_DIM], col[MAX_DIM];
+        for (int a = 0; a < n; ++a) d[a] = dscale(s, n * i + a);
+        for (int b = 0; b < n; ++b) { /* B[a][b] = d_a ((I - E)(W^2 + shift I))_ab d_b + R_a */
+            for (int a = 0; a < n; ++a) col[a] = W2[a + n * b] + (a == b ? shift : 0.0);
+            col[HEAD] -= tdot(n, h, col);
+            for (int a = 0; a < n; ++a) B[n * a + b] = d[a] * col[a] * d[b];
+        }
         if (s->p->R)
-            for (int a = 0; a < 3; ++a) B[4 * a] += s->p->R[3 * i + a];
+            for (int a = 0; a < n; ++a) B[(n + 1) * a] += s->p->R[n * i + a];
     }
     return lucid_contact_kkt_factor(s->K, s->sp, s->B, 1);
 }
 
 /* x <- A^-1 x in body space: r = D (I - E) x, z = S^-1 r, x = D z (rays' tangents: 0). */
 static void factor_solve_sparse(const ip *s, double *x) {
-    for (int i = 0; i < s->n; ++i) {
-        const double *h = s->yhat + 3 * i;
-        x[3 * i + 2] -= h[0] * x[3 * i] + h[1] * x[3 * i + 1];
-    }
+    int d = s->d;
+    for (int i = 0; i < s->n; ++i) x[d * i + HEAD] -= tdot(d, s->yhat + d * i, x + d * i);
     for (int k = 0; k < s->m; ++k) x[k] *= dscale(s, k);
     lucid_contact_kkt_solve(s->K, x);
     for (int k = 0; k < s->m; ++k) x[k] *= dscale(s, k);
@@ -320,11 +337,10 @@ static lucid_status assemble_and_factor_shifted(ip *s, double shift) {
     if (s->ncp)
         for (int i = 0; i < s->n; ++i) {
             const double *h = s->yhat + d * i;
-            if (h[0] == 0.0 && h[1] == 0.0 && (d == 3 || h[3] == 0.0)) continue;
+            if (tzero(d, h)) continue;
             for (int j = 0; j < m; ++j) {
                 double *col = A + (size_t)m * j + d * i;
-                col[HEAD] += h[0] * col[0] + h[1] * col[1];
-                if (d == 4) col[HEAD] += h[3] * col[3];
+                col[HEAD] += tdot(d, h, col);
             }
         }
     for (int i = 0; i < s->n; ++i)
@@ -378,8 +394,7 @@ static void apply_IE(const ip *s, double *u) {
     for (int i = 0; i < s->n; ++i) {
         const double *h = s->yhat + d * i;
         double *ui = u + d * i;
-        ui[HEAD] += h[0] * ui[0] + h[1] * ui[1];
-        if (d == 4) ui[HEAD] += h[3] * ui[3];
+        ui[HEAD] += tdot(d, h, ui);
     }
 }
 
@@ -416,7 +431,7 @@ static void direction(ip *s, const double *rc, double *dx, double *dy) {
     zero_ray_tangents(s, dx);
     factor_solve(s, 0, dx);
     for (int i = 0; i < s->n; ++i) {
-        double W2dx[4];
+        double W2dx[MAX_DIM];
         mat_vec(d, s->W2 + d * d * i, dx + d * i, W2dx);
         for (int a = 0; a < d; ++a) dy[d * i + a] = s->t1[d * i + a] - W2dx[a];
     }
@@ -425,8 +440,10 @@ static void direction(ip *s, const double *rc, double *dx, double *dy) {
 /* du = dy_N - yhat . dy_T of a curved contact: the change of its stored u. */
 static double margin_step(const ip *s, int i, const double *dy) {
     const double *d = dy + s->d * i, *h = s->yhat + s->d * i;
-    double du = d[HEAD] - h[0] * d[0] - h[1] * d[1];
-    return s->d == 4 ? du - h[3] * d[3] : du;
+    double du = d[HEAD]; /* term by term: dims 3 and 4 as before, bit for bit */
+    for (int a = 0; a < s->d; ++a)
+        if (a != HEAD) du -= h[a] * d[a];
+    return du;
 }
 
 /* The stored y_i + a dy_i. A curved contact moves y_T by a dy_T and u by a du, so the
@@ -463,12 +480,12 @@ static void relaxed_criteria(ip *s, lucid_contact_criteria *out) {
     double ep = 0.0, ed = 0.0, ec = 0.0, force = 0.0, velocity = 0.0;
     for (int i = 0; i < s->n; ++i) {
         int ray = is_ray(s, i), d = s->d;
-        double xy[4], y[4], mu = s->p->mu[i];
+        double xy[MAX_DIM], y[MAX_DIM], mu = s->p->mu[i];
         y_full(s, i, s->y + d * i, y);
         jordan(d, ray, s->x + d * i, y, xy);
         xy[HEAD] -= s->kappa;
-        ep = fmax(ep, d == 4 ? lucid_cone4_distance(mu, s->lambda + d * i)
-                             : lucid_cone_distance(mu, s->lambda + d * i));
+        ep = fmax(ep, d > 3 ? lucid_cone_n_distance(d, mu, s->lambda + d * i)
+                            : lucid_cone_distance(mu, s->lambda + d * i));
         for (int a = 0; a < d; ++a) {
             ed = fmax(ed, fabs(s->r[d * i + a] * dscale(s, d * i + a)));
             ec = fmax(ec, fabs(xy[a]));
@@ -565,7 +582,7 @@ static ip ip_layout(lucid_contact_run *run) {
     size_t count = sizeof slots / sizeof slots[0];
     for (size_t k = 0; k < count; ++k) *slots[k] = b + k * (size_t)m;
     s.W = b + count * m, s.W2 = s.W + (size_t)d * m, s.Winv = s.W2 + (size_t)d * m;
-    return s; /* 17 + 3 d vectors of d n (29 for d = 4): LUCID_CONTACT_IP_VECTORS of 3 capacity */
+    return s; /* 17 + 3 d vectors of d n (35 for d = 6): LUCID_CONTACT_IP_VECTORS of 3 capacity */
 }
 
 /* One predictor-corrector iteration from (x, y) whose residual r is current. */
@@ -588,7 +605,7 @@ static lucid_status iterate(ip *s, double *alpha_out) {
         double a = fmin(1.0, step_to_boundary(s, s->dxa, s->dya));
         double mu_aff = 0.0;
         for (int i = 0; i < s->n; ++i) {
-            double ya[4], yf[4];
+            double ya[MAX_DIM], yf[MAX_DIM];
             y_step(s, i, a, s->dya, ya);
             y_full(s, i, ya, yf);
             for (int c = 0; c < d; ++c) mu_aff += (s->x[d * i + c] + a * s->dxa[d * i + c]) * yf[c];
@@ -597,7 +614,7 @@ static lucid_status iterate(ip *s, double *alpha_out) {
         double ratio = fmax(mu_aff, 0.0) / mu, target = fmax(ratio * ratio * ratio * mu, s->kappa);
         for (int i = 0; i < s->n; ++i) {
             int ray = is_ray(s, i);
-            double wdx[4], wdy[4], corr[4];
+            double wdx[MAX_DIM], wdy[MAX_DIM], corr[MAX_DIM];
             mat_vec(d, s->W + d * d * i, s->dxa + d * i, wdx);
             mat_vec(d, s->Winv + d * d * i, s->dya + d * i, wdy);
             jordan(d, ray, wdx, wdy, corr);
@@ -656,7 +673,7 @@ static void solve(lucid_contact_run *run, ip *sp, double *lambda, double *dual) 
     memcpy(lambda, s.lambda, sizeof(double) * (size_t)s.m);
     if (dual)
         for (int i = 0; i < s.n; ++i) {
-            double y[4];
+            double y[MAX_DIM];
             y_full(&s, i, s.y + s.d * i, y);
             for (int a = 0; a < s.d; ++a) dual[s.d * i + a] = y[a] * dscale(&s, s.d * i + a);
         }
@@ -686,16 +703,17 @@ lucid_status lucid_contact_solve_ip(lucid_contact_run *run, double *lambda, doub
 
 /* (G + R)_kk of every row: sum over the contact's sides of J_s row . W_s row (+ R) */
 static void sparse_diagonal(const lucid_contact_sparse_problem *p, double *diag) {
+    int dim = lucid_sparse_dim(p);
     for (int i = 0; i < p->n; ++i)
-        for (int a = 0; a < 3; ++a) {
-            double d = p->R ? p->R[3 * i + a] : 0.0;
+        for (int a = 0; a < dim; ++a) {
+            double d = p->R ? p->R[dim * i + a] : 0.0;
             for (int side = 2 * i; side < 2 * i + 2; ++side) {
                 if (p->body[side] < 0) continue;
                 size_t w = lucid_sparse_width(p, p->body[side]);
                 size_t at = lucid_sparse_side_at(p, side) + (size_t)a * w;
                 for (size_t k = 0; k < w; ++k) d += p->J[at + k] * p->W[at + k];
             }
-            diag[3 * i + a] = d;
+            diag[dim * i + a] = d;
         }
 }
 
@@ -708,23 +726,24 @@ lucid_status lucid_contact_solve_ip_sparse(const lucid_contact_sparse_problem *p
     if (!p || !o || !ws || !lambda || p->n < 0 || p->num_bodies < 0 ||
         o->solver != LUCID_CONTACT_IP ||
         (o->model != LUCID_CONTACT_CCP && o->model != LUCID_CONTACT_NCP) || !(o->tol >= 0.0) ||
-        o->max_iter < 0 || !(o->kappa >= 0.0) ||
+        o->max_iter < 0 || !(o->kappa >= 0.0) || (p->dim != 0 && p->dim != 3 && p->dim != 4) ||
         (p->n > 0 && (!p->body || !p->J || !p->W || !p->M || !p->g || !p->mu)))
         return LUCID_ERR_ARGUMENT;
-    lucid_contact_problem dense = {p->n, NULL, p->g, p->mu, p->R, 3};
+    int d = lucid_sparse_dim(p);
+    lucid_contact_problem dense = {p->n, NULL, p->g, p->mu, p->R, d};
     lucid_contact_run run = {&dense, o, NULL, result, lucid_contact_model_criterion(o->model)};
     if (p->n == 0) {
         result->converged = 1;
         return LUCID_OK;
     }
-    size_t m = 3 * (size_t)p->n;
+    size_t m = (size_t)d * (size_t)p->n;
     double *b = lucid_contact_sparse_workspace_buffer(ws);
     ip s = {.p = &dense,
             .sp = p,
             .K = lucid_contact_sparse_workspace_kkt(ws),
             .n = p->n,
             .m = (int)m,
-            .d = 3,
+            .d = d,
             .ncp = o->model == LUCID_CONTACT_NCP,
             .kappa = o->kappa};
     double **slots[] = {&s.x,  &s.y,   &s.dx,   &s.dy,     &s.dxa,    &s.dya,
@@ -732,8 +751,8 @@ lucid_status lucid_contact_solve_ip_sparse(const lucid_contact_sparse_problem *p
                         &s.t1, &s.t2,  &s.yhat, &s.x_best, &s.y_best, &s.diag};
     size_t count = sizeof slots / sizeof slots[0];
     for (size_t k = 0; k < count; ++k) *slots[k] = b + k * m;
-    s.W = b + count * m, s.W2 = s.W + 3 * m, s.Winv = s.W2 + 3 * m;
-    s.B = s.Winv + 3 * m, s.u = s.B + 3 * m; /* 30 vectors of 3n and one of the columns */
+    s.W = b + count * m, s.W2 = s.W + d * m, s.Winv = s.W2 + d * m;
+    s.B = s.Winv + d * m, s.u = s.B + d * m; /* 18 + 4 d vectors of d n, one of the columns */
     if (!s.K) return LUCID_ERR_NO_MEMORY;
     lucid_status status = lucid_contact_kkt_analyze(s.K, p);
     if (status != LUCID_OK) return status;

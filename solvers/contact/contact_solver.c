@@ -95,7 +95,7 @@ int lucid_contact_stalled(double change, double size, double stall_tol) {
 
 int lucid_contact_dim_supported(const lucid_contact_options *o, int dim) {
     int solver = o->solver == LUCID_CONTACT_ADMM || o->solver == LUCID_CONTACT_PGS;
-    int ip = o->solver == LUCID_CONTACT_IP && dim == 4; /* the ip's cone of dimension 4 */
+    int ip = o->solver == LUCID_CONTACT_IP; /* the ip's cone of any dimension */
     return dim == 3 || ((dim == 4 || dim == 6) && (solver || ip) && !o->first_order &&
                         (o->model == LUCID_CONTACT_CCP || o->model == LUCID_CONTACT_NCP));
 }

@@ -145,7 +145,7 @@ lucid_contact_sparse_workspace *lucid_contact_sparse_workspace_create(void);
 void lucid_contact_sparse_workspace_destroy(lucid_contact_sparse_workspace *ws);
 lucid_status lucid_contact_sparse_reserve(lucid_contact_sparse_workspace *ws, int n,
                                           size_t columns);
-/* As lucid_contact_sparse_reserve for contacts of dim rows (3 or 4; 4 for ADMM only). */
+/* As lucid_contact_sparse_reserve for contacts of dim rows (3 or 4; 4 for ADMM, PGS and IP). */
 lucid_status lucid_contact_sparse_reserve_dim(lucid_contact_sparse_workspace *ws, int n, int dim,
                                               size_t columns);
 
@@ -175,7 +175,8 @@ lucid_status lucid_contact_solve_newton_sparse(const lucid_contact_sparse_proble
 
 /* Interior point of lucid_contact_solve (ccp:ip, ncp:ip; contact_ip.h) on the sparse form:
  * the same iterates, each Newton system A dx = b solved as (G + B) z = D (I - E) b with B the
- * 3 x 3 blocks R + D (I - E) W^2 D, through the sparse augmented system [M -J^T; J B]
+ * d x d blocks R + D (I - E) W^2 D (d = lucid_sparse_dim: 3 or 4), through the sparse
+ * augmented system [M -J^T; J B]
  * factorised by KLU (contact_sparse_kkt.h, which says why not through H = M + J^T B^-1 J).
  * No derivatives (lucid_contact_ip_jvp needs the dense problem). dual:
  * the corrected velocity as lucid_contact_solve's (may be NULL). ws reserved for p. */

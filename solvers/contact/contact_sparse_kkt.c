@@ -1,12 +1,13 @@
 /* K = [M -J^T; J B] of a body-space problem, sparse, factorised by KLU (contact_sparse_kkt.h).
  *
- * Unknowns: the slots' columns (u, lucid_sparse_columns of them), then 3 per contact (z).
- * Slot column begin(b) + l holds the w rows of b's mass block, then for each side s on b whose
- * J block may be non-zero in column l, the 3 rows of its contact (both sides of a contact on
- * one slot share those rows). Contact column 3 i + c holds, for each side's slot, the rows of
- * its J span (both sides on one slot: the slot's w rows, once), then the 3 rows of the
- * contact itself (B). Values are rewritten by every factorisation: the positions are
- * recomputed in the same order as the pattern was built, so no map is stored. */
+ * Unknowns: the slots' columns (u, lucid_sparse_columns of them), then d per contact (z; d =
+ * lucid_sparse_dim: 3, or 4 with the spin row). Slot column begin(b) + l holds the w rows of
+ * b's mass block, then for each side s on b whose J block may be non-zero in column l, the d
+ * rows of its contact (both sides of a contact on one slot share those rows). Contact column
+ * d i + c holds, for each side's slot, the rows of its J span (both sides on one slot: the
+ * slot's w rows, once), then the d rows of the contact itself (B). Values are rewritten by every
+ * factorisation: the positions are recomputed in the same order as the pattern was built, so no map
+ * is stored. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,10 +22,10 @@ typedef SuiteSparse_long idx;
 #define RCOND_FLOOR   1e-12
 
 struct lucid_contact_kkt {
-    idx n, nv, size, nnz; /* contacts, slot columns, nv + 3n, entries */
-    idx *inc_start, *inc; /* nb + 1, 2n: the sides on each slot */
-    idx *Ap, *Ai;         /* size + 1, nnz */
-    double *Ax, *rhs;     /* nnz, size */
+    idx n, d, nv, size, nnz; /* contacts, rows per contact, slot columns, nv + d n, entries */
+    idx *inc_start, *inc;    /* nb + 1, 2n: the sides on each slot */
+    idx *Ap, *Ai;            /* size + 1, nnz */
+    double *Ax, *rhs;        /* nnz, size */
     size_t cap_inc_start, cap_inc, cap_Ap, cap_Ai, cap_Ax, cap_rhs;
     klu_l_common klu;
     klu_l_symbolic *symbolic; /* of the current pattern, or NULL */
@@ -92,16 +93,16 @@ static void column_span(const lucid_contact_sparse_problem *p, idx s, size_t *lo
     lucid_sparse_span(p, (int)s, 0, lo, hi);
 }
 
-/* A ray's tangential row or column (pinned). */
+/* A ray's tangential row or column (pinned): every row of the contact but its normal (2). */
 static int pinned(const lucid_contact_sparse_problem *p, int pin_rays, idx i, idx a) {
-    return pin_rays && a < 2 && p->mu[i] == 0.0;
+    return pin_rays && a != 2 && p->mu[i] == 0.0;
 }
 
 /* One pass over K's entries in pattern order: with Ax == NULL the pattern (Ai, Ap) is written,
  * else the values. Returns the entries. */
 static idx walk(lucid_contact_kkt *k, const lucid_contact_sparse_problem *p, const double *B,
                 int pin_rays, int values) {
-    idx e = 0;
+    idx e = 0, d = k->d;
     for (idx b = 0; b < p->num_bodies; ++b) {
         idx first = (idx)lucid_sparse_begin(p, (int)b), w = (idx)lucid_sparse_width(p, (int)b);
         const double *M = p->M + lucid_sparse_mass_at(p, (int)b);
@@ -119,9 +120,9 @@ static idx walk(lucid_contact_kkt *k, const lucid_contact_sparse_problem *p, con
                 column_span(p, s, &lo, &hi);
                 if ((size_t)l < lo || (size_t)l >= hi) continue;
                 if (shared_slot(p, s) && (s & 1)) continue; /* its rows came with side s ^ 1 */
-                for (idx a = 0; a < 3; ++a, ++e) {
+                for (idx a = 0; a < d; ++a, ++e) {
                     if (!values) {
-                        k->Ai[e] = k->nv + 3 * i + a;
+                        k->Ai[e] = k->nv + d * i + a;
                         continue;
                     }
                     double v = 0.0;
@@ -134,8 +135,8 @@ static idx walk(lucid_contact_kkt *k, const lucid_contact_sparse_problem *p, con
         }
     }
     for (idx i = 0; i < k->n; ++i)
-        for (idx c = 0; c < 3; ++c) {
-            if (!values) k->Ap[k->nv + 3 * i + c] = e;
+        for (idx c = 0; c < d; ++c) {
+            if (!values) k->Ap[k->nv + d * i + c] = e;
             for (idx s = 2 * i; s < 2 * i + 2; ++s) {
                 idx b = p->body[s];
                 if (b < 0 || (shared_slot(p, s) && (s & 1))) continue;
@@ -155,13 +156,13 @@ static idx walk(lucid_contact_kkt *k, const lucid_contact_sparse_problem *p, con
                     k->Ax[e] = pinned(p, pin_rays, i, c) ? 0.0 : v;
                 }
             }
-            for (idx a = 0; a < 3; ++a, ++e) {
+            for (idx a = 0; a < d; ++a, ++e) {
                 if (!values) {
-                    k->Ai[e] = k->nv + 3 * i + a;
+                    k->Ai[e] = k->nv + d * i + a;
                     continue;
                 }
                 int pin = pinned(p, pin_rays, i, a) || pinned(p, pin_rays, i, c);
-                k->Ax[e] = pin ? (a == c ? 1.0 : 0.0) : B[9 * i + 3 * a + c];
+                k->Ax[e] = pin ? (a == c ? 1.0 : 0.0) : B[d * d * i + d * a + c];
             }
         }
     if (!values) k->Ap[k->size] = e;
@@ -170,7 +171,7 @@ static idx walk(lucid_contact_kkt *k, const lucid_contact_sparse_problem *p, con
 
 /* Entries of K (the walk's count, in size_t); SIZE_MAX on overflow. */
 static size_t count_entries(const lucid_contact_kkt *k, const lucid_contact_sparse_problem *p) {
-    size_t e = 0;
+    size_t e = 0, d = (size_t)k->d;
     for (int b = 0; b < p->num_bodies; ++b) {
         size_t w = lucid_sparse_width(p, b);
         if (w > 0 && w > (SIZE_MAX - e) / w) return SIZE_MAX;
@@ -180,11 +181,11 @@ static size_t count_entries(const lucid_contact_kkt *k, const lucid_contact_spar
         if (p->body[s] < 0 || (shared_slot(p, s) && (s & 1))) continue;
         size_t lo, hi;
         column_span(p, s, &lo, &hi);
-        if (hi - lo > (SIZE_MAX - e) / 6) return SIZE_MAX;
-        e += 6 * (hi - lo); /* 3 rows in each of its columns, its rows in 3 columns */
+        if (hi - lo > (SIZE_MAX - e) / (2 * d)) return SIZE_MAX;
+        e += 2 * d * (hi - lo); /* d rows in each of its columns, its rows in d columns */
     }
-    if ((size_t)k->n > (SIZE_MAX - e) / 9) return SIZE_MAX;
-    return e + 9 * (size_t)k->n;
+    if ((size_t)k->n > (SIZE_MAX - e) / (d * d)) return SIZE_MAX;
+    return e + d * d * (size_t)k->n;
 }
 
 lucid_status lucid_contact_kkt_analyze(lucid_contact_kkt *k,
@@ -192,10 +193,11 @@ lucid_status lucid_contact_kkt_analyze(lucid_contact_kkt *k,
     if (!k || !p || p->n < 0 || p->num_bodies < 0 || (p->n > 0 && !p->M)) return LUCID_ERR_ARGUMENT;
     free_klu(k); /* KLU's analysis was of the previous pattern */
     size_t n = (size_t)p->n, nb = (size_t)p->num_bodies, nv = lucid_sparse_columns(p);
+    size_t d = (size_t)lucid_sparse_dim(p);
     if (n > SIZE_MAX / 8 || nb > SIZE_MAX / 2 || nv > (size_t)INT64_MAX / 4 ||
-        3 * n > (size_t)INT64_MAX / 4 - nv)
+        d * n > (size_t)INT64_MAX / 4 - nv)
         return LUCID_ERR_NO_MEMORY;
-    k->n = (idx)n, k->nv = (idx)nv, k->size = (idx)(nv + 3 * n);
+    k->n = (idx)n, k->d = (idx)d, k->nv = (idx)nv, k->size = (idx)(nv + d * n);
     size_t size = (size_t)k->size;
     lucid_status st = grow((void **)&k->inc_start, &k->cap_inc_start, nb + 1, sizeof(idx));
     if (st == LUCID_OK) st = grow((void **)&k->inc, &k->cap_inc, 2 * n, sizeof(idx));
@@ -241,7 +243,7 @@ lucid_status lucid_contact_kkt_factor(lucid_contact_kkt *k, const lucid_contact_
 void lucid_contact_kkt_solve(lucid_contact_kkt *k, double *x) {
     if (k->size == 0) return;
     memset(k->rhs, 0, sizeof(double) * (size_t)k->nv);
-    memcpy(k->rhs + k->nv, x, sizeof(double) * 3 * (size_t)k->n);
+    memcpy(k->rhs + k->nv, x, sizeof(double) * (size_t)(k->d * k->n));
     klu_l_solve(k->symbolic, k->numeric, k->size, 1, k->rhs, &k->klu);
-    memcpy(x, k->rhs + k->nv, sizeof(double) * 3 * (size_t)k->n);
+    memcpy(x, k->rhs + k->nv, sizeof(double) * (size_t)(k->d * k->n));
 }

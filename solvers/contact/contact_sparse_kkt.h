@@ -1,7 +1,8 @@
 /* The augmented (KKT) system of a body-space contact problem (contact_sparse.h),
  *   K = [ M  -J^T ]   K [u; z] = [0; r]  <=>  (J M^-1 J^T + B) z = r,  u = M^-1 J^T z,
  *       [ J   B   ]
- * B block diagonal (one 3 x 3 block a contact, not necessarily symmetric), stored sparse and
+ * B block diagonal (one d x d block a contact, d = lucid_sparse_dim: 3, or 4 with the spin row;
+ * not necessarily symmetric), stored sparse and
  * factorised P K Q = L U by SuiteSparse's KLU with partial pivoting (internal to the contact
  * solvers; the interior point's Newton systems, contact_ip.c).
  * Why not Woodbury through H = M + J^T B^-1 J (contact_sparse_hessian.h) as ADMM does: the
@@ -40,13 +41,13 @@ void lucid_contact_kkt_destroy(lucid_contact_kkt *k);
 /* The pattern of K for p (needs p->M). LUCID_ERR_NO_MEMORY when a size overflows or an
  * allocation fails (LUCID_ERR_INTERNAL when KLU rejects the pattern). */
 lucid_status lucid_contact_kkt_analyze(lucid_contact_kkt *k, const lucid_contact_sparse_problem *p);
-/* K with the blocks B (n blocks of 3 x 3, row-major, 9 numbers each), factorised; with
+/* K with the blocks B (n blocks of d x d, row-major, d^2 numbers each), factorised; with
  * pin_rays, z's tangential entries of each contact with mu = 0 (a ray: no tangential force)
  * pinned at 0 (their rows and columns of K replaced by the identity's). LUCID_ERR_NOT_SPD
  * when K is singular in floating point. */
 lucid_status lucid_contact_kkt_factor(lucid_contact_kkt *k, const lucid_contact_sparse_problem *p,
                                       const double *B, int pin_rays);
-/* x (3n) <- (J M^-1 J^T + B)^-1 x */
+/* x (d n) <- (J M^-1 J^T + B)^-1 x */
 void lucid_contact_kkt_solve(lucid_contact_kkt *k, double *x);
 
 /* The sparse solvers' workspace's K (created on first use; NULL when that fails). */

@@ -4,16 +4,15 @@
  * island.
  * - From the same states, one step on the body-space path (sparse_threshold 0) and one on the
  *   dense path (sparse_threshold huge) give the same velocities and torques to the solver's
- *   tolerance, for every solver that takes dim 4 (ncp/ccp with admm/pgs), on two boxes (free
+ *   tolerance, for every solver that takes dim 4 (ncp/ccp with admm/pgs/ip), on two boxes (free
  *   bodies) on a condim-4 floor twisted past their torsional limit, the box-box contact
  *   without torsion; every body-space step is checked to be one of dim 4 (a silent fall-back
  *   to the dense path fails).
  * - The spinning sphere of tests/data/model/mjcf_torsion_spin.xml (a model link) spins down in
  *   body space at the analytic rate mu_t g / (0.4 r^2) (1e-9).
- * - humanoid100.xml (Debian's libmujoco-samples; skipped when absent): its torsional islands
- *   stay dense under the default ncp:admm (whose last attempt, the interior point, takes dim 4
- *   densely only); all in body space (threshold 0) under ncp:pgs, each step matches the dense
- *   path's.
+ * - humanoid100.xml (Debian's libmujoco-samples; skipped when absent): its large torsional
+ *   islands go to body space under the default ncp:admm (automatic routing, as for dim 3); all
+ *   in body space (threshold 0) under ncp:pgs, each step matches the dense path's.
  * - A solver without dim 4 (ncp:newton) keeps the island dense, which refuses it by name. */
 #include <math.h>
 #include <setjmp.h>
@@ -121,13 +120,16 @@ static double twist(int k) {
 }
 
 /* From each state of a dense trajectory of the two boxes, one dense and one body-space step
- * (solver tolerance tol, 0: the default): velocities agree to vtol; returns the largest |dv|.
+ * (solver tolerance tol, 0: the default): velocities agree to vtol on every step (all) or on
+ * the steps both paths converged (at least 20 of the 40); returns the largest |dv|. Unconverged
+ * answers are not one problem's: the island solve's attempts differ by backend (body space puts
+ * the interior point first and lets ADMM give up before it, world_island_solve.c).
  * The four corners' forces are not unique, nor are the NCP's velocities (two answers of
  * ncp:admm that meet its criterion differ by 1e-3 m/s here, on a condim-3 floor too): the
  * comparison takes solvers whose answers are one problem's (PGS: the same updates; the convex
  * CCP's velocities are unique). */
 static double boxes_same_step(const lucid_model *m, lucid_contact_model model,
-                              lucid_contact_solver solver, double tol, double vtol) {
+                              lucid_contact_solver solver, double tol, double vtol, int all) {
     int ids[2];
     lucid_world *dense = boxes_world(m, model, solver, DENSE, tol, ids);
     lucid_world *sparse = boxes_world(m, model, solver, 0, tol, ids);
@@ -155,7 +157,7 @@ static double boxes_same_step(const lucid_model *m, lucid_contact_model model,
             double vd[6], vs[6];
             assert_int_equal(lucid_world_velocity(dense, ids[b], vd), LUCID_OK);
             assert_int_equal(lucid_world_velocity(sparse, ids[b], vs), LUCID_OK);
-            worst = fmax(worst, max_abs_diff(vd, vs, 6));
+            if (all || (sd.converged && ss.converged)) worst = fmax(worst, max_abs_diff(vd, vs, 6));
             if (b == 0) spin = vd[5];
         }
     }
@@ -164,6 +166,7 @@ static double boxes_same_step(const lucid_model *m, lucid_contact_model model,
            lucid_contact_model_name(model), lucid_contact_solver_name(solver), steps, converged,
            worst, spin);
     assert_true(spin > 0.1); /* twisted past the limit: the island slides and spins */
+    assert_true(all || converged >= 20);
     assert_true(worst <= vtol);
     free(x);
     lucid_world_destroy(dense);
@@ -184,14 +187,17 @@ static lucid_model *floor_model(void) {
     return m;
 }
 
-/* ccp:admm at tol 1e-10 (its velocities unique: the two forms' answers agree to 2e-11); PGS
- * runs the same updates in the same order on both forms (rounding apart: 1e-13). */
+/* ccp:admm and ccp:ip at tol 1e-10 (the CCP's velocities are unique), on the steps both paths
+ * converged: ccp:ip, the body-space KKT of dim 4 against the dense LU, agrees to 3e-16 there;
+ * PGS runs the same updates in the same order on both forms (rounding apart: 1e-13), every
+ * step. */
 static void test_boxes_same_step(void **state) {
     (void)state;
     lucid_model *m = floor_model();
-    boxes_same_step(m, LUCID_CONTACT_CCP, LUCID_CONTACT_ADMM, 1e-10, 1e-9);
-    boxes_same_step(m, LUCID_CONTACT_NCP, LUCID_CONTACT_PGS, 0.0, 1e-9);
-    boxes_same_step(m, LUCID_CONTACT_CCP, LUCID_CONTACT_PGS, 0.0, 1e-9);
+    boxes_same_step(m, LUCID_CONTACT_CCP, LUCID_CONTACT_IP, 1e-10, 1e-12, 0);
+    boxes_same_step(m, LUCID_CONTACT_CCP, LUCID_CONTACT_ADMM, 1e-10, 1e-9, 0);
+    boxes_same_step(m, LUCID_CONTACT_NCP, LUCID_CONTACT_PGS, 0.0, 1e-9, 1);
+    boxes_same_step(m, LUCID_CONTACT_CCP, LUCID_CONTACT_PGS, 0.0, 1e-9, 1);
     lucid_model_destroy(m);
 }
 
@@ -340,8 +346,9 @@ static double humanoid100_steps(const lucid_model *m, lucid_contact_model model,
     return worst;
 }
 
-/* humanoid100: at the default options (ncp:admm) its torsional islands stay dense (the island
- * solve's interior-point attempt takes dim 4 densely only); ncp:pgs, whose updates are the same on
+/* humanoid100: at the default options (ncp:admm) its torsional islands follow the automatic
+ * routing as dim-3 ones do (the body-space interior point takes dim 4): the large ones in body
+ * space, the others dense; ncp:pgs, whose updates are the same on
  * both forms, gives the dense path's velocities on every island in body space (the link spin rows
  * of its 100 trees, contacts with and without torsion in one island) to rounding, converged or not.
  */
@@ -356,7 +363,7 @@ static void test_humanoid100_body_space(void **state) {
     lucid_model *m = test_load_model(HUMANOID100);
     int torsional, body_space;
     humanoid100_steps(m, LUCID_CONTACT_NCP, LUCID_CONTACT_ADMM, -1, 0, &torsional, &body_space);
-    assert_true(torsional > 0 && body_space == 0);
+    assert_true(torsional > 0 && body_space > 0 && body_space < torsional);
     double pgs =
         humanoid100_steps(m, LUCID_CONTACT_NCP, LUCID_CONTACT_PGS, 0, 1, &torsional, &body_space);
     assert_true(body_space == torsional);

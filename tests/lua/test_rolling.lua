@@ -55,12 +55,10 @@ t.case("what does not take rolling friction refuses it by name; bad files are re
   t.near(geoms[2].rolling, MU_R, 1e-15)
   local staggered = lucid.world{dt = m.timestep, contact = {model = "ncp", solver = "staggered"}}
   staggered:add_model(m)
-  t.raises("rolling friction (condim 6) needs ncp or ccp with admm or pgs, not ncp:staggered",
+  t.raises("rolling friction (condim 6) needs ncp or ccp with admm, pgs or ip, not ncp:staggered",
     function() staggered:step() end)
   local w = lucid.world{dt = m.timestep}
   w:add_model(m)
-  t.raises("rolling friction (MJCF condim 6) has no relaxed step derivatives",
-    function() w:step_derivatives{method = "relaxed"} end)
   w:step()
   t.raises("rolling friction (condim 6, 6 rows per contact)", function() w:contact_problem() end)
   local no_sliding = lucid.model.load(write([[
