@@ -479,12 +479,15 @@ static int predicted_witnesses(const lucid_world *w, int a, const lucid_shape *s
     return count;
 }
 
-/* A part's contact parameters; a plain body's part takes its body's friction and condim 3,
- * or 1 when that friction is 0 (a frictionless body). */
+/* A part's contact parameters; a plain body's part takes its body's friction and torsion and
+ * condim 3 (4 with a torsion), or 1 when that friction is 0 (a frictionless body). */
 static lucid_part_contact part_contact(const lucid_world *w, int body, int part) {
     const lucid_body *b = &w->bodies[body];
     lucid_part_contact p = w->part_contact[b->part_begin + part];
-    if (p.geom < 0) p.friction = b->friction, p.condim = b->friction > 0.0 ? 3 : 1;
+    if (p.geom < 0) {
+        p.friction = b->friction, p.torsion = b->torsion;
+        p.condim = b->friction > 0.0 ? (b->torsion > 0.0 ? 4 : 3) : 1;
+    }
     return p;
 }
 
@@ -494,8 +497,10 @@ int lucid_world_pair_contact(const lucid_world *w, int a, int ia, int b, int ib,
     int plain = p.geom < 0 || q.geom < 0;
     double unused;
     if (!torsion) torsion = &unused;
-    if (p.geom < 0 && q.geom < 0) { /* lucid's rule: the smaller coefficient */
-        *friction = fmin(p.friction, q.friction), *torsion = 0.0, *include_margin = 0.0;
+    if (p.geom < 0 && q.geom < 0) { /* lucid's rule: the smaller friction; the torsion of
+                                     * the body that has one (MuJoCo's larger) when it slides */
+        *friction = fmin(p.friction, q.friction), *include_margin = 0.0;
+        *torsion = *friction > 0.0 ? fmax(p.torsion, q.torsion) : 0.0;
         return 1;
     }
     /* MuJoCo's filter: collide when either's type meets the other's affinity */
