@@ -50,9 +50,11 @@ typedef enum lucid_step_param_kind {
     LUCID_STEP_PARAM_JOINT_FRICTIONLOSS,  /* a model joint's dry friction (all its dofs) */
     LUCID_STEP_PARAM_JOINT_ARMATURE,      /* a model joint's armature (all its dofs) */
     LUCID_STEP_PARAM_TENDON_FRICTIONLOSS, /* a model tendon's dry friction (index: the tendon) */
-    LUCID_STEP_PARAM_GEOM_TORSION         /* a model geom's torsional friction coefficient (m, MJCF
+    LUCID_STEP_PARAM_GEOM_TORSION,        /* a model geom's torsional friction coefficient (m, MJCF
                                            * friction[1]; index: the geom; every part of a decomposed
                                            * geom): a pair takes the larger at equal priority */
+    LUCID_STEP_PARAM_TORSION /* a free body's torsional friction coefficient (m, lucid_body_desc
+                              * torsion; a pair takes the larger) */
 } lucid_step_param_kind;
 
 typedef struct lucid_step_param {

@@ -53,6 +53,9 @@ static int derivative_branch(const lucid_world *w, const lucid_world_contact *c,
 int lucid_world_derivative_dim(const lucid_world *w) {
     for (int k = 0; k < w->num_parts; ++k)
         if (w->part_contact[k].condim >= 4) return 4;
+    for (int i = 0; i < w->num_bodies; ++i) /* a plain body's parts: condim 4 by its torsion */
+        if (w->bodies[i].model < 0 && w->bodies[i].friction > 0.0 && w->bodies[i].torsion > 0.0)
+            return 4;
     return 3;
 }
 
