@@ -1462,6 +1462,9 @@ static lucid_status columns(ctx *c, lucid_step_jacobians *J) {
 static int has_rolling(const lucid_world *w) {
     for (int k = 0; k < w->num_parts; ++k)
         if (w->part_contact[k].condim >= 6 && w->part_contact[k].rolling > 0.0) return 1;
+    for (int i = 0; i < w->num_bodies; ++i) /* a plain body's parts: condim 6 by its rolling */
+        if (w->bodies[i].model < 0 && w->bodies[i].friction > 0.0 && w->bodies[i].rolling > 0.0)
+            return 1;
     return 0;
 }
 
@@ -1483,8 +1486,8 @@ static lucid_status step_derivatives(lucid_world *w, const lucid_step_derivative
         bad = "equality constraints (MJCF <equality>, URDF mimic) in a single_level world have no "
               "step derivatives: its relaxed derivatives do not differentiate their projection";
     if (!bad && has_rolling(w))
-        bad = "rolling friction (MJCF condim 6) has no step derivatives: a model geom of the "
-              "world has it";
+        bad = "rolling friction (MJCF condim 6) has no step derivatives: a model geom or a "
+              "body (rolling =) of the world has it";
     if (!bad && w->opt.collision == LUCID_WORLD_COLLISION_SINGLE_LEVEL &&
         o->method != LUCID_STEP_RELAXED)
         bad = "a single_level world has method relaxed only (at its single_level.kappa)";

@@ -479,14 +479,15 @@ static int predicted_witnesses(const lucid_world *w, int a, const lucid_shape *s
     return count;
 }
 
-/* A part's contact parameters; a plain body's part takes its body's friction and torsion and
- * condim 3 (4 with a torsion), or 1 when that friction is 0 (a frictionless body). */
+/* A part's contact parameters; a plain body's part takes its body's friction, torsion and
+ * rolling and condim 3 (4 with a torsion, 6 with a rolling coefficient), or 1 when that
+ * friction is 0 (a frictionless body). */
 static lucid_part_contact part_contact(const lucid_world *w, int body, int part) {
     const lucid_body *b = &w->bodies[body];
     lucid_part_contact p = w->part_contact[b->part_begin + part];
     if (p.geom < 0) {
-        p.friction = b->friction, p.torsion = b->torsion;
-        p.condim = b->friction > 0.0 ? (b->torsion > 0.0 ? 4 : 3) : 1;
+        p.friction = b->friction, p.torsion = b->torsion, p.rolling = b->rolling;
+        p.condim = !(b->friction > 0.0) ? 1 : b->rolling > 0.0 ? 6 : b->torsion > 0.0 ? 4 : 3;
     }
     return p;
 }
@@ -524,7 +525,8 @@ int lucid_world_pair_contact(const lucid_world *w, int a, int ia, int b, int ib,
 
 double lucid_world_pair_rolling(const lucid_world *w, int a, int ia, int b, int ib) {
     lucid_part_contact p = part_contact(w, a, ia), q = part_contact(w, b, ib);
-    if (p.geom < 0 && q.geom < 0) return 0.0; /* plain bodies have no rolling friction */
+    if (p.geom < 0 && q.geom < 0) /* as their torsion: the larger, where they have friction */
+        return fmin(p.friction, q.friction) > 0.0 ? fmax(p.rolling, q.rolling) : 0.0;
     if (p.priority != q.priority) {
         const lucid_part_contact *win = p.priority > q.priority ? &p : &q;
         return win->condim >= 6 ? win->rolling : 0.0;

@@ -5,10 +5,12 @@
  * dissipation) enter one NCP with the free bodies' next velocities, solved by the interior
  * point of single_level_ncp.h. Unknowns, in order:
  *   y = (v+, w+ per moving body; p, alpha, eps.. per pair),
- *   a = (s rows, s_gamma = alpha - 1, (psi, dt P v_rel[, dt (mu_t / mu) n.w_rel])) per pair,
- *   b = (z duals, gamma, (mu gamma, beta[, sigma])) per pair,
- * the bracketed spin entry for a pair with torsional friction mu_t (its torque about n is
+ *   a = (s rows, s_gamma = alpha - 1, (psi, dt P v_rel[, dt (mu_t / mu) n.w_rel
+ *        [, dt (mu_r / mu) P w_rel]])) per pair,
+ *   b = (z duals, gamma, (mu gamma, beta[, sigma[, rho]])) per pair,
+ * the bracketed spin entry for a pair with torsional friction mu_t (its couple about n is
  * (mu_t / mu) sigma: the round cone of dimension 5 is MuJoCo's elliptic one of dimension 4),
+ * and the rolling entries for one with rolling friction mu_r (couple (mu_r / mu) rho),
  * (a, b) complementary block by block. The next pose is the world's integrator's:
  * c+ = c + dt v+, R+ = exp(dt w+) R. The NCP falls apart into islands (bodies linked by
  * candidate pairs, lucid_world_build_islands): each is solved alone, with the layout above
@@ -34,6 +36,7 @@
 #define CONE_DEPTH     2.0
 #define FRICTION_BLOCK 4 /* (mu gamma, beta) and (psi, dt P v_rel) in Q^4 */
 #define TORSION_BLOCK  5 /* and the spin's sigma and dt (mu_t / mu) n.w_rel: Q^5 */
+#define ROLLING_BLOCK  8 /* and rolling's rho and dt (mu_r / mu) P w_rel: Q^8 */
 /* A warm start that has not converged in this many iterations is abandoned for a cold one
  * (measured on a box landing: converged warm starts take 4-11, a failing one stalls). */
 #define WARM_ITERATIONS 20
@@ -49,13 +52,14 @@ typedef struct sl_pair {
     int halfspace;  /* 1 or 2: that shape is a halfspace (its normal is the contact normal) */
     double mu;
     double mu_t; /* m, its torsional coefficient (0: none; only with mu > 0) */
-    int fb;      /* its friction block's size: 0, FRICTION_BLOCK or TORSION_BLOCK */
+    double mu_r; /* m, its rolling coefficient (0: none; only with mu > 0) */
+    int fb;      /* its friction block's size: 0, FRICTION_, TORSION_ or ROLLING_BLOCK */
     lucid_vec3 centre[2];
 } sl_pair;
 
 typedef struct sl_cache {
     int body[2], part[2], nx, na;
-    double v[LUCID_CONE_MAX_VARS + 2 * (PAIR_MAX_ROWS + 1 + TORSION_BLOCK)];
+    double v[LUCID_CONE_MAX_VARS + 2 * (PAIR_MAX_ROWS + 1 + ROLLING_BLOCK)];
 } sl_cache;
 
 /* One island's NCP: its pairs, cone blocks and moving bodies are contiguous runs of the
@@ -249,11 +253,19 @@ static void pair_rows(const lucid_world *w, const sl_island *is, const sl_pair *
     /* the spin: dt (mu_t / mu) n.(w2 - w1) against sigma, whose couple (mu_t / mu) sigma n
      * acts on body 2 (and its opposite on body 1) */
     lucid_vec3 couple = lucid_vec3_zero();
-    if (q->fb == TORSION_BLOCK && q->mu > 0.0) {
+    if (q->fb >= TORSION_BLOCK && q->mu > 0.0) {
         double ratio = q->mu_t / q->mu;
-        double spin = lucid_vec3_dot(n, lucid_vec3_sub(nb[1].om, nb[0].om));
-        Fa[mc + 5] = a[mc + 5] - dt * ratio * spin;
+        lucid_vec3 wrel = lucid_vec3_sub(nb[1].om, nb[0].om);
+        Fa[mc + 5] = a[mc + 5] - dt * ratio * lucid_vec3_dot(n, wrel);
         couple = lucid_vec3_scale(n, ratio * b[mc + 5]);
+        if (q->fb == ROLLING_BLOCK) { /* dt (mu_r / mu) P w_rel against rho */
+            double roll = q->mu_r / q->mu;
+            lucid_vec3 wt = lucid_vec3_axpy(wrel, -lucid_vec3_dot(n, wrel), n);
+            Fa[mc + 6] = a[mc + 6] - dt * roll * wt.x;
+            Fa[mc + 7] = a[mc + 7] - dt * roll * wt.y;
+            Fa[mc + 8] = a[mc + 8] - dt * roll * wt.z;
+            couple = lucid_vec3_axpy(couple, roll, lucid_vec3_load(b + mc + 6));
+        }
     }
     for (int k = 0; k < 2; ++k) {
         if (q->var[k] < 0) continue;
@@ -441,14 +453,18 @@ static void pair_name(const lucid_world *w, int a, int ia, int b, int ib, char *
              lucid_shape_kind_name(w->parts[bb->part_begin + ib].shape.kind), ib + 1, b + 1);
 }
 
-/* The pair's friction (the smaller of its bodies'), its torsional coefficient (the larger of
- * its bodies', where it has friction: lucid_world_pair_contact's rule for plain bodies) and the
- * size of its friction block. */
+/* The pair's friction (the smaller of its bodies'), its torsional and rolling coefficients
+ * (the larger of its bodies', where it has friction: lucid_world_pair_contact's and
+ * lucid_world_pair_rolling's rule for plain bodies) and the size of its friction block. */
 static void pair_friction(const lucid_world *w, sl_pair *q) {
     const lucid_body *a = &w->bodies[q->body[0]], *b = &w->bodies[q->body[1]];
     q->mu = fmin(a->friction, b->friction);
     q->mu_t = q->mu > 0.0 ? fmax(a->torsion, b->torsion) : 0.0;
-    q->fb = q->mu > 0.0 ? (q->mu_t > 0.0 ? TORSION_BLOCK : FRICTION_BLOCK) : 0;
+    q->mu_r = q->mu > 0.0 ? fmax(a->rolling, b->rolling) : 0.0;
+    q->fb = !(q->mu > 0.0)  ? 0
+            : q->mu_r > 0.0 ? ROLLING_BLOCK
+            : q->mu_t > 0.0 ? TORSION_BLOCK
+                            : FRICTION_BLOCK;
 }
 
 /* Appends the pair (a, ia; b, ib) to island `island` (the last one): its rows, cone blocks
@@ -843,9 +859,16 @@ static lucid_status publish_contacts(lucid_world *w, struct lucid_world_single_l
         if (q->mu > 0.0) imp = lucid_vec3_add(imp, lucid_vec3_load(b + mc + 2));
         lucid_vec3 f = lucid_vec3_scale(lucid_mat3_tmul_vec(&c.frame, imp), 1.0 / w->opt.dt);
         lucid_vec3_store(f, c.force);
-        if (q->fb == TORSION_BLOCK) { /* the couple on body 2 about n */
+        if (q->fb >= TORSION_BLOCK && q->mu_t > 0.0) { /* the couple on body 2 about n */
             c.torsion = q->mu_t;
             c.torsion_force = q->mu_t / q->mu * b[mc + 5] / w->opt.dt;
+        }
+        if (q->fb == ROLLING_BLOCK) { /* and about t1, t2 */
+            lucid_vec3 rho =
+                lucid_vec3_scale(lucid_vec3_load(b + mc + 6), q->mu_r / q->mu / w->opt.dt);
+            c.rolling = q->mu_r;
+            c.rolling_force[0] = lucid_vec3_dot(lucid_mat3_col(&c.frame, 0), rho);
+            c.rolling_force[1] = lucid_vec3_dot(lucid_mat3_col(&c.frame, 1), rho);
         }
         lucid_status s = lucid_world_push_contact(w, &c);
         if (s != LUCID_OK) return s;

@@ -107,11 +107,54 @@ t.case("the default pipeline's step derivatives take a body's torsion", function
   end
 end)
 
+-- A sphere rolling at 1 m/s on the plane (w = v / r), rolling coefficient mu_r (w:add_body
+-- rolling, MuJoCo's friction[2]): the couple mu_r N about the contact decelerates it at
+-- (5/7) mu_r g / r (I + m r^2 = 1.4 m r^2 about the contact point).
+local function rolling_sphere(coll, rolling)
+  local w = lucid.world{dt = 0.01, collision = coll, single_level = {kappa = 1e-8, tol = 1e-12}}
+  w:add_static{shape = lucid.halfspace({0, 0, 1}, 0), friction = 0.5}
+  local id = w:add_body{shape = lucid.sphere(0.1), mass = 1, friction = 0.5, rolling = rolling,
+                        pose = se3.new({1, 0, 0, 0}, {0, 0, 0.1}), velocity = {1, 0, 0, 0, 10, 0}}
+  return w, id
+end
+
+t.case("a rolling sphere decelerates at (5/7) mu_r g / r", function()
+  local mu, mur, r, dt, kappa = 0.5, 0.002, 0.1, 0.01, 1e-8
+  local rate = 5 / 7 * mur * G / r
+  for _, coll in ipairs{"single_level", "two_stage"} do
+    local w, id = rolling_sphere(coll, mur)
+    w:step(20) -- past the landing of the first steps
+    local v20 = w:velocity(id)[1]
+    for _ = 21, 100 do
+      w:step()
+      t.truthy(w:stats().converged, coll .. " converged")
+    end
+    local v = w:velocity(id)
+    local measured = (v20 - v[1]) / (80 * dt)
+    -- short of the rigid rate by the relaxation's c / s (the torsion case's, with
+    -- s = dt (mu_r / mu) w, at its smallest w) in the single-level step, and by the elliptic
+    -- cone's share (beta / (mu gamma))^2 = ((2/7) mu_r / (mu r))^2 of the sliding friction that
+    -- keeps it rolling, in both
+    local c = kappa / (mu * 1 * G * dt)
+    local slack = ((2 / 7) * mur / (mu * r)) ^ 2 + (coll == "single_level" and c / (dt * mur / mu * v[5]) or 0)
+    print(string.format("%s: %.8g m/s^2 against %.8g", coll, measured, rate))
+    t.near(measured, rate, rate * slack, coll .. ": the rolling deceleration")
+    t.near(w:contacts()[1].rolling, mur, 0)
+  end
+  local w, id = rolling_sphere("single_level", nil) -- without it (condim 3) it rolls on
+  w:step(100)
+  t.near(w:velocity(id)[1], 1, 1e-6, "rolls on without rolling friction")
+  t.eq(w:contacts()[1].rolling, nil)
+  t.raises("rolling friction", function() rolling_sphere("single_level", mur):step_derivatives{method = "relaxed"} end)
+  t.raises("rolling friction", function() rolling_sphere("two_stage", mur):step_derivatives{} end)
+end)
+
 t.case("torsion is checked", function()
   local w = lucid.world{dt = 0.01}
   t.raises("torsion must be >= 0", function() w:add_body{shape = lucid.sphere(1), torsion = -1} end)
   t.raises("finite", function() w:add_body{shape = lucid.sphere(1), torsion = 0 / 0} end)
   t.raises("number", function() w:add_body{shape = lucid.sphere(1), torsion = "x"} end)
+  t.raises("rolling must be >= 0", function() w:add_body{shape = lucid.sphere(1), rolling = -1} end)
   local ground = w:add_static{shape = lucid.halfspace({0, 0, 1}, 0)}
   t.raises("a torsion parameter needs a free body", function() w:param{body = ground, "torsion"} end)
   local b = w:add_body{shape = lucid.sphere(1), torsion = 0.25}
