@@ -1485,7 +1485,7 @@ static lucid_status step_derivatives(lucid_world *w, const lucid_step_derivative
         w->opt.collision == LUCID_WORLD_COLLISION_SINGLE_LEVEL)
         bad = "equality constraints (MJCF <equality>, URDF mimic) in a single_level world have no "
               "step derivatives: its relaxed derivatives do not differentiate their projection";
-    if (!bad && has_rolling(w))
+    if (!bad && has_rolling(w) && w->opt.collision != LUCID_WORLD_COLLISION_SINGLE_LEVEL)
         bad = "rolling friction (MJCF condim 6) has no step derivatives: a model geom or a "
               "body (rolling =) of the world has it";
     if (!bad && w->opt.collision == LUCID_WORLD_COLLISION_SINGLE_LEVEL &&
