@@ -512,7 +512,7 @@ int lucid_world_pair_contact(const lucid_world *w, int a, int ia, int b, int ib,
         const lucid_part_contact *win = p.priority > q.priority ? &p : &q;
         condim = win->condim, mu = win->friction, mu_t = win->torsion;
     } else { /* the larger condim; friction the larger, or a plain body's rule, the smaller;
-              * a plain body has no torsional coefficient: the geom's applies */
+              * the larger torsional coefficient (a plain body's is its `torsion`, often 0) */
         condim = p.condim > q.condim ? p.condim : q.condim;
         mu = plain ? fmin(p.friction, q.friction) : fmax(p.friction, q.friction);
         mu_t = fmax(p.torsion, q.torsion);
