@@ -123,11 +123,12 @@ static lucid_step_param read_param(lua_State *L, lucid_world *w, int k, const ch
     for (int i = 0; name && kinds[i]; ++i)
         if (strcmp(name, kinds[i]) == 0) kind = i;
     if (name && strcmp(name, "size") == 0) kind = LUCID_STEP_PARAM_SIZE;
+    if (name && strcmp(name, "torsion") == 0) kind = LUCID_STEP_PARAM_TORSION;
     if (kind < 0)
         lucid_lua_fail(L, fname,
                        "params[%d][1] must be \"mass\", \"friction\", \"restitution\", "
-                       "\"size\" or \"compliance\" (or a model's \"mass\", \"damping\", "
-                       "\"frictionloss\", \"armature\" with model =)",
+                       "\"torsion\", \"size\" or \"compliance\" (or a model's \"mass\", "
+                       "\"damping\", \"frictionloss\", \"armature\" with model =)",
                        k);
     lua_pop(L, 1);
     lucid_step_param p = {(lucid_step_param_kind)kind, -1, -1, -1, -1};

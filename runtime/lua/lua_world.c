@@ -3,7 +3,8 @@
  *                                          kappa=, polish=} (lua_options.h),
  *                   slop=, correction_speed=, margin=, restitution_threshold=, compliance=,
  *                   warm_start_radius=, density=}
- *   id = w:add_body{shape=, mass=, inertia=, pose=, velocity=, friction=, restitution=}
+ *   id = w:add_body{shape=, mass=, inertia=, pose=, velocity=, friction=, restitution=,
+ *                   torsion=, rolling=}
  *   id = w:add_static{shape=, pose=, friction=}
  *   w:apply_force(id, f [, tau]); w:step([n]); w:pose(id); w:velocity(id); w:contacts();
  *   w:state(); w:set_state(x); w:energy(); w:stats()
@@ -297,8 +298,8 @@ static void warn_pgs_mass_ratio(lua_State *L, const lucid_world *w, int id, cons
 
 static int l_add_body(lua_State *L) {
     static const char *const fname = "lucid.world:add_body";
-    static const char *const keys[] = {"shape",    "mass",     "inertia",     "pose",
-                                       "velocity", "friction", "restitution", NULL};
+    static const char *const keys[] = {"shape",    "mass",        "inertia", "pose",    "velocity",
+                                       "friction", "restitution", "torsion", "rolling", NULL};
     lucid_world *w = check_world(L, fname);
     check_table_arg(L, 2, fname);
     lucid_lua_check_option_names(L, 2, keys, fname);
@@ -323,6 +324,8 @@ static int l_add_body(lua_State *L) {
     lucid_lua_fields f = lucid_lua_fields_at(L, 2, fname, "");
     d.friction = lucid_lua_number_field(&f, "friction", d.friction);
     d.restitution = lucid_lua_number_field(&f, "restitution", d.restitution);
+    d.torsion = lucid_lua_number_field(&f, "torsion", d.torsion);
+    d.rolling = lucid_lua_number_field(&f, "rolling", d.rolling);
     const char *why = NULL;
     int id = -1;
     lucid_status s = lucid_world_add_body(w, &d, &id, &why);

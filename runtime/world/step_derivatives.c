@@ -201,6 +201,8 @@ static double *param_value(ctx *c, const lucid_step_param *p) {
             return &b->friction;
         case LUCID_STEP_PARAM_RESTITUTION:
             return &b->restitution;
+        case LUCID_STEP_PARAM_TORSION:
+            return &b->torsion;
         default:
             return &c->w->opt.compliance;
     }
@@ -301,6 +303,7 @@ static void param_restore(ctx *c, const lucid_step_param *p) {
     b->mass = c->saved_body.mass, b->inv_mass = c->saved_body.inv_mass;
     b->inertia = c->saved_body.inertia, b->inv_inertia = c->saved_body.inv_inertia;
     b->friction = c->saved_body.friction, b->restitution = c->saved_body.restitution;
+    b->torsion = c->saved_body.torsion;
 }
 
 static const char *param_problem(const lucid_world *w, const lucid_step_param *p) {
@@ -318,7 +321,8 @@ static const char *param_problem(const lucid_world *w, const lucid_step_param *p
         lucid_world_model_param(w, p->model, model_param_kind(p), (size_t)p->index, &value, &why);
         return why;
     }
-    if ((unsigned)p->kind > LUCID_STEP_PARAM_SIZE) return "unknown parameter kind";
+    if ((unsigned)p->kind > LUCID_STEP_PARAM_SIZE && p->kind != LUCID_STEP_PARAM_TORSION)
+        return "unknown parameter kind";
     if (p->body < 0 || p->body >= w->num_bodies) return "parameter of an unknown body";
     const lucid_body *b = &w->bodies[p->body];
     if (p->kind == LUCID_STEP_PARAM_SIZE) {
@@ -330,6 +334,9 @@ static const char *param_problem(const lucid_world *w, const lucid_step_param *p
     }
     if (p->kind == LUCID_STEP_PARAM_MASS && (b->is_static || b->model >= 0))
         return "a mass parameter needs a free body";
+    if (p->kind == LUCID_STEP_PARAM_TORSION && (b->is_static || b->model >= 0))
+        return "a torsion parameter needs a free body (a model geom's: {model =, geom =, "
+               "\"torsion\"})";
     return NULL;
 }
 
@@ -357,6 +364,7 @@ lucid_status lucid_step_param_get(const lucid_world *w, const lucid_step_param *
     *value = p->kind == LUCID_STEP_PARAM_MASS          ? b->mass
              : p->kind == LUCID_STEP_PARAM_FRICTION    ? b->friction
              : p->kind == LUCID_STEP_PARAM_RESTITUTION ? b->restitution
+             : p->kind == LUCID_STEP_PARAM_TORSION     ? b->torsion
                                                        : w->opt.compliance;
     return LUCID_OK;
 }
@@ -396,6 +404,8 @@ lucid_status lucid_step_param_set(lucid_world *w, const lucid_step_param *p, dou
         set_mass(b, value);
     } else if (p->kind == LUCID_STEP_PARAM_FRICTION) {
         b->friction = value;
+    } else if (p->kind == LUCID_STEP_PARAM_TORSION) {
+        b->torsion = value;
     } else {
         b->restitution = value;
     }
@@ -1462,13 +1472,6 @@ static lucid_status columns(ctx *c, lucid_step_jacobians *J) {
     return s;
 }
 
-/* 1 when a part of the world may make contacts with rolling friction (condim 6). */
-static int has_rolling(const lucid_world *w) {
-    for (int k = 0; k < w->num_parts; ++k)
-        if (w->part_contact[k].condim >= 6 && w->part_contact[k].rolling > 0.0) return 1;
-    return 0;
-}
-
 static lucid_status step_derivatives(lucid_world *w, const lucid_step_derivative_options *o,
                                      lucid_step_jacobians *J, const char **why) {
     if (why) *why = NULL;
@@ -1486,9 +1489,6 @@ static lucid_status step_derivatives(lucid_world *w, const lucid_step_derivative
         w->opt.collision == LUCID_WORLD_COLLISION_SINGLE_LEVEL)
         bad = "equality constraints (MJCF <equality>, URDF mimic) in a single_level world have no "
               "step derivatives: its relaxed derivatives do not differentiate their projection";
-    if (!bad && has_rolling(w) && w->opt.collision == LUCID_WORLD_COLLISION_SINGLE_LEVEL)
-        bad = "rolling friction (MJCF condim 6) in a single_level world has no step derivatives: "
-              "a model geom of the world has it";
     if (!bad && w->opt.collision == LUCID_WORLD_COLLISION_SINGLE_LEVEL &&
         o->method != LUCID_STEP_RELAXED)
         bad = "a single_level world has method relaxed only (at its single_level.kappa)";

@@ -147,16 +147,24 @@ typedef struct lucid_body_desc {
     double velocity[6]; /* world-frame twist, linear first */
     double friction;    /* in [0, LUCID_CONTACT_MAX_FRICTION = 100] */
     double restitution; /* in [0, 1] */
+    /* m, >= 0: the torsional friction coefficient (MuJoCo's friction[1]): with friction > 0 its
+     * contacts resist spinning about their normal by a torque of at most torsion x the normal
+     * force (condim 4, docs/model_files.md "Torsional friction"); 0 (the default): none */
+    double torsion;
+    /* m, >= 0: the rolling friction coefficient (MuJoCo's friction[2]): with friction > 0 its
+     * contacts resist rolling by a couple of at most rolling x the normal force (condim 6,
+     * docs/model_files.md "Rolling friction"); 0 (the default): none */
+    double rolling;
 } lucid_body_desc;
 
 /* Fills the defaults: no parts, mass from density, identity pose, zero velocity, friction 0.5,
- * restitution 0. */
+ * restitution 0, torsion and rolling 0. */
 void lucid_body_desc_default(lucid_body_desc *d);
 
 /* Adds a free body (its centre of mass is that of its parts, or the body origin when it has
  * none). Errors: LUCID_ERR_ARGUMENT (halfspace part, mass <= 0, inertia not symmetric positive
- * definite, friction outside [0, 100], restitution outside [0, 1]) with *why set;
- * LUCID_ERR_NONFINITE; LUCID_ERR_NO_MEMORY. why may be NULL. */
+ * definite, friction outside [0, 100], restitution outside [0, 1], torsion or rolling < 0) with
+ * *why set; LUCID_ERR_NONFINITE; LUCID_ERR_NO_MEMORY. why may be NULL. */
 lucid_status lucid_world_add_body(lucid_world *w, const lucid_body_desc *d, int *id,
                                   const char **why);
 /* Adds a static body (any shapes, halfspaces included) at pose. */

@@ -194,8 +194,12 @@ lucid_status lucid_world_add_body(lucid_world *w, const lucid_body_desc *d, int 
     for (int k = 0; k < 6; ++k)
         if (!isfinite(d->velocity[k]))
             return fail(why, "velocity must be finite", LUCID_ERR_NONFINITE);
-    if (!isfinite(d->friction) || !isfinite(d->restitution))
-        return fail(why, "friction and restitution must be finite", LUCID_ERR_NONFINITE);
+    if (!isfinite(d->friction) || !isfinite(d->restitution) || !isfinite(d->torsion) ||
+        !isfinite(d->rolling))
+        return fail(why, "friction, restitution, torsion and rolling must be finite",
+                    LUCID_ERR_NONFINITE);
+    if (d->torsion < 0.0) return fail(why, "torsion must be >= 0", LUCID_ERR_ARGUMENT);
+    if (d->rolling < 0.0) return fail(why, "rolling must be >= 0", LUCID_ERR_ARGUMENT);
     if (d->friction < 0.0) return fail(why, "friction must be >= 0", LUCID_ERR_ARGUMENT);
     if (d->friction > LUCID_CONTACT_MAX_FRICTION)
         return fail(why, "friction must be <= 100 (LUCID_CONTACT_MAX_FRICTION)",
@@ -218,7 +222,8 @@ lucid_status lucid_world_add_body(lucid_world *w, const lucid_body_desc *d, int 
     b->pose = lucid_se3_make(lucid_quat_to_mat3(b->orientation), d->pose.t);
     b->v = lucid_vec3_load(d->velocity), b->w = lucid_vec3_load(d->velocity + 3);
     lucid_body_sync_twist(b);
-    b->friction = d->friction, b->restitution = d->restitution;
+    b->friction = d->friction, b->restitution = d->restitution, b->torsion = d->torsion;
+    b->rolling = d->rolling;
     *id = index;
     return LUCID_OK;
 }

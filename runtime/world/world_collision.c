@@ -479,12 +479,16 @@ static int predicted_witnesses(const lucid_world *w, int a, const lucid_shape *s
     return count;
 }
 
-/* A part's contact parameters; a plain body's part takes its body's friction and condim 3,
- * or 1 when that friction is 0 (a frictionless body). */
+/* A part's contact parameters; a plain body's part takes its body's friction, torsion and
+ * rolling and condim 3 (4 with a torsion, 6 with a rolling coefficient), or 1 when that
+ * friction is 0 (a frictionless body). */
 static lucid_part_contact part_contact(const lucid_world *w, int body, int part) {
     const lucid_body *b = &w->bodies[body];
     lucid_part_contact p = w->part_contact[b->part_begin + part];
-    if (p.geom < 0) p.friction = b->friction, p.condim = b->friction > 0.0 ? 3 : 1;
+    if (p.geom < 0) {
+        p.friction = b->friction, p.torsion = b->torsion, p.rolling = b->rolling;
+        p.condim = !(b->friction > 0.0) ? 1 : b->rolling > 0.0 ? 6 : b->torsion > 0.0 ? 4 : 3;
+    }
     return p;
 }
 
@@ -494,8 +498,10 @@ int lucid_world_pair_contact(const lucid_world *w, int a, int ia, int b, int ib,
     int plain = p.geom < 0 || q.geom < 0;
     double unused;
     if (!torsion) torsion = &unused;
-    if (p.geom < 0 && q.geom < 0) { /* lucid's rule: the smaller coefficient */
-        *friction = fmin(p.friction, q.friction), *torsion = 0.0, *include_margin = 0.0;
+    if (p.geom < 0 && q.geom < 0) { /* lucid's rule: the smaller friction; the torsion of
+                                     * the body that has one (MuJoCo's larger) when it slides */
+        *friction = fmin(p.friction, q.friction), *include_margin = 0.0;
+        *torsion = *friction > 0.0 ? fmax(p.torsion, q.torsion) : 0.0;
         return 1;
     }
     /* MuJoCo's filter: collide when either's type meets the other's affinity */
@@ -506,7 +512,7 @@ int lucid_world_pair_contact(const lucid_world *w, int a, int ia, int b, int ib,
         const lucid_part_contact *win = p.priority > q.priority ? &p : &q;
         condim = win->condim, mu = win->friction, mu_t = win->torsion;
     } else { /* the larger condim; friction the larger, or a plain body's rule, the smaller;
-              * a plain body has no torsional coefficient: the geom's applies */
+              * the larger torsional coefficient (a plain body's is its `torsion`, often 0) */
         condim = p.condim > q.condim ? p.condim : q.condim;
         mu = plain ? fmin(p.friction, q.friction) : fmax(p.friction, q.friction);
         mu_t = fmax(p.torsion, q.torsion);
@@ -519,7 +525,8 @@ int lucid_world_pair_contact(const lucid_world *w, int a, int ia, int b, int ib,
 
 double lucid_world_pair_rolling(const lucid_world *w, int a, int ia, int b, int ib) {
     lucid_part_contact p = part_contact(w, a, ia), q = part_contact(w, b, ib);
-    if (p.geom < 0 && q.geom < 0) return 0.0; /* plain bodies have no rolling friction */
+    if (p.geom < 0 && q.geom < 0) /* as their torsion: the larger, where they have friction */
+        return fmin(p.friction, q.friction) > 0.0 ? fmax(p.rolling, q.rolling) : 0.0;
     if (p.priority != q.priority) {
         const lucid_part_contact *win = p.priority > q.priority ? &p : &q;
         return win->condim >= 6 ? win->rolling : 0.0;

@@ -25,6 +25,8 @@ typedef struct lucid_body {
                                * (lucid_body_sync_twist) so get_state(set_state(x)) is x */
     lucid_vec3 force, torque; /* accumulators, cleared by each step */
     double friction, restitution;
+    double torsion, rolling; /* m, a free body's torsional and rolling coefficients
+                              * (lucid_body_desc); 0 otherwise */
     int model; /* the model whose link (or static geoms) this body is, -1 for a free body */
     int mocap; /* the model's mocap body this static body is, -1 for any other */
     int link;  /* the model's public body it is (-1: the model's static geoms) */

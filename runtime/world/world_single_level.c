@@ -5,8 +5,12 @@
  * dissipation) enter one NCP with the free bodies' next velocities, solved by the interior
  * point of single_level_ncp.h. Unknowns, in order:
  *   y = (v+, w+ per moving body; p, alpha, eps.. per pair),
- *   a = (s rows, s_gamma = alpha - 1, (psi, dt P v_rel)) per pair,
- *   b = (z duals, gamma, (mu gamma, beta)) per pair,
+ *   a = (s rows, s_gamma = alpha - 1, (psi, dt P v_rel[, dt (mu_t / mu) n.w_rel
+ *        [, dt (mu_r / mu) P w_rel]])) per pair,
+ *   b = (z duals, gamma, (mu gamma, beta[, sigma[, rho]])) per pair,
+ * the bracketed spin entry for a pair with torsional friction mu_t (its couple about n is
+ * (mu_t / mu) sigma: the round cone of dimension 5 is MuJoCo's elliptic one of dimension 4),
+ * and the rolling entries for one with rolling friction mu_r (couple (mu_r / mu) rho),
  * (a, b) complementary block by block. The next pose is the world's integrator's:
  * c+ = c + dt v+, R+ = exp(dt w+) R. The NCP falls apart into islands (bodies linked by
  * candidate pairs, lucid_world_build_islands): each is solved alone, with the layout above
@@ -31,6 +35,8 @@
  * for a fast sliding contact, left the Newton steps ~1e-6 long at 10 Hz) */
 #define CONE_DEPTH     2.0
 #define FRICTION_BLOCK 4 /* (mu gamma, beta) and (psi, dt P v_rel) in Q^4 */
+#define TORSION_BLOCK  5 /* and the spin's sigma and dt (mu_t / mu) n.w_rel: Q^5 */
+#define ROLLING_BLOCK  8 /* and rolling's rho and dt (mu_r / mu) P w_rel: Q^8 */
 /* A warm start that has not converged in this many iterations is abandoned for a cold one
  * (measured on a box landing: converged warm starts take 4-11, a failing one stalls). */
 #define WARM_ITERATIONS 20
@@ -45,12 +51,15 @@ typedef struct sl_pair {
     int ia, na;     /* its cone variables at a[ia], na of them */
     int halfspace;  /* 1 or 2: that shape is a halfspace (its normal is the contact normal) */
     double mu;
+    double mu_t; /* m, its torsional coefficient (0: none; only with mu > 0) */
+    double mu_r; /* m, its rolling coefficient (0: none; only with mu > 0) */
+    int fb;      /* its friction block's size: 0, FRICTION_, TORSION_ or ROLLING_BLOCK */
     lucid_vec3 centre[2];
 } sl_pair;
 
 typedef struct sl_cache {
     int body[2], part[2], nx, na;
-    double v[LUCID_CONE_MAX_VARS + 2 * (PAIR_MAX_ROWS + 1 + FRICTION_BLOCK)];
+    double v[LUCID_CONE_MAX_VARS + 2 * (PAIR_MAX_ROWS + 1 + ROLLING_BLOCK)];
 } sl_cache;
 
 /* One island's NCP: its pairs, cone blocks and moving bodies are contiguous runs of the
@@ -241,11 +250,30 @@ static void pair_rows(const lucid_world *w, const sl_island *is, const sl_pair *
         Fa[mc + 2] = wv[1] - vt.x, Fa[mc + 3] = wv[2] - vt.y, Fa[mc + 4] = wv[3] - vt.z;
         impulse = lucid_vec3_add(impulse, beta);
     }
+    /* the spin: dt (mu_t / mu) n.(w2 - w1) against sigma, whose couple (mu_t / mu) sigma n
+     * acts on body 2 (and its opposite on body 1) */
+    lucid_vec3 couple = lucid_vec3_zero();
+    if (q->fb >= TORSION_BLOCK && q->mu > 0.0) {
+        double ratio = q->mu_t / q->mu;
+        lucid_vec3 wrel = lucid_vec3_sub(nb[1].om, nb[0].om);
+        Fa[mc + 5] = a[mc + 5] - dt * ratio * lucid_vec3_dot(n, wrel);
+        couple = lucid_vec3_scale(n, ratio * b[mc + 5]);
+        if (q->fb == ROLLING_BLOCK) { /* dt (mu_r / mu) P w_rel against rho */
+            double roll = q->mu_r / q->mu;
+            lucid_vec3 wt = lucid_vec3_axpy(wrel, -lucid_vec3_dot(n, wrel), n);
+            Fa[mc + 6] = a[mc + 6] - dt * roll * wt.x;
+            Fa[mc + 7] = a[mc + 7] - dt * roll * wt.y;
+            Fa[mc + 8] = a[mc + 8] - dt * roll * wt.z;
+            couple = lucid_vec3_axpy(couple, roll, lucid_vec3_load(b + mc + 6));
+        }
+    }
     for (int k = 0; k < 2; ++k) {
         if (q->var[k] < 0) continue;
         lucid_vec3 f = k ? impulse : lucid_vec3_neg(impulse);
+        lucid_vec3 c = k ? couple : lucid_vec3_neg(couple);
         add3(F + q->var[k], lucid_vec3_neg(f));
-        add3(F + q->var[k] + 3, lucid_vec3_neg(lucid_vec3_cross(lucid_vec3_sub(p, nb[k].c), f)));
+        add3(F + q->var[k] + 3,
+             lucid_vec3_neg(lucid_vec3_add(lucid_vec3_cross(lucid_vec3_sub(p, nb[k].c), f), c)));
     }
 }
 
@@ -425,6 +453,20 @@ static void pair_name(const lucid_world *w, int a, int ia, int b, int ib, char *
              lucid_shape_kind_name(w->parts[bb->part_begin + ib].shape.kind), ib + 1, b + 1);
 }
 
+/* The pair's friction (the smaller of its bodies'), its torsional and rolling coefficients
+ * (the larger of its bodies', where it has friction: lucid_world_pair_contact's and
+ * lucid_world_pair_rolling's rule for plain bodies) and the size of its friction block. */
+static void pair_friction(const lucid_world *w, sl_pair *q) {
+    const lucid_body *a = &w->bodies[q->body[0]], *b = &w->bodies[q->body[1]];
+    q->mu = fmin(a->friction, b->friction);
+    q->mu_t = q->mu > 0.0 ? fmax(a->torsion, b->torsion) : 0.0;
+    q->mu_r = q->mu > 0.0 ? fmax(a->rolling, b->rolling) : 0.0;
+    q->fb = !(q->mu > 0.0)  ? 0
+            : q->mu_r > 0.0 ? ROLLING_BLOCK
+            : q->mu_t > 0.0 ? TORSION_BLOCK
+                            : FRICTION_BLOCK;
+}
+
 /* Appends the pair (a, ia; b, ib) to island `island` (the last one): its rows, cone blocks
  * and unknowns. */
 static lucid_status add_pair(lucid_world *w, struct lucid_world_single_level *sl, int island, int a,
@@ -440,7 +482,7 @@ static lucid_status add_pair(lucid_world *w, struct lucid_world_single_level *sl
     q->body[0] = a, q->body[1] = b, q->part[0] = ia, q->part[1] = ib;
     q->island = island;
     q->row0 = sl->num_rows;
-    q->mu = fmin(w->bodies[a].friction, w->bodies[b].friction);
+    pair_friction(w, q);
     q->halfspace = 0;
     q->nx = 4;
     q->ia = is->na;
@@ -471,9 +513,9 @@ static lucid_status add_pair(lucid_world *w, struct lucid_world_single_level *sl
     }
     sl->num_rows += used;
     s = add_block(sl, q->ia + used); /* (s_gamma, gamma) */
-    if (s == LUCID_OK && q->mu > 0.0) s = add_block(sl, q->ia + used + 1);
+    if (s == LUCID_OK && q->fb > 0) s = add_block(sl, q->ia + used + 1);
     if (s != LUCID_OK) return s;
-    q->na = used + 1 + (q->mu > 0.0 ? FRICTION_BLOCK : 0);
+    q->na = used + 1 + q->fb;
     is->na += q->na;
     ++sl->num_pairs, ++is->num_pairs;
     return LUCID_OK;
@@ -730,7 +772,7 @@ static int start_point(lucid_world *w, sl_island *is, double *X, int warm_ok, do
         if (q->mu > 0.0 && !warm[k]) { /* psi is no equation's: start it on the cone's axis */
             int mc = q->m[0] + q->m[1];
             a[mc + 1] = 0.0;
-            b[mc + 2] = b[mc + 3] = b[mc + 4] = 0.0;
+            for (int i = mc + 2; i < mc + 1 + q->fb; ++i) b[i] = 0.0;
         }
         push_inside(is, q, a, warm[k] ? WARM_SHIFT : COLD_SHIFT);
         push_inside(is, q, b, warm[k] ? WARM_SHIFT : COLD_SHIFT);
@@ -817,6 +859,17 @@ static lucid_status publish_contacts(lucid_world *w, struct lucid_world_single_l
         if (q->mu > 0.0) imp = lucid_vec3_add(imp, lucid_vec3_load(b + mc + 2));
         lucid_vec3 f = lucid_vec3_scale(lucid_mat3_tmul_vec(&c.frame, imp), 1.0 / w->opt.dt);
         lucid_vec3_store(f, c.force);
+        if (q->fb >= TORSION_BLOCK && q->mu_t > 0.0) { /* the couple on body 2 about n */
+            c.torsion = q->mu_t;
+            c.torsion_force = q->mu_t / q->mu * b[mc + 5] / w->opt.dt;
+        }
+        if (q->fb == ROLLING_BLOCK) { /* and about t1, t2 */
+            lucid_vec3 rho =
+                lucid_vec3_scale(lucid_vec3_load(b + mc + 6), q->mu_r / q->mu / w->opt.dt);
+            c.rolling = q->mu_r;
+            c.rolling_force[0] = lucid_vec3_dot(lucid_mat3_col(&c.frame, 0), rho);
+            c.rolling_force[1] = lucid_vec3_dot(lucid_mat3_col(&c.frame, 1), rho);
+        }
         lucid_status s = lucid_world_push_contact(w, &c);
         if (s != LUCID_OK) return s;
     }
@@ -1058,8 +1111,8 @@ void lucid_world_single_level_equations(lucid_world *w, double *F) {
     struct lucid_world_single_level *sl = w->single_level;
     for (int k = 0; k < sl->num_pairs; ++k) { /* a friction or size parameter may have moved */
         sl_pair *q = &sl->pairs[k];
-        if (q->mu > 0.0)
-            q->mu = fmin(w->bodies[q->body[0]].friction, w->bodies[q->body[1]].friction);
+        int fb = q->fb; /* the layout stays: the coefficients only */
+        if (fb > 0) pair_friction(w, q), q->fb = fb;
         refresh_rows(w, sl, q);
     }
     for (int i = 0; i < sl->num_islands; ++i) { /* F, then the complementarity rows' 0 */

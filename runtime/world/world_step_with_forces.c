@@ -56,6 +56,12 @@ int lucid_world_derivative_dim(const lucid_world *w) {
         if (w->part_contact[k].condim >= 6) return 6;
         if (w->part_contact[k].condim >= 4) dim = 4;
     }
+    for (int i = 0; i < w->num_bodies; ++i) { /* a plain body's parts: by its torsion, rolling */
+        const lucid_body *b = &w->bodies[i];
+        if (b->model >= 0 || !(b->friction > 0.0)) continue;
+        if (b->rolling > 0.0) return 6;
+        if (b->torsion > 0.0) dim = 4;
+    }
     return dim;
 }
 
