@@ -1016,9 +1016,14 @@ static lucid_status solve_islands(lucid_world *w, struct lucid_world_single_leve
         sl_island *is = &sl->islands[i];
         lucid_ncp_result res;
         s = solve_island(w, is, &res);
+        int dim = 3; /* 4 with a torsional pair, 6 with a rolling one (as the two-stage rows) */
+        for (int k = 0; k < is->num_pairs; ++k) {
+            const sl_pair *q = &sl->pairs[is->pair0 + k];
+            dim = q->mu_r > 0.0 ? 6 : q->mu_t > 0.0 && dim < 4 ? 4 : dim;
+        }
         w->island_info[i] =
             (lucid_world_island_info){.contacts = is->num_pairs,
-                                      .dim = 3,
+                                      .dim = dim,
                                       .answer = LUCID_ISLAND_NEWTON,
                                       .attempts = 1u << LUCID_ISLAND_NEWTON,
                                       .iterations = res.iterations,

@@ -105,3 +105,20 @@ t.case("a step without contacts has no islands", function()
   w:step()
   t.eq(#w:islands(), 0)
 end)
+
+t.case("rows per contact follow torsional and rolling friction in both pipelines", function()
+  for _, collision in ipairs{"two_stage", "single_level"} do
+    for _, case in ipairs{{{}, 3}, {{torsion = 0.01}, 4}, {{torsion = 0.01, rolling = 0.002}, 6}} do
+      local w = lucid.world{dt = 0.005, collision = collision}
+      w:add_static{shape = lucid.halfspace({0, 0, 1}, 0)}
+      local desc = {shape = lucid.sphere(0.1), mass = 1, friction = 0.5,
+                    pose = lucid.se3.new({1, 0, 0, 0}, {0, 0, 0.1})}
+      for k, v in pairs(case[1]) do desc[k] = v end
+      w:add_body(desc)
+      w:step()
+      local islands = check_step(w)
+      t.eq(#islands, 1)
+      t.eq(islands[1].dim, case[2], collision)
+    end
+  end
+end)
