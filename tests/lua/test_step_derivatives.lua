@@ -23,6 +23,22 @@ end
 -- h = 1e-4, 1e-5, 3e-6: the best relative error of A, B and each parameter block (relative to
 -- the block's largest entry, or to `floor` (default dt: a velocity per unit force and kg) when
 -- the block is smaller, as B is when friction holds a box), the errors per h printed.
+-- The largest entry of |A_implicit - A_relaxed| and of |A_implicit| from state x.
+local function relaxed_against_implicit(w, x)
+  w:set_state(x)
+  local Di = w:step_derivatives()
+  w:set_state(x)
+  local Dr = w:step_derivatives{method = "relaxed"}
+  local e, s = 0, 0
+  for i = 1, Di.A:rows() do
+    for j = 1, Di.A:cols() do
+      e = math.max(e, math.abs(Di.A:get(i, j) - Dr.A:get(i, j)))
+      s = math.max(s, math.abs(Di.A:get(i, j)))
+    end
+  end
+  return e, s
+end
+
 local function check_against_fd(name, w, opts)
   opts = opts or {}
   local x = w:state()
@@ -1229,17 +1245,7 @@ t.case("torsional friction: a sphere spinning and sliding on a condim 4 floor", 
     -- the relaxed method (the interior point's dim-4 cone at kappa 1e-6) differentiates the
     -- smoothed step: here it agrees with the implicit A to 1e-5 (measured 1.8e-6 and 8.7e-6;
     -- a spin row left out moves A by O(1))
-    w:set_state(x)
-    local Di = w:step_derivatives()
-    w:set_state(x)
-    local Dr = w:step_derivatives{method = "relaxed"}
-    local e, s = 0, 0
-    for i = 1, Di.A:rows() do
-      for j = 1, Di.A:cols() do
-        e = math.max(e, math.abs(Di.A:get(i, j) - Dr.A:get(i, j)))
-        s = math.max(s, math.abs(Di.A:get(i, j)))
-      end
-    end
+    local e, s = relaxed_against_implicit(w, x)
     print(string.format("sphere spinning at vx %g: relaxed A against implicit A: %.2e", vx, e / s))
     t.truthy(e / s < 1e-4, "relaxed A off by " .. e / s)
   end
@@ -1315,17 +1321,7 @@ t.case("rolling friction: a ball rolling on a condim 6 floor, at its rolling bou
     t.truthy(column_size(D.params[1]) > 1, "the rolling column moves the roll")
     -- the relaxed method (the interior point's dim-6 cone at kappa 1e-6) differentiates the
     -- smoothed step: close to the implicit A (a rolling row left out moves A by O(1))
-    w:set_state(x)
-    local Di = w:step_derivatives()
-    w:set_state(x)
-    local Dr = w:step_derivatives{method = "relaxed"}
-    local e, s = 0, 0
-    for i = 1, Di.A:rows() do
-      for j = 1, Di.A:cols() do
-        e = math.max(e, math.abs(Di.A:get(i, j) - Dr.A:get(i, j)))
-        s = math.max(s, math.abs(Di.A:get(i, j)))
-      end
-    end
+    local e, s = relaxed_against_implicit(w, x)
     print(string.format("ball rolling, spin %g: relaxed A against implicit A: %.2e", spin, e / s))
     t.truthy(e / s < 1e-4, "relaxed A off by " .. e / s)
   end
