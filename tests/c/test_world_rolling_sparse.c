@@ -10,6 +10,8 @@
  *     floor, beside two stacked boxes (free bodies) on that floor pushed sideways (the
  *     floor's corners with rolling friction, the box-box contact without), and
  *   - a free sphere with w:add_body's rolling (and torsion) on a plain static floor.
+ * - The body-space problem of one step equals the dense path's: G + diag(R) (the decoupled
+ *   rows' entries sit in R in body space, in G densely), g and mu to rounding.
  * - Every island with a rolling contact is reported in body space with 6 rows per contact
  *   (lucid_world_islands): a silent fall-back to the dense path fails. */
 #include <math.h>
@@ -227,8 +229,64 @@ static void test_plain_sphere_same_step(void **state) {
     run_pairs("plain sphere", scene_b, NULL);
 }
 
+/* The last island's problem of one step from the same state, dense (its G, R) and in body space
+ * (G = J M^-1 J^T from the blocks, lucid_world_last_problem_dense, and R): G + diag(R), g and
+ * mu agree to rounding (1e-12 relative to their largest entry), rolling rows included. */
+static double problem_difference(scene_fn scene, const lucid_model *m) {
+    int ids[3];
+    lucid_world *dense = scene(m, LUCID_CONTACT_NCP, LUCID_CONTACT_PGS, DENSE, 0.0, ids);
+    lucid_world *sparse = scene(m, LUCID_CONTACT_NCP, LUCID_CONTACT_PGS, 0, 0.0, ids);
+    for (int k = 0; k < 100; ++k) assert_int_equal(lucid_world_step(dense), LUCID_OK);
+    set_motion(dense, ids[2], ids);
+    size_t n = (size_t)lucid_world_state_size(dense);
+    double *x = malloc(sizeof(double) * n), worst = 0.0;
+    assert_non_null(x);
+    lucid_world_get_state(dense, x);
+    assert_int_equal(lucid_world_set_state(sparse, x, NULL), LUCID_OK);
+    assert_int_equal(lucid_world_step(dense), LUCID_OK);
+    assert_int_equal(lucid_world_step(sparse), LUCID_OK);
+    int count = 0;
+    const lucid_world_island_info *info = lucid_world_islands(sparse, &count);
+    assert_true(count > 0 && info[count - 1].body_space && info[count - 1].dim == 6);
+    lucid_contact_problem pd, ps;
+    lucid_world_last_problem(dense, &pd, NULL);
+    assert_int_equal(lucid_world_last_problem_dense(sparse, &ps, NULL), LUCID_OK);
+    assert_int_equal(pd.n, ps.n);
+    assert_int_equal(pd.dim, 6);
+    assert_int_equal(ps.dim, 6);
+    size_t rows = 6 * (size_t)pd.n;
+    double top = 0.0;
+    for (size_t k = 0; k < rows * rows; ++k) top = fmax(top, fabs(pd.G[k]));
+    for (size_t c = 0; c < rows; ++c)
+        for (size_t r = 0; r < rows; ++r) {
+            double a = pd.G[r + rows * c], b = ps.G[r + rows * c];
+            if (r == c) a += pd.R ? pd.R[r] : 0.0, b += ps.R ? ps.R[r] : 0.0;
+            worst = fmax(worst, fabs(a - b) / top);
+        }
+    double gtop = 0.0, gdiff = 0.0;
+    for (size_t k = 0; k < rows; ++k)
+        gtop = fmax(gtop, fabs(pd.g[k])), gdiff = fmax(gdiff, fabs(pd.g[k] - ps.g[k]));
+    for (int i = 0; i < pd.n; ++i) assert_true(pd.mu[i] == ps.mu[i]);
+    printf("last island (%d contacts, dim 6): |G + R| differs by %.2e, g by %.2e of its largest\n",
+           pd.n, worst, gdiff / gtop);
+    assert_true(worst <= 1e-12 && gdiff <= 1e-12 * gtop);
+    free(x);
+    lucid_world_destroy(dense);
+    lucid_world_destroy(sparse);
+    return worst;
+}
+
+static void test_problem_equals_dense(void **state) {
+    (void)state;
+    lucid_model *m = test_load_model(ROLLING_SCENE);
+    problem_difference(ball_and_boxes, m);
+    problem_difference(scene_b, NULL);
+    lucid_model_destroy(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_problem_equals_dense),
         cmocka_unit_test(test_ball_and_boxes_same_step),
         cmocka_unit_test(test_plain_sphere_same_step),
     };
