@@ -13,6 +13,9 @@
  * spin row J_s row 3 = sign (0, a n), W_s row 3 = sign (0, I^-1 a n) (a model link's: row 3 of
  * its J and Y, lucid_world_models_fill_side); a contact without torsion in such an island has
  * a zero spin row made decoupled by R = its normal row's diagonal, as the dense G's entry.
+ * An island with rolling friction has 6 (dim 6): rows 4, 5 the rolling rows J_s = sign (0,
+ * b t_k), W_s = sign (0, I^-1 b t_k) (a link's: rows 4, 5 of its J and Y); a contact without
+ * them in such an island has zero rolling rows, decoupled the same way.
  * The island solve (attempts, judging, the kept answer) is world_island_solve.c's, in the
  * island's units as the dense one (lucid_world_island_scales: powers of two, exact).
  * Buffers grow only (sizes in size_t with overflow checks), so a step allocates nothing once they
@@ -44,7 +47,7 @@ struct lucid_world_sparse {
         side_at_cap, mass_at_cap, span_cap, J_cap, W_cap, M_cap, g_cap, mu_cap, R_cap, lambda_cap,
         dual_cap, best_cap, work_cap;
     lucid_contact_sparse_workspace *ws;
-    int dim;                           /* rows per contact of the island being solved (3, 4) */
+    int dim;                           /* rows per contact of the island being solved (3, 4, 6) */
     lucid_contact_sparse_problem last; /* the last island's problem (world units) */
     const int *last_list;              /* its contacts */
 };
@@ -100,11 +103,26 @@ static int touches_equality(const lucid_world *w, const int *list, int m) {
     return 0;
 }
 
-/* Rows per contact of an island: 4 when one of its contacts has torsional friction, else 3. */
+/* Rows per contact of an island: 6 when one of its contacts has rolling friction, else 4 when
+ * one has torsional friction, else 3 (the dense island's). */
 static int island_dim(const lucid_world *w, const int *list, int m) {
-    for (int i = 0; i < m; ++i)
-        if (w->contacts[list[i]].torsion > 0.0) return 4;
-    return 3;
+    int dim = 3;
+    for (int i = 0; i < m; ++i) {
+        const lucid_world_contact *c = &w->contacts[list[i]];
+        if (c->rolling > 0.0) return 6;
+        if (c->torsion > 0.0) dim = 4;
+    }
+    return dim;
+}
+
+/* Whether a contact of the island has torsional or rolling friction without sliding friction
+ * (its rows are scaled by 1 / mu): the dense island refuses it by name. */
+static int spin_without_friction(const lucid_world *w, const int *list, int m) {
+    for (int i = 0; i < m; ++i) {
+        const lucid_world_contact *c = &w->contacts[list[i]];
+        if ((c->torsion > 0.0 || c->rolling > 0.0) && !(c->friction > 0.0)) return 1;
+    }
+    return 0;
 }
 
 int lucid_world_sparse_applies(const lucid_world *w, const int *list, int m) {
@@ -112,11 +130,12 @@ int lucid_world_sparse_applies(const lucid_world *w, const int *list, int m) {
     if (touches_equality(w, list, m)) return 0;
     /* a dry-friction row's virtual normal row has no body-space column: dense */
     if (lucid_world_has_friction_rows(w, list, m)) return 0;
-    /* rolling friction (dim 6) is solved densely only; torsional friction (dim 4) by the
-     * solvers that take it (admm, pgs, ip): the others' dense island refuses it by name */
-    for (int i = 0; i < m; ++i)
-        if (w->contacts[list[i]].rolling > 0.0) return 0;
-    if (island_dim(w, list, m) == 4 && !lucid_contact_dim_supported(&w->opt.contact, 4)) return 0;
+    /* torsional and rolling friction (dims 4, 6) by the solvers that take them (admm, pgs,
+     * ip): the others' dense island refuses them by name, as it does without sliding friction */
+    int dim = island_dim(w, list, m);
+    if (dim > 3 &&
+        (!lucid_contact_dim_supported(&w->opt.contact, dim) || spin_without_friction(w, list, m)))
+        return 0;
     int threshold = lucid_world_sparse_threshold(&w->opt);
     if (w->opt.sparse_threshold < 0 && w->opt.contact.solver == LUCID_CONTACT_ADMM &&
         threshold > LUCID_WORLD_SPARSE_ADMM_ROBOT_CROSSOVER && touches_model(w, list, m))
@@ -183,10 +202,16 @@ static void fill_blocks(const lucid_world *w, int k, int side, int dim, double *
         lucid_vec3_store(lucid_vec3_scale(s->inv_ang[d], s->sign), W + 6 * d + 3);
     }
     if (dim == 3) return;
-    memset(J + 18, 0, sizeof(double) * 6), memset(W + 18, 0, sizeof(double) * 6);
-    if (!s->spin) return; /* the spin row: sign (0, a n), W's sign (0, I^-1 a n) */
-    lucid_vec3_store(lucid_vec3_scale(s->spin_ang, s->sign), J + 21);
-    lucid_vec3_store(lucid_vec3_scale(s->inv_spin_ang, s->sign), W + 21);
+    memset(J + 18, 0, sizeof(double) * 6 * (size_t)(dim - 3));
+    memset(W + 18, 0, sizeof(double) * 6 * (size_t)(dim - 3));
+    if (s->spin) { /* the spin row: sign (0, a n), W's sign (0, I^-1 a n) */
+        lucid_vec3_store(lucid_vec3_scale(s->spin_ang, s->sign), J + 21);
+        lucid_vec3_store(lucid_vec3_scale(s->inv_spin_ang, s->sign), W + 21);
+    }
+    for (int r = 0; dim == 6 && s->roll && r < 2; ++r) { /* sign (0, b t_r), sign (0, I^-1 b t_r) */
+        lucid_vec3_store(lucid_vec3_scale(s->roll_ang[r], s->sign), J + 27 + 6 * r);
+        lucid_vec3_store(lucid_vec3_scale(s->inv_roll_ang[r], s->sign), W + 27 + 6 * r);
+    }
 }
 
 /* M (row-major 6 x 6) = diag(m I, R I_body R^T) of body b */
@@ -246,9 +271,9 @@ static void fill_side_blocks(lucid_world *w, int k, int side, int s) {
         fill_blocks(w, k, side, dim, J, W);
         return;
     }
-    /* a link: the rows over its tree's dofs, W = (M~^-1 J^T)^T, its spin row (row 3 of its J
-     * and Y) when it has one; a limit's tangential rows: J = W = [I_2; 0] */
-    size_t rows = owner <= -2 && cs->spin ? 4 : 3;
+    /* a link: the rows over its tree's dofs, W = (M~^-1 J^T)^T, its spin and rolling rows (rows
+     * 3 to 5 of its J and Y) when it has them; a limit's tangential rows: J = W = [I_2; 0] */
+    size_t rows = owner <= -2 ? (size_t)lucid_world_contact_dim(&w->contacts[k]) : 3;
     if (owner <= -2) {
         memcpy(J, w->link_J + cs->row, sizeof(double) * rows * width);
         memcpy(W, w->link_Y + cs->row, sizeof(double) * rows * width);
@@ -256,9 +281,9 @@ static void fill_side_blocks(lucid_world *w, int k, int side, int s) {
         static const double unit[6] = {1.0, 0.0, 0.0, 1.0, 0.0, 0.0};
         memcpy(J, unit, sizeof unit), memcpy(W, unit, sizeof unit);
     }
-    if (dim == 4 && rows == 3) /* no spin on this side */
-        memset(J + 3 * width, 0, sizeof(double) * width),
-            memset(W + 3 * width, 0, sizeof(double) * width);
+    if ((size_t)dim > rows) /* no spin or rolling rows on this side */
+        memset(J + rows * width, 0, sizeof(double) * ((size_t)dim - rows) * width),
+            memset(W + rows * width, 0, sizeof(double) * ((size_t)dim - rows) * width);
 }
 
 /* Whether column c of a row-major dim x w block is zero. */
@@ -310,7 +335,7 @@ static double side_row_product(const lucid_world_sparse *sp, int s, int r) {
 static void assemble_spin(lucid_world *w, int k, int i) {
     lucid_world_sparse *sp = w->sparse;
     const lucid_world_contact *c = &w->contacts[k];
-    size_t at = 4 * (size_t)i + 3;
+    size_t at = (size_t)sp->dim * (size_t)i + 3;
     double spin = 0.0, a = lucid_world_contact_spin(c);
     for (int p = 0; p < 2; ++p) {
         const lucid_contact_side *sd = &w->sides[2 * k + p];
@@ -324,6 +349,33 @@ static void assemble_spin(lucid_world *w, int k, int i) {
     sp->R[at] = a > 0.0 ? 0.0 : side_row_product(sp, 2 * i, 2) + side_row_product(sp, 2 * i + 1, 2);
     sp->lambda[at] = a > 0.0 ? c->torsion_force / a : 0.0;
     sp->dual[at] = a > 0.0 ? c->torsion_dual : 0.0;
+}
+
+/* The rolling rows r = 4, 5 of contact k, the island's i-th (dim 6, its sides' blocks filled):
+ * g_r, the free rolling velocity b t_r . (w2 - w1) / dt; R_r 0, or without rolling friction
+ * the normal row's diagonal of G (decoupled as the dense island's); the warm start
+ * lambda_r = torque / b and its dual. */
+static void assemble_roll(lucid_world *w, int k, int i) {
+    lucid_world_sparse *sp = w->sparse;
+    const lucid_world_contact *c = &w->contacts[k];
+    double b = lucid_world_contact_roll(c);
+    double normal = side_row_product(sp, 2 * i, 2) + side_row_product(sp, 2 * i + 1, 2);
+    for (int r = 4; r < 6; ++r) {
+        size_t at = 6 * (size_t)i + (size_t)r;
+        double roll = 0.0;
+        for (int p = 0; p < 2; ++p) {
+            const lucid_contact_side *sd = &w->sides[2 * k + p];
+            if (!sd->roll) continue;
+            if (sd->model >= 0)
+                roll += lucid_world_models_side_row_velocity(w, sd, r, 1);
+            else if (sd->body >= 0)
+                roll += sd->sign * lucid_vec3_dot(sd->roll_ang[r - 4], w->w_free[sd->body]);
+        }
+        sp->g[at] = roll / w->opt.dt;
+        sp->R[at] = b > 0.0 ? 0.0 : normal;
+        sp->lambda[at] = b > 0.0 ? c->rolling_force[r - 4] / b : 0.0;
+        sp->dual[at] = b > 0.0 ? c->rolling_dual[r - 4] : 0.0;
+    }
 }
 
 /* The island's problem (*slots: the number of slots). Two passes: the slots and the offsets
@@ -349,7 +401,7 @@ static lucid_status assemble(lucid_world *w, const int *list, int m, const lucid
             sp->side_body[s] = b >= 0 && sp->owner[b] != -1 ? (side ? c->body2 : c->body1) : -1;
             sp->side_at[s] = sp->jw_len;
             size_t width = b >= 0 ? sp->dof[b + 1] - sp->dof[b] : 0;
-            if (width > (SIZE_MAX / 16 - sp->jw_len) / 4) return LUCID_ERR_NO_MEMORY;
+            if (width > (SIZE_MAX / 16 - sp->jw_len) / (size_t)dim) return LUCID_ERR_NO_MEMORY;
             sp->jw_len += (size_t)sp->dim * width;
         }
     lucid_status st = reserve_slots(w, (size_t)m, sp->dof[slots]);
@@ -376,7 +428,8 @@ static lucid_status assemble(lucid_world *w, const int *list, int m, const lucid
         sp->R[at + 2] = w->opt.compliance;
         memcpy(sp->lambda + at, c->force, sizeof c->force);
         memcpy(sp->dual + at, c->dual, sizeof c->dual);
-        if (dim == 4) assemble_spin(w, list[i], i);
+        if (dim > 3) assemble_spin(w, list[i], i);
+        if (dim == 6) assemble_roll(w, list[i], i);
     }
     *slots_out = slots;
     return LUCID_OK;
@@ -452,14 +505,16 @@ static double unit_round_off_of(double x) {
 }
 
 /* Contact i's share of the round-off bound (lucid_contact_round_off_bound), a contact of dim 4
- * folded as contact_round_off.c does: (t1, s) as one tangential entry. */
+ * or 6 folded as contact_round_off.c does: (t1, s, r1, r2) as one tangential entry. */
 static double contact_round_off(const lucid_contact_sparse_problem *p, int i, const double *lambda,
                                 const double *sigma, const double *d) {
-    if (lucid_sparse_dim(p) == 3)
+    int dim = lucid_sparse_dim(p);
+    if (dim == 3)
         return lucid_contact_round_off_bound(p->mu[i], lambda + 3 * i, sigma + 3 * i, d + 3 * i);
-    const double *l = lambda + 4 * i, *s = sigma + 4 * i, *e = d + 4 * i;
-    double l3[3] = {hypot(l[0], l[3]), l[1], l[2]}, s3[3] = {hypot(s[0], s[3]), s[1], s[2]};
-    double d3[3] = {hypot(e[0], e[3]), e[1], e[2]};
+    const double *l = lambda + dim * i, *s = sigma + dim * i, *e = d + dim * i;
+    double l3[3] = {l[0], l[1], l[2]}, s3[3] = {s[0], s[1], s[2]}, d3[3] = {e[0], e[1], e[2]};
+    for (int k = 3; k < dim; ++k)
+        l3[0] = hypot(l3[0], l[k]), s3[0] = hypot(s3[0], s[k]), d3[0] = hypot(d3[0], e[k]);
     return lucid_contact_round_off_bound(p->mu[i], l3, s3, d3);
 }
 
@@ -629,9 +684,14 @@ lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, in
         size_t at = (size_t)dim * (size_t)i;
         memcpy(c->force, sp->lambda + at, sizeof(double) * 3);
         memcpy(c->dual, sp->dual + at, sizeof(double) * 3);
-        double a = dim == 4 ? lucid_world_contact_spin(c) : 0.0; /* torque = a lambda_s */
+        double a = dim > 3 ? lucid_world_contact_spin(c) : 0.0; /* torque = a lambda_s */
         c->torsion_force = a > 0.0 ? a * sp->lambda[at + 3] : 0.0;
         c->torsion_dual = a > 0.0 ? sp->dual[at + 3] : 0.0;
+        double b = dim == 6 ? lucid_world_contact_roll(c) : 0.0; /* torques b lambda_r */
+        for (int r = 0; r < 2; ++r) {
+            c->rolling_force[r] = b > 0.0 ? b * sp->lambda[at + 4 + (size_t)r] : 0.0;
+            c->rolling_dual[r] = b > 0.0 ? sp->dual[at + 4 + (size_t)r] : 0.0;
+        }
     }
     apply_velocities(w, slots, u);
     return LUCID_OK;

@@ -21,7 +21,7 @@
 #include "solvers/contact/contact_sparse_hessian.h"
 #include "solvers/contact/contact_sparse_kkt.h"
 
-/* vectors of dim n (3 or 4 rows a contact): x z z_prev gamma rhs b sigma w t e, the polish's
+/* vectors of dim n (3, 4 or 6 rows a contact): x z z_prev gamma rhs b sigma w t e, the polish's
  * candidate and its velocity, and dim more for H's dim x dim blocks (dim^2 n: D); of the
  * columns (6 a free body): u f; then Anderson's */
 enum {
@@ -37,7 +37,7 @@ enum {
     V_E,
     V_POLISH,
     V_D = V_POLISH + 2,
-    V_COUNT = V_D + 4 /* D's dim vectors of dim n at most */
+    V_COUNT = V_D + 6 /* D's dim vectors of dim n at most */
 };
 
 struct lucid_contact_sparse_workspace {
@@ -99,9 +99,10 @@ lucid_status lucid_contact_sparse_reserve(lucid_contact_sparse_workspace *ws, in
 
 lucid_status lucid_contact_sparse_reserve_dim(lucid_contact_sparse_workspace *ws, int n, int dim,
                                               size_t columns) {
-    if (!ws || n < 0 || (dim != 3 && dim != 4)) return LUCID_ERR_ARGUMENT;
+    if (!ws || n < 0 || (dim != 3 && dim != 4 && dim != 6)) return LUCID_ERR_ARGUMENT;
     size_t m = (size_t)dim * (size_t)n, nv = columns;
-    /* the largest sum below, (18 + 4 dim) dim n + 2 columns + accel, stays below SIZE_MAX */
+    /* the largest sum below, (18 + 4 dim) dim n + 2 columns + accel (at most 252 n + 2
+     * columns + 2^31 with dim 6), stays below SIZE_MAX */
     if ((size_t)n > SIZE_MAX / 1024 || columns > SIZE_MAX / 1024) return LUCID_ERR_NO_MEMORY;
     int memory = LUCID_CONTACT_ADMM_ANDERSON_MEMORY;
     if (2 * m > (size_t)INT32_MAX / (2 * (size_t)memory + 5)) memory = 0;
@@ -122,7 +123,7 @@ lucid_status lucid_contact_sparse_reserve_dim(lucid_contact_sparse_workspace *ws
         ws->buf = b, ws->cap = c;
     }
     ws->n = n, ws->dim = dim, ws->columns = columns, ws->memory = memory;
-    if (dim == 4) return LUCID_OK; /* no polish for dim 4 (polisher below) */
+    if (dim > 3) return LUCID_OK; /* no polish for dims 4 and 6 (polisher below) */
     return reserve_polish(
         ws, n < LUCID_CONTACT_POLISH_MAX_CONTACTS ? n : LUCID_CONTACT_POLISH_MAX_CONTACTS);
 }
@@ -136,8 +137,10 @@ typedef struct sparse_admm {
 
 static void project_cones(const void *ctx, const double *x, double *out) {
     const lucid_contact_sparse_problem *p = ctx;
-    if (lucid_sparse_dim(p) == 4) {
-        for (int i = 0; i < p->n; ++i) lucid_cone4_project(p->mu[i], x + 4 * i, out + 4 * i);
+    int dim = lucid_sparse_dim(p);
+    if (dim > 3) {
+        for (int i = 0; i < p->n; ++i)
+            lucid_cone_n_project(dim, p->mu[i], x + dim * i, out + dim * i);
         return;
     }
     for (int i = 0; i < p->n; ++i) lucid_cone_project(p->mu[i], x + 3 * i, out + 3 * i);
@@ -294,14 +297,15 @@ static double eig_bound(const sparse_admm *a) {
 }
 
 /* b = g (+ the De Saxce shift for the NCP from the velocity estimate), as contact_admm.c (with
- * dim 4 the spin row is tangential) */
+ * dim 4 or 6 the spin and rolling rows are tangential) */
 static void linear_term(const lucid_contact_sparse_problem *p, int ncp, const double *velocity,
                         double *b) {
     memcpy(b, p->g, sizeof(double) * lucid_sparse_rows(p));
     if (!ncp) return;
-    if (lucid_sparse_dim(p) == 4) {
+    int dim = lucid_sparse_dim(p);
+    if (dim > 3) {
         for (int i = 0; i < p->n; ++i)
-            b[4 * i + 2] += p->mu[i] * lucid_cone4_tangent_norm(velocity + 4 * i);
+            b[dim * i + 2] += p->mu[i] * lucid_cone_n_tangent_norm(dim, velocity + dim * i);
         return;
     }
     for (int i = 0; i < p->n; ++i)
@@ -315,9 +319,9 @@ static void velocity(sparse_admm *a, const double *z, double *sigma) {
 }
 
 /* The solve's polisher: NULL when contact.polish is off (every lucid_contact_polisher_* query
- * then says no), and for contacts of dim 4: the polish's modes (stick, slide, separate) and
- * their Newton systems are written for the 3-row cone (contact_polish.c), and the dense ADMM
- * that solves dim-4 islands has no polish either. */
+ * then says no), and for contacts of dim 4 or 6: the polish's modes (stick, slide, separate)
+ * and their Newton systems are written for the 3-row cone (contact_polish.c), and the dense
+ * ADMM that solves such islands has no polish either. */
 static lucid_contact_polisher *polisher(const sparse_admm *a, const lucid_contact_run *run) {
     return run->o->polish && lucid_sparse_dim(a->p) == 3 ? a->ws->polisher : NULL;
 }
@@ -416,8 +420,7 @@ lucid_status lucid_contact_solve_admm_sparse(const lucid_contact_sparse_problem 
         (o->model != LUCID_CONTACT_CCP && o->model != LUCID_CONTACT_NCP) || !(o->tol >= 0.0) ||
         o->max_iter < 0 || !(o->admm_alpha > 0.0 && o->admm_alpha < 2.0) ||
         (p->n > 0 && (!p->body || !p->J || !p->W || !p->M || !p->g || !p->mu)) ||
-        (p->dim != 0 && p->dim != 3 && p->dim != 4) ||
-        !lucid_contact_dim_supported(o, lucid_sparse_dim(p)))
+        !lucid_sparse_dim_valid(p->dim) || !lucid_contact_dim_supported(o, lucid_sparse_dim(p)))
         return LUCID_ERR_ARGUMENT;
     int m = (int)lucid_sparse_rows(p), ncp = o->model == LUCID_CONTACT_NCP;
     if (!o->warm_start) memset(lambda, 0, sizeof(double) * (size_t)m);

@@ -86,9 +86,10 @@ lucid_status lucid_contact_check_psd(lucid_contact_run *run);
  * by the dense and the sparse PGS (contact_pgs_sparse.c). */
 void lucid_contact_pgs_update(lucid_contact_model model, double mu, const double D[9],
                               const double s[3], double l[3]);
-/* The same for a contact of dim 4 (l, s: (t1, t2, n, s); D 4 x 4, column-major; CCP, NCP). */
-void lucid_contact_pgs_update4(lucid_contact_model model, double mu, const double D[16],
-                               const double s[4], double l[4]);
+/* The same for a contact of dim 4 or 6 (l, s: (t1, t2, n, s) or (t1, t2, n, s, r1, r2); D
+ * dim x dim, column-major; CCP, NCP). */
+void lucid_contact_pgs_update_n(int dim, lucid_contact_model model, double mu, const double *D,
+                                const double *s, double *l);
 
 /* Newton's R-metric projection needs equal tangential compliances. A tangential row whose
  * diagonal d of G is null (contact_null_rows.h) relative to its given compliance or to the

@@ -726,7 +726,7 @@ lucid_status lucid_contact_solve_ip_sparse(const lucid_contact_sparse_problem *p
     if (!p || !o || !ws || !lambda || p->n < 0 || p->num_bodies < 0 ||
         o->solver != LUCID_CONTACT_IP ||
         (o->model != LUCID_CONTACT_CCP && o->model != LUCID_CONTACT_NCP) || !(o->tol >= 0.0) ||
-        o->max_iter < 0 || !(o->kappa >= 0.0) || (p->dim != 0 && p->dim != 3 && p->dim != 4) ||
+        o->max_iter < 0 || !(o->kappa >= 0.0) || !lucid_sparse_dim_valid(p->dim) ||
         (p->n > 0 && (!p->body || !p->J || !p->W || !p->M || !p->g || !p->mu)))
         return LUCID_ERR_ARGUMENT;
     int d = lucid_sparse_dim(p);

@@ -129,9 +129,9 @@ static void update_n(int dim, lucid_contact_model model, double mu, const double
     }
 }
 
-void lucid_contact_pgs_update4(lucid_contact_model model, double mu, const double D[16],
-                               const double s[4], double l[4]) {
-    update_n(4, model, mu, D, s, l);
+void lucid_contact_pgs_update_n(int dim, lucid_contact_model model, double mu, const double *D,
+                                const double *s, double *l) {
+    update_n(dim, model, mu, D, s, l);
 }
 
 /* One sweep over the contacts of a dim 4 or 6 problem; returns the largest change. */

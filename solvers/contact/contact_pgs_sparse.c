@@ -15,7 +15,7 @@ size_t lucid_contact_sparse_work_size(int n, size_t columns) {
 }
 
 size_t lucid_contact_sparse_work_size_dim(int n, int dim, size_t columns) {
-    if (n < 0 || (dim != 3 && dim != 4)) return 0;
+    if (n < 0 || (dim != 3 && dim != 4 && dim != 6)) return 0;
     size_t b = (size_t)n, per = (size_t)dim * (size_t)(dim + 1); /* sigma, the diagonal blocks */
     if (b > SIZE_MAX / per || columns > SIZE_MAX - per * b) return 0;
     return columns + per * b;
@@ -62,7 +62,7 @@ static void contact_velocity(const lucid_contact_sparse_problem *p, int i, const
         s[d] = p->g[at + d] + (p->R ? p->R[at + d] * lambda[at + d] : 0.0);
     for (int side = 2 * i; side < 2 * i + 2; ++side) {
         if (p->body[side] < 0) continue;
-        double v[4];
+        double v[6]; /* dim <= 6 */
         int b = p->body[side];
         size_t lo, hi;
         lucid_sparse_span(p, side, 0, &lo, &hi);
@@ -109,8 +109,7 @@ static int valid(const lucid_contact_sparse_problem *p, const lucid_contact_opti
     if (!(o->relaxation > 0.0 && o->relaxation < 2.0) || o->max_iter < 0 || !(o->tol >= 0.0))
         return 0;
     if (p->n > 0 && p->dof && (!p->side_at || (!p->mass_at && p->M))) return 0;
-    if ((p->dim != 0 && p->dim != 3 && p->dim != 4) ||
-        !lucid_contact_dim_supported(o, lucid_sparse_dim(p)))
+    if (!lucid_sparse_dim_valid(p->dim) || !lucid_contact_dim_supported(o, lucid_sparse_dim(p)))
         return 0;
     for (int s = 0; s < 2 * p->n; ++s)
         if (p->body[s] >= p->num_bodies) return 0;
@@ -141,11 +140,11 @@ lucid_status lucid_contact_solve_pgs_sparse(const lucid_contact_sparse_problem *
     for (int k = 1; k <= o->max_iter; ++k) {
         double change = 0.0;
         for (int i = 0; i < p->n; ++i) {
-            double *li = lambda + (size_t)dim * (size_t)i, l[4], s[4], delta[4];
+            double *li = lambda + (size_t)dim * (size_t)i, l[6], s[6], delta[6];
             memcpy(l, li, sizeof(double) * (size_t)dim);
             contact_velocity(p, i, u, lambda, s);
-            if (dim == 4)
-                lucid_contact_pgs_update4(o->model, p->mu[i], diag + dd * (size_t)i, s, l);
+            if (dim > 3)
+                lucid_contact_pgs_update_n(dim, o->model, p->mu[i], diag + dd * (size_t)i, s, l);
             else
                 lucid_contact_pgs_update(o->model, p->mu[i], diag + dd * (size_t)i, s, l);
             for (int a = 0; a < dim; ++a) {

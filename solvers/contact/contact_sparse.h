@@ -2,7 +2,8 @@
  *
  * Contact i has two sides s = 2i, 2i+1, each acting on one body slot body[s] (-1: none, a
  * static body). A side holds two 3 x 6 blocks (dim x 6: with dim 4 a fourth row, the spin
- * s), rows d = 0..2 along the contact frame (t1, t2, n), columns (linear, angular) of the
+ * s, with dim 6 the rolling rows r1, r2 too), rows d = 0..2 along the contact frame (t1, t2,
+ * n), columns (linear, angular) of the
  * body's twist:
  *   J_s  the contact Jacobian block (its sign included), and
  *   W_s  = (M_b^-1 J_s^T)^T, the block of M^-1 J^T (linear part / m, angular part I^-1 .),
@@ -11,7 +12,7 @@
  *   sigma_i = sum_s J_s u_body(s) + g_i + R_i lambda_i,
  *   G_ii    = sum_s J_s W_s^T                                 (the only blocks formed).
  * Storage is O(n + bodies); a product with G costs O(n). Both blocks are row-major, 18
- * numbers a side, 36 a contact (24, 48 with dim 4). g, mu, R (may be NULL) as in
+ * numbers a side, 36 a contact (6 dim and 12 dim with dim rows). g, mu, R (may be NULL) as in
  * lucid_contact_problem.
  *
  * Slots of any width. A slot is a group of velocity unknowns (columns): 6 for a free body
@@ -58,14 +59,19 @@ typedef struct lucid_contact_sparse_problem {
                             * [span[4s], span[4s + 1]) of its slot, W outside
                             * [span[4s + 2], span[4s + 3]) (a robot link's rows touch its
                             * ancestors' dofs; M~^-1 spreads W over the ones they move) */
-    int dim;               /* rows per contact: 3 (or 0, the same), or 4 (torsional friction:
-                            * (t1, t2, n, s) as lucid_contact_problem's); the blocks are then
-                            * dim x w, and g, R and the solvers' vectors dim n */
+    int dim;               /* rows per contact: 3 (or 0, the same), 4 (torsional friction:
+                            * (t1, t2, n, s) as lucid_contact_problem's) or 6 (rolling
+                            * friction: (t1, t2, n, s, r1, r2)); the blocks are then dim x w,
+                            * and g, R and the solvers' vectors dim n */
 } lucid_contact_sparse_problem;
 
-/* Rows per contact (3 or 4) and rows in all (dim n). */
+/* Whether dim is a body-space problem's rows per contact (0 meaning 3); the rows per contact
+ * of p (3, 4 or 6) and rows in all (dim n). */
+static inline int lucid_sparse_dim_valid(int dim) {
+    return dim == 0 || dim == 3 || dim == 4 || dim == 6;
+}
 static inline int lucid_sparse_dim(const lucid_contact_sparse_problem *p) {
-    return p->dim == 4 ? 4 : 3;
+    return p->dim == 4 || p->dim == 6 ? p->dim : 3;
 }
 static inline size_t lucid_sparse_rows(const lucid_contact_sparse_problem *p) {
     return (size_t)lucid_sparse_dim(p) * (size_t)p->n;
@@ -101,7 +107,7 @@ static inline void lucid_sparse_span(const lucid_contact_sparse_problem *p, int 
 
 /* Doubles of workspace lucid_contact_solve_pgs_sparse needs: the columns (6 a free body,
  * lucid_sparse_columns) + 12 n (0 when that overflows size_t or n is negative); _dim for
- * contacts of dim rows (3 or 4): the columns + dim (dim + 1) n. */
+ * contacts of dim rows (3, 4 or 6): the columns + dim (dim + 1) n. */
 size_t lucid_contact_sparse_work_size(int n, size_t columns);
 size_t lucid_contact_sparse_work_size_dim(int n, int dim, size_t columns);
 
@@ -145,7 +151,8 @@ lucid_contact_sparse_workspace *lucid_contact_sparse_workspace_create(void);
 void lucid_contact_sparse_workspace_destroy(lucid_contact_sparse_workspace *ws);
 lucid_status lucid_contact_sparse_reserve(lucid_contact_sparse_workspace *ws, int n,
                                           size_t columns);
-/* As lucid_contact_sparse_reserve for contacts of dim rows (3 or 4; 4 for ADMM, PGS and IP). */
+/* As lucid_contact_sparse_reserve for contacts of dim rows (3, 4 or 6; 4 and 6 for ADMM, PGS
+ * and IP). */
 lucid_status lucid_contact_sparse_reserve_dim(lucid_contact_sparse_workspace *ws, int n, int dim,
                                               size_t columns);
 
@@ -175,7 +182,7 @@ lucid_status lucid_contact_solve_newton_sparse(const lucid_contact_sparse_proble
 
 /* Interior point of lucid_contact_solve (ccp:ip, ncp:ip; contact_ip.h) on the sparse form:
  * the same iterates, each Newton system A dx = b solved as (G + B) z = D (I - E) b with B the
- * d x d blocks R + D (I - E) W^2 D (d = lucid_sparse_dim: 3 or 4), through the sparse
+ * d x d blocks R + D (I - E) W^2 D (d = lucid_sparse_dim: 3, 4 or 6), through the sparse
  * augmented system [M -J^T; J B]
  * factorised by KLU (contact_sparse_kkt.h, which says why not through H = M + J^T B^-1 J).
  * No derivatives (lucid_contact_ip_jvp needs the dense problem). dual:

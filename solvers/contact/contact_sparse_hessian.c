@@ -189,10 +189,11 @@ static void order(lucid_contact_hessian *h, const lucid_contact_sparse_problem *
  * branches of the tree): skipping them makes J^T D J cost depth^2 instead of nv^2. */
 static idx nonzero_columns(const double *J, int dim, idx w, idx *nz) {
     idx k = 0;
-    for (idx c = 0; c < w; ++c)
-        if (J[c] != 0.0 || J[w + c] != 0.0 || J[2 * w + c] != 0.0 ||
-            (dim == 4 && J[3 * w + c] != 0.0))
-            nz[k++] = c;
+    for (idx c = 0; c < w; ++c) {
+        int any = 0;
+        for (int d = 0; d < dim && !any; ++d) any = J[d * w + c] != 0.0;
+        if (any) nz[k++] = c;
+    }
     return k;
 }
 
@@ -307,7 +308,8 @@ lucid_status lucid_contact_hessian_analyze(lucid_contact_hessian *h,
     }
     if (diag == SIZE_MAX) return LUCID_ERR_NO_MEMORY;
     lucid_status s = grow(h, B_NZ, widest > 0 ? 2 * widest : 1);
-    if (s == LUCID_OK) s = grow(h, B_DJ, widest > 0 ? 4 * widest : 1);
+    /* D J_b: dim x widest, dim <= 6 */
+    if (s == LUCID_OK) s = grow(h, B_DJ, widest > 0 ? 6 * widest : 1);
     if (s == LUCID_OK) s = grow(h, B_DIAG, diag > 0 ? diag : 1);
     if (s != LUCID_OK) return s;
     block_graph(h, p);
@@ -365,16 +367,18 @@ static void add_weighted(lucid_contact_hessian *h, const lucid_contact_sparse_pr
             idx l = nzb[t];
             const double *Da = D + dim * a;
             double v = Da[0] * Jb[l] + Da[1] * Jb[wb + l] + Da[2] * Jb[2 * wb + l];
-            DJ[a * kb + t] = dim == 4 ? v + Da[3] * Jb[3 * wb + l] : v;
+            for (int e = 3; e < dim; ++e) v += Da[e] * Jb[e * wb + l];
+            DJ[a * kb + t] = v;
         }
     for (idx t = 0; t < kb; ++t) {
         idx l = nzb[t];
-        double d0 = DJ[t], d1 = DJ[kb + t], d2 = DJ[2 * kb + t], d3 = dim == 4 ? DJ[3 * kb + t] : 0;
+        double dj[6] = {DJ[t], DJ[kb + t], DJ[2 * kb + t], 0, 0, 0};
+        for (int e = 3; e < dim; ++e) dj[e] = DJ[e * kb + t];
         double *base = h->Ax + h->Ap[first + l] + h->dcount[first + l] + row;
         for (idx u = 0; u < ka; ++u) {
             idx r = nza[u];
-            double v = Ja[r] * d0 + Ja[wa + r] * d1 + Ja[2 * wa + r] * d2;
-            if (dim == 4) v += Ja[3 * wa + r] * d3;
+            double v = Ja[r] * dj[0] + Ja[wa + r] * dj[1] + Ja[2 * wa + r] * dj[2];
+            for (int e = 3; e < dim; ++e) v += Ja[e * wa + r] * dj[e];
             if (row < 0)
                 h->Ax[pm[r * wb + l]] += v;
             else
@@ -437,9 +441,9 @@ lucid_status lucid_contact_hessian_factor_uniform(lucid_contact_hessian *h,
                                                   const lucid_contact_sparse_problem *p, double w) {
     size_t nnz = (size_t)h->nnz;
     if (!h->parts_ready) {
-        static const double identity3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-        static const double identity4[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
-        const double *identity = lucid_sparse_dim(p) == 4 ? identity4 : identity3;
+        int dim = lucid_sparse_dim(p);
+        double identity[36] = {0}; /* dim x dim */
+        for (int a = 0; a < dim; ++a) identity[(dim + 1) * a] = 1.0;
         lucid_status s = grow(h, B_AX_MASS, nnz > 0 ? nnz : 1);
         if (s == LUCID_OK) s = grow(h, B_AX_JTJ, nnz > 0 ? nnz : 1);
         if (s != LUCID_OK) return s;

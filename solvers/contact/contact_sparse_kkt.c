@@ -1,13 +1,13 @@
 /* K = [M -J^T; J B] of a body-space problem, sparse, factorised by KLU (contact_sparse_kkt.h).
  *
  * Unknowns: the slots' columns (u, lucid_sparse_columns of them), then d per contact (z; d =
- * lucid_sparse_dim: 3, or 4 with the spin row). Slot column begin(b) + l holds the w rows of
- * b's mass block, then for each side s on b whose J block may be non-zero in column l, the d
- * rows of its contact (both sides of a contact on one slot share those rows). Contact column
- * d i + c holds, for each side's slot, the rows of its J span (both sides on one slot: the
- * slot's w rows, once), then the d rows of the contact itself (B). Values are rewritten by every
- * factorisation: the positions are recomputed in the same order as the pattern was built, so no map
- * is stored. */
+ * lucid_sparse_dim: 3, 4 with the spin row, 6 with the rolling rows too). Slot column begin(b) + l
+ * holds the w rows of b's mass block, then for each side s on b whose J block may be non-zero in
+ * column l, the d rows of its contact (both sides of a contact on one slot share those rows).
+ * Contact column d i + c holds, for each side's slot, the rows of its J span (both sides on one
+ * slot: the slot's w rows, once), then the d rows of the contact itself (B). Values are rewritten
+ * by every factorisation: the positions are recomputed in the same order as the pattern was built,
+ * so no map is stored. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

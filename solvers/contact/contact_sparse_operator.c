@@ -1,6 +1,6 @@
 /* The velocity-space operator of the sparse contact problem (contact_sparse.h): J, J^T and
- * G + R = J M^-1 J^T + R applied through the dim x w blocks (3 or 4 rows) of each contact side (w
- * the width of its slot: 6 for a free body, nv for a robot). */
+ * G + R = J M^-1 J^T + R applied through the dim x w blocks (3, 4 or 6 rows) of each contact side
+ * (w the width of its slot: 6 for a free body, nv for a robot). */
 #include <string.h>
 
 #include "solvers/contact/contact_sparse.h"
@@ -9,8 +9,8 @@
 static void block_transpose_times(const double *B, int dim, size_t w, size_t lo, size_t hi,
                                   const double *y, double *out) {
     for (size_t k = lo; k < hi; ++k) out[k] += B[k] * y[0] + B[w + k] * y[1] + B[2 * w + k] * y[2];
-    if (dim == 4)
-        for (size_t k = lo; k < hi; ++k) out[k] += B[3 * w + k] * y[3];
+    for (int d = 3; d < dim; ++d)
+        for (size_t k = lo; k < hi; ++k) out[k] += B[(size_t)d * w + k] * y[d];
 }
 
 /* out[d] += sum over lo <= k < hi of B[d w + k] x[k] (B x, B a row-major dim x w block) */

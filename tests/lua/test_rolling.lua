@@ -14,10 +14,11 @@ local exists = t.exists
 
 local write = t.write_temp
 
--- SCENE's sphere rolling along x at 0.1 m/s (w_y = 1 rad/s) for 0.3 s: w_y r.
-local function rolled(contact)
+-- SCENE's sphere rolling along x at 0.1 m/s (w_y = 1 rad/s) for 0.3 s: w_y r. threshold: the
+-- world's sparse_threshold (nil: automatic; 0: every island in body space).
+local function rolled(contact, threshold)
   local m = lucid.model.load(SCENE)
-  local w = lucid.world{dt = m.timestep, contact = contact}
+  local w = lucid.world{dt = m.timestep, contact = contact, sparse_threshold = threshold}
   local id = w:add_model(m)
   w:set_v(id, {0.1, 0, 0, 0, 1, 0})
   w:step(300)
@@ -47,6 +48,18 @@ t.case("ncp:pgs and ncp:admm roll the sphere down at 5 mu_r g / (7 r)", function
   t.near(rho, MU_R * c.lambda[3] / math.sqrt(1 + k * k), 1e-6 * MU_R * G, "rolling torque")
 end)
 
+t.case("in body space (sparse_threshold = 0) the sphere rolls down at the same rate", function()
+  if not exists(SCENE) then t.skip("needs " .. SCENE .. " (run from the repository root)") end
+  local analytic = 0.1 - 5 * MU_R * G / (7 * R) * 0.3
+  for _, solver in ipairs{"admm", "pgs", "ip"} do
+    local v, w = rolled({model = "ncp", solver = solver}, 0)
+    local is = w:islands()[1]
+    t.eq(is.backend, "body", "ncp:" .. solver .. " in body space")
+    t.eq(is.dim, 6, "6 rows per contact")
+    t.near(v, analytic, 2e-5, "ncp:" .. solver .. " in body space")
+  end
+end)
+
 t.case("what does not take rolling friction refuses it by name; bad files are refused", function()
   if not exists(SCENE) then t.skip("needs " .. SCENE .. " (run from the repository root)") end
   local m = lucid.model.load(SCENE)
@@ -68,6 +81,9 @@ t.case("what does not take rolling friction refuses it by name; bad files are re
   local z = lucid.world{dt = 0.001}
   z:add_model(no_sliding)
   t.raises("rolling friction needs sliding friction > 0", function() z:step() end)
+  local zb = lucid.world{dt = 0.001, sparse_threshold = 0} -- body space routes it dense
+  zb:add_model(no_sliding)
+  t.raises("rolling friction needs sliding friction > 0", function() zb:step() end)
   t.raises(":1: <geom> condim must be 1, 3, 4 or 6 (got 5)", function()
     lucid.model.load(write([[<mujoco><worldbody><geom type="sphere" size="0.1" condim="5"/></worldbody></mujoco>]]))
   end)

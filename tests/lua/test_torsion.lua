@@ -144,6 +144,9 @@ t.case("what does not take torsional friction refuses it by name", function()
   local z = lucid.world{dt = 0.001}
   z:add_model(no_sliding)
   t.raises("torsional friction needs sliding friction > 0", function() z:step() end)
+  local zb = lucid.world{dt = 0.001, sparse_threshold = 0} -- body space routes it dense
+  zb:add_model(no_sliding)
+  t.raises("torsional friction needs sliding friction > 0", function() zb:step() end)
   t.raises("condim must be 1, 3, 4 or 6 (got 2)", function()
     lucid.model.load(write([[<mujoco><worldbody><geom type="sphere" size="0.1" condim="2"/></worldbody></mujoco>]]))
   end)
