@@ -1,7 +1,8 @@
 -- lcp:pgs with torsional (MJCF condim 4) and rolling friction (condim 6): the LCP's box pyramid
 -- over every tangential row of the scaled contact, |f_k| <= mu f_n for k in (t1, t2, s, r1, r2)
 -- (docs/contact.md): each torque at its own bound, mu_t N for the spin and mu_r N for the
--- rolling, independently of the sliding force. raisim:bisection refuses them by name.
+-- rolling, independently of the sliding force. raisim:bisection refuses them by name, and
+-- w:step_derivatives refuses such an lcp world by name (no derivatives of the box of dim 4 or 6).
 local t = require "testing"
 local lucid = require "lucid"
 
@@ -65,5 +66,17 @@ t.case("raisim:bisection refuses torsional and rolling friction by name", functi
     w:add_model(m)
     t.raises("or lcp:pgs, not raisim:bisection (its bisection is over one angle of a 3-row",
       function() w:step() end)
+  end
+end)
+
+t.case("w:step_derivatives refuses an lcp world with torsional or rolling friction by name", function()
+  if not t.exists(SPIN_SCENE) then t.skip("needs " .. SPIN_SCENE) end
+  for _, scene in ipairs{SPIN_SCENE, ROLL_SCENE} do
+    local m = lucid.model.load(scene)
+    local w = lucid.world{dt = m.timestep, contact = {model = "lcp", solver = "pgs"}}
+    w:add_model(m)
+    w:step(20)
+    t.raises("torsional or rolling friction (4 or 6 rows per contact) under the lcp model has no " ..
+      "step derivatives", function() w:step_derivatives() end)
   end
 end)
