@@ -570,11 +570,15 @@ static lucid_status check_torsion(lucid_world *w, const int *list, int m, int di
         }
         const lucid_contact_options *o = &w->opt.contact;
         if (!lucid_contact_dim_supported(o, dim)) {
+            /* raisim's map bisects one angle on its 3-row ellipse; beyond 3 rows the sliding
+             * set is a surface (docs/contact.md) */
+            const char *why = o->model == LUCID_CONTACT_RAISIM
+                                  ? " (its bisection is over one angle of a 3-row contact)"
+                                  : "";
             snprintf(w->error, sizeof w->error,
-                     "contact of %.32s and %.32s: %s needs ncp or ccp with admm, pgs or ip, not "
-                     "%s:%s",
-                     a, b, kind, lucid_contact_model_name(o->model),
-                     lucid_contact_solver_name(o->solver));
+                     "contact of %.32s and %.32s: %s needs %s, not %s:%s%s", a, b, kind,
+                     lucid_contact_dim_pairs(), lucid_contact_model_name(o->model),
+                     lucid_contact_solver_name(o->solver), why);
             return LUCID_ERR_ARGUMENT;
         }
     }

@@ -176,3 +176,47 @@ double lucid_pyramid_distance_dual(double mu, const double x[3]) {
                                 lucid_vec3_make(-1.0, 0.0, mu), lucid_vec3_make(0.0, -1.0, mu)};
     return polyhedral_cone_distance(edge, x);
 }
+
+/* The projection of x onto the box pyramid {|x_k| <= mu x_n, k tangential}: for a fixed normal
+ * t >= 0 the nearest tangential entries are x_k clamped to [-mu t, mu t], and the remaining
+ * f(t) = (t - x_n)^2 + sum_k max(0, |x_k| - mu t)^2 is convex; its root of f' with the j largest
+ * |x_k| above mu t is t_j = (x_n + mu sum_{first j} |x_k|) / (1 + mu^2 j), the first j whose
+ * t_j clears the next |x_k| / mu (f' <= its j-piece everywhere), clamped to t >= 0. */
+void lucid_pyramid_n_project(int dim, double mu, const double *x, double *out) {
+    static const int tangent[5] = {0, 1, 3, 4, 5};
+    int nt = dim - 1;
+    double a[5], sum = 0.0, t = x[2];
+    for (int k = 0; k < nt; ++k) { /* |x_k| in decreasing order (insertion) */
+        double v = fabs(x[tangent[k]]);
+        int j = k;
+        for (; j > 0 && a[j - 1] < v; --j) a[j] = a[j - 1];
+        a[j] = v;
+    }
+    for (int j = 0; j <= nt; ++j) {
+        t = (x[2] + mu * sum) / (1.0 + mu * mu * j);
+        if (j == nt || mu * t >= a[j]) break;
+        sum += a[j];
+    }
+    t = lucid_contact_fmax(0.0, t);
+    double bound = mu * t;
+    for (int k = 0; k < nt; ++k) {
+        double v = x[tangent[k]];
+        out[tangent[k]] = fmin(bound, lucid_contact_fmax(-bound, v));
+    }
+    out[2] = t;
+}
+
+double lucid_pyramid_n_distance(int dim, double mu, const double *x) {
+    double p[LUCID_CONE_MAX_DIM];
+    lucid_pyramid_n_project(dim, mu, x, p);
+    return distance_n(dim, x, p);
+}
+
+/* The dual {mu sum_k |x_k| <= x_n} has the polar cone -P: by Moreau's decomposition the
+ * distance of x to it is the norm of x's projection on -P, that of -x on P. */
+double lucid_pyramid_n_distance_dual(int dim, double mu, const double *x) {
+    double y[LUCID_CONE_MAX_DIM] = {0}, p[LUCID_CONE_MAX_DIM] = {0}, zero[LUCID_CONE_MAX_DIM] = {0};
+    for (int k = 0; k < dim; ++k) y[k] = -x[k];
+    lucid_pyramid_n_project(dim, mu, y, p);
+    return distance_n(dim, p, zero);
+}

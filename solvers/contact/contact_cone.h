@@ -40,4 +40,12 @@ double lucid_cone_n_distance_dual(int dim, double mu, const double *x);
 double lucid_cone_n_tangent_norm(int dim, const double *x);
 double lucid_pyramid_distance_dual(double mu, const double x[3]);
 
+/* The box pyramid of the LCP model over the same dim - 1 tangential entries (dim 3, 4 or 6):
+ *   P_mu  = {x : |x_k| <= mu x_n for every tangential k}   (2^(dim-1) edges)
+ *   P_mu* = {x : mu sum_k |x_k| <= x_n}                     (its dual)
+ * the projection onto P_mu (out may alias x) and the distances to P_mu and P_mu*. */
+void lucid_pyramid_n_project(int dim, double mu, const double *x, double *out);
+double lucid_pyramid_n_distance(int dim, double mu, const double *x);
+double lucid_pyramid_n_distance_dual(int dim, double mu, const double *x);
+
 #endif

@@ -63,15 +63,23 @@ void lucid_contact_answer_scales(const lucid_contact_problem *p, const double *l
 }
 
 /* The residuals (eps_p, eps_d, eps_c) of a contact with torsional (dim 4) or rolling friction
- * (dim 6): the second-order cone over (t1, t2, s[, r1, r2]); the kind's Gamma for NCP, none
- * otherwise (no LCP solver takes dim 4 or 6). */
+ * (dim 6): the second-order cone over (t1, t2, s[, r1, r2]) with the NCP's Gamma
+ * mu ||sigma_T|| (none for the CCP); the LCP's box pyramid over the same rows with its Gamma
+ * mu ||sigma_T||_1, as for dim 3. */
 static void residuals_n(lucid_contact_criterion kind, int dim, double mu, const double *l,
                         const double *s, double out[3]) {
     double d[LUCID_CONE_MAX_DIM], dot = 0.0;
     int finite = 1;
     for (int k = 0; k < dim; ++k) d[k] = s[k];
     if (kind == LUCID_CRITERION_NCP) d[2] += mu * lucid_cone_n_tangent_norm(dim, s);
-    out[0] = lucid_cone_n_distance(dim, mu, l), out[1] = lucid_cone_n_distance_dual(dim, mu, d);
+    if (kind == LUCID_CRITERION_LCP) {
+        for (int k = 0; k < dim; ++k) d[2] += k == 2 ? 0.0 : mu * fabs(s[k]);
+        out[0] = lucid_pyramid_n_distance(dim, mu, l);
+        out[1] = lucid_pyramid_n_distance_dual(dim, mu, d);
+    } else {
+        out[0] = lucid_cone_n_distance(dim, mu, l);
+        out[1] = lucid_cone_n_distance_dual(dim, mu, d);
+    }
     for (int k = 0; k < dim; ++k) dot += l[k] * d[k], finite &= isfinite(l[k]) && isfinite(d[k]);
     out[2] = fabs(dot);
     if (!finite) out[0] = out[1] = out[2] = INFINITY;

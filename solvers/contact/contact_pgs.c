@@ -99,10 +99,11 @@ static double eig_bound_n(int dim, const double *D, const int *rows, int k) {
     return top;
 }
 
-/* Alg. 6 / Alg. 2 with dim - 1 tangential rows (0, 1, 3, ...): the NCP's exact normal step,
- * then the tangential step (at most 2 / eig_bound of their block) and the horizontal
- * projection on the ball of radius mu lN; the CCP's step dim / trace (at most 2 / eig_bound)
- * and the cone's projection. */
+/* Alg. 6 / Alg. 1 / Alg. 2 with dim - 1 tangential rows (0, 1, 3, ...): the NCP's and LCP's
+ * exact normal step, then the tangential step (at most 2 / eig_bound of their block) and the
+ * NCP's horizontal projection on the ball of radius mu lN, or the LCP's clamp of each row to
+ * [-mu lN, mu lN] (the box pyramid over the dim - 1 rows); the CCP's step dim / trace (at most
+ * 2 / eig_bound) and the cone's projection. */
 static void update_n(int dim, lucid_contact_model model, double mu, const double *D,
                      const double *s, double *l) {
     static const int tangent[5] = {0, 1, 3, 4, 5}, all[6] = {0, 1, 2, 3, 4, 5};
@@ -123,7 +124,10 @@ static void update_n(int dim, lucid_contact_model model, double mu, const double
         l[tangent[k]] -= step * (s[tangent[k]] + D[tangent[k] + 2 * dim] * dN);
     l[2] = lN;
     double radius = mu * lN, r = lucid_cone_n_tangent_norm(dim, l);
-    if (r > radius) {
+    if (model == LUCID_CONTACT_LCP) { /* the box pyramid: each row clamped to its bound */
+        for (int k = 0; k < nt; ++k)
+            l[tangent[k]] = fmin(radius, lucid_contact_fmax(-radius, l[tangent[k]]));
+    } else if (r > radius) {
         double scale = r > 0.0 ? radius / r : 0.0;
         for (int k = 0; k < nt; ++k) l[tangent[k]] *= scale;
     }

@@ -96,8 +96,14 @@ int lucid_contact_stalled(double change, double size, double stall_tol) {
 int lucid_contact_dim_supported(const lucid_contact_options *o, int dim) {
     int solver = o->solver == LUCID_CONTACT_ADMM || o->solver == LUCID_CONTACT_PGS;
     int ip = o->solver == LUCID_CONTACT_IP; /* the ip's cone of any dimension */
-    return dim == 3 || ((dim == 4 || dim == 6) && (solver || ip) && !o->first_order &&
-                        (o->model == LUCID_CONTACT_CCP || o->model == LUCID_CONTACT_NCP));
+    int cone = (solver || ip) && (o->model == LUCID_CONTACT_CCP || o->model == LUCID_CONTACT_NCP);
+    /* lcp:pgs: the box pyramid over the dim - 1 tangential rows (contact_cone.h) */
+    int box = o->model == LUCID_CONTACT_LCP && o->solver == LUCID_CONTACT_PGS;
+    return dim == 3 || ((dim == 4 || dim == 6) && (cone || box) && !o->first_order);
+}
+
+const char *lucid_contact_dim_pairs(void) {
+    return "ncp or ccp with admm, pgs or ip, or lcp:pgs";
 }
 
 int lucid_contact_first_order_applies(const lucid_contact_options *o) {

@@ -190,7 +190,7 @@ static lucid_model *floor_model(void) {
 /* ccp:admm and ccp:ip at tol 1e-10 (the CCP's velocities are unique), on the steps both paths
  * converged: ccp:ip, the body-space KKT of dim 4 against the dense LU, agrees to 3e-16 there;
  * PGS runs the same updates in the same order on both forms (rounding apart: 1e-13), every
- * step. */
+ * step, lcp:pgs's box pyramid of dim 4 included. */
 static void test_boxes_same_step(void **state) {
     (void)state;
     lucid_model *m = floor_model();
@@ -198,6 +198,7 @@ static void test_boxes_same_step(void **state) {
     boxes_same_step(m, LUCID_CONTACT_CCP, LUCID_CONTACT_ADMM, 1e-10, 1e-9, 0);
     boxes_same_step(m, LUCID_CONTACT_NCP, LUCID_CONTACT_PGS, 0.0, 1e-9, 1);
     boxes_same_step(m, LUCID_CONTACT_CCP, LUCID_CONTACT_PGS, 0.0, 1e-9, 1);
+    boxes_same_step(m, LUCID_CONTACT_LCP, LUCID_CONTACT_PGS, 0.0, 1e-9, 1); /* the box pyramid */
     lucid_model_destroy(m);
 }
 

@@ -68,7 +68,7 @@ t.case("what does not take rolling friction refuses it by name; bad files are re
   t.near(geoms[2].rolling, MU_R, 1e-15)
   local staggered = lucid.world{dt = m.timestep, contact = {model = "ncp", solver = "staggered"}}
   staggered:add_model(m)
-  t.raises("rolling friction (condim 6) needs ncp or ccp with admm, pgs or ip, not ncp:staggered",
+  t.raises("rolling friction (condim 6) needs ncp or ccp with admm, pgs or ip, or lcp:pgs, not ncp:staggered",
     function() staggered:step() end)
   local w = lucid.world{dt = m.timestep}
   w:add_model(m)

@@ -118,7 +118,7 @@ t.case("what does not take torsional friction refuses it by name", function()
   local m = lucid.model.load(SPIN_SCENE)
   local staggered = lucid.world{dt = m.timestep, contact = {model = "ncp", solver = "staggered"}}
   staggered:add_model(m)
-  t.raises("torsional friction (condim 4) needs ncp or ccp with admm, pgs or ip, not ncp:staggered",
+  t.raises("torsional friction (condim 4) needs ncp or ccp with admm, pgs or ip, or lcp:pgs, not ncp:staggered",
     function() staggered:step() end)
   local w = lucid.world{dt = m.timestep}
   w:add_model(m)
