@@ -112,11 +112,14 @@ int lucid_world_sparse_applies(const lucid_world *w, const int *list, int m) {
     if (touches_equality(w, list, m)) return 0;
     /* a dry-friction row's virtual normal row has no body-space column: dense */
     if (lucid_world_has_friction_rows(w, list, m)) return 0;
-    /* rolling friction (dim 6) is solved densely only; torsional friction (dim 4) by the
-     * solvers that take it (admm, pgs, ip): the others' dense island refuses it by name */
+    /* rolling friction (dim 6) is solved densely only; torsional friction (dim 4) in body space
+     * by admm, pgs and ip: ccp:newton's body-space form is of dim 3, so it and the pairs that
+     * refuse dim 4 (their dense island names them) go dense */
     for (int i = 0; i < m; ++i)
         if (w->contacts[list[i]].rolling > 0.0) return 0;
-    if (island_dim(w, list, m) == 4 && !lucid_contact_dim_supported(&w->opt.contact, 4)) return 0;
+    if (island_dim(w, list, m) == 4 && (!lucid_contact_dim_supported(&w->opt.contact, 4) ||
+                                        w->opt.contact.solver == LUCID_CONTACT_NEWTON))
+        return 0;
     int threshold = lucid_world_sparse_threshold(&w->opt);
     if (w->opt.sparse_threshold < 0 && w->opt.contact.solver == LUCID_CONTACT_ADMM &&
         threshold > LUCID_WORLD_SPARSE_ADMM_ROBOT_CROSSOVER && touches_model(w, list, m))

@@ -94,10 +94,12 @@ int lucid_contact_stalled(double change, double size, double stall_tol) {
 }
 
 int lucid_contact_dim_supported(const lucid_contact_options *o, int dim) {
-    int solver = o->solver == LUCID_CONTACT_ADMM || o->solver == LUCID_CONTACT_PGS;
-    int ip = o->solver == LUCID_CONTACT_IP; /* the ip's cone of any dimension */
-    return dim == 3 || ((dim == 4 || dim == 6) && (solver || ip) && !o->first_order &&
-                        (o->model == LUCID_CONTACT_CCP || o->model == LUCID_CONTACT_NCP));
+    int solver = o->solver == LUCID_CONTACT_ADMM || o->solver == LUCID_CONTACT_PGS ||
+                 o->solver == LUCID_CONTACT_IP; /* the round cone of any dimension */
+    int ccp = o->model == LUCID_CONTACT_CCP, ncp = o->model == LUCID_CONTACT_NCP;
+    int pair = (solver && (ccp || ncp)) || (ccp && o->solver == LUCID_CONTACT_NEWTON) ||
+               (ncp && o->solver == LUCID_CONTACT_STAGGERED);
+    return dim == 3 || ((dim == 4 || dim == 6) && pair && !o->first_order);
 }
 
 int lucid_contact_first_order_applies(const lucid_contact_options *o) {

@@ -104,12 +104,13 @@ const double *lucid_contact_workspace_velocity(const lucid_contact_workspace *ws
  * Rows no force can move (a zero row of G, contact_null_rows.h) are solved, not refused: such
  * a row gets a compliance that selects its least force and a contact whose normal row is
  * zero no friction; the criteria are those of that problem. A problem of dim 4 (torsional
- * friction) or 6 (rolling friction) is taken by ccp/ncp with admm, pgs or ip,
- * without first_order only (dense: the workspace holds 3 capacity >= dim n rows), else
- * LUCID_ERR_ARGUMENT (lucid_contact_dim_supported). */
+ * friction) or 6 (rolling friction) is taken by ccp/ncp with admm, pgs or ip, ccp:newton
+ * and ncp:staggered, without first_order only (dense: the workspace holds 3 capacity >= dim n
+ * rows), else LUCID_ERR_ARGUMENT (lucid_contact_dim_supported). */
 /* Whether the options' pair solves problems of dim rows per contact: 3 always; 4 (torsional
- * friction) with ccp:admm, ncp:admm, ccp:pgs, ncp:pgs, ccp:ip and ncp:ip, and 6 (rolling
- * friction) with the same pairs, without first_order. */
+ * friction) with ccp:admm, ncp:admm, ccp:pgs, ncp:pgs, ccp:ip, ncp:ip, ccp:newton and
+ * ncp:staggered, and 6 (rolling friction) with the same pairs, without first_order (the dense
+ * forms; the body-space forms of lucid_contact_sparse_dim_supported take fewer). */
 int lucid_contact_dim_supported(const lucid_contact_options *o, int dim);
 
 lucid_status lucid_contact_solve(const lucid_contact_problem *p, const lucid_contact_options *o,
