@@ -571,8 +571,8 @@ static lucid_status check_torsion(lucid_world *w, const int *list, int m, int di
         const lucid_contact_options *o = &w->opt.contact;
         if (!lucid_contact_dim_supported(o, dim)) {
             snprintf(w->error, sizeof w->error,
-                     "contact of %.32s and %.32s: %s needs ncp or ccp with admm, pgs or ip, not "
-                     "%s:%s",
+                     "contact of %.32s and %.32s: %s needs ncp with admm, pgs, ip or staggered, "
+                     "or ccp with admm, pgs, ip or newton, not %s:%s",
                      a, b, kind, lucid_contact_model_name(o->model),
                      lucid_contact_solver_name(o->solver));
             return LUCID_ERR_ARGUMENT;

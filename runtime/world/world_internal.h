@@ -191,7 +191,7 @@ struct lucid_world {
     size_t island_info_cap;
     double applied_work; /* J, this step's work of applied wrenches, actuators and springs (set
                           * by lucid_world_step_integrate, for the energy-jump guard) */
-    char error[160];     /* why the last step failed ("" when it did not) */
+    char error[256];     /* why the last step failed ("" when it did not) */
     struct lucid_world_single_level *single_level; /* its buffers (NULL until a step) */
     /* Set only by the step derivatives around their nominal step: the single-level step then
      * keeps each island's LU at its answer (otherwise not computed: nobody solves with it). */

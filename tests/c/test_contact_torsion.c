@@ -171,8 +171,8 @@ static void ip_solves_random_problems(void **state) {
 }
 
 /* ccp:newton (tol 1e-10, its default compliance R = newton_compliance trace(G_ii) / dim) agrees
- * with ccp:admm on the same compliant problem (lucid_contact_newton_compliance's R; tol 1e-10,
- * the same tol) within 1e-4 as ccp:ip above; ncp:staggered meets the NCP criterion at tol 1e-9;
+ * with ccp:admm on the same compliant problem (lucid_contact_newton_compliance's R, tol
+ * 1e-10) within 1e-4 as ccp:ip above; ncp:staggered meets the NCP criterion at tol 1e-9;
  * random problems of 1-4 contacts of dims 4 and 6, a third of them with a ray. */
 static void newton_and_staggered_of(int dim, unsigned seed) {
     test_rng r = {seed};

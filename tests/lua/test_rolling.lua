@@ -53,10 +53,10 @@ t.case("what does not take rolling friction refuses it by name; bad files are re
   local geoms = m:geoms()
   t.eq(geoms[1].condim, 6)
   t.near(geoms[2].rolling, MU_R, 1e-15)
-  local staggered = lucid.world{dt = m.timestep, contact = {model = "ncp", solver = "staggered"}}
-  staggered:add_model(m)
-  t.raises("rolling friction (condim 6) needs ncp or ccp with admm, pgs or ip, not ncp:staggered",
-    function() staggered:step() end)
+  local lcp = lucid.world{dt = m.timestep, contact = {model = "lcp", solver = "pgs"}}
+  lcp:add_model(m)
+  t.raises("rolling friction (condim 6) needs ncp with admm, pgs, ip or staggered, or ccp with " ..
+           "admm, pgs, ip or newton, not lcp:pgs", function() lcp:step() end)
   local w = lucid.world{dt = m.timestep}
   w:add_model(m)
   w:step()
