@@ -33,7 +33,7 @@ typedef struct lucid_contact_options {
     double rho_ratio;   /* ADMM: adapt rho when one residual exceeds ratio x the other (10) */
     double rho_power;   /* ADMM: spectral update factor kappa^rho_power (0.05) */
     int inner_max_iter; /* staggered projections: ADMM iterations per inner QP (200) */
-    double newton_compliance; /* ccp:newton: R_k = this x trace(G_ii)/3 where R_k = 0 (1e-8) */
+    double newton_compliance; /* ccp:newton: R_k = this x trace(G_ii)/dim where R_k = 0 (1e-8) */
     int check_psd; /* 1: PGS, bisection, staggered and ADMM with a given rho check G + R is PSD by a
                     * Cholesky factorisation (default; the world turns it off: its G = J M^-1 J^T
                     * is PSD by construction); ADMM without a rho checks with its spectrum,
@@ -117,10 +117,11 @@ lucid_status lucid_contact_solve(const lucid_contact_problem *p, const lucid_con
                                  lucid_contact_workspace *ws, double *lambda, double *dual,
                                  lucid_contact_result *result);
 
-/* The compliance ccp:newton solves with (a dense problem; contact_newton.c): R_k = the
- * problem's R_k where > 0, else compliance x trace(G_ii) / 3 (derived[k] = 1: R_k depends on
- * G so; derived may be NULL); a tangential row no motion reaches takes the other tangent's.
- * R: 3n entries. LUCID_ERR_ARGUMENT when a contact's tangential entries then differ. */
+/* The compliance ccp:newton solves with (a dense problem of dim 3, 4 or 6 rows per contact;
+ * contact_newton.c): R_k = the problem's R_k where > 0, else compliance x trace(G_ii) / dim
+ * (derived[k] = 1: R_k depends on G so; derived may be NULL); a tangential row no motion
+ * reaches takes the other tangent's (dim 3), the first reachable tangential row's (dim 4, 6).
+ * R: dim n entries. LUCID_ERR_ARGUMENT when a contact's tangential entries then differ. */
 lucid_status lucid_contact_newton_compliance(const lucid_contact_problem *p, double compliance,
                                              double *R, unsigned char *derived);
 
