@@ -130,11 +130,13 @@ int lucid_world_sparse_applies(const lucid_world *w, const int *list, int m) {
     if (touches_equality(w, list, m)) return 0;
     /* a dry-friction row's virtual normal row has no body-space column: dense */
     if (lucid_world_has_friction_rows(w, list, m)) return 0;
-    /* torsional and rolling friction (dims 4, 6) by the solvers that take them (admm, pgs,
-     * ip): the others' dense island refuses them by name, as it does without sliding friction */
+    /* torsional and rolling friction (dims 4, 6) by the solvers whose body-space forms take
+     * them (admm, pgs, ip; ccp:newton's is of dim 3): the others' dense island solves them or
+     * refuses them by name, as it does without sliding friction */
     int dim = island_dim(w, list, m);
     if (dim > 3 &&
-        (!lucid_contact_dim_supported(&w->opt.contact, dim) || spin_without_friction(w, list, m)))
+        (!lucid_contact_dim_supported(&w->opt.contact, dim) ||
+         w->opt.contact.solver == LUCID_CONTACT_NEWTON || spin_without_friction(w, list, m)))
         return 0;
     int threshold = lucid_world_sparse_threshold(&w->opt);
     if (w->opt.sparse_threshold < 0 && w->opt.contact.solver == LUCID_CONTACT_ADMM &&

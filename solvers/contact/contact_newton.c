@@ -8,9 +8,10 @@
  *   (I + D G) dmu = gamma - mu.
  * With D = S S^T per contact (S explicit from the cone's geometry, no factorisation), the
  * push-through identity gives dmu = -e + S K^-1 S^T G e, e = mu - gamma, K = I + S^T G S:
- * K is SPD (eigenvalues >= 1) of the size of the active contact directions only (3 per
- * sticking contact, 2 per sliding one, none for separating contacts, where D = 0), and needs
- * no factorisation of G. The cost along the direction is
+ * K is SPD (eigenvalues >= 1) of the size of the active contact directions only (dim per
+ * sticking contact, dim - 1 per sliding one, none for separating contacts, where D = 0), and
+ * needs no factorisation of G. Contacts of dim 4 and 6 (torsional, rolling) take the same round
+ * cone over their dim - 1 tangential rows. The cost along the direction is
  *   phi(a) = 1/2 ||mu + a dmu||_G^2 + 1/2 ||P^R_K(-R^{-1}(c + a G dmu))||_R^2,
  *   phi'(a) = (G dmu) . (mu + a dmu - gamma(a)),
  * convex and C^1; Alg. 4's exact line search minimises it (contact_line_search.h). The answer
@@ -18,7 +19,7 @@
  * on mu instead of a square root of G keeps lambda at the precision of lambda: the gradient mu -
  * gamma and the velocity g + G mu are formed from quantities of the size of lambda and g, never
  * amplified by 1/R. The problem is only defined for R > 0 (the paper: "viable only when R is
- * non-null"): entries of R that are zero get newton_compliance x trace(G_ii) / 3, and the two
+ * non-null"): entries of R that are zero get newton_compliance x trace(G_ii) / dim, and the
  * tangential entries of a contact must be equal (the R-metric projection is then closed-form). The
  * model criterion is the CCP criterion of the compliant problem actually solved.
  * Continuation: Newton's iterations grow as R shrinks (the cost's pieces get thin), so a solve
@@ -43,7 +44,7 @@ typedef struct newton {
     double *R;         /* the compliance of this stage (> 0) */
     double *R_root;    /* its square root */
     double *mu_scaled; /* per contact: the friction of the cone of P^R_K, mu sqrt(R_T / R_N) */
-    int m;
+    int m, dim;        /* rows in all, rows per contact (3, 4 or 6) */
     /* the line: mu + a dmu, c + a dc (dc = G dmu) */
     const double *mu, *dmu, *c, *dc;
 } newton;
@@ -55,26 +56,52 @@ static void set_compliance(newton *nt, const double *R_target, double scale) {
         nt->R_root[k] = sqrt(nt->R[k]);
     }
     for (int i = 0; i < nt->p->n; ++i)
-        nt->mu_scaled[i] = nt->p->mu[i] * sqrt(nt->R[3 * i] / nt->R[3 * i + 2]);
+        nt->mu_scaled[i] = nt->p->mu[i] * sqrt(nt->R[nt->dim * i] / nt->R[nt->dim * i + 2]);
+}
+
+/* A contact of dim > 3: its null tangential rows take the compliance of its first tangential row
+ * that is not null (the rule of lucid_contact_newton_null_tangent over dim - 1 rows). */
+static void null_tangents_n(int dim, const double *d, const double *given, double *R,
+                            unsigned char *from_G) {
+    double trace = 0.0;
+    for (int a = 0; a < dim; ++a) trace += d[a];
+    int null[LUCID_CONE_MAX_DIM] = {0}, reference = -1;
+    for (int a = 0; a < dim; ++a) {
+        if (a == 2) continue;
+        double scale = given ? fmax(trace, given[a]) : trace;
+        null[a] = d[a] <= LUCID_CONTACT_NULL_ROW * scale;
+        if (!null[a] && reference < 0) reference = a;
+    }
+    if (reference < 0) return;
+    for (int a = 0; a < dim; ++a)
+        if (a != 2 && null[a]) R[a] = R[reference], from_G[a] = from_G[reference];
 }
 
 lucid_status lucid_contact_newton_compliance(const lucid_contact_problem *p, double compliance,
                                              double *R, unsigned char *derived) {
-    long m = 3L * p->n;
+    int dim = lucid_contact_dim(p);
+    long m = lucid_contact_rows(p);
     for (int i = 0; i < p->n; ++i) {
-        double d[3], trace = 0.0;
-        unsigned char from_G[3];
-        for (int a = 0; a < 3; ++a) trace += d[a] = p->G[(3 * i + a) * (m + 1)];
-        for (int a = 0; a < 3; ++a) {
-            double given = p->R ? p->R[3 * i + a] : 0.0;
-            from_G[a] = !(given > 0.0);
-            R[3 * i + a] = from_G[a] ? compliance * trace / 3.0 : given;
+        double d[LUCID_CONE_MAX_DIM], trace = 0.0, *Ri = R + (long)dim * i;
+        const double *given = p->R ? p->R + (long)dim * i : NULL;
+        unsigned char from_G[LUCID_CONE_MAX_DIM];
+        for (int a = 0; a < dim; ++a) trace += d[a] = p->G[((long)dim * i + a) * (m + 1)];
+        for (int a = 0; a < dim; ++a) {
+            double value = given ? given[a] : 0.0;
+            from_G[a] = !(value > 0.0);
+            Ri[a] = from_G[a] ? compliance * trace / dim : value;
         }
-        int copied = lucid_contact_newton_null_tangent(d, p->R ? p->R + 3 * i : NULL, R + 3 * i);
-        for (int a = 0; a < 2; ++a)
-            if (copied & (1 << a)) from_G[a] = from_G[1 - a];
-        if (derived) memcpy(derived + 3 * i, from_G, 3);
-        if (R[3 * i] != R[3 * i + 1] || !(R[3 * i + 2] > 0.0)) return LUCID_ERR_ARGUMENT;
+        if (dim == 3) {
+            int copied = lucid_contact_newton_null_tangent(d, given, Ri);
+            for (int a = 0; a < 2; ++a)
+                if (copied & (1 << a)) from_G[a] = from_G[1 - a];
+        } else {
+            null_tangents_n(dim, d, given, Ri, from_G);
+        }
+        if (derived) memcpy(derived + (long)dim * i, from_G, (size_t)dim);
+        for (int a = 1; a < dim; ++a)
+            if (a != 2 && Ri[a] != Ri[0]) return LUCID_ERR_ARGUMENT;
+        if (!(Ri[2] > 0.0)) return LUCID_ERR_ARGUMENT;
     }
     return LUCID_OK;
 }
@@ -86,50 +113,79 @@ static double norm2(double a, double b) {
     return s > 1e-290 && s < 1e290 ? sqrt(s) : hypot(a, b);
 }
 
-/* Contact i at velocity ci: the projection pg = P_{K_mu'}(y) of y = -R^{-1/2} c_i (gamma_i =
- * R^{-1/2} pg) and, when S is not NULL, the columns of S_i with D_i = S_i S_i^T
+/* The tangential rows of a contact: 0, 1, then 3 .. dim - 1 (contact_problem.h). */
+static const int TANGENT[LUCID_CONE_MAX_DIM - 1] = {0, 1, 3, 4, 5};
+
+/* Columns 1 .. k - 1 of the Householder reflection H = I - 2 w w^T / |w|^2, w = u + sign(u_0)
+ * e_0 (k = dim - 1 entries): an orthonormal basis of the complement of the unit tangent u, each
+ * scaled by beta, written at S[1 + j][TANGENT[...]]. dim 3 keeps the closed form t = (-u_2, u_1).
+ */
+static void tangent_complement(int dim, const double *u, double beta,
+                               double (*S)[LUCID_CONE_MAX_DIM]) {
+    if (dim == 3) {
+        S[1][0] = -u[1] * beta, S[1][1] = u[0] * beta;
+        return;
+    }
+    int k = dim - 1;
+    double w[LUCID_CONE_MAX_DIM - 1], ww = 0.0;
+    for (int j = 0; j < k; ++j) w[j] = u[j];
+    w[0] += u[0] >= 0.0 ? 1.0 : -1.0;
+    for (int j = 0; j < k; ++j) ww += w[j] * w[j];
+    for (int col = 1; col < k; ++col)
+        for (int j = 0; j < k; ++j)
+            S[col][TANGENT[j]] = beta * ((j == col ? 1.0 : 0.0) - 2.0 * w[j] * w[col] / ww);
+}
+
+/* Contact i at velocity ci (dim rows): the projection pg = P_{K_mu'}(y) of y = -R^{-1/2} c_i
+ * (gamma_i = R^{-1/2} pg) and, when S is not NULL, the columns of S_i with D_i = S_i S_i^T
  * (D_i = R^-1/2 J R^-1/2, J the projection's Jacobian at y): J = I inside the cone, 0 in the
- * polar cone, and on the sliding part J = a a^T + beta t t^T with a = (mu' u, 1) / sqrt(1 +
- * mu'^2), t = (-u_2, u_1, 0), u the tangent direction, beta = mu' s / |y_T| (the projection
- * is s (mu' u, 1); contact_cone.c). Returns the column count (3 sticking, 1-2 sliding, 0
+ * polar cone, and on the sliding part J = a a^T + beta (I_T - u u^T) with a = (mu' u, 1) /
+ * sqrt(1 + mu'^2), u the unit tangent (dim - 1 entries), beta = mu' s / |y_T| (the projection is
+ * s (mu' u, 1); contact_cone.c). Returns the column count (dim sticking, 1 to dim - 1 sliding, 0
  * separating). */
-static int piece(const newton *nt, int i, const double ci[3], double pg[3], double S[3][3]) {
-    const double *root = nt->R_root + 3 * i;
-    double mu = nt->mu_scaled[i], y[3];
-    for (int a = 0; a < 3; ++a) y[a] = -ci[a] / root[a];
-    double r = norm2(y[0], y[1]);
+static int piece(const newton *nt, int i, const double *ci, double *pg,
+                 double (*S)[LUCID_CONE_MAX_DIM]) {
+    int dim = nt->dim, k = dim - 1;
+    const double *root = nt->R_root + dim * i;
+    double mu = nt->mu_scaled[i], y[LUCID_CONE_MAX_DIM];
+    for (int a = 0; a < dim; ++a) y[a] = -ci[a] / root[a];
+    double r = dim == 3 ? norm2(y[0], y[1]) : lucid_cone_n_tangent_norm(dim, y);
     int count = 0;
-    if (S) memset(S, 0, sizeof(double) * 9);
+    if (S) memset(S, 0, sizeof(double) * LUCID_CONE_MAX_DIM * LUCID_CONE_MAX_DIM);
     if (r <= mu * y[2] && y[2] >= 0.0) {
-        for (int a = 0; a < 3; ++a) pg[a] = y[a];
+        for (int a = 0; a < dim; ++a) pg[a] = y[a];
         if (S)
-            for (int k = 0; k < 3; ++k) S[k][k] = 1.0;
-        count = 3;
+            for (int c = 0; c < dim; ++c) S[c][c] = 1.0;
+        count = dim;
     } else if (mu * r > -y[2]) { /* sliding: r > 0 here */
-        double d = 1.0 + mu * mu, s = (mu * r + y[2]) / d, u[2] = {y[0] / r, y[1] / r};
-        pg[0] = s * mu * u[0], pg[1] = s * mu * u[1], pg[2] = s;
+        double d = 1.0 + mu * mu, s = (mu * r + y[2]) / d, u[LUCID_CONE_MAX_DIM - 1];
+        for (int j = 0; j < k; ++j) u[j] = y[TANGENT[j]] / r;
+        for (int j = 0; j < k; ++j) pg[TANGENT[j]] = s * mu * u[j];
+        pg[2] = s;
         double beta = sqrt(fmax(mu * s / r, 0.0));
-        count = beta > 0.0 ? 2 : 1;
+        count = beta > 0.0 ? k : 1;
         if (S) {
             double root_d = sqrt(d);
-            S[0][0] = mu * u[0] / root_d, S[0][1] = mu * u[1] / root_d, S[0][2] = 1.0 / root_d;
-            S[1][0] = -u[1] * beta, S[1][1] = u[0] * beta;
+            for (int j = 0; j < k; ++j) S[0][TANGENT[j]] = mu * u[j] / root_d;
+            S[0][2] = 1.0 / root_d;
+            tangent_complement(dim, u, beta, S);
         }
     } else {
-        pg[0] = pg[1] = pg[2] = 0.0;
+        for (int a = 0; a < dim; ++a) pg[a] = 0.0;
     }
     if (S)
-        for (int k = 0; k < count; ++k)
-            for (int a = 0; a < 3; ++a) S[k][a] /= root[a];
+        for (int c = 0; c < count; ++c)
+            for (int a = 0; a < dim; ++a) S[c][a] /= root[a];
     return count;
 }
 
 /* gamma = P^R_K(-R^{-1} c), contact by contact. */
 static void project(const newton *nt, const double *c, double *gamma) {
+    int dim = nt->dim;
     for (int i = 0; i < nt->p->n; ++i) {
-        double pg[3];
-        piece(nt, i, c + 3 * i, pg, NULL);
-        for (int a = 0; a < 3; ++a) gamma[3 * i + a] = pg[a] / nt->R_root[3 * i + a];
+        double pg[LUCID_CONE_MAX_DIM];
+        piece(nt, i, c + dim * i, pg, NULL);
+        for (int a = 0; a < dim; ++a) gamma[dim * i + a] = pg[a] / nt->R_root[dim * i + a];
     }
 }
 
@@ -142,61 +198,68 @@ typedef struct line_ctx {
 static void line_function(void *ctx, double alpha, double *slope, double *curvature) {
     line_ctx *l = ctx;
     const newton *nt = l->nt;
+    int dim = nt->dim;
     double s = l->quad_mu + alpha * l->quad_dmu, h = l->quad_dmu;
     for (int i = 0; i < nt->p->n; ++i) {
-        double c[3], pg[3], S[3][3];
-        for (int a = 0; a < 3; ++a) c[a] = nt->c[3 * i + a] + alpha * nt->dc[3 * i + a];
+        double c[LUCID_CONE_MAX_DIM], pg[LUCID_CONE_MAX_DIM];
+        double S[LUCID_CONE_MAX_DIM][LUCID_CONE_MAX_DIM];
+        const double *dci = nt->dc + dim * i;
+        for (int a = 0; a < dim; ++a) c[a] = nt->c[dim * i + a] + alpha * dci[a];
         int count = piece(nt, i, c, pg, S);
-        for (int a = 0; a < 3; ++a) s -= nt->dc[3 * i + a] * pg[a] / nt->R_root[3 * i + a];
+        for (int a = 0; a < dim; ++a) s -= dci[a] * pg[a] / nt->R_root[dim * i + a];
         for (int col = 0; col < count; ++col) {
             double dot = 0.0;
-            for (int a = 0; a < 3; ++a) dot += S[col][a] * nt->dc[3 * i + a];
+            for (int a = 0; a < dim; ++a) dot += S[col][a] * dci[a];
             h += dot * dot;
         }
     }
     *slope = s, *curvature = h;
 }
 
+/* sum_a S[a] x[a] over a contact's dim entries. */
+static double dot_dim(int dim, const double *S, const double *x) {
+    double sum = 0.0;
+    for (int a = 0; a < dim; ++a) sum += S[a] * x[a];
+    return sum;
+}
+
 /* Newton direction dmu = -e + S K^-1 S^T (G e), e = mu - gamma (Ge given). Returns the
- * status of the Cholesky factorisation of K. cols (m ints), GS (m x m), K, chol scratch. */
+ * status of the Cholesky factorisation of K. cols (m ints), Scol (dim m), GS (m x m), K, chol
+ * scratch. */
 static lucid_status direction(const newton *nt, const double *e, const double *Ge, double *dmu,
                               int *cols, double *Scol, double *GS, double *K, double *chol) {
     const lucid_contact_problem *p = nt->p;
-    int m = nt->m, q = 0;
+    int m = nt->m, dim = nt->dim, q = 0;
     for (int i = 0; i < p->n; ++i) {
-        double S[3][3];
-        double pg[3];
-        int count = piece(nt, i, nt->c + 3 * i, pg, S);
+        double S[LUCID_CONE_MAX_DIM][LUCID_CONE_MAX_DIM], pg[LUCID_CONE_MAX_DIM];
+        int count = piece(nt, i, nt->c + dim * i, pg, S);
         for (int col = 0; col < count; ++col, ++q) {
             cols[q] = i;
-            memcpy(Scol + 3 * q, S[col], sizeof S[col]);
+            memcpy(Scol + (long)dim * q, S[col], sizeof(double) * (size_t)dim);
         }
     }
     for (int k = 0; k < m; ++k) dmu[k] = -e[k];
     if (q == 0) return LUCID_OK;
-    /* GS = G S (m x q), K - I = S^T G S (q x q): S is block sparse, 3 entries per column */
+    /* GS = G S (m x q), K - I = S^T G S (q x q): S is block sparse, dim entries per column */
     for (int j = 0; j < q; ++j) {
-        const double *g0 = p->G + (long)m * 3 * cols[j];
-        for (int k = 0; k < m; ++k)
-            GS[k + (long)m * j] = g0[k] * Scol[3 * j] + g0[k + m] * Scol[3 * j + 1] +
-                                  g0[k + 2L * m] * Scol[3 * j + 2];
+        const double *g0 = p->G + (long)m * dim * cols[j], *Sj = Scol + (long)dim * j;
+        for (int k = 0; k < m; ++k) {
+            double sum = 0.0;
+            for (int a = 0; a < dim; ++a) sum += g0[k + (long)m * a] * Sj[a];
+            GS[k + (long)m * j] = sum;
+        }
     }
     for (int j = 0; j < q; ++j)
-        for (int i = 0; i < q; ++i) {
-            const double *gs = GS + (long)m * j + 3 * cols[i];
+        for (int i = 0; i < q; ++i)
             K[i + (long)q * j] =
-                Scol[3 * i] * gs[0] + Scol[3 * i + 1] * gs[1] + Scol[3 * i + 2] * gs[2];
-        }
+                dot_dim(dim, Scol + (long)dim * i, GS + (long)m * j + (long)dim * cols[i]);
     lucid_status status = lucid_contact_cholesky(K, NULL, 1.0, q, chol);
     if (status != LUCID_OK) return status;
     double *t = K; /* K is no longer needed: t = S^T G e, then K^-1 t */
-    for (int j = 0; j < q; ++j) {
-        const double *ge = Ge + 3 * cols[j];
-        t[j] = Scol[3 * j] * ge[0] + Scol[3 * j + 1] * ge[1] + Scol[3 * j + 2] * ge[2];
-    }
+    for (int j = 0; j < q; ++j) t[j] = dot_dim(dim, Scol + (long)dim * j, Ge + (long)dim * cols[j]);
     lucid_contact_cholesky_solve(chol, q, t);
     for (int j = 0; j < q; ++j)
-        for (int a = 0; a < 3; ++a) dmu[3 * cols[j] + a] += Scol[3 * j + a] * t[j];
+        for (int a = 0; a < dim; ++a) dmu[dim * cols[j] + a] += Scol[(long)dim * j + a] * t[j];
     return LUCID_OK;
 }
 
@@ -220,7 +283,8 @@ static void check(lucid_contact_run *run, const double *R, const double *lambda,
 static void check_ncp(lucid_contact_run *run, const double *R, const double *lambda,
                       double *sigma) {
     const lucid_contact_problem *p = run->p;
-    for (int k = 0; k < 3 * p->n; ++k) sigma[k] -= (R[k] - (p->R ? p->R[k] : 0.0)) * lambda[k];
+    for (long k = 0; k < lucid_contact_rows(p); ++k)
+        sigma[k] -= (R[k] - (p->R ? p->R[k] : 0.0)) * lambda[k];
     lucid_contact_criteria_eval(p, LUCID_CRITERION_NCP, lambda, sigma, NULL, &run->result->ncp);
 }
 
@@ -243,12 +307,16 @@ static int meets(lucid_contact_run *run, double tol, const double *lambda, const
 static int best_candidate(lucid_contact_run *run, const double *R, double tol, const double *gamma,
                           const double *mu, const buffers *b) {
     const lucid_contact_problem *p = run->p;
-    int m = 3 * p->n;
+    int m = (int)lucid_contact_rows(p), dim = lucid_contact_dim(p);
     check(run, R, gamma, b->sigma);
     memcpy(b->answer, gamma, sizeof(double) * (size_t)m);
     if (meets(run, tol, gamma, b->sigma)) return 1;
     lucid_contact_criteria model = run->result->model;
-    for (int i = 0; i < p->n; ++i) lucid_cone_project(p->mu[i], mu + 3 * i, b->projected + 3 * i);
+    for (int i = 0; i < p->n; ++i)
+        if (dim == 3)
+            lucid_cone_project(p->mu[i], mu + 3 * i, b->projected + 3 * i);
+        else
+            lucid_cone_n_project(dim, p->mu[i], mu + dim * i, b->projected + dim * i);
     check(run, R, b->projected, b->sigma);
     if (run->result->model.abs < model.abs) {
         memcpy(b->answer, b->projected, sizeof(double) * (size_t)m);
@@ -301,17 +369,17 @@ lucid_status lucid_contact_solve_newton(lucid_contact_run *run, double *lambda) 
     const lucid_contact_problem *p = run->p;
     const lucid_contact_options *o = run->o;
     lucid_contact_workspace *ws = run->ws;
-    int m = 3 * p->n;
+    int m = (int)lucid_contact_rows(p);
     double **v = ws->vec;
     double *mu = v[1], *c = v[2], *gamma = v[3], *dmu = v[5], *dc = v[7], *R = v[9];
-    newton nt = {p, v[13], v[14], v[15], m, mu, dmu, c, dc};
+    newton nt = {p, v[13], v[14], v[15], m, lucid_contact_dim(p), mu, dmu, c, dc};
     buffers b = {.sigma = v[0],
                  .e = v[4],
                  .Ge = v[6],
                  .gamma_try = v[8],
                  .projected = v[11],
                  .answer = v[12],
-                 .Scol = ws->lwork, /* 3 entries per column, at most m columns */
+                 .Scol = ws->lwork, /* dim entries per column, at most m columns */
                  .K = ws->mat[1],
                  .GS = ws->mat[2],
                  .chol = ws->mat[0],

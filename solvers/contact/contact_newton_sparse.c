@@ -240,7 +240,7 @@ lucid_status lucid_contact_solve_newton_sparse(const lucid_contact_sparse_proble
     memset(result, 0, sizeof *result);
     if (!p || !o || !ws || !lambda || p->n < 0 || o->solver != LUCID_CONTACT_NEWTON ||
         o->model != LUCID_CONTACT_CCP || !(o->tol >= 0.0) || o->max_iter < 0 ||
-        !(o->newton_compliance > 0.0) ||
+        !(o->newton_compliance > 0.0) || lucid_sparse_dim(p) != 3 || /* dim 4, 6: dense */
         (p->n > 0 && (!p->body || !p->J || !p->W || !p->M || !p->g || !p->mu)))
         return LUCID_ERR_ARGUMENT;
     int m = 3 * p->n;

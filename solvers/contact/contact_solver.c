@@ -94,16 +94,18 @@ int lucid_contact_stalled(double change, double size, double stall_tol) {
 }
 
 int lucid_contact_dim_supported(const lucid_contact_options *o, int dim) {
-    int solver = o->solver == LUCID_CONTACT_ADMM || o->solver == LUCID_CONTACT_PGS;
-    int ip = o->solver == LUCID_CONTACT_IP; /* the ip's cone of any dimension */
-    int cone = (solver || ip) && (o->model == LUCID_CONTACT_CCP || o->model == LUCID_CONTACT_NCP);
+    int solver = o->solver == LUCID_CONTACT_ADMM || o->solver == LUCID_CONTACT_PGS ||
+                 o->solver == LUCID_CONTACT_IP; /* the round cone of any dimension */
+    int ccp = o->model == LUCID_CONTACT_CCP, ncp = o->model == LUCID_CONTACT_NCP;
+    int pair = (solver && (ccp || ncp)) || (ccp && o->solver == LUCID_CONTACT_NEWTON) ||
+               (ncp && o->solver == LUCID_CONTACT_STAGGERED);
     /* lcp:pgs: the box pyramid over the dim - 1 tangential rows (contact_cone.h) */
     int box = o->model == LUCID_CONTACT_LCP && o->solver == LUCID_CONTACT_PGS;
-    return dim == 3 || ((dim == 4 || dim == 6) && (cone || box) && !o->first_order);
+    return dim == 3 || ((dim == 4 || dim == 6) && (pair || box) && !o->first_order);
 }
 
 const char *lucid_contact_dim_pairs(void) {
-    return "ncp or ccp with admm, pgs or ip, or lcp:pgs";
+    return "ncp with admm, pgs, ip or staggered, ccp with admm, pgs, ip or newton, or lcp:pgs";
 }
 
 int lucid_contact_first_order_applies(const lucid_contact_options *o) {

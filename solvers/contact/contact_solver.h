@@ -33,7 +33,7 @@ typedef struct lucid_contact_options {
     double rho_ratio;   /* ADMM: adapt rho when one residual exceeds ratio x the other (10) */
     double rho_power;   /* ADMM: spectral update factor kappa^rho_power (0.05) */
     int inner_max_iter; /* staggered projections: ADMM iterations per inner QP (200) */
-    double newton_compliance; /* ccp:newton: R_k = this x trace(G_ii)/3 where R_k = 0 (1e-8) */
+    double newton_compliance; /* ccp:newton: R_k = this x trace(G_ii)/dim where R_k = 0 (1e-8) */
     int check_psd; /* 1: PGS, bisection, staggered and ADMM with a given rho check G + R is PSD by a
                     * Cholesky factorisation (default; the world turns it off: its G = J M^-1 J^T
                     * is PSD by construction); ADMM without a rho checks with its spectrum,
@@ -104,12 +104,13 @@ const double *lucid_contact_workspace_velocity(const lucid_contact_workspace *ws
  * Rows no force can move (a zero row of G, contact_null_rows.h) are solved, not refused: such
  * a row gets a compliance that selects its least force and a contact whose normal row is
  * zero no friction; the criteria are those of that problem. A problem of dim 4 (torsional
- * friction) or 6 (rolling friction) is taken by ccp/ncp with admm, pgs or ip, and by lcp:pgs,
- * without first_order only (dense: the workspace holds 3 capacity >= dim n rows), else
- * LUCID_ERR_ARGUMENT (lucid_contact_dim_supported). */
+ * friction) or 6 (rolling friction) is taken by ccp/ncp with admm, pgs or ip, ccp:newton,
+ * ncp:staggered and lcp:pgs, without first_order only (dense: the workspace holds 3 capacity
+ * >= dim n rows), else LUCID_ERR_ARGUMENT (lucid_contact_dim_supported). */
 /* Whether the options' pair solves problems of dim rows per contact: 3 always; 4 (torsional
- * friction) with ccp:admm, ncp:admm, ccp:pgs, ncp:pgs, ccp:ip, ncp:ip and lcp:pgs, and 6
- * (rolling friction) with the same pairs, without first_order. */
+ * friction) with ccp:admm, ncp:admm, ccp:pgs, ncp:pgs, ccp:ip, ncp:ip, ccp:newton,
+ * ncp:staggered and lcp:pgs, and 6 (rolling friction) with the same pairs, without first_order
+ * (the dense forms; in body space ccp:newton takes dim 3 only). */
 int lucid_contact_dim_supported(const lucid_contact_options *o, int dim);
 /* Those pairs in words, for the messages that refuse a dim 4 or 6 problem. */
 const char *lucid_contact_dim_pairs(void);
@@ -118,10 +119,11 @@ lucid_status lucid_contact_solve(const lucid_contact_problem *p, const lucid_con
                                  lucid_contact_workspace *ws, double *lambda, double *dual,
                                  lucid_contact_result *result);
 
-/* The compliance ccp:newton solves with (a dense problem; contact_newton.c): R_k = the
- * problem's R_k where > 0, else compliance x trace(G_ii) / 3 (derived[k] = 1: R_k depends on
- * G so; derived may be NULL); a tangential row no motion reaches takes the other tangent's.
- * R: 3n entries. LUCID_ERR_ARGUMENT when a contact's tangential entries then differ. */
+/* The compliance ccp:newton solves with (a dense problem of dim 3, 4 or 6 rows per contact;
+ * contact_newton.c): R_k = the problem's R_k where > 0, else compliance x trace(G_ii) / dim
+ * (derived[k] = 1: R_k depends on G so; derived may be NULL); a tangential row no motion
+ * reaches takes the other tangent's (dim 3), the first reachable tangential row's (dim 4, 6).
+ * R: dim n entries. LUCID_ERR_ARGUMENT when a contact's tangential entries then differ. */
 lucid_status lucid_contact_newton_compliance(const lucid_contact_problem *p, double compliance,
                                              double *R, unsigned char *derived);
 

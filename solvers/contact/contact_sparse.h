@@ -174,7 +174,8 @@ lucid_status lucid_contact_solve_admm_sparse(const lucid_contact_sparse_problem 
  * the same iterate mu, continuation, exact line search and answer, its direction from
  * H dv = -J^T (mu - gamma), H = M + J^T D J (D the projection's 3 x 3 blocks, one sparse LDL
  * factorisation per iteration: MuJoCo's Hessian), dmu = -(mu - gamma) - D J dv,
- * G dmu = J dv. ws reserved for p. */
+ * G dmu = J dv. ws reserved for p. Contacts of dim 3 only (LUCID_ERR_ARGUMENT else: the dense
+ * form takes dims 4 and 6). */
 lucid_status lucid_contact_solve_newton_sparse(const lucid_contact_sparse_problem *p,
                                                const lucid_contact_options *o,
                                                lucid_contact_sparse_workspace *ws, double *lambda,

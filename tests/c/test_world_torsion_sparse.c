@@ -4,8 +4,8 @@
  * island.
  * - From the same states, one step on the body-space path (sparse_threshold 0) and one on the
  *   dense path (sparse_threshold huge) give the same velocities and torques to the solver's
- *   tolerance, for every solver that takes dim 4 (ncp/ccp with admm/pgs/ip), on two boxes (free
- *   bodies) on a condim-4 floor twisted past their torsional limit, the box-box contact
+ *   tolerance, for every solver that takes dim 4 in body space (ncp/ccp with admm/pgs/ip), on two
+ * boxes (free bodies) on a condim-4 floor twisted past their torsional limit, the box-box contact
  *   without torsion; every body-space step is checked to be one of dim 4 (a silent fall-back
  *   to the dense path fails).
  * - The spinning sphere of tests/data/model/mjcf_torsion_spin.xml (a model link) spins down in
@@ -13,7 +13,8 @@
  * - humanoid100.xml (Debian's libmujoco-samples; skipped when absent): its large torsional
  *   islands go to body space under the default ncp:admm (automatic routing, as for dim 3); all
  *   in body space (threshold 0) under ncp:pgs, each step matches the dense path's.
- * - A solver without dim 4 (ncp:newton) keeps the island dense, which refuses it by name. */
+ * - ccp:newton (its body-space form of dim 3) keeps the island dense and solves it there;
+ *   lcp:pgs (no dim 4) keeps it dense, which refuses it by name. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -275,17 +276,30 @@ static void test_sphere_spins_down_in_body_space(void **state) {
     lucid_model_destroy(m);
 }
 
-/* A solver without dim 4 keeps a torsional island dense, which refuses it by name. */
-static void test_newton_stays_dense_and_refuses(void **state) {
+/* ccp:newton, whose body-space form is of dim 3, solves a torsional island densely at
+ * sparse_threshold 0 (every step converged, none in body space); raisim:bisection, without dim 4
+ * and without a body-space form, keeps it dense too, which refuses it by name. */
+static void test_newton_stays_dense_and_raisim_refuses(void **state) {
     (void)state;
     lucid_model *m = test_load_model(SPIN_SCENE);
     lucid_world *w = world_of(lucid_model_timestep(m), lucid_model_gravity(m), LUCID_CONTACT_CCP,
                               LUCID_CONTACT_NEWTON, 0);
     add_model(w, m);
+    for (int k = 0; k < 200; ++k) {
+        assert_int_equal(lucid_world_step(w), LUCID_OK);
+        assert_false(body_space_dim4(w));
+        assert_true(lucid_world_last_stats(w).converged);
+    }
+    assert_true(lucid_world_contact_count(w) > 0);
+    lucid_world_destroy(w);
+    w = world_of(lucid_model_timestep(m), lucid_model_gravity(m), LUCID_CONTACT_RAISIM,
+                 LUCID_CONTACT_BISECTION, 0);
+    add_model(w, m);
     lucid_status s = LUCID_OK;
     for (int k = 0; k < 200 && s == LUCID_OK; ++k) s = lucid_world_step(w);
     assert_int_equal(s, LUCID_ERR_ARGUMENT);
     assert_non_null(strstr(lucid_world_last_error(w), "torsional friction (condim 4) needs"));
+    assert_non_null(strstr(lucid_world_last_error(w), "not raisim:bisection"));
     lucid_world_destroy(w);
     lucid_model_destroy(m);
 }
@@ -377,7 +391,7 @@ int main(void) {
         cmocka_unit_test(test_boxes_same_step),
         cmocka_unit_test(test_sphere_same_step),
         cmocka_unit_test(test_sphere_spins_down_in_body_space),
-        cmocka_unit_test(test_newton_stays_dense_and_refuses),
+        cmocka_unit_test(test_newton_stays_dense_and_raisim_refuses),
         cmocka_unit_test(test_humanoid100_body_space),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

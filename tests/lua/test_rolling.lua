@@ -1,7 +1,7 @@
 -- Rolling friction (MJCF condim 6, docs/model_files.md and docs/world_step.md): a contact's
 -- fifth and sixth rows, the rolling about its tangents, in MuJoCo's elliptic cone
--- f_n >= ||(f_t1 / mu, f_t2 / mu, tau / mu_t, rho1 / mu_r, rho2 / mu_r)||. ncp:pgs rolls the
--- sphere down at ncp:admm's rate (tests/c/test_mjcf_rolling.c derives it and compares MuJoCo);
+-- f_n >= ||(f_t1 / mu, f_t2 / mu, tau / mu_t, rho1 / mu_r, rho2 / mu_r)||. ncp:pgs and
+-- ncp:staggered roll the sphere down at ncp:admm's rate, ccp:newton at ccp:admm's (tests/c/test_mjcf_rolling.c derives it and compares MuJoCo);
 -- w:contacts() and m:geoms() give the coefficient; bad files and what does not take it are
 -- refused by name.
 local t = require "testing"
@@ -32,6 +32,11 @@ t.case("ncp:pgs and ncp:admm roll the sphere down at 5 mu_r g / (7 r)", function
   t.near(admm, analytic, 2e-5, "ncp:admm")
   local pgs = rolled{model = "ncp", solver = "pgs"}
   t.near(pgs, analytic, 2e-5, "ncp:pgs")
+  t.near(rolled{model = "ncp", solver = "staggered"}, analytic, 2e-5, "ncp:staggered")
+  -- the CCP's own answer (a rolling contact lifts off a little), the same from ccp:admm and
+  -- ccp:newton to the world's tol (1e-6; measured 3.7e-9)
+  t.near(rolled{model = "ccp", solver = "newton"}, rolled{model = "ccp", solver = "admm"}, 1e-6,
+    "ccp:newton as ccp:admm")
   local c = w:contacts()[1]
   t.near(c.rolling, MU_R, 1e-15, "the pair's rolling coefficient")
   -- the floor resists the rolling (about t1, t2) at the cone's boundary, MuJoCo's elliptic
@@ -66,10 +71,11 @@ t.case("what does not take rolling friction refuses it by name; bad files are re
   local geoms = m:geoms()
   t.eq(geoms[1].condim, 6)
   t.near(geoms[2].rolling, MU_R, 1e-15)
-  local staggered = lucid.world{dt = m.timestep, contact = {model = "ncp", solver = "staggered"}}
-  staggered:add_model(m)
-  t.raises("rolling friction (condim 6) needs ncp or ccp with admm, pgs or ip, or lcp:pgs, not ncp:staggered",
-    function() staggered:step() end)
+  local raisim = lucid.world{dt = m.timestep, contact = {model = "raisim", solver = "bisection"}}
+  raisim:add_model(m)
+  t.raises("rolling friction (condim 6) needs ncp with admm, pgs, ip or staggered, ccp with admm, pgs, ip or " ..
+           "newton, or lcp:pgs, not raisim:bisection (its bisection is over one angle of a 3-row contact)",
+           function() raisim:step() end)
   local w = lucid.world{dt = m.timestep}
   w:add_model(m)
   w:step()

@@ -45,11 +45,13 @@ t.case("a spinning sphere stops at the rate mu_t m g / I", function()
   for k = 1, 5 do t.truthy(math.abs(w:v(id)[k]) < 1e-6, "no other motion") end
 end)
 
-t.case("ncp:pgs and ncp:ip spin down at the same rate, ccp:pgs and ccp:ip as ccp:admm", function()
+t.case("ncp:pgs, ncp:ip and ncp:staggered spin down at the same rate, ccp:pgs, ccp:ip and " ..
+       "ccp:newton as ccp:admm", function()
   if not exists(SPIN_SCENE) then t.skip("needs " .. SPIN_SCENE .. " (run from the repository root)") end
-  local function spin_after(model, solver)
+  local function spin_after(model, solver, sparse_threshold)
     local m = lucid.model.load(SPIN_SCENE)
-    local w = lucid.world{dt = m.timestep, contact = {model = model, solver = solver}}
+    local w = lucid.world{dt = m.timestep, contact = {model = model, solver = solver},
+                          sparse_threshold = sparse_threshold}
     local id = w:add_model(m)
     w:step(100)
     local v = w:v(id)
@@ -62,11 +64,17 @@ t.case("ncp:pgs and ncp:ip spin down at the same rate, ccp:pgs and ccp:ip as ccp
   local rate = 0.01 * G / (0.4 * 0.1 * 0.1)
   t.near(spin_after("ncp", "pgs"), 10 - rate * 0.1, 1e-9, "ncp:pgs")
   t.near(spin_after("ncp", "ip"), 10 - rate * 0.1, 1e-9, "ncp:ip")
+  t.near(spin_after("ncp", "staggered"), 10 - rate * 0.1, 1e-9, "ncp:staggered")
   -- the CCP relaxes Signorini (a sliding contact separates a little): its own answer, the same
   -- from each solver
   local ccp = spin_after("ccp", "admm")
   t.near(spin_after("ccp", "pgs"), ccp, 1e-9, "ccp:pgs against ccp:admm")
   t.near(spin_after("ccp", "ip"), ccp, 1e-9, "ccp:ip against ccp:admm")
+  -- ccp:newton solves with its compliance R = 1e-8 trace(G_ii) / 4 (docs/contact.md)
+  t.near(spin_after("ccp", "newton"), ccp, 1e-9, "ccp:newton against ccp:admm")
+  -- its body-space form is of dim 3: a torsional island stays dense under it and staggered
+  t.near(spin_after("ccp", "newton", 0), ccp, 1e-9, "ccp:newton, sparse_threshold 0")
+  t.near(spin_after("ncp", "staggered", 0), 10 - rate * 0.1, 1e-9, "ncp:staggered, sparse_threshold 0")
 end)
 
 t.case("without torsional friction (condim 3) the sphere keeps spinning", function()
@@ -116,10 +124,11 @@ end)
 t.case("what does not take torsional friction refuses it by name", function()
   if not exists(SPIN_SCENE) then t.skip("needs " .. SPIN_SCENE .. " (run from the repository root)") end
   local m = lucid.model.load(SPIN_SCENE)
-  local staggered = lucid.world{dt = m.timestep, contact = {model = "ncp", solver = "staggered"}}
-  staggered:add_model(m)
-  t.raises("torsional friction (condim 4) needs ncp or ccp with admm, pgs or ip, or lcp:pgs, not ncp:staggered",
-    function() staggered:step() end)
+  local raisim = lucid.world{dt = m.timestep, contact = {model = "raisim", solver = "bisection"}}
+  raisim:add_model(m)
+  t.raises("torsional friction (condim 4) needs ncp with admm, pgs, ip or staggered, ccp with admm, pgs, ip or " ..
+           "newton, or lcp:pgs, not raisim:bisection (its bisection is over one angle of a 3-row contact)",
+           function() raisim:step() end)
   local w = lucid.world{dt = m.timestep}
   w:add_model(m)
   w:step()
@@ -129,11 +138,12 @@ t.case("what does not take torsional friction refuses it by name", function()
   body:add_model(m)
   body:step()
   t.raises("torsional friction (condim 4, 4 rows per contact)", function() body:contact_problem() end)
-  -- ncp:staggered has no body-space form: the island stays dense, which refuses it by name
-  local staggered0 = lucid.world{dt = m.timestep, sparse_threshold = 0,
-                                 contact = {model = "ncp", solver = "staggered"}}
-  staggered0:add_model(m)
-  t.raises("not ncp:staggered", function() staggered0:step() end)
+  -- raisim:bisection has no body-space form and no dim 4: the island stays dense, which
+  -- refuses it by name
+  local raisim0 = lucid.world{dt = m.timestep, sparse_threshold = 0,
+                              contact = {model = "raisim", solver = "bisection"}}
+  raisim0:add_model(m)
+  t.raises("not raisim:bisection", function() raisim0:step() end)
   local slick = m:geoms()
   t.eq(slick[1].condim, 4)
   t.near(slick[2].torsion, 0.01, 1e-15)
