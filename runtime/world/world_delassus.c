@@ -538,8 +538,7 @@ static void side_name(const lucid_world *w, const lucid_world_contact *c, int p,
         snprintf(buf, n, "part %d of body %d", part + 1, body + 1);
 }
 
-/* Rows per contact of an island: 4 when one of its contacts has torsional friction, else 3. */
-static int island_dim(const lucid_world *w, const int *list, int m) {
+int lucid_world_island_dim(const lucid_world *w, const int *list, int m) {
     int dim = 3;
     for (int i = 0; i < m; ++i) {
         const lucid_world_contact *c = &w->contacts[list[i]];
@@ -588,7 +587,7 @@ static lucid_status check_torsion(lucid_world *w, const int *list, int m, int di
 /* v_start / w_start: the velocities at the start of the step (centre of mass, world). */
 static lucid_status solve_island(lucid_world *w, const int *list, int m, const lucid_vec3 *v0,
                                  const lucid_vec3 *w0) {
-    int dim = island_dim(w, list, m);
+    int dim = lucid_world_island_dim(w, list, m);
     lucid_status s = dim > 3 ? check_torsion(w, list, m, dim) : LUCID_OK;
     if (s == LUCID_OK) s = reserve_problem(w, m, dim);
     if (s != LUCID_OK) return s;

@@ -274,6 +274,9 @@ double lucid_world_reference_velocity(const lucid_world *w, const lucid_world_co
 /* world_sparse.c: whether an island of m contacts is solved in body space, the solve (forces
  * into the contacts, velocities into v_free / w_free) and the buffers' release. */
 int lucid_world_sparse_applies(const lucid_world *w, const int *list, int m);
+/* Rows per contact of an island (world_delassus.c): 6 when one of its contacts has rolling
+ * friction, else 4 when one has torsional friction, else 3. */
+int lucid_world_island_dim(const lucid_world *w, const int *list, int m);
 /* Whether the island solve ends with an interior-point attempt under o (ADMM and staggered
  * worlds whose model has an ip pair; world_island_solve.c). */
 int lucid_world_island_has_ip_attempt(const lucid_contact_options *o);

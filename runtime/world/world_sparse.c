@@ -103,18 +103,6 @@ static int touches_equality(const lucid_world *w, const int *list, int m) {
     return 0;
 }
 
-/* Rows per contact of an island: 6 when one of its contacts has rolling friction, else 4 when
- * one has torsional friction, else 3 (the dense island's). */
-static int island_dim(const lucid_world *w, const int *list, int m) {
-    int dim = 3;
-    for (int i = 0; i < m; ++i) {
-        const lucid_world_contact *c = &w->contacts[list[i]];
-        if (c->rolling > 0.0) return 6;
-        if (c->torsion > 0.0) dim = 4;
-    }
-    return dim;
-}
-
 /* Whether a contact of the island has torsional or rolling friction without sliding friction
  * (its rows are scaled by 1 / mu): the dense island refuses it by name. */
 static int spin_without_friction(const lucid_world *w, const int *list, int m) {
@@ -133,7 +121,7 @@ int lucid_world_sparse_applies(const lucid_world *w, const int *list, int m) {
     /* torsional and rolling friction (dims 4, 6) by the solvers whose body-space forms take
      * them (admm, pgs, ip; ccp:newton's is of dim 3): the others' dense island solves them or
      * refuses them by name, as it does without sliding friction */
-    int dim = island_dim(w, list, m);
+    int dim = lucid_world_island_dim(w, list, m);
     if (dim > 3 &&
         (!lucid_contact_dim_supported(&w->opt.contact, dim) ||
          w->opt.contact.solver == LUCID_CONTACT_NEWTON || spin_without_friction(w, list, m)))
@@ -635,7 +623,7 @@ static void apply_velocities(lucid_world *w, int slots, const double *u) {
 
 lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, int m,
                                              const lucid_vec3 *v0, const lucid_vec3 *w0) {
-    int dim = island_dim(w, list, m);
+    int dim = lucid_world_island_dim(w, list, m);
     lucid_status s = reserve(w, (size_t)m, dim);
     int slots = 0;
     if (s == LUCID_OK) s = assemble(w, list, m, v0, w0, &slots);
