@@ -70,7 +70,7 @@ static double dscale(const ip *s, int k) {
     return k % s->d == HEAD && mu > 0.0 ? mu : 1.0;
 }
 
-/* ||x_T|| of a contact's d entries (t1, t2[, s[, r1, r2]]); dim 3 as before, through hypot. */
+/* ||x_T|| of a contact's d entries (t1, t2[, s[, r1, r2]]); dim 3 through hypot (no overflow). */
 static double tnorm(int d, const double *x) {
     if (d == 3) return lucid_contact_hypot(x[0], x[1]);
     double t = 0.0;
@@ -440,7 +440,7 @@ static void direction(ip *s, const double *rc, double *dx, double *dy) {
 /* du = dy_N - yhat . dy_T of a curved contact: the change of its stored u. */
 static double margin_step(const ip *s, int i, const double *dy) {
     const double *d = dy + s->d * i, *h = s->yhat + s->d * i;
-    double du = d[HEAD]; /* term by term: dims 3 and 4 as before, bit for bit */
+    double du = d[HEAD]; /* summed term by term, in row order */
     for (int a = 0; a < s->d; ++a)
         if (a != HEAD) du -= h[a] * d[a];
     return du;

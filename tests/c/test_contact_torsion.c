@@ -118,10 +118,9 @@ static void random_problem(test_rng *r, int dim, int n, int ray, double *G, doub
     free(J);
 }
 
-/* ccp:ip (tol 1e-9: its complementarity stalls near 3e-10 on one of these, both cones' parts
- * on their boundaries) agrees with ccp:admm (tol 1e-11, 1e-10 for dim 6 where ADMM's floor is
- * 1.4e-11 on one; the CCP's answer is unique for G definite) within 1e-4, as test_contact_ip.c's
- * dim 3 check: |dlambda| <~ sqrt(tol / eig_min), eig_min of G down to ~1e-2 here; ncp:ip meets the
+/* ccp:ip (tol 1e-9) agrees with ccp:admm (tol 1e-11, 1e-10 for dim 6; the CCP's answer is
+ * unique for G definite) within 1e-4, as test_contact_ip.c's dim 3 check: |dlambda| <~
+ * sqrt(tol / eig_min), eig_min of G down to ~1e-2 here; ncp:ip meets the
  * NCP criterion at tol 1e-9 within 60 iterations, on random problems of 1-4 contacts of dim 4 and
  * of dim 6 (a third of them with a ray); the NCP's answer may not be unique, its criterion is what
  * is checked. */

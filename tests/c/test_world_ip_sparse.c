@@ -11,6 +11,7 @@
  * - every body-space step is one: the island's problem is in body space (no dense G) and, for
  *   the arm, holds the model's slot, so a silent fall-back to the dense path fails;
  * - the automatic threshold (sparse_threshold -1) puts the pile (> 48 contacts) in body space. */
+#include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -29,7 +30,7 @@
 #include "solvers/contact/contact_sparse.h"
 
 #define ARM7  LUCID_SOURCE_DIR "/tasks/models/arm7.xml"
-#define DENSE 1000000000 /* a sparse_threshold no island reaches */
+#define DENSE INT_MAX /* sparse_threshold: every island dense */
 
 /* test_pile_scene.h's pile, solved by the interior point. */
 static lucid_world *pile(lucid_contact_model model, int threshold) {

@@ -12,6 +12,7 @@
  * - A humanoid standing on a layer of small boxes: one island of more than 2048 contacts (the
  *   dense path's bound), which now steps, with finite forces and the NCP residual reported.
  * Files absent (../shared, Debian's libmujoco-samples) skip their case; all absent exits 77. */
+#include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -33,7 +34,7 @@
 
 #define HUMANOID "/usr/share/mujoco/model/humanoid/humanoid.xml"
 #define ARM7     LUCID_SOURCE_DIR "/tasks/models/arm7.xml"
-#define DENSE    1000000000 /* a sparse_threshold no island reaches */
+#define DENSE    INT_MAX /* sparse_threshold: every island dense */
 
 static int skipped, ran;
 

@@ -14,6 +14,7 @@
  *   rows' entries sit in R in body space, in G densely), g and mu to rounding.
  * - Every island with a rolling contact is reported in body space with 6 rows per contact
  *   (lucid_world_islands): a silent fall-back to the dense path fails. */
+#include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -31,7 +32,7 @@
 #include "runtime/world/world.h"
 
 #define ROLLING_SCENE LUCID_SOURCE_DIR "/tests/data/model/mjcf_rolling.xml"
-#define DENSE         1000000000 /* a sparse_threshold no island reaches */
+#define DENSE         INT_MAX /* sparse_threshold: every island dense */
 #define STEPS         40
 
 static double max_abs_diff(const double *a, const double *b, size_t n) {

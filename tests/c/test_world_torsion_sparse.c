@@ -15,6 +15,7 @@
  *   in body space (threshold 0) under ncp:pgs, each step matches the dense path's.
  * - ccp:newton (its body-space form of dim 3) keeps the island dense and solves it there;
  *   lcp:pgs (no dim 4) keeps it dense, which refuses it by name. */
+#include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -35,7 +36,7 @@
 
 #define SPIN_SCENE  LUCID_SOURCE_DIR "/tests/data/model/mjcf_torsion_spin.xml"
 #define HUMANOID100 "/usr/share/mujoco/model/humanoid100/humanoid100.xml"
-#define DENSE       1000000000 /* a sparse_threshold no island reaches */
+#define DENSE       INT_MAX /* sparse_threshold: every island dense */
 
 /* A condim-4 floor: sliding friction 0.3, torsional 0.05 m. */
 static const char FLOOR_XML[] =
