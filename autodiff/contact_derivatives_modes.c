@@ -110,62 +110,20 @@ static void sliding_raisim(double mu, const double l[3], const double s[3], cons
     lin->Fs[8] = 1.0;
 }
 
-/* The tangential rows of a contact of dim 4 (t1, t2, s) or 6 (t1, t2, s, r1, r2). */
-static const int TN[5] = {0, 1, 3, 4, 5};
-
-/* The k - 1 unit vectors orthogonal to the unit u of R^k (k = 3 or 5) and to each other: the
- * columns H e_i, i != j, of the Householder reflection H = I - 2 v v^T / v^T v, v = u + sign(u_j)
- * e_j, j the largest entry of u, which maps u to -sign(u_j) e_j (so H e_i . u = 0); vector a at
- * w + k a. */
-static void complement(int k, const double *u, double *w) {
-    int j = 0;
-    for (int c = 1; c < k; ++c)
-        if (fabs(u[c]) > fabs(u[j])) j = c;
-    double v[5] = {0.0, 0.0, 0.0, 0.0, 0.0}, vv = 0.0;
-    for (int c = 0; c < k; ++c) v[c] = u[c];
-    v[j] += u[j] >= 0.0 ? 1.0 : -1.0;
-    for (int c = 0; c < k; ++c) vv += v[c] * v[c];
-    for (int i = 0, a = 0; i < k; ++i) {
-        if (i == j) continue;
-        for (int c = 0; c < k; ++c) w[k * a + c] = (c == i ? 1.0 : 0.0) - 2.0 * v[c] * v[i] / vv;
-        ++a;
-    }
-}
-
-/* The sliding rows of a contact of dim 4 or 6 under the NCP or the CCP (file header): row 0
- * the force along -u on the cone, the other tangential rows the rotation of u along the basis
- * of u's complement (scaled as lucid_contact_sliding_rows scales F1), row 2 the normal
- * condition. */
+/* The sliding rows of a contact of dim 4 or 6 under the NCP or the CCP (file header;
+ * lucid_contact_sliding_rows_n); u from sigma_T, or -lambda_T when sigma_T = 0. */
 static void sliding_cone_n(lucid_contact_model model, int dim, double mu, const double *l,
                            const double *s, lucid_contact_linearization *lin) {
+    const int *TN = lucid_contact_tangential_rows;
     int k = dim - 1;
-    double sv[5] = {0.0}, lv[5] = {0.0}, u[5] = {0.0}, w[20] = {0.0}, sT = 0.0, lT = 0.0;
-    for (int c = 0; c < k; ++c) {
-        sv[c] = s[TN[c]], lv[c] = l[TN[c]], u[c] = c == 0 ? 1.0 : 0.0;
-        sT += sv[c] * sv[c], lT += lv[c] * lv[c];
-    }
+    double u[5] = {1.0, 0.0, 0.0, 0.0, 0.0}, sT = 0.0, lT = 0.0;
+    for (int c = 0; c < k; ++c) sT += s[TN[c]] * s[TN[c]], lT += l[TN[c]] * l[TN[c]];
     sT = sqrt(sT), lT = sqrt(lT);
     if (sT > 0.0)
-        for (int c = 0; c < k; ++c) u[c] = sv[c] / sT;
+        for (int c = 0; c < k; ++c) u[c] = s[TN[c]] / sT;
     else if (lT > 0.0)
-        for (int c = 0; c < k; ++c) u[c] = -lv[c] / lT;
-    complement(k, u, w);
-    double force = mu * l[2], c_l = 1.0, c_s = 1.0; /* the F1 scaling of contact_sliding_rows */
-    if (sT <= force)
-        c_l = force > 0.0 ? sT / force : 0.0;
-    else
-        c_s = force / sT;
-    lin->Fl[2] = mu;
-    lin->Fs[dim * 2 + 2] = 1.0;
-    for (int j = 0; j < k; ++j) {
-        int t = TN[j];
-        lin->Fl[t] = u[j];
-        for (int a = 0; a + 1 < k; ++a) { /* the rotation rows: the tangential rows after t1 */
-            int row = dim * TN[a + 1] + t;
-            lin->Fl[row] = c_l * w[k * a + j], lin->Fs[row] = c_s * w[k * a + j];
-        }
-        if (model == LUCID_CONTACT_CCP) lin->Fs[dim * 2 + t] = -mu * u[j];
-    }
+        for (int c = 0; c < k; ++c) u[c] = -l[TN[c]] / lT;
+    lucid_contact_sliding_rows_n(model, dim, mu, l, s, sT, u, lin->Fl, lin->Fs, NULL);
     lin->Fmu[0] = sT > 0.0 || mu > 0.0 ? l[2] : 0.0;
     if (model == LUCID_CONTACT_CCP) lin->Fmu[2] = -sT;
 }

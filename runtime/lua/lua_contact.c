@@ -141,10 +141,10 @@ static void polish_direction(lua_State *L, const lucid_contact_problem *p,
     if (res->converged || !(res->model.abs <= o->tol) || o->solver == LUCID_CONTACT_NEWTON ||
         !(o->model == LUCID_CONTACT_CCP || o->model == LUCID_CONTACT_NCP))
         return;
-    int m = 3 * p->n, top = lua_gettop(L);
+    int m = (int)lucid_contact_rows(p), top = lua_gettop(L);
     double *sigma = new_buffer(L, m), *out = new_buffer(L, m), *out_sigma = new_buffer(L, m);
-    lucid_contact_polisher *pl = lucid_contact_polisher_create(p->n); /* no Lua error below */
-    if (!pl || !lucid_contact_polisher_fits(pl, p->n)) {
+    lucid_contact_polisher *pl = lucid_contact_polisher_create(m); /* no Lua error below */
+    if (!pl || !lucid_contact_polisher_fits(pl, p->n, lucid_contact_dim(p))) {
         lucid_contact_polisher_destroy(pl);
         lua_settop(L, top);
         return;

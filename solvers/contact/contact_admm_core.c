@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "solvers/contact/contact_admm.h"
+#include "solvers/contact/contact_cone.h"
 #include "solvers/contact/contact_internal.h"
 #include "solvers/contact/contact_math.h"
 
@@ -126,7 +127,7 @@ int lucid_contact_admm_polish(lucid_contact_polisher *pl, lucid_contact_run *run
                               lucid_contact_admm *s, double *sigma, double *scratch) {
     const lucid_contact_problem *p = run->p;
     const lucid_contact_options *o = run->o;
-    int m = 3 * p->n;
+    int dim = lucid_contact_dim(p), m = dim * p->n;
     double *candidate = scratch, *velocity = scratch + m;
     lucid_contact_criteria criteria;
     if (!lucid_contact_polish(pl, p, o->model, o->tol, s->z, candidate, velocity, &criteria))
@@ -135,8 +136,11 @@ int lucid_contact_admm_polish(lucid_contact_polisher *pl, lucid_contact_run *run
     memcpy(sigma, velocity, sizeof(double) * (size_t)m);
     for (int k = 0; k < m; ++k) s->gamma[k] = -sigma[k];
     if (o->model == LUCID_CONTACT_NCP)
-        for (int i = 0; i < p->n; ++i)
-            s->gamma[3 * i + 2] -= p->mu[i] * lucid_contact_hypot(sigma[3 * i], sigma[3 * i + 1]);
+        for (int i = 0; i < p->n; ++i) {
+            const double *v = sigma + dim * i;
+            s->gamma[dim * i + 2] -= p->mu[i] * (dim > 3 ? lucid_cone_n_tangent_norm(dim, v)
+                                                         : lucid_contact_hypot(v[0], v[1]));
+        }
     /* at the round-off floor, below which tol lies, when the check fails */
     run->result->stalled = !lucid_contact_check(run, s->z, sigma);
     run->result->polished = 1;

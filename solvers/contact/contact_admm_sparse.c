@@ -46,8 +46,8 @@ struct lucid_contact_sparse_workspace {
     double *buf;
     size_t cap;
     lucid_contact_polisher *polisher; /* for islands it fits (contact_polish.h) */
-    double *G;                        /* the polish's dense J M^-1 J^T, (3 polish_n)^2 */
-    int polish_n;                     /* the contacts the polisher and G are sized for */
+    double *G;                        /* the polish's dense J M^-1 J^T, polish_rows^2 */
+    int polish_rows;                  /* the rows the polisher and G are sized for */
     int n, dim, memory; /* reserved sizes (contacts, rows each); Anderson memory that fits */
     size_t columns;
 };
@@ -81,15 +81,15 @@ lucid_contact_kkt *lucid_contact_sparse_workspace_kkt(lucid_contact_sparse_works
     return ws->kkt;
 }
 
-/* The polisher and its dense G for islands of up to fit contacts (grown, never shrunk). */
-static lucid_status reserve_polish(lucid_contact_sparse_workspace *ws, int fit) {
-    if (fit <= ws->polish_n) return LUCID_OK;
+/* The polisher and its dense G for islands of up to rows rows (grown, never shrunk). */
+static lucid_status reserve_polish(lucid_contact_sparse_workspace *ws, int rows) {
+    if (rows <= ws->polish_rows) return LUCID_OK;
     lucid_contact_polisher_destroy(ws->polisher);
     free(ws->G);
-    ws->polisher = lucid_contact_polisher_create(fit);
-    ws->G = malloc(9 * (size_t)fit * (size_t)fit * sizeof(double));
-    ws->polish_n = ws->polisher && ws->G ? fit : 0;
-    return ws->polish_n ? LUCID_OK : LUCID_ERR_NO_MEMORY;
+    ws->polisher = lucid_contact_polisher_create(rows);
+    ws->G = malloc((size_t)rows * (size_t)rows * sizeof(double));
+    ws->polish_rows = ws->polisher && ws->G ? rows : 0;
+    return ws->polish_rows ? LUCID_OK : LUCID_ERR_NO_MEMORY;
 }
 
 lucid_status lucid_contact_sparse_reserve(lucid_contact_sparse_workspace *ws, int n,
@@ -123,9 +123,8 @@ lucid_status lucid_contact_sparse_reserve_dim(lucid_contact_sparse_workspace *ws
         ws->buf = b, ws->cap = c;
     }
     ws->n = n, ws->dim = dim, ws->columns = columns, ws->memory = memory;
-    if (dim > 3) return LUCID_OK; /* no polish for dims 4 and 6 (polisher below) */
-    return reserve_polish(
-        ws, n < LUCID_CONTACT_POLISH_MAX_CONTACTS ? n : LUCID_CONTACT_POLISH_MAX_CONTACTS);
+    return reserve_polish(ws, m < LUCID_CONTACT_POLISH_MAX_ROWS ? (int)m
+                                                                : LUCID_CONTACT_POLISH_MAX_ROWS);
 }
 
 typedef struct sparse_admm {
@@ -319,11 +318,9 @@ static void velocity(sparse_admm *a, const double *z, double *sigma) {
 }
 
 /* The solve's polisher: NULL when contact.polish is off (every lucid_contact_polisher_* query
- * then says no), and for contacts of dim 4 or 6: the polish's modes (stick, slide, separate)
- * and their Newton systems are written for the 3-row cone (contact_polish.c), and the dense
- * ADMM that solves such islands has no polish either. */
+ * then says no). */
 static lucid_contact_polisher *polisher(const sparse_admm *a, const lucid_contact_run *run) {
-    return run->o->polish && lucid_sparse_dim(a->p) == 3 ? a->ws->polisher : NULL;
+    return run->o->polish ? a->ws->polisher : NULL;
 }
 
 /* The active-set polish of the iterate when it is due (contact_polish.h), on run's dense
@@ -367,7 +364,7 @@ static int polish_carried(sparse_admm *a, lucid_contact_run *run, lucid_contact_
  * from 0.3 to 30 took 5 to 9, with 1 factorisation each). */
 static double initial_rho(const sparse_admm *a, const lucid_contact_run *run) {
     const lucid_contact_admm *s = &a->s;
-    if (lucid_contact_polisher_fits(polisher(a, run), a->p->n))
+    if (lucid_contact_polisher_fits(polisher(a, run), a->p->n, lucid_sparse_dim(a->p)))
         return sqrt(s->eig_min * s->eig_max);
     return lucid_contact_admm_spectral_rho(s);
 }
@@ -380,7 +377,7 @@ static double initial_rho(const sparse_admm *a, const lucid_contact_run *run) {
  * iterations at 4, 5 at 2, its plain step 110 -> 100 us). */
 static int check_period(const sparse_admm *a, const lucid_contact_run *run) {
     if (run->result->model.abs <= LUCID_CONTACT_ADMM_CHECK_NEAR * run->o->tol) return 1;
-    return lucid_contact_polisher_trying(polisher(a, run), a->p->n)
+    return lucid_contact_polisher_trying(polisher(a, run), a->p->n, lucid_sparse_dim(a->p))
                ? LUCID_CONTACT_ADMM_POLISH_CHECK_PERIOD
                : LUCID_CONTACT_ADMM_CHECK_PERIOD;
 }

@@ -12,8 +12,9 @@
 #include "solvers/contact/contact_problem.h"
 
 /* max_i |lambda_t1 sigma_t2 - lambda_t2 sigma_t1| over the contacts of p, sigma the velocity
- * of lambda. A tangentially isotropic compliance (R_t1 = R_t2) adds R lambda_T to sigma_T
- * and leaves the cross product unchanged. NaN propagates as +Inf. */
+ * of lambda (dims 4 and 6: |lambda_T ^ sigma_T| over the tangential rows t1, t2, s[, r1, r2]). A
+ * tangentially isotropic compliance (R_t1 = R_t2) adds R lambda_T to sigma_T and leaves the cross
+ * product unchanged. NaN propagates as +Inf. */
 double lucid_contact_direction_residual(const lucid_contact_problem *p, const double *lambda,
                                         const double *sigma);
 

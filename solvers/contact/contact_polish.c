@@ -15,27 +15,27 @@
 enum { BREAKING = 0, STICKING = 1, SLIDING = 2 };
 
 struct lucid_contact_polisher {
-    int capacity;                        /* contacts */
+    int capacity;                        /* rows (dim n) */
     int n, have_previous, have_failed;   /* the last guess's size, whether one is remembered */
     int failures;                        /* failed attempts in this solve */
     signed char *modes, *guess, *failed; /* the attempt's, the last call's and the failed guess */
     int *active;                         /* n: indices of the contacts not breaking */
-    int *ipiv;                           /* 3n: the LU's row pivots, the COD's column pivots */
-    double *K, *rhs;                     /* (3n)^2, 3n */
-    double *copy;                        /* (3n)^2: K before its LU, then its COD */
-    double *scale;                       /* 3n: the rows' scales (assemble) */
-    double *keep;                        /* 3n: the forces before a round of project */
-    double *tau, *tauz, *perm;           /* 3n each: the COD's reflectors, a permuted vector */
-    int rank;                            /* rank < 3 na: the last solve was the COD's */
+    int *ipiv;                           /* m: the LU's row pivots, the COD's column pivots */
+    double *K, *rhs;                     /* m^2, m (m: the rows, capacity) */
+    double *copy;                        /* m^2: K before its LU, then its COD */
+    double *scale;                       /* m: the rows' scales (assemble) */
+    double *keep;                        /* m: the forces before a round of project */
+    double *tau, *tauz, *perm;           /* m each: the COD's reflectors, a permuted vector */
+    int dim;                             /* rows per contact of the problem being polished */
+    int rank;                            /* rank < dim na: the last solve was the COD's */
 };
 
-lucid_contact_polisher *lucid_contact_polisher_create(int max_contacts) {
-    if (max_contacts < 0) return NULL;
-    int c = max_contacts < LUCID_CONTACT_POLISH_MAX_CONTACTS ? max_contacts
-                                                             : LUCID_CONTACT_POLISH_MAX_CONTACTS;
+lucid_contact_polisher *lucid_contact_polisher_create(int max_rows) {
+    if (max_rows < 0) return NULL;
+    int c = max_rows < LUCID_CONTACT_POLISH_MAX_ROWS ? max_rows : LUCID_CONTACT_POLISH_MAX_ROWS;
     lucid_contact_polisher *pl = calloc(1, sizeof *pl);
     if (!pl) return NULL;
-    size_t n = (size_t)(c > 0 ? c : 1), m = 3 * n;
+    size_t m = (size_t)(c > 0 ? c : 1), n = (m + 2) / 3; /* contacts: at most m / 3 */
     pl->capacity = c;
     pl->modes = malloc(3 * n);
     pl->guess = pl->modes ? pl->modes + n : NULL;
@@ -63,12 +63,13 @@ void lucid_contact_polisher_destroy(lucid_contact_polisher *pl) {
     free(pl);
 }
 
-int lucid_contact_polisher_fits(const lucid_contact_polisher *pl, int n) {
-    return pl && n > 0 && n <= pl->capacity;
+int lucid_contact_polisher_fits(const lucid_contact_polisher *pl, int n, int dim) {
+    return pl && n > 0 && (dim == 3 || dim == 4 || dim == 6) && n <= pl->capacity / dim;
 }
 
-int lucid_contact_polisher_trying(const lucid_contact_polisher *pl, int n) {
-    return lucid_contact_polisher_fits(pl, n) && pl->failures < LUCID_CONTACT_POLISH_MAX_FAILURES;
+int lucid_contact_polisher_trying(const lucid_contact_polisher *pl, int n, int dim) {
+    return lucid_contact_polisher_fits(pl, n, dim) &&
+           pl->failures < LUCID_CONTACT_POLISH_MAX_FAILURES;
 }
 
 void lucid_contact_polisher_reset(lucid_contact_polisher *pl) {
@@ -83,13 +84,18 @@ static void scales(const lucid_contact_problem *p, const double *lambda, const d
     *force = f > 0.0 ? f : 1.0, *velocity = v > 0.0 ? v : 1.0;
 }
 
+/* |x_T|: the tangential part of a contact's dim entries (t1, t2[, s[, r1, r2]]). */
+static double tangential(int dim, const double *x) {
+    return dim > 3 ? lucid_cone_n_tangent_norm(dim, x) : lucid_contact_hypot(x[0], x[1]);
+}
+
 /* The larger side of each complementarity (header), normalised by F and V. */
-static signed char guess_mode(lucid_contact_model model, double mu, const double l[3],
-                              const double s[3], double F, double V) {
-    double slip = lucid_contact_hypot(s[0], s[1]);
+static signed char guess_mode(lucid_contact_model model, int dim, double mu, const double *l,
+                              const double *s, double F, double V) {
+    double slip = tangential(dim, s);
     double gap = model == LUCID_CONTACT_CCP ? s[2] - mu * slip : s[2];
     if (!(l[2] > 0.0) || l[2] / F < gap / V) return BREAKING;
-    double inside = mu * l[2] - lucid_contact_hypot(l[0], l[1]);
+    double inside = mu * l[2] - tangential(dim, l);
     return inside / F > slip / V ? STICKING : SLIDING;
 }
 
@@ -99,18 +105,20 @@ static signed char guess_mode(lucid_contact_model model, double mu, const double
 static int guess_due(lucid_contact_polisher *pl, const lucid_contact_problem *p,
                      lucid_contact_model model, const double *lambda, const double *sigma,
                      int settled) {
-    if (!lucid_contact_polisher_trying(pl, p->n) ||
+    int dim = lucid_contact_dim(p);
+    if (!lucid_contact_polisher_trying(pl, p->n, dim) ||
         (model != LUCID_CONTACT_NCP && model != LUCID_CONTACT_CCP))
         return 0;
-    int n = p->n, same = settled || (pl->have_previous && pl->n == n);
+    int n = p->n, same = settled || (pl->have_previous && pl->n == n && pl->dim == dim);
     double F, V;
     scales(p, lambda, sigma, &F, &V);
     for (int i = 0; i < n; ++i) {
-        signed char mode = guess_mode(model, p->mu[i], lambda + 3 * i, sigma + 3 * i, F, V);
+        signed char mode =
+            guess_mode(model, dim, p->mu[i], lambda + dim * i, sigma + dim * i, F, V);
         same = same && (settled || mode == pl->guess[i]);
         pl->guess[i] = mode;
     }
-    pl->n = n, pl->have_previous = 1;
+    pl->n = n, pl->dim = dim, pl->have_previous = 1;
     if (!same || (pl->have_failed && memcmp(pl->guess, pl->failed, (size_t)n) == 0)) return 0;
     memcpy(pl->modes, pl->guess, (size_t)n);
     return 1;
@@ -127,49 +135,54 @@ int lucid_contact_polish_accepted_due(lucid_contact_polisher *pl, const lucid_co
     return guess_due(pl, p, model, lambda, sigma, 1);
 }
 
-/* Rows of one active contact: residual f and the linearisation f + Fl dl + Fs ds (Fl, Fs
- * row-major 3 x 3), as the derivatives' (contact_sliding_rows.h), with the sliding direction u
- * taken from lambda_T when sigma_T is round-off. */
-static void contact_rows(lucid_contact_model model, signed char mode, double mu, const double l[3],
-                         const double s[3], double V, double f[3], double Fl[9], double Fs[9]) {
-    memset(Fl, 0, 9 * sizeof(double)), memset(Fs, 0, 9 * sizeof(double));
+/* Rows of one active contact of dim rows: residual f and the linearisation f + Fl dl + Fs ds
+ * (Fl, Fs row-major dim x dim), as the derivatives' (contact_sliding_rows.h), with the sliding
+ * direction u taken from lambda_T when sigma_T is round-off. */
+static void contact_rows(lucid_contact_model model, int dim, signed char mode, double mu,
+                         const double *l, const double *s, double V, double *f, double *Fl,
+                         double *Fs) {
+    memset(Fl, 0, 36 * sizeof(double)), memset(Fs, 0, 36 * sizeof(double));
     if (mode == STICKING) {
-        Fs[0] = Fs[4] = Fs[8] = 1.0;
-        f[0] = s[0], f[1] = s[1], f[2] = s[2];
+        for (int a = 0; a < dim; ++a) Fs[(dim + 1) * a] = 1.0, f[a] = s[a];
         return;
     }
-    double sT = lucid_contact_hypot(s[0], s[1]), lT = lucid_contact_hypot(l[0], l[1]);
-    double u[2] = {1.0, 0.0};
+    const int *TN = dim > 3 ? lucid_contact_tangential_rows : (const int[5]){0, 1};
+    int k = dim - 1;
+    double sT = tangential(dim, s), lT = tangential(dim, l), u[5] = {1.0, 0.0, 0.0, 0.0, 0.0};
     if (sT > 1e-12 * V)
-        u[0] = s[0] / sT, u[1] = s[1] / sT;
+        for (int c = 0; c < k; ++c) u[c] = s[TN[c]] / sT;
     else if (lT > 0.0)
-        u[0] = -l[0] / lT, u[1] = -l[1] / lT;
-    lucid_contact_sliding_rows(model, mu, l, s, sT, u, Fl, Fs, f);
+        for (int c = 0; c < k; ++c) u[c] = -l[TN[c]] / lT;
+    if (dim > 3)
+        lucid_contact_sliding_rows_n(model, dim, mu, l, s, sT, u, Fl, Fs, f);
+    else
+        lucid_contact_sliding_rows(model, mu, l, s, sT, u, Fl, Fs, f);
 }
 
-/* K = Fl + Fs (G + R)_AA and rhs = -f for the q = 3 na active rows, each row scaled to unit
+/* K = Fl + Fs (G + R)_AA and rhs = -f for the q = dim na active rows, each row scaled to unit
  * max-norm (partial pivoting then compares like with like: forces and velocities). */
 static void assemble(lucid_contact_polisher *pl, const lucid_contact_problem *p,
                      lucid_contact_model model, int na, const double *l, const double *s,
                      double V) {
-    int q = 3 * na;
+    int d = pl->dim, q = d * na;
     for (int ki = 0; ki < na; ++ki) {
         int i = pl->active[ki];
-        double f[3], Fl[9], Fs[9];
-        contact_rows(model, pl->modes[i], p->mu[i], l + 3 * i, s + 3 * i, V, f, Fl, Fs);
+        double f[6], Fl[36], Fs[36];
+        contact_rows(model, d, pl->modes[i], p->mu[i], l + d * i, s + d * i, V, f, Fl, Fs);
         for (int kj = 0; kj < na; ++kj) {
             int j = pl->active[kj];
-            for (int b = 0; b < 3; ++b) {
-                double A[3] = {lucid_contact_entry(p, 3 * i, 3 * j + b),
-                               lucid_contact_entry(p, 3 * i + 1, 3 * j + b),
-                               lucid_contact_entry(p, 3 * i + 2, 3 * j + b)};
-                double *col = pl->K + (size_t)q * (size_t)(3 * kj + b) + 3 * ki;
-                for (int a = 0; a < 3; ++a)
-                    col[a] = Fs[3 * a] * A[0] + Fs[3 * a + 1] * A[1] + Fs[3 * a + 2] * A[2] +
-                             (i == j ? Fl[3 * a + b] : 0.0);
+            for (int b = 0; b < d; ++b) {
+                double A[6];
+                for (int c = 0; c < d; ++c) A[c] = lucid_contact_entry(p, d * i + c, d * j + b);
+                double *col = pl->K + (size_t)q * (size_t)(d * kj + b) + d * ki;
+                for (int a = 0; a < d; ++a) {
+                    double v = Fs[d * a] * A[0];
+                    for (int c = 1; c < d; ++c) v += Fs[d * a + c] * A[c];
+                    col[a] = v + (i == j ? Fl[d * a + b] : 0.0);
+                }
             }
         }
-        for (int a = 0; a < 3; ++a) pl->rhs[3 * ki + a] = -f[a];
+        for (int a = 0; a < d; ++a) pl->rhs[d * ki + a] = -f[a];
     }
     for (int r = 0; r < q; ++r) {
         double big = 0.0;
@@ -184,11 +197,12 @@ static void assemble(lucid_contact_polisher *pl, const lucid_contact_problem *p,
 static void residual_rows(lucid_contact_polisher *pl, const lucid_contact_problem *p,
                           lucid_contact_model model, int na, const double *l, const double *s,
                           double V) {
+    int d = pl->dim;
     for (int ki = 0; ki < na; ++ki) {
         int i = pl->active[ki];
-        double f[3], Fl[9], Fs[9];
-        contact_rows(model, pl->modes[i], p->mu[i], l + 3 * i, s + 3 * i, V, f, Fl, Fs);
-        for (int a = 0; a < 3; ++a) pl->rhs[3 * ki + a] = -f[a] / pl->scale[3 * ki + a];
+        double f[6], Fl[36], Fs[36];
+        contact_rows(model, d, pl->modes[i], p->mu[i], l + d * i, s + d * i, V, f, Fl, Fs);
+        for (int a = 0; a < d; ++a) pl->rhs[d * ki + a] = -f[a] / pl->scale[d * ki + a];
     }
 }
 
@@ -234,7 +248,7 @@ static void cod_apply(lucid_contact_polisher *pl, int q) {
  * decomposition: Householder QR with column pivoting (the largest remaining column first),
  * stopped at the first pivot below LUCID_CONTACT_POLISH_PIVOT of the first (the rank r), then
  * the QR of [R1 R2]^T (into pl->K) that makes the solution the minimum-norm one. Unblocked
- * and allocation-free: K has at most 3 LUCID_CONTACT_POLISH_MAX_CONTACTS rows, where LAPACK's
+ * and allocation-free: K has at most LUCID_CONTACT_POLISH_MAX_ROWS rows, where LAPACK's
  * blocked routines cost more in set-up than in flops. For hyperstatic contacts (a box's 4
  * corners sticking on the floor, a grasp) the equations fix the forces up to internal ones;
  * the minimum-norm step leaves the start's internal forces as they were (it is orthogonal to
@@ -307,20 +321,24 @@ static void project(lucid_contact_polisher *pl, const lucid_contact_problem *p,
                     lucid_contact_model model, double tol, int na, double *out, double *sigma,
                     lucid_contact_criteria *criteria) {
     lucid_contact_criterion kind = lucid_contact_model_criterion(model);
-    size_t bytes = sizeof(double) * 3 * (size_t)p->n;
+    int d = pl->dim;
+    size_t bytes = sizeof(double) * (size_t)d * (size_t)p->n;
     for (int round = 0; round < LUCID_CONTACT_POLISH_PROJECTIONS; ++round) {
         memcpy(pl->keep, out, bytes);
         for (int ki = 0; ki < na; ++ki) {
             int i = pl->active[ki];
-            lucid_cone_project(p->mu[i], out + 3 * i, out + 3 * i);
+            if (d > 3)
+                lucid_cone_n_project(d, p->mu[i], out + d * i, out + d * i);
+            else
+                lucid_cone_project(p->mu[i], out + 3 * i, out + 3 * i);
         }
         double F, V;
         lucid_contact_velocity(p, out, sigma);
         scales(p, out, sigma, &F, &V);
         residual_rows(pl, p, model, na, out, sigma, V);
-        cod_apply(pl, 3 * na);
+        cod_apply(pl, d * na);
         for (int ki = 0; ki < na; ++ki)
-            for (int a = 0; a < 3; ++a) out[3 * pl->active[ki] + a] += pl->rhs[3 * ki + a];
+            for (int a = 0; a < d; ++a) out[d * pl->active[ki] + a] += pl->rhs[d * ki + a];
         lucid_contact_velocity(p, out, sigma);
         lucid_contact_criteria before = *criteria;
         lucid_contact_criteria_eval(p, kind, out, sigma, NULL, criteria);
@@ -343,17 +361,17 @@ static void project(lucid_contact_polisher *pl, const lucid_contact_problem *p,
 static int newton(lucid_contact_polisher *pl, const lucid_contact_problem *p,
                   lucid_contact_model model, double tol, double *out, double *sigma,
                   lucid_contact_criteria *criteria) {
-    int n = p->n, na = 0;
+    int n = p->n, na = 0, d = pl->dim;
     lucid_contact_criterion kind = lucid_contact_model_criterion(model);
     for (int i = 0; i < n; ++i) {
         if (pl->modes[i] == BREAKING)
-            out[3 * i] = out[3 * i + 1] = out[3 * i + 2] = 0.0;
+            memset(out + d * i, 0, sizeof(double) * (size_t)d);
         else
             pl->active[na++] = i;
     }
     lucid_contact_velocity(p, out, sigma);
     lucid_contact_criteria_eval(p, kind, out, sigma, NULL, criteria);
-    int q = 3 * na;
+    int q = d * na;
     for (int step = 0; na > 0 && step < LUCID_CONTACT_POLISH_NEWTON_STEPS &&
                        (step == 0 || !(criteria->abs <= LUCID_CONTACT_POLISH_EXACT * tol));
          ++step) {
@@ -363,9 +381,9 @@ static int newton(lucid_contact_polisher *pl, const lucid_contact_problem *p,
         if (!solve(pl, q)) return 0;
         double moved = 0.0;
         for (int ki = 0; ki < na; ++ki)
-            for (int a = 0; a < 3; ++a) {
-                out[3 * pl->active[ki] + a] += pl->rhs[3 * ki + a];
-                moved = lucid_contact_fmax(moved, fabs(pl->rhs[3 * ki + a]));
+            for (int a = 0; a < d; ++a) {
+                out[d * pl->active[ki] + a] += pl->rhs[d * ki + a];
+                moved = lucid_contact_fmax(moved, fabs(pl->rhs[d * ki + a]));
             }
         if (!(moved <= 1e30)) return 0;
         double before = criteria->abs;
@@ -382,7 +400,8 @@ static int newton(lucid_contact_polisher *pl, const lucid_contact_problem *p,
 int lucid_contact_polish(lucid_contact_polisher *pl, const lucid_contact_problem *p,
                          lucid_contact_model model, double tol, const double *lambda, double *out,
                          double *out_sigma, lucid_contact_criteria *criteria) {
-    memcpy(out, lambda, sizeof(double) * 3 * (size_t)p->n);
+    pl->dim = lucid_contact_dim(p);
+    memcpy(out, lambda, sizeof(double) * (size_t)lucid_contact_rows(p));
     int ok = newton(pl, p, model, tol, out, out_sigma, criteria) &&
              (criteria->abs <= tol ||
               criteria->abs <= LUCID_CONTACT_POLISH_FLOOR * lucid_contact_round_off(p, out));

@@ -8,6 +8,8 @@
  *   sticking  sigma_i = 0
  *   sliding   u . lambda_T + mu lambda_N = 0,  w . lambda_T = 0,  u = sigma_T / |sigma_T|,
  *             w = u turned by 90 degrees;  sigma_N = 0 (NCP) or sigma_N - mu |sigma_T| = 0 (CCP)
+ * (dims 4 and 6: lambda_T, sigma_T and u of 3 or 5 entries, the w rows along a basis of u's
+ * complement, lucid_contact_sliding_rows_n)
  * with sigma = (G + R) lambda + g; Newton on them (rows scaled as the derivatives' K, LU)
  * converges in one or two steps where the guess is right. Hyperstatic contacts (a box's
  * corners sticking on the floor, a grasp) make K singular: their internal forces are not fixed
@@ -25,7 +27,7 @@
  * attempt is made when the guess is the same at two successive checks of the solver and is not
  * one that failed before, and at most LUCID_CONTACT_POLISH_MAX_FAILURES attempts fail in one
  * solve: where no guess works the solver pays for a few factorisations only. Dense:
- * only islands of at most LUCID_CONTACT_POLISH_MAX_CONTACTS contacts. */
+ * only islands of at most LUCID_CONTACT_POLISH_MAX_ROWS rows. */
 #ifndef LUCID_CONTACT_POLISH_H
 #define LUCID_CONTACT_POLISH_H
 
@@ -34,9 +36,9 @@
 #include "solvers/contact/contact_criteria.h"
 #include "solvers/contact/contact_problem.h"
 
-/* The Newton step is O((3n)^3): beyond this many contacts the sparse solvers' own iterations
- * are cheaper than one attempt. */
-#define LUCID_CONTACT_POLISH_MAX_CONTACTS 64
+/* The Newton step is O(m^3) in the active rows m: beyond this many rows (64 contacts of 3
+ * rows) the sparse solvers' own iterations are cheaper than one attempt. */
+#define LUCID_CONTACT_POLISH_MAX_ROWS 192
 /* Newton steps of one attempt (a right guess converges in 1 or 2: the sliding rows are the
  * only nonlinear ones, through u). */
 #define LUCID_CONTACT_POLISH_NEWTON_STEPS 4
@@ -59,15 +61,15 @@
 
 typedef struct lucid_contact_polisher lucid_contact_polisher;
 
-/* A polisher for problems of up to min(max_contacts, LUCID_CONTACT_POLISH_MAX_CONTACTS)
- * contacts (NULL on a negative size or no memory). */
-lucid_contact_polisher *lucid_contact_polisher_create(int max_contacts);
+/* A polisher for problems of up to min(max_rows, LUCID_CONTACT_POLISH_MAX_ROWS) rows (dim n:
+ * contacts of 3, 4 or 6 rows; NULL on a negative size or no memory). */
+lucid_contact_polisher *lucid_contact_polisher_create(int max_rows);
 void lucid_contact_polisher_destroy(lucid_contact_polisher *pl);
-/* Whether problems of n contacts are polished by pl (pl may be NULL: no). */
-int lucid_contact_polisher_fits(const lucid_contact_polisher *pl, int n);
-/* Whether an attempt may still come in this solve of n contacts: pl fits and fewer than
- * LUCID_CONTACT_POLISH_MAX_FAILURES attempts failed since the reset. */
-int lucid_contact_polisher_trying(const lucid_contact_polisher *pl, int n);
+/* Whether problems of n contacts of dim rows are polished by pl (pl may be NULL: no). */
+int lucid_contact_polisher_fits(const lucid_contact_polisher *pl, int n, int dim);
+/* Whether an attempt may still come in this solve of n contacts of dim rows: pl fits and fewer
+ * than LUCID_CONTACT_POLISH_MAX_FAILURES attempts failed since the reset. */
+int lucid_contact_polisher_trying(const lucid_contact_polisher *pl, int n, int dim);
 /* Forgets the modes of the previous solve (call at the start of each solve). */
 void lucid_contact_polisher_reset(lucid_contact_polisher *pl);
 
@@ -86,8 +88,8 @@ int lucid_contact_polish_due(lucid_contact_polisher *pl, const lucid_contact_pro
 int lucid_contact_polish_accepted_due(lucid_contact_polisher *pl, const lucid_contact_problem *p,
                                       lucid_contact_model model, const double *lambda,
                                       const double *sigma);
-/* Newton on the equations of the modes of the last due call, from lambda; out (3n) receives
- * the candidate and out_sigma (3n) its velocity, *criteria its model criterion. Returns 1 when
+/* Newton on the equations of the modes of the last due call, from lambda; out (dim n) receives
+ * the candidate and out_sigma (dim n) its velocity, *criteria its model criterion. Returns 1 when
  * that criterion is at most tol, or at most LUCID_CONTACT_POLISH_FLOOR times the round-off
  * bound of contact_round_off.h (a tol below what doubles can show: Newton has then solved p as
  * exactly as it can be, where ADMM stalls orders of magnitude above), else 0 and the guess is

@@ -19,4 +19,16 @@ void lucid_contact_sliding_rows(lucid_contact_model model, double mu, const doub
                                 const double s[3], double sT, const double u[2], double Fl[9],
                                 double Fs[9], double f[3]);
 
+/* The same rows for a contact of dim 4 (rows t1, t2, n, s) or 6 (t1, t2, n, s, r1, r2), whose
+ * tangential part lambda_T = (t1, t2, s[, r1, r2]) has k = dim - 1 entries: u (k entries, in
+ * that order) the unit slip direction, sT = |sigma_T|; row t1 is F0, the other tangential rows
+ * F1 along an orthonormal basis of u's complement (each scaled as F1), row n F2. Fl and Fs are
+ * dim x dim, row-major, zeroed by the caller; f (dim) when not NULL. */
+void lucid_contact_sliding_rows_n(lucid_contact_model model, int dim, double mu, const double *l,
+                                  const double *s, double sT, const double *u, double *Fl,
+                                  double *Fs, double *f);
+
+/* The rows of a contact's tangential part (dims 4 and 6): t1, t2, s, r1, r2. */
+extern const int lucid_contact_tangential_rows[5];
+
 #endif

@@ -101,7 +101,7 @@ int lucid_contact_dim_supported(const lucid_contact_options *o, int dim) {
                (ncp && o->solver == LUCID_CONTACT_STAGGERED);
     /* lcp:pgs: the box pyramid over the dim - 1 tangential rows (contact_cone.h) */
     int box = o->model == LUCID_CONTACT_LCP && o->solver == LUCID_CONTACT_PGS;
-    return dim == 3 || ((dim == 4 || dim == 6) && (pair || box) && !o->first_order);
+    return dim == 3 || ((dim == 4 || dim == 6) && (pair || box));
 }
 
 const char *lucid_contact_dim_pairs(void) {
@@ -115,13 +115,6 @@ int lucid_contact_first_order_applies(const lucid_contact_options *o) {
 
 /* The model criterion meets tol, and with o->first_order the friction directions too. */
 int lucid_contact_check(lucid_contact_run *run, const double *lambda, const double *sigma) {
-    if (lucid_contact_dim(run->p) > 3) { /* no first-order direction check for dim 4 or 6 */
-        lucid_contact_criteria_eval(run->p, run->criterion, lambda, sigma, NULL,
-                                    &run->result->model);
-        lucid_contact_criteria_eval(run->p, LUCID_CRITERION_NCP, lambda, sigma, NULL,
-                                    &run->result->ncp);
-        return run->result->model.abs <= run->o->tol;
-    }
     lucid_contact_criteria_eval(run->p, run->criterion, lambda, sigma, NULL, &run->result->model);
     if (run->criterion == LUCID_CRITERION_NCP)
         run->result->ncp = run->result->model;

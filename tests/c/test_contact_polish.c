@@ -1,7 +1,8 @@
 /* Active-set polishing (solvers/contact/contact_polish.h):
- * - random well-posed problems (G = J M^-1 J^T of full rank, mixed modes), NCP and CCP: from an
- *   early ADMM iterate whose mode guess is stable, the polish meets 1e-12 and lands on the
- *   answer ADMM reaches only after many more iterations (to 1e-7), in one or two Newton steps;
+ * - random well-posed problems (G = J M^-1 J^T of full rank, mixed modes), NCP and CCP, of
+ *   contacts of 3 rows and of 4 and 6 (torsional and rolling friction): from an early ADMM
+ *   iterate whose mode guess is stable, the polish meets 1e-12 and lands on the answer ADMM
+ *   reaches only after many more iterations (to 1e-7), in one or two Newton steps;
  * - a wrong guess (everything breaking, from lambda = 0) is refused and not tried again;
  * - hyperstatic sticking contacts (two contacts at one point: G singular) are polished by the
  *   minimum-norm step, which keeps the start's internal force (an LU would pick the split from
@@ -27,7 +28,7 @@
 
 static double criterion(const lucid_contact_problem *p, lucid_contact_model model,
                         const double *lambda) {
-    double *sigma = malloc(sizeof(double) * 3 * (size_t)p->n);
+    double *sigma = malloc(sizeof(double) * (size_t)lucid_contact_rows(p));
     assert_non_null(sigma);
     lucid_contact_velocity(p, lambda, sigma);
     lucid_contact_criteria c;
@@ -39,7 +40,7 @@ static double criterion(const lucid_contact_problem *p, lucid_contact_model mode
 /* lambda after `iterations` of ADMM from zero (tol 0: it runs them all). */
 static void admm(const lucid_contact_problem *p, lucid_contact_model model, int iterations,
                  double *lambda) {
-    lucid_contact_workspace *ws = lucid_contact_workspace_create(p->n);
+    lucid_contact_workspace *ws = lucid_contact_workspace_create(2 * p->n); /* >= dim n / 3 */
     assert_non_null(ws);
     lucid_contact_options o = lucid_contact_default_options();
     o.model = model, o.solver = LUCID_CONTACT_ADMM, o.tol = 0.0, o.max_iter = iterations;
@@ -52,7 +53,7 @@ static void admm(const lucid_contact_problem *p, lucid_contact_model model, int 
  * -1 when none up to `limit`. */
 static int polished_at(lucid_contact_polisher *pl, const lucid_contact_problem *p,
                        lucid_contact_model model, int limit, double *out) {
-    int m = 3 * p->n;
+    int m = (int)lucid_contact_rows(p);
     double *lambda = malloc(sizeof(double) * m), *sigma = malloc(sizeof(double) * m),
            *out_sigma = malloc(sizeof(double) * m);
     assert_non_null(lambda), assert_non_null(sigma), assert_non_null(out_sigma);
@@ -69,15 +70,93 @@ static int polished_at(lucid_contact_polisher *pl, const lucid_contact_problem *
     return found;
 }
 
-static void random_problems_polish_exactly(lucid_contact_model model) {
-    int polished = 0;
+/* A random problem of n contacts of dim rows (4 or 6), as test_random_problem's: G = J M^-1 J^T
+ * with J (dim n x nv) Gaussian and M = B^T B + I (nv = 4 dim n), g's normals in [-1, 0.5], its
+ * tangential rows Gaussian, mu in [0.1, 1]. */
+static test_problem random_problem_of_dim(int dim, int n, uint64_t seed) {
+    test_rng r = {seed * 0x9E3779B97F4A7C15ull + 7};
+    int m = dim * n, nv = 4 * m;
+    test_problem t;
+    memset(&t, 0, sizeof t);
+    t.G = calloc((size_t)m * m, sizeof(double)), t.g = calloc((size_t)m, sizeof(double));
+    t.mu = calloc((size_t)n, sizeof(double));
+    double *J = malloc(sizeof(double) * (size_t)m * nv), *B = malloc(sizeof(double) * nv * nv);
+    double *Minv_Jt = malloc(sizeof(double) * (size_t)nv * m);
+    assert_non_null(t.G), assert_non_null(t.g), assert_non_null(t.mu);
+    assert_non_null(J), assert_non_null(B), assert_non_null(Minv_Jt);
+    for (int a = 0; a < m * nv; ++a) J[a] = test_normal(&r);
+    for (int a = 0; a < nv * nv; ++a) B[a] = test_normal(&r) / sqrt((double)nv);
+    /* M = B^T B + I; M^-1 J^T by Cholesky-free Gauss-Jordan on the small SPD matrix */
+    double *M = calloc((size_t)nv * nv, sizeof(double));
+    assert_non_null(M);
+    for (int i = 0; i < nv; ++i)
+        for (int j = 0; j < nv; ++j) {
+            double v = i == j ? 1.0 : 0.0;
+            for (int k = 0; k < nv; ++k) v += B[k + nv * i] * B[k + nv * j];
+            M[i + nv * j] = v;
+        }
+    for (int c = 0; c < m; ++c)
+        for (int i = 0; i < nv; ++i) Minv_Jt[i + nv * c] = J[c + m * i];
+    for (int k = 0; k < nv; ++k) { /* M SPD: no pivoting needed */
+        double d = M[k + nv * k];
+        for (int i = k + 1; i < nv; ++i) {
+            double f = M[i + nv * k] / d;
+            for (int j = k; j < nv; ++j) M[i + nv * j] -= f * M[k + nv * j];
+            for (int c = 0; c < m; ++c) Minv_Jt[i + nv * c] -= f * Minv_Jt[k + nv * c];
+        }
+    }
+    for (int c = 0; c < m; ++c)
+        for (int i = nv - 1; i >= 0; --i) {
+            double v = Minv_Jt[i + nv * c];
+            for (int j = i + 1; j < nv; ++j) v -= M[i + nv * j] * Minv_Jt[j + nv * c];
+            Minv_Jt[i + nv * c] = v / M[i + nv * i];
+        }
+    for (int a = 0; a < m; ++a)
+        for (int b = 0; b < m; ++b) {
+            double v = 0.0;
+            for (int i = 0; i < nv; ++i) v += J[a + m * i] * Minv_Jt[i + nv * b];
+            t.G[a + m * b] = v;
+        }
+    for (int a = 0; a < m; ++a) /* exactly symmetric */
+        for (int b = 0; b < a; ++b) t.G[a + m * b] = t.G[b + m * a];
+    for (int i = 0; i < n; ++i) {
+        for (int a = 0; a < dim; ++a)
+            if (a != 2) t.g[dim * i + a] = test_normal(&r);
+        t.g[dim * i + 2] = -1.0 + 1.5 * test_uniform(&r);
+        t.mu[i] = 0.1 + 0.9 * test_uniform(&r);
+    }
+    t.p = (lucid_contact_problem){n, t.G, t.g, t.mu, NULL, dim};
+    free(J), free(B), free(M), free(Minv_Jt);
+    return t;
+}
+
+/* Contacts of lambda pressing (lambda_N > 0) and slipping (|sigma_T| > 1e-9): the ones whose
+ * rows are the nonlinear sliding ones. */
+static int sliding_contacts(const lucid_contact_problem *p, const double *lambda) {
+    int dim = lucid_contact_dim(p), count = 0;
+    double *sigma = malloc(sizeof(double) * (size_t)lucid_contact_rows(p));
+    assert_non_null(sigma);
+    lucid_contact_velocity(p, lambda, sigma);
+    for (int i = 0; i < p->n; ++i) {
+        double slip = 0.0;
+        for (int a = 0; a < dim; ++a)
+            if (a != 2) slip += sigma[dim * i + a] * sigma[dim * i + a];
+        count += lambda[dim * i + 2] > 0.0 && sqrt(slip) > 1e-9;
+    }
+    free(sigma);
+    return count;
+}
+
+static void random_problems_polish_exactly(lucid_contact_model model, int dim) {
+    int polished = 0, sliding = 0;
     for (uint64_t seed = 1; seed <= 12; ++seed) {
-        test_problem t = test_random_problem(6, seed);
+        test_problem t =
+            dim == 3 ? test_random_problem(6, seed) : random_problem_of_dim(dim, 6, seed);
         lucid_contact_problem *p = &t.p;
-        int m = 3 * p->n;
-        lucid_contact_polisher *pl = lucid_contact_polisher_create(p->n);
+        int m = (int)lucid_contact_rows(p);
+        lucid_contact_polisher *pl = lucid_contact_polisher_create(m);
         assert_non_null(pl);
-        assert_true(lucid_contact_polisher_fits(pl, p->n));
+        assert_true(lucid_contact_polisher_fits(pl, p->n, dim));
         double *out = malloc(sizeof(double) * m), *ref = malloc(sizeof(double) * m);
         assert_non_null(out), assert_non_null(ref);
         int k = polished_at(pl, p, model, 60, out);
@@ -87,32 +166,44 @@ static void random_problems_polish_exactly(lucid_contact_model model) {
             double diff = 0.0, size = 0.0;
             for (int j = 0; j < m; ++j)
                 diff = fmax(diff, fabs(out[j] - ref[j])), size = fmax(size, fabs(ref[j]));
-            printf("%s seed %2llu: polished after %2d ADMM iterations to %.1e; ADMM after 5000: "
-                   "%.1e, |difference| %.1e of %.2f\n",
-                   lucid_contact_model_name(model), (unsigned long long)seed, k,
+            printf("%s dim %d seed %2llu: polished after %2d ADMM iterations to %.1e; ADMM after "
+                   "5000: %.1e, |difference| %.1e of %.2f\n",
+                   lucid_contact_model_name(model), dim, (unsigned long long)seed, k,
                    criterion(p, model, out), ref_crit, diff, size);
             assert_true(criterion(p, model, out) <= 1e-12);
             if (ref_crit <= 1e-9) assert_true(diff <= 1e-7 * fmax(size, 1.0));
+            sliding += sliding_contacts(p, out);
             ++polished;
         } else {
-            printf("%s seed %2llu: not polished within 60 iterations\n",
-                   lucid_contact_model_name(model), (unsigned long long)seed);
+            printf("%s dim %d seed %2llu: not polished within 60 iterations\n",
+                   lucid_contact_model_name(model), dim, (unsigned long long)seed);
         }
         free(out), free(ref);
         lucid_contact_polisher_destroy(pl);
         test_problem_free(&t);
     }
-    assert_true(polished >= 9); /* most of the 12: the guess settles early on these */
+    printf("%s dim %d: %d of 12 polished, %d sliding contacts among them\n",
+           lucid_contact_model_name(model), dim, polished, sliding);
+    assert_true(polished >= 9);       /* most of the 12: the guess settles early on these */
+    assert_true(sliding >= polished); /* the sliding rows are exercised */
 }
 
 static void test_random_ncp(void **state) {
     (void)state;
-    random_problems_polish_exactly(LUCID_CONTACT_NCP);
+    random_problems_polish_exactly(LUCID_CONTACT_NCP, 3);
 }
 
 static void test_random_ccp(void **state) {
     (void)state;
-    random_problems_polish_exactly(LUCID_CONTACT_CCP);
+    random_problems_polish_exactly(LUCID_CONTACT_CCP, 3);
+}
+
+static void test_random_torsion_and_rolling(void **state) {
+    (void)state;
+    for (int dim = 4; dim <= 6; dim += 2) {
+        random_problems_polish_exactly(LUCID_CONTACT_NCP, dim);
+        random_problems_polish_exactly(LUCID_CONTACT_CCP, dim);
+    }
 }
 
 static void test_wrong_guess_refused_once(void **state) {
@@ -121,7 +212,7 @@ static void test_wrong_guess_refused_once(void **state) {
     lucid_contact_problem *p = &t.p;
     int m = 3 * p->n;
     double lambda[12] = {0}, sigma[12], out[12], out_sigma[12];
-    lucid_contact_polisher *pl = lucid_contact_polisher_create(p->n);
+    lucid_contact_polisher *pl = lucid_contact_polisher_create(3 * p->n);
     assert_non_null(pl);
     lucid_contact_velocity(p, lambda, sigma);
     assert_false(lucid_contact_polish_due(pl, p, LUCID_CONTACT_NCP, lambda, sigma)); /* first */
@@ -162,7 +253,7 @@ static int polish_twice(const lucid_contact_problem *p, const double *lambda, do
                         lucid_contact_criteria *c, double tol) {
     double sigma[9], out_sigma[9];
     lucid_contact_velocity(p, lambda, sigma);
-    lucid_contact_polisher *pl = lucid_contact_polisher_create(p->n);
+    lucid_contact_polisher *pl = lucid_contact_polisher_create(3 * p->n);
     assert_non_null(pl);
     lucid_contact_polish_due(pl, p, LUCID_CONTACT_NCP, lambda, sigma);
     assert_true(lucid_contact_polish_due(pl, p, LUCID_CONTACT_NCP, lambda, sigma));
@@ -237,7 +328,7 @@ static void test_accepted_answer_turned_onto_the_solution(void **state) {
     double lambda[3] = {-mu * cos(theta), -mu * sin(theta), 1.0}, sigma[3], out[3], out_sigma[3];
     assert_true(criterion(p, LUCID_CONTACT_NCP, lambda) <= 1e-12); /* blind to the turn */
     lucid_contact_velocity(p, lambda, sigma);
-    lucid_contact_polisher *pl = lucid_contact_polisher_create(1);
+    lucid_contact_polisher *pl = lucid_contact_polisher_create(3);
     assert_non_null(pl);
     assert_false(lucid_contact_polish_due(pl, p, LUCID_CONTACT_NCP, lambda, sigma)); /* 1st look */
     lucid_contact_polisher_reset(pl);
@@ -261,7 +352,7 @@ static void test_accepted_due_ignores_earlier_guesses(void **state) {
     t.G[0] = t.G[4] = t.G[8] = 1.0, t.mu[0] = 0.5;
     t.g[0] = 1.0, t.g[2] = -1.0;
     double zero[3] = {0, 0, 0}, lambda[3] = {-0.5, 0.0, 1.0}, sigma[3];
-    lucid_contact_polisher *pl = lucid_contact_polisher_create(1);
+    lucid_contact_polisher *pl = lucid_contact_polisher_create(3);
     assert_non_null(pl);
     lucid_contact_velocity(p, zero, sigma);
     assert_false(lucid_contact_polish_due(pl, p, LUCID_CONTACT_NCP, zero, sigma)); /* breaking */
@@ -277,9 +368,12 @@ static void test_sizes(void **state) {
     assert_null(lucid_contact_polisher_create(-1));
     lucid_contact_polisher *pl = lucid_contact_polisher_create(1000);
     assert_non_null(pl);
-    assert_true(lucid_contact_polisher_fits(pl, LUCID_CONTACT_POLISH_MAX_CONTACTS));
-    assert_false(lucid_contact_polisher_fits(pl, LUCID_CONTACT_POLISH_MAX_CONTACTS + 1));
-    assert_false(lucid_contact_polisher_fits(NULL, 1));
+    for (int dim = 3; dim <= 6; ++dim) { /* the bound is in rows */
+        int most = LUCID_CONTACT_POLISH_MAX_ROWS / dim;
+        assert_int_equal(lucid_contact_polisher_fits(pl, most, dim), dim != 5);
+        assert_false(lucid_contact_polisher_fits(pl, most + 1, dim));
+    }
+    assert_false(lucid_contact_polisher_fits(NULL, 1, 3));
     lucid_contact_polisher_destroy(pl);
 }
 
@@ -287,6 +381,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_ncp),
         cmocka_unit_test(test_random_ccp),
+        cmocka_unit_test(test_random_torsion_and_rolling),
         cmocka_unit_test(test_wrong_guess_refused_once),
         cmocka_unit_test(test_hyperstatic_sticking_keeps_internal_force),
         cmocka_unit_test(test_hyperstatic_sticking_projected_into_cones),
