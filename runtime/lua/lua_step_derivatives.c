@@ -2,7 +2,8 @@
  * steps the world once and returns D = {A = dx+/dx, B = dx+/du, params = {dx+/dtheta_k ...},
  * contacts = {{mode =, margin =, switched =}, ...}, fallback_columns =, rank_deficient =}.
  * opts: method ("implicit" | "relaxed" | "finite_differences"), step, tol, max_iter, threshold,
- * kappa, params (a list of {body = id, "mass" | "friction" | "restitution"}, {"compliance"},
+ * kappa, params (a list of {body = id, "mass" | "friction" | "restitution" | "torsion" |
+ * "rolling"}, {"compliance"},
  * {body = id, "size", part = k, index = i} (a shape size, the sizes
  * runtime/world/step_derivatives.c counts), {model = id, link = name, "mass"}, {model = id, joint =
  * name, "damping" | "frictionloss" | "armature"}, {model = id, tendon = name, "frictionloss"} and
@@ -124,10 +125,12 @@ static lucid_step_param read_param(lua_State *L, lucid_world *w, int k, const ch
         if (strcmp(name, kinds[i]) == 0) kind = i;
     if (name && strcmp(name, "size") == 0) kind = LUCID_STEP_PARAM_SIZE;
     if (name && strcmp(name, "torsion") == 0) kind = LUCID_STEP_PARAM_TORSION;
+    if (name && strcmp(name, "rolling") == 0) kind = LUCID_STEP_PARAM_ROLLING;
     if (kind < 0)
         lucid_lua_fail(L, fname,
                        "params[%d][1] must be \"mass\", \"friction\", \"restitution\", "
-                       "\"torsion\", \"size\" or \"compliance\" (or a model's \"mass\", "
+                       "\"torsion\", \"rolling\", \"size\" or \"compliance\" (or a model's "
+                       "\"mass\", "
                        "\"damping\", \"frictionloss\", \"armature\" with model =)",
                        k);
     lua_pop(L, 1);

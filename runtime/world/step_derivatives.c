@@ -203,6 +203,8 @@ static double *param_value(ctx *c, const lucid_step_param *p) {
             return &b->restitution;
         case LUCID_STEP_PARAM_TORSION:
             return &b->torsion;
+        case LUCID_STEP_PARAM_ROLLING:
+            return &b->rolling;
         default:
             return &c->w->opt.compliance;
     }
@@ -303,7 +305,7 @@ static void param_restore(ctx *c, const lucid_step_param *p) {
     b->mass = c->saved_body.mass, b->inv_mass = c->saved_body.inv_mass;
     b->inertia = c->saved_body.inertia, b->inv_inertia = c->saved_body.inv_inertia;
     b->friction = c->saved_body.friction, b->restitution = c->saved_body.restitution;
-    b->torsion = c->saved_body.torsion;
+    b->torsion = c->saved_body.torsion, b->rolling = c->saved_body.rolling;
 }
 
 static const char *param_problem(const lucid_world *w, const lucid_step_param *p) {
@@ -321,8 +323,8 @@ static const char *param_problem(const lucid_world *w, const lucid_step_param *p
         lucid_world_model_param(w, p->model, model_param_kind(p), (size_t)p->index, &value, &why);
         return why;
     }
-    if ((unsigned)p->kind > LUCID_STEP_PARAM_SIZE && p->kind != LUCID_STEP_PARAM_TORSION)
-        return "unknown parameter kind";
+    int spin = p->kind == LUCID_STEP_PARAM_TORSION || p->kind == LUCID_STEP_PARAM_ROLLING;
+    if ((unsigned)p->kind > LUCID_STEP_PARAM_SIZE && !spin) return "unknown parameter kind";
     if (p->body < 0 || p->body >= w->num_bodies) return "parameter of an unknown body";
     const lucid_body *b = &w->bodies[p->body];
     if (p->kind == LUCID_STEP_PARAM_SIZE) {
@@ -337,6 +339,9 @@ static const char *param_problem(const lucid_world *w, const lucid_step_param *p
     if (p->kind == LUCID_STEP_PARAM_TORSION && (b->is_static || b->model >= 0))
         return "a torsion parameter needs a free body (a model geom's: {model =, geom =, "
                "\"torsion\"})";
+    if (p->kind == LUCID_STEP_PARAM_ROLLING && (b->is_static || b->model >= 0))
+        return "a rolling parameter needs a free body (a model geom's: {model =, geom =, "
+               "\"rolling\"})";
     return NULL;
 }
 
@@ -365,6 +370,7 @@ lucid_status lucid_step_param_get(const lucid_world *w, const lucid_step_param *
              : p->kind == LUCID_STEP_PARAM_FRICTION    ? b->friction
              : p->kind == LUCID_STEP_PARAM_RESTITUTION ? b->restitution
              : p->kind == LUCID_STEP_PARAM_TORSION     ? b->torsion
+             : p->kind == LUCID_STEP_PARAM_ROLLING     ? b->rolling
                                                        : w->opt.compliance;
     return LUCID_OK;
 }
@@ -406,6 +412,8 @@ lucid_status lucid_step_param_set(lucid_world *w, const lucid_step_param *p, dou
         b->friction = value;
     } else if (p->kind == LUCID_STEP_PARAM_TORSION) {
         b->torsion = value;
+    } else if (p->kind == LUCID_STEP_PARAM_ROLLING) {
+        b->rolling = value;
     } else {
         b->restitution = value;
     }

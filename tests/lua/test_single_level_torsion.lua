@@ -245,6 +245,54 @@ t.case("torsion is checked", function()
   w:set_param({body = b, "torsion"}, 0.5)
   t.eq(w:param{body = b, "torsion"}, 0.5)
   t.raises("out of range", function() w:set_param({body = b, "torsion"}, -1) end)
+  t.raises("a rolling parameter needs a free body", function() w:param{body = ground, "rolling"} end)
+  local r = w:add_body{shape = lucid.sphere(1), rolling = 0.002}
+  t.eq(w:param{body = r, "rolling"}, 0.002)
+  w:set_param({body = r, "rolling"}, 0.004)
+  t.eq(w:param{body = r, "rolling"}, 0.004)
+  t.raises("out of range", function() w:set_param({body = r, "rolling"}, -1) end)
+end)
+
+t.case("a plain ball's rolling coefficient is a step-derivative parameter", function()
+  -- the ball rolling at its rolling cone's bound (two-stage, 6 rows): the column of its body's
+  -- rolling coefficient, implicit and relaxed, against central differences of whole steps
+  local w = lucid.world{dt = 0.001, contact = {tol = 1e-13, max_iter = 100000}}
+  w:add_static{shape = lucid.halfspace({0, 0, 1}, 0), friction = 0.5}
+  local b = w:add_body{shape = lucid.sphere(0.1), mass = 1, friction = 0.5, rolling = 0.002,
+                       pose = se3.new({1, 0, 0, 0}, {0, 0, 0.1}), velocity = {1, 0, 0, 0, 10, 0}}
+  w:step(20)
+  local x, u, p = w:state(), w:controls(), {body = b, "rolling"}
+  local function step_at(v)
+    w:set_param(p, v)
+    w:set_state(x)
+    w:set_controls(u)
+    w:step()
+    return w:state()
+  end
+  -- best over h, as the A and B case above: the contact slips at ~1e-3 m/s under its rolling,
+  -- which bends central differences at the larger h
+  local fds = {}
+  for _, h in ipairs{1e-5, 1e-6, 1e-7} do
+    fds[#fds + 1] = w:state_difference(step_at(0.002 - h), step_at(0.002 + h)) * (1 / (2 * h))
+  end
+  w:set_param(p, 0.002)
+  local size = 0
+  for i = 1, #fds[1] do size = math.max(size, math.abs(fds[1][i])) end
+  t.truthy(size > 1e-3, "the rolling coefficient moves the step") -- not a vacuous column
+  for _, method in ipairs{"implicit", "relaxed"} do
+    w:set_state(x)
+    w:set_controls(u)
+    local D = w:step_derivatives{method = method, params = {p}}
+    t.eq(D.contacts[1].mode, "sliding")
+    local best = math.huge
+    for _, fd in ipairs(fds) do
+      local e = 0
+      for i = 1, #fd do e = math.max(e, math.abs(D.params[1]:get(i, 1) - fd[i])) end
+      best = math.min(best, e / size)
+    end
+    print(string.format("rolling column, %s: %.1e relative to %.3g", method, best, size))
+    t.truthy(best <= 1e-6, method .. ": the rolling column agrees with whole steps")
+  end
 end)
 
 -- 200 drops of a box (0.4 x 0.3 x 0.2 m, 1 kg, mu 0.5) from random orientations, 1.5 s at
