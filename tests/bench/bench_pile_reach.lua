@@ -1,8 +1,8 @@
 -- Whether a point meeting tol is reachable at all on the island problems the default solve
 -- misses (issue 32): each problem written by bench_pile_dump.lua ({n, G, g, mu, R, lambda},
 -- in the island's units, where tol 1e-6 bounds the world's criterion) is solved by the NCP's
--- solvers with budgets 100x the world's (warm from the world's answer: PGS with relaxation 0.8
--- and 1.0, ADMM unrelaxed; the interior point cold), and judged as the world judges: the NCP
+-- solvers with budgets 100x the world's (warm from the problem's lambda: PGS with relaxation
+-- 0.8 and 1.0, ADMM unrelaxed; the interior point cold), and judged as the world judges: the NCP
 -- criterion's abs (not lucid.contact.solve's direction test). Prints, per problem, each run's
 -- criterion and iterations, the criterion relative to the answer's own force and velocity
 -- scales (`scaled`) and the round-off bound; then how many problems some run solved.
