@@ -57,11 +57,13 @@ struct lucid_step_positions {
     lucid_mat3 Iinv;                 /* its world inverse inertia */
     double *R0;                      /* its dt (dtau/dq - drnea/dq), nv x nv */
     double *dtau_dv, *astar;
-    int *touched;    /* per model, in one column */
-    int *moved;      /* per contact, in one column: its geometry moves */
-    double *slope;   /* per contact: the slope of c*_k in its separation on its piece, or -e
-                      * for an impact (in its approach velocity), as the nominal step fixed */
-    double *dx, *dF; /* per contact: d point (3), d frame (9, column-major) */
+    int *touched;         /* per model, in one column */
+    unsigned char *below; /* per dof of the prepared model, in one column: in the column dof's
+                           * subtree (set_below) */
+    int *moved;           /* per contact, in one column: its geometry moves */
+    double *slope;        /* per contact: the slope of c*_k in its separation on its piece, or -e
+                           * for an impact (in its approach velocity), as the nominal step fixed */
+    double *dx, *dF;      /* per contact: d point (3), d frame (9, column-major) */
 };
 
 static inline double dot6(const double *a, const double *b) {
@@ -73,12 +75,19 @@ static lucid_vec3 point_velocity(const double *V, lucid_vec3 x) {
     return lucid_vec3_add(lucid_sp_lin(V), lucid_vec3_cross(lucid_sp_ang(V), x));
 }
 
-/* Whether dof j is on the chain from dof `last` to the root. */
-static int on_chain(const lucid_model *m, int last, int j) {
+/* Whether the column's dof is on the chain from dof `last` (of the prepared model) to the
+ * root: last lies in its subtree (set_below). */
+static int on_chain(const lucid_step_positions *s, int last) {
+    return last >= 0 && s->below[last];
+}
+
+/* below[k] = whether dof k lies in dof j's subtree (itself included), for the prepared model
+ * of nv dofs: a parent's index is below its child's, so one pass from j. */
+static void set_below(lucid_step_positions *s, const lucid_model *m, size_t nv, int j) {
     const int *parent = lucid_model_dof_parent(m);
-    for (int k = last; k >= j; k = parent[k])
-        if (k == j) return 1;
-    return 0;
+    memset(s->below, 0, nv);
+    s->below[j] = 1;
+    for (size_t k = (size_t)j + 1; k < nv; ++k) s->below[k] = parent[k] >= j && s->below[parent[k]];
 }
 
 lucid_step_positions *
@@ -113,13 +122,15 @@ lucid_step_positions_create(lucid_arena *arena, lucid_world *w, const lucid_worl
     s->R0 = lucid_arena_alloc(arena, nvmax * nvmax, sizeof(double));
     s->dtau_dv = lucid_arena_alloc(arena, nvmax * nvmax, sizeof(double));
     s->astar = lucid_arena_alloc(arena, nvmax, sizeof(double));
+    s->below = lucid_arena_alloc(arena, nvmax, 1);
     s->touched = lucid_arena_alloc(arena, nm, sizeof(int));
     s->moved = lucid_arena_alloc(arena, un, sizeof(int));
     s->slope = lucid_arena_alloc(arena, un, sizeof(double));
     s->dx = lucid_arena_alloc(arena, 3 * un, sizeof(double));
     s->dF = lucid_arena_alloc(arena, 9 * un, sizeof(double));
     if (!s->body_slot || !s->model_slot || !s->model_dof || !s->Jw || !s->V || !s->Vs || !s->R0 ||
-        !s->dtau_dv || !s->astar || !s->touched || !s->moved || !s->slope || !s->dx || !s->dF)
+        !s->dtau_dv || !s->astar || !s->below || !s->touched || !s->moved || !s->slope || !s->dx ||
+        !s->dF)
         return NULL;
     for (int k = 0; k < n; ++k) {
         const lucid_world_contact *c = &w->contacts[k];
@@ -246,7 +257,7 @@ static int side_twist(const lucid_step_positions *s, int k, int side, int j, dou
     }
     if (b->model != s->model || b->is_static) return 0;
     const lucid_model *m = w->models[s->model].model;
-    if (!on_chain(m, lucid_model_joint_last_dof(m, (size_t)b->node), j)) return 0;
+    if (!on_chain(s, lucid_model_joint_last_dof(m, (size_t)b->node))) return 0;
     double xb[6];
     lucid_sp_motion_act_inv(&b->pose, s->Jw + 6 * (s->model_dof[s->model] + (size_t)j), xb);
     lucid_contact_geometry_twist_part(&w->parts[b->part_begin + (side ? c->part2 : c->part1)].pose,
@@ -390,7 +401,7 @@ static void side_velocity(const lucid_step_positions *s, int k, int side, int j,
     const double *V = (start ? s->Vs : s->V) + 6 * (d0 + (size_t)last);
     *vel = point_velocity(V, x);
     *dvel = lucid_vec3_cross(lucid_sp_ang(V), dx);
-    if (b->model != s->model || !on_chain(m, last, j)) return;
+    if (b->model != s->model || !on_chain(s, last)) return;
     int above =
         lucid_model_dof_parent(m)[lucid_model_joint_idx_v(m, (size_t)lucid_model_dof_joint(m)[j])];
     double rel[6], t[6];
@@ -419,7 +430,7 @@ static void side_angular(const lucid_step_positions *s, int k, int side, int j, 
     size_t d0 = s->model_dof[b->model];
     const double *V = s->V + 6 * (d0 + (size_t)last);
     *om = lucid_sp_ang(V);
-    if (b->model != s->model || !on_chain(m, last, j)) return;
+    if (b->model != s->model || !on_chain(s, last)) return;
     int above =
         lucid_model_dof_parent(m)[lucid_model_joint_idx_v(m, (size_t)lucid_model_dof_joint(m)[j])];
     double rel[6], t[6];
@@ -511,6 +522,7 @@ void lucid_step_positions_column(lucid_step_positions *s, int j, double *dp, dou
     memset(s->touched, 0, (size_t)w->num_models * sizeof(int));
     if (i >= 0) {
         size_t nv = lucid_model_nv(w->models[i].model);
+        set_below(s, w->models[i].model, nv, j);
         for (size_t q = 0; q < nv; ++q) dp[s->model_slot[i] + (int)q] = s->R0[q + nv * (size_t)j];
         s->touched[i] = 1;
     } else {
