@@ -223,10 +223,10 @@ static int new_slot(lucid_world_sparse *sp, int *slots, int owner, size_t width)
 }
 
 /* The slot of model tree s->tree: its dofs' columns, or for a tree with equality rows of rank
- * r the width - r reduced coordinates u' of v = Z u' (lucid_world_equality_null_basis): there
- * M' = Z^T M~ Z, J' = J Z and W' = (Z^T M~^-1_P J^T)^T = W Z (W = (P J^T)^T, Z^T P = M'^-1
- * Z^T), so J' M'^-1 J'^T = J P J^T, the dense island's constrained G, exactly. -1 when the
- * rows leave the tree no freedom. */
+ * r the width - r reduced coordinates u' of v = Z u' (lucid_world_equality_null_basis, Z^T Z =
+ * I): M' = Z^T M~ Z, J' = J Z and W' = W Z, since W^T = P J^T and P = Z M'^-1 Z^T give
+ * W'^T = M'^-1 J'^T; so J' M'^-1 J'^T = J P J^T, the dense island's G. -1 when the rows leave
+ * the tree no freedom. */
 static int tree_slot(lucid_world *w, const lucid_contact_side *s, int *slots) {
     lucid_world_sparse *sp = w->sparse;
     int t = w->models[s->model].first_tree + s->tree;
