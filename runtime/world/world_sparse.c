@@ -16,6 +16,9 @@
  * An island with rolling friction has 6 (dim 6): rows 4, 5 the rolling rows J_s = sign (0,
  * b t_k), W_s = sign (0, I^-1 b t_k) (a link's: rows 4, 5 of its J and Y); a contact without
  * them in such an island has zero rolling rows, decoupled the same way.
+ * A model tree with equality rows is a slot of reduced coordinates (tree_slot: J P J^T as the
+ * dense island's G), a dry-friction row's virtual normal row a column of its own
+ * (fill_friction_normal).
  * The island solve (attempts, judging, the kept answer) is world_island_solve.c's, in the
  * island's units as the dense one (lucid_world_island_scales: powers of two, exact).
  * Buffers grow only (sizes in size_t with overflow checks), so a step allocates nothing once they
@@ -46,6 +49,7 @@ struct lucid_world_sparse {
      * coordinates of its basis Z, at basis + basis_at) */
     size_t *full, *basis_at;
     size_t basis_len, scratch_len; /* doubles of the bases in use, of scratch needed */
+    int too_large;                 /* a tree's sizes overflowed size_t */
     double *J, *W, *M, *g, *mu, *R, *lambda, *dual, *best, *work, *basis, *scratch;
     size_t side_body_cap, slot_cap, model_slot_cap, owner_cap, tree_cap, body_cap, dof_cap,
         side_at_cap, mass_at_cap, span_cap, J_cap, W_cap, M_cap, g_cap, mu_cap, R_cap, lambda_cap,
@@ -231,16 +235,18 @@ static int tree_slot(lucid_world *w, const lucid_contact_side *s, int *slots) {
     lucid_world_sparse *sp = w->sparse;
     int t = w->models[s->model].first_tree + s->tree;
     if (sp->model_slot[t] >= 0) return sp->model_slot[t];
-    size_t r = lucid_world_equality_tree_rank(&w->models[s->model], s->tree);
-    if (r >= s->width) return -1;
-    int b = new_slot(sp, slots, -2 - s->model, s->width - r);
+    size_t r = lucid_world_equality_tree_rank(&w->models[s->model], s->tree), n = s->width;
+    if (r >= n) return -1;
+    if (n > SIZE_MAX / 2 / n || n * n > SIZE_MAX - sp->basis_len) sp->too_large = 1;
+    if (sp->too_large) return -1;
+    int b = new_slot(sp, slots, -2 - s->model, n - r);
     sp->model_slot[t] = b;
     sp->tree[b] = s->tree;
-    sp->full[b] = s->width;
+    sp->full[b] = n;
     sp->basis_at[b] = sp->basis_len;
-    if (r > 0) sp->basis_len += s->width * (s->width - r);
-    /* scratch: M~ and M~ Z, the QR's A (width r), Z u' */
-    if (2 * s->width * s->width > sp->scratch_len) sp->scratch_len = 2 * s->width * s->width;
+    if (r > 0) sp->basis_len += n * (n - r);
+    /* scratch: M~ and M~ Z, the QR's A (n r), Z u' */
+    if (2 * n * n > sp->scratch_len) sp->scratch_len = 2 * n * n;
     return b;
 }
 
@@ -334,13 +340,11 @@ static void reduced_mass(lucid_world *w, int b, double *M) {
     lucid_world_models_tree_mass(w, -2 - sp->owner[b], sp->tree[b], Mt);
     times_basis(Mt, full, full, Z, width, MZ); /* M~ symmetric: row-major or not alike */
     for (size_t i = 0; i < width; ++i)
-        for (size_t j = 0; j < width; ++j) {
+        for (size_t j = i; j < width; ++j) { /* the upper triangle, mirrored: symmetric */
             double v = 0.0;
             for (size_t k = 0; k < full; ++k) v += Z[k + full * i] * MZ[k * width + j];
-            M[i * width + j] = v;
+            M[i * width + j] = M[j * width + i] = v;
         }
-    for (size_t i = 0; i < width; ++i) /* symmetric to the last bit */
-        for (size_t j = 0; j < i; ++j) M[i * width + j] = M[j * width + i];
 }
 
 /* Slot b's mass block: a body's diag(m I, I_world), a model tree's block of M~ (symmetric; a
@@ -453,6 +457,7 @@ static lucid_status assemble(lucid_world *w, const int *list, int m, const lucid
                 sp->model_slot[w->models[cs->model].first_tree + cs->tree] = -1;
         }
     sp->dof[0] = 0, sp->jw_len = 0, sp->mass_len = 0;
+    sp->basis_len = 0, sp->scratch_len = 0, sp->too_large = 0;
     for (int i = 0; i < m; ++i)
         for (int side = 0; side < 2; ++side) {
             int s = 2 * i + side, b = side_slot(w, list[i], side, &slots);
@@ -464,6 +469,7 @@ static lucid_status assemble(lucid_world *w, const int *list, int m, const lucid
             if (width > (SIZE_MAX / 16 - sp->jw_len) / (size_t)dim) return LUCID_ERR_NO_MEMORY;
             sp->jw_len += (size_t)sp->dim * width;
         }
+    if (sp->too_large) return LUCID_ERR_NO_MEMORY;
     lucid_status st = reserve_slots(w, (size_t)m, sp->dof[slots]);
     if (st != LUCID_OK) return st;
     for (int b = 0; b < slots; ++b)

@@ -4,8 +4,9 @@
 -- islands in body space) and N with every island dense (what an island with friction rows
 -- always was before body space took them), alternated REPS times; CPU ms/step of each, the
 -- steps with an unconverged island, the largest island (contacts, friction rows included) and
--- its backend, the friction rows. Recorded in
--- docs/benchmarks/robot_step.md.
+-- its backend, the friction rows at the end, the body-space islands over the N steps (those
+-- of the automatic run: the humanoid's alone, N of them, make "dense" what that run was before
+-- body space took friction rows). Recorded in docs/benchmarks/robot_step.md.
 --   ./lucid tests/bench/bench_friction_islands.lua [N] [SETTLE] [F] [REPS]
 local lucid = require "lucid"
 local N = math.tointeger(tonumber(arg[1] or "20"))
@@ -51,30 +52,31 @@ local x = auto:state()
 -- N steps of w from x: CPU seconds, unconverged steps, the largest island and its backend
 local function run(w)
   w:set_state(x)
-  local unconverged, largest, backend, rows = 0, 0, "", 0
+  local unconverged, largest, backend, rows, body = 0, 0, "", 0, 0
   local t0 = os.clock()
   for _ = 1, N do
     w:step()
     if not w:stats().converged then unconverged = unconverged + 1 end
     for _, is in ipairs(w:islands()) do
       if is.contacts > largest then largest, backend = is.contacts, is.backend end
+      if is.backend == "body" then body = body + 1 end
     end
   end
   local seconds = os.clock() - t0
   for _, c in ipairs(w:contacts()) do
     if c.frictionloss then rows = rows + 1 end
   end
-  return seconds, unconverged, largest, backend, rows
+  return seconds, unconverged, largest, backend, rows, body
 end
 
 local total = {0, 0}
 for r = 1, reps do
   for k, w in ipairs{auto, dense} do
-    local s, u, largest, backend, rows = run(w)
+    local s, u, largest, backend, rows, body = run(w)
     total[k] = total[k] + s
     print(string.format("rep %d %-9s %7.2f ms/step, unconverged %d of %d, largest island %d contacts "
-      .. "(%s), %d friction rows", r, k == 1 and "automatic" or "dense", s / N * 1e3, u, N,
-      largest, backend, rows))
+      .. "(%s), %d friction rows, %d body-space islands", r, k == 1 and "automatic" or "dense",
+      s / N * 1e3, u, N, largest, backend, rows, body))
   end
 end
 print(string.format("frictionloss %g, settle %d, %d x %d steps: automatic %.2f ms/step, dense %.2f "
