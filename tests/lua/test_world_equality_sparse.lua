@@ -4,9 +4,10 @@
 -- rows' null space, M' = Z^T M~ Z), so its Delassus matrix is the dense island's J P J^T; a
 -- dry-friction row's virtual normal row has a column of its own. From the same states one step
 -- in body space (sparse_threshold 0, every island checked to be body space, so a silent
--- fall-back to the dense path fails) and one dense step (sparse_threshold huge) agree, for each
--- pair with a body-space form, on scenes with contacts and:
--- - a four-bar's loop (MJCF <connect>) whose crank lies on a block, free boxes beside it;
+-- fall-back to the dense path fails; the constrained tree's slot checked to have its reduced
+-- width) and one dense step (sparse_threshold huge) agree, for each pair with a body-space
+-- form, on scenes with contacts and:
+-- - a four-bar's loop (MJCF <connect>) whose crank lies on a block;
 -- - a gripper whose fingers are coupled by a joint equality (a mimic) squeezing a free box on a
 --   floor, a weld holding a second box to the palm;
 -- - a pendulum with frictionloss whose bob lands on a box on a floor, tips it and sticks;
@@ -108,16 +109,13 @@ local TENDONS = [[
   </tendon>
 </mujoco>]]
 
--- The world of a scene: its model (from xml text or a file), free boxes, the contact pair.
+-- The world of a scene: its model (from xml text or a file), the contact pair.
 local function world_of(sc, threshold, model, solver)
   local w = lucid.world{dt = sc.dt, gravity = {0, 0, -9.81}, sparse_threshold = threshold,
                         contact = {model = model, solver = solver, tol = sc.tol or TOL, max_iter = 5000}}
   local path = sc.file or tmpfile(sc.xml)
   local id = w:add_model(lucid.model.load(path), sc.desc)
   if not sc.file then os.remove(path) end
-  for _, at in ipairs(sc.boxes or {}) do
-    w:add_body{shape = lucid.box(0.04, 0.04, 0.04), mass = 0.3, pose = lucid.se3.new({1, 0, 0, 0}, at)}
-  end
   if sc.ctrl then w:set_control(id, sc.ctrl) end
   return w
 end
@@ -149,6 +147,13 @@ local function same_steps(sc, model, solver)
       t.eq(is.backend, "body", sc.name .. ": every island in body space")
     end
     for _, is in ipairs(wd:islands()) do t.eq(is.backend, "dense") end
+    if sc.reduced then -- the last island's slot of the constrained tree: its reduced width
+      local found = false
+      for _, width in ipairs(ws:contact_problem{G = false}.sparse.width) do
+        found = found or width == sc.reduced
+      end
+      t.truthy(found, "a slot of " .. sc.reduced .. " reduced coordinates")
+    end
     dense_ok = dense_ok + (sd.converged and 1 or 0)
     body_ok = body_ok + (ss.converged and 1 or 0)
     if (sd.converged and ss.converged) or solver == "pgs" then
@@ -161,9 +166,9 @@ end
 
 local SCENES = {
   {name = "four-bar on a block", file = "tests/data/model/mjcf_fourbar_floor.xml", dt = 0.002,
-   settle = 150, steps = 30, boxes = {{-0.1, 0.06, 0.97}, {0.0, -0.06, 0.97}}},
+   settle = 150, steps = 30, reduced = 1}, -- 3 hinges, the planar loop's connect of rank 2
   {name = "mimic gripper", xml = GRIPPER, dt = 0.002, settle = 100, steps = 30,
-   ctrl = {2}},
+   ctrl = {2}, reduced = 2}, -- lift, 2 fingers, the welded body's 6: 9 dofs, rows of rank 7
   {name = "pendulum with frictionloss on a box", xml = PENDULUM, dt = 0.001, settle = 2,
    steps = 40, desc = {q = {0.6, 0, 0, 0, 1, 0, 0, 0}}, friction_rows = true},
   {name = "tendon limit and tendon frictionloss", xml = TENDONS, dt = 0.002, settle = 150,
