@@ -294,8 +294,9 @@ static void fill_side_blocks(lucid_world *w, int k, int side, int s) {
         fill_blocks(w, k, side, dim, J, W);
         return;
     }
-    /* a link: the rows over its tree's dofs, W = (M~^-1 J^T)^T, its spin and rolling rows (rows
-     * 3 to 5 of its J and Y) when it has them; a limit's tangential rows: J = W = [I_2; 0] */
+    /* a link: the rows over its tree's dofs, W = (P J^T)^T (P = M~^-1 without equality rows), its
+     * spin and rolling rows (rows 3 to 5 of its J and Y) when it has them, times Z on a reduced
+     * slot; a limit's tangential rows: J = W = [I_2; 0] */
     size_t rows = owner <= -2 ? (size_t)lucid_world_contact_dim(&w->contacts[k]) : 3;
     if (owner <= -2 && reduced(sp, b)) {
         const double *Z = sp->basis + sp->basis_at[b];
