@@ -272,17 +272,63 @@ void lucid_world_equality_free_velocity(lucid_world_model *wm) {
         for (size_t j = 0; j < v.nv; ++j) wm->v_free[j] += v.F[v.nv * i + j] * v.lambda[i];
 }
 
-int lucid_world_models_tree_constrained(const lucid_world *w, int model, int tree) {
-    const lucid_model *m = w->models[model].model;
-    for (size_t i = 0, lo, rows; i < lucid_model_nequalities(m); ++i) {
-        lucid_model_equality_span(m, i, &lo, &rows);
-        if (w->models[model].dof_tree[lo] == tree) return 1;
-    }
-    return 0;
-}
-
 int lucid_world_models_have_equalities(const lucid_world *w) {
     for (int i = 0; i < w->num_models; ++i)
         if (lucid_model_equality_rows(w->models[i].model) > 0) return 1;
     return 0;
+}
+
+/* The tree of equality row `row` (an equality's dofs lie in one tree, find_trees). */
+static int row_tree(const lucid_world_model *wm, size_t row) {
+    const lucid_model *m = wm->model;
+    for (size_t e = 0, at = 0, lo, rows; e < lucid_model_nequalities(m); ++e, at += rows) {
+        lucid_model_equality_span(m, e, &lo, &rows);
+        if (row < at + rows) return wm->dof_tree[lo];
+    }
+    return -1;
+}
+
+size_t lucid_world_equality_tree_rank(const lucid_world_model *wm, int t) {
+    size_t r = 0;
+    for (size_t i = 0; i < wm->eq_rank; ++i) r += row_tree(wm, wm->eq_piv[i]) == t;
+    return r;
+}
+
+/* Householder QR of A = E_t^T (width x r, column-major; tree t's independent rows over its
+ * dofs): A = Q [R; 0], the reflectors v_j (unit, zero above j) left in A's columns; Z = the
+ * last width - r columns of Q = H_0 ... H_{r-1} [0; I], applied from H_{r-1} down. */
+void lucid_world_equality_null_basis(const lucid_world_model *wm, int t, double *Z,
+                                     double *scratch) {
+    size_t nv = lucid_model_nv(wm->model), lo = wm->tree_dof[t];
+    size_t width = wm->tree_dof[t + 1] - lo, r = 0;
+    double *A = scratch;
+    for (size_t i = 0; i < wm->eq_rank; ++i)
+        if (row_tree(wm, wm->eq_piv[i]) == t)
+            memcpy(A + width * r++, wm->eq + wm->eq_piv[i] * nv + lo, width * sizeof(double));
+    for (size_t j = 0; j < r; ++j) {
+        double *v = A + width * j, norm = 0.0;
+        for (size_t i = j; i < width; ++i) norm = hypot(norm, v[i]);
+        for (size_t i = 0; i < j; ++i) v[i] = 0.0;
+        if (norm == 0.0) continue;          /* not reached: the factor's rows are independent */
+        v[j] += v[j] >= 0.0 ? norm : -norm; /* v = x + sign(x_j) |x| e_j */
+        double vv = 0.0;
+        for (size_t i = j; i < width; ++i) vv = hypot(vv, v[i]);
+        for (size_t i = j; i < width; ++i) v[i] /= vv;
+        for (size_t c = j + 1; c < r; ++c) { /* A_c -= 2 v (v . A_c) */
+            double *a = A + width * c, s = 0.0;
+            for (size_t i = j; i < width; ++i) s += v[i] * a[i];
+            for (size_t i = j; i < width; ++i) a[i] -= 2.0 * s * v[i];
+        }
+    }
+    for (size_t c = r; c < width; ++c) {
+        double *z = Z + width * (c - r);
+        memset(z, 0, width * sizeof(double));
+        z[c] = 1.0;
+        for (size_t j = r; j-- > 0;) {
+            const double *v = A + width * j;
+            double s = 0.0;
+            for (size_t i = j; i < width; ++i) s += v[i] * z[i];
+            for (size_t i = j; i < width; ++i) z[i] -= 2.0 * s * v[i];
+        }
+    }
 }

@@ -428,8 +428,15 @@ void lucid_world_equality_stabilise(lucid_world_model *wm);
  * differences of step h (scratch: nq + 2 nv); leaves wm->q = q1, posed. */
 void lucid_world_equality_stabilise_jacobian(lucid_world_model *wm, const double *q_pre, double h,
                                              double *S, double *scratch);
-/* Whether tree t of model `model` carries equality rows; whether any model has them. */
-int lucid_world_models_tree_constrained(const lucid_world *w, int model, int tree);
+/* The body-space path's reduced coordinates of a constrained tree (world_sparse.c): the number
+ * r of tree t's rows among S's independent ones (its velocities keep width - r freedoms), and
+ * Z (width x (width - r), column-major), an orthonormal basis of the null space of those rows
+ * over the tree's dofs, so that P's block on the tree is Z (Z^T M~ Z)^-1 Z^T (scratch: width r
+ * doubles). At the posed step (lucid_world_equality_prepare). */
+size_t lucid_world_equality_tree_rank(const lucid_world_model *wm, int t);
+void lucid_world_equality_null_basis(const lucid_world_model *wm, int t, double *Z,
+                                     double *scratch);
+/* Whether any model has equality rows. */
 int lucid_world_models_have_equalities(const lucid_world *w);
 void lucid_world_models_begin_step(lucid_world *w);     /* free velocities, M~, link poses */
 lucid_status lucid_world_models_limits(lucid_world *w); /* joint- and tendon-limit contacts */
@@ -493,8 +500,6 @@ static inline double lucid_world_contact_roll(const lucid_world_contact *c) {
 static inline int lucid_world_contact_dim(const lucid_world_contact *c) {
     return lucid_world_contact_roll(c) > 0.0 ? 6 : lucid_world_contact_spin(c) > 0.0 ? 4 : 3;
 }
-/* 1 when one of the n contacts of list (NULL: 0..n-1) is a dry-friction row. */
-int lucid_world_has_friction_rows(const lucid_world *w, const int *list, int n);
 lucid_status lucid_world_models_reserve_rows(lucid_world *w);
 void lucid_world_models_fill_side(lucid_world *w, int body, double sign,
                                   const lucid_world_contact *c, lucid_contact_side *side);

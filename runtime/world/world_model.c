@@ -985,12 +985,6 @@ lucid_status lucid_world_models_friction_rows(lucid_world *w) {
     return LUCID_OK;
 }
 
-int lucid_world_has_friction_rows(const lucid_world *w, const int *list, int n) {
-    for (int k = 0; k < n; ++k)
-        if (w->contacts[list ? list[k] : k].frictionloss > 0.0) return 1;
-    return 0;
-}
-
 /* ---- contact rows on links ----------------------------------------------------------------- */
 
 int lucid_world_models_tree(const lucid_world *w, int body) {

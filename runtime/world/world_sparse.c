@@ -16,6 +16,9 @@
  * An island with rolling friction has 6 (dim 6): rows 4, 5 the rolling rows J_s = sign (0,
  * b t_k), W_s = sign (0, I^-1 b t_k) (a link's: rows 4, 5 of its J and Y); a contact without
  * them in such an island has zero rolling rows, decoupled the same way.
+ * A model tree with equality rows is a slot of reduced coordinates (tree_slot: J P J^T as the
+ * dense island's G), a dry-friction row's virtual normal row a column of its own
+ * (fill_friction_normal).
  * The island solve (attempts, judging, the kept answer) is world_island_solve.c's, in the
  * island's units as the dense one (lucid_world_island_scales: powers of two, exact).
  * Buffers grow only (sizes in size_t with overflow checks), so a step allocates nothing once they
@@ -42,10 +45,15 @@ struct lucid_world_sparse {
     size_t *dof, *side_at, *mass_at; /* the slots' columns, the sides' blocks, the slots' M */
     size_t *span;                    /* 4 per side: the non-zero columns of its J and W */
     size_t jw_len, mass_len;         /* doubles of J (= of W) and of M in use */
-    double *J, *W, *M, *g, *mu, *R, *lambda, *dual, *best, *work;
+    /* per slot: its tree's dofs (a constrained tree's slot has fewer columns: the reduced
+     * coordinates of its basis Z, at basis + basis_at) */
+    size_t *full, *basis_at;
+    size_t basis_len, scratch_len; /* doubles of the bases in use, of scratch needed */
+    int too_large;                 /* a tree's sizes overflowed size_t */
+    double *J, *W, *M, *g, *mu, *R, *lambda, *dual, *best, *work, *basis, *scratch;
     size_t side_body_cap, slot_cap, model_slot_cap, owner_cap, tree_cap, body_cap, dof_cap,
         side_at_cap, mass_at_cap, span_cap, J_cap, W_cap, M_cap, g_cap, mu_cap, R_cap, lambda_cap,
-        dual_cap, best_cap, work_cap;
+        dual_cap, best_cap, work_cap, full_cap, basis_at_cap, basis_cap, scratch_cap;
     lucid_contact_sparse_workspace *ws;
     int dim;                           /* rows per contact of the island being solved (3, 4, 6) */
     lucid_contact_sparse_problem last; /* the last island's problem (world units) */
@@ -59,10 +67,11 @@ static lucid_status grow(void **buf, size_t *cap, size_t n, size_t size) {
 
 void lucid_world_sparse_destroy(lucid_world_sparse *sp) {
     if (!sp) return;
-    void *buffers[] = {sp->side_body, sp->slot,    sp->model_slot, sp->owner, sp->body,
-                       sp->dof,       sp->side_at, sp->mass_at,    sp->span,  sp->J,
-                       sp->W,         sp->M,       sp->g,          sp->mu,    sp->R,
-                       sp->lambda,    sp->dual,    sp->best,       sp->work,  sp->tree};
+    void *buffers[] = {sp->side_body, sp->slot,     sp->model_slot, sp->owner,  sp->body,
+                       sp->dof,       sp->side_at,  sp->mass_at,    sp->span,   sp->J,
+                       sp->W,         sp->M,        sp->g,          sp->mu,     sp->R,
+                       sp->lambda,    sp->dual,     sp->best,       sp->work,   sp->tree,
+                       sp->full,      sp->basis_at, sp->basis,      sp->scratch};
     for (size_t k = 0; k < sizeof buffers / sizeof buffers[0]; ++k) free(buffers[k]);
     lucid_contact_sparse_workspace_destroy(sp->ws);
     free(sp);
@@ -89,20 +98,6 @@ static int touches_model(const lucid_world *w, const int *list, int m) {
     return 0;
 }
 
-/* Whether a side of the island's contacts lies on a tree with equality rows: such islands are
- * solved densely, whose rows carry the constrained mobility (world_equality.c); body space's
- * KKT holds the tree's M~ alone. */
-static int touches_equality(const lucid_world *w, const int *list, int m) {
-    for (int k = 0; k < m; ++k)
-        for (int p = 0; p < 2; ++p) {
-            const lucid_contact_side *sd = &w->sides[2 * list[k] + p];
-            if (sd->model >= 0 && sd->tree >= 0 &&
-                lucid_world_models_tree_constrained(w, sd->model, sd->tree))
-                return 1;
-        }
-    return 0;
-}
-
 /* Whether a contact of the island has torsional or rolling friction without sliding friction
  * (its rows are scaled by 1 / mu): the dense island refuses it by name. */
 static int spin_without_friction(const lucid_world *w, const int *list, int m) {
@@ -115,9 +110,6 @@ static int spin_without_friction(const lucid_world *w, const int *list, int m) {
 
 int lucid_world_sparse_applies(const lucid_world *w, const int *list, int m) {
     if (!lucid_contact_sparse_has(w->opt.contact.model, w->opt.contact.solver)) return 0;
-    if (touches_equality(w, list, m)) return 0;
-    /* a dry-friction row's virtual normal row has no body-space column: dense */
-    if (lucid_world_has_friction_rows(w, list, m)) return 0;
     /* torsional and rolling friction (dims 4, 6) by the solvers whose body-space forms take
      * them (admm, pgs, ip; ccp:newton's is of dim 3): the others' dense island solves them or
      * refuses them by name, as it does without sliding friction */
@@ -154,6 +146,8 @@ static lucid_status reserve(lucid_world *w, size_t m, int dim) {
     if (s == LUCID_OK) s = grow((void **)&sp->side_at, &sp->side_at_cap, 2 * m, sizeof(size_t));
     if (s == LUCID_OK) s = grow((void **)&sp->mass_at, &sp->mass_at_cap, 2 * m, sizeof(size_t));
     if (s == LUCID_OK) s = grow((void **)&sp->span, &sp->span_cap, 8 * m, sizeof(size_t));
+    if (s == LUCID_OK) s = grow((void **)&sp->full, &sp->full_cap, 2 * m, sizeof(size_t));
+    if (s == LUCID_OK) s = grow((void **)&sp->basis_at, &sp->basis_at_cap, 2 * m, sizeof(size_t));
     size_t rows = (size_t)dim * m;
     if (s == LUCID_OK) s = grow((void **)&sp->g, &sp->g_cap, rows, sizeof(double));
     if (s == LUCID_OK) s = grow((void **)&sp->mu, &sp->mu_cap, m, sizeof(double));
@@ -174,6 +168,9 @@ static lucid_status reserve_slots(lucid_world *w, size_t m, size_t columns) {
     if (s == LUCID_OK) s = grow((void **)&sp->W, &sp->W_cap, sp->jw_len, sizeof(double));
     if (s == LUCID_OK) s = grow((void **)&sp->M, &sp->M_cap, sp->mass_len, sizeof(double));
     if (s == LUCID_OK) s = grow((void **)&sp->work, &sp->work_cap, work, sizeof(double));
+    if (s == LUCID_OK) s = grow((void **)&sp->basis, &sp->basis_cap, sp->basis_len, sizeof(double));
+    if (s == LUCID_OK)
+        s = grow((void **)&sp->scratch, &sp->scratch_cap, sp->scratch_len, sizeof(double));
     if (s == LUCID_OK && w->opt.contact.solver != LUCID_CONTACT_PGS)
         s = lucid_contact_sparse_reserve_dim(sp->ws, (int)m, sp->dim, columns);
     return s;
@@ -222,15 +219,41 @@ static void mass_block(const lucid_body *b, double *M) {
 static int new_slot(lucid_world_sparse *sp, int *slots, int owner, size_t width) {
     int b = (*slots)++;
     sp->owner[b] = owner;
+    sp->full[b] = width;
     sp->mass_at[b] = sp->mass_len;
     sp->mass_len += width * width;
     sp->dof[b + 1] = sp->dof[b] + width;
     return b;
 }
 
+/* The slot of model tree s->tree: its dofs' columns, or for a tree with equality rows of rank
+ * r the width - r reduced coordinates u' of v = Z u' (lucid_world_equality_null_basis, Z^T Z =
+ * I): M' = Z^T M~ Z, J' = J Z and W' = W Z, since W^T = P J^T and P = Z M'^-1 Z^T give
+ * W'^T = M'^-1 J'^T; so J' M'^-1 J'^T = J P J^T, the dense island's G. -1 when the rows leave
+ * the tree no freedom. */
+static int tree_slot(lucid_world *w, const lucid_contact_side *s, int *slots) {
+    lucid_world_sparse *sp = w->sparse;
+    int t = w->models[s->model].first_tree + s->tree;
+    if (sp->model_slot[t] >= 0) return sp->model_slot[t];
+    size_t r = lucid_world_equality_tree_rank(&w->models[s->model], s->tree), n = s->width;
+    if (r >= n) return -1;
+    if (n > SIZE_MAX / 2 / n || n * n > SIZE_MAX - sp->basis_len) sp->too_large = 1;
+    if (sp->too_large) return -1;
+    int b = new_slot(sp, slots, -2 - s->model, n - r);
+    sp->model_slot[t] = b;
+    sp->tree[b] = s->tree;
+    sp->full[b] = n;
+    sp->basis_at[b] = sp->basis_len;
+    if (r > 0) sp->basis_len += n * (n - r);
+    /* scratch: M~ and M~ Z, the QR's A (n r), Z u' */
+    if (2 * n * n > sp->scratch_len) sp->scratch_len = 2 * n * n;
+    return b;
+}
+
 /* The slot of side `side` of contact k: its free body's, its model tree's (the links of a tree
  * share its velocities), a fresh 2-column one for the tangential rows of a joint limit (whose
- * link side is the other), or -1 (static, or a link no dof moves). */
+ * link side is the other), a fresh 1-column one for a dry-friction row's virtual normal row
+ * (fill_friction_normal), or -1 (static, or a link no dof moves). */
 static int side_slot(lucid_world *w, int k, int side, int *slots) {
     lucid_world_sparse *sp = w->sparse;
     const lucid_contact_side *s = &w->sides[2 * k + side];
@@ -238,16 +261,26 @@ static int side_slot(lucid_world *w, int k, int side, int *slots) {
         if (sp->slot[s->body] < 0) sp->slot[s->body] = new_slot(sp, slots, s->body, 6);
         return sp->slot[s->body];
     }
-    if (s->model >= 0 && s->tree >= 0) {
-        int t = w->models[s->model].first_tree + s->tree;
-        if (sp->model_slot[t] < 0) {
-            sp->model_slot[t] = new_slot(sp, slots, -2 - s->model, s->width);
-            sp->tree[sp->model_slot[t]] = s->tree;
-        }
-        return sp->model_slot[t];
-    }
+    if (s->model >= 0 && s->tree >= 0) return tree_slot(w, s, slots);
     if (w->contacts[k].limit_sign != 0 && side == 0) return new_slot(sp, slots, -1, 2);
+    if (w->contacts[k].frictionloss > 0.0 && side == 0) return new_slot(sp, slots, -1, 1);
     return -1;
+}
+
+/* Whether slot b holds reduced coordinates (its basis Z: full[b] x width). */
+static int reduced(const lucid_world_sparse *sp, int b) {
+    return sp->owner[b] <= -2 && sp->full[b] != sp->dof[b + 1] - sp->dof[b];
+}
+
+/* Out (rows x width', row-major) = In (rows x full, row-major, leading dimension full) Z. */
+static void times_basis(const double *in, size_t rows, size_t full, const double *Z, size_t width,
+                        double *out) {
+    for (size_t r = 0; r < rows; ++r)
+        for (size_t c = 0; c < width; ++c) {
+            double s = 0.0;
+            for (size_t k = 0; k < full; ++k) s += in[r * full + k] * Z[k + full * c];
+            out[r * width + c] = s;
+        }
 }
 
 /* Side s's blocks J and W (contact k, side `side`). */
@@ -261,12 +294,19 @@ static void fill_side_blocks(lucid_world *w, int k, int side, int s) {
         fill_blocks(w, k, side, dim, J, W);
         return;
     }
-    /* a link: the rows over its tree's dofs, W = (M~^-1 J^T)^T, its spin and rolling rows (rows
-     * 3 to 5 of its J and Y) when it has them; a limit's tangential rows: J = W = [I_2; 0] */
+    /* a link: the rows over its tree's dofs, W = (P J^T)^T (P = M~^-1 without equality rows), its
+     * spin and rolling rows (rows 3 to 5 of its J and Y) when it has them, times Z on a reduced
+     * slot; a limit's tangential rows: J = W = [I_2; 0] */
     size_t rows = owner <= -2 ? (size_t)lucid_world_contact_dim(&w->contacts[k]) : 3;
-    if (owner <= -2) {
+    if (owner <= -2 && reduced(sp, b)) {
+        const double *Z = sp->basis + sp->basis_at[b];
+        times_basis(w->link_J + cs->row, rows, sp->full[b], Z, width, J);
+        times_basis(w->link_Y + cs->row, rows, sp->full[b], Z, width, W);
+    } else if (owner <= -2) {
         memcpy(J, w->link_J + cs->row, sizeof(double) * rows * width);
         memcpy(W, w->link_Y + cs->row, sizeof(double) * rows * width);
+    } else if (width == 1) { /* a friction row's normal column: set by fill_friction_normal */
+        memset(J, 0, 3 * sizeof(double)), memset(W, 0, 3 * sizeof(double));
     } else {
         static const double unit[6] = {1.0, 0.0, 0.0, 1.0, 0.0, 0.0};
         memcpy(J, unit, sizeof unit), memcpy(W, unit, sizeof unit);
@@ -292,19 +332,37 @@ static void nonzero_span(const double *B, int dim, size_t w, size_t *lo, size_t 
     *lo = a, *hi = b;
 }
 
-/* Slot b's mass block: a body's diag(m I, I_world), a model tree's block of M~ (symmetric), a
- * limit's I_2. */
+/* M' = Z^T M~ Z (width' x width') of reduced slot b (scratch: M~, then M~ Z). */
+static void reduced_mass(lucid_world *w, int b, double *M) {
+    lucid_world_sparse *sp = w->sparse;
+    size_t full = sp->full[b], width = sp->dof[b + 1] - sp->dof[b];
+    const double *Z = sp->basis + sp->basis_at[b];
+    double *Mt = sp->scratch, *MZ = Mt + full * full;
+    lucid_world_models_tree_mass(w, -2 - sp->owner[b], sp->tree[b], Mt);
+    times_basis(Mt, full, full, Z, width, MZ); /* M~ symmetric: row-major or not alike */
+    for (size_t i = 0; i < width; ++i)
+        for (size_t j = i; j < width; ++j) { /* the upper triangle, mirrored: symmetric */
+            double v = 0.0;
+            for (size_t k = 0; k < full; ++k) v += Z[k + full * i] * MZ[k * width + j];
+            M[i * width + j] = M[j * width + i] = v;
+        }
+}
+
+/* Slot b's mass block: a body's diag(m I, I_world), a model tree's block of M~ (symmetric; a
+ * constrained tree's Z^T M~ Z), a limit's I_2, a friction row's normal column 1. */
 static void fill_mass(lucid_world *w, int b) {
     lucid_world_sparse *sp = w->sparse;
     int owner = sp->owner[b];
     double *M = sp->M + sp->mass_at[b];
     if (owner >= 0) {
         mass_block(&w->bodies[owner], M);
+    } else if (owner <= -2 && reduced(sp, b)) {
+        reduced_mass(w, b, M);
     } else if (owner <= -2) {
         lucid_world_models_tree_mass(w, -2 - owner, sp->tree[b], M);
     } else {
         static const double unit[4] = {1.0, 0.0, 0.0, 1.0};
-        memcpy(M, unit, sizeof unit);
+        memcpy(M, unit, sizeof(double) * (sp->dof[b + 1] - sp->dof[b] == 1 ? 1 : 4));
     }
 }
 
@@ -316,6 +374,23 @@ static double side_row_product(const lucid_world_sparse *sp, int s, int r) {
     double d = 0.0;
     for (size_t k = 0; k < width; ++k) d += sp->J[at + k] * sp->W[at + k];
     return d;
+}
+
+/* The normal row of dry-friction row k, the island's i-th (its link side filled): as the dense
+ * island's, decoupled with G_nn = d, the t1 row's diagonal, g_n = -d f and R_n = 0, so that
+ * lambda_n = f (world_delassus.c): its own column of M = 1 with J = W = sqrt(d) (d is then
+ * sqrt(d)^2, kept as the row's diagonal). */
+static void fill_friction_normal(lucid_world *w, int k, int i) {
+    lucid_world_sparse *sp = w->sparse;
+    lucid_world_contact *c = &w->contacts[k];
+    double root = sqrt(side_row_product(sp, 2 * i, 0) + side_row_product(sp, 2 * i + 1, 0));
+    size_t at = sp->side_at[2 * i], n = (size_t)sp->dim * (size_t)i + 2;
+    sp->J[at + 2] = sp->W[at + 2] = root;
+    sp->span[8 * (size_t)i] = sp->span[8 * (size_t)i + 2] = 0;
+    sp->span[8 * (size_t)i + 1] = sp->span[8 * (size_t)i + 3] = 1;
+    c->row_diagonal = root * root;
+    sp->g[n] = -c->row_diagonal * c->frictionloss;
+    sp->R[n] = 0.0;
 }
 
 /* The spin row of contact k, the island's i-th (dim 4, its sides' blocks filled): g_s, its
@@ -383,6 +458,7 @@ static lucid_status assemble(lucid_world *w, const int *list, int m, const lucid
                 sp->model_slot[w->models[cs->model].first_tree + cs->tree] = -1;
         }
     sp->dof[0] = 0, sp->jw_len = 0, sp->mass_len = 0;
+    sp->basis_len = 0, sp->scratch_len = 0, sp->too_large = 0;
     for (int i = 0; i < m; ++i)
         for (int side = 0; side < 2; ++side) {
             int s = 2 * i + side, b = side_slot(w, list[i], side, &slots);
@@ -394,8 +470,13 @@ static lucid_status assemble(lucid_world *w, const int *list, int m, const lucid
             if (width > (SIZE_MAX / 16 - sp->jw_len) / (size_t)dim) return LUCID_ERR_NO_MEMORY;
             sp->jw_len += (size_t)sp->dim * width;
         }
+    if (sp->too_large) return LUCID_ERR_NO_MEMORY;
     lucid_status st = reserve_slots(w, (size_t)m, sp->dof[slots]);
     if (st != LUCID_OK) return st;
+    for (int b = 0; b < slots; ++b)
+        if (reduced(sp, b))
+            lucid_world_equality_null_basis(&w->models[-2 - sp->owner[b]], sp->tree[b],
+                                            sp->basis + sp->basis_at[b], sp->scratch);
     if (need_mass)
         for (int b = 0; b < slots; ++b) fill_mass(w, b);
     for (int i = 0; i < m; ++i) {
@@ -418,6 +499,7 @@ static lucid_status assemble(lucid_world *w, const int *list, int m, const lucid
         sp->R[at + 2] = w->opt.compliance;
         memcpy(sp->lambda + at, c->force, sizeof c->force);
         memcpy(sp->dual + at, c->dual, sizeof c->dual);
+        if (c->frictionloss > 0.0) fill_friction_normal(w, list[i], i);
         if (dim > 3) assemble_spin(w, list[i], i);
         if (dim == 6) assemble_roll(w, list[i], i);
     }
@@ -604,8 +686,8 @@ static double sparse_mean_diagonal(void *ctx) {
 }
 
 /* v_free += dt u of each slot: a free body's twist (centre of mass, angular), a model tree's
- * generalised velocities (lucid_world_models_add_velocity); a limit's tangential columns carry
- * no body. */
+ * generalised velocities (lucid_world_models_add_velocity; a constrained tree's Z u'); a
+ * limit's tangential columns and a friction row's normal column carry no body. */
 static void apply_velocities(lucid_world *w, int slots, const double *u) {
     lucid_world_sparse *sp = w->sparse;
     for (int b = 0; b < slots; ++b) {
@@ -615,6 +697,15 @@ static void apply_velocities(lucid_world *w, int slots, const double *u) {
             w->v_free[owner] = lucid_vec3_axpy(w->v_free[owner], w->opt.dt, lucid_vec3_load(ub));
             w->w_free[owner] =
                 lucid_vec3_axpy(w->w_free[owner], w->opt.dt, lucid_vec3_load(ub + 3));
+        } else if (owner <= -2 && reduced(sp, b)) {
+            size_t full = sp->full[b], width = sp->dof[b + 1] - sp->dof[b];
+            const double *Z = sp->basis + sp->basis_at[b];
+            for (size_t i = 0; i < full; ++i) {
+                double v = 0.0;
+                for (size_t c = 0; c < width; ++c) v += Z[i + full * c] * ub[c];
+                sp->scratch[i] = v;
+            }
+            lucid_world_models_add_velocity(w, -2 - owner, sp->tree[b], sp->scratch);
         } else if (owner <= -2) {
             lucid_world_models_add_velocity(w, -2 - owner, sp->tree[b], ub);
         }

@@ -170,9 +170,10 @@ static void test_robot_body_space_step_allocates_nothing(void **state) {
 }
 
 /* A closed loop with contacts (tests/data/model/mjcf_fourbar_floor.xml: the four-bar's crank on
- * a block): the equality rows' workspace is sized at add_model, so its steps allocate nothing. */
-static void test_loop_step_allocates_nothing(void **state) {
-    (void)state;
+ * a block): the equality rows' workspace is sized at add_model, so its steps allocate nothing,
+ * dense and in body space (sparse_threshold 0: the tree's reduced coordinates, whose bases and
+ * mass blocks live in buffers that only grow). */
+static void loop_steps_allocate_nothing(int sparse_threshold) {
     char err[512];
     lucid_model_spec *spec = NULL;
     lucid_model *m = NULL;
@@ -184,6 +185,7 @@ static void test_loop_step_allocates_nothing(void **state) {
     if (st != LUCID_OK) fail_msg("%s", err);
     lucid_world_options o;
     lucid_world_default_options(&o);
+    o.sparse_threshold = sparse_threshold;
     lucid_world *w = NULL;
     assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
     lucid_world_model_desc d;
@@ -196,11 +198,18 @@ static void test_loop_step_allocates_nothing(void **state) {
     long during = allocations;
     counting = 0;
     int contacts = lucid_world_contact_count(w);
-    printf("four-bar on a block: %d contacts, %ld allocations in 300 steps\n", contacts, during);
+    printf("four-bar on a block, sparse_threshold %d: %d contacts, %ld allocations in 300 steps\n",
+           sparse_threshold, contacts, during);
     assert_true(contacts > 0);
     assert_int_equal(during, 0);
     lucid_world_destroy(w);
     lucid_model_destroy(m);
+}
+
+static void test_loop_step_allocates_nothing(void **state) {
+    (void)state;
+    loop_steps_allocate_nothing(-1);
+    loop_steps_allocate_nothing(0);
 }
 
 /* Spatial tendons (tests/data/model/mjcf_tendon_spatial.xml: wraps, a pulley, springs,

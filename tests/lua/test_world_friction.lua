@@ -3,10 +3,10 @@
 -- friction band swings and sticks inside |m g l sin q| <= f with zero velocity, where the energy
 -- balance m g l (cos q1 - cos q0) = f |q0 - q1| puts it; one inside the band never moves; the
 -- URDF version is the same; every contact model and solver pair either solves the rows or
--- refuses them by name; ball and free joints get one row per dof; islands with friction rows
--- are solved densely; the step derivatives through a sliding or stuck row against the analytic
--- ones and central differences, with frictionloss (and armature) parameters; MuJoCo 2.2.2's
--- soft friction loss against it.
+-- refuses them by name; ball and free joints get one row per dof; an island with friction rows
+-- in body space swings and sticks as a dense one; the step derivatives through a sliding or
+-- stuck row against the analytic ones and central differences, with frictionloss (and
+-- armature) parameters; MuJoCo 2.2.2's soft friction loss against it.
 local t = require "testing"
 local lucid = require "lucid"
 local rows = require "friction_rows"
@@ -77,10 +77,14 @@ local function stop_angle(q0)
   return 0.5 * (lo + hi)
 end
 
-t.case("a pendulum released beyond its friction band swings once and sticks inside it", function()
+-- sparse_threshold 0: the friction row's island in body space (its virtual normal row a column
+-- of its own, docs/world_step.md), checked against the same energy balance as the dense one
+for _, threshold in ipairs{-1, 0} do
+local backend = threshold == 0 and "body" or "dense"
+t.case("a pendulum released beyond its friction band swings once and sticks inside it (" .. backend .. ")", function()
   local q0 = 0.6 -- m g l sin q0 = 2.77 N m > f
   local path = mjcf_pendulum(F)
-  local w = lucid.world{dt = 1e-3}
+  local w = lucid.world{dt = 1e-3, sparse_threshold = threshold}
   local id = w:add_model(lucid.model.load(path), {q = {q0}})
   os.remove(path)
   local q1 = stop_angle(q0)
@@ -90,6 +94,7 @@ t.case("a pendulum released beyond its friction band swings once and sticks insi
   for i = 1, 3000 do
     w:step()
     local v, c = w:v(id)[1], rows.row(w)
+    t.eq(w:islands()[1].backend, backend)
     t.near(c.lambda[3], F, 1e-6 * F, "the prescribed normal force")
     t.eq(c.lambda[2], 0)
     local bound = rows.stuck_bound(w, c, 1e-3)
@@ -112,7 +117,9 @@ t.case("a pendulum released beyond its friction band swings once and sticks insi
   t.eq(c.dof, 1)
   t.eq(c.frictionloss, F)
   t.truthy(c.geom1 == nil and c.limit == nil)
+  t.eq(w:contact_problem().sparse ~= nil, threshold == 0, "body-space pieces exactly in body space")
 end)
+end
 
 t.case("a pendulum inside its friction band never moves", function()
   for _, q0 in ipairs{0.15, -0.2} do -- m g l |sin q0| = 0.73, 0.97 N m < f
@@ -220,22 +227,6 @@ t.case("ball and free joints: one friction row per dof", function()
     t.near(wf:v(fid)[3], expect, 1e-6, "vz with frictionloss " .. f)
     for _, k in ipairs{1, 2, 4, 5, 6} do t.near(wf:v(fid)[k], 0, 1e-12) end
   end
-end)
-
-t.case("islands with friction rows are solved densely", function()
-  -- sparse_threshold = 0 asks every island for body space; friction rows keep it dense
-  local path = mjcf_pendulum(F)
-  local _, _, qa = run(path, 0.6, 1000)
-  local w = lucid.world{dt = 1e-3, sparse_threshold = 0}
-  local id = w:add_model(lucid.model.load(path), {q = {0.6}})
-  os.remove(path)
-  for i = 1, 1000 do
-    w:step()
-    t.eq(w:q(id)[1], qa[i])
-  end
-  local p = w:contact_problem()
-  t.eq(#p.mu, 1)
-  t.truthy(p.sparse == nil, "a dense island (a body-space one has its sparse pieces)")
 end)
 
 -- Whether a matches b to 1e-6 of b's largest entry, plus 1e-12: what a central difference of
