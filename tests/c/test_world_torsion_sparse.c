@@ -13,8 +13,8 @@
  * - humanoid100.xml (Debian's libmujoco-samples; skipped when absent): its large torsional
  *   islands go to body space under the default ncp:admm (automatic routing, as for dim 3); all
  *   in body space (threshold 0) under ncp:pgs, each step matches the dense path's.
- * - ccp:newton (its body-space form of dim 3) keeps the island dense and solves it there;
- *   lcp:pgs (no dim 4) keeps it dense, which refuses it by name. */
+ * - ccp:newton (its body-space form of dim 3) and raisim:bisection (no body-space form) keep
+ *   the island dense and solve it there (raisim's sphere spins down at the analytic rate). */
 #include <limits.h>
 #include <math.h>
 #include <setjmp.h>
