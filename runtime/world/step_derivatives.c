@@ -334,9 +334,9 @@ static const char *param_problem(const lucid_world *w, const lucid_step_param *p
     }
     if (p->kind == LUCID_STEP_PARAM_MASS && (b->is_static || b->model >= 0))
         return "a mass parameter needs a free body";
-    if (p->kind == LUCID_STEP_PARAM_TORSION && (b->is_static || b->model >= 0))
-        return "a torsion parameter needs a free body (a model geom's: {model =, geom =, "
-               "\"torsion\"})";
+    if (p->kind == LUCID_STEP_PARAM_TORSION && b->model >= 0)
+        return "a torsion parameter needs a free or static body (a model geom's: {model =, "
+               "geom =, \"torsion\"})";
     return NULL;
 }
 

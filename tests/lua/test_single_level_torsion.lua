@@ -238,8 +238,10 @@ t.case("torsion is checked", function()
   t.raises("finite", function() w:add_body{shape = lucid.sphere(1), torsion = 0 / 0} end)
   t.raises("number", function() w:add_body{shape = lucid.sphere(1), torsion = "x"} end)
   t.raises("rolling must be >= 0", function() w:add_body{shape = lucid.sphere(1), rolling = -1} end)
-  local ground = w:add_static{shape = lucid.halfspace({0, 0, 1}, 0)}
-  t.raises("a torsion parameter needs a free body", function() w:param{body = ground, "torsion"} end)
+  -- a static body's torsion (w:add_static{torsion =}) is a parameter too
+  local ground = w:add_static{shape = lucid.halfspace({0, 0, 1}, 0), torsion = 0.125}
+  t.eq(w:param{body = ground, "torsion"}, 0.125)
+  t.raises("out of range", function() w:set_param({body = ground, "torsion"}, -1) end)
   local b = w:add_body{shape = lucid.sphere(1), torsion = 0.25}
   t.eq(w:param{body = b, "torsion"}, 0.25)
   w:set_param({body = b, "torsion"}, 0.5)
