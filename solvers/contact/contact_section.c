@@ -129,8 +129,9 @@ static int lagrangian_minimiser(section *e, double alpha, double *t) {
         return 1;
     }
     if (n0 >= alpha) return 0;
-    /* psi between n0^2 + n+^2 (x s / (1 + x s))^2 at s = s_min and s_max, n+ the norm of h's
-     * other part: psi(x) = alpha lies between the x where q = sqrt(alpha^2 - n0^2) / n+ */
+    /* psi(x)^2 lies between n0^2 + n+^2 / (1 + x s)^2 at s = s_max and at s = s_min (n+ the
+     * norm of h's other part), so psi(x) = alpha between the x where 1 / (1 + x s) = q, with
+     * q = sqrt(alpha^2 - n0^2) / n+ in (0, 1) */
     double q = sqrt((alpha - n0) * (alpha + n0)) / sqrt((nh - n0) * (nh + n0));
     double lo = (1.0 - q) / (q * s_max), hi = (1.0 - q) / (q * s_min), x;
     double flo = alignment(e, lo), fhi = alignment(e, hi);
