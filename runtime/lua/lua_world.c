@@ -5,7 +5,7 @@
  *                   warm_start_radius=, density=}
  *   id = w:add_body{shape=, mass=, inertia=, pose=, velocity=, friction=, restitution=,
  *                   torsion=, rolling=}
- *   id = w:add_static{shape=, pose=, friction=}
+ *   id = w:add_static{shape=, pose=, friction=, torsion=, rolling=}
  *   w:apply_force(id, f [, tau]); w:step([n]); w:pose(id); w:velocity(id); w:contacts();
  *   w:state(); w:set_state(x); w:energy(); w:stats()
  *   w:controls() -> u; w:set_controls(u): every free body's pending wrench (force, torque), in
@@ -335,7 +335,7 @@ static int l_add_body(lua_State *L) {
 
 static int l_add_static(lua_State *L) {
     static const char *const fname = "lucid.world:add_static";
-    static const char *const keys[] = {"shape", "pose", "friction", NULL};
+    static const char *const keys[] = {"shape", "pose", "friction", "torsion", "rolling", NULL};
     lucid_world *w = check_world(L, fname);
     check_table_arg(L, 2, fname);
     lucid_lua_check_option_names(L, 2, keys, fname);
@@ -343,10 +343,12 @@ static int l_add_static(lua_State *L) {
     int n = read_parts(L, 2, fname, &parts, 1);
     lucid_se3 T = pose_field(L, 2, fname);
     lucid_lua_fields f = lucid_lua_fields_at(L, 2, fname, "");
-    double friction = lucid_lua_number_field(&f, "friction", 0.5);
+    const double friction[3] = {lucid_lua_number_field(&f, "friction", 0.5),
+                                lucid_lua_number_field(&f, "torsion", 0.0),
+                                lucid_lua_number_field(&f, "rolling", 0.0)};
     const char *why = NULL;
     int id = -1;
-    lucid_status s = lucid_world_add_static(w, parts, n, &T, friction, &id, &why);
+    lucid_status s = lucid_world_add_static_friction(w, parts, n, &T, friction, &id, &why);
     return push_id_result(L, s, why, id, fname);
 }
 

@@ -336,12 +336,12 @@ static const char *param_problem(const lucid_world *w, const lucid_step_param *p
     }
     if (p->kind == LUCID_STEP_PARAM_MASS && (b->is_static || b->model >= 0))
         return "a mass parameter needs a free body";
-    if (p->kind == LUCID_STEP_PARAM_TORSION && (b->is_static || b->model >= 0))
-        return "a torsion parameter needs a free body (a model geom's: {model =, geom =, "
-               "\"torsion\"})";
-    if (p->kind == LUCID_STEP_PARAM_ROLLING && (b->is_static || b->model >= 0))
-        return "a rolling parameter needs a free body (a model geom's: {model =, geom =, "
-               "\"rolling\"})";
+    if (p->kind == LUCID_STEP_PARAM_TORSION && b->model >= 0)
+        return "a torsion parameter needs a free or static body (a model geom's: {model =, "
+               "geom =, \"torsion\"})";
+    if (p->kind == LUCID_STEP_PARAM_ROLLING && b->model >= 0)
+        return "a rolling parameter needs a free or static body (a model geom's: {model =, "
+               "geom =, \"rolling\"})";
     return NULL;
 }
 
@@ -1490,10 +1490,14 @@ static lucid_status step_derivatives(lucid_world *w, const lucid_step_derivative
     if (!bad && o->method == LUCID_STEP_RELAXED && w->opt.contact.model != LUCID_CONTACT_NCP &&
         w->opt.contact.model != LUCID_CONTACT_CCP)
         bad = "method relaxed needs the world's contact model ncp or ccp";
-    /* the box pyramid of dims 4 and 6 has no implicit derivatives (contact_derivatives.h) */
+    /* the box pyramid and RaiSim's model of dims 4 and 6 have no implicit derivatives
+     * (contact_derivatives.h: dims 4 and 6 under ncp and ccp only) */
     if (!bad && w->opt.contact.model == LUCID_CONTACT_LCP && lucid_world_derivative_dim(w) > 3)
         bad = "torsional or rolling friction (4 or 6 rows per contact) under the lcp model has no "
               "step derivatives: use ncp or ccp";
+    if (!bad && w->opt.contact.model == LUCID_CONTACT_RAISIM && lucid_world_derivative_dim(w) > 3)
+        bad = "torsional or rolling friction (4 or 6 rows per contact) under the raisim model has "
+              "no step derivatives: use ncp or ccp";
     /* the estimator's options up front: a failure inside the columns would only fall back to
      * collision detection */
     if (!bad && o->collision) lucid_derivative_options_check(o->collision, &bad);

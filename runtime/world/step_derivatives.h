@@ -55,10 +55,11 @@ typedef enum lucid_step_param_kind {
                                            * geom): a pair takes the larger at equal priority */
     LUCID_STEP_PARAM_GEOM_ROLLING,        /* a model geom's rolling friction coefficient (m, MJCF
                                            * friction[2]; as GEOM_TORSION) */
-    LUCID_STEP_PARAM_TORSION, /* a free body's torsional friction coefficient (m, lucid_body_desc
-                               * torsion; a pair takes the larger) */
-    LUCID_STEP_PARAM_ROLLING  /* a free body's rolling friction coefficient (m, lucid_body_desc
-                               * rolling; a pair takes the larger) */
+    LUCID_STEP_PARAM_TORSION, /* a free or static body's torsional friction coefficient (m,
+                               * lucid_body_desc torsion, lucid_world_add_static_friction's
+                               * friction[1]; a pair takes the larger) */
+    LUCID_STEP_PARAM_ROLLING  /* a free or static body's rolling friction coefficient (m,
+                               * lucid_body_desc rolling, friction[2]; a pair takes the larger) */
 } lucid_step_param_kind;
 
 typedef struct lucid_step_param {

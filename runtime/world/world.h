@@ -167,10 +167,18 @@ void lucid_body_desc_default(lucid_body_desc *d);
  * *why set; LUCID_ERR_NONFINITE; LUCID_ERR_NO_MEMORY. why may be NULL. */
 lucid_status lucid_world_add_body(lucid_world *w, const lucid_body_desc *d, int *id,
                                   const char **why);
-/* Adds a static body (any shapes, halfspaces included) at pose. */
+/* Adds a static body (any shapes, halfspaces included) at pose; its torsional and rolling
+ * coefficients are 0. */
 lucid_status lucid_world_add_static(lucid_world *w, const lucid_body_part *parts, int num_parts,
                                     const lucid_se3 *pose, double friction, int *id,
                                     const char **why);
+/* The same with MuJoCo's friction vector: friction[0] the sliding coefficient in [0, 100],
+ * friction[1] the torsional and friction[2] the rolling coefficient (m, >= 0; as a free body's
+ * lucid_body_desc.torsion and .rolling, paired with the other side's by the same rule: the
+ * larger, where the pair has sliding friction). Errors as lucid_world_add_body's for these. */
+lucid_status lucid_world_add_static_friction(lucid_world *w, const lucid_body_part *parts,
+                                             int num_parts, const lucid_se3 *pose,
+                                             const double friction[3], int *id, const char **why);
 
 int lucid_world_body_count(const lucid_world *w);
 int lucid_world_is_static(const lucid_world *w, int id);    /* -1 for an unknown id */

@@ -228,25 +228,44 @@ lucid_status lucid_world_add_body(lucid_world *w, const lucid_body_desc *d, int 
     return LUCID_OK;
 }
 
-lucid_status lucid_world_add_static(lucid_world *w, const lucid_body_part *parts, int num_parts,
-                                    const lucid_se3 *pose, double friction, int *id,
-                                    const char **why) {
-    if (!w || !pose || !id) return fail(why, "missing argument", LUCID_ERR_ARGUMENT);
-    lucid_status s = check_parts(parts, num_parts, 1, why);
-    if (s != LUCID_OK) return s;
-    if (!pose_ok(pose)) return fail(why, "pose must be finite", LUCID_ERR_NONFINITE);
-    if (!isfinite(friction)) return fail(why, "friction must be finite", LUCID_ERR_NONFINITE);
+/* The sliding, torsional and rolling coefficients of a body: finite, >= 0, sliding <= 100. */
+static lucid_status check_coefficients(double friction, double torsion, double rolling,
+                                       const char **why) {
+    if (!isfinite(friction) || !isfinite(torsion) || !isfinite(rolling))
+        return fail(why, "friction, torsion and rolling must be finite", LUCID_ERR_NONFINITE);
+    if (torsion < 0.0) return fail(why, "torsion must be >= 0", LUCID_ERR_ARGUMENT);
+    if (rolling < 0.0) return fail(why, "rolling must be >= 0", LUCID_ERR_ARGUMENT);
     if (friction < 0.0) return fail(why, "friction must be >= 0", LUCID_ERR_ARGUMENT);
     if (friction > LUCID_CONTACT_MAX_FRICTION)
         return fail(why, "friction must be <= 100 (LUCID_CONTACT_MAX_FRICTION)",
                     LUCID_ERR_ARGUMENT);
+    return LUCID_OK;
+}
+
+lucid_status lucid_world_add_static_friction(lucid_world *w, const lucid_body_part *parts,
+                                             int num_parts, const lucid_se3 *pose,
+                                             const double friction[3], int *id, const char **why) {
+    if (!w || !pose || !id || !friction) return fail(why, "missing argument", LUCID_ERR_ARGUMENT);
+    lucid_status s = check_parts(parts, num_parts, 1, why);
+    if (s != LUCID_OK) return s;
+    if (!pose_ok(pose)) return fail(why, "pose must be finite", LUCID_ERR_NONFINITE);
+    s = check_coefficients(friction[0], friction[1], friction[2], why);
+    if (s != LUCID_OK) return s;
     int index;
     s = lucid_world_push_body(w, parts, NULL, num_parts, &index);
     if (s != LUCID_OK) return fail(why, "out of memory", s);
     lucid_body *b = &w->bodies[index];
     b->is_static = 1;
     b->pose = *pose;
-    b->friction = friction;
+    b->friction = friction[0], b->torsion = friction[1], b->rolling = friction[2];
     *id = index;
     return LUCID_OK;
+}
+
+lucid_status lucid_world_add_static(lucid_world *w, const lucid_body_part *parts, int num_parts,
+                                    const lucid_se3 *pose, double friction, int *id,
+                                    const char **why) {
+    if (!isfinite(friction)) return fail(why, "friction must be finite", LUCID_ERR_NONFINITE);
+    const double coefficients[3] = {friction, 0.0, 0.0};
+    return lucid_world_add_static_friction(w, parts, num_parts, pose, coefficients, id, why);
 }

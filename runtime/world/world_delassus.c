@@ -549,9 +549,9 @@ int lucid_world_island_dim(const lucid_world *w, const int *list, int m) {
 }
 
 /* Torsional friction needs a pair with sliding friction (its row is scaled by mu_t / mu,
- * lucid_world_contact_spin) and a solver that takes contacts of its dim (ccp or ncp with admm
- * or pgs; dim 4 also ip): an island that has it otherwise is refused by name rather than solved
- * without it. */
+ * lucid_world_contact_spin) and a solver that takes contacts of its dim (every pair, without
+ * first_order: lucid_contact_dim_supported): an island that has it otherwise is refused by name
+ * rather than solved without it. */
 static lucid_status check_torsion(lucid_world *w, const int *list, int m, int dim) {
     for (int i = 0; i < m; ++i) {
         const lucid_world_contact *c = &w->contacts[list[i]];
@@ -569,15 +569,10 @@ static lucid_status check_torsion(lucid_world *w, const int *list, int m, int di
         }
         const lucid_contact_options *o = &w->opt.contact;
         if (!lucid_contact_dim_supported(o, dim)) {
-            /* raisim's map bisects one angle on its 3-row ellipse; beyond 3 rows the sliding
-             * set is a surface (docs/contact.md) */
-            const char *why = o->model == LUCID_CONTACT_RAISIM
-                                  ? " (its bisection is over one angle of a 3-row contact)"
-                                  : "";
             snprintf(w->error, sizeof w->error,
-                     "contact of %.32s and %.32s: %s needs %s, not %s:%s%s", a, b, kind,
+                     "contact of %.32s and %.32s: %s needs %s, not %s:%s", a, b, kind,
                      lucid_contact_dim_pairs(), lucid_contact_model_name(o->model),
-                     lucid_contact_solver_name(o->solver), why);
+                     lucid_contact_solver_name(o->solver));
             return LUCID_ERR_ARGUMENT;
         }
     }

@@ -9,6 +9,11 @@
  * r(theta) = -mu gt_N / (A_NN + mu A_NT . u(theta)); the 1-D problem in theta is solved by
  * bisection on its derivative. We bracket the minimiser with a coarse scan of the angle
  * (RaiSim starts from the direction of l0; the scan makes the bracket robust).
+ * Contacts of dim 4 and 6 (torsional and rolling friction: more tangential rows of the same
+ * cone) take the same three modes; their sliding problem (23) is a quadratic over a
+ * (dim - 2)-dimensional ellipsoid (or an unbounded section), which no angle parametrises:
+ * lucid_contact_section_minimise solves it exactly through its Lagrangian dual
+ * (contact_section.h), and their stiction guess inverts the block through its eigenvalues.
  * RaiSim's model has no complementarity form of its own (it relaxes the MDP, Eq. 24), so its
  * criterion is the fixed point of the per-contact map T, as the paper allows:
  *   primal = max_i dist(lambda_i, K), dual = max_i ||T_i(lambda) - lambda_i||_inf (an impulse),
@@ -22,6 +27,7 @@
 #include "solvers/contact/contact_cone.h"
 #include "solvers/contact/contact_internal.h"
 #include "solvers/contact/contact_null_rows.h"
+#include "solvers/contact/contact_section.h"
 
 #define SCAN_ANGLES     16
 #define BISECTION_STEPS 60
@@ -190,6 +196,82 @@ static lucid_vec3 update_contact(const lucid_contact_problem *p, int i, const do
     return solve_sliding(&e, l0);
 }
 
+/* The block of contact i of a problem of dim rows (dim x dim, column-major). */
+static void block_n(const lucid_contact_problem *p, int dim, int i, double *A) {
+    for (int b = 0; b < dim; ++b)
+        for (int a = 0; a < dim; ++a)
+            A[a + dim * b] = lucid_contact_entry(p, dim * i + a, dim * i + b);
+}
+
+/* The stiction guess l0 = -A^-1 gt of a block of dim 4 or 6 through the eigenvalues of A /
+ * trace(A), with block_inverse's rule for its null directions (compliance trace(A), and *stops
+ * = 0 when gt has a component along one beyond its round-off); 0 when the block is null. */
+static int stiction_guess_n(int dim, const double *A, const double *gt, double *l0, int *stops) {
+    double trace = 0.0, S[36], w[6], V[36], round_off = 0.0;
+    for (int a = 0; a < dim; ++a) trace += A[a * (dim + 1)], round_off = hypot(round_off, gt[a]);
+    if (!(trace > 0.0) || !isfinite(trace)) return 0;
+    for (int a = 0; a < dim * dim; ++a) S[a] = A[a] / trace;
+    lucid_contact_small_eigen(dim, S, w, V);
+    round_off *= LUCID_CONTACT_NULL_ROW, *stops = 1;
+    for (int a = 0; a < dim; ++a) l0[a] = 0.0;
+    for (int k = 0; k < dim; ++k) {
+        const double *v = V + dim * k;
+        double vg = 0.0;
+        for (int a = 0; a < dim; ++a) vg += v[a] * gt[a];
+        if (w[k] <= LUCID_CONTACT_NULL_ROW) {
+            w[k] = 1.0;
+            if (fabs(vg) > round_off) *stops = 0;
+        }
+        for (int a = 0; a < dim; ++a) l0[a] -= v[a] * vg / (w[k] * trace);
+    }
+    return 1;
+}
+
+/* T_i(lambda) of a contact of dim 4 or 6, the modes of update_contact: take-off, stiction (l0 in
+ * K_mu), or the minimiser of (23) (contact_section.h; the cone projection of l0 where f has none
+ * on the section, as the dim-3 map where its ellipse is empty). *ok = 0 when the block is null
+ * (out = lambda_i). */
+static void update_contact_n(const lucid_contact_problem *p, int dim, int i, const double *sigma,
+                             const double *lambda, double *out, int *ok) {
+    double A[36], gt[6], l0[6];
+    const double *li = lambda + dim * i, mu = p->mu[i];
+    block_n(p, dim, i, A);
+    for (int a = 0; a < dim; ++a) {
+        gt[a] = sigma[dim * i + a];
+        for (int b = 0; b < dim; ++b) gt[a] -= A[a + dim * b] * li[b];
+    }
+    *ok = 1;
+    for (int a = 0; a < dim; ++a) out[a] = 0.0;
+    if (gt[2] > 0.0) return; /* take-off */
+    int stops;
+    if (!stiction_guess_n(dim, A, gt, l0, &stops)) {
+        *ok = 0;
+        for (int a = 0; a < dim; ++a) out[a] = li[a];
+        return;
+    }
+    if (stops && lucid_cone_n_tangent_norm(dim, l0) <= mu * l0[2]) { /* stiction */
+        for (int a = 0; a < dim; ++a) out[a] = l0[a];
+        return;
+    }
+    if (mu == 0.0) {
+        out[2] = fmax(0.0, -gt[2] / A[2 + 2 * dim]);
+        return;
+    }
+    if (!lucid_contact_section_minimise(dim, A, gt, mu, out))
+        lucid_cone_n_project(dim, mu, l0, out);
+}
+
+/* T_i(lambda) in out (dim entries) for any dim; *ok as above. */
+static void contact_map(const lucid_contact_problem *p, int dim, int i, const double *sigma,
+                        const double *lambda, double *out, int *ok) {
+    if (dim > 3) {
+        update_contact_n(p, dim, i, sigma, lambda, out, ok);
+        return;
+    }
+    lucid_vec3 l = update_contact(p, i, sigma, lambda, ok);
+    out[0] = l.x, out[1] = l.y, out[2] = l.z;
+}
+
 static double scaled(double value, double scale) {
     return scale > 0.0 ? value / scale : value;
 }
@@ -198,7 +280,23 @@ static double scaled(double value, double scale) {
 static int check(lucid_contact_run *run, const double *lambda, const double *sigma) {
     const lucid_contact_problem *p = run->p;
     double ep = 0.0, fixed = 0.0, ec = 0.0, force = 0.0, velocity = 0.0;
-    for (int i = 0; i < p->n; ++i) {
+    int dim = lucid_contact_dim(p);
+    for (int i = 0; dim > 3 && i < p->n; ++i) {
+        const double *l = lambda + dim * i;
+        double t[6], moved = 0.0;
+        int ok = 1;
+        update_contact_n(p, dim, i, sigma, lambda, t, &ok);
+        for (int a = 0; a < dim; ++a) { /* NaN, like a null block, is no fixed point */
+            double d = fabs(t[a] - l[a]);
+            moved = isnan(d) || isnan(moved) ? NAN : fmax(moved, d);
+        }
+        fixed = ok && !isnan(moved) ? fmax(fixed, moved) : INFINITY;
+        ep = fmax(ep, lucid_cone_n_distance(dim, p->mu[i], l));
+        ec = fmax(ec, fabs(l[2] * sigma[dim * i + 2]));
+        for (int a = 0; a < dim; ++a)
+            force = fmax(force, fabs(l[a])), velocity = fmax(velocity, fabs(sigma[dim * i + a]));
+    }
+    for (int i = 0; dim == 3 && i < p->n; ++i) {
         const double *l = lambda + 3 * i;
         int ok = 1;
         lucid_vec3 t = update_contact(p, i, sigma, lambda, &ok);
@@ -227,7 +325,8 @@ lucid_status lucid_contact_solve_bisection(lucid_contact_run *run, double *lambd
         lucid_status status = lucid_contact_check_psd(run);
         if (status != LUCID_OK) return status;
     }
-    long m = 3L * p->n;
+    int dim = lucid_contact_dim(p);
+    long m = (long)dim * p->n;
     double *sigma = run->ws->vec[0];
     lucid_contact_velocity(p, lambda, sigma);
     if (check(run, lambda, sigma)) {
@@ -238,16 +337,16 @@ lucid_status lucid_contact_solve_bisection(lucid_contact_run *run, double *lambd
         double change = 0.0;
         for (int i = 0; i < p->n; ++i) {
             int ok = 1;
-            lucid_vec3 l = update_contact(p, i, sigma, lambda, &ok);
-            double delta[3] = {l.x - lambda[3 * i], l.y - lambda[3 * i + 1],
-                               l.z - lambda[3 * i + 2]};
-            for (int a = 0; a < 3; ++a) {
-                lambda[3 * i + a] += delta[a];
+            double l[6], delta[6];
+            contact_map(p, dim, i, sigma, lambda, l, &ok);
+            for (int a = 0; a < dim; ++a) delta[a] = l[a] - lambda[dim * i + a];
+            for (int a = 0; a < dim; ++a) {
+                lambda[dim * i + a] += delta[a];
                 change = fmax(change, fabs(delta[a]));
                 if (delta[a] == 0.0) continue;
-                const double *column = p->G + m * (3 * i + a);
+                const double *column = p->G + m * (dim * i + a);
                 for (long r = 0; r < m; ++r) sigma[r] += column[r] * delta[a];
-                if (p->R) sigma[3 * i + a] += p->R[3 * i + a] * delta[a];
+                if (p->R) sigma[dim * i + a] += p->R[dim * i + a] * delta[a];
             }
         }
         run->result->iterations = k;

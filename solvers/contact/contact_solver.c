@@ -101,11 +101,13 @@ int lucid_contact_dim_supported(const lucid_contact_options *o, int dim) {
                (ncp && o->solver == LUCID_CONTACT_STAGGERED);
     /* lcp:pgs: the box pyramid over the dim - 1 tangential rows (contact_cone.h) */
     int box = o->model == LUCID_CONTACT_LCP && o->solver == LUCID_CONTACT_PGS;
-    return dim == 3 || ((dim == 4 || dim == 6) && (pair || box));
+    /* raisim:bisection: its sliding problem over the cone's section (contact_section.h) */
+    int raisim = o->model == LUCID_CONTACT_RAISIM && o->solver == LUCID_CONTACT_BISECTION;
+    return dim == 3 || ((dim == 4 || dim == 6) && (pair || box || raisim) && !o->first_order);
 }
 
 const char *lucid_contact_dim_pairs(void) {
-    return "ncp with admm, pgs, ip or staggered, ccp with admm, pgs, ip or newton, or lcp:pgs";
+    return "any model/solver pair without first_order";
 }
 
 int lucid_contact_first_order_applies(const lucid_contact_options *o) {

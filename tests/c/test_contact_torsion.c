@@ -2,7 +2,8 @@
  * one contact with G = I, whose NCP answer is known in closed form, solved by every pair that takes
  * its dim (dim 4: ncp:admm, ncp:pgs, ncp:ip, ncp:staggered; ccp:admm, ccp:pgs, ccp:ip and
  * ccp:newton on a pressing contact, where the CCP's answer is the NCP's when nothing slides; dim
- * 6: the same pairs), and refused by the others; the interior point, ccp:newton and
+ * 6: the same pairs; raisim:bisection, test_contact_raisim_n.c), and refused with first_order;
+ * the interior point, ccp:newton and
  * ncp:staggered on random problems of dims 4 and 6 (ccp:ip and ccp:newton against ccp:admm,
  * ncp:ip and ncp:staggered to the NCP criterion) and ip's relaxed derivatives against central
  * differences; the cone's projection is a projection
@@ -301,16 +302,25 @@ static void relaxed_derivatives_of_dim4_and_6(void **state) {
     relaxed_derivatives_of(6, 92);
 }
 
+/* Every pair takes dim 4 (raisim:bisection too: its closed form here, test_contact_raisim_n.c
+ * for the rest); first_order (the direction residual of dim 3) and dims other than 3, 4, 6 are
+ * refused. */
 static void other_pairs_refuse_it(void **state) {
     (void)state;
-    const double g[4] = {0.0, 0.0, -1.0, 3.0};
+    const double g[4] = {0.0, 0.0, -1.0, 3.0}, spins[4] = {0.0, 0.0, 1.0, -0.5};
     double lambda[4];
     assert_int_equal(solve_one(4, LUCID_CONTACT_RAISIM, LUCID_CONTACT_BISECTION, 0.5, g, lambda),
-                     LUCID_ERR_ARGUMENT);
-    assert_int_equal(solve_one(4, LUCID_CONTACT_RAISIM, LUCID_CONTACT_BISECTION, 0.5, g, lambda),
-                     LUCID_ERR_ARGUMENT); /* lcp:pgs takes it: test_contact_pyramid_n.c */
+                     LUCID_OK);
+    near_n(4, lambda, spins, 1e-12);
     double mu = 0.5;
-    lucid_contact_problem p = {1, IDENTITY4, g, &mu, NULL, 5};
+    lucid_contact_options o = lucid_contact_default_options();
+    o.first_order = 1;
+    lucid_contact_workspace *ws = lucid_contact_workspace_create(2);
+    lucid_contact_result res;
+    lucid_contact_problem p = {1, IDENTITY4, g, &mu, NULL, 4};
+    assert_int_equal(lucid_contact_solve(&p, &o, ws, lambda, NULL, &res), LUCID_ERR_ARGUMENT);
+    lucid_contact_workspace_destroy(ws);
+    p.dim = 5;
     const char *why = NULL;
     assert_int_equal(lucid_contact_problem_validate(&p, &why), LUCID_ERR_ARGUMENT);
     assert_string_equal(why, "dim (rows per contact) must be 3, 4 or 6");
@@ -339,8 +349,8 @@ static void cone4_projection_is_moreau(void **state) {
 }
 
 /* Contacts of dim 6 (rolling friction: (t1, t2, n, s, r1, r2)): the same closed form with five
- * tangential rows, by ncp:admm, ncp:pgs and ncp:ip (ccp where nothing slides); the other pairs
- * refuse it. */
+ * tangential rows, by ncp:admm, ncp:pgs and ncp:ip (ccp where nothing slides) and
+ * raisim:bisection. */
 static void closed_form6(void **state) {
     (void)state;
     const double mu = 0.5;
@@ -386,10 +396,11 @@ static void closed_form6(void **state) {
             LUCID_OK);
         near_n(6, lambda, cases[c].lambda, 1e-9);
     }
-    const double g[6] = {0.0, 0.0, -1.0, 0.0, 3.0, 0.0};
+    const double g[6] = {0.0, 0.0, -1.0, 0.0, 3.0, 0.0}, rolls[6] = {0.0, 0.0, 1.0, 0.0, -0.5, 0.0};
     double lambda[6];
     assert_int_equal(solve_one(6, LUCID_CONTACT_RAISIM, LUCID_CONTACT_BISECTION, mu, g, lambda),
-                     LUCID_ERR_ARGUMENT);
+                     LUCID_OK);
+    near_n(6, lambda, rolls, 1e-12);
 }
 
 /* Moreau's decomposition of the dim-6 cone's projection, over a grid of points. */

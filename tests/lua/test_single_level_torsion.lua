@@ -238,14 +238,16 @@ t.case("torsion is checked", function()
   t.raises("finite", function() w:add_body{shape = lucid.sphere(1), torsion = 0 / 0} end)
   t.raises("number", function() w:add_body{shape = lucid.sphere(1), torsion = "x"} end)
   t.raises("rolling must be >= 0", function() w:add_body{shape = lucid.sphere(1), rolling = -1} end)
-  local ground = w:add_static{shape = lucid.halfspace({0, 0, 1}, 0)}
-  t.raises("a torsion parameter needs a free body", function() w:param{body = ground, "torsion"} end)
+  -- a static body's torsion (w:add_static{torsion =}) is a parameter too
+  local ground = w:add_static{shape = lucid.halfspace({0, 0, 1}, 0), torsion = 0.125}
+  t.eq(w:param{body = ground, "torsion"}, 0.125)
+  t.raises("out of range", function() w:set_param({body = ground, "torsion"}, -1) end)
   local b = w:add_body{shape = lucid.sphere(1), torsion = 0.25}
   t.eq(w:param{body = b, "torsion"}, 0.25)
   w:set_param({body = b, "torsion"}, 0.5)
   t.eq(w:param{body = b, "torsion"}, 0.5)
   t.raises("out of range", function() w:set_param({body = b, "torsion"}, -1) end)
-  t.raises("a rolling parameter needs a free body", function() w:param{body = ground, "rolling"} end)
+  t.eq(w:param{body = ground, "rolling"}, 0) -- a static body's rolling too (none given: 0)
   local r = w:add_body{shape = lucid.sphere(1), rolling = 0.002}
   t.eq(w:param{body = r, "rolling"}, 0.002)
   w:set_param({body = r, "rolling"}, 0.004)
