@@ -109,8 +109,7 @@ end)
 -- Issue 34's rows in rollouts: a loop closed by <connect>, a tendon's dry friction and limit,
 -- torsional (condim 4) and rolling (condim 6) friction, a height field. Three start states along
 -- each world's own trajectory, each kicked along its first dof (the sphere set spinning first);
--- the batch's clones step
--- them bit for bit as the serial loop.
+-- the batch's clones step them bit for bit as the serial loop.
 t.case("equality, tendon, friction, torsion, rolling and height-field worlds: rollouts equal the serial loop", function()
   local files = {"mjcf_fourbar.xml", "mjcf_tendon_friction.xml", "mjcf_tendon_limit.xml",
                  "mjcf_torsion_spin.xml", "mjcf_rolling.xml", "hfield_slope.xml"}
