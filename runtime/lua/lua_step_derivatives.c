@@ -6,7 +6,8 @@
  * "rolling"}, {"compliance"},
  * {body = id, "size", part = k, index = i} (a shape size, the sizes
  * runtime/world/step_derivatives.c counts), {model = id, link = name, "mass"}, {model = id, joint =
- * name, "damping" | "frictionloss" | "armature"}, {model = id, tendon = name, "frictionloss"} and
+ * name, "damping" | "frictionloss" | "armature"}, {model = id, tendon = name, "frictionloss" |
+ * "damping" | "stiffness"} and
  * {model = id, geom = name, "torsion" | "rolling"}),
  * geometry ("auto" | "carried" | "collide": how position and parameter columns get their contacts)
  * and collision (the estimator table of lucid.distance_derivatives for contacts without an exact
@@ -57,8 +58,8 @@ static int find_geom(const lucid_model *m, const char *name) {
 }
 
 /* {model = id, link = name, "mass"}, {model = id, joint = name, "damping" | "frictionloss" |
- * "armature"}, {model = id, tendon = name, "frictionloss"} or {model = id, geom = name,
- * "torsion" | "rolling"} at t. */
+ * "armature"}, {model = id, tendon = name, "frictionloss" | "damping" | "stiffness"} or
+ * {model = id, geom = name, "torsion" | "rolling"} at t. */
 static lucid_step_param read_model_param(lua_State *L, lucid_world *w, int t, int k,
                                          const char *fname) {
     lua_rawgeti(L, t, 1);
@@ -66,16 +67,18 @@ static lucid_step_param read_model_param(lua_State *L, lucid_world *w, int t, in
     int mass = strcmp(kind, "mass") == 0, damping = strcmp(kind, "damping") == 0;
     int frictionloss = strcmp(kind, "frictionloss") == 0, armature = strcmp(kind, "armature") == 0;
     int torsion = strcmp(kind, "torsion") == 0, rolling = strcmp(kind, "rolling") == 0;
+    int stiffness = strcmp(kind, "stiffness") == 0;
     lua_pop(L, 1);
-    if (!mass && !damping && !frictionloss && !armature && !torsion && !rolling)
+    lua_getfield(L, t, "tendon");
+    int tendon = (frictionloss || damping || stiffness) && !lua_isnil(L, -1);
+    lua_pop(L, 1);
+    if (!mass && !damping && !frictionloss && !armature && !torsion && !rolling && !tendon)
         lucid_lua_fail(L, fname,
                        "params[%d][1] must be \"mass\" (with link =), \"damping\", "
-                       "\"frictionloss\" or \"armature\" (with joint =), \"frictionloss\" "
-                       "(with tendon =) or \"torsion\" or \"rolling\" (with geom =) for a model",
+                       "\"frictionloss\" or \"armature\" (with joint =), \"frictionloss\", "
+                       "\"damping\" or \"stiffness\" (with tendon =) or \"torsion\" or "
+                       "\"rolling\" (with geom =) for a model",
                        k);
-    lua_getfield(L, t, "tendon");
-    int tendon = frictionloss && !lua_isnil(L, -1);
-    lua_pop(L, 1);
     const char *key = mass ? "link" : tendon ? "tendon" : torsion || rolling ? "geom" : "joint";
     const char *const keys[] = {"model", key, NULL};
     check_param_keys(L, t, k, fname, keys);
@@ -96,13 +99,15 @@ static lucid_step_param read_model_param(lua_State *L, lucid_world *w, int t, in
                                      : lucid_model_find_joint(m, name);
     if (index < 0) lucid_lua_fail(L, fname, "params[%d]: the model has no %s \"%s\"", k, key, name);
     lua_pop(L, 1);
-    lucid_step_param p = {mass       ? LUCID_STEP_PARAM_LINK_MASS
-                          : damping  ? LUCID_STEP_PARAM_JOINT_DAMPING
-                          : armature ? LUCID_STEP_PARAM_JOINT_ARMATURE
-                          : tendon   ? LUCID_STEP_PARAM_TENDON_FRICTIONLOSS
-                          : torsion  ? LUCID_STEP_PARAM_GEOM_TORSION
-                          : rolling  ? LUCID_STEP_PARAM_GEOM_ROLLING
-                                     : LUCID_STEP_PARAM_JOINT_FRICTIONLOSS,
+    lucid_step_param p = {mass                  ? LUCID_STEP_PARAM_LINK_MASS
+                          : tendon && damping   ? LUCID_STEP_PARAM_TENDON_DAMPING
+                          : tendon && stiffness ? LUCID_STEP_PARAM_TENDON_STIFFNESS
+                          : tendon              ? LUCID_STEP_PARAM_TENDON_FRICTIONLOSS
+                          : damping             ? LUCID_STEP_PARAM_JOINT_DAMPING
+                          : armature            ? LUCID_STEP_PARAM_JOINT_ARMATURE
+                          : torsion             ? LUCID_STEP_PARAM_GEOM_TORSION
+                          : rolling             ? LUCID_STEP_PARAM_GEOM_ROLLING
+                                                : LUCID_STEP_PARAM_JOINT_FRICTIONLOSS,
                           -1, (int)id - 1, index, -1};
     return p;
 }

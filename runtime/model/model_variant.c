@@ -115,3 +115,23 @@ lucid_status lucid_model_variant_set_tendon_frictionloss(lucid_model *v, size_t 
     v->tendons[t].frictionloss = f;
     return LUCID_OK;
 }
+
+lucid_status lucid_model_variant_set_tendon_damping(lucid_model *v, size_t t, double damping,
+                                                    const char **why) {
+    if (!v || !v->base) return fail(why, "only a model variant can be changed");
+    if (t >= v->ntendons) return fail(why, "unknown tendon");
+    if (!(damping >= 0.0) || !isfinite(damping))
+        return fail(why, "a tendon's damping must be >= 0 and finite");
+    v->tendons[t].damping = damping;
+    return LUCID_OK;
+}
+
+lucid_status lucid_model_variant_set_tendon_stiffness(lucid_model *v, size_t t, double stiffness,
+                                                      const char **why) {
+    if (!v || !v->base) return fail(why, "only a model variant can be changed");
+    if (t >= v->ntendons) return fail(why, "unknown tendon");
+    if (!(stiffness >= 0.0) || !isfinite(stiffness))
+        return fail(why, "a tendon's stiffness must be >= 0 and finite");
+    v->tendons[t].stiffness = stiffness;
+    return LUCID_OK;
+}

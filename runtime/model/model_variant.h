@@ -31,5 +31,11 @@ lucid_status lucid_model_variant_set_joint_armature(lucid_model *v, size_t j, do
 /* The dry friction (frictionloss) of tendon t (>= 0 and finite); as above. */
 lucid_status lucid_model_variant_set_tendon_frictionloss(lucid_model *v, size_t t, double f,
                                                          const char **why);
+/* The damping (N s/m or N m s/rad) and the stiffness of tendon t's passive force (>= 0 and
+ * finite); as above. */
+lucid_status lucid_model_variant_set_tendon_damping(lucid_model *v, size_t t, double damping,
+                                                    const char **why);
+lucid_status lucid_model_variant_set_tendon_stiffness(lucid_model *v, size_t t, double stiffness,
+                                                      const char **why);
 
 #endif

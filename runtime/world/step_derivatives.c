@@ -214,7 +214,9 @@ static int is_model_param(const lucid_step_param *p) {
     return p->kind == LUCID_STEP_PARAM_LINK_MASS || p->kind == LUCID_STEP_PARAM_JOINT_DAMPING ||
            p->kind == LUCID_STEP_PARAM_JOINT_FRICTIONLOSS ||
            p->kind == LUCID_STEP_PARAM_JOINT_ARMATURE ||
-           p->kind == LUCID_STEP_PARAM_TENDON_FRICTIONLOSS;
+           p->kind == LUCID_STEP_PARAM_TENDON_FRICTIONLOSS ||
+           p->kind == LUCID_STEP_PARAM_TENDON_DAMPING ||
+           p->kind == LUCID_STEP_PARAM_TENDON_STIFFNESS;
 }
 
 static lucid_model_param_kind model_param_kind(const lucid_step_param *p) {
@@ -222,6 +224,8 @@ static lucid_model_param_kind model_param_kind(const lucid_step_param *p) {
            : p->kind == LUCID_STEP_PARAM_JOINT_DAMPING       ? LUCID_MODEL_PARAM_JOINT_DAMPING
            : p->kind == LUCID_STEP_PARAM_JOINT_ARMATURE      ? LUCID_MODEL_PARAM_JOINT_ARMATURE
            : p->kind == LUCID_STEP_PARAM_TENDON_FRICTIONLOSS ? LUCID_MODEL_PARAM_TENDON_FRICTIONLOSS
+           : p->kind == LUCID_STEP_PARAM_TENDON_DAMPING      ? LUCID_MODEL_PARAM_TENDON_DAMPING
+           : p->kind == LUCID_STEP_PARAM_TENDON_STIFFNESS    ? LUCID_MODEL_PARAM_TENDON_STIFFNESS
                                                              : LUCID_MODEL_PARAM_JOINT_FRICTIONLOSS;
 }
 

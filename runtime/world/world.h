@@ -347,19 +347,21 @@ int lucid_world_model_count(const lucid_world *w);
 const lucid_model *lucid_world_model_of(const lucid_world *w, int id); /* NULL if unknown */
 /* A model's physical parameters (world_model_params.c): a link's (model body's) mass, its
  * inertia scaled with it, a joint's damping, frictionloss or armature (every dof of it) and a
- * tendon's frictionloss. Setting one changes this world's own variant of the model
- * (runtime/model/model_variant.h), never the model the caller or other worlds hold.
+ * tendon's frictionloss, damping or stiffness. Setting one changes this world's own variant of the
+ * model (runtime/model/model_variant.h), never the model the caller or other worlds hold.
  * LUCID_ERR_ARGUMENT (*why says why) for an unknown model, link, joint or tendon, a link that does
- * not carry its joint's whole inertia, a value out of range (mass > 0, damping, frictionloss and
- * armature >= 0, finite; armature > 0 on a joint moving no mass), or a tendon frictionloss > 0
- * on a tendon whose dofs the world keeps in different trees (added with neither a limit nor
- * frictionloss, its friction row would join them). */
+ * not carry its joint's whole inertia, a value out of range (mass > 0, damping, frictionloss,
+ * armature and stiffness >= 0, finite; armature > 0 on a joint moving no mass), or a tendon
+ * frictionloss > 0 on a tendon whose dofs the world keeps in different trees (added with neither a
+ * limit nor frictionloss, its friction row would join them). */
 typedef enum lucid_model_param_kind {
     LUCID_MODEL_PARAM_LINK_MASS = 0,
     LUCID_MODEL_PARAM_JOINT_DAMPING,
-    LUCID_MODEL_PARAM_JOINT_FRICTIONLOSS, /* every dof of the joint (N m or N) */
-    LUCID_MODEL_PARAM_JOINT_ARMATURE,     /* every dof of the joint (kg m^2 or kg) */
-    LUCID_MODEL_PARAM_TENDON_FRICTIONLOSS /* index: a tendon (its force unit: N or N m) */
+    LUCID_MODEL_PARAM_JOINT_FRICTIONLOSS,  /* every dof of the joint (N m or N) */
+    LUCID_MODEL_PARAM_JOINT_ARMATURE,      /* every dof of the joint (kg m^2 or kg) */
+    LUCID_MODEL_PARAM_TENDON_FRICTIONLOSS, /* index: a tendon (its force unit: N or N m) */
+    LUCID_MODEL_PARAM_TENDON_DAMPING,      /* index: a tendon (force per unit of Ld) */
+    LUCID_MODEL_PARAM_TENDON_STIFFNESS     /* index: a tendon (force per unit of L) */
 } lucid_model_param_kind;
 lucid_status lucid_world_model_param(const lucid_world *w, int model, lucid_model_param_kind kind,
                                      size_t index, double *value, const char **why);

@@ -1,8 +1,8 @@
 /* The physical parameters of a world's models that system identification and the step
  * derivatives change: a link's mass, a joint's damping, dry friction (frictionloss) and
- * armature, and a tendon's dry friction. The world changes its own variant of the model
- * (runtime/model/model_variant.h); the model the caller holds, and other worlds holding it, keep
- * theirs. */
+ * armature, and a tendon's dry friction, damping and stiffness. The world changes its own variant
+ * of the model (runtime/model/model_variant.h); the model the caller holds, and other worlds
+ * holding it, keep theirs. */
 #include "runtime/model/model_variant.h"
 #include "runtime/world/world_internal.h"
 
@@ -28,7 +28,8 @@ static const char *check(const lucid_world *w, int model, lucid_model_param_kind
     if (kind == LUCID_MODEL_PARAM_JOINT_DAMPING || kind == LUCID_MODEL_PARAM_JOINT_FRICTIONLOSS ||
         kind == LUCID_MODEL_PARAM_JOINT_ARMATURE)
         return index < lucid_model_njoints(m) ? NULL : "unknown joint";
-    if (kind == LUCID_MODEL_PARAM_TENDON_FRICTIONLOSS)
+    if (kind == LUCID_MODEL_PARAM_TENDON_FRICTIONLOSS || kind == LUCID_MODEL_PARAM_TENDON_DAMPING ||
+        kind == LUCID_MODEL_PARAM_TENDON_STIFFNESS)
         return index < lucid_model_ntendons(m) ? NULL : "unknown tendon";
     return "unknown model parameter kind";
 }
@@ -57,8 +58,12 @@ lucid_status lucid_world_model_param(const lucid_world *w, int model, lucid_mode
     const char *bad = w && value ? check(w, model, kind, index) : "argument missing";
     if (bad) return fail(why, bad);
     const lucid_model *m = lucid_world_model_of(w, model);
-    if (kind == LUCID_MODEL_PARAM_TENDON_FRICTIONLOSS) {
-        *value = lucid_model_tendons(m)[index].frictionloss;
+    if (kind == LUCID_MODEL_PARAM_TENDON_FRICTIONLOSS || kind == LUCID_MODEL_PARAM_TENDON_DAMPING ||
+        kind == LUCID_MODEL_PARAM_TENDON_STIFFNESS) {
+        const lucid_model_tendon *T = &lucid_model_tendons(m)[index];
+        *value = kind == LUCID_MODEL_PARAM_TENDON_DAMPING     ? T->damping
+                 : kind == LUCID_MODEL_PARAM_TENDON_STIFFNESS ? T->stiffness
+                                                              : T->frictionloss;
         return LUCID_OK;
     }
     size_t k = kind == LUCID_MODEL_PARAM_LINK_MASS ? 0 : joint_dof(m, index);
@@ -83,6 +88,10 @@ lucid_status lucid_world_set_model_param(lucid_world *w, int model, lucid_model_
                          ? lucid_model_variant_set_joint_armature(v, index, value, why)
                      : kind == LUCID_MODEL_PARAM_TENDON_FRICTIONLOSS
                          ? set_tendon_frictionloss(w, model, index, value, v, why)
+                     : kind == LUCID_MODEL_PARAM_TENDON_DAMPING
+                         ? lucid_model_variant_set_tendon_damping(v, index, value, why)
+                     : kind == LUCID_MODEL_PARAM_TENDON_STIFFNESS
+                         ? lucid_model_variant_set_tendon_stiffness(v, index, value, why)
                          : lucid_model_variant_set_joint_frictionloss(v, index, value, why);
     if (s == LUCID_OK) lucid_world_replace_model(w, model, v);
     lucid_model_destroy(v); /* the world holds its own reference */

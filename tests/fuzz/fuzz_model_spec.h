@@ -27,10 +27,12 @@ static inline void fuzz_warning(void *ctx, const char *message) {
 
 /* On success: parents before children, indices in range, finite placements, masses and
  * inertias, mimic names set only with a multiplier, equalities naming existing bodies or
- * joints with finite numbers, actuators on 1-dof joints or tendons with finite gains and
- * ordered ranges, fixed tendons over 1-dof joints with finite coefficients, spatial tendons
- * through existing sites and sphere or cylinder geoms with positive divisors, keyframes of
- * MuJoCo's sizes with finite values. On failure: no spec and a non-empty, terminated message.
+ * joints with finite numbers, actuators on 1-dof joints, tendons or slider-cranks (two frames,
+ * a rod > 0) with finite gains and ordered ranges, fixed tendons over 1-dof joints with finite
+ * coefficients, spatial tendons through existing sites and sphere or cylinder geoms with
+ * positive divisors, keyframes of MuJoCo's sizes with finite values, sensors of a known kind
+ * with an object and noise and cutoff >= 0. On failure: no spec and a non-empty, terminated
+ * message.
  * Meshes are skipped (the bytes cannot name a readable mesh reliably; the skip path is what is
  * exercised), lengths scaled by 1. */
 static inline void fuzz_model(fuzz_model_parser parse, const char *name, const uint8_t *data,
@@ -85,7 +87,11 @@ static inline void fuzz_model(fuzz_model_parser parse, const char *name, const u
     }
     for (size_t a = 0; a < s->nactuators; a++) {
         const lucid_actuator_spec *A = &s->actuators[a];
-        if (A->tendon >= 0) {
+        if (A->crank >= 0 || A->slider >= 0) { /* a slider-crank: both sites, a rod > 0 */
+            FUZZ_REQUIRE(A->crank >= 0 && (size_t)A->crank < s->nframes);
+            FUZZ_REQUIRE(A->slider >= 0 && (size_t)A->slider < s->nframes);
+            FUZZ_REQUIRE(A->cranklength > 0.0 && isfinite(A->cranklength));
+        } else if (A->tendon >= 0) {
             FUZZ_REQUIRE((size_t)A->tendon < s->ntendons);
         } else {
             FUZZ_REQUIRE(A->joint >= 0 && (size_t)A->joint < s->njoints);
@@ -163,6 +169,14 @@ static inline void fuzz_model(fuzz_model_parser parse, const char *name, const u
         for (int i = 0; i < 2; i++)
             FUZZ_REQUIRE(s->excludes[e][i] >= LUCID_MODEL_WORLD &&
                          s->excludes[e][i] < (int)s->nbodies);
+    for (size_t k = 0; k < s->nsensors; k++) { /* a known kind with an object (resolved later) */
+        const lucid_sensor_spec *S = &s->sensors[k];
+        FUZZ_REQUIRE((int)S->kind >= 0 && S->kind < LUCID_SENSOR_KIND_COUNT);
+        FUZZ_REQUIRE(S->object != NULL);
+        FUZZ_REQUIRE(S->objtype == 0 || S->objtype == 1);
+        FUZZ_REQUIRE(S->noise >= 0.0 && isfinite(S->noise) && S->cutoff >= 0.0 &&
+                     isfinite(S->cutoff));
+    }
     lucid_model_spec_destroy(s);
 }
 

@@ -6,7 +6,8 @@
 -- inside its band, slide with the tendon's force exactly f at the analytic acceleration, stop
 -- where the energy balance puts them; its derivatives equal central differences. Spatial
 -- tendons' too: in free motion through sphere and cylinder wraps, held at a limit, and on a
--- sliding and a stuck friction row (their moment's change with q included).
+-- sliding and a stuck friction row (their moment's change with q included). A tendon's damping
+-- and stiffness are parameters too: their columns equal central differences.
 -- The comparisons with MuJoCo 2.2.2 are tests/c/test_mjcf_tendons.c.
 local t = require "testing"
 local lucid = require "lucid"
@@ -440,7 +441,7 @@ t.case("a tendon's frictionloss as a parameter: w:param, w:set_param, the world'
            w, spec, -1)
   t.raises("lucid.world:param: params[1]: the model has no tendon \"nope\"", w.param, w,
            {model = id, tendon = "nope", "frictionloss"})
-  t.raises("params[1]: unknown entry", w.param, w, {model = id, tendon = "couple", "damping"})
+  t.raises("params[1]: unknown entry", w.param, w, {model = id, tendon = "couple", "armature"})
   -- added without frictionloss, the tendon's two pendulums are two trees: its row would join
   -- them, so frictionloss > 0 is refused by name there (0 is accepted)
   local h = assert(io.open(FRICTION))
@@ -492,6 +493,56 @@ t.case("a tendon's frictionloss as a step-derivative parameter: analytic and cen
                                   case.mode, gap))
     t.truthy(ok, gap)
   end
+end)
+
+-- A tendon's passive force -stiffness (L - springlength) - damping Ld is explicit in the step
+-- (docs/world.md): dv+/dk = -dt M~^-1 c (L - springlength) and dv+/db = -dt M~^-1 c Ld, through
+-- the shifted model. Each column against central differences of whole steps (1e-6 of its
+-- largest entry); each must move the step.
+t.case("a tendon's damping and stiffness as parameters: w:param, w:set_param, central differences", function()
+  local m = lucid.model.load(SPRING)
+  local w = lucid.world{dt = 1e-3, contact = {tol = 1e-12, max_iter = 5000}}
+  local id = w:add_model(m)
+  w:set_q(id, {0.4, -0.6, 0.3, 0.05})
+  w:set_v(id, {1, -2, 0.5, 0.2})
+  local P = {}
+  for _, T in ipairs(m:tendons()) do
+    for _, kind in ipairs{"damping", "stiffness"} do
+      P[#P + 1] = {model = id, tendon = T.name, kind}
+      t.eq(w:param(P[#P]), T[kind], T.name .. " " .. kind)
+    end
+  end
+  local x = w:state()
+  local D = w:step_derivatives{method = "implicit", params = P}
+  w:set_state(x)
+  local E = w:step_derivatives{method = "finite_differences", step = 1e-4, tol = 1e-13,
+                               max_iter = 100000, params = P}
+  for k, p in ipairs(P) do
+    local ok, gap = column_close(D.params[k], E.params[k])
+    io.stderr:write(string.format("  tendon %s %s column: from central differences %s\n", p.tendon,
+                                  p[1], gap))
+    t.truthy(ok, p.tendon .. " " .. p[1] .. ": " .. gap)
+    local top = 0
+    for r = 1, E.params[k]:rows() do top = math.max(top, math.abs(E.params[k]:get(r, 1))) end
+    t.truthy(top > 1e-6, p.tendon .. " " .. p[1] .. " moves the step")
+  end
+  -- set_param changes the world's model only; the step follows it
+  w:set_state(x)
+  local spec = {model = id, tendon = "chain", "damping"}
+  w:set_param(spec, 3)
+  t.eq(w:param(spec), 3)
+  t.eq(m:tendons()[2].damping, 0.1, "the caller's model keeps its own")
+  w:step()
+  local fast = w:v(id)
+  w:set_state(x)
+  w:set_param(spec, 0.1)
+  w:step()
+  t.truthy((fast - w:v(id)):norm() > 1e-6, "the damping changes the step")
+  t.raises("lucid.world:set_param: a tendon's stiffness must be >= 0 and finite", w.set_param, w,
+           {model = id, tendon = "chain", "stiffness"}, -1)
+  t.raises("lucid.world:set_param: a tendon's damping must be >= 0 and finite", w.set_param, w,
+           spec, -0.5)
+  t.raises("\"stiffness\" (with tendon =)", w.param, w, {model = id, joint = "j1", "stiffness"})
 end)
 
 t.case("a tendon's friction row: warm started from its key, refused by ccp", function()
