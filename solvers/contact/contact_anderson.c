@@ -24,10 +24,30 @@ void lucid_anderson_reset(lucid_anderson *a) {
     a->count = a->head = a->has_previous = a->accelerated = 0;
 }
 
-static double dot(const double *x, const double *y, int n) {
-    double sum = 0.0;
-    for (int k = 0; k < n; ++k) sum += x[k] * y[k];
-    return sum;
+/* out[j] = Y_j . x for the count columns Y_j = Y + j n: four (then two) at a time in one pass
+ * over x, each sum in index order (the bits of one dot product at a time), so that the sums
+ * run as independent chains of additions instead of one after another. */
+static void dots(const double *Y, int count, const double *x, int n, double *out) {
+    int j = 0;
+    for (; j + 4 <= count; j += 4) {
+        const double *y0 = Y + (size_t)j * (size_t)n, *y1 = y0 + n, *y2 = y1 + n, *y3 = y2 + n;
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+        for (int k = 0; k < n; ++k)
+            s0 += y0[k] * x[k], s1 += y1[k] * x[k], s2 += y2[k] * x[k], s3 += y3[k] * x[k];
+        out[j] = s0, out[j + 1] = s1, out[j + 2] = s2, out[j + 3] = s3;
+    }
+    for (; j + 2 <= count; j += 2) {
+        const double *y0 = Y + (size_t)j * (size_t)n, *y1 = y0 + n;
+        double s0 = 0.0, s1 = 0.0;
+        for (int k = 0; k < n; ++k) s0 += y0[k] * x[k], s1 += y1[k] * x[k];
+        out[j] = s0, out[j + 1] = s1;
+    }
+    for (; j < count; ++j) {
+        const double *y0 = Y + (size_t)j * (size_t)n;
+        double s0 = 0.0;
+        for (int k = 0; k < n; ++k) s0 += y0[k] * x[k];
+        out[j] = s0;
+    }
 }
 
 /* Solves the k x k SPD system H theta = r in place (Cholesky, H column-major); 0 when it is
@@ -72,10 +92,11 @@ static void record(lucid_anderson *a, const double *u, const double *g) {
     if (a->has_previous && a->memory > 0) {
         int h = a->head;
         if (a->count < a->memory) ++a->count;
-        for (int j = 0; j < a->count; ++j) /* the new difference's row of the Gram matrix */
+        double row[LUCID_ANDERSON_MAX_MEMORY]; /* the new difference's row of the Gram matrix */
+        dots(a->dF, a->count, a->dF + (size_t)h * n, n, row);
+        for (int j = 0; j < a->count; ++j)
             a->gram[h * LUCID_ANDERSON_MAX_MEMORY + j] =
-                a->gram[j * LUCID_ANDERSON_MAX_MEMORY + h] =
-                    dot(a->dF + (size_t)h * n, a->dF + (size_t)j * n, n);
+                a->gram[j * LUCID_ANDERSON_MAX_MEMORY + h] = row[j];
         a->head = (h + 1) % a->memory;
     }
     a->has_previous = 1;
@@ -101,9 +122,9 @@ void lucid_anderson_step(lucid_anderson *a, const double *u, double *g) {
     double H[LUCID_ANDERSON_MAX_MEMORY * LUCID_ANDERSON_MAX_MEMORY],
         theta[LUCID_ANDERSON_MAX_MEMORY];
     double trace = 0.0;
+    dots(a->dF, k, a->f_previous, n, theta);
     for (int j = 0; j < k; ++j) {
         for (int i = j; i < k; ++i) H[i + j * k] = a->gram[i * LUCID_ANDERSON_MAX_MEMORY + j];
-        theta[j] = dot(a->dF + (size_t)j * n, a->f_previous, n);
         trace += H[j + j * k];
     }
     /* Tikhonov term: the differences become nearly collinear near convergence, and a tiny

@@ -227,6 +227,54 @@ static void reflect(const double *v, double tau, double *y, int len) {
     for (int i = 1; i < len; ++i) y[i] -= d * v[i];
 }
 
+/* The columns A[., j] (len rows, leading dimension lda), j < cols, each reflected as by
+ * reflect: four at a time, each column's dot product in reflect's order (the same bits), so
+ * that four independent sums run at once instead of one chain of dependent additions. */
+static void reflect_columns(const double *v, double tau, double *A, size_t lda, int len, int cols) {
+    int j = 0;
+    for (; j + 4 <= cols; j += 4) {
+        double *y0 = A + lda * (size_t)j, *y1 = y0 + lda, *y2 = y1 + lda, *y3 = y2 + lda;
+        double d0 = y0[0], d1 = y1[0], d2 = y2[0], d3 = y3[0];
+        for (int i = 1; i < len; ++i) {
+            d0 += v[i] * y0[i], d1 += v[i] * y1[i];
+            d2 += v[i] * y2[i], d3 += v[i] * y3[i];
+        }
+        d0 *= tau, d1 *= tau, d2 *= tau, d3 *= tau;
+        y0[0] -= d0, y1[0] -= d1, y2[0] -= d2, y3[0] -= d3;
+        for (int i = 1; i < len; ++i) {
+            y0[i] -= d0 * v[i], y1[i] -= d1 * v[i];
+            y2[i] -= d2 * v[i], y3[i] -= d3 * v[i];
+        }
+    }
+    for (; j < cols; ++j) reflect(v, tau, A + lda * (size_t)j, len);
+}
+
+/* The index in [from, q) of the column of A (q x q) whose rows from..q-1 have the largest
+ * squared norm (the first on a tie), *big that norm: four columns at a time, each summed in
+ * row order. */
+static int largest_column(const double *A, int q, int from, double *big) {
+    int best = from;
+    double top = -1.0;
+    int j = from;
+    for (; j + 4 <= q; j += 4) {
+        const double *a0 = A + (size_t)q * (size_t)j, *a1 = a0 + q, *a2 = a1 + q, *a3 = a2 + q;
+        double n[4] = {0.0, 0.0, 0.0, 0.0};
+        for (int i = from; i < q; ++i) {
+            n[0] += a0[i] * a0[i], n[1] += a1[i] * a1[i];
+            n[2] += a2[i] * a2[i], n[3] += a3[i] * a3[i];
+        }
+        for (int k = 0; k < 4; ++k)
+            if (n[k] > top) top = n[k], best = j + k;
+    }
+    for (; j < q; ++j) {
+        double norm = 0.0;
+        for (int i = from; i < q; ++i) norm += A[i + (size_t)q * j] * A[i + (size_t)q * j];
+        if (norm > top) top = norm, best = j;
+    }
+    *big = top;
+    return best;
+}
+
 /* rhs <- K^+ rhs, the minimum-norm solution, through solve_min_norm's decomposition: with
  * K P = Q [R1 R2; 0 0] and [R1 R2]^T = V [S; 0], x = P V [S^-T (Q^T rhs)_1..r; 0]. */
 static void cod_apply(lucid_contact_polisher *pl, int q) {
@@ -259,13 +307,8 @@ static int solve_min_norm(lucid_contact_polisher *pl, int q) {
     int r = 0;
     for (int k = 0; k < q; ++k) pl->ipiv[k] = k;
     for (; r < q; ++r) {
-        int best = r;
-        double big = -1.0;
-        for (int j = r; j < q; ++j) {
-            double norm = 0.0;
-            for (int i = r; i < q; ++i) norm += A[i + (size_t)q * j] * A[i + (size_t)q * j];
-            if (norm > big) big = norm, best = j;
-        }
+        double big;
+        int best = largest_column(A, q, r, &big);
         if (r == 0) first = sqrt(big);
         if (!(sqrt(big) > LUCID_CONTACT_POLISH_PIVOT * first)) break;
         if (best != r) {
@@ -278,7 +321,7 @@ static int solve_min_norm(lucid_contact_polisher *pl, int q) {
         }
         double *v = A + r + (size_t)q * r;
         pl->tau[r] = reflector(v, q - r);
-        for (int j = r + 1; j < q; ++j) reflect(v, pl->tau[r], A + r + (size_t)q * j, q - r);
+        reflect_columns(v, pl->tau[r], A + r + (size_t)q * (r + 1), (size_t)q, q - r, q - r - 1);
     }
     if (r == 0) return 0;
     for (int i = 0; i < r; ++i) /* W = [R1 R2]^T, q x r */
@@ -286,7 +329,7 @@ static int solve_min_norm(lucid_contact_polisher *pl, int q) {
     for (int i = 0; i < r; ++i) {
         double *v = W + i + (size_t)q * i;
         pl->tauz[i] = reflector(v, q - i);
-        for (int j = i + 1; j < r; ++j) reflect(v, pl->tauz[i], W + i + (size_t)q * j, q - i);
+        reflect_columns(v, pl->tauz[i], W + i + (size_t)q * (i + 1), (size_t)q, q - i, r - i - 1);
     }
     pl->rank = r;
     cod_apply(pl, q);

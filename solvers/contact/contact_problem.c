@@ -67,25 +67,42 @@ static int all_finite(const double *x, long count) {
 
 /* What the validation reads of G, in one pass over its entry pairs (i, j), (j, i), i >= j:
  * whether every entry is finite (a 0 + b 0 is NaN exactly when a or b is NaN or infinite),
- * the largest |G| and the largest |G_ij - G_ji|. */
+ * the largest |G| and the largest |G_ij - G_ji|. Four lanes of i at a time, each with its own
+ * sums and maxima: the pass is bound by the latency of one chain of dependent additions and
+ * comparisons otherwise, and the outcome (a maximum, a sum of zeros or NaN) does not depend on
+ * the order. */
 typedef struct g_summary {
     int finite;
     double scale, asymmetry;
 } g_summary;
 
+typedef struct g_lane {
+    double probe, scale, asymmetry;
+} g_lane;
+
+static void summarise_pair(g_lane *lane, double a, double b) {
+    double big = fabs(a) > fabs(b) ? fabs(a) : fabs(b), diff = fabs(a - b);
+    lane->probe += a * 0.0 + b * 0.0;
+    lane->scale = big > lane->scale ? big : lane->scale;
+    lane->asymmetry = diff > lane->asymmetry ? diff : lane->asymmetry;
+}
+
 static g_summary summarise_G(const double *G, long m) {
-    double probe = 0.0, scale = 0.0, asymmetry = 0.0;
+    g_lane lane[4] = {{0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}};
     for (long j = 0; j < m; ++j) {
-        const double *col = G + m * j;
-        for (long i = j; i < m; ++i) {
-            double a = col[i], b = G[j + m * i];
-            double big = fabs(a) > fabs(b) ? fabs(a) : fabs(b), diff = fabs(a - b);
-            probe += a * 0.0 + b * 0.0;
-            scale = big > scale ? big : scale;
-            asymmetry = diff > asymmetry ? diff : asymmetry;
-        }
+        const double *col = G + m * j, *row = G + j;
+        long i = j;
+        for (; i + 4 <= m; i += 4)
+            for (int l = 0; l < 4; ++l) summarise_pair(&lane[l], col[i + l], row[m * (i + l)]);
+        for (; i < m; ++i) summarise_pair(&lane[0], col[i], row[m * i]);
     }
-    return (g_summary){probe == 0.0, scale, asymmetry};
+    g_summary out = {1, 0.0, 0.0};
+    for (int l = 0; l < 4; ++l) {
+        out.finite = out.finite && lane[l].probe == 0.0;
+        out.scale = lane[l].scale > out.scale ? lane[l].scale : out.scale;
+        out.asymmetry = lane[l].asymmetry > out.asymmetry ? lane[l].asymmetry : out.asymmetry;
+    }
+    return out;
 }
 
 double lucid_contact_diag(const lucid_contact_problem *p, int k) {
