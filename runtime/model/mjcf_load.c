@@ -2118,6 +2118,13 @@ static lucid_status pair(mjcf *P, const xmlNode *el) {
                              ATTR(el, "geom1"), ATTR(el, "geom2"));
         return LUCID_OK;
     }
+    for (size_t k = 0; k < s->npairs; k++) /* the compiler refuses it too, without names */
+        if ((s->pairs[k].geom1 == g1 && s->pairs[k].geom2 == g2) ||
+            (s->pairs[k].geom1 == g2 && s->pairs[k].geom2 == g1))
+            return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                        "<pair>: geoms '%s' and '%s' already make the pair of "
+                                        "line %d (MuJoCo would collide them twice)",
+                                        ATTR(el, "geom1"), ATTR(el, "geom2"), s->pairs[k].line);
     lucid_status st = lucid_model_spec_add_pair(P->spec, &p, NULL);
     if (st) lucid_model_xml_fail(X_, el, st, "<pair>: %s", lucid_status_string(st));
     return X_->status;
