@@ -244,6 +244,7 @@ t.case("<contact><pair>: m:pairs() and the world's contacts take the pair's para
   t.eq(ghost.gap, 0.001)
   t.eq(pairs_["cube1|cube2"].condim, 4) -- class grip
   t.eq(pairs_["cube1|cube2"].friction, 0.4)
+  t.eq(pairs_["cube1|cube2"].torsion, 0.02) -- main's third number under grip's two
   t.eq(pairs_["lower|upper"].condim, 1)
   local w = lucid.world{dt = 0.001, margin = 0}
   w:add_model(m)
