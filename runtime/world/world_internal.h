@@ -99,6 +99,8 @@ typedef struct lucid_world_model {
                                * sensors read them), 0 before a step and after the state is set */
     double restitution;
     double friction; /* the friction given for the model (every geom's and pair's), -1: none */
+    int pairs;       /* its explicit pairs collide (some, and the collision mode not dynamic) */
+    int predefined;  /* its own geom pairs collide through explicit pairs only */
     int first_body, num_bodies; /* the world bodies of its links, contiguous */
     int static_body;            /* the world body of its static geoms, -1 when none */
     int first_mocap;            /* the world bodies of its mocap bodies, contiguous (-1: none) */

@@ -311,6 +311,9 @@ lucid_status lucid_world_add_model(lucid_world *w, const lucid_model *m,
     wm.base = d->pose;
     wm.restitution = d->restitution;
     wm.friction = d->has_friction ? d->friction : -1.0;
+    wm.pairs =
+        lucid_model_npairs(m) > 0 && lucid_model_collision_mode(m) != LUCID_MODEL_COLLISION_DYNAMIC;
+    wm.predefined = lucid_model_collision_mode(m) == LUCID_MODEL_COLLISION_PREDEFINED;
     if (allocate_model(&wm) != LUCID_OK) return bad(why, "out of memory", LUCID_ERR_NO_MEMORY);
     wm.first_tree = lucid_world_models_trees(w);
     if (d->q) {
@@ -488,8 +491,7 @@ static int is_child_of(const lucid_world *w, const lucid_body *child, const luci
 int lucid_world_models_pair_allowed(const lucid_world *w, int a, int b) {
     const lucid_body *ba = &w->bodies[a], *bb = &w->bodies[b];
     if (ba->model < 0 || ba->model != bb->model) return 1;
-    const lucid_model *m = w->models[ba->model].model;
-    if (lucid_model_collision_mode(m) == LUCID_MODEL_COLLISION_PREDEFINED) return 0;
+    if (w->models[ba->model].predefined) return 0;
     return !is_child_of(w, ba, bb) && !is_child_of(w, bb, ba);
 }
 
@@ -511,10 +513,7 @@ int lucid_world_models_parts_allowed(const lucid_world *w, int a, int ia, int b,
 
 int lucid_world_models_may_pair(const lucid_world *w, int a, int b) {
     const lucid_body *ba = &w->bodies[a], *bb = &w->bodies[b];
-    if (ba->model < 0 || ba->model != bb->model) return 0;
-    const lucid_model *m = w->models[ba->model].model;
-    return lucid_model_npairs(m) > 0 &&
-           lucid_model_collision_mode(m) != LUCID_MODEL_COLLISION_DYNAMIC;
+    return ba->model >= 0 && ba->model == bb->model && w->models[ba->model].pairs;
 }
 
 int lucid_world_models_explicit_pair(const lucid_world *w, int a, int ia, int b, int ib,
@@ -539,9 +538,7 @@ int lucid_world_models_pair_dim(const lucid_world *w) {
     int dim = 3;
     for (int i = 0; i < w->num_models; ++i) {
         const lucid_model *m = w->models[i].model;
-        if (w->models[i].friction >= 0.0 ||
-            lucid_model_collision_mode(m) == LUCID_MODEL_COLLISION_DYNAMIC)
-            continue;
+        if (w->models[i].friction >= 0.0 || !w->models[i].pairs) continue;
         for (size_t k = 0; k < lucid_model_npairs(m); ++k) {
             if (lucid_model_pairs(m)[k].condim >= 6) return 6;
             if (lucid_model_pairs(m)[k].condim >= 4) dim = 4;
