@@ -816,7 +816,8 @@ static int l_index(lua_State *L) {
     lua_pop(L, 1);
     static const char *const fields[] = {
         "nq",       "nv",   "nu",         "nbodies", "njoints", "nframes",       "gravity",
-        "timestep", "name", "nkeyframes", "nmocap",  "na",      "filter_parent", NULL};
+        "timestep", "name", "nkeyframes", "nmocap",  "na",      "filter_parent", "collision",
+        NULL};
     int which = -1;
     for (int i = 0; fields[i]; ++i)
         if (strcmp(k, fields[i]) == 0) which = i;
@@ -860,6 +861,11 @@ static int l_index(lua_State *L) {
         case 12: { /* the parent/child collision rule (model.h) */
             static const char *const names[] = {"adjacent", "parent", "none"};
             lua_pushstring(L, names[lucid_model_filter_parent(m)]);
+            break;
+        }
+        case 13: { /* which geom pairs collide (model.h) */
+            static const char *const names[] = {"all", "predefined", "dynamic"};
+            lua_pushstring(L, names[lucid_model_collision_mode(m)]);
             break;
         }
         default:
@@ -1007,6 +1013,7 @@ void lucid_open_model(lua_State *L) {
                                        {"frame_pose", l_frame_pose},
                                        {"frame_jacobian", l_frame_jacobian},
                                        {"geoms", lucid_lua_model_geoms},
+                                       {"pairs", lucid_lua_model_pairs},
                                        {"actuators", lucid_lua_model_actuators},
                                        {"tendons", lucid_lua_model_tendons},
                                        {"sensors", lucid_lua_model_sensors},

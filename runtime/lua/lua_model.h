@@ -32,6 +32,8 @@ void lucid_lua_add_regressor(lua_State *L);
 
 /* m:geoms() (runtime/lua/lua_model_geoms.c). */
 int lucid_lua_model_geoms(lua_State *L);
+/* m:pairs(): the explicit geom pairs (MJCF <contact><pair>), lua_model_geoms.c. */
+int lucid_lua_model_pairs(lua_State *L);
 /* m:actuators() (runtime/lua/lua_model_actuators.c). */
 int lucid_lua_model_actuators(lua_State *L);
 /* m:tendons() (runtime/lua/lua_model_actuators.c). */

@@ -6,7 +6,10 @@
  * friction[1]), rolling (m, friction[2]), condim, priority, margin,
  * gap (docs/model_files.md)}, and for a mesh decomposed by the loader (meshes = "decompose")
  * parts = {convex shapes}, in the geom's frame (shape is then the mesh's hull). A link's geom in
- * the world: m:frame_pose(q, body) * pose. */
+ * the world: m:frame_pose(q, body) * pose.
+ * m:pairs(): the explicit geom pairs (MJCF <contact><pair>, docs/model_files.md), each {name
+ * or nil, geom1, geom2 (indices into m:geoms()), condim, friction, torsion, rolling, margin,
+ * gap}; m.collision says whether they collide. */
 #include <lauxlib.h>
 #include <limits.h>
 
@@ -65,6 +68,35 @@ int lucid_lua_model_geoms(lua_State *L) {
                 lua_rawseti(L, -2, (lua_Integer)k + 1);
             }
             lua_setfield(L, -2, "parts");
+        }
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
+int lucid_lua_model_pairs(lua_State *L) {
+    lucid_model *m = lucid_lua_checkmodel(L, 1, "lucid.model:pairs", "self", NULL);
+    size_t n = lucid_model_npairs(m);
+    const lucid_model_pair *pairs = lucid_model_pairs(m);
+    lua_createtable(L, n > (size_t)INT_MAX ? 0 : (int)n, 0);
+    for (size_t i = 0; i < n; ++i) {
+        const lucid_model_pair *p = &pairs[i];
+        lua_createtable(L, 0, 9);
+        if (p->name != NULL) {
+            lua_pushstring(L, p->name);
+            lua_setfield(L, -2, "name");
+        }
+        lua_pushinteger(L, (lua_Integer)p->geom1 + 1);
+        lua_setfield(L, -2, "geom1");
+        lua_pushinteger(L, (lua_Integer)p->geom2 + 1);
+        lua_setfield(L, -2, "geom2");
+        lua_pushinteger(L, p->condim);
+        lua_setfield(L, -2, "condim");
+        const double v[5] = {p->friction, p->torsion, p->rolling, p->margin, p->gap};
+        static const char *const keys[5] = {"friction", "torsion", "rolling", "margin", "gap"};
+        for (int k = 0; k < 5; ++k) {
+            lua_pushnumber(L, v[k]);
+            lua_setfield(L, -2, keys[k]);
         }
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }

@@ -26,7 +26,7 @@
 
 static const double deg = 3.14159265358979323846 / 180.0;
 
-enum { K_JOINT, K_GEOM, K_SITE, K_ACTUATOR, K_MESH, K_TENDON, K_COUNT };
+enum { K_JOINT, K_GEOM, K_SITE, K_ACTUATOR, K_MESH, K_TENDON, K_PAIR, K_COUNT };
 #define CLASS_NODES       8
 #define MAX_INCLUDE_DEPTH 16
 
@@ -36,6 +36,11 @@ typedef struct mjcf_class {
     const xmlNode *nodes[K_COUNT][CLASS_NODES];
     int count[K_COUNT];
 } mjcf_class;
+
+typedef struct node_list {
+    const xmlNode **items;
+    size_t n, cap;
+} node_list;
 
 typedef struct mjcf_mesh {
     const char *name;
@@ -49,11 +54,6 @@ typedef struct mjcf_hfield {
     int derived;
     const lucid_heightfield *field; /* owned by the spec */
 } mjcf_hfield;
-
-typedef struct node_list {
-    const xmlNode **items;
-    size_t n, cap;
-} node_list;
 
 typedef struct mjcf {
     lucid_model_xml x;
@@ -77,6 +77,7 @@ typedef struct mjcf {
     size_t nmeshes, cap_meshes;
     mjcf_hfield *hfields;
     size_t nhfields, cap_hfields;
+    node_list skipped_geoms; /* geoms dropped with their unreadable mesh (meshes = "skip") */
 } mjcf;
 
 /* ---- element lists with <include> expanded ------------------------------------------------ */
@@ -454,17 +455,20 @@ static const char *const option_attrs[] = {
 static const char *const flag_refused[] = {"constraint", "equality", "frictionloss", "limit",
                                            "contact",    "passive",  "actuation",    NULL};
 
-/* <option collision>: "all" and "dynamic" are one rule without <pair> (which lucid refuses);
- * "predefined" (only <pair>s collide) is refused. 0 after failing. */
+/* <option collision>: which geom pairs collide, the filtered ones ("dynamic"), the <pair>s
+ * ("predefined") or both ("all", the default). 0 after failing. */
 static int collision_mode(mjcf *P, const xmlNode *el) {
+    static const char *const modes[] = {"all", "predefined", "dynamic"};
     const char *v = ATTR(el, "collision");
-    if (!v || strcmp(v, "all") == 0 || strcmp(v, "dynamic") == 0) return 1;
-    if (strcmp(v, "predefined") == 0)
-        return !lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
-                                     "<option> collision=\"predefined\" is not supported (lucid "
-                                     "has no <pair>)");
-    return !lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
-                                 "<option> collision: '%s' is not all, predefined or dynamic", v);
+    for (int k = 0; v && k < 3; k++)
+        if (strcmp(v, modes[k]) == 0) {
+            P->spec->collision = (lucid_model_collision)k; /* the enum's order */
+            return 1;
+        }
+    return !v || !lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                       "<option> collision: '%s' is not all, predefined or "
+                                       "dynamic",
+                                       v);
 }
 
 static lucid_status option(mjcf *P, const xmlNode *el) {
@@ -590,6 +594,13 @@ static const char *const spatial_attrs[] = {"name", "class",    TENDON_COMMON, "
 static const char *const tendon_default_attrs[] = {TENDON_COMMON, "width", "rgba", "material",
                                                    NULL};
 
+/* MuJoCo 2.2.2's <contact><pair>, and its <default><pair> */
+static const char *const pair_attrs[] = {"name",   "class",    "geom1",  "geom2",
+                                         "condim", "friction", "solref", "solimp",
+                                         "margin", "gap",      NULL};
+static const char *const pair_default_attrs[] = {"condim", "friction", "solref", "solimp",
+                                                 "margin", "gap",      NULL};
+
 static int element_kind(const xmlNode *c) {
     if (IS(c, "joint")) return K_JOINT;
     if (IS(c, "geom")) return K_GEOM;
@@ -597,16 +608,17 @@ static int element_kind(const xmlNode *c) {
     if (actuator_type(c) >= 0) return K_ACTUATOR;
     if (IS(c, "mesh")) return K_MESH;
     if (IS(c, "tendon")) return K_TENDON;
+    if (IS(c, "pair")) return K_PAIR;
     return -1;
 }
 
-static const char *const *kind_attrs[K_COUNT] = {joint_attrs,    geom_attrs, site_attrs,
-                                                 actuator_attrs, mesh_attrs, tendon_default_attrs};
+static const char *const *kind_attrs[K_COUNT] = {
+    joint_attrs, geom_attrs,           site_attrs,        actuator_attrs,
+    mesh_attrs,  tendon_default_attrs, pair_default_attrs};
 
 /* Default children that only matter to elements lucid refuses or ignores anyway. */
 static int ignored_default(const xmlNode *c) {
-    static const char *const names[] = {"camera", "light",    "material", "texture",
-                                        "pair",   "equality", NULL};
+    static const char *const names[] = {"camera", "light", "material", "texture", "equality", NULL};
     for (int i = 0; names[i]; i++)
         if (IS(c, names[i])) return 1;
     return 0;
@@ -1318,7 +1330,10 @@ static lucid_status geom(mjcf *P, const xmlNode *el, int body, int childclass, p
             return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<geom>: unknown mesh '%s'",
                                         mname);
         if (lucid_model_xml_load_mesh(X_, el, m->path, m->scale, &hull)) return X_->status;
-        if (!hull) return LUCID_OK; /* skipped, with a warning */
+        if (!hull) /* skipped, with a warning; a <pair> naming it is skipped too */
+            return list_push(&P->skipped_geoms, el)
+                       ? LUCID_OK
+                       : lucid_model_xml_fail(X_, el, LUCID_ERR_NO_MEMORY, "out of memory");
         st = lucid_shape_convex(hull, &g.shape);
         if (st) lucid_convex_mesh_destroy(hull), hull = NULL;
         if (!st && X_->opts->decompose_meshes) {
@@ -1982,8 +1997,142 @@ static int body_named(mjcf *P, const char *name) {
     return b >= 0 ? b : -2;
 }
 
-/* One child of <contact>: an <exclude body1 body2>. */
+/* The rigid body spec body b moves with (MuJoCo's weld body): itself when a joint moves it, else
+ * its parent's; the world (LUCID_MODEL_WORLD) for the world and mocap bodies. */
+static int weld_body(const lucid_model_spec *s, int b) {
+    for (; b != LUCID_MODEL_WORLD && !s->bodies[b].mocap; b = s->bodies[b].parent)
+        for (size_t j = 0; j < s->njoints; j++)
+            if (s->joint_body[j] == b && s->joints[j].kind != LUCID_JOINT_FIXED) return b;
+    return LUCID_MODEL_WORLD;
+}
+
+/* Whether a geom named `name` was dropped with its unreadable mesh (meshes = "skip"). */
+static int skipped_geom(mjcf *P, const char *name) {
+    for (size_t i = 0; i < P->skipped_geoms.n; i++) {
+        const char *n = ATTR(P->skipped_geoms.items[i], "name");
+        if (n && strcmp(n, name) == 0) return 1;
+    }
+    return 0;
+}
+
+/* Reads `name` (up to max reals) as MuJoCo layers a default: each class from main down to cls
+ * sets the numbers it gives, then the element its own; out keeps the rest. 0 after failing. */
+static int layered_reals(mjcf *P, const xmlNode *el, int k, int cls, const char *name, double *out,
+                         int max) {
+    if (cls >= 0) {
+        if (!layered_reals(P, NULL, k, P->classes[cls].parent, name, out, max)) return 0;
+        const mjcf_class *C = &P->classes[cls];
+        for (int i = 0; i < C->count[k]; i++) {
+            const char *v = ATTR(C->nodes[k][i], name);
+            if (v && lucid_model_xml_reals(X_, C->nodes[k][i], name, v, out, 1, max) < 0) return 0;
+        }
+    }
+    const char *v = el ? ATTR(el, name) : NULL;
+    return !v || lucid_model_xml_reals(X_, el, name, v, out, 1, max) >= 0;
+}
+
+/* The geom a <pair> names in attribute `attr`: its spec index, -1 when it was skipped with its
+ * mesh, -2 after failing. */
+static int pair_geom(mjcf *P, const xmlNode *el, const char *attr) {
+    const char *name = ATTR(el, attr);
+    if (!name) {
+        lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<pair>: missing '%s'", attr);
+        return -2;
+    }
+    int g = lucid_model_spec_find_geom(P->spec, name);
+    if (g >= 0) return g;
+    if (skipped_geom(P, name)) return -1;
+    lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<pair>: unknown geom '%s'", name);
+    return -2;
+}
+
+/* condim, friction (five numbers: two tangential, torsional, two rolling), margin and gap of a
+ * <pair>, through its class; solref and solimp are read (checked) and ignored, as a geom's.
+ * MuJoCo's defaults: condim 3, friction 1 1 0.005 0.0001 0.0001, margin = gap = 0 (not the
+ * geoms'). 0 after failing. */
+static int pair_parameters(mjcf *P, const xmlNode *el, int cls, lucid_pair_spec *p) {
+    long condim = 3;
+    const char *v = lookup(P, el, K_PAIR, cls, "condim");
+    if (v && !lucid_model_xml_int(X_, el, "condim", v, LONG_MIN, LONG_MAX, &condim)) return 0;
+    if (condim != 1 && condim != 3 && condim != 4 && condim != 6)
+        return !lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                     "<pair> condim must be 1, 3, 4 or 6 (got %ld)", condim);
+    double f[5] = {1.0, 1.0, 0.005, 0.0001, 0.0001}, sol[5];
+    if (!layered_reals(P, el, K_PAIR, cls, "friction", f, 5)) return 0;
+    for (int k = 0; k < 5; k++)
+        if (f[k] < 0.0)
+            return !lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<pair>: negative friction");
+    /* lucid's cone is isotropic: MuJoCo's anisotropic pairs are refused where they matter */
+    if (condim >= 3 && f[0] != f[1])
+        return !lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                     "<pair> friction: the tangential coefficients %g and %g "
+                                     "differ (anisotropic friction is not supported; MuJoCo "
+                                     "keeps its default 1 for a second number not given)",
+                                     f[0], f[1]);
+    if (condim == 6 && f[3] != f[4])
+        return !lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                     "<pair> friction: the rolling coefficients %g and %g differ "
+                                     "(anisotropic rolling friction is not supported)",
+                                     f[3], f[4]);
+    double margin = 0.0, gap = 0.0;
+    if (!real1(P, el, K_PAIR, cls, "margin", &margin) || !real1(P, el, K_PAIR, cls, "gap", &gap) ||
+        reals(P, el, K_PAIR, cls, "solref", sol, 1, 2) < 0 ||
+        reals(P, el, K_PAIR, cls, "solimp", sol, 1, 5) < 0)
+        return 0;
+    if (margin < 0.0 || gap < 0.0)
+        return !lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                     "<pair>: margin and gap must be >= 0 (got %g, %g)", margin,
+                                     gap);
+    p->condim = (int)condim;
+    p->friction = f[0], p->torsion = f[2] * P->scale, p->rolling = f[3] * P->scale;
+    p->margin = margin * P->scale, p->gap = gap * P->scale;
+    return 1;
+}
+
+/* <pair geom1 geom2>: the two geoms collide whatever the filters say, with the pair's
+ * parameters (docs/model_files.md). A pair of geoms on one rigid body, whose contacts could
+ * exert no force on it, or naming a geom skipped with its mesh, is skipped with a warning. */
+static lucid_status pair(mjcf *P, const xmlNode *el) {
+    if (lucid_model_xml_check_attrs(X_, el, pair_attrs)) return X_->status;
+    int cls = element_class(P, el, -1);
+    if (cls < 0) return X_->status;
+    int g1 = pair_geom(P, el, "geom1"), g2 = g1 == -2 ? -2 : pair_geom(P, el, "geom2");
+    if (g1 == -2 || g2 == -2) return X_->status;
+    lucid_pair_spec p = {.name = ATTR(el, "name"), .geom1 = g1, .geom2 = g2};
+    p.line = (int)lucid_model_xml_line(el);
+    if (!pair_parameters(P, el, cls, &p)) return X_->status;
+    if (g1 < 0 || g2 < 0) {
+        lucid_model_xml_warn(X_, el, "<pair>: geom '%s' was skipped with its mesh: pair skipped",
+                             ATTR(el, g1 < 0 ? "geom1" : "geom2"));
+        return LUCID_OK;
+    }
+    if (g1 == g2)
+        return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                    "<pair>: geom1 and geom2 are the same geom '%s'",
+                                    ATTR(el, "geom1"));
+    const lucid_model_spec *s = P->spec;
+    if (weld_body(s, s->geoms[g1].body) == weld_body(s, s->geoms[g2].body)) {
+        lucid_model_xml_warn(X_, el,
+                             "<pair>: geoms '%s' and '%s' are on one rigid body (welded bodies "
+                             "or the world): their contacts exert no force on it; pair skipped",
+                             ATTR(el, "geom1"), ATTR(el, "geom2"));
+        return LUCID_OK;
+    }
+    for (size_t k = 0; k < s->npairs; k++) /* the compiler refuses it too, without names */
+        if ((s->pairs[k].geom1 == g1 && s->pairs[k].geom2 == g2) ||
+            (s->pairs[k].geom1 == g2 && s->pairs[k].geom2 == g1))
+            return lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
+                                        "<pair>: geoms '%s' and '%s' already make the pair of "
+                                        "line %d (MuJoCo would collide them twice)",
+                                        ATTR(el, "geom1"), ATTR(el, "geom2"), s->pairs[k].line);
+    lucid_status st = lucid_model_spec_add_pair(P->spec, &p, NULL);
+    if (st) lucid_model_xml_fail(X_, el, st, "<pair>: %s", lucid_status_string(st));
+    return X_->status;
+}
+
+/* One child of <contact>: an <exclude body1 body2> or a <pair geom1 geom2>. */
 static lucid_status contact(mjcf *P, const xmlNode *c) {
+    if (IS(c, "pair")) return pair(P, c);
     if (!IS(c, "exclude"))
         return lucid_model_xml_fail(X_, c, LUCID_ERR_PARSE, "<contact>: <%s> is not supported",
                                     (const char *)c->name);
@@ -2708,6 +2857,7 @@ lucid_status lucid_model_spec_parse_mjcf(const char *name, const void *data, siz
     for (size_t i = 0; i < P->nmeshes; i++) free(P->meshes[i].path);
     free(P->meshes);
     free(P->hfields);
+    free(P->skipped_geoms.items);
     free(P->classes);
     free(P->dir);
     lucid_model_xml_release(X_);

@@ -415,6 +415,23 @@ size_t lucid_model_nsensordata(const lucid_model *m); /* the sum of the sensors'
 const int (*lucid_model_excludes(const lucid_model *m))[2];
 /* The model's parent/child rule (lucid_model_parent_filter, model_spec.h). */
 lucid_model_parent_filter lucid_model_filter_parent(const lucid_model *m);
+/* Which geom pairs collide: the filtered ones, the explicit pairs or both (model_spec.h). */
+lucid_model_collision lucid_model_collision_mode(const lucid_model *m);
+/* An explicit geom pair (MJCF <contact><pair>, lucid_pair_spec): geoms geom1 and geom2 (model
+ * geom indices) collide with these parameters instead of their mixed ones, whatever the filters
+ * say, unless the collision mode is LUCID_MODEL_COLLISION_DYNAMIC. */
+typedef struct lucid_model_pair {
+    const char *name;                  /* NULL when unnamed */
+    int geom1, geom2;                  /* lucid_model_geoms indices, different */
+    int condim;                        /* 1, 3, 4 or 6 */
+    double friction, torsion, rolling; /* sliding; torsional and rolling lengths (m) */
+    double margin, gap;                /* m: contacts act at separation margin - gap */
+    int line;                          /* source line, 0 if none */
+} lucid_model_pair;
+size_t lucid_model_npairs(const lucid_model *m);
+const lucid_model_pair *lucid_model_pairs(const lucid_model *m); /* npairs, in the spec's order */
+/* The explicit pair of geoms g1 and g2 (either order), -1 if none: O(log npairs). */
+int lucid_model_find_pair(const lucid_model *m, int g1, int g2);
 
 /* Names by kind: kind "body", "joint", "frame", "actuator", "mocap" or "tendon"; *count receives
  * how many. Returns 0 (and *count 0) for an unknown kind. name(i) for i < *count. */

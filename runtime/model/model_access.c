@@ -240,6 +240,39 @@ lucid_model_parent_filter lucid_model_filter_parent(const lucid_model *m) {
     return m->filter_parent;
 }
 
+lucid_model_collision lucid_model_collision_mode(const lucid_model *m) {
+    return m->collision;
+}
+
+size_t lucid_model_npairs(const lucid_model *m) {
+    return m->npairs;
+}
+
+const lucid_model_pair *lucid_model_pairs(const lucid_model *m) {
+    return m->pairs;
+}
+
+/* The order key of geoms g1, g2: the smaller first. */
+static long long pair_key(int g1, int g2) {
+    return g1 < g2 ? (long long)g1 << 32 | (unsigned)g2 : (long long)g2 << 32 | (unsigned)g1;
+}
+
+int lucid_model_find_pair(const lucid_model *m, int g1, int g2) {
+    long long key = pair_key(g1, g2);
+    size_t lo = 0, hi = m->npairs; /* binary search over pair_order */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const lucid_model_pair *p = &m->pairs[m->pair_order[mid]];
+        long long k = pair_key(p->geom1, p->geom2);
+        if (k == key) return m->pair_order[mid];
+        if (k < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
 int lucid_model_names_count(const lucid_model *m, const char *kind, size_t *count) {
     *count = 0;
     if (!kind) return 0;

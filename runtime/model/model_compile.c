@@ -236,6 +236,9 @@ void lucid_model_destroy(lucid_model *m) {
     free(m->part_shapes);
     free(m->actuators);
     free(m->excludes);
+    for (size_t i = 0; i < m->npairs; ++i) free((char *)m->pairs[i].name);
+    free(m->pairs);
+    free(m->pair_order);
     free(m->lower);
     free(m->upper);
     free(m->springref);
@@ -903,6 +906,88 @@ static int model_geom(const lucid_model_spec *s, const lucid_model *m, const bod
         index += (ni < 0 ? -1 : m->nodes[ni].body) == body;
     }
     return (int)index;
+}
+
+/* A pair's geoms as a sort key: the smaller index first. */
+typedef struct pair_slot {
+    long long key;
+    int index;
+} pair_slot;
+
+static int pair_slot_cmp(const void *a, const void *b) {
+    long long x = ((const pair_slot *)a)->key, y = ((const pair_slot *)b)->key;
+    return (x > y) - (x < y);
+}
+
+/* Spec pair p's problem, NULL if none: two different geoms, condim 1, 3, 4 or 6, finite
+ * coefficients and margin, gap >= 0. */
+static const char *pair_problem(const lucid_model_spec *s, const lucid_pair_spec *p) {
+    if (p->geom1 < 0 || p->geom2 < 0 || (size_t)p->geom1 >= s->ngeoms ||
+        (size_t)p->geom2 >= s->ngeoms)
+        return "geom index out of range";
+    if (p->geom1 == p->geom2) return "geom1 and geom2 are the same geom";
+    if (p->condim != 1 && p->condim != 3 && p->condim != 4 && p->condim != 6)
+        return "condim must be 1, 3, 4 or 6";
+    const double v[5] = {p->friction, p->torsion, p->rolling, p->margin, p->gap};
+    for (int k = 0; k < 5; ++k)
+        if (!(v[k] >= 0.0) || !isfinite(v[k]))
+            return "friction, torsion, rolling, margin and gap must be finite and >= 0";
+    return NULL;
+}
+
+/* The model's explicit pairs from the spec's (geoms mapped to the model's), sorted for
+ * lucid_model_find_pair; the same two geoms twice are refused (MuJoCo would collide them
+ * twice). */
+static lucid_status build_pairs(const compile_ctx *c, lucid_model *m, const body_loc *loc) {
+    const lucid_model_spec *s = c->spec;
+    size_t n = s->npairs;
+    m->collision = s->collision;
+    m->pairs = alloc_array(n, sizeof *m->pairs);
+    m->pair_order = alloc_array(n, sizeof *m->pair_order);
+    pair_slot *slot = alloc_array(n, sizeof *slot);
+    if (!m->pairs || !m->pair_order || !slot) {
+        free(slot);
+        return LUCID_ERR_NO_MEMORY;
+    }
+    lucid_status st = LUCID_OK;
+    if ((unsigned)s->collision > LUCID_MODEL_COLLISION_DYNAMIC)
+        st = fail(c, LUCID_ERR_ARGUMENT, "model", s->name ? s->name : "", 0, 0,
+                  "unknown collision mode %d", (int)s->collision);
+    for (size_t i = 0; i < n && st == LUCID_OK; ++i) {
+        const lucid_pair_spec *p = &s->pairs[i];
+        const char *why = pair_problem(s, p);
+        if (why) {
+            st = fail(c, LUCID_ERR_ARGUMENT, "pair", p->name, i, p->line, "%s", why);
+            break;
+        }
+        lucid_model_pair *q = &m->pairs[i];
+        *q = (lucid_model_pair){NULL,
+                                model_geom(s, m, loc, (size_t)p->geom1),
+                                model_geom(s, m, loc, (size_t)p->geom2),
+                                p->condim,
+                                p->friction,
+                                p->torsion,
+                                p->rolling,
+                                p->margin,
+                                p->gap,
+                                p->line};
+        if (p->name && !(q->name = dup_string(p->name))) st = LUCID_ERR_NO_MEMORY;
+        m->npairs = i + 1; /* names freed with the model from here */
+        int lo = q->geom1 < q->geom2 ? q->geom1 : q->geom2;
+        int hi = q->geom1 < q->geom2 ? q->geom2 : q->geom1;
+        slot[i] = (pair_slot){(long long)lo << 32 | (unsigned)hi, (int)i};
+    }
+    if (st == LUCID_OK && n > 1) qsort(slot, n, sizeof *slot, pair_slot_cmp);
+    for (size_t i = 0; i < n && st == LUCID_OK; ++i) {
+        m->pair_order[i] = slot[i].index;
+        if (i == 0 || slot[i].key != slot[i - 1].key) continue;
+        const lucid_pair_spec *p = &s->pairs[slot[i].index];
+        st = fail(c, LUCID_ERR_ARGUMENT, "pair", p->name, (size_t)slot[i].index, p->line,
+                  "its two geoms already make pair #%d (MuJoCo would collide them twice)",
+                  slot[i - 1].index + 1);
+    }
+    free(slot);
+    return st;
 }
 
 /* Path element k of spatial tendon t (spec index i) into P: its site or geom posed on its node
@@ -1875,7 +1960,8 @@ static lucid_status compile(const compile_ctx *c, lucid_model *m, lucid_body_spe
     }
     m->nexcludes = s->nexcludes;
     m->filter_parent = s->filter_parent;
-    st = build_keyframes(c, m, joint_node);
+    st = build_pairs(c, m, loc);
+    if (st == LUCID_OK) st = build_keyframes(c, m, joint_node);
     if (st == LUCID_OK) st = build_sensors(c, m);
     if (st != LUCID_OK) return st;
     st = check_massless(c, m);

@@ -89,7 +89,11 @@ struct lucid_model {
     size_t nmocap;
     int (*excludes)[2];                      /* frame index pairs, -1: the world body */
     lucid_model_parent_filter filter_parent; /* the parent/child rule (model.h) */
-    lucid_model_equality *equalities;        /* the active ones */
+    lucid_model_collision collision;         /* which geom pairs collide (model.h) */
+    lucid_model_pair *pairs;                 /* explicit pairs, the spec's order */
+    int *pair_order;                         /* pairs by (smaller geom, larger geom) */
+    size_t npairs;
+    lucid_model_equality *equalities; /* the active ones */
     size_t nequalities, equality_rows;
     /* per coordinate (nq) and per dof (nv) */
     double *lower, *upper, *springref;

@@ -108,6 +108,8 @@ void lucid_model_spec_destroy(lucid_model_spec *s) {
     free(s->frames);
     free(s->actuators);
     free(s->excludes);
+    for (size_t i = 0; i < s->npairs; i++) free((char *)s->pairs[i].name);
+    free(s->pairs);
     for (size_t i = 0; i < s->nhfields; i++) lucid_heightfield_destroy(s->hfields[i]);
     free(s->hfields);
     free(s->source);
@@ -307,6 +309,20 @@ lucid_status lucid_model_spec_add_exclude(lucid_model_spec *s, int body1, int bo
     return LUCID_OK;
 }
 
+lucid_status lucid_model_spec_add_pair(lucid_model_spec *s, const lucid_pair_spec *pair,
+                                       int *index) {
+    if (!s || !pair || s->npairs >= INT32_MAX) return LUCID_ERR_ARGUMENT;
+    if (!reserve((void **)&s->pairs, &s->cap_pairs, s->npairs, sizeof *s->pairs))
+        return LUCID_ERR_NO_MEMORY;
+    lucid_pair_spec p = *pair;
+    int ok = 1;
+    p.name = copy_string(pair->name, &ok);
+    if (!ok) return LUCID_ERR_NO_MEMORY;
+    if (index) *index = (int)s->npairs;
+    s->pairs[s->npairs++] = p;
+    return LUCID_OK;
+}
+
 int lucid_model_spec_find_body(const lucid_model_spec *s, const char *name) {
     for (size_t i = 0; s && name && i < s->nbodies; i++)
         if (s->bodies[i].name && strcmp(s->bodies[i].name, name) == 0) return (int)i;
@@ -316,6 +332,12 @@ int lucid_model_spec_find_body(const lucid_model_spec *s, const char *name) {
 int lucid_model_spec_find_joint(const lucid_model_spec *s, const char *name) {
     for (size_t i = 0; s && name && i < s->njoints; i++)
         if (s->joints[i].name && strcmp(s->joints[i].name, name) == 0) return (int)i;
+    return -1;
+}
+
+int lucid_model_spec_find_geom(const lucid_model_spec *s, const char *name) {
+    for (size_t i = 0; s && name && i < s->ngeoms; i++)
+        if (s->geoms[i].name && strcmp(s->geoms[i].name, name) == 0) return (int)i;
     return -1;
 }
 

@@ -301,6 +301,26 @@ typedef enum lucid_model_parent_filter {
     LUCID_MODEL_FILTER_NONE      /* none (MJCF <flag filterparent="disable">) */
 } lucid_model_parent_filter;
 
+/* Which geom pairs collide (MJCF <option collision>, MuJoCo 2.2.2's mj_collision). */
+typedef enum lucid_model_collision {
+    LUCID_MODEL_COLLISION_ALL,        /* the filtered geom pairs and the explicit pairs (an
+                                       * explicit pair replaces its geoms' filtered one) */
+    LUCID_MODEL_COLLISION_PREDEFINED, /* the explicit pairs only */
+    LUCID_MODEL_COLLISION_DYNAMIC     /* the filtered geom pairs only */
+} lucid_model_collision;
+
+/* An explicit geom pair (MJCF <contact><pair>): its two geoms collide whatever the filters
+ * (bitmasks, parent filter, excludes) say, with these contact parameters instead of the
+ * geoms' mixed ones (docs/model_files.md). */
+typedef struct lucid_pair_spec {
+    const char *name;                  /* may be NULL */
+    int geom1, geom2;                  /* spec geom indices, different */
+    int condim;                        /* 1, 3, 4 or 6 */
+    double friction, torsion, rolling; /* as a geom's: sliding, and lengths (m), >= 0 */
+    double margin, gap;                /* m, >= 0: the pair acts at separation margin - gap */
+    int line;
+} lucid_pair_spec;
+
 typedef struct lucid_model_spec {
     char *source; /* the file it came from (for messages), NULL if none */
     char *name;
@@ -326,6 +346,9 @@ typedef struct lucid_model_spec {
     int (*excludes)[2]; /* body index pairs whose geoms never collide */
     size_t nexcludes, cap_excludes;
     lucid_model_parent_filter filter_parent; /* default LUCID_MODEL_FILTER_ADJACENT */
+    lucid_pair_spec *pairs;                  /* explicit geom pairs */
+    size_t npairs, cap_pairs;
+    lucid_model_collision collision; /* default LUCID_MODEL_COLLISION_ALL */
     lucid_keyframe_spec *keyframes;
     size_t nkeyframes, cap_keyframes;
     lucid_tendon_spec *tendons;
@@ -366,6 +389,9 @@ lucid_status lucid_model_spec_add_actuator(lucid_model_spec *spec,
 lucid_status lucid_model_spec_add_tendon(lucid_model_spec *spec, const lucid_tendon_spec *tendon,
                                          int *index);
 lucid_status lucid_model_spec_add_exclude(lucid_model_spec *spec, int body1, int body2);
+/* Copies the pair's name; the compiler checks its geoms and parameters. */
+lucid_status lucid_model_spec_add_pair(lucid_model_spec *spec, const lucid_pair_spec *pair,
+                                       int *index);
 /* Copies the keyframe's name and arrays; the compiler checks their sizes. */
 lucid_status lucid_model_spec_add_keyframe(lucid_model_spec *spec, const lucid_keyframe_spec *key,
                                            int *index);
@@ -389,6 +415,7 @@ const char *lucid_tendon_path_problem(const lucid_tendon_spec *t, size_t *where)
 int lucid_model_spec_find_body(const lucid_model_spec *spec, const char *name);
 int lucid_model_spec_find_joint(const lucid_model_spec *spec, const char *name);
 int lucid_model_spec_find_tendon(const lucid_model_spec *spec, const char *name);
+int lucid_model_spec_find_geom(const lucid_model_spec *spec, const char *name);
 
 /* Defaults a loader starts an element from: identity placement/pose, unit axis z, zero mass
  * and inertia, no limits (velocity/effort INFINITY), gear 1, friction 1, condim 3,

@@ -46,7 +46,7 @@ static lucid_status body_boxes(lucid_world *w, const double *extra) {
         lucid_vec3 hi = lucid_vec3_neg(lo);
         for (int k = 0; k < b->num_parts; ++k) {
             lucid_vec3 plo, phi;
-            double grow = pad + w->part_contact[b->part_begin + k].margin;
+            double grow = pad + w->part_contact[b->part_begin + k].reach;
             part_box(b, &w->parts[b->part_begin + k], grow + (extra ? extra[i] : 0.0), &plo, &phi);
             lo = lucid_vec3_make(fmin(lo.x, plo.x), fmin(lo.y, plo.y), fmin(lo.z, plo.z));
             hi = lucid_vec3_make(fmax(hi.x, phi.x), fmax(hi.y, phi.y), fmax(hi.z, phi.z));
@@ -494,10 +494,15 @@ static lucid_part_contact part_contact(const lucid_world *w, int body, int part)
 
 int lucid_world_pair_contact(const lucid_world *w, int a, int ia, int b, int ib, double *friction,
                              double *torsion, double *include_margin) {
-    lucid_part_contact p = part_contact(w, a, ia), q = part_contact(w, b, ib);
-    int plain = p.geom < 0 || q.geom < 0;
     double unused;
     if (!torsion) torsion = &unused;
+    lucid_pair_contact e;
+    if (lucid_world_models_explicit_pair(w, a, ia, b, ib, &e)) { /* its own parameters */
+        *friction = e.friction, *torsion = e.torsion, *include_margin = e.include_margin;
+        return 1;
+    }
+    lucid_part_contact p = part_contact(w, a, ia), q = part_contact(w, b, ib);
+    int plain = p.geom < 0 || q.geom < 0;
     if (p.geom < 0 && q.geom < 0) { /* lucid's rule: the smaller friction; the torsion of
                                      * the body that has one (MuJoCo's larger) when it slides */
         *friction = fmin(p.friction, q.friction), *include_margin = 0.0;
@@ -524,6 +529,8 @@ int lucid_world_pair_contact(const lucid_world *w, int a, int ia, int b, int ib,
 }
 
 double lucid_world_pair_rolling(const lucid_world *w, int a, int ia, int b, int ib) {
+    lucid_pair_contact e;
+    if (lucid_world_models_explicit_pair(w, a, ia, b, ib, &e)) return e.rolling;
     lucid_part_contact p = part_contact(w, a, ia), q = part_contact(w, b, ib);
     if (p.geom < 0 && q.geom < 0) /* as their torsion: the larger, where they have friction */
         return fmin(p.friction, q.friction) > 0.0 ? fmax(p.rolling, q.rolling) : 0.0;
@@ -761,7 +768,9 @@ static lucid_status hfield_pair_points(const lucid_shape *hf, const lucid_se3 *T
     return LUCID_OK;
 }
 
-static lucid_status collide_parts(lucid_world *w, int a, int ia, int b, int ib) {
+/* Contacts between part ia of body a and part ib of body b: an explicit pair's, or, where the
+ * body filters let the two bodies touch (dynamic), the filtered geom pair's. */
+static lucid_status collide_parts(lucid_world *w, int a, int ia, int b, int ib, int dynamic) {
     const lucid_body *ba = &w->bodies[a], *bb = &w->bodies[b];
     const lucid_body_part *pa = &w->parts[ba->part_begin + ia];
     const lucid_body_part *pb = &w->parts[bb->part_begin + ib];
@@ -772,15 +781,18 @@ static lucid_status collide_parts(lucid_world *w, int a, int ia, int b, int ib) 
         (ka == LUCID_SHAPE_HALFSPACE || kb == LUCID_SHAPE_HALFSPACE || ka == kb))
         return LUCID_OK;
     double friction, torsion, include_margin;
-    if (!lucid_world_models_parts_allowed(w, a, ia, b, ib) ||
-        !lucid_world_pair_contact(w, a, ia, b, ib, &friction, &torsion, &include_margin))
+    lucid_pair_contact e;
+    if (!lucid_world_models_explicit_pair(w, a, ia, b, ib, &e) &&
+        (!dynamic || !lucid_world_models_parts_allowed(w, a, ia, b, ib)))
+        return LUCID_OK;
+    if (!lucid_world_pair_contact(w, a, ia, b, ib, &friction, &torsion, &include_margin))
         return LUCID_OK;
     /* the margin grows with how far the two surfaces may move towards each other this step */
     double margin = lucid_world_pair_margin(w, a, b, include_margin);
     double pad = 0.5 * w->opt.margin;
     lucid_vec3 alo, ahi, blo, bhi;
-    part_box(ba, pa, pad + w->part_contact[ba->part_begin + ia].margin + w->sweep[a], &alo, &ahi);
-    part_box(bb, pb, pad + w->part_contact[bb->part_begin + ib].margin + w->sweep[b], &blo, &bhi);
+    part_box(ba, pa, pad + w->part_contact[ba->part_begin + ia].reach + w->sweep[a], &alo, &ahi);
+    part_box(bb, pb, pad + w->part_contact[bb->part_begin + ib].reach + w->sweep[b], &blo, &bhi);
     if ((ba->num_parts > 1 || bb->num_parts > 1) && !boxes_overlap(alo, ahi, blo, bhi))
         return LUCID_OK;
     lucid_se3 Ta = part_pose(ba, pa), Tb = part_pose(bb, pb);
@@ -900,10 +912,11 @@ lucid_status lucid_world_collide(lucid_world *w) {
     w->stats.candidate_pairs = np;
     for (int k = 0; k < np; ++k) {
         int a = pairs[k].a, b = pairs[k].b;
-        if (!lucid_world_models_pair_allowed(w, a, b)) continue;
+        int dynamic = lucid_world_models_pair_allowed(w, a, b);
+        if (!dynamic && !lucid_world_models_may_pair(w, a, b)) continue;
         for (int ia = 0; ia < w->bodies[a].num_parts; ++ia)
             for (int ib = 0; ib < w->bodies[b].num_parts; ++ib) {
-                s = collide_parts(w, a, ia, b, ib);
+                s = collide_parts(w, a, ia, b, ib, dynamic);
                 if (s != LUCID_OK) return s;
             }
     }

@@ -41,6 +41,8 @@ typedef struct lucid_part_contact {
     int condim;   /* 1, 3, 4 (torsional friction as well) or 6 (and rolling) */
     int priority; /* the higher one's condim and friction win a pair */
     double friction, torsion, rolling, margin, gap;
+    double reach; /* m: the largest margin it collides at (its own or an explicit pair's), which
+                   * its box grows by in the broad phase */
     unsigned contype, conaffinity;
     double size; /* m, the part's smallest half extent, the length its contacts' slop scales
                   * with (INFINITY for halfspaces and heightfields); set by push_body */
@@ -96,6 +98,9 @@ typedef struct lucid_world_model {
     int stepped;              /* 1 when q_start, v_start and v are the last step's (the step
                                * sensors read them), 0 before a step and after the state is set */
     double restitution;
+    double friction; /* the friction given for the model (every geom's and pair's), -1: none */
+    int pairs;       /* its explicit pairs collide (some, and the collision mode not dynamic) */
+    int predefined;  /* its own geom pairs collide through explicit pairs only */
     int first_body, num_bodies; /* the world bodies of its links, contiguous */
     int static_body;            /* the world body of its static geoms, -1 when none */
     int first_mocap;            /* the world bodies of its mocap bodies, contiguous (-1: none) */
@@ -576,6 +581,21 @@ int lucid_world_models_pair_allowed(const lucid_world *w, int a, int b);
 /* Whether part ia of body a and part ib of body b may touch (same model: their geoms' file
  * bodies are no excluded pair, lucid_model_excludes). */
 int lucid_world_models_parts_allowed(const lucid_world *w, int a, int ia, int b, int ib);
+/* Whether bodies a and b may hold the two geoms of an explicit pair (the same model, which has
+ * pairs and collides them: lucid_model_collision_mode not dynamic). */
+int lucid_world_models_may_pair(const lucid_world *w, int a, int b);
+/* The contact parameters of an explicit pair (lucid_model_pair): its condim applied. */
+typedef struct lucid_pair_contact {
+    double friction, torsion, rolling, include_margin;
+} lucid_pair_contact;
+/* Whether part ia of body a and part ib of body b are the geoms of an explicit pair that
+ * collides (lucid_world_models_may_pair); its parameters into *out then (a friction given for
+ * the model replaces its friction, condim 3 or 1, as it does the geoms'). */
+int lucid_world_models_explicit_pair(const lucid_world *w, int a, int ia, int b, int ib,
+                                     lucid_pair_contact *out);
+/* The rows per contact the models' explicit pairs need: 6 for one of condim 6, 4 for condim
+ * 4, else 3 (lucid_world_derivative_dim). */
+int lucid_world_models_pair_dim(const lucid_world *w);
 
 /* The parts of lucid_world_step (world_step.c), for the step derivatives: prepare = velocity
  * buffers, free velocities, collision and joint limits (the contact list); integrate = the

@@ -170,6 +170,19 @@ static int carries(const lucid_model_geom *g, int b, int mocap) {
     return b >= 0 || g->mocap == mocap;
 }
 
+/* The largest margin model geom g collides at (its own, or an explicit pair's naming it): what
+ * its parts' boxes grow by in the broad phase. -1 for a geom that collides with nothing (no
+ * bitmask and no explicit pair). */
+static double geom_reach(const lucid_model *m, size_t g) {
+    const lucid_model_geom *geom = &lucid_model_geoms(m)[g];
+    double reach = geom->contype || geom->conaffinity ? geom->margin : -1.0;
+    if (lucid_model_collision_mode(m) == LUCID_MODEL_COLLISION_DYNAMIC) return reach;
+    const lucid_model_pair *p = lucid_model_pairs(m);
+    for (size_t k = 0; k < lucid_model_npairs(m); ++k)
+        if ((size_t)p[k].geom1 == g || (size_t)p[k].geom2 == g) reach = fmax(reach, p[k].margin);
+    return reach;
+}
+
 /* The world bodies of a model: one per moving model body (its geoms as parts, possibly none),
  * then one static body for the geoms fixed in the model's world frame (if any), then one static
  * body per mocap body (possibly without parts), posed at its initial pose. */
@@ -213,7 +226,8 @@ static lucid_status add_link_bodies(lucid_world *w, lucid_world_model *wm, int i
         for (size_t i = 0; i < all; ++i) {
             const lucid_model_geom *g = &geoms[first + i];
             if (!carries(g, b, mocap)) continue;
-            if (g->contype == 0 && g->conaffinity == 0) continue; /* visual only */
+            double reach = geom_reach(m, first + i);
+            if (reach < 0.0) continue; /* visual only */
             for (size_t p = 0; p < (g->nparts ? g->nparts : 1); ++p) {
                 list[used].shape = g->nparts ? g->parts[p] : g->shape;
                 list[used].pose = mocap >= 0 ? g->in_mocap
@@ -227,6 +241,7 @@ static lucid_status add_link_bodies(lucid_world *w, lucid_world_model *wm, int i
                 pc->torsion = d->has_friction ? 0.0 : g->torsion;
                 pc->rolling = d->has_friction ? 0.0 : g->rolling;
                 pc->priority = g->priority, pc->margin = g->margin, pc->gap = g->gap;
+                pc->reach = reach;
                 pc->contype = g->contype, pc->conaffinity = g->conaffinity;
                 ++used;
             }
@@ -295,6 +310,10 @@ lucid_status lucid_world_add_model(lucid_world *w, const lucid_model *m,
     wm.model = m;
     wm.base = d->pose;
     wm.restitution = d->restitution;
+    wm.friction = d->has_friction ? d->friction : -1.0;
+    wm.pairs =
+        lucid_model_npairs(m) > 0 && lucid_model_collision_mode(m) != LUCID_MODEL_COLLISION_DYNAMIC;
+    wm.predefined = lucid_model_collision_mode(m) == LUCID_MODEL_COLLISION_PREDEFINED;
     if (allocate_model(&wm) != LUCID_OK) return bad(why, "out of memory", LUCID_ERR_NO_MEMORY);
     wm.first_tree = lucid_world_models_trees(w);
     if (d->q) {
@@ -472,6 +491,7 @@ static int is_child_of(const lucid_world *w, const lucid_body *child, const luci
 int lucid_world_models_pair_allowed(const lucid_world *w, int a, int b) {
     const lucid_body *ba = &w->bodies[a], *bb = &w->bodies[b];
     if (ba->model < 0 || ba->model != bb->model) return 1;
+    if (w->models[ba->model].predefined) return 0;
     return !is_child_of(w, ba, bb) && !is_child_of(w, bb, ba);
 }
 
@@ -489,6 +509,42 @@ int lucid_world_models_parts_allowed(const lucid_world *w, int a, int ia, int b,
     for (size_t k = 0; k < n; ++k)
         if ((ex[k][0] == fa && ex[k][1] == fb) || (ex[k][0] == fb && ex[k][1] == fa)) return 0;
     return 1;
+}
+
+int lucid_world_models_may_pair(const lucid_world *w, int a, int b) {
+    const lucid_body *ba = &w->bodies[a], *bb = &w->bodies[b];
+    return ba->model >= 0 && ba->model == bb->model && w->models[ba->model].pairs;
+}
+
+int lucid_world_models_explicit_pair(const lucid_world *w, int a, int ia, int b, int ib,
+                                     lucid_pair_contact *out) {
+    if (!lucid_world_models_may_pair(w, a, b)) return 0;
+    const lucid_world_model *wm = &w->models[w->bodies[a].model];
+    int ga = w->part_contact[w->bodies[a].part_begin + ia].geom;
+    int gb = w->part_contact[w->bodies[b].part_begin + ib].geom;
+    int k = lucid_model_find_pair(wm->model, ga, gb);
+    if (k < 0) return 0;
+    const lucid_model_pair *p = &lucid_model_pairs(wm->model)[k];
+    int condim = wm->friction >= 0.0 ? (wm->friction > 0.0 ? 3 : 1) : p->condim;
+    double mu = wm->friction >= 0.0 ? wm->friction : p->friction;
+    out->friction = condim == 1 ? 0.0 : mu;
+    out->torsion = condim >= 4 ? p->torsion : 0.0;
+    out->rolling = condim >= 6 ? p->rolling : 0.0;
+    out->include_margin = p->margin - p->gap;
+    return 1;
+}
+
+int lucid_world_models_pair_dim(const lucid_world *w) {
+    int dim = 3;
+    for (int i = 0; i < w->num_models; ++i) {
+        const lucid_model *m = w->models[i].model;
+        if (w->models[i].friction >= 0.0 || !w->models[i].pairs) continue;
+        for (size_t k = 0; k < lucid_model_npairs(m); ++k) {
+            if (lucid_model_pairs(m)[k].condim >= 6) return 6;
+            if (lucid_model_pairs(m)[k].condim >= 4) dim = 4;
+        }
+    }
+    return dim;
 }
 
 int lucid_world_body_model(const lucid_world *w, int body, int *link) {

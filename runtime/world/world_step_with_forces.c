@@ -51,7 +51,8 @@ static int derivative_branch(const lucid_world *w, const lucid_world_contact *c,
 }
 
 int lucid_world_derivative_dim(const lucid_world *w) {
-    int dim = 3;
+    int dim = lucid_world_models_pair_dim(w);
+    if (dim == 6) return 6;
     for (int k = 0; k < w->num_parts; ++k) {
         if (w->part_contact[k].condim >= 6) return 6;
         if (w->part_contact[k].condim >= 4) dim = 4;

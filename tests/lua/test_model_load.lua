@@ -210,15 +210,57 @@ t.case("m.filter_parent: MuJoCo's parent filter for MJCF, adjacency for URDF", f
   t.truthy(found, "arm_geom and pillar are not in contact")
 end)
 
-t.case("<option collision>: all and dynamic read, predefined refused (no <pair>)", function()
+t.case("<option collision>: all, predefined and dynamic read (m.collision); others refused", function()
   local body = '<worldbody><body><joint type="free"/><geom size="1"/></body></worldbody>'
-  for _, v in ipairs({"all", "dynamic"}) do
-    t.truthy(load_text('<mujoco><option collision="' .. v .. '"/>' .. body .. '</mujoco>'), v)
+  t.eq(select(2, load_text('<mujoco>' .. body .. '</mujoco>')).collision, "all")
+  for _, v in ipairs({"all", "predefined", "dynamic"}) do
+    local ok, m = load_text('<mujoco><option collision="' .. v .. '"/>' .. body .. '</mujoco>')
+    t.truthy(ok, m)
+    t.eq(m.collision, v)
   end
-  local ok, err = load_text('<mujoco><option collision="predefined"/>' .. body .. '</mujoco>')
-  t.truthy(not ok and err:find('collision="predefined" is not supported', 1, true), err)
-  ok, err = load_text('<mujoco><option collision="pairs"/>' .. body .. '</mujoco>')
+  local ok, err = load_text('<mujoco><option collision="pairs"/>' .. body .. '</mujoco>')
   t.truthy(not ok and err:find("'pairs' is not all, predefined or dynamic", 1, true), err)
   ok, err = load_text('<mujoco><contact><pair geom1="a" geom2="b"/></contact>' .. body .. '</mujoco>')
-  t.truthy(not ok and err:find("<pair> is not supported", 1, true), err)
+  t.truthy(not ok and err:find("<pair>: unknown geom 'a'", 1, true), err)
+end)
+
+t.case("<contact><pair>: m:pairs() and the world's contacts take the pair's parameters", function()
+  local m = lucid.model.load(DATA .. "mjcf_pair_all.xml")
+  local names = {}
+  for i, g in ipairs(m:geoms()) do names[i] = g.name end
+  local pairs_ = {}
+  for _, p in ipairs(m:pairs()) do
+    local a, b = names[p.geom1], names[p.geom2]
+    pairs_[a < b and a .. "|" .. b or b .. "|" .. a] = p
+  end
+  t.eq(#m:pairs(), 4) -- the welded pair palm-lower is skipped with a warning
+  local ghost = pairs_["floor|ghost"]
+  t.eq(ghost.name, "ghost")
+  t.eq(ghost.condim, 6)
+  t.eq(ghost.friction, 0.8)
+  t.eq(ghost.torsion, 0.01)
+  t.eq(ghost.rolling, 0.003)
+  t.eq(ghost.margin, 0.005)
+  t.eq(ghost.gap, 0.001)
+  t.eq(pairs_["cube1|cube2"].condim, 4) -- class grip
+  t.eq(pairs_["cube1|cube2"].friction, 0.4)
+  t.eq(pairs_["cube1|cube2"].torsion, 0.02) -- main's third number under grip's two
+  t.eq(pairs_["lower|upper"].condim, 1)
+  local w = lucid.world{dt = 0.001, margin = 0}
+  w:add_model(m)
+  w:step()
+  local seen = {}
+  for _, c in ipairs(w:contacts()) do
+    if c.geom1 and c.geom2 then
+      local a, b = names[c.geom1], names[c.geom2]
+      local key = a < b and a .. "|" .. b or b .. "|" .. a
+      seen[key] = seen[key] or {friction = c.friction, n = 0}
+      seen[key].n = seen[key].n + 1
+    end
+  end
+  t.truthy(seen["lower|upper"], "the parent filter's pair under <pair> makes no contact")
+  t.eq(seen["lower|upper"].friction, 0) -- condim 1
+  t.eq(seen["ball|floor"].friction, 0.3) -- the pair's, not the geoms' 1
+  t.eq(seen["ball|floor"].n, 1) -- once, not once per rule
+  t.eq(seen["crate|floor"].friction, 1) -- no pair: the geoms' mix
 end)

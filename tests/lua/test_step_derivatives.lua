@@ -1251,6 +1251,30 @@ t.case("torsional friction: a sphere spinning and sliding on a condim 4 floor", 
   end
 end)
 
+t.case("torsional friction from an MJCF <pair>: condim 4 between condim 3 geoms", function()
+  -- the pair's condim 4 and torsion 0.02 m, not the geoms' condim 3: the step's problem has the
+  -- spin row (lucid_world_derivative_dim counts the model's pairs)
+  local m = lucid.model.load(write_xml([[
+<mujoco><option timestep="0.001"/><worldbody>
+  <geom name="floor" type="plane" size="0 0 1"/>
+  <body pos="0 0 0.1"><freejoint/><geom name="ball" type="sphere" size="0.1" mass="1"/></body>
+</worldbody><contact>
+  <pair geom1="floor" geom2="ball" condim="4" friction="1 1 0.02"/>
+</contact></mujoco>]]))
+  local w = lucid.world{dt = 1e-3, contact = {tol = 1e-12, max_iter = 5000}}
+  local id = w:add_model(m)
+  w:step(300)
+  local v = w:v(id)
+  v[1], v[6] = 0.3, 10
+  w:set_v(id, v)
+  w:step(5)
+  local c = w:contacts()[1]
+  t.eq(c.torsion, 0.02)
+  local D = check_against_fd("sphere spinning on a <pair>", w)
+  t.eq(#D.contacts, 1)
+  t.eq(D.contacts[1].mode, "sliding")
+end)
+
 t.case("torsional friction: a box twisted below and above its torsional limit", function()
   -- a plain box (friction 1) on a condim 4 floor (0.01, 0.05 m: the pair's), four corner
   -- contacts; a torque of 0.5x the limit is held (sticking), 1.5x spins it (sliding)
