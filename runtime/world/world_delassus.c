@@ -548,16 +548,13 @@ int lucid_world_island_dim(const lucid_world *w, const int *list, int m) {
     return dim;
 }
 
-/* Torsional friction needs a pair with sliding friction (its row is scaled by mu_t / mu,
- * lucid_world_contact_spin) and a solver that takes contacts of its dim (every pair, without
- * first_order: lucid_contact_dim_supported): an island that has it otherwise is refused by name
- * rather than solved without it. */
-static lucid_status check_torsion(lucid_world *w, const int *list, int m, int dim) {
+/* Torsional and rolling friction need a pair with sliding friction (their rows are scaled by
+ * mu_t / mu, lucid_world_contact_spin): an island that has them otherwise is refused by name
+ * rather than solved without them. */
+static lucid_status check_torsion(lucid_world *w, const int *list, int m) {
     for (int i = 0; i < m; ++i) {
         const lucid_world_contact *c = &w->contacts[list[i]];
         if (!(c->torsion > 0.0) && !(c->rolling > 0.0)) continue;
-        const char *kind =
-            c->rolling > 0.0 ? "rolling friction (condim 6)" : "torsional friction (condim 4)";
         char a[48], b[48];
         side_name(w, c, 0, a, sizeof a);
         side_name(w, c, 1, b, sizeof b);
@@ -565,14 +562,6 @@ static lucid_status check_torsion(lucid_world *w, const int *list, int m, int di
             snprintf(w->error, sizeof w->error,
                      "contact of %.40s and %.40s: %s needs sliding friction > 0", a, b,
                      c->rolling > 0.0 ? "rolling friction" : "torsional friction");
-            return LUCID_ERR_ARGUMENT;
-        }
-        const lucid_contact_options *o = &w->opt.contact;
-        if (!lucid_contact_dim_supported(o, dim)) {
-            snprintf(w->error, sizeof w->error,
-                     "contact of %.32s and %.32s: %s needs %s, not %s:%s", a, b, kind,
-                     lucid_contact_dim_pairs(), lucid_contact_model_name(o->model),
-                     lucid_contact_solver_name(o->solver));
             return LUCID_ERR_ARGUMENT;
         }
     }
@@ -583,7 +572,7 @@ static lucid_status check_torsion(lucid_world *w, const int *list, int m, int di
 static lucid_status solve_island(lucid_world *w, const int *list, int m, const lucid_vec3 *v0,
                                  const lucid_vec3 *w0) {
     int dim = lucid_world_island_dim(w, list, m);
-    lucid_status s = dim > 3 ? check_torsion(w, list, m, dim) : LUCID_OK;
+    lucid_status s = dim > 3 ? check_torsion(w, list, m) : LUCID_OK;
     if (s == LUCID_OK) s = reserve_problem(w, m, dim);
     if (s != LUCID_OK) return s;
     const double dt = w->opt.dt;

@@ -111,12 +111,11 @@ static int spin_without_friction(const lucid_world *w, const int *list, int m) {
 int lucid_world_sparse_applies(const lucid_world *w, const int *list, int m) {
     if (!lucid_contact_sparse_has(w->opt.contact.model, w->opt.contact.solver)) return 0;
     /* torsional and rolling friction (dims 4, 6) by the solvers whose body-space forms take
-     * them (admm, pgs, ip; ccp:newton's is of dim 3): the others' dense island solves them or
-     * refuses them by name, as it does without sliding friction */
+     * them (admm, pgs, ip; ccp:newton's is of dim 3): the dense island solves the others, and
+     * refuses torsion or rolling without sliding friction by name */
     int dim = lucid_world_island_dim(w, list, m);
     if (dim > 3 &&
-        (!lucid_contact_dim_supported(&w->opt.contact, dim) ||
-         w->opt.contact.solver == LUCID_CONTACT_NEWTON || spin_without_friction(w, list, m)))
+        (w->opt.contact.solver == LUCID_CONTACT_NEWTON || spin_without_friction(w, list, m)))
         return 0;
     int threshold = lucid_world_sparse_threshold(&w->opt);
     if (w->opt.sparse_threshold < 0 && w->opt.contact.solver == LUCID_CONTACT_ADMM &&

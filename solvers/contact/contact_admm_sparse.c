@@ -417,7 +417,7 @@ lucid_status lucid_contact_solve_admm_sparse(const lucid_contact_sparse_problem 
         (o->model != LUCID_CONTACT_CCP && o->model != LUCID_CONTACT_NCP) || !(o->tol >= 0.0) ||
         o->max_iter < 0 || !(o->admm_alpha > 0.0 && o->admm_alpha < 2.0) ||
         (p->n > 0 && (!p->body || !p->J || !p->W || !p->M || !p->g || !p->mu)) ||
-        !lucid_sparse_dim_valid(p->dim) || !lucid_contact_dim_supported(o, lucid_sparse_dim(p)))
+        !lucid_sparse_dim_valid(p->dim))
         return LUCID_ERR_ARGUMENT;
     int m = (int)lucid_sparse_rows(p), ncp = o->model == LUCID_CONTACT_NCP;
     if (!o->warm_start) memset(lambda, 0, sizeof(double) * (size_t)m);

@@ -109,8 +109,7 @@ static int valid(const lucid_contact_sparse_problem *p, const lucid_contact_opti
     if (!(o->relaxation > 0.0 && o->relaxation < 2.0) || o->max_iter < 0 || !(o->tol >= 0.0))
         return 0;
     if (p->n > 0 && p->dof && (!p->side_at || (!p->mass_at && p->M))) return 0;
-    if (!lucid_sparse_dim_valid(p->dim) || !lucid_contact_dim_supported(o, lucid_sparse_dim(p)))
-        return 0;
+    if (!lucid_sparse_dim_valid(p->dim)) return 0;
     for (int s = 0; s < 2 * p->n; ++s)
         if (p->body[s] >= p->num_bodies) return 0;
     return lucid_contact_sparse_work_size_dim(p->n, lucid_sparse_dim(p), lucid_sparse_columns(p)) >

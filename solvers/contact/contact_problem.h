@@ -7,7 +7,7 @@
  * ||(x_t1, x_t2, x_s)|| <= mu x_n. With dim = 6 (rolling friction, MJCF condim 6) contact i owns
  * entries 6i..6i+5, (t1, t2, n, s, r1, r2): r1, r2 the rolling about t1, t2, two more tangential
  * rows of the same cone ||(x_t1, x_t2, x_s, x_r1, x_r2)|| <= mu x_n. The pairs of
- * lucid_contact_dim_supported take them (docs/contact.md). */
+ * every pair takes them (docs/contact.md). */
 #ifndef LUCID_CONTACT_PROBLEM_H
 #define LUCID_CONTACT_PROBLEM_H
 

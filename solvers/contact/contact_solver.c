@@ -93,23 +93,6 @@ int lucid_contact_stalled(double change, double size, double stall_tol) {
     return change <= stall_tol * size; /* a product, not a ratio: 0/0 cannot happen */
 }
 
-int lucid_contact_dim_supported(const lucid_contact_options *o, int dim) {
-    int solver = o->solver == LUCID_CONTACT_ADMM || o->solver == LUCID_CONTACT_PGS ||
-                 o->solver == LUCID_CONTACT_IP; /* the round cone of any dimension */
-    int ccp = o->model == LUCID_CONTACT_CCP, ncp = o->model == LUCID_CONTACT_NCP;
-    int pair = (solver && (ccp || ncp)) || (ccp && o->solver == LUCID_CONTACT_NEWTON) ||
-               (ncp && o->solver == LUCID_CONTACT_STAGGERED);
-    /* lcp:pgs: the box pyramid over the dim - 1 tangential rows (contact_cone.h) */
-    int box = o->model == LUCID_CONTACT_LCP && o->solver == LUCID_CONTACT_PGS;
-    /* raisim:bisection: its sliding problem over the cone's section (contact_section.h) */
-    int raisim = o->model == LUCID_CONTACT_RAISIM && o->solver == LUCID_CONTACT_BISECTION;
-    return dim == 3 || ((dim == 4 || dim == 6) && (pair || box || raisim) && !o->first_order);
-}
-
-const char *lucid_contact_dim_pairs(void) {
-    return "any model/solver pair without first_order";
-}
-
 int lucid_contact_first_order_applies(const lucid_contact_options *o) {
     return o->first_order && (o->model == LUCID_CONTACT_CCP || o->model == LUCID_CONTACT_NCP) &&
            !(o->solver == LUCID_CONTACT_IP && o->kappa > 0.0); /* relaxed: not a solution */
@@ -226,7 +209,6 @@ lucid_status lucid_contact_solve(const lucid_contact_problem *given, const lucid
     lucid_status status = lucid_contact_problem_validate(p, NULL);
     if (status != LUCID_OK) return status;
     if ((status = lucid_contact_options_check(o, NULL)) != LUCID_OK) return status;
-    if (!lucid_contact_dim_supported(o, lucid_contact_dim(p))) return LUCID_ERR_ARGUMENT;
     long m = lucid_contact_rows(p);
     if (!ws || 3L * ws->capacity < m || (p->n > 0 && !lambda)) return LUCID_ERR_ARGUMENT;
     ws->ip_state.valid = 0, ws->sigma_current = 0;

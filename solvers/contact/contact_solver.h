@@ -103,17 +103,10 @@ const double *lucid_contact_workspace_velocity(const lucid_contact_workspace *ws
  * zero lambda, so a caller tests `converged` (or `diverged`) and retries or falls back.
  * Rows no force can move (a zero row of G, contact_null_rows.h) are solved, not refused: such
  * a row gets a compliance that selects its least force and a contact whose normal row is
- * zero no friction; the criteria are those of that problem. A problem of dim 4 (torsional
- * friction) or 6 (rolling friction) is taken by every pair without first_order only (dense:
- * the workspace holds 3 capacity >= dim n rows), else LUCID_ERR_ARGUMENT
- * (lucid_contact_dim_supported). */
-/* Whether the options' pair solves problems of dim rows per contact: 3 always; 4 (torsional
- * friction) and 6 (rolling friction) with every pair (ccp:admm, ncp:admm, ccp:pgs, ncp:pgs,
- * ccp:ip, ncp:ip, ccp:newton, ncp:staggered, lcp:pgs and raisim:bisection) without first_order
- * (the dense forms; in body space ccp:newton takes dim 3 only and raisim:bisection has none). */
-int lucid_contact_dim_supported(const lucid_contact_options *o, int dim);
-/* Those pairs in words, for the messages that refuse a dim 4 or 6 problem. */
-const char *lucid_contact_dim_pairs(void);
+ * zero no friction; the criteria are those of that problem. Every pair takes problems of dim 4
+ * (torsional friction) and 6 (rolling friction), first_order included (dense: the workspace
+ * holds 3 capacity >= dim n rows; in body space ccp:newton takes dim 3 only and
+ * raisim:bisection and ncp:staggered have no form). */
 
 lucid_status lucid_contact_solve(const lucid_contact_problem *p, const lucid_contact_options *o,
                                  lucid_contact_workspace *ws, double *lambda, double *dual,

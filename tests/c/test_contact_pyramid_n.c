@@ -4,7 +4,7 @@
  * rows are zero; one contact with G = I solved in closed form (sticking, one row at its bound,
  * several rows at their bounds each, separating); the LCP criterion is zero there and not at the
  * ball's (NCP) answer; a dim-3 problem with a decoupled idle spin row solves as in dim 3;
- * raisim:bisection solves dims 4 and 6 in the round cone, not the box; first_order refuses them. */
+ * raisim:bisection solves dims 4 and 6 in the round cone, not the box. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -186,7 +186,7 @@ static void idle_spin_row_solves_as_dim3(void **state) {
 
 /* raisim:bisection takes dims 4 and 6 in the round cone: sliding and spinning in one cone it
  * gives the ball's answer (lambda_T against g_T at radius mu lambda_n), which the box's
- * criterion rejects; what is still refused is first_order (any pair) at dims 4 and 6. */
+ * criterion rejects. */
 static void raisim_keeps_the_round_cone(void **state) {
     (void)state;
     const double g4[4] = {0.6, 0.0, -1.0, 0.8}, ball4[4] = {-0.3, 0.0, 1.0, -0.4};
@@ -201,12 +201,6 @@ static void raisim_keeps_the_round_cone(void **state) {
                      LUCID_OK);
     for (int k = 0; k < 6; ++k) assert_true(fabs(lambda[k] - ball6[k]) <= 1e-12);
     assert_true(fabs(lcp_criterion(6, g6, lambda) - 0.1) <= 1e-12);
-    lucid_contact_options o = lucid_contact_default_options();
-    o.model = LUCID_CONTACT_LCP, o.solver = LUCID_CONTACT_PGS, o.first_order = 1;
-    assert_false(lucid_contact_dim_supported(&o, 4));
-    assert_false(lucid_contact_dim_supported(&o, 6));
-    o.model = LUCID_CONTACT_RAISIM, o.solver = LUCID_CONTACT_BISECTION;
-    assert_false(lucid_contact_dim_supported(&o, 4));
 }
 
 int main(void) {

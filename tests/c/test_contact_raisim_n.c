@@ -7,8 +7,8 @@
  * optimality conditions (on the cone, zero normal velocity, and Eq. 24: the sliding velocity
  * against l_T + mu^2 l_N A_TN / A_NN); on random multi-contact problems whose diagonal blocks
  * do not couple normal and tangential rows (there RaiSim's fixed point is an NCP solution, Eq.
- * 24 with A_TN = 0) it meets the NCP criterion that ncp:ip meets; first_order still refuses
- * dims 4 and 6. */
+ * 24 with A_TN = 0) it meets the NCP criterion that ncp:ip meets; first_order (which judges
+ * the NCP and CCP's friction directions only) changes nothing. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -291,8 +291,9 @@ static void decoupled_problems_meet_the_ncp(void **state) {
     decoupled_problems_of(6, 6);
 }
 
-/* What is still refused: first_order (the direction residual of dim 3) with dims 4 and 6. */
-static void first_order_refuses_dims_4_and_6(void **state) {
+/* first_order judges the NCP's and the CCP's friction directions: raisim:bisection's answer at
+ * dims 4 and 6 is the same with it. */
+static void first_order_leaves_raisim_as_it_is(void **state) {
     (void)state;
     double G[36], g[6] = {0.0, 0.0, -1.0, 0.0, 3.0, 0.0}, lambda[6], mu = 0.5;
     lucid_contact_workspace *ws = lucid_contact_workspace_create(2);
@@ -302,11 +303,11 @@ static void first_order_refuses_dims_4_and_6(void **state) {
         lucid_contact_options o = lucid_contact_default_options();
         o.model = LUCID_CONTACT_RAISIM, o.solver = LUCID_CONTACT_BISECTION;
         lucid_contact_result res;
-        assert_true(lucid_contact_dim_supported(&o, dim));
-        assert_int_equal(lucid_contact_solve(&p, &o, ws, lambda, NULL, &res), LUCID_OK);
+        double plain[6];
+        assert_int_equal(lucid_contact_solve(&p, &o, ws, plain, NULL, &res), LUCID_OK);
         o.first_order = 1;
-        assert_false(lucid_contact_dim_supported(&o, dim));
-        assert_int_equal(lucid_contact_solve(&p, &o, ws, lambda, NULL, &res), LUCID_ERR_ARGUMENT);
+        assert_int_equal(lucid_contact_solve(&p, &o, ws, lambda, NULL, &res), LUCID_OK);
+        for (int k = 0; k < dim; ++k) assert_true(lambda[k] == plain[k]);
     }
     lucid_contact_workspace_destroy(ws);
 }
@@ -317,7 +318,7 @@ int main(void) {
         cmocka_unit_test(section_matches_the_dim3_bisection),
         cmocka_unit_test(sliding_meets_the_optimality_conditions),
         cmocka_unit_test(decoupled_problems_meet_the_ncp),
-        cmocka_unit_test(first_order_refuses_dims_4_and_6),
+        cmocka_unit_test(first_order_leaves_raisim_as_it_is),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,7 +2,7 @@
  * one contact with G = I, whose NCP answer is known in closed form, solved by every pair that takes
  * its dim (dim 4: ncp:admm, ncp:pgs, ncp:ip, ncp:staggered; ccp:admm, ccp:pgs, ccp:ip and
  * ccp:newton on a pressing contact, where the CCP's answer is the NCP's when nothing slides; dim
- * 6: the same pairs; raisim:bisection, test_contact_raisim_n.c), and refused with first_order;
+ * 6: the same pairs; raisim:bisection, test_contact_raisim_n.c), with first_order too;
  * the interior point, ccp:newton and
  * ncp:staggered on random problems of dims 4 and 6 (ccp:ip and ccp:newton against ccp:admm,
  * ncp:ip and ncp:staggered to the NCP criterion) and ip's relaxed derivatives against central
@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "solvers/contact/contact_cone.h"
+#include "solvers/contact/contact_direction.h"
 #include "solvers/contact/contact_ip.h"
 #include "solvers/contact/contact_solver.h"
 #include "tests/c/test_contact_problems.h"
@@ -303,9 +304,10 @@ static void relaxed_derivatives_of_dim4_and_6(void **state) {
 }
 
 /* Every pair takes dim 4 (raisim:bisection too: its closed form here, test_contact_raisim_n.c
- * for the rest); first_order (the direction residual of dim 3) and dims other than 3, 4, 6 are
- * refused. */
-static void other_pairs_refuse_it(void **state) {
+ * for the rest), with first_order too (the direction residual |lambda_T ^ sigma_T| over the
+ * tangential rows: zero on the spinning, sliding answer, and a turned answer is not converged);
+ * dims other than 3, 4, 6 are refused. */
+static void every_pair_takes_it(void **state) {
     (void)state;
     const double g[4] = {0.0, 0.0, -1.0, 3.0}, spins[4] = {0.0, 0.0, 1.0, -0.5};
     double lambda[4];
@@ -314,11 +316,18 @@ static void other_pairs_refuse_it(void **state) {
     near_n(4, lambda, spins, 1e-12);
     double mu = 0.5;
     lucid_contact_options o = lucid_contact_default_options();
-    o.first_order = 1;
+    o.first_order = 1, o.tol = 1e-12, o.max_iter = 5000;
     lucid_contact_workspace *ws = lucid_contact_workspace_create(2);
     lucid_contact_result res;
     lucid_contact_problem p = {1, IDENTITY4, g, &mu, NULL, 4};
-    assert_int_equal(lucid_contact_solve(&p, &o, ws, lambda, NULL, &res), LUCID_ERR_ARGUMENT);
+    assert_int_equal(lucid_contact_solve(&p, &o, ws, lambda, NULL, &res), LUCID_OK);
+    assert_true(res.converged);
+    near_n(4, lambda, spins, 1e-9);
+    double sigma[4], turned[4] = {1e-3, 0.0, 1.0, -0.5}; /* the spin's force turned into t1 */
+    lucid_contact_velocity(&p, lambda, sigma);
+    assert_true(lucid_contact_direction_residual(&p, lambda, sigma) <= 1e-12);
+    lucid_contact_velocity(&p, turned, sigma);
+    assert_true(lucid_contact_direction_residual(&p, turned, sigma) > 1e-4);
     lucid_contact_workspace_destroy(ws);
     p.dim = 5;
     const char *why = NULL;
@@ -423,7 +432,7 @@ static void cone6_projection_is_moreau(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(closed_form),
-        cmocka_unit_test(other_pairs_refuse_it),
+        cmocka_unit_test(every_pair_takes_it),
         cmocka_unit_test(ip_solves_random_problems),
         cmocka_unit_test(newton_and_staggered_solve_random_problems),
         cmocka_unit_test(relaxed_derivatives_of_dim4_and_6),
