@@ -192,6 +192,11 @@ static int contact_solve(lua_State *L) {
     lucid_lua_matrix *lambda = lucid_lua_newvector(L, m > 0 ? m : 0);
     int lambda_idx = lua_gettop(L);
     int has_dual = read_warm_start(L, 1, m, lambda->data, dual, &o);
+    if (!has_dual) { /* a warm lambda alone: ADMM derives its multiplier from it */
+        memset(dual, 0, sizeof(double) * (size_t)m);
+        o.derive_dual = 1;
+    }
+    int writes_dual = o.solver == LUCID_CONTACT_ADMM || o.solver == LUCID_CONTACT_IP;
     lucid_contact_problem p = {n, G, g, mu, R, 3};
     check_psd(L, &p);
     lucid_contact_workspace *ws = NULL;
@@ -208,10 +213,8 @@ static int contact_solve(lua_State *L) {
         if (!ws) lucid_lua_fail(L, SOLVE, "cannot allocate a workspace for %d contacts", n);
     }
     lucid_contact_result res;
-    lucid_status status = lucid_contact_solve(
-        &p, &o, ws, lambda->data,
-        has_dual || o.solver == LUCID_CONTACT_ADMM || o.solver == LUCID_CONTACT_IP ? dual : NULL,
-        &res);
+    lucid_status status =
+        lucid_contact_solve(&p, &o, ws, lambda->data, writes_dual ? dual : NULL, &res);
     lucid_contact_workspace_destroy(box->ws);
     box->ws = NULL;
     if (status == LUCID_ERR_ARGUMENT && o.solver == LUCID_CONTACT_NEWTON &&
@@ -220,11 +223,13 @@ static int contact_solve(lua_State *L) {
     if (status != LUCID_OK) fail_problem(L, SOLVE, &p, status);
     if (!relaxed) polish_direction(L, &p, &o, lambda->data, &res);
 
-    lua_createtable(L, 0, 12);
+    lua_createtable(L, 0, 14);
     lua_pushvalue(L, lambda_idx);
     lua_setfield(L, -2, "lambda");
-    lucid_lua_pushvalues(L, dual, m);
-    lua_setfield(L, -2, "dual");
+    if (writes_dual) { /* other solvers have no multiplier: no dual */
+        lucid_lua_pushvalues(L, dual, m);
+        lua_setfield(L, -2, "dual");
+    }
     lua_pushinteger(L, res.iterations);
     lua_setfield(L, -2, "iterations");
     lua_pushinteger(L, res.inner_iterations);
@@ -233,6 +238,8 @@ static int contact_solve(lua_State *L) {
     lua_setfield(L, -2, "converged");
     lua_pushboolean(L, res.stalled);
     lua_setfield(L, -2, "stalled");
+    lua_pushboolean(L, res.diverged);
+    lua_setfield(L, -2, "diverged");
     lua_pushnumber(L, res.rho);
     lua_setfield(L, -2, "rho");
     push_criteria(L, &res.ncp);

@@ -157,14 +157,15 @@ lucid_status lucid_contact_solve_admm(lucid_contact_run *run, double *lambda, do
     admm_setup(run, &s);
     lucid_status status = LUCID_OK;
     double *sigma = run->ws->vec[0], *b = run->ws->vec[6];
-    /* Start: z = P_K(lambda); gamma from the caller, else -(velocity) which is its value at
-     * the solution (stationarity of the x-step: (G + R) x + b + gamma = 0). */
+    /* Start: z = P_K(lambda); gamma from the caller, else (dual NULL or o->derive_dual)
+     * -(velocity + shift), its value at the solution (stationarity of the x-step:
+     * (G + R) x + b + gamma = 0). */
     project_cones(p, lambda, s.z);
     lucid_contact_velocity(p, s.z, sigma);
     linear_term(p, ncp, sigma, b);
     for (int k = 0; k < m; ++k) {
         double from_velocity = -(sigma[k] + b[k] - p->g[k]);
-        s.gamma[k] = !o->warm_start ? 0.0 : (dual ? dual[k] : from_velocity);
+        s.gamma[k] = !o->warm_start ? 0.0 : (dual && !o->derive_dual ? dual[k] : from_velocity);
     }
     int done = lucid_contact_check(run, s.z, sigma), checked = 1, next_check = 1;
     if (!done && (status = admm_prepare(run, &s)) != LUCID_OK) return status;

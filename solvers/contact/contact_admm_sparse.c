@@ -447,7 +447,7 @@ lucid_status lucid_contact_solve_admm_sparse(const lucid_contact_sparse_problem 
     linear_term(p, ncp, sigma, b);
     for (int k = 0; k < m; ++k) {
         double from_velocity = -(sigma[k] + b[k] - p->g[k]);
-        s->gamma[k] = !o->warm_start ? 0.0 : (dual ? dual[k] : from_velocity);
+        s->gamma[k] = !o->warm_start ? 0.0 : (dual && !o->derive_dual ? dual[k] : from_velocity);
     }
     int done = lucid_contact_check(&run, s->z, sigma), checked = 1, next_check = 1;
     lucid_contact_polisher_reset(polisher(&a, &run));

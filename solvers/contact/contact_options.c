@@ -58,6 +58,8 @@ const lucid_option lucid_contact_option_table[] = {
     LUCID_OPTION_BOOLEAN_ENTRY(S, P, check_psd, "check G + R is PSD by a factorisation"),
     LUCID_OPTION_BOOLEAN_ENTRY(S, P, give_up, "body-space ADMM: end a solve forecast to miss tol"),
     LUCID_OPTION_BOOLEAN_ENTRY(S, P, first_order, "converged also asks the friction direction"),
+    LUCID_OPTION_BOOLEAN_ENTRY(S, P, derive_dual,
+                               "ADMM: a warm start's multiplier from lambda, not from dual"),
     LUCID_OPTION_END,
 };
 

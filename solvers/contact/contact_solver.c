@@ -213,7 +213,8 @@ lucid_status lucid_contact_solve(const lucid_contact_problem *given, const lucid
     if (!ws || 3L * ws->capacity < m || (p->n > 0 && !lambda)) return LUCID_ERR_ARGUMENT;
     ws->ip_state.valid = 0, ws->sigma_current = 0;
     if (o->warm_start && !all_finite(lambda, m)) return LUCID_ERR_NONFINITE;
-    if (o->warm_start && dual && !all_finite(dual, m)) return LUCID_ERR_NONFINITE;
+    if (o->warm_start && !o->derive_dual && dual && !all_finite(dual, m))
+        return LUCID_ERR_NONFINITE;
     if (!o->warm_start && m > 0) memset(lambda, 0, sizeof(double) * (size_t)m);
     lucid_contact_run run = {p, o, ws, result, lucid_contact_model_criterion(o->model)};
     if (p->n == 0) {

@@ -53,6 +53,9 @@ typedef struct lucid_contact_options {
                       * accurate to first order in tol rather than to sqrt(tol); ccp:newton
                       * iterates until it is met. 0 by default (the world judges its islands on
                       * the criterion alone, docs/world.md); lucid.contact.solve sets 1 */
+    int derive_dual; /* ADMM warm starts: 1 starts the multiplier from lambda alone (its value at a
+                      * solution, as when dual is NULL) without reading dual, which still
+                      * receives the multiplier on exit; 0 by default (dual, when given, is read) */
 } lucid_contact_options;
 
 /* The options' description: the Lua keys (model, solver, tol, max_iter, warm_start,
@@ -93,19 +96,19 @@ const double *lucid_contact_workspace_velocity(const lucid_contact_workspace *ws
 
 /* Solves p with the options' model and solver. lambda (3n) holds the warm start on entry
  * when o->warm_start and the solution on exit. dual (3n, may be NULL) is the ADMM multiplier
- * (a velocity): read on entry when warm starting (otherwise derived from lambda), written on
- * exit. Statuses: invalid problem (see lucid_contact_problem_validate), invalid pair or
- * options or too small a workspace (LUCID_ERR_ARGUMENT), G + R not PSD (LUCID_ERR_NOT_SPD).
- * Hitting max_iter is not an error: result->converged is 0 and lambda the last iterate.
- * Divergence is not an error either, and never returns garbage: when the iterate (lambda, its
- * velocity, its NCP criterion or the dual) is not finite, the solve returns LUCID_OK with
- * result->diverged = 1, converged = 0, lambda (and dual) set to zero and the criteria of that
- * zero lambda, so a caller tests `converged` (or `diverged`) and retries or falls back.
- * Rows no force can move (a zero row of G, contact_null_rows.h) are solved, not refused: such
- * a row gets a compliance that selects its least force and a contact whose normal row is
- * zero no friction; the criteria are those of that problem. Every pair takes problems of dim 4
- * (torsional friction) and 6 (rolling friction), first_order included (dense: the workspace
- * holds 3 capacity >= dim n rows; in body space ccp:newton takes dim 3 only and
+ * (a velocity): read on entry when warm starting (derived from lambda instead when NULL or
+ * with o->derive_dual), written on exit. Statuses: invalid problem (see
+ * lucid_contact_problem_validate), invalid pair or options or too small a workspace
+ * (LUCID_ERR_ARGUMENT), G + R not PSD (LUCID_ERR_NOT_SPD). Hitting max_iter is not an error:
+ * result->converged is 0 and lambda the last iterate. Divergence is not an error either, and never
+ * returns garbage: when the iterate (lambda, its velocity, its NCP criterion or the dual) is not
+ * finite, the solve returns LUCID_OK with result->diverged = 1, converged = 0, lambda (and dual)
+ * set to zero and the criteria of that zero lambda, so a caller tests `converged` (or `diverged`)
+ * and retries or falls back. Rows no force can move (a zero row of G, contact_null_rows.h) are
+ * solved, not refused: such a row gets a compliance that selects its least force and a contact
+ * whose normal row is zero no friction; the criteria are those of that problem. Every pair takes
+ * problems of dim 4 (torsional friction) and 6 (rolling friction), first_order included (dense:
+ * the workspace holds 3 capacity >= dim n rows; in body space ccp:newton takes dim 3 only and
  * raisim:bisection and ncp:staggered have no form). */
 
 lucid_status lucid_contact_solve(const lucid_contact_problem *p, const lucid_contact_options *o,

@@ -459,12 +459,74 @@ static void admm_forecast_stops_only_hopeless_solves(void **state) {
     assert_int_equal(hopeless_at(converging_with_nans, 1), 0);
 }
 
+/* ncp:admm warm started from lambda with dual NULL: the answer, its iterations and criterion. */
+typedef struct warm_answer {
+    double *lambda, *dual;
+    int iterations;
+    double abs;
+} warm_answer;
+
+static warm_answer solve_warm(const dumped *d, const double *dual0, int derive) {
+    int m = 3 * d->t.p.n;
+    warm_answer a = {calloc((size_t)m, sizeof(double)), NULL, 0, 0.0};
+    lucid_contact_options o = options_for((pair){LUCID_CONTACT_NCP, LUCID_CONTACT_ADMM});
+    o.warm_start = 1, o.max_iter = 200, o.derive_dual = derive;
+    memcpy(a.lambda, d->lambda0, sizeof(double) * (size_t)m);
+    if (dual0) {
+        a.dual = calloc((size_t)m, sizeof(double));
+        memcpy(a.dual, dual0, sizeof(double) * (size_t)m);
+    }
+    lucid_contact_workspace *ws = lucid_contact_workspace_create(d->t.p.n);
+    lucid_contact_result res;
+    assert_int_equal(lucid_contact_solve(&d->t.p, &o, ws, a.lambda, a.dual, &res), LUCID_OK);
+    assert_false(res.diverged);
+    a.iterations = res.iterations, a.abs = res.model.abs;
+    lucid_contact_workspace_destroy(ws);
+    return a;
+}
+
+/* derive_dual starts ADMM's multiplier from lambda whatever dual holds (NaN, 1e300: never
+ * read), exactly as dual = NULL does, and still writes the multiplier into dual. Without it a
+ * NaN dual is refused (LUCID_ERR_NONFINITE) and a given dual changes the iterates (stack4's
+ * dumped dual is inconsistent with its lambda). */
+static void derive_dual_starts_from_lambda_alone(void **state) {
+    (void)state;
+    dumped d = load("stack4_n18.txt");
+    int m = 3 * d.t.p.n;
+    double *nan = malloc(sizeof(double) * (size_t)m), *huge = malloc(sizeof(double) * (size_t)m);
+    for (int k = 0; k < m; ++k) nan[k] = NAN, huge[k] = 1e300;
+    warm_answer none = solve_warm(&d, NULL, 0), a = solve_warm(&d, nan, 1),
+                b = solve_warm(&d, huge, 1), given = solve_warm(&d, d.dual0, 0);
+    assert_int_equal(a.iterations, none.iterations);
+    assert_int_equal(b.iterations, none.iterations);
+    assert_memory_equal(a.lambda, none.lambda, sizeof(double) * (size_t)m);
+    assert_memory_equal(b.lambda, none.lambda, sizeof(double) * (size_t)m);
+    assert_memory_equal(a.dual, b.dual, sizeof(double) * (size_t)m);
+    assert_true(all_finite(a.dual, m) && lucid_contact_max_abs(a.dual, m) > 0.0);
+    assert_true(given.iterations != none.iterations || given.abs != none.abs);
+    /* without derive_dual the NaN dual is read, and refused */
+    lucid_contact_options o = options_for((pair){LUCID_CONTACT_NCP, LUCID_CONTACT_ADMM});
+    o.warm_start = 1;
+    lucid_contact_workspace *ws = lucid_contact_workspace_create(d.t.p.n);
+    lucid_contact_result res;
+    double *l = malloc(sizeof(double) * (size_t)m);
+    memcpy(l, d.lambda0, sizeof(double) * (size_t)m);
+    assert_int_equal(lucid_contact_solve(&d.t.p, &o, ws, l, nan, &res), LUCID_ERR_NONFINITE);
+    lucid_contact_workspace_destroy(ws);
+    warm_answer all[] = {none, a, b, given};
+    for (int k = 0; k < 4; ++k) free(all[k].lambda), free(all[k].dual);
+    free(l), free(nan), free(huge);
+    test_problem_free(&d.t);
+    free(d.lambda0), free(d.dual0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(spectral_rho_on_singular_spectra),
         cmocka_unit_test(admm_forecast_stops_only_hopeless_solves),
         cmocka_unit_test(dumped_problems_have_singular_delassus),
         cmocka_unit_test(dumped_world_problems_are_solved_by_every_pair),
+        cmocka_unit_test(derive_dual_starts_from_lambda_alone),
         cmocka_unit_test(random_hyperstatic_problems_are_solved_by_every_pair),
         cmocka_unit_test(resting_box_gets_its_weight_from_every_pair),
         cmocka_unit_test(criteria_of_nonfinite_candidates_are_infinite),

@@ -377,3 +377,39 @@ t.case("every pair solves a contact whose block is singular without a zero row",
     end
   end
 end)
+
+-- Issue 32: a warm start from lambda alone once handed ADMM an uninitialised buffer as its
+-- multiplier (whatever the allocator left there: a different answer per run, or the status
+-- "non-finite number" raised as an error). The multiplier is derived from lambda instead: its
+-- value at a solution, gamma = -(sigma + mu ||sigma_T|| e_N) with sigma the velocity of lambda
+-- (here inside its cone), so passing that dual explicitly gives the same iterates. On the
+-- 4-contact pile island (tests/data/contact) the old binding's answers differed by 3e-4 and
+-- 6e-3 after 200 iterations.
+t.case("a warm start from lambda alone derives ADMM's multiplier from it", function()
+  local P = dofile("tests/data/contact/pile40_s147_n4.lua") -- ctest runs from the repository root
+  local G = lucid.mat(P.G)
+  local v = lucid.contact.residual(G, P.g, P.mu, P.lambda, {R = P.R}).velocity
+  local dual = {}
+  for i = 0, P.n - 1 do
+    local tangent = math.sqrt(v[3 * i + 1] ^ 2 + v[3 * i + 2] ^ 2)
+    t.truthy(math.sqrt(P.lambda[3 * i + 1] ^ 2 + P.lambda[3 * i + 2] ^ 2) <= P.mu[i + 1] * P.lambda[3 * i + 3])
+    dual[3 * i + 1], dual[3 * i + 2] = -v[3 * i + 1], -v[3 * i + 2]
+    dual[3 * i + 3] = -v[3 * i + 3] - P.mu[i + 1] * tangent
+  end
+  local function solve(alpha, warm)
+    return lucid.contact.solve{G = G, g = P.g, mu = P.mu, R = P.R, model = "ncp", solver = "admm", tol = 1e-7,
+                               max_iter = 200, alpha = alpha, warm_start = warm}
+  end
+  for _, alpha in ipairs{1.0, 1.5} do
+    local alone, given = solve(alpha, P.lambda), solve(alpha, {lambda = P.lambda, dual = dual})
+    t.eq(alone.diverged, false)
+    t.eq(alone.iterations, given.iterations)
+    t.allnear(alone.lambda, given.lambda, 1e-10)
+    t.allnear(alone.dual, given.dual, 1e-10)
+    t.near(alone.model_residual.abs, given.model_residual.abs, 1e-10)
+  end
+  -- a solver without a multiplier returns none (it had returned that buffer's contents)
+  local pgs = lucid.contact.solve{G = G, g = P.g, mu = P.mu, R = P.R, model = "ncp", solver = "pgs",
+                                  max_iter = 20, warm_start = P.lambda}
+  t.eq(pgs.dual, nil)
+end)
