@@ -4,17 +4,17 @@
 
 #include "solvers/contact/contact_sliding_rows.h"
 
-/* |x_T ^ y_T| = sqrt(|x_T|^2 |y_T|^2 - (x_T . y_T)^2) over the k tangential rows of a contact
- * of dim 4 or 6 (clamped at 0 against round-off). */
+/* |x_T ^ y_T| = sqrt(sum_{a<b} (x_a y_b - x_b y_a)^2) over the k tangential rows of a contact of
+ * dim 4 or 6: the pairs' cross products, without the cancellation of |x|^2 |y|^2 - (x . y)^2. */
 static double wedge_n(int dim, const double *x, const double *y) {
     const int *TN = lucid_contact_tangential_rows;
-    double xx = 0.0, yy = 0.0, xy = 0.0;
-    for (int c = 0; c < dim - 1; ++c) {
-        double a = x[TN[c]], b = y[TN[c]];
-        xx += a * a, yy += b * b, xy += a * b;
-    }
-    double w = xx * yy - xy * xy;
-    return isnan(w) ? w : sqrt(w > 0.0 ? w : 0.0);
+    double sum = 0.0;
+    for (int a = 0; a < dim - 1; ++a)
+        for (int b = a + 1; b < dim - 1; ++b) {
+            double w = x[TN[a]] * y[TN[b]] - x[TN[b]] * y[TN[a]];
+            sum += w * w;
+        }
+    return sqrt(sum);
 }
 
 double lucid_contact_direction_residual(const lucid_contact_problem *p, const double *lambda,

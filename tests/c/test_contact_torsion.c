@@ -321,6 +321,10 @@ static void every_pair_takes_it(void **state) {
     lucid_contact_result res;
     lucid_contact_problem p = {1, IDENTITY4, g, &mu, NULL, 4};
     assert_int_equal(lucid_contact_solve(&p, &o, ws, lambda, NULL, &res), LUCID_OK);
+    printf("first_order dim 4: converged %d, %d iterations, model %.3g, lambda %.17g %.17g %.17g "
+           "%.17g\n",
+           res.converged, res.iterations, res.model.abs, lambda[0], lambda[1], lambda[2],
+           lambda[3]);
     assert_true(res.converged);
     near_n(4, lambda, spins, 1e-9);
     double sigma[4], turned[4] = {1e-3, 0.0, 1.0, -0.5}; /* the spin's force turned into t1 */
