@@ -55,11 +55,11 @@ typedef enum lucid_step_param_kind {
                                            * geom): a pair takes the larger at equal priority */
     LUCID_STEP_PARAM_GEOM_ROLLING,        /* a model geom's rolling friction coefficient (m, MJCF
                                            * friction[2]; as GEOM_TORSION) */
-    LUCID_STEP_PARAM_TORSION, /* a free or static body's torsional friction coefficient (m,
-                               * lucid_body_desc torsion, lucid_world_add_static_friction's
-                               * friction[1]; a pair takes the larger) */
-    LUCID_STEP_PARAM_ROLLING, /* a free or static body's rolling friction coefficient (m,
-                               * lucid_body_desc rolling, friction[2]; a pair takes the larger) */
+    LUCID_STEP_PARAM_TORSION,         /* a free or static body's torsional friction coefficient (m,
+                                       * lucid_body_desc torsion, lucid_world_add_static_friction's
+                                       * friction[1]; a pair takes the larger) */
+    LUCID_STEP_PARAM_ROLLING,         /* a free or static body's rolling friction coefficient (m,
+                                       * lucid_body_desc rolling, friction[2]; a pair takes the larger) */
     LUCID_STEP_PARAM_TENDON_DAMPING,  /* a model tendon's damping (index: the tendon) */
     LUCID_STEP_PARAM_TENDON_STIFFNESS /* a model tendon's stiffness (index: the tendon) */
 } lucid_step_param_kind;
