@@ -691,22 +691,27 @@ static void hfield_add(hfield_points *h, const lucid_contact_point *p, lucid_vec
     h->p[h->count] = *p, h->n[h->count++] = n;
 }
 
-/* A contact on the prism's top face (its feature there, the normal within the patch's angular
- * tolerance of the face's) is the contact with the face's plane, as on a halfspace (the same
- * vertex rules, plane_vertices.h), keeping the points over the triangle: a flat field is then
- * exactly a plane, whatever the shape. Otherwise the patch stays. */
+/* The contacts of a prism's top face as those of its plane, as on a halfspace (the same vertex
+ * rules, plane_vertices.h), keeping the points over the triangle: a flat field is then exactly
+ * a plane, whatever the shape. When the prism touches by that face (its feature there, the
+ * normal within the patch's angular tolerance of the face's) they replace the patch; otherwise
+ * (the prism's closest feature an edge of the top, say) they join it where no deeper than the
+ * prism's own closest point: a vertex over the triangle and above its plane is that far from
+ * the prism, so a corner of a flat face spanning cells is found in each cell it lies over, as
+ * on the plane. Points from *first_top on are the plane's. */
 static lucid_status top_face_points(const lucid_heightfield *h, int r, int c, int tri,
                                     const lucid_heightfield_prism *prism, const lucid_se3 *Th,
                                     const lucid_shape *o, const lucid_se3 *To, int hf_first,
                                     double margin, int max_points, int faces,
                                     lucid_contact_patch_result *patch, lucid_vec3 *normals,
-                                    int *found, int *top) {
+                                    int *found, int *first_top) {
     lucid_vec3 n = lucid_mat3_tmul_vec(&Th->R, patch->normal); /* outward, field frame */
     if (!hf_first) n = lucid_vec3_neg(n);
     lucid_patch_feature f = hf_first ? patch->feature1 : patch->feature2;
-    if (f != LUCID_FEATURE_POLYGON ||
-        !(lucid_vec3_dot(n, prism->normals[0]) >= cos(LUCID_PATCH_ANGULAR_TOLERANCE)))
-        return LUCID_OK;
+    int replace = f == LUCID_FEATURE_POLYGON &&
+                  lucid_vec3_dot(n, prism->normals[0]) >= cos(LUCID_PATCH_ANGULAR_TOLERANCE);
+    double closest = INFINITY;
+    for (int k = 0; k < patch->count; ++k) closest = fmin(closest, patch->points[k].separation);
     lucid_shape plane;
     lucid_status s = lucid_shape_halfspace(prism->normals[0], prism->face_d[0], &plane);
     lucid_contact_patch_result q;
@@ -717,15 +722,16 @@ static lucid_status top_face_points(const lucid_heightfield *h, int r, int c, in
                 ? shape_pair_points(&plane, Th, o, To, margin, max_points, faces, &q, qn, &hit)
                 : shape_pair_points(o, To, &plane, Th, margin, max_points, faces, &q, qn, &hit);
     if (s != LUCID_OK) return s;
-    int m = 0;
-    for (int k = 0; hit && k < q.count; ++k) {
+    int m = replace ? 0 : patch->count;
+    *first_top = m;
+    for (int k = 0; hit && k < q.count && m < LUCID_PATCH_MAX_POINTS; ++k) {
         lucid_vec3 p = lucid_se3_act_inv(Th, hf_first ? q.points[k].p1 : q.points[k].p2);
-        if (lucid_heightfield_covers(h, r, c, tri, p))
+        if (lucid_heightfield_covers(h, r, c, tri, p) &&
+            (replace || q.points[k].separation >= closest - HFIELD_DEPTH_TIE))
             patch->points[m] = q.points[k], normals[m++] = qn[k];
     }
     patch->count = m;
     *found = m > 0;
-    *top = 1;
     return LUCID_OK;
 }
 
@@ -758,7 +764,7 @@ static lucid_status hfield_pair_points(const lucid_shape *hf, const lucid_se3 *T
                 lucid_status s = lucid_shape_convex(&prism.mesh, &ps);
                 lucid_contact_patch_result patch;
                 lucid_vec3 normals[LUCID_PATCH_MAX_POINTS];
-                int found = 0, top = 0;
+                int found = 0, first_top = 0;
                 if (s == LUCID_OK)
                     s = hf_first ? shape_pair_points(&ps, Th, o, To, margin, per_prism, faces,
                                                      &patch, normals, &found)
@@ -766,9 +772,8 @@ static lucid_status hfield_pair_points(const lucid_shape *hf, const lucid_se3 *T
                                                      &patch, normals, &found);
                 if (s == LUCID_OK && found)
                     s = top_face_points(h, r, c, tri, &prism, Th, o, To, hf_first, margin,
-                                        per_prism, faces, &patch, normals, &found, &top);
+                                        per_prism, faces, &patch, normals, &found, &first_top);
                 if (s != LUCID_OK) return s;
-                const int piece[4] = {r, c, tri, top};
                 for (int k = 0; found && k < patch.count; ++k) {
                     const lucid_contact_point *q = &patch.points[k];
                     /* the field's witness point and outward normal, in the field's frame */
@@ -776,7 +781,7 @@ static lucid_status hfield_pair_points(const lucid_shape *hf, const lucid_se3 *T
                     lucid_vec3 n = lucid_mat3_tmul_vec(&Th->R, normals[k]);
                     if (!hf_first) n = lucid_vec3_neg(n);
                     if (q->separation < margin && lucid_heightfield_supports(h, r, c, tri, p, n))
-                        hfield_add(out, q, normals[k], piece);
+                        hfield_add(out, q, normals[k], (const int[4]){r, c, tri, k >= first_top});
                 }
             }
     hfield_spread(out, max_points);
