@@ -324,6 +324,15 @@ t.case("carried contact geometry on height fields (the contact's prism), against
   t.eq(#D.contacts, 1, "one edge contact")
   local k = w:contacts()[1]
   t.truthy(k.normal[2] > 0.01 and k.normal[2] < 0.0995 * 0.99, "the edge's normal, no face's")
+  -- its piece: a prism of the cells along the crest (rows 5 and 6 meet at y = 0; x = 0.013
+  -- lies in column 6), by an edge, not a top face
+  t.truthy(k.prism and (k.prism.row == 5 or k.prism.row == 6) and k.prism.col == 6 and
+           (k.prism.tri == 1 or k.prism.tri == 2) and k.prism.top == false, "the crest's prism")
+  -- the sphere on the slope touches a top face: the cell under (0.013, 0.021), row 6, column 6
+  local s = on_slope(lucid.sphere(0.05), 0.013, 0.021, {0, 0, 0, 0, 0, 0})
+  s:step()
+  local p = s:contacts()[1].prism
+  t.truthy(p and p.row == 6 and p.col == 6 and p.top == true, "the slope's top face")
 end)
 
 t.case("lucid.model.build takes a height field among its static shapes (a copy)", function()
