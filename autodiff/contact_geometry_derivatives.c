@@ -549,8 +549,8 @@ lucid_status lucid_contact_geometry_derivatives(const lucid_shape *s1, const luc
     memset(d, 0, sizeof *d);
     int h1 = s1->kind == LUCID_SHAPE_HALFSPACE, h2 = s2->kind == LUCID_SHAPE_HALFSPACE;
     if (h1 && h2) return LUCID_ERR_ARGUMENT;
-    /* a height field's contact belongs to one of its prisms, which the contact does not
-     * record: the step derivatives detect contacts again at each column instead */
+    /* a height field is not convex: its contact belongs to one of its prisms, which the
+     * caller passes instead (the world's step derivatives do) */
     if (s1->kind == LUCID_SHAPE_HEIGHTFIELD || s2->kind == LUCID_SHAPE_HEIGHTFIELD)
         return LUCID_ERR_ARGUMENT;
     if (h1 || h2) return halfspace_pair(s1, T1, s2, T2, g, patch, h2, estimator, ws, d);

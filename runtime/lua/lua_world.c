@@ -471,6 +471,15 @@ static int l_contacts(lua_State *L) {
             lua_pushboolean(L, 1);
             lua_setfield(L, -2, "predicted");
         }
+        if (c[i].on_prism) { /* a height field's piece: 1-based row, column, triangle */
+            lua_createtable(L, 0, 4);
+            set_integer(L, "row", c[i].prism_row + 1);
+            set_integer(L, "col", c[i].prism_col + 1);
+            set_integer(L, "tri", c[i].prism_tri + 1);
+            lua_pushboolean(L, c[i].prism_top);
+            lua_setfield(L, -2, "top");
+            lua_setfield(L, -2, "prism");
+        }
         if (c[i].frictionloss > 0.0) { /* a joint's or tendon's dry-friction row */
             set_integer(L, "model", c[i].limit_model + 1);
             if (c[i].limit_tendon >= 0)

@@ -10,6 +10,7 @@
 #include "runtime/model/configuration.h"
 #include "runtime/model/dynamics.h"
 #include "runtime/model/model.h"
+#include "runtime/shapes/heightfield.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -644,6 +645,23 @@ static lucid_status contacts_may_appear(ctx *c, int *appear) {
     return s;
 }
 
+/* The convex piece of height field contact k (its prism, or the prism's top face's plane as a
+ * halfspace: world_collision.c's top-face rule), in the field's frame: the contact came from
+ * it, so to first order it moves with that piece's geometry. The prism's mesh points into
+ * *prism. */
+static lucid_status prism_piece(const lucid_world_contact *k, const lucid_shape *s1,
+                                const lucid_shape *s2, lucid_heightfield_prism *prism,
+                                lucid_shape *piece) {
+    const lucid_shape *hf = s1->kind == LUCID_SHAPE_HEIGHTFIELD ? s1 : s2;
+    const lucid_heightfield *h = hf->u.hfield;
+    if (hf->kind != LUCID_SHAPE_HEIGHTFIELD || k->prism_row < 0 || k->prism_row >= h->nrow - 1 ||
+        k->prism_col < 0 || k->prism_col >= h->ncol - 1 || (unsigned)k->prism_tri > 1u)
+        return LUCID_ERR_ARGUMENT;
+    lucid_heightfield_prism_build(h, k->prism_row, k->prism_col, k->prism_tri, prism);
+    return k->prism_top ? lucid_shape_halfspace(prism->normals[0], prism->face_d[0], piece)
+                        : lucid_shape_convex(&prism->mesh, piece);
+}
+
 /* The geometry derivatives of the nominal shape contacts at x0 (link poses by step_begin):
  * c->carry = 1 when the options ask for carried contacts and every one has them. */
 static lucid_status geometry_rules(ctx *c, lucid_step_jacobians *J, const char **why) {
@@ -681,6 +699,10 @@ static lucid_status geometry_rules(ctx *c, lucid_step_jacobians *J, const char *
         lucid_se3 T[2] = {part_pose(w, k0->body1, k0->part1), part_pose(w, k0->body2, k0->part2)};
         const lucid_shape *s1 = &w->parts[w->bodies[k0->body1].part_begin + k0->part1].shape;
         const lucid_shape *s2 = &w->parts[w->bodies[k0->body2].part_begin + k0->part2].shape;
+        lucid_heightfield_prism prism; /* a height field contact's piece, in the field's frame */
+        lucid_shape piece;
+        if (k0->on_prism && (s = prism_piece(k0, s1, s2, &prism, &piece)) != LUCID_OK) return s;
+        if (k0->on_prism) *(s1->kind == LUCID_SHAPE_HEIGHTFIELD ? &s1 : &s2) = &piece;
         lucid_contact_geometry g0 = {k0->point, lucid_mat3_col(&k0->frame, 2), k0->separation};
         int patch = present_count(c->contacts, c->ns, k0) > 1;
         s = k0->predicted ? predicted_geometry(k0, s2, T, &g0, &c->geo[k])
@@ -701,10 +723,6 @@ static lucid_status geometry_rules(ctx *c, lucid_step_jacobians *J, const char *
             if (why && k0->predicted)
                 *why = "a pressing predicted witness has no carried rule (its points follow the "
                        "free twists): use geometry = \"collide\" or \"auto\"";
-            else if (why &&
-                     (s1->kind == LUCID_SHAPE_HEIGHTFIELD || s2->kind == LUCID_SHAPE_HEIGHTFIELD))
-                *why = "a height field contact's geometry is not carried (its prism is not "
-                       "recorded): use geometry = \"collide\" or \"auto\"";
             else if (why)
                 *why = o->collision ? "a contact's geometry derivative failed (the estimator of "
                                       "opts.collision)"

@@ -268,6 +268,11 @@ typedef struct lucid_world_contact {
      * closest by the step's end (a turning curved surface: docs/world.md), each point rigid
      * with its body */
     int predicted;
+    /* A height field contact's convex piece (on_prism = 1): prism prism_tri of cell
+     * (prism_row, prism_col) (lucid_heightfield_prism_build), or, when prism_top, its top
+     * face's plane, which the top-face rule collides as a halfspace (docs/collision.md). The
+     * contact geometry derivatives take that piece in place of the field. */
+    int on_prism, prism_row, prism_col, prism_tri, prism_top;
     /* A dry-friction row rather than a shape contact when > 0 (N m or N, the dof's or the
      * tendon's frictionloss; limit_sign 0): a joint's on dof limit_dof of model limit_model
      * (limit_tendon -1), a fixed tendon's on tendon limit_tendon (limit_dof -1); body1 = body2 =

@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "solvers/collision/contact_patch.h"
 #include "solvers/collision/plane_vertices.h"
@@ -557,7 +558,14 @@ typedef struct hfield_points {
     int count;
     lucid_contact_point p[HFIELD_MAX_POINTS];
     lucid_vec3 n[HFIELD_MAX_POINTS];
+    int piece[HFIELD_MAX_POINTS][4]; /* the point's prism: row, column, triangle, top face */
 } hfield_points;
+
+/* Moves point q of h to slot m (m <= q). */
+static void hfield_move(hfield_points *h, int q, int m) {
+    h->p[m] = h->p[q], h->n[m] = h->n[q];
+    memcpy(h->piece[m], h->piece[q], sizeof h->piece[m]);
+}
 
 /* How much keeping point x adds, given the kept points pick[0 .. k): the patch's
  * area-maximising choice for the first four (the farthest from the deepest point, the largest
@@ -607,7 +615,7 @@ static void hfield_spread(hfield_points *h, int capacity) {
     }
     int m = 0;
     for (int q = 0; q < h->count; ++q)
-        if (kept[q]) h->p[m] = h->p[q], h->n[m++] = h->n[q];
+        if (kept[q]) hfield_move(h, q, m++);
     h->count = m;
 }
 
@@ -652,7 +660,7 @@ static void hfield_outline(hfield_points *h) {
     for (int i = 0; i < m; ++i) keep[hull[i]] = 1;
     int k = 0;
     for (int q = 0; q < h->count; ++q)
-        if (keep[q]) h->p[k] = h->p[q], h->n[k++] = h->n[q];
+        if (keep[q]) hfield_move(h, q, k++);
     h->count = k;
     hfield_spread(h, HFIELD_MAX_POINTS / 2);
 }
@@ -660,7 +668,8 @@ static void hfield_outline(hfield_points *h) {
 /* Adds a prism's point unless one at the same place (1e-9 of the local scale) with the same
  * normal (within the patch's angular tolerance) is known: the prisms sharing an edge or a
  * vertex all report a contact there. The deeper of two duplicates stays. */
-static void hfield_add(hfield_points *h, const lucid_contact_point *p, lucid_vec3 n) {
+static void hfield_add(hfield_points *h, const lucid_contact_point *p, lucid_vec3 n,
+                       const int piece[4]) {
     double tol = 1e-9 * (1.0 + lucid_vec3_max_abs(p->p1));
     double cos_tol = cos(LUCID_PATCH_ANGULAR_TOLERANCE);
     for (int q = 0; q < h->count; ++q) {
@@ -668,32 +677,41 @@ static void hfield_add(hfield_points *h, const lucid_contact_point *p, lucid_vec
         if (lucid_vec3_dist(k->p1, p->p1) + lucid_vec3_dist(k->p2, p->p2) <=
                 tol + fabs(k->separation - p->separation) &&
             lucid_vec3_dot(h->n[q], n) >= cos_tol) {
-            if (p->separation < k->separation) *k = *p, h->n[q] = n;
+            if (p->separation < k->separation) {
+                *k = *p, h->n[q] = n;
+                memcpy(h->piece[q], piece, sizeof h->piece[q]);
+            }
             return;
         }
     }
     /* full (a shape over many cells): keep the outline and go on, rather than dropping the
      * cells visited last as MuJoCo does at its cap */
     if (h->count == HFIELD_MAX_POINTS) hfield_outline(h);
+    memcpy(h->piece[h->count], piece, sizeof h->piece[h->count]);
     h->p[h->count] = *p, h->n[h->count++] = n;
 }
 
-/* A contact on the prism's top face (its feature there, the normal within the patch's angular
- * tolerance of the face's) is the contact with the face's plane, as on a halfspace (the same
- * vertex rules, plane_vertices.h), keeping the points over the triangle: a flat field is then
- * exactly a plane, whatever the shape. Otherwise the patch stays. */
+/* The contacts of a prism's top face as those of its plane, as on a halfspace (the same vertex
+ * rules, plane_vertices.h), keeping the points over the triangle: a flat field is then exactly
+ * a plane, whatever the shape. When the prism touches by that face (its feature there, the
+ * normal within the patch's angular tolerance of the face's) they replace the patch; otherwise
+ * (the prism's closest feature an edge of the top, say) they join it where no deeper than the
+ * prism's own closest point: a vertex over the triangle and above its plane is that far from
+ * the prism, so a corner of a flat face spanning cells is found in each cell it lies over, as
+ * on the plane. Points from *first_top on are the plane's. */
 static lucid_status top_face_points(const lucid_heightfield *h, int r, int c, int tri,
                                     const lucid_heightfield_prism *prism, const lucid_se3 *Th,
                                     const lucid_shape *o, const lucid_se3 *To, int hf_first,
                                     double margin, int max_points, int faces,
                                     lucid_contact_patch_result *patch, lucid_vec3 *normals,
-                                    int *found) {
+                                    int *found, int *first_top) {
     lucid_vec3 n = lucid_mat3_tmul_vec(&Th->R, patch->normal); /* outward, field frame */
     if (!hf_first) n = lucid_vec3_neg(n);
     lucid_patch_feature f = hf_first ? patch->feature1 : patch->feature2;
-    if (f != LUCID_FEATURE_POLYGON ||
-        !(lucid_vec3_dot(n, prism->normals[0]) >= cos(LUCID_PATCH_ANGULAR_TOLERANCE)))
-        return LUCID_OK;
+    int replace = f == LUCID_FEATURE_POLYGON &&
+                  lucid_vec3_dot(n, prism->normals[0]) >= cos(LUCID_PATCH_ANGULAR_TOLERANCE);
+    double closest = INFINITY;
+    for (int k = 0; k < patch->count; ++k) closest = fmin(closest, patch->points[k].separation);
     lucid_shape plane;
     lucid_status s = lucid_shape_halfspace(prism->normals[0], prism->face_d[0], &plane);
     lucid_contact_patch_result q;
@@ -704,10 +722,12 @@ static lucid_status top_face_points(const lucid_heightfield *h, int r, int c, in
                 ? shape_pair_points(&plane, Th, o, To, margin, max_points, faces, &q, qn, &hit)
                 : shape_pair_points(o, To, &plane, Th, margin, max_points, faces, &q, qn, &hit);
     if (s != LUCID_OK) return s;
-    int m = 0;
-    for (int k = 0; hit && k < q.count; ++k) {
+    int m = replace ? 0 : patch->count;
+    *first_top = m;
+    for (int k = 0; hit && k < q.count && m < LUCID_PATCH_MAX_POINTS; ++k) {
         lucid_vec3 p = lucid_se3_act_inv(Th, hf_first ? q.points[k].p1 : q.points[k].p2);
-        if (lucid_heightfield_covers(h, r, c, tri, p))
+        if (lucid_heightfield_covers(h, r, c, tri, p) &&
+            (replace || q.points[k].separation >= closest - HFIELD_DEPTH_TIE))
             patch->points[m] = q.points[k], normals[m++] = qn[k];
     }
     patch->count = m;
@@ -744,7 +764,7 @@ static lucid_status hfield_pair_points(const lucid_shape *hf, const lucid_se3 *T
                 lucid_status s = lucid_shape_convex(&prism.mesh, &ps);
                 lucid_contact_patch_result patch;
                 lucid_vec3 normals[LUCID_PATCH_MAX_POINTS];
-                int found = 0;
+                int found = 0, first_top = 0;
                 if (s == LUCID_OK)
                     s = hf_first ? shape_pair_points(&ps, Th, o, To, margin, per_prism, faces,
                                                      &patch, normals, &found)
@@ -752,7 +772,7 @@ static lucid_status hfield_pair_points(const lucid_shape *hf, const lucid_se3 *T
                                                      &patch, normals, &found);
                 if (s == LUCID_OK && found)
                     s = top_face_points(h, r, c, tri, &prism, Th, o, To, hf_first, margin,
-                                        per_prism, faces, &patch, normals, &found);
+                                        per_prism, faces, &patch, normals, &found, &first_top);
                 if (s != LUCID_OK) return s;
                 for (int k = 0; found && k < patch.count; ++k) {
                     const lucid_contact_point *q = &patch.points[k];
@@ -761,7 +781,7 @@ static lucid_status hfield_pair_points(const lucid_shape *hf, const lucid_se3 *T
                     lucid_vec3 n = lucid_mat3_tmul_vec(&Th->R, normals[k]);
                     if (!hf_first) n = lucid_vec3_neg(n);
                     if (q->separation < margin && lucid_heightfield_supports(h, r, c, tri, p, n))
-                        hfield_add(out, q, normals[k]);
+                        hfield_add(out, q, normals[k], (const int[4]){r, c, tri, k >= first_top});
                 }
             }
     hfield_spread(out, max_points);
@@ -840,6 +860,10 @@ static lucid_status collide_parts(lucid_world *w, int a, int ia, int b, int ib, 
          * is now (an impact's spin-up is no part of the sweep) */
         if (!(p->separation < margin) && k < present) continue;
         c.predicted = k >= present;
+        if (points == hp.p) {
+            c.on_prism = 1, c.prism_row = hp.piece[k][0], c.prism_col = hp.piece[k][1];
+            c.prism_tri = hp.piece[k][2], c.prism_top = hp.piece[k][3];
+        }
         c.frame = lucid_world_contact_frame(ns[k]);
         c.point = lucid_vec3_scale(lucid_vec3_add(p->p1, p->p2), 0.5);
         c.separation = p->separation;

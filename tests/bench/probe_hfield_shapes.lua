@@ -1,7 +1,7 @@
 -- Every convex shape dropped tilted onto a flat height field and onto the plane z = 0 (the same
 -- pose, 1.5 s at 1 ms): the distance between the two final positions. On a flat field the
 -- prisms' top faces are the plane, so the two should agree (docs/collision.md, "Height
--- fields"; tests/lua/test_heightfield.lua asserts 1e-9 for the capsule, cone and ellipsoid).
+-- fields"; tests/lua/test_heightfield.lua asserts 1e-9 for all seven shapes).
 -- Usage: ./build/lucid tests/bench/probe_hfield_shapes.lua
 local function grid(n, f)
   local e = {}
