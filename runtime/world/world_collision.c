@@ -141,6 +141,11 @@ static int curved_or_box(const lucid_shape *s) {
            s->kind == LUCID_SHAPE_CYLINDER || s->kind == LUCID_SHAPE_CONE;
 }
 
+/* A box or a convex mesh: a shape whose faces lucid_face_vertices takes. */
+static int polytope(const lucid_shape *s) {
+    return s->kind == LUCID_SHAPE_BOX || s->kind == LUCID_SHAPE_CONVEX;
+}
+
 /* Whether the patch is a box's or convex mesh's vertex or edge on a halfspace, or (when
  * `faces`) a box's on a box's or convex mesh's face, where plane_vertices.h gives the points. */
 static int vertex_or_edge_on_face(const lucid_shape *s1, const lucid_shape *s2,
@@ -151,11 +156,13 @@ static int vertex_or_edge_on_face(const lucid_shape *s1, const lucid_shape *s2,
     if (!faces || !lucid_face_vertices_apply(s1, s2)) return 0;
     /* on a face, only a box's corners: a rounded mesh (a fingertip) would bring its few
      * deepest vertices, clustered, where its single witness point does (measured: the Allegro
-     * grasp's contact problems then stalled ADMM at 3.5e-3) */
-    return (patch->feature1 == LUCID_FEATURE_POLYGON && vertex_or_edge(patch->feature2) &&
-            curved_or_box(s2)) ||
-           (patch->feature2 == LUCID_FEATURE_POLYGON && vertex_or_edge(patch->feature1) &&
-            curved_or_box(s1));
+     * grasp's contact problems then stalled ADMM at 3.5e-3); the face a polytope's (a box
+     * corner on a cylinder's or cone's flat cap keeps the patch: lucid_face_vertices needs a
+     * polytope's face) */
+    return (patch->feature1 == LUCID_FEATURE_POLYGON && polytope(s1) &&
+            vertex_or_edge(patch->feature2) && curved_or_box(s2)) ||
+           (patch->feature2 == LUCID_FEATURE_POLYGON && polytope(s2) &&
+            vertex_or_edge(patch->feature1) && curved_or_box(s1));
 }
 
 /* The radius of the curved features whose points lucid_face_vertices gives (a capsule's end

@@ -151,3 +151,34 @@ t.case("a capsule tilted along a capsule bar lands on it by both ends (60 Hz)", 
   print(string.format("capsule on a capsule bar: deepest %.3g m", deepest))
   t.truthy(deepest < 1e-3, "sank " .. deepest .. " m into the bar")
 end)
+
+t.case("a box dropped corner first on a cylinder's flat cap lands on it (either body order)", function()
+  -- the cap is the patch's face and the box's corner its vertex: the corners-on-a-face rule
+  -- takes a polytope's face only, and the step once failed here ("collision detection:
+  -- invalid argument") in both orders
+  local cylinder, box = lucid.cylinder(0.2, 0.1), lucid.box(0.05, 0.04, 0.03)
+  for _, box_first in ipairs{false, true} do
+    local w = lucid.world{dt = 1e-3}
+    w:add_static{shape = lucid.halfspace({0, 0, 1}, 0)}
+    local function add_cylinder()
+      return w:add_body{shape = cylinder, mass = 5, pose = lucid.se3.new({1, 0, 0, 0}, {0, 0, 0.1})}
+    end
+    local function add_box()
+      return w:add_body{shape = box, mass = 1, pose = lucid.se3.exp({0.02, 0.01, 0.3, 0.5, 0.4, 0})}
+    end
+    local id
+    if box_first then
+      id = add_box()
+      add_cylinder()
+    else
+      add_cylinder()
+      id = add_box()
+    end
+    w:step(1500)
+    local z, v = w:pose(id):translation()[3], w:velocity(id)
+    print(string.format("box first %s: rests at z %.6f (cap 0.2 + 0.03), speed %.2g", tostring(box_first),
+                        z, math.sqrt(v[1] ^ 2 + v[2] ^ 2 + v[3] ^ 2)))
+    t.near(z, 0.23, 1e-3, "on the cap")
+    t.truthy(math.abs(v[3]) < 1e-3, "at rest")
+  end
+end)
