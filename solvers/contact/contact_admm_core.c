@@ -136,11 +136,8 @@ int lucid_contact_admm_polish(lucid_contact_polisher *pl, lucid_contact_run *run
     memcpy(sigma, velocity, sizeof(double) * (size_t)m);
     for (int k = 0; k < m; ++k) s->gamma[k] = -sigma[k];
     if (o->model == LUCID_CONTACT_NCP)
-        for (int i = 0; i < p->n; ++i) {
-            const double *v = sigma + dim * i;
-            s->gamma[dim * i + 2] -= p->mu[i] * (dim > 3 ? lucid_cone_n_tangent_norm(dim, v)
-                                                         : lucid_contact_hypot(v[0], v[1]));
-        }
+        for (int i = 0; i < p->n; ++i)
+            s->gamma[dim * i + 2] -= p->mu[i] * lucid_cone_n_tangent_norm(dim, sigma + dim * i);
     /* at the round-off floor, below which tol lies, when the check fails */
     run->result->stalled = !lucid_contact_check(run, s->z, sigma);
     run->result->polished = 1;

@@ -84,18 +84,13 @@ static void scales(const lucid_contact_problem *p, const double *lambda, const d
     *force = f > 0.0 ? f : 1.0, *velocity = v > 0.0 ? v : 1.0;
 }
 
-/* |x_T|: the tangential part of a contact's dim entries (t1, t2[, s[, r1, r2]]). */
-static double tangential(int dim, const double *x) {
-    return dim > 3 ? lucid_cone_n_tangent_norm(dim, x) : lucid_contact_hypot(x[0], x[1]);
-}
-
 /* The larger side of each complementarity (header), normalised by F and V. */
 static signed char guess_mode(lucid_contact_model model, int dim, double mu, const double *l,
                               const double *s, double F, double V) {
-    double slip = tangential(dim, s);
+    double slip = lucid_cone_n_tangent_norm(dim, s);
     double gap = model == LUCID_CONTACT_CCP ? s[2] - mu * slip : s[2];
     if (!(l[2] > 0.0) || l[2] / F < gap / V) return BREAKING;
-    double inside = mu * l[2] - tangential(dim, l);
+    double inside = mu * l[2] - lucid_cone_n_tangent_norm(dim, l);
     return inside / F > slip / V ? STICKING : SLIDING;
 }
 
@@ -148,7 +143,8 @@ static void contact_rows(lucid_contact_model model, int dim, signed char mode, d
     }
     const int *TN = dim > 3 ? lucid_contact_tangential_rows : (const int[5]){0, 1};
     int k = dim - 1;
-    double sT = tangential(dim, s), lT = tangential(dim, l), u[5] = {1.0, 0.0, 0.0, 0.0, 0.0};
+    double sT = lucid_cone_n_tangent_norm(dim, s), lT = lucid_cone_n_tangent_norm(dim, l),
+           u[5] = {1.0, 0.0, 0.0, 0.0, 0.0};
     if (sT > 1e-12 * V)
         for (int c = 0; c < k; ++c) u[c] = s[TN[c]] / sT;
     else if (lT > 0.0)
