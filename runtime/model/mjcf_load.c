@@ -161,9 +161,32 @@ static const char *lookup(mjcf *P, const xmlNode *el, int k, int cls, const char
     return NULL;
 }
 
-/* Reads attribute `name` as min..max reals; returns the count (0 when absent), -1 after failing. */
+/* Reads `name` (up to max reals) as MuJoCo layers a default: each class from main down to cls
+ * sets the numbers it gives, then the element its own; out keeps the rest. Returns the most
+ * numbers a layer gave (0 when none), -1 after failing. */
+static int layered_reals(mjcf *P, const xmlNode *el, int k, int cls, const char *name, double *out,
+                         int max) {
+    int n = 0;
+    if (cls >= 0) {
+        n = layered_reals(P, NULL, k, P->classes[cls].parent, name, out, max);
+        const mjcf_class *C = &P->classes[cls];
+        for (int i = 0; i < C->count[k] && n >= 0; i++) {
+            const char *v = ATTR(C->nodes[k][i], name);
+            int m = v ? lucid_model_xml_reals(X_, C->nodes[k][i], name, v, out, 1, max) : 0;
+            n = m < 0 ? -1 : m > n ? m : n;
+        }
+    }
+    const char *v = el && n >= 0 ? ATTR(el, name) : NULL;
+    int m = v ? lucid_model_xml_reals(X_, el, name, v, out, 1, max) : 0;
+    return n < 0 || m < 0 ? -1 : m > n ? m : n;
+}
+
+/* Reads attribute `name` as min..max reals; returns the count (0 when absent), -1 after failing.
+ * An attribute of 1..max numbers of a defaulted kind is layered (layered_reals); one of a fixed
+ * count is taken whole from the nearest definition, which is the same thing. */
 static int reals(mjcf *P, const xmlNode *el, int k, int cls, const char *name, double *out, int min,
                  int max) {
+    if (k >= 0 && min == 1 && max > 1) return layered_reals(P, el, k, cls, name, out, max);
     const char *v = lookup(P, el, k, cls, name);
     if (!v) return X_->status ? -1 : 0;
     return lucid_model_xml_reals(X_, el, name, v, out, min, max);
@@ -2015,22 +2038,6 @@ static int skipped_geom(mjcf *P, const char *name) {
     return 0;
 }
 
-/* Reads `name` (up to max reals) as MuJoCo layers a default: each class from main down to cls
- * sets the numbers it gives, then the element its own; out keeps the rest. 0 after failing. */
-static int layered_reals(mjcf *P, const xmlNode *el, int k, int cls, const char *name, double *out,
-                         int max) {
-    if (cls >= 0) {
-        if (!layered_reals(P, NULL, k, P->classes[cls].parent, name, out, max)) return 0;
-        const mjcf_class *C = &P->classes[cls];
-        for (int i = 0; i < C->count[k]; i++) {
-            const char *v = ATTR(C->nodes[k][i], name);
-            if (v && lucid_model_xml_reals(X_, C->nodes[k][i], name, v, out, 1, max) < 0) return 0;
-        }
-    }
-    const char *v = el ? ATTR(el, name) : NULL;
-    return !v || lucid_model_xml_reals(X_, el, name, v, out, 1, max) >= 0;
-}
-
 /* The geom a <pair> names in attribute `attr`: its spec index, -1 when it was skipped with its
  * mesh, -2 after failing. */
 static int pair_geom(mjcf *P, const xmlNode *el, const char *attr) {
@@ -2058,7 +2065,7 @@ static int pair_parameters(mjcf *P, const xmlNode *el, int cls, lucid_pair_spec 
         return !lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE,
                                      "<pair> condim must be 1, 3, 4 or 6 (got %ld)", condim);
     double f[5] = {1.0, 1.0, 0.005, 0.0001, 0.0001}, sol[5];
-    if (!layered_reals(P, el, K_PAIR, cls, "friction", f, 5)) return 0;
+    if (layered_reals(P, el, K_PAIR, cls, "friction", f, 5) < 0) return 0;
     for (int k = 0; k < 5; k++)
         if (f[k] < 0.0)
             return !lucid_model_xml_fail(X_, el, LUCID_ERR_PARSE, "<pair>: negative friction");

@@ -352,6 +352,12 @@ static void test_balance(void **state) {
     compare_model(LUCID_SOURCE_DIR "/tests/data/model/mjcf_balance.xml");
 }
 
+/* size and friction layered through nested classes number by number (MuJoCo's reading) */
+static void test_layered_defaults(void **state) {
+    (void)state;
+    compare_model(LUCID_SOURCE_DIR "/tests/data/model/mjcf_defaults_layered.xml");
+}
+
 static void test_actuators(void **state) {
     (void)state;
     compare_model(LUCID_SOURCE_DIR "/tests/data/model/mjcf_actuators.xml");
@@ -441,7 +447,7 @@ int main(void) {
         cmocka_unit_test(test_forms),        cmocka_unit_test(test_actuators),
         cmocka_unit_test(test_mesh),         cmocka_unit_test(test_balance),
         cmocka_unit_test(test_humanoid),     cmocka_unit_test(test_allegro),
-        cmocka_unit_test(test_allegro_cube),
+        cmocka_unit_test(test_allegro_cube), cmocka_unit_test(test_layered_defaults),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     return mujoco_test_result(failed, skipped, "test_mjcf_load",
