@@ -5,7 +5,8 @@
  *   set_state(x0_i); for t = 0..T-1: set_controls(u_{i,t}); step
  * on a world whose warm-start memory set_state cleared, so it is a pure function of
  * (x0_i, u_i): the results are bit-identical to that serial loop on one world, whatever the
- * number of threads and the order in which they take rollouts (tests/c/test_world_batch.c).
+ * number of threads and the order in which they take rollouts
+ * (tests/c/runtime/world/test_world_batch.c).
  *
  * Layouts (column-major, nx = lucid_world_state_size, nu = lucid_world_controls_size):
  *   x0   nx x N          column i: rollout i's initial state (as lucid_world_get_state)

@@ -23,7 +23,7 @@
 
 #include "autodiff/contact_derivatives.h"
 #include "solvers/dense/dense_threads.h"
-#include "tests/c/test_contact_dump.h"
+#include "tests/c/common/test_contact_dump.h"
 
 static double now(void) {
     struct timespec t;

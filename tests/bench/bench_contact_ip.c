@@ -17,7 +17,7 @@
 #include <time.h>
 
 #include "solvers/contact/contact_solver.h"
-#include "tests/c/test_contact_dump.h"
+#include "tests/c/common/test_contact_dump.h"
 
 static double now_seconds(void) {
     struct timespec ts;

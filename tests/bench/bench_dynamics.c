@@ -2,9 +2,9 @@
  * analytic derivatives (d rnea: dtau/dq, dtau/dv; d aba: da/dq, da/dv, da/dtau) and the
  * joint-torque regressor (every column group, runtime/model/regressor.h), on
  * a 7-dof arm, random trees of 30 and 60 bodies with every joint kind
- * (tests/c/test_model_util.h), and the robots when their files are there: MuJoCo's humanoid.xml
- * (libmujoco-samples), the models of ../shared/data/robots (LUCID_SHARED_DIR overrides; URDFs
- * with a floating base) and tasks/models/arm7.xml.
+ * (tests/c/common/test_model_util.h), and the robots when their files are there: MuJoCo's
+ * humanoid.xml (libmujoco-samples), the models of ../shared/data/robots (LUCID_SHARED_DIR
+ * overrides; URDFs with a floating base) and tasks/models/arm7.xml.
  *
  *   build/tests/bench/bench_dynamics [--seconds S]
  *
@@ -19,7 +19,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../c/test_model_util.h"
+#include "tests/c/common/test_model_util.h"
 #include "runtime/model/model_load.h"
 #include "runtime/model/regressor.h"
 #include "solvers/dense/dense_cholesky.h"

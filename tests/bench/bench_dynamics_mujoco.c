@@ -15,8 +15,9 @@
  *         constraints disabled (mjDSBL_CONTACT | mjDSBL_CONSTRAINT).
  * Before timing, each model's dynamics are checked equal (ABA against MuJoCo's qacc with tau =
  * its passive and actuator forces, the free-joint velocity convention converted as in
- * tests/c/test_model_mujoco.c): the printed gap says the two sides compute the same thing.
- * Needs <mujoco/mujoco.h> at build time and libmujoco.so.2.2.2 at run time (exits 77 without). */
+ * tests/c/runtime/model/test_model_mujoco.c): the printed gap says the two sides compute the same
+ * thing. Needs <mujoco/mujoco.h> at build time and libmujoco.so.2.2.2 at run time (exits 77
+ * without). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>

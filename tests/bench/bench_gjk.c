@@ -28,7 +28,7 @@
 #include "runtime/shapes/convex_mesh.h"
 #include "solvers/collision/collision.h"
 
-#include "../c/test_random.h"
+#include "tests/c/common/test_random.h"
 
 #define HULL_POINTS 2000
 #define SWEEP_PAIRS 3000

@@ -23,7 +23,7 @@
 #include "solvers/collision/collision.h"
 #include "solvers/collision/pscaling.h"
 
-#include "../c/test_random.h"
+#include "tests/c/common/test_random.h"
 
 #define KINDS   8
 #define REPEATS 3

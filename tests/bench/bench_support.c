@@ -28,7 +28,7 @@
 
 #define QUERIES 4096
 
-#include "../c/test_random.h"
+#include "tests/c/common/test_random.h"
 
 static double now_seconds(void) {
     struct timespec ts;

@@ -125,3 +125,46 @@ t.case("README's Lua snippets run and print what their comments say", function()
     t.near(tonumber(fd), expected, 1e-4 * expected, "central difference at step " .. step)
   end
 end)
+
+-- The C tests' paths named anywhere in the repository's text (docs, READMEs, comments, data
+-- files): `tests/c/` followed by path characters, a sentence's final dot dropped.
+local function c_test_paths(text)
+  local out = {}
+  for p in text:gmatch("tests/c/[%w_./-]*") do out[#out + 1] = (p:gsub("%.+$", "")) end
+  return out
+end
+
+t.case("every tests/c/ path the repository names exists", function()
+  local p = assert(io.popen("grep -rIl 'tests/c/' README.md docs autodiff runtime solvers " ..
+    "scripts tasks tests cmake CMakeLists.txt .ci lucid 2>/dev/null | sort"))
+  local missing, nfiles, npaths = {}, 0, 0
+  for file in p:lines() do
+    nfiles = nfiles + 1
+    local h = assert(io.open(file), "cannot read " .. file .. " (run from the repository root)")
+    local n = 0
+    for line in h:lines() do
+      n = n + 1
+      for _, path in ipairs(c_test_paths(line)) do
+        npaths = npaths + 1
+        if not t.exists(path) then missing[#missing + 1] = file .. ":" .. n .. ": " .. path end
+      end
+    end
+    h:close()
+  end
+  p:close()
+  t.truthy(nfiles > 20 and npaths > 100,
+    string.format("the references were found (%d paths in %d files)", npaths, nfiles))
+  t.truthy(#missing == 0, "paths under tests/c/ that do not exist (moved? README.md, Layout):\n  "
+    .. table.concat(missing, "\n  "))
+end)
+
+t.case("the tests/c/ path rule is not vacuous", function()
+  local dir = "tests/c/"
+  local found = c_test_paths("see `" .. dir .. "runtime/math/test_so3.c`. And " .. dir ..
+    "test_so3.c.")
+  t.eq(#found, 2)
+  t.eq(found[1], dir .. "runtime/math/test_so3.c")
+  t.truthy(t.exists(found[1]))
+  t.eq(found[2], dir .. "test_so3.c")
+  t.truthy(not t.exists(found[2]), "the old flat path is gone")
+end)

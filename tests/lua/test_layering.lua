@@ -154,3 +154,77 @@ t.case("the rule rejects what it should", function()
   t.truthy(not violation("runtime/lua/lua_world.c", "autodiff/tape.h"), "lua -> autodiff")
   t.truthy(not violation("solvers/dense/dense_lu.c", "<lapacke.h>"), "LAPACKE in solvers/dense")
 end)
+
+-- tests/c mirrors the source folders (README.md, Layout): a C test lives in the folder F of
+-- tests/c for a source folder F (runtime/X, solvers/X, autodiff), and includes a header of F,
+-- directly or through the shared helpers of tests/c/common/, which hold headers only.
+local function quoted_includes(file)
+  local out = {}
+  local h = io.open(file)
+  if not h then return out end
+  for line in h:lines() do
+    local inc = line:match('^%s*#%s*include%s*"([^"]+)"')
+    if inc then out[#out + 1] = inc end
+  end
+  h:close()
+  return out
+end
+
+-- Whether `file` reaches a header of `dir` through its includes and tests/c/common/'s.
+local function reaches(file, dir, seen)
+  seen = seen or {}
+  for _, inc in ipairs(quoted_includes(file)) do
+    if inc:sub(1, #dir + 1) == dir .. "/" then return true end
+    if inc:match("^tests/c/common/") and not seen[inc] then
+      seen[inc] = true
+      if reaches(inc, dir, seen) then return true end
+    end
+  end
+  return false
+end
+
+-- The verdict on one file of tests/c at `path` (nil when it belongs there); `source`, the file
+-- read for its includes, defaults to `path`.
+local function misplaced(path, source)
+  local dir, name = path:match("^tests/c/(.+)/([^/]+)$")
+  if not dir then return "directly in tests/c/ (put it in the folder of the code it tests)" end
+  if dir == "common" then
+    if not name:match("%.h$") and not name:match("%.hpp$") then
+      return "tests/c/common/ holds helper headers only"
+    end
+    return nil
+  end
+  if not name:match("^test_[%w_]+%.c$") and not name:match("^test_[%w_]+%.cpp$") then
+    return "not a test_*.c or test_*.cpp"
+  end
+  if not FLOOR[dir] or dir == "runtime" then return "tests/c/" .. dir .. " is no source folder" end
+  if not reaches(source or path, dir) then return "includes no header of " .. dir end
+  return nil
+end
+
+t.case("tests/c mirrors the source folders", function()
+  local p = assert(io.popen("find tests/c -type f | sort"))
+  local bad, n = {}, 0
+  for path in p:lines() do
+    n = n + 1
+    local why = misplaced(path)
+    if why then bad[#bad + 1] = path .. " (" .. why .. ")" end
+  end
+  p:close()
+  t.truthy(n > 80, "the C tests were found (" .. n .. " files)")
+  t.truthy(#bad == 0, "C tests out of place (README.md, Layout):\n  " .. table.concat(bad, "\n  "))
+end)
+
+t.case("the tests/c layout rule rejects what it should", function()
+  local C = "tests/c" .. "/" -- spelled apart: test_docs checks the paths written whole
+  t.truthy(misplaced(C .. "test_gjk.c"), "a flat test")
+  t.truthy(misplaced(C .. "collision/test_gjk.c"), "no source folder")
+  t.truthy(misplaced(C .. "common/test_gjk.c"), "a test among the helpers")
+  t.truthy(misplaced(C .. "solvers/contact/test_so3.c", C .. "runtime/math/test_so3.c"),
+    "a test beside code it does not test")
+  t.truthy(misplaced(C .. "autodiff/test_gjk.c", C .. "solvers/collision/test_gjk.c"),
+    "nor through the helpers")
+  t.truthy(misplaced(C .. "runtime/model/test_x.lua"), "not a C test")
+  t.truthy(not misplaced(C .. "solvers/collision/test_gjk.c"), "through test_collision_util.h")
+  t.truthy(not misplaced(C .. "runtime/math/test_so3.c"), "a direct include")
+end)

@@ -3,7 +3,7 @@
 -- actuators and refuses malformed ones by name; m:keyframe returns the file's state with
 -- MuJoCo's defaults for absent parts; a velocity servo far too stiff for an explicit step
 -- reaches its target velocity (its damping is implicit); a damper brakes as -kv u v.
--- (qfrc_actuator and the keyframes against MuJoCo 2.2.2: tests/c/test_mjcf_actuators.c; the
+-- (qfrc_actuator and the keyframes against MuJoCo 2.2.2: tests/c/runtime/model/test_mjcf_actuators.c; the
 -- step derivatives: tests/lua/test_step_derivatives.lua.)
 local t = require "testing"
 local lucid = require "lucid"

@@ -4,7 +4,7 @@
 -- armature and offset columns are sign(v) / tanh(v / eps), v, a and 1; the base regressor
 -- Y * b.select times b.map * theta equals Y theta at fresh states; a planar two-link arm has
 -- its textbook 6 base parameters; options and errors are checked. The C test
--- (tests/c/test_model_regressor.c) covers random trees with every joint kind.
+-- (tests/c/runtime/model/test_model_regressor.c) covers random trees with every joint kind.
 local t = require "testing"
 local lucid = require "lucid"
 

@@ -25,7 +25,7 @@ t.case("same seed gives the same stream, different seeds differ", function()
 end)
 
 t.case("normal stream is frozen (values from this implementation, a regression pin)", function()
-  -- The same seed-2024 draws as tests/c/test_rng.c: the binding adds mu + sigma * z.
+  -- The same seed-2024 draws as tests/c/runtime/math/test_rng.c: the binding adds mu + sigma * z.
   local g = lucid.rng(2024)
   t.eq(g:normal(), -0x1.f97295f3f05c6p-4)
   t.eq(g:normal(), 0x1.5944eae161fcap+0)

@@ -1,7 +1,7 @@
 -- Rolling friction (MJCF condim 6, docs/model_files.md and docs/world_step.md): a contact's
 -- fifth and sixth rows, the rolling about its tangents, in MuJoCo's elliptic cone
 -- f_n >= ||(f_t1 / mu, f_t2 / mu, tau / mu_t, rho1 / mu_r, rho2 / mu_r)||. ncp:pgs and
--- ncp:staggered and raisim:bisection roll the sphere down at ncp:admm's rate, ccp:newton at ccp:admm's (tests/c/test_mjcf_rolling.c derives it and compares MuJoCo);
+-- ncp:staggered and raisim:bisection roll the sphere down at ncp:admm's rate, ccp:newton at ccp:admm's (tests/c/runtime/model/test_mjcf_rolling.c derives it and compares MuJoCo);
 -- w:contacts() and m:geoms() give the coefficient; bad files and rolling without sliding
 -- friction are refused by name.
 local t = require "testing"

@@ -1,7 +1,7 @@
 -- MJCF sensors (docs/model_files.md, docs/model.md m:sensors(), docs/world.md w:sensors): the
 -- listing, the values' layout and their meaning at the world's current state (w:q, w:v, the
 -- actuator's force, w:frame_pose, the model's pose included), and the refusals naming file:line.
--- The comparisons with MuJoCo 2.2.2 are tests/c/test_mjcf_sensors.c.
+-- The comparisons with MuJoCo 2.2.2 are tests/c/runtime/model/test_mjcf_sensors.c.
 local t = require "testing"
 local lucid = require "lucid"
 
@@ -93,7 +93,7 @@ end)
 
 -- The step sensors (accelerometer, force, torque) read the last step: NaN before one and after
 -- the state is set; at rest the floor's contact force is not the joint's, the pivot's is the
--- weight. MuJoCo comparisons in free motion: tests/c/test_mjcf_sensors.c.
+-- weight. MuJoCo comparisons in free motion: tests/c/runtime/model/test_mjcf_sensors.c.
 t.case("force, torque, touch: a box on the floor loads its slide with nothing, a rod its pivot", function()
   local m = lucid.model.load(DATA .. "mjcf_step_sensors_contact.xml")
   local w = lucid.world{dt = m.timestep}

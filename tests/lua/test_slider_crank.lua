@@ -5,7 +5,7 @@
 -- velocity-dependent force), on the sample and on mjcf_slider_crank_damped.xml (velocity and
 -- affine actuators, tilted hinges, a rod reaching its axis and one that cannot) and
 -- mjcf_slider_crank_floating.xml (free, ball and hinge dofs moving both sites). The comparisons
--- with MuJoCo 2.2.2 are tests/c/test_mjcf_slider_crank.c.
+-- with MuJoCo 2.2.2 are tests/c/runtime/model/test_mjcf_slider_crank.c.
 local t = require "testing"
 local lucid = require "lucid"
 

@@ -8,7 +8,7 @@
 -- tendons' too: in free motion through sphere and cylinder wraps, held at a limit, and on a
 -- sliding and a stuck friction row (their moment's change with q included). A tendon's damping
 -- and stiffness are parameters too: their columns equal central differences.
--- The comparisons with MuJoCo 2.2.2 are tests/c/test_mjcf_tendons.c.
+-- The comparisons with MuJoCo 2.2.2 are tests/c/runtime/model/test_mjcf_tendons.c.
 local t = require "testing"
 local lucid = require "lucid"
 local rows = require "friction_rows"
@@ -594,7 +594,7 @@ t.case("a tendon with a limit and frictionloss: both rows, held, A equals finite
 end)
 
 -- ---- spatial tendons (SPATIAL: tests/data/model/mjcf_tendon_spatial.xml; against MuJoCo 2.2.2
--- in tests/c/test_mjcf_spatial_tendons.c) -----------------------------------------------------
+-- in tests/c/runtime/model/test_mjcf_spatial_tendons.c) -----------------------------------------------------
 local SPATIAL = "tests/data/model/mjcf_tendon_spatial.xml"
 local SPATIAL_FRICTION = "tests/data/model/mjcf_tendon_spatial_friction.xml"
 
@@ -637,7 +637,7 @@ t.case("spatial tendons in free motion (sphere, cylinder wraps, springs, dampers
 end)
 
 t.case("a limited spatial tendon held at its bound: A, B equal finite differences", function()
-  -- SPATIAL driven as in tests/c/test_mjcf_spatial_tendons.c: "straight" at its upper bound
+  -- SPATIAL driven as in tests/c/runtime/model/test_mjcf_spatial_tendons.c: "straight" at its upper bound
   local m = lucid.model.load(SPATIAL)
   local w = lucid.world{dt = m.timestep, contact = {tol = 1e-12, max_iter = 5000}}
   local id = w:add_model(m)
@@ -782,7 +782,7 @@ t.case("a spatial tendon's frictionloss as a parameter: its column equals centra
 end)
 
 t.case("a world with spatial tendon rows replays from its state bit for bit", function()
-  -- SPATIAL driven as in tests/c/test_mjcf_spatial_tendons.c: "straight" held at its upper
+  -- SPATIAL driven as in tests/c/runtime/model/test_mjcf_spatial_tendons.c: "straight" held at its upper
   -- bound from step 184; from the state at step 200, 50 steps twice give the same q exactly
   local m = lucid.model.load(SPATIAL)
   local w = lucid.world{dt = m.timestep}

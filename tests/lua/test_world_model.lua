@@ -181,7 +181,7 @@ t.case("MuJoCo's humanoid falls on its floor and comes to rest", function()
 end)
 
 -- MuJoCo's contact semantics (docs/model_files.md, "Contact parameters"; the pair rule itself is
--- checked against MuJoCo's contacts in tests/c/test_mjcf_contact.c): the humanoid's capsules
+-- checked against MuJoCo's contacts in tests/c/runtime/model/test_mjcf_contact.c): the humanoid's capsules
 -- (condim 1, friction 0.7) on its floor (condim 3, friction 1) take friction 1, so lying on the
 -- floor it stops, where it slid at 4.4 mm/s with the pair's friction 0.
 t.case("MuJoCo's humanoid lying on its floor stops sliding", function()
