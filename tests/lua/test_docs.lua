@@ -168,3 +168,45 @@ t.case("the tests/c/ path rule is not vacuous", function()
   t.eq(found[2], dir .. "test_so3.c")
   t.truthy(not t.exists(found[2]), "the old flat path is gone")
 end)
+
+-- The library's source files named in the repository's text: runtime/, solvers/ or autodiff/
+-- followed by a path to a .c or .h file, not inside a longer path (tests/c/runtime/...) and not
+-- a test's name (test_*.c: tests/c's, checked above).
+local function source_paths(text)
+  local out = {}
+  for _, root in ipairs {"runtime/", "solvers/", "autodiff/"} do
+    for at, p in text:gmatch("()(" .. root .. "[%w_/]+%.[ch])%f[^%w_]") do
+      local inside = at > 1 and text:sub(at - 1, at - 1):match("[%w_./-]")
+      if not inside and not p:match("/test_[%w_]*%.[ch]$") then out[#out + 1] = p end
+    end
+  end
+  return out
+end
+
+t.case("every source file the docs and comments name exists", function()
+  local p = assert(io.popen("grep -rIlE '(runtime|solvers|autodiff)/' README.md docs autodiff " ..
+    "runtime solvers scripts tasks tests cmake CMakeLists.txt 2>/dev/null | sort"))
+  local missing, npaths = {}, 0
+  for file in p:lines() do
+    local h = assert(io.open(file), "cannot read " .. file .. " (run from the repository root)")
+    local n = 0
+    for line in h:lines() do
+      n = n + 1
+      for _, path in ipairs(source_paths(line)) do
+        npaths = npaths + 1
+        if not t.exists(path) then missing[#missing + 1] = file .. ":" .. n .. ": " .. path end
+      end
+    end
+    h:close()
+  end
+  p:close()
+  t.truthy(npaths > 200, string.format("the references were found (%d paths)", npaths))
+  t.truthy(#missing == 0, "source files named but not in the tree (moved or renamed?):\n  "
+    .. table.concat(missing, "\n  "))
+  local A = "autodiff" .. "/" -- spelled apart: the case reads this file too
+  local sample = source_paths("see runtime/world/world.c, tests/c/runtime/math/test_so3.c, " ..
+    A .. "test_x.c and " .. A .. "no_such_file.h.")
+  t.eq(#sample, 2)
+  t.eq(sample[1], "runtime/world/world.c")
+  t.eq(sample[2], A .. "no_such_file.h")
+end)

@@ -1,4 +1,4 @@
--- Contact rows no degree of freedom can move (runtime/world/world_null_rows.c): a planar
+-- Contact rows no degree of freedom can move (solvers/contact/contact_null_rows.c): a planar
 -- two-link arm on its floor (the rows along the hinge axis are exactly zero), a turntable
 -- resting on the ground (its normal row is zero: nothing can press it) step with every contact
 -- model x solver pair.

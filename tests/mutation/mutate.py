@@ -8,7 +8,7 @@ test targets it needs in build-mutation/build (Release), runs that subset of cte
 per-test timeout (a hang counts as caught), restores the file, and reports caught/survived.
 A snippet that no longer matches is an error (exit 2), so mutations cannot rot silently.
 
-Run on demand, not in CI (about 30 minutes on 2 cores):
+Run on demand, not in CI (about 45 minutes on 2 cores); --check is the ctest mutation/check:
     python3 tests/mutation/mutate.py                 # all mutations, table on stdout
     python3 tests/mutation/mutate.py --list          # ids and descriptions
     python3 tests/mutation/mutate.py --check         # only verify every snippet matches once
@@ -56,7 +56,8 @@ MUTATIONS = [
       "momentum direction without the gradient's factor 2", T_COLLISION,
       known="issue 16 survivor; caught by test_gjk_acceleration"),
     M("gjk-cap-gap-factor2", "collision", "solvers/collision/gjk.c",
-      "        res->gap = 2.0 * lucid_vec3_dot(\n", "        res->gap = 1.0 * lucid_vec3_dot(\n",
+      "res->gap = 2.0 * lucid_vec3_dot(x, lucid_vec3_sub(x, s));",
+      "res->gap = 1.0 * lucid_vec3_dot(x, lucid_vec3_sub(x, s));",
       "Frank-Wolfe gap reported at the iteration cap halved", T_COLLISION,
       known="issue 16: cap gap never checked against the true gap; caught by "
       "test_gjk_acceleration"),
@@ -97,7 +98,7 @@ MUTATIONS = [
       "cylinder bounding box drops the square root (too small when tilted)",
       T_COLLISION + "|" + T_WORLD),
     M("mesh-climb-last-neighbour", "collision", "runtime/shapes/convex_mesh.c",
-      "k < mesh->climb_offsets[current + 1];", "k < mesh->climb_offsets[current + 1] - 1;",
+      "k < mesh->climb_offsets[v + 1]; ++k) {", "k < mesh->climb_offsets[v + 1] - 1; ++k) {",
       "hill climbing skips each vertex's last neighbour", T_COLLISION),
     M("patch-clip-lerp", "contact", "solvers/collision/contact_patch.c",
       "lucid_vec3_lerp(s, e, ds / (ds - de))", "lucid_vec3_lerp(s, e, de / (ds - de))",
@@ -147,15 +148,16 @@ MUTATIONS = [
       "complementarity_scaled drops the velocity factor", T_CONTACT,
       known="issue 16 survivor"),
     M("criteria-velocity-sigma", "contact", "solvers/contact/contact_criteria.c",
-      "fabs(sigma[k] - p->g[k])", "fabs(sigma[k])",
+      "velocity = worst(velocity, fabs(sigma[k] - p->g[k]));",
+      "velocity = worst(velocity, fabs(sigma[k]));",
       "velocity scale |sigma| instead of |sigma - g|", T_CONTACT, known="issue 16 survivor"),
     M("criteria-ncp-correction-sign", "contact", "solvers/contact/contact_criteria.c",
       "d[2] += mu * lucid_contact_hypot(s[0], s[1]);",
       "d[2] -= mu * lucid_contact_hypot(s[0], s[1]);",
       "NCP corrected velocity with the De Saxce term subtracted", T_CONTACT),
     M("cone-projection-sign", "contact", "solvers/contact/contact_cone.c",
-      "double s = (b * r + a * n) / (a * a + b * b);",
-      "double s = (b * r - a * n) / (a * a + b * b);",
+      "double s = (b * r + a * n) / (a * a + b * b); /* coordinate",
+      "double s = (b * r - a * n) / (a * a + b * b); /* coordinate",
       "cone projection onto the boundary ray with a sign error", T_CONTACT),
     M("cone-jacobian-nn", "contact", "solvers/contact/contact_cone.c",
       "    J[8] = 1.0 / d;", "    J[8] = 1.0;",
@@ -175,8 +177,8 @@ MUTATIONS = [
       "        if (slope > 0.0)\n            lo = alpha, lo_slope = slope;",
       "exact line search moves the wrong end of the bracket", T_CONTACT),
     M("anderson-mix-sign", "contact", "solvers/contact/contact_anderson.c",
-      "for (int i = 0; i < n; ++i) g[i] -= theta[j] * dj[i];",
-      "for (int i = 0; i < n; ++i) g[i] += theta[j] * dj[i];",
+      "d += t, out -= t;",
+      "d += t, out += t;",
       "Anderson extrapolation with the correction's sign flipped", T_CONTACT),
     M("anderson-residual-difference", "contact", "solvers/contact/contact_anderson.c",
       "dF[k] = f - a->f_previous[k];", "dF[k] = f + a->f_previous[k];",
@@ -187,8 +189,8 @@ MUTATIONS = [
       "F = lucid_vec3_axpy(F, -dt, lucid_vec3_cross(m, lucid_mat3_mul_vec(I, m)));",
       "gyroscopic term of the midpoint rule with the wrong sign", T_WORLD, known="issue 16 survivor"),
     M("world-rotation-order", "world", "runtime/world/world_step.c",
-      "lucid_mat3 R = lucid_mat3_mul(&dR, &b->pose.R);",
-      "lucid_mat3 R = lucid_mat3_mul(&b->pose.R, &dR);",
+      "lucid_quat_mul(lucid_quat_exp(lucid_vec3_scale(w->w_free[i], dt)), b->orientation);",
+      "lucid_quat_mul(b->orientation, lucid_quat_exp(lucid_vec3_scale(w->w_free[i], dt)));",
       "integration applies the world-frame increment in the body frame", T_WORLD),
     M("world-com-velocity", "world", "runtime/world/world_step.c",
       "lucid_vec3 vc = lucid_vec3_add(b->v, lucid_vec3_cross(b->w, rc));",
@@ -332,7 +334,8 @@ def write_doc(path, table, summary, commit, started, elapsed, argv, notes=""):
 precise textual patch whose original snippet must match exactly once, so the list cannot rot
 silently), rebuilds the library and the tests of the mutated area in `build-mutation/`
 (Release), runs those tests with a timeout (a hang counts as caught) and reports whether any
-test failed. It runs on demand, not in CI. A mutation that **survived** is a bug the suite
+test failed. It runs on demand, not in CI; its `--check` is the ctest `mutation/check`, so a
+snippet that stops matching fails the suite. A mutation that **survived** is a bug the suite
 lets through: either a missing test, or (rarely) a change with no observable effect.
 
 Last run: `{" ".join(argv)}` at commit `{commit}`, {started} UTC, {elapsed:.0f} s
