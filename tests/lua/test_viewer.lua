@@ -282,9 +282,9 @@ t.case("an MJCF model's hfield is recorded: MuJoCo's grid under the rolling ball
   end
   t.truthy(terrain and data.objects[terrain].static, "the terrain geom is a static object")
   t.allnear(data.objects[terrain].parts[1].pose, {0, 0, 0, 1, 0, 0, 0}, 0)
-  local rolling = 0
-  for k = 2, #rec do rolling = rolling + touching(rec:frame(k), terrain, id) end
-  t.eq(rolling, #rec - 1, "the ball touches the field in every frame")
+  for k = 2, #rec do
+    t.truthy(touching(rec:frame(k), terrain, id) > 0, "the ball touches the field at frame " .. k)
+  end
 end)
 
 t.case("the page is one self-contained file with the recording and three.js", function()
