@@ -1,12 +1,13 @@
 /* Recordings from Lua (lua_record.h): frames of a world for lucid.viewer.
  *   rec:stop()    ends the recording (the last step is kept if `every` skipped it); an error
  *                 when it has already stopped
- *   rec:info()    {frames=, objects=, meshes=, contacts=, bytes=, dropped=, recording=,
- *                  every=, max_frames=, max_bytes=, time=}
+ *   rec:info()    {frames=, objects=, meshes=, heightfields=, contacts=, bytes=, dropped=,
+ *                  recording=, every=, max_frames=, max_bytes=, time=}
  *   rec:frame(i)  {time=, poses={se3, ...} (one per object present then),
  *                  contacts={{body1=, body2=, point=, force=}, ...}}, i in 1..#rec
  *   rec:json()    the recording in the "lucid.record/1" JSON format (docs/viewer.md)
- * A recording depends on nothing once made: it copies the shapes, so it outlives its world.
+ * A recording depends on nothing once made: it copies the shapes (meshes and height fields),
+ * so it outlives its world.
  * Memory discipline: the userdata exists (with a __gc) before the C recording is created. */
 #include "runtime/lua/lua_record.h"
 
@@ -135,10 +136,11 @@ static void set_integer(lua_State *L, const char *key, lua_Integer x) {
 static int l_info(lua_State *L) {
     lucid_lua_record *r = check_record(L, "lucid.record:info");
     const lucid_record_options *o = lucid_record_get_options(r->rec);
-    lua_createtable(L, 0, 12);
+    lua_createtable(L, 0, 13);
     set_integer(L, "frames", (lua_Integer)lucid_record_frame_count(r->rec));
     set_integer(L, "objects", lucid_record_object_count(r->rec));
     set_integer(L, "meshes", lucid_record_mesh_count(r->rec));
+    set_integer(L, "heightfields", lucid_record_heightfield_count(r->rec));
     set_integer(L, "contacts", (lua_Integer)lucid_record_contact_total(r->rec));
     set_integer(L, "bytes", (lua_Integer)lucid_record_bytes(r->rec));
     set_integer(L, "dropped", (lua_Integer)lucid_record_dropped(r->rec));

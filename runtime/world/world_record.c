@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "runtime/shapes/convex_mesh.h"
+#include "runtime/shapes/heightfield.h"
 #include "runtime/world/world_internal.h"
 
 typedef struct record_frame {
@@ -25,6 +26,9 @@ struct lucid_record {
     lucid_record_mesh *meshes;
     int num_meshes;
     size_t mesh_cap;
+    lucid_heightfield **hfields; /* copies, identical fields once */
+    int num_hfields;
+    size_t hfield_cap;
     record_frame *frames;
     size_t num_frames, frame_cap;
     lucid_record_pose *poses;
@@ -78,8 +82,10 @@ void lucid_record_destroy(lucid_record *r) {
     if (!r) return;
     for (int i = 0; i < r->num_objects; ++i) free(r->objects[i].parts);
     for (int i = 0; i < r->num_meshes; ++i) free_mesh(&r->meshes[i]);
+    for (int i = 0; i < r->num_hfields; ++i) lucid_heightfield_destroy(r->hfields[i]);
     free(r->objects);
     free(r->meshes);
+    free(r->hfields);
     free(r->frames);
     free(r->poses);
     free(r->contacts);
@@ -137,6 +143,34 @@ static lucid_status intern_mesh(lucid_record *r, const lucid_convex_mesh *c, int
     return LUCID_OK;
 }
 
+static size_t hfield_samples(const lucid_heightfield *h) {
+    return (size_t)h->nrow * (size_t)h->ncol;
+}
+
+static int same_hfield(const lucid_heightfield *a, const lucid_heightfield *b) {
+    return a->nrow == b->nrow && a->ncol == b->ncol &&
+           memcmp(a->size, b->size, sizeof a->size) == 0 &&
+           memcmp(a->height, b->height, sizeof(double) * hfield_samples(a)) == 0;
+}
+
+/* The index of a copy of h (shared with an identical field already stored). */
+static lucid_status intern_hfield(lucid_record *r, const lucid_heightfield *h, int *index) {
+    for (int i = 0; i < r->num_hfields; ++i)
+        if (same_hfield(r->hfields[i], h)) {
+            *index = i;
+            return LUCID_OK;
+        }
+    if (r->num_hfields == INT32_MAX) return LUCID_ERR_NO_MEMORY;
+    lucid_status s = lucid_world_reserve((void **)&r->hfields, &r->hfield_cap,
+                                         (size_t)r->num_hfields + 1, sizeof *r->hfields);
+    if (s != LUCID_OK) return s;
+    s = lucid_heightfield_copy(h, &r->hfields[r->num_hfields]);
+    if (s != LUCID_OK) return s;
+    r->bytes += sizeof *h + sizeof(double) * hfield_samples(h);
+    *index = r->num_hfields++;
+    return LUCID_OK;
+}
+
 static int all_finite(const double *x, int n) {
     for (int i = 0; i < n; ++i)
         if (!isfinite(x[i])) return 0;
@@ -180,12 +214,9 @@ lucid_status lucid_record_add_object(lucid_record *r, const char *name, int is_s
     }
     for (int i = 0; i < num_parts; ++i) {
         const lucid_shape *s = &parts[i].shape;
-        if (s->kind == LUCID_SHAPE_HEIGHTFIELD) {
-            set_why(why, "height fields are not recorded");
-            return LUCID_ERR_ARGUMENT;
-        }
-        if ((unsigned)s->kind > LUCID_SHAPE_HALFSPACE ||
-            (s->kind == LUCID_SHAPE_CONVEX && !s->u.mesh)) {
+        if ((unsigned)s->kind > LUCID_SHAPE_HEIGHTFIELD ||
+            (s->kind == LUCID_SHAPE_CONVEX && !s->u.mesh) ||
+            (s->kind == LUCID_SHAPE_HEIGHTFIELD && !s->u.hfield)) {
             set_why(why, "a part is not a valid shape");
             return LUCID_ERR_ARGUMENT;
         }
@@ -206,15 +237,18 @@ lucid_status lucid_record_add_object(lucid_record *r, const char *name, int is_s
         lucid_record_part *p = &o->parts[i];
         p->shape = parts[i].shape;
         p->pose = parts[i].pose;
-        p->mesh = -1;
+        p->mesh = -1, p->hfield = -1;
         if (p->shape.kind == LUCID_SHAPE_CONVEX) {
             s = intern_mesh(r, parts[i].shape.u.mesh, &p->mesh);
-            if (s != LUCID_OK) {
-                free(o->parts);
-                o->parts = NULL;
-                return s;
-            }
             p->shape.u.mesh = NULL;
+        } else if (p->shape.kind == LUCID_SHAPE_HEIGHTFIELD) {
+            s = intern_hfield(r, parts[i].shape.u.hfield, &p->hfield);
+            p->shape.u.hfield = NULL;
+        }
+        if (s != LUCID_OK) {
+            free(o->parts);
+            o->parts = NULL;
+            return s;
         }
     }
     o->num_parts = num_parts;
@@ -369,6 +403,9 @@ int lucid_record_object_count(const lucid_record *r) {
 int lucid_record_mesh_count(const lucid_record *r) {
     return r ? r->num_meshes : 0;
 }
+int lucid_record_heightfield_count(const lucid_record *r) {
+    return r ? r->num_hfields : 0;
+}
 size_t lucid_record_contact_total(const lucid_record *r) {
     return r ? r->num_contacts : 0;
 }
@@ -388,6 +425,10 @@ const lucid_record_object *lucid_record_object_at(const lucid_record *r, int i) 
 
 const lucid_record_mesh *lucid_record_mesh_at(const lucid_record *r, int i) {
     return r && i >= 0 && i < r->num_meshes ? &r->meshes[i] : NULL;
+}
+
+const lucid_heightfield *lucid_record_heightfield_at(const lucid_record *r, int i) {
+    return r && i >= 0 && i < r->num_hfields ? r->hfields[i] : NULL;
 }
 
 lucid_status lucid_record_frame_at(const lucid_record *r, size_t k, lucid_record_frame *f) {
@@ -522,7 +563,9 @@ static void part(json_out *o, const lucid_record_part *p) {
             num(o, s->u.halfspace.offset);
             break;
         }
-        case LUCID_SHAPE_HEIGHTFIELD: /* refused by lucid_record_add_object */
+        case LUCID_SHAPE_HEIGHTFIELD:
+            puts_(o, ",\"heightfield\":");
+            integer(o, p->hfield);
             break;
     }
     puts_(o, "}");
@@ -560,6 +603,19 @@ lucid_status lucid_record_write_json(const lucid_record *r, lucid_record_writer 
             puts_(o, "]");
         }
         puts_(o, "]}");
+    }
+    puts_(o, "],\n\"heightfields\":[");
+    for (int i = 0; i < r->num_hfields; ++i) {
+        const lucid_heightfield *h = r->hfields[i];
+        puts_(o, i ? ",\n{\"rows\":" : "\n{\"rows\":");
+        integer(o, h->nrow);
+        puts_(o, ",\"columns\":");
+        integer(o, h->ncol);
+        puts_(o, ",\"size\":");
+        nums(o, h->size, 4);
+        puts_(o, ",\"heights\":");
+        nums(o, h->height, hfield_samples(h));
+        puts_(o, "}");
     }
     puts_(o, "],\n\"frames\":{\"count\":");
     integer(o, (long long)r->num_frames);

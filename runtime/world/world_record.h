@@ -6,14 +6,14 @@
  *   frame k:  time_k,  pose_{k,i} = (t, q) for objects i < count_k,  contacts of frame k
  *
  * Objects are appended, never removed, so frame k holds the first count_k objects (an object
- * added later is absent from the earlier frames). Convex meshes are copied into the recording
- * (vertices and faces only; identical meshes are stored once), so a recording depends on
- * nothing it was made from and outlives its world.
+ * added later is absent from the earlier frames). Convex meshes (vertices and faces only) and
+ * height fields (grid and heights) are copied into the recording, identical ones stored once,
+ * so a recording depends on nothing it was made from and outlives its world.
  *
  * Memory: the data take (lucid_record_bytes)
  *   bytes = frames x 32 + (sum over frames of count_k) x 56 + contacts x 56
  *           + objects x 64 + parts x 152 + meshes (24 per vertex, 4 per face corner and
- *             4 per face)
+ *             4 per face) + height fields (56 + 8 per sample)
  * A frame that would take bytes beyond options.max_bytes, or the frame count beyond
  * options.max_frames, is dropped and counted (lucid_record_dropped); the recording is then
  * full and drops every later frame too, so a replay never has holes. Objects are always
@@ -27,6 +27,7 @@
 
 #include <stddef.h>
 
+#include "runtime/shapes/heightfield.h"
 #include "runtime/world/world.h"
 
 typedef struct lucid_record lucid_record;
@@ -50,11 +51,12 @@ typedef struct lucid_record_pose {
 } lucid_record_pose;
 
 /* One shape of an object. For a convex shape, shape.u.mesh is NULL and mesh indexes the
- * recording's meshes; mesh is -1 for the other kinds. */
+ * recording's meshes; for a height field, shape.u.hfield is NULL and hfield indexes the
+ * recording's height fields; each is -1 otherwise. */
 typedef struct lucid_record_part {
     lucid_shape shape;
     lucid_se3 pose; /* in the object frame */
-    int mesh;
+    int mesh, hfield;
 } lucid_record_part;
 
 /* Mesh geometry: vertices (xyz interleaved) and faces as vertex cycles, counter-clockwise
@@ -90,7 +92,7 @@ typedef struct lucid_record_frame {
 
 /* Appends an object; name may be NULL ("object N"; longer names are cut to 47 bytes).
  * Errors: LUCID_ERR_ARGUMENT (num_parts < 0, parts NULL with num_parts > 0, a non-finite pose
- * or size) with *why; LUCID_ERR_NO_MEMORY. The parts' meshes are copied. */
+ * or size) with *why; LUCID_ERR_NO_MEMORY. The parts' meshes and height fields are copied. */
 lucid_status lucid_record_add_object(lucid_record *r, const char *name, int is_static,
                                      const lucid_body_part *parts, int num_parts, int *index,
                                      const char **why);
@@ -115,6 +117,7 @@ lucid_status lucid_record_world(lucid_record *r, const lucid_world *w, double ti
 size_t lucid_record_frame_count(const lucid_record *r);
 int lucid_record_object_count(const lucid_record *r);
 int lucid_record_mesh_count(const lucid_record *r);
+int lucid_record_heightfield_count(const lucid_record *r);
 size_t lucid_record_contact_total(const lucid_record *r); /* over all frames */
 size_t lucid_record_bytes(const lucid_record *r);         /* the data, as counted above */
 size_t lucid_record_dropped(const lucid_record *r);       /* frames dropped */
@@ -123,6 +126,7 @@ const lucid_record_options *lucid_record_get_options(const lucid_record *r);
 /* NULL / LUCID_ERR_ARGUMENT for an index out of range. */
 const lucid_record_object *lucid_record_object_at(const lucid_record *r, int i);
 const lucid_record_mesh *lucid_record_mesh_at(const lucid_record *r, int i);
+const lucid_heightfield *lucid_record_heightfield_at(const lucid_record *r, int i);
 lucid_status lucid_record_frame_at(const lucid_record *r, size_t k, lucid_record_frame *f);
 
 /* The recording as JSON (the format of docs/viewer.md, "lucid.record/1"), handed to write in

@@ -4,7 +4,8 @@
 -- The page needs no network: everything is in the file. It marks its state for tests:
 -- body[data-status] is "ready" after the first frame is drawn, any JavaScript error turns
 -- the title into "lucid-viewer-error: ..." and shows it; with "probe=1" in the URL hash it
--- writes the screen positions of the objects and force arrows into <pre id="lucid-probe">.
+-- writes the screen positions of the objects and force arrows, and the height fields' drawn
+-- vertices, into <pre id="lucid-probe">.
 return [==[<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -94,7 +95,8 @@ D.objects.forEach(function (o, i) {
   colors[i] = (O.colors && O.colors[i]) || (o.static ? STATIC_COLOR : PALETTE[dynamic++ % PALETTE.length]);
 });
 
-// ---- scene bounds (halfspaces excluded): every part's bounding sphere over every frame ----
+// ---- scene bounds: every part's bounding sphere over every frame, the ground excluded ----
+// (halfspaces always; height fields too unless nothing else is there: terrain is ground)
 function partRadius(p) {  // about the part's own origin
   switch (p.kind) {
     case 'sphere': return p.radius;
@@ -107,26 +109,34 @@ function partRadius(p) {  // about the part's own origin
       for (var j = 0; j < v.length; j += 3) r = Math.max(r, Math.hypot(v[j], v[j + 1], v[j + 2]));
       return r;
     }
+    case 'heightfield': {  // heights lie in [0, size[2]], the base at -size[3]
+      var s = D.heightfields[p.heightfield].size;
+      return Math.hypot(s[0], s[1], Math.max(s[2], s[3]));
+    }
   }
   return 0;
 }
-var spheres = D.objects.map(function (o) {  // [x, y, z, r] in the object's frame
-  return o.parts.filter(function (p) { return p.kind !== 'halfspace'; })
-    .map(function (p) { return [p.pose[0], p.pose[1], p.pose[2], partRadius(p)]; });
-});
 var lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
-for (var k = 0; k < N; ++k)
-  for (var i = 0; i < F.objects[k]; ++i) {
-    if (!spheres[i].length) continue;
-    var p = poseOf(k, i), rot = new THREE.Quaternion(p[4], p[5], p[6], p[3]);
-    spheres[i].forEach(function (s) {
-      var c = new THREE.Vector3(s[0], s[1], s[2]).applyQuaternion(rot);
-      for (var a = 0; a < 3; ++a) {
-        lo[a] = Math.min(lo[a], p[a] + c.getComponent(a) - s[3]);
-        hi[a] = Math.max(hi[a], p[a] + c.getComponent(a) + s[3]);
-      }
-    });
-  }
+function bound(ground) {  // grows lo, hi by the parts whose kind is not in ground
+  var spheres = D.objects.map(function (o) {  // [x, y, z, r] in the object's frame
+    return o.parts.filter(function (p) { return ground.indexOf(p.kind) < 0; })
+      .map(function (p) { return [p.pose[0], p.pose[1], p.pose[2], partRadius(p)]; });
+  });
+  for (var k = 0; k < N; ++k)
+    for (var i = 0; i < F.objects[k]; ++i) {
+      if (!spheres[i].length) continue;
+      var p = poseOf(k, i), rot = new THREE.Quaternion(p[4], p[5], p[6], p[3]);
+      spheres[i].forEach(function (s) {
+        var c = new THREE.Vector3(s[0], s[1], s[2]).applyQuaternion(rot);
+        for (var a = 0; a < 3; ++a) {
+          lo[a] = Math.min(lo[a], p[a] + c.getComponent(a) - s[3]);
+          hi[a] = Math.max(hi[a], p[a] + c.getComponent(a) + s[3]);
+        }
+      });
+    }
+}
+bound(['halfspace', 'heightfield']);
+if (!(lo[0] <= hi[0])) bound(['halfspace']);
 var center = new THREE.Vector3(0, 0, 0), radius = 1;
 if (lo[0] <= hi[0]) {
   center.set((lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, (lo[2] + hi[2]) / 2);
@@ -165,7 +175,7 @@ headlight.target.position.set(0, 0, -1);
 // ---- shapes ----
 function material(color, kind) {
   return new THREE.MeshPhongMaterial({color: new THREE.Color(color), shininess: 25,
-    flatShading: kind === 'convex' || kind === 'box',
+    flatShading: kind === 'convex' || kind === 'box' || kind === 'heightfield',
     side: kind === 'capsule' ? THREE.DoubleSide : THREE.FrontSide});
 }
 function geometry(p) {
@@ -201,6 +211,7 @@ function geometry(p) {
       g = new THREE.CylinderBufferGeometry(0, p.radius, 2 * p.half_length, 32);
       g.rotateX(Math.PI / 2);
       return g;
+    case 'heightfield': return terrain(D.heightfields[p.heightfield]);
     case 'convex': {  // faces are counter-clockwise vertex cycles seen from outside
       var m = D.meshes[p.mesh], v = m.vertices, pos = [];
       m.faces.forEach(function (f) {
@@ -215,9 +226,42 @@ function geometry(p) {
   }
   throw new Error('unknown shape kind ' + p.kind);
 }
+// A height field as lucid collides it: sample (r, c) at x = -size[0] + 2 size[0] c / (columns - 1),
+// y = -size[1] + 2 size[1] r / (rows - 1); each cell two triangles split along the diagonal from
+// (r + 1, c) to (r, c + 1); a solid down to z = -size[3] (walls around the rim, a bottom).
+// Triangles are counter-clockwise seen from outside: 6 ((R-1)(C-1) + 2(R-1) + 2(C-1) + 1) vertices.
+function terrain(h) {
+  var R = h.rows, C = h.columns, s = h.size, pos = [], r, c;
+  function top(r, c) {
+    return [-s[0] + 2 * s[0] * c / (C - 1), -s[1] + 2 * s[1] * r / (R - 1), h.heights[r * C + c]];
+  }
+  function tri(a, b, c) { pos.push(a[0], a[1], a[2], b[0], b[1], b[2], c[0], c[1], c[2]); }
+  for (r = 0; r + 1 < R; ++r)
+    for (c = 0; c + 1 < C; ++c) {
+      tri(top(r, c), top(r, c + 1), top(r + 1, c));
+      tri(top(r + 1, c), top(r, c + 1), top(r + 1, c + 1));
+    }
+  var rim = [];  // the boundary samples, counter-clockwise seen from above
+  for (c = 0; c + 1 < C; ++c) rim.push(top(0, c));
+  for (r = 0; r + 1 < R; ++r) rim.push(top(r, C - 1));
+  for (c = C - 1; c > 0; --c) rim.push(top(R - 1, c));
+  for (r = R - 1; r > 0; --r) rim.push(top(r, 0));
+  rim.forEach(function (a, k) {
+    var b = rim[(k + 1) % rim.length], a0 = [a[0], a[1], -s[3]], b0 = [b[0], b[1], -s[3]];
+    tri(a, a0, b0);
+    tri(a, b0, b);
+  });
+  var corner = function (x, y) { return [x * s[0], y * s[1], -s[3]]; };
+  tri(corner(-1, -1), corner(1, 1), corner(1, -1));
+  tri(corner(-1, -1), corner(-1, 1), corner(1, 1));
+  var g = new THREE.BufferGeometry();
+  g.setAttribute('position', new THREE.Float32BufferAttribute(pos, 3));
+  g.computeVertexNormals();
+  return g;
+}
 function darker(color) { return new THREE.Color(color).multiplyScalar(0.55); }
 
-var groups = [];
+var groups = [], terrains = [];
 var first = 0;
 D.objects.forEach(function (o, i) {
   var group = new THREE.Group();
@@ -227,6 +271,8 @@ D.objects.forEach(function (o, i) {
     var g = geometry(p);
     var mesh = new THREE.Mesh(g, material(colors[i], p.kind));
     mesh.castShadow = true;
+    mesh.receiveShadow = p.kind === 'heightfield';  // terrain shows the bodies' shadows
+    if (p.kind === 'heightfield') terrains.push({object: i, mesh: mesh});
     setPose(mesh, p.pose);
     group.add(mesh);
     if (p.kind === 'box' || p.kind === 'convex' || p.kind === 'cylinder' || p.kind === 'cone') {
@@ -542,6 +588,10 @@ function writeProbe(usedArrows) {
   groups.forEach(function (g, i) {
     out.objects.push({name: D.objects[i].name, color: colors[i], visible: g.visible,
                       screen: screenOf(g.position)});
+  });
+  out.terrain = terrains.map(function (t) {  // the vertex count, the first cell's two triangles
+    var a = t.mesh.geometry.attributes.position;
+    return {object: t.object, vertices: a.count, first_cell: Array.from(a.array.slice(0, 18))};
   });
   for (var j = 0; j < usedArrows; ++j) {
     var h = arrows[j], len = h.line.scale.y;  // the shaft: from the origin, length len

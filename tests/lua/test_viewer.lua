@@ -187,6 +187,106 @@ t.case("the recording outlives its world and its shapes", function()
   t.eq(#data.meshes[1].vertices, 12)
 end)
 
+-- The contacts of frame f between body a and body b (either order).
+local function touching(f, a, b)
+  local n = 0
+  for _, c in ipairs(f.contacts) do
+    if (c.body1 == a and c.body2 == b) or (c.body1 == b and c.body2 == a) then n = n + 1 end
+  end
+  return n
+end
+
+t.case("height fields are recorded once: their grid, heights, size and pose", function()
+  local rows, cols, size = 4, 6, {0.8, 0.5, 0.2, 0.1}
+  local e, lo, hi = {}, math.huge, -math.huge
+  for r = 1, rows do
+    e[r] = {}
+    for c = 1, cols do
+      e[r][c] = math.sin(c) + 0.3 * r
+      lo, hi = math.min(lo, e[r][c]), math.max(hi, e[r][c])
+    end
+  end
+  local field = lucid.heightfield{elevation = e, size = size}
+  local w = lucid.world{dt = 1e-3}
+  local place = lucid.se3.new({math.cos(0.2), 0, 0, math.sin(0.2)}, {0.1, -0.2, 0.05})
+  local terrain = w:add_static{shape = field, pose = place, friction = 0.8}
+  -- the same field again, as a posed part: its grid is not stored twice
+  local twin = w:add_static{shape = {{shape = field, pose = at(3, 0, 0)}}}
+  local ball = w:add_body{shape = lucid.sphere(0.05), pose = at(0.1, -0.2, 0.4), friction = 0.8}
+  local box = w:add_body{shape = lucid.box(0.04, 0.04, 0.04), pose = at(-0.3, 0.1, 0.4),
+                         friction = 0.8}
+  local rec = w:record{every = 10}
+  w:step(500)
+  rec:stop()
+  field = nil -- luacheck: ignore (the recording holds a copy)
+  collectgarbage()
+  t.eq(rec:info().heightfields, 1)
+  local data = json.decode(rec:json())
+  t.eq(#data.heightfields, 1)
+  local h = data.heightfields[1]
+  t.eq(h.rows, rows)
+  t.eq(h.columns, cols)
+  t.allnear(h.size, size, 0)
+  t.eq(#h.heights, rows * cols)
+  -- MuJoCo's normalisation, row-major with rows along y; 7 significant digits in the JSON
+  for r = 1, rows do
+    for c = 1, cols do
+      t.near(h.heights[(r - 1) * cols + c], size[3] * (e[r][c] - lo) / (hi - lo), 1e-7,
+             "height (" .. r .. ", " .. c .. ")")
+    end
+  end
+  local part = data.objects[terrain].parts[1]
+  t.eq(part.kind, "heightfield")
+  t.eq(part.heightfield, 0)
+  t.allnear(part.pose, {0, 0, 0, 1, 0, 0, 0}, 0)
+  t.eq(data.objects[terrain].static, true)
+  t.eq(data.objects[twin].parts[1].heightfield, 0)
+  t.allnear(data.objects[twin].parts[1].pose, {3, 0, 0, 1, 0, 0, 0}, 0)
+  -- the field's pose in every frame; both bodies came to rest on it, touching it
+  for k = 1, #rec do
+    local f = rec:frame(k)
+    t.allnear(f.poses[terrain]:translation(), place:translation(), 0)
+    t.allnear(f.poses[terrain]:rotation(), place:rotation(), 1e-15)
+  end
+  local last = rec:frame(#rec)
+  t.truthy(touching(last, terrain, ball) > 0 and touching(last, terrain, box) > 0,
+           "the ball and the box touch the field")
+  t.allnear(last.poses[ball]:translation(), w:pose(ball):translation(), 0)
+  local file = tmpfile(".html")
+  lucid.viewer.write(file, rec)
+  local html = assert(io.open(file)):read("a")
+  os.remove(file)
+  local page = json.decode(html:match('id="lucid%-data">(.-)</script>'))
+  t.eq(#page.heightfields[1].heights, rows * cols, "the page holds the grid")
+end)
+
+t.case("an MJCF model's hfield is recorded: MuJoCo's grid under the rolling ball", function()
+  local w = lucid.world{dt = 2e-3}
+  local id = w:add_model(lucid.model.load("tests/data/model/hfield_slope.xml"))
+  local rec = w:record{every = 10}
+  w:step(200)
+  rec:stop()
+  local data = json.decode(rec:json())
+  t.eq(#data.heightfields, 1)
+  local h = data.heightfields[1]
+  t.eq(h.rows, 11)
+  t.eq(h.columns, 21)
+  t.allnear(h.size, {2, 1, 0.3, 0.1}, 0)
+  -- hfield_slope.bin holds elevation c + 0.5 r (0-based), 0 to 25: heights 0.3 (c + 0.5 r) / 25
+  for r = 0, 10 do
+    for c = 0, 20 do t.near(h.heights[r * 21 + c + 1], 0.3 * (c + 0.5 * r) / 25, 1e-7) end
+  end
+  local terrain
+  for i, o in ipairs(data.objects) do
+    if o.parts[1] and o.parts[1].kind == "heightfield" then terrain = i end
+  end
+  t.truthy(terrain and data.objects[terrain].static, "the terrain geom is a static object")
+  t.allnear(data.objects[terrain].parts[1].pose, {0, 0, 0, 1, 0, 0, 0}, 0)
+  for k = 2, #rec do
+    t.truthy(touching(rec:frame(k), terrain, id) > 0, "the ball touches the field at frame " .. k)
+  end
+end)
+
 t.case("the page is one self-contained file with the recording and three.js", function()
   local w, box = scene()
   w:add_body{shape = lucid.capsule(0.05, 0.1), pose = at(1, 0, 0.5)}

@@ -18,6 +18,11 @@
 5. The page with the default camera, opened at #frame=1000 (beyond the 101 frames): no error,
    the last frame shown with a note saying so, and the scene's bounds projected through the
    camera the page reports lie inside the view and fill at least half its width or height.
+6. tests/viewer/terrain.lua (a box and a ball dropped on a height field): the page draws the
+   field with 6 ((R-1)(C-1) + 2(R-1) + 2(C-1) + 1) vertices (two triangles per cell, the rim's
+   walls, the bottom), its first cell's triangles split along the diagonal lucid collides
+   ((r + 1, c) to (r, c + 1)) at the recorded heights; in the screenshot the surface at grid
+   samples is neither background nor a body, the front wall is dark, the bodies show their hues.
 Exit 77 (skipped) when Chromium is not installed. KEEP_DIR keeps the pages and screenshots.
 """
 import json
@@ -167,6 +172,54 @@ def mostly(pixels, test):
     return sum(1 for p in pixels if test(p)) >= 0.7 * len(pixels)
 
 
+def terrain_checks(lucid, source, work, chromium, checks):
+    """The height field scene (6. above): the drawn grid against the scene's heights."""
+    page = os.path.join(work, "terrain.html")
+    run = subprocess.run([lucid, os.path.join(source, "tests/viewer/terrain.lua"), page],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=TIMEOUT,
+                         cwd=source)
+    if run.returncode != 0:
+        fail("terrain.lua failed: " + run.stderr.decode())
+    sc = json.loads(run.stdout.decode())
+    png = os.path.join(work, "terrain.png")
+    frag = "frame=%d&size=%dx%d&probe=1&forces=0" % (sc["frames"], W, H)
+    probe = browse(chromium, page, frag, png, os.path.join(work, "profile_terrain"))
+    rows_, cols, s, o = sc["rows"], sc["columns"], sc["size"], sc["origin"]
+    if len(probe.get("terrain", [])) != 1 or probe["terrain"][0]["object"] != 0:
+        fail("the page reports height fields %s, expected one (object 0)" % probe.get("terrain"))
+    drawn = probe["terrain"][0]
+    expect = 6 * ((rows_ - 1) * (cols - 1) + 2 * (rows_ - 1) + 2 * (cols - 1) + 1)
+    if drawn["vertices"] != expect:
+        fail("the height field is drawn with %d vertices, expected %d" % (drawn["vertices"], expect))
+
+    def sample(r, c, origin=(0, 0, 0)):  # grid sample (r, c): rows along y, columns along x
+        return [origin[0] - s[0] + 2 * s[0] * c / (cols - 1),
+                origin[1] - s[1] + 2 * s[1] * r / (rows_ - 1), origin[2] + sc["heights"][r * cols + c]]
+    cell = sum((sample(*v) for v in [(0, 0), (0, 1), (1, 0), (1, 0), (0, 1), (1, 1)]), [])
+    gap = max(abs(a - b) for a, b in zip(drawn["first_cell"], cell))
+    if gap > 1e-6:
+        fail("the first cell is drawn as %s, expected %s (gap %.2g)" % (drawn["first_cell"], cell, gap))
+    checks.append("terrain: %d x %d samples drawn with %d vertices; first cell's triangles within %.1g"
+                  % (rows_, cols, expect, gap))
+    width, height, rows = decode_png(png)
+    cam = sc["camera"]
+    background = luminance([hex_rgb(probe["background"])])
+    for r, c in [(0, 6), (1, 10), (3, 3), (6, 9)]:
+        x, y = project(cam, sample(r, c, o))
+        pixels = window(rows, x, y)
+        if not mostly(pixels, neutral) or luminance(pixels) > background - 15:
+            fail("terrain: sample (%d, %d) at (%.0f, %.0f) is not drawn: %s" % (r, c, x, y, pixels[:5]))
+    for dx in (-0.4, 0, 0.4):  # the front wall, half-way down to the base
+        x, y = project(cam, [o[0] + dx, o[1] - s[1], o[2] - 0.5 * s[3]])
+        if luminance(window(rows, x, y)) > background - 80:
+            fail("terrain: no front wall at (%.0f, %.0f): %s" % (x, y, rows[int(y)][int(x)]))
+    for body, channel in (("box", 0), ("ball", 2)):
+        x, y = project(cam, sc[body])
+        if not mostly(window(rows, x, y), lambda p: dominant(p, channel)):
+            fail("terrain: the %s is not drawn at (%.0f, %.0f)" % (body, x, y))
+    checks.append("terrain: surface, front wall and both bodies drawn where the camera puts them")
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__)
@@ -296,11 +349,13 @@ def main():
         checks.append("#frame=1000: frame %d shown (%s); default camera frames the scene in "
                       "x %.0f..%.0f, y %.0f..%.0f" % (last, probe3["note"].split(" \u00b7 ")[-1],
                                                        min(xs), max(xs), min(ys), max(ys)))
+        terrain_checks(lucid, source, work, chromium, checks)
         for c in checks:
             print("ok  " + c)
         if keep:
             os.makedirs(keep, exist_ok=True)
-            for name in ("scene.html", "last.png", "first.png", "forces.png", "default_camera.png"):
+            for name in ("scene.html", "last.png", "first.png", "forces.png", "default_camera.png",
+                         "terrain.html", "terrain.png"):
                 shutil.copy(os.path.join(work, name), os.path.join(keep, name))
         print("viewer browser test passed")
     finally:

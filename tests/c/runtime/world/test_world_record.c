@@ -1,7 +1,7 @@
 /* Recordings from C (runtime/world/world_record.h): objects as posed shape lists (what a robot
- * link will be), frames checked against their inputs, mesh copies shared, the byte count
- * against its formula, the limits, argument errors, a world recorded step by step, the JSON
- * writer and its failures. */
+ * link will be), frames checked against their inputs, mesh and height field copies shared, the
+ * byte count against its formula, the limits, argument errors, a world recorded step by step
+ * (on a plane and on a height field), the JSON writer and its failures. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "runtime/shapes/convex_mesh.h"
+#include "runtime/shapes/heightfield.h"
 #include "tests/c/common/test_assert.h"
 #include "runtime/world/world_record.h"
 
@@ -212,6 +213,103 @@ static void test_world(void **state) {
     lucid_record_destroy(r);
 }
 
+/* docs/model_files.md's ramp: 2 rows x 3 columns of elevations 0 1 2, heights 0, h/2, h. */
+static lucid_heightfield *ramp(double h) {
+    const double e[6] = {0, 1, 2, 0, 1, 2}, size[4] = {1, 0.5, h, 0.1};
+    lucid_heightfield *f = NULL;
+    assert_int_equal(lucid_heightfield_create(2, 3, e, size, &f), LUCID_OK);
+    return f;
+}
+
+/* Height fields are copied once (identical fields shared), outlive the originals, and count
+ * sizeof(lucid_heightfield) + 8 per sample in the bytes. */
+static void test_heightfields(void **state) {
+    (void)state;
+    lucid_record *r = make(0, 0);
+    lucid_heightfield *a = ramp(0.2), *b = ramp(0.2), *c = ramp(0.4);
+    lucid_body_part part = {.pose = at(1, 2, 3)};
+    assert_int_equal(lucid_shape_heightfield(a, &part.shape), LUCID_OK);
+    size_t before = lucid_record_bytes(r);
+    assert_int_equal(lucid_record_add_object(r, "terrain", 1, &part, 1, NULL, NULL), LUCID_OK);
+    assert_int_equal(sizeof(lucid_heightfield), 56);
+    assert_int_equal(lucid_record_bytes(r) - before, sizeof(lucid_record_object) +
+                                                         sizeof(lucid_record_part) +
+                                                         sizeof(lucid_heightfield) + 6 * 8);
+    before = lucid_record_bytes(r);
+    assert_int_equal(lucid_shape_heightfield(b, &part.shape), LUCID_OK);
+    assert_int_equal(lucid_record_add_object(r, NULL, 1, &part, 1, NULL, NULL), LUCID_OK);
+    assert_int_equal(lucid_record_bytes(r) - before,
+                     sizeof(lucid_record_object) + sizeof(lucid_record_part)); /* shared */
+    assert_int_equal(lucid_shape_heightfield(c, &part.shape), LUCID_OK);
+    assert_int_equal(lucid_record_add_object(r, NULL, 1, &part, 1, NULL, NULL), LUCID_OK);
+    assert_int_equal(lucid_record_heightfield_count(r), 2);
+    const lucid_record_part *p = &lucid_record_object_at(r, 0)->parts[0];
+    assert_int_equal(p->shape.kind, LUCID_SHAPE_HEIGHTFIELD);
+    assert_null(p->shape.u.hfield);
+    assert_int_equal(p->hfield, 0);
+    assert_int_equal(p->mesh, -1);
+    assert_close(p->pose.t.z, 3, 0);
+    assert_int_equal(lucid_record_object_at(r, 1)->parts[0].hfield, 0);
+    assert_int_equal(lucid_record_object_at(r, 2)->parts[0].hfield, 1);
+    assert_null(lucid_record_heightfield_at(r, 2));
+    /* the copies equal the fields bit for bit after the originals are gone */
+    lucid_heightfield_destroy(a);
+    lucid_heightfield_destroy(c);
+    lucid_heightfield *expected[2] = {b, ramp(0.4)};
+    for (int i = 0; i < 2; ++i) {
+        const lucid_heightfield *h = lucid_record_heightfield_at(r, i), *e = expected[i];
+        assert_int_equal(h->nrow, 2);
+        assert_int_equal(h->ncol, 3);
+        assert_memory_equal(h->size, e->size, sizeof h->size);
+        assert_memory_equal(h->height, e->height, 6 * sizeof(double));
+        assert_close(h->top, e->top, 0);
+        lucid_heightfield_destroy(expected[i]);
+    }
+    /* a height field part without its field is refused */
+    part.shape.u.hfield = NULL;
+    const char *why = NULL;
+    assert_int_equal(lucid_record_add_object(r, NULL, 1, &part, 1, NULL, &why), LUCID_ERR_ARGUMENT);
+    assert_non_null(strstr(why, "not a valid shape"));
+    lucid_record_destroy(r);
+}
+
+/* A sphere dropped on a height field, recorded step by step: the field is a part of static 1. */
+static void test_world_heightfield(void **state) {
+    (void)state;
+    lucid_world *w = NULL;
+    assert_int_equal(lucid_world_create(NULL, &w), LUCID_OK);
+    lucid_heightfield *f = ramp(0.2);
+    lucid_body_part ground = {.pose = at(0, 0, 0)};
+    assert_int_equal(lucid_shape_heightfield(f, &ground.shape), LUCID_OK);
+    lucid_se3 place = at(0.5, -0.25, 0.125);
+    int id;
+    assert_int_equal(lucid_world_add_static(w, &ground, 1, &place, 0.5, &id, NULL), LUCID_OK);
+    lucid_body_part ball = {.pose = at(0, 0, 0)};
+    assert_int_equal(lucid_shape_sphere(0.05, &ball.shape), LUCID_OK);
+    lucid_body_desc d;
+    lucid_body_desc_default(&d);
+    d.parts = &ball, d.num_parts = 1, d.pose = at(0.5, -0.25, 0.4);
+    assert_int_equal(lucid_world_add_body(w, &d, &id, NULL), LUCID_OK);
+    lucid_record *r = make(0, 0);
+    int contacts = 0;
+    for (int k = 0; k <= 300; ++k) {
+        if (k) assert_int_equal(lucid_world_step(w), LUCID_OK);
+        assert_int_equal(lucid_record_world(r, w, k, NULL, NULL), LUCID_OK);
+        contacts += lucid_world_contact_count(w);
+    }
+    assert_true(contacts > 0); /* the ball landed on the field */
+    /* the world borrows f; the recording holds a copy */
+    lucid_world_destroy(w);
+    lucid_heightfield_destroy(f);
+    assert_int_equal(lucid_record_heightfield_count(r), 1);
+    assert_int_equal(lucid_record_object_at(r, 0)->parts[0].hfield, 0);
+    lucid_record_frame fr;
+    assert_int_equal(lucid_record_frame_at(r, 0, &fr), LUCID_OK);
+    assert_close(fr.poses[0].t.x, 0.5, 0);
+    assert_close(fr.poses[0].t.z, 0.125, 0);
+    lucid_record_destroy(r);
+}
+
 typedef struct sink {
     char *text;
     size_t len, cap;
@@ -258,14 +356,27 @@ static void test_json(void **state) {
     free(broken.text);
     assert_int_equal(lucid_record_write_json(r, NULL, NULL), LUCID_ERR_ARGUMENT);
     lucid_record_destroy(r);
+    /* a height field: its grid once under "heightfields", the part naming it */
+    r = make(0, 0);
+    lucid_heightfield *f = ramp(0.2);
+    assert_int_equal(lucid_shape_heightfield(f, &parts[0].shape), LUCID_OK);
+    assert_int_equal(lucid_record_add_object(r, "terrain", 1, parts, 1, NULL, NULL), LUCID_OK);
+    lucid_heightfield_destroy(f);
+    k = (sink){NULL, 0, 0, -1};
+    assert_int_equal(lucid_record_write_json(r, to_sink, &k), LUCID_OK);
+    assert_non_null(strstr(k.text, "{\"kind\":\"heightfield\",\"pose\":[0,0,0,1,0,0,0],"
+                                   "\"heightfield\":0}"));
+    assert_non_null(strstr(k.text, "\"heightfields\":[\n{\"rows\":2,\"columns\":3,"
+                                   "\"size\":[1,0.5,0.2,0.1],\"heights\":[0,0.1,0.2,0,0.1,0.2]}]"));
+    free(k.text);
+    lucid_record_destroy(r);
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_objects_and_frames),
-        cmocka_unit_test(test_limits),
-        cmocka_unit_test(test_world),
-        cmocka_unit_test(test_json),
+        cmocka_unit_test(test_objects_and_frames), cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_heightfields),       cmocka_unit_test(test_world),
+        cmocka_unit_test(test_world_heightfield),  cmocka_unit_test(test_json),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
