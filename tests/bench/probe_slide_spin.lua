@@ -122,8 +122,8 @@ for _, s in ipairs{"admm", "pgs", "staggered"} do
   w:step()
   local v, l = w:state(), {}
   for _, c in ipairs(w:contacts()) do l[#l + 1] = string.format("%.3f", c.lambda[3]) end
-  print(string.format("  ncp:%-9s v+ = (%.9f, %.9f, %.9f, %.1e, %.1e, %.9f), normal impulses %s N s" ..
-                      " (x 1e-3), scaled residual %.1e", s, v[8], v[9], v[10], v[11], v[12], v[13],
+  print(string.format("  ncp:%-9s v+ = (%.9f, %.9f, %.9f, %.1e, %.1e, %.9f), normal forces %s N," ..
+                      " scaled residual %.1e", s, v[8], v[9], v[10], v[11], v[12], v[13],
                       table.concat(l, " "), w:stats().scaled_residual))
 end
 
