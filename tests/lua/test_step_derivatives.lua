@@ -1448,6 +1448,7 @@ t.case("a patch sliding and spinning: exact on 2 and 3 contacts, one free direct
     local D = check_against_fd(case[1], w)
     t.eq(#D.contacts, case[5], case[1])
     t.eq(D.rank_deficient, false, case[1])
+    t.eq(D.free_velocity, 0, case[1])
     for _, c in ipairs(D.contacts) do
       t.eq(c.mode, "sliding", case[1])
       t.truthy(c.margin > 0.1, case[1] .. ": margin " .. c.margin)
@@ -1466,19 +1467,23 @@ t.case("a patch sliding and spinning: exact on 2 and 3 contacts, one free direct
   local axis = {-n[2], n[1], 0} -- z x n: the rotation taking z to n
   local sa = math.sin(math.acos(n[3]) / 2) / math.sqrt(axis[1] ^ 2 + axis[2] ^ 2)
   local tilt = {math.cos(math.acos(n[3]) / 2), axis[1] * sa, axis[2] * sa, 0}
-  local function make(contact) -- the box's centre 0.03 - 2e-4 above the plane along n
+  local function make(contact, velocity) -- the box's centre 0.03 - 2e-4 above the plane along n
     local w = lucid.world{dt = 1e-3, contact = contact or {tol = 1e-12, max_iter = 5000}}
     w:add_static{shape = lucid.halfspace(n, 0), friction = 0.5}
     w:add_body{shape = lucid.box(0.05, 0.04, 0.03), mass = 1,
                pose = lucid.se3.new(tilt, {n[1] * 0.0298, n[2] * 0.0298, n[3] * 0.0298}),
-               velocity = spin}
+               velocity = velocity or spin}
     return w
   end
+  -- not spinning, the internal forces' friction cancels: rank deficient, v+ unique
+  local S = make(nil, {0.3, 0.2, 0, 0, 0, 0}):step_derivatives()
+  t.truthy(S.rank_deficient and S.free_velocity < 1e-12, "sliding alone: " .. S.free_velocity)
   local w = make()
   local x = w:state()
   local D = w:step_derivatives()
   t.eq(#D.contacts, 4)
   t.truthy(D.rank_deficient, "hyperstatic")
+  t.truthy(D.free_velocity > 1e-3, "the free forces move v+: " .. D.free_velocity)
   for _, c in ipairs(D.contacts) do
     t.eq(c.mode, "sliding")
     t.truthy(c.margin > 0.1, "margin " .. c.margin)
