@@ -3,7 +3,7 @@
 -- pushed or spinning, on the slope's height field and its halfspace, against central
 -- differences of whole steps (best of h = 1e-4, 1e-5, 3e-6); the error's rank (what is left
 -- after removing its largest column's direction from every column); the contacts' modes and
--- least margin; the step's v+ under three solvers (the rigid problem's non-unique answer);
+-- least margin, D.rank_deficient and D.free_velocity; the step's v+ under three solvers (the rigid problem's non-unique answer);
 -- and the same spin on 1, 2, 3 and 4 contacts on a flat floor.
 -- Usage: ./build/lucid tests/bench/probe_slide_spin.lua
 local function grid(n, f)
@@ -69,9 +69,10 @@ local function compare(name, w, geometry)
   w:set_controls(u)
   local dir = {}
   for i = 1, #best.A[3] do dir[i] = string.format("%.3f", best.A[3][i]) end
-  print(string.format("%-44s %s, least margin %.2f, rank_deficient %s\n%46s A %.1e (rank one: %.1e)," ..
-                      " B %.1e (rank one: %.1e); A's error along (dq, dv) = %s",
-                      name, table.concat(ms, ", "), margin, tostring(D.rank_deficient), "",
+  print(string.format("%-44s %s, least margin %.2f, rank_deficient %s, free_velocity %.1e\n" ..
+                      "%46s A %.1e (rank one: %.1e), B %.1e (rank one: %.1e); A's error along" ..
+                      " (dq, dv) = %s", name, table.concat(ms, ", "), margin,
+                      tostring(D.rank_deficient), D.free_velocity, "",
                       best.A[1], best.A[2], best.B[1], best.B[2], table.concat(dir, " ")))
 end
 
