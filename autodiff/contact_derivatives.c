@@ -25,8 +25,9 @@
 
 struct lucid_contact_derivatives {
     int capacity, n, q, rank;
-    int dim; /* rows per contact of the factored problem (3, 4 or 6) */
-    int lu;  /* K holds its LU factors (jpvt the row pivots), not its COD: K is well conditioned */
+    double free_velocity; /* lucid_contact_derivative_info's: K's null directions' velocity */
+    int dim;              /* rows per contact of the factored problem (3, 4 or 6) */
+    int lu; /* K holds its LU factors (jpvt the row pivots), not its COD: K is well conditioned */
     int in_arena; /* its memory belongs to an arena (lucid_contact_derivatives_create_in) */
     lucid_contact_model model;
     double *lambda;                    /* m */
@@ -198,6 +199,33 @@ static int factor_lu(lucid_contact_derivatives *d) {
     return 0;
 }
 
+/* The contact velocities along K's dropped directions: k = P Z^T [0; e_j] (the COD's null
+ * space), y = (G + R)_{:,A} k, and free_velocity = max over k of |y|_inf / max_r sum_c
+ * |(G + R)_rc k_c| (how much of the velocity the free forces k produce does not cancel: rounding
+ * where J^T k = 0, as for a box's corners sticking; O(1) where k moves the bodies). */
+static lucid_status null_velocity(lucid_contact_derivatives *d, const lucid_contact_problem *p) {
+    int q = d->q, r = d->rank, f = q - r, D = d->dim, m = D * d->n;
+    double *B = d->scratch, *perm = d->v1;
+    memset(B, 0, sizeof(double) * (size_t)q * (size_t)f);
+    for (int c = 0; c < f; ++c) B[r + c + (size_t)q * c] = 1.0;
+    if (r > 0 && lucid_dense_ormrz(1, q, f, r, f, d->K, q, d->tauz, B, q, d->work, d->lwork) != 0)
+        return LUCID_ERR_INTERNAL;
+    for (int c = 0; c < f; ++c) {
+        double *k = B + (size_t)q * c, worst = 0.0, scale = 0.0;
+        for (int j = 0; j < q; ++j) perm[d->jpvt[j] - 1] = k[j];
+        for (int row = 0; row < m; ++row) {
+            double y = 0.0, a = 0.0;
+            for (int j = 0; j < q; ++j) {
+                double g = lucid_contact_entry(p, row, D * d->active[j / D] + j % D) * perm[j];
+                y += g, a += fabs(g);
+            }
+            worst = fmax(worst, fabs(y)), scale = fmax(scale, a);
+        }
+        if (scale > 0.0) d->free_velocity = fmax(d->free_velocity, worst / scale);
+    }
+    return LUCID_OK;
+}
+
 lucid_status lucid_contact_derivatives_factor(lucid_contact_derivatives *d,
                                               const lucid_contact_problem *p, const double *lambda,
                                               const lucid_contact_derivative_options *o) {
@@ -212,7 +240,7 @@ lucid_status lucid_contact_derivatives_factor(lucid_contact_derivatives *d,
     int n = p->n, m = D * n;
     for (int k = 0; k < m; ++k)
         if (!isfinite(lambda[k])) return LUCID_ERR_NONFINITE;
-    d->n = n, d->dim = D, d->model = o->model, d->q = 0, d->rank = 0;
+    d->n = n, d->dim = D, d->model = o->model, d->q = 0, d->rank = 0, d->free_velocity = 0.0;
     memcpy(d->lambda, lambda, sizeof(double) * (size_t)m);
     double *sigma = d->v0;
     lucid_contact_velocity(p, lambda, sigma);
@@ -243,13 +271,14 @@ lucid_status lucid_contact_derivatives_factor(lucid_contact_derivatives *d,
         info = lucid_dense_tzrzf(rank, q, d->K, q, d->tauz, d->work, d->lwork);
         if (info != 0) return LUCID_ERR_INTERNAL;
     }
-    return LUCID_OK;
+    return rank < q ? null_velocity(d, p) : LUCID_OK;
 }
 
 void lucid_contact_derivatives_get_info(const lucid_contact_derivatives *d,
                                         lucid_contact_derivative_info *info) {
     info->contacts = d->n, info->active = d->q / d->dim, info->size = d->q, info->rank = d->rank;
     info->rank_deficient = d->rank < d->q;
+    info->free_velocity = d->free_velocity;
     info->margin = INFINITY;
     for (int i = 0; i < d->n; ++i) info->margin = fmin(info->margin, d->margins[i]);
 }

@@ -52,12 +52,16 @@ typedef struct lucid_contact_derivative_options {
 extern const lucid_option lucid_contact_derivative_option_table[];
 
 typedef struct lucid_contact_derivative_info {
-    int contacts;       /* n */
-    int active;         /* contacts not breaking */
-    int size;           /* rows of K (dim x active) */
-    int rank;           /* numerical rank of K */
-    int rank_deficient; /* rank < size: the minimum-norm derivative is returned */
-    double margin;      /* min over contacts of the normalised distance to a mode switch */
+    int contacts;         /* n */
+    int active;           /* contacts not breaking */
+    int size;             /* rows of K (dim x active) */
+    int rank;             /* numerical rank of K */
+    int rank_deficient;   /* rank < size: the minimum-norm derivative is returned */
+    double free_velocity; /* rank deficient: the largest share of the contact velocity that
+                           * one of K's dropped directions moves (the answer's free forces):
+                           * ~rounding when only lambda is free, O(1) when the velocities are;
+                           * 0 at full rank */
+    double margin;        /* min over contacts of the normalised distance to a mode switch */
 } lucid_contact_derivative_info;
 
 typedef struct lucid_contact_derivatives lucid_contact_derivatives;

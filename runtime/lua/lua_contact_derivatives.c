@@ -5,7 +5,7 @@
  * model, solver). D: dlambda_dg (3n x 3n), dlambda_dmu (3n x n), dlambda_dR (3n x 3n, column k
  * = d lambda / d R_k) unless dense = false; dlambda_dG(dG) -> dlambda; jvp{G=, g=, mu=, R=} ->
  * dlambda; vjp(w) -> {G=, g=, mu=, R=}; modes, margins (per contact), margin, rank, size,
- * rank_deficient, method, model.
+ * rank_deficient, free_velocity, method, model.
  * Methods: "active_set" (implicit function theorem on the active modes, every model) and
  * "relaxed" (a solution of solver "ip" with kappa > 0: the central path's derivatives from the
  * solve's own factorisation, lua_contact_relaxed.c).
@@ -341,6 +341,8 @@ static int contact_derivatives(lua_State *L) {
     lua_setfield(L, -2, "size");
     lua_pushboolean(L, info.rank_deficient);
     lua_setfield(L, -2, "rank_deficient");
+    lua_pushnumber(L, info.free_velocity);
+    lua_setfield(L, -2, "free_velocity");
     lua_pushstring(L, "active_set");
     lua_setfield(L, -2, "method");
     lua_pushstring(L, lucid_contact_model_name(model));

@@ -1,6 +1,7 @@
 /* w:step_derivatives([opts]) (docs/step_derivatives.md; C: runtime/world/step_derivatives.h):
  * steps the world once and returns D = {A = dx+/dx, B = dx+/du, params = {dx+/dtheta_k ...},
- * contacts = {{mode =, margin =, switched =}, ...}, fallback_columns =, rank_deficient =}.
+ * contacts = {{mode =, margin =, switched =}, ...}, fallback_columns =, rank_deficient =,
+ * free_velocity =}.
  * opts: method ("implicit" | "relaxed" | "finite_differences"), step, tol, max_iter, threshold,
  * kappa, params (a list of {body = id, "mass" | "friction" | "restitution" | "torsion" |
  * "rolling"}, {"compliance"},
@@ -234,6 +235,8 @@ static void push_result(lua_State *L, const lucid_step_jacobians *J) {
     lua_setfield(L, -2, "fallback_columns");
     lua_pushboolean(L, J->rank_deficient);
     lua_setfield(L, -2, "rank_deficient");
+    lua_pushnumber(L, J->free_velocity);
+    lua_setfield(L, -2, "free_velocity");
     /* a single_level world's derivatives have their own geometry (no estimated flags) */
     lua_pushstring(L, !J->estimated ? "single_level" : J->carried ? "carried" : "collide");
     lua_setfield(L, -2, "geometry");

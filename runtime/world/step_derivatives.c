@@ -1421,6 +1421,7 @@ static lucid_status factor_islands(ctx *c, lucid_step_jacobians *J) {
         lucid_contact_derivative_info info;
         lucid_contact_derivatives_get_info(c->ift[i], &info);
         J->rank_deficient |= info.rank_deficient;
+        J->free_velocity = fmax(J->free_velocity, info.free_velocity);
         for (int k = 0; k < m; ++k) {
             J->mode[list[k]] = lucid_contact_derivatives_mode(c->ift[i], k);
             J->margin[list[k]] = lucid_contact_derivatives_margin(c->ift[i], k);

@@ -150,6 +150,8 @@ typedef struct lucid_step_jacobians {
                                * (1) or re-ran collision detection (0) */
     int fallback_columns;     /* implicit: columns computed by finite differences */
     int rank_deficient;       /* an island's IFT system was rank deficient (hyperstatic) */
+    double free_velocity;     /* the largest of the islands' lucid_contact_derivative_info
+                               * free_velocity: O(1) when the free forces move the step */
 } lucid_step_jacobians;
 
 /* Steps w once and fills J (its arrays allocated here: lucid_step_jacobians_free). Errors:

@@ -290,15 +290,18 @@ t.case("carried contact geometry on height fields (the contact's prism), against
     if controls then w:set_controls(controls) end
     return w
   end
-  -- a sphere sliding, spinning and pushed (one top-face contact); a box sliding, and at rest,
-  -- over a cell diagonal (its corners on both prisms' top faces); each with the default
-  -- geometry too. (A box pushed or spinning as it slides is left out: on the same slope's
-  -- halfspace its carried A is 1e-3 to 1e-2 from whole steps too, a matter of the sliding
-  -- patch, not of the field: docs/benchmarks/issue34_targets.md, 3.6.)
+  -- a sphere sliding, spinning and pushed (one top-face contact); a box sliding, pushed (a
+  -- force and a torque about z), and at rest, over a cell diagonal (its corners on both prisms'
+  -- top faces); each with the default geometry too. (A box spinning as it slides is left out:
+  -- its four corners' normal forces are not unique and weigh their slip directions' friction,
+  -- so the rigid step's answer is free along one direction, on the field as on the halfspace:
+  -- docs/step_derivatives.md, "Four coplanar contacts sliding and spinning".)
   local cases = {
     {"sphere on the slope", lucid.sphere(0.05), 0.013, 0.021, {0.4, -0.2, 0, 1, 2, 3}, 1,
      {0.3, 0.2, 0, 0, 0, 0.01}},
     {"box sliding on the slope", lucid.box(0.05, 0.04, 0.03), 0.1, 0.1, {0.3, 0.2, 0, 0, 0, 0}, 4},
+    {"box pushed on the slope", lucid.box(0.05, 0.04, 0.03), 0.1, 0.1, {0.3, 0.2, 0, 0, 0, 0}, 4,
+     {0.3, 0.2, 0, 0, 0, 0.01}},
     {"box at rest on the slope", lucid.box(0.05, 0.04, 0.03), 0.1, 0.1, {0, 0, 0, 0, 0, 0}, 4},
   }
   for _, case in ipairs(cases) do

@@ -1420,3 +1420,95 @@ t.case("torsional and rolling friction on a curved support: the position columns
     t.eq(D.geometry, "carried")
   end
 end)
+
+-- The v+ (body-frame twist) of one step of a world built by make(contact options) from state x,
+-- and its scaled residual.
+local function step_vplus(make, x, solver)
+  local w = make{model = "ncp", solver = solver, tol = 1e-13, max_iter = 100000}
+  w:set_state(x)
+  w:step()
+  local s = w:state()
+  return {s[8], s[9], s[10], s[11], s[12], s[13]}, w:stats().scaled_residual
+end
+
+t.case("a patch sliding and spinning: exact on 2 and 3 contacts, one free direction on 4", function()
+  -- sliding at (0.3, 0.2) m/s and spinning at 0.5 rad/s, every contact's slip direction its
+  -- own: a lying capsule's two ends and a tetrahedron's face (three corners) determine their
+  -- forces, and the implicit A and B equal whole steps'
+  local c45 = math.sqrt(0.5)
+  local spin = {0.3, 0.2, 0, 0, 0, 0.5}
+  for _, case in ipairs{
+    {"capsule lying, spinning (2 contacts)", lucid.capsule(0.03, 0.05), {c45, c45, 0, 0}, 0.03, 2},
+    {"tetrahedron on a face, spinning (3 contacts)", lucid.convex{{0.05, 0, -0.03},
+     {-0.03, 0.04, -0.03}, {-0.04, -0.035, -0.03}, {0, 0, 0.04}}, {1, 0, 0, 0}, 0.03, 3},
+  } do
+    local w = floor_world()
+    w:add_body{shape = case[2], mass = 1, pose = lucid.se3.new(case[3], {0, 0, case[4] - 2e-4}),
+               velocity = spin}
+    local D = check_against_fd(case[1], w)
+    t.eq(#D.contacts, case[5], case[1])
+    t.eq(D.rank_deficient, false, case[1])
+    t.eq(D.free_velocity, 0, case[1])
+    for _, c in ipairs(D.contacts) do
+      t.eq(c.mode, "sliding", case[1])
+      t.truthy(c.margin > 0.1, case[1] .. ": margin " .. c.margin)
+    end
+  end
+  -- four coplanar corners (the box of test_heightfield.lua's slope, 2e-4 m deep): the normal
+  -- rows fix three combinations of the four normal forces, and the fourth (+ - + - over the
+  -- corners), which exerts no normal force or moment, weighs the four slip directions' friction
+  -- differently: the rigid step's answers form a curve along which v+ turns (the solvers stop at
+  -- different points of it), and whole steps differentiate the solver's choice while the
+  -- implicit derivatives take the minimum-norm one. Their difference lies along the curve:
+  -- (dt dv, dv), dv the difference of two solvers' v+
+  local n = {-1 / 12, -1 / 6, 1}
+  local len = math.sqrt(n[1] ^ 2 + n[2] ^ 2 + 1)
+  n = {n[1] / len, n[2] / len, n[3] / len}
+  local axis = {-n[2], n[1], 0} -- z x n: the rotation taking z to n
+  local sa = math.sin(math.acos(n[3]) / 2) / math.sqrt(axis[1] ^ 2 + axis[2] ^ 2)
+  local tilt = {math.cos(math.acos(n[3]) / 2), axis[1] * sa, axis[2] * sa, 0}
+  local function make(contact, velocity) -- the box's centre 0.03 - 2e-4 above the plane along n
+    local w = lucid.world{dt = 1e-3, contact = contact or {tol = 1e-12, max_iter = 5000}}
+    w:add_static{shape = lucid.halfspace(n, 0), friction = 0.5}
+    w:add_body{shape = lucid.box(0.05, 0.04, 0.03), mass = 1,
+               pose = lucid.se3.new(tilt, {n[1] * 0.0298, n[2] * 0.0298, n[3] * 0.0298}),
+               velocity = velocity or spin}
+    return w
+  end
+  -- not spinning, the internal forces' friction cancels: rank deficient, v+ unique
+  local S = make(nil, {0.3, 0.2, 0, 0, 0, 0}):step_derivatives()
+  t.truthy(S.rank_deficient and S.free_velocity < 1e-12, "sliding alone: " .. S.free_velocity)
+  local w = make()
+  local x = w:state()
+  local D = w:step_derivatives()
+  t.eq(#D.contacts, 4)
+  t.truthy(D.rank_deficient, "hyperstatic")
+  t.truthy(D.free_velocity > 1e-3, "the free forces move v+: " .. D.free_velocity)
+  for _, c in ipairs(D.contacts) do
+    t.eq(c.mode, "sliding")
+    t.truthy(c.margin > 0.1, "margin " .. c.margin)
+  end
+  local va, ra = step_vplus(make, x, "admm")
+  local vs, rs = step_vplus(make, x, "staggered")
+  t.truthy(ra < 1e-8 and rs < 1e-8, "both solve the step: " .. ra .. ", " .. rs)
+  -- (the solvers end at points 0.029 rad/s apart in w_z: else there were no curve to remove)
+  t.truthy(math.abs(vs[6] - va[6]) > 1e-2, "the spin after the step depends on the solver")
+  local e, ee = {}, 0
+  for i = 1, 6 do e[i], e[6 + i] = 1e-3 * (vs[i] - va[i]), vs[i] - va[i] end
+  for i = 1, 12 do ee = ee + e[i] ^ 2 end
+  w:set_state(x)
+  local F = w:step_derivatives{method = "finite_differences", step = 1e-5, tol = 1e-13,
+                               max_iter = 100000}
+  for b, floor in pairs{A = 1, B = 1e-3} do
+    local E = F[b] - D[b]
+    for j = 1, E:cols() do
+      local p = 0
+      for i = 1, 12 do p = p + E:get(i, j) * e[i] end
+      for i = 1, 12 do E:set(i, j, E:get(i, j) - p / ee * e[i]) end
+    end
+    local whole, off = rel(D[b], F[b], floor), maxabs(E) / math.max(maxabs(F[b]), floor)
+    print(string.format("box sliding and spinning (4 contacts): %s %.1e, %.1e off the curve", b,
+                        whole, off))
+    t.truthy(off <= 1e-6, b .. ": relative error off the curve " .. off)
+  end
+end)

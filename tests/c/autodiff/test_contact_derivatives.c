@@ -445,8 +445,9 @@ static void dense_jacobians_are_the_products(void **state) {
  * same amount at every contact: in the sliding case a per-contact change would weigh the normal
  * forces of the null space differently, and the velocity sensitivity then depends on which
  * solution of the set the solver returned (no derivative exists; the minimum-norm one is
- * returned). The free velocity translates the box: a spin would leave the 4 sliding directions
- * different, and the problem not hyperstatic. */
+ * returned). The free velocity translates the box, so that the null space's internal normal
+ * forces exert no friction either (free_velocity ~ rounding): a spin would leave the 4 sliding
+ * directions different and the velocities themselves not unique (box_spinning below). */
 #define BOX_NV 6
 static void box_jacobian(const double *corner_shift, double *J) {
     const double h[3] = {0.2, 0.1, 0.05};
@@ -503,6 +504,9 @@ static void box_case(lucid_contact_model model, double vx, double mu0, const cha
                             expect);
     assert_true(info.rank_deficient);
     assert_true(info.rank < info.size);
+    print_message("box %s (%s): free_velocity %.1e\n", lucid_contact_model_name(model), expect,
+                  info.free_velocity);
+    assert_true(info.free_velocity < 1e-12);
     /* a random direction: corner shifts, free velocity, friction */
     double dshift[12], dvf[BOX_NV], dmu[4], dJ[12 * BOX_NV], Jp[12 * BOX_NV], Jm[12 * BOX_NV];
     for (int k = 0; k < 12; ++k) dshift[k] = 0.02 * test_normal(&r);
@@ -544,6 +548,41 @@ static void box_case(lucid_contact_model model, double vx, double mu0, const cha
     print_message("box %s (%s): rank %d of %d, |J^T dl - fd| = %.2e (scale %.2e)\n",
                   lucid_contact_model_name(model), expect, info.rank, info.size, err, scale);
     assert_true(err <= 1e-6 * scale);
+    lucid_contact_derivatives_destroy(der);
+}
+
+/* The box sliding and spinning (v_f = (0.5, 0.15) m/s, w_z = 2 rad/s): the 4 slip directions
+ * differ, the internal normal forces' friction turns the box, and the solution set's velocities
+ * are not unique: K's dropped direction moves the contact velocities (free_velocity O(1e-2)),
+ * and two solvers' answers give different impulses J^T lambda. */
+static void box_spinning(void **state) {
+    (void)state;
+    double shift[12] = {0}, J[12 * BOX_NV], G[144], g[12], mu[4] = {0.3, 0.3, 0.3, 0.3};
+    double vf[BOX_NV] = {0.5, 0.15, -9.81 * 0.01, 0.0, 0.0, 2.0};
+    box_jacobian(shift, J);
+    box_problem(J, vf, G, g);
+    lucid_contact_problem p = {4, G, g, mu, NULL, 3};
+    double la[12], lp[12], Pa[BOX_NV], Pp[BOX_NV];
+    assert_true(solve(&p, LUCID_CONTACT_NCP, LUCID_CONTACT_ADMM, 1e-9, 0, la));
+    assert_true(solve(&p, LUCID_CONTACT_NCP, LUCID_CONTACT_PGS, 1e-9, 0, lp));
+    generalized_impulse(J, la, Pa), generalized_impulse(J, lp, Pp);
+    double diff = 0.0, scale = 0.0;
+    for (int c = 0; c < BOX_NV; ++c)
+        diff = fmax(diff, fabs(Pa[c] - Pp[c])), scale = fmax(scale, fabs(Pa[c]));
+    lucid_contact_derivatives *der = lucid_contact_derivatives_create(4);
+    lucid_contact_derivative_options o =
+        lucid_contact_derivative_default_options(LUCID_CONTACT_NCP);
+    assert_int_equal(lucid_contact_derivatives_factor(der, &p, la, &o), LUCID_OK);
+    lucid_contact_derivative_info info;
+    lucid_contact_derivatives_get_info(der, &info);
+    print_message("box spinning: rank %d of %d, free_velocity %.2e, admm and pgs J^T lambda "
+                  "%.2e apart (scale %.2e)\n",
+                  info.rank, info.size, info.free_velocity, diff, scale);
+    for (int i = 0; i < 4; ++i)
+        assert_int_equal(lucid_contact_derivatives_mode(der, i), LUCID_CONTACT_SLIDING);
+    assert_true(info.rank_deficient);
+    assert_true(info.free_velocity > 1e-3);
+    assert_true(diff > 1e-3 * scale);
     lucid_contact_derivatives_destroy(der);
 }
 
@@ -739,6 +778,7 @@ int main(void) {
         cmocka_unit_test(single_sliding_contact_closed_form),
         cmocka_unit_test(dense_jacobians_are_the_products),
         cmocka_unit_test(hyperstatic_box_velocity_sensitivities),
+        cmocka_unit_test(box_spinning),
         cmocka_unit_test(dumped_problems_velocity_sensitivities),
         cmocka_unit_test(relaxed_ip_derivatives_tend_to_the_exact_ones),
     };
