@@ -3,7 +3,7 @@
  *   ccp:pgs          projected Gauss-Seidel with a cone projection per contact (Alg. 2)
  *   ccp:admm         ADMM on the dual QCQP (Alg. 3): spectral rho, Cholesky reuse, relaxation
  *   ccp:newton       primal Newton with exact line search (Alg. 4, MuJoCo/Drake style)
- *   raisim:bisection per-contact bisection on the Signorini ellipse (Alg. 5)
+ *   raisim:bisection per-contact modes, sliding on the Signorini section (Alg. 5)
  *   ncp:pgs          Gauss-Seidel with horizontal projection (Alg. 6)
  *   ncp:staggered    staggered projections, inner QPs by ADMM (Alg. 7)
  *   ncp:admm         ADMM on the CCP with the De Saxce shift updated as a fixed point
