@@ -92,8 +92,23 @@ static void push_criteria(lua_State *L, const lucid_contact_criteria *c) {
 /* solve's own keys; the contact options' are LUCID_LUA_CONTACT_SOLVE_KEYS (lua_options.h) */
 static const char *const solve_keys[] = {"G", "g", "mu", "R", "warm_start", NULL};
 
-/* warm_start = an initial lambda (vec or table), or a previous solution (its lambda, dual
- * and rho). Fills lambda (and dual, returning 1 when one was given). */
+/* The solver a warm-start solution names (its `solver`), whose dual it carries; ADMM's when it
+ * names none (a table of the caller's). */
+static lucid_contact_solver warm_solver(lua_State *L, int idx) {
+    lucid_contact_solver solver = LUCID_CONTACT_ADMM;
+    if (lua_getfield(L, idx, "solver") != LUA_TNIL &&
+        (lua_type(L, -1) != LUA_TSTRING ||
+         lucid_contact_solver_parse(lua_tostring(L, -1), &solver) != LUCID_OK))
+        lucid_lua_fail(L, SOLVE, "warm_start.solver: unknown solver '%s'",
+                       luaL_tolstring(L, -1, NULL));
+    lua_pop(L, 1);
+    return solver;
+}
+
+/* warm_start = an initial lambda (vec or table), or a previous solution of any solver (its
+ * lambda; its dual, turned into ADMM's multiplier by lucid_contact_multiplier_from, when its
+ * solver has one; its rho when it has one). Fills lambda (and dual, returning 1 when one was
+ * given). */
 static int read_warm_start(lua_State *L, int idx, int m, double *lambda, double *dual,
                            lucid_contact_options *o) {
     if (!lucid_lua_field(L, idx, "warm_start")) return 0;
@@ -101,9 +116,10 @@ static int read_warm_start(lua_State *L, int idx, int m, double *lambda, double 
     o->warm_start = 1;
     if (lua_type(L, top) == LUA_TTABLE && lua_getfield(L, top, "lambda") != LUA_TNIL) {
         lucid_lua_checkvalues(L, -1, m, lambda, SOLVE, "warm_start.lambda");
+        lucid_contact_solver solver = warm_solver(L, top);
         if (lua_getfield(L, top, "dual") != LUA_TNIL) {
             lucid_lua_checkvalues(L, -1, m, dual, SOLVE, "warm_start.dual");
-            has_dual = 1;
+            has_dual = lucid_contact_multiplier_from(solver, (size_t)m, dual);
         }
         if (lua_getfield(L, top, "rho") != LUA_TNIL && o->rho <= 0.0)
             o->rho = lucid_lua_checkpositive(L, -1, SOLVE, "warm_start.rho");
@@ -240,8 +256,10 @@ static int contact_solve(lua_State *L) {
     lua_setfield(L, -2, "stalled");
     lua_pushboolean(L, res.diverged);
     lua_setfield(L, -2, "diverged");
-    lua_pushnumber(L, res.rho);
-    lua_setfield(L, -2, "rho");
+    if (res.rho > 0.0) { /* a solver without rho (or an ADMM that chose none): no rho */
+        lua_pushnumber(L, res.rho);
+        lua_setfield(L, -2, "rho");
+    }
     push_criteria(L, &res.ncp);
     lua_setfield(L, -2, "residual");
     push_criteria(L, &res.model);

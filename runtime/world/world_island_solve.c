@@ -57,8 +57,8 @@ static lucid_status attempt(const lucid_contact_options *options, const lucid_wo
     if (a != IP) return isl->solve(isl->ctx, &o, a == PGS ? NULL : isl->dual, res);
     o.solver = LUCID_CONTACT_IP, o.kappa = 0.0, o.warm_start = 0;
     lucid_status s = isl->solve(isl->ctx, &o, isl->dual, res);
-    /* the world keeps ADMM's multiplier -(sigma + Gamma) as the dual; ip's is sigma + Gamma */
-    for (size_t k = 0; k < isl->n3; ++k) isl->dual[k] = -isl->dual[k];
+    /* the world keeps ADMM's multiplier as the dual */
+    lucid_contact_multiplier_from(LUCID_CONTACT_IP, isl->n3, isl->dual);
     if (s == LUCID_OK || s == LUCID_ERR_NO_MEMORY) return s;
     memset(res, 0, sizeof *res); /* an error of the ip's own: a failed attempt, never kept */
     res->diverged = 1;

@@ -159,15 +159,18 @@ lucid_status lucid_contact_solve_admm(lucid_contact_run *run, double *lambda, do
     double *sigma = run->ws->vec[0], *b = run->ws->vec[6];
     /* Start: z = P_K(lambda); gamma from the caller, else (dual NULL or o->derive_dual)
      * -(velocity + shift), its value at the solution (stationarity of the x-step:
-     * (G + R) x + b + gamma = 0). */
+     * (G + R) x + b + gamma = 0); cold, 0, unless z already meets tol: the returned
+     * multiplier is then that value too. */
     project_cones(p, lambda, s.z);
     lucid_contact_velocity(p, s.z, sigma);
     linear_term(p, ncp, sigma, b);
+    int done = lucid_contact_check(run, s.z, sigma), checked = 1, next_check = 1;
     for (int k = 0; k < m; ++k) {
         double from_velocity = -(sigma[k] + b[k] - p->g[k]);
-        s.gamma[k] = !o->warm_start ? 0.0 : (dual && !o->derive_dual ? dual[k] : from_velocity);
+        s.gamma[k] = o->warm_start && dual && !o->derive_dual ? dual[k]
+                     : o->warm_start || done                  ? from_velocity
+                                                              : 0.0;
     }
-    int done = lucid_contact_check(run, s.z, sigma), checked = 1, next_check = 1;
     if (!done && (status = admm_prepare(run, &s)) != LUCID_OK) return status;
     admm_accel acc;
     accel_init(&acc, run->ws, m);

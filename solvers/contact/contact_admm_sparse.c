@@ -445,11 +445,13 @@ lucid_status lucid_contact_solve_admm_sparse(const lucid_contact_sparse_problem 
     project_cones(p, lambda, s->z);
     velocity(&a, s->z, sigma);
     linear_term(p, ncp, sigma, b);
-    for (int k = 0; k < m; ++k) {
-        double from_velocity = -(sigma[k] + b[k] - p->g[k]);
-        s->gamma[k] = !o->warm_start ? 0.0 : (dual && !o->derive_dual ? dual[k] : from_velocity);
-    }
     int done = lucid_contact_check(&run, s->z, sigma), checked = 1, next_check = 1;
+    for (int k = 0; k < m; ++k) { /* as the dense ADMM's start (contact_admm.c) */
+        double from_velocity = -(sigma[k] + b[k] - p->g[k]);
+        s->gamma[k] = o->warm_start && dual && !o->derive_dual ? dual[k]
+                      : o->warm_start || done                  ? from_velocity
+                                                               : 0.0;
+    }
     lucid_contact_polisher_reset(polisher(&a, &run));
     s->rho = o->rho > 0.0 ? o->rho : 0.0; /* the caller's, until the spectrum is needed */
     if (!done && polish_carried(&a, &run, &dense, sigma)) {

@@ -3,17 +3,15 @@
  * gt = sigma_i - A_ii lambda_i (A = G + R). Three modes are guessed from the disjunctive law:
  *   take-off  gt_N > 0                   -> lambda_i = 0
  *   stiction  l0 = -A_ii^{-1} gt in K_mu -> lambda_i = l0 (zero velocity)
- *   sliding   otherwise                  -> minimise 1/2 l^T A_ii l + gt^T l on the ellipse
- *             K_mu boundary intersected with the plane of zero normal velocity (23).
- * On that ellipse lambda_T = r(theta) (cos theta, sin theta), lambda_N = r / mu with
- * r(theta) = -mu gt_N / (A_NN + mu A_NT . u(theta)); the 1-D problem in theta is solved by
- * bisection on its derivative. We bracket the minimiser with a coarse scan of the angle
- * (RaiSim starts from the direction of l0; the scan makes the bracket robust).
- * Contacts of dim 4 and 6 (torsional and rolling friction: more tangential rows of the same
- * cone) take the same three modes; their sliding problem (23) is a quadratic over a
- * (dim - 2)-dimensional ellipsoid (or an unbounded section), which no angle parametrises:
- * lucid_contact_section_minimise solves it exactly through its Lagrangian dual
- * (contact_section.h), and their stiction guess inverts the block through its eigenvalues.
+ *   sliding   otherwise                  -> minimise 1/2 l^T A_ii l + gt^T l on K_mu cut by
+ *             the plane of zero normal velocity (23): at dim 3 an ellipse (or an unbounded
+ *             conic section), at dims 4 and 6 (torsional and rolling friction: more
+ *             tangential rows of the same cone) an ellipsoid. A convex problem, solved exactly
+ *             at every dim by lucid_contact_section_minimise through its Lagrangian dual
+ *             (contact_section.h): RaiSim's bisection on the ellipse's angle needs a bracket
+ *             of the global minimum of f along the boundary, where f can have two local
+ *             minima, and no finite scan of angles guarantees one. The stiction guess
+ *             inverts the block (through its eigenvalues at dims 4 and 6).
  * RaiSim's model has no complementarity form of its own (it relaxes the MDP, Eq. 24), so its
  * criterion is the fixed point of the per-contact map T, as the paper allows:
  *   primal = max_i dist(lambda_i, K), dual = max_i ||T_i(lambda) - lambda_i||_inf (an impulse),
@@ -29,73 +27,21 @@
 #include "solvers/contact/contact_null_rows.h"
 #include "solvers/contact/contact_section.h"
 
-#define SCAN_ANGLES     16
-#define BISECTION_STEPS 60
-
-typedef struct ellipse {
+typedef struct block3 {
     lucid_mat3 A; /* diagonal block of G + R */
     lucid_vec3 gt;
     double mu;
-} ellipse;
+} block3;
 
-/* The point of the ellipse at angle theta, and d(point)/d(theta); 0 if the ray misses it. */
-static int ellipse_point(const ellipse *e, double theta, lucid_vec3 *l, lucid_vec3 *dl) {
-    double c = cos(theta), s = sin(theta);
-    double aNT = lucid_mat3_at(&e->A, 2, 0) * c + lucid_mat3_at(&e->A, 2, 1) * s;
-    double aNTp = -lucid_mat3_at(&e->A, 2, 0) * s + lucid_mat3_at(&e->A, 2, 1) * c;
-    double den = lucid_mat3_at(&e->A, 2, 2) + e->mu * aNT;
-    if (!(den > 0.0)) return 0;
-    double r = -e->mu * lucid_vec3_get(e->gt, 2) / den;
-    double dr = -r * e->mu * aNTp / den;
-    *l = lucid_vec3_make(r * c, r * s, r / e->mu);
-    *dl = lucid_vec3_make(dr * c - r * s, dr * s + r * c, dr / e->mu);
-    return 1;
-}
-
-static double objective(const ellipse *e, lucid_vec3 l) {
-    lucid_vec3 Al = lucid_mat3_mul_vec(&e->A, l);
-    return 0.5 * lucid_vec3_dot(l, Al) + lucid_vec3_dot(e->gt, l);
-}
-
-static double slope(const ellipse *e, double theta) {
-    lucid_vec3 l, dl;
-    if (!ellipse_point(e, theta, &l, &dl)) return NAN;
-    lucid_vec3 grad = lucid_vec3_add(lucid_mat3_mul_vec(&e->A, l), e->gt);
-    return lucid_vec3_dot(grad, dl);
-}
-
-/* Minimiser of the objective over the ellipse; falls back to the cone projection of l0 when
- * the plane does not cut the cone in a bounded ellipse. */
-static lucid_vec3 solve_sliding(const ellipse *e, lucid_vec3 l0) {
-    double best = INFINITY, best_theta = 0.0;
-    const double step = 2.0 * 3.14159265358979323846 / SCAN_ANGLES;
-    for (int k = 0; k < SCAN_ANGLES; ++k) {
-        lucid_vec3 l, dl;
-        if (!ellipse_point(e, k * step, &l, &dl)) continue;
-        double f = objective(e, l);
-        if (f < best) best = f, best_theta = k * step;
-    }
-    if (!isfinite(best)) {
-        double x[3] = {l0.x, l0.y, l0.z};
-        lucid_cone_project(e->mu, x, x);
-        return lucid_vec3_load(x);
-    }
-    double lo = best_theta - step, hi = best_theta + step;
-    double slo = slope(e, lo), shi = slope(e, hi);
-    if (slo < 0.0 && shi > 0.0) {
-        for (int k = 0; k < BISECTION_STEPS; ++k) {
-            double mid = 0.5 * (lo + hi), s = slope(e, mid);
-            if (!(s == s)) break;
-            if (s < 0.0)
-                lo = mid;
-            else
-                hi = mid;
-        }
-        best_theta = 0.5 * (lo + hi);
-    }
-    lucid_vec3 l, dl;
-    ellipse_point(e, best_theta, &l, &dl);
-    return l;
+/* The minimiser of (23) on the section (contact_section.h); the cone projection of l0 where f
+ * has none there (unbounded below on an unbounded section) or the plane does not cut the cone
+ * (A_NN = 0). */
+static lucid_vec3 solve_sliding(const block3 *e, lucid_vec3 l0) {
+    double gt[3] = {e->gt.x, e->gt.y, e->gt.z}, x[3] = {l0.x, l0.y, l0.z}, l[3];
+    if (!(lucid_mat3_at(&e->A, 2, 2) > 0.0) ||
+        !lucid_contact_section_minimise(3, e->A.m, gt, e->mu, l))
+        lucid_cone_project(e->mu, x, l);
+    return lucid_vec3_load(l);
 }
 
 static lucid_mat3 diagonal_block(const lucid_contact_problem *p, int i) {
@@ -179,7 +125,7 @@ static int block_inverse(const lucid_mat3 *A, lucid_vec3 gt, lucid_mat3 *inverse
 /* T_i(lambda); *ok = 0 when the block is singular and T_i is undefined (lambda_i is kept). */
 static lucid_vec3 update_contact(const lucid_contact_problem *p, int i, const double *sigma,
                                  const double *lambda, int *ok) {
-    ellipse e = {diagonal_block(p, i), lucid_vec3_zero(), p->mu[i]};
+    block3 e = {diagonal_block(p, i), lucid_vec3_zero(), p->mu[i]};
     lucid_vec3 li = lucid_vec3_load(lambda + 3 * i);
     e.gt = lucid_vec3_sub(lucid_vec3_load(sigma + 3 * i), lucid_mat3_mul_vec(&e.A, li));
     if (e.gt.z > 0.0) return lucid_vec3_zero(); /* take-off */
@@ -229,7 +175,7 @@ static int stiction_guess_n(int dim, const double *A, const double *gt, double *
 
 /* T_i(lambda) of a contact of dim 4 or 6, the modes of update_contact: take-off, stiction (l0 in
  * K_mu), or the minimiser of (23) (contact_section.h; the cone projection of l0 where f has none
- * on the section, as the dim-3 map where its ellipse is empty). *ok = 0 when the block is null
+ * on the section, as at dim 3). *ok = 0 when the block is null
  * (out = lambda_i). */
 static void update_contact_n(const lucid_contact_problem *p, int dim, int i, const double *sigma,
                              const double *lambda, double *out, int *ok) {

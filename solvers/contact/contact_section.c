@@ -18,6 +18,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stddef.h>
 
 #include "solvers/contact/contact_null_rows.h"
 
@@ -75,8 +76,10 @@ typedef double (*decreasing_fn)(section *e, double x);
  * +inf): false position with the Illinois rule (an end kept twice has its value halved, so both
  * ends move: superlinear), and a bisection whenever the last two steps have not halved the
  * bracket, so that it at least halves every three steps; until it is a few ulps wide. Returns
- * its upper end (F <= 0) or an exact root. */
-static double root(decreasing_fn F, section *e, double lo, double flo, double hi, double fhi) {
+ * its upper end (F <= 0) or an exact root, and its lower end in *lo_end (F > 0; the root when
+ * exact) when lo_end is not NULL. */
+static double root(decreasing_fn F, section *e, double lo, double flo, double hi, double fhi,
+                   double *lo_end) {
     double width[2] = {INFINITY, INFINITY}; /* the bracket's width one and two steps ago */
     int kept = 0;                           /* the end the last step kept: -1 lo, +1 hi */
     for (int step = 0; step < ROOT_MAX_STEPS; ++step) {
@@ -89,7 +92,10 @@ static double root(decreasing_fn F, section *e, double lo, double flo, double hi
         }
         width[1] = width[0], width[0] = hi - lo;
         double fx = F(e, x);
-        if (fx == 0.0) return x;
+        if (fx == 0.0) {
+            if (lo_end) *lo_end = x;
+            return x;
+        }
         if (fx > 0.0) {
             lo = x, flo = fx;
             if (kept == 1) fhi *= 0.5;
@@ -100,6 +106,7 @@ static double root(decreasing_fn F, section *e, double lo, double flo, double hi
             kept = -1;
         }
     }
+    if (lo_end) *lo_end = lo;
     return hi;
 }
 
@@ -140,7 +147,7 @@ static int lagrangian_minimiser(section *e, double alpha, double *t) {
     else if (fhi >= 0.0)
         x = hi;
     else
-        x = root(alignment, e, lo, flo, hi, fhi);
+        x = root(alignment, e, lo, flo, hi, fhi, NULL);
     for (int j = 0; j < e->k; ++j) t[j] = -e->h[j] * x / (1.0 + e->s[j] * x);
     return 1;
 }
@@ -157,6 +164,29 @@ static double norm(const double *x, int k) {
     double r = 0.0;
     for (int j = 0; j < k; ++j) r = hypot(r, x[j]);
     return r;
+}
+
+/* g(t) of the reduced problem. */
+static double constraint(const section *e, const double *t) {
+    double r = 0.0, ct = 0.0;
+    for (int j = 0; j < e->k; ++j) r = hypot(r, t[j]), ct += e->c[j] * t[j];
+    return r + ct - e->rho;
+}
+
+/* t* from the dual root's last bracket [lo, hi] (g(t(lo)) > 0 >= g(t(hi))): alpha is exact to
+ * its last bits, but t(alpha) moves by alpha t'(alpha) per relative change of alpha (large
+ * where S is small), so g(t(hi)) can sit well inside the boundary; t is interpolated between
+ * the ends to g = 0 (feasible: g is convex), exact to second order in the bracket. */
+static int boundary_point(section *e, double lo, double hi, double *t) {
+    double tl[MAX_TANGENT];
+    if (!lagrangian_minimiser(e, hi, t)) return 0;
+    double gh = constraint(e, t);
+    if (!(lo < hi && gh < 0.0 && lagrangian_minimiser(e, lo, tl))) return 1;
+    double gl = constraint(e, tl);
+    if (!(gl > 0.0 && isfinite(gl))) return 1;
+    double w = gh / (gh - gl); /* the weight of t(lo), in (0, 1) */
+    for (int j = 0; j < e->k; ++j) t[j] += w * (tl[j] - t[j]);
+    return 1;
 }
 
 /* t* in the eigenbasis (file header); 0 when f is unbounded below on the section. The bracket's
@@ -178,8 +208,9 @@ static int solve_reduced(section *e, double *t) {
         while (isfinite(hi) && hi > 0.0 && (ghi = violation(e, hi)) > 0.0) hi *= 2.0;
         if (!(isfinite(hi) && hi > 0.0)) return 0;
     }
-    double alpha = ghi < 0.0 ? root(violation, e, 0.0, g0, hi, ghi) : hi;
-    return lagrangian_minimiser(e, alpha, t);
+    if (!(ghi < 0.0)) return lagrangian_minimiser(e, hi, t);
+    double lo, alpha = root(violation, e, 0.0, g0, hi, ghi, &lo);
+    return boundary_point(e, lo, alpha, t);
 }
 
 int lucid_contact_section_minimise(int dim, const double *A, const double *gt, double mu,

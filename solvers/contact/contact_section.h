@@ -3,8 +3,8 @@
  * at 2): with the contact's block A of G + R and gt its velocity without its own impulse,
  *   minimise f(l) = 1/2 l^T A l + gt^T l  over  K_mu  cut by the plane  (A l + gt)_N = 0.
  * A convex problem (a quadratic over a cone cut by a plane), solved exactly through its
- * Lagrangian dual in one multiplier (contact_section.c); the dim-3 angle bisection of
- * contact_bisection.c solves the same problem over the ellipse's angle. */
+ * Lagrangian dual in one multiplier (contact_section.c). raisim:bisection's map
+ * (contact_bisection.c) solves it at every dim. */
 #ifndef LUCID_CONTACT_SECTION_H
 #define LUCID_CONTACT_SECTION_H
 

@@ -228,3 +228,10 @@ lucid_status lucid_contact_solve(const lucid_contact_problem *given, const lucid
     ws->sigma_given = status == LUCID_OK && p == given; /* guard_divergence's velocity */
     return status;
 }
+
+int lucid_contact_multiplier_from(lucid_contact_solver solver, size_t m, double *dual) {
+    if (solver == LUCID_CONTACT_ADMM) return 1;
+    if (solver != LUCID_CONTACT_IP) return 0;
+    for (size_t k = 0; k < m; ++k) dual[k] = -dual[k]; /* -(sigma + Gamma) */
+    return 1;
+}

@@ -3,7 +3,7 @@
  *   ccp:pgs          projected Gauss-Seidel with a cone projection per contact (Alg. 2)
  *   ccp:admm         ADMM on the dual QCQP (Alg. 3): spectral rho, Cholesky reuse, relaxation
  *   ccp:newton       primal Newton with exact line search (Alg. 4, MuJoCo/Drake style)
- *   raisim:bisection per-contact bisection on the Signorini ellipse (Alg. 5)
+ *   raisim:bisection per-contact modes, sliding on the Signorini section (Alg. 5)
  *   ncp:pgs          Gauss-Seidel with horizontal projection (Alg. 6)
  *   ncp:staggered    staggered projections, inner QPs by ADMM (Alg. 7)
  *   ncp:admm         ADMM on the CCP with the De Saxce shift updated as a fixed point
@@ -95,9 +95,10 @@ int lucid_contact_workspace_capacity(const lucid_contact_workspace *ws);
 const double *lucid_contact_workspace_velocity(const lucid_contact_workspace *ws);
 
 /* Solves p with the options' model and solver. lambda (3n) holds the warm start on entry
- * when o->warm_start and the solution on exit. dual (3n, may be NULL) is the ADMM multiplier
- * (a velocity): read on entry when warm starting (derived from lambda instead when NULL or
- * with o->derive_dual), written on exit. Statuses: invalid problem (see
+ * when o->warm_start and the solution on exit. dual (3n, may be NULL) is read on entry by ADMM
+ * only, as its multiplier when warm starting (derived from lambda instead when NULL or with
+ * o->derive_dual), and written on exit in the solver's own convention
+ * (lucid_contact_multiplier_from). Statuses: invalid problem (see
  * lucid_contact_problem_validate), invalid pair or options or too small a workspace
  * (LUCID_ERR_ARGUMENT), G + R not PSD (LUCID_ERR_NOT_SPD). Hitting max_iter is not an error:
  * result->converged is 0 and lambda the last iterate. Divergence is not an error either, and never
@@ -114,6 +115,15 @@ const double *lucid_contact_workspace_velocity(const lucid_contact_workspace *ws
 lucid_status lucid_contact_solve(const lucid_contact_problem *p, const lucid_contact_options *o,
                                  lucid_contact_workspace *ws, double *lambda, double *dual,
                                  lucid_contact_result *result);
+
+/* The dual each solver writes on exit, at a solution with velocity sigma and shift Gamma (De
+ * Saxce's mu ||sigma_T|| e_N for the NCP, 0 for the CCP): ADMM (ccp:admm, ncp:admm, dense or
+ * in body space) its multiplier gamma = -(sigma + Gamma) (stationarity of its x-step); ip
+ * (ccp:ip, ncp:ip) its corrected velocity y = sigma + Gamma; the other solvers none. Turns the
+ * dual of a `solver` solve into ADMM's multiplier in place (m entries), the one conversion for
+ * warm-starting ADMM from another solver's answer: 1, or 0 when that solver has no dual (dual
+ * untouched). */
+int lucid_contact_multiplier_from(lucid_contact_solver solver, size_t m, double *dual);
 
 /* The compliance ccp:newton solves with (a dense problem of dim 3, 4 or 6 rows per contact;
  * contact_newton.c): R_k = the problem's R_k where > 0, else compliance x trace(G_ii) / dim

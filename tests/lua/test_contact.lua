@@ -413,3 +413,65 @@ t.case("a warm start from lambda alone derives ADMM's multiplier from it", funct
                                   max_iter = 20, warm_start = P.lambda}
   t.eq(pgs.dual, nil)
 end)
+
+t.case("a warm start from any solver's solution is accepted; ADMM reads each one's dual", function()
+  for seed = 1, 6 do
+    local G, g, mu = random_problem(2 + seed % 4, 40 + seed)
+    for _, model in ipairs{"ncp", "ccp"} do
+      local function admm(warm)
+        return lucid.contact.solve{G = G, g = g, mu = mu, model = model, solver = "admm",
+                                   tol = 1e-10, warm_start = warm}
+      end
+      -- a solution without rho or dual (pgs): ADMM's own rho rule and the dual derived from
+      -- lambda, exactly the solve from that lambda alone
+      local pgs = lucid.contact.solve{G = G, g = g, mu = mu, model = model, solver = "pgs",
+                                      max_iter = 30}
+      t.eq(pgs.rho, nil)
+      t.eq(pgs.dual, nil)
+      local from_pgs, from_lambda = admm(pgs), admm(pgs.lambda)
+      t.truthy(from_pgs.converged)
+      t.eq(from_pgs.iterations, from_lambda.iterations)
+      t.allnear(from_pgs.lambda, from_lambda.lambda, 0)
+      -- an interior point's dual is its corrected velocity sigma + Gamma, ADMM's multiplier its
+      -- negative: from the ip's solution ADMM needs no more iterations than from its lambda
+      -- alone, and reaches the same answer
+      local ip = lucid.contact.solve{G = G, g = g, mu = mu, model = model, solver = "ip",
+                                     tol = 1e-3}
+      t.truthy(ip.dual ~= nil and ip.rho == nil)
+      local from_ip, alone = admm(ip), admm(ip.lambda)
+      t.truthy(from_ip.converged and alone.converged)
+      t.truthy(from_ip.iterations <= alone.iterations,
+               model .. " seed " .. seed .. ": " .. from_ip.iterations .. " > " .. alone.iterations)
+      t.allnear(from_ip.lambda, alone.lambda, 1e-8)
+      -- ADMM's own solution carries its multiplier and rho as they are
+      local again = admm(from_ip)
+      t.truthy(again.converged and again.iterations == 0)
+    end
+  end
+  t.raises("lucid.contact.solve: warm_start.solver: unknown solver 'lemke'", function()
+    local G, g, mu = random_problem(1, 3)
+    lucid.contact.solve{G = G, g = g, mu = mu, warm_start = {lambda = {0, 0, 0}, solver = "lemke"}}
+  end)
+end)
+
+t.case("sol.dual: ADMM's multiplier -(sigma + Gamma), the ip's corrected velocity sigma + Gamma", function()
+  for seed = 1, 4 do
+    local n = 2 + seed % 3
+    local G, g, mu = random_problem(n, 60 + seed)
+    for _, model in ipairs{"ncp", "ccp"} do
+      for _, case in ipairs{{"admm", -1, 1e-8}, {"ip", 1, 1e-5}} do
+        local sol = lucid.contact.solve{G = G, g = g, mu = mu, model = model, solver = case[1],
+                                        tol = 1e-10}
+        t.truthy(sol.converged)
+        local v = lucid.contact.residual(G, g, mu, sol.lambda).velocity
+        for i = 0, n - 1 do -- Gamma: De Saxce's mu ||sigma_T|| e_N (NCP), 0 (CCP)
+          local shift = model == "ncp" and mu[i + 1] * math.sqrt(v[3 * i + 1] ^ 2 + v[3 * i + 2] ^ 2) or 0
+          local corrected = {v[3 * i + 1], v[3 * i + 2], v[3 * i + 3] + shift}
+          for a = 1, 3 do
+            t.near(sol.dual[3 * i + a], case[2] * corrected[a], case[3])
+          end
+        end
+      end
+    end
+  end
+end)
