@@ -75,7 +75,8 @@ void lucid_contact_polisher_reset(lucid_contact_polisher *pl);
 
 /* Guesses the modes of lambda (sigma: its velocity; only g, mu and n of p are read) for the
  * model (CCP or NCP) and returns 1 when an attempt is due: the guess equals the previous
- * call's and differs from the last failed attempt's. O(n). */
+ * call's, differs from the last failed attempt's, and after f failed attempts this call is at
+ * least the solve's 2^f-th. O(n). */
 int lucid_contact_polish_due(lucid_contact_polisher *pl, const lucid_contact_problem *p,
                              lucid_contact_model model, const double *lambda, const double *sigma);
 
