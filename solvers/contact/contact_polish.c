@@ -17,6 +17,7 @@ enum { BREAKING = 0, STICKING = 1, SLIDING = 2 };
 struct lucid_contact_polisher {
     int capacity;                        /* rows (dim n) */
     int n, have_previous, have_failed;   /* the last guess's size, whether one is remembered */
+    int looks;                           /* guesses made in this solve (lucid_contact_polish_due) */
     int failures;                        /* failed attempts in this solve */
     signed char *modes, *guess, *failed; /* the attempt's, the last call's and the failed guess */
     int *active;                         /* n: indices of the contacts not breaking */
@@ -67,13 +68,18 @@ int lucid_contact_polisher_fits(const lucid_contact_polisher *pl, int n, int dim
     return pl && n > 0 && (dim == 3 || dim == 4 || dim == 6) && n <= pl->capacity / dim;
 }
 
+/* Whether an attempt may be made at the look-th guess of the solve: after f failed attempts
+ * only from the 2^f-th, so failed attempts grow as log2 of the solve's checks (header). */
+static int may_attempt(const lucid_contact_polisher *pl, int look) {
+    return pl->failures < 30 && (1 << pl->failures) <= look; /* 2^30 looks: never */
+}
+
 int lucid_contact_polisher_trying(const lucid_contact_polisher *pl, int n, int dim) {
-    return lucid_contact_polisher_fits(pl, n, dim) &&
-           pl->failures < LUCID_CONTACT_POLISH_MAX_FAILURES;
+    return lucid_contact_polisher_fits(pl, n, dim) && may_attempt(pl, pl->looks + 1);
 }
 
 void lucid_contact_polisher_reset(lucid_contact_polisher *pl) {
-    if (pl) pl->have_previous = pl->have_failed = pl->failures = 0;
+    if (pl) pl->have_previous = pl->have_failed = pl->looks = pl->failures = 0;
 }
 
 /* F and V of lucid_contact_answer_scales, 1 where zero (they divide) */
@@ -101,9 +107,10 @@ static int guess_due(lucid_contact_polisher *pl, const lucid_contact_problem *p,
                      lucid_contact_model model, const double *lambda, const double *sigma,
                      int settled) {
     int dim = lucid_contact_dim(p);
-    if (!lucid_contact_polisher_trying(pl, p->n, dim) ||
+    if (!lucid_contact_polisher_fits(pl, p->n, dim) ||
         (model != LUCID_CONTACT_NCP && model != LUCID_CONTACT_CCP))
         return 0;
+    ++pl->looks;
     int n = p->n, same = settled || (pl->have_previous && pl->n == n && pl->dim == dim);
     double F, V;
     scales(p, lambda, sigma, &F, &V);
@@ -114,7 +121,9 @@ static int guess_due(lucid_contact_polisher *pl, const lucid_contact_problem *p,
         pl->guess[i] = mode;
     }
     pl->n = n, pl->dim = dim, pl->have_previous = 1;
-    if (!same || (pl->have_failed && memcmp(pl->guess, pl->failed, (size_t)n) == 0)) return 0;
+    if (!same || !may_attempt(pl, pl->looks) ||
+        (pl->have_failed && memcmp(pl->guess, pl->failed, (size_t)n) == 0))
+        return 0;
     memcpy(pl->modes, pl->guess, (size_t)n);
     return 1;
 }

@@ -25,8 +25,10 @@
  * A polished answer is kept only when the model's own criterion says it solves the problem
  * to tol; a wrong guess costs one dense LU of the active rows and the solver goes on. An
  * attempt is made when the guess is the same at two successive checks of the solver and is not
- * one that failed before, and at most LUCID_CONTACT_POLISH_MAX_FAILURES attempts fail in one
- * solve: where no guess works the solver pays for a few factorisations only. Dense:
+ * one that failed before, and after f failed attempts only from the 2^f-th guess of the solve:
+ * a guess is only as good as the iterate it was read from, so early guesses often fail, and a
+ * fixed count of failures would end the polish before the iterate is good enough; where no
+ * guess works, the failed attempts stay log2 of the solve's checks. Dense:
  * only islands of at most LUCID_CONTACT_POLISH_MAX_ROWS rows. */
 #ifndef LUCID_CONTACT_POLISH_H
 #define LUCID_CONTACT_POLISH_H
@@ -53,8 +55,6 @@
 /* The round-off bound's factor under which a polished answer is kept though above tol (the
  * world's solvers stop there too, world_sparse.c). */
 #define LUCID_CONTACT_POLISH_FLOOR 2.0
-/* Failed attempts after which a solve stops trying. */
-#define LUCID_CONTACT_POLISH_MAX_FAILURES 2
 /* Newton stops once the model criterion is below this fraction of tol: the polished answer is
  * then exact to far more than was asked (round-off on the humanoid: ~1e-13 after one step). */
 #define LUCID_CONTACT_POLISH_EXACT 1e-3
@@ -67,15 +67,16 @@ lucid_contact_polisher *lucid_contact_polisher_create(int max_rows);
 void lucid_contact_polisher_destroy(lucid_contact_polisher *pl);
 /* Whether problems of n contacts of dim rows are polished by pl (pl may be NULL: no). */
 int lucid_contact_polisher_fits(const lucid_contact_polisher *pl, int n, int dim);
-/* Whether an attempt may still come in this solve of n contacts of dim rows: pl fits and fewer
- * than LUCID_CONTACT_POLISH_MAX_FAILURES attempts failed since the reset. */
+/* Whether an attempt may come at the next guess of this solve of n contacts of dim rows: pl
+ * fits and, after f failed attempts since the reset, the next guess is at least the 2^f-th. */
 int lucid_contact_polisher_trying(const lucid_contact_polisher *pl, int n, int dim);
 /* Forgets the modes of the previous solve (call at the start of each solve). */
 void lucid_contact_polisher_reset(lucid_contact_polisher *pl);
 
 /* Guesses the modes of lambda (sigma: its velocity; only g, mu and n of p are read) for the
  * model (CCP or NCP) and returns 1 when an attempt is due: the guess equals the previous
- * call's and differs from the last failed attempt's. O(n). */
+ * call's, differs from the last failed attempt's, and after f failed attempts this call is at
+ * least the solve's 2^f-th. O(n). */
 int lucid_contact_polish_due(lucid_contact_polisher *pl, const lucid_contact_problem *p,
                              lucid_contact_model model, const double *lambda, const double *sigma);
 

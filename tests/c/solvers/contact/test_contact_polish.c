@@ -227,6 +227,57 @@ static void test_wrong_guess_refused_once(void **state) {
     test_problem_free(&t);
 }
 
+/* n independent unit contacts (G = I) pressed with g_N = -1: every contact carries lambda_N = 1,
+ * so a guess that breaks any of them fails. */
+static test_problem pressed_unit_contacts(int n) {
+    test_problem t = test_problem_alloc(n);
+    int m = 3 * n;
+    for (int k = 0; k < m; ++k) t.G[k + m * k] = 1.0;
+    for (int i = 0; i < n; ++i) t.g[3 * i + 2] = -1.0, t.mu[i] = 0.5;
+    return t;
+}
+
+/* The guess with contact `on` alone carrying its load (the others breaking): a wrong guess. */
+static void one_contact_guess(int n, int on, double *lambda, double *sigma) {
+    memset(lambda, 0, sizeof(double) * 3 * (size_t)n);
+    lambda[3 * on + 2] = 1.0;
+    for (int k = 0; k < 3 * n; ++k) sigma[k] = lambda[k] + (k % 3 == 2 ? -1.0 : 0.0);
+}
+
+/* After f failed attempts an attempt waits for the 2^f-th guess of the solve: a third and a
+ * fourth wrong guess are still tried (a fixed budget of two failures refused them), the fifth
+ * not before the 16th guess. */
+static void test_failed_attempts_back_off(void **state) {
+    (void)state;
+    enum { N = 4 };
+    test_problem t = pressed_unit_contacts(N);
+    lucid_contact_problem *p = &t.p;
+    double lambda[3 * N], sigma[3 * N], out[3 * N], out_sigma[3 * N];
+    lucid_contact_criteria c;
+    lucid_contact_polisher *pl = lucid_contact_polisher_create(3 * N);
+    assert_non_null(pl);
+    /* guesses 1-2: contact 0, attempted (1 <= 2) and failed; 3-4: contact 1 (2 <= 4); 5-6:
+     * contact 2 (4 <= 6); 7-8: contact 3 (8 <= 8) */
+    for (int f = 0; f < N; ++f) {
+        one_contact_guess(N, f, lambda, sigma);
+        assert_false(lucid_contact_polish_due(pl, p, LUCID_CONTACT_NCP, lambda, sigma));
+        assert_true(lucid_contact_polisher_trying(pl, p->n, 3));
+        assert_true(lucid_contact_polish_due(pl, p, LUCID_CONTACT_NCP, lambda, sigma));
+        assert_false(
+            lucid_contact_polish(pl, p, LUCID_CONTACT_NCP, 1e-6, lambda, out, out_sigma, &c));
+    }
+    /* four failures: the next attempt from the 16th guess on (guesses 9-15 wait) */
+    one_contact_guess(N, 0, lambda, sigma);
+    for (int look = 9; look < 16; ++look) {
+        assert_false(lucid_contact_polisher_trying(pl, p->n, 3));
+        assert_false(lucid_contact_polish_due(pl, p, LUCID_CONTACT_NCP, lambda, sigma));
+    }
+    assert_true(lucid_contact_polisher_trying(pl, p->n, 3));
+    assert_true(lucid_contact_polish_due(pl, p, LUCID_CONTACT_NCP, lambda, sigma));
+    lucid_contact_polisher_destroy(pl);
+    test_problem_free(&t);
+}
+
 /* Two contacts at the same point of one body (G = [A A; A A], rank 3, so K is singular: only
  * the sum of their forces is determined) and, where asked, a third, separating contact on its
  * own (G = I, g_N = 100: it breaks, and it sets the velocity scale V the mode guess divides by).
@@ -383,6 +434,7 @@ int main(void) {
         cmocka_unit_test(test_random_ccp),
         cmocka_unit_test(test_random_torsion_and_rolling),
         cmocka_unit_test(test_wrong_guess_refused_once),
+        cmocka_unit_test(test_failed_attempts_back_off),
         cmocka_unit_test(test_hyperstatic_sticking_keeps_internal_force),
         cmocka_unit_test(test_hyperstatic_sticking_projected_into_cones),
         cmocka_unit_test(test_accepted_answer_turned_onto_the_solution),
