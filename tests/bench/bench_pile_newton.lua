@@ -5,7 +5,8 @@
 -- (where the default stopped) and cold, PGS (relaxation 0.8) and ADMM (alpha 1) from the
 -- file's lambda, the interior point cold. Judged as the world judges: the NCP criterion's abs.
 -- Prints per problem each run's criterion, iterations and CPU seconds; where a run reaches tol
--- and another does too, the largest difference of their velocities (sigma) and forces.
+-- and another does too (or the file's lambda does), the largest difference of their
+-- velocities (sigma) and forces from the first.
 --   ./lucid tests/bench/bench_pile_newton.lua FILE... [--max-iter K]
 -- Recorded in docs/benchmarks/solve_choice.md.
 local lucid = require "lucid"
@@ -48,6 +49,7 @@ for _, file in ipairs(files) do
   local given = lucid.contact.residual(G, P.g, P.mu, P.lambda, {R = P.R})
   local line = {string.format("%s (%d contacts; given %.1e):", file:match("[^/]*$"), P.n, given.abs)}
   local answers = {}
+  if given.abs <= TOL then answers[1] = {"given", P.lambda, velocity(G, P.g, P.R, P.lambda)} end
   for _, run in ipairs(RUNS) do
     local o = {G = G, g = P.g, mu = P.mu, R = P.R, model = "ncp", solver = run[1], tol = TOL,
                max_iter = max_iter, warm_start = run[2] and P.lambda or nil}
