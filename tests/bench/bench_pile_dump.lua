@@ -2,7 +2,7 @@
 -- (issue 32): runs the probe's scene and writes, for every unconverged step whose scene is one
 -- island, that island's problem scaled as the island solve scales it (powers of two: tol bounds
 -- its criterion) to DIR/nN_sSTEP.lua ({n, G, g, mu, R, lambda}); bench_ip_offline.lua solves
--- them. With CONVERGED > 0, also the first CONVERGED one-island steps that did converge (the
+-- them. With CONVERGED > 0, also the first CONVERGED steps (all their islands) that did converge (the
 -- world's answer meets tol), to DIR/conv_nN_sSTEP.lua. Recorded in docs/benchmarks/solve_choice.md.
 --   ./lucid tests/bench/bench_pile_dump.lua [N] [MODEL:SOLVER] [DIR] [CONVERGED]
 local lucid = require "lucid"
@@ -60,7 +60,7 @@ for s = 1, settle + steps do
   if s > settle then
     if st.converged then
       converged = converged + 1
-      if converged <= converged_wanted and st.islands == 1 then dump(s, "conv_") end
+      if converged <= converged_wanted then dump(s, "conv_") end
     elseif st.islands == 1 then
       dump(s, "")
       written = written + 1
