@@ -118,15 +118,15 @@ static void ac_jacobian(ac_solver *s, const double *lambda, const double *sigma)
     }
 }
 
-/* d = -H^-1 F by LU (N holds the factor); 0 when H is singular or d is not finite. */
-/* eps = |F| / |lambda|: dimensionless as H is, vanishing at a solution (Fan and Yuan's
- * regularised Newton with exponent 1). */
+/* eps = |F| / |lambda| (1 at lambda = 0): dimensionless as H is, vanishing at a solution (Fan
+ * and Yuan's regularised Newton with exponent 1). */
 static double ac_regularisation(const ac_solver *s, const double *lambda) {
     double fn = 0.0, ln = 0.0;
     for (int k = 0; k < s->m; ++k) fn += s->F[k] * s->F[k], ln += lambda[k] * lambda[k];
     return ln > 0.0 ? sqrt(fn / ln) : 1.0;
 }
 
+/* d = -(H + eps I)^-1 F by LU (N holds the factor); 0 when singular or d is not finite. */
 static int ac_newton_direction(ac_solver *s, const double *lambda) {
     int m = s->m;
     memcpy(s->N, s->H, sizeof(double) * (size_t)m * (size_t)m);
@@ -143,9 +143,7 @@ static int ac_newton_direction(ac_solver *s, const double *lambda) {
 /* d = -(H^T H + eps I)^-1 H^T F, eps = |F| / |lambda| (Levenberg-Marquardt); 0 on failure. */
 static int ac_lm_direction(ac_solver *s, const double *lambda) {
     int m = s->m;
-    double fn = 0.0, ln = 0.0;
-    for (int k = 0; k < m; ++k) fn += s->F[k] * s->F[k], ln += lambda[k] * lambda[k];
-    double eps = ln > 0.0 ? sqrt(fn / ln) : 1.0;
+    double eps = ac_regularisation(s, lambda);
     for (int j = 0; j < m; ++j) { /* lower triangle of H^T H + eps I */
         const double *hj = s->H + (size_t)m * (size_t)j;
         for (int i = j; i < m; ++i) {
