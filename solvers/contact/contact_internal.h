@@ -113,6 +113,8 @@ lucid_status lucid_contact_solve_bisection(lucid_contact_run *run, double *lambd
 lucid_status lucid_contact_solve_admm(lucid_contact_run *run, double *lambda, double *dual);
 lucid_status lucid_contact_solve_staggered(lucid_contact_run *run, double *lambda);
 lucid_status lucid_contact_solve_newton(lucid_contact_run *run, double *lambda);
+/* ncp:newton: semismooth Newton on the Alart-Curnier function (contact_alart_curnier.c). */
+lucid_status lucid_contact_solve_alart_curnier(lucid_contact_run *run, double *lambda);
 lucid_status lucid_contact_solve_ip(lucid_contact_run *run, double *lambda, double *dual);
 
 #endif

@@ -47,7 +47,8 @@ lucid_status lucid_contact_pair_check(lucid_contact_model model, lucid_contact_s
             return solver == LUCID_CONTACT_BISECTION ? LUCID_OK : LUCID_ERR_ARGUMENT;
         case LUCID_CONTACT_NCP:
             return solver == LUCID_CONTACT_PGS || solver == LUCID_CONTACT_STAGGERED ||
-                           solver == LUCID_CONTACT_ADMM || solver == LUCID_CONTACT_IP
+                           solver == LUCID_CONTACT_ADMM || solver == LUCID_CONTACT_IP ||
+                           solver == LUCID_CONTACT_NEWTON
                        ? LUCID_OK
                        : LUCID_ERR_ARGUMENT;
     }

@@ -65,7 +65,7 @@ const char *lucid_contact_solver_name(lucid_contact_solver solver);
 lucid_status lucid_contact_model_parse(const char *name, lucid_contact_model *model);
 lucid_status lucid_contact_solver_parse(const char *name, lucid_contact_solver *solver);
 /* LUCID_OK for the pairs lcp:pgs, ccp:{pgs,admm,newton,ip}, raisim:bisection,
- * ncp:{pgs,staggered,admm,ip}; LUCID_ERR_ARGUMENT otherwise. */
+ * ncp:{pgs,staggered,admm,ip,newton}; LUCID_ERR_ARGUMENT otherwise. */
 lucid_status lucid_contact_pair_check(lucid_contact_model model, lucid_contact_solver solver);
 
 /* Checks sizes and pointers, finiteness (LUCID_ERR_NONFINITE), 0 <= mu <=

@@ -136,7 +136,9 @@ static lucid_status dispatch(lucid_contact_run *run, double *lambda, double *dua
         case LUCID_CONTACT_STAGGERED:
             return lucid_contact_solve_staggered(run, lambda);
         case LUCID_CONTACT_NEWTON:
-            return lucid_contact_solve_newton(run, lambda);
+            return run->o->model == LUCID_CONTACT_NCP
+                       ? lucid_contact_solve_alart_curnier(run, lambda)
+                       : lucid_contact_solve_newton(run, lambda);
         case LUCID_CONTACT_IP:
             return lucid_contact_solve_ip(run, lambda, dual);
     }

@@ -9,6 +9,8 @@
  *   ncp:admm         ADMM on the CCP with the De Saxce shift updated as a fixed point
  *   ccp:ip, ncp:ip   primal-dual interior point, NT scaling, Mehrotra (contact_ip.h); stops on
  *                    the central path x o y = kappa e when kappa > 0
+ *   ncp:newton       semismooth Newton on the Alart-Curnier function, dense
+ *                    (contact_alart_curnier.c)
  * Each solver stops when its model's criterion (lucid_contact_criteria.h) drops below tol, when
  * the iterate stops moving (relative change below stall_tol: a stall test, never a
  * convergence test) or at max_iter; the NCP criterion is reported for every model. */

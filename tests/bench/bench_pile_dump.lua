@@ -2,8 +2,9 @@
 -- (issue 32): runs the probe's scene and writes, for every unconverged step whose scene is one
 -- island, that island's problem scaled as the island solve scales it (powers of two: tol bounds
 -- its criterion) to DIR/nN_sSTEP.lua ({n, G, g, mu, R, lambda}); bench_ip_offline.lua solves
--- them. Recorded in docs/benchmarks/solve_choice.md.
---   ./lucid tests/bench/bench_pile_dump.lua [N] [MODEL:SOLVER] [DIR]
+-- them. With CONVERGED > 0, also the first CONVERGED steps (all their islands) that did converge (the
+-- world's answer meets tol), to DIR/conv_nN_sSTEP.lua. Recorded in docs/benchmarks/solve_choice.md.
+--   ./lucid tests/bench/bench_pile_dump.lua [N] [MODEL:SOLVER] [DIR] [CONVERGED]
 local lucid = require "lucid"
 local N = tonumber(arg[1]) or 60
 local pair = arg[2] or "ncp:admm"
@@ -20,7 +21,9 @@ local function power_of_two_below(x)
   return 2.0 ^ (e - 1)
 end
 
-local function dump(step)
+local converged_wanted = tonumber(arg[4]) or 0
+
+local function dump(step, prefix)
   local P = w:contact_problem()
   local n, m = #P.mu, 3 * #P.mu
   local g_max, diag = 0, 0
@@ -29,7 +32,7 @@ local function dump(step)
   local v = (g_max > 0 and g_max < 1) and power_of_two_below(g_max) or 1
   local f = (g_max > 0 and g_max or 1) / diag
   f = (f > 0 and f < 1) and power_of_two_below(f) or 1
-  local out = assert(io.open(string.format("%s/n%d_s%d.lua", dir, N, step), "w"))
+  local out = assert(io.open(string.format("%s/%sn%d_s%d.lua", dir, prefix, N, step), "w"))
   local function vector(name, t, scale)
     local s = {}
     for k = 1, #t do s[k] = string.format("%.17g", t[k] * scale) end
@@ -57,8 +60,9 @@ for s = 1, settle + steps do
   if s > settle then
     if st.converged then
       converged = converged + 1
+      if converged <= converged_wanted then dump(s, "conv_") end
     elseif st.islands == 1 then
-      dump(s)
+      dump(s, "")
       written = written + 1
     end
   end

@@ -475,3 +475,24 @@ t.case("sol.dual: ADMM's multiplier -(sigma + Gamma), the ip's corrected velocit
     end
   end
 end)
+
+-- Issue 32: on the 4-contact pile island where the interior point stalls (1.9e-2: a sliding
+-- contact whose friction force points off its slip's opposite), ncp:newton (semismooth Newton
+-- on the Alart-Curnier function) reaches the NCP criterion cold and from the ip's stalled
+-- answer (the file's lambda), within the world's budget of 200 iterations.
+t.case("ncp:newton solves the pile island where ncp:ip stalls", function()
+  local P = dofile("tests/data/contact/pile40_s147_n4.lua") -- ctest runs from the repository root
+  local G = lucid.mat(P.G)
+  local function solve(solver, warm)
+    return lucid.contact.solve{G = G, g = P.g, mu = P.mu, R = P.R, model = "ncp", solver = solver, tol = 1e-6,
+                               max_iter = 200, warm_start = warm}
+  end
+  local ip = solve("ip")
+  t.eq(ip.converged, false)
+  for _, warm in ipairs{false, true} do
+    local sol = solve("newton", warm and P.lambda or nil)
+    t.eq(sol.converged, true)
+    t.truthy(lucid.contact.residual(G, P.g, P.mu, sol.lambda, {R = P.R}).abs <= 1e-6)
+    t.truthy(sol.iterations < 200)
+  end
+end)

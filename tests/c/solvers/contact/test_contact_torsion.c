@@ -77,6 +77,10 @@ static void closed_form(void **state) {
                          LUCID_OK);
         near_n(4, lambda, cases[c].lambda, 1e-9);
         assert_int_equal(
+            solve_one(4, LUCID_CONTACT_NCP, LUCID_CONTACT_NEWTON, mu, cases[c].g, lambda),
+            LUCID_OK);
+        near_n(4, lambda, cases[c].lambda, 1e-9);
+        assert_int_equal(
             solve_one(4, LUCID_CONTACT_NCP, LUCID_CONTACT_STAGGERED, mu, cases[c].g, lambda),
             LUCID_OK);
         near_n(4, lambda, cases[c].lambda, 1e-9);
@@ -389,6 +393,10 @@ static void closed_form6(void **state) {
         near_n(6, lambda, cases[c].lambda, 1e-9);
         assert_int_equal(solve_one(6, LUCID_CONTACT_NCP, LUCID_CONTACT_IP, mu, cases[c].g, lambda),
                          LUCID_OK);
+        near_n(6, lambda, cases[c].lambda, 1e-9);
+        assert_int_equal(
+            solve_one(6, LUCID_CONTACT_NCP, LUCID_CONTACT_NEWTON, mu, cases[c].g, lambda),
+            LUCID_OK);
         near_n(6, lambda, cases[c].lambda, 1e-9);
         assert_int_equal(
             solve_one(6, LUCID_CONTACT_NCP, LUCID_CONTACT_STAGGERED, mu, cases[c].g, lambda),

@@ -1,0 +1,263 @@
+/* ncp:newton: semismooth Newton on the Alart-Curnier function of the Coulomb NCP (Alart and
+ * Curnier 1991; Bertails-Descoubes et al. 2011). Per contact, with sigma = (G + R) lambda + g,
+ *   tau_N = lambda_N - rho_N sigma_N,   tau_T = lambda_T - rho_T sigma_T,
+ *   F_N = lambda_N - max(0, tau_N),     F_T = lambda_T - P_D(mu max(0, tau_N))(tau_T),
+ * D(r) the disk (ball over the dim - 1 tangential rows) of radius r. F = 0 exactly at the
+ * solutions of the De Saxce NCP the world solves (Signorini, Coulomb, maximal dissipation).
+ * F is piecewise smooth; one element H of its generalised Jacobian gives the Newton direction
+ * (H + eps I) d = -F, regularised by eps = |F| / |lambda| (dimensionless, as H is; it vanishes
+ * at a solution: Fan and Yuan's regularised Newton) since H is singular on wedged contacts
+ * (rows of G that depend on each other), taken with Armijo backtracking on the merit
+ * phi = 1/2 |F|^2. Where it is no descent direction or finds no decrease, the
+ * Levenberg-Marquardt direction (H^T H + eps I) d = -H^T F, always one of descent, is taken. rho
+ * per contact is the inverse of G + R's diagonal (rho_N = 1 / W_NN, rho_T = (dim - 1) / trace
+ * W_TT): the natural scale of each contact, so that rho sigma is a force of the size of lambda.
+ * Stops on the NCP criterion (lucid_contact_check). */
+#include <math.h>
+#include <string.h>
+
+#include "solvers/contact/contact_cone.h"
+#include "solvers/contact/contact_internal.h"
+#include "solvers/contact/contact_math.h"
+#include "solvers/dense/dense_kernels.h"
+
+#define ARMIJO       1e-4 /* sufficient decrease: phi(a) <= (1 - 2 ARMIJO a) phi(0) */
+#define MAX_HALVINGS 40   /* steps down to 2^-40 ~ 1e-12 of the full one */
+#define MAX_DIM      LUCID_CONE_MAX_DIM
+
+typedef struct ac_solver {
+    const lucid_contact_problem *p;
+    int n, dim, m;
+    double *rho;               /* m: rho_N on normal rows, rho_T on tangential ones */
+    double *sigma, *F, *d;     /* the iterate's velocity, its F, the direction */
+    double *lt, *st, *Ft;      /* the trial point */
+    double *best, *best_sigma; /* the iterate with the least criterion */
+    double *H, *N;             /* m x m: the generalised Jacobian, the LM matrix */
+    int *ipiv;
+} ac_solver;
+
+/* rho_N = 1 / W_NN and rho_T = (dim - 1) / trace W_TT per contact (W = G + R). */
+static void ac_rho(const lucid_contact_problem *p, int dim, double *rho) {
+    for (int i = 0; i < p->n; ++i) {
+        double trace = 0.0;
+        for (int a = 0; a < dim; ++a)
+            if (a != 2) trace += lucid_contact_diag(p, dim * i + a);
+        for (int a = 0; a < dim; ++a)
+            rho[dim * i + a] =
+                a == 2 ? 1.0 / lucid_contact_diag(p, dim * i + 2) : (dim - 1) / trace;
+    }
+}
+
+/* F_i of one contact and, when Dl is not NULL, dF_i/dlambda_i (Dl) and dF_i/dsigma_i (Ds),
+ * dim x dim column-major. Tangential rows are 0, 1, 3 .. dim - 1; the normal is row 2. */
+static void ac_contact(int dim, double mu, double rn, double rt, const double *l, const double *s,
+                       double *F, double *Dl, double *Ds) {
+    double tn = l[2] - rn * s[2], tt[MAX_DIM], norm = 0.0;
+    for (int a = 0; a < dim; ++a) tt[a] = a == 2 ? 0.0 : l[a] - rt * s[a];
+    norm = lucid_cone_n_tangent_norm(dim, tt);
+    double radius = mu * lucid_contact_fmax(tn, 0.0);
+    int pressed = tn > 0.0, sticks = pressed && norm <= radius;
+    double q = norm > 0.0 ? radius / norm : 0.0; /* sliding: P = q tau_T */
+    F[2] = pressed ? rn * s[2] : l[2];
+    for (int a = 0; a < dim; ++a)
+        if (a != 2) F[a] = sticks ? rt * s[a] : l[a] - q * tt[a];
+    if (!Dl) return;
+    memset(Dl, 0, sizeof(double) * (size_t)(dim * dim));
+    memset(Ds, 0, sizeof(double) * (size_t)(dim * dim));
+    Dl[2 + dim * 2] = pressed ? 0.0 : 1.0;
+    Ds[2 + dim * 2] = pressed ? rn : 0.0;
+    for (int a = 0; a < dim; ++a) {
+        if (a == 2) continue;
+        if (sticks) {
+            Ds[a + dim * a] = rt;
+            continue;
+        }
+        double t_a = norm > 0.0 ? tt[a] / norm : 0.0;
+        for (int b = 0; b < dim; ++b) { /* q (I - t t^T) over the tangential rows */
+            if (b == 2) continue;
+            double t_b = norm > 0.0 ? tt[b] / norm : 0.0, P = q * ((a == b) - t_a * t_b);
+            Dl[a + dim * b] = (a == b) - P;
+            Ds[a + dim * b] = rt * P;
+        }
+        if (pressed) Dl[a + dim * 2] = -mu * t_a, Ds[a + dim * 2] = mu * rn * t_a;
+    }
+}
+
+/* F of every contact at (lambda, sigma); returns phi = 1/2 |F|^2. */
+static double ac_residual(const ac_solver *s, const double *lambda, const double *sigma,
+                          double *F) {
+    double phi = 0.0;
+    for (int i = 0; i < s->n; ++i) {
+        int r = s->dim * i;
+        ac_contact(s->dim, s->p->mu[i], s->rho[r + 2], s->rho[r], lambda + r, sigma + r, F + r,
+                   NULL, NULL);
+    }
+    for (int k = 0; k < s->m; ++k) phi += 0.5 * F[k] * F[k];
+    return isfinite(phi) ? phi : INFINITY;
+}
+
+/* H = Dl + Ds W, row block by row block (W = G + R; Dl, Ds block diagonal). */
+static void ac_jacobian(ac_solver *s, const double *lambda, const double *sigma) {
+    int dim = s->dim, m = s->m;
+    const double *G = s->p->G, *R = s->p->R;
+    double Dl[MAX_DIM * MAX_DIM], Ds[MAX_DIM * MAX_DIM], F[MAX_DIM];
+    for (int i = 0; i < s->n; ++i) {
+        int r = dim * i;
+        ac_contact(dim, s->p->mu[i], s->rho[r + 2], s->rho[r], lambda + r, sigma + r, F, Dl, Ds);
+        for (int c = 0; c < m; ++c) {
+            const double *Wc = G + (size_t)m * (size_t)c;
+            for (int a = 0; a < dim; ++a) {
+                double h = c >= r && c < r + dim ? Dl[a + dim * (c - r)] : 0.0;
+                for (int b = 0; b < dim; ++b) {
+                    double w = Wc[r + b] + (R && r + b == c ? R[c] : 0.0);
+                    h += Ds[a + dim * b] * w;
+                }
+                s->H[r + a + (size_t)m * (size_t)c] = h;
+            }
+        }
+    }
+}
+
+/* eps = |F| / |lambda| (1 at lambda = 0): dimensionless as H is, vanishing at a solution (Fan
+ * and Yuan's regularised Newton with exponent 1). */
+static double ac_regularisation(const ac_solver *s, const double *lambda) {
+    double fn = 0.0, ln = 0.0;
+    for (int k = 0; k < s->m; ++k) fn += s->F[k] * s->F[k], ln += lambda[k] * lambda[k];
+    return ln > 0.0 ? sqrt(fn / ln) : 1.0;
+}
+
+/* d = -(H + eps I)^-1 F by LU (N holds the factor); 0 when singular or d is not finite. */
+static int ac_newton_direction(ac_solver *s, const double *lambda) {
+    int m = s->m;
+    memcpy(s->N, s->H, sizeof(double) * (size_t)m * (size_t)m);
+    double eps = ac_regularisation(s, lambda);
+    for (int k = 0; k < m; ++k) s->N[k + (size_t)m * (size_t)k] += eps;
+    if (lucid_dense_getrf(m, s->N, m, s->ipiv) != 0) return 0;
+    for (int k = 0; k < m; ++k) s->d[k] = -s->F[k];
+    lucid_dense_getrs(0, m, 1, s->N, m, s->ipiv, s->d, m);
+    for (int k = 0; k < m; ++k)
+        if (!isfinite(s->d[k])) return 0;
+    return 1;
+}
+
+/* d = -(H^T H + eps I)^-1 H^T F, eps = |F| / |lambda| (Levenberg-Marquardt); 0 on failure. */
+static int ac_lm_direction(ac_solver *s, const double *lambda) {
+    int m = s->m;
+    double eps = ac_regularisation(s, lambda);
+    for (int j = 0; j < m; ++j) { /* lower triangle of H^T H + eps I */
+        const double *hj = s->H + (size_t)m * (size_t)j;
+        for (int i = j; i < m; ++i) {
+            const double *hi = s->H + (size_t)m * (size_t)i;
+            double v = 0.0;
+            for (int k = 0; k < m; ++k) v += hi[k] * hj[k];
+            s->N[i + (size_t)m * (size_t)j] = v + (i == j ? eps : 0.0);
+        }
+    }
+    for (int j = 0; j < m; ++j) { /* d = -H^T F */
+        const double *hj = s->H + (size_t)m * (size_t)j;
+        double v = 0.0;
+        for (int k = 0; k < m; ++k) v += hj[k] * s->F[k];
+        s->d[j] = -v;
+    }
+    if (lucid_dense_potrf(m, s->N, m) != 0) return 0;
+    lucid_dense_potrs(m, 1, s->N, m, s->d, m);
+    for (int k = 0; k < m; ++k)
+        if (!isfinite(s->d[k])) return 0;
+    return 1;
+}
+
+/* Armijo backtracking along d from lambda: phi(a) <= phi + ARMIJO a slope, slope = phi'(0) <
+ * 0. On success lambda, sigma, F move to the accepted point and its phi is returned; else
+ * -1. */
+static double ac_line_search(ac_solver *s, double *lambda, double phi, double slope) {
+    int m = s->m;
+    double a = 1.0;
+    for (int h = 0; h <= MAX_HALVINGS; ++h, a *= 0.5) {
+        for (int k = 0; k < m; ++k) s->lt[k] = lambda[k] + a * s->d[k];
+        lucid_contact_velocity(s->p, s->lt, s->st);
+        double trial = ac_residual(s, s->lt, s->st, s->Ft);
+        if (trial <= phi + ARMIJO * a * slope) {
+            memcpy(lambda, s->lt, sizeof(double) * (size_t)m);
+            memcpy(s->sigma, s->st, sizeof(double) * (size_t)m);
+            memcpy(s->F, s->Ft, sizeof(double) * (size_t)m);
+            return trial;
+        }
+    }
+    return -1.0;
+}
+
+/* phi'(0) = F . H d along the direction d. */
+static double ac_slope(const ac_solver *s) {
+    int m = s->m;
+    double v = 0.0;
+    for (int c = 0; c < m; ++c) {
+        const double *hc = s->H + (size_t)m * (size_t)c;
+        double dc = s->d[c];
+        for (int r = 0; r < m; ++r) v += s->F[r] * hc[r] * dc;
+    }
+    return v;
+}
+
+/* One iteration: the regularised Newton direction (H + eps I) d = -F when it descends and
+ * Armijo accepts a step, else Levenberg-Marquardt's. Returns the new phi, or -1 when neither
+ * decreases phi. */
+static double ac_step(ac_solver *s, double *lambda, double phi) {
+    ac_jacobian(s, lambda, s->sigma);
+    if (ac_newton_direction(s, lambda)) {
+        double slope = ac_slope(s);
+        double next = slope < 0.0 ? ac_line_search(s, lambda, phi, slope) : -1.0;
+        if (next >= 0.0) return next;
+    }
+    if (!ac_lm_direction(s, lambda)) return -1.0;
+    double slope = ac_slope(s);
+    return slope < 0.0 ? ac_line_search(s, lambda, phi, slope) : -1.0;
+}
+
+/* Keeps lambda in best when its NCP criterion is the least so far. */
+static void ac_keep_best(ac_solver *s, lucid_contact_run *run, const double *lambda,
+                         double *best_abs) {
+    if (!(run->result->ncp.abs < *best_abs)) return;
+    *best_abs = run->result->ncp.abs;
+    memcpy(s->best, lambda, sizeof(double) * (size_t)s->m);
+    memcpy(s->best_sigma, s->sigma, sizeof(double) * (size_t)s->m);
+}
+
+lucid_status lucid_contact_solve_alart_curnier(lucid_contact_run *run, double *lambda) {
+    const lucid_contact_problem *p = run->p;
+    lucid_contact_workspace *ws = run->ws;
+    ac_solver s;
+    memset(&s, 0, sizeof s);
+    s.p = p, s.n = p->n, s.dim = lucid_contact_dim(p), s.m = (int)lucid_contact_rows(p);
+    s.rho = ws->vec[6], s.sigma = ws->vec[0], s.F = ws->vec[1], s.d = ws->vec[2];
+    s.lt = ws->vec[3], s.st = ws->vec[4], s.Ft = ws->vec[5];
+    s.best = ws->vec[7], s.best_sigma = ws->vec[8];
+    s.H = ws->mat[1], s.N = ws->mat[2], s.ipiv = ws->ipiv;
+    if (run->o->check_psd) {
+        lucid_status status = lucid_contact_check_psd(run);
+        if (status != LUCID_OK) return status;
+    }
+    ac_rho(p, s.dim, s.rho);
+    lucid_contact_velocity(p, lambda, s.sigma);
+    double phi = ac_residual(&s, lambda, s.sigma, s.F), best_abs = INFINITY;
+    lucid_contact_result *res = run->result;
+    res->converged = lucid_contact_check(run, lambda, s.sigma);
+    ac_keep_best(&s, run, lambda, &best_abs);
+    while (!res->converged && res->iterations < run->o->max_iter) {
+        double next = ac_step(&s, lambda, phi);
+        res->factorizations++;
+        if (next < 0.0) {
+            res->stalled = 1;
+            break;
+        }
+        phi = next;
+        res->iterations++;
+        res->converged = lucid_contact_check(run, lambda, s.sigma);
+    }
+    if (!res->converged && best_abs < res->ncp.abs) {
+        memcpy(lambda, s.best, sizeof(double) * (size_t)s.m);
+        memcpy(s.sigma, s.best_sigma, sizeof(double) * (size_t)s.m);
+        lucid_contact_check(run, lambda, s.sigma);
+    }
+    ws->sigma_current = 1;
+    return LUCID_OK;
+}
