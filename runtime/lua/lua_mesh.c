@@ -119,9 +119,10 @@ static void warn_holes(lua_State *L, const lucid_decomposition *d, const char *f
     if (d->holes_closed == 0) return;
     char msg[512];
     snprintf(msg, sizeof msg,
-             "%s: warning: %.200s: closed %d holes (%d edges; their vertices within %.3g of "
+             "%s: warning: %.200s: closed %d hole%s (%d edges; their vertices within %.3g of "
              "their planes) before decomposing; holes = \"refuse\" refuses an open mesh",
-             fname, what, d->holes_closed, d->hole_edges, d->hole_deviation);
+             fname, what, d->holes_closed, d->holes_closed == 1 ? "" : "s", d->hole_edges,
+             d->hole_deviation);
     lua_warning(L, msg, 0);
 }
 

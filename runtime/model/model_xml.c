@@ -640,9 +640,10 @@ lucid_status lucid_model_xml_decompose_mesh(lucid_model_xml *x, const xmlNode *n
         /* the solid's own mass: the parts' hulls also cover its concavities */
         if (st == LUCID_OK && d.holes_closed > 0)
             lucid_model_xml_warn(x, node,
-                                 "%s: closed %d holes (%d edges; their vertices within %.3g of "
-                                 "their planes) before decomposing",
-                                 path, d.holes_closed, d.hole_edges, d.hole_deviation);
+                                 "%s: closed %d hole%s (%d edges; their vertices within %.3g "
+                                 "of their planes) before decomposing",
+                                 path, d.holes_closed, d.holes_closed == 1 ? "" : "s", d.hole_edges,
+                                 d.hole_deviation);
         if (st == LUCID_OK) st = append_caps(&d, &tris, &nt);
         if (st == LUCID_OK)
             st = lucid_triangle_mesh_mass_properties(points, n, tris, nt, 1.0, &out->unit);
