@@ -480,16 +480,18 @@ static lucid_status check_input(const double *points, int np, const int *tris, i
                                 const lucid_decompose_options *o, char *err, int err_size) {
     if (points == NULL || tris == NULL || o == NULL)
         return fail(err, err_size, LUCID_ERR_ARGUMENT, "invalid arguments");
-    if (np < 4 || nt < 4)
+    if (np < 4 || nt < 1) /* fewer triangles than a tetrahedron's are open: see below */
         return fail(err, err_size, LUCID_ERR_ARGUMENT,
-                    "a closed mesh needs at least 4 vertices and 4 triangles (got %d and %d)", np,
-                    nt);
+                    "a solid needs at least 4 vertices and a triangle (got %d and %d)", np, nt);
     if (nt > INT32_MAX / 3)
         return fail(err, err_size, LUCID_ERR_ARGUMENT, "too many triangles (%d)", nt);
     const char *why = NULL;
     if (lucid_option_table_check(lucid_decompose_option_table, o, &why) != LUCID_OK)
-        return fail(err, err_size, LUCID_ERR_ARGUMENT, "%s (got %d parts, concavity %g, holes %d)",
-                    why, o->max_parts, o->concavity, o->holes);
+        return fail(err, err_size, LUCID_ERR_ARGUMENT, "%s (got %d parts, concavity %g, holes %s)",
+                    why, o->max_parts, o->concavity,
+                    o->holes == LUCID_HOLES_CLOSE    ? "close"
+                    : o->holes == LUCID_HOLES_REFUSE ? "refuse"
+                                                     : "unknown");
     for (int i = 0; i < 3 * np; ++i)
         if (!isfinite(points[i]))
             return fail(err, err_size, LUCID_ERR_NONFINITE, "vertex %d is not finite", i / 3 + 1);
