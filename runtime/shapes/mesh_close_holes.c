@@ -199,8 +199,8 @@ static lucid_status check_capped_volumes(const double *points, int np, const int
         if (!(volume[r] > 0))
             st = fail(err, err_size, LUCID_ERR_DEGENERATE,
                       "closing the hole at vertex %d leaves its piece of the mesh with volume %g: "
-                      "the surface around the hole faces into it (an open sheet, e.g. a liquid's "
-                      "surface, bounds no solid)",
+                      "the surface around the hole is flat or faces into it (an open sheet, e.g. "
+                      "a liquid's surface, bounds no solid)",
                       caps->triangles[3 * t] + 1, volume[r]);
     }
     free(parent);
