@@ -57,6 +57,8 @@ local t = task.new{
      help = "--decompose: most parts per object"},
     {name = "concavity", kind = "number", default = 0.01, positive = true, max = 100,
      help = "--decompose: stop once the parts' volume is within this fraction of the mesh's"},
+    {name = "holes", kind = "string", default = "close", choices = {"close", "refuse"},
+     help = "--decompose: an open mesh's holes are capped first, or it is not decomposed"},
     {name = "grasps", kind = "integer", default = 3, min = 1, max = 10000,
      help = "grasps per object"},
     {name = "fingers", kind = "integer", default = 3, min = 3, max = 4,
@@ -123,10 +125,12 @@ local function mesh_files(dir)
 end
 
 local function decompose_options(scale)
-  return {max_parts = opts["max-parts"], concavity = opts.concavity, scale = scale}
+  return {max_parts = opts["max-parts"], concavity = opts.concavity, holes = opts.holes,
+          scale = scale}
 end
 
--- The convex parts of a closed mesh (a file or a {vertices=, triangles=} table) as shapes, or
+-- The convex parts of a mesh (a file or a {vertices=, triangles=} table; an open one's holes
+-- closed unless --holes refuse) as shapes, or
 -- nil and the reason; one part is no decomposition (nil, nil).
 local function decomposed(mesh, scale)
   local ok, parts = pcall(lucid.mesh.decompose, mesh, decompose_options(scale))

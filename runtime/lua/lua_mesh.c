@@ -101,14 +101,32 @@ static void push_parts(lua_State *L, const lucid_decomposition *d, const char *f
         lua_setfield(L, -2, "shape");
         lua_rawseti(L, -2, p + 1);
     }
-    lua_createtable(L, 0, 2);
+    lua_createtable(L, 0, 4);
     lua_pushnumber(L, d->mesh_volume);
     lua_setfield(L, -2, "mesh_volume");
     lua_pushnumber(L, d->parts_volume);
     lua_setfield(L, -2, "parts_volume");
+    lua_pushinteger(L, d->holes_closed);
+    lua_setfield(L, -2, "holes_closed");
+    lua_pushinteger(L, d->hole_edges);
+    lua_setfield(L, -2, "hole_edges");
 }
 
-/* parts, info = lucid.mesh.decompose(path_or_mesh [, {max_parts=, concavity=, scale=}]) */
+/* A Lua warning (shown after warn("@on")) that the mesh's holes were capped: the parts are
+ * of a closed surface the file does not hold. */
+static void warn_holes(lua_State *L, const lucid_decomposition *d, const char *fname,
+                       const char *what) {
+    if (d->holes_closed == 0) return;
+    char msg[512];
+    snprintf(msg, sizeof msg,
+             "%s: warning: %.200s: closed %d hole%s (%d edges; their vertices within %.3g of "
+             "their planes) before decomposing; holes = \"refuse\" refuses an open mesh",
+             fname, what, d->holes_closed, d->holes_closed == 1 ? "" : "s", d->hole_edges,
+             d->hole_deviation);
+    lua_warning(L, msg, 0);
+}
+
+/* parts, info = lucid.mesh.decompose(path_or_mesh [, {max_parts=, concavity=, holes=, scale=}]) */
 static int l_decompose(lua_State *L) {
     const char *fname = "lucid.mesh.decompose";
     lua_settop(L, 2);
@@ -145,6 +163,7 @@ static int l_decompose(lua_State *L) {
             return lucid_lua_fail(L, fname, "%s: %s", lua_tostring(L, 1), err);
         return lucid_lua_fail(L, fname, "%s", err);
     }
+    warn_holes(L, &h->result, fname, lua_type(L, 1) == LUA_TSTRING ? lua_tostring(L, 1) : "mesh");
     push_parts(L, &h->result, fname);
     return 2;
 }

@@ -20,16 +20,18 @@
 
 #define FNAME "lucid.model.load"
 
-/* opts.decompose: lucid_mesh_decompose's max_parts and concavity for meshes = "decompose". */
+/* opts.decompose: lucid_mesh_decompose's max_parts, concavity and holes for meshes =
+ * "decompose". */
 static void read_decompose(lua_State *L, int idx, lucid_model_load_options *o) {
     if (!lucid_lua_field(L, idx, "decompose")) return;
     if (!lua_istable(L, -1))
-        lucid_lua_fail(L, FNAME, "decompose must be a table {max_parts=, concavity=} (got %s)",
+        lucid_lua_fail(L, FNAME,
+                       "decompose must be a table {max_parts=, concavity=, holes=} (got %s)",
                        lucid_lua_typename(L, -1));
     if (!o->decompose_meshes)
         lucid_lua_fail(L, FNAME, "decompose options need meshes = \"decompose\"");
-    const char *keys[4];
-    lucid_lua_option_names(lucid_decompose_option_table, NULL, keys, 4);
+    const char *keys[5];
+    lucid_lua_option_names(lucid_decompose_option_table, NULL, keys, 5);
     int t = lua_absindex(L, -1);
     lucid_lua_check_option_names_prefixed(L, t, keys, FNAME, "decompose.");
     lucid_lua_fields f = lucid_lua_fields_at(L, t, FNAME, "decompose.");

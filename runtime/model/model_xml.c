@@ -601,6 +601,19 @@ static lucid_status parts_to_meshes(const lucid_decomposition *d, lucid_model_xm
     return LUCID_OK;
 }
 
+/* The decomposition's hole caps appended to the mesh's triangles: the closed solid's mass. */
+static lucid_status append_caps(const lucid_decomposition *d, int **tris, int *nt) {
+    if (d->num_cap_triangles == 0) return LUCID_OK;
+    size_t total = (size_t)*nt + (size_t)d->num_cap_triangles;
+    int *grown = realloc(*tris, sizeof(int) * 3 * total);
+    if (grown == NULL) return LUCID_ERR_NO_MEMORY;
+    memcpy(grown + 3 * (size_t)*nt, d->cap_triangles,
+           sizeof(int) * 3 * (size_t)d->num_cap_triangles);
+    *tris = grown;
+    *nt = (int)total;
+    return LUCID_OK;
+}
+
 lucid_status lucid_model_xml_decompose_mesh(lucid_model_xml *x, const xmlNode *node,
                                             const char *path, const double scale[3],
                                             lucid_model_xml_parts *out) {
@@ -625,6 +638,13 @@ lucid_status lucid_model_xml_decompose_mesh(lucid_model_xml *x, const xmlNode *n
         st = lucid_mesh_decompose(points, n, tris, nt, &o, &d, reason, (int)sizeof reason);
         if (st != LUCID_OK) snprintf(why, sizeof why, "%.100s: %.400s", path, reason);
         /* the solid's own mass: the parts' hulls also cover its concavities */
+        if (st == LUCID_OK && d.holes_closed > 0)
+            lucid_model_xml_warn(x, node,
+                                 "%s: closed %d hole%s (%d edges; their vertices within %.3g "
+                                 "of their planes) before decomposing",
+                                 path, d.holes_closed, d.holes_closed == 1 ? "" : "s", d.hole_edges,
+                                 d.hole_deviation);
+        if (st == LUCID_OK) st = append_caps(&d, &tris, &nt);
         if (st == LUCID_OK)
             st = lucid_triangle_mesh_mass_properties(points, n, tris, nt, 1.0, &out->unit);
         if (st == LUCID_OK && d.num_parts > 1) st = parts_to_meshes(&d, out, why, sizeof why);

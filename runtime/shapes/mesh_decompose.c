@@ -11,6 +11,7 @@
 
 #include "runtime/math/vec3.h"
 #include "runtime/shapes/convex_mesh.h"
+#include "runtime/shapes/mesh_close_holes.h"
 
 /* Split candidates along each direction: even fractions of the piece's extent, and vertex
  * positions of the piece (the walls of a hole sit on them). */
@@ -18,9 +19,12 @@
 #define VERTEX_CANDIDATES 8
 
 lucid_decompose_options lucid_decompose_default_options(void) {
-    lucid_decompose_options o = {64, 0.01};
+    lucid_decompose_options o = {64, 0.01, LUCID_HOLES_CLOSE};
     return o;
 }
+
+static const lucid_option_choice hole_choices[] = {
+    {"close", LUCID_HOLES_CLOSE}, {"refuse", LUCID_HOLES_REFUSE}, {NULL, 0}};
 
 #define S lucid_decompose_options
 const lucid_option lucid_decompose_option_table[] = {
@@ -28,6 +32,8 @@ const lucid_option lucid_decompose_option_table[] = {
                                "the most convex parts"),
     LUCID_OPTION_NUMBER_ENTRY(S, "", concavity, POSITIVE,
                               "the parts' total volume may exceed the mesh's by this fraction"),
+    LUCID_OPTION_CHOICE_ENTRY(S, "", holes, hole_choices, "\"close\" or \"refuse\"",
+                              "an open mesh's holes: capped before decomposing, or an error"),
     LUCID_OPTION_END,
 };
 #undef S
@@ -82,34 +88,44 @@ static uint64_t edge_key(int a, int b) {
     return (uint64_t)(uint32_t)a << 32 | (uint32_t)b;
 }
 
+typedef struct edge_census {
+    size_t open, twice; /* edges without a reverse; directed edges used more than once */
+    uint64_t first_open;
+} edge_census;
+
 /* Every directed edge once, and its reverse present: a closed, consistently oriented surface. */
-static lucid_status check_closed(const int *tris, int nt, char *err, int err_size) {
+static lucid_status count_edges(const int *tris, int nt, edge_census *census) {
     size_t m = 3 * (size_t)nt;
     uint64_t *e = malloc(sizeof *e * m);
-    if (e == NULL) return fail(err, err_size, LUCID_ERR_NO_MEMORY, "out of memory");
+    if (e == NULL) return LUCID_ERR_NO_MEMORY;
     for (int t = 0; t < nt; ++t)
         for (int k = 0; k < 3; ++k)
             e[3 * t + k] = edge_key(tris[3 * t + k], tris[3 * t + (k + 1) % 3]);
     qsort(e, m, sizeof *e, compare_u64);
-    size_t open = 0, twice = 0;
-    uint64_t first_open = 0;
+    *census = (edge_census){0, 0, 0};
     for (size_t i = 0; i < m; ++i) {
-        if (i > 0 && e[i] == e[i - 1]) twice++;
+        if (i > 0 && e[i] == e[i - 1]) census->twice++;
         uint64_t reverse = edge_key((int)(e[i] & 0xffffffffu), (int)(e[i] >> 32));
-        if (bsearch(&reverse, e, m, sizeof *e, compare_u64) == NULL && open++ == 0)
-            first_open = e[i];
+        if (bsearch(&reverse, e, m, sizeof *e, compare_u64) == NULL && census->open++ == 0)
+            census->first_open = e[i];
     }
     free(e);
-    if (twice > 0)
+    return LUCID_OK;
+}
+
+/* The defect a census finds, as an error (LUCID_OK when there is none). */
+static lucid_status census_error(const edge_census *c, char *err, int err_size) {
+    if (c->twice > 0)
         return fail(err, err_size, LUCID_ERR_DEGENERATE,
                     "%zu edges are used twice in the same direction (triangles not consistently "
                     "oriented, or a non-manifold edge)",
-                    twice);
-    if (open > 0)
+                    c->twice);
+    if (c->open > 0)
         return fail(err, err_size, LUCID_ERR_DEGENERATE,
                     "the mesh is not closed: %zu edges have no opposite edge (first: vertices %d "
                     "to %d, 1-based)",
-                    open, (int)(first_open >> 32) + 1, (int)(first_open & 0xffffffffu) + 1);
+                    c->open, (int)(c->first_open >> 32) + 1,
+                    (int)(c->first_open & 0xffffffffu) + 1);
     return LUCID_OK;
 }
 
@@ -464,16 +480,18 @@ static lucid_status check_input(const double *points, int np, const int *tris, i
                                 const lucid_decompose_options *o, char *err, int err_size) {
     if (points == NULL || tris == NULL || o == NULL)
         return fail(err, err_size, LUCID_ERR_ARGUMENT, "invalid arguments");
-    if (np < 4 || nt < 4)
+    if (np < 4 || nt < 1) /* fewer triangles than a tetrahedron's are open: see below */
         return fail(err, err_size, LUCID_ERR_ARGUMENT,
-                    "a closed mesh needs at least 4 vertices and 4 triangles (got %d and %d)", np,
-                    nt);
+                    "a solid needs at least 4 vertices and a triangle (got %d and %d)", np, nt);
     if (nt > INT32_MAX / 3)
         return fail(err, err_size, LUCID_ERR_ARGUMENT, "too many triangles (%d)", nt);
     const char *why = NULL;
     if (lucid_option_table_check(lucid_decompose_option_table, o, &why) != LUCID_OK)
-        return fail(err, err_size, LUCID_ERR_ARGUMENT, "%s (got %d parts, concavity %g)", why,
-                    o->max_parts, o->concavity);
+        return fail(err, err_size, LUCID_ERR_ARGUMENT, "%s (got %d parts, concavity %g, holes %s)",
+                    why, o->max_parts, o->concavity,
+                    o->holes == LUCID_HOLES_CLOSE    ? "close"
+                    : o->holes == LUCID_HOLES_REFUSE ? "refuse"
+                                                     : "unknown");
     for (int i = 0; i < 3 * np; ++i)
         if (!isfinite(points[i]))
             return fail(err, err_size, LUCID_ERR_NONFINITE, "vertex %d is not finite", i / 3 + 1);
@@ -486,34 +504,69 @@ static lucid_status check_input(const double *points, int np, const int *tris, i
     return LUCID_OK;
 }
 
-/* The triangles with welded vertices, checked closed; *tri their corner positions. */
-static lucid_status prepare_mesh(const double *points, int np, const int *tris, int nt,
-                                 lucid_vec3 **tri, char *err, int err_size) {
+/* *welded: the triangles on welded vertices (malloc'd); a triangle with two corners at one
+ * point is refused. */
+static lucid_status weld_triangles(const double *points, int np, const int *tris, int nt,
+                                   int **welded, char *err, int err_size) {
     int *canon = malloc(sizeof(int) * (size_t)np);
-    int *welded = malloc(sizeof(int) * 3 * (size_t)nt);
-    *tri = malloc(sizeof(lucid_vec3) * 3 * (size_t)nt);
+    *welded = malloc(sizeof(int) * 3 * (size_t)nt);
     lucid_status st = LUCID_OK;
-    if (canon == NULL || welded == NULL || *tri == NULL || !weld(points, np, canon))
+    if (canon == NULL || *welded == NULL || !weld(points, np, canon))
         st = fail(err, err_size, LUCID_ERR_NO_MEMORY, "out of memory");
     for (int t = 0; t < nt && st == LUCID_OK; ++t) {
-        for (int k = 0; k < 3; ++k) {
-            int v = canon[tris[3 * t + k]];
-            welded[3 * t + k] = v;
-            (*tri)[3 * t + k] =
-                lucid_vec3_make(points[3 * v], points[3 * v + 1], points[3 * v + 2]);
-        }
-        const int *w = welded + 3 * t;
+        int *w = *welded + 3 * t;
+        for (int k = 0; k < 3; ++k) w[k] = canon[tris[3 * t + k]];
         if (w[0] == w[1] || w[1] == w[2] || w[2] == w[0])
             st = fail(err, err_size, LUCID_ERR_DEGENERATE,
                       "triangle %d has two corners at the same point", t + 1);
     }
-    if (st == LUCID_OK) st = check_closed(welded, nt, err, err_size);
     free(canon);
-    free(welded);
-    if (st != LUCID_OK) {
-        free(*tri);
-        *tri = NULL;
+    return st;
+}
+
+/* Caps the holes of the welded triangles (options "close", into caps) and appends the caps to
+ * them; *census is then the capped mesh's. */
+static lucid_status close_holes(const double *points, int np, int **welded, int nt,
+                                lucid_hole_caps *caps, edge_census *census, char *err,
+                                int err_size) {
+    lucid_status st = lucid_mesh_close_holes(points, np, *welded, nt, caps, err, err_size);
+    if (st != LUCID_OK) return st;
+    int *grown = realloc(*welded, sizeof(int) * 3 * ((size_t)nt + (size_t)caps->num_triangles));
+    if (grown == NULL) return fail(err, err_size, LUCID_ERR_NO_MEMORY, "out of memory");
+    *welded = grown;
+    memcpy(grown + 3 * (size_t)nt, caps->triangles, sizeof(int) * 3 * (size_t)caps->num_triangles);
+    if (count_edges(grown, nt + caps->num_triangles, census) != LUCID_OK)
+        return fail(err, err_size, LUCID_ERR_NO_MEMORY, "out of memory");
+    if (census->twice == 0 && census->open == 0) return LUCID_OK;
+    char why[256];
+    census_error(census, why, (int)sizeof why);
+    return fail(err, err_size, LUCID_ERR_DEGENERATE, "after capping %d holes: %s", caps->num_holes,
+                why);
+}
+
+/* The triangles on welded vertices, their holes capped (holes "close", the caps in caps),
+ * checked closed; *tri their corner positions, *num_tris their count (the mesh's, then the
+ * caps'). */
+static lucid_status prepare_mesh(const double *points, int np, const int *tris, int nt, int holes,
+                                 lucid_hole_caps *caps, lucid_vec3 **tri, int *num_tris, char *err,
+                                 int err_size) {
+    int *welded = NULL;
+    *tri = NULL;
+    lucid_status st = weld_triangles(points, np, tris, nt, &welded, err, err_size);
+    edge_census census = {0, 0, 0};
+    if (st == LUCID_OK && count_edges(welded, nt, &census) != LUCID_OK)
+        st = fail(err, err_size, LUCID_ERR_NO_MEMORY, "out of memory");
+    if (st == LUCID_OK && census.twice == 0 && census.open > 0 && holes == LUCID_HOLES_CLOSE)
+        st = close_holes(points, np, &welded, nt, caps, &census, err, err_size);
+    if (st == LUCID_OK) st = census_error(&census, err, err_size);
+    *num_tris = nt + caps->num_triangles;
+    if (st == LUCID_OK && (*tri = malloc(sizeof(lucid_vec3) * 3 * (size_t)*num_tris)) == NULL)
+        st = fail(err, err_size, LUCID_ERR_NO_MEMORY, "out of memory");
+    for (int i = 0; i < 3 * *num_tris && st == LUCID_OK; ++i) {
+        int v = welded[i];
+        (*tri)[i] = lucid_vec3_make(points[3 * v], points[3 * v + 1], points[3 * v + 2]);
     }
+    free(welded);
     return st;
 }
 
@@ -629,6 +682,17 @@ static lucid_status export_parts(const cell *cells, int count, double mesh_volum
     return LUCID_OK;
 }
 
+/* The holes closed, and the caps' triangles (moved from caps), into out. */
+static void take_caps(lucid_hole_caps *caps, lucid_decomposition *out) {
+    out->holes_closed = caps->num_holes;
+    out->hole_edges = caps->num_edges;
+    out->hole_deviation = caps->max_deviation;
+    out->cap_triangles = caps->triangles;
+    out->num_cap_triangles = caps->num_triangles;
+    caps->triangles = NULL;
+    caps->num_triangles = 0;
+}
+
 lucid_status lucid_mesh_decompose(const double *points, int num_points, const int *triangles,
                                   int num_triangles, const lucid_decompose_options *options,
                                   lucid_decomposition *out, char *err, int err_size) {
@@ -638,14 +702,21 @@ lucid_status lucid_mesh_decompose(const double *points, int num_points, const in
     lucid_status st =
         check_input(points, num_points, triangles, num_triangles, options, err, err_size);
     if (st != LUCID_OK) return st;
-    context c = {NULL, num_triangles, 0.0, 0.0, {NULL, 0, 0}};
+    context c = {NULL, 0, 0.0, 0.0, {NULL, 0, 0}};
     lucid_vec3 *tri;
-    st = prepare_mesh(points, num_points, triangles, num_triangles, &tri, err, err_size);
-    if (st != LUCID_OK) return st;
+    lucid_hole_caps caps = {0};
+    st = prepare_mesh(points, num_points, triangles, num_triangles, options->holes, &caps, &tri,
+                      &c.num_tris, err, err_size);
+    if (st != LUCID_OK) {
+        lucid_hole_caps_free(&caps);
+        free(tri);
+        return st;
+    }
     c.tri = tri;
-    for (int t = 0; t < num_triangles; ++t)
+    for (int t = 0; t < c.num_tris; ++t)
         c.mesh_volume += tet_volume(tri[3 * t], tri[3 * t + 1], tri[3 * t + 2]);
     if (!(c.mesh_volume > 0) || !isfinite(c.mesh_volume)) {
+        lucid_hole_caps_free(&caps);
         free(tri);
         return fail(err, err_size, LUCID_ERR_DEGENERATE,
                     "the mesh's volume is %g (a closed mesh's triangles must face outwards, "
@@ -660,6 +731,8 @@ lucid_status lucid_mesh_decompose(const double *points, int num_points, const in
         st = fail(err, err_size, LUCID_ERR_DEGENERATE, "the mesh's convex hull cannot be built");
     if (st == LUCID_OK) st = refine(&c, cells, &count, options);
     if (st == LUCID_OK) st = export_parts(cells, count, c.mesh_volume, out);
+    if (st == LUCID_OK) take_caps(&caps, out);
+    lucid_hole_caps_free(&caps);
     for (int i = 0; i < count; ++i) cell_free(&cells[i]);
     free(cells);
     free(c.scratch.xyz);
@@ -674,7 +747,10 @@ void lucid_decomposition_free(lucid_decomposition *d) {
     if (d == NULL) return;
     free(d->part_offsets);
     free(d->points);
+    free(d->cap_triangles);
     d->part_offsets = NULL;
     d->points = NULL;
+    d->cap_triangles = NULL;
+    d->num_cap_triangles = 0;
     d->num_parts = 0;
 }

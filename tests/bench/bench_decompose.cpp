@@ -69,10 +69,10 @@ Mesh mug() {
     for (int k = 0; k < M; ++k)
         for (int q = 0; q < 4; ++q) {
             int p0 = s + 4 * k + q, p1 = s + 4 * k + (q + 1) % 4;
-            tri(p0, p0 + 4, p1 + 4), tri(p0, p1 + 4, p1);
+            tri(p0, p1 + 4, p0 + 4), tri(p0, p1, p1 + 4); // facing out of the bar
         }
     int e = s + 4 * M;
-    tri(s, s + 1, s + 2), tri(s, s + 2, s + 3), tri(e, e + 2, e + 1), tri(e, e + 3, e + 2);
+    tri(s, s + 2, s + 1), tri(s, s + 3, s + 2), tri(e, e + 1, e + 2), tri(e, e + 2, e + 3);
     return m;
 }
 

@@ -32,6 +32,9 @@ static inline void fuzz_mesh_decompose(const char *name, const uint8_t *data, si
         if (lucid_mesh_decompose(points, n, tris, nt, &o, &d, err, sizeof err) == LUCID_OK) {
             FUZZ_REQUIRE(d.num_parts >= 1 && d.num_parts <= 4);
             FUZZ_REQUIRE(d.mesh_volume > 0 && isfinite(d.parts_volume) && d.parts_volume > 0);
+            /* every hole of n edges is capped by n - 2 ears */
+            FUZZ_REQUIRE(d.hole_edges >= 3 * d.holes_closed &&
+                         d.num_cap_triangles == d.hole_edges - 2 * d.holes_closed);
             for (int p = 0; p < d.num_parts; ++p)
                 FUZZ_REQUIRE(d.part_offsets[p + 1] - d.part_offsets[p] >= 4);
             for (long i = 0; i < 3L * d.part_offsets[d.num_parts]; ++i)

@@ -319,9 +319,13 @@ t.case("--decompose --object FILE: a closed mesh's parts; an open mesh is an err
   t.eq(o.force_closure_rate, 1)
   local open = temp(".open.obj", table.concat(V, "\n") .. "\n" .. table.concat(F, "\n", 2) .. "\n")
   local _, err
-  _, err, code = run("--decompose --object '" .. open .. "'")
+  _, err, code = run("--decompose --holes refuse --object '" .. open .. "'")
   t.eq(code, 2)
   t.truthy(err:find("cannot be decomposed", 1, true) and err:find("not closed", 1, true), err)
+  -- by default its hole (the missing triangle) is closed and it is the channel again
+  out, err, code = run("--decompose --object '" .. open .. "' --grasps 1 --seed 1 --json --plot ''")
+  t.eq(code, 0, err)
+  t.eq(json.decode(out).objects[1].parts, o.parts, "the capped channel's parts")
   -- without --decompose the open mesh is its hull, as before
   _, err, code = run("--object '" .. open .. "' --grasps 1 --plot ''")
   t.eq(code, 0, err)

@@ -216,8 +216,16 @@ t.case("decompose options reach the decomposition; bad ones are refused by name"
            {meshes = "hull"})
   local open = bin_xml("open")
   t.raises("bin_open.xml:8: cannot decompose mesh: " .. dir .. "/./open.obj: the mesh is not closed",
-           lucid.model.load, open, {meshes = "decompose"})
+           lucid.model.load, open, {meshes = "decompose", decompose = {holes = "refuse"}})
   lucid.model.load(open) -- its hull loads as before
+  -- by default its hole is closed (a warning on stderr): the cap is the missing triangle, so
+  -- the mass, centre of mass and inertia are the closed bin's
+  local capped = lucid.model.load(open, {meshes = "decompose"})
+  local whole = lucid.model.load(BIN, {meshes = "decompose"})
+  t.near(capped:mass(), whole:mass(), 1e-12 * whole:mass())
+  t.truthy(#select(2, geom_named(capped, "bin")).parts > 1, "the capped bin is decomposed")
+  t.raises('decompose.holes must be "close" or "refuse" (got open)', lucid.model.load, BIN,
+           {meshes = "decompose", decompose = {holes = "open"}})
 end)
 
 t.case("URDF: a link's mesh collision decomposed", function()

@@ -34,7 +34,7 @@ static void test_options_checked_by_the_table(void **state) {
     o.max_parts = 0;
     assert_int_equal(decompose(&o, err), LUCID_ERR_ARGUMENT);
     assert_string_equal(err, "max_parts must be an integer in [1, 1048576] (got 0 parts, "
-                             "concavity 0.01)");
+                             "concavity 0.01, holes close)");
     o.max_parts = LUCID_DECOMPOSE_MAX_PARTS + 1; /* a cell per part is allocated up front */
     assert_int_equal(decompose(&o, err), LUCID_ERR_ARGUMENT);
     o.max_parts = LUCID_DECOMPOSE_MAX_PARTS;
@@ -45,11 +45,43 @@ static void test_options_checked_by_the_table(void **state) {
     assert_non_null(strstr(err, "concavity must be > 0"));
     o.concavity = 0.0;
     assert_int_equal(decompose(&o, err), LUCID_ERR_ARGUMENT);
+    o = lucid_decompose_default_options();
+    o.holes = 7;
+    assert_int_equal(decompose(&o, err), LUCID_ERR_ARGUMENT);
+    assert_non_null(strstr(err, "holes must be \"close\" or \"refuse\""));
+}
+
+/* The tetrahedron without its last face: the hole is that face again (the default closes it),
+ * or an error (holes "refuse"). */
+static void test_a_missing_face_is_capped(void **state) {
+    (void)state;
+    char err[200] = "";
+    lucid_decompose_options o = lucid_decompose_default_options();
+    lucid_decomposition d;
+    memset(&d, 0, sizeof d);
+    assert_int_equal(lucid_mesh_decompose(points, 4, triangles, 3, &o, &d, err, 200), LUCID_OK);
+    assert_int_equal(d.holes_closed, 1);
+    assert_int_equal(d.hole_edges, 3);
+    assert_int_equal(d.num_cap_triangles, 1);
+    int cap[3] = {d.cap_triangles[0], d.cap_triangles[1], d.cap_triangles[2]};
+    while (cap[0] != 1) { /* the missing face {1, 2, 3}, turned to start at vertex 1 */
+        int first = cap[0];
+        cap[0] = cap[1], cap[1] = cap[2], cap[2] = first;
+    }
+    assert_int_equal(cap[1], 2);
+    assert_int_equal(cap[2], 3);
+    assert_true(fabs(d.mesh_volume - 1.0 / 6.0) < 1e-15);
+    lucid_decomposition_free(&d);
+    o.holes = LUCID_HOLES_REFUSE;
+    assert_int_equal(lucid_mesh_decompose(points, 4, triangles, 3, &o, &d, err, 200),
+                     LUCID_ERR_DEGENERATE);
+    assert_non_null(strstr(err, "the mesh is not closed: 3 edges have no opposite edge"));
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_options_checked_by_the_table),
+        cmocka_unit_test(test_a_missing_face_is_capped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
