@@ -1,5 +1,8 @@
 #include "runtime/core/status.h"
 
+#include <stdarg.h>
+#include <stdio.h>
+
 const char *lucid_status_string(lucid_status status) {
     switch (status) {
         case LUCID_OK:
@@ -28,4 +31,14 @@ const char *lucid_status_string(lucid_status status) {
             return "internal library error";
     }
     return "unknown status";
+}
+
+lucid_status lucid_status_fail(char *err, int err_size, lucid_status status, const char *fmt, ...) {
+    if (err != NULL && err_size > 0) {
+        va_list args;
+        va_start(args, fmt);
+        vsnprintf(err, (size_t)err_size, fmt, args);
+        va_end(args);
+    }
+    return status;
 }

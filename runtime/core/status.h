@@ -22,4 +22,12 @@ typedef enum lucid_status {
 /* A short lower-case description, e.g. "matrix is not positive definite". */
 const char *lucid_status_string(lucid_status status);
 
+/* Writes the printf-style message into err (err_size bytes, when err is given) and returns
+ * status: the one-line failure of functions that report through a caller's buffer. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+lucid_status
+lucid_status_fail(char *err, int err_size, lucid_status status, const char *fmt, ...);
+
 #endif

@@ -2,23 +2,11 @@
 #include "runtime/shapes/mesh_close_holes.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "runtime/math/vec3.h"
-
-static lucid_status fail(char *err, int err_size, lucid_status status, const char *fmt, ...) {
-    if (err != NULL && err_size > 0) {
-        va_list args;
-        va_start(args, fmt);
-        vsnprintf(err, (size_t)err_size, fmt, args);
-        va_end(args);
-    }
-    return status;
-}
 
 static int compare_u64(const void *a, const void *b) {
     uint64_t p = *(const uint64_t *)a, q = *(const uint64_t *)b;
@@ -39,7 +27,7 @@ static lucid_status boundary_edges(const int *tris, int nt, int np, int *next, i
                                    char *err, int err_size) {
     size_t m = 3 * (size_t)nt;
     uint64_t *e = malloc(sizeof *e * m);
-    if (e == NULL) return fail(err, err_size, LUCID_ERR_NO_MEMORY, "out of memory");
+    if (e == NULL) return lucid_status_fail(err, err_size, LUCID_ERR_NO_MEMORY, "out of memory");
     for (int t = 0; t < nt; ++t)
         for (int k = 0; k < 3; ++k)
             e[3 * t + k] = edge_key(tris[3 * t + k], tris[3 * t + (k + 1) % 3]);
@@ -52,10 +40,11 @@ static lucid_status boundary_edges(const int *tris, int nt, int np, int *next, i
         uint64_t reverse = edge_key(b, a);
         if (bsearch(&reverse, e, m, sizeof *e, compare_u64) != NULL) continue;
         if (next[a] >= 0)
-            st = fail(err, err_size, LUCID_ERR_DEGENERATE,
-                      "vertex %d is on two holes' boundaries (a non-manifold vertex): the holes "
-                      "cannot be told apart",
-                      a + 1);
+            st = lucid_status_fail(
+                err, err_size, LUCID_ERR_DEGENERATE,
+                "vertex %d is on two holes' boundaries (a non-manifold vertex): the holes "
+                "cannot be told apart",
+                a + 1);
         next[a] = b;
         ++*count;
     }
@@ -178,7 +167,7 @@ static lucid_status check_capped_volumes(const double *points, int np, const int
     if (parent == NULL || volume == NULL) {
         free(parent);
         free(volume);
-        return fail(err, err_size, LUCID_ERR_NO_MEMORY, "out of memory");
+        return lucid_status_fail(err, err_size, LUCID_ERR_NO_MEMORY, "out of memory");
     }
     for (int v = 0; v < np; ++v) parent[v] = v;
     for (int t = 0; t < nt + caps->num_triangles; ++t) {
@@ -197,11 +186,12 @@ static lucid_status check_capped_volumes(const double *points, int np, const int
     for (int t = 0; t < caps->num_triangles && st == LUCID_OK; ++t) {
         int r = find_root(parent, caps->triangles[3 * t]);
         if (!(volume[r] > 0))
-            st = fail(err, err_size, LUCID_ERR_DEGENERATE,
-                      "closing the hole at vertex %d leaves its piece of the mesh with volume %g: "
-                      "the surface around the hole is flat or faces into it (an open sheet, e.g. "
-                      "a liquid's surface, bounds no solid)",
-                      caps->triangles[3 * t] + 1, volume[r]);
+            st = lucid_status_fail(
+                err, err_size, LUCID_ERR_DEGENERATE,
+                "closing the hole at vertex %d leaves its piece of the mesh with volume %g: "
+                "the surface around the hole is flat or faces into it (an open sheet, e.g. "
+                "a liquid's surface, bounds no solid)",
+                caps->triangles[3 * t] + 1, volume[r]);
     }
     free(parent);
     free(volume);
@@ -218,16 +208,17 @@ static lucid_status cap_holes(const double *points, int *next, int np, int num_e
     lucid_status st = LUCID_OK;
     if (h.vertex == NULL || h.x == NULL || h.y == NULL || h.prev == NULL || h.next == NULL ||
         out->triangles == NULL)
-        st = fail(err, err_size, LUCID_ERR_NO_MEMORY, "out of memory");
+        st = lucid_status_fail(err, err_size, LUCID_ERR_NO_MEMORY, "out of memory");
     for (int v = 0; v < np && st == LUCID_OK; ++v) {
         if (next[v] < 0) continue;
         int first = v + 1, edges = trace(next, v, &h);
         double deviation = edges >= 3 ? project(points, &h) : -1.0;
         if (!(deviation >= 0) || !clip_ears(&h, out))
-            st = fail(err, err_size, LUCID_ERR_DEGENERATE,
-                      "the hole of %d edges at vertex %d cannot be capped: seen along its normal "
-                      "it is not a simple polygon",
-                      edges, first);
+            st = lucid_status_fail(
+                err, err_size, LUCID_ERR_DEGENERATE,
+                "the hole of %d edges at vertex %d cannot be capped: seen along its normal "
+                "it is not a simple polygon",
+                edges, first);
         out->num_holes++;
         out->num_edges += edges;
         out->max_deviation = fmax(out->max_deviation, deviation);
@@ -245,10 +236,10 @@ lucid_status lucid_mesh_close_holes(const double *points, int num_points, const 
                                     int err_size) {
     if (out == NULL || points == NULL || triangles == NULL || num_points < 1 || num_triangles < 1 ||
         num_triangles > INT32_MAX / 3)
-        return fail(err, err_size, LUCID_ERR_ARGUMENT, "invalid arguments");
+        return lucid_status_fail(err, err_size, LUCID_ERR_ARGUMENT, "invalid arguments");
     memset(out, 0, sizeof *out);
     int *next = malloc(sizeof(int) * (size_t)num_points), count = 0;
-    if (next == NULL) return fail(err, err_size, LUCID_ERR_NO_MEMORY, "out of memory");
+    if (next == NULL) return lucid_status_fail(err, err_size, LUCID_ERR_NO_MEMORY, "out of memory");
     lucid_status st =
         boundary_edges(triangles, num_triangles, num_points, next, &count, err, err_size);
     if (st == LUCID_OK && count > 0)

@@ -3,9 +3,7 @@
 #include "runtime/shapes/mesh_decompose.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,16 +35,6 @@ const lucid_option lucid_decompose_option_table[] = {
     LUCID_OPTION_END,
 };
 #undef S
-
-static lucid_status fail(char *err, int err_size, lucid_status status, const char *fmt, ...) {
-    if (err != NULL && err_size > 0) {
-        va_list args;
-        va_start(args, fmt);
-        vsnprintf(err, (size_t)err_size, fmt, args);
-        va_end(args);
-    }
-    return status;
-}
 
 /* ---- the mesh: welding, closedness, volume -------------------------------------------- */
 
@@ -116,16 +104,17 @@ static lucid_status count_edges(const int *tris, int nt, edge_census *census) {
 /* The defect a census finds, as an error (LUCID_OK when there is none). */
 static lucid_status census_error(const edge_census *c, char *err, int err_size) {
     if (c->twice > 0)
-        return fail(err, err_size, LUCID_ERR_DEGENERATE,
-                    "%zu edges are used twice in the same direction (triangles not consistently "
-                    "oriented, or a non-manifold edge)",
-                    c->twice);
+        return lucid_status_fail(
+            err, err_size, LUCID_ERR_DEGENERATE,
+            "%zu edges are used twice in the same direction (triangles not consistently "
+            "oriented, or a non-manifold edge)",
+            c->twice);
     if (c->open > 0)
-        return fail(err, err_size, LUCID_ERR_DEGENERATE,
-                    "the mesh is not closed: %zu edges have no opposite edge (first: vertices %d "
-                    "to %d, 1-based)",
-                    c->open, (int)(c->first_open >> 32) + 1,
-                    (int)(c->first_open & 0xffffffffu) + 1);
+        return lucid_status_fail(
+            err, err_size, LUCID_ERR_DEGENERATE,
+            "the mesh is not closed: %zu edges have no opposite edge (first: vertices %d "
+            "to %d, 1-based)",
+            c->open, (int)(c->first_open >> 32) + 1, (int)(c->first_open & 0xffffffffu) + 1);
     return LUCID_OK;
 }
 
@@ -479,28 +468,32 @@ static lucid_status best_split(context *c, const cell *cl, double cell_excess, c
 static lucid_status check_input(const double *points, int np, const int *tris, int nt,
                                 const lucid_decompose_options *o, char *err, int err_size) {
     if (points == NULL || tris == NULL || o == NULL)
-        return fail(err, err_size, LUCID_ERR_ARGUMENT, "invalid arguments");
+        return lucid_status_fail(err, err_size, LUCID_ERR_ARGUMENT, "invalid arguments");
     if (np < 4 || nt < 1) /* fewer triangles than a tetrahedron's are open: see below */
-        return fail(err, err_size, LUCID_ERR_ARGUMENT,
-                    "a solid needs at least 4 vertices and a triangle (got %d and %d)", np, nt);
+        return lucid_status_fail(err, err_size, LUCID_ERR_ARGUMENT,
+                                 "a solid needs at least 4 vertices and a triangle (got %d and %d)",
+                                 np, nt);
     if (nt > INT32_MAX / 3)
-        return fail(err, err_size, LUCID_ERR_ARGUMENT, "too many triangles (%d)", nt);
+        return lucid_status_fail(err, err_size, LUCID_ERR_ARGUMENT, "too many triangles (%d)", nt);
     const char *why = NULL;
     if (lucid_option_table_check(lucid_decompose_option_table, o, &why) != LUCID_OK)
-        return fail(err, err_size, LUCID_ERR_ARGUMENT, "%s (got %d parts, concavity %g, holes %s)",
-                    why, o->max_parts, o->concavity,
-                    o->holes == LUCID_HOLES_CLOSE    ? "close"
-                    : o->holes == LUCID_HOLES_REFUSE ? "refuse"
-                                                     : "unknown");
+        return lucid_status_fail(err, err_size, LUCID_ERR_ARGUMENT,
+                                 "%s (got %d parts, concavity %g, holes %s)", why, o->max_parts,
+                                 o->concavity,
+                                 o->holes == LUCID_HOLES_CLOSE    ? "close"
+                                 : o->holes == LUCID_HOLES_REFUSE ? "refuse"
+                                                                  : "unknown");
     for (int i = 0; i < 3 * np; ++i)
         if (!isfinite(points[i]))
-            return fail(err, err_size, LUCID_ERR_NONFINITE, "vertex %d is not finite", i / 3 + 1);
+            return lucid_status_fail(err, err_size, LUCID_ERR_NONFINITE, "vertex %d is not finite",
+                                     i / 3 + 1);
     for (int t = 0; t < nt; ++t)
         for (int k = 0; k < 3; ++k)
             if (tris[3 * t + k] < 0 || tris[3 * t + k] >= np)
-                return fail(err, err_size, LUCID_ERR_ARGUMENT,
-                            "triangle %d refers to vertex %d (the mesh has %d, 1-based)", t + 1,
-                            tris[3 * t + k] + 1, np);
+                return lucid_status_fail(
+                    err, err_size, LUCID_ERR_ARGUMENT,
+                    "triangle %d refers to vertex %d (the mesh has %d, 1-based)", t + 1,
+                    tris[3 * t + k] + 1, np);
     return LUCID_OK;
 }
 
@@ -512,13 +505,13 @@ static lucid_status weld_triangles(const double *points, int np, const int *tris
     *welded = malloc(sizeof(int) * 3 * (size_t)nt);
     lucid_status st = LUCID_OK;
     if (canon == NULL || *welded == NULL || !weld(points, np, canon))
-        st = fail(err, err_size, LUCID_ERR_NO_MEMORY, "out of memory");
+        st = lucid_status_fail(err, err_size, LUCID_ERR_NO_MEMORY, "out of memory");
     for (int t = 0; t < nt && st == LUCID_OK; ++t) {
         int *w = *welded + 3 * t;
         for (int k = 0; k < 3; ++k) w[k] = canon[tris[3 * t + k]];
         if (w[0] == w[1] || w[1] == w[2] || w[2] == w[0])
-            st = fail(err, err_size, LUCID_ERR_DEGENERATE,
-                      "triangle %d has two corners at the same point", t + 1);
+            st = lucid_status_fail(err, err_size, LUCID_ERR_DEGENERATE,
+                                   "triangle %d has two corners at the same point", t + 1);
     }
     free(canon);
     return st;
@@ -532,16 +525,17 @@ static lucid_status close_holes(const double *points, int np, int **welded, int 
     lucid_status st = lucid_mesh_close_holes(points, np, *welded, nt, caps, err, err_size);
     if (st != LUCID_OK) return st;
     int *grown = realloc(*welded, sizeof(int) * 3 * ((size_t)nt + (size_t)caps->num_triangles));
-    if (grown == NULL) return fail(err, err_size, LUCID_ERR_NO_MEMORY, "out of memory");
+    if (grown == NULL)
+        return lucid_status_fail(err, err_size, LUCID_ERR_NO_MEMORY, "out of memory");
     *welded = grown;
     memcpy(grown + 3 * (size_t)nt, caps->triangles, sizeof(int) * 3 * (size_t)caps->num_triangles);
     if (count_edges(grown, nt + caps->num_triangles, census) != LUCID_OK)
-        return fail(err, err_size, LUCID_ERR_NO_MEMORY, "out of memory");
+        return lucid_status_fail(err, err_size, LUCID_ERR_NO_MEMORY, "out of memory");
     if (census->twice == 0 && census->open == 0) return LUCID_OK;
     char why[256];
     census_error(census, why, (int)sizeof why);
-    return fail(err, err_size, LUCID_ERR_DEGENERATE, "after capping %d holes: %s", caps->num_holes,
-                why);
+    return lucid_status_fail(err, err_size, LUCID_ERR_DEGENERATE, "after capping %d holes: %s",
+                             caps->num_holes, why);
 }
 
 /* The triangles on welded vertices, their holes capped (holes "close", the caps in caps),
@@ -555,13 +549,13 @@ static lucid_status prepare_mesh(const double *points, int np, const int *tris, 
     lucid_status st = weld_triangles(points, np, tris, nt, &welded, err, err_size);
     edge_census census = {0, 0, 0};
     if (st == LUCID_OK && count_edges(welded, nt, &census) != LUCID_OK)
-        st = fail(err, err_size, LUCID_ERR_NO_MEMORY, "out of memory");
+        st = lucid_status_fail(err, err_size, LUCID_ERR_NO_MEMORY, "out of memory");
     if (st == LUCID_OK && census.twice == 0 && census.open > 0 && holes == LUCID_HOLES_CLOSE)
         st = close_holes(points, np, &welded, nt, caps, &census, err, err_size);
     if (st == LUCID_OK) st = census_error(&census, err, err_size);
     *num_tris = nt + caps->num_triangles;
     if (st == LUCID_OK && (*tri = malloc(sizeof(lucid_vec3) * 3 * (size_t)*num_tris)) == NULL)
-        st = fail(err, err_size, LUCID_ERR_NO_MEMORY, "out of memory");
+        st = lucid_status_fail(err, err_size, LUCID_ERR_NO_MEMORY, "out of memory");
     for (int i = 0; i < 3 * *num_tris && st == LUCID_OK; ++i) {
         int v = welded[i];
         (*tri)[i] = lucid_vec3_make(points[3 * v], points[3 * v + 1], points[3 * v + 2]);
@@ -697,7 +691,8 @@ lucid_status lucid_mesh_decompose(const double *points, int num_points, const in
                                   int num_triangles, const lucid_decompose_options *options,
                                   lucid_decomposition *out, char *err, int err_size) {
     if (err != NULL && err_size > 0) err[0] = '\0';
-    if (out == NULL) return fail(err, err_size, LUCID_ERR_ARGUMENT, "invalid arguments");
+    if (out == NULL)
+        return lucid_status_fail(err, err_size, LUCID_ERR_ARGUMENT, "invalid arguments");
     memset(out, 0, sizeof *out);
     lucid_status st =
         check_input(points, num_points, triangles, num_triangles, options, err, err_size);
@@ -718,17 +713,19 @@ lucid_status lucid_mesh_decompose(const double *points, int num_points, const in
     if (!(c.mesh_volume > 0) || !isfinite(c.mesh_volume)) {
         lucid_hole_caps_free(&caps);
         free(tri);
-        return fail(err, err_size, LUCID_ERR_DEGENERATE,
-                    "the mesh's volume is %g (a closed mesh's triangles must face outwards, "
-                    "counter-clockwise seen from outside)",
-                    c.mesh_volume);
+        return lucid_status_fail(
+            err, err_size, LUCID_ERR_DEGENERATE,
+            "the mesh's volume is %g (a closed mesh's triangles must face outwards, "
+            "counter-clockwise seen from outside)",
+            c.mesh_volume);
     }
     cell *cells = calloc((size_t)options->max_parts + 1, sizeof *cells);
     int count = 0;
     st = cells == NULL ? LUCID_ERR_NO_MEMORY : root_cell(&c, &cells[0]);
     if (cells != NULL) count = 1;
     if (st == LUCID_OK && cells[0].hull == NULL)
-        st = fail(err, err_size, LUCID_ERR_DEGENERATE, "the mesh's convex hull cannot be built");
+        st = lucid_status_fail(err, err_size, LUCID_ERR_DEGENERATE,
+                               "the mesh's convex hull cannot be built");
     if (st == LUCID_OK) st = refine(&c, cells, &count, options);
     if (st == LUCID_OK) st = export_parts(cells, count, c.mesh_volume, out);
     if (st == LUCID_OK) take_caps(&caps, out);
@@ -737,9 +734,9 @@ lucid_status lucid_mesh_decompose(const double *points, int num_points, const in
     free(cells);
     free(c.scratch.xyz);
     free(tri);
-    if (st == LUCID_ERR_NO_MEMORY) return fail(err, err_size, st, "out of memory");
+    if (st == LUCID_ERR_NO_MEMORY) return lucid_status_fail(err, err_size, st, "out of memory");
     if (st != LUCID_OK && err != NULL && err_size > 0 && err[0] == '\0')
-        return fail(err, err_size, st, "decomposition failed (status %d)", (int)st);
+        return lucid_status_fail(err, err_size, st, "decomposition failed (status %d)", (int)st);
     return st;
 }
 

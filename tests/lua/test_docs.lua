@@ -134,9 +134,11 @@ local function c_test_paths(text)
   return out
 end
 
-t.case("every tests/c/ path the repository names exists", function()
-  local p = assert(io.popen("grep -rIl 'tests/c/' README.md docs autodiff runtime solvers " ..
-    "scripts tasks tests cmake CMakeLists.txt .ci lucid 2>/dev/null | sort"))
+-- The paths that `extract` finds in the files grep selects by `pattern` and that do not exist
+-- ("file:line: path"), with how many paths and files were read.
+local function missing_paths(pattern, extract)
+  local p = assert(io.popen("grep -rIlE '" .. pattern .. "' README.md docs autodiff runtime " ..
+    "solvers scripts tasks tests cmake CMakeLists.txt .ci lucid 2>/dev/null | sort"))
   local missing, nfiles, npaths = {}, 0, 0
   for file in p:lines() do
     nfiles = nfiles + 1
@@ -144,7 +146,7 @@ t.case("every tests/c/ path the repository names exists", function()
     local n = 0
     for line in h:lines() do
       n = n + 1
-      for _, path in ipairs(c_test_paths(line)) do
+      for _, path in ipairs(extract(line)) do
         npaths = npaths + 1
         if not t.exists(path) then missing[#missing + 1] = file .. ":" .. n .. ": " .. path end
       end
@@ -152,6 +154,11 @@ t.case("every tests/c/ path the repository names exists", function()
     h:close()
   end
   p:close()
+  return missing, npaths, nfiles
+end
+
+t.case("every tests/c/ path the repository names exists", function()
+  local missing, npaths, nfiles = missing_paths("tests/c/", c_test_paths)
   t.truthy(nfiles > 20 and npaths > 100,
     string.format("the references were found (%d paths in %d files)", npaths, nfiles))
   t.truthy(#missing == 0, "paths under tests/c/ that do not exist (moved? README.md, Layout):\n  "
@@ -184,22 +191,7 @@ local function source_paths(text)
 end
 
 t.case("every source file the docs and comments name exists", function()
-  local p = assert(io.popen("grep -rIlE '(runtime|solvers|autodiff)/' README.md docs autodiff " ..
-    "runtime solvers scripts tasks tests cmake CMakeLists.txt 2>/dev/null | sort"))
-  local missing, npaths = {}, 0
-  for file in p:lines() do
-    local h = assert(io.open(file), "cannot read " .. file .. " (run from the repository root)")
-    local n = 0
-    for line in h:lines() do
-      n = n + 1
-      for _, path in ipairs(source_paths(line)) do
-        npaths = npaths + 1
-        if not t.exists(path) then missing[#missing + 1] = file .. ":" .. n .. ": " .. path end
-      end
-    end
-    h:close()
-  end
-  p:close()
+  local missing, npaths = missing_paths("(runtime|solvers|autodiff)/", source_paths)
   t.truthy(npaths > 200, string.format("the references were found (%d paths)", npaths))
   t.truthy(#missing == 0, "source files named but not in the tree (moved or renamed?):\n  "
     .. table.concat(missing, "\n  "))
