@@ -24,9 +24,9 @@ static lucid_vec3 point(const double *points, int i) {
 /* next[a] = b for every boundary edge a -> b (no edge b -> a), -1 elsewhere; *count of them.
  * A vertex starting two boundary edges is where two holes touch: refused. */
 static lucid_status boundary_edges(const int *tris, int nt, int np, int *next, int *count,
-                                   char *err, int err_size) {
+                                   uint64_t **sorted, char *err, int err_size) {
     size_t m = 3 * (size_t)nt;
-    uint64_t *e = malloc(sizeof *e * m);
+    uint64_t *e = *sorted = malloc(sizeof *e * m);
     if (e == NULL) return lucid_status_fail(err, err_size, LUCID_ERR_NO_MEMORY, "out of memory");
     for (int t = 0; t < nt; ++t)
         for (int k = 0; k < 3; ++k)
@@ -48,7 +48,6 @@ static lucid_status boundary_edges(const int *tris, int nt, int np, int *next, i
         next[a] = b;
         ++*count;
     }
-    free(e);
     return st;
 }
 
@@ -59,6 +58,8 @@ typedef struct hole {
     double *x, *y;
     int *prev, *next;
     int n;
+    const uint64_t *edges; /* the mesh's directed edges, sorted (num_edges) */
+    size_t num_edges;
 } hole;
 
 /* (b - a) x (c - b) in the plane: > 0 where the ring turns left (convex, counter-clockwise). */
@@ -66,11 +67,21 @@ static double turn(const hole *h, int a, int b, int c) {
     return (h->x[b] - h->x[a]) * (h->y[c] - h->y[b]) - (h->y[b] - h->y[a]) * (h->x[c] - h->x[b]);
 }
 
-/* Whether ring vertex b is an ear: convex, and no other vertex of the ring in its triangle
- * (boundary included, so that a vertex on the new diagonal blocks it). */
-static int is_ear(const hole *h, int b) {
+/* Whether the mesh has an edge between vertices u and v (either way). */
+static int mesh_edge(const hole *h, int u, int v) {
+    uint64_t k[2] = {edge_key(u, v), edge_key(v, u)};
+    return bsearch(&k[0], h->edges, h->num_edges, sizeof k[0], compare_u64) != NULL ||
+           bsearch(&k[1], h->edges, h->num_edges, sizeof k[1], compare_u64) != NULL;
+}
+
+/* Whether ring vertex b is an ear: convex, no other vertex of the ring in its triangle
+ * (boundary included, so that a vertex on the new diagonal blocks it), and, while it cuts a
+ * diagonal (more than 3 left), not along an edge the mesh already has (each direction would
+ * then be used twice). */
+static int is_ear(const hole *h, int b, int left) {
     int a = h->prev[b], c = h->next[b];
     if (!(turn(h, a, b, c) > 0)) return 0;
+    if (left > 3 && mesh_edge(h, h->vertex[a], h->vertex[c])) return 0;
     for (int p = h->next[c]; p != a; p = h->next[p])
         if (turn(h, a, b, p) >= 0 && turn(h, b, c, p) >= 0 && turn(h, c, a, p) >= 0) return 0;
     return 1;
@@ -115,7 +126,7 @@ static double project(const double *points, hole *h) {
 static int clip_ears(hole *h, lucid_hole_caps *out) {
     int b = 0, left = h->n, misses = 0;
     while (left > 3) {
-        if (!is_ear(h, b)) {
+        if (!is_ear(h, b, left)) {
             b = h->next[b];
             if (++misses > left) return 0;
             continue;
@@ -129,7 +140,7 @@ static int clip_ears(hole *h, lucid_hole_caps *out) {
         misses = 0;
         b = a;
     }
-    if (!is_ear(h, b)) return 0;
+    if (!is_ear(h, b, 3)) return 0;
     int *t = out->triangles + 3 * (size_t)out->num_triangles++;
     t[0] = h->vertex[h->prev[b]], t[1] = h->vertex[b], t[2] = h->vertex[h->next[b]];
     return 1;
@@ -200,10 +211,17 @@ static lucid_status check_capped_volumes(const double *points, int np, const int
 
 /* Caps every hole traced from next[] into out. */
 static lucid_status cap_holes(const double *points, int *next, int np, int num_edges,
+                              const uint64_t *mesh_edges, size_t num_mesh_edges,
                               lucid_hole_caps *out, char *err, int err_size) {
     size_t n = (size_t)num_edges;
-    hole h = {malloc(sizeof(int) * n), malloc(sizeof(double) * n), malloc(sizeof(double) * n),
-              malloc(sizeof(int) * n), malloc(sizeof(int) * n),    0};
+    hole h = {malloc(sizeof(int) * n),
+              malloc(sizeof(double) * n),
+              malloc(sizeof(double) * n),
+              malloc(sizeof(int) * n),
+              malloc(sizeof(int) * n),
+              0,
+              mesh_edges,
+              num_mesh_edges};
     out->triangles = malloc(sizeof(int) * 3 * n);
     lucid_status st = LUCID_OK;
     if (h.vertex == NULL || h.x == NULL || h.y == NULL || h.prev == NULL || h.next == NULL ||
@@ -240,10 +258,13 @@ lucid_status lucid_mesh_close_holes(const double *points, int num_points, const 
     memset(out, 0, sizeof *out);
     int *next = malloc(sizeof(int) * (size_t)num_points), count = 0;
     if (next == NULL) return lucid_status_fail(err, err_size, LUCID_ERR_NO_MEMORY, "out of memory");
+    uint64_t *edges = NULL;
     lucid_status st =
-        boundary_edges(triangles, num_triangles, num_points, next, &count, err, err_size);
+        boundary_edges(triangles, num_triangles, num_points, next, &count, &edges, err, err_size);
     if (st == LUCID_OK && count > 0)
-        st = cap_holes(points, next, num_points, count, out, err, err_size);
+        st = cap_holes(points, next, num_points, count, edges, 3 * (size_t)num_triangles, out, err,
+                       err_size);
+    free(edges);
     if (st == LUCID_OK && count > 0)
         st = check_capped_volumes(points, num_points, triangles, num_triangles, out, err, err_size);
     free(next);

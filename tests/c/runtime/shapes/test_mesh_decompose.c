@@ -78,10 +78,37 @@ static void test_a_missing_face_is_capped(void **state) {
     assert_non_null(strstr(err, "the mesh is not closed: 3 edges have no opposite edge"));
 }
 
+/* A tetrahedron (apex moved off the unit one's symmetry, where vertex 0 projects onto the
+ * diagonal 1-3) without the two faces on its edge 1-3: the hole 1, 2, 3, 0 has two diagonals,
+ * and 0-2 is the edge the two faces left share. Its cap must cut along 1-3 (the first ear, at
+ * vertex 1, would cut along 0-2 and use that edge twice each way: refused before as an open
+ * sheet of volume 0). */
+static void test_a_cap_avoids_the_mesh_s_edges(void **state) {
+    (void)state;
+    static const double skew[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0.3, 0.2, 1};
+    static const int two_faces[] = {0, 2, 1, 0, 3, 2};
+    char err[200] = "";
+    lucid_decompose_options o = lucid_decompose_default_options();
+    lucid_decomposition d;
+    memset(&d, 0, sizeof d);
+    assert_int_equal(lucid_mesh_decompose(skew, 4, two_faces, 2, &o, &d, err, 200), LUCID_OK);
+    assert_int_equal(d.holes_closed, 1);
+    assert_int_equal(d.hole_edges, 4);
+    assert_int_equal(d.num_cap_triangles, 2);
+    for (int t = 0; t < 2; ++t) { /* each cap triangle holds 1 and 3 */
+        const int *c = d.cap_triangles + 3 * t;
+        assert_true((c[0] == 1 || c[1] == 1 || c[2] == 1) && (c[0] == 3 || c[1] == 3 || c[2] == 3));
+    }
+    assert_int_equal(d.num_parts, 1);
+    assert_true(fabs(d.mesh_volume - 1.0 / 6.0) < 1e-15);
+    lucid_decomposition_free(&d);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_options_checked_by_the_table),
         cmocka_unit_test(test_a_missing_face_is_capped),
+        cmocka_unit_test(test_a_cap_avoids_the_mesh_s_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
