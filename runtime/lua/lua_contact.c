@@ -12,6 +12,7 @@
  * outputs) is a Lua userdata created before anything can fail, the workspace with a __gc,
  * so an error raised at any point leaves nothing the garbage collector does not own. */
 #include <lauxlib.h>
+#include <math.h>
 #include <string.h>
 
 #include "runtime/lua/check.h"
@@ -146,13 +147,27 @@ static void check_psd(lua_State *L, const lucid_contact_problem *p) {
     lua_settop(L, top);
 }
 
+/* dual = sign (sigma + Gamma), Gamma De Saxce's mu ||sigma_T|| e_N for the NCP (0 for the CCP):
+ * ADMM's multiplier at sign -1, the interior point's corrected velocity at sign +1. */
+static void corrected_velocity(const lucid_contact_problem *p, lucid_contact_model model,
+                               const double *sigma, double sign, double *dual) {
+    for (int i = 0; i < p->n; ++i) {
+        const double *s = sigma + 3 * i;
+        double shift = model == LUCID_CONTACT_NCP ? p->mu[i] * hypot(s[0], s[1]) : 0.0;
+        dual[3 * i] = sign * s[0];
+        dual[3 * i + 1] = sign * s[1];
+        dual[3 * i + 2] = sign * (s[2] + shift);
+    }
+}
+
 /* An answer that meets tol on the criterion but not on the friction directions
  * (contact_direction.h; an interior point stalls there: its criterion at 1e-13, the
  * directions at ~3e-7) is polished: Newton on the equations of its modes (contact_polish.h)
  * solves them exactly where the modes are right. The polished answer is kept when it meets
- * tol on both; `converged` stays false otherwise. */
+ * tol on both, with its dual (when the solver returns one) recomputed from its velocity;
+ * `converged` stays false otherwise. */
 static void polish_direction(lua_State *L, const lucid_contact_problem *p,
-                             const lucid_contact_options *o, double *lambda,
+                             const lucid_contact_options *o, double *lambda, double *dual,
                              lucid_contact_result *res) {
     if (res->converged || !(res->model.abs <= o->tol) || o->solver == LUCID_CONTACT_NEWTON ||
         !(o->model == LUCID_CONTACT_CCP || o->model == LUCID_CONTACT_NCP))
@@ -180,6 +195,9 @@ static void polish_direction(lua_State *L, const lucid_contact_problem *p,
         lucid_contact_criteria_eval(p, LUCID_CRITERION_NCP, lambda, out_sigma, NULL, &res->ncp);
         res->converged = res->polished = 1;
         res->stalled = 0;
+        if (dual)
+            corrected_velocity(p, o->model, out_sigma, o->solver == LUCID_CONTACT_ADMM ? -1.0 : 1.0,
+                               dual);
     }
     lua_settop(L, top);
 }
@@ -237,7 +255,7 @@ static int contact_solve(lua_State *L) {
         lucid_contact_problem_validate(&p, NULL) == LUCID_OK)
         lucid_lua_fail(L, SOLVE, "ccp:newton needs equal tangential compliance R per contact");
     if (status != LUCID_OK) fail_problem(L, SOLVE, &p, status);
-    if (!relaxed) polish_direction(L, &p, &o, lambda->data, &res);
+    if (!relaxed) polish_direction(L, &p, &o, lambda->data, writes_dual ? dual : NULL, &res);
 
     lua_createtable(L, 0, 14);
     lua_pushvalue(L, lambda_idx);

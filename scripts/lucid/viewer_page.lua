@@ -262,7 +262,6 @@ function terrain(h) {
 function darker(color) { return new THREE.Color(color).multiplyScalar(0.55); }
 
 var groups = [], terrains = [];
-var first = 0;
 D.objects.forEach(function (o, i) {
   var group = new THREE.Group();
   group.name = o.name;
