@@ -359,15 +359,14 @@ static int solve_min_norm(lucid_contact_polisher *pl, int q) {
 static int solve(lucid_contact_polisher *pl, int q) {
     pl->rank = q;
     memcpy(pl->copy, pl->K, sizeof(double) * (size_t)q * (size_t)q);
-    int lu = lucid_dense_getrf_unblocked(q, pl->K, q, pl->ipiv) == 0;
+    int lu = lucid_dense_getrf(q, pl->K, q, pl->ipiv) == 0;
     double lo = INFINITY, hi = 0.0;
     for (int k = 0; lu && k < q; ++k) {
         double d = fabs(pl->K[k + (size_t)q * k]);
         lo = d < lo ? d : lo, hi = lucid_contact_fmax(hi, d);
     }
     if (!lu || !(lo > LUCID_CONTACT_POLISH_PIVOT * hi)) return solve_min_norm(pl, q);
-    lucid_dense_getrs_one(q, pl->K, q, pl->ipiv, pl->rhs);
-    return 1;
+    return lucid_dense_getrs(0, q, 1, pl->K, q, pl->ipiv, pl->rhs, q) == 0;
 }
 
 /* The minimum-norm Newton step fixes the velocities but not the internal forces, which may

@@ -1,9 +1,6 @@
 #include "solvers/dense/dense_kernels.h"
 
 #include <cblas.h>
-#include <float.h>
-#include <math.h>
-#include <stddef.h>
 #include <lapacke.h>
 
 /* Pivot and sign arrays are passed to LAPACK as they are. */
@@ -19,62 +16,6 @@ int lucid_dense_potrs(int n, int nrhs, const double *l, int ldl, double *b, int 
 
 int lucid_dense_getrf(int n, double *a, int lda, int *ipiv) {
     return LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, a, lda, ipiv);
-}
-
-int lucid_dense_getrf_unblocked(int n, double *a, int lda, int *ipiv) {
-    if (n < 0) return -1;
-    if (lda < (n > 1 ? n : 1)) return -3;
-    int info = 0;
-    for (int k = 0; k < n; ++k) {
-        double *ck = a + (size_t)lda * (size_t)k, big = fabs(ck[k]);
-        int p = k;
-        for (int i = k + 1; i < n; ++i) /* the first largest, as idamax */
-            if (fabs(ck[i]) > big) big = fabs(ck[i]), p = i;
-        ipiv[k] = p + 1;
-        if (ck[p] == 0.0) { /* the column below is zero too: nothing to eliminate */
-            if (info == 0) info = k + 1;
-            continue;
-        }
-        if (p != k)
-            for (int j = 0; j < n; ++j) {
-                double *cj = a + (size_t)lda * (size_t)j, t = cj[k];
-                cj[k] = cj[p], cj[p] = t;
-            }
-        if (fabs(ck[k]) >= DBL_MIN) { /* as dgetf2: the reciprocal unless it overflows */
-            double r = 1.0 / ck[k];
-            for (int i = k + 1; i < n; ++i) ck[i] *= r;
-        } else {
-            for (int i = k + 1; i < n; ++i) ck[i] /= ck[k];
-        }
-        for (int j = k + 1; j < n; ++j) {
-            double *cj = a + (size_t)lda * (size_t)j, t = cj[k];
-            if (t != 0.0)
-                for (int i = k + 1; i < n; ++i) cj[i] -= ck[i] * t;
-        }
-    }
-    return info;
-}
-
-void lucid_dense_getrs_one(int n, const double *lu, int ldlu, const int *ipiv, double *b) {
-    for (int k = 0; k < n; ++k) {
-        int p = ipiv[k] - 1;
-        if (p != k) {
-            double t = b[k];
-            b[k] = b[p], b[p] = t;
-        }
-    }
-    for (int k = 0; k < n; ++k) { /* L y = P b, L unit lower */
-        const double *ck = lu + (size_t)ldlu * (size_t)k;
-        double t = b[k];
-        if (t != 0.0)
-            for (int i = k + 1; i < n; ++i) b[i] -= ck[i] * t;
-    }
-    for (int k = n - 1; k >= 0; --k) { /* U x = y */
-        const double *ck = lu + (size_t)ldlu * (size_t)k;
-        double t = b[k] /= ck[k];
-        if (t != 0.0)
-            for (int i = 0; i < k; ++i) b[i] -= ck[i] * t;
-    }
 }
 
 int lucid_dense_getrs(int transposed, int n, int nrhs, const double *lu, int ldlu, const int *ipiv,

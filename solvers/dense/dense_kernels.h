@@ -16,14 +16,6 @@ int lucid_dense_getrf(int n, double *a, int lda, int *ipiv);
 /* B <- A^-1 B (A^-T B when transposed) from lucid_dense_getrf's factors. */
 int lucid_dense_getrs(int transposed, int n, int nrhs, const double *lu, int ldlu, const int *ipiv,
                       double *b, int ldb);
-/* lucid_dense_getrf's factorisation (the same pivots and LAPACK's layout and info) by the
- * unblocked right-looking elimination, one rank-1 update of contiguous columns per pivot: for the
- * orders of one contact island's Newton systems, where LAPACK's dgetf2 spends more on a dot
- * product call per entry than on the flops. */
-int lucid_dense_getrf_unblocked(int n, double *a, int lda, int *ipiv);
-/* b <- A^-1 b (one right-hand side) from lucid_dense_getrf's or _unblocked's factors, by the
- * row swaps and two column-oriented triangular sweeps. */
-void lucid_dense_getrs_one(int n, const double *lu, int ldlu, const int *ipiv, double *b);
 /* The eigenvalues w (ascending) of the symmetric A (its lower triangle), and its eigenvectors
  * in a when `vectors` (else a is destroyed); work: lwork >= 1 + 6n + 2n^2 doubles, iwork:
  * liwork >= 3 + 5n ints. */

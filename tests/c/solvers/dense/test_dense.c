@@ -216,54 +216,6 @@ static void unchecked_kernels_match_the_checked_ones(void **state) {
     }
 }
 
-/* The unblocked LU is LAPACK's factorisation: on matrices that need row exchanges (orders on
- * both sides of a 4-column stride, a 40 x 40 one with a lagging leading dimension) its pivots are
- * dgetrf's and its factors agree to round-off; getrs_one solves with either's factors; an exact
- * zero pivot is reported at its column, as dgetrf reports it. */
-static void unblocked_lu_is_lapacks(void **state) {
-    (void)state;
-    const int sizes[] = {1, 3, 7, 40};
-    for (size_t t = 0; t < sizeof sizes / sizeof sizes[0]; ++t) {
-        int n = sizes[t], ld = n + 3;
-        double *a0 = calloc((size_t)ld * n, sizeof(double)), *a = calloc((size_t)ld * n, 8),
-               *r = calloc((size_t)ld * n, 8), *x = malloc(8 * (size_t)n),
-               *b = malloc(8 * (size_t)n), *c = malloc(8 * (size_t)n);
-        int *ip = malloc(sizeof(int) * n), *iq = malloc(sizeof(int) * n);
-        for (int j = 0; j < n; ++j) {
-            for (int i = 0; i < n; ++i)
-                AT(a0, ld, i, j) = sin(1.7 * i + 0.3 * j * j + 0.2 * i * j + 0.5);
-            AT(a0, ld, 0, j) *= 1e-3; /* a small first row: the first pivot is a row exchange */
-            x[j] = 1.0 + 0.5 * j;
-        }
-        for (int i = 0; i < n; ++i) { /* b = A x */
-            b[i] = 0.0;
-            for (int j = 0; j < n; ++j) b[i] += AT(a0, ld, i, j) * x[j];
-        }
-        memcpy(a, a0, sizeof(double) * (size_t)ld * n), memcpy(r, a0, sizeof(double) * ld * n);
-        assert_int_equal(lucid_dense_getrf_unblocked(n, a, ld, ip), 0);
-        assert_int_equal(LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, r, ld, iq), 0);
-        assert_memory_equal(ip, iq, sizeof(int) * n);
-        if (n > 1) assert_int_not_equal(ip[0], 1);
-        for (int j = 0; j < n; ++j)
-            for (int i = 0; i < n; ++i) assert_near(AT(a, ld, i, j), AT(r, ld, i, j), 1e-12);
-        memcpy(c, b, sizeof(double) * n);
-        lucid_dense_getrs_one(n, a, ld, ip, c);
-        assert_all_near(c, x, n, 1e-11 * n);
-        memcpy(c, b, sizeof(double) * n);
-        lucid_dense_getrs_one(n, r, ld, iq, c);
-        assert_all_near(c, x, n, 1e-11 * n);
-        free(a0), free(a), free(r), free(x), free(b), free(c), free(ip), free(iq);
-    }
-    double z[9] = {1, 2, 3, 2, 4, 6, 0, 1, 5}; /* column 2 = 2 column 1: U(2, 2) = 0 */
-    double zr[9];
-    int ip[3], iq[3];
-    memcpy(zr, z, sizeof z);
-    assert_int_equal(lucid_dense_getrf_unblocked(3, z, 3, ip), 2);
-    assert_int_equal(LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, 3, 3, zr, 3, iq), 2);
-    assert_memory_equal(ip, iq, sizeof ip);
-    assert_int_equal(lucid_dense_getrf_unblocked(2, z, 1, ip), -3);
-}
-
 static void lu_reports_exactly_and_numerically_singular(void **state) {
     (void)state;
     lucid_dense_workspace *ws = ws_new();
@@ -695,7 +647,6 @@ int main(void) {
         cmocka_unit_test(cholesky_rejects_bad_input),
         cmocka_unit_test(unchecked_kernels_match_the_checked_ones),
         cmocka_unit_test(lu_solves_a_system_that_needs_pivoting),
-        cmocka_unit_test(unblocked_lu_is_lapacks),
         cmocka_unit_test(inverse_of_orthogonal_is_transpose),
         cmocka_unit_test(inverse_times_matrix_is_identity),
         cmocka_unit_test(lu_reports_exactly_and_numerically_singular),
