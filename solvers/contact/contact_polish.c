@@ -165,7 +165,8 @@ static void contact_rows(lucid_contact_model model, int dim, signed char mode, d
 }
 
 /* K = Fl + Fs (G + R)_AA and rhs = -f for the q = dim na active rows, each row scaled to unit
- * max-norm (partial pivoting then compares like with like: forces and velocities). */
+ * max-norm (partial pivoting then compares like with like: forces and velocities). A sticking
+ * contact's rows (Fs = I, Fl = 0) are (G + R)'s own. */
 static void assemble(lucid_contact_polisher *pl, const lucid_contact_problem *p,
                      lucid_contact_model model, int na, const double *l, const double *s,
                      double V) {
@@ -174,12 +175,17 @@ static void assemble(lucid_contact_polisher *pl, const lucid_contact_problem *p,
         int i = pl->active[ki];
         double f[6], Fl[36], Fs[36];
         contact_rows(model, d, pl->modes[i], p->mu[i], l + d * i, s + d * i, V, f, Fl, Fs);
+        int sticking = pl->modes[i] == STICKING;
         for (int kj = 0; kj < na; ++kj) {
             int j = pl->active[kj];
             for (int b = 0; b < d; ++b) {
                 double A[6];
                 for (int c = 0; c < d; ++c) A[c] = lucid_contact_entry(p, d * i + c, d * j + b);
                 double *col = pl->K + (size_t)q * (size_t)(d * kj + b) + d * ki;
+                if (sticking) {
+                    for (int a = 0; a < d; ++a) col[a] = A[a];
+                    continue;
+                }
                 for (int a = 0; a < d; ++a) {
                     double v = Fs[d * a] * A[0];
                     for (int c = 1; c < d; ++c) v += Fs[d * a + c] * A[c];
@@ -189,12 +195,18 @@ static void assemble(lucid_contact_polisher *pl, const lucid_contact_problem *p,
         }
         for (int a = 0; a < d; ++a) pl->rhs[d * ki + a] = -f[a];
     }
+    for (int r = 0; r < q; ++r) pl->scale[r] = 0.0;
+    for (int c = 0; c < q; ++c) { /* column by column: contiguous */
+        const double *col = pl->K + (size_t)q * (size_t)c;
+        for (int r = 0; r < q; ++r) pl->scale[r] = lucid_contact_fmax(pl->scale[r], fabs(col[r]));
+    }
     for (int r = 0; r < q; ++r) {
-        double big = 0.0;
-        for (int c = 0; c < q; ++c) big = lucid_contact_fmax(big, fabs(pl->K[r + (size_t)q * c]));
-        pl->scale[r] = big > 0.0 ? big : 1.0;
-        for (int c = 0; c < q; ++c) pl->K[r + (size_t)q * c] /= pl->scale[r];
+        pl->scale[r] = pl->scale[r] > 0.0 ? pl->scale[r] : 1.0;
         pl->rhs[r] /= pl->scale[r];
+    }
+    for (int c = 0; c < q; ++c) {
+        double *col = pl->K + (size_t)q * (size_t)c;
+        for (int r = 0; r < q; ++r) col[r] /= pl->scale[r];
     }
 }
 
