@@ -79,7 +79,7 @@ static lucid_distance_result gjk_distance(const lucid_shape *a, const lucid_se3 
  * measured along its own normal, a cap's inscribed polygon), and below the gap that GJK's
  * normal certifies (max over n of separation_along is the signed distance). */
 typedef struct {
-    int separated, above, below;
+    int separated, above, below, trial, worst_trial;
     double worst_above, worst_below;
 } depth_record;
 
@@ -115,7 +115,8 @@ static int check_pair(const lucid_shape *a, const lucid_se3 *Ta, const lucid_sha
     if (rec && n > 0) {
         double certified = separation_along(a, Ta, b, Tb, d.normal);
         rec->below += deepest < certified - GJK_ACCURACY;
-        rec->worst_below = fmax(rec->worst_below, certified - deepest);
+        if (certified - deepest > rec->worst_below)
+            rec->worst_below = certified - deepest, rec->worst_trial = rec->trial;
         if (d.distance > 0.0) {
             ++rec->separated;
             rec->above += deepest > d.distance + GJK_ACCURACY;
@@ -257,7 +258,7 @@ static void test_random_and_degenerate_pairs(void **state) {
     assert_int_equal(lucid_convex_mesh_create(points, 5, &mesh), LUCID_OK);
     uint64_t rng = 20261207;
     int trials = 20000, with_contacts = 0;
-    depth_record rec = {0, 0, 0, 0.0, 0.0};
+    depth_record rec = {0, 0, 0, 0, 0, 0.0, 0.0};
     for (int t = 0; t < trials; ++t) {
         lucid_shape a, b;
         const char *na, *nb;
@@ -279,13 +280,14 @@ static void test_random_and_degenerate_pairs(void **state) {
         lucid_se3 Tb = lucid_se3_make(Rb, lucid_vec3_scale(u, at + offset));
         char what[96];
         snprintf(what, sizeof what, "trial %d: %s, %s", t, na, nb);
+        rec.trial = t;
         with_contacts += check_pair(&a, &Ta, &b, &Tb, 5e-3, what, &rec) > 0;
     }
     printf("%d random pairs, %d with contacts; the deepest contact by more than %g m above GJK's "
            "pair of points: %d of %d separated pairs (at most %.3g m), below the gap GJK's normal "
-           "certifies: %d (at most %.3g m)\n",
+           "certifies: %d (at most %.3g m, trial %d)\n",
            trials, with_contacts, GJK_ACCURACY, rec.above, rec.separated, rec.worst_above,
-           rec.below, rec.worst_below);
+           rec.below, rec.worst_below, rec.worst_trial);
     lucid_convex_mesh_destroy(mesh);
 }
 
