@@ -69,7 +69,8 @@ static lucid_distance_result gjk_distance(const lucid_shape *a, const lucid_se3 
     return d;
 }
 
-/* m: a contact's points against the shapes' supports, exact to ~1e-16 m on shapes of 0.1 m;
+/* m: a contact's separation against the shapes' supports (exact to ~1e-16 m on shapes of
+ * 0.1 m) within EPA's default depth tolerance epa_tol, the coarsest the world's depths carry;
  * GJK's pair is accurate to 1e-8 m (its duality gap, 1e-16 m^2). */
 #define ROUND_OFF    1e-9
 #define GJK_ACCURACY 1e-8
