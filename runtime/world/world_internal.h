@@ -701,7 +701,8 @@ void lucid_world_contact_row_add(const lucid_world *w, int k, int r, const int *
 void lucid_world_integrate_jacobians(const lucid_world *w, const double *x0, const double *p,
                                      double *Dq, double *Dp);
 /* c*_N of contact c on a given piece (branch >= 0) or on the one the rules choose (branch < 0,
- * stored in *chosen when not NULL): 0 speculative, 1 rest band, 2 Baumgarte, + 3 restitution. */
+ * stored in *chosen when not NULL): 0 speculative, 1 rest band, 2 Baumgarte, + 3 restitution.
+ * A limit has pieces 0 (c*_N = -d / dt) and 2 (capped at v_c) only: it rests at its bound. */
 /* The slop of contact c (see world.h): options.slop, or SLOP_PER_SIZE times the smaller
  * touching part of a moving body when that is smaller; options.slop for joint limits. */
 double lucid_world_contact_slop(const lucid_world *w, const lucid_world_contact *c);
