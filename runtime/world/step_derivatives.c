@@ -1451,6 +1451,10 @@ static lucid_status factor_islands(ctx *c, lucid_step_jacobians *J) {
         for (int k = 0; k < m; ++k) {
             J->mode[list[k]] = lucid_contact_derivatives_mode(c->ift[i], k);
             J->margin[list[k]] = lucid_contact_derivatives_margin(c->ift[i], k);
+            /* a held friction row (hold_friction_on_limits) sits where its force turns: at a
+             * switch of its own, which the velocities do not see */
+            if (c->contacts[list[k]].frictionloss > 0.0 && c->li[D * k + 2] == 0.0)
+                J->margin[list[k]] = 0.0;
         }
     }
     return LUCID_OK;
