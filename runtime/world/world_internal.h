@@ -451,8 +451,10 @@ lucid_status lucid_world_models_limits(lucid_world *w); /* joint- and tendon-lim
 size_t lucid_world_tendon_span_end(const lucid_model *m, size_t k);
 /* Whether a limit at distance gap from its bound, closing at rate (the free velocity's, which
  * makes gap + dt rate the unconstrained step's end), needs its contact this step: within the
- * world's margin plus its own margin now or at the step's end (a fast approach is caught before
- * it crosses the bound, as the shape contacts' sweep does). */
+ * world's margin (at least its slop) plus its own margin now or at the step's end (a fast
+ * approach is caught before it crosses the bound, as the shape contacts' sweep does). A limit
+ * rests at its bound, ending steps a round-off to either side of it: the slop keeps it in the
+ * problem at margin 0, where another row's push (a coupled tendon's) could carry it across. */
 int lucid_world_limit_detected(const lucid_world *w, double gap, double rate, double margin);
 /* Model i's tendon-limit contacts (after its joint limits: their warm-start keys sort so). */
 lucid_status lucid_world_tendon_limits(lucid_world *w, int i);

@@ -2,10 +2,11 @@
 -- the largest overshoot past the bound (rad or tendon units) once the limit first acts, the last
 -- step's, and the rows' activity pattern (steps with a limit row, steps it pushes, on/off
 -- switches of its force after it first pushes).
--- Run: ./build/lucid tests/bench/probe_limit_rest.lua [steps [tol]] (tol: the contact solve's,
--- max_iter 5000; default: the world's)
+-- Run: ./build/lucid tests/bench/probe_limit_rest.lua [steps [tol [margin]]] (tol: the contact
+-- solve's, max_iter 5000, "-" or none: the world's; margin: the world's option)
 local steps = tonumber(arg and arg[1]) or 5000
-local CONTACT = arg and arg[2] and {tol = tonumber(arg[2]), max_iter = 5000} or nil
+local CONTACT = arg and arg[2] and arg[2] ~= "-" and {tol = tonumber(arg[2]), max_iter = 5000} or nil
+local MARGIN = arg and tonumber(arg[3]) -- the world's margin (default: the world's, 5e-3)
 
 local function model_from(xml)
   local path = os.tmpname() .. ".xml"
@@ -30,7 +31,7 @@ local MOTOR = [[<mujoco><compiler angle="radian"/><option timestep="0.001" gravi
 
 -- tendon: the limit rows' tendon (nil: a joint's)
 local function run(name, m, dt, q0, ctrl, tendon, over)
-  local w = lucid.world{dt = dt, contact = CONTACT}
+  local w = lucid.world{dt = dt, contact = CONTACT, margin = MARGIN}
   local id = w:add_model(m, {q = q0})
   if ctrl then w:set_control(id, ctrl) end
   local worst, last, rows, pushing, switches, first, was = 0, 0, 0, 0, 0, nil, false
