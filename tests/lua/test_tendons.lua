@@ -89,7 +89,7 @@ t.case("a tendon limit is a contact naming its tendon, and holds the range", fun
   -- solved to 1e-12, the lengths (|L| <= 2) never pass the range by more than round-off (a
   -- limit rests at its bound; it once rested slop/2 = 5e-5 past it). At margin 0 too: a limit
   -- within the slop of its bound stays in the problem ("pair", pushed across by "bend"'s limit
-  -- through j1 rather than by its own free motion, passed it by 8.6e-5 when it dropped out)
+  -- through j1 rather than by its own free motion, passed it by 8e-5 when it dropped out)
   for _, case in ipairs{{1000000000, 5e-3}, {0, 5e-3}, {1000000000, 0}} do
     local threshold, margin = case[1], case[2]
     local m = lucid.model.load(LIMIT)
