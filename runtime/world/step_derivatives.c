@@ -1354,6 +1354,30 @@ static lucid_status relaxed_island(ctx *c, int i, const lucid_contact_problem *p
     return s == LUCID_OK && res.diverged ? LUCID_ERR_NO_CONVERGENCE : s;
 }
 
+/* A dry-friction row on the dof or tendon of a limit that pushes: both rows are its moment, so
+ * the load's split between them is not determined, and a change of the limit's separation
+ * (corrected within the step: c*_N = -d / dt at the bound) slides the friction row either way.
+ * Its force is held (its virtual normal force zeroed in the lambda the factor classifies:
+ * breaking, dlambda = 0) and the limit takes the change. 1 when island i's li changed. */
+static int hold_friction_on_limits(ctx *c, int i, const int *list, int m) {
+    int held = 0;
+    for (int k = 0; k < m; ++k) {
+        const lucid_world_contact *f = &c->contacts[list[k]];
+        if (!(f->frictionloss > 0.0)) continue;
+        for (int j = 0; j < m; ++j) {
+            const lucid_world_contact *l = &c->contacts[list[j]];
+            if (l->limit_sign == 0 || l->limit_model != f->limit_model ||
+                l->limit_tendon != f->limit_tendon || l->limit_dof != f->limit_dof ||
+                lucid_contact_derivatives_mode(c->ift[i], j) == LUCID_CONTACT_BREAKING)
+                continue;
+            c->li[c->dim * k + 2] = 0.0;
+            held = 1;
+            break;
+        }
+    }
+    return held;
+}
+
 static lucid_status factor_islands(ctx *c, lucid_step_jacobians *J) {
     lucid_world *w = c->w;
     int same = 1;
@@ -1413,6 +1437,8 @@ static lucid_status factor_islands(ctx *c, lucid_step_jacobians *J) {
         c->ift[i] = lucid_contact_derivatives_create_in(c->arena, (D * m + 2) / 3);
         if (!c->ift[i]) return LUCID_ERR_NO_MEMORY;
         s = lucid_contact_derivatives_factor(c->ift[i], &p, c->li, &opt);
+        if (s == LUCID_OK && hold_friction_on_limits(c, i, list, m))
+            s = lucid_contact_derivatives_factor(c->ift[i], &p, c->li, &opt);
         if (s != LUCID_OK) return s;
         if (c->o->method == LUCID_STEP_RELAXED) {
             s = relaxed_island(c, i, &p);
@@ -1425,6 +1451,10 @@ static lucid_status factor_islands(ctx *c, lucid_step_jacobians *J) {
         for (int k = 0; k < m; ++k) {
             J->mode[list[k]] = lucid_contact_derivatives_mode(c->ift[i], k);
             J->margin[list[k]] = lucid_contact_derivatives_margin(c->ift[i], k);
+            /* a held friction row (hold_friction_on_limits) sits where its force turns: at a
+             * switch of its own, which the velocities do not see */
+            if (c->contacts[list[k]].frictionloss > 0.0 && c->li[D * k + 2] == 0.0)
+                J->margin[list[k]] = 0.0;
         }
     }
     return LUCID_OK;

@@ -36,7 +36,8 @@
  * The slop is the contact's: min(options.slop, LUCID_WORLD_SLOP_PER_SIZE L), L the smallest
  * half extent of the smaller part it touches on a moving body (static bodies, halfspaces and
  * heightfields do not count), so a small body rests at a depth proportional to its size; v_c
- * is derived from that slop. Joint limits use options.slop.
+ * is derived from that slop. A joint or tendon limit, whose separation is exact (no geometry),
+ * has no band and rests at its bound: c*_N = min(-d / dt, v_c), v_c from options.slop.
  * Contacts are independent between islands (bodies connected through contacts, static bodies
  * not joining them): each island is assembled and solved on its own.
  *

@@ -349,9 +349,7 @@ static double roll_velocity(const lucid_world *w, int k, int r, const lucid_vec3
 
 /* The reference normal velocity c*_N (see world.h). v_n_before: normal velocity at the start
  * of the step, for restitution. Bodies are brought to a rest depth of slop / 2 (the contact's
- * slop, lucid_world_contact_slop) rather than to an exact touch: at zero distance the
- * collision normal is the direction of a vector of rounding size (meaningless), while a small
- * overlap gives EPA a well-defined normal. */
+ * slop, lucid_world_contact_slop), limits to their bound (rest_depth). */
 static double reference_normal_velocity(const lucid_world *w, const lucid_world_contact *c,
                                         double v_n_before) {
     return lucid_world_reference_velocity_branch(w, c, v_n_before, -1, NULL);
@@ -364,9 +362,19 @@ double lucid_world_contact_restitution(const lucid_world *w, const lucid_world_c
 /* The piece of c*_N at separation d: 0 speculative (above the band), 1 the rest band, 2 deep.
  * The band reaches slop/10 above the rest depth slop/2: a resting contact lies inside it, ten
  * times farther from its edge than it drifts at rest (~1e-6 m at slop 1e-4), so the step is
- * smooth there. */
-static int piece_of(double slop, double d) {
+ * smooth there. A limit (joint or tendon) has no band and rests at its bound: 0 while
+ * c*_N = -d / dt is below the correction speed v_c, 2 past it. */
+static int piece_of(const lucid_world *w, const lucid_world_contact *c, double slop, double d) {
+    if (c->limit_sign != 0)
+        return -d > lucid_world_correction_speed_for(&w->opt, slop) * w->opt.dt ? 2 : 0;
     return d > -0.4 * slop ? 0 : d >= -slop ? 1 : 2;
+}
+
+/* The depth row c rests at: slop/2 for a contact, whose collision normal is well defined
+ * there (not at a touch, where it is the direction of a vector of rounding size); 0 for a
+ * limit, whose separation is exact (a coordinate or tendon length, no geometry). */
+static double rest_depth(const lucid_world_contact *c, double slop) {
+    return c->limit_sign != 0 ? 0.0 : 0.5 * slop;
 }
 
 double lucid_world_contact_slop(const lucid_world *w, const lucid_world_contact *c) {
@@ -387,7 +395,8 @@ double lucid_world_reference_slope(const lucid_world *w, const lucid_world_conta
     double d = c->separation - c->include_margin, slop = lucid_world_contact_slop(w, c);
     int piece = branch % 3;
     if (piece == 1) return 0.0;
-    if (piece == 2 && -(d + 0.5 * slop) > lucid_world_correction_speed_for(o, slop) * o->dt)
+    if (piece == 2 &&
+        -(d + rest_depth(c, slop)) > lucid_world_correction_speed_for(o, slop) * o->dt)
         return 0.0;
     return -1.0 / o->dt;
 }
@@ -398,12 +407,12 @@ double lucid_world_reference_velocity_branch(const lucid_world *w, const lucid_w
                                              double v_n_before, int branch, int *chosen) {
     const lucid_world_options *o = &w->opt;
     double d = c->separation - c->include_margin, ref = 0.0;
-    double slop = lucid_world_contact_slop(w, c);
-    int piece = branch >= 0 ? branch % 3 : piece_of(slop, d);
+    double slop = lucid_world_contact_slop(w, c), rest = rest_depth(c, slop);
+    int piece = branch >= 0 ? branch % 3 : piece_of(w, c, slop, d);
     if (piece == 0)
-        ref = -(d + 0.5 * slop) / o->dt;
+        ref = -(d + rest) / o->dt;
     else if (piece == 2)
-        ref = fmin(-(d + 0.5 * slop) / o->dt, lucid_world_correction_speed_for(o, slop));
+        ref = fmin(-(d + rest) / o->dt, lucid_world_correction_speed_for(o, slop));
     /* an impact: fast approach that closes the gap within this step */
     double e = lucid_world_contact_restitution(w, c);
     int impact = branch >= 0 ? branch >= 3

@@ -451,8 +451,10 @@ lucid_status lucid_world_models_limits(lucid_world *w); /* joint- and tendon-lim
 size_t lucid_world_tendon_span_end(const lucid_model *m, size_t k);
 /* Whether a limit at distance gap from its bound, closing at rate (the free velocity's, which
  * makes gap + dt rate the unconstrained step's end), needs its contact this step: within the
- * world's margin plus its own margin now or at the step's end (a fast approach is caught before
- * it crosses the bound, as the shape contacts' sweep does). */
+ * world's margin (at least its slop) plus its own margin now or at the step's end (a fast
+ * approach is caught before it crosses the bound, as the shape contacts' sweep does). A limit
+ * rests at its bound, ending steps a round-off to either side of it: the slop keeps it in the
+ * problem at margin 0, where another row's push (a coupled tendon's) could carry it across. */
 int lucid_world_limit_detected(const lucid_world *w, double gap, double rate, double margin);
 /* Model i's tendon-limit contacts (after its joint limits: their warm-start keys sort so). */
 lucid_status lucid_world_tendon_limits(lucid_world *w, int i);
@@ -701,7 +703,8 @@ void lucid_world_contact_row_add(const lucid_world *w, int k, int r, const int *
 void lucid_world_integrate_jacobians(const lucid_world *w, const double *x0, const double *p,
                                      double *Dq, double *Dp);
 /* c*_N of contact c on a given piece (branch >= 0) or on the one the rules choose (branch < 0,
- * stored in *chosen when not NULL): 0 speculative, 1 rest band, 2 Baumgarte, + 3 restitution. */
+ * stored in *chosen when not NULL): 0 speculative, 1 rest band, 2 Baumgarte, + 3 restitution.
+ * A limit has pieces 0 (c*_N = -d / dt) and 2 (capped at v_c) only: it rests at its bound. */
 /* The slop of contact c (see world.h): options.slop, or SLOP_PER_SIZE times the smaller
  * touching part of a moving body when that is smaller; options.slop for joint limits. */
 double lucid_world_contact_slop(const lucid_world *w, const lucid_world_contact *c);

@@ -59,7 +59,7 @@ size_t lucid_world_tendon_span_end(const lucid_model *m, size_t k) {
 }
 
 int lucid_world_limit_detected(const lucid_world *w, double gap, double rate, double margin) {
-    return gap + fmin(0.0, w->opt.dt * rate) < w->opt.margin + margin;
+    return gap + fmin(0.0, w->opt.dt * rate) < fmax(w->opt.margin, w->opt.slop) + margin;
 }
 
 /* A row of model i's tendon t (a limit's or a dry-friction row): on the link of the tendon's

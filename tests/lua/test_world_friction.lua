@@ -284,6 +284,46 @@ t.case("step derivatives through a friction row: analytic and central difference
   os.remove(path)
 end)
 
+t.case("a friction row on the dof of a pushing limit: the limit takes a change of q", function()
+  -- the pendulum hangs against its limit at q = 30 degrees (gravity's torque m g l sin 30° =
+  -- 2.45 N m beyond f = 1): the limit row (target -d / dt, d = q - lower) and the friction row
+  -- share the dof e_1, so the load's split between them is not determined, and a change of q
+  -- slides the friction row either way while the limit puts q+ at its bound: v+ = -d / dt,
+  -- dq+/dq = 0, dv+/dq = -1/dt, and the velocity does not enter (A = [0 0; -1/dt 0]). The
+  -- friction row holds its force in the derivatives (mode "breaking"); asking it to stick as
+  -- well halves the position column (relative error 0.5)
+  local path = mjcf_pendulum(F, 'type="hinge" axis="0 1 0" limited="true" range="30 60"')
+  local lower = math.rad(30) -- MJCF's angles are in degrees by default
+  local w = lucid.world{dt = 1e-3, contact = {tol = 1e-12, max_iter = 500}}
+  local id = w:add_model(lucid.model.load(path), {q = {0.7}})
+  os.remove(path)
+  w:step(1000)
+  local modes = {}
+  for _, c in ipairs(w:contacts()) do
+    modes[#modes + 1] = c.limit or "friction"
+    if c.limit then t.truthy(c.lambda[3] > 0, "the limit holds the pendulum") end
+  end
+  t.eq(table.concat(modes, " "), "lower friction")
+  t.near(w:q(id)[1], lower, 64 * 2.220446049250313e-16 * lower)
+  local x = w:state()
+  local D = w:step_derivatives{method = "implicit"}
+  t.eq(D.contacts[2].mode, "breaking")
+  t.eq(D.contacts[2].margin, 0) -- its force turns there (sliding either way)
+  local expect = {{0, 0}, {-1e3, 0}}
+  for i = 1, 2 do
+    for j = 1, 2 do t.near(D.A:get(i, j), expect[i][j], 1e-9 * 1e3, "A " .. i .. j) end
+  end
+  w:set_state(x)
+  -- differences within the free step's travel (m g l sin 30° - f) dt^2 / I = 5.8e-6 rad, which
+  -- the limit stops (a larger q + h leaves the limit: it falls freely through the step)
+  local E = w:step_derivatives{method = "finite_differences", step = 1e-6, tol = 1e-13,
+                               max_iter = 100000}
+  local ok, gap = close(D.A, E.A, 2, 2)
+  io.stderr:write(string.format("  limit and friction row on one dof: dv+/dq %.12g (analytic -1/dt = "
+    .. "-1000), from central differences A %s\n", D.A:get(2, 1), gap))
+  t.truthy(ok, gap)
+end)
+
 t.case("w:param and w:set_param: a joint's frictionloss, on the world's own model", function()
   local path = mjcf_pendulum(F)
   local m = lucid.model.load(path)

@@ -67,13 +67,17 @@ static inline void mujoco_free_both(const mujoco_api *mj, mjModel *mm, mjData *m
     lucid_model_destroy(lm);
 }
 
-/* A world holding model lm alone (the model's timestep) at MuJoCo's state (qpos, qvel) and
- * controls, its model id into *id; with own, under the model's gravity (else the world's
- * default) and with MuJoCo's activations. */
-static inline lucid_world *mujoco_world_of(const lucid_model *lm, const mjData *md, int own,
-                                           int *id) {
+/* A world of options o (NULL: the defaults; dt is the model's timestep) holding model lm alone
+ * at MuJoCo's state (qpos, qvel) and controls, its model id into *id; with own, under the
+ * model's gravity (else o's) and with MuJoCo's activations. */
+static inline lucid_world *mujoco_world_with(const lucid_world_options *given,
+                                             const lucid_model *lm, const mjData *md, int own,
+                                             int *id) {
     lucid_world_options o;
-    lucid_world_default_options(&o);
+    if (given)
+        o = *given;
+    else
+        lucid_world_default_options(&o);
     o.dt = lucid_model_timestep(lm);
     if (own) o.gravity = lucid_model_gravity(lm);
     lucid_world *w = NULL;
@@ -85,6 +89,12 @@ static inline lucid_world *mujoco_world_of(const lucid_model *lm, const mjData *
     assert_int_equal(lucid_world_model_set_control(w, *id, md->ctrl, NULL), LUCID_OK);
     if (own) assert_int_equal(lucid_world_model_set_act(w, *id, md->act, NULL), LUCID_OK);
     return w;
+}
+
+/* mujoco_world_with the default options. */
+static inline lucid_world *mujoco_world_of(const lucid_model *lm, const mjData *md, int own,
+                                           int *id) {
+    return mujoco_world_with(NULL, lm, md, own, id);
 }
 
 /* max |a_i - b_i| <= tol * max(max |b_i|, 1e-300) over n entries; prints the worst. */

@@ -9,14 +9,15 @@
  *   - 1 s of the spring model in lucid's world against mj_step (Euler) at the same dt: the two
  *     steps are the same semi-implicit Euler here (no joint damping, springs or armature, the
  *     tendons' forces explicit in both), so the gap is rounding, bounded by 1e-9 rad;
- *   - 2 s of the limit model pushed into its bounds: lucid's tendon lengths stay within the
- *     range plus the rest band of its position correction (slop), beside MuJoCo's soft limit's
- *     overshoot (printed);
+ *   - 2 s of the limit model pushed into its bounds: lucid's tendon lengths, solved to 1e-12,
+ *     never pass the range by more than round-off (64 DBL_EPSILON of the lengths' scale: a limit
+ *     rests at its bound), beside MuJoCo's soft limit's overshoot (printed);
  *   - tests/data/model/mjcf_tendon_friction.xml (two pendulums coupled by a tendon with
  *     frictionloss) released beyond its band: wherever MuJoCo's soft friction row is saturated
  *     (its force +-f) the two trajectories agree to 1e-6 rad, lucid's tendon force is f
  *     against the sliding too, and MuJoCo's stick creeps where lucid's holds (printed).
  * Exit 77 with a message when MuJoCo is missing. */
+#include <float.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -209,7 +210,10 @@ static void test_limit_overshoot(void **state) {
     mj.reset_data(mm, md);
     md->ctrl[0] = 1.0; /* the motor pushes "bend" to its upper bound, gravity helps */
     int id;
-    lucid_world *w = mujoco_world_of(lm, md, 0, &id);
+    lucid_world_options o;
+    lucid_world_default_options(&o);
+    o.contact.tol = 1e-12, o.contact.max_iter = 5000; /* a solve whose residual moves nothing */
+    lucid_world *w = mujoco_world_with(&o, lm, md, 0, &id);
     const lucid_model_tendon *T = lucid_model_tendons(lm);
     size_t nt = lucid_model_ntendons(lm);
     int steps = (int)lround(2.0 / mm->opt.timestep), active[2] = {0, 0};
@@ -225,13 +229,14 @@ static void test_limit_overshoot(void **state) {
             theirs[t] = fmax(theirs[t], excess(&T[t], md->qpos));
         }
     }
-    double slop = lucid_world_get_options(w)->slop;
     for (size_t t = 0; t < nt; t++) {
-        printf("tendon '%s': pushing steps %d of %d; largest excess over the range: lucid %.3g, "
-               "MuJoCo's soft limit %.3g (slop %g)\n",
-               T[t].name, active[t], steps, mine[t], theirs[t], slop);
+        /* round-off on lengths of the joints' scale (|q| <= 2 rad here, |coef| <= 1) */
+        double round_off = 64.0 * DBL_EPSILON * 2.0;
+        printf("tendon '%s': pushing steps %d of %d; largest excess over the range: lucid %.3g "
+               "(round-off %.3g), MuJoCo's soft limit %.3g\n",
+               T[t].name, active[t], steps, mine[t], round_off, theirs[t]);
         assert_true(active[t] > 0);
-        assert_true(mine[t] <= slop);
+        assert_true(mine[t] <= round_off);
     }
     lucid_world_destroy(w);
     mujoco_free_both(&mj, mm, md, lm);
