@@ -42,9 +42,7 @@ static int sync_copy(lucid_world *copy, const lucid_world *w) {
     if (w->num_parts)
         memcpy(copy->part_contact, w->part_contact, (size_t)w->num_parts * sizeof *w->part_contact);
     /* no warm-start memory, as lucid_world_set_state leaves a world */
-    copy->d.num_cache = 0;
-    copy->d.num_contacts = 0;
-    lucid_world_single_level_forget(copy->d.single_level);
+    lucid_world_data_forget(&copy->d);
     return 1;
 }
 

@@ -10,6 +10,11 @@ lucid_status lucid_world_data_init(lucid_world_data *d) {
     return d->broad ? LUCID_OK : LUCID_ERR_NO_MEMORY;
 }
 
+void lucid_world_data_forget(lucid_world_data *d) {
+    d->num_cache = 0, d->num_contacts = 0;
+    lucid_world_single_level_forget(d->single_level);
+}
+
 void lucid_world_data_free(lucid_world_data *d) {
     lucid_broad_phase_destroy(d->broad);
     lucid_contact_workspace_destroy(d->workspace);

@@ -110,6 +110,9 @@ typedef struct lucid_world_data {
 
 /* An empty data (its broad phase made); LUCID_ERR_NO_MEMORY when that fails. */
 lucid_status lucid_world_data_init(lucid_world_data *d);
+/* Forgets the step's contacts and the warm-start memory (a step from a set state is a function
+ * of the state alone). */
+void lucid_world_data_forget(lucid_world_data *d);
 /* Frees every buffer of d. */
 void lucid_world_data_free(lucid_world_data *d);
 

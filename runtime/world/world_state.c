@@ -121,9 +121,7 @@ lucid_status lucid_world_set_state(lucid_world *w, const double *x, const char *
     }
     lucid_world_models_set_state(w, q, v);
     if (lucid_world_state_na(w) > 0) lucid_world_models_set_act(w, act);
-    w->d.num_cache = 0;
-    lucid_world_single_level_forget(w->d.single_level);
-    w->d.num_contacts = 0;
+    lucid_world_data_forget(&w->d);
     return LUCID_OK;
 }
 
