@@ -62,7 +62,7 @@ typedef struct lucid_world_data {
     int num_contacts;
     size_t contacts_cap, sides_cap;
 
-    lucid_cached_force *cache, *cache_next;
+    lucid_cached_force *cache, *cache_next; /* the warm-start memory, and the next one */
     int num_cache;
     size_t cache_cap, cache_next_cap;
 
