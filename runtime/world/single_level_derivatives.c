@@ -93,15 +93,15 @@ lucid_status lucid_single_level_step_derivatives(lucid_world *w,
     }
     lucid_world_get_state(w, c.x0);
     lucid_world_get_controls(w, c.u0);
-    w->single_level_lu = 1; /* the LU at each island's answer, for the solves below */
+    w->d.single_level_lu = 1; /* the LU at each island's answer, for the solves below */
     lucid_status s = lucid_world_step(w);
-    w->single_level_lu = 0;
+    w->d.single_level_lu = 0;
     if (s != LUCID_OK) {
         free(c.x0), free(c.u0);
         return s;
     }
     lucid_world_stats stats = lucid_world_last_stats(w);
-    int contacts = w->num_contacts;
+    int contacts = w->d.num_contacts;
     c.n = lucid_world_single_level_unknowns(w);
     int memory = lucid_world_single_level_memory(w);
     size_t nt = (size_t)c.nt, nx = (size_t)c.nx, n = (size_t)c.n;
@@ -119,7 +119,7 @@ lucid_status lucid_single_level_step_derivatives(lucid_world *w,
     if (!ok || !saved || !J->mode || !J->switched) s = LUCID_ERR_NO_MEMORY;
     if (s == LUCID_OK) {
         lucid_world_get_state(w, c.x1);
-        if (contacts > 0) memcpy(saved, w->contacts, sizeof *saved * (size_t)contacts);
+        if (contacts > 0) memcpy(saved, w->d.contacts, sizeof *saved * (size_t)contacts);
         for (int k = 0; k < contacts; ++k)
             J->mode[k] = (lucid_contact_mode)lucid_world_single_level_mode(w, k);
         J->nt = c.nt, J->nu = c.nu, J->np = c.np, J->contacts = contacts;
@@ -136,13 +136,12 @@ lucid_status lucid_single_level_step_derivatives(lucid_world *w,
         lucid_status r = lucid_world_set_state(w, c.x1, NULL);
         lucid_world_single_level_set_memory(w, memory);
         if (r == LUCID_OK && contacts > 0) {
-            lucid_status q = lucid_world_reserve((void **)&w->contacts, &w->contact_cap,
-                                                 (size_t)contacts, sizeof *w->contacts);
-            if (q == LUCID_OK) memcpy(w->contacts, saved, sizeof *saved * (size_t)contacts);
-            w->num_contacts = q == LUCID_OK ? contacts : 0;
+            lucid_status q = LUCID_RESERVE(w, d.contacts, (size_t)contacts);
+            if (q == LUCID_OK) memcpy(w->d.contacts, saved, sizeof *saved * (size_t)contacts);
+            w->d.num_contacts = q == LUCID_OK ? contacts : 0;
         }
         if (u1) lucid_world_set_controls(w, u1);
-        w->stats = stats;
+        w->d.stats = stats;
         if (s == LUCID_OK) s = r;
     }
     if (s != LUCID_OK) lucid_step_jacobians_free(J);

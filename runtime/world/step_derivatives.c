@@ -126,19 +126,18 @@ static void release(ctx *c) {
 
 static int copy_cache(ctx *c, lucid_world *w, lucid_cached_force **dst, int *n) {
     int ok = 1;
-    *n = w->num_cache;
+    *n = w->d.num_cache;
     *dst = grab(c, (size_t)*n, sizeof **dst, &ok);
     if (!ok) return 0;
-    if (*n) memcpy(*dst, w->cache, sizeof **dst * (size_t)*n);
+    if (*n) memcpy(*dst, w->d.cache, sizeof **dst * (size_t)*n);
     return 1;
 }
 
 static lucid_status restore_cache(lucid_world *w, const lucid_cached_force *src, int n) {
-    lucid_status s =
-        lucid_world_reserve((void **)&w->cache, &w->cache_cap, (size_t)n, sizeof *w->cache);
+    lucid_status s = LUCID_RESERVE(w, d.cache, (size_t)n);
     if (s != LUCID_OK) return s;
-    if (n) memcpy(w->cache, src, sizeof *src * (size_t)n);
-    w->num_cache = n;
+    if (n) memcpy(w->d.cache, src, sizeof *src * (size_t)n);
+    w->d.num_cache = n;
     return LUCID_OK;
 }
 
@@ -531,7 +530,7 @@ static int pair_count(const lucid_world_contact *list, int n, const lucid_world_
 
 static void flag_switches(ctx *c, lucid_step_jacobians *J) {
     for (int k = 0; k < c->n; ++k)
-        if (pair_count(c->w->contacts, c->w->num_contacts, &c->contacts[k]) !=
+        if (pair_count(c->w->d.contacts, c->w->d.num_contacts, &c->contacts[k]) !=
             pair_count(c->contacts, c->n, &c->contacts[k]))
             J->switched[k] = 1;
 }
@@ -638,10 +637,10 @@ static lucid_status contacts_may_appear(ctx *c, int *appear) {
     lucid_status s = lucid_world_collide(w);
     w->opt.margin = margin;
     *appear = 0;
-    for (int k = 0; s == LUCID_OK && k < w->num_contacts; ++k)
-        *appear |= pair_count(w->contacts, w->num_contacts, &w->contacts[k]) !=
-                   pair_count(c->contacts, c->ns, &w->contacts[k]);
-    w->num_contacts = 0;
+    for (int k = 0; s == LUCID_OK && k < w->d.num_contacts; ++k)
+        *appear |= pair_count(w->d.contacts, w->d.num_contacts, &w->d.contacts[k]) !=
+                   pair_count(c->contacts, c->ns, &w->d.contacts[k]);
+    w->d.num_contacts = 0;
     return s;
 }
 
@@ -775,7 +774,7 @@ static lucid_status fixed_step(ctx *c, int col, double delta, const double *lamb
             return s;
         }
         /* the rows' Y = M~^-1 J^T serve the nominal evaluation's later reuse only */
-        c->w->rows_without_inverse = col >= 0;
+        c->w->d.rows_without_inverse = col >= 0;
         if (s == LUCID_OK && c->carry && !keeps_configuration(c, col) && !changes_shape(c, col)) {
             s = lucid_world_step_begin(c->w);
             *same = 0;
@@ -786,7 +785,7 @@ static lucid_status fixed_step(ctx *c, int col, double delta, const double *lamb
             s = lucid_world_step_with_forces(c->w, c->contacts, c->n, lambda, sigma, mu, c->vb,
                                              c->branch, same);
         }
-        c->w->rows_without_inverse = 0;
+        c->w->d.rows_without_inverse = 0;
         if (p) param_restore(c, p);
     }
     if (s != LUCID_OK || !*same || !out) return s;
@@ -908,7 +907,7 @@ static lucid_status force_jacobian(ctx *c) {
     lucid_status s = lucid_world_restore_contacts(c->w, c->contacts, c->n);
     if (s != LUCID_OK) return s;
     for (size_t i = 0; i < n3; ++i) {
-        lucid_world_contact *k = &c->w->contacts[i / D];
+        lucid_world_contact *k = &c->w->d.contacts[i / D];
         memset(c->post, 0, np * sizeof(double));
         lucid_world_set_post_velocity(c->w, c->post);
         k->force[0] = k->force[1] = k->force[2] = 0.0;
@@ -993,7 +992,7 @@ static lucid_status model_jacobians(ctx *c) {
 static void add_impact(const ctx *c, int k, double dv_before, double *ds) {
     if (c->branch[k] >= 3 && dv_before != 0.0)
         ds[2] +=
-            lucid_world_contact_restitution(c->w, &c->w->contacts[k]) * dv_before / c->w->opt.dt;
+            lucid_world_contact_restitution(c->w, &c->w->d.contacts[k]) * dv_before / c->w->opt.dt;
 }
 
 /* Keeps column col's inputs for flush_columns (the caller set dsigma and dmu). */
@@ -1384,7 +1383,7 @@ static lucid_status factor_islands(ctx *c, lucid_step_jacobians *J) {
     lucid_status s = fixed_step(c, -1, 0.0, c->lambda0, c->sigma0, c->mu0, NULL, &same);
     if (s != LUCID_OK) return s;
     if (!same) return LUCID_ERR_INTERNAL; /* the same inputs gave other contacts */
-    c->islands = c->w0->num_islands;
+    c->islands = c->w0->d.num_islands;
     int maxm = 0;
     c->island_start = grab(c, (size_t)c->islands + 1, sizeof(int), &same);
     c->island_contacts = grab(c, (size_t)c->n, sizeof(int), &same);
@@ -1396,8 +1395,8 @@ static lucid_status factor_islands(ctx *c, lucid_step_jacobians *J) {
     }
     if (!same) return LUCID_ERR_NO_MEMORY;
     if (c->islands > 0) {
-        memcpy(c->island_start, c->w0->island_start, sizeof(int) * ((size_t)c->islands + 1));
-        memcpy(c->island_contacts, c->w0->island_contacts, sizeof(int) * (size_t)c->n);
+        memcpy(c->island_start, c->w0->d.island_start, sizeof(int) * ((size_t)c->islands + 1));
+        memcpy(c->island_contacts, c->w0->d.island_contacts, sizeof(int) * (size_t)c->n);
     }
     for (int i = 0; i < c->islands; ++i)
         if (c->island_start[i + 1] - c->island_start[i] > maxm)
@@ -1584,7 +1583,7 @@ static lucid_status step_derivatives(lucid_world *w, const lucid_step_derivative
     c.u0 = grab(&c, (size_t)c.nu, sizeof(double), &ok);
     lucid_status s = ok ? lucid_world_clone_into(w, &w->scratch) : LUCID_ERR_NO_MEMORY;
     c.w = w->scratch;
-    if (c.w) c.w->act_inputs = w->act_inputs;
+    if (c.w) c.w->d.act_inputs = w->d.act_inputs;
     if (s != LUCID_OK) {
         release(&c);
         return s;
@@ -1596,15 +1595,15 @@ static lucid_status step_derivatives(lucid_world *w, const lucid_step_derivative
         release(&c);
         return s;
     }
-    c.n = w->num_contacts;
+    c.n = w->d.num_contacts;
     s = allocate(&c, J);
     if (s == LUCID_OK && !copy_cache(&c, w, &c.cache1, &c.ncache1)) s = LUCID_ERR_NO_MEMORY;
     if (s == LUCID_OK) {
         lucid_world_get_state(w, c.x1);
-        if (c.n > 0) memcpy(c.contacts, w->contacts, sizeof *c.contacts * (size_t)c.n);
+        if (c.n > 0) memcpy(c.contacts, w->d.contacts, sizeof *c.contacts * (size_t)c.n);
         for (int k = 0; k < c.n; ++k) { /* a spin row's force is torsion_force / a, a rolling
                                          * row's rolling_force / b */
-            const lucid_world_contact *ck = &w->contacts[k];
+            const lucid_world_contact *ck = &w->d.contacts[k];
             double a = lucid_world_contact_spin(ck), b = lucid_world_contact_roll(ck);
             memcpy(c.lambda0 + c.dim * k, ck->force, 3 * sizeof(double));
             if (c.dim > 3) c.lambda0[c.dim * k + 3] = a > 0.0 ? ck->torsion_force / a : 0.0;
@@ -1704,10 +1703,10 @@ static lucid_status step_derivatives_with_activations(lucid_world *w,
         lucid_world_model_activation_slopes(w, i, L.d_act + L.act[i], L.d_u + L.act[i]);
     }
     if (s == LUCID_OK) {
-        w->act_inputs = 1;
+        w->d.act_inputs = 1;
         s = step_derivatives(w, o, J, why);
-        w->act_inputs = 0;
-        if (w->scratch) w->scratch->act_inputs = 0;
+        w->d.act_inputs = 0;
+        if (w->scratch) w->scratch->d.act_inputs = 0;
     }
     if (s == LUCID_OK) s = expand(w, &L, J);
     if (s != LUCID_OK) lucid_step_jacobians_free(J);

@@ -133,7 +133,7 @@ lucid_step_positions_create(lucid_arena *arena, lucid_world *w, const lucid_worl
         !s->dF)
         return NULL;
     for (int k = 0; k < n; ++k) {
-        const lucid_world_contact *c = &w->contacts[k];
+        const lucid_world_contact *c = &w->d.contacts[k];
         s->slope[k] = branch[k] >= 3 ? -lucid_world_contact_restitution(w, c)
                                      : lucid_world_reference_slope(w, c, branch[k]);
     }
@@ -207,7 +207,7 @@ void lucid_step_positions_body(lucid_step_positions *s, int b) {
     const lucid_body *bd = &w->bodies[b];
     s->body = b, s->model = -1;
     s->rc = lucid_mat3_mul_vec(&bd->pose.R, bd->com);
-    s->vc = w->v_start[b], s->w_free0 = w->w_free[b];
+    s->vc = w->d.v_start[b], s->w_free0 = w->d.w_free[b];
     s->tau = bd->torque;
     s->Iinv = lucid_body_inv_inertia_world(bd);
 }
@@ -244,7 +244,7 @@ static lucid_vec3 frame_apply(const double *F, const double *l) {
  * twist into xi. */
 static int side_twist(const lucid_step_positions *s, int k, int side, int j, double *xi) {
     const lucid_world *w = s->w;
-    const lucid_world_contact *c = &w->contacts[k];
+    const lucid_world_contact *c = &w->d.contacts[k];
     const lucid_body *b = &w->bodies[side ? c->body2 : c->body1];
     memset(xi, 0, 6 * sizeof(double));
     if (s->body >= 0) { /* a free body's own tangent: its local twist is e_j */
@@ -278,7 +278,7 @@ static lucid_vec3 row_direction(const double *F, int r) {
 /* The couple sum_r c_r lambda_r e_r of contact k's angular rows in frame F (its frame, or its
  * derivative dF: then the couple's change). */
 static lucid_vec3 couple(const lucid_step_positions *s, int k, const double *F) {
-    const lucid_world_contact *c = &s->w->contacts[k];
+    const lucid_world_contact *c = &s->w->d.contacts[k];
     const double *l = s->lambda + s->dim * k;
     lucid_vec3 out = lucid_vec3_zero();
     for (int r = 3; r < s->dim; ++r)
@@ -291,8 +291,8 @@ static lucid_vec3 couple(const lucid_step_positions *s, int k, const double *F) 
 static void side_force_change(lucid_step_positions *s, int k, int side, int moving, int j,
                               double *dp) {
     lucid_world *w = s->w;
-    const lucid_world_contact *c = &w->contacts[k];
-    const lucid_contact_side *sd = &w->sides[2 * k + side];
+    const lucid_world_contact *c = &w->d.contacts[k];
+    const lucid_contact_side *sd = &w->d.sides[2 * k + side];
     const double dt = w->opt.dt, *l = s->lambda + s->dim * k;
     lucid_vec3 x = c->point, dx = lucid_vec3_load(s->dx + 3 * k);
     lucid_vec3 f = lucid_vec3_scale(frame_apply(c->frame.m, l), sd->sign);
@@ -361,7 +361,7 @@ static void contact_geometry(lucid_step_positions *s, int k, int j, double *dp, 
     }
     memcpy(s->dx + 3 * k, dx, sizeof dx);
     dsep[k] = ds;
-    frame_derivative(lucid_mat3_col(&s->w->contacts[k].frame, 2), lucid_vec3_load(dn),
+    frame_derivative(lucid_mat3_col(&s->w->d.contacts[k].frame, 2), lucid_vec3_load(dn),
                      s->dF + 9 * k);
     for (int side = 0; side < 2; ++side) side_force_change(s, k, side, moving[side], j, dp);
 }
@@ -371,15 +371,15 @@ static void contact_geometry(lucid_step_positions *s, int k, int j, double *dp, 
 static void side_velocity(const lucid_step_positions *s, int k, int side, int j, int start,
                           lucid_vec3 *vel, lucid_vec3 *dvel) {
     const lucid_world *w = s->w;
-    const lucid_world_contact *c = &w->contacts[k];
+    const lucid_world_contact *c = &w->d.contacts[k];
     const lucid_body *b = &w->bodies[side ? c->body2 : c->body1];
     lucid_vec3 x = c->point, dx = lucid_vec3_load(s->dx + 3 * k);
     *vel = *dvel = lucid_vec3_zero();
     if (b->is_static) return;
     if (b->model < 0) {
         int body = side ? c->body2 : c->body1, slot = s->body_slot[body];
-        lucid_vec3 v = start ? w->v_start[body] : lucid_vec3_load(s->post0 + slot);
-        lucid_vec3 om = start ? w->w_start[body] : lucid_vec3_load(s->post0 + slot + 3);
+        lucid_vec3 v = start ? w->d.v_start[body] : lucid_vec3_load(s->post0 + slot);
+        lucid_vec3 om = start ? w->d.w_start[body] : lucid_vec3_load(s->post0 + slot + 3);
         lucid_vec3 r = lucid_vec3_sub(x, lucid_body_com_world(b));
         *vel = lucid_vec3_add(v, lucid_vec3_cross(om, r));
         *dvel = lucid_vec3_cross(om, dx);
@@ -416,7 +416,7 @@ static void side_velocity(const lucid_step_positions *s, int k, int side, int j,
 static void side_angular(const lucid_step_positions *s, int k, int side, int j, lucid_vec3 *om,
                          lucid_vec3 *dom) {
     const lucid_world *w = s->w;
-    const lucid_world_contact *c = &w->contacts[k];
+    const lucid_world_contact *c = &w->d.contacts[k];
     const lucid_body *b = &w->bodies[side ? c->body2 : c->body1];
     *om = *dom = lucid_vec3_zero();
     if (b->is_static) return;
@@ -445,12 +445,12 @@ static void side_angular(const lucid_step_positions *s, int k, int side, int j, 
 static void angular_dsigma(const lucid_step_positions *s, int k, int j, const double *dp,
                            double *ds) {
     const lucid_world *w = s->w;
-    const lucid_world_contact *c = &w->contacts[k];
+    const lucid_world_contact *c = &w->d.contacts[k];
     const double dt = w->opt.dt;
     int moved = k < s->ns && s->moved[k];
     lucid_vec3 rel = lucid_vec3_zero(), drel = lucid_vec3_zero();
     for (int side = 0; moved && side < 2; ++side) {
-        double sign = w->sides[2 * k + side].sign;
+        double sign = w->d.sides[2 * k + side].sign;
         lucid_vec3 om, dom;
         side_angular(s, k, side, j, &om, &dom);
         rel = lucid_vec3_axpy(rel, sign, om), drel = lucid_vec3_axpy(drel, sign, dom);
@@ -471,7 +471,7 @@ static void angular_dsigma(const lucid_step_positions *s, int k, int j, const do
 static void contact_dsigma(const lucid_step_positions *s, int k, int j, const double *dp,
                            double dsep, double *ds) {
     const lucid_world *w = s->w;
-    const lucid_world_contact *c = &w->contacts[k];
+    const lucid_world_contact *c = &w->d.contacts[k];
     const double dt = w->opt.dt;
     lucid_vec3 du = s->leave_rows
                         ? lucid_vec3_zero()
@@ -481,7 +481,7 @@ static void contact_dsigma(const lucid_step_positions *s, int k, int j, const do
         const double *dF = s->dF + 9 * k;
         lucid_vec3 dn = lucid_vec3_load(dF + 6), n = lucid_mat3_col(&c->frame, 2);
         for (int side = 0; side < 2; ++side) {
-            double sign = w->sides[2 * k + side].sign;
+            double sign = w->d.sides[2 * k + side].sign;
             lucid_vec3 vel, dvel;
             side_velocity(s, k, side, j, 0, &vel, &dvel);
             for (int d = 0; d < 3; ++d)
@@ -530,7 +530,7 @@ void lucid_step_positions_column(lucid_step_positions *s, int j, double *dp, dou
     }
     for (int k = 0; k < s->ns; ++k) contact_geometry(s, k, j, dp, dsep);
     for (int k = s->ns; k < s->n; ++k) {
-        const lucid_world_contact *c = &w->contacts[k];
+        const lucid_world_contact *c = &w->d.contacts[k];
         dsep[k] =
             i >= 0 && c->limit_model == i ? lucid_world_limit_coefficient(w, c, (size_t)j) : 0.0;
     }

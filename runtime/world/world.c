@@ -23,7 +23,7 @@ lucid_status lucid_world_reserve(void **buf, size_t *cap, size_t n, size_t size)
 }
 
 const char *lucid_world_last_error(const lucid_world *w) {
-    return w ? w->error : "";
+    return w ? w->d.error : "";
 }
 
 lucid_status lucid_world_create(const lucid_world_options *o, lucid_world **out) {
@@ -35,8 +35,7 @@ lucid_status lucid_world_create(const lucid_world_options *o, lucid_world **out)
     lucid_world *w = calloc(1, sizeof *w);
     if (!w) return LUCID_ERR_NO_MEMORY;
     w->opt = *o;
-    w->broad = lucid_broad_phase_create();
-    if (!w->broad) {
+    if (lucid_world_data_init(&w->d) != LUCID_OK) {
         free(w);
         return LUCID_ERR_NO_MEMORY;
     }
@@ -46,43 +45,11 @@ lucid_status lucid_world_create(const lucid_world_options *o, lucid_world **out)
 
 void lucid_world_destroy(lucid_world *w) {
     if (!w) return;
-    lucid_broad_phase_destroy(w->broad);
-    lucid_contact_workspace_destroy(w->workspace);
-    lucid_world_sparse_destroy(w->sparse);
+    lucid_world_data_free(&w->d);
     lucid_world_models_destroy(w);
-    lucid_world_single_level_destroy(w->single_level);
     lucid_world_destroy(w->scratch);
     lucid_arena_free(&w->derivative_arena);
-    void *buffers[] = {w->bodies,
-                       w->parts,
-                       w->part_contact,
-                       w->aabb_lo,
-                       w->aabb_hi,
-                       w->is_static,
-                       w->sweep,
-                       w->v_free,
-                       w->v_start,
-                       w->w_start,
-                       w->w_free,
-                       w->contacts,
-                       w->sides,
-                       w->cache,
-                       w->cache_next,
-                       w->parent,
-                       w->label,
-                       w->contact_island,
-                       w->island_start,
-                       w->island_contacts,
-                       w->island_info,
-                       w->G,
-                       w->g,
-                       w->mu,
-                       w->R,
-                       w->lambda,
-                       w->dual,
-                       w->spare,
-                       w->sigma};
-    for (size_t k = 0; k < sizeof buffers / sizeof buffers[0]; ++k) free(buffers[k]);
+    free(w->bodies), free(w->parts), free(w->part_contact);
     free(w);
 }
 
@@ -191,30 +158,31 @@ lucid_world_energy lucid_world_energy_of(const lucid_world *w) {
 }
 
 int lucid_world_contact_count(const lucid_world *w) {
-    return w->num_contacts;
+    return w->d.num_contacts;
 }
 const lucid_world_contact *lucid_world_contacts(const lucid_world *w) {
-    return w->contacts;
+    return w->d.contacts;
 }
 lucid_world_stats lucid_world_last_stats(const lucid_world *w) {
-    return w->stats;
+    return w->d.stats;
 }
 const lucid_world_island_info *lucid_world_islands(const lucid_world *w, int *count) {
-    *count = w->num_island_info;
-    return w->num_island_info > 0 ? w->island_info : NULL;
+    *count = w->d.num_island_info;
+    return w->d.num_island_info > 0 ? w->d.island_info : NULL;
 }
 lucid_world_island_info *lucid_world_current_island(lucid_world *w) {
-    return w->num_island_info > 0 ? &w->island_info[w->num_island_info - 1] : NULL;
+    return w->d.num_island_info > 0 ? &w->d.island_info[w->d.num_island_info - 1] : NULL;
 }
 
 void lucid_world_last_problem(const lucid_world *w, lucid_contact_problem *p,
                               const int **contacts) {
-    int k = w->num_islands - 1;
-    int n = w->num_contacts > 0 && k >= 0 && !w->last_sparse
-                ? w->island_start[k + 1] - w->island_start[k]
+    int k = w->d.num_islands - 1;
+    int n = w->d.num_contacts > 0 && k >= 0 && !w->d.last_sparse
+                ? w->d.island_start[k + 1] - w->d.island_start[k]
                 : 0;
-    int dim = n > 0 && (w->last_dim == 4 || w->last_dim == 6) ? w->last_dim : 3;
+    int dim = n > 0 && (w->d.last_dim == 4 || w->d.last_dim == 6) ? w->d.last_dim : 3;
     *p = (lucid_contact_problem){
-        n, w->G, w->g, w->mu, n > 0 ? lucid_world_problem_R(w->R, (long)dim * n) : NULL, dim};
-    if (contacts) *contacts = n > 0 ? w->island_contacts + w->island_start[k] : NULL;
+        n,  w->d.G, w->d.g, w->d.mu, n > 0 ? lucid_world_problem_R(w->d.R, (long)dim * n) : NULL,
+        dim};
+    if (contacts) *contacts = n > 0 ? w->d.island_contacts + w->d.island_start[k] : NULL;
 }

@@ -78,14 +78,9 @@ static double part_size(const lucid_shape *s) {
 lucid_status lucid_world_push_body(lucid_world *w, const lucid_body_part *parts,
                                    const lucid_part_contact *contact, int n, int *index) {
     if (w->num_bodies == INT_MAX || n > INT_MAX - w->num_parts) return LUCID_ERR_NO_MEMORY;
-    lucid_status s = lucid_world_reserve((void **)&w->bodies, &w->body_cap,
-                                         (size_t)w->num_bodies + 1, sizeof *w->bodies);
-    if (s == LUCID_OK)
-        s = lucid_world_reserve((void **)&w->parts, &w->part_cap, (size_t)w->num_parts + (size_t)n,
-                                sizeof *w->parts);
-    if (s == LUCID_OK)
-        s = lucid_world_reserve((void **)&w->part_contact, &w->part_contact_cap,
-                                (size_t)w->num_parts + (size_t)n, sizeof *w->part_contact);
+    lucid_status s = LUCID_RESERVE(w, bodies, (size_t)w->num_bodies + 1);
+    if (s == LUCID_OK) s = LUCID_RESERVE(w, parts, (size_t)w->num_parts + (size_t)n);
+    if (s == LUCID_OK) s = LUCID_RESERVE(w, part_contact, (size_t)w->num_parts + (size_t)n);
     if (s != LUCID_OK) return s;
     lucid_body *b = &w->bodies[w->num_bodies];
     memset(b, 0, sizeof *b);

@@ -10,12 +10,9 @@ lucid_status lucid_world_clone(const lucid_world *w, lucid_world **out) {
     lucid_status s = lucid_world_create(&w->opt, &c);
     if (s != LUCID_OK) return s;
     size_t nb = (size_t)w->num_bodies, np = (size_t)w->num_parts;
-    s = lucid_world_reserve((void **)&c->bodies, &c->body_cap, nb, sizeof *c->bodies);
-    if (s == LUCID_OK)
-        s = lucid_world_reserve((void **)&c->parts, &c->part_cap, np, sizeof *c->parts);
-    if (s == LUCID_OK)
-        s = lucid_world_reserve((void **)&c->part_contact, &c->part_contact_cap, np,
-                                sizeof *c->part_contact);
+    s = LUCID_RESERVE(c, bodies, nb);
+    if (s == LUCID_OK) s = LUCID_RESERVE(c, parts, np);
+    if (s == LUCID_OK) s = LUCID_RESERVE(c, part_contact, np);
     if (s != LUCID_OK) {
         lucid_world_destroy(c);
         return s;
@@ -45,9 +42,7 @@ static int sync_copy(lucid_world *copy, const lucid_world *w) {
     if (w->num_parts)
         memcpy(copy->part_contact, w->part_contact, (size_t)w->num_parts * sizeof *w->part_contact);
     /* no warm-start memory, as lucid_world_set_state leaves a world */
-    copy->num_cache = 0;
-    copy->num_contacts = 0;
-    lucid_world_single_level_forget(copy->single_level);
+    lucid_world_data_forget(&copy->d);
     return 1;
 }
 

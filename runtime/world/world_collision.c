@@ -34,11 +34,9 @@ static void part_box(const lucid_body *b, const lucid_body_part *p, double pad, 
 
 static lucid_status body_boxes(lucid_world *w, const double *extra) {
     size_t n = (size_t)w->num_bodies;
-    lucid_status s = lucid_world_reserve((void **)&w->aabb_lo, &w->lo_cap, n, sizeof *w->aabb_lo);
-    if (s == LUCID_OK)
-        s = lucid_world_reserve((void **)&w->aabb_hi, &w->hi_cap, n, sizeof *w->aabb_hi);
-    if (s == LUCID_OK)
-        s = lucid_world_reserve((void **)&w->is_static, &w->static_cap, n, sizeof *w->is_static);
+    lucid_status s = LUCID_RESERVE(w, d.aabb_lo, n);
+    if (s == LUCID_OK) s = LUCID_RESERVE(w, d.aabb_hi, n);
+    if (s == LUCID_OK) s = LUCID_RESERVE(w, d.is_static, n);
     if (s != LUCID_OK) return s;
     double pad = 0.5 * w->opt.margin;
     for (int i = 0; i < w->num_bodies; ++i) {
@@ -52,8 +50,8 @@ static lucid_status body_boxes(lucid_world *w, const double *extra) {
             lo = lucid_vec3_make(fmin(lo.x, plo.x), fmin(lo.y, plo.y), fmin(lo.z, plo.z));
             hi = lucid_vec3_make(fmax(hi.x, phi.x), fmax(hi.y, phi.y), fmax(hi.z, phi.z));
         }
-        w->aabb_lo[i] = lo, w->aabb_hi[i] = hi;
-        w->is_static[i] = (unsigned char)b->is_static;
+        w->d.aabb_lo[i] = lo, w->d.aabb_hi[i] = hi;
+        w->d.is_static[i] = (unsigned char)b->is_static;
     }
     return LUCID_OK;
 }
@@ -70,11 +68,10 @@ lucid_mat3 lucid_world_contact_frame(lucid_vec3 n) {
 }
 
 lucid_status lucid_world_push_contact(lucid_world *w, const lucid_world_contact *c) {
-    if (w->num_contacts == INT_MAX) return LUCID_ERR_NO_MEMORY;
-    lucid_status s = lucid_world_reserve((void **)&w->contacts, &w->contact_cap,
-                                         (size_t)w->num_contacts + 1, sizeof *w->contacts);
+    if (w->d.num_contacts == INT_MAX) return LUCID_ERR_NO_MEMORY;
+    lucid_status s = LUCID_RESERVE(w, d.contacts, (size_t)w->d.num_contacts + 1);
     if (s != LUCID_OK) return s;
-    w->contacts[w->num_contacts++] = *c;
+    w->d.contacts[w->d.num_contacts++] = *c;
     return LUCID_OK;
 }
 
@@ -287,8 +284,8 @@ typedef struct {
 static pair_body pair_body_of(const lucid_world *w, int i) {
     const lucid_body *b = &w->bodies[i];
     pair_body r = {.body = b, .com = lucid_body_com_world(b)};
-    r.moves = !(b->is_static || b->model >= 0 || (size_t)i >= w->v_cap);
-    if (r.moves) r.free.v = w->v_free[i], r.free.w = w->w_free[i];
+    r.moves = !(b->is_static || b->model >= 0 || (size_t)i >= w->d.v_free_cap);
+    if (r.moves) r.free.v = w->d.v_free[i], r.free.w = w->d.w_free[i];
     return r;
 }
 
@@ -550,9 +547,10 @@ double lucid_world_pair_rolling(const lucid_world *w, int a, int ia, int b, int 
 }
 
 double lucid_world_pair_margin(const lucid_world *w, int a, int b, double include_margin) {
-    int swept = w->sweep && w->sweep_cap >= (size_t)w->num_bodies;
+    int swept = w->d.sweep && w->d.sweep_cap >= (size_t)w->num_bodies;
     /* a negative include margin (gap > margin) keeps the world's: contacts act deeper only */
-    return w->opt.margin + fmax(include_margin, 0.0) + (swept ? w->sweep[a] + w->sweep[b] : 0.0);
+    return w->opt.margin + fmax(include_margin, 0.0) +
+           (swept ? w->d.sweep[a] + w->d.sweep[b] : 0.0);
 }
 
 /* Contact points of a height field pair kept before the final reduction: MuJoCo's cap per
@@ -818,15 +816,15 @@ static lucid_status collide_parts(lucid_world *w, int a, int ia, int b, int ib, 
     double margin = lucid_world_pair_margin(w, a, b, include_margin);
     double pad = 0.5 * w->opt.margin;
     lucid_vec3 alo, ahi, blo, bhi;
-    part_box(ba, pa, pad + w->part_contact[ba->part_begin + ia].reach + w->sweep[a], &alo, &ahi);
-    part_box(bb, pb, pad + w->part_contact[bb->part_begin + ib].reach + w->sweep[b], &blo, &bhi);
+    part_box(ba, pa, pad + w->part_contact[ba->part_begin + ia].reach + w->d.sweep[a], &alo, &ahi);
+    part_box(bb, pb, pad + w->part_contact[bb->part_begin + ib].reach + w->d.sweep[b], &blo, &bhi);
     if ((ba->num_parts > 1 || bb->num_parts > 1) && !boxes_overlap(alo, ahi, blo, bhi))
         return LUCID_OK;
     lucid_se3 Ta = part_pose(ba, pa), Tb = part_pose(bb, pb);
     lucid_contact_patch_result patch;
     lucid_vec3 normals[LUCID_PATCH_MAX_POINTS];
     int found;
-    ++w->stats.narrow_tests;
+    ++w->d.stats.narrow_tests;
     /* corners on a face between free and static bodies only: on a robot's links (the Allegro
      * hand's grasp) the extra contacts of the cube's corners over the finger faces left ADMM
      * at an NCP residual of 4e-3 instead of 3e-5 (tests/lua/test_world_model.lua) */
@@ -883,7 +881,8 @@ static lucid_status collide_parts(lucid_world *w, int a, int ia, int b, int ib, 
 lucid_status lucid_world_broad_phase(lucid_world *w, const double *extra) {
     lucid_status s = body_boxes(w, extra);
     if (s == LUCID_OK)
-        s = lucid_broad_phase_update(w->broad, w->num_bodies, w->aabb_lo, w->aabb_hi, w->is_static);
+        s = lucid_broad_phase_update(w->d.broad, w->num_bodies, w->d.aabb_lo, w->d.aabb_hi,
+                                     w->d.is_static);
     return s;
 }
 
@@ -908,13 +907,14 @@ static void body_box(const lucid_world *w, const lucid_body *b, lucid_vec3 *lo, 
  * the step's free velocities. */
 static lucid_status sweeps(lucid_world *w) {
     size_t n = (size_t)w->num_bodies;
-    lucid_status s = lucid_world_reserve((void **)&w->sweep, &w->sweep_cap, n, sizeof *w->sweep);
+    lucid_status s = LUCID_RESERVE(w, d.sweep, n);
     if (s != LUCID_OK) return s;
     for (int i = 0; i < w->num_bodies; ++i) {
         const lucid_body *b = &w->bodies[i];
-        w->sweep[i] = 0.0;
+        w->d.sweep[i] = 0.0;
         int link = b->model >= 0 && b->link >= 0;
-        if (b->is_static || (b->model >= 0 && !link) || (!link && (size_t)i >= w->v_cap)) continue;
+        if (b->is_static || (b->model >= 0 && !link) || (!link && (size_t)i >= w->d.v_free_cap))
+            continue;
         lucid_vec3 lo, hi, v, om;
         body_box(w, b, &lo, &hi);
         double r = lucid_vec3_norm(lucid_vec3_sub(hi, lo));
@@ -923,24 +923,24 @@ static lucid_status sweeps(lucid_world *w) {
             lucid_world_models_link_velocity(w, i, centre, &v, &om);
             r *= 0.5;
         } else {
-            v = w->v_free[i], om = w->w_free[i];
+            v = w->d.v_free[i], om = w->d.w_free[i];
         }
         double d = w->opt.dt * (lucid_vec3_norm(v) + lucid_vec3_norm(om) * r);
         /* half the margin is covered already; slower bodies keep the plain margin */
         d -= 0.5 * w->opt.margin;
-        w->sweep[i] = isfinite(d) && d > 0.0 ? d : 0.0; /* none without a finite box */
+        w->d.sweep[i] = isfinite(d) && d > 0.0 ? d : 0.0; /* none without a finite box */
     }
     return LUCID_OK;
 }
 
 lucid_status lucid_world_collide(lucid_world *w) {
-    w->num_contacts = 0;
+    w->d.num_contacts = 0;
     lucid_status s = sweeps(w);
-    if (s == LUCID_OK) s = lucid_world_broad_phase(w, w->sweep);
+    if (s == LUCID_OK) s = lucid_world_broad_phase(w, w->d.sweep);
     if (s != LUCID_OK) return s;
-    int np = lucid_broad_phase_pair_count(w->broad);
-    const lucid_broad_pair *pairs = lucid_broad_phase_pairs(w->broad);
-    w->stats.candidate_pairs = np;
+    int np = lucid_broad_phase_pair_count(w->d.broad);
+    const lucid_broad_pair *pairs = lucid_broad_phase_pairs(w->d.broad);
+    w->d.stats.candidate_pairs = np;
     for (int k = 0; k < np; ++k) {
         int a = pairs[k].a, b = pairs[k].b;
         int dynamic = lucid_world_models_pair_allowed(w, a, b);

@@ -49,8 +49,8 @@ static void link_trees(lucid_world *w) {
             size_t first = wm->tree_dof[t];
             int node = lucid_model_dof_joint(wm->model)[first];
             int head = wm->first_body + lucid_model_joint_body(wm->model, (size_t)node);
-            int a = find_root(w->parent, body), r = find_root(w->parent, head);
-            if (a != r) w->parent[a < r ? r : a] = a < r ? a : r;
+            int a = find_root(w->d.parent, body), r = find_root(w->d.parent, head);
+            if (a != r) w->d.parent[a < r ? r : a] = a < r ? a : r;
         }
     }
 }
@@ -59,53 +59,48 @@ lucid_status lucid_world_build_islands(lucid_world *w, int m, lucid_world_island
                                        const void *ctx) {
     int n = w->num_bodies;
     size_t nz = (size_t)n, mz = (size_t)m;
-    lucid_status s = lucid_world_reserve((void **)&w->parent, &w->parent_cap, nz, sizeof(int));
-    if (s == LUCID_OK) s = lucid_world_reserve((void **)&w->label, &w->label_cap, nz, sizeof(int));
-    if (s == LUCID_OK)
-        s = lucid_world_reserve((void **)&w->contact_island, &w->contact_island_cap, mz,
-                                sizeof(int));
-    if (s == LUCID_OK)
-        s = lucid_world_reserve((void **)&w->island_contacts, &w->island_contact_cap, mz,
-                                sizeof(int));
-    if (s == LUCID_OK)
-        s = lucid_world_reserve((void **)&w->island_start, &w->island_start_cap, mz + 1,
-                                sizeof(int));
+    lucid_status s = LUCID_RESERVE(w, d.parent, nz);
+    if (s == LUCID_OK) s = LUCID_RESERVE(w, d.label, nz);
+    if (s == LUCID_OK) s = LUCID_RESERVE(w, d.contact_island, mz);
+    if (s == LUCID_OK) s = LUCID_RESERVE(w, d.island_contacts, mz);
+    if (s == LUCID_OK) s = LUCID_RESERVE(w, d.island_start, mz + 1);
     if (s != LUCID_OK) return s;
-    for (int i = 0; i < n; ++i) w->parent[i] = i, w->label[i] = -1;
+    for (int i = 0; i < n; ++i) w->d.parent[i] = i, w->d.label[i] = -1;
     link_trees(w);
     for (int k = 0; k < m; ++k) {
         int b1, b2;
         item(ctx, k, &b1, &b2);
         if (fixed(w, b1) || fixed(w, b2)) continue;
-        int a = find_root(w->parent, b1), b = find_root(w->parent, b2);
-        if (a != b) w->parent[a < b ? b : a] = a < b ? a : b;
+        int a = find_root(w->d.parent, b1), b = find_root(w->d.parent, b2);
+        if (a != b) w->d.parent[a < b ? b : a] = a < b ? a : b;
     }
     int count = 0;
     for (int k = 0; k < m; ++k) {
         int b1, b2;
         item(ctx, k, &b1, &b2);
-        int r = find_root(w->parent, dynamic_body(w, b1, b2));
-        if (w->label[r] < 0) w->label[r] = count++;
-        w->contact_island[k] = w->label[r];
+        int r = find_root(w->d.parent, dynamic_body(w, b1, b2));
+        if (w->d.label[r] < 0) w->d.label[r] = count++;
+        w->d.contact_island[k] = w->d.label[r];
     }
-    memset(w->island_start, 0, sizeof(int) * (size_t)(count + 1));
-    for (int k = 0; k < m; ++k) ++w->island_start[w->contact_island[k] + 1];
-    for (int i = 0; i < count; ++i) w->island_start[i + 1] += w->island_start[i];
-    for (int k = 0; k < m; ++k) w->island_contacts[w->island_start[w->contact_island[k]]++] = k;
-    for (int i = count; i > 0; --i) w->island_start[i] = w->island_start[i - 1];
-    w->island_start[0] = 0;
-    w->num_islands = count;
+    memset(w->d.island_start, 0, sizeof(int) * (size_t)(count + 1));
+    for (int k = 0; k < m; ++k) ++w->d.island_start[w->d.contact_island[k] + 1];
+    for (int i = 0; i < count; ++i) w->d.island_start[i + 1] += w->d.island_start[i];
+    for (int k = 0; k < m; ++k)
+        w->d.island_contacts[w->d.island_start[w->d.contact_island[k]]++] = k;
+    for (int i = count; i > 0; --i) w->d.island_start[i] = w->d.island_start[i - 1];
+    w->d.island_start[0] = 0;
+    w->d.num_islands = count;
     return LUCID_OK;
 }
 
 static void contact_bodies(const void *ctx, int k, int *body1, int *body2) {
-    const lucid_world_contact *c = &((const lucid_world *)ctx)->contacts[k];
+    const lucid_world_contact *c = &((const lucid_world *)ctx)->d.contacts[k];
     *body1 = c->body1, *body2 = c->body2;
 }
 
 /* Groups the contacts by island (counting sort, contacts keep their order within one). */
 static lucid_status build_islands(lucid_world *w) {
-    return lucid_world_build_islands(w, w->num_contacts, contact_bodies, w);
+    return lucid_world_build_islands(w, w->d.num_contacts, contact_bodies, w);
 }
 
 /* ---- Jacobian and Delassus -------------------------------------------------------------- */
@@ -146,20 +141,19 @@ static void fill_side(lucid_world *w, int body, double sign, const lucid_world_c
 }
 
 static lucid_status fill_sides(lucid_world *w) {
-    lucid_status s = lucid_world_reserve((void **)&w->sides, &w->side_cap,
-                                         2 * (size_t)w->num_contacts, sizeof *w->sides);
+    lucid_status s = LUCID_RESERVE(w, d.sides, 2 * (size_t)w->d.num_contacts);
     if (s == LUCID_OK) s = lucid_world_models_reserve_rows(w);
     if (s != LUCID_OK) return s;
-    for (int k = 0; k < w->num_contacts; ++k) {
-        const lucid_world_contact *c = &w->contacts[k];
+    for (int k = 0; k < w->d.num_contacts; ++k) {
+        const lucid_world_contact *c = &w->d.contacts[k];
         if (lucid_world_contact_on_dof(c)) { /* one side: the link, with the sign in its row */
-            memset(&w->sides[2 * k], 0, sizeof w->sides[2 * k]);
-            w->sides[2 * k].body = w->sides[2 * k].model = w->sides[2 * k].tree = -1;
-            fill_side(w, c->body2, +1.0, c, &w->sides[2 * k + 1]);
+            memset(&w->d.sides[2 * k], 0, sizeof w->d.sides[2 * k]);
+            w->d.sides[2 * k].body = w->d.sides[2 * k].model = w->d.sides[2 * k].tree = -1;
+            fill_side(w, c->body2, +1.0, c, &w->d.sides[2 * k + 1]);
             continue;
         }
-        fill_side(w, c->body1, -1.0, c, &w->sides[2 * k]);
-        fill_side(w, c->body2, +1.0, c, &w->sides[2 * k + 1]);
+        fill_side(w, c->body1, -1.0, c, &w->d.sides[2 * k]);
+        fill_side(w, c->body2, +1.0, c, &w->d.sides[2 * k + 1]);
     }
     return LUCID_OK;
 }
@@ -237,13 +231,13 @@ static void assemble_delassus_dim(lucid_world *w, const int *list, int m, int di
     memset(G, 0, sizeof(double) * (size_t)ld * (size_t)ld);
     for (int i = 0; i < m; ++i)
         for (int j = dim > 3 ? 0 : i; j < m; ++j) {
-            const lucid_contact_side *a = &w->sides[2 * list[i]], *b = &w->sides[2 * list[j]];
+            const lucid_contact_side *a = &w->d.sides[2 * list[i]], *b = &w->d.sides[2 * list[j]];
             int mirror = dim == 3 && j > i;
             for (int p = 0; p < 2; ++p)
                 for (int q = 0; q < 2; ++q) {
                     if (a[p].body >= 0 && a[p].body == b[q].body) {
-                        add_block(w, &w->contacts[list[i]], &a[p], &w->contacts[list[j]], &b[q], G,
-                                  ld, dim * i, dim * j, mirror);
+                        add_block(w, &w->d.contacts[list[i]], &a[p], &w->d.contacts[list[j]], &b[q],
+                                  G, ld, dim * i, dim * j, mirror);
                         if (dim > 3) add_spin_block(&a[p], &b[q], G, ld, dim * i, dim * j);
                         if (dim == 6) add_roll_block(&a[p], &b[q], G, ld, dim * i, dim * j);
                     }
@@ -263,18 +257,18 @@ static void assemble_delassus_dim(lucid_world *w, const int *list, int m, int di
     /* a joint limit has no tangential rows: unit decoupled ones keep G + R regular, and its
      * zero friction holds their forces at zero */
     for (int i = 0; i < m; ++i)
-        if (w->contacts[list[i]].limit_sign != 0)
+        if (w->d.contacts[list[i]].limit_sign != 0)
             for (int k = 0; k < 2; ++k) G[(dim * i + k) * ((size_t)ld + 1)] = 1.0;
     /* a friction row's virtual normal row: decoupled, with its dof row's diagonal d (so the
      * island's scaling reads it in the units of the problem) */
     for (int i = 0; i < m; ++i)
-        if (w->contacts[list[i]].frictionloss > 0.0)
+        if (w->d.contacts[list[i]].frictionloss > 0.0)
             G[(dim * i + 2) * ((size_t)ld + 1)] = G[dim * i * ((size_t)ld + 1)];
     /* a contact without torsional friction in a dim 4 island: a decoupled spin row with its
      * normal row's diagonal (in the units of its other rows: the spectrum of G, which ADMM's
      * penalty follows, keeps its range) */
     for (int i = 0; dim > 3 && i < m; ++i) {
-        const lucid_world_contact *c = &w->contacts[list[i]];
+        const lucid_world_contact *c = &w->d.contacts[list[i]];
         size_t D = (size_t)ld + 1, n = (size_t)dim * (size_t)i + 2;
         if (!(lucid_world_contact_spin(c) > 0.0)) G[(n + 1) * D] = G[n * D];
         if (dim == 6 && !(lucid_world_contact_roll(c) > 0.0))
@@ -292,20 +286,20 @@ static void assemble_delassus(lucid_world *w, const int *list, int m, double *G)
  * friction 1 the t1 force is then |lambda_t1| <= f, opposing the dof's velocity (MDP). */
 static void friction_row_normal(lucid_world *w, int m, int dim, int i, lucid_world_contact *c) {
     size_t n = (size_t)dim * (size_t)i + 2, ld = (size_t)dim * (size_t)m;
-    c->row_diagonal = w->G[n * (ld + 1)];
-    w->g[n] = -c->row_diagonal * c->frictionloss;
-    w->R[n] = 0.0;
+    c->row_diagonal = w->d.G[n * (ld + 1)];
+    w->d.g[n] = -c->row_diagonal * c->frictionloss;
+    w->d.R[n] = 0.0;
 }
 
 /* Velocity of contact k's frame directions from the given body velocities. */
 static lucid_vec3 contact_velocity(const lucid_world *w, int k, const lucid_vec3 *v,
                                    const lucid_vec3 *om) {
-    const lucid_world_contact *c = &w->contacts[k];
+    const lucid_world_contact *c = &w->d.contacts[k];
     double out[3] = {0, 0, 0};
     for (int p = 0; p < 2; ++p) {
-        const lucid_contact_side *s = &w->sides[2 * k + p];
+        const lucid_contact_side *s = &w->d.sides[2 * k + p];
         if (s->model >= 0) { /* the model's velocity that goes with v: free or at the start */
-            lucid_vec3 u = lucid_world_models_side_velocity(w, s, v == w->v_free);
+            lucid_vec3 u = lucid_world_models_side_velocity(w, s, v == w->d.v_free);
             out[0] += u.x, out[1] += u.y, out[2] += u.z;
             continue;
         }
@@ -322,10 +316,10 @@ static lucid_vec3 contact_velocity(const lucid_world *w, int k, const lucid_vec3
 static double spin_velocity(const lucid_world *w, int k, const lucid_vec3 *om) {
     double out = 0.0;
     for (int p = 0; p < 2; ++p) {
-        const lucid_contact_side *s = &w->sides[2 * k + p];
+        const lucid_contact_side *s = &w->d.sides[2 * k + p];
         if (!s->spin) continue;
         if (s->model >= 0)
-            out += lucid_world_models_side_spin_velocity(w, s, om == w->w_free);
+            out += lucid_world_models_side_spin_velocity(w, s, om == w->d.w_free);
         else if (s->body >= 0)
             out += s->sign * lucid_vec3_dot(s->spin_ang, om[s->body]);
     }
@@ -337,10 +331,10 @@ static double spin_velocity(const lucid_world *w, int k, const lucid_vec3 *om) {
 static double roll_velocity(const lucid_world *w, int k, int r, const lucid_vec3 *om) {
     double out = 0.0;
     for (int p = 0; p < 2; ++p) {
-        const lucid_contact_side *s = &w->sides[2 * k + p];
+        const lucid_contact_side *s = &w->d.sides[2 * k + p];
         if (!s->roll) continue;
         if (s->model >= 0)
-            out += lucid_world_models_side_row_velocity(w, s, r, om == w->w_free);
+            out += lucid_world_models_side_row_velocity(w, s, r, om == w->d.w_free);
         else if (s->body >= 0)
             out += s->sign * lucid_vec3_dot(s->roll_ang[r - 4], om[s->body]);
     }
@@ -429,35 +423,31 @@ double lucid_world_reference_velocity_branch(const lucid_world *w, const lucid_w
  * int range (4 x 2048 rows) and the memory at ~2 GB (3.5 GB with torsional friction). */
 static lucid_status reserve_problem(lucid_world *w, int m, int dim) {
     if (m > LUCID_WORLD_MAX_ISLAND_CONTACTS) {
-        snprintf(w->error, sizeof w->error,
+        snprintf(w->d.error, sizeof w->d.error,
                  "an island of %d contacts exceeds the %d contacts the dense contact solver takes",
                  m, LUCID_WORLD_MAX_ISLAND_CONTACTS);
         return LUCID_ERR_NO_MEMORY;
     }
     size_t n3 = (size_t)dim * (size_t)m;
-    lucid_status s = lucid_world_reserve((void **)&w->G, &w->G_cap, n3 * n3, sizeof(double));
-    if (s == LUCID_OK) s = lucid_world_reserve((void **)&w->g, &w->g_cap, n3, sizeof(double));
-    if (s == LUCID_OK)
-        s = lucid_world_reserve((void **)&w->mu, &w->mu_cap, (size_t)m, sizeof(double));
-    if (s == LUCID_OK) s = lucid_world_reserve((void **)&w->R, &w->R_cap, n3, sizeof(double));
-    if (s == LUCID_OK)
-        s = lucid_world_reserve((void **)&w->lambda, &w->lambda_cap, n3, sizeof(double));
-    if (s == LUCID_OK) s = lucid_world_reserve((void **)&w->dual, &w->dual_cap, n3, sizeof(double));
-    if (s == LUCID_OK)
-        s = lucid_world_reserve((void **)&w->spare, &w->spare_cap, 5 * n3, sizeof(double));
-    if (s == LUCID_OK)
-        s = lucid_world_reserve((void **)&w->sigma, &w->sigma_cap, n3, sizeof(double));
+    lucid_status s = LUCID_RESERVE(w, d.G, n3 * n3);
+    if (s == LUCID_OK) s = LUCID_RESERVE(w, d.g, n3);
+    if (s == LUCID_OK) s = LUCID_RESERVE(w, d.mu, (size_t)m);
+    if (s == LUCID_OK) s = LUCID_RESERVE(w, d.R, n3);
+    if (s == LUCID_OK) s = LUCID_RESERVE(w, d.lambda, n3);
+    if (s == LUCID_OK) s = LUCID_RESERVE(w, d.dual, n3);
+    if (s == LUCID_OK) s = LUCID_RESERVE(w, d.spare, 5 * n3);
+    if (s == LUCID_OK) s = LUCID_RESERVE(w, d.sigma, n3);
     if (s != LUCID_OK) return s;
     return lucid_world_reserve_workspace(w, (dim * m + 2) / 3); /* its capacity: 3 rows each */
 }
 
 lucid_status lucid_world_reserve_workspace(lucid_world *w, int m) {
-    if (!w->workspace || lucid_contact_workspace_capacity(w->workspace) < m) {
-        int cap = w->workspace ? 2 * lucid_contact_workspace_capacity(w->workspace) : 16;
+    if (!w->d.workspace || lucid_contact_workspace_capacity(w->d.workspace) < m) {
+        int cap = w->d.workspace ? 2 * lucid_contact_workspace_capacity(w->d.workspace) : 16;
         while (cap < m) cap *= 2;
-        lucid_contact_workspace_destroy(w->workspace);
-        w->workspace = lucid_contact_workspace_create(cap);
-        if (!w->workspace) return LUCID_ERR_NO_MEMORY;
+        lucid_contact_workspace_destroy(w->d.workspace);
+        w->d.workspace = lucid_contact_workspace_create(cap);
+        if (!w->d.workspace) return LUCID_ERR_NO_MEMORY;
     }
     return LUCID_OK;
 }
@@ -468,15 +458,15 @@ typedef struct dense_island {
     lucid_world *w;
     const lucid_contact_problem *p;
     const double *solved_sigma; /* the last solve's velocity of its answer, until judged */
-    double *judged; /* the lambda whose velocity the last judge left in w->sigma (all rows) */
+    double *judged; /* the lambda whose velocity the last judge left in w->d.sigma (all rows) */
     int has_judged;
 } dense_island;
 
 static lucid_status dense_solve(void *ctx, const lucid_contact_options *o, double *dual,
                                 lucid_contact_result *res) {
     dense_island *d = ctx;
-    lucid_status s = lucid_contact_solve(d->p, o, d->w->workspace, d->w->lambda, dual, res);
-    d->solved_sigma = s == LUCID_OK ? lucid_contact_workspace_velocity(d->w->workspace) : NULL;
+    lucid_status s = lucid_contact_solve(d->p, o, d->w->d.workspace, d->w->d.lambda, dual, res);
+    d->solved_sigma = s == LUCID_OK ? lucid_contact_workspace_velocity(d->w->d.workspace) : NULL;
     return s;
 }
 
@@ -491,19 +481,19 @@ static int all_zero(const double *x, size_t count) {
 static int dense_judge(void *ctx, lucid_contact_result *res) {
     dense_island *d = ctx;
     size_t n3 = (size_t)lucid_contact_rows(d->p);
-    if (d->solved_sigma && !all_zero(d->w->lambda, n3))
-        memcpy(d->w->sigma, d->solved_sigma, sizeof(double) * n3);
+    if (d->solved_sigma && !all_zero(d->w->d.lambda, n3))
+        memcpy(d->w->d.sigma, d->solved_sigma, sizeof(double) * n3);
     else
-        lucid_contact_velocity(d->p, d->w->lambda, d->w->sigma);
+        lucid_contact_velocity(d->p, d->w->d.lambda, d->w->d.sigma);
     d->solved_sigma = NULL;
-    memcpy(d->judged, d->w->lambda, sizeof(double) * n3);
+    memcpy(d->judged, d->w->d.lambda, sizeof(double) * n3);
     d->has_judged = 1;
-    return lucid_world_judge(d->p, d->w->opt.contact.model, d->w->lambda, d->w->sigma, res);
+    return lucid_world_judge(d->p, d->w->opt.contact.model, d->w->d.lambda, d->w->d.sigma, res);
 }
 
 static double dense_round_off(void *ctx) {
     dense_island *d = ctx;
-    return lucid_contact_round_off(d->p, d->w->lambda);
+    return lucid_contact_round_off(d->p, d->w->d.lambda);
 }
 
 static double dense_mean_diagonal(void *ctx) {
@@ -520,10 +510,10 @@ static double dense_mean_diagonal(void *ctx) {
 static void rescale(lucid_world *w, size_t n3, double f, double v) {
     if (f == 1.0 && v == 1.0) return;
     double fv = f / v;
-    for (size_t k = 0; k < n3 * n3; ++k) w->G[k] *= fv;
+    for (size_t k = 0; k < n3 * n3; ++k) w->d.G[k] *= fv;
     for (size_t k = 0; k < n3; ++k) {
-        w->g[k] /= v, w->R[k] *= fv, w->dual[k] /= v;
-        w->lambda[k] /= f;
+        w->d.g[k] /= v, w->d.R[k] *= fv, w->d.dual[k] /= v;
+        w->d.lambda[k] /= f;
     }
 }
 
@@ -550,7 +540,7 @@ static void side_name(const lucid_world *w, const lucid_world_contact *c, int p,
 int lucid_world_island_dim(const lucid_world *w, const int *list, int m) {
     int dim = 3;
     for (int i = 0; i < m; ++i) {
-        const lucid_world_contact *c = &w->contacts[list[i]];
+        const lucid_world_contact *c = &w->d.contacts[list[i]];
         if (c->rolling > 0.0) return 6;
         if (c->torsion > 0.0) dim = 4;
     }
@@ -562,13 +552,13 @@ int lucid_world_island_dim(const lucid_world *w, const int *list, int m) {
  * rather than solved without them. */
 static lucid_status check_torsion(lucid_world *w, const int *list, int m) {
     for (int i = 0; i < m; ++i) {
-        const lucid_world_contact *c = &w->contacts[list[i]];
+        const lucid_world_contact *c = &w->d.contacts[list[i]];
         if (!(c->torsion > 0.0) && !(c->rolling > 0.0)) continue;
         char a[48], b[48];
         side_name(w, c, 0, a, sizeof a);
         side_name(w, c, 1, b, sizeof b);
         if (!(c->friction > 0.0)) {
-            snprintf(w->error, sizeof w->error,
+            snprintf(w->d.error, sizeof w->d.error,
                      "contact of %.40s and %.40s: %s needs sliding friction > 0", a, b,
                      c->rolling > 0.0 ? "rolling friction" : "torsional friction");
             return LUCID_ERR_ARGUMENT;
@@ -586,50 +576,51 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
     if (s != LUCID_OK) return s;
     const double dt = w->opt.dt;
     size_t rows = (size_t)dim * (size_t)m;
-    assemble_delassus_dim(w, list, m, dim, w->G);
+    assemble_delassus_dim(w, list, m, dim, w->d.G);
     for (int i = 0; i < m; ++i) {
-        lucid_world_contact *c = &w->contacts[list[i]];
-        lucid_vec3 vf = contact_velocity(w, list[i], w->v_free, w->w_free);
+        lucid_world_contact *c = &w->d.contacts[list[i]];
+        lucid_vec3 vf = contact_velocity(w, list[i], w->d.v_free, w->d.w_free);
         double before = contact_velocity(w, list[i], v0, w0).z;
         vf.z -= reference_normal_velocity(w, c, before);
-        lucid_vec3_store(lucid_vec3_scale(vf, 1.0 / dt), w->g + dim * i);
-        w->mu[i] = c->friction;
-        w->R[dim * i] = w->R[dim * i + 1] = 0.0;
-        w->R[dim * i + 2] = w->opt.compliance;
+        lucid_vec3_store(lucid_vec3_scale(vf, 1.0 / dt), w->d.g + dim * i);
+        w->d.mu[i] = c->friction;
+        w->d.R[dim * i] = w->d.R[dim * i + 1] = 0.0;
+        w->d.R[dim * i + 2] = w->opt.compliance;
         if (c->frictionloss > 0.0) friction_row_normal(w, m, dim, i, c);
-        memcpy(w->lambda + dim * i, c->force, sizeof c->force);
-        memcpy(w->dual + dim * i, c->dual, sizeof c->dual);
+        memcpy(w->d.lambda + dim * i, c->force, sizeof c->force);
+        memcpy(w->d.dual + dim * i, c->dual, sizeof c->dual);
         if (dim > 3) { /* the spin row: its free velocity, force lambda_s = torque / a */
             double a = lucid_world_contact_spin(c);
             size_t k = (size_t)dim * (size_t)i + 3;
-            w->g[k] = spin_velocity(w, list[i], w->w_free) / dt;
-            w->R[k] = 0.0;
-            w->lambda[k] = a > 0.0 ? c->torsion_force / a : 0.0;
-            w->dual[k] = a > 0.0 ? c->torsion_dual : 0.0;
+            w->d.g[k] = spin_velocity(w, list[i], w->d.w_free) / dt;
+            w->d.R[k] = 0.0;
+            w->d.lambda[k] = a > 0.0 ? c->torsion_force / a : 0.0;
+            w->d.dual[k] = a > 0.0 ? c->torsion_dual : 0.0;
         }
         for (int r = 4; r < dim; ++r) { /* the rolling rows: lambda_r = torque / b */
             double b = lucid_world_contact_roll(c);
             size_t k = 6 * (size_t)i + (size_t)r;
-            w->g[k] = roll_velocity(w, list[i], r, w->w_free) / dt;
-            w->R[k] = 0.0;
-            w->lambda[k] = b > 0.0 ? c->rolling_force[r - 4] / b : 0.0;
-            w->dual[k] = b > 0.0 ? c->rolling_dual[r - 4] : 0.0;
+            w->d.g[k] = roll_velocity(w, list[i], r, w->d.w_free) / dt;
+            w->d.R[k] = 0.0;
+            w->d.lambda[k] = b > 0.0 ? c->rolling_force[r - 4] / b : 0.0;
+            w->d.dual[k] = b > 0.0 ? c->rolling_dual[r - 4] : 0.0;
         }
     }
-    lucid_contact_dense_null_rows_dim(m, dim, w->G, w->R, w->mu);
-    lucid_contact_problem p = {m, w->G, w->g, w->mu, lucid_world_problem_R(w->R, (long)rows), dim};
-    w->last_dim = dim;
+    lucid_contact_dense_null_rows_dim(m, dim, w->d.G, w->d.R, w->d.mu);
+    lucid_contact_problem p = {
+        m, w->d.G, w->d.g, w->d.mu, lucid_world_problem_R(w->d.R, (long)rows), dim};
+    w->d.last_dim = dim;
     lucid_contact_result res;
     double force_scale, velocity_scale, diag = 0.0;
     for (int i = 0; i < m; ++i) diag = fmax(diag, lucid_contact_diag(&p, dim * i + 2));
-    lucid_world_island_scales(w->g, rows, diag, &force_scale, &velocity_scale);
+    lucid_world_island_scales(w->d.g, rows, diag, &force_scale, &velocity_scale);
     rescale(w, rows, force_scale, velocity_scale);
-    dense_island d = {w, &p, NULL, w->spare + 4 * (size_t)rows, 0};
+    dense_island d = {w, &p, NULL, w->d.spare + 4 * (size_t)rows, 0};
     lucid_world_island island = {.n = m,
                                  .n3 = rows,
-                                 .lambda = w->lambda,
-                                 .dual = w->dual,
-                                 .spare = w->spare,
+                                 .lambda = w->d.lambda,
+                                 .dual = w->d.dual,
+                                 .spare = w->d.spare,
                                  .ctx = &d,
                                  .solve = dense_solve,
                                  .judge = dense_judge,
@@ -641,28 +632,28 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
                                  &res);
     /* the kept answer's velocity: the last judge's when it judged that answer in these units */
     int judged = d.has_judged && force_scale == 1.0 && velocity_scale == 1.0 &&
-                 memcmp(d.judged, w->lambda, sizeof(double) * (size_t)rows) == 0;
+                 memcmp(d.judged, w->d.lambda, sizeof(double) * (size_t)rows) == 0;
     rescale(w, rows, 1.0 / force_scale, 1.0 / velocity_scale); /* exact: powers of two */
     if (s != LUCID_OK) return s;
     lucid_world_keep_rho(w, list, m, res.rho, force_scale, velocity_scale);
-    w->stats.solver_iterations += res.iterations;
-    w->stats.converged &= res.converged;
-    if (!judged) lucid_contact_velocity(&p, w->lambda, w->sigma);
+    w->d.stats.solver_iterations += res.iterations;
+    w->d.stats.converged &= res.converged;
+    if (!judged) lucid_contact_velocity(&p, w->d.lambda, w->d.sigma);
     lucid_contact_criteria ncp;
-    lucid_contact_criteria_eval(&p, LUCID_CRITERION_NCP, w->lambda, w->sigma, NULL, &ncp);
-    w->stats.residual = fmax(w->stats.residual, ncp.abs);
-    w->stats.scaled_residual = fmax(w->stats.scaled_residual, res.model.abs);
+    lucid_contact_criteria_eval(&p, LUCID_CRITERION_NCP, w->d.lambda, w->d.sigma, NULL, &ncp);
+    w->d.stats.residual = fmax(w->d.stats.residual, ncp.abs);
+    w->d.stats.scaled_residual = fmax(w->d.stats.scaled_residual, res.model.abs);
     for (int i = 0; i < m; ++i) {
-        lucid_world_contact *c = &w->contacts[list[i]];
-        memcpy(c->force, w->lambda + dim * i, sizeof c->force);
-        memcpy(c->dual, w->dual + dim * i, sizeof c->dual);
+        lucid_world_contact *c = &w->d.contacts[list[i]];
+        memcpy(c->force, w->d.lambda + dim * i, sizeof c->force);
+        memcpy(c->dual, w->d.dual + dim * i, sizeof c->dual);
         double a = dim > 3 ? lucid_world_contact_spin(c) : 0.0;
-        c->torsion_force = a * (a > 0.0 ? w->lambda[dim * i + 3] : 0.0);
-        c->torsion_dual = a > 0.0 ? w->dual[dim * i + 3] : 0.0;
+        c->torsion_force = a * (a > 0.0 ? w->d.lambda[dim * i + 3] : 0.0);
+        c->torsion_dual = a > 0.0 ? w->d.dual[dim * i + 3] : 0.0;
         double b = dim == 6 ? lucid_world_contact_roll(c) : 0.0;
         for (int k = 0; k < 2; ++k) {
-            c->rolling_force[k] = b * (b > 0.0 ? w->lambda[6 * i + 4 + k] : 0.0);
-            c->rolling_dual[k] = b > 0.0 ? w->dual[6 * i + 4 + k] : 0.0;
+            c->rolling_force[k] = b * (b > 0.0 ? w->d.lambda[6 * i + 4 + k] : 0.0);
+            c->rolling_dual[k] = b > 0.0 ? w->d.dual[6 * i + 4 + k] : 0.0;
         }
         lucid_world_apply_contact_force(w, list[i]);
     }
@@ -673,14 +664,14 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
  * spin force torsion_force / a with torsional friction, its rolling forces rolling_force / b
  * with rolling friction). */
 void lucid_world_apply_contact_force(lucid_world *w, int k) {
-    const lucid_world_contact *c = &w->contacts[k];
+    const lucid_world_contact *c = &w->d.contacts[k];
     double a = lucid_world_contact_spin(c);
     double lambda_s = a > 0.0 ? c->torsion_force / a : 0.0, roll = lucid_world_contact_roll(c);
     double lambda_r[2] = {roll > 0.0 ? c->rolling_force[0] / roll : 0.0,
                           roll > 0.0 ? c->rolling_force[1] / roll : 0.0};
     for (int p2 = 0; p2 < 2; ++p2) {
-        const lucid_contact_side *sd = &w->sides[2 * k + p2];
-        if (sd->model >= 0 && !w->rows_without_inverse) {
+        const lucid_contact_side *sd = &w->d.sides[2 * k + p2];
+        if (sd->model >= 0 && !w->d.rows_without_inverse) {
             lucid_world_models_apply_impulse(w, sd, c->force);
             if (sd->spin) lucid_world_models_apply_spin_impulse(w, sd, lambda_s);
             for (int r = 0; sd->roll && r < 2; ++r)
@@ -688,11 +679,11 @@ void lucid_world_apply_contact_force(lucid_world *w, int k) {
         }
         if (sd->body < 0) continue;
         if (sd->spin) /* the spin's angular impulse dt lambda_s I^-1 a n */
-            w->w_free[sd->body] = lucid_vec3_axpy(
-                w->w_free[sd->body], sd->sign * w->opt.dt * lambda_s, sd->inv_spin_ang);
+            w->d.w_free[sd->body] = lucid_vec3_axpy(
+                w->d.w_free[sd->body], sd->sign * w->opt.dt * lambda_s, sd->inv_spin_ang);
         for (int r = 0; sd->roll && r < 2; ++r) /* the rolling's dt lambda_r I^-1 b t_r */
-            w->w_free[sd->body] = lucid_vec3_axpy(
-                w->w_free[sd->body], sd->sign * w->opt.dt * lambda_r[r], sd->inv_roll_ang[r]);
+            w->d.w_free[sd->body] = lucid_vec3_axpy(
+                w->d.w_free[sd->body], sd->sign * w->opt.dt * lambda_r[r], sd->inv_roll_ang[r]);
         const lucid_body *b = &w->bodies[sd->body];
         lucid_vec3 lin = lucid_vec3_zero(), ang = lucid_vec3_zero();
         for (int d = 0; d < 3; ++d) {
@@ -700,14 +691,14 @@ void lucid_world_apply_contact_force(lucid_world *w, int k) {
             lin = lucid_vec3_axpy(lin, impulse, lucid_mat3_col(&c->frame, d));
             ang = lucid_vec3_axpy(ang, impulse, sd->inv_ang[d]);
         }
-        w->v_free[sd->body] = lucid_vec3_axpy(w->v_free[sd->body], b->inv_mass, lin);
-        w->w_free[sd->body] = lucid_vec3_add(w->w_free[sd->body], ang);
+        w->d.v_free[sd->body] = lucid_vec3_axpy(w->d.v_free[sd->body], b->inv_mass, lin);
+        w->d.w_free[sd->body] = lucid_vec3_add(w->d.w_free[sd->body], ang);
     }
 }
 
 lucid_status lucid_world_contact_rows(lucid_world *w) {
-    if (w->num_contacts == 0) {
-        w->num_islands = 0;
+    if (w->d.num_contacts == 0) {
+        w->d.num_islands = 0;
         return LUCID_OK;
     }
     lucid_status s = fill_sides(w);
@@ -734,28 +725,27 @@ double lucid_world_reference_velocity(const lucid_world *w, const lucid_world_co
 
 lucid_status lucid_world_solve_contacts(lucid_world *w, const lucid_vec3 *v0,
                                         const lucid_vec3 *w0) {
-    w->stats.contacts = w->num_contacts;
-    w->stats.converged = 1;
-    if (w->num_contacts == 0) {
-        w->num_islands = 0; /* not the last step's: callers read the islands of this one */
+    w->d.stats.contacts = w->d.num_contacts;
+    w->d.stats.converged = 1;
+    if (w->d.num_contacts == 0) {
+        w->d.num_islands = 0; /* not the last step's: callers read the islands of this one */
         return LUCID_OK;
     }
     lucid_status s = fill_sides(w);
     if (s == LUCID_OK) s = build_islands(w);
     if (s != LUCID_OK) return s;
-    w->stats.islands = w->num_islands;
-    s = lucid_world_reserve((void **)&w->island_info, &w->island_info_cap, (size_t)w->num_islands,
-                            sizeof *w->island_info);
+    w->d.stats.islands = w->d.num_islands;
+    s = LUCID_RESERVE(w, d.island_info, (size_t)w->d.num_islands);
     if (s != LUCID_OK) return s;
-    for (int i = 0; i < w->num_islands; ++i) {
-        int begin = w->island_start[i], end = w->island_start[i + 1];
-        w->last_sparse = lucid_world_sparse_applies(w, w->island_contacts + begin, end - begin);
-        w->island_info[i] =
-            (lucid_world_island_info){.contacts = end - begin, .body_space = w->last_sparse};
-        w->num_island_info = i + 1;
-        s = w->last_sparse ? lucid_world_solve_island_sparse(w, w->island_contacts + begin,
-                                                             end - begin, v0, w0)
-                           : solve_island(w, w->island_contacts + begin, end - begin, v0, w0);
+    for (int i = 0; i < w->d.num_islands; ++i) {
+        int begin = w->d.island_start[i], end = w->d.island_start[i + 1];
+        w->d.last_sparse = lucid_world_sparse_applies(w, w->d.island_contacts + begin, end - begin);
+        w->d.island_info[i] =
+            (lucid_world_island_info){.contacts = end - begin, .body_space = w->d.last_sparse};
+        w->d.num_island_info = i + 1;
+        s = w->d.last_sparse ? lucid_world_solve_island_sparse(w, w->d.island_contacts + begin,
+                                                               end - begin, v0, w0)
+                             : solve_island(w, w->d.island_contacts + begin, end - begin, v0, w0);
         if (s != LUCID_OK) return s;
     }
     return LUCID_OK;

@@ -62,8 +62,6 @@ void lucid_world_models_destroy(lucid_world *w) {
         lucid_model_destroy((lucid_model *)w->models[i].model); /* the world's reference */
     }
     free(w->models);
-    free(w->link_J);
-    free(w->link_Y);
 }
 
 /* The model's trees (lucid_world_model): a dof's subtree is its root dof's (dof_parent -1;
@@ -131,8 +129,7 @@ static lucid_status allocate_model(lucid_world_model *wm) {
 
 lucid_status lucid_world_models_clone(lucid_world *dst, const lucid_world *src) {
     if (src->num_models == 0) return LUCID_OK;
-    lucid_status s = lucid_world_reserve((void **)&dst->models, &dst->model_cap,
-                                         (size_t)src->num_models, sizeof *dst->models);
+    lucid_status s = LUCID_RESERVE(dst, models, (size_t)src->num_models);
     if (s != LUCID_OK) return s;
     for (int i = 0; i < src->num_models; ++i) {
         const lucid_world_model *from = &src->models[i];
@@ -302,8 +299,7 @@ lucid_status lucid_world_add_model(lucid_world *w, const lucid_model *m,
     if (d->act && !all_finite(d->act, lucid_model_na(m)))
         return bad(why, "act must be finite", LUCID_ERR_NONFINITE);
     if (w->num_models == INT32_MAX) return bad(why, "too many models", LUCID_ERR_NO_MEMORY);
-    lucid_status s = lucid_world_reserve((void **)&w->models, &w->model_cap,
-                                         (size_t)w->num_models + 1, sizeof *w->models);
+    lucid_status s = LUCID_RESERVE(w, models, (size_t)w->num_models + 1);
     if (s != LUCID_OK) return bad(why, "out of memory", s);
     lucid_world_model wm;
     memset(&wm, 0, sizeof wm);
@@ -799,7 +795,7 @@ lucid_status lucid_world_model_free_velocity_jacobians(lucid_world *w, int i, co
 
 size_t lucid_world_model_inputs(const lucid_world *w, int i) {
     const lucid_model *m = w->models[i].model;
-    return lucid_model_nu(m) + (w->act_inputs ? lucid_model_na(m) : 0);
+    return lucid_model_nu(m) + (w->d.act_inputs ? lucid_model_na(m) : 0);
 }
 
 /* d act_dot / d act and d act_dot / d uc (uc: the control after its range clamp) of stateful A
@@ -1013,7 +1009,7 @@ lucid_status lucid_world_models_friction_rows(lucid_world *w) {
         for (size_t k = 0; k < lucid_model_nv(m); ++k) {
             if (!(frictionloss[k] > 0.0)) continue;
             if (w->opt.contact.model == LUCID_CONTACT_CCP) {
-                snprintf(w->error, sizeof w->error,
+                snprintf(w->d.error, sizeof w->d.error,
                          "dry friction (frictionloss, model %d dof %d) needs contact model ncp, "
                          "lcp or raisim: ccp's cone raises its bound",
                          i + 1, (int)k + 1);
@@ -1065,8 +1061,8 @@ static size_t tree_width(const lucid_world *w, int body) {
 
 lucid_status lucid_world_models_reserve_rows(lucid_world *w) {
     size_t total = 0;
-    for (int k = 0; k < w->num_contacts; ++k) {
-        const lucid_world_contact *c = &w->contacts[k];
+    for (int k = 0; k < w->d.num_contacts; ++k) {
+        const lucid_world_contact *c = &w->d.contacts[k];
         int bodies[2] = {c->body1, c->body2};
         for (int p = 0; p < 2; ++p) {
             const lucid_body *b = &w->bodies[bodies[p]];
@@ -1077,11 +1073,9 @@ lucid_status lucid_world_models_reserve_rows(lucid_world *w) {
             total += (size_t)lucid_world_contact_dim(c) * width;
         }
     }
-    lucid_status s =
-        lucid_world_reserve((void **)&w->link_J, &w->link_J_cap, total, sizeof(double));
-    if (s == LUCID_OK)
-        s = lucid_world_reserve((void **)&w->link_Y, &w->link_Y_cap, total, sizeof(double));
-    w->link_rows = 0;
+    lucid_status s = LUCID_RESERVE(w, d.link_J, total);
+    if (s == LUCID_OK) s = LUCID_RESERVE(w, d.link_Y, total);
+    w->d.link_rows = 0;
     return s;
 }
 
@@ -1112,13 +1106,13 @@ void lucid_world_models_fill_side(lucid_world *w, int body, double sign,
     side->model = b->model;
     side->tree = t;
     side->dof = lo, side->width = width;
-    side->row = w->link_rows;
+    side->row = w->d.link_rows;
     double spin = lucid_world_contact_spin(c), roll = lucid_world_contact_roll(c);
     int rows = lucid_world_contact_dim(c);
     side->spin = spin > 0.0;
     side->roll = roll > 0.0;
-    w->link_rows += (size_t)rows * width;
-    double *J = w->link_J + side->row, *Y = w->link_Y + side->row;
+    w->d.link_rows += (size_t)rows * width;
+    double *J = w->d.link_J + side->row, *Y = w->d.link_Y + side->row;
     if (c->limit_sign != 0) { /* a limit's normal row */
         memset(J, 0, 2 * width * sizeof(double));
         lucid_world_limit_row(w, c, sign, lo, width, J + 2 * width);
@@ -1133,7 +1127,7 @@ void lucid_world_models_fill_side(lucid_world *w, int body, double sign,
     for (int k = 0; side->roll && k < 2; ++k)
         spin_row(wm, b->node, lucid_mat3_col(&c->frame, k), sign * roll, lo, width,
                  J + (size_t)(4 + k) * width);
-    if (w->rows_without_inverse) return;
+    if (w->d.rows_without_inverse) return;
     memcpy(Y, J, (size_t)rows * width * sizeof(double));
     lucid_model_mass_solve_range(wm->model, wm->data, lo, lo + width, Y, width, (size_t)rows);
     lucid_world_equality_project(wm, lo, width, Y, width, (size_t)rows);
@@ -1160,7 +1154,7 @@ lucid_vec3 lucid_world_models_side_velocity(const lucid_world *w, const lucid_co
                                             int free) {
     const lucid_world_model *wm = &w->models[side->model];
     size_t nv = side->width;
-    const double *v = (free ? wm->v_free : wm->v_start) + side->dof, *J = w->link_J + side->row;
+    const double *v = (free ? wm->v_free : wm->v_start) + side->dof, *J = w->d.link_J + side->row;
     double out[3] = {0.0, 0.0, 0.0};
     for (int d = 0; d < 3; ++d)
         for (size_t i = 0; i < nv; ++i) out[d] += J[(size_t)d * nv + i] * v[i];
@@ -1174,7 +1168,7 @@ void lucid_world_models_add_block(const lucid_world *w, const lucid_contact_side
                                   const lucid_contact_side *b, double *G, int ld, int row, int col,
                                   int mirror) {
     size_t nv = a->width;
-    const double *Ja = w->link_J + a->row, *Yb = w->link_Y + b->row;
+    const double *Ja = w->d.link_J + a->row, *Yb = w->d.link_Y + b->row;
     double s[9] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}; /* s[k + 3 l] */
     for (size_t i = 0; i < nv; ++i) {
         double j0 = Ja[i], j1 = Ja[nv + i], j2 = Ja[2 * nv + i];
@@ -1194,7 +1188,7 @@ double lucid_world_models_side_spin_velocity(const lucid_world *w, const lucid_c
     const lucid_world_model *wm = &w->models[side->model];
     size_t nv = side->width;
     const double *v = (free ? wm->v_free : wm->v_start) + side->dof;
-    const double *J = w->link_J + side->row + 3 * nv;
+    const double *J = w->d.link_J + side->row + 3 * nv;
     double out = 0.0;
     for (size_t i = 0; i < nv; ++i) out += J[i] * v[i];
     return out;
@@ -1204,7 +1198,8 @@ double lucid_world_models_side_spin_velocity(const lucid_world *w, const lucid_c
 static double row_dot(const lucid_world *w, const lucid_contact_side *a, int r,
                       const lucid_contact_side *b, int c) {
     size_t nv = a->width;
-    const double *J = w->link_J + a->row + (size_t)r * nv, *Y = w->link_Y + b->row + (size_t)c * nv;
+    const double *J = w->d.link_J + a->row + (size_t)r * nv,
+                 *Y = w->d.link_Y + b->row + (size_t)c * nv;
     double s = 0.0;
     for (size_t i = 0; i < nv; ++i) s += J[i] * Y[i];
     return s;
@@ -1227,7 +1222,7 @@ double lucid_world_models_side_row_velocity(const lucid_world *w, const lucid_co
     const lucid_world_model *wm = &w->models[side->model];
     size_t nv = side->width;
     const double *v = (free ? wm->v_free : wm->v_start) + side->dof;
-    const double *J = w->link_J + side->row + (size_t)r * nv;
+    const double *J = w->d.link_J + side->row + (size_t)r * nv;
     double out = 0.0;
     for (size_t i = 0; i < nv; ++i) out += J[i] * v[i];
     return out;
@@ -1255,7 +1250,7 @@ void lucid_world_models_apply_row_impulse(lucid_world *w, const lucid_contact_si
                                           double lambda) {
     lucid_world_model *wm = &w->models[side->model];
     size_t nv = side->width;
-    const double *Y = w->link_Y + side->row + (size_t)r * nv;
+    const double *Y = w->d.link_Y + side->row + (size_t)r * nv;
     for (size_t i = 0; i < nv; ++i) wm->v_free[side->dof + i] += w->opt.dt * Y[i] * lambda;
 }
 
@@ -1263,7 +1258,7 @@ void lucid_world_models_apply_spin_impulse(lucid_world *w, const lucid_contact_s
                                            double lambda_s) {
     lucid_world_model *wm = &w->models[side->model];
     size_t nv = side->width;
-    const double *Y = w->link_Y + side->row + 3 * nv;
+    const double *Y = w->d.link_Y + side->row + 3 * nv;
     for (size_t i = 0; i < nv; ++i) wm->v_free[side->dof + i] += w->opt.dt * Y[i] * lambda_s;
 }
 
@@ -1272,7 +1267,7 @@ void lucid_world_models_apply_impulse(lucid_world *w, const lucid_contact_side *
                                       const double force[3]) {
     lucid_world_model *wm = &w->models[side->model];
     size_t nv = side->width;
-    const double *Y = w->link_Y + side->row;
+    const double *Y = w->d.link_Y + side->row;
     for (int d = 0; d < 3; ++d)
         for (size_t i = 0; i < nv; ++i)
             wm->v_free[side->dof + i] += w->opt.dt * Y[(size_t)d * nv + i] * force[d];
@@ -1284,22 +1279,22 @@ void lucid_world_models_apply_forces(lucid_world *w, int n) {
     int touched = 0;
     for (int k = 0; k < n; ++k)
         for (int p = 0; p < 2; ++p) {
-            const lucid_contact_side *side = &w->sides[2 * k + p];
+            const lucid_contact_side *side = &w->d.sides[2 * k + p];
             if (side->model < 0) continue;
             lucid_world_model *wm = &w->models[side->model];
             size_t nv = side->width;
-            const double *J = w->link_J + side->row, *f = w->contacts[k].force;
+            const double *J = w->d.link_J + side->row, *f = w->d.contacts[k].force;
             double *work = wm->work + side->dof;
             for (int d = 0; d < 3; ++d)
                 for (size_t j = 0; j < nv; ++j) work[j] += J[(size_t)d * nv + j] * f[d];
             if (side->spin) { /* the spin row's force lambda_s = torsion_force / a */
                 double ls =
-                    w->contacts[k].torsion_force / lucid_world_contact_spin(&w->contacts[k]);
+                    w->d.contacts[k].torsion_force / lucid_world_contact_spin(&w->d.contacts[k]);
                 for (size_t j = 0; j < nv; ++j) work[j] += J[3 * nv + j] * ls;
             }
-            double roll = lucid_world_contact_roll(&w->contacts[k]);
+            double roll = lucid_world_contact_roll(&w->d.contacts[k]);
             for (int r = 0; side->roll && r < 2; ++r) { /* lambda_r = rolling_force / b */
-                double lr = w->contacts[k].rolling_force[r] / roll;
+                double lr = w->d.contacts[k].rolling_force[r] / roll;
                 for (size_t j = 0; j < nv; ++j) work[j] += J[(size_t)(4 + r) * nv + j] * lr;
             }
             touched = 1;

@@ -369,7 +369,7 @@ lucid_status lucid_record_world(lucid_record *r, const lucid_world *w, double ti
         if (st != LUCID_OK) return st;
         r->world_objects++;
     }
-    int n = w->num_bodies, m = w->num_contacts;
+    int n = w->num_bodies, m = w->d.num_contacts;
     int previous = r->num_frames ? r->frames[r->num_frames - 1].num_objects : 0;
     if (n < previous) {
         set_why(why, "the world has fewer bodies than the recording's last frame");
@@ -384,7 +384,7 @@ lucid_status lucid_record_world(lucid_record *r, const lucid_world *w, double ti
         p->q = lucid_se3_to_quat(&w->bodies[i].pose);
     }
     for (int k = 0; k < m; ++k) {
-        const lucid_world_contact *c = &w->contacts[k];
+        const lucid_world_contact *c = &w->d.contacts[k];
         lucid_record_contact *o = &r->contacts[r->num_contacts++];
         o->object1 = c->body1;
         o->object2 = c->body2;

@@ -83,8 +83,8 @@ static double touch_value(const lucid_world *w, const lucid_world_model *wm, siz
     site = lucid_se3_compose(&wm->base, &site);
     int node = lucid_model_frame_node(m, f);
     double sum = 0.0;
-    for (int k = 0; k < w->num_contacts; ++k) {
-        const lucid_world_contact *c = &w->contacts[k];
+    for (int k = 0; k < w->d.num_contacts; ++k) {
+        const lucid_world_contact *c = &w->d.contacts[k];
         if (c->limit_sign != 0 || c->frictionloss > 0.0 || !(c->force[2] > 0.0)) continue;
         int bodies[2] = {c->body1, c->body2};
         for (int s = 0; s < 2; ++s) {
@@ -109,8 +109,8 @@ static double touch_value(const lucid_world *w, const lucid_world_model *wm, siz
  * MuJoCo's cfrc_ext holds contacts only. */
 static void take_contact_forces(const lucid_world *w, lucid_world_model *wm) {
     lucid_se3 to_model = lucid_se3_inverse(&wm->base);
-    for (int k = 0; k < w->num_contacts; ++k) {
-        const lucid_world_contact *c = &w->contacts[k];
+    for (int k = 0; k < w->d.num_contacts; ++k) {
+        const lucid_world_contact *c = &w->d.contacts[k];
         if (c->limit_sign != 0 || c->frictionloss > 0.0) continue;
         lucid_vec3 lambda = lucid_vec3_make(c->force[0], c->force[1], c->force[2]);
         lucid_vec3 F = lucid_mat3_mul_vec(&to_model.R, lucid_mat3_mul_vec(&c->frame, lambda));

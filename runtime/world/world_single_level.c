@@ -122,7 +122,7 @@ static const int *island_blocks(const sl_island *is) {
 }
 
 static lucid_status fail(lucid_world *w, lucid_status s, const char *msg) {
-    snprintf(w->error, sizeof w->error, "single_level: %.140s", msg);
+    snprintf(w->d.error, sizeof w->d.error, "single_level: %.140s", msg);
     return s;
 }
 
@@ -172,8 +172,8 @@ static void momentum_rows(const lucid_world *w, const sl_island *is, const doubl
     for (int j = 0; j < is->num_bodies; ++j) {
         int i = sl->island_bodies[is->body0 + j], var = sl->body_var[i];
         const lucid_body *b = &w->bodies[i];
-        lucid_vec3 dv = lucid_vec3_sub(lucid_vec3_load(X + var), w->v_free[i]);
-        lucid_vec3 dw = lucid_vec3_sub(lucid_vec3_load(X + var + 3), w->w_free[i]);
+        lucid_vec3 dv = lucid_vec3_sub(lucid_vec3_load(X + var), w->d.v_free[i]);
+        lucid_vec3 dw = lucid_vec3_sub(lucid_vec3_load(X + var + 3), w->d.w_free[i]);
         lucid_vec3 Iw = lucid_mat3_mul_vec(
             &b->pose.R, lucid_mat3_mul_vec(&b->inertia, lucid_mat3_tmul_vec(&b->pose.R, dw)));
         lucid_vec3_store(lucid_vec3_scale(dv, b->mass), F + var);
@@ -495,7 +495,7 @@ static lucid_status add_pair(lucid_world *w, struct lucid_world_single_level *sl
         if (m < 0) {
             char name[100];
             pair_name(w, a, ia, b, ib, name, sizeof name);
-            snprintf(w->error, sizeof w->error,
+            snprintf(w->d.error, sizeof w->d.error,
                      "single_level: the pair %.100s needs more than %d P-SDF rows", name,
                      PAIR_MAX_ROWS);
             return LUCID_ERR_ARGUMENT;
@@ -535,7 +535,8 @@ static double travel(const lucid_world *w, int i) {
         const lucid_body_part *p = &w->parts[b->part_begin + k];
         r = fmax(r, lucid_vec3_dist(p->pose.t, b->com) + lucid_pscaling_radius(&p->shape));
     }
-    return 2.0 * w->opt.dt * (lucid_vec3_norm(w->v_free[i]) + lucid_vec3_norm(w->w_free[i]) * r);
+    return 2.0 * w->opt.dt *
+           (lucid_vec3_norm(w->d.v_free[i]) + lucid_vec3_norm(w->d.w_free[i]) * r);
 }
 
 static void broad_bodies(const void *ctx, int k, int *body1, int *body2) {
@@ -656,16 +657,16 @@ static lucid_status gather_pairs(lucid_world *w, struct lucid_world_single_level
     for (int i = 0; i < w->num_bodies; ++i) sl->extra[i] = travel(w, i), sl->body_var[i] = -1;
     s = lucid_world_broad_phase(w, sl->extra);
     if (s != LUCID_OK) return s;
-    int np = lucid_broad_phase_pair_count(w->broad);
-    const lucid_broad_pair *bp = lucid_broad_phase_pairs(w->broad);
-    w->stats.candidate_pairs = np;
+    int np = lucid_broad_phase_pair_count(w->d.broad);
+    const lucid_broad_pair *bp = lucid_broad_phase_pairs(w->d.broad);
+    w->d.stats.candidate_pairs = np;
     sl->num_pairs = sl->num_rows = sl->num_blocks = sl->num_islands = 0;
     sl->num_island_bodies = 0;
     sl->num_unknowns = 0;
     s = lucid_world_build_islands(w, np, broad_bodies, bp);
-    for (int i = 0; s == LUCID_OK && i < w->num_islands; ++i) {
-        int lo = w->island_start[i], hi = w->island_start[i + 1];
-        s = build_island(w, sl, bp, w->island_contacts + lo, hi - lo);
+    for (int i = 0; s == LUCID_OK && i < w->d.num_islands; ++i) {
+        int lo = w->d.island_start[i], hi = w->d.island_start[i + 1];
+        s = build_island(w, sl, bp, w->d.island_contacts + lo, hi - lo);
     }
     return s;
 }
@@ -743,8 +744,8 @@ static int start_point(lucid_world *w, sl_island *is, double *X, int warm_ok, do
     const struct lucid_world_single_level *sl = is->sl;
     for (int j = 0; j < is->num_bodies; ++j) {
         int i = sl->island_bodies[is->body0 + j], var = sl->body_var[i];
-        lucid_vec3_store(lucid_vec3_scale(w->v_free[i], vscale), X + var);
-        lucid_vec3_store(lucid_vec3_scale(w->w_free[i], vscale), X + var + 3);
+        lucid_vec3_store(lucid_vec3_scale(w->d.v_free[i], vscale), X + var);
+        lucid_vec3_store(lucid_vec3_scale(w->d.w_free[i], vscale), X + var + 3);
     }
     int warm[is->num_pairs > 0 ? is->num_pairs : 1], any = 0;
     for (int k = 0; k < is->num_pairs; ++k) {
@@ -818,7 +819,7 @@ static lucid_status remember(struct lucid_world_single_level *sl) {
 /* One world contact per pair: p, the frame of the normal, phi = alpha - 1 as `separation`,
  * the impulse / dt as force. */
 static lucid_status publish_contacts(lucid_world *w, struct lucid_world_single_level *sl) {
-    w->num_contacts = 0;
+    w->d.num_contacts = 0;
     for (int k = 0; k < sl->num_pairs; ++k) {
         const sl_pair *q = &sl->pairs[k];
         const double *X;
@@ -950,8 +951,8 @@ static double energy_bound(const lucid_world *w, const sl_island *is, double *sc
 static lucid_status solve_island(lucid_world *w, sl_island *is, lucid_ncp_result *out) {
     struct lucid_world_single_level *sl = is->sl;
     lucid_ncp_problem p = {
-        is->ny, is->na,          is->num_blocks,      island_blocks(is),  residual,
-        is,     island_jacobian, !w->single_level_lu, sl->order + is->off};
+        is->ny, is->na,          is->num_blocks,        island_blocks(is),  residual,
+        is,     island_jacobian, !w->d.single_level_lu, sl->order + is->off};
     const lucid_single_level_options *opt = &w->opt.single_level;
     size_t n = (size_t)is->ny + 2 * (size_t)is->na;
     double *X = sl->X + is->off, *Xbest = sl->Xbest + is->off;
@@ -1006,11 +1007,10 @@ static lucid_status solve_island(lucid_world *w, sl_island *is, lucid_ncp_result
 /* Every island's NCP solved alone; the stats sum the iterations and report the worst island
  * (converged only when all are). The moving bodies get their v+, w+. */
 static lucid_status solve_islands(lucid_world *w, struct lucid_world_single_level *sl) {
-    w->stats.solver_iterations = 0;
-    w->stats.converged = 1;
-    w->stats.residual = 0.0;
-    lucid_status s = lucid_world_reserve((void **)&w->island_info, &w->island_info_cap,
-                                         (size_t)sl->num_islands, sizeof *w->island_info);
+    w->d.stats.solver_iterations = 0;
+    w->d.stats.converged = 1;
+    w->d.stats.residual = 0.0;
+    lucid_status s = LUCID_RESERVE(w, d.island_info, (size_t)sl->num_islands);
     if (s != LUCID_OK) return fail(w, s, "island reports");
     for (int i = 0; i < sl->num_islands; ++i) {
         sl_island *is = &sl->islands[i];
@@ -1021,7 +1021,7 @@ static lucid_status solve_islands(lucid_world *w, struct lucid_world_single_leve
             const sl_pair *q = &sl->pairs[is->pair0 + k];
             dim = q->mu_r > 0.0 ? 6 : q->mu_t > 0.0 && dim < 4 ? 4 : dim;
         }
-        w->island_info[i] =
+        w->d.island_info[i] =
             (lucid_world_island_info){.contacts = is->num_pairs,
                                       .dim = dim,
                                       .answer = LUCID_ISLAND_NEWTON,
@@ -1029,19 +1029,19 @@ static lucid_status solve_islands(lucid_world *w, struct lucid_world_single_leve
                                       .iterations = res.iterations,
                                       .converged = res.converged,
                                       .residual = fmax(res.residual, res.complementarity)};
-        w->num_island_info = i + 1;
-        w->stats.solver_iterations += res.iterations;
-        w->stats.converged = w->stats.converged && res.converged;
-        w->stats.residual = fmax(w->stats.residual, fmax(res.residual, res.complementarity));
+        w->d.num_island_info = i + 1;
+        w->d.stats.solver_iterations += res.iterations;
+        w->d.stats.converged = w->d.stats.converged && res.converged;
+        w->d.stats.residual = fmax(w->d.stats.residual, fmax(res.residual, res.complementarity));
         if (s == LUCID_ERR_SINGULAR) return fail(w, s, "singular Newton system");
         const double *X = sl->X + is->off;
         for (int j = 0; j < is->num_bodies; ++j) {
             int b = sl->island_bodies[is->body0 + j], var = sl->body_var[b];
-            w->v_free[b] = lucid_vec3_load(X + var);
-            w->w_free[b] = lucid_vec3_load(X + var + 3);
+            w->d.v_free[b] = lucid_vec3_load(X + var);
+            w->d.w_free[b] = lucid_vec3_load(X + var + 3);
         }
     }
-    w->stats.scaled_residual = w->stats.residual;
+    w->d.stats.scaled_residual = w->d.stats.residual;
     return LUCID_OK;
 }
 
@@ -1051,21 +1051,21 @@ lucid_status lucid_world_step_single_level(lucid_world *w) {
     if (w->num_models > 0)
         return fail(w, LUCID_ERR_ARGUMENT,
                     "models (robots) are not supported; use collision = two_stage");
-    if (!w->single_level) {
-        w->single_level = calloc(1, sizeof *w->single_level);
-        if (!w->single_level) return fail(w, LUCID_ERR_NO_MEMORY, "out of memory");
+    if (!w->d.single_level) {
+        w->d.single_level = calloc(1, sizeof *w->d.single_level);
+        if (!w->d.single_level) return fail(w, LUCID_ERR_NO_MEMORY, "out of memory");
     }
-    struct lucid_world_single_level *sl = w->single_level;
+    struct lucid_world_single_level *sl = w->d.single_level;
     sl->w = w;
     s = gather_pairs(w, sl);
-    if (s != LUCID_OK) return w->error[0] ? s : fail(w, s, "pair buffers");
+    if (s != LUCID_OK) return w->d.error[0] ? s : fail(w, s, "pair buffers");
     size_t n = sl->num_unknowns > 0 ? sl->num_unknowns : 1;
     s = lucid_world_reserve((void **)&sl->X, &sl->X_cap, n, sizeof(double));
     if (s == LUCID_OK)
         s = lucid_world_reserve((void **)&sl->Xbest, &sl->Xbest_cap, n, sizeof(double));
     if (s != LUCID_OK) return fail(w, s, "NCP buffers");
-    w->stats.narrow_tests = w->stats.contacts = sl->num_pairs;
-    w->stats.islands = sl->num_islands;
+    w->d.stats.narrow_tests = w->d.stats.contacts = sl->num_pairs;
+    w->d.stats.islands = sl->num_islands;
     if (sl->num_pairs > 0) {
         s = solve_islands(w, sl);
         if (s != LUCID_OK) return s;
@@ -1073,7 +1073,7 @@ lucid_status lucid_world_step_single_level(lucid_world *w) {
         if (s == LUCID_OK) s = publish_contacts(w, sl);
         if (s != LUCID_OK) return fail(w, s, "result buffers");
     } else {
-        w->num_contacts = 0;
+        w->d.num_contacts = 0;
         sl->num_cache = 0;
     }
     return lucid_world_step_integrate(w);
@@ -1086,16 +1086,16 @@ void lucid_world_single_level_forget(struct lucid_world_single_level *sl) {
 }
 
 int lucid_world_single_level_unknowns(const lucid_world *w) {
-    const struct lucid_world_single_level *sl = w->single_level;
+    const struct lucid_world_single_level *sl = w->d.single_level;
     return sl && sl->num_pairs > 0 ? (int)sl->num_unknowns : 0;
 }
 
 int lucid_world_single_level_memory(const lucid_world *w) {
-    return w->single_level ? w->single_level->num_cache : 0;
+    return w->d.single_level ? w->d.single_level->num_cache : 0;
 }
 
 void lucid_world_single_level_set_memory(lucid_world *w, int count) {
-    if (w->single_level) w->single_level->num_cache = count;
+    if (w->d.single_level) w->d.single_level->num_cache = count;
 }
 
 /* Pair q's P-SDF rows again from its shapes (a size parameter may have moved: the same kinds,
@@ -1113,7 +1113,7 @@ static void refresh_rows(const lucid_world *w, struct lucid_world_single_level *
 }
 
 void lucid_world_single_level_equations(lucid_world *w, double *F) {
-    struct lucid_world_single_level *sl = w->single_level;
+    struct lucid_world_single_level *sl = w->d.single_level;
     for (int k = 0; k < sl->num_pairs; ++k) { /* a friction or size parameter may have moved */
         sl_pair *q = &sl->pairs[k];
         int fb = q->fb; /* the layout stays: the coefficients only */
@@ -1129,7 +1129,7 @@ void lucid_world_single_level_equations(lucid_world *w, double *F) {
 }
 
 void lucid_world_single_level_solve(const lucid_world *w, double *rhs) {
-    const struct lucid_world_single_level *sl = w->single_level;
+    const struct lucid_world_single_level *sl = w->d.single_level;
     for (int i = 0; i < sl->num_islands; ++i) {
         const sl_island *is = &sl->islands[i];
         lucid_ncp_lu_solve(&is->ws, is->ny + 2 * is->na, rhs + is->off);
@@ -1137,14 +1137,14 @@ void lucid_world_single_level_solve(const lucid_world *w, double *rhs) {
 }
 
 void lucid_world_single_level_velocities(lucid_world *w, const double *dX, double h) {
-    const struct lucid_world_single_level *sl = w->single_level;
+    const struct lucid_world_single_level *sl = w->d.single_level;
     for (int i = 0; i < sl->num_islands; ++i) {
         const sl_island *is = &sl->islands[i];
         const double *X = sl->X + is->off, *d = dX + is->off;
         for (int j = 0; j < is->num_bodies; ++j) {
             int b = sl->island_bodies[is->body0 + j], var = sl->body_var[b];
-            w->v_free[b] = lucid_vec3_axpy(lucid_vec3_load(X + var), h, lucid_vec3_load(d + var));
-            w->w_free[b] =
+            w->d.v_free[b] = lucid_vec3_axpy(lucid_vec3_load(X + var), h, lucid_vec3_load(d + var));
+            w->d.w_free[b] =
                 lucid_vec3_axpy(lucid_vec3_load(X + var + 3), h, lucid_vec3_load(d + var + 3));
         }
     }
@@ -1154,7 +1154,7 @@ void lucid_world_single_level_velocities(lucid_world *w, const double *dX, doubl
  * relaxed gamma = kappa / phi of a pair apart), else sliding when the tangential speed is above
  * 1e-6 m/s, else sticking: a classification of the relaxed solution, not of a switch. */
 int lucid_world_single_level_mode(const lucid_world *w, int k) {
-    const struct lucid_world_single_level *sl = w->single_level;
+    const struct lucid_world_single_level *sl = w->d.single_level;
     const sl_pair *q = &sl->pairs[k];
     const double *X;
     const sl_island *is = pair_island(sl, q, &X);

@@ -94,7 +94,7 @@ int lucid_world_sparse_threshold(const lucid_world_options *o) {
 /* Whether one of the island's contacts (list, m) has a side on a model's link. */
 static int touches_model(const lucid_world *w, const int *list, int m) {
     for (int k = 0; k < m; ++k)
-        if (w->sides[2 * list[k]].model >= 0 || w->sides[2 * list[k] + 1].model >= 0) return 1;
+        if (w->d.sides[2 * list[k]].model >= 0 || w->d.sides[2 * list[k] + 1].model >= 0) return 1;
     return 0;
 }
 
@@ -102,7 +102,7 @@ static int touches_model(const lucid_world *w, const int *list, int m) {
  * (its rows are scaled by 1 / mu): the dense island refuses it by name. */
 static int spin_without_friction(const lucid_world *w, const int *list, int m) {
     for (int i = 0; i < m; ++i) {
-        const lucid_world_contact *c = &w->contacts[list[i]];
+        const lucid_world_contact *c = &w->d.contacts[list[i]];
         if ((c->torsion > 0.0 || c->rolling > 0.0) && !(c->friction > 0.0)) return 1;
     }
     return 0;
@@ -127,11 +127,11 @@ int lucid_world_sparse_applies(const lucid_world *w, const int *list, int m) {
 /* The per-contact and per-slot buffers of an island of m contacts of dim rows (at most 2m
  * slots). */
 static lucid_status reserve(lucid_world *w, size_t m, int dim) {
-    if (!w->sparse) {
-        w->sparse = calloc(1, sizeof *w->sparse);
-        if (!w->sparse) return LUCID_ERR_NO_MEMORY;
+    if (!w->d.sparse) {
+        w->d.sparse = calloc(1, sizeof *w->d.sparse);
+        if (!w->d.sparse) return LUCID_ERR_NO_MEMORY;
     }
-    lucid_world_sparse *sp = w->sparse;
+    lucid_world_sparse *sp = w->d.sparse;
     if (!sp->ws && !(sp->ws = lucid_contact_sparse_workspace_create())) return LUCID_ERR_NO_MEMORY;
     if (m > SIZE_MAX / 64 || m > INT32_MAX / 64) return LUCID_ERR_NO_MEMORY;
     size_t nb = (size_t)w->num_bodies, nm = (size_t)lucid_world_models_trees(w);
@@ -160,7 +160,7 @@ static lucid_status reserve(lucid_world *w, size_t m, int dim) {
 
 /* The buffers sized by the island's slots: J and W (jw doubles), M, the solvers' workspace. */
 static lucid_status reserve_slots(lucid_world *w, size_t m, size_t columns) {
-    lucid_world_sparse *sp = w->sparse;
+    lucid_world_sparse *sp = w->d.sparse;
     size_t work = lucid_contact_sparse_work_size_dim((int)m, sp->dim, columns);
     if (work == 0) return LUCID_ERR_NO_MEMORY;
     lucid_status s = grow((void **)&sp->J, &sp->J_cap, sp->jw_len, sizeof(double));
@@ -177,8 +177,8 @@ static lucid_status reserve_slots(lucid_world *w, size_t m, size_t columns) {
 
 /* The blocks (dim x 6) of side `side` of contact k on a free body. */
 static void fill_blocks(const lucid_world *w, int k, int side, int dim, double *J, double *W) {
-    const lucid_world_contact *c = &w->contacts[k];
-    const lucid_contact_side *s = &w->sides[2 * k + side];
+    const lucid_world_contact *c = &w->d.contacts[k];
+    const lucid_contact_side *s = &w->d.sides[2 * k + side];
     double inv_m = w->bodies[s->body].inv_mass;
     for (int d = 0; d < 3; ++d) {
         lucid_vec3 dir = lucid_mat3_col(&c->frame, d);
@@ -231,7 +231,7 @@ static int new_slot(lucid_world_sparse *sp, int *slots, int owner, size_t width)
  * W'^T = M'^-1 J'^T; so J' M'^-1 J'^T = J P J^T, the dense island's G. -1 when the rows leave
  * the tree no freedom. */
 static int tree_slot(lucid_world *w, const lucid_contact_side *s, int *slots) {
-    lucid_world_sparse *sp = w->sparse;
+    lucid_world_sparse *sp = w->d.sparse;
     int t = w->models[s->model].first_tree + s->tree;
     if (sp->model_slot[t] >= 0) return sp->model_slot[t];
     size_t r = lucid_world_equality_tree_rank(&w->models[s->model], s->tree), n = s->width;
@@ -254,15 +254,15 @@ static int tree_slot(lucid_world *w, const lucid_contact_side *s, int *slots) {
  * link side is the other), a fresh 1-column one for a dry-friction row's virtual normal row
  * (fill_friction_normal), or -1 (static, or a link no dof moves). */
 static int side_slot(lucid_world *w, int k, int side, int *slots) {
-    lucid_world_sparse *sp = w->sparse;
-    const lucid_contact_side *s = &w->sides[2 * k + side];
+    lucid_world_sparse *sp = w->d.sparse;
+    const lucid_contact_side *s = &w->d.sides[2 * k + side];
     if (s->body >= 0) {
         if (sp->slot[s->body] < 0) sp->slot[s->body] = new_slot(sp, slots, s->body, 6);
         return sp->slot[s->body];
     }
     if (s->model >= 0 && s->tree >= 0) return tree_slot(w, s, slots);
-    if (w->contacts[k].limit_sign != 0 && side == 0) return new_slot(sp, slots, -1, 2);
-    if (w->contacts[k].frictionloss > 0.0 && side == 0) return new_slot(sp, slots, -1, 1);
+    if (w->d.contacts[k].limit_sign != 0 && side == 0) return new_slot(sp, slots, -1, 2);
+    if (w->d.contacts[k].frictionloss > 0.0 && side == 0) return new_slot(sp, slots, -1, 1);
     return -1;
 }
 
@@ -284,11 +284,11 @@ static void times_basis(const double *in, size_t rows, size_t full, const double
 
 /* Side s's blocks J and W (contact k, side `side`). */
 static void fill_side_blocks(lucid_world *w, int k, int side, int s) {
-    lucid_world_sparse *sp = w->sparse;
+    lucid_world_sparse *sp = w->d.sparse;
     int b = sp->body[s], owner = sp->owner[b], dim = sp->dim;
     size_t width = sp->dof[b + 1] - sp->dof[b];
     double *J = sp->J + sp->side_at[s], *W = sp->W + sp->side_at[s];
-    const lucid_contact_side *cs = &w->sides[2 * k + side];
+    const lucid_contact_side *cs = &w->d.sides[2 * k + side];
     if (owner >= 0) {
         fill_blocks(w, k, side, dim, J, W);
         return;
@@ -296,14 +296,14 @@ static void fill_side_blocks(lucid_world *w, int k, int side, int s) {
     /* a link: the rows over its tree's dofs, W = (P J^T)^T (P = M~^-1 without equality rows), its
      * spin and rolling rows (rows 3 to 5 of its J and Y) when it has them, times Z on a reduced
      * slot; a limit's tangential rows: J = W = [I_2; 0] */
-    size_t rows = owner <= -2 ? (size_t)lucid_world_contact_dim(&w->contacts[k]) : 3;
+    size_t rows = owner <= -2 ? (size_t)lucid_world_contact_dim(&w->d.contacts[k]) : 3;
     if (owner <= -2 && reduced(sp, b)) {
         const double *Z = sp->basis + sp->basis_at[b];
-        times_basis(w->link_J + cs->row, rows, sp->full[b], Z, width, J);
-        times_basis(w->link_Y + cs->row, rows, sp->full[b], Z, width, W);
+        times_basis(w->d.link_J + cs->row, rows, sp->full[b], Z, width, J);
+        times_basis(w->d.link_Y + cs->row, rows, sp->full[b], Z, width, W);
     } else if (owner <= -2) {
-        memcpy(J, w->link_J + cs->row, sizeof(double) * rows * width);
-        memcpy(W, w->link_Y + cs->row, sizeof(double) * rows * width);
+        memcpy(J, w->d.link_J + cs->row, sizeof(double) * rows * width);
+        memcpy(W, w->d.link_Y + cs->row, sizeof(double) * rows * width);
     } else if (width == 1) { /* a friction row's normal column: set by fill_friction_normal */
         memset(J, 0, 3 * sizeof(double)), memset(W, 0, 3 * sizeof(double));
     } else {
@@ -333,7 +333,7 @@ static void nonzero_span(const double *B, int dim, size_t w, size_t *lo, size_t 
 
 /* M' = Z^T M~ Z (width' x width') of reduced slot b (scratch: M~, then M~ Z). */
 static void reduced_mass(lucid_world *w, int b, double *M) {
-    lucid_world_sparse *sp = w->sparse;
+    lucid_world_sparse *sp = w->d.sparse;
     size_t full = sp->full[b], width = sp->dof[b + 1] - sp->dof[b];
     const double *Z = sp->basis + sp->basis_at[b];
     double *Mt = sp->scratch, *MZ = Mt + full * full;
@@ -350,7 +350,7 @@ static void reduced_mass(lucid_world *w, int b, double *M) {
 /* Slot b's mass block: a body's diag(m I, I_world), a model tree's block of M~ (symmetric; a
  * constrained tree's Z^T M~ Z), a limit's I_2, a friction row's normal column 1. */
 static void fill_mass(lucid_world *w, int b) {
-    lucid_world_sparse *sp = w->sparse;
+    lucid_world_sparse *sp = w->d.sparse;
     int owner = sp->owner[b];
     double *M = sp->M + sp->mass_at[b];
     if (owner >= 0) {
@@ -380,8 +380,8 @@ static double side_row_product(const lucid_world_sparse *sp, int s, int r) {
  * lambda_n = f (world_delassus.c): its own column of M = 1 with J = W = sqrt(d) (d is then
  * sqrt(d)^2, kept as the row's diagonal). */
 static void fill_friction_normal(lucid_world *w, int k, int i) {
-    lucid_world_sparse *sp = w->sparse;
-    lucid_world_contact *c = &w->contacts[k];
+    lucid_world_sparse *sp = w->d.sparse;
+    lucid_world_contact *c = &w->d.contacts[k];
     double root = sqrt(side_row_product(sp, 2 * i, 0) + side_row_product(sp, 2 * i + 1, 0));
     size_t at = sp->side_at[2 * i], n = (size_t)sp->dim * (size_t)i + 2;
     sp->J[at + 2] = sp->W[at + 2] = root;
@@ -397,17 +397,17 @@ static void fill_friction_normal(lucid_world *w, int k, int i) {
  * normal row's diagonal of G (the zero row decoupled as the dense island's); the warm start
  * lambda_s = torque / a and its dual. */
 static void assemble_spin(lucid_world *w, int k, int i) {
-    lucid_world_sparse *sp = w->sparse;
-    const lucid_world_contact *c = &w->contacts[k];
+    lucid_world_sparse *sp = w->d.sparse;
+    const lucid_world_contact *c = &w->d.contacts[k];
     size_t at = (size_t)sp->dim * (size_t)i + 3;
     double spin = 0.0, a = lucid_world_contact_spin(c);
     for (int p = 0; p < 2; ++p) {
-        const lucid_contact_side *sd = &w->sides[2 * k + p];
+        const lucid_contact_side *sd = &w->d.sides[2 * k + p];
         if (!sd->spin) continue;
         if (sd->model >= 0)
             spin += lucid_world_models_side_spin_velocity(w, sd, 1);
         else if (sd->body >= 0)
-            spin += sd->sign * lucid_vec3_dot(sd->spin_ang, w->w_free[sd->body]);
+            spin += sd->sign * lucid_vec3_dot(sd->spin_ang, w->d.w_free[sd->body]);
     }
     sp->g[at] = spin / w->opt.dt;
     sp->R[at] = a > 0.0 ? 0.0 : side_row_product(sp, 2 * i, 2) + side_row_product(sp, 2 * i + 1, 2);
@@ -420,20 +420,20 @@ static void assemble_spin(lucid_world *w, int k, int i) {
  * the normal row's diagonal of G (decoupled as the dense island's); the warm start
  * lambda_r = torque / b and its dual. */
 static void assemble_roll(lucid_world *w, int k, int i) {
-    lucid_world_sparse *sp = w->sparse;
-    const lucid_world_contact *c = &w->contacts[k];
+    lucid_world_sparse *sp = w->d.sparse;
+    const lucid_world_contact *c = &w->d.contacts[k];
     double b = lucid_world_contact_roll(c);
     double normal = side_row_product(sp, 2 * i, 2) + side_row_product(sp, 2 * i + 1, 2);
     for (int r = 4; r < 6; ++r) {
         size_t at = 6 * (size_t)i + (size_t)r;
         double roll = 0.0;
         for (int p = 0; p < 2; ++p) {
-            const lucid_contact_side *sd = &w->sides[2 * k + p];
+            const lucid_contact_side *sd = &w->d.sides[2 * k + p];
             if (!sd->roll) continue;
             if (sd->model >= 0)
                 roll += lucid_world_models_side_row_velocity(w, sd, r, 1);
             else if (sd->body >= 0)
-                roll += sd->sign * lucid_vec3_dot(sd->roll_ang[r - 4], w->w_free[sd->body]);
+                roll += sd->sign * lucid_vec3_dot(sd->roll_ang[r - 4], w->d.w_free[sd->body]);
         }
         sp->g[at] = roll / w->opt.dt;
         sp->R[at] = b > 0.0 ? 0.0 : normal;
@@ -446,12 +446,12 @@ static void assemble_roll(lucid_world *w, int k, int i) {
  * of every block, then (once J, W, M have room) the blocks. */
 static lucid_status assemble(lucid_world *w, const int *list, int m, const lucid_vec3 *v0,
                              const lucid_vec3 *w0, int *slots_out) {
-    lucid_world_sparse *sp = w->sparse;
+    lucid_world_sparse *sp = w->d.sparse;
     const double dt = w->opt.dt;
     int slots = 0, need_mass = w->opt.contact.solver != LUCID_CONTACT_PGS, dim = sp->dim;
     for (int i = 0; i < m; ++i)
         for (int side = 0; side < 2; ++side) {
-            const lucid_contact_side *cs = &w->sides[2 * list[i] + side];
+            const lucid_contact_side *cs = &w->d.sides[2 * list[i] + side];
             if (cs->body >= 0) sp->slot[cs->body] = -1;
             if (cs->model >= 0 && cs->tree >= 0)
                 sp->model_slot[w->models[cs->model].first_tree + cs->tree] = -1;
@@ -462,7 +462,7 @@ static lucid_status assemble(lucid_world *w, const int *list, int m, const lucid
         for (int side = 0; side < 2; ++side) {
             int s = 2 * i + side, b = side_slot(w, list[i], side, &slots);
             sp->body[s] = b;
-            const lucid_world_contact *c = &w->contacts[list[i]];
+            const lucid_world_contact *c = &w->d.contacts[list[i]];
             sp->side_body[s] = b >= 0 && sp->owner[b] != -1 ? (side ? c->body2 : c->body1) : -1;
             sp->side_at[s] = sp->jw_len;
             size_t width = b >= 0 ? sp->dof[b + 1] - sp->dof[b] : 0;
@@ -479,7 +479,7 @@ static lucid_status assemble(lucid_world *w, const int *list, int m, const lucid
     if (need_mass)
         for (int b = 0; b < slots; ++b) fill_mass(w, b);
     for (int i = 0; i < m; ++i) {
-        const lucid_world_contact *c = &w->contacts[list[i]];
+        const lucid_world_contact *c = &w->d.contacts[list[i]];
         for (int side = 0; side < 2; ++side) {
             int s = 2 * i + side, b = sp->body[s];
             if (b < 0) continue;
@@ -489,7 +489,7 @@ static lucid_status assemble(lucid_world *w, const int *list, int m, const lucid
             nonzero_span(sp->W + sp->side_at[s], dim, width, span + 2, span + 3);
         }
         size_t at = (size_t)dim * (size_t)i;
-        lucid_vec3 vf = lucid_world_contact_velocity(w, list[i], w->v_free, w->w_free);
+        lucid_vec3 vf = lucid_world_contact_velocity(w, list[i], w->d.v_free, w->d.w_free);
         double before = lucid_world_contact_velocity(w, list[i], v0, w0).z;
         vf.z -= lucid_world_reference_velocity(w, c, before);
         lucid_vec3_store(lucid_vec3_scale(vf, 1.0 / dt), sp->g + at);
@@ -612,19 +612,19 @@ static double round_off(const lucid_contact_sparse_problem *p, const double *lam
  * space on G = J M^-1 J^T built from the sparse pieces, its Newton systems dense LUs: there
  * KLU's sparse kernels on [M -J^T; J B] cost more (2.8x on a robot island, whose model block of
  * M is dense; docs/benchmarks/step_derivatives.md, "Cold robot islands"). The same iteration,
- * the same answer to rounding. G goes into the dense path's buffer w->G, free here: a dense
+ * the same answer to rounding. G goes into the dense path's buffer w->d.G, free here: a dense
  * island assembles its own before solving, and lucid_world_last_problem reads it only when the
  * last island was dense. */
 static lucid_status ip_attempt(lucid_world *w, const lucid_contact_sparse_problem *p,
                                const lucid_contact_options *o, lucid_contact_result *res) {
-    lucid_world_sparse *sp = w->sparse;
+    lucid_world_sparse *sp = w->d.sparse;
     size_t n3 = lucid_sparse_rows(p); /* dim n; the workspace's capacity: 3 rows each */
     lucid_status s = lucid_world_reserve_workspace(w, (int)((n3 + 2) / 3));
-    if (s == LUCID_OK) s = lucid_world_reserve((void **)&w->G, &w->G_cap, n3 * n3, sizeof(double));
+    if (s == LUCID_OK) s = LUCID_RESERVE(w, d.G, n3 * n3);
     if (s != LUCID_OK) return s;
-    lucid_contact_sparse_delassus(p, w->G);
-    lucid_contact_problem dense = {p->n, w->G, p->g, p->mu, p->R, lucid_sparse_dim(p)};
-    return lucid_contact_solve(&dense, o, w->workspace, sp->lambda, sp->dual, res);
+    lucid_contact_sparse_delassus(p, w->d.G);
+    lucid_contact_problem dense = {p->n, w->d.G, p->g, p->mu, p->R, lucid_sparse_dim(p)};
+    return lucid_contact_solve(&dense, o, w->d.workspace, sp->lambda, sp->dual, res);
 }
 
 /* ---- the body-space backend of the island solve (world_island_solve.c) ----------------- */
@@ -638,7 +638,7 @@ typedef struct sparse_island {
 static lucid_status sparse_solve(void *ctx, const lucid_contact_options *o, double *dual,
                                  lucid_contact_result *res) {
     sparse_island *d = ctx;
-    lucid_world_sparse *sp = d->w->sparse;
+    lucid_world_sparse *sp = d->w->d.sparse;
     switch (o->solver) {
         case LUCID_CONTACT_PGS:
             return lucid_contact_solve_pgs_sparse(d->p, o, sp->work, sp->lambda, res);
@@ -656,12 +656,12 @@ static lucid_status sparse_solve(void *ctx, const lucid_contact_options *o, doub
 
 /* u and sigma of sp->lambda in sp->work (u: the slots' columns, then sigma: 3n). */
 static double *sparse_sigma(const sparse_island *d) {
-    return d->w->sparse->work + lucid_sparse_columns(d->p);
+    return d->w->d.sparse->work + lucid_sparse_columns(d->p);
 }
 
 static int sparse_judge(void *ctx, lucid_contact_result *res) {
     sparse_island *d = ctx;
-    lucid_world_sparse *sp = d->w->sparse;
+    lucid_world_sparse *sp = d->w->d.sparse;
     double *sigma = sparse_sigma(d);
     lucid_contact_sparse_velocity(d->p, sp->lambda, sp->work, sigma);
     lucid_contact_problem form = {d->p->n, NULL, d->p->g, d->p->mu, d->p->R, d->p->dim};
@@ -671,7 +671,7 @@ static int sparse_judge(void *ctx, lucid_contact_result *res) {
 static double sparse_round_off(void *ctx) {
     sparse_island *d = ctx;
     double *sigma = sparse_sigma(d);
-    return round_off(d->p, d->w->sparse->lambda, sigma, d->w->sparse->work,
+    return round_off(d->p, d->w->d.sparse->lambda, sigma, d->w->d.sparse->work,
                      sigma + lucid_sparse_rows(d->p));
 }
 
@@ -688,14 +688,15 @@ static double sparse_mean_diagonal(void *ctx) {
  * generalised velocities (lucid_world_models_add_velocity; a constrained tree's Z u'); a
  * limit's tangential columns and a friction row's normal column carry no body. */
 static void apply_velocities(lucid_world *w, int slots, const double *u) {
-    lucid_world_sparse *sp = w->sparse;
+    lucid_world_sparse *sp = w->d.sparse;
     for (int b = 0; b < slots; ++b) {
         const double *ub = u + sp->dof[b];
         int owner = sp->owner[b];
         if (owner >= 0) {
-            w->v_free[owner] = lucid_vec3_axpy(w->v_free[owner], w->opt.dt, lucid_vec3_load(ub));
-            w->w_free[owner] =
-                lucid_vec3_axpy(w->w_free[owner], w->opt.dt, lucid_vec3_load(ub + 3));
+            w->d.v_free[owner] =
+                lucid_vec3_axpy(w->d.v_free[owner], w->opt.dt, lucid_vec3_load(ub));
+            w->d.w_free[owner] =
+                lucid_vec3_axpy(w->d.w_free[owner], w->opt.dt, lucid_vec3_load(ub + 3));
         } else if (owner <= -2 && reduced(sp, b)) {
             size_t full = sp->full[b], width = sp->dof[b + 1] - sp->dof[b];
             const double *Z = sp->basis + sp->basis_at[b];
@@ -718,7 +719,7 @@ lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, in
     int slots = 0;
     if (s == LUCID_OK) s = assemble(w, list, m, v0, w0, &slots);
     if (s != LUCID_OK) return s;
-    lucid_world_sparse *sp = w->sparse;
+    lucid_world_sparse *sp = w->d.sparse;
     lucid_contact_sparse_problem p = {m,           slots,       sp->body, sp->J, sp->W,
                                       sp->g,       sp->mu,      NULL,     sp->M, sp->dof,
                                       sp->side_at, sp->mass_at, sp->span, dim};
@@ -749,18 +750,18 @@ lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, in
     if (s != LUCID_OK) return s;
     lucid_world_keep_rho(w, list, m, res.rho, f, v);
     sp->last = p, sp->last_list = list;
-    w->stats.solver_iterations += res.iterations;
-    w->stats.converged &= res.converged;
-    w->stats.scaled_residual = fmax(w->stats.scaled_residual, res.model.abs);
+    w->d.stats.solver_iterations += res.iterations;
+    w->d.stats.converged &= res.converged;
+    w->d.stats.scaled_residual = fmax(w->d.stats.scaled_residual, res.model.abs);
     /* u = M^-1 J^T lambda of the kept answer (world units); v+ = v_free + dt u */
     double *u = sp->work, *sigma = sp->work + lucid_sparse_columns(&p);
     lucid_contact_sparse_velocity(&p, sp->lambda, u, sigma);
     lucid_contact_problem form = {p.n, NULL, p.g, p.mu, p.R, dim};
     lucid_contact_criteria ncp;
     lucid_contact_criteria_eval(&form, LUCID_CRITERION_NCP, sp->lambda, sigma, NULL, &ncp);
-    w->stats.residual = fmax(w->stats.residual, ncp.abs);
+    w->d.stats.residual = fmax(w->d.stats.residual, ncp.abs);
     for (int i = 0; i < m; ++i) {
-        lucid_world_contact *c = &w->contacts[list[i]];
+        lucid_world_contact *c = &w->d.contacts[list[i]];
         size_t at = (size_t)dim * (size_t)i;
         memcpy(c->force, sp->lambda + at, sizeof(double) * 3);
         memcpy(c->dual, sp->dual + at, sizeof(double) * 3);
@@ -779,16 +780,16 @@ lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, in
 
 void lucid_world_last_sparse_problem(const lucid_world *w, lucid_contact_sparse_problem *p,
                                      const int **side_bodies, const int **contacts) {
-    int ok = w->num_contacts > 0 && w->num_islands > 0 && w->last_sparse && w->sparse;
+    int ok = w->d.num_contacts > 0 && w->d.num_islands > 0 && w->d.last_sparse && w->d.sparse;
     if (ok) {
-        *p = w->sparse->last;
+        *p = w->d.sparse->last;
         if (p->M && w->opt.contact.solver == LUCID_CONTACT_PGS) p->M = NULL; /* not filled */
     } else {
         memset(p, 0, sizeof *p);
     }
-    /* the sides of the island's contacts, in order: w->sides is per world contact */
-    if (side_bodies) *side_bodies = ok ? w->sparse->side_body : NULL;
-    if (contacts) *contacts = ok ? w->sparse->last_list : NULL;
+    /* the sides of the island's contacts, in order: w->d.sides is per world contact */
+    if (side_bodies) *side_bodies = ok ? w->d.sparse->side_body : NULL;
+    if (contacts) *contacts = ok ? w->d.sparse->last_list : NULL;
 }
 
 lucid_status lucid_world_last_problem_dense(lucid_world *w, lucid_contact_problem *p,
@@ -799,12 +800,11 @@ lucid_status lucid_world_last_problem_dense(lucid_world *w, lucid_contact_proble
     lucid_world_last_sparse_problem(w, &sp, NULL, &list);
     if (sp.n == 0) return LUCID_OK;
     size_t n3 = lucid_sparse_rows(&sp);
-    lucid_status s = sp.n > LUCID_WORLD_MAX_ISLAND_CONTACTS
-                         ? LUCID_ERR_NO_MEMORY
-                         : lucid_world_reserve((void **)&w->G, &w->G_cap, n3 * n3, sizeof(double));
+    lucid_status s = sp.n > LUCID_WORLD_MAX_ISLAND_CONTACTS ? LUCID_ERR_NO_MEMORY
+                                                            : LUCID_RESERVE(w, d.G, n3 * n3);
     if (s != LUCID_OK) return s;
-    lucid_contact_sparse_delassus(&sp, w->G);
-    *p = (lucid_contact_problem){sp.n, w->G, sp.g, sp.mu, sp.R, lucid_sparse_dim(&sp)};
+    lucid_contact_sparse_delassus(&sp, w->d.G);
+    *p = (lucid_contact_problem){sp.n, w->d.G, sp.g, sp.mu, sp.R, lucid_sparse_dim(&sp)};
     if (contacts) *contacts = list;
     return LUCID_OK;
 }

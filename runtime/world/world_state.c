@@ -37,7 +37,7 @@ void lucid_world_state_dims(const lucid_world *w, int *nq, int *nv) {
 }
 
 int lucid_world_state_na(const lucid_world *w) {
-    return w->act_inputs ? 0 : (int)lucid_world_models_na(w); /* inputs in the derivatives */
+    return w->d.act_inputs ? 0 : (int)lucid_world_models_na(w); /* inputs in the derivatives */
 }
 
 int lucid_world_state_size(const lucid_world *w) {
@@ -121,9 +121,7 @@ lucid_status lucid_world_set_state(lucid_world *w, const double *x, const char *
     }
     lucid_world_models_set_state(w, q, v);
     if (lucid_world_state_na(w) > 0) lucid_world_models_set_act(w, act);
-    w->num_cache = 0;
-    lucid_world_single_level_forget(w->single_level);
-    w->num_contacts = 0;
+    lucid_world_data_forget(&w->d);
     return LUCID_OK;
 }
 

@@ -94,13 +94,10 @@ lucid_status lucid_world_body_free_velocity_jacobians(const lucid_world *w, int 
 
 static lucid_status reserve_velocities(lucid_world *w) {
     size_t n = (size_t)w->num_bodies;
-    lucid_status s = lucid_world_reserve((void **)&w->v_free, &w->v_cap, n, sizeof(lucid_vec3));
-    if (s == LUCID_OK)
-        s = lucid_world_reserve((void **)&w->w_free, &w->w_cap, n, sizeof(lucid_vec3));
-    if (s == LUCID_OK)
-        s = lucid_world_reserve((void **)&w->v_start, &w->v_start_cap, n, sizeof(lucid_vec3));
-    if (s == LUCID_OK)
-        s = lucid_world_reserve((void **)&w->w_start, &w->w_start_cap, n, sizeof(lucid_vec3));
+    lucid_status s = LUCID_RESERVE(w, d.v_free, n);
+    if (s == LUCID_OK) s = LUCID_RESERVE(w, d.w_free, n);
+    if (s == LUCID_OK) s = LUCID_RESERVE(w, d.v_start, n);
+    if (s == LUCID_OK) s = LUCID_RESERVE(w, d.w_start, n);
     return s;
 }
 
@@ -109,15 +106,15 @@ static void free_velocities(lucid_world *w) {
     const double dt = w->opt.dt;
     for (int i = 0; i < w->num_bodies; ++i) {
         const lucid_body *b = &w->bodies[i];
-        w->v_start[i] = w->w_start[i] = w->v_free[i] = w->w_free[i] = lucid_vec3_zero();
+        w->d.v_start[i] = w->d.w_start[i] = w->d.v_free[i] = w->d.w_free[i] = lucid_vec3_zero();
         if (b->is_static || b->model >= 0) continue; /* links move with their model */
         lucid_vec3 rc = lucid_mat3_mul_vec(&b->pose.R, b->com);
         lucid_vec3 vc = lucid_vec3_add(b->v, lucid_vec3_cross(b->w, rc));
-        w->v_start[i] = vc, w->w_start[i] = b->w;
+        w->d.v_start[i] = vc, w->d.w_start[i] = b->w;
         lucid_vec3 acc = lucid_vec3_axpy(w->opt.gravity, b->inv_mass, b->force);
-        w->v_free[i] = lucid_vec3_axpy(vc, dt, acc);
+        w->d.v_free[i] = lucid_vec3_axpy(vc, dt, acc);
         lucid_mat3 inv = lucid_body_inv_inertia_world(b);
-        w->w_free[i] =
+        w->d.w_free[i] =
             lucid_vec3_axpy(rotation_step(b, b->w, dt), dt, lucid_mat3_mul_vec(&inv, b->torque));
     }
 }
@@ -130,16 +127,16 @@ static void integrate(lucid_world *w) {
         lucid_body *b = &w->bodies[i];
         b->force = b->torque = lucid_vec3_zero();
         if (b->is_static || b->model >= 0) continue;
-        lucid_vec3 x = lucid_vec3_axpy(lucid_body_com_world(b), dt, w->v_free[i]);
+        lucid_vec3 x = lucid_vec3_axpy(lucid_body_com_world(b), dt, w->d.v_free[i]);
         lucid_quat r =
-            lucid_quat_mul(lucid_quat_exp(lucid_vec3_scale(w->w_free[i], dt)), b->orientation);
+            lucid_quat_mul(lucid_quat_exp(lucid_vec3_scale(w->d.w_free[i], dt)), b->orientation);
         lucid_quat_normalize(&r);
         b->orientation = r;
         b->pose.R = lucid_quat_to_mat3(r);
         lucid_vec3 rc = lucid_mat3_mul_vec(&b->pose.R, b->com);
         b->pose.t = lucid_vec3_sub(x, rc);
-        b->w = w->w_free[i];
-        b->v = lucid_vec3_sub(w->v_free[i], lucid_vec3_cross(b->w, rc));
+        b->w = w->d.w_free[i];
+        b->v = lucid_vec3_sub(w->d.v_free[i], lucid_vec3_cross(b->w, rc));
         lucid_body_sync_twist(b);
     }
 }
@@ -158,19 +155,19 @@ static int state_finite(const lucid_world *w) {
  * statistics say so too: not converged, and no residual (NaN) since no answer was applied. */
 static lucid_status failed(lucid_world *w, const char *stage, lucid_status s) {
     if (s == LUCID_OK) return s;
-    if (w->error[0] == '\0')
-        snprintf(w->error, sizeof w->error, "%s: %s", stage, lucid_status_string(s));
-    w->stats.converged = 0;
-    w->stats.residual = w->stats.scaled_residual = NAN;
+    if (w->d.error[0] == '\0')
+        snprintf(w->d.error, sizeof w->d.error, "%s: %s", stage, lucid_status_string(s));
+    w->d.stats.converged = 0;
+    w->d.stats.residual = w->d.stats.scaled_residual = NAN;
     return s;
 }
 
 /* Fresh statistics, the velocity buffers and v_free / w_free of the free bodies. */
 static lucid_status start_step(lucid_world *w) {
-    memset(&w->stats, 0, sizeof w->stats);
-    w->stats.converged = 1;
-    w->num_island_info = 0;
-    w->error[0] = '\0';
+    memset(&w->d.stats, 0, sizeof w->d.stats);
+    w->d.stats.converged = 1;
+    w->d.num_island_info = 0;
+    w->d.error[0] = '\0';
     lucid_status s = reserve_velocities(w);
     if (s != LUCID_OK) return failed(w, "velocity buffers", s);
     free_velocities(w);
@@ -204,15 +201,15 @@ static double applied_work(const lucid_world *w) {
     double work = 0.0;
     for (int i = 0; i < w->num_bodies; ++i) {
         const lucid_body *b = &w->bodies[i];
-        if (b->is_static || b->model >= 0 || (size_t)i >= w->v_cap) continue;
-        work += w->opt.dt *
-                (lucid_vec3_dot(b->force, w->v_free[i]) + lucid_vec3_dot(b->torque, w->w_free[i]));
+        if (b->is_static || b->model >= 0 || (size_t)i >= w->d.v_free_cap) continue;
+        work += w->opt.dt * (lucid_vec3_dot(b->force, w->d.v_free[i]) +
+                             lucid_vec3_dot(b->torque, w->d.w_free[i]));
     }
     return work + lucid_world_models_actuation_work(w);
 }
 
 lucid_status lucid_world_step_integrate(lucid_world *w) {
-    w->applied_work = applied_work(w);
+    w->d.applied_work = applied_work(w);
     integrate(w);
     lucid_world_models_integrate(w);
     return state_finite(w) ? LUCID_OK : failed(w, "integration", LUCID_ERR_NONFINITE);
@@ -230,17 +227,17 @@ static void energy_guard(lucid_world *w, const lucid_world_energy *before) {
     for (int i = 0; i < w->num_bodies; ++i) mass += w->bodies[i].mass; /* static: 0 */
     double allowance =
         mass * (LUCID_STANDARD_GRAVITY + lucid_vec3_norm(w->opt.gravity)) * w->opt.slop;
-    double work = before->potential - after.potential + w->applied_work;
+    double work = before->potential - after.potential + w->d.applied_work;
     double bound = before->kinetic + fmax(work, 0.0) + allowance;
-    w->stats.energy_ratio = bound > 0.0 ? after.kinetic / bound : 0.0;
-    w->stats.energy_jump = w->stats.energy_ratio > LUCID_WORLD_ENERGY_JUMP;
+    w->d.stats.energy_ratio = bound > 0.0 ? after.kinetic / bound : 0.0;
+    w->d.stats.energy_jump = w->d.stats.energy_ratio > LUCID_WORLD_ENERGY_JUMP;
 }
 
 static lucid_status two_stage_step(lucid_world *w) {
     lucid_status s = lucid_world_step_prepare(w);
     if (s != LUCID_OK) return s;
     lucid_world_warm_start(w);
-    s = lucid_world_solve_contacts(w, w->v_start, w->w_start);
+    s = lucid_world_solve_contacts(w, w->d.v_start, w->d.w_start);
     if (s != LUCID_OK) return failed(w, "contact solver", s);
     s = lucid_world_remember_forces(w);
     if (s != LUCID_OK) return failed(w, "warm-start memory", s);

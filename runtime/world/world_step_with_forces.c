@@ -16,9 +16,9 @@ static int same_contact(const lucid_world_contact *a, const lucid_world_contact 
 }
 
 static int same_contacts(const lucid_world *w, const lucid_world_contact *expect, int n) {
-    if (w->num_contacts != n) return 0;
+    if (w->d.num_contacts != n) return 0;
     for (int k = 0; k < n; ++k)
-        if (!same_contact(&w->contacts[k], &expect[k])) return 0;
+        if (!same_contact(&w->d.contacts[k], &expect[k])) return 0;
     return 1;
 }
 
@@ -31,13 +31,13 @@ static void follow_points(lucid_world *w, const lucid_world_contact *expect, int
         for (b = a + 1; b < n && same_contact(&expect[b], &expect[a]);) ++b;
         for (int k = a; k + 1 < b; ++k) {
             int best = k;
-            double dmin = lucid_vec3_dist(w->contacts[k].point, expect[k].point);
+            double dmin = lucid_vec3_dist(w->d.contacts[k].point, expect[k].point);
             for (int j = k + 1; j < b; ++j) {
-                double d = lucid_vec3_dist(w->contacts[j].point, expect[k].point);
+                double d = lucid_vec3_dist(w->d.contacts[j].point, expect[k].point);
                 if (d < dmin) dmin = d, best = j;
             }
-            lucid_world_contact t = w->contacts[k];
-            w->contacts[k] = w->contacts[best], w->contacts[best] = t;
+            lucid_world_contact t = w->d.contacts[k];
+            w->d.contacts[k] = w->d.contacts[best], w->d.contacts[best] = t;
         }
     }
 }
@@ -70,12 +70,12 @@ int lucid_world_derivative_dim(const lucid_world *w) {
 static double spin_velocity(const lucid_world *w, int k) {
     double out = 0.0;
     for (int p = 0; p < 2; ++p) {
-        const lucid_contact_side *sd = &w->sides[2 * k + p];
+        const lucid_contact_side *sd = &w->d.sides[2 * k + p];
         if (!sd->spin) continue;
         if (sd->model >= 0)
             out += lucid_world_models_side_spin_velocity(w, sd, 1);
         else if (sd->body >= 0)
-            out += sd->sign * lucid_vec3_dot(sd->spin_ang, w->w_free[sd->body]);
+            out += sd->sign * lucid_vec3_dot(sd->spin_ang, w->d.w_free[sd->body]);
     }
     return out;
 }
@@ -85,12 +85,12 @@ static double spin_velocity(const lucid_world *w, int k) {
 static double roll_velocity(const lucid_world *w, int k, int r) {
     double out = 0.0;
     for (int p = 0; p < 2; ++p) {
-        const lucid_contact_side *sd = &w->sides[2 * k + p];
+        const lucid_contact_side *sd = &w->d.sides[2 * k + p];
         if (!sd->roll) continue;
         if (sd->model >= 0)
             out += lucid_world_models_side_row_velocity(w, sd, r, 1);
         else if (sd->body >= 0)
-            out += sd->sign * lucid_vec3_dot(sd->roll_ang[r - 4], w->w_free[sd->body]);
+            out += sd->sign * lucid_vec3_dot(sd->roll_ang[r - 4], w->d.w_free[sd->body]);
     }
     return out;
 }
@@ -103,11 +103,11 @@ static double roll_velocity(const lucid_world *w, int k, int r) {
  * zero at a solution, so its own change with the inputs drops out of dsigma). */
 static void contact_sigma(const lucid_world *w, const lucid_world_contact *expect, int k,
                           const double *v_before, int *branch, int dim, double *sigma) {
-    const lucid_world_contact *c = &w->contacts[k];
+    const lucid_world_contact *c = &w->d.contacts[k];
     const double dt = w->opt.dt;
     if (dim > 3) sigma[3] = spin_velocity(w, k) / dt;
     for (int r = 4; r < dim; ++r) sigma[r] = roll_velocity(w, k, r) / dt;
-    lucid_vec3 u = lucid_world_contact_velocity(w, k, w->v_free, w->w_free);
+    lucid_vec3 u = lucid_world_contact_velocity(w, k, w->d.v_free, w->d.w_free);
     if (c->frictionloss > 0.0) {
         sigma[0] = u.x / dt, sigma[1] = u.y / dt;
         sigma[2] = expect[k].row_diagonal * (c->force[2] - c->frictionloss);
@@ -127,7 +127,7 @@ static void apply_forces(lucid_world *w, const lucid_world_contact *expect, int 
                          int *branch) {
     int dim = lucid_world_derivative_dim(w);
     for (int k = 0; k < n; ++k) {
-        lucid_world_contact *c = &w->contacts[k];
+        lucid_world_contact *c = &w->d.contacts[k];
         memcpy(c->force, lambda + dim * k, sizeof c->force);
         c->torsion_force = dim > 3 ? lucid_world_contact_spin(c) * lambda[dim * k + 3] : 0.0;
         for (int r = 0; r < 2; ++r)
@@ -135,10 +135,10 @@ static void apply_forces(lucid_world *w, const lucid_world_contact *expect, int 
                 dim == 6 ? lucid_world_contact_roll(c) * lambda[6 * k + 4 + r] : 0.0;
         if (mu) mu[k] = c->friction;
         /* the models' velocity at the start is what their side velocity reads for "not free" */
-        v_before[k] = lucid_world_contact_velocity(w, k, w->v_start, w->w_start).z;
+        v_before[k] = lucid_world_contact_velocity(w, k, w->d.v_start, w->d.w_start).z;
     }
     for (int k = 0; k < n; ++k) lucid_world_apply_contact_force(w, k);
-    if (w->rows_without_inverse) lucid_world_models_apply_forces(w, n);
+    if (w->d.rows_without_inverse) lucid_world_models_apply_forces(w, n);
     for (int k = 0; k < n; ++k) contact_sigma(w, expect, k, v_before, branch, dim, sigma + dim * k);
 }
 
@@ -170,7 +170,7 @@ lucid_status lucid_world_step_with_contacts(lucid_world *w, const lucid_world_co
                                             const double *lambda, double *sigma, double *mu,
                                             double *v_before, int *branch, int *same) {
     *same = 0;
-    w->num_contacts = 0;
+    w->d.num_contacts = 0;
     lucid_status s = LUCID_OK;
     for (int k = 0; k < ng && s == LUCID_OK; ++k) s = lucid_world_push_contact(w, &given[k]);
     if (s == LUCID_OK) s = lucid_world_models_limits(w);
@@ -195,10 +195,10 @@ lucid_status lucid_world_step_with_forces_reuse(lucid_world *w, const lucid_worl
 
 lucid_status lucid_world_restore_contacts(lucid_world *w, const lucid_world_contact *expect,
                                           int n) {
-    if (n < 0 || (size_t)n > w->contact_cap) return LUCID_ERR_INTERNAL;
-    w->num_contacts = n; /* set_state emptied the list; its entries are the last evaluation's */
+    if (n < 0 || (size_t)n > w->d.contacts_cap) return LUCID_ERR_INTERNAL;
+    w->d.num_contacts = n; /* set_state emptied the list; its entries are the last evaluation's */
     if (same_contacts(w, expect, n)) return LUCID_OK;
-    w->num_contacts = 0;
+    w->d.num_contacts = 0;
     return LUCID_ERR_INTERNAL;
 }
 
@@ -207,7 +207,7 @@ void lucid_world_post_velocity(const lucid_world *w, double *p) {
     for (int i = 0; i < w->num_bodies; ++i) {
         const lucid_body *b = &w->bodies[i];
         if (b->is_static || b->model >= 0) continue;
-        lucid_vec3_store(w->v_free[i], p), lucid_vec3_store(w->w_free[i], p + 3);
+        lucid_vec3_store(w->d.v_free[i], p), lucid_vec3_store(w->d.w_free[i], p + 3);
         p += 6;
     }
     for (int m = 0; m < w->num_models; ++m) {
@@ -221,7 +221,7 @@ void lucid_world_set_post_velocity(lucid_world *w, const double *p) {
     for (int i = 0; i < w->num_bodies; ++i) {
         const lucid_body *b = &w->bodies[i];
         if (b->is_static || b->model >= 0) continue;
-        w->v_free[i] = lucid_vec3_load(p), w->w_free[i] = lucid_vec3_load(p + 3);
+        w->d.v_free[i] = lucid_vec3_load(p), w->d.w_free[i] = lucid_vec3_load(p + 3);
         p += 6;
     }
     for (int m = 0; m < w->num_models; ++m) {
@@ -247,13 +247,13 @@ void lucid_world_post_velocity_slots(const lucid_world *w, int *body_slot, int *
 
 lucid_vec3 lucid_world_contact_rows_times(const lucid_world *w, int k, const int *body_slot,
                                           const int *model_slot, const double *dp) {
-    const lucid_world_contact *c = &w->contacts[k];
+    const lucid_world_contact *c = &w->d.contacts[k];
     double out[3] = {0, 0, 0};
     for (int side = 0; side < 2; ++side) {
-        const lucid_contact_side *sd = &w->sides[2 * k + side];
+        const lucid_contact_side *sd = &w->d.sides[2 * k + side];
         if (sd->model >= 0) {
             size_t nv = sd->width; /* the rows over its tree's dofs */
-            const double *J = w->link_J + sd->row, *x = dp + model_slot[sd->model] + sd->dof;
+            const double *J = w->d.link_J + sd->row, *x = dp + model_slot[sd->model] + sd->dof;
             for (int d = 0; d < 3; ++d)
                 for (size_t q = 0; q < nv; ++q) out[d] += J[(size_t)d * nv + q] * x[q];
         } else if (sd->body >= 0) {
@@ -269,12 +269,12 @@ lucid_vec3 lucid_world_contact_rows_times(const lucid_world *w, int k, const int
 
 void lucid_world_contact_rows_add(const lucid_world *w, int k, const int *body_slot,
                                   const int *model_slot, double *rows, size_t ld) {
-    const lucid_world_contact *c = &w->contacts[k];
+    const lucid_world_contact *c = &w->d.contacts[k];
     for (int side = 0; side < 2; ++side) {
-        const lucid_contact_side *sd = &w->sides[2 * k + side];
+        const lucid_contact_side *sd = &w->d.sides[2 * k + side];
         if (sd->model >= 0) {
             size_t nv = sd->width; /* the rows over its tree's dofs */
-            const double *J = w->link_J + sd->row;
+            const double *J = w->d.link_J + sd->row;
             double *out = rows + ld * ((size_t)model_slot[sd->model] + sd->dof);
             for (int d = 0; d < 3; ++d)
                 for (size_t q = 0; q < nv; ++q) out[(size_t)d + ld * q] += J[(size_t)d * nv + q];
@@ -308,11 +308,11 @@ double lucid_world_contact_row_times(const lucid_world *w, int k, int r, const i
                                      const int *model_slot, const double *dp) {
     double out = 0.0;
     for (int side = 0; side < 2; ++side) {
-        const lucid_contact_side *sd = &w->sides[2 * k + side];
+        const lucid_contact_side *sd = &w->d.sides[2 * k + side];
         if (!side_has_row(sd, r)) continue;
         if (sd->model >= 0) {
             size_t nv = sd->width;
-            const double *J = w->link_J + sd->row + (size_t)r * nv,
+            const double *J = w->d.link_J + sd->row + (size_t)r * nv,
                          *x = dp + model_slot[sd->model] + sd->dof;
             for (size_t q = 0; q < nv; ++q) out += J[q] * x[q];
         } else if (sd->body >= 0 && side_row_ang(sd, r)) {
@@ -326,11 +326,11 @@ double lucid_world_contact_row_times(const lucid_world *w, int k, int r, const i
 void lucid_world_contact_row_add(const lucid_world *w, int k, int r, const int *body_slot,
                                  const int *model_slot, double *row, size_t ld) {
     for (int side = 0; side < 2; ++side) {
-        const lucid_contact_side *sd = &w->sides[2 * k + side];
+        const lucid_contact_side *sd = &w->d.sides[2 * k + side];
         if (!side_has_row(sd, r)) continue;
         if (sd->model >= 0) {
             size_t nv = sd->width;
-            const double *J = w->link_J + sd->row + (size_t)r * nv;
+            const double *J = w->d.link_J + sd->row + (size_t)r * nv;
             double *out = row + ld * ((size_t)model_slot[sd->model] + sd->dof);
             for (size_t q = 0; q < nv; ++q) out[ld * q] += J[q];
         } else if (sd->body >= 0 && side_row_ang(sd, r)) {

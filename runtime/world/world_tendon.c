@@ -117,7 +117,7 @@ lucid_status lucid_world_tendon_friction_rows(lucid_world *w, int i) {
         const lucid_model_tendon *T = &tendons[t];
         if (!(T->frictionloss > 0.0) || !has_rows(T)) continue;
         if (w->opt.contact.model == LUCID_CONTACT_CCP) {
-            snprintf(w->error, sizeof w->error,
+            snprintf(w->d.error, sizeof w->d.error,
                      "dry friction (frictionloss, model %d tendon %d) needs contact model ncp, "
                      "lcp or raisim: ccp's cone raises its bound",
                      i + 1, (int)t + 1);

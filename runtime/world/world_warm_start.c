@@ -33,10 +33,10 @@ static int compare_key(const lucid_cached_force *c, const lucid_world_contact *k
 
 /* Index of the first cached force whose key is not below the contact's. */
 static int lower_bound(const lucid_world *w, const lucid_world_contact *c) {
-    int lo = 0, hi = w->num_cache;
+    int lo = 0, hi = w->d.num_cache;
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
-        if (compare_key(&w->cache[mid], c) < 0)
+        if (compare_key(&w->d.cache[mid], c) < 0)
             lo = mid + 1;
         else
             hi = mid;
@@ -46,8 +46,8 @@ static int lower_bound(const lucid_world *w, const lucid_world_contact *c) {
 
 void lucid_world_warm_start(lucid_world *w) {
     double r2 = w->opt.warm_start_radius * w->opt.warm_start_radius;
-    for (int i = 0; i < w->num_contacts; ++i) {
-        lucid_world_contact *c = &w->contacts[i];
+    for (int i = 0; i < w->d.num_contacts; ++i) {
+        lucid_world_contact *c = &w->d.contacts[i];
         memset(c->force, 0, sizeof c->force);
         memset(c->dual, 0, sizeof c->dual);
         c->torsion_force = c->torsion_dual = 0.0;
@@ -56,23 +56,23 @@ void lucid_world_warm_start(lucid_world *w) {
         if (!w->opt.contact.warm_start) continue;
         int best = -1;
         double best_d2 = r2;
-        for (int k = lower_bound(w, c); k < w->num_cache && compare_key(&w->cache[k], c) == 0;
+        for (int k = lower_bound(w, c); k < w->d.num_cache && compare_key(&w->d.cache[k], c) == 0;
              ++k) {
-            double d2 = lucid_vec3_norm2(lucid_vec3_sub(w->cache[k].point, c->point));
+            double d2 = lucid_vec3_norm2(lucid_vec3_sub(w->d.cache[k].point, c->point));
             if (d2 <= best_d2) best_d2 = d2, best = k;
         }
         if (best < 0) continue;
-        lucid_vec3_store(lucid_mat3_tmul_vec(&c->frame, w->cache[best].force), c->force);
-        lucid_vec3_store(lucid_mat3_tmul_vec(&c->frame, w->cache[best].dual), c->dual);
+        lucid_vec3_store(lucid_mat3_tmul_vec(&c->frame, w->d.cache[best].force), c->force);
+        lucid_vec3_store(lucid_mat3_tmul_vec(&c->frame, w->d.cache[best].dual), c->dual);
         lucid_vec3 n = lucid_mat3_col(&c->frame, 2);
-        c->torsion_force = lucid_vec3_dot(n, w->cache[best].torque);
-        c->torsion_dual = lucid_vec3_dot(n, w->cache[best].torque_dual);
+        c->torsion_force = lucid_vec3_dot(n, w->d.cache[best].torque);
+        c->torsion_dual = lucid_vec3_dot(n, w->d.cache[best].torque_dual);
         for (int k = 0; c->rolling > 0.0 && k < 2; ++k) {
             lucid_vec3 t = lucid_mat3_col(&c->frame, k);
-            c->rolling_force[k] = lucid_vec3_dot(t, w->cache[best].torque);
-            c->rolling_dual[k] = lucid_vec3_dot(t, w->cache[best].torque_dual);
+            c->rolling_force[k] = lucid_vec3_dot(t, w->d.cache[best].torque);
+            c->rolling_dual[k] = lucid_vec3_dot(t, w->d.cache[best].torque_dual);
         }
-        c->rho = w->cache[best].rho;
+        c->rho = w->d.cache[best].rho;
     }
 }
 
@@ -86,7 +86,7 @@ double lucid_world_warm_rho(const lucid_world *w, const int *list, int m, double
     double first = 0.0, log_sum = 0.0; /* logs relative to the first: exact when all agree */
     int count = 0;
     for (int i = 0; i < m; ++i) {
-        double rho = w->contacts[list[i]].rho;
+        double rho = w->d.contacts[list[i]].rho;
         if (!(rho > 0.0 && isfinite(rho))) continue;
         if (!count) first = rho;
         log_sum += log(rho / first), ++count;
@@ -97,16 +97,15 @@ double lucid_world_warm_rho(const lucid_world *w, const int *list, int m, double
 void lucid_world_keep_rho(lucid_world *w, const int *list, int m, double rho, double f, double v) {
     int admm = w->opt.contact.solver == LUCID_CONTACT_ADMM; /* staggered's rho is its own */
     double world = admm && rho > 0.0 && isfinite(rho) ? rho * v / f : 0.0;
-    for (int i = 0; i < m; ++i) w->contacts[list[i]].rho = world;
+    for (int i = 0; i < m; ++i) w->d.contacts[list[i]].rho = world;
 }
 
 lucid_status lucid_world_remember_forces(lucid_world *w) {
-    lucid_status s = lucid_world_reserve((void **)&w->cache_next, &w->cache_next_cap,
-                                         (size_t)w->num_contacts, sizeof *w->cache_next);
+    lucid_status s = LUCID_RESERVE(w, d.cache_next, (size_t)w->d.num_contacts);
     if (s != LUCID_OK) return s;
-    for (int i = 0; i < w->num_contacts; ++i) {
-        const lucid_world_contact *c = &w->contacts[i];
-        lucid_cached_force *m = &w->cache_next[i];
+    for (int i = 0; i < w->d.num_contacts; ++i) {
+        const lucid_world_contact *c = &w->d.contacts[i];
+        lucid_cached_force *m = &w->d.cache_next[i];
         m->limit = key_kind(c);
         m->body1 = c->body1, m->body2 = c->body2, m->part1 = c->part1, m->part2 = c->part2;
         if (m->limit) /* the key's fields: model, dof, sign, tendon */
@@ -125,10 +124,10 @@ lucid_status lucid_world_remember_forces(lucid_world *w) {
         }
         m->rho = c->rho;
     }
-    lucid_cached_force *tmp = w->cache;
-    size_t tmp_cap = w->cache_cap;
-    w->cache = w->cache_next, w->cache_cap = w->cache_next_cap;
-    w->cache_next = tmp, w->cache_next_cap = tmp_cap;
-    w->num_cache = w->num_contacts;
+    lucid_cached_force *tmp = w->d.cache;
+    size_t tmp_cap = w->d.cache_cap;
+    w->d.cache = w->d.cache_next, w->d.cache_cap = w->d.cache_next_cap;
+    w->d.cache_next = tmp, w->d.cache_next_cap = tmp_cap;
+    w->d.num_cache = w->d.num_contacts;
     return LUCID_OK;
 }

@@ -567,7 +567,7 @@ static void test_errors(void **state) {
                      LUCID_ERR_NONFINITE);
     assert_int_equal(lucid_world_apply_force(w, id + 1, lucid_vec3_zero(), lucid_vec3_zero()),
                      LUCID_ERR_ARGUMENT);
-    lucid_se3 T;
+    lucid_se3 T = lucid_se3_identity(); /* pose(-1) below leaves it unwritten */
     assert_int_equal(lucid_world_pose(w, -1, &T), LUCID_ERR_ARGUMENT);
     int ground;
     lucid_shape_halfspace(lucid_vec3_make(0, 0, 1), 0, &part.shape);

@@ -318,10 +318,10 @@ static void test_newton_and_raisim_stay_dense(void **state) {
 /* The islands of w's last step with a torsional contact (*torsional) and those of them the
  * step solved in body space (*body). */
 static void count_torsional_islands(const lucid_world *w, int *torsional, int *body) {
-    for (int i = 0; i < w->num_islands; ++i) {
-        const int *list = w->island_contacts + w->island_start[i];
-        int m = w->island_start[i + 1] - w->island_start[i], has = 0;
-        for (int k = 0; k < m; ++k) has |= w->contacts[list[k]].torsion > 0.0;
+    for (int i = 0; i < w->d.num_islands; ++i) {
+        const int *list = w->d.island_contacts + w->d.island_start[i];
+        int m = w->d.island_start[i + 1] - w->d.island_start[i], has = 0;
+        for (int k = 0; k < m; ++k) has |= w->d.contacts[list[k]].torsion > 0.0;
         *torsional += has;
         *body += has && lucid_world_sparse_applies(w, list, m);
     }
