@@ -22,9 +22,9 @@
 /* m: a shifted round (checked_distance) that gains less separation than EPA's default depth
  * tolerance (epa_tol) ends the refinement. */
 #define SHIFT_TOLERANCE 1e-9
-/* rounds of the shifted query: each shrinks the normal's error on a curved contact by about
- * shift / (shift + radius of curvature) (< 1/2 for the world's shift of 2 margin + 1 mm on
- * shapes of centimetres), and the separation's error goes with its square */
+/* a cap on the rounds of the shifted query: each shrinks the normal's error on a curved
+ * contact by about shift / (shift + radius of curvature), the separation's error with its
+ * square, so the tolerance ends them long before */
 #define SHIFT_ROUNDS 16
 
 static lucid_se3 part_pose(const lucid_body *b, const lucid_body_part *p) {
