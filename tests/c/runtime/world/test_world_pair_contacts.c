@@ -78,10 +78,11 @@ static lucid_distance_result gjk_distance(const lucid_shape *a, const lucid_se3 
 #define ROUND_OFF    1e-9
 #define GJK_ACCURACY 1e-8
 
-/* The deepest contact against GJK (recorded, not asserted: docs/benchmarks/issue34_targets.md):
- * above GJK's pair of points in separated pairs (a face within the patch's angular tolerance
- * measured along its own normal, a cap's inscribed polygon), and below the gap that GJK's
- * normal certifies (max over n of separation_along is the signed distance). */
+/* The deepest contact against GJK (docs/benchmarks/issue34_targets.md): above GJK's pair of
+ * points in separated pairs (recorded: a face within the patch's angular tolerance measured
+ * along its own normal, a cap's inscribed polygon), and below the gap that GJK's normal
+ * certifies (max over n of separation_along is the signed distance; asserted to round-off,
+ * recorded where a patch's turned normal takes the gap g to g / cos(theta)). */
 typedef struct {
     int separated, above, below, trial, worst_trial;
     double worst_above, worst_below;
