@@ -19,6 +19,13 @@
 #define GJK_TOLERANCE 1e-16
 /* m: a GJK/EPA normal is accepted when the separation along it matches the distance. */
 #define NORMAL_CHECK_TOLERANCE 1e-7
+/* m: a shifted round (checked_distance) that gains less separation than EPA's default depth
+ * tolerance (epa_tol) ends the refinement. */
+#define SHIFT_TOLERANCE 1e-9
+/* a cap on the rounds of the shifted query: each shrinks the normal's error on a curved
+ * contact by about shift / (shift + radius of curvature), the separation's error with its
+ * square, so the tolerance ends them long before */
+#define SHIFT_ROUNDS 16
 
 static lucid_se3 part_pose(const lucid_body *b, const lucid_body_part *p) {
     return lucid_se3_compose(&b->pose, &p->pose);
@@ -97,10 +104,14 @@ static lucid_vec3 box_centre(const lucid_shape *s, const lucid_se3 *T) {
 }
 
 /* Signed distance with a normal that is checked against the support functions. At (near)
- * touching configurations the GJK normal can be the direction of a rounding-size vector; then
- * the query is repeated with shape 2 moved away from shape 1 by `shift` along the line of the
- * box centres (a clearly separated, well-conditioned query whose closest features are the
- * same), and the normal with the larger separation wins: d = max_n separation_along(n). */
+ * touching configurations GJK can report an overlap whose EPA fails (its start simplex is flat
+ * to round-off), leaving a normal that its own separation refutes. The query is then repeated
+ * with shape 2 moved away from shape 1 by `shift` along the best normal so far (first the line
+ * of the box centres): a clearly separated, well-conditioned query whose closest points are
+ * the touching ones when that normal is the contact normal, and whose normal is nearer it
+ * otherwise (by about shift / (shift + radii of curvature) on curved shapes). Each round keeps
+ * the normal with the larger separation (d = max_n separation_along(n), which is second order
+ * in the normal's error) until a round gains no more than SHIFT_TOLERANCE. */
 static lucid_status checked_distance(const lucid_shape *s1, const lucid_se3 *T1,
                                      const lucid_shape *s2, const lucid_se3 *T2, double shift,
                                      lucid_distance_result *d) {
@@ -113,14 +124,20 @@ static lucid_status checked_distance(const lucid_shape *s1, const lucid_se3 *T1,
     double sep = separation_along(s1, T1, s2, T2, d->normal);
     if (fabs(sep - d->distance) <= NORMAL_CHECK_TOLERANCE) return LUCID_OK;
     lucid_vec3 u = lucid_vec3_sub(box_centre(s2, T2), box_centre(s1, T1));
-    if (!(lucid_vec3_norm(u) > 0.0)) u = d->normal;
-    lucid_se3 moved = *T2;
-    moved.t = lucid_vec3_axpy(T2->t, shift, lucid_vec3_normalized(u));
-    lucid_distance_result e;
-    s = lucid_distance(s1, T1, s2, &moved, &go, &e);
-    if (s != LUCID_OK) return s;
-    double sep2 = separation_along(s1, T1, s2, T2, e.normal);
-    if (sep2 > sep) d->normal = e.normal, sep = sep2;
+    u = lucid_vec3_norm(u) > 0.0 ? lucid_vec3_normalized(u) : d->normal;
+    for (int round = 0; round < SHIFT_ROUNDS; ++round) {
+        lucid_se3 moved = *T2;
+        moved.t = lucid_vec3_axpy(T2->t, shift, u);
+        lucid_distance_result e;
+        s = lucid_distance(s1, T1, s2, &moved, &go, &e);
+        if (s != LUCID_OK) return s;
+        double sep2 = separation_along(s1, T1, s2, T2, e.normal);
+        if (!(sep2 > sep + (round > 0 ? SHIFT_TOLERANCE : 0.0))) {
+            if (sep2 > sep) d->normal = e.normal, sep = sep2;
+            break;
+        }
+        d->normal = u = e.normal, sep = sep2;
+    }
     d->distance = sep;
     d->p1 = world_support(s1, T1, d->normal);
     d->p2 = lucid_vec3_axpy(d->p1, sep, d->normal);
