@@ -162,16 +162,25 @@ typedef struct cell {
     double *hull;       /* the part's vertices (xyz) */
     int num_hull;
     int dead;         /* not to be cut again: no candidate plane, or its last cut left one part */
-    struct cell *cut; /* its best cut's two halves, once searched (NULL: not yet, or none) */
-    double gain;      /* the hull volume that cut removes */
+    struct cell *cut; /* its chosen cut's two halves, once searched (NULL: not yet, or none) */
+    struct cell *alt; /* its middle cut's halves, until one of the two is chosen */
+    double rate;      /* the hull volume its cut removes per cut (choose_cut), once chosen */
+    int chosen;       /* cut chosen between the two (choose_cut) */
 } cell;
 
+static void cell_free(cell *c);
+
+static void free_halves(cell **p) {
+    if (*p == NULL) return;
+    cell_free(&(*p)[0]);
+    cell_free(&(*p)[1]);
+    free(*p);
+    *p = NULL;
+}
+
 static void cell_free(cell *c) {
-    if (c->cut != NULL) {
-        cell_free(&c->cut[0]);
-        cell_free(&c->cut[1]);
-        free(c->cut);
-    }
+    free_halves(&c->cut);
+    free_halves(&c->alt);
     free(c->verts.xyz);
     free(c->inside);
     free(c->poly.xyz);
@@ -414,14 +423,25 @@ static int candidates(const context *c, lucid_vec3 n, double *proj, double *out,
     return count;
 }
 
-/* The split of cl whose two parts have the smallest total volume (the pieces' volumes add up
- * to the cell's whatever the plane, so this is the smallest excess). A tie (within 1e-6 of
- * the parts' total excess, cell_excess) goes to the plane nearer the middle of the piece: a hollow
- * whose halves keep all of their excess (a cup cut in two) is still cut evenly, and its quarters
- * then lose most of it. */
+/* cl split by the plane n.x = d into half[2], their parts built. */
+static lucid_status split_and_hull(context *c, const cell *cl, const int *edges, size_t num_edges,
+                                   lucid_vec3 n, double d, cell half[2]) {
+    lucid_status st = split_cell(c, cl, edges, num_edges, n, d, half);
+    for (int h = 0; h < 2 && st == LUCID_OK; ++h) st = make_hull(c, &half[h]);
+    if (st != LUCID_OK) cell_free(&half[0]), cell_free(&half[1]);
+    return st;
+}
+
+/* Two splits of cl. best: the one whose two parts have the smallest total volume (the
+ * pieces' volumes add up to the cell's whatever the plane, so this is the smallest excess); a
+ * tie (within 1e-6 of the parts' total excess, cell_excess) goes to the plane nearer the
+ * middle of the piece. mid: among the planes through the middle of the piece's extent, the
+ * one of smallest volume (the first direction on a tie); absent (found[1] = 0) when it is
+ * best's plane. A hollow's cuts all remove nothing, or a sliver, while its middle cut sets up
+ * halves whose own cuts remove most of it: the caller judges the two by their halves' cuts. */
 static lucid_status best_split(context *c, const cell *cl, double cell_excess, cell best[2],
-                               int *found) {
-    *found = 0;
+                               cell mid[2], int found[2]) {
+    found[0] = found[1] = 0;
     int *edges;
     size_t num_edges;
     lucid_status st = cell_edges(cl, &edges, &num_edges);
@@ -431,6 +451,8 @@ static lucid_status best_split(context *c, const cell *cl, double cell_excess, c
     double *proj = malloc(sizeof(double) * (m + 1));
     if (proj == NULL) st = LUCID_ERR_NO_MEMORY;
     double best_volume = INFINITY, best_balance = INFINITY, tie = 1e-6 * cell_excess;
+    double mid_volume = INFINITY, best_d = 0.0, mid_d = 0.0;
+    lucid_vec3 best_n = lucid_vec3_make(0, 0, 0), mid_n = best_n;
     for (size_t k = 0; k < NUM_DIRECTIONS && st == LUCID_OK; ++k) {
         lucid_vec3 n = lucid_vec3_make(directions[k][0], directions[k][1], directions[k][2]);
         n = lucid_vec3_scale(n, 1.0 / lucid_vec3_norm(n));
@@ -439,27 +461,37 @@ static lucid_status best_split(context *c, const cell *cl, double cell_excess, c
         int np = st == LUCID_OK ? candidates(c, n, proj, planes, &lo, &hi) : 0;
         for (int p = 0; p < np && st == LUCID_OK; ++p) {
             cell half[2];
-            st = split_cell(c, cl, edges, num_edges, n, planes[p], half);
-            for (int h = 0; h < 2 && st == LUCID_OK; ++h) st = make_hull(c, &half[h]);
-            double volume = st == LUCID_OK ? half[0].hull_volume + half[1].hull_volume : INFINITY;
+            st = split_and_hull(c, cl, edges, num_edges, n, planes[p], half);
+            if (st != LUCID_OK) break;
+            double volume = half[0].hull_volume + half[1].hull_volume;
             double balance = fabs(planes[p] - 0.5 * (lo + hi)) / (hi - lo);
+            if (p == EVEN_CANDIDATES / 2 && volume < mid_volume - tie)
+                mid_volume = volume, mid_n = n, mid_d = planes[p], found[1] = 1;
             if (volume < best_volume - tie ||
                 (volume <= best_volume + tie && balance < best_balance)) {
-                if (*found) cell_free(&best[0]), cell_free(&best[1]);
+                if (found[0]) cell_free(&best[0]), cell_free(&best[1]);
                 best[0] = half[0];
                 best[1] = half[1];
                 best_volume = volume;
                 best_balance = balance;
-                *found = 1;
+                best_n = n, best_d = planes[p];
+                found[0] = 1;
             } else {
                 cell_free(&half[0]);
                 cell_free(&half[1]);
             }
         }
     }
+    if (st == LUCID_OK && found[1] && mid_d == best_d && lucid_vec3_dot(mid_n, best_n) == 1.0)
+        found[1] = 0;
+    if (st == LUCID_OK && found[1]) {
+        st = split_and_hull(c, cl, edges, num_edges, mid_n, mid_d, mid);
+        if (st != LUCID_OK) found[1] = 0;
+    }
     free(proj);
     free(edges);
-    if (st != LUCID_OK && *found) cell_free(&best[0]), cell_free(&best[1]), *found = 0;
+    if (st != LUCID_OK && found[0]) cell_free(&best[0]), cell_free(&best[1]), found[0] = 0;
+    if (st != LUCID_OK && found[1]) cell_free(&mid[0]), cell_free(&mid[1]), found[1] = 0;
     return st;
 }
 
@@ -591,35 +623,82 @@ static lucid_status root_cell(context *c, cell *root) {
     return make_hull(c, root);
 }
 
-/* Splits the largest part (by hull volume: a piece's own volume is not known, only the
- * mesh's) at its best plane until the parts' volume is within concavity of the mesh's or
- * there are max_parts parts. */
-/* Searches the best cut of cells[i] once and keeps it with the volume it removes. */
+/* Two halves of a cell, malloc'd (NULL when out of memory; the halves are then freed). */
+static cell *own_halves(cell half[2]) {
+    cell *p = malloc(2 * sizeof *p);
+    if (p == NULL) {
+        cell_free(&half[0]);
+        cell_free(&half[1]);
+        return NULL;
+    }
+    p[0] = half[0];
+    p[1] = half[1];
+    return p;
+}
+
+/* Searches cl's two cuts (best_split) once: cut, the best, and alt, the middle one. */
 static lucid_status search_cut(context *c, cell *cl, double excess_total) {
     if (cl->dead || cl->cut != NULL) return LUCID_OK;
-    cell half[2];
-    int found;
-    lucid_status st = best_split(c, cl, excess_total, half, &found);
+    cell best[2], mid[2];
+    int found[2];
+    lucid_status st = best_split(c, cl, excess_total, best, mid, found);
     if (st != LUCID_OK) return st;
-    if (!found) {
+    if (!found[0]) {
         cl->dead = 1;
         return LUCID_OK;
     }
-    cl->cut = malloc(2 * sizeof *cl->cut);
-    if (cl->cut == NULL) {
-        cell_free(&half[0]);
-        cell_free(&half[1]);
+    if ((cl->cut = own_halves(best)) == NULL) {
+        if (found[1]) cell_free(&mid[0]), cell_free(&mid[1]);
         return LUCID_ERR_NO_MEMORY;
     }
-    cl->cut[0] = half[0];
-    cl->cut[1] = half[1];
-    cl->gain = cl->hull_volume - half[0].hull_volume - half[1].hull_volume;
+    if (found[1] && (cl->alt = own_halves(mid)) == NULL) return LUCID_ERR_NO_MEMORY;
     return LUCID_OK;
 }
 
-/* Cuts the part whose best cut removes the most hull volume (the largest part when no cut
- * removes any: a hollow whose halves keep all of it) until the parts' volume is within
- * concavity of the mesh's or there are max_parts parts. */
+/* The hull volume removed by cut (cl's halves) and by each half's own cut: g, g0, g1. */
+static void cut_gains(const cell *cl, const cell *cut, double g[3]) {
+    g[0] = cl->hull_volume - cut[0].hull_volume - cut[1].hull_volume;
+    for (int h = 0; h < 2; ++h)
+        g[1 + h] =
+            cut[h].cut == NULL
+                ? 0.0
+                : fmax(cut[h].hull_volume - cut[h].cut[0].hull_volume - cut[h].cut[1].hull_volume,
+                       0.0);
+}
+
+/* cl's cut: of its two, the one that removes more hull volume over two levels, g + g0 + g1
+ * (its halves' cuts searched here; the volume of a single cut cannot tell a hollow's cuts
+ * apart, all of which remove nothing). cl->rate: the volume it removes per cut, at its best
+ * over its next one to three cuts, max(g, (g + max(g0, g1)) / 2, (g + g0 + g1) / 3): the
+ * first cut of a ring removes nothing (each half's hull is a half disc) while its quarters
+ * lose most of it, so the order of the cuts sees the second level too. */
+static lucid_status choose_cut(context *c, cell *cl, double excess_total) {
+    lucid_status st = search_cut(c, cl, excess_total);
+    if (st != LUCID_OK || cl->dead || cl->chosen) return st;
+    cell *options[2] = {cl->cut, cl->alt};
+    double g[2][3], total[2] = {-INFINITY, -INFINITY};
+    for (int k = 0; k < 2; ++k) {
+        if (options[k] == NULL) continue;
+        for (int h = 0; h < 2 && st == LUCID_OK; ++h)
+            if (options[k][h].hull != NULL) st = search_cut(c, &options[k][h], excess_total);
+        if (st != LUCID_OK) return st;
+        cut_gains(cl, options[k], g[k]);
+        total[k] = g[k][0] + g[k][1] + g[k][2];
+    }
+    int k = total[1] > total[0];
+    if (k) {
+        cl->cut = cl->alt;
+        cl->alt = options[0];
+    }
+    free_halves(&cl->alt);
+    cl->rate = fmax(g[k][0], fmax((g[k][0] + fmax(g[k][1], g[k][2])) / 2.0, total[k] / 3.0));
+    cl->chosen = 1;
+    return LUCID_OK;
+}
+
+/* Cuts the part whose cut removes the most hull volume per cut over two levels (choose_cut; the
+ * largest part when none removes any) until the parts' volume is within concavity of the
+ * mesh's or there are max_parts parts. */
 static lucid_status refine(context *c, cell *cells, int *count, const lucid_decompose_options *o) {
     for (;;) {
         double total = 0.0;
@@ -627,15 +706,17 @@ static lucid_status refine(context *c, cell *cells, int *count, const lucid_deco
         if (total <= (1.0 + o->concavity) * c->mesh_volume || *count >= o->max_parts)
             return LUCID_OK;
         int w = -1, largest = -1;
+        double best_rate = -INFINITY;
         for (int i = 0; i < *count; ++i) {
-            lucid_status st = search_cut(c, &cells[i], total - c->mesh_volume);
+            lucid_status st = choose_cut(c, &cells[i], total - c->mesh_volume);
             if (st != LUCID_OK) return st;
             if (cells[i].dead) continue;
-            if (w < 0 || cells[i].gain > cells[w].gain) w = i;
+            double rate = cells[i].rate;
+            if (w < 0 || rate > best_rate) w = i, best_rate = rate;
             if (largest < 0 || cells[i].hull_volume > cells[largest].hull_volume) largest = i;
         }
         if (w < 0) return LUCID_OK;
-        if (!(cells[w].gain > 1e-6 * (total - c->mesh_volume))) w = largest;
+        if (!(best_rate > 1e-6 * (total - c->mesh_volume))) w = largest;
         cell *half = cells[w].cut;
         cells[w].cut = NULL;
         cell_free(&cells[w]);
