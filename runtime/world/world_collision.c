@@ -713,6 +713,22 @@ static void hfield_add(hfield_points *h, const lucid_contact_point *p, lucid_vec
     h->p[h->count] = *p, h->n[h->count++] = n;
 }
 
+/* Whether every point of a prism's patch lies on an internal face (a wall between prisms, not
+ * the terrain's surface: lucid_heightfield_supports): a shape sunk below the top is then
+ * touched through the top, not through the walls its deepest points have passed. */
+static int only_internal(const lucid_heightfield *h, int r, int c, int tri, const lucid_se3 *Th,
+                         int hf_first, const lucid_contact_patch_result *patch,
+                         const lucid_vec3 *normals) {
+    for (int k = 0; k < patch->count; ++k) {
+        const lucid_contact_point *q = &patch->points[k];
+        lucid_vec3 p = lucid_se3_act_inv(Th, hf_first ? q->p1 : q->p2);
+        lucid_vec3 n = lucid_mat3_tmul_vec(&Th->R, normals[k]);
+        if (!hf_first) n = lucid_vec3_neg(n);
+        if (lucid_heightfield_supports(h, r, c, tri, p, n)) return 0;
+    }
+    return 1;
+}
+
 /* The contacts of a prism's top face as those of its plane, as on a halfspace (the same vertex
  * rules, plane_vertices.h), keeping the points over the triangle: a flat field is then exactly
  * a plane, whatever the shape. When the prism touches by that face (its feature there, the
@@ -730,8 +746,9 @@ static lucid_status top_face_points(const lucid_heightfield *h, int r, int c, in
     lucid_vec3 n = lucid_mat3_tmul_vec(&Th->R, patch->normal); /* outward, field frame */
     if (!hf_first) n = lucid_vec3_neg(n);
     lucid_patch_feature f = hf_first ? patch->feature1 : patch->feature2;
-    int replace = f == LUCID_FEATURE_POLYGON &&
-                  lucid_vec3_dot(n, prism->normals[0]) >= cos(LUCID_PATCH_ANGULAR_TOLERANCE);
+    int replace = (f == LUCID_FEATURE_POLYGON &&
+                   lucid_vec3_dot(n, prism->normals[0]) >= cos(LUCID_PATCH_ANGULAR_TOLERANCE)) ||
+                  only_internal(h, r, c, tri, Th, hf_first, patch, normals);
     double closest = INFINITY;
     for (int k = 0; k < patch->count; ++k) closest = fmin(closest, patch->points[k].separation);
     lucid_shape plane;

@@ -11,23 +11,10 @@ for i = 2, #arg do budgets[#budgets + 1] = tonumber(arg[i]) end
 if #budgets == 0 then budgets = {32, 64, 128, 256} end
 local dir = shared .. "/data/meshes/"
 
--- An OBJ file's vertices and triangles (polygons fanned), without triangles first..last.
+package.path = "tests/lua/?.lua;" .. package.path
+-- An OBJ file's vertices and triangles, without triangles first..last.
 local function read_obj(path, first, last)
-  local V, F = {}, {}
-  for line in io.lines(path) do
-    local tag, rest = line:match("^(%S+)%s+(.*)$")
-    if tag == "v" then
-      local x, y, z = rest:match("(%S+)%s+(%S+)%s+(%S+)")
-      V[#V + 1] = {tonumber(x), tonumber(y), tonumber(z)}
-    elseif tag == "f" then
-      local idx = {}
-      for ref in rest:gmatch("%S+") do idx[#idx + 1] = tonumber(ref:match("^(-?%d+)")) end
-      for k = 2, #idx - 1 do F[#F + 1] = {idx[1], idx[k], idx[k + 1]} end
-    end
-  end
-  local kept = {}
-  for i, f in ipairs(F) do if i < first or i > last then kept[#kept + 1] = f end end
-  return {vertices = V, triangles = kept}
+  return require "obj_triangles"(path, function(i) return i < first or i > last end)
 end
 
 local meshes = {

@@ -77,6 +77,43 @@ t.case("a box over 400 cells rests on a flat field as on a plane (its 4 corners)
   end
 end)
 
+-- A shape sunk into a flat field (started inside it, pushed in) is touched through the field's
+-- surface at any depth, as through a plane: the prisms' walls its deepest points have passed
+-- are internal, so the top faces' points stand for them (they once left no contact at all
+-- beyond the depth where a wall is nearer than the top: a sphere of r 3 cm from 35 mm on 5 cm
+-- cells, a box of 3 cm half height from 40 mm, and the box had 3 of its 4 corners at 5 mm).
+t.case("a shape sunk into a flat field has the plane's contacts at any depth", function()
+  local field = lucid.heightfield{elevation = grid(41, function() return 0 end), size = SIZE}
+  local plane = lucid.halfspace({0, 0, 1}, 0)
+  local function contacts(ground, shape, z)
+    local w = lucid.world{dt = 1e-3}
+    w:add_static{shape = ground}
+    w:add_body{shape = shape, mass = 1, pose = lucid.se3.new({1, 0, 0, 0}, {-0.335, 0.152, z})}
+    w:step()
+    local out = w:contacts()
+    table.sort(out, function(a, b) return a.point[1] + 3 * a.point[2] < b.point[1] + 3 * b.point[2] end)
+    return out
+  end
+  for _, shape in ipairs{lucid.sphere(0.03), lucid.box(0.05, 0.04, 0.03)} do
+    for depth = 0.005, 0.1501, 0.005 do -- the base lies 0.2 m below the surface
+      local cf, cp = contacts(field, shape, 0.03 - depth), contacts(plane, shape, 0.03 - depth)
+      t.eq(#cf, #cp, string.format("%s %.3f m deep: contacts", shape:kind(), depth))
+      for k = 1, math.min(#cf, #cp) do
+        t.allnear(cf[k].point, cp[k].point, 1e-9, "point")
+        t.allnear(cf[k].normal, {0, 0, 1}, 1e-9, "normal")
+        t.near(cf[k].separation, cp[k].separation, 1e-9, "depth")
+      end
+    end
+  end
+  -- and is pushed back out: a sphere started 6 cm deep rests on the surface as on the plane
+  local ball = lucid.sphere(0.03)
+  local pose = lucid.se3.new({1, 0, 0, 0}, {-0.335, 0.152, -0.03})
+  local wf, f = settle(field, ball, pose, 3000)
+  local wp, p = settle(plane, ball, pose, 3000)
+  t.allnear(wf:pose(f):translation(), wp:pose(p):translation(), 1e-9, "the sunk sphere's rest")
+  t.truthy(wf:pose(f):translation()[3] > 0.029, "the sunk sphere is back on the surface")
+end)
+
 t.case("every convex shape dropped tilted on a flat field lands as on the plane", function()
   local field = lucid.heightfield{elevation = grid(11, function() return 0 end), size = SIZE}
   local plane = lucid.halfspace({0, 0, 1}, 0)

@@ -461,23 +461,9 @@ t.case("the real mug (open handle) is closed; its parts hold its volume within 5
 end)
 
 
--- An OBJ file's triangles first..last (polygons fanned) on all of its vertices.
+-- An OBJ file's triangles first..last on all of its vertices.
 local function obj_triangles(path, first, last)
-  local V, F = {}, {}
-  for line in io.lines(path) do
-    local tag, rest = line:match("^(%S+)%s+(.*)$")
-    if tag == "v" then
-      local x, y, z = rest:match("(%S+)%s+(%S+)%s+(%S+)")
-      V[#V + 1] = {tonumber(x), tonumber(y), tonumber(z)}
-    elseif tag == "f" then
-      local idx = {}
-      for ref in rest:gmatch("%S+") do idx[#idx + 1] = tonumber(ref:match("^(-?%d+)")) end
-      for k = 2, #idx - 1 do F[#F + 1] = {idx[1], idx[k], idx[k + 1]} end
-    end
-  end
-  local kept = {}
-  for i = first, last do kept[#kept + 1] = F[i] end
-  return {vertices = V, triangles = kept}
+  return require "obj_triangles"(path, function(i) return i >= first and i <= last end)
 end
 
 -- coffee_cup.obj's cup (its triangles 1-3600, closed in the file): a wall 0.2-0.3 thick on a
