@@ -718,6 +718,11 @@ static lucid_status refine(context *c, cell *cells, int *count, const lucid_deco
         if (w < 0) return LUCID_OK;
         if (!(best_rate > 1e-6 * (total - c->mesh_volume))) w = largest;
         cell *half = cells[w].cut;
+        if (half[0].hull == NULL && half[1].hull == NULL) { /* no solid on either side: */
+            free_halves(&cells[w].cut);                     /* the piece stays whole */
+            cells[w].dead = 1;
+            continue;
+        }
         cells[w].cut = NULL;
         cell_free(&cells[w]);
         cells[w] = cells[--*count];
