@@ -11,7 +11,7 @@
  *   - 250 steps from a state where the limited tendon "straight" is driven into its upper bound,
  *     against mj_step: the gap is printed, and lucid's length never passes the range by more
  *     than the step's second order (a limit rests at its bound, c*_N = -d / dt, which the step
- *     meets to first order: L(q+) - L(q) - dt dL/dq v+, measured on the run) plus round-off,
+ *     meets to first order: L(q+) - L(q) - dt dL/dq v+) plus round-off,
  *     while MuJoCo's soft limit overshoots (printed);
  *   - MuJoCo's sample tendon_arm/arm26.xml with its muscles replaced by motors (a copy written
  *     to a temporary file): the six wrapped tendons' lengths, moments and forces at 200 random
