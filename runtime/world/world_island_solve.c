@@ -123,7 +123,8 @@ static void report(const lucid_world_island *isl, int answer, int tried,
  * (criteria recomputed by the backend) and the first meeting tol, else the best eligible one,
  * is kept. An answer descending from the warm start is eligible only when no worse than
  * lambda = 0 (a stale force launched light bodies) or within what rounding its forces can
- * cause; cold answers are the solver's own. Attempts: lambda = 0 when it meets tol; warm; then
+ * cause, taken at forces the island can resolve (answer_round_off); cold answers are the
+ * solver's own. Attempts: lambda = 0 when it meets tol; warm; then
  * those next_attempt gives. The ip's answer is kept only when it meets tol or no other answer
  * is eligible (then it beats lambda = 0, which leaves pressing contacts without force):
  * unconverged, it differs from the fixed-point solvers' in directions the criterion does not
@@ -172,7 +173,8 @@ lucid_status lucid_world_island_solve(const lucid_contact_options *o, const luci
         }
         tried |= 1 << a;
         if (met) break;
-        /* within twice what rounding the forces can cause: no attempt can reliably do better */
+        /* within twice what rounding resolvable forces can cause: no attempt can reliably do
+         * better */
         if (finite && res.model.abs <= 2.0 * answer_round_off(isl, zero, &round_off)) break;
         int near = have_best && best_res.model.abs <= LUCID_WORLD_PGS_POLISH * o->tol;
         a = next_attempt(a, finite && p_abs <= zero, pgs, ip, tried, isl->ip_first && !near);
