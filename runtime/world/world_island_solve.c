@@ -87,9 +87,20 @@ static void set_zero(const lucid_world_island *isl, lucid_contact_result *res) {
     isl->judge(isl->ctx, res);
 }
 
-/* The round-off bound of the island's current answer, computed once (*cache NAN until then). */
-static double answer_round_off(const lucid_world_island *isl, double *cache) {
-    if (isnan(*cache)) *cache = isl->round_off(isl->ctx);
+/* The round-off bound of the island's current answer, taken at forces the island can resolve
+ * (computed once: *cache NAN until then). For forces of size F (the largest entry) it grows as
+ * R = k F^2, F times the velocity rounding R / F = k F (k ~ u |G| (1 + mu), set by the answer's
+ * direction, not its size), so an answer inflated along cancelling forces (G y = 0), whose
+ * criterion grows as F, would certify itself. Forces are resolvable while their velocity
+ * rounding stays within `zero`, the velocity lambda = 0 leaves (what the forces are there to
+ * stop): up to F_r = zero / k, a scale inflating the answer leaves unchanged. Beyond it the
+ * bound is taken at F_r: k F_r^2 = (zero F)^2 / R. */
+static double answer_round_off(const lucid_world_island *isl, double zero, double *cache) {
+    if (!isnan(*cache)) return *cache;
+    double r = isl->round_off(isl->ctx), force = 0.0;
+    for (size_t k = 0; k < isl->n3; ++k) force = fmax(force, fabs(isl->lambda[k]));
+    double resolved = zero * force; /* R where F = F_r */
+    *cache = r > resolved ? resolved / r * resolved : r;
     return *cache;
 }
 
@@ -112,7 +123,8 @@ static void report(const lucid_world_island *isl, int answer, int tried,
  * (criteria recomputed by the backend) and the first meeting tol, else the best eligible one,
  * is kept. An answer descending from the warm start is eligible only when no worse than
  * lambda = 0 (a stale force launched light bodies) or within what rounding its forces can
- * cause; cold answers are the solver's own. Attempts: lambda = 0 when it meets tol; warm; then
+ * cause, taken at forces the island can resolve (answer_round_off); cold answers are the
+ * solver's own. Attempts: lambda = 0 when it meets tol; warm; then
  * those next_attempt gives. The ip's answer is kept only when it meets tol or no other answer
  * is eligible (then it beats lambda = 0, which leaves pressing contacts without force):
  * unconverged, it differs from the fixed-point solvers' in directions the criterion does not
@@ -151,7 +163,7 @@ lucid_status lucid_world_island_solve(const lucid_contact_options *o, const luci
         /* the round-off bound (a pass over the island's G) only where a decision reads it */
         double round_off = NAN;
         int eligible = finite && (cold || (relaxed && res.converged) || p_abs <= zero ||
-                                  p_abs <= 2.0 * answer_round_off(isl, &round_off));
+                                  p_abs <= 2.0 * answer_round_off(isl, zero, &round_off));
         int met = eligible && res.converged && res.model.abs <= o->tol;
         res.converged = met;
         if (met || (eligible && (!have_best || (a != IP && res.model.abs < best_res.model.abs)))) {
@@ -161,8 +173,9 @@ lucid_status lucid_world_island_solve(const lucid_contact_options *o, const luci
         }
         tried |= 1 << a;
         if (met) break;
-        /* within twice what rounding the forces can cause: no attempt can reliably do better */
-        if (finite && res.model.abs <= 2.0 * answer_round_off(isl, &round_off)) break;
+        /* within twice what rounding resolvable forces can cause: no attempt can reliably do
+         * better */
+        if (finite && res.model.abs <= 2.0 * answer_round_off(isl, zero, &round_off)) break;
         int near = have_best && best_res.model.abs <= LUCID_WORLD_PGS_POLISH * o->tol;
         a = next_attempt(a, finite && p_abs <= zero, pgs, ip, tried, isl->ip_first && !near);
     }

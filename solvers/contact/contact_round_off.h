@@ -10,7 +10,10 @@
  * eps_abs: a tolerance far below it is met only by chance. Heavy objects on light ones make it
  * large (1e3 kg on 1e-3 kg: ~9e-6, docs/scenarios.md), and so do sliding contacts, whose
  * lambda_T . sigma_T and mu lambda_N |sigma_T| cancel in the product (a sphere sliding at 1 m/s:
- * the exact solution of tol 1e-13's problem shows 4.6e-13; the lambda term alone said 5e-15). */
+ * the exact solution of tol 1e-13's problem shows 4.6e-13; the lambda term alone said 5e-15).
+ * The bound is that of the lambda given, growing as ||lambda||^2: forces inflated along
+ * cancelling directions (G y = 0) inflate it faster than their criterion, so a caller that lets
+ * it excuse an answer takes it at forces the problem can resolve (world_island_solve.c). */
 #ifndef LUCID_CONTACT_ROUND_OFF_H
 #define LUCID_CONTACT_ROUND_OFF_H
 
