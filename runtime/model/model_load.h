@@ -1,7 +1,7 @@
 /* Reading articulated models from MJCF (MuJoCo's XML, root <mujoco>) and URDF (root <robot>)
- * files into a lucid_model_spec (runtime/model/model_spec.h). The format is chosen by the
- * root element, not the file name. What of each format is honoured, refused and ignored is
- * listed in docs/model_files.md; in short, everything that changes the dynamics or the
+ * files, or their text in memory, into a lucid_model_spec (runtime/model/model_spec.h). The format
+ * is chosen by the root element, not the file name. What of each format is honoured, refused and
+ * ignored is listed in docs/model_files.md; in short, everything that changes the dynamics or the
  * contacts lucid computes is either honoured or refused with an error naming it, and only
  * visual or solver-tuning data is ignored.
  *
