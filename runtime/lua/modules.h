@@ -23,7 +23,7 @@ void lucid_open_batch(lua_State *L);                /* lucid.batch (after world)
 /* lucid.contact.derivatives: adds to the lucid.contact table on top of the stack. */
 void lucid_open_contact_derivatives(lua_State *L);
 void lucid_open_model(lua_State *L); /* lucid.model, lucid.dynamics (runtime/lua/lua_model.c) */
-void lucid_open_model_load(lua_State *L); /* lucid.model.load (after model) */
+void lucid_open_model_load(lua_State *L); /* lucid.model.load, load_string (after model) */
 void lucid_open_pscaling(lua_State *L);   /* lucid.pscaling (runtime/lua/lua_pscaling.c) */
 void lucid_open_grasp(lua_State *L);      /* lucid.grasp.epsilon, lucid.grasp.wrenches */
 void lucid_open_mesh(lua_State *L);       /* lucid.mesh.decompose */

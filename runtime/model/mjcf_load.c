@@ -2846,9 +2846,8 @@ lucid_status lucid_model_spec_parse_mjcf(const char *name, const void *data, siz
     P->group_lo = 0;
     P->group_hi = 5;
     P->lr_useexisting = 1;
-    P->dir = lucid_model_xml_dirname(name);
-    lucid_status st = LUCID_OK;
-    if (!P->dir) st = lucid_model_xml_fail_file(X_, name, LUCID_ERR_NO_MEMORY, "out of memory");
+    P->dir = lucid_model_xml_base_dir(X_, name);
+    lucid_status st = P->dir ? LUCID_OK : X_->status;
     if (!st) st = lucid_model_spec_create(name, &P->spec);
     if (!st) P->spec->filter_parent = LUCID_MODEL_FILTER_PARENT; /* MuJoCo's rule */
     if (st) lucid_model_xml_fail_file(X_, name, st, "%s", lucid_status_string(st));

@@ -1,7 +1,7 @@
 /* Reading articulated models from MJCF (MuJoCo's XML, root <mujoco>) and URDF (root <robot>)
- * files into a lucid_model_spec (runtime/model/model_spec.h). The format is chosen by the
- * root element, not the file name. What of each format is honoured, refused and ignored is
- * listed in docs/model_files.md; in short, everything that changes the dynamics or the
+ * files, or their text in memory, into a lucid_model_spec (runtime/model/model_spec.h). The format
+ * is chosen by the root element, not the file name. What of each format is honoured, refused and
+ * ignored is listed in docs/model_files.md; in short, everything that changes the dynamics or the
  * contacts lucid computes is either honoured or refused with an error naming it, and only
  * visual or solver-tuning data is ignored.
  *
@@ -34,14 +34,17 @@ typedef struct lucid_model_load_options {
     int strict_inertia; /* inertia = "strict": an inertia that is not physically valid (or not
                            positive definite on a link with mass) is refused (LUCID_ERR_NOT_SPD)
                            instead of repaired with a warning (docs/model_files.md) */
+    /* The folder relative <include>s, meshes and height field files resolve against ("": the
+     * current directory); NULL: the folder of the file (lucid_model_spec_parse: of `name`). */
+    const char *base_dir;
     /* Where warnings go ("file:line: warning: ..." without a newline); NULL: stderr, each line
      * prefixed "lucid: ". */
     void (*warn)(void *ctx, const char *message);
     void *warn_ctx;
 } lucid_model_load_options;
 
-/* Meshes loaded, no package folder, fixed base, scale 1, inertias repaired, warnings on
- * stderr. */
+/* Meshes loaded, no package folder, fixed base, scale 1, inertias repaired, assets beside
+ * the file, warnings on stderr. */
 lucid_model_load_options lucid_model_load_options_default(void);
 
 /* Reads the file at path (MJCF or URDF by its root element). opts may be NULL (defaults).
@@ -50,9 +53,10 @@ lucid_model_load_options lucid_model_load_options_default(void);
 lucid_status lucid_model_spec_load(const char *path, const lucid_model_load_options *opts,
                                    lucid_model_spec **out, char *err, size_t errlen);
 
-/* The same from a file's contents in memory (size bytes, not necessarily NUL-terminated);
- * name plays the path's part: messages, and the folder relative <include>s and meshes are
- * resolved against. The _mjcf and _urdf forms insist on their format. */
+/* The same from a model's text in memory (size bytes, not necessarily NUL-terminated); name
+ * plays the path's part in messages (`name:line: reason`; NULL: "model"), and its folder is
+ * the one relative <include>s and assets resolve against unless opts->base_dir is set. The
+ * _mjcf and _urdf forms insist on their format. */
 lucid_status lucid_model_spec_parse(const char *name, const void *data, size_t size,
                                     const lucid_model_load_options *opts, lucid_model_spec **out,
                                     char *err, size_t errlen);

@@ -206,7 +206,13 @@ xmlDoc *lucid_model_xml_parse(lucid_model_xml *x, const char *name, const void *
         return NULL;
     }
     xmlFreeParserCtxt(ctxt);
-    if (!push_pointer((void ***)&x->docs, &x->ndocs, &x->cap_docs, doc)) {
+    /* messages name the file as given: libxml2 stores it URI-escaped ("a%20b.xml") */
+    xmlChar *url = xmlStrdup((const xmlChar *)name);
+    if (url) {
+        xmlFree((xmlChar *)doc->URL);
+        doc->URL = url;
+    }
+    if (!url || !push_pointer((void ***)&x->docs, &x->ndocs, &x->cap_docs, doc)) {
         xmlFreeDoc(doc);
         lucid_model_xml_fail_file(x, name, LUCID_ERR_NO_MEMORY, "out of memory");
         return NULL;
@@ -426,6 +432,13 @@ char *lucid_model_xml_dirname(const char *path) {
     memcpy(d, path, n);
     d[n] = '\0';
     return d;
+}
+
+char *lucid_model_xml_base_dir(lucid_model_xml *x, const char *name) {
+    const char *given = x->opts ? x->opts->base_dir : NULL;
+    char *dir = given ? dup_string(given) : lucid_model_xml_dirname(name);
+    if (!dir) lucid_model_xml_fail_file(x, name, LUCID_ERR_NO_MEMORY, "out of memory");
+    return dir;
 }
 
 static int readable(const char *path) {

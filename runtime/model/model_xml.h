@@ -98,6 +98,10 @@ int lucid_model_xml_bool(lucid_model_xml *x, const xmlNode *node, const char *at
 char *lucid_model_xml_join(const char *dir, const char *rel);
 /* The folder of a file path ("" for a bare name), heap string. */
 char *lucid_model_xml_dirname(const char *path);
+/* The folder a model's relative asset paths resolve against: opts->base_dir when set, else
+ * the folder of the model's name (its path). Heap string; NULL after failing (out of memory,
+ * recorded as named by name). */
+char *lucid_model_xml_base_dir(lucid_model_xml *x, const char *name);
 /* Resolves a mesh file name: package://PKG/REST through opts->package_dirs (DIR/PKG/REST,
  * then DIR/REST), file://PATH, or a path relative to dir. NULL after failing (no package
  * folder holds it). Heap string. */

@@ -634,9 +634,8 @@ lucid_status lucid_model_spec_parse_urdf(const char *name, const void *data, siz
         return lucid_model_xml_fail_file(X_, name, LUCID_ERR_ARGUMENT,
                                          "scale must be finite and > 0");
     P->scale = opts->scale;
-    P->dir = lucid_model_xml_dirname(name);
-    lucid_status st = LUCID_OK;
-    if (!P->dir) st = LUCID_ERR_NO_MEMORY;
+    P->dir = lucid_model_xml_base_dir(X_, name);
+    lucid_status st = P->dir ? LUCID_OK : X_->status;
     if (!st) st = lucid_model_spec_create(name, &P->spec);
     if (st) lucid_model_xml_fail_file(X_, name, st, "%s", lucid_status_string(st));
     xmlDoc *doc = st ? NULL : lucid_model_xml_parse(X_, name, data, size);

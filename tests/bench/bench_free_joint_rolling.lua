@@ -8,20 +8,16 @@ local lucid = require "lucid"
 local R, W, DT = 0.1, 10, 1e-3
 local T = tonumber(arg and arg[1]) or 1.0
 local n = math.floor(T / DT + 0.5)
-local path = os.tmpname()
-local f = assert(io.open(path, "w"))
-f:write([[
+local SCENE = [[
 <mujoco><option timestep="0.001" gravity="0 0 -9.81"/><worldbody>
   <geom type="plane" size="0 0 1" condim="3" friction="1 0.005 0.0001"/>
   <body pos="0 0 0.1"><freejoint/>
     <geom type="sphere" size="0.1" mass="1" condim="3" friction="1 0.005 0.0001"/></body>
-</worldbody></mujoco>]])
-f:close()
+</worldbody></mujoco>]]
 local function speed(v) return math.sqrt(v[1] ^ 2 + v[2] ^ 2 + v[3] ^ 2) end
 
 local m = lucid.world{dt = DT}
-local id = m:add_model(lucid.model.load(path))
-os.remove(path)
+local id = m:add_model(lucid.model.load_string(SCENE))
 m:set_v(id, {R * W, 0, 0, 0, W, 0})
 m:step(n)
 local s = speed(m:v(id))

@@ -18,12 +18,7 @@ for i = 0, N - 1 do
     'size="%g %g %g" mass="1" friction="0.5"/></body>', x, y, half + 0.002, half, half, half)
 end
 xml[#xml + 1] = '</worldbody></mujoco>'
-local path = os.tmpname() .. ".xml"
-local f = assert(io.open(path, "w"))
-f:write(table.concat(xml))
-f:close()
-local m = lucid.model.load(path)
-os.remove(path)
+local m = lucid.model.load_string(table.concat(xml))
 
 local wm = lucid.world{dt = 0.005}
 wm:add_model(m)

@@ -5,18 +5,8 @@
 local lucid = require "lucid"
 local calls = tonumber(arg and arg[1]) or 200
 
-local function model(xml)
-  local path = os.tmpname()
-  local f = assert(io.open(path, "w"))
-  f:write(xml)
-  f:close()
-  local m = lucid.model.load(path)
-  os.remove(path)
-  return m
-end
-
 local function ball_world(condim, friction, v)
-  local m = model(string.format([[
+  local m = lucid.model.load_string(string.format([[
 <mujoco><option timestep="0.001"/><worldbody>
   <geom name="floor" type="plane" size="0 0 1" condim="%d" friction="%s"/>
   <body pos="0 0 0.1"><freejoint/>
@@ -31,7 +21,7 @@ local function ball_world(condim, friction, v)
 end
 
 local function box_world(condim)
-  local m = model(string.format([[
+  local m = lucid.model.load_string(string.format([[
 <mujoco><worldbody>
   <geom name="floor" type="plane" size="0 0 1" condim="%d" friction="0.01 0.05 0.004"/>
 </worldbody></mujoco>]], condim))

@@ -15,11 +15,7 @@ local rate = 500
 local f = assert(io.open("tasks/models/arm7.xml"))
 local text = f:read("a"):gsub('<body name="box".-</body>', "")
 f:close()
-local model_path = os.tmpname() .. ".xml"
-f = assert(io.open(model_path, "w"))
-f:write(text)
-f:close()
-local m = lucid.model.load(model_path)
+local m = lucid.model.load_string(text, {base_dir = "tasks/models"})
 assert(m.nv == 7, "seven hinges")
 
 local rng = lucid.rng(1)
@@ -54,7 +50,6 @@ local est = sysid.identify(m, samples, {coulomb_smoothing = 0.01,
 local t2 = os.clock()
 local st = sysid.accumulate(m, samples, est.ropts)
 local t3 = os.clock()
-os.remove(model_path)
 os.remove(log_path)
 local rms = sysid.rms(est.stats, est.theta)
 local worst = 0

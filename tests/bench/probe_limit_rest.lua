@@ -8,16 +8,6 @@ local steps = tonumber(arg and arg[1]) or 5000
 local CONTACT = arg and arg[2] and arg[2] ~= "-" and {tol = tonumber(arg[2]), max_iter = 5000} or nil
 local MARGIN = arg and tonumber(arg[3]) -- the world's margin (default: the world's, 5e-3)
 
-local function model_from(xml)
-  local path = os.tmpname() .. ".xml"
-  local o = assert(io.open(path, "w"))
-  o:write(xml)
-  o:close()
-  local m = lucid.model.load(path)
-  os.remove(path)
-  return m
-end
-
 -- a pendulum (mass 1 at 0.3 m) on a hinge limited at [-1, 0.5] rad, released horizontal (q = 0)
 -- so gravity swings it onto its lower bound
 local PENDULUM = [[<mujoco><compiler angle="radian"/><option timestep="0.001"/><worldbody>
@@ -63,8 +53,8 @@ local function run(name, m, dt, q0, ctrl, tendon, over)
 end
 
 local function hinge(q) return math.max(q[1] - 0.5, -1 - q[1]) end
-run("pendulum on its limit", model_from(PENDULUM), 1e-3, {0}, nil, nil, hinge)
-run("motor into its limit", model_from(MOTOR), 1e-3, {0}, {1}, nil, hinge)
+run("pendulum on its limit", lucid.model.load_string(PENDULUM), 1e-3, {0}, nil, nil, hinge)
+run("motor into its limit", lucid.model.load_string(MOTOR), 1e-3, {0}, {1}, nil, hinge)
 local m = lucid.model.load("tests/data/model/mjcf_tendon_limit.xml")
 -- bend = j1 + 0.5 j2 <= 0.6, pair = j1 - j3 in [-0.2, 0.2]
 run("tendon 'bend'", m, 0.002, nil, {1}, 1, function(q) return q[1] + 0.5 * q[2] - 0.6 end)

@@ -29,14 +29,6 @@ for i = 1, #arg do
   if arg[i] == "--json" then json = true end
 end
 
-local function write(xml)
-  local path = os.tmpname()
-  local f = assert(io.open(path, "w"))
-  f:write(xml)
-  f:close()
-  return path
-end
-
 local function read(path)
   local f = assert(io.open(path))
   local s = f:read("a")
@@ -44,7 +36,7 @@ local function read(path)
   return s
 end
 
-local PLANAR = write([[
+local PLANAR = [[
 <mujoco model="planar2">
   <option timestep="0.005"/>
   <worldbody>
@@ -58,10 +50,10 @@ local PLANAR = write([[
       </body>
     </body>
   </worldbody>
-</mujoco>]])
+</mujoco>]]
 
 -- The floor is added as a static halfspace of the world, not a geom of the file.
-local PENDULUM = write([[
+local PENDULUM = [[
 <mujoco model="pendulum">
   <option timestep="0.005"/>
   <worldbody>
@@ -70,9 +62,9 @@ local PENDULUM = write([[
       <geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.04" mass="1"/>
     </body>
   </worldbody>
-</mujoco>]])
+</mujoco>]]
 
-local TURNTABLE = write([[
+local TURNTABLE = [[
 <mujoco model="turntable">
   <option timestep="0.005"/>
   <worldbody>
@@ -81,11 +73,11 @@ local TURNTABLE = write([[
       <geom type="box" size="0.3 0.3 0.02" mass="2"/>
     </body>
   </worldbody>
-</mujoco>]])
+</mujoco>]]
 
 -- A free box as an MJCF model on its plane (the free joint's slot, not w:add_body's).
 local function box_mjcf(size, mass)
-  return write(string.format([[
+  return string.format([[
 <mujoco model="box">
   <worldbody>
     <geom name="floor" type="plane" size="10 10 0.1"/>
@@ -94,14 +86,13 @@ local function box_mjcf(size, mass)
       <geom type="box" size="%g %g %g" mass="%g"/>
     </body>
   </worldbody>
-</mujoco>]], 1.2 * size, size / 2, size / 2, size / 2, mass))
+</mujoco>]], 1.2 * size, size / 2, size / 2, size / 2, mass)
 end
 
--- The Allegro hand with a free palm (a floating 16-joint tree), from the shared hand file.
+-- The Allegro hand with a free palm (a floating 16-joint tree): the shared hand file's text edited.
 local function free_allegro()
   local hand = read(SHARED .. "allegro_right_hand.xml")
-  hand = hand:gsub('(<body name="palm"[^>]*>)', '%1\n      <freejoint name="palm"/>', 1)
-  return write(hand)
+  return (hand:gsub('(<body name="palm"[^>]*>)', '%1\n      <freejoint name="palm"/>', 1))
 end
 
 local function servo_energy(w, id, m)
@@ -122,21 +113,21 @@ local SCENES = {}
 local function scene(s) SCENES[#SCENES + 1] = s end
 
 scene{name = "planar arm on its floor", dt = 0.005, steps = 400, build = function(c)
-  local m = lucid.model.load(PLANAR)
+  local m = lucid.model.load_string(PLANAR)
   local w = lucid.world{dt = 0.005, contact = c}
   return w, w:add_model(m), m
 end}
 
 -- One hinge: each contact's block has rank 1 (its point moves along one direction).
 scene{name = "pendulum on its floor", dt = 0.005, steps = 200, build = function(c)
-  local m = lucid.model.load(PENDULUM)
+  local m = lucid.model.load_string(PENDULUM)
   local w = lucid.world{dt = 0.005, contact = c}
   w:add_static{shape = lucid.halfspace({0, 0, 1}, 0)}
   return w, w:add_model(m), m
 end}
 
 scene{name = "turntable on the ground", dt = 0.005, steps = 200, build = function(c)
-  local m = lucid.model.load(TURNTABLE)
+  local m = lucid.model.load_string(TURNTABLE)
   local w = lucid.world{dt = 0.005, contact = c}
   w:add_static{shape = lucid.halfspace({0, 0, 1}, 0)}
   return w, w:add_model(m, {q = {0}, v = {2}}), m
@@ -167,7 +158,7 @@ end}
 -- (palm and fingers down).
 local function dropped(flip)
   return function(c)
-    local m = lucid.model.load(free_allegro())
+    local m = lucid.model.load_string(free_allegro(), {base_dir = SHARED})
     local w = lucid.world{dt = 0.002, contact = c}
     w:add_static{shape = lucid.halfspace({0, 0, 1}, 0)}
     local q = m:neutral()
@@ -203,7 +194,7 @@ scene{name = "10 cm 100 kg box from 1 m", dt = 0.005, steps = 300,
 scene{name = "1 m 1000 kg box, max_iter 3", dt = 0.005, steps = 300, max_iter = 3,
       build = tumbling(1, 1000, T1, S1, 1.2)}
 scene{name = "1 m 1000 kg MJCF free box", dt = 0.005, steps = 300, build = function(c)
-  local m = lucid.model.load(box_mjcf(1, 1000))
+  local m = lucid.model.load_string(box_mjcf(1, 1000))
   local w = lucid.world{dt = 0.005, contact = c}
   local q = m:neutral()
   local turn = lucid.se3.exp(lucid.vec(T1))

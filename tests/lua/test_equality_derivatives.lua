@@ -47,18 +47,12 @@ local function world(model)
   return w, w:add_model(model)
 end
 
--- The model of `path` with `from` replaced by `to` (a temporary file).
+-- The model of `path` with `from` replaced by `to`.
 local function edited(path, from, to)
   local text = io.open(path):read("a")
   local out_text = text:gsub(from, to)
   t.truthy(out_text ~= text, "the edit applies")
-  local file = os.tmpname() .. ".xml"
-  local out = assert(io.open(file, "w"))
-  out:write(out_text)
-  out:close()
-  local m = lucid.model.load(file)
-  os.remove(file)
-  return m
+  return lucid.model.load_string(out_text, {base_dir = path:match("^(.*)/") or ""})
 end
 
 local fourbar = "tests/data/model/mjcf_fourbar.xml" -- ctest runs from the repository root

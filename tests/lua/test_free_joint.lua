@@ -10,12 +10,12 @@ local lucid = require "lucid"
 local R, W, DT = 0.1, 10, 1e-3
 
 local function sphere_model(floor)
-  return lucid.model.load(t.write_temp(string.format([[
+  return lucid.model.load_string(string.format([[
 <mujoco><option timestep="0.001" gravity="0 0 %s"/><worldbody>%s
   <body pos="0 0 0.1"><freejoint/>
     <geom type="sphere" size="0.1" mass="1" condim="3" friction="1 0.005 0.0001"/></body>
 </worldbody></mujoco>]], floor and "-9.81" or "0",
-    floor and [[<geom type="plane" size="0 0 1" condim="3" friction="1 0.005 0.0001"/>]] or "")))
+    floor and [[<geom type="plane" size="0 0 1" condim="3" friction="1 0.005 0.0001"/>]] or ""))
 end
 
 local function speed(v) return math.sqrt(v[1] ^ 2 + v[2] ^ 2 + v[3] ^ 2) end

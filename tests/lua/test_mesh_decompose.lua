@@ -96,16 +96,7 @@ local function write_obj(mesh)
   return path
 end
 
--- The closed mesh's own volume: signed tetrahedra with the origin.
-local function mesh_volume(mesh)
-  local v = 0
-  for _, tri in ipairs(mesh.triangles) do
-    local a, b, c = mesh.vertices[tri[1]], mesh.vertices[tri[2]], mesh.vertices[tri[3]]
-    v = v + (a[1] * (b[2] * c[3] - b[3] * c[2]) - a[2] * (b[1] * c[3] - b[3] * c[1])
-             + a[3] * (b[1] * c[2] - b[2] * c[1])) / 6
-  end
-  return v
-end
+local mesh_volume = require "mesh_testing".volume -- the closed mesh's own volume
 
 -- A convex shape's volume from its faces, and whether p is inside it (beyond margin).
 local function hull_volume(s)
@@ -349,12 +340,7 @@ end)
 
 -- Hole closing (holes = "close", the default): each boundary loop is capped by ears of its
 -- projection, oriented like its neighbours.
-local function quiet_decompose(mesh, opts)
-  warn("@off") -- the warning that holes were closed
-  local parts, info = lucid.mesh.decompose(mesh, opts)
-  warn("@on")
-  return parts, info
-end
+local quiet_decompose = require "mesh_testing".quiet_decompose
 
 t.case("an open box (one face missing) is closed to its volume exactly", function()
   -- tests/data/mesh/open_box.obj: 0.1 x 0.08 x 0.06, its top an 8-edge loop with a vertex at

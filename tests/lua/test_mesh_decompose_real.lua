@@ -8,24 +8,8 @@ local lucid = require "lucid"
 
 local function at(x, y, z) return lucid.se3.new({1, 0, 0, 0}, {x, y, z}) end
 
--- decompose without the warning that holes were closed
-local function quiet_decompose(mesh, opts)
-  warn("@off")
-  local parts, info = lucid.mesh.decompose(mesh, opts)
-  warn("@on")
-  return parts, info
-end
-
--- A closed triangle mesh's volume (divergence theorem).
-local function mesh_volume(mesh)
-  local v = 0
-  for _, tri in ipairs(mesh.triangles) do
-    local a, b, c = mesh.vertices[tri[1]], mesh.vertices[tri[2]], mesh.vertices[tri[3]]
-    v = v + (a[1] * (b[2] * c[3] - b[3] * c[2]) - a[2] * (b[1] * c[3] - b[3] * c[1])
-             + a[3] * (b[1] * c[2] - b[2] * c[1])) / 6
-  end
-  return v
-end
+local meshes = require "mesh_testing"
+local quiet_decompose, mesh_volume = meshes.quiet_decompose, meshes.volume
 
 -- The shared real mugs (../shared, LUCID_SHARED_DIR overrides): .../sh3d-katorlegaz/
 -- coffee_mug_kl.obj, a body and a handle that is a tube open at both ends, its ends inside the

@@ -39,23 +39,13 @@ local function pose(x, y, z, q)
   return lucid.se3.new(q or {1, 0, 0, 0}, {x, y, z})
 end
 
--- A temporary MJCF file holding text; removed at teardown.
-local function mjcf(text)
-  local path = os.tmpname()
-  local f = assert(io.open(path, "w"))
-  f:write(text)
-  f:close()
-  t.teardown(function() os.remove(path) end)
-  return path
-end
-
 -- A 0.1 m box on a free joint above a tilted plate: the plate is a mocap body at `plate`
 -- (mocap = true; the file's pose is the identity and set_mocap places it) or a body welded to
 -- the world at that pose (mocap = false).
 local function plate_scene(mocap, plate_pos, plate_quat)
   local pos = mocap and "0 0 0" or plate_pos
   local quat = mocap and "1 0 0 0" or plate_quat
-  return mjcf(string.format([[
+  return string.format([[
 <mujoco>
   <worldbody>
     <body name="plate" %s pos="%s" quat="%s">
@@ -66,7 +56,7 @@ local function plate_scene(mocap, plate_pos, plate_quat)
       <geom type="box" size="0.05 0.05 0.05" mass="1" friction="0.8"/>
     </body>
   </worldbody>
-</mujoco>]], mocap and 'mocap="true"' or "", pos, quat))
+</mujoco>]], mocap and 'mocap="true"' or "", pos, quat)
 end
 
 t.case("a MuJoCo file with mocap bodies loads: names, frames, keyframe poses", function()
@@ -190,8 +180,8 @@ end)
 
 t.case("a mocap body steps like a body welded to the world at its pose", function()
   local pos, quat = "0.02 -0.01 0.05", "0.9961947 0.0871557 0 0" -- tilted 10 degrees about x
-  local ms = lucid.model.load(plate_scene(false, pos, quat))
-  local mm = lucid.model.load(plate_scene(true))
+  local ms = lucid.model.load_string(plate_scene(false, pos, quat))
+  local mm = lucid.model.load_string(plate_scene(true))
   local ws, wm = lucid.world{dt = 2e-3, slop = SLOP}, lucid.world{dt = 2e-3, slop = SLOP}
   local is, im = ws:add_model(ms), wm:add_model(mm)
   wm:set_mocap(im, "plate", lucid.se3.new({0.9961947, 0.0871557, 0, 0}, {0.02, -0.01, 0.05}))
@@ -217,7 +207,7 @@ end)
 -- to -1.2), and a mocap block whose face x = 0.25 meets the rod's tip (0.5 m from the hinge)
 -- at about -asin(0.25 / 0.5) = -0.52 rad; the swing's lowest q and the rod-block contacts.
 local function rod_swing(exclude)
-  local m = lucid.model.load(mjcf(string.format([[
+  local m = lucid.model.load_string(string.format([[
 <mujoco>
   <worldbody>
     <geom name="mount" type="box" pos="0 0 1.1" size="0.05 0.05 0.05"/>
@@ -230,7 +220,7 @@ local function rod_swing(exclude)
     </body>
   </worldbody>
   <contact><exclude body1="%s" body2="rod"/></contact>
-</mujoco>]], exclude)))
+</mujoco>]], exclude))
   local w = lucid.world{dt = 2e-3, slop = SLOP}
   local id = w:add_model(m, {q = {1.2}})
   local links = w:links(id)
@@ -316,10 +306,9 @@ t.case("misuse gets named errors", function()
   t.raises(R .. ": model 1 has no mocap body named 'nope'", w.mocap, w, id, "nope")
   t.raises(R .. ": unknown model id 0", w.mocap, w, 0, 1)
   -- what MuJoCo refuses, and what lucid does not support, named with file:line
-  local L = "lucid.model.load"
+  local L = "lucid.model.load_string: <string>"
   local function refuses(reason, text)
-    local path = mjcf(text)
-    t.raises(L .. ": " .. path .. reason, lucid.model.load, path)
+    t.raises(L .. reason, lucid.model.load_string, text)
   end
   refuses(":2: body 'm': a mocap body cannot have joints", [[<mujoco><worldbody>
     <body name="m" mocap="true"><joint/><geom size="0.1"/></body></worldbody></mujoco>]])

@@ -12,8 +12,6 @@ local G, R, MU_R = 9.81, 0.1, 0.002
 
 local exists = t.exists
 
-local write = t.write_temp
-
 -- SCENE's sphere rolling along x at 0.1 m/s (w_y = 1 rad/s) for 0.3 s: w_y r. threshold: the
 -- world's sparse_threshold (nil: automatic; 0: every island in body space).
 local function rolled(contact, threshold)
@@ -78,10 +76,10 @@ t.case("rolling friction without sliding friction is refused by name; bad files 
   w:add_model(m)
   w:step()
   t.raises("rolling friction (condim 6, 6 rows per contact)", function() w:contact_problem() end)
-  local no_sliding = lucid.model.load(write([[
+  local no_sliding = lucid.model.load_string([[
 <mujoco><worldbody><geom type="plane" size="0 0 1" condim="6" friction="0 0.01 0.002"/>
   <body pos="0 0 0.1"><freejoint/><geom type="sphere" size="0.1" condim="6" friction="0 0.01 0.002"/></body>
-</worldbody></mujoco>]]))
+</worldbody></mujoco>]])
   local z = lucid.world{dt = 0.001}
   z:add_model(no_sliding)
   t.raises("rolling friction needs sliding friction > 0", function() z:step() end)
@@ -89,10 +87,10 @@ t.case("rolling friction without sliding friction is refused by name; bad files 
   zb:add_model(no_sliding)
   t.raises("rolling friction needs sliding friction > 0", function() zb:step() end)
   t.raises(":1: <geom> condim must be 1, 3, 4 or 6 (got 5)", function()
-    lucid.model.load(write([[<mujoco><worldbody><geom type="sphere" size="0.1" condim="5"/></worldbody></mujoco>]]))
+    lucid.model.load_string([[<mujoco><worldbody><geom type="sphere" size="0.1" condim="5"/></worldbody></mujoco>]])
   end)
   t.raises(":1: <geom>: negative friction", function()
-    lucid.model.load(write([[<mujoco><worldbody><geom type="sphere" size="0.1" condim="6" friction="1 0.005 -0.001"/></worldbody></mujoco>]]))
+    lucid.model.load_string([[<mujoco><worldbody><geom type="sphere" size="0.1" condim="6" friction="1 0.005 -0.001"/></worldbody></mujoco>]])
   end)
 end)
 
@@ -101,10 +99,10 @@ t.case("a free body's sphere rolls down on a condim 6 floor at the same rate", f
   -- floor's rolling coefficient (a body has none) and condim 6; the body's rows are its own
   -- (roll_ang on its angular velocity), not a model's. From 1 m/s too: a free body integrates
   -- its velocity in the world frame, without the model free joint's screw (test_mjcf_rolling.c)
-  local floor = lucid.model.load(write([[
+  local floor = lucid.model.load_string([[
 <mujoco><worldbody>
   <geom type="plane" size="0 0 1" condim="6" friction="1 0.005 0.002"/>
-</worldbody></mujoco>]]))
+</worldbody></mujoco>]])
   local function roll(v0)
     local w = lucid.world{dt = 0.001}
     w:add_model(floor)

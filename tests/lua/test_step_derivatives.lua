@@ -111,10 +111,10 @@ end)
 t.case("a free-jointed model tumbling in free flight: A, B equal finite differences", function()
   -- a box whose centre of mass is off its joint's origin, linear and angular velocity apart:
   -- the free joint's turn rate dt (w x l) and its transport exp(dt w)^T l (docs/model.md)
-  local m = lucid.model.load(t.write_temp([[
+  local m = lucid.model.load_string([[
 <mujoco><worldbody><body pos="0 0 1" euler="10 20 30"><freejoint/>
   <geom type="box" size="0.15 0.05 0.01" pos="0.05 -0.02 0.03" mass="1"/></body>
-</worldbody></mujoco>]]))
+</worldbody></mujoco>]])
   local w = lucid.world{dt = 1e-3}
   local id = w:add_model(m)
   w:set_v(id, {1, 2, -3, 0.05, 20, 0.5})
@@ -1211,7 +1211,6 @@ end)
 -- Torsional friction (MJCF condim 4): each contact's fourth row, the spin a n . (w2 - w1)
 -- with a = mu_t / mu, in the IFT's dim-4 problem; a geom's torsional coefficient is a
 -- parameter. Smooth regimes only: spinning (the spin on the cone's boundary) and held.
-local write_xml = t.write_temp
 
 local function column_size(P)
   local m = 0
@@ -1221,12 +1220,12 @@ end
 
 t.case("torsional friction: a sphere spinning and sliding on a condim 4 floor", function()
   -- the floor's torsional coefficient (0.02 m) is the pair's (the larger): its column is smooth
-  local m = lucid.model.load(write_xml([[
+  local m = lucid.model.load_string([[
 <mujoco><option timestep="0.001"/><worldbody>
   <geom name="floor" type="plane" size="0 0 1" condim="4" friction="1 0.02"/>
   <body pos="0 0 0.1"><freejoint/>
     <geom name="ball" type="sphere" size="0.1" mass="1" condim="4" friction="1 0.005"/></body>
-</worldbody></mujoco>]]))
+</worldbody></mujoco>]])
   for _, vx in ipairs{0, 0.3} do -- spinning; spinning and sliding (one cone over both)
     local w = lucid.world{dt = 1e-3, contact = {tol = 1e-12, max_iter = 5000}}
     local id = w:add_model(m)
@@ -1254,13 +1253,13 @@ end)
 t.case("torsional friction from an MJCF <pair>: condim 4 between condim 3 geoms", function()
   -- the pair's condim 4 and torsion 0.02 m, not the geoms' condim 3: the step's problem has the
   -- spin row (lucid_world_derivative_dim counts the model's pairs)
-  local m = lucid.model.load(write_xml([[
+  local m = lucid.model.load_string([[
 <mujoco><option timestep="0.001"/><worldbody>
   <geom name="floor" type="plane" size="0 0 1"/>
   <body pos="0 0 0.1"><freejoint/><geom name="ball" type="sphere" size="0.1" mass="1"/></body>
 </worldbody><contact>
   <pair geom1="floor" geom2="ball" condim="4" friction="1 1 0.02"/>
-</contact></mujoco>]]))
+</contact></mujoco>]])
   local w = lucid.world{dt = 1e-3, contact = {tol = 1e-12, max_iter = 5000}}
   local id = w:add_model(m)
   w:step(300)
@@ -1278,10 +1277,10 @@ end)
 t.case("torsional friction: a box twisted below and above its torsional limit", function()
   -- a plain box (friction 1) on a condim 4 floor (0.01, 0.05 m: the pair's), four corner
   -- contacts; a torque of 0.5x the limit is held (sticking), 1.5x spins it (sliding)
-  local m = lucid.model.load(write_xml([[
+  local m = lucid.model.load_string([[
 <mujoco><worldbody>
   <geom name="floor" type="plane" size="0 0 1" condim="4" friction="0.01 0.05"/>
-</worldbody></mujoco>]]))
+</worldbody></mujoco>]])
   local h, mu, mu_t = 0.05, 0.01, 0.05
   local limit = 9.81 * math.sqrt(mu * mu * 2 * h * h + mu_t * mu_t)
   for _, frac in ipairs{0.5, 1.5} do
@@ -1324,12 +1323,12 @@ end)
 -- ("sticking").
 t.case("rolling friction: a ball rolling on a condim 6 floor, at its rolling bound", function()
   -- the floor's rolling coefficient (0.003 m) is the pair's (the larger): its column is smooth
-  local m = lucid.model.load(write_xml([[
+  local m = lucid.model.load_string([[
 <mujoco><option timestep="0.001"/><worldbody>
   <geom name="floor" type="plane" size="0 0 1" condim="6" friction="1 0.005 0.003"/>
   <body pos="0 0 0.1"><freejoint/>
     <geom name="ball" type="sphere" size="0.1" mass="1" condim="6" friction="1 0.002 0.002"/></body>
-</worldbody></mujoco>]]))
+</worldbody></mujoco>]])
   for _, spin in ipairs{0, 2} do -- rolling; rolling and spinning (one cone over both)
     local w = lucid.world{dt = 1e-3, contact = {tol = 1e-12, max_iter = 5000}}
     local id = w:add_model(m)
@@ -1356,10 +1355,10 @@ t.case("rolling friction: a ball held by its rolling friction below the limit, r
   -- a plain sphere (friction 1) on a condim 6 floor (mu_r 0.004 m, the pair's): a torque about
   -- y of 0.5 x mu_r m g is held by the rolling torque alone (sticking, inside the cone); 1.5 x
   -- rolls it (the rolling torque at its bound: sliding)
-  local m = lucid.model.load(write_xml([[
+  local m = lucid.model.load_string([[
 <mujoco><worldbody>
   <geom name="floor" type="plane" size="0 0 1" condim="6" friction="1 0.005 0.004"/>
-</worldbody></mujoco>]]))
+</worldbody></mujoco>]])
   local r, limit = 0.1, 0.004 * 9.81
   for _, frac in ipairs{0.5, 1.5} do
     local w = lucid.world{dt = 1e-3, contact = {tol = 1e-12, max_iter = 5000}}
@@ -1403,12 +1402,12 @@ t.case("torsional and rolling friction on a curved support: the position columns
   -- contact's normal and tangents, so the spin and rolling rows' directions and couples move
   -- with the position columns (analytic, from the carried geometry: step_positions.c)
   for _, condim in ipairs{4, 6} do
-    local m = lucid.model.load(write_xml(string.format([[
+    local m = lucid.model.load_string(string.format([[
 <mujoco><option timestep="0.001"/><worldbody>
   <geom name="dome" type="sphere" size="1" condim="%d" friction="1 0.01 0.004"/>
   <body pos="0.3 0.1 1.05"><freejoint/>
     <geom name="ball" type="sphere" size="0.1" mass="1" condim="%d" friction="1 0.002 0.002"/></body>
-</worldbody></mujoco>]], condim, condim)))
+</worldbody></mujoco>]], condim, condim))
     local w = lucid.world{dt = 1e-3, contact = {tol = 1e-12, max_iter = 5000}}
     local id = w:add_model(m)
     w:step(30)

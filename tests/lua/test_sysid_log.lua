@@ -201,15 +201,11 @@ end)
 local TRUTH = "tests/data/sysid/arm4_truth.xml"
 local TRUE_FRICTION = {0.3, 0.25, 0.15, 0.05}
 -- The truth's parameters of a MuJoCo file with frictionloss (removed for lucid, added back).
-local function theta_of_truth(path, ropts, friction, dir)
+local function theta_of_truth(path, ropts, friction)
   local f = assert(io.open(path))
   local text = f:read("a"):gsub('frictionloss="[^"]*"', "")
   f:close()
-  local copy = dir .. "/truth_lucid.xml"
-  f = assert(io.open(copy, "w"))
-  f:write(text)
-  f:close()
-  local m = lucid.model.load(copy)
+  local m = lucid.model.load_string(text, {base_dir = path:match("^(.*)/") or ""})
   local th = lucid.dynamics.inertial_parameters(m, ropts)
   for j = 1, m.nv do th[10 * m.nbodies + m.nv + j] = friction[j] end
   return th
@@ -253,7 +249,7 @@ t.case("MuJoCo 2.2.2 arm: identify, validate, write the model back", function()
   local m = lucid.model.load("tasks/models/sysid_arm4.xml")
   local ropts = {damping = true, coulomb = true, armature = true,
                  coulomb_smoothing = r.coulomb_smoothing}
-  local theta_true = theta_of_truth(TRUTH, ropts, TRUE_FRICTION, dir)
+  local theta_true = theta_of_truth(TRUTH, ropts, TRUE_FRICTION)
   local val = sysid.prepare(sysid.read_log(dir .. "/log2.csv", m), {cutoff = r.cutoff})
   local rms_true = truth_rms(m, val, ropts, theta_true, r)
   local truth = {j1 = {0.5, 0.3, 0.02}, j2 = {0.4, 0.25, 0.015}, j3 = {0.25, 0.15, 0.01},
@@ -477,7 +473,7 @@ t.case("MuJoCo 2.2.2 7-dof arm: the issue's targets", function()
   local m = lucid.model.load(nominal)
   local ropts = {damping = true, coulomb = true, armature = true,
                  coulomb_smoothing = r.coulomb_smoothing}
-  local theta_true = theta_of_truth(truth_file, ropts, {0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2}, dir)
+  local theta_true = theta_of_truth(truth_file, ropts, {0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2})
   local val = sysid.prepare(sysid.read_log(dir .. "/log2.csv", m), {cutoff = r.cutoff})
   local rms_true = truth_rms(m, val, ropts, theta_true, r)
   local worst = {damping = 0, friction = 0, armature = 0, ratio = 0}

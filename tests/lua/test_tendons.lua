@@ -150,14 +150,9 @@ t.case("a limit approached faster than margin / dt is caught before it crosses",
   -- a hinge 8e-3 rad (beyond the world's margin, 5e-3) from its bound, closing at 5 rad/s: its
   -- free motion would cross the bound by 2e-3 within the step; the limit joins the step first
   -- and stops it at the bound (to round-off, solved to 1e-12)
-  local path = os.tmpname() .. ".xml"
-  local f = assert(io.open(path, "w"))
-  f:write([[<mujoco><compiler angle="radian"/><option gravity="0 0 0"/><worldbody><body>
+  local m = lucid.model.load_string([[<mujoco><compiler angle="radian"/><option gravity="0 0 0"/><worldbody><body>
     <joint name="j" axis="0 0 1" limited="true" range="-0.5 0.5"/>
     <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/></body></worldbody></mujoco>]])
-  f:close()
-  local m = lucid.model.load(path)
-  os.remove(path)
   local w = lucid.world{dt = 2e-3, contact = {tol = 1e-12, max_iter = 5000}}
   local id = w:add_model(m)
   w:set_q(id, {0.5 - 8e-3})
@@ -182,17 +177,11 @@ t.case("MuJoCo's arm26.xml loads: its muscles' missing lengthranges are computed
   end
 end)
 
--- A one-muscle model: body/joint/site XML around a muscle line, written to a temporary file.
+-- A one-muscle model: body/joint/site XML around a muscle line.
 local function muscle_model(compiler, worldbody, tendon, muscle)
-  local path = os.tmpname() .. ".xml"
-  local f = assert(io.open(path, "w"))
-  f:write("<mujoco>" .. compiler .. "<worldbody>" .. worldbody .. "</worldbody><tendon>" ..
-          tendon .. "</tendon><actuator>" .. muscle .. "</actuator></mujoco>")
-  f:close()
-  local ok, m = pcall(lucid.model.load, path)
-  os.remove(path)
-  if not ok then error(m, 0) end
-  return m
+  return lucid.model.load_string("<mujoco>" .. compiler .. "<worldbody>" .. worldbody ..
+                                 "</worldbody><tendon>" .. tendon .. "</tendon><actuator>" ..
+                                 muscle .. "</actuator></mujoco>")
 end
 
 local arm = [[<body><joint name="j" axis="0 0 1" limited="true" range="-60 90"/>
@@ -270,16 +259,11 @@ t.case("a tendon's margin makes its limit act that far inside the range", functi
   -- a pendulum falling onto "swing" = 2 q's upper bound 0.6 with margin 0.1: it comes to rest
   -- at L = 0.5 (a limit rests at its bound: solved to 1e-12, within 64 DBL_EPSILON of it;
   -- MuJoCo 2.2.2 rests at 0.5018: its soft limit acts at range - margin too)
-  local path = os.tmpname() .. ".xml"
-  local f = assert(io.open(path, "w"))
-  f:write([[<mujoco><compiler angle="radian"/><worldbody><body>
+  local m = lucid.model.load_string([[<mujoco><compiler angle="radian"/><worldbody><body>
     <joint name="j" axis="0 1 0" damping="0.2"/>
     <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03" contype="0" conaffinity="0"/>
     </body></worldbody><tendon><fixed name="swing" limited="true" range="-1 0.6" margin="0.1">
     <joint joint="j" coef="2"/></fixed></tendon></mujoco>]])
-  f:close()
-  local m = lucid.model.load(path)
-  os.remove(path)
   t.eq(m:tendons()[1].margin, 0.1)
   local w = lucid.world{dt = 2e-3, contact = {tol = 1e-12, max_iter = 5000}}
   local id = w:add_model(m)
@@ -459,12 +443,7 @@ t.case("a tendon's frictionloss as a parameter: w:param, w:set_param, the world'
   local h = assert(io.open(FRICTION))
   local text = h:read("a")
   h:close()
-  local path = os.tmpname() .. ".xml"
-  local o = assert(io.open(path, "w"))
-  o:write((text:gsub('frictionloss="1"', 'frictionloss="0"')))
-  o:close()
-  local free = lucid.model.load(path)
-  os.remove(path)
+  local free = lucid.model.load_string((text:gsub('frictionloss="1"', 'frictionloss="0"')))
   local v = lucid.world{dt = 1e-3}
   local fid = v:add_model(free)
   local fspec = {model = fid, tendon = "couple", "frictionloss"}
@@ -583,12 +562,7 @@ t.case("a tendon with a limit and frictionloss: both rows, held, A equals finite
   -- differences of 1e-4 and 1e-5 let "pair" go (its force 0.02 falls to 0 at +1e-5: a switch),
   -- 3e-6 does not
   local text = assert(io.open(LIMIT)):read("a")
-  local path = os.tmpname() .. ".xml"
-  local f = assert(io.open(path, "w"))
-  f:write((text:gsub('range="%-0.3 0.6">', 'range="-0.3 0.6" frictionloss="0.05">')))
-  f:close()
-  local m = lucid.model.load(path)
-  os.remove(path)
+  local m = lucid.model.load_string((text:gsub('range="%-0.3 0.6">', 'range="-0.3 0.6" frictionloss="0.05">')))
   t.eq(m:tendons()[1].frictionloss, 0.05)
   local w = lucid.world{dt = 1e-3, contact = {tol = 1e-12, max_iter = 5000}}
   local id = w:add_model(m)
@@ -673,9 +647,7 @@ t.case("a spatial tendon dragging a puck over the floor (a sliding contact): A, 
   -- a sphere on three slides, pulled by a sprung, damped rope wrapped round a world post (its
   -- side site) and a motor on the rope: the contact slides; the carried contact and the rope's
   -- moment both move in the position columns
-  local path = os.tmpname() .. ".xml"
-  local o = assert(io.open(path, "w"))
-  o:write([[<mujoco model="spatial_puck"><option timestep="0.002"/><worldbody>
+  local m = lucid.model.load_string([[<mujoco model="spatial_puck"><option timestep="0.002"/><worldbody>
     <site name="anchor" pos="-0.6 0.05 0.12"/>
     <geom name="post" type="cylinder" pos="-0.3 0 0.1" size="0.04 0.2" contype="0" conaffinity="0"/>
     <site name="side" pos="-0.3 0.2 0.1"/>
@@ -688,9 +660,6 @@ t.case("a spatial tendon dragging a puck over the floor (a sliding contact): A, 
       <site site="anchor"/><geom geom="post" sidesite="side"/><site site="hook"/>
     </spatial></tendon>
     <actuator><motor name="pull" tendon="rope"/></actuator></mujoco>]])
-  o:close()
-  local m = lucid.model.load(path)
-  os.remove(path)
   local w = lucid.world{dt = m.timestep, contact = {tol = 1e-12, max_iter = 5000}}
   local id = w:add_model(m)
   w:add_static{shape = lucid.halfspace({0, 0, 1}, 0), friction = 0.5}
@@ -707,18 +676,13 @@ t.case("a spatial tendon's site on a mocap body is refused by name", function()
            lucid.model.load, "tests/data/model/mjcf_tendon_spatial_mocap.xml")
 end)
 
--- The pendulum of SPATIAL_FRICTION with frictionloss f (a copy of the file), in a world with
+-- The pendulum of SPATIAL_FRICTION with frictionloss f (the file's text edited), in a world with
 -- contact options `contact` (default the world's).
 local function string_pendulum(f, contact)
   local h = assert(io.open(SPATIAL_FRICTION))
   local text = h:read("a")
   h:close()
-  local path = os.tmpname() .. ".xml"
-  local o = assert(io.open(path, "w"))
-  o:write((text:gsub('frictionloss="20"', 'frictionloss="' .. f .. '"')))
-  o:close()
-  local m = lucid.model.load(path)
-  os.remove(path)
+  local m = lucid.model.load_string((text:gsub('frictionloss="20"', 'frictionloss="' .. f .. '"')))
   local w = lucid.world{dt = m.timestep, contact = contact}
   return w, w:add_model(m), m
 end
@@ -817,17 +781,12 @@ end)
 t.case("a spatial tendon no joint moves has no rows: it loads and steps", function()
   -- between two world sites: constant length 0.5, outside its range and with frictionloss; its
   -- limit and friction rows would have zero Jacobians (no effect in MuJoCo), so lucid adds none
-  local path = os.tmpname() .. ".xml"
-  local f = assert(io.open(path, "w"))
-  f:write([[<mujoco><default><default class="soft"><tendon stiffness="7"/></default></default>
+  local m = lucid.model.load_string([[<mujoco><default><default class="soft"><tendon stiffness="7"/></default></default>
     <worldbody><site name="a"/><site name="b" pos="0 0 0.5"/>
     <body><joint name="j" axis="0 1 0"/><geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02"
     contype="0" conaffinity="0"/></body></worldbody>
     <tendon><spatial name="fixed_in_world" class="soft" limited="true" range="1 2"
     frictionloss="1"><site site="a"/><site site="b"/></spatial></tendon></mujoco>]])
-  f:close()
-  local m = lucid.model.load(path)
-  os.remove(path)
   t.eq(#m:tendons()[1].joints, 0)
   t.eq(m:tendons()[1].stiffness, 7) -- its class's <tendon> default
   t.eq(m:tendons()[1].springlength, 0.5)

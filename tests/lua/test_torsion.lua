@@ -12,8 +12,6 @@ local G = 9.81
 
 local exists = t.exists
 
-local write = t.write_temp
-
 -- The sphere of SPIN_SCENE (r = 0.1 m, 1 kg, mu_t = 0.01 m) resting, then spun at 10 rad/s.
 local function spinning_sphere(opts)
   local m = lucid.model.load(SPIN_SCENE)
@@ -104,7 +102,7 @@ t.case("a box on its face holds a torque below its torsional limit, spins above 
   -- 0.01 and the floor's torsional 0.05 m; one contact per corner, each at lever rc from the
   -- centre. Turning at w, corner i's scaled velocity is w (rc, mu_t / mu) along its tangent and
   -- spin: its force takes the cone's boundary along it, a torque N_i sqrt(mu^2 rc^2 + mu_t^2).
-  local m = lucid.model.load(write(FLOOR))
+  local m = lucid.model.load_string(FLOOR)
   local w = lucid.world{dt = 0.001}
   w:add_model(m)
   local h, mass, mu, mu_t = 0.05, 1.0, 0.01, 0.05
@@ -143,10 +141,10 @@ t.case("what does not take torsional friction refuses it by name", function()
   local slick = m:geoms()
   t.eq(slick[1].condim, 4)
   t.near(slick[2].torsion, 0.01, 1e-15)
-  local no_sliding = lucid.model.load(write([[
+  local no_sliding = lucid.model.load_string([[
 <mujoco><worldbody><geom type="plane" size="0 0 1" condim="4" friction="0 0.01"/>
   <body pos="0 0 0.1"><freejoint/><geom type="sphere" size="0.1" condim="4" friction="0 0.01"/></body>
-</worldbody></mujoco>]]))
+</worldbody></mujoco>]])
   local z = lucid.world{dt = 0.001}
   z:add_model(no_sliding)
   t.raises("torsional friction needs sliding friction > 0", function() z:step() end)
@@ -154,7 +152,7 @@ t.case("what does not take torsional friction refuses it by name", function()
   zb:add_model(no_sliding)
   t.raises("torsional friction needs sliding friction > 0", function() zb:step() end)
   t.raises("condim must be 1, 3, 4 or 6 (got 2)", function()
-    lucid.model.load(write([[<mujoco><worldbody><geom type="sphere" size="0.1" condim="2"/></worldbody></mujoco>]]))
+    lucid.model.load_string([[<mujoco><worldbody><geom type="sphere" size="0.1" condim="2"/></worldbody></mujoco>]])
   end)
 end)
 

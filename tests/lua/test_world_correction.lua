@@ -162,16 +162,6 @@ end)
 local SLOP = 1e-4
 local TIGHT = {tol = 1e-12, max_iter = 5000} -- solves whose residual moves no contact at rest
 
-local function model_from(xml)
-  local path = os.tmpname() .. ".xml"
-  local o = assert(io.open(path, "w"))
-  o:write(xml)
-  o:close()
-  local m = lucid.model.load(path)
-  os.remove(path)
-  return m
-end
-
 -- A unit inertia on a hinge limited above at 0.5 rad, pushed by a motor; two such hinges whose
 -- fixed tendon j1 + j2 is limited above at 0.5, a motor on j1 (the tendon accelerates at the
 -- torque). No gravity.
@@ -217,12 +207,12 @@ t.case("contacts rest where their last free step enters the band; joint and tend
     w:add_body{shape = lucid.sphere(0.1), mass = 1, pose = lucid.se3.new({1, 0, 0, 0}, {0, 0, 0.1})}
     local sphere = rest_depth(w)
     w = lucid.world{dt = 1e-3, contact = TIGHT}
-    w:set_control(w:add_model(model_from(HINGE), {q = {0.5}}), {a})
+    w:set_control(w:add_model(lucid.model.load_string(HINGE), {q = {0.5}}), {a})
     local hinge, hc = rest_depth(w)
     t.eq(hc.limit, "upper")
     t.truthy(hc.lambda[3] > 0, "the hinge's limit holds the motor")
     w = lucid.world{dt = 1e-3, contact = TIGHT}
-    w:set_control(w:add_model(model_from(TENDON), {q = {0.25, 0.25}}), {a})
+    w:set_control(w:add_model(lucid.model.load_string(TENDON), {q = {0.25, 0.25}}), {a})
     local tendon, tc = rest_depth(w)
     t.truthy(tc.tendon == 1 and tc.limit == "upper", "the tendon's limit")
     t.truthy(tc.lambda[3] > 0, "the tendon's limit holds the motor")

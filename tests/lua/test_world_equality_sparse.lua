@@ -22,14 +22,6 @@ local lucid = require "lucid"
 local DENSE = 2147483647 -- sparse_threshold: every island dense
 local TOL = 1e-10
 
-local function tmpfile(text)
-  local path = os.tmpname() .. ".xml"
-  local f = assert(io.open(path, "w"))
-  f:write(text)
-  f:close()
-  return path
-end
-
 local GRIPPER = [[
 <mujoco>
   <option timestep="0.002"/>
@@ -113,9 +105,8 @@ local TENDONS = [[
 local function world_of(sc, threshold, model, solver)
   local w = lucid.world{dt = sc.dt, gravity = {0, 0, -9.81}, sparse_threshold = threshold,
                         contact = {model = model, solver = solver, tol = sc.tol or TOL, max_iter = 5000}}
-  local path = sc.file or tmpfile(sc.xml)
-  local id = w:add_model(lucid.model.load(path), sc.desc)
-  if not sc.file then os.remove(path) end
+  local m = sc.file and lucid.model.load(sc.file) or lucid.model.load_string(sc.xml)
+  local id = w:add_model(m, sc.desc)
   if sc.ctrl then w:set_control(id, sc.ctrl) end
   return w
 end

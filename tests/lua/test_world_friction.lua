@@ -14,6 +14,7 @@ local rows = require "friction_rows"
 local G, L, MASS, F = 9.81, 0.5, 1.0, 1.0 -- gravity, bob distance, mass, friction loss (N m)
 local R = 0.05                             -- the bob's radius
 
+-- A temporary file holding text, for the MuJoCo reference program (it reads files).
 local function tmpfile(text, ext)
   local path = os.tmpname() .. ext
   local f = assert(io.open(path, "w"))
@@ -22,9 +23,9 @@ local function tmpfile(text, ext)
   return path
 end
 
--- A hinge about y 1 m up with a 1 kg ball 0.5 m below it (hanging at q = 0).
+-- A hinge about y 1 m up with a 1 kg ball 0.5 m below it (hanging at q = 0), as MJCF text.
 local function mjcf_pendulum(frictionloss, joint)
-  return tmpfile(string.format([[
+  return string.format([[
 <mujoco>
   <option timestep="0.001" gravity="0 0 -9.81"/>
   <worldbody>
@@ -33,12 +34,12 @@ local function mjcf_pendulum(frictionloss, joint)
       <geom type="sphere" size="%g" pos="0 0 -%g" mass="%g" contype="0" conaffinity="0"/>
     </body>
   </worldbody>
-</mujoco>]], joint or 'type="hinge" axis="0 1 0"', frictionloss, R, L, MASS), ".xml")
+</mujoco>]], joint or 'type="hinge" axis="0 1 0"', frictionloss, R, L, MASS)
 end
 
 local function urdf_pendulum(frictionloss)
   local I = 0.4 * MASS * R * R -- a solid sphere's, as MuJoCo computes the geom's
-  return tmpfile(string.format([[
+  return string.format([[
 <robot name="pendulum">
   <link name="base"/>
   <link name="bob">
@@ -49,14 +50,14 @@ local function urdf_pendulum(frictionloss)
     <parent link="base"/><child link="bob"/><origin xyz="0 0 1"/><axis xyz="0 1 0"/>
     <dynamics friction="%.17g"/>
   </joint>
-</robot>]], L, MASS, I, I, I, frictionloss), ".urdf")
+</robot>]], L, MASS, I, I, I, frictionloss)
 end
 
 -- The friction row of the last step (nil when none).
 -- Steps the model from q0 at rest for n steps; returns the world, its id and the trajectory.
-local function run(path, q0, n, contact)
+local function run(text, q0, n, contact)
   local w = lucid.world{dt = 1e-3, contact = contact}
-  local id = w:add_model(lucid.model.load(path), {q = {q0}})
+  local id = w:add_model(lucid.model.load_string(text), {q = {q0}})
   local q, v = {}, {}
   for i = 1, n do
     w:step()
@@ -83,10 +84,9 @@ for _, threshold in ipairs{-1, 0} do
 local backend = threshold == 0 and "body" or "dense"
 t.case("a pendulum released beyond its friction band swings once and sticks inside it (" .. backend .. ")", function()
   local q0 = 0.6 -- m g l sin q0 = 2.77 N m > f
-  local path = mjcf_pendulum(F)
+  local xml = mjcf_pendulum(F)
   local w = lucid.world{dt = 1e-3, sparse_threshold = threshold}
-  local id = w:add_model(lucid.model.load(path), {q = {q0}})
-  os.remove(path)
+  local id = w:add_model(lucid.model.load_string(xml), {q = {q0}})
   local q1 = stop_angle(q0)
   -- the band |m g l sin q| <= f (|q| <= 0.2053 rad) holds the stop angle
   t.truthy(math.abs(MASS * G * L * math.sin(q1)) < F, q1)
@@ -123,10 +123,9 @@ end
 
 t.case("a pendulum inside its friction band never moves", function()
   for _, q0 in ipairs{0.15, -0.2} do -- m g l |sin q0| = 0.73, 0.97 N m < f
-    local path = mjcf_pendulum(F)
+    local xml = mjcf_pendulum(F)
     local w = lucid.world{dt = 1e-3}
-    local id = w:add_model(lucid.model.load(path), {q = {q0}})
-    os.remove(path)
+    local id = w:add_model(lucid.model.load_string(xml), {q = {q0}})
     local drift, inertia, v0 = 0, MASS * (L * L + 0.4 * R * R), 0 -- about the hinge
     for _ = 1, 2000 do
       local q = w:q(id)[1]
@@ -144,18 +143,17 @@ t.case("a pendulum inside its friction band never moves", function()
 end)
 
 t.case("a stuck friction row is warm started from its last force (keyed model, dof)", function()
-  local path = mjcf_pendulum(F)
+  local xml = mjcf_pendulum(F)
   local iterations = {}
   for _, warm in ipairs{true, false} do
     local w = lucid.world{dt = 1e-3, contact = {warm_start = warm}}
-    w:add_model(lucid.model.load(path), {q = {0.15}})
+    w:add_model(lucid.model.load_string(xml), {q = {0.15}})
     iterations[warm] = 0
     for _ = 1, 2000 do
       w:step()
       iterations[warm] = iterations[warm] + w:stats().iterations
     end
   end
-  os.remove(path)
   io.stderr:write(string.format("  iterations over 2000 stuck steps: %d warm, %d cold\n",
                                 iterations[true], iterations[false]))
   -- the carried force meets tol on most steps (ADMM re-solves only when the drift it leaves
@@ -174,42 +172,38 @@ t.case("URDF <dynamics friction> is the same pendulum as MJCF frictionloss", fun
     end
     t.near(qb[#qb], q0 == 0.6 and stop_angle(q0) or q0, 1e-5, "stuck where friction holds it")
   end
-  os.remove(mj)
-  os.remove(ur)
 end)
 
 t.case("every contact model and solver pair solves the friction rows or refuses them by name", function()
-  local path = mjcf_pendulum(F)
+  local xml = mjcf_pendulum(F)
   local q1 = stop_angle(0.6)
   local pairs_ok = {"lcp:pgs", "raisim:bisection", "ncp:pgs", "ncp:staggered", "ncp:admm", "ncp:ip"}
   for _, pair in ipairs(pairs_ok) do
     local model, solver = pair:match("(%w+):(%w+)")
-    local w, id, q = run(path, 0.6, 3000, {model = model, solver = solver})
+    local w, id, q = run(xml, 0.6, 3000, {model = model, solver = solver})
     t.near(q[#q], q1, 1e-5, pair)
     t.truthy(math.abs(w:v(id)[1]) <= rows.stuck_bound(w, rows.row(w), 1e-3), pair)
     t.truthy(w:stats().converged, pair)
   end
   for _, solver in ipairs{"pgs", "admm", "newton", "ip"} do
     t.raises("lucid.world:step: dry friction (frictionloss, model 1 dof 1) needs contact model "
-             .. "ncp, lcp or raisim: ccp's cone raises its bound", run, path, 0.6, 1,
+             .. "ncp, lcp or raisim: ccp's cone raises its bound", run, xml, 0.6, 1,
              {model = "ccp", solver = solver})
   end
-  os.remove(path)
 end)
 
 t.case("ball and free joints: one friction row per dof", function()
   -- a ball joint tilted about y swings in that plane exactly as the hinge does
-  local path = mjcf_pendulum(F, 'type="ball"')
+  local xml = mjcf_pendulum(F, 'type="ball"')
   local w = lucid.world{dt = 1e-3}
-  local id = w:add_model(lucid.model.load(path), {q = {math.cos(0.3), 0, math.sin(0.3), 0}})
-  os.remove(path)
+  local id = w:add_model(lucid.model.load_string(xml), {q = {math.cos(0.3), 0, math.sin(0.3), 0}})
   w:step(3000)
   local q = w:q(id)
   t.near(2 * math.atan(q[3], q[1]), stop_angle(0.6), 1e-5)
   t.eq(#w:contacts(), 3)
   -- a free 1 kg box falls at g - f / m with f < m g, and hangs with f > m g
   for _, f in ipairs{4, 12} do
-    local free = tmpfile(string.format([[
+    local free = string.format([[
 <mujoco>
   <worldbody>
     <body pos="0 0 1">
@@ -217,10 +211,9 @@ t.case("ball and free joints: one friction row per dof", function()
       <geom type="box" size="0.1 0.1 0.1" mass="1" contype="0" conaffinity="0"/>
     </body>
   </worldbody>
-</mujoco>]], f), ".xml")
+</mujoco>]], f)
     local wf = lucid.world{dt = 1e-3}
-    local fid = wf:add_model(lucid.model.load(free))
-    os.remove(free)
+    local fid = wf:add_model(lucid.model.load_string(free))
     wf:step(100)
     t.eq(#wf:contacts(), 6)
     local expect = f < MASS * G and -(G - f / MASS) * 0.1 or 0
@@ -244,11 +237,11 @@ end
 
 t.case("step derivatives through a friction row: analytic and central differences", function()
   -- tight solves, so that whole perturbed steps resolve 1e-4 shifts (tol 1e-12)
-  local path = mjcf_pendulum(F)
+  local xml = mjcf_pendulum(F)
   local inertia = MASS * (L * L + 0.4 * R * R)
   for _, q0 in ipairs{0.6, 0.15} do -- sliding at step 50, stuck
     local w = lucid.world{dt = 1e-3, contact = {tol = 1e-12, max_iter = 500}}
-    local id = w:add_model(lucid.model.load(path), {q = {q0}})
+    local id = w:add_model(lucid.model.load_string(xml), {q = {q0}})
     w:step(50)
     local x = w:state()
     local P = {{model = id, joint = "hinge", "frictionloss"}, {model = id, joint = "hinge", "damping"}}
@@ -281,7 +274,6 @@ t.case("step derivatives through a friction row: analytic and central difference
     t.truthy((close(K.A, D.A, 2, 2)), "relaxed A")
     t.near(K.params[1]:get(2, 1), dvdf, 2e-3 * math.abs(dvdf) + 1e-9, "relaxed frictionloss")
   end
-  os.remove(path)
 end)
 
 t.case("a friction row on the dof of a pushing limit: the limit takes a change of q", function()
@@ -292,11 +284,10 @@ t.case("a friction row on the dof of a pushing limit: the limit takes a change o
   -- dq+/dq = 0, dv+/dq = -1/dt, and the velocity does not enter (A = [0 0; -1/dt 0]). The
   -- friction row holds its force in the derivatives (mode "breaking"); asking it to stick as
   -- well halves the position column (relative error 0.5)
-  local path = mjcf_pendulum(F, 'type="hinge" axis="0 1 0" limited="true" range="30 60"')
+  local xml = mjcf_pendulum(F, 'type="hinge" axis="0 1 0" limited="true" range="30 60"')
   local lower = math.rad(30) -- MJCF's angles are in degrees by default
   local w = lucid.world{dt = 1e-3, contact = {tol = 1e-12, max_iter = 500}}
-  local id = w:add_model(lucid.model.load(path), {q = {0.7}})
-  os.remove(path)
+  local id = w:add_model(lucid.model.load_string(xml), {q = {0.7}})
   w:step(1000)
   local modes = {}
   for _, c in ipairs(w:contacts()) do
@@ -325,9 +316,8 @@ t.case("a friction row on the dof of a pushing limit: the limit takes a change o
 end)
 
 t.case("w:param and w:set_param: a joint's frictionloss, on the world's own model", function()
-  local path = mjcf_pendulum(F)
-  local m = lucid.model.load(path)
-  os.remove(path)
+  local xml = mjcf_pendulum(F)
+  local m = lucid.model.load_string(xml)
   local w = lucid.world{dt = 1e-3}
   local id = w:add_model(m, {q = {0.15}}) -- held by f = 1, falls with f = 0.5
   local spec = {model = id, joint = "hinge", "frictionloss"}
@@ -345,9 +335,8 @@ t.case("w:param and w:set_param: a joint's frictionloss, on the world's own mode
 end)
 
 t.case("a joint's armature as a parameter: w:param, w:set_param and its derivative", function()
-  local path = mjcf_pendulum(F)
-  local m = lucid.model.load(path)
-  os.remove(path)
+  local xml = mjcf_pendulum(F)
+  local m = lucid.model.load_string(xml)
   local w = lucid.world{dt = 1e-3, contact = {tol = 1e-12, max_iter = 500}}
   local id = w:add_model(m, {q = {0.6}})
   local spec = {model = id, joint = "hinge", "armature"}
@@ -386,7 +375,8 @@ t.case("MuJoCo 2.2.2's frictionloss pendulum: the same swing, its stick creeps",
   local probe = io.open(generator, "r")
   if not probe then t.skip("tests/bench/mujoco_arm_log not built") end
   probe:close()
-  local path = mjcf_pendulum(F)
+  local xml = mjcf_pendulum(F)
+  local path = tmpfile(xml, ".xml") -- for the MuJoCo program
   local rows = {"t,q_hinge,v_hinge"}
   for i = 0, 3000 do rows[#rows + 1] = string.format("%.3f,0.6,0", i * 1e-3) end
   local ref = tmpfile(table.concat(rows, "\n") .. "\n", ".csv")
@@ -402,7 +392,7 @@ t.case("MuJoCo 2.2.2's frictionloss pendulum: the same swing, its stick creeps",
     local q, v = line:match("^[%d.]+,([^,]+),([^,]+)")
     if q then mj[#mj + 1] = {tonumber(q), tonumber(v)} end
   end
-  local _, _, q, v = run(path, 0.6, 3000)
+  local _, _, q, v = run(xml, 0.6, 3000)
   for _, f in ipairs{path, ref, out} do os.remove(f) end
   local saturated, zone = 0, 0
   for i = 1, 3000 do

@@ -23,14 +23,9 @@ local function cube_world(pair, size, mass, twist, spin, o)
     w:add_body{shape = lucid.box(h, h, h), mass = mass, pose = pose, velocity = spin}
     return w
   end
-  local path = os.tmpname()
-  local f = assert(io.open(path, "w"))
-  f:write(string.format([[<mujoco><worldbody><body name="box"><freejoint/>
+  local m = lucid.model.load_string(string.format([[<mujoco><worldbody><body name="box"><freejoint/>
     <geom type="box" size="%.17g %.17g %.17g" mass="%.17g"/></body></worldbody></mujoco>]],
                         h, h, h, mass))
-  f:close()
-  local m = lucid.model.load(path)
-  os.remove(path)
   local r, p = pose:quat(), pose:translation()
   -- the free joint's twist is in the body frame: the spin's world angular velocity turned back
   local wb = pose:rotation():T() * lucid.vec{spin[4], spin[5], spin[6]}

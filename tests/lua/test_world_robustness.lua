@@ -11,14 +11,6 @@ local PAIRS = t.CONTACT_PAIRS
 local SHARED = os.getenv("LUCID_SHARED_DIR") or "../shared"
 local HAND = SHARED .. "/data/robots/allegro_right_hand.xml"
 
-local function write(text)
-  local path = os.tmpname()
-  local f = assert(io.open(path, "w"))
-  f:write(text)
-  f:close()
-  return path
-end
-
 -- Kinetic + potential energy + the position servos' 1/2 kp (u - gear q)^2 (inputs clamped
 -- into their ranges as the world does); the world's one model comes first in w:controls().
 local function energy(w, id, m)
@@ -62,9 +54,7 @@ local PENDULUM = [[
 </mujoco>]]
 
 t.case("a one-link pendulum lands on its floor with every pair", function()
-  local path = write(PENDULUM)
-  local m = lucid.model.load(path)
-  os.remove(path)
+  local m = lucid.model.load_string(PENDULUM)
   for _, pair in ipairs(PAIRS) do
     local name = pair[1] .. ":" .. pair[2]
     local w = lucid.world{dt = 0.005, contact = {model = pair[1], solver = pair[2]}}
@@ -85,9 +75,9 @@ t.case("the Allegro hand on a free joint falls palm down on a floor with every p
   if not f then t.skip("needs " .. HAND .. " (LUCID_SHARED_DIR)") end
   local text = f:read("a")
   f:close()
-  local path = write((text:gsub('(<body name="palm"[^>]*>)', '%1<freejoint name="palm"/>', 1)))
-  local m = lucid.model.load(path)
-  os.remove(path)
+  local m = lucid.model.load_string((text:gsub('(<body name="palm"[^>]*>)',
+                                               '%1<freejoint name="palm"/>', 1)),
+                                    {base_dir = HAND:match("^(.*)/") or ""})
   -- the palm's placement turns its x onto the world's z: 0.1 up, then a half turn about the
   -- world's y; the thumb's base starts inside its range (its q = 0 is below it)
   local q = m:neutral()

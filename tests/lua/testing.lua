@@ -114,15 +114,6 @@ function testing.exists(path)
   return f ~= nil
 end
 
--- Writes text to a new temporary file and returns its path (model files written by a test).
-function testing.write_temp(text)
-  local path = os.tmpname()
-  local f = assert(io.open(path, "w"))
-  f:write(text)
-  f:close()
-  return path
-end
-
 -- Every contact model x solver pair of the world (docs/contact.md, Table III and the ip).
 testing.CONTACT_PAIRS = {{"ncp", "admm"}, {"ncp", "pgs"}, {"ncp", "ip"}, {"ncp", "staggered"},
                          {"ccp", "admm"}, {"ccp", "pgs"}, {"ccp", "newton"}, {"ccp", "ip"},

@@ -1,10 +1,12 @@
-/* A model file (MJCF or URDF) loaded and compiled for a cmocka test, failing the test with the
- * loader's message, and where the shared model files are. Include after <cmocka.h>. */
+/* A model file (MJCF or URDF), or its text, loaded and compiled for a cmocka test, failing the
+ * test with the loader's message, and where the shared model files are. Include after <cmocka.h>.
+ */
 #ifndef LUCID_TEST_MODEL_FILE_H
 #define LUCID_TEST_MODEL_FILE_H
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "runtime/model/model.h"
 #include "runtime/model/model_load.h"
@@ -23,15 +25,33 @@ static inline int test_file_exists(const char *path) {
     return 1;
 }
 
-static inline lucid_model *test_load_model(const char *path) {
+/* The spec compiled (and released); a failure fails the test. */
+static inline lucid_model *test_compile_model(lucid_model_spec *spec) {
     char err[512];
-    lucid_model_spec *spec = NULL;
-    if (lucid_model_spec_load(path, NULL, &spec, err, sizeof err) != LUCID_OK) fail_msg("%s", err);
     lucid_model *m = NULL;
     lucid_status s = lucid_model_compile(spec, &m, err, sizeof err);
     lucid_model_spec_destroy(spec);
     if (s != LUCID_OK) fail_msg("%s", err);
     return m;
+}
+
+static inline lucid_model *test_load_model(const char *path) {
+    char err[512];
+    lucid_model_spec *spec = NULL;
+    if (lucid_model_spec_load(path, NULL, &spec, err, sizeof err) != LUCID_OK) fail_msg("%s", err);
+    return test_compile_model(spec);
+}
+
+/* A model from its MJCF or URDF text (relative paths from the current directory). */
+static inline lucid_model *test_load_model_text(const char *text) {
+    char err[512];
+    lucid_model_spec *spec = NULL;
+    lucid_model_load_options o = lucid_model_load_options_default();
+    o.base_dir = "";
+    if (lucid_model_spec_parse("<string>", text, strlen(text), &o, &spec, err, sizeof err) !=
+        LUCID_OK)
+        fail_msg("%s", err);
+    return test_compile_model(spec);
 }
 
 /* Whether one of the model's subtrees hanging from its world body (a free body, a fixed-base

@@ -2,7 +2,8 @@
  * first line, the message its load must fail with (`<!-- expect: FILE:LINE: reason -->`).
  * Each is loaded from disk and from memory (the same message both ways), must fail with a
  * message holding the expectation, and must leave *out NULL. Also: missing files, bad
- * arguments, a message buffer too small to hold the message (truncated, terminated). */
+ * arguments, a message buffer too small to hold the message (truncated, terminated), the
+ * options' base_dir and names written as given. */
 #include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -122,10 +123,43 @@ static void test_io_and_arguments(void **state) {
         LUCID_ERR_PARSE);
 }
 
+/* base_dir: the folder relative <include>s resolve against instead of the name's; the name is
+ * written as given in messages (libxml2 keeps a URI-escaped copy: "%3Cstring%3E"). */
+static void test_base_dir_and_name(void **state) {
+    (void)state;
+    size_t size;
+    char *text = read_all(DATA "/mjcf_forms.xml", &size);
+    lucid_model_load_options o = lucid_model_load_options_default();
+    lucid_model_spec *s = NULL;
+    char err[512];
+    assert_int_equal(lucid_model_spec_parse("<string>", text, size, &o, &s, err, sizeof err),
+                     LUCID_ERR_IO);
+    assert_null(s);
+    assert_non_null(strstr(err, "<string>:49: cannot read 'mjcf_forms_part.xml'"));
+    o.base_dir = DATA;
+    assert_int_equal(lucid_model_spec_parse("<string>", text, size, &o, &s, err, sizeof err),
+                     LUCID_OK);
+    lucid_model_spec *f = NULL;
+    assert_int_equal(lucid_model_spec_load(DATA "/mjcf_forms.xml", NULL, &f, err, sizeof err),
+                     LUCID_OK);
+    assert_int_equal(s->nbodies, f->nbodies);
+    assert_int_equal(s->njoints, f->njoints);
+    assert_int_equal(s->ngeoms, f->ngeoms);
+    lucid_model_spec_destroy(s);
+    lucid_model_spec_destroy(f);
+    free(text);
+    const char *bad = "<mujoco>\n<worldbody>\n<x/></worldbody></mujoco>";
+    assert_int_equal(
+        lucid_model_spec_parse("my arm <1>.xml", bad, strlen(bad), NULL, &s, err, sizeof err),
+        LUCID_ERR_PARSE);
+    assert_non_null(strstr(err, "my arm <1>.xml:3: <worldbody>: unsupported element <x>"));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_files),
         cmocka_unit_test(test_io_and_arguments),
+        cmocka_unit_test(test_base_dir_and_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

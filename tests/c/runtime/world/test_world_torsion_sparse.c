@@ -176,26 +176,13 @@ static double boxes_same_step(const lucid_model *m, lucid_contact_model model,
     return worst;
 }
 
-static lucid_model *floor_model(void) {
-    char path[] = "/tmp/lucid_torsion_floor_XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    FILE *f = fdopen(fd, "w");
-    assert_non_null(f);
-    fputs(FLOOR_XML, f);
-    fclose(f);
-    lucid_model *m = test_load_model(path);
-    remove(path);
-    return m;
-}
-
 /* ccp:admm and ccp:ip at tol 1e-10 (the CCP's velocities are unique), on the steps both paths
  * converged: ccp:ip, the body-space KKT of dim 4 against the dense LU, agrees to 3e-16 there;
  * PGS runs the same updates in the same order on both forms (rounding apart: 1e-13), every
  * step, lcp:pgs's box pyramid of dim 4 included. */
 static void test_boxes_same_step(void **state) {
     (void)state;
-    lucid_model *m = floor_model();
+    lucid_model *m = test_load_model_text(FLOOR_XML);
     boxes_same_step(m, LUCID_CONTACT_CCP, LUCID_CONTACT_IP, 1e-10, 1e-12, 0);
     boxes_same_step(m, LUCID_CONTACT_CCP, LUCID_CONTACT_ADMM, 1e-10, 1e-9, 0);
     boxes_same_step(m, LUCID_CONTACT_NCP, LUCID_CONTACT_PGS, 0.0, 1e-9, 1);
