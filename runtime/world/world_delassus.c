@@ -226,7 +226,7 @@ static void add_roll_block(const lucid_contact_side *si, const lucid_contact_sid
  * zero; 6 when one has rolling friction, the same for its rolling rows). dim 3: the blocks
  * (i, j >= i) through each shared body or tree, each also written to (j, i) (half the work of
  * computing both); dims 4 and 6: every block (i, j). */
-static void assemble_delassus_dim(lucid_world *w, const int *list, int m, int dim, double *G) {
+void lucid_world_island_delassus_dim(lucid_world *w, const int *list, int m, int dim, double *G) {
     int ld = dim * m; /* m <= LUCID_WORLD_MAX_ISLAND_CONTACTS */
     memset(G, 0, sizeof(double) * (size_t)ld * (size_t)ld);
     for (int i = 0; i < m; ++i)
@@ -276,10 +276,6 @@ static void assemble_delassus_dim(lucid_world *w, const int *list, int m, int di
     }
 }
 
-static void assemble_delassus(lucid_world *w, const int *list, int m, double *G) {
-    assemble_delassus_dim(w, list, m, 3, G);
-}
-
 /* A friction row's normal row: sigma_n = d (lambda_n - f) (G_nn = d decoupled, R_n = 0), so
  * under Signorini and De Saxce's cone (lcp, ncp, raisim) lambda_n = f exactly: separating
  * (lambda = 0) has sigma_n = -d f < 0, sticking and sliding both need sigma_n = 0. With
@@ -292,8 +288,8 @@ static void friction_row_normal(lucid_world *w, int m, int dim, int i, lucid_wor
 }
 
 /* Velocity of contact k's frame directions from the given body velocities. */
-static lucid_vec3 contact_velocity(const lucid_world *w, int k, const lucid_vec3 *v,
-                                   const lucid_vec3 *om) {
+lucid_vec3 lucid_world_contact_velocity(const lucid_world *w, int k, const lucid_vec3 *v,
+                                        const lucid_vec3 *om) {
     const lucid_world_contact *c = &w->d.contacts[k];
     double out[3] = {0, 0, 0};
     for (int p = 0; p < 2; ++p) {
@@ -344,8 +340,8 @@ static double roll_velocity(const lucid_world *w, int k, int r, const lucid_vec3
 /* The reference normal velocity c*_N (see world.h). v_n_before: normal velocity at the start
  * of the step, for restitution. Bodies are brought to a rest depth of slop / 2 (the contact's
  * slop, lucid_world_contact_slop), limits to their bound (rest_depth). */
-static double reference_normal_velocity(const lucid_world *w, const lucid_world_contact *c,
-                                        double v_n_before) {
+double lucid_world_reference_velocity(const lucid_world *w, const lucid_world_contact *c,
+                                      double v_n_before) {
     return lucid_world_reference_velocity_branch(w, c, v_n_before, -1, NULL);
 }
 
@@ -576,12 +572,12 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
     if (s != LUCID_OK) return s;
     const double dt = w->opt.dt;
     size_t rows = (size_t)dim * (size_t)m;
-    assemble_delassus_dim(w, list, m, dim, w->d.G);
+    lucid_world_island_delassus_dim(w, list, m, dim, w->d.G);
     for (int i = 0; i < m; ++i) {
         lucid_world_contact *c = &w->d.contacts[list[i]];
-        lucid_vec3 vf = contact_velocity(w, list[i], w->d.v_free, w->d.w_free);
-        double before = contact_velocity(w, list[i], v0, w0).z;
-        vf.z -= reference_normal_velocity(w, c, before);
+        lucid_vec3 vf = lucid_world_contact_velocity(w, list[i], w->d.v_free, w->d.w_free);
+        double before = lucid_world_contact_velocity(w, list[i], v0, w0).z;
+        vf.z -= lucid_world_reference_velocity(w, c, before);
         lucid_vec3_store(lucid_vec3_scale(vf, 1.0 / dt), w->d.g + dim * i);
         w->d.mu[i] = c->friction;
         w->d.R[dim * i] = w->d.R[dim * i + 1] = 0.0;
@@ -703,24 +699,6 @@ lucid_status lucid_world_contact_rows(lucid_world *w) {
     }
     lucid_status s = fill_sides(w);
     return s == LUCID_OK ? build_islands(w) : s;
-}
-
-void lucid_world_island_delassus(lucid_world *w, const int *list, int m, double *G) {
-    assemble_delassus(w, list, m, G);
-}
-
-void lucid_world_island_delassus_dim(lucid_world *w, const int *list, int m, int dim, double *G) {
-    assemble_delassus_dim(w, list, m, dim, G);
-}
-
-lucid_vec3 lucid_world_contact_velocity(const lucid_world *w, int k, const lucid_vec3 *v,
-                                        const lucid_vec3 *om) {
-    return contact_velocity(w, k, v, om);
-}
-
-double lucid_world_reference_velocity(const lucid_world *w, const lucid_world_contact *c,
-                                      double v_n_before) {
-    return reference_normal_velocity(w, c, v_n_before);
 }
 
 lucid_status lucid_world_solve_contacts(lucid_world *w, const lucid_vec3 *v0,

@@ -535,11 +535,10 @@ void lucid_world_apply_contact_force(lucid_world *w, int k);
 /* v_free += dt M~^-1 sum_k J_k^T lambda_k over the link sides of contacts 0..n-1, one solve
  * per model (the models' part of lucid_world_apply_contact_force without Y). */
 void lucid_world_models_apply_forces(lucid_world *w, int n);
-/* The dense Delassus matrix J M~^-1 J^T of the m contacts in list (3m x 3m, column-major; limit
- * contacts get unit tangential diagonals), from the rows lucid_world_contact_rows built. */
-void lucid_world_island_delassus(lucid_world *w, const int *list, int m, double *G);
-/* The same with dim rows per contact (3, or 4: the spin rows, a contact without torsional
- * friction decoupled as the solve's island has it): dim m x dim m. */
+/* The dense Delassus matrix J M~^-1 J^T of the m contacts in list with dim rows per contact
+ * (dim m x dim m, column-major; limit contacts get unit tangential diagonals, a contact without
+ * torsional or rolling friction in a dim 4 or 6 island decoupled spin and rolling rows), from
+ * the rows lucid_world_contact_rows built. */
 void lucid_world_island_delassus_dim(lucid_world *w, const int *list, int m, int dim, double *G);
 /* Rows per contact of the step derivatives' contact arrays (lambda, sigma): 6 when a part of
  * the world has condim 6 (rolling friction: rows 4, 5, forces rolling_force / b), else 4 when

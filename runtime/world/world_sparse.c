@@ -507,7 +507,7 @@ static lucid_status assemble(lucid_world *w, const int *list, int m, const lucid
 }
 
 /* G's entry (k, k): sum over the sides of contact k / dim of J_s row k % dim . W_s row
- * k % dim (lucid_contact_null_rows). */
+ * k % dim (lucid_contact_null_rows_dim). */
 static double row_diagonal(const void *ctx, int k) {
     const lucid_contact_sparse_problem *p = ctx;
     int dim = lucid_sparse_dim(p);

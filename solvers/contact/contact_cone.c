@@ -108,10 +108,6 @@ double lucid_cone_n_tangent_norm(int dim, const double *x) {
     return r;
 }
 
-double lucid_cone4_tangent_norm(const double x[4]) {
-    return lucid_cone_n_tangent_norm(4, x);
-}
-
 /* project_wedge with dim - 1 tangential entries (0, 1, 3, ..., dim - 1) and the normal at 2. */
 static void project_wedge_n(int dim, double a, double b, const double *x, double *out) {
     double r = lucid_cone_n_tangent_norm(dim, x), n = x[2];

@@ -10,10 +10,6 @@
 #include "solvers/contact/contact_math.h"
 #include "solvers/contact/contact_sparse.h"
 
-size_t lucid_contact_sparse_work_size(int n, size_t columns) {
-    return lucid_contact_sparse_work_size_dim(n, 3, columns);
-}
-
 size_t lucid_contact_sparse_work_size_dim(int n, int dim, size_t columns) {
     if (n < 0 || (dim != 3 && dim != 4 && dim != 6)) return 0;
     size_t b = (size_t)n, per = (size_t)dim * (size_t)(dim + 1); /* sigma, the diagonal blocks */
