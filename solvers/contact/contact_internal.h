@@ -81,15 +81,12 @@ int lucid_contact_check(lucid_contact_run *run, const double *lambda, const doub
  * factor nothing otherwise). */
 lucid_status lucid_contact_check_psd(lucid_contact_run *run);
 
-/* One projected Gauss-Seidel update of contact impulse l (3) from its velocity s (3) and the
- * diagonal block D = (G + R)_ii (3 x 3, column-major): Alg. 1 (LCP), 2 (CCP), 6 (NCP). Shared
- * by the dense and the sparse PGS (contact_pgs_sparse.c). */
-void lucid_contact_pgs_update(lucid_contact_model model, double mu, const double D[9],
-                              const double s[3], double l[3]);
-/* The same for a contact of dim 4 or 6 (l, s: (t1, t2, n, s) or (t1, t2, n, s, r1, r2); D
- * dim x dim, column-major; CCP, NCP). */
-void lucid_contact_pgs_update_n(int dim, lucid_contact_model model, double mu, const double *D,
-                                const double *s, double *l);
+/* One projected Gauss-Seidel update of contact impulse l (dim 3, 4 or 6: (t1, t2, n), then
+ * the spin s and rolling r1, r2) from its velocity s and the diagonal block D = (G + R)_ii
+ * (dim x dim, column-major): Alg. 1 (LCP), 2 (CCP), 6 (NCP). Shared by the dense and the
+ * sparse PGS (contact_pgs_sparse.c). */
+void lucid_contact_pgs_update(int dim, lucid_contact_model model, double mu, const double *D,
+                              const double *s, double *l);
 
 /* Newton's R-metric projection needs equal tangential compliances. A tangential row whose
  * diagonal d of G is null (contact_null_rows.h) relative to its given compliance or to the

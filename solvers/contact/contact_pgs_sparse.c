@@ -138,10 +138,7 @@ lucid_status lucid_contact_solve_pgs_sparse(const lucid_contact_sparse_problem *
             double *li = lambda + (size_t)dim * (size_t)i, l[6], s[6], delta[6];
             memcpy(l, li, sizeof(double) * (size_t)dim);
             contact_velocity(p, i, u, lambda, s);
-            if (dim > 3)
-                lucid_contact_pgs_update_n(dim, o->model, p->mu[i], diag + dd * (size_t)i, s, l);
-            else
-                lucid_contact_pgs_update(o->model, p->mu[i], diag + dd * (size_t)i, s, l);
+            lucid_contact_pgs_update(dim, o->model, p->mu[i], diag + dd * (size_t)i, s, l);
             for (int a = 0; a < dim; ++a) {
                 delta[a] = w * (l[a] - li[a]);
                 li[a] += delta[a];
