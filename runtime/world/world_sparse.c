@@ -563,11 +563,10 @@ static double round_off(const lucid_contact_sparse_problem *p, const double *lam
 /* The interior point's attempt on an island of at most the ip's body-space crossover
  * (LUCID_WORLD_SPARSE_IP_CROSSOVER; larger ones run it in body space, sparse_solve), in contact
  * space on G = J M^-1 J^T built from the sparse pieces, its Newton systems dense LUs: there
- * KLU's sparse kernels on [M -J^T; J B] cost more (2.8x on a robot island, whose model block of
- * M is dense; docs/benchmarks/step_derivatives.md, "Cold robot islands"). The same iteration,
- * the same answer to rounding. G goes into the dense path's buffer w->d.G, free here: a dense
- * island assembles its own before solving, and lucid_world_last_problem reads it only when the
- * last island was dense. */
+ * KLU's sparse kernels on [M -J^T; J B] cost more (docs/benchmarks/step_derivatives.md, "Cold
+ * robot islands"). The same iteration, the same answer to rounding. G goes into the dense path's
+ * buffer w->d.G, free here: a dense island assembles its own before solving, and
+ * lucid_world_last_problem reads it only when the last island was dense. */
 static lucid_status ip_attempt(lucid_world *w, const lucid_contact_sparse_problem *p,
                                const lucid_contact_options *o, lucid_contact_result *res) {
     lucid_world_sparse *sp = w->d.sparse;

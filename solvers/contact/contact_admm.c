@@ -197,10 +197,8 @@ lucid_status lucid_contact_solve_admm(lucid_contact_run *run, double *lambda, do
             break;
         }
         /* Anderson acceleration while rho is constant (the map changes with it), and only
-         * with the well-conditioned inverse x-step: on the 1e3 kg / 1e-3 kg stack, where the
-         * factor is used, the extrapolations fit round-off and ended 4.5x above the
-         * round-off floor that plain ADMM reaches within 2x. Never on the last iteration:
-         * the returned z is a projected one. */
+         * with the well-conditioned inverse x-step (with the factor its extrapolations fit
+         * round-off, docs/contact.md). Never on the last iteration: z is returned projected. */
         if (s.spectrum_pending && lucid_contact_admm_adapt_direction(&s, o->rho_ratio) &&
             (status = admm_spectrum(run, &s)) != LUCID_OK)
             return status;

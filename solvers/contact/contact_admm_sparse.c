@@ -358,10 +358,8 @@ static int polish_carried(sparse_admm *a, lucid_contact_run *run, lucid_contact_
 
 /* ADMM's rho without the caller's: the spectral rho (lucid_contact_admm_spectral_rho), except
  * where the polish is on and fits, which wants the modes early rather than a converged iterate:
- * there sqrt(eig_min eig_max) also on a singular G. On the humanoid lying on its floor, cold,
- * the spectral eig_min (1e-3 eig_max here) took 21 iterations and 10 factorisations as rho rose
- * 22x to reach a guess the polish kept; this rho, 1.32, takes 9 iterations and 1 (initial rhos
- * from 0.3 to 30 took 5 to 9, with 1 factorisation each). */
+ * there sqrt(eig_min eig_max) also on a singular G, sparing the factorisations of a rising rho
+ * (docs/benchmarks/contact.md, "Figures from the solvers' comments"). */
 static double initial_rho(const sparse_admm *a, const lucid_contact_run *run) {
     const lucid_contact_admm *s = &a->s;
     if (lucid_contact_polisher_fits(polisher(a, run), a->p->n, lucid_sparse_dim(a->p)))
