@@ -20,6 +20,7 @@
 #define LUCID_CONTACT_ADMM_H
 
 #include "runtime/core/status.h"
+#include "solvers/contact/contact_anderson.h"
 #include "solvers/contact/contact_internal.h"
 #include "solvers/contact/contact_polish.h"
 
@@ -117,6 +118,16 @@ lucid_status lucid_contact_admm_set_spectrum(lucid_contact_admm *s, const double
  * kappa = eig_max / eig_min drives the spectral update factor kappa^power. */
 double lucid_contact_admm_spectral_rho(const lucid_contact_admm *s);
 double lucid_contact_admm_kappa(const lucid_contact_admm *s);
+/* b = g (n contacts of dim rows), plus for the NCP the De Saxce shift mu_i ||v_T,i|| on each
+ * normal row from the velocity estimate v (only norms of its tangential parts are read, so
+ * gamma can stand for -gamma; with dim 4 or 6 the spin and rolling rows are tangential). */
+void lucid_contact_admm_linear_term(int n, int dim, const double *g, const double *mu, int ncp,
+                                    const double *velocity, double *b);
+/* out (2m) = (z, gamma / rho): the point of the map Anderson accelerates. */
+void lucid_contact_admm_pack(const lucid_contact_admm *s, double *out);
+/* Replaces the step's output (s->z, s->gamma) by a's accelerated next input of the (z, gamma /
+ * rho) map; u, g: its packed input and output (2m each). */
+void lucid_contact_admm_accelerate(lucid_anderson *a, lucid_contact_admm *s, double *u, double *g);
 /* One iteration; factorises (and inverts, when well conditioned) A + R + rho I first when rho
  * changed. */
 lucid_status lucid_contact_admm_iterate(lucid_contact_admm *s, const double *b,

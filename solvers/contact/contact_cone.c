@@ -108,6 +108,14 @@ double lucid_cone_n_tangent_norm(int dim, const double *x) {
     return r;
 }
 
+void lucid_cones_project(int n, int dim, const double *mu, const double *x, double *out) {
+    for (int i = 0; i < n; ++i)
+        if (dim == 3)
+            lucid_cone_project(mu[i], x + 3 * i, out + 3 * i);
+        else
+            lucid_cone_n_project(dim, mu[i], x + dim * i, out + dim * i);
+}
+
 /* project_wedge with dim - 1 tangential entries (0, 1, 3, ..., dim - 1) and the normal at 2. */
 static void project_wedge_n(int dim, double a, double b, const double *x, double *out) {
     double r = lucid_cone_n_tangent_norm(dim, x), n = x[2];

@@ -36,6 +36,8 @@ void lucid_cone_n_project(int dim, double mu, const double *x, double *out);
 double lucid_cone_n_distance(int dim, double mu, const double *x);
 double lucid_cone_n_distance_dual(int dim, double mu, const double *x);
 double lucid_cone_n_tangent_norm(int dim, const double *x);
+/* Each of n contacts' dim entries of x projected on its cone K_mu_i (out may alias x). */
+void lucid_cones_project(int n, int dim, const double *mu, const double *x, double *out);
 double lucid_pyramid_distance_dual(double mu, const double x[3]);
 
 /* The box pyramid of the LCP model over the same dim - 1 tangential entries (dim 3, 4 or 6):

@@ -312,11 +312,7 @@ static int best_candidate(lucid_contact_run *run, const double *R, double tol, c
     memcpy(b->answer, gamma, sizeof(double) * (size_t)m);
     if (meets(run, tol, gamma, b->sigma)) return 1;
     lucid_contact_criteria model = run->result->model;
-    for (int i = 0; i < p->n; ++i)
-        if (dim == 3)
-            lucid_cone_project(p->mu[i], mu + 3 * i, b->projected + 3 * i);
-        else
-            lucid_cone_n_project(dim, p->mu[i], mu + dim * i, b->projected + dim * i);
+    lucid_cones_project(p->n, dim, p->mu, mu, b->projected);
     check(run, R, b->projected, b->sigma);
     if (run->result->model.abs < model.abs) {
         memcpy(b->answer, b->projected, sizeof(double) * (size_t)m);
