@@ -5,6 +5,7 @@
 #include <float.h>
 #include <math.h>
 
+#include "solvers/contact/contact_cone.h"
 #include "solvers/contact/contact_null_rows.h"
 #include "solvers/contact/contact_solver.h"
 
@@ -103,6 +104,35 @@ static inline int lucid_contact_newton_null_tangent(const double d[3], const dou
     }
     return copied;
 }
+
+/* Primal Newton's per-contact pieces on the R-metric cone (contact_newton.c), shared by the
+ * dense and body-space solves: n contacts of dim rows (m in all) of friction `friction`; the
+ * stage's compliance R (> 0), its square root and per contact the friction of P^R_K's cone,
+ * mu sqrt(R_T / R_N); the line mu + a dmu, c + a dc (dc = G dmu). */
+typedef struct lucid_contact_newton {
+    int n, dim, m;
+    const double *friction;
+    double *R, *R_root, *mu_scaled;
+    const double *mu, *dmu, *c, *dc;
+} lucid_contact_newton;
+/* The continuation's first stage's newton_compliance (MuJoCo-like) and the factor R shrinks
+ * by from stage to stage. */
+#define LUCID_CONTACT_NEWTON_CONTINUATION_START  1e-2
+#define LUCID_CONTACT_NEWTON_CONTINUATION_FACTOR 1e2
+/* The stage's compliance: scale x R_target, and the quantities derived from it. */
+void lucid_contact_newton_set_compliance(lucid_contact_newton *nt, const double *R_target,
+                                         double scale);
+/* Contact i at velocity ci: the projection pg of y = -R^-1/2 c_i and, when S is not NULL, the
+ * columns of S_i with D_i = S_i S_i^T; returns their count. */
+int lucid_contact_newton_piece(const lucid_contact_newton *nt, int i, const double *ci, double *pg,
+                               double (*S)[LUCID_CONE_MAX_DIM]);
+/* gamma = P^R_K(-R^{-1} c), contact by contact. */
+void lucid_contact_newton_project(const lucid_contact_newton *nt, const double *c, double *gamma);
+/* Alg. 4's exact line search along nt's line (e = mu - gamma), then mu, c and gamma moved to
+ * its minimiser (gamma_try: scratch); 1 when gamma stalled. */
+int lucid_contact_newton_advance(const lucid_contact_run *run, const lucid_contact_newton *nt,
+                                 const double *e, double *gamma_try, double *mu, double *c,
+                                 double *gamma);
 
 /* --- the solvers -------------------------------------------------------------------------- */
 lucid_status lucid_contact_solve_pgs(lucid_contact_run *run, double *lambda);
