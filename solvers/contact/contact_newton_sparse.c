@@ -74,7 +74,7 @@ static int best_candidate(lucid_contact_run *run, const lucid_contact_sparse_pro
     memcpy(b->answer, gamma, sizeof(double) * (size_t)m);
     if (run->result->model.abs <= tol) return 1;
     lucid_contact_criteria model = run->result->model;
-    for (int i = 0; i < p->n; ++i) lucid_cone_project(p->mu[i], mu + 3 * i, b->projected + 3 * i);
+    lucid_cones_project(p->n, 3, p->mu, mu, b->projected);
     check(run, p, R, b->projected, b);
     if (run->result->model.abs < model.abs) {
         memcpy(b->answer, b->projected, sizeof(double) * (size_t)m);
