@@ -321,60 +321,11 @@ double lucid_world_contact_row_velocity(const lucid_world *w, int k, int r) {
     return out;
 }
 
-void lucid_world_island_contact(const lucid_world *w, int k, int dim, const lucid_vec3 *v0,
-                                const lucid_vec3 *w0, double *g, double *mu, double *R,
-                                double *lambda, double *dual) {
-    const lucid_world_contact *c = &w->d.contacts[k];
-    const double dt = w->opt.dt;
-    lucid_vec3 vf = lucid_world_contact_velocity(w, k, w->d.v_free, w->d.w_free);
-    vf.z -= lucid_world_reference_velocity(w, c, lucid_world_contact_velocity(w, k, v0, w0).z);
-    lucid_vec3_store(lucid_vec3_scale(vf, 1.0 / dt), g);
-    *mu = c->friction;
-    R[0] = R[1] = 0.0, R[2] = w->opt.compliance;
-    memcpy(lambda, c->force, sizeof c->force);
-    memcpy(dual, c->dual, sizeof c->dual);
-    for (int r = 3; r < dim; ++r) { /* lambda_s = torque / a, lambda_r = torque / b */
-        double a = r == 3 ? lucid_world_contact_spin(c) : lucid_world_contact_roll(c);
-        g[r] = lucid_world_contact_row_velocity(w, k, r) / dt;
-        R[r] = 0.0;
-        lambda[r] = a > 0.0 ? (r == 3 ? c->torsion_force : c->rolling_force[r - 4]) / a : 0.0;
-        dual[r] = a > 0.0 ? (r == 3 ? c->torsion_dual : c->rolling_dual[r - 4]) : 0.0;
-    }
-}
-
-void lucid_world_keep_contact_forces(lucid_world *w, int k, int dim, const double *lambda,
-                                     const double *dual) {
-    lucid_world_contact *c = &w->d.contacts[k];
-    memcpy(c->force, lambda, sizeof c->force);
-    memcpy(c->dual, dual, sizeof c->dual);
-    double a = dim > 3 ? lucid_world_contact_spin(c) : 0.0;
-    double b = dim == 6 ? lucid_world_contact_roll(c) : 0.0;
-    c->torsion_force = a > 0.0 ? a * lambda[3] : 0.0;
-    c->torsion_dual = a > 0.0 ? dual[3] : 0.0;
-    for (int r = 0; r < 2; ++r) {
-        c->rolling_force[r] = b > 0.0 ? b * lambda[4 + r] : 0.0;
-        c->rolling_dual[r] = b > 0.0 ? dual[4 + r] : 0.0;
-    }
-}
-
-void lucid_world_island_record(lucid_world *w, const int *list, int m,
-                               const lucid_contact_result *res, double f, double v,
-                               const lucid_contact_problem *p, const double *lambda,
-                               const double *sigma) {
-    lucid_world_keep_rho(w, list, m, res->rho, f, v);
-    w->d.stats.solver_iterations += res->iterations;
-    w->d.stats.converged &= res->converged;
-    w->d.stats.scaled_residual = fmax(w->d.stats.scaled_residual, res->model.abs);
-    lucid_contact_criteria ncp;
-    lucid_contact_criteria_eval(p, LUCID_CRITERION_NCP, lambda, sigma, NULL, &ncp);
-    w->d.stats.residual = fmax(w->d.stats.residual, ncp.abs);
-}
-
 /* The reference normal velocity c*_N (see world.h). v_n_before: normal velocity at the start
  * of the step, for restitution. Bodies are brought to a rest depth of slop / 2 (the contact's
  * slop, lucid_world_contact_slop), limits to their bound (rest_depth). */
-double lucid_world_reference_velocity(const lucid_world *w, const lucid_world_contact *c,
-                                      double v_n_before) {
+static double reference_velocity(const lucid_world *w, const lucid_world_contact *c,
+                                 double v_n_before) {
     return lucid_world_reference_velocity_branch(w, c, v_n_before, -1, NULL);
 }
 
@@ -444,6 +395,55 @@ double lucid_world_reference_velocity_branch(const lucid_world *w, const lucid_w
     if (impact) ref = -e * v_n_before;
     if (chosen) *chosen = piece + 3 * impact;
     return ref;
+}
+
+void lucid_world_island_contact(const lucid_world *w, int k, int dim, const lucid_vec3 *v0,
+                                const lucid_vec3 *w0, double *g, double *mu, double *R,
+                                double *lambda, double *dual) {
+    const lucid_world_contact *c = &w->d.contacts[k];
+    const double dt = w->opt.dt;
+    lucid_vec3 vf = lucid_world_contact_velocity(w, k, w->d.v_free, w->d.w_free);
+    vf.z -= reference_velocity(w, c, lucid_world_contact_velocity(w, k, v0, w0).z);
+    lucid_vec3_store(lucid_vec3_scale(vf, 1.0 / dt), g);
+    *mu = c->friction;
+    R[0] = R[1] = 0.0, R[2] = w->opt.compliance;
+    memcpy(lambda, c->force, sizeof c->force);
+    memcpy(dual, c->dual, sizeof c->dual);
+    for (int r = 3; r < dim; ++r) { /* lambda_s = torque / a, lambda_r = torque / b */
+        double a = r == 3 ? lucid_world_contact_spin(c) : lucid_world_contact_roll(c);
+        g[r] = lucid_world_contact_row_velocity(w, k, r) / dt;
+        R[r] = 0.0;
+        lambda[r] = a > 0.0 ? (r == 3 ? c->torsion_force : c->rolling_force[r - 4]) / a : 0.0;
+        dual[r] = a > 0.0 ? (r == 3 ? c->torsion_dual : c->rolling_dual[r - 4]) : 0.0;
+    }
+}
+
+void lucid_world_keep_contact_forces(lucid_world *w, int k, int dim, const double *lambda,
+                                     const double *dual) {
+    lucid_world_contact *c = &w->d.contacts[k];
+    memcpy(c->force, lambda, sizeof c->force);
+    memcpy(c->dual, dual, sizeof c->dual);
+    double a = dim > 3 ? lucid_world_contact_spin(c) : 0.0;
+    double b = dim == 6 ? lucid_world_contact_roll(c) : 0.0;
+    c->torsion_force = a > 0.0 ? a * lambda[3] : 0.0;
+    c->torsion_dual = a > 0.0 ? dual[3] : 0.0;
+    for (int r = 0; r < 2; ++r) {
+        c->rolling_force[r] = b > 0.0 ? b * lambda[4 + r] : 0.0;
+        c->rolling_dual[r] = b > 0.0 ? dual[4 + r] : 0.0;
+    }
+}
+
+void lucid_world_island_record(lucid_world *w, const int *list, int m,
+                               const lucid_contact_result *res, double f, double v,
+                               const lucid_contact_problem *p, const double *lambda,
+                               const double *sigma) {
+    lucid_world_keep_rho(w, list, m, res->rho, f, v);
+    w->d.stats.solver_iterations += res->iterations;
+    w->d.stats.converged &= res->converged;
+    w->d.stats.scaled_residual = fmax(w->d.stats.scaled_residual, res->model.abs);
+    lucid_contact_criteria ncp;
+    lucid_contact_criteria_eval(p, LUCID_CRITERION_NCP, lambda, sigma, NULL, &ncp);
+    w->d.stats.residual = fmax(w->d.stats.residual, ncp.abs);
 }
 
 /* ---- solving ---------------------------------------------------------------------------- */

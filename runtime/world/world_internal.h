@@ -177,11 +177,9 @@ lucid_status lucid_world_solve_contacts(lucid_world *w, const lucid_vec3 *v_star
                                         const lucid_vec3 *w_start); /* world_delassus.c */
 
 /* world_delassus.c, shared with world_sparse.c: contact k's frame velocity from the given
- * bodies' velocities, and the reference normal velocity c*_N (see world.h). */
+ * bodies' velocities. */
 lucid_vec3 lucid_world_contact_velocity(const lucid_world *w, int k, const lucid_vec3 *v,
                                         const lucid_vec3 *om);
-double lucid_world_reference_velocity(const lucid_world *w, const lucid_world_contact *c,
-                                      double v_n_before);
 /* Contact k's row r from the free velocities: 3 the spin a n . (w2 - w1) (torsional
  * friction), 4 and 5 the rolling b t_r . (w2 - w1); 0 for a row it has not. */
 double lucid_world_contact_row_velocity(const lucid_world *w, int k, int r);
@@ -209,9 +207,8 @@ int lucid_world_island_dim(const lucid_world *w, const int *list, int m);
 /* Whether the island solve ends with an interior-point attempt under o (ADMM and staggered
  * worlds whose model has an ip pair; world_island_solve.c). */
 int lucid_world_island_has_ip_attempt(const lucid_contact_options *o);
-/* The island size above which the body-space path is taken: opt.sparse_threshold when >= 0,
- * else (automatic) the measured crossover of the solver (docs/world.md): */
-int lucid_world_sparse_threshold(const lucid_world_options *o);
+/* The island size above which the body-space path is taken when opt.sparse_threshold < 0
+ * (automatic): the measured crossover of the solver (docs/world.md): */
 #define LUCID_WORLD_SPARSE_PGS_CROSSOVER    16
 #define LUCID_WORLD_SPARSE_ADMM_CROSSOVER   64
 #define LUCID_WORLD_SPARSE_NEWTON_CROSSOVER 64

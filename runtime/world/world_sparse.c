@@ -77,7 +77,9 @@ void lucid_world_sparse_destroy(lucid_world_sparse *sp) {
     free(sp);
 }
 
-int lucid_world_sparse_threshold(const lucid_world_options *o) {
+/* The island size above which the body-space path is taken: opt.sparse_threshold when >= 0,
+ * else the solver's crossover. */
+static int sparse_threshold(const lucid_world_options *o) {
     if (o->sparse_threshold >= 0) return o->sparse_threshold;
     switch (o->contact.solver) {
         case LUCID_CONTACT_ADMM:
@@ -117,7 +119,7 @@ int lucid_world_sparse_applies(const lucid_world *w, const int *list, int m) {
     if (dim > 3 &&
         (w->opt.contact.solver == LUCID_CONTACT_NEWTON || spin_without_friction(w, list, m)))
         return 0;
-    int threshold = lucid_world_sparse_threshold(&w->opt);
+    int threshold = sparse_threshold(&w->opt);
     if (w->opt.sparse_threshold < 0 && w->opt.contact.solver == LUCID_CONTACT_ADMM &&
         threshold > LUCID_WORLD_SPARSE_ADMM_ROBOT_CROSSOVER && touches_model(w, list, m))
         threshold = LUCID_WORLD_SPARSE_ADMM_ROBOT_CROSSOVER;
