@@ -1030,7 +1030,7 @@ static void add_rows_part(ctx *c, size_t k) {
 /* dP += Pl_i dLambda_i over the k kept columns, island i's forces taken in reverse: the rows of
  * Pl the island moves (its bodies' and models' velocities, r of them) are its IFT's cotangents,
  * Gg = (dl/dg)^T Pl_i^T and Gmu = (dl/dmu)^T Pl_i^T by one transposed solve with r right-hand
- * sides (the humanoid's 27, where the dense dl/dg and dl/dmu took 68), then Pl_i dLambda_i =
+ * sides (fewer than the dense dl/dg and dl/dmu's columns), then Pl_i dLambda_i =
  * Gg^T dS_i + Gmu^T dMu_i. */
 static lucid_status add_island_forces(ctx *c, int i, size_t k) {
     size_t D = (size_t)c->dim, np = (size_t)c->nt / 2, n = (size_t)c->n, n3 = D * n;

@@ -169,8 +169,8 @@ static int vertex_or_edge_on_face(const lucid_shape *s1, const lucid_shape *s2,
                                                                 : patch->feature1);
     if (!faces || !lucid_face_vertices_apply(s1, s2)) return 0;
     /* on a face, only a box's corners: a rounded mesh (a fingertip) would bring its few
-     * deepest vertices, clustered, where its single witness point does (measured: the Allegro
-     * grasp's contact problems then stalled ADMM at 3.5e-3); the face a polytope's (a box
+     * deepest vertices, clustered, where its single witness point does (near-duplicate contacts
+     * that stall ADMM); the face a polytope's (a box
      * corner on a cylinder's or cone's flat cap keeps the patch: lucid_face_vertices needs a
      * polytope's face) */
     return (patch->feature1 == LUCID_FEATURE_POLYGON && polytope(s1) &&

@@ -226,7 +226,7 @@ static void add_roll_block(const lucid_contact_side *si, const lucid_contact_sid
  * zero; 6 when one has rolling friction, the same for its rolling rows). dim 3: the blocks
  * (i, j >= i) through each shared body or tree, each also written to (j, i) (half the work of
  * computing both); dims 4 and 6: every block (i, j). */
-static void assemble_delassus_dim(lucid_world *w, const int *list, int m, int dim, double *G) {
+void lucid_world_island_delassus_dim(lucid_world *w, const int *list, int m, int dim, double *G) {
     int ld = dim * m; /* m <= LUCID_WORLD_MAX_ISLAND_CONTACTS */
     memset(G, 0, sizeof(double) * (size_t)ld * (size_t)ld);
     for (int i = 0; i < m; ++i)
@@ -276,10 +276,6 @@ static void assemble_delassus_dim(lucid_world *w, const int *list, int m, int di
     }
 }
 
-static void assemble_delassus(lucid_world *w, const int *list, int m, double *G) {
-    assemble_delassus_dim(w, list, m, 3, G);
-}
-
 /* A friction row's normal row: sigma_n = d (lambda_n - f) (G_nn = d decoupled, R_n = 0), so
  * under Signorini and De Saxce's cone (lcp, ncp, raisim) lambda_n = f exactly: separating
  * (lambda = 0) has sigma_n = -d f < 0, sticking and sliding both need sigma_n = 0. With
@@ -292,8 +288,8 @@ static void friction_row_normal(lucid_world *w, int m, int dim, int i, lucid_wor
 }
 
 /* Velocity of contact k's frame directions from the given body velocities. */
-static lucid_vec3 contact_velocity(const lucid_world *w, int k, const lucid_vec3 *v,
-                                   const lucid_vec3 *om) {
+lucid_vec3 lucid_world_contact_velocity(const lucid_world *w, int k, const lucid_vec3 *v,
+                                        const lucid_vec3 *om) {
     const lucid_world_contact *c = &w->d.contacts[k];
     double out[3] = {0, 0, 0};
     for (int p = 0; p < 2; ++p) {
@@ -311,32 +307,16 @@ static lucid_vec3 contact_velocity(const lucid_world *w, int k, const lucid_vec3
     return lucid_vec3_load(out);
 }
 
-/* Velocity of contact k's spin row (a n . (w2 - w1), torsional friction) from the given body
- * velocities (0 without torsional friction). */
-static double spin_velocity(const lucid_world *w, int k, const lucid_vec3 *om) {
+double lucid_world_contact_row_velocity(const lucid_world *w, int k, int r) {
     double out = 0.0;
     for (int p = 0; p < 2; ++p) {
         const lucid_contact_side *s = &w->d.sides[2 * k + p];
-        if (!s->spin) continue;
+        if (r == 3 ? !s->spin : !s->roll) continue;
         if (s->model >= 0)
-            out += lucid_world_models_side_spin_velocity(w, s, om == w->d.w_free);
+            out += lucid_world_models_side_row_velocity(w, s, r, 1);
         else if (s->body >= 0)
-            out += s->sign * lucid_vec3_dot(s->spin_ang, om[s->body]);
-    }
-    return out;
-}
-
-/* Velocity of contact k's rolling row r (4 or 5: b t_r . (w2 - w1), rolling friction) from the
- * given body velocities (0 without rolling friction). */
-static double roll_velocity(const lucid_world *w, int k, int r, const lucid_vec3 *om) {
-    double out = 0.0;
-    for (int p = 0; p < 2; ++p) {
-        const lucid_contact_side *s = &w->d.sides[2 * k + p];
-        if (!s->roll) continue;
-        if (s->model >= 0)
-            out += lucid_world_models_side_row_velocity(w, s, r, om == w->d.w_free);
-        else if (s->body >= 0)
-            out += s->sign * lucid_vec3_dot(s->roll_ang[r - 4], om[s->body]);
+            out += s->sign *
+                   lucid_vec3_dot(r == 3 ? s->spin_ang : s->roll_ang[r - 4], w->d.w_free[s->body]);
     }
     return out;
 }
@@ -344,8 +324,8 @@ static double roll_velocity(const lucid_world *w, int k, int r, const lucid_vec3
 /* The reference normal velocity c*_N (see world.h). v_n_before: normal velocity at the start
  * of the step, for restitution. Bodies are brought to a rest depth of slop / 2 (the contact's
  * slop, lucid_world_contact_slop), limits to their bound (rest_depth). */
-static double reference_normal_velocity(const lucid_world *w, const lucid_world_contact *c,
-                                        double v_n_before) {
+static double reference_velocity(const lucid_world *w, const lucid_world_contact *c,
+                                 double v_n_before) {
     return lucid_world_reference_velocity_branch(w, c, v_n_before, -1, NULL);
 }
 
@@ -415,6 +395,55 @@ double lucid_world_reference_velocity_branch(const lucid_world *w, const lucid_w
     if (impact) ref = -e * v_n_before;
     if (chosen) *chosen = piece + 3 * impact;
     return ref;
+}
+
+void lucid_world_island_contact(const lucid_world *w, int k, int dim, const lucid_vec3 *v0,
+                                const lucid_vec3 *w0, double *g, double *mu, double *R,
+                                double *lambda, double *dual) {
+    const lucid_world_contact *c = &w->d.contacts[k];
+    const double dt = w->opt.dt;
+    lucid_vec3 vf = lucid_world_contact_velocity(w, k, w->d.v_free, w->d.w_free);
+    vf.z -= reference_velocity(w, c, lucid_world_contact_velocity(w, k, v0, w0).z);
+    lucid_vec3_store(lucid_vec3_scale(vf, 1.0 / dt), g);
+    *mu = c->friction;
+    R[0] = R[1] = 0.0, R[2] = w->opt.compliance;
+    memcpy(lambda, c->force, sizeof c->force);
+    memcpy(dual, c->dual, sizeof c->dual);
+    for (int r = 3; r < dim; ++r) { /* lambda_s = torque / a, lambda_r = torque / b */
+        double a = r == 3 ? lucid_world_contact_spin(c) : lucid_world_contact_roll(c);
+        g[r] = lucid_world_contact_row_velocity(w, k, r) / dt;
+        R[r] = 0.0;
+        lambda[r] = a > 0.0 ? (r == 3 ? c->torsion_force : c->rolling_force[r - 4]) / a : 0.0;
+        dual[r] = a > 0.0 ? (r == 3 ? c->torsion_dual : c->rolling_dual[r - 4]) : 0.0;
+    }
+}
+
+void lucid_world_keep_contact_forces(lucid_world *w, int k, int dim, const double *lambda,
+                                     const double *dual) {
+    lucid_world_contact *c = &w->d.contacts[k];
+    memcpy(c->force, lambda, sizeof c->force);
+    memcpy(c->dual, dual, sizeof c->dual);
+    double a = dim > 3 ? lucid_world_contact_spin(c) : 0.0;
+    double b = dim == 6 ? lucid_world_contact_roll(c) : 0.0;
+    c->torsion_force = a > 0.0 ? a * lambda[3] : 0.0;
+    c->torsion_dual = a > 0.0 ? dual[3] : 0.0;
+    for (int r = 0; r < 2; ++r) {
+        c->rolling_force[r] = b > 0.0 ? b * lambda[4 + r] : 0.0;
+        c->rolling_dual[r] = b > 0.0 ? dual[4 + r] : 0.0;
+    }
+}
+
+void lucid_world_island_record(lucid_world *w, const int *list, int m,
+                               const lucid_contact_result *res, double f, double v,
+                               const lucid_contact_problem *p, const double *lambda,
+                               const double *sigma) {
+    lucid_world_keep_rho(w, list, m, res->rho, f, v);
+    w->d.stats.solver_iterations += res->iterations;
+    w->d.stats.converged &= res->converged;
+    w->d.stats.scaled_residual = fmax(w->d.stats.scaled_residual, res->model.abs);
+    lucid_contact_criteria ncp;
+    lucid_contact_criteria_eval(p, LUCID_CRITERION_NCP, lambda, sigma, NULL, &ncp);
+    w->d.stats.residual = fmax(w->d.stats.residual, ncp.abs);
 }
 
 /* ---- solving ---------------------------------------------------------------------------- */
@@ -574,37 +603,14 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
     lucid_status s = dim > 3 ? check_torsion(w, list, m) : LUCID_OK;
     if (s == LUCID_OK) s = reserve_problem(w, m, dim);
     if (s != LUCID_OK) return s;
-    const double dt = w->opt.dt;
     size_t rows = (size_t)dim * (size_t)m;
-    assemble_delassus_dim(w, list, m, dim, w->d.G);
+    lucid_world_island_delassus_dim(w, list, m, dim, w->d.G);
     for (int i = 0; i < m; ++i) {
+        size_t at = (size_t)dim * (size_t)i;
+        lucid_world_island_contact(w, list[i], dim, v0, w0, w->d.g + at, w->d.mu + i, w->d.R + at,
+                                   w->d.lambda + at, w->d.dual + at);
         lucid_world_contact *c = &w->d.contacts[list[i]];
-        lucid_vec3 vf = contact_velocity(w, list[i], w->d.v_free, w->d.w_free);
-        double before = contact_velocity(w, list[i], v0, w0).z;
-        vf.z -= reference_normal_velocity(w, c, before);
-        lucid_vec3_store(lucid_vec3_scale(vf, 1.0 / dt), w->d.g + dim * i);
-        w->d.mu[i] = c->friction;
-        w->d.R[dim * i] = w->d.R[dim * i + 1] = 0.0;
-        w->d.R[dim * i + 2] = w->opt.compliance;
         if (c->frictionloss > 0.0) friction_row_normal(w, m, dim, i, c);
-        memcpy(w->d.lambda + dim * i, c->force, sizeof c->force);
-        memcpy(w->d.dual + dim * i, c->dual, sizeof c->dual);
-        if (dim > 3) { /* the spin row: its free velocity, force lambda_s = torque / a */
-            double a = lucid_world_contact_spin(c);
-            size_t k = (size_t)dim * (size_t)i + 3;
-            w->d.g[k] = spin_velocity(w, list[i], w->d.w_free) / dt;
-            w->d.R[k] = 0.0;
-            w->d.lambda[k] = a > 0.0 ? c->torsion_force / a : 0.0;
-            w->d.dual[k] = a > 0.0 ? c->torsion_dual : 0.0;
-        }
-        for (int r = 4; r < dim; ++r) { /* the rolling rows: lambda_r = torque / b */
-            double b = lucid_world_contact_roll(c);
-            size_t k = 6 * (size_t)i + (size_t)r;
-            w->d.g[k] = roll_velocity(w, list[i], r, w->d.w_free) / dt;
-            w->d.R[k] = 0.0;
-            w->d.lambda[k] = b > 0.0 ? c->rolling_force[r - 4] / b : 0.0;
-            w->d.dual[k] = b > 0.0 ? c->rolling_dual[r - 4] : 0.0;
-        }
     }
     lucid_contact_dense_null_rows_dim(m, dim, w->d.G, w->d.R, w->d.mu);
     lucid_contact_problem p = {
@@ -635,26 +641,12 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
                  memcmp(d.judged, w->d.lambda, sizeof(double) * (size_t)rows) == 0;
     rescale(w, rows, 1.0 / force_scale, 1.0 / velocity_scale); /* exact: powers of two */
     if (s != LUCID_OK) return s;
-    lucid_world_keep_rho(w, list, m, res.rho, force_scale, velocity_scale);
-    w->d.stats.solver_iterations += res.iterations;
-    w->d.stats.converged &= res.converged;
     if (!judged) lucid_contact_velocity(&p, w->d.lambda, w->d.sigma);
-    lucid_contact_criteria ncp;
-    lucid_contact_criteria_eval(&p, LUCID_CRITERION_NCP, w->d.lambda, w->d.sigma, NULL, &ncp);
-    w->d.stats.residual = fmax(w->d.stats.residual, ncp.abs);
-    w->d.stats.scaled_residual = fmax(w->d.stats.scaled_residual, res.model.abs);
+    lucid_world_island_record(w, list, m, &res, force_scale, velocity_scale, &p, w->d.lambda,
+                              w->d.sigma);
     for (int i = 0; i < m; ++i) {
-        lucid_world_contact *c = &w->d.contacts[list[i]];
-        memcpy(c->force, w->d.lambda + dim * i, sizeof c->force);
-        memcpy(c->dual, w->d.dual + dim * i, sizeof c->dual);
-        double a = dim > 3 ? lucid_world_contact_spin(c) : 0.0;
-        c->torsion_force = a * (a > 0.0 ? w->d.lambda[dim * i + 3] : 0.0);
-        c->torsion_dual = a > 0.0 ? w->d.dual[dim * i + 3] : 0.0;
-        double b = dim == 6 ? lucid_world_contact_roll(c) : 0.0;
-        for (int k = 0; k < 2; ++k) {
-            c->rolling_force[k] = b * (b > 0.0 ? w->d.lambda[6 * i + 4 + k] : 0.0);
-            c->rolling_dual[k] = b > 0.0 ? w->d.dual[6 * i + 4 + k] : 0.0;
-        }
+        size_t at = (size_t)dim * (size_t)i;
+        lucid_world_keep_contact_forces(w, list[i], dim, w->d.lambda + at, w->d.dual + at);
         lucid_world_apply_contact_force(w, list[i]);
     }
     return LUCID_OK;
@@ -703,24 +695,6 @@ lucid_status lucid_world_contact_rows(lucid_world *w) {
     }
     lucid_status s = fill_sides(w);
     return s == LUCID_OK ? build_islands(w) : s;
-}
-
-void lucid_world_island_delassus(lucid_world *w, const int *list, int m, double *G) {
-    assemble_delassus(w, list, m, G);
-}
-
-void lucid_world_island_delassus_dim(lucid_world *w, const int *list, int m, int dim, double *G) {
-    assemble_delassus_dim(w, list, m, dim, G);
-}
-
-lucid_vec3 lucid_world_contact_velocity(const lucid_world *w, int k, const lucid_vec3 *v,
-                                        const lucid_vec3 *om) {
-    return contact_velocity(w, k, v, om);
-}
-
-double lucid_world_reference_velocity(const lucid_world *w, const lucid_world_contact *c,
-                                      double v_n_before) {
-    return reference_normal_velocity(w, c, v_n_before);
 }
 
 lucid_status lucid_world_solve_contacts(lucid_world *w, const lucid_vec3 *v0,

@@ -177,11 +177,27 @@ lucid_status lucid_world_solve_contacts(lucid_world *w, const lucid_vec3 *v_star
                                         const lucid_vec3 *w_start); /* world_delassus.c */
 
 /* world_delassus.c, shared with world_sparse.c: contact k's frame velocity from the given
- * bodies' velocities, and the reference normal velocity c*_N (see world.h). */
+ * bodies' velocities. */
 lucid_vec3 lucid_world_contact_velocity(const lucid_world *w, int k, const lucid_vec3 *v,
                                         const lucid_vec3 *om);
-double lucid_world_reference_velocity(const lucid_world *w, const lucid_world_contact *c,
-                                      double v_n_before);
+/* Contact k's row r from the free velocities: 3 the spin a n . (w2 - w1) (torsional
+ * friction), 4 and 5 the rolling b t_r . (w2 - w1); 0 for a row it has not. */
+double lucid_world_contact_row_velocity(const lucid_world *w, int k, int r);
+/* Contact k's dim rows of an island problem on either backend: g = (J v_free - c*_N e_n) / dt
+ * (c*_N from v0, w0, the step's start), its friction, R (the compliance on the normal, else 0)
+ * and the warm start lambda, dual of its last forces (spin, rolling rows: torque / a, / b). */
+void lucid_world_island_contact(const lucid_world *w, int k, int dim, const lucid_vec3 *v0,
+                                const lucid_vec3 *w0, double *g, double *mu, double *R,
+                                double *lambda, double *dual);
+/* Contact k's forces from its dim rows of an island's answer (torques a lambda_s, b lambda_r). */
+void lucid_world_keep_contact_forces(lucid_world *w, int k, int dim, const double *lambda,
+                                     const double *dual);
+/* An island's result into the step's stats and its penalty onto its contacts (res in units f,
+ * v), with the NCP residual of the kept answer lambda of velocity sigma (world units). */
+void lucid_world_island_record(lucid_world *w, const int *list, int m,
+                               const lucid_contact_result *res, double f, double v,
+                               const lucid_contact_problem *p, const double *lambda,
+                               const double *sigma);
 /* world_sparse.c: whether an island of m contacts is solved in body space, the solve (forces
  * into the contacts, velocities into v_free / w_free) and the buffers' release. */
 int lucid_world_sparse_applies(const lucid_world *w, const int *list, int m);
@@ -191,9 +207,8 @@ int lucid_world_island_dim(const lucid_world *w, const int *list, int m);
 /* Whether the island solve ends with an interior-point attempt under o (ADMM and staggered
  * worlds whose model has an ip pair; world_island_solve.c). */
 int lucid_world_island_has_ip_attempt(const lucid_contact_options *o);
-/* The island size above which the body-space path is taken: opt.sparse_threshold when >= 0,
- * else (automatic) the measured crossover of the solver (docs/world.md): */
-int lucid_world_sparse_threshold(const lucid_world_options *o);
+/* The island size above which the body-space path is taken when opt.sparse_threshold < 0
+ * (automatic): the measured crossover of the solver (docs/world.md): */
 #define LUCID_WORLD_SPARSE_PGS_CROSSOVER    16
 #define LUCID_WORLD_SPARSE_ADMM_CROSSOVER   64
 #define LUCID_WORLD_SPARSE_NEWTON_CROSSOVER 64
@@ -429,17 +444,16 @@ void lucid_world_models_add_block(const lucid_world *w, const lucid_contact_side
                                   int mirror);
 void lucid_world_models_apply_impulse(lucid_world *w, const lucid_contact_side *side,
                                       const double force[3]);
-/* The spin row of a link side (side->spin): its velocity J_s v (v_free when `free`, else the
- * step's start), its G entries against side b's rows (G[row + 3, col + l] for b's rows l, and
- * G[row + k, col + 3] when b has a spin row; both on one tree) and v_free += dt Y_s lambda_s. */
-double lucid_world_models_side_spin_velocity(const lucid_world *w, const lucid_contact_side *side,
-                                             int free);
+/* The spin row of a link side (side->spin): its G entries against side b's rows (G[row + 3,
+ * col + l] for b's rows l, and G[row + k, col + 3] when b has a spin row; both on one tree) and
+ * v_free += dt Y_s lambda_s. */
 void lucid_world_models_add_spin_block(const lucid_world *w, const lucid_contact_side *a,
                                        const lucid_contact_side *b, double *G, int ld, int row,
                                        int col);
 void lucid_world_models_apply_spin_impulse(lucid_world *w, const lucid_contact_side *side,
                                            double lambda_s);
-/* The rolling rows of a link side (side->roll, rows 4 and 5 of J and Y): row r's velocity, G's
+/* Row r of a link side (3 the spin, 4 and 5 the rolling): its velocity J_r v (v_free when
+ * `free`, else the step's start). The rolling rows (side->roll, rows 4 and 5 of J and Y): G's
  * entries of a's rolling rows against b's rows and of a's other rows against b's rolling rows
  * (both on one tree) and v_free += dt Y_r lambda_r. */
 double lucid_world_models_side_row_velocity(const lucid_world *w, const lucid_contact_side *side,
@@ -535,11 +549,10 @@ void lucid_world_apply_contact_force(lucid_world *w, int k);
 /* v_free += dt M~^-1 sum_k J_k^T lambda_k over the link sides of contacts 0..n-1, one solve
  * per model (the models' part of lucid_world_apply_contact_force without Y). */
 void lucid_world_models_apply_forces(lucid_world *w, int n);
-/* The dense Delassus matrix J M~^-1 J^T of the m contacts in list (3m x 3m, column-major; limit
- * contacts get unit tangential diagonals), from the rows lucid_world_contact_rows built. */
-void lucid_world_island_delassus(lucid_world *w, const int *list, int m, double *G);
-/* The same with dim rows per contact (3, or 4: the spin rows, a contact without torsional
- * friction decoupled as the solve's island has it): dim m x dim m. */
+/* The dense Delassus matrix J M~^-1 J^T of the m contacts in list with dim rows per contact
+ * (dim m x dim m, column-major; limit contacts get unit tangential diagonals, a contact without
+ * torsional or rolling friction in a dim 4 or 6 island decoupled spin and rolling rows), from
+ * the rows lucid_world_contact_rows built. */
 void lucid_world_island_delassus_dim(lucid_world *w, const int *list, int m, int dim, double *G);
 /* Rows per contact of the step derivatives' contact arrays (lambda, sigma): 6 when a part of
  * the world has condim 6 (rolling friction: rows 4, 5, forces rolling_force / b), else 4 when

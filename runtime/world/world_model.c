@@ -1183,17 +1183,6 @@ void lucid_world_models_add_block(const lucid_world *w, const lucid_contact_side
         for (int k = 0; k < 3; ++k) G[(col + l) + (size_t)ld * (size_t)(row + k)] += s[k + 3 * l];
 }
 
-double lucid_world_models_side_spin_velocity(const lucid_world *w, const lucid_contact_side *side,
-                                             int free) {
-    const lucid_world_model *wm = &w->models[side->model];
-    size_t nv = side->width;
-    const double *v = (free ? wm->v_free : wm->v_start) + side->dof;
-    const double *J = w->d.link_J + side->row + 3 * nv;
-    double out = 0.0;
-    for (size_t i = 0; i < nv; ++i) out += J[i] * v[i];
-    return out;
-}
-
 /* J_a row r times Y_b column c over the tree's nv dofs. */
 static double row_dot(const lucid_world *w, const lucid_contact_side *a, int r,
                       const lucid_contact_side *b, int c) {

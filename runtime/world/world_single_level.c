@@ -27,8 +27,7 @@
 
 #define PAIR_MAX_ROWS LUCID_CONE_MAX_ROWS
 /* How far a pair's cone variables start inside their cones: a warm start stays near the last
- * solution, a cold one starts well inside (measured, 40 box drops at 10 Hz: 12 failed with
- * 1e-3, 3 with 1e-2; warm starts at 1e-2 took more iterations at 300 Hz) */
+ * solution, a cold one starts well inside (docs/benchmarks/single_level_islands.md) */
 #define WARM_SHIFT 1e-3
 #define COLD_SHIFT 1e-2
 /* and relatively: u0 >= CONE_DEPTH ||u1|| (a start near the cone's edge, e.g. psi = ||v_t||
@@ -38,7 +37,7 @@
 #define TORSION_BLOCK  5 /* and the spin's sigma and dt (mu_t / mu) n.w_rel: Q^5 */
 #define ROLLING_BLOCK  8 /* and rolling's rho and dt (mu_r / mu) P w_rel: Q^8 */
 /* A warm start that has not converged in this many iterations is abandoned for a cold one
- * (measured on a box landing: converged warm starts take 4-11, a failing one stalls). */
+ * (converged warm starts take about half as many, a failing one stalls). */
 #define WARM_ITERATIONS 20
 
 typedef struct sl_pair {
@@ -923,8 +922,7 @@ static const struct {
  * loses), plus kappa r / dt per pair (r: the larger bounding radius; the work the relaxed
  * impulse gamma = kappa / phi may do: a box landing at 300 Hz, kappa 1e-4, is lifted by its
  * relaxed gap, +4.6e-3 J, the same answer from every start). At 10 Hz the NCP has spurious
- * solutions that spin a landing box up (measured: +2.1 J, where every other start found the box
- * at rest, -1.8 J). */
+ * solutions that spin a landing box up (docs/single_level.md). */
 #define ENERGY_RISE 1e-3
 
 /* The highest admissible energy after the step (above); *scale gets kinetic + m g^2 dt^2. */

@@ -77,7 +77,9 @@ void lucid_world_sparse_destroy(lucid_world_sparse *sp) {
     free(sp);
 }
 
-int lucid_world_sparse_threshold(const lucid_world_options *o) {
+/* The island size above which the body-space path is taken: opt.sparse_threshold when >= 0,
+ * else the solver's crossover. */
+static int sparse_threshold(const lucid_world_options *o) {
     if (o->sparse_threshold >= 0) return o->sparse_threshold;
     switch (o->contact.solver) {
         case LUCID_CONTACT_ADMM:
@@ -117,7 +119,7 @@ int lucid_world_sparse_applies(const lucid_world *w, const int *list, int m) {
     if (dim > 3 &&
         (w->opt.contact.solver == LUCID_CONTACT_NEWTON || spin_without_friction(w, list, m)))
         return 0;
-    int threshold = lucid_world_sparse_threshold(&w->opt);
+    int threshold = sparse_threshold(&w->opt);
     if (w->opt.sparse_threshold < 0 && w->opt.contact.solver == LUCID_CONTACT_ADMM &&
         threshold > LUCID_WORLD_SPARSE_ADMM_ROBOT_CROSSOVER && touches_model(w, list, m))
         threshold = LUCID_WORLD_SPARSE_ADMM_ROBOT_CROSSOVER;
@@ -392,54 +394,16 @@ static void fill_friction_normal(lucid_world *w, int k, int i) {
     sp->R[n] = 0.0;
 }
 
-/* The spin row of contact k, the island's i-th (dim 4, its sides' blocks filled): g_s, its
- * free spin velocity a n . (w2 - w1) / dt; R_s 0, or for a contact without torsion its
- * normal row's diagonal of G (the zero row decoupled as the dense island's); the warm start
- * lambda_s = torque / a and its dual. */
-static void assemble_spin(lucid_world *w, int k, int i) {
+/* A contact without torsional (rolling) friction in an island of dim 4 (6): its spin (rolling)
+ * rows decoupled by R = its normal row's diagonal of G, as the dense island's G entries. */
+static void decouple_rows(lucid_world *w, int k, int i) {
     lucid_world_sparse *sp = w->d.sparse;
     const lucid_world_contact *c = &w->d.contacts[k];
-    size_t at = (size_t)sp->dim * (size_t)i + 3;
-    double spin = 0.0, a = lucid_world_contact_spin(c);
-    for (int p = 0; p < 2; ++p) {
-        const lucid_contact_side *sd = &w->d.sides[2 * k + p];
-        if (!sd->spin) continue;
-        if (sd->model >= 0)
-            spin += lucid_world_models_side_spin_velocity(w, sd, 1);
-        else if (sd->body >= 0)
-            spin += sd->sign * lucid_vec3_dot(sd->spin_ang, w->d.w_free[sd->body]);
-    }
-    sp->g[at] = spin / w->opt.dt;
-    sp->R[at] = a > 0.0 ? 0.0 : side_row_product(sp, 2 * i, 2) + side_row_product(sp, 2 * i + 1, 2);
-    sp->lambda[at] = a > 0.0 ? c->torsion_force / a : 0.0;
-    sp->dual[at] = a > 0.0 ? c->torsion_dual : 0.0;
-}
-
-/* The rolling rows r = 4, 5 of contact k, the island's i-th (dim 6, its sides' blocks filled):
- * g_r, the free rolling velocity b t_r . (w2 - w1) / dt; R_r 0, or without rolling friction
- * the normal row's diagonal of G (decoupled as the dense island's); the warm start
- * lambda_r = torque / b and its dual. */
-static void assemble_roll(lucid_world *w, int k, int i) {
-    lucid_world_sparse *sp = w->d.sparse;
-    const lucid_world_contact *c = &w->d.contacts[k];
-    double b = lucid_world_contact_roll(c);
+    size_t at = (size_t)sp->dim * (size_t)i;
     double normal = side_row_product(sp, 2 * i, 2) + side_row_product(sp, 2 * i + 1, 2);
-    for (int r = 4; r < 6; ++r) {
-        size_t at = 6 * (size_t)i + (size_t)r;
-        double roll = 0.0;
-        for (int p = 0; p < 2; ++p) {
-            const lucid_contact_side *sd = &w->d.sides[2 * k + p];
-            if (!sd->roll) continue;
-            if (sd->model >= 0)
-                roll += lucid_world_models_side_row_velocity(w, sd, r, 1);
-            else if (sd->body >= 0)
-                roll += sd->sign * lucid_vec3_dot(sd->roll_ang[r - 4], w->d.w_free[sd->body]);
-        }
-        sp->g[at] = roll / w->opt.dt;
-        sp->R[at] = b > 0.0 ? 0.0 : normal;
-        sp->lambda[at] = b > 0.0 ? c->rolling_force[r - 4] / b : 0.0;
-        sp->dual[at] = b > 0.0 ? c->rolling_dual[r - 4] : 0.0;
-    }
+    if (!(lucid_world_contact_spin(c) > 0.0)) sp->R[at + 3] = normal;
+    if (sp->dim == 6 && !(lucid_world_contact_roll(c) > 0.0))
+        sp->R[at + 4] = sp->R[at + 5] = normal;
 }
 
 /* The island's problem (*slots: the number of slots). Two passes: the slots and the offsets
@@ -447,7 +411,6 @@ static void assemble_roll(lucid_world *w, int k, int i) {
 static lucid_status assemble(lucid_world *w, const int *list, int m, const lucid_vec3 *v0,
                              const lucid_vec3 *w0, int *slots_out) {
     lucid_world_sparse *sp = w->d.sparse;
-    const double dt = w->opt.dt;
     int slots = 0, need_mass = w->opt.contact.solver != LUCID_CONTACT_PGS, dim = sp->dim;
     for (int i = 0; i < m; ++i)
         for (int side = 0; side < 2; ++side) {
@@ -489,25 +452,17 @@ static lucid_status assemble(lucid_world *w, const int *list, int m, const lucid
             nonzero_span(sp->W + sp->side_at[s], dim, width, span + 2, span + 3);
         }
         size_t at = (size_t)dim * (size_t)i;
-        lucid_vec3 vf = lucid_world_contact_velocity(w, list[i], w->d.v_free, w->d.w_free);
-        double before = lucid_world_contact_velocity(w, list[i], v0, w0).z;
-        vf.z -= lucid_world_reference_velocity(w, c, before);
-        lucid_vec3_store(lucid_vec3_scale(vf, 1.0 / dt), sp->g + at);
-        sp->mu[i] = c->friction;
-        sp->R[at] = sp->R[at + 1] = 0.0;
-        sp->R[at + 2] = w->opt.compliance;
-        memcpy(sp->lambda + at, c->force, sizeof c->force);
-        memcpy(sp->dual + at, c->dual, sizeof c->dual);
+        lucid_world_island_contact(w, list[i], dim, v0, w0, sp->g + at, sp->mu + i, sp->R + at,
+                                   sp->lambda + at, sp->dual + at);
         if (c->frictionloss > 0.0) fill_friction_normal(w, list[i], i);
-        if (dim > 3) assemble_spin(w, list[i], i);
-        if (dim == 6) assemble_roll(w, list[i], i);
+        if (dim > 3) decouple_rows(w, list[i], i);
     }
     *slots_out = slots;
     return LUCID_OK;
 }
 
 /* G's entry (k, k): sum over the sides of contact k / dim of J_s row k % dim . W_s row
- * k % dim (lucid_contact_null_rows). */
+ * k % dim (lucid_contact_null_rows_dim). */
 static double row_diagonal(const void *ctx, int k) {
     const lucid_contact_sparse_problem *p = ctx;
     int dim = lucid_sparse_dim(p);
@@ -610,11 +565,10 @@ static double round_off(const lucid_contact_sparse_problem *p, const double *lam
 /* The interior point's attempt on an island of at most the ip's body-space crossover
  * (LUCID_WORLD_SPARSE_IP_CROSSOVER; larger ones run it in body space, sparse_solve), in contact
  * space on G = J M^-1 J^T built from the sparse pieces, its Newton systems dense LUs: there
- * KLU's sparse kernels on [M -J^T; J B] cost more (2.8x on a robot island, whose model block of
- * M is dense; docs/benchmarks/step_derivatives.md, "Cold robot islands"). The same iteration,
- * the same answer to rounding. G goes into the dense path's buffer w->d.G, free here: a dense
- * island assembles its own before solving, and lucid_world_last_problem reads it only when the
- * last island was dense. */
+ * KLU's sparse kernels on [M -J^T; J B] cost more (docs/benchmarks/step_derivatives.md, "Cold
+ * robot islands"). The same iteration, the same answer to rounding. G goes into the dense path's
+ * buffer w->d.G, free here: a dense island assembles its own before solving, and
+ * lucid_world_last_problem reads it only when the last island was dense. */
 static lucid_status ip_attempt(lucid_world *w, const lucid_contact_sparse_problem *p,
                                const lucid_contact_options *o, lucid_contact_result *res) {
     lucid_world_sparse *sp = w->d.sparse;
@@ -748,31 +702,15 @@ lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, in
                                  &res);
     rescale(sp, m, 1.0 / f, 1.0 / v);
     if (s != LUCID_OK) return s;
-    lucid_world_keep_rho(w, list, m, res.rho, f, v);
     sp->last = p, sp->last_list = list;
-    w->d.stats.solver_iterations += res.iterations;
-    w->d.stats.converged &= res.converged;
-    w->d.stats.scaled_residual = fmax(w->d.stats.scaled_residual, res.model.abs);
     /* u = M^-1 J^T lambda of the kept answer (world units); v+ = v_free + dt u */
     double *u = sp->work, *sigma = sp->work + lucid_sparse_columns(&p);
     lucid_contact_sparse_velocity(&p, sp->lambda, u, sigma);
     lucid_contact_problem form = {p.n, NULL, p.g, p.mu, p.R, dim};
-    lucid_contact_criteria ncp;
-    lucid_contact_criteria_eval(&form, LUCID_CRITERION_NCP, sp->lambda, sigma, NULL, &ncp);
-    w->d.stats.residual = fmax(w->d.stats.residual, ncp.abs);
+    lucid_world_island_record(w, list, m, &res, f, v, &form, sp->lambda, sigma);
     for (int i = 0; i < m; ++i) {
-        lucid_world_contact *c = &w->d.contacts[list[i]];
         size_t at = (size_t)dim * (size_t)i;
-        memcpy(c->force, sp->lambda + at, sizeof(double) * 3);
-        memcpy(c->dual, sp->dual + at, sizeof(double) * 3);
-        double a = dim > 3 ? lucid_world_contact_spin(c) : 0.0; /* torque = a lambda_s */
-        c->torsion_force = a > 0.0 ? a * sp->lambda[at + 3] : 0.0;
-        c->torsion_dual = a > 0.0 ? sp->dual[at + 3] : 0.0;
-        double b = dim == 6 ? lucid_world_contact_roll(c) : 0.0; /* torques b lambda_r */
-        for (int r = 0; r < 2; ++r) {
-            c->rolling_force[r] = b > 0.0 ? b * sp->lambda[at + 4 + (size_t)r] : 0.0;
-            c->rolling_dual[r] = b > 0.0 ? sp->dual[at + 4 + (size_t)r] : 0.0;
-        }
+        lucid_world_keep_contact_forces(w, list[i], dim, sp->lambda + at, sp->dual + at);
     }
     apply_velocities(w, slots, u);
     return LUCID_OK;

@@ -66,35 +66,6 @@ int lucid_world_derivative_dim(const lucid_world *w) {
     return dim;
 }
 
-/* The spin row's velocity a n . (w2 - w1) of contact k from v_free (0 without torsion). */
-static double spin_velocity(const lucid_world *w, int k) {
-    double out = 0.0;
-    for (int p = 0; p < 2; ++p) {
-        const lucid_contact_side *sd = &w->d.sides[2 * k + p];
-        if (!sd->spin) continue;
-        if (sd->model >= 0)
-            out += lucid_world_models_side_spin_velocity(w, sd, 1);
-        else if (sd->body >= 0)
-            out += sd->sign * lucid_vec3_dot(sd->spin_ang, w->d.w_free[sd->body]);
-    }
-    return out;
-}
-
-/* The rolling row r's velocity (4 or 5) b t_r . (w2 - w1) of contact k from v_free (0 without
- * rolling friction). */
-static double roll_velocity(const lucid_world *w, int k, int r) {
-    double out = 0.0;
-    for (int p = 0; p < 2; ++p) {
-        const lucid_contact_side *sd = &w->d.sides[2 * k + p];
-        if (!sd->roll) continue;
-        if (sd->model >= 0)
-            out += lucid_world_models_side_row_velocity(w, sd, r, 1);
-        else if (sd->body >= 0)
-            out += sd->sign * lucid_vec3_dot(sd->roll_ang[r - 4], w->d.w_free[sd->body]);
-    }
-    return out;
-}
-
 /* sigma_k = (J_k v+ - c*_k e_n) / dt + R_k lambda_k (+ lambda_T on a limit's unit tangential
  * diagonal; sigma_k[3] = J_s v+ / dt, the spin row, in a world of dim 4 or 6, sigma_k[4, 5] =
  * J_r v+ / dt, the rolling rows, in a world of dim 6): the solver's
@@ -105,8 +76,7 @@ static void contact_sigma(const lucid_world *w, const lucid_world_contact *expec
                           const double *v_before, int *branch, int dim, double *sigma) {
     const lucid_world_contact *c = &w->d.contacts[k];
     const double dt = w->opt.dt;
-    if (dim > 3) sigma[3] = spin_velocity(w, k) / dt;
-    for (int r = 4; r < dim; ++r) sigma[r] = roll_velocity(w, k, r) / dt;
+    for (int r = 3; r < dim; ++r) sigma[r] = lucid_world_contact_row_velocity(w, k, r) / dt;
     lucid_vec3 u = lucid_world_contact_velocity(w, k, w->d.v_free, w->d.w_free);
     if (c->frictionloss > 0.0) {
         sigma[0] = u.x / dt, sigma[1] = u.y / dt;

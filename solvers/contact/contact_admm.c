@@ -22,30 +22,13 @@
 
 static void project_cones(const void *ctx, const double *x, double *out) {
     const lucid_contact_problem *p = ctx;
-    int dim = lucid_contact_dim(p);
-    if (dim > 3) {
-        for (int i = 0; i < p->n; ++i)
-            lucid_cone_n_project(dim, p->mu[i], x + dim * i, out + dim * i);
-        return;
-    }
-    for (int i = 0; i < p->n; ++i) lucid_cone_project(p->mu[i], x + 3 * i, out + 3 * i);
+    lucid_cones_project(p->n, lucid_contact_dim(p), p->mu, x, out);
 }
 
-/* b = g (+ the De Saxce shift mu_i ||v_T,i|| for the NCP, v the given velocity estimate;
- * only norms of its tangential parts are read, so gamma can stand for -gamma; with dim 4 or 6
- * the spin and rolling rows are tangential). */
+/* b = g (+ the De Saxce shift for the NCP from the velocity estimate) */
 static void linear_term(const lucid_contact_problem *p, int ncp, const double *velocity,
                         double *b) {
-    memcpy(b, p->g, sizeof(double) * (size_t)lucid_contact_rows(p));
-    if (!ncp) return;
-    int dim = lucid_contact_dim(p);
-    if (dim > 3) {
-        for (int i = 0; i < p->n; ++i)
-            b[dim * i + 2] += p->mu[i] * lucid_cone_n_tangent_norm(dim, velocity + dim * i);
-        return;
-    }
-    for (int i = 0; i < p->n; ++i)
-        b[3 * i + 2] += p->mu[i] * lucid_contact_hypot(velocity[3 * i], velocity[3 * i + 1]);
+    lucid_contact_admm_linear_term(p->n, lucid_contact_dim(p), p->g, p->mu, ncp, velocity, b);
 }
 
 /* Sets up the ADMM state from the workspace; rho is the caller's (0 when none) until
@@ -136,19 +119,6 @@ static void accel_init(admm_accel *acc, lucid_contact_workspace *ws, int m) {
     acc->g = memory ? acc->u + 2 * m : NULL;
 }
 
-static void pack(const double *z, const double *gamma, double rho, int m, double *out) {
-    for (int k = 0; k < m; ++k) out[k] = z[k], out[m + k] = gamma[k] / rho;
-}
-
-/* Replaces the step's output (s->z, s->gamma) by the accelerated next input. */
-static void accelerate(admm_accel *acc, lucid_contact_admm *s) {
-    int m = s->m;
-    if (acc->a.memory == 0) return;
-    pack(s->z, s->gamma, s->rho, m, acc->g);
-    lucid_anderson_step(&acc->a, acc->u, acc->g);
-    for (int k = 0; k < m; ++k) s->z[k] = acc->g[k], s->gamma[k] = s->rho * acc->g[m + k];
-}
-
 lucid_status lucid_contact_solve_admm(lucid_contact_run *run, double *lambda, double *dual) {
     const lucid_contact_problem *p = run->p;
     const lucid_contact_options *o = run->o;
@@ -175,7 +145,7 @@ lucid_status lucid_contact_solve_admm(lucid_contact_run *run, double *lambda, do
     admm_accel acc;
     accel_init(&acc, run->ws, m);
     for (int k = 1; !done && k <= o->max_iter; ++k) {
-        if (acc.u) pack(s.z, s.gamma, s.rho, m, acc.u);
+        if (acc.u) lucid_contact_admm_pack(&s, acc.u);
         if (lucid_contact_admm_needs_spectrum(&s) && (status = admm_spectrum(run, &s)) != LUCID_OK)
             return status;
         if ((status = lucid_contact_admm_iterate(&s, b, project_cones, p)) != LUCID_OK)
@@ -197,17 +167,15 @@ lucid_status lucid_contact_solve_admm(lucid_contact_run *run, double *lambda, do
             break;
         }
         /* Anderson acceleration while rho is constant (the map changes with it), and only
-         * with the well-conditioned inverse x-step: on the 1e3 kg / 1e-3 kg stack, where the
-         * factor is used, the extrapolations fit round-off and ended 4.5x above the
-         * round-off floor that plain ADMM reaches within 2x. Never on the last iteration:
-         * the returned z is a projected one. */
+         * with the well-conditioned inverse x-step (with the factor its extrapolations fit
+         * round-off, docs/contact.md). Never on the last iteration: z is returned projected. */
         if (s.spectrum_pending && lucid_contact_admm_adapt_direction(&s, o->rho_ratio) &&
             (status = admm_spectrum(run, &s)) != LUCID_OK)
             return status;
         if (!s.spectrum_pending && lucid_contact_admm_adapt(&s, o->rho_ratio, o->rho_power))
             lucid_anderson_reset(&acc.a);
-        else if (k < o->max_iter && s.inverted)
-            accelerate(&acc, &s);
+        else if (k < o->max_iter && s.inverted && acc.a.memory > 0)
+            lucid_contact_admm_accelerate(&acc.a, &s, acc.u, acc.g);
         linear_term(p, ncp, s.gamma, b); /* ||-gamma_T|| = ||gamma_T|| */
     }
     if (!checked) { /* the criteria of the returned iterate */

@@ -6,15 +6,13 @@
  *   gamma <- gamma + rho (xh - z)
  * The inverse of A + R + rho I (from its Cholesky factor) is reused until rho changes: one
  * symmetric matrix-vector product per x-step instead of two triangular solves (reading half
- * the memory, and a product vectorises where a substitution cannot: 20% of ncp:admm on a
- * heap of boxes; rho changes every ~50 iterations there). The inverse is formed once the
+ * the memory, and a product vectorises where a substitution cannot). The inverse is formed once the
  * factor has made m LUCID_CONTACT_ADMM_INVERT_AFTER_PER_ROW x-steps by triangular solves (a
  * settled island's warm solve makes one or two, which the inversion would not pay back).
  * Multiplying by an inverse is not backward stable, though: its residual grows with the
  * condition number kappa_x of A + R + rho I, where the triangular solves' does not. Above
- * LUCID_CONTACT_ADMM_INVERSE_CONDITION the factor is kept and solved with instead (the
- * 1e3 kg on 1e-3 kg stack ended at 2.7x its round-off floor with the inverse, 1.3x without:
- * docs/scenarios.md). rho follows the spectral
+ * LUCID_CONTACT_ADMM_INVERSE_CONDITION the factor is kept and solved with instead
+ * (docs/scenarios.md). rho follows the spectral
  * rule: multiplied (divided) by kappa^power when the primal residual ||x - z|| exceeds
  * (falls below 1/ratio of) the dual residual rho ||z - z_prev||, each relative to the size
  * of its own quantity (forces x, z; velocities gamma, b). */
@@ -22,6 +20,7 @@
 #define LUCID_CONTACT_ADMM_H
 
 #include "runtime/core/status.h"
+#include "solvers/contact/contact_anderson.h"
 #include "solvers/contact/contact_internal.h"
 #include "solvers/contact/contact_polish.h"
 
@@ -115,11 +114,20 @@ lucid_status lucid_contact_admm_set_spectrum(lucid_contact_admm *s, const double
  * x = z - (gamma + b) / rho, a proximal step of length 1 / rho that only the projection
  * stops, so those directions want rho small; the range wants rho within [eig_min, eig_max].
  * eig_min is the smallest rho that still damps every range direction at least as strongly
- * as its own curvature. On the dumped hyperstatic world problems it takes ADMM to 1e-6 in
- * ~25 iterations where sqrt(eig_min eig_max) needs ~210 (docs/contact.md).
+ * as its own curvature (docs/contact.md).
  * kappa = eig_max / eig_min drives the spectral update factor kappa^power. */
 double lucid_contact_admm_spectral_rho(const lucid_contact_admm *s);
 double lucid_contact_admm_kappa(const lucid_contact_admm *s);
+/* b = g (n contacts of dim rows), plus for the NCP the De Saxce shift mu_i ||v_T,i|| on each
+ * normal row from the velocity estimate v (only norms of its tangential parts are read, so
+ * gamma can stand for -gamma; with dim 4 or 6 the spin and rolling rows are tangential). */
+void lucid_contact_admm_linear_term(int n, int dim, const double *g, const double *mu, int ncp,
+                                    const double *velocity, double *b);
+/* out (2m) = (z, gamma / rho): the point of the map Anderson accelerates. */
+void lucid_contact_admm_pack(const lucid_contact_admm *s, double *out);
+/* Replaces the step's output (s->z, s->gamma) by a's accelerated next input of the (z, gamma /
+ * rho) map; u, g: its packed input and output (2m each). */
+void lucid_contact_admm_accelerate(lucid_anderson *a, lucid_contact_admm *s, double *u, double *g);
 /* One iteration; factorises (and inverts, when well conditioned) A + R + rho I first when rho
  * changed. */
 lucid_status lucid_contact_admm_iterate(lucid_contact_admm *s, const double *b,

@@ -143,3 +143,27 @@ int lucid_contact_admm_polish(lucid_contact_polisher *pl, lucid_contact_run *run
     run->result->polished = 1;
     return 1;
 }
+
+void lucid_contact_admm_linear_term(int n, int dim, const double *g, const double *mu, int ncp,
+                                    const double *velocity, double *b) {
+    memcpy(b, g, sizeof(double) * (size_t)dim * (size_t)n);
+    if (!ncp) return;
+    if (dim > 3) {
+        for (int i = 0; i < n; ++i)
+            b[dim * i + 2] += mu[i] * lucid_cone_n_tangent_norm(dim, velocity + dim * i);
+        return;
+    }
+    for (int i = 0; i < n; ++i)
+        b[3 * i + 2] += mu[i] * lucid_contact_hypot(velocity[3 * i], velocity[3 * i + 1]);
+}
+
+void lucid_contact_admm_pack(const lucid_contact_admm *s, double *out) {
+    for (int k = 0; k < s->m; ++k) out[k] = s->z[k], out[s->m + k] = s->gamma[k] / s->rho;
+}
+
+void lucid_contact_admm_accelerate(lucid_anderson *a, lucid_contact_admm *s, double *u, double *g) {
+    int m = s->m;
+    lucid_contact_admm_pack(s, g);
+    lucid_anderson_step(a, u, g);
+    for (int k = 0; k < m; ++k) s->z[k] = g[k], s->gamma[k] = s->rho * g[m + k];
+}

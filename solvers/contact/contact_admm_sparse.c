@@ -136,13 +136,7 @@ typedef struct sparse_admm {
 
 static void project_cones(const void *ctx, const double *x, double *out) {
     const lucid_contact_sparse_problem *p = ctx;
-    int dim = lucid_sparse_dim(p);
-    if (dim > 3) {
-        for (int i = 0; i < p->n; ++i)
-            lucid_cone_n_project(dim, p->mu[i], x + dim * i, out + dim * i);
-        return;
-    }
-    for (int i = 0; i < p->n; ++i) lucid_cone_project(p->mu[i], x + 3 * i, out + 3 * i);
+    lucid_cones_project(p->n, lucid_sparse_dim(p), p->mu, x, out);
 }
 
 /* x (3n) <- (G + R + rho I)^-1 r through H (factorised for w = 1 / (R + rho)) */
@@ -295,20 +289,10 @@ static double eig_bound(const sparse_admm *a) {
     return bound;
 }
 
-/* b = g (+ the De Saxce shift for the NCP from the velocity estimate), as contact_admm.c (with
- * dim 4 or 6 the spin and rolling rows are tangential) */
+/* b = g (+ the De Saxce shift for the NCP from the velocity estimate) */
 static void linear_term(const lucid_contact_sparse_problem *p, int ncp, const double *velocity,
                         double *b) {
-    memcpy(b, p->g, sizeof(double) * lucid_sparse_rows(p));
-    if (!ncp) return;
-    int dim = lucid_sparse_dim(p);
-    if (dim > 3) {
-        for (int i = 0; i < p->n; ++i)
-            b[dim * i + 2] += p->mu[i] * lucid_cone_n_tangent_norm(dim, velocity + dim * i);
-        return;
-    }
-    for (int i = 0; i < p->n; ++i)
-        b[3 * i + 2] += p->mu[i] * lucid_contact_hypot(velocity[3 * i], velocity[3 * i + 1]);
+    lucid_contact_admm_linear_term(p->n, lucid_sparse_dim(p), p->g, p->mu, ncp, velocity, b);
 }
 
 /* sigma = (G + R) z + g */
@@ -338,10 +322,6 @@ static int try_polish(sparse_admm *a, lucid_contact_run *run, lucid_contact_prob
     return lucid_contact_admm_polish(pl, run, &a->s, sigma, a->v[V_POLISH]);
 }
 
-static void pack(const double *z, const double *gamma, double rho, int m, double *out) {
-    for (int k = 0; k < m; ++k) out[k] = z[k], out[m + k] = gamma[k] / rho;
-}
-
 /* A carried answer (a warm start that is not zero: the last step's solution, moved) polished
  * before any iteration, when polishing is on and the polisher fits (try_polish): in a rollout its
  * modes are the last step's and Newton on them solves the problem in one or two steps, so the
@@ -358,10 +338,8 @@ static int polish_carried(sparse_admm *a, lucid_contact_run *run, lucid_contact_
 
 /* ADMM's rho without the caller's: the spectral rho (lucid_contact_admm_spectral_rho), except
  * where the polish is on and fits, which wants the modes early rather than a converged iterate:
- * there sqrt(eig_min eig_max) also on a singular G. On the humanoid lying on its floor, cold,
- * the spectral eig_min (1e-3 eig_max here) took 21 iterations and 10 factorisations as rho rose
- * 22x to reach a guess the polish kept; this rho, 1.32, takes 9 iterations and 1 (initial rhos
- * from 0.3 to 30 took 5 to 9, with 1 factorisation each). */
+ * there sqrt(eig_min eig_max) also on a singular G, sparing the factorisations of a rising rho
+ * (docs/benchmarks/contact.md, "Figures from the solvers' comments"). */
 static double initial_rho(const sparse_admm *a, const lucid_contact_run *run) {
     const lucid_contact_admm *s = &a->s;
     if (lucid_contact_polisher_fits(polisher(a, run), a->p->n, lucid_sparse_dim(a->p)))
@@ -479,7 +457,7 @@ lucid_status lucid_contact_solve_admm_sparse(const lucid_contact_sparse_problem 
         acc_g = acc_u + 2 * m;
     }
     for (int k = 1; !done && k <= o->max_iter; ++k) {
-        if (acc_u) pack(s->z, s->gamma, s->rho, m, acc_u);
+        if (acc_u) lucid_contact_admm_pack(s, acc_u);
         if (lucid_contact_admm_needs_spectrum(s) && (status = spectrum(&a, result)) != LUCID_OK)
             return status;
         if ((status = iterate(&a, b)) != LUCID_OK) return status;
@@ -511,11 +489,8 @@ lucid_status lucid_contact_solve_admm_sparse(const lucid_contact_sparse_problem 
             return status;
         if (!s->spectrum_pending && lucid_contact_admm_adapt(s, o->rho_ratio, o->rho_power))
             lucid_anderson_reset(&acc);
-        else if (k < o->max_iter && s->inverted && acc_u) {
-            pack(s->z, s->gamma, s->rho, m, acc_g);
-            lucid_anderson_step(&acc, acc_u, acc_g);
-            for (int j = 0; j < m; ++j) s->z[j] = acc_g[j], s->gamma[j] = s->rho * acc_g[m + j];
-        }
+        else if (k < o->max_iter && s->inverted && acc_u)
+            lucid_contact_admm_accelerate(&acc, s, acc_u, acc_g);
         linear_term(p, ncp, s->gamma, b);
     }
     if (!checked) {

@@ -108,8 +108,12 @@ double lucid_cone_n_tangent_norm(int dim, const double *x) {
     return r;
 }
 
-double lucid_cone4_tangent_norm(const double x[4]) {
-    return lucid_cone_n_tangent_norm(4, x);
+void lucid_cones_project(int n, int dim, const double *mu, const double *x, double *out) {
+    for (int i = 0; i < n; ++i)
+        if (dim == 3)
+            lucid_cone_project(mu[i], x + 3 * i, out + 3 * i);
+        else
+            lucid_cone_n_project(dim, mu[i], x + dim * i, out + dim * i);
 }
 
 /* project_wedge with dim - 1 tangential entries (0, 1, 3, ..., dim - 1) and the normal at 2. */

@@ -28,8 +28,6 @@ double lucid_pyramid_distance(double mu, const double x[3]);
 void lucid_cone4_project(double mu, const double x[4], double out[4]);
 double lucid_cone4_distance(double mu, const double x[4]);
 double lucid_cone4_distance_dual(double mu, const double x[4]);
-/* The norm of the tangential entries (t1, t2, s). */
-double lucid_cone4_tangent_norm(const double x[4]);
 
 /* The same cone over dim - 1 tangential entries (dim 4, or 6 with rolling friction: x = (t1,
  * t2, n, s, r1, r2)); the tangential entries are 0, 1 and 3 .. dim - 1. */
@@ -38,6 +36,8 @@ void lucid_cone_n_project(int dim, double mu, const double *x, double *out);
 double lucid_cone_n_distance(int dim, double mu, const double *x);
 double lucid_cone_n_distance_dual(int dim, double mu, const double *x);
 double lucid_cone_n_tangent_norm(int dim, const double *x);
+/* Each of n contacts' dim entries of x projected on its cone K_mu_i (out may alias x). */
+void lucid_cones_project(int n, int dim, const double *mu, const double *x, double *out);
 double lucid_pyramid_distance_dual(double mu, const double x[3]);
 
 /* The box pyramid of the LCP model over the same dim - 1 tangential entries (dim 3, 4 or 6):

@@ -5,6 +5,7 @@
 #include <float.h>
 #include <math.h>
 
+#include "solvers/contact/contact_cone.h"
 #include "solvers/contact/contact_null_rows.h"
 #include "solvers/contact/contact_solver.h"
 
@@ -81,15 +82,12 @@ int lucid_contact_check(lucid_contact_run *run, const double *lambda, const doub
  * factor nothing otherwise). */
 lucid_status lucid_contact_check_psd(lucid_contact_run *run);
 
-/* One projected Gauss-Seidel update of contact impulse l (3) from its velocity s (3) and the
- * diagonal block D = (G + R)_ii (3 x 3, column-major): Alg. 1 (LCP), 2 (CCP), 6 (NCP). Shared
- * by the dense and the sparse PGS (contact_pgs_sparse.c). */
-void lucid_contact_pgs_update(lucid_contact_model model, double mu, const double D[9],
-                              const double s[3], double l[3]);
-/* The same for a contact of dim 4 or 6 (l, s: (t1, t2, n, s) or (t1, t2, n, s, r1, r2); D
- * dim x dim, column-major; CCP, NCP). */
-void lucid_contact_pgs_update_n(int dim, lucid_contact_model model, double mu, const double *D,
-                                const double *s, double *l);
+/* One projected Gauss-Seidel update of contact impulse l (dim 3, 4 or 6: (t1, t2, n), then
+ * the spin s and rolling r1, r2) from its velocity s and the diagonal block D = (G + R)_ii
+ * (dim x dim, column-major): Alg. 1 (LCP), 2 (CCP), 6 (NCP). Shared by the dense and the
+ * sparse PGS (contact_pgs_sparse.c). */
+void lucid_contact_pgs_update(int dim, lucid_contact_model model, double mu, const double *D,
+                              const double *s, double *l);
 
 /* Newton's R-metric projection needs equal tangential compliances. A tangential row whose
  * diagonal d of G is null (contact_null_rows.h) relative to its given compliance or to the
@@ -106,6 +104,35 @@ static inline int lucid_contact_newton_null_tangent(const double d[3], const dou
     }
     return copied;
 }
+
+/* Primal Newton's per-contact pieces on the R-metric cone (contact_newton.c), shared by the
+ * dense and body-space solves: n contacts of dim rows (m in all) of friction `friction`; the
+ * stage's compliance R (> 0), its square root and per contact the friction of P^R_K's cone,
+ * mu sqrt(R_T / R_N); the line mu + a dmu, c + a dc (dc = G dmu). */
+typedef struct lucid_contact_newton {
+    int n, dim, m;
+    const double *friction;
+    double *R, *R_root, *mu_scaled;
+    const double *mu, *dmu, *c, *dc;
+} lucid_contact_newton;
+/* The continuation's first stage's newton_compliance (MuJoCo-like) and the factor R shrinks
+ * by from stage to stage. */
+#define LUCID_CONTACT_NEWTON_CONTINUATION_START  1e-2
+#define LUCID_CONTACT_NEWTON_CONTINUATION_FACTOR 1e2
+/* The stage's compliance: scale x R_target, and the quantities derived from it. */
+void lucid_contact_newton_set_compliance(lucid_contact_newton *nt, const double *R_target,
+                                         double scale);
+/* Contact i at velocity ci: the projection pg of y = -R^-1/2 c_i and, when S is not NULL, the
+ * columns of S_i with D_i = S_i S_i^T; returns their count. */
+int lucid_contact_newton_piece(const lucid_contact_newton *nt, int i, const double *ci, double *pg,
+                               double (*S)[LUCID_CONE_MAX_DIM]);
+/* gamma = P^R_K(-R^{-1} c), contact by contact. */
+void lucid_contact_newton_project(const lucid_contact_newton *nt, const double *c, double *gamma);
+/* Alg. 4's exact line search along nt's line (e = mu - gamma), then mu, c and gamma moved to
+ * its minimiser (gamma_try: scratch); 1 when gamma stalled. */
+int lucid_contact_newton_advance(const lucid_contact_run *run, const lucid_contact_newton *nt,
+                                 const double *e, double *gamma_try, double *mu, double *c,
+                                 double *gamma);
 
 /* --- the solvers -------------------------------------------------------------------------- */
 lucid_status lucid_contact_solve_pgs(lucid_contact_run *run, double *lambda);

@@ -34,29 +34,18 @@
 #include "solvers/contact/contact_line_search.h"
 #include "solvers/dense/dense_product.h"
 
-#define LINE_SEARCH_TOL     1e-8
-#define LINE_SEARCH_EVALS   60
-#define CONTINUATION_START  1e-2 /* newton_compliance of the first stage (MuJoCo-like) */
-#define CONTINUATION_FACTOR 1e2
+#define LINE_SEARCH_TOL   1e-8
+#define LINE_SEARCH_EVALS 60
 
-typedef struct newton {
-    const lucid_contact_problem *p;
-    double *R;         /* the compliance of this stage (> 0) */
-    double *R_root;    /* its square root */
-    double *mu_scaled; /* per contact: the friction of the cone of P^R_K, mu sqrt(R_T / R_N) */
-    int m, dim;        /* rows in all, rows per contact (3, 4 or 6) */
-    /* the line: mu + a dmu, c + a dc (dc = G dmu) */
-    const double *mu, *dmu, *c, *dc;
-} newton;
+typedef lucid_contact_newton newton;
 
-/* The stage's compliance: scale x R_target, and the quantities derived from it. */
-static void set_compliance(newton *nt, const double *R_target, double scale) {
+void lucid_contact_newton_set_compliance(newton *nt, const double *R_target, double scale) {
     for (int k = 0; k < nt->m; ++k) {
         nt->R[k] = scale * R_target[k];
         nt->R_root[k] = sqrt(nt->R[k]);
     }
-    for (int i = 0; i < nt->p->n; ++i)
-        nt->mu_scaled[i] = nt->p->mu[i] * sqrt(nt->R[nt->dim * i] / nt->R[nt->dim * i + 2]);
+    for (int i = 0; i < nt->n; ++i)
+        nt->mu_scaled[i] = nt->friction[i] * sqrt(nt->R[nt->dim * i] / nt->R[nt->dim * i + 2]);
 }
 
 /* A contact of dim > 3: its null tangential rows take the compliance of its first tangential row
@@ -143,8 +132,8 @@ static void tangent_complement(int dim, const double *u, double beta,
  * sqrt(1 + mu'^2), u the unit tangent (dim - 1 entries), beta = mu' s / |y_T| (the projection is
  * s (mu' u, 1); contact_cone.c). Returns the column count (dim sticking, 1 to dim - 1 sliding, 0
  * separating). */
-static int piece(const newton *nt, int i, const double *ci, double *pg,
-                 double (*S)[LUCID_CONE_MAX_DIM]) {
+int lucid_contact_newton_piece(const newton *nt, int i, const double *ci, double *pg,
+                               double (*S)[LUCID_CONE_MAX_DIM]) {
     int dim = nt->dim, k = dim - 1;
     const double *root = nt->R_root + dim * i;
     double mu = nt->mu_scaled[i], y[LUCID_CONE_MAX_DIM];
@@ -179,12 +168,11 @@ static int piece(const newton *nt, int i, const double *ci, double *pg,
     return count;
 }
 
-/* gamma = P^R_K(-R^{-1} c), contact by contact. */
-static void project(const newton *nt, const double *c, double *gamma) {
+void lucid_contact_newton_project(const newton *nt, const double *c, double *gamma) {
     int dim = nt->dim;
-    for (int i = 0; i < nt->p->n; ++i) {
+    for (int i = 0; i < nt->n; ++i) {
         double pg[LUCID_CONE_MAX_DIM];
-        piece(nt, i, c + dim * i, pg, NULL);
+        lucid_contact_newton_piece(nt, i, c + dim * i, pg, NULL);
         for (int a = 0; a < dim; ++a) gamma[dim * i + a] = pg[a] / nt->R_root[dim * i + a];
     }
 }
@@ -200,12 +188,12 @@ static void line_function(void *ctx, double alpha, double *slope, double *curvat
     const newton *nt = l->nt;
     int dim = nt->dim;
     double s = l->quad_mu + alpha * l->quad_dmu, h = l->quad_dmu;
-    for (int i = 0; i < nt->p->n; ++i) {
+    for (int i = 0; i < nt->n; ++i) {
         double c[LUCID_CONE_MAX_DIM], pg[LUCID_CONE_MAX_DIM];
         double S[LUCID_CONE_MAX_DIM][LUCID_CONE_MAX_DIM];
         const double *dci = nt->dc + dim * i;
         for (int a = 0; a < dim; ++a) c[a] = nt->c[dim * i + a] + alpha * dci[a];
-        int count = piece(nt, i, c, pg, S);
+        int count = lucid_contact_newton_piece(nt, i, c, pg, S);
         for (int a = 0; a < dim; ++a) s -= dci[a] * pg[a] / nt->R_root[dim * i + a];
         for (int col = 0; col < count; ++col) {
             double dot = 0.0;
@@ -226,13 +214,13 @@ static double dot_dim(int dim, const double *S, const double *x) {
 /* Newton direction dmu = -e + S K^-1 S^T (G e), e = mu - gamma (Ge given). Returns the
  * status of the Cholesky factorisation of K. cols (m ints), Scol (dim m), GS (m x m), K, chol
  * scratch. */
-static lucid_status direction(const newton *nt, const double *e, const double *Ge, double *dmu,
-                              int *cols, double *Scol, double *GS, double *K, double *chol) {
-    const lucid_contact_problem *p = nt->p;
+static lucid_status direction(const lucid_contact_problem *p, const newton *nt, const double *e,
+                              const double *Ge, double *dmu, int *cols, double *Scol, double *GS,
+                              double *K, double *chol) {
     int m = nt->m, dim = nt->dim, q = 0;
     for (int i = 0; i < p->n; ++i) {
         double S[LUCID_CONE_MAX_DIM][LUCID_CONE_MAX_DIM], pg[LUCID_CONE_MAX_DIM];
-        int count = piece(nt, i, nt->c + dim * i, pg, S);
+        int count = lucid_contact_newton_piece(nt, i, nt->c + dim * i, pg, S);
         for (int col = 0; col < count; ++col, ++q) {
             cols[q] = i;
             memcpy(Scol + (long)dim * q, S[col], sizeof(double) * (size_t)dim);
@@ -312,11 +300,7 @@ static int best_candidate(lucid_contact_run *run, const double *R, double tol, c
     memcpy(b->answer, gamma, sizeof(double) * (size_t)m);
     if (meets(run, tol, gamma, b->sigma)) return 1;
     lucid_contact_criteria model = run->result->model;
-    for (int i = 0; i < p->n; ++i)
-        if (dim == 3)
-            lucid_cone_project(p->mu[i], mu + 3 * i, b->projected + 3 * i);
-        else
-            lucid_cone_n_project(dim, p->mu[i], mu + dim * i, b->projected + dim * i);
+    lucid_cones_project(p->n, dim, p->mu, mu, b->projected);
     check(run, R, b->projected, b->sigma);
     if (run->result->model.abs < model.abs) {
         memcpy(b->answer, b->projected, sizeof(double) * (size_t)m);
@@ -332,22 +316,14 @@ static double dot(const double *x, const double *y, int m) {
     return s;
 }
 
-/* One Newton iteration from (mu, c, gamma) on the compliance nt->R; 1 when gamma stalled. */
-static lucid_status iterate(lucid_contact_run *run, const newton *nt, double *mu, double *c,
-                            double *gamma, double *dmu, double *dc, const buffers *b,
-                            int *stalled) {
-    const lucid_contact_problem *p = run->p;
+int lucid_contact_newton_advance(const lucid_contact_run *run, const newton *nt, const double *e,
+                                 double *gamma_try, double *mu, double *c, double *gamma) {
     int m = nt->m;
-    for (int i = 0; i < m; ++i) b->e[i] = mu[i] - gamma[i];
-    lucid_dense_symv_lower(m, 1.0, p->G, m, b->e, 0.0, b->Ge);
-    lucid_status status = direction(nt, b->e, b->Ge, dmu, b->cols, b->Scol, b->GS, b->K, b->chol);
-    if (status != LUCID_OK) return status;
-    ++run->result->factorizations;
-    lucid_dense_symv_lower(m, 1.0, p->G, m, dmu, 0.0, dc);
+    const double *dmu = nt->dmu, *dc = nt->dc;
     line_ctx line = {nt, dot(dc, mu, m), dot(dc, dmu, m)};
     /* phi'(0) = dc . e; dc = 0 means the step only moves mu along the null space of G
      * (v does not change) and the full step is exact there. */
-    double slope0 = dot(dc, b->e, m), alpha = 1.0;
+    double slope0 = dot(dc, e, m), alpha = 1.0;
     if (lucid_contact_max_abs(dc, m) > 0.0)
         alpha = lucid_line_search_exact(line_function, &line, slope0, LINE_SEARCH_TOL,
                                         LINE_SEARCH_EVALS)
@@ -356,12 +332,28 @@ static lucid_status iterate(lucid_contact_run *run, const newton *nt, double *mu
     /* c is updated by a G dmu rather than recomputed as g + G mu: near the solution only
      * the small increments are rounded (the terms of g + G mu reach |g|). */
     for (int i = 0; i < m; ++i) c[i] += alpha * dc[i];
-    project(nt, c, b->gamma_try);
+    lucid_contact_newton_project(nt, c, gamma_try);
     /* Stall on lambda = gamma (as the other solvers). */
-    double change = lucid_contact_max_abs_diff(b->gamma_try, gamma, m);
-    double size = fmax(lucid_contact_max_abs(gamma, m), lucid_contact_max_abs(b->gamma_try, m));
-    memcpy(gamma, b->gamma_try, sizeof(double) * (size_t)m);
-    *stalled = lucid_contact_stalled(change, size, run->o->stall_tol);
+    double change = lucid_contact_max_abs_diff(gamma_try, gamma, m);
+    double size = fmax(lucid_contact_max_abs(gamma, m), lucid_contact_max_abs(gamma_try, m));
+    memcpy(gamma, gamma_try, sizeof(double) * (size_t)m);
+    return lucid_contact_stalled(change, size, run->o->stall_tol);
+}
+
+/* One Newton iteration from (mu, c, gamma) on the compliance nt->R; 1 when gamma stalled. */
+static lucid_status iterate(lucid_contact_run *run, const newton *nt, double *mu, double *c,
+                            double *gamma, double *dmu, double *dc, const buffers *b,
+                            int *stalled) {
+    const lucid_contact_problem *p = run->p;
+    int m = nt->m;
+    for (int i = 0; i < m; ++i) b->e[i] = mu[i] - gamma[i];
+    lucid_dense_symv_lower(m, 1.0, p->G, m, b->e, 0.0, b->Ge);
+    lucid_status status =
+        direction(p, nt, b->e, b->Ge, dmu, b->cols, b->Scol, b->GS, b->K, b->chol);
+    if (status != LUCID_OK) return status;
+    ++run->result->factorizations;
+    lucid_dense_symv_lower(m, 1.0, p->G, m, dmu, 0.0, dc);
+    *stalled = lucid_contact_newton_advance(run, nt, b->e, b->gamma_try, mu, c, gamma);
     return LUCID_OK;
 }
 
@@ -372,7 +364,7 @@ lucid_status lucid_contact_solve_newton(lucid_contact_run *run, double *lambda) 
     int m = (int)lucid_contact_rows(p);
     double **v = ws->vec;
     double *mu = v[1], *c = v[2], *gamma = v[3], *dmu = v[5], *dc = v[7], *R = v[9];
-    newton nt = {p, v[13], v[14], v[15], m, lucid_contact_dim(p), mu, dmu, c, dc};
+    newton nt = {p->n, lucid_contact_dim(p), m, p->mu, v[13], v[14], v[15], mu, dmu, c, dc};
     buffers b = {.sigma = v[0],
                  .e = v[4],
                  .Ge = v[6],
@@ -394,19 +386,17 @@ lucid_status lucid_contact_solve_newton(lucid_contact_run *run, double *lambda) 
         memset(mu, 0, sizeof(double) * (size_t)m);
     memcpy(c, p->g, sizeof(double) * (size_t)m);
     if (o->warm_start) lucid_dense_symv_lower(m, 1.0, p->G, m, mu, 1.0, c);
-    /* Continuation: the iterations Newton needs grow as R shrinks (on a heap of 50 boxes:
-     * 8 at 1e-1 diag G, 42 at 1e-5, 357 at 1e-8), as the cost's pieces get thin. The solve
-     * therefore first solves the problem with R scaled by 1e6, 1e4, 1e2, ... (each stage to
-     * tol x scale, warm starting the next) and ends on R itself: 21 iterations in all there.
-     * Warm starts too: a warm start from the previous time step is not close at the scale of
-     * R (a change of g of 1e-4 moves y = -R^-1 c by 1e4 lambda); in the heap's world, warm
-     * solves took 30 iterations on average without the continuation, 8 with it. */
-    double scale = fmax(1.0, CONTINUATION_START / o->newton_compliance);
+    /* Continuation: the iterations Newton needs grow as R shrinks, as the cost's pieces get
+     * thin, so the solve first solves the problem with R scaled by 1e6, 1e4, 1e2, ... (each
+     * stage to tol x scale, warm starting the next) and ends on R itself. Warm starts too: one
+     * from the previous time step is not close at the scale of R (a change of g of 1e-4 moves
+     * y = -R^-1 c by 1e4 lambda). Figures: docs/contact.md, "Newton (Alg. 4)". */
+    double scale = fmax(1.0, LUCID_CONTACT_NEWTON_CONTINUATION_START / o->newton_compliance);
     int done = 0, k = 0;
-    for (;; scale = fmax(1.0, scale / CONTINUATION_FACTOR)) {
-        set_compliance(&nt, R, scale);
+    for (;; scale = fmax(1.0, scale / LUCID_CONTACT_NEWTON_CONTINUATION_FACTOR)) {
+        lucid_contact_newton_set_compliance(&nt, R, scale);
         double stage_tol = scale * o->tol;
-        project(&nt, c, gamma);
+        lucid_contact_newton_project(&nt, c, gamma);
         int stage_done = best_candidate(run, nt.R, stage_tol, gamma, mu, &b);
         int stalled = 0;
         while (!stage_done && !stalled && k < o->max_iter) {
@@ -421,8 +411,8 @@ lucid_status lucid_contact_solve_newton(lucid_contact_run *run, double *lambda) 
             break;
         }
         if (k >= o->max_iter) { /* out of iterations before the last stage */
-            set_compliance(&nt, R, 1.0);
-            project(&nt, c, gamma);
+            lucid_contact_newton_set_compliance(&nt, R, 1.0);
+            lucid_contact_newton_project(&nt, c, gamma);
             done = best_candidate(run, R, o->tol, gamma, mu, &b);
             break;
         }

@@ -6,39 +6,19 @@
  *   H dv = -J^T e,  H = M + J^T D J,  e = mu - gamma,  dmu = -e - D J dv,  G dmu = J dv
  * (multiply the first by M^-1 J^T: the two are the same equation), H factorised by sparse
  * LDL once per iteration (contact_sparse_hessian.h): MuJoCo's Newton Hessian. D = S S^T per
- * contact from the projection's geometry, as in contact_newton.c, whose per-contact pieces
- * (the projection, its Jacobian's square root, the line function) are repeated here on the
- * same formulas. Continuation, line search and the choice of the answer are those of
- * contact_newton.c; nothing is allocated (ws sized by lucid_contact_sparse_reserve). */
+ * contact from the projection's geometry, through contact_newton.c's per-contact pieces (the
+ * projection, its Jacobian's square root, the line search). Continuation and the choice of the
+ * answer are those of contact_newton.c; nothing is allocated (ws sized by
+ * lucid_contact_sparse_reserve). */
 #include <math.h>
 #include <string.h>
 
 #include "solvers/contact/contact_cone.h"
 #include "solvers/contact/contact_internal.h"
-#include "solvers/contact/contact_line_search.h"
 #include "solvers/contact/contact_sparse.h"
 #include "solvers/contact/contact_sparse_hessian.h"
 
-#define LINE_SEARCH_TOL     1e-8
-#define LINE_SEARCH_EVALS   60
-#define CONTINUATION_START  1e-2
-#define CONTINUATION_FACTOR 1e2
-
-typedef struct newton {
-    const lucid_contact_sparse_problem *p;
-    double *R, *R_root, *mu_scaled;
-    int m;
-    const double *mu, *dmu, *c, *dc;
-} newton;
-
-static void set_compliance(newton *nt, const double *R_target, double scale) {
-    for (int k = 0; k < nt->m; ++k) {
-        nt->R[k] = scale * R_target[k];
-        nt->R_root[k] = sqrt(nt->R[k]);
-    }
-    for (int i = 0; i < nt->p->n; ++i)
-        nt->mu_scaled[i] = nt->p->mu[i] * sqrt(nt->R[3 * i] / nt->R[3 * i + 2]);
-}
+typedef lucid_contact_newton newton;
 
 /* R_k = eps trace(G_ii) / 3 where p has none; trace from the J and W blocks */
 static lucid_status effective_compliance(const lucid_contact_sparse_problem *p, double eps,
@@ -61,74 +41,6 @@ static lucid_status effective_compliance(const lucid_contact_sparse_problem *p, 
         if (R[3 * i] != R[3 * i + 1] || !(R[3 * i + 2] > 0.0)) return LUCID_ERR_ARGUMENT;
     }
     return LUCID_OK;
-}
-
-static double norm2(double a, double b) {
-    double s = a * a + b * b;
-    return s > 1e-290 && s < 1e290 ? sqrt(s) : hypot(a, b);
-}
-
-/* contact_newton.c's piece: the projection of y = -R^-1/2 c_i and the columns of S_i. */
-static int piece(const newton *nt, int i, const double ci[3], double pg[3], double S[3][3]) {
-    const double *root = nt->R_root + 3 * i;
-    double mu = nt->mu_scaled[i], y[3];
-    for (int a = 0; a < 3; ++a) y[a] = -ci[a] / root[a];
-    double r = norm2(y[0], y[1]);
-    int count = 0;
-    if (S) memset(S, 0, sizeof(double) * 9);
-    if (r <= mu * y[2] && y[2] >= 0.0) {
-        for (int a = 0; a < 3; ++a) pg[a] = y[a];
-        if (S)
-            for (int k = 0; k < 3; ++k) S[k][k] = 1.0;
-        count = 3;
-    } else if (mu * r > -y[2]) {
-        double d = 1.0 + mu * mu, s = (mu * r + y[2]) / d, u[2] = {y[0] / r, y[1] / r};
-        pg[0] = s * mu * u[0], pg[1] = s * mu * u[1], pg[2] = s;
-        double beta = sqrt(fmax(mu * s / r, 0.0));
-        count = beta > 0.0 ? 2 : 1;
-        if (S) {
-            double root_d = sqrt(d);
-            S[0][0] = mu * u[0] / root_d, S[0][1] = mu * u[1] / root_d, S[0][2] = 1.0 / root_d;
-            S[1][0] = -u[1] * beta, S[1][1] = u[0] * beta;
-        }
-    } else {
-        pg[0] = pg[1] = pg[2] = 0.0;
-    }
-    if (S)
-        for (int k = 0; k < count; ++k)
-            for (int a = 0; a < 3; ++a) S[k][a] /= root[a];
-    return count;
-}
-
-static void project(const newton *nt, const double *c, double *gamma) {
-    for (int i = 0; i < nt->p->n; ++i) {
-        double pg[3];
-        piece(nt, i, c + 3 * i, pg, NULL);
-        for (int a = 0; a < 3; ++a) gamma[3 * i + a] = pg[a] / nt->R_root[3 * i + a];
-    }
-}
-
-typedef struct line_ctx {
-    const newton *nt;
-    double quad_mu, quad_dmu;
-} line_ctx;
-
-static void line_function(void *ctx, double alpha, double *slope, double *curvature) {
-    line_ctx *l = ctx;
-    const newton *nt = l->nt;
-    double s = l->quad_mu + alpha * l->quad_dmu, h = l->quad_dmu;
-    for (int i = 0; i < nt->p->n; ++i) {
-        double c[3], pg[3], S[3][3];
-        for (int a = 0; a < 3; ++a) c[a] = nt->c[3 * i + a] + alpha * nt->dc[3 * i + a];
-        int count = piece(nt, i, c, pg, S);
-        for (int a = 0; a < 3; ++a) s -= nt->dc[3 * i + a] * pg[a] / nt->R_root[3 * i + a];
-        for (int col = 0; col < count; ++col) {
-            double dot = 0.0;
-            for (int a = 0; a < 3; ++a) dot += S[col][a] * nt->dc[3 * i + a];
-            h += dot * dot;
-        }
-    }
-    *slope = s, *curvature = h;
 }
 
 typedef struct buffers {
@@ -162,7 +74,7 @@ static int best_candidate(lucid_contact_run *run, const lucid_contact_sparse_pro
     memcpy(b->answer, gamma, sizeof(double) * (size_t)m);
     if (run->result->model.abs <= tol) return 1;
     lucid_contact_criteria model = run->result->model;
-    for (int i = 0; i < p->n; ++i) lucid_cone_project(p->mu[i], mu + 3 * i, b->projected + 3 * i);
+    lucid_cones_project(p->n, 3, p->mu, mu, b->projected);
     check(run, p, R, b->projected, b);
     if (run->result->model.abs < model.abs) {
         memcpy(b->answer, b->projected, sizeof(double) * (size_t)m);
@@ -172,19 +84,12 @@ static int best_candidate(lucid_contact_run *run, const lucid_contact_sparse_pro
     return 0;
 }
 
-static double dot(const double *x, const double *y, int m) {
-    double s = 0.0;
-    for (int k = 0; k < m; ++k) s += x[k] * y[k];
-    return s;
-}
-
 /* The direction: D = S S^T per contact, H factorised, dv, dmu = -e - D J dv, dc = J dv. */
-static lucid_status direction(const newton *nt, const buffers *b, double *dmu, double *dc) {
-    const lucid_contact_sparse_problem *p = nt->p;
-    int m = nt->m;
+static lucid_status direction(const lucid_contact_sparse_problem *p, const newton *nt,
+                              const buffers *b, double *dmu, double *dc) {
     for (int i = 0; i < p->n; ++i) {
-        double S[3][3], pg[3], *D = b->D + 9 * i;
-        int count = piece(nt, i, nt->c + 3 * i, pg, S);
+        double S[LUCID_CONE_MAX_DIM][LUCID_CONE_MAX_DIM], pg[LUCID_CONE_MAX_DIM], *D = b->D + 9 * i;
+        int count = lucid_contact_newton_piece(nt, i, nt->c + 3 * i, pg, S);
         for (int a = 0; a < 3; ++a)
             for (int c = 0; c < 3; ++c) {
                 double v = 0.0;
@@ -204,31 +109,17 @@ static lucid_status direction(const newton *nt, const buffers *b, double *dmu, d
             dmu[3 * i + a] =
                 -b->e[3 * i + a] - (D[3 * a] * y[0] + D[3 * a + 1] * y[1] + D[3 * a + 2] * y[2]);
     }
-    (void)m;
     return LUCID_OK;
 }
 
-static lucid_status iterate(lucid_contact_run *run, const newton *nt, double *mu, double *c,
-                            double *gamma, double *dmu, double *dc, const buffers *b,
-                            int *stalled) {
-    int m = nt->m;
-    for (int i = 0; i < m; ++i) b->e[i] = mu[i] - gamma[i];
-    lucid_status status = direction(nt, b, dmu, dc);
+static lucid_status iterate(lucid_contact_run *run, const lucid_contact_sparse_problem *p,
+                            const newton *nt, double *mu, double *c, double *gamma, double *dmu,
+                            double *dc, const buffers *b, int *stalled) {
+    for (int i = 0; i < nt->m; ++i) b->e[i] = mu[i] - gamma[i];
+    lucid_status status = direction(p, nt, b, dmu, dc);
     if (status != LUCID_OK) return status;
     ++run->result->factorizations;
-    line_ctx line = {nt, dot(dc, mu, m), dot(dc, dmu, m)};
-    double slope0 = dot(dc, b->e, m), alpha = 1.0;
-    if (lucid_contact_max_abs(dc, m) > 0.0)
-        alpha = lucid_line_search_exact(line_function, &line, slope0, LINE_SEARCH_TOL,
-                                        LINE_SEARCH_EVALS)
-                    .alpha;
-    for (int i = 0; i < m; ++i) mu[i] += alpha * dmu[i];
-    for (int i = 0; i < m; ++i) c[i] += alpha * dc[i];
-    project(nt, c, b->gamma_try);
-    double change = lucid_contact_max_abs_diff(b->gamma_try, gamma, m);
-    double size = fmax(lucid_contact_max_abs(gamma, m), lucid_contact_max_abs(b->gamma_try, m));
-    memcpy(gamma, b->gamma_try, sizeof(double) * (size_t)m);
-    *stalled = lucid_contact_stalled(change, size, run->o->stall_tol);
+    *stalled = lucid_contact_newton_advance(run, nt, b->e, b->gamma_try, mu, c, gamma);
     return LUCID_OK;
 }
 
@@ -264,7 +155,7 @@ lucid_status lucid_contact_solve_newton_sparse(const lucid_contact_sparse_proble
                  .dv = v + 17 * (size_t)m,
                  .h = lucid_contact_sparse_workspace_hessian(ws)};
     b.f = b.dv + lucid_sparse_columns(p);
-    newton nt = {p, vec[11], vec[12], v + 13 * (size_t)m, m, mu, dmu, c, dc};
+    newton nt = {p->n, 3, m, p->mu, vec[11], vec[12], v + 13 * (size_t)m, mu, dmu, c, dc};
     lucid_status status = effective_compliance(p, o->newton_compliance, R);
     if (status == LUCID_OK) status = lucid_contact_hessian_analyze(b.h, p);
     if (status != LUCID_OK) return status;
@@ -273,16 +164,16 @@ lucid_status lucid_contact_solve_newton_sparse(const lucid_contact_sparse_proble
     else
         memset(mu, 0, sizeof(double) * (size_t)m);
     velocity(p, NULL, mu, b.f, c); /* c = g + G mu */
-    double scale = fmax(1.0, CONTINUATION_START / o->newton_compliance);
+    double scale = fmax(1.0, LUCID_CONTACT_NEWTON_CONTINUATION_START / o->newton_compliance);
     int done = 0, k = 0;
-    for (;; scale = fmax(1.0, scale / CONTINUATION_FACTOR)) {
-        set_compliance(&nt, R, scale);
+    for (;; scale = fmax(1.0, scale / LUCID_CONTACT_NEWTON_CONTINUATION_FACTOR)) {
+        lucid_contact_newton_set_compliance(&nt, R, scale);
         double stage_tol = scale * o->tol;
-        project(&nt, c, gamma);
+        lucid_contact_newton_project(&nt, c, gamma);
         int stage_done = best_candidate(&run, p, nt.R, stage_tol, gamma, mu, &b);
         int stalled = 0;
         while (!stage_done && !stalled && k < o->max_iter) {
-            if ((status = iterate(&run, &nt, mu, c, gamma, dmu, dc, &b, &stalled)) != LUCID_OK)
+            if ((status = iterate(&run, p, &nt, mu, c, gamma, dmu, dc, &b, &stalled)) != LUCID_OK)
                 return status;
             result->iterations = ++k;
             stage_done = best_candidate(&run, p, nt.R, stage_tol, gamma, mu, &b);
@@ -293,8 +184,8 @@ lucid_status lucid_contact_solve_newton_sparse(const lucid_contact_sparse_proble
             break;
         }
         if (k >= o->max_iter) {
-            set_compliance(&nt, R, 1.0);
-            project(&nt, c, gamma);
+            lucid_contact_newton_set_compliance(&nt, R, 1.0);
+            lucid_contact_newton_project(&nt, c, gamma);
             done = best_candidate(&run, p, R, o->tol, gamma, mu, &b);
             break;
         }

@@ -19,11 +19,6 @@ int lucid_contact_null_rows_dim(int n, int dim, double (*diag)(const void *, int
     return count;
 }
 
-int lucid_contact_null_rows(int n, double (*diag)(const void *, int), const void *ctx, double *R,
-                            double *mu) {
-    return lucid_contact_null_rows_dim(n, 3, diag, ctx, R, mu);
-}
-
 typedef struct dense_matrix {
     const double *G;
     size_t ld;
@@ -33,10 +28,6 @@ typedef struct dense_matrix {
 static double dense_diagonal(const void *ctx, int k) {
     const dense_matrix *d = ctx;
     return d->G[(size_t)k * (d->ld + 1)];
-}
-
-int lucid_contact_dense_null_rows(int n, const double *G, double *R, double *mu) {
-    return lucid_contact_dense_null_rows_dim(n, 3, G, R, mu);
 }
 
 int lucid_contact_dense_null_rows_dim(int n, int dim, const double *G, double *R, double *mu) {

@@ -21,17 +21,11 @@
  * ratio lucid is tested at (1e9). */
 #define LUCID_CONTACT_NULL_ROW (1024.0 * DBL_EPSILON)
 
-/* Gives the null rows of an n-contact problem R_k = the largest diagonal of G and the contacts
- * whose normal row is null mu = 0. diag(ctx, k) is G's entry (k, k); R holds the 3n
- * compliances (zeros where rigid) and mu the n friction coefficients, both overwritten.
- * Returns the number of null rows. */
-int lucid_contact_null_rows(int n, double (*diag)(const void *, int), const void *ctx, double *R,
-                            double *mu);
-
-/* lucid_contact_null_rows on a dense 3n x 3n G (column-major). */
-int lucid_contact_dense_null_rows(int n, const double *G, double *R, double *mu);
-/* The same for dim rows per contact (3, or 4 with torsional friction: the normal is row 2 of
- * each contact's dim), R of dim n entries, G dim n x dim n. */
+/* Gives the null rows of an n-contact problem of dim rows per contact (3, 4 or 6; the normal
+ * is row 2 of each) R_k = the largest diagonal of G and the contacts whose normal row is null
+ * mu = 0. diag(ctx, k) is G's entry (k, k); R holds the dim n compliances (zeros where rigid)
+ * and mu the n friction coefficients, both overwritten. Returns the number of null rows.
+ * _dense_: on a dense column-major G of dim n x dim n. */
 int lucid_contact_null_rows_dim(int n, int dim, double (*diag)(const void *, int), const void *ctx,
                                 double *R, double *mu);
 int lucid_contact_dense_null_rows_dim(int n, int dim, const double *G, double *R, double *mu);

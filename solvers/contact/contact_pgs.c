@@ -9,25 +9,6 @@
 #include "solvers/contact/contact_internal.h"
 #include "solvers/contact/contact_math.h"
 
-/* sigma += (G + R)[:, 3i..3i+2] delta */
-static void apply_column_block(const lucid_contact_problem *p, int i, const double delta[3],
-                               double *sigma) {
-    long m = 3L * p->n;
-    for (int a = 0; a < 3; ++a) {
-        if (delta[a] == 0.0) continue;
-        const double *column = p->G + m * (3 * i + a);
-        for (long k = 0; k < m; ++k) sigma[k] += column[k] * delta[a];
-        if (p->R) sigma[3 * i + a] += p->R[3 * i + a] * delta[a];
-    }
-}
-
-/* The (a, b) entry of the diagonal block of G + R for contact i. */
-static double block(const lucid_contact_problem *p, int i, int a, int b) {
-    long m = 3L * p->n;
-    double v = p->G[(3 * i + a) + m * (3 * i + b)];
-    return a == b && p->R ? v + p->R[3 * i + a] : v;
-}
-
 /* D[a + 3 b] = (G + R)_ii(a, b) */
 #define D_(a, b) D[(a) + 3 * (b)]
 
@@ -74,14 +55,6 @@ static void update_cone(double mu, const double D[9], const double s[3], double 
     double step = fmin(3.0 / (D_(0, 0) + D_(1, 1) + D_(2, 2)), 2.0 / eig_bound(D, 3));
     for (int a = 0; a < 3; ++a) l[a] -= step * s[a];
     lucid_cone_project(mu, l, l);
-}
-
-void lucid_contact_pgs_update(lucid_contact_model model, double mu, const double D[9],
-                              const double s[3], double l[3]) {
-    if (model == LUCID_CONTACT_CCP)
-        update_cone(mu, D, s, l);
-    else
-        update_split(model, mu, D, s, l);
 }
 
 /* ---- contacts of dim 4 or 6 (torsional friction: (t1, t2, n, s), s a third tangential row;
@@ -133,14 +106,21 @@ static void update_n(int dim, lucid_contact_model model, double mu, const double
     }
 }
 
-void lucid_contact_pgs_update_n(int dim, lucid_contact_model model, double mu, const double *D,
-                                const double *s, double *l) {
-    update_n(dim, model, mu, D, s, l);
+void lucid_contact_pgs_update(int dim, lucid_contact_model model, double mu, const double *D,
+                              const double *s, double *l) {
+    if (dim > 3)
+        update_n(dim, model, mu, D, s, l);
+    else if (model == LUCID_CONTACT_CCP)
+        update_cone(mu, D, s, l);
+    else
+        update_split(model, mu, D, s, l);
 }
 
-/* One sweep over the contacts of a dim 4 or 6 problem; returns the largest change. */
-static double sweep_n(const lucid_contact_problem *p, int dim, lucid_contact_model model, double w,
-                      double *lambda, double *sigma) {
+/* One sweep over the contacts, sigma += (G + R)[:, contact i's columns] delta_i after each;
+ * returns the largest change. */
+static double sweep(const lucid_contact_problem *p, lucid_contact_model model, double w,
+                    double *lambda, double *sigma) {
+    int dim = lucid_contact_dim(p);
     long m = (long)dim * p->n;
     double change = 0.0;
     for (int i = 0; i < p->n; ++i) {
@@ -149,7 +129,7 @@ static double sweep_n(const lucid_contact_problem *p, int dim, lucid_contact_mod
         for (int b = 0; b < dim; ++b)
             for (int a = 0; a < dim; ++a)
                 D[a + dim * b] = lucid_contact_entry(p, dim * i + a, dim * i + b);
-        update_n(dim, model, p->mu[i], D, sigma + dim * i, l);
+        lucid_contact_pgs_update(dim, model, p->mu[i], D, sigma + dim * i, l);
         for (int a = 0; a < dim; ++a) {
             delta[a] = w * (l[a] - li[a]);
             li[a] += delta[a];
@@ -171,7 +151,6 @@ lucid_status lucid_contact_solve_pgs(lucid_contact_run *run, double *lambda) {
         if (status != LUCID_OK) return status;
     }
     long m = lucid_contact_rows(p);
-    int dim = lucid_contact_dim(p);
     double *sigma = run->ws->vec[0];
     lucid_contact_velocity(p, lambda, sigma);
     if (lucid_contact_check(run, lambda, sigma)) {
@@ -180,21 +159,7 @@ lucid_status lucid_contact_solve_pgs(lucid_contact_run *run, double *lambda) {
     }
     double w = o->relaxation;
     for (int k = 1; k <= o->max_iter; ++k) {
-        double change = 0.0;
-        if (dim > 3) change = sweep_n(p, dim, o->model, w, lambda, sigma);
-        for (int i = 0; dim == 3 && i < p->n; ++i) {
-            double *li = lambda + 3 * i, l[3] = {li[0], li[1], li[2]}, D[9];
-            for (int b = 0; b < 3; ++b)
-                for (int a = 0; a < 3; ++a) D_(a, b) = block(p, i, a, b);
-            lucid_contact_pgs_update(o->model, p->mu[i], D, sigma + 3 * i, l);
-            double delta[3];
-            for (int a = 0; a < 3; ++a) {
-                delta[a] = w * (l[a] - li[a]);
-                li[a] += delta[a];
-                change = lucid_contact_fmax(change, fabs(delta[a]));
-            }
-            apply_column_block(p, i, delta, sigma);
-        }
+        double change = sweep(p, o->model, w, lambda, sigma);
         run->result->iterations = k;
         if (lucid_contact_check(run, lambda, sigma)) {
             run->result->converged = 1;

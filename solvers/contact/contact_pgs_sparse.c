@@ -10,10 +10,6 @@
 #include "solvers/contact/contact_math.h"
 #include "solvers/contact/contact_sparse.h"
 
-size_t lucid_contact_sparse_work_size(int n, size_t columns) {
-    return lucid_contact_sparse_work_size_dim(n, 3, columns);
-}
-
 size_t lucid_contact_sparse_work_size_dim(int n, int dim, size_t columns) {
     if (n < 0 || (dim != 3 && dim != 4 && dim != 6)) return 0;
     size_t b = (size_t)n, per = (size_t)dim * (size_t)(dim + 1); /* sigma, the diagonal blocks */
@@ -142,10 +138,7 @@ lucid_status lucid_contact_solve_pgs_sparse(const lucid_contact_sparse_problem *
             double *li = lambda + (size_t)dim * (size_t)i, l[6], s[6], delta[6];
             memcpy(l, li, sizeof(double) * (size_t)dim);
             contact_velocity(p, i, u, lambda, s);
-            if (dim > 3)
-                lucid_contact_pgs_update_n(dim, o->model, p->mu[i], diag + dd * (size_t)i, s, l);
-            else
-                lucid_contact_pgs_update(o->model, p->mu[i], diag + dd * (size_t)i, s, l);
+            lucid_contact_pgs_update(dim, o->model, p->mu[i], diag + dd * (size_t)i, s, l);
             for (int a = 0; a < dim; ++a) {
                 delta[a] = w * (l[a] - li[a]);
                 li[a] += delta[a];

@@ -105,10 +105,9 @@ static inline void lucid_sparse_span(const lucid_contact_sparse_problem *p, int 
     }
 }
 
-/* Doubles of workspace lucid_contact_solve_pgs_sparse needs: the columns (6 a free body,
- * lucid_sparse_columns) + 12 n (0 when that overflows size_t or n is negative); _dim for
- * contacts of dim rows (3, 4 or 6): the columns + dim (dim + 1) n. */
-size_t lucid_contact_sparse_work_size(int n, size_t columns);
+/* Doubles of workspace lucid_contact_solve_pgs_sparse needs for contacts of dim rows (3, 4 or
+ * 6): the columns (6 a free body, lucid_sparse_columns) + dim (dim + 1) n (0 when that
+ * overflows size_t or n is negative). */
 size_t lucid_contact_sparse_work_size_dim(int n, int dim, size_t columns);
 
 /* u (lucid_sparse_columns) = M^-1 J^T lambda by slots, then sigma = J u + g + R lambda (dim n). */
@@ -118,7 +117,7 @@ void lucid_contact_sparse_velocity(const lucid_contact_sparse_problem *p, const 
 /* Projected Gauss-Seidel of lucid_contact_solve (LCP, CCP and NCP models) on the sparse form:
  * the same per-contact updates in the same order (so the same iterates up to rounding), each
  * in O(1) through the bodies' u; criteria as lucid_contact_solve reports them (the model's,
- * and NCP). work: lucid_contact_sparse_work_size doubles. lambda: warm start when
+ * and NCP). work: lucid_contact_sparse_work_size_dim doubles. lambda: warm start when
  * o->warm_start, else zeroed; the answer on exit. G + R is PSD by construction (M positive
  * definite): no check is made. LUCID_ERR_ARGUMENT for a solver other than PGS, a model without
  * PGS, bad sizes or NULL pointers. */

@@ -138,8 +138,8 @@ static double cone_step(const double *u, const double *du, int k) {
     double disc = B * B - A * C;
     if (disc < 0.0) return tmax;
     /* the roots as q / A and C / q with q = -(B + sign(B) sqrt(disc)): the textbook
-     * (-B -+ sqrt(disc)) / A cancels when C is small (u near the cone's edge) and lost the near
-     * root, letting steps leave the cone (measured on a sliding box at 10 Hz) */
+     * (-B -+ sqrt(disc)) / A cancels when C is small (u near the cone's edge) and loses the
+     * near root, letting steps leave the cone */
     double sq = sqrt(disc), q = B < 0.0 ? sq - B : -(B + sq);
     double r1 = q / A, r2 = q != 0.0 ? C / q : INFINITY;
     if (r1 > 0.0) tmax = fmin(tmax, r1);
@@ -257,9 +257,8 @@ lucid_status lucid_ncp_solve(const lucid_ncp_problem *p, const lucid_single_leve
         double mu_aff = mean_gap(p, ws->Xt);
         double sigma = mu > 0.0 ? pow(fmax(mu_aff, 0.0) / mu, 3.0) : 0.0;
         double target = fmax(o->kappa, fmin(sigma, 1.0) * mu);
-        /* the centred direction: Mehrotra's second-order term daff_a o daff_b is left out,
-         * it spoiled the direction when the affine step was far outside the cones (measured:
-         * stalls at step lengths 1e-6 on a sphere's first contact) */
+        /* the centred direction: Mehrotra's second-order term daff_a o daff_b is left out, it
+         * spoils the direction when the affine step is far outside the cones (stalls) */
         direction(p, X, target, ws, ws->d);
         double t = max_step(p, X, ws->d);
         /* backtracking until the equations' or the complementarity's violation (at kappa)
