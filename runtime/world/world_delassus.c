@@ -627,15 +627,16 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
                                  .round_off = dense_round_off,
                                  .mean_diagonal = dense_mean_diagonal,
                                  .info = lucid_world_current_island(w)};
-    s = lucid_world_island_solve(&w->opt.contact, &island,
-                                 lucid_world_warm_rho(w, list, m, force_scale, velocity_scale),
-                                 &res);
+    lucid_contact_options o = w->opt.contact;
+    o.solver = lucid_world_island_solver(&w->opt, m);
+    s = lucid_world_island_solve(
+        &o, &island, lucid_world_warm_rho(w, &o, list, m, force_scale, velocity_scale), &res);
     /* the kept answer's velocity: the last judge's when it judged that answer in these units */
     int judged = d.has_judged && force_scale == 1.0 && velocity_scale == 1.0 &&
                  memcmp(d.judged, w->d.lambda, sizeof(double) * (size_t)rows) == 0;
     rescale(w, rows, 1.0 / force_scale, 1.0 / velocity_scale); /* exact: powers of two */
     if (s != LUCID_OK) return s;
-    lucid_world_keep_rho(w, list, m, res.rho, force_scale, velocity_scale);
+    lucid_world_keep_rho(w, &o, list, m, res.rho, force_scale, velocity_scale);
     w->d.stats.solver_iterations += res.iterations;
     w->d.stats.converged &= res.converged;
     if (!judged) lucid_contact_velocity(&p, w->d.lambda, w->d.sigma);
