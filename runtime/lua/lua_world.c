@@ -678,7 +678,7 @@ static int l_stats(lua_State *L) {
     return 1;
 }
 
-/* w:islands(): the last step's islands, each {contacts, dim, backend, answer, attempts,
+/* w:islands(): the last step's islands, each {contacts, dim, backend, solver, answer, attempts,
  * iterations, converged, residual} (lucid_world_islands). */
 static int l_islands(lua_State *L) {
     static const char *const answers[] = {"zero", "warm", "cold", "pgs", "ip", "newton"};
@@ -688,11 +688,13 @@ static int l_islands(lua_State *L) {
     lua_createtable(L, n, 0);
     for (int i = 0; i < n; ++i) {
         const lucid_world_island_info *is = &info[i];
-        lua_createtable(L, 0, 8);
+        lua_createtable(L, 0, 9);
         set_integer(L, "contacts", is->contacts);
         set_integer(L, "dim", is->dim);
         lua_pushstring(L, is->body_space ? "body" : "dense");
         lua_setfield(L, -2, "backend");
+        lua_pushstring(L, lucid_contact_solver_name(is->solver));
+        lua_setfield(L, -2, "solver");
         lua_pushstring(L, answers[is->answer]);
         lua_setfield(L, -2, "answer");
         lua_newtable(L); /* the attempts made, as a set listed in this order */

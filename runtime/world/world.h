@@ -455,13 +455,14 @@ typedef enum lucid_island_answer {
 
 /* One island of the last step and how its contact problem was solved. */
 typedef struct lucid_world_island_info {
-    int contacts;               /* its contacts, joint-limit and dry-friction rows included */
-    int dim;                    /* rows per contact: 3, 4 (torsion) or 6 (rolling) */
-    int body_space;             /* solved in body space (world_sparse.c), else on a dense G */
-    lucid_island_answer answer; /* the attempt whose answer the step applied */
-    unsigned attempts;          /* the attempts made: bit (1 << a) for each answer a */
-    int iterations;             /* of all its attempts */
-    int converged;              /* the applied answer met tol */
+    int contacts;                /* its contacts, joint-limit and dry-friction rows included */
+    int dim;                     /* rows per contact: 3, 4 (torsion) or 6 (rolling) */
+    int body_space;              /* solved in body space (world_sparse.c), else on a dense G */
+    lucid_contact_solver solver; /* the island's solver (its warm and cold attempts) */
+    lucid_island_answer answer;  /* the attempt whose answer the step applied */
+    unsigned attempts;           /* the attempts made: bit (1 << a) for each answer a */
+    int iterations;              /* of all its attempts */
+    int converged;               /* the applied answer met tol */
     double residual; /* the applied answer's model criterion in the island's units (what tol
                       * bounds; lucid_world_stats.scaled_residual is the largest) */
 } lucid_world_island_info;

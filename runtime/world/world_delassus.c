@@ -433,11 +433,11 @@ void lucid_world_keep_contact_forces(lucid_world *w, int k, int dim, const doubl
     }
 }
 
-void lucid_world_island_record(lucid_world *w, const int *list, int m,
-                               const lucid_contact_result *res, double f, double v,
+void lucid_world_island_record(lucid_world *w, const lucid_contact_options *o, const int *list,
+                               int m, const lucid_contact_result *res, double f, double v,
                                const lucid_contact_problem *p, const double *lambda,
                                const double *sigma) {
-    lucid_world_keep_rho(w, list, m, res->rho, f, v);
+    lucid_world_keep_rho(w, o, list, m, res->rho, f, v);
     w->d.stats.solver_iterations += res->iterations;
     w->d.stats.converged &= res->converged;
     w->d.stats.scaled_residual = fmax(w->d.stats.scaled_residual, res->model.abs);
@@ -633,16 +633,17 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
                                  .round_off = dense_round_off,
                                  .mean_diagonal = dense_mean_diagonal,
                                  .info = lucid_world_current_island(w)};
-    s = lucid_world_island_solve(&w->opt.contact, &island,
-                                 lucid_world_warm_rho(w, list, m, force_scale, velocity_scale),
-                                 &res);
+    lucid_contact_options o = w->opt.contact;
+    o.solver = lucid_world_island_solver(&w->opt, m);
+    s = lucid_world_island_solve(
+        &o, &island, lucid_world_warm_rho(w, &o, list, m, force_scale, velocity_scale), &res);
     /* the kept answer's velocity: the last judge's when it judged that answer in these units */
     int judged = d.has_judged && force_scale == 1.0 && velocity_scale == 1.0 &&
                  memcmp(d.judged, w->d.lambda, sizeof(double) * (size_t)rows) == 0;
     rescale(w, rows, 1.0 / force_scale, 1.0 / velocity_scale); /* exact: powers of two */
     if (s != LUCID_OK) return s;
     if (!judged) lucid_contact_velocity(&p, w->d.lambda, w->d.sigma);
-    lucid_world_island_record(w, list, m, &res, force_scale, velocity_scale, &p, w->d.lambda,
+    lucid_world_island_record(w, &o, list, m, &res, force_scale, velocity_scale, &p, w->d.lambda,
                               w->d.sigma);
     for (int i = 0; i < m; ++i) {
         size_t at = (size_t)dim * (size_t)i;

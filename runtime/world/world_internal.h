@@ -166,10 +166,12 @@ lucid_status lucid_world_remember_forces(lucid_world *w); /* world_warm_start.c 
  * so rho' = rho f / v): the geometric mean of the world-unit rho its contacts carried from the
  * last step; 0 when none did (the solver then picks its spectral one), when the world's solver
  * is not ADMM or when its options set rho. world_warm_start.c */
-double lucid_world_warm_rho(const lucid_world *w, const int *list, int m, double f, double v);
+double lucid_world_warm_rho(const lucid_world *w, const lucid_contact_options *o, const int *list,
+                            int m, double f, double v);
 /* Records the island's final penalty rho (scaled units as above; 0: none, and always 0 unless
- * the world's solver is ADMM) on its contacts. */
-void lucid_world_keep_rho(lucid_world *w, const int *list, int m, double rho, double f, double v);
+ * the island's solver o->solver is ADMM) on its contacts. */
+void lucid_world_keep_rho(lucid_world *w, const lucid_contact_options *o, const int *list, int m,
+                          double rho, double f, double v);
 /* R as an island problem's compliance: NULL when every entry is zero (rigid).
  * world_delassus.c */
 const double *lucid_world_problem_R(const double *R, long rows);
@@ -193,9 +195,10 @@ void lucid_world_island_contact(const lucid_world *w, int k, int dim, const luci
 void lucid_world_keep_contact_forces(lucid_world *w, int k, int dim, const double *lambda,
                                      const double *dual);
 /* An island's result into the step's stats and its penalty onto its contacts (res in units f,
- * v), with the NCP residual of the kept answer lambda of velocity sigma (world units). */
-void lucid_world_island_record(lucid_world *w, const int *list, int m,
-                               const lucid_contact_result *res, double f, double v,
+ * v; o: the island's options), with the NCP residual of the kept answer lambda of velocity
+ * sigma (world units). */
+void lucid_world_island_record(lucid_world *w, const lucid_contact_options *o, const int *list,
+                               int m, const lucid_contact_result *res, double f, double v,
                                const lucid_contact_problem *p, const double *lambda,
                                const double *sigma);
 /* world_sparse.c: whether an island of m contacts is solved in body space, the solve (forces
@@ -204,8 +207,8 @@ int lucid_world_sparse_applies(const lucid_world *w, const int *list, int m);
 /* Rows per contact of an island (world_delassus.c): 6 when one of its contacts has rolling
  * friction, else 4 when one has torsional friction, else 3. */
 int lucid_world_island_dim(const lucid_world *w, const int *list, int m);
-/* Whether the island solve ends with an interior-point attempt under o (ADMM and staggered
- * worlds whose model has an ip pair; world_island_solve.c). */
+/* Whether the island solve ends with an interior-point attempt under o (ADMM, staggered and
+ * ncp:newton worlds whose model has an ip pair; world_island_solve.c). */
 int lucid_world_island_has_ip_attempt(const lucid_contact_options *o);
 /* The island size above which the body-space path is taken when opt.sparse_threshold < 0
  * (automatic): the measured crossover of the solver (docs/world.md): */
@@ -213,6 +216,13 @@ int lucid_world_island_has_ip_attempt(const lucid_contact_options *o);
 #define LUCID_WORLD_SPARSE_ADMM_CROSSOVER   64
 #define LUCID_WORLD_SPARSE_NEWTON_CROSSOVER 64
 #define LUCID_WORLD_SPARSE_IP_CROSSOVER     48
+/* ncp:newton's islands up to this many contacts: its dense LU per iteration against ADMM's
+ * warm iterations (docs/benchmarks/solve_choice.md) */
+#define LUCID_WORLD_NCP_NEWTON_CONTACTS 32
+/* The solver of an island of m contacts: the world's, or ADMM (dense or body space by ADMM's
+ * own crossover) for ncp:newton above LUCID_WORLD_NCP_NEWTON_CONTACTS or above a set
+ * sparse_threshold: its LU is dense and has no body-space form. */
+lucid_contact_solver lucid_world_island_solver(const lucid_world_options *o, int m);
 /* ADMM on an island touching a model's links (docs/world.md, benchmarks/robot_step.md) */
 #define LUCID_WORLD_SPARSE_ADMM_ROBOT_CROSSOVER 8
 /* A body-space island's answer farther than this many tol from tol goes to the interior point

@@ -15,22 +15,28 @@ enum {
     IP = LUCID_ISLAND_IP
 };
 
+/* ccp:newton: a compliant primal problem whose criterion is not p's. */
+static int ccp_newton(const lucid_contact_options *o) {
+    return o->solver == LUCID_CONTACT_NEWTON && o->model == LUCID_CONTACT_CCP;
+}
+
 /* 1 when the solver stops on a criterion of p itself, which the island can recompute. Not:
  * ccp:newton (it solves a compliant CCP where p has no compliance), raisim:bisection (the
  * fixed point of its per-contact map; its model has no complementarity form) and ip with
  * kappa > 0 (the relaxed system, contact_ip.h). Their answers are judged on their own report,
  * p's criterion reading a relaxed model's answer as worse than no force at all. */
 static int criterion_of_p(const lucid_contact_options *o) {
-    return o->solver != LUCID_CONTACT_NEWTON && o->model != LUCID_CONTACT_RAISIM &&
+    return !ccp_newton(o) && o->model != LUCID_CONTACT_RAISIM &&
            !(o->solver == LUCID_CONTACT_IP && o->kappa > 0.0);
 }
 
-/* The interior point (kappa = 0, from its own start) as the last attempt of ADMM and staggered
- * worlds: a second-order method, it meets tol where the first-order ones crawl (degenerate
- * contacts at the stick-slip boundary, docs/benchmarks/solve_choice.md). Not for PGS worlds,
- * whose forces stay PGS's. */
+/* The interior point (kappa = 0, from its own start) as the last attempt of ADMM, staggered and
+ * ncp:newton worlds: it meets tol where the fixed-point solvers crawl and where the semismooth
+ * Newton stops at a stationary point of its merit (docs/benchmarks/solve_choice.md). Not for PGS
+ * worlds, whose forces stay PGS's. */
 int lucid_world_island_has_ip_attempt(const lucid_contact_options *o) {
-    return (o->solver == LUCID_CONTACT_ADMM || o->solver == LUCID_CONTACT_STAGGERED) &&
+    return (o->solver == LUCID_CONTACT_ADMM || o->solver == LUCID_CONTACT_STAGGERED ||
+            (o->solver == LUCID_CONTACT_NEWTON && o->model == LUCID_CONTACT_NCP)) &&
            lucid_contact_pair_check(o->model, LUCID_CONTACT_IP) == LUCID_OK;
 }
 
@@ -105,10 +111,11 @@ static double answer_round_off(const lucid_world_island *isl, double zero, doubl
 }
 
 /* The island's report: which answer was kept, the attempts made and the kept criteria. */
-static void report(const lucid_world_island *isl, int answer, int tried,
-                   const lucid_contact_result *res) {
+static void report(const lucid_contact_options *o, const lucid_world_island *isl, int answer,
+                   int tried, const lucid_contact_result *res) {
     lucid_world_island_info *info = isl->info;
     if (!info) return;
+    info->solver = o->solver;
     info->contacts = isl->n;
     info->dim = isl->n > 0 ? (int)(isl->n3 / (size_t)isl->n) : 3;
     info->answer = (lucid_island_answer)answer;
@@ -140,7 +147,7 @@ lucid_status lucid_world_island_solve(const lucid_contact_options *o, const luci
     double zero = res.model.abs;
     if (zero <= o->tol) {
         res.converged = 1, *out = res;
-        report(isl, LUCID_ISLAND_ZERO, 0, out);
+        report(o, isl, LUCID_ISLAND_ZERO, 0, out);
         return LUCID_OK;
     }
     int has_pgs = lucid_contact_pair_check(o->model, LUCID_CONTACT_PGS) == LUCID_OK;
@@ -158,7 +165,7 @@ lucid_status lucid_world_island_solve(const lucid_contact_options *o, const luci
         int relaxed = a < PGS && !criterion_of_p(o);
         if (finite && relaxed) res.model = own;
         /* ccp:newton's own criterion equals p's at lambda = 0: compared there on its own */
-        if (a < PGS && o->solver == LUCID_CONTACT_NEWTON) p_abs = res.model.abs;
+        if (a < PGS && ccp_newton(o)) p_abs = res.model.abs;
         int cold = a == COLD || a == IP || (a == PGS && have_best && best_cold);
         /* the round-off bound (a pass over the island's G) only where a decision reads it */
         double round_off = NAN;
@@ -182,14 +189,14 @@ lucid_status lucid_world_island_solve(const lucid_contact_options *o, const luci
     if (!have_best) { /* no finite answer, or only warm ones worse than doing nothing */
         set_zero(isl, out);
         out->iterations = iterations;
-        report(isl, LUCID_ISLAND_ZERO, tried, out);
+        report(o, isl, LUCID_ISLAND_ZERO, tried, out);
         return LUCID_OK;
     }
     memcpy(isl->lambda, best, sizeof(double) * n3);
     memcpy(isl->dual, best + n3, sizeof(double) * n3);
     *out = best_res;
     out->iterations = iterations;
-    report(isl, best_answer, tried, out);
+    report(o, isl, best_answer, tried, out);
     return LUCID_OK;
 }
 

@@ -54,7 +54,7 @@ void lucid_world_default_options(lucid_world_options *o) {
     o->dt = 1e-3;
     o->contact = lucid_contact_default_options();
     o->contact.model = LUCID_CONTACT_NCP;
-    o->contact.solver = LUCID_CONTACT_ADMM;
+    o->contact.solver = LUCID_CONTACT_NEWTON;
     o->contact.tol = 1e-6;
     o->contact.max_iter = 200;
     o->contact.warm_start = 1;

@@ -1022,6 +1022,7 @@ static lucid_status solve_islands(lucid_world *w, struct lucid_world_single_leve
         w->d.island_info[i] =
             (lucid_world_island_info){.contacts = is->num_pairs,
                                       .dim = dim,
+                                      .solver = LUCID_CONTACT_NEWTON,
                                       .answer = LUCID_ISLAND_NEWTON,
                                       .attempts = 1u << LUCID_ISLAND_NEWTON,
                                       .iterations = res.iterations,

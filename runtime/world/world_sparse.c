@@ -1,7 +1,7 @@
 /* Islands solved in body space (solvers/contact/contact_sparse.h): no Delassus matrix, O(m)
  * memory, O(m) per PGS sweep, and for ADMM one sparse LDL factorisation of the velocity-space
  * H = M + J^T (R + rho I)^-1 J per rho (contact_sparse_hessian.h). Used for islands of more
- * than the solver's threshold of contacts (lucid_world_sparse_threshold) when the solver has
+ * than the solver's threshold of contacts (sparse_threshold) when the solver has
  * a body-space implementation (PGS for LCP, CCP, NCP; ADMM and IP for CCP, NCP; Newton for
  * CCP).
  *
@@ -77,11 +77,19 @@ void lucid_world_sparse_destroy(lucid_world_sparse *sp) {
     free(sp);
 }
 
-/* The island size above which the body-space path is taken: opt.sparse_threshold when >= 0,
- * else the solver's crossover. */
-static int sparse_threshold(const lucid_world_options *o) {
+lucid_contact_solver lucid_world_island_solver(const lucid_world_options *o, int m) {
+    int ncp_newton =
+        o->contact.solver == LUCID_CONTACT_NEWTON && o->contact.model == LUCID_CONTACT_NCP;
+    int large =
+        m > (o->sparse_threshold >= 0 ? o->sparse_threshold : LUCID_WORLD_NCP_NEWTON_CONTACTS);
+    return ncp_newton && large ? LUCID_CONTACT_ADMM : o->contact.solver;
+}
+
+/* The island size above which the body-space path is taken under solver: opt.sparse_threshold
+ * when >= 0, else the solver's crossover. */
+static int sparse_threshold(const lucid_world_options *o, lucid_contact_solver solver) {
     if (o->sparse_threshold >= 0) return o->sparse_threshold;
-    switch (o->contact.solver) {
+    switch (solver) {
         case LUCID_CONTACT_ADMM:
             return LUCID_WORLD_SPARSE_ADMM_CROSSOVER;
         case LUCID_CONTACT_NEWTON:
@@ -111,16 +119,15 @@ static int spin_without_friction(const lucid_world *w, const int *list, int m) {
 }
 
 int lucid_world_sparse_applies(const lucid_world *w, const int *list, int m) {
-    if (!lucid_contact_sparse_has(w->opt.contact.model, w->opt.contact.solver)) return 0;
+    lucid_contact_solver solver = lucid_world_island_solver(&w->opt, m);
+    if (!lucid_contact_sparse_has(w->opt.contact.model, solver)) return 0;
     /* torsional and rolling friction (dims 4, 6) by the solvers whose body-space forms take
      * them (admm, pgs, ip; ccp:newton's is of dim 3): the dense island solves the others, and
      * refuses torsion or rolling without sliding friction by name */
     int dim = lucid_world_island_dim(w, list, m);
-    if (dim > 3 &&
-        (w->opt.contact.solver == LUCID_CONTACT_NEWTON || spin_without_friction(w, list, m)))
-        return 0;
-    int threshold = sparse_threshold(&w->opt);
-    if (w->opt.sparse_threshold < 0 && w->opt.contact.solver == LUCID_CONTACT_ADMM &&
+    if (dim > 3 && (solver == LUCID_CONTACT_NEWTON || spin_without_friction(w, list, m))) return 0;
+    int threshold = sparse_threshold(&w->opt, solver);
+    if (w->opt.sparse_threshold < 0 && solver == LUCID_CONTACT_ADMM &&
         threshold > LUCID_WORLD_SPARSE_ADMM_ROBOT_CROSSOVER && touches_model(w, list, m))
         threshold = LUCID_WORLD_SPARSE_ADMM_ROBOT_CROSSOVER;
     return m > threshold;
@@ -698,8 +705,9 @@ lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, in
                                  .round_off = sparse_round_off,
                                  .mean_diagonal = sparse_mean_diagonal,
                                  .info = lucid_world_current_island(w)};
-    s = lucid_world_island_solve(&w->opt.contact, &island, lucid_world_warm_rho(w, list, m, f, v),
-                                 &res);
+    lucid_contact_options o = w->opt.contact;
+    o.solver = lucid_world_island_solver(&w->opt, m);
+    s = lucid_world_island_solve(&o, &island, lucid_world_warm_rho(w, &o, list, m, f, v), &res);
     rescale(sp, m, 1.0 / f, 1.0 / v);
     if (s != LUCID_OK) return s;
     sp->last = p, sp->last_list = list;
@@ -707,7 +715,7 @@ lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, in
     double *u = sp->work, *sigma = sp->work + lucid_sparse_columns(&p);
     lucid_contact_sparse_velocity(&p, sp->lambda, u, sigma);
     lucid_contact_problem form = {p.n, NULL, p.g, p.mu, p.R, dim};
-    lucid_world_island_record(w, list, m, &res, f, v, &form, sp->lambda, sigma);
+    lucid_world_island_record(w, &o, list, m, &res, f, v, &form, sp->lambda, sigma);
     for (int i = 0; i < m; ++i) {
         size_t at = (size_t)dim * (size_t)i;
         lucid_world_keep_contact_forces(w, list[i], dim, sp->lambda + at, sp->dual + at);

@@ -79,8 +79,8 @@ void lucid_world_warm_start(lucid_world *w) {
 /* A warm ADMM restarted from the spectral rho climbs back by kappa^rho_power (x1.41) per
  * iteration, one refactorisation each, to where the last step ended (docs/world.md, step 5):
  * the carried rho spares that climb. */
-double lucid_world_warm_rho(const lucid_world *w, const int *list, int m, double f, double v) {
-    const lucid_contact_options *o = &w->opt.contact;
+double lucid_world_warm_rho(const lucid_world *w, const lucid_contact_options *o, const int *list,
+                            int m, double f, double v) {
     if (o->solver != LUCID_CONTACT_ADMM || o->rho > 0.0) return 0.0; /* a user's rho wins */
     double first = 0.0, log_sum = 0.0; /* logs relative to the first: exact when all agree */
     int count = 0;
@@ -93,8 +93,9 @@ double lucid_world_warm_rho(const lucid_world *w, const int *list, int m, double
     return count ? first * exp(log_sum / count) * f / v : 0.0;
 }
 
-void lucid_world_keep_rho(lucid_world *w, const int *list, int m, double rho, double f, double v) {
-    int admm = w->opt.contact.solver == LUCID_CONTACT_ADMM; /* staggered's rho is its own */
+void lucid_world_keep_rho(lucid_world *w, const lucid_contact_options *o, const int *list, int m,
+                          double rho, double f, double v) {
+    int admm = o->solver == LUCID_CONTACT_ADMM; /* staggered's rho is its own */
     double world = admm && rho > 0.0 && isfinite(rho) ? rho * v / f : 0.0;
     for (int i = 0; i < m; ++i) w->d.contacts[list[i]].rho = world;
 }

@@ -222,6 +222,25 @@ static void ac_keep_best(ac_solver *s, lucid_contact_run *run, const double *lam
     memcpy(s->best_sigma, s->sigma, sizeof(double) * (size_t)s->m);
 }
 
+/* The answer projected onto its cones: Newton's iterate meets the criterion's primal part only
+ * to tol, so a force may leave its friction cone by that much. The projection replaces it when it
+ * meets tol as well or is no worse (sigma: lambda's velocity, updated with it). */
+static void ac_project_answer(ac_solver *s, lucid_contact_run *run, double *lambda) {
+    for (int i = 0; i < s->n; ++i)
+        lucid_cone_n_project(s->dim, s->p->mu[i], lambda + (size_t)s->dim * (size_t)i,
+                             s->lt + (size_t)s->dim * (size_t)i);
+    lucid_contact_velocity(s->p, s->lt, s->st);
+    lucid_contact_result kept = *run->result;
+    int met = lucid_contact_check(run, s->lt, s->st);
+    if (!(met || run->result->ncp.abs <= kept.ncp.abs) || (kept.converged && !met)) {
+        *run->result = kept;
+        return;
+    }
+    run->result->converged = met;
+    memcpy(lambda, s->lt, sizeof(double) * (size_t)s->m);
+    memcpy(s->sigma, s->st, sizeof(double) * (size_t)s->m);
+}
+
 lucid_status lucid_contact_solve_alart_curnier(lucid_contact_run *run, double *lambda) {
     const lucid_contact_problem *p = run->p;
     lucid_contact_workspace *ws = run->ws;
@@ -258,6 +277,7 @@ lucid_status lucid_contact_solve_alart_curnier(lucid_contact_run *run, double *l
         memcpy(s.sigma, s.best_sigma, sizeof(double) * (size_t)s.m);
         lucid_contact_check(run, lambda, s.sigma);
     }
+    ac_project_answer(&s, run, lambda);
     ws->sigma_current = 1;
     return LUCID_OK;
 }

@@ -171,7 +171,9 @@ t.case("humanoid100.xml (condim 4 cylinders) loads and steps in the cone", funct
         local n, mu = c.lambda[3], c.friction
         local ft = math.sqrt(c.lambda[1] ^ 2 + c.lambda[2] ^ 2)
         local cone = math.sqrt((ft / mu) ^ 2 + (c.torque / c.torsion) ^ 2)
-        t.truthy(cone <= n * (1 + 1e-9) + 1e-12, "in the elliptic cone")
+        -- within the solve's tolerance: the NCP criterion's primal part bounds how far a force
+        -- may leave its cone (tol = 1e-6 N; the island's force scale is at most 1)
+        t.truthy(cone <= n * (1 + 1e-9) + 1e-6, "in the elliptic cone")
       end
     end
   end

@@ -61,8 +61,29 @@ t.case("the default solve: reports add up, the settled column keeps the warm ans
   end
 end)
 
+t.case("the default ncp:newton: Newton on islands of at most 32 contacts, ADMM above and in body space", function()
+  local w = scene{dt = 0.005}
+  for _, is in ipairs(run(w, 120)) do t.eq(is.solver, "newton", is.contacts .. " contacts") end
+  local tall = lucid.world{dt = 0.005} -- a column of 10 boxes: 40 contacts, one island
+  tall:add_static{shape = lucid.halfspace({0, 0, 1}, 0)}
+  for i = 1, 10 do
+    tall:add_body{shape = lucid.box(0.1, 0.1, 0.1), mass = 1,
+                  pose = lucid.se3.new({1, 0, 0, 0}, {0, 0, 0.1 + 0.201 * (i - 1)})}
+  end
+  local islands = run(tall, 120)
+  t.eq(#islands, 1)
+  t.truthy(islands[1].contacts > 32, "one island above Newton's size")
+  t.eq(islands[1].solver, "admm")
+  t.eq(islands[1].backend, "dense", "ADMM's own crossover keeps 40 contacts dense")
+  for _, is in ipairs(run(scene{dt = 0.005, sparse_threshold = 0}, 80)) do
+    t.eq(is.backend, "body")
+    t.eq(is.solver, "admm", "no body-space Newton for the NCP")
+  end
+  for _, is in ipairs(run(scene{dt = 0.005, contact = {solver = "admm"}}, 80)) do t.eq(is.solver, "admm") end
+end)
+
 t.case("an ADMM held to one iteration: the answer comes from a later attempt", function()
-  local w = scene{dt = 0.005, contact = {max_iter = 1, warm_start = false}}
+  local w = scene{dt = 0.005, contact = {solver = "admm", max_iter = 1, warm_start = false}}
   local later = 0
   for _ = 1, 60 do
     w:step()

@@ -296,7 +296,7 @@ static void test_warm_start_saves_iterations(void **state) {
  * (lucid_world_warm_rho), in world units: the same stack with every mass divided by 1024 is
  * solved in the same scaled units (the island's scales are powers of two), so its contacts
  * carry exactly 1024 times the rho (G = J M^-1 J^T grows by 1024), on the dense path and in
- * body space; a PGS world keeps none. */
+ * body space (an ADMM world); a PGS world keeps none. */
 static void test_warm_start_carries_rho(void **state) {
     (void)state;
     for (int body_space = 0; body_space < 2; ++body_space) {
@@ -305,6 +305,7 @@ static void test_warm_start_carries_rho(void **state) {
         for (int light = 0; light < 2; ++light) {
             lucid_world_options o;
             lucid_world_default_options(&o);
+            o.contact.solver = LUCID_CONTACT_ADMM;
             if (body_space) o.sparse_threshold = 0;
             lucid_world *w = stack(&o, 3, light ? 1.0 / 1024 : 1.0, 100);
             lucid_world_stats st = lucid_world_last_stats(w);
