@@ -3,7 +3,9 @@
 -- arm7 sweeping through boxes and the Allegro hand closing on its cube (bench_solve_choice.lua's
 -- recipes); every EVERY steps it takes the last island's problem (w:contact_problem()) and solves
 -- it from zero with ncp:admm (rho: the solver's own choice and the given multiples, up to
--- ADMM_ITER iterations) and with ncp:ip (200 iterations), at the world's tol 1e-6.
+-- ADMM_ITER iterations), with ncp:ip and with ncp:newton (200 iterations each), at the world's
+-- tol 1e-6. The worlds step with ncp:admm (the default before ncp:newton), so the problems are
+-- those of an ADMM world's trajectory.
 --   ./lucid tests/bench/probe_robot_islands.lua [ADMM_ITER]        (default 3000)
 -- Recorded in docs/benchmarks/solve_choice.md.
 local lucid = require "lucid"
@@ -27,18 +29,19 @@ local function probe(name, w, steps, every, rhos, control)
         line = line .. string.format(" rho %s: %s", rho == 0 and "auto" or string.format("%g", rho),
                                      solve(P, "admm", rho, admm_iter))
       end
-      print(line .. "; ip " .. solve(P, "ip", 0, 200))
+      print(line .. "; ip " .. solve(P, "ip", 0, 200) .. "; newton " .. solve(P, "newton", 0, 200))
     end
   end
 end
 
 local m = lucid.model.load("/usr/share/mujoco/model/humanoid/humanoid.xml")
-local w = lucid.world{dt = m.timestep}
+local function world(dt) return lucid.world{dt = dt, contact = {solver = "admm"}} end
+local w = world(m.timestep)
 w:add_model(m)
 probe("humanoid", w, 400, 50, {0})
 
 local arm = lucid.model.load("tasks/models/arm7.xml")
-w = lucid.world{dt = arm.timestep} -- the file has its floor
+w = world(arm.timestep) -- the file has its floor
 local arm_id = w:add_model(arm)
 for i = 1, 4 do
   local h = 0.04
@@ -54,7 +57,7 @@ if not ok then
   print("allegro: skipped (" .. shared .. "/data/robots/allegro_cube.xml not found)")
   return
 end
-w = lucid.world{dt = am.timestep}
+w = world(am.timestep)
 local id = w:add_model(am)
 local u = {}
 for i, n in ipairs(am:names("actuator")) do u[i] = n == "tha0" and 1.3 or (n:match("a0$") and 0 or 1.2) end
