@@ -20,8 +20,8 @@ static int ccp_newton(const lucid_contact_options *o) {
     return o->solver == LUCID_CONTACT_NEWTON && o->model == LUCID_CONTACT_CCP;
 }
 
-/* 1 when no force was carried into the island (lambda, n entries, all zero). */
-static int nothing_carried(const double *lambda, size_t n) {
+/* 1 when the n entries of lambda are all zero (no force). */
+static int all_zero(const double *lambda, size_t n) {
     for (size_t k = 0; k < n; ++k)
         if (lambda[k] != 0.0) return 0;
     return 1;
@@ -140,9 +140,10 @@ static void report(const lucid_contact_options *o, const lucid_world_island *isl
  * cause, taken at forces the island can resolve (answer_round_off); cold answers are the
  * solver's own. Attempts: lambda = 0 when it meets tol; warm (ncp:newton with nothing carried:
  * the ip, then Newton from its answer); then those next_attempt gives. The ip's answer is kept only
- * when it meets tol or no other answer is eligible (then it beats lambda = 0, which leaves pressing
- * contacts without force): unconverged, it differs from the fixed-point solvers' in directions the
- * criterion does not see, and a whole step would switch between them under a perturbation. */
+ * when it meets tol, no other answer is eligible or the kept one is no better than lambda = 0
+ * (then it beats lambda = 0, which leaves pressing contacts without force): unconverged, it differs
+ * from the fixed-point solvers' in directions the criterion does not see, and a whole step would
+ * switch between them under a perturbation. */
 lucid_status lucid_world_island_solve(const lucid_contact_options *o, const lucid_world_island *isl,
                                       double warm_rho, lucid_contact_result *out) {
     size_t n3 = isl->n3;
@@ -164,7 +165,7 @@ lucid_status lucid_world_island_solve(const lucid_contact_options *o, const luci
     /* ncp:newton with nothing carried starts from the interior point's answer: a semismooth
      * Newton converges from near a solution, the ip reaches one from scratch */
     int from_ip = ip >= 0 && o->warm_start && o->solver == LUCID_CONTACT_NEWTON &&
-                  o->model == LUCID_CONTACT_NCP && nothing_carried(warm, n3);
+                  o->model == LUCID_CONTACT_NCP && all_zero(warm, n3);
     for (int a = from_ip ? IP : o->warm_start ? WARM : COLD; a >= 0;) {
         const double *start = a == PGS && have_best ? best : warm;
         lucid_status s = attempt(o, isl, a, start, warm_rho, ip >= 0 && !(tried & (1 << IP)), &res);
@@ -181,11 +182,17 @@ lucid_status lucid_world_island_solve(const lucid_contact_options *o, const luci
             a == COLD || a == IP || (a == WARM && from_ip) || (a == PGS && have_best && best_cold);
         /* the round-off bound (a pass over the island's G) only where a decision reads it */
         double round_off = NAN;
-        int eligible = finite && (cold || (relaxed && res.converged) || p_abs <= zero ||
-                                  p_abs <= 2.0 * answer_round_off(isl, zero, &round_off));
+        /* lambda = 0 itself is the fallback below, judged already: an attempt that returns it
+         * (a Newton whose iterates never improved on its start) is no answer */
+        int eligible = finite && !all_zero(isl->lambda, n3) &&
+                       (cold || (relaxed && res.converged) || p_abs <= zero ||
+                        p_abs <= 2.0 * answer_round_off(isl, zero, &round_off));
         int met = eligible && res.converged && res.model.abs <= o->tol;
         res.converged = met;
-        if (met || (eligible && (!have_best || (a != IP && res.model.abs < best_res.model.abs)))) {
+        /* the ip replaces a kept answer only when that one is no better than lambda = 0 */
+        int better = have_best && res.model.abs < best_res.model.abs &&
+                     (a != IP || best_res.model.abs >= zero);
+        if (met || (eligible && (!have_best || better))) {
             memcpy(best, isl->lambda, sizeof(double) * n3);
             memcpy(best + n3, isl->dual, sizeof(double) * n3);
             best_res = res, have_best = 1, best_cold = cold, best_answer = a;

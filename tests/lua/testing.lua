@@ -115,7 +115,7 @@ function testing.exists(path)
 end
 
 -- Every contact model x solver pair of the world (docs/contact.md, Table III and the ip).
-testing.CONTACT_PAIRS = {{"ncp", "admm"}, {"ncp", "pgs"}, {"ncp", "ip"}, {"ncp", "staggered"},
+testing.CONTACT_PAIRS = {{"ncp", "newton"}, {"ncp", "admm"}, {"ncp", "pgs"}, {"ncp", "ip"}, {"ncp", "staggered"},
                          {"ccp", "admm"}, {"ccp", "pgs"}, {"ccp", "newton"}, {"ccp", "ip"},
                          {"lcp", "pgs"}, {"raisim", "bisection"}}
 
