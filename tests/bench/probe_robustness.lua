@@ -14,7 +14,7 @@
 -- defaults' cause studies in docs/benchmarks/robustness.md)
 local lucid = require "lucid"
 
-local PAIRS = {{"ncp", "admm"}, {"ncp", "pgs"}, {"ncp", "ip"}, {"ncp", "staggered"},
+local PAIRS = {{"ncp", "newton"}, {"ncp", "admm"}, {"ncp", "pgs"}, {"ncp", "ip"}, {"ncp", "staggered"},
                {"ccp", "admm"}, {"ccp", "pgs"}, {"ccp", "newton"}, {"ccp", "ip"},
                {"lcp", "pgs"}, {"raisim", "bisection"}}
 local SHARED = (os.getenv("LUCID_SHARED_DIR") or "../shared") .. "/data/robots/"
