@@ -211,13 +211,14 @@ int lucid_world_island_dim(const lucid_world *w, const int *list, int m);
  * ncp:newton worlds whose model has an ip pair; world_island_solve.c). */
 int lucid_world_island_has_ip_attempt(const lucid_contact_options *o);
 /* The island size above which the body-space path is taken when opt.sparse_threshold < 0
- * (automatic): the measured crossover of the solver (docs/world.md): */
+ * (automatic): where the solver's body-space form costs less than its dense one
+ * (docs/world_step.md, "Dense or body space"). */
 #define LUCID_WORLD_SPARSE_PGS_CROSSOVER    16
 #define LUCID_WORLD_SPARSE_ADMM_CROSSOVER   64
 #define LUCID_WORLD_SPARSE_NEWTON_CROSSOVER 64
 #define LUCID_WORLD_SPARSE_IP_CROSSOVER     48
-/* ncp:newton's islands up to this many contacts: its dense LU per iteration against ADMM's
- * warm iterations (docs/benchmarks/solve_choice.md) */
+/* ncp:newton's islands up to this many contacts: beyond it a dense LU per Newton iteration costs
+ * more than ADMM's warm iterations (docs/world_step.md, "Dense or body space"). */
 #define LUCID_WORLD_NCP_NEWTON_CONTACTS 32
 /* The solver of an island of m contacts: the world's, or ADMM (dense or body space by ADMM's
  * own crossover) for ncp:newton above LUCID_WORLD_NCP_NEWTON_CONTACTS or above a set

@@ -20,6 +20,11 @@ static int ccp_newton(const lucid_contact_options *o) {
     return o->solver == LUCID_CONTACT_NEWTON && o->model == LUCID_CONTACT_CCP;
 }
 
+/* ncp:newton: the semismooth Newton on p's own NCP (dense only). */
+static int ncp_newton(const lucid_contact_options *o) {
+    return o->solver == LUCID_CONTACT_NEWTON && o->model == LUCID_CONTACT_NCP;
+}
+
 /* 1 when the n entries of lambda are all zero (no force). */
 static int all_zero(const double *lambda, size_t n) {
     for (size_t k = 0; k < n; ++k)
@@ -43,7 +48,7 @@ static int criterion_of_p(const lucid_contact_options *o) {
  * worlds, whose forces stay PGS's. */
 int lucid_world_island_has_ip_attempt(const lucid_contact_options *o) {
     return (o->solver == LUCID_CONTACT_ADMM || o->solver == LUCID_CONTACT_STAGGERED ||
-            (o->solver == LUCID_CONTACT_NEWTON && o->model == LUCID_CONTACT_NCP)) &&
+            ncp_newton(o)) &&
            lucid_contact_pair_check(o->model, LUCID_CONTACT_IP) == LUCID_OK;
 }
 
@@ -164,8 +169,7 @@ lucid_status lucid_world_island_solve(const lucid_contact_options *o, const luci
     int have_best = 0, best_cold = 0, best_answer = LUCID_ISLAND_ZERO, tried = 0, iterations = 0;
     /* ncp:newton with nothing carried starts from the interior point's answer: a semismooth
      * Newton converges from near a solution, the ip reaches one from scratch */
-    int from_ip = ip >= 0 && o->warm_start && o->solver == LUCID_CONTACT_NEWTON &&
-                  o->model == LUCID_CONTACT_NCP && all_zero(warm, n3);
+    int from_ip = ip >= 0 && o->warm_start && ncp_newton(o) && all_zero(warm, n3);
     for (int a = from_ip ? IP : o->warm_start ? WARM : COLD; a >= 0;) {
         const double *start = a == PGS && have_best ? best : warm;
         lucid_status s = attempt(o, isl, a, start, warm_rho, ip >= 0 && !(tried & (1 << IP)), &res);

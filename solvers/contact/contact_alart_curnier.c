@@ -226,9 +226,7 @@ static void ac_keep_best(ac_solver *s, lucid_contact_run *run, const double *lam
  * to tol, so a force may leave its friction cone by that much. The projection replaces it when it
  * meets tol as well or is no worse (sigma: lambda's velocity, updated with it). */
 static void ac_project_answer(ac_solver *s, lucid_contact_run *run, double *lambda) {
-    for (int i = 0; i < s->n; ++i)
-        lucid_cone_n_project(s->dim, s->p->mu[i], lambda + (size_t)s->dim * (size_t)i,
-                             s->lt + (size_t)s->dim * (size_t)i);
+    lucid_cones_project(s->n, s->dim, s->p->mu, lambda, s->lt);
     lucid_contact_velocity(s->p, s->lt, s->st);
     lucid_contact_result kept = *run->result;
     int met = lucid_contact_check(run, s->lt, s->st);

@@ -78,8 +78,8 @@ static lucid_distance_result gjk_distance(const lucid_shape *a, const lucid_se3 
 #define ROUND_OFF    1e-9
 #define GJK_ACCURACY 1e-8
 
-/* The deepest contact against GJK: above GJK's pair of points in separated pairs (printed: a
- * face within the patch's angular tolerance is measured along its own normal), and not below
+/* The deepest contact against GJK: above GJK's pair of points in separated pairs (a patch's
+ * face, turned within its angular tolerance, is measured along its own normal), and not below
  * the gap GJK's normal certifies (max over n of separation_along is the signed distance),
  * beyond round-off and a patch's turned normal (g / cos(theta)). */
 typedef struct {
@@ -169,17 +169,17 @@ static void test_box_corner_under_cylinder_cap(void **state) {
     lucid_world_destroy(w);
 }
 
-/* A box's corner towards a cylinder's cap, within a swept margin of 0.517 m: a cap is not a
- * polytope face, so the corners-on-a-face rule must not take it (poses at full precision). */
+/* A box's corner towards a cylinder's cap, within a swept margin of 0.517 m, at a pose where the
+ * cap passes the corners-on-a-face test: a cap is not a polytope face, so the rule must not take
+ * it. The rotations are column-major, every digit needed to reach that pose. */
 static void test_captured_box_cylinder_pair(void **state) {
     (void)state;
     lucid_shape cylinder, box;
     assert_int_equal(lucid_shape_cylinder(0.05, 0.1, &cylinder), LUCID_OK);
     assert_int_equal(lucid_shape_box(0.05, 0.04, 0.03, &box), LUCID_OK);
-    static const double Rb[9] = {
-        0.89792667633418854, 0.00023534988897000453, 0.44014500853453642,
-        0.26821308701442742, -0.79317517078790956,   -0.54674938353852964,
-        0.34898341490911655, 0.60899350822155796,    -0.71227626877663908}; /* column-major */
+    static const double Rb[9] = {0.89792667633418854, 0.00023534988897000453, 0.44014500853453642,
+                                 0.26821308701442742, -0.79317517078790956,   -0.54674938353852964,
+                                 0.34898341490911655, 0.60899350822155796,    -0.71227626877663908};
     static const double Rc[9] = {0.87859540469627728,  -0.28938590576886764, -0.37990250379395629,
                                  0.47621158308473283,  0.59077029800531489,  0.65131634643285607,
                                  0.035953344524779302, -0.75315752172904948, 0.65685698936712167};
