@@ -1179,8 +1179,7 @@ lucid_vec3 lucid_world_models_side_velocity(const lucid_world *w, const lucid_co
 
 /* G block (rows of side a's contact, columns of side b's) += J_a Y_b, both on one tree. The
  * nine sums in one pass over the dofs (six loads for nine products, where nine passes loaded
- * two for one; each sum in the same order, so the same bits). J_a is zero off the dofs that
- * move the point (its link's ancestors): those dofs add zeros and are skipped. */
+ * two for one; each sum in the same order, so the same bits). */
 void lucid_world_models_add_block(const lucid_world *w, const lucid_contact_side *a,
                                   const lucid_contact_side *b, double *G, int ld, int row, int col,
                                   int mirror) {
@@ -1189,7 +1188,6 @@ void lucid_world_models_add_block(const lucid_world *w, const lucid_contact_side
     double s[9] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}; /* s[k + 3 l] */
     for (size_t i = 0; i < nv; ++i) {
         double j0 = Ja[i], j1 = Ja[nv + i], j2 = Ja[2 * nv + i];
-        if (j0 == 0.0 && j1 == 0.0 && j2 == 0.0) continue;
         double y0 = Yb[i], y1 = Yb[nv + i], y2 = Yb[2 * nv + i];
         s[0] += j0 * y0, s[1] += j1 * y0, s[2] += j2 * y0;
         s[3] += j0 * y1, s[4] += j1 * y1, s[5] += j2 * y1;
