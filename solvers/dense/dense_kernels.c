@@ -119,17 +119,26 @@ static void small_getrs_t(int n, const double *lu, size_t ld, const int *ipiv, d
         }
 }
 
+int lucid_dense_getrf_lapack(int n, double *a, int lda, int *ipiv) {
+    return LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, a, lda, ipiv);
+}
+
+int lucid_dense_getrs_lapack(int transposed, int n, int nrhs, const double *lu, int ldlu,
+                             const int *ipiv, double *b, int ldb) {
+    return LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, transposed ? 'T' : 'N', n, nrhs, lu, ldlu, ipiv, b,
+                               ldb);
+}
+
 int lucid_dense_getrf(int n, double *a, int lda, int *ipiv) {
     if (n >= 0 && n <= SMALL_LU && lda >= (n > 1 ? n : 1))
         return small_getrf(n, a, (size_t)lda, ipiv);
-    return LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, a, lda, ipiv);
+    return lucid_dense_getrf_lapack(n, a, lda, ipiv);
 }
 
 int lucid_dense_getrs(int transposed, int n, int nrhs, const double *lu, int ldlu, const int *ipiv,
                       double *b, int ldb) {
     if (n < 0 || n > SMALL_LU || nrhs < 0 || ldlu < (n > 1 ? n : 1) || ldb < (n > 1 ? n : 1))
-        return LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, transposed ? 'T' : 'N', n, nrhs, lu, ldlu,
-                                   ipiv, b, ldb);
+        return lucid_dense_getrs_lapack(transposed, n, nrhs, lu, ldlu, ipiv, b, ldb);
     for (int c = 0; c < nrhs; ++c)
         (transposed ? small_getrs_t : small_getrs_n)(n, lu, (size_t)ldlu, ipiv,
                                                      b + (size_t)ldb * (size_t)c);
