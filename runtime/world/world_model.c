@@ -559,27 +559,43 @@ int lucid_world_part_geom(const lucid_world *w, int body, int part) {
 /* ---- the step ---------------------------------------------------------------------------- */
 
 /* The model's per-dof arrays a point's rows read (pointers into the model and its data, fetched
- * once per point): each dof's joint, S column and parent, and the joints' world placements. */
+ * once per point): each dof's joint, S column and parent, and the joints' world placements;
+ * plus the world pose of the last joint asked for (a walk up the tree meets a joint's dofs one
+ * after another: a free joint's six share one pose). */
 typedef struct dof_frames {
     const int *joint, *axis, *parent;
     const lucid_se3 *pose;
+    int last_joint;
+    lucid_se3 last_pose;
 } dof_frames;
 
 static dof_frames dof_frames_of(const lucid_world_model *wm) {
     const lucid_model *m = wm->model;
-    return (dof_frames){lucid_model_dof_joint(m), lucid_model_dof_axis(m),
-                        lucid_model_dof_parent(m), lucid_model_data_joint_poses(wm->data)};
+    return (dof_frames){lucid_model_dof_joint(m),
+                        lucid_model_dof_axis(m),
+                        lucid_model_dof_parent(m),
+                        lucid_model_data_joint_poses(wm->data),
+                        -1,
+                        lucid_se3_identity()};
+}
+
+/* The world pose of dof k's joint (the base frame included), composed once per joint. */
+static const lucid_se3 *dof_pose(const lucid_world_model *wm, dof_frames *F, int k) {
+    if (F->joint[k] != F->last_joint) {
+        F->last_joint = F->joint[k];
+        F->last_pose = lucid_se3_compose(&wm->base, &F->pose[F->joint[k]]);
+    }
+    return &F->last_pose;
 }
 
 /* The world velocity of point p fixed to a node per unit rate of dof k (an ancestor dof of
  * that node): its axis e in world axes, e itself for a translation, e x (p - o) for a
  * rotation about the dof node's origin o (the base frame included). */
-static lucid_vec3 point_column(const lucid_world_model *wm, const dof_frames *F, int k,
-                               lucid_vec3 p) {
-    lucid_se3 X = lucid_se3_compose(&wm->base, &F->pose[F->joint[k]]);
+static lucid_vec3 point_column(const lucid_world_model *wm, dof_frames *F, int k, lucid_vec3 p) {
+    const lucid_se3 *X = dof_pose(wm, F, k);
     int a = F->axis[k];
-    lucid_vec3 e = lucid_mat3_col(&X.R, a % 3);
-    return a < 3 ? e : lucid_vec3_cross(e, lucid_vec3_sub(p, X.t));
+    lucid_vec3 e = lucid_mat3_col(&X->R, a % 3);
+    return a < 3 ? e : lucid_vec3_cross(e, lucid_vec3_sub(p, X->t));
 }
 
 /* Adds J_p^T f to tau: the generalised force of a world force f at the world point p fixed to
@@ -1087,8 +1103,8 @@ static void spin_row(const lucid_world_model *wm, int node, lucid_vec3 n, double
     memset(out, 0, width * sizeof(double));
     for (int k = lucid_model_joint_last_dof(wm->model, (size_t)node); k >= 0; k = F.parent[k]) {
         if (F.axis[k] < 3) continue; /* a translation turns nothing */
-        lucid_se3 X = lucid_se3_compose(&wm->base, &F.pose[F.joint[k]]);
-        out[(size_t)k - lo] = scale * lucid_vec3_dot(n, lucid_mat3_col(&X.R, F.axis[k] % 3));
+        const lucid_se3 *X = dof_pose(wm, &F, k);
+        out[(size_t)k - lo] = scale * lucid_vec3_dot(n, lucid_mat3_col(&X->R, F.axis[k] % 3));
     }
 }
 
@@ -1143,8 +1159,8 @@ void lucid_world_models_link_velocity(const lucid_world *w, int body, lucid_vec3
     for (int k = lucid_model_joint_last_dof(m, (size_t)b->node); k >= 0; k = F.parent[k]) {
         *v = lucid_vec3_axpy(*v, wm->v_free[k], point_column(wm, &F, k, p));
         if (F.axis[k] < 3) continue; /* a translation turns nothing */
-        lucid_se3 X = lucid_se3_compose(&wm->base, &F.pose[F.joint[k]]);
-        *omega = lucid_vec3_axpy(*omega, wm->v_free[k], lucid_mat3_col(&X.R, F.axis[k] % 3));
+        const lucid_se3 *X = dof_pose(wm, &F, k);
+        *omega = lucid_vec3_axpy(*omega, wm->v_free[k], lucid_mat3_col(&X->R, F.axis[k] % 3));
     }
 }
 

@@ -357,7 +357,7 @@ static lucid_status assemble_and_factor_shifted(ip *s, double shift) {
             A[k + (size_t)m * k] = 1.0;
         }
     }
-    int info = s->ncp ? lucid_dense_getrf(m, A, m, s->ipiv) : lucid_dense_potrf(m, A, m);
+    int info = s->ncp ? lucid_dense_getrf_lapack(m, A, m, s->ipiv) : lucid_dense_potrf(m, A, m);
     if (info > 0) return LUCID_ERR_NOT_SPD;
     return info == 0 ? LUCID_OK : LUCID_ERR_INTERNAL;
 }
@@ -383,7 +383,7 @@ static void factor_solve(const ip *s, int transposed, double *x) {
     if (s->sp)
         factor_solve_sparse(s, x); /* never transposed: no derivatives in body space */
     else if (s->ncp)
-        lucid_dense_getrs(transposed, s->m, 1, s->A, s->m, s->ipiv, x, s->m);
+        lucid_dense_getrs_lapack(transposed, s->m, 1, s->A, s->m, s->ipiv, x, s->m);
     else
         lucid_dense_potrs(s->m, 1, s->A, s->m, x, s->m);
 }

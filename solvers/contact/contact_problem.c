@@ -71,7 +71,11 @@ static int all_finite(const double *x, long count) {
  * the largest |G| and the largest |G_ij - G_ji|. Four lanes of i at a time, each with its own
  * sums and maxima: the pass is bound by the latency of one chain of dependent additions and
  * comparisons otherwise, and the outcome (a maximum, a sum of zeros or NaN) does not depend on
- * the order. */
+ * the order. The pairs are taken in tiles of G_TILE x G_TILE entries below the diagonal: a
+ * tile's transposed reads (G_ji, a stride of m apart) then stay in G_TILE cache lines, where a
+ * whole column's pairs touched a line per entry. */
+enum { G_TILE = 8 };
+
 typedef struct g_summary {
     int finite;
     double scale, asymmetry;
@@ -90,13 +94,18 @@ static void summarise_pair(g_lane *lane, double a, double b) {
 
 static g_summary summarise_G(const double *G, long m) {
     g_lane lane[4] = {{0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}};
-    for (long j = 0; j < m; ++j) {
-        const double *col = G + m * j, *row = G + j;
-        long i = j;
-        for (; i + 4 <= m; i += 4)
-            for (int l = 0; l < 4; ++l) summarise_pair(&lane[l], col[i + l], row[m * (i + l)]);
-        for (; i < m; ++i) summarise_pair(&lane[0], col[i], row[m * i]);
-    }
+    for (long J = 0; J < m; J += G_TILE)
+        for (long I = J; I < m; I += G_TILE) {
+            long je = J + G_TILE < m ? J + G_TILE : m, ie = I + G_TILE < m ? I + G_TILE : m;
+            for (long j = J; j < je; ++j) {
+                const double *col = G + m * j, *row = G + j;
+                long i = I > j ? I : j;
+                for (; i + 4 <= ie; i += 4)
+                    for (int l = 0; l < 4; ++l)
+                        summarise_pair(&lane[l], col[i + l], row[m * (i + l)]);
+                for (; i < ie; ++i) summarise_pair(&lane[0], col[i], row[m * i]);
+            }
+        }
     g_summary out = {1, 0.0, 0.0};
     for (int l = 0; l < 4; ++l) {
         out.finite = out.finite && lane[l].probe == 0.0;

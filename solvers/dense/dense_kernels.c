@@ -1,6 +1,8 @@
 #include "solvers/dense/dense_kernels.h"
 
 #include <cblas.h>
+#include <float.h>
+#include <math.h>
 #include <lapacke.h>
 
 /* Pivot and sign arrays are passed to LAPACK as they are. */
@@ -14,14 +16,133 @@ int lucid_dense_potrs(int n, int nrhs, const double *l, int ldl, double *b, int 
     return LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, nrhs, l, ldl, b, ldb);
 }
 
-int lucid_dense_getrf(int n, double *a, int lda, int *ipiv) {
+/* Up to this order the LU and its solves run the unblocked loops below: at a contact island's
+ * size LAPACK's blocking, recursion and one BLAS call per column cost more than the arithmetic
+ * (docs/benchmarks/solve_choice.md). */
+enum { SMALL_LU = 48 };
+
+/* Rows j and p of the n columns of a swapped. */
+static void swap_rows(int n, double *a, size_t ld, int j, int p) {
+    for (int c = 0; c < n; ++c) {
+        double t = a[(size_t)j + ld * (size_t)c];
+        a[(size_t)j + ld * (size_t)c] = a[(size_t)p + ld * (size_t)c];
+        a[(size_t)p + ld * (size_t)c] = t;
+    }
+}
+
+/* A = P L U by LAPACK dgetf2's steps: pivot = the first entry of largest magnitude on or below
+ * the diagonal, whole rows swapped, the column scaled by the pivot's reciprocal (divided when
+ * that would overflow), then the rank-1 update of the trailing block (columns whose row-j entry
+ * is zero skipped, as reference BLAS dger skips them). info: the first exactly zero pivot. */
+static int small_getrf(int n, double *a, size_t ld, int *ipiv) {
+    int info = 0;
+    for (int j = 0; j < n; ++j) {
+        double *restrict cj = a + ld * (size_t)j;
+        int p = j;
+        double big = fabs(cj[j]);
+        for (int i = j + 1; i < n; ++i)
+            if (fabs(cj[i]) > big) big = fabs(cj[i]), p = i;
+        ipiv[j] = p + 1;
+        if (cj[p] == 0.0) {
+            if (info == 0) info = j + 1;
+            continue;
+        }
+        if (p != j) swap_rows(n, a, ld, j, p);
+        if (fabs(cj[j]) >= DBL_MIN) {
+            double r = 1.0 / cj[j];
+            for (int i = j + 1; i < n; ++i) cj[i] *= r;
+        } else {
+            for (int i = j + 1; i < n; ++i) cj[i] /= cj[j];
+        }
+        int c = j + 1;
+        for (; c + 1 < n; c += 2) { /* two columns a pass: cj's entries loaded once for both */
+            double *restrict c0 = a + ld * (size_t)c, *restrict c1 = c0 + ld;
+            double f0 = c0[j], f1 = c1[j];
+            if (f0 != 0.0 && f1 != 0.0)
+                for (int i = j + 1; i < n; ++i) c0[i] -= cj[i] * f0, c1[i] -= cj[i] * f1;
+            else if (f0 != 0.0)
+                for (int i = j + 1; i < n; ++i) c0[i] -= cj[i] * f0;
+            else if (f1 != 0.0)
+                for (int i = j + 1; i < n; ++i) c1[i] -= cj[i] * f1;
+        }
+        if (c < n) {
+            double *restrict c0 = a + ld * (size_t)c;
+            double f0 = c0[j];
+            if (f0 != 0.0)
+                for (int i = j + 1; i < n; ++i) c0[i] -= cj[i] * f0;
+        }
+    }
+    return info;
+}
+
+/* b <- A^-1 b from small_getrf's factors: the row swaps in order, L (unit lower) forward by
+ * columns, U backward by columns. */
+static void small_getrs_n(int n, const double *lu, size_t ld, const int *ipiv, double *b) {
+    for (int j = 0; j < n; ++j)
+        if (ipiv[j] - 1 != j) {
+            double t = b[j];
+            b[j] = b[ipiv[j] - 1], b[ipiv[j] - 1] = t;
+        }
+    for (int j = 0; j < n; ++j) {
+        const double *cj = lu + ld * (size_t)j;
+        double x = b[j];
+        if (x != 0.0)
+            for (int i = j + 1; i < n; ++i) b[i] -= cj[i] * x;
+    }
+    for (int j = n; j-- > 0;) {
+        const double *cj = lu + ld * (size_t)j;
+        double x = b[j] /= cj[j];
+        if (x != 0.0)
+            for (int i = 0; i < j; ++i) b[i] -= cj[i] * x;
+    }
+}
+
+/* b <- A^-T b: U^T forward and L^T backward by dot products down the columns, then the row
+ * swaps in reverse order. */
+static void small_getrs_t(int n, const double *lu, size_t ld, const int *ipiv, double *b) {
+    for (int j = 0; j < n; ++j) {
+        const double *cj = lu + ld * (size_t)j;
+        double s = b[j];
+        for (int i = 0; i < j; ++i) s -= cj[i] * b[i];
+        b[j] = s / cj[j];
+    }
+    for (int j = n; j-- > 0;) {
+        const double *cj = lu + ld * (size_t)j;
+        double s = b[j];
+        for (int i = j + 1; i < n; ++i) s -= cj[i] * b[i];
+        b[j] = s;
+    }
+    for (int j = n; j-- > 0;)
+        if (ipiv[j] - 1 != j) {
+            double t = b[j];
+            b[j] = b[ipiv[j] - 1], b[ipiv[j] - 1] = t;
+        }
+}
+
+int lucid_dense_getrf_lapack(int n, double *a, int lda, int *ipiv) {
     return LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, a, lda, ipiv);
+}
+
+int lucid_dense_getrs_lapack(int transposed, int n, int nrhs, const double *lu, int ldlu,
+                             const int *ipiv, double *b, int ldb) {
+    return LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, transposed ? 'T' : 'N', n, nrhs, lu, ldlu, ipiv, b,
+                               ldb);
+}
+
+int lucid_dense_getrf(int n, double *a, int lda, int *ipiv) {
+    if (n >= 0 && n <= SMALL_LU && lda >= (n > 1 ? n : 1))
+        return small_getrf(n, a, (size_t)lda, ipiv);
+    return lucid_dense_getrf_lapack(n, a, lda, ipiv);
 }
 
 int lucid_dense_getrs(int transposed, int n, int nrhs, const double *lu, int ldlu, const int *ipiv,
                       double *b, int ldb) {
-    return LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, transposed ? 'T' : 'N', n, nrhs, lu, ldlu, ipiv, b,
-                               ldb);
+    if (n < 0 || n > SMALL_LU || nrhs < 0 || ldlu < (n > 1 ? n : 1) || ldb < (n > 1 ? n : 1))
+        return lucid_dense_getrs_lapack(transposed, n, nrhs, lu, ldlu, ipiv, b, ldb);
+    for (int c = 0; c < nrhs; ++c)
+        (transposed ? small_getrs_t : small_getrs_n)(n, lu, (size_t)ldlu, ipiv,
+                                                     b + (size_t)ldb * (size_t)c);
+    return 0;
 }
 
 int lucid_dense_syevd(int vectors, int n, double *a, int lda, double *w, double *work, int lwork,

@@ -11,11 +11,19 @@
 int lucid_dense_potrf(int n, double *a, int lda);
 /* B <- A^-1 B from the factor L of lucid_dense_potrf. */
 int lucid_dense_potrs(int n, int nrhs, const double *l, int ldl, double *b, int ldb);
-/* A = P L U with partial pivoting (ipiv 1-based, as LAPACK's). */
+/* A = P L U with partial pivoting (ipiv 1-based, as LAPACK's): up to order 48 by unblocked
+ * loops (dgetf2's steps and pivots; LAPACK's call and blocking overheads exceed the arithmetic
+ * there), LAPACK's dgetrf above. */
 int lucid_dense_getrf(int n, double *a, int lda, int *ipiv);
 /* B <- A^-1 B (A^-T B when transposed) from lucid_dense_getrf's factors. */
 int lucid_dense_getrs(int transposed, int n, int nrhs, const double *lu, int ldlu, const int *ipiv,
                       double *b, int ldb);
+/* The same by LAPACK's dgetrf/dgetrs at every order, whose kernels round less than the
+ * unblocked loops: for systems whose answers' precision follows the LU's rounding (the
+ * interior point's Newton systems as kappa -> 0). */
+int lucid_dense_getrf_lapack(int n, double *a, int lda, int *ipiv);
+int lucid_dense_getrs_lapack(int transposed, int n, int nrhs, const double *lu, int ldlu,
+                             const int *ipiv, double *b, int ldb);
 /* The eigenvalues w (ascending) of the symmetric A (its lower triangle), and its eigenvectors
  * in a when `vectors` (else a is destroyed); work: lwork >= 1 + 6n + 2n^2 doubles, iwork:
  * liwork >= 3 + 5n ints. */

@@ -13,6 +13,8 @@
  *
  *   OPENBLAS_NUM_THREADS=1 build/tests/bench/bench_robot_step [--steps N] [--settle S]
  *                                        [--repeats R] [--solver MODEL:SOLVER (ncp:admm)]
+ *                                        [--scene NAME (one of the three; all by default)]
+ *                                        [--path dense|body (both by default)]
  * MuJoCo is dlopen'ed (tests/bench/mujoco_api.h); without it only lucid's column is printed. */
 #include <math.h>
 #include <stdio.h>
@@ -154,6 +156,7 @@ static int run_mujoco(const mujoco_api *api, const scene *sc, double settle, int
 int main(int argc, char **argv) {
     int steps = 400, repeats = 3;
     double settle = 1.5;
+    const char *only = NULL, *path = NULL;
     lucid_setup su = {LUCID_CONTACT_NCP, LUCID_CONTACT_ADMM, -1};
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) {
@@ -162,6 +165,10 @@ int main(int argc, char **argv) {
             settle = atof(argv[++i]);
         } else if (strcmp(argv[i], "--repeats") == 0 && i + 1 < argc) {
             repeats = atoi(argv[++i]);
+        } else if (strcmp(argv[i], "--scene") == 0 && i + 1 < argc) {
+            only = argv[++i];
+        } else if (strcmp(argv[i], "--path") == 0 && i + 1 < argc) {
+            path = argv[++i];
         } else if (strcmp(argv[i], "--solver") == 0 && i + 1 < argc) {
             char name[64];
             snprintf(name, sizeof name, "%s", argv[++i]);
@@ -173,7 +180,8 @@ int main(int argc, char **argv) {
                 return fprintf(stderr, "--solver: unknown %s\n", argv[i]), 2;
         } else {
             fprintf(stderr,
-                    "usage: %s [--steps N] [--settle SECONDS] [--repeats R] [--solver M:S]\n",
+                    "usage: %s [--steps N] [--settle SECONDS] [--repeats R] [--solver M:S] "
+                    "[--scene NAME] [--path dense|body]\n",
                     argv[0]);
             return 2;
         }
@@ -209,19 +217,22 @@ int main(int argc, char **argv) {
            "body ms", "residual", "contacts", "MuJoCo ms", "contacts", "dense", "body");
     for (size_t i = 0; i < sizeof scenes / sizeof scenes[0]; ++i) {
         const scene *sc = &scenes[i];
+        if (only && strcmp(only, sc->name) != 0) continue;
         if (!readable(sc->path)) {
             printf("%-14s skipped: %s not found\n", sc->name, sc->path);
             continue;
         }
-        result a = {0}, e = {0}, b = {NAN, NAN, NAN};
+        result a = {NAN, NAN, NAN}, e = {NAN, NAN, NAN}, b = {NAN, NAN, NAN};
         lucid_setup dense = su, body = su;
         dense.sparse_threshold = BIG, body.sparse_threshold = 0;
-        if (!run_lucid(sc, &dense, settle, steps, repeats, &a)) return 1;
-        if (!run_lucid(sc, &body, settle, steps, repeats, &e)) return 1;
+        int run_dense = !path || strcmp(path, "dense") == 0;
+        int run_body = !path || strcmp(path, "body") == 0;
+        if (run_dense && !run_lucid(sc, &dense, settle, steps, repeats, &a)) return 1;
+        if (run_body && !run_lucid(sc, &body, settle, steps, repeats, &e)) return 1;
         int mj = have_mujoco && run_mujoco(&api, sc, settle, steps, repeats, &b);
         printf("%-14s %9.4f %9.2e %9.4f %9.2e %9.1f %9.4f %9.1f %8.2f %8.2f\n", sc->name, a.ms,
-               a.residual, e.ms, e.residual, e.contacts, mj ? b.ms : NAN, mj ? b.contacts : NAN,
-               mj ? a.ms / b.ms : NAN, mj ? e.ms / b.ms : NAN);
+               a.residual, e.ms, e.residual, run_body ? e.contacts : a.contacts, mj ? b.ms : NAN,
+               mj ? b.contacts : NAN, mj ? a.ms / b.ms : NAN, mj ? e.ms / b.ms : NAN);
     }
     return 0;
 }

@@ -641,11 +641,60 @@ static void qr_pivoted_reveals_the_rank(void **state) {
     assert_int_equal(lucid_dense_qr_pivoted(M, N, r, M - 1, jpvt, tau), LUCID_ERR_ARGUMENT);
 }
 
+/* The unblocked LU of small orders (dense_kernels.c) against LAPACK's dgetrf/dgetrs on random
+ * matrices of every order around its bound, with a leading dimension above the order: the same
+ * pivots (ties do not occur), factors to round-off, solves (A x = b, A^T x = b) to round-off;
+ * a zero column gives LAPACK's info (the first zero pivot). */
+static void small_lu_matches_lapack(void **state) {
+    (void)state;
+    enum { top = 70, ld = top + 3 };
+    double *a0 = malloc(sizeof(double) * ld * top), *a = malloc(sizeof(double) * ld * top),
+           *r = malloc(sizeof(double) * ld * top), b[2 * ld], c[2 * ld];
+    int ipiv[top], rpiv[top];
+    assert_non_null(a0), assert_non_null(a), assert_non_null(r);
+    unsigned seed = 12345u;
+    for (int n = 1; n <= top; ++n) {
+        for (int k = 0; k < ld * n; ++k) {
+            seed = seed * 1103515245u + 12345u;
+            a0[k] = (double)(seed >> 8 & 0xffff) / 65536.0 - 0.5;
+        }
+        memcpy(a, a0, sizeof(double) * ld * (size_t)n), memcpy(r, a0, sizeof(double) * ld * n);
+        assert_int_equal(lucid_dense_getrf(n, a, ld, ipiv), 0);
+        assert_int_equal(LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, r, ld, rpiv), 0);
+        double big = 0.0;
+        for (int j = 0; j < n; ++j) {
+            assert_int_equal(ipiv[j], rpiv[j]);
+            for (int i = 0; i < n; ++i) big = fmax(big, fabs(AT(r, ld, i, j)));
+        }
+        for (int j = 0; j < n; ++j)
+            for (int i = 0; i < n; ++i)
+                assert_true(fabs(AT(a, ld, i, j) - AT(r, ld, i, j)) <= 1e-12 * big * n);
+        for (int t = 0; t < 2; ++t) {
+            for (int i = 0; i < 2 * ld; ++i) b[i] = c[i] = sin(0.7 * i + n);
+            assert_int_equal(lucid_dense_getrs(t, n, 2, a, ld, ipiv, b, ld), 0);
+            assert_int_equal(
+                LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, t ? 'T' : 'N', n, 2, r, ld, rpiv, c, ld), 0);
+            double xs = 0.0;
+            for (int i = 0; i < n; ++i) xs = fmax(xs, fmax(fabs(c[i]), fabs(c[ld + i])));
+            for (int i = 0; i < n; ++i) {
+                assert_true(fabs(b[i] - c[i]) <= 1e-9 * xs);
+                assert_true(fabs(b[ld + i] - c[ld + i]) <= 1e-9 * xs);
+            }
+        }
+        for (int i = 0; i < n; ++i) AT(a0, ld, i, n / 2) = 0.0; /* column n/2 exactly 0 */
+        memcpy(a, a0, sizeof(double) * ld * (size_t)n), memcpy(r, a0, sizeof(double) * ld * n);
+        assert_int_equal(lucid_dense_getrf(n, a, ld, ipiv), n / 2 + 1);
+        assert_int_equal(LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, r, ld, rpiv), n / 2 + 1);
+    }
+    free(a0), free(a), free(r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(cholesky_recovers_the_factor_and_solves),
         cmocka_unit_test(cholesky_rejects_bad_input),
         cmocka_unit_test(unchecked_kernels_match_the_checked_ones),
+        cmocka_unit_test(small_lu_matches_lapack),
         cmocka_unit_test(lu_solves_a_system_that_needs_pivoting),
         cmocka_unit_test(inverse_of_orthogonal_is_transpose),
         cmocka_unit_test(inverse_times_matrix_is_identity),
