@@ -294,6 +294,7 @@ lucid_status lucid_contact_solve_alart_curnier(lucid_contact_run *run, double *l
         phi = next;
         res->iterations++;
         res->converged = lucid_contact_check(run, lambda, s.sigma);
+        ac_keep_best(&s, run, lambda, &best_abs);
     }
     if (!res->converged && best_abs < res->ncp.abs) {
         memcpy(lambda, s.best, sizeof(double) * (size_t)s.m);

@@ -5,15 +5,21 @@
 -- the same whatever ncp:newton does) and takes the last island's problem every EVERY steps,
 -- plus the given problem files ({n, G, g, mu, R}); solves each from zero with ncp:newton
 -- (the world's budget, 200 iterations, tol 1e-6). Prints per scene how many met tol and the
--- iterations (mean, largest), and with --each every problem's line.
---   ./lucid tests/bench/bench_newton_cold.lua [EVERY] [FILE...] [--each]   (EVERY default 10)
+-- iterations (mean, largest), and with --each every problem's line; ONLY=allegro7 (the
+-- environment) solves only that problem; --dump DIR writes every Allegro problem to
+-- DIR/allegro_sSTEP_nCONTACTS.lua in the files' format.
+--   ./lucid tests/bench/bench_newton_cold.lua [EVERY] [FILE...] [--each] [--dump DIR]
 -- Recorded in docs/benchmarks/solve_choice.md.
 local lucid = require "lucid"
-local every, files, each = 10, {}, false
-for _, a in ipairs(arg) do
+local every, files, each, dump = 10, {}, false, nil
+local k = 1
+while k <= #arg do
+  local a = arg[k]
   if a == "--each" then each = true
+  elseif a == "--dump" then dump, k = arg[k + 1], k + 1
   elseif tonumber(a) then every = tonumber(a)
   else files[#files + 1] = a end
+  k = k + 1
 end
 local shared = os.getenv("LUCID_SHARED_DIR") or "../shared"
 local TOL, MAX_ITER = 1e-6, 200
@@ -37,14 +43,38 @@ local function summary(name, problems)
                       1000 * (os.clock() - t)))
 end
 
-local function collect(w, steps, control)
+local function write(P, step)
+  local m = #P.g
+  local out = assert(io.open(string.format("%s/allegro_s%d_n%d.lua", dump, step, #P.mu), "w"))
+  local function list(t)
+    local s = {}
+    for i = 1, #t do s[i] = string.format("%.17g", t[i]) end
+    return "{" .. table.concat(s, ", ") .. "}"
+  end
+  out:write(string.format("-- bench_newton_cold.lua's Allegro grasp (ncp:admm world), step %d: the last island, %d contacts\n", step, #P.mu))
+  out:write(string.format("return {n = %d,\nG = {\n", #P.mu))
+  for i = 1, m do
+    local row = {}
+    for j = 1, m do row[j] = P.G:get(i, j) end
+    out:write(list(row), ",\n")
+  end
+  out:write("},\ng = ", list(P.g), ",\nmu = ", list(P.mu))
+  if P.R then out:write(",\nR = ", list(P.R)) end
+  out:write("}\n")
+  out:close()
+end
+
+local function collect(w, steps, control, name)
   local out = {}
   for s = 1, steps do
     if control then control(s) end
     w:step()
     if s % every == 0 then
       local P = w:contact_problem()
-      if #P.mu > 0 then out[#out + 1] = P end
+      if #P.mu > 0 then
+        out[#out + 1] = P
+        if dump and name == "allegro" then write(P, s) end
+      end
     end
   end
   return out
@@ -75,7 +105,7 @@ if ok then
   local u = {}
   for i, n in ipairs(am:names("actuator")) do u[i] = n == "tha0" and 1.3 or (n:match("a0$") and 0 or 1.2) end
   w:set_control(id, u)
-  summary("allegro", collect(w, 1000))
+  summary("allegro", collect(w, 1000, nil, "allegro"))
 else
   print("allegro: skipped (" .. shared .. "/data/robots/allegro_cube.xml not found)")
 end
