@@ -7,8 +7,9 @@
  * F is piecewise smooth; one element H of its generalised Jacobian gives the Newton direction
  * (H + eps I) d = -F, regularised by eps = theta |F| / |lambda| (dimensionless, as H is; it
  * vanishes at a solution: Fan and Yuan's regularised Newton) since H is singular on wedged
- * contacts (rows of G that depend on each other). theta follows Marquardt's rule: divided by
- * 10 after a full step, multiplied by 10 (up to 1) after a shortened one. Steps are taken with
+ * contacts (rows of G that depend on each other). theta follows Marquardt's rule within one of
+ * his factors of 10: 1/10 after a full step, 1 after a shortened one (below 1/10 the direction
+ * along a singular H outruns the line search on hyperstatic islands). Steps are taken with
  * the non-monotone Armijo rule of Grippo, Lampariello and Lucidi (1986) on the merit
  * phi = 1/2 |F|^2: decrease against the largest phi of the last NONMONOTONE iterates, which
  * lets the full steps cross the kinks of F where a monotone search crawls. Where the direction
@@ -28,7 +29,7 @@
 #define ARMIJO       1e-4 /* sufficient decrease: phi(a) <= (1 - 2 ARMIJO a) phi(0) */
 #define MAX_HALVINGS 40   /* steps down to 2^-40 ~ 1e-12 of the full one */
 #define NONMONOTONE  10   /* Grippo-Lampariello-Lucidi's memory: phi of the last 10 iterates */
-#define MARQUARDT    10.0 /* Marquardt's factor on theta */
+#define MARQUARDT    10.0 /* Marquardt's factor on theta; theta in [1 / MARQUARDT, 1] */
 #define MAX_DIM      LUCID_CONE_MAX_DIM
 
 typedef struct ac_solver {
@@ -228,7 +229,8 @@ static double ac_step(ac_solver *s, double *lambda, double phi) {
         double slope = ac_slope(s);
         double next = slope < 0.0 ? ac_line_search(s, lambda, slope, &step) : -1.0;
         if (next >= 0.0) {
-            s->theta = step == 1.0 ? s->theta / MARQUARDT : fmin(s->theta * MARQUARDT, 1.0);
+            s->theta = step == 1.0 ? fmax(s->theta / MARQUARDT, 1.0 / MARQUARDT)
+                                   : fmin(s->theta * MARQUARDT, 1.0);
             return next;
         }
     }
