@@ -265,6 +265,23 @@ static void ac_project_answer(ac_solver *s, lucid_contact_run *run, double *lamb
     memcpy(s->sigma, s->st, sizeof(double) * (size_t)s->m);
 }
 
+/* 1 when lambda projected onto its cones meets tol (lambda, sigma and the criteria then move
+ * there); else the criteria stay lambda's. Newton's iterate meets the criterion's primal part
+ * only to tol, so a force may leave its cone by that much: an iterate meeting tol whose
+ * projection does not is iterated on while its criterion falls. */
+static int ac_projection_meets(ac_solver *s, lucid_contact_run *run, double *lambda) {
+    lucid_contact_result kept = *run->result;
+    lucid_cones_project(s->n, s->dim, s->p->mu, lambda, s->lt);
+    lucid_contact_velocity(s->p, s->lt, s->st);
+    if (!lucid_contact_check(run, s->lt, s->st)) {
+        *run->result = kept;
+        return 0;
+    }
+    memcpy(lambda, s->lt, sizeof(double) * (size_t)s->m);
+    memcpy(s->sigma, s->st, sizeof(double) * (size_t)s->m);
+    return 1;
+}
+
 lucid_status lucid_contact_solve_alart_curnier(lucid_contact_run *run, double *lambda) {
     const lucid_contact_problem *p = run->p;
     lucid_contact_workspace *ws = run->ws;
@@ -284,9 +301,12 @@ lucid_status lucid_contact_solve_alart_curnier(lucid_contact_run *run, double *l
     lucid_contact_velocity(p, lambda, s.sigma);
     double phi = ac_residual(&s, lambda, s.sigma, s.F), best_abs = INFINITY;
     lucid_contact_result *res = run->result;
-    res->converged = lucid_contact_check(run, lambda, s.sigma);
+    double met_abs = INFINITY; /* the criterion of the last iterate meeting tol */
+    int met = lucid_contact_check(run, lambda, s.sigma);
+    res->converged = met && ac_projection_meets(&s, run, lambda);
     ac_keep_best(&s, run, lambda, &best_abs);
     while (!res->converged && res->iterations < run->o->max_iter) {
+        if (met) met_abs = res->ncp.abs;
         double next = ac_step(&s, lambda, phi);
         res->factorizations++;
         if (next < 0.0) {
@@ -295,15 +315,19 @@ lucid_status lucid_contact_solve_alart_curnier(lucid_contact_run *run, double *l
         }
         phi = next;
         res->iterations++;
-        res->converged = lucid_contact_check(run, lambda, s.sigma);
+        met = lucid_contact_check(run, lambda, s.sigma);
+        if (met && !(res->ncp.abs < met_abs)) break; /* met tol, the criterion no longer falls */
+        res->converged = met && ac_projection_meets(&s, run, lambda);
         ac_keep_best(&s, run, lambda, &best_abs);
     }
-    if (!res->converged && best_abs < res->ncp.abs) {
-        memcpy(lambda, s.best, sizeof(double) * (size_t)s.m);
-        memcpy(s.sigma, s.best_sigma, sizeof(double) * (size_t)s.m);
-        lucid_contact_check(run, lambda, s.sigma);
+    if (!res->converged) {
+        if (best_abs < res->ncp.abs) {
+            memcpy(lambda, s.best, sizeof(double) * (size_t)s.m);
+            memcpy(s.sigma, s.best_sigma, sizeof(double) * (size_t)s.m);
+        }
+        res->converged = lucid_contact_check(run, lambda, s.sigma);
+        ac_project_answer(&s, run, lambda);
     }
-    ac_project_answer(&s, run, lambda);
     ws->sigma_current = 1;
     return LUCID_OK;
 }
