@@ -16,8 +16,9 @@
  * is no descent direction or finds no decrease, the Levenberg-Marquardt direction
  * (H^T H + eps I) d = -H^T F, always one of descent, is taken. rho per contact is the inverse
  * of G + R's diagonal (rho_N = 1 / W_NN, rho_T = (dim - 1) / trace W_TT): the natural scale of
- * each contact, so that rho sigma is a force of the size of lambda. Stops on the NCP criterion
- * (lucid_contact_check); the iterate with the least criterion is the answer. */
+ * each contact, so that rho sigma is a force of the size of lambda. Stops when the iterate
+ * projected onto its cones meets the NCP criterion's tol (lucid_contact_check); unconverged,
+ * the iterate with the least criterion is the answer. */
 #include <math.h>
 #include <string.h>
 
