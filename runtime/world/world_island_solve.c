@@ -143,8 +143,8 @@ static void report(const lucid_contact_options *o, const lucid_world_island *isl
  * is kept. An answer descending from the warm start is eligible only when no worse than
  * lambda = 0 (a stale force launched light bodies) or within what rounding its forces can
  * cause, taken at forces the island can resolve (answer_round_off); cold answers are the
- * solver's own. Attempts: lambda = 0 when it meets tol; warm (ncp:newton with nothing carried:
- * the ip, then Newton from its answer); then those next_attempt gives. The ip's answer is kept only
+ * solver's own (and so are ncp:newton's from zero, when nothing was carried). Attempts:
+ * lambda = 0 when it meets tol; warm; then those next_attempt gives. The ip's answer is kept only
  * when it meets tol, no other answer is eligible or the kept one is no better than lambda = 0
  * (then it beats lambda = 0, which leaves pressing contacts without force): unconverged, it differs
  * from the fixed-point solvers' in directions the criterion does not see, and a whole step would
@@ -167,10 +167,9 @@ lucid_status lucid_world_island_solve(const lucid_contact_options *o, const luci
     int pgs = has_pgs && o->solver != LUCID_CONTACT_PGS ? PGS : -1;
     int ip = lucid_world_island_has_ip_attempt(o) ? IP : -1;
     int have_best = 0, best_cold = 0, best_answer = LUCID_ISLAND_ZERO, tried = 0, iterations = 0;
-    /* ncp:newton with nothing carried starts from the interior point's answer: a semismooth
-     * Newton converges from near a solution, the ip reaches one from scratch */
-    int from_ip = ip >= 0 && o->warm_start && ncp_newton(o) && all_zero(warm, n3);
-    for (int a = from_ip ? IP : o->warm_start ? WARM : COLD; a >= 0;) {
+    /* ncp:newton with nothing carried: its warm attempt is a cold one (no stale force) */
+    int from_zero = ncp_newton(o) && all_zero(warm, n3);
+    for (int a = o->warm_start ? WARM : COLD; a >= 0;) {
         const double *start = a == PGS && have_best ? best : warm;
         lucid_status s = attempt(o, isl, a, start, warm_rho, ip >= 0 && !(tried & (1 << IP)), &res);
         if (s != LUCID_OK) return s;
@@ -182,8 +181,8 @@ lucid_status lucid_world_island_solve(const lucid_contact_options *o, const luci
         if (finite && relaxed) res.model = own;
         /* ccp:newton's own criterion equals p's at lambda = 0: compared there on its own */
         if (a < PGS && ccp_newton(o)) p_abs = res.model.abs;
-        int cold =
-            a == COLD || a == IP || (a == WARM && from_ip) || (a == PGS && have_best && best_cold);
+        int cold = a == COLD || a == IP || (a == WARM && from_zero) ||
+                   (a == PGS && have_best && best_cold);
         /* the round-off bound (a pass over the island's G) only where a decision reads it */
         double round_off = NAN;
         /* lambda = 0 itself is the fallback below, judged already: an attempt that returns it
@@ -202,14 +201,6 @@ lucid_status lucid_world_island_solve(const lucid_contact_options *o, const luci
             best_res = res, have_best = 1, best_cold = cold, best_answer = a;
         }
         tried |= 1 << a;
-        if (from_ip && a == IP && !(tried & (1 << WARM))) { /* Newton from the ip's answer */
-            if (finite) {
-                memcpy(warm, isl->lambda, sizeof(double) * n3);
-                memcpy(warm + n3, isl->dual, sizeof(double) * n3);
-            }
-            a = WARM;
-            continue;
-        }
         if (met || (have_best && best_res.converged)) break;
         /* within twice what rounding resolvable forces can cause: no attempt can reliably do
          * better */

@@ -5,14 +5,20 @@
  * D(r) the disk (ball over the dim - 1 tangential rows) of radius r. F = 0 exactly at the
  * solutions of the De Saxce NCP the world solves (Signorini, Coulomb, maximal dissipation).
  * F is piecewise smooth; one element H of its generalised Jacobian gives the Newton direction
- * (H + eps I) d = -F, regularised by eps = |F| / |lambda| (dimensionless, as H is; it vanishes
- * at a solution: Fan and Yuan's regularised Newton) since H is singular on wedged contacts
- * (rows of G that depend on each other), taken with Armijo backtracking on the merit
- * phi = 1/2 |F|^2. Where it is no descent direction or finds no decrease, the
- * Levenberg-Marquardt direction (H^T H + eps I) d = -H^T F, always one of descent, is taken. rho
- * per contact is the inverse of G + R's diagonal (rho_N = 1 / W_NN, rho_T = (dim - 1) / trace
- * W_TT): the natural scale of each contact, so that rho sigma is a force of the size of lambda.
- * Stops on the NCP criterion (lucid_contact_check). */
+ * (H + eps I) d = -F, regularised by eps = theta |F| / |lambda| (dimensionless, as H is; it
+ * vanishes at a solution: Fan and Yuan's regularised Newton) since H is singular on wedged
+ * contacts (rows of G that depend on each other). theta follows Marquardt's rule within one of
+ * his factors of 10: 1/10 after a full step, 1 after a shortened one (below 1/10 the direction
+ * along a singular H outruns the line search on hyperstatic islands). Steps are taken with
+ * the non-monotone Armijo rule of Grippo, Lampariello and Lucidi (1986) on the merit
+ * phi = 1/2 |F|^2: decrease against the largest phi of the last NONMONOTONE iterates, which
+ * lets the full steps cross the kinks of F where a monotone search crawls. Where the direction
+ * is no descent direction or finds no decrease, the Levenberg-Marquardt direction
+ * (H^T H + eps I) d = -H^T F, always one of descent, is taken. rho per contact is the inverse
+ * of G + R's diagonal (rho_N = 1 / W_NN, rho_T = (dim - 1) / trace W_TT): the natural scale of
+ * each contact, so that rho sigma is a force of the size of lambda. Stops when the iterate
+ * projected onto its cones meets the NCP criterion's tol (lucid_contact_check); unconverged,
+ * the iterate with the least criterion is the answer. */
 #include <math.h>
 #include <string.h>
 
@@ -23,6 +29,8 @@
 
 #define ARMIJO       1e-4 /* sufficient decrease: phi(a) <= (1 - 2 ARMIJO a) phi(0) */
 #define MAX_HALVINGS 40   /* steps down to 2^-40 ~ 1e-12 of the full one */
+#define NONMONOTONE  10   /* Grippo-Lampariello-Lucidi's memory: phi of the last 10 iterates */
+#define MARQUARDT    10.0 /* Marquardt's factor on theta; theta in [1 / MARQUARDT, 1] */
 #define MAX_DIM      LUCID_CONE_MAX_DIM
 
 typedef struct ac_solver {
@@ -34,6 +42,9 @@ typedef struct ac_solver {
     double *best, *best_sigma; /* the iterate with the least criterion */
     double *H, *N;             /* m x m: the generalised Jacobian, the LM matrix */
     int *ipiv;
+    double recent[NONMONOTONE]; /* phi of the last iterates, a ring */
+    int steps;                  /* iterates in recent so far */
+    double theta;               /* eps's factor, Marquardt's rule */
 } ac_solver;
 
 /* rho_N = 1 / W_NN and rho_T = (dim - 1) / trace W_TT per contact (W = G + R). */
@@ -118,12 +129,12 @@ static void ac_jacobian(ac_solver *s, const double *lambda, const double *sigma)
     }
 }
 
-/* eps = |F| / |lambda| (1 at lambda = 0): dimensionless as H is, vanishing at a solution (Fan
- * and Yuan's regularised Newton with exponent 1). */
+/* eps = theta |F| / |lambda| (theta at lambda = 0): dimensionless as H is, vanishing at a
+ * solution (Fan and Yuan's regularised Newton with exponent 1). */
 static double ac_regularisation(const ac_solver *s, const double *lambda) {
     double fn = 0.0, ln = 0.0;
     for (int k = 0; k < s->m; ++k) fn += s->F[k] * s->F[k], ln += lambda[k] * lambda[k];
-    return ln > 0.0 ? sqrt(fn / ln) : 1.0;
+    return s->theta * (ln > 0.0 ? sqrt(fn / ln) : 1.0);
 }
 
 /* d = -(H + eps I)^-1 F by LU (N holds the factor); 0 when singular or d is not finite. */
@@ -166,20 +177,29 @@ static int ac_lm_direction(ac_solver *s, const double *lambda) {
     return 1;
 }
 
-/* Armijo backtracking along d from lambda: phi(a) <= phi + ARMIJO a slope, slope = phi'(0) <
- * 0. On success lambda, sigma, F move to the accepted point and its phi is returned; else
- * -1. */
-static double ac_line_search(ac_solver *s, double *lambda, double phi, double slope) {
+/* The non-monotone reference: the largest phi of the last NONMONOTONE iterates. */
+static double ac_reference(const ac_solver *s) {
+    double ref = 0.0;
+    int n = s->steps < NONMONOTONE ? s->steps : NONMONOTONE;
+    for (int j = 0; j < n; ++j) ref = fmax(ref, s->recent[j]);
+    return ref;
+}
+
+/* Armijo backtracking along d from lambda: phi(a) <= ref + ARMIJO a slope, slope = phi'(0) <
+ * 0, ref the non-monotone reference. On success lambda, sigma, F move to the accepted point,
+ * *step is a and its phi is returned; else -1. */
+static double ac_line_search(ac_solver *s, double *lambda, double slope, double *step) {
     int m = s->m;
-    double a = 1.0;
+    double a = 1.0, ref = ac_reference(s);
     for (int h = 0; h <= MAX_HALVINGS; ++h, a *= 0.5) {
         for (int k = 0; k < m; ++k) s->lt[k] = lambda[k] + a * s->d[k];
         lucid_contact_velocity(s->p, s->lt, s->st);
         double trial = ac_residual(s, s->lt, s->st, s->Ft);
-        if (trial <= phi + ARMIJO * a * slope) {
+        if (trial <= ref + ARMIJO * a * slope) {
             memcpy(lambda, s->lt, sizeof(double) * (size_t)m);
             memcpy(s->sigma, s->st, sizeof(double) * (size_t)m);
             memcpy(s->F, s->Ft, sizeof(double) * (size_t)m);
+            *step = a;
             return trial;
         }
     }
@@ -198,19 +218,26 @@ static double ac_slope(const ac_solver *s) {
     return v;
 }
 
-/* One iteration: the regularised Newton direction (H + eps I) d = -F when it descends and
- * Armijo accepts a step, else Levenberg-Marquardt's. Returns the new phi, or -1 when neither
- * decreases phi. */
+/* One iteration from the iterate whose merit is phi: the regularised Newton direction
+ * (H + eps I) d = -F when it descends and the line search accepts a step (theta then follows
+ * Marquardt's rule), else Levenberg-Marquardt's. Returns the new phi, or -1 when neither
+ * finds a step. */
 static double ac_step(ac_solver *s, double *lambda, double phi) {
+    s->recent[s->steps++ % NONMONOTONE] = phi;
     ac_jacobian(s, lambda, s->sigma);
+    double step = 0.0;
     if (ac_newton_direction(s, lambda)) {
         double slope = ac_slope(s);
-        double next = slope < 0.0 ? ac_line_search(s, lambda, phi, slope) : -1.0;
-        if (next >= 0.0) return next;
+        double next = slope < 0.0 ? ac_line_search(s, lambda, slope, &step) : -1.0;
+        if (next >= 0.0) {
+            s->theta = step == 1.0 ? fmax(s->theta / MARQUARDT, 1.0 / MARQUARDT)
+                                   : fmin(s->theta * MARQUARDT, 1.0);
+            return next;
+        }
     }
     if (!ac_lm_direction(s, lambda)) return -1.0;
     double slope = ac_slope(s);
-    return slope < 0.0 ? ac_line_search(s, lambda, phi, slope) : -1.0;
+    return slope < 0.0 ? ac_line_search(s, lambda, slope, &step) : -1.0;
 }
 
 /* Keeps lambda in best when its NCP criterion is the least so far. */
@@ -239,6 +266,23 @@ static void ac_project_answer(ac_solver *s, lucid_contact_run *run, double *lamb
     memcpy(s->sigma, s->st, sizeof(double) * (size_t)s->m);
 }
 
+/* 1 when lambda projected onto its cones meets tol (lambda, sigma and the criteria then move
+ * there); else the criteria stay lambda's. Newton's iterate meets the criterion's primal part
+ * only to tol, so a force may leave its cone by that much: an iterate meeting tol whose
+ * projection does not is iterated on while its criterion falls. */
+static int ac_projection_meets(ac_solver *s, lucid_contact_run *run, double *lambda) {
+    lucid_contact_result kept = *run->result;
+    lucid_cones_project(s->n, s->dim, s->p->mu, lambda, s->lt);
+    lucid_contact_velocity(s->p, s->lt, s->st);
+    if (!lucid_contact_check(run, s->lt, s->st)) {
+        *run->result = kept;
+        return 0;
+    }
+    memcpy(lambda, s->lt, sizeof(double) * (size_t)s->m);
+    memcpy(s->sigma, s->st, sizeof(double) * (size_t)s->m);
+    return 1;
+}
+
 lucid_status lucid_contact_solve_alart_curnier(lucid_contact_run *run, double *lambda) {
     const lucid_contact_problem *p = run->p;
     lucid_contact_workspace *ws = run->ws;
@@ -254,12 +298,16 @@ lucid_status lucid_contact_solve_alart_curnier(lucid_contact_run *run, double *l
         if (status != LUCID_OK) return status;
     }
     ac_rho(p, s.dim, s.rho);
+    s.theta = 1.0;
     lucid_contact_velocity(p, lambda, s.sigma);
     double phi = ac_residual(&s, lambda, s.sigma, s.F), best_abs = INFINITY;
     lucid_contact_result *res = run->result;
-    res->converged = lucid_contact_check(run, lambda, s.sigma);
+    double met_abs = INFINITY; /* the criterion of the last iterate meeting tol */
+    int met = lucid_contact_check(run, lambda, s.sigma);
+    res->converged = met && ac_projection_meets(&s, run, lambda);
     ac_keep_best(&s, run, lambda, &best_abs);
     while (!res->converged && res->iterations < run->o->max_iter) {
+        if (met) met_abs = res->ncp.abs;
         double next = ac_step(&s, lambda, phi);
         res->factorizations++;
         if (next < 0.0) {
@@ -268,14 +316,19 @@ lucid_status lucid_contact_solve_alart_curnier(lucid_contact_run *run, double *l
         }
         phi = next;
         res->iterations++;
+        met = lucid_contact_check(run, lambda, s.sigma);
+        if (met && !(res->ncp.abs < met_abs)) break; /* met tol, the criterion no longer falls */
+        res->converged = met && ac_projection_meets(&s, run, lambda);
+        ac_keep_best(&s, run, lambda, &best_abs);
+    }
+    if (!res->converged) {
+        if (best_abs < res->ncp.abs) {
+            memcpy(lambda, s.best, sizeof(double) * (size_t)s.m);
+            memcpy(s.sigma, s.best_sigma, sizeof(double) * (size_t)s.m);
+        }
         res->converged = lucid_contact_check(run, lambda, s.sigma);
+        ac_project_answer(&s, run, lambda);
     }
-    if (!res->converged && best_abs < res->ncp.abs) {
-        memcpy(lambda, s.best, sizeof(double) * (size_t)s.m);
-        memcpy(s.sigma, s.best_sigma, sizeof(double) * (size_t)s.m);
-        lucid_contact_check(run, lambda, s.sigma);
-    }
-    ac_project_answer(&s, run, lambda);
     ws->sigma_current = 1;
     return LUCID_OK;
 }
