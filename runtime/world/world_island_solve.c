@@ -85,12 +85,14 @@ static lucid_status attempt(const lucid_contact_options *options, const lucid_wo
 
 /* The attempt after attempt a missed tol (-1: none left; tried: a mask of those made). After
  * the warm one: cold when its answer failed (not finite, or worse than lambda = 0: `kept`
- * false) or the model has no PGS. Then the model's PGS from the best answer (it polishes an
- * answer that ran out of iterations near the solution) and the interior point where the island
- * has one, each at most once: PGS first, unless the backend puts the ip first (ip_first) while
- * the best answer is farther than LUCID_WORLD_PGS_POLISH tol (`near` false). */
-static int next_attempt(int a, int kept, int pgs, int ip, int tried, int ip_first) {
-    if (a == WARM && (!kept || pgs < 0)) return COLD;
+ * false), the model has no PGS or the solver is ncp:newton (`newton`: globalised, it converges
+ * from zero, where PGS only polishes an answer near the solution); not when the warm attempt
+ * was made from zero (COLD in `tried`). Then the model's PGS from the best answer (it
+ * polishes an answer that ran out of iterations near the solution) and the interior point where the
+ * island has one, each at most once: PGS first, unless the backend puts the ip first (ip_first)
+ * while the best answer is farther than LUCID_WORLD_PGS_POLISH tol (`near` false). */
+static int next_attempt(int a, int kept, int pgs, int ip, int tried, int ip_first, int newton) {
+    if (a == WARM && (!kept || pgs < 0 || newton) && !(tried & (1 << COLD))) return COLD;
     int first = ip_first && ip >= 0 ? ip : pgs, second = first == pgs ? ip : pgs;
     if (first >= 0 && !(tried & (1 << first))) return first;
     if (second >= 0 && !(tried & (1 << second))) return second;
@@ -206,7 +208,10 @@ lucid_status lucid_world_island_solve(const lucid_contact_options *o, const luci
          * better */
         if (finite && res.model.abs <= 2.0 * answer_round_off(isl, zero, &round_off)) break;
         int near = have_best && best_res.model.abs <= LUCID_WORLD_PGS_POLISH * o->tol;
-        a = next_attempt(a, finite && p_abs <= zero, pgs, ip, tried, isl->ip_first && !near);
+        /* from zero, the warm attempt was the cold one */
+        int made = tried | (from_zero ? 1 << COLD : 0);
+        a = next_attempt(a, finite && p_abs <= zero, pgs, ip, made, isl->ip_first && !near,
+                         ncp_newton(o));
     }
     if (!have_best) { /* no finite answer, or only warm ones worse than doing nothing */
         set_zero(isl, out);
