@@ -207,9 +207,6 @@ int lucid_world_sparse_applies(const lucid_world *w, const int *list, int m);
 /* Rows per contact of an island (world_delassus.c): 6 when one of its contacts has rolling
  * friction, else 4 when one has torsional friction, else 3. */
 int lucid_world_island_dim(const lucid_world *w, const int *list, int m);
-/* Whether the island solve ends with an interior-point attempt under o (ADMM, staggered and
- * ncp:newton worlds whose model has an ip pair; world_island_solve.c). */
-int lucid_world_island_has_ip_attempt(const lucid_contact_options *o);
 /* The island size above which the body-space path is taken when opt.sparse_threshold < 0
  * (automatic): where the solver's body-space form costs less than its dense one
  * (docs/world_step.md, "Dense or body space"). */
@@ -220,10 +217,8 @@ int lucid_world_island_has_ip_attempt(const lucid_contact_options *o);
 /* ncp:newton's islands up to this many contacts: beyond it a dense LU per Newton iteration costs
  * more than ADMM's warm iterations (docs/world_step.md, "Dense or body space"). */
 #define LUCID_WORLD_NCP_NEWTON_CONTACTS 32
-/* The solver of an island of m contacts: the world's, or ADMM (dense or body space by ADMM's
- * own crossover) for ncp:newton above LUCID_WORLD_NCP_NEWTON_CONTACTS or above a set
- * sparse_threshold: its LU is dense and has no body-space form. */
-lucid_contact_solver lucid_world_island_solver(const lucid_world_options *o, int m);
+/* The contact options an island of m contacts is solved with (world_island_solve.c). */
+lucid_contact_options lucid_world_island_options(const lucid_world_options *o, int m);
 /* ADMM on an island touching a model's links (docs/world.md, benchmarks/robot_step.md) */
 #define LUCID_WORLD_SPARSE_ADMM_ROBOT_CROSSOVER 8
 /* A body-space island's answer farther than this many tol from tol goes to the interior point
