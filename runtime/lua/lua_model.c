@@ -891,111 +891,101 @@ static int l_tostring(lua_State *L) {
 
 /* ---- lucid.dynamics ------------------------------------------------------------------------ */
 
-static int l_rnea(lua_State *L) {
-    lua_settop(L, 4); /* scratch arrays go above the arguments */
-    const char *F = "lucid.dynamics.rnea";
+/* The arguments (m, q[, v[, x]]) of a lucid.dynamics function of nargs arguments, read in
+ * order: v and x (named xname in errors) have nv entries. */
+typedef struct dynamics_args {
+    lucid_model *m;
     lucid_model_data *d;
-    lucid_model *m = lucid_lua_checkmodel(L, 1, F, "m", &d);
-    double *q = check_q(L, 2, m, F, "q"), *v = check_v(L, 3, m, F, "v");
-    double *a = check_v(L, 4, m, F, "a");
-    lucid_lua_matrix *tau = lucid_lua_newvector(L, (int)lucid_model_nv(m));
-    lucid_model_rnea(m, d, q, v, a, tau->data);
+    double *q, *v, *x;
+    int nv;
+} dynamics_args;
+
+static dynamics_args read_dynamics_args(lua_State *L, const char *F, int nargs, const char *xname) {
+    lua_settop(L, nargs); /* scratch arrays go above the arguments */
+    dynamics_args a = {0};
+    a.m = lucid_lua_checkmodel(L, 1, F, "m", &a.d);
+    a.q = check_q(L, 2, a.m, F, "q");
+    if (nargs >= 3) a.v = check_v(L, 3, a.m, F, "v");
+    if (nargs >= 4) a.x = check_v(L, 4, a.m, F, xname);
+    a.nv = (int)lucid_model_nv(a.m);
+    return a;
+}
+
+/* 1 when the count nv x nv matrices are finite. */
+static int matrices_finite(lucid_lua_matrix *const *mats, int count, int nv) {
+    for (int k = 0; k < count; ++k)
+        if (!lucid_all_finite(mats[k]->data, (long)nv * nv)) return 0;
+    return 1;
+}
+
+static int l_rnea(lua_State *L) {
+    const char *F = "lucid.dynamics.rnea";
+    dynamics_args a = read_dynamics_args(L, F, 4, "a");
+    lucid_lua_matrix *tau = lucid_lua_newvector(L, a.nv);
+    lucid_model_rnea(a.m, a.d, a.q, a.v, a.x, tau->data);
     if (!lucid_all_finite(tau->data, tau->rows)) lucid_lua_fail(L, F, "tau is not finite");
     return 1;
 }
 
 static int l_aba(lua_State *L) {
-    lua_settop(L, 4); /* scratch arrays go above the arguments */
     const char *F = "lucid.dynamics.aba";
-    lucid_model_data *d;
-    lucid_model *m = lucid_lua_checkmodel(L, 1, F, "m", &d);
-    double *q = check_q(L, 2, m, F, "q"), *v = check_v(L, 3, m, F, "v");
-    double *tau = check_v(L, 4, m, F, "tau");
-    lucid_lua_matrix *a = lucid_lua_newvector(L, (int)lucid_model_nv(m));
-    lucid_model_aba(m, d, q, v, tau, a->data);
-    if (!lucid_all_finite(a->data, a->rows)) lucid_lua_fail(L, F, "the acceleration is not finite");
+    dynamics_args a = read_dynamics_args(L, F, 4, "tau");
+    lucid_lua_matrix *acc = lucid_lua_newvector(L, a.nv);
+    lucid_model_aba(a.m, a.d, a.q, a.v, a.x, acc->data);
+    if (!lucid_all_finite(acc->data, acc->rows))
+        lucid_lua_fail(L, F, "the acceleration is not finite");
     return 1;
 }
 
 static int l_nle(lua_State *L) {
-    lua_settop(L, 3); /* scratch arrays go above the arguments */
     const char *F = "lucid.dynamics.nle";
-    lucid_model_data *d;
-    lucid_model *m = lucid_lua_checkmodel(L, 1, F, "m", &d);
-    double *q = check_q(L, 2, m, F, "q"), *v = check_v(L, 3, m, F, "v");
-    lucid_lua_matrix *b = lucid_lua_newvector(L, (int)lucid_model_nv(m));
-    lucid_model_nle(m, d, q, v, b->data);
+    dynamics_args a = read_dynamics_args(L, F, 3, NULL);
+    lucid_lua_matrix *b = lucid_lua_newvector(L, a.nv);
+    lucid_model_nle(a.m, a.d, a.q, a.v, b->data);
     if (!lucid_all_finite(b->data, b->rows)) lucid_lua_fail(L, F, "the result is not finite");
     return 1;
 }
 
 static int l_crba(lua_State *L) {
-    lua_settop(L, 2); /* scratch arrays go above the arguments */
-    const char *F = "lucid.dynamics.crba";
-    lucid_model_data *d;
-    lucid_model *m = lucid_lua_checkmodel(L, 1, F, "m", &d);
-    double *q = check_q(L, 2, m, F, "q");
-    int nv = (int)lucid_model_nv(m);
-    lucid_model_crba(m, d, q);
-    lucid_lua_pushmatrix_data(L, lucid_model_data_mass_matrix(d), nv, nv);
+    dynamics_args a = read_dynamics_args(L, "lucid.dynamics.crba", 2, NULL);
+    lucid_model_crba(a.m, a.d, a.q);
+    lucid_lua_pushmatrix_data(L, lucid_model_data_mass_matrix(a.d), a.nv, a.nv);
     return 1;
 }
 
 static int l_energy(lua_State *L) {
-    lua_settop(L, 3); /* scratch arrays go above the arguments */
-    const char *F = "lucid.dynamics.energy";
-    lucid_model_data *d;
-    lucid_model *m = lucid_lua_checkmodel(L, 1, F, "m", &d);
-    double *q = check_q(L, 2, m, F, "q"), *v = check_v(L, 3, m, F, "v");
+    dynamics_args a = read_dynamics_args(L, "lucid.dynamics.energy", 3, NULL);
     double T, V;
-    lucid_model_energy(m, d, q, v, &T, &V);
+    lucid_model_energy(a.m, a.d, a.q, a.v, &T, &V);
     lua_pushnumber(L, T);
     lua_pushnumber(L, V);
     return 2;
 }
 
 static int l_com(lua_State *L) {
-    lua_settop(L, 2); /* scratch arrays go above the arguments */
-    const char *F = "lucid.dynamics.com";
-    lucid_model_data *d;
-    lucid_model *m = lucid_lua_checkmodel(L, 1, F, "m", &d);
-    double *q = check_q(L, 2, m, F, "q");
-    lucid_lua_pushvec3(L, lucid_model_com(m, d, q));
+    dynamics_args a = read_dynamics_args(L, "lucid.dynamics.com", 2, NULL);
+    lucid_lua_pushvec3(L, lucid_model_com(a.m, a.d, a.q));
     return 1;
 }
 
 static int l_rnea_derivatives(lua_State *L) {
-    lua_settop(L, 4); /* scratch arrays go above the arguments */
     const char *F = "lucid.dynamics.rnea_derivatives";
-    lucid_model_data *d;
-    lucid_model *m = lucid_lua_checkmodel(L, 1, F, "m", &d);
-    double *q = check_q(L, 2, m, F, "q"), *v = check_v(L, 3, m, F, "v");
-    double *a = check_v(L, 4, m, F, "a");
-    int nv = (int)lucid_model_nv(m);
-    lucid_lua_matrix *dq = lucid_lua_newmatrix(L, nv, nv);
-    lucid_lua_matrix *dv = lucid_lua_newmatrix(L, nv, nv);
-    lucid_model_rnea_derivatives(m, d, q, v, a, dq->data, dv->data);
-    if (!lucid_all_finite(dq->data, (long)nv * nv) || !lucid_all_finite(dv->data, (long)nv * nv))
-        lucid_lua_fail(L, F, "the derivatives are not finite");
+    dynamics_args a = read_dynamics_args(L, F, 4, "a");
+    lucid_lua_matrix *d[2];
+    for (int k = 0; k < 2; ++k) d[k] = lucid_lua_newmatrix(L, a.nv, a.nv); /* in return order */
+    lucid_model_rnea_derivatives(a.m, a.d, a.q, a.v, a.x, d[0]->data, d[1]->data);
+    if (!matrices_finite(d, 2, a.nv)) lucid_lua_fail(L, F, "the derivatives are not finite");
     return 2;
 }
 
 static int l_aba_derivatives(lua_State *L) {
-    lua_settop(L, 4); /* scratch arrays go above the arguments */
     const char *F = "lucid.dynamics.aba_derivatives";
-    lucid_model_data *d;
-    lucid_model *m = lucid_lua_checkmodel(L, 1, F, "m", &d);
-    double *q = check_q(L, 2, m, F, "q"), *v = check_v(L, 3, m, F, "v");
-    double *tau = check_v(L, 4, m, F, "tau");
-    int nv = (int)lucid_model_nv(m);
-    double *a = scratch(L, (size_t)nv);
-    lucid_lua_matrix *dq = lucid_lua_newmatrix(L, nv, nv);
-    lucid_lua_matrix *dv = lucid_lua_newmatrix(L, nv, nv);
-    lucid_lua_matrix *dt = lucid_lua_newmatrix(L, nv, nv);
-    lucid_model_aba_derivatives(m, d, q, v, tau, a, dq->data, dv->data, dt->data);
-    if (!lucid_all_finite(dq->data, (long)nv * nv) || !lucid_all_finite(dv->data, (long)nv * nv) ||
-        !lucid_all_finite(dt->data, (long)nv * nv))
-        lucid_lua_fail(L, F, "the derivatives are not finite");
+    dynamics_args a = read_dynamics_args(L, F, 4, "tau");
+    double *acc = scratch(L, (size_t)a.nv);
+    lucid_lua_matrix *d[3];
+    for (int k = 0; k < 3; ++k) d[k] = lucid_lua_newmatrix(L, a.nv, a.nv); /* in return order */
+    lucid_model_aba_derivatives(a.m, a.d, a.q, a.v, a.x, acc, d[0]->data, d[1]->data, d[2]->data);
+    if (!matrices_finite(d, 3, a.nv)) lucid_lua_fail(L, F, "the derivatives are not finite");
     return 3;
 }
 
