@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "runtime/lua/check.h"
+#include "runtime/lua/lua_options.h"
 #include "runtime/lua/lua_matrix.h"
 #include "solvers/contact/contact_ip.h"
 
@@ -208,12 +209,8 @@ static int relaxed_derivatives(lua_State *L) {
                            lucid_lua_typename(L, 2));
         static const char *const keys[] = {"dense", NULL};
         lucid_lua_check_option_names_prefixed(L, 2, keys, DERIVATIVES, "opts.");
-        if (lua_getfield(L, 2, "dense") != LUA_TNIL) {
-            if (!lua_isboolean(L, -1))
-                lucid_lua_fail(L, DERIVATIVES, "opts.dense must be a boolean (got %s)",
-                               lucid_lua_typename(L, -1));
-            dense = lua_toboolean(L, -1);
-        }
+        lucid_lua_fields f = lucid_lua_fields_at(L, 2, DERIVATIVES, "opts.");
+        dense = lucid_lua_boolean_field(&f, "dense", dense);
     }
     push_table(L, lua_upvalueindex(1), dense);
     return 1;
