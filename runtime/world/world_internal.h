@@ -383,6 +383,14 @@ size_t lucid_world_tendon_span_end(const lucid_model *m, size_t k);
  * rests at its bound, ending steps a round-off to either side of it: the slop keeps it in the
  * problem at margin 0, where another row's push (a coupled tendon's) could carry it across. */
 int lucid_world_limit_detected(const lucid_world *w, double gap, double rate, double margin);
+/* A row of model i on the link of `joint` (a limit or dry-friction row of dof `dof` or tendon
+ * `tendon`, the other -1): identity frame at the link's origin, no shape parts; the caller sets
+ * what kind it is. */
+lucid_world_contact lucid_world_model_row(const lucid_world *w, int i, size_t joint, int dof,
+                                          int tendon);
+/* LUCID_ERR_ARGUMENT, with w->error naming model i's `what` ("dof", "tendon") k, under the ccp
+ * contact model (its cone raises a dry-friction row's bound); else LUCID_OK. */
+lucid_status lucid_world_dry_friction_check(lucid_world *w, int i, const char *what, size_t k);
 /* Model i's tendon-limit contacts (after its joint limits: their warm-start keys sort so). */
 lucid_status lucid_world_tendon_limits(lucid_world *w, int i);
 /* The coefficient of dof `dof` of the model in limit contact c's normal row, before the side's

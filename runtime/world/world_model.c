@@ -974,17 +974,8 @@ lucid_status lucid_world_models_limits(lucid_world *w) {
             double rates[2] = {v, -v};
             for (int side = 0; side < 2; ++side) {
                 if (!lucid_world_limit_detected(w, gaps[side], rates[side], 0.0)) continue;
-                lucid_world_contact c;
-                memset(&c, 0, sizeof c);
-                int body = wm->first_body + lucid_model_joint_body(m, j);
-                c.body1 = c.body2 = body;
-                c.part1 = c.part2 = -1;
-                c.limit_model = i;
-                c.limit_dof = (int)iv;
-                c.limit_tendon = -1;
+                lucid_world_contact c = lucid_world_model_row(w, i, j, (int)iv, -1);
                 c.limit_sign = side == 0 ? 1 : -1;
-                c.frame = lucid_mat3_identity();
-                c.point = w->bodies[body].pose.t;
                 c.separation = gaps[side];
                 c.friction = 0.0;
                 lucid_status s = lucid_world_push_contact(w, &c);
@@ -1008,27 +999,13 @@ lucid_status lucid_world_models_friction_rows(lucid_world *w) {
         const double *frictionloss = lucid_model_frictionloss(m);
         for (size_t k = 0; k < lucid_model_nv(m); ++k) {
             if (!(frictionloss[k] > 0.0)) continue;
-            if (w->opt.contact.model == LUCID_CONTACT_CCP) {
-                snprintf(w->d.error, sizeof w->d.error,
-                         "dry friction (frictionloss, model %d dof %d) needs contact model ncp, "
-                         "lcp or raisim: ccp's cone raises its bound",
-                         i + 1, (int)k + 1);
-                return LUCID_ERR_ARGUMENT;
-            }
-            lucid_world_contact c;
-            memset(&c, 0, sizeof c);
+            lucid_status s = lucid_world_dry_friction_check(w, i, "dof", k);
+            if (s != LUCID_OK) return s;
             size_t joint = (size_t)lucid_model_dof_joint(m)[k];
-            int body = wm->first_body + lucid_model_joint_body(m, joint);
-            c.body1 = c.body2 = body;
-            c.part1 = c.part2 = -1;
-            c.limit_model = i;
-            c.limit_dof = (int)k;
-            c.limit_tendon = -1;
+            lucid_world_contact c = lucid_world_model_row(w, i, joint, (int)k, -1);
             c.frictionloss = frictionloss[k];
-            c.frame = lucid_mat3_identity();
-            c.point = w->bodies[body].pose.t;
             c.friction = 1.0; /* the bound is friction x the prescribed normal force f */
-            lucid_status s = lucid_world_push_contact(w, &c);
+            s = lucid_world_push_contact(w, &c);
             if (s != LUCID_OK) return s;
         }
         lucid_status s = lucid_world_tendon_friction_rows(w, i);
