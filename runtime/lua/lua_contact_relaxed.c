@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "runtime/lua/check.h"
-#include "runtime/lua/lua_options.h"
 #include "runtime/lua/lua_matrix.h"
+#include "runtime/lua/lua_options.h"
 #include "solvers/contact/contact_ip.h"
 
 #define STATE_METATABLE "lucid.contact.relaxed_state"
@@ -77,16 +77,7 @@ static void check_status(lua_State *L, const char *fname, lucid_status status) {
 /* An optional 3n x 3n lucid.mat at idx (NULL when nil). */
 static const double *optional_square(lua_State *L, int idx, int m, const char *fname,
                                      const char *what) {
-    if (lua_isnil(L, idx)) return NULL;
-    lucid_lua_matrix *M = lucid_lua_tomatrix(L, idx);
-    if (!M)
-        lucid_lua_fail(L, fname, "%s must be a lucid.mat (got %s)", what,
-                       lucid_lua_typename(L, idx));
-    if (M->rows != m || M->cols != m)
-        lucid_lua_fail(L, fname, "%s must be %d x %d (got %d x %d)", what, m, m, M->rows, M->cols);
-    if (!lucid_all_finite(M->data, (long)m * m))
-        lucid_lua_fail(L, fname, "%s must be finite (has NaN or Inf)", what);
-    return M->data;
+    return lua_isnil(L, idx) ? NULL : lucid_lua_checksquare(L, idx, m, fname, what);
 }
 
 /* jvp{G=, g=, mu=, R=} (each optional) -> dlambda */

@@ -525,16 +525,11 @@ static int l_build(lua_State *L) {
 
 /* ---- model fields and methods -------------------------------------------------------------- */
 
-/* A scratch array of n doubles (a userdata pushed on the stack). */
-static double *scratch(lua_State *L, size_t n) {
-    return lua_newuserdatauv(L, (n ? n : 1) * sizeof(double), 0);
-}
-
 /* q at idx: nq finite values whose quaternions / (cos, sin) pairs are not zero. */
 static double *check_q(lua_State *L, int idx, const lucid_model *m, const char *fname,
                        const char *what) {
     size_t nq = lucid_model_nq(m);
-    double *q = scratch(L, nq);
+    double *q = lucid_lua_newbuffer(L, nq);
     lucid_lua_checkvalues(L, idx, (int)nq, q, fname, what);
     int j = -1;
     if (lucid_model_check_configuration(m, q, &j) != LUCID_OK)
@@ -546,7 +541,7 @@ static double *check_q(lua_State *L, int idx, const lucid_model *m, const char *
 static double *check_v(lua_State *L, int idx, const lucid_model *m, const char *fname,
                        const char *what) {
     size_t nv = lucid_model_nv(m);
-    double *v = scratch(L, nv);
+    double *v = lucid_lua_newbuffer(L, nv);
     lucid_lua_checkvalues(L, idx, (int)nv, v, fname, what);
     return v;
 }
@@ -981,7 +976,7 @@ static int l_rnea_derivatives(lua_State *L) {
 static int l_aba_derivatives(lua_State *L) {
     const char *F = "lucid.dynamics.aba_derivatives";
     dynamics_args a = read_dynamics_args(L, F, 4, "tau");
-    double *acc = scratch(L, (size_t)a.nv);
+    double *acc = lucid_lua_newbuffer(L, (size_t)a.nv);
     lucid_lua_matrix *d[3];
     for (int k = 0; k < 3; ++k) d[k] = lucid_lua_newmatrix(L, a.nv, a.nv); /* in return order */
     lucid_model_aba_derivatives(a.m, a.d, a.q, a.v, a.x, acc, d[0]->data, d[1]->data, d[2]->data);

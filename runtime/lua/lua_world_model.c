@@ -14,9 +14,9 @@
 #include <string.h>
 
 #include "runtime/lua/check.h"
-#include "runtime/lua/lua_options.h"
 #include "runtime/lua/lua_matrix.h"
 #include "runtime/lua/lua_model.h"
+#include "runtime/lua/lua_options.h"
 #include "runtime/lua/lua_se3.h"
 #include "runtime/lua/lua_world.h"
 #include "runtime/model/configuration.h"
