@@ -502,7 +502,6 @@ static int l_contacts(lua_State *L) {
     return 1;
 }
 
-/* J or W blocks (2n sides x 18, row s = the side's 3 x 6 block, row-major) as a matrix */
 /* 2n x 3 w_max: row s holds side s's row-major 3 x w block (w its slot's width: 6 for a free
  * body, so 2n x 18 for islands of free bodies; nv for a robot), zeros after it and for a side
  * on nothing. */

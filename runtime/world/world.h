@@ -64,16 +64,10 @@ typedef struct lucid_world lucid_world;
 typedef struct lucid_world_options {
     lucid_vec3 gravity;            /* m/s^2, default (0, 0, -9.81) */
     double dt;                     /* s, > 0, default 1e-3 */
-    lucid_contact_options contact; /* model, solver, tol, max_iter...: default ncp:admm, 1e-6,
-                                    * 200 iterations, warm started across steps, check_psd
-                                    * off (G = J M^-1 J^T is PSD by construction). Each island is
-                                    * solved in its own units (world_island_solve.c,
-                                    * lucid_world_island_scales:
-                                    * forces ~ the weight of its lightest body, velocities ~ its
-                                    * free velocity, each capped at 1), so tol is the paper's
-                                    * eps_abs in N and m/s^2 for bodies of a kilogram and more
-                                    * and a relative tolerance for lighter ones; see
-                                    * world_island_solve.c for the attempts when a solve fails */
+    lucid_contact_options contact; /* default ncp:newton, tol 1e-6, 200 iterations, warm
+                                    * started. tol is in each island's units (N and m/s^2 for
+                                    * bodies of a kilogram and more: lucid_world_island_scales);
+                                    * its solver and attempts: world_island_solve.c */
     double slop;                   /* m, a resting contact settles slop/2 deep (default 1e-4);
                                     * parts smaller than slop / LUCID_WORLD_SLOP_PER_SIZE (half
                                     * extent) take a slop proportional to their size */
@@ -89,11 +83,9 @@ typedef struct lucid_world_options {
     double density;                /* kg/m^3, for bodies whose mass is not given (default 1000) */
     int patch_points;              /* contact points kept per shape pair, in [1, 16] (default 4:
                                     * the area-maximising 4 of a face-face patch) */
-    int sparse_threshold;          /* islands of more contacts are solved in body space, without
-                                    * a Delassus matrix, when the solver has a body-space form
-                                    * (PGS, ccp/ncp:admm, ccp:newton); -1 (default): automatic,
-                                    * the measured crossover, 0 for all three (body space was
-                                    * as fast or faster at every size: docs/world.md) */
+    int sparse_threshold;          /* islands of more contacts are solved in body space when
+                                    * the solver has a body-space form; -1 (default): each
+                                    * solver's crossover (docs/world_step.md, section 4) */
     int collision; /* LUCID_WORLD_COLLISION_TWO_STAGE (GJK/EPA, then the contact problem) or
                     * LUCID_WORLD_COLLISION_SINGLE_LEVEL (docs/single_level.md) */
     lucid_single_level_options single_level; /* the single-level step's solver */

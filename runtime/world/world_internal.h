@@ -295,12 +295,6 @@ lucid_status lucid_world_models_clone(lucid_world *dst, const lucid_world *src);
 /* dst's models take src's state and poses when both hold the same models (the same
  * lucid_model objects on the same bodies): 1; else 0 and nothing is changed. */
 int lucid_world_models_sync(lucid_world *dst, const lucid_world *src);
-/* Model i's free velocity v_free = v + dt M~^-1 (tau(u, q) - b(q, v) - D v - dt K v)
- * (world_model.c) differentiated at its current q, v, u with the factor of M~ its last step left
- * (the data): dv_dv = I - dt M~^-1 (db/dv + D + dt K) (nv x nv) and dv_du = dt M~^-1 (gear slope)
- * (nv x nu; slope: the position servo's kp or 1, times 0 where a clamp holds the input, 1/2 on
- * a bound), column-major; scratch: nv x nv. Overwrites the data's kinematics (at q) and the
- * model's work, not its factor. LUCID_ERR_ARGUMENT for a bad index. */
 /* Free body `body`'s free velocities (v_free, w_free: its centre of mass's, world; world_step.c)
  * and start velocities (v_start, w_start) differentiated at its current pose and velocity with
  * respect to its state twist xi (body frame, linear first) and its applied wrench (force,
@@ -635,14 +629,14 @@ void lucid_world_contact_row_add(const lucid_world *w, int k, int r, const int *
  * Reads w's bodies' centres of mass, its models and dt only; allocates nothing. */
 void lucid_world_integrate_jacobians(const lucid_world *w, const double *x0, const double *p,
                                      double *Dq, double *Dp);
-/* c*_N of contact c on a given piece (branch >= 0) or on the one the rules choose (branch < 0,
- * stored in *chosen when not NULL): 0 speculative, 1 rest band, 2 Baumgarte, + 3 restitution.
- * A limit has pieces 0 (c*_N = -d / dt) and 2 (capped at v_c) only: it rests at its bound. */
 /* The slop of contact c (see world.h): options.slop, or SLOP_PER_SIZE times the smaller
  * touching part of a moving body when that is smaller; options.slop for joint limits. */
 double lucid_world_contact_slop(const lucid_world *w, const lucid_world_contact *c);
 /* dc*_N/dd on the piece `branch` at the contact's separation d (the impact's target aside). */
 double lucid_world_reference_slope(const lucid_world *w, const lucid_world_contact *c, int branch);
+/* c*_N of contact c on a given piece (branch >= 0) or on the one the rules choose (branch < 0,
+ * stored in *chosen when not NULL): 0 speculative, 1 rest band, 2 Baumgarte, + 3 restitution.
+ * A limit has pieces 0 (c*_N = -d / dt) and 2 (capped at v_c) only: it rests at its bound. */
 double lucid_world_reference_velocity_branch(const lucid_world *w, const lucid_world_contact *c,
                                              double v_n_before, int branch, int *chosen);
 
