@@ -248,33 +248,23 @@ static int contact_solve(lua_State *L) {
         lucid_lua_pushvalues(L, dual, m);
         lua_setfield(L, -2, "dual");
     }
-    lua_pushinteger(L, res.iterations);
-    lua_setfield(L, -2, "iterations");
-    lua_pushinteger(L, res.inner_iterations);
-    lua_setfield(L, -2, "inner_iterations");
-    lua_pushboolean(L, res.converged);
-    lua_setfield(L, -2, "converged");
-    lua_pushboolean(L, res.stalled);
-    lua_setfield(L, -2, "stalled");
-    lua_pushboolean(L, res.diverged);
-    lua_setfield(L, -2, "diverged");
+    lucid_lua_set_integer(L, "iterations", res.iterations);
+    lucid_lua_set_integer(L, "inner_iterations", res.inner_iterations);
+    lucid_lua_set_boolean(L, "converged", res.converged);
+    lucid_lua_set_boolean(L, "stalled", res.stalled);
+    lucid_lua_set_boolean(L, "diverged", res.diverged);
     if (res.rho > 0.0) { /* a solver without rho (or an ADMM that chose none): no rho */
-        lua_pushnumber(L, res.rho);
-        lua_setfield(L, -2, "rho");
+        lucid_lua_set_number(L, "rho", res.rho);
     }
     push_criteria(L, &res.ncp);
     lua_setfield(L, -2, "residual");
     push_criteria(L, &res.model);
     lua_setfield(L, -2, "model_residual");
-    lua_pushnumber(L, lucid_contact_round_off(&p, lambda->data));
-    lua_setfield(L, -2, "round_off");
-    lua_pushstring(L, lucid_contact_model_name(o.model));
-    lua_setfield(L, -2, "model");
-    lua_pushstring(L, lucid_contact_solver_name(o.solver));
-    lua_setfield(L, -2, "solver");
+    lucid_lua_set_number(L, "round_off", lucid_contact_round_off(&p, lambda->data));
+    lucid_lua_set_string(L, "model", lucid_contact_model_name(o.model));
+    lucid_lua_set_string(L, "solver", lucid_contact_solver_name(o.solver));
     if (relaxed) {
-        lua_pushnumber(L, o.kappa);
-        lua_setfield(L, -2, "kappa");
+        lucid_lua_set_number(L, "kappa", o.kappa);
         lucid_lua_push_relaxed_derivatives(L, state_idx, o.model == LUCID_CONTACT_NCP, o.kappa);
         lua_setfield(L, -2, "derivatives");
     }
@@ -317,17 +307,13 @@ static int contact_residual(lua_State *L) {
     lucid_contact_criteria c;
     lucid_contact_criteria_eval(&p, kind, lambda, sigma, per_contact, &c);
     push_criteria(L, &c);
-    lua_pushnumber(L, lucid_contact_round_off(&p, lambda));
-    lua_setfield(L, -2, "round_off");
+    lucid_lua_set_number(L, "round_off", lucid_contact_round_off(&p, lambda));
     lua_createtable(L, n, 0);
     for (int i = 0; i < n; ++i) {
         lua_createtable(L, 0, 3);
-        lua_pushnumber(L, per_contact[3 * i]);
-        lua_setfield(L, -2, "primal");
-        lua_pushnumber(L, per_contact[3 * i + 1]);
-        lua_setfield(L, -2, "dual");
-        lua_pushnumber(L, per_contact[3 * i + 2]);
-        lua_setfield(L, -2, "complementarity");
+        lucid_lua_set_number(L, "primal", per_contact[3 * i]);
+        lucid_lua_set_number(L, "dual", per_contact[3 * i + 1]);
+        lucid_lua_set_number(L, "complementarity", per_contact[3 * i + 2]);
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "contacts");

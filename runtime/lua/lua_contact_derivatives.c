@@ -306,20 +306,13 @@ static int contact_derivatives(lua_State *L) {
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "margins");
-    lua_pushnumber(L, info.margin);
-    lua_setfield(L, -2, "margin");
-    lua_pushinteger(L, info.rank);
-    lua_setfield(L, -2, "rank");
-    lua_pushinteger(L, info.size);
-    lua_setfield(L, -2, "size");
-    lua_pushboolean(L, info.rank_deficient);
-    lua_setfield(L, -2, "rank_deficient");
-    lua_pushnumber(L, info.free_velocity);
-    lua_setfield(L, -2, "free_velocity");
-    lua_pushstring(L, "active_set");
-    lua_setfield(L, -2, "method");
-    lua_pushstring(L, lucid_contact_model_name(model));
-    lua_setfield(L, -2, "model");
+    lucid_lua_set_number(L, "margin", info.margin);
+    lucid_lua_set_integer(L, "rank", info.rank);
+    lucid_lua_set_integer(L, "size", info.size);
+    lucid_lua_set_boolean(L, "rank_deficient", info.rank_deficient);
+    lucid_lua_set_number(L, "free_velocity", info.free_velocity);
+    lucid_lua_set_string(L, "method", "active_set");
+    lucid_lua_set_string(L, "model", lucid_contact_model_name(model));
     return 1;
 }
 

@@ -182,12 +182,9 @@ static void push_table(lua_State *L, int idx, int dense) {
         lua_pushcclosure(L, closures[k].f, 1);
         lua_setfield(L, -2, closures[k].name);
     }
-    lua_pushstring(L, "relaxed");
-    lua_setfield(L, -2, "method");
-    lua_pushstring(L, s->ncp ? "ncp" : "ccp");
-    lua_setfield(L, -2, "model");
-    lua_pushnumber(L, s->kappa);
-    lua_setfield(L, -2, "kappa");
+    lucid_lua_set_string(L, "method", "relaxed");
+    lucid_lua_set_string(L, "model", s->ncp ? "ncp" : "ccp");
+    lucid_lua_set_number(L, "kappa", s->kappa);
 }
 
 /* sol:derivatives([{dense=}]) */

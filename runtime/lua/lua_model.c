@@ -609,38 +609,28 @@ static int l_joints(lua_State *L) {
     lua_createtable(L, (int)n, 0);
     for (size_t j = 0; j < n; ++j) {
         lua_createtable(L, 0, 10);
-        lua_pushstring(L, lucid_model_joint_name(m, j));
-        lua_setfield(L, -2, "name");
-        lua_pushstring(L, joint_kind_name(lucid_model_joint_kind(m, j)));
-        lua_setfield(L, -2, "kind");
+        lucid_lua_set_string(L, "name", lucid_model_joint_name(m, j));
+        lucid_lua_set_string(L, "kind", joint_kind_name(lucid_model_joint_kind(m, j)));
         int p = lucid_model_joint_parent(m, j);
         if (p >= 0) {
-            lua_pushstring(L, lucid_model_joint_name(m, (size_t)p));
-            lua_setfield(L, -2, "parent");
+            lucid_lua_set_string(L, "parent", lucid_model_joint_name(m, (size_t)p));
         }
-        lua_pushstring(L, lucid_model_body_name(m, (size_t)lucid_model_joint_body(m, j)));
-        lua_setfield(L, -2, "body");
-        lua_pushinteger(L, (lua_Integer)lucid_model_joint_idx_q(m, j) + 1);
-        lua_setfield(L, -2, "idx_q");
-        lua_pushinteger(L, (lua_Integer)lucid_model_joint_idx_v(m, j) + 1);
-        lua_setfield(L, -2, "idx_v");
-        lua_pushinteger(L, (lua_Integer)lucid_model_joint_nq(m, j));
-        lua_setfield(L, -2, "nq");
-        lua_pushinteger(L, (lua_Integer)lucid_model_joint_nv(m, j));
-        lua_setfield(L, -2, "nv");
+        lucid_lua_set_string(L, "body",
+                             lucid_model_body_name(m, (size_t)lucid_model_joint_body(m, j)));
+        lucid_lua_set_integer(L, "idx_q", (lua_Integer)lucid_model_joint_idx_q(m, j) + 1);
+        lucid_lua_set_integer(L, "idx_v", (lua_Integer)lucid_model_joint_idx_v(m, j) + 1);
+        lucid_lua_set_integer(L, "nq", (lua_Integer)lucid_model_joint_nq(m, j));
+        lucid_lua_set_integer(L, "nv", (lua_Integer)lucid_model_joint_nv(m, j));
         /* stored for the rows the world does not build yet (docs/model_files.md) */
-        lua_pushnumber(L, lucid_model_frictionloss(m)[lucid_model_joint_idx_v(m, j)]);
-        lua_setfield(L, -2, "frictionloss");
+        lucid_lua_set_number(L, "frictionloss",
+                             lucid_model_frictionloss(m)[lucid_model_joint_idx_v(m, j)]);
         double mult = 1.0, offset = 0.0;
         int t = lucid_model_joint_mimic(m, j, &mult, &offset);
         if (t >= 0) {
             lua_createtable(L, 0, 3);
-            lua_pushstring(L, lucid_model_joint_name(m, (size_t)t));
-            lua_setfield(L, -2, "joint");
-            lua_pushnumber(L, mult);
-            lua_setfield(L, -2, "multiplier");
-            lua_pushnumber(L, offset);
-            lua_setfield(L, -2, "offset");
+            lucid_lua_set_string(L, "joint", lucid_model_joint_name(m, (size_t)t));
+            lucid_lua_set_number(L, "multiplier", mult);
+            lucid_lua_set_number(L, "offset", offset);
             lua_setfield(L, -2, "mimic");
         }
         lua_rawseti(L, -2, (lua_Integer)j + 1);

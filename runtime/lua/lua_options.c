@@ -243,14 +243,10 @@ void lucid_lua_push_option_list(lua_State *L, const lucid_option *table, const v
     int i = 0;
     for (const lucid_option *o = table; o->name; ++o) {
         lua_createtable(L, 0, 5);
-        lua_pushstring(L, o->name);
-        lua_setfield(L, -2, "name");
-        lua_pushstring(L, type_names[o->type]);
-        lua_setfield(L, -2, "type");
-        lua_pushstring(L, o->words);
-        lua_setfield(L, -2, "range");
-        lua_pushstring(L, o->doc);
-        lua_setfield(L, -2, "doc");
+        lucid_lua_set_string(L, "name", o->name);
+        lucid_lua_set_string(L, "type", type_names[o->type]);
+        lucid_lua_set_string(L, "range", o->words);
+        lucid_lua_set_string(L, "doc", o->doc);
         push_option_value(L, o, s);
         lua_setfield(L, -2, "default");
         lua_rawseti(L, -2, ++i);
@@ -432,17 +428,13 @@ int lucid_lua_contact_option_list(lua_State *L) {
         unsigned bit = key_bit(opt->name);
         if (!bit) continue;
         lua_createtable(L, 0, 6);
-        lua_pushstring(L, opt->name);
-        lua_setfield(L, -2, "name");
-        lua_pushstring(L, type_names[opt->type]);
-        lua_setfield(L, -2, "type");
+        lucid_lua_set_string(L, "name", opt->name);
+        lucid_lua_set_string(L, "type", type_names[opt->type]);
         if ((opt->type == LUCID_OPTION_NUMBER || opt->type == LUCID_OPTION_INTEGER) &&
             (!isinf(opt->range.lo) || !isinf(opt->range.hi))) {
-            lua_pushstring(L, opt->words);
-            lua_setfield(L, -2, "range");
+            lucid_lua_set_string(L, "range", opt->words);
         }
-        lua_pushstring(L, opt->doc);
-        lua_setfield(L, -2, "doc");
+        lucid_lua_set_string(L, "doc", opt->doc);
         if (bit & LUCID_LUA_CONTACT_WORLD_KEYS) {
             push_option_value(L, opt, &world.contact);
             lua_setfield(L, -2, "world");
