@@ -526,11 +526,9 @@ static int l_build(lua_State *L) {
 /* ---- model fields and methods -------------------------------------------------------------- */
 
 /* q at idx: nq finite values whose quaternions / (cos, sin) pairs are not zero. */
-static double *check_q(lua_State *L, int idx, const lucid_model *m, const char *fname,
-                       const char *what) {
-    size_t nq = lucid_model_nq(m);
-    double *q = lucid_lua_newbuffer(L, nq);
-    lucid_lua_checkvalues(L, idx, (int)nq, q, fname, what);
+double *lucid_lua_model_q(lua_State *L, int idx, const lucid_model *m, const char *fname,
+                          const char *what) {
+    double *q = lucid_lua_readvalues(L, idx, lucid_model_nq(m), fname, what);
     int j = -1;
     if (lucid_model_check_configuration(m, q, &j) != LUCID_OK)
         lucid_lua_fail(L, fname, "%s: joint '%s' has a zero quaternion or (cos, sin) pair", what,
@@ -538,22 +536,9 @@ static double *check_q(lua_State *L, int idx, const lucid_model *m, const char *
     return q;
 }
 
-static double *check_v(lua_State *L, int idx, const lucid_model *m, const char *fname,
-                       const char *what) {
-    size_t nv = lucid_model_nv(m);
-    double *v = lucid_lua_newbuffer(L, nv);
-    lucid_lua_checkvalues(L, idx, (int)nv, v, fname, what);
-    return v;
-}
-
-double *lucid_lua_model_q(lua_State *L, int idx, const lucid_model *m, const char *fname,
-                          const char *what) {
-    return check_q(L, idx, m, fname, what);
-}
-
 double *lucid_lua_model_v(lua_State *L, int idx, const lucid_model *m, const char *fname,
                           const char *what) {
-    return check_v(L, idx, m, fname, what);
+    return lucid_lua_readvalues(L, idx, lucid_model_nv(m), fname, what);
 }
 
 static size_t check_frame(lua_State *L, int idx, const lucid_model *m, const char *fname) {
@@ -711,8 +696,8 @@ static int l_integrate(lua_State *L) {
     lua_settop(L, 4); /* scratch arrays go above the arguments */
     const char *F = "lucid.model:integrate";
     lucid_model *m = check_self(L, F, NULL);
-    double *q = check_q(L, 2, m, F, "q");
-    double *v = check_v(L, 3, m, F, "v");
+    double *q = lucid_lua_model_q(L, 2, m, F, "q");
+    double *v = lucid_lua_model_v(L, 3, m, F, "v");
     double dt = lua_isnoneornil(L, 4) ? 1.0 : lucid_lua_checkfinite(L, 4, F, "dt");
     lucid_lua_matrix *out = lucid_lua_newvector(L, (int)lucid_model_nq(m));
     lucid_model_integrate(m, q, v, dt, out->data);
@@ -725,8 +710,8 @@ static int l_difference(lua_State *L) {
     lua_settop(L, 3); /* scratch arrays go above the arguments */
     const char *F = "lucid.model:difference";
     lucid_model *m = check_self(L, F, NULL);
-    double *q0 = check_q(L, 2, m, F, "q0");
-    double *q1 = check_q(L, 3, m, F, "q1");
+    double *q0 = lucid_lua_model_q(L, 2, m, F, "q0");
+    double *q1 = lucid_lua_model_q(L, 3, m, F, "q1");
     lucid_lua_matrix *out = lucid_lua_newvector(L, (int)lucid_model_nv(m));
     lucid_model_difference(m, q0, q1, out->data);
     if (!lucid_all_finite(out->data, out->rows))
@@ -738,7 +723,7 @@ static int l_normalize(lua_State *L) {
     lua_settop(L, 2); /* scratch arrays go above the arguments */
     const char *F = "lucid.model:normalize";
     lucid_model *m = check_self(L, F, NULL);
-    double *q = check_q(L, 2, m, F, "q");
+    double *q = lucid_lua_model_q(L, 2, m, F, "q");
     lucid_lua_matrix *out = lucid_lua_newvector(L, (int)lucid_model_nq(m));
     memcpy(out->data, q, lucid_model_nq(m) * sizeof(double));
     lucid_status st = lucid_model_normalize(m, out->data);
@@ -751,7 +736,7 @@ static int l_frame_pose(lua_State *L) {
     const char *F = "lucid.model:frame_pose";
     lucid_model_data *d;
     lucid_model *m = check_self(L, F, &d);
-    double *q = check_q(L, 2, m, F, "q");
+    double *q = lucid_lua_model_q(L, 2, m, F, "q");
     size_t f = check_frame(L, 3, m, F);
     lucid_model_forward_kinematics(m, d, q);
     lucid_se3 T = lucid_model_frame_pose(m, d, f);
@@ -766,7 +751,7 @@ static int l_frame_jacobian(lua_State *L) {
     const char *F = "lucid.model:frame_jacobian";
     lucid_model_data *d;
     lucid_model *m = check_self(L, F, &d);
-    double *q = check_q(L, 2, m, F, "q");
+    double *q = lucid_lua_model_q(L, 2, m, F, "q");
     size_t f = check_frame(L, 3, m, F);
     lucid_reference_frame ref = LUCID_REF_LOCAL;
     if (!lua_isnoneornil(L, 4)) {
@@ -889,9 +874,9 @@ static dynamics_args read_dynamics_args(lua_State *L, const char *F, int nargs, 
     lua_settop(L, nargs); /* scratch arrays go above the arguments */
     dynamics_args a = {0};
     a.m = lucid_lua_checkmodel(L, 1, F, "m", &a.d);
-    a.q = check_q(L, 2, a.m, F, "q");
-    if (nargs >= 3) a.v = check_v(L, 3, a.m, F, "v");
-    if (nargs >= 4) a.x = check_v(L, 4, a.m, F, xname);
+    a.q = lucid_lua_model_q(L, 2, a.m, F, "q");
+    if (nargs >= 3) a.v = lucid_lua_model_v(L, 3, a.m, F, "v");
+    if (nargs >= 4) a.x = lucid_lua_model_v(L, 4, a.m, F, xname);
     a.nv = (int)lucid_model_nv(a.m);
     return a;
 }

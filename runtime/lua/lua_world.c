@@ -609,8 +609,7 @@ static int l_set_state(lua_State *L) {
     lucid_world *w = check_world(L, fname);
     lua_settop(L, 2); /* the buffer below must not take the place of a missing argument */
     int n = lucid_world_state_size(w);
-    double *x = lua_newuserdatauv(L, sizeof(double) * (size_t)(n > 0 ? n : 1), 0);
-    lucid_lua_checkvalues(L, 2, n, x, fname, "state");
+    const double *x = lucid_lua_readvalues(L, 2, (size_t)n, fname, "state");
     const char *why = NULL;
     lucid_status s = lucid_world_set_state(w, x, &why);
     if (s != LUCID_OK) lucid_lua_fail(L, fname, "%s", why ? why : lucid_status_string(s));
@@ -629,8 +628,7 @@ static int l_set_controls(lua_State *L) {
     lucid_world *w = check_world(L, fname);
     lua_settop(L, 2); /* the buffer below must not take the place of a missing argument */
     int n = lucid_world_controls_size(w);
-    double *u = lua_newuserdatauv(L, sizeof(double) * (size_t)(n + 1), 0);
-    lucid_lua_checkvalues(L, 2, n, u, fname, "controls");
+    const double *u = lucid_lua_readvalues(L, 2, (size_t)n, fname, "controls");
     lucid_world_set_controls(w, u); /* finite: checked above */
     return 0;
 }

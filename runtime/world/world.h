@@ -13,26 +13,15 @@
  * c = J v+ the contact velocity, c = J v_free + dt G lambda, and the solver receives
  *   G = J M^-1 J^T,   g = (J v_free - c*) / dt,   R = compliance on the normal entries,
  * whose complementarity is that of c - c* (the problem is homogeneous in lambda). The
- * reference velocity c* is zero on the tangents and on the normal (d: the contact's separation
- * less its include_margin, nonzero only for MJCF geoms with margin/gap)
- *   c*_N = -(d + slop/2) / dt                 when d > -0.4 slop (speculative contact within
- *                                              the margin: the bodies may close the gap down
- *                                              to a rest depth of slop/2, where the collision
- *                                              normal is well defined, unlike at d = 0),
- *   c*_N = 0                                  for -slop <= d <= -0.4 slop (the rest band: it
- *                                              holds any depth a step ends at in it, slop/2
- *                                              after a landing, slop/10 inside its edge, but
- *                                              just past 0.4 slop after a slow approach;
- *                                              docs/world_step.md "Position correction"),
- *   c*_N = min(-(d + slop/2) / dt, v_c)       when d < -slop: a deeper overlap is pushed back
- *                                              at no more than the correction speed v_c
- *                                              (options.correction_speed), so no body leaves a
- *                                              correction faster than v_c,
- *   c*_N = max(c*_N, -e v_N)                  when the approach speed -v_N exceeds the
- *                                              restitution threshold and would close the gap
- *                                              within the step, d + v_N dt < 0 (impacts; v_N
- *                                              at the start of the step, e the larger of the
- *                                              two bodies' restitution).
+ * reference velocity c* is zero on the tangents; on the normal, with d the contact's separation
+ * less its include_margin (docs/world_step.md, "Position correction"):
+ *   c*_N = -(d + slop/2) / dt              for d > -0.4 slop (speculative: rest depth slop/2)
+ *   c*_N = 0                               for -slop <= d <= -0.4 slop (the rest band)
+ *   c*_N = min(-(d + slop/2) / dt, v_c)    for d < -slop (v_c: options.correction_speed)
+ *   c*_N = max(c*_N, -e v_N)               for an impact: the approach speed -v_N (at the
+ *                                          step's start) exceeds the restitution threshold
+ *                                          and closes the gap within the step (e: the larger
+ *                                          of the two bodies' restitution).
  * The slop is the contact's: min(options.slop, LUCID_WORLD_SLOP_PER_SIZE L), L the smallest
  * half extent of the smaller part it touches on a moving body (static bodies, halfspaces and
  * heightfields do not count), so a small body rests at a depth proportional to its size; v_c
