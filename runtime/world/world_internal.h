@@ -223,10 +223,9 @@ lucid_contact_options lucid_world_island_options(const lucid_world_options *o, i
 /* ADMM on an island touching a model's links (docs/world.md, benchmarks/robot_step.md) */
 #define LUCID_WORLD_SPARSE_ADMM_ROBOT_CROSSOVER 8
 /* A body-space island's answer farther than this many tol from tol goes to the interior point
- * before PGS (lucid_world_island.ip_first): there PGS rarely meets tol from far (its sweeps
- * crawl on hyperstatic grasps), while on dense islands PGS goes first, its fixed point being
- * exact where the ip's answer, meeting tol, can leave a sliding friction direction off by what
- * the criterion does not see (docs/benchmarks/world_step_history.md). */
+ * before PGS (lucid_world_island.ip_first): PGS's sweeps crawl there on hyperstatic grasps.
+ * Dense islands keep PGS first: its fixed point is exact where the ip's answer can leave a
+ * sliding direction off (docs/benchmarks/world_step_history.md). */
 #define LUCID_WORLD_PGS_POLISH 10.0
 
 /* An island's contact problem as the island solve (world_island_solve.c) sees it, on either
@@ -255,22 +254,19 @@ typedef struct lucid_world_island {
 } lucid_world_island;
 /* The report of the island being solved (the last of w->island_info). */
 lucid_world_island_info *lucid_world_current_island(lucid_world *w);
-/* Solves an island with the world's contact options o (its warm start in isl->lambda / dual)
- * and leaves the kept answer there; out: its criteria, converged (met tol), the iterations of
- * every attempt. */
+/* Solves an island with its contact options o (lucid_world_island_options), warm from
+ * isl->lambda / dual, and leaves the kept answer there; out: its criteria, converged (met tol),
+ * the iterations of every attempt. */
 lucid_status lucid_world_island_solve(const lucid_contact_options *o, const lucid_world_island *isl,
                                       double warm_rho, lucid_contact_result *out);
 /* The judge of an island's backend from lambda and its velocity sigma: the model's and the NCP
  * criteria (p's G is not read); 0 when not finite or a product would overflow. */
 int lucid_world_judge(const lucid_contact_problem *p, lucid_contact_model model,
                       const double *lambda, const double *sigma, lucid_contact_result *res);
-/* The units an island of `rows` rows (3 per contact, 4 with torsional friction) is solved in
- * (powers of two at most 1): velocity_scale ~
- * g_max = ||g||_inf (the free contact velocity the forces cancel) and force_scale ~ g_max /
- * diag_max (the largest normal diagonal of G + R: the force that cancels it on the lightest body),
- * so that tol bounds forces relative to the island's weights; capped at 1, so islands of kilogram
- * bodies keep the absolute tol, and a light body gets as strict a tolerance relative to its weight
- * as a 1 kg body has. */
+/* The units an island of `rows` rows is solved in, powers of two capped at 1: velocity_scale ~
+ * g_max = ||g||_inf, force_scale ~ g_max / diag_max (diag_max: the largest normal diagonal of
+ * G + R), so tol bounds forces relative to the lightest body's weight and islands of kilogram
+ * bodies keep the absolute tol. */
 void lucid_world_island_scales(const double *g, size_t rows, double diag_max, double *force_scale,
                                double *velocity_scale);
 /* The dense contact solvers' workspace (w->workspace) for islands of m contacts: grown only. */
