@@ -119,3 +119,23 @@ int lucid_all_finite(const double *x, long n) {
         if (!isfinite(x[i])) return 0;
     return 1;
 }
+
+void lucid_lua_set_number(lua_State *L, const char *key, double x) {
+    lua_pushnumber(L, x);
+    lua_setfield(L, -2, key);
+}
+
+void lucid_lua_set_integer(lua_State *L, const char *key, lua_Integer x) {
+    lua_pushinteger(L, x);
+    lua_setfield(L, -2, key);
+}
+
+void lucid_lua_set_string(lua_State *L, const char *key, const char *s) {
+    lua_pushstring(L, s);
+    lua_setfield(L, -2, key);
+}
+
+void lucid_lua_set_boolean(lua_State *L, const char *key, int b) {
+    lua_pushboolean(L, b);
+    lua_setfield(L, -2, key);
+}

@@ -52,6 +52,12 @@ const char *lucid_lua_ad_hint_for_message(const char *message);
  * reached or replaced from plain Lua). */
 void lucid_lua_protect_metatable(lua_State *L, const char *type_name);
 
+/* Sets field `key` of the table on top of the stack to a number, integer, string or boolean. */
+void lucid_lua_set_number(lua_State *L, const char *key, double x);
+void lucid_lua_set_integer(lua_State *L, const char *key, lua_Integer x);
+void lucid_lua_set_string(lua_State *L, const char *key, const char *s);
+void lucid_lua_set_boolean(lua_State *L, const char *key, int b);
+
 /* 1 if every entry of x[0..n) is finite. */
 int lucid_all_finite(const double *x, long n);
 

@@ -132,21 +132,15 @@ static void set_vec3(lua_State *L, const char *name, lucid_vec3 v) {
 
 static void push_result(lua_State *L, const lucid_distance_result *r) {
     lua_createtable(L, 0, 10);
-    lua_pushnumber(L, r->distance);
-    lua_setfield(L, -2, "distance");
+    lucid_lua_set_number(L, "distance", r->distance);
     set_vec3(L, "p1", r->p1);
     set_vec3(L, "p2", r->p2);
     set_vec3(L, "normal", r->normal);
-    lua_pushinteger(L, r->iterations);
-    lua_setfield(L, -2, "iterations");
-    lua_pushboolean(L, r->converged);
-    lua_setfield(L, -2, "converged");
-    lua_pushboolean(L, r->penetrating);
-    lua_setfield(L, -2, "penetrating");
-    lua_pushinteger(L, r->epa_iterations);
-    lua_setfield(L, -2, "epa_iterations");
-    lua_pushnumber(L, r->gap);
-    lua_setfield(L, -2, "gap");
+    lucid_lua_set_integer(L, "iterations", r->iterations);
+    lucid_lua_set_boolean(L, "converged", r->converged);
+    lucid_lua_set_boolean(L, "penetrating", r->penetrating);
+    lucid_lua_set_integer(L, "epa_iterations", r->epa_iterations);
+    lucid_lua_set_number(L, "gap", r->gap);
     set_vec3(L, "separation", r->separation);
 }
 

@@ -42,24 +42,6 @@ static int workspace_gc(lua_State *L) {
     return 0;
 }
 
-/* A scratch array owned by a userdata left on the stack. */
-static double *new_buffer(lua_State *L, int count) {
-    return lua_newuserdatauv(L, sizeof(double) * (size_t)(count > 0 ? count : 1), 0);
-}
-
-/* The Delassus matrix at idx: a square lucid.mat of size 3n, finite. Returns n. */
-static int check_delassus(lua_State *L, int idx, const char *fname, const double **G) {
-    lucid_lua_matrix *m = lucid_lua_tomatrix(L, idx);
-    if (!m) lucid_lua_fail(L, fname, "G must be a lucid.mat (got %s)", lucid_lua_typename(L, idx));
-    if (m->rows != m->cols || m->rows % 3 != 0)
-        lucid_lua_fail(L, fname, "G must be square with 3 rows per contact (got %d x %d)", m->rows,
-                       m->cols);
-    if (!lucid_all_finite(m->data, (long)m->rows * m->cols))
-        lucid_lua_fail(L, fname, "G must be finite (has NaN or Inf)");
-    *G = m->data;
-    return m->rows / 3;
-}
-
 /* Raises the error for a failed validation or solve. */
 static int fail_problem(lua_State *L, const char *fname, const lucid_contact_problem *p,
                         lucid_status status) {
@@ -173,7 +155,8 @@ static void polish_direction(lua_State *L, const lucid_contact_problem *p,
         !(o->model == LUCID_CONTACT_CCP || o->model == LUCID_CONTACT_NCP))
         return;
     int m = (int)lucid_contact_rows(p), top = lua_gettop(L);
-    double *sigma = new_buffer(L, m), *out = new_buffer(L, m), *out_sigma = new_buffer(L, m);
+    double *sigma = lucid_lua_newbuffer(L, m), *out = lucid_lua_newbuffer(L, m),
+           *out_sigma = lucid_lua_newbuffer(L, m);
     lucid_contact_polisher *pl = lucid_contact_polisher_create(m); /* no Lua error below */
     if (!pl || !lucid_contact_polisher_fits(pl, p->n, lucid_contact_dim(p))) {
         lucid_contact_polisher_destroy(pl);
@@ -211,16 +194,17 @@ static int contact_solve(lua_State *L) {
     lucid_lua_read_contact_options(L, 1, SOLVE, "", LUCID_LUA_CONTACT_SOLVE_KEYS, solve_keys, &o);
     const double *G = NULL;
     if (lua_getfield(L, 1, "G") == LUA_TNIL) lucid_lua_fail(L, SOLVE, "G is required");
-    int n = check_delassus(L, lua_gettop(L), SOLVE, &G); /* G stays on the stack */
+    int n = lucid_lua_checkdelassus(L, lua_gettop(L), SOLVE, "G", &G); /* G stays on the stack */
     int m = 3 * n;
-    double *g = new_buffer(L, m), *mu = new_buffer(L, n), *dual = new_buffer(L, m);
+    double *g = lucid_lua_newbuffer(L, m), *mu = lucid_lua_newbuffer(L, n),
+           *dual = lucid_lua_newbuffer(L, m);
     double *R = NULL;
     if (lua_getfield(L, 1, "g") == LUA_TNIL) lucid_lua_fail(L, SOLVE, "g is required");
     lucid_lua_checkvalues(L, -1, m, g, SOLVE, "g");
     if (lua_getfield(L, 1, "mu") == LUA_TNIL) lucid_lua_fail(L, SOLVE, "mu is required");
     lucid_lua_checkvalues(L, -1, n, mu, SOLVE, "mu");
     if (lucid_lua_field(L, 1, "R")) {
-        R = new_buffer(L, m);
+        R = lucid_lua_newbuffer(L, m);
         lucid_lua_checkvalues(L, -2, m, R, SOLVE, "R");
     }
     lucid_lua_matrix *lambda = lucid_lua_newvector(L, m > 0 ? m : 0);
@@ -264,33 +248,23 @@ static int contact_solve(lua_State *L) {
         lucid_lua_pushvalues(L, dual, m);
         lua_setfield(L, -2, "dual");
     }
-    lua_pushinteger(L, res.iterations);
-    lua_setfield(L, -2, "iterations");
-    lua_pushinteger(L, res.inner_iterations);
-    lua_setfield(L, -2, "inner_iterations");
-    lua_pushboolean(L, res.converged);
-    lua_setfield(L, -2, "converged");
-    lua_pushboolean(L, res.stalled);
-    lua_setfield(L, -2, "stalled");
-    lua_pushboolean(L, res.diverged);
-    lua_setfield(L, -2, "diverged");
+    lucid_lua_set_integer(L, "iterations", res.iterations);
+    lucid_lua_set_integer(L, "inner_iterations", res.inner_iterations);
+    lucid_lua_set_boolean(L, "converged", res.converged);
+    lucid_lua_set_boolean(L, "stalled", res.stalled);
+    lucid_lua_set_boolean(L, "diverged", res.diverged);
     if (res.rho > 0.0) { /* a solver without rho (or an ADMM that chose none): no rho */
-        lua_pushnumber(L, res.rho);
-        lua_setfield(L, -2, "rho");
+        lucid_lua_set_number(L, "rho", res.rho);
     }
     push_criteria(L, &res.ncp);
     lua_setfield(L, -2, "residual");
     push_criteria(L, &res.model);
     lua_setfield(L, -2, "model_residual");
-    lua_pushnumber(L, lucid_contact_round_off(&p, lambda->data));
-    lua_setfield(L, -2, "round_off");
-    lua_pushstring(L, lucid_contact_model_name(o.model));
-    lua_setfield(L, -2, "model");
-    lua_pushstring(L, lucid_contact_solver_name(o.solver));
-    lua_setfield(L, -2, "solver");
+    lucid_lua_set_number(L, "round_off", lucid_contact_round_off(&p, lambda->data));
+    lucid_lua_set_string(L, "model", lucid_contact_model_name(o.model));
+    lucid_lua_set_string(L, "solver", lucid_contact_solver_name(o.solver));
     if (relaxed) {
-        lua_pushnumber(L, o.kappa);
-        lua_setfield(L, -2, "kappa");
+        lucid_lua_set_number(L, "kappa", o.kappa);
         lucid_lua_push_relaxed_derivatives(L, state_idx, o.model == LUCID_CONTACT_NCP, o.kappa);
         lua_setfield(L, -2, "derivatives");
     }
@@ -300,9 +274,10 @@ static int contact_solve(lua_State *L) {
 static int contact_residual(lua_State *L) {
     lua_settop(L, 5); /* fixed argument slots before any scratch buffer is pushed */
     const double *G = NULL;
-    int n = check_delassus(L, 1, RESIDUAL, &G), m = 3 * n;
-    double *g = new_buffer(L, m), *mu = new_buffer(L, n), *lambda = new_buffer(L, m);
-    double *sigma = new_buffer(L, m), *per_contact = new_buffer(L, m), *R = NULL;
+    int n = lucid_lua_checkdelassus(L, 1, RESIDUAL, "G", &G), m = 3 * n;
+    double *g = lucid_lua_newbuffer(L, m), *mu = lucid_lua_newbuffer(L, n),
+           *lambda = lucid_lua_newbuffer(L, m);
+    double *sigma = lucid_lua_newbuffer(L, m), *per_contact = lucid_lua_newbuffer(L, m), *R = NULL;
     lucid_lua_checkvalues(L, 2, m, g, RESIDUAL, "g");
     lucid_lua_checkvalues(L, 3, n, mu, RESIDUAL, "mu");
     lucid_lua_checkvalues(L, 4, m, lambda, RESIDUAL, "lambda");
@@ -314,7 +289,7 @@ static int contact_residual(lua_State *L) {
                            lucid_lua_typename(L, 5));
         lucid_lua_check_option_names(L, 5, keys, RESIDUAL);
         if (lua_getfield(L, 5, "R") != LUA_TNIL) {
-            R = new_buffer(L, m);
+            R = lucid_lua_newbuffer(L, m);
             lucid_lua_checkvalues(L, -2, m, R, RESIDUAL, "R");
         }
         if (lua_getfield(L, 5, "model") != LUA_TNIL) {
@@ -332,17 +307,13 @@ static int contact_residual(lua_State *L) {
     lucid_contact_criteria c;
     lucid_contact_criteria_eval(&p, kind, lambda, sigma, per_contact, &c);
     push_criteria(L, &c);
-    lua_pushnumber(L, lucid_contact_round_off(&p, lambda));
-    lua_setfield(L, -2, "round_off");
+    lucid_lua_set_number(L, "round_off", lucid_contact_round_off(&p, lambda));
     lua_createtable(L, n, 0);
     for (int i = 0; i < n; ++i) {
         lua_createtable(L, 0, 3);
-        lua_pushnumber(L, per_contact[3 * i]);
-        lua_setfield(L, -2, "primal");
-        lua_pushnumber(L, per_contact[3 * i + 1]);
-        lua_setfield(L, -2, "dual");
-        lua_pushnumber(L, per_contact[3 * i + 2]);
-        lua_setfield(L, -2, "complementarity");
+        lucid_lua_set_number(L, "primal", per_contact[3 * i]);
+        lucid_lua_set_number(L, "dual", per_contact[3 * i + 1]);
+        lucid_lua_set_number(L, "complementarity", per_contact[3 * i + 2]);
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "contacts");

@@ -43,12 +43,6 @@ static int state_gc(lua_State *L) {
     return 0;
 }
 
-static double *new_buffer(lua_State *L, size_t count) {
-    double *b = lua_newuserdatauv(L, sizeof(double) * (count > 0 ? count : 1), 0);
-    memset(b, 0, sizeof(double) * (count > 0 ? count : 1));
-    return b;
-}
-
 static lucid_status fail_status(lua_State *L, const char *fname, lucid_status status) {
     return (lucid_status)lucid_lua_fail_status(L, fname, status);
 }
@@ -99,20 +93,6 @@ static state *upvalue_state(lua_State *L, const char *fname) {
     return s;
 }
 
-/* Reads an optional square matrix 3n x 3n (a lucid.mat) at idx into out. */
-static void read_dG(lua_State *L, int idx, int m, double *out, const char *fname,
-                    const char *what) {
-    lucid_lua_matrix *M = lucid_lua_tomatrix(L, idx);
-    if (!M)
-        lucid_lua_fail(L, fname, "%s must be a lucid.mat (got %s)", what,
-                       lucid_lua_typename(L, idx));
-    if (M->rows != m || M->cols != m)
-        lucid_lua_fail(L, fname, "%s must be %d x %d (got %d x %d)", what, m, m, M->rows, M->cols);
-    if (!lucid_all_finite(M->data, (long)m * m))
-        lucid_lua_fail(L, fname, "%s must be finite (has NaN or Inf)", what);
-    memcpy(out, M->data, sizeof(double) * (size_t)m * (size_t)m);
-}
-
 /* The directional derivative: jvp{G=, g=, mu=, R=} (each optional). */
 static int jvp(lua_State *L) {
     const char *fname = DERIVATIVES ".jvp";
@@ -124,18 +104,19 @@ static int jvp(lua_State *L) {
     lua_settop(L, 1);
     static const char *const keys[] = {"G", "g", "mu", "R", NULL};
     lucid_lua_check_option_names(L, 1, keys, fname);
-    double *dG = NULL, *dg = NULL, *dmu = NULL, *dR = new_buffer(L, (size_t)m);
+    double *dG = NULL, *dg = NULL, *dmu = NULL, *dR = lucid_lua_newbuffer(L, (size_t)m);
     int has_R = 0;
     if (lucid_lua_field(L, 1, "G")) {
-        dG = new_buffer(L, (size_t)m * (size_t)m);
-        read_dG(L, -2, m, dG, fname, "G");
+        dG = lucid_lua_newbuffer(L, (size_t)m * (size_t)m);
+        memcpy(dG, lucid_lua_checksquare(L, -2, m, fname, "G"),
+               sizeof(double) * (size_t)m * (size_t)m);
     }
     if (lucid_lua_field(L, 1, "g")) {
-        dg = new_buffer(L, m);
+        dg = lucid_lua_newbuffer(L, m);
         lucid_lua_checkvalues(L, -2, m, dg, fname, "g");
     }
     if (lucid_lua_field(L, 1, "mu")) {
-        dmu = new_buffer(L, s->n);
+        dmu = lucid_lua_newbuffer(L, s->n);
         lucid_lua_checkvalues(L, -2, s->n, dmu, fname, "mu");
     }
     if (lucid_lua_field(L, 1, "R")) lucid_lua_checkvalues(L, -1, m, dR, fname, "R"), has_R = 1;
@@ -152,8 +133,8 @@ static int dlambda_dG(lua_State *L) {
     state *s = upvalue_state(L, fname);
     int m = 3 * s->n;
     lua_settop(L, 1);
-    double *dG = new_buffer(L, (size_t)m * (size_t)m), *dR = new_buffer(L, m);
-    read_dG(L, 1, m, dG, fname, "dG");
+    double *dG = lucid_lua_newbuffer(L, (size_t)m * (size_t)m), *dR = lucid_lua_newbuffer(L, m);
+    memcpy(dG, lucid_lua_checksquare(L, 1, m, fname, "dG"), sizeof(double) * (size_t)m * (size_t)m);
     derived_compliance_jvp(s, dG, dR);
     lucid_lua_matrix *out = lucid_lua_newvector(L, m);
     lucid_status status =
@@ -168,7 +149,7 @@ static int vjp(lua_State *L) {
     state *s = upvalue_state(L, fname);
     int n = s->n, m = 3 * n;
     lua_settop(L, 1);
-    double *w = new_buffer(L, m);
+    double *w = lucid_lua_newbuffer(L, m);
     lucid_lua_checkvalues(L, 1, m, w, fname, "w");
     lucid_lua_matrix *gG = lucid_lua_newmatrix(L, m > 0 ? m : 1, m > 0 ? m : 1);
     int gG_idx = lua_gettop(L);
@@ -248,25 +229,17 @@ static int contact_derivatives(lua_State *L) {
 
     /* the problem */
     if (!lucid_lua_field(L, 1, "G")) lucid_lua_fail(L, DERIVATIVES, "problem.G is required");
-    lucid_lua_matrix *Gm = lucid_lua_tomatrix(L, -1);
-    if (!Gm)
-        lucid_lua_fail(L, DERIVATIVES, "problem.G must be a lucid.mat (got %s)",
-                       lucid_lua_typename(L, -1));
-    if (Gm->rows != Gm->cols || Gm->rows % 3 != 0)
-        lucid_lua_fail(L, DERIVATIVES,
-                       "problem.G must be square with 3 rows per contact (got %d x %d)", Gm->rows,
-                       Gm->cols);
-    if (!lucid_all_finite(Gm->data, (long)Gm->rows * Gm->cols))
-        lucid_lua_fail(L, DERIVATIVES, "problem.G must be finite (has NaN or Inf)");
-    int n = Gm->rows / 3, m = 3 * n;
-    double *g = new_buffer(L, m), *mu = new_buffer(L, n), *R = NULL, *lambda = new_buffer(L, m);
+    const double *G;
+    int n = lucid_lua_checkdelassus(L, -1, DERIVATIVES, "problem.G", &G), m = 3 * n;
+    double *g = lucid_lua_newbuffer(L, m), *mu = lucid_lua_newbuffer(L, n), *R = NULL,
+           *lambda = lucid_lua_newbuffer(L, m);
     if (!lucid_lua_field(L, 1, "g")) lucid_lua_fail(L, DERIVATIVES, "problem.g is required");
     lucid_lua_checkvalues(L, -1, m, g, DERIVATIVES, "problem.g");
     if (!lucid_lua_field(L, 1, "mu")) lucid_lua_fail(L, DERIVATIVES, "problem.mu is required");
     lucid_lua_checkvalues(L, -1, n, mu, DERIVATIVES, "problem.mu");
     int newton = model == LUCID_CONTACT_CCP && solver && strcmp(solver, "newton") == 0;
     if (lucid_lua_field(L, 1, "R")) {
-        R = new_buffer(L, m);
+        R = lucid_lua_newbuffer(L, m);
         lucid_lua_checkvalues(L, -2, m, R, DERIVATIVES, "problem.R");
     }
 
@@ -286,12 +259,12 @@ static int contact_derivatives(lua_State *L) {
     s->n = n;
     s->d = lucid_contact_derivatives_create(n);
     if (!s->d) lucid_lua_fail(L, DERIVATIVES, "cannot allocate storage for %d contacts", n);
-    lucid_contact_problem p = {n, Gm->data, g, mu, R, 3};
+    lucid_contact_problem p = {n, G, g, mu, R, 3};
     if (newton) { /* the compliance ccp:newton solved with, some of it derived from G */
         s->compliance = po.newton_compliance;
         s->derived = calloc((size_t)(m > 0 ? m : 1), 1);
         if (!s->derived) lucid_lua_fail(L, DERIVATIVES, "out of memory");
-        double *solved_R = new_buffer(L, m);
+        double *solved_R = lucid_lua_newbuffer(L, m);
         if (lucid_contact_newton_compliance(&p, s->compliance, solved_R, s->derived) != LUCID_OK)
             lucid_lua_fail(L, DERIVATIVES,
                            "ccp:newton needs equal tangential compliance R per contact");
@@ -333,20 +306,13 @@ static int contact_derivatives(lua_State *L) {
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "margins");
-    lua_pushnumber(L, info.margin);
-    lua_setfield(L, -2, "margin");
-    lua_pushinteger(L, info.rank);
-    lua_setfield(L, -2, "rank");
-    lua_pushinteger(L, info.size);
-    lua_setfield(L, -2, "size");
-    lua_pushboolean(L, info.rank_deficient);
-    lua_setfield(L, -2, "rank_deficient");
-    lua_pushnumber(L, info.free_velocity);
-    lua_setfield(L, -2, "free_velocity");
-    lua_pushstring(L, "active_set");
-    lua_setfield(L, -2, "method");
-    lua_pushstring(L, lucid_contact_model_name(model));
-    lua_setfield(L, -2, "model");
+    lucid_lua_set_number(L, "margin", info.margin);
+    lucid_lua_set_integer(L, "rank", info.rank);
+    lucid_lua_set_integer(L, "size", info.size);
+    lucid_lua_set_boolean(L, "rank_deficient", info.rank_deficient);
+    lucid_lua_set_number(L, "free_velocity", info.free_velocity);
+    lucid_lua_set_string(L, "method", "active_set");
+    lucid_lua_set_string(L, "model", lucid_contact_model_name(model));
     return 1;
 }
 

@@ -8,6 +8,7 @@
 
 #include "runtime/lua/check.h"
 #include "runtime/lua/lua_matrix.h"
+#include "runtime/lua/lua_options.h"
 #include "solvers/contact/contact_ip.h"
 
 #define STATE_METATABLE "lucid.contact.relaxed_state"
@@ -76,16 +77,7 @@ static void check_status(lua_State *L, const char *fname, lucid_status status) {
 /* An optional 3n x 3n lucid.mat at idx (NULL when nil). */
 static const double *optional_square(lua_State *L, int idx, int m, const char *fname,
                                      const char *what) {
-    if (lua_isnil(L, idx)) return NULL;
-    lucid_lua_matrix *M = lucid_lua_tomatrix(L, idx);
-    if (!M)
-        lucid_lua_fail(L, fname, "%s must be a lucid.mat (got %s)", what,
-                       lucid_lua_typename(L, idx));
-    if (M->rows != m || M->cols != m)
-        lucid_lua_fail(L, fname, "%s must be %d x %d (got %d x %d)", what, m, m, M->rows, M->cols);
-    if (!lucid_all_finite(M->data, (long)m * m))
-        lucid_lua_fail(L, fname, "%s must be finite (has NaN or Inf)", what);
-    return M->data;
+    return lua_isnil(L, idx) ? NULL : lucid_lua_checksquare(L, idx, m, fname, what);
 }
 
 /* jvp{G=, g=, mu=, R=} (each optional) -> dlambda */
@@ -190,12 +182,9 @@ static void push_table(lua_State *L, int idx, int dense) {
         lua_pushcclosure(L, closures[k].f, 1);
         lua_setfield(L, -2, closures[k].name);
     }
-    lua_pushstring(L, "relaxed");
-    lua_setfield(L, -2, "method");
-    lua_pushstring(L, s->ncp ? "ncp" : "ccp");
-    lua_setfield(L, -2, "model");
-    lua_pushnumber(L, s->kappa);
-    lua_setfield(L, -2, "kappa");
+    lucid_lua_set_string(L, "method", "relaxed");
+    lucid_lua_set_string(L, "model", s->ncp ? "ncp" : "ccp");
+    lucid_lua_set_number(L, "kappa", s->kappa);
 }
 
 /* sol:derivatives([{dense=}]) */
@@ -208,12 +197,8 @@ static int relaxed_derivatives(lua_State *L) {
                            lucid_lua_typename(L, 2));
         static const char *const keys[] = {"dense", NULL};
         lucid_lua_check_option_names_prefixed(L, 2, keys, DERIVATIVES, "opts.");
-        if (lua_getfield(L, 2, "dense") != LUA_TNIL) {
-            if (!lua_isboolean(L, -1))
-                lucid_lua_fail(L, DERIVATIVES, "opts.dense must be a boolean (got %s)",
-                               lucid_lua_typename(L, -1));
-            dense = lua_toboolean(L, -1);
-        }
+        lucid_lua_fields f = lucid_lua_fields_at(L, 2, DERIVATIVES, "opts.");
+        dense = lucid_lua_boolean_field(&f, "dense", dense);
     }
     push_table(L, lua_upvalueindex(1), dense);
     return 1;

@@ -65,8 +65,7 @@ static void push_result(lua_State *L, const lucid_distance_derivatives_result *r
     set_matrix(L, "dp2", r->dp2, 3);
     set_matrix(L, "dnormal", r->dnormal, 3);
     set_matrix(L, "ddistance", r->ddistance, 1);
-    lua_pushnumber(L, r->query.distance);
-    lua_setfield(L, -2, "distance");
+    lucid_lua_set_number(L, "distance", r->query.distance);
     set_vec3(L, "p1", r->query.p1);
     set_vec3(L, "p2", r->query.p2);
     set_vec3(L, "normal", r->query.normal);

@@ -101,20 +101,13 @@ static int l_epsilon(lua_State *L) {
     }
     lua_pushnumber(L, r.epsilon);
     lua_createtable(L, 0, 7);
-    lua_pushnumber(L, r.margin);
-    lua_setfield(L, -2, "margin");
-    lua_pushboolean(L, r.force_closure);
-    lua_setfield(L, -2, "force_closure");
-    lua_pushboolean(L, r.degenerate);
-    lua_setfield(L, -2, "degenerate");
-    lua_pushinteger(L, r.facets);
-    lua_setfield(L, -2, "facets");
-    lua_pushnumber(L, r.torque_scale);
-    lua_setfield(L, -2, "torque_scale");
-    lua_pushinteger(L, opt.edges);
-    lua_setfield(L, -2, "edges");
-    lua_pushnumber(L, opt.torsion);
-    lua_setfield(L, -2, "torsion");
+    lucid_lua_set_number(L, "margin", r.margin);
+    lucid_lua_set_boolean(L, "force_closure", r.force_closure);
+    lucid_lua_set_boolean(L, "degenerate", r.degenerate);
+    lucid_lua_set_integer(L, "facets", r.facets);
+    lucid_lua_set_number(L, "torque_scale", r.torque_scale);
+    lucid_lua_set_integer(L, "edges", opt.edges);
+    lucid_lua_set_number(L, "torsion", opt.torsion);
     return 2;
 }
 

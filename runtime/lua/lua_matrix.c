@@ -49,6 +49,43 @@ double *lucid_lua_readvalues(lua_State *L, int idx, size_t n, const char *fname,
     return x;
 }
 
+double *lucid_lua_newbuffer(lua_State *L, size_t n) {
+    double *b = lua_newuserdatauv(L, sizeof(double) * (n ? n : 1), 0);
+    memset(b, 0, sizeof(double) * (n ? n : 1));
+    return b;
+}
+
+/* The lucid.mat at idx; errors name FNAME and WHAT. */
+static lucid_lua_matrix *check_mat(lua_State *L, int idx, const char *fname, const char *what) {
+    lucid_lua_matrix *M = lucid_lua_tomatrix(L, idx);
+    if (!M)
+        lucid_lua_fail(L, fname, "%s must be a lucid.mat (got %s)", what,
+                       lucid_lua_typename(L, idx));
+    return M;
+}
+
+const double *lucid_lua_checksquare(lua_State *L, int idx, int m, const char *fname,
+                                    const char *what) {
+    lucid_lua_matrix *M = check_mat(L, idx, fname, what);
+    if (M->rows != m || M->cols != m)
+        lucid_lua_fail(L, fname, "%s must be %d x %d (got %d x %d)", what, m, m, M->rows, M->cols);
+    if (!lucid_all_finite(M->data, (long)m * m))
+        lucid_lua_fail(L, fname, "%s must be finite (has NaN or Inf)", what);
+    return M->data;
+}
+
+int lucid_lua_checkdelassus(lua_State *L, int idx, const char *fname, const char *what,
+                            const double **G) {
+    lucid_lua_matrix *M = check_mat(L, idx, fname, what);
+    if (M->rows != M->cols || M->rows % 3 != 0)
+        lucid_lua_fail(L, fname, "%s must be square with 3 rows per contact (got %d x %d)", what,
+                       M->rows, M->cols);
+    if (!lucid_all_finite(M->data, (long)M->rows * M->cols))
+        lucid_lua_fail(L, fname, "%s must be finite (has NaN or Inf)", what);
+    *G = M->data;
+    return M->rows / 3;
+}
+
 void lucid_lua_checkvalues(lua_State *L, int idx, int n, double *out, const char *fname,
                            const char *what) {
     lucid_lua_matrix *m = lucid_lua_tomatrix(L, idx);

@@ -33,6 +33,15 @@ void lucid_lua_checkvalues(lua_State *L, int idx, int n, double *out, const char
 /* As lucid_lua_checkvalues, into a new buffer userdata left on the stack (its contents live as
  * long as it stays there); n above 1e8 is an error. */
 double *lucid_lua_readvalues(lua_State *L, int idx, size_t n, const char *fname, const char *what);
+/* A new zeroed buffer of n doubles (at least one), a userdata left on the stack. */
+double *lucid_lua_newbuffer(lua_State *L, size_t n);
+/* The data of the m x m finite lucid.mat at idx; otherwise an error naming FNAME and WHAT. */
+const double *lucid_lua_checksquare(lua_State *L, int idx, int m, const char *fname,
+                                    const char *what);
+/* A Delassus matrix at idx: a finite square lucid.mat of 3 rows per contact. Returns the number
+ * of contacts, its data in *G; errors name FNAME and WHAT. */
+int lucid_lua_checkdelassus(lua_State *L, int idx, const char *fname, const char *what,
+                            const double **G);
 lucid_vec3 lucid_lua_checkvec3(lua_State *L, int idx, const char *fname, const char *what);
 /* A 3x3 from a lucid matrix or a table of 3 rows of 3 numbers (finite). */
 lucid_mat3 lucid_lua_checkmat3(lua_State *L, int idx, const char *fname, const char *what);

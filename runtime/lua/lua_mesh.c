@@ -102,14 +102,10 @@ static void push_parts(lua_State *L, const lucid_decomposition *d, const char *f
         lua_rawseti(L, -2, p + 1);
     }
     lua_createtable(L, 0, 4);
-    lua_pushnumber(L, d->mesh_volume);
-    lua_setfield(L, -2, "mesh_volume");
-    lua_pushnumber(L, d->parts_volume);
-    lua_setfield(L, -2, "parts_volume");
-    lua_pushinteger(L, d->holes_closed);
-    lua_setfield(L, -2, "holes_closed");
-    lua_pushinteger(L, d->hole_edges);
-    lua_setfield(L, -2, "hole_edges");
+    lucid_lua_set_number(L, "mesh_volume", d->mesh_volume);
+    lucid_lua_set_number(L, "parts_volume", d->parts_volume);
+    lucid_lua_set_integer(L, "holes_closed", d->holes_closed);
+    lucid_lua_set_integer(L, "hole_edges", d->hole_edges);
 }
 
 /* A Lua warning (shown after warn("@on")) that the mesh's holes were capped: the parts are

@@ -525,17 +525,10 @@ static int l_build(lua_State *L) {
 
 /* ---- model fields and methods -------------------------------------------------------------- */
 
-/* A scratch array of n doubles (a userdata pushed on the stack). */
-static double *scratch(lua_State *L, size_t n) {
-    return lua_newuserdatauv(L, (n ? n : 1) * sizeof(double), 0);
-}
-
 /* q at idx: nq finite values whose quaternions / (cos, sin) pairs are not zero. */
-static double *check_q(lua_State *L, int idx, const lucid_model *m, const char *fname,
-                       const char *what) {
-    size_t nq = lucid_model_nq(m);
-    double *q = scratch(L, nq);
-    lucid_lua_checkvalues(L, idx, (int)nq, q, fname, what);
+double *lucid_lua_model_q(lua_State *L, int idx, const lucid_model *m, const char *fname,
+                          const char *what) {
+    double *q = lucid_lua_readvalues(L, idx, lucid_model_nq(m), fname, what);
     int j = -1;
     if (lucid_model_check_configuration(m, q, &j) != LUCID_OK)
         lucid_lua_fail(L, fname, "%s: joint '%s' has a zero quaternion or (cos, sin) pair", what,
@@ -543,22 +536,9 @@ static double *check_q(lua_State *L, int idx, const lucid_model *m, const char *
     return q;
 }
 
-static double *check_v(lua_State *L, int idx, const lucid_model *m, const char *fname,
-                       const char *what) {
-    size_t nv = lucid_model_nv(m);
-    double *v = scratch(L, nv);
-    lucid_lua_checkvalues(L, idx, (int)nv, v, fname, what);
-    return v;
-}
-
-double *lucid_lua_model_q(lua_State *L, int idx, const lucid_model *m, const char *fname,
-                          const char *what) {
-    return check_q(L, idx, m, fname, what);
-}
-
 double *lucid_lua_model_v(lua_State *L, int idx, const lucid_model *m, const char *fname,
                           const char *what) {
-    return check_v(L, idx, m, fname, what);
+    return lucid_lua_readvalues(L, idx, lucid_model_nv(m), fname, what);
 }
 
 static size_t check_frame(lua_State *L, int idx, const lucid_model *m, const char *fname) {
@@ -614,38 +594,28 @@ static int l_joints(lua_State *L) {
     lua_createtable(L, (int)n, 0);
     for (size_t j = 0; j < n; ++j) {
         lua_createtable(L, 0, 10);
-        lua_pushstring(L, lucid_model_joint_name(m, j));
-        lua_setfield(L, -2, "name");
-        lua_pushstring(L, joint_kind_name(lucid_model_joint_kind(m, j)));
-        lua_setfield(L, -2, "kind");
+        lucid_lua_set_string(L, "name", lucid_model_joint_name(m, j));
+        lucid_lua_set_string(L, "kind", joint_kind_name(lucid_model_joint_kind(m, j)));
         int p = lucid_model_joint_parent(m, j);
         if (p >= 0) {
-            lua_pushstring(L, lucid_model_joint_name(m, (size_t)p));
-            lua_setfield(L, -2, "parent");
+            lucid_lua_set_string(L, "parent", lucid_model_joint_name(m, (size_t)p));
         }
-        lua_pushstring(L, lucid_model_body_name(m, (size_t)lucid_model_joint_body(m, j)));
-        lua_setfield(L, -2, "body");
-        lua_pushinteger(L, (lua_Integer)lucid_model_joint_idx_q(m, j) + 1);
-        lua_setfield(L, -2, "idx_q");
-        lua_pushinteger(L, (lua_Integer)lucid_model_joint_idx_v(m, j) + 1);
-        lua_setfield(L, -2, "idx_v");
-        lua_pushinteger(L, (lua_Integer)lucid_model_joint_nq(m, j));
-        lua_setfield(L, -2, "nq");
-        lua_pushinteger(L, (lua_Integer)lucid_model_joint_nv(m, j));
-        lua_setfield(L, -2, "nv");
+        lucid_lua_set_string(L, "body",
+                             lucid_model_body_name(m, (size_t)lucid_model_joint_body(m, j)));
+        lucid_lua_set_integer(L, "idx_q", (lua_Integer)lucid_model_joint_idx_q(m, j) + 1);
+        lucid_lua_set_integer(L, "idx_v", (lua_Integer)lucid_model_joint_idx_v(m, j) + 1);
+        lucid_lua_set_integer(L, "nq", (lua_Integer)lucid_model_joint_nq(m, j));
+        lucid_lua_set_integer(L, "nv", (lua_Integer)lucid_model_joint_nv(m, j));
         /* stored for the rows the world does not build yet (docs/model_files.md) */
-        lua_pushnumber(L, lucid_model_frictionloss(m)[lucid_model_joint_idx_v(m, j)]);
-        lua_setfield(L, -2, "frictionloss");
+        lucid_lua_set_number(L, "frictionloss",
+                             lucid_model_frictionloss(m)[lucid_model_joint_idx_v(m, j)]);
         double mult = 1.0, offset = 0.0;
         int t = lucid_model_joint_mimic(m, j, &mult, &offset);
         if (t >= 0) {
             lua_createtable(L, 0, 3);
-            lua_pushstring(L, lucid_model_joint_name(m, (size_t)t));
-            lua_setfield(L, -2, "joint");
-            lua_pushnumber(L, mult);
-            lua_setfield(L, -2, "multiplier");
-            lua_pushnumber(L, offset);
-            lua_setfield(L, -2, "offset");
+            lucid_lua_set_string(L, "joint", lucid_model_joint_name(m, (size_t)t));
+            lucid_lua_set_number(L, "multiplier", mult);
+            lucid_lua_set_number(L, "offset", offset);
             lua_setfield(L, -2, "mimic");
         }
         lua_rawseti(L, -2, (lua_Integer)j + 1);
@@ -726,8 +696,8 @@ static int l_integrate(lua_State *L) {
     lua_settop(L, 4); /* scratch arrays go above the arguments */
     const char *F = "lucid.model:integrate";
     lucid_model *m = check_self(L, F, NULL);
-    double *q = check_q(L, 2, m, F, "q");
-    double *v = check_v(L, 3, m, F, "v");
+    double *q = lucid_lua_model_q(L, 2, m, F, "q");
+    double *v = lucid_lua_model_v(L, 3, m, F, "v");
     double dt = lua_isnoneornil(L, 4) ? 1.0 : lucid_lua_checkfinite(L, 4, F, "dt");
     lucid_lua_matrix *out = lucid_lua_newvector(L, (int)lucid_model_nq(m));
     lucid_model_integrate(m, q, v, dt, out->data);
@@ -740,8 +710,8 @@ static int l_difference(lua_State *L) {
     lua_settop(L, 3); /* scratch arrays go above the arguments */
     const char *F = "lucid.model:difference";
     lucid_model *m = check_self(L, F, NULL);
-    double *q0 = check_q(L, 2, m, F, "q0");
-    double *q1 = check_q(L, 3, m, F, "q1");
+    double *q0 = lucid_lua_model_q(L, 2, m, F, "q0");
+    double *q1 = lucid_lua_model_q(L, 3, m, F, "q1");
     lucid_lua_matrix *out = lucid_lua_newvector(L, (int)lucid_model_nv(m));
     lucid_model_difference(m, q0, q1, out->data);
     if (!lucid_all_finite(out->data, out->rows))
@@ -753,7 +723,7 @@ static int l_normalize(lua_State *L) {
     lua_settop(L, 2); /* scratch arrays go above the arguments */
     const char *F = "lucid.model:normalize";
     lucid_model *m = check_self(L, F, NULL);
-    double *q = check_q(L, 2, m, F, "q");
+    double *q = lucid_lua_model_q(L, 2, m, F, "q");
     lucid_lua_matrix *out = lucid_lua_newvector(L, (int)lucid_model_nq(m));
     memcpy(out->data, q, lucid_model_nq(m) * sizeof(double));
     lucid_status st = lucid_model_normalize(m, out->data);
@@ -766,7 +736,7 @@ static int l_frame_pose(lua_State *L) {
     const char *F = "lucid.model:frame_pose";
     lucid_model_data *d;
     lucid_model *m = check_self(L, F, &d);
-    double *q = check_q(L, 2, m, F, "q");
+    double *q = lucid_lua_model_q(L, 2, m, F, "q");
     size_t f = check_frame(L, 3, m, F);
     lucid_model_forward_kinematics(m, d, q);
     lucid_se3 T = lucid_model_frame_pose(m, d, f);
@@ -781,7 +751,7 @@ static int l_frame_jacobian(lua_State *L) {
     const char *F = "lucid.model:frame_jacobian";
     lucid_model_data *d;
     lucid_model *m = check_self(L, F, &d);
-    double *q = check_q(L, 2, m, F, "q");
+    double *q = lucid_lua_model_q(L, 2, m, F, "q");
     size_t f = check_frame(L, 3, m, F);
     lucid_reference_frame ref = LUCID_REF_LOCAL;
     if (!lua_isnoneornil(L, 4)) {
@@ -891,111 +861,101 @@ static int l_tostring(lua_State *L) {
 
 /* ---- lucid.dynamics ------------------------------------------------------------------------ */
 
-static int l_rnea(lua_State *L) {
-    lua_settop(L, 4); /* scratch arrays go above the arguments */
-    const char *F = "lucid.dynamics.rnea";
+/* The arguments (m, q[, v[, x]]) of a lucid.dynamics function of nargs arguments, read in
+ * order: v and x (named xname in errors) have nv entries. */
+typedef struct dynamics_args {
+    lucid_model *m;
     lucid_model_data *d;
-    lucid_model *m = lucid_lua_checkmodel(L, 1, F, "m", &d);
-    double *q = check_q(L, 2, m, F, "q"), *v = check_v(L, 3, m, F, "v");
-    double *a = check_v(L, 4, m, F, "a");
-    lucid_lua_matrix *tau = lucid_lua_newvector(L, (int)lucid_model_nv(m));
-    lucid_model_rnea(m, d, q, v, a, tau->data);
+    double *q, *v, *x;
+    int nv;
+} dynamics_args;
+
+static dynamics_args read_dynamics_args(lua_State *L, const char *F, int nargs, const char *xname) {
+    lua_settop(L, nargs); /* scratch arrays go above the arguments */
+    dynamics_args a = {0};
+    a.m = lucid_lua_checkmodel(L, 1, F, "m", &a.d);
+    a.q = lucid_lua_model_q(L, 2, a.m, F, "q");
+    if (nargs >= 3) a.v = lucid_lua_model_v(L, 3, a.m, F, "v");
+    if (nargs >= 4) a.x = lucid_lua_model_v(L, 4, a.m, F, xname);
+    a.nv = (int)lucid_model_nv(a.m);
+    return a;
+}
+
+/* 1 when the count nv x nv matrices are finite. */
+static int matrices_finite(lucid_lua_matrix *const *mats, int count, int nv) {
+    for (int k = 0; k < count; ++k)
+        if (!lucid_all_finite(mats[k]->data, (long)nv * nv)) return 0;
+    return 1;
+}
+
+static int l_rnea(lua_State *L) {
+    const char *F = "lucid.dynamics.rnea";
+    dynamics_args a = read_dynamics_args(L, F, 4, "a");
+    lucid_lua_matrix *tau = lucid_lua_newvector(L, a.nv);
+    lucid_model_rnea(a.m, a.d, a.q, a.v, a.x, tau->data);
     if (!lucid_all_finite(tau->data, tau->rows)) lucid_lua_fail(L, F, "tau is not finite");
     return 1;
 }
 
 static int l_aba(lua_State *L) {
-    lua_settop(L, 4); /* scratch arrays go above the arguments */
     const char *F = "lucid.dynamics.aba";
-    lucid_model_data *d;
-    lucid_model *m = lucid_lua_checkmodel(L, 1, F, "m", &d);
-    double *q = check_q(L, 2, m, F, "q"), *v = check_v(L, 3, m, F, "v");
-    double *tau = check_v(L, 4, m, F, "tau");
-    lucid_lua_matrix *a = lucid_lua_newvector(L, (int)lucid_model_nv(m));
-    lucid_model_aba(m, d, q, v, tau, a->data);
-    if (!lucid_all_finite(a->data, a->rows)) lucid_lua_fail(L, F, "the acceleration is not finite");
+    dynamics_args a = read_dynamics_args(L, F, 4, "tau");
+    lucid_lua_matrix *acc = lucid_lua_newvector(L, a.nv);
+    lucid_model_aba(a.m, a.d, a.q, a.v, a.x, acc->data);
+    if (!lucid_all_finite(acc->data, acc->rows))
+        lucid_lua_fail(L, F, "the acceleration is not finite");
     return 1;
 }
 
 static int l_nle(lua_State *L) {
-    lua_settop(L, 3); /* scratch arrays go above the arguments */
     const char *F = "lucid.dynamics.nle";
-    lucid_model_data *d;
-    lucid_model *m = lucid_lua_checkmodel(L, 1, F, "m", &d);
-    double *q = check_q(L, 2, m, F, "q"), *v = check_v(L, 3, m, F, "v");
-    lucid_lua_matrix *b = lucid_lua_newvector(L, (int)lucid_model_nv(m));
-    lucid_model_nle(m, d, q, v, b->data);
+    dynamics_args a = read_dynamics_args(L, F, 3, NULL);
+    lucid_lua_matrix *b = lucid_lua_newvector(L, a.nv);
+    lucid_model_nle(a.m, a.d, a.q, a.v, b->data);
     if (!lucid_all_finite(b->data, b->rows)) lucid_lua_fail(L, F, "the result is not finite");
     return 1;
 }
 
 static int l_crba(lua_State *L) {
-    lua_settop(L, 2); /* scratch arrays go above the arguments */
-    const char *F = "lucid.dynamics.crba";
-    lucid_model_data *d;
-    lucid_model *m = lucid_lua_checkmodel(L, 1, F, "m", &d);
-    double *q = check_q(L, 2, m, F, "q");
-    int nv = (int)lucid_model_nv(m);
-    lucid_model_crba(m, d, q);
-    lucid_lua_pushmatrix_data(L, lucid_model_data_mass_matrix(d), nv, nv);
+    dynamics_args a = read_dynamics_args(L, "lucid.dynamics.crba", 2, NULL);
+    lucid_model_crba(a.m, a.d, a.q);
+    lucid_lua_pushmatrix_data(L, lucid_model_data_mass_matrix(a.d), a.nv, a.nv);
     return 1;
 }
 
 static int l_energy(lua_State *L) {
-    lua_settop(L, 3); /* scratch arrays go above the arguments */
-    const char *F = "lucid.dynamics.energy";
-    lucid_model_data *d;
-    lucid_model *m = lucid_lua_checkmodel(L, 1, F, "m", &d);
-    double *q = check_q(L, 2, m, F, "q"), *v = check_v(L, 3, m, F, "v");
+    dynamics_args a = read_dynamics_args(L, "lucid.dynamics.energy", 3, NULL);
     double T, V;
-    lucid_model_energy(m, d, q, v, &T, &V);
+    lucid_model_energy(a.m, a.d, a.q, a.v, &T, &V);
     lua_pushnumber(L, T);
     lua_pushnumber(L, V);
     return 2;
 }
 
 static int l_com(lua_State *L) {
-    lua_settop(L, 2); /* scratch arrays go above the arguments */
-    const char *F = "lucid.dynamics.com";
-    lucid_model_data *d;
-    lucid_model *m = lucid_lua_checkmodel(L, 1, F, "m", &d);
-    double *q = check_q(L, 2, m, F, "q");
-    lucid_lua_pushvec3(L, lucid_model_com(m, d, q));
+    dynamics_args a = read_dynamics_args(L, "lucid.dynamics.com", 2, NULL);
+    lucid_lua_pushvec3(L, lucid_model_com(a.m, a.d, a.q));
     return 1;
 }
 
 static int l_rnea_derivatives(lua_State *L) {
-    lua_settop(L, 4); /* scratch arrays go above the arguments */
     const char *F = "lucid.dynamics.rnea_derivatives";
-    lucid_model_data *d;
-    lucid_model *m = lucid_lua_checkmodel(L, 1, F, "m", &d);
-    double *q = check_q(L, 2, m, F, "q"), *v = check_v(L, 3, m, F, "v");
-    double *a = check_v(L, 4, m, F, "a");
-    int nv = (int)lucid_model_nv(m);
-    lucid_lua_matrix *dq = lucid_lua_newmatrix(L, nv, nv);
-    lucid_lua_matrix *dv = lucid_lua_newmatrix(L, nv, nv);
-    lucid_model_rnea_derivatives(m, d, q, v, a, dq->data, dv->data);
-    if (!lucid_all_finite(dq->data, (long)nv * nv) || !lucid_all_finite(dv->data, (long)nv * nv))
-        lucid_lua_fail(L, F, "the derivatives are not finite");
+    dynamics_args a = read_dynamics_args(L, F, 4, "a");
+    lucid_lua_matrix *d[2];
+    for (int k = 0; k < 2; ++k) d[k] = lucid_lua_newmatrix(L, a.nv, a.nv); /* in return order */
+    lucid_model_rnea_derivatives(a.m, a.d, a.q, a.v, a.x, d[0]->data, d[1]->data);
+    if (!matrices_finite(d, 2, a.nv)) lucid_lua_fail(L, F, "the derivatives are not finite");
     return 2;
 }
 
 static int l_aba_derivatives(lua_State *L) {
-    lua_settop(L, 4); /* scratch arrays go above the arguments */
     const char *F = "lucid.dynamics.aba_derivatives";
-    lucid_model_data *d;
-    lucid_model *m = lucid_lua_checkmodel(L, 1, F, "m", &d);
-    double *q = check_q(L, 2, m, F, "q"), *v = check_v(L, 3, m, F, "v");
-    double *tau = check_v(L, 4, m, F, "tau");
-    int nv = (int)lucid_model_nv(m);
-    double *a = scratch(L, (size_t)nv);
-    lucid_lua_matrix *dq = lucid_lua_newmatrix(L, nv, nv);
-    lucid_lua_matrix *dv = lucid_lua_newmatrix(L, nv, nv);
-    lucid_lua_matrix *dt = lucid_lua_newmatrix(L, nv, nv);
-    lucid_model_aba_derivatives(m, d, q, v, tau, a, dq->data, dv->data, dt->data);
-    if (!lucid_all_finite(dq->data, (long)nv * nv) || !lucid_all_finite(dv->data, (long)nv * nv) ||
-        !lucid_all_finite(dt->data, (long)nv * nv))
-        lucid_lua_fail(L, F, "the derivatives are not finite");
+    dynamics_args a = read_dynamics_args(L, F, 4, "tau");
+    double *acc = lucid_lua_newbuffer(L, (size_t)a.nv);
+    lucid_lua_matrix *d[3];
+    for (int k = 0; k < 3; ++k) d[k] = lucid_lua_newmatrix(L, a.nv, a.nv); /* in return order */
+    lucid_model_aba_derivatives(a.m, a.d, a.q, a.v, a.x, acc, d[0]->data, d[1]->data, d[2]->data);
+    if (!matrices_finite(d, 3, a.nv)) lucid_lua_fail(L, F, "the derivatives are not finite");
     return 3;
 }
 

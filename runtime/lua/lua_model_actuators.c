@@ -34,8 +34,6 @@ static void set_triple(lua_State *L, const double x[3], const char *key) {
     lua_setfield(L, -2, key);
 }
 
-static void set_number(lua_State *L, double x, const char *key);
-
 static void set_range(lua_State *L, int limited, double lo, double hi, const char *key) {
     if (!limited) return;
     lua_createtable(L, 2, 0);
@@ -58,62 +56,45 @@ int lucid_lua_model_actuators(lua_State *L) {
                                             "general", "intvelocity", "cylinder", "muscle"};
         static const char *const dyns[] = {"none", "integrator", "filter", "muscle"};
         lua_createtable(L, 0, 11);
-        lua_pushstring(L, a->name != NULL ? a->name : "");
-        lua_setfield(L, -2, "name");
-        lua_pushstring(L, kinds[a->kind]);
-        lua_setfield(L, -2, "kind");
+        lucid_lua_set_string(L, "name", a->name != NULL ? a->name : "");
+        lucid_lua_set_string(L, "kind", kinds[a->kind]);
         if (a->crank >= 0) {
-            lua_pushstring(L, lucid_model_name_at(m, "frame", (size_t)a->crank));
-            lua_setfield(L, -2, "cranksite");
-            lua_pushstring(L, lucid_model_name_at(m, "frame", (size_t)a->slider));
-            lua_setfield(L, -2, "slidersite");
-            lua_pushnumber(L, a->cranklength);
-            lua_setfield(L, -2, "cranklength");
+            lucid_lua_set_string(L, "cranksite", lucid_model_name_at(m, "frame", (size_t)a->crank));
+            lucid_lua_set_string(L, "slidersite",
+                                 lucid_model_name_at(m, "frame", (size_t)a->slider));
+            lucid_lua_set_number(L, "cranklength", a->cranklength);
         } else if (a->tendon) {
-            lua_pushstring(L, a->tendon->name);
-            lua_setfield(L, -2, "tendon");
-            lua_pushinteger(L, (lua_Integer)a->tendon_index + 1);
-            lua_setfield(L, -2, "tendon_index");
+            lucid_lua_set_string(L, "tendon", a->tendon->name);
+            lucid_lua_set_integer(L, "tendon_index", (lua_Integer)a->tendon_index + 1);
         } else {
-            lua_pushstring(L, lucid_model_joint_name(m, (size_t)a->joint));
-            lua_setfield(L, -2, "joint");
-            lua_pushinteger(L, (lua_Integer)a->dof + 1);
-            lua_setfield(L, -2, "dof");
-            lua_pushinteger(L, (lua_Integer)a->coord + 1);
-            lua_setfield(L, -2, "coord");
+            lucid_lua_set_string(L, "joint", lucid_model_joint_name(m, (size_t)a->joint));
+            lucid_lua_set_integer(L, "dof", (lua_Integer)a->dof + 1);
+            lucid_lua_set_integer(L, "coord", (lua_Integer)a->coord + 1);
         }
-        lua_pushnumber(L, a->gear);
-        lua_setfield(L, -2, "gear");
-        lua_pushnumber(L, a->kp);
-        lua_setfield(L, -2, "kp");
+        lucid_lua_set_number(L, "gear", a->gear);
+        lucid_lua_set_number(L, "kp", a->kp);
         set_triple(L, a->gain, "gain");
         set_triple(L, a->bias, "bias");
         set_range(L, a->ctrl_limited, a->ctrl_lower, a->ctrl_upper, "ctrl_range");
         set_range(L, a->force_limited, a->force_lower, a->force_upper, "force_range");
-        lua_pushstring(L, dyns[a->dyn]);
-        lua_setfield(L, -2, "dyn");
+        lucid_lua_set_string(L, "dyn", dyns[a->dyn]);
         if (a->gain_muscle || a->bias_muscle) { /* its muscle curves' length range and acc0 */
             set_range(L, 1, a->lengthrange[0], a->lengthrange[1], "lengthrange");
-            set_number(L, a->acc0, "acc0");
+            lucid_lua_set_number(L, "acc0", a->acc0);
         }
         if (a->act >= 0) { /* its activation: 1-based index among the model's na */
-            lua_pushinteger(L, (lua_Integer)a->act + 1);
-            lua_setfield(L, -2, "act");
-            if (a->dyn == LUCID_ACTUATOR_DYN_FILTER) set_number(L, a->timeconst, "timeconst");
+            lucid_lua_set_integer(L, "act", (lua_Integer)a->act + 1);
+            if (a->dyn == LUCID_ACTUATOR_DYN_FILTER)
+                lucid_lua_set_number(L, "timeconst", a->timeconst);
             if (a->dyn == LUCID_ACTUATOR_DYN_MUSCLE) {
-                set_number(L, a->muscle_tau[0], "tau_act");
-                set_number(L, a->muscle_tau[1], "tau_deact");
+                lucid_lua_set_number(L, "tau_act", a->muscle_tau[0]);
+                lucid_lua_set_number(L, "tau_deact", a->muscle_tau[1]);
             }
             set_range(L, a->act_limited, a->act_lower, a->act_upper, "act_range");
         }
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     return 1;
-}
-
-static void set_number(lua_State *L, double x, const char *key) {
-    lua_pushnumber(L, x);
-    lua_setfield(L, -2, key);
 }
 
 /* A spatial tendon's path: {site = name}, {geom = name, sidesite = name or nil}, {pulley =
@@ -124,17 +105,15 @@ static void push_path(lua_State *L, const lucid_model *m, const lucid_model_tend
         const lucid_model_tendon_point *P = &t->path[k];
         lua_createtable(L, 0, 2);
         if (P->kind == LUCID_TENDON_PATH_PULLEY) {
-            set_number(L, P->divisor, "pulley");
+            lucid_lua_set_number(L, "pulley", P->divisor);
         } else if (P->kind == LUCID_TENDON_PATH_SITE) {
-            lua_pushstring(L, lucid_model_name_at(m, "frame", (size_t)P->object));
-            lua_setfield(L, -2, "site");
+            lucid_lua_set_string(L, "site", lucid_model_name_at(m, "frame", (size_t)P->object));
         } else {
             const char *gn = lucid_model_geoms(m)[P->object].name;
-            lua_pushstring(L, gn ? gn : "");
-            lua_setfield(L, -2, "geom");
+            lucid_lua_set_string(L, "geom", gn ? gn : "");
             if (P->side >= 0) {
-                lua_pushstring(L, lucid_model_name_at(m, "frame", (size_t)P->side));
-                lua_setfield(L, -2, "sidesite");
+                lucid_lua_set_string(L, "sidesite",
+                                     lucid_model_name_at(m, "frame", (size_t)P->side));
             }
         }
         lua_rawseti(L, -2, (lua_Integer)k + 1);
@@ -150,10 +129,8 @@ int lucid_lua_model_tendons(lua_State *L) {
     for (size_t i = 0; i < n; ++i) {
         const lucid_model_tendon *t = &ts[i];
         lua_createtable(L, 0, 11);
-        lua_pushstring(L, t->name);
-        lua_setfield(L, -2, "name");
-        lua_pushstring(L, lucid_model_tendon_is_spatial(t) ? "spatial" : "fixed");
-        lua_setfield(L, -2, "kind");
+        lucid_lua_set_string(L, "name", t->name);
+        lucid_lua_set_string(L, "kind", lucid_model_tendon_is_spatial(t) ? "spatial" : "fixed");
         lua_createtable(L, (int)t->n, 0);
         lua_Integer nj = 0;
         for (size_t k = 0; k < t->n; ++k) {
@@ -174,11 +151,11 @@ int lucid_lua_model_tendons(lua_State *L) {
             lua_setfield(L, -2, "coefs");
         }
         set_range(L, t->limited, t->lower, t->upper, "range");
-        set_number(L, t->margin, "margin");
-        set_number(L, t->stiffness, "stiffness");
-        set_number(L, t->damping, "damping");
-        set_number(L, t->springlength, "springlength");
-        set_number(L, t->frictionloss, "frictionloss");
+        lucid_lua_set_number(L, "margin", t->margin);
+        lucid_lua_set_number(L, "stiffness", t->stiffness);
+        lucid_lua_set_number(L, "damping", t->damping);
+        lucid_lua_set_number(L, "springlength", t->springlength);
+        lucid_lua_set_number(L, "frictionloss", t->frictionloss);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     return 1;
@@ -214,20 +191,14 @@ int lucid_lua_model_sensors(lua_State *L) {
         const char *object, *objtype;
         sensor_object(m, S, &object, &objtype);
         lua_createtable(L, 0, 8);
-        lua_pushstring(L, S->name);
-        lua_setfield(L, -2, "name");
-        lua_pushstring(L, lucid_sensor_kind_name(S->kind));
-        lua_setfield(L, -2, "type");
-        lua_pushstring(L, object ? object : "");
-        lua_setfield(L, -2, "object");
-        lua_pushstring(L, objtype);
-        lua_setfield(L, -2, "objtype");
-        lua_pushinteger(L, (lua_Integer)S->dim);
-        lua_setfield(L, -2, "dim");
-        lua_pushinteger(L, (lua_Integer)S->adr + 1);
-        lua_setfield(L, -2, "adr");
-        set_number(L, S->noise, "noise");
-        set_number(L, S->cutoff, "cutoff");
+        lucid_lua_set_string(L, "name", S->name);
+        lucid_lua_set_string(L, "type", lucid_sensor_kind_name(S->kind));
+        lucid_lua_set_string(L, "object", object ? object : "");
+        lucid_lua_set_string(L, "objtype", objtype);
+        lucid_lua_set_integer(L, "dim", (lua_Integer)S->dim);
+        lucid_lua_set_integer(L, "adr", (lua_Integer)S->adr + 1);
+        lucid_lua_set_number(L, "noise", S->noise);
+        lucid_lua_set_number(L, "cutoff", S->cutoff);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     return 1;

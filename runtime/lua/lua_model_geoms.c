@@ -32,35 +32,24 @@ int lucid_lua_model_geoms(lua_State *L) {
             lucid_se3 placement = lucid_model_body_placement(m, (size_t)g->body);
             lucid_se3 inverse = lucid_se3_inverse(&placement);
             pose = lucid_se3_compose(&inverse, &g->pose);
-            lua_pushstring(L, lucid_model_body_name(m, (size_t)g->body));
-            lua_setfield(L, -2, "body");
+            lucid_lua_set_string(L, "body", lucid_model_body_name(m, (size_t)g->body));
         }
         if (g->name != NULL) {
-            lua_pushstring(L, g->name);
-            lua_setfield(L, -2, "name");
+            lucid_lua_set_string(L, "name", g->name);
         }
         lucid_lua_push_shape_copy(L, &g->shape, F);
         lua_setfield(L, -2, "shape");
         lucid_lua_pushse3(L, &pose);
         lua_setfield(L, -2, "pose");
-        lua_pushinteger(L, (lua_Integer)g->contype);
-        lua_setfield(L, -2, "contype");
-        lua_pushinteger(L, (lua_Integer)g->conaffinity);
-        lua_setfield(L, -2, "conaffinity");
-        lua_pushnumber(L, g->friction);
-        lua_setfield(L, -2, "friction");
-        lua_pushnumber(L, g->torsion);
-        lua_setfield(L, -2, "torsion");
-        lua_pushnumber(L, g->rolling);
-        lua_setfield(L, -2, "rolling");
-        lua_pushinteger(L, g->condim);
-        lua_setfield(L, -2, "condim");
-        lua_pushinteger(L, g->priority);
-        lua_setfield(L, -2, "priority");
-        lua_pushnumber(L, g->margin);
-        lua_setfield(L, -2, "margin");
-        lua_pushnumber(L, g->gap);
-        lua_setfield(L, -2, "gap");
+        lucid_lua_set_integer(L, "contype", (lua_Integer)g->contype);
+        lucid_lua_set_integer(L, "conaffinity", (lua_Integer)g->conaffinity);
+        lucid_lua_set_number(L, "friction", g->friction);
+        lucid_lua_set_number(L, "torsion", g->torsion);
+        lucid_lua_set_number(L, "rolling", g->rolling);
+        lucid_lua_set_integer(L, "condim", g->condim);
+        lucid_lua_set_integer(L, "priority", g->priority);
+        lucid_lua_set_number(L, "margin", g->margin);
+        lucid_lua_set_number(L, "gap", g->gap);
         if (g->nparts > 0) {
             lua_createtable(L, g->nparts > (size_t)INT_MAX ? 0 : (int)g->nparts, 0);
             for (size_t k = 0; k < g->nparts; ++k) {
@@ -83,15 +72,11 @@ int lucid_lua_model_pairs(lua_State *L) {
         const lucid_model_pair *p = &pairs[i];
         lua_createtable(L, 0, 9);
         if (p->name != NULL) {
-            lua_pushstring(L, p->name);
-            lua_setfield(L, -2, "name");
+            lucid_lua_set_string(L, "name", p->name);
         }
-        lua_pushinteger(L, (lua_Integer)p->geom1 + 1);
-        lua_setfield(L, -2, "geom1");
-        lua_pushinteger(L, (lua_Integer)p->geom2 + 1);
-        lua_setfield(L, -2, "geom2");
-        lua_pushinteger(L, p->condim);
-        lua_setfield(L, -2, "condim");
+        lucid_lua_set_integer(L, "geom1", (lua_Integer)p->geom1 + 1);
+        lucid_lua_set_integer(L, "geom2", (lua_Integer)p->geom2 + 1);
+        lucid_lua_set_integer(L, "condim", p->condim);
         const double v[5] = {p->friction, p->torsion, p->rolling, p->margin, p->gap};
         static const char *const keys[5] = {"friction", "torsion", "rolling", "margin", "gap"};
         for (int k = 0; k < 5; ++k) {

@@ -243,14 +243,10 @@ void lucid_lua_push_option_list(lua_State *L, const lucid_option *table, const v
     int i = 0;
     for (const lucid_option *o = table; o->name; ++o) {
         lua_createtable(L, 0, 5);
-        lua_pushstring(L, o->name);
-        lua_setfield(L, -2, "name");
-        lua_pushstring(L, type_names[o->type]);
-        lua_setfield(L, -2, "type");
-        lua_pushstring(L, o->words);
-        lua_setfield(L, -2, "range");
-        lua_pushstring(L, o->doc);
-        lua_setfield(L, -2, "doc");
+        lucid_lua_set_string(L, "name", o->name);
+        lucid_lua_set_string(L, "type", type_names[o->type]);
+        lucid_lua_set_string(L, "range", o->words);
+        lucid_lua_set_string(L, "doc", o->doc);
         push_option_value(L, o, s);
         lua_setfield(L, -2, "default");
         lua_rawseti(L, -2, ++i);
@@ -279,29 +275,29 @@ static int l_options(lua_State *L) {
         lucid_contact_derivative_default_options(LUCID_CONTACT_NCP);
     lucid_grasp_options grasp;
     lucid_grasp_options_default(&grasp);
-    lua_createtable(L, 0, 11);
-    lucid_lua_push_option_list(L, lucid_world_option_table, &world);
-    lua_setfield(L, -2, "world");
-    lucid_lua_push_option_list(L, lucid_single_level_option_table, &world.single_level);
-    lua_setfield(L, -2, "single_level");
-    lucid_lua_push_option_list(L, lucid_gjk_option_table, &gjk);
-    lua_setfield(L, -2, "distance");
-    lucid_lua_push_option_list(L, lucid_derivative_option_table, &estimator);
-    lua_setfield(L, -2, "distance_derivatives");
-    lucid_lua_push_option_list(L, lucid_contact_derivative_option_table, &contact_derivatives);
-    lua_setfield(L, -2, "contact_derivatives");
-    lucid_lua_push_option_list(L, lucid_decompose_option_table, &decompose);
-    lua_setfield(L, -2, "mesh_decompose");
-    lucid_lua_push_option_list(L, lucid_grasp_option_table, &grasp);
-    lua_setfield(L, -2, "grasp");
-    lucid_lua_push_option_list(L, lucid_patch_option_table, &patch);
-    lua_setfield(L, -2, "contact_patch");
-    lucid_lua_push_option_list(L, lucid_pscaling_option_table, &pscaling);
-    lua_setfield(L, -2, "pscaling");
-    lucid_lua_push_option_list(L, lucid_step_derivative_option_table, &step);
-    lua_setfield(L, -2, "step_derivatives");
-    lucid_lua_push_option_list(L, lucid_batch_option_table, &batch);
-    lua_setfield(L, -2, "batch");
+    const struct {
+        const char *key;
+        const lucid_option *table;
+        const void *defaults;
+    } lists[] = {
+        {"world", lucid_world_option_table, &world},
+        {"single_level", lucid_single_level_option_table, &world.single_level},
+        {"distance", lucid_gjk_option_table, &gjk},
+        {"distance_derivatives", lucid_derivative_option_table, &estimator},
+        {"contact_derivatives", lucid_contact_derivative_option_table, &contact_derivatives},
+        {"mesh_decompose", lucid_decompose_option_table, &decompose},
+        {"grasp", lucid_grasp_option_table, &grasp},
+        {"contact_patch", lucid_patch_option_table, &patch},
+        {"pscaling", lucid_pscaling_option_table, &pscaling},
+        {"step_derivatives", lucid_step_derivative_option_table, &step},
+        {"batch", lucid_batch_option_table, &batch},
+    };
+    size_t count = sizeof lists / sizeof lists[0];
+    lua_createtable(L, 0, (int)count);
+    for (size_t k = 0; k < count; ++k) {
+        lucid_lua_push_option_list(L, lists[k].table, lists[k].defaults);
+        lua_setfield(L, -2, lists[k].key);
+    }
     return 1;
 }
 
@@ -432,17 +428,13 @@ int lucid_lua_contact_option_list(lua_State *L) {
         unsigned bit = key_bit(opt->name);
         if (!bit) continue;
         lua_createtable(L, 0, 6);
-        lua_pushstring(L, opt->name);
-        lua_setfield(L, -2, "name");
-        lua_pushstring(L, type_names[opt->type]);
-        lua_setfield(L, -2, "type");
+        lucid_lua_set_string(L, "name", opt->name);
+        lucid_lua_set_string(L, "type", type_names[opt->type]);
         if ((opt->type == LUCID_OPTION_NUMBER || opt->type == LUCID_OPTION_INTEGER) &&
             (!isinf(opt->range.lo) || !isinf(opt->range.hi))) {
-            lua_pushstring(L, opt->words);
-            lua_setfield(L, -2, "range");
+            lucid_lua_set_string(L, "range", opt->words);
         }
-        lua_pushstring(L, opt->doc);
-        lua_setfield(L, -2, "doc");
+        lucid_lua_set_string(L, "doc", opt->doc);
         if (bit & LUCID_LUA_CONTACT_WORLD_KEYS) {
             push_option_value(L, opt, &world.contact);
             lua_setfield(L, -2, "world");

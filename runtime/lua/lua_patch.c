@@ -17,8 +17,7 @@ static void push_point(lua_State *L, const lucid_contact_point *p) {
     lua_setfield(L, -2, "p1");
     lucid_lua_pushvec3(L, p->p2);
     lua_setfield(L, -2, "p2");
-    lua_pushnumber(L, p->separation);
-    lua_setfield(L, -2, "separation");
+    lucid_lua_set_number(L, "separation", p->separation);
 }
 
 static int l_contact_patch(lua_State *L) {

@@ -18,16 +18,6 @@
 #include "runtime/lua/modules.h"
 #include "solvers/collision/pscaling.h"
 
-static void set_number(lua_State *L, const char *name, double v) {
-    lua_pushnumber(L, v);
-    lua_setfield(L, -2, name);
-}
-
-static void set_boolean(lua_State *L, const char *name, int v) {
-    lua_pushboolean(L, v);
-    lua_setfield(L, -2, name);
-}
-
 static void set_matrix(lua_State *L, const char *name, const double *data, int rows, int cols) {
     if (cols == 1)
         lucid_lua_pushvalues(L, data, rows);
@@ -38,18 +28,17 @@ static void set_matrix(lua_State *L, const char *name, const double *data, int r
 
 static void push_result(lua_State *L, const lucid_pscaling_result *r, int derivatives) {
     lua_createtable(L, 0, derivatives ? 15 : 9);
-    set_number(L, "alpha", r->alpha);
-    set_number(L, "phi", r->phi);
+    lucid_lua_set_number(L, "alpha", r->alpha);
+    lucid_lua_set_number(L, "phi", r->phi);
     lucid_lua_pushvec3(L, r->point);
     lua_setfield(L, -2, "point");
     lucid_lua_pushvec3(L, r->normal);
     lua_setfield(L, -2, "normal");
-    lua_pushinteger(L, r->iterations);
-    lua_setfield(L, -2, "iterations");
-    set_boolean(L, "converged", r->converged);
-    set_number(L, "residual", r->residual);
-    set_number(L, "scale", r->scale);
-    set_boolean(L, "closed_form", r->closed_form);
+    lucid_lua_set_integer(L, "iterations", r->iterations);
+    lucid_lua_set_boolean(L, "converged", r->converged);
+    lucid_lua_set_number(L, "residual", r->residual);
+    lucid_lua_set_number(L, "scale", r->scale);
+    lucid_lua_set_boolean(L, "closed_form", r->closed_form);
     if (!derivatives) return;
     set_matrix(L, "dalpha_dT1", r->d.alpha_T1, 6, 1);
     set_matrix(L, "dalpha_dT2", r->d.alpha_T2, 6, 1);
@@ -77,7 +66,7 @@ static int l_pscaling(lua_State *L) {
     if (st != LUCID_OK && st != LUCID_ERR_NO_CONVERGENCE && !undefined)
         return lucid_lua_fail_status(L, fname, st);
     push_result(L, &r, opt.derivatives && st == LUCID_OK);
-    if (opt.derivatives) set_boolean(L, "derivatives_defined", st == LUCID_OK);
+    if (opt.derivatives) lucid_lua_set_boolean(L, "derivatives_defined", st == LUCID_OK);
     return 1;
 }
 

@@ -128,32 +128,24 @@ static int l_stop(lua_State *L) {
     return 1;
 }
 
-static void set_integer(lua_State *L, const char *key, lua_Integer x) {
-    lua_pushinteger(L, x);
-    lua_setfield(L, -2, key);
-}
-
 static int l_info(lua_State *L) {
     lucid_lua_record *r = check_record(L, "lucid.record:info");
     const lucid_record_options *o = lucid_record_get_options(r->rec);
     lua_createtable(L, 0, 13);
-    set_integer(L, "frames", (lua_Integer)lucid_record_frame_count(r->rec));
-    set_integer(L, "objects", lucid_record_object_count(r->rec));
-    set_integer(L, "meshes", lucid_record_mesh_count(r->rec));
-    set_integer(L, "heightfields", lucid_record_heightfield_count(r->rec));
-    set_integer(L, "contacts", (lua_Integer)lucid_record_contact_total(r->rec));
-    set_integer(L, "bytes", (lua_Integer)lucid_record_bytes(r->rec));
-    set_integer(L, "dropped", (lua_Integer)lucid_record_dropped(r->rec));
-    set_integer(L, "every", r->every);
-    set_integer(L, "max_frames", (lua_Integer)o->max_frames);
-    set_integer(L, "max_bytes", (lua_Integer)o->max_bytes);
-    lua_pushboolean(L, r->slot != NULL);
-    lua_setfield(L, -2, "recording");
-    lua_pushnumber(L, (double)r->steps * r->dt);
-    lua_setfield(L, -2, "time");
+    lucid_lua_set_integer(L, "frames", (lua_Integer)lucid_record_frame_count(r->rec));
+    lucid_lua_set_integer(L, "objects", lucid_record_object_count(r->rec));
+    lucid_lua_set_integer(L, "meshes", lucid_record_mesh_count(r->rec));
+    lucid_lua_set_integer(L, "heightfields", lucid_record_heightfield_count(r->rec));
+    lucid_lua_set_integer(L, "contacts", (lua_Integer)lucid_record_contact_total(r->rec));
+    lucid_lua_set_integer(L, "bytes", (lua_Integer)lucid_record_bytes(r->rec));
+    lucid_lua_set_integer(L, "dropped", (lua_Integer)lucid_record_dropped(r->rec));
+    lucid_lua_set_integer(L, "every", r->every);
+    lucid_lua_set_integer(L, "max_frames", (lua_Integer)o->max_frames);
+    lucid_lua_set_integer(L, "max_bytes", (lua_Integer)o->max_bytes);
+    lucid_lua_set_boolean(L, "recording", r->slot != NULL);
+    lucid_lua_set_number(L, "time", (double)r->steps * r->dt);
     if (r->error[0]) {
-        lua_pushstring(L, r->error);
-        lua_setfield(L, -2, "error");
+        lucid_lua_set_string(L, "error", r->error);
     }
     return 1;
 }
@@ -167,8 +159,7 @@ static int l_frame(lua_State *L) {
     lucid_record_frame f;
     lucid_record_frame_at(r->rec, (size_t)(i - 1), &f);
     lua_createtable(L, 0, 3);
-    lua_pushnumber(L, f.time);
-    lua_setfield(L, -2, "time");
+    lucid_lua_set_number(L, "time", f.time);
     lua_createtable(L, f.num_objects, 0);
     for (int k = 0; k < f.num_objects; ++k) {
         lucid_se3 T;
@@ -181,8 +172,8 @@ static int l_frame(lua_State *L) {
     for (int k = 0; k < f.num_contacts; ++k) {
         const lucid_record_contact *c = &f.contacts[k];
         lua_createtable(L, 0, 4);
-        set_integer(L, "body1", c->object1 + 1);
-        set_integer(L, "body2", c->object2 + 1);
+        lucid_lua_set_integer(L, "body1", c->object1 + 1);
+        lucid_lua_set_integer(L, "body2", c->object2 + 1);
         lucid_lua_pushvec3(L, c->point);
         lua_setfield(L, -2, "point");
         lucid_lua_pushvec3(L, c->force);

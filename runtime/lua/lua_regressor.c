@@ -15,6 +15,7 @@
 #include "runtime/lua/check.h"
 #include "runtime/lua/lua_matrix.h"
 #include "runtime/lua/lua_model.h"
+#include "runtime/lua/lua_options.h"
 #include "runtime/model/base_parameters.h"
 
 #define BOX_METATABLE "lucid.base_parameters_box"
@@ -27,20 +28,11 @@ static const unsigned group_bits[4] = {LUCID_REGRESSOR_DAMPING, LUCID_REGRESSOR_
 static lucid_regressor_options read_regressor_options(lua_State *L, int idx, const char *F) {
     lucid_regressor_options o = lucid_regressor_options_default();
     if (lua_isnoneornil(L, idx)) return o;
-    for (int g = 0; g < 4; ++g) {
-        int t = lua_getfield(L, idx, group_keys[g]);
-        if (t != LUA_TNIL && t != LUA_TBOOLEAN)
-            lucid_lua_fail(L, F, "%s must be a boolean (got %s)", group_keys[g],
-                           lucid_lua_typename(L, -1));
-        if (lua_toboolean(L, -1)) o.columns |= group_bits[g];
-        lua_pop(L, 1);
-    }
-    if (lua_getfield(L, idx, "coulomb_smoothing") != LUA_TNIL) {
-        o.coulomb_smoothing = lucid_lua_checkfinite(L, -1, F, "coulomb_smoothing");
-        if (o.coulomb_smoothing < 0.0)
-            lucid_lua_fail(L, F, "coulomb_smoothing must be >= 0 (got %f)", o.coulomb_smoothing);
-    }
-    lua_pop(L, 1);
+    lucid_lua_fields f = lucid_lua_fields_at(L, idx, F, NULL);
+    for (int g = 0; g < 4; ++g)
+        if (lucid_lua_boolean_field(&f, group_keys[g], 0)) o.columns |= group_bits[g];
+    o.coulomb_smoothing =
+        lucid_lua_number_in(&f, "coulomb_smoothing", o.coulomb_smoothing, &lucid_lua_nonnegative);
     return o;
 }
 
@@ -143,21 +135,13 @@ static void read_base_options(lua_State *L, int idx, const char *F, size_t nv,
         lua_pushnil(L);
         return;
     }
-    if (lua_getfield(L, idx, "samples") != LUA_TNIL)
-        o->samples = (size_t)lucid_lua_checkinteger_range(L, -1, 1, 1000000, F, "samples");
-    if (lua_getfield(L, idx, "seed") != LUA_TNIL)
-        o->seed = (uint64_t)lucid_lua_checkinteger_range(L, -1, 0, INT64_MAX, F, "seed");
-    if (lua_getfield(L, idx, "tolerance") != LUA_TNIL) {
-        o->tolerance = lucid_lua_checkfinite(L, -1, F, "tolerance");
-        if (!(o->tolerance > 0.0 && o->tolerance < 1.0))
-            lucid_lua_fail(L, F, "tolerance must be in (0, 1) (got %f)", o->tolerance);
-    }
-    if (lua_getfield(L, idx, "pivoted") != LUA_TNIL) {
-        if (!lua_isboolean(L, -1))
-            lucid_lua_fail(L, F, "pivoted must be a boolean (got %s)", lucid_lua_typename(L, -1));
-        o->pivoted = lua_toboolean(L, -1);
-    }
-    lua_pop(L, 4);
+    lucid_lua_fields f = lucid_lua_fields_at(L, idx, F, NULL);
+    static const lucid_lua_range fraction = {0.0, 1.0, 1, 1};
+    o->samples =
+        (size_t)lucid_lua_integer_field(&f, "samples", (lua_Integer)o->samples, 1, 1000000);
+    o->seed = (uint64_t)lucid_lua_integer_field(&f, "seed", (lua_Integer)o->seed, 0, INT64_MAX);
+    o->tolerance = lucid_lua_number_in(&f, "tolerance", o->tolerance, &fraction);
+    o->pivoted = lucid_lua_boolean_field(&f, "pivoted", o->pivoted);
     if (lua_getfield(L, idx, "rows") != LUA_TNIL) o->rows = read_rows(L, nv, F);
 }
 
@@ -232,20 +216,13 @@ static int l_base_parameters(lua_State *L) {
     if (st != LUCID_OK) lucid_lua_fail(L, F, "%s", err);
     const lucid_base_parameters *bp = box->bp;
     lua_newtable(L);
-    lua_pushinteger(L, (lua_Integer)bp->rank);
-    lua_setfield(L, -2, "rank");
-    lua_pushinteger(L, (lua_Integer)bp->nparams);
-    lua_setfield(L, -2, "nparams");
-    lua_pushinteger(L, (lua_Integer)bp->samples);
-    lua_setfield(L, -2, "samples");
-    lua_pushnumber(L, bp->tolerance);
-    lua_setfield(L, -2, "tolerance");
-    lua_pushboolean(L, bp->pivoted);
-    lua_setfield(L, -2, "pivoted");
-    lua_pushnumber(L, bp->last_kept);
-    lua_setfield(L, -2, "last_kept");
-    lua_pushnumber(L, bp->first_dropped);
-    lua_setfield(L, -2, "first_dropped");
+    lucid_lua_set_integer(L, "rank", (lua_Integer)bp->rank);
+    lucid_lua_set_integer(L, "nparams", (lua_Integer)bp->nparams);
+    lucid_lua_set_integer(L, "samples", (lua_Integer)bp->samples);
+    lucid_lua_set_number(L, "tolerance", bp->tolerance);
+    lucid_lua_set_boolean(L, "pivoted", bp->pivoted);
+    lucid_lua_set_number(L, "last_kept", bp->last_kept);
+    lucid_lua_set_number(L, "first_dropped", bp->first_dropped);
     set_integer_list(L, "columns", bp->base, bp->rank);
     set_integer_list(L, "dependent", bp->dependent, bp->nparams - bp->rank);
     push_names(L, m, &o.regressor, NULL, p);

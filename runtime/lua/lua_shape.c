@@ -494,8 +494,7 @@ static int l_faces(lua_State *L) {
         lua_setfield(L, -2, "vertices");
         lucid_lua_pushvec3(L, m->face_normals[f]);
         lua_setfield(L, -2, "normal");
-        lua_pushnumber(L, m->face_offsets_d[f]);
-        lua_setfield(L, -2, "offset");
+        lucid_lua_set_number(L, "offset", m->face_offsets_d[f]);
         lua_rawseti(L, -2, f + 1);
     }
     return 1;

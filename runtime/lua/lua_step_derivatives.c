@@ -220,26 +220,21 @@ static void push_result(lua_State *L, const lucid_step_jacobians *J) {
     lua_createtable(L, J->contacts, 0);
     for (int k = 0; k < J->contacts; ++k) {
         lua_createtable(L, 0, 3);
-        lua_pushstring(L, lucid_contact_mode_name(J->mode[k]));
-        lua_setfield(L, -2, "mode");
-        lua_pushnumber(L, J->margin[k]);
-        lua_setfield(L, -2, "margin");
-        lua_pushboolean(L, J->switched[k]);
-        lua_setfield(L, -2, "switched");
-        lua_pushboolean(L, J->estimated && J->estimated[k]);
-        lua_setfield(L, -2, "estimated");
+        lucid_lua_set_string(L, "mode", lucid_contact_mode_name(J->mode[k]));
+        lucid_lua_set_number(L, "margin", J->margin[k]);
+        lucid_lua_set_boolean(L, "switched", J->switched[k]);
+        lucid_lua_set_boolean(L, "estimated", J->estimated && J->estimated[k]);
         lua_rawseti(L, -2, k + 1);
     }
     lua_setfield(L, -2, "contacts");
-    lua_pushinteger(L, J->fallback_columns);
-    lua_setfield(L, -2, "fallback_columns");
-    lua_pushboolean(L, J->rank_deficient);
-    lua_setfield(L, -2, "rank_deficient");
-    lua_pushnumber(L, J->free_velocity);
-    lua_setfield(L, -2, "free_velocity");
+    lucid_lua_set_integer(L, "fallback_columns", J->fallback_columns);
+    lucid_lua_set_boolean(L, "rank_deficient", J->rank_deficient);
+    lucid_lua_set_number(L, "free_velocity", J->free_velocity);
     /* a single_level world's derivatives have their own geometry (no estimated flags) */
-    lua_pushstring(L, !J->estimated ? "single_level" : J->carried ? "carried" : "collide");
-    lua_setfield(L, -2, "geometry");
+    lucid_lua_set_string(L, "geometry",
+                         !J->estimated ? "single_level"
+                         : J->carried  ? "carried"
+                                       : "collide");
 }
 
 static int l_step_derivatives(lua_State *L) {

@@ -419,16 +419,6 @@ static int l_velocity(lua_State *L) {
     return 1;
 }
 
-static void set_number(lua_State *L, const char *key, double x) {
-    lua_pushnumber(L, x);
-    lua_setfield(L, -2, key);
-}
-
-static void set_integer(lua_State *L, const char *key, lua_Integer x) {
-    lua_pushinteger(L, x);
-    lua_setfield(L, -2, key);
-}
-
 static int l_contacts(lua_State *L) {
     lucid_world *w = check_world(L, "lucid.world:contacts");
     int n = lucid_world_contact_count(w);
@@ -436,10 +426,10 @@ static int l_contacts(lua_State *L) {
     lua_createtable(L, n, 0);
     for (int i = 0; i < n; ++i) {
         lua_createtable(L, 0, 10);
-        set_integer(L, "body1", c[i].body1 + 1);
-        set_integer(L, "body2", c[i].body2 + 1);
-        set_integer(L, "part1", c[i].part1 + 1);
-        set_integer(L, "part2", c[i].part2 + 1);
+        lucid_lua_set_integer(L, "body1", c[i].body1 + 1);
+        lucid_lua_set_integer(L, "body2", c[i].body2 + 1);
+        lucid_lua_set_integer(L, "part1", c[i].part1 + 1);
+        lucid_lua_set_integer(L, "part2", c[i].part2 + 1);
         lucid_lua_pushvec3(L, c[i].point);
         lua_setfield(L, -2, "point");
         lucid_lua_pushvec3(L, lucid_mat3_col(&c[i].frame, 2));
@@ -450,59 +440,55 @@ static int l_contacts(lua_State *L) {
         lua_setfield(L, -2, "lambda");
         lucid_lua_pushvec3(L, lucid_mat3_mul_vec(&c[i].frame, lucid_vec3_load(c[i].force)));
         lua_setfield(L, -2, "force");
-        set_number(L, "separation", c[i].separation);
-        set_number(L, "friction", c[i].friction);
+        lucid_lua_set_number(L, "separation", c[i].separation);
+        lucid_lua_set_number(L, "friction", c[i].friction);
         if (c[i].torsion > 0.0) { /* condim 4: the torsional coefficient and torque about n */
-            set_number(L, "torsion", c[i].torsion);
-            set_number(L, "torque", c[i].torsion_force);
+            lucid_lua_set_number(L, "torsion", c[i].torsion);
+            lucid_lua_set_number(L, "torque", c[i].torsion_force);
         }
         if (c[i].rolling > 0.0) { /* condim 6: the rolling coefficient, torques about t1, t2 */
-            set_number(L, "rolling", c[i].rolling);
+            lucid_lua_set_number(L, "rolling", c[i].rolling);
             lucid_lua_pushvalues(L, c[i].rolling_force, 2);
             lua_setfield(L, -2, "rolling_torque");
         }
-        set_number(L, "include_margin", c[i].include_margin);
+        lucid_lua_set_number(L, "include_margin", c[i].include_margin);
         int g1 = lucid_world_part_geom(w, c[i].body1, c[i].part1);
         int g2 = lucid_world_part_geom(w, c[i].body2, c[i].part2);
         int on_dof = c[i].limit_sign != 0 || c[i].frictionloss > 0.0;
-        if (!on_dof && g1 >= 0) set_integer(L, "geom1", g1 + 1);
-        if (!on_dof && g2 >= 0) set_integer(L, "geom2", g2 + 1);
+        if (!on_dof && g1 >= 0) lucid_lua_set_integer(L, "geom1", g1 + 1);
+        if (!on_dof && g2 >= 0) lucid_lua_set_integer(L, "geom2", g2 + 1);
         if (c[i].predicted) {
-            lua_pushboolean(L, 1);
-            lua_setfield(L, -2, "predicted");
+            lucid_lua_set_boolean(L, "predicted", 1);
         }
         if (c[i].on_prism) { /* a height field's piece: 1-based row, column, triangle */
             lua_createtable(L, 0, 4);
-            set_integer(L, "row", c[i].prism_row + 1);
-            set_integer(L, "col", c[i].prism_col + 1);
-            set_integer(L, "tri", c[i].prism_tri + 1);
-            lua_pushboolean(L, c[i].prism_top);
-            lua_setfield(L, -2, "top");
+            lucid_lua_set_integer(L, "row", c[i].prism_row + 1);
+            lucid_lua_set_integer(L, "col", c[i].prism_col + 1);
+            lucid_lua_set_integer(L, "tri", c[i].prism_tri + 1);
+            lucid_lua_set_boolean(L, "top", c[i].prism_top);
             lua_setfield(L, -2, "prism");
         }
         if (c[i].frictionloss > 0.0) { /* a joint's or tendon's dry-friction row */
-            set_integer(L, "model", c[i].limit_model + 1);
+            lucid_lua_set_integer(L, "model", c[i].limit_model + 1);
             if (c[i].limit_tendon >= 0)
-                set_integer(L, "tendon", c[i].limit_tendon + 1);
+                lucid_lua_set_integer(L, "tendon", c[i].limit_tendon + 1);
             else
-                set_integer(L, "dof", c[i].limit_dof + 1);
-            set_number(L, "frictionloss", c[i].frictionloss);
+                lucid_lua_set_integer(L, "dof", c[i].limit_dof + 1);
+            lucid_lua_set_number(L, "frictionloss", c[i].frictionloss);
         }
         if (c[i].limit_sign != 0) { /* a joint or tendon limit of a model */
-            set_integer(L, "model", c[i].limit_model + 1);
+            lucid_lua_set_integer(L, "model", c[i].limit_model + 1);
             if (c[i].limit_tendon >= 0)
-                set_integer(L, "tendon", c[i].limit_tendon + 1);
+                lucid_lua_set_integer(L, "tendon", c[i].limit_tendon + 1);
             else
-                set_integer(L, "dof", c[i].limit_dof + 1);
-            lua_pushstring(L, c[i].limit_sign > 0 ? "lower" : "upper");
-            lua_setfield(L, -2, "limit");
+                lucid_lua_set_integer(L, "dof", c[i].limit_dof + 1);
+            lucid_lua_set_string(L, "limit", c[i].limit_sign > 0 ? "lower" : "upper");
         }
         lua_rawseti(L, -2, i + 1);
     }
     return 1;
 }
 
-/* J or W blocks (2n sides x 18, row s = the side's 3 x 6 block, row-major) as a matrix */
 /* 2n x 3 w_max: row s holds side s's row-major 3 x w block (w its slot's width: 6 for a free
  * body, so 2n x 18 for islands of free bodies; nv for a robot), zeros after it and for a side
  * on nothing. */
@@ -623,8 +609,7 @@ static int l_set_state(lua_State *L) {
     lucid_world *w = check_world(L, fname);
     lua_settop(L, 2); /* the buffer below must not take the place of a missing argument */
     int n = lucid_world_state_size(w);
-    double *x = lua_newuserdatauv(L, sizeof(double) * (size_t)(n > 0 ? n : 1), 0);
-    lucid_lua_checkvalues(L, 2, n, x, fname, "state");
+    const double *x = lucid_lua_readvalues(L, 2, (size_t)n, fname, "state");
     const char *why = NULL;
     lucid_status s = lucid_world_set_state(w, x, &why);
     if (s != LUCID_OK) lucid_lua_fail(L, fname, "%s", why ? why : lucid_status_string(s));
@@ -643,8 +628,7 @@ static int l_set_controls(lua_State *L) {
     lucid_world *w = check_world(L, fname);
     lua_settop(L, 2); /* the buffer below must not take the place of a missing argument */
     int n = lucid_world_controls_size(w);
-    double *u = lua_newuserdatauv(L, sizeof(double) * (size_t)(n + 1), 0);
-    lucid_lua_checkvalues(L, 2, n, u, fname, "controls");
+    const double *u = lucid_lua_readvalues(L, 2, (size_t)n, fname, "controls");
     lucid_world_set_controls(w, u); /* finite: checked above */
     return 0;
 }
@@ -653,9 +637,9 @@ static int l_energy(lua_State *L) {
     lucid_world *w = check_world(L, "lucid.world:energy");
     lucid_world_energy e = lucid_world_energy_of(w);
     lua_createtable(L, 0, 3);
-    set_number(L, "kinetic", e.kinetic);
-    set_number(L, "potential", e.potential);
-    set_number(L, "total", e.kinetic + e.potential);
+    lucid_lua_set_number(L, "kinetic", e.kinetic);
+    lucid_lua_set_number(L, "potential", e.potential);
+    lucid_lua_set_number(L, "total", e.kinetic + e.potential);
     return 1;
 }
 
@@ -663,18 +647,16 @@ static int l_stats(lua_State *L) {
     lucid_world *w = check_world(L, "lucid.world:stats");
     lucid_world_stats st = lucid_world_last_stats(w);
     lua_createtable(L, 0, 10);
-    set_integer(L, "candidate_pairs", st.candidate_pairs);
-    set_integer(L, "narrow_tests", st.narrow_tests);
-    set_integer(L, "contacts", st.contacts);
-    set_integer(L, "islands", st.islands);
-    set_integer(L, "iterations", st.solver_iterations);
-    lua_pushboolean(L, st.converged);
-    lua_setfield(L, -2, "converged");
-    set_number(L, "residual", st.residual);
-    set_number(L, "scaled_residual", st.scaled_residual);
-    lua_pushboolean(L, st.energy_jump);
-    lua_setfield(L, -2, "energy_jump");
-    set_number(L, "energy_ratio", st.energy_ratio);
+    lucid_lua_set_integer(L, "candidate_pairs", st.candidate_pairs);
+    lucid_lua_set_integer(L, "narrow_tests", st.narrow_tests);
+    lucid_lua_set_integer(L, "contacts", st.contacts);
+    lucid_lua_set_integer(L, "islands", st.islands);
+    lucid_lua_set_integer(L, "iterations", st.solver_iterations);
+    lucid_lua_set_boolean(L, "converged", st.converged);
+    lucid_lua_set_number(L, "residual", st.residual);
+    lucid_lua_set_number(L, "scaled_residual", st.scaled_residual);
+    lucid_lua_set_boolean(L, "energy_jump", st.energy_jump);
+    lucid_lua_set_number(L, "energy_ratio", st.energy_ratio);
     return 1;
 }
 
@@ -689,14 +671,11 @@ static int l_islands(lua_State *L) {
     for (int i = 0; i < n; ++i) {
         const lucid_world_island_info *is = &info[i];
         lua_createtable(L, 0, 9);
-        set_integer(L, "contacts", is->contacts);
-        set_integer(L, "dim", is->dim);
-        lua_pushstring(L, is->body_space ? "body" : "dense");
-        lua_setfield(L, -2, "backend");
-        lua_pushstring(L, lucid_contact_solver_name(is->solver));
-        lua_setfield(L, -2, "solver");
-        lua_pushstring(L, answers[is->answer]);
-        lua_setfield(L, -2, "answer");
+        lucid_lua_set_integer(L, "contacts", is->contacts);
+        lucid_lua_set_integer(L, "dim", is->dim);
+        lucid_lua_set_string(L, "backend", is->body_space ? "body" : "dense");
+        lucid_lua_set_string(L, "solver", lucid_contact_solver_name(is->solver));
+        lucid_lua_set_string(L, "answer", answers[is->answer]);
         lua_newtable(L); /* the attempts made, as a set listed in this order */
         int k = 0;
         for (int a = LUCID_ISLAND_WARM; a <= LUCID_ISLAND_NEWTON; ++a) {
@@ -705,10 +684,9 @@ static int l_islands(lua_State *L) {
             lua_rawseti(L, -2, ++k);
         }
         lua_setfield(L, -2, "attempts");
-        set_integer(L, "iterations", is->iterations);
-        lua_pushboolean(L, is->converged);
-        lua_setfield(L, -2, "converged");
-        set_number(L, "residual", is->residual);
+        lucid_lua_set_integer(L, "iterations", is->iterations);
+        lucid_lua_set_boolean(L, "converged", is->converged);
+        lucid_lua_set_number(L, "residual", is->residual);
         lua_rawseti(L, -2, i + 1);
     }
     return 1;

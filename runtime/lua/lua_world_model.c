@@ -16,6 +16,7 @@
 #include "runtime/lua/check.h"
 #include "runtime/lua/lua_matrix.h"
 #include "runtime/lua/lua_model.h"
+#include "runtime/lua/lua_options.h"
 #include "runtime/lua/lua_se3.h"
 #include "runtime/lua/lua_world.h"
 #include "runtime/model/configuration.h"
@@ -33,6 +34,18 @@ static int check_model_id(lua_State *L, const lucid_world *w, int idx, const cha
     return (int)id - 1;
 }
 
+/* add_model's option `key` (the table at 3) as n values copied into a buffer that stays on the
+ * stack until the call returns, or NULL when absent. */
+static const double *optional_values(lua_State *L, const char *key, size_t n, const char *fname) {
+    if (lua_getfield(L, 3, key) == LUA_TNIL) {
+        lua_pop(L, 1);
+        return NULL;
+    }
+    const double *x = lucid_lua_readvalues(L, -1, n, fname, key);
+    lua_remove(L, -2);
+    return x;
+}
+
 static int l_add_model(lua_State *L) {
     static const char *const fname = "lucid.world:add_model";
     static const char *const keys[] = {"q", "v", "act", "pose", "friction", "restitution", NULL};
@@ -48,35 +61,15 @@ static int l_add_model(lua_State *L) {
     lucid_lua_check_option_names(L, 3, keys, fname);
     lucid_world_model_desc d;
     lucid_world_model_desc_default(&d);
-    /* q and v are copied into buffers that stay on the stack until the call returns */
-    if (lua_getfield(L, 3, "q") != LUA_TNIL) {
-        d.q = lucid_lua_readvalues(L, -1, lucid_model_nq(m), fname, "q");
-        lua_remove(L, -2);
-    } else {
-        lua_pop(L, 1);
-    }
-    if (lua_getfield(L, 3, "v") != LUA_TNIL) {
-        d.v = lucid_lua_readvalues(L, -1, lucid_model_nv(m), fname, "v");
-        lua_remove(L, -2);
-    } else {
-        lua_pop(L, 1);
-    }
-    if (lua_getfield(L, 3, "act") != LUA_TNIL) {
-        d.act = lucid_lua_readvalues(L, -1, lucid_model_na(m), fname, "act");
-        lua_remove(L, -2);
-    } else {
-        lua_pop(L, 1);
-    }
+    d.q = optional_values(L, "q", lucid_model_nq(m), fname);
+    d.v = optional_values(L, "v", lucid_model_nv(m), fname);
+    d.act = optional_values(L, "act", lucid_model_na(m), fname);
     if (lua_getfield(L, 3, "pose") != LUA_TNIL) d.pose = *lucid_lua_checkpose(L, -1, fname, "pose");
     lua_pop(L, 1);
-    if (lua_getfield(L, 3, "friction") != LUA_TNIL) {
-        d.has_friction = 1;
-        d.friction = lucid_lua_checkfinite(L, -1, fname, "friction");
-    }
-    lua_pop(L, 1);
-    if (lua_getfield(L, 3, "restitution") != LUA_TNIL)
-        d.restitution = lucid_lua_checkfinite(L, -1, fname, "restitution");
-    lua_pop(L, 1);
+    lucid_lua_fields f = lucid_lua_fields_at(L, 3, fname, NULL);
+    d.has_friction = lucid_lua_has_field(L, 3, "friction");
+    d.friction = lucid_lua_number_field(&f, "friction", d.friction);
+    d.restitution = lucid_lua_number_field(&f, "restitution", d.restitution);
     if (d.q && lucid_model_check_configuration(m, d.q, NULL) != LUCID_OK)
         lucid_lua_fail(L, fname, "q must be finite with non-zero quaternions");
     const char *why = NULL;

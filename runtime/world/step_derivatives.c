@@ -191,9 +191,11 @@ static double *part_size(lucid_world *w, const lucid_step_param *p) {
     return shape_size(&w->parts[w->bodies[p->body].part_begin + p->part].shape, p->index);
 }
 
-static double *param_value(ctx *c, const lucid_step_param *p) {
-    if (p->kind == LUCID_STEP_PARAM_SIZE) return part_size(c->w, p);
-    lucid_body *b = &c->w->bodies[p->body];
+/* The value of a body, size or compliance parameter. */
+static double *param_value(lucid_world *w, const lucid_step_param *p) {
+    if (p->kind == LUCID_STEP_PARAM_COMPLIANCE) return &w->opt.compliance;
+    if (p->kind == LUCID_STEP_PARAM_SIZE) return part_size(w, p);
+    lucid_body *b = &w->bodies[p->body];
     switch (p->kind) {
         case LUCID_STEP_PARAM_MASS:
             return &b->mass;
@@ -203,10 +205,8 @@ static double *param_value(ctx *c, const lucid_step_param *p) {
             return &b->restitution;
         case LUCID_STEP_PARAM_TORSION:
             return &b->torsion;
-        case LUCID_STEP_PARAM_ROLLING:
-            return &b->rolling;
         default:
-            return &c->w->opt.compliance;
+            return &b->rolling;
     }
 }
 
@@ -275,7 +275,7 @@ static lucid_status param_shift(ctx *c, const lucid_step_param *p, double delta)
         return LUCID_OK;
     }
     if (p->kind == LUCID_STEP_PARAM_COMPLIANCE || p->kind == LUCID_STEP_PARAM_SIZE) {
-        double *value = param_value(c, p);
+        double *value = param_value(c->w, p);
         c->saved_value = *value;
         *value += delta;
         return LUCID_OK;
@@ -285,7 +285,7 @@ static lucid_status param_shift(ctx *c, const lucid_step_param *p, double delta)
     if (p->kind == LUCID_STEP_PARAM_MASS) {
         set_mass(b, b->mass + delta);
     } else {
-        *param_value(c, p) += delta;
+        *param_value(c->w, p) += delta;
     }
     return LUCID_OK;
 }
@@ -302,7 +302,7 @@ static void param_restore(ctx *c, const lucid_step_param *p) {
         return;
     }
     if (p->kind == LUCID_STEP_PARAM_COMPLIANCE || p->kind == LUCID_STEP_PARAM_SIZE) {
-        *param_value(c, p) = c->saved_value;
+        *param_value(c->w, p) = c->saved_value;
         return;
     }
     lucid_body *b = &c->w->bodies[p->body];
@@ -359,23 +359,12 @@ lucid_status lucid_step_param_get(const lucid_world *w, const lucid_step_param *
     if (is_model_param(p))
         return lucid_world_model_param(w, p->model, model_param_kind(p), (size_t)p->index, value,
                                        why);
-    if (p->kind == LUCID_STEP_PARAM_SIZE) {
-        lucid_shape copy = w->parts[w->bodies[p->body].part_begin + p->part].shape;
-        *value = *shape_size(&copy, p->index);
-        return LUCID_OK;
-    }
     if (is_geom_param(p)) {
         const lucid_part_contact *pc = &w->part_contact[geom_part(w, p, 0)];
         *value = p->kind == LUCID_STEP_PARAM_GEOM_ROLLING ? pc->rolling : pc->torsion;
         return LUCID_OK;
     }
-    const lucid_body *b = p->kind == LUCID_STEP_PARAM_COMPLIANCE ? NULL : &w->bodies[p->body];
-    *value = p->kind == LUCID_STEP_PARAM_MASS          ? b->mass
-             : p->kind == LUCID_STEP_PARAM_FRICTION    ? b->friction
-             : p->kind == LUCID_STEP_PARAM_RESTITUTION ? b->restitution
-             : p->kind == LUCID_STEP_PARAM_TORSION     ? b->torsion
-             : p->kind == LUCID_STEP_PARAM_ROLLING     ? b->rolling
-                                                       : w->opt.compliance;
+    *value = *param_value((lucid_world *)w, p); /* read, not written */
     return LUCID_OK;
 }
 
@@ -397,30 +386,12 @@ lucid_status lucid_step_param_set(lucid_world *w, const lucid_step_param *p, dou
         if (why) *why = bad;
         return LUCID_ERR_ARGUMENT;
     }
-    if (p->kind == LUCID_STEP_PARAM_COMPLIANCE) {
-        w->opt.compliance = value;
-        return LUCID_OK;
-    }
-    if (p->kind == LUCID_STEP_PARAM_SIZE) {
-        *part_size(w, p) = value;
-        return LUCID_OK;
-    }
-    if (is_geom_param(p)) {
+    if (is_geom_param(p))
         set_geom_value(w, p, value);
-        return LUCID_OK;
-    }
-    lucid_body *b = &w->bodies[p->body];
-    if (p->kind == LUCID_STEP_PARAM_MASS) {
-        set_mass(b, value);
-    } else if (p->kind == LUCID_STEP_PARAM_FRICTION) {
-        b->friction = value;
-    } else if (p->kind == LUCID_STEP_PARAM_TORSION) {
-        b->torsion = value;
-    } else if (p->kind == LUCID_STEP_PARAM_ROLLING) {
-        b->rolling = value;
-    } else {
-        b->restitution = value;
-    }
+    else if (p->kind == LUCID_STEP_PARAM_MASS)
+        set_mass(&w->bodies[p->body], value);
+    else
+        *param_value(w, p) = value;
     return LUCID_OK;
 }
 

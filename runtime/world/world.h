@@ -13,26 +13,15 @@
  * c = J v+ the contact velocity, c = J v_free + dt G lambda, and the solver receives
  *   G = J M^-1 J^T,   g = (J v_free - c*) / dt,   R = compliance on the normal entries,
  * whose complementarity is that of c - c* (the problem is homogeneous in lambda). The
- * reference velocity c* is zero on the tangents and on the normal (d: the contact's separation
- * less its include_margin, nonzero only for MJCF geoms with margin/gap)
- *   c*_N = -(d + slop/2) / dt                 when d > -0.4 slop (speculative contact within
- *                                              the margin: the bodies may close the gap down
- *                                              to a rest depth of slop/2, where the collision
- *                                              normal is well defined, unlike at d = 0),
- *   c*_N = 0                                  for -slop <= d <= -0.4 slop (the rest band: it
- *                                              holds any depth a step ends at in it, slop/2
- *                                              after a landing, slop/10 inside its edge, but
- *                                              just past 0.4 slop after a slow approach;
- *                                              docs/world_step.md "Position correction"),
- *   c*_N = min(-(d + slop/2) / dt, v_c)       when d < -slop: a deeper overlap is pushed back
- *                                              at no more than the correction speed v_c
- *                                              (options.correction_speed), so no body leaves a
- *                                              correction faster than v_c,
- *   c*_N = max(c*_N, -e v_N)                  when the approach speed -v_N exceeds the
- *                                              restitution threshold and would close the gap
- *                                              within the step, d + v_N dt < 0 (impacts; v_N
- *                                              at the start of the step, e the larger of the
- *                                              two bodies' restitution).
+ * reference velocity c* is zero on the tangents; on the normal, with d the contact's separation
+ * less its include_margin (docs/world_step.md, "Position correction"):
+ *   c*_N = -(d + slop/2) / dt              for d > -0.4 slop (speculative: rest depth slop/2)
+ *   c*_N = 0                               for -slop <= d <= -0.4 slop (the rest band)
+ *   c*_N = min(-(d + slop/2) / dt, v_c)    for d < -slop (v_c: options.correction_speed)
+ *   c*_N = max(c*_N, -e v_N)               for an impact: the approach speed -v_N (at the
+ *                                          step's start) exceeds the restitution threshold
+ *                                          and closes the gap within the step (e: the larger
+ *                                          of the two bodies' restitution).
  * The slop is the contact's: min(options.slop, LUCID_WORLD_SLOP_PER_SIZE L), L the smallest
  * half extent of the smaller part it touches on a moving body (static bodies, halfspaces and
  * heightfields do not count), so a small body rests at a depth proportional to its size; v_c
@@ -64,16 +53,10 @@ typedef struct lucid_world lucid_world;
 typedef struct lucid_world_options {
     lucid_vec3 gravity;            /* m/s^2, default (0, 0, -9.81) */
     double dt;                     /* s, > 0, default 1e-3 */
-    lucid_contact_options contact; /* model, solver, tol, max_iter...: default ncp:admm, 1e-6,
-                                    * 200 iterations, warm started across steps, check_psd
-                                    * off (G = J M^-1 J^T is PSD by construction). Each island is
-                                    * solved in its own units (world_island_solve.c,
-                                    * lucid_world_island_scales:
-                                    * forces ~ the weight of its lightest body, velocities ~ its
-                                    * free velocity, each capped at 1), so tol is the paper's
-                                    * eps_abs in N and m/s^2 for bodies of a kilogram and more
-                                    * and a relative tolerance for lighter ones; see
-                                    * world_island_solve.c for the attempts when a solve fails */
+    lucid_contact_options contact; /* default ncp:newton, tol 1e-6, 200 iterations, warm
+                                    * started. tol is in each island's units (N and m/s^2 for
+                                    * bodies of a kilogram and more: lucid_world_island_scales);
+                                    * its solver and attempts: world_island_solve.c */
     double slop;                   /* m, a resting contact settles slop/2 deep (default 1e-4);
                                     * parts smaller than slop / LUCID_WORLD_SLOP_PER_SIZE (half
                                     * extent) take a slop proportional to their size */
@@ -89,11 +72,9 @@ typedef struct lucid_world_options {
     double density;                /* kg/m^3, for bodies whose mass is not given (default 1000) */
     int patch_points;              /* contact points kept per shape pair, in [1, 16] (default 4:
                                     * the area-maximising 4 of a face-face patch) */
-    int sparse_threshold;          /* islands of more contacts are solved in body space, without
-                                    * a Delassus matrix, when the solver has a body-space form
-                                    * (PGS, ccp/ncp:admm, ccp:newton); -1 (default): automatic,
-                                    * the measured crossover, 0 for all three (body space was
-                                    * as fast or faster at every size: docs/world.md) */
+    int sparse_threshold;          /* islands of more contacts are solved in body space when
+                                    * the solver has a body-space form; -1 (default): each
+                                    * solver's crossover (docs/world_step.md, section 4) */
     int collision; /* LUCID_WORLD_COLLISION_TWO_STAGE (GJK/EPA, then the contact problem) or
                     * LUCID_WORLD_COLLISION_SINGLE_LEVEL (docs/single_level.md) */
     lucid_single_level_options single_level; /* the single-level step's solver */

@@ -11,9 +11,6 @@
 #include "runtime/shapes/heightfield.h"
 #include "runtime/world/world_internal.h"
 
-/* The angular tolerance for calling two faces parallel is LUCID_PATCH_ANGULAR_TOLERANCE: the
- * patch keeps every point of a nearly flat face within the margin, so resting boxes keep 4
- * points while they settle. */
 /* GJK duality gap (m^2): the default 1e-8 only bounds the witness error by 1e-4 m, which
  * leaves the normal of a millimetre gap undetermined; polytopes terminate exactly anyway. */
 #define GJK_TOLERANCE 1e-16
@@ -244,6 +241,7 @@ static lucid_status shape_pair_points(const lucid_shape *s1, const lucid_se3 *T1
     lucid_patch_options po;
     lucid_patch_options_default(&po);
     po.margin = margin;
+    /* a nearly flat face's points all kept within the margin: resting boxes keep 4 */
     po.angular_tolerance = LUCID_PATCH_ANGULAR_TOLERANCE;
     po.max_points = max_points;
     s = lucid_contact_patch(s1, T1, s2, T2, &d, &po, patch);

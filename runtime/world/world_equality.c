@@ -34,8 +34,6 @@
 #include "runtime/model/model.h"
 #include "runtime/world/world_internal.h"
 
-/* The doubles of the workspace: E (k nv), F (nv k), L (k k), phi, y, lambda, scale, z (k
- * each); dq (nv), q_prev (nq). */
 /* *n += a b, 0 when it overflows. */
 static int add_product(size_t *n, size_t a, size_t b) {
     if (a != 0 && b > SIZE_MAX / a) return 0;
@@ -44,6 +42,8 @@ static int add_product(size_t *n, size_t a, size_t b) {
     return 1;
 }
 
+/* The doubles of the workspace: E (k nv), F (nv k), L (k k), phi, y, lambda, scale, z (k
+ * each); dq (nv), q_prev (nq). */
 static int workspace_size(size_t k, size_t nv, size_t nq, size_t *n) {
     *n = 0;
     return add_product(n, 2 * k, nv) && add_product(n, k, k) && add_product(n, 5, k) &&

@@ -3,6 +3,7 @@
 #define LUCID_WORLD_INTERNAL_H
 
 #include "runtime/math/arena.h"
+#include <math.h>
 #include <stddef.h>
 
 #include "runtime/math/quat.h"
@@ -207,9 +208,6 @@ int lucid_world_sparse_applies(const lucid_world *w, const int *list, int m);
 /* Rows per contact of an island (world_delassus.c): 6 when one of its contacts has rolling
  * friction, else 4 when one has torsional friction, else 3. */
 int lucid_world_island_dim(const lucid_world *w, const int *list, int m);
-/* Whether the island solve ends with an interior-point attempt under o (ADMM, staggered and
- * ncp:newton worlds whose model has an ip pair; world_island_solve.c). */
-int lucid_world_island_has_ip_attempt(const lucid_contact_options *o);
 /* The island size above which the body-space path is taken when opt.sparse_threshold < 0
  * (automatic): where the solver's body-space form costs less than its dense one
  * (docs/world_step.md, "Dense or body space"). */
@@ -220,17 +218,14 @@ int lucid_world_island_has_ip_attempt(const lucid_contact_options *o);
 /* ncp:newton's islands up to this many contacts: beyond it a dense LU per Newton iteration costs
  * more than ADMM's warm iterations (docs/world_step.md, "Dense or body space"). */
 #define LUCID_WORLD_NCP_NEWTON_CONTACTS 32
-/* The solver of an island of m contacts: the world's, or ADMM (dense or body space by ADMM's
- * own crossover) for ncp:newton above LUCID_WORLD_NCP_NEWTON_CONTACTS or above a set
- * sparse_threshold: its LU is dense and has no body-space form. */
-lucid_contact_solver lucid_world_island_solver(const lucid_world_options *o, int m);
+/* The contact options an island of m contacts is solved with (world_island_solve.c). */
+lucid_contact_options lucid_world_island_options(const lucid_world_options *o, int m);
 /* ADMM on an island touching a model's links (docs/world.md, benchmarks/robot_step.md) */
 #define LUCID_WORLD_SPARSE_ADMM_ROBOT_CROSSOVER 8
 /* A body-space island's answer farther than this many tol from tol goes to the interior point
- * before PGS (lucid_world_island.ip_first): there PGS rarely meets tol from far (its sweeps
- * crawl on hyperstatic grasps), while on dense islands PGS goes first, its fixed point being
- * exact where the ip's answer, meeting tol, can leave a sliding friction direction off by what
- * the criterion does not see (docs/benchmarks/world_step_history.md). */
+ * before PGS (lucid_world_island.ip_first): PGS's sweeps crawl there on hyperstatic grasps.
+ * Dense islands keep PGS first: its fixed point is exact where the ip's answer can leave a
+ * sliding direction off (docs/benchmarks/world_step_history.md). */
 #define LUCID_WORLD_PGS_POLISH 10.0
 
 /* An island's contact problem as the island solve (world_island_solve.c) sees it, on either
@@ -259,22 +254,19 @@ typedef struct lucid_world_island {
 } lucid_world_island;
 /* The report of the island being solved (the last of w->island_info). */
 lucid_world_island_info *lucid_world_current_island(lucid_world *w);
-/* Solves an island with the world's contact options o (its warm start in isl->lambda / dual)
- * and leaves the kept answer there; out: its criteria, converged (met tol), the iterations of
- * every attempt. */
+/* Solves an island with its contact options o (lucid_world_island_options), warm from
+ * isl->lambda / dual, and leaves the kept answer there; out: its criteria, converged (met tol),
+ * the iterations of every attempt. */
 lucid_status lucid_world_island_solve(const lucid_contact_options *o, const lucid_world_island *isl,
                                       double warm_rho, lucid_contact_result *out);
 /* The judge of an island's backend from lambda and its velocity sigma: the model's and the NCP
  * criteria (p's G is not read); 0 when not finite or a product would overflow. */
 int lucid_world_judge(const lucid_contact_problem *p, lucid_contact_model model,
                       const double *lambda, const double *sigma, lucid_contact_result *res);
-/* The units an island of `rows` rows (3 per contact, 4 with torsional friction) is solved in
- * (powers of two at most 1): velocity_scale ~
- * g_max = ||g||_inf (the free contact velocity the forces cancel) and force_scale ~ g_max /
- * diag_max (the largest normal diagonal of G + R: the force that cancels it on the lightest body),
- * so that tol bounds forces relative to the island's weights; capped at 1, so islands of kilogram
- * bodies keep the absolute tol, and a light body gets as strict a tolerance relative to its weight
- * as a 1 kg body has. */
+/* The units an island of `rows` rows is solved in, powers of two capped at 1: velocity_scale ~
+ * g_max = ||g||_inf, force_scale ~ g_max / diag_max (diag_max: the largest normal diagonal of
+ * G + R), so tol bounds forces relative to the lightest body's weight and islands of kilogram
+ * bodies keep the absolute tol. */
 void lucid_world_island_scales(const double *g, size_t rows, double diag_max, double *force_scale,
                                double *velocity_scale);
 /* The dense contact solvers' workspace (w->workspace) for islands of m contacts: grown only. */
@@ -300,12 +292,6 @@ lucid_status lucid_world_models_clone(lucid_world *dst, const lucid_world *src);
 /* dst's models take src's state and poses when both hold the same models (the same
  * lucid_model objects on the same bodies): 1; else 0 and nothing is changed. */
 int lucid_world_models_sync(lucid_world *dst, const lucid_world *src);
-/* Model i's free velocity v_free = v + dt M~^-1 (tau(u, q) - b(q, v) - D v - dt K v)
- * (world_model.c) differentiated at its current q, v, u with the factor of M~ its last step left
- * (the data): dv_dv = I - dt M~^-1 (db/dv + D + dt K) (nv x nv) and dv_du = dt M~^-1 (gear slope)
- * (nv x nu; slope: the position servo's kp or 1, times 0 where a clamp holds the input, 1/2 on
- * a bound), column-major; scratch: nv x nv. Overwrites the data's kinematics (at q) and the
- * model's work, not its factor. LUCID_ERR_ARGUMENT for a bad index. */
 /* Free body `body`'s free velocities (v_free, w_free: its centre of mass's, world; world_step.c)
  * and start velocities (v_start, w_start) differentiated at its current pose and velocity with
  * respect to its state twist xi (body frame, linear first) and its applied wrench (force,
@@ -388,6 +374,14 @@ size_t lucid_world_tendon_span_end(const lucid_model *m, size_t k);
  * rests at its bound, ending steps a round-off to either side of it: the slop keeps it in the
  * problem at margin 0, where another row's push (a coupled tendon's) could carry it across. */
 int lucid_world_limit_detected(const lucid_world *w, double gap, double rate, double margin);
+/* A row of model i on the link of `joint` (a limit or dry-friction row of dof `dof` or tendon
+ * `tendon`, the other -1): identity frame at the link's origin, no shape parts; the caller sets
+ * what kind it is. */
+lucid_world_contact lucid_world_model_row(const lucid_world *w, int i, size_t joint, int dof,
+                                          int tendon);
+/* LUCID_ERR_ARGUMENT, with w->error naming model i's `what` ("dof", "tendon") k, under the ccp
+ * contact model (its cone raises a dry-friction row's bound); else LUCID_OK. */
+lucid_status lucid_world_dry_friction_check(lucid_world *w, int i, const char *what, size_t k);
 /* Model i's tendon-limit contacts (after its joint limits: their warm-start keys sort so). */
 lucid_status lucid_world_tendon_limits(lucid_world *w, int i);
 /* The coefficient of dof `dof` of the model in limit contact c's normal row, before the side's
@@ -416,6 +410,13 @@ void lucid_world_tendon_add_stiffness(const lucid_world_model *wm, double scale,
  * set under the ccp contact model, whose dual cone would add |sigma_t| / d to their bound. */
 lucid_status lucid_world_models_friction_rows(lucid_world *w);
 lucid_status lucid_world_tendon_friction_rows(lucid_world *w, int i);
+/* 1 when the n entries of x are all finite. */
+static inline int lucid_world_all_finite(const double *x, size_t n) {
+    for (size_t k = 0; k < n; ++k)
+        if (!isfinite(x[k])) return 0;
+    return 1;
+}
+
 /* 1 for a row on a model's dofs (a joint or tendon limit, a joint's or tendon's dry-friction
  * row): one side, the link's, with identity frame. */
 static inline int lucid_world_contact_on_dof(const lucid_world_contact *c) {
@@ -632,14 +633,14 @@ void lucid_world_contact_row_add(const lucid_world *w, int k, int r, const int *
  * Reads w's bodies' centres of mass, its models and dt only; allocates nothing. */
 void lucid_world_integrate_jacobians(const lucid_world *w, const double *x0, const double *p,
                                      double *Dq, double *Dp);
-/* c*_N of contact c on a given piece (branch >= 0) or on the one the rules choose (branch < 0,
- * stored in *chosen when not NULL): 0 speculative, 1 rest band, 2 Baumgarte, + 3 restitution.
- * A limit has pieces 0 (c*_N = -d / dt) and 2 (capped at v_c) only: it rests at its bound. */
 /* The slop of contact c (see world.h): options.slop, or SLOP_PER_SIZE times the smaller
  * touching part of a moving body when that is smaller; options.slop for joint limits. */
 double lucid_world_contact_slop(const lucid_world *w, const lucid_world_contact *c);
 /* dc*_N/dd on the piece `branch` at the contact's separation d (the impact's target aside). */
 double lucid_world_reference_slope(const lucid_world *w, const lucid_world_contact *c, int branch);
+/* c*_N of contact c on a given piece (branch >= 0) or on the one the rules choose (branch < 0,
+ * stored in *chosen when not NULL): 0 speculative, 1 rest band, 2 Baumgarte, + 3 restitution.
+ * A limit has pieces 0 (c*_N = -d / dt) and 2 (capped at v_c) only: it rests at its bound. */
 double lucid_world_reference_velocity_branch(const lucid_world *w, const lucid_world_contact *c,
                                              double v_n_before, int branch, int *chosen);
 

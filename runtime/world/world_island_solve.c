@@ -1,6 +1,6 @@
 /* The island solve, written once for both backends (a dense G, world_delassus.c, or the
- * body-space pieces, world_sparse.c): the attempts made on one island's problem, how each
- * answer is judged and which one the step keeps. The backend says how a solver runs on its
+ * body-space pieces, world_sparse.c): the solver an island uses, the attempts made on its problem,
+ * how each answer is judged and which one the step keeps. The backend says how a solver runs on its
  * form and how an answer's criteria are computed (lucid_world_island). */
 #include <math.h>
 #include <string.h>
@@ -25,6 +25,16 @@ static int ncp_newton(const lucid_contact_options *o) {
     return o->solver == LUCID_CONTACT_NEWTON && o->model == LUCID_CONTACT_NCP;
 }
 
+/* The world's contact options, with ADMM (dense or body space by ADMM's own crossover) for
+ * ncp:newton above LUCID_WORLD_NCP_NEWTON_CONTACTS or a set sparse_threshold: its LU is dense
+ * and has no body-space form. Every island's solver is chosen here. */
+lucid_contact_options lucid_world_island_options(const lucid_world_options *o, int m) {
+    lucid_contact_options c = o->contact;
+    int limit = o->sparse_threshold >= 0 ? o->sparse_threshold : LUCID_WORLD_NCP_NEWTON_CONTACTS;
+    if (ncp_newton(&c) && m > limit) c.solver = LUCID_CONTACT_ADMM;
+    return c;
+}
+
 /* 1 when the n entries of lambda are all zero (no force). */
 static int all_zero(const double *lambda, size_t n) {
     for (size_t k = 0; k < n; ++k)
@@ -46,7 +56,7 @@ static int criterion_of_p(const lucid_contact_options *o) {
  * ncp:newton worlds: it meets tol where the fixed-point solvers crawl and where the semismooth
  * Newton stops at a stationary point of its merit (docs/benchmarks/solve_choice.md). Not for PGS
  * worlds, whose forces stay PGS's. */
-int lucid_world_island_has_ip_attempt(const lucid_contact_options *o) {
+static int has_ip_attempt(const lucid_contact_options *o) {
     return (o->solver == LUCID_CONTACT_ADMM || o->solver == LUCID_CONTACT_STAGGERED ||
             ncp_newton(o)) &&
            lucid_contact_pair_check(o->model, LUCID_CONTACT_IP) == LUCID_OK;
@@ -167,7 +177,7 @@ lucid_status lucid_world_island_solve(const lucid_contact_options *o, const luci
     }
     int has_pgs = lucid_contact_pair_check(o->model, LUCID_CONTACT_PGS) == LUCID_OK;
     int pgs = has_pgs && o->solver != LUCID_CONTACT_PGS ? PGS : -1;
-    int ip = lucid_world_island_has_ip_attempt(o) ? IP : -1;
+    int ip = has_ip_attempt(o) ? IP : -1;
     int have_best = 0, best_cold = 0, best_answer = LUCID_ISLAND_ZERO, tried = 0, iterations = 0;
     /* ncp:newton with nothing carried: its warm attempt is a cold one (no stale force) */
     int from_zero = ncp_newton(o) && all_zero(warm, n3);

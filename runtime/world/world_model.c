@@ -41,12 +41,6 @@ void lucid_world_model_desc_default(lucid_world_model_desc *d) {
     d->restitution = 0.0;
 }
 
-static int all_finite(const double *x, size_t n) {
-    for (size_t k = 0; k < n; ++k)
-        if (!isfinite(x[k])) return 0;
-    return 1;
-}
-
 static void free_model(lucid_world_model *wm) {
     lucid_world_equality_free(wm);
     lucid_model_data_destroy(wm->data);
@@ -295,8 +289,9 @@ lucid_status lucid_world_add_model(lucid_world *w, const lucid_model *m,
         return bad(why, "restitution must be in [0, 1]", LUCID_ERR_ARGUMENT);
     if (d->q && lucid_model_check_configuration(m, d->q, NULL) != LUCID_OK)
         return bad(why, "q must be finite with non-zero quaternions", LUCID_ERR_ARGUMENT);
-    if (d->v && !all_finite(d->v, nv)) return bad(why, "v must be finite", LUCID_ERR_NONFINITE);
-    if (d->act && !all_finite(d->act, lucid_model_na(m)))
+    if (d->v && !lucid_world_all_finite(d->v, nv))
+        return bad(why, "v must be finite", LUCID_ERR_NONFINITE);
+    if (d->act && !lucid_world_all_finite(d->act, lucid_model_na(m)))
         return bad(why, "act must be finite", LUCID_ERR_NONFINITE);
     if (w->num_models == INT32_MAX) return bad(why, "too many models", LUCID_ERR_NO_MEMORY);
     lucid_status s = LUCID_RESERVE(w, models, (size_t)w->num_models + 1);
@@ -386,7 +381,7 @@ lucid_status lucid_world_model_set_q(lucid_world *w, int id, const double *q, co
 lucid_status lucid_world_model_set_v(lucid_world *w, int id, const double *v, const char **why) {
     lucid_world_model *wm = get_model(w, id);
     if (!wm || !v) return bad(why, "unknown model", LUCID_ERR_ARGUMENT);
-    if (!all_finite(v, lucid_model_nv(wm->model)))
+    if (!lucid_world_all_finite(v, lucid_model_nv(wm->model)))
         return bad(why, "v must be finite", LUCID_ERR_NONFINITE);
     memcpy(wm->v, v, lucid_model_nv(wm->model) * sizeof(double));
     wm->stepped = 0;
@@ -397,7 +392,7 @@ lucid_status lucid_world_model_set_control(lucid_world *w, int id, const double 
                                            const char **why) {
     lucid_world_model *wm = get_model(w, id);
     if (!wm || !u) return bad(why, "unknown model", LUCID_ERR_ARGUMENT);
-    if (!all_finite(u, lucid_model_nu(wm->model)))
+    if (!lucid_world_all_finite(u, lucid_model_nu(wm->model)))
         return bad(why, "controls must be finite", LUCID_ERR_NONFINITE);
     memcpy(wm->u, u, lucid_model_nu(wm->model) * sizeof(double));
     return LUCID_OK;
@@ -414,7 +409,7 @@ lucid_status lucid_world_model_set_act(lucid_world *w, int id, const double *act
     if (!wm) return bad(why, "unknown model", LUCID_ERR_ARGUMENT);
     if (!act && lucid_model_na(wm->model) > 0)
         return bad(why, "activations missing", LUCID_ERR_ARGUMENT);
-    if (!all_finite(act, lucid_model_na(wm->model)))
+    if (!lucid_world_all_finite(act, lucid_model_na(wm->model)))
         return bad(why, "activations must be finite", LUCID_ERR_NONFINITE);
     memcpy(wm->act, act, lucid_model_na(wm->model) * sizeof(double));
     return LUCID_OK;
@@ -963,9 +958,9 @@ double lucid_world_models_total_mass(const lucid_world *w) {
 int lucid_world_models_finite(const lucid_world *w) {
     for (int i = 0; i < w->num_models; ++i) {
         const lucid_world_model *wm = &w->models[i];
-        if (!all_finite(wm->q, lucid_model_nq(wm->model)) ||
-            !all_finite(wm->v, lucid_model_nv(wm->model)) ||
-            !all_finite(wm->act, lucid_model_na(wm->model)))
+        if (!lucid_world_all_finite(wm->q, lucid_model_nq(wm->model)) ||
+            !lucid_world_all_finite(wm->v, lucid_model_nv(wm->model)) ||
+            !lucid_world_all_finite(wm->act, lucid_model_na(wm->model)))
             return 0;
     }
     return 1;
@@ -990,17 +985,8 @@ lucid_status lucid_world_models_limits(lucid_world *w) {
             double rates[2] = {v, -v};
             for (int side = 0; side < 2; ++side) {
                 if (!lucid_world_limit_detected(w, gaps[side], rates[side], 0.0)) continue;
-                lucid_world_contact c;
-                memset(&c, 0, sizeof c);
-                int body = wm->first_body + lucid_model_joint_body(m, j);
-                c.body1 = c.body2 = body;
-                c.part1 = c.part2 = -1;
-                c.limit_model = i;
-                c.limit_dof = (int)iv;
-                c.limit_tendon = -1;
+                lucid_world_contact c = lucid_world_model_row(w, i, j, (int)iv, -1);
                 c.limit_sign = side == 0 ? 1 : -1;
-                c.frame = lucid_mat3_identity();
-                c.point = w->bodies[body].pose.t;
                 c.separation = gaps[side];
                 c.friction = 0.0;
                 lucid_status s = lucid_world_push_contact(w, &c);
@@ -1024,27 +1010,13 @@ lucid_status lucid_world_models_friction_rows(lucid_world *w) {
         const double *frictionloss = lucid_model_frictionloss(m);
         for (size_t k = 0; k < lucid_model_nv(m); ++k) {
             if (!(frictionloss[k] > 0.0)) continue;
-            if (w->opt.contact.model == LUCID_CONTACT_CCP) {
-                snprintf(w->d.error, sizeof w->d.error,
-                         "dry friction (frictionloss, model %d dof %d) needs contact model ncp, "
-                         "lcp or raisim: ccp's cone raises its bound",
-                         i + 1, (int)k + 1);
-                return LUCID_ERR_ARGUMENT;
-            }
-            lucid_world_contact c;
-            memset(&c, 0, sizeof c);
+            lucid_status s = lucid_world_dry_friction_check(w, i, "dof", k);
+            if (s != LUCID_OK) return s;
             size_t joint = (size_t)lucid_model_dof_joint(m)[k];
-            int body = wm->first_body + lucid_model_joint_body(m, joint);
-            c.body1 = c.body2 = body;
-            c.part1 = c.part2 = -1;
-            c.limit_model = i;
-            c.limit_dof = (int)k;
-            c.limit_tendon = -1;
+            lucid_world_contact c = lucid_world_model_row(w, i, joint, (int)k, -1);
             c.frictionloss = frictionloss[k];
-            c.frame = lucid_mat3_identity();
-            c.point = w->bodies[body].pose.t;
             c.friction = 1.0; /* the bound is friction x the prescribed normal force f */
-            lucid_status s = lucid_world_push_contact(w, &c);
+            s = lucid_world_push_contact(w, &c);
             if (s != LUCID_OK) return s;
         }
         lucid_status s = lucid_world_tendon_friction_rows(w, i);
@@ -1358,7 +1330,7 @@ lucid_status lucid_world_models_check_state(const lucid_world *w, const double *
     for (int i = 0; i < w->num_models; ++i) {
         const lucid_world_model *wm = &w->models[i];
         size_t nq = lucid_model_nq(wm->model), nv = lucid_model_nv(wm->model);
-        if (!all_finite(q, nq) || !all_finite(v, nv))
+        if (!lucid_world_all_finite(q, nq) || !lucid_world_all_finite(v, nv))
             return bad(why, "state must be finite", LUCID_ERR_NONFINITE);
         if (lucid_model_check_configuration(wm->model, q, NULL) != LUCID_OK)
             return bad(why, "a model's quaternion in the state is zero", LUCID_ERR_ARGUMENT);

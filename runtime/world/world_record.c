@@ -171,14 +171,9 @@ static lucid_status intern_hfield(lucid_record *r, const lucid_heightfield *h, i
     return LUCID_OK;
 }
 
-static int all_finite(const double *x, int n) {
-    for (int i = 0; i < n; ++i)
-        if (!isfinite(x[i])) return 0;
-    return 1;
-}
-
 static int pose_finite(const lucid_se3 *T) {
-    return all_finite(T->R.m, 9) && isfinite(T->t.x) && isfinite(T->t.y) && isfinite(T->t.z);
+    return lucid_world_all_finite(T->R.m, 9) && isfinite(T->t.x) && isfinite(T->t.y) &&
+           isfinite(T->t.z);
 }
 
 static int shape_finite(const lucid_shape *s) {
@@ -202,7 +197,7 @@ static int shape_finite(const lucid_shape *s) {
         default:
             break;
     }
-    return all_finite(v, 4);
+    return lucid_world_all_finite(v, 4);
 }
 
 lucid_status lucid_record_add_object(lucid_record *r, const char *name, int is_static,
@@ -332,7 +327,7 @@ lucid_status lucid_record_add_frame(lucid_record *r, double time, const lucid_se
             return LUCID_ERR_ARGUMENT;
         }
         double v[6] = {c->point.x, c->point.y, c->point.z, c->force.x, c->force.y, c->force.z};
-        if (!all_finite(v, 6)) {
+        if (!lucid_world_all_finite(v, 6)) {
             set_why(why, "a contact point or force is not finite");
             return LUCID_ERR_NONFINITE;
         }

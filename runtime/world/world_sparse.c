@@ -77,14 +77,6 @@ void lucid_world_sparse_destroy(lucid_world_sparse *sp) {
     free(sp);
 }
 
-lucid_contact_solver lucid_world_island_solver(const lucid_world_options *o, int m) {
-    int ncp_newton =
-        o->contact.solver == LUCID_CONTACT_NEWTON && o->contact.model == LUCID_CONTACT_NCP;
-    int large =
-        m > (o->sparse_threshold >= 0 ? o->sparse_threshold : LUCID_WORLD_NCP_NEWTON_CONTACTS);
-    return ncp_newton && large ? LUCID_CONTACT_ADMM : o->contact.solver;
-}
-
 /* The island size above which the body-space path is taken under solver: opt.sparse_threshold
  * when >= 0, else the solver's crossover. */
 static int sparse_threshold(const lucid_world_options *o, lucid_contact_solver solver) {
@@ -119,7 +111,7 @@ static int spin_without_friction(const lucid_world *w, const int *list, int m) {
 }
 
 int lucid_world_sparse_applies(const lucid_world *w, const int *list, int m) {
-    lucid_contact_solver solver = lucid_world_island_solver(&w->opt, m);
+    lucid_contact_solver solver = lucid_world_island_options(&w->opt, m).solver;
     if (!lucid_contact_sparse_has(w->opt.contact.model, solver)) return 0;
     /* torsional and rolling friction (dims 4, 6) by the solvers whose body-space forms take
      * them (admm, pgs, ip; ccp:newton's is of dim 3): the dense island solves the others, and
@@ -705,8 +697,7 @@ lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, in
                                  .round_off = sparse_round_off,
                                  .mean_diagonal = sparse_mean_diagonal,
                                  .info = lucid_world_current_island(w)};
-    lucid_contact_options o = w->opt.contact;
-    o.solver = lucid_world_island_solver(&w->opt, m);
+    lucid_contact_options o = lucid_world_island_options(&w->opt, m);
     s = lucid_world_island_solve(&o, &island, lucid_world_warm_rho(w, &o, list, m, f, v), &res);
     rescale(sp, m, 1.0 / f, 1.0 / v);
     if (s != LUCID_OK) return s;

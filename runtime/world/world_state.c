@@ -70,12 +70,6 @@ void lucid_world_get_state(const lucid_world *w, double *x) {
     if (lucid_world_state_na(w) > 0) lucid_world_models_get_act(w, x + nq + nv);
 }
 
-static int all_finite(const double *x, int n) {
-    for (int k = 0; k < n; ++k)
-        if (!isfinite(x[k])) return 0;
-    return 1;
-}
-
 /* The unit quaternion of free-joint coordinates q (7): normalised unless it is unit to
  * rounding already (so a state read back is bit for bit the one set). 0 when it is zero. */
 static int unit_quat_of(const double *q, lucid_quat *r) {
@@ -99,11 +93,11 @@ lucid_status lucid_world_set_state(lucid_world *w, const double *x, const char *
     int nq, nv, nb = free_bodies(w);
     lucid_world_state_dims(w, &nq, &nv);
     const double *q = x, *v = x + nq, *act = x + nq + nv;
-    if (!all_finite(act, lucid_world_state_na(w)))
+    if (!lucid_world_all_finite(act, lucid_world_state_na(w)))
         return bad(why, "state must be finite", LUCID_ERR_NONFINITE);
     for (int k = 0; k < nb; ++k) {
         lucid_se3 T;
-        if (!all_finite(q + 7 * k, 7) || !all_finite(v + 6 * k, 6))
+        if (!lucid_world_all_finite(q + 7 * k, 7) || !lucid_world_all_finite(v + 6 * k, 6))
             return bad(why, "state must be finite", LUCID_ERR_NONFINITE);
         if (pose_of(q + 7 * k, &T) != LUCID_OK)
             return bad(why, "a body's quaternion in the state is zero", LUCID_ERR_ARGUMENT);

@@ -62,23 +62,36 @@ int lucid_world_limit_detected(const lucid_world *w, double gap, double rate, do
     return gap + fmin(0.0, w->opt.dt * rate) < fmax(w->opt.margin, w->opt.slop) + margin;
 }
 
-/* A row of model i's tendon t (a limit's or a dry-friction row): on the link of the tendon's
- * last dof, identity frame, no shape parts; the caller sets what kind it is. */
-static lucid_world_contact tendon_row(const lucid_world *w, int i, size_t t) {
+lucid_world_contact lucid_world_model_row(const lucid_world *w, int i, size_t joint, int dof,
+                                          int tendon) {
     const lucid_world_model *wm = &w->models[i];
-    const lucid_model *m = wm->model;
-    int node = lucid_model_dof_joint(m)[tendon_last_dof(&lucid_model_tendons(m)[t])];
-    int body = wm->first_body + lucid_model_joint_body(m, (size_t)node);
+    int body = wm->first_body + lucid_model_joint_body(wm->model, joint);
     lucid_world_contact c;
     memset(&c, 0, sizeof c);
     c.body1 = c.body2 = body;
     c.part1 = c.part2 = -1;
     c.limit_model = i;
-    c.limit_dof = -1;
-    c.limit_tendon = (int)t;
+    c.limit_dof = dof;
+    c.limit_tendon = tendon;
     c.frame = lucid_mat3_identity();
     c.point = w->bodies[body].pose.t;
     return c;
+}
+
+lucid_status lucid_world_dry_friction_check(lucid_world *w, int i, const char *what, size_t k) {
+    if (w->opt.contact.model != LUCID_CONTACT_CCP) return LUCID_OK;
+    snprintf(w->d.error, sizeof w->d.error,
+             "dry friction (frictionloss, model %d %s %d) needs contact model ncp, lcp or raisim: "
+             "ccp's cone raises its bound",
+             i + 1, what, (int)k + 1);
+    return LUCID_ERR_ARGUMENT;
+}
+
+/* A row of model i's tendon t (a limit's or a dry-friction row): on the link of its last dof. */
+static lucid_world_contact tendon_row(const lucid_world *w, int i, size_t t) {
+    const lucid_model *m = w->models[i].model;
+    size_t joint = (size_t)lucid_model_dof_joint(m)[tendon_last_dof(&lucid_model_tendons(m)[t])];
+    return lucid_world_model_row(w, i, joint, -1, (int)t);
 }
 
 /* The limit contacts of model i's limited tendons within the detection margin of a bound:
@@ -116,17 +129,12 @@ lucid_status lucid_world_tendon_friction_rows(lucid_world *w, int i) {
     for (size_t t = 0; t < lucid_model_ntendons(m); ++t) {
         const lucid_model_tendon *T = &tendons[t];
         if (!(T->frictionloss > 0.0) || !has_rows(T)) continue;
-        if (w->opt.contact.model == LUCID_CONTACT_CCP) {
-            snprintf(w->d.error, sizeof w->d.error,
-                     "dry friction (frictionloss, model %d tendon %d) needs contact model ncp, "
-                     "lcp or raisim: ccp's cone raises its bound",
-                     i + 1, (int)t + 1);
-            return LUCID_ERR_ARGUMENT;
-        }
+        lucid_status s = lucid_world_dry_friction_check(w, i, "tendon", t);
+        if (s != LUCID_OK) return s;
         lucid_world_contact c = tendon_row(w, i, t);
         c.frictionloss = T->frictionloss;
         c.friction = 1.0; /* the bound is friction x the prescribed normal force f */
-        lucid_status s = lucid_world_push_contact(w, &c);
+        s = lucid_world_push_contact(w, &c);
         if (s != LUCID_OK) return s;
     }
     return LUCID_OK;
