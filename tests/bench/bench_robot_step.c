@@ -12,7 +12,8 @@
  * is not computed here (its contacts are soft: its solver's residual is not the NCP's).
  *
  *   OPENBLAS_NUM_THREADS=1 build/tests/bench/bench_robot_step [--steps N] [--settle S]
- *                                        [--repeats R] [--solver MODEL:SOLVER (ncp:admm)]
+ *                                        [--repeats R] [--solver MODEL:SOLVER (the world's
+ * default)]
  *                                        [--scene NAME (one of the three; all by default)]
  *                                        [--path dense|body (both by default)]
  * MuJoCo is dlopen'ed (tests/bench/mujoco_api.h); without it only lucid's column is printed. */
@@ -157,7 +158,9 @@ int main(int argc, char **argv) {
     int steps = 400, repeats = 3;
     double settle = 1.5;
     const char *only = NULL, *path = NULL;
-    lucid_setup su = {LUCID_CONTACT_NCP, LUCID_CONTACT_ADMM, -1};
+    lucid_world_options defaults; /* the world's default model and solver unless --solver */
+    lucid_world_default_options(&defaults);
+    lucid_setup su = {defaults.contact.model, defaults.contact.solver, -1};
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) {
             steps = atoi(argv[++i]);
