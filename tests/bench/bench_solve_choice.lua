@@ -1,14 +1,16 @@
 -- Convergence and cost of one contact model:solver pair on the everyday scenes of issue 32's
 -- table that bench_bin does not build: a stack of 10 boxes, a pyramid of 15, MuJoCo's
 -- humanoid dropped on its floor and the Allegro hand closing on its cube (needs ../shared).
---   ./lucid tests/bench/bench_solve_choice.lua [MODEL:SOLVER]   (default ncp:admm)
+--   ./lucid tests/bench/bench_solve_choice.lua [MODEL:SOLVER]   (default: the world's default)
 -- Prints per scene the share of steps whose stats.converged held, the solver iterations per
 -- step and the CPU ms per step (os.clock: the process's CPU time, so a loaded machine
 -- inflates it less than wall time). Recorded in docs/benchmarks/solve_choice.md.
 local lucid = require "lucid"
-local pair = arg[1] or "ncp:admm"
+local pair = arg[1] or "default"
 local M, S = pair:match("(%w+):(%w+)")
-local function world(dt) return lucid.world{dt = dt or 0.005, contact = {model = M, solver = S}} end
+local function world(dt)
+  return lucid.world{dt = dt or 0.005, contact = M and {model = M, solver = S} or nil}
+end
 local function run(name, w, steps)
   local conv, it = 0, 0
   local t0 = os.clock()
