@@ -21,7 +21,6 @@ while k <= #arg do
   else files[#files + 1] = a end
   k = k + 1
 end
-local shared = os.getenv("LUCID_SHARED_DIR") or "../shared"
 local TOL, MAX_ITER = 1e-6, 200
 
 local function summary(name, problems)
@@ -81,33 +80,16 @@ local function collect(w, steps, control, name)
 end
 
 local function world(dt) return lucid.world{dt = dt, contact = {solver = "admm"}} end
-local m = lucid.model.load("/usr/share/mujoco/model/humanoid/humanoid.xml")
-local w = world(m.timestep)
-w:add_model(m)
-summary("humanoid", collect(w, 400))
-
-local arm = lucid.model.load("tasks/models/arm7.xml")
-w = world(arm.timestep)
-local arm_id = w:add_model(arm)
-for i = 1, 4 do
-  local h = 0.04
-  w:add_body{shape = lucid.box(h, h, h), mass = 1000 * 8 * h ^ 3, friction = 0.5,
-             pose = lucid.se3.new({1, 0, 0, 0}, {0.72 * math.cos(0.25 * i), 0.72 * math.sin(0.25 * i), h})}
-end
-summary("arm7", collect(w, 2000, function(s)
-  w:set_control(arm_id, {1.2 * math.sin(2 * math.pi * s * arm.timestep / 4), 1.7, 0, -0.5, 0, 0.9, 0})
-end))
-
-local ok, am = pcall(lucid.model.load, shared .. "/data/robots/allegro_cube.xml")
-if ok then
-  w = world(am.timestep)
-  local id = w:add_model(am)
-  local u = {}
-  for i, n in ipairs(am:names("actuator")) do u[i] = n == "tha0" and 1.3 or (n:match("a0$") and 0 or 1.2) end
-  w:set_control(id, u)
+local robots = dofile((arg[0]:match("^(.*/)") or "./") .. "robot_scenes.lua")
+summary("humanoid", collect(robots.humanoid(world), 400))
+local w, control = robots.arm7(world)
+summary("arm7", collect(w, 2000, control))
+local why
+w, why = robots.allegro(world)
+if w then
   summary("allegro", collect(w, 1000, nil, "allegro"))
 else
-  print("allegro: skipped (" .. shared .. "/data/robots/allegro_cube.xml not found)")
+  print("allegro: skipped (" .. why .. ")")
 end
 
 for _, file in ipairs(files) do

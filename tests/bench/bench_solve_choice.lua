@@ -35,20 +35,17 @@ run("stack 10", w, 400)
 w = world(); ground(w)
 for r = 0, 4 do for c = 0, 4 - r do box(w, (c - (4 - r) / 2) * 0.21, 0, 0.1 + 0.2 * r + 0.001 * r, 0.1) end end
 run("pyramid 15", w, 400)
--- a 7-dof arm (tasks/models/arm7.xml, capsule links, position servos) sweeping its first joint
--- through its box and a row of four more boxes on the floor
-local arm = lucid.model.load("tasks/models/arm7.xml")
-w = world(arm.timestep) -- the file has its floor
-local arm_id = w:add_model(arm)
-local boxes = {}
-for i = 1, 4 do boxes[i] = box(w, 0.72 * math.cos(0.25 * i), 0.72 * math.sin(0.25 * i), 0.04, 0.04) end
+-- the robots' scenes (robot_scenes.lua, beside this script)
+local robots = dofile((arg[0]:match("^(.*/)") or "./") .. "robot_scenes.lua")
+local control, boxes
+w, control, boxes = robots.arm7(world)
 local start = {}
 for i = 1, 4 do start[i] = w:pose(boxes[i]):translation() end
 do
   local conv, it, steps = 0, 0, 2000
   local t0 = os.clock()
   for s = 1, steps do
-    w:set_control(arm_id, {1.2 * math.sin(2 * math.pi * s * arm.timestep / 4), 1.7, 0, -0.5, 0, 0.9, 0})
+    control(s)
     w:step()
     local st = w:stats()
     if st.converged then conv = conv + 1 end
@@ -60,20 +57,11 @@ do
     " (boxes pushed up to %.2f m)", pair, "arm7 pushing", 100 * conv / steps, steps, it / steps,
     1000 * (os.clock() - t0) / steps, pushed))
 end
--- MuJoCo's humanoid dropped on its floor
-local m = lucid.model.load("/usr/share/mujoco/model/humanoid/humanoid.xml")
-w = world(m.timestep); w:add_model(m)
-run("humanoid", w, 400)
--- Allegro closing on its cube
-local shared = os.getenv("LUCID_SHARED_DIR") or "../shared"
-local ok, am = pcall(lucid.model.load, shared .. "/data/robots/allegro_cube.xml")
-if ok then
-  w = world(am.timestep)
-  local id = w:add_model(am)
-  local u = {}
-  for i, n in ipairs(am:names("actuator")) do u[i] = n == "tha0" and 1.3 or (n:match("a0$") and 0 or 1.2) end
-  w:set_control(id, u)
+run("humanoid", robots.humanoid(world), 400)
+local why
+w, why = robots.allegro(world)
+if w then
   run("allegro grasp", w, 1000)
 else
-  print("allegro grasp: skipped (" .. shared .. "/data/robots/allegro_cube.xml not found)")
+  print("allegro grasp: skipped (" .. why .. ")")
 end

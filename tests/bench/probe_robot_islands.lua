@@ -10,7 +10,6 @@
 -- Recorded in docs/benchmarks/solve_choice.md.
 local lucid = require "lucid"
 local admm_iter = tonumber(arg[1]) or 3000
-local shared = os.getenv("LUCID_SHARED_DIR") or "../shared"
 
 local function solve(P, solver, rho, max_iter)
   local s = lucid.contact.solve{G = P.G, g = P.g, mu = P.mu, R = P.R, model = "ncp", solver = solver,
@@ -34,32 +33,15 @@ local function probe(name, w, steps, every, rhos, control)
   end
 end
 
-local m = lucid.model.load("/usr/share/mujoco/model/humanoid/humanoid.xml")
 local function world(dt) return lucid.world{dt = dt, contact = {solver = "admm"}} end
-local w = world(m.timestep)
-w:add_model(m)
-probe("humanoid", w, 400, 50, {0})
-
-local arm = lucid.model.load("tasks/models/arm7.xml")
-w = world(arm.timestep) -- the file has its floor
-local arm_id = w:add_model(arm)
-for i = 1, 4 do
-  local h = 0.04
-  w:add_body{shape = lucid.box(h, h, h), mass = 1000 * 8 * h ^ 3, friction = 0.5,
-             pose = lucid.se3.new({1, 0, 0, 0}, {0.72 * math.cos(0.25 * i), 0.72 * math.sin(0.25 * i), h})}
-end
-probe("arm7", w, 2000, 250, {0}, function(s)
-  w:set_control(arm_id, {1.2 * math.sin(2 * math.pi * s * arm.timestep / 4), 1.7, 0, -0.5, 0, 0.9, 0})
-end)
-
-local ok, am = pcall(lucid.model.load, shared .. "/data/robots/allegro_cube.xml")
-if not ok then
-  print("allegro: skipped (" .. shared .. "/data/robots/allegro_cube.xml not found)")
+local robots = dofile((arg[0]:match("^(.*/)") or "./") .. "robot_scenes.lua")
+probe("humanoid", robots.humanoid(world), 400, 50, {0})
+local w, control = robots.arm7(world)
+probe("arm7", w, 2000, 250, {0}, control)
+local why
+w, why = robots.allegro(world)
+if not w then
+  print("allegro: skipped (" .. why .. ")")
   return
 end
-w = world(am.timestep)
-local id = w:add_model(am)
-local u = {}
-for i, n in ipairs(am:names("actuator")) do u[i] = n == "tha0" and 1.3 or (n:match("a0$") and 0 or 1.2) end
-w:set_control(id, u)
 probe("allegro", w, 700, 100, {0, 1e-2, 1})
