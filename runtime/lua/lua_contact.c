@@ -323,11 +323,8 @@ static int contact_residual(lua_State *L) {
 }
 
 void lucid_open_contact(lua_State *L) {
-    if (luaL_newmetatable(L, WORKSPACE_METATABLE)) {
-        lucid_lua_protect_metatable(L, WORKSPACE_METATABLE);
-        lua_pushcfunction(L, workspace_gc);
-        lua_setfield(L, -2, "__gc");
-    }
+    static const luaL_Reg metamethods[] = {{"__gc", workspace_gc}, {NULL, NULL}};
+    lucid_lua_push_metatable(L, WORKSPACE_METATABLE, metamethods, NULL);
     lua_pop(L, 1);
     static const luaL_Reg functions[] = {{"solve", contact_solve},
                                          {"residual", contact_residual},

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "runtime/lua/check.h"
+#include "runtime/math/finite.h"
 
 static lucid_lua_matrix *new_matrix(lua_State *L, int rows, int cols, int is_vector) {
     if (rows < 0 || cols < 0 || (long)rows * (long)cols > LUCID_MATRIX_MAX_ENTRIES)

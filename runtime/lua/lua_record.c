@@ -222,15 +222,8 @@ static int l_tostring(lua_State *L) {
 void lucid_open_record(lua_State *L) {
     static const luaL_Reg methods[] = {
         {"stop", l_stop}, {"info", l_info}, {"frame", l_frame}, {"json", l_json}, {NULL, NULL}};
-    luaL_newmetatable(L, LUCID_RECORD_METATABLE);
-    lucid_lua_protect_metatable(L, LUCID_RECORD_METATABLE);
-    luaL_newlib(L, methods);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, record_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, l_len);
-    lua_setfield(L, -2, "__len");
-    lua_pushcfunction(L, l_tostring);
-    lua_setfield(L, -2, "__tostring");
+    static const luaL_Reg metamethods[] = {
+        {"__gc", record_gc}, {"__len", l_len}, {"__tostring", l_tostring}, {NULL, NULL}};
+    lucid_lua_push_metatable(L, LUCID_RECORD_METATABLE, metamethods, methods);
     lua_pop(L, 1);
 }

@@ -527,14 +527,9 @@ void lucid_open_shapes(lua_State *L) {
                                          {"load_mesh", l_load_mesh},
                                          {"heightfield", l_heightfield},
                                          {NULL, NULL}};
-    luaL_newmetatable(L, LUCID_SHAPE_METATABLE);
-    lucid_lua_protect_metatable(L, LUCID_SHAPE_METATABLE);
-    luaL_newlib(L, methods);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, l_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, l_tostring);
-    lua_setfield(L, -2, "__tostring");
+    static const luaL_Reg metamethods[] = {
+        {"__gc", l_gc}, {"__tostring", l_tostring}, {NULL, NULL}};
+    lucid_lua_push_metatable(L, LUCID_SHAPE_METATABLE, metamethods, methods);
     lua_pop(L, 1);
     luaL_setfuncs(L, functions, 0);
 }

@@ -139,12 +139,10 @@ static int l_world_call(lua_State *L) {
 
 /* lucid.world: a table callable as the constructor, with its options() description. */
 static void push_world_table(lua_State *L) {
-    lua_createtable(L, 0, 1);
-    lua_pushcfunction(L, l_world_options);
-    lua_setfield(L, -2, "options");
-    lua_createtable(L, 0, 1);
-    lua_pushcfunction(L, l_world_call);
-    lua_setfield(L, -2, "__call");
+    static const luaL_Reg functions[] = {{"options", l_world_options}, {NULL, NULL}};
+    static const luaL_Reg metamethods[] = {{"__call", l_world_call}, {NULL, NULL}};
+    luaL_newlib(L, functions);
+    luaL_newlib(L, metamethods);
     lua_setmetatable(L, -2);
 }
 
@@ -739,18 +737,14 @@ void lucid_open_world(lua_State *L) {
                                        {"contact_problem", l_contact_problem},
                                        {"record", l_record},
                                        {NULL, NULL}};
-    luaL_newmetatable(L, WORLD_METATABLE);
-    lucid_lua_protect_metatable(L, WORLD_METATABLE);
-    luaL_newlib(L, methods);
+    static const luaL_Reg metamethods[] = {
+        {"__gc", world_gc}, {"__tostring", l_tostring}, {NULL, NULL}};
+    lucid_lua_push_metatable(L, WORLD_METATABLE, metamethods, methods);
+    lua_getfield(L, -1, "__index");
     lucid_lua_world_model_methods(L);
     lucid_lua_world_state_methods(L);
     lucid_lua_world_derivative_methods(L);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, world_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, l_tostring);
-    lua_setfield(L, -2, "__tostring");
-    lua_pop(L, 1);
+    lua_pop(L, 2);
     push_world_table(L);
     lua_setfield(L, -2, "world");
     lucid_open_record(L);
