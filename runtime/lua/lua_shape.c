@@ -127,28 +127,25 @@ static int l_box(lua_State *L) {
     return finish_primitive(L, fname, lucid_shape_box(hx, hy, hz, &s), &s);
 }
 
-static int l_capsule(lua_State *L) {
-    const char *fname = "lucid.capsule";
+/* A capsule, cylinder or cone from (radius, half-length). */
+static int radius_length_shape(lua_State *L, const char *fname,
+                               lucid_status (*make)(double, double, lucid_shape *)) {
     lucid_shape s;
     double r = check_size(L, 1, fname, "radius");
     double h = check_size(L, 2, fname, "half-length");
-    return finish_primitive(L, fname, lucid_shape_capsule(r, h, &s), &s);
+    return finish_primitive(L, fname, make(r, h, &s), &s);
+}
+
+static int l_capsule(lua_State *L) {
+    return radius_length_shape(L, "lucid.capsule", lucid_shape_capsule);
 }
 
 static int l_cylinder(lua_State *L) {
-    const char *fname = "lucid.cylinder";
-    lucid_shape s;
-    double r = check_size(L, 1, fname, "radius");
-    double h = check_size(L, 2, fname, "half-length");
-    return finish_primitive(L, fname, lucid_shape_cylinder(r, h, &s), &s);
+    return radius_length_shape(L, "lucid.cylinder", lucid_shape_cylinder);
 }
 
 static int l_cone(lua_State *L) {
-    const char *fname = "lucid.cone";
-    lucid_shape s;
-    double r = check_size(L, 1, fname, "radius");
-    double h = check_size(L, 2, fname, "half-length");
-    return finish_primitive(L, fname, lucid_shape_cone(r, h, &s), &s);
+    return radius_length_shape(L, "lucid.cone", lucid_shape_cone);
 }
 
 static int l_halfspace(lua_State *L) {
