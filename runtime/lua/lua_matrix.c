@@ -164,3 +164,13 @@ void lucid_lua_pushmatrix_data(lua_State *L, const double *data, int rows, int c
     lucid_lua_matrix *m = lucid_lua_newmatrix(L, rows, cols);
     if (rows && cols) memcpy(m->data, data, (size_t)rows * (size_t)cols * sizeof(double));
 }
+
+void lucid_lua_set_vec3(lua_State *L, const char *key, lucid_vec3 v) {
+    lucid_lua_pushvec3(L, v);
+    lua_setfield(L, -2, key);
+}
+
+void lucid_lua_set_values(lua_State *L, const char *key, const double *data, int n) {
+    lucid_lua_pushvalues(L, data, n);
+    lua_setfield(L, -2, key);
+}

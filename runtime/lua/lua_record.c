@@ -174,10 +174,8 @@ static int l_frame(lua_State *L) {
         lua_createtable(L, 0, 4);
         lucid_lua_set_integer(L, "body1", c->object1 + 1);
         lucid_lua_set_integer(L, "body2", c->object2 + 1);
-        lucid_lua_pushvec3(L, c->point);
-        lua_setfield(L, -2, "point");
-        lucid_lua_pushvec3(L, c->force);
-        lua_setfield(L, -2, "force");
+        lucid_lua_set_vec3(L, "point", c->point);
+        lucid_lua_set_vec3(L, "force", c->force);
         lua_rawseti(L, -2, k + 1);
     }
     lua_setfield(L, -2, "contacts");

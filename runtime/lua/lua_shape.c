@@ -489,8 +489,7 @@ static int l_faces(lua_State *L) {
             lua_rawseti(L, -2, k - begin + 1);
         }
         lua_setfield(L, -2, "vertices");
-        lucid_lua_pushvec3(L, m->face_normals[f]);
-        lua_setfield(L, -2, "normal");
+        lucid_lua_set_vec3(L, "normal", m->face_normals[f]);
         lucid_lua_set_number(L, "offset", m->face_offsets_d[f]);
         lua_rawseti(L, -2, f + 1);
     }
