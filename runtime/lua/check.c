@@ -109,15 +109,18 @@ const char *lucid_lua_typename(lua_State *L, int idx) {
     return luaL_typename(L, idx);
 }
 
-void lucid_lua_protect_metatable(lua_State *L, const char *type_name) {
+void lucid_lua_push_metatable(lua_State *L, const char *type_name, const luaL_Reg *metamethods,
+                              const luaL_Reg *methods) {
+    if (!luaL_newmetatable(L, type_name)) return;
     lua_pushstring(L, type_name);
     lua_setfield(L, -2, "__metatable");
-}
-
-int lucid_all_finite(const double *x, long n) {
-    for (long i = 0; i < n; ++i)
-        if (!isfinite(x[i])) return 0;
-    return 1;
+    luaL_setfuncs(L, metamethods, 0);
+    if (!methods) return;
+    int count = 0;
+    while (methods[count].name) ++count;
+    lua_createtable(L, 0, count); /* sized as luaL_newlib sizes it */
+    luaL_setfuncs(L, methods, 0);
+    lua_setfield(L, -2, "__index");
 }
 
 void lucid_lua_set_number(lua_State *L, const char *key, double x) {

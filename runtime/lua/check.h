@@ -3,6 +3,7 @@
 #ifndef LUCID_CHECK_H
 #define LUCID_CHECK_H
 
+#include <lauxlib.h>
 #include <lua.h>
 
 #include "runtime/core/status.h"
@@ -47,18 +48,17 @@ const char *lucid_lua_ad_hint(lua_State *L, int idx);
  * lucid.ad.var)", as luaL_argerror writes for math.sin): "" when it names another type. */
 const char *lucid_lua_ad_hint_for_message(const char *message);
 
-/* Finishes the metatable on top of the stack: `__metatable` is set to its type name, so
- * getmetatable(x) returns that string (and the metamethods, __gc included, cannot be
- * reached or replaced from plain Lua). */
-void lucid_lua_protect_metatable(lua_State *L, const char *type_name);
+/* Pushes the metatable of type_name, creating it on first use with the metamethods and, where
+ * methods is not NULL, a table of those methods as its __index. `__metatable` is its type name,
+ * so getmetatable(x) returns that string (and the metamethods, __gc included, cannot be reached
+ * or replaced from plain Lua). */
+void lucid_lua_push_metatable(lua_State *L, const char *type_name, const luaL_Reg *metamethods,
+                              const luaL_Reg *methods);
 
 /* Sets field `key` of the table on top of the stack to a number, integer, string or boolean. */
 void lucid_lua_set_number(lua_State *L, const char *key, double x);
 void lucid_lua_set_integer(lua_State *L, const char *key, lua_Integer x);
 void lucid_lua_set_string(lua_State *L, const char *key, const char *s);
 void lucid_lua_set_boolean(lua_State *L, const char *key, int b);
-
-/* 1 if every entry of x[0..n) is finite. */
-int lucid_all_finite(const double *x, long n);
 
 #endif

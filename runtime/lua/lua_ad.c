@@ -13,6 +13,7 @@
 #include "runtime/lua/check.h"
 #include "runtime/lua/lua_matrix.h"
 #include "runtime/lua/modules.h"
+#include "runtime/math/finite.h"
 
 /* Registry key of the state's spare tape (the address is the key; never written). */
 static const char spare_tape_key = 0;
@@ -541,17 +542,11 @@ void lucid_open_ad(lua_State *L) {
                                          {"primitive", lucid_lua_ad_primitive},
                                          {NULL, NULL}};
 
-    luaL_newmetatable(L, LUCID_AD_TAPE_METATABLE);
-
-    lucid_lua_protect_metatable(L, LUCID_AD_TAPE_METATABLE);
-    lua_pushcfunction(L, tape_gc);
-    lua_setfield(L, -2, "__gc");
+    static const luaL_Reg tape_metamethods[] = {{"__gc", tape_gc}, {NULL, NULL}};
+    lucid_lua_push_metatable(L, LUCID_AD_TAPE_METATABLE, tape_metamethods, NULL);
     lua_pop(L, 1);
 
-    luaL_newmetatable(L, LUCID_AD_VAR_METATABLE);
-
-    lucid_lua_protect_metatable(L, LUCID_AD_VAR_METATABLE);
-    luaL_setfuncs(L, metamethods, 0);
+    lucid_lua_push_metatable(L, LUCID_AD_VAR_METATABLE, metamethods, NULL);
     lua_newtable(L);
     luaL_setfuncs(L, methods, 0);
     lua_pushcclosure(L, l_index, 1);

@@ -25,6 +25,7 @@
 #include "runtime/lua/check.h"
 #include "runtime/lua/lua_ad.h"
 #include "runtime/lua/lua_matrix.h"
+#include "runtime/math/finite.h"
 
 #define FNAME "lucid.ad.primitive"
 

@@ -173,14 +173,9 @@ static void wrap_field(lua_State *L, const char *name, lua_CFunction fn) {
 void lucid_lua_ad_open_se3(lua_State *L) {
     static const luaL_Reg methods[] = {
         {"act", m_act}, {"log", m_log}, {"value", m_value}, {NULL, NULL}};
-    luaL_newmetatable(L, POSE_METATABLE);
-    lucid_lua_protect_metatable(L, POSE_METATABLE);
-    luaL_newlib(L, methods);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, compose);
-    lua_setfield(L, -2, "__mul");
-    lua_pushcfunction(L, m_tostring);
-    lua_setfield(L, -2, "__tostring");
+    static const luaL_Reg metamethods[] = {
+        {"__mul", compose}, {"__tostring", m_tostring}, {NULL, NULL}};
+    lucid_lua_push_metatable(L, POSE_METATABLE, metamethods, methods);
     lua_pop(L, 1);
 
     if (lua_getfield(L, -1, "se3") == LUA_TTABLE) wrap_field(L, "exp", l_exp);

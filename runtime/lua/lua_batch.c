@@ -20,6 +20,7 @@
 #include "runtime/lua/lua_matrix.h"
 #include "runtime/lua/lua_world.h"
 #include "runtime/lua/modules.h"
+#include "runtime/math/finite.h"
 #include "runtime/world/world_batch.h"
 
 #define FNAME "lucid.batch.rollout"

@@ -125,23 +125,18 @@ static void check_not_two_halfspaces(lua_State *L, const char *fname, const luci
         lucid_lua_fail(L, fname, "s1 and s2 are both halfspaces (their distance is undefined)");
 }
 
-static void set_vec3(lua_State *L, const char *name, lucid_vec3 v) {
-    lucid_lua_pushvec3(L, v);
-    lua_setfield(L, -2, name);
-}
-
 static void push_result(lua_State *L, const lucid_distance_result *r) {
     lua_createtable(L, 0, 10);
     lucid_lua_set_number(L, "distance", r->distance);
-    set_vec3(L, "p1", r->p1);
-    set_vec3(L, "p2", r->p2);
-    set_vec3(L, "normal", r->normal);
+    lucid_lua_set_vec3(L, "p1", r->p1);
+    lucid_lua_set_vec3(L, "p2", r->p2);
+    lucid_lua_set_vec3(L, "normal", r->normal);
     lucid_lua_set_integer(L, "iterations", r->iterations);
     lucid_lua_set_boolean(L, "converged", r->converged);
     lucid_lua_set_boolean(L, "penetrating", r->penetrating);
     lucid_lua_set_integer(L, "epa_iterations", r->epa_iterations);
     lucid_lua_set_number(L, "gap", r->gap);
-    set_vec3(L, "separation", r->separation);
+    lucid_lua_set_vec3(L, "separation", r->separation);
 }
 
 typedef struct pair_query {

@@ -245,8 +245,7 @@ static int contact_solve(lua_State *L) {
     lua_pushvalue(L, lambda_idx);
     lua_setfield(L, -2, "lambda");
     if (writes_dual) { /* other solvers have no multiplier: no dual */
-        lucid_lua_pushvalues(L, dual, m);
-        lua_setfield(L, -2, "dual");
+        lucid_lua_set_values(L, "dual", dual, m);
     }
     lucid_lua_set_integer(L, "iterations", res.iterations);
     lucid_lua_set_integer(L, "inner_iterations", res.inner_iterations);
@@ -317,17 +316,13 @@ static int contact_residual(lua_State *L) {
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "contacts");
-    lucid_lua_pushvalues(L, sigma, m);
-    lua_setfield(L, -2, "velocity");
+    lucid_lua_set_values(L, "velocity", sigma, m);
     return 1;
 }
 
 void lucid_open_contact(lua_State *L) {
-    if (luaL_newmetatable(L, WORKSPACE_METATABLE)) {
-        lucid_lua_protect_metatable(L, WORKSPACE_METATABLE);
-        lua_pushcfunction(L, workspace_gc);
-        lua_setfield(L, -2, "__gc");
-    }
+    static const luaL_Reg metamethods[] = {{"__gc", workspace_gc}, {NULL, NULL}};
+    lucid_lua_push_metatable(L, WORKSPACE_METATABLE, metamethods, NULL);
     lua_pop(L, 1);
     static const luaL_Reg functions[] = {{"solve", contact_solve},
                                          {"residual", contact_residual},

@@ -317,11 +317,8 @@ static int contact_derivatives(lua_State *L) {
 }
 
 void lucid_open_contact_derivatives(lua_State *L) {
-    if (luaL_newmetatable(L, METATABLE)) {
-        lucid_lua_protect_metatable(L, METATABLE);
-        lua_pushcfunction(L, state_gc);
-        lua_setfield(L, -2, "__gc");
-    }
+    static const luaL_Reg metamethods[] = {{"__gc", state_gc}, {NULL, NULL}};
+    lucid_lua_push_metatable(L, METATABLE, metamethods, NULL);
     lua_pop(L, 1);
     lua_pushcfunction(L, contact_derivatives);
     lua_setfield(L, -2, "derivatives");

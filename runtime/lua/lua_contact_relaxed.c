@@ -39,11 +39,8 @@ void lucid_lua_relaxed_state_new(lua_State *L, const char *fname, int n, const d
     size_t m = 3 * (size_t)n, count = 2 * m * m + 6 * m + 2 * (size_t)n + 1;
     relaxed_state *s = lua_newuserdatauv(L, sizeof *s + sizeof(double) * count, 0);
     s->ws = NULL;
-    if (luaL_newmetatable(L, STATE_METATABLE)) {
-        lua_pushcfunction(L, state_gc);
-        lua_setfield(L, -2, "__gc");
-        lucid_lua_protect_metatable(L, STATE_METATABLE);
-    }
+    static const luaL_Reg metamethods[] = {{"__gc", state_gc}, {NULL, NULL}};
+    lucid_lua_push_metatable(L, STATE_METATABLE, metamethods, NULL);
     lua_setmetatable(L, -2);
     double *G_copy = s->data, *g_copy = G_copy + m * m, *mu_copy = g_copy + m;
     double *R_copy = mu_copy + n;

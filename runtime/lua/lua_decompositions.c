@@ -12,6 +12,7 @@
 
 #include "runtime/lua/check.h"
 #include "runtime/lua/lua_matrix.h"
+#include "runtime/math/finite.h"
 #include "solvers/dense/dense_cholesky.h"
 #include "solvers/dense/dense_eigen.h"
 #include "solvers/dense/dense_least_squares.h"
@@ -45,11 +46,8 @@ static int workspace_gc(lua_State *L) {
 static void create_workspace(lua_State *L) {
     workspace_box *box = lua_newuserdatauv(L, sizeof(workspace_box), 0);
     box->ws = NULL;
-    if (luaL_newmetatable(L, WORKSPACE_METATABLE)) {
-        lucid_lua_protect_metatable(L, WORKSPACE_METATABLE);
-        lua_pushcfunction(L, workspace_gc);
-        lua_setfield(L, -2, "__gc");
-    }
+    static const luaL_Reg metamethods[] = {{"__gc", workspace_gc}, {NULL, NULL}};
+    lucid_lua_push_metatable(L, WORKSPACE_METATABLE, metamethods, NULL);
     lua_setmetatable(L, -2);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &workspace_key);
     box->ws = lucid_dense_workspace_create();

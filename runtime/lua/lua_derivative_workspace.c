@@ -21,11 +21,8 @@ static int workspace_gc(lua_State *L) {
 void lucid_lua_push_derivative_workspace(lua_State *L) {
     workspace_box *box = lua_newuserdatauv(L, sizeof *box, 0);
     box->ws = NULL; /* the __gc is attached before the allocation, so nothing can leak */
-    if (luaL_newmetatable(L, WORKSPACE_METATABLE)) {
-        lucid_lua_protect_metatable(L, WORKSPACE_METATABLE);
-        lua_pushcfunction(L, workspace_gc);
-        lua_setfield(L, -2, "__gc");
-    }
+    static const luaL_Reg metamethods[] = {{"__gc", workspace_gc}, {NULL, NULL}};
+    lucid_lua_push_metatable(L, WORKSPACE_METATABLE, metamethods, NULL);
     lua_setmetatable(L, -2);
     if (lucid_derivative_workspace_create(&box->ws) != LUCID_OK)
         luaL_error(L, "lucid: cannot allocate the collision-derivatives workspace");

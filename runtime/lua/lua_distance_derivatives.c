@@ -54,11 +54,6 @@ static void set_matrix(lua_State *L, const char *key, const double *data, int ro
     lua_setfield(L, -2, key);
 }
 
-static void set_vec3(lua_State *L, const char *key, lucid_vec3 v) {
-    lucid_lua_pushvec3(L, v);
-    lua_setfield(L, -2, key);
-}
-
 static void push_result(lua_State *L, const lucid_distance_derivatives_result *r) {
     lua_createtable(L, 0, 8);
     set_matrix(L, "dp1", r->dp1, 3);
@@ -66,9 +61,9 @@ static void push_result(lua_State *L, const lucid_distance_derivatives_result *r
     set_matrix(L, "dnormal", r->dnormal, 3);
     set_matrix(L, "ddistance", r->ddistance, 1);
     lucid_lua_set_number(L, "distance", r->query.distance);
-    set_vec3(L, "p1", r->query.p1);
-    set_vec3(L, "p2", r->query.p2);
-    set_vec3(L, "normal", r->query.normal);
+    lucid_lua_set_vec3(L, "p1", r->query.p1);
+    lucid_lua_set_vec3(L, "p2", r->query.p2);
+    lucid_lua_set_vec3(L, "normal", r->query.normal);
 }
 
 static int fail_derivatives(lua_State *L, lucid_derivative_method m, lucid_status st) {

@@ -12,6 +12,7 @@
 #include "runtime/lua/lua_matrix.h"
 #include "runtime/lua/lua_options.h"
 #include "runtime/lua/modules.h"
+#include "runtime/math/finite.h"
 #include "solvers/grasp/grasp_epsilon.h"
 
 /* Contacts beyond this are surely a mistake (qhull's cost grows fast with the point count). */

@@ -452,10 +452,7 @@ void lucid_open_linalg(lua_State *L) {
     static const luaL_Reg functions[] = {
         {"vec", l_vec}, {"mat", l_mat}, {"zeros", l_zeros}, {"eye", l_eye}, {NULL, NULL}};
 
-    luaL_newmetatable(L, LUCID_MATRIX_METATABLE);
-
-    lucid_lua_protect_metatable(L, LUCID_MATRIX_METATABLE);
-    luaL_setfuncs(L, metamethods, 0);
+    lucid_lua_push_metatable(L, LUCID_MATRIX_METATABLE, metamethods, NULL);
     lua_newtable(L); /* the method table, shared by __index */
     luaL_setfuncs(L, methods, 0);
     lucid_lua_add_decomposition_methods(L);

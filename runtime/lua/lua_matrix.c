@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "runtime/lua/check.h"
+#include "runtime/math/finite.h"
 
 static lucid_lua_matrix *new_matrix(lua_State *L, int rows, int cols, int is_vector) {
     if (rows < 0 || cols < 0 || (long)rows * (long)cols > LUCID_MATRIX_MAX_ENTRIES)
@@ -162,4 +163,14 @@ void lucid_lua_pushvalues(lua_State *L, const double *data, int n) {
 void lucid_lua_pushmatrix_data(lua_State *L, const double *data, int rows, int cols) {
     lucid_lua_matrix *m = lucid_lua_newmatrix(L, rows, cols);
     if (rows && cols) memcpy(m->data, data, (size_t)rows * (size_t)cols * sizeof(double));
+}
+
+void lucid_lua_set_vec3(lua_State *L, const char *key, lucid_vec3 v) {
+    lucid_lua_pushvec3(L, v);
+    lua_setfield(L, -2, key);
+}
+
+void lucid_lua_set_values(lua_State *L, const char *key, const double *data, int n) {
+    lucid_lua_pushvalues(L, data, n);
+    lua_setfield(L, -2, key);
 }

@@ -51,5 +51,8 @@ void lucid_lua_pushmat3(lua_State *L, const lucid_mat3 *m);
 /* Pushes a new vector / rows x cols matrix holding a copy of data (column-major). */
 void lucid_lua_pushvalues(lua_State *L, const double *data, int n);
 void lucid_lua_pushmatrix_data(lua_State *L, const double *data, int rows, int cols);
+/* Set field key of the table on top of the stack to a new 3-vector / vector copy of data. */
+void lucid_lua_set_vec3(lua_State *L, const char *key, lucid_vec3 v);
+void lucid_lua_set_values(lua_State *L, const char *key, const double *data, int n);
 
 #endif

@@ -166,10 +166,8 @@ static int l_decompose(lua_State *L) {
 
 void lucid_open_mesh(lua_State *L) {
     static const luaL_Reg functions[] = {{"decompose", l_decompose}, {NULL, NULL}};
-    luaL_newmetatable(L, HOLDER_METATABLE);
-    lucid_lua_protect_metatable(L, HOLDER_METATABLE);
-    lua_pushcfunction(L, holder_gc);
-    lua_setfield(L, -2, "__gc");
+    static const luaL_Reg metamethods[] = {{"__gc", holder_gc}, {NULL, NULL}};
+    lucid_lua_push_metatable(L, HOLDER_METATABLE, metamethods, NULL);
     lua_pop(L, 1);
     luaL_newlib(L, functions);
     lua_setfield(L, -2, "mesh");

@@ -30,6 +30,7 @@
 #include "runtime/lua/lua_se3.h"
 #include "runtime/lua/lua_shape.h"
 #include "runtime/lua/modules.h"
+#include "runtime/math/finite.h"
 #include "runtime/model/dynamics.h"
 #include "runtime/shapes/convex_mesh.h"
 #include "runtime/shapes/heightfield.h"
@@ -987,24 +988,17 @@ void lucid_open_model(lua_State *L) {
                                         {"rnea_derivatives", l_rnea_derivatives},
                                         {"aba_derivatives", l_aba_derivatives},
                                         {NULL, NULL}};
-    luaL_newmetatable(L, LUCID_MODEL_METATABLE);
-    lucid_lua_protect_metatable(L, LUCID_MODEL_METATABLE);
+    static const luaL_Reg model_metamethods[] = {
+        {"__gc", model_gc}, {"__tostring", l_tostring}, {NULL, NULL}};
+    static const luaL_Reg spec_metamethods[] = {{"__gc", spec_gc}, {NULL, NULL}};
+    static const luaL_Reg model_functions[] = {{"build", l_build}, {NULL, NULL}};
+    lucid_lua_push_metatable(L, LUCID_MODEL_METATABLE, model_metamethods, NULL);
     luaL_newlib(L, methods);
     lua_pushcclosure(L, l_index, 1);
     lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, model_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, l_tostring);
-    lua_setfield(L, -2, "__tostring");
-    lua_pop(L, 1);
-    luaL_newmetatable(L, SPEC_METATABLE);
-    lucid_lua_protect_metatable(L, SPEC_METATABLE);
-    lua_pushcfunction(L, spec_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pop(L, 1);
-    lua_newtable(L);
-    lua_pushcfunction(L, l_build);
-    lua_setfield(L, -2, "build");
+    lucid_lua_push_metatable(L, SPEC_METATABLE, spec_metamethods, NULL);
+    lua_pop(L, 2);
+    luaL_newlib(L, model_functions);
     lua_setfield(L, -2, "model");
     luaL_newlib(L, dynamics);
     lucid_lua_add_regressor(L);

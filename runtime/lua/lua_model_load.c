@@ -163,9 +163,8 @@ void lucid_open_model_load(lua_State *L) {
         lua_pushvalue(L, -1);
         lua_setfield(L, -3, "model");
     }
-    lua_pushcfunction(L, model_load);
-    lua_setfield(L, -2, "load");
-    lua_pushcfunction(L, model_load_string);
-    lua_setfield(L, -2, "load_string");
+    static const luaL_Reg functions[] = {
+        {"load", model_load}, {"load_string", model_load_string}, {NULL, NULL}};
+    luaL_setfuncs(L, functions, 0);
     lua_pop(L, 1);
 }

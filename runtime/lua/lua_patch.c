@@ -13,10 +13,8 @@
 
 static void push_point(lua_State *L, const lucid_contact_point *p) {
     lua_createtable(L, 0, 3);
-    lucid_lua_pushvec3(L, p->p1);
-    lua_setfield(L, -2, "p1");
-    lucid_lua_pushvec3(L, p->p2);
-    lua_setfield(L, -2, "p2");
+    lucid_lua_set_vec3(L, "p1", p->p1);
+    lucid_lua_set_vec3(L, "p2", p->p2);
     lucid_lua_set_number(L, "separation", p->separation);
 }
 
@@ -40,8 +38,7 @@ static int l_contact_patch(lua_State *L) {
     if (st != LUCID_OK) return lucid_lua_fail_status(L, fname, st);
 
     lua_createtable(L, 0, 2);
-    lucid_lua_pushvec3(L, patch.normal);
-    lua_setfield(L, -2, "normal");
+    lucid_lua_set_vec3(L, "normal", patch.normal);
     lua_createtable(L, patch.count, 0);
     for (int i = 0; i < patch.count; ++i) {
         push_point(L, &patch.points[i]);

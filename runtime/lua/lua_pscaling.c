@@ -30,10 +30,8 @@ static void push_result(lua_State *L, const lucid_pscaling_result *r, int deriva
     lua_createtable(L, 0, derivatives ? 15 : 9);
     lucid_lua_set_number(L, "alpha", r->alpha);
     lucid_lua_set_number(L, "phi", r->phi);
-    lucid_lua_pushvec3(L, r->point);
-    lua_setfield(L, -2, "point");
-    lucid_lua_pushvec3(L, r->normal);
-    lua_setfield(L, -2, "normal");
+    lucid_lua_set_vec3(L, "point", r->point);
+    lucid_lua_set_vec3(L, "normal", r->normal);
     lucid_lua_set_integer(L, "iterations", r->iterations);
     lucid_lua_set_boolean(L, "converged", r->converged);
     lucid_lua_set_number(L, "residual", r->residual);

@@ -174,10 +174,8 @@ static int l_frame(lua_State *L) {
         lua_createtable(L, 0, 4);
         lucid_lua_set_integer(L, "body1", c->object1 + 1);
         lucid_lua_set_integer(L, "body2", c->object2 + 1);
-        lucid_lua_pushvec3(L, c->point);
-        lua_setfield(L, -2, "point");
-        lucid_lua_pushvec3(L, c->force);
-        lua_setfield(L, -2, "force");
+        lucid_lua_set_vec3(L, "point", c->point);
+        lucid_lua_set_vec3(L, "force", c->force);
         lua_rawseti(L, -2, k + 1);
     }
     lua_setfield(L, -2, "contacts");
@@ -222,15 +220,8 @@ static int l_tostring(lua_State *L) {
 void lucid_open_record(lua_State *L) {
     static const luaL_Reg methods[] = {
         {"stop", l_stop}, {"info", l_info}, {"frame", l_frame}, {"json", l_json}, {NULL, NULL}};
-    luaL_newmetatable(L, LUCID_RECORD_METATABLE);
-    lucid_lua_protect_metatable(L, LUCID_RECORD_METATABLE);
-    luaL_newlib(L, methods);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, record_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, l_len);
-    lua_setfield(L, -2, "__len");
-    lua_pushcfunction(L, l_tostring);
-    lua_setfield(L, -2, "__tostring");
+    static const luaL_Reg metamethods[] = {
+        {"__gc", record_gc}, {"__len", l_len}, {"__tostring", l_tostring}, {NULL, NULL}};
+    lucid_lua_push_metatable(L, LUCID_RECORD_METATABLE, metamethods, methods);
     lua_pop(L, 1);
 }

@@ -16,6 +16,7 @@
 #include "runtime/lua/lua_matrix.h"
 #include "runtime/lua/lua_model.h"
 #include "runtime/lua/lua_options.h"
+#include "runtime/math/finite.h"
 #include "runtime/model/base_parameters.h"
 
 #define BOX_METATABLE "lucid.base_parameters_box"
@@ -233,10 +234,8 @@ static int l_base_parameters(lua_State *L) {
 }
 
 void lucid_lua_add_regressor(lua_State *L) {
-    luaL_newmetatable(L, BOX_METATABLE);
-    lucid_lua_protect_metatable(L, BOX_METATABLE);
-    lua_pushcfunction(L, box_gc);
-    lua_setfield(L, -2, "__gc");
+    static const luaL_Reg metamethods[] = {{"__gc", box_gc}, {NULL, NULL}};
+    lucid_lua_push_metatable(L, BOX_METATABLE, metamethods, NULL);
     lua_pop(L, 1);
     static const luaL_Reg fns[] = {{"regressor", l_regressor},
                                    {"inertial_parameters", l_inertial_parameters},

@@ -126,12 +126,8 @@ void lucid_open_rng(lua_State *L) {
     static const luaL_Reg methods[] = {{"uniform", l_uniform}, {"normal", l_normal},
                                        {"gumbel", l_gumbel},   {"integer", l_integer},
                                        {"clone", l_clone},     {NULL, NULL}};
-    luaL_newmetatable(L, LUCID_RNG_METATABLE);
-    lucid_lua_protect_metatable(L, LUCID_RNG_METATABLE);
-    luaL_newlib(L, methods);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, l_tostring);
-    lua_setfield(L, -2, "__tostring");
+    static const luaL_Reg metamethods[] = {{"__tostring", l_tostring}, {NULL, NULL}};
+    lucid_lua_push_metatable(L, LUCID_RNG_METATABLE, metamethods, methods);
     lua_pop(L, 1);
     lua_pushcfunction(L, l_new);
     lua_setfield(L, -2, "rng");

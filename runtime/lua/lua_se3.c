@@ -28,6 +28,7 @@
 #include "runtime/lua/lua_matrix.h"
 #include "runtime/lua/lua_rng.h"
 #include "runtime/lua/modules.h"
+#include "runtime/math/finite.h"
 #include "runtime/math/so3.h"
 #include "runtime/shapes/shape.h"
 
@@ -334,14 +335,9 @@ void lucid_open_se3(lua_State *L) {
         {"exp", l_so3_exp},       {"log", l_so3_log}, {"jr", l_so3_jr},
         {"jr_inv", l_so3_jr_inv}, {"jl", l_so3_jl},   {"jl_inv", l_so3_jl_inv},
         {"hat", l_so3_hat},       {"vee", l_so3_vee}, {NULL, NULL}};
-    luaL_newmetatable(L, LUCID_SE3_METATABLE);
-    lucid_lua_protect_metatable(L, LUCID_SE3_METATABLE);
-    luaL_newlib(L, methods);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, m_mul);
-    lua_setfield(L, -2, "__mul");
-    lua_pushcfunction(L, m_tostring);
-    lua_setfield(L, -2, "__tostring");
+    static const luaL_Reg metamethods[] = {
+        {"__mul", m_mul}, {"__tostring", m_tostring}, {NULL, NULL}};
+    lucid_lua_push_metatable(L, LUCID_SE3_METATABLE, metamethods, methods);
     lua_pop(L, 1);
     luaL_newlib(L, se3_functions);
     lua_setfield(L, -2, "se3");

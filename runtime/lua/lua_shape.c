@@ -127,28 +127,25 @@ static int l_box(lua_State *L) {
     return finish_primitive(L, fname, lucid_shape_box(hx, hy, hz, &s), &s);
 }
 
-static int l_capsule(lua_State *L) {
-    const char *fname = "lucid.capsule";
+/* A capsule, cylinder or cone from (radius, half-length). */
+static int radius_length_shape(lua_State *L, const char *fname,
+                               lucid_status (*make)(double, double, lucid_shape *)) {
     lucid_shape s;
     double r = check_size(L, 1, fname, "radius");
     double h = check_size(L, 2, fname, "half-length");
-    return finish_primitive(L, fname, lucid_shape_capsule(r, h, &s), &s);
+    return finish_primitive(L, fname, make(r, h, &s), &s);
+}
+
+static int l_capsule(lua_State *L) {
+    return radius_length_shape(L, "lucid.capsule", lucid_shape_capsule);
 }
 
 static int l_cylinder(lua_State *L) {
-    const char *fname = "lucid.cylinder";
-    lucid_shape s;
-    double r = check_size(L, 1, fname, "radius");
-    double h = check_size(L, 2, fname, "half-length");
-    return finish_primitive(L, fname, lucid_shape_cylinder(r, h, &s), &s);
+    return radius_length_shape(L, "lucid.cylinder", lucid_shape_cylinder);
 }
 
 static int l_cone(lua_State *L) {
-    const char *fname = "lucid.cone";
-    lucid_shape s;
-    double r = check_size(L, 1, fname, "radius");
-    double h = check_size(L, 2, fname, "half-length");
-    return finish_primitive(L, fname, lucid_shape_cone(r, h, &s), &s);
+    return radius_length_shape(L, "lucid.cone", lucid_shape_cone);
 }
 
 static int l_halfspace(lua_State *L) {
@@ -492,8 +489,7 @@ static int l_faces(lua_State *L) {
             lua_rawseti(L, -2, k - begin + 1);
         }
         lua_setfield(L, -2, "vertices");
-        lucid_lua_pushvec3(L, m->face_normals[f]);
-        lua_setfield(L, -2, "normal");
+        lucid_lua_set_vec3(L, "normal", m->face_normals[f]);
         lucid_lua_set_number(L, "offset", m->face_offsets_d[f]);
         lua_rawseti(L, -2, f + 1);
     }
@@ -527,14 +523,9 @@ void lucid_open_shapes(lua_State *L) {
                                          {"load_mesh", l_load_mesh},
                                          {"heightfield", l_heightfield},
                                          {NULL, NULL}};
-    luaL_newmetatable(L, LUCID_SHAPE_METATABLE);
-    lucid_lua_protect_metatable(L, LUCID_SHAPE_METATABLE);
-    luaL_newlib(L, methods);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, l_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, l_tostring);
-    lua_setfield(L, -2, "__tostring");
+    static const luaL_Reg metamethods[] = {
+        {"__gc", l_gc}, {"__tostring", l_tostring}, {NULL, NULL}};
+    lucid_lua_push_metatable(L, LUCID_SHAPE_METATABLE, metamethods, methods);
     lua_pop(L, 1);
     luaL_setfuncs(L, functions, 0);
 }

@@ -139,12 +139,10 @@ static int l_world_call(lua_State *L) {
 
 /* lucid.world: a table callable as the constructor, with its options() description. */
 static void push_world_table(lua_State *L) {
-    lua_createtable(L, 0, 1);
-    lua_pushcfunction(L, l_world_options);
-    lua_setfield(L, -2, "options");
-    lua_createtable(L, 0, 1);
-    lua_pushcfunction(L, l_world_call);
-    lua_setfield(L, -2, "__call");
+    static const luaL_Reg functions[] = {{"options", l_world_options}, {NULL, NULL}};
+    static const luaL_Reg metamethods[] = {{"__call", l_world_call}, {NULL, NULL}};
+    luaL_newlib(L, functions);
+    luaL_newlib(L, metamethods);
     lua_setmetatable(L, -2);
 }
 
@@ -430,16 +428,13 @@ static int l_contacts(lua_State *L) {
         lucid_lua_set_integer(L, "body2", c[i].body2 + 1);
         lucid_lua_set_integer(L, "part1", c[i].part1 + 1);
         lucid_lua_set_integer(L, "part2", c[i].part2 + 1);
-        lucid_lua_pushvec3(L, c[i].point);
-        lua_setfield(L, -2, "point");
-        lucid_lua_pushvec3(L, lucid_mat3_col(&c[i].frame, 2));
-        lua_setfield(L, -2, "normal");
+        lucid_lua_set_vec3(L, "point", c[i].point);
+        lucid_lua_set_vec3(L, "normal", lucid_mat3_col(&c[i].frame, 2));
         lucid_lua_pushmat3(L, &c[i].frame);
         lua_setfield(L, -2, "frame");
-        lucid_lua_pushvalues(L, c[i].force, 3);
-        lua_setfield(L, -2, "lambda");
-        lucid_lua_pushvec3(L, lucid_mat3_mul_vec(&c[i].frame, lucid_vec3_load(c[i].force)));
-        lua_setfield(L, -2, "force");
+        lucid_lua_set_values(L, "lambda", c[i].force, 3);
+        lucid_lua_set_vec3(L, "force",
+                           lucid_mat3_mul_vec(&c[i].frame, lucid_vec3_load(c[i].force)));
         lucid_lua_set_number(L, "separation", c[i].separation);
         lucid_lua_set_number(L, "friction", c[i].friction);
         if (c[i].torsion > 0.0) { /* condim 4: the torsional coefficient and torque about n */
@@ -448,8 +443,7 @@ static int l_contacts(lua_State *L) {
         }
         if (c[i].rolling > 0.0) { /* condim 6: the rolling coefficient, torques about t1, t2 */
             lucid_lua_set_number(L, "rolling", c[i].rolling);
-            lucid_lua_pushvalues(L, c[i].rolling_force, 2);
-            lua_setfield(L, -2, "rolling_torque");
+            lucid_lua_set_values(L, "rolling_torque", c[i].rolling_force, 2);
         }
         lucid_lua_set_number(L, "include_margin", c[i].include_margin);
         int g1 = lucid_world_part_geom(w, c[i].body1, c[i].part1);
@@ -550,13 +544,10 @@ static int l_contact_problem(lua_State *L) {
             memcpy(G->data, p.G, sizeof(double) * (size_t)n3 * (size_t)n3);
         lua_setfield(L, -2, "G");
     }
-    lucid_lua_pushvalues(L, p.g, n3);
-    lua_setfield(L, -2, "g");
-    lucid_lua_pushvalues(L, p.mu, p.n);
-    lua_setfield(L, -2, "mu");
+    lucid_lua_set_values(L, "g", p.g, n3);
+    lucid_lua_set_values(L, "mu", p.mu, p.n);
     if (p.R) {
-        lucid_lua_pushvalues(L, p.R, n3);
-        lua_setfield(L, -2, "R");
+        lucid_lua_set_values(L, "R", p.R, n3);
     }
     lucid_lua_matrix *lambda = lucid_lua_newvector(L, n3);
     lua_setfield(L, -2, "lambda");
@@ -739,18 +730,14 @@ void lucid_open_world(lua_State *L) {
                                        {"contact_problem", l_contact_problem},
                                        {"record", l_record},
                                        {NULL, NULL}};
-    luaL_newmetatable(L, WORLD_METATABLE);
-    lucid_lua_protect_metatable(L, WORLD_METATABLE);
-    luaL_newlib(L, methods);
+    static const luaL_Reg metamethods[] = {
+        {"__gc", world_gc}, {"__tostring", l_tostring}, {NULL, NULL}};
+    lucid_lua_push_metatable(L, WORLD_METATABLE, metamethods, methods);
+    lua_getfield(L, -1, "__index");
     lucid_lua_world_model_methods(L);
     lucid_lua_world_state_methods(L);
     lucid_lua_world_derivative_methods(L);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, world_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, l_tostring);
-    lua_setfield(L, -2, "__tostring");
-    lua_pop(L, 1);
+    lua_pop(L, 2);
     push_world_table(L);
     lua_setfield(L, -2, "world");
     lucid_open_record(L);

@@ -14,9 +14,7 @@ void lucid_open_contact(lua_State *L);    /* lucid.contact */
 void lucid_open_patch(lua_State *L);      /* lucid.contact_patch */
 void lucid_open_world(lua_State *L);      /* lucid.world */
 void lucid_open_collision(lua_State *L);  /* lucid.distance, lucid.collide, lucid.distance_batch */
-void lucid_open_contact(lua_State *L);    /* lucid.contact */
 void lucid_open_ad(lua_State *L);         /* lucid.ad (after linalg: wraps lucid.mat operators) */
-void lucid_open_patch(lua_State *L);      /* lucid.contact_patch */
 void lucid_open_distance_derivatives(lua_State *L); /* lucid.distance_derivatives */
 void lucid_open_batch(lua_State *L);                /* lucid.batch (after world) */
 

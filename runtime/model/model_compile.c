@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/math/finite.h"
 #include "runtime/math/so3.h"
 #include "runtime/model/configuration.h"
 #include "runtime/model/dynamics.h"
@@ -813,12 +814,6 @@ static lucid_status build_geoms(const compile_ctx *c, lucid_model *m, const body
     return st;
 }
 
-static int all_finite(const double *x, size_t n) {
-    for (size_t k = 0; k < n; ++k)
-        if (!isfinite(x[k])) return 0;
-    return 1;
-}
-
 /* The gain/bias form of actuator a (model.h): MuJoCo's for each kind. */
 static void actuator_gain_bias(const lucid_actuator_spec *a, double gain[3], double bias[3]) {
     for (int k = 0; k < 3; ++k) gain[k] = 0.0, bias[k] = 0.0;
@@ -1235,7 +1230,7 @@ static lucid_status check_dynamics(const compile_ctx *c, const lucid_actuator_sp
         return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
                     "a muscle has muscle dynamics, gain and bias");
     if (a->dyn == LUCID_ACTUATOR_DYN_MUSCLE &&
-        !(a->muscle_tau[0] > 0.0 && a->muscle_tau[1] > 0.0 && all_finite(a->muscle_tau, 2)))
+        !(a->muscle_tau[0] > 0.0 && a->muscle_tau[1] > 0.0 && lucid_all_finite(a->muscle_tau, 2)))
         return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
                     "muscle dynamics need finite time constants > 0 (got %g, %g)", a->muscle_tau[0],
                     a->muscle_tau[1]);
@@ -1270,7 +1265,7 @@ static lucid_status check_dynamics(const compile_ctx *c, const lucid_actuator_sp
 static lucid_status check_muscle_prm(const compile_ctx *c, const lucid_actuator_spec *a, size_t i,
                                      const double *prm, const char *which) {
     const char *nm = a->name;
-    if (!all_finite(prm, LUCID_MUSCLE_PRM))
+    if (!lucid_all_finite(prm, LUCID_MUSCLE_PRM))
         return fail(c, LUCID_ERR_NONFINITE, "actuator", nm, i, a->line,
                     "a muscle %sprm value is not finite", which);
     if (!(prm[0] < prm[1]))
@@ -1317,8 +1312,8 @@ static lucid_status build_actuators(const compile_ctx *c, lucid_model *m, const 
         if ((unsigned)a->kind > LUCID_ACTUATOR_MUSCLE)
             return fail(c, LUCID_ERR_ARGUMENT, "actuator", nm, i, a->line,
                         "unknown actuator kind %d", (int)a->kind);
-        if (!isfinite(a->gear) || !isfinite(a->kp) || !isfinite(a->kv) || !all_finite(a->gain, 3) ||
-            !all_finite(a->bias, 3) ||
+        if (!isfinite(a->gear) || !isfinite(a->kp) || !isfinite(a->kv) ||
+            !lucid_all_finite(a->gain, 3) || !lucid_all_finite(a->bias, 3) ||
             (a->ctrl_limited && (!isfinite(a->ctrl_lower) || !isfinite(a->ctrl_upper))) ||
             (a->force_limited && (!isfinite(a->force_lower) || !isfinite(a->force_upper))))
             return fail(c, LUCID_ERR_NONFINITE, "actuator", nm, i, a->line,
@@ -1784,7 +1779,7 @@ static lucid_status build_keyframes(const compile_ctx *c, lucid_model *m, const 
             return fail(c, LUCID_ERR_ARGUMENT, "keyframe", K->name, k, K->line,
                         "act has %zu numbers, the model %zu activations", K->nact, m->na);
         for (size_t a = 0; a < K->nact; ++a) mk->act[a] = K->act[a];
-        if (!all_finite(mk->q, n))
+        if (!lucid_all_finite(mk->q, n))
             return fail(c, LUCID_ERR_NONFINITE, "keyframe", K->name, k, K->line,
                         "a value is not finite");
         for (size_t i = 0; i < k; ++i)

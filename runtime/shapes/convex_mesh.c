@@ -12,6 +12,8 @@
 
 #include <libqhull_r/qhull_ra.h>
 
+#include "runtime/math/finite.h"
+
 /* ---- support ---------------------------------------------------------------------------- */
 
 int lucid_convex_mesh_support_scan(const lucid_convex_mesh *mesh, lucid_vec3 dir) {
@@ -184,12 +186,6 @@ static lucid_vec3 point_at(const double *points, int i) {
     return lucid_vec3_load(points + 3 * i);
 }
 
-static int all_finite(const double *points, int n) {
-    for (long i = 0; i < 3L * n; ++i)
-        if (!isfinite(points[i])) return 0;
-    return 1;
-}
-
 /* The point of largest |p - p0| (dims 3), distance to the line p0 + t axis (dims 2) or
  * distance to the plane through p0 with unit normal axis (dims 1); *dist receives it. */
 static int farthest(const double *points, int n, lucid_vec3 p0, lucid_vec3 axis, int dims,
@@ -241,7 +237,7 @@ static lucid_status check_finite_count(const double *points, int n, char *err, i
         set_message(err, err_size, "no points");
         return LUCID_ERR_DEGENERATE;
     }
-    if (!all_finite(points, n)) {
+    if (!lucid_all_finite(points, 3 * (size_t)n)) {
         set_message(err, err_size, "points contain NaN or Inf");
         return LUCID_ERR_NONFINITE;
     }

@@ -193,7 +193,6 @@ const char *lucid_world_last_error(const lucid_world *w);
  * worlds). Static bodies and model links are not in it. nq = 7 per free body + the models' nq,
  * nv = 6 per free body + the models' nv, na the models' activations; size nq + nv + na. */
 void lucid_world_state_dims(const lucid_world *w, int *nq, int *nv); /* either may be NULL */
-int lucid_world_state_na(const lucid_world *w);
 int lucid_world_state_size(const lucid_world *w);
 int lucid_world_tangent_size(const lucid_world *w); /* 2 nv + na: (dq, dv, dact) */
 void lucid_world_get_state(const lucid_world *w, double *x);

@@ -103,8 +103,8 @@ typedef struct lucid_world_data {
     int single_level_lu;
     /* Set only by the step derivatives (and on their copy): the models' activations are inputs,
      * each model's after its controls in lucid_world_get/set_controls, and not part of the
-     * state (lucid_world_state_na 0), so that their machinery over (q, v) differentiates with
-     * respect to them as it does to controls (runtime/world/step_derivatives.c). */
+     * state (na 0 in lucid_world_state_size), so that their machinery over (q, v) differentiates
+     * with respect to them as it does to controls (runtime/world/step_derivatives.c). */
     int act_inputs;
 } lucid_world_data;
 

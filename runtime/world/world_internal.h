@@ -410,12 +410,6 @@ void lucid_world_tendon_add_stiffness(const lucid_world_model *wm, double scale,
  * set under the ccp contact model, whose dual cone would add |sigma_t| / d to their bound. */
 lucid_status lucid_world_models_friction_rows(lucid_world *w);
 lucid_status lucid_world_tendon_friction_rows(lucid_world *w, int i);
-/* 1 when the n entries of x are all finite. */
-static inline int lucid_world_all_finite(const double *x, size_t n) {
-    for (size_t k = 0; k < n; ++k)
-        if (!isfinite(x[k])) return 0;
-    return 1;
-}
 
 /* 1 for a row on a model's dofs (a joint or tendon limit, a joint's or tendon's dry-friction
  * row): one side, the link's, with identity frame. */

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/math/finite.h"
 #include "runtime/model/configuration.h"
 #include "runtime/model/dynamics.h"
 #include "runtime/world/world_internal.h"
@@ -289,9 +290,9 @@ lucid_status lucid_world_add_model(lucid_world *w, const lucid_model *m,
         return bad(why, "restitution must be in [0, 1]", LUCID_ERR_ARGUMENT);
     if (d->q && lucid_model_check_configuration(m, d->q, NULL) != LUCID_OK)
         return bad(why, "q must be finite with non-zero quaternions", LUCID_ERR_ARGUMENT);
-    if (d->v && !lucid_world_all_finite(d->v, nv))
+    if (d->v && !lucid_all_finite(d->v, nv))
         return bad(why, "v must be finite", LUCID_ERR_NONFINITE);
-    if (d->act && !lucid_world_all_finite(d->act, lucid_model_na(m)))
+    if (d->act && !lucid_all_finite(d->act, lucid_model_na(m)))
         return bad(why, "act must be finite", LUCID_ERR_NONFINITE);
     if (w->num_models == INT32_MAX) return bad(why, "too many models", LUCID_ERR_NO_MEMORY);
     lucid_status s = LUCID_RESERVE(w, models, (size_t)w->num_models + 1);
@@ -381,7 +382,7 @@ lucid_status lucid_world_model_set_q(lucid_world *w, int id, const double *q, co
 lucid_status lucid_world_model_set_v(lucid_world *w, int id, const double *v, const char **why) {
     lucid_world_model *wm = get_model(w, id);
     if (!wm || !v) return bad(why, "unknown model", LUCID_ERR_ARGUMENT);
-    if (!lucid_world_all_finite(v, lucid_model_nv(wm->model)))
+    if (!lucid_all_finite(v, lucid_model_nv(wm->model)))
         return bad(why, "v must be finite", LUCID_ERR_NONFINITE);
     memcpy(wm->v, v, lucid_model_nv(wm->model) * sizeof(double));
     wm->stepped = 0;
@@ -392,7 +393,7 @@ lucid_status lucid_world_model_set_control(lucid_world *w, int id, const double 
                                            const char **why) {
     lucid_world_model *wm = get_model(w, id);
     if (!wm || !u) return bad(why, "unknown model", LUCID_ERR_ARGUMENT);
-    if (!lucid_world_all_finite(u, lucid_model_nu(wm->model)))
+    if (!lucid_all_finite(u, lucid_model_nu(wm->model)))
         return bad(why, "controls must be finite", LUCID_ERR_NONFINITE);
     memcpy(wm->u, u, lucid_model_nu(wm->model) * sizeof(double));
     return LUCID_OK;
@@ -409,7 +410,7 @@ lucid_status lucid_world_model_set_act(lucid_world *w, int id, const double *act
     if (!wm) return bad(why, "unknown model", LUCID_ERR_ARGUMENT);
     if (!act && lucid_model_na(wm->model) > 0)
         return bad(why, "activations missing", LUCID_ERR_ARGUMENT);
-    if (!lucid_world_all_finite(act, lucid_model_na(wm->model)))
+    if (!lucid_all_finite(act, lucid_model_na(wm->model)))
         return bad(why, "activations must be finite", LUCID_ERR_NONFINITE);
     memcpy(wm->act, act, lucid_model_na(wm->model) * sizeof(double));
     return LUCID_OK;
@@ -958,9 +959,9 @@ double lucid_world_models_total_mass(const lucid_world *w) {
 int lucid_world_models_finite(const lucid_world *w) {
     for (int i = 0; i < w->num_models; ++i) {
         const lucid_world_model *wm = &w->models[i];
-        if (!lucid_world_all_finite(wm->q, lucid_model_nq(wm->model)) ||
-            !lucid_world_all_finite(wm->v, lucid_model_nv(wm->model)) ||
-            !lucid_world_all_finite(wm->act, lucid_model_na(wm->model)))
+        if (!lucid_all_finite(wm->q, lucid_model_nq(wm->model)) ||
+            !lucid_all_finite(wm->v, lucid_model_nv(wm->model)) ||
+            !lucid_all_finite(wm->act, lucid_model_na(wm->model)))
             return 0;
     }
     return 1;
@@ -1330,7 +1331,7 @@ lucid_status lucid_world_models_check_state(const lucid_world *w, const double *
     for (int i = 0; i < w->num_models; ++i) {
         const lucid_world_model *wm = &w->models[i];
         size_t nq = lucid_model_nq(wm->model), nv = lucid_model_nv(wm->model);
-        if (!lucid_world_all_finite(q, nq) || !lucid_world_all_finite(v, nv))
+        if (!lucid_all_finite(q, nq) || !lucid_all_finite(v, nv))
             return bad(why, "state must be finite", LUCID_ERR_NONFINITE);
         if (lucid_model_check_configuration(wm->model, q, NULL) != LUCID_OK)
             return bad(why, "a model's quaternion in the state is zero", LUCID_ERR_ARGUMENT);

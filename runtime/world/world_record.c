@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/math/finite.h"
 #include "runtime/shapes/convex_mesh.h"
 #include "runtime/shapes/heightfield.h"
 #include "runtime/world/world_internal.h"
@@ -172,8 +173,7 @@ static lucid_status intern_hfield(lucid_record *r, const lucid_heightfield *h, i
 }
 
 static int pose_finite(const lucid_se3 *T) {
-    return lucid_world_all_finite(T->R.m, 9) && isfinite(T->t.x) && isfinite(T->t.y) &&
-           isfinite(T->t.z);
+    return lucid_all_finite(T->R.m, 9) && isfinite(T->t.x) && isfinite(T->t.y) && isfinite(T->t.z);
 }
 
 static int shape_finite(const lucid_shape *s) {
@@ -197,7 +197,7 @@ static int shape_finite(const lucid_shape *s) {
         default:
             break;
     }
-    return lucid_world_all_finite(v, 4);
+    return lucid_all_finite(v, 4);
 }
 
 lucid_status lucid_record_add_object(lucid_record *r, const char *name, int is_static,
@@ -327,7 +327,7 @@ lucid_status lucid_record_add_frame(lucid_record *r, double time, const lucid_se
             return LUCID_ERR_ARGUMENT;
         }
         double v[6] = {c->point.x, c->point.y, c->point.z, c->force.x, c->force.y, c->force.z};
-        if (!lucid_world_all_finite(v, 6)) {
+        if (!lucid_all_finite(v, 6)) {
             set_why(why, "a contact point or force is not finite");
             return LUCID_ERR_NONFINITE;
         }

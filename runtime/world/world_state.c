@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "runtime/math/finite.h"
 #include "runtime/math/quat.h"
 #include "runtime/world/world_internal.h"
 
@@ -36,20 +37,20 @@ void lucid_world_state_dims(const lucid_world *w, int *nq, int *nv) {
     if (nv) *nv = 6 * nb + (int)lucid_world_models_nv(w);
 }
 
-int lucid_world_state_na(const lucid_world *w) {
+static int state_na(const lucid_world *w) {
     return w->d.act_inputs ? 0 : (int)lucid_world_models_na(w); /* inputs in the derivatives */
 }
 
 int lucid_world_state_size(const lucid_world *w) {
     int nq, nv;
     lucid_world_state_dims(w, &nq, &nv);
-    return nq + nv + lucid_world_state_na(w);
+    return nq + nv + state_na(w);
 }
 
 int lucid_world_tangent_size(const lucid_world *w) {
     int nv;
     lucid_world_state_dims(w, NULL, &nv);
-    return 2 * nv + lucid_world_state_na(w);
+    return 2 * nv + state_na(w);
 }
 
 void lucid_world_get_state(const lucid_world *w, double *x) {
@@ -67,7 +68,7 @@ void lucid_world_get_state(const lucid_world *w, double *x) {
         q += 7, v += 6;
     }
     lucid_world_models_get_state(w, x + 7 * nb, x + nq + 6 * nb);
-    if (lucid_world_state_na(w) > 0) lucid_world_models_get_act(w, x + nq + nv);
+    if (state_na(w) > 0) lucid_world_models_get_act(w, x + nq + nv);
 }
 
 /* The unit quaternion of free-joint coordinates q (7): normalised unless it is unit to
@@ -93,11 +94,11 @@ lucid_status lucid_world_set_state(lucid_world *w, const double *x, const char *
     int nq, nv, nb = free_bodies(w);
     lucid_world_state_dims(w, &nq, &nv);
     const double *q = x, *v = x + nq, *act = x + nq + nv;
-    if (!lucid_world_all_finite(act, lucid_world_state_na(w)))
+    if (!lucid_all_finite(act, state_na(w)))
         return bad(why, "state must be finite", LUCID_ERR_NONFINITE);
     for (int k = 0; k < nb; ++k) {
         lucid_se3 T;
-        if (!lucid_world_all_finite(q + 7 * k, 7) || !lucid_world_all_finite(v + 6 * k, 6))
+        if (!lucid_all_finite(q + 7 * k, 7) || !lucid_all_finite(v + 6 * k, 6))
             return bad(why, "state must be finite", LUCID_ERR_NONFINITE);
         if (pose_of(q + 7 * k, &T) != LUCID_OK)
             return bad(why, "a body's quaternion in the state is zero", LUCID_ERR_ARGUMENT);
@@ -114,7 +115,7 @@ lucid_status lucid_world_set_state(lucid_world *w, const double *x, const char *
         q += 7, v += 6;
     }
     lucid_world_models_set_state(w, q, v);
-    if (lucid_world_state_na(w) > 0) lucid_world_models_set_act(w, act);
+    if (state_na(w) > 0) lucid_world_models_set_act(w, act);
     lucid_world_data_forget(&w->d);
     return LUCID_OK;
 }
@@ -139,7 +140,7 @@ lucid_status lucid_world_state_integrate(const lucid_world *w, const double *x, 
         for (int j = 0; j < 6; ++j) vo[j] = v[j] + dv[j];
     }
     lucid_world_models_integrate_state(w, q, v, dq, dv, qo, vo);
-    for (int k = 0, na = lucid_world_state_na(w); k < na; ++k)
+    for (int k = 0, na = state_na(w); k < na; ++k)
         out[nq + nv + k] = x[nq + nv + k] + dx[2 * nv + k];
     return LUCID_OK;
 }
@@ -159,7 +160,7 @@ lucid_status lucid_world_state_difference(const lucid_world *w, const double *x0
         for (int j = 0; j < 6; ++j) dv[j] = v1[j] - v0[j];
     }
     lucid_world_models_difference_state(w, q0, v0, q1, v1, dq, dv);
-    for (int k = 0, na = lucid_world_state_na(w); k < na; ++k)
+    for (int k = 0, na = state_na(w); k < na; ++k)
         dx[2 * nv + k] = x1[nq + nv + k] - x0[nq + nv + k];
     return LUCID_OK;
 }

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "runtime/math/finite.h"
 #include "solvers/contact/contact_math.h"
 
 static const char *const model_names[] = {"lcp", "ccp", "raisim", "ncp"};
@@ -58,12 +59,6 @@ lucid_status lucid_contact_pair_check(lucid_contact_model model, lucid_contact_s
 static lucid_status fail(const char **why, const char *message, lucid_status status) {
     if (why) *why = message;
     return status;
-}
-
-static int all_finite(const double *x, long count) {
-    for (long k = 0; k < count; ++k)
-        if (!isfinite(x[k])) return 0;
-    return 1;
 }
 
 /* What the validation reads of G, in one pass over its entry pairs (i, j), (j, i), i >= j:
@@ -130,9 +125,11 @@ lucid_status lucid_contact_problem_validate(const lucid_contact_problem *p, cons
     long m = lucid_contact_rows(p);
     g_summary G = summarise_G(p->G, m);
     if (!G.finite) return fail(why, "G holds NaN or Inf", LUCID_ERR_NONFINITE);
-    if (!all_finite(p->g, m)) return fail(why, "g holds NaN or Inf", LUCID_ERR_NONFINITE);
-    if (!all_finite(p->mu, p->n)) return fail(why, "mu holds NaN or Inf", LUCID_ERR_NONFINITE);
-    if (p->R && !all_finite(p->R, m)) return fail(why, "R holds NaN or Inf", LUCID_ERR_NONFINITE);
+    if (!lucid_all_finite(p->g, m)) return fail(why, "g holds NaN or Inf", LUCID_ERR_NONFINITE);
+    if (!lucid_all_finite(p->mu, p->n))
+        return fail(why, "mu holds NaN or Inf", LUCID_ERR_NONFINITE);
+    if (p->R && !lucid_all_finite(p->R, m))
+        return fail(why, "R holds NaN or Inf", LUCID_ERR_NONFINITE);
     for (int i = 0; i < p->n; ++i)
         if (p->mu[i] < 0.0)
             return fail(why, "friction coefficient mu is negative", LUCID_ERR_ARGUMENT);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/math/finite.h"
 #include "solvers/contact/contact_direction.h"
 #include "solvers/contact/contact_internal.h"
 #include "solvers/contact/contact_math.h"
@@ -119,12 +120,6 @@ lucid_status lucid_contact_check_psd(lucid_contact_run *run) {
     return lucid_contact_cholesky(p->G, p->R, 1e-9 * scale, m, run->ws->mat[0]);
 }
 
-static int all_finite(const double *x, long count) {
-    for (long k = 0; k < count; ++k)
-        if (!isfinite(x[k])) return 0;
-    return 1;
-}
-
 static lucid_status dispatch(lucid_contact_run *run, double *lambda, double *dual) {
     switch (run->o->solver) {
         case LUCID_CONTACT_PGS:
@@ -157,10 +152,10 @@ static void guard_divergence(lucid_contact_run *run, double *lambda, double *dua
     lucid_contact_result *r = run->result;
     int has_dual = dual && (run->o->solver == LUCID_CONTACT_ADMM ||
                             run->o->solver == LUCID_CONTACT_IP); /* others leave it alone */
-    int finite = all_finite(lambda, m) && (!has_dual || all_finite(dual, m));
+    int finite = lucid_all_finite(lambda, m) && (!has_dual || lucid_all_finite(dual, m));
     if (finite) {
         if (!run->ws->sigma_current) lucid_contact_velocity(p, lambda, sigma);
-        finite = all_finite(sigma, m) && isfinite(r->ncp.abs);
+        finite = lucid_all_finite(sigma, m) && isfinite(r->ncp.abs);
     }
     if (finite) return;
     run->ws->ip_state.valid = 0;
@@ -214,8 +209,8 @@ lucid_status lucid_contact_solve(const lucid_contact_problem *given, const lucid
     long m = lucid_contact_rows(p);
     if (!ws || 3L * ws->capacity < m || (p->n > 0 && !lambda)) return LUCID_ERR_ARGUMENT;
     ws->ip_state.valid = 0, ws->sigma_current = 0;
-    if (o->warm_start && !all_finite(lambda, m)) return LUCID_ERR_NONFINITE;
-    if (o->warm_start && !o->derive_dual && dual && !all_finite(dual, m))
+    if (o->warm_start && !lucid_all_finite(lambda, m)) return LUCID_ERR_NONFINITE;
+    if (o->warm_start && !o->derive_dual && dual && !lucid_all_finite(dual, m))
         return LUCID_ERR_NONFINITE;
     if (!o->warm_start && m > 0) memset(lambda, 0, sizeof(double) * (size_t)m);
     lucid_contact_run run = {p, o, ws, result, lucid_contact_model_criterion(o->model)};

@@ -11,6 +11,8 @@
 
 #include <libqhull_r/qhull_ra.h>
 
+#include "runtime/math/finite.h"
+
 #define GRASP_DIM    6
 #define GRASP_TWO_PI 6.283185307179586476925286766559
 
@@ -36,12 +38,6 @@ const lucid_option lucid_grasp_option_table[] = {
 
 static void set_message(char *err, size_t err_size, const char *text) {
     if (err != NULL && err_size > 0) snprintf(err, err_size, "%s", text);
-}
-
-static int all_finite(const double *x, size_t n) {
-    for (size_t i = 0; i < n; ++i)
-        if (!isfinite(x[i])) return 0;
-    return 1;
 }
 
 static void cross(const double a[3], const double b[3], double out[3]) {
@@ -72,7 +68,7 @@ static lucid_status check_inputs(const double *points, const double *normals, si
         return LUCID_ERR_ARGUMENT;
     lucid_status st = lucid_option_table_check(lucid_grasp_option_table, opt, why);
     if (st != LUCID_OK) return st;
-    if (!all_finite(points, 3 * k) || !all_finite(normals, 3 * k) || !isfinite(mu))
+    if (!lucid_all_finite(points, 3 * k) || !lucid_all_finite(normals, 3 * k) || !isfinite(mu))
         return LUCID_ERR_NONFINITE;
     if (mu < 0.0) return LUCID_ERR_ARGUMENT;
     for (size_t i = 0; i < k; ++i) {
@@ -204,7 +200,7 @@ lucid_status lucid_grasp_hull_epsilon(const double *wrenches, size_t n, lucid_gr
     memset(out, 0, sizeof(*out));
     out->torque_scale = scale;
     if (n > (size_t)INT_MAX / GRASP_DIM) return LUCID_ERR_ARGUMENT;
-    if (!all_finite(wrenches, GRASP_DIM * n)) return LUCID_ERR_NONFINITE;
+    if (!lucid_all_finite(wrenches, GRASP_DIM * n)) return LUCID_ERR_NONFINITE;
     if (n <= GRASP_DIM) { /* no 6-simplex: no interior */
         out->degenerate = 1;
         return LUCID_OK;
