@@ -287,8 +287,9 @@ void lucid_world_island_delassus_dim(lucid_world *w, const int *list, int m, int
         for (int p = 0; p < 2; ++p) {
             int key = side_key(w, &w->d.sides[2 * list[i] + p]);
             for (int s = key < 0 ? -1 : w->d.side_head[key]; s >= 0; s = w->d.side_next[s]) {
-                int j = s / 2;
-                if ((dim == 3 && j < i) || w->d.side_mark[j] == i) continue;
+                int j = s / 2; /* descending: each list was built by prepending */
+                if (dim == 3 && j < i) break;
+                if (w->d.side_mark[j] == i) continue;
                 w->d.side_mark[j] = i;
                 add_pair(w, list, dim, i, j, G, ld);
             }
