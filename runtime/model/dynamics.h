@@ -91,6 +91,10 @@ void lucid_model_aba(const lucid_model *m, lucid_model_data *d, const double *q,
 /* Kinetic energy 1/2 v^T M v (armature included) and potential energy -sum m_i g.c_i. */
 void lucid_model_energy(const lucid_model *m, lucid_model_data *d, const double *q, const double *v,
                         double *kinetic, double *potential);
+/* The same with d already posed at q (lucid_model_forward_kinematics(m, d, q) the last call
+ * that changed d's poses): the kinematics are not recomputed. */
+void lucid_model_energy_posed(const lucid_model *m, lucid_model_data *d, const double *v,
+                              double *kinetic, double *potential);
 
 /* Centre of mass of the moving bodies in the world frame (the origin if massless). */
 lucid_vec3 lucid_model_com(const lucid_model *m, lucid_model_data *d, const double *q);

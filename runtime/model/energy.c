@@ -6,8 +6,13 @@
 /* T = 1/2 sum v_i . I_i v_i + 1/2 sum armature qd^2; V = -g . sum (R_i h_i + m_i p_i). */
 void lucid_model_energy(const lucid_model *m, lucid_model_data *d, const double *q, const double *v,
                         double *kinetic, double *potential) {
-    const double zero[6] = {0, 0, 0, 0, 0, 0};
     lucid_model_forward_kinematics(m, d, q);
+    lucid_model_energy_posed(m, d, v, kinetic, potential);
+}
+
+void lucid_model_energy_posed(const lucid_model *m, lucid_model_data *d, const double *v,
+                              double *kinetic, double *potential) {
+    const double zero[6] = {0, 0, 0, 0, 0, 0};
     double T = 0.0;
     lucid_vec3 mc = lucid_vec3_zero();
     for (size_t i = 0; i < m->nnodes; ++i) {

@@ -141,7 +141,7 @@ lucid_mat3 lucid_body_inv_inertia_world(const lucid_body *b) {
 
 /* ---- energy, contacts, stats ----------------------------------------------------------- */
 
-lucid_world_energy lucid_world_energy_of(const lucid_world *w) {
+static lucid_world_energy energy(const lucid_world *w, int posed) {
     lucid_world_energy e = {0.0, 0.0};
     for (int i = 0; i < w->num_bodies; ++i) {
         const lucid_body *b = &w->bodies[i];
@@ -153,8 +153,16 @@ lucid_world_energy lucid_world_energy_of(const lucid_world *w) {
                      0.5 * lucid_vec3_dot(wb, lucid_mat3_mul_vec(&b->inertia, wb));
         e.potential -= b->mass * lucid_vec3_dot(w->opt.gravity, lucid_body_com_world(b));
     }
-    lucid_world_models_energy(w, &e.kinetic, &e.potential);
+    lucid_world_models_energy(w, posed, &e.kinetic, &e.potential);
     return e;
+}
+
+lucid_world_energy lucid_world_energy_of(const lucid_world *w) {
+    return energy(w, 0);
+}
+
+lucid_world_energy lucid_world_energy_after_integrate(const lucid_world *w) {
+    return energy(w, 1);
 }
 
 int lucid_world_contact_count(const lucid_world *w) {

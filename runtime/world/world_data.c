@@ -25,6 +25,6 @@ void lucid_world_data_free(lucid_world_data *d) {
     free(d->cache), free(d->cache_next), free(d->parent), free(d->label), free(d->contact_island);
     free(d->island_start), free(d->island_contacts), free(d->island_info), free(d->G), free(d->g);
     free(d->mu), free(d->R), free(d->lambda), free(d->dual), free(d->spare), free(d->sigma);
-    free(d->link_J), free(d->link_Y);
+    free(d->link_J), free(d->link_Y), free(d->side_head), free(d->side_next), free(d->side_mark);
     memset(d, 0, sizeof *d);
 }

@@ -61,6 +61,11 @@ typedef struct lucid_world_data {
     lucid_contact_side *sides; /* 2 per contact */
     int num_contacts;
     size_t contacts_cap, sides_cap;
+    /* an island's contacts by the body or tree of their sides (lucid_world_island_delassus_dim):
+     * per key (a free body, or num_bodies + a model's tree) its first side, per side the next
+     * with its key, per contact of the island the last contact i whose pairs (i, j) took it */
+    int *side_head, *side_next, *side_mark;
+    size_t side_head_cap, side_next_cap, side_mark_cap;
 
     lucid_cached_force *cache, *cache_next; /* the warm-start memory, and the next one */
     int num_cache;

@@ -141,7 +141,13 @@ static void fill_side(lucid_world *w, int body, double sign, const lucid_world_c
 }
 
 static lucid_status fill_sides(lucid_world *w) {
-    lucid_status s = LUCID_RESERVE(w, d.sides, 2 * (size_t)w->d.num_contacts);
+    size_t n = (size_t)w->d.num_contacts;
+    lucid_status s = LUCID_RESERVE(w, d.sides, 2 * n);
+    if (s == LUCID_OK) s = LUCID_RESERVE(w, d.side_next, 2 * n);
+    if (s == LUCID_OK) s = LUCID_RESERVE(w, d.side_mark, n);
+    if (s == LUCID_OK)
+        s = LUCID_RESERVE(w, d.side_head,
+                          (size_t)w->num_bodies + (size_t)lucid_world_models_trees(w));
     if (s == LUCID_OK) s = lucid_world_models_reserve_rows(w);
     if (s != LUCID_OK) return s;
     for (int k = 0; k < w->d.num_contacts; ++k) {
@@ -221,38 +227,72 @@ static void add_roll_block(const lucid_contact_side *si, const lucid_contact_sid
                 s * lucid_vec3_dot(side_ang(si, k, 0), side_ang(sj, l, 1));
 }
 
+/* The key of a side's coupling: its free body, num_bodies + its model's tree, -1 (static). */
+static int side_key(const lucid_world *w, const lucid_contact_side *s) {
+    if (s->body >= 0) return s->body;
+    if (s->model < 0 || s->tree < 0) return -1;
+    return w->num_bodies + w->models[s->model].first_tree + s->tree;
+}
+
+/* Contacts i and j's blocks through every body and tree they share. */
+static void add_pair(lucid_world *w, const int *list, int dim, int i, int j, double *G, int ld) {
+    const lucid_contact_side *a = &w->d.sides[2 * list[i]], *b = &w->d.sides[2 * list[j]];
+    int mirror = dim == 3 && j > i;
+    for (int p = 0; p < 2; ++p)
+        for (int q = 0; q < 2; ++q) {
+            if (a[p].body >= 0 && a[p].body == b[q].body) {
+                add_block(w, &w->d.contacts[list[i]], &a[p], &w->d.contacts[list[j]], &b[q], G, ld,
+                          dim * i, dim * j, mirror);
+                if (dim > 3) add_spin_block(&a[p], &b[q], G, ld, dim * i, dim * j);
+                if (dim == 6) add_roll_block(&a[p], &b[q], G, ld, dim * i, dim * j);
+            }
+            if (a[p].model >= 0 && a[p].model == b[q].model && a[p].tree >= 0 &&
+                a[p].tree == b[q].tree) {
+                lucid_world_models_add_block(w, &a[p], &b[q], G, ld, dim * i, dim * j, mirror);
+                if (dim > 3)
+                    lucid_world_models_add_spin_block(w, &a[p], &b[q], G, ld, dim * i, dim * j);
+                if (dim == 6)
+                    lucid_world_models_add_roll_block(w, &a[p], &b[q], G, ld, dim * i, dim * j);
+            }
+        }
+}
+
+/* Links the island's sides into one list per key (side_head, side_next: side 2 i + p). */
+static void link_sides(lucid_world *w, const int *list, int m) {
+    for (int s = 0; s < 2 * m; ++s) {
+        int key = side_key(w, &w->d.sides[2 * list[s / 2] + s % 2]);
+        if (key >= 0) w->d.side_head[key] = -1;
+    }
+    for (int s = 0; s < 2 * m; ++s) {
+        int key = side_key(w, &w->d.sides[2 * list[s / 2] + s % 2]);
+        if (key < 0) continue;
+        w->d.side_next[s] = w->d.side_head[key];
+        w->d.side_head[key] = s;
+    }
+    for (int i = 0; i < m; ++i) w->d.side_mark[i] = -1;
+}
+
 /* G = J M^-1 J^T of an island of m contacts with dim rows each (3, or 4 when one has torsional
  * friction: a contact without has a decoupled spin row whose force the cone then holds at
  * zero; 6 when one has rolling friction, the same for its rolling rows). dim 3: the blocks
  * (i, j >= i) through each shared body or tree, each also written to (j, i) (half the work of
- * computing both); dims 4 and 6: every block (i, j). */
+ * computing both); dims 4 and 6: every block (i, j). Only the pairs that share a key are
+ * visited (through its list), each once: every block is one pair's, so the order of the pairs
+ * leaves G unchanged. */
 void lucid_world_island_delassus_dim(lucid_world *w, const int *list, int m, int dim, double *G) {
     int ld = dim * m; /* m <= LUCID_WORLD_MAX_ISLAND_CONTACTS */
     memset(G, 0, sizeof(double) * (size_t)ld * (size_t)ld);
+    link_sides(w, list, m);
     for (int i = 0; i < m; ++i)
-        for (int j = dim > 3 ? 0 : i; j < m; ++j) {
-            const lucid_contact_side *a = &w->d.sides[2 * list[i]], *b = &w->d.sides[2 * list[j]];
-            int mirror = dim == 3 && j > i;
-            for (int p = 0; p < 2; ++p)
-                for (int q = 0; q < 2; ++q) {
-                    if (a[p].body >= 0 && a[p].body == b[q].body) {
-                        add_block(w, &w->d.contacts[list[i]], &a[p], &w->d.contacts[list[j]], &b[q],
-                                  G, ld, dim * i, dim * j, mirror);
-                        if (dim > 3) add_spin_block(&a[p], &b[q], G, ld, dim * i, dim * j);
-                        if (dim == 6) add_roll_block(&a[p], &b[q], G, ld, dim * i, dim * j);
-                    }
-                    if (a[p].model >= 0 && a[p].model == b[q].model && a[p].tree >= 0 &&
-                        a[p].tree == b[q].tree) {
-                        lucid_world_models_add_block(w, &a[p], &b[q], G, ld, dim * i, dim * j,
-                                                     mirror);
-                        if (dim > 3)
-                            lucid_world_models_add_spin_block(w, &a[p], &b[q], G, ld, dim * i,
-                                                              dim * j);
-                        if (dim == 6)
-                            lucid_world_models_add_roll_block(w, &a[p], &b[q], G, ld, dim * i,
-                                                              dim * j);
-                    }
-                }
+        for (int p = 0; p < 2; ++p) {
+            int key = side_key(w, &w->d.sides[2 * list[i] + p]);
+            for (int s = key < 0 ? -1 : w->d.side_head[key]; s >= 0; s = w->d.side_next[s]) {
+                int j = s / 2; /* descending: each list was built by prepending */
+                if (dim == 3 && j < i) break;
+                if (w->d.side_mark[j] == i) continue;
+                w->d.side_mark[j] = i;
+                add_pair(w, list, dim, i, j, G, ld);
+            }
         }
     /* a joint limit has no tangential rows: unit decoupled ones keep G + R regular, and its
      * zero friction holds their forces at zero */

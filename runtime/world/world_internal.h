@@ -496,7 +496,12 @@ void lucid_world_models_integrate_state(const lucid_world *w, const double *q, c
 void lucid_world_models_difference_state(const lucid_world *w, const double *q0, const double *v0,
                                          const double *q1, const double *v1, double *dq,
                                          double *dv);
-void lucid_world_models_energy(const lucid_world *w, double *kinetic, double *potential);
+/* kinetic, potential += the models' energies; posed: every model's data posed at its q (the
+ * kinematics not recomputed). */
+void lucid_world_models_energy(const lucid_world *w, int posed, double *kinetic, double *potential);
+/* lucid_world_energy_of right after lucid_world_step_integrate, which left every model's data
+ * posed at its new q (lucid_world_models_integrate): the same energy without the kinematics. */
+lucid_world_energy lucid_world_energy_after_integrate(const lucid_world *w);
 /* The models' actuators' and joint springs' work over the step, dt tau(q, u) . v+ with the
  * step's final velocities (before lucid_world_models_integrate); the implicit stiffness only
  * lowers it along the motion, so this bounds what they give. */

@@ -1401,12 +1401,16 @@ void lucid_world_models_difference_state(const lucid_world *w, const double *q0,
     }
 }
 
-void lucid_world_models_energy(const lucid_world *w, double *kinetic, double *potential) {
+void lucid_world_models_energy(const lucid_world *w, int posed, double *kinetic,
+                               double *potential) {
     for (int i = 0; i < w->num_models; ++i) {
         const lucid_world_model *wm = &w->models[i];
         const lucid_model *m = wm->model;
         double k, p;
-        lucid_model_energy(m, wm->data, wm->q, wm->v, &k, &p); /* posed data at q */
+        if (posed)
+            lucid_model_energy_posed(m, wm->data, wm->v, &k, &p);
+        else
+            lucid_model_energy(m, wm->data, wm->q, wm->v, &k, &p); /* poses data at q */
         *kinetic += k;
         /* the world's gravity on the moving bodies' centres of mass */
         for (size_t j = 0; j < lucid_model_njoints(m); ++j) {

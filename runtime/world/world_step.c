@@ -222,7 +222,7 @@ lucid_status lucid_world_step_integrate(lucid_world *w) {
  * far above the default launches bodies, and the guard says so.
  * Contacts and limits otherwise only take energy (restitution at most keeps it). */
 static void energy_guard(lucid_world *w, const lucid_world_energy *before) {
-    lucid_world_energy after = lucid_world_energy_of(w);
+    lucid_world_energy after = lucid_world_energy_after_integrate(w);
     double mass = lucid_world_models_total_mass(w);
     for (int i = 0; i < w->num_bodies; ++i) mass += w->bodies[i].mass; /* static: 0 */
     double allowance =
@@ -250,6 +250,6 @@ lucid_status lucid_world_step(lucid_world *w) {
     lucid_status s = w->opt.collision == LUCID_WORLD_COLLISION_SINGLE_LEVEL
                          ? lucid_world_step_single_level(w)
                          : two_stage_step(w);
-    if (s == LUCID_OK) energy_guard(w, &before);
+    if (s == LUCID_OK) energy_guard(w, &before); /* both steps end in lucid_world_step_integrate */
     return s;
 }
