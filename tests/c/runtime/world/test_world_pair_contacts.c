@@ -78,10 +78,9 @@ static lucid_distance_result gjk_distance(const lucid_shape *a, const lucid_se3 
 #define ROUND_OFF    1e-9
 #define GJK_ACCURACY 1e-8
 
-/* The deepest contact against GJK: above GJK's pair of points in separated pairs (a patch's
- * face, turned within its angular tolerance, is measured along its own normal), and not below
- * the gap GJK's normal certifies (max over n of separation_along is the signed distance),
- * beyond round-off and a patch's turned normal (g / cos(theta)). */
+/* The deepest contact against GJK: not deeper than GJK's separation in separated pairs, and
+ * not below the gap GJK's normal certifies, beyond round-off and a patch's turned normal
+ * (g / cos(theta)). */
 typedef struct {
     int separated, above, below, trial, worst_trial;
     double worst_above, worst_below;
