@@ -249,38 +249,24 @@ static void ac_keep_best(ac_solver *s, lucid_contact_run *run, const double *lam
     memcpy(s->best_sigma, s->sigma, sizeof(double) * (size_t)s->m);
 }
 
-/* The answer projected onto its cones: Newton's iterate meets the criterion's primal part only
- * to tol, so a force may leave its friction cone by that much. The projection replaces it when it
- * meets tol as well or is no worse (sigma: lambda's velocity, updated with it). */
-static void ac_project_answer(ac_solver *s, lucid_contact_run *run, double *lambda) {
+/* lambda projected onto its cones (Newton's iterate meets the criterion's primal part only to
+ * tol, so a force may leave its cone by that much) replaces lambda when it meets tol, or, with
+ * or_no_worse, when lambda misses tol and the projection is no worse (lambda, sigma and the
+ * criteria then move there, converged saying whether it meets tol; else the criteria stay
+ * lambda's). Returns 1 when the projection meets tol. */
+static int ac_project(ac_solver *s, lucid_contact_run *run, double *lambda, int or_no_worse) {
+    lucid_contact_result kept = *run->result;
     lucid_cones_project(s->n, s->dim, s->p->mu, lambda, s->lt);
     lucid_contact_velocity(s->p, s->lt, s->st);
-    lucid_contact_result kept = *run->result;
     int met = lucid_contact_check(run, s->lt, s->st);
-    if (!(met || run->result->ncp.abs <= kept.ncp.abs) || (kept.converged && !met)) {
+    if (!met && !(or_no_worse && !kept.converged && run->result->ncp.abs <= kept.ncp.abs)) {
         *run->result = kept;
-        return;
+        return 0;
     }
     run->result->converged = met;
     memcpy(lambda, s->lt, sizeof(double) * (size_t)s->m);
     memcpy(s->sigma, s->st, sizeof(double) * (size_t)s->m);
-}
-
-/* 1 when lambda projected onto its cones meets tol (lambda, sigma and the criteria then move
- * there); else the criteria stay lambda's. Newton's iterate meets the criterion's primal part
- * only to tol, so a force may leave its cone by that much: an iterate meeting tol whose
- * projection does not is iterated on while its criterion falls. */
-static int ac_projection_meets(ac_solver *s, lucid_contact_run *run, double *lambda) {
-    lucid_contact_result kept = *run->result;
-    lucid_cones_project(s->n, s->dim, s->p->mu, lambda, s->lt);
-    lucid_contact_velocity(s->p, s->lt, s->st);
-    if (!lucid_contact_check(run, s->lt, s->st)) {
-        *run->result = kept;
-        return 0;
-    }
-    memcpy(lambda, s->lt, sizeof(double) * (size_t)s->m);
-    memcpy(s->sigma, s->st, sizeof(double) * (size_t)s->m);
-    return 1;
+    return met;
 }
 
 lucid_status lucid_contact_solve_alart_curnier(lucid_contact_run *run, double *lambda) {
@@ -304,7 +290,7 @@ lucid_status lucid_contact_solve_alart_curnier(lucid_contact_run *run, double *l
     lucid_contact_result *res = run->result;
     double met_abs = INFINITY; /* the criterion of the last iterate meeting tol */
     int met = lucid_contact_check(run, lambda, s.sigma);
-    res->converged = met && ac_projection_meets(&s, run, lambda);
+    res->converged = met && ac_project(&s, run, lambda, 0);
     ac_keep_best(&s, run, lambda, &best_abs);
     while (!res->converged && res->iterations < run->o->max_iter) {
         if (met) met_abs = res->ncp.abs;
@@ -318,7 +304,7 @@ lucid_status lucid_contact_solve_alart_curnier(lucid_contact_run *run, double *l
         res->iterations++;
         met = lucid_contact_check(run, lambda, s.sigma);
         if (met && !(res->ncp.abs < met_abs)) break; /* met tol, the criterion no longer falls */
-        res->converged = met && ac_projection_meets(&s, run, lambda);
+        res->converged = met && ac_project(&s, run, lambda, 0);
         ac_keep_best(&s, run, lambda, &best_abs);
     }
     if (!res->converged) {
@@ -327,7 +313,7 @@ lucid_status lucid_contact_solve_alart_curnier(lucid_contact_run *run, double *l
             memcpy(s.sigma, s.best_sigma, sizeof(double) * (size_t)s.m);
         }
         res->converged = lucid_contact_check(run, lambda, s.sigma);
-        ac_project_answer(&s, run, lambda);
+        ac_project(&s, run, lambda, 1);
     }
     ws->sigma_current = 1;
     return LUCID_OK;
