@@ -3,7 +3,7 @@
  *
  *   build/tests/bench/bench_bin [--n LIST] [--pile N] [--settle S] [--seconds S] [--budget S]
  *       [--memory MIB] [--lucid LIST] [--patch-points K] [--sparse-threshold K] [--no-mujoco]
- *       [--no-lucid] [--stack N]
+ *       [--no-lucid] [--stack N] [--trace]
  * Run it with OPENBLAS_NUM_THREADS=1. --help lists the options.
  *
  * Scenes (dt = 5 ms, friction 0.5, density 1000 kg/m^3 on both sides, masses and inertias from
@@ -403,8 +403,24 @@ static int lucid_samples(const lucid_world *w, const lucid_vec3 *x_start, sample
     return n;
 }
 
+/* --trace: a step's CPU time and its islands of more than 16 contacts (contacts, body space,
+ * solver, the attempts made as a bit mask of lucid_island_answer, the answer applied,
+ * iterations, converged) on stderr. */
+static void trace_step(const lucid_world *w, int k, double seconds) {
+    int count = 0;
+    const lucid_world_island_info *in = lucid_world_islands(w, &count);
+    fprintf(stderr, "step %d %.1f ms:", k, 1e3 * seconds);
+    for (int i = 0; i < count; ++i)
+        if (in[i].contacts > 16)
+            fprintf(stderr, " [%d%s %s a%x=%d it %d%s]", in[i].contacts,
+                    in[i].body_space ? " body" : "", lucid_contact_solver_name(in[i].solver),
+                    in[i].attempts, (int)in[i].answer, in[i].iterations,
+                    in[i].converged ? "" : " UNCONV");
+    fputc('\n', stderr);
+}
+
 static void run_lucid(const scene *sc, const lucid_world_options *o, int settle_steps,
-                      int timed_steps, run_report *r) {
+                      int timed_steps, int trace, run_report *r) {
     lucid_scene ls = lucid_build(sc, o);
     samples smp = {0};
     lucid_vec3 *x_start = checked_malloc(sizeof *x_start * (size_t)lucid_world_body_count(ls.w));
@@ -419,6 +435,7 @@ static void run_lucid(const scene *sc, const lucid_world_options *o, int settle_
             r->failed = 1;
             break;
         }
+        if (trace) trace_step(ls.w, k, t);
         lucid_world_stats st = lucid_world_last_stats(ls.w);
         if (st.islands > r->max_islands) r->max_islands = st.islands;
         double pen = 0.0, res = -1.0;
@@ -574,7 +591,7 @@ static void run_mujoco(const scene *sc, int settle_steps, int timed_steps, run_r
 #define MAX_SETTINGS 3
 
 typedef struct bench_options {
-    int n[MAX_LIST], num_n, pile, stack, mujoco, num_settings;
+    int n[MAX_LIST], num_n, pile, stack, mujoco, num_settings, trace;
     double settle, seconds, budget, memory_mib;
     lucid_world_options world[MAX_SETTINGS]; /* lucid's settings */
     char name[MAX_SETTINGS][32];
@@ -625,7 +642,7 @@ static child start_child(const bench_options *o, const scene *sc, int sim) {
         rlim_t bytes = (rlim_t)(o->memory_mib * 1048576.0);
         struct rlimit mem = {bytes, bytes};
         setrlimit(RLIMIT_AS, &mem); /* a run that needs more fails to allocate */
-        if (sim >= 0) run_lucid(sc, &o->world[sim], settle, timed, c.shared);
+        if (sim >= 0) run_lucid(sc, &o->world[sim], settle, timed, o->trace, c.shared);
 #ifdef HAVE_MUJOCO_HEADER
         if (sim < 0) run_mujoco(sc, settle, timed, c.shared);
 #endif
@@ -709,7 +726,9 @@ static const char usage[] =
     "                      (default: default, the world's default options)\n"
     "  --patch-points K    lucid's contact points per shape pair, 1..16 (default: the world's)\n"
     "  --sparse-threshold K  lucid's islands of more contacts solved in body space (-1: auto)\n"
-    "  --no-mujoco, --no-lucid  leave a simulator out\n";
+    "  --no-mujoco, --no-lucid  leave a simulator out\n"
+    "  --trace             each lucid step's CPU time and islands of more than 16 contacts, on\n"
+    "                      stderr (solver, attempts, answer, iterations, converged)\n";
 
 static int parse_double(const char *text, double *out) {
     char *end = NULL;
@@ -786,6 +805,9 @@ static int parse_options(int argc, char **argv, bench_options *o) {
             return -1;
         } else if (!strcmp(a, "--no-mujoco")) {
             o->mujoco = 0;
+            continue;
+        } else if (!strcmp(a, "--trace")) {
+            o->trace = 1;
             continue;
         } else if (!strcmp(a, "--no-lucid")) {
             lucid = 0;
