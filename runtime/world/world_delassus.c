@@ -534,7 +534,8 @@ typedef struct dense_island {
 static lucid_status dense_solve(void *ctx, const lucid_contact_options *o, double *dual,
                                 lucid_contact_result *res) {
     dense_island *d = ctx;
-    lucid_status s = lucid_contact_solve(d->p, o, d->w->d.workspace, d->w->d.lambda, dual, res);
+    lucid_status s =
+        lucid_contact_solve_assembled(d->p, o, d->w->d.workspace, d->w->d.lambda, dual, res);
     d->solved_sigma = s == LUCID_OK ? lucid_contact_workspace_velocity(d->w->d.workspace) : NULL;
     return s;
 }

@@ -74,6 +74,11 @@ lucid_status lucid_contact_pair_check(lucid_contact_model model, lucid_contact_s
  * the solvers. When `why` is not NULL it receives a static description of the first problem found.
  */
 lucid_status lucid_contact_problem_validate(const lucid_contact_problem *p, const char **why);
+/* The same checks for a G its caller assembled symmetric as J M^-1 J^T (the world's islands):
+ * G is read on its diagonal only, which must be finite (a row of J holding NaN or Inf makes its
+ * own diagonal entry so), instead of the O(m^2) pass over G's entry pairs. */
+lucid_status lucid_contact_problem_validate_assembled(const lucid_contact_problem *p,
+                                                      const char **why);
 
 /* sigma = G lambda + g + R lambda (3n entries; sigma must not alias lambda). */
 void lucid_contact_velocity(const lucid_contact_problem *p, const double *lambda, double *sigma);

@@ -195,15 +195,17 @@ static const lucid_contact_problem *condition_null_rows(const lucid_contact_prob
     return q;
 }
 
-lucid_status lucid_contact_solve(const lucid_contact_problem *given, const lucid_contact_options *o,
-                                 lucid_contact_workspace *ws, double *lambda, double *dual,
-                                 lucid_contact_result *result) {
+/* lucid_contact_solve, G validated whole or (assembled) on its diagonal. */
+static lucid_status solve(const lucid_contact_problem *given, const lucid_contact_options *o,
+                          lucid_contact_workspace *ws, double *lambda, double *dual,
+                          lucid_contact_result *result, int assembled) {
     if (!o || !result) return LUCID_ERR_ARGUMENT;
     memset(result, 0, sizeof *result);
     if (ws) ws->sigma_given = 0;
     lucid_contact_problem conditioned;
     const lucid_contact_problem *p = condition_null_rows(given, ws, &conditioned);
-    lucid_status status = lucid_contact_problem_validate(p, NULL);
+    lucid_status status = assembled ? lucid_contact_problem_validate_assembled(p, NULL)
+                                    : lucid_contact_problem_validate(p, NULL);
     if (status != LUCID_OK) return status;
     if ((status = lucid_contact_options_check(o, NULL)) != LUCID_OK) return status;
     long m = lucid_contact_rows(p);
@@ -224,6 +226,19 @@ lucid_status lucid_contact_solve(const lucid_contact_problem *given, const lucid
     if (status != LUCID_OK) ws->ip_state.valid = 0;
     ws->sigma_given = status == LUCID_OK && p == given; /* guard_divergence's velocity */
     return status;
+}
+
+lucid_status lucid_contact_solve(const lucid_contact_problem *p, const lucid_contact_options *o,
+                                 lucid_contact_workspace *ws, double *lambda, double *dual,
+                                 lucid_contact_result *result) {
+    return solve(p, o, ws, lambda, dual, result, 0);
+}
+
+lucid_status lucid_contact_solve_assembled(const lucid_contact_problem *p,
+                                           const lucid_contact_options *o,
+                                           lucid_contact_workspace *ws, double *lambda,
+                                           double *dual, lucid_contact_result *result) {
+    return solve(p, o, ws, lambda, dual, result, 1);
 }
 
 int lucid_contact_multiplier_from(lucid_contact_solver solver, size_t m, double *dual) {

@@ -117,6 +117,13 @@ const double *lucid_contact_workspace_velocity(const lucid_contact_workspace *ws
 lucid_status lucid_contact_solve(const lucid_contact_problem *p, const lucid_contact_options *o,
                                  lucid_contact_workspace *ws, double *lambda, double *dual,
                                  lucid_contact_result *result);
+/* lucid_contact_solve of a problem whose G its caller assembled symmetric as J M^-1 J^T (the
+ * world's islands): validated by lucid_contact_problem_validate_assembled, which reads G's
+ * diagonal instead of every entry pair (an O(m^2) pass as long as a warm solve). */
+lucid_status lucid_contact_solve_assembled(const lucid_contact_problem *p,
+                                           const lucid_contact_options *o,
+                                           lucid_contact_workspace *ws, double *lambda,
+                                           double *dual, lucid_contact_result *result);
 
 /* The dual each solver writes on exit, at a solution with velocity sigma and shift Gamma (De
  * Saxce's mu ||sigma_T|| e_N for the NCP, 0 for the CCP): ADMM (ccp:admm, ncp:admm, dense or

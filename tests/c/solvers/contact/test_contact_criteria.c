@@ -303,6 +303,41 @@ static void invalid_inputs_have_clear_statuses(void **state) {
     test_problem_free(&bad);
 }
 
+/* The world's entry (lucid_contact_solve_assembled) validates G on its diagonal only: it
+ * refuses what lucid_contact_problem_validate refuses there and in g, mu, R, and solves a valid
+ * problem to the same bits as lucid_contact_solve. */
+static void assembled_validation_reads_the_diagonal(void **state) {
+    (void)state;
+    test_problem t = test_random_problem(2, 3);
+    const char *why = NULL;
+    assert_int_equal(lucid_contact_problem_validate_assembled(&t.p, &why), LUCID_OK);
+    double diagonal = t.G[7];
+    t.G[7] = NAN; /* (1, 1) */
+    assert_int_equal(lucid_contact_problem_validate_assembled(&t.p, &why), LUCID_ERR_NONFINITE);
+    assert_string_equal(why, "G holds NaN or Inf");
+    t.G[7] = INFINITY;
+    assert_int_equal(lucid_contact_problem_validate_assembled(&t.p, NULL), LUCID_ERR_NONFINITE);
+    t.G[7] = -diagonal;
+    assert_int_equal(lucid_contact_problem_validate_assembled(&t.p, &why), LUCID_ERR_NOT_SPD);
+    t.G[7] = diagonal;
+    t.g[4] = NAN;
+    assert_int_equal(lucid_contact_problem_validate_assembled(&t.p, NULL), LUCID_ERR_NONFINITE);
+    t.g[4] = 0.0;
+    t.mu[1] = -0.1;
+    assert_int_equal(lucid_contact_problem_validate_assembled(&t.p, NULL), LUCID_ERR_ARGUMENT);
+    t.mu[1] = 0.5;
+    lucid_contact_workspace *ws = lucid_contact_workspace_create(2);
+    lucid_contact_options o = lucid_contact_default_options();
+    double a[6] = {0}, b[6] = {0};
+    lucid_contact_result ra, rb;
+    assert_int_equal(lucid_contact_solve(&t.p, &o, ws, a, NULL, &ra), LUCID_OK);
+    assert_int_equal(lucid_contact_solve_assembled(&t.p, &o, ws, b, NULL, &rb), LUCID_OK);
+    assert_memory_equal(a, b, sizeof a);
+    assert_int_equal(ra.iterations, rb.iterations);
+    lucid_contact_workspace_destroy(ws);
+    test_problem_free(&t);
+}
+
 static void solver_rejects_bad_options_and_workspaces(void **state) {
     (void)state;
     test_problem t = test_random_problem(2, 4);
@@ -362,6 +397,7 @@ int main(void) {
         cmocka_unit_test(scaled_criteria_match_hand_computed_values),
         cmocka_unit_test(pair_table_and_names),
         cmocka_unit_test(invalid_inputs_have_clear_statuses),
+        cmocka_unit_test(assembled_validation_reads_the_diagonal),
         cmocka_unit_test(solver_rejects_bad_options_and_workspaces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
