@@ -209,22 +209,23 @@ enum { SMALL_QR = SMALL_LU };
 
 #define AT(a, ld, i, j) (a)[(size_t)(i) + (size_t)(ld) * (size_t)(j)]
 
-/* ||x||_2 of n entries at stride inc: scaled by the largest magnitude when squaring could
- * overflow or underflow (LAPACK dnrm2's guard), plain otherwise. */
+/* ||x||_2 of n entries at stride inc: the squares summed in long double (OpenBLAS's x86-64
+ * dnrm2 sums in the x87's extended precision, so the reflectors round as LAPACK's), scaled by
+ * the largest magnitude where squaring could overflow or underflow. */
 static double nrm2(int n, const double *x, size_t inc) {
     double big = 0.0;
     for (int i = 0; i < n; ++i) big = fmax(big, fabs(x[inc * (size_t)i]));
     if (big == 0.0 || !isfinite(big)) return big;
-    double s = 0.0;
+    long double s = 0.0L;
     if (big > 1e-150 && big < 1e150) {
-        for (int i = 0; i < n; ++i) s += x[inc * (size_t)i] * x[inc * (size_t)i];
-        return sqrt(s);
+        for (int i = 0; i < n; ++i) s += (long double)x[inc * (size_t)i] * x[inc * (size_t)i];
+        return (double)sqrtl(s);
     }
     for (int i = 0; i < n; ++i) {
-        double t = x[inc * (size_t)i] / big;
+        long double t = x[inc * (size_t)i] / big;
         s += t * t;
     }
-    return big * sqrt(s);
+    return big * (double)sqrtl(s);
 }
 
 /* sqrt(x^2 + y^2) without overflow (dlapy2). */
