@@ -97,26 +97,34 @@ static void small_getrs_n(int n, const double *lu, size_t ld, const int *ipiv, d
     }
 }
 
-/* b <- A^-T b: U^T forward and L^T backward by dot products down the columns, then the row
- * swaps in reverse order. */
-static void small_getrs_t(int n, const double *lu, size_t ld, const int *ipiv, double *b) {
+/* b <- A^-T b for the w <= 4 columns b[0..w): U^T forward and L^T backward by dot products
+ * down the columns, then the row swaps in reverse order. The columns advance together, each
+ * with the arithmetic it has alone: a column's dot product is a chain of dependent adds, so one
+ * column alone runs at their latency. */
+static void small_getrs_t(int n, const double *lu, size_t ld, const int *ipiv, double *const *b,
+                          int w) {
     for (int j = 0; j < n; ++j) {
         const double *cj = lu + ld * (size_t)j;
-        double s = b[j];
-        for (int i = 0; i < j; ++i) s -= cj[i] * b[i];
-        b[j] = s / cj[j];
+        double s[4];
+        for (int c = 0; c < w; ++c) s[c] = b[c][j];
+        for (int i = 0; i < j; ++i)
+            for (int c = 0; c < w; ++c) s[c] -= cj[i] * b[c][i];
+        for (int c = 0; c < w; ++c) b[c][j] = s[c] / cj[j];
     }
     for (int j = n; j-- > 0;) {
         const double *cj = lu + ld * (size_t)j;
-        double s = b[j];
-        for (int i = j + 1; i < n; ++i) s -= cj[i] * b[i];
-        b[j] = s;
+        double s[4];
+        for (int c = 0; c < w; ++c) s[c] = b[c][j];
+        for (int i = j + 1; i < n; ++i)
+            for (int c = 0; c < w; ++c) s[c] -= cj[i] * b[c][i];
+        for (int c = 0; c < w; ++c) b[c][j] = s[c];
     }
     for (int j = n; j-- > 0;)
-        if (ipiv[j] - 1 != j) {
-            double t = b[j];
-            b[j] = b[ipiv[j] - 1], b[ipiv[j] - 1] = t;
-        }
+        if (ipiv[j] - 1 != j)
+            for (int c = 0; c < w; ++c) {
+                double t = b[c][j];
+                b[c][j] = b[c][ipiv[j] - 1], b[c][ipiv[j] - 1] = t;
+            }
 }
 
 int lucid_dense_getrf_lapack(int n, double *a, int lda, int *ipiv) {
@@ -139,9 +147,14 @@ int lucid_dense_getrs(int transposed, int n, int nrhs, const double *lu, int ldl
                       double *b, int ldb) {
     if (n < 0 || n > SMALL_LU || nrhs < 0 || ldlu < (n > 1 ? n : 1) || ldb < (n > 1 ? n : 1))
         return lucid_dense_getrs_lapack(transposed, n, nrhs, lu, ldlu, ipiv, b, ldb);
-    for (int c = 0; c < nrhs; ++c)
-        (transposed ? small_getrs_t : small_getrs_n)(n, lu, (size_t)ldlu, ipiv,
-                                                     b + (size_t)ldb * (size_t)c);
+    for (int c = 0; !transposed && c < nrhs; ++c)
+        small_getrs_n(n, lu, (size_t)ldlu, ipiv, b + (size_t)ldb * (size_t)c);
+    for (int c = 0; transposed && c < nrhs; c += 4) {
+        double *cols[4];
+        int w = nrhs - c < 4 ? nrhs - c : 4;
+        for (int k = 0; k < w; ++k) cols[k] = b + (size_t)ldb * (size_t)(c + k);
+        small_getrs_t(n, lu, (size_t)ldlu, ipiv, cols, w);
+    }
     return 0;
 }
 
