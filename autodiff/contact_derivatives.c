@@ -37,9 +37,9 @@ struct lucid_contact_derivatives {
     int *active;                       /* q / dim contact indices */
     double *K;                         /* q x q: its COD after factor */
     int *jpvt;                         /* q */
-    int *iwork;                        /* q: the rcond estimate's signs (dlacn2) */
-    double *tau, *tauz, *v0, *v1;      /* q, q, m, m */
-    double *scratch;                   /* m x m */
+    int *iwork; /* q: the rcond estimate's signs (dlacn2), null_velocity's columns */
+    double *tau, *tauz, *v0, *v1; /* q, q, m, m */
+    double *scratch;              /* m x m */
     double *work;
     int lwork;
 };
@@ -202,7 +202,8 @@ static int factor_lu(lucid_contact_derivatives *d) {
 /* The contact velocities along K's dropped directions: k = P Z^T [0; e_j] (the COD's null
  * space), y = (G + R)_{:,A} k, and free_velocity = max over k of |y|_inf / max_r sum_c
  * |(G + R)_rc k_c| (how much of the velocity the free forces k produce does not cancel: rounding
- * where J^T k = 0, as for a box's corners sticking; O(1) where k moves the bodies). */
+ * where J^T k = 0, as for a box's corners sticking; O(1) where k moves the bodies). The f
+ * directions in one pass over (G + R)'s entries, each direction's sums in its own order. */
 static lucid_status null_velocity(lucid_contact_derivatives *d, const lucid_contact_problem *p) {
     int q = d->q, r = d->rank, f = q - r, D = d->dim, m = D * d->n;
     double *B = d->scratch, *perm = d->v1;
@@ -210,19 +211,29 @@ static lucid_status null_velocity(lucid_contact_derivatives *d, const lucid_cont
     for (int c = 0; c < f; ++c) B[r + c + (size_t)q * c] = 1.0;
     if (r > 0 && lucid_dense_ormrz(1, q, f, r, f, d->K, q, d->tauz, B, q, d->work, d->lwork) != 0)
         return LUCID_ERR_INTERNAL;
-    for (int c = 0; c < f; ++c) {
-        double *k = B + (size_t)q * c, worst = 0.0, scale = 0.0;
+    int *col = d->iwork; /* K's column j: the problem's row col[j] */
+    for (int j = 0; j < q; ++j) col[j] = D * d->active[j / D] + j % D;
+    for (int c = 0; c < f; ++c) { /* each direction in the problem's order */
+        double *k = B + (size_t)q * c;
         for (int j = 0; j < q; ++j) perm[d->jpvt[j] - 1] = k[j];
-        for (int row = 0; row < m; ++row) {
-            double y = 0.0, a = 0.0;
-            for (int j = 0; j < q; ++j) {
-                double g = lucid_contact_entry(p, row, D * d->active[j / D] + j % D) * perm[j];
-                y += g, a += fabs(g);
-            }
-            worst = fmax(worst, fabs(y)), scale = fmax(scale, a);
-        }
-        if (scale > 0.0) d->free_velocity = fmax(d->free_velocity, worst / scale);
+        memcpy(k, perm, sizeof(double) * (size_t)q);
     }
+    double *y = d->work, *a = y + f, *worst = a + f, *scale = worst + f; /* ormrz is done */
+    for (int c = 0; c < f; ++c) worst[c] = scale[c] = 0.0;
+    for (int row = 0; row < m; ++row) {
+        for (int c = 0; c < f; ++c) y[c] = a[c] = 0.0;
+        for (int j = 0; j < q; ++j) {
+            double e = lucid_contact_entry(p, row, col[j]);
+            for (int c = 0; c < f; ++c) {
+                double g = e * B[j + (size_t)q * c];
+                y[c] += g, a[c] += fabs(g);
+            }
+        }
+        for (int c = 0; c < f; ++c)
+            worst[c] = fmax(worst[c], fabs(y[c])), scale[c] = fmax(scale[c], a[c]);
+    }
+    for (int c = 0; c < f; ++c)
+        if (scale[c] > 0.0) d->free_velocity = fmax(d->free_velocity, worst[c] / scale[c]);
     return LUCID_OK;
 }
 

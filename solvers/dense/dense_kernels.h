@@ -39,6 +39,10 @@ double lucid_dense_norm1_unchecked(int m, int n, const double *a, int lda);
  * then while kase != 0 replace x by A^-1 x (kase 1) or A^-T x (kase 2) and call again; est is
  * the estimate. v, x: n doubles; isgn: n ints; isave: 3 ints kept between calls. */
 void lucid_dense_lacn2(int n, double *v, double *x, int *isgn, double *est, int *kase, int *isave);
+/* The complete orthogonal decomposition's kernels below run, up to order 48, unblocked loops
+ * with the steps of LAPACK's own unblocked kernels (dlaqp2, dlatrz, dorm2r, dormr3; the norms
+ * summed in long double), LAPACK above and for fixed pivot columns: its call layers cost more
+ * than the arithmetic at a contact island's size. */
 /* A P = Q R with column pivoting (jpvt in/out, 1-based; 0 entries are free columns). */
 int lucid_dense_geqp3(int m, int n, double *a, int lda, int *jpvt, double *tau, double *work,
                       int lwork);

@@ -689,12 +689,90 @@ static void small_lu_matches_lapack(void **state) {
     free(a0), free(a), free(r);
 }
 
+/* The unblocked pivoted QR, RZ reduction and their applications (orders up to 48) against
+ * LAPACK's on random matrices, full rank and of rank n / 2 (the complete orthogonal
+ * decomposition of a rank-deficient K, as contact_derivatives.c takes it): the same |R_jj| and
+ * Q R = A P (the pivots themselves may differ where two columns' norms tie to round-off), and
+ * from LAPACK's factors the same Q^T C, Q C, T, Z^T C and Z C, to round-off. */
+static void small_cod_matches_lapack(void **state) {
+    (void)state;
+    enum { top = 48, ld = top + 3, lwork = 8192 };
+    size_t bytes = sizeof(double) * ld * top;
+    double *a0 = malloc(bytes), *a = malloc(bytes), *r = malloc(bytes), *qr = malloc(bytes),
+           *c = malloc(sizeof(double) * ld * 3), *e = malloc(sizeof(double) * ld * 3),
+           *work = malloc(sizeof(double) * lwork), tau[top], rtau[top], tz[top], rtz[top];
+    int jp[top], rjp[top];
+    assert_non_null(a0), assert_non_null(a), assert_non_null(r), assert_non_null(qr);
+    assert_non_null(c), assert_non_null(e), assert_non_null(work);
+    unsigned seed = 777u;
+    for (int n = 1; n <= top; ++n)
+        for (int deficient = 0; deficient < 2; ++deficient) {
+            for (int k = 0; k < ld * n; ++k) {
+                seed = seed * 1103515245u + 12345u;
+                a0[k] = (double)(seed >> 8 & 0xffff) / 65536.0 - 0.5;
+            }
+            int rank = deficient ? n / 2 : n;
+            for (int j = rank; deficient && j < n; ++j) /* column j: a mix of the first rank */
+                for (int i = 0; i < n; ++i) {
+                    double v = 0.0;
+                    for (int q = 0; q < rank; ++q) v += AT(a0, ld, i, q) * sin(1.0 + j + 3.0 * q);
+                    AT(a0, ld, i, j) = v;
+                }
+            memcpy(a, a0, sizeof(double) * ld * (size_t)n);
+            memcpy(r, a0, sizeof(double) * ld * (size_t)n);
+            for (int j = 0; j < n; ++j) jp[j] = rjp[j] = 0;
+            assert_int_equal(lucid_dense_geqp3(n, n, a, ld, jp, tau, work, lwork), 0);
+            assert_int_equal(LAPACKE_dgeqp3(LAPACK_COL_MAJOR, n, n, r, ld, rjp, rtau), 0);
+            double big = fabs(AT(r, ld, 0, 0)), tol = 1e-12 * big * n;
+            for (int j = 0; j < n; ++j) /* the dropped pivots: round-off on both sides */
+                assert_true(fabs(fabs(AT(a, ld, j, j)) - fabs(AT(r, ld, j, j))) <= tol);
+            for (int j = 0; j < n; ++j) /* Q R = A P */
+                for (int i = 0; i < n; ++i) AT(qr, ld, i, j) = i <= j ? AT(a, ld, i, j) : 0.0;
+            assert_int_equal(lucid_dense_ormqr(0, n, n, n, a, ld, tau, qr, ld, work, lwork), 0);
+            for (int j = 0; j < n; ++j)
+                for (int i = 0; i < n; ++i)
+                    assert_true(fabs(AT(qr, ld, i, j) - AT(a0, ld, i, jp[j] - 1)) <= tol);
+            for (int t = 0; t < 2; ++t) { /* Q^T C, Q C from LAPACK's factors */
+                for (int i = 0; i < 3 * ld; ++i) c[i] = e[i] = cos(0.3 * i + n);
+                assert_int_equal(lucid_dense_ormqr(t, n, 3, n, r, ld, rtau, c, ld, work, lwork), 0);
+                assert_int_equal(LAPACKE_dormqr(LAPACK_COL_MAJOR, 'L', t ? 'T' : 'N', n, 3, n, r,
+                                                ld, rtau, e, ld),
+                                 0);
+                for (int q = 0; q < 3; ++q)
+                    for (int i = 0; i < n; ++i)
+                        assert_true(fabs(AT(c, ld, i, q) - AT(e, ld, i, q)) <= 1e-12 * n);
+            }
+            if (rank == n || rank == 0) continue;
+            memcpy(a, r, sizeof(double) * ld * (size_t)n);
+            assert_int_equal(lucid_dense_tzrzf(rank, n, a, ld, tz, work, lwork), 0);
+            assert_int_equal(LAPACKE_dtzrzf(LAPACK_COL_MAJOR, rank, n, r, ld, rtz), 0);
+            for (int i = 0; i < rank; ++i) {
+                assert_true(fabs(tz[i] - rtz[i]) <= 1e-12 * n);
+                for (int j = i; j < n; ++j)
+                    assert_true(fabs(AT(a, ld, i, j) - AT(r, ld, i, j)) <= tol);
+            }
+            for (int t = 0; t < 2; ++t) { /* Z^T C, Z C */
+                for (int i = 0; i < 3 * ld; ++i) c[i] = e[i] = cos(0.3 * i + n);
+                assert_int_equal(
+                    lucid_dense_ormrz(t, n, 3, rank, n - rank, r, ld, rtz, c, ld, work, lwork), 0);
+                assert_int_equal(LAPACKE_dormrz(LAPACK_COL_MAJOR, 'L', t ? 'T' : 'N', n, 3, rank,
+                                                n - rank, r, ld, rtz, e, ld),
+                                 0);
+                for (int q = 0; q < 3; ++q)
+                    for (int i = 0; i < n; ++i)
+                        assert_true(fabs(AT(c, ld, i, q) - AT(e, ld, i, q)) <= 1e-12 * n);
+            }
+        }
+    free(a0), free(a), free(r), free(qr), free(c), free(e), free(work);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(cholesky_recovers_the_factor_and_solves),
         cmocka_unit_test(cholesky_rejects_bad_input),
         cmocka_unit_test(unchecked_kernels_match_the_checked_ones),
         cmocka_unit_test(small_lu_matches_lapack),
+        cmocka_unit_test(small_cod_matches_lapack),
         cmocka_unit_test(lu_solves_a_system_that_needs_pivoting),
         cmocka_unit_test(inverse_of_orthogonal_is_transpose),
         cmocka_unit_test(inverse_times_matrix_is_identity),
