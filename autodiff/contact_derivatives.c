@@ -20,7 +20,7 @@
  * when a pivot falls below rcond (1e-10) of the first, so sigma_min <= 1e-10 sigma_max and the
  * true rcond_1 <= q 1e-10; 1e-6 leaves the estimator (a lower bound on ||K^-1||_1, typically
  * within a factor 3) four orders of slack. Then K^+ = K^-1 and both give the same derivative to
- * rounding, at ~1/4 of dgeqp3's cost (the humanoid's 45-row K, all sliding, full rank). */
+ * rounding, at a fraction of the COD's cost. */
 #define LU_RCOND 1e-6
 
 struct lucid_contact_derivatives {
@@ -168,8 +168,8 @@ static void assemble(lucid_contact_derivatives *d, const lucid_contact_problem *
 
 /* 1 / (||K||_1 ||K^-1||_1) from K's LU factors (norm = ||K||_1): Hager and Higham's estimate
  * of ||K^-1||_1 (dlacn2), as dgecon makes it, with its solves by dgetrs where dgecon guards
- * each against overflow (dlatrs): the guard made dgecon 29% of this factorisation on the
- * humanoid's island (perf), and K's rows are scaled to unit max-norm. A non-finite estimate
+ * each against overflow (dlatrs, a cost out of proportion on an island's K), as K's rows are
+ * scaled to unit max-norm. A non-finite estimate
  * (a numerically singular K) gives 0. */
 static double lu_rcond(lucid_contact_derivatives *d, int q, double norm) {
     double *v = d->work, *x = d->work + q, est = 0.0;

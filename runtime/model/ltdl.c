@@ -34,9 +34,8 @@ void lucid_model_ltdl(const lucid_model *m, lucid_model_data *d) {
 
 /* The solves take the right-hand sides three at a time (a contact row's three directions), with
  * one walk of the parent array for the three: the walk is a chain of dependent loads and a
- * column's sum a chain of dependent adds, so one column alone ran at their latency (perf: 13%
- * of the humanoid's step derivatives in these solves). Each column's arithmetic is the one it
- * had alone, in the same order. */
+ * column's sum a chain of dependent adds, so one column alone runs at their latency. Each
+ * column's arithmetic is the one it had alone, in the same order. */
 
 /* L^-T on columns y0, y1, y2 (y1 = y2 = NULL: y0 alone) over dofs [lo, hi), entry k at
  * y[k - lo]: a range closed under dof_parent (whole subtrees hanging from the root). */

@@ -1051,8 +1051,8 @@ static void solve_kept(ctx *c) {
 }
 
 /* The kept columns, all at once: Out = base + D (dP + Pl dLambda), dLambda = IFT(dS, dMu), as
- * matrix products over all the columns (per column they were matrix-vector products, a third of
- * the humanoid's derivative time). */
+ * matrix products over all the columns (one matrix-vector product a column costs several times
+ * more). */
 static lucid_status flush_columns(ctx *c, lucid_step_jacobians *J) {
     size_t k = (size_t)c->ndefer, nt = (size_t)c->nt, np = nt / 2;
     c->defer = 0, c->ndefer = 0;

@@ -857,9 +857,9 @@ static lucid_status collide_parts(lucid_world *w, int a, int ia, int b, int ib, 
     lucid_vec3 normals[LUCID_PATCH_MAX_POINTS];
     int found;
     ++w->d.stats.narrow_tests;
-    /* corners on a face between free and static bodies only: on a robot's links (the Allegro
-     * hand's grasp) the extra contacts of the cube's corners over the finger faces left ADMM
-     * at an NCP residual of 4e-3 instead of 3e-5 (tests/lua/test_world_model.lua) */
+    /* corners on a face between free and static bodies only: on a robot's links the corners'
+     * extra contacts over a finger's faces make the grasp hyperstatic beyond what the solve
+     * resolves (docs/benchmarks/contact.md, "Figures from the solvers' comments") */
     int faces = ba->model < 0 && bb->model < 0;
     lucid_status s;
     hfield_points hp;

@@ -64,13 +64,9 @@ typedef struct lucid_contact_admm {
 /* The forecast that ends a solve whose caller has a better next attempt
  * (lucid_contact_options.give_up): from iteration WINDOW on, over windows of at least WINDOW
  * iterations, the best criterion is still above FAR tol and its rate of progress in the last
- * window, extrapolated geometrically, reaches tol only after MARGIN x max_iter iterations. On
- * the Allegro grasp's cold step (body space, 10 contacts) ADMM's criterion fell from 94 at
- * iteration 21 to 16 at 41 and 6.9 at 61, then wandered in [0.1, 0.75] to max_iter = 200, tol
- * 1e-6 (the world's interior point then met tol in 13 iterations): the forecast stops it at 61.
- * Near tol ADMM is left to finish: its warm steps after that one crawl from 2e-5 at iteration
- * 100 to tol by ~170, and their converged answers (dual, rho) warm start the next steps to 22
- * and 11 iterations; giving up there too left every warm step at ~100 iterations and the ip. */
+ * window, extrapolated geometrically, reaches tol only after MARGIN x max_iter iterations.
+ * Near tol (below FAR tol) ADMM is left to finish: its converged answers (dual, rho) warm start
+ * the next steps (docs/benchmarks/contact.md, "Figures from the solvers' comments"). */
 #define LUCID_CONTACT_ADMM_FORECAST_WINDOW 20
 #define LUCID_CONTACT_ADMM_FORECAST_MARGIN 1.5
 #define LUCID_CONTACT_ADMM_FORECAST_FAR    1e3

@@ -325,8 +325,7 @@ static int try_polish(sparse_admm *a, lucid_contact_run *run, lucid_contact_prob
 /* A carried answer (a warm start that is not zero: the last step's solution, moved) polished
  * before any iteration, when polishing is on and the polisher fits (try_polish): in a rollout its
  * modes are the last step's and Newton on them solves the problem in one or two steps, so the
- * spectrum, the analysis of H, its factorisation and ADMM's iterations are not needed (a settled
- * humanoid's warm solve took 5 iterations and 1 factorisation to reach the same guess). A wrong
+ * spectrum, the analysis of H, its factorisation and ADMM's iterations are not needed. A wrong
  * guess costs one LU and is not tried again by the iterations (contact_polish.h). The result's rho
  * is the caller's. */
 static int polish_carried(sparse_admm *a, lucid_contact_run *run, lucid_contact_problem *dense,
@@ -351,8 +350,7 @@ static double initial_rho(const sparse_admm *a, const lucid_contact_run *run) {
  * within LUCID_CONTACT_ADMM_CHECK_NEAR of tol, as contact_admm.c; further away every
  * LUCID_CONTACT_ADMM_CHECK_PERIOD-th, or every LUCID_CONTACT_ADMM_POLISH_CHECK_PERIOD-th while
  * the polish is on and still trying (lucid_contact_polisher_trying): its attempt is due once two
- * checks guess the same modes, so the checks' spacing is what it waits (the cold humanoid: 9
- * iterations at 4, 5 at 2, its plain step 110 -> 100 us). */
+ * checks guess the same modes, so the checks' spacing is what it waits. */
 static int check_period(const sparse_admm *a, const lucid_contact_run *run) {
     if (run->result->model.abs <= LUCID_CONTACT_ADMM_CHECK_NEAR * run->o->tol) return 1;
     return lucid_contact_polisher_trying(polisher(a, run), a->p->n, lucid_sparse_dim(a->p))

@@ -1,9 +1,9 @@
 /* Active-set polishing of an approximate contact solution: OSQP's "solution polishing"
  * (Stellato et al. 2020, Sec. 5) carried to the cone problems. A first-order solver (ADMM)
- * finds which contacts break, stick or slide long before it resolves the forces: on the
- * humanoid lying on its floor the modes are right after 9 of its 54 iterations, when its
- * criterion is still ~1e2. With the modes fixed, the optimality conditions are smooth
- * equations, the same rows the implicit derivatives linearise (docs/contact_derivatives.md):
+ * finds which contacts break, stick or slide long before it resolves the forces, while its
+ * criterion is still orders of magnitude above tol (docs/benchmarks/contact.md). With the
+ * modes fixed, the optimality conditions are smooth equations, the same rows the implicit
+ * derivatives linearise (docs/contact_derivatives.md):
  *   breaking  lambda_i = 0                                          (dropped)
  *   sticking  sigma_i = 0
  *   sliding   u . lambda_T + mu lambda_N = 0,  w . lambda_T = 0,  u = sigma_T / |sigma_T|,
@@ -56,7 +56,7 @@
  * world's solvers stop there too, world_sparse.c). */
 #define LUCID_CONTACT_POLISH_FLOOR 2.0
 /* Newton stops once the model criterion is below this fraction of tol: the polished answer is
- * then exact to far more than was asked (round-off on the humanoid: ~1e-13 after one step). */
+ * then exact to far more than was asked (a Newton step on the modes' smooth equations). */
 #define LUCID_CONTACT_POLISH_EXACT 1e-3
 
 typedef struct lucid_contact_polisher lucid_contact_polisher;

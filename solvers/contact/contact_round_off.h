@@ -26,8 +26,8 @@
 
 /* Half the spacing of the doubles around x: 2^(e - 54) for |x| = f 2^e, f in [0.5, 1) (0 for
  * x = 0, half the smallest subnormal spacing below DBL_MIN). Read off the exponent bits where
- * the result is a normal double (the bound evaluates it (3n)^2 times: frexp and ldexp were a
- * fifth of the humanoid's polish), frexp / ldexp elsewhere; bit for bit the same. */
+ * the result is a normal double (the bound evaluates it (3n)^2 times, where frexp and ldexp
+ * cost more than the bound's arithmetic), frexp / ldexp elsewhere; bit for bit the same. */
 static inline double lucid_half_ulp(double x) {
     uint64_t bits;
     memcpy(&bits, &x, sizeof bits);

@@ -37,9 +37,8 @@ lucid_status lucid_contact_hessian_factor(lucid_contact_hessian *h,
 /* H = M + w J^T J (every D_i = w I, w >= 0), factorised: the parts M and J^T J are assembled
  * by the first call after lucid_contact_hessian_analyze (p must be the analysed problem, its J
  * and M unchanged since) and kept, so each further w costs an axpy over H's entries and the
- * numeric factorisation: ADMM's changes of rho without compliance, ~6 us a factorisation on
- * the humanoid's island (27 columns, 17 contacts) of which the assembly was half. Allocates on
- * first use only (2 nnz doubles). Results equal lucid_contact_hessian_factor's to rounding. */
+ * numeric factorisation (ADMM's changes of rho without compliance). Allocates on first use
+ * only (2 nnz doubles). Results equal lucid_contact_hessian_factor's to rounding. */
 lucid_status lucid_contact_hessian_factor_uniform(lucid_contact_hessian *h,
                                                   const lucid_contact_sparse_problem *p, double w);
 /* x (6 per body slot) <- H^-1 x */
