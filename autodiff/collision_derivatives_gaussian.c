@@ -2,12 +2,8 @@
  * by parts turns E[grad sigma(a + eps Z)] into the gradient estimate E[S(a + eps Z) Z^T] / eps.
  * Works for any shape with a support function; costs M support queries, warm-started for
  * meshes: every sample climbs from the unperturbed support vertex, which is nearer to a
- * sample's answer than the previous (independent) sample's answer is.
- *
- * Cost (callgrind, bench_derivatives' hulls, M = 10): the support climbs are ~50% of it, the
- * 60 normals ~14%. The base support starts from the mesh's own cube-map start table (the
- * former strided pre-scan of 32 vertices per shape cost ~7%), and the outer products are
- * summed in place. Same draws, same maximisers, same estimate. */
+ * sample's answer than the previous (independent) sample's answer is. The base support starts
+ * from the mesh's own cube-map start table, and the outer products are summed in place. */
 #include <stddef.h>
 
 #include "autodiff/collision_derivatives_hessians.h"

@@ -54,7 +54,7 @@ static void admm_setup(lucid_contact_run *run, lucid_contact_admm *s) {
  * rho from it unless the options or the caller gave one. Made only when the solve needs it: to
  * start without a rho, to move rho (its factor kappa^rho_power and its bounds), or to choose
  * the x-step where eig_bound cannot (lucid_contact_admm_needs_spectrum); the warm solves that
- * keep their carried rho never make it (the settled 10-box stack's step was 46 % dsyevd). */
+ * keep their carried rho never make it (an eigendecomposition costs many warm solves). */
 static lucid_status admm_spectrum(lucid_contact_run *run, lucid_contact_admm *s) {
     const lucid_contact_problem *p = run->p;
     lucid_contact_workspace *ws = run->ws;

@@ -1,6 +1,6 @@
 /* Inline replacements for libm's fmax and hypot in the contact solvers' inner loops, where
- * both were out-of-line calls (glibc's hypot alone took 15% of ncp:admm on a heap of boxes,
- * fmax another 7%: perf). Same results on every input the solvers see. */
+ * both are out-of-line calls (docs/benchmarks/contact.md, "Figures from the solvers'
+ * comments"). Same results on every input the solvers see. */
 #ifndef LUCID_CONTACT_MATH_H
 #define LUCID_CONTACT_MATH_H
 
