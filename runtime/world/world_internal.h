@@ -211,13 +211,11 @@ int lucid_world_island_dim(const lucid_world *w, const int *list, int m);
 /* The island size above which the body-space path is taken when opt.sparse_threshold < 0
  * (automatic): where the solver's body-space form costs less than its dense one
  * (docs/world_step.md, "Dense or body space"). */
-#define LUCID_WORLD_SPARSE_PGS_CROSSOVER    16
-#define LUCID_WORLD_SPARSE_ADMM_CROSSOVER   64
-#define LUCID_WORLD_SPARSE_NEWTON_CROSSOVER 64
-#define LUCID_WORLD_SPARSE_IP_CROSSOVER     48
-/* ncp:newton's islands up to this many contacts: beyond it a dense LU per Newton iteration costs
- * more than ADMM's warm iterations (docs/world_step.md, "Dense or body space"). */
-#define LUCID_WORLD_NCP_NEWTON_CONTACTS 32
+#define LUCID_WORLD_SPARSE_PGS_CROSSOVER        16
+#define LUCID_WORLD_SPARSE_ADMM_CROSSOVER       64
+#define LUCID_WORLD_SPARSE_NEWTON_CROSSOVER     64
+#define LUCID_WORLD_SPARSE_NCP_NEWTON_CROSSOVER 32
+#define LUCID_WORLD_SPARSE_IP_CROSSOVER         48
 /* The contact options an island of m contacts is solved with (world_island_solve.c). */
 lucid_contact_options lucid_world_island_options(const lucid_world_options *o, int m);
 /* ADMM on an island touching a model's links (docs/world.md, benchmarks/robot_step.md) */

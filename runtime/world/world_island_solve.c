@@ -25,14 +25,11 @@ static int ncp_newton(const lucid_contact_options *o) {
     return o->solver == LUCID_CONTACT_NEWTON && o->model == LUCID_CONTACT_NCP;
 }
 
-/* The world's contact options, with ADMM (dense or body space by ADMM's own crossover) for
- * ncp:newton above LUCID_WORLD_NCP_NEWTON_CONTACTS or a set sparse_threshold: its LU is dense
- * and has no body-space form. Every island's solver is chosen here. */
+/* The world's contact options for an island of m contacts: every solver, ncp:newton included,
+ * has a form for islands of every size (dense or body space, lucid_world_sparse_applies). */
 lucid_contact_options lucid_world_island_options(const lucid_world_options *o, int m) {
-    lucid_contact_options c = o->contact;
-    int limit = o->sparse_threshold >= 0 ? o->sparse_threshold : LUCID_WORLD_NCP_NEWTON_CONTACTS;
-    if (ncp_newton(&c) && m > limit) c.solver = LUCID_CONTACT_ADMM;
-    return c;
+    (void)m;
+    return o->contact;
 }
 
 /* 1 when the n entries of lambda are all zero (no force). */

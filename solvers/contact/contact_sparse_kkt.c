@@ -14,6 +14,7 @@
 
 #include <suitesparse/klu.h>
 
+#include "solvers/contact/contact_cone.h"
 #include "solvers/contact/contact_sparse_kkt.h"
 
 typedef SuiteSparse_long idx;
@@ -100,8 +101,8 @@ static int pinned(const lucid_contact_sparse_problem *p, int pin_rays, idx i, id
 
 /* One pass over K's entries in pattern order: with Ax == NULL the pattern (Ai, Ap) is written,
  * else the values. Returns the entries. */
-static idx walk(lucid_contact_kkt *k, const lucid_contact_sparse_problem *p, const double *B,
-                int pin_rays, int values) {
+static idx walk(lucid_contact_kkt *k, const lucid_contact_sparse_problem *p, const double *S,
+                const double *B, int pin_rays, int values) {
     idx e = 0, d = k->d;
     for (idx b = 0; b < p->num_bodies; ++b) {
         idx first = (idx)lucid_sparse_begin(p, (int)b), w = (idx)lucid_sparse_width(p, (int)b);
@@ -120,15 +121,20 @@ static idx walk(lucid_contact_kkt *k, const lucid_contact_sparse_problem *p, con
                 column_span(p, s, &lo, &hi);
                 if ((size_t)l < lo || (size_t)l >= hi) continue;
                 if (shared_slot(p, s) && (s & 1)) continue; /* its rows came with side s ^ 1 */
+                double col[LUCID_CONE_MAX_DIM]; /* column l of the contact's J on slot b */
+                for (idx a = 0; values && a < d; ++a) {
+                    col[a] = 0.0;
+                    for (idx t = 2 * i; t < 2 * i + 2; ++t)
+                        if (p->body[t] == b)
+                            col[a] += p->J[lucid_sparse_side_at(p, (int)t) + (size_t)(a * w + l)];
+                }
                 for (idx a = 0; a < d; ++a, ++e) {
                     if (!values) {
                         k->Ai[e] = k->nv + d * i + a;
                         continue;
                     }
-                    double v = 0.0;
-                    for (idx t = 2 * i; t < 2 * i + 2; ++t)
-                        if (p->body[t] == b)
-                            v += p->J[lucid_sparse_side_at(p, (int)t) + (size_t)(a * w + l)];
+                    double v = S ? 0.0 : col[a]; /* (S J)[a][l] */
+                    for (idx c = 0; S && c < d; ++c) v += S[d * d * i + d * a + c] * col[c];
                     k->Ax[e] = pinned(p, pin_rays, i, a) ? 0.0 : v;
                 }
             }
@@ -211,7 +217,7 @@ lucid_status lucid_contact_kkt_analyze(lucid_contact_kkt *k,
     st = grow((void **)&k->Ai, &k->cap_Ai, nnz, sizeof(idx));
     if (st == LUCID_OK) st = grow((void **)&k->Ax, &k->cap_Ax, nnz, sizeof(double));
     if (st != LUCID_OK) return st;
-    k->nnz = walk(k, p, NULL, 0, 0);
+    k->nnz = walk(k, p, NULL, NULL, 0, 0);
     if (k->size == 0) return LUCID_OK;
     k->symbolic = klu_l_analyze(k->size, k->Ap, k->Ai, &k->klu);
     if (k->symbolic) return LUCID_OK;
@@ -220,8 +226,14 @@ lucid_status lucid_contact_kkt_analyze(lucid_contact_kkt *k,
 
 lucid_status lucid_contact_kkt_factor(lucid_contact_kkt *k, const lucid_contact_sparse_problem *p,
                                       const double *B, int pin_rays) {
+    return lucid_contact_kkt_factor_rows(k, p, NULL, B, pin_rays);
+}
+
+lucid_status lucid_contact_kkt_factor_rows(lucid_contact_kkt *k,
+                                           const lucid_contact_sparse_problem *p, const double *S,
+                                           const double *B, int pin_rays) {
     if (k->size == 0) return LUCID_OK;
-    walk(k, p, B, pin_rays, 1);
+    walk(k, p, S, B, pin_rays, 1);
     if (k->numeric) { /* the last factor's pivots, kept while they stay stable */
         if (klu_l_refactor(k->Ap, k->Ai, k->Ax, k->symbolic, k->numeric, &k->klu) &&
             klu_l_rgrowth(k->Ap, k->Ai, k->Ax, k->symbolic, k->numeric, &k->klu) &&
