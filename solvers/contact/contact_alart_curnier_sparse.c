@@ -97,23 +97,46 @@ static int all_finite(const double *x, int m) {
     return 1;
 }
 
-/* (H + eps I) d = -F through K = [M -J^T; B J, A + eps I + B R]. */
+/* |(H + eps I) d + F| <= min(1/2, eps) |F|: the inexact Newton condition (Dembo, Eisenstat and
+ * Steihaug) with a forcing term vanishing as eps does, which keeps Newton's fast convergence. */
+static int accurate(lucid_contact_ac *s, double eps) {
+    sparse_ac *c = s->ctx;
+    h_times(s, s->d, c->Wd, c->Hd);
+    double r = 0.0, f = 0.0;
+    for (int k = 0; k < s->m; ++k) {
+        double e = c->Hd[k] + eps * s->d[k] + s->F[k];
+        r += e * e, f += s->F[k] * s->F[k];
+    }
+    return r <= fmin(0.25, eps * eps) * f;
+}
+
+/* d = -F solved with K's factor. */
+static int solve_direction(lucid_contact_ac *s) {
+    sparse_ac *c = s->ctx;
+    for (int k = 0; k < s->m; ++k) s->d[k] = -s->F[k];
+    lucid_contact_kkt_solve(c->K, s->d);
+    return all_finite(s->d, s->m);
+}
+
+/* (H + eps I) d = -F through K = [M -J^T; B J, A + eps I + B R], refactorised with the last
+ * pivots, factorised afresh when that solve is not accurate (inexact Newton's condition). */
 static int sparse_newton(lucid_contact_ac *s, double eps) {
     sparse_ac *c = s->ctx;
-    int d = s->dim;
+    int d = s->dim, kept = 0;
     const double *R = c->p->R;
     for (int i = 0; i < s->n; ++i) {
         size_t at = (size_t)d * (size_t)d * (size_t)i;
         for (int a = 0; a < d; ++a)
-            for (int b = 0; b < d; ++b)
-                c->KB[at + (size_t)(d * a + b)] =
-                    c->A[at + (size_t)(d * a + b)] + (a == b ? eps : 0.0) +
-                    (R ? c->B[at + (size_t)(d * a + b)] * R[d * i + b] : 0.0);
+            for (int b = 0; b < d; ++b) {
+                size_t e = at + (size_t)(d * a + b);
+                c->KB[e] = c->A[e] + (a == b ? eps : 0.0) + (R ? c->B[e] * R[d * i + b] : 0.0);
+            }
     }
-    if (lucid_contact_kkt_factor_rows(c->K, c->p, c->B, c->KB, 0) != LUCID_OK) return 0;
-    for (int k = 0; k < s->m; ++k) s->d[k] = -s->F[k];
-    lucid_contact_kkt_solve(c->K, s->d);
-    return all_finite(s->d, s->m);
+    if (lucid_contact_kkt_factor_rows(c->K, c->p, c->B, c->KB, 0, &kept) != LUCID_OK) return 0;
+    if (solve_direction(s) && (!kept || accurate(s, eps))) return 1;
+    if (!kept || lucid_contact_kkt_factor_rows(c->K, c->p, c->B, c->KB, 1, &kept) != LUCID_OK)
+        return 0;
+    return solve_direction(s);
 }
 
 static double dot(const double *x, const double *y, int m) {

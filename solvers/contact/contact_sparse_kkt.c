@@ -224,24 +224,45 @@ lucid_status lucid_contact_kkt_analyze(lucid_contact_kkt *k,
     return k->klu.status == KLU_OUT_OF_MEMORY ? LUCID_ERR_NO_MEMORY : LUCID_ERR_INTERNAL;
 }
 
+static lucid_status fresh_factor(lucid_contact_kkt *k);
+
+/* The factor of K (values written) with the last factor's pivots: 1 when kept (refactorised,
+ * pivot growth checked unless the caller verifies its solves, rcond above its floor). */
+static int refactor(lucid_contact_kkt *k, int growth) {
+    if (!k->numeric) return 0;
+    if (klu_l_refactor(k->Ap, k->Ai, k->Ax, k->symbolic, k->numeric, &k->klu) &&
+        (!growth || (klu_l_rgrowth(k->Ap, k->Ai, k->Ax, k->symbolic, k->numeric, &k->klu) &&
+                     k->klu.rgrowth >= RGROWTH_FLOOR)) &&
+        klu_l_rcond(k->symbolic, k->numeric, &k->klu) && k->klu.rcond >= RCOND_FLOOR)
+        return 1;
+    klu_l_free_numeric(&k->numeric, &k->klu);
+    return 0;
+}
+
 lucid_status lucid_contact_kkt_factor(lucid_contact_kkt *k, const lucid_contact_sparse_problem *p,
                                       const double *B, int pin_rays) {
-    return lucid_contact_kkt_factor_rows(k, p, NULL, B, pin_rays);
+    if (k->size == 0) return LUCID_OK;
+    walk(k, p, NULL, B, pin_rays, 1);
+    if (refactor(k, 1)) return LUCID_OK;
+    return fresh_factor(k);
 }
 
 lucid_status lucid_contact_kkt_factor_rows(lucid_contact_kkt *k,
                                            const lucid_contact_sparse_problem *p, const double *S,
-                                           const double *B, int pin_rays) {
+                                           const double *B, int fresh, int *kept) {
+    *kept = 0;
     if (k->size == 0) return LUCID_OK;
-    walk(k, p, S, B, pin_rays, 1);
-    if (k->numeric) { /* the last factor's pivots, kept while they stay stable */
-        if (klu_l_refactor(k->Ap, k->Ai, k->Ax, k->symbolic, k->numeric, &k->klu) &&
-            klu_l_rgrowth(k->Ap, k->Ai, k->Ax, k->symbolic, k->numeric, &k->klu) &&
-            k->klu.rgrowth >= RGROWTH_FLOOR && klu_l_rcond(k->symbolic, k->numeric, &k->klu) &&
-            k->klu.rcond >= RCOND_FLOOR)
-            return LUCID_OK;
-        klu_l_free_numeric(&k->numeric, &k->klu);
+    walk(k, p, S, B, 0, 1);
+    if (fresh && k->numeric) klu_l_free_numeric(&k->numeric, &k->klu);
+    if (!fresh && refactor(k, 0)) {
+        *kept = 1;
+        return LUCID_OK;
     }
+    return fresh_factor(k);
+}
+
+/* A fresh factor of K, pivots searched (partial pivoting). */
+static lucid_status fresh_factor(lucid_contact_kkt *k) {
     k->numeric = klu_l_factor(k->Ap, k->Ai, k->Ax, k->symbolic, &k->klu);
     if (!k->numeric)
         return k->klu.status == KLU_OUT_OF_MEMORY ? LUCID_ERR_NO_MEMORY : LUCID_ERR_NOT_SPD;

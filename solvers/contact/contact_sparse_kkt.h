@@ -48,12 +48,14 @@ lucid_status lucid_contact_kkt_analyze(lucid_contact_kkt *k, const lucid_contact
 lucid_status lucid_contact_kkt_factor(lucid_contact_kkt *k, const lucid_contact_sparse_problem *p,
                                       const double *B, int pin_rays);
 /* K = [M -J^T; S J B] with S, like B, n blocks of d x d (row-major): the same pattern, its
- * contact rows in the slots' columns multiplied by S_i (NULL: the identity, K above). Then
- * K [u; z] = [0; r] <=> (S J M^-1 J^T + B) z = r: the semismooth Newton's systems (S = Ds, B =
- * Dl + eps I + Ds R, contact_alart_curnier_sparse.c). */
+ * contact rows in the slots' columns multiplied by S_i. Then K [u; z] = [0; r] <=>
+ * (S J M^-1 J^T + B) z = r: the semismooth Newton's systems (S = Ds, B = Dl + eps I + Ds R,
+ * contact_alart_curnier_sparse.c). With fresh 0 the last factor's pivots are kept while rcond
+ * stays above its floor, without the pivot-growth test (*kept 1): the caller verifies its solves
+ * and asks for a fresh factor (pivots searched) when one is not accurate enough. */
 lucid_status lucid_contact_kkt_factor_rows(lucid_contact_kkt *k,
                                            const lucid_contact_sparse_problem *p, const double *S,
-                                           const double *B, int pin_rays);
+                                           const double *B, int fresh, int *kept);
 /* x (d n) <- (S J M^-1 J^T + B)^-1 x (S the identity after lucid_contact_kkt_factor) */
 void lucid_contact_kkt_solve(lucid_contact_kkt *k, double *x);
 

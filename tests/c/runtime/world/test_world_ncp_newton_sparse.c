@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -99,8 +100,15 @@ static double solve_both(const lucid_world *w, double tol, int *contacts) {
     assert_int_equal(lucid_contact_sparse_reserve_dim(sws, p.n, dim, lucid_sparse_columns(&p)),
                      LUCID_OK);
     lucid_contact_result rd, rs;
+    clock_t t0 = clock();
     assert_int_equal(lucid_contact_solve(&dense, &o, dws, ld, NULL, &rd), LUCID_OK);
+    clock_t t1 = clock();
     assert_int_equal(lucid_contact_solve_alart_curnier_sparse(&p, &o, sws, ls, &rs), LUCID_OK);
+    clock_t t2 = clock();
+    if (getenv("H32DBG")) printf("T dense %.2f ms sparse %.2f ms\n", (t1 - t0) * 1e3 / CLOCKS_PER_SEC, (t2 - t1) * 1e3 / CLOCKS_PER_SEC);
+    if (getenv("H32DBG"))
+        printf("n %d dense %d it %.2e conv %d | sparse %d it %.2e conv %d\n", p.n, rd.iterations,
+               rd.ncp.abs, rd.converged, rs.iterations, rs.ncp.abs, rs.converged);
     /* the sparse answer's criterion, recomputed from its forces */
     lucid_contact_sparse_velocity(&p, ls, u, sigma);
     lucid_contact_criteria check;
