@@ -214,10 +214,8 @@ int lucid_world_island_dim(const lucid_world *w, const int *list, int m);
 #define LUCID_WORLD_SPARSE_PGS_CROSSOVER        16
 #define LUCID_WORLD_SPARSE_ADMM_CROSSOVER       64
 #define LUCID_WORLD_SPARSE_NEWTON_CROSSOVER     64
-#define LUCID_WORLD_SPARSE_NCP_NEWTON_CROSSOVER 32
+#define LUCID_WORLD_SPARSE_NCP_NEWTON_CROSSOVER 64
 #define LUCID_WORLD_SPARSE_IP_CROSSOVER         48
-/* The contact options an island of m contacts is solved with (world_island_solve.c). */
-lucid_contact_options lucid_world_island_options(const lucid_world_options *o, int m);
 /* ADMM on an island touching a model's links (docs/world.md, benchmarks/robot_step.md) */
 #define LUCID_WORLD_SPARSE_ADMM_ROBOT_CROSSOVER 8
 /* A body-space island's answer farther than this many tol from tol goes to the interior point
@@ -252,7 +250,7 @@ typedef struct lucid_world_island {
 } lucid_world_island;
 /* The report of the island being solved (the last of w->island_info). */
 lucid_world_island_info *lucid_world_current_island(lucid_world *w);
-/* Solves an island with its contact options o (lucid_world_island_options), warm from
+/* Solves an island with the world's contact options o, warm from
  * isl->lambda / dual, and leaves the kept answer there; out: its criteria, converged (met tol),
  * the iterations of every attempt. */
 lucid_status lucid_world_island_solve(const lucid_contact_options *o, const lucid_world_island *isl,

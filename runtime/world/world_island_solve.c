@@ -20,16 +20,9 @@ static int ccp_newton(const lucid_contact_options *o) {
     return o->solver == LUCID_CONTACT_NEWTON && o->model == LUCID_CONTACT_CCP;
 }
 
-/* ncp:newton: the semismooth Newton on p's own NCP (dense only). */
+/* ncp:newton: the semismooth Newton on p's own NCP. */
 static int ncp_newton(const lucid_contact_options *o) {
     return o->solver == LUCID_CONTACT_NEWTON && o->model == LUCID_CONTACT_NCP;
-}
-
-/* The world's contact options for an island of m contacts: every solver, ncp:newton included,
- * has a form for islands of every size (dense or body space, lucid_world_sparse_applies). */
-lucid_contact_options lucid_world_island_options(const lucid_world_options *o, int m) {
-    (void)m;
-    return o->contact;
 }
 
 /* 1 when the n entries of lambda are all zero (no force). */
