@@ -8,6 +8,7 @@
  * slot: the slot's w rows, once), then the d rows of the contact itself (B). Values are rewritten
  * by every factorisation: the positions are recomputed in the same order as the pattern was built,
  * so no map is stored. */
+#include <float.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@ struct lucid_contact_kkt {
     double *Ax, *rhs;        /* nnz, size */
     size_t cap_inc_start, cap_inc, cap_Ap, cap_Ai, cap_Ax, cap_rhs;
     klu_l_common klu;
+    double partial_tol;       /* KLU's own diagonal preference (partial pivoting) */
     klu_l_symbolic *symbolic; /* of the current pattern, or NULL */
     klu_l_numeric *numeric;   /* the last factor, or NULL */
 };
@@ -51,7 +53,7 @@ static lucid_status grow(void **buf, size_t *cap, size_t n, size_t size) {
 
 lucid_contact_kkt *lucid_contact_kkt_create(void) {
     lucid_contact_kkt *k = calloc(1, sizeof *k);
-    if (k) klu_l_defaults(&k->klu);
+    if (k) klu_l_defaults(&k->klu), k->partial_tol = k->klu.tol;
     return k;
 }
 
@@ -243,6 +245,7 @@ lucid_status lucid_contact_kkt_factor(lucid_contact_kkt *k, const lucid_contact_
                                       const double *B, int pin_rays) {
     if (k->size == 0) return LUCID_OK;
     walk(k, p, NULL, B, pin_rays, 1);
+    k->klu.tol = k->partial_tol;
     if (refactor(k, 1)) return LUCID_OK;
     return fresh_factor(k);
 }
@@ -253,6 +256,7 @@ lucid_status lucid_contact_kkt_factor_rows(lucid_contact_kkt *k,
     *kept = 0;
     if (k->size == 0) return LUCID_OK;
     walk(k, p, S, B, 0, 1);
+    k->klu.tol = fresh ? k->partial_tol : DBL_EPSILON;
     if (fresh && k->numeric) klu_l_free_numeric(&k->numeric, &k->klu);
     if (!fresh && refactor(k, 0)) {
         *kept = 1;
