@@ -119,7 +119,7 @@ static int solve_direction(lucid_contact_ac *s) {
 }
 
 /* (H + eps I) d = -F through K = [M -J^T; B J, A + eps I + B R], refactorised with the last
- * pivots, factorised afresh when that solve is not accurate (inexact Newton's condition). */
+ * pivots, new pivots when that solve is not accurate (inexact Newton's condition). */
 static int sparse_newton(lucid_contact_ac *s, double eps) {
     sparse_ac *c = s->ctx;
     int d = s->dim, kept = 0;

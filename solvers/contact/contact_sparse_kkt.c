@@ -256,7 +256,7 @@ lucid_status lucid_contact_kkt_factor_rows(lucid_contact_kkt *k,
     *kept = 0;
     if (k->size == 0) return LUCID_OK;
     walk(k, p, S, B, 0, 1);
-    k->klu.tol = fresh ? k->partial_tol : DBL_EPSILON;
+    k->klu.tol = DBL_EPSILON;
     if (fresh && k->numeric) klu_l_free_numeric(&k->numeric, &k->klu);
     if (!fresh && refactor(k, 0)) {
         *kept = 1;
@@ -265,7 +265,7 @@ lucid_status lucid_contact_kkt_factor_rows(lucid_contact_kkt *k,
     return fresh_factor(k);
 }
 
-/* A fresh factor of K, pivots searched (partial pivoting). */
+/* A fresh factor of K, pivots searched under klu.tol's diagonal preference. */
 static lucid_status fresh_factor(lucid_contact_kkt *k) {
     k->numeric = klu_l_factor(k->Ap, k->Ai, k->Ax, k->symbolic, &k->klu);
     if (!k->numeric)

@@ -51,14 +51,14 @@ lucid_status lucid_contact_kkt_factor(lucid_contact_kkt *k, const lucid_contact_
  * contact rows in the slots' columns multiplied by S_i. Then K [u; z] = [0; r] <=>
  * (S J M^-1 J^T + B) z = r: the semismooth Newton's systems (S = Ds, B = Dl + eps I + Ds R,
  * contact_alart_curnier_sparse.c). With fresh 0 the last factor's pivots are kept while rcond
- * stays above its floor, without the pivot-growth test (*kept 1), and a new factor keeps its
- * pivots on the diagonal (KLU's diagonal preference at DBL_EPSILON: a pivot leaves it only when
- * it is zero to rounding), in the order AMD chose, so L + U has no fill beyond the symbolic
- * one: a pressed contact's diagonal is eps + B R, tiny against J's entries, and partial
- * pivoting (KLU's preference 1e-3) takes J's entries instead, which fills L + U 2-3 fold on a
- * pile's island and ~20 fold in cost on a 256-box bin (docs/benchmarks/solve_choice.md). The
- * caller verifies its solves and asks, with fresh 1, for a factor with partial pivoting when
- * one is not accurate enough. */
+ * stays above its floor, without the pivot-growth test (*kept 1); a new factor (fresh 1, or
+ * when they are not kept) keeps its pivots on the diagonal (KLU's diagonal preference at
+ * DBL_EPSILON: a pivot leaves it only when it is zero to rounding), in the order AMD chose, so L +
+ * U has no fill beyond the symbolic one: a pressed contact's diagonal is eps + B R, tiny against
+ * J's entries, and partial pivoting (KLU's preference 1e-3) takes J's entries instead, which fills
+ * L + U 2-3 fold on a pile's island and, once kept, made a 256-box bin's step ~40 times dearer
+ * (docs/benchmarks/solve_choice.md). The caller verifies its solves and asks, with fresh 1,
+ * for new pivots when a solve with the kept ones is not accurate enough. */
 lucid_status lucid_contact_kkt_factor_rows(lucid_contact_kkt *k,
                                            const lucid_contact_sparse_problem *p, const double *S,
                                            const double *B, int fresh, int *kept);
