@@ -18,7 +18,9 @@
  * of G + R's diagonal (rho_N = 1 / W_NN, rho_T = (dim - 1) / trace W_TT): the natural scale of
  * each contact, so that rho sigma is a force of the size of lambda. Stops when the iterate
  * projected onto its cones meets the NCP criterion's tol (lucid_contact_check); unconverged,
- * the iterate with the least criterion is the answer. */
+ * the iterate with the least criterion is the answer. The iteration is written once
+ * (lucid_contact_ac_solve) for this dense backend and the body-space one
+ * (contact_alart_curnier_sparse.c, contact_alart_curnier.h). */
 #include <math.h>
 #include <string.h>
 
