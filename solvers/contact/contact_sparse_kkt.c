@@ -27,8 +27,10 @@ struct lucid_contact_kkt {
     idx n, d, nv, size, nnz; /* contacts, rows per contact, slot columns, nv + d n, entries */
     idx *inc_start, *inc;    /* nb + 1, 2n: the sides on each slot */
     idx *Ap, *Ai;            /* size + 1, nnz */
-    double *Ax, *rhs;        /* nnz, size */
-    size_t cap_inc_start, cap_inc, cap_Ap, cap_Ai, cap_Ax, cap_rhs;
+    idx *old_p, *old_i;      /* the pattern KLU analysed (size + 1, nnz of it) */
+    idx old_size, old_nnz;
+    double *Ax, *rhs; /* nnz, size */
+    size_t cap_inc_start, cap_inc, cap_Ap, cap_Ai, cap_Ax, cap_rhs, cap_old_p, cap_old_i;
     klu_l_common klu;
     double partial_tol;       /* KLU's own diagonal preference (partial pivoting) */
     klu_l_symbolic *symbolic; /* of the current pattern, or NULL */
@@ -65,7 +67,7 @@ static void free_klu(lucid_contact_kkt *k) {
 void lucid_contact_kkt_destroy(lucid_contact_kkt *k) {
     if (!k) return;
     free_klu(k);
-    void *buffers[] = {k->inc_start, k->inc, k->Ap, k->Ai, k->Ax, k->rhs};
+    void *buffers[] = {k->inc_start, k->inc, k->Ap, k->Ai, k->Ax, k->rhs, k->old_p, k->old_i};
     for (size_t j = 0; j < sizeof buffers / sizeof buffers[0]; ++j) free(buffers[j]);
     free(k);
 }
@@ -196,10 +198,17 @@ static size_t count_entries(const lucid_contact_kkt *k, const lucid_contact_spar
     return e + d * d * (size_t)k->n;
 }
 
+/* K's pattern is the one KLU analysed last (a resting island's, step after step): the
+ * analysis and the factor's pivots are kept, and nothing is allocated. */
+static int same_pattern(const lucid_contact_kkt *k) {
+    return k->symbolic && k->size == k->old_size && k->nnz == k->old_nnz &&
+           !memcmp(k->Ap, k->old_p, sizeof(idx) * (size_t)(k->size + 1)) &&
+           !memcmp(k->Ai, k->old_i, sizeof(idx) * (size_t)k->nnz);
+}
+
 lucid_status lucid_contact_kkt_analyze(lucid_contact_kkt *k,
                                        const lucid_contact_sparse_problem *p) {
     if (!k || !p || p->n < 0 || p->num_bodies < 0 || (p->n > 0 && !p->M)) return LUCID_ERR_ARGUMENT;
-    free_klu(k); /* KLU's analysis was of the previous pattern */
     size_t n = (size_t)p->n, nb = (size_t)p->num_bodies, nv = lucid_sparse_columns(p);
     size_t d = (size_t)lucid_sparse_dim(p);
     if (n > SIZE_MAX / 8 || nb > SIZE_MAX / 2 || nv > (size_t)INT64_MAX / 4 ||
@@ -221,9 +230,18 @@ lucid_status lucid_contact_kkt_analyze(lucid_contact_kkt *k,
     if (st != LUCID_OK) return st;
     k->nnz = walk(k, p, NULL, NULL, 0, 0);
     if (k->size == 0) return LUCID_OK;
+    if (same_pattern(k)) return LUCID_OK; /* KLU's analysis and the last factor still apply */
+    free_klu(k);
+    st = grow((void **)&k->old_p, &k->cap_old_p, size + 1, sizeof(idx));
+    if (st == LUCID_OK) st = grow((void **)&k->old_i, &k->cap_old_i, nnz, sizeof(idx));
+    if (st != LUCID_OK) return st;
     k->symbolic = klu_l_analyze(k->size, k->Ap, k->Ai, &k->klu);
-    if (k->symbolic) return LUCID_OK;
-    return k->klu.status == KLU_OUT_OF_MEMORY ? LUCID_ERR_NO_MEMORY : LUCID_ERR_INTERNAL;
+    if (!k->symbolic)
+        return k->klu.status == KLU_OUT_OF_MEMORY ? LUCID_ERR_NO_MEMORY : LUCID_ERR_INTERNAL;
+    memcpy(k->old_p, k->Ap, sizeof(idx) * (size + 1));
+    memcpy(k->old_i, k->Ai, sizeof(idx) * nnz);
+    k->old_size = k->size, k->old_nnz = k->nnz;
+    return LUCID_OK;
 }
 
 static lucid_status fresh_factor(lucid_contact_kkt *k);

@@ -17,7 +17,9 @@
  * bench_crossover.lua). K has O(contacts + bodies) entries (J's blocks twice, M's, B's), and
  * partial pivoting chooses, per elimination, between a contact's B (stable where B is large)
  * and the bodies' M (where it is small): stable and sparse.
- * The pattern is analysed once per problem (KLU's BTF + AMD), values factorised per call:
+ * The pattern is analysed once per problem (KLU's BTF + AMD; kept, with the last factor, when
+ * a problem's pattern is the last one's: a resting island's step after step), values
+ * factorised per call:
  * refactorised with the last factor's pivots (klu_refactor: no pivot search, no allocation)
  * while KLU's reciprocal pivot growth stays above 1e-6 and its rcond above 1e-12, else
  * factorised afresh with partial pivoting (the interior point's B moves over orders of
