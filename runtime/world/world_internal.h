@@ -215,7 +215,12 @@ int lucid_world_island_dim(const lucid_world *w, const int *list, int m);
 #define LUCID_WORLD_SPARSE_ADMM_CROSSOVER       64
 #define LUCID_WORLD_SPARSE_NEWTON_CROSSOVER     64
 #define LUCID_WORLD_SPARSE_NCP_NEWTON_CROSSOVER 64
-#define LUCID_WORLD_SPARSE_IP_CROSSOVER         48
+/* ncp:newton's dense islands up to this many contacts; between it and the crossover above, ADMM
+ * (lucid_world_island_options). */
+#define LUCID_WORLD_NCP_NEWTON_CONTACTS 32
+/* The contact options an island of m contacts is solved with (world_island_solve.c). */
+lucid_contact_options lucid_world_island_options(const lucid_world_options *o, int m);
+#define LUCID_WORLD_SPARSE_IP_CROSSOVER 48
 /* ADMM on an island touching a model's links (docs/world.md, benchmarks/robot_step.md) */
 #define LUCID_WORLD_SPARSE_ADMM_ROBOT_CROSSOVER 8
 /* A body-space island's answer farther than this many tol from tol goes to the interior point

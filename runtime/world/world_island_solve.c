@@ -25,6 +25,18 @@ static int ncp_newton(const lucid_contact_options *o) {
     return o->solver == LUCID_CONTACT_NEWTON && o->model == LUCID_CONTACT_NCP;
 }
 
+/* The world's contact options for an island of m contacts: ncp:newton's islands of more than
+ * LUCID_WORLD_NCP_NEWTON_CONTACTS and at most its body-space crossover go to ADMM (automatic
+ * sparse_threshold only), where a dense LU a Newton iteration costs more than ADMM's warm
+ * iterations; above the crossover the body-space Newton solves them. */
+lucid_contact_options lucid_world_island_options(const lucid_world_options *o, int m) {
+    lucid_contact_options c = o->contact;
+    if (ncp_newton(&c) && o->sparse_threshold < 0 && m > LUCID_WORLD_NCP_NEWTON_CONTACTS &&
+        m <= LUCID_WORLD_SPARSE_NCP_NEWTON_CROSSOVER)
+        c.solver = LUCID_CONTACT_ADMM;
+    return c;
+}
+
 /* 1 when the n entries of lambda are all zero (no force). */
 static int all_zero(const double *lambda, size_t n) {
     for (size_t k = 0; k < n; ++k)

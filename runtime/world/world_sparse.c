@@ -112,7 +112,7 @@ static int spin_without_friction(const lucid_world *w, const int *list, int m) {
 }
 
 int lucid_world_sparse_applies(const lucid_world *w, const int *list, int m) {
-    lucid_contact_solver solver = w->opt.contact.solver;
+    lucid_contact_solver solver = lucid_world_island_options(&w->opt, m).solver;
     if (!lucid_contact_sparse_has(w->opt.contact.model, solver)) return 0;
     /* torsional and rolling friction (dims 4, 6) by the solvers whose body-space forms take
      * them (admm, pgs, ip, ncp:newton; ccp:newton's is of dim 3): the dense island solves the
@@ -701,7 +701,7 @@ lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, in
                                  .round_off = sparse_round_off,
                                  .mean_diagonal = sparse_mean_diagonal,
                                  .info = lucid_world_current_island(w)};
-    lucid_contact_options o = w->opt.contact;
+    lucid_contact_options o = lucid_world_island_options(&w->opt, m);
     s = lucid_world_island_solve(&o, &island, lucid_world_warm_rho(w, &o, list, m, f, v), &res);
     rescale(sp, m, 1.0 / f, 1.0 / v);
     if (s != LUCID_OK) return s;
