@@ -211,15 +211,16 @@ int lucid_world_island_dim(const lucid_world *w, const int *list, int m);
 /* The island size above which the body-space path is taken when opt.sparse_threshold < 0
  * (automatic): where the solver's body-space form costs less than its dense one
  * (docs/world_step.md, "Dense or body space"). */
-#define LUCID_WORLD_SPARSE_PGS_CROSSOVER    16
-#define LUCID_WORLD_SPARSE_ADMM_CROSSOVER   64
-#define LUCID_WORLD_SPARSE_NEWTON_CROSSOVER 64
-#define LUCID_WORLD_SPARSE_IP_CROSSOVER     48
-/* ncp:newton's islands up to this many contacts: beyond it a dense LU per Newton iteration costs
- * more than ADMM's warm iterations (docs/world_step.md, "Dense or body space"). */
+#define LUCID_WORLD_SPARSE_PGS_CROSSOVER        16
+#define LUCID_WORLD_SPARSE_ADMM_CROSSOVER       64
+#define LUCID_WORLD_SPARSE_NEWTON_CROSSOVER     64
+#define LUCID_WORLD_SPARSE_NCP_NEWTON_CROSSOVER 64
+/* ncp:newton's dense islands up to this many contacts; between it and the crossover above, ADMM
+ * (lucid_world_island_options). */
 #define LUCID_WORLD_NCP_NEWTON_CONTACTS 32
 /* The contact options an island of m contacts is solved with (world_island_solve.c). */
 lucid_contact_options lucid_world_island_options(const lucid_world_options *o, int m);
+#define LUCID_WORLD_SPARSE_IP_CROSSOVER 48
 /* ADMM on an island touching a model's links (docs/world.md, benchmarks/robot_step.md) */
 #define LUCID_WORLD_SPARSE_ADMM_ROBOT_CROSSOVER 8
 /* A body-space island's answer farther than this many tol from tol goes to the interior point
@@ -254,7 +255,7 @@ typedef struct lucid_world_island {
 } lucid_world_island;
 /* The report of the island being solved (the last of w->island_info). */
 lucid_world_island_info *lucid_world_current_island(lucid_world *w);
-/* Solves an island with its contact options o (lucid_world_island_options), warm from
+/* Solves an island with the world's contact options o, warm from
  * isl->lambda / dual, and leaves the kept answer there; out: its criteria, converged (met tol),
  * the iterations of every attempt. */
 lucid_status lucid_world_island_solve(const lucid_contact_options *o, const lucid_world_island *isl,

@@ -20,18 +20,20 @@ static int ccp_newton(const lucid_contact_options *o) {
     return o->solver == LUCID_CONTACT_NEWTON && o->model == LUCID_CONTACT_CCP;
 }
 
-/* ncp:newton: the semismooth Newton on p's own NCP (dense only). */
+/* ncp:newton: the semismooth Newton on p's own NCP. */
 static int ncp_newton(const lucid_contact_options *o) {
     return o->solver == LUCID_CONTACT_NEWTON && o->model == LUCID_CONTACT_NCP;
 }
 
-/* The world's contact options, with ADMM (dense or body space by ADMM's own crossover) for
- * ncp:newton above LUCID_WORLD_NCP_NEWTON_CONTACTS or a set sparse_threshold: its LU is dense
- * and has no body-space form. Every island's solver is chosen here. */
+/* The world's contact options for an island of m contacts: ncp:newton's islands of more than
+ * LUCID_WORLD_NCP_NEWTON_CONTACTS and at most its body-space crossover go to ADMM (automatic
+ * sparse_threshold only), where a dense LU a Newton iteration costs more than ADMM's warm
+ * iterations; above the crossover the body-space Newton solves them. */
 lucid_contact_options lucid_world_island_options(const lucid_world_options *o, int m) {
     lucid_contact_options c = o->contact;
-    int limit = o->sparse_threshold >= 0 ? o->sparse_threshold : LUCID_WORLD_NCP_NEWTON_CONTACTS;
-    if (ncp_newton(&c) && m > limit) c.solver = LUCID_CONTACT_ADMM;
+    if (ncp_newton(&c) && o->sparse_threshold < 0 && m > LUCID_WORLD_NCP_NEWTON_CONTACTS &&
+        m <= LUCID_WORLD_SPARSE_NCP_NEWTON_CROSSOVER)
+        c.solver = LUCID_CONTACT_ADMM;
     return c;
 }
 

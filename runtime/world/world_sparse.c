@@ -85,7 +85,8 @@ static int sparse_threshold(const lucid_world_options *o, lucid_contact_solver s
         case LUCID_CONTACT_ADMM:
             return LUCID_WORLD_SPARSE_ADMM_CROSSOVER;
         case LUCID_CONTACT_NEWTON:
-            return LUCID_WORLD_SPARSE_NEWTON_CROSSOVER;
+            return o->contact.model == LUCID_CONTACT_NCP ? LUCID_WORLD_SPARSE_NCP_NEWTON_CROSSOVER
+                                                         : LUCID_WORLD_SPARSE_NEWTON_CROSSOVER;
         case LUCID_CONTACT_IP:
             return LUCID_WORLD_SPARSE_IP_CROSSOVER;
         default:
@@ -114,10 +115,11 @@ int lucid_world_sparse_applies(const lucid_world *w, const int *list, int m) {
     lucid_contact_solver solver = lucid_world_island_options(&w->opt, m).solver;
     if (!lucid_contact_sparse_has(w->opt.contact.model, solver)) return 0;
     /* torsional and rolling friction (dims 4, 6) by the solvers whose body-space forms take
-     * them (admm, pgs, ip; ccp:newton's is of dim 3): the dense island solves the others, and
-     * refuses torsion or rolling without sliding friction by name */
+     * them (admm, pgs, ip, ncp:newton; ccp:newton's is of dim 3): the dense island solves the
+     * others, and refuses torsion or rolling without sliding friction by name */
     int dim = lucid_world_island_dim(w, list, m);
-    if (dim > 3 && (solver == LUCID_CONTACT_NEWTON || spin_without_friction(w, list, m))) return 0;
+    int ccp_newton = solver == LUCID_CONTACT_NEWTON && w->opt.contact.model == LUCID_CONTACT_CCP;
+    if (dim > 3 && (ccp_newton || spin_without_friction(w, list, m))) return 0;
     int threshold = sparse_threshold(&w->opt, solver);
     if (w->opt.sparse_threshold < 0 && solver == LUCID_CONTACT_ADMM &&
         threshold > LUCID_WORLD_SPARSE_ADMM_ROBOT_CROSSOVER && touches_model(w, list, m))
@@ -596,6 +598,8 @@ static lucid_status sparse_solve(void *ctx, const lucid_contact_options *o, doub
         case LUCID_CONTACT_PGS:
             return lucid_contact_solve_pgs_sparse(d->p, o, sp->work, sp->lambda, res);
         case LUCID_CONTACT_NEWTON:
+            if (o->model == LUCID_CONTACT_NCP)
+                return lucid_contact_solve_alart_curnier_sparse(d->p, o, sp->ws, sp->lambda, res);
             return lucid_contact_solve_newton_sparse(d->p, o, sp->ws, sp->lambda, res);
         case LUCID_CONTACT_IP: /* as another solver's attempt, small islands in contact space */
             if (d->w->opt.contact.solver != LUCID_CONTACT_IP &&

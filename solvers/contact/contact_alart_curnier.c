@@ -18,51 +18,37 @@
  * of G + R's diagonal (rho_N = 1 / W_NN, rho_T = (dim - 1) / trace W_TT): the natural scale of
  * each contact, so that rho sigma is a force of the size of lambda. Stops when the iterate
  * projected onto its cones meets the NCP criterion's tol (lucid_contact_check); unconverged,
- * the iterate with the least criterion is the answer. */
+ * the iterate with the least criterion is the answer. The iteration is written once
+ * (lucid_contact_ac_solve) for this dense backend and the body-space one
+ * (contact_alart_curnier_sparse.c, contact_alart_curnier.h). */
 #include <math.h>
 #include <string.h>
 
+#include "solvers/contact/contact_alart_curnier.h"
 #include "solvers/contact/contact_cone.h"
-#include "solvers/contact/contact_internal.h"
 #include "solvers/contact/contact_math.h"
 #include "solvers/dense/dense_kernels.h"
 
 #define ARMIJO       1e-4 /* sufficient decrease: phi(a) <= (1 - 2 ARMIJO a) phi(0) */
 #define MAX_HALVINGS 40   /* steps down to 2^-40 ~ 1e-12 of the full one */
-#define NONMONOTONE  10   /* Grippo-Lampariello-Lucidi's memory: phi of the last 10 iterates */
+#define NONMONOTONE  LUCID_CONTACT_AC_NONMONOTONE
 #define MARQUARDT    10.0 /* Marquardt's factor on theta; theta in [1 / MARQUARDT, 1] */
 #define MAX_DIM      LUCID_CONE_MAX_DIM
 
-typedef struct ac_solver {
-    const lucid_contact_problem *p;
-    int n, dim, m;
-    double *rho;               /* m: rho_N on normal rows, rho_T on tangential ones */
-    double *sigma, *F, *d;     /* the iterate's velocity, its F, the direction */
-    double *lt, *st, *Ft;      /* the trial point */
-    double *best, *best_sigma; /* the iterate with the least criterion */
-    double *H, *N;             /* m x m: the generalised Jacobian, the LM matrix */
-    int *ipiv;
-    double recent[NONMONOTONE]; /* phi of the last iterates, a ring */
-    int steps;                  /* iterates in recent so far */
-    double theta;               /* eps's factor, Marquardt's rule */
-} ac_solver;
+typedef lucid_contact_ac ac_solver;
 
-/* rho_N = 1 / W_NN and rho_T = (dim - 1) / trace W_TT per contact (W = G + R). */
-static void ac_rho(const lucid_contact_problem *p, int dim, double *rho) {
-    for (int i = 0; i < p->n; ++i) {
+void lucid_contact_ac_rho(int n, int dim, const double *diag, double *rho) {
+    for (int i = 0; i < n; ++i) {
         double trace = 0.0;
         for (int a = 0; a < dim; ++a)
-            if (a != 2) trace += lucid_contact_diag(p, dim * i + a);
+            if (a != 2) trace += diag[dim * i + a];
         for (int a = 0; a < dim; ++a)
-            rho[dim * i + a] =
-                a == 2 ? 1.0 / lucid_contact_diag(p, dim * i + 2) : (dim - 1) / trace;
+            rho[dim * i + a] = a == 2 ? 1.0 / diag[dim * i + 2] : (dim - 1) / trace;
     }
 }
 
-/* F_i of one contact and, when Dl is not NULL, dF_i/dlambda_i (Dl) and dF_i/dsigma_i (Ds),
- * dim x dim column-major. Tangential rows are 0, 1, 3 .. dim - 1; the normal is row 2. */
-static void ac_contact(int dim, double mu, double rn, double rt, const double *l, const double *s,
-                       double *F, double *Dl, double *Ds) {
+void lucid_contact_ac_contact(int dim, double mu, double rn, double rt, const double *l,
+                              const double *s, double *F, double *Dl, double *Ds) {
     double tn = l[2] - rn * s[2], tt[MAX_DIM], norm = 0.0;
     for (int a = 0; a < dim; ++a) tt[a] = a == 2 ? 0.0 : l[a] - rt * s[a];
     norm = lucid_cone_n_tangent_norm(dim, tt);
@@ -100,33 +86,11 @@ static double ac_residual(const ac_solver *s, const double *lambda, const double
     double phi = 0.0;
     for (int i = 0; i < s->n; ++i) {
         int r = s->dim * i;
-        ac_contact(s->dim, s->p->mu[i], s->rho[r + 2], s->rho[r], lambda + r, sigma + r, F + r,
-                   NULL, NULL);
+        lucid_contact_ac_contact(s->dim, s->p->mu[i], s->rho[r + 2], s->rho[r], lambda + r,
+                                 sigma + r, F + r, NULL, NULL);
     }
     for (int k = 0; k < s->m; ++k) phi += 0.5 * F[k] * F[k];
     return isfinite(phi) ? phi : INFINITY;
-}
-
-/* H = Dl + Ds W, row block by row block (W = G + R; Dl, Ds block diagonal). */
-static void ac_jacobian(ac_solver *s, const double *lambda, const double *sigma) {
-    int dim = s->dim, m = s->m;
-    const double *G = s->p->G, *R = s->p->R;
-    double Dl[MAX_DIM * MAX_DIM], Ds[MAX_DIM * MAX_DIM], F[MAX_DIM];
-    for (int i = 0; i < s->n; ++i) {
-        int r = dim * i;
-        ac_contact(dim, s->p->mu[i], s->rho[r + 2], s->rho[r], lambda + r, sigma + r, F, Dl, Ds);
-        for (int c = 0; c < m; ++c) {
-            const double *Wc = G + (size_t)m * (size_t)c;
-            for (int a = 0; a < dim; ++a) {
-                double h = c >= r && c < r + dim ? Dl[a + dim * (c - r)] : 0.0;
-                for (int b = 0; b < dim; ++b) {
-                    double w = Wc[r + b] + (R && r + b == c ? R[c] : 0.0);
-                    h += Ds[a + dim * b] * w;
-                }
-                s->H[r + a + (size_t)m * (size_t)c] = h;
-            }
-        }
-    }
 }
 
 /* eps = theta |F| / |lambda| (theta at lambda = 0): dimensionless as H is, vanishing at a
@@ -135,46 +99,6 @@ static double ac_regularisation(const ac_solver *s, const double *lambda) {
     double fn = 0.0, ln = 0.0;
     for (int k = 0; k < s->m; ++k) fn += s->F[k] * s->F[k], ln += lambda[k] * lambda[k];
     return s->theta * (ln > 0.0 ? sqrt(fn / ln) : 1.0);
-}
-
-/* d = -(H + eps I)^-1 F by LU (N holds the factor); 0 when singular or d is not finite. */
-static int ac_newton_direction(ac_solver *s, const double *lambda) {
-    int m = s->m;
-    memcpy(s->N, s->H, sizeof(double) * (size_t)m * (size_t)m);
-    double eps = ac_regularisation(s, lambda);
-    for (int k = 0; k < m; ++k) s->N[k + (size_t)m * (size_t)k] += eps;
-    if (lucid_dense_getrf(m, s->N, m, s->ipiv) != 0) return 0;
-    for (int k = 0; k < m; ++k) s->d[k] = -s->F[k];
-    lucid_dense_getrs(0, m, 1, s->N, m, s->ipiv, s->d, m);
-    for (int k = 0; k < m; ++k)
-        if (!isfinite(s->d[k])) return 0;
-    return 1;
-}
-
-/* d = -(H^T H + eps I)^-1 H^T F, eps = |F| / |lambda| (Levenberg-Marquardt); 0 on failure. */
-static int ac_lm_direction(ac_solver *s, const double *lambda) {
-    int m = s->m;
-    double eps = ac_regularisation(s, lambda);
-    for (int j = 0; j < m; ++j) { /* lower triangle of H^T H + eps I */
-        const double *hj = s->H + (size_t)m * (size_t)j;
-        for (int i = j; i < m; ++i) {
-            const double *hi = s->H + (size_t)m * (size_t)i;
-            double v = 0.0;
-            for (int k = 0; k < m; ++k) v += hi[k] * hj[k];
-            s->N[i + (size_t)m * (size_t)j] = v + (i == j ? eps : 0.0);
-        }
-    }
-    for (int j = 0; j < m; ++j) { /* d = -H^T F */
-        const double *hj = s->H + (size_t)m * (size_t)j;
-        double v = 0.0;
-        for (int k = 0; k < m; ++k) v += hj[k] * s->F[k];
-        s->d[j] = -v;
-    }
-    if (lucid_dense_potrf(m, s->N, m) != 0) return 0;
-    lucid_dense_potrs(m, 1, s->N, m, s->d, m);
-    for (int k = 0; k < m; ++k)
-        if (!isfinite(s->d[k])) return 0;
-    return 1;
 }
 
 /* The non-monotone reference: the largest phi of the last NONMONOTONE iterates. */
@@ -193,7 +117,7 @@ static double ac_line_search(ac_solver *s, double *lambda, double slope, double 
     double a = 1.0, ref = ac_reference(s);
     for (int h = 0; h <= MAX_HALVINGS; ++h, a *= 0.5) {
         for (int k = 0; k < m; ++k) s->lt[k] = lambda[k] + a * s->d[k];
-        lucid_contact_velocity(s->p, s->lt, s->st);
+        s->b->velocity(s, s->lt, s->st);
         double trial = ac_residual(s, s->lt, s->st, s->Ft);
         if (trial <= ref + ARMIJO * a * slope) {
             memcpy(lambda, s->lt, sizeof(double) * (size_t)m);
@@ -206,28 +130,16 @@ static double ac_line_search(ac_solver *s, double *lambda, double slope, double 
     return -1.0;
 }
 
-/* phi'(0) = F . H d along the direction d. */
-static double ac_slope(const ac_solver *s) {
-    int m = s->m;
-    double v = 0.0;
-    for (int c = 0; c < m; ++c) {
-        const double *hc = s->H + (size_t)m * (size_t)c;
-        double dc = s->d[c];
-        for (int r = 0; r < m; ++r) v += s->F[r] * hc[r] * dc;
-    }
-    return v;
-}
-
 /* One iteration from the iterate whose merit is phi: the regularised Newton direction
  * (H + eps I) d = -F when it descends and the line search accepts a step (theta then follows
  * Marquardt's rule), else Levenberg-Marquardt's. Returns the new phi, or -1 when neither
  * finds a step. */
 static double ac_step(ac_solver *s, double *lambda, double phi) {
     s->recent[s->steps++ % NONMONOTONE] = phi;
-    ac_jacobian(s, lambda, s->sigma);
+    s->b->jacobian(s, lambda);
     double step = 0.0;
-    if (ac_newton_direction(s, lambda)) {
-        double slope = ac_slope(s);
+    if (s->b->newton(s, ac_regularisation(s, lambda))) {
+        double slope = s->b->slope(s);
         double next = slope < 0.0 ? ac_line_search(s, lambda, slope, &step) : -1.0;
         if (next >= 0.0) {
             s->theta = step == 1.0 ? fmax(s->theta / MARQUARDT, 1.0 / MARQUARDT)
@@ -235,8 +147,8 @@ static double ac_step(ac_solver *s, double *lambda, double phi) {
             return next;
         }
     }
-    if (!ac_lm_direction(s, lambda)) return -1.0;
-    double slope = ac_slope(s);
+    if (!s->b->lm(s, ac_regularisation(s, lambda))) return -1.0;
+    double slope = s->b->slope(s);
     return slope < 0.0 ? ac_line_search(s, lambda, slope, &step) : -1.0;
 }
 
@@ -257,7 +169,7 @@ static void ac_keep_best(ac_solver *s, lucid_contact_run *run, const double *lam
 static int ac_project(ac_solver *s, lucid_contact_run *run, double *lambda, int or_no_worse) {
     lucid_contact_result kept = *run->result;
     lucid_cones_project(s->n, s->dim, s->p->mu, lambda, s->lt);
-    lucid_contact_velocity(s->p, s->lt, s->st);
+    s->b->velocity(s, s->lt, s->st);
     int met = lucid_contact_check(run, s->lt, s->st);
     if (!met && !(or_no_worse && !kept.converged && run->result->ncp.abs <= kept.ncp.abs)) {
         *run->result = kept;
@@ -269,32 +181,18 @@ static int ac_project(ac_solver *s, lucid_contact_run *run, double *lambda, int 
     return met;
 }
 
-lucid_status lucid_contact_solve_alart_curnier(lucid_contact_run *run, double *lambda) {
-    const lucid_contact_problem *p = run->p;
-    lucid_contact_workspace *ws = run->ws;
-    ac_solver s;
-    memset(&s, 0, sizeof s);
-    s.p = p, s.n = p->n, s.dim = lucid_contact_dim(p), s.m = (int)lucid_contact_rows(p);
-    s.rho = ws->vec[6], s.sigma = ws->vec[0], s.F = ws->vec[1], s.d = ws->vec[2];
-    s.lt = ws->vec[3], s.st = ws->vec[4], s.Ft = ws->vec[5];
-    s.best = ws->vec[7], s.best_sigma = ws->vec[8];
-    s.H = ws->mat[1], s.N = ws->mat[2], s.ipiv = ws->ipiv;
-    if (run->o->check_psd) {
-        lucid_status status = lucid_contact_check_psd(run);
-        if (status != LUCID_OK) return status;
-    }
-    ac_rho(p, s.dim, s.rho);
-    s.theta = 1.0;
-    lucid_contact_velocity(p, lambda, s.sigma);
-    double phi = ac_residual(&s, lambda, s.sigma, s.F), best_abs = INFINITY;
+void lucid_contact_ac_solve(ac_solver *s, lucid_contact_run *run, double *lambda) {
+    s->theta = 1.0, s->steps = 0;
+    s->b->velocity(s, lambda, s->sigma);
+    double phi = ac_residual(s, lambda, s->sigma, s->F), best_abs = INFINITY;
     lucid_contact_result *res = run->result;
     double met_abs = INFINITY; /* the criterion of the last iterate meeting tol */
-    int met = lucid_contact_check(run, lambda, s.sigma);
-    res->converged = met && ac_project(&s, run, lambda, 0);
-    ac_keep_best(&s, run, lambda, &best_abs);
+    int met = lucid_contact_check(run, lambda, s->sigma);
+    res->converged = met && ac_project(s, run, lambda, 0);
+    ac_keep_best(s, run, lambda, &best_abs);
     while (!res->converged && res->iterations < run->o->max_iter) {
         if (met) met_abs = res->ncp.abs;
-        double next = ac_step(&s, lambda, phi);
+        double next = ac_step(s, lambda, phi);
         res->factorizations++;
         if (next < 0.0) {
             res->stalled = 1;
@@ -302,19 +200,130 @@ lucid_status lucid_contact_solve_alart_curnier(lucid_contact_run *run, double *l
         }
         phi = next;
         res->iterations++;
-        met = lucid_contact_check(run, lambda, s.sigma);
+        met = lucid_contact_check(run, lambda, s->sigma);
         if (met && !(res->ncp.abs < met_abs)) break; /* met tol, the criterion no longer falls */
-        res->converged = met && ac_project(&s, run, lambda, 0);
-        ac_keep_best(&s, run, lambda, &best_abs);
+        res->converged = met && ac_project(s, run, lambda, 0);
+        ac_keep_best(s, run, lambda, &best_abs);
     }
     if (!res->converged) {
         if (best_abs < res->ncp.abs) {
-            memcpy(lambda, s.best, sizeof(double) * (size_t)s.m);
-            memcpy(s.sigma, s.best_sigma, sizeof(double) * (size_t)s.m);
+            memcpy(lambda, s->best, sizeof(double) * (size_t)s->m);
+            memcpy(s->sigma, s->best_sigma, sizeof(double) * (size_t)s->m);
         }
-        res->converged = lucid_contact_check(run, lambda, s.sigma);
-        ac_project(&s, run, lambda, 1);
+        res->converged = lucid_contact_check(run, lambda, s->sigma);
+        ac_project(s, run, lambda, 1);
     }
+}
+
+/* ---- the dense backend: H = Dl + Ds (G + R) formed, LU ---------------------------------- */
+
+typedef struct dense_ac {
+    double *H, *N; /* m x m: the generalised Jacobian, the LM matrix */
+    int *ipiv;
+} dense_ac;
+
+static void dense_velocity(ac_solver *s, const double *lambda, double *sigma) {
+    lucid_contact_velocity(s->p, lambda, sigma);
+}
+
+/* H = Dl + Ds W, row block by row block (W = G + R; Dl, Ds block diagonal). */
+static void dense_jacobian(ac_solver *s, const double *lambda) {
+    dense_ac *d = s->ctx;
+    int dim = s->dim, m = s->m;
+    const double *G = s->p->G, *R = s->p->R, *sigma = s->sigma;
+    double Dl[MAX_DIM * MAX_DIM], Ds[MAX_DIM * MAX_DIM], F[MAX_DIM];
+    for (int i = 0; i < s->n; ++i) {
+        int r = dim * i;
+        lucid_contact_ac_contact(dim, s->p->mu[i], s->rho[r + 2], s->rho[r], lambda + r, sigma + r,
+                                 F, Dl, Ds);
+        for (int c = 0; c < m; ++c) {
+            const double *Wc = G + (size_t)m * (size_t)c;
+            for (int a = 0; a < dim; ++a) {
+                double h = c >= r && c < r + dim ? Dl[a + dim * (c - r)] : 0.0;
+                for (int b = 0; b < dim; ++b) {
+                    double w = Wc[r + b] + (R && r + b == c ? R[c] : 0.0);
+                    h += Ds[a + dim * b] * w;
+                }
+                d->H[r + a + (size_t)m * (size_t)c] = h;
+            }
+        }
+    }
+}
+
+/* d = -(H + eps I)^-1 F by LU (N holds the factor); 0 when singular or d is not finite. */
+static int dense_newton(ac_solver *s, double eps) {
+    dense_ac *d = s->ctx;
+    int m = s->m;
+    memcpy(d->N, d->H, sizeof(double) * (size_t)m * (size_t)m);
+    for (int k = 0; k < m; ++k) d->N[k + (size_t)m * (size_t)k] += eps;
+    if (lucid_dense_getrf(m, d->N, m, d->ipiv) != 0) return 0;
+    for (int k = 0; k < m; ++k) s->d[k] = -s->F[k];
+    lucid_dense_getrs(0, m, 1, d->N, m, d->ipiv, s->d, m);
+    for (int k = 0; k < m; ++k)
+        if (!isfinite(s->d[k])) return 0;
+    return 1;
+}
+
+/* d = -(H^T H + eps I)^-1 H^T F (Levenberg-Marquardt); 0 on failure. */
+static int dense_lm(ac_solver *s, double eps) {
+    dense_ac *d = s->ctx;
+    int m = s->m;
+    for (int j = 0; j < m; ++j) { /* lower triangle of H^T H + eps I */
+        const double *hj = d->H + (size_t)m * (size_t)j;
+        for (int i = j; i < m; ++i) {
+            const double *hi = d->H + (size_t)m * (size_t)i;
+            double v = 0.0;
+            for (int k = 0; k < m; ++k) v += hi[k] * hj[k];
+            d->N[i + (size_t)m * (size_t)j] = v + (i == j ? eps : 0.0);
+        }
+    }
+    for (int j = 0; j < m; ++j) { /* d = -H^T F */
+        const double *hj = d->H + (size_t)m * (size_t)j;
+        double v = 0.0;
+        for (int k = 0; k < m; ++k) v += hj[k] * s->F[k];
+        s->d[j] = -v;
+    }
+    if (lucid_dense_potrf(m, d->N, m) != 0) return 0;
+    lucid_dense_potrs(m, 1, d->N, m, s->d, m);
+    for (int k = 0; k < m; ++k)
+        if (!isfinite(s->d[k])) return 0;
+    return 1;
+}
+
+/* phi'(0) = F . H d along the direction d. */
+static double dense_slope(ac_solver *s) {
+    const dense_ac *d = s->ctx;
+    int m = s->m;
+    double v = 0.0;
+    for (int c = 0; c < m; ++c) {
+        const double *hc = d->H + (size_t)m * (size_t)c;
+        double dc = s->d[c];
+        for (int r = 0; r < m; ++r) v += s->F[r] * hc[r] * dc;
+    }
+    return v;
+}
+
+static const lucid_contact_ac_backend DENSE = {dense_velocity, dense_jacobian, dense_newton,
+                                               dense_lm, dense_slope};
+
+lucid_status lucid_contact_solve_alart_curnier(lucid_contact_run *run, double *lambda) {
+    const lucid_contact_problem *p = run->p;
+    lucid_contact_workspace *ws = run->ws;
+    dense_ac d = {ws->mat[1], ws->mat[2], ws->ipiv};
+    ac_solver s;
+    memset(&s, 0, sizeof s);
+    s.p = p, s.b = &DENSE, s.ctx = &d;
+    s.n = p->n, s.dim = lucid_contact_dim(p), s.m = (int)lucid_contact_rows(p);
+    s.rho = ws->vec[6], s.sigma = ws->vec[0], s.F = ws->vec[1], s.d = ws->vec[2];
+    s.lt = ws->vec[3], s.st = ws->vec[4], s.Ft = ws->vec[5];
+    s.best = ws->vec[7], s.best_sigma = ws->vec[8];
+    if (run->o->check_psd) {
+        lucid_status status = lucid_contact_check_psd(run);
+        if (status != LUCID_OK) return status;
+    }
+    for (int k = 0; k < s.m; ++k) s.lt[k] = lucid_contact_diag(p, k); /* W's diagonal */
+    lucid_contact_ac_rho(s.n, s.dim, s.lt, s.rho);
+    lucid_contact_ac_solve(&s, run, lambda);
     ws->sigma_current = 1;
     return LUCID_OK;
 }

@@ -139,7 +139,7 @@ void lucid_contact_sparse_apply(const lucid_contact_sparse_problem *p, const dou
 void lucid_contact_sparse_delassus(const lucid_contact_sparse_problem *p, double *G);
 
 /* The solvers with a body-space implementation (lucid_contact_sparse_has): PGS (LCP, CCP,
- * NCP), ADMM (CCP, NCP), Newton (CCP) and the interior point (CCP, NCP). */
+ * NCP), ADMM (CCP, NCP), Newton (CCP, NCP) and the interior point (CCP, NCP). */
 int lucid_contact_sparse_has(lucid_contact_model model, lucid_contact_solver solver);
 
 /* Growable memory of the sparse ADMM and Newton solvers (contact_admm_sparse.c,
@@ -179,6 +179,18 @@ lucid_status lucid_contact_solve_newton_sparse(const lucid_contact_sparse_proble
                                                const lucid_contact_options *o,
                                                lucid_contact_sparse_workspace *ws, double *lambda,
                                                lucid_contact_result *result);
+
+/* Semismooth Newton of lucid_contact_solve (ncp:newton, contact_alart_curnier.c) on the sparse
+ * form: the same iteration (merit, regularisation, line search, stop, answer), its Newton
+ * direction (H + eps I) d = -F, H = A + B (G + R), from the sparse system
+ * [M -J^T; B J, A + eps I + B R] factorised by KLU (contact_sparse_kkt.h), its
+ * Levenberg-Marquardt direction by CGLS (contact_alart_curnier_sparse.c). Contacts of dim 3, 4
+ * or 6. LUCID_ERR_NOT_SPD when a diagonal entry of G + R is not positive (a null row:
+ * contact_null_rows.h conditions those). ws reserved for p. */
+lucid_status lucid_contact_solve_alart_curnier_sparse(const lucid_contact_sparse_problem *p,
+                                                      const lucid_contact_options *o,
+                                                      lucid_contact_sparse_workspace *ws,
+                                                      double *lambda, lucid_contact_result *result);
 
 /* Interior point of lucid_contact_solve (ccp:ip, ncp:ip; contact_ip.h) on the sparse form:
  * the same iterates, each Newton system A dx = b solved as (G + B) z = D (I - E) b with B the

@@ -8,12 +8,14 @@
  * slot: the slot's w rows, once), then the d rows of the contact itself (B). Values are rewritten
  * by every factorisation: the positions are recomputed in the same order as the pattern was built,
  * so no map is stored. */
+#include <float.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <suitesparse/klu.h>
 
+#include "solvers/contact/contact_cone.h"
 #include "solvers/contact/contact_sparse_kkt.h"
 
 typedef SuiteSparse_long idx;
@@ -25,9 +27,12 @@ struct lucid_contact_kkt {
     idx n, d, nv, size, nnz; /* contacts, rows per contact, slot columns, nv + d n, entries */
     idx *inc_start, *inc;    /* nb + 1, 2n: the sides on each slot */
     idx *Ap, *Ai;            /* size + 1, nnz */
-    double *Ax, *rhs;        /* nnz, size */
-    size_t cap_inc_start, cap_inc, cap_Ap, cap_Ai, cap_Ax, cap_rhs;
+    idx *old_p, *old_i;      /* the pattern KLU analysed (size + 1, nnz of it) */
+    idx old_size, old_nnz;
+    double *Ax, *rhs; /* nnz, size */
+    size_t cap_inc_start, cap_inc, cap_Ap, cap_Ai, cap_Ax, cap_rhs, cap_old_p, cap_old_i;
     klu_l_common klu;
+    double partial_tol;       /* KLU's own diagonal preference (partial pivoting) */
     klu_l_symbolic *symbolic; /* of the current pattern, or NULL */
     klu_l_numeric *numeric;   /* the last factor, or NULL */
 };
@@ -50,7 +55,7 @@ static lucid_status grow(void **buf, size_t *cap, size_t n, size_t size) {
 
 lucid_contact_kkt *lucid_contact_kkt_create(void) {
     lucid_contact_kkt *k = calloc(1, sizeof *k);
-    if (k) klu_l_defaults(&k->klu);
+    if (k) klu_l_defaults(&k->klu), k->partial_tol = k->klu.tol;
     return k;
 }
 
@@ -62,7 +67,7 @@ static void free_klu(lucid_contact_kkt *k) {
 void lucid_contact_kkt_destroy(lucid_contact_kkt *k) {
     if (!k) return;
     free_klu(k);
-    void *buffers[] = {k->inc_start, k->inc, k->Ap, k->Ai, k->Ax, k->rhs};
+    void *buffers[] = {k->inc_start, k->inc, k->Ap, k->Ai, k->Ax, k->rhs, k->old_p, k->old_i};
     for (size_t j = 0; j < sizeof buffers / sizeof buffers[0]; ++j) free(buffers[j]);
     free(k);
 }
@@ -100,8 +105,8 @@ static int pinned(const lucid_contact_sparse_problem *p, int pin_rays, idx i, id
 
 /* One pass over K's entries in pattern order: with Ax == NULL the pattern (Ai, Ap) is written,
  * else the values. Returns the entries. */
-static idx walk(lucid_contact_kkt *k, const lucid_contact_sparse_problem *p, const double *B,
-                int pin_rays, int values) {
+static idx walk(lucid_contact_kkt *k, const lucid_contact_sparse_problem *p, const double *S,
+                const double *B, int pin_rays, int values) {
     idx e = 0, d = k->d;
     for (idx b = 0; b < p->num_bodies; ++b) {
         idx first = (idx)lucid_sparse_begin(p, (int)b), w = (idx)lucid_sparse_width(p, (int)b);
@@ -120,15 +125,20 @@ static idx walk(lucid_contact_kkt *k, const lucid_contact_sparse_problem *p, con
                 column_span(p, s, &lo, &hi);
                 if ((size_t)l < lo || (size_t)l >= hi) continue;
                 if (shared_slot(p, s) && (s & 1)) continue; /* its rows came with side s ^ 1 */
+                double col[LUCID_CONE_MAX_DIM]; /* column l of the contact's J on slot b */
+                for (idx a = 0; values && a < d; ++a) {
+                    col[a] = 0.0;
+                    for (idx t = 2 * i; t < 2 * i + 2; ++t)
+                        if (p->body[t] == b)
+                            col[a] += p->J[lucid_sparse_side_at(p, (int)t) + (size_t)(a * w + l)];
+                }
                 for (idx a = 0; a < d; ++a, ++e) {
                     if (!values) {
                         k->Ai[e] = k->nv + d * i + a;
                         continue;
                     }
-                    double v = 0.0;
-                    for (idx t = 2 * i; t < 2 * i + 2; ++t)
-                        if (p->body[t] == b)
-                            v += p->J[lucid_sparse_side_at(p, (int)t) + (size_t)(a * w + l)];
+                    double v = S ? 0.0 : col[a]; /* (S J)[a][l] */
+                    for (idx c = 0; S && c < d; ++c) v += S[d * d * i + d * a + c] * col[c];
                     k->Ax[e] = pinned(p, pin_rays, i, a) ? 0.0 : v;
                 }
             }
@@ -188,10 +198,17 @@ static size_t count_entries(const lucid_contact_kkt *k, const lucid_contact_spar
     return e + d * d * (size_t)k->n;
 }
 
+/* K's pattern is the one KLU analysed last (a resting island's, step after step): the
+ * analysis and the factor's pivots are kept, and nothing is allocated. */
+static int same_pattern(const lucid_contact_kkt *k) {
+    return k->symbolic && k->size == k->old_size && k->nnz == k->old_nnz &&
+           !memcmp(k->Ap, k->old_p, sizeof(idx) * (size_t)(k->size + 1)) &&
+           !memcmp(k->Ai, k->old_i, sizeof(idx) * (size_t)k->nnz);
+}
+
 lucid_status lucid_contact_kkt_analyze(lucid_contact_kkt *k,
                                        const lucid_contact_sparse_problem *p) {
     if (!k || !p || p->n < 0 || p->num_bodies < 0 || (p->n > 0 && !p->M)) return LUCID_ERR_ARGUMENT;
-    free_klu(k); /* KLU's analysis was of the previous pattern */
     size_t n = (size_t)p->n, nb = (size_t)p->num_bodies, nv = lucid_sparse_columns(p);
     size_t d = (size_t)lucid_sparse_dim(p);
     if (n > SIZE_MAX / 8 || nb > SIZE_MAX / 2 || nv > (size_t)INT64_MAX / 4 ||
@@ -211,25 +228,63 @@ lucid_status lucid_contact_kkt_analyze(lucid_contact_kkt *k,
     st = grow((void **)&k->Ai, &k->cap_Ai, nnz, sizeof(idx));
     if (st == LUCID_OK) st = grow((void **)&k->Ax, &k->cap_Ax, nnz, sizeof(double));
     if (st != LUCID_OK) return st;
-    k->nnz = walk(k, p, NULL, 0, 0);
+    k->nnz = walk(k, p, NULL, NULL, 0, 0);
     if (k->size == 0) return LUCID_OK;
+    if (same_pattern(k)) return LUCID_OK; /* KLU's analysis and the last factor still apply */
+    free_klu(k);
+    st = grow((void **)&k->old_p, &k->cap_old_p, size + 1, sizeof(idx));
+    if (st == LUCID_OK) st = grow((void **)&k->old_i, &k->cap_old_i, nnz, sizeof(idx));
+    if (st != LUCID_OK) return st;
     k->symbolic = klu_l_analyze(k->size, k->Ap, k->Ai, &k->klu);
-    if (k->symbolic) return LUCID_OK;
-    return k->klu.status == KLU_OUT_OF_MEMORY ? LUCID_ERR_NO_MEMORY : LUCID_ERR_INTERNAL;
+    if (!k->symbolic)
+        return k->klu.status == KLU_OUT_OF_MEMORY ? LUCID_ERR_NO_MEMORY : LUCID_ERR_INTERNAL;
+    memcpy(k->old_p, k->Ap, sizeof(idx) * (size + 1));
+    memcpy(k->old_i, k->Ai, sizeof(idx) * nnz);
+    k->old_size = k->size, k->old_nnz = k->nnz;
+    return LUCID_OK;
+}
+
+static lucid_status fresh_factor(lucid_contact_kkt *k);
+
+/* The factor of K (values written) with the last factor's pivots: 1 when kept (refactorised,
+ * pivot growth checked unless the caller verifies its solves, rcond above its floor). */
+static int refactor(lucid_contact_kkt *k, int growth) {
+    if (!k->numeric) return 0;
+    if (klu_l_refactor(k->Ap, k->Ai, k->Ax, k->symbolic, k->numeric, &k->klu) &&
+        (!growth || (klu_l_rgrowth(k->Ap, k->Ai, k->Ax, k->symbolic, k->numeric, &k->klu) &&
+                     k->klu.rgrowth >= RGROWTH_FLOOR)) &&
+        klu_l_rcond(k->symbolic, k->numeric, &k->klu) && k->klu.rcond >= RCOND_FLOOR)
+        return 1;
+    klu_l_free_numeric(&k->numeric, &k->klu);
+    return 0;
 }
 
 lucid_status lucid_contact_kkt_factor(lucid_contact_kkt *k, const lucid_contact_sparse_problem *p,
                                       const double *B, int pin_rays) {
     if (k->size == 0) return LUCID_OK;
-    walk(k, p, B, pin_rays, 1);
-    if (k->numeric) { /* the last factor's pivots, kept while they stay stable */
-        if (klu_l_refactor(k->Ap, k->Ai, k->Ax, k->symbolic, k->numeric, &k->klu) &&
-            klu_l_rgrowth(k->Ap, k->Ai, k->Ax, k->symbolic, k->numeric, &k->klu) &&
-            k->klu.rgrowth >= RGROWTH_FLOOR && klu_l_rcond(k->symbolic, k->numeric, &k->klu) &&
-            k->klu.rcond >= RCOND_FLOOR)
-            return LUCID_OK;
-        klu_l_free_numeric(&k->numeric, &k->klu);
+    walk(k, p, NULL, B, pin_rays, 1);
+    k->klu.tol = k->partial_tol;
+    if (refactor(k, 1)) return LUCID_OK;
+    return fresh_factor(k);
+}
+
+lucid_status lucid_contact_kkt_factor_rows(lucid_contact_kkt *k,
+                                           const lucid_contact_sparse_problem *p, const double *S,
+                                           const double *B, int fresh, int *kept) {
+    *kept = 0;
+    if (k->size == 0) return LUCID_OK;
+    walk(k, p, S, B, 0, 1);
+    k->klu.tol = DBL_EPSILON;
+    if (fresh && k->numeric) klu_l_free_numeric(&k->numeric, &k->klu);
+    if (!fresh && refactor(k, 0)) {
+        *kept = 1;
+        return LUCID_OK;
     }
+    return fresh_factor(k);
+}
+
+/* A fresh factor of K, pivots searched under klu.tol's diagonal preference. */
+static lucid_status fresh_factor(lucid_contact_kkt *k) {
     k->numeric = klu_l_factor(k->Ap, k->Ai, k->Ax, k->symbolic, &k->klu);
     if (!k->numeric)
         return k->klu.status == KLU_OUT_OF_MEMORY ? LUCID_ERR_NO_MEMORY : LUCID_ERR_NOT_SPD;

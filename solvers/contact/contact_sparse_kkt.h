@@ -17,7 +17,9 @@
  * bench_crossover.lua). K has O(contacts + bodies) entries (J's blocks twice, M's, B's), and
  * partial pivoting chooses, per elimination, between a contact's B (stable where B is large)
  * and the bodies' M (where it is small): stable and sparse.
- * The pattern is analysed once per problem (KLU's BTF + AMD), values factorised per call:
+ * The pattern is analysed once per problem (KLU's BTF + AMD; kept, with the last factor, when
+ * a problem's pattern is the last one's: a resting island's step after step), values
+ * factorised per call:
  * refactorised with the last factor's pivots (klu_refactor: no pivot search, no allocation)
  * while KLU's reciprocal pivot growth stays above 1e-6 and its rcond above 1e-12, else
  * factorised afresh with partial pivoting (the interior point's B moves over orders of
@@ -47,7 +49,22 @@ lucid_status lucid_contact_kkt_analyze(lucid_contact_kkt *k, const lucid_contact
  * when K is singular in floating point. */
 lucid_status lucid_contact_kkt_factor(lucid_contact_kkt *k, const lucid_contact_sparse_problem *p,
                                       const double *B, int pin_rays);
-/* x (d n) <- (J M^-1 J^T + B)^-1 x */
+/* K = [M -J^T; S J B] with S, like B, n blocks of d x d (row-major): the same pattern, its
+ * contact rows in the slots' columns multiplied by S_i. Then K [u; z] = [0; r] <=>
+ * (S J M^-1 J^T + B) z = r: the semismooth Newton's systems (S = Ds, B = Dl + eps I + Ds R,
+ * contact_alart_curnier_sparse.c). With fresh 0 the last factor's pivots are kept while rcond
+ * stays above its floor, without the pivot-growth test (*kept 1); a new factor (fresh 1, or
+ * when they are not kept) keeps its pivots on the diagonal (KLU's diagonal preference at
+ * DBL_EPSILON: a pivot leaves it only when it is zero to rounding), in the order AMD chose, so L +
+ * U has no fill beyond the symbolic one: a pressed contact's diagonal is eps + B R, tiny against
+ * J's entries, and partial pivoting (KLU's preference 1e-3) takes J's entries instead, which fills
+ * L + U 2-3 fold on a pile's island and, once kept, made a 256-box bin's step ~40 times dearer
+ * (docs/benchmarks/solve_choice.md). The caller verifies its solves and asks, with fresh 1,
+ * for new pivots when a solve with the kept ones is not accurate enough. */
+lucid_status lucid_contact_kkt_factor_rows(lucid_contact_kkt *k,
+                                           const lucid_contact_sparse_problem *p, const double *S,
+                                           const double *B, int fresh, int *kept);
+/* x (d n) <- (S J M^-1 J^T + B)^-1 x (S the identity after lucid_contact_kkt_factor) */
 void lucid_contact_kkt_solve(lucid_contact_kkt *k, double *x);
 
 /* The sparse solvers' workspace's K (created on first use; NULL when that fails). */

@@ -69,7 +69,8 @@ int lucid_contact_sparse_has(lucid_contact_model model, lucid_contact_solver sol
     return solver == LUCID_CONTACT_PGS ||
            (solver == LUCID_CONTACT_ADMM &&
             (model == LUCID_CONTACT_CCP || model == LUCID_CONTACT_NCP)) ||
-           (solver == LUCID_CONTACT_NEWTON && model == LUCID_CONTACT_CCP) ||
+           (solver == LUCID_CONTACT_NEWTON &&
+            (model == LUCID_CONTACT_CCP || model == LUCID_CONTACT_NCP)) ||
            (solver == LUCID_CONTACT_IP &&
             (model == LUCID_CONTACT_CCP || model == LUCID_CONTACT_NCP));
 }

@@ -61,7 +61,7 @@ t.case("the default solve: reports add up, the settled column keeps the warm ans
   end
 end)
 
-t.case("the default ncp:newton: Newton on islands of at most 32 contacts, ADMM above and in body space", function()
+t.case("the default ncp:newton: dense Newton up to 32 contacts, ADMM to 64, body-space Newton above", function()
   local w = scene{dt = 0.005}
   for _, is in ipairs(run(w, 120)) do t.eq(is.solver, "newton", is.contacts .. " contacts") end
   local tall = lucid.world{dt = 0.005} -- a column of 10 boxes: 40 contacts, one island
@@ -72,12 +72,12 @@ t.case("the default ncp:newton: Newton on islands of at most 32 contacts, ADMM a
   end
   local islands = run(tall, 120)
   t.eq(#islands, 1)
-  t.truthy(islands[1].contacts > 32, "one island above Newton's size")
+  t.truthy(islands[1].contacts > 32, "one island above dense Newton's size")
   t.eq(islands[1].solver, "admm")
   t.eq(islands[1].backend, "dense", "ADMM's own crossover keeps 40 contacts dense")
   for _, is in ipairs(run(scene{dt = 0.005, sparse_threshold = 0}, 80)) do
     t.eq(is.backend, "body")
-    t.eq(is.solver, "admm", "no body-space Newton for the NCP")
+    t.eq(is.solver, "newton", "the body-space Newton of the NCP")
   end
   for _, is in ipairs(run(scene{dt = 0.005, contact = {solver = "admm"}}, 80)) do t.eq(is.solver, "admm") end
 end)

@@ -112,6 +112,7 @@ static void test_body_space_admm_step_allocates_nothing(void **state) {
     (void)state;
     lucid_world_options o;
     lucid_world_default_options(&o);
+    o.contact.solver = LUCID_CONTACT_ADMM;
     o.sparse_threshold = 0;
     steps_allocate_nothing(&o);
 }
