@@ -674,7 +674,7 @@ static lucid_status solve_island(lucid_world *w, const int *list, int m, const l
                                  .round_off = dense_round_off,
                                  .mean_diagonal = dense_mean_diagonal,
                                  .info = lucid_world_current_island(w)};
-    lucid_contact_options o = lucid_world_island_options(&w->opt, m);
+    lucid_contact_options o = lucid_world_island_options(w, list, m);
     s = lucid_world_island_solve(
         &o, &island, lucid_world_warm_rho(w, &o, list, m, force_scale, velocity_scale), &res);
     /* the kept answer's velocity: the last judge's when it judged that answer in these units */

@@ -218,8 +218,12 @@ int lucid_world_island_dim(const lucid_world *w, const int *list, int m);
 /* ncp:newton's dense islands up to this many contacts; between it and the crossover above, ADMM
  * (lucid_world_island_options). */
 #define LUCID_WORLD_NCP_NEWTON_CONTACTS 32
-/* The contact options an island of m contacts is solved with (world_island_solve.c). */
-lucid_contact_options lucid_world_island_options(const lucid_world_options *o, int m);
+/* The contact options the island (list, m) is solved with (world_island_solve.c): ncp:newton's
+ * islands of more than LUCID_WORLD_NCP_NEWTON_CONTACTS go to ADMM up to the crossover, and
+ * beyond it when they touch a model's links (docs/world_step.md, "Dense or body space"). */
+lucid_contact_options lucid_world_island_options(const lucid_world *w, const int *list, int m);
+/* Whether one of the island's contacts (list, m) has a side on a model's link. */
+int lucid_world_island_touches_model(const lucid_world *w, const int *list, int m);
 #define LUCID_WORLD_SPARSE_IP_CROSSOVER 48
 /* ADMM on an island touching a model's links (docs/world.md, benchmarks/robot_step.md) */
 #define LUCID_WORLD_SPARSE_ADMM_ROBOT_CROSSOVER 8

@@ -29,10 +29,18 @@ static int ncp_newton(const lucid_contact_options *o) {
  * LUCID_WORLD_NCP_NEWTON_CONTACTS and at most its body-space crossover go to ADMM (automatic
  * sparse_threshold only), where a dense LU a Newton iteration costs more than ADMM's warm
  * iterations; above the crossover the body-space Newton solves them. */
-lucid_contact_options lucid_world_island_options(const lucid_world_options *o, int m) {
+int lucid_world_island_touches_model(const lucid_world *w, const int *list, int m) {
+    for (int k = 0; k < m; ++k)
+        if (w->d.sides[2 * list[k]].model >= 0 || w->d.sides[2 * list[k] + 1].model >= 0) return 1;
+    return 0;
+}
+
+lucid_contact_options lucid_world_island_options(const lucid_world *w, const int *list, int m) {
+    const lucid_world_options *o = &w->opt;
     lucid_contact_options c = o->contact;
     if (ncp_newton(&c) && o->sparse_threshold < 0 && m > LUCID_WORLD_NCP_NEWTON_CONTACTS &&
-        m <= LUCID_WORLD_SPARSE_NCP_NEWTON_CROSSOVER)
+        (m <= LUCID_WORLD_SPARSE_NCP_NEWTON_CROSSOVER ||
+         lucid_world_island_touches_model(w, list, m)))
         c.solver = LUCID_CONTACT_ADMM;
     return c;
 }

@@ -94,13 +94,6 @@ static int sparse_threshold(const lucid_world_options *o, lucid_contact_solver s
     }
 }
 
-/* Whether one of the island's contacts (list, m) has a side on a model's link. */
-static int touches_model(const lucid_world *w, const int *list, int m) {
-    for (int k = 0; k < m; ++k)
-        if (w->d.sides[2 * list[k]].model >= 0 || w->d.sides[2 * list[k] + 1].model >= 0) return 1;
-    return 0;
-}
-
 /* Whether a contact of the island has torsional or rolling friction without sliding friction
  * (its rows are scaled by 1 / mu): the dense island refuses it by name. */
 static int spin_without_friction(const lucid_world *w, const int *list, int m) {
@@ -112,7 +105,7 @@ static int spin_without_friction(const lucid_world *w, const int *list, int m) {
 }
 
 int lucid_world_sparse_applies(const lucid_world *w, const int *list, int m) {
-    lucid_contact_solver solver = lucid_world_island_options(&w->opt, m).solver;
+    lucid_contact_solver solver = lucid_world_island_options(w, list, m).solver;
     if (!lucid_contact_sparse_has(w->opt.contact.model, solver)) return 0;
     /* torsional and rolling friction (dims 4, 6) by the solvers whose body-space forms take
      * them (admm, pgs, ip, ncp:newton; ccp:newton's is of dim 3): the dense island solves the
@@ -122,7 +115,8 @@ int lucid_world_sparse_applies(const lucid_world *w, const int *list, int m) {
     if (dim > 3 && (ccp_newton || spin_without_friction(w, list, m))) return 0;
     int threshold = sparse_threshold(&w->opt, solver);
     if (w->opt.sparse_threshold < 0 && solver == LUCID_CONTACT_ADMM &&
-        threshold > LUCID_WORLD_SPARSE_ADMM_ROBOT_CROSSOVER && touches_model(w, list, m))
+        threshold > LUCID_WORLD_SPARSE_ADMM_ROBOT_CROSSOVER &&
+        lucid_world_island_touches_model(w, list, m))
         threshold = LUCID_WORLD_SPARSE_ADMM_ROBOT_CROSSOVER;
     return m > threshold;
 }
@@ -701,7 +695,7 @@ lucid_status lucid_world_solve_island_sparse(lucid_world *w, const int *list, in
                                  .round_off = sparse_round_off,
                                  .mean_diagonal = sparse_mean_diagonal,
                                  .info = lucid_world_current_island(w)};
-    lucid_contact_options o = lucid_world_island_options(&w->opt, m);
+    lucid_contact_options o = lucid_world_island_options(w, list, m);
     s = lucid_world_island_solve(&o, &island, lucid_world_warm_rho(w, &o, list, m, f, v), &res);
     rescale(sp, m, 1.0 / f, 1.0 / v);
     if (s != LUCID_OK) return s;
