@@ -22,6 +22,7 @@
 
 #include <cmocka.h>
 
+#include "tests/c/common/test_arm_scene.h"
 #include "tests/c/common/test_model_file.h"
 #include "tests/c/common/test_pile_scene.h"
 #include "runtime/model/model.h"
@@ -35,25 +36,6 @@
 /* test_pile_scene.h's pile, solved by the interior point. */
 static lucid_world *pile(lucid_contact_model model, int threshold) {
     return test_pile_world(model, LUCID_CONTACT_IP, threshold);
-}
-
-/* lucid's arm pressing the box of arm7.xml (test_world_robot_sparse.c's arm7 scene). */
-static lucid_world *arm(const lucid_model *m, lucid_contact_model model, int threshold) {
-    lucid_world_options o;
-    lucid_world_default_options(&o);
-    o.dt = lucid_model_timestep(m);
-    o.gravity = lucid_model_gravity(m);
-    o.contact.model = model, o.contact.solver = LUCID_CONTACT_IP;
-    o.sparse_threshold = threshold;
-    lucid_world *w = NULL;
-    assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
-    lucid_world_model_desc d;
-    lucid_world_model_desc_default(&d);
-    int id;
-    assert_int_equal(lucid_world_add_model(w, m, &d, &id, NULL), LUCID_OK);
-    const double u[7] = {0, 1.7, 0, -0.5, 0, 0.9, 0};
-    assert_int_equal(lucid_world_model_set_control(w, id, u, NULL), LUCID_OK);
-    return w;
 }
 
 /* The last island went through body space: no dense problem, a body-space one (of all the
@@ -145,7 +127,8 @@ static void arm_matches_dense(void **state) {
     lucid_model *m = test_load_model(ARM7);
     const lucid_contact_model models[2] = {LUCID_CONTACT_CCP, LUCID_CONTACT_NCP};
     for (int k = 0; k < 2; ++k) {
-        lucid_world *dense = arm(m, models[k], DENSE), *sparse = arm(m, models[k], 0);
+        lucid_world *dense = test_arm_world(m, models[k], LUCID_CONTACT_IP, DENSE),
+                    *sparse = test_arm_world(m, models[k], LUCID_CONTACT_IP, 0);
         for (int s = 0; s < 300; ++s) assert_int_equal(lucid_world_step(dense), LUCID_OK);
         char name[32];
         snprintf(name, sizeof name, "arm7 %s:ip", lucid_contact_model_name(models[k]));

@@ -23,6 +23,7 @@
 
 #include <cmocka.h>
 
+#include "tests/c/common/test_arm_scene.h"
 #include "tests/c/common/test_model_file.h"
 #include "tests/c/common/test_pile_scene.h"
 #include "runtime/model/model.h"
@@ -37,25 +38,6 @@
 
 static lucid_world *pile(int threshold) {
     return test_pile_world(LUCID_CONTACT_NCP, LUCID_CONTACT_NEWTON, threshold);
-}
-
-/* lucid's arm pressing the box of arm7.xml (test_world_robot_sparse.c's arm7 scene). */
-static lucid_world *arm(const lucid_model *m, int threshold) {
-    lucid_world_options o;
-    lucid_world_default_options(&o);
-    o.dt = lucid_model_timestep(m);
-    o.gravity = lucid_model_gravity(m);
-    o.contact.model = LUCID_CONTACT_NCP, o.contact.solver = LUCID_CONTACT_NEWTON;
-    o.sparse_threshold = threshold;
-    lucid_world *w = NULL;
-    assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
-    lucid_world_model_desc d;
-    lucid_world_model_desc_default(&d);
-    int id;
-    assert_int_equal(lucid_world_add_model(w, m, &d, &id, NULL), LUCID_OK);
-    const double u[7] = {0, 1.7, 0, -0.5, 0, 0.9, 0};
-    assert_int_equal(lucid_world_model_set_control(w, id, u, NULL), LUCID_OK);
-    return w;
 }
 
 static double max_abs_diff(const double *a, const double *b, size_t n) {
@@ -195,7 +177,8 @@ static void pile_matches_dense(void **state) {
 static void arm_matches_dense(void **state) {
     (void)state;
     lucid_model *m = test_load_model(ARM7);
-    lucid_world *dense = arm(m, DENSE), *sparse = arm(m, 0);
+    lucid_world *dense = test_arm_world(m, LUCID_CONTACT_NCP, LUCID_CONTACT_NEWTON, DENSE),
+                *sparse = test_arm_world(m, LUCID_CONTACT_NCP, LUCID_CONTACT_NEWTON, 0);
     for (int s = 0; s < 300; ++s) assert_int_equal(lucid_world_step(dense), LUCID_OK);
     world_level("arm7", dense, sparse, 40);
     lucid_world_destroy(dense), lucid_world_destroy(sparse);
