@@ -7,9 +7,10 @@
  * sparse and non-symmetric (O(contacts + bodies) entries), factorised by KLU
  * (contact_sparse_kkt.h, lucid_contact_kkt_factor_rows). Eliminating u gives back
  * (A + eps I + B (G + R)) d = -F: the dense path's system, the same direction to rounding.
- * Why this form (measured, docs/benchmarks/solve_choice.md): H's contact-space matrix has a
- * block for every pair of contacts sharing a body, and the Hessian form M + J^T B^-1 A J needs
- * B invertible, which it is not (B_k = 0 on a contact out of touch, rank 2 on a sliding one).
+ * Why this form: H's contact-space matrix has a block for every pair of contacts sharing a
+ * body, and the Hessian form M + J^T B^-1 A J needs B invertible, which it is not (B_k = 0 on a
+ * contact out of touch, rank 2 on a sliding one); the alternatives are compared in
+ * docs/benchmarks/solve_choice.md.
  * Levenberg-Marquardt's direction (H^T H + eps I) d = -H^T F is taken by CGLS on the damped
  * least-squares problem min |H d + F|^2 + eps |d|^2 through products with H and H^T (two
  * applications of G each), stopped by the inexact-Newton forcing term min(1/2, eps) on the

@@ -1,6 +1,7 @@
 /* lucid's 7-joint arm (tasks/models/arm7.xml, model m) under its position servos pressing the
  * box of its file, in a world of the given contact model, solver and sparse_threshold (the
- * scene of test_world_robot_sparse.c, test_world_ip_sparse.c and test_world_ncp_newton_sparse.c).
+ * scene of test_world_robot_sparse.c; built here for test_world_ip_sparse.c,
+ * test_world_ncp_newton_sparse.c and test_world_alloc.c).
  * Include after cmocka.h. */
 #ifndef LUCID_TEST_ARM_SCENE_H
 #define LUCID_TEST_ARM_SCENE_H

@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "tests/c/common/test_arm_scene.h"
 #include "runtime/world/step_derivatives.h"
 #include "runtime/model/model.h"
 #include "runtime/model/model_load.h"
@@ -130,19 +131,7 @@ static lucid_world *arm_pressing_box(lucid_contact_model model, lucid_contact_so
     lucid_status st = lucid_model_compile(spec, m, err, sizeof err);
     lucid_model_spec_destroy(spec);
     if (st != LUCID_OK) fail_msg("%s", err);
-    lucid_world_options o;
-    lucid_world_default_options(&o);
-    o.dt = lucid_model_timestep(*m);
-    o.contact.model = model, o.contact.solver = solver;
-    o.sparse_threshold = sparse_threshold;
-    lucid_world *w = NULL;
-    assert_int_equal(lucid_world_create(&o, &w), LUCID_OK);
-    lucid_world_model_desc d;
-    lucid_world_model_desc_default(&d);
-    int id;
-    assert_int_equal(lucid_world_add_model(w, *m, &d, &id, NULL), LUCID_OK);
-    const double u[7] = {0, 1.7, 0, -0.5, 0, 0.9, 0};
-    assert_int_equal(lucid_world_model_set_control(w, id, u, NULL), LUCID_OK);
+    lucid_world *w = test_arm_world(*m, model, solver, sparse_threshold);
     for (int i = 0; i < 600; ++i) assert_int_equal(lucid_world_step(w), LUCID_OK);
     return w;
 }
