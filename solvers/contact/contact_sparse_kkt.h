@@ -57,10 +57,10 @@ lucid_status lucid_contact_kkt_factor(lucid_contact_kkt *k, const lucid_contact_
  * when they are not kept) keeps its pivots on the diagonal (KLU's diagonal preference at
  * DBL_EPSILON: a pivot leaves it only when it is zero to rounding), in the order AMD chose, so L +
  * U has no fill beyond the symbolic one: a pressed contact's diagonal is eps + B R, tiny against
- * J's entries, and partial pivoting (KLU's preference 1e-3) takes J's entries instead, which fills
- * L + U 2-3 fold on a pile's island and, once kept, made a 256-box bin's step ~40 times dearer
- * (docs/benchmarks/solve_choice.md). The caller verifies its solves and asks, with fresh 1,
- * for new pivots when a solve with the kept ones is not accurate enough. */
+ * J's entries, and partial pivoting (KLU's preference 1e-3) takes J's entries instead, which
+ * fills L + U several fold on a pile's islands (docs/benchmarks/solve_choice.md). The caller
+ * verifies its solves and asks, with fresh 1, for new pivots when a solve with the kept ones is not
+ * accurate enough. */
 lucid_status lucid_contact_kkt_factor_rows(lucid_contact_kkt *k,
                                            const lucid_contact_sparse_problem *p, const double *S,
                                            const double *B, int fresh, int *kept);
